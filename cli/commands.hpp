@@ -1,0 +1,24 @@
+// Sub-commands of the `headlab` CLI. Each returns the process exit code and
+// writes results to out, messages to err.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace headlab::cli {
+
+using Args = std::vector<std::string>;
+
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
+};
+
+int run_attention(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
+
+// Every sub-command, in the order `headlab --help` lists them.
+const std::vector<Command>& commands();
+
+}  // namespace headlab::cli

@@ -1,0 +1,48 @@
+#include "cli/commands.hpp"
+
+#include <cstring>
+#include <iostream>
+
+namespace headlab::cli {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> all = {
+      {"attention", "one attention head: JSON {x, w_q, w_k, w_v, causal?} on stdin, results on stdout",
+       run_attention},
+  };
+  return all;
+}
+
+}  // namespace headlab::cli
+
+namespace {
+
+void print_usage(std::ostream& os) {
+  os << "usage: headlab <command> [options]\n       headlab --version\n\ncommands:\n";
+  for (const auto& c : headlab::cli::commands()) os << "  " << c.name << "  " << c.summary << "\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    print_usage(std::cerr);
+    return 2;
+  }
+  const std::string name = argv[1];
+  if (name == "--version") {
+    std::cout << "headlab " << HEADLAB_VERSION << "\n";
+    return 0;
+  }
+  if (name == "--help" || name == "-h") {
+    print_usage(std::cout);
+    return 0;
+  }
+  const headlab::cli::Args args(argv + 2, argv + argc);
+  for (const auto& c : headlab::cli::commands()) {
+    if (name == c.name) return c.run(args, std::cin, std::cout, std::cerr);
+  }
+  std::cerr << "headlab: unknown command \"" << name << "\"\n";
+  print_usage(std::cerr);
+  return 2;
+}

@@ -1,0 +1,44 @@
+#include "core/check.hpp"
+
+#include <cmath>
+
+namespace headlab {
+
+void require_nonempty(const char* name, const Matrix& m) {
+  if (m.rows() == 0 || m.cols() == 0) {
+    throw InputError(std::string(name) + " is empty (" + shape_of(m) + "); it needs at least one row and one column");
+  }
+}
+
+void require_finite(const char* name, const Matrix& m) {
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    for (Eigen::Index j = 0; j < m.cols(); ++j) {
+      if (!std::isfinite(m(i, j))) {
+        throw InputError(std::string(name) + " (" + shape_of(m) + ") has a non-finite entry " +
+                         std::to_string(m(i, j)) + " at row " + std::to_string(i) + ", column " +
+                         std::to_string(j));
+      }
+    }
+  }
+}
+
+void require_shape(const char* name, const Matrix& m, Eigen::Index rows, Eigen::Index cols) {
+  if (m.rows() != rows || m.cols() != cols) {
+    throw InputError(std::string(name) + " must be " + std::to_string(rows) + " × " + std::to_string(cols) +
+                     ", got " + shape_of(m));
+  }
+}
+
+void require_usable(const char* name, const Matrix& m) {
+  require_nonempty(name, m);
+  require_finite(name, m);
+}
+
+void require_index(const char* name, Eigen::Index index, Eigen::Index size) {
+  if (index < 0 || index >= size) {
+    throw InputError(std::string(name) + " = " + std::to_string(index) + " is out of range [0, " +
+                     std::to_string(size) + ")");
+  }
+}
+
+}  // namespace headlab

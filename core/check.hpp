@@ -1,0 +1,31 @@
+// Argument checks with messages that name the argument and its shape.
+//
+// Every public core function validates its inputs with these before computing,
+// so a wrong shape or a non-finite entry becomes an InputError (never a silent
+// NaN). The bindings and the CLI forward what() unchanged.
+#pragma once
+
+#include "core/matrix.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace headlab {
+
+class InputError : public std::invalid_argument {
+ public:
+  explicit InputError(const std::string& message) : std::invalid_argument(message) {}
+};
+
+// Throws unless m has at least one row and one column.
+void require_nonempty(const char* name, const Matrix& m);
+// Throws unless every entry of m is finite; the message gives the first bad (row, col).
+void require_finite(const char* name, const Matrix& m);
+// Throws unless m has exactly rows × cols.
+void require_shape(const char* name, const Matrix& m, Eigen::Index rows, Eigen::Index cols);
+// Nonempty and finite: the usual precondition of a matrix argument.
+void require_usable(const char* name, const Matrix& m);
+// Throws unless 0 <= index < size.
+void require_index(const char* name, Eigen::Index index, Eigen::Index size);
+
+}  // namespace headlab

@@ -1,0 +1,132 @@
+#include "core/random.hpp"
+
+#include "core/check.hpp"
+#include "core/deterministic_math.hpp"
+
+#include <cmath>
+
+namespace headlab {
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t& x) {
+  std::uint64_t z = (x += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+inline std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+// ZIGNOR constants for 128 layers: r is the start of the tail, v the area of each layer.
+constexpr int kLayers = 128;
+constexpr double kTailStart = 3.442619855899;
+constexpr double kLayerArea = 9.91256303526217e-3;
+
+struct ZigguratTables {
+  double x[kLayers + 1];  // layer edges, x[0] = v / f(r) (the base layer), x[1] = r, x[128] = 0
+  double ratio[kLayers];  // x[i+1] / x[i]: a point with |u| below it lies inside the rectangle
+  ZigguratTables() {
+    double f = deterministic_exp(-0.5 * kTailStart * kTailStart);
+    x[0] = kLayerArea / f;
+    x[1] = kTailStart;
+    x[kLayers] = 0.0;
+    for (int i = 2; i < kLayers; ++i) {
+      x[i] = std::sqrt(-2.0 * deterministic_log(kLayerArea / x[i - 1] + f));
+      f = deterministic_exp(-0.5 * x[i] * x[i]);
+    }
+    for (int i = 0; i < kLayers; ++i) ratio[i] = x[i + 1] / x[i];
+  }
+};
+
+const ZigguratTables& ziggurat() {
+  static const ZigguratTables tables;
+  return tables;
+}
+
+}  // namespace
+
+Random::Random(std::uint64_t seed) : seed_(seed) {
+  std::uint64_t s = seed;
+  for (auto& word : state_) word = splitmix64(s);
+}
+
+std::uint64_t Random::next_u64() {
+  const std::uint64_t result = rotl(state_[1] * 5, 7) * 9;
+  const std::uint64_t t = state_[1] << 17;
+  state_[2] ^= state_[0];
+  state_[3] ^= state_[1];
+  state_[1] ^= state_[2];
+  state_[0] ^= state_[3];
+  state_[2] ^= t;
+  state_[3] = rotl(state_[3], 45);
+  return result;
+}
+
+double Random::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+
+std::uint32_t Random::below(std::uint32_t n) {
+  if (n == 0) throw InputError("Random::below needs n ≥ 1");
+  std::uint64_t m = (next_u64() >> 32) * n;
+  auto low = static_cast<std::uint32_t>(m);
+  if (low < n) {
+    const std::uint32_t threshold = (0u - n) % n;
+    while (low < threshold) {
+      m = (next_u64() >> 32) * n;
+      low = static_cast<std::uint32_t>(m);
+    }
+  }
+  return static_cast<std::uint32_t>(m >> 32);
+}
+
+double Random::normal_tail(bool negative) {
+  // Marsaglia's tail method beyond r: accept x = r + e1/r when 2·e2 ≥ (e1/r)², e1, e2 ~ Exp(1).
+  double x, y;
+  do {
+    x = deterministic_log(1.0 - uniform()) / kTailStart;  // 1 − U ∈ (0, 1]
+    y = deterministic_log(1.0 - uniform());
+  } while (-2.0 * y < x * x);
+  return negative ? x - kTailStart : kTailStart - x;
+}
+
+double Random::normal() {
+  const ZigguratTables& z = ziggurat();
+  for (;;) {
+    const std::uint64_t bits = next_u64();
+    // Bits 11–63 give u ∈ [−1, 1); bits 0–6 pick the layer. They do not overlap.
+    const double u = 2.0 * (static_cast<double>(bits >> 11) * 0x1.0p-53) - 1.0;
+    const int i = static_cast<int>(bits & 0x7F);
+    if (std::fabs(u) < z.ratio[i]) return u * z.x[i];  // inside the rectangle: ≈ 98.8% of draws
+    if (i == 0) return normal_tail(u < 0.0);
+    // Wedge between the rectangle and the density: accept under f.
+    const double x = u * z.x[i];
+    const double f0 = deterministic_exp(-0.5 * (z.x[i] * z.x[i] - x * x));
+    const double f1 = deterministic_exp(-0.5 * (z.x[i + 1] * z.x[i + 1] - x * x));
+    if (f1 + uniform() * (f0 - f1) < 1.0) return x;
+  }
+}
+
+Matrix Random::normal_matrix(Eigen::Index rows, Eigen::Index cols, double stddev) {
+  Matrix m(rows, cols);
+  for (Eigen::Index i = 0; i < rows; ++i)
+    for (Eigen::Index j = 0; j < cols; ++j) m(i, j) = stddev * normal();
+  return m;
+}
+
+Random Random::stream(std::uint64_t stream_id) const {
+  std::uint64_t s = seed_ ^ (0xD1B54A32D192ED03ULL * (stream_id + 1));
+  return Random(splitmix64(s));
+}
+
+Matrix random_orthogonal(Eigen::Index d, Random& rng) {
+  if (d <= 0) throw InputError("random_orthogonal needs d ≥ 1, got " + std::to_string(d));
+  const Matrix gaussian = rng.normal_matrix(d, d);
+  Eigen::HouseholderQR<Matrix> qr(gaussian);
+  Matrix q = qr.householderQ() * Matrix::Identity(d, d);
+  const Matrix r = qr.matrixQR().triangularView<Eigen::Upper>();
+  for (Eigen::Index j = 0; j < d; ++j) {
+    if (r(j, j) < 0.0) q.col(j) *= -1.0;
+  }
+  return q;
+}
+
+}  // namespace headlab

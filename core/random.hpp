@@ -1,0 +1,48 @@
+// The project's one source of randomness.
+//
+// Engine: xoshiro256** (Blackman & Vigna), seeded through splitmix64.
+// Normals: the ZIGNOR ziggurat (Doornik 2005, 128 layers), whose tables and
+// accept/reject tests use only deterministic_exp / deterministic_log, so the
+// native and the WASM build draw the same bits from the same seed. Library
+// distributions (std::normal_distribution, …) are never used: libstdc++ and
+// libc++ implement them differently.
+#pragma once
+
+#include "core/matrix.hpp"
+
+#include <array>
+#include <cstdint>
+
+namespace headlab {
+
+class Random {
+ public:
+  explicit Random(std::uint64_t seed);
+
+  // 64 uniformly distributed bits.
+  std::uint64_t next_u64();
+  // Uniform on [0, 1) with 53 random bits.
+  double uniform();
+  // Uniform integer on [0, n), n ≥ 1, without modulo bias (Lemire's method).
+  std::uint32_t below(std::uint32_t n);
+  // Standard normal N(0, 1).
+  double normal();
+  // rows × cols matrix of independent N(0, stddev²), filled row by row.
+  Matrix normal_matrix(Eigen::Index rows, Eigen::Index cols, double stddev = 1.0);
+
+  // An independent generator for a named sub-stream (e.g. "evaluation set"),
+  // derived from this generator's seed and the stream number only, so adding
+  // draws to one stream never shifts another.
+  Random stream(std::uint64_t stream_id) const;
+
+ private:
+  double normal_tail(bool negative);
+  std::uint64_t seed_;
+  std::array<std::uint64_t, 4> state_;
+};
+
+// A d × d orthogonal matrix drawn from the Haar measure: Q of the QR
+// factorisation of a Gaussian matrix, with column signs fixed so diag(R) > 0.
+Matrix random_orthogonal(Eigen::Index d, Random& rng);
+
+}  // namespace headlab

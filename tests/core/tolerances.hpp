@@ -1,0 +1,25 @@
+// Named error bounds for the tests, derived from machine epsilon and the
+// number of rounded operations on the path being checked.
+#pragma once
+
+#include <cmath>
+#include <limits>
+
+namespace headlab::test {
+
+constexpr double kEpsilon = std::numeric_limits<double>::epsilon();  // 2.2e-16
+
+// A dot product of length d rounds at most d times; each rounding errs by
+// ε/2 of the running sum (Higham, §3.1): |fl(x·y) − x·y| ≤ d·ε·Σ|x_i y_i|.
+inline double dot_product_bound(int d, double magnitude) { return d * kEpsilon * magnitude; }
+
+// Scores after a d × d rotation: Q R and K R each add a length-d dot product
+// per entry before the length-d score product, so the bound is three dot
+// products' worth, doubled for the √d_k scaling and the final subtraction.
+inline double rotated_score_bound(int d, double magnitude) { return 6.0 * dot_product_bound(d, magnitude); }
+
+// A softmax row of length m: m exponentials (each within 1 ulp), m − 1
+// additions and m divisions, so the row sum is within 3·m·ε of one.
+inline double softmax_row_sum_bound(int m) { return 3.0 * m * kEpsilon; }
+
+}  // namespace headlab::test
