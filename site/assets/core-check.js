@@ -1,0 +1,20 @@
+// Fills the core-check table from the WASM core (no inline script: strict CSP).
+import { getCore, identity, matrix, at, toRows } from '../headlab/headlab.js';
+
+const out = (key, text) => { document.querySelector(`[data-out="${key}"]`).textContent = text; };
+const fmt = (x) => String(Math.round(x * 1e12) / 1e12);
+
+try {
+  const core = await getCore();
+  const I = identity(2);
+  const base = core.attention({ x: I, w_q: I, w_k: I, w_v: I });
+  const scale = Math.sqrt(2);  // scores are divided by √d_k
+  out('version', core.version());
+  out('q1k1', fmt(at(base.scores, 0, 0) * scale));
+  out('q1k2', fmt(at(base.scores, 0, 1) * scale));
+  out('weights', `[${[at(base.weights, 0, 0), at(base.weights, 0, 1)].map(fmt).join(', ')}]`);
+  const diag = core.attention({ x: I, w_q: I, w_k: I, w_v: matrix([[2, 0], [0, -3]]) });
+  out('values', toRows(diag.v).map((r) => `[${r.map(fmt).join(', ')}]`).join(', '));
+} catch (err) {
+  out('version', `error: ${err.message}`);
+}

@@ -1,0 +1,100 @@
+// Crossing the WASM boundary. A matrix in JS is { rows, cols, data } with data a
+// Float64Array of length rows·cols in row-major order — the memory layout of
+// headlab::Matrix, so each crossing is one bulk copy and never a vector of vectors.
+// Results are copied out of the WASM heap into fresh JS arrays, so nothing JS
+// holds is invalidated when memory grows.
+#pragma once
+
+#include "core/check.hpp"
+#include "core/matrix.hpp"
+
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cmath>
+#include <exception>
+#include <string>
+
+namespace headlab::web {
+
+using emscripten::val;
+
+inline Matrix matrix_from_js(const val& m, const std::string& name) {
+  if (m.isUndefined() || m.isNull() || m.typeOf().as<std::string>() != "object") {
+    throw InputError(name + " must be a matrix { rows, cols, data: Float64Array }");
+  }
+  const val rows_v = m["rows"], cols_v = m["cols"], data = m["data"];
+  if (rows_v.typeOf().as<std::string>() != "number" || cols_v.typeOf().as<std::string>() != "number") {
+    throw InputError(name + ".rows and " + name + ".cols must be numbers");
+  }
+  const double rows_d = rows_v.as<double>(), cols_d = cols_v.as<double>();
+  if (!(rows_d >= 0 && cols_d >= 0 && rows_d == std::floor(rows_d) && cols_d == std::floor(cols_d) &&
+        rows_d * cols_d <= 1 << 26)) {
+    throw InputError(name + " has an invalid shape " + std::to_string(rows_d) + " × " + std::to_string(cols_d));
+  }
+  if (!data.instanceof(val::global("Float64Array"))) throw InputError(name + ".data must be a Float64Array");
+  const auto rows = static_cast<Eigen::Index>(rows_d), cols = static_cast<Eigen::Index>(cols_d);
+  const auto length = data["length"].as<double>();
+  if (length != rows_d * cols_d) {
+    throw InputError(name + ".data has length " + std::to_string(static_cast<long long>(length)) + " but " +
+                     std::to_string(rows) + " × " + std::to_string(cols) + " needs " +
+                     std::to_string(rows * cols));
+  }
+  Matrix out(rows, cols);
+  if (rows * cols > 0) {
+    // One bulk copy into the matrix's own storage; nothing allocates between view and set.
+    val view(emscripten::typed_memory_view(static_cast<std::size_t>(rows * cols), out.data()));
+    view.call<void>("set", data);
+  }
+  return out;
+}
+
+inline val matrix_to_js(const Matrix& m) {
+  val out = val::object();
+  out.set("rows", static_cast<double>(m.rows()));
+  out.set("cols", static_cast<double>(m.cols()));
+  val view(emscripten::typed_memory_view(static_cast<std::size_t>(m.size()), m.data()));
+  out.set("data", view.call<val>("slice"));  // copy out of the heap
+  return out;
+}
+
+inline val vector_to_js(const std::vector<double>& v) {
+  val view(emscripten::typed_memory_view(v.size(), v.data()));
+  return view.call<val>("slice");
+}
+
+inline bool optional_bool(const val& options, const char* key, bool fallback) {
+  if (options.isUndefined() || options.isNull()) return fallback;
+  const val v = options[key];
+  if (v.isUndefined() || v.isNull()) return fallback;
+  if (v.typeOf().as<std::string>() != "boolean") throw InputError(std::string(key) + " must be true or false");
+  return v.as<bool>();
+}
+
+inline double number_arg(const val& v, const std::string& name) {
+  if (v.typeOf().as<std::string>() != "number") throw InputError(name + " must be a number");
+  const double x = v.as<double>();
+  if (!std::isfinite(x)) throw InputError(name + " must be finite, got " + std::to_string(x));
+  return x;
+}
+
+inline int int_arg(const val& v, const std::string& name) {
+  const double x = number_arg(v, name);
+  if (x != std::floor(x) || std::abs(x) > 1e9) throw InputError(name + " must be an integer, got " + std::to_string(x));
+  return static_cast<int>(x);
+}
+
+// Runs f and returns its value; a C++ exception becomes { error: what() }, which
+// the JS layer turns into a HeadlabError carrying the same message.
+template <class F>
+val guarded(F&& f) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    val err = val::object();
+    err.set("error", std::string(e.what()));
+    return err;
+  }
+}
+
+}  // namespace headlab::web

@@ -1,0 +1,5 @@
+// The widget bundle's entry: importing it (one script tag) registers every
+// headlab-* element and exposes the shared core for pages that compute directly.
+export { getCore } from '../web/browser-core.js';
+export { HeadlabError } from '../web/headlab-core.js';
+export { matrix, toRows, at, row, identity } from '../web/matrix.js';
