@@ -14,10 +14,35 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = path.join(root, 'build/wasm/web');
 export const outDir = path.join(root, 'build/site');
 
+// KaTeX writes sizes as inline style="…" attributes, which the strict CSP
+// (style-src 'self') blocks. Each distinct declaration list becomes a class in
+// assets/math.css instead, so typeset math needs no inline style.
+const mathStyleClasses = new Map();
+
+function hoistInlineStyles(html) {
+  return html.replace(/<(\w+)([^>]*?) style="([^"]*)"([^>]*)>/g, (_, tag, before, style, afterAttrs) => {
+    let name = mathStyleClasses.get(style);
+    if (!name) {
+      name = `kx${mathStyleClasses.size.toString(36)}`;
+      mathStyleClasses.set(style, name);
+    }
+    const attrs = `${before}${afterAttrs}`;
+    if (/ class="/.test(attrs)) return `<${tag}${attrs.replace(/ class="([^"]*)"/, ` class="$1 ${name}"`)}>`;
+    return `<${tag}${attrs} class="${name}">`;
+  });
+}
+
+// !important gives each hoisted declaration the precedence the inline style had.
+export function mathStylesheet() {
+  const important = (style) => style.split(';').filter((d) => d.trim()).map((d) => `${d.trim()} !important`).join(';');
+  return [...mathStyleClasses].map(([style, name]) => `.katex .${name}{${important(style)}}`).join('\n') + '\n';
+}
+
 export function renderMath(html, file) {
   const render = (tex, displayMode) => {
     try {
-      return katex.renderToString(tex.trim(), { displayMode, throwOnError: true, output: 'htmlAndMathml' });
+      return hoistInlineStyles(
+        katex.renderToString(tex.trim(), { displayMode, throwOnError: true, output: 'htmlAndMathml' }));
     } catch (err) {
       throw new Error(`${file}: bad math ${JSON.stringify(tex)}: ${err.message}`);
     }
@@ -49,7 +74,9 @@ export async function buildSite({ quiet = false } = {}) {
     bundle: true,
     format: 'esm',
     splitting: true,
-    chunkNames: 'chunks/[name]-[hash]',
+    // Chunks sit beside the entries so import.meta.url resolves the .wasm and the worker
+    // relative to the bundle folder from any chunk.
+    chunkNames: '[name]-[hash]',
     minify: true,
     sourcemap: false,
     target: ['es2022'],
@@ -83,6 +110,7 @@ export async function buildSite({ quiet = false } = {}) {
     const depth = rel.split(path.sep).length - 1;
     fs.writeFileSync(target, page(renderMath(source, rel), title, depth));
   }
+  fs.writeFileSync(path.join(assets, 'math.css'), mathStylesheet());
   if (!quiet) console.log(`site built in ${path.relative(root, outDir)}`);
   return outDir;
 }

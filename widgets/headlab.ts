@@ -3,3 +3,4 @@
 export { getCore } from '../web/browser-core.js';
 export { HeadlabError } from '../web/headlab-core.js';
 export { matrix, toRows, at, row, identity } from '../web/matrix.js';
+export { WorkerClient } from '../web/worker-client.js';

@@ -18,3 +18,14 @@ try {
 } catch (err) {
   out('version', `error: ${err.message}`);
 }
+
+// The same core inside the Web Worker (the path training takes).
+try {
+  const { WorkerClient } = await import('../headlab/headlab.js');
+  const client = new WorkerClient();
+  const { value } = await client.run('version', {}).promise;
+  out('worker', value);
+  client.terminate();
+} catch (err) {
+  out('worker', `error: ${err.message}`);
+}

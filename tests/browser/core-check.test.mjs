@@ -1,10 +1,11 @@
-// The core-check page: the module loads in Chromium and shows the draft's numbers.
+// The core-check page: the module loads in Chromium (under the strict CSP), in the page and in
+// the Web Worker, and shows the draft's numbers.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { screenshot, startSession } from './helpers.mjs';
 
 let session;
-before(async () => { session = await startSession(); });
+before(async () => { session = await startSession({ csp: true }); });
 after(async () => { await session?.close(); });
 
 for (const colorScheme of ['light', 'dark']) {
@@ -19,6 +20,8 @@ for (const colorScheme of ['light', 'dark']) {
     // softmax([1, 0]/√2) = [0.669761549327, 0.330238450673] to 12 decimals.
     assert.equal(await cell('weights').textContent(), '[0.669761549327, 0.330238450673]');
     assert.equal(await cell('values').textContent(), '[2, 0], [0, -3]');
+    await page.waitForFunction(() => document.querySelector('[data-out="worker"]').textContent !== 'loading');
+    assert.equal(await cell('worker').textContent(), await cell('version').textContent());
     await screenshot(page, `core-check-${colorScheme}`);
     assert.deepEqual(page.problems, []);
   });
