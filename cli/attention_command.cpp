@@ -18,7 +18,7 @@ int run_attention(const Args& args, std::istream& in, std::ostream& out, std::os
   nlohmann::json input;
   try {
     input = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for numbers like 3e921
     err << "headlab attention: stdin is not valid JSON: " << e.what() << "\n";
     return 1;
   }

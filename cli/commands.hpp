@@ -18,7 +18,7 @@ struct Command {
 
 int run_attention(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
 
-// Every sub-command, in the order `headlab --help` lists them.
+// Every sub-command, in the order `headlab --help` lists them (defined in cli/main.cpp).
 const std::vector<Command>& commands();
 
 }  // namespace headlab::cli

@@ -17,3 +17,5 @@ headlab_cli_case(ragged attention_ragged.json "x row 1 must have 2 numbers.*exit
 headlab_cli_case(not_json attention_not_json.txt "not valid JSON.*exit=1")
 headlab_cli_case(missing_field attention_missing_wv.json "missing field \"w_v\".*exit=1")
 headlab_cli_case(empty attention_empty.json "x is empty.*exit=1")
+# Found by the fuzzer: a number beyond double range must be a message, not an abort.
+headlab_cli_case(number_overflow attention_overflow_number.txt "not valid JSON.*exit=1")
