@@ -27,6 +27,28 @@ export function renderMath(html, file) {
     .replace(/\\\(([\s\S]+?)\\\)/g, (_, tex) => render(tex, false));
 }
 
+/**
+ * KaTeX writes inline style="…" attributes (struts, vertical offsets), which a strict
+ * `style-src 'self'` CSP blocks. Moves each distinct declaration list into a class
+ * `ks-N` of a generated stylesheet; `!important` keeps the precedence inline styles had.
+ * `styles` (Map declaration list → class) is shared by all pages of one build.
+ */
+export function extractInlineStyles(html, styles) {
+  return html.replace(/<([a-zA-Z][\w-]*)(\s[^>]*?)?\sstyle="([^"]*)"([^>]*)>/g, (tag, name, before = '', css, after) => {
+    if (!styles.has(css)) styles.set(css, `ks-${styles.size}`);
+    const cls = styles.get(css);
+    let attrs = `${before}${after}`;
+    if (/\sclass="/.test(attrs)) attrs = attrs.replace(/\sclass="([^"]*)"/, (_, c) => ` class="${c} ${cls}"`);
+    else attrs = ` class="${cls}"${attrs}`;
+    return `<${name}${attrs}>`;
+  });
+}
+
+function inlineStyleSheet(styles) {
+  const important = (css) => css.split(';').map((d) => d.trim()).filter(Boolean).map((d) => `${d} !important`).join('; ');
+  return [...styles].map(([css, cls]) => `.${cls} { ${important(css)}; }`).join('\n') + '\n';
+}
+
 function page(body, title, depth) {
   const up = '../'.repeat(depth);
   const layout = fs.readFileSync(path.join(root, 'site/layout.html'), 'utf8');
@@ -67,6 +89,7 @@ export async function buildSite({ quiet = false } = {}) {
     if (f.endsWith('.woff2')) fs.copyFileSync(path.join(katexDist, 'fonts', f), path.join(assets, 'katex/fonts', f));
   }
 
+  const styles = new Map();
   const pagesDir = path.join(root, 'site/pages');
   const walk = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
     d.isDirectory() ? walk(path.join(dir, d.name)) : [path.join(dir, d.name)]);
@@ -81,8 +104,9 @@ export async function buildSite({ quiet = false } = {}) {
     const source = fs.readFileSync(file, 'utf8');
     const title = /<!--\s*title:\s*(.+?)\s*-->/.exec(source)?.[1] ?? 'headlab';
     const depth = rel.split(path.sep).length - 1;
-    fs.writeFileSync(target, page(renderMath(source, rel), title, depth));
+    fs.writeFileSync(target, page(extractInlineStyles(renderMath(source, rel), styles), title, depth));
   }
+  fs.writeFileSync(path.join(assets, 'math-styles.css'), inlineStyleSheet(styles));
   if (!quiet) console.log(`site built in ${path.relative(root, outDir)}`);
   return outDir;
 }

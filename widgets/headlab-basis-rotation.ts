@@ -183,7 +183,7 @@ function subscript(n: number): string {
   return String(n).replace(/\d/g, (c) => '₀₁₂₃₄₅₆₇₈₉'[Number(c)]);
 }
 
-const PLOT = 150;
+const PLOT = 180;
 
 function makePlot(n: number) {
   const svg = svgEl('svg', { width: PLOT, height: PLOT, viewBox: `${-PLOT / 2} ${-PLOT / 2} ${PLOT} ${PLOT}`, 'aria-hidden': 'true', focusable: 'false' });

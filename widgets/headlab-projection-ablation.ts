@@ -10,6 +10,7 @@ import type { AttentionResult, Matrix } from '../web/headlab-core.js';
 import { identity, matrix, toRows } from '../web/matrix.js';
 import { HeadlabElement, el, integerAttribute, jsonAttribute, numberGrid, setNumberAttribute } from './base/headlab-element.js';
 import { setVectorCell } from './chart/matrix-table.js';
+import { subscripted } from './chart/format.js';
 
 /** Entries whose difference exceeds this are marked "changed": far above the ~1e-16 rounding of these 2 × 2 products. */
 const CHANGE_TOLERANCE = 1e-12;
@@ -65,6 +66,17 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
     .results td:nth-child(2), .results td:nth-child(3) { text-align: left; }
     .results td:last-child { text-align: left; }
     .results th[scope="row"] { font-weight: 500; }
+    .editors input[type="number"] { width: 3.8em; }
+    .body { container-type: inline-size; }
+    /* Narrow widgets: each quantity becomes a block with labelled values instead of a 4-column row. */
+    @container (max-width: 34rem) {
+      .results thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+      .results, .results tbody, .results tr, .results th, .results td { display: block; text-align: left; }
+      .results caption { display: block; }
+      .results tr { border-bottom: 1px solid var(--hl-rule); padding: 0.3rem 0; }
+      .results th, .results td { border: 0; padding: 0.05rem 0.2rem; }
+      .results td[data-label]::before { content: attr(data-label) ": "; color: var(--hl-muted); }
+    }
   `;
 
   private inputs = new Map<ProjectionKey, HTMLInputElement[]>();
@@ -117,7 +129,8 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
 
     const presets = el('div', { class: 'row', role: 'group', 'aria-label': 'Presets' });
     const preset = (label: string, apply: () => void) => {
-      const b = el('button', { type: 'button' }, label);
+      const b = el('button', { type: 'button' });
+      b.append(subscripted(label));
       this.listen(b, 'click', () => {
         apply();
         this.emitChange();
@@ -125,15 +138,17 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
       presets.append(b);
     };
     const identityRows = [[1, 0], [0, 1]];
-    preset('Swap W_Q coordinates', () => { this.wQ = swapped; this.wK = identityRows; this.wV = identityRows; });
-    preset('Swap W_K coordinates', () => { this.wQ = identityRows; this.wK = swapped; this.wV = identityRows; });
+    preset('Swap coordinates of W_Q', () => { this.wQ = swapped; this.wK = identityRows; this.wV = identityRows; });
+    preset('Swap coordinates of W_K', () => { this.wQ = identityRows; this.wK = swapped; this.wV = identityRows; });
     preset('W_V = diag(2, −3)', () => { this.wQ = identityRows; this.wK = identityRows; this.wV = [[2, 0], [0, -3]]; });
     preset('Reset', () => { this.wQ = identityRows; this.wK = identityRows; this.wV = identityRows; });
 
     const editors = el('div', { class: 'editors' });
     for (const p of PROJECTIONS) {
       const fieldset = el('fieldset');
-      fieldset.append(el('legend', {}, p.label));
+      const legend = el('legend');
+      legend.append(subscripted(p.label));
+      fieldset.append(legend);
       const grid = el('div', { class: 'grid' });
       const cells: HTMLInputElement[] = [];
       for (let r = 0; r < 2; r++) {
@@ -180,6 +195,8 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
       tr.append(el('th', { scope: 'row' }, q.label));
       const base = tr.insertCell(), current = tr.insertCell(), mark = tr.insertCell();
       base.className = current.className = 'num';
+      base.dataset.label = 'unablated';
+      current.dataset.label = 'this setting';
       this.resultCells.push({ base, current, mark });
     }
     const scroll = el('div', { class: 'scroll' });

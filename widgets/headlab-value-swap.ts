@@ -20,6 +20,7 @@ import {
 } from './base/headlab-element.js';
 import { MatrixTable, setNumberCell, setVectorCell } from './chart/matrix-table.js';
 import { Bar } from './chart/svg.js';
+import { subscripted } from './chart/format.js';
 
 /** |Σ weights − 1| allowed: room for decimals typed by an author (a few ulps each), far below a typo. */
 export const WEIGHT_SUM_TOLERANCE = 1e-9;
@@ -116,7 +117,8 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
     this.selects = [];
     this.recordRows = [];
     this.lastShape = '';
-    const title = el('p', { class: 'title' }, 'Swap two output columns of W_V');
+    const title = el('p', { class: 'title' });
+    title.append(subscripted('Swap two output columns of W_V'));
     const intro = el('p', { class: 'caption' },
       'The attention row is held fixed. Swapping two output columns of the value projection swaps those coordinates in every value vector, so the reading permutes while the weights stay the same.');
     const controls = el('div', { class: 'row' });

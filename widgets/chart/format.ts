@@ -36,3 +36,18 @@ export function formatVector(values: ArrayLike<number>, digits = 4): string {
 export function parseNumbers(text: string): number[] {
   return (text.replaceAll(MINUS, '-').match(/-?\d+(\.\d+)?(e-?\d+)?/g) ?? []).map(Number);
 }
+
+/** Text with each "_X" shown as a subscript: "W_Q = I" → W<sub>Q</sub> = I (nodes, never parsed markup). */
+export function subscripted(text: string): DocumentFragment {
+  const fragment = document.createDocumentFragment();
+  text.split(/(_[A-Za-z0-9]+)/).forEach((part) => {
+    if (part.startsWith('_')) {
+      const sub = document.createElement('sub');
+      sub.textContent = part.slice(1);
+      fragment.append(sub);
+    } else if (part) {
+      fragment.append(part);
+    }
+  });
+  return fragment;
+}
