@@ -17,10 +17,11 @@ export function bundleDir(pages, { withoutWasm = false } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'headlab-embed-'));
   fs.cpSync(path.join(root, 'build/site/headlab'), path.join(dir, 'headlab'), { recursive: true });
   if (withoutWasm) fs.rmSync(path.join(dir, 'headlab/headlab_core.wasm'));
+  fs.copyFileSync(path.join(root, 'site/assets/favicon.svg'), path.join(dir, 'favicon.svg'));
   for (const [name, { body, head = '' }] of Object.entries(pages)) {
     fs.writeFileSync(path.join(dir, name), `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${name}</title>${head}
+<title>${name}</title><link rel="icon" href="favicon.svg" type="image/svg+xml">${head}
 <script type="module" src="headlab/headlab.js"></script></head>
 <body>
 ${body}
