@@ -67,9 +67,11 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
 
   connectedCallback(): void {
     this.listeners = new AbortController();
-    // A page that sets no color-scheme leaves the widget on "normal": then follow
-    // prefers-color-scheme; a page that sets one (meta or CSS) is followed as is.
-    this.toggleAttribute('data-auto-scheme', getComputedStyle(this).colorScheme === 'normal');
+    // A page that sets no color-scheme (neither <meta name="color-scheme"> nor CSS)
+    // leaves the widget on "normal": then follow prefers-color-scheme; a page that
+    // sets one is followed as is.
+    const pageScheme = document.querySelector('meta[name="color-scheme"]') !== null;
+    this.toggleAttribute('data-auto-scheme', !pageScheme && getComputedStyle(this).colorScheme === 'normal');
     const ctor = this.constructor as typeof HeadlabElement;
     if (!ctor.needsCore || this.core) {
       this.start();

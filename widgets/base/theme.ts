@@ -73,7 +73,7 @@ input[type="radio"] { accent-color: var(--hl-focus); }
   position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0;
   overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0;
 }
-.scroll { overflow-x: auto; max-width: 100%; }
+.scroll { overflow-x: auto; max-width: 100%; position: relative; }  /* relative: contains .sr-only spans */
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { padding: 0.2rem 0.45rem; text-align: right; border-bottom: 1px solid var(--hl-rule); }
 th { font-weight: 600; }
