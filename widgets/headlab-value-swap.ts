@@ -52,6 +52,17 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
     .weight { display: flex; align-items: center; gap: 0.4rem; justify-content: flex-end; }
     label { white-space: nowrap; }
     .same-row { font-size: 0.9em; }
+    .body { container-type: inline-size; }
+    /* Narrow widgets: each record becomes a block of labelled values instead of a 4-column row. */
+    @container (max-width: 30rem) {
+      .records thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+      .records, .records tbody, .records tr, .records th, .records td, .records caption { display: block; text-align: left; }
+      .records tr { border-bottom: 1px solid var(--hl-rule); padding: 0.3rem 0; }
+      .records th, .records td { border: 0; padding: 0.05rem 0.2rem; }
+      .records td[data-label]::before { content: attr(data-label) ": "; color: var(--hl-muted); }
+      .weight { justify-content: flex-start; }
+      .weight::before { content: "weight: "; color: var(--hl-muted); }
+    }
   `;
 
   private selects: HTMLSelectElement[] = [];
@@ -197,6 +208,8 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
       weightCell.append(box);
       const value = tr.insertCell(), swapped = tr.insertCell();
       value.className = swapped.className = 'num vec';
+      value.dataset.label = 'value';
+      swapped.dataset.label = 'after swap';
       tr.prepend(label);
       this.recordRows.push({ weight, bar, value, swapped, label });
     }
