@@ -4,3 +4,7 @@ export { getCore } from '../web/browser-core.js';
 export { HeadlabError } from '../web/headlab-core.js';
 export { matrix, toRows, at, row, identity } from '../web/matrix.js';
 export { WorkerClient } from '../web/worker-client.js';
+import './headlab-projection-ablation-define.js';
+import './headlab-value-swap-define.js';
+import './headlab-basis-rotation-define.js';
+import './headlab-choice-quiz-define.js';

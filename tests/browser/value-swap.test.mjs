@@ -1,0 +1,166 @@
+// <headlab-value-swap>: the four-record example on the article page, and author
+// data given as attributes or JSON content in a bundle-only folder.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, test } from 'node:test';
+import { screenshot, startSession } from './helpers.mjs';
+import { ARTICLE, bundleDir, changes, close, frames, recordChanges, rendered } from './widget-fixtures.mjs';
+
+// Readings are sums of n ≤ 4 products of short decimals: a few ulps of rounding. 1e-12 is far above.
+const TOL = 1e-12;
+const WEIGHTS = [0.1, 0.2, 0.3, 0.4];
+const VALUES = [[1, 0, 0], [0, 2, 0], [0, 0, 3], [1, 1, 1]];
+
+/** Σⱼ wⱼ vⱼ with output columns a and b (0-based) of every value exchanged — computed here, independently of the core. */
+function expectedReading(weights, values, a, b) {
+  const d = values[0].length;
+  const out = new Array(d).fill(0);
+  values.forEach((v, j) => {
+    const s = v.slice();
+    [s[a], s[b]] = [s[b], s[a]];
+    s.forEach((x, c) => { out[c] += weights[j] * x; });
+  });
+  return out;
+}
+
+/** { reading, swapped, weights, values, valuesSwapped, labels, alert } read from the widget's shadow root. */
+async function read(page, selector = 'headlab-value-swap') {
+  return page.evaluate((sel) => {
+    const root = document.querySelector(sel).shadowRoot;
+    const alert = root.querySelector('[role="alert"]');
+    const readingRows = [...root.querySelectorAll('.readings tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value)));
+    const records = [...root.querySelectorAll('.records tbody tr')];
+    return {
+      alert: alert.hidden ? null : alert.textContent,
+      reading: readingRows[0], swapped: readingRows[1],
+      weights: records.map((tr) => Number(tr.cells[1].querySelector('.num').dataset.value)),
+      values: records.map((tr) => JSON.parse(tr.cells[2].dataset.values)),
+      valuesSwapped: records.map((tr) => JSON.parse(tr.cells[3].dataset.values)),
+      labels: records.map((tr) => tr.cells[0].textContent),
+      labelHasMarkup: records.some((tr) => tr.cells[0].children.length > 0),
+      readingText: root.querySelector('.readings tbody').textContent,
+    };
+  }, selector);
+}
+
+let session;
+before(async () => { session = await startSession({ csp: true }); });
+after(async () => { await session?.close(); });
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`value swap: draft numbers, columns chosen by mouse (${colorScheme})`, async () => {
+    const page = await session.newPage({ colorScheme });
+    await page.goto(`${session.url}${ARTICLE}`);
+    await rendered(page, 'headlab-value-swap');
+    await recordChanges(page);
+    let r = await read(page);
+    close(assert, r.weights, WEIGHTS, 0, 'weights (the author’s numbers, passed through)');
+    close(assert, r.reading, [0.5, 0.8, 1.3], TOL, 'original reading');
+    close(assert, r.swapped, [0.8, 0.5, 1.3], TOL, 'reading after swapping columns 1 and 2');
+    close(assert, r.swapped, expectedReading(WEIGHTS, VALUES, 0, 1), TOL, 'swapped reading vs independent sum');
+    assert.deepEqual(r.valuesSwapped, [[0, 1, 0], [2, 0, 0], [0, 0, 3], [1, 1, 1]]);
+    assert.match(r.readingText, /0\.50\.81\.3/);
+
+    const widget = page.locator('headlab-value-swap');
+    await widget.getByLabel('with column').selectOption('3');
+    await frames(page);
+    r = await read(page);
+    close(assert, r.swapped, expectedReading(WEIGHTS, VALUES, 0, 2), TOL, 'reading after swapping columns 1 and 3');
+    close(assert, r.swapped, [1.3, 0.8, 0.5], TOL, 'reading after swapping columns 1 and 3');
+    close(assert, r.reading, [0.5, 0.8, 1.3], TOL, 'original reading unchanged');
+    close(assert, r.weights, WEIGHTS, 0, 'attention row unchanged');
+    assert.match(await widget.locator('.same-row').textContent(), /identical/);
+    const detail = (await changes(page)).at(-1);
+    assert.equal(detail.column_b, 3);
+    close(assert, detail.swapped_reading, [1.3, 0.8, 0.5], TOL, 'change event swapped reading');
+    await screenshot(widget, `value-swap-${colorScheme}`);
+    assert.deepEqual(page.problems, []);
+  });
+}
+
+test('value swap: keyboard only', async () => {
+  const page = await session.newPage();
+  await page.goto(`${session.url}${ARTICLE}`);
+  await rendered(page, 'headlab-value-swap');
+  const widget = page.locator('headlab-value-swap');
+  await widget.getByLabel('Swap output column').focus();
+  await page.keyboard.press('ArrowDown');  // column a: 1 → 2 (then a = b = 2: nothing swapped)
+  await frames(page);
+  let r = await read(page);
+  close(assert, r.swapped, [0.5, 0.8, 1.3], TOL, 'a = b: reading unchanged');
+  await page.keyboard.press('ArrowDown');  // column a: 3, b: 2
+  await frames(page);
+  r = await read(page);
+  close(assert, r.swapped, expectedReading(WEIGHTS, VALUES, 2, 1), TOL, 'reading after swapping columns 3 and 2');
+  assert.equal(await widget.getAttribute('column-a'), '3');
+  assert.deepEqual(page.problems, []);
+});
+
+test('value swap: author data as attributes and as JSON content; labels stay text', async () => {
+  const dir = bundleDir({
+    'data.html': {
+      body: `
+<headlab-value-swap id="attrs" weights="0.25, 0.75" values="[[1, 2], [3, -4]]" records='["<b>first</b>", "second"]' column-a="1" column-b="2"></headlab-value-swap>
+<headlab-value-swap id="json"><script type="application/json">{"records": ["a", "b", "c"], "weights": [0.5, 0.25, 0.25], "values": [[1, 0, 2], [0, 4, 0], [8, 0, 0]]}</script></headlab-value-swap>`,
+    },
+  });
+  const s = await startSession({ dir, csp: true });
+  try {
+    const page = await s.newPage();
+    await page.goto(`${s.url}data.html`);
+    await rendered(page, '#attrs');
+    await rendered(page, '#json');
+    let r = await read(page, '#attrs');
+    close(assert, r.reading, expectedReading([0.25, 0.75], [[1, 2], [3, -4]], 0, 0), TOL, 'attribute data reading');
+    close(assert, r.swapped, expectedReading([0.25, 0.75], [[1, 2], [3, -4]], 0, 1), TOL, 'attribute data swapped');
+    assert.deepEqual(r.labels, ['<b>first</b>', 'second']);
+    assert.equal(r.labelHasMarkup, false);
+    r = await read(page, '#json');
+    close(assert, r.reading, expectedReading([0.5, 0.25, 0.25], [[1, 0, 2], [0, 4, 0], [8, 0, 0]], 0, 0), TOL, 'JSON data reading');
+    close(assert, r.swapped, expectedReading([0.5, 0.25, 0.25], [[1, 0, 2], [0, 4, 0], [8, 0, 0]], 0, 1), TOL, 'JSON data swapped');
+    assert.deepEqual(r.labels, ['a', 'b', 'c']);
+    await screenshot(page.locator('#attrs'), 'value-swap-author-data');
+    assert.deepEqual(page.problems, []);
+  } finally {
+    await s.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('value swap: bad author data shows a message naming the problem, and recovers', async () => {
+  const cases = [
+    ['weights="0.2 0.2 0.2 0.2"', /sum to 0\.8.*within 1e-9/],
+    ['weights="0.5 NaN 0.5"', /"NaN" is not a finite number/],
+    ['weights="1.5 -0.5"', /weights must be ≥ 0/],
+    ['weights="0.5 0.5" values="[[1, 2], [3]]"', /values row 2 must be an array of 2 numbers/],
+    ['weights="0.5 0.5" values="[[1, 2]]"', /values must have 2 rows/],
+    ['values="[[1,2],"', /attribute values is not valid JSON/],
+    ['column-b="7"', /column-b="7" must be between 1 and 3/],
+    ['records=\'["only one"]\'', /records must be a list of 4 text labels/],
+  ];
+  const body = cases.map(([attrs], i) => `<headlab-value-swap id="bad${i}" ${attrs}></headlab-value-swap>`).join('\n')
+    + '\n<headlab-value-swap id="badjson"><script type="application/json">{"weights": [1], </script></headlab-value-swap>';
+  const dir = bundleDir({ 'bad.html': { body } });
+  const s = await startSession({ dir, csp: true });
+  try {
+    const page = await s.newPage();
+    await page.goto(`${s.url}bad.html`);
+    const alertOf = (id) => page.locator(`#${id} [role="alert"]`);
+    for (const [i, [, pattern]] of cases.entries()) {
+      await alertOf(`bad${i}`).waitFor({ state: 'visible' });
+      assert.match(await alertOf(`bad${i}`).textContent(), pattern, `case ${cases[i][0]}`);
+    }
+    await alertOf('badjson').waitFor({ state: 'visible' });
+    assert.match(await alertOf('badjson').textContent(), /JSON content is not valid JSON/);
+    await screenshot(page.locator('#bad0'), 'value-swap-bad-attribute');
+    // Fixing the attribute clears the message and shows the numbers.
+    await page.evaluate(() => document.querySelector('#bad0').setAttribute('weights', '0.4 0.3 0.2 0.1'));
+    await alertOf('bad0').waitFor({ state: 'hidden' });
+    const r = await read(page, '#bad0');
+    close(assert, r.reading, expectedReading([0.4, 0.3, 0.2, 0.1], VALUES, 0, 0), TOL, 'reading after the fix');
+    assert.deepEqual(page.problems, []);
+  } finally {
+    await s.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,65 @@
+// Shared by the widget tests: a folder holding only the built widget bundle
+// (build/site/headlab/, exactly what an author copies) plus test pages, and
+// small readers for numbers the widgets show inside their shadow roots.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { root } from './helpers.mjs';
+
+export const ARTICLE = 'articles/projections-matching-and-content.html';
+
+/**
+ * Copies build/site/headlab into a fresh temporary folder and writes `pages`
+ * ({ 'name.html': '<body markup>' }) around it, each loading the bundle with one
+ * script tag. `withoutWasm` drops the .wasm (to test the load-failure message).
+ */
+export function bundleDir(pages, { withoutWasm = false } = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'headlab-embed-'));
+  fs.cpSync(path.join(root, 'build/site/headlab'), path.join(dir, 'headlab'), { recursive: true });
+  if (withoutWasm) fs.rmSync(path.join(dir, 'headlab/headlab_core.wasm'));
+  fs.copyFileSync(path.join(root, 'site/assets/favicon.svg'), path.join(dir, 'favicon.svg'));
+  for (const [name, { body, head = '' }] of Object.entries(pages)) {
+    fs.writeFileSync(path.join(dir, name), `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${name}</title><link rel="icon" href="favicon.svg" type="image/svg+xml">${head}
+<script type="module" src="headlab/headlab.js"></script></head>
+<body>
+${body}
+</body></html>
+`);
+  }
+  return dir;
+}
+
+/** Waits until `selector` (a headlab-* element) has rendered at least once. */
+export async function rendered(page, selector) {
+  await page.waitForFunction((s) => document.querySelector(s)?.renderCount > 0, selector);
+}
+
+/** Waits two animation frames (a scheduled render has then run). */
+export async function frames(page, n = 2) {
+  await page.evaluate((count) => new Promise((resolve) => {
+    const step = (left) => (left === 0 ? resolve() : requestAnimationFrame(() => step(left - 1)));
+    step(count);
+  }), n);
+}
+
+/** Records every `change` event reaching document (detail kept) in window.__changes. */
+export async function recordChanges(page) {
+  await page.evaluate(() => {
+    window.__changes = [];
+    document.addEventListener('change', (e) => { if (e.detail) window.__changes.push(e.detail); });
+  });
+}
+
+export async function changes(page) {
+  return page.evaluate(() => window.__changes);
+}
+
+/** Asserts |actual[i] − expected[i]| ≤ tol for all i, with a message naming `what`. */
+export function close(assert, actual, expected, tol, what) {
+  assert.equal(actual.length, expected.length, `${what}: length ${actual.length} ≠ ${expected.length}`);
+  actual.forEach((a, i) => {
+    assert.ok(Math.abs(a - expected[i]) <= tol, `${what}[${i}] = ${a}, expected ${expected[i]} within ${tol}`);
+  });
+}

@@ -1,0 +1,122 @@
+// The stylesheet every headlab-* shadow root adopts first, and sheet construction.
+//
+// Colours are custom properties resolved with light-dark(): the widget follows the
+// page's color-scheme, and when the page sets none (data-auto-scheme, see
+// HeadlabElement) it uses `color-scheme: light dark`, i.e. prefers-color-scheme.
+// A page may override any colour with the matching --headlab-* property.
+// Categorical colours are Okabe–Ito; signed values use a blue (negative) – orange
+// (positive) scale, both distinguishable with the common colour-vision deficiencies.
+
+const cache = new Map<string, CSSStyleSheet>();
+
+/** A constructed stylesheet for `css` (one instance per distinct text, shared by all elements). */
+export function sheet(css: string): CSSStyleSheet {
+  let s = cache.get(css);
+  if (!s) {
+    s = new CSSStyleSheet();
+    s.replaceSync(css);
+    cache.set(css, s);
+  }
+  return s;
+}
+
+const BASE_CSS = /* css */ `
+:host {
+  display: block;
+  margin: 1.5rem 0;
+  color: var(--hl-fg);
+  font: inherit;
+  --hl-fg: var(--headlab-fg, light-dark(#1b1b1f, #e8e8ea));
+  --hl-muted: var(--headlab-muted, light-dark(#55555f, #a8a8b2));
+  --hl-panel: var(--headlab-panel, light-dark(#f3f3f1, #202026));
+  --hl-control: var(--headlab-control, light-dark(#ffffff, #2b2b33));
+  --hl-rule: var(--headlab-rule, light-dark(#c9c9d1, #474752));
+  --hl-focus: var(--headlab-focus, light-dark(#0b5cad, #7fb6ff));
+  --hl-neg: var(--headlab-negative, light-dark(#0072b2, #56b4e9));
+  --hl-pos: var(--headlab-positive, light-dark(#d55e00, #e69f00));
+  --hl-changed: var(--headlab-changed, light-dark(#a14600, #f0b050));
+  --hl-good: var(--headlab-good, light-dark(#006b4f, #3fd0a0));
+  --hl-bad: var(--headlab-bad, light-dark(#a13a00, #ff9e6b));
+}
+:host([data-auto-scheme]) { color-scheme: light dark; }
+:host([hidden]) { display: none; }
+[hidden] { display: none !important; }
+* { box-sizing: border-box; }
+.body, .placeholder, .alert {
+  background: var(--hl-panel);
+  border: 1px solid var(--hl-rule);
+  border-radius: 6px;
+  padding: 0.75rem 1rem;
+}
+.placeholder { color: var(--hl-muted); min-height: 4rem; }
+.alert { border-color: var(--hl-bad); border-width: 2px; color: var(--hl-fg); }
+.alert::before { content: "Problem: "; font-weight: 600; color: var(--hl-bad); }
+.title { font-weight: 600; margin: 0 0 0.5rem; }
+.caption, .note { color: var(--hl-muted); font-size: 0.9em; margin: 0.25rem 0 0.5rem; }
+button, select, input[type="number"] {
+  font: inherit;
+  color: var(--hl-fg);
+  background: var(--hl-control);
+  border: 1px solid var(--hl-rule);
+  border-radius: 4px;
+}
+button { padding: 0.3rem 0.7rem; min-height: 2.25rem; cursor: pointer; }
+button:hover { border-color: var(--hl-focus); }
+button[aria-pressed="true"] { border-color: var(--hl-focus); box-shadow: inset 0 0 0 1px var(--hl-focus); }
+select { padding: 0.25rem 0.4rem; min-height: 2.25rem; }
+input[type="number"] { width: 4.5em; padding: 0.2rem 0.3rem; min-height: 2rem; text-align: right; }
+input[type="range"] { accent-color: var(--hl-focus); }
+input[type="radio"] { accent-color: var(--hl-focus); }
+:focus-visible { outline: 3px solid var(--hl-focus); outline-offset: 2px; }
+.row { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; margin: 0.5rem 0; }
+.sr-only {
+  position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0;
+  overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0;
+}
+.scroll { overflow-x: auto; max-width: 100%; position: relative; }  /* relative: contains .sr-only spans */
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+th, td { padding: 0.2rem 0.45rem; text-align: right; border-bottom: 1px solid var(--hl-rule); }
+th { font-weight: 600; }
+th[scope="row"], caption { text-align: left; }
+caption { color: var(--hl-muted); font-size: 0.9em; padding-bottom: 0.25rem; }
+td.heat {
+  background: color-mix(in srgb, var(--hl-heat, transparent) calc(var(--hl-t, 0) * 60%), transparent);
+}
+.num { font-variant-numeric: tabular-nums; white-space: nowrap; }
+.tag { font-size: 0.8em; border-radius: 3px; padding: 0 0.3em; white-space: nowrap; }
+.tag.changed { color: var(--hl-changed); border: 1px solid currentColor; font-weight: 600; }
+.tag.same { color: var(--hl-muted); border: 1px dashed currentColor; }
+svg text { fill: var(--hl-fg); font-size: 12px; }
+.bar-pos { fill: var(--hl-pos); }
+.bar-neg { fill: var(--hl-neg); }
+.axis { stroke: var(--hl-muted); stroke-width: 1; }
+rect, line, path { transition: all 120ms ease-out; }
+@media (prefers-reduced-motion: reduce) {
+  *, *::before, *::after { transition: none !important; animation: none !important; }
+}
+@supports not (color: light-dark(#000, #fff)) {
+  :host {
+    --hl-fg: var(--headlab-fg, #1b1b1f); --hl-muted: var(--headlab-muted, #55555f);
+    --hl-panel: var(--headlab-panel, #f3f3f1); --hl-control: var(--headlab-control, #ffffff);
+    --hl-rule: var(--headlab-rule, #c9c9d1); --hl-focus: var(--headlab-focus, #0b5cad);
+    --hl-neg: var(--headlab-negative, #0072b2); --hl-pos: var(--headlab-positive, #d55e00);
+    --hl-changed: var(--headlab-changed, #a14600); --hl-good: var(--headlab-good, #006b4f);
+    --hl-bad: var(--headlab-bad, #a13a00);
+  }
+  @media (prefers-color-scheme: dark) {
+    :host {
+      --hl-fg: var(--headlab-fg, #e8e8ea); --hl-muted: var(--headlab-muted, #a8a8b2);
+      --hl-panel: var(--headlab-panel, #202026); --hl-control: var(--headlab-control, #2b2b33);
+      --hl-rule: var(--headlab-rule, #474752); --hl-focus: var(--headlab-focus, #7fb6ff);
+      --hl-neg: var(--headlab-negative, #56b4e9); --hl-pos: var(--headlab-positive, #e69f00);
+      --hl-changed: var(--headlab-changed, #f0b050); --hl-good: var(--headlab-good, #3fd0a0);
+      --hl-bad: var(--headlab-bad, #ff9e6b);
+    }
+  }
+}
+`;
+
+/** The base sheet (constructed on first use, so importing this module needs no DOM). */
+export function baseSheet(): CSSStyleSheet {
+  return sheet(BASE_CSS);
+}

@@ -1,0 +1,226 @@
+// <headlab-basis-rotation>: rotate the query/key basis, Q' = Q R and K' = K R with
+// R the plane rotation by the reader's angle in coordinates 1 and 2. The
+// coordinates of every query and key move; the score matrix Q Kᵀ/√d_k does not,
+// because R Rᵀ = I. Shows Q, K, Q', K', both score matrices and max |S' − S|.
+//
+// The core computes everything: R = core.planeRotation; the rotated projections
+// W_Q R, W_K R = core.rotateQueryKey(W_Q, W_K, R); Q', K', S' = core.attention with
+// them (Q' = X W_Q R = Q R). JS only takes the largest difference of two score matrices.
+//
+// Attributes (mirrored): angle — degrees in [−180, 180] (default 30); x — JSON
+// n × d_model tokens; w-q, w-k — JSON d_model × d_k projections (d_k ≥ 2).
+import type { AttentionResult, Matrix } from '../web/headlab-core.js';
+import { matrix } from '../web/matrix.js';
+import { HeadlabElement, WidgetInputError, el, jsonAttribute, numberAttribute, numberGrid, setNumberAttribute } from './base/headlab-element.js';
+import { formatMagnitude, formatNumber } from './chart/format.js';
+import { MatrixTable } from './chart/matrix-table.js';
+import { svgEl } from './chart/svg.js';
+
+/**
+ * Scores of the rotated basis must equal the originals within this: each score is a
+ * d_k-term dot product of O(1) entries rotated by one 2 × 2 product, so rounding
+ * differences are a few ulps (~1e-16); 1e-12 leaves four orders of margin.
+ */
+export const SCORE_INVARIANCE_TOLERANCE = 1e-12;
+
+const DEFAULTS = {
+  x: [[1, 0], [0, 1], [1, 1]],
+  w_q: [[1, 0.5], [-0.5, 1]],
+  w_k: [[0.5, 1], [1, -0.5]],
+};
+
+export interface BasisRotationState {
+  angle_degrees: number;
+  q: number[][];
+  k: number[][];
+  q_rotated: number[][];
+  k_rotated: number[][];
+  scores: number[][];
+  scores_rotated: number[][];
+  max_score_difference: number;
+}
+
+export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
+  static observedAttributes = ['angle', 'x', 'w-q', 'w-k'];
+  protected static css = /* css */ `
+    .slider { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 0.75rem; }
+    .slider input { flex: 1 1 12rem; min-width: 10rem; }
+    .panels { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; align-items: flex-start; }
+    .panels table { margin: 0.25rem 0; }
+    .plot { flex: 0 0 auto; }
+    .plot .q { stroke: var(--hl-pos); fill: var(--hl-pos); }
+    .plot .k { stroke: var(--hl-neg); fill: var(--hl-neg); }
+    .plot line.vec { stroke-width: 2.5; }
+    .plot line.q.vec { stroke-dasharray: none; }
+    .plot line.k.vec { stroke-dasharray: 5 3; }
+    .plot text { font-size: 11px; stroke: none; }
+    .verdict { font-weight: 600; }
+    .legend-q { color: var(--hl-pos); font-weight: 600; }
+    .legend-k { color: var(--hl-neg); font-weight: 600; }
+  `;
+
+  private slider: HTMLInputElement | null = null;
+  private angleText: HTMLOutputElement | null = null;
+  private tables: Record<string, MatrixTable> = {};
+  private verdict: HTMLParagraphElement | null = null;
+  private plot: { svg: SVGSVGElement; q: SVGLineElement[]; k: SVGLineElement[]; qLabel: SVGTextElement[]; kLabel: SVGTextElement[] } | null = null;
+  private lastShape = '';
+
+  get angle(): number { return numberAttribute(this, 'angle', 30, -180, 180); }
+  set angle(v: number) { setNumberAttribute(this, 'angle', v); }
+
+  private inputs(): { x: number[][]; w_q: number[][]; w_k: number[][] } {
+    const x = numberGrid(jsonAttribute(this, 'x') ?? DEFAULTS.x, 'attribute x');
+    const d = x[0].length;
+    const w_q = numberGrid(jsonAttribute(this, 'w-q') ?? DEFAULTS.w_q, 'attribute w-q', d);
+    const w_k = numberGrid(jsonAttribute(this, 'w-k') ?? DEFAULTS.w_k, 'attribute w-k', d);
+    if (w_q[0].length !== w_k[0].length) throw new WidgetInputError(`w-q and w-k must have the same number of columns d_k (${w_q[0].length} ≠ ${w_k[0].length})`);
+    if (w_q[0].length < 2) throw new WidgetInputError('a rotation needs d_k ≥ 2 columns in w-q and w-k');
+    return { x, w_q, w_k };
+  }
+
+  private compute(): { before: AttentionResult; after: AttentionResult; maxDiff: number } {
+    const core = this.core!;
+    const { x, w_q, w_k } = this.inputs();
+    const X = matrix(x), Wq = matrix(w_q), Wk = matrix(w_k);
+    const before = core.attention({ x: X, w_q: Wq, w_k: Wk, w_v: Wq });
+    const R = core.planeRotation(w_q[0].length, 0, 1, (this.angle * Math.PI) / 180);
+    const rotated = core.rotateQueryKey(Wq, Wk, R);
+    const after = core.attention({ x: X, w_q: rotated.q, w_k: rotated.k, w_v: Wq });
+    let maxDiff = 0;
+    before.scores.data.forEach((s, i) => { maxDiff = Math.max(maxDiff, Math.abs(after.scores.data[i] - s)); });
+    return { before, after, maxDiff };
+  }
+
+  get state(): BasisRotationState {
+    const { before, after, maxDiff } = this.compute();
+    return {
+      angle_degrees: this.angle, q: rows(before.q), k: rows(before.k), q_rotated: rows(after.q), k_rotated: rows(after.k),
+      scores: rows(before.scores), scores_rotated: rows(after.scores), max_score_difference: maxDiff,
+    };
+  }
+
+  protected build(): void {
+    this.tables = {};
+    this.lastShape = '';
+    const title = el('p', { class: 'title' }, 'Rotate the query–key basis');
+    const intro = el('p', { class: 'caption' },
+      'Both queries and keys are multiplied by the same rotation R. Their coordinates change; every score stays the same.');
+    const sliderId = `angle-${Math.random().toString(36).slice(2)}`;
+    const slider = el('input', { type: 'range', min: '-180', max: '180', step: '1', id: sliderId });
+    const label = el('label', { for: sliderId }, 'Rotation angle');
+    const out = el('output', { for: sliderId, class: 'num' });
+    this.listen(slider, 'input', () => {
+      this.angle = slider.valueAsNumber;
+      this.emitChange();
+    });
+    const sliderRow = el('div', { class: 'slider' });
+    sliderRow.append(label, slider, out);
+    this.slider = slider;
+    this.angleText = out;
+    const panels = el('div', { class: 'panels' });
+    const legend = el('p', { class: 'note' });
+    legend.append('Plot: ', el('span', { class: 'legend-q' }, 'queries (solid)'), ' and ',
+      el('span', { class: 'legend-k' }, 'keys (dashed)'), ' after rotation, in coordinates 1 and 2.');
+    this.verdict = el('p', { class: 'verdict', role: 'status' });
+    this.body.append(title, intro, sliderRow, panels, legend, this.verdict);
+  }
+
+  private rebuildShape(n: number, dk: number): void {
+    this.lastShape = `${n}×${dk}`;
+    const tokens = Array.from({ length: n }, (_, i) => `x${subscript(i + 1)}`);
+    const coords = Array.from({ length: dk }, (_, j) => `${j + 1}`);
+    const keys = Array.from({ length: n }, (_, j) => `k${subscript(j + 1)}`);
+    const queries = Array.from({ length: n }, (_, i) => `q${subscript(i + 1)}`);
+    const make = (caption: string, rowLabels: string[], colLabels: string[], heat = 0) =>
+      new MatrixTable({ caption, rowLabels, colLabels, heatScale: heat });
+    this.tables = {
+      q: make('Q (before)', queries, coords), k: make('K (before)', keys, coords),
+      qr: make('Q′ = QR (after)', queries, coords), kr: make('K′ = KR (after)', keys, coords),
+      s: make('Scores QKᵀ/√d_k (before)', queries, keys, 1), sr: make('Scores Q′K′ᵀ/√d_k (after)', queries, keys, 1),
+    };
+    const panels = this.body.querySelector('.panels')!;
+    const group = (...t: MatrixTable[]) => {
+      const div = el('div', { class: 'scroll' });
+      div.append(...t.map((x) => x.table));
+      return div;
+    };
+    this.plot = makePlot(n);
+    const plotBox = el('div', { class: 'plot' });
+    plotBox.append(this.plot.svg);
+    panels.replaceChildren(
+      group(this.tables.q, this.tables.k), group(this.tables.qr, this.tables.kr), plotBox,
+      group(this.tables.s), group(this.tables.sr),
+    );
+  }
+
+  protected render(): void {
+    const angle = this.angle;
+    const { before, after, maxDiff } = this.compute();
+    const shape = `${before.q.rows}×${before.q.cols}`;
+    if (shape !== this.lastShape) this.rebuildShape(before.q.rows, before.q.cols);
+    if (this.slider!.valueAsNumber !== angle) this.slider!.value = String(angle);
+    this.slider!.setAttribute('aria-valuetext', `${formatNumber(angle, 1)} degrees`);
+    this.angleText!.textContent = `${formatNumber(angle, 1)}°`;
+    this.tables.q.update(before.q);
+    this.tables.k.update(before.k);
+    this.tables.qr.update(after.q);
+    this.tables.kr.update(after.k);
+    this.tables.s.update(before.scores);
+    this.tables.sr.update(after.scores);
+    this.verdict!.dataset.value = String(maxDiff);
+    const ok = maxDiff <= SCORE_INVARIANCE_TOLERANCE;
+    this.verdict!.textContent = `Largest score difference max |S′ − S| = ${formatMagnitude(maxDiff)} ${ok ? '≤' : '>'} 1e−12: ${ok ? 'scores unchanged' : 'scores changed'}.`;
+    updatePlot(this.plot!, after.q, after.k);
+  }
+}
+
+function rows(m: Matrix): number[][] {
+  return Array.from({ length: m.rows }, (_, i) => Array.from(m.data.subarray(i * m.cols, (i + 1) * m.cols)));
+}
+
+function subscript(n: number): string {
+  return String(n).replace(/\d/g, (c) => '₀₁₂₃₄₅₆₇₈₉'[Number(c)]);
+}
+
+const PLOT = 180;
+
+function makePlot(n: number) {
+  const svg = svgEl('svg', { width: PLOT, height: PLOT, viewBox: `${-PLOT / 2} ${-PLOT / 2} ${PLOT} ${PLOT}`, 'aria-hidden': 'true', focusable: 'false' });
+  svg.append(
+    svgEl('line', { x1: -PLOT / 2, x2: PLOT / 2, y1: 0, y2: 0, class: 'axis' }),
+    svgEl('line', { x1: 0, x2: 0, y1: -PLOT / 2, y2: PLOT / 2, class: 'axis' }),
+  );
+  const make = (cls: string) => Array.from({ length: n }, () => {
+    const line = svgEl('line', { x1: 0, y1: 0, x2: 0, y2: 0, class: `${cls} vec` });
+    svg.append(line);
+    return line;
+  });
+  const q = make('q'), k = make('k');
+  const label = (cls: string, prefix: string) => Array.from({ length: n }, (_, i) => {
+    const t = svgEl('text', { class: cls, 'text-anchor': 'middle', 'dominant-baseline': 'middle' });
+    t.textContent = `${prefix}${subscript(i + 1)}`;
+    svg.append(t);
+    return t;
+  });
+  return { svg, q, k, qLabel: label('q', 'q'), kLabel: label('k', 'k') };
+}
+
+/** Draws coordinates 1 and 2 of each query and key row (scaled to the largest length; y up). */
+function updatePlot(plot: ReturnType<typeof makePlot>, q: Matrix, k: Matrix): void {
+  let r = 0;
+  for (const m of [q, k]) for (let i = 0; i < m.rows; i++) r = Math.max(r, Math.hypot(m.data[i * m.cols], m.data[i * m.cols + 1]));
+  const s = r > 0 ? (PLOT / 2 - 16) / r : 0;
+  const draw = (m: Matrix, lines: SVGLineElement[], labels: SVGTextElement[]) => {
+    lines.forEach((line, i) => {
+      const x = m.data[i * m.cols] * s, y = -m.data[i * m.cols + 1] * s;
+      line.setAttribute('x2', x.toFixed(2));
+      line.setAttribute('y2', y.toFixed(2));
+      const len = Math.hypot(x, y) || 1;
+      labels[i].setAttribute('x', (x + (x / len) * 9).toFixed(2));
+      labels[i].setAttribute('y', (y + (y / len) * 9).toFixed(2));
+    });
+  };
+  draw(q, plot.q, plot.qLabel);
+  draw(k, plot.k, plot.kLabel);
+}

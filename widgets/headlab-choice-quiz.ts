@@ -1,0 +1,182 @@
+// <headlab-choice-quiz>: a single-choice question whose content is the author's
+// markup (light DOM), so math the site typesets at build time renders as written.
+//
+//   <headlab-choice-quiz>
+//     <p slot="question">Which …?</p>
+//     <div slot="choice">…</div>
+//     <div slot="choice" data-correct>…</div>   exactly one choice marked data-correct
+//     <div slot="hint">…</div>                   optional
+//     <div slot="solution">…</div>               optional
+//   </headlab-choice-quiz>
+//
+// The parts are assigned to the shadow tree's slots by hand (slotAssignment
+// "manual"), one slot per choice, each inside a label with a native radio button.
+// Check, Hint and Solution are buttons; the verdict is announced by a live region.
+import { HeadlabElement, WidgetInputError, el } from './base/headlab-element.js';
+
+export interface ChoiceQuizState {
+  /** 1-based selected choice, or null. */
+  selected: number | null;
+  /** Verdict of the last Check for the selection at that time, or null. */
+  result: 'correct' | 'incorrect' | null;
+  hint_shown: boolean;
+  solution_shown: boolean;
+}
+
+export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
+  protected static needsCore = false;
+  protected static shadowOptions: Partial<ShadowRootInit> = { slotAssignment: 'manual' };
+  protected static css = /* css */ `
+    fieldset { border: 0; margin: 0; padding: 0; min-width: 0; }
+    legend { padding: 0; margin-bottom: 0.5rem; }
+    .choice { display: flex; gap: 0.6rem; align-items: baseline; padding: 0.35rem 0.5rem; border: 1px solid transparent; border-radius: 4px; cursor: pointer; }
+    .choice:hover { border-color: var(--hl-rule); }
+    .choice input { flex: 0 0 auto; margin: 0; transform: translateY(0.1em); }
+    .choice .verdict { margin-left: auto; }
+    .choice.is-correct { border-color: var(--hl-good); }
+    .choice.is-incorrect { border-color: var(--hl-bad); }
+    .verdict.good, .feedback.good { color: var(--hl-good); font-weight: 600; }
+    .verdict.bad, .feedback.bad { color: var(--hl-bad); font-weight: 600; }
+    .feedback { min-height: 1.6em; margin: 0.25rem 0; }
+    .hint, .solution { border-top: 1px solid var(--hl-rule); margin-top: 0.5rem; padding-top: 0.25rem; }
+    .part-title { font-weight: 600; margin: 0.25rem 0; }
+    ::slotted(*) { margin: 0; }
+  `;
+
+  private selected: number | null = null;
+  private result: 'correct' | 'incorrect' | null = null;
+  private hintShown = false;
+  private solutionShown = false;
+  private correct = -1;
+  private radios: HTMLInputElement[] = [];
+  private choiceLabels: HTMLLabelElement[] = [];
+  private verdicts: HTMLSpanElement[] = [];
+  private feedback: HTMLParagraphElement | null = null;
+  private hintBox: HTMLDivElement | null = null;
+  private solutionBox: HTMLDivElement | null = null;
+  private hintButton: HTMLButtonElement | null = null;
+  private solutionButton: HTMLButtonElement | null = null;
+
+  get state(): ChoiceQuizState {
+    return {
+      selected: this.selected === null ? null : this.selected + 1,
+      result: this.result, hint_shown: this.hintShown, solution_shown: this.solutionShown,
+    };
+  }
+
+  protected build(): void {
+    this.radios = [];
+    this.choiceLabels = [];
+    this.verdicts = [];
+    const parts = (name: string) => Array.from(this.children).filter((c) => c.getAttribute('slot') === name);
+    const question = parts('question');
+    const choices = parts('choice');
+    const hint = parts('hint');
+    const solution = parts('solution');
+    if (question.length !== 1) throw new WidgetInputError(`the quiz needs exactly one child with slot="question", found ${question.length}`);
+    if (choices.length < 2) throw new WidgetInputError(`the quiz needs at least two children with slot="choice", found ${choices.length}`);
+    const marked = choices.flatMap((c, i) => (c.hasAttribute('data-correct') ? [i] : []));
+    if (marked.length !== 1) throw new WidgetInputError(`exactly one choice must carry data-correct, found ${marked.length}`);
+    this.correct = marked[0];
+
+    const slotFor = (nodes: Element[]) => {
+      const slot = el('slot');
+      slot.assign(...nodes);
+      return slot;
+    };
+    const titleParts = parts('title');
+    if (titleParts.length) this.body.append(slotFor(titleParts));
+
+    const fieldset = el('fieldset');
+    const legend = el('legend');
+    legend.append(slotFor(question));
+    fieldset.append(legend);
+    const group = `choice-${Math.random().toString(36).slice(2)}`;
+    choices.forEach((choice, i) => {
+      const label = el('label', { class: 'choice' });
+      const radio = el('input', { type: 'radio', name: group, value: String(i + 1) });
+      const content = el('span');
+      content.append(slotFor([choice]));
+      const verdict = el('span', { class: 'verdict' });
+      label.append(radio, content, verdict);
+      this.listen(radio, 'change', () => {
+        if (!radio.checked) return;
+        this.selected = i;
+        this.result = null;
+        this.requestRender();
+        this.emitChange();
+      });
+      fieldset.append(label);
+      this.radios.push(radio);
+      this.choiceLabels.push(label);
+      this.verdicts.push(verdict);
+    });
+
+    const buttons = el('div', { class: 'row' });
+    const check = el('button', { type: 'button' }, 'Check');
+    this.listen(check, 'click', () => {
+      this.result = this.selected === null ? null : this.selected === this.correct ? 'correct' : 'incorrect';
+      this.announce();
+      this.requestRender();
+      this.emitChange();
+    });
+    buttons.append(check);
+    const id = Math.random().toString(36).slice(2);
+    const toggle = (label: string, box: HTMLDivElement, flip: () => void) => {
+      const button = el('button', { type: 'button', 'aria-expanded': 'false', 'aria-controls': box.id }, label);
+      this.listen(button, 'click', () => {
+        flip();
+        this.requestRender();
+        this.emitChange();
+      });
+      buttons.append(button);
+      return button;
+    };
+    this.hintBox = el('div', { class: 'hint', id: `hint-${id}`, hidden: '' });
+    this.hintBox.append(el('p', { class: 'part-title' }, 'Hint'), slotFor(hint));
+    this.solutionBox = el('div', { class: 'solution', id: `solution-${id}`, hidden: '' });
+    this.solutionBox.append(el('p', { class: 'part-title' }, 'Solution'), slotFor(solution));
+    this.hintButton = hint.length ? toggle('Hint', this.hintBox, () => { this.hintShown = !this.hintShown; }) : null;
+    this.solutionButton = solution.length ? toggle('Solution', this.solutionBox, () => { this.solutionShown = !this.solutionShown; }) : null;
+    this.feedback = el('p', { class: 'feedback', role: 'status', 'aria-live': 'polite' });
+    this.body.append(fieldset, buttons, this.feedback, this.hintBox, this.solutionBox);
+  }
+
+  /** Writes the verdict into the live region now (not in the next frame), so it is announced after the click. */
+  private announce(): void {
+    const f = this.feedback!;
+    if (this.result === null) {
+      f.textContent = 'Select one choice, then check.';
+      f.className = 'feedback';
+    } else if (this.result === 'correct') {
+      f.textContent = `Correct: choice ${this.selected! + 1} is right.`;
+      f.className = 'feedback good';
+    } else {
+      f.textContent = `Not quite: choice ${this.selected! + 1} is not right. Try another, or open the hint.`;
+      f.className = 'feedback bad';
+    }
+  }
+
+  protected render(): void {
+    this.radios.forEach((radio, i) => { radio.checked = i === this.selected; });
+    this.choiceLabels.forEach((label, i) => {
+      const checkedHere = this.result !== null && i === this.selected;
+      const revealed = this.solutionShown && i === this.correct;
+      const good = (checkedHere && this.result === 'correct') || revealed;
+      const bad = checkedHere && this.result === 'incorrect';
+      label.classList.toggle('is-correct', good);
+      label.classList.toggle('is-incorrect', bad);
+      const v = this.verdicts[i];
+      v.textContent = good ? '✓ correct' : bad ? '✗ not this one' : '';
+      v.className = `verdict${good ? ' good' : bad ? ' bad' : ''}`;
+    });
+    if (this.result === null && this.feedback!.classList.length > 1) {
+      this.feedback!.textContent = '';
+      this.feedback!.className = 'feedback';
+    }
+    this.hintBox!.hidden = !this.hintShown;
+    this.solutionBox!.hidden = !this.solutionShown;
+    this.hintButton?.setAttribute('aria-expanded', String(this.hintShown));
+    this.solutionButton?.setAttribute('aria-expanded', String(this.solutionShown));
+  }
+}

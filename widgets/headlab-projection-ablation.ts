@@ -1,0 +1,247 @@
+// <headlab-projection-ablation>: change one projection at a time in the two-token
+// example x₁ = [1, 0], x₂ = [0, 1] and compare with the unablated head
+// (W_Q = W_K = W_V = I): the query, the two dot products q·kⱼ, the softmax
+// weights, the values and the reading of the chosen query row.
+//
+// Attributes (mirrored by properties): w-q, w-k, w-v — 2 × 2 JSON arrays of rows
+// (default identity); query — 1 or 2 (default 1).
+// Every number comes from core.attention; presets use core.swapProjectionCoordinates.
+import type { AttentionResult, Matrix } from '../web/headlab-core.js';
+import { identity, matrix, toRows } from '../web/matrix.js';
+import { HeadlabElement, el, integerAttribute, jsonAttribute, numberGrid, setNumberAttribute } from './base/headlab-element.js';
+import { setVectorCell } from './chart/matrix-table.js';
+import { subscripted } from './chart/format.js';
+
+/** Entries whose difference exceeds this are marked "changed": far above the ~1e-16 rounding of these 2 × 2 products. */
+const CHANGE_TOLERANCE = 1e-12;
+
+const PROJECTIONS = [
+  { attr: 'w-q', key: 'w_q', label: 'W_Q', name: 'query projection' },
+  { attr: 'w-k', key: 'w_k', label: 'W_K', name: 'key projection' },
+  { attr: 'w-v', key: 'w_v', label: 'W_V', name: 'value projection' },
+] as const;
+type ProjectionKey = (typeof PROJECTIONS)[number]['key'];
+
+export interface ProjectionAblationState {
+  w_q: number[][];
+  w_k: number[][];
+  w_v: number[][];
+  /** 1-based query row. */
+  query: number;
+  /** Dot products q_query · k_j (score × √d_k), j = 1, 2. */
+  dot_products: number[];
+  weights: number[];
+  values: number[][];
+  reading: number[];
+}
+
+interface Quantity {
+  label: string;
+  /** The quantity's numbers for the query row `i` (0-based). */
+  pick: (r: AttentionResult, i: number) => number[];
+}
+
+const D_K = 2;
+const QUANTITIES: Quantity[] = [
+  { label: 'query q', pick: (r, i) => rowOf(r.q, i) },
+  { label: 'dot products q·k₁, q·k₂', pick: (r, i) => rowOf(r.scores, i).map((s) => s * Math.sqrt(D_K)) },
+  { label: 'weights a₁, a₂', pick: (r, i) => rowOf(r.weights, i) },
+  { label: 'value v₁', pick: (r) => rowOf(r.v, 0) },
+  { label: 'value v₂', pick: (r) => rowOf(r.v, 1) },
+  { label: 'reading a₁v₁ + a₂v₂', pick: (r, i) => rowOf(r.reading, i) },
+];
+
+function rowOf(m: Matrix, i: number): number[] {
+  return Array.from(m.data.subarray(i * m.cols, (i + 1) * m.cols));
+}
+
+export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblationState> {
+  static observedAttributes = ['w-q', 'w-k', 'w-v', 'query'];
+  protected static css = /* css */ `
+    .editors { display: flex; flex-wrap: wrap; gap: 0.75rem 1.25rem; }
+    fieldset { border: 1px solid var(--hl-rule); border-radius: 4px; margin: 0; padding: 0.3rem 0.6rem 0.5rem; }
+    legend { font-weight: 600; padding: 0 0.25rem; }
+    .grid { display: grid; grid-template-columns: repeat(2, auto); gap: 0.25rem; }
+    .queries label { margin-right: 1rem; white-space: nowrap; }
+    .results td:nth-child(2), .results td:nth-child(3) { text-align: left; }
+    .results td:last-child { text-align: left; }
+    .results th[scope="row"] { font-weight: 500; }
+    .editors input[type="number"] { width: 3.8em; }
+    .body { container-type: inline-size; }
+    /* Narrow widgets: each quantity becomes a block with labelled values instead of a 4-column row. */
+    @container (max-width: 34rem) {
+      .results thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+      .results, .results tbody, .results tr, .results th, .results td { display: block; text-align: left; }
+      .results caption { display: block; }
+      .results tr { border-bottom: 1px solid var(--hl-rule); padding: 0.3rem 0; }
+      .results th, .results td { border: 0; padding: 0.05rem 0.2rem; }
+      .results td[data-label]::before { content: attr(data-label) ": "; color: var(--hl-muted); }
+    }
+  `;
+
+  private inputs = new Map<ProjectionKey, HTMLInputElement[]>();
+  private queryRadios: HTMLInputElement[] = [];
+  private resultCells: { base: HTMLTableCellElement; current: HTMLTableCellElement; mark: HTMLTableCellElement }[] = [];
+  private baseline: AttentionResult | null = null;
+  private readonly x = identity(2);
+
+  get wQ(): number[][] { return this.projection('w-q'); }
+  set wQ(v: number[][]) { this.setAttribute('w-q', JSON.stringify(v)); }
+  get wK(): number[][] { return this.projection('w-k'); }
+  set wK(v: number[][]) { this.setAttribute('w-k', JSON.stringify(v)); }
+  get wV(): number[][] { return this.projection('w-v'); }
+  set wV(v: number[][]) { this.setAttribute('w-v', JSON.stringify(v)); }
+  get query(): number { return integerAttribute(this, 'query', 1, 1, 2); }
+  set query(v: number) { setNumberAttribute(this, 'query', v); }
+
+  get state(): ProjectionAblationState {
+    const i = this.query - 1;
+    const r = this.compute();
+    return {
+      w_q: this.wQ, w_k: this.wK, w_v: this.wV, query: this.query,
+      dot_products: QUANTITIES[1].pick(r, i), weights: rowOf(r.weights, i), values: toRows(r.v), reading: rowOf(r.reading, i),
+    };
+  }
+
+  private projection(attr: string): number[][] {
+    const raw = jsonAttribute(this, attr);
+    if (raw === undefined) return [[1, 0], [0, 1]];
+    return numberGrid(raw, `attribute ${attr}`, 2, 2);
+  }
+
+  private compute(): AttentionResult {
+    const core = this.core!;
+    return core.attention({ x: this.x, w_q: matrix(this.wQ), w_k: matrix(this.wK), w_v: matrix(this.wV) });
+  }
+
+  protected build(): void {
+    this.inputs = new Map();
+    this.queryRadios = [];
+    this.resultCells = [];
+    const core = this.core!;
+    const I = identity(2);
+    this.baseline = core.attention({ x: this.x, w_q: I, w_k: I, w_v: I });
+    const swapped = toRows(core.swapProjectionCoordinates(I, 0, 1));
+
+    const title = el('p', { class: 'title' }, 'Ablate one projection');
+    const intro = el('p', { class: 'caption' },
+      'Tokens x₁ = [1, 0] and x₂ = [0, 1]. Edit a matrix or pick a preset; the right-hand column is compared with the unablated head (all three projections the identity).');
+
+    const presets = el('div', { class: 'row', role: 'group', 'aria-label': 'Presets' });
+    const preset = (label: string, apply: () => void) => {
+      const b = el('button', { type: 'button' });
+      b.append(subscripted(label));
+      this.listen(b, 'click', () => {
+        apply();
+        this.emitChange();
+      });
+      presets.append(b);
+    };
+    const identityRows = [[1, 0], [0, 1]];
+    preset('Swap coordinates of W_Q', () => { this.wQ = swapped; this.wK = identityRows; this.wV = identityRows; });
+    preset('Swap coordinates of W_K', () => { this.wQ = identityRows; this.wK = swapped; this.wV = identityRows; });
+    preset('W_V = diag(2, −3)', () => { this.wQ = identityRows; this.wK = identityRows; this.wV = [[2, 0], [0, -3]]; });
+    preset('Reset', () => { this.wQ = identityRows; this.wK = identityRows; this.wV = identityRows; });
+
+    const editors = el('div', { class: 'editors' });
+    for (const p of PROJECTIONS) {
+      const fieldset = el('fieldset');
+      const legend = el('legend');
+      legend.append(subscripted(p.label));
+      fieldset.append(legend);
+      const grid = el('div', { class: 'grid' });
+      const cells: HTMLInputElement[] = [];
+      for (let r = 0; r < 2; r++) {
+        for (let c = 0; c < 2; c++) {
+          const input = el('input', {
+            type: 'number', step: 'any', inputmode: 'decimal',
+            'aria-label': `${p.label} (${p.name}) row ${r + 1}, column ${c + 1}`,
+          });
+          this.listen(input, 'input', () => this.editEntry(p.attr, r, c, input));
+          grid.append(input);
+          cells.push(input);
+        }
+      }
+      fieldset.append(grid);
+      editors.append(fieldset);
+      this.inputs.set(p.key, cells);
+    }
+
+    const queries = el('fieldset', { class: 'queries' });
+    queries.append(el('legend', {}, 'Query row'));
+    const groupName = `query-${Math.random().toString(36).slice(2)}`;
+    ['x₁ = [1, 0]', 'x₂ = [0, 1]'].forEach((text, i) => {
+      const radio = el('input', { type: 'radio', name: groupName, value: String(i + 1) });
+      this.listen(radio, 'change', () => {
+        if (radio.checked) {
+          this.query = i + 1;
+          this.emitChange();
+        }
+      });
+      const label = el('label');
+      label.append(radio, ` ${text}`);
+      queries.append(label);
+      this.queryRadios.push(radio);
+    });
+
+    const table = el('table', { class: 'results' });
+    const caption = table.createCaption();
+    caption.textContent = 'Query row against the unablated head';
+    const head = table.createTHead().insertRow();
+    for (const h of ['quantity', 'unablated', 'this setting', 'change']) head.append(el('th', { scope: 'col' }, h));
+    const tbody = table.createTBody();
+    for (const q of QUANTITIES) {
+      const tr = tbody.insertRow();
+      tr.append(el('th', { scope: 'row' }, q.label));
+      const base = tr.insertCell(), current = tr.insertCell(), mark = tr.insertCell();
+      base.className = current.className = 'num';
+      base.dataset.label = 'unablated';
+      current.dataset.label = 'this setting';
+      this.resultCells.push({ base, current, mark });
+    }
+    const scroll = el('div', { class: 'scroll' });
+    scroll.append(table);
+    const note = el('p', { class: 'note' },
+      'Dot products are the core’s scores QKᵀ/√d_k multiplied back by √d_k = √2; weights are their softmax.');
+
+    this.body.append(title, intro, presets, editors, queries, scroll, note);
+  }
+
+  /** Commits one typed entry when it is a finite number; otherwise marks the input invalid. */
+  private editEntry(attr: string, r: number, c: number, input: HTMLInputElement): void {
+    const value = input.valueAsNumber;
+    const ok = input.value.trim() !== '' && Number.isFinite(value);
+    input.setAttribute('aria-invalid', String(!ok));
+    if (!ok) return;
+    const rows = this.projection(attr).map((row) => row.slice());
+    rows[r][c] = value;
+    this.setAttribute(attr, JSON.stringify(rows));
+    this.emitChange();
+  }
+
+  protected render(): void {
+    const i = this.query - 1;
+    for (const p of PROJECTIONS) {
+      const rows = this.projection(p.attr);
+      this.inputs.get(p.key)!.forEach((input, n) => {
+        const v = rows[Math.floor(n / 2)][n % 2];
+        if (input.valueAsNumber !== v) input.value = String(v);
+        input.setAttribute('aria-invalid', 'false');
+      });
+    }
+    this.queryRadios.forEach((radio, n) => { radio.checked = n === i; });
+
+    const current = this.compute();
+    QUANTITIES.forEach((q, n) => {
+      const before = q.pick(this.baseline!, i);
+      const after = q.pick(current, i);
+      const cells = this.resultCells[n];
+      setVectorCell(cells.base, before);
+      setVectorCell(cells.current, after);
+      const changed = before.some((b, j) => !(Math.abs(b - after[j]) <= CHANGE_TOLERANCE));
+      cells.mark.replaceChildren(el('span', { class: `tag ${changed ? 'changed' : 'same'}` }, changed ? 'changed' : 'same'));
+    });
+  }
+}
+
+/** A vector cell: 4 decimals shown, 12 for screen readers, exact values in data-values. */

@@ -1,0 +1,253 @@
+// <headlab-value-swap>: one attention row over n records and their value vectors;
+// the reader swaps two output columns of W_V. The attention row stays fixed and the
+// reading's coordinates permute.
+//
+// The core computes both readings: X is the n × n identity (one-hot rows, one per
+// record), W_V the n × d value rows (so V = X W_V), and the author's weights are the
+// weights_override of every row (the query and key projections are then unused; they
+// are n × 1 zeros). The swapped reading uses core.swapProjectionCoordinates(W_V, a, b).
+//
+// Data, attribute first, then a child <script type="application/json"> with
+// { "records": [...], "weights": [...], "values": [[...], ...] }, then the defaults:
+//   weights   n numbers separated by spaces or commas, each ≥ 0, summing to 1 within 1e-9
+//   values    JSON n × d array of rows (d ≥ 2), finite numbers
+//   records   JSON array of n labels (text, shown as text), default "record 1" … "record n"
+//   column-a, column-b   1-based output columns to swap (default 1 and 2; mirrored as columnA, columnB)
+import type { AttentionResult } from '../web/headlab-core.js';
+import { identity, matrix } from '../web/matrix.js';
+import {
+  HeadlabElement, WidgetInputError, el, integerAttribute, jsonAttribute, numberGrid, setNumberAttribute,
+} from './base/headlab-element.js';
+import { MatrixTable, setNumberCell, setVectorCell } from './chart/matrix-table.js';
+import { Bar } from './chart/svg.js';
+import { subscripted } from './chart/format.js';
+
+/** |Σ weights − 1| allowed: room for decimals typed by an author (a few ulps each), far below a typo. */
+export const WEIGHT_SUM_TOLERANCE = 1e-9;
+
+const DEFAULT_DATA = {
+  weights: [0.1, 0.2, 0.3, 0.4],
+  values: [[1, 0, 0], [0, 2, 0], [0, 0, 3], [1, 1, 1]],
+};
+
+export interface ValueSwapData {
+  records: string[];
+  weights: number[];
+  values: number[][];
+}
+
+export interface ValueSwapState extends ValueSwapData {
+  /** 1-based swapped columns. */
+  column_a: number;
+  column_b: number;
+  reading: number[];
+  swapped_reading: number[];
+}
+
+export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
+  static observedAttributes = ['weights', 'values', 'records', 'column-a', 'column-b'];
+  protected static css = /* css */ `
+    .records td, .records th { vertical-align: middle; }
+    .records td.vec { text-align: left; }
+    .weight { display: flex; align-items: center; gap: 0.4rem; justify-content: flex-end; }
+    label { white-space: nowrap; }
+    .same-row { font-size: 0.9em; }
+    .body { container-type: inline-size; }
+    /* Narrow widgets: each record becomes a block of labelled values instead of a 4-column row. */
+    @container (max-width: 30rem) {
+      .records thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+      .records, .records tbody, .records tr, .records th, .records td, .records caption { display: block; text-align: left; }
+      .records tr { border-bottom: 1px solid var(--hl-rule); padding: 0.3rem 0; }
+      .records th, .records td { border: 0; padding: 0.05rem 0.2rem; }
+      .records td[data-label]::before { content: attr(data-label) ": "; color: var(--hl-muted); }
+      .weight { justify-content: flex-start; }
+      .weight::before { content: "weight: "; color: var(--hl-muted); }
+    }
+  `;
+
+  private selects: HTMLSelectElement[] = [];
+  private recordRows: { weight: HTMLElement; bar: Bar; value: HTMLElement; swapped: HTMLElement; label: HTMLElement }[] = [];
+  private readings: MatrixTable | null = null;
+  private recordBody: HTMLTableSectionElement | null = null;
+  private sameRow: HTMLParagraphElement | null = null;
+  private lastShape = '';
+
+  get columnA(): number { return integerAttribute(this, 'column-a', 1, 1, this.data().values[0].length); }
+  set columnA(v: number) { setNumberAttribute(this, 'column-a', v); }
+  get columnB(): number { return integerAttribute(this, 'column-b', 2, 1, this.data().values[0].length); }
+  set columnB(v: number) { setNumberAttribute(this, 'column-b', v); }
+
+  /** The records, weights and values in use, validated (throws WidgetInputError naming the problem). */
+  data(): ValueSwapData {
+    const script = this.querySelector(':scope > script[type="application/json"]');
+    let json: Record<string, unknown> = {};
+    if (script) {
+      try {
+        json = JSON.parse(script.textContent ?? '');
+      } catch (err) {
+        throw new WidgetInputError(`the JSON content is not valid JSON: ${(err as Error).message}`);
+      }
+      if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+        throw new WidgetInputError('the JSON content must be an object { records, weights, values }');
+      }
+    }
+    const weightsAttr = this.getAttribute('weights');
+    const weights = weightsAttr !== null ? parseWeights(weightsAttr) : checkWeights(json.weights ?? DEFAULT_DATA.weights, 'weights');
+    const valuesRaw = jsonAttribute(this, 'values') ?? json.values ?? DEFAULT_DATA.values;
+    const values = numberGrid(valuesRaw, 'values', weights.length);
+    if (values[0].length < 2) throw new WidgetInputError(`values need at least 2 columns to swap, got ${values[0].length}`);
+    const recordsRaw = jsonAttribute(this, 'records') ?? json.records;
+    const records = recordsRaw === undefined ? weights.map((_, i) => `record ${i + 1}`) : checkRecords(recordsRaw, weights.length);
+    return { records, weights, values };
+  }
+
+  get state(): ValueSwapState {
+    const data = this.data();
+    const { original, swapped } = this.compute(data);
+    return {
+      ...data, column_a: this.columnA, column_b: this.columnB,
+      reading: Array.from(original.reading.data.subarray(0, data.values[0].length)),
+      swapped_reading: Array.from(swapped.reading.data.subarray(0, data.values[0].length)),
+    };
+  }
+
+  private compute(data: ValueSwapData): { original: AttentionResult; swapped: AttentionResult } {
+    const core = this.core!;
+    const n = data.weights.length;
+    const x = identity(n);
+    const zeros = matrix(Array.from({ length: n }, () => [0]));
+    const w_v = matrix(data.values, 'values');
+    const weights_override = matrix(Array.from({ length: n }, () => data.weights), 'weights');
+    const original = core.attention({ x, w_q: zeros, w_k: zeros, w_v, weights_override });
+    const swappedWv = core.swapProjectionCoordinates(w_v, this.columnA - 1, this.columnB - 1);
+    const swapped = core.attention({ x, w_q: zeros, w_k: zeros, w_v: swappedWv, weights_override });
+    return { original, swapped };
+  }
+
+  protected build(): void {
+    this.selects = [];
+    this.recordRows = [];
+    this.lastShape = '';
+    const title = el('p', { class: 'title' });
+    title.append(subscripted('Swap two output columns of W_V'));
+    const intro = el('p', { class: 'caption' },
+      'The attention row is held fixed. Swapping two output columns of the value projection swaps those coordinates in every value vector, so the reading permutes while the weights stay the same.');
+    const controls = el('div', { class: 'row' });
+    for (const [n, text] of [[0, 'Swap output column'], [1, 'with column']] as const) {
+      const select = el('select');
+      const label = el('label');
+      label.append(`${text} `, select);
+      this.listen(select, 'change', () => {
+        const v = Number(select.value);
+        if (n === 0) this.columnA = v; else this.columnB = v;
+        this.emitChange();
+      });
+      controls.append(label);
+      this.selects.push(select);
+    }
+    const table = el('table', { class: 'records' });
+    table.createCaption().textContent = 'Records, attention weights and value vectors';
+    const head = table.createTHead().insertRow();
+    for (const h of ['record', 'weight', 'value', 'value after swap']) head.append(el('th', { scope: 'col' }, h));
+    this.recordBody = table.createTBody();
+    const scroll = el('div', { class: 'scroll' });
+    scroll.append(table);
+    this.sameRow = el('p', { class: 'note same-row' });
+    const readingBox = el('div', { class: 'scroll readings' });
+    this.body.append(title, intro, controls, scroll, readingBox, this.sameRow);
+  }
+
+  protected render(): void {
+    const data = this.data();
+    const d = data.values[0].length;
+    const a = this.columnA, b = this.columnB;
+    const { original, swapped } = this.compute(data);
+
+    const shape = `${data.weights.length}×${d}`;
+    if (shape !== this.lastShape) this.rebuildShape(data.weights.length, d);
+    for (const [n, select] of this.selects.entries()) select.value = String(n === 0 ? a : b);
+
+    const w = original.weights;
+    data.records.forEach((label, j) => {
+      const row = this.recordRows[j];
+      row.label.textContent = label;
+      const weight = w.data[j];  // row 0 of the weights the core used
+      setNumberCell(row.weight, weight);
+      row.bar.update(weight);
+      setVectorCell(row.value, Array.from(original.v.data.subarray(j * d, (j + 1) * d)));
+      setVectorCell(row.swapped, Array.from(swapped.v.data.subarray(j * d, (j + 1) * d)));
+    });
+    const both = matrix([
+      Array.from(original.reading.data.subarray(0, d)),
+      Array.from(swapped.reading.data.subarray(0, d)),
+    ]);
+    this.readings!.update(both);
+    const same = original.weights.data.every((x, i) => x === swapped.weights.data[i]);
+    this.sameRow!.textContent = a === b
+      ? 'Both columns are the same: nothing is swapped.'
+      : `Columns ${a} and ${b} swapped. Attention row in both computations: ${same ? 'identical' : 'different'}.`;
+  }
+
+  /** (Re)creates the per-record rows, the column options and the readings table for n records of width d. */
+  private rebuildShape(n: number, d: number): void {
+    this.lastShape = `${n}×${d}`;
+    for (const select of this.selects) {
+      select.replaceChildren(...Array.from({ length: d }, (_, i) => el('option', { value: String(i + 1) }, String(i + 1))));
+    }
+    this.recordRows = [];
+    const body = this.recordBody!;
+    body.replaceChildren();
+    for (let j = 0; j < n; j++) {
+      const tr = body.insertRow();
+      const label = el('th', { scope: 'row' });
+      const weightCell = tr.insertCell();
+      const box = el('div', { class: 'weight' });
+      const weight = el('span', { class: 'num' });
+      const bar = new Bar(1, false, 60, 12);
+      box.append(bar.svg, weight);
+      weightCell.append(box);
+      const value = tr.insertCell(), swapped = tr.insertCell();
+      value.className = swapped.className = 'num vec';
+      value.dataset.label = 'value';
+      swapped.dataset.label = 'after swap';
+      tr.prepend(label);
+      this.recordRows.push({ weight, bar, value, swapped, label });
+    }
+    this.readings = new MatrixTable({
+      caption: 'Reading Σⱼ aⱼ vⱼ, by output coordinate',
+      rowLabels: ['original', 'after swap'],
+      colLabels: Array.from({ length: d }, (_, i) => `${i + 1}`),
+      heatScale: 0,
+    });
+    this.body.querySelector('.readings')!.replaceChildren(this.readings.table);
+  }
+}
+
+function parseWeights(text: string): number[] {
+  const parts = text.trim().split(/[\s,]+/).filter(Boolean);
+  const weights = parts.map(Number);
+  const bad = parts.findIndex((p, i) => !Number.isFinite(weights[i]));
+  if (bad >= 0) throw new WidgetInputError(`attribute weights: "${parts[bad]}" is not a finite number`);
+  return checkWeights(weights, 'attribute weights');
+}
+
+function checkWeights(raw: unknown, what: string): number[] {
+  if (!Array.isArray(raw) || raw.length === 0) throw new WidgetInputError(`${what} must be a non-empty list of numbers`);
+  raw.forEach((w, i) => {
+    if (typeof w !== 'number' || !Number.isFinite(w)) throw new WidgetInputError(`${what}: entry ${i + 1} (${JSON.stringify(w)}) is not a finite number`);
+    if (w < 0) throw new WidgetInputError(`${what}: entry ${i + 1} is ${w}, but weights must be ≥ 0`);
+  });
+  const sum = raw.reduce((s: number, w: number) => s + w, 0);
+  if (!(Math.abs(sum - 1) <= WEIGHT_SUM_TOLERANCE)) {
+    throw new WidgetInputError(`${what} sum to ${sum}, but an attention row must sum to 1 (within ${WEIGHT_SUM_TOLERANCE})`);
+  }
+  return raw as number[];
+}
+
+function checkRecords(raw: unknown, n: number): string[] {
+  if (!Array.isArray(raw) || raw.length !== n || !raw.every((r) => typeof r === 'string')) {
+    throw new WidgetInputError(`records must be a list of ${n} text labels, one per weight`);
+  }
+  return raw as string[];
+}
+
