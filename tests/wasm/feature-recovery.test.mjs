@@ -78,9 +78,9 @@ test('seed 0: WASM training equals the native CLI results.json within 1e-12 afte
     broken.w_q.pop();
     broken.interventions.erase_payload[1] = 'x';
     assert.deepEqual(validate(schema, broken).sort(), [
-      '$: missing "heldout_mse"',
       '$.interventions.erase_payload[1]: must be number, got "x"',
       '$.w_q: fewer than 9 items',
+      '$: missing "heldout_mse"',
     ]);
   } finally {
     trainer.dispose();
