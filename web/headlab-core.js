@@ -8,6 +8,7 @@ import { attentionApi } from './attention.js';
 import { featureRecoveryApi } from './feature-recovery.js';
 
 export { HeadlabError };
+export { DRAFT_PUBLISHED, FeatureRecoveryTrainer } from './feature-recovery.js';
 
 /** Wraps an instantiated module (the value createHeadlabCore resolves to). */
 export function wrapCore(module) {
