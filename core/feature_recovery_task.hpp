@@ -75,11 +75,12 @@ Matrix known_value_projection(const Matrix& mixing);
 
 // softmax of four scores, stable: a_i = exp(s_i − max s) / Σ_j exp(s_j − max s).
 inline void key_softmax(const double scores[kRecordCount], double weights[kRecordCount]) {
-  double top = scores[0];
-  for (int i = 1; i < kRecordCount; ++i) top = scores[i] > top ? scores[i] : top;
+  int top = 0;
+  for (int i = 1; i < kRecordCount; ++i) top = scores[i] > scores[top] ? i : top;
   double total = 0.0;
   for (int i = 0; i < kRecordCount; ++i) {
-    weights[i] = std::exp(scores[i] - top);
+    // exp(0) is exactly 1 on every libm, so the largest entry skips the call with the same bits.
+    weights[i] = i == top ? 1.0 : std::exp(scores[i] - scores[top]);
     total += weights[i];
   }
   for (int i = 0; i < kRecordCount; ++i) weights[i] /= total;
