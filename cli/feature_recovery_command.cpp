@@ -3,7 +3,9 @@
 #include "core/check.hpp"
 #include "core/feature_recovery_experiment.hpp"
 
+#include <array>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cmath>
 #include <cstdlib>
