@@ -9,6 +9,8 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> all = {
       {"attention", "one attention head: JSON {x, w_q, w_k, w_v, causal?} on stdin, results on stdout",
        run_attention},
+      {"feature-recovery", "train W_q, W_v on the feature-recovery task; --seed S --out results.json [...]",
+       run_feature_recovery_command},
   };
   return all;
 }

@@ -88,10 +88,11 @@ double Random::normal_tail(bool negative) {
   return negative ? x - kTailStart : kTailStart - x;
 }
 
-double Random::normal() {
+double Random::normal() { return normal_from(next_u64()); }
+
+double Random::normal_from(std::uint64_t bits) {
   const ZigguratTables& z = ziggurat();
-  for (;;) {
-    const std::uint64_t bits = next_u64();
+  for (;; bits = next_u64()) {
     // Bits 11–63 give u ∈ [−1, 1); bits 0–6 pick the layer. They do not overlap.
     const double u = 2.0 * (static_cast<double>(bits >> 11) * 0x1.0p-53) - 1.0;
     const int i = static_cast<int>(bits & 0x7F);
@@ -103,6 +104,33 @@ double Random::normal() {
     const double f1 = deterministic_exp(-0.5 * (z.x[i + 1] * z.x[i + 1] - x * x));
     if (f1 + uniform() * (f0 - f1) < 1.0) return x;
   }
+}
+
+void Random::fill_normal(double* out, std::size_t n) {
+  const ZigguratTables& z = ziggurat();
+  std::uint64_t s0 = state_[0], s1 = state_[1], s2 = state_[2], s3 = state_[3];
+  for (std::size_t k = 0; k < n; ++k) {
+    // next_u64() on local copies of the state (same update, same output).
+    const std::uint64_t bits = rotl(s1 * 5, 7) * 9;
+    const std::uint64_t t = s1 << 17;
+    s2 ^= s0;
+    s3 ^= s1;
+    s1 ^= s2;
+    s0 ^= s3;
+    s2 ^= t;
+    s3 = rotl(s3, 45);
+    const double u = 2.0 * (static_cast<double>(bits >> 11) * 0x1.0p-53) - 1.0;
+    const int i = static_cast<int>(bits & 0x7F);
+    if (std::fabs(u) < z.ratio[i]) {
+      out[k] = u * z.x[i];
+      continue;
+    }
+    // The rare rest of normal(): hand the state back, finish the draw, take it again.
+    state_ = {s0, s1, s2, s3};
+    out[k] = normal_from(bits);
+    s0 = state_[0], s1 = state_[1], s2 = state_[2], s3 = state_[3];
+  }
+  state_ = {s0, s1, s2, s3};
 }
 
 Matrix Random::normal_matrix(Eigen::Index rows, Eigen::Index cols, double stddev) {

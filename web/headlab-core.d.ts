@@ -55,7 +55,171 @@ export interface HeadlabCore {
   rotateQueryKey(q: Matrix, k: Matrix, rotation: Matrix): { q: Matrix; k: Matrix };
   /** d × d identity with a rotation by `angle` radians in the plane of coordinates a ≠ b. */
   planeRotation(d: number, a: number, b: number, angle: number): Matrix;
+
+  // ---- feature recovery (web/feature-recovery.js; docs/feature-recovery-results.md) ----
+  /** A steppable trainer of W_q, W_v. Throws HeadlabError naming a bad setting. Call dispose() when done. */
+  createFeatureRecoveryTrainer(settings?: FeatureRecoverySettingsInput): FeatureRecoveryTrainer;
+  /** R (9 × 9) of a seed, the fixed keys (4 × 3) and the known solution W_q = Rᵀ[:, 0..2], W_v = Rᵀ[:, 3..5]. */
+  featureRecoveryTask(input: { seed: number }): FeatureRecoveryTask;
+  /** Held-out evaluation and interventions of any W_q, W_v (9 × 3) on the seed's evaluation set. */
+  featureRecoveryEvaluate(input: FeatureRecoveryHeldOutInput): FeatureRecoveryEvaluation;
+  /** One intervention on the seed's held-out set, re-mixed by R. */
+  featureRecoveryIntervene(input: FeatureRecoveryInterventionInput): FeatureRecoveryInterventionResult;
+  /** Trainer handles alive in the WASM heap (for leak checks). */
+  featureRecoveryLiveTrainers(): number;
 }
+
+/** Settings of a run; every field optional (defaults: the draft's settings). */
+export interface FeatureRecoverySettingsInput {
+  /** Integer in [0, 2^53]; fixes R, the initialisation, every batch and the evaluation set. Default 0. */
+  seed?: number;
+  /** Adam steps, integer in [0, 10^7]. Default 1200. */
+  steps?: number;
+  /** Fresh examples per step, integer in [1, 10^5]. Default 128. */
+  batch?: number;
+  /** Adam learning rate, > 0. Default 0.03. */
+  learning_rate?: number;
+  /** Held-out examples, integer in [2, 10^6]. Default 4096. */
+  eval_size?: number;
+  /** Standard deviation of the request's request features, > 0. Default 1.8. */
+  request_scale?: number;
+  /** Added to every irrelevant latent coordinate in the shift intervention, |shift| ≤ 10^6. Default 5. */
+  shift?: number;
+}
+
+/** Resolved settings, including Adam's fixed β1 = 0.9, β2 = 0.999, ε = 1e-8 and init N(0, init_scale²), init_scale = 1/3. */
+export interface FeatureRecoverySettings {
+  seed: number; steps: number; batch: number; learning_rate: number; optimizer: 'adam';
+  beta1: number; beta2: number; epsilon: number; init_scale: number;
+  eval_size: number; request_scale: number; shift: number;
+}
+
+export interface FeatureRecoveryStep {
+  /** Steps taken by this call (fewer than asked at the end of the run). */
+  taken: number;
+  steps_done: number;
+  steps: number;
+  /** Training loss of the last step (MSE over batch × 3); NaN before the first step. */
+  loss: number;
+}
+
+export interface FeatureRecoverySnapshot {
+  settings: FeatureRecoverySettings;
+  steps_done: number;
+  /** R, 9 × 9 orthogonal: x = z·R. */
+  mixing: Matrix;
+  /** 4 × 3 tetrahedron vertices. */
+  fixed_keys: Matrix;
+  /** 9 × 3 */
+  w_q: Matrix;
+  /** 9 × 3 */
+  w_v: Matrix;
+  /** R·W_q, 9 × 3: query coordinate j per unit of latent feature k. */
+  response_query: Matrix;
+  /** R·W_v, 9 × 3 */
+  response_value: Matrix;
+  /** Loss of every step so far (length steps_done). */
+  loss_trace: Float64Array;
+  /** Seconds spent inside step() calls of this trainer. */
+  train_seconds: number;
+}
+
+export interface FeatureRecoveryEvaluation {
+  heldout_mse: number;
+  /** MSE of the plain average of the four true payloads (no routing). */
+  uniform_attention_mse: number;
+  /** R² = 1 − Σ(q_j − z_j)²/Σ(z_j − mean)² of query coordinate j against request feature j (no fitted scale). */
+  query_r2: [number, number, number];
+  /** The same for value coordinate j against payload feature j, over every record. */
+  value_r2: [number, number, number];
+  interventions: {
+    /** MSE against the kept target after erasing request feature j (j = 0, 1, 2). */
+    erase_request: [number, number, number];
+    /** MSE against the kept target after erasing payload feature j from every record. */
+    erase_payload: [number, number, number];
+    /** MSE between the predictions before and after adding `shift` to every irrelevant coordinate. */
+    irrelevant_shift_mse: number;
+  };
+  response_query: Matrix;
+  response_value: Matrix;
+}
+
+/** results.json (docs/feature-recovery-results.schema.json): matrices as arrays of rows. */
+export interface FeatureRecoveryResults {
+  format: 'headlab.feature-recovery.results/1';
+  headlab_version: string;
+  settings: FeatureRecoverySettings;
+  steps_done: number;
+  fixed_keys: number[][]; mixing: number[][]; w_q: number[][]; w_v: number[][];
+  response_query: number[][]; response_value: number[][];
+  loss_trace: number[];
+  heldout_mse: number; uniform_attention_mse: number;
+  query_r2: [number, number, number]; value_r2: [number, number, number];
+  interventions: FeatureRecoveryEvaluation['interventions'];
+  train_seconds: number;
+}
+
+export declare class FeatureRecoveryTrainer {
+  readonly settings: FeatureRecoverySettings;
+  readonly disposed: boolean;
+  /** Advances up to n (integer ≥ 0, default 1) steps. Same bits however the steps are chunked. */
+  step(n?: number): FeatureRecoveryStep;
+  snapshot(): FeatureRecoverySnapshot;
+  evaluate(): FeatureRecoveryEvaluation;
+  results(): FeatureRecoveryResults;
+  /** Frees the WASM trainer; idempotent. Any later call throws HeadlabError. */
+  dispose(): void;
+}
+
+export interface FeatureRecoveryTask {
+  mixing: Matrix;
+  fixed_keys: Matrix;
+  known_w_q: Matrix;
+  known_w_v: Matrix;
+}
+
+export interface FeatureRecoveryHeldOutInput {
+  /** Selects R and the evaluation set. */
+  seed: number;
+  /** 9 × 3 */
+  w_q: Matrix;
+  /** 9 × 3 */
+  w_v: Matrix;
+  /** Default 4096. */
+  eval_size?: number;
+  /** Default 1.8. */
+  request_scale?: number;
+  /** Default 5. */
+  shift?: number;
+}
+
+export interface FeatureRecoveryInterventionInput extends FeatureRecoveryHeldOutInput {
+  intervention: 'erase_request' | 'erase_payload' | 'irrelevant_shift';
+  /** 0, 1 or 2; required for the erasures. */
+  feature?: number;
+  /** Rows of before/after/target to return, in [0, eval_size]. Default 0. */
+  examples?: number;
+}
+
+export interface FeatureRecoveryInterventionResult {
+  /** As in FeatureRecoveryEvaluation.interventions for this intervention. */
+  mse: number;
+  /** Unintervened held-out MSE. */
+  heldout_mse: number;
+  /** First `examples` predictions before and after the intervention, and the targets (examples × 3). */
+  before: Matrix;
+  after: Matrix;
+  target: Matrix;
+}
+
+/** The draft's published PyTorch figures, for display beside a run's own (not expectations). */
+export declare const DRAFT_PUBLISHED: {
+  source: string;
+  seeds: ReadonlyArray<{ seed: number; heldout_mse: number; uniform_attention_mse: number; min_r2: string }>;
+  erase_request_mse: readonly [number, number];
+  erase_payload_mse: readonly [number, number];
+  irrelevant_shift_mse: readonly [number, number];
+};
 
 /** Emscripten module options: { wasmBinary: Uint8Array } in Node, { locateFile(path): string } in a page. */
 export interface ModuleOptions {

@@ -5,14 +5,17 @@
 // One web/<concept>.js per bindings file contributes its functions here.
 import { HeadlabError } from './errors.js';
 import { attentionApi } from './attention.js';
+import { featureRecoveryApi } from './feature-recovery.js';
 
 export { HeadlabError };
+export { DRAFT_PUBLISHED, FeatureRecoveryTrainer } from './feature-recovery.js';
 
 /** Wraps an instantiated module (the value createHeadlabCore resolves to). */
 export function wrapCore(module) {
   return {
     version: () => module.version(),
     ...attentionApi(module),
+    ...featureRecoveryApi(module),
   };
 }
 

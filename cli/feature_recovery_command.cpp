@@ -1,0 +1,189 @@
+#include "cli/commands.hpp"
+#include "cli/json_matrix.hpp"
+#include "core/check.hpp"
+#include "core/feature_recovery_experiment.hpp"
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include <unistd.h>
+
+namespace headlab::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: headlab feature-recovery --seed S --out results.json [--steps N] [--batch B] [--lr L]\n"
+    "                                [--eval-size E] [--request-scale C] [--shift D]\n"
+    "  --seed S            integer ≥ 0; fixes R, the initialisation, every batch and the evaluation set\n"
+    "  --out PATH          where to write results.json ('-' for stdout); schema: docs/feature-recovery-results.md\n"
+    "  --steps N           Adam steps, 0 … 10000000 (default 1200)\n"
+    "  --batch B           fresh examples per step, 1 … 100000 (default 128)\n"
+    "  --lr L              Adam learning rate > 0 (default 0.03)\n"
+    "  --eval-size E       held-out examples, 2 … 1000000 (default 4096)\n"
+    "  --request-scale C   std. deviation of the request features > 0 (default 1.8)\n"
+    "  --shift D           added to irrelevant coordinates in the shift intervention (default 5)\n";
+
+std::atomic<bool> interrupted{false};
+extern "C" void on_interrupt(int) { interrupted.store(true); }
+
+struct BadArgument {
+  std::string message;
+};
+
+long long parse_integer(const std::string& flag, const std::string& text, long long low, long long high) {
+  char* end = nullptr;
+  errno = 0;
+  const long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE) throw BadArgument{flag + " needs an integer, got \"" + text + "\""};
+  if (value < low || value > high) {
+    throw BadArgument{flag + " must be in [" + std::to_string(low) + ", " + std::to_string(high) + "], got " + text};
+  }
+  return value;
+}
+
+double parse_number(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(value)) {
+    throw BadArgument{flag + " needs a finite number, got \"" + text + "\""};
+  }
+  return value;
+}
+
+nlohmann::json triple(const std::array<double, 3>& v) { return nlohmann::json::array({v[0], v[1], v[2]}); }
+
+nlohmann::json results_json(const FeatureRecoveryResult& r) {
+  const FeatureRecoverySettings& s = r.settings;
+  const FeatureRecoveryEvaluation& e = r.evaluation;
+  nlohmann::json settings = {
+      {"seed", s.seed},           {"steps", s.steps},
+      {"batch", s.batch},         {"learning_rate", s.learning_rate},
+      {"optimizer", "adam"},      {"beta1", s.beta1},
+      {"beta2", s.beta2},         {"epsilon", s.epsilon},
+      {"init_scale", s.init_scale}, {"eval_size", s.eval_size},
+      {"request_scale", s.request_scale}, {"shift", s.shift},
+  };
+  return {
+      {"format", "headlab.feature-recovery.results/1"},
+      {"headlab_version", HEADLAB_VERSION},
+      {"settings", settings},
+      {"steps_done", r.steps_done},
+      {"fixed_keys", matrix_to_json(r.keys)},
+      {"mixing", matrix_to_json(r.mixing)},
+      {"w_q", matrix_to_json(r.w_q)},
+      {"w_v", matrix_to_json(r.w_v)},
+      {"response_query", matrix_to_json(e.response_query)},
+      {"response_value", matrix_to_json(e.response_value)},
+      {"loss_trace", r.loss_trace},
+      {"heldout_mse", e.heldout_mse},
+      {"uniform_attention_mse", e.uniform_attention_mse},
+      {"query_r2", triple(e.query_r2)},
+      {"value_r2", triple(e.value_r2)},
+      {"interventions",
+       {{"erase_request", triple(e.erase_request_mse)},
+        {"erase_payload", triple(e.erase_payload_mse)},
+        {"irrelevant_shift_mse", e.irrelevant_shift_mse}}},
+      {"train_seconds", r.train_seconds},
+  };
+}
+
+}  // namespace
+
+int run_feature_recovery_command(const Args& args, std::istream&, std::ostream& out, std::ostream& err) {
+  FeatureRecoverySettings settings;
+  std::string out_path;
+  bool have_seed = false;
+  try {
+    for (std::size_t i = 0; i < args.size(); i += 2) {
+      const std::string& flag = args[i];
+      if (flag == "--help" || flag == "-h") {
+        out << kUsage;
+        return 0;
+      }
+      const bool known = flag == "--seed" || flag == "--out" || flag == "--steps" || flag == "--batch" ||
+                         flag == "--lr" || flag == "--eval-size" || flag == "--request-scale" || flag == "--shift";
+      if (!known) throw BadArgument{"unknown option \"" + flag + "\""};
+      if (i + 1 >= args.size()) throw BadArgument{flag + " needs a value"};
+      const std::string& value = args[i + 1];
+      if (flag == "--seed") {
+        if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos || value.size() > 19) {
+          throw BadArgument{"--seed needs an integer in [0, 10^19), got \"" + value + "\""};
+        }
+        settings.seed = std::strtoull(value.c_str(), nullptr, 10);
+        have_seed = true;
+      } else if (flag == "--out") {
+        if (value.empty()) throw BadArgument{"--out needs a path"};
+        out_path = value;
+      } else if (flag == "--steps") {
+        settings.steps = static_cast<int>(parse_integer(flag, value, 0, 10000000));
+      } else if (flag == "--batch") {
+        settings.batch = static_cast<int>(parse_integer(flag, value, 1, 100000));
+      } else if (flag == "--eval-size") {
+        settings.eval_size = static_cast<int>(parse_integer(flag, value, 2, 1000000));
+      } else if (flag == "--lr") {
+        settings.learning_rate = parse_number(flag, value);
+      } else if (flag == "--request-scale") {
+        settings.request_scale = parse_number(flag, value);
+      } else if (flag == "--shift") {
+        settings.shift = parse_number(flag, value);
+      }
+    }
+    if (!have_seed) throw BadArgument{"--seed is required"};
+    if (out_path.empty()) throw BadArgument{"--out is required"};
+    validate_feature_recovery_settings(settings);
+  } catch (const BadArgument& e) {
+    err << "headlab feature-recovery: " << e.message << "\n" << kUsage;
+    return 2;
+  } catch (const InputError& e) {
+    err << "headlab feature-recovery: " << e.what() << "\n" << kUsage;
+    return 2;
+  }
+
+  // Ctrl-C stops training between steps; the partial run is still evaluated and written.
+  interrupted.store(false);
+  const auto previous = std::signal(SIGINT, on_interrupt);
+  const bool show_progress = isatty(STDERR_FILENO) != 0;
+  FeatureRecoveryResult result;
+  try {
+    result = run_feature_recovery(
+        settings,
+        [&](int done, int total, double loss) {
+          if (show_progress && (done % 100 == 0 || done == total)) {
+            err << "\rstep " << done << "/" << total << "  loss " << loss << std::flush;
+          }
+        },
+        &interrupted);
+  } catch (const std::exception& e) {
+    std::signal(SIGINT, previous);
+    err << "headlab feature-recovery: " << e.what() << "\n";
+    return 1;
+  }
+  std::signal(SIGINT, previous);
+  if (show_progress) err << "\n";
+
+  const std::string text = results_json(result).dump(-1, ' ', false, nlohmann::json::error_handler_t::strict) + "\n";
+  if (out_path == "-") {
+    out << text;
+  } else {
+    std::ofstream file(out_path);
+    if (!file || !(file << text) || !file.flush()) {
+      err << "headlab feature-recovery: cannot write --out \"" << out_path << "\"\n";
+      return 1;
+    }
+  }
+  if (result.steps_done < settings.steps) {
+    err << "headlab feature-recovery: interrupted after " << result.steps_done << " of " << settings.steps
+        << " steps; the results hold the partial run\n";
+    return 130;
+  }
+  return 0;
+}
+
+}  // namespace headlab::cli

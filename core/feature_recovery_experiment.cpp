@@ -1,0 +1,216 @@
+#include "core/feature_recovery_experiment.hpp"
+
+#include "core/check.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+namespace headlab {
+namespace {
+
+void require_in_range(const char* name, double value, double low, double high) {
+  if (!(std::isfinite(value) && value >= low && value <= high)) {
+    throw InputError(std::string(name) + " must be in [" + std::to_string(low) + ", " + std::to_string(high) +
+                     "], got " + std::to_string(value));
+  }
+}
+
+void require_positive(const char* name, double value) {
+  if (!(std::isfinite(value) && value > 0.0)) {
+    throw InputError(std::string(name) + " must be a finite number > 0, got " + std::to_string(value));
+  }
+}
+
+Matrix initial_projection(const FeatureRecoverySettings& settings, int which) {
+  // Stream kInitialisationStream draws W_q (rows 0–8) then W_v (rows 0–8), row by row.
+  Random rng = Random(settings.seed).stream(kInitialisationStream);
+  Matrix w_q = rng.normal_matrix(kLatentSize, kFeatureWidth, settings.init_scale);
+  if (which == 0) return w_q;
+  return rng.normal_matrix(kLatentSize, kFeatureWidth, settings.init_scale);
+}
+
+const FeatureRecoverySettings& validated(const FeatureRecoverySettings& settings) {
+  validate_feature_recovery_settings(settings);
+  return settings;
+}
+
+// out (9 × 3) = a (9 × 9, or its transpose) · w (9 × 3), summed in a fixed order (l = 0 … 8)
+// so that native and WASM builds add the same terms in the same sequence.
+template <bool Transpose, class Out>
+void times_projection(const Matrix& a, const double* w, Out& out) {
+  for (int k = 0; k < kLatentSize; ++k) {
+    for (int j = 0; j < kFeatureWidth; ++j) {
+      double sum = 0.0;
+      for (int l = 0; l < kLatentSize; ++l) sum += (Transpose ? a(l, k) : a(k, l)) * w[l * kFeatureWidth + j];
+      out.data()[k * kFeatureWidth + j] = sum;
+    }
+  }
+}
+
+double coefficient_of_determination(const Eigen::Ref<const Vector>& reading, const Eigen::Ref<const Vector>& feature) {
+  const double mean = feature.mean();
+  const double total = (feature.array() - mean).square().sum();
+  const double residual = (reading - feature).squaredNorm();
+  return 1.0 - residual / total;
+}
+
+void require_eval_set(const FeatureRecoveryBatch& eval_set) {
+  require_usable("evaluation request", eval_set.request);
+  require_shape("evaluation request", eval_set.request, eval_set.request.rows(), kLatentSize);
+  require_shape("evaluation records", eval_set.records, kRecordCount * eval_set.size(), kLatentSize);
+  require_shape("evaluation target", eval_set.target, eval_set.size(), kFeatureWidth);
+  if (eval_set.size() < 2) throw InputError("the evaluation set needs at least 2 examples for R²");
+}
+
+}  // namespace
+
+void validate_feature_recovery_settings(const FeatureRecoverySettings& s) {
+  require_in_range("steps", s.steps, 0, 1e7);
+  require_in_range("batch", s.batch, 1, 1e5);
+  require_positive("learning rate", s.learning_rate);
+  require_in_range("beta1", s.beta1, 0.0, 0.999999999);
+  require_in_range("beta2", s.beta2, 0.0, 0.999999999);
+  require_positive("epsilon", s.epsilon);
+  require_positive("init scale", s.init_scale);
+  require_in_range("eval size", s.eval_size, 2, 1e6);
+  require_positive("request scale", s.request_scale);
+  require_in_range("shift", s.shift, -1e6, 1e6);
+}
+
+FeatureRecoveryTrainer::FeatureRecoveryTrainer(const FeatureRecoverySettings& settings)
+    : settings_(validated(settings)),
+      mixing_(feature_recovery_mixing(settings.seed)),
+      w_q_(initial_projection(settings, 0)),
+      w_v_(initial_projection(settings, 1)),
+      dw_q_(Matrix::Zero(kLatentSize, kFeatureWidth)),
+      dw_v_(Matrix::Zero(kLatentSize, kFeatureWidth)),
+      adam_(AdamSettings{settings.learning_rate, settings.beta1, settings.beta2, settings.epsilon, 0.0},
+            {&w_q_, &w_v_}),
+      batches_(Random(settings.seed).stream(kBatchStream)) {
+  loss_trace_.reserve(static_cast<std::size_t>(settings.steps));
+}
+
+int FeatureRecoveryTrainer::step(int n) {
+  if (n < 0) throw InputError("step count must be ≥ 0, got " + std::to_string(n));
+  const int todo = std::min(n, settings_.steps - steps_done());
+  ResponseMap response_query, response_value, dresponse_query, dresponse_value;
+  for (int t = 0; t < todo; ++t) {
+    sample_feature_recovery_batch(batches_, settings_.batch, settings_.request_scale, batch_);
+    times_projection<false>(mixing_, w_q_.data(), response_query);  // M_q = R·W_q
+    times_projection<false>(mixing_, w_v_.data(), response_value);  // M_v = R·W_v
+    const double loss =
+        feature_recovery_latent_backward(batch_, response_query, response_value, dresponse_query, dresponse_value);
+    times_projection<true>(mixing_, dresponse_query.data(), dw_q_);  // dW_q = Rᵀ·dM_q
+    times_projection<true>(mixing_, dresponse_value.data(), dw_v_);  // dW_v = Rᵀ·dM_v
+    adam_.step({&w_q_, &w_v_}, {&dw_q_, &dw_v_});
+    loss_trace_.push_back(loss);
+  }
+  return todo;
+}
+
+FeatureRecoveryBatch feature_recovery_evaluation_set(std::uint64_t seed, int eval_size, double request_scale) {
+  require_in_range("eval size", eval_size, 2, 1e6);
+  Random rng = Random(seed).stream(kEvaluationStream);
+  return sample_feature_recovery_batch(rng, eval_size, request_scale);
+}
+
+Matrix feature_recovery_intervened_prediction(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
+                                              const Matrix& w_q, const Matrix& w_v,
+                                              FeatureRecoveryIntervention intervention, int feature, double shift) {
+  require_eval_set(eval_set);
+  require_usable("mixing", mixing);
+  require_shape("mixing", mixing, kLatentSize, kLatentSize);
+  Matrix request = eval_set.request;
+  Matrix records = eval_set.records;
+  switch (intervention) {
+    case FeatureRecoveryIntervention::erase_request:
+      require_index("request feature", feature, kFeatureWidth);
+      request.col(kRequestFeatures + feature).setZero();
+      break;
+    case FeatureRecoveryIntervention::erase_payload:
+      require_index("payload feature", feature, kFeatureWidth);
+      records.col(kPayloadFeatures + feature).setZero();
+      break;
+    case FeatureRecoveryIntervention::irrelevant_shift:
+      require_in_range("shift", shift, -1e6, 1e6);
+      request.middleCols(kPayloadFeatures, 2 * kFeatureWidth).array() += shift;  // payload and noise
+      records.middleCols(kRequestFeatures, kFeatureWidth).array() += shift;
+      records.middleCols(kNoiseFeatures, kFeatureWidth).array() += shift;
+      break;
+    default:
+      throw InputError("unknown intervention");
+  }
+  return feature_recovery_forward(request * mixing, records * mixing, w_q, w_v).prediction;
+}
+
+double feature_recovery_intervention_mse(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
+                                         const Matrix& w_q, const Matrix& w_v,
+                                         FeatureRecoveryIntervention intervention, int feature, double shift) {
+  const Matrix changed = feature_recovery_intervened_prediction(eval_set, mixing, w_q, w_v, intervention, feature, shift);
+  if (intervention == FeatureRecoveryIntervention::irrelevant_shift) {
+    const Matrix original =
+        feature_recovery_forward(eval_set.request * mixing, eval_set.records * mixing, w_q, w_v).prediction;
+    return mean_squared_error(changed, original);
+  }
+  return mean_squared_error(changed, eval_set.target);
+}
+
+FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
+                                                    const Matrix& w_q, const Matrix& w_v, double shift) {
+  require_eval_set(eval_set);
+  require_usable("mixing", mixing);
+  require_shape("mixing", mixing, kLatentSize, kLatentSize);
+  require_in_range("shift", shift, -1e6, 1e6);
+  const Eigen::Index n = eval_set.size();
+  const FeatureRecoveryForward f = feature_recovery_forward(eval_set.request * mixing, eval_set.records * mixing, w_q, w_v);
+  FeatureRecoveryEvaluation e;
+  e.heldout_mse = mean_squared_error(f.prediction, eval_set.target);
+  Matrix uniform = Matrix::Zero(n, kFeatureWidth);
+  for (Eigen::Index b = 0; b < n; ++b)
+    for (int i = 0; i < kRecordCount; ++i)
+      uniform.row(b) += 0.25 * eval_set.records.block(kRecordCount * b + i, kPayloadFeatures, 1, kFeatureWidth);
+  e.uniform_attention_mse = mean_squared_error(uniform, eval_set.target);
+  for (int j = 0; j < kFeatureWidth; ++j) {
+    e.query_r2[j] = coefficient_of_determination(f.query.col(j), eval_set.request.col(kRequestFeatures + j));
+    e.value_r2[j] = coefficient_of_determination(f.values.col(j), eval_set.records.col(kPayloadFeatures + j));
+    e.erase_request_mse[j] = feature_recovery_intervention_mse(eval_set, mixing, w_q, w_v,
+                                                               FeatureRecoveryIntervention::erase_request, j, shift);
+    e.erase_payload_mse[j] = feature_recovery_intervention_mse(eval_set, mixing, w_q, w_v,
+                                                               FeatureRecoveryIntervention::erase_payload, j, shift);
+  }
+  const Matrix shifted = feature_recovery_intervened_prediction(eval_set, mixing, w_q, w_v,
+                                                                FeatureRecoveryIntervention::irrelevant_shift, 0, shift);
+  e.irrelevant_shift_mse = mean_squared_error(shifted, f.prediction);
+  e.response_query = mixing * w_q;
+  e.response_value = mixing * w_v;
+  return e;
+}
+
+FeatureRecoveryResult run_feature_recovery(const FeatureRecoverySettings& settings,
+                                           const FeatureRecoveryProgress& progress, const std::atomic<bool>* stop) {
+  FeatureRecoveryTrainer trainer(settings);
+  std::chrono::steady_clock::duration training{};
+  while (!trainer.finished()) {
+    if (stop != nullptr && stop->load()) break;
+    const auto start = std::chrono::steady_clock::now();
+    trainer.step(1);
+    training += std::chrono::steady_clock::now() - start;
+    if (progress) progress(trainer.steps_done(), settings.steps, trainer.loss_trace().back());
+  }
+  FeatureRecoveryResult r;
+  r.settings = settings;
+  r.mixing = trainer.mixing();
+  r.keys = feature_recovery_keys();
+  r.w_q = trainer.w_q();
+  r.w_v = trainer.w_v();
+  r.loss_trace = trainer.loss_trace();
+  r.steps_done = trainer.steps_done();
+  r.train_seconds = std::chrono::duration<double>(training).count();
+  const FeatureRecoveryBatch eval_set =
+      feature_recovery_evaluation_set(settings.seed, settings.eval_size, settings.request_scale);
+  r.evaluation = evaluate_feature_recovery(eval_set, r.mixing, r.w_q, r.w_v, settings.shift);
+  return r;
+}
+
+}  // namespace headlab

@@ -1,0 +1,134 @@
+// The feature-recovery experiment: training W_q and W_v with Adam on fresh
+// batches, then evaluation and interventions on a held-out set.
+//
+// One integer seed fixes everything through independent sub-streams of
+// Random(seed) (see FeatureRecoveryStream): R, the initialisation, every batch
+// in step order and the evaluation set.
+#pragma once
+
+#include "core/adam.hpp"
+#include "core/feature_recovery_model.hpp"
+#include "core/feature_recovery_task.hpp"
+#include "core/matrix.hpp"
+#include "core/random.hpp"
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace headlab {
+
+struct FeatureRecoverySettings {
+  std::uint64_t seed = 0;
+  int steps = 1200;             // Adam updates, each on a fresh batch; 0 ≤ steps ≤ 10⁷
+  int batch = 128;              // examples per step; 1 ≤ batch ≤ 10⁵
+  double learning_rate = 0.03;  // Adam step size, the draft's value
+  double beta1 = 0.9;           // Adam first-moment decay (PyTorch's default, as in the draft)
+  double beta2 = 0.999;         // Adam second-moment decay (PyTorch's default)
+  double epsilon = 1e-8;        // Adam denominator guard (PyTorch's default)
+  // W_q, W_v entries start as N(0, init_scale²); 1/3 = 1/√9 gives query and value
+  // coordinates of unit variance at step 0 for unit-variance inputs.
+  double init_scale = 1.0 / 3.0;
+  int eval_size = 4096;         // held-out examples; 2 ≤ eval_size ≤ 10⁶
+  double request_scale = 1.8;   // standard deviation of the request's request features
+  double shift = 5.0;           // added to every irrelevant latent coordinate in the shift intervention
+};
+
+// Throws InputError naming the first setting out of its range.
+void validate_feature_recovery_settings(const FeatureRecoverySettings& settings);
+
+// Steppable training. Deterministic: the same settings give the same bits after
+// N steps however the N steps are split across calls of step().
+class FeatureRecoveryTrainer {
+ public:
+  explicit FeatureRecoveryTrainer(const FeatureRecoverySettings& settings);
+
+  // Advances min(n, steps − steps_done()) steps and returns how many it took (n ≥ 0).
+  int step(int n);
+  int steps_done() const { return static_cast<int>(loss_trace_.size()); }
+  bool finished() const { return steps_done() >= settings_.steps; }
+
+  const FeatureRecoverySettings& settings() const { return settings_; }
+  const Matrix& mixing() const { return mixing_; }  // R, 9 × 9
+  const Matrix& w_q() const { return w_q_; }        // 9 × 3
+  const Matrix& w_v() const { return w_v_; }        // 9 × 3
+  Matrix response_query() const { return mixing_ * w_q_; }  // R·W_q, 9 × 3
+  Matrix response_value() const { return mixing_ * w_v_; }  // R·W_v, 9 × 3
+  // Training loss of step t (the batch loss before update t), t = 0 … steps_done() − 1.
+  const std::vector<double>& loss_trace() const { return loss_trace_; }
+  // The trainable parameters in Adam's order: W_q then W_v. Nothing else is updated.
+  std::vector<const Matrix*> parameters() const { return {&w_q_, &w_v_}; }
+
+ private:
+  FeatureRecoverySettings settings_;
+  Matrix mixing_;
+  Matrix w_q_, w_v_;
+  Matrix dw_q_, dw_v_;
+  Adam adam_;
+  Random batches_;
+  FeatureRecoveryBatch batch_;  // reused every step
+  std::vector<double> loss_trace_;
+};
+
+// The held-out set: eval_size examples from stream kEvaluationStream of Random(seed).
+FeatureRecoveryBatch feature_recovery_evaluation_set(std::uint64_t seed, int eval_size, double request_scale);
+
+enum class FeatureRecoveryIntervention {
+  erase_request,     // set request feature `feature` of the request to 0
+  erase_payload,     // set payload feature `feature` of every record to 0
+  irrelevant_shift,  // add `shift` to the request's payload and noise features and to
+                     // every record's request and noise features
+};
+
+// Applies the intervention to the latent held-out set, re-mixes it with R and
+// returns the model's prediction (B × 3). feature ∈ {0, 1, 2} for the erasures.
+Matrix feature_recovery_intervened_prediction(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
+                                              const Matrix& w_q, const Matrix& w_v,
+                                              FeatureRecoveryIntervention intervention, int feature, double shift);
+
+// MSE of an intervention: against the original target for the erasures (the
+// target is kept), against the unintervened prediction for the shift.
+double feature_recovery_intervention_mse(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
+                                         const Matrix& w_q, const Matrix& w_v,
+                                         FeatureRecoveryIntervention intervention, int feature, double shift);
+
+struct FeatureRecoveryEvaluation {
+  double heldout_mse = 0.0;            // prediction against the teacher's target
+  double uniform_attention_mse = 0.0;  // (1/4)·Σ_i payload_i against the target
+  // R² = 1 − Σ(c − f)² / Σ(f − mean f)² of coordinate c as a reading of feature f,
+  // with no fitted scale or offset: query coordinate j against request feature j of
+  // each request; value coordinate j against payload feature j of every record.
+  std::array<double, 3> query_r2{};
+  std::array<double, 3> value_r2{};
+  std::array<double, 3> erase_request_mse{};  // per request feature
+  std::array<double, 3> erase_payload_mse{};  // per payload feature
+  double irrelevant_shift_mse = 0.0;
+  Matrix response_query;  // R·W_q
+  Matrix response_value;  // R·W_v
+};
+
+FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
+                                                    const Matrix& w_q, const Matrix& w_v, double shift);
+
+struct FeatureRecoveryResult {
+  FeatureRecoverySettings settings;
+  Matrix mixing;
+  Matrix keys;
+  Matrix w_q, w_v;
+  std::vector<double> loss_trace;
+  FeatureRecoveryEvaluation evaluation;
+  int steps_done = 0;          // < settings.steps when stopped
+  double train_seconds = 0.0;  // wall time of the training steps only
+};
+
+// Called after every step with (steps done, steps in total, loss of that step).
+using FeatureRecoveryProgress = std::function<void(int, int, double)>;
+
+// Trains (stopping early between steps once *stop is true), then evaluates.
+FeatureRecoveryResult run_feature_recovery(const FeatureRecoverySettings& settings,
+                                           const FeatureRecoveryProgress& progress = {},
+                                           const std::atomic<bool>* stop = nullptr);
+
+}  // namespace headlab

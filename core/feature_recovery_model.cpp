@@ -1,0 +1,152 @@
+#include "core/feature_recovery_model.hpp"
+
+#include "core/check.hpp"
+
+#include <string>
+
+namespace headlab {
+namespace {
+
+void require_model_inputs(const Matrix& x_request, const Matrix& x_records) {
+  require_usable("x_request", x_request);
+  require_shape("x_request", x_request, x_request.rows(), kLatentSize);
+  require_usable("x_records", x_records);
+  require_shape("x_records", x_records, kRecordCount * x_request.rows(), kLatentSize);
+}
+
+}  // namespace
+
+FeatureRecoveryForward feature_recovery_forward(const Matrix& x_request, const Matrix& x_records, const Matrix& w_q,
+                                                const Matrix& w_v) {
+  require_model_inputs(x_request, x_records);
+  require_usable("w_q", w_q);
+  require_shape("w_q", w_q, kLatentSize, kFeatureWidth);
+  require_usable("w_v", w_v);
+  require_shape("w_v", w_v, kLatentSize, kFeatureWidth);
+  const Eigen::Index batch = x_request.rows();
+  FeatureRecoveryForward f;
+  f.query = x_request * w_q;
+  f.values = x_records * w_v;
+  f.scores = f.query * feature_recovery_keys().transpose() * kInverseSqrtKeyWidth;
+  f.weights.resize(batch, kRecordCount);
+  f.prediction = Matrix::Zero(batch, kFeatureWidth);
+  for (Eigen::Index b = 0; b < batch; ++b) {
+    key_softmax(f.scores.data() + b * kRecordCount, f.weights.data() + b * kRecordCount);
+    for (int i = 0; i < kRecordCount; ++i) f.prediction.row(b) += f.weights(b, i) * f.values.row(kRecordCount * b + i);
+  }
+  return f;
+}
+
+double mean_squared_error(const Matrix& prediction, const Matrix& target) {
+  require_nonempty("prediction", prediction);
+  require_shape("target", target, prediction.rows(), prediction.cols());
+  return (prediction - target).squaredNorm() / static_cast<double>(prediction.size());
+}
+
+FeatureRecoveryGradients feature_recovery_backward(const FeatureRecoveryForward& f, const Matrix& x_request,
+                                                   const Matrix& x_records, const Matrix& target) {
+  require_model_inputs(x_request, x_records);
+  const Eigen::Index batch = x_request.rows();
+  require_shape("target", target, batch, kFeatureWidth);
+  FeatureRecoveryGradients g;
+  const Matrix residual = f.prediction - target;
+  g.loss = residual.squaredNorm() / static_cast<double>(residual.size());
+  // loss = Σ residual² / (3B)  →  dprediction = 2·residual / (3B)
+  const Matrix dprediction = residual * (2.0 / static_cast<double>(residual.size()));
+  Matrix dvalues(kRecordCount * batch, kFeatureWidth);
+  Matrix dscores(batch, kRecordCount);
+  for (Eigen::Index b = 0; b < batch; ++b) {
+    RowVector dweights(kRecordCount);
+    for (int i = 0; i < kRecordCount; ++i) {
+      // prediction_b = Σ_i weights_{b,i}·values_{4b+i}
+      dvalues.row(kRecordCount * b + i) = f.weights(b, i) * dprediction.row(b);
+      dweights(i) = f.values.row(kRecordCount * b + i).dot(dprediction.row(b));
+    }
+    // weights_b = softmax(scores_b)  →  dscores_b = weights_b ⊙ (dweights − dweights·weights_b)
+    const RowVector weights = f.weights.row(b);
+    const double inner = dweights.dot(weights);
+    dscores.row(b) = weights.cwiseProduct((dweights.array() - inner).matrix());
+  }
+  // scores = query·Kᵀ/√3  →  dquery = dscores·K/√3
+  const Matrix dquery = dscores * feature_recovery_keys() * kInverseSqrtKeyWidth;
+  // query = x_request·W_q  →  dW_q = x_requestᵀ·dquery;  values = x_records·W_v  →  dW_v = x_recordsᵀ·dvalues
+  g.dw_q = x_request.transpose() * dquery;
+  g.dw_v = x_records.transpose() * dvalues;
+  return g;
+}
+
+double feature_recovery_latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& response_query,
+                                        const ResponseMap& response_value, ResponseMap& dresponse_query,
+                                        ResponseMap& dresponse_value) {
+  const Eigen::Index batch_size = batch.size();
+  const double* mq = response_query.data();  // row-major 9 × 3: mq[3k + j]
+  const double* mv = response_value.data();
+  double dmq[kLatentSize * kFeatureWidth] = {};
+  double dmv[kLatentSize * kFeatureWidth] = {};
+  double squared_error = 0.0;
+  const double dprediction_scale = 2.0 / static_cast<double>(kFeatureWidth * batch_size);
+  for (Eigen::Index b = 0; b < batch_size; ++b) {
+    const double* z = batch.request.data() + b * kLatentSize;                  // 9
+    const double* records = batch.records.data() + b * kRecordCount * kLatentSize;  // 4 × 9
+    const double* target = batch.target.data() + b * kFeatureWidth;            // 3
+    // query = z·M_q
+    double query[kFeatureWidth] = {};
+    for (int k = 0; k < kLatentSize; ++k)
+      for (int j = 0; j < kFeatureWidth; ++j) query[j] += z[k] * mq[k * kFeatureWidth + j];
+    // scores = query·Kᵀ/√3, weights = softmax(scores)
+    double scores[kRecordCount], weights[kRecordCount];
+    for (int i = 0; i < kRecordCount; ++i) {
+      double dot = 0.0;
+      for (int j = 0; j < kFeatureWidth; ++j) dot += query[j] * feature_recovery_key(i, j);
+      scores[i] = dot * kInverseSqrtKeyWidth;
+    }
+    key_softmax(scores, weights);
+    // mixed_record = Σ_i weights_i·z_i (9);  prediction = mixed_record·M_v = Σ_i weights_i·(z_i·M_v)
+    double mixed_record[kLatentSize] = {};
+    for (int i = 0; i < kRecordCount; ++i)
+      for (int k = 0; k < kLatentSize; ++k) mixed_record[k] += weights[i] * records[i * kLatentSize + k];
+    double prediction[kFeatureWidth] = {};
+    for (int k = 0; k < kLatentSize; ++k)
+      for (int j = 0; j < kFeatureWidth; ++j) prediction[j] += mixed_record[k] * mv[k * kFeatureWidth + j];
+    double dprediction[kFeatureWidth];
+    for (int j = 0; j < kFeatureWidth; ++j) {
+      const double residual = prediction[j] - target[j];
+      squared_error += residual * residual;
+      dprediction[j] = dprediction_scale * residual;
+    }
+    // prediction = mixed_record·M_v  →  dM_v += mixed_recordᵀ·dprediction
+    for (int k = 0; k < kLatentSize; ++k)
+      for (int j = 0; j < kFeatureWidth; ++j) dmv[k * kFeatureWidth + j] += mixed_record[k] * dprediction[j];
+    // dweights_i = (z_i·M_v)·dprediction = z_i·(M_v·dprediction)
+    double value_direction[kLatentSize];
+    for (int k = 0; k < kLatentSize; ++k) {
+      double dot = 0.0;
+      for (int j = 0; j < kFeatureWidth; ++j) dot += mv[k * kFeatureWidth + j] * dprediction[j];
+      value_direction[k] = dot;
+    }
+    double dweights[kRecordCount];
+    double inner = 0.0;
+    for (int i = 0; i < kRecordCount; ++i) {
+      double dot = 0.0;
+      for (int k = 0; k < kLatentSize; ++k) dot += records[i * kLatentSize + k] * value_direction[k];
+      dweights[i] = dot;
+      inner += dot * weights[i];
+    }
+    // dscores = weights ⊙ (dweights − dweights·weights);  dquery = dscores·K/√3
+    double dquery[kFeatureWidth] = {};
+    for (int i = 0; i < kRecordCount; ++i) {
+      const double dscore = weights[i] * (dweights[i] - inner) * kInverseSqrtKeyWidth;
+      for (int j = 0; j < kFeatureWidth; ++j) dquery[j] += dscore * feature_recovery_key(i, j);
+    }
+    // query = z·M_q  →  dM_q += zᵀ·dquery
+    for (int k = 0; k < kLatentSize; ++k)
+      for (int j = 0; j < kFeatureWidth; ++j) dmq[k * kFeatureWidth + j] += z[k] * dquery[j];
+  }
+  for (int e = 0; e < kLatentSize * kFeatureWidth; ++e) {
+    dresponse_query.data()[e] = dmq[e];
+    dresponse_value.data()[e] = dmv[e];
+  }
+  return squared_error / static_cast<double>(kFeatureWidth * batch_size);
+}
+
+}  // namespace headlab

@@ -1,0 +1,89 @@
+// The feature-recovery task: known latent features hidden by a fixed mixing.
+//
+// Every input has nine latent coordinates z (a row vector):
+//   z[0..2] request features, z[3..5] payload features, z[6..8] noise,
+// independent N(0, 1), except that the request input's request features are
+// N(0, request_scale²). An example is one request and four source records; all
+// five inputs are mixed by one fixed orthogonal 9 × 9 matrix R: x = z·R.
+//
+// Teacher, in latent coordinates, with the four fixed keys K (4 × 3):
+//   query  = z_request[0..2]                              (3)
+//   A      = softmax(query·Kᵀ / √3)                       (4)
+//   target = Σ_i A_i · z_record_i[3..5]                   (3)
+#pragma once
+
+#include "core/matrix.hpp"
+#include "core/random.hpp"
+
+#include <cmath>
+#include <cstdint>
+
+namespace headlab {
+
+constexpr int kLatentSize = 9;      // d_model: z and x have nine coordinates
+constexpr int kFeatureWidth = 3;    // d_k = d_v = 3, and three features per group
+constexpr int kRecordCount = 4;     // source records (and keys) per example
+constexpr int kRequestFeatures = 0;  // offset of request features 1–3 in z
+constexpr int kPayloadFeatures = 3;  // offset of payload features 1–3 in z
+constexpr int kNoiseFeatures = 6;    // offset of noise features 1–3 in z
+
+// Sub-streams of Random(seed); each one is independent of the draws of the others.
+enum FeatureRecoveryStream : std::uint64_t {
+  kMixingStream = 1,      // R
+  kInitialisationStream,  // W_q, W_v at step 0
+  kBatchStream,           // every training batch, in step order
+  kEvaluationStream,      // the held-out set
+};
+
+// A batch in latent coordinates plus the teacher's target.
+struct FeatureRecoveryBatch {
+  Matrix request;  // B × 9: z of each example's request
+  Matrix records;  // 4B × 9: z of record i of example b at row 4b + i
+  Matrix target;   // B × 3: teacher output
+  Eigen::Index size() const { return request.rows(); }
+};
+
+// The four tetrahedron vertices, rows [1,1,1], [1,−1,−1], [−1,1,−1], [−1,−1,1] (4 × 3).
+Matrix feature_recovery_keys();
+inline double feature_recovery_key(int record, int coordinate) {
+  static constexpr double keys[kRecordCount][kFeatureWidth] = {{1, 1, 1}, {1, -1, -1}, {-1, 1, -1}, {-1, -1, 1}};
+  return keys[record][coordinate];
+}
+// 1/√3: the score scaling for d_k = 3.
+constexpr double kInverseSqrtKeyWidth = 0.57735026918962576451;
+
+// R (9 × 9, orthogonal, Haar-distributed) from stream kMixingStream of Random(seed).
+Matrix feature_recovery_mixing(std::uint64_t seed);
+
+// Draws B examples from rng into `out`, reusing its storage when the shapes already
+// match. Order of draws: for each example, the request's nine coordinates, then
+// records 1–4, nine coordinates each. Throws InputError unless B ≥ 1 and
+// request_scale is finite and > 0.
+void sample_feature_recovery_batch(Random& rng, Eigen::Index batch, double request_scale, FeatureRecoveryBatch& out);
+FeatureRecoveryBatch sample_feature_recovery_batch(Random& rng, Eigen::Index batch, double request_scale);
+
+// The teacher's target (B × 3) for latent requests (B × 9) and records (4B × 9).
+Matrix feature_recovery_teacher(const Matrix& request, const Matrix& records);
+
+// x = z·R, row by row (n × 9 from n × 9).
+Matrix mix_latent(const Matrix& latent, const Matrix& mixing);
+
+// The known solution. With R orthogonal, x·Rᵀ = z, so reading columns 0–2 of Rᵀ
+// gives the request features and columns 3–5 the payload features (9 × 3 each).
+Matrix known_query_projection(const Matrix& mixing);
+Matrix known_value_projection(const Matrix& mixing);
+
+// softmax of four scores, stable: a_i = exp(s_i − max s) / Σ_j exp(s_j − max s).
+inline void key_softmax(const double scores[kRecordCount], double weights[kRecordCount]) {
+  int top = 0;
+  for (int i = 1; i < kRecordCount; ++i) top = scores[i] > scores[top] ? i : top;
+  double total = 0.0;
+  for (int i = 0; i < kRecordCount; ++i) {
+    // exp(0) is exactly 1 on every libm, so the largest entry skips the call with the same bits.
+    weights[i] = i == top ? 1.0 : std::exp(scores[i] - scores[top]);
+    total += weights[i];
+  }
+  for (int i = 0; i < kRecordCount; ++i) weights[i] /= total;
+}
+
+}  // namespace headlab

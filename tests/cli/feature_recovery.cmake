@@ -1,0 +1,34 @@
+# headlab feature-recovery through the executable: a short run, and each kind of bad argument
+# (usage message on stderr, exit 2).
+function(headlab_feature_recovery_case name expect)
+  add_test(NAME cli.feature_recovery.${name}
+           COMMAND sh -c "\"$0\" feature-recovery \"$@\" 2>&1; echo \"exit=$?\"" ${_cli} ${ARGN})
+  set_tests_properties(cli.feature_recovery.${name} PROPERTIES PASS_REGULAR_EXPRESSION "${expect}")
+endfunction()
+# 30 steps on 8 examples and a 16-example held-out set, written to stdout: the fields are there.
+headlab_feature_recovery_case(short_run_stdout
+  "\"heldout_mse\":.*\"loss_trace\":\\[[^]]*\\].*\"steps_done\":30.*exit=0"
+  --seed 3 --steps 30 --batch 8 --eval-size 16 --out -)
+headlab_feature_recovery_case(zero_steps "\"loss_trace\":\\[\\].*\"steps_done\":0.*exit=0"
+  --seed 0 --steps 0 --eval-size 16 --out -)
+headlab_feature_recovery_case(unknown_flag "unknown option \"--frobnicate\".*usage: headlab feature-recovery.*exit=2"
+  --seed 0 --out - --frobnicate 3)
+headlab_feature_recovery_case(missing_seed "--seed is required.*usage:.*exit=2" --out -)
+headlab_feature_recovery_case(missing_out "--out is required.*usage:.*exit=2" --seed 1)
+headlab_feature_recovery_case(missing_value "--steps needs a value.*usage:.*exit=2" --seed 1 --out - --steps)
+headlab_feature_recovery_case(negative_steps "--steps must be in \\[0, 10000000\\], got -5.*exit=2"
+  --seed 1 --out - --steps -5)
+headlab_feature_recovery_case(non_number_steps "--steps needs an integer, got \"12x\".*exit=2"
+  --seed 1 --out - --steps 12x)
+headlab_feature_recovery_case(negative_seed "--seed needs an integer in \\[0, 10\\^19\\), got \"-1\".*exit=2"
+  --seed -1 --out -)
+headlab_feature_recovery_case(zero_batch "--batch must be in \\[1, 100000\\], got 0.*exit=2"
+  --seed 1 --out - --batch 0)
+headlab_feature_recovery_case(nan_lr "--lr needs a finite number, got \"nan\".*exit=2" --seed 1 --out - --lr nan)
+headlab_feature_recovery_case(zero_lr "learning rate must be a finite number > 0.*exit=2" --seed 1 --out - --lr 0)
+headlab_feature_recovery_case(negative_request_scale "request scale must be a finite number > 0.*exit=2"
+  --seed 1 --out - --request-scale -1)
+headlab_feature_recovery_case(tiny_eval "--eval-size must be in \\[2, 1000000\\], got 1.*exit=2"
+  --seed 1 --out - --eval-size 1)
+headlab_feature_recovery_case(unwritable_out "cannot write --out \"/nonexistent/dir/r.json\".*exit=1"
+  --seed 1 --steps 1 --eval-size 4 --out /nonexistent/dir/r.json)

@@ -1,0 +1,217 @@
+// The feature-recovery experiment through the WASM module: same numbers as the native CLI,
+// the acceptance figures once more, the trainer wrapper's lifetime, the schema of results.json.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { HeadlabError } from '../../web/headlab-core.js';
+import { DRAFT_PUBLISHED } from '../../web/feature-recovery.js';
+import { matrix } from '../../web/matrix.js';
+import { cliRun, root, wasmCore } from './helpers.mjs';
+import { validate } from './json-schema.mjs';
+
+// Native (glibc exp, SSE2 Eigen kernels in evaluation) and WASM (musl exp, scalar kernels) differ in
+// the last bits of early losses; training contracts onto the unique solution, so after 1,200 steps
+// the issue's bound of 1e-12 holds with orders of margin (observed: a few 1e-16).
+const NATIVE_WASM_TOLERANCE = 1e-12;
+
+const schema = JSON.parse(fs.readFileSync(path.join(root, 'docs/feature-recovery-results.schema.json'), 'utf8'));
+
+function nativeResults(args) {
+  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'headlab-fr-')), 'results.json');
+  const r = cliRun(['feature-recovery', ...args, '--out', out]);
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(fs.readFileSync(out, 'utf8'));
+}
+
+function maxRowsDiff(a, b) {
+  assert.equal(a.length, b.length);
+  let worst = 0;
+  a.forEach((row, i) => {
+    assert.equal(row.length, b[i].length);
+    row.forEach((x, j) => { worst = Math.max(worst, Math.abs(x - b[i][j])); });
+  });
+  return worst;
+}
+
+const maxListDiff = (a, b) => {
+  assert.equal(a.length, b.length);
+  return Math.max(0, ...a.map((x, i) => Math.abs(x - b[i])));
+};
+
+function checkAcceptance(r, label) {
+  // Issue 4's acceptance bounds (the draft's own numbers differ: another generator).
+  assert.ok(r.heldout_mse < 1e-28, `${label}: held-out MSE ${r.heldout_mse}`);
+  for (const x of [...r.query_r2, ...r.value_r2]) assert.ok(x > 0.999999, `${label}: R² ${x}`);
+  assert.ok(r.uniform_attention_mse > 0.31 && r.uniform_attention_mse < 0.36, `${label}: uniform ${r.uniform_attention_mse}`);
+  for (const x of r.interventions.erase_request) assert.ok(x > 0.12 && x < 0.17, `${label}: erase request ${x}`);
+  for (const x of r.interventions.erase_payload) assert.ok(x > 0.17 && x < 0.22, `${label}: erase payload ${x}`);
+  assert.ok(r.interventions.irrelevant_shift_mse < 1e-25, `${label}: shift ${r.interventions.irrelevant_shift_mse}`);
+}
+
+test('seed 0: WASM training equals the native CLI results.json within 1e-12 after 1,200 steps', async () => {
+  const core = await wasmCore();
+  const native = nativeResults(['--seed', '0']);
+  const trainer = core.createFeatureRecoveryTrainer({ seed: 0 });
+  try {
+    trainer.step(1200);
+    const wasm = trainer.results();
+    for (const key of ['fixed_keys', 'mixing', 'w_q', 'w_v', 'response_query', 'response_value']) {
+      assert.ok(maxRowsDiff(wasm[key], native[key]) <= NATIVE_WASM_TOLERANCE, key);
+    }
+    assert.ok(maxListDiff(wasm.loss_trace, native.loss_trace) <= NATIVE_WASM_TOLERANCE, 'loss_trace');
+    for (const key of ['heldout_mse', 'uniform_attention_mse']) {
+      assert.ok(Math.abs(wasm[key] - native[key]) <= NATIVE_WASM_TOLERANCE, key);
+    }
+    for (const key of ['query_r2', 'value_r2']) assert.ok(maxListDiff(wasm[key], native[key]) <= NATIVE_WASM_TOLERANCE, key);
+    for (const key of ['erase_request', 'erase_payload']) {
+      assert.ok(maxListDiff(wasm.interventions[key], native.interventions[key]) <= NATIVE_WASM_TOLERANCE, key);
+    }
+    assert.deepEqual(wasm.settings, native.settings);
+    // Both exports follow the documented schema.
+    assert.deepEqual(validate(schema, native), []);
+    assert.deepEqual(validate(schema, wasm), []);
+    // ...and the checker does reject a malformed one.
+    const broken = structuredClone(native);
+    delete broken.heldout_mse;
+    broken.w_q.pop();
+    broken.interventions.erase_payload[1] = 'x';
+    assert.deepEqual(validate(schema, broken).sort(), [
+      '$.interventions.erase_payload[1]: must be number, got "x"',
+      '$.w_q: fewer than 9 items',
+      '$: missing "heldout_mse"',
+    ]);
+  } finally {
+    trainer.dispose();
+  }
+});
+
+test('acceptance through WASM: seeds 0, 1, 2 with the draft settings', async () => {
+  const core = await wasmCore();
+  for (const seed of [0, 1, 2]) {
+    const trainer = core.createFeatureRecoveryTrainer({ seed });
+    try {
+      assert.equal(trainer.step(5000).taken, 1200);  // stops at the configured 1,200
+      checkAcceptance(trainer.results(), `seed ${seed}`);
+    } finally {
+      trainer.dispose();
+    }
+  }
+  // The draft's figures are data for display, not expectations; they are there and well formed.
+  assert.deepEqual(DRAFT_PUBLISHED.seeds.map((s) => s.seed), [0, 1, 2]);
+});
+
+test('WASM: steps in chunks give the same bits as one call; snapshot is plain data', async () => {
+  const core = await wasmCore();
+  const a = core.createFeatureRecoveryTrainer({ seed: 5, steps: 300 });
+  const b = core.createFeatureRecoveryTrainer({ seed: 5, steps: 300 });
+  try {
+    a.step(300);
+    for (const n of [1, 99, 0, 150, 77]) b.step(n);
+    const sa = a.snapshot(), sb = b.snapshot();
+    assert.equal(sb.steps_done, 300);
+    assert.deepEqual(sb.w_q.data, sa.w_q.data);
+    assert.deepEqual(sb.w_v.data, sa.w_v.data);
+    assert.deepEqual(sb.loss_trace, sa.loss_trace);
+    assert.ok(sa.loss_trace instanceof Float64Array && sa.loss_trace.length === 300);
+    assert.equal(sa.w_q.rows, 9);
+    assert.equal(sa.w_q.cols, 3);
+    // A copy: changing it does not touch the trainer.
+    sa.w_q.data[0] = 1234;
+    assert.notEqual(a.snapshot().w_q.data[0], 1234);
+  } finally {
+    a.dispose();
+    b.dispose();
+  }
+});
+
+test('trainer handles are deleted on dispose and on failed construction; a disposed trainer throws', async () => {
+  const core = await wasmCore();
+  const before = core.featureRecoveryLiveTrainers();
+  const trainers = Array.from({ length: 5 }, (_, i) => core.createFeatureRecoveryTrainer({ seed: i, steps: 2 }));
+  assert.equal(core.featureRecoveryLiveTrainers(), before + 5);
+  for (const t of trainers) t.dispose();
+  assert.equal(core.featureRecoveryLiveTrainers(), before);
+  const t = trainers[0];
+  t.dispose();  // twice is harmless
+  assert.equal(core.featureRecoveryLiveTrainers(), before);
+  assert.equal(t.disposed, true);
+  const disposed = (e) => e instanceof HeadlabError && /disposed/.test(e.message);
+  assert.throws(() => t.step(1), disposed);
+  assert.throws(() => t.snapshot(), disposed);
+  assert.throws(() => t.evaluate(), disposed);
+  assert.throws(() => core.createFeatureRecoveryTrainer({ steps: -1 }), (e) => e instanceof HeadlabError && /steps must be in \[0/.test(e.message));
+  assert.equal(core.featureRecoveryLiveTrainers(), before, 'a failed construction frees its handle');
+});
+
+test('bad settings and arguments name the argument', async () => {
+  const core = await wasmCore();
+  const bad = (settings, pattern) =>
+    assert.throws(() => core.createFeatureRecoveryTrainer(settings), (e) => e instanceof HeadlabError && pattern.test(e.message));
+  bad({ seed: -1 }, /seed must be an integer in \[0, 2\^53\]/);
+  bad({ seed: 1.5 }, /seed must be an integer/);
+  bad({ batch: 0 }, /batch must be in \[1/);
+  bad({ learning_rate: NaN }, /learning_rate must be finite/);
+  bad({ learning_rate: 0 }, /learning rate must be a finite number > 0/);
+  bad({ steps: '12' }, /steps must be a number/);
+  bad({ eval_size: 1 }, /eval size must be in \[2/);
+  bad({ lr: 0.1 }, /settings has an unknown field "lr"/);
+  const t = core.createFeatureRecoveryTrainer({ steps: 3 });
+  try {
+    assert.throws(() => t.step(-1), /step count must be ≥ 0, got -1/);
+    assert.throws(() => t.step(1.5), /step count must be an integer/);
+  } finally {
+    t.dispose();
+  }
+  const task = core.featureRecoveryTask({ seed: 0 });
+  assert.throws(() => core.featureRecoveryEvaluate({ seed: 0, w_q: task.known_w_q }), /w_v must be a matrix/);
+  assert.throws(() => core.featureRecoveryEvaluate({ w_q: task.known_w_q, w_v: task.known_w_v }), /seed is required/);
+  assert.throws(() => core.featureRecoveryEvaluate({ seed: 0, w_q: matrix([[1, 2, 3]]), w_v: task.known_w_v }),
+    /w_q must be 9 × 3, got 1 × 3/);
+  const base = { seed: 0, w_q: task.known_w_q, w_v: task.known_w_v, eval_size: 64 };
+  assert.throws(() => core.featureRecoveryIntervene({ ...base, intervention: 'erase_all' }), /intervention must be "erase_request"/);
+  assert.throws(() => core.featureRecoveryIntervene({ ...base, intervention: 'erase_request' }), /feature \(0, 1 or 2\) is required/);
+  assert.throws(() => core.featureRecoveryIntervene({ ...base, intervention: 'erase_payload', feature: 3 }),
+    /payload feature = 3 is out of range \[0, 3\)/);
+  assert.throws(() => core.featureRecoveryIntervene({ ...base, intervention: 'irrelevant_shift', shift: Infinity }), /shift must be finite/);
+  assert.throws(() => core.featureRecoveryIntervene({ ...base, intervention: 'irrelevant_shift', examples: 65 }), /examples must be in \[0, eval_size = 64\]/);
+});
+
+test('interventions as plain functions: the same numbers as the evaluation, and the known solution', async () => {
+  const core = await wasmCore();
+  const t = core.createFeatureRecoveryTrainer({ seed: 1, steps: 400, eval_size: 512 });
+  let snapshot, evaluation;
+  try {
+    t.step(400);
+    snapshot = t.snapshot();
+    evaluation = t.evaluate();
+  } finally {
+    t.dispose();
+  }
+  const base = { seed: 1, w_q: snapshot.w_q, w_v: snapshot.w_v, eval_size: 512 };
+  // Same held-out set, same code path: identical bits.
+  for (let j = 0; j < 3; j++) {
+    assert.equal(core.featureRecoveryIntervene({ ...base, intervention: 'erase_request', feature: j }).mse,
+      evaluation.interventions.erase_request[j]);
+    assert.equal(core.featureRecoveryIntervene({ ...base, intervention: 'erase_payload', feature: j }).mse,
+      evaluation.interventions.erase_payload[j]);
+  }
+  const shift = core.featureRecoveryIntervene({ ...base, intervention: 'irrelevant_shift', examples: 4 });
+  assert.equal(shift.mse, evaluation.interventions.irrelevant_shift_mse);
+  assert.equal(shift.heldout_mse, evaluation.heldout_mse);
+  assert.equal(shift.before.rows, 4);
+  assert.equal(shift.after.cols, 3);
+  assert.equal(core.featureRecoveryEvaluate(base).heldout_mse, evaluation.heldout_mse);
+
+  // The known solution (W read from Rᵀ) reproduces the teacher; a larger shift still changes nothing.
+  const task = core.featureRecoveryTask({ seed: 1 });
+  const known = { seed: 1, w_q: task.known_w_q, w_v: task.known_w_v, eval_size: 512 };
+  const e = core.featureRecoveryEvaluate(known);
+  assert.ok(e.heldout_mse < 1e-28);
+  assert.ok(core.featureRecoveryIntervene({ ...known, intervention: 'irrelevant_shift', shift: 50 }).mse < 1e-23);
+  // Reading noise instead of payloads: the shift moves the prediction by the shift itself (MSE ≈ shift² = 25·(1 ± 0.1)).
+  const w_noise = matrix(Array.from({ length: 9 }, (_, k) => [6, 7, 8].map((j) => task.mixing.data[j * 9 + k])));
+  const noisy = core.featureRecoveryIntervene({ ...known, w_v: w_noise, intervention: 'irrelevant_shift' });
+  assert.ok(Math.abs(noisy.mse - 25) < 2.5, `noise reader shift MSE ${noisy.mse}`);
+});
