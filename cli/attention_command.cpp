@@ -31,7 +31,8 @@ int run_attention(const Args& args, std::istream& in, std::ostream& out, std::os
     const AttentionResult r = attention_forward(matrix_field(input, "x"), matrix_field(input, "w_q"),
                                                 matrix_field(input, "w_k"), matrix_field(input, "w_v"), options);
     nlohmann::json result = {{"q", matrix_to_json(r.q)},           {"k", matrix_to_json(r.k)},
-                             {"v", matrix_to_json(r.v)},           {"scores", matrix_to_json(r.scores)},
+                             {"v", matrix_to_json(r.v)},           {"dot_products", matrix_to_json(r.dot_products)},
+                             {"scores", matrix_to_json(r.scores)},
                              {"weights", matrix_to_json(r.weights)}, {"reading", matrix_to_json(r.reading)}};
     out << result.dump(-1, ' ', false, nlohmann::json::error_handler_t::strict) << "\n";
     return 0;

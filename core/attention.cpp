@@ -44,7 +44,8 @@ AttentionResult attention_forward(const Matrix& x, const Matrix& w_q, const Matr
   r.k.noalias() = x * w_k;
   r.v.noalias() = x * w_v;
   const double scale = 1.0 / std::sqrt(static_cast<double>(w_q.cols()));
-  r.scores.noalias() = (r.q * r.k.transpose()) * scale;
+  r.dot_products.noalias() = r.q * r.k.transpose();
+  r.scores = r.dot_products * scale;
   if (!r.scores.allFinite()) {
     throw InputError("scores overflowed to a non-finite value: x, w_q and w_k are too large in magnitude");
   }

@@ -1,6 +1,7 @@
 // One attention head in general form.
 //
 //   Q = X W_Q (n × d_k)   K = X W_K (n × d_k)   V = X W_V (n × d_v)
+//   dot_products = Q Kᵀ                (n × n)
 //   scores  = Q Kᵀ / √d_k            (n × n), −inf above the diagonal if causal
 //   weights = softmax_rows(scores)   (n × n), or weights_override when given
 //   reading = weights · V            (n × d_v)
@@ -24,6 +25,7 @@ struct AttentionResult {
   Matrix q;        // n × d_k
   Matrix k;        // n × d_k
   Matrix v;        // n × d_v
+  Matrix dot_products;  // n × n, Q Kᵀ before scaling and masking (the raw match q_i·k_j)
   Matrix scores;   // n × n, Q Kᵀ / √d_k (masked entries −inf)
   Matrix weights;  // n × n, rows sum to one unless overridden
   Matrix reading;  // n × d_v

@@ -36,6 +36,8 @@ export interface AttentionResult {
   k: Matrix;
   /** n × d_v, X W_V */
   v: Matrix;
+  /** n × n, Q Kᵀ before scaling and masking: the raw match q_i·k_j. */
+  dot_products: Matrix;
   /** n × n, Q Kᵀ / √d_k; masked entries are -Infinity. */
   scores: Matrix;
   /** n × n, row softmax of scores (rows sum to 1), or the override. */

@@ -41,10 +41,9 @@ interface Quantity {
   pick: (r: AttentionResult, i: number) => number[];
 }
 
-const D_K = 2;
 const QUANTITIES: Quantity[] = [
   { label: 'query q', pick: (r, i) => rowOf(r.q, i) },
-  { label: 'dot products q·k₁, q·k₂', pick: (r, i) => rowOf(r.scores, i).map((s) => s * Math.sqrt(D_K)) },
+  { label: 'dot products q·k₁, q·k₂', pick: (r, i) => rowOf(r.dot_products, i) },
   { label: 'weights a₁, a₂', pick: (r, i) => rowOf(r.weights, i) },
   { label: 'value v₁', pick: (r) => rowOf(r.v, 0) },
   { label: 'value v₂', pick: (r) => rowOf(r.v, 1) },

@@ -8,10 +8,9 @@ try {
   const core = await getCore();
   const I = identity(2);
   const base = core.attention({ x: I, w_q: I, w_k: I, w_v: I });
-  const scale = Math.sqrt(2);  // scores are divided by √d_k
   out('version', core.version());
-  out('q1k1', fmt(at(base.scores, 0, 0) * scale));
-  out('q1k2', fmt(at(base.scores, 0, 1) * scale));
+  out('q1k1', fmt(at(base.dot_products, 0, 0)));
+  out('q1k2', fmt(at(base.dot_products, 0, 1)));
   out('weights', `[${[at(base.weights, 0, 0), at(base.weights, 0, 1)].map(fmt).join(', ')}]`);
   const diag = core.attention({ x: I, w_q: I, w_k: I, w_v: matrix([[2, 0], [0, -3]]) });
   out('values', toRows(diag.v).map((r) => `[${r.map(fmt).join(', ')}]`).join(', '));

@@ -19,7 +19,7 @@ Matrix identity2() { return Matrix::Identity(2, 2); }
 TEST_CASE("identity projections: the first query matches the first key", "[attention][article1]") {
   const auto r = attention_forward(two_tokens(), identity2(), identity2(), identity2());
   // Raw dot products q1·k1 = 1 and q1·k2 = 0; scores divide by √d_k = √2.
-  const Matrix dots = r.q * r.k.transpose();
+  const Matrix& dots = r.dot_products;
   CHECK(dots(0, 0) == 1.0);
   CHECK(dots(0, 1) == 0.0);
   CHECK(r.scores(0, 0) == Approx(1.0 / std::sqrt(2.0)).epsilon(headlab::test::kEpsilon * 4));

@@ -35,7 +35,7 @@ for (const [name, c] of Object.entries(cases)) {
     const core = await wasmCore();
     const wasm = core.attention(c);
     const native = cliJson(['attention'], cliInput(c));
-    for (const key of ['q', 'k', 'v', 'scores', 'weights', 'reading']) {
+    for (const key of ['q', 'k', 'v', 'dot_products', 'scores', 'weights', 'reading']) {
       assert.ok(maxAbsDiff(wasm[key], native[key]) <= NATIVE_WASM_TOLERANCE, `${key} differs`);
     }
   });

@@ -20,6 +20,7 @@ val attention_forward_js(val input) {
     out.set("q", matrix_to_js(r.q));
     out.set("k", matrix_to_js(r.k));
     out.set("v", matrix_to_js(r.v));
+    out.set("dot_products", matrix_to_js(r.dot_products));
     out.set("scores", matrix_to_js(r.scores));
     out.set("weights", matrix_to_js(r.weights));
     out.set("reading", matrix_to_js(r.reading));
