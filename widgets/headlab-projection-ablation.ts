@@ -201,7 +201,7 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
     const scroll = el('div', { class: 'scroll' });
     scroll.append(table);
     const note = el('p', { class: 'note' },
-      'Dot products are the core’s scores QKᵀ/√d_k multiplied back by √d_k = √2; weights are their softmax.');
+      'Dot products are the core’s QKᵀ; the scores divide them by √d_k = √2 and the weights are the softmax of the scores.');
 
     this.body.append(title, intro, presets, editors, queries, scroll, note);
   }
