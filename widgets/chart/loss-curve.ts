@@ -102,13 +102,13 @@ export function lossCurveScene(input: LossCurveInput): Scene {
 }
 
 /**
- * The curve's points. Beyond two points per pixel column, each column keeps its lowest and
+ * The curve's points. Beyond four points per pixel column, each column keeps its lowest and
  * highest loss (in step order), so a long run draws in bounded time and keeps its spread.
  */
 function curvePoints(losses: ArrayLike<number>, x: (s: number) => number, y: (l: number) => number, plotW: number): [number, number][] {
   const n = losses.length;
   const points: [number, number][] = [];
-  if (n <= 2 * plotW) {
+  if (n <= 4 * plotW) {
     for (let i = 0; i < n; i++) points.push([x(i + 1), y(losses[i])]);
     return points;
   }
