@@ -355,7 +355,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
       maps.append(box);
     }
     const mapsNote = el('p', { class: 'caption' });
-    mapsNote.append(subscripted('Ideal maps: an identity block on the request rows for R·W_q and on the payload rows for R·W_v, zeros everywhere else.'));
+    mapsNote.append(subscripted('Blue is below zero and orange above, at full strength from ±1. Ideal maps: an identity block on the request rows for R·W_q and on the payload rows for R·W_v, zeros everywhere else.'));
 
     const table = el('table', { class: 'results' });
     this.resultsCaption = table.createCaption();
@@ -411,7 +411,9 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
 
   private exportRow(what: string, name: FigureName): HTMLDivElement {
     const row = el('div', { class: 'exports' });
-    row.append(subscripted(what), ':');
+    const label = el('span');
+    label.append(subscripted(what), ':');
+    row.append(label);
     for (const format of ['svg', 'png'] as const) {
       const b = el('button', { type: 'button', 'aria-label': `Download ${what.replace('_', '')} as ${format.toUpperCase()}`, 'data-export': `${name}.${format}` }, format.toUpperCase());
       this.listen(b, 'click', () => { void this.download(name, format); });

@@ -101,7 +101,7 @@ export class ResponseHeatmap {
     legend.setAttribute('aria-hidden', 'true');
     const ramp = document.createElement('span');
     ramp.className = 'ramp';
-    legend.append(`${formatNumber(-HEAT_LIMIT)}`, ramp, `+${HEAT_LIMIT}`, ' (blue below zero, orange above)');
+    legend.append(`${formatNumber(-HEAT_LIMIT)}`, ramp, `+${HEAT_LIMIT}`);
     this.readout = document.createElement('p');
     this.readout.className = 'readout';
     this.readout.textContent = 'Hover over a cell or move through the grid with the arrow keys to read its exact value.';
