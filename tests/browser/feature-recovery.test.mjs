@@ -189,6 +189,21 @@ test('Stop ends the run within one progress update; the partial results still fo
   const fr = page.locator(FR);
   await fr.getByRole('button', { name: 'Restart' }).click();
   await page.waitForFunction((s) => document.querySelector(s).progressCount >= 3, FR);
+  // The heatmaps and the progress text follow the run while it trains (rendered from progress messages).
+  await frames(page);
+  const live = await page.evaluate((s) => {
+    const root = document.querySelector(s).shadowRoot;
+    return { text: root.querySelector('.progress-text').textContent, cells: [...root.querySelectorAll('.heatmap td.cell')].map((c) => Number(c.dataset.value)) };
+  }, FR);
+  const liveStep = Number(/^step (\d+) of 1200/.exec(live.text)?.[1]);
+  assert.ok(liveStep >= 3 * CHUNK && liveStep < 1200, live.text);
+  assert.equal(live.cells.length, 54);
+  // Mid-run the maps are on their way: not zero, not yet the identity blocks (an early step's loss is far above 1e-6).
+  const ideal = (k, j, offset) => (k - offset === j ? 1 : 0);
+  const distance = Math.max(...live.cells.map((x, i) => (i < 27
+    ? Math.abs(x - ideal(Math.floor(i / 3), i % 3, 0))
+    : Math.abs(x - ideal(Math.floor((i - 27) / 3), (i - 27) % 3, 3)))));
+  assert.ok(distance > 1e-6 && live.cells.some((x) => x !== 0), `mid-run maps ${distance} from the ideal`);
   // Click Stop and read the number of progress messages seen at that moment, in one task.
   const atStop = await page.evaluate((s) => {
     const el = document.querySelector(s);
@@ -203,6 +218,10 @@ test('Stop ends the run within one progress update; the partial results still fo
   assert.ok(r.steps_done <= (atStop + 1) * CHUNK, `steps ${r.steps_done} after ${atStop} updates`);
   assert.equal(r.loss_trace.length, r.steps_done);
   assert.deepEqual(validate(schema, r), []);
+  // After the stop, the maps show the stopped run's R·W_q and R·W_v exactly.
+  await frames(page);
+  const shown = await page.evaluate((s) => [...document.querySelector(s).shadowRoot.querySelectorAll('.heatmap td.cell')].map((c) => Number(c.dataset.value)), FR);
+  assert.deepEqual(shown, [...r.response_query.flat(), ...r.response_value.flat()]);
   assert.match(await fr.locator('.status').textContent(), new RegExp(`Stopped at step ${r.steps_done} of 1200`));
   assert.equal(await fr.getByRole('button', { name: 'Stop' }).isDisabled(), true);
   assert.deepEqual(page.problems, []);
