@@ -2,7 +2,55 @@
 //   kind: async (core, params, { progress, shouldStop, yieldToEvents }) => resultValue
 // A task does its work in chunks, calling progress(...) and awaiting yieldToEvents()
 // between chunks, and returns early (with what it has) once shouldStop() is true.
+import { HeadlabError } from './errors.js';
+
+/** Steps per progress message when the caller gives none: 60 updates over the default 1,200 steps. */
+const FEATURE_RECOVERY_DEFAULT_CHUNK = 20;
+
 export const workerTasks = {
   // Echo of the core version: lets tests check the worker pipeline itself.
   version: async (core) => core.version(),
+
+  /**
+   * Trains the feature-recovery model (web/feature-recovery.js).
+   * params: { settings: FeatureRecoverySettingsInput, chunk?: steps per progress message
+   *           (integer ≥ 1), pace_ms?: least milliseconds per chunk (0 = full speed; lets a
+   *           reader watch the response maps form) }.
+   * progress: { steps_done, steps, loss, losses: Float64Array (the losses of this chunk's
+   *             steps), response_query, response_value: Float64Array (9 × 3, row-major) }.
+   * result: the run's results.json object (docs/feature-recovery-results.md); on a stop,
+   *         the results of the steps taken so far (steps_done < settings.steps).
+   */
+  'feature-recovery-train': async (core, params, { progress, shouldStop, yieldToEvents }) => {
+    const chunk = params?.chunk ?? FEATURE_RECOVERY_DEFAULT_CHUNK;
+    const paceMs = params?.pace_ms ?? 0;
+    if (!Number.isInteger(chunk) || chunk < 1) throw new HeadlabError(`chunk must be an integer ≥ 1, got ${chunk}`);
+    if (!(Number.isFinite(paceMs) && paceMs >= 0)) throw new HeadlabError(`pace_ms must be a finite number ≥ 0, got ${paceMs}`);
+    const trainer = core.createFeatureRecoveryTrainer(params?.settings ?? {});
+    try {
+      const steps = trainer.settings.steps;
+      let reported = 0;
+      while (!shouldStop()) {
+        const started = performance.now();
+        const r = trainer.step(chunk);
+        const s = trainer.snapshot();
+        progress({
+          steps_done: r.steps_done,
+          steps,
+          loss: r.loss,
+          losses: s.loss_trace.slice(reported),
+          response_query: s.response_query.data,
+          response_value: s.response_value.data,
+        });
+        reported = r.steps_done;
+        if (r.steps_done >= steps) break;
+        const wait = paceMs - (performance.now() - started);
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        else await yieldToEvents();
+      }
+      return trainer.results();
+    } finally {
+      trainer.dispose();
+    }
+  },
 };

@@ -1,0 +1,135 @@
+// A training-loss curve on a log-scale y axis as a Scene (widgets/chart/scene.ts).
+// The feature-recovery loss falls from about 1 to about 1e-31, so the axis spans whole
+// decades: from 10^0 (or above, if the loss starts higher) down to at least 10^-32.
+import { formatMagnitude } from './format.js';
+import { rgbText, type ResolvedColours } from './palette.js';
+import type { Scene, Shape } from './scene.js';
+
+export interface LossCurveInput {
+  /** Loss of step 1, 2, … (any length ≤ steps). */
+  losses: ArrayLike<number>;
+  /** Steps of the whole run: the x axis spans [0, steps]. */
+  steps: number;
+  width: number;
+  height: number;
+  colours: ResolvedColours;
+  title: string;
+}
+
+/** Lowest decade the axis always shows: the draft's final losses are ~1e-31. */
+export const LOSS_AXIS_FLOOR_DECADE = -32;
+
+const MARGIN = { left: 64, right: 14, top: 28, bottom: 40 };
+const SUPERSCRIPT: Record<string, string> = {
+  '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹',
+};
+
+/** "10⁻³²" for decade −32. */
+export function decadeLabel(decade: number): string {
+  return `10${String(decade).split('').map((ch) => SUPERSCRIPT[ch]).join('')}`;
+}
+
+/** The y axis's decades [bottom, top] for these losses (non-positive losses ignored). */
+export function lossDecades(losses: ArrayLike<number>): [number, number] {
+  let lo = Infinity, hi = -Infinity;
+  for (let i = 0; i < losses.length; i++) {
+    const x = losses[i];
+    if (x > 0 && Number.isFinite(x)) { lo = Math.min(lo, x); hi = Math.max(hi, x); }
+  }
+  const bottom = Math.min(LOSS_AXIS_FLOOR_DECADE, Number.isFinite(lo) ? Math.floor(Math.log10(lo)) : 0);
+  const top = Math.max(0, Number.isFinite(hi) ? Math.ceil(Math.log10(hi)) : 0);
+  return [bottom, top];
+}
+
+/** Round step numbers for about `target` ticks over [0, max]: 1, 2, 2.5 or 5 × 10^k apart. */
+export function niceTicks(max: number, target = 5): number[] {
+  if (!(max > 0)) return [0];
+  const raw = max / target;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * p).find((s) => s >= raw) ?? 10 * p;
+  const ticks: number[] = [];
+  for (let t = 0; t <= max + 1e-9 * max; t += step) ticks.push(Math.round(t * 1e6) / 1e6);
+  return ticks;
+}
+
+export function lossCurveScene(input: LossCurveInput): Scene {
+  const { losses, width, height, colours: c } = input;
+  const steps = Math.max(1, input.steps);
+  const fg = rgbText(c.fg), muted = rgbText(c.muted), rule = rgbText(c.rule);
+  const plotW = width - MARGIN.left - MARGIN.right;
+  const plotH = height - MARGIN.top - MARGIN.bottom;
+  const [bottom, top] = lossDecades(losses);
+  const x = (step: number) => MARGIN.left + (step / steps) * plotW;
+  const y = (loss: number) => {
+    const d = loss > 0 && Number.isFinite(loss) ? Math.max(bottom, Math.min(top, Math.log10(loss))) : bottom;
+    return MARGIN.top + ((top - d) / (top - bottom)) * plotH;
+  };
+  const shapes: Shape[] = [];
+  shapes.push({ kind: 'text', x: MARGIN.left, y: 12, text: input.title, fill: fg, size: 13, weight: 'bold' });
+
+  // Decade ticks on every decade; labels on multiples of `every` decades (10⁰, 10⁻⁴, …), at least 13 px apart.
+  const span = top - bottom;
+  const every = [1, 2, 4, 8, 16].find((k) => (plotH * k) / span >= 13) ?? 16;
+  for (let d = top; d >= bottom; d--) {
+    const yy = MARGIN.top + ((top - d) / span) * plotH;
+    if (d % every === 0) {
+      shapes.push({ kind: 'line', x1: MARGIN.left, y1: yy, x2: MARGIN.left + plotW, y2: yy, stroke: rule, width: 1 });
+      shapes.push({ kind: 'text', x: MARGIN.left - 6, y: yy, text: decadeLabel(d), fill: muted, size: 11, anchor: 'end' });
+    }
+    shapes.push({ kind: 'line', x1: MARGIN.left - 3, y1: yy, x2: MARGIN.left, y2: yy, stroke: muted, width: 1 });
+  }
+  for (const t of niceTicks(steps, width < 420 ? 3 : 5)) {
+    const xx = x(t);
+    shapes.push({ kind: 'line', x1: xx, y1: MARGIN.top + plotH, x2: xx, y2: MARGIN.top + plotH + 4, stroke: muted, width: 1 });
+    shapes.push({ kind: 'text', x: xx, y: MARGIN.top + plotH + 13, text: String(t), fill: muted, size: 11, anchor: 'middle' });
+  }
+  shapes.push({ kind: 'line', x1: MARGIN.left, y1: MARGIN.top, x2: MARGIN.left, y2: MARGIN.top + plotH, stroke: muted, width: 1 });
+  shapes.push({ kind: 'line', x1: MARGIN.left, y1: MARGIN.top + plotH, x2: MARGIN.left + plotW, y2: MARGIN.top + plotH, stroke: muted, width: 1 });
+  shapes.push({ kind: 'text', x: MARGIN.left + plotW / 2, y: height - 8, text: 'training step', fill: muted, size: 11, anchor: 'middle' });
+  shapes.push({
+    kind: 'text', x: 12, y: MARGIN.top + plotH / 2, text: 'loss (MSE, log scale)', fill: muted, size: 11, anchor: 'middle', rotate: -90,
+  });
+
+  shapes.push({ kind: 'polyline', points: curvePoints(losses, x, y, plotW), stroke: rgbText(c.focus), width: 1.5 });
+  const n = losses.length;
+  if (n > 0 && width >= 460) {  // narrower: the title needs the line; the widget's progress text has the number
+    shapes.push({
+      kind: 'text', x: MARGIN.left + plotW, y: 12, anchor: 'end', fill: muted, size: 11,
+      text: `step ${n}: ${formatMagnitude(losses[n - 1])}`,
+    });
+  }
+  return { width, height, background: rgbText(c.panel), title: input.title, shapes };
+}
+
+/**
+ * The curve's points. Beyond four points per pixel column, each column keeps its lowest and
+ * highest loss (in step order), so a long run draws in bounded time and keeps its spread.
+ */
+function curvePoints(losses: ArrayLike<number>, x: (s: number) => number, y: (l: number) => number, plotW: number): [number, number][] {
+  const n = losses.length;
+  const points: [number, number][] = [];
+  if (n <= 4 * plotW) {
+    for (let i = 0; i < n; i++) points.push([x(i + 1), y(losses[i])]);
+    return points;
+  }
+  let column = -1, lo = 0, hi = 0, loAt = 0, hiAt = 0;
+  const flush = () => {
+    if (column < 0) return;
+    const pair: [number, number][] = [[x(loAt + 1), y(losses[loAt])], [x(hiAt + 1), y(losses[hiAt])]];
+    if (hiAt < loAt) pair.reverse();
+    points.push(...pair);
+  };
+  for (let i = 0; i < n; i++) {
+    const col = Math.floor(x(i + 1));
+    const v = losses[i];
+    if (col !== column) {
+      flush();
+      column = col; lo = hi = v; loAt = hiAt = i;
+    } else {
+      if (v < lo) { lo = v; loAt = i; }
+      if (v > hi) { hi = v; hiAt = i; }
+    }
+  }
+  flush();
+  return points;
+}

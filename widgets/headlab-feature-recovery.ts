@@ -1,0 +1,514 @@
+// <headlab-feature-recovery>: trains the draft's model — W_q and W_v (9 × 3 each) behind
+// fixed keys, on inputs whose nine latent features are mixed by an orthogonal R — in a
+// Web Worker on the WASM core (worker task "feature-recovery-train"), and shows:
+//   - a progress bar and the training loss on a log-scale axis (1 down to 1e-32 and below),
+//   - the response maps R·W_q and R·W_v as heatmaps, updated while training runs,
+//   - the run's held-out MSE, uniform-attention MSE and smallest R² next to the draft's,
+//   - downloads: results.json (docs/feature-recovery-results.schema.json) and each figure as SVG and PNG.
+// The page's main thread only draws: at most one render per animation frame, whatever the
+// rate of progress messages.
+//
+// Attributes (mirrored by properties), defaults = the draft's settings:
+//   seed (0), steps (1200), batch (128), learning-rate (0.03), request-scale (1.8),
+//   pace ("watch": about 20 ms per 20 steps so the maps can be seen forming; "fast": no pause),
+//   autostart (boolean: train once when the element starts).
+// Events: `change` (bubbling) with FeatureRecoveryState when a setting changes or a run ends.
+import type { FeatureRecoveryResults } from '../web/headlab-core.js';
+import { DRAFT_PUBLISHED } from '../web/headlab-core.js';
+import { WorkerClient } from '../web/worker-client.js';
+import {
+  HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute,
+} from './base/headlab-element.js';
+import { formatMagnitude, formatNumber, subscripted } from './chart/format.js';
+import { lossCurveScene } from './chart/loss-curve.js';
+import { resolveColours, type ResolvedColours } from './chart/palette.js';
+import { RESPONSE_HEATMAP_CSS, ResponseHeatmap } from './chart/response-heatmap.js';
+import { downloadBlob, drawSceneInto, sceneToPng, sceneToSvg, type Scene } from './chart/scene.js';
+import { svgEl } from './chart/svg.js';
+
+export type TrainingStatus = 'idle' | 'training' | 'done' | 'stopped' | 'failed';
+
+export interface FeatureRecoveryWidgetSettings {
+  seed: number;
+  steps: number;
+  batch: number;
+  learning_rate: number;
+  request_scale: number;
+}
+
+export interface FeatureRecoveryState {
+  settings: FeatureRecoveryWidgetSettings;
+  status: TrainingStatus;
+  steps_done: number;
+  /** Loss of the last step taken, or null before any. */
+  loss: number | null;
+  /** The last finished (or stopped) run as results.json, or null. */
+  results: FeatureRecoveryResults | null;
+}
+
+export type FigureName = 'loss' | 'response-query' | 'response-value';
+
+interface Control {
+  attr: string;
+  label: string;
+  min: number;
+  max: number;
+  integer: boolean;
+  fallback: number;
+  step: string;
+}
+
+/** The controls, with the draft's values as defaults; ranges are what the page trains in a few seconds. */
+const CONTROLS: Control[] = [
+  { attr: 'seed', label: 'Seed', min: 0, max: 2 ** 31 - 1, integer: true, fallback: 0, step: '1' },
+  { attr: 'learning-rate', label: 'Learning rate', min: 1e-6, max: 10, integer: false, fallback: 0.03, step: 'any' },
+  { attr: 'steps', label: 'Steps', min: 1, max: 20000, integer: true, fallback: 1200, step: '1' },
+  { attr: 'batch', label: 'Batch size', min: 1, max: 4096, integer: true, fallback: 128, step: '1' },
+  { attr: 'request-scale', label: 'Request scale', min: 0.01, max: 100, integer: false, fallback: 1.8, step: 'any' },
+];
+
+/** Steps per progress message, and the least time per message in "watch" pace (≈ 1.2 s for 1,200 steps). */
+const CHUNK_STEPS = 20;
+const WATCH_PACE_MS = 20;
+
+const LOSS_HEIGHT = 250;
+
+export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState> {
+  static observedAttributes = ['seed', 'steps', 'batch', 'learning-rate', 'request-scale', 'pace', 'autostart'];
+  protected static css = /* css */ `
+    ${RESPONSE_HEATMAP_CSS}
+    fieldset { border: 1px solid var(--hl-rule); border-radius: 4px; margin: 0 0 0.5rem; padding: 0.3rem 0.6rem 0.5rem; }
+    legend { font-weight: 600; padding: 0 0.25rem; }
+    .settings { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; }
+    .settings label { display: flex; flex-direction: column; font-size: 0.9em; }
+    .settings input[type="number"] { width: 7em; text-align: left; }
+    .settings label.pace { flex-direction: row; align-items: center; gap: 0.3rem; align-self: flex-end; min-height: 2rem; }
+    input[aria-invalid="true"] { border-color: var(--hl-bad); border-width: 2px; }
+    .input-problem { color: var(--hl-bad); font-size: 0.9em; margin: 0.2rem 0 0; }
+    .progress { display: flex; align-items: center; gap: 0.6rem; flex-wrap: wrap; }
+    progress { width: 12rem; height: 1rem; accent-color: var(--hl-focus); }
+    .progress-text { font-variant-numeric: tabular-nums; font-size: 0.9em; }
+    .figure { margin: 0.75rem 0 0; }
+    .figure svg { display: block; max-width: 100%; height: auto; }
+    .exports { display: flex; flex-wrap: wrap; gap: 0.3rem; align-items: center; font-size: 0.9em; margin: 0.3rem 0; }
+    .exports button { min-height: 2rem; padding: 0.15rem 0.5rem; }
+    .maps { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; }
+    .maps .map { flex: 1 1 14rem; min-width: 0; }
+    .results td { text-align: right; }
+    .results td.draft { font-variant-numeric: tabular-nums; }
+    .results th[scope="row"] { text-align: left; }
+    .results th[scope="row"] { font-weight: 400; }
+    .primary { font-weight: 600; }
+  `;
+
+  private client: WorkerClient | null = null;
+  private currentStop: (() => void) | null = null;
+  private runId = 0;
+  private status: TrainingStatus = 'idle';
+  private failure = '';
+  private losses: number[] = [];
+  private runSteps = 1200;
+  private responseQuery: ArrayLike<number> = new Float64Array(27);
+  private responseValue: ArrayLike<number> = new Float64Array(27);
+  private lastResults: FeatureRecoveryResults | null = null;
+  private progressUpdates = 0;
+  private colours: ResolvedColours | null = null;
+  private chartWidth = 640;
+  private resizeObserver: ResizeObserver | null = null;
+  private autostarted = false;
+  private visibility: IntersectionObserver | null = null;
+
+  private inputs = new Map<string, HTMLInputElement>();
+  private paceBox: HTMLInputElement | null = null;
+  private inputProblem: HTMLParagraphElement | null = null;
+  private trainButton: HTMLButtonElement | null = null;
+  private stopButton: HTMLButtonElement | null = null;
+  private progressBar: HTMLProgressElement | null = null;
+  private progressText: HTMLSpanElement | null = null;
+  private statusLine: HTMLParagraphElement | null = null;
+  private lossSvg: SVGSVGElement | null = null;
+  private heatQuery: ResponseHeatmap | null = null;
+  private heatValue: ResponseHeatmap | null = null;
+  private resultCells: HTMLTableCellElement[] = [];
+  private draftCells: HTMLTableCellElement[] = [];
+  private resultsCaption: HTMLTableCaptionElement | null = null;
+  private jsonButton: HTMLButtonElement | null = null;
+
+  get seed(): number { return this.setting('seed'); }
+  set seed(v: number) { setNumberAttribute(this, 'seed', v); }
+  get steps(): number { return this.setting('steps'); }
+  set steps(v: number) { setNumberAttribute(this, 'steps', v); }
+  get batch(): number { return this.setting('batch'); }
+  set batch(v: number) { setNumberAttribute(this, 'batch', v); }
+  get learningRate(): number { return this.setting('learning-rate'); }
+  set learningRate(v: number) { setNumberAttribute(this, 'learning-rate', v); }
+  get requestScale(): number { return this.setting('request-scale'); }
+  set requestScale(v: number) { setNumberAttribute(this, 'request-scale', v); }
+  get pace(): 'watch' | 'fast' {
+    const raw = this.getAttribute('pace');
+    if (raw === null || raw === '' || raw === 'watch') return 'watch';
+    if (raw === 'fast') return 'fast';
+    throw new WidgetInputError(`attribute pace="${raw}" must be "watch" or "fast"`);
+  }
+  set pace(v: 'watch' | 'fast') { this.setAttribute('pace', v); }
+  get autostart(): boolean { return this.hasAttribute('autostart'); }
+  set autostart(v: boolean) { this.toggleAttribute('autostart', v); }
+
+  /** The last finished or stopped run (results.json object), or null. */
+  get results(): FeatureRecoveryResults | null { return this.lastResults; }
+  /** Progress messages received in the current or last run (diagnostics and tests). */
+  get progressCount(): number { return this.progressUpdates; }
+  get trainingStatus(): TrainingStatus { return this.status; }
+
+  get settings(): FeatureRecoveryWidgetSettings {
+    return {
+      seed: this.seed, steps: this.steps, batch: this.batch, learning_rate: this.learningRate, request_scale: this.requestScale,
+    };
+  }
+
+  get state(): FeatureRecoveryState {
+    return {
+      settings: this.settings,
+      status: this.status,
+      steps_done: this.losses.length,
+      loss: this.losses.length ? this.losses[this.losses.length - 1] : null,
+      results: this.lastResults,
+    };
+  }
+
+  private setting(attr: string): number {
+    const c = CONTROLS.find((x) => x.attr === attr)!;
+    return c.integer ? integerAttribute(this, attr, c.fallback, c.min, c.max) : numberAttribute(this, attr, c.fallback, c.min, c.max);
+  }
+
+  /** Starts a run with the current settings (stopping one in progress). */
+  train(): void {
+    const settings = this.settings;  // throws WidgetInputError on a bad attribute
+    this.currentStop?.();
+    const id = ++this.runId;
+    this.client ??= new WorkerClient();
+    this.status = 'training';
+    this.failure = '';
+    this.losses = [];
+    this.runSteps = settings.steps;
+    this.progressUpdates = 0;
+    this.announce(`Training started: ${settings.steps} steps, seed ${settings.seed}.`);
+    const run = this.client.run<FeatureRecoveryResults>('feature-recovery-train', {
+      settings,
+      chunk: CHUNK_STEPS,
+      pace_ms: this.pace === 'watch' ? WATCH_PACE_MS : 0,
+    }, (detail) => {
+      if (id !== this.runId) return;
+      this.progressUpdates++;
+      for (const x of detail.losses as Float64Array) this.losses.push(x);
+      this.responseQuery = detail.response_query as Float64Array;
+      this.responseValue = detail.response_value as Float64Array;
+      this.requestRender();
+    });
+    this.currentStop = run.stop;
+    run.promise.then(({ value, stopped }) => {
+      if (id !== this.runId) return;
+      this.currentStop = null;
+      this.lastResults = value;
+      this.losses = Array.from(value.loss_trace);
+      this.responseQuery = value.response_query.flat();
+      this.responseValue = value.response_value.flat();
+      this.status = stopped ? 'stopped' : 'done';
+      this.announce(stopped
+        ? `Stopped at step ${value.steps_done} of ${value.settings.steps}. Held-out MSE ${formatMagnitude(value.heldout_mse)}.`
+        : `Training finished: held-out MSE ${formatMagnitude(value.heldout_mse)} after ${value.steps_done} steps.`);
+      this.requestRender();
+      this.emitChange();
+    }, (err: Error) => {
+      if (id !== this.runId) return;
+      this.currentStop = null;
+      this.status = 'failed';
+      this.failure = err.message;
+      this.announce(`Training failed: ${err.message}`);
+      this.requestRender();
+    });
+    this.requestRender();
+  }
+
+  /** Asks the running training to stop; it ends within one progress update. */
+  stop(): void {
+    if (this.status !== 'training' || !this.currentStop) return;
+    this.currentStop();
+    this.announce('Stopping…');
+  }
+
+  /** results.json of the last run, as text. */
+  resultsJson(): string {
+    if (!this.lastResults) throw new WidgetInputError('no finished run to export yet: train first');
+    return `${JSON.stringify(this.lastResults, null, 2)}\n`;
+  }
+
+  /** A figure as drawn now, as a Scene (the source of its SVG and PNG downloads). */
+  figure(name: FigureName): Scene {
+    const colours = this.themeColours();
+    const steps = this.losses.length;
+    const seed = this.lastResults?.settings.seed ?? this.seed;
+    switch (name) {
+      case 'loss':
+        return lossCurveScene({
+          losses: this.losses, steps: this.runSteps, width: this.chartWidth, height: LOSS_HEIGHT, colours,
+          title: `Training loss, seed ${seed}`,
+        });
+      case 'response-query':
+        return this.heatQuery!.scene(colours, `R·W_q after ${steps} steps (seed ${seed})`);
+      case 'response-value':
+        return this.heatValue!.scene(colours, `R·W_v after ${steps} steps (seed ${seed})`);
+    }
+  }
+
+  private fileStem(): string {
+    return `feature-recovery-seed${this.lastResults?.settings.seed ?? this.seed}`;
+  }
+
+  private async download(name: FigureName | 'results', format: 'svg' | 'png' | 'json'): Promise<void> {
+    try {
+      if (format === 'json') {
+        downloadBlob(new Blob([this.resultsJson()], { type: 'application/json' }), `${this.fileStem()}-results.json`);
+        return;
+      }
+      const scene = this.figure(name as FigureName);
+      const blob = format === 'svg'
+        ? new Blob([sceneToSvg(scene)], { type: 'image/svg+xml' })
+        : await sceneToPng(scene);
+      downloadBlob(blob, `${this.fileStem()}-${name}.${format}`);
+    } catch (err) {
+      this.announce(`The download failed: ${(err as Error).message}`);
+    }
+  }
+
+  private themeColours(): ResolvedColours {
+    this.colours ??= resolveColours(this.body);
+    return this.colours;
+  }
+
+  private announce(text: string): void {
+    if (this.statusLine) this.statusLine.textContent = text;
+  }
+
+  disconnectedCallback(): void {
+    this.runId++;
+    this.currentStop?.();
+    this.currentStop = null;
+    this.client?.terminate();
+    this.client = null;
+    if (this.status === 'training') this.status = 'stopped';
+    this.resizeObserver?.disconnect();
+    this.resizeObserver = null;
+    this.visibility?.disconnect();
+    this.visibility = null;
+    super.disconnectedCallback();
+  }
+
+  protected build(): void {
+    this.inputs = new Map();
+    const title = el('p', { class: 'title' });
+    title.append(subscripted('Train W_q and W_v in your browser'));
+    const intro = el('p', { class: 'caption' },
+      'The defaults are the draft’s settings. Training runs in a background worker on the same C++ core as the command-line tool.');
+
+    const fieldset = el('fieldset', { class: 'settings-box' });
+    fieldset.append(el('legend', {}, 'Settings'));
+    const settings = el('div', { class: 'settings' });
+    for (const c of CONTROLS) {
+      const input = el('input', { type: 'number', min: String(c.min), max: String(c.max), step: c.step, name: c.attr, inputmode: c.integer ? 'numeric' : 'decimal' });
+      const label = el('label', {}, c.label);
+      label.append(input);
+      settings.append(label);
+      this.inputs.set(c.attr, input);
+      this.listen(input, 'change', () => this.onInput(c, input));
+    }
+    this.paceBox = el('input', { type: 'checkbox' });
+    const paceLabel = el('label', { class: 'pace' });
+    paceLabel.append(this.paceBox, 'Slow down to watch');
+    this.listen(this.paceBox, 'change', () => { this.pace = this.paceBox!.checked ? 'watch' : 'fast'; this.emitChange(); });
+    settings.append(paceLabel);
+    this.inputProblem = el('p', { class: 'input-problem', role: 'status' });
+    fieldset.append(settings, this.inputProblem);
+
+    this.trainButton = el('button', { type: 'button', class: 'primary' }, 'Train');
+    this.stopButton = el('button', { type: 'button' }, 'Stop');
+    this.listen(this.trainButton, 'click', () => this.train());
+    this.listen(this.stopButton, 'click', () => this.stop());
+    this.progressBar = el('progress', { max: '1200', value: '0', 'aria-label': 'Training progress' });
+    this.progressText = el('span', { class: 'progress-text' });
+    const progress = el('div', { class: 'progress row' });
+    progress.append(this.trainButton, this.stopButton, this.progressBar, this.progressText);
+    this.statusLine = el('p', { class: 'note status', role: 'status', 'aria-live': 'polite' });
+
+    const lossFigure = el('div', { class: 'figure loss' });
+    this.lossSvg = svgEl('svg', { role: 'img', 'aria-label': 'Training loss on a log scale' });
+    lossFigure.append(this.lossSvg, this.exportRow('Loss curve', 'loss'));
+
+    this.heatQuery = new ResponseHeatmap('R·W_q', 'q', 'R·W_q: query response to each latent feature');
+    this.heatValue = new ResponseHeatmap('R·W_v', 'v', 'R·W_v: value response to each latent feature');
+    this.heatQuery.attach((t, type, h) => this.listen(t, type, h));
+    this.heatValue.attach((t, type, h) => this.listen(t, type, h));
+    const maps = el('div', { class: 'maps' });
+    for (const [heat, name, label] of [[this.heatQuery, 'response-query', 'R·W_q'], [this.heatValue, 'response-value', 'R·W_v']] as const) {
+      const box = el('div', { class: 'figure map' });
+      box.append(heat.element, this.exportRow(label, name));
+      maps.append(box);
+    }
+    const mapsNote = el('p', { class: 'caption' });
+    mapsNote.append(subscripted('Blue is below zero and orange above, at full strength from ±1. Ideal maps: an identity block on the request rows for R·W_q and on the payload rows for R·W_v, zeros everywhere else.'));
+
+    const table = el('table', { class: 'results' });
+    this.resultsCaption = table.createCaption();
+    const head = table.createTHead().insertRow();
+    head.append(el('td'), el('th', { scope: 'col' }, 'this run'), el('th', { scope: 'col' }, 'draft (PyTorch)'));
+    const body = table.createTBody();
+    this.resultCells = [];
+    this.draftCells = [];
+    for (const label of ['Held-out prediction MSE', 'Uniform attention with true values: MSE', 'Smallest query R²', 'Smallest value R²']) {
+      const tr = body.insertRow();
+      tr.append(el('th', { scope: 'row' }, label));
+      this.resultCells.push(tr.insertCell());
+      this.draftCells.push(tr.insertCell());
+    }
+    for (const cell of this.resultCells) cell.className = 'num';
+    for (const cell of this.draftCells) cell.className = 'draft';
+    this.jsonButton = el('button', { type: 'button' }, 'Download results.json');
+    this.listen(this.jsonButton, 'click', () => { void this.download('results', 'json'); });
+    const resultsBox = el('div', { class: 'scroll' });
+    resultsBox.append(table);
+    const jsonRow = el('div', { class: 'exports' });
+    jsonRow.append(this.jsonButton);
+
+    this.body.append(title, intro, fieldset, progress, this.statusLine, lossFigure, maps, mapsNote, resultsBox, jsonRow);
+
+    this.resizeObserver?.disconnect();
+    this.resizeObserver = new ResizeObserver((entries) => {
+      const w = Math.round(entries[0].contentRect.width);
+      const width = Math.max(280, Math.min(760, w));
+      if (w > 0 && width !== this.chartWidth) {
+        this.chartWidth = width;
+        this.requestRender();
+      }
+    });
+    this.resizeObserver.observe(lossFigure);
+    const dark = matchMedia('(prefers-color-scheme: dark)');
+    this.listen(dark, 'change', () => { this.colours = null; this.requestRender(); });
+
+    // autostart: train once, when the figure first comes into view (the reader sees the maps form).
+    this.visibility?.disconnect();
+    this.visibility = null;
+    if (this.autostart && !this.autostarted) {
+      this.visibility = new IntersectionObserver((entries) => {
+        if (!entries.some((e) => e.isIntersecting) || this.autostarted) return;
+        this.autostarted = true;
+        this.visibility?.disconnect();
+        this.visibility = null;
+        if (this.isConnected && this.status === 'idle') this.train();
+      });
+      this.visibility.observe(this);
+    }
+  }
+
+  private exportRow(what: string, name: FigureName): HTMLDivElement {
+    const row = el('div', { class: 'exports' });
+    const label = el('span');
+    label.append(subscripted(what), ':');
+    row.append(label);
+    for (const format of ['svg', 'png'] as const) {
+      const b = el('button', { type: 'button', 'aria-label': `Download ${what.replace('_', '')} as ${format.toUpperCase()}`, 'data-export': `${name}.${format}` }, format.toUpperCase());
+      this.listen(b, 'click', () => { void this.download(name, format); });
+      row.append(b);
+    }
+    return row;
+  }
+
+  /** A settings input changed: valid values become the attribute; invalid ones are flagged beside the inputs. */
+  private onInput(c: Control, input: HTMLInputElement): void {
+    const raw = input.value.trim();
+    const value = Number(raw);
+    const ok = raw !== '' && Number.isFinite(value) && value >= c.min && value <= c.max && (!c.integer || Number.isInteger(value));
+    input.setAttribute('aria-invalid', String(!ok));
+    if (!ok) {
+      this.inputProblem!.textContent = `${c.label} must be ${c.integer ? 'an integer' : 'a number'} from ${c.min} to ${c.max}; the last valid value (${this.setting(c.attr)}) is kept.`;
+      return;
+    }
+    this.inputProblem!.textContent = '';
+    setNumberAttribute(this, c.attr, value);
+    this.emitChange();
+  }
+
+  protected render(): void {
+    const settings = this.settings;
+    const pace = this.pace;
+    for (const c of CONTROLS) {
+      const input = this.inputs.get(c.attr)!;
+      if (input.getAttribute('aria-invalid') !== 'true' && this.root.activeElement !== input) input.value = String(this.setting(c.attr));
+    }
+    this.paceBox!.checked = pace === 'watch';
+    const training = this.status === 'training';
+    this.trainButton!.textContent = this.status === 'idle' ? 'Train' : 'Restart';
+    this.stopButton!.disabled = !training;
+
+    const done = this.losses.length;
+    this.progressBar!.max = this.runSteps;
+    this.progressBar!.value = done;
+    const last = done ? this.losses[done - 1] : NaN;
+    this.progressText!.textContent = this.status === 'idle'
+      ? `Press Train to run ${settings.steps} steps.`
+      : `step ${done} of ${this.runSteps}${done ? ` · loss ${formatMagnitude(last)}` : ''}${this.status === 'failed' ? ` · failed: ${this.failure}` : ''}`;
+
+    const colours = this.themeColours();
+    drawSceneInto(this.lossSvg!, this.figure('loss'));
+    this.lossSvg!.setAttribute('aria-label', done
+      ? `Training loss on a log scale: ${formatMagnitude(this.losses[0])} at step 1, ${formatMagnitude(last)} at step ${done}.`
+      : 'Training loss on a log scale: no steps yet.');
+    this.heatQuery!.update(this.responseQuery, colours);
+    this.heatValue!.update(this.responseValue, colours);
+    this.renderResults();
+  }
+
+  private renderResults(): void {
+    const r = this.lastResults;
+    const seed = r?.settings.seed ?? this.seed;
+    this.resultsCaption!.textContent = r
+      ? `Held-out evaluation on ${r.settings.eval_size} examples after ${r.steps_done} steps (seed ${seed})`
+      : 'Held-out evaluation (train to fill in this run)';
+    const mine = r
+      ? [magnitudeCell(r.heldout_mse), plainCell(r.uniform_attention_mse, 3), r2Cell(Math.min(...r.query_r2)), r2Cell(Math.min(...r.value_r2))]
+      : [null, null, null, null];
+    const exact = r ? [r.heldout_mse, r.uniform_attention_mse, Math.min(...r.query_r2), Math.min(...r.value_r2)] : [];
+    mine.forEach((text, i) => {
+      const cell = this.resultCells[i];
+      cell.textContent = text ?? '—';
+      if (r) {
+        cell.dataset.value = String(exact[i]);
+        cell.title = String(exact[i]);
+      } else {
+        delete cell.dataset.value;
+        cell.removeAttribute('title');
+      }
+    });
+    const draft = DRAFT_PUBLISHED.seeds.find((s) => s.seed === seed);
+    const draftTexts = draft
+      ? [magnitudeCell(draft.heldout_mse), plainCell(draft.uniform_attention_mse, 3), draft.min_r2, draft.min_r2]
+      : ['no published run for this seed', '', '', ''];
+    draftTexts.forEach((text, i) => { this.draftCells[i].textContent = text; });
+    this.jsonButton!.disabled = r === null;
+  }
+}
+
+function magnitudeCell(x: number): string {
+  return formatMagnitude(x);
+}
+
+function plainCell(x: number, digits: number): string {
+  return formatNumber(x, digits);
+}
+
+/** R² close to 1 as "1 − 2.2e−16" (or "1" when exactly 1), so the distance from 1 stays visible. */
+function r2Cell(x: number): string {
+  const gap = 1 - x;
+  if (gap === 0) return '1';
+  if (Math.abs(gap) < 1e-4) return `1 ${gap > 0 ? '−' : '+'} ${formatMagnitude(Math.abs(gap))}`;
+  return formatNumber(x, 6);
+}

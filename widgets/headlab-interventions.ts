@@ -1,0 +1,349 @@
+// <headlab-interventions>: interventions on the matrices a <headlab-feature-recovery> trained.
+// The reader erases one request feature of the request, or one payload feature of every
+// record (original targets kept), or adds a shift to every coordinate that neither map
+// should read; the held-out set is re-mixed by R and the core (featureRecoveryIntervene)
+// reports the prediction MSE next to the clean one. Recomputed on every change, on the
+// main thread: one call evaluates the held-out set once (a few milliseconds).
+//
+// Attributes (mirrored by properties):
+//   source        id of the <headlab-feature-recovery> whose last run is used
+//                 (default: the first one in the same document or shadow root)
+//   intervention  "erase-request" (default) | "erase-payload" | "shift"
+//   feature       1, 2 or 3 (default 1): which request or payload feature is erased
+//   shift         added to every irrelevant latent coordinate (default 5, |shift| ≤ 10^6)
+// Events: `change` (bubbling) with InterventionsState.
+import type { FeatureRecoveryInterventionResult, FeatureRecoveryResults } from '../web/headlab-core.js';
+import { DRAFT_PUBLISHED } from '../web/headlab-core.js';
+import { matrix } from '../web/matrix.js';
+import {
+  HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute,
+} from './base/headlab-element.js';
+import { formatMagnitude, formatNumber, subscripted } from './chart/format.js';
+import { decadeLabel } from './chart/loss-curve.js';
+import { setVectorCell } from './chart/matrix-table.js';
+import { resolveColours, rgbText, type ResolvedColours } from './chart/palette.js';
+import { downloadBlob, drawSceneInto, sceneToPng, sceneToSvg, type Scene, type Shape } from './chart/scene.js';
+import { svgEl } from './chart/svg.js';
+
+export type InterventionKind = 'erase-request' | 'erase-payload' | 'shift';
+
+export interface InterventionsState {
+  intervention: InterventionKind;
+  /** 1-based feature erased (ignored for "shift"). */
+  feature: number;
+  shift: number;
+  /** Seed of the trained run used, or null before one exists. */
+  seed: number | null;
+  /** Held-out MSE without intervention, and the intervention's MSE (see the widget's text for what each compares). */
+  clean_mse: number | null;
+  mse: number | null;
+}
+
+const KINDS: { kind: InterventionKind; core: 'erase_request' | 'erase_payload' | 'irrelevant_shift'; label: string }[] = [
+  { kind: 'erase-request', core: 'erase_request', label: 'Erase one request feature of the request' },
+  { kind: 'erase-payload', core: 'erase_payload', label: 'Erase one payload feature from every record' },
+  { kind: 'shift', core: 'irrelevant_shift', label: 'Shift every coordinate the maps should ignore' },
+];
+
+/** Example rows of the held-out set shown before and after. */
+const EXAMPLES = 4;
+const SHIFT_LIMIT = 1e6;
+
+export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
+  static observedAttributes = ['source', 'intervention', 'feature', 'shift'];
+  protected static css = /* css */ `
+    fieldset { border: 1px solid var(--hl-rule); border-radius: 4px; margin: 0 0 0.5rem; padding: 0.3rem 0.6rem 0.5rem; }
+    legend { font-weight: 600; padding: 0 0.25rem; }
+    .kinds label { display: block; margin: 0.15rem 0; }
+    .params { display: flex; flex-wrap: wrap; gap: 0.5rem 1.2rem; align-items: center; }
+    .params input[type="number"] { width: 6em; }
+    .waiting { color: var(--hl-muted); }
+    .figure svg { display: block; max-width: 100%; height: auto; }
+    .exports { display: flex; flex-wrap: wrap; gap: 0.3rem; align-items: center; font-size: 0.9em; margin: 0.3rem 0; }
+    .exports button { min-height: 2rem; padding: 0.15rem 0.5rem; }
+    .compare th[scope="row"] { font-weight: 400; }
+    .examples td { text-align: left; }
+    input[aria-invalid="true"] { border-color: var(--hl-bad); border-width: 2px; }
+    .body { container-type: inline-size; }
+    /* Narrow widgets: each example becomes a block of labelled vectors instead of a 4-column row. */
+    @container (max-width: 32rem) {
+      .examples thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+      .examples, .examples tbody, .examples tr, .examples th, .examples td { display: block; text-align: left; }
+      .examples caption { display: block; }
+      .examples tr { border-bottom: 1px solid var(--hl-rule); padding: 0.3rem 0; }
+      .examples th, .examples td { border: 0; padding: 0.05rem 0.2rem; }
+      .examples th[scope="row"]::before { content: "example "; }
+      .examples td[data-label]::before { content: attr(data-label) ": "; color: var(--hl-muted); }
+    }
+  `;
+
+  private source: Element | null = null;
+  private trained: FeatureRecoveryResults | null = null;
+  private cache: { key: string; result: FeatureRecoveryInterventionResult } | null = null;
+  private colours: ResolvedColours | null = null;
+
+  private radios: HTMLInputElement[] = [];
+  private featureSelect: HTMLSelectElement | null = null;
+  private shiftInput: HTMLInputElement | null = null;
+  private waiting: HTMLParagraphElement | null = null;
+  private output: HTMLDivElement | null = null;
+  private cleanCell: HTMLTableCellElement | null = null;
+  private afterCell: HTMLTableCellElement | null = null;
+  private afterLabel: HTMLTableCellElement | null = null;
+  private draftNote: HTMLParagraphElement | null = null;
+  private barsSvg: SVGSVGElement | null = null;
+  private exampleRows: HTMLTableCellElement[][] = [];
+
+  get intervention(): InterventionKind {
+    const raw = this.getAttribute('intervention');
+    if (raw === null || raw === '') return 'erase-request';
+    if (KINDS.some((k) => k.kind === raw)) return raw as InterventionKind;
+    throw new WidgetInputError(`attribute intervention="${raw}" must be "erase-request", "erase-payload" or "shift"`);
+  }
+  set intervention(v: InterventionKind) { this.setAttribute('intervention', v); }
+  get feature(): number { return integerAttribute(this, 'feature', 1, 1, 3); }
+  set feature(v: number) { setNumberAttribute(this, 'feature', v); }
+  get shift(): number { return numberAttribute(this, 'shift', 5, -SHIFT_LIMIT, SHIFT_LIMIT); }
+  set shift(v: number) { setNumberAttribute(this, 'shift', v); }
+
+  get state(): InterventionsState {
+    const r = this.trained ? this.compute(this.trained) : null;
+    return {
+      intervention: this.intervention, feature: this.feature, shift: this.shift,
+      seed: this.trained?.settings.seed ?? null, clean_mse: r?.heldout_mse ?? null, mse: r?.mse ?? null,
+    };
+  }
+
+  /** The trained run in use (from the source element), or null. */
+  get trainedResults(): FeatureRecoveryResults | null {
+    return this.trained;
+  }
+
+  private compute(t: FeatureRecoveryResults): FeatureRecoveryInterventionResult {
+    const kind = KINDS.find((k) => k.kind === this.intervention)!;
+    const feature = this.feature - 1, shift = this.shift;
+    const key = JSON.stringify([t.settings, t.steps_done, t.w_q, t.w_v, kind.core, feature, shift]);
+    if (this.cache?.key !== key) {
+      const result = this.core!.featureRecoveryIntervene({
+        seed: t.settings.seed, eval_size: t.settings.eval_size, request_scale: t.settings.request_scale, shift,
+        w_q: matrix(t.w_q), w_v: matrix(t.w_v), intervention: kind.core,
+        ...(kind.core === 'irrelevant_shift' ? {} : { feature }), examples: EXAMPLES,
+      });
+      this.cache = { key, result };
+    }
+    return this.cache.result;
+  }
+
+  /** Finds the source trainer and follows its finished runs. */
+  private connectSource(): void {
+    const id = this.getAttribute('source');
+    const scope = this.getRootNode() as Document | ShadowRoot;
+    const found = id ? scope.getElementById?.(id) ?? null : scope.querySelector('headlab-feature-recovery');
+    if (found === this.source) return;
+    this.source = found;
+    this.trained = null;
+    if (!found) return;
+    const take = () => {
+      if (found !== this.source) return;
+      const r = (found as unknown as { results?: FeatureRecoveryResults | null }).results ?? null;
+      if (r && r !== this.trained) {
+        this.trained = r;
+        this.requestRender();
+        this.emitChange();
+      }
+    };
+    this.listen(found, 'change', (e) => { if (e.target === found) take(); });
+    take();
+  }
+
+  protected build(): void {
+    this.source = null;
+    this.radios = [];
+    const title = el('p', { class: 'title' }, 'Intervene on the trained model');
+    const intro = el('p', { class: 'caption' });
+    intro.append(subscripted('Each intervention edits the held-out examples’ latent features, mixes them again with R and runs the trained W_q and W_v. Erasures compare with the original targets; the shift compares the predictions before and after it.'));
+    const kinds = el('fieldset', { class: 'kinds' });
+    kinds.append(el('legend', {}, 'Intervention'));
+    const group = `kind-${Math.random().toString(36).slice(2)}`;
+    for (const k of KINDS) {
+      const radio = el('input', { type: 'radio', name: group, value: k.kind });
+      const label = el('label');
+      label.append(radio, ` ${k.label}`);
+      kinds.append(label);
+      this.radios.push(radio);
+      this.listen(radio, 'change', () => { if (radio.checked) { this.intervention = k.kind; this.emitChange(); } });
+    }
+    this.featureSelect = el('select');
+    this.featureSelect.append(...[1, 2, 3].map((i) => el('option', { value: String(i) }, `feature ${i}`)));
+    this.listen(this.featureSelect, 'change', () => { this.feature = Number(this.featureSelect!.value); this.emitChange(); });
+    this.shiftInput = el('input', { type: 'number', step: 'any', min: String(-SHIFT_LIMIT), max: String(SHIFT_LIMIT) });
+    this.listen(this.shiftInput, 'change', () => {
+      const v = Number(this.shiftInput!.value);
+      const ok = this.shiftInput!.value.trim() !== '' && Number.isFinite(v) && Math.abs(v) <= SHIFT_LIMIT;
+      this.shiftInput!.setAttribute('aria-invalid', String(!ok));
+      if (ok) { this.shift = v; this.emitChange(); }
+    });
+    const params = el('div', { class: 'params' });
+    const fLabel = el('label', {}, 'Which feature ');
+    fLabel.append(this.featureSelect);
+    const sLabel = el('label', {}, 'Shift ');
+    sLabel.append(this.shiftInput);
+    params.append(fLabel, sLabel);
+
+    this.waiting = el('p', { class: 'waiting', role: 'status' },
+      'Waiting for a trained model: train it in the figure above, and its matrices appear here.');
+    this.output = el('div', { hidden: '' });
+    const compare = el('table', { class: 'compare' });
+    compare.createCaption().textContent = 'Prediction MSE on the held-out examples';
+    const body = compare.createTBody();
+    const r1 = body.insertRow();
+    r1.append(el('th', { scope: 'row' }, 'clean: prediction against target'));
+    this.cleanCell = r1.insertCell();
+    const r2 = body.insertRow();
+    this.afterLabel = el('th', { scope: 'row' });
+    r2.append(this.afterLabel);
+    this.afterCell = r2.insertCell();
+    this.cleanCell.className = this.afterCell.className = 'num';
+    this.draftNote = el('p', { class: 'note' });
+    const figure = el('div', { class: 'figure' });
+    this.barsSvg = svgEl('svg', { role: 'img' });
+    figure.append(this.barsSvg, this.exportRow());
+
+    const examples = el('table', { class: 'examples' });
+    examples.createCaption().textContent = `First ${EXAMPLES} held-out examples`;
+    const head = examples.createTHead().insertRow();
+    for (const h of ['#', 'target', 'clean prediction', 'with the intervention']) head.append(el('th', { scope: 'col' }, h));
+    const ebody = examples.createTBody();
+    this.exampleRows = [];
+    for (let i = 0; i < EXAMPLES; i++) {
+      const tr = ebody.insertRow();
+      tr.append(el('th', { scope: 'row' }, String(i + 1)));
+      this.exampleRows.push([tr.insertCell(), tr.insertCell(), tr.insertCell()]);
+      this.exampleRows[i].forEach((c, j) => {
+        c.className = 'num';
+        c.dataset.label = ['target', 'clean', 'intervened'][j];
+      });
+    }
+    const compareBox = el('div', { class: 'scroll' });
+    compareBox.append(compare);
+    const examplesBox = el('div', { class: 'scroll' });
+    examplesBox.append(examples);
+    this.output.append(compareBox, this.draftNote, figure, examplesBox);
+    this.body.append(title, intro, kinds, params, this.waiting, this.output);
+    const dark = matchMedia('(prefers-color-scheme: dark)');
+    this.listen(dark, 'change', () => { this.colours = null; this.requestRender(); });
+    this.connectSource();
+  }
+
+  private exportRow(): HTMLDivElement {
+    const row = el('div', { class: 'exports' });
+    row.append('Figure:');
+    for (const format of ['svg', 'png'] as const) {
+      const b = el('button', { type: 'button', 'aria-label': `Download the intervention figure as ${format.toUpperCase()}`, 'data-export': `interventions.${format}` }, format.toUpperCase());
+      this.listen(b, 'click', () => { void this.download(format); });
+      row.append(b);
+    }
+    return row;
+  }
+
+  private async download(format: 'svg' | 'png'): Promise<void> {
+    if (!this.trained) return;
+    const scene = this.figure();
+    const blob = format === 'svg' ? new Blob([sceneToSvg(scene)], { type: 'image/svg+xml' }) : await sceneToPng(scene);
+    downloadBlob(blob, `feature-recovery-seed${this.trained.settings.seed}-${this.intervention}.${format}`);
+  }
+
+  /** Bars of the clean and intervened MSE on a log axis from 10⁻³⁴ to 10¹. */
+  figure(): Scene {
+    const c = (this.colours ??= resolveColours(this.body));
+    const r = this.compute(this.trained!);
+    const [lo, hi] = [-34, 1];
+    const width = 360, left = 96, right = 64, barH = 18;
+    const plotW = width - left - right;
+    const xOf = (v: number) => left + ((Math.max(lo, Math.min(hi, v > 0 ? Math.log10(v) : lo)) - lo) / (hi - lo)) * plotW;
+    const fg = rgbText(c.fg), muted = rgbText(c.muted);
+    const title = `${this.describe()}, seed ${this.trained!.settings.seed}`;
+    const shapes: Shape[] = [{ kind: 'text', x: 8, y: 12, text: title, fill: fg, size: 12, weight: 'bold' }];
+    const bars: [string, number, string][] = [
+      ['clean', r.heldout_mse, rgbText(c.neg)],
+      [this.intervention === 'shift' ? 'shift change' : 'after erasing', r.mse, rgbText(c.pos)],
+    ];
+    bars.forEach(([label, v, colour], i) => {
+      const y = 30 + i * (barH + 10);
+      shapes.push({ kind: 'text', x: left - 6, y: y + barH / 2, text: label, fill: fg, size: 11, anchor: 'end' });
+      shapes.push({ kind: 'rect', x: left, y, w: Math.max(1, xOf(v) - left), h: barH, fill: colour });
+      shapes.push({ kind: 'text', x: xOf(v) + 5, y: y + barH / 2, text: mseText(v), fill: fg, size: 11 });
+    });
+    const axisY = 30 + 2 * (barH + 10);
+    shapes.push({ kind: 'line', x1: left, y1: axisY, x2: left + plotW, y2: axisY, stroke: muted });
+    for (let d = hi - 1; d >= lo; d -= 1) {
+      const x = xOf(10 ** d);
+      const major = (d % 8 === 0);
+      shapes.push({ kind: 'line', x1: x, y1: axisY, x2: x, y2: axisY + (major ? 5 : 3), stroke: muted });
+      if (major) shapes.push({ kind: 'text', x, y: axisY + 14, text: decadeLabel(d), fill: muted, size: 10, anchor: 'middle' });
+    }
+    shapes.push({ kind: 'text', x: left + plotW / 2, y: axisY + 30, text: 'MSE (log scale)', fill: muted, size: 11, anchor: 'middle' });
+    return { width, height: axisY + 40, background: rgbText(c.panel), title, shapes };
+  }
+
+  private describe(): string {
+    switch (this.intervention) {
+      case 'erase-request': return `Erase request feature ${this.feature}`;
+      case 'erase-payload': return `Erase payload feature ${this.feature}`;
+      case 'shift': return `Shift irrelevant coordinates by ${formatNumber(this.shift)}`;
+    }
+  }
+
+  protected render(): void {
+    this.connectSource();
+    const kind = this.intervention;
+    this.radios.forEach((radio) => { radio.checked = radio.value === kind; });
+    this.featureSelect!.value = String(this.feature);
+    this.featureSelect!.disabled = kind === 'shift';
+    if (this.shiftInput!.getAttribute('aria-invalid') !== 'true' && this.root.activeElement !== this.shiftInput) {
+      this.shiftInput!.value = String(this.shift);
+    }
+    this.shiftInput!.disabled = kind !== 'shift';
+    if (!this.source) {
+      throw new WidgetInputError(this.getAttribute('source')
+        ? `no element with id="${this.getAttribute('source')}" to take the trained matrices from (attribute source)`
+        : 'no <headlab-feature-recovery> on the page to take the trained matrices from (give its id in attribute source)');
+    }
+    const t = this.trained;
+    this.waiting!.hidden = t !== null;
+    this.output!.hidden = t === null;
+    if (!t) return;
+    const r = this.compute(t);
+    setMse(this.cleanCell!, r.heldout_mse);
+    setMse(this.afterCell!, r.mse);
+    this.afterLabel!.textContent = kind === 'shift'
+      ? `shifted: prediction against clean prediction (shift ${formatNumber(this.shift)})`
+      : `${kind === 'erase-request' ? 'request' : 'payload'} feature ${this.feature} erased: prediction against original target`;
+    const range = kind === 'erase-request' ? DRAFT_PUBLISHED.erase_request_mse
+      : kind === 'erase-payload' ? DRAFT_PUBLISHED.erase_payload_mse : DRAFT_PUBLISHED.irrelevant_shift_mse;
+    this.draftNote!.textContent = kind === 'shift'
+      ? `The draft reports a change of about ${formatMagnitude(range[0])} to ${formatMagnitude(range[1])} in MSE for a shift of 5, across its three seeds.`
+      : `The draft reports ${range[0]}–${range[1]} across its three seeds and the three feature choices.`;
+    drawSceneInto(this.barsSvg!, this.figure());
+    this.barsSvg!.setAttribute('aria-label', `MSE on a log scale: clean ${formatMagnitude(r.heldout_mse)}, with the intervention ${formatMagnitude(r.mse)}.`);
+    const d = 3;
+    for (let i = 0; i < EXAMPLES; i++) {
+      const rowOf = (m: { data: Float64Array }) => Array.from(m.data.subarray(i * d, (i + 1) * d));
+      const [target, before, after] = this.exampleRows[i];
+      setVectorCell(target, rowOf(r.target), 2);
+      setVectorCell(before, rowOf(r.before), 2);
+      setVectorCell(after, rowOf(r.after), 2);
+    }
+  }
+}
+
+/** Tiny MSEs as 7.1e−32, the others as decimals. */
+function mseText(x: number): string {
+  return x < 1e-3 ? formatMagnitude(x) : formatNumber(x, 4);
+}
+
+function setMse(cell: HTMLTableCellElement, x: number): void {
+  cell.textContent = mseText(x);
+  cell.dataset.value = String(x);
+  cell.title = String(x);
+}
