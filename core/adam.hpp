@@ -1,0 +1,42 @@
+// Adam with decoupled weight decay (AdamW, Loshchilov & Hutter 2019) over a list of matrices.
+//
+// For every entry p of every parameter, with gradient g at step t (t = 1, 2, …):
+//   p ← p − lr·wd·p                                  (decoupled decay, before the Adam update)
+//   m ← β1·m + (1 − β1)·g      v ← β2·v + (1 − β2)·g²
+//   p ← p − lr · (m / (1 − β1^t)) / (√(v / (1 − β2^t)) + ε)
+// β^t is kept as a running product rather than std::pow, so the update uses only
+// correctly rounded basic operations and √ and gives the same bits natively and in WASM.
+#pragma once
+
+#include "core/matrix.hpp"
+
+#include <vector>
+
+namespace headlab {
+
+struct AdamSettings {
+  double learning_rate = 1e-3;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double epsilon = 1e-8;
+  double weight_decay = 0.0;
+};
+
+class Adam {
+ public:
+  // The parameters are updated in place and must outlive the optimiser.
+  // Throws InputError on a null parameter or a setting out of range.
+  Adam(std::vector<Matrix*> parameters, AdamSettings settings);
+  // gradients[i] has the shape of parameters[i]; throws InputError otherwise or on a non-finite entry.
+  void step(const std::vector<const Matrix*>& gradients);
+  long steps_taken() const;
+
+ private:
+  std::vector<Matrix*> parameters_;
+  std::vector<Matrix> first_moment_, second_moment_;
+  AdamSettings settings_;
+  double beta1_power_ = 1.0, beta2_power_ = 1.0;  // β1^t, β2^t
+  long steps_ = 0;
+};
+
+}  // namespace headlab
