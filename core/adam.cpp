@@ -41,19 +41,22 @@ void Adam::step(const std::vector<const Matrix*>& gradients) {
   beta1_power_ *= s.beta1;
   beta2_power_ *= s.beta2;
   ++steps_;
-  const double correction1 = 1.0 - beta1_power_, correction2 = 1.0 - beta2_power_;
+  // p ← (1 − lr·wd)·p − (lr / (1 − β1^t)) · m / (√(v / (1 − β2^t)) + ε)
+  const double step_size = s.learning_rate / (1.0 - beta1_power_);
+  const double inverse_correction2 = 1.0 / (1.0 - beta2_power_);
   const double decay = 1.0 - s.learning_rate * s.weight_decay;
+  const double b1 = s.beta1, b2 = s.beta2, one_minus_b1 = 1.0 - s.beta1, one_minus_b2 = 1.0 - s.beta2;
+  const double epsilon = s.epsilon;
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
-    double* p = parameters_[i]->data();
-    const double* g = gradients[i]->data();
-    double* m = first_moment_[i].data();
-    double* v = second_moment_[i].data();
+    double* __restrict p = parameters_[i]->data();
+    const double* __restrict g = gradients[i]->data();
+    double* __restrict m = first_moment_[i].data();
+    double* __restrict v = second_moment_[i].data();
     const Eigen::Index n = parameters_[i]->size();
     for (Eigen::Index j = 0; j < n; ++j) {
-      m[j] = s.beta1 * m[j] + (1.0 - s.beta1) * g[j];
-      v[j] = s.beta2 * v[j] + (1.0 - s.beta2) * (g[j] * g[j]);
-      const double m_hat = m[j] / correction1, v_hat = v[j] / correction2;
-      p[j] = decay * p[j] - s.learning_rate * m_hat / (std::sqrt(v_hat) + s.epsilon);
+      m[j] = b1 * m[j] + one_minus_b1 * g[j];
+      v[j] = b2 * v[j] + one_minus_b2 * (g[j] * g[j]);
+      p[j] = decay * p[j] - step_size * m[j] / (std::sqrt(v[j] * inverse_correction2) + epsilon);
     }
   }
 }

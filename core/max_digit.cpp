@@ -2,7 +2,9 @@
 
 #include "core/check.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 namespace headlab::max_digit {
@@ -139,21 +141,26 @@ int maximum_digit(const TokenCounts& counts) {
 }
 
 double exp_nonpositive(double x) {
-  if (x < -745.0) return 0.0;
+  if (x < -708.0) return x < -745.0 ? 0.0 : std::ldexp(exp_nonpositive(x + 64.0 * 0.69314718055994530942), -64);
   constexpr double ln2_hi = 6.93147180369123816490e-01;  // 32 significant bits: k·ln2_hi is exact
   constexpr double ln2_lo = 1.90821492927058770002e-10;
   constexpr double inv_ln2 = 1.44269504088896338700e+00;
-  const double k = std::floor(x * inv_ln2 + 0.5);
+  constexpr double round_shift = 6755399441055744.0;  // 1.5·2^52: y + shift − shift rounds y to the nearest integer
+  const double k = (x * inv_ln2 + round_shift) - round_shift;
   const double r = (x - k * ln2_hi) - k * ln2_lo;
   double p = kInverseFactorial.c[14];
   for (int n = 13; n >= 0; --n) p = p * r + kInverseFactorial.c[n];
-  return std::ldexp(p, static_cast<int>(k));
+  // 2^k for k in [−1021, 0] straight from the exponent bits
+  const std::uint64_t bits = static_cast<std::uint64_t>(static_cast<std::int64_t>(k) + 1023) << 52;
+  double scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
 }
 
 TokenTables token_tables(const MaxDigitWeights& w, bool with_output) {
   TokenTables T;
+  T.value.assign(H * V * C, 0.0);
   T.wo_wu.assign(H * C * V, 0.0);
-  T.wv_wo_wu.assign(H * D * V, 0.0);
   T.logit.assign(H * V * V, 0.0);
   const double* E = w.E.data();
   const double* ans = E + kAns * D;
@@ -182,42 +189,39 @@ TokenTables token_tables(const MaxDigitWeights& w, bool with_output) {
       if (T.score[h][t] > top) top = T.score[h][t];
     }
     for (int t = 0; t < V; ++t) T.score_exp[h][t] = exp_nonpositive(T.score[h][t] - top);
-    // M = W_O W_U (16 × 14), VW = W_V M (64 × 14), L = E VW (14 × 14)
-    double* M = &T.wo_wu[h * C * V];
+    // Vh = E W_V (14 × 16), M = W_O W_U (16 × 14), L = Vh M (14 × 14)
+    double* __restrict Vh = &T.value[h * V * C];
+    for (int t = 0; t < V; ++t) {
+      for (int i = 0; i < D; ++i) {
+        const double e = E[t * D + i];
+        for (int c = 0; c < C; ++c) Vh[t * C + c] += e * WV[i * C + c];
+      }
+    }
+    double* __restrict M = &T.wo_wu[h * C * V];
     for (int c = 0; c < C; ++c) {
       for (int i = 0; i < D; ++i) {
         const double o = WO[c * D + i];
         for (int j = 0; j < V; ++j) M[c * V + j] += o * WU[i * V + j];
       }
     }
-    double* VW = &T.wv_wo_wu[h * D * V];
-    for (int i = 0; i < D; ++i) {
-      for (int c = 0; c < C; ++c) {
-        const double v = WV[i * C + c];
-        for (int j = 0; j < V; ++j) VW[i * V + j] += v * M[c * V + j];
-      }
-    }
-    double* L = &T.logit[h * V * V];
+    double* __restrict L = &T.logit[h * V * V];
     for (int t = 0; t < V; ++t) {
-      for (int i = 0; i < D; ++i) {
-        const double e = E[t * D + i];
-        for (int j = 0; j < V; ++j) L[t * V + j] += e * VW[i * V + j];
+      for (int c = 0; c < C; ++c) {
+        const double v = Vh[t * C + c];
+        for (int j = 0; j < V; ++j) L[t * V + j] += v * M[c * V + j];
       }
     }
   }
   if (with_output) {
+    // O_h[t] = Vh[t] W_O (14 × 64)
     T.output.assign(H * V * D, 0.0);
     for (int h = 0; h < H; ++h) {
-      const double *WV = w.W_V[h].data(), *WO = w.W_O[h].data();
-      double value[C];
+      const double* WO = w.W_O[h].data();
       for (int t = 0; t < V; ++t) {
-        for (int c = 0; c < C; ++c) value[c] = 0.0;
-        for (int i = 0; i < D; ++i) {
-          for (int c = 0; c < C; ++c) value[c] += E[t * D + i] * WV[i * C + c];
-        }
         double* O = &T.output[(h * V + t) * D];
         for (int c = 0; c < C; ++c) {
-          for (int i = 0; i < D; ++i) O[i] += value[c] * WO[c * D + i];
+          const double v = T.value[(h * V + t) * C + c];
+          for (int i = 0; i < D; ++i) O[i] += v * WO[c * D + i];
         }
       }
     }
@@ -323,27 +327,49 @@ double max_digit_loss_backward(const MaxDigitWeights& w, const std::vector<Token
   grads = zero_gradients();
   const double inverse_batch = 1.0 / static_cast<double>(batch.size());
 
+  // The model sees a multiset of tokens, so equal examples are merged and weighted by
+  // their multiplicity: sort the examples by a 33-bit key of their digit and PAD counts.
+  std::vector<std::pair<std::uint64_t, int>> keys(batch.size());
+  for (std::size_t n = 0; n < batch.size(); ++n) {
+    std::uint64_t key = 0;
+    for (int t = 0; t <= kPad; ++t) key = (key << 3) | batch[n][t];
+    keys[n] = {key, static_cast<int>(n)};
+  }
+  std::sort(keys.begin(), keys.end());
+
   // Accumulated over the batch: dlogits summed (for the residual path), dL_h = G_h (14 × 14), ds_h (14).
   double sum_g[V] = {};
   std::vector<double> G(H * V * V, 0.0);
   double dS[H][V] = {};
   double loss = 0.0;
   double a[H][V], p[V], g[V], lambda[V];
-  for (const auto& counts : batch) {
+  int present[V];
+  for (std::size_t first = 0; first < keys.size();) {
+    std::size_t last = first + 1;
+    while (last < keys.size() && keys[last].first == keys[first].first) ++last;
+    const double multiplicity = static_cast<double>(last - first);
+    const TokenCounts& counts = batch[keys[first].second];
+    first = last;
+    int n_present = 0;
+    for (int t = 0; t < V; ++t) {
+      if (counts[t]) present[n_present++] = t;
+    }
     std::array<double, kVocab> logits = T.residual_logit;
     for (int h = 0; h < H; ++h) {
       head_mass(T, h, counts, a[h]);
       const double* L = &T.logit[h * V * V];
-      for (int t = 0; t < V; ++t) {
-        if (!counts[t]) continue;
-        for (int j = 0; j < V; ++j) logits[j] += a[h][t] * L[t * V + j];
+      for (int i = 0; i < n_present; ++i) {
+        const int t = present[i];
+        const double mass = a[h][t];
+        for (int j = 0; j < V; ++j) logits[j] += mass * L[t * V + j];
       }
     }
     const int answer = maximum_digit(counts);
-    loss += cross_entropy(logits, answer, p);
-    // dloss/dlogits of the mean loss: (softmax − onehot) / B
+    loss += multiplicity * cross_entropy(logits, answer, p);
+    // dloss/dlogits of the mean loss, summed over the copies: multiplicity · (softmax − onehot) / B
+    const double weight = multiplicity * inverse_batch;
     for (int j = 0; j < V; ++j) {
-      g[j] = (p[j] - (j == answer ? 1.0 : 0.0)) * inverse_batch;
+      g[j] = (p[j] - (j == answer ? 1.0 : 0.0)) * weight;
       sum_g[j] += g[j];
     }
     for (int h = 0; h < H; ++h) {
@@ -351,17 +377,18 @@ double max_digit_loss_backward(const MaxDigitWeights& w, const std::vector<Token
       double* Gh = &G[h * V * V];
       // logits += Σ_t a(t) L[t]  ⇒  da(t) = L[t]·g;  a = softmax over tokens ⇒ ds(t) = a(t)(da(t) − Σ_u a(u) da(u))
       double mean_lambda = 0.0;
-      for (int t = 0; t < V; ++t) {
-        if (!counts[t]) continue;
+      for (int i = 0; i < n_present; ++i) {
+        const int t = present[i];
         double s = 0.0;
         for (int j = 0; j < V; ++j) s += L[t * V + j] * g[j];
         lambda[t] = s;
         mean_lambda += a[h][t] * s;
       }
-      for (int t = 0; t < V; ++t) {
-        if (!counts[t]) continue;
-        dS[h][t] += a[h][t] * (lambda[t] - mean_lambda);
-        for (int j = 0; j < V; ++j) Gh[t * V + j] += a[h][t] * g[j];  // dL[t] += a(t) g
+      for (int i = 0; i < n_present; ++i) {
+        const int t = present[i];
+        const double mass = a[h][t];
+        dS[h][t] += mass * (lambda[t] - mean_lambda);
+        for (int j = 0; j < V; ++j) Gh[t * V + j] += mass * g[j];  // dL[t] += a(t) g
       }
     }
   }
@@ -371,7 +398,7 @@ double max_digit_loss_backward(const MaxDigitWeights& w, const std::vector<Token
   const double* WU = w.W_U.data();
   double* dE = grads.dE.data();
   double* dans = dE + kAns * D;
-  double* dWU = grads.dW_U.data();
+  double* __restrict dWU = grads.dW_U.data();
   // residual_logit = E[ANS] W_U
   for (int i = 0; i < D; ++i) {
     double s = 0.0;
@@ -383,47 +410,52 @@ double max_digit_loss_backward(const MaxDigitWeights& w, const std::vector<Token
   }
   for (int h = 0; h < H; ++h) {
     const double *WQ = w.W_Q[h].data(), *WK = w.W_K[h].data(), *WV = w.W_V[h].data(), *WO = w.W_O[h].data();
-    double *dWQ = grads.dW_Q[h].data(), *dWK = grads.dW_K[h].data(), *dWV = grads.dW_V[h].data(),
-           *dWO = grads.dW_O[h].data();
+    double *__restrict dWQ = grads.dW_Q[h].data(), *__restrict dWK = grads.dW_K[h].data(),
+           *__restrict dWV = grads.dW_V[h].data(), *__restrict dWO = grads.dW_O[h].data();
+    const double* Vh = &T.value[h * V * C];
     const double* M = &T.wo_wu[h * C * V];
-    const double* VW = &T.wv_wo_wu[h * D * V];
     const double* Gh = &G[h * V * V];
-    // L = E VW: dVW = Eᵀ G, dE += G VWᵀ
-    std::vector<double> dVW(D * V, 0.0);
+    // L = Vh M: dVh = G Mᵀ, dM = Vhᵀ G
+    double dV[V * C], dM[C * V] = {};
+    for (int t = 0; t < V; ++t) {
+      for (int c = 0; c < C; ++c) {
+        double s = 0.0;
+        for (int j = 0; j < V; ++j) s += Gh[t * V + j] * M[c * V + j];
+        dV[t * C + c] = s;
+      }
+    }
+    for (int t = 0; t < V; ++t) {
+      for (int c = 0; c < C; ++c) {
+        const double v = Vh[t * C + c];
+        for (int j = 0; j < V; ++j) dM[c * V + j] += v * Gh[t * V + j];
+      }
+    }
+    // Vh = E W_V: dW_V = Eᵀ dVh, dE += dVh W_Vᵀ
     for (int t = 0; t < V; ++t) {
       for (int i = 0; i < D; ++i) {
         const double e = E[t * D + i];
-        double s = 0.0;
-        for (int j = 0; j < V; ++j) {
-          dVW[i * V + j] += e * Gh[t * V + j];
-          s += Gh[t * V + j] * VW[i * V + j];
-        }
-        dE[t * D + i] += s;
+        for (int c = 0; c < C; ++c) dWV[i * C + c] += e * dV[t * C + c];
       }
     }
-    // VW = W_V M: dW_V = dVW Mᵀ, dM = W_Vᵀ dVW
-    double dM[C * V] = {};
-    for (int i = 0; i < D; ++i) {
-      for (int c = 0; c < C; ++c) {
+    for (int t = 0; t < V; ++t) {
+      for (int i = 0; i < D; ++i) {
         double s = 0.0;
-        const double v = WV[i * C + c];
-        for (int j = 0; j < V; ++j) {
-          s += dVW[i * V + j] * M[c * V + j];
-          dM[c * V + j] += v * dVW[i * V + j];
-        }
-        dWV[i * C + c] = s;
+        for (int c = 0; c < C; ++c) s += dV[t * C + c] * WV[i * C + c];
+        dE[t * D + i] += s;
       }
     }
     // M = W_O W_U: dW_O = dM W_Uᵀ, dW_U += W_Oᵀ dM
     for (int c = 0; c < C; ++c) {
       for (int i = 0; i < D; ++i) {
         double s = 0.0;
-        const double o = WO[c * D + i];
-        for (int j = 0; j < V; ++j) {
-          s += dM[c * V + j] * WU[i * V + j];
-          dWU[i * V + j] += o * dM[c * V + j];
-        }
+        for (int j = 0; j < V; ++j) s += dM[c * V + j] * WU[i * V + j];
         dWO[c * D + i] = s;
+      }
+    }
+    for (int c = 0; c < C; ++c) {
+      for (int i = 0; i < D; ++i) {
+        const double o = WO[c * D + i];
+        for (int j = 0; j < V; ++j) dWU[i * V + j] += o * dM[c * V + j];
       }
     }
     // s(t) = E[t]·kq / 4: dkq = Σ_t ds(t) E[t] / 4, dE[t] += ds(t) kq / 4

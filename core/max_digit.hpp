@@ -82,9 +82,9 @@ struct TokenTables {
   std::array<std::array<double, kDModel>, kHeads> key_query{};    // W_K^h q_hᵀ
   std::array<std::array<double, kVocab>, kHeads> score{};         // s_h(t)
   std::array<std::array<double, kVocab>, kHeads> score_exp{};     // e^{s_h(t) − max_u s_h(u)}
+  std::vector<double> value;          // [h][t][c], 4 × 14 × 16: E[t] W_V^h
   std::vector<double> wo_wu;          // [h][c][j], 4 × 16 × 14: W_O^h W_U
-  std::vector<double> wv_wo_wu;       // [h][i][j], 4 × 64 × 14: W_V^h W_O^h W_U
-  std::vector<double> logit;          // [h][t][j], 4 × 14 × 14: L_h[t][j] = E[t] W_V^h W_O^h W_U
+  std::vector<double> logit;          // [h][t][j], 4 × 14 × 14: L_h[t][j] = (E[t] W_V^h)(W_O^h W_U)
   std::vector<double> output;         // [h][t][i], 4 × 14 × 64: E[t] W_V^h W_O^h (only when asked for)
   std::array<double, kVocab> residual_logit{};  // E[ANS] W_U
 };
