@@ -17,6 +17,7 @@ struct Command {
 };
 
 int run_attention(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
+int run_max_digit(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
 
 // Every sub-command, in the order `headlab --help` lists them.
 const std::vector<Command>& commands();

@@ -9,6 +9,8 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> all = {
       {"attention", "one attention head: JSON {x, w_q, w_k, w_v, causal?} on stdin, results on stdout",
        run_attention},
+      {"max-digit", "the max-digit transformer: train --seed S --out weights.json | analyze --weights w.json --out a.json",
+       run_max_digit},
   };
   return all;
 }
