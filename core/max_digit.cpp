@@ -141,7 +141,7 @@ int maximum_digit(const TokenCounts& counts) {
 }
 
 double exp_nonpositive(double x) {
-  if (x < -708.0) return x < -745.0 ? 0.0 : std::ldexp(exp_nonpositive(x + 64.0 * 0.69314718055994530942), -64);
+  if (x < -745.0) return 0.0;
   constexpr double ln2_hi = 6.93147180369123816490e-01;  // 32 significant bits: k·ln2_hi is exact
   constexpr double ln2_lo = 1.90821492927058770002e-10;
   constexpr double inv_ln2 = 1.44269504088896338700e+00;
@@ -150,11 +150,14 @@ double exp_nonpositive(double x) {
   const double r = (x - k * ln2_hi) - k * ln2_lo;
   double p = kInverseFactorial.c[14];
   for (int n = 13; n >= 0; --n) p = p * r + kInverseFactorial.c[n];
-  // 2^k for k in [−1021, 0] straight from the exponent bits
-  const std::uint64_t bits = static_cast<std::uint64_t>(static_cast<std::int64_t>(k) + 1023) << 52;
+  // 2^k straight from the exponent bits; below 2^−1021 scale by 2^(k+64), then by 2^−64 so that
+  // only the last product rounds into the subnormal range.
+  const auto ki = static_cast<std::int64_t>(k);
+  const bool tiny = ki < -1021;
+  const std::uint64_t bits = static_cast<std::uint64_t>(ki + (tiny ? 64 : 0) + 1023) << 52;
   double scale;
   std::memcpy(&scale, &bits, sizeof scale);
-  return p * scale;
+  return tiny ? (p * scale) * 0x1p-64 : p * scale;
 }
 
 TokenTables token_tables(const MaxDigitWeights& w, bool with_output) {
