@@ -75,7 +75,7 @@ json read_json(const std::string& flag, const std::string& path) {
   if (!file) throw InputError(flag + ": cannot open \"" + path + "\"");
   try {
     return json::parse(file);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse errors and number overflow (1e999)
     throw InputError(flag + ": \"" + path + "\" is not valid JSON: " + e.what());
   }
 }

@@ -5,6 +5,7 @@
 // One web/<concept>.js per bindings file contributes its functions here.
 import { HeadlabError } from './errors.js';
 import { attentionApi } from './attention.js';
+import { maxDigitApi } from './max-digit.js';
 
 export { HeadlabError };
 
@@ -13,6 +14,7 @@ export function wrapCore(module) {
   return {
     version: () => module.version(),
     ...attentionApi(module),
+    ...maxDigitApi(module),
   };
 }
 
