@@ -195,10 +195,12 @@ TokenTables token_tables(const MaxDigitWeights& w, bool with_output) {
     // Vh = E W_V (14 × 16), M = W_O W_U (16 × 14), L = Vh M (14 × 14)
     double* __restrict Vh = &T.value[h * V * C];
     for (int t = 0; t < V; ++t) {
+      double row[C] = {};
       for (int i = 0; i < D; ++i) {
         const double e = E[t * D + i];
-        for (int c = 0; c < C; ++c) Vh[t * C + c] += e * WV[i * C + c];
+        for (int c = 0; c < C; ++c) row[c] += e * WV[i * C + c];
       }
+      for (int c = 0; c < C; ++c) Vh[t * C + c] = row[c];
     }
     double* __restrict M = &T.wo_wu[h * C * V];
     for (int c = 0; c < C; ++c) {
@@ -326,8 +328,22 @@ double max_digit_loss_backward(const MaxDigitWeights& w, const std::vector<Token
                                MaxDigitGradients& grads) {
   validate_weights(w);
   require_batch(batch);
-  const TokenTables T = token_tables(w, false);
+  for (const auto& counts : batch) maximum_digit(counts);
   grads = zero_gradients();
+  return loss_backward_unchecked(w, batch, grads);
+}
+
+double loss_backward_unchecked(const MaxDigitWeights& w, const std::vector<TokenCounts>& batch,
+                               MaxDigitGradients& grads) {
+  const TokenTables T = token_tables(w, false);
+  grads.dE.setZero();
+  grads.dW_U.setZero();
+  for (int h = 0; h < H; ++h) {
+    grads.dW_Q[h].setZero();
+    grads.dW_K[h].setZero();
+    grads.dW_V[h].setZero();
+    grads.dW_O[h].setZero();
+  }
   const double inverse_batch = 1.0 / static_cast<double>(batch.size());
 
   // The model sees a multiset of tokens, so equal examples are merged and weighted by
@@ -434,11 +450,13 @@ double max_digit_loss_backward(const MaxDigitWeights& w, const std::vector<Token
       }
     }
     // Vh = E W_V: dW_V = Eᵀ dVh, dE += dVh W_Vᵀ
-    for (int t = 0; t < V; ++t) {
-      for (int i = 0; i < D; ++i) {
+    for (int i = 0; i < D; ++i) {
+      double row[C] = {};
+      for (int t = 0; t < V; ++t) {
         const double e = E[t * D + i];
-        for (int c = 0; c < C; ++c) dWV[i * C + c] += e * dV[t * C + c];
+        for (int c = 0; c < C; ++c) row[c] += e * dV[t * C + c];
       }
+      for (int c = 0; c < C; ++c) dWV[i * C + c] = row[c];
     }
     for (int t = 0; t < V; ++t) {
       for (int i = 0; i < D; ++i) {

@@ -117,6 +117,11 @@ double max_digit_loss(const MaxDigitWeights& weights, const std::vector<TokenCou
 double max_digit_loss_backward(const MaxDigitWeights& weights, const std::vector<TokenCounts>& batch,
                                MaxDigitGradients& grads);
 
+// The same without validating weights or batch; grads must already have the right shapes
+// (zero_gradients()). For the trainer, whose weights and batches are valid by construction.
+double loss_backward_unchecked(const MaxDigitWeights& weights, const std::vector<TokenCounts>& batch,
+                               MaxDigitGradients& grads);
+
 // A batch of lists whose maximum is uniform on 0–9 and whose length is uniform on 1–6:
 // draw the maximum m and the length L, then draw L digits uniform on 0…m until one equals m
 // (rejection, so every list of length L with maximum m is equally likely).

@@ -71,7 +71,7 @@ long MaxDigitTrainer::step(long n) {
   const long run = std::min(n, settings_.steps - steps_taken_);
   for (long i = 0; i < run; ++i) {
     const std::vector<TokenCounts> batch = sample_batch(batches_, settings_.batch_size);
-    last_loss_ = max_digit_loss_backward(weights_, batch, gradients_);
+    last_loss_ = loss_backward_unchecked(weights_, batch, gradients_);
     optimiser_->step(gradients_.list());
     if (weights_.unit_norm_unembedding) normalise_unembedding_columns(weights_.W_U);
     ++steps_taken_;
