@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <sstream>
 
 namespace headlab::max_digit {
 namespace {
@@ -79,7 +80,9 @@ void validate_weights(const MaxDigitWeights& w) {
 
 void require_format_version(double version) {
   if (version != kFormatVersion) {
-    throw InputError("format_version " + std::to_string(version) + " is not supported; this core reads version " +
+    std::ostringstream text;
+    text << version;
+    throw InputError("format_version " + text.str() + " is not supported; this core reads version " +
                      std::to_string(kFormatVersion));
   }
 }
