@@ -23,6 +23,14 @@ struct InverseFactorials {
 };
 constexpr InverseFactorials kInverseFactorial{};
 
+// y ← y + a·x over N contiguous entries. Element-wise (one product and one sum per entry, no
+// reassociation), so the bits do not depend on whether Eigen uses SSE2 packets or scalars:
+// GCC leaves these short loops scalar after unrolling them, Eigen's fixed-size packets do not.
+template <int N>
+inline void axpy(double a, const double* x, double* y) {
+  Eigen::Map<Eigen::Matrix<double, 1, N>>(y).noalias() += a * Eigen::Map<const Eigen::Matrix<double, 1, N>>(x);
+}
+
 void require_matrix(const std::string& name, const Matrix& m, Eigen::Index rows, Eigen::Index cols) {
   require_shape(name.c_str(), m, rows, cols);
   require_finite(name.c_str(), m);
@@ -201,7 +209,7 @@ TokenTables token_tables(const MaxDigitWeights& w, bool with_output) {
       double row[C] = {};
       for (int i = 0; i < D; ++i) {
         const double e = E[t * D + i];
-        for (int c = 0; c < C; ++c) row[c] += e * WV[i * C + c];
+        axpy<C>(e, WV + i * C, row);
       }
       for (int c = 0; c < C; ++c) Vh[t * C + c] = row[c];
     }
@@ -209,14 +217,14 @@ TokenTables token_tables(const MaxDigitWeights& w, bool with_output) {
     for (int c = 0; c < C; ++c) {
       for (int i = 0; i < D; ++i) {
         const double o = WO[c * D + i];
-        for (int j = 0; j < V; ++j) M[c * V + j] += o * WU[i * V + j];
+        axpy<V>(o, WU + i * V, M + c * V);
       }
     }
     double* __restrict L = &T.logit[h * V * V];
     for (int t = 0; t < V; ++t) {
       for (int c = 0; c < C; ++c) {
         const double v = Vh[t * C + c];
-        for (int j = 0; j < V; ++j) L[t * V + j] += v * M[c * V + j];
+        axpy<V>(v, M + c * V, L + t * V);
       }
     }
   }
@@ -229,7 +237,7 @@ TokenTables token_tables(const MaxDigitWeights& w, bool with_output) {
         double* O = &T.output[(h * V + t) * D];
         for (int c = 0; c < C; ++c) {
           const double v = T.value[(h * V + t) * C + c];
-          for (int i = 0; i < D; ++i) O[i] += v * WO[c * D + i];
+          axpy<D>(v, WO + c * D, O);
         }
       }
     }
@@ -251,7 +259,7 @@ std::array<double, kVocab> logits_from_tables(const TokenTables& tables, const T
     const double* L = &tables.logit[h * V * V];
     for (int t = 0; t < V; ++t) {
       if (!counts[t]) continue;
-      for (int j = 0; j < V; ++j) logits[j] += a[t] * L[t * V + j];
+      axpy<V>(a[t], L + t * V, logits.data());
     }
   }
   return logits;
@@ -366,6 +374,12 @@ double loss_backward_unchecked(const MaxDigitWeights& w, const std::vector<Token
   double loss = 0.0;
   double a[H][V], p[V], g[V], lambda[V];
   int present[V];
+  std::vector<double> logit_transposed(H * V * V);
+  for (int h = 0; h < H; ++h) {
+    for (int t = 0; t < V; ++t) {
+      for (int j = 0; j < V; ++j) logit_transposed[(h * V + j) * V + t] = T.logit[(h * V + t) * V + j];
+    }
+  }
   for (std::size_t first = 0; first < keys.size();) {
     std::size_t last = first + 1;
     while (last < keys.size() && keys[last].first == keys[first].first) ++last;
@@ -383,7 +397,7 @@ double loss_backward_unchecked(const MaxDigitWeights& w, const std::vector<Token
       for (int i = 0; i < n_present; ++i) {
         const int t = present[i];
         const double mass = a[h][t];
-        for (int j = 0; j < V; ++j) logits[j] += mass * L[t * V + j];
+        axpy<V>(mass, L + t * V, logits.data());
       }
     }
     const int answer = maximum_digit(counts);
@@ -395,22 +409,19 @@ double loss_backward_unchecked(const MaxDigitWeights& w, const std::vector<Token
       sum_g[j] += g[j];
     }
     for (int h = 0; h < H; ++h) {
-      const double* L = &T.logit[h * V * V];
       double* Gh = &G[h * V * V];
       // logits += Σ_t a(t) L[t]  ⇒  da(t) = L[t]·g;  a = softmax over tokens ⇒ ds(t) = a(t)(da(t) − Σ_u a(u) da(u))
+      // λ = L g for all 14 tokens as Σ_j g_j Lᵀ[j] (same order of terms as the dot products)
+      const double* LT = &logit_transposed[h * V * V];
+      for (int t = 0; t < V; ++t) lambda[t] = 0.0;
+      for (int j = 0; j < V; ++j) axpy<V>(g[j], LT + j * V, lambda);
       double mean_lambda = 0.0;
-      for (int i = 0; i < n_present; ++i) {
-        const int t = present[i];
-        double s = 0.0;
-        for (int j = 0; j < V; ++j) s += L[t * V + j] * g[j];
-        lambda[t] = s;
-        mean_lambda += a[h][t] * s;
-      }
+      for (int i = 0; i < n_present; ++i) mean_lambda += a[h][present[i]] * lambda[present[i]];
       for (int i = 0; i < n_present; ++i) {
         const int t = present[i];
         const double mass = a[h][t];
         dS[h][t] += mass * (lambda[t] - mean_lambda);
-        for (int j = 0; j < V; ++j) Gh[t * V + j] += mass * g[j];  // dL[t] += a(t) g
+        axpy<V>(mass, g, Gh + t * V);  // dL[t] += a(t) g
       }
     }
   }
@@ -421,6 +432,10 @@ double loss_backward_unchecked(const MaxDigitWeights& w, const std::vector<Token
   double* dE = grads.dE.data();
   double* dans = dE + kAns * D;
   double* __restrict dWU = grads.dW_U.data();
+  std::vector<double> WUT(V * D);  // W_Uᵀ, 14 × 64
+  for (int i = 0; i < D; ++i) {
+    for (int j = 0; j < V; ++j) WUT[j * D + i] = WU[i * V + j];
+  }
   // residual_logit = E[ANS] W_U
   for (int i = 0; i < D; ++i) {
     double s = 0.0;
@@ -438,18 +453,21 @@ double loss_backward_unchecked(const MaxDigitWeights& w, const std::vector<Token
     const double* M = &T.wo_wu[h * C * V];
     const double* Gh = &G[h * V * V];
     // L = Vh M: dVh = G Mᵀ, dM = Vhᵀ G
-    double dV[V * C], dM[C * V] = {};
+    // Products written as sums of rows (axpy) over transposed factors: the same terms in the
+    // same order as the dot products they replace, so the bits are those of plain loops.
+    double MT[V * C], WVT[C * D];
+    for (int c = 0; c < C; ++c) {
+      for (int j = 0; j < V; ++j) MT[j * C + c] = M[c * V + j];
+      for (int i = 0; i < D; ++i) WVT[c * D + i] = WV[i * C + c];
+    }
+    double dV[V * C] = {}, dM[C * V] = {};
     for (int t = 0; t < V; ++t) {
-      for (int c = 0; c < C; ++c) {
-        double s = 0.0;
-        for (int j = 0; j < V; ++j) s += Gh[t * V + j] * M[c * V + j];
-        dV[t * C + c] = s;
-      }
+      for (int j = 0; j < V; ++j) axpy<C>(Gh[t * V + j], MT + j * C, dV + t * C);
     }
     for (int t = 0; t < V; ++t) {
       for (int c = 0; c < C; ++c) {
         const double v = Vh[t * C + c];
-        for (int j = 0; j < V; ++j) dM[c * V + j] += v * Gh[t * V + j];
+        axpy<V>(v, Gh + t * V, dM + c * V);
       }
     }
     // Vh = E W_V: dW_V = Eᵀ dVh, dE += dVh W_Vᵀ
@@ -457,29 +475,25 @@ double loss_backward_unchecked(const MaxDigitWeights& w, const std::vector<Token
       double row[C] = {};
       for (int t = 0; t < V; ++t) {
         const double e = E[t * D + i];
-        for (int c = 0; c < C; ++c) row[c] += e * dV[t * C + c];
+        axpy<C>(e, dV + t * C, row);
       }
       for (int c = 0; c < C; ++c) dWV[i * C + c] = row[c];
     }
     for (int t = 0; t < V; ++t) {
-      for (int i = 0; i < D; ++i) {
-        double s = 0.0;
-        for (int c = 0; c < C; ++c) s += dV[t * C + c] * WV[i * C + c];
-        dE[t * D + i] += s;
-      }
+      double row[D] = {};
+      for (int c = 0; c < C; ++c) axpy<D>(dV[t * C + c], WVT + c * D, row);
+      axpy<D>(1.0, row, dE + t * D);
     }
     // M = W_O W_U: dW_O = dM W_Uᵀ, dW_U += W_Oᵀ dM
     for (int c = 0; c < C; ++c) {
-      for (int i = 0; i < D; ++i) {
-        double s = 0.0;
-        for (int j = 0; j < V; ++j) s += dM[c * V + j] * WU[i * V + j];
-        dWO[c * D + i] = s;
-      }
+      double row[D] = {};
+      for (int j = 0; j < V; ++j) axpy<D>(dM[c * V + j], WUT.data() + j * D, row);
+      for (int i = 0; i < D; ++i) dWO[c * D + i] = row[i];
     }
     for (int c = 0; c < C; ++c) {
       for (int i = 0; i < D; ++i) {
         const double o = WO[c * D + i];
-        for (int j = 0; j < V; ++j) dWU[i * V + j] += o * dM[c * V + j];
+        axpy<V>(o, dM + c * V, dWU + i * V);
       }
     }
     // s(t) = E[t]·kq / 4: dkq = Σ_t ds(t) E[t] / 4, dE[t] += ds(t) kq / 4
