@@ -11,6 +11,8 @@ const std::vector<Command>& commands() {
        run_attention},
       {"feature-recovery", "train W_q, W_v on the feature-recovery task; --seed S --out results.json [...]",
        run_feature_recovery_command},
+      {"max-digit", "the max-digit transformer: train --seed S --out weights.json | analyze --weights w.json --out a.json",
+       run_max_digit},
   };
   return all;
 }

@@ -3,68 +3,71 @@
 #include "core/check.hpp"
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace headlab {
 
-Adam::Adam(const AdamSettings& settings, const std::vector<const Matrix*>& shapes) : settings_(settings) {
-  const auto& s = settings;
-  if (!(std::isfinite(s.learning_rate) && s.learning_rate > 0.0)) {
-    throw InputError("learning rate must be a finite number > 0, got " + std::to_string(s.learning_rate));
+Adam::Adam(std::vector<Matrix*> parameters, AdamSettings settings)
+    : parameters_(std::move(parameters)), settings_(settings) {
+  const auto& s = settings_;
+  if (!(std::isfinite(s.learning_rate) && s.learning_rate > 0)) {
+    throw InputError("learning_rate must be finite and > 0, got " + std::to_string(s.learning_rate));
   }
-  if (!(s.beta1 >= 0.0 && s.beta1 < 1.0)) throw InputError("beta1 must be in [0, 1), got " + std::to_string(s.beta1));
-  if (!(s.beta2 >= 0.0 && s.beta2 < 1.0)) throw InputError("beta2 must be in [0, 1), got " + std::to_string(s.beta2));
-  if (!(std::isfinite(s.epsilon) && s.epsilon > 0.0)) {
-    throw InputError("epsilon must be a finite number > 0, got " + std::to_string(s.epsilon));
+  if (!(s.beta1 >= 0 && s.beta1 < 1)) throw InputError("beta1 must lie in [0, 1), got " + std::to_string(s.beta1));
+  if (!(s.beta2 >= 0 && s.beta2 < 1)) throw InputError("beta2 must lie in [0, 1), got " + std::to_string(s.beta2));
+  if (!(std::isfinite(s.epsilon) && s.epsilon > 0)) throw InputError("epsilon must be finite and > 0");
+  if (!(std::isfinite(s.weight_decay) && s.weight_decay >= 0)) {
+    throw InputError("weight_decay must be finite and ≥ 0, got " + std::to_string(s.weight_decay));
   }
-  if (!(std::isfinite(s.weight_decay) && s.weight_decay >= 0.0)) {
-    throw InputError("weight decay must be a finite number ≥ 0, got " + std::to_string(s.weight_decay));
-  }
-  for (const Matrix* p : shapes) {
-    first_moment_.push_back(Matrix::Zero(p->rows(), p->cols()));
-    second_moment_.push_back(Matrix::Zero(p->rows(), p->cols()));
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    if (parameters_[i] == nullptr) throw InputError("Adam parameter " + std::to_string(i) + " is null");
+    first_moment_.push_back(Matrix::Zero(parameters_[i]->rows(), parameters_[i]->cols()));
+    second_moment_.push_back(Matrix::Zero(parameters_[i]->rows(), parameters_[i]->cols()));
   }
 }
 
-void Adam::step(const std::vector<Matrix*>& params, const std::vector<const Matrix*>& grads) {
-  const std::size_t n = first_moment_.size();
-  if (params.size() != n || grads.size() != n) {
-    throw InputError("Adam::step needs " + std::to_string(n) + " parameters and gradients, got " +
-                     std::to_string(params.size()) + " and " + std::to_string(grads.size()));
+void Adam::step(const std::vector<const Matrix*>& gradients) {
+  if (gradients.size() != parameters_.size()) {
+    throw InputError("Adam::step needs " + std::to_string(parameters_.size()) + " gradients, got " +
+                     std::to_string(gradients.size()));
   }
-  for (std::size_t k = 0; k < n; ++k) {
-    const Eigen::Index rows = first_moment_[k].rows(), cols = first_moment_[k].cols();
-    // Compare first: building the names costs more than the update of a small parameter.
-    if (params[k]->rows() != rows || params[k]->cols() != cols) {
-      require_shape(("parameter " + std::to_string(k)).c_str(), *params[k], rows, cols);
-    }
-    if (grads[k]->rows() != rows || grads[k]->cols() != cols) {
-      require_shape(("gradient " + std::to_string(k)).c_str(), *grads[k], rows, cols);
-    }
+  for (std::size_t i = 0; i < gradients.size(); ++i) {
+    const std::string name = "gradient " + std::to_string(i);
+    if (gradients[i] == nullptr) throw InputError(name + " is null");
+    require_shape(name.c_str(), *gradients[i], parameters_[i]->rows(), parameters_[i]->cols());
+    // |g| ≤ DBL_MAX is false exactly for ±inf and NaN; counting the failures is a loop the
+    // compiler vectorises. The message comes from require_finite once one is found.
+    const double* g = gradients[i]->data();
+    const Eigen::Index n = gradients[i]->size();
+    long non_finite = 0;
+    for (Eigen::Index j = 0; j < n; ++j) non_finite += !(std::fabs(g[j]) <= std::numeric_limits<double>::max());
+    if (non_finite) require_finite(name.c_str(), *gradients[i]);
   }
-  const AdamSettings& s = settings_;
-  ++steps_;
+  const auto& s = settings_;
   beta1_power_ *= s.beta1;
   beta2_power_ *= s.beta2;
+  ++steps_;
+  // p ← (1 − lr·wd)·p − (lr / (1 − β1^t)) · m / (√(v / (1 − β2^t)) + ε)
   const double step_size = s.learning_rate / (1.0 - beta1_power_);
-  const double sqrt_correction2 = std::sqrt(1.0 - beta2_power_);  // sqrt is correctly rounded on both targets
+  const double inverse_correction2 = 1.0 / (1.0 - beta2_power_);
   const double decay = 1.0 - s.learning_rate * s.weight_decay;
-  for (std::size_t k = 0; k < n; ++k) {
-    Matrix& p = *params[k];
-    const Matrix& g = *grads[k];
-    Matrix& m = first_moment_[k];
-    Matrix& v = second_moment_[k];
-    double* pd = p.data();
-    const double* gd = g.data();
-    double* md = m.data();
-    double* vd = v.data();
-    for (Eigen::Index i = 0; i < p.size(); ++i) {
-      md[i] = s.beta1 * md[i] + (1.0 - s.beta1) * gd[i];
-      vd[i] = s.beta2 * vd[i] + (1.0 - s.beta2) * gd[i] * gd[i];
-      if (s.weight_decay != 0.0) pd[i] *= decay;
-      pd[i] -= step_size * md[i] / (std::sqrt(vd[i]) / sqrt_correction2 + s.epsilon);
+  const double b1 = s.beta1, b2 = s.beta2, one_minus_b1 = 1.0 - s.beta1, one_minus_b2 = 1.0 - s.beta2;
+  const double epsilon = s.epsilon;
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    double* __restrict p = parameters_[i]->data();
+    const double* __restrict g = gradients[i]->data();
+    double* __restrict m = first_moment_[i].data();
+    double* __restrict v = second_moment_[i].data();
+    const Eigen::Index n = parameters_[i]->size();
+    for (Eigen::Index j = 0; j < n; ++j) {
+      m[j] = b1 * m[j] + one_minus_b1 * g[j];
+      v[j] = b2 * v[j] + one_minus_b2 * (g[j] * g[j]);
+      p[j] = decay * p[j] - step_size * m[j] / (std::sqrt(v[j] * inverse_correction2) + epsilon);
     }
   }
 }
+
+long Adam::steps_taken() const { return steps_; }
 
 }  // namespace headlab

@@ -85,8 +85,8 @@ FeatureRecoveryTrainer::FeatureRecoveryTrainer(const FeatureRecoverySettings& se
       w_v_(initial_projection(settings, 1)),
       dw_q_(Matrix::Zero(kLatentSize, kFeatureWidth)),
       dw_v_(Matrix::Zero(kLatentSize, kFeatureWidth)),
-      adam_(AdamSettings{settings.learning_rate, settings.beta1, settings.beta2, settings.epsilon, 0.0},
-            {&w_q_, &w_v_}),
+      adam_(std::vector<Matrix*>{&w_q_, &w_v_},
+            AdamSettings{settings.learning_rate, settings.beta1, settings.beta2, settings.epsilon, 0.0}),
       batches_(Random(settings.seed).stream(kBatchStream)) {
   loss_trace_.reserve(static_cast<std::size_t>(settings.steps));
 }
@@ -103,7 +103,7 @@ int FeatureRecoveryTrainer::step(int n) {
         feature_recovery_latent_backward(batch_, response_query, response_value, dresponse_query, dresponse_value);
     times_projection<true>(mixing_, dresponse_query.data(), dw_q_);  // dW_q = Rᵀ·dM_q
     times_projection<true>(mixing_, dresponse_value.data(), dw_v_);  // dW_v = Rᵀ·dM_v
-    adam_.step({&w_q_, &w_v_}, {&dw_q_, &dw_v_});
+    adam_.step({&dw_q_, &dw_v_});
     loss_trace_.push_back(loss);
   }
   return todo;

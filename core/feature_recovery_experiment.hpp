@@ -44,6 +44,9 @@ void validate_feature_recovery_settings(const FeatureRecoverySettings& settings)
 class FeatureRecoveryTrainer {
  public:
   explicit FeatureRecoveryTrainer(const FeatureRecoverySettings& settings);
+  // Adam holds pointers to w_q_ and w_v_: the trainer stays where it was built.
+  FeatureRecoveryTrainer(const FeatureRecoveryTrainer&) = delete;
+  FeatureRecoveryTrainer& operator=(const FeatureRecoveryTrainer&) = delete;
 
   // Advances min(n, steps − steps_done()) steps and returns how many it took (n ≥ 0).
   int step(int n);

@@ -235,3 +235,156 @@ export type CoreFactory = (options?: ModuleOptions) => Promise<unknown>;
 export function loadCore(factory: CoreFactory, moduleOptions?: ModuleOptions): Promise<HeadlabCore>;
 /** Wraps an already instantiated module. */
 export function wrapCore(module: unknown): HeadlabCore;
+
+// ---- the max-digit transformer (web/max-digit.js; docs/max-digit-weights.md, docs/max-digit-analysis.md) ----
+
+/** Weights of the max-digit transformer; every matrix row-major. Tokens: 0–9 digits, 10 PAD, 11 BOS, 12 SEP, 13 ANS. */
+export interface MaxDigitWeights {
+  /** Always 1. */
+  format_version: number;
+  /** ["0", …, "9", "PAD", "BOS", "SEP", "ANS"] */
+  vocab?: string[];
+  /** 64 */
+  d_model?: number;
+  /** 4 */
+  n_heads?: number;
+  /** 16 */
+  d_head?: number;
+  /** Trained with every column of W_U held at unit norm. */
+  unit_norm_unembedding: boolean;
+  /** 14 × 64 token embedding. */
+  E: Matrix;
+  /** 4 matrices 64 × 16. */
+  W_Q: Matrix[];
+  /** 4 matrices 64 × 16. */
+  W_K: Matrix[];
+  /** 4 matrices 64 × 16. */
+  W_V: Matrix[];
+  /** 4 matrices 16 × 64. */
+  W_O: Matrix[];
+  /** 64 × 14 unembedding. */
+  W_U: Matrix;
+}
+
+/** Every setting is optional; defaults are the issue-6 recipe. */
+export interface MaxDigitTrainingSettings {
+  /** Integer in [0, 2^53 − 1]. Default 0. */
+  seed?: number;
+  /** Optimiser steps, integer in [0, 10^7]. Default 4000. */
+  steps?: number;
+  /** Lists per batch, integer in [1, 10^6]. Default 256. */
+  batch_size?: number;
+  /** AdamW learning rate, > 0. Default 3e-3. */
+  learning_rate?: number;
+  /** Decoupled weight decay, ≥ 0 and < 1 / learning_rate. Default 0.1. */
+  weight_decay?: number;
+  /** E ~ N(0, s²), other matrices ~ N(0, (s/√fan_in)²), s > 0. Default 0.1. */
+  init_scale?: number;
+  /** Hold every column of W_U at unit norm. Default false. */
+  unit_norm_unembedding?: boolean;
+}
+
+export interface MaxDigitProgress {
+  steps_taken: number;
+  total_steps: number;
+  done: boolean;
+  /** Mean cross-entropy (nats) of the last batch; NaN before the first step. */
+  loss: number;
+}
+
+/** A training run in chunks. Deterministic whatever the chunking. Call dispose() when done. */
+export interface MaxDigitTrainer {
+  progress: MaxDigitProgress;
+  /** Runs up to n (integer ≥ 0) more steps. Throws HeadlabError after dispose(). */
+  step(n: number): MaxDigitProgress;
+  /** A copy of the current weights. Throws HeadlabError after dispose(). */
+  weights(): MaxDigitWeights;
+  readonly disposed: boolean;
+  /** Frees the WASM object; idempotent. */
+  dispose(): void;
+}
+
+/** Accuracy over the evaluation set (all 11,110 lists of 1–4 digits + 100,000 lists of 5–6 digits). */
+export interface MaxDigitAccuracy {
+  /** Fraction in [0, 1]. */
+  accuracy: number;
+  correct: number;
+  total: number;
+  /** Accuracy over the lists whose maximum is m, m = 0…9. */
+  accuracy_by_max: number[];
+}
+
+export interface MaxDigitPatchResult {
+  logits: Float64Array;
+  answer: number;
+  original_logits: Float64Array;
+  original_answer: number;
+}
+
+export interface MaxDigitContributions {
+  /** 4 × k: each head's output in the top-k basis. */
+  head_outputs: Matrix;
+  /** 1 × k */
+  head_sum: Matrix;
+  /** 4 × k: each head's output when it attends to ANS only. */
+  default_outputs: Matrix;
+  default_sum: Matrix;
+  /** 4 × k: head_outputs − default_outputs. */
+  corrections: Matrix;
+  /** 1 × k: x_ANS in the basis. */
+  residual: Matrix;
+  /** 14 × k: row t is token t's unembedding in the basis. */
+  unembedding: Matrix;
+  logits: Float64Array;
+  answer: number;
+}
+
+export interface MaxDigitAngleVsDot {
+  /** 10 × k: mean residual-free output for lists with maximum m. */
+  mean_output: Matrix;
+  /** 10 × 10: [m][d] cosine with digit d's unembedding. */
+  cosine: Matrix;
+  /** 10 × 10: [m][d] dot product. */
+  dot: Matrix;
+  best_by_cosine: number[];
+  best_by_dot: number[];
+}
+
+export type MaxDigitBasis = 'w_o' | 'w_u';
+
+export interface HeadlabCore {
+  /** Parses (if text) and checks a weights file: throws HeadlabError on a missing matrix, wrong shape, NaN or unknown format_version. */
+  maxDigitWeightsFromJson(source: string | object): MaxDigitWeights;
+  maxDigitInitialWeights(settings?: MaxDigitTrainingSettings): MaxDigitWeights;
+  /** The whole recipe in one call (blocks: use a Web Worker). */
+  maxDigitTrain(settings?: MaxDigitTrainingSettings): MaxDigitWeights;
+  maxDigitTrainer(settings?: MaxDigitTrainingSettings): MaxDigitTrainer;
+  /** Number of trainer objects alive in the WASM heap (for leak tests). */
+  maxDigitLiveTrainers(): number;
+  /** Logits (14) at ANS for a list of 1–6 digits 0–9. */
+  maxDigitLogits(weights: MaxDigitWeights, digits: number[]): { logits: Float64Array; answer: number };
+  /** 4 × 9: each head's ANS attention row over positions 0–8 (BOS, six slots, SEP, ANS). */
+  maxDigitAnsAttention(weights: MaxDigitWeights, digits: number[]): Matrix;
+  /** 4 × 14: s_h(t) = (E[ANS] W_Q^h)·(E[t] W_K^h)/4. */
+  maxDigitScoreTable(weights: MaxDigitWeights): Matrix;
+  /** 4 matrices 10 × 14: mean attention mass on each token, by the list's maximum. */
+  maxDigitAttentionByMax(weights: MaxDigitWeights): Matrix[];
+  /** Heads' ANS rows replaced by one-hot rows on the given positions (0–8), each head at most once. */
+  maxDigitPatch(weights: MaxDigitWeights, digits: number[], patches: { head: number; position: number }[]): MaxDigitPatchResult;
+  /** Accuracy with the listed heads (0–3) zeroed. */
+  maxDigitAblation(weights: MaxDigitWeights, heads: number[]): MaxDigitAccuracy;
+  /** Accuracy of logits = (Σ_h head_h) W_U. */
+  maxDigitResidualFree(weights: MaxDigitWeights): MaxDigitAccuracy;
+  /** Centred PCA in residual space: directions 64 × 64 (columns), variance and variance_ratio (64, decreasing). */
+  maxDigitPrincipalDirections(weights: MaxDigitWeights, basis: MaxDigitBasis): { directions: Matrix; variance: Float64Array; variance_ratio: Float64Array };
+  /** Residual-free accuracy with every head's output projected on the top k (1–64) directions. */
+  maxDigitSubspaceAccuracy(weights: MaxDigitWeights, basis: MaxDigitBasis, k: number): MaxDigitAccuracy;
+  /** 3 × 3 |cos| between the top-3 W_O and W_U directions. */
+  maxDigitCosineTop3(weights: MaxDigitWeights): Matrix;
+  /** Contribution vectors in the top-k basis (default 'w_o', k = 3). */
+  maxDigitContributions(weights: MaxDigitWeights, digits: number[], basis?: MaxDigitBasis, k?: number): MaxDigitContributions;
+  /** The "angle mystery" table (default 'w_o', k = 3). */
+  maxDigitAngleVsDot(weights: MaxDigitWeights, basis?: MaxDigitBasis, k?: number): MaxDigitAngleVsDot;
+  /** The full analysis in the layout of analysis.json (nested arrays). */
+  maxDigitAnalyze(weights: MaxDigitWeights): Record<string, unknown>;
+}

@@ -1,0 +1,131 @@
+#include "cli/commands.hpp"
+#include "cli/max_digit_json.hpp"
+#include "core/check.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <map>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+namespace headlab::cli {
+namespace md = headlab::max_digit;
+using nlohmann::json;
+
+namespace {
+
+const char* kUsage =
+    "usage: headlab max-digit train --seed S [--steps N] [--batch B] [--lr X] [--weight-decay X]\n"
+    "                               [--init-scale X] [--unit-norm-unembedding] --out weights.json\n"
+    "       headlab max-digit analyze --weights weights.json --out analysis.json\n";
+
+double parse_number(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const double x = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(x)) {
+    throw InputError(flag + " must be a finite number, got \"" + text + "\"");
+  }
+  return x;
+}
+
+long long parse_integer(const std::string& flag, const std::string& text, long long low, long long high) {
+  char* end = nullptr;
+  errno = 0;
+  const long long x = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || x < low || x > high) {
+    throw InputError(flag + " must be an integer in [" + std::to_string(low) + ", " + std::to_string(high) +
+                     "], got \"" + text + "\"");
+  }
+  return x;
+}
+
+// --flag value pairs and bare switches; throws on an unknown or repeated flag or a missing value.
+std::map<std::string, std::string> parse_flags(const Args& args, std::size_t first,
+                                               const std::vector<std::string>& with_value,
+                                               const std::vector<std::string>& switches) {
+  std::map<std::string, std::string> flags;
+  for (std::size_t i = first; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool takes_value = std::find(with_value.begin(), with_value.end(), a) != with_value.end();
+    const bool is_switch = std::find(switches.begin(), switches.end(), a) != switches.end();
+    if (!takes_value && !is_switch) throw InputError("unknown argument \"" + a + "\"");
+    if (flags.count(a)) throw InputError(a + " is given twice");
+    if (is_switch) {
+      flags[a] = "";
+      continue;
+    }
+    if (i + 1 >= args.size()) throw InputError(a + " needs a value");
+    flags[a] = args[++i];
+  }
+  return flags;
+}
+
+void write_json(const std::string& path, const json& value) {
+  std::ofstream file(path);
+  if (!file) throw InputError("--out: cannot open \"" + path + "\" for writing");
+  file << value.dump(-1, ' ', false, json::error_handler_t::strict) << "\n";
+  if (!file) throw InputError("--out: writing \"" + path + "\" failed");
+}
+
+json read_json(const std::string& flag, const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw InputError(flag + ": cannot open \"" + path + "\"");
+  try {
+    return json::parse(file);
+  } catch (const json::exception& e) {  // parse errors and number overflow (1e999)
+    throw InputError(flag + ": \"" + path + "\" is not valid JSON: " + e.what());
+  }
+}
+
+int train(const Args& args, std::ostream& out, std::ostream& err) {
+  const auto flags = parse_flags(args, 1, {"--seed", "--steps", "--batch", "--lr", "--weight-decay", "--init-scale", "--out"},
+                                 {"--unit-norm-unembedding"});
+  if (!flags.count("--seed")) throw InputError("--seed is required");
+  if (!flags.count("--out")) throw InputError("--out is required");
+  md::MaxDigitTrainingSettings s;
+  s.seed = static_cast<std::uint64_t>(parse_integer("--seed", flags.at("--seed"), 0, 9007199254740991LL));
+  if (flags.count("--steps")) s.steps = static_cast<long>(parse_integer("--steps", flags.at("--steps"), 0, 10000000));
+  if (flags.count("--batch")) s.batch_size = static_cast<int>(parse_integer("--batch", flags.at("--batch"), 1, 1000000));
+  if (flags.count("--lr")) s.learning_rate = parse_number("--lr", flags.at("--lr"));
+  if (flags.count("--weight-decay")) s.weight_decay = parse_number("--weight-decay", flags.at("--weight-decay"));
+  if (flags.count("--init-scale")) s.init_scale = parse_number("--init-scale", flags.at("--init-scale"));
+  s.unit_norm_unembedding = flags.count("--unit-norm-unembedding") > 0;
+  md::MaxDigitTrainer trainer(s);
+  trainer.step(s.steps);
+  write_json(flags.at("--out"), max_digit_weights_to_json(trainer.weights(), &s, trainer.last_loss()));
+  err << "headlab max-digit train: " << s.steps << " steps, last batch loss " << trainer.last_loss() << "\n";
+  (void)out;
+  return 0;
+}
+
+int analyze(const Args& args, std::ostream& err) {
+  const auto flags = parse_flags(args, 1, {"--weights", "--out"}, {});
+  if (!flags.count("--weights")) throw InputError("--weights is required");
+  if (!flags.count("--out")) throw InputError("--out is required");
+  const md::MaxDigitWeights w = max_digit_weights_from_json(read_json("--weights", flags.at("--weights")));
+  const md::MaxDigitAnalysis a = md::analyze_max_digit(w);
+  write_json(flags.at("--out"), max_digit_analysis_to_json(a));
+  err << "headlab max-digit analyze: accuracy " << a.accuracy.accuracy << " over " << a.evaluation_lists << " lists\n";
+  return 0;
+}
+
+}  // namespace
+
+int run_max_digit(const Args& args, std::istream& in, std::ostream& out, std::ostream& err) {
+  (void)in;
+  if (args.empty() || (args[0] != "train" && args[0] != "analyze")) {
+    err << kUsage;
+    return 2;
+  }
+  try {
+    return args[0] == "train" ? train(args, out, err) : analyze(args, err);
+  } catch (const std::exception& e) {
+    err << "headlab max-digit " << args[0] << ": " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace headlab::cli

@@ -1,0 +1,145 @@
+// Analyses of a trained max-digit transformer (issue 6, items 2a–2i), as plain data.
+//
+// Accuracies are over an EvaluationSet (default: standard_evaluation_set()), each
+// multiset weighted by how many lists share it; a list is correct when the argmax of
+// the 14 logits (ties to the lowest token) is its largest digit.
+//
+// Principal directions (item 2f) live in the 64-dim residual space. The points are the
+// 64 rows of the stacked W_O (4·16 × 64) for the W_O basis and the 14 columns of W_U for
+// the W_U basis. The points are CENTRED (their mean subtracted) before the covariance
+// Σ = XcᵀXc / (n − 1); the directions are Σ's eigenvectors by decreasing eigenvalue, and
+// "variance explained" is eigenvalue / trace. Projections use the directions only (no
+// mean is subtracted from a head's output): P_k = U_k U_kᵀ. Each direction's sign is
+// fixed so that its entry of largest magnitude is positive.
+#pragma once
+
+#include "core/max_digit.hpp"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace headlab::max_digit {
+
+struct AccuracyReport {
+  double accuracy = 0;                 // correct / total
+  long correct = 0;
+  long total = 0;
+  std::array<double, 10> by_max{};     // accuracy over the lists whose maximum is m
+};
+
+// How the logits are read out for an accuracy figure.
+struct Readout {
+  bool include_residual = true;        // add x_ANS·W_U (false: residual-free, item 2e)
+  std::array<bool, kHeads> ablated{};  // zero these heads' outputs (item 2d)
+  const Matrix* projection = nullptr;  // 64 × 64: project every head's output before W_U (item 2f)
+};
+AccuracyReport readout_accuracy(const MaxDigitWeights& weights, const Readout& readout,
+                                const EvaluationSet& set = standard_evaluation_set());
+
+// (a) The ANS row of each head's attention after softmax: 4 × 9 (positions 0–8).
+Matrix ans_attention(const MaxDigitWeights& weights, const std::vector<int>& digits);
+// (a) s_h(t) = (E[ANS] W_Q^h)·(E[t] W_K^h) / 4: 4 × 14.
+Matrix score_table(const MaxDigitWeights& weights);
+
+// (b) For each head, a 10 × 14 matrix: row m is the mean attention mass on each token over
+// the evaluation lists whose maximum is m.
+std::vector<Matrix> attention_by_max(const MaxDigitWeights& weights,
+                                     const EvaluationSet& set = standard_evaluation_set());
+
+// (c) One-hot patching: head `head`'s ANS row becomes one-hot on `position` (0–8).
+struct AttentionPatch {
+  int head = 0;
+  int position = 0;
+};
+struct PatchResult {
+  std::array<double, kVocab> logits{};
+  int answer = 0;
+  std::array<double, kVocab> original_logits{};
+  int original_answer = 0;
+};
+PatchResult patch_attention(const MaxDigitWeights& weights, const std::vector<int>& digits,
+                            const std::vector<AttentionPatch>& patches);
+
+// (d) Accuracy with the heads in `ablated` zeroed (residual kept).
+AccuracyReport ablation_accuracy(const MaxDigitWeights& weights, const std::array<bool, kHeads>& ablated);
+// Accuracy of always answering argmax(x_ANS·W_U), the same answer for every list.
+AccuracyReport residual_only_accuracy(const MaxDigitWeights& weights);
+// (e) logits = (Σ_h head_h)·W_U.
+AccuracyReport residual_free_accuracy(const MaxDigitWeights& weights);
+
+// (f)
+enum class Basis { w_o, w_u };
+Basis basis_from_name(const std::string& name);  // "w_o" or "w_u"; InputError otherwise
+const char* basis_name(Basis basis);
+struct PrincipalDirections {
+  Matrix directions;               // 64 × 64, column i is direction i (unit norm, orthogonal)
+  std::vector<double> variance;    // 64 eigenvalues, decreasing
+  std::vector<double> variance_ratio;  // variance / Σ variance
+};
+PrincipalDirections principal_directions(const MaxDigitWeights& weights, Basis basis);
+// Residual-free accuracy with every head's output projected onto the top k (1–64) directions.
+AccuracyReport subspace_accuracy(const MaxDigitWeights& weights, Basis basis, int k);
+// |cos| between direction i of the W_O basis and direction j of the W_U basis, i, j < 3.
+Matrix cosine_top3(const MaxDigitWeights& weights);
+
+// (g) Per-head contribution vectors for one prompt in the top-k basis (coordinates U_kᵀ v).
+struct Contributions {
+  Matrix head_outputs;      // 4 × k: head_h U_k
+  Matrix head_sum;          // 1 × k
+  Matrix default_outputs;   // 4 × k: head_h when it attends to ANS only, O_h[ANS] U_k
+  Matrix default_sum;       // 1 × k
+  Matrix corrections;       // 4 × k: head_outputs − default_outputs
+  Matrix residual;          // 1 × k: x_ANS U_k
+  Matrix unembedding;       // 14 × k: row t is W_U[:, t]ᵀ U_k
+  std::array<double, kVocab> logits{};  // full model logits for the prompt
+  int answer = 0;
+};
+Contributions contributions(const MaxDigitWeights& weights, const std::vector<int>& digits, Basis basis, int k = 3);
+
+// (h) For each maximum m, the mean residual-free final vector r̄_m = mean (Σ_h head_h) U_k over
+// the evaluation lists with maximum m, and its cosine and dot product with each digit's
+// unembedding in the same k-dim space.
+struct AngleVsDot {
+  Matrix mean_output;  // 10 × k
+  Matrix cosine;       // 10 × 10: [m][d]
+  Matrix dot;          // 10 × 10: [m][d]
+  std::array<int, 10> best_by_cosine{};
+  std::array<int, 10> best_by_dot{};
+};
+AngleVsDot angle_vs_dot(const MaxDigitWeights& weights, Basis basis, int k = 3);
+
+// Everything analysis.json holds (see docs/max-digit-analysis.md).
+struct HeadAblation {
+  std::vector<int> heads;
+  AccuracyReport report;
+};
+struct SinglePatch {
+  int head = 0;
+  PatchResult result;
+};
+struct MaxDigitAnalysis {
+  bool unit_norm_unembedding = false;
+  long evaluation_lists = 0;
+  std::array<long, 10> evaluation_lists_by_max{};
+  AccuracyReport accuracy;
+  AccuracyReport residual_free;
+  AccuracyReport residual_only;
+  std::vector<HeadAblation> head_ablation;          // every non-empty subset of heads
+  std::vector<AccuracyReport> subspace_w_o, subspace_w_u;  // k = 1…8
+  std::vector<double> variance_w_o, variance_w_u;   // variance ratios, 64 each
+  Matrix directions_w_o, directions_w_u;            // 64 × 8: the top 8 directions
+  Matrix cosine;                                    // 3 × 3
+  Matrix scores;                                    // 4 × 14
+  std::vector<Matrix> attention_by_max;             // 4 × (10 × 14)
+  std::array<std::vector<int>, 10> recruited{};     // heads putting > ½ of their mass on the maximum
+  std::vector<int> patch_digits;                    // (2, 3, 4, 5, 6)
+  int patch_position = 0;                           // position of the digit 4
+  std::vector<SinglePatch> patch_single;            // each head alone pointed at that position
+  PatchResult patch_all;                            // every head pointed there
+  AngleVsDot angle;                                 // W_O basis, k = 3
+};
+constexpr int kSubspaceMaxK = 8;
+MaxDigitAnalysis analyze_max_digit(const MaxDigitWeights& weights);
+
+}  // namespace headlab::max_digit

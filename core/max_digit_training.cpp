@@ -1,0 +1,88 @@
+#include "core/max_digit_training.hpp"
+
+#include "core/check.hpp"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace headlab::max_digit {
+
+void validate_settings(const MaxDigitTrainingSettings& s) {
+  if (s.steps < 0 || s.steps > 10000000) throw InputError("steps must lie in [0, 10000000], got " + std::to_string(s.steps));
+  if (s.batch_size < 1 || s.batch_size > 1000000) {
+    throw InputError("batch size must lie in [1, 1000000], got " + std::to_string(s.batch_size));
+  }
+  if (!(std::isfinite(s.learning_rate) && s.learning_rate > 0)) {
+    throw InputError("learning rate must be finite and > 0, got " + std::to_string(s.learning_rate));
+  }
+  if (!(std::isfinite(s.weight_decay) && s.weight_decay >= 0 && s.learning_rate * s.weight_decay < 1)) {
+    throw InputError("weight decay must be finite, ≥ 0 and below 1 / learning rate, got " +
+                     std::to_string(s.weight_decay));
+  }
+  if (!(std::isfinite(s.init_scale) && s.init_scale > 0)) {
+    throw InputError("init scale must be finite and > 0, got " + std::to_string(s.init_scale));
+  }
+}
+
+void normalise_unembedding_columns(Matrix& W_U) {
+  for (Eigen::Index j = 0; j < W_U.cols(); ++j) {
+    double squares = 0.0;
+    for (Eigen::Index i = 0; i < W_U.rows(); ++i) squares += W_U(i, j) * W_U(i, j);
+    if (squares == 0.0) continue;
+    const double inverse_norm = 1.0 / std::sqrt(squares);
+    for (Eigen::Index i = 0; i < W_U.rows(); ++i) W_U(i, j) *= inverse_norm;
+  }
+}
+
+MaxDigitWeights initial_weights(const MaxDigitTrainingSettings& settings) {
+  validate_settings(settings);
+  Random rng = Random(settings.seed).stream(1);
+  const double s = settings.init_scale;
+  const double s64 = s / 8.0, s16 = s / 4.0;  // s/√64, s/√16
+  MaxDigitWeights w;
+  w.E = rng.normal_matrix(kVocab, kDModel, s);
+  for (int h = 0; h < kHeads; ++h) {
+    w.W_Q.push_back(rng.normal_matrix(kDModel, kDHead, s64));
+    w.W_K.push_back(rng.normal_matrix(kDModel, kDHead, s64));
+    w.W_V.push_back(rng.normal_matrix(kDModel, kDHead, s64));
+    w.W_O.push_back(rng.normal_matrix(kDHead, kDModel, s16));
+  }
+  w.W_U = rng.normal_matrix(kDModel, kVocab, s64);
+  w.unit_norm_unembedding = settings.unit_norm_unembedding;
+  if (w.unit_norm_unembedding) normalise_unembedding_columns(w.W_U);
+  return w;
+}
+
+MaxDigitTrainer::MaxDigitTrainer(const MaxDigitTrainingSettings& settings)
+    : settings_(settings),
+      weights_(initial_weights(settings)),
+      batches_(Random(settings.seed).stream(2)),
+      gradients_(zero_gradients()),
+      last_loss_(std::numeric_limits<double>::quiet_NaN()) {
+  AdamSettings adam;
+  adam.learning_rate = settings.learning_rate;
+  adam.weight_decay = settings.weight_decay;
+  optimiser_ = std::make_unique<Adam>(parameter_list(weights_), adam);
+}
+
+long MaxDigitTrainer::step(long n) {
+  if (n < 0) throw InputError("step count must be ≥ 0, got " + std::to_string(n));
+  const long run = std::min(n, settings_.steps - steps_taken_);
+  for (long i = 0; i < run; ++i) {
+    const std::vector<TokenCounts> batch = sample_batch(batches_, settings_.batch_size);
+    last_loss_ = loss_backward_unchecked(weights_, batch, gradients_);
+    optimiser_->step(gradients_.list());
+    if (weights_.unit_norm_unembedding) normalise_unembedding_columns(weights_.W_U);
+    ++steps_taken_;
+  }
+  return run;
+}
+
+MaxDigitWeights train_max_digit(const MaxDigitTrainingSettings& settings) {
+  MaxDigitTrainer trainer(settings);
+  trainer.step(settings.steps);
+  return trainer.weights();
+}
+
+}  // namespace headlab::max_digit

@@ -1,0 +1,18 @@
+# headlab max-digit through the executable: argument errors name the argument and exit non-zero.
+function(headlab_max_digit_case name expect)
+  add_test(NAME cli.max_digit.${name}
+           COMMAND sh -c "exe=\"$1\"; shift; \"$exe\" max-digit \"$@\" 2>&1; echo \"exit=$?\"" sh $<TARGET_FILE:headlab> ${ARGN})
+  set_tests_properties(cli.max_digit.${name} PROPERTIES PASS_REGULAR_EXPRESSION "${expect}")
+endfunction()
+set(_out ${CMAKE_CURRENT_BINARY_DIR}/max-digit-cli-never.json)
+headlab_max_digit_case(usage "usage: headlab max-digit train.*exit=2")
+headlab_max_digit_case(no_seed "--seed is required.*exit=1" train --out ${_out})
+headlab_max_digit_case(bad_seed "--seed must be an integer in \\[0, [0-9]+\\], got \"abc\".*exit=1" train --seed abc --out ${_out})
+headlab_max_digit_case(bad_lr "learning rate must be finite and > 0.*exit=1" train --seed 0 --lr -1 --out ${_out})
+headlab_max_digit_case(bad_steps "--steps must be an integer.*exit=1" train --seed 0 --steps 1.5 --out ${_out})
+headlab_max_digit_case(unknown_flag "unknown argument \"--speed\".*exit=1" train --seed 0 --speed 3 --out ${_out})
+headlab_max_digit_case(missing_value "--out needs a value.*exit=1" train --seed 0 --out)
+headlab_max_digit_case(no_weights_file "--weights: cannot open \"/nonexistent/w.json\".*exit=1" analyze --weights /nonexistent/w.json --out ${_out})
+headlab_max_digit_case(weights_not_json "--weights: .* is not valid JSON.*exit=1" analyze --weights ${CMAKE_CURRENT_SOURCE_DIR}/data/attention_not_json.txt --out ${_out})
+headlab_max_digit_case(weights_missing_version "missing field \"format_version\".*exit=1" analyze --weights ${CMAKE_CURRENT_SOURCE_DIR}/data/attention_identity.json --out ${_out})
+headlab_max_digit_case(short_run "5 steps.*exit=0" train --seed 1 --steps 5 --out ${_out})

@@ -1,0 +1,319 @@
+#include "core/attention.hpp"
+#include "core/check.hpp"
+#include "core/max_digit.hpp"
+#include "core/max_digit_analysis.hpp"
+#include "core/max_digit_training.hpp"
+#include "core/tolerances.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+
+using namespace headlab;
+using namespace headlab::max_digit;
+using headlab::test::kEpsilon;
+
+namespace {
+
+// Independent textbook forward: all nine positions through attention_forward (causal),
+// heads' readings times W_O added to the residual, the ANS row times W_U.
+std::array<double, kVocab> generic_logits(const MaxDigitWeights& w, const std::vector<int>& digits,
+                                          const std::vector<AttentionPatch>& patches = {}) {
+  const auto tokens = prompt_tokens(digits);
+  Matrix x(kPromptLength, kDModel);
+  for (int p = 0; p < kPromptLength; ++p) x.row(p) = w.E.row(tokens[p]);
+  Matrix residual = x;
+  for (int h = 0; h < kHeads; ++h) {
+    AttentionOptions options;
+    options.causal = true;
+    for (const auto& patch : patches) {
+      if (patch.head != h) continue;
+      Matrix weights = attention_forward(x, w.W_Q[h], w.W_K[h], w.W_V[h], options).weights;
+      weights.row(kAnsPosition).setZero();
+      weights(kAnsPosition, patch.position) = 1.0;
+      options.weights_override = weights;
+    }
+    residual += attention_forward(x, w.W_Q[h], w.W_K[h], w.W_V[h], options).reading * w.W_O[h];
+  }
+  const RowVector logits = residual.row(kAnsPosition) * w.W_U;
+  std::array<double, kVocab> out{};
+  for (int j = 0; j < kVocab; ++j) out[j] = logits(j);
+  return out;
+}
+
+MaxDigitWeights random_weights(double scale, std::uint64_t seed) {
+  MaxDigitTrainingSettings s;
+  s.seed = seed;
+  s.init_scale = scale;
+  return initial_weights(s);
+}
+
+double max_abs(const std::array<double, kVocab>& a) {
+  double m = 0;
+  for (double x : a) m = std::max(m, std::abs(x));
+  return m;
+}
+
+// Both forwards sum the same ≤ 9·16·64·4 + 64 products per logit in different orders;
+// a sum of n terms errs by at most n·ε·Σ|terms|, and Σ|terms| is bounded here by
+// 10·(1 + max|logit|) for these well-conditioned weights (no cancellation by more than 10×).
+double forward_agreement_bound(double magnitude) {
+  return headlab::test::dot_product_bound(9 * 16 + 64 + 16, 10.0 * (1.0 + magnitude));
+}
+
+}  // namespace
+
+TEST_CASE("max-digit: prompts and token counts", "[max_digit]") {
+  const auto t = prompt_tokens({2, 3, 4});
+  CHECK(t == std::array<int, 9>{kBos, 2, 3, 4, kPad, kPad, kPad, kSep, kAns});
+  const auto c = token_counts({7, 7, 1});
+  CHECK(int(c[7]) == 2);
+  CHECK(int(c[kPad]) == 3);
+  CHECK(maximum_digit(c) == 7);
+  CHECK_THROWS_WITH(prompt_tokens({}), Catch::Contains("1 to 6 digits"));
+  CHECK_THROWS_WITH(prompt_tokens({1, 2, 3, 4, 5, 6, 7}), Catch::Contains("got 7"));
+  CHECK_THROWS_WITH(prompt_tokens({1, 10}), Catch::Contains("digits[1] must be a digit 0–9, got 10"));
+}
+
+TEST_CASE("max-digit: exp_nonpositive is within 4 ulp of e^x", "[max_digit]") {
+  for (double x = -708.0; x <= 0.0; x += 0.0137) {
+    const double e = std::exp(x);
+    CHECK(std::abs(exp_nonpositive(x) - e) <= 4 * kEpsilon * e);
+  }
+  // Below −708 the result is subnormal: its spacing is 2^−1074, so allow a few of those.
+  for (double x = -745.0; x < -708.0; x += 0.0137) {
+    const double e = std::exp(x);
+    CHECK(std::abs(exp_nonpositive(x) - e) <= 4 * kEpsilon * e + 4 * std::ldexp(1.0, -1074));
+  }
+  CHECK(exp_nonpositive(0.0) == 1.0);
+  CHECK(exp_nonpositive(-800.0) == 0.0);
+}
+
+TEST_CASE("max-digit: the per-token-table forward equals a generic forward over nine positions", "[max_digit]") {
+  Random rng(11);
+  for (double scale : {0.1, 1.0, 3.0}) {
+    const MaxDigitWeights w = random_weights(scale, 5);
+    for (int n = 0; n < 40; ++n) {
+      const std::vector<int> digits = sample_list(rng);
+      const auto fast = forward_logits(w, digits);
+      const auto slow = generic_logits(w, digits);
+      const double bound = forward_agreement_bound(max_abs(slow));
+      for (int j = 0; j < kVocab; ++j) CHECK(std::abs(fast[j] - slow[j]) <= bound);
+      // the ANS row of the attention agrees with attention_forward's last row
+      const Matrix rows = ans_attention(w, digits);
+      const auto tokens = prompt_tokens(digits);
+      Matrix x(kPromptLength, kDModel);
+      for (int p = 0; p < kPromptLength; ++p) x.row(p) = w.E.row(tokens[p]);
+      for (int h = 0; h < kHeads; ++h) {
+        AttentionOptions o;
+        o.causal = true;
+        const Matrix a = attention_forward(x, w.W_Q[h], w.W_K[h], w.W_V[h], o).weights;
+        for (int p = 0; p < kPromptLength; ++p) CHECK(std::abs(rows(h, p) - a(kAnsPosition, p)) <= 64 * kEpsilon);
+      }
+    }
+  }
+}
+
+TEST_CASE("max-digit: the backward matches central finite differences", "[max_digit][gradient]") {
+  const MaxDigitWeights w0 = random_weights(1.0, 3);
+  Random rng(4);
+  const std::vector<TokenCounts> batch = sample_batch(rng, 24);
+  MaxDigitGradients g = zero_gradients();
+  max_digit_loss_backward(w0, batch, g);
+  const auto grads = g.list();
+  const auto names = parameter_names();
+  // h = 1e-5: truncation error h²·|f'''|/6 ≈ 1e-11 and rounding ε·|f|/h ≈ 1e-11 for |f| ≈ 3,
+  // so 1e-8 absolute plus 1e-6 relative leaves two orders of margin without hiding a wrong term.
+  const double h = 1e-5;
+  Random pick(9);
+  for (std::size_t m = 0; m < grads.size(); ++m) {
+    for (int n = 0; n < 12; ++n) {
+      MaxDigitWeights w = w0;
+      Matrix& p = *parameter_list(w)[m];
+      const auto i = static_cast<Eigen::Index>(pick.below(static_cast<std::uint32_t>(p.rows())));
+      const auto j = static_cast<Eigen::Index>(pick.below(static_cast<std::uint32_t>(p.cols())));
+      const double original = p(i, j);
+      p(i, j) = original + h;
+      const double up = max_digit_loss(w, batch);
+      p(i, j) = original - h;
+      const double down = max_digit_loss(w, batch);
+      const double numeric = (up - down) / (2 * h);
+      const double analytic = (*grads[m])(i, j);
+      INFO(names[m] << "(" << i << ", " << j << "): analytic " << analytic << ", numeric " << numeric);
+      CHECK(std::abs(analytic - numeric) <= 1e-8 + 1e-6 * std::abs(numeric));
+    }
+  }
+  // E[ANS] feeds every query and the residual: check all of its row.
+  for (Eigen::Index i = 0; i < kDModel; ++i) {
+    MaxDigitWeights w = w0;
+    w.E(kAns, i) += h;
+    const double up = max_digit_loss(w, batch);
+    w.E(kAns, i) -= 2 * h;
+    const double down = max_digit_loss(w, batch);
+    CHECK(std::abs(g.dE(kAns, i) - (up - down) / (2 * h)) <= 1e-8 + 1e-6 * std::abs(g.dE(kAns, i)));
+  }
+}
+
+TEST_CASE("max-digit: the sampler draws a uniform maximum and uniform lists given maximum and length", "[max_digit]") {
+  Random rng(21);
+  const int n = 200000;
+  std::array<int, 10> by_max{};
+  std::map<std::vector<int>, int> two_digit_max1;
+  for (int i = 0; i < n; ++i) {
+    const auto digits = sample_list(rng);
+    REQUIRE(digits.size() >= 1);
+    REQUIRE(digits.size() <= 6);
+    const int m = *std::max_element(digits.begin(), digits.end());
+    ++by_max[m];
+    if (m == 1 && digits.size() == 2) ++two_digit_max1[digits];
+  }
+  // Binomial(n, 0.1): σ = √(n·0.1·0.9) ≈ 134; 5σ keeps the false-failure rate below 1e-6.
+  for (int m = 0; m < 10; ++m) CHECK(std::abs(by_max[m] - n / 10.0) <= 5 * std::sqrt(n * 0.09));
+  // Lists of length 2 with maximum 1: (0,1), (1,0), (1,1), each a third.
+  REQUIRE(two_digit_max1.size() == 3);
+  int total = 0;
+  for (const auto& [d, c] : two_digit_max1) total += c;
+  for (const auto& [d, c] : two_digit_max1) CHECK(std::abs(c - total / 3.0) <= 5 * std::sqrt(total * 2.0 / 9.0));
+}
+
+TEST_CASE("max-digit: the evaluation set holds every short list and 100,000 long ones", "[max_digit]") {
+  const EvaluationSet& set = standard_evaluation_set();
+  CHECK(set.total_lists == 11110 + 100000);
+  long sum = 0;
+  for (long c : set.multiplicity) sum += c;
+  CHECK(sum == set.total_lists);
+  // Lists of length ≤ 4 with maximum m: Σ_L ((m+1)^L − m^L); the random part adds the rest.
+  long short_lists_max0 = 4;  // 0, 00, 000, 0000
+  CHECK(set.lists_by_max[0] >= short_lists_max0);
+  long by_max = 0;
+  for (long c : set.lists_by_max) by_max += c;
+  CHECK(by_max == set.total_lists);
+  CHECK(set.counts.size() <= 8007);  // multisets of 1–6 digits: Σ C(L + 9, 9)
+}
+
+TEST_CASE("max-digit: training is deterministic and independent of chunking", "[max_digit][training]") {
+  MaxDigitTrainingSettings s;
+  s.seed = 7;
+  s.steps = 120;
+  const MaxDigitWeights a = train_max_digit(s);
+  MaxDigitTrainer chunked(s);
+  long run = 0;
+  for (long chunk : {1L, 7L, 50L, 1000L}) run += chunked.step(chunk);
+  CHECK(run == 120);
+  CHECK(chunked.done());
+  CHECK(chunked.step(5) == 0);
+  const MaxDigitWeights& b = chunked.weights();
+  CHECK(a.E == b.E);
+  for (int h = 0; h < kHeads; ++h) {
+    CHECK(a.W_Q[h] == b.W_Q[h]);
+    CHECK(a.W_K[h] == b.W_K[h]);
+    CHECK(a.W_V[h] == b.W_V[h]);
+    CHECK(a.W_O[h] == b.W_O[h]);
+  }
+  CHECK(a.W_U == b.W_U);
+  s.seed = 8;
+  CHECK(train_max_digit(s).E != a.E);
+}
+
+TEST_CASE("max-digit: bad weights and settings give clear messages", "[max_digit]") {
+  MaxDigitWeights w = random_weights(0.1, 1);
+  MaxDigitWeights bad = w;
+  bad.W_K[2] = Matrix::Zero(64, 15);
+  CHECK_THROWS_WITH(validate_weights(bad), "W_K[2] must be 64 × 16, got 64 × 15");
+  bad = w;
+  bad.W_O.pop_back();
+  CHECK_THROWS_WITH(validate_weights(bad), Catch::Contains("W_O must hold 4 matrices (one per head), got 3"));
+  bad = w;
+  bad.E(3, 5) = NAN;
+  CHECK_THROWS_WITH(validate_weights(bad), Catch::Contains("E (14 × 64) has a non-finite entry"));
+  CHECK_THROWS_WITH(require_format_version(2), Catch::Contains("format_version 2"));
+  MaxDigitTrainingSettings s;
+  s.learning_rate = 0;
+  CHECK_THROWS_WITH(validate_settings(s), Catch::Contains("learning rate"));
+  s = {};
+  s.batch_size = 0;
+  CHECK_THROWS_WITH(validate_settings(s), Catch::Contains("batch size"));
+  s = {};
+  s.init_scale = -1;
+  CHECK_THROWS_WITH(validate_settings(s), Catch::Contains("init scale"));
+  CHECK_THROWS_WITH(patch_attention(w, {1, 2}, {{4, 0}}), Catch::Contains("patch head"));
+  CHECK_THROWS_WITH(patch_attention(w, {1, 2}, {{0, 9}}), Catch::Contains("patch position"));
+  CHECK_THROWS_WITH(subspace_accuracy(w, Basis::w_o, 0), Catch::Contains("k must lie in 1…64"));
+  CHECK_THROWS_WITH(basis_from_name("w_x"), Catch::Contains("basis"));
+}
+
+TEST_CASE("max-digit: unit-norm unembedding keeps every column of W_U at norm one", "[max_digit][training]") {
+  MaxDigitTrainingSettings s;
+  s.steps = 50;
+  s.unit_norm_unembedding = true;
+  const MaxDigitWeights w = train_max_digit(s);
+  CHECK(w.unit_norm_unembedding);
+  // Renormalisation: a length-64 sum of squares, a square root and 64 products.
+  for (int j = 0; j < kVocab; ++j) CHECK(std::abs(w.W_U.col(j).norm() - 1.0) <= 4 * 64 * kEpsilon);
+}
+
+// The default recipe for one seed, with the acceptance figures and the analyses' invariants.
+static void check_seed(std::uint64_t seed) {
+  MaxDigitTrainingSettings s;
+  s.seed = seed;
+  const MaxDigitWeights w = train_max_digit(s);
+  INFO("seed " << seed);
+  CHECK(readout_accuracy(w, Readout{}).accuracy == 1.0);
+  CHECK(residual_free_accuracy(w).accuracy == 1.0);
+  CHECK(subspace_accuracy(w, Basis::w_o, 3).accuracy == 1.0);
+  CHECK(subspace_accuracy(w, Basis::w_u, 3).accuracy == 1.0);
+
+  // Ablating every head leaves x_ANS·W_U: one answer for every list.
+  const AccuracyReport none = ablation_accuracy(w, {true, true, true, true});
+  const AccuracyReport residual = residual_only_accuracy(w);
+  CHECK(none.correct == residual.correct);
+  CHECK(none.by_max == residual.by_max);
+
+  for (Basis basis : {Basis::w_o, Basis::w_u}) {
+    const PrincipalDirections pd = principal_directions(w, basis);
+    // Orthonormal: a 64×64 eigenvector matrix from Jacobi/QR sweeps is orthogonal to ~64·ε per entry.
+    const Matrix gram = pd.directions.transpose() * pd.directions;
+    CHECK((gram - Matrix::Identity(64, 64)).cwiseAbs().maxCoeff() <= 1e3 * kEpsilon);
+    double ratio_sum = 0;
+    for (int i = 0; i < 64; ++i) {
+      if (i > 0) CHECK(pd.variance[i] <= pd.variance[i - 1]);
+      ratio_sum += pd.variance_ratio[i];
+    }
+    CHECK(std::abs(ratio_sum - 1.0) <= 64 * kEpsilon);
+    // Full rank: P = U Uᵀ = I, so the projected readout is the residual-free readout.
+    const AccuracyReport full = subspace_accuracy(w, basis, 64);
+    CHECK(full.correct == residual_free_accuracy(w).correct);
+    // Subspace accuracy never needs more than 8 directions here, and grows to 100% by k = 3.
+    CHECK(subspace_accuracy(w, basis, 8).accuracy == 1.0);
+  }
+  const Matrix cosine = cosine_top3(w);
+  CHECK(cosine.maxCoeff() <= 1.0 + 1e-12);
+
+  // Patching on (2, 3, 4, 5, 6): every head on the 4 (position 3) answers 4, and the
+  // patched logits equal a generic forward with the same one-hot rows.
+  std::vector<AttentionPatch> every;
+  for (int h = 0; h < kHeads; ++h) every.push_back({h, 3});
+  const PatchResult all = patch_attention(w, {2, 3, 4, 5, 6}, every);
+  CHECK(all.original_answer == 6);
+  CHECK(all.answer == 4);
+  const auto slow = generic_logits(w, {2, 3, 4, 5, 6}, every);
+  for (int j = 0; j < kVocab; ++j) CHECK(std::abs(all.logits[j] - slow[j]) <= forward_agreement_bound(max_abs(slow)));
+  for (int h = 0; h < kHeads; ++h) {
+    const PatchResult one = patch_attention(w, {2, 3, 4, 5, 6}, {{h, 3}});
+    const auto slow_one = generic_logits(w, {2, 3, 4, 5, 6}, {{h, 3}});
+    for (int j = 0; j < kVocab; ++j) {
+      CHECK(std::abs(one.logits[j] - slow_one[j]) <= forward_agreement_bound(max_abs(slow_one)));
+    }
+  }
+
+  // Contributions: corrections = outputs − defaults, and the sum row is the column sum.
+  const Contributions c = contributions(w, {2, 3, 4, 5, 6}, Basis::w_o, 3);
+  CHECK((c.corrections - (c.head_outputs - c.default_outputs)).cwiseAbs().maxCoeff() == 0.0);
+  CHECK((c.head_sum - c.head_outputs.colwise().sum()).cwiseAbs().maxCoeff() == 0.0);
+  CHECK(c.answer == 6);
+}
+
+TEST_CASE("max-digit acceptance: seed 0", "[max_digit][acceptance]") { check_seed(0); }
+TEST_CASE("max-digit acceptance: seed 1", "[max_digit][acceptance]") { check_seed(1); }
+TEST_CASE("max-digit acceptance: seed 2", "[max_digit][acceptance]") { check_seed(2); }
