@@ -6,6 +6,8 @@ import { HeadlabError } from './errors.js';
 
 /** Steps per progress message when the caller gives none: 60 updates over the default 1,200 steps. */
 const FEATURE_RECOVERY_DEFAULT_CHUNK = 20;
+/** Max-digit steps per progress message: ≈ 40 ms of WASM work (4,000 steps take ≈ 1.5 s), 40 updates per run. */
+const MAX_DIGIT_DEFAULT_CHUNK = 100;
 
 export const workerTasks = {
   // Echo of the core version: lets tests check the worker pipeline itself.
@@ -49,6 +51,33 @@ export const workerTasks = {
         else await yieldToEvents();
       }
       return trainer.results();
+    } finally {
+      trainer.dispose();
+    }
+  },
+
+  /**
+   * Trains the max-digit transformer (web/max-digit.js) and analyses the result.
+   * params: { settings: MaxDigitTrainingSettings, chunk?: steps per progress message (integer ≥ 1) }.
+   * progress: { steps_taken, total_steps, loss } (loss: mean cross-entropy of the last batch, nats).
+   * result: { progress, weights, analysis } — weights (docs/max-digit-weights.md) and the
+   *         analysis.json object (docs/max-digit-analysis.md) of the finished run; on a stop,
+   *         weights and analysis are null (a half-trained model is not offered to the page).
+   */
+  'max-digit-train': async (core, params, { progress, shouldStop, yieldToEvents }) => {
+    const chunk = params?.chunk ?? MAX_DIGIT_DEFAULT_CHUNK;
+    if (!Number.isInteger(chunk) || chunk < 1) throw new HeadlabError(`chunk must be an integer ≥ 1, got ${chunk}`);
+    const trainer = core.maxDigitTrainer(params?.settings ?? {});
+    try {
+      let p = trainer.progress;
+      while (!p.done && !shouldStop()) {
+        p = trainer.step(chunk);
+        progress({ steps_taken: p.steps_taken, total_steps: p.total_steps, loss: p.loss });
+        if (!p.done) await yieldToEvents();
+      }
+      if (!p.done) return { progress: p, weights: null, analysis: null };
+      const weights = trainer.weights();
+      return { progress: p, weights, analysis: core.maxDigitAnalyze(weights) };
     } finally {
       trainer.dispose();
     }

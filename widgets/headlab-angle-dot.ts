@@ -1,0 +1,121 @@
+// <headlab-angle-dot>: angle or length? For each maximum digit m, the mean final vector r̄_m
+// (the heads' summed output, no residual, averaged over the evaluation lists with maximum m, in
+// the top-3 W_O basis) against each digit's unembedding in the same basis: the digit whose
+// direction is closest (largest cosine) and the digit with the largest dot product (the one the
+// readout picks). Rows where the two disagree are marked. A second table shows the full 10 × 10
+// matrix of cosines or of dot products.
+//
+// Attributes: matrix ("cosine" | "dot", default "cosine"), model.
+// Events: `change` with { matrix, disagreements }.
+import { WidgetInputError, el } from './base/headlab-element.js';
+import { formatNumber } from './chart/format.js';
+import { tintSigned } from './chart/palette.js';
+import type { MaxDigitModel } from './max-digit/model.js';
+import { MAX_DIGIT_CSS, MaxDigitWidget } from './max-digit/widget.js';
+
+export interface AngleDotState {
+  matrix: 'cosine' | 'dot';
+  /** Maxima whose closest digit by angle differs from the digit with the largest dot product. */
+  disagreements: number[];
+}
+
+export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
+  static observedAttributes = ['model', 'matrix'];
+  protected static css = /* css */ `${MAX_DIGIT_CSS}
+    .matrix td { min-width: 3.3em; }
+    .summary { font-size: 1.02em; }
+  `;
+
+  private line: HTMLParagraphElement | null = null;
+  private table: HTMLTableElement | null = null;
+  private full: HTMLTableElement | null = null;
+  private select: HTMLSelectElement | null = null;
+  private disagreements: number[] = [];
+
+  get matrix(): 'cosine' | 'dot' {
+    const raw = this.getAttribute('matrix');
+    if (raw === null || raw === '' || raw === 'cosine') return 'cosine';
+    if (raw === 'dot') return 'dot';
+    throw new WidgetInputError(`attribute matrix="${raw}" must be "cosine" or "dot"`);
+  }
+  set matrix(v: 'cosine' | 'dot') { this.setAttribute('matrix', v); }
+
+  get state(): AngleDotState { return { matrix: this.matrix, disagreements: this.disagreements }; }
+
+  protected buildContent(content: HTMLDivElement): void {
+    this.line = el('p', { class: 'summary', role: 'status' });
+    const a = el('div', { class: 'scroll' });
+    this.table = el('table', { class: 'angle' });
+    a.append(this.table);
+    const controls = el('div', { class: 'row' });
+    const label = el('label', {}, 'Full matrix: ');
+    this.select = el('select', { name: 'matrix' });
+    this.select.append(el('option', { value: 'cosine' }, 'cosine'), el('option', { value: 'dot' }, 'dot product'));
+    label.append(this.select);
+    this.listen(this.select, 'change', () => { this.matrix = this.select!.value as 'cosine' | 'dot'; this.emitChange(); });
+    controls.append(label);
+    const b = el('div', { class: 'scroll' });
+    this.full = el('table', { class: 'matrix' });
+    b.append(this.full);
+    content.append(el('p', { class: 'title' }, 'Closest direction or largest dot product?'), this.line, a, controls, b);
+  }
+
+  protected renderContent(model: MaxDigitModel): void {
+    const v = model.analysis.angle_vs_dot;
+    this.disagreements = [];
+    for (let m = 0; m < 10; m++) if (v.best_by_cosine[m] !== v.best_by_dot[m]) this.disagreements.push(m);
+    this.line!.textContent = this.disagreements.length === 0
+      ? 'For every maximum, the closest digit by angle is also the digit with the largest dot product: here angle and dot product agree.'
+      : `Angle and dot product disagree for ${this.disagreements.map((m) => `maximum ${m} (closest by angle: ${v.best_by_cosine[m]}; largest dot product: ${v.best_by_dot[m]})`).join('; ')}. The readout takes the largest dot product, so length matters as well as angle.`;
+    this.line!.dataset.disagreements = this.disagreements.join(',');
+    this.renderTable(model);
+    this.select!.value = this.matrix;
+    this.renderFull(model);
+  }
+
+  private renderTable(model: MaxDigitModel): void {
+    const v = model.analysis.angle_vs_dot;
+    const table = this.table!;
+    table.replaceChildren();
+    table.createCaption().textContent = 'Mean final vector for each maximum m against the digits’ unembeddings, top-3 W_O basis. Marked rows: angle and dot product pick different digits.';
+    const head = table.createTHead().insertRow();
+    for (const t of ['max m', 'cos with m', 'closest by angle', 'dot with m', 'largest dot']) head.append(el('th', { scope: 'col' }, t));
+    const body = table.createTBody();
+    for (let m = 0; m < 10; m++) {
+      const tr = body.insertRow();
+      const bc = v.best_by_cosine[m];
+      const bd = v.best_by_dot[m];
+      if (bc !== bd) tr.className = 'disagree';
+      tr.append(el('th', { scope: 'row' }, String(m)));
+      tr.append(el('td', { class: 'num', 'data-m': String(m), 'data-figure': 'cos-m', 'data-value': String(v.cosine[m][m]) }, formatNumber(v.cosine[m][m], 3)));
+      tr.append(el('td', { class: `num${bc !== bd ? ' disagree' : ''}`, 'data-m': String(m), 'data-figure': 'best-cos', 'data-digit': String(bc), 'data-value': String(v.cosine[m][bc]) }, `${bc} (${formatNumber(v.cosine[m][bc], 3)})`));
+      tr.append(el('td', { class: 'num', 'data-m': String(m), 'data-figure': 'dot-m', 'data-value': String(v.dot[m][m]) }, formatNumber(v.dot[m][m], 2)));
+      tr.append(el('td', { class: `num${bc !== bd ? ' disagree' : ''}`, 'data-m': String(m), 'data-figure': 'best-dot', 'data-digit': String(bd), 'data-value': String(v.dot[m][bd]) }, `${bd} (${formatNumber(v.dot[m][bd], 2)})`));
+    }
+  }
+
+  private renderFull(model: MaxDigitModel): void {
+    const v = model.analysis.angle_vs_dot;
+    const which = this.matrix;
+    const values = which === 'cosine' ? v.cosine : v.dot;
+    const best = which === 'cosine' ? v.best_by_cosine : v.best_by_dot;
+    const scale = Math.max(...values.flat().map(Math.abs));
+    const table = this.full!;
+    table.replaceChildren();
+    table.createCaption().textContent = `${which === 'cosine' ? 'Cosine' : 'Dot product'} of the mean final vector for maximum m (rows) with digit d’s unembedding (columns); bold: the largest in the row.`;
+    const head = table.createTHead().insertRow();
+    head.append(el('th', { scope: 'col' }, 'm \\ d'));
+    for (let d = 0; d < 10; d++) head.append(el('th', { scope: 'col' }, String(d)));
+    const body = table.createTBody();
+    for (let m = 0; m < 10; m++) {
+      const tr = body.insertRow();
+      tr.append(el('th', { scope: 'row' }, String(m)));
+      for (let d = 0; d < 10; d++) {
+        const x = values[m][d];
+        const td = el('td', { class: `num${d === best[m] ? ' best' : ''}`, 'data-m': String(m), 'data-d': String(d), 'data-value': String(x) }, formatNumber(x, which === 'cosine' ? 2 : 1));
+        tintSigned(td, x, scale);
+        tr.append(td);
+      }
+    }
+  }
+}

@@ -1,0 +1,155 @@
+// <headlab-attention-bars>: where the ANS token looks. For the reader's list of digits, a 4 × 9
+// grid of bar charts shows each head's attention row at ANS (after the softmax) over the nine
+// prompt tokens; beside it, the scores s_h(t) = (E[ANS] W_Q^h)·(E[t] W_K^h)/4 of ANS against
+// each prompt token, with the maximum digit and ANS marked (the notes' comparison); below, the
+// mass each head puts on the maximum, averaged over the evaluation lists with each maximum.
+//
+// Attributes: digits ("2 3 4 5 6"), model (id of a <headlab-max-digit-model>).
+// Events: `change` with { digits, max_digit } when the reader edits the list.
+import { el } from './base/headlab-element.js';
+import { formatNumber } from './chart/format.js';
+import { rgbText } from './chart/palette.js';
+import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
+import { svgEl } from './chart/svg.js';
+import type { MaxDigitModel } from './max-digit/model.js';
+import {
+  ANS, DigitsField, HEADS, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, POSITIONS, TOKEN_NAMES, headLabel, promptTokens,
+} from './max-digit/widget.js';
+
+export interface AttentionBarsState {
+  digits: number[];
+  max_digit: number;
+}
+
+const PANEL_H = 96;
+const WIDTH = 470;
+const LEFT = 62;
+
+export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
+  static observedAttributes = ['model', 'digits'];
+  protected static css = /* css */ `${MAX_DIGIT_CSS}
+    .scores td.max-col { background: color-mix(in srgb, var(--hl-pos) 18%, transparent); }
+    .scores td.ans-col { background: color-mix(in srgb, var(--hl-neg) 18%, transparent); }
+    .by-max td { min-width: 3.2em; }
+  `;
+
+  private field: DigitsField | null = null;
+  private svg: SVGSVGElement | null = null;
+  private scoreTable: HTMLTableElement | null = null;
+  private byMaxTable: HTMLTableElement | null = null;
+  private summary: HTMLParagraphElement | null = null;
+
+  get digits(): number[] { return this.field ? this.field.digits() : []; }
+  set digits(v: number[]) { this.setAttribute('digits', v.join(' ')); }
+
+  get state(): AttentionBarsState {
+    const digits = this.digits;
+    return { digits, max_digit: Math.max(...digits) };
+  }
+
+  protected buildContent(content: HTMLDivElement): void {
+    this.field = new DigitsField(this, 'Digits (1 to 6, each 0–9):', (t, type, h) => this.listen(t, type, h), () => this.emitChange());
+    const figure = el('div', { class: 'figure' });
+    this.svg = svgEl('svg', { role: 'img' });
+    this.summary = el('p', { class: 'caption' });
+    figure.append(this.svg, this.summary);
+    const scoreBox = el('div', { class: 'scroll' });
+    this.scoreTable = el('table', { class: 'scores' });
+    scoreBox.append(this.scoreTable);
+    const byMaxBox = el('div', { class: 'scroll' });
+    this.byMaxTable = el('table', { class: 'by-max' });
+    byMaxBox.append(this.byMaxTable);
+    content.append(el('p', { class: 'title' }, 'Attention of the ANS token, head by head'), this.field.element, figure, scoreBox, byMaxBox);
+  }
+
+  protected renderContent(model: MaxDigitModel): void {
+    const digits = this.field!.digits();
+    this.field!.sync(this.root.activeElement);
+    const tokens = promptTokens(digits);
+    const maxDigit = Math.max(...digits);
+    const attention = this.core!.maxDigitAnsAttention(model.weights, digits);
+    drawSceneInto(this.svg!, this.scene(attention.data, tokens, maxDigit));
+    const mass = (h: number) => tokens.reduce((s, t, p) => s + (t === maxDigit ? attention.data[h * POSITIONS + p] : 0), 0);
+    const masses = Array.from({ length: HEADS }, (_, h) => mass(h));
+    const text = `ANS attention for the list ${digits.join(', ')} (maximum ${maxDigit}): mass on the maximum ${masses.map((m, h) => `head ${h} ${formatNumber(m, 3)}`).join(', ')}; mass on ANS itself ${Array.from({ length: HEADS }, (_, h) => `head ${h} ${formatNumber(attention.data[h * POSITIONS + 8], 3)}`).join(', ')}.`;
+    this.svg!.setAttribute('aria-label', text);
+    this.summary!.textContent = text;
+    this.renderScores(model, tokens, maxDigit);
+    this.renderByMax(model);
+  }
+
+  private scene(att: ArrayLike<number>, tokens: number[], maxDigit: number): Scene {
+    const c = this.themeColours();
+    const shapes: Shape[] = [];
+    const slot = (WIDTH - LEFT - 8) / POSITIONS;
+    const barW = slot * 0.7;
+    for (let h = 0; h < HEADS; h++) {
+      const top = h * PANEL_H + 14;
+      const base = top + PANEL_H - 34;
+      const span = base - top - 12;
+      shapes.push({ kind: 'text', x: 4, y: top + span / 2 + 10, text: `head ${h}`, fill: rgbText(c.fg), size: 12, weight: 'bold' });
+      shapes.push({ kind: 'line', x1: LEFT, y1: base, x2: WIDTH - 8, y2: base, stroke: rgbText(c.muted) });
+      for (let p = 0; p < POSITIONS; p++) {
+        const a = att[h * POSITIONS + p];
+        const x = LEFT + p * slot + (slot - barW) / 2;
+        const hgt = Math.max(0, a) * span;
+        shapes.push({ kind: 'rect', x, y: base - hgt, w: barW, h: hgt, fill: HEAD_COLOURS[h] });
+        shapes.push({ kind: 'text', x: x + barW / 2, y: base - hgt - 7, text: formatNumber(a, 2), fill: rgbText(c.fg), size: 10, anchor: 'middle' });
+        const t = tokens[p];
+        shapes.push({
+          kind: 'text', x: x + barW / 2, y: base + 10, text: TOKEN_NAMES[t], size: t >= 10 ? 9 : 12, anchor: 'middle',
+          fill: rgbText(t === maxDigit ? c.fg : c.muted), weight: t === maxDigit || t === ANS ? 'bold' : 'normal',
+        });
+      }
+    }
+    return { width: WIDTH, height: HEADS * PANEL_H + 6, background: rgbText(c.panel), title: 'ANS attention per head', shapes };
+  }
+
+  private renderScores(model: MaxDigitModel, tokens: number[], maxDigit: number): void {
+    const table = this.scoreTable!;
+    table.replaceChildren();
+    table.createCaption().textContent = 'Score of ANS against each prompt token, s_h(t) = (E[ANS] W_Q^h)·(E[t] W_K^h)/4, before the softmax. Orange: the maximum digit; blue: ANS.';
+    const head = table.createTHead().insertRow();
+    head.append(el('th', { scope: 'col' }, 'head'));
+    tokens.forEach((t, p) => head.append(el('th', { scope: 'col', title: `position ${p}` }, TOKEN_NAMES[t])));
+    head.append(el('th', { scope: 'col' }, `s(${maxDigit}) − s(ANS)`));
+    const body = table.createTBody();
+    for (let h = 0; h < HEADS; h++) {
+      const tr = body.insertRow();
+      const th = el('th', { scope: 'row', class: 'head-name' });
+      th.append(headLabel(h));
+      tr.append(th);
+      tokens.forEach((t) => {
+        const s = model.analysis.scores[h][t];
+        const td = el('td', { class: `num${t === maxDigit ? ' max-col' : ''}${t === ANS ? ' ans-col' : ''}`, 'data-value': String(s), 'data-token': String(t) }, formatNumber(s, 2));
+        tr.append(td);
+      });
+      const gap = model.analysis.scores[h][maxDigit] - model.analysis.scores[h][ANS];
+      tr.append(el('td', { class: 'num', 'data-value': String(gap), 'data-gap': '' }, formatNumber(gap, 2)));
+    }
+  }
+
+  private renderByMax(model: MaxDigitModel): void {
+    const table = this.byMaxTable!;
+    table.replaceChildren();
+    table.createCaption().textContent = `Averaged over the ${model.analysis.evaluation.lists.toLocaleString('en')} evaluation lists: the mass each head's ANS row puts on the maximum digit (upper number) and on ANS itself (lower), by maximum.`;
+    const head = table.createTHead().insertRow();
+    head.append(el('th', { scope: 'col' }, 'maximum'));
+    for (let m = 0; m < 10; m++) head.append(el('th', { scope: 'col' }, String(m)));
+    const body = table.createTBody();
+    for (let h = 0; h < HEADS; h++) {
+      const tr = body.insertRow();
+      const th = el('th', { scope: 'row', class: 'head-name' });
+      th.append(headLabel(h));
+      tr.append(th);
+      for (let m = 0; m < 10; m++) {
+        const onMax = model.analysis.attention_by_max[h][m][m];
+        const onAns = model.analysis.attention_by_max[h][m][ANS];
+        const td = el('td', { class: 'num', 'data-value': String(onMax), 'data-ans': String(onAns), 'data-max': String(m), 'data-head': String(h) });
+        td.append(formatNumber(onMax, 2), el('br'), el('span', { class: 'note' }, formatNumber(onAns, 2)));
+        td.title = `head ${h}, maximum ${m}: ${formatNumber(onMax, 4)} on ${m}, ${formatNumber(onAns, 4)} on ANS`;
+        tr.append(td);
+      }
+    }
+  }
+}

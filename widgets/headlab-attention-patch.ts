@@ -1,0 +1,210 @@
+// <headlab-attention-patch>: activation patching at the ANS row. The reader points any head's
+// ANS attention entirely at one prompt position (its row becomes one-hot there) and sees the
+// new answer and the fourteen logits against the clean run; Reset returns every head to its
+// own attention.
+//
+// Attributes: digits ("2 3 4 5 6"), patches ("head:position …", e.g. "3:3 1:3"; each head at
+// most once, positions 0–8: BOS, six slots, SEP, ANS), model.
+// Events: `change` with { digits, patches, answer, clean_answer }.
+import { WidgetInputError, el } from './base/headlab-element.js';
+import { formatNumber } from './chart/format.js';
+import { rgbText } from './chart/palette.js';
+import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
+import { svgEl } from './chart/svg.js';
+import type { MaxDigitModel } from './max-digit/model.js';
+import {
+  DigitsField, HEADS, MAX_DIGIT_CSS, MaxDigitWidget, POSITIONS, TOKEN_NAMES, headSwatch, promptTokens,
+} from './max-digit/widget.js';
+
+export interface AttentionPatch { head: number; position: number }
+
+export interface AttentionPatchState {
+  digits: number[];
+  patches: AttentionPatch[];
+  answer: number;
+  clean_answer: number;
+}
+
+const WIDTH = 470;
+const HEIGHT = 230;
+
+export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
+  static observedAttributes = ['model', 'digits', 'patches'];
+  protected static css = /* css */ `${MAX_DIGIT_CSS}
+    fieldset.head { border: 1px solid var(--hl-rule); border-radius: 4px; margin: 0 0 0.4rem; padding: 0.2rem 0.5rem 0.4rem; }
+    fieldset.head legend { font-weight: 600; padding: 0 0.25rem; }
+    .choices { display: flex; flex-wrap: wrap; gap: 0.15rem 0.35rem; }
+    .choices label { display: inline-flex; align-items: center; gap: 0.15rem; min-height: 1.9rem; padding: 0 0.3rem;
+      border: 1px solid var(--hl-rule); border-radius: 4px; background: var(--hl-control); cursor: pointer; }
+    .choices label:has(input:checked) { border-color: var(--hl-focus); box-shadow: inset 0 0 0 1px var(--hl-focus); }
+    .answers { font-size: 1.05em; margin: 0.5rem 0; }
+    .answers strong { font-variant-numeric: tabular-nums; }
+    .logits td, .logits th { min-width: 2.6em; }
+  `;
+
+  private field: DigitsField | null = null;
+  private groups: HTMLInputElement[][] = [];
+  private answerLine: HTMLParagraphElement | null = null;
+  private svg: SVGSVGElement | null = null;
+  private table: HTMLTableElement | null = null;
+  private lastAnswer = -1;
+  private lastClean = -1;
+
+  get digits(): number[] { return this.field ? this.field.digits() : []; }
+  set digits(v: number[]) { this.setAttribute('digits', v.join(' ')); }
+
+  /** The patches as set by the `patches` attribute. */
+  get patches(): AttentionPatch[] {
+    const raw = (this.getAttribute('patches') ?? '').trim();
+    if (raw === '') return [];
+    const seen = new Set<number>();
+    return raw.split(/[\s,]+/).map((part) => {
+      const m = /^([0-3]):([0-8])$/.exec(part);
+      if (!m) throw new WidgetInputError(`attribute patches: "${part}" must be head:position with head 0–3 and position 0–8`);
+      const head = Number(m[1]);
+      if (seen.has(head)) throw new WidgetInputError(`attribute patches: head ${head} is patched twice`);
+      seen.add(head);
+      return { head, position: Number(m[2]) };
+    });
+  }
+
+  set patches(v: AttentionPatch[]) {
+    this.setAttribute('patches', v.map((p) => `${p.head}:${p.position}`).join(' '));
+  }
+
+  get state(): AttentionPatchState {
+    return { digits: this.digits, patches: this.patches, answer: this.lastAnswer, clean_answer: this.lastClean };
+  }
+
+  /** Every head back to its own attention. */
+  reset(): void {
+    this.patches = [];
+    this.emitChange();
+  }
+
+  protected buildContent(content: HTMLDivElement): void {
+    this.field = new DigitsField(this, 'Digits (1 to 6, each 0–9):', (t, type, h) => this.listen(t, type, h), () => this.emitChange());
+    const intro = el('p', { class: 'caption' }, 'For each head, choose the one position its ANS row should attend to, or keep the head’s own attention.');
+    const heads = el('div', { class: 'heads' });
+    this.groups = [];
+    for (let h = 0; h < HEADS; h++) {
+      const fs = el('fieldset', { class: 'head' });
+      const legend = el('legend');
+      legend.append(headSwatch(h), `Head ${h}: ANS attends to`);
+      const choices = el('div', { class: 'choices' });
+      const inputs: HTMLInputElement[] = [];
+      for (let p = -1; p < POSITIONS; p++) {
+        const input = el('input', { type: 'radio', name: `head-${h}`, value: String(p) });
+        const label = el('label');
+        const text = el('span');
+        label.append(input, text);
+        choices.append(label);
+        inputs.push(input);
+        this.listen(input, 'change', () => {
+          if (!input.checked) return;
+          const others = this.patches.filter((x) => x.head !== h);
+          this.patches = p < 0 ? others : [...others, { head: h, position: p }].sort((a, b) => a.head - b.head);
+          this.emitChange();
+        });
+      }
+      fs.append(legend, choices);
+      heads.append(fs);
+      this.groups.push(inputs);
+    }
+    const reset = el('button', { type: 'button' }, 'Reset');
+    this.listen(reset, 'click', () => this.reset());
+    this.answerLine = el('p', { class: 'answers', role: 'status', 'aria-live': 'polite' });
+    const figure = el('div', { class: 'figure' });
+    this.svg = svgEl('svg', { role: 'img' });
+    figure.append(this.svg);
+    const box = el('div', { class: 'scroll' });
+    this.table = el('table', { class: 'logits' });
+    box.append(this.table);
+    const row = el('div', { class: 'row' });
+    row.append(reset);
+    content.append(el('p', { class: 'title' }, 'Point a head somewhere else'), this.field.element, intro, heads, row, this.answerLine, figure, box);
+  }
+
+  protected renderContent(model: MaxDigitModel): void {
+    const digits = this.field!.digits();
+    this.field!.sync(this.root.activeElement);
+    const patches = this.patches;
+    const tokens = promptTokens(digits);
+    this.groups.forEach((inputs, h) => {
+      const chosen = patches.find((x) => x.head === h)?.position ?? -1;
+      inputs.forEach((input, i) => {
+        const p = i - 1;
+        input.checked = p === chosen;
+        const span = input.nextElementSibling!;
+        span.textContent = p < 0 ? 'own' : TOKEN_NAMES[tokens[p]];
+        input.setAttribute('aria-label', p < 0 ? `head ${h}: its own attention` : `head ${h}: position ${p}, token ${TOKEN_NAMES[tokens[p]]}`);
+      });
+    });
+    const r = this.core!.maxDigitPatch(model.weights, digits, patches);
+    this.lastAnswer = r.answer;
+    this.lastClean = r.original_answer;
+    const changed = r.answer !== r.original_answer;
+    const what = patches.length === 0
+      ? 'no head patched'
+      : patches.map((x) => `head ${x.head} → position ${x.position} (${TOKEN_NAMES[tokens[x.position]]})`).join(', ');
+    this.answerLine!.replaceChildren(
+      'Clean answer ', el('strong', { 'data-answer': 'clean' }, String(r.original_answer)),
+      ' · patched answer ', el('strong', { 'data-answer': 'patched' }, String(r.answer)),
+      ' ', el('span', { class: `tag ${changed ? 'changed' : 'same'}` }, changed ? 'changed' : 'unchanged'),
+      ` (${what})`,
+    );
+    drawSceneInto(this.svg!, this.scene(r.original_logits, r.logits));
+    this.svg!.setAttribute('aria-label', `Logits of the ten digits, clean and patched (${what}): the clean run answers ${r.original_answer}, the patched run ${r.answer}.`);
+    this.renderTable(r.original_logits, r.logits);
+  }
+
+  private scene(clean: ArrayLike<number>, patched: ArrayLike<number>): Scene {
+    const c = this.themeColours();
+    const shapes: Shape[] = [];
+    const left = 40;
+    const top = 26;
+    const bottom = HEIGHT - 24;
+    let lo = 0;
+    let hi = 0;
+    for (let t = 0; t < 10; t++) { lo = Math.min(lo, clean[t], patched[t]); hi = Math.max(hi, clean[t], patched[t]); }
+    const y = (v: number) => top + ((hi - v) / (hi - lo || 1)) * (bottom - top);
+    const slot = (WIDTH - left - 8) / 10;
+    shapes.push({ kind: 'rect', x: left, y: 4, w: 10, h: 10, fill: rgbText(c.muted) });
+    shapes.push({ kind: 'text', x: left + 14, y: 9, text: 'clean', fill: rgbText(c.fg), size: 11 });
+    shapes.push({ kind: 'rect', x: left + 64, y: 4, w: 10, h: 10, fill: rgbText(c.pos) });
+    shapes.push({ kind: 'text', x: left + 78, y: 9, text: 'patched', fill: rgbText(c.fg), size: 11 });
+    shapes.push({ kind: 'text', x: 4, y: top - 6, text: 'logit', fill: rgbText(c.muted), size: 11 });
+    for (let t = 0; t < 10; t++) {
+      const x = left + t * slot;
+      const bw = slot * 0.36;
+      for (const [value, dx, fill] of [[clean[t], slot * 0.12, c.muted], [patched[t], slot * 0.5, c.pos]] as const) {
+        const y0 = y(0);
+        const y1 = y(value);
+        shapes.push({ kind: 'rect', x: x + dx, y: Math.min(y0, y1), w: bw, h: Math.abs(y1 - y0), fill: rgbText(fill) });
+      }
+      shapes.push({ kind: 'text', x: x + slot / 2, y: HEIGHT - 10, text: String(t), fill: rgbText(c.fg), size: 12, anchor: 'middle' });
+    }
+    shapes.push({ kind: 'line', x1: left, y1: y(0), x2: WIDTH - 8, y2: y(0), stroke: rgbText(c.muted) });
+    for (const v of [lo, hi]) shapes.push({ kind: 'text', x: left - 4, y: y(v), text: formatNumber(v, 0), fill: rgbText(c.muted), size: 10, anchor: 'end' });
+    return { width: WIDTH, height: HEIGHT, background: rgbText(c.panel), title: 'Digit logits, clean and patched', shapes };
+  }
+
+  private renderTable(clean: ArrayLike<number>, patched: ArrayLike<number>): void {
+    const table = this.table!;
+    table.replaceChildren();
+    table.createCaption().textContent = 'All fourteen logits at ANS; the largest in each row is the answer (bold).';
+    const head = table.createTHead().insertRow();
+    head.append(el('th', { scope: 'col' }, 'run'));
+    TOKEN_NAMES.forEach((n) => head.append(el('th', { scope: 'col' }, n)));
+    const body = table.createTBody();
+    for (const [name, values] of [['clean', clean], ['patched', patched]] as const) {
+      const tr = body.insertRow();
+      tr.append(el('th', { scope: 'row' }, name));
+      let best = 0;
+      for (let t = 1; t < 14; t++) if (values[t] > values[best]) best = t;
+      for (let t = 0; t < 14; t++) {
+        tr.append(el('td', { class: `num${t === best ? ' best' : ''}`, 'data-run': name, 'data-value': String(values[t]) }, formatNumber(values[t], 2)));
+      }
+    }
+  }
+}

@@ -1,0 +1,262 @@
+// <headlab-head-contributions>: the heads' outputs in three dimensions. For the reader's list,
+// every head's contribution head_h = (Σ_p a_h(p) E[t_p] W_V^h) W_O^h is drawn in the basis of
+// the top three principal directions of W_O, with the ten digits' unembedding vectors as labelled
+// points. Mode "outputs": each head's vector (from the origin, or chained tip to tail) and their
+// sum. Mode "corrections": the default sum (every head attending to ANS only) and each head's
+// correction from its default, chained from there to the same sum. The readout in this space is
+// the dot product of the sum with each digit's point; the largest picks the answer.
+//
+// The 3-D drawing (widgets/max-digit/view3d.ts) is loaded on demand by a dynamic import.
+// Attributes: digits ("2 3 4 5 6"), mode ("outputs" | "corrections"), layout ("origin" | "chained"), model.
+// Events: `change` with { digits, mode, layout, pick, answer }.
+import type { MaxDigitContributions } from '../web/headlab-core.js';
+import { WidgetInputError, el } from './base/headlab-element.js';
+import { formatNumber } from './chart/format.js';
+import { rgbText } from './chart/palette.js';
+import type { MaxDigitModel } from './max-digit/model.js';
+import type { Vec3, View3D, ViewArrow, ViewPoint } from './max-digit/view3d.js';
+import { DigitsField, HEADS, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, argmax, headSwatch } from './max-digit/widget.js';
+
+export interface HeadContributionsState {
+  digits: number[];
+  mode: 'outputs' | 'corrections';
+  layout: 'origin' | 'chained';
+  /** Digit with the largest dot product with the sum in the 3-D space. */
+  pick: number;
+  /** The full model's answer. */
+  answer: number;
+}
+
+export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsState> {
+  static observedAttributes = ['model', 'digits', 'mode', 'layout'];
+  protected static css = /* css */ `${MAX_DIGIT_CSS}
+    .stage { border: 1px solid var(--hl-rule); border-radius: 4px; background: var(--hl-panel); max-width: 440px; touch-action: none; cursor: grab; }
+    .stage:focus-visible { outline: 3px solid var(--hl-focus); outline-offset: 2px; }
+    .stage svg { display: block; width: 100%; height: auto; }
+    .options { display: flex; flex-wrap: wrap; gap: 0.3rem 1.2rem; }
+    .options fieldset { border: 0; padding: 0; margin: 0; display: flex; gap: 0.6rem; align-items: center; flex-wrap: wrap; }
+    .options legend { float: left; font-weight: 600; margin-right: 0.3rem; }
+    .readout { font-size: 1.05em; }
+    .layout-3d { display: flex; flex-wrap: wrap; gap: 0.75rem 1.5rem; align-items: flex-start; }
+    .layout-3d .side { flex: 1 1 14rem; min-width: 0; }
+  `;
+
+  private field: DigitsField | null = null;
+  private stage: HTMLDivElement | null = null;
+  private view: View3D | null = null;
+  private viewFailure = '';
+  private angles: HTMLParagraphElement | null = null;
+  private readout: HTMLParagraphElement | null = null;
+  private table: HTMLTableElement | null = null;
+  private modeInputs: HTMLInputElement[] = [];
+  private layoutInputs: HTMLInputElement[] = [];
+  private loadingNote: HTMLParagraphElement | null = null;
+  private last: { pick: number; answer: number } = { pick: -1, answer: -1 };
+  private scaleNote: HTMLParagraphElement | null = null;
+
+  get digits(): number[] { return this.field ? this.field.digits() : []; }
+  set digits(v: number[]) { this.setAttribute('digits', v.join(' ')); }
+  get mode(): 'outputs' | 'corrections' { return choice(this, 'mode', ['outputs', 'corrections']); }
+  set mode(v: 'outputs' | 'corrections') { this.setAttribute('mode', v); }
+  get layout(): 'origin' | 'chained' { return choice(this, 'layout', ['origin', 'chained']); }
+  set layout(v: 'origin' | 'chained') { this.setAttribute('layout', v); }
+
+  /** The 3-D view once its module has loaded (tests and diagnostics). */
+  get view3d(): View3D | null { return this.view; }
+
+  get state(): HeadContributionsState {
+    return { digits: this.digits, mode: this.mode, layout: this.layout, ...this.last };
+  }
+
+  protected buildContent(content: HTMLDivElement): void {
+    this.field = new DigitsField(this, 'Digits (1 to 6, each 0–9):', (t, type, h) => this.listen(t, type, h), () => this.emitChange());
+    const options = el('div', { class: 'options' });
+    const radios = (name: string, values: [string, string][], set: (v: string) => void): [HTMLFieldSetElement, HTMLInputElement[]] => {
+      const fs = el('fieldset');
+      fs.append(el('legend', {}, name === 'mode' ? 'Show' : 'Arrows'));
+      const inputs = values.map(([value, text]) => {
+        const input = el('input', { type: 'radio', name, value });
+        const label = el('label');
+        label.append(input, ` ${text}`);
+        fs.append(label);
+        this.listen(input, 'change', () => { if (input.checked) { set(value); this.emitChange(); } });
+        return input;
+      });
+      return [fs, inputs];
+    };
+    const [modeSet, modeInputs] = radios('mode', [['outputs', 'each head’s output'], ['corrections', 'corrections from the default']], (v) => { this.mode = v as 'outputs'; });
+    const [layoutSet, layoutInputs] = radios('layout', [['origin', 'from one point'], ['chained', 'tip to tail']], (v) => { this.layout = v as 'origin'; });
+    this.modeInputs = modeInputs;
+    this.layoutInputs = layoutInputs;
+    options.append(modeSet, layoutSet);
+
+    const legend = el('div', { class: 'legend', 'aria-hidden': 'true' });
+    for (let h = 0; h < HEADS; h++) {
+      const s = el('span');
+      s.append(headSwatch(h), `head ${h}`);
+      legend.append(s);
+    }
+    legend.append(el('span', {}, '— thick: the sum'), el('span', {}, '· digits: unembedding points'));
+
+    this.stage = el('div', {
+      class: 'stage', tabindex: '0', role: 'group',
+      'aria-roledescription': '3-D view',
+      'aria-label': 'Head contributions in the top three W_O directions. Drag, or use the arrow keys, to rotate; Home resets the view.',
+    });
+    this.loadingNote = el('p', { class: 'waiting' }, 'Loading the 3-D view…');
+    this.stage.append(this.loadingNote);
+    const reset = el('button', { type: 'button' }, 'Reset view');
+    this.listen(reset, 'click', () => this.view?.reset());
+    this.angles = el('p', { class: 'caption', role: 'status', 'aria-live': 'polite' });
+    const resetRow = el('div', { class: 'row' });
+    resetRow.append(reset, this.angles);
+    this.readout = el('p', { class: 'readout', role: 'status', 'aria-live': 'polite' });
+    this.scaleNote = el('p', { class: 'caption' });
+    const box = el('div', { class: 'scroll' });
+    this.table = el('table', { class: 'coords' });
+    box.append(this.table);
+    const side = el('div', { class: 'side' });
+    side.append(this.readout, this.scaleNote, box);
+    const main = el('div', { class: 'main3d' });
+    main.append(this.stage, resetRow);
+    const layout = el('div', { class: 'layout-3d' });
+    layout.append(main, side);
+    content.append(el('p', { class: 'title' }, 'What each head adds, in three dimensions'), this.field.element, options, legend, layout);
+
+    if (!this.view) {
+      import('./max-digit/view3d.js').then((m) => {
+        if (!this.stage) return;
+        this.view = new m.View3D(this.stage, (t, type, h) => this.listen(t, type, h), () => this.announceAngles());
+        this.requestRender();
+      }, (err: Error) => {
+        this.viewFailure = `The 3-D view could not be loaded: ${err.message}`;
+        this.requestRender();
+      });
+    }
+  }
+
+  disconnectedCallback(): void {
+    // The view's listeners belonged to the old controls; a re-attach builds a new view.
+    this.view = null;
+    super.disconnectedCallback();
+  }
+
+  private announceAngles(): void {
+    if (!this.view || !this.angles) return;
+    this.angles.textContent = `Turned ${formatNumber(this.view.azimuth, 0)}° about PC3, tilted ${formatNumber(this.view.elevation, 0)}°.`;
+  }
+
+  protected renderContent(model: MaxDigitModel): void {
+    if (this.viewFailure) throw new WidgetInputError(this.viewFailure);
+    const digits = this.field!.digits();
+    this.field!.sync(this.root.activeElement);
+    const mode = this.mode;
+    const layout = this.layout;
+    this.modeInputs.forEach((i) => { i.checked = i.value === mode; });
+    this.layoutInputs.forEach((i) => { i.checked = i.value === layout; });
+    const c = this.core!.maxDigitContributions(model.weights, digits, 'w_o', 3);
+    const vec = (m: { data: Float64Array }, row: number): Vec3 => [m.data[row * 3], m.data[row * 3 + 1], m.data[row * 3 + 2]];
+    const sum = vec(c.head_sum, 0);
+    // Readout in this space: (Σ_h head_h U_3)·(U_3ᵀ W_U[:, d]) for the ten digits.
+    const dots = Array.from({ length: 10 }, (_, d) => dot3(sum, vec(c.unembedding, d)));
+    const pick = argmax(dots);
+    this.last = { pick, answer: c.answer };
+    const maxDigit = Math.max(...digits);
+
+    this.readout!.replaceChildren(
+      'In these three dimensions the sum has its largest dot product with digit ',
+      el('strong', { 'data-figure': 'pick' }, String(pick)),
+      '; the full model answers ', el('strong', { 'data-figure': 'answer' }, String(c.answer)),
+      ` (the maximum is ${maxDigit}).`,
+    );
+    this.renderTable(c, dots);
+
+    const view = this.view;
+    this.loadingNote!.hidden = view !== null;
+    if (!view) return;
+    if (!view.svg.isConnected) this.stage!.append(view.svg);
+    const colours = this.themeColours();
+    // Digit points share one scale factor so the longest is as long as the longest arrow: a
+    // common factor on every digit leaves the dot-product argmax unchanged.
+    const arrows: ViewArrow[] = [];
+    const zero: Vec3 = [0, 0, 0];
+    const fg = rgbText(colours.fg);
+    const muted = rgbText(colours.muted);
+    if (mode === 'outputs') {
+      let at: Vec3 = zero;
+      for (let h = 0; h < HEADS; h++) {
+        const v = vec(c.head_outputs, h);
+        const from = layout === 'chained' ? at : zero;
+        const to = add(from, v);
+        arrows.push({ from, to, colour: HEAD_COLOURS[h], label: `h${h}`, id: `head-${h}` });
+        at = to;
+      }
+      arrows.push({ from: zero, to: sum, colour: fg, width: 4, label: 'sum', id: 'sum' });
+    } else {
+      const base = vec(c.default_sum, 0);
+      arrows.push({ from: zero, to: base, colour: muted, width: 2.5, dashed: true, label: 'default', id: 'default' });
+      let at: Vec3 = base;
+      for (let h = 0; h < HEADS; h++) {
+        const v = vec(c.corrections, h);
+        const from = layout === 'chained' ? at : base;
+        const to = add(from, v);
+        arrows.push({ from, to, colour: HEAD_COLOURS[h], label: `Δh${h}`, id: `head-${h}` });
+        at = to;
+      }
+      arrows.push({ from: zero, to: sum, colour: fg, width: 4, label: 'sum', id: 'sum' });
+    }
+    let arrowReach = 0;
+    for (const a of arrows) arrowReach = Math.max(arrowReach, norm(a.to), norm(a.from));
+    let digitReach = 0;
+    for (let d = 0; d < 10; d++) digitReach = Math.max(digitReach, norm(vec(c.unembedding, d)));
+    const factor = digitReach > 0 ? arrowReach / digitReach : 1;
+    const points: ViewPoint[] = Array.from({ length: 10 }, (_, d) => ({
+      at: scale(vec(c.unembedding, d), factor), label: String(d), colour: d === pick ? fg : muted, strong: d === pick, id: `digit-${d}`,
+    }));
+    view.set({ points, arrows, axisColour: muted, textColour: fg });
+    this.scaleNote!.textContent = `Digit points are drawn ×${formatNumber(factor, 3)} so they reach as far as the arrows; scaling every digit by one factor leaves the largest dot product unchanged.`;
+    view.svg.setAttribute('aria-label', `${mode === 'outputs' ? 'Each head’s output' : 'Each head’s correction from the default'} for the list ${digits.join(', ')}, and their sum, among the ten digit points. The sum is closest in dot product to digit ${pick}.`);
+    this.announceAngles();
+  }
+
+  private renderTable(c: MaxDigitContributions, dots: number[]): void {
+    const table = this.table!;
+    table.replaceChildren();
+    table.createCaption().textContent = 'Coordinates on PC1–PC3 of W_O';
+    const head = table.createTHead().insertRow();
+    for (const t of ['vector', 'PC1', 'PC2', 'PC3']) head.append(el('th', { scope: 'col' }, t));
+    const body = table.createTBody();
+    const row = (name: Node | string, m: { data: Float64Array }, r: number, id: string) => {
+      const tr = body.insertRow();
+      const th = el('th', { scope: 'row' });
+      th.append(name);
+      tr.append(th);
+      for (let j = 0; j < 3; j++) tr.append(el('td', { class: 'num', 'data-vector': id, 'data-j': String(j), 'data-value': String(m.data[r * 3 + j]) }, formatNumber(m.data[r * 3 + j], 2)));
+    };
+    const source = this.mode === 'outputs' ? c.head_outputs : c.corrections;
+    for (let h = 0; h < HEADS; h++) {
+      const f = document.createDocumentFragment();
+      f.append(headSwatch(h), this.mode === 'outputs' ? `head ${h}` : `head ${h} correction`);
+      row(f, source, h, `head-${h}`);
+    }
+    if (this.mode === 'corrections') row('default sum', c.default_sum, 0, 'default');
+    row('sum', c.head_sum, 0, 'sum');
+    const tr = body.insertRow();
+    tr.append(el('th', { scope: 'row' }, 'sum · digit d'));
+    const td = el('td', { colspan: '3', class: 'dots' });
+    td.textContent = dots.map((x, d) => `${d}: ${formatNumber(x, 1)}`).join(', ');
+    tr.append(td);
+  }
+}
+
+function choice<T extends string>(host: Element, name: string, values: T[]): T {
+  const raw = host.getAttribute(name);
+  if (raw === null || raw === '') return values[0];
+  if ((values as string[]).includes(raw)) return raw as T;
+  throw new WidgetInputError(`attribute ${name}="${raw}" must be ${values.map((v) => `"${v}"`).join(' or ')}`);
+}
+
+function dot3(a: Vec3, b: Vec3): number { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+function add(a: Vec3, b: Vec3): Vec3 { return [a[0] + b[0], a[1] + b[1], a[2] + b[2]]; }
+function scale(a: Vec3, s: number): Vec3 { return [a[0] * s, a[1] * s, a[2] * s]; }
+function norm(a: Vec3): number { return Math.hypot(a[0], a[1], a[2]); }

@@ -1,0 +1,215 @@
+// <headlab-subspace-accuracy>: how many directions the computation needs. Every head's output is
+// projected on the top-k principal directions of one basis (the rows of the stacked W_O, or the
+// columns of W_U; centred PCA, docs/max-digit-analysis.md) and read out without the residual:
+// logits = (Σ_h head_h P_k) W_U. Shows that accuracy (overall and by maximum), the variance each
+// direction explains, the table for k = 1, 2, 3 in both bases, and the 3 × 3 |cosine| between
+// the two bases' top three directions.
+//
+// Attributes: k (1–8, default 3), basis ("w_o" | "w_u", default "w_o"), model.
+// Events: `change` with { k, basis, accuracy }.
+import { WidgetInputError, el, integerAttribute, setNumberAttribute } from './base/headlab-element.js';
+import { formatNumber, subscripted } from './chart/format.js';
+import { rgbText, tintSigned } from './chart/palette.js';
+import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
+import { svgEl } from './chart/svg.js';
+import type { MaxDigitBasis } from '../web/headlab-core.js';
+import type { MaxDigitModel } from './max-digit/model.js';
+import { MAX_DIGIT_CSS, MaxDigitWidget, percent } from './max-digit/widget.js';
+
+export interface SubspaceAccuracyState {
+  k: number;
+  basis: MaxDigitBasis;
+  accuracy: number;
+}
+
+const BASIS_NAME: Record<MaxDigitBasis, string> = { w_o: 'W_O', w_u: 'W_U' };
+const WIDTH = 470;
+const HEIGHT = 170;
+const SHOWN = 8;
+
+export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyState> {
+  static observedAttributes = ['model', 'k', 'basis'];
+  protected static css = /* css */ `${MAX_DIGIT_CSS}
+    .controls label { display: inline-flex; gap: 0.4rem; align-items: center; }
+    .controls input[type="range"] { width: 10rem; }
+    .k-value { font-variant-numeric: tabular-nums; min-width: 1.2em; font-weight: 600; }
+    .figures { font-size: 1.05em; margin: 0.4rem 0; }
+    .tables { display: flex; flex-wrap: wrap; gap: 0.5rem 2rem; align-items: flex-start; }
+    td.heat { min-width: 3.5em; }
+    tr.current th, tr.current td.plain { background: color-mix(in srgb, var(--hl-focus) 16%, transparent); }
+  `;
+
+  private slider: HTMLInputElement | null = null;
+  private kText: HTMLOutputElement | null = null;
+  private select: HTMLSelectElement | null = null;
+  private line: HTMLParagraphElement | null = null;
+  private byMax: HTMLParagraphElement | null = null;
+  private svg: SVGSVGElement | null = null;
+  private kTable: HTMLTableElement | null = null;
+  private cosTable: HTMLTableElement | null = null;
+  private byMaxCache = new Map<string, number[]>();
+  private lastAccuracy = NaN;
+
+  get k(): number { return integerAttribute(this, 'k', 3, 1, 8); }
+  set k(v: number) { setNumberAttribute(this, 'k', v); }
+  get basis(): MaxDigitBasis {
+    const raw = this.getAttribute('basis');
+    if (raw === null || raw === '' || raw === 'w_o') return 'w_o';
+    if (raw === 'w_u') return 'w_u';
+    throw new WidgetInputError(`attribute basis="${raw}" must be "w_o" or "w_u"`);
+  }
+  set basis(v: MaxDigitBasis) { this.setAttribute('basis', v); }
+
+  get state(): SubspaceAccuracyState { return { k: this.k, basis: this.basis, accuracy: this.lastAccuracy }; }
+
+  protected modelChanged(): void { this.byMaxCache.clear(); }
+
+  protected buildContent(content: HTMLDivElement): void {
+    const controls = el('div', { class: 'row controls' });
+    const kLabel = el('label', {}, 'Directions kept, k:');
+    this.slider = el('input', { type: 'range', min: '1', max: '8', step: '1', name: 'k' });
+    this.kText = el('output', { class: 'k-value' });
+    kLabel.append(this.slider, this.kText);
+    this.listen(this.slider, 'input', () => { this.k = Number(this.slider!.value); this.emitChange(); });
+    const bLabel = el('label', {}, 'Principal directions of');
+    this.select = el('select', { name: 'basis' });
+    for (const b of ['w_o', 'w_u'] as const) {
+      const o = el('option', { value: b }, b === 'w_o' ? 'W_O (the heads’ output rows)' : 'W_U (the unembedding columns)');
+      this.select.append(o);
+    }
+    bLabel.append(this.select);
+    this.listen(this.select, 'change', () => { this.basis = this.select!.value as MaxDigitBasis; this.emitChange(); });
+    controls.append(kLabel, bLabel);
+    this.line = el('p', { class: 'figures', role: 'status', 'aria-live': 'polite' });
+    this.byMax = el('p', { class: 'caption' });
+    const figure = el('div', { class: 'figure' });
+    this.svg = svgEl('svg', { role: 'img' });
+    figure.append(this.svg);
+    const tables = el('div', { class: 'tables' });
+    const a = el('div', { class: 'scroll' });
+    this.kTable = el('table', { class: 'k-table' });
+    a.append(this.kTable);
+    const b = el('div', { class: 'scroll' });
+    this.cosTable = el('table', { class: 'cosine' });
+    b.append(this.cosTable);
+    tables.append(a, b);
+    content.append(el('p', { class: 'title' }, 'How many directions does the readout need?'), controls, this.line, this.byMax, figure, tables);
+  }
+
+  protected renderContent(model: MaxDigitModel): void {
+    const k = this.k;
+    const basis = this.basis;
+    const a = model.analysis;
+    if (this.root.activeElement !== this.slider) this.slider!.value = String(k);
+    this.slider!.setAttribute('aria-valuetext', `${k} direction${k > 1 ? 's' : ''}`);
+    this.kText!.value = String(k);
+    this.select!.value = basis;
+    const accuracy = a.subspace_accuracy[basis][k - 1];
+    this.lastAccuracy = accuracy;
+    const variance = a.variance_explained[basis];
+    const kept = variance.slice(0, k).reduce((s, x) => s + x, 0);
+    this.line!.replaceChildren(
+      ...nodes(`Top ${k} direction${k > 1 ? 's' : ''} of ${BASIS_NAME[basis]}: accuracy `),
+      el('strong', { 'data-figure': 'accuracy', 'data-value': String(accuracy) }, percent(accuracy, 2)),
+      ...nodes(` without the residual; they carry `),
+      el('strong', { 'data-figure': 'kept-variance', 'data-value': String(kept) }, percent(kept, 1)),
+      ...nodes(` of the variance of ${BASIS_NAME[basis]}.`),
+    );
+    const key = `${basis}:${k}`;
+    let byMax = this.byMaxCache.get(key);
+    if (!byMax) {
+      byMax = this.core!.maxDigitSubspaceAccuracy(model.weights, basis, k).accuracy_by_max;
+      this.byMaxCache.set(key, byMax);
+    }
+    this.byMax!.textContent = `By maximum digit: ${byMax.map((x, m) => `${m}: ${percent(x, 1)}`).join(' · ')}`;
+    this.byMax!.dataset.value = JSON.stringify(byMax);
+    drawSceneInto(this.svg!, this.scene(variance, k, basis));
+    this.svg!.setAttribute('aria-label', `Variance explained by the first ${SHOWN} principal directions of ${BASIS_NAME[basis]}: ${variance.slice(0, SHOWN).map((v, i) => `${i + 1}: ${percent(v, 1)}`).join(', ')}. The first ${k} are kept.`);
+    this.renderKTable(model, k);
+    this.renderCosine(model);
+  }
+
+  private scene(variance: number[], k: number, basis: MaxDigitBasis): Scene {
+    const c = this.themeColours();
+    const shapes: Shape[] = [];
+    const left = 44;
+    const top = 22;
+    const bottom = HEIGHT - 26;
+    const hi = Math.max(0.5, ...variance.slice(0, SHOWN));
+    const y = (v: number) => bottom - (v / hi) * (bottom - top);
+    const slot = (WIDTH - left - 8) / SHOWN;
+    shapes.push({ kind: 'text', x: 4, y: 9, text: `variance explained, directions of ${BASIS_NAME[basis]} (kept: first ${k})`, fill: rgbText(c.fg), size: 11 });
+    for (const v of [0, 0.25, 0.5]) {
+      shapes.push({ kind: 'line', x1: left, y1: y(v), x2: WIDTH - 8, y2: y(v), stroke: rgbText(c.rule) });
+      shapes.push({ kind: 'text', x: left - 4, y: y(v), text: `${v * 100}%`, fill: rgbText(c.muted), size: 10, anchor: 'end' });
+    }
+    for (let i = 0; i < SHOWN; i++) {
+      const x = left + i * slot + slot * 0.2;
+      const w = slot * 0.6;
+      const v = variance[i];
+      shapes.push({ kind: 'rect', x, y: y(v), w, h: bottom - y(v), fill: rgbText(i < k ? c.pos : c.rule) });
+      shapes.push({ kind: 'text', x: x + w / 2, y: y(v) - 7, text: percent(v, 1), fill: rgbText(c.fg), size: 10, anchor: 'middle' });
+      shapes.push({ kind: 'text', x: x + w / 2, y: HEIGHT - 12, text: `PC${i + 1}`, fill: rgbText(c.fg), size: 11, anchor: 'middle' });
+    }
+    return { width: WIDTH, height: HEIGHT, background: rgbText(c.panel), title: `Variance explained, ${BASIS_NAME[basis]}`, shapes };
+  }
+
+  private renderKTable(model: MaxDigitModel, current: number): void {
+    const a = model.analysis;
+    const table = this.kTable!;
+    table.replaceChildren();
+    table.createCaption().append(subscripted('Accuracy without the residual, heads projected on the top k directions'));
+    const head = table.createTHead().insertRow();
+    head.append(el('th', { scope: 'col' }, 'k'));
+    for (const b of ['w_o', 'w_u'] as const) {
+      const th = el('th', { scope: 'col' });
+      th.append(subscripted(`basis of ${BASIS_NAME[b]}`));
+      head.append(th);
+    }
+    const body = table.createTBody();
+    for (const k of [1, 2, 3]) {
+      const tr = body.insertRow();
+      if (k === current) tr.className = 'current';
+      tr.append(el('th', { scope: 'row' }, String(k)));
+      for (const b of ['w_o', 'w_u'] as const) {
+        tr.append(el('td', { class: 'num plain', 'data-basis': b, 'data-k': String(k), 'data-value': String(a.subspace_accuracy[b][k - 1]) }, percent(a.subspace_accuracy[b][k - 1], 2)));
+      }
+    }
+    const tr = body.insertRow();
+    tr.append(el('th', { scope: 'row' }, 'variance in top 3'));
+    for (const b of ['w_o', 'w_u'] as const) {
+      const v = a.variance_explained[b].slice(0, 3).reduce((s, x) => s + x, 0);
+      tr.append(el('td', { class: 'num plain', 'data-top3': b, 'data-value': String(v) }, percent(v, 1)));
+    }
+  }
+
+  private renderCosine(model: MaxDigitModel): void {
+    const table = this.cosTable!;
+    table.replaceChildren();
+    table.createCaption().append(subscripted('|cosine| between the top three directions of W_O (rows) and of W_U (columns)'));
+    const head = table.createTHead().insertRow();
+    head.append(el('td'));
+    for (let j = 0; j < 3; j++) {
+      const th = el('th', { scope: 'col' });
+      th.append(subscripted(`W_U PC${j + 1}`));
+      head.append(th);
+    }
+    const body = table.createTBody();
+    for (let i = 0; i < 3; i++) {
+      const tr = body.insertRow();
+      const th = el('th', { scope: 'row' });
+      th.append(subscripted(`W_O PC${i + 1}`));
+      tr.append(th);
+      for (let j = 0; j < 3; j++) {
+        const v = model.analysis.cosine_top3[i][j];
+        const td = el('td', { class: 'num', 'data-i': String(i), 'data-j': String(j), 'data-value': String(v) }, formatNumber(v, 3));
+        tintSigned(td, v, 1);
+        tr.append(td);
+      }
+    }
+  }
+}
+
+function nodes(text: string): Node[] {
+  return Array.from(subscripted(text).childNodes);
+}

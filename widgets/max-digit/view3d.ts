@@ -1,0 +1,181 @@
+// A small 3-D view drawn in SVG, for <headlab-head-contributions> (loaded only by that element,
+// through a dynamic import, so pages without it do not download this code). No 3-D library:
+// an orthographic projection, painter's order by depth, drag (mouse, pen, touch) and arrow
+// keys to rotate, Home to reset.
+//
+// Projection. A point p = (x, y, z) in the basis (PC1, PC2, PC3) is turned about the PC3 axis by
+// the azimuth a, then tilted by the elevation e:
+//   x' = x cos a − y sin a,   y' = x sin a + y cos a,
+//   screen right = x',   screen up = z cos e − y' sin e,   depth (towards the reader) = y' cos e + z sin e.
+import { svgEl } from '../chart/svg.js';
+
+export type Vec3 = readonly [number, number, number];
+
+export interface ViewPoint { at: Vec3; label: string; colour: string; strong?: boolean; id?: string }
+export interface ViewArrow { from: Vec3; to: Vec3; colour: string; width?: number; dashed?: boolean; label?: string; id?: string }
+export interface ViewContent { points: ViewPoint[]; arrows: ViewArrow[]; axisColour: string; textColour: string }
+
+export const DEFAULT_AZIMUTH = -35;
+export const DEFAULT_ELEVATION = 20;
+/** Degrees per arrow-key press, and per pixel of drag. */
+const KEY_STEP = 10;
+const DRAG_DEGREES_PER_PX = 0.5;
+const SIZE = 420;
+const MARGIN = 34;
+
+export class View3D {
+  readonly svg: SVGSVGElement;
+  azimuth = DEFAULT_AZIMUTH;
+  elevation = DEFAULT_ELEVATION;
+  private content: ViewContent | null = null;
+  private drag: { id: number; x: number; y: number } | null = null;
+
+  /**
+   * `focusTarget` receives the keys; `listen` registers listeners the owner removes on
+   * disconnect; `onRotate` is told after every rotation (to announce the angles).
+   */
+  constructor(focusTarget: HTMLElement, listen: (t: EventTarget, type: string, h: (e: Event) => void) => void, private readonly onRotate: () => void) {
+    this.svg = svgEl('svg', { viewBox: `0 0 ${SIZE} ${SIZE}`, width: SIZE, height: SIZE, role: 'img', class: 'view3d' });
+    listen(focusTarget, 'keydown', (e) => this.onKey(e as KeyboardEvent));
+    listen(this.svg, 'pointerdown', (e) => {
+      const p = e as PointerEvent;
+      this.drag = { id: p.pointerId, x: p.clientX, y: p.clientY };
+      this.svg.setPointerCapture(p.pointerId);
+      focusTarget.focus({ preventScroll: true });
+    });
+    listen(this.svg, 'pointermove', (e) => {
+      const p = e as PointerEvent;
+      if (!this.drag || p.pointerId !== this.drag.id) return;
+      const dx = p.clientX - this.drag.x;
+      const dy = p.clientY - this.drag.y;
+      this.drag.x = p.clientX;
+      this.drag.y = p.clientY;
+      this.rotate(dx * DRAG_DEGREES_PER_PX, dy * DRAG_DEGREES_PER_PX);
+    });
+    const end = (e: Event) => { if (this.drag && (e as PointerEvent).pointerId === this.drag.id) this.drag = null; };
+    listen(this.svg, 'pointerup', end);
+    listen(this.svg, 'pointercancel', end);
+  }
+
+  set(content: ViewContent): void {
+    this.content = content;
+    this.draw();
+  }
+
+  rotate(dAzimuth: number, dElevation: number): void {
+    this.azimuth = wrapDegrees(this.azimuth + dAzimuth);
+    this.elevation = Math.max(-89, Math.min(89, this.elevation + dElevation));
+    this.draw();
+    this.onRotate();
+  }
+
+  reset(): void {
+    this.azimuth = DEFAULT_AZIMUTH;
+    this.elevation = DEFAULT_ELEVATION;
+    this.draw();
+    this.onRotate();
+  }
+
+  private onKey(e: KeyboardEvent): void {
+    const step = e.shiftKey ? KEY_STEP / 5 : KEY_STEP;
+    const moves: Record<string, [number, number]> = {
+      ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, step], ArrowDown: [0, -step],
+    };
+    if (moves[e.key]) {
+      e.preventDefault();
+      this.rotate(...moves[e.key]);
+    } else if (e.key === 'Home') {
+      e.preventDefault();
+      this.reset();
+    }
+  }
+
+  /** Screen position (x right, y down, in viewBox units) and depth of p under the current view. */
+  project(p: Vec3, scale: number): { x: number; y: number; depth: number } {
+    const a = (this.azimuth * Math.PI) / 180;
+    const el = (this.elevation * Math.PI) / 180;
+    const x1 = p[0] * Math.cos(a) - p[1] * Math.sin(a);
+    const y1 = p[0] * Math.sin(a) + p[1] * Math.cos(a);
+    const up = p[2] * Math.cos(el) - y1 * Math.sin(el);
+    const depth = y1 * Math.cos(el) + p[2] * Math.sin(el);
+    return { x: SIZE / 2 + x1 * scale, y: SIZE / 2 - up * scale, depth };
+  }
+
+  private draw(): void {
+    const c = this.content;
+    if (!c) return;
+    let reach = 0;
+    const norm = (v: Vec3) => Math.hypot(v[0], v[1], v[2]);
+    for (const p of c.points) reach = Math.max(reach, norm(p.at));
+    for (const a of c.arrows) reach = Math.max(reach, norm(a.from), norm(a.to));
+    reach = reach || 1;
+    const scale = (SIZE / 2 - MARGIN) / reach;
+    const items: { depth: number; node: SVGElement }[] = [];
+    const defs = svgEl('g');
+    // Axes PC1–PC3 through the origin, drawn first (behind everything).
+    ['PC1', 'PC2', 'PC3'].forEach((name, i) => {
+      const tip: [number, number, number] = [0, 0, 0];
+      tip[i] = reach;
+      const back: [number, number, number] = [0, 0, 0];
+      back[i] = -reach;
+      const s = this.project(tip, scale);
+      const b = this.project(back, scale);
+      defs.append(svgEl('line', { x1: b.x, y1: b.y, x2: s.x, y2: s.y, stroke: c.axisColour, 'stroke-width': 1, 'stroke-dasharray': '3 3' }));
+      const t = svgEl('text', { x: s.x, y: s.y, fill: c.axisColour, 'font-size': 11, 'text-anchor': 'middle', 'dominant-baseline': 'central' });
+      t.textContent = name;
+      defs.append(t);
+    });
+    for (const a of c.arrows) {
+      const f = this.project(a.from, scale);
+      const t = this.project(a.to, scale);
+      const g = svgEl('g', a.id ? { 'data-id': a.id } : {});
+      const w = a.width ?? 2.5;
+      const len = Math.hypot(t.x - f.x, t.y - f.y);
+      const head = Math.min(10 + w, len * 0.5);
+      const ux = len > 0 ? (t.x - f.x) / len : 0;
+      const uy = len > 0 ? (t.y - f.y) / len : 0;
+      g.append(svgEl('line', {
+        x1: f.x, y1: f.y, x2: t.x - ux * head * 0.8, y2: t.y - uy * head * 0.8, stroke: a.colour, 'stroke-width': w, 'stroke-linecap': 'round',
+        ...(a.dashed ? { 'stroke-dasharray': '6 4' } : {}),
+      }));
+      if (len > 1) {
+        const bx = t.x - ux * head;
+        const by = t.y - uy * head;
+        const px = -uy * head * 0.45;
+        const py = ux * head * 0.45;
+        g.append(svgEl('polygon', { points: `${r(t.x)},${r(t.y)} ${r(bx + px)},${r(by + py)} ${r(bx - px)},${r(by - py)}`, fill: a.colour }));
+      }
+      if (a.label) {
+        const lbl = svgEl('text', { x: t.x + 6, y: t.y - 8, fill: a.colour, 'font-size': 11, 'font-weight': 'bold', stroke: 'var(--hl-panel)', 'stroke-width': 3, 'paint-order': 'stroke' });
+        lbl.textContent = a.label;
+        g.append(lbl);
+      }
+      items.push({ depth: (f.depth + t.depth) / 2, node: g });
+    }
+    for (const p of c.points) {
+      const s = this.project(p.at, scale);
+      const g = svgEl('g', p.id ? { 'data-id': p.id, 'data-x': r(s.x), 'data-y': r(s.y) } : {});
+      g.append(svgEl('circle', { cx: s.x, cy: s.y, r: p.strong ? 5 : 3.5, fill: p.colour, stroke: c.textColour, 'stroke-width': p.strong ? 1.5 : 0 }));
+      const t = svgEl('text', {
+        x: s.x + 7, y: s.y, fill: p.colour, 'font-size': p.strong ? 14 : 12, 'font-weight': p.strong ? 'bold' : 'normal', 'dominant-baseline': 'central',
+        stroke: 'var(--hl-panel)', 'stroke-width': 3, 'paint-order': 'stroke',
+      });
+      t.textContent = p.label;
+      g.append(t);
+      items.push({ depth: s.depth, node: g });
+    }
+    items.sort((a, b) => a.depth - b.depth);
+    this.svg.replaceChildren(defs, ...items.map((i) => i.node));
+    this.svg.dataset.azimuth = String(this.azimuth);
+    this.svg.dataset.elevation = String(this.elevation);
+  }
+}
+
+function wrapDegrees(d: number): number {
+  const w = ((d + 180) % 360 + 360) % 360 - 180;
+  return w === -180 ? 180 : w;
+}
+
+function r(x: number): number {
+  return Math.round(x * 100) / 100;
+}

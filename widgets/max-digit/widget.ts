@@ -1,0 +1,196 @@
+// What the max-digit widgets share: the model they read (see model.ts), the reader's list of
+// digits, the head colours (Okabe–Ito, the same in every widget) and the token labels.
+//
+// A MaxDigitWidget resolves its model source in build(): the `model` attribute names the id of
+// a <headlab-max-digit-model> element on the page; without it the widget uses the shipped
+// seed-0 weights. While the model loads it shows a note; when the model cannot be loaded, or
+// `model` names no such element, the problem is shown inside the widget.
+import { HeadlabElement, WidgetInputError, el } from '../base/headlab-element.js';
+import { resolveColours, type ResolvedColours } from '../chart/palette.js';
+import { defaultWeightsUrl, modelSource, type MaxDigitModel, type MaxDigitModelSource } from './model.js';
+
+/** Head h's colour (Okabe–Ito orange, sky blue, bluish green, reddish purple): legible on light and dark panels. */
+export const HEAD_COLOURS = ['#e69f00', '#56b4e9', '#009e73', '#cc79a7'] as const;
+export const HEADS = 4;
+export const POSITIONS = 9;
+export const ANS_POSITION = 8;
+export const TOKEN_NAMES = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'PAD', 'BOS', 'SEP', 'ANS'] as const;
+export const PAD = 10;
+export const BOS = 11;
+export const SEP = 12;
+export const ANS = 13;
+
+/** The nine tokens of the prompt for `digits`: BOS, the digits, PAD up to six slots, SEP, ANS. */
+export function promptTokens(digits: number[]): number[] {
+  const slots = [...digits, ...Array(6 - digits.length).fill(PAD)];
+  return [BOS, ...slots, SEP, ANS];
+}
+
+/**
+ * A list of 1–6 digits written as "2 3 4 5 6", "2,3,4,5,6" or "23456"; throws
+ * WidgetInputError naming `what` when it is anything else.
+ */
+export function parseDigits(text: string, what: string): number[] {
+  const trimmed = text.trim();
+  const parts = /^[0-9]+$/.test(trimmed) ? trimmed.split('') : trimmed.split(/[\s,;]+/).filter((p) => p !== '');
+  if (parts.length < 1 || parts.length > 6) {
+    throw new WidgetInputError(`${what} "${text}" must hold 1 to 6 digits, got ${parts.length}`);
+  }
+  return parts.map((p) => {
+    if (!/^[0-9]$/.test(p)) throw new WidgetInputError(`${what} "${text}": "${p}" is not a digit 0–9`);
+    return Number(p);
+  });
+}
+
+export const DEFAULT_DIGITS = [2, 3, 4, 5, 6];
+
+export const MAX_DIGIT_CSS = /* css */ `
+  .figure svg { display: block; max-width: 100%; height: auto; }
+  .digits-row label { display: flex; gap: 0.4rem; align-items: center; flex-wrap: wrap; }
+  .digits-row input { font: inherit; width: 9em; padding: 0.2rem 0.4rem; min-height: 2rem;
+    color: var(--hl-fg); background: var(--hl-control); border: 1px solid var(--hl-rule); border-radius: 4px; }
+  input[aria-invalid="true"] { border-color: var(--hl-bad); border-width: 2px; }
+  .input-problem { color: var(--hl-bad); font-size: 0.9em; margin: 0.2rem 0 0; }
+  .input-problem:empty { display: none; }
+  .swatch { display: inline-block; width: 0.8em; height: 0.8em; border-radius: 2px; margin-right: 0.3em; vertical-align: -0.05em; }
+  .legend { display: flex; flex-wrap: wrap; gap: 0.2rem 0.9rem; font-size: 0.9em; margin: 0.3rem 0; }
+  .model-note { color: var(--hl-muted); font-size: 0.85em; margin: 0.4rem 0 0; }
+  .waiting { color: var(--hl-muted); }
+  td.best { font-weight: 700; }
+  td.disagree, .disagree { outline: 2px solid var(--hl-changed); outline-offset: -2px; }
+  th.head-name { white-space: nowrap; }
+`;
+
+/** A swatch element in head h's colour (the colour is set through CSSOM, which the strict CSP allows). */
+export function headSwatch(h: number): HTMLSpanElement {
+  const s = el('span', { class: 'swatch', 'aria-hidden': 'true' });
+  s.style.background = HEAD_COLOURS[h];
+  return s;
+}
+
+/** "head 0" with its colour swatch. */
+export function headLabel(h: number): DocumentFragment {
+  const f = document.createDocumentFragment();
+  f.append(headSwatch(h), `head ${h}`);
+  return f;
+}
+
+export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<State> {
+  static observedAttributes = ['model'];
+  protected source: MaxDigitModelSource | null = null;
+  private waitNote: HTMLParagraphElement | null = null;
+  private content: HTMLDivElement | null = null;
+  private modelNote: HTMLParagraphElement | null = null;
+  private colours: ResolvedColours | null = null;
+
+  /** The model now shown, or null while it loads. */
+  get currentModel(): MaxDigitModel | null {
+    return this.source?.status === 'ready' ? this.source.model : null;
+  }
+
+  /** Fills `content` with the widget's controls and figures (called once per build). */
+  protected abstract buildContent(content: HTMLDivElement): void;
+  /** Brings the content up to date with the model and the state. */
+  protected abstract renderContent(model: MaxDigitModel): void;
+  /** Called when the model is replaced (retraining): drop caches keyed on the old weights. */
+  protected modelChanged(): void {}
+
+  protected build(): void {
+    const id = this.getAttribute('model');
+    if (id !== null && id !== '') {
+      const owner = document.getElementById(id);
+      if (!owner || owner.localName !== 'headlab-max-digit-model') {
+        throw new WidgetInputError(`attribute model="${id}" names no <headlab-max-digit-model id="${id}"> on this page`);
+      }
+      this.source = modelSource(id);
+    } else {
+      this.source = modelSource('');
+      if (this.source.status === 'idle') void this.source.load(defaultWeightsUrl(), this.core!);
+    }
+    this.listen(this.source, 'change', () => { this.modelChanged(); this.requestRender(); });
+    const dark = matchMedia('(prefers-color-scheme: dark)');
+    this.listen(dark, 'change', () => { this.colours = null; this.requestRender(); });
+    this.waitNote = el('p', { class: 'waiting', role: 'status' }, 'Loading the model…');
+    this.content = el('div', { class: 'content' });
+    this.modelNote = el('p', { class: 'model-note' });
+    this.buildContent(this.content);
+    this.body.append(this.waitNote, this.content, this.modelNote);
+  }
+
+  protected render(): void {
+    const source = this.source!;
+    if (source.status === 'failed') throw new WidgetInputError(`The model could not be loaded: ${source.failure}`);
+    const model = this.currentModel;
+    this.waitNote!.hidden = model !== null;
+    this.content!.hidden = model === null;
+    if (!model) {
+      this.modelNote!.textContent = '';
+      return;
+    }
+    this.renderContent(model);
+    this.modelNote!.textContent = `Model: ${model.label}.`;
+  }
+
+  /** The theme's colours as they compute now (re-read when the colour scheme changes). */
+  protected themeColours(): ResolvedColours {
+    this.colours ??= resolveColours(this.body);
+    return this.colours;
+  }
+}
+
+/**
+ * A text field for the reader's list of digits, mirrored to the `digits` attribute.
+ * Invalid text is flagged beside the field and the last valid list is kept.
+ */
+export class DigitsField {
+  readonly element: HTMLDivElement;
+  readonly input: HTMLInputElement;
+  private readonly problem: HTMLParagraphElement;
+
+  constructor(private readonly host: HTMLElement, label: string, listen: (t: EventTarget, type: string, h: (e: Event) => void) => void, onValid: () => void) {
+    this.element = el('div', { class: 'row digits-row' });
+    const l = el('label', {}, label);
+    this.input = el('input', { type: 'text', inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false', name: 'digits' });
+    l.append(this.input);
+    this.problem = el('p', { class: 'input-problem', role: 'status' });
+    this.element.append(l, this.problem);
+    listen(this.input, 'change', () => {
+      try {
+        const digits = parseDigits(this.input.value, 'the list');
+        this.input.setAttribute('aria-invalid', 'false');
+        this.problem.textContent = '';
+        this.host.setAttribute('digits', digits.join(' '));
+        onValid();
+      } catch (err) {
+        if (!(err instanceof WidgetInputError)) throw err;
+        this.input.setAttribute('aria-invalid', 'true');
+        this.problem.textContent = `${err.message}; the last valid list is kept.`;
+      }
+    });
+  }
+
+  /** The `digits` attribute (default 2 3 4 5 6). */
+  digits(): number[] {
+    const raw = this.host.getAttribute('digits');
+    return raw === null ? DEFAULT_DIGITS : parseDigits(raw, 'attribute digits');
+  }
+
+  /** Shows the current list unless the reader is editing or the field holds an invalid entry. */
+  sync(active: Element | null): void {
+    if (active !== this.input && this.input.getAttribute('aria-invalid') !== 'true') this.input.value = this.digits().join(' ');
+  }
+}
+
+/** Index of the largest entry among the first `n` (ties to the lowest index, like the core). */
+export function argmax(values: ArrayLike<number>, n = values.length): number {
+  let best = 0;
+  for (let i = 1; i < n; i++) if (values[i] > values[best]) best = i;
+  return best;
+}
+
+export function percent(x: number, digits = 1): string {
+  const p = x * 100;
+  if (p === 100) return '100%';
+  if (p > 99.9 && digits <= 1) return `${(Math.floor(p * 100) / 100).toFixed(2)}%`;
+  return `${p.toFixed(digits)}%`;
+}
