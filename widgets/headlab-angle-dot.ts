@@ -45,7 +45,7 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
   protected buildContent(content: HTMLDivElement): void {
     this.line = el('p', { class: 'summary', role: 'status' });
     const a = el('div', { class: 'scroll' });
-    this.table = el('table', { class: 'angle' });
+    this.table = el('table', { class: 'angle compact' });
     a.append(this.table);
     const controls = el('div', { class: 'row' });
     const label = el('label', {}, 'Full matrix: ');
@@ -55,7 +55,7 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
     this.listen(this.select, 'change', () => { this.matrix = this.select!.value as 'cosine' | 'dot'; this.emitChange(); });
     controls.append(label);
     const b = el('div', { class: 'scroll' });
-    this.full = el('table', { class: 'matrix' });
+    this.full = el('table', { class: 'matrix compact' });
     b.append(this.full);
     content.append(el('p', { class: 'title' }, 'Closest direction or largest dot product?'), this.line, a, controls, b);
   }
@@ -104,7 +104,7 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
     table.replaceChildren();
     table.createCaption().textContent = `${which === 'cosine' ? 'Cosine' : 'Dot product'} of the mean final vector for maximum m (rows) with digit d’s unembedding (columns); bold: the largest in the row.`;
     const head = table.createTHead().insertRow();
-    head.append(el('th', { scope: 'col' }, 'm \\ d'));
+    head.append(el('th', { scope: 'col', class: 'corner' }, 'm \\ d'));
     for (let d = 0; d < 10; d++) head.append(el('th', { scope: 'col' }, String(d)));
     const body = table.createTBody();
     for (let m = 0; m < 10; m++) {

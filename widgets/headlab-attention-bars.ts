@@ -54,10 +54,10 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
     this.summary = el('p', { class: 'caption' });
     figure.append(this.svg, this.summary);
     const scoreBox = el('div', { class: 'scroll' });
-    this.scoreTable = el('table', { class: 'scores' });
+    this.scoreTable = el('table', { class: 'scores compact' });
     scoreBox.append(this.scoreTable);
     const byMaxBox = el('div', { class: 'scroll' });
-    this.byMaxTable = el('table', { class: 'by-max' });
+    this.byMaxTable = el('table', { class: 'by-max compact' });
     byMaxBox.append(this.byMaxTable);
     content.append(el('p', { class: 'title' }, 'Attention of the ANS token, head by head'), this.field.element, figure, scoreBox, byMaxBox);
   }
@@ -108,11 +108,11 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
   private renderScores(model: MaxDigitModel, tokens: number[], maxDigit: number): void {
     const table = this.scoreTable!;
     table.replaceChildren();
-    table.createCaption().textContent = 'Score of ANS against each prompt token, s_h(t) = (E[ANS] W_Q^h)·(E[t] W_K^h)/4, before the softmax. Orange: the maximum digit; blue: ANS.';
+    table.createCaption().textContent = 'Scores of ANS against each prompt token before the softmax. Orange: the maximum digit; blue: ANS.';
     const head = table.createTHead().insertRow();
     head.append(el('th', { scope: 'col' }, 'head'));
     tokens.forEach((t, p) => head.append(el('th', { scope: 'col', title: `position ${p}` }, TOKEN_NAMES[t])));
-    head.append(el('th', { scope: 'col' }, `s(${maxDigit}) − s(ANS)`));
+    head.append(el('th', { scope: 'col', title: `score of ${maxDigit} minus score of ANS` }, 'max − ANS'));
     const body = table.createTBody();
     for (let h = 0; h < HEADS; h++) {
       const tr = body.insertRow();

@@ -118,7 +118,7 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     this.svg = svgEl('svg', { role: 'img' });
     figure.append(this.svg);
     const box = el('div', { class: 'scroll' });
-    this.table = el('table', { class: 'logits' });
+    this.table = el('table', { class: 'logits compact' });
     box.append(this.table);
     const row = el('div', { class: 'row' });
     row.append(reset);
@@ -173,7 +173,7 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     shapes.push({ kind: 'text', x: left + 14, y: 9, text: 'clean', fill: rgbText(c.fg), size: 11 });
     shapes.push({ kind: 'rect', x: left + 64, y: 4, w: 10, h: 10, fill: rgbText(c.pos) });
     shapes.push({ kind: 'text', x: left + 78, y: 9, text: 'patched', fill: rgbText(c.fg), size: 11 });
-    shapes.push({ kind: 'text', x: 4, y: top - 6, text: 'logit', fill: rgbText(c.muted), size: 11 });
+    shapes.push({ kind: 'text', x: WIDTH - 8, y: 9, text: 'logit of each digit', fill: rgbText(c.muted), size: 11, anchor: 'end' });
     for (let t = 0; t < 10; t++) {
       const x = left + t * slot;
       const bw = slot * 0.36;

@@ -30,6 +30,7 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
 
   private buttons: HTMLButtonElement[] = [];
   private line: HTMLParagraphElement | null = null;
+  private residualLine: HTMLParagraphElement | null = null;
   private svg: SVGSVGElement | null = null;
   private table: HTMLTableElement | null = null;
   private lastAccuracy = 1;
@@ -70,7 +71,8 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
     const box = el('div', { class: 'scroll' });
     this.table = el('table', { class: 'subsets' });
     box.append(this.table);
-    content.append(el('p', { class: 'title' }, 'Remove heads'), toggles, this.line, figure, box);
+    this.residualLine = el('p', { class: 'caption' });
+    content.append(el('p', { class: 'title' }, 'Remove heads'), toggles, this.line, figure, this.residualLine, box);
   }
 
   /** The analysis row for a set of heads (the full model for the empty set). */
@@ -102,6 +104,13 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
     const worst = cut.accuracy_by_max.reduce((w, x, m) => (x < cut.accuracy_by_max[w] ? m : w), 0);
     this.svg!.setAttribute('aria-label', `Accuracy by maximum digit ${name}, against the full model: ${cut.accuracy_by_max.map((x, m) => `${m}: ${percent(x, 2)}`).join(', ')}. Lowest for maximum ${worst}.`);
     this.svg!.dataset.byMax = JSON.stringify(cut.accuracy_by_max);
+    const a = model.analysis;
+    this.residualLine!.replaceChildren(
+      'Reading out the heads alone, without the residual x', el('sub', {}, 'ANS'), ': ',
+      el('strong', { 'data-figure': 'residual-free', 'data-value': String(a.residual_free_accuracy) }, percent(a.residual_free_accuracy, 2)),
+      '. The residual alone (every head removed) answers the same digit for every list: ',
+      el('strong', { 'data-figure': 'residual-only', 'data-value': String(a.residual_only_accuracy) }, percent(a.residual_only_accuracy, 2)), '.',
+    );
     this.renderTable(model, ablated);
   }
 

@@ -96,7 +96,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
       s.append(headSwatch(h), `head ${h}`);
       legend.append(s);
     }
-    legend.append(el('span', {}, '— thick: the sum'), el('span', {}, '· digits: unembedding points'));
+    legend.append(el('span', {}, 'thick black: the sum'), el('span', {}, 'dots: the digits’ unembeddings'));
 
     this.stage = el('div', {
       class: 'stage', tabindex: '0', role: 'group',
@@ -113,7 +113,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     this.readout = el('p', { class: 'readout', role: 'status', 'aria-live': 'polite' });
     this.scaleNote = el('p', { class: 'caption' });
     const box = el('div', { class: 'scroll' });
-    this.table = el('table', { class: 'coords' });
+    this.table = el('table', { class: 'coords compact' });
     box.append(this.table);
     const side = el('div', { class: 'side' });
     side.append(this.readout, this.scaleNote, box);
@@ -188,7 +188,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
         const v = vec(c.head_outputs, h);
         const from = layout === 'chained' ? at : zero;
         const to = add(from, v);
-        arrows.push({ from, to, colour: HEAD_COLOURS[h], label: `h${h}`, id: `head-${h}` });
+        arrows.push({ from, to, colour: HEAD_COLOURS[h], id: `head-${h}` });
         at = to;
       }
       arrows.push({ from: zero, to: sum, colour: fg, width: 4, label: 'sum', id: 'sum' });
@@ -200,7 +200,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
         const v = vec(c.corrections, h);
         const from = layout === 'chained' ? at : base;
         const to = add(from, v);
-        arrows.push({ from, to, colour: HEAD_COLOURS[h], label: `Δh${h}`, id: `head-${h}` });
+        arrows.push({ from, to, colour: HEAD_COLOURS[h], id: `head-${h}` });
         at = to;
       }
       arrows.push({ from: zero, to: sum, colour: fg, width: 4, label: 'sum', id: 'sum' });

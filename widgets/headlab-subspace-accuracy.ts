@@ -30,7 +30,8 @@ const SHOWN = 8;
 export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyState> {
   static observedAttributes = ['model', 'k', 'basis'];
   protected static css = /* css */ `${MAX_DIGIT_CSS}
-    .controls label { display: inline-flex; gap: 0.4rem; align-items: center; }
+    .controls label { display: inline-flex; gap: 0.4rem; align-items: center; flex-wrap: wrap; max-width: 100%; }
+    .controls select { max-width: 100%; }
     .controls input[type="range"] { width: 10rem; }
     .k-value { font-variant-numeric: tabular-nums; min-width: 1.2em; font-weight: 600; }
     .figures { font-size: 1.05em; margin: 0.4rem 0; }
@@ -74,7 +75,7 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
     const bLabel = el('label', {}, 'Principal directions of');
     this.select = el('select', { name: 'basis' });
     for (const b of ['w_o', 'w_u'] as const) {
-      const o = el('option', { value: b }, b === 'w_o' ? 'W_O (the heads’ output rows)' : 'W_U (the unembedding columns)');
+      const o = el('option', { value: b }, b === 'w_o' ? 'W_O (head outputs)' : 'W_U (unembedding)');
       this.select.append(o);
     }
     bLabel.append(this.select);

@@ -59,6 +59,9 @@ export const MAX_DIGIT_CSS = /* css */ `
   td.best { font-weight: 700; }
   td.disagree, .disagree { outline: 2px solid var(--hl-changed); outline-offset: -2px; }
   th.head-name { white-space: nowrap; }
+  table.compact th, table.compact td { padding: 0.15rem 0.3rem; font-size: 0.85em; }
+  table.compact caption { font-size: 0.85em; }
+  th.corner { white-space: nowrap; }
 `;
 
 /** A swatch element in head h's colour (the colour is set through CSSOM, which the strict CSP allows). */
