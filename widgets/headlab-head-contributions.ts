@@ -96,7 +96,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
       s.append(headSwatch(h), `head ${h}`);
       legend.append(s);
     }
-    legend.append(el('span', {}, 'thick black: the sum'), el('span', {}, 'dots: the digits’ unembeddings'));
+    legend.append(el('span', {}, 'thick: the sum'), el('span', {}, 'dots: the digits’ unembeddings'));
 
     this.stage = el('div', {
       class: 'stage', tabindex: '0', role: 'group',

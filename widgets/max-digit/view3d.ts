@@ -15,8 +15,8 @@ export interface ViewPoint { at: Vec3; label: string; colour: string; strong?: b
 export interface ViewArrow { from: Vec3; to: Vec3; colour: string; width?: number; dashed?: boolean; label?: string; id?: string }
 export interface ViewContent { points: ViewPoint[]; arrows: ViewArrow[]; axisColour: string; textColour: string }
 
-export const DEFAULT_AZIMUTH = -35;
-export const DEFAULT_ELEVATION = 20;
+export const DEFAULT_AZIMUTH = -60;
+export const DEFAULT_ELEVATION = 25;
 /** Degrees per arrow-key press, and per pixel of drag. */
 const KEY_STEP = 10;
 const DRAG_DEGREES_PER_PX = 0.5;
