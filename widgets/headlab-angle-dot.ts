@@ -11,7 +11,7 @@ import { WidgetInputError, el } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { tintSigned } from './chart/palette.js';
 import type { MaxDigitModel } from './max-digit/model.js';
-import { MAX_DIGIT_CSS, MaxDigitWidget } from './max-digit/widget.js';
+import { MAX_DIGIT_CSS, MaxDigitWidget, scrollBox, HEAT_HEADROOM } from './max-digit/widget.js';
 
 export interface AngleDotState {
   matrix: 'cosine' | 'dot';
@@ -44,7 +44,7 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
 
   protected buildContent(content: HTMLDivElement): void {
     this.line = el('p', { class: 'summary', role: 'status' });
-    const a = el('div', { class: 'scroll' });
+    const a = scrollBox('Angle and dot product by maximum');
     this.table = el('table', { class: 'angle compact' });
     a.append(this.table);
     const controls = el('div', { class: 'row' });
@@ -54,7 +54,7 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
     label.append(this.select);
     this.listen(this.select, 'change', () => { this.matrix = this.select!.value as 'cosine' | 'dot'; this.emitChange(); });
     controls.append(label);
-    const b = el('div', { class: 'scroll' });
+    const b = scrollBox('Full matrix');
     this.full = el('table', { class: 'matrix compact' });
     b.append(this.full);
     content.append(el('p', { class: 'title' }, 'Closest direction or largest dot product?'), this.line, a, controls, b);
@@ -113,7 +113,7 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
       for (let d = 0; d < 10; d++) {
         const x = values[m][d];
         const td = el('td', { class: `num${d === best[m] ? ' best' : ''}`, 'data-m': String(m), 'data-d': String(d), 'data-value': String(x) }, formatNumber(x, which === 'cosine' ? 2 : 1));
-        tintSigned(td, x, scale);
+        tintSigned(td, x, scale * HEAT_HEADROOM);
         tr.append(td);
       }
     }

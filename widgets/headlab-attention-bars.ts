@@ -13,7 +13,7 @@ import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 import type { MaxDigitModel } from './max-digit/model.js';
 import {
-  ANS, DigitsField, HEADS, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, POSITIONS, TOKEN_NAMES, headLabel, promptTokens,
+  ANS, DigitsField, HEADS, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, POSITIONS, TOKEN_NAMES, headLabel, promptTokens, scrollBox,
 } from './max-digit/widget.js';
 
 export interface AttentionBarsState {
@@ -53,10 +53,10 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
     this.svg = svgEl('svg', { role: 'img' });
     this.summary = el('p', { class: 'caption' });
     figure.append(this.svg, this.summary);
-    const scoreBox = el('div', { class: 'scroll' });
+    const scoreBox = scrollBox('Scores of ANS against each token');
     this.scoreTable = el('table', { class: 'scores compact' });
     scoreBox.append(this.scoreTable);
-    const byMaxBox = el('div', { class: 'scroll' });
+    const byMaxBox = scrollBox('Attention mass by maximum');
     this.byMaxTable = el('table', { class: 'by-max compact' });
     byMaxBox.append(this.byMaxTable);
     content.append(el('p', { class: 'title' }, 'Attention of the ANS token, head by head'), this.field.element, figure, scoreBox, byMaxBox);

@@ -13,7 +13,7 @@ import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 import type { MaxDigitModel } from './max-digit/model.js';
 import {
-  DigitsField, HEADS, MAX_DIGIT_CSS, MaxDigitWidget, POSITIONS, TOKEN_NAMES, headSwatch, promptTokens,
+  DigitsField, HEADS, MAX_DIGIT_CSS, MaxDigitWidget, POSITIONS, TOKEN_NAMES, headSwatch, promptTokens, scrollBox,
 } from './max-digit/widget.js';
 
 export interface AttentionPatch { head: number; position: number }
@@ -117,7 +117,7 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     const figure = el('div', { class: 'figure' });
     this.svg = svgEl('svg', { role: 'img' });
     figure.append(this.svg);
-    const box = el('div', { class: 'scroll' });
+    const box = scrollBox('Logits at ANS');
     this.table = el('table', { class: 'logits compact' });
     box.append(this.table);
     const row = el('div', { class: 'row' });

@@ -9,7 +9,7 @@ import { rgbText } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 import type { MaxDigitAccuracyRow, MaxDigitModel } from './max-digit/model.js';
-import { HEADS, MAX_DIGIT_CSS, MaxDigitWidget, headSwatch, percent } from './max-digit/widget.js';
+import { HEADS, MAX_DIGIT_CSS, MaxDigitWidget, headSwatch, percent, scrollBox } from './max-digit/widget.js';
 
 export interface HeadAblationState {
   ablated: number[];
@@ -68,7 +68,7 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
     const figure = el('div', { class: 'figure' });
     this.svg = svgEl('svg', { role: 'img' });
     figure.append(this.svg);
-    const box = el('div', { class: 'scroll' });
+    const box = scrollBox('Accuracy for every set of heads removed');
     this.table = el('table', { class: 'subsets' });
     box.append(this.table);
     this.residualLine = el('p', { class: 'caption' });

@@ -15,7 +15,7 @@ import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { MaxDigitModel } from './max-digit/model.js';
 import type { Vec3, View3D, ViewArrow, ViewPoint } from './max-digit/view3d.js';
-import { DigitsField, HEADS, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, argmax, headSwatch } from './max-digit/widget.js';
+import { DigitsField, HEADS, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, argmax, headSwatch, scrollBox } from './max-digit/widget.js';
 
 export interface HeadContributionsState {
   digits: number[];
@@ -112,7 +112,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     resetRow.append(reset, this.angles);
     this.readout = el('p', { class: 'readout', role: 'status', 'aria-live': 'polite' });
     this.scaleNote = el('p', { class: 'caption' });
-    const box = el('div', { class: 'scroll' });
+    const box = scrollBox('Coordinates');
     this.table = el('table', { class: 'coords compact' });
     box.append(this.table);
     const side = el('div', { class: 'side' });

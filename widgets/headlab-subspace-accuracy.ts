@@ -14,7 +14,7 @@ import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 import type { MaxDigitBasis } from '../web/headlab-core.js';
 import type { MaxDigitModel } from './max-digit/model.js';
-import { MAX_DIGIT_CSS, MaxDigitWidget, percent } from './max-digit/widget.js';
+import { MAX_DIGIT_CSS, MaxDigitWidget, percent, scrollBox, HEAT_HEADROOM } from './max-digit/widget.js';
 
 export interface SubspaceAccuracyState {
   k: number;
@@ -87,10 +87,10 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
     this.svg = svgEl('svg', { role: 'img' });
     figure.append(this.svg);
     const tables = el('div', { class: 'tables' });
-    const a = el('div', { class: 'scroll' });
+    const a = scrollBox('Accuracy for k = 1, 2, 3');
     this.kTable = el('table', { class: 'k-table' });
     a.append(this.kTable);
-    const b = el('div', { class: 'scroll' });
+    const b = scrollBox('Cosines between the two bases');
     this.cosTable = el('table', { class: 'cosine' });
     b.append(this.cosTable);
     tables.append(a, b);
@@ -204,7 +204,7 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
       for (let j = 0; j < 3; j++) {
         const v = model.analysis.cosine_top3[i][j];
         const td = el('td', { class: 'num', 'data-i': String(i), 'data-j': String(j), 'data-value': String(v) }, formatNumber(v, 3));
-        tintSigned(td, v, 1);
+        tintSigned(td, v, HEAT_HEADROOM);
         tr.append(td);
       }
     }

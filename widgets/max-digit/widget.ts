@@ -71,6 +71,17 @@ export function headSwatch(h: number): HTMLSpanElement {
   return s;
 }
 
+/**
+ * A horizontally scrolling box for a table wider than a narrow screen: focusable (a keyboard
+ * reader can scroll it) and named for screen readers.
+ */
+export function scrollBox(label: string): HTMLDivElement {
+  return el('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': label });
+}
+
+/** Heat tint for table cells: at most two thirds of the base sheet's strongest mix, so text keeps 4.5:1 contrast in light and dark. */
+export const HEAT_HEADROOM = 1.5;
+
 /** "head 0" with its colour swatch. */
 export function headLabel(h: number): DocumentFragment {
   const f = document.createDocumentFragment();
