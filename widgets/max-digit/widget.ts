@@ -76,7 +76,7 @@ export function headSwatch(h: number): HTMLSpanElement {
  * reader can scroll it) and named for screen readers.
  */
 export function scrollBox(label: string): HTMLDivElement {
-  return el('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': label });
+  return el('div', { class: 'scroll', tabindex: '0', role: 'group', 'aria-label': label });
 }
 
 /** Heat tint for table cells: at most two thirds of the base sheet's strongest mix, so text keeps 4.5:1 contrast in light and dark. */
