@@ -1,9 +1,10 @@
 // <headlab-head-contributions>: the heads' outputs in three dimensions. For the reader's list,
 // every head's contribution head_h = (Σ_p a_h(p) E[t_p] W_V^h) W_O^h is drawn in the basis of
 // the top three principal directions of W_O, with the ten digits' unembedding vectors as labelled
-// points. Mode "outputs": each head's vector (from the origin, or chained tip to tail) and their
-// sum. Mode "corrections": the default sum (every head attending to ANS only) and each head's
-// correction from its default, chained from there to the same sum. The readout in this space is
+// points. Mode "outputs": each head's vector (from the origin, or chained tip to tail), their
+// sum, and dashed, the default sum (every head attending to ANS only). Mode "corrections": the
+// default sum and each head's correction from its own default, chained from there (or each from
+// the default) to the same sum. The readout in this space is
 // the dot product of the sum with each digit's point; the largest picks the answer.
 //
 // The 3-D drawing (widgets/max-digit/view3d.ts) is loaded on demand by a dynamic import.
@@ -191,6 +192,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
         arrows.push({ from, to, colour: HEAD_COLOURS[h], id: `head-${h}` });
         at = to;
       }
+      arrows.push({ from: zero, to: vec(c.default_sum, 0), colour: muted, width: 2, dashed: true, label: 'default', id: 'default' });
       arrows.push({ from: zero, to: sum, colour: fg, width: 4, label: 'sum', id: 'sum' });
     } else {
       const base = vec(c.default_sum, 0);
@@ -239,7 +241,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
       f.append(headSwatch(h), this.mode === 'outputs' ? `head ${h}` : `head ${h} correction`);
       row(f, source, h, `head-${h}`);
     }
-    if (this.mode === 'corrections') row('default sum', c.default_sum, 0, 'default');
+    row('default sum', c.default_sum, 0, 'default');
     row('sum', c.head_sum, 0, 'sum');
     const tr = body.insertRow();
     tr.append(el('th', { scope: 'row' }, 'sum · digit d'));

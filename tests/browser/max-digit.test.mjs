@@ -287,6 +287,8 @@ test('3-D contributions: coordinates equal head_h = Σ_p a_h(p) E[t_p] W_V^h W_O
       for (let j = 0; j < 3; j++) near(value(`head-${h}`, j), expected[j], NATIVE_TOLERANCE, `${mode} head ${h} PC${j + 1}`);
     }
     for (let j = 0; j < 3; j++) near(value('sum', j), sum[j], NATIVE_TOLERANCE, `sum PC${j + 1}`);
+    const defaultSum = inTop3(defaults.reduce((s, x) => s.map((v, c) => v + x[c])));
+    for (let j = 0; j < 3; j++) near(value('default', j), defaultSum[j], NATIVE_TOLERANCE, `default sum PC${j + 1}`);
     const pick = await page.evaluate(([h, i]) => document.querySelectorAll(h)[i].state, [host, index]);
     assert.equal(pick.answer, Math.max(...digits));
     assert.equal(pick.pick, Math.max(...digits), 'the 3-D readout picks the maximum');
