@@ -69,6 +69,10 @@ export interface HeadlabCore {
   featureRecoveryIntervene(input: FeatureRecoveryInterventionInput): FeatureRecoveryInterventionResult;
   /** Trainer handles alive in the WASM heap (for leak checks). */
   featureRecoveryLiveTrainers(): number;
+
+  // ---- diagnostics (web/diagnostics.js) ----
+  /** Memory of the WASM module now, for leak checks (tests assert these stay flat over many updates). */
+  memoryDiagnostics(): MemoryDiagnostics;
 }
 
 /** Settings of a run; every field optional (defaults: the draft's settings). */
@@ -235,3 +239,14 @@ export type CoreFactory = (options?: ModuleOptions) => Promise<unknown>;
 export function loadCore(factory: CoreFactory, moduleOptions?: ModuleOptions): Promise<HeadlabCore>;
 /** Wraps an already instantiated module. */
 export function wrapCore(module: unknown): HeadlabCore;
+
+// ---- diagnostics (web/diagnostics.js, web/bindings/diagnostics_bindings.cpp) ----
+export interface MemoryDiagnostics {
+  /** Bytes of C++ heap allocated and not freed (dlmalloc mallinfo().uordblks). */
+  heap_bytes_in_use: number;
+  /** Size of the WASM linear memory in bytes (only grows). */
+  memory_bytes: number;
+  /** Live embind emval handles (JS values held by C++); NaN if the module does not expose the count.
+   *  Class handles (trainers) are counted by featureRecoveryLiveTrainers(). */
+  live_handles: number;
+}

@@ -6,6 +6,7 @@
 import { HeadlabError } from './errors.js';
 import { attentionApi } from './attention.js';
 import { featureRecoveryApi } from './feature-recovery.js';
+import { diagnosticsApi } from './diagnostics.js';
 
 export { HeadlabError };
 export { DRAFT_PUBLISHED, FeatureRecoveryTrainer } from './feature-recovery.js';
@@ -16,6 +17,7 @@ export function wrapCore(module) {
     version: () => module.version(),
     ...attentionApi(module),
     ...featureRecoveryApi(module),
+    ...diagnosticsApi(module),
   };
 }
 
