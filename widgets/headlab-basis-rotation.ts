@@ -205,25 +205,27 @@ function vec(v: number[]): string {
 
 /** Coordinates 1 and 2 of each rotated query (solid, orange) and key (dashed, blue), as an exportable Scene. */
 function plotScene(s: BasisRotationState, c: ResolvedColours): Scene {
-  const size = 240, half = size / 2, top = 24;
+  // A 240 × 240 plot centred under a title; the width leaves room for the title.
+  const width = 340, size = 240, half = size / 2, top = 26, cx = width / 2, cy = top + half;
   const title = `Queries and keys after a rotation by ${formatNumber(s.angle_degrees, 1)}°`;
   const muted = rgbText(c.muted), pos = rgbText(c.pos), neg = rgbText(c.neg), fg = rgbText(c.fg);
   const shapes: Shape[] = [
-    { kind: 'text', x: 8, y: 12, text: title, fill: fg, size: 12, weight: 'bold' },
-    { kind: 'line', x1: 0, y1: top + half, x2: size, y2: top + half, stroke: muted },
-    { kind: 'line', x1: half, y1: top, x2: half, y2: top + size, stroke: muted },
+    { kind: 'text', x: cx, y: 12, text: title, fill: fg, size: 12, weight: 'bold', anchor: 'middle' },
+    { kind: 'line', x1: cx - half, y1: cy, x2: cx + half, y2: cy, stroke: muted },
+    { kind: 'line', x1: cx, y1: top, x2: cx, y2: top + size, stroke: muted },
   ];
   let r = 0;
   for (const m of [s.q_rotated, s.k_rotated]) for (const v of m) r = Math.max(r, Math.hypot(v[0], v[1]));
   const scale = r > 0 ? (half - 18) / r : 0;
   const draw = (m: number[][], colour: string, prefix: string, dash?: number[]) => m.forEach((v, i) => {
     const x = v[0] * scale, y = -v[1] * scale, len = Math.hypot(x, y) || 1;
-    shapes.push({ kind: 'line', x1: half, y1: top + half, x2: half + x, y2: top + half + y, stroke: colour, width: 2.5, ...(dash ? { dash } : {}) });
-    shapes.push({ kind: 'text', x: half + x + (x / len) * 10, y: top + half + y + (y / len) * 10, text: `${prefix}${subscript(i + 1)}`, fill: colour, size: 11, anchor: 'middle' });
+    shapes.push({ kind: 'line', x1: cx, y1: cy, x2: cx + x, y2: cy + y, stroke: colour, width: 2.5, ...(dash ? { dash } : {}) });
+    shapes.push({ kind: 'text', x: cx + x + (x / len) * 10, y: cy + y + (y / len) * 10, text: `${prefix}${subscript(i + 1)}`, fill: colour, size: 11, anchor: 'middle' });
   });
   draw(s.q_rotated, pos, 'q');
   draw(s.k_rotated, neg, 'k', [5, 3]);
-  return { width: size, height: size + top, background: rgbText(c.panel), title, shapes };
+  shapes.push({ kind: 'text', x: 8, y: top + size + 10, text: 'queries solid, keys dashed; coordinates 1 and 2', fill: muted, size: 11 });
+  return { width, height: top + size + 22, background: rgbText(c.panel), title, shapes };
 }
 
 function rows(m: Matrix): number[][] {

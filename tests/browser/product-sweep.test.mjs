@@ -173,6 +173,10 @@ test('360 px with touch (mobile emulation): no horizontal scrolling, widgets fit
       await button.tap();
       await page.waitForFunction(([i, n]) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'))[i].renderCount > n, [w.index, before]);
     }
+    for (const w of widgets) {
+      const nth = widgets.filter((x) => x.tag === w.tag).indexOf(w);
+      await screenshot(page.locator(w.tag).nth(nth), shotName(name, `${w.key}-360`));
+    }
     await screenshot(page, shotName(name, 'mobile-360'));
     await page.screenshot({ path: path.join(root, 'test-results/screenshots', `${shotName(name, 'mobile-360-full')}.png`), fullPage: true });
     assert.deepEqual(page.problems, [], name);
