@@ -1,5 +1,5 @@
 // Builds the static site into build/site:
-//   headlab/headlab.js + headlab_core.wasm   the widget bundle (what an author copies)
+//   headlab/headlab.js + headlab_core.wasm   the widget bundle (what an author copies; also copied to dist/ for npm pack)
 //   assets/                                  site CSS, KaTeX CSS and fonts (no CDN)
 //   *.html, articles/*.html                  pages, math typeset here with KaTeX
 // Pages are HTML fragments in site/pages with a first-line comment
@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = path.join(root, 'build/wasm/web');
 export const outDir = path.join(root, 'build/site');
+export const distDir = path.join(root, 'dist');
 
 // KaTeX writes sizes as inline style="…" attributes, which the strict CSP
 // (style-src 'self') blocks. Each distinct declaration list becomes a class in
@@ -84,6 +85,9 @@ export async function buildSite({ quiet = false } = {}) {
     logLevel: quiet ? 'error' : 'warning',
   });
   fs.copyFileSync(path.join(wasmDir, 'headlab_core.wasm'), path.join(outDir, 'headlab/headlab_core.wasm'));
+  // dist/: the same bundle, where package.json's "files" and "exports" point (npm pack ships it).
+  fs.rmSync(distDir, { recursive: true, force: true });
+  fs.cpSync(path.join(outDir, 'headlab'), distDir, { recursive: true });
 
   const assets = path.join(outDir, 'assets');
   fs.cpSync(path.join(root, 'site/assets'), assets, { recursive: true });

@@ -69,6 +69,10 @@ export interface HeadlabCore {
   featureRecoveryIntervene(input: FeatureRecoveryInterventionInput): FeatureRecoveryInterventionResult;
   /** Trainer handles alive in the WASM heap (for leak checks). */
   featureRecoveryLiveTrainers(): number;
+
+  // ---- diagnostics (web/diagnostics.js) ----
+  /** Memory of the WASM module now, for leak checks (tests assert these stay flat over many updates). */
+  memoryDiagnostics(): MemoryDiagnostics;
 }
 
 /** Settings of a run; every field optional (defaults: the draft's settings). */
@@ -387,4 +391,15 @@ export interface HeadlabCore {
   maxDigitAngleVsDot(weights: MaxDigitWeights, basis?: MaxDigitBasis, k?: number): MaxDigitAngleVsDot;
   /** The full analysis in the layout of analysis.json (nested arrays). */
   maxDigitAnalyze(weights: MaxDigitWeights): Record<string, unknown>;
+}
+
+// ---- diagnostics (web/diagnostics.js, web/bindings/diagnostics_bindings.cpp) ----
+export interface MemoryDiagnostics {
+  /** Bytes of C++ heap allocated and not freed (dlmalloc mallinfo().uordblks). */
+  heap_bytes_in_use: number;
+  /** Size of the WASM linear memory in bytes (only grows). */
+  memory_bytes: number;
+  /** Live embind emval handles (JS values held by C++); NaN if the module does not expose the count.
+   *  Class handles (trainers) are counted by featureRecoveryLiveTrainers() and maxDigitLiveTrainers(). */
+  live_handles: number;
 }

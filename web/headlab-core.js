@@ -7,6 +7,7 @@ import { HeadlabError } from './errors.js';
 import { attentionApi } from './attention.js';
 import { featureRecoveryApi } from './feature-recovery.js';
 import { maxDigitApi } from './max-digit.js';
+import { diagnosticsApi } from './diagnostics.js';
 
 export { HeadlabError };
 export { DRAFT_PUBLISHED, FeatureRecoveryTrainer } from './feature-recovery.js';
@@ -18,6 +19,7 @@ export function wrapCore(module) {
     ...attentionApi(module),
     ...featureRecoveryApi(module),
     ...maxDigitApi(module),
+    ...diagnosticsApi(module),
   };
 }
 

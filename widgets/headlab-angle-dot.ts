@@ -7,7 +7,8 @@
 //
 // Attributes: matrix ("cosine" | "dot", default "cosine"), model.
 // Events: `change` with { matrix, disagreements }.
-import { WidgetInputError, el } from './base/headlab-element.js';
+import { WidgetInputError, el, type WidgetFigure } from './base/headlab-element.js';
+import { tablesScene } from './chart/table-scene.js';
 import { formatNumber } from './chart/format.js';
 import { tintSigned } from './chart/palette.js';
 import type { MaxDigitModel } from './max-digit/model.js';
@@ -21,6 +22,7 @@ export interface AngleDotState {
 
 export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
   static observedAttributes = ['model', 'matrix'];
+  protected static sharedAttributes = ['matrix'];
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     .matrix td { min-width: 3.3em; }
     .summary { font-size: 1.02em; }
@@ -31,6 +33,8 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
   private full: HTMLTableElement | null = null;
   private select: HTMLSelectElement | null = null;
   private disagreements: number[] = [];
+  private tableVersion = -1;
+  private fullKey = '';
 
   get matrix(): 'cosine' | 'dot' {
     const raw = this.getAttribute('matrix');
@@ -68,9 +72,36 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
       ? 'For every maximum, the closest digit by angle is also the digit with the largest dot product: here angle and dot product agree.'
       : `Angle and dot product disagree for ${this.disagreements.map((m) => `maximum ${m} (closest by angle: ${v.best_by_cosine[m]}; largest dot product: ${v.best_by_dot[m]})`).join('; ')}. The readout takes the largest dot product, so length matters as well as angle.`;
     this.line!.dataset.disagreements = this.disagreements.join(',');
-    this.renderTable(model);
+    if (this.tableVersion !== model.version) {
+      this.tableVersion = model.version;
+      this.renderTable(model);
+    }
     this.select!.value = this.matrix;
-    this.renderFull(model);
+    const key = `${model.version}|${this.matrix}`;
+    if (key !== this.fullKey) {
+      this.fullKey = key;
+      this.renderFull(model);
+    }
+  }
+
+  protected modelChanged(): void {
+    this.tableVersion = -1;
+    this.fullKey = '';
+  }
+
+  protected describe(model: MaxDigitModel): string {
+    const v = model.analysis.angle_vs_dot;
+    const lead = this.disagreements.length === 0
+      ? 'For every maximum digit, the digit closest in angle to the mean final vector is also the digit with the largest dot product'
+      : `Angle and dot product pick different digits for maximum ${this.disagreements.join(', ')}`;
+    return `${lead}; the dot product picks ${v.best_by_dot.join(', ')} for maxima 0 to 9 (cosine with the right digit from ${formatNumber(Math.min(...v.cosine.map((r, m) => r[m])), 3)} to ${formatNumber(Math.max(...v.cosine.map((r, m) => r[m])), 3)}).`;
+  }
+
+  figures(): WidgetFigure[] {
+    return [
+      { name: 'table', label: 'Angle and dot table', scene: () => tablesScene([this.table!], this.themeColours(), 'Closest digit by angle and by dot product, for each maximum') },
+      { name: 'matrix', label: `Full ${this.matrix} matrix`, scene: () => tablesScene([this.full!], this.themeColours(), `${this.matrix === 'cosine' ? 'Cosine' : 'Dot product'} of the mean final vector with each digit`) },
+    ];
   }
 
   private renderTable(model: MaxDigitModel): void {

@@ -6,11 +6,12 @@
 //
 // Attributes: digits ("2 3 4 5 6"), model (id of a <headlab-max-digit-model>).
 // Events: `change` with { digits, max_digit } when the reader edits the list.
-import { el } from './base/headlab-element.js';
+import { WidgetInputError, el, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
+import { tablesScene } from './chart/table-scene.js';
 import type { MaxDigitModel } from './max-digit/model.js';
 import {
   ANS, DigitsField, HEADS, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, POSITIONS, TOKEN_NAMES, headLabel, promptTokens, scrollBox,
@@ -27,6 +28,7 @@ const LEFT = 62;
 
 export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
   static observedAttributes = ['model', 'digits'];
+  protected static sharedAttributes = ['digits'];
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     .scores td.max-col { background: color-mix(in srgb, var(--hl-pos) 18%, transparent); }
     .scores td.ans-col { background: color-mix(in srgb, var(--hl-neg) 18%, transparent); }
@@ -37,7 +39,10 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
   private svg: SVGSVGElement | null = null;
   private scoreTable: HTMLTableElement | null = null;
   private byMaxTable: HTMLTableElement | null = null;
-  private summary: HTMLParagraphElement | null = null;
+  private captionLine: HTMLParagraphElement | null = null;
+  private shown: { attention: number[]; tokens: number[]; maxDigit: number; text: string } | null = null;
+  private scoresKey = '';
+  private byMaxVersion = -1;
 
   get digits(): number[] { return this.field ? this.field.digits() : []; }
   set digits(v: number[]) { this.setAttribute('digits', v.join(' ')); }
@@ -51,8 +56,8 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
     this.field = new DigitsField(this, 'Digits (1 to 6, each 0–9):', (t, type, h) => this.listen(t, type, h), () => this.emitChange());
     const figure = el('div', { class: 'figure' });
     this.svg = svgEl('svg', { role: 'img' });
-    this.summary = el('p', { class: 'caption' });
-    figure.append(this.svg, this.summary);
+    this.captionLine = el('p', { class: 'caption' });
+    figure.append(this.svg, this.captionLine);
     const scoreBox = scrollBox('Scores of ANS against each token');
     this.scoreTable = el('table', { class: 'scores compact' });
     scoreBox.append(this.scoreTable);
@@ -67,15 +72,46 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
     this.field!.sync(this.root.activeElement);
     const tokens = promptTokens(digits);
     const maxDigit = Math.max(...digits);
-    const attention = this.core!.maxDigitAnsAttention(model.weights, digits);
-    drawSceneInto(this.svg!, this.scene(attention.data, tokens, maxDigit));
-    const mass = (h: number) => tokens.reduce((s, t, p) => s + (t === maxDigit ? attention.data[h * POSITIONS + p] : 0), 0);
+    const attention = this.cached(model, `att:${digits.join('')}`, () => Array.from(this.core!.maxDigitAnsAttention(model.weights, digits).data));
+    const mass = (h: number) => tokens.reduce((s, t, p) => s + (t === maxDigit ? attention[h * POSITIONS + p] : 0), 0);
     const masses = Array.from({ length: HEADS }, (_, h) => mass(h));
-    const text = `ANS attention for the list ${digits.join(', ')} (maximum ${maxDigit}): mass on the maximum ${masses.map((m, h) => `head ${h} ${formatNumber(m, 3)}`).join(', ')}; mass on ANS itself ${Array.from({ length: HEADS }, (_, h) => `head ${h} ${formatNumber(attention.data[h * POSITIONS + 8], 3)}`).join(', ')}.`;
-    this.svg!.setAttribute('aria-label', text);
-    this.summary!.textContent = text;
-    this.renderScores(model, tokens, maxDigit);
-    this.renderByMax(model);
+    const text = `ANS attention for the list ${digits.join(', ')} (maximum ${maxDigit}): mass on the maximum ${masses.map((m, h) => `head ${h} ${formatNumber(m, 3)}`).join(', ')}; mass on ANS itself ${Array.from({ length: HEADS }, (_, h) => `head ${h} ${formatNumber(attention[h * POSITIONS + 8], 3)}`).join(', ')}.`;
+    this.shown = { attention, tokens, maxDigit, text };
+    drawSceneInto(this.svg!, this.scene(attention, tokens, maxDigit));
+    if (this.captionLine!.textContent !== text) {
+      this.svg!.setAttribute('aria-label', text);
+      this.captionLine!.textContent = text;
+    }
+    const key = `${model.version}|${tokens.join(',')}`;
+    if (key !== this.scoresKey) {
+      this.scoresKey = key;
+      this.renderScores(model, tokens, maxDigit);
+    }
+    if (this.byMaxVersion !== model.version) {
+      this.byMaxVersion = model.version;
+      this.renderByMax(model);
+    }
+  }
+
+  protected modelChanged(): void {
+    this.scoresKey = '';
+    this.byMaxVersion = -1;
+  }
+
+  private shownOrThrow(): [number[], number[], number] {
+    if (!this.shown) throw new WidgetInputError('nothing to export before the model has loaded');
+    return [this.shown.attention, this.shown.tokens, this.shown.maxDigit];
+  }
+
+  protected describe(): string {
+    return this.shown?.text ?? '';
+  }
+
+  figures(): WidgetFigure[] {
+    return [
+      { name: 'attention', label: 'ANS attention', scene: () => this.scene(...this.shownOrThrow()) },
+      { name: 'tables', label: 'Score tables', scene: () => tablesScene([this.scoreTable!, this.byMaxTable!], this.themeColours(), 'Scores of ANS and attention mass by maximum') },
+    ];
   }
 
   private scene(att: ArrayLike<number>, tokens: number[], maxDigit: number): Scene {

@@ -6,11 +6,13 @@
 // Attributes: digits ("2 3 4 5 6"), patches ("head:position …", e.g. "3:3 1:3"; each head at
 // most once, positions 0–8: BOS, six slots, SEP, ANS), model.
 // Events: `change` with { digits, patches, answer, clean_answer }.
-import { WidgetInputError, el } from './base/headlab-element.js';
+import { WidgetInputError, el, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
+import { tablesScene } from './chart/table-scene.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
+import type { MaxDigitPatchResult } from '../web/headlab-core.js';
 import type { MaxDigitModel } from './max-digit/model.js';
 import {
   DigitsField, HEADS, MAX_DIGIT_CSS, MaxDigitWidget, POSITIONS, TOKEN_NAMES, headSwatch, promptTokens, scrollBox,
@@ -30,6 +32,7 @@ const HEIGHT = 230;
 
 export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
   static observedAttributes = ['model', 'digits', 'patches'];
+  protected static sharedAttributes = ['digits', 'patches'];
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     fieldset.head { border: 1px solid var(--hl-rule); border-radius: 4px; margin: 0 0 0.4rem; padding: 0.2rem 0.5rem 0.4rem; }
     fieldset.head legend { font-weight: 600; padding: 0 0.25rem; }
@@ -49,6 +52,7 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
   private table: HTMLTableElement | null = null;
   private lastAnswer = -1;
   private lastClean = -1;
+  private shown: { result: MaxDigitPatchResult; what: string; text: string } | null = null;
 
   get digits(): number[] { return this.field ? this.field.digits() : []; }
   set digits(v: number[]) { this.setAttribute('digits', v.join(' ')); }
@@ -140,7 +144,7 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
         input.setAttribute('aria-label', p < 0 ? `head ${h}: its own attention` : `head ${h}: position ${p}, token ${TOKEN_NAMES[tokens[p]]}`);
       });
     });
-    const r = this.core!.maxDigitPatch(model.weights, digits, patches);
+    const r = this.cached(model, `patch:${digits.join('')}:${patches.map((x) => `${x.head}${x.position}`).join(',')}`, () => this.core!.maxDigitPatch(model.weights, digits, patches));
     this.lastAnswer = r.answer;
     this.lastClean = r.original_answer;
     const changed = r.answer !== r.original_answer;
@@ -153,9 +157,28 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
       ' ', el('span', { class: `tag ${changed ? 'changed' : 'same'}` }, changed ? 'changed' : 'unchanged'),
       ` (${what})`,
     );
+    const text = `Logits of the ten digits for the list ${digits.join(', ')}, clean and patched (${what}): the clean run answers ${r.original_answer} (logit ${formatNumber(r.original_logits[r.original_answer], 2)}), the patched run ${r.answer} (logit ${formatNumber(r.logits[r.answer], 2)}).`;
+    const same = this.shown?.result === r;
+    this.shown = { result: r, what, text };
+    if (same) return;
     drawSceneInto(this.svg!, this.scene(r.original_logits, r.logits));
-    this.svg!.setAttribute('aria-label', `Logits of the ten digits, clean and patched (${what}): the clean run answers ${r.original_answer}, the patched run ${r.answer}.`);
+    this.svg!.setAttribute('aria-label', text);
     this.renderTable(r.original_logits, r.logits);
+  }
+
+  protected describe(): string {
+    return this.shown?.text ?? '';
+  }
+
+  figures(): WidgetFigure[] {
+    const shown = () => {
+      if (!this.shown) throw new WidgetInputError('nothing to export before the model has loaded');
+      return this.shown.result;
+    };
+    return [
+      { name: 'logits', label: 'Logits', scene: () => { const r = shown(); return this.scene(r.original_logits, r.logits); } },
+      { name: 'table', label: 'Logit table', scene: () => { shown(); return tablesScene([this.table!], this.themeColours(), 'All fourteen logits at ANS, clean and patched'); } },
+    ];
   }
 
   private scene(clean: ArrayLike<number>, patched: ArrayLike<number>): Scene {

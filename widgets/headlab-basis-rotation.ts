@@ -11,10 +11,15 @@
 // n × d_model tokens; w-q, w-k — JSON d_model × d_k projections (d_k ≥ 2).
 import type { AttentionResult, Matrix } from '../web/headlab-core.js';
 import { matrix } from '../web/matrix.js';
-import { HeadlabElement, WidgetInputError, el, jsonAttribute, numberAttribute, numberGrid, setNumberAttribute } from './base/headlab-element.js';
+import {
+  HeadlabElement, WidgetInputError, el, jsonAttribute, numberAttribute, numberGrid, setNumberAttribute, type WidgetFigure,
+} from './base/headlab-element.js';
 import { formatMagnitude, formatNumber } from './chart/format.js';
 import { MatrixTable } from './chart/matrix-table.js';
+import { resolveColours, rgbText, type ResolvedColours } from './chart/palette.js';
+import type { Scene, Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
+import { tablesScene } from './chart/table-scene.js';
 
 /**
  * Scores of the rotated basis must equal the originals within this: each score is a
@@ -42,6 +47,7 @@ export interface BasisRotationState {
 
 export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
   static observedAttributes = ['angle', 'x', 'w-q', 'w-k'];
+  protected static sharedAttributes = ['angle'];
   protected static css = /* css */ `
     .slider { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 0.75rem; }
     .slider input { flex: 1 1 12rem; min-width: 10rem; }
@@ -55,8 +61,9 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
     .plot line.k.vec { stroke-dasharray: 5 3; }
     .plot text { font-size: 11px; stroke: none; }
     .verdict { font-weight: 600; }
-    .legend-q { color: var(--hl-pos); font-weight: 600; }
-    .legend-k { color: var(--hl-neg); font-weight: 600; }
+    /* Legend text in the text colour (contrast), underlined in the line's colour and dash. */
+    .legend-q { font-weight: 600; text-decoration: underline solid 3px var(--hl-pos); text-underline-offset: 3px; }
+    .legend-k { font-weight: 600; text-decoration: underline dashed 3px var(--hl-neg); text-underline-offset: 3px; }
   `;
 
   private slider: HTMLInputElement | null = null;
@@ -123,7 +130,24 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
     legend.append('Plot: ', el('span', { class: 'legend-q' }, 'queries (solid)'), ' and ',
       el('span', { class: 'legend-k' }, 'keys (dashed)'), ' after rotation, in coordinates 1 and 2.');
     this.verdict = el('p', { class: 'verdict', role: 'status' });
-    this.body.append(title, intro, sliderRow, panels, legend, this.verdict);
+    this.body.append(title, intro, sliderRow, panels, legend, this.verdict, this.exportControls());
+  }
+
+  figures(): WidgetFigure[] {
+    const colours = () => resolveColours(this.body);
+    return [
+      { name: 'plot', label: 'Plot', scene: () => plotScene(this.state, colours()) },
+      {
+        name: 'scores', label: 'Score tables',
+        scene: () => tablesScene([this.tables.s.table, this.tables.sr.table], colours(), `Scores before and after a rotation by ${formatNumber(this.angle, 1)}°`),
+      },
+    ];
+  }
+
+  protected summarize(): string {
+    const s = this.state;
+    const ok = s.max_score_difference <= SCORE_INVARIANCE_TOLERANCE;
+    return `Rotation by ${formatNumber(s.angle_degrees, 1)}° of the query–key basis: q₁ moves from ${vec(s.q[0])} to ${vec(s.q_rotated[0])} and k₁ from ${vec(s.k[0])} to ${vec(s.k_rotated[0])}; the largest score difference is ${formatMagnitude(s.max_score_difference)}, so ${ok ? 'every score is unchanged' : 'the scores changed'}.`;
   }
 
   private rebuildShape(n: number, dk: number): void {
@@ -173,6 +197,35 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
     this.verdict!.textContent = `Largest score difference max |S′ − S| = ${formatMagnitude(maxDiff)} ${ok ? '≤' : '>'} 1e−12: ${ok ? 'scores unchanged' : 'scores changed'}.`;
     updatePlot(this.plot!, after.q, after.k);
   }
+}
+
+function vec(v: number[]): string {
+  return `[${v.map((x) => formatNumber(x, 3)).join(', ')}]`;
+}
+
+/** Coordinates 1 and 2 of each rotated query (solid, orange) and key (dashed, blue), as an exportable Scene. */
+function plotScene(s: BasisRotationState, c: ResolvedColours): Scene {
+  // A 240 × 240 plot centred under a title; the width leaves room for the title.
+  const width = 340, size = 240, half = size / 2, top = 26, cx = width / 2, cy = top + half;
+  const title = `Queries and keys after a rotation by ${formatNumber(s.angle_degrees, 1)}°`;
+  const muted = rgbText(c.muted), pos = rgbText(c.pos), neg = rgbText(c.neg), fg = rgbText(c.fg);
+  const shapes: Shape[] = [
+    { kind: 'text', x: cx, y: 12, text: title, fill: fg, size: 12, weight: 'bold', anchor: 'middle' },
+    { kind: 'line', x1: cx - half, y1: cy, x2: cx + half, y2: cy, stroke: muted },
+    { kind: 'line', x1: cx, y1: top, x2: cx, y2: top + size, stroke: muted },
+  ];
+  let r = 0;
+  for (const m of [s.q_rotated, s.k_rotated]) for (const v of m) r = Math.max(r, Math.hypot(v[0], v[1]));
+  const scale = r > 0 ? (half - 18) / r : 0;
+  const draw = (m: number[][], colour: string, prefix: string, dash?: number[]) => m.forEach((v, i) => {
+    const x = v[0] * scale, y = -v[1] * scale, len = Math.hypot(x, y) || 1;
+    shapes.push({ kind: 'line', x1: cx, y1: cy, x2: cx + x, y2: cy + y, stroke: colour, width: 2.5, ...(dash ? { dash } : {}) });
+    shapes.push({ kind: 'text', x: cx + x + (x / len) * 10, y: cy + y + (y / len) * 10, text: `${prefix}${subscript(i + 1)}`, fill: colour, size: 11, anchor: 'middle' });
+  });
+  draw(s.q_rotated, pos, 'q');
+  draw(s.k_rotated, neg, 'k', [5, 3]);
+  shapes.push({ kind: 'text', x: 8, y: top + size + 10, text: 'queries solid, keys dashed; coordinates 1 and 2', fill: muted, size: 11 });
+  return { width, height: top + size + 22, background: rgbText(c.panel), title, shapes };
 }
 
 function rows(m: Matrix): number[][] {

@@ -57,6 +57,44 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
   private hintButton: HTMLButtonElement | null = null;
   private solutionButton: HTMLButtonElement | null = null;
 
+  /** Shareable state: selected (1-based), checked, hint and solution flags ("1"), e.g. #quiz.selected=2&quiz.checked=1. */
+  get sharedState(): Record<string, string> {
+    const out: Record<string, string> = {};
+    if (this.selected !== null) out.selected = String(this.selected + 1);
+    if (this.result !== null) out.checked = '1';
+    if (this.hintShown) out.hint = '1';
+    if (this.solutionShown) out.solution = '1';
+    return out;
+  }
+
+  set sharedState(values: Record<string, string>) {
+    const n = this.choiceCount();
+    const raw = values.selected;
+    let selected: number | null = null;
+    if (raw !== undefined) {
+      const k = Number(raw);
+      if (!Number.isInteger(k) || k < 1 || k > n) throw new WidgetInputError(`selected="${raw}" (from the link) must be a choice number from 1 to ${n}`);
+      selected = k - 1;
+    }
+    this.selected = selected;
+    this.result = selected !== null && values.checked === '1' ? (selected === this.correct ? 'correct' : 'incorrect') : null;
+    this.hintShown = values.hint === '1';
+    this.solutionShown = values.solution === '1';
+    if (this.feedback && this.result !== null) this.announce();
+    this.requestRender();
+  }
+
+  private choiceCount(): number {
+    return Array.from(this.children).filter((c) => c.getAttribute('slot') === 'choice').length;
+  }
+
+  protected summarize(): string {
+    const n = this.radios.length;
+    const chosen = this.selected === null ? 'no choice selected' : `choice ${this.selected + 1} selected`;
+    const verdict = this.result === null ? '' : this.result === 'correct' ? ', checked: correct' : ', checked: not correct';
+    return `Question with ${n} choices; ${chosen}${verdict}.`;
+  }
+
   get state(): ChoiceQuizState {
     return {
       selected: this.selected === null ? null : this.selected + 1,
@@ -78,6 +116,8 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
     const marked = choices.flatMap((c, i) => (c.hasAttribute('data-correct') ? [i] : []));
     if (marked.length !== 1) throw new WidgetInputError(`exactly one choice must carry data-correct, found ${marked.length}`);
     this.correct = marked[0];
+    if (this.selected !== null && this.selected >= choices.length) this.selected = null;
+    if (this.result !== null && this.selected !== null) this.result = this.selected === this.correct ? 'correct' : 'incorrect';
 
     const slotFor = (nodes: Element[]) => {
       const slot = el('slot');
@@ -139,6 +179,7 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
     this.hintButton = hint.length ? toggle('Hint', this.hintBox, () => { this.hintShown = !this.hintShown; }) : null;
     this.solutionButton = solution.length ? toggle('Solution', this.solutionBox, () => { this.solutionShown = !this.solutionShown; }) : null;
     this.feedback = el('p', { class: 'feedback', role: 'status', 'aria-live': 'polite' });
+    if (this.result !== null) this.announce();
     this.body.append(fieldset, buttons, this.feedback, this.hintBox, this.solutionBox);
   }
 

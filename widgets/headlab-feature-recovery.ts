@@ -17,18 +17,20 @@ import type { FeatureRecoveryResults } from '../web/headlab-core.js';
 import { DRAFT_PUBLISHED } from '../web/headlab-core.js';
 import { WorkerClient } from '../web/worker-client.js';
 import {
-  HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute,
+  HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
 } from './base/headlab-element.js';
 import { formatMagnitude, formatNumber, subscripted } from './chart/format.js';
 import { lossCurveScene } from './chart/loss-curve.js';
 import { resolveColours, type ResolvedColours } from './chart/palette.js';
 import { RESPONSE_HEATMAP_CSS, ResponseHeatmap } from './chart/response-heatmap.js';
-import { downloadBlob, drawSceneInto, sceneToPng, sceneToSvg, type Scene } from './chart/scene.js';
+import { drawSceneInto, type Scene } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 
 export type TrainingStatus = 'idle' | 'training' | 'done' | 'stopped' | 'failed';
 
 export interface FeatureRecoveryWidgetSettings {
+  /** Held-out examples (attribute eval-size, default the draft's 4096). */
+  eval_size: number;
   seed: number;
   steps: number;
   batch: number;
@@ -72,9 +74,13 @@ const CHUNK_STEPS = 20;
 const WATCH_PACE_MS = 20;
 
 const LOSS_HEIGHT = 250;
+/** The draft's held-out set size, and the largest the page allows (one evaluation of 10⁵ examples takes tens of ms). */
+const EVAL_SIZE_DEFAULT = 4096;
+const EVAL_SIZE_MAX = 100000;
 
 export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState> {
-  static observedAttributes = ['seed', 'steps', 'batch', 'learning-rate', 'request-scale', 'pace', 'autostart'];
+  static observedAttributes = ['seed', 'steps', 'batch', 'learning-rate', 'request-scale', 'eval-size', 'pace', 'autostart'];
+  protected static sharedAttributes = ['seed', 'steps', 'batch', 'learning-rate', 'request-scale', 'eval-size', 'pace'];
   protected static css = /* css */ `
     ${RESPONSE_HEATMAP_CSS}
     fieldset { border: 1px solid var(--hl-rule); border-radius: 4px; margin: 0 0 0.5rem; padding: 0.3rem 0.6rem 0.5rem; }
@@ -144,13 +150,18 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   set learningRate(v: number) { setNumberAttribute(this, 'learning-rate', v); }
   get requestScale(): number { return this.setting('request-scale'); }
   set requestScale(v: number) { setNumberAttribute(this, 'request-scale', v); }
+  /** "watch" by default, "fast" by default when the reader asks for reduced motion. */
   get pace(): 'watch' | 'fast' {
     const raw = this.getAttribute('pace');
-    if (raw === null || raw === '' || raw === 'watch') return 'watch';
+    if (raw === null || raw === '') return matchMedia('(prefers-reduced-motion: reduce)').matches ? 'fast' : 'watch';
+    if (raw === 'watch') return 'watch';
     if (raw === 'fast') return 'fast';
     throw new WidgetInputError(`attribute pace="${raw}" must be "watch" or "fast"`);
   }
   set pace(v: 'watch' | 'fast') { this.setAttribute('pace', v); }
+  /** Held-out examples of the evaluation (no input box: an author setting; fewer make the interventions cheaper). */
+  get evalSize(): number { return integerAttribute(this, 'eval-size', EVAL_SIZE_DEFAULT, 2, EVAL_SIZE_MAX); }
+  set evalSize(v: number) { setNumberAttribute(this, 'eval-size', v); }
   get autostart(): boolean { return this.hasAttribute('autostart'); }
   set autostart(v: boolean) { this.toggleAttribute('autostart', v); }
 
@@ -163,6 +174,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   get settings(): FeatureRecoveryWidgetSettings {
     return {
       seed: this.seed, steps: this.steps, batch: this.batch, learning_rate: this.learningRate, request_scale: this.requestScale,
+      eval_size: this.evalSize,
     };
   }
 
@@ -239,8 +251,27 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
 
   /** results.json of the last run, as text. */
   resultsJson(): string {
+    return this.exportJson();
+  }
+
+  /** JSON export: results.json of the last finished or stopped run. */
+  exportData(): FeatureRecoveryResults {
     if (!this.lastResults) throw new WidgetInputError('no finished run to export yet: train first');
-    return `${JSON.stringify(this.lastResults, null, 2)}\n`;
+    return this.lastResults;
+  }
+
+  figures(): WidgetFigure[] {
+    return ([['loss', 'Loss curve'], ['response-query', 'R·W_q'], ['response-value', 'R·W_v']] as const)
+      .map(([name, label]) => ({ name, label, scene: () => this.figure(name) }));
+  }
+
+  protected summarize(): string {
+    const done = this.losses.length;
+    if (!done) return this.status === 'failed' ? `Training failed: ${this.failure}` : 'Not trained yet: the loss curve and the response maps are empty.';
+    const loss = `Training loss ${formatMagnitude(this.losses[0])} at step 1 and ${formatMagnitude(this.losses[done - 1])} at step ${done} of ${this.runSteps}`;
+    const r = this.lastResults;
+    if (!r || this.status === 'training') return `${loss}; training is running.`;
+    return `${loss}. Held-out MSE ${formatMagnitude(r.heldout_mse)}; smallest R² of the query map ${r2Cell(Math.min(...r.query_r2))}, of the value map ${r2Cell(Math.min(...r.value_r2))}: the response maps ${Math.min(...r.query_r2, ...r.value_r2) > 0.99 ? 'recover' : 'do not yet recover'} the identity blocks.`;
   }
 
   /** A figure as drawn now, as a Scene (the source of its SVG and PNG downloads). */
@@ -261,24 +292,12 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     }
   }
 
-  private fileStem(): string {
+  protected fileStem(): string {
     return `feature-recovery-seed${this.lastResults?.settings.seed ?? this.seed}`;
   }
 
-  private async download(name: FigureName | 'results', format: 'svg' | 'png' | 'json'): Promise<void> {
-    try {
-      if (format === 'json') {
-        downloadBlob(new Blob([this.resultsJson()], { type: 'application/json' }), `${this.fileStem()}-results.json`);
-        return;
-      }
-      const scene = this.figure(name as FigureName);
-      const blob = format === 'svg'
-        ? new Blob([sceneToSvg(scene)], { type: 'image/svg+xml' })
-        : await sceneToPng(scene);
-      downloadBlob(blob, `${this.fileStem()}-${name}.${format}`);
-    } catch (err) {
-      this.announce(`The download failed: ${(err as Error).message}`);
-    }
+  protected jsonFileName(): string {
+    return `${this.fileStem()}-results.json`;
   }
 
   private themeColours(): ResolvedColours {
@@ -373,11 +392,11 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     for (const cell of this.resultCells) cell.className = 'num';
     for (const cell of this.draftCells) cell.className = 'draft';
     this.jsonButton = el('button', { type: 'button' }, 'Download results.json');
-    this.listen(this.jsonButton, 'click', () => { void this.download('results', 'json'); });
+    this.listen(this.jsonButton, 'click', () => { void this.download('json'); });
     const resultsBox = el('div', { class: 'scroll' });
     resultsBox.append(table);
-    const jsonRow = el('div', { class: 'exports' });
-    jsonRow.append(this.jsonButton);
+    const jsonRow = this.exportControls({ json: false, only: [] });
+    jsonRow.prepend(this.jsonButton);
 
     this.body.append(title, intro, fieldset, progress, this.statusLine, lossFigure, maps, mapsNote, resultsBox, jsonRow);
 
@@ -416,7 +435,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     row.append(label);
     for (const format of ['svg', 'png'] as const) {
       const b = el('button', { type: 'button', 'aria-label': `Download ${what.replace('_', '')} as ${format.toUpperCase()}`, 'data-export': `${name}.${format}` }, format.toUpperCase());
-      this.listen(b, 'click', () => { void this.download(name, format); });
+      this.listen(b, 'click', () => { void this.download(format, name); });
       row.append(b);
     }
     return row;

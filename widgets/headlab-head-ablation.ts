@@ -4,10 +4,11 @@
 //
 // Attributes: ablated ("0 2": the heads removed), model.
 // Events: `change` with { ablated, accuracy }.
-import { WidgetInputError, el } from './base/headlab-element.js';
+import { WidgetInputError, el, type WidgetFigure } from './base/headlab-element.js';
 import { rgbText } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
+import { tablesScene } from './chart/table-scene.js';
 import type { MaxDigitAccuracyRow, MaxDigitModel } from './max-digit/model.js';
 import { HEADS, MAX_DIGIT_CSS, MaxDigitWidget, headSwatch, percent, scrollBox } from './max-digit/widget.js';
 
@@ -21,6 +22,7 @@ const HEIGHT = 200;
 
 export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
   static observedAttributes = ['model', 'ablated'];
+  protected static sharedAttributes = ['ablated'];
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     .toggles button { display: inline-flex; align-items: center; }
     .toggles button[aria-pressed="true"] { text-decoration: line-through; }
@@ -34,6 +36,8 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
   private svg: SVGSVGElement | null = null;
   private table: HTMLTableElement | null = null;
   private lastAccuracy = 1;
+  private shown: { full: MaxDigitAccuracyRow; cut: MaxDigitAccuracyRow; name: string; text: string } | null = null;
+  private tableVersion = -1;
 
   /** The heads removed, from the `ablated` attribute (sorted, each 0–3 once). */
   get ablated(): number[] {
@@ -102,7 +106,9 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
     );
     drawSceneInto(this.svg!, this.scene(full, cut, name));
     const worst = cut.accuracy_by_max.reduce((w, x, m) => (x < cut.accuracy_by_max[w] ? m : w), 0);
-    this.svg!.setAttribute('aria-label', `Accuracy by maximum digit ${name}, against the full model: ${cut.accuracy_by_max.map((x, m) => `${m}: ${percent(x, 2)}`).join(', ')}. Lowest for maximum ${worst}.`);
+    const text = `Accuracy ${name}: ${percent(cut.accuracy, 2)} (full model ${percent(full.accuracy, 2)}); by maximum digit ${cut.accuracy_by_max.map((x, m) => `${m}: ${percent(x, 2)}`).join(', ')}, lowest for maximum ${worst}.`;
+    this.shown = { full, cut, name, text };
+    this.svg!.setAttribute('aria-label', text);
     this.svg!.dataset.byMax = JSON.stringify(cut.accuracy_by_max);
     const a = model.analysis;
     this.residualLine!.replaceChildren(
@@ -140,8 +146,28 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
     return { width: WIDTH, height: HEIGHT, background: rgbText(c.panel), title: `Accuracy by maximum digit, ${name}`, shapes };
   }
 
+  protected describe(): string {
+    return this.shown?.text ?? '';
+  }
+
+  figures(): WidgetFigure[] {
+    const shown = () => {
+      if (!this.shown) throw new WidgetInputError('nothing to export before the model has loaded');
+      return this.shown;
+    };
+    return [
+      { name: 'accuracy', label: 'Accuracy by maximum', scene: () => { const s = shown(); return this.scene(s.full, s.cut, s.name); } },
+      { name: 'subsets', label: 'Every set of heads', scene: () => { shown(); return tablesScene([this.table!], this.themeColours(), 'Accuracy with every set of heads removed'); } },
+    ];
+  }
+
   private renderTable(model: MaxDigitModel, current: number[]): void {
     const table = this.table!;
+    if (this.tableVersion === model.version) {
+      for (const tr of table.tBodies[0].rows) tr.classList.toggle('current', tr.dataset.heads === current.join(','));
+      return;
+    }
+    this.tableVersion = model.version;
     table.replaceChildren();
     table.createCaption().textContent = 'Every set of heads removed: accuracy overall and the lowest accuracy over the ten maxima.';
     const head = table.createTHead().insertRow();
@@ -150,6 +176,7 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
     const rows = [...model.analysis.head_ablation].sort((a, b) => a.heads.length - b.heads.length || a.heads.join().localeCompare(b.heads.join()));
     for (const r of rows) {
       const tr = body.insertRow();
+      tr.dataset.heads = r.heads.join(',');
       if (r.heads.join(',') === current.join(',')) tr.className = 'current';
       tr.append(el('th', { scope: 'row' }, r.heads.join(', ')));
       tr.append(el('td', { class: 'num', 'data-heads': r.heads.join(','), 'data-value': String(r.accuracy) }, percent(r.accuracy, 2)));

@@ -11,11 +11,12 @@
 // Attributes: digits ("2 3 4 5 6"), mode ("outputs" | "corrections"), layout ("origin" | "chained"), model.
 // Events: `change` with { digits, mode, layout, pick, answer }.
 import type { MaxDigitContributions } from '../web/headlab-core.js';
-import { WidgetInputError, el } from './base/headlab-element.js';
+import { WidgetInputError, el, type WidgetFigure } from './base/headlab-element.js';
+import { tablesScene } from './chart/table-scene.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { MaxDigitModel } from './max-digit/model.js';
-import type { Vec3, View3D, ViewArrow, ViewPoint } from './max-digit/view3d.js';
+import type { Vec3, View3D, ViewArrow, ViewContent, ViewPoint } from './max-digit/view3d.js';
 import { DigitsField, HEADS, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, argmax, headSwatch, scrollBox } from './max-digit/widget.js';
 
 export interface HeadContributionsState {
@@ -30,6 +31,7 @@ export interface HeadContributionsState {
 
 export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsState> {
   static observedAttributes = ['model', 'digits', 'mode', 'layout'];
+  protected static sharedAttributes = ['digits', 'mode', 'layout'];
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     .stage { border: 1px solid var(--hl-rule); border-radius: 4px; background: var(--hl-panel); max-width: 440px; touch-action: none; cursor: grab; }
     .stage:focus-visible { outline: 3px solid var(--hl-focus); outline-offset: 2px; }
@@ -54,6 +56,10 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
   private loadingNote: HTMLParagraphElement | null = null;
   private last: { pick: number; answer: number } = { pick: -1, answer: -1 };
   private scaleNote: HTMLParagraphElement | null = null;
+  private viewModule: typeof import('./max-digit/view3d.js') | null = null;
+  private shown: { content: ViewContent; text: string } | null = null;
+  private text = '';
+  private tableKey = '';
 
   get digits(): number[] { return this.field ? this.field.digits() : []; }
   set digits(v: number[]) { this.setAttribute('digits', v.join(' ')); }
@@ -127,13 +133,19 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     if (!this.view) {
       import('./max-digit/view3d.js').then((m) => {
         if (!this.stage) return;
-        this.view = new m.View3D(this.stage, (t, type, h) => this.listen(t, type, h), () => this.announceAngles());
+        this.viewModule = m;
+        this.view = new m.View3D(this.stage, (t, type, h) => this.listen(t, type, h), () => this.requestRender());
         this.requestRender();
       }, (err: Error) => {
         this.viewFailure = `The 3-D view could not be loaded: ${err.message}`;
         this.requestRender();
       });
     }
+  }
+
+  /** No render before the 3-D module has loaded (or failed): the first render shows the whole figure. */
+  protected requestRender(): void {
+    if (this.view || this.viewFailure) super.requestRender();
   }
 
   disconnectedCallback(): void {
@@ -155,7 +167,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     const layout = this.layout;
     this.modeInputs.forEach((i) => { i.checked = i.value === mode; });
     this.layoutInputs.forEach((i) => { i.checked = i.value === layout; });
-    const c = this.core!.maxDigitContributions(model.weights, digits, 'w_o', 3);
+    const c = this.cached(model, `contrib:${digits.join('')}`, () => this.core!.maxDigitContributions(model.weights, digits, 'w_o', 3));
     const vec = (m: { data: Float64Array }, row: number): Vec3 => [m.data[row * 3], m.data[row * 3 + 1], m.data[row * 3 + 2]];
     const sum = vec(c.head_sum, 0);
     // Readout in this space: (Σ_h head_h U_3)·(U_3ᵀ W_U[:, d]) for the ten digits.
@@ -170,7 +182,13 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
       '; the full model answers ', el('strong', { 'data-figure': 'answer' }, String(c.answer)),
       ` (the maximum is ${maxDigit}).`,
     );
-    this.renderTable(c, dots);
+    const modeText = mode === 'outputs' ? 'Each head’s output' : 'Each head’s correction from its default (attending to ANS only)';
+    this.text = `${modeText} for the list ${digits.join(', ')}, in the top three W_O directions: the sum is (${Array.from(c.head_sum.data, (x) => formatNumber(x, 2)).join(', ')}); its largest dot product with a digit's unembedding is ${formatNumber(dots[pick], 1)}, for digit ${pick}; the full model answers ${c.answer}.`;
+    const tableKey = `${model.version}|${digits.join('')}|${mode}`;
+    if (tableKey !== this.tableKey) {
+      this.tableKey = tableKey;
+      this.renderTable(c, dots);
+    }
 
     const view = this.view;
     this.loadingNote!.hidden = view !== null;
@@ -215,10 +233,32 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     const points: ViewPoint[] = Array.from({ length: 10 }, (_, d) => ({
       at: scale(vec(c.unembedding, d), factor), label: String(d), colour: d === pick ? fg : muted, strong: d === pick, id: `digit-${d}`,
     }));
-    view.set({ points, arrows, axisColour: muted, textColour: fg });
+    const content: ViewContent = { points, arrows, axisColour: muted, textColour: fg };
+    this.shown = { content, text: this.text };
+    view.set(content);
     this.scaleNote!.textContent = `Digit points are drawn ×${formatNumber(factor, 3)} so they reach as far as the arrows; scaling every digit by one factor leaves the largest dot product unchanged.`;
-    view.svg.setAttribute('aria-label', `${mode === 'outputs' ? 'Each head’s output' : 'Each head’s correction from the default'} for the list ${digits.join(', ')}, and their sum, among the ten digit points. The sum is closest in dot product to digit ${pick}.`);
+    view.svg.setAttribute('aria-label', this.text);
     this.announceAngles();
+  }
+
+  protected modelChanged(): void {
+    this.tableKey = '';
+  }
+
+  protected describe(): string {
+    return this.text;
+  }
+
+  figures(): WidgetFigure[] {
+    return [
+      {
+        name: 'view', label: '3-D view', scene: () => {
+          if (!this.shown || !this.view || !this.viewModule) throw new WidgetInputError('the 3-D view has not loaded yet');
+          return this.viewModule.viewScene(this.view, this.shown.content, rgbText(this.themeColours().panel), 'Head contributions in the top three W_O directions');
+        },
+      },
+      { name: 'coordinates', label: 'Coordinates', scene: () => tablesScene([this.table!], this.themeColours(), 'Coordinates on PC1–PC3 of W_O') },
+    ];
   }
 
   private renderTable(c: MaxDigitContributions, dots: number[]): void {

@@ -16,13 +16,13 @@ import type { FeatureRecoveryInterventionResult, FeatureRecoveryResults } from '
 import { DRAFT_PUBLISHED } from '../web/headlab-core.js';
 import { matrix } from '../web/matrix.js';
 import {
-  HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute,
+  HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
 } from './base/headlab-element.js';
 import { formatMagnitude, formatNumber, subscripted } from './chart/format.js';
 import { decadeLabel } from './chart/loss-curve.js';
 import { setVectorCell } from './chart/matrix-table.js';
 import { resolveColours, rgbText, type ResolvedColours } from './chart/palette.js';
-import { downloadBlob, drawSceneInto, sceneToPng, sceneToSvg, type Scene, type Shape } from './chart/scene.js';
+import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 
 export type InterventionKind = 'erase-request' | 'erase-payload' | 'shift';
@@ -51,6 +51,7 @@ const SHIFT_LIMIT = 1e6;
 
 export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   static observedAttributes = ['source', 'intervention', 'feature', 'shift'];
+  protected static sharedAttributes = ['intervention', 'feature', 'shift'];
   protected static css = /* css */ `
     fieldset { border: 1px solid var(--hl-rule); border-radius: 4px; margin: 0 0 0.5rem; padding: 0.3rem 0.6rem 0.5rem; }
     legend { font-weight: 600; padding: 0 0.25rem; }
@@ -240,17 +241,30 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     row.append('Figure:');
     for (const format of ['svg', 'png'] as const) {
       const b = el('button', { type: 'button', 'aria-label': `Download the intervention figure as ${format.toUpperCase()}`, 'data-export': `interventions.${format}` }, format.toUpperCase());
-      this.listen(b, 'click', () => { void this.download(format); });
+      this.listen(b, 'click', () => { if (this.trained) void this.download(format); });
       row.append(b);
     }
+    const json = el('button', { type: 'button', 'data-export': 'data.json' }, 'Data (JSON)');
+    this.listen(json, 'click', () => { void this.download('json'); });
+    row.append(json);
     return row;
   }
 
-  private async download(format: 'svg' | 'png'): Promise<void> {
-    if (!this.trained) return;
-    const scene = this.figure();
-    const blob = format === 'svg' ? new Blob([sceneToSvg(scene)], { type: 'image/svg+xml' }) : await sceneToPng(scene);
-    downloadBlob(blob, `feature-recovery-seed${this.trained.settings.seed}-${this.intervention}.${format}`);
+  figures(): WidgetFigure[] {
+    return this.trained ? [{ name: this.intervention, label: 'Intervention figure', scene: () => this.figure() }] : [];
+  }
+
+  protected fileStem(): string {
+    return `feature-recovery-seed${this.trained?.settings.seed ?? 'none'}`;
+  }
+
+  protected summarize(): string {
+    if (!this.trained) return 'Waiting for a trained model: nothing to intervene on yet.';
+    const r = this.compute(this.trained);
+    const what = this.intervention === 'shift'
+      ? `the predictions move by an MSE of ${formatMagnitude(r.mse)}`
+      : `the prediction MSE against the original targets is ${formatMagnitude(r.mse)}`;
+    return `${this.describe()} (seed ${this.trained.settings.seed}): ${what}; without the intervention it is ${formatMagnitude(r.heldout_mse)}.`;
   }
 
   /** Bars of the clean and intervened MSE on a log axis from 10⁻³⁴ to 10¹. */

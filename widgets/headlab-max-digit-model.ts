@@ -29,6 +29,7 @@ const CHUNK_STEPS = 100;
 
 export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   static observedAttributes = ['src', 'seed', 'steps', 'unit-norm-unembedding'];
+  protected static sharedAttributes = ['seed'];
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     .train label { display: inline-flex; gap: 0.4rem; align-items: center; }
     .train input[type="number"] { width: 6em; text-align: left; }
@@ -134,6 +135,12 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     this.emitChange();
   }
 
+  protected summarize(): string {
+    const m = this.source?.status === 'ready' ? this.source.model : null;
+    if (!m) return 'The max-digit model is loading.';
+    return `The figures tied to this panel show ${m.label}: accuracy ${percent(m.analysis.accuracy, 2)} on ${m.analysis.evaluation.lists.toLocaleString('en')} evaluation lists; training status ${this.status}.`;
+  }
+
   private announce(text: string): void {
     if (this.statusLine) this.statusLine.textContent = text;
   }
@@ -177,7 +184,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     row.append(label, this.trainButton, this.stopButton, this.bar, this.progressText, this.shippedButton);
     this.inputProblem = el('p', { class: 'input-problem', role: 'status' });
     this.statusLine = el('p', { class: 'note', role: 'status', 'aria-live': 'polite' });
-    this.body.append(el('p', { class: 'title' }, 'The model behind the figures'), this.now, row, this.inputProblem, this.statusLine);
+    this.body.append(el('p', { class: 'title' }, 'The model behind the figures'), this.now, row, this.inputProblem, this.statusLine, this.exportControls({ jsonLabel: 'State (JSON)' }));
   }
 
   protected render(): void {

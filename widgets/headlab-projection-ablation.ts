@@ -8,9 +8,13 @@
 // Every number comes from core.attention; presets use core.swapProjectionCoordinates.
 import type { AttentionResult, Matrix } from '../web/headlab-core.js';
 import { identity, matrix, toRows } from '../web/matrix.js';
-import { HeadlabElement, el, integerAttribute, jsonAttribute, numberGrid, setNumberAttribute } from './base/headlab-element.js';
+import {
+  HeadlabElement, el, integerAttribute, jsonAttribute, numberGrid, setNumberAttribute, type WidgetFigure,
+} from './base/headlab-element.js';
 import { setVectorCell } from './chart/matrix-table.js';
-import { subscripted } from './chart/format.js';
+import { formatVector, subscripted } from './chart/format.js';
+import { resolveColours } from './chart/palette.js';
+import { tablesScene } from './chart/table-scene.js';
 
 /** Entries whose difference exceeds this are marked "changed": far above the ~1e-16 rounding of these 2 × 2 products. */
 const CHANGE_TOLERANCE = 1e-12;
@@ -56,6 +60,7 @@ function rowOf(m: Matrix, i: number): number[] {
 
 export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblationState> {
   static observedAttributes = ['w-q', 'w-k', 'w-v', 'query'];
+  protected static sharedAttributes = ['w-q', 'w-k', 'w-v', 'query'];
   protected static css = /* css */ `
     .editors { display: flex; flex-wrap: wrap; gap: 0.75rem 1.25rem; }
     fieldset { border: 1px solid var(--hl-rule); border-radius: 4px; margin: 0; padding: 0.3rem 0.6rem 0.5rem; }
@@ -82,6 +87,8 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
   private queryRadios: HTMLInputElement[] = [];
   private resultCells: { base: HTMLTableCellElement; current: HTMLTableCellElement; mark: HTMLTableCellElement }[] = [];
   private baseline: AttentionResult | null = null;
+  private resultsTable: HTMLTableElement | null = null;
+  private changedLabels: string[] = [];
   private readonly x = identity(2);
 
   get wQ(): number[][] { return this.projection('w-q'); }
@@ -184,6 +191,7 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
     });
 
     const table = el('table', { class: 'results' });
+    this.resultsTable = table;
     const caption = table.createCaption();
     caption.textContent = 'Query row against the unablated head';
     const head = table.createTHead().insertRow();
@@ -203,7 +211,21 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
     const note = el('p', { class: 'note' },
       'Dot products are the core’s QKᵀ; the scores divide them by √d_k = √2 and the weights are the softmax of the scores.');
 
-    this.body.append(title, intro, presets, editors, queries, scroll, note);
+    this.body.append(title, intro, presets, editors, queries, scroll, note, this.exportControls());
+  }
+
+  figures(): WidgetFigure[] {
+    return [{
+      name: 'results', label: 'Results table',
+      scene: () => tablesScene([this.resultsTable!], resolveColours(this.body), `Projection ablation, query x${this.query === 1 ? '₁' : '₂'}`),
+    }];
+  }
+
+  protected summarize(): string {
+    const s = this.state;
+    const base = QUANTITIES[2].pick(this.baseline!, s.query - 1);
+    const changed = this.changedLabels.length ? `Changed from the unablated head: ${this.changedLabels.join('; ')}.` : 'Nothing changed from the unablated head.';
+    return `Query x${s.query === 1 ? '₁' : '₂'}: attention weights ${formatVector(s.weights, 4)} (unablated ${formatVector(base, 4)}), reading ${formatVector(s.reading, 4)}. ${changed}`;
   }
 
   /** Commits one typed entry when it is a finite number; otherwise marks the input invalid. */
@@ -231,6 +253,7 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
     this.queryRadios.forEach((radio, n) => { radio.checked = n === i; });
 
     const current = this.compute();
+    this.changedLabels = [];
     QUANTITIES.forEach((q, n) => {
       const before = q.pick(this.baseline!, i);
       const after = q.pick(current, i);
@@ -238,6 +261,7 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
       setVectorCell(cells.base, before);
       setVectorCell(cells.current, after);
       const changed = before.some((b, j) => !(Math.abs(b - after[j]) <= CHANGE_TOLERANCE));
+      if (changed) this.changedLabels.push(q.label);
       cells.mark.replaceChildren(el('span', { class: `tag ${changed ? 'changed' : 'same'}` }, changed ? 'changed' : 'same'));
     });
   }

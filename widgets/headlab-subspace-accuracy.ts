@@ -7,11 +7,12 @@
 //
 // Attributes: k (1–8, default 3), basis ("w_o" | "w_u", default "w_o"), model.
 // Events: `change` with { k, basis, accuracy }.
-import { WidgetInputError, el, integerAttribute, setNumberAttribute } from './base/headlab-element.js';
+import { WidgetInputError, el, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber, subscripted } from './chart/format.js';
 import { rgbText, tintSigned } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
+import { tablesScene } from './chart/table-scene.js';
 import type { MaxDigitBasis } from '../web/headlab-core.js';
 import type { MaxDigitModel } from './max-digit/model.js';
 import { MAX_DIGIT_CSS, MaxDigitWidget, percent, scrollBox, HEAT_HEADROOM } from './max-digit/widget.js';
@@ -29,6 +30,7 @@ const SHOWN = 8;
 
 export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyState> {
   static observedAttributes = ['model', 'k', 'basis'];
+  protected static sharedAttributes = ['k', 'basis'];
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     .controls label { display: inline-flex; gap: 0.4rem; align-items: center; flex-wrap: wrap; max-width: 100%; }
     .controls select { max-width: 100%; }
@@ -50,6 +52,8 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
   private cosTable: HTMLTableElement | null = null;
   private byMaxCache = new Map<string, number[]>();
   private lastAccuracy = NaN;
+  private shown: { variance: number[]; k: number; basis: MaxDigitBasis; text: string } | null = null;
+  private cosVersion = -1;
 
   get k(): number { return integerAttribute(this, 'k', 3, 1, 8); }
   set k(v: number) { setNumberAttribute(this, 'k', v); }
@@ -63,7 +67,7 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
 
   get state(): SubspaceAccuracyState { return { k: this.k, basis: this.basis, accuracy: this.lastAccuracy }; }
 
-  protected modelChanged(): void { this.byMaxCache.clear(); }
+  protected modelChanged(): void { this.byMaxCache.clear(); this.cosVersion = -1; }
 
   protected buildContent(content: HTMLDivElement): void {
     const controls = el('div', { class: 'row controls' });
@@ -125,9 +129,30 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
     this.byMax!.textContent = `By maximum digit: ${byMax.map((x, m) => `${m}: ${percent(x, 1)}`).join(' · ')}`;
     this.byMax!.dataset.value = JSON.stringify(byMax);
     drawSceneInto(this.svg!, this.scene(variance, k, basis));
-    this.svg!.setAttribute('aria-label', `Variance explained by the first ${SHOWN} principal directions of ${BASIS_NAME[basis]}: ${variance.slice(0, SHOWN).map((v, i) => `${i + 1}: ${percent(v, 1)}`).join(', ')}. The first ${k} are kept.`);
+    const name = basis === 'w_o' ? 'W_O' : 'W_U';
+    const text = `With every head projected on the top ${k} principal direction${k > 1 ? 's' : ''} of ${name}, the readout without the residual is ${percent(accuracy, 2)} accurate; those directions carry ${percent(kept, 1)} of the variance of ${name} (first ${SHOWN}: ${variance.slice(0, SHOWN).map((v) => percent(v, 1)).join(', ')}).`;
+    this.shown = { variance, k, basis, text };
+    this.svg!.setAttribute('aria-label', text);
     this.renderKTable(model, k);
-    this.renderCosine(model);
+    if (this.cosVersion !== model.version) {
+      this.cosVersion = model.version;
+      this.renderCosine(model);
+    }
+  }
+
+  protected describe(): string {
+    return this.shown?.text ?? '';
+  }
+
+  figures(): WidgetFigure[] {
+    const shown = () => {
+      if (!this.shown) throw new WidgetInputError('nothing to export before the model has loaded');
+      return this.shown;
+    };
+    return [
+      { name: 'variance', label: 'Variance explained', scene: () => { const s = shown(); return this.scene(s.variance, s.k, s.basis); } },
+      { name: 'tables', label: 'Accuracy and cosine tables', scene: () => { shown(); return tablesScene([this.kTable!, this.cosTable!], this.themeColours(), 'Accuracy for k = 1, 2, 3 and cosines between the bases'); } },
+    ];
   }
 
   private scene(variance: number[], k: number, basis: MaxDigitBasis): Scene {

@@ -16,11 +16,13 @@
 import type { AttentionResult } from '../web/headlab-core.js';
 import { identity, matrix } from '../web/matrix.js';
 import {
-  HeadlabElement, WidgetInputError, el, integerAttribute, jsonAttribute, numberGrid, setNumberAttribute,
+  HeadlabElement, WidgetInputError, el, integerAttribute, jsonAttribute, numberGrid, setNumberAttribute, type WidgetFigure,
 } from './base/headlab-element.js';
 import { MatrixTable, setNumberCell, setVectorCell } from './chart/matrix-table.js';
+import { resolveColours } from './chart/palette.js';
 import { Bar } from './chart/svg.js';
-import { subscripted } from './chart/format.js';
+import { formatNumber, formatVector, subscripted } from './chart/format.js';
+import { tablesScene } from './chart/table-scene.js';
 
 /** |Σ weights − 1| allowed: room for decimals typed by an author (a few ulps each), far below a typo. */
 export const WEIGHT_SUM_TOLERANCE = 1e-9;
@@ -46,6 +48,8 @@ export interface ValueSwapState extends ValueSwapData {
 
 export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
   static observedAttributes = ['weights', 'values', 'records', 'column-a', 'column-b'];
+  /** The reader's choice only: the data is the author's and stays in the page. */
+  protected static sharedAttributes = ['column-a', 'column-b'];
   protected static css = /* css */ `
     .records td, .records th { vertical-align: middle; }
     .records td.vec { text-align: left; }
@@ -69,6 +73,7 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
   private recordRows: { weight: HTMLElement; bar: Bar; value: HTMLElement; swapped: HTMLElement; label: HTMLElement }[] = [];
   private readings: MatrixTable | null = null;
   private recordBody: HTMLTableSectionElement | null = null;
+  private recordTable: HTMLTableElement | null = null;
   private sameRow: HTMLParagraphElement | null = null;
   private lastShape = '';
 
@@ -146,6 +151,7 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
       this.selects.push(select);
     }
     const table = el('table', { class: 'records' });
+    this.recordTable = table;
     table.createCaption().textContent = 'Records, attention weights and value vectors';
     const head = table.createTHead().insertRow();
     for (const h of ['record', 'weight', 'value', 'value after swap']) head.append(el('th', { scope: 'col' }, h));
@@ -154,7 +160,24 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
     scroll.append(table);
     this.sameRow = el('p', { class: 'note same-row' });
     const readingBox = el('div', { class: 'scroll readings' });
-    this.body.append(title, intro, controls, scroll, readingBox, this.sameRow);
+    this.body.append(title, intro, controls, scroll, readingBox, this.sameRow, this.exportControls());
+  }
+
+  figures(): WidgetFigure[] {
+    return [{
+      name: 'tables', label: 'Tables',
+      scene: () => tablesScene([this.recordTable!, this.readings!.table], resolveColours(this.body),
+        `Value swap: columns ${this.columnA} and ${this.columnB}`),
+    }];
+  }
+
+  protected summarize(): string {
+    const s = this.state;
+    const n = s.weights.length;
+    const swap = s.column_a === s.column_b
+      ? `Both chosen columns are ${s.column_a}: nothing is swapped and the reading stays ${formatVector(s.reading)}.`
+      : `Swapping value columns ${s.column_a} and ${s.column_b} turns the reading ${formatVector(s.reading)} into ${formatVector(s.swapped_reading)}; the attention weights do not change.`;
+    return `${n} records with attention weights ${s.weights.map((w) => formatNumber(w)).join(', ')}. ${swap}`;
   }
 
   protected render(): void {

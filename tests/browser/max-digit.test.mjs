@@ -304,12 +304,14 @@ test('3-D contributions: coordinates equal head_h = Σ_p a_h(p) E[t_p] W_V^h W_O
   await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('.stage').focus(), host);
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
+  await frames(page);
   const turned = await read();
   assert.equal(turned.azimuth, before.azimuth + 20);
   assert.notEqual(turned.x, before.x, 'digit 9 moved on screen');
   assert.notEqual(turned.status, before.status, 'the angles are announced');
   await page.keyboard.press('ArrowUp');
   await page.keyboard.press('Home');
+  await frames(page);
   assert.deepEqual(await read(), before);
 });
 

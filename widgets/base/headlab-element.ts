@@ -8,8 +8,18 @@
 // and removes every listener registered through `listen` (one AbortController).
 // A WidgetInputError thrown from build/render (bad attribute, bad author data)
 // or a failed core load is shown inside the widget in a role="alert" box.
+//
+// Product features every widget gets from here (docs/embedding.md, "What a widget implements"):
+//   - shareable state: with the `share-state` attribute, the attributes listed in
+//     `static sharedAttributes` (or an overridden `sharedState`) are written to the URL
+//     hash on every `change` and restored from it on connect and on `hashchange`;
+//   - exports: `figures()` lists the figures (as Scenes) → SVG and PNG; `exportData()`
+//     (default: the state) → JSON; `exportControls()` builds the download buttons;
+//   - a text alternative: `summarize()` is written after every render into a
+//     screen-reader paragraph (`el.summary`) and into exported SVGs as <desc>.
 import { getCore } from '../../web/browser-core.js';
 import type { HeadlabCore } from '../../web/headlab-core.js';
+import { downloadBlob, sceneToPng, sceneToSvg, type Scene } from '../chart/scene.js';
 import { baseSheet, sheet } from './theme.js';
 
 /** An author-facing problem (bad attribute or content): shown in the widget, not thrown to the page. */
@@ -20,9 +30,23 @@ export class WidgetInputError extends Error {
   }
 }
 
+/** A figure a widget exports as SVG and PNG (and draws from the same Scene on the page). */
+export interface WidgetFigure {
+  /** File-name part and `data-export` key, e.g. "loss" → "<stem>-loss.svg". */
+  name: string;
+  /** What the figure is, for button labels, e.g. "Loss curve". */
+  label: string;
+  /** The figure as shown now. */
+  scene(): Scene;
+}
+
+export type ExportFormat = 'svg' | 'png' | 'json';
+
 export abstract class HeadlabElement<State = unknown> extends HTMLElement {
   /** Whether the widget waits for the WASM core before build(). */
   protected static needsCore = true;
+  /** Attributes that make up the reader's state in the URL hash (share-state); none by default. */
+  protected static sharedAttributes: readonly string[] = [];
   /** The widget's own CSS, adopted (as a constructed sheet) after the base sheet. */
   protected static css = '';
   /** Options for attachShadow, e.g. { slotAssignment: 'manual' }. */
@@ -39,6 +63,8 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
   private built = false;
   private listeners: AbortController | null = null;
   private renders = 0;
+  private readonly summaryBox: HTMLParagraphElement;
+  private exportStatus: HTMLElement | null = null;
 
   constructor() {
     super();
@@ -48,6 +74,7 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
     this.placeholder = el('div', { class: 'placeholder', role: 'status' }, 'Loading the interactive figure…');
     this.alertBox = el('div', { class: 'alert', role: 'alert', hidden: '' });
     this.body = el('div', { class: 'body', hidden: '' });
+    this.summaryBox = el('p', { class: 'summary sr-only' });
     this.root.append(this.placeholder, this.alertBox, this.body);
   }
 
@@ -58,6 +85,170 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
 
   /** The widget's state, as carried by its `change` event. */
   abstract get state(): State;
+
+  /** The text alternative of what the widget shows now, as last rendered (empty before the first render). */
+  get summary(): string {
+    return this.summaryBox.textContent ?? '';
+  }
+
+  /**
+   * One or two sentences saying what the figure shows now, in numbers (the chart's text
+   * alternative). Called after every render; override in every widget that shows a figure.
+   */
+  protected summarize(): string {
+    return '';
+  }
+
+  // ---- exports ----
+
+  /** The figures this widget exports as SVG and PNG (none by default). */
+  figures(): WidgetFigure[] {
+    return [];
+  }
+
+  /** What "JSON" exports: the state by default. */
+  exportData(): unknown {
+    return this.state;
+  }
+
+  /** The exported JSON text. */
+  exportJson(): string {
+    return `${JSON.stringify(this.exportData(), null, 2)}\n`;
+  }
+
+  /** The figure `name` (default: the first) as a standalone SVG document, the summary as its <desc>. */
+  exportSvg(name?: string): string {
+    const figure = this.figureNamed(name);
+    return sceneToSvg(figure.scene(), this.summarize());
+  }
+
+  /** The figure `name` (default: the first) as a PNG (2 device pixels per unit). */
+  exportPng(name?: string): Promise<Blob> {
+    return sceneToPng(this.figureNamed(name).scene());
+  }
+
+  /** File names start with this (default: the tag without "headlab-"). */
+  protected fileStem(): string {
+    return this.localName.replace(/^headlab-/, '');
+  }
+
+  /** Name of the JSON download (default "<stem>-data.json"). */
+  protected jsonFileName(): string {
+    return `${this.fileStem()}-data.json`;
+  }
+
+  /** Offers a figure (svg/png) or the data (json) as a download; a failure is reported beside the buttons. */
+  async download(format: ExportFormat, name?: string): Promise<void> {
+    try {
+      let blob: Blob;
+      let file: string;
+      if (format === 'json') {
+        blob = new Blob([this.exportJson()], { type: 'application/json' });
+        file = this.jsonFileName();
+      } else {
+        const figure = this.figureNamed(name);
+        blob = format === 'svg' ? new Blob([this.exportSvg(figure.name)], { type: 'image/svg+xml' }) : await this.exportPng(figure.name);
+        file = `${this.fileStem()}-${figure.name}.${format}`;
+      }
+      downloadBlob(blob, file);
+      if (this.exportStatus) this.exportStatus.textContent = '';
+    } catch (err) {
+      if (this.exportStatus) this.exportStatus.textContent = `The download failed: ${messageOf(err)}`;
+    }
+  }
+
+  private figureNamed(name?: string): WidgetFigure {
+    const all = this.figures();
+    const figure = name === undefined ? all[0] : all.find((f) => f.name === name);
+    if (!figure) throw new WidgetInputError(name === undefined ? 'this widget has no figure to export' : `no figure named "${name}"`);
+    return figure;
+  }
+
+  /**
+   * Download buttons: "<label>: SVG PNG" per figure (or only those named in `only`), and
+   * "JSON" unless `json` is false. Buttons carry data-export="<name>.<format>".
+   */
+  protected exportControls({ only, json = true, jsonLabel = 'Data (JSON)' }: { only?: string[]; json?: boolean; jsonLabel?: string } = {}): HTMLDivElement {
+    const row = el('div', { class: 'exports', role: 'group', 'aria-label': 'Downloads' });
+    const figures = this.figures().filter((f) => !only || only.includes(f.name));
+    for (const f of figures) {
+      const group = el('span', { class: 'export-group' });
+      group.append(el('span', {}, `${f.label}:`));
+      for (const format of ['svg', 'png'] as const) {
+        const b = el('button', { type: 'button', 'aria-label': `Download ${f.label.replace(/_/g, '')} as ${format.toUpperCase()}`, 'data-export': `${f.name}.${format}` }, format.toUpperCase());
+        this.listen(b, 'click', () => { void this.download(format, f.name); });
+        group.append(b);
+      }
+      row.append(group);
+    }
+    if (json) {
+      const b = el('button', { type: 'button', 'data-export': 'data.json' }, jsonLabel);
+      this.listen(b, 'click', () => { void this.download('json'); });
+      row.append(b);
+    }
+    this.exportStatus = el('span', { class: 'export-status', role: 'status' });
+    row.append(this.exportStatus);
+    return row;
+  }
+
+  // ---- shareable state (URL hash) ----
+
+  /** The shareable state: the present attributes among `sharedAttributes`. Override for state kept outside attributes. */
+  get sharedState(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const name of (this.constructor as typeof HeadlabElement).sharedAttributes) {
+      const v = this.getAttribute(name);
+      if (v !== null) out[name] = v;
+    }
+    return out;
+  }
+
+  /** Restores a shareable state: each shared attribute is set to its value, or removed when absent. */
+  set sharedState(values: Record<string, string>) {
+    for (const name of (this.constructor as typeof HeadlabElement).sharedAttributes) {
+      const v = values[name];
+      if (typeof v === 'string') {
+        if (this.getAttribute(name) !== v) this.setAttribute(name, v);
+      } else if (this.hasAttribute(name)) {
+        this.removeAttribute(name);
+      }
+    }
+  }
+
+  /** Key of this element's entries in the URL hash: its id, else "<tag>-<n>" (n-th of its tag in the document). */
+  get shareKey(): string {
+    if (this.id) return this.id;
+    return `${this.localName}-${Array.from(document.getElementsByTagName(this.localName)).indexOf(this) + 1}`;
+  }
+
+  /** Writes the shareable state into the URL hash as "<key>.<name>=<value>" entries, keeping every other entry. */
+  private writeHash(): void {
+    const prefix = `${this.shareKey}.`;
+    const others = hashParts().filter((p) => !decodePart(p.split('=')[0]).startsWith(prefix));
+    const mine = Object.entries(this.sharedState).map(([k, v]) => `${encodeURIComponent(prefix + k)}=${encodeURIComponent(v)}`);
+    const hash = [...others, ...mine].join('&');
+    history.replaceState(history.state, '', `${location.pathname}${location.search}${hash ? `#${hash}` : ''}`);
+  }
+
+  /**
+   * Applies this element's entries of the URL hash (if any). Only `sharedAttributes` are
+   * touched, and each value goes through the attribute's own validation, so a tampered
+   * link shows the same message inside the widget as a bad attribute would.
+   */
+  private readHash(): void {
+    const prefix = `${this.shareKey}.`;
+    const values: Record<string, string> = {};
+    let found = false;
+    for (const part of hashParts()) {
+      const eq = part.indexOf('=');
+      if (eq < 0) continue;
+      const key = decodePart(part.slice(0, eq));
+      if (!key.startsWith(prefix)) continue;
+      values[key.slice(prefix.length)] = decodePart(part.slice(eq + 1));
+      found = true;
+    }
+    if (found) this.sharedState = values;
+  }
 
   /** Creates the controls in this.body (core ready, element connected); called again after a re-attach. */
   protected abstract build(): void;
@@ -72,6 +263,10 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
     // sets one is followed as is.
     const pageScheme = document.querySelector('meta[name="color-scheme"]') !== null;
     this.toggleAttribute('data-auto-scheme', !pageScheme && getComputedStyle(this).colorScheme === 'normal');
+    if (this.hasAttribute('share-state')) {
+      this.guard(() => this.readHash());
+      this.listen(window, 'hashchange', () => this.readHash());
+    }
     const ctor = this.constructor as typeof HeadlabElement;
     if (!ctor.needsCore || this.core) {
       this.start();
@@ -112,17 +307,32 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
     if (!this.built || this.frame || !this.isConnected) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
-      if (!this.isConnected) return;
-      this.guard(() => {
-        this.render();
-        this.renders++;
-        this.clearError();
-      });
+      this.runRender();
     });
   }
 
-  /** Dispatches a bubbling, composed `change` event whose detail is the state. */
+  /** Runs a scheduled render now rather than at the next frame (tests and benchmarks drive many updates this way). */
+  renderNow(): void {
+    if (!this.frame) return;
+    cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    this.runRender();
+  }
+
+  private runRender(): void {
+    if (!this.isConnected) return;
+    this.guard(() => {
+      this.render();
+      this.renders++;
+      this.clearError();
+      const text = this.summarize();
+      if (this.summaryBox.textContent !== text) this.summaryBox.textContent = text;
+    });
+  }
+
+  /** Dispatches a bubbling, composed `change` event whose detail is the state (and updates the URL hash under share-state). */
   protected emitChange(): void {
+    if (this.hasAttribute('share-state')) this.writeHash();
     this.dispatchEvent(new CustomEvent('change', { bubbles: true, composed: true, detail: this.state }));
   }
 
@@ -146,6 +356,7 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
   private start(): void {
     this.guard(() => {
       this.build();
+      this.body.append(this.summaryBox);
       this.built = true;
       this.placeholder.hidden = true;
       this.requestRender();
@@ -164,6 +375,18 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
         throw err;
       }
     }
+  }
+}
+
+function hashParts(): string[] {
+  return location.hash.replace(/^#/, '').split('&').filter(Boolean);
+}
+
+function decodePart(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return '';
   }
 }
 

@@ -34,6 +34,9 @@ const BASE_CSS = /* css */ `
   --hl-focus: var(--headlab-focus, light-dark(#0b5cad, #7fb6ff));
   --hl-neg: var(--headlab-negative, light-dark(#0072b2, #56b4e9));
   --hl-pos: var(--headlab-positive, light-dark(#d55e00, #e69f00));
+  /* Table-cell tints: in dark, dimmer ends so light text keeps 4.5:1 contrast on the strongest tint. */
+  --hl-neg-tint: var(--headlab-negative-tint, light-dark(#0072b2, #3a7ca3));
+  --hl-pos-tint: var(--headlab-positive-tint, light-dark(#d55e00, #a06e00));
   --hl-changed: var(--headlab-changed, light-dark(#a14600, #f0b050));
   --hl-good: var(--headlab-good, light-dark(#006b4f, #3fd0a0));
   --hl-bad: var(--headlab-bad, light-dark(#a13a00, #ff9e6b));
@@ -83,6 +86,10 @@ td.heat {
   background: color-mix(in srgb, var(--hl-heat, transparent) calc(var(--hl-t, 0) * 60%), transparent);
 }
 .num { font-variant-numeric: tabular-nums; white-space: nowrap; }
+.exports { display: flex; flex-wrap: wrap; gap: 0.3rem 0.8rem; align-items: center; font-size: 0.9em; margin: 0.4rem 0 0; }
+.exports .export-group { display: inline-flex; gap: 0.3rem; align-items: center; }
+.exports button { min-height: 2rem; padding: 0.15rem 0.5rem; }
+.export-status:empty { display: none; }
 .tag { font-size: 0.8em; border-radius: 3px; padding: 0 0.3em; white-space: nowrap; }
 .tag.changed { color: var(--hl-changed); border: 1px solid currentColor; font-weight: 600; }
 .tag.same { color: var(--hl-muted); border: 1px dashed currentColor; }

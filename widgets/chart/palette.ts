@@ -14,7 +14,7 @@ export const OKABE_ITO = ['#e69f00', '#56b4e9', '#009e73', '#f0e442', '#0072b2',
 export function tintSigned(cell: HTMLElement, value: number, scale: number): void {
   const t = scale > 0 && Number.isFinite(value) ? Math.min(1, Math.abs(value) / scale) : 0;
   cell.classList.add('heat');
-  cell.style.setProperty('--hl-heat', value < 0 ? 'var(--hl-neg)' : 'var(--hl-pos)');
+  cell.style.setProperty('--hl-heat', value < 0 ? 'var(--hl-neg-tint)' : 'var(--hl-pos-tint)');
   cell.style.setProperty('--hl-t', t.toFixed(4));
 }
 

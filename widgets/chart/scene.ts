@@ -82,14 +82,21 @@ function shapeNode(s: Shape, defs: SVGDefsElement, nextId: () => string): SVGEle
   }
 }
 
-/** The scene as a standalone SVG document (what the "SVG" download contains). */
-export function sceneToSvg(scene: Scene): string {
+/** The scene as a standalone SVG document (what the "SVG" download contains); `description` becomes its <desc>. */
+export function sceneToSvg(scene: Scene, description = ''): string {
   const svg = svgEl('svg', { xmlns: 'http://www.w3.org/2000/svg', role: 'img' });
   drawSceneInto(svg, scene);
   const title = svgEl('title');
   title.textContent = scene.title;
   svg.prepend(title);
-  svg.insertBefore(svgEl('rect', { x: 0, y: 0, width: scene.width, height: scene.height, fill: scene.background }), title.nextSibling);
+  let after: Element = title;
+  if (description) {
+    const desc = svgEl('desc');
+    desc.textContent = description;
+    title.after(desc);
+    after = desc;
+  }
+  svg.insertBefore(svgEl('rect', { x: 0, y: 0, width: scene.width, height: scene.height, fill: scene.background }), after.nextSibling);
   return `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(svg)}\n`;
 }
 

@@ -7,6 +7,7 @@
 // the azimuth a, then tilted by the elevation e:
 //   x' = x cos a − y sin a,   y' = x sin a + y cos a,
 //   screen right = x',   screen up = z cos e − y' sin e,   depth (towards the reader) = y' cos e + z sin e.
+import type { Scene, Shape } from '../chart/scene.js';
 import { svgEl } from '../chart/svg.js';
 
 export type Vec3 = readonly [number, number, number];
@@ -169,6 +170,64 @@ export class View3D {
     this.svg.dataset.azimuth = String(this.azimuth);
     this.svg.dataset.elevation = String(this.elevation);
   }
+}
+
+/**
+ * The current projection as a flat Scene (for SVG and PNG export): axes and arrows as lines,
+ * arrowheads as closed polylines, points as small squares, labels as text, back to front.
+ */
+export function viewScene(view: View3D, content: ViewContent, background: string, title: string): Scene {
+  const norm = (v: Vec3) => Math.hypot(v[0], v[1], v[2]);
+  let reach = 0;
+  for (const p of content.points) reach = Math.max(reach, norm(p.at));
+  for (const a of content.arrows) reach = Math.max(reach, norm(a.from), norm(a.to));
+  reach = reach || 1;
+  const scale = (SIZE / 2 - MARGIN) / reach;
+  const shapes: Shape[] = [];
+  for (let i = 0; i < 3; i++) {
+    const tip: [number, number, number] = [0, 0, 0];
+    tip[i] = reach;
+    const back: [number, number, number] = [0, 0, 0];
+    back[i] = -reach;
+    const s = view.project(tip, scale);
+    const b = view.project(back, scale);
+    shapes.push({ kind: 'line', x1: b.x, y1: b.y, x2: s.x, y2: s.y, stroke: content.axisColour, dash: [3, 3] });
+    shapes.push({ kind: 'text', x: s.x, y: s.y, text: `PC${i + 1}`, fill: content.axisColour, size: 11, anchor: 'middle' });
+  }
+  const items: { depth: number; shapes: Shape[] }[] = [];
+  for (const a of content.arrows) {
+    const f = view.project(a.from, scale);
+    const t = view.project(a.to, scale);
+    const w = a.width ?? 2.5;
+    const len = Math.hypot(t.x - f.x, t.y - f.y);
+    const head = Math.min(10 + w, len * 0.5);
+    const ux = len > 0 ? (t.x - f.x) / len : 0;
+    const uy = len > 0 ? (t.y - f.y) / len : 0;
+    const out: Shape[] = [{ kind: 'line', x1: f.x, y1: f.y, x2: t.x - ux * head * 0.8, y2: t.y - uy * head * 0.8, stroke: a.colour, width: w, ...(a.dashed ? { dash: [6, 4] } : {}) }];
+    if (len > 1) {
+      const bx = t.x - ux * head;
+      const by = t.y - uy * head;
+      const px = -uy * head * 0.45;
+      const py = ux * head * 0.45;
+      out.push({ kind: 'polyline', points: [[t.x, t.y], [bx + px, by + py], [bx - px, by - py], [t.x, t.y]], stroke: a.colour, width: 2 });
+    }
+    if (a.label) out.push({ kind: 'text', x: t.x + 6, y: t.y - 8, text: a.label, fill: a.colour, size: 11, weight: 'bold' });
+    items.push({ depth: (f.depth + t.depth) / 2, shapes: out });
+  }
+  for (const p of content.points) {
+    const s = view.project(p.at, scale);
+    const r = p.strong ? 5 : 3.5;
+    items.push({
+      depth: s.depth,
+      shapes: [
+        { kind: 'rect', x: s.x - r, y: s.y - r, w: 2 * r, h: 2 * r, fill: p.colour },
+        { kind: 'text', x: s.x + 7, y: s.y, text: p.label, fill: p.colour, size: p.strong ? 14 : 12, weight: p.strong ? 'bold' : 'normal' },
+      ],
+    });
+  }
+  items.sort((a, b) => a.depth - b.depth);
+  for (const i of items) shapes.push(...i.shapes);
+  return { width: SIZE, height: SIZE, background, title, shapes };
 }
 
 function wrapDegrees(d: number): number {

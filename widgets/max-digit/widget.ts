@@ -92,10 +92,14 @@ export function headLabel(h: number): DocumentFragment {
 export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<State> {
   static observedAttributes = ['model'];
   protected source: MaxDigitModelSource | null = null;
+  private sourceId: string | null = null;
+  private readonly onSource = () => { this.modelChanged(); this.requestRender(); };
   private waitNote: HTMLParagraphElement | null = null;
   private content: HTMLDivElement | null = null;
   private modelNote: HTMLParagraphElement | null = null;
   private colours: ResolvedColours | null = null;
+  /** Core results per input, for the current model (cleared when it changes): a reader toggling between two inputs costs no core call. */
+  private readonly memo = new Map<string, unknown>();
 
   /** The model now shown, or null while it loads. */
   get currentModel(): MaxDigitModel | null {
@@ -109,29 +113,55 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
   /** Called when the model is replaced (retraining): drop caches keyed on the old weights. */
   protected modelChanged(): void {}
 
-  protected build(): void {
-    const id = this.getAttribute('model');
-    if (id !== null && id !== '') {
+  /** `compute()` for `key` under the current model, computed once (at most 256 inputs kept). */
+  protected cached<T>(model: MaxDigitModel, key: string, compute: () => T): T {
+    const k = `${model.version}|${key}`;
+    if (this.memo.has(k)) return this.memo.get(k) as T;
+    const value = compute();
+    if (this.memo.size >= 256) this.memo.clear();
+    this.memo.set(k, value);
+    return value;
+  }
+
+  /** Binds to the source named by the `model` attribute (or the implicit one); throws WidgetInputError for a bad id. */
+  private resolveSource(): void {
+    const id = this.getAttribute('model') ?? '';
+    if (this.source && id === this.sourceId) return;
+    if (id !== '') {
       const owner = document.getElementById(id);
       if (!owner || owner.localName !== 'headlab-max-digit-model') {
         throw new WidgetInputError(`attribute model="${id}" names no <headlab-max-digit-model id="${id}"> on this page`);
       }
-      this.source = modelSource(id);
-    } else {
-      this.source = modelSource('');
-      if (this.source.status === 'idle') void this.source.load(defaultWeightsUrl(), this.core!);
     }
-    this.listen(this.source, 'change', () => { this.modelChanged(); this.requestRender(); });
+    this.source?.removeEventListener('change', this.onSource);
+    this.sourceId = id;
+    this.source = modelSource(id);
+    this.source.addEventListener('change', this.onSource);
+    this.memo.clear();
+    this.modelChanged();
+    if (id === '' && this.source.status === 'idle') void this.source.load(defaultWeightsUrl(), this.core!);
+  }
+
+  disconnectedCallback(): void {
+    this.source?.removeEventListener('change', this.onSource);
+    this.source = null;
+    this.sourceId = null;
+    super.disconnectedCallback();
+  }
+
+  protected build(): void {
     const dark = matchMedia('(prefers-color-scheme: dark)');
     this.listen(dark, 'change', () => { this.colours = null; this.requestRender(); });
     this.waitNote = el('p', { class: 'waiting', role: 'status' }, 'Loading the model…');
     this.content = el('div', { class: 'content' });
     this.modelNote = el('p', { class: 'model-note' });
     this.buildContent(this.content);
-    this.body.append(this.waitNote, this.content, this.modelNote);
+    this.body.append(this.waitNote, this.content, this.modelNote, this.exportControls());
+    this.resolveSource();
   }
 
   protected render(): void {
+    this.resolveSource();
     const source = this.source!;
     if (source.status === 'failed') throw new WidgetInputError(`The model could not be loaded: ${source.failure}`);
     const model = this.currentModel;
@@ -142,7 +172,16 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
       return;
     }
     this.renderContent(model);
-    this.modelNote!.textContent = `Model: ${model.label}.`;
+    const note = `Model: ${model.label}.`;
+    if (this.modelNote!.textContent !== note) this.modelNote!.textContent = note;
+  }
+
+  /** The text alternative of the figure for `model` (called after each render). */
+  protected abstract describe(model: MaxDigitModel): string;
+
+  protected summarize(): string {
+    const model = this.currentModel;
+    return model ? this.describe(model) : 'The max-digit model is loading.';
   }
 
   /** The theme's colours as they compute now (re-read when the colour scheme changes). */

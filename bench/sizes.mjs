@@ -1,0 +1,71 @@
+// Gzip sizes of what the widgets download: per file of the bundle folder, and per page
+// of the built site (the page's module script and every chunk it imports statically, the
+// worker entry with its static imports, and the .wasm when the page has a headlab-*
+// element). Chunks reached only through a dynamic import("./…") are NOT counted for a
+// page: that is how a heavy view (the planned 3-D head-contribution view) stays out of
+// pages that do not open it. Run: node bench/sizes.mjs [site dir] (default build/site).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export function gzipSize(file) {
+  return zlib.gzipSync(fs.readFileSync(file), { level: 9 }).length;
+}
+
+/** Relative specifiers a module imports statically ("./x.js"); dynamic import("./y.js") is excluded. */
+export function staticImports(source) {
+  const found = new Set();
+  // import x from "./a.js" · import {a} from"./a.js" · import"./a.js" · export {a} from "./a.js"
+  const re = /(?<![\w$.])(?:import|export)\s*(?:[\w$*{}\s,]*?\s*from\s*)?["'](\.{1,2}\/[^"']+)["']/g;
+  for (const m of source.matchAll(re)) found.add(m[1]);
+  return [...found];
+}
+
+/** The file and everything it imports statically, transitively (absolute paths). */
+export function staticClosure(entry) {
+  const seen = new Set();
+  const visit = (file) => {
+    if (seen.has(file) || !fs.existsSync(file)) return;
+    seen.add(file);
+    for (const spec of staticImports(fs.readFileSync(file, 'utf8'))) visit(path.resolve(path.dirname(file), spec));
+  };
+  visit(entry);
+  return [...seen];
+}
+
+/** { files: [{ file, bytes, gzip }], pages: [{ page, js, wasm, total, files }] } for a built site. */
+export function siteSizes(siteDir = path.join(root, 'build/site')) {
+  const bundle = path.join(siteDir, 'headlab');
+  const files = fs.readdirSync(bundle).sort().map((f) => {
+    const p = path.join(bundle, f);
+    return { file: `headlab/${f}`, bytes: fs.statSync(p).size, gzip: gzipSize(p) };
+  });
+  const pages = [];
+  const walk = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? (['headlab', 'assets'].includes(d.name) ? [] : walk(path.join(dir, d.name))) : [path.join(dir, d.name)]);
+  for (const html of walk(siteDir).filter((f) => f.endsWith('.html')).sort()) {
+    const text = fs.readFileSync(html, 'utf8');
+    const scripts = [...text.matchAll(/<script type="module" src="([^"]+)"/g)].map((m) => path.resolve(path.dirname(html), m[1]));
+    const hasWidgets = /<headlab-[a-z-]+/.test(text);
+    const js = new Set(scripts.flatMap(staticClosure));
+    const worker = path.join(bundle, 'headlab-worker.js');
+    if (hasWidgets && fs.existsSync(worker)) for (const f of staticClosure(worker)) js.add(f);
+    const jsGzip = [...js].reduce((s, f) => s + gzipSize(f), 0);
+    const wasmFile = path.join(bundle, 'headlab_core.wasm');
+    const wasm = hasWidgets ? gzipSize(wasmFile) : 0;
+    pages.push({ page: path.relative(siteDir, html), js: jsGzip, wasm, total: jsGzip + wasm, files: [...js].map((f) => path.relative(siteDir, f)) });
+  }
+  return { files, pages };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { files, pages } = siteSizes(process.argv[2] ? path.resolve(process.argv[2]) : undefined);
+  const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+  console.log('bundle files (raw → gzip -9):');
+  for (const f of files) console.log(`  ${f.file.padEnd(34)} ${kb(f.bytes).padStart(10)} → ${kb(f.gzip).padStart(9)}`);
+  console.log('pages (gzip: JS reached statically + .wasm; weights and lazily imported chunks excluded):');
+  for (const p of pages) console.log(`  ${p.page.padEnd(52)} JS ${kb(p.js).padStart(9)}  WASM ${kb(p.wasm).padStart(9)}  total ${kb(p.total).padStart(9)}`);
+}

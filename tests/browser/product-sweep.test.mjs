@@ -1,0 +1,376 @@
+// The suite as a product, swept over EVERY page of the built site and EVERY headlab-*
+// element found on them (a new widget is covered as soon as it is on a page; it needs an
+// entry in widget-states.mjs). All under the strict CSP:
+//   - axe-core, light and dark: zero serious or critical violations; no console error,
+//     no CSP violation, no request to another origin; every element renders and has a
+//     text summary;
+//   - keyboard: Tab reaches every control of every widget, in document order, each with a
+//     visible focus indicator;
+//   - prefers-reduced-motion: transitions off;
+//   - 360 px with touch (Chromium mobile emulation): no horizontal scrolling, widgets fit,
+//     a tap works; screenshots kept;
+//   - shareable state: restored from the URL hash, written back on change, a tampered
+//     hash gives a message in the widget;
+//   - exports: SVG (with <title> and the summary as <desc>), PNG, JSON of every element;
+//   - bad input: hostile values on every observed attribute, rapid repeated clicks;
+//   - memory: 10,000 updates per element leave the WASM heap in use and the embind
+//     handle count flat; removing the widgets releases their worker.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { root, screenshot, startSession } from './helpers.mjs';
+import { HOSTILE_VALUES, WIDGET_STATES } from './widget-states.mjs';
+
+const siteDir = path.join(root, 'build/site');
+const PAGES = (function walk(dir) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+    const p = path.join(dir, d.name);
+    if (d.isDirectory()) return d.name === 'headlab' || d.name === 'assets' ? [] : walk(p);
+    return d.name.endsWith('.html') ? [path.relative(siteDir, p).split(path.sep).join('/')] : [];
+  });
+})(siteDir).sort();
+const AXE = fs.readFileSync(path.join(root, 'node_modules/axe-core/axe.min.js'), 'utf8');
+const shotName = (page, suffix) => `sweep-${page.replace(/\.html$/, '').replace(/\//g, '-')}-${suffix}`;
+
+let session;
+before(async () => { session = await startSession({ csp: true }); });
+after(async () => { await session?.close(); });
+
+/** Opens `page` and waits until every headlab-* element has rendered (or shows its alert). */
+async function open(name, options = {}, hash = '') {
+  const page = await session.newPage(options);
+  await page.goto(`${session.url}${name}${hash}`);
+  await page.waitForFunction(() => [...document.querySelectorAll('*')]
+    .filter((e) => e.localName.startsWith('headlab-'))
+    .every((e) => e.renderCount > 0 || !e.shadowRoot?.querySelector('.alert')?.hidden));
+  return page;
+}
+
+/** [{ tag, key, hasFigures }] for each headlab-* element of the open page. */
+function listWidgets(page) {
+  return page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'))
+    .map((e, i) => ({ tag: e.localName, key: e.shareKey, index: i, figures: e.figures().length, share: e.hasAttribute('share-state') })));
+}
+
+/** The n-th headlab-* element, inside page.evaluate. */
+const NTH = (i) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'))[i];
+
+test('the sweep sees the site: pages and an entry in widget-states.mjs for every element on them', async () => {
+  assert.ok(PAGES.includes('index.html') && PAGES.length >= 3, PAGES.join(', '));
+  for (const name of PAGES) {
+    const page = await open(name);
+    for (const w of await listWidgets(page)) assert.ok(WIDGET_STATES[w.tag], `${w.tag} on ${name} has no entry in tests/browser/widget-states.mjs`);
+    await page.close();
+  }
+});
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`every page (${colorScheme}): axe-core finds no serious or critical violation; no console error or other origin; every element summarised`, async () => {
+    for (const name of PAGES) {
+      const page = await open(name, { colorScheme });
+      // evaluate() runs as the debugger, which the page's CSP does not restrict (a <script> tag would be refused).
+      await page.evaluate(AXE);
+      const violations = await page.evaluate(async () => {
+        const r = await window.axe.run(document, { resultTypes: ['violations'] });
+        return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(' ')}`);
+      });
+      assert.deepEqual(violations, [], `${name} (${colorScheme})`);
+      const summaries = await page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'))
+        .map((e) => ({ tag: e.localName, summary: e.summary, inRoot: e.shadowRoot.querySelector('.summary')?.textContent })));
+      for (const s of summaries) {
+        assert.ok(s.summary.length > 20, `${name}: ${s.tag} has no text summary`);
+        assert.equal(s.inRoot, s.summary);
+      }
+      await screenshot(page, shotName(name, colorScheme));
+      assert.deepEqual(page.problems, [], name);
+      await page.close();
+    }
+  });
+}
+
+test('keyboard: Tab reaches every widget control in document order, each with a visible focus indicator', async () => {
+  for (const name of PAGES) {
+    const page = await open(name);
+    // Focusable controls per widget, radio groups counted once (arrow keys move inside a group).
+    const expected = await page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'))
+      .map((host) => {
+        const seen = new Set();
+        let n = 0;
+        for (const c of host.shadowRoot.querySelectorAll('button, input, select, textarea, a[href], [tabindex]')) {
+          if (c.disabled || c.tabIndex < 0 || !c.checkVisibility()) continue;
+          if (c.type === 'radio') { if (seen.has(c.name)) continue; seen.add(c.name); }
+          n++;
+        }
+        return n;
+      }));
+    const widgetsSeen = [];
+    const reached = expected.map(() => new Set());
+    for (let step = 0; step < 400; step++) {
+      await page.keyboard.press('Tab');
+      const f = await page.evaluate(() => {
+        let a = document.activeElement;
+        let host = null;
+        while (a?.shadowRoot?.activeElement) { host = a; a = a.shadowRoot.activeElement; }
+        if (!a || a === document.body) return null;
+        const all = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'));
+        const cs = getComputedStyle(a);
+        const visible = (cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) >= 1) || cs.boxShadow !== 'none';
+        const id = a.name && a.type === 'radio' ? `radio:${a.name}` : `${a.localName}:${[...(host?.shadowRoot ?? document).querySelectorAll('*')].indexOf(a)}`;
+        return { widget: host ? all.indexOf(host) : -1, id, visible, what: `${a.localName} ${a.getAttribute('aria-label') ?? a.textContent?.slice(0, 30) ?? ''}` };
+      });
+      if (!f) break;
+      assert.ok(f.visible, `${name}: no visible focus on ${f.what}`);
+      if (f.widget >= 0) {
+        reached[f.widget].add(f.id);
+        if (widgetsSeen.at(-1) !== f.widget) widgetsSeen.push(f.widget);
+      }
+    }
+    assert.deepEqual(widgetsSeen, [...widgetsSeen].sort((a, b) => a - b), `${name}: widgets reached out of document order`);
+    assert.equal(new Set(widgetsSeen).size, widgetsSeen.length, `${name}: focus left a widget and came back`);
+    expected.forEach((n, i) => assert.ok(reached[i].size >= n, `${name}: widget ${i} has ${n} controls, Tab reached ${reached[i].size}`));
+    assert.deepEqual(page.problems, [], name);
+    await page.close();
+  }
+});
+
+test('prefers-reduced-motion: reduce turns widget transitions off (and the trainer defaults to its fast pace)', async () => {
+  const name = PAGES.find((p) => p.includes('projections-matching'));
+  for (const reducedMotion of ['no-preference', 'reduce']) {
+    const page = await open(name, { reducedMotion });
+    const durations = await page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'))
+      .flatMap((e) => [...e.shadowRoot.querySelectorAll('rect, line')].map((n) => getComputedStyle(n).transitionDuration)));
+    assert.ok(durations.length > 0);
+    if (reducedMotion === 'reduce') assert.ok(durations.every((d) => d === '0s'), durations.join(' '));
+    else assert.ok(durations.some((d) => d !== '0s'));
+    await page.close();
+  }
+  const fr = PAGES.find((p) => p.includes('feature-recovery'));
+  if (fr) {
+    const page = await open(fr, { reducedMotion: 'reduce' });
+    assert.equal(await page.evaluate(() => document.querySelector('headlab-feature-recovery')?.pace), 'fast');
+    await page.close();
+  }
+});
+
+test('360 px with touch (mobile emulation): no horizontal scrolling, widgets fit, a tap works; screenshots', async () => {
+  for (const name of PAGES) {
+    const page = await open(name, { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 1 });
+    const fit = await page.evaluate(() => ({
+      scroll: document.scrollingElement.scrollWidth,
+      widths: [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'))
+        .map((e) => ({ tag: e.localName, right: e.getBoundingClientRect().right })),
+    }));
+    assert.ok(fit.scroll <= 360, `${name}: page is ${fit.scroll} px wide at 360`);
+    for (const w of fit.widths) assert.ok(w.right <= 360, `${name}: ${w.tag} ends at ${w.right} px`);
+    const widgets = await listWidgets(page);
+    for (const w of widgets) {
+      const button = page.locator(w.tag).nth(widgets.filter((x) => x.tag === w.tag).indexOf(w)).locator('button:not([disabled]):not([data-export])').first();
+      if (!(await button.count())) continue;
+      const before = await page.evaluate((i) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'))[i].renderCount, w.index);
+      await button.scrollIntoViewIfNeeded();
+      await button.tap();
+      await page.waitForFunction(([i, n]) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'))[i].renderCount > n, [w.index, before]);
+    }
+    for (const w of widgets) {
+      const nth = widgets.filter((x) => x.tag === w.tag).indexOf(w);
+      await screenshot(page.locator(w.tag).nth(nth), shotName(name, `${w.key}-360`));
+    }
+    await screenshot(page, shotName(name, 'mobile-360'));
+    await page.screenshot({ path: path.join(root, 'test-results/screenshots', `${shotName(name, 'mobile-360-full')}.png`), fullPage: true });
+    assert.deepEqual(page.problems, [], name);
+    await page.close();
+  }
+});
+
+test('shareable state: restored from the URL hash, written back on change; a tampered hash is reported in the widget', async () => {
+  for (const name of PAGES) {
+    const probe = await open(name);
+    const widgets = (await listWidgets(probe)).filter((w) => w.share && !WIDGET_STATES[w.tag].setup);
+    await probe.close();
+    if (!widgets.length) continue;
+    const hash = '#' + widgets.flatMap((w) => Object.entries(WIDGET_STATES[w.tag].b)
+      .map(([k, v]) => `${encodeURIComponent(`${w.key}.${k}`)}=${encodeURIComponent(v)}`)).join('&');
+    const page = await open(name, {}, hash);
+    for (const w of widgets) {
+      const shared = await page.evaluate((i) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'))[i].sharedState, w.index);
+      assert.deepEqual(shared, WIDGET_STATES[w.tag].b, `${name}: ${w.tag} restored from ${hash}`);
+    }
+    assert.deepEqual(page.problems, [], name);
+    await page.close();
+  }
+  // Written back on a reader's change, every other hash entry kept.
+  const article = PAGES.find((p) => p.includes('projections-matching'));
+  const page = await open(article, {}, '#intro&rotation.angle=12');
+  assert.equal(await page.evaluate(() => document.querySelector('#rotation').angle), 12);
+  await page.locator('#ablation').getByRole('button', { name: 'Swap coordinates of WQ' }).click();
+  const hash = decodeURIComponent(await page.evaluate(() => location.hash));
+  assert.match(hash, /^#intro&rotation\.angle=12&/);
+  assert.match(hash, /ablation\.w-q=\[\[0,1\],\[1,0\]\]/);
+  // A tampered link: the message names the attribute, nothing is injected.
+  await page.goto(`${session.url}${article}#ablation.w-q=${encodeURIComponent('<img src=x onerror="window.__injected=1">')}`);
+  await page.reload();
+  const alert = page.locator('#ablation').getByRole('alert');
+  await alert.waitFor();
+  assert.match(await alert.textContent(), /attribute w-q is not valid JSON/);
+  assert.equal(await page.evaluate(() => window.__injected ?? null), null);
+  assert.deepEqual(page.problems, []);
+});
+
+test('exports of every element: SVG with <title> and the summary as <desc>, PNG, JSON; the download buttons work', async () => {
+  for (const name of PAGES) {
+    const page = await open(name);
+    const exports = await page.evaluate(async () => {
+      const out = [];
+      for (const e of [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-'))) {
+        let json = null;
+        try { json = JSON.parse(e.exportJson()); } catch (err) { json = { error: err.message }; }
+        const figures = [];
+        for (const f of e.figures()) {
+          const svg = e.exportSvg(f.name);
+          const doc = new DOMParser().parseFromString(svg, 'image/svg+xml');
+          const png = new Uint8Array(await (await e.exportPng(f.name)).arrayBuffer());
+          figures.push({
+            name: f.name, parseError: doc.querySelector('parsererror') !== null, title: doc.querySelector('title')?.textContent,
+            desc: doc.querySelector('desc')?.textContent, style: /style=/.test(svg), texts: doc.querySelectorAll('text').length,
+            png: String.fromCharCode(...png.subarray(1, 4)), pngBytes: png.length,
+          });
+        }
+        out.push({ tag: e.localName, json, state: JSON.parse(JSON.stringify(e.state)), summary: e.summary, figures });
+      }
+      return out;
+    });
+    for (const x of exports) {
+      if (x.tag === 'headlab-feature-recovery') assert.match(x.json.error, /no finished run to export yet/);
+      else assert.deepEqual(x.json, x.state, `${name}: ${x.tag} JSON is its state`);
+      for (const f of x.figures) {
+        assert.equal(f.parseError, false, `${x.tag} ${f.name}`);
+        assert.ok(f.title.length > 0 && f.texts > 0, `${x.tag} ${f.name}`);
+        assert.equal(f.desc, x.summary);
+        assert.equal(f.style, false);
+        assert.equal(f.png, 'PNG');
+        assert.ok(f.pngBytes > 1000);
+      }
+    }
+    // One click per download button that exports a figure (a real download).
+    for (const [i, x] of exports.entries()) {
+      if (!x.figures.length) continue;
+      const button = page.locator(x.tag).nth(exports.slice(0, i).filter((y) => y.tag === x.tag).length).locator('button[data-export$=".svg"]').first();
+      if (!(await button.count())) continue;
+      const [d] = await Promise.all([page.waitForEvent('download'), button.click()]);
+      assert.match(d.suggestedFilename(), /\.svg$/);
+      assert.match(fs.readFileSync(await d.path(), 'utf8'), /^<\?xml/);
+    }
+    assert.deepEqual(page.problems, [], name);
+    await page.close();
+  }
+});
+
+test('bad input: hostile values on every observed attribute give a message or a working widget, never injected markup, a blank widget or a page error; rapid clicks', async () => {
+  for (const name of PAGES) {
+    const page = await open(name);
+    const widgets = await listWidgets(page);
+    const report = await page.evaluate(async ([hostile, n]) => {
+      const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+      const all = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'));
+      const problems = [];
+      let alerts = 0;
+      for (const e of all.slice(0, n)) {
+        const attrs = e.constructor.observedAttributes ?? [];
+        for (const a of attrs) {
+          const original = e.getAttribute(a);
+          for (const v of hostile) {
+            e.setAttribute(a, v);
+            await frame(); await frame();
+            const alert = e.shadowRoot.querySelector('.alert');
+            const body = e.shadowRoot.querySelector('.body');
+            const showsAlert = !alert.hidden && alert.textContent.length > 0;
+            if (showsAlert) alerts++;
+            if (!showsAlert && (body.hidden || body.textContent.trim() === '')) problems.push(`${e.localName} ${a}=${v.slice(0, 20)}: blank`);
+            if (e.shadowRoot.querySelector('img, script, iframe, object')) problems.push(`${e.localName} ${a}: injected element`);
+            if (showsAlert && alert.children.length) problems.push(`${e.localName} ${a}: markup in the alert`);
+          }
+          if (original === null) e.removeAttribute(a); else e.setAttribute(a, original);
+          await frame(); await frame();
+          if (!e.shadowRoot.querySelector('.alert').hidden) problems.push(`${e.localName} ${a}: does not recover after the attribute is restored`);
+        }
+        // Rapid repeated interactions: every button 25 times, as fast as the page lets a script click.
+        for (let k = 0; k < 25; k++) for (const b of e.shadowRoot.querySelectorAll('button:not([data-export])')) b.click();
+        await frame(); await frame();
+        const alert = e.shadowRoot.querySelector('.alert');
+        const body = e.shadowRoot.querySelector('.body');
+        if (alert.hidden && body.hidden) problems.push(`${e.localName}: blank after rapid clicks`);
+      }
+      return { problems, alerts, injected: window.__injected ?? null, polluted: ({}).polluted ?? null };
+    }, [HOSTILE_VALUES, widgets.length]);
+    assert.deepEqual(report.problems, [], name);
+    assert.equal(report.injected, null);
+    assert.equal(report.polluted, null);
+    if (widgets.length) assert.ok(report.alerts > 0, `${name}: no hostile value was reported`);
+    // Still responsive: a fresh evaluate answers and every element renders again.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(r)));
+    assert.deepEqual(page.problems.filter((p) => !/download/i.test(p)), [], name);
+    await page.close();
+  }
+});
+
+test('memory: 10,000 updates of each element leave the WASM heap in use and the embind handle count flat; removal releases the worker', async () => {
+  const UPDATES = 10000;
+  // Heap in use may move by what the allocator keeps for reuse (a few free-list bins), never by a per-update leak:
+  // 16 bytes leaked per update would already be 160,000 bytes.
+  const HEAP_SLACK_BYTES = 16384;
+  for (const name of PAGES) {
+    const page = await open(name);
+    const widgets = await listWidgets(page);
+    if (!widgets.length) { await page.close(); continue; }
+    if (widgets.some((w) => WIDGET_STATES[w.tag].setup === 'trained')) {
+      await page.evaluate(() => { const fr = document.querySelector('headlab-feature-recovery'); fr.steps = 100; fr.pace = 'fast'; fr.evalSize = 64; fr.train(); });
+      await page.waitForFunction(() => document.querySelector('headlab-feature-recovery').trainingStatus === 'done');
+      assert.equal(page.workers().length, 1);
+    }
+    const bundle = new URL('headlab/headlab.js', session.url).href;
+    for (const w of widgets) {
+      const { a, b } = WIDGET_STATES[w.tag];
+      const r = await page.evaluate(async ([i, sa, sb, n, url]) => {
+        const core = await (await import(url)).getCore();
+        const e = [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-'))[i];
+        const step = (k) => { e.sharedState = k % 2 ? sb : sa; e.renderNow(); void e.state; };
+        for (let k = 0; k < 200; k++) step(k);  // warm-up: caches and allocator bins filled
+        await new Promise((r) => requestAnimationFrame(r));
+        const before = core.memoryDiagnostics();
+        const rendersBefore = e.renderCount;
+        const t0 = performance.now();
+        for (let k = 0; k < n; k++) {
+          step(k);
+          if (k % 500 === 499) await new Promise((r) => requestAnimationFrame(r));
+        }
+        const ms = performance.now() - t0;
+        const afterDiag = core.memoryDiagnostics();
+        const alert = e.shadowRoot.querySelector('.alert');
+        return { before, after: afterDiag, renders: e.renderCount - rendersBefore, ms, alert: alert.hidden ? '' : alert.textContent };
+      }, [w.index, a, b, UPDATES, bundle]);
+      const what = `${name}: ${w.tag}`;
+      assert.equal(r.alert, '', what);
+      assert.ok(r.renders >= UPDATES, `${what}: ${r.renders} renders`);
+      assert.equal(r.after.live_handles, r.before.live_handles, `${what}: embind handles ${r.before.live_handles} → ${r.after.live_handles}`);
+      assert.ok(r.after.heap_bytes_in_use - r.before.heap_bytes_in_use <= HEAP_SLACK_BYTES,
+        `${what}: heap in use ${r.before.heap_bytes_in_use} → ${r.after.heap_bytes_in_use}`);
+      console.log(`# memory ${what}: ${UPDATES} updates in ${Math.round(r.ms)} ms; heap ${r.before.heap_bytes_in_use} → ${r.after.heap_bytes_in_use} B; handles ${r.before.live_handles} → ${r.after.live_handles}`);
+    }
+    // Removing every widget: workers end, nothing is left rendering, the heap returns to at most where it was.
+    const workerGone = page.workers().length ? new Promise((resolve) => page.workers()[0].once('close', resolve)) : null;
+    const baseline = await page.evaluate(async (url) => (await (await import(url)).getCore()).memoryDiagnostics(), bundle);
+    const after = await page.evaluate(async (url) => {
+      const core = await (await import(url)).getCore();
+      for (const e of [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-'))) e.remove();
+      await new Promise((r) => setTimeout(r, 50));
+      return core.memoryDiagnostics();
+    }, bundle);
+    if (workerGone) await workerGone;
+    assert.equal(page.workers().length, 0, `${name}: a worker outlived its widget`);
+    assert.ok(after.heap_bytes_in_use <= baseline.heap_bytes_in_use && after.live_handles <= baseline.live_handles, `${name}: memory kept after removal`);
+    assert.deepEqual(page.problems, [], name);
+    await page.close();
+  }
+});

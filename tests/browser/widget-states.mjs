@@ -1,0 +1,32 @@
+// Two shareable states per headlab-* element (el.sharedState values, i.e. attribute
+// name → text). The product sweeps (tests/browser/product-sweep.test.mjs) restore them
+// from the URL hash and alternate between them 10,000 times in the memory test.
+// A new widget adds one entry here; the sweep fails for any element on a page without one.
+// `setup` (optional) names a step the sweep runs first, e.g. 'trained' (a finished run on the page).
+export const WIDGET_STATES = {
+  'headlab-projection-ablation': { a: {}, b: { 'w-q': '[[0,1],[1,0]]', query: '2' } },
+  'headlab-value-swap': { a: {}, b: { 'column-a': '1', 'column-b': '3' } },
+  'headlab-basis-rotation': { a: { angle: '30' }, b: { angle: '-75.5' } },
+  'headlab-choice-quiz': { a: {}, b: { selected: '2', checked: '1', hint: '1' } },
+  'headlab-feature-recovery': { a: {}, b: { seed: '3', steps: '400', pace: 'fast' } },
+  'headlab-interventions': {
+    a: { intervention: 'erase-request', feature: '1' }, b: { intervention: 'shift', shift: '2.5' }, setup: 'trained',
+  },
+  'headlab-max-digit-model': { a: {}, b: { seed: '3' } },
+  'headlab-attention-bars': { a: {}, b: { digits: '7 1 3' } },
+  'headlab-attention-patch': { a: { patches: '3:3' }, b: { digits: '9 0 9', patches: '0:1 2:8' } },
+  'headlab-head-ablation': { a: { ablated: '0' }, b: { ablated: '0 1 2' } },
+  'headlab-subspace-accuracy': { a: { k: '1', basis: 'w_u' }, b: { k: '3', basis: 'w_o' } },
+  'headlab-head-contributions': { a: {}, b: { digits: '8 8 1', mode: 'corrections', layout: 'chained' } },
+  'headlab-angle-dot': { a: {}, b: { matrix: 'dot' } },
+};
+
+/** Hostile values tried on every observed attribute of every element (bad-input sweep). */
+export const HOSTILE_VALUES = [
+  '<img src=x onerror="window.__injected=1">',
+  '"><script>window.__injected=1</script>',
+  'NaN', 'Infinity', '-1e309', '1e308', '9007199254740993', '-0', '',
+  '[[1e308,1e308],[1e308,1e308]]', '[[NaN]]', '[[1,2],[3]]', '[]', '{}', '{"__proto__":{"polluted":1}}', 'null',
+  '[[0.1,0.2',
+  'x'.repeat(200000),
+];

@@ -1,0 +1,35 @@
+// memoryDiagnostics(): the measure the browser memory sweep relies on must see a real
+// allocation and its release, and stay flat over repeated stateless calls.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { identity, matrix } from '../../web/matrix.js';
+import { wasmCore } from './helpers.mjs';
+
+test('memoryDiagnostics sees a live trainer (its W_q, W_v and Adam moments) and its release', async () => {
+  const core = await wasmCore();
+  const before = core.memoryDiagnostics();
+  for (const k of ['heap_bytes_in_use', 'memory_bytes', 'live_handles']) {
+    assert.ok(Number.isFinite(before[k]) && before[k] >= 0, `${k} = ${before[k]}`);
+  }
+  const trainer = core.createFeatureRecoveryTrainer({ seed: 0, steps: 10 });
+  const alive = core.memoryDiagnostics();
+  // At least W_q and W_v (9 × 3 doubles each) and their two Adam moments: 6 × 27 × 8 bytes.
+  assert.ok(alive.heap_bytes_in_use - before.heap_bytes_in_use >= 6 * 27 * 8, `${before.heap_bytes_in_use} → ${alive.heap_bytes_in_use}`);
+  trainer.dispose();
+  const after = core.memoryDiagnostics();
+  assert.equal(after.heap_bytes_in_use, before.heap_bytes_in_use);
+});
+
+test('1,000 attention calls and 1,000 failing calls leave the heap in use and the handle count exactly flat', async () => {
+  const core = await wasmCore();
+  const x = identity(2), w = matrix([[0, 1], [1, 0]]);
+  core.attention({ x, w_q: w, w_k: x, w_v: x });
+  const before = core.memoryDiagnostics();
+  for (let i = 0; i < 1000; i++) {
+    core.attention({ x, w_q: w, w_k: x, w_v: x });
+    assert.throws(() => core.attention({ x, w_q: matrix([[1, 2, 3]]), w_k: x, w_v: x }), /w_q/);
+  }
+  const after = core.memoryDiagnostics();
+  assert.equal(after.heap_bytes_in_use, before.heap_bytes_in_use);
+  assert.equal(after.live_handles, before.live_handles);
+});

@@ -1,0 +1,10 @@
+// JS face of web/bindings/diagnostics_bindings.cpp: what a leak check measures.
+export function diagnosticsApi(module) {
+  return {
+    memoryDiagnostics: () => ({
+      heap_bytes_in_use: module.heap_bytes_in_use(),
+      memory_bytes: module.HEAP8 ? module.HEAP8.buffer.byteLength : (module.wasmMemory?.buffer.byteLength ?? NaN),
+      live_handles: typeof module.count_emval_handles === 'function' ? module.count_emval_handles() : NaN,
+    }),
+  };
+}
