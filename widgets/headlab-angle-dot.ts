@@ -25,7 +25,7 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
   protected static sharedAttributes = ['matrix'];
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     .matrix td { min-width: 3.3em; }
-    .summary { font-size: 1.02em; }
+    .lead { font-size: 1.02em; }
   `;
 
   private line: HTMLParagraphElement | null = null;
@@ -34,7 +34,7 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
   private select: HTMLSelectElement | null = null;
   private disagreements: number[] = [];
   private tableVersion = -1;
-  private fullKey = '';
+  private fullBox: HTMLDivElement | null = null;
 
   get matrix(): 'cosine' | 'dot' {
     const raw = this.getAttribute('matrix');
@@ -47,7 +47,7 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
   get state(): AngleDotState { return { matrix: this.matrix, disagreements: this.disagreements }; }
 
   protected buildContent(content: HTMLDivElement): void {
-    this.line = el('p', { class: 'summary', role: 'status' });
+    this.line = el('p', { class: 'lead', role: 'status' });
     const a = scrollBox('Angle and dot product by maximum');
     this.table = el('table', { class: 'angle compact' });
     a.append(this.table);
@@ -59,8 +59,7 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
     this.listen(this.select, 'change', () => { this.matrix = this.select!.value as 'cosine' | 'dot'; this.emitChange(); });
     controls.append(label);
     const b = scrollBox('Full matrix');
-    this.full = el('table', { class: 'matrix compact' });
-    b.append(this.full);
+    this.fullBox = b;
     content.append(el('p', { class: 'title' }, 'Closest direction or largest dot product?'), this.line, a, controls, b);
   }
 
@@ -77,16 +76,17 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
       this.renderTable(model);
     }
     this.select!.value = this.matrix;
-    const key = `${model.version}|${this.matrix}`;
-    if (key !== this.fullKey) {
-      this.fullKey = key;
-      this.renderFull(model);
-    }
+    const which = this.matrix;
+    this.full = this.fragment(model, `full:${which}`, () => {
+      const table = el('table', { class: 'matrix compact' });
+      this.renderFull(table, model, which);
+      return table;
+    });
+    this.show(this.fullBox!, this.full);
   }
 
   protected modelChanged(): void {
     this.tableVersion = -1;
-    this.fullKey = '';
   }
 
   protected describe(model: MaxDigitModel): string {
@@ -125,14 +125,11 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
     }
   }
 
-  private renderFull(model: MaxDigitModel): void {
+  private renderFull(table: HTMLTableElement, model: MaxDigitModel, which: 'cosine' | 'dot'): void {
     const v = model.analysis.angle_vs_dot;
-    const which = this.matrix;
     const values = which === 'cosine' ? v.cosine : v.dot;
     const best = which === 'cosine' ? v.best_by_cosine : v.best_by_dot;
     const scale = Math.max(...values.flat().map(Math.abs));
-    const table = this.full!;
-    table.replaceChildren();
     table.createCaption().textContent = `${which === 'cosine' ? 'Cosine' : 'Dot product'} of the mean final vector for maximum m (rows) with digit d’s unembedding (columns); bold: the largest in the row.`;
     const head = table.createTHead().insertRow();
     head.append(el('th', { scope: 'col', class: 'corner' }, 'm \\ d'));

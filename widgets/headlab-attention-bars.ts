@@ -36,12 +36,12 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
   `;
 
   private field: DigitsField | null = null;
-  private svg: SVGSVGElement | null = null;
+  private svgSlot: HTMLDivElement | null = null;
+  private scoreBox: HTMLDivElement | null = null;
   private scoreTable: HTMLTableElement | null = null;
   private byMaxTable: HTMLTableElement | null = null;
   private captionLine: HTMLParagraphElement | null = null;
   private shown: { attention: number[]; tokens: number[]; maxDigit: number; text: string } | null = null;
-  private scoresKey = '';
   private byMaxVersion = -1;
 
   get digits(): number[] { return this.field ? this.field.digits() : []; }
@@ -55,12 +55,11 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
   protected buildContent(content: HTMLDivElement): void {
     this.field = new DigitsField(this, 'Digits (1 to 6, each 0–9):', (t, type, h) => this.listen(t, type, h), () => this.emitChange());
     const figure = el('div', { class: 'figure' });
-    this.svg = svgEl('svg', { role: 'img' });
+    this.svgSlot = el('div');
     this.captionLine = el('p', { class: 'caption' });
-    figure.append(this.svg, this.captionLine);
+    figure.append(this.svgSlot, this.captionLine);
     const scoreBox = scrollBox('Scores of ANS against each token');
-    this.scoreTable = el('table', { class: 'scores compact' });
-    scoreBox.append(this.scoreTable);
+    this.scoreBox = scoreBox;
     const byMaxBox = scrollBox('Attention mass by maximum');
     this.byMaxTable = el('table', { class: 'by-max compact' });
     byMaxBox.append(this.byMaxTable);
@@ -77,16 +76,18 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
     const masses = Array.from({ length: HEADS }, (_, h) => mass(h));
     const text = `ANS attention for the list ${digits.join(', ')} (maximum ${maxDigit}): mass on the maximum ${masses.map((m, h) => `head ${h} ${formatNumber(m, 3)}`).join(', ')}; mass on ANS itself ${Array.from({ length: HEADS }, (_, h) => `head ${h} ${formatNumber(attention[h * POSITIONS + 8], 3)}`).join(', ')}.`;
     this.shown = { attention, tokens, maxDigit, text };
-    drawSceneInto(this.svg!, this.scene(attention, tokens, maxDigit));
-    if (this.captionLine!.textContent !== text) {
-      this.svg!.setAttribute('aria-label', text);
-      this.captionLine!.textContent = text;
-    }
-    const key = `${model.version}|${tokens.join(',')}`;
-    if (key !== this.scoresKey) {
-      this.scoresKey = key;
-      this.renderScores(model, tokens, maxDigit);
-    }
+    this.show(this.svgSlot!, this.fragment(model, `svg:${digits.join('')}`, () => {
+      const svg = svgEl('svg', { role: 'img', 'aria-label': text });
+      drawSceneInto(svg, this.scene(attention, tokens, maxDigit));
+      return svg;
+    }));
+    if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
+    this.scoreTable = this.fragment(model, `scores:${tokens.join(',')}`, () => {
+      const table = el('table', { class: 'scores compact' });
+      this.renderScores(table, model, tokens, maxDigit);
+      return table;
+    });
+    this.show(this.scoreBox!, this.scoreTable);
     if (this.byMaxVersion !== model.version) {
       this.byMaxVersion = model.version;
       this.renderByMax(model);
@@ -94,7 +95,6 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
   }
 
   protected modelChanged(): void {
-    this.scoresKey = '';
     this.byMaxVersion = -1;
   }
 
@@ -141,9 +141,7 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
     return { width: WIDTH, height: HEADS * PANEL_H + 6, background: rgbText(c.panel), title: 'ANS attention per head', shapes };
   }
 
-  private renderScores(model: MaxDigitModel, tokens: number[], maxDigit: number): void {
-    const table = this.scoreTable!;
-    table.replaceChildren();
+  private renderScores(table: HTMLTableElement, model: MaxDigitModel, tokens: number[], maxDigit: number): void {
     table.createCaption().textContent = 'Scores of ANS against each prompt token before the softmax. Orange: the maximum digit; blue: ANS.';
     const head = table.createTHead().insertRow();
     head.append(el('th', { scope: 'col' }, 'head'));

@@ -48,7 +48,8 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
   private field: DigitsField | null = null;
   private groups: HTMLInputElement[][] = [];
   private answerLine: HTMLParagraphElement | null = null;
-  private svg: SVGSVGElement | null = null;
+  private svgSlot: HTMLDivElement | null = null;
+  private tableBox: HTMLDivElement | null = null;
   private table: HTMLTableElement | null = null;
   private lastAnswer = -1;
   private lastClean = -1;
@@ -119,11 +120,10 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     this.listen(reset, 'click', () => this.reset());
     this.answerLine = el('p', { class: 'answers', role: 'status', 'aria-live': 'polite' });
     const figure = el('div', { class: 'figure' });
-    this.svg = svgEl('svg', { role: 'img' });
-    figure.append(this.svg);
+    this.svgSlot = el('div');
+    figure.append(this.svgSlot);
     const box = scrollBox('Logits at ANS');
-    this.table = el('table', { class: 'logits compact' });
-    box.append(this.table);
+    this.tableBox = box;
     const row = el('div', { class: 'row' });
     row.append(reset);
     content.append(el('p', { class: 'title' }, 'Point a head somewhere else'), this.field.element, intro, heads, row, this.answerLine, figure, box);
@@ -158,12 +158,19 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
       ` (${what})`,
     );
     const text = `Logits of the ten digits for the list ${digits.join(', ')}, clean and patched (${what}): the clean run answers ${r.original_answer} (logit ${formatNumber(r.original_logits[r.original_answer], 2)}), the patched run ${r.answer} (logit ${formatNumber(r.logits[r.answer], 2)}).`;
-    const same = this.shown?.result === r;
     this.shown = { result: r, what, text };
-    if (same) return;
-    drawSceneInto(this.svg!, this.scene(r.original_logits, r.logits));
-    this.svg!.setAttribute('aria-label', text);
-    this.renderTable(r.original_logits, r.logits);
+    const key = `${digits.join('')}:${patches.map((x) => `${x.head}${x.position}`).join(',')}`;
+    this.show(this.svgSlot!, this.fragment(model, `svg:${key}`, () => {
+      const svg = svgEl('svg', { role: 'img', 'aria-label': text });
+      drawSceneInto(svg, this.scene(r.original_logits, r.logits));
+      return svg;
+    }));
+    this.table = this.fragment(model, `table:${key}`, () => {
+      const table = el('table', { class: 'logits compact' });
+      this.renderTable(table, r.original_logits, r.logits);
+      return table;
+    });
+    this.show(this.tableBox!, this.table);
   }
 
   protected describe(): string {
@@ -212,9 +219,7 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     return { width: WIDTH, height: HEIGHT, background: rgbText(c.panel), title: 'Digit logits, clean and patched', shapes };
   }
 
-  private renderTable(clean: ArrayLike<number>, patched: ArrayLike<number>): void {
-    const table = this.table!;
-    table.replaceChildren();
+  private renderTable(table: HTMLTableElement, clean: ArrayLike<number>, patched: ArrayLike<number>): void {
     table.createCaption().textContent = 'All fourteen logits at ANS; the largest in each row is the answer (bold).';
     const head = table.createTHead().insertRow();
     head.append(el('th', { scope: 'col' }, 'run'));

@@ -33,7 +33,7 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
   private buttons: HTMLButtonElement[] = [];
   private line: HTMLParagraphElement | null = null;
   private residualLine: HTMLParagraphElement | null = null;
-  private svg: SVGSVGElement | null = null;
+  private svgSlot: HTMLDivElement | null = null;
   private table: HTMLTableElement | null = null;
   private lastAccuracy = 1;
   private shown: { full: MaxDigitAccuracyRow; cut: MaxDigitAccuracyRow; name: string; text: string } | null = null;
@@ -70,8 +70,8 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
     }
     this.line = el('p', { class: 'figures', role: 'status', 'aria-live': 'polite' });
     const figure = el('div', { class: 'figure' });
-    this.svg = svgEl('svg', { role: 'img' });
-    figure.append(this.svg);
+    this.svgSlot = el('div');
+    figure.append(this.svgSlot);
     const box = scrollBox('Accuracy for every set of heads removed');
     this.table = el('table', { class: 'subsets' });
     box.append(this.table);
@@ -104,12 +104,14 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
       ` (${cut.correct.toLocaleString('en')} of ${cut.total.toLocaleString('en')} lists); full model `,
       el('span', { 'data-value': String(full.accuracy), 'data-figure': 'full' }, percent(full.accuracy, 2)), '.',
     );
-    drawSceneInto(this.svg!, this.scene(full, cut, name));
     const worst = cut.accuracy_by_max.reduce((w, x, m) => (x < cut.accuracy_by_max[w] ? m : w), 0);
     const text = `Accuracy ${name}: ${percent(cut.accuracy, 2)} (full model ${percent(full.accuracy, 2)}); by maximum digit ${cut.accuracy_by_max.map((x, m) => `${m}: ${percent(x, 2)}`).join(', ')}, lowest for maximum ${worst}.`;
     this.shown = { full, cut, name, text };
-    this.svg!.setAttribute('aria-label', text);
-    this.svg!.dataset.byMax = JSON.stringify(cut.accuracy_by_max);
+    this.show(this.svgSlot!, this.fragment(model, `svg:${ablated.join('')}`, () => {
+      const svg = svgEl('svg', { role: 'img', 'aria-label': text, 'data-by-max': JSON.stringify(cut.accuracy_by_max) });
+      drawSceneInto(svg, this.scene(full, cut, name));
+      return svg;
+    }));
     const a = model.analysis;
     this.residualLine!.replaceChildren(
       'Reading out the heads alone, without the residual x', el('sub', {}, 'ANS'), ': ',

@@ -14,7 +14,7 @@ import type { MaxDigitContributions } from '../web/headlab-core.js';
 import { WidgetInputError, el, type WidgetFigure } from './base/headlab-element.js';
 import { tablesScene } from './chart/table-scene.js';
 import { formatNumber } from './chart/format.js';
-import { rgbText } from './chart/palette.js';
+import { rgbText, type ResolvedColours } from './chart/palette.js';
 import type { MaxDigitModel } from './max-digit/model.js';
 import type { Vec3, View3D, ViewArrow, ViewContent, ViewPoint } from './max-digit/view3d.js';
 import { DigitsField, HEADS, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, argmax, headSwatch, scrollBox } from './max-digit/widget.js';
@@ -59,7 +59,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
   private viewModule: typeof import('./max-digit/view3d.js') | null = null;
   private shown: { content: ViewContent; text: string } | null = null;
   private text = '';
-  private tableKey = '';
+  private tableBox: HTMLDivElement | null = null;
 
   get digits(): number[] { return this.field ? this.field.digits() : []; }
   set digits(v: number[]) { this.setAttribute('digits', v.join(' ')); }
@@ -120,8 +120,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     this.readout = el('p', { class: 'readout', role: 'status', 'aria-live': 'polite' });
     this.scaleNote = el('p', { class: 'caption' });
     const box = scrollBox('Coordinates');
-    this.table = el('table', { class: 'coords compact' });
-    box.append(this.table);
+    this.tableBox = box;
     const side = el('div', { class: 'side' });
     side.append(this.readout, this.scaleNote, box);
     const main = el('div', { class: 'main3d' });
@@ -184,17 +183,30 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     );
     const modeText = mode === 'outputs' ? 'Each head’s output' : 'Each head’s correction from its default (attending to ANS only)';
     this.text = `${modeText} for the list ${digits.join(', ')}, in the top three W_O directions: the sum is (${Array.from(c.head_sum.data, (x) => formatNumber(x, 2)).join(', ')}); its largest dot product with a digit's unembedding is ${formatNumber(dots[pick], 1)}, for digit ${pick}; the full model answers ${c.answer}.`;
-    const tableKey = `${model.version}|${digits.join('')}|${mode}`;
-    if (tableKey !== this.tableKey) {
-      this.tableKey = tableKey;
-      this.renderTable(c, dots);
-    }
+    this.table = this.fragment(model, `table:${digits.join('')}:${mode}`, () => {
+      const table = el('table', { class: 'coords compact' });
+      this.renderTable(table, c, dots, mode);
+      return table;
+    });
+    this.show(this.tableBox!, this.table);
 
     const view = this.view;
     this.loadingNote!.hidden = view !== null;
     if (!view) return;
     if (!view.svg.isConnected) this.stage!.append(view.svg);
     const colours = this.themeColours();
+    const content = this.cached(model, `content:${digits.join('')}:${mode}:${layout}:${rgbText(colours.fg)}`, () => this.viewContent(c, mode, layout, pick, colours));
+    this.shown = { content: content.view, text: this.text };
+    view.set(content.view);
+    this.scaleNote!.textContent = `Digit points are drawn ×${formatNumber(content.factor, 3)} so they reach as far as the arrows; scaling every digit by one factor leaves the largest dot product unchanged.`;
+    view.svg.setAttribute('aria-label', this.text);
+    this.announceAngles();
+  }
+
+  /** The arrows and points of the 3-D view for these contributions. */
+  private viewContent(c: MaxDigitContributions, mode: 'outputs' | 'corrections', layout: 'origin' | 'chained', pick: number, colours: ResolvedColours): { view: ViewContent; factor: number } {
+    const vec = (m: { data: Float64Array }, row: number): Vec3 => [m.data[row * 3], m.data[row * 3 + 1], m.data[row * 3 + 2]];
+    const sum = vec(c.head_sum, 0);
     // Digit points share one scale factor so the longest is as long as the longest arrow: a
     // common factor on every digit leaves the dot-product argmax unchanged.
     const arrows: ViewArrow[] = [];
@@ -233,16 +245,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     const points: ViewPoint[] = Array.from({ length: 10 }, (_, d) => ({
       at: scale(vec(c.unembedding, d), factor), label: String(d), colour: d === pick ? fg : muted, strong: d === pick, id: `digit-${d}`,
     }));
-    const content: ViewContent = { points, arrows, axisColour: muted, textColour: fg };
-    this.shown = { content, text: this.text };
-    view.set(content);
-    this.scaleNote!.textContent = `Digit points are drawn ×${formatNumber(factor, 3)} so they reach as far as the arrows; scaling every digit by one factor leaves the largest dot product unchanged.`;
-    view.svg.setAttribute('aria-label', this.text);
-    this.announceAngles();
-  }
-
-  protected modelChanged(): void {
-    this.tableKey = '';
+    return { view: { points, arrows, axisColour: muted, textColour: fg }, factor };
   }
 
   protected describe(): string {
@@ -261,9 +264,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     ];
   }
 
-  private renderTable(c: MaxDigitContributions, dots: number[]): void {
-    const table = this.table!;
-    table.replaceChildren();
+  private renderTable(table: HTMLTableElement, c: MaxDigitContributions, dots: number[], mode: 'outputs' | 'corrections'): void {
     table.createCaption().textContent = 'Coordinates on PC1–PC3 of W_O';
     const head = table.createTHead().insertRow();
     for (const t of ['vector', 'PC1', 'PC2', 'PC3']) head.append(el('th', { scope: 'col' }, t));
@@ -275,10 +276,10 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
       tr.append(th);
       for (let j = 0; j < 3; j++) tr.append(el('td', { class: 'num', 'data-vector': id, 'data-j': String(j), 'data-value': String(m.data[r * 3 + j]) }, formatNumber(m.data[r * 3 + j], 2)));
     };
-    const source = this.mode === 'outputs' ? c.head_outputs : c.corrections;
+    const source = mode === 'outputs' ? c.head_outputs : c.corrections;
     for (let h = 0; h < HEADS; h++) {
       const f = document.createDocumentFragment();
-      f.append(headSwatch(h), this.mode === 'outputs' ? `head ${h}` : `head ${h} correction`);
+      f.append(headSwatch(h), mode === 'outputs' ? `head ${h}` : `head ${h} correction`);
       row(f, source, h, `head-${h}`);
     }
     row('default sum', c.default_sum, 0, 'default');

@@ -47,7 +47,8 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
   private select: HTMLSelectElement | null = null;
   private line: HTMLParagraphElement | null = null;
   private byMax: HTMLParagraphElement | null = null;
-  private svg: SVGSVGElement | null = null;
+  private svgSlot: HTMLDivElement | null = null;
+  private kBox: HTMLDivElement | null = null;
   private kTable: HTMLTableElement | null = null;
   private cosTable: HTMLTableElement | null = null;
   private byMaxCache = new Map<string, number[]>();
@@ -88,12 +89,11 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
     this.line = el('p', { class: 'figures', role: 'status', 'aria-live': 'polite' });
     this.byMax = el('p', { class: 'caption' });
     const figure = el('div', { class: 'figure' });
-    this.svg = svgEl('svg', { role: 'img' });
-    figure.append(this.svg);
+    this.svgSlot = el('div');
+    figure.append(this.svgSlot);
     const tables = el('div', { class: 'tables' });
     const a = scrollBox('Accuracy for k = 1, 2, 3');
-    this.kTable = el('table', { class: 'k-table' });
-    a.append(this.kTable);
+    this.kBox = a;
     const b = scrollBox('Cosines between the two bases');
     this.cosTable = el('table', { class: 'cosine' });
     b.append(this.cosTable);
@@ -128,12 +128,20 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
     }
     this.byMax!.textContent = `By maximum digit: ${byMax.map((x, m) => `${m}: ${percent(x, 1)}`).join(' · ')}`;
     this.byMax!.dataset.value = JSON.stringify(byMax);
-    drawSceneInto(this.svg!, this.scene(variance, k, basis));
     const name = basis === 'w_o' ? 'W_O' : 'W_U';
     const text = `With every head projected on the top ${k} principal direction${k > 1 ? 's' : ''} of ${name}, the readout without the residual is ${percent(accuracy, 2)} accurate; those directions carry ${percent(kept, 1)} of the variance of ${name} (first ${SHOWN}: ${variance.slice(0, SHOWN).map((v) => percent(v, 1)).join(', ')}).`;
     this.shown = { variance, k, basis, text };
-    this.svg!.setAttribute('aria-label', text);
-    this.renderKTable(model, k);
+    this.show(this.svgSlot!, this.fragment(model, `svg:${basis}${k}`, () => {
+      const svg = svgEl('svg', { role: 'img', 'aria-label': text });
+      drawSceneInto(svg, this.scene(variance, k, basis));
+      return svg;
+    }));
+    this.kTable = this.fragment(model, `k:${k}`, () => {
+      const table = el('table', { class: 'k-table' });
+      this.renderKTable(table, model, k);
+      return table;
+    });
+    this.show(this.kBox!, this.kTable);
     if (this.cosVersion !== model.version) {
       this.cosVersion = model.version;
       this.renderCosine(model);
@@ -180,10 +188,8 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
     return { width: WIDTH, height: HEIGHT, background: rgbText(c.panel), title: `Variance explained, ${BASIS_NAME[basis]}`, shapes };
   }
 
-  private renderKTable(model: MaxDigitModel, current: number): void {
+  private renderKTable(table: HTMLTableElement, model: MaxDigitModel, current: number): void {
     const a = model.analysis;
-    const table = this.kTable!;
-    table.replaceChildren();
     table.createCaption().append(subscripted('Accuracy without the residual, heads projected on the top k directions'));
     const head = table.createTHead().insertRow();
     head.append(el('th', { scope: 'col' }, 'k'));

@@ -380,11 +380,18 @@ test('bad author input and load failures show a message inside each widget; the 
     'bad-ref.html': { body: '<headlab-head-ablation model="nope"></headlab-head-ablation>' },
     'missing.html': { body: '<headlab-max-digit-model id="m" src="data/none.json"></headlab-max-digit-model><headlab-subspace-accuracy model="m"></headlab-subspace-accuracy>' },
     'bad-file.html': { body: '<headlab-max-digit-model id="m" src="data/bad.json"></headlab-max-digit-model><headlab-attention-bars model="m"></headlab-attention-bars>' },
+    'truncated.html': { body: '<headlab-max-digit-model id="m" src="data/truncated.json"></headlab-max-digit-model><headlab-head-contributions model="m"></headlab-head-contributions>' },
+    'tampered.html': { body: '<headlab-max-digit-model id="m" src="data/tampered.json"></headlab-max-digit-model><headlab-angle-dot model="m"></headlab-angle-dot>' },
     'bad-attr.html': { body: '<headlab-subspace-accuracy k="12"></headlab-subspace-accuracy><headlab-attention-patch patches="3:9"></headlab-attention-patch><headlab-head-contributions digits="1 2 x"></headlab-head-contributions>' },
   });
   fs.mkdirSync(path.join(dir, 'data'));
   fs.copyFileSync(path.join(DATA, 'max-digit-seed0.json'), path.join(dir, 'data/max-digit-seed0.json'));
   fs.writeFileSync(path.join(dir, 'data/bad.json'), JSON.stringify({ format_version: 1, unit_norm_unembedding: false }));
+  const text = fs.readFileSync(path.join(DATA, 'max-digit-seed0.json'), 'utf8');
+  fs.writeFileSync(path.join(dir, 'data/truncated.json'), text.slice(0, Math.floor(text.length / 2)));
+  const tampered = JSON.parse(text);
+  tampered.W_K[1] = tampered.W_K[1].map((row) => row.slice(0, 15));
+  fs.writeFileSync(path.join(dir, 'data/tampered.json'), JSON.stringify(tampered));
   const s = await startSession({ dir, csp: true });
   try {
     const alerts = async (p, tags) => {
@@ -412,6 +419,14 @@ test('bad author input and load failures show a message inside each widget; the 
     await p.goto(`${s.url}bad-file.html`);
     const bad = await alerts(p, ['headlab-max-digit-model', 'headlab-attention-bars']);
     for (const m of bad) assert.match(m, /is not a max-digit weights file: missing field "E"/);
+
+    p = await s.newPage();
+    await p.goto(`${s.url}truncated.html`);
+    for (const m of await alerts(p, ['headlab-max-digit-model', 'headlab-head-contributions'])) assert.match(m, /is not a max-digit weights file: the weights file is not valid JSON/);
+
+    p = await s.newPage();
+    await p.goto(`${s.url}tampered.html`);
+    for (const m of await alerts(p, ['headlab-max-digit-model', 'headlab-angle-dot'])) assert.match(m, /W_K\[1\] must be 64 × 16, got 64 × 15/);
 
     p = await s.newPage();
     await p.goto(`${s.url}bad-attr.html`);

@@ -30,6 +30,8 @@ export class View3D {
   elevation = DEFAULT_ELEVATION;
   private content: ViewContent | null = null;
   private drag: { id: number; x: number; y: number } | null = null;
+  /** Drawn nodes per content at the angles they were drawn for (a reader toggling between inputs redraws nothing). */
+  private drawn = new Map<ViewContent, { azimuth: number; elevation: number; nodes: SVGElement[] }>();
 
   /**
    * `focusTarget` receives the keys; `listen` registers listeners the owner removes on
@@ -105,6 +107,13 @@ export class View3D {
   private draw(): void {
     const c = this.content;
     if (!c) return;
+    const hit = this.drawn.get(c);
+    if (hit && hit.azimuth === this.azimuth && hit.elevation === this.elevation) {
+      if (this.svg.firstChild !== hit.nodes[0]) this.svg.replaceChildren(...hit.nodes);
+      this.svg.dataset.azimuth = String(this.azimuth);
+      this.svg.dataset.elevation = String(this.elevation);
+      return;
+    }
     let reach = 0;
     const norm = (v: Vec3) => Math.hypot(v[0], v[1], v[2]);
     for (const p of c.points) reach = Math.max(reach, norm(p.at));
@@ -166,7 +175,10 @@ export class View3D {
       items.push({ depth: s.depth, node: g });
     }
     items.sort((a, b) => a.depth - b.depth);
-    this.svg.replaceChildren(defs, ...items.map((i) => i.node));
+    const nodes = [defs, ...items.map((i) => i.node)];
+    if (this.drawn.size >= 8) this.drawn.clear();
+    this.drawn.set(c, { azimuth: this.azimuth, elevation: this.elevation, nodes });
+    this.svg.replaceChildren(...nodes);
     this.svg.dataset.azimuth = String(this.azimuth);
     this.svg.dataset.elevation = String(this.elevation);
   }

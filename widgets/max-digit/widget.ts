@@ -100,6 +100,8 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
   private colours: ResolvedColours | null = null;
   /** Core results per input, for the current model (cleared when it changes): a reader toggling between two inputs costs no core call. */
   private readonly memo = new Map<string, unknown>();
+  /** Rendered figures and tables per input (theme and model included in the key): swapping a cached node costs no layout of new DOM. */
+  private readonly fragments = new Map<string, Node>();
 
   /** The model now shown, or null while it loads. */
   get currentModel(): MaxDigitModel | null {
@@ -123,6 +125,22 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
     return value;
   }
 
+  /** The node built by `build()` for `key` under the current model and theme, built once (at most 64 kept). */
+  protected fragment<T extends Node>(model: MaxDigitModel, key: string, build: () => T): T {
+    const k = `${model.version}|${key}`;
+    const hit = this.fragments.get(k);
+    if (hit) return hit as T;
+    const node = build();
+    if (this.fragments.size >= 64) this.fragments.clear();
+    this.fragments.set(k, node);
+    return node;
+  }
+
+  /** Shows `node` as the only child of `slot`. */
+  protected show(slot: Element, node: Node): void {
+    if (slot.firstChild !== node || slot.childNodes.length !== 1) slot.replaceChildren(node);
+  }
+
   /** Binds to the source named by the `model` attribute (or the implicit one); throws WidgetInputError for a bad id. */
   private resolveSource(): void {
     const id = this.getAttribute('model') ?? '';
@@ -138,6 +156,7 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
     this.source = modelSource(id);
     this.source.addEventListener('change', this.onSource);
     this.memo.clear();
+    this.fragments.clear();
     this.modelChanged();
     if (id === '' && this.source.status === 'idle') void this.source.load(defaultWeightsUrl(), this.core!);
   }
@@ -151,7 +170,7 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
 
   protected build(): void {
     const dark = matchMedia('(prefers-color-scheme: dark)');
-    this.listen(dark, 'change', () => { this.colours = null; this.requestRender(); });
+    this.listen(dark, 'change', () => { this.colours = null; this.fragments.clear(); this.requestRender(); });
     this.waitNote = el('p', { class: 'waiting', role: 'status' }, 'Loading the model…');
     this.content = el('div', { class: 'content' });
     this.modelNote = el('p', { class: 'model-note' });
