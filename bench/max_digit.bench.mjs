@@ -2,7 +2,7 @@
 // median of 5 runs each, with the native CLI's recipe for the ratio. Prints figures; not a test.
 import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { cliPath, wasmCore } from '../tests/wasm/helpers.mjs';
+import { cliPath, wasmMaxDigitCore } from '../tests/wasm/helpers.mjs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -18,7 +18,7 @@ function median(f) {
   return t[Math.floor(runs / 2)] / 1000;
 }
 
-const core = await wasmCore();
+const core = await wasmMaxDigitCore();
 let weights;
 const wasmTrain = median(() => { weights = core.maxDigitTrain({ seed: 0 }); });
 const trainer = core.maxDigitTrainer({ seed: 0 });

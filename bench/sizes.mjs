@@ -36,6 +36,17 @@ export function staticClosure(entry) {
   return [...seen];
 }
 
+/** The max-digit article's elements (they load headlab_max_digit.wasm, web/browser-core.js). */
+export const MAX_DIGIT_ELEMENT =
+  /<headlab-(?:max-digit[a-z-]*|attention-bars|attention-patch|head-ablation|subspace-accuracy|head-contributions|angle-dot)\b/;
+
+/** Chunks of the bundle folder that hold the max-digit loader (it names its .wasm). */
+function maxDigitLoaderChunks(bundle) {
+  return fs.readdirSync(bundle).filter((f) => f.endsWith('.js'))
+    .map((f) => path.join(bundle, f))
+    .filter((f) => fs.readFileSync(f, 'utf8').includes('headlab_max_digit.wasm'));
+}
+
 /** { files: [{ file, bytes, gzip }], pages: [{ page, js, wasm, total, files }] } for a built site. */
 export function siteSizes(siteDir = path.join(root, 'build/site')) {
   const bundle = path.join(siteDir, 'headlab');
@@ -53,9 +64,14 @@ export function siteSizes(siteDir = path.join(root, 'build/site')) {
     const js = new Set(scripts.flatMap(staticClosure));
     const worker = path.join(bundle, 'headlab-worker.js');
     if (hasWidgets && fs.existsSync(worker)) for (const f of staticClosure(worker)) js.add(f);
+    // Elements of the max-digit article run on headlab_max_digit.wasm, whose loader is a
+    // dynamic import: count that loader's chunk and .wasm only for pages that use them.
+    const usesMaxDigit = MAX_DIGIT_ELEMENT.test(text);
+    const usesCore = [...text.matchAll(/<(headlab-[a-z-]+)/g)].some((m) => !MAX_DIGIT_ELEMENT.test(`<${m[1]}`));
+    if (usesMaxDigit) for (const f of maxDigitLoaderChunks(bundle)) for (const g of staticClosure(f)) js.add(g);
     const jsGzip = [...js].reduce((s, f) => s + gzipSize(f), 0);
-    const wasmFile = path.join(bundle, 'headlab_core.wasm');
-    const wasm = hasWidgets ? gzipSize(wasmFile) : 0;
+    const wasm = (usesCore ? gzipSize(path.join(bundle, 'headlab_core.wasm')) : 0) +
+      (usesMaxDigit ? gzipSize(path.join(bundle, 'headlab_max_digit.wasm')) : 0);
     pages.push({ page: path.relative(siteDir, html), js: jsGzip, wasm, total: jsGzip + wasm, files: [...js].map((f) => path.relative(siteDir, f)) });
   }
   return { files, pages };

@@ -1,5 +1,5 @@
 // Builds the static site into build/site:
-//   headlab/headlab.js + headlab_core.wasm   the widget bundle (what an author copies; also copied to dist/ for npm pack)
+//   headlab/headlab.js + headlab_core.wasm (+ headlab_max_digit.wasm, loaded on demand)   the widget bundle (what an author copies; also copied to dist/ for npm pack)
 //   assets/                                  site CSS, KaTeX CSS and fonts (no CDN)
 //   *.html, articles/*.html                  pages, math typeset here with KaTeX
 // Pages are HTML fragments in site/pages with a first-line comment
@@ -60,7 +60,7 @@ function page(body, title, depth) {
 }
 
 export async function buildSite({ quiet = false } = {}) {
-  for (const f of ['headlab_core.mjs', 'headlab_core.wasm']) {
+  for (const f of ['headlab_core.mjs', 'headlab_core.wasm', 'headlab_max_digit.mjs', 'headlab_max_digit.wasm']) {
     if (!fs.existsSync(path.join(wasmDir, f))) throw new Error(`missing ${f}: build the WASM module first (./dev build)`);
   }
   fs.rmSync(outDir, { recursive: true, force: true });
@@ -81,10 +81,15 @@ export async function buildSite({ quiet = false } = {}) {
     minify: true,
     sourcemap: false,
     target: ['es2022'],
-    alias: { 'headlab-wasm-module': path.join(wasmDir, 'headlab_core.mjs') },
+    alias: {
+      'headlab-wasm-module': path.join(wasmDir, 'headlab_core.mjs'),
+      'headlab-max-digit-module': path.join(wasmDir, 'headlab_max_digit.mjs'),
+    },
     logLevel: quiet ? 'error' : 'warning',
   });
-  fs.copyFileSync(path.join(wasmDir, 'headlab_core.wasm'), path.join(outDir, 'headlab/headlab_core.wasm'));
+  for (const wasm of ['headlab_core.wasm', 'headlab_max_digit.wasm']) {
+    fs.copyFileSync(path.join(wasmDir, wasm), path.join(outDir, 'headlab', wasm));
+  }
   // dist/: the same bundle, where package.json's "files" and "exports" point (npm pack ships it).
   fs.rmSync(distDir, { recursive: true, force: true });
   fs.cpSync(path.join(outDir, 'headlab'), distDir, { recursive: true });

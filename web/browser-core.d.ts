@@ -1,3 +1,5 @@
-import type { HeadlabCore } from './headlab-core.js';
-/** The page's single core instance; the .wasm is fetched from the bundle's own folder. */
+import type { HeadlabCore, MaxDigitCore } from './headlab-core.js';
+/** The page's headlab_core instance (attention, projection edits, feature recovery); its .wasm is fetched from the bundle's own folder. */
 export function getCore(): Promise<HeadlabCore>;
+/** The page's headlab_max_digit instance, loaded (JS and .wasm) only when first asked for. */
+export function getMaxDigitCore(): Promise<MaxDigitCore>;

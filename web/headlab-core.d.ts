@@ -46,9 +46,16 @@ export interface AttentionResult {
   reading: Matrix;
 }
 
-export interface HeadlabCore {
+/** What every module has (web/module.js, web/bindings/module_bindings.cpp). */
+export interface HeadlabModule {
   /** Semantic version of the core, e.g. "0.1.0". */
   version(): string;
+  /** Memory of the WASM module now, for leak checks (tests assert these stay flat over many updates). */
+  memoryDiagnostics(): MemoryDiagnostics;
+}
+
+/** headlab_core.wasm: attention, projection edits, feature recovery (getCore() in a page). */
+export interface HeadlabCore extends HeadlabModule {
   /** One attention head. Throws HeadlabError naming the argument on a bad shape or a non-finite entry. */
   attention(input: AttentionInput): AttentionResult;
   /** w (d_model × d) with output columns a and b (0-based, in [0, d)) exchanged. */
@@ -69,10 +76,6 @@ export interface HeadlabCore {
   featureRecoveryIntervene(input: FeatureRecoveryInterventionInput): FeatureRecoveryInterventionResult;
   /** Trainer handles alive in the WASM heap (for leak checks). */
   featureRecoveryLiveTrainers(): number;
-
-  // ---- diagnostics (web/diagnostics.js) ----
-  /** Memory of the WASM module now, for leak checks (tests assert these stay flat over many updates). */
-  memoryDiagnostics(): MemoryDiagnostics;
 }
 
 /** Settings of a run; every field optional (defaults: the draft's settings). */
@@ -237,8 +240,12 @@ export type CoreFactory = (options?: ModuleOptions) => Promise<unknown>;
 
 /** Instantiates the module; rejects with HeadlabError if the .wasm cannot be fetched or compiled. */
 export function loadCore(factory: CoreFactory, moduleOptions?: ModuleOptions): Promise<HeadlabCore>;
-/** Wraps an already instantiated module. */
+/** Wraps an already instantiated headlab_core module. */
 export function wrapCore(module: unknown): HeadlabCore;
+/** Instantiates headlab_max_digit (factory: the default export of headlab_max_digit.mjs). */
+export function loadMaxDigitCore(factory: CoreFactory, moduleOptions?: ModuleOptions): Promise<MaxDigitCore>;
+/** Wraps an already instantiated headlab_max_digit module. */
+export function wrapMaxDigitCore(module: unknown): MaxDigitCore;
 
 // ---- the max-digit transformer (web/max-digit.js; docs/max-digit-weights.md, docs/max-digit-analysis.md) ----
 
@@ -356,7 +363,8 @@ export interface MaxDigitAngleVsDot {
 
 export type MaxDigitBasis = 'w_o' | 'w_u';
 
-export interface HeadlabCore {
+/** headlab_max_digit.wasm: the max-digit transformer (getMaxDigitCore() in a page). */
+export interface MaxDigitCore extends HeadlabModule {
   /** Parses (if text) and checks a weights file: throws HeadlabError on a missing matrix, wrong shape, NaN or unknown format_version. */
   maxDigitWeightsFromJson(source: string | object): MaxDigitWeights;
   maxDigitInitialWeights(settings?: MaxDigitTrainingSettings): MaxDigitWeights;
@@ -393,7 +401,7 @@ export interface HeadlabCore {
   maxDigitAnalyze(weights: MaxDigitWeights): Record<string, unknown>;
 }
 
-// ---- diagnostics (web/diagnostics.js, web/bindings/diagnostics_bindings.cpp) ----
+// ---- diagnostics (web/module.js, web/bindings/module_bindings.cpp) ----
 export interface MemoryDiagnostics {
   /** Bytes of C++ heap allocated and not freed (dlmalloc mallinfo().uordblks). */
   heap_bytes_in_use: number;

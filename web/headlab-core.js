@@ -7,33 +7,50 @@ import { HeadlabError } from './errors.js';
 import { attentionApi } from './attention.js';
 import { featureRecoveryApi } from './feature-recovery.js';
 import { maxDigitApi } from './max-digit.js';
-import { diagnosticsApi } from './diagnostics.js';
+import { moduleApi } from './module.js';
 
 export { HeadlabError };
 export { DRAFT_PUBLISHED, FeatureRecoveryTrainer } from './feature-recovery.js';
 
-/** Wraps an instantiated module (the value createHeadlabCore resolves to). */
+// Two modules (web/CMakeLists.txt): headlab_core (attention, projection edits, feature
+// recovery) and headlab_max_digit (the max-digit transformer), so a page downloads only
+// what its widgets use. Each has its own wrapper.
+
+/** Wraps an instantiated headlab_core module (the value createHeadlabCore resolves to). */
 export function wrapCore(module) {
   return {
-    version: () => module.version(),
+    ...moduleApi(module),
     ...attentionApi(module),
     ...featureRecoveryApi(module),
-    ...maxDigitApi(module),
-    ...diagnosticsApi(module),
   };
 }
 
+/** Wraps an instantiated headlab_max_digit module (the value createHeadlabMaxDigit resolves to). */
+export function wrapMaxDigitCore(module) {
+  return {
+    ...moduleApi(module),
+    ...maxDigitApi(module),
+  };
+}
+
+async function instantiate(factory, moduleOptions, name) {
+  try {
+    return await factory(moduleOptions);
+  } catch (err) {
+    throw new HeadlabError(`the headlab WebAssembly ${name} failed to load: ${err?.message ?? err}`);
+  }
+}
+
 /**
- * Instantiates the module with `factory` (the default export of headlab_core.mjs)
+ * Instantiates headlab_core with `factory` (the default export of headlab_core.mjs)
  * and returns the wrapped core. `moduleOptions` go to Emscripten, e.g.
  * { wasmBinary } in Node or { locateFile } in a page.
  */
 export async function loadCore(factory, moduleOptions = {}) {
-  let module;
-  try {
-    module = await factory(moduleOptions);
-  } catch (err) {
-    throw new HeadlabError(`the headlab WebAssembly core failed to load: ${err?.message ?? err}`);
-  }
-  return wrapCore(module);
+  return wrapCore(await instantiate(factory, moduleOptions, 'core'));
+}
+
+/** Like loadCore, for headlab_max_digit (the default export of headlab_max_digit.mjs). */
+export async function loadMaxDigitCore(factory, moduleOptions = {}) {
+  return wrapMaxDigitCore(await instantiate(factory, moduleOptions, 'max-digit module'));
 }

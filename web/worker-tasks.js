@@ -1,5 +1,7 @@
 // The tasks the worker can run, by kind. Each concept adds one entry:
 //   kind: async (core, params, { progress, shouldStop, yieldToEvents }) => resultValue
+// for headlab_core, or kind: { module: 'max-digit', run: async (maxDigitCore, params, …) => … }
+// for headlab_max_digit.
 // A task does its work in chunks, calling progress(...) and awaiting yieldToEvents()
 // between chunks, and returns early (with what it has) once shouldStop() is true.
 import { HeadlabError } from './errors.js';

@@ -6,7 +6,7 @@
 // { type: 'result', value } or { type: 'error', message } — travels on that port,
 // so progress can never arrive after the result. The page stops a job by posting
 // { type: 'stop' } on the port; handlers check between chunks of work.
-import { getCore } from './browser-core.js';
+import { getCore, getMaxDigitCore } from './browser-core.js';
 import { workerTasks } from './worker-tasks.js';
 
 self.addEventListener('message', async (event) => {
@@ -16,10 +16,12 @@ self.addEventListener('message', async (event) => {
   let stopped = false;
   port.onmessage = (msg) => { if (msg.data?.type === 'stop') stopped = true; };
   try {
-    const task = workerTasks[kind];
-    if (!task) throw new Error(`unknown worker task "${kind}"`);
-    const core = await getCore();
-    const value = await task(core, params, {
+    const entry = workerTasks[kind];
+    if (!entry) throw new Error(`unknown worker task "${kind}"`);
+    // A task is a function on headlab_core, or { module: 'max-digit', run } on headlab_max_digit.
+    const { module = 'core', run } = typeof entry === 'function' ? { run: entry } : entry;
+    const core = module === 'max-digit' ? await getMaxDigitCore() : await getCore();
+    const value = await run(core, params, {
       progress: (detail) => port.postMessage({ type: 'progress', ...detail }),
       shouldStop: () => stopped,
       // Lets queued port messages (a stop request) in between chunks of work.

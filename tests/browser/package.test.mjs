@@ -52,7 +52,7 @@ async function check(session, url, shot) {
 
 test('npm pack: the tarball holds the bundle, its chunk, worker and .wasm, the types and the embedding guide, and nothing else', () => {
   const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').map((f) => f.replace(/^package\//, '')).sort();
-  for (const f of ['package.json', 'dist/headlab.js', 'dist/headlab-worker.js', 'dist/headlab_core.wasm', 'types/headlab.d.ts', 'docs/embedding.md']) {
+  for (const f of ['package.json', 'dist/headlab.js', 'dist/headlab-worker.js', 'dist/headlab_core.wasm', 'dist/headlab_max_digit.wasm', 'types/headlab.d.ts', 'docs/embedding.md']) {
     assert.ok(files.includes(f), `${f} missing from ${files.join(', ')}`);
   }
   assert.ok(files.some((f) => /^dist\/chunk-[A-Z0-9]+\.js$/.test(f)), 'the shared chunk');

@@ -3,20 +3,30 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadCore } from '../../web/headlab-core.js';
+import { loadCore, loadMaxDigitCore } from '../../web/headlab-core.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const wasmDir = path.join(root, 'build/wasm/web');
 export const cliPath = path.join(root, 'build/native/cli/headlab');
 
 let corePromise;
-/** The wrapped WASM core, instantiated once per test file from the built .mjs + .wasm. */
+/** The wrapped headlab_core module, instantiated once per test file from the built .mjs + .wasm. */
 export function wasmCore() {
   corePromise ??= (async () => {
     const { default: factory } = await import(path.join(wasmDir, 'headlab_core.mjs'));
     return loadCore(factory, { wasmBinary: fs.readFileSync(path.join(wasmDir, 'headlab_core.wasm')) });
   })();
   return corePromise;
+}
+
+let maxDigitPromise;
+/** The wrapped headlab_max_digit module (the max-digit transformer), instantiated once per test file. */
+export function wasmMaxDigitCore() {
+  maxDigitPromise ??= (async () => {
+    const { default: factory } = await import(path.join(wasmDir, 'headlab_max_digit.mjs'));
+    return loadMaxDigitCore(factory, { wasmBinary: fs.readFileSync(path.join(wasmDir, 'headlab_max_digit.wasm')) });
+  })();
+  return maxDigitPromise;
 }
 
 /** Runs `headlab <args>` with stdin and returns parsed JSON stdout; throws with stderr on failure. */

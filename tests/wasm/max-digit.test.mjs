@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { HeadlabError } from '../../web/headlab-core.js';
-import { cliRun, root, wasmCore } from './helpers.mjs';
+import { cliRun, root, wasmMaxDigitCore } from './helpers.mjs';
 
 const dataDir = path.join(root, 'site/pages/data');
 const shippedText = (name) => fs.readFileSync(path.join(dataDir, name), 'utf8');
@@ -56,7 +56,7 @@ for (const [flags, weightsName, analysisName] of [
 }
 
 test('WASM loads the shipped weights and its analysis matches the shipped analysis.json', async () => {
-  const core = await wasmCore();
+  const core = await wasmMaxDigitCore();
   const w = core.maxDigitWeightsFromJson(shippedText('max-digit-seed0.json'));
   assert.equal(w.E.rows, 14);
   assert.equal(w.W_Q.length, 4);
@@ -71,7 +71,7 @@ test('WASM loads the shipped weights and its analysis matches the shipped analys
 });
 
 test('the full recipe in WASM reproduces the native weights and figures', async () => {
-  const core = await wasmCore();
+  const core = await wasmMaxDigitCore();
   const wasm = core.maxDigitTrain({ seed: 0 });
   const native = core.maxDigitWeightsFromJson(shippedText('max-digit-seed0.json'));
   assert.ok(treeDiff(matrices(wasm), matrices(native)) <= NATIVE_WASM_WEIGHTS_TOLERANCE);
@@ -85,7 +85,7 @@ test('the full recipe in WASM reproduces the native weights and figures', async 
 });
 
 test('the trainer: chunked equals one-shot bit for bit, dispose frees it, a disposed trainer throws', async () => {
-  const core = await wasmCore();
+  const core = await wasmMaxDigitCore();
   const before = core.maxDigitLiveTrainers();
   const settings = { seed: 3, steps: 60 };
   const oneShot = core.maxDigitTrain(settings);
@@ -108,7 +108,7 @@ test('the trainer: chunked equals one-shot bit for bit, dispose frees it, a disp
 });
 
 test('bad weights files: the same clear message natively and in JS', async () => {
-  const core = await wasmCore();
+  const core = await wasmMaxDigitCore();
   const good = JSON.parse(shippedText('max-digit-seed0.json'));
   const cases = [
     ['wrong shape', (f) => { f.W_K[1] = f.W_K[1].map((row) => row.slice(0, 15)); }, /W_K\[1\] must be 64 × 16, got 64 × 15/],
@@ -144,7 +144,7 @@ test('bad weights files: the same clear message natively and in JS', async () =>
 });
 
 test('analyses through WASM: attention rows, patching, PCA invariants, bad arguments', async () => {
-  const core = await wasmCore();
+  const core = await wasmMaxDigitCore();
   const w = core.maxDigitWeightsFromJson(shippedText('max-digit-seed0.json'));
   const rows = core.maxDigitAnsAttention(w, [2, 3, 4, 5, 6]);
   assert.equal(rows.rows, 4);

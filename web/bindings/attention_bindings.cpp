@@ -53,8 +53,6 @@ val plane_rotation_js(val d, val a, val b, val angle) {
   });
 }
 
-std::string version_js() { return HEADLAB_VERSION; }
-
 }  // namespace
 }  // namespace headlab::web
 
@@ -63,5 +61,4 @@ EMSCRIPTEN_BINDINGS(headlab_attention) {
   emscripten::function("swap_projection_coordinates", &headlab::web::swap_projection_coordinates_js);
   emscripten::function("rotate_query_key", &headlab::web::rotate_query_key_js);
   emscripten::function("plane_rotation", &headlab::web::plane_rotation_js);
-  emscripten::function("version", &headlab::web::version_js);
 }

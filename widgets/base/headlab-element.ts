@@ -17,8 +17,8 @@
 //     (default: the state) → JSON; `exportControls()` builds the download buttons;
 //   - a text alternative: `summarize()` is written after every render into a
 //     screen-reader paragraph (`el.summary`) and into exported SVGs as <desc>.
-import { getCore } from '../../web/browser-core.js';
-import type { HeadlabCore } from '../../web/headlab-core.js';
+import { getCore, getMaxDigitCore } from '../../web/browser-core.js';
+import type { HeadlabCore, MaxDigitCore } from '../../web/headlab-core.js';
 import { downloadBlob, sceneToPng, sceneToSvg, type Scene } from '../chart/scene.js';
 import { baseSheet, sheet } from './theme.js';
 
@@ -45,6 +45,11 @@ export type ExportFormat = 'svg' | 'png' | 'json';
 export abstract class HeadlabElement<State = unknown> extends HTMLElement {
   /** Whether the widget waits for the WASM core before build(). */
   protected static needsCore = true;
+  /**
+   * Which WASM module the widget computes with: 'core' (headlab_core.wasm, in this.core) or
+   * 'max-digit' (headlab_max_digit.wasm, in this.maxDigit, downloaded only by pages that use it).
+   */
+  protected static coreModule: 'core' | 'max-digit' = 'core';
   /** Attributes that make up the reader's state in the URL hash (share-state); none by default. */
   protected static sharedAttributes: readonly string[] = [];
   /** The widget's own CSS, adopted (as a constructed sheet) after the base sheet. */
@@ -55,6 +60,8 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
   protected readonly root: ShadowRoot;
   /** The wrapped core once loaded (null before, or for widgets that do not need it). */
   protected core: HeadlabCore | null = null;
+  /** The wrapped max-digit module once loaded, for widgets with coreModule = 'max-digit'. */
+  protected maxDigit: MaxDigitCore | null = null;
   /** Container for the widget's content; hidden while an error is shown. */
   protected readonly body: HTMLDivElement;
   private readonly alertBox: HTMLDivElement;
@@ -268,13 +275,15 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
       this.listen(window, 'hashchange', () => this.readHash());
     }
     const ctor = this.constructor as typeof HeadlabElement;
-    if (!ctor.needsCore || this.core) {
+    if (!ctor.needsCore || this.core || this.maxDigit) {
       this.start();
       return;
     }
-    getCore().then(
-      (core) => {
-        this.core = core;
+    const loaded: Promise<unknown> = ctor.coreModule === 'max-digit'
+      ? getMaxDigitCore().then((module) => { this.maxDigit = module; })
+      : getCore().then((core) => { this.core = core; });
+    loaded.then(
+      () => {
         if (this.isConnected) this.start();
       },
       (err: unknown) => this.showError(`The interactive figure could not start: ${messageOf(err)}`),

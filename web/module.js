@@ -1,6 +1,8 @@
-// JS face of web/bindings/diagnostics_bindings.cpp: what a leak check measures.
-export function diagnosticsApi(module) {
+// JS face of web/bindings/module_bindings.cpp, in every module: the version, and
+// what a leak check measures.
+export function moduleApi(module) {
   return {
+    version: () => module.version(),
     memoryDiagnostics: () => ({
       heap_bytes_in_use: module.heap_bytes_in_use(),
       memory_bytes: module.HEAP8 ? module.HEAP8.buffer.byteLength : (module.wasmMemory?.buffer.byteLength ?? NaN),

@@ -1,8 +1,10 @@
-// embind: memory diagnostics of the module itself, for leak checks in tests
-// (10,000 widget updates must leave these flat; docs/embedding.md).
+// embind, in every module: the core's version, and memory diagnostics of the module
+// itself for leak checks in tests (10,000 widget updates must leave these flat; docs/embedding.md).
 #include <emscripten/bind.h>
 
 #include <malloc.h>
+
+#include <string>
 
 namespace headlab::web {
 namespace {
@@ -11,9 +13,12 @@ namespace {
 // the C++ heap in use, unlike the memory size, which only ever grows.
 double heap_bytes_in_use() { return static_cast<double>(mallinfo().uordblks); }
 
+std::string version() { return HEADLAB_VERSION; }
+
 }  // namespace
 }  // namespace headlab::web
 
-EMSCRIPTEN_BINDINGS(headlab_diagnostics) {
+EMSCRIPTEN_BINDINGS(headlab_module) {
+  emscripten::function("version", &headlab::web::version);
   emscripten::function("heap_bytes_in_use", &headlab::web::heap_bytes_in_use);
 }
