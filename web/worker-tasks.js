@@ -66,22 +66,25 @@ export const workerTasks = {
    *         analysis.json object (docs/max-digit-analysis.md) of the finished run; on a stop,
    *         weights and analysis are null (a half-trained model is not offered to the page).
    */
-  'max-digit-train': async (core, params, { progress, shouldStop, yieldToEvents }) => {
-    const chunk = params?.chunk ?? MAX_DIGIT_DEFAULT_CHUNK;
-    if (!Number.isInteger(chunk) || chunk < 1) throw new HeadlabError(`chunk must be an integer ≥ 1, got ${chunk}`);
-    const trainer = core.maxDigitTrainer(params?.settings ?? {});
-    try {
-      let p = trainer.progress;
-      while (!p.done && !shouldStop()) {
-        p = trainer.step(chunk);
-        progress({ steps_taken: p.steps_taken, total_steps: p.total_steps, loss: p.loss });
-        if (!p.done) await yieldToEvents();
+  'max-digit-train': {
+    module: 'max-digit',
+    run: async (core, params, { progress, shouldStop, yieldToEvents }) => {
+      const chunk = params?.chunk ?? MAX_DIGIT_DEFAULT_CHUNK;
+      if (!Number.isInteger(chunk) || chunk < 1) throw new HeadlabError(`chunk must be an integer ≥ 1, got ${chunk}`);
+      const trainer = core.maxDigitTrainer(params?.settings ?? {});
+      try {
+        let p = trainer.progress;
+        while (!p.done && !shouldStop()) {
+          p = trainer.step(chunk);
+          progress({ steps_taken: p.steps_taken, total_steps: p.total_steps, loss: p.loss });
+          if (!p.done) await yieldToEvents();
+        }
+        if (!p.done) return { progress: p, weights: null, analysis: null };
+        const weights = trainer.weights();
+        return { progress: p, weights, analysis: core.maxDigitAnalyze(weights) };
+      } finally {
+        trainer.dispose();
       }
-      if (!p.done) return { progress: p, weights: null, analysis: null };
-      const weights = trainer.weights();
-      return { progress: p, weights, analysis: core.maxDigitAnalyze(weights) };
-    } finally {
-      trainer.dispose();
-    }
+    },
   },
 };

@@ -71,7 +71,7 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
     this.field!.sync(this.root.activeElement);
     const tokens = promptTokens(digits);
     const maxDigit = Math.max(...digits);
-    const attention = this.cached(model, `att:${digits.join('')}`, () => Array.from(this.core!.maxDigitAnsAttention(model.weights, digits).data));
+    const attention = this.cached(model, `att:${digits.join('')}`, () => Array.from(this.maxDigit!.maxDigitAnsAttention(model.weights, digits).data));
     const mass = (h: number) => tokens.reduce((s, t, p) => s + (t === maxDigit ? attention[h * POSITIONS + p] : 0), 0);
     const masses = Array.from({ length: HEADS }, (_, h) => mass(h));
     const text = `ANS attention for the list ${digits.join(', ')} (maximum ${maxDigit}): mass on the maximum ${masses.map((m, h) => `head ${h} ${formatNumber(m, 3)}`).join(', ')}; mass on ANS itself ${Array.from({ length: HEADS }, (_, h) => `head ${h} ${formatNumber(attention[h * POSITIONS + 8], 3)}`).join(', ')}.`;

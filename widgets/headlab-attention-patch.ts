@@ -144,7 +144,7 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
         input.setAttribute('aria-label', p < 0 ? `head ${h}: its own attention` : `head ${h}: position ${p}, token ${TOKEN_NAMES[tokens[p]]}`);
       });
     });
-    const r = this.cached(model, `patch:${digits.join('')}:${patches.map((x) => `${x.head}${x.position}`).join(',')}`, () => this.core!.maxDigitPatch(model.weights, digits, patches));
+    const r = this.cached(model, `patch:${digits.join('')}:${patches.map((x) => `${x.head}${x.position}`).join(',')}`, () => this.maxDigit!.maxDigitPatch(model.weights, digits, patches));
     this.lastAnswer = r.answer;
     this.lastClean = r.original_answer;
     const changed = r.answer !== r.original_answer;

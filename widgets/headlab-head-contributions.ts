@@ -166,7 +166,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     const layout = this.layout;
     this.modeInputs.forEach((i) => { i.checked = i.value === mode; });
     this.layoutInputs.forEach((i) => { i.checked = i.value === layout; });
-    const c = this.cached(model, `contrib:${digits.join('')}`, () => this.core!.maxDigitContributions(model.weights, digits, 'w_o', 3));
+    const c = this.cached(model, `contrib:${digits.join('')}`, () => this.maxDigit!.maxDigitContributions(model.weights, digits, 'w_o', 3));
     const vec = (m: { data: Float64Array }, row: number): Vec3 => [m.data[row * 3], m.data[row * 3 + 1], m.data[row * 3 + 2]];
     const sum = vec(c.head_sum, 0);
     // Readout in this space: (Σ_h head_h U_3)·(U_3ᵀ W_U[:, d]) for the ten digits.

@@ -30,6 +30,7 @@ const CHUNK_STEPS = 100;
 export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   static observedAttributes = ['src', 'seed', 'steps', 'unit-norm-unembedding'];
   protected static sharedAttributes = ['seed'];
+  protected static coreModule = 'max-digit' as const;
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     .train label { display: inline-flex; gap: 0.4rem; align-items: center; }
     .train input[type="number"] { width: 6em; text-align: left; }
@@ -158,7 +159,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   protected build(): void {
     if (!this.id) throw new WidgetInputError('a <headlab-max-digit-model> needs an id, which the widgets name in their model attribute');
     this.source = modelSource(this.id);
-    void this.source.load(this.weightsUrl(), this.core!);
+    void this.source.load(this.weightsUrl(), this.maxDigit!);
     this.listen(this.source, 'change', () => this.requestRender());
 
     this.now = el('p', { class: 'now', role: 'status' });

@@ -106,11 +106,10 @@ test('attention bars: scores, attention rows and the by-maximum table equal the 
     return w.currentModel ? null : 'no model';
   }, host);
   assert.equal(shown, null);
-  const rows = await page.evaluate(async ([d]) => {
-    const { getCore } = await import('/headlab/headlab.js');
-    const core = await getCore();
+  // The page's max-digit module (the widget's own handle on it).
+  const rows = await page.evaluate(([d]) => {
     const w = document.querySelector('headlab-attention-bars');
-    return Array.from(core.maxDigitAnsAttention(w.currentModel.weights, d).data);
+    return Array.from(w.maxDigit.maxDigitAnsAttention(w.currentModel.weights, d).data);
   }, [digits]);
   for (let h = 0; h < 4; h++) {
     const expected = attentionRow(shipped, h, tokens);

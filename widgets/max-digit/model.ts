@@ -4,7 +4,7 @@
 // <headlab-max-digit-model> element; widgets without a `model` attribute share the implicit
 // source '' holding the shipped seed-0 weights. A source is an EventTarget: `change` fires
 // when its status or its model changes.
-import type { HeadlabCore, MaxDigitWeights } from '../../web/headlab-core.js';
+import type { MaxDigitCore, MaxDigitWeights } from '../../web/headlab-core.js';
 
 /** The fields of analysis.json the widgets read (docs/max-digit-analysis.md). */
 export interface MaxDigitAccuracyRow {
@@ -79,7 +79,7 @@ export class MaxDigitModelSource extends EventTarget {
   private loading: Promise<void> | null = null;
 
   /** Fetches and checks the weights at `url` (absolute) and analyses them; a second call with the same URL does nothing. */
-  load(url: string, core: HeadlabCore): Promise<void> {
+  load(url: string, core: MaxDigitCore): Promise<void> {
     if (this.loading && this.url === url) return this.loading;
     this.url = url;
     this.status = 'loading';

@@ -91,6 +91,7 @@ export function headLabel(h: number): DocumentFragment {
 
 export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<State> {
   static observedAttributes = ['model'];
+  protected static coreModule = 'max-digit' as const;
   protected source: MaxDigitModelSource | null = null;
   private sourceId: string | null = null;
   private readonly onSource = () => { this.modelChanged(); this.requestRender(); };
@@ -158,7 +159,7 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
     this.memo.clear();
     this.fragments.clear();
     this.modelChanged();
-    if (id === '' && this.source.status === 'idle') void this.source.load(defaultWeightsUrl(), this.core!);
+    if (id === '' && this.source.status === 'idle') void this.source.load(defaultWeightsUrl(), this.maxDigit!);
   }
 
   disconnectedCallback(): void {
