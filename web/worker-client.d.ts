@@ -10,3 +10,21 @@ export class WorkerClient {
   run<T = unknown>(kind: string, params: unknown, onProgress?: (detail: Record<string, unknown>) => void): WorkerRun<T>;
   terminate(): void;
 }
+
+export interface WorkerJobHandlers<T> {
+  progress?(detail: Record<string, unknown>): void;
+  done?(result: { value: T; stopped: boolean }): void;
+  failed?(error: Error): void;
+}
+/** One worker and at most one current job; a superseded or disposed job's callbacks are dropped. */
+export class WorkerJobs {
+  constructor();
+  /** Stops the current job (if any) and starts `kind` with `params`. */
+  start<T = unknown>(kind: string, params: unknown, handlers?: WorkerJobHandlers<T>): void;
+  /** True from start() until the job's done() or failed(). */
+  readonly running: boolean;
+  /** Asks the running job to stop at its next chunk boundary; done() still arrives with stopped = true. */
+  stop(): void;
+  /** Drops the current job's callbacks and terminates the worker; start() afterwards makes a new one. */
+  dispose(): void;
+}

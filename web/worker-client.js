@@ -33,3 +33,49 @@ export class WorkerClient {
     this.worker.terminate();
   }
 }
+
+/**
+ * A widget's training runs: one dedicated worker (created on first use) and at most one
+ * current job. Starting a job stops the one before it, and the callbacks of a superseded
+ * or disposed job are dropped, so a late message never overwrites newer state.
+ */
+export class WorkerJobs {
+  constructor() {
+    this.client = null;
+    this.current = 0;       // id of the job whose callbacks are live
+    this.stopCurrent = null;
+  }
+
+  /** Starts `kind`; handlers: { progress(detail), done({ value, stopped }), failed(error) }. */
+  start(kind, params, { progress = () => {}, done = () => {}, failed = () => {} } = {}) {
+    this.stop();
+    const id = ++this.current;
+    this.client ??= new WorkerClient();
+    const run = this.client.run(kind, params, (detail) => { if (id === this.current) progress(detail); });
+    this.stopCurrent = run.stop;
+    const settle = (handler) => (arg) => {
+      if (id !== this.current) return;
+      this.stopCurrent = null;
+      handler(arg);
+    };
+    run.promise.then(settle(done), settle(failed));
+  }
+
+  /** Whether a job is running (started and not yet settled). */
+  get running() {
+    return this.stopCurrent !== null;
+  }
+
+  /** Asks the running job to stop at its next chunk boundary; its done() still arrives. */
+  stop() {
+    this.stopCurrent?.();
+  }
+
+  /** Drops the current job's callbacks and ends the worker; a later start() makes a new one. */
+  dispose() {
+    this.current++;
+    this.stopCurrent = null;
+    this.client?.terminate();
+    this.client = null;
+  }
+}

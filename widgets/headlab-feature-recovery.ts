@@ -15,7 +15,7 @@
 // Events: `change` (bubbling) with FeatureRecoveryState when a setting changes or a run ends.
 import type { FeatureRecoveryResults } from '../web/headlab-core.js';
 import { DRAFT_PUBLISHED } from '../web/headlab-core.js';
-import { WorkerClient } from '../web/worker-client.js';
+import { WorkerJobs } from '../web/worker-client.js';
 import {
   HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
 } from './base/headlab-element.js';
@@ -107,9 +107,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     .primary { font-weight: 600; }
   `;
 
-  private client: WorkerClient | null = null;
-  private currentStop: (() => void) | null = null;
-  private runId = 0;
+  private readonly jobs = new WorkerJobs();
   private status: TrainingStatus = 'idle';
   private failure = '';
   private losses: number[] = [];
@@ -196,56 +194,47 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   /** Starts a run with the current settings (stopping one in progress). */
   train(): void {
     const settings = this.settings;  // throws WidgetInputError on a bad attribute
-    this.currentStop?.();
-    const id = ++this.runId;
-    this.client ??= new WorkerClient();
     this.status = 'training';
     this.failure = '';
     this.losses = [];
     this.runSteps = settings.steps;
     this.progressUpdates = 0;
     this.announce(`Training started: ${settings.steps} steps, seed ${settings.seed}.`);
-    const run = this.client.run<FeatureRecoveryResults>('feature-recovery-train', {
-      settings,
-      chunk: CHUNK_STEPS,
-      pace_ms: this.pace === 'watch' ? WATCH_PACE_MS : 0,
-    }, (detail) => {
-      if (id !== this.runId) return;
-      this.progressUpdates++;
-      for (const x of detail.losses as Float64Array) this.losses.push(x);
-      this.responseQuery = detail.response_query as Float64Array;
-      this.responseValue = detail.response_value as Float64Array;
-      this.requestRender();
-    });
-    this.currentStop = run.stop;
-    run.promise.then(({ value, stopped }) => {
-      if (id !== this.runId) return;
-      this.currentStop = null;
-      this.lastResults = value;
-      this.losses = Array.from(value.loss_trace);
-      this.responseQuery = value.response_query.flat();
-      this.responseValue = value.response_value.flat();
-      this.status = stopped ? 'stopped' : 'done';
-      this.announce(stopped
-        ? `Stopped at step ${value.steps_done} of ${value.settings.steps}. Held-out MSE ${formatMagnitude(value.heldout_mse)}.`
-        : `Training finished: held-out MSE ${formatMagnitude(value.heldout_mse)} after ${value.steps_done} steps.`);
-      this.requestRender();
-      this.emitChange();
-    }, (err: Error) => {
-      if (id !== this.runId) return;
-      this.currentStop = null;
-      this.status = 'failed';
-      this.failure = err.message;
-      this.announce(`Training failed: ${err.message}`);
-      this.requestRender();
+    const params = { settings, chunk: CHUNK_STEPS, pace_ms: this.pace === 'watch' ? WATCH_PACE_MS : 0 };
+    this.jobs.start<FeatureRecoveryResults>('feature-recovery-train', params, {
+      progress: (detail) => {
+        this.progressUpdates++;
+        for (const x of detail.losses as Float64Array) this.losses.push(x);
+        this.responseQuery = detail.response_query as Float64Array;
+        this.responseValue = detail.response_value as Float64Array;
+        this.requestRender();
+      },
+      done: ({ value, stopped }) => {
+        this.lastResults = value;
+        this.losses = Array.from(value.loss_trace);
+        this.responseQuery = value.response_query.flat();
+        this.responseValue = value.response_value.flat();
+        this.status = stopped ? 'stopped' : 'done';
+        this.announce(stopped
+          ? `Stopped at step ${value.steps_done} of ${value.settings.steps}. Held-out MSE ${formatMagnitude(value.heldout_mse)}.`
+          : `Training finished: held-out MSE ${formatMagnitude(value.heldout_mse)} after ${value.steps_done} steps.`);
+        this.requestRender();
+        this.emitChange();
+      },
+      failed: (err) => {
+        this.status = 'failed';
+        this.failure = err.message;
+        this.announce(`Training failed: ${err.message}`);
+        this.requestRender();
+      },
     });
     this.requestRender();
   }
 
   /** Asks the running training to stop; it ends within one progress update. */
   stop(): void {
-    if (this.status !== 'training' || !this.currentStop) return;
-    this.currentStop();
+    if (this.status !== 'training' || !this.jobs.running) return;
+    this.jobs.stop();
     this.announce('Stopping…');
   }
 
@@ -310,11 +299,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   }
 
   disconnectedCallback(): void {
-    this.runId++;
-    this.currentStop?.();
-    this.currentStop = null;
-    this.client?.terminate();
-    this.client = null;
+    this.jobs.dispose();
     if (this.status === 'training') this.status = 'stopped';
     this.resizeObserver?.disconnect();
     this.resizeObserver = null;

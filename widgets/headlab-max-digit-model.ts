@@ -10,7 +10,7 @@
 // W_U's columns held at unit norm).
 // Events: `change` with { status, seed, label, accuracy } when a run ends or the model switches.
 import type { MaxDigitTrainingSettings, MaxDigitWeights } from '../web/headlab-core.js';
-import { WorkerClient } from '../web/worker-client.js';
+import { WorkerJobs } from '../web/worker-client.js';
 import { HeadlabElement, WidgetInputError, el, integerAttribute, setNumberAttribute } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { defaultWeightsUrl, modelSource, type MaxDigitAnalysisFile, type MaxDigitModelSource } from './max-digit/model.js';
@@ -40,9 +40,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   `;
 
   private source: MaxDigitModelSource | null = null;
-  private client: WorkerClient | null = null;
-  private stopRun: (() => void) | null = null;
-  private runId = 0;
+  private readonly jobs = new WorkerJobs();
   private status: ModelTrainingStatus = 'idle';
   private progressDone = 0;
   private progressTotal = 0;
@@ -84,49 +82,43 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   /** Trains a model from the `seed` attribute in the worker; every widget switches to it when the run ends. */
   train(): void {
     const settings: MaxDigitTrainingSettings = { seed: this.seed, steps: this.steps, unit_norm_unembedding: this.unitNormUnembedding };
-    this.stopRun?.();
-    const id = ++this.runId;
-    this.client ??= new WorkerClient();
     this.status = 'training';
     this.failure = '';
     this.progressDone = 0;
     this.progressTotal = settings.steps!;
     this.announce(`Training a model from seed ${settings.seed} (${settings.steps} steps)…`);
-    const run = this.client.run<{ progress: { steps_taken: number }; weights: MaxDigitWeights | null; analysis: MaxDigitAnalysisFile | null }>(
-      'max-digit-train', { settings, chunk: CHUNK_STEPS }, (detail) => {
-        if (id !== this.runId) return;
+    type Trained = { progress: { steps_taken: number }; weights: MaxDigitWeights | null; analysis: MaxDigitAnalysisFile | null };
+    this.jobs.start<Trained>('max-digit-train', { settings, chunk: CHUNK_STEPS }, {
+      progress: (detail) => {
         this.progressDone = detail.steps_taken as number;
         this.lastLoss = detail.loss as number;
         this.requestRender();
-      });
-    this.stopRun = run.stop;
-    run.promise.then(({ value }) => {
-      if (id !== this.runId) return;
-      this.stopRun = null;
-      if (!value.weights || !value.analysis) {
-        this.status = 'stopped';
-        this.announce(`Stopped after ${value.progress.steps_taken} steps; the figures keep the previous model.`);
-      } else {
-        this.status = 'done';
-        const label = `seed ${settings.seed}, ${settings.steps} steps${settings.unit_norm_unembedding ? ', unit-norm W_U' : ''}, trained in this page`;
-        this.source!.replace(value.weights, value.analysis, label, settings.seed!);
-        this.announce(`Trained from seed ${settings.seed}: accuracy ${percent(value.analysis.accuracy, 2)}. Every figure tied to this model now shows it.`);
-      }
-      this.requestRender();
-      this.emitChange();
-    }, (err: Error) => {
-      if (id !== this.runId) return;
-      this.stopRun = null;
-      this.status = 'failed';
-      this.failure = err.message;
-      this.announce(`Training failed: ${err.message}`);
-      this.requestRender();
+      },
+      done: ({ value }) => {
+        if (!value.weights || !value.analysis) {
+          this.status = 'stopped';
+          this.announce(`Stopped after ${value.progress.steps_taken} steps; the figures keep the previous model.`);
+        } else {
+          this.status = 'done';
+          const label = `seed ${settings.seed}, ${settings.steps} steps${settings.unit_norm_unembedding ? ', unit-norm W_U' : ''}, trained in this page`;
+          this.source!.replace(value.weights, value.analysis, label, settings.seed!);
+          this.announce(`Trained from seed ${settings.seed}: accuracy ${percent(value.analysis.accuracy, 2)}. Every figure tied to this model now shows it.`);
+        }
+        this.requestRender();
+        this.emitChange();
+      },
+      failed: (err) => {
+        this.status = 'failed';
+        this.failure = err.message;
+        this.announce(`Training failed: ${err.message}`);
+        this.requestRender();
+      },
     });
     this.requestRender();
   }
 
   stop(): void {
-    if (this.status === 'training') this.stopRun?.();
+    if (this.status === 'training') this.jobs.stop();
   }
 
   /** Back to the weights the page loaded. */
@@ -147,11 +139,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   }
 
   disconnectedCallback(): void {
-    this.runId++;
-    this.stopRun?.();
-    this.stopRun = null;
-    this.client?.terminate();
-    this.client = null;
+    this.jobs.dispose();
     if (this.status === 'training') this.status = 'stopped';
     super.disconnectedCallback();
   }
