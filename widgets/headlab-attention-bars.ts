@@ -6,7 +6,7 @@
 //
 // Attributes: digits ("2 3 4 5 6"), model (id of a <headlab-max-digit-model>).
 // Events: `change` with { digits, max_digit } when the reader edits the list.
-import { WidgetInputError, el, type WidgetFigure } from './base/headlab-element.js';
+import { el, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
@@ -99,8 +99,8 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
   }
 
   private shownOrThrow(): [number[], number[], number] {
-    if (!this.shown) throw new WidgetInputError('nothing to export before the model has loaded');
-    return [this.shown.attention, this.shown.tokens, this.shown.maxDigit];
+    const shown = this.exportable(this.shown);
+    return [shown.attention, shown.tokens, shown.maxDigit];
   }
 
   protected describe(): string {

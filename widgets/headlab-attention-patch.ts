@@ -178,10 +178,7 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
   }
 
   figures(): WidgetFigure[] {
-    const shown = () => {
-      if (!this.shown) throw new WidgetInputError('nothing to export before the model has loaded');
-      return this.shown.result;
-    };
+    const shown = () => this.exportable(this.shown).result;
     return [
       { name: 'logits', label: 'Logits', scene: () => { const r = shown(); return this.scene(r.original_logits, r.logits); } },
       { name: 'table', label: 'Logit table', scene: () => { shown(); return tablesScene([this.table!], this.themeColours(), 'All fourteen logits at ANS, clean and patched'); } },

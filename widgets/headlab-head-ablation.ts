@@ -153,10 +153,7 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
   }
 
   figures(): WidgetFigure[] {
-    const shown = () => {
-      if (!this.shown) throw new WidgetInputError('nothing to export before the model has loaded');
-      return this.shown;
-    };
+    const shown = () => this.exportable(this.shown);
     return [
       { name: 'accuracy', label: 'Accuracy by maximum', scene: () => { const s = shown(); return this.scene(s.full, s.cut, s.name); } },
       { name: 'subsets', label: 'Every set of heads', scene: () => { shown(); return tablesScene([this.table!], this.themeColours(), 'Accuracy with every set of heads removed'); } },

@@ -153,10 +153,7 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
   }
 
   figures(): WidgetFigure[] {
-    const shown = () => {
-      if (!this.shown) throw new WidgetInputError('nothing to export before the model has loaded');
-      return this.shown;
-    };
+    const shown = () => this.exportable(this.shown);
     return [
       { name: 'variance', label: 'Variance explained', scene: () => { const s = shown(); return this.scene(s.variance, s.k, s.basis); } },
       { name: 'tables', label: 'Accuracy and cosine tables', scene: () => { shown(); return tablesScene([this.kTable!, this.cosTable!], this.themeColours(), 'Accuracy for k = 1, 2, 3 and cosines between the bases'); } },

@@ -199,6 +199,12 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
   /** The text alternative of the figure for `model` (called after each render). */
   protected abstract describe(model: MaxDigitModel): string;
 
+  /** What the last render showed; an export before the model has loaded is an author-facing error. */
+  protected exportable<T>(shown: T | null): T {
+    if (shown === null) throw new WidgetInputError('nothing to export before the model has loaded');
+    return shown;
+  }
+
   protected summarize(): string {
     const model = this.currentModel;
     return model ? this.describe(model) : 'The max-digit model is loading.';
