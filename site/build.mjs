@@ -51,8 +51,15 @@ export function renderMath(html, file) {
       throw new Error(`${file}: bad math ${JSON.stringify(tex)}: ${err.message}`);
     }
   };
+  // A display equation made of parts separated by \qquad at the top level is typeset part by
+  // part in a wrapping row: one line where it fits, one part per line on a phone.
+  const display = (tex) => {
+    const parts = splitTopLevel(tex, '\\qquad');
+    if (parts.length === 1) return render(tex, true);
+    return `<span class="katex-wrap">${parts.map((part) => render(part, true)).join('')}</span>`;
+  };
   return html
-    .replace(/\$\$([\s\S]+?)\$\$/g, (_, tex) => render(tex, true))
+    .replace(/\$\$([\s\S]+?)\$\$/g, (_, tex) => display(tex))
     .replace(/\\\(([\s\S]+?)\\\)/g, (_, tex) => render(tex, false));
 }
 
@@ -91,6 +98,29 @@ export function wrapTables(html) {
     const before = html.slice(Math.max(0, offset - 80), offset);
     return /class="[^"]*\bhl-scroll\b[^"]*"[^>]*>\s*$/.test(before) ? table : `<div class="hl-scroll">${table}</div>`;
   });
+}
+
+/** `tex` split at each `separator` outside braces and \begin…\end environments (trimmed, empty parts dropped). */
+export function splitTopLevel(tex, separator) {
+  const parts = [];
+  let depth = 0;
+  let env = 0;
+  let start = 0;
+  for (let i = 0; i < tex.length; i++) {
+    const c = tex[i];
+    if (c === '\\' && tex.startsWith('\\begin', i)) env++;
+    else if (c === '\\' && tex.startsWith('\\end', i)) env--;
+    if (c === '\\' && (tex[i + 1] === '{' || tex[i + 1] === '}')) { i++; continue; }
+    if (c === '{') depth++;
+    else if (c === '}') depth--;
+    else if (depth === 0 && env === 0 && tex.startsWith(separator, i) && !/[A-Za-z]/.test(tex[i + separator.length] ?? '')) {
+      parts.push(tex.slice(start, i));
+      start = i + separator.length;
+      i = start - 1;
+    }
+  }
+  parts.push(tex.slice(start));
+  return parts.map((p) => p.trim()).filter(Boolean);
 }
 
 function page(body, title, depth) {

@@ -80,6 +80,9 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
   private renders = 0;
   private readonly summaryBox: HTMLParagraphElement;
   private exportStatus: HTMLElement | null = null;
+  /** Watches the widget's SVGs and scroll boxes for size changes (fitSvgText, markScrollBox). */
+  private resizes: ResizeObserver | null = null;
+  private readonly observed = new WeakSet<Element>();
   /** Scroll to this element after its next render (its state was named by the URL hash on load). */
   private scrollOnRender = false;
 
@@ -425,6 +428,8 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
     this.frame = 0;
     this.listeners?.abort();
     this.listeners = null;
+    this.resizes?.disconnect();
+    this.resizes = null;
     // Controls are rebuilt (with fresh listeners) if the element is attached again.
     this.built = false;
     this.body.replaceChildren();
@@ -466,6 +471,7 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
       this.clearError();
       const text = this.summarize();
       if (this.summaryBox.textContent !== text) this.summaryBox.textContent = text;
+      this.observeLayout();
       if (this.scrollOnRender) {
         this.scrollOnRender = false;
         // After layout of this frame, so the element has its rendered height.
@@ -474,6 +480,35 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
     });
     // For <headlab-value> elements bound to this one (they listen on the document).
     this.dispatchEvent(new Event('headlab-render', { bubbles: true, composed: true }));
+  }
+
+  // ---- legible at every width ----
+
+  /**
+   * Watches every SVG with a viewBox and every `.scroll` box of the widget (new ones after each
+   * render). An SVG drawn narrower than its viewBox shrinks its text with it; `--hl-text-zoom`
+   * (1 / scale, at least 1) scales the text back up so it renders at its CSS size (base sheet:
+   * `svg text { font-size: calc(12px * var(--hl-text-zoom, 1)) }`). A `.scroll` box whose
+   * content is wider than the box becomes a labelled region in the Tab order.
+   */
+  private observeLayout(): void {
+    if (typeof ResizeObserver === 'undefined') return;
+    this.resizes ??= new ResizeObserver((entries) => {
+      for (const entry of entries) {
+        const target = entry.target as Element;
+        if (target instanceof SVGSVGElement) fitSvgText(target, entry.contentRect.width, entry.contentRect.height);
+        const box = target.classList.contains('scroll') ? target : target.parentElement?.closest('.scroll');
+        if (box instanceof HTMLElement) markScrollBox(box);
+      }
+    });
+    for (const target of this.root.querySelectorAll('svg[viewBox], .scroll, .scroll > *')) {
+      if (this.observed.has(target)) {
+        if (target instanceof HTMLElement && target.classList.contains('scroll')) markScrollBox(target);
+        continue;
+      }
+      this.observed.add(target);
+      this.resizes.observe(target);
+    }
   }
 
   /** Dispatches a bubbling, composed `change` event whose detail is the state (and updates the URL hash under share-state). */
@@ -525,6 +560,39 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
 }
 
 let fieldCount = 0;
+
+/** Sets --hl-text-zoom on an SVG drawn at `width` × `height` CSS px so its text keeps its CSS size. */
+function fitSvgText(svg: SVGSVGElement, width: number, height: number): void {
+  const vb = svg.viewBox.baseVal;
+  if (!vb || !vb.width || !width) return;
+  // preserveAspectRatio "meet" (the default): the smaller of the two scales applies.
+  const scale = vb.height && height ? Math.min(width / vb.width, height / vb.height) : width / vb.width;
+  const zoom = scale > 0 && scale < 1 ? (1 / scale).toFixed(3) : '';
+  if (svg.style.getPropertyValue('--hl-text-zoom') === zoom) return;
+  if (zoom) svg.style.setProperty('--hl-text-zoom', zoom);
+  else svg.style.removeProperty('--hl-text-zoom');
+}
+
+/** A `.scroll` box whose content is wider than it: a labelled, focusable region (keyboard scrolling); otherwise plain. */
+function markScrollBox(box: HTMLElement): void {
+  const overflows = box.scrollWidth > box.clientWidth + 1;
+  if (overflows === box.hasAttribute('data-overflows')) return;
+  if (overflows) {
+    box.setAttribute('data-overflows', '');
+    if (!box.hasAttribute('tabindex')) { box.tabIndex = 0; box.setAttribute('data-added', 'tabindex'); }
+    if (!box.hasAttribute('role')) box.setAttribute('role', 'region');
+    if (!box.hasAttribute('aria-label') && !box.hasAttribute('aria-labelledby')) {
+      const caption = box.querySelector('caption')?.textContent?.trim().replace(/\s+/g, ' ');
+      box.setAttribute('aria-label', `${caption ? caption.slice(0, 80) : 'Table'} (scrolls sideways)`);
+      box.setAttribute('data-added-label', '');
+    }
+  } else {
+    box.removeAttribute('data-overflows');
+    if (box.getAttribute('data-added') === 'tabindex') { box.removeAttribute('tabindex'); box.removeAttribute('data-added'); }
+    if (box.getAttribute('role') === 'region') box.removeAttribute('role');
+    if (box.hasAttribute('data-added-label')) { box.removeAttribute('aria-label'); box.removeAttribute('data-added-label'); }
+  }
+}
 
 function hashParts(): string[] {
   return location.hash.replace(/^#/, '').split('&').filter(Boolean);

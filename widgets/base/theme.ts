@@ -40,6 +40,7 @@ const BASE_CSS = /* css */ `
   --hl-changed: var(--headlab-changed, light-dark(#a14600, #f0b050));
   --hl-good: var(--headlab-good, light-dark(#006b4f, #3fd0a0));
   --hl-bad: var(--headlab-bad, light-dark(#a13a00, #ff9e6b));
+  --hl-scroll-shadow: light-dark(rgba(0, 0, 0, 0.28), rgba(0, 0, 0, 0.75));
 }
 :host([data-auto-scheme]) { color-scheme: light dark; }
 :host([hidden]) { display: none; }
@@ -76,7 +77,17 @@ input[type="radio"] { accent-color: var(--hl-focus); }
   position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0;
   overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0;
 }
-.scroll { overflow-x: auto; max-width: 100%; position: relative; }  /* relative: contains .sr-only spans */
+/* A box that scrolls sideways shows it: shadows at the edges it can scroll towards (the
+   panel-coloured covers scroll with the content and hide them at the ends). While its content
+   overflows, the base class makes it a labelled region in the Tab order. */
+.scroll {
+  overflow-x: auto; max-width: 100%; position: relative;  /* relative: contains .sr-only spans */
+  background:
+    linear-gradient(to right, var(--hl-panel) 30%, transparent) left center / 2.5rem 100% no-repeat local,
+    linear-gradient(to left, var(--hl-panel) 30%, transparent) right center / 2.5rem 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, var(--hl-scroll-shadow), transparent) left center / 0.9rem 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, var(--hl-scroll-shadow), transparent) right center / 0.9rem 100% no-repeat scroll;
+}
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { padding: 0.2rem 0.45rem; text-align: right; border-bottom: 1px solid var(--hl-rule); }
 th { font-weight: 600; }
@@ -128,7 +139,11 @@ fieldset.controls > legend { padding: 0; margin-bottom: 0.25rem; font-weight: 60
 .tag { font-size: 0.8em; border-radius: 3px; padding: 0 0.3em; white-space: nowrap; }
 .tag.changed { color: var(--hl-changed); border: 1px solid currentColor; font-weight: 600; }
 .tag.same { color: var(--hl-muted); border: 1px dashed currentColor; }
-svg text { fill: var(--hl-fg); font-size: 12px; }
+/* Chart text keeps 12 CSS px however narrow its SVG is drawn (--hl-text-zoom: see HeadlabElement). */
+svg text { fill: var(--hl-fg); font-size: calc(12px * var(--hl-text-zoom, 1)); }
+svg text tspan[baseline-shift] { font-size: 0.92em; }
+/* Text scaled back up may reach past the edge of its SVG: show it rather than cut it. */
+svg { overflow: visible; }
 .bar-pos { fill: var(--hl-pos); }
 .bar-neg { fill: var(--hl-neg); }
 .axis { stroke: var(--hl-muted); stroke-width: 1; }
