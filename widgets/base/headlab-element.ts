@@ -275,7 +275,7 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
         if (text === '') throw new WidgetInputError(`${options.label} is empty`);
         value = options.parse(text);
       } catch (err) {
-        if (!(err instanceof WidgetInputError)) throw err;
+        if (!(err instanceof Error && err.name === 'WidgetInputError')) throw err;
         input.setAttribute('aria-invalid', 'true');
         const kept = options.current ? ` (${options.current()})` : '';
         message.textContent = `${err.message}; the last valid value${kept} is kept.`;
