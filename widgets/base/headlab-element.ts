@@ -501,11 +501,10 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
         if (box instanceof HTMLElement) markScrollBox(box);
       }
     });
+    // Only new elements: sizes are read in the observer's callback, after layout, never here
+    // (a read right after render()'s writes would force a layout on every render).
     for (const target of this.root.querySelectorAll('svg[viewBox], .scroll, .scroll > *')) {
-      if (this.observed.has(target)) {
-        if (target instanceof HTMLElement && target.classList.contains('scroll')) markScrollBox(target);
-        continue;
-      }
+      if (this.observed.has(target)) continue;
       this.observed.add(target);
       this.resizes.observe(target);
     }

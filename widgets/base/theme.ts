@@ -158,7 +158,7 @@ rect, line, path { transition: all 120ms ease-out; }
     --hl-rule: var(--headlab-rule, #c9c9d1); --hl-focus: var(--headlab-focus, #0b5cad);
     --hl-neg: var(--headlab-negative, #0072b2); --hl-pos: var(--headlab-positive, #d55e00);
     --hl-changed: var(--headlab-changed, #a14600); --hl-good: var(--headlab-good, #006b4f);
-    --hl-bad: var(--headlab-bad, #a13a00);
+    --hl-bad: var(--headlab-bad, #a13a00); --hl-scroll-shadow: rgba(0, 0, 0, 0.28);
   }
   @media (prefers-color-scheme: dark) {
     :host {
@@ -167,7 +167,7 @@ rect, line, path { transition: all 120ms ease-out; }
       --hl-rule: var(--headlab-rule, #474752); --hl-focus: var(--headlab-focus, #7fb6ff);
       --hl-neg: var(--headlab-negative, #56b4e9); --hl-pos: var(--headlab-positive, #e69f00);
       --hl-changed: var(--headlab-changed, #f0b050); --hl-good: var(--headlab-good, #3fd0a0);
-      --hl-bad: var(--headlab-bad, #ff9e6b);
+      --hl-bad: var(--headlab-bad, #ff9e6b); --hl-scroll-shadow: rgba(0, 0, 0, 0.75);
     }
   }
 }
