@@ -42,7 +42,11 @@ export interface WidgetFigure {
 
 export type ExportFormat = 'svg' | 'png' | 'json';
 
-export abstract class HeadlabElement<State = unknown> extends HTMLElement {
+// Outside a browser (Node, server rendering, build tools) there is no HTMLElement: the
+// classes then extend a bare class, so importing a widget defines and throws nothing.
+const ElementBase = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement) as typeof HTMLElement;
+
+export abstract class HeadlabElement<State = unknown> extends ElementBase {
   /** Whether the widget waits for the WASM core before build(). */
   protected static needsCore = true;
   /**
@@ -78,9 +82,9 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
     const ctor = this.constructor as typeof HeadlabElement;
     this.root = this.attachShadow({ mode: 'open', ...ctor.shadowOptions });
     this.root.adoptedStyleSheets = ctor.css ? [baseSheet(), sheet(ctor.css)] : [baseSheet()];
-    this.placeholder = el('div', { class: 'placeholder', role: 'status' }, 'Loading the interactive figure…');
-    this.alertBox = el('div', { class: 'alert', role: 'alert', hidden: '' });
-    this.body = el('div', { class: 'body', hidden: '' });
+    this.placeholder = el('div', { class: 'placeholder', part: 'placeholder', role: 'status' }, 'Loading the interactive figure…');
+    this.alertBox = el('div', { class: 'alert', part: 'alert', role: 'alert', hidden: '' });
+    this.body = el('div', { class: 'body', part: 'body', hidden: '' });
     this.summaryBox = el('p', { class: 'summary sr-only' });
     this.root.append(this.placeholder, this.alertBox, this.body);
   }
