@@ -9,6 +9,7 @@ import katex from 'katex';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeCustomElements } from './custom-elements.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = path.join(root, 'build/wasm/web');
@@ -53,6 +54,15 @@ export function renderMath(html, file) {
     .replace(/\\\(([\s\S]+?)\\\)/g, (_, tex) => render(tex, false));
 }
 
+/** The elements with their own entry point: widgets/headlab-<name>-define.ts → <name>.js. */
+export function elementNames() {
+  return fs.readdirSync(path.join(root, 'widgets'))
+    .map((f) => /^headlab-(.+)-define\.ts$/.exec(f)?.[1]).filter(Boolean).sort();
+}
+
+/** Weights files shipped in the bundle's data/ folder (the default one and the unit-norm variant). */
+export const BUNDLED_DATA = ['max-digit-seed0.json', 'max-digit-seed0-unit-norm.json'];
+
 function page(body, title, depth) {
   const up = '../'.repeat(depth);
   const layout = fs.readFileSync(path.join(root, 'site/layout.html'), 'utf8');
@@ -66,7 +76,10 @@ export async function buildSite({ quiet = false } = {}) {
   fs.rmSync(outDir, { recursive: true, force: true });
   fs.mkdirSync(path.join(outDir, 'headlab'), { recursive: true });
 
-  const entries = { headlab: path.join(root, 'widgets/headlab.ts') };
+  // Entries: headlab.js (every element), one per element (value-swap.js → `headlab/value-swap`,
+  // registering that element alone), elements.js (the classes, registering nothing) and the worker.
+  const entries = { headlab: path.join(root, 'widgets/headlab.ts'), elements: path.join(root, 'widgets/elements.ts') };
+  for (const name of elementNames()) entries[name] = path.join(root, `widgets/headlab-${name}-define.ts`);
   const workerEntry = path.join(root, 'web/worker.js');
   if (fs.existsSync(workerEntry)) entries['headlab-worker'] = workerEntry;
   await esbuild.build({
@@ -90,6 +103,12 @@ export async function buildSite({ quiet = false } = {}) {
   for (const wasm of ['headlab_core.wasm', 'headlab_max_digit.wasm']) {
     fs.copyFileSync(path.join(wasmDir, wasm), path.join(outDir, 'headlab', wasm));
   }
+  // The shipped max-digit weights go in the bundle's data/ folder, where the widgets'
+  // default URL (new URL('./data/max-digit-seed0.json', import.meta.url)) finds them.
+  fs.mkdirSync(path.join(outDir, 'headlab/data'));
+  for (const f of BUNDLED_DATA) fs.copyFileSync(path.join(root, 'site/pages/data', f), path.join(outDir, 'headlab/data', f));
+  // The Custom Elements Manifest, from the built classes (imported in Node) and types/headlab.d.ts.
+  await writeCustomElements(path.join(outDir, 'headlab'));
   // dist/: the same bundle, where package.json's "files" and "exports" point (npm pack ships it).
   fs.rmSync(distDir, { recursive: true, force: true });
   fs.cpSync(path.join(outDir, 'headlab'), distDir, { recursive: true });

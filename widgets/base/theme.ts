@@ -26,6 +26,9 @@ const BASE_CSS = /* css */ `
   margin: 1.5rem 0;
   color: var(--hl-fg);
   font: inherit;
+  /* Typography follows the page unless the author sets these (docs/embedding.md, "Theming"). */
+  font-family: var(--headlab-font-family, inherit);
+  font-size: var(--headlab-font-size, inherit);
   --hl-fg: var(--headlab-fg, light-dark(#1b1b1f, #e8e8ea));
   --hl-muted: var(--headlab-muted, light-dark(#55555f, #a8a8b2));
   --hl-panel: var(--headlab-panel, light-dark(#f3f3f1, #202026));
@@ -93,7 +96,11 @@ td.heat {
 .tag { font-size: 0.8em; border-radius: 3px; padding: 0 0.3em; white-space: nowrap; }
 .tag.changed { color: var(--hl-changed); border: 1px solid currentColor; font-weight: 600; }
 .tag.same { color: var(--hl-muted); border: 1px dashed currentColor; }
-svg text { fill: var(--hl-fg); font-size: 12px; }
+svg text {
+  fill: var(--hl-fg);
+  font-size: var(--headlab-chart-font-size, 12px);
+  font-family: var(--headlab-chart-font-family, var(--headlab-font-family, system-ui, sans-serif));
+}
 .bar-pos { fill: var(--hl-pos); }
 .bar-neg { fill: var(--hl-neg); }
 .axis { stroke: var(--hl-muted); stroke-width: 1; }
