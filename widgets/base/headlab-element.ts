@@ -80,6 +80,9 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   constructor() {
     super();
     const ctor = this.constructor as typeof HeadlabElement;
+    // A prerendered snapshot arrives as a declarative shadow root (site/snapshots.mjs);
+    // attachShadow empties it, so keep its nodes and show them until the first render.
+    const snapshot = this.shadowRoot ? [...this.shadowRoot.childNodes] : [];
     this.root = this.attachShadow({ mode: 'open', ...ctor.shadowOptions });
     this.root.adoptedStyleSheets = ctor.css ? [baseSheet(), sheet(ctor.css)] : [baseSheet()];
     this.placeholder = el('div', { class: 'placeholder', part: 'placeholder', role: 'status' }, 'Loading the interactive figure…');
@@ -87,6 +90,19 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     this.body = el('div', { class: 'body', part: 'body', hidden: '' });
     this.summaryBox = el('p', { class: 'summary sr-only' });
     this.root.append(this.placeholder, this.alertBox, this.body);
+    if (snapshot.length) {
+      this.placeholder.hidden = true;
+      this.snapshot = snapshot;
+      this.root.append(...snapshot);
+    }
+  }
+
+  /** The prerendered snapshot's nodes, on screen until the first render replaces them in the same frame. */
+  private snapshot: Node[] = [];
+
+  private dropSnapshot(): void {
+    for (const node of this.snapshot) node.parentNode?.removeChild(node);
+    this.snapshot = [];
   }
 
   /** Number of completed render() calls (diagnostics and tests). */
@@ -351,6 +367,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
 
   /** Shows `message` in the widget's alert box and hides its content. */
   protected showError(message: string): void {
+    this.dropSnapshot();
     this.placeholder.hidden = true;
     this.alertBox.textContent = message;
     this.alertBox.hidden = false;
@@ -358,6 +375,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   }
 
   private clearError(): void {
+    this.dropSnapshot();
     this.placeholder.hidden = true;
     if (!this.alertBox.hidden) {
       this.alertBox.hidden = true;
