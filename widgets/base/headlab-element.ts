@@ -50,7 +50,11 @@ export interface WidgetFigure {
 
 export type ExportFormat = 'svg' | 'png' | 'json';
 
-export abstract class HeadlabElement<State = unknown> extends HTMLElement {
+// Outside a browser (Node, server rendering, build tools) there is no HTMLElement: the
+// classes then extend a bare class, so importing a widget defines and throws nothing.
+const ElementBase = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement) as typeof HTMLElement;
+
+export abstract class HeadlabElement<State = unknown> extends ElementBase {
   /** Whether the widget waits for the WASM core before build(). */
   protected static needsCore = true;
   /**
@@ -89,13 +93,29 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
   constructor() {
     super();
     const ctor = this.constructor as typeof HeadlabElement;
+    // A prerendered snapshot arrives as a declarative shadow root (site/snapshots.mjs);
+    // attachShadow empties it, so keep its nodes and show them until the first render.
+    const snapshot = this.shadowRoot ? [...this.shadowRoot.childNodes] : [];
     this.root = this.attachShadow({ mode: 'open', ...ctor.shadowOptions });
     this.root.adoptedStyleSheets = ctor.css ? [baseSheet(), sheet(ctor.css)] : [baseSheet()];
-    this.placeholder = el('div', { class: 'placeholder', role: 'status' }, 'Loading the interactive figure…');
-    this.alertBox = el('div', { class: 'alert', role: 'alert', hidden: '' });
-    this.body = el('div', { class: 'body', hidden: '' });
+    this.placeholder = el('div', { class: 'placeholder', part: 'placeholder', role: 'status' }, 'Loading the interactive figure…');
+    this.alertBox = el('div', { class: 'alert', part: 'alert', role: 'alert', hidden: '' });
+    this.body = el('div', { class: 'body', part: 'body', hidden: '' });
     this.summaryBox = el('p', { class: 'summary sr-only' });
     this.root.append(this.placeholder, this.alertBox, this.body);
+    if (snapshot.length) {
+      this.placeholder.hidden = true;
+      this.snapshot = snapshot;
+      this.root.append(...snapshot);
+    }
+  }
+
+  /** The prerendered snapshot's nodes, on screen until the first render replaces them in the same frame. */
+  private snapshot: Node[] = [];
+
+  private dropSnapshot(): void {
+    for (const node of this.snapshot) node.parentNode?.removeChild(node);
+    this.snapshot = [];
   }
 
   /** Number of completed render() calls (diagnostics and tests). */
@@ -518,6 +538,7 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
 
   /** Shows `message` in the widget's alert box and hides its content. */
   protected showError(message: string): void {
+    this.dropSnapshot();
     this.placeholder.hidden = true;
     this.alertBox.textContent = message;
     this.alertBox.hidden = false;
@@ -525,6 +546,7 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
   }
 
   private clearError(): void {
+    this.dropSnapshot();
     this.placeholder.hidden = true;
     if (!this.alertBox.hidden) {
       this.alertBox.hidden = true;

@@ -26,6 +26,9 @@ const BASE_CSS = /* css */ `
   margin: 1.5rem 0;
   color: var(--hl-fg);
   font: inherit;
+  /* Typography follows the page unless the author sets these (docs/embedding.md, "Theming"). */
+  font-family: var(--headlab-font-family, inherit);
+  font-size: var(--headlab-font-size, inherit);
   --hl-fg: var(--headlab-fg, light-dark(#1b1b1f, #e8e8ea));
   --hl-muted: var(--headlab-muted, light-dark(#55555f, #a8a8b2));
   --hl-panel: var(--headlab-panel, light-dark(#f3f3f1, #202026));
@@ -139,8 +142,13 @@ fieldset.controls > legend { padding: 0; margin-bottom: 0.25rem; font-weight: 60
 .tag { font-size: 0.8em; border-radius: 3px; padding: 0 0.3em; white-space: nowrap; }
 .tag.changed { color: var(--hl-changed); border: 1px solid currentColor; font-weight: 600; }
 .tag.same { color: var(--hl-muted); border: 1px dashed currentColor; }
-/* Chart text keeps 12 CSS px however narrow its SVG is drawn (--hl-text-zoom: see HeadlabElement). */
-svg text { fill: var(--hl-fg); font-size: calc(12px * var(--hl-text-zoom, 1)); }
+/* Chart text keeps its CSS size (12 px unless the page sets --headlab-chart-font-size) however
+   narrow its SVG is drawn (--hl-text-zoom: see HeadlabElement). */
+svg text {
+  fill: var(--hl-fg);
+  font-size: calc(var(--headlab-chart-font-size, 12px) * var(--hl-text-zoom, 1));
+  font-family: var(--headlab-chart-font-family, var(--headlab-font-family, system-ui, sans-serif));
+}
 svg text tspan[baseline-shift] { font-size: 0.92em; }
 /* Text scaled back up may reach past the edge of its SVG: show it rather than cut it. */
 svg { overflow: visible; }
