@@ -77,6 +77,8 @@ export async function customElementsManifest(bundleDir) {
     const d = declared[className];
     if (!d) throw new Error(`types/headlab.d.ts declares no interface ${className} for <${tag}>`);
     const observed = cls.observedAttributes ?? [];
+    // <headlab-value> is a number inline in the prose, not a widget: no share-state, change event or parts.
+    const widget = typeof cls.prototype.figures === 'function';
     const shared = cls.sharedAttributes ?? [];
     const hasAccessor = (field) => {
       for (let p = cls.prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
@@ -84,7 +86,7 @@ export async function customElementsManifest(bundleDir) {
       }
       return false;
     };
-    const attributes = [...observed, 'share-state'].map((attr) => {
+    const attributes = [...observed, ...(widget ? ['share-state'] : [])].map((attr) => {
       const field = camel(attr);
       const member = d.members.find((m) => m.name === field && !m.method);
       return {
@@ -114,9 +116,9 @@ export async function customElementsManifest(bundleDir) {
         superclass: { name: 'HTMLElement' },
         attributes,
         members,
-        events: [{ name: 'change', type: { text: `CustomEvent<${d.stateType ?? 'unknown'}>` }, description: 'Bubbling and composed; detail is the element\'s state.' }],
-        cssParts: BASE_PARTS,
-        cssProperties: CSS_PROPERTIES,
+        events: widget ? [{ name: 'change', type: { text: `CustomEvent<${d.stateType ?? 'unknown'}>` }, description: 'Bubbling and composed; detail is the element\'s state.' }] : [],
+        cssParts: widget ? BASE_PARTS : [],
+        cssProperties: widget ? CSS_PROPERTIES : [],
       }],
       exports: [
         { kind: 'js', name: className, declaration: { name: className, module: `dist/${name}.js` } },

@@ -59,8 +59,12 @@ export class HeadlabValue extends ElementBase {
     else this.setAttribute('format', value);
   }
 
+  private shown: BoundValue | undefined = undefined;
+
   /** The value as last shown, or undefined while the source has none. */
-  value: BoundValue | undefined = undefined;
+  get value(): BoundValue | undefined {
+    return this.shown;
+  }
 
   connectedCallback(): void {
     if (this.fallback === null) this.fallback = this.textContent ?? '';
@@ -116,7 +120,7 @@ export class HeadlabValue extends ElementBase {
   }
 
   private show(v: BoundValue | undefined, state: 'pending' | 'missing' | 'bound'): void {
-    this.value = v;
+    this.shown = v;
     const text = v ? formatBound(v, this.format) : this.fallback ?? '';
     if (this.textContent !== text) this.textContent = text;
     if (this.getAttribute('data-state') !== state) this.setAttribute('data-state', state);
