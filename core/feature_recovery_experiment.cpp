@@ -95,7 +95,8 @@ int FeatureRecoveryTrainer::step(int n) {
   if (n < 0) throw InputError("step count must be ≥ 0, got " + std::to_string(n));
   const int todo = std::min(n, settings_.steps - steps_done());
   ResponseMap response_query, response_value, dresponse_query, dresponse_value;
-  for (int t = 0; t < todo; ++t) {
+  const int before = steps_done();
+  for (int t = 0; t < todo && !diverged(); ++t) {
     sample_feature_recovery_batch(batches_, settings_.batch, settings_.request_scale, batch_);
     times_projection<false>(mixing_, w_q_.data(), response_query);  // M_q = R·W_q
     times_projection<false>(mixing_, w_v_.data(), response_value);  // M_v = R·W_v
@@ -103,10 +104,31 @@ int FeatureRecoveryTrainer::step(int n) {
         feature_recovery_latent_backward(batch_, response_query, response_value, dresponse_query, dresponse_value);
     times_projection<true>(mixing_, dresponse_query.data(), dw_q_);  // dW_q = Rᵀ·dM_q
     times_projection<true>(mixing_, dresponse_value.data(), dw_v_);  // dW_v = Rᵀ·dM_v
-    adam_.step({&dw_q_, &dw_v_});
     loss_trace_.push_back(loss);
+    // Divergence: a non-finite loss or gradient ends training before Adam sees it (Adam
+    // rejects a non-finite gradient); a non-finite W after the update ends it too.
+    if (!std::isfinite(loss) || !dw_q_.allFinite() || !dw_v_.allFinite()) {
+      diverged_at_ = steps_done();
+      break;
+    }
+    adam_.step({&dw_q_, &dw_v_});
+    if (!w_q_.allFinite() || !w_v_.allFinite()) diverged_at_ = steps_done();
   }
-  return todo;
+  return steps_done() - before;
+}
+
+std::vector<int> feature_recovery_replay_steps(int steps, int count) {
+  require_in_range("steps", steps, 0, 1e7);
+  require_in_range("snapshot count", count, 2, 1e4);
+  std::vector<int> out{0};
+  const double top = std::log1p(static_cast<double>(steps));
+  for (int i = 1; i < count; ++i) {
+    // t_i = exp(i/(count − 1) · log(1 + steps)) − 1, rounded; repeats dropped.
+    const int t = static_cast<int>(std::lround(std::expm1(top * i / (count - 1))));
+    if (t > out.back() && t <= steps) out.push_back(t);
+  }
+  if (out.back() != steps) out.push_back(steps);
+  return out;
 }
 
 FeatureRecoveryBatch feature_recovery_evaluation_set(std::uint64_t seed, int eval_size, double request_scale) {
@@ -187,16 +209,46 @@ FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& 
   return e;
 }
 
+FeatureRecoveryExample feature_recovery_example(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
+                                                const Matrix& w_q, const Matrix& w_v, int index) {
+  require_eval_set(eval_set);
+  require_usable("mixing", mixing);
+  require_shape("mixing", mixing, kLatentSize, kLatentSize);
+  require_index("example", index, eval_set.size());
+  const Matrix z_request = eval_set.request.row(index);
+  const Matrix z_records = eval_set.records.middleRows(kRecordCount * index, kRecordCount);
+  const FeatureRecoveryForward f = feature_recovery_forward(z_request * mixing, z_records * mixing, w_q, w_v);
+  FeatureRecoveryExample e;
+  e.request_features = z_request.middleCols(kRequestFeatures, kFeatureWidth);
+  e.payloads = z_records.middleCols(kPayloadFeatures, kFeatureWidth);
+  e.query = f.query;
+  e.scores = f.scores;
+  e.weights = f.weights;
+  e.values = f.values;
+  e.prediction = f.prediction;
+  // The teacher's own routing: softmax(z_0..2·Kᵀ/√3) (feature_recovery_task.hpp).
+  const RowVector teacher_scores = e.request_features * feature_recovery_keys().transpose() * kInverseSqrtKeyWidth;
+  e.teacher_weights.resize(kRecordCount);
+  key_softmax(teacher_scores.data(), e.teacher_weights.data());
+  e.target = eval_set.target.row(index);
+  return e;
+}
+
 FeatureRecoveryResult run_feature_recovery(const FeatureRecoverySettings& settings,
                                            const FeatureRecoveryProgress& progress, const std::atomic<bool>* stop) {
   FeatureRecoveryTrainer trainer(settings);
   std::chrono::steady_clock::duration training{};
-  while (!trainer.finished()) {
+  while (!trainer.finished()) {  // also ends at divergence
     if (stop != nullptr && stop->load()) break;
     const auto start = std::chrono::steady_clock::now();
     trainer.step(1);
     training += std::chrono::steady_clock::now() - start;
     if (progress) progress(trainer.steps_done(), settings.steps, trainer.loss_trace().back());
+  }
+  if (trainer.diverged()) {
+    throw InputError("training diverged at step " + std::to_string(trainer.diverged_at()) +
+                     ": the loss or W_q, W_v stopped being finite (learning rate " +
+                     std::to_string(settings.learning_rate) + "); there are no results to evaluate");
   }
   FeatureRecoveryResult r;
   r.settings = settings;

@@ -49,9 +49,15 @@ class FeatureRecoveryTrainer {
   FeatureRecoveryTrainer& operator=(const FeatureRecoveryTrainer&) = delete;
 
   // Advances min(n, steps − steps_done()) steps and returns how many it took (n ≥ 0).
+  // Stops early at the first step whose loss or updated W_q, W_v is not finite
+  // (divergence): that step's loss is recorded and no further step is taken.
   int step(int n);
   int steps_done() const { return static_cast<int>(loss_trace_.size()); }
-  bool finished() const { return steps_done() >= settings_.steps; }
+  bool finished() const { return steps_done() >= settings_.steps || diverged(); }
+  // Training diverged: some loss or parameter stopped being finite. diverged_at() is
+  // the 1-based step at which it happened (0 while training is healthy).
+  bool diverged() const { return diverged_at_ > 0; }
+  int diverged_at() const { return diverged_at_; }
 
   const FeatureRecoverySettings& settings() const { return settings_; }
   const Matrix& mixing() const { return mixing_; }  // R, 9 × 9
@@ -73,7 +79,16 @@ class FeatureRecoveryTrainer {
   Random batches_;
   FeatureRecoveryBatch batch_;  // reused every step
   std::vector<double> loss_trace_;
+  int diverged_at_ = 0;
 };
+
+// Steps at which a training replay keeps a snapshot of W_q, W_v and the loss: 0 (the
+// initialisation), then about `count` − 1 steps spaced evenly in log(1 + t) up to
+// `steps`, so early steps, where the response maps change fastest, are dense
+// (1, 2, 3, … then ever wider gaps). Strictly increasing, first 0, last `steps`;
+// fewer than `count` entries when steps is small. Throws unless 0 ≤ steps ≤ 10⁷
+// and 2 ≤ count ≤ 10⁴.
+std::vector<int> feature_recovery_replay_steps(int steps, int count);
 
 // The held-out set: eval_size examples from stream kEvaluationStream of Random(seed).
 FeatureRecoveryBatch feature_recovery_evaluation_set(std::uint64_t seed, int eval_size, double request_scale);
@@ -115,6 +130,25 @@ struct FeatureRecoveryEvaluation {
 FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
                                                     const Matrix& w_q, const Matrix& w_v, double shift);
 
+// One held-out example traced through the student and the teacher, for the schematic
+// figure (request → four records → scores against the fixed keys → softmax → mixture of
+// payloads → prediction beside the target).
+struct FeatureRecoveryExample {
+  RowVector request_features;  // 1 × 3, the request's latent request features z_0..2
+  Matrix payloads;             // 4 × 3, each record's latent payload features z_3..5
+  RowVector query;             // 1 × 3, x_request·W_q
+  RowVector scores;            // 1 × 4, query·Kᵀ/√3
+  RowVector weights;           // 1 × 4, softmax(scores)
+  Matrix values;               // 4 × 3, x_record_i·W_v
+  RowVector prediction;        // 1 × 3, Σ_i weights_i·values_i
+  RowVector teacher_weights;   // 1 × 4, softmax(z_0..2·Kᵀ/√3)
+  RowVector target;            // 1 × 3, Σ_i teacher_weights_i·payload_i
+};
+
+// Example `index` (0 ≤ index < eval_set.size()) of the held-out set under W_q, W_v (9 × 3 each).
+FeatureRecoveryExample feature_recovery_example(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
+                                                const Matrix& w_q, const Matrix& w_v, int index);
+
 struct FeatureRecoveryResult {
   FeatureRecoverySettings settings;
   Matrix mixing;
@@ -129,7 +163,8 @@ struct FeatureRecoveryResult {
 // Called after every step with (steps done, steps in total, loss of that step).
 using FeatureRecoveryProgress = std::function<void(int, int, double)>;
 
-// Trains (stopping early between steps once *stop is true), then evaluates.
+// Trains (stopping early between steps once *stop is true), then evaluates. Throws
+// InputError "training diverged at step N: …" when training diverges (nothing to evaluate).
 FeatureRecoveryResult run_feature_recovery(const FeatureRecoverySettings& settings,
                                            const FeatureRecoveryProgress& progress = {},
                                            const std::atomic<bool>* stop = nullptr);
