@@ -7,6 +7,7 @@ export { WorkerClient } from '../web/worker-client.js';
 import './headlab-projection-ablation-define.js';
 import './headlab-value-swap-define.js';
 import './headlab-basis-rotation-define.js';
+import './headlab-query-key-canvas-define.js';
 import './headlab-choice-quiz-define.js';
 import './headlab-feature-recovery-define.js';
 import './headlab-interventions-define.js';
