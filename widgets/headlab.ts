@@ -11,6 +11,7 @@ import './headlab-query-key-canvas-define.js';
 import './headlab-choice-quiz-define.js';
 import './headlab-feature-recovery-define.js';
 import './headlab-interventions-define.js';
+import './headlab-training-replay-define.js';
 import './headlab-attention-bars-define.js';
 import './headlab-attention-patch-define.js';
 import './headlab-head-ablation-define.js';

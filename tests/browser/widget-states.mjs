@@ -12,6 +12,7 @@ export const WIDGET_STATES = {
   },
   'headlab-choice-quiz': { a: {}, b: { selected: '2', checked: '1', hint: '1' } },
   'headlab-feature-recovery': { a: {}, b: { seed: '3', steps: '400', pace: 'fast' } },
+  'headlab-training-replay': { a: { snapshot: '5' }, b: { seed: '2', 'request-scale': '0.01', snapshot: '40' } },
   'headlab-interventions': {
     a: { intervention: 'erase-request', feature: '1' }, b: { intervention: 'shift', shift: '2.5' }, setup: 'trained',
   },
