@@ -101,6 +101,9 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   private svgs: Record<'latent' | 'raw' | 'loss' | 'schematic', SVGSVGElement> | null = null;
   private experimentButtons: Record<string, HTMLButtonElement> = {};
   private runKey = '';
+  private boxWidths: Partial<Record<'loss' | 'schematic', number>> = {};
+  private resizeObserver: ResizeObserver | null = null;
+  private examples = new WeakMap<ReplaySnapshot, FeatureRecoveryExample>();
 
   get seed(): number { return integerAttribute(this, 'seed', 0, 0, 2 ** 31 - 1); }
   set seed(v: number) { setNumberAttribute(this, 'seed', v); }
@@ -193,6 +196,17 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
       loss: box('', 'Training loss (log scale) up to the snapshot'),
       schematic: box('', 'One held-out example through the model at this snapshot'),
     };
+    if (typeof ResizeObserver === 'function') {
+      this.resizeObserver = new ResizeObserver((entries) => {
+        for (const e of entries) {
+          const which = e.target === this.svgs!.loss.parentElement ? 'loss' : 'schematic';
+          const w = e.contentRect.width;
+          if (Math.floor(w) !== Math.floor(this.boxWidths[which] ?? -1)) { this.boxWidths[which] = w; this.requestRender(); }
+        }
+      });
+      this.resizeObserver.observe(this.svgs.loss.parentElement!);
+      this.resizeObserver.observe(this.svgs.schematic.parentElement!);
+    }
     this.lessonBox = el('p', { class: 'lesson', role: 'status' });
     this.body.append(title, intro, experiments, this.progressBar, controls, figs, this.lessonBox, this.exportControls());
     if (typeof matchMedia === 'function') this.listen(matchMedia('(prefers-color-scheme: dark)'), 'change', () => { this.colours = null; this.requestRender(); });
@@ -200,6 +214,8 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   }
 
   disconnectedCallback(): void {
+    this.resizeObserver?.disconnect();
+    this.resizeObserver = null;
     this.stopPlaying();
     this.jobs.dispose();
     this.runKey = '';
@@ -316,9 +332,12 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
       : heatPairScene(snap?.w_q ?? null, snap?.w_v ?? null, ['W_q', 'W_v'], ROW_RAW, c, `Raw W_q and W_v at ${step}`);
   }
 
-  /** Width in CSS px of a figure's box (260 … 400; 380 before layout), so its text is drawn at its own size. */
+  /**
+   * Width in CSS px of a figure's box (260 … 400; 380 before layout), so its text is drawn at its
+   * own size. Kept up to date by a ResizeObserver, so a redraw never forces a layout.
+   */
   private shownWidth(which: 'loss' | 'schematic'): number {
-    const shown = this.svgs?.[which].parentElement?.getBoundingClientRect().width ?? 0;
+    const shown = this.boxWidths[which] ?? 0;
     return Math.floor(Math.min(400, Math.max(260, shown || 380)));
   }
 
@@ -328,9 +347,15 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     if (i === null) return null;
     const r = this.result!, snap = r.snapshots[i];
     const m = (data: Float64Array) => ({ rows: 9, cols: 3, data });
-    return this.core!.featureRecoveryExample({
-      seed: r.settings.seed, request_scale: r.settings.request_scale, w_q: m(snap.w_q), w_v: m(snap.w_v), index: 0,
+    // Example 0 is the first draw of the evaluation stream whatever the set's size, so a set of 2
+    // gives the same example as the full 4,096 without sampling the rest on every redraw.
+    const cached = this.examples.get(snap);
+    if (cached) return cached;
+    const e = this.core!.featureRecoveryExample({
+      seed: r.settings.seed, request_scale: r.settings.request_scale, w_q: m(snap.w_q), w_v: m(snap.w_v), index: 0, eval_size: 2,
     });
+    this.examples.set(snap, e);
+    return e;
   }
 
   private lossScene(c: ResolvedColours): Scene {
