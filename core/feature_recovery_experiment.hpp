@@ -34,6 +34,11 @@ struct FeatureRecoverySettings {
   int eval_size = 4096;         // held-out examples; 2 ≤ eval_size ≤ 10⁶
   double request_scale = 1.8;   // standard deviation of the request's request features
   double shift = 5.0;           // added to every irrelevant latent coordinate in the shift intervention
+  // Learn the keys K (4 × 3) too, from N(0, 1) entries drawn after W_q, W_v on the
+  // initialisation stream. Then Q A, K A^{−T} fit equally well for any invertible A, and
+  // R·W_q need not be the identity block (the first article's change of basis). Trained on
+  // the reference path (feature_recovery_forward/backward in observed coordinates).
+  bool learned_keys = false;
 };
 
 // Throws InputError naming the first setting out of its range.
@@ -63,18 +68,24 @@ class FeatureRecoveryTrainer {
   const Matrix& mixing() const { return mixing_; }  // R, 9 × 9
   const Matrix& w_q() const { return w_q_; }        // 9 × 3
   const Matrix& w_v() const { return w_v_; }        // 9 × 3
+  const Matrix& keys() const { return keys_; }      // 4 × 3: the fixed keys unless learned_keys
   Matrix response_query() const { return mixing_ * w_q_; }  // R·W_q, 9 × 3
   Matrix response_value() const { return mixing_ * w_v_; }  // R·W_v, 9 × 3
   // Training loss of step t (the batch loss before update t), t = 0 … steps_done() − 1.
   const std::vector<double>& loss_trace() const { return loss_trace_; }
   // The trainable parameters in Adam's order: W_q then W_v. Nothing else is updated.
-  std::vector<const Matrix*> parameters() const { return {&w_q_, &w_v_}; }
+  // With learned_keys, K follows them.
+  std::vector<const Matrix*> parameters() const {
+    if (settings_.learned_keys) return {&w_q_, &w_v_, &keys_};
+    return {&w_q_, &w_v_};
+  }
 
  private:
   FeatureRecoverySettings settings_;
   Matrix mixing_;
   Matrix w_q_, w_v_;
   Matrix dw_q_, dw_v_;
+  Matrix keys_, dkeys_;
   Adam adam_;
   Random batches_;
   FeatureRecoveryBatch batch_;  // reused every step
@@ -104,13 +115,15 @@ enum class FeatureRecoveryIntervention {
 // returns the model's prediction (B × 3). feature ∈ {0, 1, 2} for the erasures.
 Matrix feature_recovery_intervened_prediction(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
                                               const Matrix& w_q, const Matrix& w_v,
-                                              FeatureRecoveryIntervention intervention, int feature, double shift);
+                                              FeatureRecoveryIntervention intervention, int feature, double shift,
+                                              const Matrix& keys = feature_recovery_keys());
 
 // MSE of an intervention: against the original target for the erasures (the
 // target is kept), against the unintervened prediction for the shift.
 double feature_recovery_intervention_mse(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
                                          const Matrix& w_q, const Matrix& w_v,
-                                         FeatureRecoveryIntervention intervention, int feature, double shift);
+                                         FeatureRecoveryIntervention intervention, int feature, double shift,
+                                         const Matrix& keys = feature_recovery_keys());
 
 struct FeatureRecoveryEvaluation {
   double heldout_mse = 0.0;            // prediction against the teacher's target
@@ -127,8 +140,10 @@ struct FeatureRecoveryEvaluation {
   Matrix response_value;  // R·W_v
 };
 
+// keys: 4 × 3, the model's keys (the fixed ones unless they were learned).
 FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
-                                                    const Matrix& w_q, const Matrix& w_v, double shift);
+                                                    const Matrix& w_q, const Matrix& w_v, double shift,
+                                                    const Matrix& keys = feature_recovery_keys());
 
 // One held-out example traced through the student and the teacher, for the schematic
 // figure (request → four records → scores against the fixed keys → softmax → mixture of
@@ -146,8 +161,10 @@ struct FeatureRecoveryExample {
 };
 
 // Example `index` (0 ≤ index < eval_set.size()) of the held-out set under W_q, W_v (9 × 3 each).
+// keys: the model's 4 × 3 keys (the fixed ones unless learned); the teacher always uses the fixed keys.
 FeatureRecoveryExample feature_recovery_example(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
-                                                const Matrix& w_q, const Matrix& w_v, int index);
+                                                const Matrix& w_q, const Matrix& w_v, int index,
+                                                const Matrix& keys = feature_recovery_keys());
 
 struct FeatureRecoveryResult {
   FeatureRecoverySettings settings;

@@ -241,3 +241,28 @@ TEST_CASE("a run whose numbers overflow is reported as diverged at its step", "[
   CHECK(t.step(10) == 0);
   CHECK_THROWS_WITH(run_feature_recovery(s), Catch::StartsWith("training diverged at step 1:"));
 }
+
+TEST_CASE("learned keys: the loss still falls, but R·W_q is no longer the identity block", "[feature_recovery][learned_keys]") {
+  // The first article's change of basis returns: with K learned, Q A and K A^{-T} fit alike,
+  // so the query coordinates need not read the request features one by one.
+  for (std::uint64_t seed : {0u, 1u, 2u}) {
+    FeatureRecoverySettings s;
+    s.seed = seed;
+    s.learned_keys = true;
+    const FeatureRecoveryResult r = run_feature_recovery(s);
+    const FeatureRecoveryEvaluation& e = r.evaluation;
+    INFO("seed " << seed << ": held-out " << e.heldout_mse << ", query R² " << e.query_r2[0] << ", " << e.query_r2[1]
+                  << ", " << e.query_r2[2]);
+    CHECK(e.heldout_mse < 1e-3 * e.uniform_attention_mse);
+    CHECK(*std::min_element(e.query_r2.begin(), e.query_r2.end()) < 0.9);
+    CHECK(*std::min_element(e.value_r2.begin(), e.value_r2.end()) > 0.999);
+    CHECK((r.keys - feature_recovery_keys()).cwiseAbs().maxCoeff() > 0.1);
+  }
+  // The default (fixed keys) draws exactly as before: K is the tetrahedron and is not trained.
+  FeatureRecoverySettings fixed;
+  fixed.steps = 10;
+  FeatureRecoveryTrainer t(fixed);
+  t.step(10);
+  CHECK(t.keys() == feature_recovery_keys());
+  CHECK(t.parameters().size() == 2);
+}
