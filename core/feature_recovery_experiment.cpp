@@ -23,11 +23,14 @@ void require_positive(const char* name, double value) {
 }
 
 Matrix initial_projection(const FeatureRecoverySettings& settings, int which) {
-  // Stream kInitialisationStream draws W_q (rows 0–8) then W_v (rows 0–8), row by row.
+  // Stream kInitialisationStream draws W_q (rows 0–8) then W_v (rows 0–8), row by row, then
+  // (learned keys only) K (4 × 3, N(0, 1)); so the fixed-key runs draw exactly as before.
   Random rng = Random(settings.seed).stream(kInitialisationStream);
   Matrix w_q = rng.normal_matrix(kLatentSize, kFeatureWidth, settings.init_scale);
   if (which == 0) return w_q;
-  return rng.normal_matrix(kLatentSize, kFeatureWidth, settings.init_scale);
+  Matrix w_v = rng.normal_matrix(kLatentSize, kFeatureWidth, settings.init_scale);
+  if (which == 1) return w_v;
+  return settings.learned_keys ? rng.normal_matrix(kRecordCount, kFeatureWidth) : feature_recovery_keys();
 }
 
 const FeatureRecoverySettings& validated(const FeatureRecoverySettings& settings) {
@@ -85,7 +88,9 @@ FeatureRecoveryTrainer::FeatureRecoveryTrainer(const FeatureRecoverySettings& se
       w_v_(initial_projection(settings, 1)),
       dw_q_(Matrix::Zero(kLatentSize, kFeatureWidth)),
       dw_v_(Matrix::Zero(kLatentSize, kFeatureWidth)),
-      adam_(std::vector<Matrix*>{&w_q_, &w_v_},
+      keys_(initial_projection(settings, 2)),
+      dkeys_(Matrix::Zero(kRecordCount, kFeatureWidth)),
+      adam_(settings.learned_keys ? std::vector<Matrix*>{&w_q_, &w_v_, &keys_} : std::vector<Matrix*>{&w_q_, &w_v_},
             AdamSettings{settings.learning_rate, settings.beta1, settings.beta2, settings.epsilon, 0.0}),
       batches_(Random(settings.seed).stream(kBatchStream)) {
   loss_trace_.reserve(static_cast<std::size_t>(settings.steps));
@@ -95,7 +100,26 @@ int FeatureRecoveryTrainer::step(int n) {
   if (n < 0) throw InputError("step count must be ≥ 0, got " + std::to_string(n));
   const int todo = std::min(n, settings_.steps - steps_done());
   ResponseMap response_query, response_value, dresponse_query, dresponse_value;
-  for (int t = 0; t < todo; ++t) {
+  const int before = steps_done();
+  for (int t = 0; t < todo && !diverged() && settings_.learned_keys; ++t) {
+    // Learned keys: the reference path in observed coordinates (the latent fast path
+    // below has the fixed keys built in). Same batches, same Adam.
+    sample_feature_recovery_batch(batches_, settings_.batch, settings_.request_scale, batch_);
+    const Matrix x_request = batch_.request * mixing_, x_records = batch_.records * mixing_;
+    const FeatureRecoveryForward f = feature_recovery_forward(x_request, x_records, w_q_, w_v_, keys_);
+    const FeatureRecoveryGradients g = feature_recovery_backward(f, x_request, x_records, batch_.target, keys_);
+    dw_q_ = g.dw_q;
+    dw_v_ = g.dw_v;
+    dkeys_ = g.dkeys;
+    loss_trace_.push_back(g.loss);
+    if (!std::isfinite(g.loss) || !dw_q_.allFinite() || !dw_v_.allFinite() || !dkeys_.allFinite()) {
+      diverged_at_ = steps_done();
+      break;
+    }
+    adam_.step({&dw_q_, &dw_v_, &dkeys_});
+    if (!w_q_.allFinite() || !w_v_.allFinite() || !keys_.allFinite()) diverged_at_ = steps_done();
+  }
+  for (int t = 0; t < todo && !diverged() && !settings_.learned_keys; ++t) {
     sample_feature_recovery_batch(batches_, settings_.batch, settings_.request_scale, batch_);
     times_projection<false>(mixing_, w_q_.data(), response_query);  // M_q = R·W_q
     times_projection<false>(mixing_, w_v_.data(), response_value);  // M_v = R·W_v
@@ -103,10 +127,31 @@ int FeatureRecoveryTrainer::step(int n) {
         feature_recovery_latent_backward(batch_, response_query, response_value, dresponse_query, dresponse_value);
     times_projection<true>(mixing_, dresponse_query.data(), dw_q_);  // dW_q = Rᵀ·dM_q
     times_projection<true>(mixing_, dresponse_value.data(), dw_v_);  // dW_v = Rᵀ·dM_v
-    adam_.step({&dw_q_, &dw_v_});
     loss_trace_.push_back(loss);
+    // Divergence: a non-finite loss or gradient ends training before Adam sees it (Adam
+    // rejects a non-finite gradient); a non-finite W after the update ends it too.
+    if (!std::isfinite(loss) || !dw_q_.allFinite() || !dw_v_.allFinite()) {
+      diverged_at_ = steps_done();
+      break;
+    }
+    adam_.step({&dw_q_, &dw_v_});
+    if (!w_q_.allFinite() || !w_v_.allFinite()) diverged_at_ = steps_done();
   }
-  return todo;
+  return steps_done() - before;
+}
+
+std::vector<int> feature_recovery_replay_steps(int steps, int count) {
+  require_in_range("steps", steps, 0, 1e7);
+  require_in_range("snapshot count", count, 2, 1e4);
+  std::vector<int> out{0};
+  const double top = std::log1p(static_cast<double>(steps));
+  for (int i = 1; i < count; ++i) {
+    // t_i = exp(i/(count − 1) · log(1 + steps)) − 1, rounded; repeats dropped.
+    const int t = static_cast<int>(std::lround(std::expm1(top * i / (count - 1))));
+    if (t > out.back() && t <= steps) out.push_back(t);
+  }
+  if (out.back() != steps) out.push_back(steps);
+  return out;
 }
 
 FeatureRecoveryBatch feature_recovery_evaluation_set(std::uint64_t seed, int eval_size, double request_scale) {
@@ -117,7 +162,8 @@ FeatureRecoveryBatch feature_recovery_evaluation_set(std::uint64_t seed, int eva
 
 Matrix feature_recovery_intervened_prediction(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
                                               const Matrix& w_q, const Matrix& w_v,
-                                              FeatureRecoveryIntervention intervention, int feature, double shift) {
+                                              FeatureRecoveryIntervention intervention, int feature, double shift,
+                                              const Matrix& keys) {
   require_eval_set(eval_set);
   require_usable("mixing", mixing);
   require_shape("mixing", mixing, kLatentSize, kLatentSize);
@@ -141,29 +187,33 @@ Matrix feature_recovery_intervened_prediction(const FeatureRecoveryBatch& eval_s
     default:
       throw InputError("unknown intervention");
   }
-  return feature_recovery_forward(request * mixing, records * mixing, w_q, w_v).prediction;
+  return feature_recovery_forward(request * mixing, records * mixing, w_q, w_v, keys).prediction;
 }
 
 double feature_recovery_intervention_mse(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
                                          const Matrix& w_q, const Matrix& w_v,
-                                         FeatureRecoveryIntervention intervention, int feature, double shift) {
-  const Matrix changed = feature_recovery_intervened_prediction(eval_set, mixing, w_q, w_v, intervention, feature, shift);
+                                         FeatureRecoveryIntervention intervention, int feature, double shift,
+                                         const Matrix& keys) {
+  const Matrix changed =
+      feature_recovery_intervened_prediction(eval_set, mixing, w_q, w_v, intervention, feature, shift, keys);
   if (intervention == FeatureRecoveryIntervention::irrelevant_shift) {
     const Matrix original =
-        feature_recovery_forward(eval_set.request * mixing, eval_set.records * mixing, w_q, w_v).prediction;
+        feature_recovery_forward(eval_set.request * mixing, eval_set.records * mixing, w_q, w_v, keys).prediction;
     return mean_squared_error(changed, original);
   }
   return mean_squared_error(changed, eval_set.target);
 }
 
 FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
-                                                    const Matrix& w_q, const Matrix& w_v, double shift) {
+                                                    const Matrix& w_q, const Matrix& w_v, double shift,
+                                                    const Matrix& keys) {
   require_eval_set(eval_set);
   require_usable("mixing", mixing);
   require_shape("mixing", mixing, kLatentSize, kLatentSize);
   require_in_range("shift", shift, -1e6, 1e6);
   const Eigen::Index n = eval_set.size();
-  const FeatureRecoveryForward f = feature_recovery_forward(eval_set.request * mixing, eval_set.records * mixing, w_q, w_v);
+  const FeatureRecoveryForward f =
+      feature_recovery_forward(eval_set.request * mixing, eval_set.records * mixing, w_q, w_v, keys);
   FeatureRecoveryEvaluation e;
   e.heldout_mse = mean_squared_error(f.prediction, eval_set.target);
   Matrix uniform = Matrix::Zero(n, kFeatureWidth);
@@ -174,16 +224,42 @@ FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& 
   for (int j = 0; j < kFeatureWidth; ++j) {
     e.query_r2[j] = coefficient_of_determination(f.query.col(j), eval_set.request.col(kRequestFeatures + j));
     e.value_r2[j] = coefficient_of_determination(f.values.col(j), eval_set.records.col(kPayloadFeatures + j));
-    e.erase_request_mse[j] = feature_recovery_intervention_mse(eval_set, mixing, w_q, w_v,
-                                                               FeatureRecoveryIntervention::erase_request, j, shift);
-    e.erase_payload_mse[j] = feature_recovery_intervention_mse(eval_set, mixing, w_q, w_v,
-                                                               FeatureRecoveryIntervention::erase_payload, j, shift);
+    e.erase_request_mse[j] = feature_recovery_intervention_mse(
+        eval_set, mixing, w_q, w_v, FeatureRecoveryIntervention::erase_request, j, shift, keys);
+    e.erase_payload_mse[j] = feature_recovery_intervention_mse(
+        eval_set, mixing, w_q, w_v, FeatureRecoveryIntervention::erase_payload, j, shift, keys);
   }
-  const Matrix shifted = feature_recovery_intervened_prediction(eval_set, mixing, w_q, w_v,
-                                                                FeatureRecoveryIntervention::irrelevant_shift, 0, shift);
+  const Matrix shifted = feature_recovery_intervened_prediction(
+      eval_set, mixing, w_q, w_v, FeatureRecoveryIntervention::irrelevant_shift, 0, shift, keys);
   e.irrelevant_shift_mse = mean_squared_error(shifted, f.prediction);
   e.response_query = mixing * w_q;
   e.response_value = mixing * w_v;
+  return e;
+}
+
+FeatureRecoveryExample feature_recovery_example(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
+                                                const Matrix& w_q, const Matrix& w_v, int index,
+                                                const Matrix& keys) {
+  require_eval_set(eval_set);
+  require_usable("mixing", mixing);
+  require_shape("mixing", mixing, kLatentSize, kLatentSize);
+  require_index("example", index, eval_set.size());
+  const Matrix z_request = eval_set.request.row(index);
+  const Matrix z_records = eval_set.records.middleRows(kRecordCount * index, kRecordCount);
+  const FeatureRecoveryForward f = feature_recovery_forward(z_request * mixing, z_records * mixing, w_q, w_v, keys);
+  FeatureRecoveryExample e;
+  e.request_features = z_request.middleCols(kRequestFeatures, kFeatureWidth);
+  e.payloads = z_records.middleCols(kPayloadFeatures, kFeatureWidth);
+  e.query = f.query;
+  e.scores = f.scores;
+  e.weights = f.weights;
+  e.values = f.values;
+  e.prediction = f.prediction;
+  // The teacher's own routing: softmax(z_0..2·Kᵀ/√3) (feature_recovery_task.hpp).
+  const RowVector teacher_scores = e.request_features * feature_recovery_keys().transpose() * kInverseSqrtKeyWidth;
+  e.teacher_weights.resize(kRecordCount);
+  key_softmax(teacher_scores.data(), e.teacher_weights.data());
+  e.target = eval_set.target.row(index);
   return e;
 }
 
@@ -191,17 +267,22 @@ FeatureRecoveryResult run_feature_recovery(const FeatureRecoverySettings& settin
                                            const FeatureRecoveryProgress& progress, const std::atomic<bool>* stop) {
   FeatureRecoveryTrainer trainer(settings);
   std::chrono::steady_clock::duration training{};
-  while (!trainer.finished()) {
+  while (!trainer.finished()) {  // also ends at divergence
     if (stop != nullptr && stop->load()) break;
     const auto start = std::chrono::steady_clock::now();
     trainer.step(1);
     training += std::chrono::steady_clock::now() - start;
     if (progress) progress(trainer.steps_done(), settings.steps, trainer.loss_trace().back());
   }
+  if (trainer.diverged()) {
+    throw InputError("training diverged at step " + std::to_string(trainer.diverged_at()) +
+                     ": the loss or W_q, W_v stopped being finite (learning rate " +
+                     std::to_string(settings.learning_rate) + "); there are no results to evaluate");
+  }
   FeatureRecoveryResult r;
   r.settings = settings;
   r.mixing = trainer.mixing();
-  r.keys = feature_recovery_keys();
+  r.keys = trainer.keys();
   r.w_q = trainer.w_q();
   r.w_v = trainer.w_v();
   r.loss_trace = trainer.loss_trace();
@@ -209,7 +290,7 @@ FeatureRecoveryResult run_feature_recovery(const FeatureRecoverySettings& settin
   r.train_seconds = std::chrono::duration<double>(training).count();
   const FeatureRecoveryBatch eval_set =
       feature_recovery_evaluation_set(settings.seed, settings.eval_size, settings.request_scale);
-  r.evaluation = evaluate_feature_recovery(eval_set, r.mixing, r.w_q, r.w_v, settings.shift);
+  r.evaluation = evaluate_feature_recovery(eval_set, r.mixing, r.w_q, r.w_v, settings.shift, r.keys);
   return r;
 }
 

@@ -34,6 +34,11 @@ struct FeatureRecoverySettings {
   int eval_size = 4096;         // held-out examples; 2 ≤ eval_size ≤ 10⁶
   double request_scale = 1.8;   // standard deviation of the request's request features
   double shift = 5.0;           // added to every irrelevant latent coordinate in the shift intervention
+  // Learn the keys K (4 × 3) too, from N(0, 1) entries drawn after W_q, W_v on the
+  // initialisation stream. Then Q A, K A^{−T} fit equally well for any invertible A, and
+  // R·W_q need not be the identity block (the first article's change of basis). Trained on
+  // the reference path (feature_recovery_forward/backward in observed coordinates).
+  bool learned_keys = false;
 };
 
 // Throws InputError naming the first setting out of its range.
@@ -49,31 +54,52 @@ class FeatureRecoveryTrainer {
   FeatureRecoveryTrainer& operator=(const FeatureRecoveryTrainer&) = delete;
 
   // Advances min(n, steps − steps_done()) steps and returns how many it took (n ≥ 0).
+  // Stops early at the first step whose loss or updated W_q, W_v is not finite
+  // (divergence): that step's loss is recorded and no further step is taken.
   int step(int n);
   int steps_done() const { return static_cast<int>(loss_trace_.size()); }
-  bool finished() const { return steps_done() >= settings_.steps; }
+  bool finished() const { return steps_done() >= settings_.steps || diverged(); }
+  // Training diverged: some loss or parameter stopped being finite. diverged_at() is
+  // the 1-based step at which it happened (0 while training is healthy).
+  bool diverged() const { return diverged_at_ > 0; }
+  int diverged_at() const { return diverged_at_; }
 
   const FeatureRecoverySettings& settings() const { return settings_; }
   const Matrix& mixing() const { return mixing_; }  // R, 9 × 9
   const Matrix& w_q() const { return w_q_; }        // 9 × 3
   const Matrix& w_v() const { return w_v_; }        // 9 × 3
+  const Matrix& keys() const { return keys_; }      // 4 × 3: the fixed keys unless learned_keys
   Matrix response_query() const { return mixing_ * w_q_; }  // R·W_q, 9 × 3
   Matrix response_value() const { return mixing_ * w_v_; }  // R·W_v, 9 × 3
   // Training loss of step t (the batch loss before update t), t = 0 … steps_done() − 1.
   const std::vector<double>& loss_trace() const { return loss_trace_; }
   // The trainable parameters in Adam's order: W_q then W_v. Nothing else is updated.
-  std::vector<const Matrix*> parameters() const { return {&w_q_, &w_v_}; }
+  // With learned_keys, K follows them.
+  std::vector<const Matrix*> parameters() const {
+    if (settings_.learned_keys) return {&w_q_, &w_v_, &keys_};
+    return {&w_q_, &w_v_};
+  }
 
  private:
   FeatureRecoverySettings settings_;
   Matrix mixing_;
   Matrix w_q_, w_v_;
   Matrix dw_q_, dw_v_;
+  Matrix keys_, dkeys_;
   Adam adam_;
   Random batches_;
   FeatureRecoveryBatch batch_;  // reused every step
   std::vector<double> loss_trace_;
+  int diverged_at_ = 0;
 };
+
+// Steps at which a training replay keeps a snapshot of W_q, W_v and the loss: 0 (the
+// initialisation), then about `count` − 1 steps spaced evenly in log(1 + t) up to
+// `steps`, so early steps, where the response maps change fastest, are dense
+// (1, 2, 3, … then ever wider gaps). Strictly increasing, first 0, last `steps`;
+// fewer than `count` entries when steps is small. Throws unless 0 ≤ steps ≤ 10⁷
+// and 2 ≤ count ≤ 10⁴.
+std::vector<int> feature_recovery_replay_steps(int steps, int count);
 
 // The held-out set: eval_size examples from stream kEvaluationStream of Random(seed).
 FeatureRecoveryBatch feature_recovery_evaluation_set(std::uint64_t seed, int eval_size, double request_scale);
@@ -89,13 +115,15 @@ enum class FeatureRecoveryIntervention {
 // returns the model's prediction (B × 3). feature ∈ {0, 1, 2} for the erasures.
 Matrix feature_recovery_intervened_prediction(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
                                               const Matrix& w_q, const Matrix& w_v,
-                                              FeatureRecoveryIntervention intervention, int feature, double shift);
+                                              FeatureRecoveryIntervention intervention, int feature, double shift,
+                                              const Matrix& keys = feature_recovery_keys());
 
 // MSE of an intervention: against the original target for the erasures (the
 // target is kept), against the unintervened prediction for the shift.
 double feature_recovery_intervention_mse(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
                                          const Matrix& w_q, const Matrix& w_v,
-                                         FeatureRecoveryIntervention intervention, int feature, double shift);
+                                         FeatureRecoveryIntervention intervention, int feature, double shift,
+                                         const Matrix& keys = feature_recovery_keys());
 
 struct FeatureRecoveryEvaluation {
   double heldout_mse = 0.0;            // prediction against the teacher's target
@@ -112,8 +140,31 @@ struct FeatureRecoveryEvaluation {
   Matrix response_value;  // R·W_v
 };
 
+// keys: 4 × 3, the model's keys (the fixed ones unless they were learned).
 FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
-                                                    const Matrix& w_q, const Matrix& w_v, double shift);
+                                                    const Matrix& w_q, const Matrix& w_v, double shift,
+                                                    const Matrix& keys = feature_recovery_keys());
+
+// One held-out example traced through the student and the teacher, for the schematic
+// figure (request → four records → scores against the fixed keys → softmax → mixture of
+// payloads → prediction beside the target).
+struct FeatureRecoveryExample {
+  RowVector request_features;  // 1 × 3, the request's latent request features z_0..2
+  Matrix payloads;             // 4 × 3, each record's latent payload features z_3..5
+  RowVector query;             // 1 × 3, x_request·W_q
+  RowVector scores;            // 1 × 4, query·Kᵀ/√3
+  RowVector weights;           // 1 × 4, softmax(scores)
+  Matrix values;               // 4 × 3, x_record_i·W_v
+  RowVector prediction;        // 1 × 3, Σ_i weights_i·values_i
+  RowVector teacher_weights;   // 1 × 4, softmax(z_0..2·Kᵀ/√3)
+  RowVector target;            // 1 × 3, Σ_i teacher_weights_i·payload_i
+};
+
+// Example `index` (0 ≤ index < eval_set.size()) of the held-out set under W_q, W_v (9 × 3 each).
+// keys: the model's 4 × 3 keys (the fixed ones unless learned); the teacher always uses the fixed keys.
+FeatureRecoveryExample feature_recovery_example(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
+                                                const Matrix& w_q, const Matrix& w_v, int index,
+                                                const Matrix& keys = feature_recovery_keys());
 
 struct FeatureRecoveryResult {
   FeatureRecoverySettings settings;
@@ -129,7 +180,8 @@ struct FeatureRecoveryResult {
 // Called after every step with (steps done, steps in total, loss of that step).
 using FeatureRecoveryProgress = std::function<void(int, int, double)>;
 
-// Trains (stopping early between steps once *stop is true), then evaluates.
+// Trains (stopping early between steps once *stop is true), then evaluates. Throws
+// InputError "training diverged at step N: …" when training diverges (nothing to evaluate).
 FeatureRecoveryResult run_feature_recovery(const FeatureRecoverySettings& settings,
                                            const FeatureRecoveryProgress& progress = {},
                                            const std::atomic<bool>* stop = nullptr);

@@ -17,17 +17,19 @@ void require_model_inputs(const Matrix& x_request, const Matrix& x_records) {
 }  // namespace
 
 FeatureRecoveryForward feature_recovery_forward(const Matrix& x_request, const Matrix& x_records, const Matrix& w_q,
-                                                const Matrix& w_v) {
+                                                const Matrix& w_v, const Matrix& keys) {
   require_model_inputs(x_request, x_records);
   require_usable("w_q", w_q);
   require_shape("w_q", w_q, kLatentSize, kFeatureWidth);
   require_usable("w_v", w_v);
   require_shape("w_v", w_v, kLatentSize, kFeatureWidth);
+  require_usable("keys", keys);
+  require_shape("keys", keys, kRecordCount, kFeatureWidth);
   const Eigen::Index batch = x_request.rows();
   FeatureRecoveryForward f;
   f.query = x_request * w_q;
   f.values = x_records * w_v;
-  f.scores = f.query * feature_recovery_keys().transpose() * kInverseSqrtKeyWidth;
+  f.scores = f.query * keys.transpose() * kInverseSqrtKeyWidth;
   f.weights.resize(batch, kRecordCount);
   f.prediction = Matrix::Zero(batch, kFeatureWidth);
   for (Eigen::Index b = 0; b < batch; ++b) {
@@ -44,7 +46,7 @@ double mean_squared_error(const Matrix& prediction, const Matrix& target) {
 }
 
 FeatureRecoveryGradients feature_recovery_backward(const FeatureRecoveryForward& f, const Matrix& x_request,
-                                                   const Matrix& x_records, const Matrix& target) {
+                                                   const Matrix& x_records, const Matrix& target, const Matrix& keys) {
   require_model_inputs(x_request, x_records);
   const Eigen::Index batch = x_request.rows();
   require_shape("target", target, batch, kFeatureWidth);
@@ -68,7 +70,9 @@ FeatureRecoveryGradients feature_recovery_backward(const FeatureRecoveryForward&
     dscores.row(b) = weights.cwiseProduct((dweights.array() - inner).matrix());
   }
   // scores = query·Kᵀ/√3  →  dquery = dscores·K/√3
-  const Matrix dquery = dscores * feature_recovery_keys() * kInverseSqrtKeyWidth;
+  const Matrix dquery = dscores * keys * kInverseSqrtKeyWidth;
+  // scores = query·Kᵀ/√3  →  dK = dscoresᵀ·query/√3
+  g.dkeys = dscores.transpose() * f.query * kInverseSqrtKeyWidth;
   // query = x_request·W_q  →  dW_q = x_requestᵀ·dquery;  values = x_records·W_v  →  dW_v = x_recordsᵀ·dvalues
   g.dw_q = x_request.transpose() * dquery;
   g.dw_v = x_records.transpose() * dvalues;

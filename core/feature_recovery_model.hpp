@@ -26,19 +26,23 @@ struct FeatureRecoveryForward {
 
 struct FeatureRecoveryGradients {
   double loss = 0.0;
-  Matrix dw_q;  // 9 × 3, ∂loss/∂W_q
-  Matrix dw_v;  // 9 × 3, ∂loss/∂W_v
+  Matrix dw_q;   // 9 × 3, ∂loss/∂W_q
+  Matrix dw_v;   // 9 × 3, ∂loss/∂W_v
+  Matrix dkeys;  // 4 × 3, ∂loss/∂K (used when the keys are learned)
 };
 
 // The reference computation in observed coordinates. x_request: B × 9;
-// x_records: 4B × 9; w_q, w_v: 9 × 3. Throws InputError naming the argument.
+// x_records: 4B × 9; w_q, w_v: 9 × 3; keys: 4 × 3 (the fixed tetrahedron unless the keys
+// are learned). Throws InputError naming the argument.
 FeatureRecoveryForward feature_recovery_forward(const Matrix& x_request, const Matrix& x_records, const Matrix& w_q,
-                                                const Matrix& w_v);
+                                                const Matrix& w_v, const Matrix& keys = feature_recovery_keys());
 // Mean squared error over all entries; prediction and target must share a shape.
 double mean_squared_error(const Matrix& prediction, const Matrix& target);
 // Loss and gradients for a forward pass and its target (B × 3).
+// With learned keys also dkeys = ∂loss/∂K: scores = query·Kᵀ/√3 ⇒ dK = dscoresᵀ·query/√3.
 FeatureRecoveryGradients feature_recovery_backward(const FeatureRecoveryForward& forward, const Matrix& x_request,
-                                                   const Matrix& x_records, const Matrix& target);
+                                                   const Matrix& x_records, const Matrix& target,
+                                                   const Matrix& keys = feature_recovery_keys());
 
 // Response maps M = R·W (9 × 3): entry (k, j) is how much coordinate j moves per
 // unit of latent feature k. Since x·W = z·R·W = z·M, the model can be evaluated

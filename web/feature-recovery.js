@@ -121,6 +121,8 @@ export class FeatureRecoveryTrainer {
 export function featureRecoveryApi(module) {
   return {
     createFeatureRecoveryTrainer: (settings) => new FeatureRecoveryTrainer(module, settings),
+    featureRecoveryExample: (input) => unwrap(module.feature_recovery_example(input ?? {})),
+    featureRecoveryReplaySteps: (steps, count) => unwrap(module.feature_recovery_replay_steps(steps, count)),
     featureRecoveryTask: (input) => unwrap(module.feature_recovery_task(input ?? {})),
     featureRecoveryEvaluate: (input) => unwrap(module.feature_recovery_evaluate(input ?? {})),
     featureRecoveryIntervene: (input) => unwrap(module.feature_recovery_intervene(input ?? {})),

@@ -55,6 +55,29 @@ export interface HeadlabModule {
 }
 
 /** headlab_core.wasm: attention, projection edits, feature recovery (getCore() in a page). */
+export interface FeatureRecoveryExample {
+  request_features: Matrix;
+  payloads: Matrix;
+  query: Matrix;
+  scores: Matrix;
+  weights: Matrix;
+  values: Matrix;
+  prediction: Matrix;
+  teacher_weights: Matrix;
+  target: Matrix;
+}
+
+export interface QueryKeyPicture {
+  dot_products: Matrix;
+  scores: Matrix;
+  weights: Matrix;
+  reading: Matrix;
+  query_lengths: Matrix;
+  key_lengths: Matrix;
+  query_key_angles: Matrix;
+  query_angles: Matrix;
+}
+
 export interface HeadlabCore extends HeadlabModule {
   /** One attention head. Throws HeadlabError naming the argument on a bad shape or a non-finite entry. */
   attention(input: AttentionInput): AttentionResult;
@@ -64,12 +87,37 @@ export interface HeadlabCore extends HeadlabModule {
   rotateQueryKey(q: Matrix, k: Matrix, rotation: Matrix): { q: Matrix; k: Matrix };
   /** d × d identity with a rotation by `angle` radians in the plane of coordinates a ≠ b. */
   planeRotation(d: number, a: number, b: number, angle: number): Matrix;
+  /**
+   * Change of the query–key basis by an invertible A (d_k × d_k): Q′ = Q A, K′ = K A^{−T}, so
+   * Q′K′ᵀ = QKᵀ. Throws HeadlabError when A is not d_k × d_k, has a non-finite entry, is
+   * singular, or has condition number σ_max/σ_min above 1e8.
+   */
+  changeQueryKeyBasis(q: Matrix, k: Matrix, a: Matrix): { q: Matrix; k: Matrix; inverse_transpose: Matrix; condition_number: number };
+  /**
+   * The query–key picture at score scale s (finite, ≥ 0; the head's own is 1/√d_k): dot products
+   * Q Kᵀ (n × m), scores s·Q Kᵀ, weights (softmax by row), reading = weights · V (n × d_v), lengths
+   * ‖q_i‖ (1 × n), ‖k_j‖ (1 × m), angles in radians [0, π] between queries and keys (n × m) and
+   * between queries (n × n; 0 for a zero vector). q: n × d_k, k: m × d_k, v: m × d_v.
+   */
+  queryKeyPicture(q: Matrix, k: Matrix, v: Matrix, scoreScale: number): QueryKeyPicture;
 
   // ---- feature recovery (web/feature-recovery.js; docs/feature-recovery-results.md) ----
   /** A steppable trainer of W_q, W_v. Throws HeadlabError naming a bad setting. Call dispose() when done. */
   createFeatureRecoveryTrainer(settings?: FeatureRecoverySettingsInput): FeatureRecoveryTrainer;
   /** R (9 × 9) of a seed, the fixed keys (4 × 3) and the known solution W_q = Rᵀ[:, 0..2], W_v = Rᵀ[:, 3..5]. */
   featureRecoveryTask(input: { seed: number }): FeatureRecoveryTask;
+  /**
+   * Steps at which a training replay keeps a snapshot: 0, then log-spaced (dense early) up to
+   * `steps` (0 … 10⁷), about `count` (2 … 10⁴) in all, strictly increasing, last = steps.
+   */
+  featureRecoveryReplaySteps(steps: number, count: number): number[];
+  /**
+   * Held-out example `index` (default 0; 0 … eval_size − 1) of the seed's evaluation set traced
+   * through W_q, W_v (9 × 3 each) and through the teacher: request_features (1 × 3, latent),
+   * payloads (4 × 3, latent), query (1 × 3), scores (1 × 4), weights (1 × 4), values (4 × 3),
+   * prediction (1 × 3), teacher_weights (1 × 4), target (1 × 3).
+   */
+  featureRecoveryExample(input: { seed: number; w_q: Matrix; w_v: Matrix; index?: number; eval_size?: number; request_scale?: number }): FeatureRecoveryExample;
   /** Held-out evaluation and interventions of any W_q, W_v (9 × 3) on the seed's evaluation set. */
   featureRecoveryEvaluate(input: FeatureRecoveryHeldOutInput): FeatureRecoveryEvaluation;
   /** One intervention on the seed's held-out set, re-mixed by R. */
@@ -110,11 +158,15 @@ export interface FeatureRecoveryStep {
   steps: number;
   /** Training loss of the last step (MSE over batch × 3); NaN before the first step. */
   loss: number;
+  /** 1-based step at which the loss or W_q, W_v stopped being finite (training then stops); 0 if none. */
+  diverged_at: number;
 }
 
 export interface FeatureRecoverySnapshot {
   settings: FeatureRecoverySettings;
   steps_done: number;
+  /** 1-based step at which training diverged (non-finite loss or weights), 0 if it did not. */
+  diverged_at: number;
   /** R, 9 × 9 orthogonal: x = z·R. */
   mixing: Matrix;
   /** 4 × 3 tetrahedron vertices. */

@@ -59,6 +59,52 @@ export const workerTasks = {
   },
 
   /**
+   * A training replay of the feature-recovery model: trains with `settings` and keeps a
+   * snapshot at each of core.featureRecoveryReplaySteps(steps, count) (0, then log-spaced,
+   * dense early). Stepping from snapshot to snapshot gives the same bits as one run.
+   * params: { settings: FeatureRecoverySettingsInput, count?: snapshots (2 … 400, default 48) }.
+   * progress: { steps_done, steps }.
+   * result: { settings, steps: number[] (snapshot steps kept), snapshots: [{ step, loss (of that
+   *           step; null at step 0), w_q, w_v, response_query, response_value: Float64Array 9 × 3 }],
+   *           loss_trace: Float64Array, diverged_at (1-based step, 0 = healthy), evaluation
+   *           (core evaluate() of the final W_q, W_v; null when training diverged) }.
+   *           A diverged run keeps only the snapshots before the divergence step.
+   */
+  'feature-recovery-replay': async (core, params, { progress, shouldStop, yieldToEvents }) => {
+    const count = params?.count ?? 48;
+    if (!Number.isInteger(count) || count < 2 || count > 400) throw new HeadlabError(`count must be an integer from 2 to 400, got ${count}`);
+    const trainer = core.createFeatureRecoveryTrainer(params?.settings ?? {});
+    try {
+      const steps = trainer.settings.steps;
+      const schedule = core.featureRecoveryReplaySteps(steps, count);
+      const snapshots = [];
+      let divergedAt = 0;
+      for (const target of schedule) {
+        if (shouldStop()) break;
+        if (target > 0) {
+          const r = trainer.step(target - trainer.snapshot().steps_done);
+          divergedAt = r.diverged_at;
+          progress({ steps_done: r.steps_done, steps });
+          if (divergedAt) break;
+        }
+        const s = trainer.snapshot();
+        snapshots.push({
+          step: s.steps_done, loss: s.steps_done > 0 ? s.loss_trace[s.steps_done - 1] : null,
+          w_q: s.w_q.data, w_v: s.w_v.data, response_query: s.response_query.data, response_value: s.response_value.data,
+        });
+        await yieldToEvents();
+      }
+      const last = trainer.snapshot();
+      return {
+        settings: trainer.settings, steps: snapshots.map((x) => x.step), snapshots,
+        loss_trace: last.loss_trace, diverged_at: divergedAt, evaluation: divergedAt ? null : trainer.evaluate(),
+      };
+    } finally {
+      trainer.dispose();
+    }
+  },
+
+  /**
    * Trains the max-digit transformer (web/max-digit.js) and analyses the result.
    * params: { settings: MaxDigitTrainingSettings, chunk?: steps per progress message (integer ≥ 1) }.
    * progress: { steps_taken, total_steps, loss } (loss: mean cross-entropy of the last batch, nats).

@@ -5,6 +5,8 @@
 //     <p slot="question">Which …?</p>
 //     <div slot="choice">…</div>
 //     <div slot="choice" data-correct>…</div>   exactly one choice marked data-correct
+//     <div slot="why">…</div>                    optional, one per choice in order: shown
+//                                                after Check, saying why that choice is right or wrong
 //     <div slot="hint">…</div>                   optional
 //     <div slot="solution">…</div>               optional
 //   </headlab-choice-quiz>
@@ -39,6 +41,7 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
     .verdict.bad, .feedback.bad { color: var(--hl-bad); font-weight: 600; }
     .feedback { min-height: 1.6em; margin: 0.25rem 0; }
     .hint, .solution { border-top: 1px solid var(--hl-rule); margin-top: 0.5rem; padding-top: 0.25rem; }
+    .why { margin: 0.25rem 0 0.5rem; padding-left: 0.75rem; border-left: 3px solid var(--hl-rule); }
     .part-title { font-weight: 600; margin: 0.25rem 0; }
     ::slotted(*) { margin: 0; }
   `;
@@ -54,6 +57,7 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
   private feedback: HTMLParagraphElement | null = null;
   private hintBox: HTMLDivElement | null = null;
   private solutionBox: HTMLDivElement | null = null;
+  private whyBoxes: HTMLDivElement[] = [];
   private hintButton: HTMLButtonElement | null = null;
   private solutionButton: HTMLButtonElement | null = null;
 
@@ -111,6 +115,8 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
     const choices = parts('choice');
     const hint = parts('hint');
     const solution = parts('solution');
+    const why = parts('why');
+    if (why.length && why.length !== choices.length) throw new WidgetInputError(`give one slot="why" explanation per choice (${choices.length}), found ${why.length}`);
     if (question.length !== 1) throw new WidgetInputError(`the quiz needs exactly one child with slot="question", found ${question.length}`);
     if (choices.length < 2) throw new WidgetInputError(`the quiz needs at least two children with slot="choice", found ${choices.length}`);
     const marked = choices.flatMap((c, i) => (c.hasAttribute('data-correct') ? [i] : []));
@@ -180,7 +186,12 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
     this.solutionButton = solution.length ? toggle('Solution', this.solutionBox, () => { this.solutionShown = !this.solutionShown; }) : null;
     this.feedback = el('p', { class: 'feedback', role: 'status', 'aria-live': 'polite' });
     if (this.result !== null) this.announce();
-    this.body.append(fieldset, buttons, this.feedback, this.hintBox, this.solutionBox);
+    this.whyBoxes = why.map((w) => {
+      const box = el('div', { class: 'why', hidden: '' });
+      box.append(slotFor([w]));
+      return box;
+    });
+    this.body.append(fieldset, buttons, this.feedback, ...this.whyBoxes, this.hintBox, this.solutionBox);
   }
 
   /** Writes the verdict into the live region now (not in the next frame), so it is announced after the click. */
@@ -215,6 +226,7 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
       this.feedback!.textContent = '';
       this.feedback!.className = 'feedback';
     }
+    this.whyBoxes.forEach((box, i) => { box.hidden = this.result === null || i !== this.selected; });
     this.hintBox!.hidden = !this.hintShown;
     this.solutionBox!.hidden = !this.solutionShown;
     this.hintButton?.setAttribute('aria-expanded', String(this.hintShown));

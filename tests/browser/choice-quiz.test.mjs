@@ -22,7 +22,7 @@ async function open(colorScheme = 'light') {
 for (const colorScheme of ['light', 'dark']) {
   test(`choice quiz: mouse marks a wrong and the right answer (${colorScheme})`, async () => {
     const page = await open(colorScheme);
-    const quiz = page.locator(TAG);
+    const quiz = page.locator(`${TAG}#quiz`);
     const feedback = quiz.getByRole('status');
     await quiz.getByRole('button', { name: 'Check' }).click();
     await assert.doesNotReject(feedback.getByText('Select one choice, then check.').waitFor());
@@ -44,16 +44,16 @@ for (const colorScheme of ['light', 'dark']) {
 
     const hintButton = quiz.getByRole('button', { name: 'Hint' });
     assert.equal(await hintButton.getAttribute('aria-expanded'), 'false');
-    assert.equal(await page.locator(`${TAG} > [slot="hint"] .katex`).first().isVisible(), false);
+    assert.equal(await page.locator(`${TAG}#quiz > [slot="hint"] .katex`).first().isVisible(), false);
     await hintButton.click();
     await frames(page);
     assert.equal(await hintButton.getAttribute('aria-expanded'), 'true');
-    assert.equal(await page.locator(`${TAG} > [slot="hint"] .katex`).first().isVisible(), true);
+    assert.equal(await page.locator(`${TAG}#quiz > [slot="hint"] .katex`).first().isVisible(), true);
     await quiz.getByRole('button', { name: 'Solution' }).click();
     await frames(page);
-    assert.equal(await page.locator(`${TAG} > [slot="solution"] .katex`).first().isVisible(), true);
+    assert.equal(await page.locator(`${TAG}#quiz > [slot="solution"] .katex`).first().isVisible(), true);
     // Math in choices is KaTeX from the build, rendered in the light DOM.
-    assert.equal(await page.locator(`${TAG} > [slot="choice"] .katex`).nth(2).isVisible(), true);
+    assert.equal(await page.locator(`${TAG}#quiz > [slot="choice"] .katex`).nth(2).isVisible(), true);
     await screenshot(quiz, `choice-quiz-${colorScheme}`);
     assert.deepEqual(page.problems, []);
   });
@@ -61,7 +61,7 @@ for (const colorScheme of ['light', 'dark']) {
 
 test('choice quiz: keyboard only', async () => {
   const page = await open();
-  const quiz = page.locator(TAG);
+  const quiz = page.locator(`${TAG}#quiz`);
   await quiz.getByRole('radio').nth(0).focus();
   await page.keyboard.press('Space');          // select choice 1
   await page.keyboard.press('ArrowDown');      // choice 2

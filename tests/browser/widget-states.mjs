@@ -7,8 +7,12 @@ export const WIDGET_STATES = {
   'headlab-projection-ablation': { a: {}, b: { 'w-q': '[[0,1],[1,0]]', query: '2' } },
   'headlab-value-swap': { a: {}, b: { 'column-a': '1', 'column-b': '3' } },
   'headlab-basis-rotation': { a: { angle: '30' }, b: { angle: '-75.5' } },
+  'headlab-query-key-canvas': {
+    a: { 'w-q': '[[0,1],[1,0]]', scale: '4' }, b: { basis: 'invertible', a: '[[2,0.5],[0,0.5]]', 'w-k': '[[1,0.5],[-0.5,1]]' },
+  },
   'headlab-choice-quiz': { a: {}, b: { selected: '2', checked: '1', hint: '1' } },
   'headlab-feature-recovery': { a: {}, b: { seed: '3', steps: '400', pace: 'fast' } },
+  'headlab-training-replay': { a: { snapshot: '5' }, b: { seed: '2', 'request-scale': '0.01', snapshot: '40' } },
   'headlab-interventions': {
     a: { intervention: 'erase-request', feature: '1' }, b: { intervention: 'shift', shift: '2.5' }, setup: 'trained',
   },

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace headlab;
@@ -153,4 +154,115 @@ TEST_CASE("settings and intervention arguments are checked and named", "[feature
                     Catch::Contains("payload feature = -1 is out of range [0, 3)"));
   CHECK_THROWS_WITH(evaluate_feature_recovery(eval_set, mixing, w, Matrix::Zero(3, 9), 5.0),
                     Catch::Contains("w_v must be 9 × 3, got 3 × 9"));
+}
+
+TEST_CASE("replay steps: 0 first, steps last, strictly increasing, dense early", "[feature_recovery][replay]") {
+  const std::vector<int> t = feature_recovery_replay_steps(1200, 48);
+  REQUIRE(t.size() >= 30);
+  REQUIRE(t.size() <= 48);
+  CHECK(t.front() == 0);
+  CHECK(t.back() == 1200);
+  for (std::size_t i = 1; i < t.size(); ++i) CHECK(t[i] > t[i - 1]);
+  // Dense early: steps 1, 2, 3 are all kept; the last gap is hundreds of steps.
+  CHECK(t[1] == 1);
+  CHECK(t[2] == 2);
+  CHECK(t[3] == 3);
+  CHECK(t.back() - t[t.size() - 2] > 100);
+  // Few steps: every step is kept.
+  CHECK(feature_recovery_replay_steps(3, 48) == std::vector<int>{0, 1, 2, 3});
+  CHECK(feature_recovery_replay_steps(0, 5) == std::vector<int>{0});
+  CHECK_THROWS_WITH(feature_recovery_replay_steps(100, 1), Catch::Contains("snapshot count must be in [2"));
+  CHECK_THROWS_WITH(feature_recovery_replay_steps(-1, 10), Catch::Contains("steps must be in [0"));
+}
+
+TEST_CASE("stepping from snapshot to snapshot reproduces the uninterrupted run bit for bit", "[feature_recovery][replay]") {
+  FeatureRecoverySettings settings;
+  settings.steps = 300;
+  FeatureRecoveryTrainer whole(settings), replay(settings);
+  whole.step(300);
+  const std::vector<int> t = feature_recovery_replay_steps(300, 20);
+  for (std::size_t i = 1; i < t.size(); ++i) REQUIRE(replay.step(t[i] - t[i - 1]) == t[i] - t[i - 1]);
+  CHECK(replay.w_q() == whole.w_q());
+  CHECK(replay.w_v() == whole.w_v());
+  CHECK(replay.loss_trace() == whole.loss_trace());
+  CHECK_FALSE(whole.diverged());
+  CHECK(whole.diverged_at() == 0);
+}
+
+TEST_CASE("one held-out example traced: the known solution routes like the teacher", "[feature_recovery][example]") {
+  const Matrix mixing = feature_recovery_mixing(0);
+  const FeatureRecoveryBatch eval_set = feature_recovery_evaluation_set(0, 16, 1.8);
+  const auto e = feature_recovery_example(eval_set, mixing, known_query_projection(mixing), known_value_projection(mixing), 3);
+  // With the known W_q = Rᵀ[:, 0..2], the query is the request features (one 9-term rotation, O(1) entries).
+  const double bound = test::dot_product_bound(9, 4.0);
+  CHECK((e.query - e.request_features).cwiseAbs().maxCoeff() <= bound);
+  CHECK((e.values - e.payloads).cwiseAbs().maxCoeff() <= bound);
+  CHECK((e.weights - e.teacher_weights).cwiseAbs().maxCoeff() <= 8 * bound);
+  CHECK((e.prediction - e.target).cwiseAbs().maxCoeff() <= 16 * bound);
+  CHECK(std::abs(e.weights.sum() - 1.0) <= test::softmax_row_sum_bound(4));
+  CHECK((e.target - e.teacher_weights * e.payloads).cwiseAbs().maxCoeff() <= 8 * test::kEpsilon * 4.0);
+  CHECK_THROWS_WITH(feature_recovery_example(eval_set, mixing, known_query_projection(mixing), known_value_projection(mixing), 16),
+                    Catch::Contains("example = 16 is out of range [0, 16)"));
+}
+
+TEST_CASE("break it: tiny requests leave the query unidentified; learning rate 3 never settles", "[feature_recovery][break]") {
+  // The article's claims about the two "break it" runs, across seeds 0, 1, 2.
+  for (std::uint64_t seed : {0u, 1u, 2u}) {
+    FeatureRecoverySettings small;
+    small.seed = seed;
+    small.request_scale = 0.01;
+    const FeatureRecoveryEvaluation e = run_feature_recovery(small).evaluation;
+    INFO("seed " << seed << ": held-out " << e.heldout_mse << ", uniform " << e.uniform_attention_mse);
+    CHECK(*std::min_element(e.query_r2.begin(), e.query_r2.end()) < 0.0);
+    CHECK(*std::min_element(e.value_r2.begin(), e.value_r2.end()) > 0.9999);
+    CHECK(e.heldout_mse < 2 * e.uniform_attention_mse);
+    CHECK(e.heldout_mse < 1e-4);
+
+    FeatureRecoverySettings large;
+    large.seed = seed;
+    large.learning_rate = 3;
+    const FeatureRecoveryResult r = run_feature_recovery(large);
+    CHECK(r.steps_done == 1200);  // finite throughout: not a numerical divergence
+    CHECK(*std::max_element(r.loss_trace.begin(), r.loss_trace.end()) > 10 * r.loss_trace.front());
+    CHECK(r.evaluation.heldout_mse > r.evaluation.uniform_attention_mse);
+  }
+}
+
+TEST_CASE("a run whose numbers overflow is reported as diverged at its step", "[feature_recovery][break]") {
+  FeatureRecoverySettings s;
+  s.learning_rate = 10;
+  s.init_scale = 1e200;  // the squared error of step 1 overflows to inf
+  s.steps = 50;
+  FeatureRecoveryTrainer t(s);
+  CHECK(t.step(50) == 1);
+  CHECK(t.diverged());
+  CHECK(t.diverged_at() == 1);
+  CHECK(t.finished());
+  CHECK(t.step(10) == 0);
+  CHECK_THROWS_WITH(run_feature_recovery(s), Catch::StartsWith("training diverged at step 1:"));
+}
+
+TEST_CASE("learned keys: the loss still falls, but R·W_q is no longer the identity block", "[feature_recovery][learned_keys]") {
+  // The first article's change of basis returns: with K learned, Q A and K A^{-T} fit alike,
+  // so the query coordinates need not read the request features one by one.
+  for (std::uint64_t seed : {0u, 1u, 2u}) {
+    FeatureRecoverySettings s;
+    s.seed = seed;
+    s.learned_keys = true;
+    const FeatureRecoveryResult r = run_feature_recovery(s);
+    const FeatureRecoveryEvaluation& e = r.evaluation;
+    INFO("seed " << seed << ": held-out " << e.heldout_mse << ", query R² " << e.query_r2[0] << ", " << e.query_r2[1]
+                  << ", " << e.query_r2[2]);
+    CHECK(e.heldout_mse < 1e-3 * e.uniform_attention_mse);
+    CHECK(*std::min_element(e.query_r2.begin(), e.query_r2.end()) < 0.9);
+    CHECK(*std::min_element(e.value_r2.begin(), e.value_r2.end()) > 0.999);
+    CHECK((r.keys - feature_recovery_keys()).cwiseAbs().maxCoeff() > 0.1);
+  }
+  // The default (fixed keys) draws exactly as before: K is the tetrahedron and is not trained.
+  FeatureRecoverySettings fixed;
+  fixed.steps = 10;
+  FeatureRecoveryTrainer t(fixed);
+  t.step(10);
+  CHECK(t.keys() == feature_recovery_keys());
+  CHECK(t.parameters().size() == 2);
 }

@@ -97,3 +97,39 @@ TEST_CASE("model arguments are checked and named", "[feature_recovery][errors]")
                     Catch::Contains("w_v (9 × 3) has a non-finite entry"));
   CHECK_THROWS_WITH(mean_squared_error(Matrix::Zero(2, 3), Matrix::Zero(3, 3)), Catch::Contains("target must be 2 × 3"));
 }
+
+TEST_CASE("with learned keys, dK, dW_q and dW_v match central finite differences", "[feature_recovery][gradient][learned_keys]") {
+  const Fixture f = fixture(7, 16);
+  Random rng(11);
+  const Matrix keys = rng.normal_matrix(4, 3);
+  const auto loss_with = [&](const Matrix& w_q, const Matrix& k) {
+    return mean_squared_error(feature_recovery_forward(f.x_request, f.x_records, w_q, f.w_v, k).prediction, f.latent.target);
+  };
+  const FeatureRecoveryGradients g = feature_recovery_backward(
+      feature_recovery_forward(f.x_request, f.x_records, f.w_q, f.w_v, keys), f.x_request, f.x_records, f.latent.target, keys);
+  REQUIRE(g.dkeys.rows() == 4);
+  REQUIRE(g.dkeys.cols() == 3);
+  // Same bound as for W_q and W_v above: h = 1e-5, truncation ≈ 1e-10, rounding ≈ 1e-11.
+  const double h = 1e-5, tolerance = 1e-8;
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      Matrix plus = keys, minus = keys;
+      plus(i, j) += h;
+      minus(i, j) -= h;
+      const double numeric = (loss_with(f.w_q, plus) - loss_with(f.w_q, minus)) / (2 * h);
+      INFO("K(" << i << ", " << j << ")");
+      CHECK(std::abs(g.dkeys(i, j) - numeric) <= tolerance);
+    }
+  }
+  for (int k = 0; k < 9; ++k) {
+    for (int j = 0; j < 3; ++j) {
+      Matrix plus = f.w_q, minus = f.w_q;
+      plus(k, j) += h;
+      minus(k, j) -= h;
+      const double numeric = (loss_with(plus, keys) - loss_with(minus, keys)) / (2 * h);
+      CHECK(std::abs(g.dw_q(k, j) - numeric) <= tolerance);
+    }
+  }
+  // The gradient is not trivially zero.
+  CHECK(g.dkeys.cwiseAbs().maxCoeff() > 1e-4);
+}

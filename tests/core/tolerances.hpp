@@ -18,6 +18,14 @@ inline double dot_product_bound(int d, double magnitude) { return d * kEpsilon *
 // products' worth, doubled for the √d_k scaling and the final subtraction.
 inline double rotated_score_bound(int d, double magnitude) { return 6.0 * dot_product_bound(d, magnitude); }
 
+// Scores after a change of basis by an invertible A with condition number κ:
+// Q A rounds like a rotation, but A^{−T} (from an SVD) carries a relative error of
+// about d·ε·κ, which the product K A^{−T} and then the score pass on; so the
+// rotation bound grows by the factor κ (Higham, §14.1: the inverse is accurate to κ·ε).
+inline double changed_basis_score_bound(int d, double magnitude, double condition) {
+  return condition * rotated_score_bound(d, magnitude);
+}
+
 // A softmax row of length m: m exponentials (each within 1 ulp), m − 1
 // additions and m divisions, so the row sum is within 3·m·ε of one.
 inline double softmax_row_sum_bound(int m) { return 3.0 * m * kEpsilon; }

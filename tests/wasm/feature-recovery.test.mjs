@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { HeadlabError } from '../../web/headlab-core.js';
 import { DRAFT_PUBLISHED } from '../../web/feature-recovery.js';
 import { matrix } from '../../web/matrix.js';
-import { cliRun, root, wasmCore } from './helpers.mjs';
+import { cliJson, cliRun, maxAbsDiff, root, wasmCore } from './helpers.mjs';
 import { validate } from './json-schema.mjs';
 
 // Native (glibc exp, SSE2 Eigen kernels in evaluation) and WASM (musl exp, scalar kernels) differ in
@@ -214,4 +214,29 @@ test('interventions as plain functions: the same numbers as the evaluation, and 
   const w_noise = matrix(Array.from({ length: 9 }, (_, k) => [6, 7, 8].map((j) => task.mixing.data[j * 9 + k])));
   const noisy = core.featureRecoveryIntervene({ ...known, w_v: w_noise, intervention: 'irrelevant_shift' });
   assert.ok(Math.abs(noisy.mse - 25) < 2.5, `noise reader shift MSE ${noisy.mse}`);
+});
+
+test('replay steps, divergence field and the traced example through the WASM module', async () => {
+  const core = await wasmCore();
+  const steps = core.featureRecoveryReplaySteps(1200, 48);
+  assert.deepEqual(steps.slice(0, 4), [0, 1, 2, 3]);
+  assert.equal(steps.at(-1), 1200);
+  assert.ok(steps.every((t, i) => i === 0 || t > steps[i - 1]));
+  assert.throws(() => core.featureRecoveryReplaySteps(100, 1), /snapshot count must be in \[2/);
+  // Stepping snapshot to snapshot gives the native CLI's 300-step W_q (same tolerance as the full run).
+  const trainer = core.createFeatureRecoveryTrainer({ seed: 0, steps: 300 });
+  try {
+    const schedule = core.featureRecoveryReplaySteps(300, 20);
+    for (let i = 1; i < schedule.length; i++) assert.equal(trainer.step(schedule[i] - schedule[i - 1]).diverged_at, 0);
+    const native = cliJson(['feature-recovery', '--seed', '0', '--steps', '300', '--out', '-']);
+    assert.ok(maxAbsDiff(trainer.snapshot().w_q, native.w_q) <= 1e-12);
+    // The traced example under the known solution: the student routes like the teacher.
+    const task = core.featureRecoveryTask({ seed: 0 });
+    const e = core.featureRecoveryExample({ seed: 0, w_q: task.known_w_q, w_v: task.known_w_v, index: 5 });
+    for (let i = 0; i < 4; i++) assert.ok(Math.abs(e.weights.data[i] - e.teacher_weights.data[i]) <= 1e-14);
+    for (let j = 0; j < 3; j++) assert.ok(Math.abs(e.prediction.data[j] - e.target.data[j]) <= 1e-14);
+    assert.throws(() => core.featureRecoveryExample({ seed: 0, w_q: task.known_w_q, w_v: task.known_w_v, index: 4096 }), /example = 4096 is out of range/);
+  } finally {
+    trainer.dispose();
+  }
 });

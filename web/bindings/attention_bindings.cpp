@@ -53,6 +53,36 @@ val plane_rotation_js(val d, val a, val b, val angle) {
   });
 }
 
+val change_query_key_basis_js(val q, val k, val a) {
+  return guarded([&] {
+    const ChangedBasis r =
+        change_query_key_basis(matrix_from_js(q, "q"), matrix_from_js(k, "k"), matrix_from_js(a, "A"));
+    val out = val::object();
+    out.set("q", matrix_to_js(r.q));
+    out.set("k", matrix_to_js(r.k));
+    out.set("inverse_transpose", matrix_to_js(r.inverse_transpose));
+    out.set("condition_number", r.condition_number);
+    return out;
+  });
+}
+
+val query_key_picture_js(val q, val k, val v, val score_scale) {
+  return guarded([&] {
+    const QueryKeyPicture p = query_key_picture(matrix_from_js(q, "q"), matrix_from_js(k, "k"),
+                                                matrix_from_js(v, "v"), number_arg(score_scale, "score scale"));
+    val out = val::object();
+    out.set("dot_products", matrix_to_js(p.dot_products));
+    out.set("scores", matrix_to_js(p.scores));
+    out.set("weights", matrix_to_js(p.weights));
+    out.set("reading", matrix_to_js(p.reading));
+    out.set("query_lengths", matrix_to_js(p.query_lengths));
+    out.set("key_lengths", matrix_to_js(p.key_lengths));
+    out.set("query_key_angles", matrix_to_js(p.query_key_angles));
+    out.set("query_angles", matrix_to_js(p.query_angles));
+    return out;
+  });
+}
+
 }  // namespace
 }  // namespace headlab::web
 
@@ -61,4 +91,6 @@ EMSCRIPTEN_BINDINGS(headlab_attention) {
   emscripten::function("swap_projection_coordinates", &headlab::web::swap_projection_coordinates_js);
   emscripten::function("rotate_query_key", &headlab::web::rotate_query_key_js);
   emscripten::function("plane_rotation", &headlab::web::plane_rotation_js);
+  emscripten::function("change_query_key_basis", &headlab::web::change_query_key_basis_js);
+  emscripten::function("query_key_picture", &headlab::web::query_key_picture_js);
 }

@@ -126,7 +126,8 @@ class FeatureRecoveryTrainerHandle {
     });
   }
 
-  // { taken, steps_done, steps, loss } with loss the last step's (NaN before the first step).
+  // { taken, steps_done, steps, loss, diverged_at } with loss the last step's (NaN before the
+  // first step) and diverged_at the 1-based step whose loss or parameters stopped being finite (0: none).
   val step(val n) {
     return guarded([&] {
       const int taken = trained().step(int_arg(n, "step count"));
@@ -135,6 +136,7 @@ class FeatureRecoveryTrainerHandle {
       out.set("steps_done", trainer_->steps_done());
       out.set("steps", trainer_->settings().steps);
       out.set("loss", trainer_->loss_trace().empty() ? std::nan("") : trainer_->loss_trace().back());
+      out.set("diverged_at", trainer_->diverged_at());
       return out;
     });
   }
@@ -152,6 +154,7 @@ class FeatureRecoveryTrainerHandle {
       out.set("response_query", matrix_to_js(t.response_query()));
       out.set("response_value", matrix_to_js(t.response_value()));
       out.set("loss_trace", vector_to_js(t.loss_trace()));
+      out.set("diverged_at", t.diverged_at());
       return out;
     });
   }
@@ -253,6 +256,39 @@ val feature_recovery_intervene_js(val input) {
   });
 }
 
+// { seed, w_q, w_v, index, eval_size?, request_scale? } → one held-out example traced through
+// the student and the teacher (FeatureRecoveryExample; rows as Float64Array, 4-row blocks as matrices).
+val feature_recovery_example_js(val input) {
+  return guarded([&] {
+    require_known_keys(input, "input", {"seed", "w_q", "w_v", "index", "eval_size", "request_scale"});
+    FeatureRecoverySettings s;
+    const HeldOut h = held_out_from_js(input, s);
+    const int index = has(input, "index") ? int_arg(input["index"], "index") : 0;
+    const FeatureRecoveryExample e = feature_recovery_example(h.eval_set, h.mixing, matrix_from_js(input["w_q"], "w_q"),
+                                                              matrix_from_js(input["w_v"], "w_v"), index);
+    val out = val::object();
+    out.set("request_features", matrix_to_js(e.request_features));
+    out.set("payloads", matrix_to_js(e.payloads));
+    out.set("query", matrix_to_js(e.query));
+    out.set("scores", matrix_to_js(e.scores));
+    out.set("weights", matrix_to_js(e.weights));
+    out.set("values", matrix_to_js(e.values));
+    out.set("prediction", matrix_to_js(e.prediction));
+    out.set("teacher_weights", matrix_to_js(e.teacher_weights));
+    out.set("target", matrix_to_js(e.target));
+    return out;
+  });
+}
+
+val feature_recovery_replay_steps_js(val steps, val count) {
+  return guarded([&] {
+    const std::vector<int> t = feature_recovery_replay_steps(int_arg(steps, "steps"), int_arg(count, "snapshot count"));
+    val out = val::array();
+    for (int x : t) out.call<void>("push", x);
+    return out;
+  });
+}
+
 int feature_recovery_live_trainers_js() { return FeatureRecoveryTrainerHandle::live_count(); }
 
 }  // namespace
@@ -269,5 +305,7 @@ EMSCRIPTEN_BINDINGS(headlab_feature_recovery) {
   emscripten::function("feature_recovery_task", &headlab::web::feature_recovery_task_js);
   emscripten::function("feature_recovery_evaluate", &headlab::web::feature_recovery_evaluate_js);
   emscripten::function("feature_recovery_intervene", &headlab::web::feature_recovery_intervene_js);
+  emscripten::function("feature_recovery_example", &headlab::web::feature_recovery_example_js);
+  emscripten::function("feature_recovery_replay_steps", &headlab::web::feature_recovery_replay_steps_js);
   emscripten::function("feature_recovery_live_trainers", &headlab::web::feature_recovery_live_trainers_js);
 }

@@ -1,0 +1,213 @@
+// <headlab-query-key-canvas> on the first article: the three edits, keyboard, mouse and touch
+// drags, the score scale and the changes of basis, each checked against the native CLI
+// (`headlab attention`) or closed forms; the predict-first quiz and its "try it" link;
+// text size and touch targets at 360 px; screenshots; redraw time per drag step.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { screenshot, startSession } from './helpers.mjs';
+import { ARTICLE, frames, rendered } from './widget-fixtures.mjs';
+import { cliJson } from '../wasm/helpers.mjs';
+
+// Native (glibc, SSE2) and WASM (musl) exp/sum rounding: a few ulp on values of order one.
+const NATIVE_WASM_TOLERANCE = 16 * Number.EPSILON;
+// The canvas's own "unchanged" threshold (SCORE_INVARIANCE_TOLERANCE in the widget).
+const SCORE_TOL = 1e-12;
+const I2 = [[1, 0], [0, 1]];
+
+let session;
+before(async () => { session = await startSession({ csp: true }); });
+after(async () => { await session?.close(); });
+
+/** Weights of the head x = I with these projections from the native CLI, at score scale s (the CLI uses 1/√2; rescale the dot products). */
+function nativeWeights({ w_q = I2, w_k = I2, w_v = I2 }, s) {
+  const r = cliJson(['attention'], JSON.stringify({ x: I2, w_q, w_k, w_v }));
+  if (Math.abs(s - Math.SQRT1_2) < 1e-15) return { weights: r.weights, reading: r.reading };
+  // Other scales: softmax of s·(Q Kᵀ) computed from the CLI's own dot products.
+  const weights = r.dot_products.map((row) => {
+    const z = row.map((d) => s * d), m = Math.max(...z), e = z.map((t) => Math.exp(t - m)), sum = e[0] + e[1];
+    return e.map((t) => t / sum);
+  });
+  return { weights, reading: weights.map((w) => [0, 1].map((j) => w[0] * r.v[0][j] + w[1] * r.v[1][j])) };
+}
+
+function assertClose(actual, expected, tol, what) {
+  actual.flat().forEach((a, i) => assert.ok(Math.abs(a - expected.flat()[i]) <= tol, `${what}[${i}]: ${a} vs ${expected.flat()[i]}`));
+}
+
+const state = (page, id = 'qk') => page.evaluate((s) => document.getElementById(s).state, id);
+
+async function open(options = {}, hash = '') {
+  const page = await session.newPage(options);
+  await page.goto(`${session.url}${ARTICLE}${hash}`);
+  await rendered(page, '#qk');
+  await rendered(page, '#qk-basis');
+  return page;
+}
+
+test('query-key canvas: the three edits and the score scale match the native CLI', async () => {
+  const page = await open();
+  const qk = page.locator('#qk');
+  let s = await state(page);
+  assert.equal(s.score_scale, Math.SQRT1_2);
+  assertClose(s.weights, nativeWeights({}, Math.SQRT1_2).weights, NATIVE_WASM_TOLERANCE, 'identity weights');
+  // The article's "67%": softmax(1/√2, 0).
+  assert.ok(Math.abs(s.weights[0][0] - 1 / (1 + Math.exp(-Math.SQRT1_2))) <= NATIVE_WASM_TOLERANCE);
+  assert.equal(Math.round(100 * s.weights[0][0]), 67);
+  for (const [button, attrs] of [['Swap WQ', { w_q: [[0, 1], [1, 0]] }], ['Swap WK', { w_k: [[0, 1], [1, 0]] }], ['W_V = diag(2, −3)'.replace('_', ''), { w_v: [[2, 0], [0, -3]] }]]) {
+    await qk.getByRole('button', { name: button }).click();
+    await frames(page);
+    s = await state(page);
+    const native = nativeWeights(attrs, s.score_scale);
+    assertClose(s.weights, native.weights, NATIVE_WASM_TOLERANCE, `${button} weights`);
+    assertClose(s.reading, native.reading, NATIVE_WASM_TOLERANCE, `${button} reading`);
+    assert.equal(await qk.getByRole('button', { name: button }).getAttribute('aria-pressed'), 'true');
+  }
+  // W_V edit: weights equal the identity head's, the readings do not.
+  assertClose(s.weights, nativeWeights({}, Math.SQRT1_2).weights, NATIVE_WASM_TOLERANCE, 'W_V edit keeps weights');
+  // The prose's state link: W_Q edit at s = 4 → 2% / 98% for the first query.
+  await page.locator('a.state-link', { hasText: 'Apply the edit' }).click();
+  await frames(page);
+  s = await state(page);
+  assert.equal(s.score_scale, 4);
+  assert.deepEqual(s.w_q, [[0, 1], [1, 0]]);
+  assertClose(s.weights, nativeWeights({ w_q: [[0, 1], [1, 0]] }, 4).weights, NATIVE_WASM_TOLERANCE, 's = 4');
+  assert.equal(Math.round(100 * s.weights[0][1]), 98);
+  // The scale slider is logarithmic: End = 2³ = 8.
+  await qk.getByRole('slider', { name: 'Score scale s' }).focus();
+  await page.keyboard.press('End');
+  await frames(page);
+  assert.equal((await state(page)).score_scale, 8);
+  assert.deepEqual(page.problems, []);
+});
+
+test('query-key canvas: keyboard, mouse and touch move the vector tips', async () => {
+  const page = await open({ hasTouch: true });
+  const qk = page.locator('#qk');
+  const q1 = qk.getByRole('button', { name: /^query 1 at/ });
+  await q1.focus();
+  for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('Shift+ArrowLeft');
+  await frames(page);
+  let s = await state(page);
+  assert.deepEqual(s.w_q, [[0.5, 0.3], [0, 1]]);
+  assertClose(s.weights, nativeWeights({ w_q: s.w_q }, s.score_scale).weights, NATIVE_WASM_TOLERANCE, 'after keys');
+  assert.match(await q1.getAttribute('aria-label'), /query 1 at \[0\.5, 0\.3\]/);
+  assert.match(await qk.locator('[aria-live="polite"]').last().textContent(), /Query 1 at \[0\.5, 0\.3\]\. query 1 gives \d+% to key 1/);
+  // Mouse: drag key 2's tip to a point; the row of W_K follows the pointer, the weights the CLI.
+  const k2 = qk.getByRole('button', { name: /^key 2 at/ });
+  const box = await k2.boundingBox();
+  const cx = box.x + box.width / 2, cy = box.y + box.height / 2;
+  await page.mouse.move(cx, cy);
+  await page.mouse.down();
+  await page.mouse.move(cx + 40, cy + 30, { steps: 5 });
+  await page.mouse.up();
+  await frames(page);
+  s = await state(page);
+  assert.ok(s.w_k[1][0] > 0.2 && s.w_k[1][1] < 0.9, `key 2 moved right and down: ${JSON.stringify(s.w_k)}`);
+  assertClose(s.weights, nativeWeights({ w_q: s.w_q, w_k: s.w_k }, s.score_scale).weights, NATIVE_WASM_TOLERANCE, 'after drag');
+  // Touch: a pointer of type touch on key 1 (dispatched through CDP's touch emulation).
+  const k1 = qk.getByRole('button', { name: /^key 1 at/ });
+  const b1 = await k1.boundingBox();
+  const client = await page.context().newCDPSession(page);
+  const at = (x, y) => [{ x, y }];
+  await client.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(b1.x + b1.width / 2, b1.y + b1.height / 2) });
+  await client.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(b1.x + b1.width / 2, b1.y + b1.height / 2 - 40) });
+  await client.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await frames(page);
+  s = await state(page);
+  assert.ok(s.w_k[0][1] > 0.2, `touch moved key 1 up: ${JSON.stringify(s.w_k)}`);
+  assertClose(s.weights, nativeWeights({ w_q: s.w_q, w_k: s.w_k }, s.score_scale).weights, NATIVE_WASM_TOLERANCE, 'after touch');
+  assert.deepEqual(page.problems, []);
+});
+
+test('query-key canvas: rotation and invertible A keep every score; a singular A is refused', async () => {
+  const page = await open();
+  const fig = page.locator('#qk-basis');
+  let s = await state(page, 'qk-basis');
+  assert.equal(s.basis, 'rotation');
+  const th = (s.angle_degrees * Math.PI) / 180;
+  // Q′ = Q R with R the plane rotation [[c, s], [−s, c]]: q₁ = [1, 0] → [c, s].
+  assertClose(s.q, s.q_before.map(([a, b]) => [a * Math.cos(th) - b * Math.sin(th), a * Math.sin(th) + b * Math.cos(th)]), 4 * Number.EPSILON, 'rotated queries');
+  assert.ok(s.max_score_difference <= SCORE_TOL);
+  assert.ok(Math.abs(s.query_lengths[0] - s.query_lengths_before[0]) <= 4 * Number.EPSILON);
+  await page.locator('a.state-link', { hasText: 'With a shear and stretch' }).click();
+  await frames(page);
+  s = await state(page, 'qk-basis');
+  assert.equal(s.basis, 'invertible');
+  assert.ok(s.max_score_difference <= SCORE_TOL, `max |S′ − S| = ${s.max_score_difference}`);
+  // The prose: length 1 → about 1.7, right angle → about 69°.
+  assert.ok(Math.abs(s.query_lengths[0] - Math.hypot(1.6, 0.6)) <= 4 * Number.EPSILON);
+  assert.equal(Math.round(10 * s.query_lengths[0]) / 10, 1.7);
+  assert.equal(Math.round(s.query_angle_degrees), 69);
+  assert.equal(Math.round(s.query_angle_degrees_before), 90);
+  assert.match(await fig.locator('.verdict').textContent(), /every score unchanged/);
+  // Edges (weights) equal the original basis' weights.
+  const plain = nativeWeights({ w_k: [[1, 0.5], [-0.5, 1]] }, s.score_scale).weights;
+  assertClose(s.weights, plain, NATIVE_WASM_TOLERANCE, 'weights after A');
+  // A singular A: the core's message in the widget's alert, not a drawing.
+  const boxes = fig.getByRole('spinbutton');
+  await boxes.nth(0).fill('1'); await boxes.nth(0).press('Enter');
+  await boxes.nth(1).fill('2'); await boxes.nth(1).press('Enter');
+  await boxes.nth(2).fill('2'); await boxes.nth(2).press('Enter');
+  await boxes.nth(3).fill('4'); await boxes.nth(3).press('Enter');
+  await assert.doesNotReject(fig.getByRole('alert').getByText(/A \(2 × 2\) is singular/).waitFor());
+  assert.deepEqual(page.problems, []);
+});
+
+test('predict-first quiz: each wrong choice says why; the try-it link sets the canvas', async () => {
+  const page = await open();
+  const quiz = page.locator('#quiz-predict');
+  await page.locator('#quiz-predict > [slot="choice"]').nth(0).click();
+  await quiz.getByRole('button', { name: 'Check' }).click();
+  await frames(page);
+  assert.equal(await page.locator('#quiz-predict > [slot="why"]').nth(0).isVisible(), true);
+  assert.match(await page.locator('#quiz-predict > [slot="why"]').nth(0).textContent(), /every query, so the second query's weights flip too/);
+  assert.equal(await page.locator('#quiz-predict > [slot="why"]').nth(2).isVisible(), false);
+  await page.locator('#quiz-predict > [slot="choice"]').nth(2).click();
+  await quiz.getByRole('button', { name: 'Check' }).click();
+  await frames(page);
+  assert.match(await quiz.getByRole('status').textContent(), /Correct: choice 3/);
+  const before = await state(page);
+  await page.locator('#quiz-predict > [slot="why"]').nth(2).getByRole('link', { name: 'Try it in the figure' }).click();
+  await frames(page);
+  const s = await state(page);
+  assert.deepEqual(s.w_q, [[0, 1], [0, 1]]);
+  // What the answer claims: query 2's weights exactly as with W_Q = I at the same scale; query 1's flipped.
+  const identity = nativeWeights({}, s.score_scale).weights;
+  assertClose([s.weights[1]], [identity[1]], NATIVE_WASM_TOLERANCE, 'query 2 unchanged');
+  assert.ok(s.weights[0][1] > 0.9 && before.w_q[0][0] === 1);
+  await screenshot(quiz, 'query-key-quiz-light');
+  assert.deepEqual(page.problems, []);
+});
+
+for (const width of [360, 1280]) {
+  for (const colorScheme of ['light', 'dark']) {
+    test(`query-key canvas at ${width} px (${colorScheme}): text ≥ 11 px, targets ≥ 44 px, screenshots`, async () => {
+      const page = await open({ colorScheme, viewport: { width, height: 900 } },
+        '#qk.w-q=[[0,1],[1,0]]&qk.scale=4&qk-basis.basis=invertible&qk-basis.scale=4&qk-basis.w-k=[[1,0.5],[-0.5,1]]');
+      for (const id of ['qk', 'qk-basis']) {
+        const sizes = await page.evaluate((i) => {
+          const host = document.getElementById(i);
+          const out = [];
+          for (const svg of host.shadowRoot.querySelectorAll('svg.outer')) {
+            const k = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+            for (const t of svg.querySelectorAll('text')) {
+              const own = Number(t.getAttribute('font-size'));
+              for (const span of [t, ...t.querySelectorAll('tspan')]) out.push(k * Number(span.getAttribute('font-size') ?? own));
+            }
+          }
+          // The figure's own controls on screen now (hidden rows have no box; the shared download
+          // menu is the base class's, sized for touch by the site's coarse-pointer rule).
+          const targets = [...host.shadowRoot.querySelectorAll('.handle:not([hidden]), button, input')].filter((e) => !e.closest('.export-menu, .exports'))
+            .map((e) => e.getBoundingClientRect()).filter((r) => r.width > 0 && r.height > 0).map((r) => Math.min(r.width, r.height));
+          return { smallestText: Math.min(...out), smallestTarget: Math.min(...targets) };
+        }, id);
+        assert.ok(sizes.smallestText >= 11, `${id}: smallest chart text ${sizes.smallestText.toFixed(2)} px`);
+        assert.ok(sizes.smallestTarget >= 44 - 0.5, `${id}: smallest touch target ${sizes.smallestTarget.toFixed(1)} px`);
+      }
+      await screenshot(page.locator('#fig-canvas'), `query-key-canvas-${width}-${colorScheme}`);
+      await screenshot(page.locator('#fig-basis'), `query-key-basis-${width}-${colorScheme}`);
+      assert.deepEqual(page.problems, []);
+    });
+  }
+}

@@ -1,0 +1,536 @@
+// <headlab-query-key-canvas>: the first article's head drawn in the plane. Two tokens
+// x₁ = [1, 0], x₂ = [0, 1] (so q_i = x_i W_Q is row i of W_Q, and likewise for keys and
+// values); their queries (solid, orange) and keys (dashed, blue) are arrows whose tips the
+// reader drags by mouse, touch or arrow keys; attention is drawn as edges from each query
+// to each key whose width is the weight. A score-scale control sharpens or flattens the
+// softmax, and the basis-change views show the queries and keys after Q′ = Q A,
+// K′ = K A^{−T} (A = a rotation R, or any invertible A) over ghosts of the originals.
+//
+// The core computes every number drawn: Q, K, V = core.attention (x = I); the change of
+// basis = core.changeQueryKeyBasis; scores, weights, readings, lengths and angles =
+// core.queryKeyPicture. JS only maps them to pixels (and takes max |S′ − S| of two score
+// matrices the core returned).
+//
+// Attributes (mirrored, all shared in the URL hash): w-q, w-k, w-v — JSON 2 × 2 (default
+// the identity); scale — the score scale s ≥ 0 in s·q·k (default 1/√2, the head's 1/√d_k);
+// basis — none | rotation | invertible (default none); angle — rotation in degrees
+// [−180, 180] (default 40); a — JSON 2 × 2 invertible A (default [[1.6, 0.6], [0, 0.7]]).
+import type { Matrix, QueryKeyPicture } from '../web/headlab-core.js';
+import { matrix } from '../web/matrix.js';
+import {
+  HeadlabElement, WidgetInputError, el, jsonAttribute, numberAttribute, numberGrid, type WidgetFigure,
+} from './base/headlab-element.js';
+import { formatMagnitude, formatNumber } from './chart/format.js';
+import { resolveColours, rgbText, type ResolvedColours } from './chart/palette.js';
+import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
+import { svgEl } from './chart/svg.js';
+
+/** max |S′ − S| below this counts as "scores unchanged": 2 × 2 entries of O(1), κ(A) ≤ 1e8 at worst → far below; the default A (κ ≈ 3) gives ~1e-16. */
+export const SCORE_INVARIANCE_TOLERANCE = 1e-12;
+export const DEFAULT_SCALE = Math.SQRT1_2;
+const DEFAULT_A = [[1.6, 0.6], [0, 0.7]];
+const IDENTITY = [[1, 0], [0, 1]];
+const SWAP = [[0, 1], [1, 0]];
+/** Keyboard step for a vector tip (Shift: 5×), in plane units. */
+const KEY_STEP = 0.1;
+const BASES = ['none', 'rotation', 'invertible'] as const;
+type Basis = typeof BASES[number];
+
+/** The three edits of the first article, as attribute sets (absent = identity). */
+export const PRESETS: Record<string, { label: string; attrs: Record<string, string> }> = {
+  start: { label: 'All identity', attrs: {} },
+  'edit-q': { label: 'Swap W_Q', attrs: { 'w-q': JSON.stringify(SWAP) } },
+  'edit-k': { label: 'Swap W_K', attrs: { 'w-k': JSON.stringify(SWAP) } },
+  'edit-v': { label: 'W_V = diag(2, −3)', attrs: { 'w-v': '[[2,0],[0,-3]]' } },
+};
+
+export interface QueryKeyCanvasState {
+  w_q: number[][]; w_k: number[][]; w_v: number[][];
+  score_scale: number;
+  basis: Basis;
+  angle_degrees: number;
+  a: number[][];
+  /** Queries and keys as drawn (after the change of basis when one is on). */
+  q: number[][]; k: number[][]; v: number[][];
+  q_before: number[][]; k_before: number[][];
+  scores: number[][]; weights: number[][]; reading: number[][];
+  query_lengths: number[]; query_lengths_before: number[];
+  /** Angle between q₁ and q₂ in degrees, after and before the change of basis. */
+  query_angle_degrees: number; query_angle_degrees_before: number;
+  condition_number: number | null;
+  max_score_difference: number;
+}
+
+interface Computed extends QueryKeyCanvasState { picture: QueryKeyPicture; }
+
+/** Plane geometry of the on-page and exported figure (scene units ≈ CSS px at full size). */
+const PLANE = 300, MARGIN = 26, ROUTES_W = 300, ROUTES_H = 200;
+const FONT = 13;
+
+export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
+  static observedAttributes = ['w-q', 'w-k', 'w-v', 'scale', 'basis', 'angle', 'a'];
+  protected static sharedAttributes = ['w-q', 'w-k', 'w-v', 'scale', 'basis', 'angle', 'a'];
+  protected static css = /* css */ `
+    .figs { display: flex; flex-wrap: wrap; gap: 0.5rem 1.25rem; align-items: flex-start; }
+    .fig { flex: 1 1 260px; max-width: 420px; min-width: 0; position: relative; }
+    .fig svg.outer { display: block; width: 100%; height: auto; touch-action: none; }
+    .handle { cursor: grab; outline: none; }
+    .handle:focus-visible .ring { stroke: var(--hl-focus); stroke-width: 3; }
+    .handle .hit { fill: transparent; }
+    .handle .ring { fill: none; stroke: transparent; }
+    .handle .dot { fill: none; stroke-width: 2.5; }
+    .handle.q .dot { stroke: var(--hl-pos); }
+    .handle.k .dot { stroke: var(--hl-neg); stroke-dasharray: 4 2.5; }
+    .handle.dragging { cursor: grabbing; }
+    .presets button, .bases button { min-height: 44px; }
+    .controls { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; align-items: center; margin: 0.5rem 0; }
+    .controls label { white-space: nowrap; }
+    .controls input[type="range"] { flex: 1 1 10rem; min-width: 8rem; min-height: 44px; }
+    .a-grid { display: inline-grid; grid-template-columns: repeat(2, 5rem); gap: 0.3rem; vertical-align: middle; }
+    .a-grid input { width: 100%; min-height: 44px; box-sizing: border-box; }
+    .readout { margin: 0.35rem 0; }
+    .verdict { font-weight: 600; }
+    [hidden] { display: none !important; }
+  `;
+
+  private planeSvg: SVGSVGElement | null = null;
+  private planeScene: SVGSVGElement | null = null;
+  private routesSvg: SVGSVGElement | null = null;
+  private handles: { g: SVGGElement; kind: 'q' | 'k'; index: number }[] = [];
+  private handleLayer: SVGGElement | null = null;
+  private scaleInput: HTMLInputElement | null = null;
+  private scaleOut: HTMLOutputElement | null = null;
+  private angleRow: HTMLDivElement | null = null;
+  private angleInput: HTMLInputElement | null = null;
+  private angleOut: HTMLOutputElement | null = null;
+  private aRow: HTMLDivElement | null = null;
+  private aInputs: HTMLInputElement[] = [];
+  private presetButtons: Record<string, HTMLButtonElement> = {};
+  private basisButtons: Record<string, HTMLButtonElement> = {};
+  private readout: HTMLParagraphElement | null = null;
+  private verdict: HTMLParagraphElement | null = null;
+  private live: HTMLParagraphElement | null = null;
+  private colours: ResolvedColours | null = null;
+  /** Plane units → scene units of the figure drawn last (for pointer mapping). */
+  private extent = 2;
+
+  // ---- mirrored attributes ----
+  get scale(): number { return numberAttribute(this, 'scale', DEFAULT_SCALE, 0, 50); }
+  set scale(v: number) { this.setAttribute('scale', String(v)); }
+  get basis(): Basis {
+    const raw = this.getAttribute('basis') ?? 'none';
+    if (!(BASES as readonly string[]).includes(raw)) throw new WidgetInputError(`attribute basis="${raw}" must be one of ${BASES.join(', ')}`);
+    return raw as Basis;
+  }
+  set basis(v: Basis) { this.setAttribute('basis', v); }
+  get angle(): number { return numberAttribute(this, 'angle', 40, -180, 180); }
+  set angle(v: number) { this.setAttribute('angle', String(v)); }
+
+  private grid(name: string, fallback: number[][]): number[][] {
+    const raw = jsonAttribute(this, name);
+    const g = numberGrid(raw ?? fallback, `attribute ${name}`, 2, 2);
+    for (const row of g) for (const x of row) if (Math.abs(x) > 1e3) throw new WidgetInputError(`attribute ${name} entries must be between −1000 and 1000`);
+    return g;
+  }
+
+  private compute(): Computed {
+    const core = this.core!;
+    const w_q = this.grid('w-q', IDENTITY), w_k = this.grid('w-k', IDENTITY), w_v = this.grid('w-v', IDENTITY);
+    const a = this.grid('a', DEFAULT_A);
+    const basis = this.basis, angle = this.angle, scale = this.scale;
+    const head = core.attention({ x: matrix(IDENTITY), w_q: matrix(w_q), w_k: matrix(w_k), w_v: matrix(w_v) });
+    let q: Matrix = head.q, k: Matrix = head.k, condition: number | null = null;
+    if (basis !== 'none') {
+      const A = basis === 'rotation' ? core.planeRotation(2, 0, 1, (angle * Math.PI) / 180) : matrix(a);
+      const changed = core.changeQueryKeyBasis(head.q, head.k, A);
+      q = changed.q;
+      k = changed.k;
+      condition = changed.condition_number;
+    }
+    const before = core.queryKeyPicture(head.q, head.k, head.v, scale);
+    const picture = basis === 'none' ? before : core.queryKeyPicture(q, k, head.v, scale);
+    let maxDiff = 0;
+    before.scores.data.forEach((s, i) => { maxDiff = Math.max(maxDiff, Math.abs(picture.scores.data[i] - s)); });
+    return {
+      w_q, w_k, w_v, score_scale: scale, basis, angle_degrees: angle, a,
+      q: rows(q), k: rows(k), v: rows(head.v), q_before: rows(head.q), k_before: rows(head.k),
+      scores: rows(picture.scores), weights: rows(picture.weights), reading: rows(picture.reading),
+      query_lengths: Array.from(picture.query_lengths.data), query_lengths_before: Array.from(before.query_lengths.data),
+      query_angle_degrees: (picture.query_angles.data[1] * 180) / Math.PI,
+      query_angle_degrees_before: (before.query_angles.data[1] * 180) / Math.PI,
+      condition_number: condition, max_score_difference: maxDiff, picture,
+    };
+  }
+
+  get state(): QueryKeyCanvasState {
+    const { picture: _picture, ...s } = this.compute();
+    return s;
+  }
+
+  protected build(): void {
+    this.colours = null;
+    const title = el('p', { class: 'title' }, 'Queries, keys and where attention goes');
+    const intro = el('p', { class: 'caption' },
+      'Drag a query (solid) or key (dashed) tip, or focus it and use the arrow keys. Edge width is the attention weight.');
+
+    const presets = el('div', { class: 'row presets', role: 'group', 'aria-label': 'The three edits of the text' });
+    for (const [name, p] of Object.entries(PRESETS)) {
+      const b = el('button', { type: 'button', 'data-preset': name, 'aria-pressed': 'false' }, p.label.replace(/_([QKV])/g, '$1'));
+      this.listen(b, 'click', () => this.applyPreset(name));
+      presets.append(b);
+      this.presetButtons[name] = b;
+    }
+
+    const scaleId = uid('scale');
+    const scaleRow = el('div', { class: 'controls' });
+    this.scaleInput = el('input', { type: 'range', id: scaleId, min: '-2', max: '3', step: '0.01' });
+    this.scaleOut = el('output', { for: scaleId, class: 'num' });
+    this.listen(this.scaleInput, 'input', () => {
+      // Log scale: slider value u ↦ s = 2^u, from 1/4 to 8.
+      this.scale = Number((2 ** this.scaleInput!.valueAsNumber).toPrecision(3));
+      this.emitChange();
+    });
+    scaleRow.append(el('label', { for: scaleId }, 'Score scale s'), this.scaleInput, this.scaleOut);
+
+    const bases = el('div', { class: 'row bases', role: 'group', 'aria-label': 'Change of query–key basis' });
+    for (const [name, label] of [['none', 'Original basis'], ['rotation', 'Rotate: R'], ['invertible', 'Any invertible A']] as const) {
+      const b = el('button', { type: 'button', 'data-basis': name, 'aria-pressed': 'false' }, label);
+      this.listen(b, 'click', () => { this.basis = name; this.emitChange(); });
+      bases.append(b);
+      this.basisButtons[name] = b;
+    }
+
+    const angleId = uid('angle');
+    this.angleRow = el('div', { class: 'controls' });
+    this.angleInput = el('input', { type: 'range', id: angleId, min: '-180', max: '180', step: '1' });
+    this.angleOut = el('output', { for: angleId, class: 'num' });
+    this.listen(this.angleInput, 'input', () => { this.angle = this.angleInput!.valueAsNumber; this.emitChange(); });
+    this.angleRow.append(el('label', { for: angleId }, 'Rotation angle θ'), this.angleInput, this.angleOut);
+
+    this.aRow = el('div', { class: 'controls' });
+    const aGrid = el('div', { class: 'a-grid', role: 'group', 'aria-label': 'Matrix A, by rows' });
+    this.aInputs = [0, 1, 2, 3].map((i) => {
+      const input = el('input', { type: 'number', step: '0.1', 'aria-label': `A row ${(i >> 1) + 1}, column ${(i & 1) + 1}` });
+      this.listen(input, 'change', () => {
+        const values = this.aInputs.map((x) => x.valueAsNumber);
+        if (values.some((x) => !Number.isFinite(x))) return;
+        this.setAttribute('a', JSON.stringify([[values[0], values[1]], [values[2], values[3]]]));
+        this.emitChange();
+      });
+      aGrid.append(input);
+      return input;
+    });
+    this.aRow.append(el('span', {}, 'A ='), aGrid);
+
+    const figs = el('div', { class: 'figs' });
+    const planeBox = el('div', { class: 'fig' });
+    this.planeSvg = svgEl('svg', { class: 'outer', viewBox: `0 0 ${PLANE} ${PLANE}`, role: 'group', 'aria-label': 'Query and key plane' });
+    this.planeScene = svgEl('svg', { 'aria-hidden': 'true' });
+    this.handleLayer = svgEl('g');
+    this.planeSvg.append(this.planeScene, this.handleLayer);
+    planeBox.append(this.planeSvg);
+    const routesBox = el('div', { class: 'fig' });
+    this.routesSvg = svgEl('svg', { class: 'outer', viewBox: `0 0 ${ROUTES_W} ${ROUTES_H}`, 'aria-hidden': 'true' });
+    routesBox.append(this.routesSvg);
+    figs.append(planeBox, routesBox);
+    this.buildHandles();
+
+    this.readout = el('p', { class: 'readout' });
+    this.verdict = el('p', { class: 'verdict', role: 'status' });
+    this.live = el('p', { class: 'sr-only', 'aria-live': 'polite' });
+    this.body.append(title, intro, presets, scaleRow, figs, bases, this.angleRow, this.aRow, this.readout, this.verdict, this.live, this.exportControls());
+    if (typeof matchMedia === 'function') this.listen(matchMedia('(prefers-color-scheme: dark)'), 'change', () => { this.colours = null; this.requestRender(); });
+  }
+
+  private applyPreset(name: string): void {
+    for (const attr of ['w-q', 'w-k', 'w-v']) {
+      const v = PRESETS[name].attrs[attr];
+      if (v === undefined) this.removeAttribute(attr);
+      else this.setAttribute(attr, v);
+    }
+    this.removeAttribute('basis');
+    this.emitChange();
+  }
+
+  private buildHandles(): void {
+    this.handles = [];
+    for (const kind of ['q', 'k'] as const) {
+      for (let index = 0; index < 2; index++) {
+        const g = svgEl('g', {
+          class: `handle ${kind}`, tabindex: '0', role: 'button', 'aria-roledescription': 'draggable vector',
+        });
+        g.append(svgEl('circle', { class: 'hit', r: 24 }), svgEl('circle', { class: 'ring', r: 11 }), svgEl('circle', { class: 'dot', r: 9 }));
+        this.handleLayer!.append(g);
+        this.handles.push({ g, kind, index });
+        this.listen(g, 'pointerdown', (e) => this.startDrag(e as PointerEvent, kind, index, g));
+        this.listen(g, 'keydown', (e) => this.keyMove(e as KeyboardEvent, kind, index));
+      }
+    }
+  }
+
+  /** Sets tip `index` of the queries (row of W_Q) or keys (row of W_K) to (x, y), rounded to 0.01. */
+  private moveTip(kind: 'q' | 'k', index: number, x: number, y: number): void {
+    const name = kind === 'q' ? 'w-q' : 'w-k';
+    const w = this.grid(name, IDENTITY).map((r) => r.slice());
+    const clamp = (t: number) => Math.max(-this.extent, Math.min(this.extent, Math.round(t * 100) / 100));
+    w[index] = [clamp(x), clamp(y)];
+    this.setAttribute(name, JSON.stringify(w));
+  }
+
+  private startDrag(e: PointerEvent, kind: 'q' | 'k', index: number, g: SVGGElement): void {
+    e.preventDefault();
+    g.focus();
+    g.setPointerCapture?.(e.pointerId);
+    g.classList.add('dragging');
+    // The tip follows the pointer's movement from where it was grabbed (the ring may sit a
+    // little off the tip when a query and a key coincide).
+    const start = this.toPlane(e.clientX, e.clientY);
+    const w0 = this.grid(kind === 'q' ? 'w-q' : 'w-k', IDENTITY)[index];
+    const move = (ev: PointerEvent) => {
+      const p = this.toPlane(ev.clientX, ev.clientY);
+      if (p && start) { this.moveTip(kind, index, w0[0] + p[0] - start[0], w0[1] + p[1] - start[1]); this.emitChange(); }
+    };
+    const end = () => {
+      g.classList.remove('dragging');
+      g.removeEventListener('pointermove', move);
+      g.removeEventListener('pointerup', end);
+      g.removeEventListener('pointercancel', end);
+      this.announceTip(kind, index);
+    };
+    g.addEventListener('pointermove', move);
+    g.addEventListener('pointerup', end);
+    g.addEventListener('pointercancel', end);
+  }
+
+  private keyMove(e: KeyboardEvent, kind: 'q' | 'k', index: number): void {
+    const step = e.shiftKey ? 5 * KEY_STEP : KEY_STEP;
+    const d: Record<string, [number, number]> = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] };
+    const delta = d[e.key];
+    if (!delta) return;
+    e.preventDefault();
+    const w = this.grid(kind === 'q' ? 'w-q' : 'w-k', IDENTITY);
+    this.moveTip(kind, index, w[index][0] + delta[0], w[index][1] + delta[1]);
+    this.emitChange();
+    this.announceTip(kind, index);
+  }
+
+  /** Writes the moved vector and its query's weights into the live region (after the core recomputes). */
+  private announceTip(kind: 'q' | 'k', index: number): void {
+    const s = this.compute();
+    const v = (kind === 'q' ? s.q : s.k)[index];
+    const weights = s.weights.map((row, i) => `query ${i + 1} gives ${pct(row[0])} to key 1 and ${pct(row[1])} to key 2`).join('; ');
+    this.live!.textContent = `${kind === 'q' ? 'Query' : 'Key'} ${index + 1} at ${vec(v)}. ${weights}.`;
+  }
+
+  private toPlane(clientX: number, clientY: number): [number, number] | null {
+    const ctm = this.planeSvg!.getScreenCTM();
+    if (!ctm) return null;
+    const pt = new DOMPoint(clientX, clientY).matrixTransform(ctm.inverse());
+    const unit = (PLANE / 2 - MARGIN) / this.extent;
+    return [(pt.x - PLANE / 2) / unit, (PLANE / 2 - pt.y) / unit];
+  }
+
+  figures(): WidgetFigure[] {
+    const colours = () => this.resolved();
+    return [
+      { name: 'plane', label: 'Query–key plane', scene: () => planeScene(this.compute(), colours(), this.extent) },
+      { name: 'routes', label: 'Attention edges', scene: () => routesScene(this.compute(), colours()) },
+    ];
+  }
+
+  private resolved(): ResolvedColours {
+    this.colours ??= resolveColours(this.body);
+    return this.colours;
+  }
+
+  protected summarize(): string {
+    const s = this.compute();
+    const w = s.weights.map((r, i) => `query ${i + 1} puts ${pct(r[0])} on key 1 and ${pct(r[1])} on key 2`).join('; ');
+    const basis = s.basis === 'none' ? '' : ` After the change of basis (${s.basis === 'rotation' ? `rotation by ${formatNumber(s.angle_degrees, 1)}°` : 'invertible A'}) the largest score change is ${formatMagnitude(s.max_score_difference)}.`;
+    return `Score scale ${formatNumber(s.score_scale, 3)}: ${w}; readings ${s.reading.map(vec).join(' and ')}.${basis}`;
+  }
+
+  protected render(): void {
+    const s = this.compute();
+    const c = this.resolved();
+    // Extent: the largest vector drawn (ghosts included), at least 1.5, so tips stay inside.
+    let r = 1.5;
+    for (const m of [s.q, s.k, s.q_before, s.k_before]) for (const v of m) r = Math.max(r, Math.hypot(v[0], v[1]) * 1.1);
+    this.extent = r;
+    drawSceneInto(this.planeScene!, planeScene(s, c, r));
+    drawSceneInto(this.routesSvg!, routesScene(s, c));
+    this.routesSvg!.removeAttribute('width');
+    this.routesSvg!.removeAttribute('height');
+
+    const unit = (PLANE / 2 - MARGIN) / r;
+    const editable = s.basis === 'none';
+    const tips = this.handles.map((h) => {
+      const v = (h.kind === 'q' ? s.q : s.k)[h.index];
+      return [PLANE / 2 + v[0] * unit, PLANE / 2 - v[1] * unit];
+    });
+    // A query tip and a key tip closer than 20 units: move the two rings 11 units apart across
+    // the arrow, so each stays grabbable (the drag follows pointer movement, not position).
+    this.handles.forEach((a, i) => this.handles.forEach((b, j) => {
+      if (a.kind !== 'q' || b.kind !== 'k') return;
+      const [ax, ay] = tips[i], [bx, by] = tips[j];
+      if (Math.hypot(ax - bx, ay - by) >= 20) return;
+      const len = Math.hypot(ax - PLANE / 2, ay - PLANE / 2) || 1;
+      const nx = -(ay - PLANE / 2) / len, ny = (ax - PLANE / 2) / len;
+      tips[i] = [ax + 11 * nx, ay + 11 * ny];
+      tips[j] = [bx - 11 * nx, by - 11 * ny];
+    }));
+    for (const [n, h] of this.handles.entries()) {
+      const v = (h.kind === 'q' ? s.q : s.k)[h.index];
+      h.g.setAttribute('transform', `translate(${tips[n][0].toFixed(2)} ${tips[n][1].toFixed(2)})`);
+      h.g.setAttribute('aria-label', `${h.kind === 'q' ? 'query' : 'key'} ${h.index + 1} at ${vec(v)}; arrow keys move it`);
+      h.g.toggleAttribute('hidden', !editable);
+      if (editable) h.g.setAttribute('tabindex', '0'); else h.g.removeAttribute('tabindex');
+    }
+
+    const u = Math.log2(Math.max(s.score_scale, 2 ** -2));
+    if (Math.abs(this.scaleInput!.valueAsNumber - u) > 0.005) this.scaleInput!.value = String(u);
+    this.scaleOut!.textContent = formatNumber(s.score_scale, 3);
+    this.scaleInput!.setAttribute('aria-valuetext', `score scale ${formatNumber(s.score_scale, 3)}`);
+    this.angleRow!.hidden = s.basis !== 'rotation';
+    this.aRow!.hidden = s.basis !== 'invertible';
+    if (this.angleInput!.valueAsNumber !== s.angle_degrees) this.angleInput!.value = String(s.angle_degrees);
+    this.angleOut!.textContent = `${formatNumber(s.angle_degrees, 1)}°`;
+    this.angleInput!.setAttribute('aria-valuetext', `${formatNumber(s.angle_degrees, 1)} degrees`);
+    s.a.flat().forEach((x, i) => { if (this.aInputs[i].valueAsNumber !== x && this.root.activeElement !== this.aInputs[i]) this.aInputs[i].value = String(x); });
+    const presetNow = Object.entries(PRESETS).find(([, p]) => ['w-q', 'w-k', 'w-v'].every((a) => (this.getAttribute(a) ?? null) === (p.attrs[a] ?? null)))?.[0];
+    for (const [name, b] of Object.entries(this.presetButtons)) b.setAttribute('aria-pressed', String(name === presetNow));
+    for (const [name, b] of Object.entries(this.basisButtons)) b.setAttribute('aria-pressed', String(name === s.basis));
+
+    this.readout!.textContent = s.reading.map((rd, i) => `q${sub(i + 1)} reads ${vec(rd)} (weights ${pct(s.weights[i][0])} / ${pct(s.weights[i][1])})`).join('; ') + '.';
+    if (s.basis === 'none') {
+      this.verdict!.textContent = `Scores s·q·k: ${s.scores.map((row) => row.map((x) => formatNumber(x, 3)).join(', ')).join(' | ')}.`;
+      delete this.verdict!.dataset.value;
+    } else {
+      const ok = s.max_score_difference <= SCORE_INVARIANCE_TOLERANCE;
+      const geometry = `‖q₁‖ ${formatNumber(s.query_lengths_before[0], 2)} → ${formatNumber(s.query_lengths[0], 2)}, angle between q₁ and q₂ ${formatNumber(s.query_angle_degrees_before, 1)}° → ${formatNumber(s.query_angle_degrees, 1)}°`;
+      this.verdict!.dataset.value = String(s.max_score_difference);
+      this.verdict!.textContent = `${geometry}; largest score change ${formatMagnitude(s.max_score_difference)}: ${ok ? 'every score unchanged' : 'scores changed'}${s.condition_number !== null ? ` (condition number of ${s.basis === 'rotation' ? 'R' : 'A'} ${formatNumber(s.condition_number, 2)})` : ''}.`;
+    }
+  }
+}
+
+function uid(prefix: string): string {
+  return `${prefix}-${Math.random().toString(36).slice(2)}`;
+}
+
+function rows(m: Matrix): number[][] {
+  return Array.from({ length: m.rows }, (_, i) => Array.from(m.data.subarray(i * m.cols, (i + 1) * m.cols)));
+}
+
+function sub(n: number): string {
+  return String(n).replace(/\d/g, (c) => '₀₁₂₃₄₅₆₇₈₉'[Number(c)]);
+}
+
+function vec(v: number[]): string {
+  return `[${v.map((x) => formatNumber(x, 2)).join(', ')}]`;
+}
+
+function pct(w: number): string {
+  return `${formatNumber(100 * w, 0)}%`;
+}
+
+/** An arrow from (x1, y1) to (x2, y2) in scene units: the shaft and a two-stroke head. */
+function arrow(shapes: Shape[], x1: number, y1: number, x2: number, y2: number, stroke: string, width: number, dash?: number[]): void {
+  const len = Math.hypot(x2 - x1, y2 - y1);
+  shapes.push({ kind: 'line', x1, y1, x2, y2, stroke, width, ...(dash ? { dash } : {}) });
+  if (len < 4) return;
+  const ux = (x2 - x1) / len, uy = (y2 - y1) / len, head = Math.min(10, len / 3);
+  const left: [number, number] = [x2 - head * ux + head * 0.5 * uy, y2 - head * uy - head * 0.5 * ux];
+  const right: [number, number] = [x2 - head * ux - head * 0.5 * uy, y2 - head * uy + head * 0.5 * ux];
+  shapes.push({ kind: 'polyline', points: [left, [x2, y2], right], stroke, width });
+}
+
+/**
+ * The plane: axes, tokens x₁, x₂ as points, queries (solid, orange) and keys (dashed, blue)
+ * as arrows; under a change of basis the originals stay as thin ghosts and, for a rotation,
+ * an arc marks θ from q₁ to q₁′.
+ */
+export function planeScene(s: QueryKeyCanvasState, c: ResolvedColours, extent: number): Scene {
+  const fg = rgbText(c.fg), muted = rgbText(c.muted), rule = rgbText(c.rule), pos = rgbText(c.pos), neg = rgbText(c.neg);
+  const mid = PLANE / 2, unit = (mid - MARGIN) / extent;
+  const X = (x: number) => mid + x * unit, Y = (y: number) => mid - y * unit;
+  const shapes: Shape[] = [];
+  for (let t = -Math.floor(extent); t <= Math.floor(extent); t++) {
+    if (t === 0) continue;
+    shapes.push({ kind: 'line', x1: X(t), y1: MARGIN / 2, x2: X(t), y2: PLANE - MARGIN / 2, stroke: rule, width: 0.5 });
+    shapes.push({ kind: 'line', x1: MARGIN / 2, y1: Y(t), x2: PLANE - MARGIN / 2, y2: Y(t), stroke: rule, width: 0.5 });
+  }
+  shapes.push({ kind: 'line', x1: MARGIN / 2, y1: mid, x2: PLANE - MARGIN / 2, y2: mid, stroke: muted });
+  shapes.push({ kind: 'line', x1: mid, y1: MARGIN / 2, x2: mid, y2: PLANE - MARGIN / 2, stroke: muted });
+  // Axis names at the negative ends, where the article's vectors seldom go.
+  shapes.push({ kind: 'text', x: MARGIN / 2 + 2, y: mid - 10, text: 'coord 1', fill: muted, size: FONT - 1 });
+  shapes.push({ kind: 'text', x: mid + 6, y: PLANE - 12, text: 'coord 2', fill: muted, size: FONT - 1 });
+  // Tokens as points (small diamonds).
+  [[1, 0], [0, 1]].forEach(([x, y], i) => {
+    const px = X(x), py = Y(y), d = 4;
+    shapes.push({ kind: 'polyline', points: [[px - d, py], [px, py - d], [px + d, py], [px, py + d], [px - d, py]], stroke: fg, width: 1.5 });
+    shapes.push({ kind: 'text', x: px - 8, y: py + 12, text: `x${sub(i + 1)}`, fill: fg, size: FONT, anchor: 'end' });
+  });
+  const ghosts = s.basis !== 'none';
+  if (ghosts) {
+    s.q_before.forEach((v) => arrow(shapes, mid, mid, X(v[0]), Y(v[1]), pos, 1, [2, 3]));
+    s.k_before.forEach((v) => arrow(shapes, mid, mid, X(v[0]), Y(v[1]), neg, 1, [2, 3]));
+  }
+  const label = (v: number[], text: string, colour: string, side: 1 | -1) => {
+    const x = X(v[0]), y = Y(v[1]), len = Math.hypot(x - mid, y - mid) || 1;
+    const ux = (x - mid) / len, uy = (y - mid) / len;
+    // Beyond the tip, pushed to one side of the arrow so a query and key on the same line both read.
+    shapes.push({ kind: 'text', x: x + ux * 14 - uy * 12 * side, y: y + uy * 14 + ux * 12 * side, text, fill: colour, size: FONT, anchor: 'middle', weight: 'bold' });
+  };
+  const prime = ghosts ? '′' : '';
+  s.k.forEach((v, i) => { arrow(shapes, mid, mid, X(v[0]), Y(v[1]), neg, 2.5, [6, 4]); label(v, `k${prime}${sub(i + 1)}`, neg, -1); });
+  s.q.forEach((v, i) => { arrow(shapes, mid, mid, X(v[0]), Y(v[1]), pos, 2.5); label(v, `q${prime}${sub(i + 1)}`, pos, 1); });
+  if (s.basis === 'rotation' && s.angle_degrees !== 0) {
+    // Arc from q₁ (before) to q₁′ at radius 0.45 of |q₁|; θ is the rotation, read off the same R.
+    const a0 = Math.atan2(s.q_before[0][1], s.q_before[0][0]), a1 = Math.atan2(s.q[0][1], s.q[0][0]);
+    let da = a1 - a0;
+    while (da > Math.PI) da -= 2 * Math.PI;
+    while (da < -Math.PI) da += 2 * Math.PI;
+    const rad = 0.45 * Math.hypot(s.q[0][0], s.q[0][1]) * unit;
+    const pts: [number, number][] = [];
+    for (let t = 0; t <= 24; t++) { const a = a0 + (da * t) / 24; pts.push([mid + rad * Math.cos(a), mid - rad * Math.sin(a)]); }
+    shapes.push({ kind: 'polyline', points: pts, stroke: fg, width: 1.5 });
+    const am = a0 + da / 2;
+    shapes.push({ kind: 'text', x: mid + (rad + 16) * Math.cos(am), y: mid - (rad + 16) * Math.sin(am), text: `θ = ${formatNumber(s.angle_degrees, 0)}°`, fill: fg, size: FONT, anchor: 'middle' });
+  }
+  const title = s.basis === 'none' ? 'Queries (solid) and keys (dashed) in the plane' : 'After the change of basis (thin dotted: before)';
+  return { width: PLANE, height: PLANE, background: rgbText(c.panel), title, shapes };
+}
+
+/** Attention as edges: each query on the left to each key on the right, width ∝ weight, with the percent and each value. */
+export function routesScene(s: QueryKeyCanvasState, c: ResolvedColours): Scene {
+  const fg = rgbText(c.fg), muted = rgbText(c.muted), pos = rgbText(c.pos), neg = rgbText(c.neg);
+  const qx = 40, kx = 200, y0 = 48, dy = 84;
+  const prime = s.basis !== 'none' ? '′' : '';
+  const shapes: Shape[] = [
+    { kind: 'text', x: qx, y: 16, text: 'queries', fill: muted, size: FONT - 1, anchor: 'middle' },
+    { kind: 'text', x: kx, y: 16, text: 'keys', fill: muted, size: FONT - 1, anchor: 'middle' },
+    { kind: 'text', x: kx + 52, y: 16, text: 'values', fill: muted, size: FONT - 1, anchor: 'middle' },
+    { kind: 'text', x: 8, y: ROUTES_H - 34, text: `edge width = weight, at score scale s = ${formatNumber(s.score_scale, 2)}`, fill: muted, size: FONT - 1 },
+  ];
+  s.weights.forEach((row, i) => row.forEach((w, j) => {
+    const y1 = y0 + i * dy, y2 = y0 + j * dy;
+    shapes.push({ kind: 'line', x1: qx + 16, y1, x2: kx - 16, y2, stroke: pos, width: Math.max(0.75, 18 * w) });
+  }));
+  s.weights.forEach((row, i) => row.forEach((w, j) => {
+    // Percent near the query end of each edge (t = 0.18 along it): above the upper straight edge,
+    // below the lower one, and on the inner side of each crossing edge, so no two collide.
+    const y1 = y0 + i * dy, y2 = y0 + j * dy, t = 0.18;
+    const x = qx + 16 + t * (kx - qx - 32) + 6, y = y1 + t * (y2 - y1) + (i === 0 ? 13 : -13) * (i === j ? -1 : 1);
+    // On a panel-coloured chip, so the number reads over a thick edge.
+    shapes.push({ kind: 'rect', x: x - 3, y: y - 9, w: 8 + 8.5 * pct(w).length, h: 18, fill: rgbText(c.panel), stroke: rgbText(c.rule) });
+    shapes.push({ kind: 'text', x, y, text: pct(w), fill: fg, size: FONT, anchor: 'start', weight: 'bold' });
+  }));
+  for (let i = 0; i < 2; i++) {
+    shapes.push({ kind: 'text', x: qx - 4, y: y0 + i * dy, text: `q${prime}${sub(i + 1)}`, fill: pos, size: FONT + 1, anchor: 'end', weight: 'bold' });
+    shapes.push({ kind: 'text', x: kx + 4, y: y0 + i * dy, text: `k${prime}${sub(i + 1)}`, fill: neg, size: FONT + 1, weight: 'bold' });
+    shapes.push({ kind: 'text', x: kx + 52, y: y0 + i * dy, text: vec(s.v[i]), fill: fg, size: FONT, anchor: 'middle' });
+  }
+  shapes.push({ kind: 'text', x: 8, y: ROUTES_H - 12, text: `readings: q₁ → ${vec(s.reading[0])}, q₂ → ${vec(s.reading[1])}`, fill: fg, size: FONT - 0.5 });
+  return { width: ROUTES_W, height: ROUTES_H, background: rgbText(c.panel), title: 'Attention weights as edges', shapes };
+}

@@ -1,0 +1,497 @@
+// <headlab-training-replay>: a replay of one feature-recovery training run, so the reader
+// watches the identity blocks form instead of a finished picture. The worker task
+// "feature-recovery-replay" trains in a Web Worker and keeps W_q, W_v, R·W_q, R·W_v and the
+// loss at core.featureRecoveryReplaySteps(steps, 48) — step 0, then log-spaced, dense early.
+// A scrubber (and "Play slowly") moves through the snapshots; the raw W beside R·W shows why
+// the identity appears only in the latent basis. "Break it" buttons rerun with one setting
+// changed and end with a one-line lesson whose numbers come from that run.
+//
+// Every number comes from the core (the worker's trainer and its evaluate()); JS maps values
+// to colours and pixels only. A diverged run (non-finite loss or weights) is reported as
+// diverged at its step, never as NaN: the core stops training there and the replay keeps
+// the snapshots before it; heatmap colours saturate at |value| = 1 (values beyond are marked).
+//
+// Attributes (mirrored; seed, learning-rate, request-scale, snapshot are shared in the URL hash):
+//   seed (0), steps (1200), learning-rate (0.03), request-scale (1.8) — the draft's settings;
+//   snapshot — index into the replay (default: the last).
+// Bound values (boundValue, for <headlab-value>): heldout_mse, uniform_attention_mse (loss),
+//   min_query_r2, min_value_r2 (number), diverged_at, steps_done (count).
+import type { FeatureRecoveryExample } from '../web/headlab-core.js';
+import { WorkerJobs } from '../web/worker-client.js';
+import {
+  HeadlabElement, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
+} from './base/headlab-element.js';
+import { formatNearOne, formatNumber, formatScientific, type BoundValue } from './chart/format.js';
+import { lossCurveScene } from './chart/loss-curve.js';
+import { resolveColours, rgbText, type ResolvedColours, type Rgb } from './chart/palette.js';
+import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
+import { svgEl } from './chart/svg.js';
+
+export interface ReplaySnapshot {
+  step: number;
+  loss: number | null;
+  w_q: Float64Array; w_v: Float64Array; response_query: Float64Array; response_value: Float64Array;
+}
+
+export interface ReplayEvaluation {
+  heldout_mse: number; uniform_attention_mse: number; query_r2: number[]; value_r2: number[];
+}
+
+export interface ReplayResult {
+  settings: { seed: number; steps: number; learning_rate: number; request_scale: number };
+  steps: number[];
+  snapshots: ReplaySnapshot[];
+  loss_trace: Float64Array;
+  diverged_at: number;
+  evaluation: ReplayEvaluation | null;
+}
+
+export interface TrainingReplayState {
+  status: 'idle' | 'training' | 'done' | 'failed';
+  settings: { seed: number; steps: number; learning_rate: number; request_scale: number };
+  snapshot: number | null;
+  step: number | null;
+  loss: number | null;
+  diverged_at: number;
+  evaluation: ReplayEvaluation | null;
+  lesson: string;
+}
+
+/** The "break it" experiments: attribute sets applied before a rerun (absent = the draft's value). */
+export const EXPERIMENTS: Record<string, { label: string; attrs: Record<string, string> }> = {
+  draft: { label: 'Draft settings', attrs: {} },
+  'small-request': { label: 'Request scale 0.01', attrs: { 'request-scale': '0.01' } },
+  'large-lr': { label: 'Learning rate 3', attrs: { 'learning-rate': '3' } },
+};
+
+const SNAPSHOTS = 48;
+/** Milliseconds per snapshot in "Play slowly": 48 snapshots in about 20 s. */
+const PLAY_MS = 420;
+const HEAT_LIMIT = 1;
+const ROW_LATENT = ['req 1', 'req 2', 'req 3', 'pay 1', 'pay 2', 'pay 3', 'noise 1', 'noise 2', 'noise 3'];
+const ROW_RAW = Array.from({ length: 9 }, (_, k) => `x${'₁₂₃₄₅₆₇₈₉'[k]}`);
+
+export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
+  static observedAttributes = ['seed', 'steps', 'learning-rate', 'request-scale', 'snapshot'];
+  protected static sharedAttributes = ['seed', 'learning-rate', 'request-scale', 'snapshot'];
+  protected static css = /* css */ `
+    .figs { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: flex-start; }
+    .fig { flex: 1 1 280px; max-width: 400px; min-width: 0; }
+    .fig.wide { flex-basis: 100%; max-width: 640px; }
+    .fig svg { display: block; width: 100%; height: auto; }
+    .fig .label { font-weight: 600; margin: 0.2rem 0; }
+    .controls { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; align-items: center; margin: 0.5rem 0; }
+    .controls input[type="range"] { flex: 1 1 12rem; min-width: 8rem; min-height: 44px; }
+    button { min-height: 44px; }
+    progress { width: 100%; height: 0.6rem; }
+    .lesson { font-weight: 600; min-height: 1.4em; }
+  `;
+
+  private readonly jobs = new WorkerJobs();
+  private result: ReplayResult | null = null;
+  private status: TrainingReplayState['status'] = 'idle';
+  private lastExperiment = 'draft';
+  private playTimer = 0;
+  private colours: ResolvedColours | null = null;
+  private scrub: HTMLInputElement | null = null;
+  private scrubOut: HTMLOutputElement | null = null;
+  private playButton: HTMLButtonElement | null = null;
+  private progressBar: HTMLProgressElement | null = null;
+  private lessonBox: HTMLParagraphElement | null = null;
+  private svgs: Record<'latent' | 'raw' | 'loss' | 'schematic', SVGSVGElement> | null = null;
+  private experimentButtons: Record<string, HTMLButtonElement> = {};
+  private runKey = '';
+  private boxWidths: Partial<Record<'loss' | 'schematic', number>> = {};
+  private resizeObserver: ResizeObserver | null = null;
+  private examples = new WeakMap<ReplaySnapshot, FeatureRecoveryExample>();
+
+  get seed(): number { return integerAttribute(this, 'seed', 0, 0, 2 ** 31 - 1); }
+  set seed(v: number) { setNumberAttribute(this, 'seed', v); }
+  get steps(): number { return integerAttribute(this, 'steps', 1200, 1, 20000); }
+  set steps(v: number) { setNumberAttribute(this, 'steps', v); }
+  get learningRate(): number { return numberAttribute(this, 'learning-rate', 0.03, 1e-6, 10); }
+  set learningRate(v: number) { setNumberAttribute(this, 'learning-rate', v); }
+  get requestScale(): number { return numberAttribute(this, 'request-scale', 1.8, 0.01, 100); }
+  set requestScale(v: number) { setNumberAttribute(this, 'request-scale', v); }
+  /** Snapshot index shown (clamped to the replay); null = the last. */
+  get snapshot(): number | null {
+    if (!this.hasAttribute('snapshot')) return null;
+    return integerAttribute(this, 'snapshot', 0, 0, 400);
+  }
+  set snapshot(v: number | null) {
+    if (v === null) this.removeAttribute('snapshot'); else setNumberAttribute(this, 'snapshot', v);
+  }
+
+  private settingsNow() {
+    return { seed: this.seed, steps: this.steps, learning_rate: this.learningRate, request_scale: this.requestScale };
+  }
+
+  private shownIndex(): number | null {
+    if (!this.result || this.result.snapshots.length === 0) return null;
+    const last = this.result.snapshots.length - 1;
+    const want = this.snapshot;
+    return want === null ? last : Math.min(want, last);
+  }
+
+  get state(): TrainingReplayState {
+    const i = this.shownIndex();
+    const snap = i === null ? null : this.result!.snapshots[i];
+    return {
+      status: this.status, settings: this.settingsNow(), snapshot: i, step: snap?.step ?? null, loss: snap?.loss ?? null,
+      diverged_at: this.result?.diverged_at ?? 0, evaluation: this.result?.evaluation ?? null, lesson: this.lesson(),
+    };
+  }
+
+  /** Numbers for <headlab-value> bound to this run (undefined until a run has finished). */
+  boundValue(name: string): BoundValue | undefined {
+    const r = this.result;
+    if (!r || this.status !== 'done') return undefined;
+    const e = r.evaluation;
+    switch (name) {
+      case 'diverged_at': return { value: r.diverged_at, kind: 'count' };
+      case 'steps_done': return { value: r.loss_trace.length, kind: 'count' };
+      case 'heldout_mse': return e ? { value: e.heldout_mse, kind: 'loss' } : undefined;
+      case 'uniform_attention_mse': return e ? { value: e.uniform_attention_mse, kind: 'loss' } : undefined;
+      case 'min_query_r2': return e ? { value: Math.min(...e.query_r2), kind: 'number' } : undefined;
+      case 'min_value_r2': return e ? { value: Math.min(...e.value_r2), kind: 'number' } : undefined;
+      default: return undefined;
+    }
+  }
+
+  protected build(): void {
+    this.colours = null;
+    const title = el('p', { class: 'title' }, 'Training replay: watch the blocks form');
+    const intro = el('p', { class: 'caption' },
+      'Snapshots at step 0 and then at log-spaced steps, dense early. Drag the scrubber or press Play slowly.');
+    const experiments = el('div', { class: 'controls', role: 'group', 'aria-label': 'Break it: rerun with one setting changed' });
+    experiments.append(el('span', {}, 'Run with:'));
+    for (const [name, x] of Object.entries(EXPERIMENTS)) {
+      const b = el('button', { type: 'button', 'data-experiment': name, 'aria-pressed': 'false' }, x.label);
+      this.listen(b, 'click', () => this.runExperiment(name));
+      experiments.append(b);
+      this.experimentButtons[name] = b;
+    }
+    this.progressBar = el('progress', { max: '1', value: '0', 'aria-label': 'Training progress' });
+    const scrubId = `snap-${Math.random().toString(36).slice(2)}`;
+    const controls = el('div', { class: 'controls' });
+    this.scrub = el('input', { type: 'range', id: scrubId, min: '0', max: '0', step: '1' });
+    this.scrubOut = el('output', { for: scrubId, class: 'num' });
+    this.playButton = el('button', { type: 'button', 'aria-pressed': 'false' }, 'Play slowly');
+    this.listen(this.scrub, 'input', () => { this.stopPlaying(); this.snapshot = this.scrub!.valueAsNumber; this.emitChange(); });
+    this.listen(this.playButton, 'click', () => (this.playTimer ? this.stopPlaying() : this.play()));
+    controls.append(el('label', { for: scrubId }, 'Snapshot'), this.scrub, this.scrubOut, this.playButton);
+
+    const figs = el('div', { class: 'figs' });
+    const box = (cls: string, label: string) => {
+      const d = el('div', { class: `fig ${cls}` });
+      d.append(el('p', { class: 'label' }, label));
+      const svg = svgEl('svg', { role: 'img', 'aria-label': label });
+      d.append(svg);
+      figs.append(d);
+      return svg;
+    };
+    this.svgs = {
+      latent: box('', 'Measured in the latent basis: R·Wq and R·Wv'),
+      raw: box('', 'As trained: raw Wq and Wv'),
+      loss: box('', 'Training loss (log scale) up to the snapshot'),
+      schematic: box('', 'One held-out example through the model at this snapshot'),
+    };
+    if (typeof ResizeObserver === 'function') {
+      this.resizeObserver = new ResizeObserver((entries) => {
+        for (const e of entries) {
+          const which = e.target === this.svgs!.loss.parentElement ? 'loss' : 'schematic';
+          const w = e.contentRect.width;
+          if (Math.floor(w) !== Math.floor(this.boxWidths[which] ?? -1)) { this.boxWidths[which] = w; this.requestRender(); }
+        }
+      });
+      this.resizeObserver.observe(this.svgs.loss.parentElement!);
+      this.resizeObserver.observe(this.svgs.schematic.parentElement!);
+    }
+    this.lessonBox = el('p', { class: 'lesson', role: 'status' });
+    this.body.append(title, intro, experiments, this.progressBar, controls, figs, this.lessonBox, this.exportControls());
+    if (typeof matchMedia === 'function') this.listen(matchMedia('(prefers-color-scheme: dark)'), 'change', () => { this.colours = null; this.requestRender(); });
+    this.startRun();
+  }
+
+  disconnectedCallback(): void {
+    this.resizeObserver?.disconnect();
+    this.resizeObserver = null;
+    this.stopPlaying();
+    this.jobs.dispose();
+    this.runKey = '';
+    super.disconnectedCallback();
+  }
+
+  private runExperiment(name: string): void {
+    this.lastExperiment = name;
+    for (const attr of ['request-scale', 'learning-rate']) {
+      const v = EXPERIMENTS[name].attrs[attr];
+      if (v === undefined) this.removeAttribute(attr); else this.setAttribute(attr, v);
+    }
+    this.removeAttribute('snapshot');
+    this.startRun();
+    this.emitChange();
+  }
+
+  private startRun(): void {
+    const settings = this.settingsNow();
+    const key = JSON.stringify(settings);
+    if (key === this.runKey && this.status !== 'failed') return;
+    this.runKey = key;
+    this.stopPlaying();
+    this.status = 'training';
+    this.result = null;
+    this.progressBar!.value = 0;
+    this.jobs.start<ReplayResult>('feature-recovery-replay', { settings, count: SNAPSHOTS }, {
+      progress: (d) => { this.progressBar!.value = Number(d.steps_done) / Math.max(1, Number(d.steps)); },
+      done: ({ value }) => {
+        this.result = value;
+        this.status = 'done';
+        this.progressBar!.value = 1;
+        this.requestRender();
+        this.emitChange();
+      },
+      failed: (err) => {
+        this.status = 'failed';
+        this.showError(`Training failed: ${err.message}`);
+      },
+    });
+    this.requestRender();
+  }
+
+  private play(): void {
+    if (!this.result) return;
+    const n = this.result.snapshots.length;
+    if ((this.shownIndex() ?? n - 1) >= n - 1) this.snapshot = 0;
+    this.playButton!.textContent = 'Pause';
+    this.playButton!.setAttribute('aria-pressed', 'true');
+    this.playTimer = window.setInterval(() => {
+      const i = this.shownIndex() ?? 0;
+      if (i >= n - 1) { this.stopPlaying(); this.emitChange(); return; }
+      this.snapshot = i + 1;
+    }, PLAY_MS);
+  }
+
+  private stopPlaying(): void {
+    if (this.playTimer) window.clearInterval(this.playTimer);
+    this.playTimer = 0;
+    if (this.playButton) {
+      this.playButton.textContent = 'Play slowly';
+      this.playButton.setAttribute('aria-pressed', 'false');
+    }
+  }
+
+  /** The one-line lesson of the last finished run, with its own numbers. */
+  private lesson(): string {
+    const r = this.result;
+    if (!r || this.status !== 'done') return this.status === 'training' ? 'Training…' : '';
+    const s = r.settings;
+    if (r.diverged_at > 0) {
+      const before = r.diverged_at > 1 ? r.loss_trace[r.diverged_at - 2] : NaN;
+      return `Learning rate ${formatNumber(s.learning_rate, 4)}: training diverged at step ${r.diverged_at}` +
+        `${Number.isFinite(before) ? ` (the loss was ${formatScientific(before)} one step earlier)` : ''}; the replay stops there and no held-out numbers exist.`;
+    }
+    const e = r.evaluation!;
+    const qMin = Math.min(...e.query_r2), vMin = Math.min(...e.value_r2);
+    const final = r.loss_trace[r.loss_trace.length - 1];
+    if (qMin < 0.9 && vMin > 0.99) {
+      return `Request scale ${formatNumber(s.request_scale, 4)}: held-out MSE ${formatScientific(e.heldout_mse)}, close to uniform attention's ${formatScientific(e.uniform_attention_mse)}, ` +
+        `but the smallest query R² is ${formatNumber(qMin, 3)}: with requests this small the scores barely vary, so the loss cannot tell W_q's direction and the query is not identified (value R² still ${formatNearOne(vMin)}).`.replace(/W_q/g, 'Wq');
+    }
+    if (!(final < 1e-6)) {
+      const vsUniform = e.heldout_mse > e.uniform_attention_mse ? 'worse than' : 'against';
+      let peak = 0;
+      for (let t = 1; t < r.loss_trace.length; t++) if (r.loss_trace[t] > r.loss_trace[peak]) peak = t;
+      return `Learning rate ${formatNumber(s.learning_rate, 4)}: the loss leaps from ${formatNumber(r.loss_trace[0], 3)} to ${formatNumber(r.loss_trace[peak], 3)} at step ${peak + 1} and never settles; the last step's loss is ${formatScientific(final)} and the held-out MSE ${formatNumber(e.heldout_mse, 3)}, ${vsUniform} uniform attention's ${formatNumber(e.uniform_attention_mse, 3)} (smallest query R² ${formatNumber(qMin, 3)}, value R² ${formatNumber(vMin, 3)}).`;
+    }
+    const r2 = formatNearOne(Math.min(qMin, vMin));
+    return `Held-out MSE ${formatScientific(e.heldout_mse)} against ${formatNumber(e.uniform_attention_mse, 3)} for uniform attention; every query and value coordinate reads its feature with R² ${r2 === '1' ? 'equal to 1 in double precision' : r2.startsWith('above') ? r2 : `of at least ${r2}`}.`;
+  }
+
+  private resolved(): ResolvedColours {
+    this.colours ??= resolveColours(this.body);
+    return this.colours;
+  }
+
+  figures(): WidgetFigure[] {
+    const c = () => this.resolved();
+    return [
+      { name: 'latent', label: 'R·W heatmaps', scene: () => this.pairScene('latent', c()) },
+      { name: 'raw', label: 'Raw W heatmaps', scene: () => this.pairScene('raw', c()) },
+      { name: 'loss', label: 'Loss curve', scene: () => this.lossScene(c()) },
+      { name: 'schematic', label: 'Example schematic', scene: () => schematicScene(this.example(), c(), this.shownWidth('schematic')) },
+    ];
+  }
+
+  private pairScene(which: 'latent' | 'raw', c: ResolvedColours): Scene {
+    const i = this.shownIndex();
+    const snap = i === null ? null : this.result!.snapshots[i];
+    const step = snap ? `step ${snap.step}` : 'no run yet';
+    return which === 'latent'
+      ? heatPairScene(snap?.response_query ?? null, snap?.response_value ?? null, ['R·W_q', 'R·W_v'], ROW_LATENT, c, `R·W_q and R·W_v at ${step}`)
+      : heatPairScene(snap?.w_q ?? null, snap?.w_v ?? null, ['W_q', 'W_v'], ROW_RAW, c, `Raw W_q and W_v at ${step}`);
+  }
+
+  /**
+   * Width in CSS px of a figure's box (260 … 400; 380 before layout), so its text is drawn at its
+   * own size. Kept up to date by a ResizeObserver, so a redraw never forces a layout.
+   */
+  private shownWidth(which: 'loss' | 'schematic'): number {
+    const shown = this.boxWidths[which] ?? 0;
+    return Math.floor(Math.min(400, Math.max(260, shown || 380)));
+  }
+
+  /** Held-out example 0 traced by the core through the shown snapshot's W_q, W_v (null before a run). */
+  private example(): FeatureRecoveryExample | null {
+    const i = this.shownIndex();
+    if (i === null) return null;
+    const r = this.result!, snap = r.snapshots[i];
+    const m = (data: Float64Array) => ({ rows: 9, cols: 3, data });
+    // Example 0 is the first draw of the evaluation stream whatever the set's size, so a set of 2
+    // gives the same example as the full 4,096 without sampling the rest on every redraw.
+    const cached = this.examples.get(snap);
+    if (cached) return cached;
+    const e = this.core!.featureRecoveryExample({
+      seed: r.settings.seed, request_scale: r.settings.request_scale, w_q: m(snap.w_q), w_v: m(snap.w_v), index: 0, eval_size: 2,
+    });
+    this.examples.set(snap, e);
+    return e;
+  }
+
+  private lossScene(c: ResolvedColours): Scene {
+    const i = this.shownIndex();
+    const r = this.result;
+    const upTo = i === null || !r ? 0 : r.snapshots[i].step;
+    const losses = r ? r.loss_trace.subarray(0, upTo) : new Float64Array(0);
+    // Drawn at the width it is shown (its axis text is 11 px and must not be scaled down).
+    const width = this.shownWidth('loss');
+    // The x axis spans the steps so far, so the early steps (most snapshots) are not squeezed into a corner.
+    const scene = lossCurveScene({ losses, steps: Math.max(1, upTo), width, height: 220, colours: c, title: `Loss up to step ${upTo}` });
+    if (r && r.diverged_at > 0) {
+      scene.shapes.push({ kind: 'text', x: width - 8, y: 40, text: `diverged at step ${r.diverged_at}`, fill: rgbText(c.fg), size: 12, anchor: 'end', weight: 'bold' });
+    }
+    return scene;
+  }
+
+  protected summarize(): string {
+    const s = this.state;
+    if (s.status !== 'done') return s.status === 'training' ? 'Training the replay run.' : 'No run yet.';
+    return `Snapshot ${(s.snapshot ?? 0) + 1} of ${this.result!.snapshots.length}, step ${s.step}${s.loss !== null ? `, loss ${formatScientific(s.loss)}` : ''}. ${s.lesson}`;
+  }
+
+  protected render(): void {
+    // Settings changed through attributes (or a link): rerun.
+    if (JSON.stringify(this.settingsNow()) !== this.runKey) this.startRun();
+    const c = this.resolved();
+    const i = this.shownIndex();
+    const n = this.result?.snapshots.length ?? 0;
+    this.scrub!.max = String(Math.max(0, n - 1));
+    this.scrub!.disabled = n === 0;
+    this.playButton!.disabled = n === 0;
+    if (i !== null) {
+      if (this.scrub!.valueAsNumber !== i) this.scrub!.value = String(i);
+      const snap = this.result!.snapshots[i];
+      const text = `step ${snap.step} of ${this.result!.settings.steps}`;
+      this.scrubOut!.textContent = text;
+      this.scrub!.setAttribute('aria-valuetext', `${text}${snap.loss !== null ? `, loss ${formatScientific(snap.loss)}` : ''}`);
+    } else {
+      this.scrubOut!.textContent = this.status === 'training' ? 'training…' : '';
+    }
+    for (const [name, b] of Object.entries(this.experimentButtons)) {
+      const match = ['request-scale', 'learning-rate'].every((a) => (this.getAttribute(a) ?? null) === (EXPERIMENTS[name].attrs[a] ?? null));
+      b.setAttribute('aria-pressed', String(match));
+    }
+    for (const which of ['latent', 'raw'] as const) drawFluid(this.svgs![which], this.pairScene(which, c));
+    drawFluid(this.svgs!.loss, this.lossScene(c));
+    drawFluid(this.svgs!.schematic, schematicScene(this.example(), c, this.shownWidth('schematic')));
+    const lesson = this.lesson();
+    if (this.lessonBox!.textContent !== lesson) this.lessonBox!.textContent = lesson;
+  }
+}
+
+/** Draws a scene into an on-page svg that scales with its box (viewBox kept, fixed size dropped). */
+function drawFluid(svg: SVGSVGElement, scene: Scene): void {
+  drawSceneInto(svg, scene);
+  svg.removeAttribute('width');
+  svg.removeAttribute('height');
+}
+
+function mix(a: Rgb, b: Rgb, t: number): string {
+  return rgbText([a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t]);
+}
+
+/**
+ * Two 9 × 3 maps side by side as heat cells on a diverging scale clamped at |value| = 1 (the
+ * identity blocks' entries are 0 and ±1); a cell beyond the scale gets a "+" or "−" mark, so
+ * a run that blows up does not stretch the scale of the others.
+ */
+export function heatPairScene(a: ArrayLike<number> | null, b: ArrayLike<number> | null, names: [string, string],
+  rowLabels: string[], c: ResolvedColours, title: string): Scene {
+  const fg = rgbText(c.fg), muted = rgbText(c.muted);
+  const cellW = 30, cellH = 19, labelW = 56, top = 38, gap = 14;
+  const blockW = labelW + 3 * cellW;
+  const width = 2 * blockW + gap + 4, height = top + 9 * cellH + 8;
+  const shapes: Shape[] = [];
+  [a, b].forEach((values, m) => {
+    const x0 = m * (blockW + gap);
+    const coord = names[m].endsWith('q') ? 'q' : 'v';
+    shapes.push({ kind: 'text', x: x0 + labelW + 1.5 * cellW, y: 11, text: names[m], fill: fg, size: 16, anchor: 'middle', weight: 'bold' });
+    for (let j = 0; j < 3; j++) shapes.push({ kind: 'text', x: x0 + labelW + (j + 0.5) * cellW, y: top - 10, text: `${coord}${'₁₂₃'[j]}`, fill: muted, size: 12.5, anchor: 'middle' });
+    for (let k = 0; k < 9; k++) {
+      shapes.push({ kind: 'text', x: x0 + labelW - 4, y: top + (k + 0.5) * cellH, text: rowLabels[k], fill: muted, size: 12.5, anchor: 'end' });
+      for (let j = 0; j < 3; j++) {
+        const v = values ? values[3 * k + j] : 0;
+        const t = Math.min(1, Math.abs(v) / HEAT_LIMIT);
+        const fill = values ? mix(c.panel, v < 0 ? c.neg : c.pos, t) : rgbText(c.panel);
+        const x = x0 + labelW + j * cellW, y = top + k * cellH;
+        shapes.push({ kind: 'rect', x, y, w: cellW - 1, h: cellH - 1, fill, stroke: rgbText(c.rule) });
+        if (values && Math.abs(v) > 1.5 * HEAT_LIMIT) shapes.push({ kind: 'text', x: x + cellW / 2, y: y + cellH / 2, text: v > 0 ? '+' : '−', fill: rgbText(c.panel), size: 12, anchor: 'middle', weight: 'bold' });
+      }
+    }
+  });
+  return { width, height, background: rgbText(c.panel), title, shapes };
+}
+
+function v3(row: ArrayLike<number>, offset = 0): string {
+  return `[${[0, 1, 2].map((j) => formatNumber(row[offset + j], 2)).join(', ')}]`;
+}
+
+/**
+ * The schematic: request → query → scores against the four fixed keys → softmax weights (bars;
+ * the teacher's weight as a tick) → the records' values → their mixture (the prediction) beside
+ * the target. Every number is from core.featureRecoveryExample.
+ */
+export function schematicScene(e: FeatureRecoveryExample | null, c: ResolvedColours, width = 380): Scene {
+  const fg = rgbText(c.fg), muted = rgbText(c.muted), pos = rgbText(c.pos), neg = rgbText(c.neg), rule = rgbText(c.rule);
+  // Below 360 units each record takes two lines (the value under its key), so text keeps ≥ 12 px.
+  const narrow = width < 360;
+  const rowH = narrow ? 50 : 34, top = 62, height = top + 4 * rowH + 64;
+  const shapes: Shape[] = [];
+  const title = 'One held-out example: request → scores → weights → mixture of values';
+  if (!e) return { width, height, background: rgbText(c.panel), title, shapes: [{ kind: 'text', x: 10, y: 20, text: 'training…', fill: muted, size: 13 }] };
+  const KEYS = ['[1, 1, 1]', '[1, −1, −1]', '[−1, 1, −1]', '[−1, −1, 1]'];
+  shapes.push({ kind: 'text', x: 6, y: 12, text: `request: query q = ${v3(e.query.data)}`, fill: pos, size: 13, weight: 'bold' });
+  shapes.push({ kind: 'text', x: 6, y: 31, text: `(its request features z = ${v3(e.request_features.data)})`, fill: muted, size: 12 });
+  shapes.push({ kind: 'text', x: 6, y: top - 12, text: 'fixed key', fill: muted, size: 12 });
+  shapes.push({ kind: 'text', x: 128, y: top - 12, text: 'score', fill: muted, size: 12, anchor: 'end' });
+  shapes.push({ kind: 'text', x: 140, y: top - 12, text: 'weight (| teacher)', fill: muted, size: 12 });
+  if (!narrow) shapes.push({ kind: 'text', x: width - 6, y: top - 12, text: 'value v', fill: muted, size: 12, anchor: 'end' });
+  const barX = 140, barW = narrow ? Math.max(60, width - barX - 50) : 90;
+  for (let i = 0; i < 4; i++) {
+    const y = top + i * rowH + (narrow ? 14 : rowH / 2);
+    const w = e.weights.data[i], t = e.teacher_weights.data[i];
+    shapes.push({ kind: 'text', x: 6, y, text: KEYS[i], fill: neg, size: 12.5 });
+    shapes.push({ kind: 'text', x: 128, y, text: formatNumber(e.scores.data[i], 2), fill: fg, size: 12.5, anchor: 'end' });
+    shapes.push({ kind: 'rect', x: barX, y: y - 8, w: barW, h: 16, fill: rgbText(c.panel), stroke: rule });
+    shapes.push({ kind: 'rect', x: barX, y: y - 8, w: Math.max(0, Math.min(1, w)) * barW, h: 16, fill: pos });
+    shapes.push({ kind: 'line', x1: barX + t * barW, y1: y - 12, x2: barX + t * barW, y2: y + 12, stroke: fg, width: 2 });
+    shapes.push({ kind: 'text', x: barX + barW + 6, y, text: `${formatNumber(100 * w, 0)}%`, fill: fg, size: 12.5 });
+    if (narrow) shapes.push({ kind: 'text', x: 6, y: y + 21, text: `value v = ${v3(e.values.data, 3 * i)}`, fill: fg, size: 12.5 });
+    else shapes.push({ kind: 'text', x: width - 6, y, text: v3(e.values.data, 3 * i), fill: fg, size: 12.5, anchor: 'end' });
+  }
+  const yb = top + 4 * rowH + 18;
+  shapes.push({ kind: 'line', x1: 6, y1: yb - 12, x2: width - 6, y2: yb - 12, stroke: rule });
+  shapes.push({ kind: 'text', x: 6, y: yb + 2, text: `${narrow ? 'prediction' : 'mixture Σ aᵢvᵢ = prediction'} ${v3(e.prediction.data)}`, fill: pos, size: 13, weight: 'bold' });
+  shapes.push({ kind: 'text', x: 6, y: yb + 24, text: `teacher's target ${v3(e.target.data)}`, fill: fg, size: 13 });
+  return { width, height, background: rgbText(c.panel), title, shapes };
+}
