@@ -124,5 +124,6 @@ export function maxDigitApi(module) {
       unwrap(module.max_digit_contributions(w(weights), digits, basis, k)),
     maxDigitAngleVsDot: (weights, basis = 'w_o', k = 3) => unwrap(module.max_digit_angle_vs_dot(w(weights), basis, k)),
     maxDigitAnalyze: (weights) => unwrap(module.max_digit_analyze(w(weights))),
+    maxDigitRunnerUp: (weights, maximum, runnerUp) => unwrap(module.max_digit_runner_up(w(weights), maximum, runnerUp)),
   };
 }
