@@ -4,6 +4,9 @@
 //   *.html, articles/*.html                  pages, math typeset here with KaTeX
 // Pages are HTML fragments in site/pages with a first-line comment
 // <!-- title: ... --> and math in $$…$$ (display) or \(…\) (inline).
+// Figures <figure class="hl-figure" id="fig-…"> are numbered in document order here: the
+// <figcaption> starts with "Figure N." and each <a class="figref" href="#fig-…"></a> reads
+// "Figure N". Tables in the prose are wrapped in a sideways-scrolling box (.hl-scroll).
 import * as esbuild from 'esbuild';
 import katex from 'katex';
 import fs from 'node:fs';
@@ -51,6 +54,43 @@ export function renderMath(html, file) {
   return html
     .replace(/\$\$([\s\S]+?)\$\$/g, (_, tex) => render(tex, true))
     .replace(/\\\(([\s\S]+?)\\\)/g, (_, tex) => render(tex, false));
+}
+
+/**
+ * Numbers the figures of one page: every <figure> whose class includes hl-figure, in document
+ * order. Its <figcaption> gets the prefix "Figure N."; an empty <a class="figref" href="#id">
+ * gets the text "Figure N". A reference to a missing figure, or two figures with one id, is a
+ * build error naming the page.
+ */
+export function numberFigures(html, file) {
+  const numbers = new Map();
+  let n = 0;
+  const out = html.replace(/<figure\b([^>]*)>([\s\S]*?)<\/figure>/g, (whole, attrs, inner) => {
+    if (!/\bclass="[^"]*\bhl-figure\b/.test(attrs)) return whole;
+    n++;
+    const id = /\bid="([^"]+)"/.exec(attrs)?.[1];
+    if (id) {
+      if (numbers.has(id)) throw new Error(`${file}: two figures with id="${id}"`);
+      numbers.set(id, n);
+    }
+    const captioned = inner.replace(/<figcaption\b([^>]*)>/, (_, a) => `<figcaption${a}><span class="fig-number">Figure ${n}.</span> `);
+    return `<figure${attrs}>${captioned}</figure>`;
+  });
+  return out.replace(/<a\b([^>]*)>([\s\S]*?)<\/a>/g, (whole, attrs, text) => {
+    if (!/\bclass="[^"]*\bfigref\b/.test(attrs)) return whole;
+    const id = /\bhref="#([^"]+)"/.exec(attrs)?.[1];
+    const k = numbers.get(id);
+    if (k === undefined) throw new Error(`${file}: <a class="figref" href="#${id}"> refers to no numbered figure (<figure class="hl-figure" id="${id}">)`);
+    return `<a${attrs}>${text.trim() ? text : `Figure ${k}`}</a>`;
+  });
+}
+
+/** Wraps each prose <table> in a .hl-scroll box (unless it already is), so a wide one scrolls, with a cue, instead of widening the page. */
+export function wrapTables(html) {
+  return html.replace(/<table\b[\s\S]*?<\/table>/g, (table, offset) => {
+    const before = html.slice(Math.max(0, offset - 80), offset);
+    return /class="[^"]*\bhl-scroll\b[^"]*"[^>]*>\s*$/.test(before) ? table : `<div class="hl-scroll">${table}</div>`;
+  });
 }
 
 function page(body, title, depth) {
@@ -117,7 +157,7 @@ export async function buildSite({ quiet = false } = {}) {
     const source = fs.readFileSync(file, 'utf8');
     const title = /<!--\s*title:\s*(.+?)\s*-->/.exec(source)?.[1] ?? 'headlab';
     const depth = rel.split(path.sep).length - 1;
-    fs.writeFileSync(target, page(renderMath(source, rel), title, depth));
+    fs.writeFileSync(target, page(numberFigures(wrapTables(renderMath(source, rel)), rel), title, depth));
   }
   fs.writeFileSync(path.join(assets, 'math.css'), mathStylesheet());
   if (!quiet) console.log(`site built in ${path.relative(root, outDir)}`);

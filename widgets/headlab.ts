@@ -17,3 +17,4 @@ import './headlab-subspace-accuracy-define.js';
 import './headlab-head-contributions-define.js';
 import './headlab-angle-dot-define.js';
 import './headlab-max-digit-model-define.js';
+import './headlab-value-define.js';

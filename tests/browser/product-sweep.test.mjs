@@ -1,6 +1,7 @@
 // The suite as a product, swept over EVERY page of the built site and EVERY headlab-*
 // element found on them (a new widget is covered as soon as it is on a page; it needs an
-// entry in widget-states.mjs). All under the strict CSP:
+// entry in widget-states.mjs). <headlab-value>, a number inline in the prose rather than a
+// widget, is left out (tests/browser/headlab-value.test.mjs). All under the strict CSP:
 //   - axe-core, light and dark: zero serious or critical violations; no console error,
 //     no CSP violation, no request to another origin; every element renders and has a
 //     text summary;
@@ -42,19 +43,19 @@ async function open(name, options = {}, hash = '') {
   const page = await session.newPage(options);
   await page.goto(`${session.url}${name}${hash}`);
   await page.waitForFunction(() => [...document.querySelectorAll('*')]
-    .filter((e) => e.localName.startsWith('headlab-'))
+    .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
     .every((e) => e.renderCount > 0 || !e.shadowRoot?.querySelector('.alert')?.hidden));
   return page;
 }
 
 /** [{ tag, key, hasFigures }] for each headlab-* element of the open page. */
 function listWidgets(page) {
-  return page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'))
+  return page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
     .map((e, i) => ({ tag: e.localName, key: e.shareKey, index: i, figures: e.figures().length, share: e.hasAttribute('share-state') })));
 }
 
 /** The n-th headlab-* element, inside page.evaluate. */
-const NTH = (i) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'))[i];
+const NTH = (i) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i];
 
 test('the sweep sees the site: pages and an entry in widget-states.mjs for every element on them', async () => {
   assert.ok(PAGES.includes('index.html') && PAGES.length >= 3, PAGES.join(', '));
@@ -77,7 +78,7 @@ for (const colorScheme of ['light', 'dark']) {
           .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(' ')}`);
       });
       assert.deepEqual(violations, [], `${name} (${colorScheme})`);
-      const summaries = await page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'))
+      const summaries = await page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
         .map((e) => ({ tag: e.localName, summary: e.summary, inRoot: e.shadowRoot.querySelector('.summary')?.textContent })));
       for (const s of summaries) {
         assert.ok(s.summary.length > 20, `${name}: ${s.tag} has no text summary`);
@@ -94,7 +95,7 @@ test('keyboard: Tab reaches every widget control in document order, each with a 
   for (const name of PAGES) {
     const page = await open(name);
     // Focusable controls per widget, radio groups counted once (arrow keys move inside a group).
-    const expected = await page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'))
+    const expected = await page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
       .map((host) => {
         const seen = new Set();
         let n = 0;
@@ -114,7 +115,7 @@ test('keyboard: Tab reaches every widget control in document order, each with a 
         let host = null;
         while (a?.shadowRoot?.activeElement) { host = a; a = a.shadowRoot.activeElement; }
         if (!a || a === document.body) return null;
-        const all = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'));
+        const all = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
         const cs = getComputedStyle(a);
         const visible = (cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) >= 1) || cs.boxShadow !== 'none';
         const id = a.name && a.type === 'radio' ? `radio:${a.name}` : `${a.localName}:${[...(host?.shadowRoot ?? document).querySelectorAll('*')].indexOf(a)}`;
@@ -139,7 +140,7 @@ test('prefers-reduced-motion: reduce turns widget transitions off (and the train
   const name = PAGES.find((p) => p.includes('projections-matching'));
   for (const reducedMotion of ['no-preference', 'reduce']) {
     const page = await open(name, { reducedMotion });
-    const durations = await page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'))
+    const durations = await page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
       .flatMap((e) => [...e.shadowRoot.querySelectorAll('rect, line')].map((n) => getComputedStyle(n).transitionDuration)));
     assert.ok(durations.length > 0);
     if (reducedMotion === 'reduce') assert.ok(durations.every((d) => d === '0s'), durations.join(' '));
@@ -159,7 +160,7 @@ test('360 px with touch (mobile emulation): no horizontal scrolling, widgets fit
     const page = await open(name, { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 1 });
     const fit = await page.evaluate(() => ({
       scroll: document.scrollingElement.scrollWidth,
-      widths: [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'))
+      widths: [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
         .map((e) => ({ tag: e.localName, right: e.getBoundingClientRect().right })),
     }));
     assert.ok(fit.scroll <= 360, `${name}: page is ${fit.scroll} px wide at 360`);
@@ -168,10 +169,10 @@ test('360 px with touch (mobile emulation): no horizontal scrolling, widgets fit
     for (const w of widgets) {
       const button = page.locator(w.tag).nth(widgets.filter((x) => x.tag === w.tag).indexOf(w)).locator('button:not([disabled]):not([data-export])').first();
       if (!(await button.count())) continue;
-      const before = await page.evaluate((i) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'))[i].renderCount, w.index);
+      const before = await page.evaluate((i) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i].renderCount, w.index);
       await button.scrollIntoViewIfNeeded();
       await button.tap();
-      await page.waitForFunction(([i, n]) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'))[i].renderCount > n, [w.index, before]);
+      await page.waitForFunction(([i, n]) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i].renderCount > n, [w.index, before]);
     }
     for (const w of widgets) {
       const nth = widgets.filter((x) => x.tag === w.tag).indexOf(w);
@@ -194,7 +195,7 @@ test('shareable state: restored from the URL hash, written back on change; a tam
       .map(([k, v]) => `${encodeURIComponent(`${w.key}.${k}`)}=${encodeURIComponent(v)}`)).join('&');
     const page = await open(name, {}, hash);
     for (const w of widgets) {
-      const shared = await page.evaluate((i) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'))[i].sharedState, w.index);
+      const shared = await page.evaluate((i) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i].sharedState, w.index);
       assert.deepEqual(shared, WIDGET_STATES[w.tag].b, `${name}: ${w.tag} restored from ${hash}`);
     }
     assert.deepEqual(page.problems, [], name);
@@ -223,7 +224,7 @@ test('exports of every element: SVG with <title> and the summary as <desc>, PNG,
     const page = await open(name);
     const exports = await page.evaluate(async () => {
       const out = [];
-      for (const e of [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-'))) {
+      for (const e of [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-') && x.localName !== 'headlab-value')) {
         let json = null;
         try { json = JSON.parse(e.exportJson()); } catch (err) { json = { error: err.message }; }
         const figures = [];
@@ -256,8 +257,12 @@ test('exports of every element: SVG with <title> and the summary as <desc>, PNG,
     // One click per download button that exports a figure (a real download).
     for (const [i, x] of exports.entries()) {
       if (!x.figures.length) continue;
-      const button = page.locator(x.tag).nth(exports.slice(0, i).filter((y) => y.tag === x.tag).length).locator('button[data-export$=".svg"]').first();
+      const host = page.locator(x.tag).nth(exports.slice(0, i).filter((y) => y.tag === x.tag).length);
+      const button = host.locator('button[data-export$=".svg"]').first();
       if (!(await button.count())) continue;
+      // The buttons sit in the widget's one export menu: open it first.
+      const menu = host.locator('.export-menu > summary').first();
+      if (await menu.count()) await menu.click();
       const [d] = await Promise.all([page.waitForEvent('download'), button.click()]);
       assert.match(d.suggestedFilename(), /\.svg$/);
       assert.match(fs.readFileSync(await d.path(), 'utf8'), /^<\?xml/);
@@ -273,7 +278,7 @@ test('bad input: hostile values on every observed attribute give a message or a 
     const widgets = await listWidgets(page);
     const report = await page.evaluate(async ([hostile, n]) => {
       const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
-      const all = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'));
+      const all = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
       const problems = [];
       let alerts = 0;
       for (const e of all.slice(0, n)) {
@@ -333,7 +338,7 @@ test('memory: 10,000 updates of each element leave the WASM heap in use and the 
     for (const w of widgets) {
       const { a, b } = WIDGET_STATES[w.tag];
       const r = await page.evaluate(async ([i, sa, sb, n, url]) => {
-        const e = [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-'))[i];
+        const e = [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-') && x.localName !== 'headlab-value')[i];
         // The module the element computes with: headlab_max_digit for the max-digit widgets.
         const core = e.maxDigit ?? await (await import(url)).getCore();
         const step = (k) => { e.sharedState = k % 2 ? sb : sa; e.renderNow(); void e.state; };
@@ -364,7 +369,7 @@ test('memory: 10,000 updates of each element leave the WASM heap in use and the 
     const baseline = await page.evaluate(async (url) => (await (await import(url)).getCore()).memoryDiagnostics(), bundle);
     const after = await page.evaluate(async (url) => {
       const core = await (await import(url)).getCore();
-      for (const e of [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-'))) e.remove();
+      for (const e of [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-') && x.localName !== 'headlab-value')) e.remove();
       await new Promise((r) => setTimeout(r, 50));
       return core.memoryDiagnostics();
     }, bundle);

@@ -14,11 +14,19 @@
 //     `static sharedAttributes` (or an overridden `sharedState`) are written to the URL
 //     hash on every `change` and restored from it on connect and on `hashchange`;
 //   - exports: `figures()` lists the figures (as Scenes) → SVG and PNG; `exportData()`
-//     (default: the state) → JSON; `exportControls()` builds the download buttons;
+//     (default: the state) → JSON; `exportControls()` builds the one "Download" menu
+//     (a disclosure: one Tab stop while closed, Escape closes it);
+//   - a hash naming the element's state also scrolls the element into view and rings it,
+//     on load (after its first render) and on hashchange (prose state links);
+//   - numbers bound into prose: `boundValue(name)` (none by default) for <headlab-value>,
+//     which re-reads it on the `change` event and on `headlab-render` (sent after each render);
+//   - typed fields: `bindField` validates as the reader types (debounced), shows a message
+//     beside an invalid or empty field and keeps the last valid value;
 //   - a text alternative: `summarize()` is written after every render into a
 //     screen-reader paragraph (`el.summary`) and into exported SVGs as <desc>.
 import { getCore, getMaxDigitCore } from '../../web/browser-core.js';
 import type { HeadlabCore, MaxDigitCore } from '../../web/headlab-core.js';
+import type { BoundValue } from '../chart/format.js';
 import { downloadBlob, sceneToPng, sceneToSvg, type Scene } from '../chart/scene.js';
 import { baseSheet, sheet } from './theme.js';
 
@@ -72,6 +80,8 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
   private renders = 0;
   private readonly summaryBox: HTMLParagraphElement;
   private exportStatus: HTMLElement | null = null;
+  /** Scroll to this element after its next render (its state was named by the URL hash on load). */
+  private scrollOnRender = false;
 
   constructor() {
     super();
@@ -104,6 +114,16 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
    */
   protected summarize(): string {
     return '';
+  }
+
+  /**
+   * A number computed from the model on the page, for <headlab-value source="<id>" name="…">
+   * in the prose: undefined while not ready or for an unknown name. Widgets that own a
+   * model override this and emit `change` whenever the values may have changed.
+   */
+  boundValue(name: string): BoundValue | undefined {
+    void name;
+    return undefined;
   }
 
   // ---- exports ----
@@ -172,30 +192,108 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
   }
 
   /**
-   * Download buttons: "<label>: SVG PNG" per figure (or only those named in `only`), and
-   * "JSON" unless `json` is false. Buttons carry data-export="<name>.<format>".
+   * The widget's one export menu: a "Download" disclosure button (a single Tab stop while
+   * closed) that opens a list of "<label>: SVG PNG" per figure (or only those named in
+   * `only`) and "JSON" unless `json` is false. Buttons carry data-export="<name>.<format>".
+   * Escape closes the menu and returns focus to its button; a failed download is reported
+   * beside the menu (outside it, so it stays visible once the menu is closed).
    */
   protected exportControls({ only, json = true, jsonLabel = 'Data (JSON)' }: { only?: string[]; json?: boolean; jsonLabel?: string } = {}): HTMLDivElement {
-    const row = el('div', { class: 'exports', role: 'group', 'aria-label': 'Downloads' });
+    const wrap = el('div', { class: 'exports' });
+    const menu = el('details', { class: 'export-menu' });
+    const toggle = el('summary', { 'aria-label': 'Download this figure or its data' });
+    toggle.append(el('span', { 'aria-hidden': 'true' }, 'Download'));
+    const list = el('div', { class: 'export-list', role: 'group', 'aria-label': 'Downloads' });
     const figures = this.figures().filter((f) => !only || only.includes(f.name));
     for (const f of figures) {
+      const label = f.label.replace(/_/g, '');
       const group = el('span', { class: 'export-group' });
-      group.append(el('span', {}, `${f.label}:`));
+      group.append(el('span', { class: 'export-label' }, label));
       for (const format of ['svg', 'png'] as const) {
-        const b = el('button', { type: 'button', 'aria-label': `Download ${f.label.replace(/_/g, '')} as ${format.toUpperCase()}`, 'data-export': `${f.name}.${format}` }, format.toUpperCase());
+        const b = el('button', { type: 'button', 'aria-label': `Download ${label} as ${format.toUpperCase()}`, 'data-export': `${f.name}.${format}` }, format.toUpperCase());
         this.listen(b, 'click', () => { void this.download(format, f.name); });
         group.append(b);
       }
-      row.append(group);
+      list.append(group);
     }
     if (json) {
       const b = el('button', { type: 'button', 'data-export': 'data.json' }, jsonLabel);
       this.listen(b, 'click', () => { void this.download('json'); });
-      row.append(b);
+      list.append(b);
     }
+    menu.append(toggle, list);
+    this.listen(menu, 'keydown', (event) => {
+      if ((event as KeyboardEvent).key !== 'Escape' || !menu.open) return;
+      menu.open = false;
+      toggle.focus();
+      event.stopPropagation();
+    });
     this.exportStatus = el('span', { class: 'export-status', role: 'status' });
-    row.append(this.exportStatus);
-    return row;
+    wrap.append(menu, this.exportStatus);
+    return wrap;
+  }
+
+  // ---- typed fields ----
+
+  /**
+   * Validates a text or number field as the reader types: after `delay` ms without typing
+   * (and at once on Enter or leaving the field) the text is parsed; a valid value is
+   * committed, an invalid or empty one marks the field aria-invalid and says why in a
+   * message beside it, keeping the last valid value. `parse` throws WidgetInputError with
+   * the reason ("must be an integer from 0 to 9"). `current()` names the kept value in the
+   * message. Call the returned `show(text)` from render(): it writes the field unless the
+   * reader is editing it or it holds an invalid entry.
+   */
+  protected bindField<T>(input: HTMLInputElement, options: {
+    label: string;
+    parse: (text: string) => T;
+    commit: (value: T) => void;
+    current?: () => string;
+    delay?: number;
+    /** Where the message goes; default: a new span placed right after the field's label (or the field). */
+    message?: HTMLElement;
+  }): { message: HTMLElement; check: () => boolean; show: (text: string) => void } {
+    const delay = options.delay ?? 300;
+    const message = options.message ?? el('span', { class: 'field-problem', role: 'status' });
+    if (!message.id) message.id = `field-problem-${++fieldCount}`;
+    if (!options.message) {
+      const anchor = input.closest('label') ?? input;
+      anchor.after(message);
+    }
+    input.setAttribute('aria-describedby', [input.getAttribute('aria-describedby'), message.id].filter(Boolean).join(' '));
+    let timer = 0;
+    const cancel = (): void => { if (timer) clearTimeout(timer); timer = 0; };
+    this.listeners?.signal.addEventListener('abort', cancel);
+    const check = (): boolean => {
+      cancel();
+      const text = input.value.trim();
+      let value: T;
+      try {
+        if (text === '') throw new WidgetInputError(`${options.label} is empty`);
+        value = options.parse(text);
+      } catch (err) {
+        if (!(err instanceof WidgetInputError)) throw err;
+        input.setAttribute('aria-invalid', 'true');
+        const kept = options.current ? ` (${options.current()})` : '';
+        message.textContent = `${err.message}; the last valid value${kept} is kept.`;
+        return false;
+      }
+      input.setAttribute('aria-invalid', 'false');
+      message.textContent = '';
+      options.commit(value);
+      return true;
+    };
+    this.listen(input, 'input', () => {
+      cancel();
+      if (delay <= 0) { check(); return; }
+      timer = window.setTimeout(() => { timer = 0; if (this.isConnected) this.guard(() => { check(); }); }, delay);
+    });
+    this.listen(input, 'change', () => { check(); });
+    const show = (text: string): void => {
+      if (input.getAttribute('aria-invalid') === 'true' || this.root.activeElement === input) return;
+      if (input.value !== text) input.value = text;
+    };
+    return { message, check, show };
   }
 
   // ---- shareable state (URL hash) ----
@@ -242,7 +340,7 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
    * touched, and each value goes through the attribute's own validation, so a tampered
    * link shows the same message inside the widget as a bad attribute would.
    */
-  private readHash(): void {
+  private readHash(scroll: 'now' | 'after-render' | 'no' = 'no'): void {
     const prefix = `${this.shareKey}.`;
     const values: Record<string, string> = {};
     let found = false;
@@ -255,6 +353,38 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
       found = true;
     }
     if (found) this.sharedState = values;
+    if (found && scroll !== 'no' && this.firstNamedInHash()) {
+      if (scroll === 'now' && this.built) this.revealFromHash(true);
+      else this.scrollOnRender = true;
+    }
+  }
+
+  /** Whether this element is the first one whose state the URL hash names (the one a link points at). */
+  private firstNamedInHash(): boolean {
+    for (const part of hashParts()) {
+      const key = decodePart(part.split('=')[0]);
+      const dot = key.indexOf('.');
+      if (dot < 0) continue;
+      return key.slice(0, dot) === this.shareKey;
+    }
+    return false;
+  }
+
+  /**
+   * Scrolls this element into view (centred unless it is taller than the viewport) and
+   * rings it for a moment, for a prose link or a shared URL that set its state; a followed
+   * link also moves focus to it, so the next Tab continues inside the figure.
+   */
+  private revealFromHash(focus: boolean): void {
+    const reduce = matchMedia('(prefers-reduced-motion: reduce)').matches;
+    const tall = this.getBoundingClientRect().height > innerHeight * 0.9;
+    this.scrollIntoView({ block: tall ? 'start' : 'center', behavior: reduce ? 'auto' : 'smooth' });
+    this.setAttribute('data-hash-target', '');
+    window.setTimeout(() => this.removeAttribute('data-hash-target'), 2500);
+    if (focus) {
+      if (!this.hasAttribute('tabindex')) this.setAttribute('tabindex', '-1');
+      this.focus({ preventScroll: true });
+    }
   }
 
   /** Creates the controls in this.body (core ready, element connected); called again after a re-attach. */
@@ -271,8 +401,8 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
     const pageScheme = document.querySelector('meta[name="color-scheme"]') !== null;
     this.toggleAttribute('data-auto-scheme', !pageScheme && getComputedStyle(this).colorScheme === 'normal');
     if (this.hasAttribute('share-state')) {
-      this.guard(() => this.readHash());
-      this.listen(window, 'hashchange', () => this.readHash());
+      this.guard(() => this.readHash('after-render'));
+      this.listen(window, 'hashchange', () => this.readHash('now'));
     }
     const ctor = this.constructor as typeof HeadlabElement;
     if (!ctor.needsCore || this.core || this.maxDigit) {
@@ -336,7 +466,14 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
       this.clearError();
       const text = this.summarize();
       if (this.summaryBox.textContent !== text) this.summaryBox.textContent = text;
+      if (this.scrollOnRender) {
+        this.scrollOnRender = false;
+        // After layout of this frame, so the element has its rendered height.
+        requestAnimationFrame(() => { if (this.isConnected) this.revealFromHash(false); });
+      }
     });
+    // For <headlab-value> elements bound to this one (they listen on the document).
+    this.dispatchEvent(new Event('headlab-render', { bubbles: true, composed: true }));
   }
 
   /** Dispatches a bubbling, composed `change` event whose detail is the state (and updates the URL hash under share-state). */
@@ -373,7 +510,7 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
   }
 
   /** Runs fn; an author error or a core error is shown in the widget, anything else is rethrown. */
-  private guard(fn: () => void): void {
+  protected guard(fn: () => void): void {
     try {
       fn();
     } catch (err) {
@@ -386,6 +523,8 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
     }
   }
 }
+
+let fieldCount = 0;
 
 function hashParts(): string[] {
   return location.hash.replace(/^#/, '').split('&').filter(Boolean);

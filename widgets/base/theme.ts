@@ -86,10 +86,45 @@ td.heat {
   background: color-mix(in srgb, var(--hl-heat, transparent) calc(var(--hl-t, 0) * 60%), transparent);
 }
 .num { font-variant-numeric: tabular-nums; white-space: nowrap; }
-.exports { display: flex; flex-wrap: wrap; gap: 0.3rem 0.8rem; align-items: center; font-size: 0.9em; margin: 0.4rem 0 0; }
-.exports .export-group { display: inline-flex; gap: 0.3rem; align-items: center; }
-.exports button { min-height: 2rem; padding: 0.15rem 0.5rem; }
+/* The one export menu (exportControls): a quiet disclosure at the end of the widget. */
+.exports { display: flex; flex-wrap: wrap; justify-content: flex-end; gap: 0.3rem 0.8rem; align-items: flex-start; font-size: 0.9em; margin: 0.5rem 0 0; }
+.export-menu { display: flex; flex-direction: column; align-items: flex-end; max-width: 100%; }
+.export-menu > summary {
+  list-style: none; cursor: pointer; color: var(--hl-muted);
+  display: inline-flex; align-items: center; gap: 0.35em; min-height: 2.25rem; padding: 0.2rem 0.6rem;
+  border: 1px solid var(--hl-rule); border-radius: 4px; background: var(--hl-control);
+}
+.export-menu > summary::-webkit-details-marker { display: none; }
+.export-menu > summary::before { content: "▸"; font-size: 0.8em; }
+.export-menu[open] > summary::before { content: "▾"; }
+.export-menu > summary:hover { border-color: var(--hl-focus); color: var(--hl-fg); }
+.export-list {
+  display: flex; flex-direction: column; align-items: stretch; gap: 0.35rem; margin-top: 0.3rem; padding: 0.5rem;
+  border: 1px solid var(--hl-rule); border-radius: 4px; background: var(--hl-control); max-width: 100%;
+}
+.export-list .export-group { display: flex; flex-wrap: wrap; gap: 0.3rem; align-items: center; justify-content: flex-end; }
+.export-list .export-label { margin-right: auto; padding-right: 0.5rem; }
+.export-list button { min-height: 2.25rem; padding: 0.15rem 0.6rem; }
 .export-status:empty { display: none; }
+/* A typed field's message (bindField): beside the field, in the "bad" colour. */
+input[aria-invalid="true"] { border-color: var(--hl-bad); border-width: 2px; }
+.field-problem { color: var(--hl-bad); font-size: 0.9em; }
+.field-problem:empty { display: none; }
+/* Controls grouped the same way in every widget: a wrapping row of labelled controls. */
+.controls { display: flex; flex-wrap: wrap; gap: 0.5rem 1.25rem; align-items: center; margin: 0.5rem 0; }
+.controls > label, .control { display: inline-flex; flex-wrap: wrap; gap: 0.35rem; align-items: center; }
+fieldset.controls { border: 0; padding: 0; min-width: 0; }
+fieldset.controls > legend { padding: 0; margin-bottom: 0.25rem; font-weight: 600; float: left; width: 100%; }
+/* Named by the URL hash (a prose link or a shared URL): ringed for a moment. */
+:host([data-hash-target]) .body { outline: 3px solid var(--hl-focus); outline-offset: 3px; }
+:host(:focus) { outline: none; }
+/* Touch screens: every target at least 44 px high (radio and checkbox rows included). */
+@media (pointer: coarse) {
+  button, select, input[type="number"], input[type="text"], .export-menu > summary { min-height: 44px; }
+  .export-list button { min-height: 44px; min-width: 44px; }
+  label:has(> input[type="radio"]), label:has(> input[type="checkbox"]) { display: inline-flex; align-items: center; min-height: 44px; }
+  input[type="range"] { min-height: 44px; }
+}
 .tag { font-size: 0.8em; border-radius: 3px; padding: 0 0.3em; white-space: nowrap; }
 .tag.changed { color: var(--hl-changed); border: 1px solid currentColor; font-weight: 600; }
 .tag.same { color: var(--hl-muted); border: 1px dashed currentColor; }

@@ -1,0 +1,39 @@
+// Site-wide reading aids (no inline script: strict CSP).
+//   - A box that scrolls sideways (.hl-scroll, a display equation) becomes, while its content
+//     overflows, a labelled region in the Tab order (keyboard users scroll it with the arrow
+//     keys) marked data-overflows; the CSS shows shadows at the edges it can scroll towards.
+const BOXES = '.hl-scroll, .katex-display';
+
+function labelFor(box) {
+  if (box.dataset.label) return box.dataset.label;
+  if (box.classList.contains('katex-display')) return 'Equation';
+  const caption = box.querySelector('caption');
+  return caption ? caption.textContent.trim().replace(/\s+/g, ' ').slice(0, 80) : 'Table';
+}
+
+function mark(box) {
+  const overflows = box.scrollWidth > box.clientWidth + 1;
+  if (overflows === box.hasAttribute('data-overflows')) return;
+  if (overflows) {
+    box.setAttribute('data-overflows', '');
+    box.setAttribute('tabindex', '0');
+    box.setAttribute('role', 'region');
+    box.setAttribute('aria-label', `${labelFor(box)} (scrolls sideways)`);
+  } else {
+    for (const a of ['data-overflows', 'tabindex', 'role', 'aria-label']) box.removeAttribute(a);
+  }
+}
+
+let frame = 0;
+function markAll() {
+  frame = 0;
+  for (const box of document.querySelectorAll(BOXES)) mark(box);
+}
+function schedule() {
+  if (!frame) frame = requestAnimationFrame(markAll);
+}
+
+markAll();
+addEventListener('resize', schedule);
+// Web fonts (KaTeX) change equation widths once loaded.
+document.fonts?.ready.then(schedule);

@@ -1,0 +1,124 @@
+// <headlab-value source="<element id>" name="<value name>" [format="percent|count|number|sci"]>fallback</headlab-value>
+//
+// A number in the prose that is read from the model on the page, so a sentence about the
+// current model cannot contradict its figure after the reader retrains it. The source element
+// implements `boundValue(name)` → { value, kind, of? } | undefined (see BoundSource) and
+// dispatches its bubbling `change` event whenever its values may have changed; the base class
+// of every headlab-* widget also dispatches a bubbling `headlab-render` after each render, so
+// a value appears as soon as the source has one. The text is formatted by widgets/chart/format.ts
+// (an accuracy is "100%" only when every item is right).
+//
+// Until the source answers, the element shows its own fallback text (what the author wrote
+// inside it), marked data-state="pending"; an unknown source id gives data-state="missing".
+// The number is plain light-DOM text in the sentence: selectable, found by find-in-page and
+// read by screen readers as part of the sentence.
+import { formatBound, type BoundValue, type ValueFormat } from './chart/format.js';
+
+/** What a source element offers to <headlab-value>. */
+export interface BoundSource extends Element {
+  boundValue(name: string): BoundValue | undefined;
+}
+
+const FORMATS: readonly ValueFormat[] = ['percent', 'count', 'number', 'sci'];
+
+// Importable during server rendering: no browser global is touched at module load.
+const ElementBase = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement) as typeof HTMLElement;
+
+export class HeadlabValue extends ElementBase {
+  static get observedAttributes(): string[] {
+    return ['source', 'name', 'format'];
+  }
+
+  private fallback: string | null = null;
+  private listeners: AbortController | null = null;
+  private awaitingDefinition = false;
+
+  /** Id of the element that computes the value. */
+  get source(): string {
+    return this.getAttribute('source') ?? '';
+  }
+  set source(id: string) {
+    this.setAttribute('source', id);
+  }
+
+  /** Name of the value, as the source's boundValue() knows it. */
+  get name(): string {
+    return this.getAttribute('name') ?? '';
+  }
+  set name(value: string) {
+    this.setAttribute('name', value);
+  }
+
+  /** How the value is printed; absent or unknown: the kind's default. */
+  get format(): ValueFormat | undefined {
+    const f = this.getAttribute('format');
+    return f !== null && (FORMATS as readonly string[]).includes(f) ? (f as ValueFormat) : undefined;
+  }
+  set format(value: ValueFormat | undefined) {
+    if (value === undefined) this.removeAttribute('format');
+    else this.setAttribute('format', value);
+  }
+
+  /** The value as last shown, or undefined while the source has none. */
+  value: BoundValue | undefined = undefined;
+
+  connectedCallback(): void {
+    if (this.fallback === null) this.fallback = this.textContent ?? '';
+    this.listeners = new AbortController();
+    const { signal } = this.listeners;
+    // The source may come later in the document than this element, or be upgraded later.
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => this.update(), { signal, once: true });
+    // Both events bubble to the document, so a source added or replaced later is found too.
+    const fromSource = (event: Event): void => {
+      if ((event.target as Element | null)?.id === this.source) this.update();
+    };
+    document.addEventListener('change', fromSource, { signal });
+    document.addEventListener('headlab-render', fromSource, { signal });
+    this.update();
+  }
+
+  disconnectedCallback(): void {
+    this.listeners?.abort();
+    this.listeners = null;
+  }
+
+  attributeChangedCallback(): void {
+    if (this.listeners) this.update();
+  }
+
+  /** Reads the value from the source again and shows it. */
+  update(): void {
+    const id = this.source;
+    const source = id ? document.getElementById(id) : null;
+    if (!source) {
+      this.show(undefined, document.readyState === 'loading' ? 'pending' : 'missing');
+      return;
+    }
+    if (typeof (source as Partial<BoundSource>).boundValue !== 'function') {
+      // Not upgraded yet: try again once its class is defined.
+      if (source.localName.includes('-') && !this.awaitingDefinition) {
+        this.awaitingDefinition = true;
+        void customElements.whenDefined(source.localName).then(() => {
+          this.awaitingDefinition = false;
+          if (this.isConnected) this.update();
+        });
+      }
+      this.show(undefined, 'pending');
+      return;
+    }
+    let v: BoundValue | undefined;
+    try {
+      v = (source as unknown as BoundSource).boundValue(this.name);
+    } catch {
+      v = undefined;
+    }
+    this.show(v !== undefined && typeof v.value === 'number' ? v : undefined, v === undefined ? 'pending' : 'bound');
+  }
+
+  private show(v: BoundValue | undefined, state: 'pending' | 'missing' | 'bound'): void {
+    this.value = v;
+    const text = v ? formatBound(v, this.format) : this.fallback ?? '';
+    if (this.textContent !== text) this.textContent = text;
+    if (this.getAttribute('data-state') !== state) this.setAttribute('data-state', state);
+  }
+}
