@@ -202,7 +202,7 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
       }
       for (let t = 0; t < 14; t++) {
         const size = t < 10 ? 6 : 8;
-        shapes.push({ kind: 'rect', x: x(t) - size / 2 + (t < 10 ? 0 : (h - 1.5) * 4), y: y(scores[h][t]) - size / 2, w: size, h: size, fill: HEAD_COLOURS[h], stroke: rgbText(c.panel), data: { head: String(h), ...(t < 10 ? { digit: String(t) } : {}) } });
+        shapes.push({ kind: 'rect', x: x(t) - size / 2 + (t < 10 ? 0 : (h - 1.5) * 4), y: y(scores[h][t]) - size / 2, w: size, h: size, fill: HEAD_COLOURS[h], stroke: rgbText(c.panel), data: { head: String(h), token: String(t), value: String(scores[h][t]), ...(t < 10 ? { digit: String(t) } : {}) } });
       }
     }
     return { width: RAMP_W, height: RAMP_H, background: rgbText(c.panel), title: 'Score of ANS against each token, per head', shapes };
