@@ -96,6 +96,22 @@ Matrix score_table(const MaxDigitWeights& w) {
   return out;
 }
 
+Matrix head_logits(const MaxDigitWeights& w, const std::vector<int>& digits) {
+  validate_weights(w);
+  const TokenCounts counts = token_counts(digits);
+  const TokenTables T = token_tables(w, false);
+  const auto mass = attention_mass(T, counts);
+  Matrix out = Matrix::Zero(H + 1, V);
+  for (int h = 0; h < H; ++h) {
+    for (int t = 0; t < V; ++t) {
+      if (mass[h][t] == 0.0) continue;
+      for (int j = 0; j < V; ++j) out(h, j) += mass[h][t] * T.logit[(h * V + t) * V + j];
+    }
+  }
+  for (int j = 0; j < V; ++j) out(H, j) = T.residual_logit[j];
+  return out;
+}
+
 std::vector<Matrix> attention_by_max(const MaxDigitWeights& w, const EvaluationSet& set) {
   validate_weights(w);
   const TokenTables T = token_tables(w, false);

@@ -42,6 +42,10 @@ Matrix ans_attention(const MaxDigitWeights& weights, const std::vector<int>& dig
 // (a) s_h(t) = (E[ANS] W_Q^h)·(E[t] W_K^h) / 4: 4 × 14.
 Matrix score_table(const MaxDigitWeights& weights);
 
+// What each head writes, read through the unembedding, for one list: 5 × 14, row h (0–3) is
+// head_h W_U = Σ_t a_h(t) L_h[t], row 4 is x_ANS W_U; the column sums are the logits.
+Matrix head_logits(const MaxDigitWeights& weights, const std::vector<int>& digits);
+
 // (b) For each head, a 10 × 14 matrix: row m is the mean attention mass on each token over
 // the evaluation lists whose maximum is m.
 std::vector<Matrix> attention_by_max(const MaxDigitWeights& weights,

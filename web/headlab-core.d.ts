@@ -415,6 +415,8 @@ export interface MaxDigitCore extends HeadlabModule {
    * shared the softmax. Throws HeadlabError unless runnerUp < maximum, both digits.
    */
   maxDigitRunnerUp(weights: MaxDigitWeights, maximum: number, runnerUp: number): MaxDigitRunnerUp;
+  /** What each head writes for `digits` (1–6 digits 0–9), read through W_U: 5 × 14, rows 0–3 = head_h W_U, row 4 = x_ANS W_U; column sums are the logits. */
+  maxDigitHeadLogits(weights: MaxDigitWeights, digits: number[]): Matrix;
 }
 
 // ---- diagnostics (web/module.js, web/bindings/module_bindings.cpp) ----

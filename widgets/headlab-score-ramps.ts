@@ -26,9 +26,10 @@ export interface ScoreRampsState {
 
 /** Head h's line dash (with its colour, so heads differ without colour too). */
 const HEAD_DASH: (number[] | undefined)[] = [undefined, [7, 3], [2, 3], [9, 3, 2, 3]];
-const RAMP_W = 460;
+/** Widest drawing; a narrower panel gets a drawing of its own width, so 11 px text stays 11 px. */
+const MAX_W = 460;
+const MIN_W = 280;
 const RAMP_H = 300;
-const SPLIT_W = 460;
 const SPLIT_H = 250;
 
 export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
@@ -51,6 +52,7 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
   private runnerInput: HTMLInputElement | null = null;
   private runnerText: HTMLOutputElement | null = null;
   private splitLine: HTMLParagraphElement | null = null;
+  private width = MAX_W;
   private shown: { model: MaxDigitModel; splits: MaxDigitRunnerUp[]; maximum: number; runnerUp: number; text: string } | null = null;
 
   get maximum(): number {
@@ -110,6 +112,22 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
     const panels = el('div', { class: 'panels' });
     panels.append(left, right);
     content.append(panels);
+    if (typeof ResizeObserver === 'function') {
+      const observer = new ResizeObserver(() => {
+        const w = Math.max(MIN_W, Math.min(MAX_W, Math.floor(this.rampSlot!.clientWidth / 20) * 20));
+        if (w !== this.width && this.rampSlot!.clientWidth > 0) { this.width = w; this.requestRender(); }
+      });
+      observer.observe(this.rampSlot);
+      this.resizeObserver = observer;
+    }
+  }
+
+  private resizeObserver: ResizeObserver | null = null;
+
+  disconnectedCallback(): void {
+    this.resizeObserver?.disconnect();
+    this.resizeObserver = null;
+    super.disconnectedCallback();
   }
 
   protected renderContent(model: MaxDigitModel): void {
@@ -133,12 +151,12 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
     const text = `For the list ${runnerUp}, ${maximum}: attention on the maximum ${maximum}: ${perHead}.`;
     this.splitLine!.textContent = text;
     this.shown = { model, splits, maximum, runnerUp, text };
-    this.show(this.rampSlot!, this.fragment(model, 'ramps', () => {
+    this.show(this.rampSlot!, this.fragment(model, `ramps:${this.width}`, () => {
       const svg = svgEl('svg', { role: 'img', 'aria-label': this.rampText(model) });
       drawSceneInto(svg, this.rampScene(model));
       return svg;
     }));
-    this.show(this.splitSlot!, this.fragment(model, `split:${maximum}:${runnerUp}`, () => {
+    this.show(this.splitSlot!, this.fragment(model, `split:${maximum}:${runnerUp}:${this.width}`, () => {
       const svg = svgEl('svg', { role: 'img', 'aria-label': text });
       drawSceneInto(svg, this.splitScene(splits, maximum, runnerUp));
       return svg;
@@ -171,6 +189,7 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
   private rampScene(model: MaxDigitModel): Scene {
     const c = this.themeColours();
     const scores = model.analysis.scores;
+    const RAMP_W = this.width;
     const left = 44, right = 8, top = 14, bottom = 40;
     const plotW = RAMP_W - left - right;
     let lo = Infinity, hi = -Infinity;
@@ -187,7 +206,8 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
     }
     shapes.push({ kind: 'text', x: 4, y: top - 4, text: 'score', fill: muted, size: 11 });
     for (let t = 0; t < 14; t++) {
-      shapes.push({ kind: 'text', x: x(t), y: RAMP_H - bottom + 12, text: TOKEN_NAMES[t], fill: t < 10 ? fg : muted, size: t < 10 ? 12 : 11, anchor: 'middle', data: t < 10 ? { digit: String(t) } : {} });
+      const name = t >= 10 && plotW / 15 < 26 ? TOKEN_NAMES[t][0] : TOKEN_NAMES[t];
+      shapes.push({ kind: 'text', x: x(t), y: RAMP_H - bottom + 12, text: name, fill: t < 10 ? fg : muted, size: t < 10 ? 12 : 11, anchor: 'middle', data: t < 10 ? { digit: String(t) } : {} });
     }
     shapes.push({ kind: 'text', x: left + plotW * 10 / 30, y: RAMP_H - 8, text: 'digits', fill: muted, size: 11, anchor: 'middle' });
     shapes.push({ kind: 'text', x: x(12) - plotW / 30, y: RAMP_H - 8, text: 'markers', fill: muted, size: 11, anchor: 'middle' });
@@ -210,23 +230,31 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
 
   private splitScene(splits: MaxDigitRunnerUp[], maximum: number, runnerUp: number): Scene {
     const c = this.themeColours();
-    const left = 44, right = 10, top = 16, bottom = 40;
+    const SPLIT_W = this.width;
+    const left = 44, right = 10, top = 30, bottom = 40;
     const plotW = SPLIT_W - left - right;
     const slot = plotW / 9;
     const x = (r: number) => left + r * slot + slot / 2;
-    const y = (v: number) => top + (1 - v) * (SPLIT_H - top - bottom);
+    // The y axis runs from a round value below the lowest share up to 1, so the split is visible.
+    let low = 1;
+    for (const s of splits) for (let h = 0; h < HEADS; h++) low = Math.min(low, s.on_maximum[h], s.two_token_share[h]);
+    const step = 1 - low > 0.4 ? 0.25 : 1 - low > 0.15 ? 0.1 : 0.05;
+    const floor = Math.max(0, Math.floor((low - step / 4) / step) * step);
+    const y = (v: number) => top + ((1 - v) / (1 - floor)) * (SPLIT_H - top - bottom);
+    const ticks: number[] = [];
+    for (let v = 1; v >= floor - 1e-9; v -= step) ticks.push(Math.round(v * 100) / 100);
     const shapes: Shape[] = [];
     const fg = rgbText(c.fg), muted = rgbText(c.muted);
     shapes.push({ kind: 'rect', x: x(runnerUp) - slot / 2, y: top, w: slot, h: SPLIT_H - top - bottom, fill: rgbText(mixRgb(c.panel, c.muted, 0.18)), data: { digit: String(runnerUp) } });
-    for (const v of [0, 0.25, 0.5, 0.75, 1]) {
+    for (const v of ticks) {
       shapes.push({ kind: 'line', x1: left, y1: y(v), x2: SPLIT_W - right, y2: y(v), stroke: rgbText(c.rule), dash: [2, 3] });
-      shapes.push({ kind: 'text', x: left - 4, y: y(v), text: formatNumber(v, 2), fill: muted, size: 11, anchor: 'end' });
+      shapes.push({ kind: 'text', x: left - 4, y: y(v), text: v.toFixed(2), fill: muted, size: 11, anchor: 'end' });
     }
     for (let r = 0; r < 9; r++) {
       shapes.push({ kind: 'text', x: x(r), y: SPLIT_H - bottom + 12, text: r < maximum ? String(r) : '', fill: r === runnerUp ? fg : muted, size: 12, weight: r === runnerUp ? 'bold' : 'normal', anchor: 'middle', data: r < maximum ? { digit: String(r) } : {} });
     }
     shapes.push({ kind: 'text', x: left + plotW / 2, y: SPLIT_H - 8, text: `runner-up r (the list is r, ${maximum})`, fill: muted, size: 11, anchor: 'middle' });
-    shapes.push({ kind: 'text', x: 4, y: top - 8, text: `attention on ${maximum}`, fill: muted, size: 11 });
+    shapes.push({ kind: 'text', x: 4, y: 10, text: `attention on ${maximum}`, fill: muted, size: 11 });
     for (let h = 0; h < HEADS; h++) {
       // σ(gap): the line; the measured mass: squares.
       const line = splits.map((s, r) => [x(r), y(s.two_token_share[h])] as const);
@@ -236,7 +264,7 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
         shapes.push({ kind: 'rect', x: x(r) - size / 2 + (h - 1.5) * 2, y: y(s.on_maximum[h]) - size / 2, w: size, h: size, fill: HEAD_COLOURS[h], stroke: fg, data: { head: String(h), digit: String(r) } });
       });
     }
-    shapes.push({ kind: 'text', x: SPLIT_W - right, y: top - 8, text: 'line: σ(gap) · squares: measured', fill: muted, size: 11, anchor: 'end' });
+    shapes.push({ kind: 'text', x: SPLIT_W - right, y: SPLIT_W < 400 ? 22 : 10, text: 'line: σ(gap) · squares: measured', fill: muted, size: 11, anchor: 'end' });
     return { width: SPLIT_W, height: SPLIT_H, background: rgbText(c.panel), title: `Attention on the maximum ${maximum} against the runner-up`, shapes };
   }
 }

@@ -50,9 +50,11 @@ const ROWS: { id: string; label: string; cell: (c: MaxDigitClaims) => string }[]
 
 export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
   static observedAttributes = ['src', 'from', 'to', 'steps'];
+  protected static sharedAttributes = ['from', 'to'];
   protected static needsCore = false;
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     table.grid th[scope="row"] { text-align: left; font-weight: normal; min-width: 12em; }
+    table.grid thead th:first-child { text-align: left; }
     table.grid td { text-align: center; white-space: nowrap; }
     table.grid td.differs { background: color-mix(in srgb, var(--hl-changed) 22%, transparent); }
     table.grid td.here { font-weight: 600; }
@@ -200,7 +202,7 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
     this.bar!.value = Math.min(n * this.steps, finished * this.steps + (training ? this.stepsDone : 0));
     this.progressText!.textContent = training
       ? `seed ${this.running}: step ${this.stepsDone} of ${this.steps} · ${finished} of ${n} seeds done`
-      : `${n} seeds × ${this.steps} steps in a background worker`;
+      : `${n} seeds × ${this.steps.toLocaleString('en')} steps in a background worker`;
     if (!file) {
       this.table!.replaceChildren(el('caption', {}, 'Loading the command line’s figures…'));
       return;
@@ -212,7 +214,7 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
     const table = this.table!;
     table.replaceChildren();
     const seeds = file.seeds.map((s) => s.seed);
-    table.createCaption().textContent = `Each column is one seed of the default recipe (${file.settings.steps} steps), as \`headlab max-digit seeds\` computed it; a column trained here replaces it${this.here.size ? ' (bold)' : ''}. Tinted: differs from seed ${seeds[0]}.`;
+    table.createCaption().textContent = `Each column is one seed of the default recipe (${file.settings.steps.toLocaleString('en')} steps), as the command line (headlab max-digit seeds) computed it; a column trained here replaces it${this.here.size ? ' (bold)' : ''}. Tinted: differs from seed ${seeds[0]}.`;
     const head = table.createTHead().insertRow();
     head.append(el('th', { scope: 'col' }, 'claim'));
     for (const s of seeds) head.append(el('th', { scope: 'col' }, `seed ${s}`));

@@ -316,6 +316,41 @@ test('3-D contributions: coordinates equal head_h = Σ_p a_h(p) E[t_p] W_V^h W_O
   assert.deepEqual(await read(), before);
 });
 
+test('mechanism at a glance: scores, attention, what each head writes and the logits equal the native weights and analysis', async () => {
+  const host = 'headlab-max-digit-mechanism';
+  for (const digits of [[2, 3, 4, 5, 6], [0], [9, 1, 9, 4]]) {
+    await setAttr(page, host, 'digits', digits.join(' '));
+    const tokens = promptTokens(digits);
+    const bars = await page.evaluate((h) => [...document.querySelector(h).shadowRoot.querySelectorAll('svg')].map((svg) => [...svg.querySelectorAll('rect[data-value]')].map((r) => ({ ...r.dataset }))), host);
+    assert.equal(bars.length, 4);
+    const [scores, attention, writes, readout] = bars;
+    assert.equal(scores.length, 4 * 9);
+    for (const b of scores) near(Number(b.value), shipped.scores[Number(b.head)][tokens[Number(b.position)]], NATIVE_TOLERANCE, `score head ${b.head} position ${b.position}`);
+    for (const b of attention) near(Number(b.value), attentionRow(shipped, Number(b.head), tokens)[Number(b.position)], NATIVE_TOLERANCE, `attention head ${b.head} position ${b.position}`);
+    // head_h W_U for digit d, from the weights: Σ_p a_h(p) (E[t_p] W_V^h W_O^h) · W_U[:, d].
+    const wu = (c, d) => weights.W_U[c][d];
+    const headWrite = (h, d) => {
+      const a = attentionRow(shipped, h, tokens);
+      let total = 0;
+      tokens.forEach((t, p) => { const o = valueOut(h, t); for (let c = 0; c < 64; c++) total += a[p] * o[c] * wu(c, d); });
+      return total;
+    };
+    assert.equal(writes.length, 4 * 10);
+    // 9 positions × 64 × 16 products from the same doubles in another order: far inside 1e-9.
+    for (const b of writes) near(Number(b.value), headWrite(Number(b.head), Number(b.digit)), NATIVE_TOLERANCE, `write head ${b.head} digit ${b.digit}`);
+    assert.equal(readout.length, 10);
+    for (const b of readout) {
+      let residual = 0;
+      for (let c = 0; c < 64; c++) residual += weights.E[ANS][c] * wu(c, Number(b.digit));
+      const expected = residual + [0, 1, 2, 3].reduce((s, h) => s + headWrite(h, Number(b.digit)), 0);
+      near(Number(b.value), expected, NATIVE_TOLERANCE, `logit of ${b.digit}`);
+    }
+    const state = await page.evaluate((h) => document.querySelector(h).state, host);
+    assert.equal(state.answer, Math.max(...digits));
+  }
+  await setAttr(page, host, 'digits', '2 3 4 5 6');
+});
+
 test('score ramps: every point is the native s_h(t); the runner-up split equals the softmax and σ(gap) from the native scores', async () => {
   const host = 'headlab-score-ramps';
   const points = await page.evaluate((h) => [...document.querySelector(h).shadowRoot.querySelectorAll('rect[data-token]')].map((r) => ({ ...r.dataset })), host);
@@ -454,7 +489,7 @@ test('cross-seed grid: the cells are the CLI file; seeds trained in the page equ
 });
 
 test('screenshots: light, dark and 360 px', async () => {
-  const tags = ['headlab-max-digit-model', 'headlab-score-ramps', 'headlab-attention-bars', 'headlab-attention-patch', 'headlab-head-ablation', 'headlab-subspace-accuracy', 'headlab-head-contributions', 'headlab-angle-dot', 'headlab-seed-grid'];
+  const tags = ['headlab-max-digit-model', 'headlab-max-digit-mechanism', 'headlab-score-ramps', 'headlab-attention-bars', 'headlab-attention-patch', 'headlab-head-ablation', 'headlab-subspace-accuracy', 'headlab-head-contributions', 'headlab-angle-dot', 'headlab-seed-grid'];
   for (const [scheme, width] of [['light', 1280], ['dark', 1280], ['light', 360], ['dark', 360]]) {
     const p = await session.newPage({ colorScheme: scheme, viewport: { width, height: 900 } });
     await p.goto(`${session.url}${ARTICLE}`);

@@ -99,6 +99,20 @@ TEST_CASE("max-digit mechanism: the runner-up split against the two-token softma
   CHECK_THROWS_WITH(runner_up_split(w, 10, 3), Catch::Contains("maximum"));
 }
 
+TEST_CASE("max-digit mechanism: the heads' logit rows add up to the forward logits", "[max_digit][mechanism]") {
+  const MaxDigitWeights w = random_weights(3.0, 7);
+  for (const std::vector<int>& digits : {std::vector<int>{2, 3, 4, 5, 6}, {0}, {9, 9, 1}}) {
+    const Matrix rows = head_logits(w, digits);
+    REQUIRE(rows.rows() == 5);
+    const auto logits = forward_logits(w, digits);
+    double scale = 0;
+    for (double x : logits) scale = std::max(scale, std::abs(x));
+    // Five rows summed in another order than the forward's: 5 roundings of numbers ≤ Σ|rows|.
+    const double bound = headlab::test::dot_product_bound(5, 5 * (1 + scale) + rows.cwiseAbs().sum());
+    for (int j = 0; j < kVocab; ++j) CHECK(std::abs(rows.col(j).sum() - logits[j]) <= bound);
+  }
+}
+
 TEST_CASE("max-digit claims: derived from the analysis they summarise", "[max_digit][mechanism]") {
   MaxDigitAnalysis a;
   for (int mask = 1; mask < 16; ++mask) {

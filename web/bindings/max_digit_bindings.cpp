@@ -244,6 +244,10 @@ val ans_attention_js(val w, val digits) {
   return guarded([&] { return matrix_to_js(md::ans_attention(weights_from_js(w), digits_from_js(digits))); });
 }
 
+val head_logits_js(val w, val digits) {
+  return guarded([&] { return matrix_to_js(md::head_logits(weights_from_js(w), digits_from_js(digits))); });
+}
+
 val score_table_js(val w) {
   return guarded([&] { return matrix_to_js(md::score_table(weights_from_js(w))); });
 }
@@ -526,4 +530,5 @@ EMSCRIPTEN_BINDINGS(headlab_max_digit) {
   emscripten::function("max_digit_angle_vs_dot", &angle_vs_dot_js);
   emscripten::function("max_digit_analyze", &analyze_js);
   emscripten::function("max_digit_runner_up", &runner_up_js);
+  emscripten::function("max_digit_head_logits", &head_logits_js);
 }
