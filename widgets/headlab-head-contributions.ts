@@ -149,6 +149,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
 
   disconnectedCallback(): void {
     // The view's listeners belonged to the old controls; a re-attach builds a new view.
+    this.view?.dispose();
     this.view = null;
     super.disconnectedCallback();
   }
@@ -180,6 +181,9 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
       el('strong', { 'data-figure': 'pick' }, String(pick)),
       '; the full model answers ', el('strong', { 'data-figure': 'answer' }, String(c.answer)),
       ` (the maximum is ${maxDigit}).`,
+      ...(mode === 'corrections'
+        ? [' The default alone (every head attending to ANS) would answer ', el('strong', { 'data-figure': 'default' }, String(model.analysis.mechanism.default_answer)), '; no list produces it.']
+        : []),
     );
     const modeText = mode === 'outputs' ? 'Each head’s output' : 'Each head’s correction from its default (attending to ANS only)';
     this.text = `${modeText} for the list ${digits.join(', ')}, in the top three W_O directions: the sum is (${Array.from(c.head_sum.data, (x) => formatNumber(x, 2)).join(', ')}); its largest dot product with a digit's unembedding is ${formatNumber(dots[pick], 1)}, for digit ${pick}; the full model answers ${c.answer}.`;

@@ -231,7 +231,7 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
   private splitScene(splits: MaxDigitRunnerUp[], maximum: number, runnerUp: number): Scene {
     const c = this.themeColours();
     const SPLIT_W = this.width;
-    const left = 44, right = 10, top = 30, bottom = 40;
+    const left = 44, right = 10, top = SPLIT_W < 400 ? 38 : 30, bottom = 40;
     const plotW = SPLIT_W - left - right;
     const slot = plotW / 9;
     const x = (r: number) => left + r * slot + slot / 2;

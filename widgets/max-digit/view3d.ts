@@ -45,7 +45,9 @@ export class View3D {
   private content: ViewContent | null = null;
   private drag: { id: number; x: number; y: number } | null = null;
   /** Drawn nodes per content at the angles they were drawn for (a reader toggling between inputs redraws nothing). */
-  private drawn = new Map<ViewContent, { azimuth: number; elevation: number; nodes: SVGElement[] }>();
+  private drawn = new Map<ViewContent, { azimuth: number; elevation: number; k: number; nodes: SVGElement[] }>();
+  /** Factor on text sizes so labels keep their nominal pixel size on a narrow stage. */
+  private textScale = 1;
 
   /**
    * `focusTarget` receives the keys; `listen` registers listeners the owner removes on
@@ -70,8 +72,25 @@ export class View3D {
       this.rotate(dx * DRAG_DEGREES_PER_PX, dy * DRAG_DEGREES_PER_PX);
     });
     const end = (e: Event) => { if (this.drag && (e as PointerEvent).pointerId === this.drag.id) this.drag = null; };
+    if (typeof ResizeObserver === 'function') {
+      const observer = new ResizeObserver(() => {
+        const w = this.svg.clientWidth;
+        const k = w > 0 && w < SIZE ? Math.round((SIZE / w) * 20) / 20 : 1;
+        if (k !== this.textScale) this.draw();
+      });
+      observer.observe(this.svg);
+      this.observer = observer;
+    }
     listen(this.svg, 'pointerup', end);
     listen(this.svg, 'pointercancel', end);
+  }
+
+  private observer: ResizeObserver | null = null;
+
+  /** Stops watching the stage's size (the owner calls it on disconnect). */
+  dispose(): void {
+    this.observer?.disconnect();
+    this.observer = null;
   }
 
   set(content: ViewContent): void {
@@ -123,7 +142,11 @@ export class View3D {
     const c = this.content;
     if (!c) return;
     const hit = this.drawn.get(c);
-    if (hit && hit.azimuth === this.azimuth && hit.elevation === this.elevation) {
+    // Text scale: the drawing is SIZE units wide; on a narrower stage its text grows by SIZE / width so it renders at its nominal size.
+    const shownWidth = this.svg.clientWidth;
+    const k = shownWidth > 0 && shownWidth < SIZE ? Math.round((SIZE / shownWidth) * 20) / 20 : 1;
+    this.textScale = k;
+    if (hit && hit.azimuth === this.azimuth && hit.elevation === this.elevation && hit.k === k) {
       if (this.svg.firstChild !== hit.nodes[0]) this.svg.replaceChildren(...hit.nodes);
       this.svg.dataset.azimuth = String(this.azimuth);
       this.svg.dataset.elevation = String(this.elevation);
@@ -146,8 +169,8 @@ export class View3D {
       const s = this.project(tip, scale);
       const b = this.project(back, scale);
       defs.append(svgEl('line', { x1: b.x, y1: b.y, x2: s.x, y2: s.y, stroke: c.axisColour, 'stroke-width': 1, 'stroke-dasharray': '3 3' }));
-      const at = labels.place(s.x, s.y, name.length * 7, 12, 2);
-      const t = svgEl('text', { x: at.x, y: at.y, fill: c.axisColour, 'font-size': 11, 'text-anchor': at.anchor, 'dominant-baseline': 'central' });
+      const at = labels.place(s.x, s.y, name.length * 7 * k, 12 * k, 2);
+      const t = svgEl('text', { x: at.x, y: at.y, fill: c.axisColour, 'font-size': 11 * k, 'text-anchor': at.anchor, 'dominant-baseline': 'central' });
       t.textContent = name;
       defs.append(t);
     });
@@ -161,9 +184,9 @@ export class View3D {
       const g = svgEl('g', p.id ? { 'data-id': p.id, 'data-x': r(s.x), 'data-y': r(s.y), 'data-depth': r(s.depth), ...digit, opacity: fade(s.depth) } : { opacity: fade(s.depth) });
       const size = (p.strong ? 5 : 3.5) * (0.8 + 0.45 * nearness(s.depth));
       g.append(svgEl('circle', { cx: s.x, cy: s.y, r: r(size), fill: p.colour, stroke: c.textColour, 'stroke-width': p.strong ? 1.5 : 0 }));
-      const at = labels.place(s.x, s.y, p.label.length * 8, p.strong ? 15 : 13, size + 3);
+      const at = labels.place(s.x, s.y, p.label.length * 8 * k, (p.strong ? 15 : 13) * k, size + 3);
       const t = svgEl('text', {
-        x: at.x, y: at.y, 'text-anchor': at.anchor, fill: p.colour, 'font-size': p.strong ? 14 : 12, 'font-weight': p.strong ? 'bold' : 'normal', 'dominant-baseline': 'central',
+        x: at.x, y: at.y, 'text-anchor': at.anchor, fill: p.colour, 'font-size': (p.strong ? 14 : 12) * k, 'font-weight': p.strong ? 'bold' : 'normal', 'dominant-baseline': 'central',
         stroke: 'var(--hl-panel)', 'stroke-width': 3, 'paint-order': 'stroke',
       });
       t.textContent = p.label;
@@ -191,8 +214,8 @@ export class View3D {
         g.append(svgEl('polygon', { points: `${r(t.x)},${r(t.y)} ${r(bx + px)},${r(by + py)} ${r(bx - px)},${r(by - py)}`, fill: a.colour }));
       }
       if (a.label) {
-        const at = labels.place(t.x, t.y, a.label.length * 7 + 4, 13, 6);
-        const lbl = svgEl('text', { x: at.x, y: at.y, 'text-anchor': at.anchor, 'dominant-baseline': 'central', fill: a.colour, 'font-size': 11, 'font-weight': 'bold', stroke: 'var(--hl-panel)', 'stroke-width': 3, 'paint-order': 'stroke' });
+        const at = labels.place(t.x, t.y, (a.label.length * 7 + 4) * k, 13 * k, 6);
+        const lbl = svgEl('text', { x: at.x, y: at.y, 'text-anchor': at.anchor, 'dominant-baseline': 'central', fill: a.colour, 'font-size': 11 * k, 'font-weight': 'bold', stroke: 'var(--hl-panel)', 'stroke-width': 3, 'paint-order': 'stroke' });
         lbl.textContent = a.label;
         g.append(lbl);
       }
@@ -201,7 +224,7 @@ export class View3D {
     items.sort((a, b) => a.depth - b.depth);
     const nodes = [defs, ...items.map((i) => i.node)];
     if (this.drawn.size >= 8) this.drawn.clear();
-    this.drawn.set(c, { azimuth: this.azimuth, elevation: this.elevation, nodes });
+    this.drawn.set(c, { azimuth: this.azimuth, elevation: this.elevation, k, nodes });
     this.svg.replaceChildren(...nodes);
     this.svg.dataset.azimuth = String(this.azimuth);
     this.svg.dataset.elevation = String(this.elevation);
