@@ -50,7 +50,7 @@ function maxDigitLoaderChunks(bundle) {
 /** { files: [{ file, bytes, gzip }], pages: [{ page, js, wasm, total, files }] } for a built site. */
 export function siteSizes(siteDir = path.join(root, 'build/site')) {
   const bundle = path.join(siteDir, 'headlab');
-  const files = fs.readdirSync(bundle).sort().map((f) => {
+  const files = fs.readdirSync(bundle).sort().filter((f) => fs.statSync(path.join(bundle, f)).isFile()).map((f) => {
     const p = path.join(bundle, f);
     return { file: `headlab/${f}`, bytes: fs.statSync(p).size, gzip: gzipSize(p) };
   });

@@ -12,6 +12,8 @@ import katex from 'katex';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeCustomElements } from './custom-elements.mjs';
+import { prerenderSnapshots } from './snapshots.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = path.join(root, 'build/wasm/web');
@@ -51,8 +53,15 @@ export function renderMath(html, file) {
       throw new Error(`${file}: bad math ${JSON.stringify(tex)}: ${err.message}`);
     }
   };
+  // A display equation made of parts separated by \qquad at the top level is typeset part by
+  // part in a wrapping row: one line where it fits, one part per line on a phone.
+  const display = (tex) => {
+    const parts = splitTopLevel(tex, '\\qquad');
+    if (parts.length === 1) return render(tex, true);
+    return `<span class="katex-wrap">${parts.map((part) => render(part, true)).join('')}</span>`;
+  };
   return html
-    .replace(/\$\$([\s\S]+?)\$\$/g, (_, tex) => render(tex, true))
+    .replace(/\$\$([\s\S]+?)\$\$/g, (_, tex) => display(tex))
     .replace(/\\\(([\s\S]+?)\\\)/g, (_, tex) => render(tex, false));
 }
 
@@ -93,20 +102,69 @@ export function wrapTables(html) {
   });
 }
 
+/** `tex` split at each `separator` outside braces and \begin…\end environments (trimmed, empty parts dropped). */
+export function splitTopLevel(tex, separator) {
+  const parts = [];
+  let depth = 0;
+  let env = 0;
+  let start = 0;
+  for (let i = 0; i < tex.length; i++) {
+    const c = tex[i];
+    if (c === '\\' && tex.startsWith('\\begin', i)) env++;
+    else if (c === '\\' && tex.startsWith('\\end', i)) env--;
+    if (c === '\\' && (tex[i + 1] === '{' || tex[i + 1] === '}')) { i++; continue; }
+    if (c === '{') depth++;
+    else if (c === '}') depth--;
+    else if (depth === 0 && env === 0 && tex.startsWith(separator, i) && !/[A-Za-z]/.test(tex[i + separator.length] ?? '')) {
+      parts.push(tex.slice(start, i));
+      start = i + separator.length;
+      i = start - 1;
+    }
+  }
+  parts.push(tex.slice(start));
+  return parts.map((p) => p.trim()).filter(Boolean);
+}
+
+/** The elements with their own entry point: widgets/headlab-<name>-define.ts → <name>.js. */
+export function elementNames() {
+  return fs.readdirSync(path.join(root, 'widgets'))
+    .map((f) => /^headlab-(.+)-define\.ts$/.exec(f)?.[1]).filter(Boolean).sort();
+}
+
+/** Weights files shipped in the bundle's data/ folder (the default one and the unit-norm variant). */
+export const BUNDLED_DATA = ['max-digit-seed0.json', 'max-digit-seed0-unit-norm.json'];
+
+// A page with widgets opened from disk shows their prerendered snapshots (declarative shadow
+// DOM needs no script) but cannot run them: Chromium refuses module scripts from file://.
+// It says so at the top, readable without JavaScript; assets/served.js hides the notice
+// before the first paint when the page is served over http(s).
+const OFFLINE_NOTICE = '<p class="hl-offline-notice" role="note"><strong>These figures are still pictures.</strong> '
+  + 'The live widgets need JavaScript and the page served over http: run <code>./dev serve</code> in the repository '
+  + '(or any static server pointed at this folder, e.g. <code>python3 -m http.server</code>) and open the page from there.</p>';
+
 function page(body, title, depth) {
   const up = '../'.repeat(depth);
   const layout = fs.readFileSync(path.join(root, 'site/layout.html'), 'utf8');
-  return layout.replaceAll('{{title}}', title).replaceAll('{{root}}', up).replace('{{content}}', body);
+  let html = layout.replaceAll('{{title}}', title).replaceAll('{{root}}', up).replace('{{content}}', body);
+  if (/<headlab-[a-z-]+/.test(body)) {
+    html = html
+      .replace('</head>', `<link rel="stylesheet" href="${up}assets/offline.css">\n<script src="${up}assets/served.js"></script>\n</head>`)
+      .replace('<main>', `<main>\n${OFFLINE_NOTICE}`);
+  }
+  return html;
 }
 
-export async function buildSite({ quiet = false } = {}) {
+export async function buildSite({ quiet = false, snapshots = true } = {}) {
   for (const f of ['headlab_core.mjs', 'headlab_core.wasm', 'headlab_max_digit.mjs', 'headlab_max_digit.wasm']) {
     if (!fs.existsSync(path.join(wasmDir, f))) throw new Error(`missing ${f}: build the WASM module first (./dev build)`);
   }
   fs.rmSync(outDir, { recursive: true, force: true });
   fs.mkdirSync(path.join(outDir, 'headlab'), { recursive: true });
 
-  const entries = { headlab: path.join(root, 'widgets/headlab.ts') };
+  // Entries: headlab.js (every element), one per element (value-swap.js → `headlab/value-swap`,
+  // registering that element alone), elements.js (the classes, registering nothing) and the worker.
+  const entries = { headlab: path.join(root, 'widgets/headlab.ts'), elements: path.join(root, 'widgets/elements.ts') };
+  for (const name of elementNames()) entries[name] = path.join(root, `widgets/headlab-${name}-define.ts`);
   const workerEntry = path.join(root, 'web/worker.js');
   if (fs.existsSync(workerEntry)) entries['headlab-worker'] = workerEntry;
   await esbuild.build({
@@ -130,6 +188,12 @@ export async function buildSite({ quiet = false } = {}) {
   for (const wasm of ['headlab_core.wasm', 'headlab_max_digit.wasm']) {
     fs.copyFileSync(path.join(wasmDir, wasm), path.join(outDir, 'headlab', wasm));
   }
+  // The shipped max-digit weights go in the bundle's data/ folder, where the widgets'
+  // default URL (new URL('./data/max-digit-seed0.json', import.meta.url)) finds them.
+  fs.mkdirSync(path.join(outDir, 'headlab/data'));
+  for (const f of BUNDLED_DATA) fs.copyFileSync(path.join(root, 'site/pages/data', f), path.join(outDir, 'headlab/data', f));
+  // The Custom Elements Manifest, from the built classes (imported in Node) and types/headlab.d.ts.
+  await writeCustomElements(path.join(outDir, 'headlab'));
   // dist/: the same bundle, where package.json's "files" and "exports" point (npm pack ships it).
   fs.rmSync(distDir, { recursive: true, force: true });
   fs.cpSync(path.join(outDir, 'headlab'), distDir, { recursive: true });
@@ -160,6 +224,8 @@ export async function buildSite({ quiet = false } = {}) {
     fs.writeFileSync(target, page(numberFigures(wrapTables(renderMath(source, rel)), rel), title, depth));
   }
   fs.writeFileSync(path.join(assets, 'math.css'), mathStylesheet());
+  // Each widget's default state prerendered into its page (HEADLAB_SNAPSHOTS=0 skips it).
+  if (snapshots && process.env.HEADLAB_SNAPSHOTS !== '0') await prerenderSnapshots(outDir, { quiet });
   if (!quiet) console.log(`site built in ${path.relative(root, outDir)}`);
   return outDir;
 }

@@ -91,6 +91,8 @@ export interface HeadlabElementBase<State> extends HTMLElement {
   download(format: 'svg' | 'png' | 'json', name?: string): Promise<void>;
   /** Runs a scheduled render now instead of at the next animation frame. */
   renderNow(): void;
+  /** A number computed from the model on the page, for <headlab-value> (undefined while not ready or for an unknown name). */
+  boundValue(name: string): BoundValue | undefined;
   addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: this, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: 'change', listener: (ev: CustomEvent<State>) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
@@ -201,13 +203,207 @@ export interface HeadlabInterventions extends HeadlabElementBase<InterventionsSt
   intervention: InterventionsState['intervention']; feature: number; shift: number;
 }
 
-declare global {
-  interface HTMLElementTagNameMap {
+// ---------- the max-digit elements ----------
+// Each reads a max-digit model: the one of the <headlab-max-digit-model> whose id its `model`
+// attribute names, or (no `model`) the shipped seed-0 weights from data/max-digit-seed0.json
+// beside the package's modules. Heads are 0–3; digit lists are 6 digits 0–9.
+
+/** Common to the six max-digit figures. Attribute: model (id of a headlab-max-digit-model; optional). */
+export interface MaxDigitElementBase<State> extends HeadlabElementBase<State> {
+  /** The model shown now (null while loading or after a failure). */
+  readonly currentModel: object | null;
+}
+
+export type ModelTrainingStatus = 'idle' | 'training' | 'done' | 'stopped' | 'failed';
+export interface MaxDigitModelState {
+  status: ModelTrainingStatus;
+  seed: number | null;
+  /** Where the model comes from, e.g. "the shipped weights (seed 0)". */
+  label: string;
+  /** Accuracy on the evaluation lists in [0, 1], or null before a model is loaded. */
+  accuracy: number | null;
+}
+/**
+ * <headlab-max-digit-model id="…">: the model the max-digit widgets with model="<id>" read, with
+ * in-page retraining in a Web Worker. Attributes: src (weights JSON, resolved against the page;
+ * default the shipped seed-0 file), seed (integer ≥ 0, default 1), steps (1–100000, default 4000),
+ * unit-norm-unembedding (boolean). Shared: seed.
+ */
+export interface HeadlabMaxDigitModel extends HeadlabElementBase<MaxDigitModelState> {
+  src: string; seed: number; steps: number; unitNormUnembedding: boolean;
+  readonly trainingStatus: ModelTrainingStatus;
+  /** Trains a model from `seed` in the worker; every widget tied to this element switches to it when done. */
+  train(): void;
+  stop(): void;
+  /** Switches back to the loaded weights. */
+  useShipped(): void;
+}
+
+export interface AttentionBarsState { digits: number[]; max_digit: number }
+/** Each head's attention from ANS over the prompt. Attributes: digits ("2 3 4 5 6 1"), model. Shared: digits. */
+export interface HeadlabAttentionBars extends MaxDigitElementBase<AttentionBarsState> {
+  digits: number[];
+}
+
+export interface AttentionPatch { head: number; position: number }
+export interface AttentionPatchState { digits: number[]; patches: AttentionPatch[]; answer: number; clean_answer: number }
+/**
+ * Activation patching at the ANS row. Attributes: digits, patches ("head:position …", e.g. "3:3 1:3";
+ * each head at most once, positions 0–8), model. Shared: digits, patches.
+ */
+export interface HeadlabAttentionPatch extends MaxDigitElementBase<AttentionPatchState> {
+  digits: number[]; patches: AttentionPatch[];
+  /** Returns every head to its own attention. */
+  reset(): void;
+}
+
+export interface HeadAblationState { ablated: number[]; accuracy: number }
+/** Accuracy with heads ablated. Attributes: ablated (heads, e.g. "0 2"), model. Shared: ablated. */
+export interface HeadlabHeadAblation extends MaxDigitElementBase<HeadAblationState> {
+  ablated: number[];
+}
+
+export type MaxDigitBasis = 'w_o' | 'w_u';
+export interface SubspaceAccuracyState { k: number; basis: MaxDigitBasis; accuracy: number }
+/** Accuracy with each head's output projected on its top-k principal subspace. Attributes: k (1–8, default 3), basis ("w_o" | "w_u"), model. Shared: k, basis. */
+export interface HeadlabSubspaceAccuracy extends MaxDigitElementBase<SubspaceAccuracyState> {
+  k: number; basis: MaxDigitBasis;
+}
+
+export interface HeadContributionsState {
+  digits: number[];
+  mode: 'outputs' | 'corrections';
+  layout: 'origin' | 'chained';
+  /** Digit with the largest dot product with the sum in the 3-D space. */
+  pick: number;
+  /** The full model's answer. */
+  answer: number;
+}
+/** The heads' contributions in a 3-D view (its own lazily loaded chunk). Attributes: digits, mode, layout, model. Shared: digits, mode, layout. */
+export interface HeadlabHeadContributions extends MaxDigitElementBase<HeadContributionsState> {
+  digits: number[]; mode: 'outputs' | 'corrections'; layout: 'origin' | 'chained';
+}
+
+export interface AngleDotState {
+  matrix: 'cosine' | 'dot';
+  /** Maxima whose closest digit by angle differs from the digit with the largest dot product. */
+  disagreements: number[];
+}
+/** Angle against dot product between head outputs and unembeddings. Attributes: matrix ("cosine" | "dot"), model. Shared: matrix. */
+export interface HeadlabAngleDot extends MaxDigitElementBase<AngleDotState> {
+  matrix: 'cosine' | 'dot';
+}
+
+// ---------- <headlab-value> ----------
+
+/** A number a source element offers for the prose: what its boundValue(name) returns. */
+export interface BoundValue {
+  value: number;
+  /** fraction: in [0, 1] (an accuracy, a share of `of` items); count: whole things; loss: an error ≥ 0. */
+  kind: 'fraction' | 'count' | 'number' | 'loss';
+  /** For a fraction: how many items it is a fraction of. */
+  of?: number;
+}
+/**
+ * A number in the prose computed by the model on the page: reads `boundValue(name)` of the element with id
+ * `source`, again on its `change` event and after each of its renders, and prints it in words (an accuracy is
+ * 100% only when every item is right). Shows its own text until the source answers. Attributes: source, name,
+ * format ("percent" | "count" | "number" | "sci"; default from the value's kind). Inline, no shadow root.
+ */
+export interface HeadlabValue extends HTMLElement {
+  /** Id of the element that computes the value. */
+  source: string;
+  /** Name of the value, as the source's boundValue() knows it. */
+  name: string;
+  /** How the value is printed; undefined: the default for its kind. */
+  format: 'percent' | 'count' | 'number' | 'sci' | undefined;
+  /** The value as last shown; undefined while the source has none. */
+  readonly value: BoundValue | undefined;
+  /** Reads the value from the source again and shows it. */
+  update(): void;
+}
+
+// ---------- registration and classes ----------
+
+/** Defines `tag` as `element` in a browser when the tag is free; does nothing in Node or server rendering. */
+export function defineElement(tag: string, element: CustomElementConstructor): void;
+
+/** Every element's tag and its interface. */
+export interface HeadlabElementTagNameMap {
     'headlab-projection-ablation': HeadlabProjectionAblation;
     'headlab-value-swap': HeadlabValueSwap;
     'headlab-basis-rotation': HeadlabBasisRotation;
     'headlab-choice-quiz': HeadlabChoiceQuiz;
     'headlab-feature-recovery': HeadlabFeatureRecovery;
     'headlab-interventions': HeadlabInterventions;
+    'headlab-max-digit-model': HeadlabMaxDigitModel;
+    'headlab-attention-bars': HeadlabAttentionBars;
+    'headlab-attention-patch': HeadlabAttentionPatch;
+    'headlab-head-ablation': HeadlabHeadAblation;
+    'headlab-subspace-accuracy': HeadlabSubspaceAccuracy;
+    'headlab-head-contributions': HeadlabHeadContributions;
+    'headlab-angle-dot': HeadlabAngleDot;
+    'headlab-value': HeadlabValue;
+}
+
+/** An element class as exported (headlab, headlab/elements, headlab/<name>): subclass it to register another tag. */
+type ElementClass<T> = { new (): T; prototype: T; readonly observedAttributes: string[] };
+export const HeadlabProjectionAblation: ElementClass<HeadlabProjectionAblation>;
+export const HeadlabValueSwap: ElementClass<HeadlabValueSwap>;
+export const HeadlabBasisRotation: ElementClass<HeadlabBasisRotation>;
+export const HeadlabChoiceQuiz: ElementClass<HeadlabChoiceQuiz>;
+export const HeadlabFeatureRecovery: ElementClass<HeadlabFeatureRecovery>;
+export const HeadlabInterventions: ElementClass<HeadlabInterventions>;
+export const HeadlabMaxDigitModel: ElementClass<HeadlabMaxDigitModel>;
+export const HeadlabAttentionBars: ElementClass<HeadlabAttentionBars>;
+export const HeadlabAttentionPatch: ElementClass<HeadlabAttentionPatch>;
+export const HeadlabHeadAblation: ElementClass<HeadlabHeadAblation>;
+export const HeadlabSubspaceAccuracy: ElementClass<HeadlabSubspaceAccuracy>;
+export const HeadlabHeadContributions: ElementClass<HeadlabHeadContributions>;
+export const HeadlabAngleDot: ElementClass<HeadlabAngleDot>;
+export const HeadlabValue: ElementClass<HeadlabValue>;
+
+// ---------- JSX (React, Preact, Astro, Solid): attributes as written in markup ----------
+
+/** Attributes every element takes in markup, beside the usual HTML ones. */
+export interface HeadlabBaseAttributes {
+  id?: string; class?: string; className?: string; slot?: string; hidden?: boolean;
+  'share-state'?: boolean | '';
+  children?: unknown;
+  [data: `data-${string}`]: string | number | boolean | undefined;
+  [aria: `aria-${string}`]: string | number | boolean | undefined;
+}
+type Num = number | string;
+type MaxDigitAttributes = HeadlabBaseAttributes & { model?: string };
+/** Per tag, the attributes it reads (values are strings in markup; numbers are accepted and stringified). */
+export interface HeadlabJSXElements {
+  'headlab-projection-ablation': HeadlabBaseAttributes & { 'w-q'?: string; 'w-k'?: string; 'w-v'?: string; query?: Num };
+  'headlab-value-swap': HeadlabBaseAttributes & { weights?: string; values?: string; records?: string; 'column-a'?: Num; 'column-b'?: Num };
+  'headlab-value': HeadlabBaseAttributes & { source?: string; name?: string; format?: 'percent' | 'count' | 'number' | 'sci' };
+  'headlab-basis-rotation': HeadlabBaseAttributes & { angle?: Num; x?: string; 'w-q'?: string; 'w-k'?: string };
+  'headlab-choice-quiz': HeadlabBaseAttributes;
+  'headlab-feature-recovery': HeadlabBaseAttributes & {
+    seed?: Num; steps?: Num; batch?: Num; 'learning-rate'?: Num; 'request-scale'?: Num; 'eval-size'?: Num;
+    pace?: 'watch' | 'fast'; autostart?: boolean | '';
+  };
+  'headlab-interventions': HeadlabBaseAttributes & { source?: string; intervention?: InterventionsState['intervention']; feature?: Num; shift?: Num };
+  'headlab-max-digit-model': HeadlabBaseAttributes & { src?: string; seed?: Num; steps?: Num; 'unit-norm-unembedding'?: boolean | '' };
+  'headlab-attention-bars': MaxDigitAttributes & { digits?: string };
+  'headlab-attention-patch': MaxDigitAttributes & { digits?: string; patches?: string };
+  'headlab-head-ablation': MaxDigitAttributes & { ablated?: string };
+  'headlab-subspace-accuracy': MaxDigitAttributes & { k?: Num; basis?: MaxDigitBasis };
+  'headlab-head-contributions': MaxDigitAttributes & { digits?: string; mode?: 'outputs' | 'corrections'; layout?: 'origin' | 'chained' };
+  'headlab-angle-dot': MaxDigitAttributes & { matrix?: 'cosine' | 'dot' };
+}
+
+declare global {
+  interface HTMLElementTagNameMap extends HeadlabElementTagNameMap {}
+  // React 17+ / Preact (classic and automatic runtimes) and Astro's JSX read JSX.IntrinsicElements.
+  namespace JSX {
+    interface IntrinsicElements extends HeadlabJSXElements {}
+  }
+  // Astro components type their markup through astroHTML.JSX.
+  namespace astroHTML.JSX {
+    interface IntrinsicElements extends HeadlabJSXElements {}
   }
 }

@@ -3,3 +3,7 @@ import type { HeadlabCore, MaxDigitCore } from './headlab-core.js';
 export function getCore(): Promise<HeadlabCore>;
 /** The page's headlab_max_digit instance, loaded (JS and .wasm) only when first asked for. */
 export function getMaxDigitCore(): Promise<MaxDigitCore>;
+/** The compiled .wasm modules this realm has loaded or is loading (what a page posts to its worker). */
+export function compiledModules(): Promise<{ core?: WebAssembly.Module; 'max-digit'?: WebAssembly.Module }>;
+/** Uses compiled modules from another realm (the worker gets the page's) instead of downloading them. */
+export function useCompiledModules(modules?: { core?: WebAssembly.Module; 'max-digit'?: WebAssembly.Module }): void;

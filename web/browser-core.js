@@ -1,25 +1,91 @@
-// The cores for pages: one instance of each module per page, loaded on first use.
-// Each .wasm is found by its Emscripten loader itself, as
-// new URL("<name>.wasm", import.meta.url): the loaders' chunks sit beside headlab.js,
-// so the .wasm is found next to the bundle wherever it is served from, and a bundler
-// that follows that literal pattern (Vite, webpack 5, Parcel) copies and hashes it when
-// an app bundles the package again. The max-digit loader is imported dynamically, so
-// pages without max-digit widgets download neither its JS nor its .wasm.
+// The cores for pages and for the worker: one instance of each module per realm, loaded
+// on first use, and one download of each .wasm per page.
+//
+// Each .wasm is fetched from new URL('./<name>.wasm', import.meta.url), written literally
+// so that it resolves beside the bundle's chunks wherever the folder is served from, and
+// so that a bundler that follows the pattern (Vite, Astro, webpack 5, Parcel) copies and
+// hashes it when an app bundles the package again. We compile it ourselves
+// (Emscripten's instantiateWasm hook) and keep the WebAssembly.Module: the page hands it
+// to its worker with each job (web/worker-client.js), so the worker instantiates the
+// page's compiled module instead of downloading the .wasm a second time. The max-digit
+// loader is imported dynamically, so pages without max-digit widgets download neither
+// its JS nor its .wasm.
 import createHeadlabCore from 'headlab-wasm-module';
-import { loadCore, loadMaxDigitCore } from './headlab-core.js';
+import { HeadlabError, loadCore, loadMaxDigitCore } from './headlab-core.js';
+
+const wasmUrl = {
+  core: () => new URL('./headlab_core.wasm', import.meta.url),
+  'max-digit': () => new URL('./headlab_max_digit.wasm', import.meta.url),
+};
+const label = { core: 'core', 'max-digit': 'max-digit module' };
+
+/** name → Promise<WebAssembly.Module>, started by the first load (or given by the page). */
+const compiled = {};
+
+async function fetchAndCompile(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url.href} could not be fetched (HTTP ${response.status})`);
+  // compileStreaming needs the application/wasm type; a plain static server may send another.
+  if (typeof WebAssembly.compileStreaming === 'function' && /^application\/wasm\b/.test(response.headers.get('content-type') ?? '')) {
+    return WebAssembly.compileStreaming(response);
+  }
+  return WebAssembly.compile(await response.arrayBuffer());
+}
+
+function compile(name) {
+  compiled[name] ??= fetchAndCompile(wasmUrl[name]());
+  return compiled[name];
+}
+
+/**
+ * Instantiates module `name` through Emscripten's `factory` from our compiled module.
+ * A failed download or instantiation rejects with HeadlabError (Emscripten itself would
+ * wait forever for an instantiateWasm hook that never answers).
+ */
+function instantiate(name, factory, load) {
+  let fail;
+  const failed = new Promise((_, reject) => { fail = reject; });
+  const moduleOptions = {
+    instantiateWasm(imports, receiveInstance) {
+      compile(name)
+        .then((module) => WebAssembly.instantiate(module, imports).then((instance) => receiveInstance(instance, module)))
+        .catch((err) => fail(new HeadlabError(`the headlab WebAssembly ${label[name]} failed to load: ${err?.message ?? err}`)));
+      return {};   // exports arrive through receiveInstance
+    },
+  };
+  return Promise.race([load(factory, moduleOptions), failed]);
+}
 
 let corePromise = null;
 let maxDigitPromise = null;
 
 /** Resolves to the wrapped headlab_core (see headlab-core.d.ts); rejects with HeadlabError if loading fails. */
 export function getCore() {
-  corePromise ??= loadCore(createHeadlabCore);
+  corePromise ??= instantiate('core', createHeadlabCore, loadCore);
   return corePromise;
 }
 
 /** Resolves to the wrapped headlab_max_digit module; rejects with HeadlabError if loading fails. */
 export function getMaxDigitCore() {
   maxDigitPromise ??= import('headlab-max-digit-module').then(
-    ({ default: createHeadlabMaxDigit }) => loadMaxDigitCore(createHeadlabMaxDigit));
+    ({ default: createHeadlabMaxDigit }) => instantiate('max-digit', createHeadlabMaxDigit, loadMaxDigitCore));
   return maxDigitPromise;
+}
+
+/**
+ * The compiled modules this realm has (or is compiling), as { core?, 'max-digit'? }:
+ * what the page posts to its worker. A module whose download failed is left out (the
+ * worker then reports the failure itself).
+ */
+export async function compiledModules() {
+  const out = {};
+  await Promise.all(Object.entries(compiled).map(([name, p]) => p.then((m) => { out[name] = m; }, () => {})));
+  return out;
+}
+
+/** Uses modules compiled elsewhere (the page, in the worker) for those this realm has not started loading. */
+export function useCompiledModules(modules = {}) {
+  for (const [name, module] of Object.entries(modules)) {
+    if (name in wasmUrl && module instanceof WebAssembly.Module) compiled[name] ??= Promise.resolve(module);
+  }
 }

@@ -1,5 +1,6 @@
 // The page side of web/worker.js. One client owns one dedicated worker; a widget
 // creates a client when it needs one and terminates it in disconnectedCallback.
+import { compiledModules } from './browser-core.js';
 import { HeadlabError } from './errors.js';
 
 export class WorkerClient {
@@ -25,7 +26,9 @@ export class WorkerClient {
         reject(new HeadlabError(e.message || 'the headlab worker failed to load'));
       }, { once: true });
     });
-    this.worker.postMessage({ kind, params }, [channel.port2]);
+    // The page's compiled .wasm modules travel with the job, so the worker never downloads
+    // them again (web/browser-core.js); a stop() before the post is queued on the port.
+    compiledModules().then((wasm) => this.worker.postMessage({ kind, params, wasm }, [channel.port2]));
     return { promise, stop: () => channel.port1.postMessage({ type: 'stop' }) };
   }
 

@@ -6,13 +6,15 @@
 // { type: 'result', value } or { type: 'error', message } — travels on that port,
 // so progress can never arrive after the result. The page stops a job by posting
 // { type: 'stop' } on the port; handlers check between chunks of work.
-import { getCore, getMaxDigitCore } from './browser-core.js';
+import { getCore, getMaxDigitCore, useCompiledModules } from './browser-core.js';
 import { workerTasks } from './worker-tasks.js';
 
 self.addEventListener('message', async (event) => {
-  const { kind, params } = event.data ?? {};
+  const { kind, params, wasm } = event.data ?? {};
   const port = event.ports[0];
   if (!port) return;
+  // The page's compiled modules ({ core?, 'max-digit'? }): instantiated here, not downloaded again.
+  useCompiledModules(wasm);
   let stopped = false;
   port.onmessage = (msg) => { if (msg.data?.type === 'stop') stopped = true; };
   try {

@@ -1,4 +1,8 @@
-// Registers <headlab-angle-dot> (guarded: a page may load the bundle twice).
+// Registers <headlab-angle-dot> in a browser (nothing in Node or server rendering; see define.ts)
+// and exports its class, for authors who register it under their own tag name.
+// The package entry point `headlab/angle-dot`.
 import { HeadlabAngleDot } from './headlab-angle-dot.js';
+import { defineElement } from './define.js';
 
-if (!customElements.get('headlab-angle-dot')) customElements.define('headlab-angle-dot', HeadlabAngleDot);
+export { HeadlabAngleDot };
+defineElement('headlab-angle-dot', HeadlabAngleDot);

@@ -1,4 +1,8 @@
-// Registers <headlab-attention-bars> (guarded: a page may load the bundle twice).
+// Registers <headlab-attention-bars> in a browser (nothing in Node or server rendering; see define.ts)
+// and exports its class, for authors who register it under their own tag name.
+// The package entry point `headlab/attention-bars`.
 import { HeadlabAttentionBars } from './headlab-attention-bars.js';
+import { defineElement } from './define.js';
 
-if (!customElements.get('headlab-attention-bars')) customElements.define('headlab-attention-bars', HeadlabAttentionBars);
+export { HeadlabAttentionBars };
+defineElement('headlab-attention-bars', HeadlabAttentionBars);

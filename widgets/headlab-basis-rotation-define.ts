@@ -1,4 +1,8 @@
-// Registers <headlab-basis-rotation> (guarded: a page may load the bundle twice).
+// Registers <headlab-basis-rotation> in a browser (nothing in Node or server rendering; see define.ts)
+// and exports its class, for authors who register it under their own tag name.
+// The package entry point `headlab/basis-rotation`.
 import { HeadlabBasisRotation } from './headlab-basis-rotation.js';
+import { defineElement } from './define.js';
 
-if (!customElements.get('headlab-basis-rotation')) customElements.define('headlab-basis-rotation', HeadlabBasisRotation);
+export { HeadlabBasisRotation };
+defineElement('headlab-basis-rotation', HeadlabBasisRotation);

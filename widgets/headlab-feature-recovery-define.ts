@@ -1,4 +1,8 @@
-// Registers <headlab-feature-recovery> (guarded: a page may load the bundle twice).
+// Registers <headlab-feature-recovery> in a browser (nothing in Node or server rendering; see define.ts)
+// and exports its class, for authors who register it under their own tag name.
+// The package entry point `headlab/feature-recovery`.
 import { HeadlabFeatureRecovery } from './headlab-feature-recovery.js';
+import { defineElement } from './define.js';
 
-if (!customElements.get('headlab-feature-recovery')) customElements.define('headlab-feature-recovery', HeadlabFeatureRecovery);
+export { HeadlabFeatureRecovery };
+defineElement('headlab-feature-recovery', HeadlabFeatureRecovery);

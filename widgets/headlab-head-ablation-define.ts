@@ -1,4 +1,8 @@
-// Registers <headlab-head-ablation> (guarded: a page may load the bundle twice).
+// Registers <headlab-head-ablation> in a browser (nothing in Node or server rendering; see define.ts)
+// and exports its class, for authors who register it under their own tag name.
+// The package entry point `headlab/head-ablation`.
 import { HeadlabHeadAblation } from './headlab-head-ablation.js';
+import { defineElement } from './define.js';
 
-if (!customElements.get('headlab-head-ablation')) customElements.define('headlab-head-ablation', HeadlabHeadAblation);
+export { HeadlabHeadAblation };
+defineElement('headlab-head-ablation', HeadlabHeadAblation);

@@ -1,4 +1,8 @@
-// Registers <headlab-interventions> (guarded: a page may load the bundle twice).
+// Registers <headlab-interventions> in a browser (nothing in Node or server rendering; see define.ts)
+// and exports its class, for authors who register it under their own tag name.
+// The package entry point `headlab/interventions`.
 import { HeadlabInterventions } from './headlab-interventions.js';
+import { defineElement } from './define.js';
 
-if (!customElements.get('headlab-interventions')) customElements.define('headlab-interventions', HeadlabInterventions);
+export { HeadlabInterventions };
+defineElement('headlab-interventions', HeadlabInterventions);

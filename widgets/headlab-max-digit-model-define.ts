@@ -1,4 +1,8 @@
-// Registers <headlab-max-digit-model> (guarded: a page may load the bundle twice).
+// Registers <headlab-max-digit-model> in a browser (nothing in Node or server rendering; see define.ts)
+// and exports its class, for authors who register it under their own tag name.
+// The package entry point `headlab/max-digit-model`.
 import { HeadlabMaxDigitModel } from './headlab-max-digit-model.js';
+import { defineElement } from './define.js';
 
-if (!customElements.get('headlab-max-digit-model')) customElements.define('headlab-max-digit-model', HeadlabMaxDigitModel);
+export { HeadlabMaxDigitModel };
+defineElement('headlab-max-digit-model', HeadlabMaxDigitModel);

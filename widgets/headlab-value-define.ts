@@ -1,4 +1,7 @@
-// Registers <headlab-value> (guarded: a page may load the bundle twice).
+// Registers <headlab-value> in a browser (nothing in Node or server rendering; see define.ts)
+// and exports its class. The package entry point `headlab/value`.
 import { HeadlabValue } from './headlab-value.js';
+import { defineElement } from './define.js';
 
-if (!customElements.get('headlab-value')) customElements.define('headlab-value', HeadlabValue);
+export { HeadlabValue };
+defineElement('headlab-value', HeadlabValue);

@@ -1,9 +1,13 @@
 // The widget bundle's entry: importing it (one script tag) registers every
-// headlab-* element and exposes the shared core for pages that compute directly.
+// headlab-* element in a browser (nothing in Node or server rendering), exports their
+// classes and exposes the shared core for pages that compute directly. One element
+// alone: `headlab/<name>` (widgets/headlab-<name>-define.ts); classes without
+// registering: `headlab/elements`.
 export { getCore } from '../web/browser-core.js';
 export { HeadlabError } from '../web/headlab-core.js';
 export { matrix, toRows, at, row, identity } from '../web/matrix.js';
 export { WorkerClient } from '../web/worker-client.js';
+export * from './elements.js';
 import './headlab-projection-ablation-define.js';
 import './headlab-value-swap-define.js';
 import './headlab-basis-rotation-define.js';

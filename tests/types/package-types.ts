@@ -9,8 +9,21 @@ import type { HeadlabFeatureRecovery } from '../../widgets/headlab-feature-recov
 import type { HeadlabInterventions } from '../../widgets/headlab-interventions.js';
 import type { HeadlabProjectionAblation } from '../../widgets/headlab-projection-ablation.js';
 import type { HeadlabValueSwap } from '../../widgets/headlab-value-swap.js';
+import type { HeadlabMaxDigitModel } from '../../widgets/headlab-max-digit-model.js';
+import type { HeadlabAttentionBars } from '../../widgets/headlab-attention-bars.js';
+import type { HeadlabAttentionPatch } from '../../widgets/headlab-attention-patch.js';
+import type { HeadlabHeadAblation } from '../../widgets/headlab-head-ablation.js';
+import type { HeadlabSubspaceAccuracy } from '../../widgets/headlab-subspace-accuracy.js';
+import type { HeadlabHeadContributions } from '../../widgets/headlab-head-contributions.js';
+import type { HeadlabAngleDot } from '../../widgets/headlab-angle-dot.js';
+import type { HeadlabValue } from '../../widgets/headlab-value.js';
+import type * as Elements from '../../widgets/elements.js';
 
 type Assignable<Impl extends Declared, Declared> = [Impl, Declared];
+type SameKeys<A extends B, B extends string> = [Exclude<B, A>] extends [never] ? [A, B] : never;
+/** The tags the implementation registers: headlab-<kebab of the class name>, one per class in widgets/elements.ts. */
+type Kebab<S extends string> = S extends `${infer H}${infer T}` ? `${H extends Uppercase<H> ? (H extends Lowercase<H> ? H : `-${Lowercase<H>}`) : H}${Kebab<T>}` : S;
+type ImplementedTags = { [K in keyof typeof Elements]: K extends `Headlab${infer Rest}` ? `headlab${Kebab<Rest>}` : never }[keyof typeof Elements];
 
 export type Checks = [
   Assignable<HeadlabProjectionAblation, Package.HeadlabProjectionAblation>,
@@ -19,7 +32,23 @@ export type Checks = [
   Assignable<HeadlabChoiceQuiz, Package.HeadlabChoiceQuiz>,
   Assignable<HeadlabFeatureRecovery, Package.HeadlabFeatureRecovery>,
   Assignable<HeadlabInterventions, Package.HeadlabInterventions>,
+  Assignable<HeadlabMaxDigitModel, Package.HeadlabMaxDigitModel>,
+  Assignable<HeadlabAttentionBars, Package.HeadlabAttentionBars>,
+  Assignable<HeadlabAttentionPatch, Package.HeadlabAttentionPatch>,
+  Assignable<HeadlabHeadAblation, Package.HeadlabHeadAblation>,
+  Assignable<HeadlabSubspaceAccuracy, Package.HeadlabSubspaceAccuracy>,
+  Assignable<HeadlabHeadContributions, Package.HeadlabHeadContributions>,
+  Assignable<HeadlabAngleDot, Package.HeadlabAngleDot>,
+  Assignable<HeadlabValue, Package.HeadlabValue>,
   Assignable<HeadlabProjectionAblation['state'], Package.ProjectionAblationState>,
+  Assignable<HeadlabMaxDigitModel['state'], Package.MaxDigitModelState>,
+  Assignable<HeadlabHeadContributions['state'], Package.HeadContributionsState>,
+  // Every class the implementation exports is declared, with the declared instance type.
+  Assignable<InstanceType<typeof Elements.HeadlabValueSwap>, InstanceType<typeof Package.HeadlabValueSwap>>,
+  Assignable<InstanceType<typeof Elements.HeadlabAngleDot>, InstanceType<typeof Package.HeadlabAngleDot>>,
+  // Every tag of the implementation is in the declared tag map and the JSX attribute map, and no other.
+  SameKeys<ImplementedTags, keyof Package.HeadlabElementTagNameMap>,
+  SameKeys<ImplementedTags, keyof Package.HeadlabJSXElements>,
   Assignable<HeadlabFeatureRecovery['state']['settings'], Package.FeatureRecoveryWidgetSettings>,
 ];
 
@@ -29,3 +58,9 @@ export function usage(): void {
   el?.addEventListener('change', (e: CustomEvent<Package.ValueSwapState>) => { void e.detail.swapped_reading[0]; });
   if (el) el.columnB = 3;
 }
+
+/** JSX: an Astro, Preact or React author gets the attributes of each tag checked and completed. */
+export const jsxAttributes: Package.HeadlabJSXElements['headlab-subspace-accuracy'] = { k: 3, basis: 'w_u', model: 'digits', 'share-state': true };
+export const intrinsic: JSX.IntrinsicElements['headlab-value-swap'] = { 'column-a': 1, 'column-b': '3', id: 'swap' };
+// @ts-expect-error an attribute value outside the declared choices is a type error
+export const badChoice: JSX.IntrinsicElements['headlab-angle-dot'] = { matrix: 'angle' };

@@ -50,7 +50,11 @@ export interface WidgetFigure {
 
 export type ExportFormat = 'svg' | 'png' | 'json';
 
-export abstract class HeadlabElement<State = unknown> extends HTMLElement {
+// Outside a browser (Node, server rendering, build tools) there is no HTMLElement: the
+// classes then extend a bare class, so importing a widget defines and throws nothing.
+const ElementBase = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement) as typeof HTMLElement;
+
+export abstract class HeadlabElement<State = unknown> extends ElementBase {
   /** Whether the widget waits for the WASM core before build(). */
   protected static needsCore = true;
   /**
@@ -80,19 +84,38 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
   private renders = 0;
   private readonly summaryBox: HTMLParagraphElement;
   private exportStatus: HTMLElement | null = null;
+  /** Watches the widget's SVGs and scroll boxes for size changes (fitSvgText, markScrollBox). */
+  private resizes: ResizeObserver | null = null;
+  private readonly observed = new WeakSet<Element>();
   /** Scroll to this element after its next render (its state was named by the URL hash on load). */
   private scrollOnRender = false;
 
   constructor() {
     super();
     const ctor = this.constructor as typeof HeadlabElement;
+    // A prerendered snapshot arrives as a declarative shadow root (site/snapshots.mjs);
+    // attachShadow empties it, so keep its nodes and show them until the first render.
+    const snapshot = this.shadowRoot ? [...this.shadowRoot.childNodes] : [];
     this.root = this.attachShadow({ mode: 'open', ...ctor.shadowOptions });
     this.root.adoptedStyleSheets = ctor.css ? [baseSheet(), sheet(ctor.css)] : [baseSheet()];
-    this.placeholder = el('div', { class: 'placeholder', role: 'status' }, 'Loading the interactive figure…');
-    this.alertBox = el('div', { class: 'alert', role: 'alert', hidden: '' });
-    this.body = el('div', { class: 'body', hidden: '' });
+    this.placeholder = el('div', { class: 'placeholder', part: 'placeholder', role: 'status' }, 'Loading the interactive figure…');
+    this.alertBox = el('div', { class: 'alert', part: 'alert', role: 'alert', hidden: '' });
+    this.body = el('div', { class: 'body', part: 'body', hidden: '' });
     this.summaryBox = el('p', { class: 'summary sr-only' });
     this.root.append(this.placeholder, this.alertBox, this.body);
+    if (snapshot.length) {
+      this.placeholder.hidden = true;
+      this.snapshot = snapshot;
+      this.root.append(...snapshot);
+    }
+  }
+
+  /** The prerendered snapshot's nodes, on screen until the first render replaces them in the same frame. */
+  private snapshot: Node[] = [];
+
+  private dropSnapshot(): void {
+    for (const node of this.snapshot) node.parentNode?.removeChild(node);
+    this.snapshot = [];
   }
 
   /** Number of completed render() calls (diagnostics and tests). */
@@ -272,7 +295,7 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
         if (text === '') throw new WidgetInputError(`${options.label} is empty`);
         value = options.parse(text);
       } catch (err) {
-        if (!(err instanceof WidgetInputError)) throw err;
+        if (!(err instanceof Error && err.name === 'WidgetInputError')) throw err;
         input.setAttribute('aria-invalid', 'true');
         const kept = options.current ? ` (${options.current()})` : '';
         message.textContent = `${err.message}; the last valid value${kept} is kept.`;
@@ -425,6 +448,8 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
     this.frame = 0;
     this.listeners?.abort();
     this.listeners = null;
+    this.resizes?.disconnect();
+    this.resizes = null;
     // Controls are rebuilt (with fresh listeners) if the element is attached again.
     this.built = false;
     this.body.replaceChildren();
@@ -466,6 +491,7 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
       this.clearError();
       const text = this.summarize();
       if (this.summaryBox.textContent !== text) this.summaryBox.textContent = text;
+      this.observeLayout();
       if (this.scrollOnRender) {
         this.scrollOnRender = false;
         // After layout of this frame, so the element has its rendered height.
@@ -476,6 +502,34 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
     this.dispatchEvent(new Event('headlab-render', { bubbles: true, composed: true }));
   }
 
+  // ---- legible at every width ----
+
+  /**
+   * Watches every SVG with a viewBox and every `.scroll` box of the widget (new ones after each
+   * render). An SVG drawn narrower than its viewBox shrinks its text with it; `--hl-text-zoom`
+   * (1 / scale, at least 1) scales the text back up so it renders at its CSS size (base sheet:
+   * `svg text { font-size: calc(12px * var(--hl-text-zoom, 1)) }`). A `.scroll` box whose
+   * content is wider than the box becomes a labelled region in the Tab order.
+   */
+  private observeLayout(): void {
+    if (typeof ResizeObserver === 'undefined') return;
+    this.resizes ??= new ResizeObserver((entries) => {
+      for (const entry of entries) {
+        const target = entry.target as Element;
+        if (target instanceof SVGSVGElement) fitSvgText(target, entry.contentRect.width, entry.contentRect.height);
+        const box = target.classList.contains('scroll') ? target : target.parentElement?.closest('.scroll');
+        if (box instanceof HTMLElement) markScrollBox(box);
+      }
+    });
+    // Only new elements: sizes are read in the observer's callback, after layout, never here
+    // (a read right after render()'s writes would force a layout on every render).
+    for (const target of this.root.querySelectorAll('svg[viewBox], .scroll, .scroll > *')) {
+      if (this.observed.has(target)) continue;
+      this.observed.add(target);
+      this.resizes.observe(target);
+    }
+  }
+
   /** Dispatches a bubbling, composed `change` event whose detail is the state (and updates the URL hash under share-state). */
   protected emitChange(): void {
     if (this.hasAttribute('share-state')) this.writeHash();
@@ -484,6 +538,7 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
 
   /** Shows `message` in the widget's alert box and hides its content. */
   protected showError(message: string): void {
+    this.dropSnapshot();
     this.placeholder.hidden = true;
     this.alertBox.textContent = message;
     this.alertBox.hidden = false;
@@ -491,6 +546,7 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
   }
 
   private clearError(): void {
+    this.dropSnapshot();
     this.placeholder.hidden = true;
     if (!this.alertBox.hidden) {
       this.alertBox.hidden = true;
@@ -525,6 +581,39 @@ export abstract class HeadlabElement<State = unknown> extends HTMLElement {
 }
 
 let fieldCount = 0;
+
+/** Sets --hl-text-zoom on an SVG drawn at `width` × `height` CSS px so its text keeps its CSS size. */
+function fitSvgText(svg: SVGSVGElement, width: number, height: number): void {
+  const vb = svg.viewBox.baseVal;
+  if (!vb || !vb.width || !width) return;
+  // preserveAspectRatio "meet" (the default): the smaller of the two scales applies.
+  const scale = vb.height && height ? Math.min(width / vb.width, height / vb.height) : width / vb.width;
+  const zoom = scale > 0 && scale < 1 ? (1 / scale).toFixed(3) : '';
+  if (svg.style.getPropertyValue('--hl-text-zoom') === zoom) return;
+  if (zoom) svg.style.setProperty('--hl-text-zoom', zoom);
+  else svg.style.removeProperty('--hl-text-zoom');
+}
+
+/** A `.scroll` box whose content is wider than it: a labelled, focusable region (keyboard scrolling); otherwise plain. */
+function markScrollBox(box: HTMLElement): void {
+  const overflows = box.scrollWidth > box.clientWidth + 1;
+  if (overflows === box.hasAttribute('data-overflows')) return;
+  if (overflows) {
+    box.setAttribute('data-overflows', '');
+    if (!box.hasAttribute('tabindex')) { box.tabIndex = 0; box.setAttribute('data-added', 'tabindex'); }
+    if (!box.hasAttribute('role')) box.setAttribute('role', 'region');
+    if (!box.hasAttribute('aria-label') && !box.hasAttribute('aria-labelledby')) {
+      const caption = box.querySelector('caption')?.textContent?.trim().replace(/\s+/g, ' ');
+      box.setAttribute('aria-label', `${caption ? caption.slice(0, 80) : 'Table'} (scrolls sideways)`);
+      box.setAttribute('data-added-label', '');
+    }
+  } else {
+    box.removeAttribute('data-overflows');
+    if (box.getAttribute('data-added') === 'tabindex') { box.removeAttribute('tabindex'); box.removeAttribute('data-added'); }
+    if (box.getAttribute('role') === 'region') box.removeAttribute('role');
+    if (box.hasAttribute('data-added-label')) { box.removeAttribute('aria-label'); box.removeAttribute('data-added-label'); }
+  }
+}
 
 function hashParts(): string[] {
   return location.hash.replace(/^#/, '').split('&').filter(Boolean);

@@ -26,6 +26,9 @@ const BASE_CSS = /* css */ `
   margin: 1.5rem 0;
   color: var(--hl-fg);
   font: inherit;
+  /* Typography follows the page unless the author sets these (docs/embedding.md, "Theming"). */
+  font-family: var(--headlab-font-family, inherit);
+  font-size: var(--headlab-font-size, inherit);
   --hl-fg: var(--headlab-fg, light-dark(#1b1b1f, #e8e8ea));
   --hl-muted: var(--headlab-muted, light-dark(#55555f, #a8a8b2));
   --hl-panel: var(--headlab-panel, light-dark(#f3f3f1, #202026));
@@ -40,6 +43,7 @@ const BASE_CSS = /* css */ `
   --hl-changed: var(--headlab-changed, light-dark(#a14600, #f0b050));
   --hl-good: var(--headlab-good, light-dark(#006b4f, #3fd0a0));
   --hl-bad: var(--headlab-bad, light-dark(#a13a00, #ff9e6b));
+  --hl-scroll-shadow: light-dark(rgba(0, 0, 0, 0.28), rgba(0, 0, 0, 0.75));
 }
 :host([data-auto-scheme]) { color-scheme: light dark; }
 :host([hidden]) { display: none; }
@@ -76,7 +80,17 @@ input[type="radio"] { accent-color: var(--hl-focus); }
   position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0;
   overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0;
 }
-.scroll { overflow-x: auto; max-width: 100%; position: relative; }  /* relative: contains .sr-only spans */
+/* A box that scrolls sideways shows it: shadows at the edges it can scroll towards (the
+   panel-coloured covers scroll with the content and hide them at the ends). While its content
+   overflows, the base class makes it a labelled region in the Tab order. */
+.scroll {
+  overflow-x: auto; max-width: 100%; position: relative;  /* relative: contains .sr-only spans */
+  background:
+    linear-gradient(to right, var(--hl-panel) 30%, transparent) left center / 2.5rem 100% no-repeat local,
+    linear-gradient(to left, var(--hl-panel) 30%, transparent) right center / 2.5rem 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, var(--hl-scroll-shadow), transparent) left center / 0.9rem 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, var(--hl-scroll-shadow), transparent) right center / 0.9rem 100% no-repeat scroll;
+}
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { padding: 0.2rem 0.45rem; text-align: right; border-bottom: 1px solid var(--hl-rule); }
 th { font-weight: 600; }
@@ -128,7 +142,16 @@ fieldset.controls > legend { padding: 0; margin-bottom: 0.25rem; font-weight: 60
 .tag { font-size: 0.8em; border-radius: 3px; padding: 0 0.3em; white-space: nowrap; }
 .tag.changed { color: var(--hl-changed); border: 1px solid currentColor; font-weight: 600; }
 .tag.same { color: var(--hl-muted); border: 1px dashed currentColor; }
-svg text { fill: var(--hl-fg); font-size: 12px; }
+/* Chart text keeps its CSS size (12 px unless the page sets --headlab-chart-font-size) however
+   narrow its SVG is drawn (--hl-text-zoom: see HeadlabElement). */
+svg text {
+  fill: var(--hl-fg);
+  font-size: calc(var(--headlab-chart-font-size, 12px) * var(--hl-text-zoom, 1));
+  font-family: var(--headlab-chart-font-family, var(--headlab-font-family, system-ui, sans-serif));
+}
+svg text tspan[baseline-shift] { font-size: 0.92em; }
+/* Text scaled back up may reach past the edge of its SVG: show it rather than cut it. */
+svg { overflow: visible; }
 .bar-pos { fill: var(--hl-pos); }
 .bar-neg { fill: var(--hl-neg); }
 .axis { stroke: var(--hl-muted); stroke-width: 1; }
@@ -143,7 +166,7 @@ rect, line, path { transition: all 120ms ease-out; }
     --hl-rule: var(--headlab-rule, #c9c9d1); --hl-focus: var(--headlab-focus, #0b5cad);
     --hl-neg: var(--headlab-negative, #0072b2); --hl-pos: var(--headlab-positive, #d55e00);
     --hl-changed: var(--headlab-changed, #a14600); --hl-good: var(--headlab-good, #006b4f);
-    --hl-bad: var(--headlab-bad, #a13a00);
+    --hl-bad: var(--headlab-bad, #a13a00); --hl-scroll-shadow: rgba(0, 0, 0, 0.28);
   }
   @media (prefers-color-scheme: dark) {
     :host {
@@ -152,7 +175,7 @@ rect, line, path { transition: all 120ms ease-out; }
       --hl-rule: var(--headlab-rule, #474752); --hl-focus: var(--headlab-focus, #7fb6ff);
       --hl-neg: var(--headlab-negative, #56b4e9); --hl-pos: var(--headlab-positive, #e69f00);
       --hl-changed: var(--headlab-changed, #f0b050); --hl-good: var(--headlab-good, #3fd0a0);
-      --hl-bad: var(--headlab-bad, #ff9e6b);
+      --hl-bad: var(--headlab-bad, #ff9e6b); --hl-scroll-shadow: rgba(0, 0, 0, 0.75);
     }
   }
 }

@@ -99,9 +99,13 @@ export interface MaxDigitModel {
 
 export type ModelStatus = 'idle' | 'loading' | 'ready' | 'failed';
 
-/** The shipped seed-0 weights, beside the bundle folder in the site (build/site/data/). */
+/**
+ * The shipped seed-0 weights, in the data/ folder beside the bundle's chunks (dist/data/ in
+ * the npm package, headlab/data/ in the site). Written literally so that Vite and Astro
+ * copy the file when they bundle the package again.
+ */
 export function defaultWeightsUrl(): string {
-  return new URL('../data/max-digit-seed0.json', import.meta.url).href;
+  return new URL('./data/max-digit-seed0.json', import.meta.url).href;
 }
 
 let versions = 0;

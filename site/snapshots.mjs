@@ -1,0 +1,141 @@
+// Prerendered snapshots: after the pages are built, each is opened once in headless Chromium
+// (served under the strict CSP), every headlab-* element is rendered in its default state,
+// and two static copies of it are written into the page inside the element:
+//
+//   <headlab-x …>
+//     <template shadowrootmode="open">            the widget as rendered (its shadow DOM, controls
+//       <link rel="stylesheet" href="…/headlab/snapshot/headlab-x.css">   disabled), styled by
+//       …                                         its own stylesheets saved as a file
+//     </template>
+//     <div class="hl-snapshot" slot="hl-snapshot">  the figure as SVG and its text summary
+//       <svg role="img">…</svg><p>…</p>           (light DOM: what a reader without shadow
+//     </div>                                     DOM — a feed reader, a search engine — sees)
+//   </headlab-x>
+//
+// Without JavaScript (or opened from disk, where module scripts are refused) the declarative
+// shadow root shows the widget as it will look, at its final size. When the script runs,
+// the base class keeps those nodes on screen until the live widget's first render and then
+// swaps them in one frame (widgets/base/headlab-element.ts), so nothing below moves. The
+// light-DOM copy has no slot to go to inside a shadow root, so browsers never show it.
+// No inline style attribute survives: each is hoisted into a class of the element's
+// snapshot stylesheet (the strict CSP has style-src 'self').
+import fs from 'node:fs';
+import path from 'node:path';
+
+const CHROMIUM_ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+];
+
+/** Serializes what each headlab-* element of the page shows now (runs in the page). */
+function collect() {
+  const out = [];
+  for (const el of document.querySelectorAll('*')) {
+    if (!el.localName.startsWith('headlab-') || !el.shadowRoot) continue;
+    const item = { tag: el.localName, html: '', sheets: [], svg: '', summary: '' };
+    out.push(item);
+    // A widget whose light DOM is its content (the quiz: slotted question and choices) is
+    // already readable without script; a manual slot assignment cannot be declared in HTML.
+    if (el.shadowRoot.slotAssignment === 'manual') continue;
+    const root = el.shadowRoot;
+    // Serialization writes attributes, not live properties: carry the shown values over.
+    const restore = [];
+    for (const input of root.querySelectorAll('input, select, textarea, button')) {
+      if (input.localName === 'input') {
+        if (input.type === 'checkbox' || input.type === 'radio') restore.push([input, 'checked', input.hasAttribute('checked')]), input.toggleAttribute('checked', input.checked);
+        else restore.push([input, 'value', input.getAttribute('value')]), input.setAttribute('value', input.value);
+      }
+      if (input.localName === 'select') for (const o of input.options) restore.push([o, 'selected', o.hasAttribute('selected')]), o.toggleAttribute('selected', o.selected);
+      restore.push([input, 'disabled', input.hasAttribute('disabled')]);
+      input.setAttribute('disabled', '');
+    }
+    item.html = root.innerHTML;
+    for (const [node, name, was] of restore.reverse()) {
+      if (typeof was === 'boolean') node.toggleAttribute(name, was);
+      else if (was === null) node.removeAttribute(name);
+      else node.setAttribute(name, was);
+    }
+    item.sheets = root.adoptedStyleSheets.map((s) => [...s.cssRules].map((r) => r.cssText).join('\n'));
+    try {
+      if (el.figures().length) item.svg = el.exportSvg().replace(/^<\?xml[^>]*>\s*/, '').trim();
+    } catch { /* no figure in this state */ }
+    item.summary = el.summary;
+  }
+  return out;
+}
+
+const escapeText = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * Adds the snapshots to every built page of `siteDir` that has headlab-* elements.
+ * Returns { pages, elements, seconds }. Throws if a widget fails to render.
+ */
+export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
+  const started = Date.now();
+  const { serve } = await import('./serve.mjs');
+  const { chromium } = await import('playwright-core');
+  const { server, url } = await serve({ dir: siteDir, port: 0, csp: true });
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+  const perTag = new Map();   // tag → { sheets: string[], styles: Map<style, class> }
+  let elements = 0;
+  const pages = [];
+  try {
+    const context = await browser.newContext({ viewport: { width: 1000, height: 800 }, colorScheme: 'light', reducedMotion: 'reduce' });
+    const walk = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+      d.isDirectory() ? (['headlab', 'assets'].includes(d.name) ? [] : walk(path.join(dir, d.name))) : [path.join(dir, d.name)]);
+    for (const file of walk(siteDir).filter((f) => f.endsWith('.html')).sort()) {
+      const html = fs.readFileSync(file, 'utf8');
+      if (!/<headlab-[a-z-]+/.test(html)) continue;
+      const rel = path.relative(siteDir, file);
+      const page = await context.newPage();
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${url}${rel.split(path.sep).join('/')}`);
+      // Every element rendered once (or showing its message): the default state.
+      await page.waitForFunction(() => [...document.querySelectorAll('*')]
+        .filter((e) => e.localName.startsWith('headlab-') && e.shadowRoot)
+        .every((e) => e.renderCount > 0 || !e.shadowRoot.querySelector('.alert')?.hidden), null, { timeout: 120_000 });
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      const items = await page.evaluate(collect);
+      await page.close();
+      if (errors.length) throw new Error(`${rel}: ${errors.join('; ')}`);
+      const up = '../'.repeat(rel.split(path.sep).length - 1);
+      let index = 0;
+      const out = html.replace(/<(headlab-[a-z-]+)\b[^>]*>/g, (open, tag) => {
+        const item = items[index++];
+        if (!item || item.tag !== tag) throw new Error(`${rel}: element ${index} is <${item?.tag}> in the page, <${tag}> in the file`);
+        if (!item.html) return open;
+        let entry = perTag.get(tag);
+        if (!entry) perTag.set(tag, entry = { sheets: item.sheets, styles: new Map() });
+        // style="…" → a class of this tag's snapshot stylesheet (!important keeps the inline precedence).
+        const hoisted = item.html.replace(/<([\w-]+)([^>]*?) style="([^"]*)"([^>]*)>/g, (_, name, before, style, after) => {
+          const css = style.replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+          if (!entry.styles.has(css)) entry.styles.set(css, `hs${entry.styles.size.toString(36)}`);
+          const cls = entry.styles.get(css);
+          const attrs = `${before}${after}`;
+          return / class="/.test(attrs) ? `<${name}${attrs.replace(/ class="([^"]*)"/, ` class="$1 ${cls}"`)}>` : `<${name}${attrs} class="${cls}">`;
+        });
+        elements++;
+        const fallback = item.svg || item.summary
+          ? `<div class="hl-snapshot" slot="hl-snapshot">${item.svg}${item.summary ? `<p>${escapeText(item.summary)}</p>` : ''}</div>`
+          : '';
+        return `${open}<template shadowrootmode="open"><link rel="stylesheet" href="${up}headlab/snapshot/${tag}.css">${hoisted}</template>${fallback}`;
+      });
+      fs.writeFileSync(file, out);
+      pages.push(rel);
+    }
+  } finally {
+    await browser.close();
+    await new Promise((r) => server.close(r));
+  }
+  const dir = path.join(siteDir, 'headlab/snapshot');
+  fs.mkdirSync(dir, { recursive: true });
+  for (const [tag, { sheets, styles }] of perTag) {
+    const important = (css) => css.split(';').filter((d) => d.trim()).map((d) => `${d.trim()} !important`).join(';');
+    const hoisted = [...styles].map(([css, name]) => `.${name}{${important(css)}}`).join('\n');
+    fs.writeFileSync(path.join(dir, `${tag}.css`), `${sheets.join('\n')}\n${hoisted}\n`);
+  }
+  const seconds = (Date.now() - started) / 1000;
+  if (!quiet) console.log(`snapshots: ${elements} elements on ${pages.length} pages in ${seconds.toFixed(1)} s`);
+  return { pages, elements, seconds };
+}

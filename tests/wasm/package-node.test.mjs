@@ -1,0 +1,109 @@
+// The npm package in Node, as server rendering (Astro, an MDX post, a Vite SSR build) meets
+// it: every JavaScript entry point of package.json "exports" imports with no DOM, throws
+// nothing and defines nothing; with a stand-in custom-element registry each per-element
+// entry registers exactly its element and `headlab` registers all thirteen; and
+// dist/custom-elements.json agrees with the classes and with types/headlab.d.ts.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { customElementsManifest, declaredElements } from '../../site/custom-elements.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const dist = path.join(root, 'dist');
+const target = (t) => (typeof t === 'string' ? t : t.default);
+/** [specifier, file] for every JavaScript module the package exports. */
+const jsEntries = Object.entries(pkg.exports)
+  .filter(([key, t]) => target(t).endsWith('.js') && key !== './headlab-worker.js')
+  .map(([key, t]) => [key === '.' ? 'headlab' : `headlab${key.slice(1)}`, path.join(root, target(t))]);
+const elementEntries = jsEntries.filter(([spec]) => !['headlab', 'headlab/headlab.js', 'headlab/elements'].includes(spec));
+
+const TAGS = ['angle-dot', 'attention-bars', 'attention-patch', 'basis-rotation', 'choice-quiz', 'feature-recovery',
+  'head-ablation', 'head-contributions', 'interventions', 'max-digit-model', 'projection-ablation', 'subspace-accuracy', 'value', 'value-swap']
+  .map((n) => `headlab-${n}`);
+const classOf = (tag) => tag.replace(/(^|-)([a-z])/g, (_, __, c) => c.toUpperCase());
+
+/** Runs `code` (an ES module) in a fresh Node process and returns its JSON output. */
+function runModule(code) {
+  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: root, encoding: 'utf8' }));
+}
+
+test('every JavaScript entry point imports in Node with no DOM: nothing thrown, no global added, nothing defined', () => {
+  assert.equal(elementEntries.length, 14, elementEntries.map(([s]) => s).join(' '));
+  const out = runModule(`
+    const before = new Set(Object.getOwnPropertyNames(globalThis));
+    const results = {};
+    for (const [spec, file] of ${JSON.stringify(jsEntries.map(([s, f]) => [s, pathToFileURL(f).href]))}) {
+      try { results[spec] = Object.keys(await import(file)).sort(); } catch (err) { results[spec] = 'threw: ' + err.message; }
+    }
+    const added = Object.getOwnPropertyNames(globalThis).filter((k) => !before.has(k));
+    console.log(JSON.stringify({ results, added, customElements: typeof customElements, HTMLElement: typeof HTMLElement }));
+  `);
+  assert.deepEqual(out.added, []);
+  assert.equal(out.customElements, 'undefined');
+  assert.equal(out.HTMLElement, 'undefined');
+  for (const [spec, keys] of Object.entries(out.results)) assert.ok(Array.isArray(keys), `${spec}: ${keys}`);
+  // headlab exports every class and the core helpers; headlab/elements the classes only; headlab/<name> its class.
+  for (const spec of ['headlab', 'headlab/headlab.js']) {
+    for (const name of [...TAGS.map(classOf), 'getCore', 'HeadlabError', 'WorkerClient', 'matrix']) assert.ok(out.results[spec].includes(name), `${spec} lacks ${name}`);
+  }
+  assert.deepEqual(out.results['headlab/elements'], TAGS.map(classOf).sort());
+  for (const [spec] of elementEntries) assert.deepEqual(out.results[spec], [classOf(`headlab-${spec.slice('headlab/'.length)}`)], spec);
+});
+
+test('in a browser-like realm each per-element entry registers exactly its element; headlab registers all, twice without error', () => {
+  // A stand-in registry and HTMLElement (what a browser has) installed before the import.
+  const registry = `
+    const defined = new Map();
+    globalThis.HTMLElement = class {};
+    globalThis.customElements = {
+      get: (tag) => defined.get(tag),
+      define(tag, cls) { if (defined.has(tag)) throw new Error(tag + ' defined twice'); defined.set(tag, cls); },
+    };`;
+  for (const [spec, file] of elementEntries) {
+    const tags = runModule(`${registry}
+      await import(${JSON.stringify(pathToFileURL(file).href)});
+      console.log(JSON.stringify([...defined.keys()]));`);
+    assert.deepEqual(tags, [`headlab-${spec.slice('headlab/'.length)}`], spec);
+  }
+  const all = runModule(`${registry}
+    const one = await import(${JSON.stringify(pathToFileURL(path.join(dist, 'value-swap.js')).href)});
+    const everything = await import(${JSON.stringify(pathToFileURL(path.join(dist, 'headlab.js')).href)});
+    const sameClass = one.HeadlabValueSwap === everything.HeadlabValueSwap && defined.get('headlab-value-swap') === one.HeadlabValueSwap;
+    console.log(JSON.stringify({ tags: [...defined.keys()].sort(), sameClass }));`);
+  assert.deepEqual(all, { tags: TAGS, sameClass: true });
+  const none = runModule(`${registry}
+    await import(${JSON.stringify(pathToFileURL(path.join(dist, 'elements.js')).href)});
+    console.log(JSON.stringify([...defined.keys()]));`);
+  assert.deepEqual(none, []);
+});
+
+test('custom-elements.json: current, every element and observed attribute, and agreeing with types/headlab.d.ts', async () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(dist, 'custom-elements.json'), 'utf8'));
+  assert.equal(pkg.customElements, 'dist/custom-elements.json');
+  // Generated from the classes now in dist/ and the .d.ts now in types/: not stale.
+  assert.deepEqual(manifest, await customElementsManifest(dist));
+  const declarations = manifest.modules.flatMap((m) => m.declarations);
+  assert.deepEqual(declarations.map((d) => d.tagName).sort(), TAGS);
+  const classes = await import(pathToFileURL(path.join(dist, 'elements.js')).href);
+  const declared = declaredElements();
+  for (const d of declarations) {
+    const cls = classes[d.name];
+    const observed = cls.observedAttributes ?? [];
+    // Every attribute the code observes is in the manifest, and named in the element's doc in the .d.ts.
+    assert.deepEqual(d.attributes.map((a) => a.name), [...observed, 'share-state'], d.tagName);
+    const doc = declared[d.name].description + declared.MaxDigitElementBase?.description;
+    for (const attr of observed) {
+      assert.ok(doc.includes(attr), `types/headlab.d.ts does not document attribute "${attr}" of <${d.tagName}>`);
+    }
+    // Every writable property the .d.ts declares is an accessor of the class.
+    const accessors = new Set();
+    for (let p = cls.prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) for (const k of Object.getOwnPropertyNames(p)) accessors.add(k);
+    for (const m of d.members) assert.ok(accessors.has(m.name), `<${d.tagName}> declares ${m.name}, which the class lacks`);
+    assert.ok(d.events.some((e) => e.name === 'change' && /^CustomEvent<\w+State>$/.test(e.type.text)), d.tagName);
+    assert.ok(d.cssParts.some((p) => p.name === 'body'));
+  }
+});

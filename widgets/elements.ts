@@ -1,0 +1,18 @@
+// Every element class, registering nothing: for authors who define their own tag names
+// (customElements.define('my-swap', class extends HeadlabValueSwap {}); one constructor can
+// be registered only once) and for code that only needs the classes, e.g. during server
+// rendering. The package entry point `headlab/elements`.
+export { HeadlabAngleDot } from './headlab-angle-dot.js';
+export { HeadlabAttentionBars } from './headlab-attention-bars.js';
+export { HeadlabAttentionPatch } from './headlab-attention-patch.js';
+export { HeadlabBasisRotation } from './headlab-basis-rotation.js';
+export { HeadlabChoiceQuiz } from './headlab-choice-quiz.js';
+export { HeadlabFeatureRecovery } from './headlab-feature-recovery.js';
+export { HeadlabHeadAblation } from './headlab-head-ablation.js';
+export { HeadlabHeadContributions } from './headlab-head-contributions.js';
+export { HeadlabInterventions } from './headlab-interventions.js';
+export { HeadlabMaxDigitModel } from './headlab-max-digit-model.js';
+export { HeadlabProjectionAblation } from './headlab-projection-ablation.js';
+export { HeadlabSubspaceAccuracy } from './headlab-subspace-accuracy.js';
+export { HeadlabValue } from './headlab-value.js';
+export { HeadlabValueSwap } from './headlab-value-swap.js';
