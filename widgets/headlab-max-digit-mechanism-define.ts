@@ -1,4 +1,8 @@
-// Registers <headlab-max-digit-mechanism> (guarded: a page may load the bundle twice).
+// Registers <headlab-max-digit-mechanism> in a browser (nothing in Node or server rendering; see define.ts)
+// and exports its class, for authors who register it under their own tag name.
+// The package entry point `headlab/max-digit-mechanism`.
 import { HeadlabMaxDigitMechanism } from './headlab-max-digit-mechanism.js';
+import { defineElement } from './define.js';
 
-if (!customElements.get('headlab-max-digit-mechanism')) customElements.define('headlab-max-digit-mechanism', HeadlabMaxDigitMechanism);
+export { HeadlabMaxDigitMechanism };
+defineElement('headlab-max-digit-mechanism', HeadlabMaxDigitMechanism);

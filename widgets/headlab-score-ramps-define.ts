@@ -1,4 +1,8 @@
-// Registers <headlab-score-ramps> (guarded: a page may load the bundle twice).
+// Registers <headlab-score-ramps> in a browser (nothing in Node or server rendering; see define.ts)
+// and exports its class, for authors who register it under their own tag name.
+// The package entry point `headlab/score-ramps`.
 import { HeadlabScoreRamps } from './headlab-score-ramps.js';
+import { defineElement } from './define.js';
 
-if (!customElements.get('headlab-score-ramps')) customElements.define('headlab-score-ramps', HeadlabScoreRamps);
+export { HeadlabScoreRamps };
+defineElement('headlab-score-ramps', HeadlabScoreRamps);
