@@ -121,7 +121,7 @@ int seeds(const Args& args, std::ostream& err) {
   }
   const long long from = parse_integer("--from", flags.at("--from"), 0, 2147483647LL);
   const long long to = parse_integer("--to", flags.at("--to"), 0, 2147483647LL);
-  if (to < from || to - from >= 100) throw InputError("--to must lie in [--from, --from + 99], got " + flags.at("--to"));
+  if (to < from || to - from >= 100) throw InputError("--to must lie in [--from, --from + 99], got \"" + flags.at("--to") + "\"");
   md::MaxDigitTrainingSettings s;
   if (flags.count("--steps")) s.steps = static_cast<long>(parse_integer("--steps", flags.at("--steps"), 0, 10000000));
   s.unit_norm_unembedding = flags.count("--unit-norm-unembedding") > 0;
