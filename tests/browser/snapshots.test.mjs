@@ -21,7 +21,7 @@ const CLS_BUDGET = 0.01;
 
 /** headlab-* elements whose snapshot is a declarative shadow root (the quiz's light DOM is its own fallback). */
 const snapshotElements = () => [...document.querySelectorAll('*')]
-  .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-choice-quiz');
+  .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-choice-quiz' && e.localName !== 'headlab-value');
 
 let session;
 before(async () => { session = await startSession({ dir: site, csp: true }); });
