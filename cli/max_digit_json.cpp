@@ -43,7 +43,47 @@ json report_json(const md::AccuracyReport& r) {
   return {{"accuracy", r.accuracy}, {"correct", r.correct}, {"total", r.total}, {"accuracy_by_max", array_of(r.by_max)}};
 }
 
+template <std::size_t N>
+json ints_json(const std::array<int, N>& a) { return json(std::vector<int>(a.begin(), a.end())); }
+template <std::size_t N>
+json doubles_json(const std::array<double, N>& a) { return json(std::vector<double>(a.begin(), a.end())); }
+
+json mechanism_json(const md::Mechanism& m) {
+  return {{"score_slope", doubles_json(m.score_slope)},
+          {"score_monotone", std::vector<bool>(m.score_monotone.begin(), m.score_monotone.end())},
+          {"marker_gap", doubles_json(m.marker_gap)},
+          {"embedding_norm", doubles_json(m.embedding_norm)},
+          {"unembedding_norm", doubles_json(m.unembedding_norm)},
+          {"default_logits", doubles_json(m.default_logits)},
+          {"default_answer", m.default_answer},
+          {"default_answer_residual_free", m.default_answer_residual_free},
+          {"one_hot_answer", ints_json(m.one_hot_answer)},
+          {"recruited_one_hot_answer", ints_json(m.recruited_one_hot_answer)}};
+}
+
 }  // namespace
+
+json max_digit_claims_to_json(const md::SeedClaims& c) {
+  json pairs = json::array();
+  for (const auto& p : c.pair_flips) pairs.push_back({p[0], p[1]});
+  return {{"accuracy", c.accuracy},
+          {"single_head_accuracy", doubles_json(c.single_head_accuracy)},
+          {"min_single_head_accuracy", c.min_single_head_accuracy},
+          {"single_heads_perfect", c.single_heads_perfect},
+          {"min_one_ablated_accuracy", c.min_one_ablated_accuracy},
+          {"directions_w_o", c.directions_w_o},
+          {"directions_w_u", c.directions_w_u},
+          {"angle_dot_agree", c.angle_dot_agree},
+          {"dot_correct", c.dot_correct},
+          {"single_flips", c.single_flips},
+          {"pair_flips", pairs},
+          {"all_heads_answer", c.all_heads_answer},
+          {"one_hot_exceptions", c.one_hot_exceptions},
+          {"default_answer", c.default_answer},
+          {"recruited_cells", c.recruited_cells},
+          {"scores_monotone", c.scores_monotone},
+          {"markers_below_digits", c.markers_below_digits}};
+}
 
 json max_digit_weights_to_json(const md::MaxDigitWeights& w, const md::MaxDigitTrainingSettings* training,
                                double final_loss) {
@@ -144,6 +184,13 @@ json max_digit_analysis_to_json(const md::MaxDigitAnalysis& a) {
                      {"original_logits", logits_json(a.patch_all.original_logits)},
                      {"single_head", single},
                      {"all_heads", {{"answer", a.patch_all.answer}, {"logits", logits_json(a.patch_all.logits)}}}};
+  json pairs = json::array();
+  for (const auto& p : a.patch_pairs) {
+    pairs.push_back({{"heads", {p.heads[0], p.heads[1]}}, {"answer", p.result.answer}, {"logits", logits_json(p.result.logits)}});
+  }
+  out["patching"]["pairs"] = pairs;
+  out["mechanism"] = mechanism_json(a.mechanism_figures);
+  out["claims"] = max_digit_claims_to_json(md::seed_claims(a));
   out["angle_vs_dot"] = {{"basis", "w_o"},
                          {"k", 3},
                          {"mean_output", matrix_to_json(a.angle.mean_output)},

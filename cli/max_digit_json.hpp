@@ -14,6 +14,8 @@ nlohmann::json max_digit_weights_to_json(const max_digit::MaxDigitWeights& weigh
                                          const max_digit::MaxDigitTrainingSettings* training, double final_loss);
 // Throws InputError naming the field: missing field, unknown format_version, wrong shape, non-number, non-finite.
 max_digit::MaxDigitWeights max_digit_weights_from_json(const nlohmann::json& file);
+// The cross-seed findings of one analysis (analysis.json "claims", headlab max-digit seeds).
+nlohmann::json max_digit_claims_to_json(const max_digit::SeedClaims& claims);
 nlohmann::json max_digit_analysis_to_json(const max_digit::MaxDigitAnalysis& analysis);
 
 }  // namespace headlab::cli

@@ -4,6 +4,7 @@
 
 #include <Eigen/Eigenvalues>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -92,6 +93,22 @@ Matrix score_table(const MaxDigitWeights& w) {
   for (int h = 0; h < H; ++h) {
     for (int t = 0; t < V; ++t) out(h, t) = T.score[h][t];
   }
+  return out;
+}
+
+Matrix head_logits(const MaxDigitWeights& w, const std::vector<int>& digits) {
+  validate_weights(w);
+  const TokenCounts counts = token_counts(digits);
+  const TokenTables T = token_tables(w, false);
+  const auto mass = attention_mass(T, counts);
+  Matrix out = Matrix::Zero(H + 1, V);
+  for (int h = 0; h < H; ++h) {
+    for (int t = 0; t < V; ++t) {
+      if (mass[h][t] == 0.0) continue;
+      for (int j = 0; j < V; ++j) out(h, j) += mass[h][t] * T.logit[(h * V + t) * V + j];
+    }
+  }
+  for (int j = 0; j < V; ++j) out(H, j) = T.residual_logit[j];
   return out;
 }
 
@@ -303,6 +320,120 @@ AngleVsDot angle_vs_dot(const MaxDigitWeights& w, Basis basis, int k) {
   return r;
 }
 
+Mechanism mechanism(const MaxDigitWeights& w, const std::array<std::vector<int>, 10>& recruited) {
+  validate_weights(w);
+  const TokenTables T = token_tables(w, false);
+  Mechanism m;
+  for (int h = 0; h < H; ++h) {
+    // Least-squares slope over d = 0…9: Σ (d − 4.5)(s − s̄) / Σ (d − 4.5)², Σ (d − 4.5)² = 82.5.
+    double mean = 0.0;
+    for (int d = 0; d < 10; ++d) mean += T.score[h][d] / 10.0;
+    double slope = 0.0;
+    for (int d = 0; d < 10; ++d) slope += (d - 4.5) * (T.score[h][d] - mean);
+    m.score_slope[h] = slope / 82.5;
+    bool monotone = true;
+    for (int d = 1; d < 10; ++d) monotone = monotone && T.score[h][d] > T.score[h][d - 1];
+    m.score_monotone[h] = monotone;
+    double lowest_digit = T.score[h][0], highest_marker = T.score[h][kPad];
+    for (int d = 1; d < 10; ++d) lowest_digit = std::min(lowest_digit, T.score[h][d]);
+    for (int t = kPad; t < V; ++t) highest_marker = std::max(highest_marker, T.score[h][t]);
+    m.marker_gap[h] = lowest_digit - highest_marker;
+  }
+  for (int t = 0; t < V; ++t) {
+    m.embedding_norm[t] = w.E.row(t).norm();
+    m.unembedding_norm[t] = w.W_U.col(t).norm();
+  }
+  // A head one-hot on token t adds L_h[t]; "every head on ANS" is the default.
+  const auto one_hot = [&](const std::array<int, H>& token, bool residual) {
+    std::array<double, V> logits = residual ? T.residual_logit : std::array<double, V>{};
+    for (int h = 0; h < H; ++h) {
+      for (int j = 0; j < V; ++j) logits[j] += T.logit[(h * V + token[h]) * V + j];
+    }
+    return logits;
+  };
+  m.default_logits = one_hot({kAns, kAns, kAns, kAns}, true);
+  m.default_answer = answer_of(m.default_logits);
+  m.default_answer_residual_free = answer_of(one_hot({kAns, kAns, kAns, kAns}, false));
+  for (int d = 0; d < 10; ++d) {
+    m.one_hot_answer[d] = answer_of(one_hot({d, d, d, d}, true));
+    std::array<int, H> token{kAns, kAns, kAns, kAns};
+    for (int h : recruited[d]) token[h] = d;
+    m.recruited_one_hot_answer[d] = answer_of(one_hot(token, true));
+  }
+  return m;
+}
+
+RunnerUpSplit runner_up_split(const MaxDigitWeights& w, int maximum, int runner_up) {
+  validate_weights(w);
+  require_index("maximum", maximum, 10);
+  require_index("runner_up", runner_up, 10);
+  if (runner_up >= maximum) {
+    throw InputError("runner_up must be below maximum, got runner_up " + std::to_string(runner_up) + " and maximum " +
+                     std::to_string(maximum));
+  }
+  const TokenTables T = token_tables(w, false);
+  const auto mass = attention_mass(T, token_counts({runner_up, maximum}));
+  RunnerUpSplit r;
+  r.maximum = maximum;
+  r.runner_up = runner_up;
+  for (int h = 0; h < H; ++h) {
+    r.gap[h] = T.score[h][maximum] - T.score[h][runner_up];
+    r.on_maximum[h] = mass[h][maximum];
+    r.on_runner_up[h] = mass[h][runner_up];
+    // σ(gap) from e^x for x ≤ 0 only (same bits natively and in WASM).
+    r.two_token_share[h] = r.gap[h] >= 0 ? 1.0 / (1.0 + exp_nonpositive(-r.gap[h]))
+                                         : exp_nonpositive(r.gap[h]) / (1.0 + exp_nonpositive(r.gap[h]));
+  }
+  return r;
+}
+
+SeedClaims seed_claims(const MaxDigitAnalysis& a) {
+  SeedClaims c;
+  c.accuracy = a.accuracy.accuracy;
+  c.min_single_head_accuracy = 1.0;
+  c.min_one_ablated_accuracy = 1.0;
+  for (const HeadAblation& row : a.head_ablation) {
+    if (row.heads.size() == 1) c.min_one_ablated_accuracy = std::min(c.min_one_ablated_accuracy, row.report.accuracy);
+    if (row.heads.size() != 3) continue;
+    int kept = 0 + 1 + 2 + 3;
+    for (int h : row.heads) kept -= h;
+    c.single_head_accuracy[kept] = row.report.accuracy;
+    c.min_single_head_accuracy = std::min(c.min_single_head_accuracy, row.report.accuracy);
+    if (row.report.correct == row.report.total) ++c.single_heads_perfect;
+  }
+  const auto needed = [](const std::vector<AccuracyReport>& reports) {
+    for (std::size_t k = 0; k < reports.size(); ++k) {
+      if (reports[k].correct == reports[k].total) return static_cast<int>(k + 1);
+    }
+    return 0;
+  };
+  c.directions_w_o = needed(a.subspace_w_o);
+  c.directions_w_u = needed(a.subspace_w_u);
+  for (int m = 0; m < 10; ++m) {
+    if (a.angle.best_by_cosine[m] == a.angle.best_by_dot[m]) ++c.angle_dot_agree;
+    if (a.angle.best_by_dot[m] == m) ++c.dot_correct;
+  }
+  for (const SinglePatch& p : a.patch_single) {
+    if (p.result.answer != p.result.original_answer) c.single_flips.push_back(p.head);
+  }
+  for (const PairPatch& p : a.patch_pairs) {
+    if (p.result.answer != p.result.original_answer) c.pair_flips.push_back(p.heads);
+  }
+  c.all_heads_answer = a.patch_all.answer;
+  for (int m = 0; m < 10; ++m) {
+    if (a.mechanism_figures.one_hot_answer[m] != m) c.one_hot_exceptions.push_back(m);
+    c.recruited_cells += static_cast<int>(a.recruited[m].size());
+  }
+  c.default_answer = a.mechanism_figures.default_answer;
+  c.scores_monotone = true;
+  c.markers_below_digits = true;
+  for (int h = 0; h < H; ++h) {
+    c.scores_monotone = c.scores_monotone && a.mechanism_figures.score_monotone[h];
+    c.markers_below_digits = c.markers_below_digits && a.mechanism_figures.marker_gap[h] > 0;
+  }
+  return c;
+}
+
 MaxDigitAnalysis analyze_max_digit(const MaxDigitWeights& w) {
   validate_weights(w);
   const EvaluationSet& set = standard_evaluation_set();
@@ -356,7 +487,13 @@ MaxDigitAnalysis analyze_max_digit(const MaxDigitWeights& w) {
   std::vector<AttentionPatch> every;
   for (int h = 0; h < H; ++h) every.push_back({h, a.patch_position});
   a.patch_all = patch_attention(w, a.patch_digits, every);
+  for (int h0 = 0; h0 < H; ++h0) {
+    for (int h1 = h0 + 1; h1 < H; ++h1) {
+      a.patch_pairs.push_back({{h0, h1}, patch_attention(w, a.patch_digits, {{h0, a.patch_position}, {h1, a.patch_position}})});
+    }
+  }
   a.angle = angle_vs_dot(w, Basis::w_o, 3);
+  a.mechanism_figures = mechanism(w, a.recruited);
   return a;
 }
 

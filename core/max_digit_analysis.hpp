@@ -42,6 +42,10 @@ Matrix ans_attention(const MaxDigitWeights& weights, const std::vector<int>& dig
 // (a) s_h(t) = (E[ANS] W_Q^h)·(E[t] W_K^h) / 4: 4 × 14.
 Matrix score_table(const MaxDigitWeights& weights);
 
+// What each head writes, read through the unembedding, for one list: 5 × 14, row h (0–3) is
+// head_h W_U = Σ_t a_h(t) L_h[t], row 4 is x_ANS W_U; the column sums are the logits.
+Matrix head_logits(const MaxDigitWeights& weights, const std::vector<int>& digits);
+
 // (b) For each head, a 10 × 14 matrix: row m is the mean attention mass on each token over
 // the evaluation lists whose maximum is m.
 std::vector<Matrix> attention_by_max(const MaxDigitWeights& weights,
@@ -109,6 +113,36 @@ struct AngleVsDot {
 };
 AngleVsDot angle_vs_dot(const MaxDigitWeights& weights, Basis basis, int k = 3);
 
+// The mechanism in numbers (analysis.json "mechanism"; article section "The mechanism at a glance").
+struct Mechanism {
+  std::array<double, kHeads> score_slope{};      // least-squares slope of s_h(d) against d = 0…9
+  std::array<bool, kHeads> score_monotone{};     // s_h(0) < s_h(1) < … < s_h(9)
+  std::array<double, kHeads> marker_gap{};       // min_d s_h(d) − max over PAD, BOS, SEP, ANS of s_h
+  std::array<double, kVocab> embedding_norm{};   // ‖E[t]‖
+  std::array<double, kVocab> unembedding_norm{}; // ‖W_U[:, t]‖
+  // Every head attending to ANS alone: logits x_ANS W_U + Σ_h O_h[ANS] W_U, O_h[t] = E[t] W_V^h W_O^h.
+  std::array<double, kVocab> default_logits{};
+  int default_answer = 0;
+  int default_answer_residual_free = 0;          // argmax of Σ_h O_h[ANS] W_U
+  // Every head one-hot on the maximum m: argmax(x_ANS W_U + Σ_h O_h[m] W_U), one answer per m.
+  std::array<int, 10> one_hot_answer{};
+  // Recruited heads (mass on m > ½, averaged) one-hot on m, the other heads one-hot on ANS.
+  std::array<int, 10> recruited_one_hot_answer{};
+};
+Mechanism mechanism(const MaxDigitWeights& weights, const std::array<std::vector<int>, 10>& recruited);
+
+// The softmax splitting attention between the maximum m and the runner-up r < m, for the
+// list (r, m). With only m and r in the softmax, a_h(m) would be σ(gap) = 1 / (1 + e^{−gap}),
+// gap = s_h(m) − s_h(r); the markers BOS, PAD, SEP, ANS take the rest of the measured mass.
+struct RunnerUpSplit {
+  int maximum = 0, runner_up = 0;
+  std::array<double, kHeads> gap{};
+  std::array<double, kHeads> on_maximum{};
+  std::array<double, kHeads> on_runner_up{};
+  std::array<double, kHeads> two_token_share{};  // σ(gap)
+};
+RunnerUpSplit runner_up_split(const MaxDigitWeights& weights, int maximum, int runner_up);
+
 // Everything analysis.json holds (see docs/max-digit-analysis.md).
 struct HeadAblation {
   std::vector<int> heads;
@@ -116,6 +150,10 @@ struct HeadAblation {
 };
 struct SinglePatch {
   int head = 0;
+  PatchResult result;
+};
+struct PairPatch {
+  std::array<int, 2> heads{};
   PatchResult result;
 };
 struct MaxDigitAnalysis {
@@ -138,7 +176,30 @@ struct MaxDigitAnalysis {
   std::vector<SinglePatch> patch_single;            // each head alone pointed at that position
   PatchResult patch_all;                            // every head pointed there
   AngleVsDot angle;                                 // W_O basis, k = 3
+  std::vector<PairPatch> patch_pairs;               // each of the 6 pairs of heads pointed at that position
+  Mechanism mechanism_figures;
 };
+
+// The findings the article compares across seeds (analysis.json "claims"), derived from one analysis.
+struct SeedClaims {
+  double accuracy = 0;
+  std::array<double, kHeads> single_head_accuracy{};  // only head h kept, the other three ablated
+  double min_single_head_accuracy = 0;
+  int single_heads_perfect = 0;       // heads that alone answer every list
+  double min_one_ablated_accuracy = 0;  // worst accuracy with one head ablated
+  int directions_w_o = 0, directions_w_u = 0;  // smallest k ≤ 8 with every list right (0: none)
+  int angle_dot_agree = 0;            // maxima whose closest direction is also the largest dot product
+  int dot_correct = 0;                // maxima whose largest dot product is the maximum itself
+  std::vector<int> single_flips;      // heads that alone, pointed at the 4, change the answer
+  std::vector<std::array<int, 2>> pair_flips;  // pairs that, pointed at the 4, change the answer
+  int all_heads_answer = 0;           // every head pointed at the 4
+  std::vector<int> one_hot_exceptions;  // maxima m where every head one-hot on m does not answer m
+  int default_answer = 0;             // every head on ANS
+  int recruited_cells = 0;            // (maximum, head) pairs with mass on the maximum > ½, of 40
+  bool scores_monotone = false;       // every head's score rises from digit 0 to digit 9
+  bool markers_below_digits = false;  // every head scores every marker below every digit
+};
+SeedClaims seed_claims(const MaxDigitAnalysis& analysis);
 constexpr int kSubspaceMaxK = 8;
 MaxDigitAnalysis analyze_max_digit(const MaxDigitWeights& weights);
 

@@ -31,9 +31,12 @@ const CHROMIUM_ARGS = [
 function collect() {
   const out = [];
   for (const el of document.querySelectorAll('*')) {
-    if (!el.localName.startsWith('headlab-') || !el.shadowRoot) continue;
+    if (!el.localName.startsWith('headlab-')) continue;
     const item = { tag: el.localName, html: '', sheets: [], svg: '', summary: '' };
     out.push(item);
+    // An element without a shadow root (<headlab-value> in the prose) keeps its markup; it is
+    // listed so the page's elements and the file's tags stay in step.
+    if (!el.shadowRoot) continue;
     // A widget whose light DOM is its content (the quiz: slotted question and choices) is
     // already readable without script; a manual slot assignment cannot be declared in HTML.
     if (el.shadowRoot.slotAssignment === 'manual') continue;

@@ -227,7 +227,7 @@ export interface MaxDigitModelState {
  * <headlab-max-digit-model id="…">: the model the max-digit widgets with model="<id>" read, with
  * in-page retraining in a Web Worker. Attributes: src (weights JSON, resolved against the page;
  * default the shipped seed-0 file), seed (integer ≥ 0, default 1), steps (1–100000, default 4000),
- * unit-norm-unembedding (boolean). Shared: seed.
+ * unit-norm-unembedding (boolean), loading ("lazy": fetch the weights only when the panel or a widget reading it nears the viewport). Shared: seed.
  */
 export interface HeadlabMaxDigitModel extends HeadlabElementBase<MaxDigitModelState> {
   src: string; seed: number; steps: number; unitNormUnembedding: boolean;
@@ -294,6 +294,27 @@ export interface HeadlabAngleDot extends MaxDigitElementBase<AngleDotState> {
   matrix: 'cosine' | 'dot';
 }
 
+export interface MaxDigitMechanismState { digits: number[]; answer: number }
+/** The mechanism at a glance for one list: scores, softmax, what each head writes, the logits. Attributes: digits, model. Shared: digits. */
+export interface HeadlabMaxDigitMechanism extends MaxDigitElementBase<MaxDigitMechanismState> {
+  digits: number[];
+}
+
+export interface ScoreRampsState { maximum: number; runner_up: number; on_maximum: number[]; two_token_share: number[] }
+/** Every head's score over the 14 tokens, and the runner-up split against σ(gap). Attributes: maximum (1–9), runner-up (below it), model. Shared: maximum, runner-up. */
+export interface HeadlabScoreRamps extends MaxDigitElementBase<ScoreRampsState> {
+  maximum: number; runnerUp: number;
+}
+
+export interface SeedGridState { status: 'idle' | 'training' | 'done' | 'stopped' | 'failed'; trained: number[]; agree: number[] }
+/** Claims × seeds from the file `headlab max-digit seeds` wrote; trains the seeds in the worker on request and compares. Attributes: src, from, to, steps. Shared: from, to. */
+export interface HeadlabSeedGrid extends HeadlabElementBase<SeedGridState> {
+  readonly from: number; readonly to: number; readonly steps: number;
+  /** Trains seeds from…to in the worker, one after another. */
+  train(): void;
+  stop(): void;
+}
+
 // ---------- <headlab-value> ----------
 
 /** A number a source element offers for the prose: what its boundValue(name) returns. */
@@ -343,6 +364,9 @@ export interface HeadlabElementTagNameMap {
     'headlab-subspace-accuracy': HeadlabSubspaceAccuracy;
     'headlab-head-contributions': HeadlabHeadContributions;
     'headlab-angle-dot': HeadlabAngleDot;
+    'headlab-max-digit-mechanism': HeadlabMaxDigitMechanism;
+    'headlab-score-ramps': HeadlabScoreRamps;
+    'headlab-seed-grid': HeadlabSeedGrid;
     'headlab-value': HeadlabValue;
 }
 
@@ -361,6 +385,9 @@ export const HeadlabHeadAblation: ElementClass<HeadlabHeadAblation>;
 export const HeadlabSubspaceAccuracy: ElementClass<HeadlabSubspaceAccuracy>;
 export const HeadlabHeadContributions: ElementClass<HeadlabHeadContributions>;
 export const HeadlabAngleDot: ElementClass<HeadlabAngleDot>;
+export const HeadlabMaxDigitMechanism: ElementClass<HeadlabMaxDigitMechanism>;
+export const HeadlabScoreRamps: ElementClass<HeadlabScoreRamps>;
+export const HeadlabSeedGrid: ElementClass<HeadlabSeedGrid>;
 export const HeadlabValue: ElementClass<HeadlabValue>;
 
 // ---------- JSX (React, Preact, Astro, Solid): attributes as written in markup ----------
@@ -387,13 +414,16 @@ export interface HeadlabJSXElements {
     pace?: 'watch' | 'fast'; autostart?: boolean | '';
   };
   'headlab-interventions': HeadlabBaseAttributes & { source?: string; intervention?: InterventionsState['intervention']; feature?: Num; shift?: Num };
-  'headlab-max-digit-model': HeadlabBaseAttributes & { src?: string; seed?: Num; steps?: Num; 'unit-norm-unembedding'?: boolean | '' };
+  'headlab-max-digit-model': HeadlabBaseAttributes & { src?: string; seed?: Num; steps?: Num; 'unit-norm-unembedding'?: boolean | ''; loading?: 'lazy' | 'eager' };
   'headlab-attention-bars': MaxDigitAttributes & { digits?: string };
   'headlab-attention-patch': MaxDigitAttributes & { digits?: string; patches?: string };
   'headlab-head-ablation': MaxDigitAttributes & { ablated?: string };
   'headlab-subspace-accuracy': MaxDigitAttributes & { k?: Num; basis?: MaxDigitBasis };
   'headlab-head-contributions': MaxDigitAttributes & { digits?: string; mode?: 'outputs' | 'corrections'; layout?: 'origin' | 'chained' };
   'headlab-angle-dot': MaxDigitAttributes & { matrix?: 'cosine' | 'dot' };
+  'headlab-max-digit-mechanism': MaxDigitAttributes & { digits?: string };
+  'headlab-score-ramps': MaxDigitAttributes & { maximum?: Num; 'runner-up'?: Num };
+  'headlab-seed-grid': HeadlabBaseAttributes & { src?: string; from?: Num; to?: Num; steps?: Num };
 }
 
 declare global {

@@ -402,6 +402,15 @@ export interface MaxDigitContributions {
   answer: number;
 }
 
+export interface MaxDigitRunnerUp {
+  maximum: number;
+  runner_up: number;
+  gap: number[];
+  on_maximum: number[];
+  on_runner_up: number[];
+  two_token_share: number[];
+}
+
 export interface MaxDigitAngleVsDot {
   /** 10 × k: mean residual-free output for lists with maximum m. */
   mean_output: Matrix;
@@ -451,6 +460,15 @@ export interface MaxDigitCore extends HeadlabModule {
   maxDigitAngleVsDot(weights: MaxDigitWeights, basis?: MaxDigitBasis, k?: number): MaxDigitAngleVsDot;
   /** The full analysis in the layout of analysis.json (nested arrays). */
   maxDigitAnalyze(weights: MaxDigitWeights): Record<string, unknown>;
+  /**
+   * The softmax splitting attention between `maximum` (1–9) and `runnerUp` (0 … maximum − 1)
+   * for the list (runnerUp, maximum): per head (arrays of 4) the score gap s_h(m) − s_h(r),
+   * the measured mass on each, and σ(gap), the share of the maximum if only the two digits
+   * shared the softmax. Throws HeadlabError unless runnerUp < maximum, both digits.
+   */
+  maxDigitRunnerUp(weights: MaxDigitWeights, maximum: number, runnerUp: number): MaxDigitRunnerUp;
+  /** What each head writes for `digits` (1–6 digits 0–9), read through W_U: 5 × 14, rows 0–3 = head_h W_U, row 4 = x_ANS W_U; column sums are the logits. */
+  maxDigitHeadLogits(weights: MaxDigitWeights, digits: number[]): Matrix;
 }
 
 // ---- diagnostics (web/module.js, web/bindings/module_bindings.cpp) ----

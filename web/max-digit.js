@@ -124,5 +124,7 @@ export function maxDigitApi(module) {
       unwrap(module.max_digit_contributions(w(weights), digits, basis, k)),
     maxDigitAngleVsDot: (weights, basis = 'w_o', k = 3) => unwrap(module.max_digit_angle_vs_dot(w(weights), basis, k)),
     maxDigitAnalyze: (weights) => unwrap(module.max_digit_analyze(w(weights))),
+    maxDigitHeadLogits: (weights, digits) => unwrap(module.max_digit_head_logits(w(weights), digits)),
+    maxDigitRunnerUp: (weights, maximum, runnerUp) => unwrap(module.max_digit_runner_up(w(weights), maximum, runnerUp)),
   };
 }

@@ -53,7 +53,7 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
   }
 
   protected buildContent(content: HTMLDivElement): void {
-    this.field = new DigitsField(this, 'Digits (1 to 6, each 0–9):', (t, type, h) => this.listen(t, type, h), () => this.emitChange());
+    this.field = new DigitsField(this, 'Digits (1 to 6, each 0–9):', (input, options) => this.bindField(input, options), () => this.emitChange());
     const figure = el('div', { class: 'figure' });
     this.svgSlot = el('div');
     this.captionLine = el('p', { class: 'caption' });
@@ -123,13 +123,14 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
       const top = h * PANEL_H + 14;
       const base = top + PANEL_H - 34;
       const span = base - top - 12;
-      shapes.push({ kind: 'text', x: 4, y: top + span / 2 + 10, text: `head ${h}`, fill: rgbText(c.fg), size: 12, weight: 'bold' });
+      shapes.push({ kind: 'text', x: 4, y: top + span / 2 + 10, text: `head ${h}`, fill: rgbText(c.fg), size: 12, weight: 'bold', data: { head: String(h) } });
       shapes.push({ kind: 'line', x1: LEFT, y1: base, x2: WIDTH - 8, y2: base, stroke: rgbText(c.muted) });
       for (let p = 0; p < POSITIONS; p++) {
         const a = att[h * POSITIONS + p];
         const x = LEFT + p * slot + (slot - barW) / 2;
         const hgt = Math.max(0, a) * span;
-        shapes.push({ kind: 'rect', x, y: base - hgt, w: barW, h: hgt, fill: HEAD_COLOURS[h] });
+        const tag = { head: String(h), position: String(p), ...(tokens[p] < 10 ? { digit: String(tokens[p]) } : {}) };
+        shapes.push({ kind: 'rect', x, y: base - hgt, w: barW, h: hgt, fill: HEAD_COLOURS[h], data: tag });
         shapes.push({ kind: 'text', x: x + barW / 2, y: base - hgt - 7, text: formatNumber(a, 2), fill: rgbText(c.fg), size: 10, anchor: 'middle' });
         const t = tokens[p];
         shapes.push({
@@ -150,12 +151,12 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
     const body = table.createTBody();
     for (let h = 0; h < HEADS; h++) {
       const tr = body.insertRow();
-      const th = el('th', { scope: 'row', class: 'head-name' });
+      const th = el('th', { scope: 'row', class: 'head-name', 'data-head': String(h) });
       th.append(headLabel(h));
       tr.append(th);
       tokens.forEach((t) => {
         const s = model.analysis.scores[h][t];
-        const td = el('td', { class: `num${t === maxDigit ? ' max-col' : ''}${t === ANS ? ' ans-col' : ''}`, 'data-value': String(s), 'data-token': String(t) }, formatNumber(s, 2));
+        const td = el('td', { class: `num${t === maxDigit ? ' max-col' : ''}${t === ANS ? ' ans-col' : ''}`, 'data-value': String(s), 'data-token': String(t), ...(t < 10 ? { 'data-digit': String(t) } : {}) }, formatNumber(s, 2));
         tr.append(td);
       });
       const gap = model.analysis.scores[h][maxDigit] - model.analysis.scores[h][ANS];
@@ -179,7 +180,7 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
       for (let m = 0; m < 10; m++) {
         const onMax = model.analysis.attention_by_max[h][m][m];
         const onAns = model.analysis.attention_by_max[h][m][ANS];
-        const td = el('td', { class: 'num', 'data-value': String(onMax), 'data-ans': String(onAns), 'data-max': String(m), 'data-head': String(h) });
+        const td = el('td', { class: 'num', 'data-value': String(onMax), 'data-ans': String(onAns), 'data-max': String(m), 'data-head': String(h), 'data-digit': String(m) });
         td.append(formatNumber(onMax, 2), el('br'), el('span', { class: 'note' }, formatNumber(onAns, 2)));
         td.title = `head ${h}, maximum ${m}: ${formatNumber(onMax, 4)} on ${m}, ${formatNumber(onAns, 4)} on ANS`;
         tr.append(td);

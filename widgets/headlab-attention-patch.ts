@@ -37,7 +37,9 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     fieldset.head { border: 1px solid var(--hl-rule); border-radius: 4px; margin: 0 0 0.4rem; padding: 0.2rem 0.5rem 0.4rem; }
     fieldset.head legend { font-weight: 600; padding: 0 0.25rem; }
     .choices { display: flex; flex-wrap: wrap; gap: 0.15rem 0.35rem; }
-    .choices label { display: inline-flex; align-items: center; gap: 0.15rem; min-height: 1.9rem; padding: 0 0.3rem;
+    .choices label .pos { display: block; font-size: 0.75em; color: var(--hl-muted); line-height: 1.1; }
+    .choices label .tok { display: block; font-weight: 600; line-height: 1.2; }
+    .choices label { display: inline-flex; align-items: center; gap: 0.25rem; min-height: 2.75rem; padding: 0 0.4rem;
       border: 1px solid var(--hl-rule); border-radius: 4px; background: var(--hl-control); cursor: pointer; }
     .choices label:has(input:checked) { border-color: var(--hl-focus); box-shadow: inset 0 0 0 1px var(--hl-focus); }
     .answers { font-size: 1.05em; margin: 0.5rem 0; }
@@ -88,12 +90,12 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
   }
 
   protected buildContent(content: HTMLDivElement): void {
-    this.field = new DigitsField(this, 'Digits (1 to 6, each 0–9):', (t, type, h) => this.listen(t, type, h), () => this.emitChange());
-    const intro = el('p', { class: 'caption' }, 'For each head, choose the one position its ANS row should attend to, or keep the head’s own attention.');
+    this.field = new DigitsField(this, 'Digits (1 to 6, each 0–9):', (input, options) => this.bindField(input, options), () => this.emitChange());
+    const intro = el('p', { class: 'caption' }, 'For each head, choose the one prompt position its ANS row should attend to (position 0 is BOS, positions 1–6 hold the list, then SEP and ANS), or keep the head’s own attention.');
     const heads = el('div', { class: 'heads' });
     this.groups = [];
     for (let h = 0; h < HEADS; h++) {
-      const fs = el('fieldset', { class: 'head' });
+      const fs = el('fieldset', { class: 'head', 'data-head': String(h) });
       const legend = el('legend');
       legend.append(headSwatch(h), `Head ${h}: ANS attends to`);
       const choices = el('div', { class: 'choices' });
@@ -140,8 +142,15 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
         const p = i - 1;
         input.checked = p === chosen;
         const span = input.nextElementSibling!;
-        span.textContent = p < 0 ? 'own' : TOKEN_NAMES[tokens[p]];
-        input.setAttribute('aria-label', p < 0 ? `head ${h}: its own attention` : `head ${h}: position ${p}, token ${TOKEN_NAMES[tokens[p]]}`);
+        const words = p < 0 ? 'its own attention' : slotName(p, tokens[p]);
+        if (span.textContent !== words) {
+          if (p < 0) span.textContent = 'own attention';
+          else span.replaceChildren(el('span', { class: 'pos' }, `position ${p}`), el('span', { class: 'tok' }, tokenWord(tokens[p])));
+        }
+        input.setAttribute('aria-label', `head ${h}: ${words}`);
+        input.closest('label')!.setAttribute('data-position', String(p));
+        if (p >= 0 && tokens[p] < 10) input.closest('label')!.setAttribute('data-digit', String(tokens[p]));
+        else input.closest('label')!.removeAttribute('data-digit');
       });
     });
     const r = this.cached(model, `patch:${digits.join('')}:${patches.map((x) => `${x.head}${x.position}`).join(',')}`, () => this.maxDigit!.maxDigitPatch(model.weights, digits, patches));
@@ -150,7 +159,7 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     const changed = r.answer !== r.original_answer;
     const what = patches.length === 0
       ? 'no head patched'
-      : patches.map((x) => `head ${x.head} → position ${x.position} (${TOKEN_NAMES[tokens[x.position]]})`).join(', ');
+      : patches.map((x) => `head ${x.head} → ${slotName(x.position, tokens[x.position])}`).join(', ');
     this.answerLine!.replaceChildren(
       'Clean answer ', el('strong', { 'data-answer': 'clean' }, String(r.original_answer)),
       ' · patched answer ', el('strong', { 'data-answer': 'patched' }, String(r.answer)),
@@ -232,4 +241,13 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
       }
     }
   }
+}
+
+/** A prompt slot in the article's words: "position 3 · digit 4", "position 0 · BOS". */
+export function slotName(position: number, token: number): string {
+  return `position ${position} · ${tokenWord(token)}`;
+}
+
+function tokenWord(token: number): string {
+  return token < 10 ? `digit ${token}` : TOKEN_NAMES[token];
 }

@@ -76,7 +76,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
   }
 
   protected buildContent(content: HTMLDivElement): void {
-    this.field = new DigitsField(this, 'Digits (1 to 6, each 0–9):', (t, type, h) => this.listen(t, type, h), () => this.emitChange());
+    this.field = new DigitsField(this, 'Digits (1 to 6, each 0–9):', (input, options) => this.bindField(input, options), () => this.emitChange());
     const options = el('div', { class: 'options' });
     const radios = (name: string, values: [string, string][], set: (v: string) => void): [HTMLFieldSetElement, HTMLInputElement[]] => {
       const fs = el('fieldset');
@@ -149,6 +149,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
 
   disconnectedCallback(): void {
     // The view's listeners belonged to the old controls; a re-attach builds a new view.
+    this.view?.dispose();
     this.view = null;
     super.disconnectedCallback();
   }
@@ -180,6 +181,9 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
       el('strong', { 'data-figure': 'pick' }, String(pick)),
       '; the full model answers ', el('strong', { 'data-figure': 'answer' }, String(c.answer)),
       ` (the maximum is ${maxDigit}).`,
+      ...(mode === 'corrections'
+        ? [' The default alone (every head attending to ANS) would answer ', el('strong', { 'data-figure': 'default' }, String(model.analysis.mechanism.default_answer)), '; no list produces it.']
+        : []),
     );
     const modeText = mode === 'outputs' ? 'Each head’s output' : 'Each head’s correction from its default (attending to ANS only)';
     this.text = `${modeText} for the list ${digits.join(', ')}, in the top three W_O directions: the sum is (${Array.from(c.head_sum.data, (x) => formatNumber(x, 2)).join(', ')}); its largest dot product with a digit's unembedding is ${formatNumber(dots[pick], 1)}, for digit ${pick}; the full model answers ${c.answer}.`;
@@ -195,16 +199,41 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     if (!view) return;
     if (!view.svg.isConnected) this.stage!.append(view.svg);
     const colours = this.themeColours();
-    const content = this.cached(model, `content:${digits.join('')}:${mode}:${layout}:${rgbText(colours.fg)}`, () => this.viewContent(c, mode, layout, pick, colours));
+    const frame = this.cached(model, 'frame', () => this.modelFrame(model));
+    const content = this.cached(model, `content:${digits.join('')}:${mode}:${layout}:${rgbText(colours.fg)}`, () => this.viewContent(c, mode, layout, pick, colours, frame));
     this.shown = { content: content.view, text: this.text };
     view.set(content.view);
-    this.scaleNote!.textContent = `Digit points are drawn ×${formatNumber(content.factor, 3)} so they reach as far as the arrows; scaling every digit by one factor leaves the largest dot product unchanged.`;
+    this.scaleNote!.textContent = `One scale for this model, whatever the list: the digit points are drawn ×${formatNumber(content.factor, 3)} so the farthest reaches as far as the longest sum over the single-digit lists; one factor on every digit leaves the largest dot product unchanged. The dotted line joins the digits 0 → 9.`;
     view.svg.setAttribute('aria-label', this.text);
     this.announceAngles();
   }
 
+  /**
+   * The model's fixed frame: how far the arrows reach over the ten single-digit lists (both
+   * modes, both layouts) and the one factor that brings the digit points to the longest sum.
+   */
+  private modelFrame(model: MaxDigitModel): { reach: number; factor: number } {
+    let reach = 0, sumReach = 0, digitReach = 0;
+    for (let d = 0; d < 10; d++) {
+      const c = this.maxDigit!.maxDigitContributions(model.weights, [d], 'w_o', 3);
+      const v = (m: { data: Float64Array }, row: number): Vec3 => [m.data[row * 3], m.data[row * 3 + 1], m.data[row * 3 + 2]];
+      sumReach = Math.max(sumReach, norm(v(c.head_sum, 0)));
+      let chainO: Vec3 = [0, 0, 0];
+      let chainC: Vec3 = v(c.default_sum, 0);
+      reach = Math.max(reach, norm(chainC));
+      for (let h = 0; h < HEADS; h++) {
+        chainO = add(chainO, v(c.head_outputs, h));
+        chainC = add(chainC, v(c.corrections, h));
+        reach = Math.max(reach, norm(v(c.head_outputs, h)), norm(chainO), norm(chainC), norm(add(v(c.default_sum, 0), v(c.corrections, h))));
+      }
+      if (d === 0) for (let t = 0; t < 10; t++) digitReach = Math.max(digitReach, norm(v(c.unembedding, t)));
+    }
+    const factor = digitReach > 0 ? sumReach / digitReach : 1;
+    return { reach: Math.max(reach, sumReach) * 1.08 || 1, factor };
+  }
+
   /** The arrows and points of the 3-D view for these contributions. */
-  private viewContent(c: MaxDigitContributions, mode: 'outputs' | 'corrections', layout: 'origin' | 'chained', pick: number, colours: ResolvedColours): { view: ViewContent; factor: number } {
+  private viewContent(c: MaxDigitContributions, mode: 'outputs' | 'corrections', layout: 'origin' | 'chained', pick: number, colours: ResolvedColours, frame: { reach: number; factor: number }): { view: ViewContent; factor: number } {
     const vec = (m: { data: Float64Array }, row: number): Vec3 => [m.data[row * 3], m.data[row * 3 + 1], m.data[row * 3 + 2]];
     const sum = vec(c.head_sum, 0);
     // Digit points share one scale factor so the longest is as long as the longest arrow: a
@@ -237,15 +266,15 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
       }
       arrows.push({ from: zero, to: sum, colour: fg, width: 4, label: 'sum', id: 'sum' });
     }
-    let arrowReach = 0;
-    for (const a of arrows) arrowReach = Math.max(arrowReach, norm(a.to), norm(a.from));
-    let digitReach = 0;
-    for (let d = 0; d < 10; d++) digitReach = Math.max(digitReach, norm(vec(c.unembedding, d)));
-    const factor = digitReach > 0 ? arrowReach / digitReach : 1;
+    const factor = frame.factor;
     const points: ViewPoint[] = Array.from({ length: 10 }, (_, d) => ({
       at: scale(vec(c.unembedding, d), factor), label: String(d), colour: d === pick ? fg : muted, strong: d === pick, id: `digit-${d}`,
     }));
-    return { view: { points, arrows, axisColour: muted, textColour: fg }, factor };
+    // An arrow longer than the frame (a list far from every single-digit list) widens it for this list only.
+    let reach = frame.reach;
+    for (const a of arrows) reach = Math.max(reach, norm(a.to) * 1.02, norm(a.from) * 1.02);
+    const path = { points: points.map((p) => p.at), colour: muted };
+    return { view: { points, arrows, axisColour: muted, textColour: fg, reach, path }, factor };
   }
 
   protected describe(): string {

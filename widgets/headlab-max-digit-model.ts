@@ -12,9 +12,9 @@
 import type { MaxDigitTrainingSettings, MaxDigitWeights } from '../web/headlab-core.js';
 import { WorkerJobs } from '../web/worker-client.js';
 import { HeadlabElement, WidgetInputError, el, integerAttribute, setNumberAttribute } from './base/headlab-element.js';
-import { formatNumber } from './chart/format.js';
+import { formatAccuracy, formatNumber, type BoundValue } from './chart/format.js';
 import { defaultWeightsUrl, modelSource, type MaxDigitAnalysisFile, type MaxDigitModelSource } from './max-digit/model.js';
-import { MAX_DIGIT_CSS, percent } from './max-digit/widget.js';
+import { MAX_DIGIT_CSS } from './max-digit/widget.js';
 
 export type ModelTrainingStatus = 'idle' | 'training' | 'done' | 'stopped' | 'failed';
 
@@ -28,7 +28,7 @@ export interface MaxDigitModelState {
 const CHUNK_STEPS = 100;
 
 export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
-  static observedAttributes = ['src', 'seed', 'steps', 'unit-norm-unembedding'];
+  static observedAttributes = ['src', 'seed', 'steps', 'unit-norm-unembedding', 'loading'];
   protected static sharedAttributes = ['seed'];
   protected static coreModule = 'max-digit' as const;
   protected static css = /* css */ `${MAX_DIGIT_CSS}
@@ -40,6 +40,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   `;
 
   private source: MaxDigitModelSource | null = null;
+  private lazyObserver: IntersectionObserver | null = null;
   private readonly jobs = new WorkerJobs();
   private status: ModelTrainingStatus = 'idle';
   private progressDone = 0;
@@ -50,6 +51,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   private now: HTMLParagraphElement | null = null;
   private seedInput: HTMLInputElement | null = null;
   private inputProblem: HTMLParagraphElement | null = null;
+  private seedField: { show: (text: string) => void } | null = null;
   private trainButton: HTMLButtonElement | null = null;
   private stopButton: HTMLButtonElement | null = null;
   private shippedButton: HTMLButtonElement | null = null;
@@ -72,6 +74,77 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   get state(): MaxDigitModelState {
     const m = this.source?.model ?? null;
     return { status: this.status, seed: m?.seed ?? null, label: m?.label ?? '', accuracy: m ? m.analysis.accuracy : null };
+  }
+
+  /**
+   * Figures of the model now shown, for <headlab-value source="…" name="…"> in the prose
+   * (undefined while loading or for an unknown name). Names:
+   *   accuracy, residual_free_accuracy, residual_only_accuracy (fractions of the evaluation lists), lists;
+   *   slope.h0–h3, slope.min, slope.max (score per digit), marker_gap.min (lowest digit score − highest marker score);
+   *   on_max.min (smallest mean attention mass on the maximum, over maxima and heads), recruited_cells (of 40);
+   *   default_answer (every head on ANS), default_answer_residual_free, one_hot_exceptions (maxima);
+   *   single_head.h0–h3 / .min / .max (only that head kept), single_heads_perfect, one_ablated.min, two_ablated.min;
+   *   directions.w_o, directions.w_u (smallest k with every list right), subspace.w_o.k1–k8, subspace.w_u.k1–k8,
+   *   variance.w_o.top3, variance.w_u.top3, cosine.00;
+   *   angle_dot_agree, dot_correct (maxima, of 10), single_flips, pair_flips (heads / pairs pointed at the 4 that change the answer), all_heads_answer;
+   *   embedding_norm.digits.min/.max, embedding_norm.ANS, unembedding_norm.digits.min/.max.
+   */
+  boundValue(name: string): BoundValue | undefined {
+    const m = this.source?.status === 'ready' ? this.source.model : null;
+    if (!m) return undefined;
+    const a = m.analysis;
+    const lists = a.evaluation.lists;
+    const fraction = (value: number, of = lists): BoundValue => ({ value, kind: 'fraction', of });
+    const count = (value: number): BoundValue => ({ value, kind: 'count' });
+    const number = (value: number): BoundValue => ({ value, kind: 'number' });
+    const ablation = (size: number) => Math.min(...a.head_ablation.filter((r) => r.heads.length === size).map((r) => r.accuracy));
+    const digits = (v: number[]) => v.slice(0, 10);
+    const head = /^(slope|single_head)\.h([0-3])$/.exec(name);
+    if (head) {
+      const h = Number(head[2]);
+      return head[1] === 'slope' ? number(a.mechanism.score_slope[h]) : fraction(a.claims.single_head_accuracy[h]);
+    }
+    const sub = /^subspace\.(w_o|w_u)\.k([1-8])$/.exec(name);
+    if (sub) return fraction(a.subspace_accuracy[sub[1] as 'w_o' | 'w_u'][Number(sub[2]) - 1]);
+    switch (name) {
+      case 'accuracy': return fraction(a.accuracy);
+      case 'residual_free_accuracy': return fraction(a.residual_free_accuracy);
+      case 'residual_only_accuracy': return fraction(a.residual_only_accuracy);
+      case 'lists': return count(lists);
+      case 'slope.min': return number(Math.min(...a.mechanism.score_slope));
+      case 'slope.max': return number(Math.max(...a.mechanism.score_slope));
+      case 'marker_gap.min': return number(Math.min(...a.mechanism.marker_gap));
+      case 'on_max.min': {
+        let low = 1;
+        for (let h = 0; h < 4; h++) for (let d = 0; d < 10; d++) low = Math.min(low, a.attention_by_max[h][d][d]);
+        return { value: low, kind: 'fraction' };
+      }
+      case 'recruited_cells': return count(a.claims.recruited_cells);
+      case 'default_answer': return count(a.mechanism.default_answer);
+      case 'default_answer_residual_free': return count(a.mechanism.default_answer_residual_free);
+      case 'one_hot_exceptions': return count(a.claims.one_hot_exceptions.length);
+      case 'single_head.min': return fraction(a.claims.min_single_head_accuracy);
+      case 'single_head.max': return fraction(Math.max(...a.claims.single_head_accuracy));
+      case 'single_heads_perfect': return count(a.claims.single_heads_perfect);
+      case 'one_ablated.min': return fraction(ablation(1));
+      case 'two_ablated.min': return fraction(ablation(2));
+      case 'directions.w_o': return count(a.claims.directions_w_o);
+      case 'directions.w_u': return count(a.claims.directions_w_u);
+      case 'variance.w_o.top3': return { value: a.variance_explained.w_o.slice(0, 3).reduce((x, y) => x + y, 0), kind: 'fraction' };
+      case 'variance.w_u.top3': return { value: a.variance_explained.w_u.slice(0, 3).reduce((x, y) => x + y, 0), kind: 'fraction' };
+      case 'cosine.00': return number(a.cosine_top3[0][0]);
+      case 'angle_dot_agree': return count(a.claims.angle_dot_agree);
+      case 'dot_correct': return count(a.claims.dot_correct);
+      case 'single_flips': return count(a.claims.single_flips.length);
+      case 'pair_flips': return count(a.claims.pair_flips.length);
+      case 'all_heads_answer': return count(a.claims.all_heads_answer);
+      case 'embedding_norm.digits.min': return number(Math.min(...digits(a.mechanism.embedding_norm)));
+      case 'embedding_norm.digits.max': return number(Math.max(...digits(a.mechanism.embedding_norm)));
+      case 'embedding_norm.ANS': return number(a.mechanism.embedding_norm[13]);
+      case 'unembedding_norm.digits.min': return number(Math.min(...digits(a.mechanism.unembedding_norm)));
+      case 'unembedding_norm.digits.max': return number(Math.max(...digits(a.mechanism.unembedding_norm)));
+      default: return undefined;
+    }
   }
 
   private weightsUrl(): string {
@@ -102,7 +175,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
           this.status = 'done';
           const label = `seed ${settings.seed}, ${settings.steps} steps${settings.unit_norm_unembedding ? ', unit-norm W_U' : ''}, trained in this page`;
           this.source!.replace(value.weights, value.analysis, label, settings.seed!);
-          this.announce(`Trained from seed ${settings.seed}: accuracy ${percent(value.analysis.accuracy, 2)}. Every figure tied to this model now shows it.`);
+          this.announce(`Trained from seed ${settings.seed}: accuracy ${formatAccuracy(value.analysis.accuracy, value.analysis.evaluation.lists)}. Every figure tied to this model now shows it.`);
         }
         this.requestRender();
         this.emitChange();
@@ -131,7 +204,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   protected summarize(): string {
     const m = this.source?.status === 'ready' ? this.source.model : null;
     if (!m) return 'The max-digit model is loading.';
-    return `The figures tied to this panel show ${m.label}: accuracy ${percent(m.analysis.accuracy, 2)} on ${m.analysis.evaluation.lists.toLocaleString('en')} evaluation lists; training status ${this.status}.`;
+    return `The figures tied to this panel show ${m.label}: accuracy ${formatAccuracy(m.analysis.accuracy, m.analysis.evaluation.lists)} on ${m.analysis.evaluation.lists.toLocaleString('en')} evaluation lists; training status ${this.status}.`;
   }
 
   private announce(text: string): void {
@@ -139,6 +212,8 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   }
 
   disconnectedCallback(): void {
+    this.lazyObserver?.disconnect();
+    this.lazyObserver = null;
     this.jobs.dispose();
     if (this.status === 'training') this.status = 'stopped';
     super.disconnectedCallback();
@@ -147,20 +222,37 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   protected build(): void {
     if (!this.id) throw new WidgetInputError('a <headlab-max-digit-model> needs an id, which the widgets name in their model attribute');
     this.source = modelSource(this.id);
-    void this.source.load(this.weightsUrl(), this.maxDigit!);
     this.listen(this.source, 'change', () => this.requestRender());
+    // loading="lazy": fetch the weights only when the panel, or a widget reading it, nears the viewport.
+    if (this.getAttribute('loading') === 'lazy' && typeof IntersectionObserver === 'function') {
+      const readers = [this, ...document.querySelectorAll(`[model="${CSS.escape(this.id)}"]`)];
+      const observer = new IntersectionObserver((entries) => {
+        if (!entries.some((e) => e.isIntersecting)) return;
+        observer.disconnect();
+        void this.source?.load(this.weightsUrl(), this.maxDigit!);
+      }, { rootMargin: '600px 0px' });
+      readers.forEach((r) => observer.observe(r));
+      this.lazyObserver = observer;
+    } else {
+      void this.source.load(this.weightsUrl(), this.maxDigit!);
+    }
 
     this.now = el('p', { class: 'now', role: 'status' });
     const row = el('div', { class: 'row train' });
     const label = el('label', {}, 'Seed');
     this.seedInput = el('input', { type: 'number', min: '0', max: String(2 ** 31 - 1), step: '1', name: 'seed', inputmode: 'numeric' });
     label.append(this.seedInput);
-    this.listen(this.seedInput, 'change', () => {
-      const v = Number(this.seedInput!.value);
-      const ok = this.seedInput!.value.trim() !== '' && Number.isInteger(v) && v >= 0 && v <= 2 ** 31 - 1;
-      this.seedInput!.setAttribute('aria-invalid', String(!ok));
-      this.inputProblem!.textContent = ok ? '' : `The seed must be an integer from 0 to ${2 ** 31 - 1}; the last valid seed (${this.seed}) is kept.`;
-      if (ok) this.seed = v;
+    this.inputProblem = el('p', { class: 'input-problem', role: 'status' });
+    this.seedField = this.bindField(this.seedInput, {
+      label: 'the seed',
+      message: this.inputProblem,
+      parse: (text) => {
+        const v = Number(text);
+        if (!/^[0-9]+$/.test(text) || !Number.isInteger(v) || v > 2 ** 31 - 1) throw new WidgetInputError(`the seed must be an integer from 0 to ${2 ** 31 - 1}, got "${text}"`);
+        return v;
+      },
+      commit: (v) => { this.seed = v; },
+      current: () => String(this.seed),
     });
     this.trainButton = el('button', { type: 'button' }, 'Train a new model');
     this.stopButton = el('button', { type: 'button' }, 'Stop');
@@ -171,7 +263,6 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     this.bar = el('progress', { max: '1', value: '0', 'aria-label': 'Training progress' });
     this.progressText = el('span', { class: 'progress-text' });
     row.append(label, this.trainButton, this.stopButton, this.bar, this.progressText, this.shippedButton);
-    this.inputProblem = el('p', { class: 'input-problem', role: 'status' });
     this.statusLine = el('p', { class: 'note', role: 'status', 'aria-live': 'polite' });
     this.body.append(el('p', { class: 'title' }, 'The model behind the figures'), this.now, row, this.inputProblem, this.statusLine, this.exportControls({ jsonLabel: 'State (JSON)' }));
   }
@@ -181,10 +272,10 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     if (source.status === 'failed') throw new WidgetInputError(`The model could not be loaded: ${source.failure}`);
     const m = source.status === 'ready' ? source.model : null;
     this.now!.textContent = m
-      ? `Now showing ${m.label}: accuracy ${percent(m.analysis.accuracy, 2)} on ${m.analysis.evaluation.lists.toLocaleString('en')} lists.`
-      : 'Loading the model…';
+      ? `Now showing ${m.label}: accuracy ${formatAccuracy(m.analysis.accuracy, m.analysis.evaluation.lists)} on ${m.analysis.evaluation.lists.toLocaleString('en')} lists.`
+      : source.status === 'idle' ? 'The weights load when this section comes into view.' : 'Loading the model…';
     if (m) this.now!.dataset.accuracy = String(m.analysis.accuracy);
-    if (this.root.activeElement !== this.seedInput && this.seedInput!.getAttribute('aria-invalid') !== 'true') this.seedInput!.value = String(this.seed);
+    this.seedField!.show(String(this.seed));
     const training = this.status === 'training';
     this.trainButton!.disabled = m === null;
     this.stopButton!.disabled = !training;

@@ -22,5 +22,8 @@ import './headlab-head-ablation-define.js';
 import './headlab-subspace-accuracy-define.js';
 import './headlab-head-contributions-define.js';
 import './headlab-angle-dot-define.js';
+import './headlab-max-digit-mechanism-define.js';
+import './headlab-score-ramps-define.js';
+import './headlab-seed-grid-define.js';
 import './headlab-max-digit-model-define.js';
 import './headlab-value-define.js';

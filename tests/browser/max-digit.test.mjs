@@ -42,6 +42,8 @@ after(async () => { await session?.close(); });
 
 /** Waits until every max-digit widget has its model and has rendered it, and the 3-D views are loaded. */
 async function ready(p) {
+  // The unit-norm model loads only when its section nears the viewport (loading="lazy").
+  await p.evaluate(() => document.getElementById('unit')?.scrollIntoView());
   await p.waitForFunction(() => {
     const widgets = [...document.querySelectorAll('headlab-attention-bars, headlab-attention-patch, headlab-head-ablation, headlab-subspace-accuracy, headlab-head-contributions, headlab-angle-dot')];
     return widgets.length > 0 && widgets.every((w) => w.currentModel && w.renderCount > 0)
@@ -267,8 +269,8 @@ test('angle vs dot: every cell equals the native analysis; no disagreement for t
 
 test('3-D contributions: coordinates equal head_h = Σ_p a_h(p) E[t_p] W_V^h W_O^h on the native top-3 W_O directions; the view turns by keyboard', async () => {
   const host = 'headlab-head-contributions';
-  // Widget 0: corrections from the default for 2 3 4 5 6; widget 1: outputs for 7 1 3.
-  for (const [index, digits, mode] of [[0, [2, 3, 4, 5, 6], 'corrections'], [1, [7, 1, 3], 'outputs']]) {
+  // Widget 0 (Figure "outputs"): outputs for 7 1 3; widget 1: corrections from the default for 2 3 4 5 6.
+  for (const [index, digits, mode] of [[1, [2, 3, 4, 5, 6], 'corrections'], [0, [7, 1, 3], 'outputs']]) {
     const tokens = promptTokens(digits);
     const heads = [0, 1, 2, 3].map((h) => {
       const a = attentionRow(shipped, h, tokens);
@@ -314,9 +316,181 @@ test('3-D contributions: coordinates equal head_h = Σ_p a_h(p) E[t_p] W_V^h W_O
   assert.deepEqual(await read(), before);
 });
 
+test('mechanism at a glance: scores, attention, what each head writes and the logits equal the native weights and analysis', async () => {
+  const host = 'headlab-max-digit-mechanism';
+  for (const digits of [[2, 3, 4, 5, 6], [0], [9, 1, 9, 4]]) {
+    await setAttr(page, host, 'digits', digits.join(' '));
+    const tokens = promptTokens(digits);
+    const bars = await page.evaluate((h) => [...document.querySelector(h).shadowRoot.querySelectorAll('svg')].map((svg) => [...svg.querySelectorAll('rect[data-value]')].map((r) => ({ ...r.dataset }))), host);
+    assert.equal(bars.length, 4);
+    const [scores, attention, writes, readout] = bars;
+    assert.equal(scores.length, 4 * 9);
+    for (const b of scores) near(Number(b.value), shipped.scores[Number(b.head)][tokens[Number(b.position)]], NATIVE_TOLERANCE, `score head ${b.head} position ${b.position}`);
+    for (const b of attention) near(Number(b.value), attentionRow(shipped, Number(b.head), tokens)[Number(b.position)], NATIVE_TOLERANCE, `attention head ${b.head} position ${b.position}`);
+    // head_h W_U for digit d, from the weights: Σ_p a_h(p) (E[t_p] W_V^h W_O^h) · W_U[:, d].
+    const wu = (c, d) => weights.W_U[c][d];
+    const headWrite = (h, d) => {
+      const a = attentionRow(shipped, h, tokens);
+      let total = 0;
+      tokens.forEach((t, p) => { const o = valueOut(h, t); for (let c = 0; c < 64; c++) total += a[p] * o[c] * wu(c, d); });
+      return total;
+    };
+    assert.equal(writes.length, 4 * 10);
+    // 9 positions × 64 × 16 products from the same doubles in another order: far inside 1e-9.
+    for (const b of writes) near(Number(b.value), headWrite(Number(b.head), Number(b.digit)), NATIVE_TOLERANCE, `write head ${b.head} digit ${b.digit}`);
+    assert.equal(readout.length, 10);
+    for (const b of readout) {
+      let residual = 0;
+      for (let c = 0; c < 64; c++) residual += weights.E[ANS][c] * wu(c, Number(b.digit));
+      const expected = residual + [0, 1, 2, 3].reduce((s, h) => s + headWrite(h, Number(b.digit)), 0);
+      near(Number(b.value), expected, NATIVE_TOLERANCE, `logit of ${b.digit}`);
+    }
+    const state = await page.evaluate((h) => document.querySelector(h).state, host);
+    assert.equal(state.answer, Math.max(...digits));
+  }
+  await setAttr(page, host, 'digits', '2 3 4 5 6');
+});
+
+test('score ramps: every point is the native s_h(t); the runner-up split equals the softmax and σ(gap) from the native scores', async () => {
+  const host = 'headlab-score-ramps';
+  const points = await page.evaluate((h) => [...document.querySelector(h).shadowRoot.querySelectorAll('rect[data-token]')].map((r) => ({ ...r.dataset })), host);
+  assert.equal(points.length, 4 * 14);
+  for (const pt of points) near(Number(pt.value), shipped.scores[Number(pt.head)][Number(pt.token)], NATIVE_TOLERANCE, `score head ${pt.head} token ${pt.token}`);
+  const slopes = await page.evaluate((h) => [...document.querySelector(h).shadowRoot.querySelectorAll('.slopes li')].map((li) => li.textContent), host);
+  slopes.forEach((text, h) => assert.match(text, new RegExp(`head ${h}: \\+${shipped.mechanism.score_slope[h].toFixed(2)} per digit`)));
+  for (const [m, r] of [[9, 8], [9, 2], [6, 5], [3, 0]]) {
+    await setAttr(page, host, 'maximum', String(m));
+    await setAttr(page, host, 'runner-up', String(r));
+    const state = await page.evaluate((h) => document.querySelector(h).state, host);
+    assert.equal(state.maximum, m);
+    assert.equal(state.runner_up, r);
+    const tokens = promptTokens([r, m]);
+    for (let h = 0; h < 4; h++) {
+      const row = attentionRow(shipped, h, tokens);
+      near(state.on_maximum[h], row[2], NATIVE_TOLERANCE, `m ${m} r ${r} head ${h} attention on the maximum`);
+      const gap = shipped.scores[h][m] - shipped.scores[h][r];
+      near(state.two_token_share[h], 1 / (1 + Math.exp(-gap)), NATIVE_TOLERANCE, `m ${m} r ${r} head ${h} σ(gap)`);
+      assert.ok(state.on_maximum[h] <= state.two_token_share[h] + 1e-12, 'the markers only take attention away');
+    }
+  }
+  // The range control moves the runner-up; the maximum select clamps it below the new maximum.
+  await page.evaluate((h) => { const w = document.querySelector(h); w.setAttribute('maximum', '9'); w.setAttribute('runner-up', '8'); }, host);
+  await frames(page);
+  await page.evaluate((h) => { const s = document.querySelector(h).shadowRoot.querySelector('select'); s.value = '4'; s.dispatchEvent(new Event('change')); }, host);
+  await frames(page);
+  assert.deepEqual(await page.evaluate((h) => { const w = document.querySelector(h); return [w.maximum, w.runnerUp]; }, host), [4, 3]);
+  await setAttr(page, host, 'runner-up', '7');
+  assert.match(await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('[role="alert"], .error')?.textContent ?? '', host), /runner-up="7" must be a digit below the maximum 4/);
+  await page.evaluate((h) => { const w = document.querySelector(h); w.removeAttribute('runner-up'); w.removeAttribute('maximum'); }, host);
+  await frames(page);
+});
+
+test('linked highlighting: a head or digit hovered in one figure lights in the others', async () => {
+  await page.evaluate(() => document.querySelector('headlab-attention-bars').setAttribute('digits', '2 3 4 5 6'));
+  await frames(page);
+  const ramp = page.locator('headlab-score-ramps').locator('.slopes li[data-head="1"]');
+  await ramp.hover();
+  await frames(page);
+  const lit = await page.evaluate(() => {
+    const bars = document.querySelector('headlab-attention-bars').shadowRoot;
+    const patch = document.querySelector('headlab-attention-patch').shadowRoot;
+    return {
+      dimBars: [...bars.querySelectorAll('rect[data-head]')].filter((r) => r.classList.contains('dim')).map((r) => r.dataset.head),
+      litBars: [...bars.querySelectorAll('rect[data-head]')].filter((r) => r.classList.contains('lit')).map((r) => r.dataset.head),
+      litFieldsets: [...patch.querySelectorAll('fieldset.lit')].map((f) => f.dataset.head),
+    };
+  });
+  assert.ok(lit.litBars.length === 9 && lit.litBars.every((h) => h === '1'), 'head 1’s nine bars are lit');
+  assert.ok(lit.dimBars.length === 27 && lit.dimBars.every((h) => h !== '1'), 'the other heads’ bars are dimmed');
+  assert.deepEqual(lit.litFieldsets, ['1']);
+  // A digit: the 3-D view lights the point of 5.
+  await page.locator('headlab-attention-bars').locator('td[data-digit="5"]').first().hover();
+  await frames(page);
+  const digit = await page.evaluate(() => {
+    const svg = document.querySelector('headlab-head-contributions').view3d.svg;
+    return { lit: [...svg.querySelectorAll('g.lit[data-digit]')].map((g) => g.dataset.digit), dim: svg.querySelectorAll('g.dim[data-digit]').length };
+  });
+  assert.deepEqual(digit.lit, ['5']);
+  assert.equal(digit.dim, 9);
+  await page.mouse.move(0, 0);
+});
+
+test('prose bound to the model: <headlab-value> shows the native analysis for the shipped weights', async () => {
+  const values = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('headlab-value[source="digits"]')].map((v) => [v.getAttribute('name'), { text: v.textContent, value: v.value?.value, state: v.dataset.state }])));
+  for (const [name, v] of Object.entries(values)) assert.equal(v.state, 'bound', `${name} is bound`);
+  near(values['slope.min'].value, Math.min(...shipped.mechanism.score_slope), NATIVE_TOLERANCE, 'slope.min');
+  near(values['marker_gap.min'].value, Math.min(...shipped.mechanism.marker_gap), NATIVE_TOLERANCE, 'marker_gap.min');
+  assert.equal(values.default_answer.value, shipped.mechanism.default_answer);
+  assert.equal(values.default_answer.text, String(shipped.mechanism.default_answer));
+  assert.equal(values.pair_flips.value, shipped.claims.pair_flips.length);
+  assert.equal(values.single_flips.value, shipped.claims.single_flips.length);
+  assert.equal(values.recruited_cells.value, shipped.claims.recruited_cells);
+  assert.equal(values['directions.w_o'].value, shipped.claims.directions_w_o);
+  near(values['single_head.min'].value, shipped.claims.min_single_head_accuracy, COUNT_TOLERANCE, 'single_head.min');
+  assert.equal(values['single_head.min'].text, '98.7%');
+  assert.equal(values.accuracy.text, 'all 111,110');
+  // Never rounded up to 100%: two heads removed at worst leave 5 lists wrong.
+  assert.equal(values['two_ablated.min'].text, '99.995%');
+  // The unit-norm section's values bind once its model has loaded (lazily).
+  const unit = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('headlab-value[source="unit"]')].map((v) => [v.getAttribute('name'), v.value?.value])));
+  assert.equal(unit['directions.w_u'], shippedUnit.claims.directions_w_u);
+  near(unit['subspace.w_u.k3'], shippedUnit.subspace_accuracy.w_u[2], COUNT_TOLERANCE, 'unit subspace k = 3');
+});
+
+test('patching labels name position and token; the digit field reacts while typing, without Enter', async () => {
+  const host = 'headlab-attention-patch';
+  await setAttr(page, host, 'digits', '2 3 4 5 6');
+  const labels = await page.evaluate((h) => [...document.querySelector(h).shadowRoot.querySelectorAll('fieldset[data-head="0"] label')].map((l) => l.textContent.replace(/\s+/g, ' ').trim()), host);
+  assert.equal(labels[4], 'position 3digit 4', 'the two lines of the label: position, then token');
+  const aria = await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('fieldset[data-head="0"] input[value="3"]').getAttribute('aria-label'), host);
+  assert.equal(aria, 'head 0: position 3 · digit 4');
+  const field = page.locator(host).locator('input[name="digits"]');
+  await field.fill('');
+  await field.pressSequentially('1 9 4', { delay: 20 });
+  await page.waitForFunction((h) => document.querySelector(h).getAttribute('digits') === '1 9 4', host);
+  await field.fill('1 x');
+  await page.waitForFunction((h) => document.querySelector(h).shadowRoot.querySelector('input[name="digits"]').getAttribute('aria-invalid') === 'true', host);
+  const problem = await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('.input-problem').textContent, host);
+  assert.match(problem, /"x" is not a digit 0–9; the last valid value \(1 9 4\) is kept/);
+  assert.equal(await page.evaluate((h) => document.querySelector(h).getAttribute('digits'), host), '1 9 4');
+  await field.fill('2 3 4 5 6');
+  await page.waitForFunction((h) => document.querySelector(h).getAttribute('digits') === '2 3 4 5 6', host);
+});
+
+test('cross-seed grid: the cells are the CLI file; seeds trained in the page equal the CLI, with progress and Stop', async () => {
+  const file = JSON.parse(fs.readFileSync(path.join(DATA, 'max-digit-seeds-0-9.json'), 'utf8'));
+  const host = 'headlab-seed-grid';
+  await page.waitForFunction((h) => document.querySelector(h).shadowRoot.querySelectorAll('tr[data-claim]').length > 0, host);
+  const defaults = await page.evaluate((h) => [...document.querySelector(h).shadowRoot.querySelectorAll('tr[data-claim="default"] td')].map((td) => td.textContent), host);
+  assert.deepEqual(defaults, file.seeds.map((s) => String(s.claims.default_answer)));
+  const pairs = await page.evaluate((h) => [...document.querySelector(h).shadowRoot.querySelectorAll('tr[data-claim="pair-flip"] td')].map((td) => td.textContent), host);
+  assert.deepEqual(pairs, file.seeds.map((s) => `${s.claims.pair_flips.length} of 6`));
+  // Train seeds 3 and 4 here (the two with the notes' one-hot exceptions): each column equals the CLI's.
+  await page.evaluate((h) => { const g = document.querySelector(h); g.setAttribute('from', '3'); g.setAttribute('to', '4'); }, host);
+  await frames(page);
+  await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('.train button').click(), host);
+  await page.waitForFunction((h) => document.querySelector(h).shadowRoot.querySelector('progress').value > 0, host);
+  await page.waitForFunction((h) => document.querySelector(h).state.status === 'done', host, { timeout: 120000 });
+  const state = await page.evaluate((h) => document.querySelector(h).state, host);
+  assert.deepEqual(state.trained, [3, 4]);
+  assert.deepEqual(state.agree, [3, 4]);
+  for (const seed of [3, 4]) {
+    const here = await page.evaluate(([h, s]) => document.querySelector(h).claimsHere(s), [host, seed]);
+    assert.deepEqual(here, file.seeds[seed].claims, `seed ${seed}: page = CLI`);
+  }
+  const check = await page.evaluate((h) => [...document.querySelector(h).shadowRoot.querySelectorAll('tr.check td')].map((td) => td.dataset.agree), host);
+  assert.deepEqual(check, file.seeds.map((s) => (s.seed === 3 || s.seed === 4 ? 'true' : '')));
+  // Stop: a run stopped during its first seed keeps nothing from it and says so.
+  await page.evaluate((h) => { const g = document.querySelector(h); g.setAttribute('from', '5'); g.setAttribute('to', '9'); g.train(); }, host);
+  await page.waitForFunction((h) => document.querySelector(h).shadowRoot.querySelector('progress').value > 0, host);
+  await page.evaluate((h) => document.querySelector(h).stop(), host);
+  await page.waitForFunction((h) => document.querySelector(h).state.status === 'stopped', host);
+  assert.match(await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('.note').textContent, host), /Stopped during seed 5/);
+});
+
 test('screenshots: light, dark and 360 px', async () => {
-  const tags = ['headlab-max-digit-model', 'headlab-attention-bars', 'headlab-attention-patch', 'headlab-head-ablation', 'headlab-subspace-accuracy', 'headlab-head-contributions', 'headlab-angle-dot'];
-  for (const [scheme, width] of [['light', 1000], ['dark', 1000], ['light', 360]]) {
+  const tags = ['headlab-max-digit-model', 'headlab-max-digit-mechanism', 'headlab-score-ramps', 'headlab-attention-bars', 'headlab-attention-patch', 'headlab-head-ablation', 'headlab-subspace-accuracy', 'headlab-head-contributions', 'headlab-angle-dot', 'headlab-seed-grid'];
+  for (const [scheme, width] of [['light', 1280], ['dark', 1280], ['light', 360], ['dark', 360]]) {
     const p = await session.newPage({ colorScheme: scheme, viewport: { width, height: 900 } });
     await p.goto(`${session.url}${ARTICLE}`);
     await ready(p);

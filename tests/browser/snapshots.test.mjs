@@ -21,7 +21,7 @@ const CLS_BUDGET = 0.01;
 
 /** headlab-* elements whose snapshot is a declarative shadow root (the quiz's light DOM is its own fallback). */
 const snapshotElements = () => [...document.querySelectorAll('*')]
-  .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-choice-quiz');
+  .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-choice-quiz' && e.localName !== 'headlab-value');
 
 let session;
 before(async () => { session = await startSession({ dir: site, csp: true }); });
@@ -33,7 +33,7 @@ test('built articles: each widget carries a declarative shadow root and a light-
     const html = fs.readFileSync(path.join(site, page), 'utf8');
     assert.doesNotMatch(html, /\sstyle="/, `${page} has an inline style attribute (refused by style-src 'self')`);
     for (const m of html.matchAll(/<(headlab-[a-z-]+)\b[^>]*>/g)) {
-      if (m[1] === 'headlab-choice-quiz') continue;
+      if (m[1] === 'headlab-choice-quiz' || m[1] === 'headlab-value') continue;  // the quiz's content is its light DOM; a value is prose
       const after = html.slice(m.index + m[0].length, m.index + m[0].length + 200);
       assert.match(after, new RegExp(`^<template shadowrootmode="open"><link rel="stylesheet" href="(\\.\\./)*headlab/snapshot/${m[1]}\\.css">`), `${page}: <${m[1]}>`);
       count++;
@@ -89,7 +89,7 @@ for (const width of [1280, 360]) {
     for (const url of ARTICLES) {
       await page.goto(`${session.url}${url}`);
       await page.waitForFunction(() => [...document.querySelectorAll('*')]
-        .filter((e) => e.localName.startsWith('headlab-')).every((e) => e.renderCount > 0), null, { timeout: 90_000 });
+        .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value').every((e) => e.renderCount > 0), null, { timeout: 90_000 });
       await page.evaluate(() => new Promise((r) => setTimeout(r, 500)));
       const r = await page.evaluate(`({ cls: window.__cls, before: window.__before, shifts: window.__shifts,
         left: (${String(snapshotElements)})().filter((e) => e.shadowRoot.querySelector('link[href*="headlab/snapshot/"]')).map((e) => e.localName) })`);

@@ -23,6 +23,9 @@ export const WIDGET_STATES = {
   'headlab-subspace-accuracy': { a: { k: '1', basis: 'w_u' }, b: { k: '3', basis: 'w_o' } },
   'headlab-head-contributions': { a: {}, b: { digits: '8 8 1', mode: 'corrections', layout: 'chained' } },
   'headlab-angle-dot': { a: {}, b: { matrix: 'dot' } },
+  'headlab-max-digit-mechanism': { a: {}, b: { digits: '9 0 9' } },
+  'headlab-score-ramps': { a: {}, b: { maximum: '6', 'runner-up': '2' } },
+  'headlab-seed-grid': { a: {}, b: { from: '2', to: '4' } },
 };
 
 /** Hostile values tried on every observed attribute of every element (bad-input sweep). */

@@ -16,3 +16,11 @@ headlab_max_digit_case(no_weights_file "--weights: cannot open \"/nonexistent/w.
 headlab_max_digit_case(weights_not_json "--weights: .* is not valid JSON.*exit=1" analyze --weights ${CMAKE_CURRENT_SOURCE_DIR}/data/attention_not_json.txt --out ${_out})
 headlab_max_digit_case(weights_missing_version "missing field \"format_version\".*exit=1" analyze --weights ${CMAKE_CURRENT_SOURCE_DIR}/data/attention_identity.json --out ${_out})
 headlab_max_digit_case(short_run "5 steps.*exit=0" train --seed 1 --steps 5 --out ${_out})
+headlab_max_digit_case(seeds_no_range "--from is required.*exit=1" seeds --to 3 --out ${_out})
+headlab_max_digit_case(seeds_backwards "--to must lie in \\[--from, --from \\+ 99\\], got \"1\".*exit=1" seeds --from 2 --to 1 --out ${_out})
+# A short two-seed run writes one claims row per seed.
+add_test(NAME cli.max_digit.seeds_short
+         COMMAND sh -c "\"$1\" max-digit seeds --from 3 --to 4 --steps 5 --out \"$2\" && cat \"$2\"" sh $<TARGET_FILE:headlab>
+                 ${CMAKE_CURRENT_BINARY_DIR}/max-digit-cli-seeds.json)
+set_tests_properties(cli.max_digit.seeds_short PROPERTIES
+  PASS_REGULAR_EXPRESSION "\"seeds\":\\[\\{\"claims\":\\{.*\"directions_w_o\":.*\"seed\":3\\},\\{\"claims\":.*\"seed\":4\\}\\]")

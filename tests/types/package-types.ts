@@ -17,6 +17,9 @@ import type { HeadlabSubspaceAccuracy } from '../../widgets/headlab-subspace-acc
 import type { HeadlabHeadContributions } from '../../widgets/headlab-head-contributions.js';
 import type { HeadlabAngleDot } from '../../widgets/headlab-angle-dot.js';
 import type { HeadlabValue } from '../../widgets/headlab-value.js';
+import type { HeadlabMaxDigitMechanism } from '../../widgets/headlab-max-digit-mechanism.js';
+import type { HeadlabScoreRamps } from '../../widgets/headlab-score-ramps.js';
+import type { HeadlabSeedGrid } from '../../widgets/headlab-seed-grid.js';
 import type * as Elements from '../../widgets/elements.js';
 
 type Assignable<Impl extends Declared, Declared> = [Impl, Declared];
@@ -40,6 +43,9 @@ export type Checks = [
   Assignable<HeadlabHeadContributions, Package.HeadlabHeadContributions>,
   Assignable<HeadlabAngleDot, Package.HeadlabAngleDot>,
   Assignable<HeadlabValue, Package.HeadlabValue>,
+  Assignable<HeadlabMaxDigitMechanism, Package.HeadlabMaxDigitMechanism>,
+  Assignable<HeadlabScoreRamps, Package.HeadlabScoreRamps>,
+  Assignable<HeadlabSeedGrid, Package.HeadlabSeedGrid>,
   Assignable<HeadlabProjectionAblation['state'], Package.ProjectionAblationState>,
   Assignable<HeadlabMaxDigitModel['state'], Package.MaxDigitModelState>,
   Assignable<HeadlabHeadContributions['state'], Package.HeadContributionsState>,

@@ -176,3 +176,37 @@ test('analyses through WASM: attention rows, patching, PCA invariants, bad argum
   assert.equal(c.unembedding.rows, 14);
   assert.equal(c.answer, 6);
 });
+
+test('the runner-up split in WASM: the measured masses are the attention rows, the pair share is σ(gap)', async () => {
+  const core = await wasmMaxDigitCore();
+  const w = core.maxDigitWeightsFromJson(shippedText('max-digit-seed0.json'));
+  for (const [m, r] of [[9, 8], [9, 0], [5, 4], [1, 0]]) {
+    const split = core.maxDigitRunnerUp(w, m, r);
+    const att = core.maxDigitAnsAttention(w, [r, m]);  // positions: BOS, r, m, PAD ×4, SEP, ANS
+    for (let h = 0; h < 4; h++) {
+      // The same core function produces both: equal to the last bit.
+      assert.equal(split.on_maximum[h], att.data[h * 9 + 2]);
+      assert.equal(split.on_runner_up[h], att.data[h * 9 + 1]);
+      // Within the pair the softmax is σ(gap); 16ε covers the two exponentials and quotients.
+      const share = split.on_maximum[h] / (split.on_maximum[h] + split.on_runner_up[h]);
+      assert.ok(Math.abs(share - split.two_token_share[h]) <= 16 * Number.EPSILON, `m ${m} r ${r} head ${h}`);
+    }
+  }
+  assert.throws(() => core.maxDigitRunnerUp(w, 4, 4), (e) => e instanceof HeadlabError && /runner_up must be below maximum/.test(e.message));
+});
+
+test('a seed trained in WASM has the claims `headlab max-digit seeds` prints for it', async () => {
+  const core = await wasmMaxDigitCore();
+  const file = path.join(tmp, 'seeds.json');
+  const r = cliRun(['max-digit', 'seeds', '--from', '1', '--to', '1', '--out', file]);
+  assert.equal(r.status, 0, r.stderr);
+  const cli = JSON.parse(fs.readFileSync(file, 'utf8')).seeds[0];
+  assert.equal(cli.seed, 1);
+  const analysis = core.maxDigitAnalyze(core.maxDigitTrain({ seed: 1 }));
+  // Claims are counts, digit lists and ratios of counts: equal, not merely close.
+  assert.deepEqual(analysis.claims, cli.claims);
+  // The shipped cross-seed file is the CLI's output for seeds 0–9.
+  const shipped = JSON.parse(shippedText('max-digit-seeds-0-9.json'));
+  assert.deepEqual(shipped.seeds.map((s) => s.seed), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  assert.deepEqual(shipped.seeds[1].claims, cli.claims);
+});

@@ -22,7 +22,8 @@ const jsEntries = Object.entries(pkg.exports)
 const elementEntries = jsEntries.filter(([spec]) => !['headlab', 'headlab/headlab.js', 'headlab/elements'].includes(spec));
 
 const TAGS = ['angle-dot', 'attention-bars', 'attention-patch', 'basis-rotation', 'choice-quiz', 'feature-recovery',
-  'head-ablation', 'head-contributions', 'interventions', 'max-digit-model', 'projection-ablation', 'subspace-accuracy', 'value', 'value-swap']
+  'head-ablation', 'head-contributions', 'interventions', 'max-digit-mechanism', 'max-digit-model', 'projection-ablation', 'score-ramps',
+  'seed-grid', 'subspace-accuracy', 'value', 'value-swap']
   .map((n) => `headlab-${n}`);
 const classOf = (tag) => tag.replace(/(^|-)([a-z])/g, (_, __, c) => c.toUpperCase());
 
@@ -32,7 +33,7 @@ function runModule(code) {
 }
 
 test('every JavaScript entry point imports in Node with no DOM: nothing thrown, no global added, nothing defined', () => {
-  assert.equal(elementEntries.length, 14, elementEntries.map(([s]) => s).join(' '));
+  assert.equal(elementEntries.length, 17, elementEntries.map(([s]) => s).join(' '));
   const out = runModule(`
     const before = new Set(Object.getOwnPropertyNames(globalThis));
     const results = {};

@@ -244,6 +244,10 @@ val ans_attention_js(val w, val digits) {
   return guarded([&] { return matrix_to_js(md::ans_attention(weights_from_js(w), digits_from_js(digits))); });
 }
 
+val head_logits_js(val w, val digits) {
+  return guarded([&] { return matrix_to_js(md::head_logits(weights_from_js(w), digits_from_js(digits))); });
+}
+
 val score_table_js(val w) {
   return guarded([&] { return matrix_to_js(md::score_table(weights_from_js(w))); });
 }
@@ -349,6 +353,69 @@ val angle_vs_dot_js(val w, val basis, val k) {
   });
 }
 
+template <std::size_t N>
+val int_array(const std::array<int, N>& a) { return ints(std::vector<int>(a.begin(), a.end())); }
+
+val bools(const std::array<bool, md::kHeads>& a) {
+  val out = val::array();
+  for (bool b : a) out.call<void>("push", b);
+  return out;
+}
+
+val mechanism_js(const md::Mechanism& m) {
+  val out = val::object();
+  out.set("score_slope", plain_array(m.score_slope.data(), md::kHeads));
+  out.set("score_monotone", bools(m.score_monotone));
+  out.set("marker_gap", plain_array(m.marker_gap.data(), md::kHeads));
+  out.set("embedding_norm", plain_array(m.embedding_norm.data(), md::kVocab));
+  out.set("unembedding_norm", plain_array(m.unembedding_norm.data(), md::kVocab));
+  out.set("default_logits", plain_array(m.default_logits.data(), md::kVocab));
+  out.set("default_answer", m.default_answer);
+  out.set("default_answer_residual_free", m.default_answer_residual_free);
+  out.set("one_hot_answer", int_array(m.one_hot_answer));
+  out.set("recruited_one_hot_answer", int_array(m.recruited_one_hot_answer));
+  return out;
+}
+
+// The same fields as cli/max_digit_json.cpp's max_digit_claims_to_json.
+val claims_js(const md::SeedClaims& c) {
+  val out = val::object();
+  out.set("accuracy", c.accuracy);
+  out.set("single_head_accuracy", plain_array(c.single_head_accuracy.data(), md::kHeads));
+  out.set("min_single_head_accuracy", c.min_single_head_accuracy);
+  out.set("single_heads_perfect", c.single_heads_perfect);
+  out.set("min_one_ablated_accuracy", c.min_one_ablated_accuracy);
+  out.set("directions_w_o", c.directions_w_o);
+  out.set("directions_w_u", c.directions_w_u);
+  out.set("angle_dot_agree", c.angle_dot_agree);
+  out.set("dot_correct", c.dot_correct);
+  out.set("single_flips", ints(c.single_flips));
+  val pairs = val::array();
+  for (const auto& p : c.pair_flips) pairs.call<void>("push", ints({p[0], p[1]}));
+  out.set("pair_flips", pairs);
+  out.set("all_heads_answer", c.all_heads_answer);
+  out.set("one_hot_exceptions", ints(c.one_hot_exceptions));
+  out.set("default_answer", c.default_answer);
+  out.set("recruited_cells", c.recruited_cells);
+  out.set("scores_monotone", c.scores_monotone);
+  out.set("markers_below_digits", c.markers_below_digits);
+  return out;
+}
+
+val runner_up_js(val w, val maximum, val runner_up) {
+  return guarded([&] {
+    const md::RunnerUpSplit r = md::runner_up_split(weights_from_js(w), int_arg(maximum, "maximum"), int_arg(runner_up, "runner_up"));
+    val out = val::object();
+    out.set("maximum", r.maximum);
+    out.set("runner_up", r.runner_up);
+    out.set("gap", plain_array(r.gap.data(), md::kHeads));
+    out.set("on_maximum", plain_array(r.on_maximum.data(), md::kHeads));
+    out.set("on_runner_up", plain_array(r.on_runner_up.data(), md::kHeads));
+    out.set("two_token_share", plain_array(r.two_token_share.data(), md::kHeads));
+    return out;
+  });
+}
+
 // The whole analysis in the layout of analysis.json (docs/max-digit-analysis.md).
 val analyze_js(val w) {
   return guarded([&] {
@@ -415,11 +482,22 @@ val analyze_js(val w) {
     all.set("answer", a.patch_all.answer);
     all.set("logits", plain_array(a.patch_all.logits.data(), md::kVocab));
     patching.set("all_heads", all);
+    val pairs = val::array();
+    for (const auto& p : a.patch_pairs) {
+      val row = val::object();
+      row.set("heads", ints({p.heads[0], p.heads[1]}));
+      row.set("answer", p.result.answer);
+      row.set("logits", plain_array(p.result.logits.data(), md::kVocab));
+      pairs.call<void>("push", row);
+    }
+    patching.set("pairs", pairs);
     out.set("patching", patching);
     val angle = angle_vs_dot_to_js(a.angle, true);
     angle.set("basis", std::string("w_o"));
     angle.set("k", 3);
     out.set("angle_vs_dot", angle);
+    out.set("mechanism", mechanism_js(a.mechanism_figures));
+    out.set("claims", claims_js(md::seed_claims(a)));
     return out;
   });
 }
@@ -451,4 +529,6 @@ EMSCRIPTEN_BINDINGS(headlab_max_digit) {
   emscripten::function("max_digit_contributions", &contributions_js);
   emscripten::function("max_digit_angle_vs_dot", &angle_vs_dot_js);
   emscripten::function("max_digit_analyze", &analyze_js);
+  emscripten::function("max_digit_runner_up", &runner_up_js);
+  emscripten::function("max_digit_head_logits", &head_logits_js);
 }

@@ -7,7 +7,10 @@ import { svgEl } from './svg.js';
 
 export type Anchor = 'start' | 'middle' | 'end';
 
-export type Shape =
+/** Any shape may carry `data`: data-* attributes on its on-page node (for linked highlighting; not exported). */
+export type Shape = ShapeBody & { data?: Readonly<Record<string, string>> };
+
+type ShapeBody =
   | { kind: 'rect'; x: number; y: number; w: number; h: number; fill: string; stroke?: string }
   | { kind: 'line'; x1: number; y1: number; x2: number; y2: number; stroke: string; width?: number; dash?: number[] }
   | { kind: 'polyline'; points: ReadonlyArray<readonly [number, number]>; stroke: string; width?: number }
@@ -39,7 +42,11 @@ export function drawSceneInto(svg: SVGSVGElement, scene: Scene): void {
   let gradients = 0;
   const defs = svgEl('defs');
   const nodes: SVGElement[] = [defs];
-  for (const s of scene.shapes) nodes.push(shapeNode(s, defs, () => `ramp-${++gradients}`));
+  for (const s of scene.shapes) {
+    const node = shapeNode(s, defs, () => `ramp-${++gradients}`);
+    if (s.data) for (const [k, v] of Object.entries(s.data)) node.setAttribute(`data-${k}`, v);
+    nodes.push(node);
+  }
   svg.replaceChildren(...nodes);
 }
 

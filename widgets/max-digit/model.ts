@@ -47,6 +47,43 @@ export interface MaxDigitAnalysisFile {
     best_by_cosine: number[];
     best_by_dot: number[];
   };
+  mechanism: MaxDigitMechanism;
+  claims: MaxDigitClaims;
+}
+
+/** analysis.json "mechanism" (core/max_digit_analysis.hpp, struct Mechanism). */
+export interface MaxDigitMechanism {
+  score_slope: number[];
+  score_monotone: boolean[];
+  marker_gap: number[];
+  embedding_norm: number[];
+  unembedding_norm: number[];
+  default_logits: number[];
+  default_answer: number;
+  default_answer_residual_free: number;
+  one_hot_answer: number[];
+  recruited_one_hot_answer: number[];
+}
+
+/** analysis.json "claims" and each row of `headlab max-digit seeds` (struct SeedClaims). */
+export interface MaxDigitClaims {
+  accuracy: number;
+  single_head_accuracy: number[];
+  min_single_head_accuracy: number;
+  single_heads_perfect: number;
+  min_one_ablated_accuracy: number;
+  directions_w_o: number;
+  directions_w_u: number;
+  angle_dot_agree: number;
+  dot_correct: number;
+  single_flips: number[];
+  pair_flips: number[][];
+  all_heads_answer: number;
+  one_hot_exceptions: number[];
+  default_answer: number;
+  recruited_cells: number;
+  scores_monotone: boolean;
+  markers_below_digits: boolean;
 }
 
 export interface MaxDigitModel {

@@ -6,7 +6,9 @@
 // seed-0 weights. While the model loads it shows a note; when the model cannot be loaded, or
 // `model` names no such element, the problem is shown inside the widget.
 import { HeadlabElement, WidgetInputError, el } from '../base/headlab-element.js';
+import { formatPercent } from '../chart/format.js';
 import { resolveColours, type ResolvedColours } from '../chart/palette.js';
+import { applyHighlight, currentHighlight, highlightOf, onHighlight, setHighlight } from './highlight.js';
 import { defaultWeightsUrl, modelSource, type MaxDigitModel, type MaxDigitModelSource } from './model.js';
 
 /** Head h's colour (Okabe–Ito orange, sky blue, bluish green, reddish purple): legible on light and dark panels. */
@@ -62,6 +64,10 @@ export const MAX_DIGIT_CSS = /* css */ `
   table.compact th, table.compact td { padding: 0.15rem 0.3rem; font-size: 0.85em; }
   table.compact caption { font-size: 0.85em; }
   th.corner { white-space: nowrap; }
+  .dim { opacity: 0.28; transition: opacity 0.12s; }
+  .lit { opacity: 1; }
+  td.lit, th.lit, label.lit, fieldset.lit { outline: 2px solid var(--hl-focus); outline-offset: -2px; }
+  @media (prefers-reduced-motion: reduce) { .dim { transition: none; } }
 `;
 
 /** A swatch element in head h's colour (the colour is set through CSSOM, which the strict CSP allows). */
@@ -94,6 +100,7 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
   protected static coreModule = 'max-digit' as const;
   protected source: MaxDigitModelSource | null = null;
   private sourceId: string | null = null;
+  private unsubscribeHighlight: (() => void) | null = null;
   private readonly onSource = () => { this.modelChanged(); this.requestRender(); };
   private waitNote: HTMLParagraphElement | null = null;
   private content: HTMLDivElement | null = null;
@@ -163,6 +170,8 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
   }
 
   disconnectedCallback(): void {
+    this.unsubscribeHighlight?.();
+    this.unsubscribeHighlight = null;
     this.source?.removeEventListener('change', this.onSource);
     this.source = null;
     this.sourceId = null;
@@ -178,6 +187,21 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
     this.buildContent(this.content);
     this.body.append(this.waitNote, this.content, this.modelNote, this.exportControls());
     this.resolveSource();
+    // Linked highlighting: what the pointer or focus names here lights up in every max-digit figure.
+    const pick = (e: Event) => setHighlight(highlightOf(e.composedPath()));
+    this.listen(this.content, 'pointerover', pick);
+    this.listen(this.content, 'focusin', pick);
+    this.listen(this.content, 'pointerleave', () => setHighlight(null));
+    this.listen(this.content, 'focusout', (e) => {
+      if (!this.content!.contains((e as FocusEvent).relatedTarget as Node | null)) setHighlight(null);
+    });
+    const off = onHighlight((h) => { if (this.content) applyHighlight(this.content, h); });
+    this.unsubscribeHighlight = off;
+  }
+
+  /** Re-applies the page's highlight to freshly rendered nodes. */
+  protected relight(): void {
+    if (this.content) applyHighlight(this.content, currentHighlight());
   }
 
   protected render(): void {
@@ -192,6 +216,7 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
       return;
     }
     this.renderContent(model);
+    this.relight();
     const note = `Model: ${model.label}.`;
     if (this.modelNote!.textContent !== note) this.modelNote!.textContent = note;
   }
@@ -217,34 +242,39 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
   }
 }
 
+/** The base class's bindField, as a DigitsField uses it. */
+export type BindField = (input: HTMLInputElement, options: {
+  label: string; parse: (text: string) => number[]; commit: (value: number[]) => void; current?: () => string; message?: HTMLElement;
+}) => { show: (text: string) => void };
+
 /**
- * A text field for the reader's list of digits, mirrored to the `digits` attribute.
- * Invalid text is flagged beside the field and the last valid list is kept.
+ * A text field for the reader's list of digits, mirrored to the `digits` attribute. It reacts
+ * as the reader types (debounced, through the base class's bindField); invalid text is flagged
+ * beside the field and the last valid list is kept.
  */
 export class DigitsField {
   readonly element: HTMLDivElement;
   readonly input: HTMLInputElement;
   private readonly problem: HTMLParagraphElement;
+  private readonly bound: { show: (text: string) => void };
 
-  constructor(private readonly host: HTMLElement, label: string, listen: (t: EventTarget, type: string, h: (e: Event) => void) => void, onValid: () => void) {
+  constructor(private readonly host: HTMLElement, label: string, bind: BindField, onValid: () => void) {
     this.element = el('div', { class: 'row digits-row' });
     const l = el('label', {}, label);
     this.input = el('input', { type: 'text', inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false', name: 'digits' });
     l.append(this.input);
     this.problem = el('p', { class: 'input-problem', role: 'status' });
     this.element.append(l, this.problem);
-    listen(this.input, 'change', () => {
-      try {
-        const digits = parseDigits(this.input.value, 'the list');
-        this.input.setAttribute('aria-invalid', 'false');
-        this.problem.textContent = '';
+    this.bound = bind(this.input, {
+      label: 'the list',
+      message: this.problem,
+      parse: (text) => parseDigits(text, 'the list'),
+      commit: (digits) => {
+        if (this.host.getAttribute('digits') === digits.join(' ')) return;
         this.host.setAttribute('digits', digits.join(' '));
         onValid();
-      } catch (err) {
-        if (!(err instanceof WidgetInputError)) throw err;
-        this.input.setAttribute('aria-invalid', 'true');
-        this.problem.textContent = `${err.message}; the last valid list is kept.`;
-      }
+      },
+      current: () => this.digits().join(' '),
     });
   }
 
@@ -255,8 +285,8 @@ export class DigitsField {
   }
 
   /** Shows the current list unless the reader is editing or the field holds an invalid entry. */
-  sync(active: Element | null): void {
-    if (active !== this.input && this.input.getAttribute('aria-invalid') !== 'true') this.input.value = this.digits().join(' ');
+  sync(_active?: Element | null): void {
+    this.bound.show(this.digits().join(' '));
   }
 }
 
@@ -267,9 +297,7 @@ export function argmax(values: ArrayLike<number>, n = values.length): number {
   return best;
 }
 
+/** A fraction as a percentage that reads "100%" only when every item is right (the shared formatter). */
 export function percent(x: number, digits = 1): string {
-  const p = x * 100;
-  if (p === 100) return '100%';
-  if (p > 99.9 && digits <= 1) return `${(Math.floor(p * 100) / 100).toFixed(2)}%`;
-  return `${p.toFixed(digits)}%`;
+  return formatPercent(x, digits);
 }

@@ -1,0 +1,264 @@
+// <headlab-seed-grid src="../data/max-digit-seeds-0-9.json">: which findings survive a change
+// of seed. A grid of claims × seeds, first from the file `headlab max-digit seeds --from A --to B`
+// wrote (the native core), then, on request, from models trained in this page in a Web Worker
+// (worker task "max-digit-train", one seed after another, with a progress bar and Stop). Each
+// column trained here is compared with the file's column for the same seed: "same as the CLI"
+// when every claim agrees (integer counts exactly; accuracies are ratios of counts, so exactly too).
+// Cells that differ from seed 0's value are tinted, so the robust rows read as one colour.
+//
+// Attributes: src (the seeds file; required), from, to (the seeds to train here; default: the
+// file's range), steps (default 4000, the recipe's; only for quick demos and tests).
+// Events: `change` with { trained: seeds trained here, agree: seeds whose claims equal the file's, status }.
+import { WorkerJobs } from '../web/worker-client.js';
+import { HeadlabElement, WidgetInputError, el, integerAttribute, type WidgetFigure } from './base/headlab-element.js';
+import { formatAccuracy } from './chart/format.js';
+import { resolveColours } from './chart/palette.js';
+import { tablesScene } from './chart/table-scene.js';
+import type { MaxDigitAnalysisFile, MaxDigitClaims } from './max-digit/model.js';
+import { MAX_DIGIT_CSS, scrollBox } from './max-digit/widget.js';
+
+export interface SeedGridState {
+  status: 'idle' | 'training' | 'done' | 'stopped' | 'failed';
+  trained: number[];
+  agree: number[];
+}
+
+interface SeedsFile {
+  format_version: number;
+  settings: { steps: number };
+  seeds: { seed: number; claims: MaxDigitClaims }[];
+}
+
+const LISTS = 111110;
+
+/** The grid's rows: what each cell says, and the value compared across seeds. */
+const ROWS: { id: string; label: string; cell: (c: MaxDigitClaims) => string }[] = [
+  { id: 'accuracy', label: 'accuracy', cell: (c) => formatAccuracy(c.accuracy, LISTS) },
+  { id: 'ramps', label: 'every head’s score rises from 0 to 9', cell: (c) => (c.scores_monotone ? 'yes' : 'no') },
+  { id: 'markers', label: 'markers score below every digit', cell: (c) => (c.markers_below_digits ? 'yes' : 'no') },
+  { id: 'recruited', label: '(maximum, head) pairs with over half the attention on the maximum', cell: (c) => `${c.recruited_cells} of 40` },
+  { id: 'one-hot', label: 'every head one-hot on the maximum answers it', cell: (c) => (c.one_hot_exceptions.length === 0 ? 'always' : `not for ${c.one_hot_exceptions.join(', ')}`) },
+  { id: 'default', label: 'every head on ANS answers', cell: (c) => String(c.default_answer) },
+  { id: 'single-flip', label: 'heads that alone, pointed at the 4, change the answer', cell: (c) => (c.single_flips.length ? c.single_flips.join(', ') : 'none') },
+  { id: 'pair-flip', label: 'pairs of heads that, pointed at the 4, change it', cell: (c) => `${c.pair_flips.length} of 6` },
+  { id: 'all-flip', label: 'all four heads pointed at the 4 answer', cell: (c) => String(c.all_heads_answer) },
+  { id: 'one-ablated', label: 'worst accuracy with one head removed', cell: (c) => formatAccuracy(c.min_one_ablated_accuracy, LISTS) },
+  { id: 'single-head', label: 'worst accuracy with one head kept alone', cell: (c) => formatAccuracy(c.min_single_head_accuracy, LISTS) },
+  { id: 'directions', label: 'principal directions needed for every list (W_O / W_U)', cell: (c) => `${c.directions_w_o || '> 8'} / ${c.directions_w_u || '> 8'}` },
+  { id: 'angle-dot', label: 'maxima where angle and dot product pick the same digit', cell: (c) => `${c.angle_dot_agree} of 10` },
+];
+
+export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
+  static observedAttributes = ['src', 'from', 'to', 'steps'];
+  protected static sharedAttributes = ['from', 'to'];
+  protected static needsCore = false;
+  protected static css = /* css */ `${MAX_DIGIT_CSS}
+    table.grid th[scope="row"] { text-align: left; font-weight: normal; min-width: 12em; }
+    table.grid thead th:first-child { text-align: left; }
+    table.grid td { text-align: center; white-space: nowrap; }
+    table.grid td.differs { background: color-mix(in srgb, var(--hl-changed) 22%, transparent); }
+    table.grid td.here { font-weight: 600; }
+    table.grid tr.check td.same { color: var(--hl-fg); }
+    table.grid tr.check td.mismatch { color: var(--hl-bad); font-weight: 700; }
+    progress { width: 12rem; height: 1rem; accent-color: var(--hl-focus); }
+    .train { display: flex; flex-wrap: wrap; gap: 0.4rem 0.8rem; align-items: center; }
+  `;
+
+  private file: SeedsFile | null = null;
+  private loadFailure = '';
+  private readonly jobs = new WorkerJobs();
+  private status: SeedGridState['status'] = 'idle';
+  private here = new Map<number, MaxDigitClaims>();
+  private queue: number[] = [];
+  private running = -1;
+  private stepsDone = 0;
+  private table: HTMLTableElement | null = null;
+  private bar: HTMLProgressElement | null = null;
+  private progressText: HTMLSpanElement | null = null;
+  private trainButton: HTMLButtonElement | null = null;
+  private stopButton: HTMLButtonElement | null = null;
+  private statusLine: HTMLParagraphElement | null = null;
+
+  get from(): number { return integerAttribute(this, 'from', this.file?.seeds[0]?.seed ?? 0, 0, 2 ** 31 - 1); }
+  get to(): number { return integerAttribute(this, 'to', this.file?.seeds.at(-1)?.seed ?? 9, 0, 2 ** 31 - 1); }
+  get steps(): number { return integerAttribute(this, 'steps', 4000, 1, 100000); }
+
+  /** Seeds trained here whose every claim equals the file's. */
+  private agreeing(): number[] {
+    return [...this.here.keys()].filter((s) => {
+      const cli = this.file?.seeds.find((r) => r.seed === s)?.claims;
+      return cli !== undefined && sameClaims(cli, this.here.get(s)!);
+    });
+  }
+
+  get state(): SeedGridState {
+    return { status: this.status, trained: [...this.here.keys()], agree: this.agreeing() };
+  }
+
+  /** Claims of a seed trained in this page (tests read them). */
+  claimsHere(seed: number): MaxDigitClaims | undefined {
+    return this.here.get(seed);
+  }
+
+  /** Trains the seeds from..to in the worker, one after another. */
+  train(): void {
+    const from = this.from, to = this.to;
+    if (to < from || to - from > 99) throw new WidgetInputError(`attribute to="${to}" must lie between from="${from}" and from + 99`);
+    this.here.clear();
+    this.queue = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+    this.status = 'training';
+    this.next();
+    this.requestRender();
+  }
+
+  stop(): void {
+    if (this.status === 'training') this.jobs.stop();
+  }
+
+  private next(): void {
+    const seed = this.queue.shift();
+    if (seed === undefined) {
+      this.status = 'done';
+      this.running = -1;
+      const agree = this.agreeing();
+      this.announce(`Trained ${this.here.size} seeds here; ${agree.length === this.here.size ? 'every column is the same as the command line’s' : `seeds ${[...this.here.keys()].filter((s) => !agree.includes(s)).join(', ')} differ from the command line`}.`);
+      this.emitChange();
+      this.requestRender();
+      return;
+    }
+    this.running = seed;
+    this.stepsDone = 0;
+    type Trained = { progress: { steps_taken: number }; analysis: MaxDigitAnalysisFile | null };
+    this.jobs.start<Trained>('max-digit-train', { settings: { seed, steps: this.steps }, chunk: 200 }, {
+      progress: (detail) => { this.stepsDone = detail.steps_taken as number; this.requestRender(); },
+      done: ({ value }) => {
+        if (!value.analysis) {
+          this.status = 'stopped';
+          this.running = -1;
+          this.queue = [];
+          this.announce(`Stopped during seed ${seed}; the columns trained so far stay.`);
+          this.emitChange();
+          this.requestRender();
+          return;
+        }
+        this.here.set(seed, value.analysis.claims);
+        this.next();
+        this.requestRender();
+      },
+      failed: (err) => {
+        this.status = 'failed';
+        this.running = -1;
+        this.announce(`Training seed ${seed} failed: ${err.message}`);
+        this.requestRender();
+      },
+    });
+  }
+
+  private announce(text: string): void {
+    if (this.statusLine) this.statusLine.textContent = text;
+  }
+
+  disconnectedCallback(): void {
+    this.jobs.dispose();
+    if (this.status === 'training') this.status = 'stopped';
+    super.disconnectedCallback();
+  }
+
+  protected build(): void {
+    const src = this.getAttribute('src');
+    if (!src) throw new WidgetInputError('a <headlab-seed-grid> needs src: the file `headlab max-digit seeds` wrote');
+    const url = new URL(src, document.baseURI).href;
+    void fetch(url).then(async (r) => {
+      if (!r.ok) throw new Error(`HTTP ${r.status}`);
+      const file = (await r.json()) as SeedsFile;
+      if (!file || !Array.isArray(file.seeds) || file.seeds.some((s) => typeof s.seed !== 'number' || !s.claims)) throw new Error('it is not a seeds file');
+      this.file = file;
+    }).catch((err: Error) => { this.loadFailure = `The seeds file ${src} could not be read: ${err.message}`; })
+      .finally(() => this.requestRender());
+    const row = el('div', { class: 'train' });
+    this.trainButton = el('button', { type: 'button' }, 'Train these seeds here');
+    this.stopButton = el('button', { type: 'button' }, 'Stop');
+    this.listen(this.trainButton, 'click', () => this.train());
+    this.listen(this.stopButton, 'click', () => this.stop());
+    this.bar = el('progress', { max: '1', value: '0', 'aria-label': 'Training progress over the seeds' });
+    this.progressText = el('span', { class: 'progress-text' });
+    row.append(this.trainButton, this.stopButton, this.bar, this.progressText);
+    this.statusLine = el('p', { class: 'note', role: 'status', 'aria-live': 'polite' });
+    const box = scrollBox('Claims across seeds');
+    this.table = el('table', { class: 'grid compact' });
+    box.append(this.table);
+    this.body.append(el('p', { class: 'title' }, 'What holds across seeds'), box, row, this.statusLine, this.exportControls());
+  }
+
+  protected render(): void {
+    if (this.loadFailure) throw new WidgetInputError(this.loadFailure);
+    const file = this.file;
+    const training = this.status === 'training';
+    this.trainButton!.disabled = !file || training;
+    this.stopButton!.disabled = !training;
+    const n = Math.max(1, this.to - this.from + 1);
+    const finished = this.here.size;
+    this.bar!.max = n * this.steps;
+    this.bar!.value = Math.min(n * this.steps, finished * this.steps + (training ? this.stepsDone : 0));
+    this.progressText!.textContent = training
+      ? `seed ${this.running}: step ${this.stepsDone} of ${this.steps} · ${finished} of ${n} seeds done`
+      : `${n} seeds × ${this.steps.toLocaleString('en')} steps in a background worker`;
+    if (!file) {
+      this.table!.replaceChildren(el('caption', {}, 'Loading the command line’s figures…'));
+      return;
+    }
+    this.renderTable(file);
+  }
+
+  private renderTable(file: SeedsFile): void {
+    const table = this.table!;
+    table.replaceChildren();
+    const seeds = file.seeds.map((s) => s.seed);
+    table.createCaption().textContent = `Each column is one seed of the default recipe (${file.settings.steps.toLocaleString('en')} steps), as the command line (headlab max-digit seeds) computed it; a column trained here replaces it${this.here.size ? ' (bold)' : ''}. Tinted: differs from seed ${seeds[0]}.`;
+    const head = table.createTHead().insertRow();
+    head.append(el('th', { scope: 'col' }, 'claim'));
+    for (const s of seeds) head.append(el('th', { scope: 'col' }, `seed ${s}`));
+    const body = table.createTBody();
+    const base = file.seeds[0].claims;
+    for (const row of ROWS) {
+      const tr = body.insertRow();
+      tr.dataset.claim = row.id;
+      tr.append(el('th', { scope: 'row' }, row.label));
+      for (const { seed, claims } of file.seeds) {
+        const shown = this.here.get(seed) ?? claims;
+        const text = row.cell(shown);
+        const td = el('td', { class: `${text !== row.cell(base) ? 'differs' : ''}${this.here.has(seed) ? ' here' : ''}`.trim(), 'data-seed': String(seed) }, text);
+        tr.append(td);
+      }
+    }
+    if (this.here.size) {
+      const tr = body.insertRow();
+      tr.className = 'check';
+      tr.append(el('th', { scope: 'row' }, 'trained here vs the command line'));
+      for (const { seed, claims } of file.seeds) {
+        const mine = this.here.get(seed);
+        const same = mine ? sameClaims(mine, claims) : null;
+        tr.append(el('td', { class: same === null ? '' : same ? 'same' : 'mismatch', 'data-seed': String(seed), 'data-agree': same === null ? '' : String(same) }, same === null ? '–' : same ? 'same' : 'differs'));
+      }
+    }
+  }
+
+  protected summarize(): string {
+    if (!this.file) return 'The cross-seed grid is loading.';
+    const seeds = this.file.seeds;
+    return `Claims across seeds ${seeds[0].seed} to ${seeds.at(-1)!.seed}: ${ROWS.map((r) => `${r.label}: ${seeds.map((s) => r.cell(this.here.get(s.seed) ?? s.claims)).join(', ')}`).join('; ')}.`;
+  }
+
+  figures(): WidgetFigure[] {
+    return [{ name: 'grid', label: 'Claims across seeds', scene: () => tablesScene([this.table!], resolveColours(this.body), 'Claims across seeds') }];
+  }
+}
+
+/** Every claim equal (arrays element by element). */
+export function sameClaims(a: MaxDigitClaims, b: MaxDigitClaims): boolean {
+  return JSON.stringify(normalise(a)) === JSON.stringify(normalise(b));
+}
+
+function normalise(c: MaxDigitClaims): unknown[] {
+  return Object.keys(c).sort().map((k) => (c as unknown as Record<string, unknown>)[k]);
+}
