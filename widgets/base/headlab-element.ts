@@ -106,17 +106,18 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     this.root.append(this.placeholder, this.alertBox, this.body);
     if (snapshot.length) {
       this.placeholder.hidden = true;
-      this.snapshot = snapshot;
+      this.prerendered = snapshot;
       this.root.append(...snapshot);
     }
   }
 
   /** The prerendered snapshot's nodes, on screen until the first render replaces them in the same frame. */
-  private snapshot: Node[] = [];
+  // Not named `snapshot`: a widget may use that name for its own state (the training replay does).
+  private prerendered: Node[] = [];
 
   private dropSnapshot(): void {
-    for (const node of this.snapshot) node.parentNode?.removeChild(node);
-    this.snapshot = [];
+    for (const node of this.prerendered) node.parentNode?.removeChild(node);
+    this.prerendered = [];
   }
 
   /** Number of completed render() calls (diagnostics and tests). */
