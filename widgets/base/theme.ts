@@ -133,11 +133,12 @@ fieldset.controls > legend { padding: 0; margin-bottom: 0.25rem; font-weight: 60
 :host([data-hash-target]) .body { outline: 3px solid var(--hl-focus); outline-offset: 3px; }
 :host(:focus) { outline: none; }
 /* Touch screens: every target at least 44 px high (radio and checkbox rows included). */
+/* :host raises these above a widget's own sizes (its sheet comes later with equal specificity). */
 @media (pointer: coarse) {
-  button, select, input[type="number"], input[type="text"], .export-menu > summary { min-height: 44px; }
-  .export-list button { min-height: 44px; min-width: 44px; }
-  label:has(> input[type="radio"]), label:has(> input[type="checkbox"]) { display: inline-flex; align-items: center; min-height: 44px; }
-  input[type="range"] { min-height: 44px; }
+  :host button, :host select, :host input[type="number"], :host input[type="text"], :host .export-menu > summary { min-height: 44px; }
+  :host button, :host .export-list button { min-width: 44px; }
+  :host label:has(> input[type="radio"]), :host label:has(> input[type="checkbox"]) { display: inline-flex; align-items: center; min-height: 44px; }
+  :host input[type="range"] { min-height: 44px; }
 }
 .tag { font-size: 0.8em; border-radius: 3px; padding: 0 0.3em; white-space: nowrap; }
 .tag.changed { color: var(--hl-changed); border: 1px solid currentColor; font-weight: 600; }
