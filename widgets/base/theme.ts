@@ -136,7 +136,8 @@ fieldset.controls > legend { padding: 0; margin-bottom: 0.25rem; font-weight: 60
 /* :host raises these above a widget's own sizes (its sheet comes later with equal specificity). */
 @media (pointer: coarse) {
   :host button, :host select, :host input[type="number"], :host input[type="text"], :host .export-menu > summary { min-height: 44px; }
-  :host button, :host .export-list button { min-width: 44px; }
+  :host button, :host select, :host .export-list button { min-width: 44px; }
+  :host .exports button { min-height: 44px; }
   :host label:has(> input[type="radio"]), :host label:has(> input[type="checkbox"]) { display: inline-flex; align-items: center; min-height: 44px; }
   :host input[type="range"] { min-height: 44px; }
 }
