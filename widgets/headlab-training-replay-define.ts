@@ -1,4 +1,7 @@
-// Registers <headlab-training-replay> (guarded: a page may load the bundle twice).
+// Registers <headlab-training-replay> in a browser (nothing in Node or server rendering; see define.ts)
+// and exports its class. The package entry point `headlab/training-replay` once package.json lists it.
 import { HeadlabTrainingReplay } from './headlab-training-replay.js';
+import { defineElement } from './define.js';
 
-if (!customElements.get('headlab-training-replay')) customElements.define('headlab-training-replay', HeadlabTrainingReplay);
+export { HeadlabTrainingReplay };
+defineElement('headlab-training-replay', HeadlabTrainingReplay);

@@ -67,16 +67,16 @@ test('a prose state link sets the state, scrolls to the widget and moves focus i
   const page = await open('', { viewport: { width: 1000, height: 700 } });
   await page.evaluate(() => {
     const p = document.createElement('p');
-    p.innerHTML = '<a class="state-link" href="#value-swap.column-a=1&value-swap.column-b=3">swap the first and third columns</a>';
+    p.innerHTML = '<a id="probe-link" class="state-link" href="#value-swap.column-a=1&value-swap.column-b=3">swap the first and third columns</a>';
     document.querySelector('h1').after(p);
   });
   assert.equal(await inView(page, '#value-swap'), false);
-  await page.locator('a.state-link').click();
+  await page.locator('#probe-link').click();
   await page.waitForFunction(() => document.querySelector('#value-swap').getAttribute('column-b') === '3');
   await page.waitForFunction(() => { const r = document.querySelector('#value-swap').getBoundingClientRect(); return r.top >= -1 && r.top < innerHeight / 2; });
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'value-swap');
   // The ▶ after a state link comes from the site CSS, not from the prose.
-  assert.match(await page.evaluate(() => getComputedStyle(document.querySelector('a.state-link'), '::after').content), /▶/);
+  assert.match(await page.evaluate(() => getComputedStyle(document.querySelector('#probe-link'), '::after').content), /▶/);
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'value-swap', 'Tab continues inside the widget');
   assert.deepEqual(page.problems, []);
