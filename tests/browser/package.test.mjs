@@ -187,12 +187,17 @@ test('examples/astro (Astro 5 + MDX) with the installed tarball: astro build, th
     // and its panel style through ::part(body).
     const page = await session.newPage();
     await page.goto(`${session.url}posts/attention-heads/index.html`);
-    await page.waitForFunction(() => document.querySelector('headlab-attention-bars')?.renderCount > 0);
+    // The bars are drawn once the default weights have loaded.
+    await page.waitForFunction(() => document.querySelector('headlab-attention-bars')?.shadowRoot.querySelector('svg text'), null, { timeout: 120_000 });
     const look = await page.evaluate(() => {
       const bars = document.querySelector('headlab-attention-bars').shadowRoot;
       const swap = document.querySelector('headlab-value-swap').shadowRoot.querySelector('[part="body"]');
-      return { text: getComputedStyle(bars.querySelector('.body')).fontFamily, chart: getComputedStyle(bars.querySelector('svg text')).fontFamily, panel: getComputedStyle(swap).borderLeftWidth };
+      return {
+        text: getComputedStyle(bars.querySelector('.body')).fontFamily, chart: getComputedStyle(bars.querySelector('svg text')).fontFamily,
+        panel: getComputedStyle(swap).borderLeftWidth, title: getComputedStyle(bars.querySelector('[part~="title"]')).fontVariantCaps,
+      };
     });
+    assert.equal(look.title, 'small-caps');
     assert.match(look.text, /^Georgia/);
     assert.match(look.chart, /^Georgia/);
     assert.equal(look.panel, '4px');

@@ -352,6 +352,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     if (!this.isConnected) return;
     this.guard(() => {
       this.render();
+      markParts(this.body);
       this.renders++;
       this.clearError();
       const text = this.summarize();
@@ -406,6 +407,23 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
         throw err;
       }
     }
+  }
+}
+
+/**
+ * ::part() names on every widget's main pieces, from the classes and tags the widgets share,
+ * so a page can style them without per-widget hooks (docs/embedding.md, "Theme"):
+ * title, caption, chart (each SVG figure), table, controls (rows and fieldsets of inputs),
+ * button, exports (the download controls).
+ */
+const PART_SELECTORS: [string, string][] = [
+  ['title', '.title'], ['caption', '.caption, .note'], ['chart', 'svg:not(svg svg)'], ['table', 'table'],
+  ['controls', '.row, .controls, fieldset'], ['button', 'button'], ['exports', '.exports'],
+];
+
+function markParts(body: HTMLElement): void {
+  for (const [name, selector] of PART_SELECTORS) {
+    for (const node of body.querySelectorAll(selector)) if (!node.part.contains(name)) node.part.add(name);
   }
 }
 
