@@ -72,7 +72,18 @@ export function siteSizes(siteDir = path.join(root, 'build/site')) {
     const jsGzip = [...js].reduce((s, f) => s + gzipSize(f), 0);
     const wasm = (usesCore ? gzipSize(path.join(bundle, 'headlab_core.wasm')) : 0) +
       (usesMaxDigit ? gzipSize(path.join(bundle, 'headlab_max_digit.wasm')) : 0);
-    pages.push({ page: path.relative(siteDir, html), js: jsGzip, wasm, total: jsGzip + wasm, files: [...js].map((f) => path.relative(siteDir, f)) });
+    // Weights the max-digit elements fetch on load: each model element's src, and the
+    // bundle's default file when an element names no model.
+    const weights = new Set();
+    for (const m of text.matchAll(/<headlab-max-digit-model\b[^>]*\ssrc="([^"]+)"/g)) weights.add(path.resolve(path.dirname(html), m[1]));
+    const implicit = [...text.matchAll(/<(headlab-[a-z-]+)\b([^>]*)>/g)]
+      .some((m) => MAX_DIGIT_ELEMENT.test(`<${m[1]}`) && m[1] !== 'headlab-max-digit-model' && !/\smodel="/.test(m[2]));
+    if (implicit) weights.add(path.join(bundle, 'data/max-digit-seed0.json'));
+    const data = [...weights].filter((f) => fs.existsSync(f)).reduce((sum, f) => sum + gzipSize(f), 0);
+    pages.push({
+      page: path.relative(siteDir, html), js: jsGzip, wasm, total: jsGzip + wasm, data, firstLoad: jsGzip + wasm + data,
+      files: [...js].map((f) => path.relative(siteDir, f)), dataFiles: [...weights].map((f) => path.relative(siteDir, f)),
+    });
   }
   return { files, pages };
 }
@@ -82,6 +93,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
   console.log('bundle files (raw → gzip -9):');
   for (const f of files) console.log(`  ${f.file.padEnd(34)} ${kb(f.bytes).padStart(10)} → ${kb(f.gzip).padStart(9)}`);
-  console.log('pages (gzip: JS reached statically + .wasm; weights and lazily imported chunks excluded):');
-  for (const p of pages) console.log(`  ${p.page.padEnd(52)} JS ${kb(p.js).padStart(9)}  WASM ${kb(p.wasm).padStart(9)}  total ${kb(p.total).padStart(9)}`);
+  console.log('pages (gzip: JS reached statically + .wasm, then + the weights fetched on load; lazily imported chunks excluded):');
+  for (const p of pages) console.log(`  ${p.page.padEnd(52)} JS ${kb(p.js).padStart(9)}  WASM ${kb(p.wasm).padStart(9)}  total ${kb(p.total).padStart(9)}  weights ${kb(p.data).padStart(9)}  first load ${kb(p.firstLoad).padStart(9)}`);
 }

@@ -225,7 +225,11 @@ export async function buildSite({ quiet = false, snapshots = true } = {}) {
   }
   fs.writeFileSync(path.join(assets, 'math.css'), mathStylesheet());
   // Each widget's default state prerendered into its page (HEADLAB_SNAPSHOTS=0 skips it).
-  if (snapshots && process.env.HEADLAB_SNAPSHOTS !== '0') await prerenderSnapshots(outDir, { quiet });
+  // headlab.css (reserved sizes, measured in the same pass) joins the bundle in dist/.
+  if (snapshots && process.env.HEADLAB_SNAPSHOTS !== '0') {
+    await prerenderSnapshots(outDir, { quiet });
+    fs.copyFileSync(path.join(outDir, 'headlab/headlab.css'), path.join(distDir, 'headlab.css'));
+  }
   if (!quiet) console.log(`site built in ${path.relative(root, outDir)}`);
   return outDir;
 }

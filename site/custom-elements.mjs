@@ -17,6 +17,13 @@ export const BASE_PARTS = [
   { name: 'body', description: 'The widget\'s content, once the core is ready.' },
   { name: 'placeholder', description: 'The "Loading the interactive figure…" box shown before the content.' },
   { name: 'alert', description: 'The message box shown for a bad attribute or a failed load.' },
+  { name: 'title', description: 'The widget\'s heading.' },
+  { name: 'caption', description: 'Explanatory notes and captions inside the widget.' },
+  { name: 'chart', description: 'Each SVG figure.' },
+  { name: 'table', description: 'Each table of numbers.' },
+  { name: 'controls', description: 'Rows and groups of inputs.' },
+  { name: 'button', description: 'Every button.' },
+  { name: 'exports', description: 'The download controls.' },
 ];
 
 /** CSS custom properties an author may set on the element (or any ancestor). */

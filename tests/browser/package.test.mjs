@@ -9,6 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { STRICT_CSP } from '../../site/serve.mjs';
 import { root, screenshot, startSession } from './helpers.mjs';
 
 const npm = (args, cwd) => execFileSync('npm', [...args, '--no-audit', '--no-fund'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -25,28 +27,79 @@ after(() => { if (tmp) fs.rmSync(tmp, { recursive: true, force: true }); });
 /** Copies examples/<name> into the temp folder and installs the tarball there. */
 function example(name) {
   const dir = path.join(tmp, name);
+  if (fs.existsSync(dir)) return dir;   // installed by an earlier test of this file
   fs.cpSync(path.join(root, 'examples', name), dir, { recursive: true });
   npm(['install', '--offline', '--ignore-scripts', tarball], dir);
   return dir;
 }
 
-/** Loads `url` under the strict CSP and checks that both widgets compute. */
-async function check(session, url, shot) {
-  const page = await session.newPage();
+/**
+ * Installed into the page before its scripts: layout shifts (those after the first element
+ * is defined — before that the page is static HTML, nothing of ours moves it — and those
+ * before, reported apart) and the number of headlab elements defined.
+ */
+function layoutShiftProbe() {
+  window.__definedAt = Infinity;
+  const define = customElements.define.bind(customElements);
+  customElements.define = (...args) => { window.__definedAt = Math.min(window.__definedAt, performance.now()); return define(...args); };
+  window.__cls = 0;
+  window.__clsBefore = 0;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      if (e.hadRecentInput) continue;
+      if (e.startTime < window.__definedAt) window.__clsBefore += e.value; else window.__cls += e.value;
+    }
+  }).observe({ type: 'layout-shift', buffered: true });
+}
+
+/** The issue's budget for layout shift while the widgets start (web.dev: ≤ 0.1 is "good"). */
+const CLS_BUDGET = 0.01;
+
+/**
+ * Loads `url` and checks what an author gets: every headlab-* element renders; the ablation
+ * widget computes the softmax exactly; the trainer trains in its worker; the max-digit
+ * widgets load the package's default weights; each .wasm is downloaded once (page and
+ * worker together); layout shift ≤ CLS_BUDGET; no console error, no other origin.
+ */
+async function check(session, url, shot, { origin = null } = {}) {
+  const page = await session.newPage({ viewport: { width: 1000, height: 900 } });
+  const downloads = [];
+  page.on('request', (r) => { const p = new URL(r.url()).pathname; if (/\.(wasm|json)$/.test(p)) downloads.push(p); });
+  await page.addInitScript(layoutShiftProbe);
   await page.goto(url);
-  await page.waitForFunction(() => document.querySelector('#ablation')?.renderCount > 0);
+  await page.waitForFunction(() => {
+    const all = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'));
+    return all.length > 0 && all.every((e) => e.renderCount > 0);
+  }, null, { timeout: 120_000 });
+  await page.waitForFunction(() => document.querySelector('headlab-attention-bars')?.currentModel, null, { timeout: 120_000 });
   // W_Q with swapped coordinates: query x₁ = [1, 0] gives q = [0, 1], so it matches x₂:
   // weights softmax([0, 1]/√2) = [1/(1+e^{1/√2}), e^{1/√2}/(1+e^{1/√2})].
   const weights = await page.evaluate(() => document.querySelector('#ablation').state.weights);
   const e = Math.exp(1 / Math.SQRT2);
   // A 2-term softmax in double precision: a few ulps.
   assert.ok(Math.abs(weights[0] - 1 / (1 + e)) <= 1e-15 && Math.abs(weights[1] - e / (1 + e)) <= 1e-15, String(weights));
+  // The max-digit figure on the package's default weights (no src): the shipped seed-0 model.
+  const bars = await page.evaluate(() => {
+    const el = document.querySelector('headlab-attention-bars');
+    return el && { label: el.currentModel?.label, max: el.state.max_digit };
+  });
+  assert.ok(bars, 'the example has a headlab-attention-bars');
+  assert.match(bars.label, /shipped weights.*seed 0/);
+  const shift = await page.evaluate(() => ({ cls: window.__cls, before: window.__clsBefore }));
   await page.evaluate(() => document.querySelector('#trainer').train());
-  await page.waitForFunction(() => ['done', 'failed'].includes(document.querySelector('#trainer').trainingStatus));
+  await page.waitForFunction(() => ['done', 'failed'].includes(document.querySelector('#trainer').trainingStatus), null, { timeout: 120_000 });
   const r = await page.evaluate(() => ({ status: document.querySelector('#trainer').trainingStatus, steps: document.querySelector('#trainer').results?.steps_done }));
   assert.deepEqual(r, { status: 'done', steps: 60 });
   await screenshot(page, shot);
-  assert.deepEqual(page.problems, []);
+  // Pages served by another server than the session's (the Vite dev server) come from `origin`.
+  assert.deepEqual(page.problems.filter((p) => !(origin && p.startsWith(`off-origin request: ${origin}/`))), []);
+  // One download of each module for the page and its worker (the worker gets the page's compiled module).
+  const count = (re) => downloads.filter((p) => re.test(p)).length;
+  assert.equal(count(/headlab_core[^/]*\.wasm$/), 1, downloads.join(', '));
+  assert.equal(count(/headlab_max_digit[^/]*\.wasm$/), 1, downloads.join(', '));
+  assert.equal(count(/max-digit-seed0[^/]*\.json$/), 1, downloads.join(', '));
+  console.log(`# ${shot}: layout shift ${shift.cls.toFixed(4)} after the first definition, ${shift.before.toFixed(4)} before; downloads ${downloads.map((p) => p.split('/').pop()).join(' ')}`);
+  assert.ok(shift.cls <= CLS_BUDGET, `layout shift ${shift.cls}`);
   await page.close();
 }
 
@@ -81,15 +134,74 @@ test('examples/plain-html with the installed tarball: widgets compute under the 
   }
 });
 
-test('examples/vite with the installed tarball, built by Vite 7: .wasm and worker emitted, widgets compute under the strict CSP', async () => {
+const vite = path.join(root, 'node_modules/vite/bin/vite.js');
+
+test('examples/vite with the installed tarball, built by Vite 7: .wasm, worker and weights emitted, widgets compute under the strict CSP', async () => {
   const dir = example('vite');
-  execFileSync(process.execPath, [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const assets = fs.readdirSync(path.join(dir, 'dist/assets'));
-  assert.ok(assets.some((f) => /^headlab_core-.*\.wasm$/.test(f)), assets.join(', '));
+  assert.ok(assets.some((f) => /^headlab_core[-.].*\.wasm$/.test(f)), assets.join(', '));
   assert.ok(assets.some((f) => /^headlab-worker-.*\.js$/.test(f)), assets.join(', '));
+  assert.ok(assets.some((f) => /^max-digit-seed0[-.].*\.json$/.test(f)), assets.join(', '));
   const session = await startSession({ dir: path.join(dir, 'dist'), csp: true });
   try {
     await check(session, `${session.url}index.html`, 'package-vite');
+  } finally {
+    await session.close();
+  }
+});
+
+test('examples/vite on the Vite 7 dev server (strict CSP header): widgets compute, the worker trains', async () => {
+  const dir = example('vite');
+  const { createServer } = await import(pathToFileURL(path.join(root, 'node_modules/vite/dist/node/index.js')).href);
+  const server = await createServer({
+    root: dir, configFile: path.join(dir, 'vite.config.js'), logLevel: 'warn', clearScreen: false,
+    server: { host: '127.0.0.1', port: 0, strictPort: false, headers: { 'Content-Security-Policy': STRICT_CSP }, hmr: false },
+  });
+  await server.listen();
+  const url = server.resolvedUrls.local[0];
+  const session = await startSession({ dir, csp: true });   // the browser; pages come from Vite
+  try {
+    await check(session, `${url}index.html`, 'package-vite-dev', { origin: new URL(url).origin });
+  } finally {
+    await session.close();
+    await server.close();
+  }
+});
+
+test('examples/astro (Astro 5 + MDX) with the installed tarball: astro build, then every widget of the MDX post computes under the strict CSP', async () => {
+  const dir = path.join(tmp, 'astro');
+  fs.cpSync(path.join(root, 'examples/astro'), dir, { recursive: true });
+  // Astro and @astrojs/mdx from the registry (the example's lock file; the npm cache serves repeats), headlab from the tarball.
+  npm(['ci', '--prefer-offline'], dir);
+  npm(['install', '--offline', '--ignore-scripts', '--no-save', tarball], dir);
+  const astro = path.join(dir, 'node_modules/astro/astro.js');
+  execFileSync(process.execPath, [astro, 'build', '--silent'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const html = fs.readFileSync(path.join(dir, 'dist/posts/attention-heads/index.html'), 'utf8');
+  // What the strict CSP would refuse: inline scripts, <style> elements, style attributes.
+  assert.doesNotMatch(html, /<script(?![^>]*\ssrc=)[^>]*>|<style|\sstyle="/);
+  const session = await startSession({ dir: path.join(dir, 'dist'), csp: true });
+  try {
+    await check(session, `${session.url}posts/attention-heads/index.html`, 'package-astro');
+    // The blog's serif reached the widgets' text and chart text through --headlab-font-family,
+    // and its panel style through ::part(body).
+    const page = await session.newPage();
+    await page.goto(`${session.url}posts/attention-heads/index.html`);
+    // The bars are drawn once the default weights have loaded.
+    await page.waitForFunction(() => document.querySelector('headlab-attention-bars')?.shadowRoot.querySelector('svg text'), null, { timeout: 120_000 });
+    const look = await page.evaluate(() => {
+      const bars = document.querySelector('headlab-attention-bars').shadowRoot;
+      const swap = document.querySelector('headlab-value-swap').shadowRoot.querySelector('[part="body"]');
+      return {
+        text: getComputedStyle(bars.querySelector('.body')).fontFamily, chart: getComputedStyle(bars.querySelector('svg text')).fontFamily,
+        panel: getComputedStyle(swap).borderLeftWidth, title: getComputedStyle(bars.querySelector('[part~="title"]')).fontVariantCaps,
+      };
+    });
+    assert.equal(look.title, 'small-caps');
+    assert.match(look.text, /^Georgia/);
+    assert.match(look.chart, /^Georgia/);
+    assert.equal(look.panel, '4px');
+    await screenshot(page, 'package-astro-theme');
   } finally {
     await session.close();
   }

@@ -489,6 +489,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     if (!this.isConnected) return;
     this.guard(() => {
       this.render();
+      markParts(this.body);
       this.renders++;
       this.clearError();
       const text = this.summarize();
@@ -618,6 +619,23 @@ function markScrollBox(box: HTMLElement): void {
     if (box.getAttribute('data-added') === 'tabindex') { box.removeAttribute('tabindex'); box.removeAttribute('data-added'); }
     if (box.getAttribute('role') === 'region') box.removeAttribute('role');
     if (box.hasAttribute('data-added-label')) { box.removeAttribute('aria-label'); box.removeAttribute('data-added-label'); }
+  }
+}
+
+/**
+ * ::part() names on every widget's main pieces, from the classes and tags the widgets share,
+ * so a page can style them without per-widget hooks (docs/embedding.md, "Theme"):
+ * title, caption, chart (each SVG figure), table, controls (rows and fieldsets of inputs),
+ * button, exports (the download controls).
+ */
+const PART_SELECTORS: [string, string][] = [
+  ['title', '.title'], ['caption', '.caption, .note'], ['chart', 'svg:not(svg svg)'], ['table', 'table'],
+  ['controls', '.row, .controls, fieldset'], ['button', 'button'], ['exports', '.export-menu, .exports'],
+];
+
+function markParts(body: HTMLElement): void {
+  for (const [name, selector] of PART_SELECTORS) {
+    for (const node of body.querySelectorAll(selector)) if (!node.part.contains(name)) node.part.add(name);
   }
 }
 
