@@ -237,6 +237,8 @@ export interface HeadlabMaxDigitModel extends HeadlabElementBase<MaxDigitModelSt
   stop(): void;
   /** Switches back to the loaded weights. */
   useShipped(): void;
+  /** Fetches the weights now, also when loading="lazy" has not seen the section yet. */
+  load(): void;
 }
 
 export interface AttentionBarsState { digits: number[]; max_digit: number }

@@ -152,6 +152,13 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     return src === '' ? defaultWeightsUrl() : new URL(src, document.baseURI).href;
   }
 
+  /** Fetches the weights now, also when loading="lazy" has not seen the section yet. */
+  load(): void {
+    this.lazyObserver?.disconnect();
+    this.lazyObserver = null;
+    if (this.source && this.source.status === 'idle') void this.source.load(this.weightsUrl(), this.maxDigit!);
+  }
+
   /** Trains a model from the `seed` attribute in the worker; every widget switches to it when the run ends. */
   train(): void {
     const settings: MaxDigitTrainingSettings = { seed: this.seed, steps: this.steps, unit_norm_unembedding: this.unitNormUnembedding };

@@ -40,7 +40,7 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
     .panels > div { flex: 1 1 20rem; min-width: 0; }
     .controls-row { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; align-items: center; margin: 0.3rem 0; }
     .controls-row label { display: inline-flex; gap: 0.4rem; align-items: center; }
-    .controls-row select { font: inherit; min-height: 2.75rem; padding: 0 0.3rem; color: var(--hl-fg); background: var(--hl-control); border: 1px solid var(--hl-rule); border-radius: 4px; }
+    .controls-row select { font: inherit; min-height: 2.75rem; min-width: 2.75rem; padding: 0 0.3rem; color: var(--hl-fg); background: var(--hl-control); border: 1px solid var(--hl-rule); border-radius: 4px; }
     .controls-row input[type="range"] { min-height: 2.75rem; width: 11rem; }
     .slopes { display: flex; flex-wrap: wrap; gap: 0.2rem 1rem; font-size: 0.9em; margin: 0.3rem 0; padding: 0; list-style: none; }
   `;

@@ -42,9 +42,13 @@ after(async () => { await session?.close(); });
 async function open(name, options = {}, hash = '') {
   const page = await session.newPage(options);
   await page.goto(`${session.url}${name}${hash}`);
-  await page.waitForFunction(() => [...document.querySelectorAll('*')]
-    .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
-    .every((e) => e.renderCount > 0 || !e.shadowRoot?.querySelector('.alert')?.hidden));
+  // A lazily loaded model (loading="lazy") is fetched now, so every widget has its figures.
+  await page.waitForFunction(() => {
+    for (const m of document.querySelectorAll('headlab-max-digit-model')) m.load?.();
+    return [...document.querySelectorAll('*')]
+      .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+      .every((e) => (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel !== null)) || !e.shadowRoot?.querySelector('.alert')?.hidden);
+  });
   return page;
 }
 

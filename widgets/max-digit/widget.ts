@@ -49,7 +49,7 @@ export const DEFAULT_DIGITS = [2, 3, 4, 5, 6];
 export const MAX_DIGIT_CSS = /* css */ `
   .figure svg { display: block; max-width: 100%; height: auto; }
   .digits-row label { display: flex; gap: 0.4rem; align-items: center; flex-wrap: wrap; }
-  .digits-row input { font: inherit; width: 9em; padding: 0.2rem 0.4rem; min-height: 2rem;
+  .digits-row input { font: inherit; width: 9em; padding: 0.2rem 0.4rem; min-height: 2.75rem; box-sizing: border-box;
     color: var(--hl-fg); background: var(--hl-control); border: 1px solid var(--hl-rule); border-radius: 4px; }
   input[aria-invalid="true"] { border-color: var(--hl-bad); border-width: 2px; }
   .input-problem { color: var(--hl-bad); font-size: 0.9em; margin: 0.2rem 0 0; }
