@@ -50,33 +50,9 @@ Random::Random(std::uint64_t seed) : seed_(seed) {
   for (auto& word : state_) word = splitmix64(s);
 }
 
-std::uint64_t Random::next_u64() {
-  const std::uint64_t result = rotl(state_[1] * 5, 7) * 9;
-  const std::uint64_t t = state_[1] << 17;
-  state_[2] ^= state_[0];
-  state_[3] ^= state_[1];
-  state_[1] ^= state_[2];
-  state_[0] ^= state_[3];
-  state_[2] ^= t;
-  state_[3] = rotl(state_[3], 45);
-  return result;
-}
-
 double Random::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
 
-std::uint32_t Random::below(std::uint32_t n) {
-  if (n == 0) throw InputError("Random::below needs n ≥ 1");
-  std::uint64_t m = (next_u64() >> 32) * n;
-  auto low = static_cast<std::uint32_t>(m);
-  if (low < n) {
-    const std::uint32_t threshold = (0u - n) % n;
-    while (low < threshold) {
-      m = (next_u64() >> 32) * n;
-      low = static_cast<std::uint32_t>(m);
-    }
-  }
-  return static_cast<std::uint32_t>(m >> 32);
-}
+void Random::below_zero() { throw InputError("Random::below needs n ≥ 1"); }
 
 double Random::normal_tail(bool negative) {
   // Marsaglia's tail method beyond r: accept x = r + e1/r when 2·e2 ≥ (e1/r)², e1, e2 ~ Exp(1).
