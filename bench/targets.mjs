@@ -8,11 +8,11 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadCore } from '../web/headlab-core.js';
+import { loadCore, loadMaxDigitCore } from '../web/headlab-core.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = path.join(root, 'build/wasm/web');
-const RUNS = 7;
+const RUNS = Number(process.env.HEADLAB_BENCH_RUNS) || 7;  // HEADLAB_BENCH_RUNS=1 for a smoke run
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 function timeMs(f) {
   f();  // warm-up: the engine compiles the module's hot functions once, as a page would
@@ -47,17 +47,17 @@ function nativeFigure(exe, tag) {
   return Number(line.split(' ')[1]);
 }
 
-const load = async (name, factoryName) => {
+const load = async (name, loader) => {
   const { default: factory } = await import(path.join(wasmDir, `${name}.mjs`));
-  return loadCore(factory, { wasmBinary: fs.readFileSync(path.join(wasmDir, `${name}.wasm`)) });
+  return loader(factory, { wasmBinary: fs.readFileSync(path.join(wasmDir, `${name}.wasm`)) });
 };
 
 const measured = {};
 measured['max-digit recipe, native'] = nativeFigure('max_digit_bench', 'NATIVE_MAX_DIGIT_TRAIN_MS');
 measured['feature recovery, native'] = nativeFigure('feature_recovery_bench', 'NATIVE_TRAIN_MS');
-const maxDigit = await load('headlab_max_digit');
+const maxDigit = await load('headlab_max_digit', loadMaxDigitCore);
 measured['max-digit recipe, WASM'] = timeMs(() => maxDigit.maxDigitTrain({ seed: 0 }));
-const core = await load('headlab_core');
+const core = await load('headlab_core', loadCore);
 measured['feature recovery, WASM'] = timeMs(() => {
   const t = core.createFeatureRecoveryTrainer({ seed: 0 });
   t.step(1200);
