@@ -2,7 +2,9 @@
 
 #include "core/check.hpp"
 
+#include <cstring>
 #include <string>
+#include <vector>
 
 namespace headlab {
 namespace {
@@ -54,12 +56,19 @@ void sample_feature_recovery_batch(Random& rng, Eigen::Index batch, double reque
     out.records.resize(kRecordCount * batch, kLatentSize);
   }
   if (out.target.rows() != batch || out.target.cols() != kFeatureWidth) out.target.resize(batch, kFeatureWidth);
+  // The whole batch's normals in one call (request, then records 1–4, example by example: the
+  // order of the draws), then laid out in the two matrices.
+  constexpr int kPerExample = (1 + kRecordCount) * kLatentSize;
+  thread_local std::vector<double> draws;
+  draws.resize(static_cast<std::size_t>(batch) * kPerExample);
+  rng.fill_normal(draws.data(), draws.size());
   for (Eigen::Index b = 0; b < batch; ++b) {
+    const double* drawn = draws.data() + b * kPerExample;
     double* request = out.request.data() + b * kLatentSize;
     double* records = out.records.data() + b * kRecordCount * kLatentSize;
-    rng.fill_normal(request, kLatentSize);
+    std::memcpy(request, drawn, sizeof(double) * kLatentSize);
     for (int k = 0; k < kFeatureWidth; ++k) request[kRequestFeatures + k] *= request_scale;
-    rng.fill_normal(records, kRecordCount * kLatentSize);
+    std::memcpy(records, drawn + kLatentSize, sizeof(double) * kRecordCount * kLatentSize);
     teacher_example(request, records, out.target.data() + b * kFeatureWidth);
   }
 }

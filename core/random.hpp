@@ -20,7 +20,7 @@ class Random {
  public:
   explicit Random(std::uint64_t seed);
 
-  // 64 uniformly distributed bits.
+  // 64 uniformly distributed bits. (Defined in this header so that samplers inline it.)
   std::uint64_t next_u64();
   // Uniform on [0, 1) with 53 random bits.
   double uniform();
@@ -40,6 +40,7 @@ class Random {
   Random stream(std::uint64_t stream_id) const;
 
  private:
+  [[noreturn]] static void below_zero();
   double normal_tail(bool negative);
   // normal() after its first 64 bits were drawn: the rectangle test, tail and wedge.
   double normal_from(std::uint64_t bits);
@@ -50,5 +51,32 @@ class Random {
 // A d × d orthogonal matrix drawn from the Haar measure: Q of the QR
 // factorisation of a Gaussian matrix, with column signs fixed so diag(R) > 0.
 Matrix random_orthogonal(Eigen::Index d, Random& rng);
+
+inline std::uint64_t Random::next_u64() {
+  const auto rotl = [](std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); };
+  const std::uint64_t result = rotl(state_[1] * 5, 7) * 9;
+  const std::uint64_t t = state_[1] << 17;
+  state_[2] ^= state_[0];
+  state_[3] ^= state_[1];
+  state_[1] ^= state_[2];
+  state_[0] ^= state_[3];
+  state_[2] ^= t;
+  state_[3] = rotl(state_[3], 45);
+  return result;
+}
+
+inline std::uint32_t Random::below(std::uint32_t n) {
+  if (n == 0) below_zero();
+  std::uint64_t m = (next_u64() >> 32) * n;
+  auto low = static_cast<std::uint32_t>(m);
+  if (low < n) {
+    const std::uint32_t threshold = (0u - n) % n;
+    while (low < threshold) {
+      m = (next_u64() >> 32) * n;
+      low = static_cast<std::uint32_t>(m);
+    }
+  }
+  return static_cast<std::uint32_t>(m >> 32);
+}
 
 }  // namespace headlab

@@ -112,3 +112,23 @@ TEST_CASE("task arguments are checked", "[feature_recovery][errors]") {
                     Catch::Contains("records must be 8 × 9, got 7 × 9"));
   CHECK_THROWS_WITH(known_query_projection(Matrix::Identity(8, 8)), Catch::Contains("mixing must be 9 × 9, got 8 × 8"));
 }
+
+TEST_CASE("a batch holds exactly the draws of example-by-example sampling and the teacher on them", "[feature_recovery]") {
+  // The sampler draws the whole batch's normals in one call; the order of the draws is the
+  // documented one (per example: request, then records 1–4), so every number is the same bits
+  // as drawing nine and then thirty-six normals per example.
+  for (const double scale : {1.0, 2.5}) {
+    Random fast(11), reference(11);
+    const FeatureRecoveryBatch batch = sample_feature_recovery_batch(fast, 300, scale);
+    Matrix request(300, kLatentSize), records(4 * 300, kLatentSize);
+    for (Eigen::Index b = 0; b < 300; ++b) {
+      reference.fill_normal(request.data() + b * kLatentSize, kLatentSize);
+      for (int k = 0; k < kFeatureWidth; ++k) request(b, kRequestFeatures + k) *= scale;
+      reference.fill_normal(records.data() + b * kRecordCount * kLatentSize, kRecordCount * kLatentSize);
+    }
+    CHECK(batch.request == request);
+    CHECK(batch.records == records);
+    CHECK(batch.target == feature_recovery_teacher(request, records));
+    CHECK(fast.next_u64() == reference.next_u64());
+  }
+}

@@ -1,0 +1,85 @@
+// Every speed figure with its target, as ratios: measured / target, after / before (the figures
+// measured at f69daa3, before the batched training kernels, on a quiet 2-core machine), and
+// WASM / native. Native figures come from the bench executables in build/native/bench (median of 7
+// runs each), WASM ones from the modules in build/wasm/web under Node (median of 7 runs, after one
+// warm-up). Prints figures; not a test. On a shared or busy machine every absolute figure grows, so
+// compare ratios, and repeat on a quiet machine before quoting one.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadCore, loadMaxDigitCore } from '../web/headlab-core.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const wasmDir = path.join(root, 'build/wasm/web');
+const RUNS = Number(process.env.HEADLAB_BENCH_RUNS) || 7;  // HEADLAB_BENCH_RUNS=1 for a smoke run
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+function timeMs(f) {
+  f();  // warm-up: the engine compiles the module's hot functions once, as a page would
+  const ms = [];
+  for (let r = 0; r < RUNS; r++) {
+    const start = performance.now();
+    f();
+    ms.push(performance.now() - start);
+  }
+  return median(ms);
+}
+
+// Figures of f69daa3 on a quiet 2-core machine (the issue's measurements), in ms.
+const BEFORE = {
+  'max-digit recipe, native': 1080,
+  'max-digit recipe, WASM': 1490,
+  'feature recovery, native': 56,
+  'feature recovery, WASM': 68,
+};
+const TARGET = {
+  'max-digit recipe, native': 300,
+  'max-digit recipe, WASM': 500,
+  'feature recovery, native': 40,
+  'feature recovery, WASM': 50,
+};
+
+function nativeFigure(exe, tag) {
+  const file = path.join(root, 'build/native/bench', exe);
+  const out = execFileSync(file, { encoding: 'utf8' });
+  const line = out.split('\n').find((l) => l.startsWith(tag + ' '));
+  if (!line) throw new Error(`${exe} printed no ${tag} line`);
+  return Number(line.split(' ')[1]);
+}
+
+const load = async (name, loader) => {
+  const { default: factory } = await import(path.join(wasmDir, `${name}.mjs`));
+  return loader(factory, { wasmBinary: fs.readFileSync(path.join(wasmDir, `${name}.wasm`)) });
+};
+
+const measured = {};
+measured['max-digit recipe, native'] = nativeFigure('max_digit_bench', 'NATIVE_MAX_DIGIT_TRAIN_MS');
+measured['feature recovery, native'] = nativeFigure('feature_recovery_bench', 'NATIVE_TRAIN_MS');
+const maxDigit = await load('headlab_max_digit', loadMaxDigitCore);
+measured['max-digit recipe, WASM'] = timeMs(() => maxDigit.maxDigitTrain({ seed: 0 }));
+const core = await load('headlab_core', loadCore);
+measured['feature recovery, WASM'] = timeMs(() => {
+  const t = core.createFeatureRecoveryTrainer({ seed: 0 });
+  t.step(1200);
+  t.dispose();
+});
+
+const rows = Object.keys(TARGET).map((name) => {
+  const m = measured[name], t = TARGET[name], b = BEFORE[name];
+  const pair = name.replace(/WASM|native/, (k) => (k === 'WASM' ? 'native' : 'WASM'));
+  return {
+    figure: name,
+    'median ms': m.toFixed(1),
+    'target ms': `≤ ${t}`,
+    'measured / target': (m / t).toFixed(2),
+    'before ms': b,
+    'after / before': (m / b).toFixed(2),
+    'WASM / native': name.endsWith('WASM') ? (m / measured[pair]).toFixed(2) : '',
+  };
+});
+const columns = Object.keys(rows[0]);
+const width = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
+const line = (cells) => cells.map((x, i) => String(x).padEnd(width[i])).join('  ');
+console.log(`speed targets (median of ${RUNS} runs; ${process.version}; ${(await import('node:os')).cpus().length} cores; before = f69daa3 on a quiet machine)`);
+console.log(line(columns));
+for (const r of rows) console.log(line(columns.map((c) => r[c])));
