@@ -38,7 +38,10 @@ export function staticClosure(entry) {
 
 /** The max-digit article's elements (they load headlab_max_digit.wasm, web/browser-core.js). */
 export const MAX_DIGIT_ELEMENT =
-  /<headlab-(?:max-digit[a-z-]*|attention-bars|attention-patch|head-ablation|subspace-accuracy|head-contributions|angle-dot)\b/;
+  /<headlab-(?:max-digit[a-z-]*|attention-bars|attention-patch|head-ablation|subspace-accuracy|head-contributions|angle-dot|score-ramps)\b/;
+
+/** Elements that load no WASM module on the page (prose values, the quiz, the seed grid's shipped table). */
+export const NO_MODULE_ELEMENT = /<headlab-(?:value|choice-quiz|seed-grid)\b/;
 
 /** Chunks of the bundle folder that hold the max-digit loader (it names its .wasm). */
 function maxDigitLoaderChunks(bundle) {
@@ -67,7 +70,7 @@ export function siteSizes(siteDir = path.join(root, 'build/site')) {
     // Elements of the max-digit article run on headlab_max_digit.wasm, whose loader is a
     // dynamic import: count that loader's chunk and .wasm only for pages that use them.
     const usesMaxDigit = MAX_DIGIT_ELEMENT.test(text);
-    const usesCore = [...text.matchAll(/<(headlab-[a-z-]+)/g)].some((m) => !MAX_DIGIT_ELEMENT.test(`<${m[1]}`));
+    const usesCore = [...text.matchAll(/<(headlab-[a-z-]+)/g)].some((m) => !MAX_DIGIT_ELEMENT.test(`<${m[1]}`) && !NO_MODULE_ELEMENT.test(`<${m[1]}`));
     if (usesMaxDigit) for (const f of maxDigitLoaderChunks(bundle)) for (const g of staticClosure(f)) js.add(g);
     const jsGzip = [...js].reduce((s, f) => s + gzipSize(f), 0);
     const wasm = (usesCore ? gzipSize(path.join(bundle, 'headlab_core.wasm')) : 0) +
@@ -75,7 +78,11 @@ export function siteSizes(siteDir = path.join(root, 'build/site')) {
     // Weights the max-digit elements fetch on load: each model element's src, and the
     // bundle's default file when an element names no model.
     const weights = new Set();
-    for (const m of text.matchAll(/<headlab-max-digit-model\b[^>]*\ssrc="([^"]+)"/g)) weights.add(path.resolve(path.dirname(html), m[1]));
+    // A model element with loading="lazy" fetches when the reader nears it, not on load.
+    for (const m of text.matchAll(/<headlab-max-digit-model\b([^>]*)>/g)) {
+      const src = /\ssrc="([^"]+)"/.exec(m[1]);
+      if (src && !/\sloading="lazy"/.test(m[1])) weights.add(path.resolve(path.dirname(html), src[1]));
+    }
     const implicit = [...text.matchAll(/<(headlab-[a-z-]+)\b([^>]*)>/g)]
       .some((m) => MAX_DIGIT_ELEMENT.test(`<${m[1]}`) && m[1] !== 'headlab-max-digit-model' && !/\smodel="/.test(m[2]));
     if (implicit) weights.add(path.join(bundle, 'data/max-digit-seed0.json'));

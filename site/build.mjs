@@ -146,6 +146,14 @@ function page(body, title, depth) {
   const up = '../'.repeat(depth);
   const layout = fs.readFileSync(path.join(root, 'site/layout.html'), 'utf8');
   let html = layout.replaceAll('{{title}}', title).replaceAll('{{root}}', up).replace('{{content}}', body);
+  // A page with widgets loads the entry point of each element it uses (headlab/<name>.js), not
+  // headlab.js with every element: a reader pays only for the figures on the page, as an
+  // author's post does (docs/embedding.md, per-element imports).
+  const names = [...new Set([...body.matchAll(/<headlab-([a-z-]+)/g)].map((m) => m[1]))].filter((n) => elementNames().includes(n)).sort();
+  if (names.length) {
+    const entries = names.map((n) => `<script type="module" src="${up}headlab/${n}.js"></script>`).join('\n');
+    html = html.replace(`<script type="module" src="${up}headlab/headlab.js"></script>`, entries);
+  }
   if (/<headlab-[a-z-]+/.test(body)) {
     html = html
       .replace('</head>', `<link rel="stylesheet" href="${up}assets/offline.css">\n<script src="${up}assets/served.js"></script>\n</head>`)
