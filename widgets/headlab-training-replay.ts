@@ -308,7 +308,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     const final = r.loss_trace[r.loss_trace.length - 1];
     if (s.learned_keys) {
       return `Learned keys: held-out MSE ${formatScientific(e.heldout_mse)}, far below uniform attention's ${formatNumber(e.uniform_attention_mse, 3)}, yet the smallest query R² is ${formatNumber(qMin, 3)}: ` +
-        `the keys moved too, and any Q A with K A^{−T} fits equally well, so R·Wq need not be the identity block (value R² still ${formatNearOne(vMin)}).`;
+        `the keys moved too, and any Q A with K A⁻ᵀ fits equally well, so R·Wq need not be the identity block (value R² still ${formatNearOne(vMin) === '1' ? '1 in double precision' : formatNearOne(vMin)}).`;
     }
     if (qMin < 0.9 && vMin > 0.99) {
       return `Request scale ${formatNumber(s.request_scale, 4)}: held-out MSE ${formatScientific(e.heldout_mse)}, close to uniform attention's ${formatScientific(e.uniform_attention_mse)}, ` +
