@@ -105,6 +105,9 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   private runKey = '';
   private boxWidths: Partial<Record<'loss' | 'schematic', number>> = {};
   private resizeObserver: ResizeObserver | null = null;
+  /** Training starts only once the figure is near the viewport (no worker for a replay nobody sees). */
+  private visibility: IntersectionObserver | null = null;
+  private nearViewport = false;
   private examples = new WeakMap<ReplaySnapshot, FeatureRecoveryExample>();
 
   get seed(): number { return integerAttribute(this, 'seed', 0, 0, 2 ** 31 - 1); }
@@ -218,6 +221,17 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
       this.resizeObserver.observe(this.svgs.loss.parentElement!);
       this.resizeObserver.observe(this.svgs.schematic.parentElement!);
     }
+    this.nearViewport = typeof IntersectionObserver !== 'function';
+    if (!this.nearViewport) {
+      this.visibility = new IntersectionObserver((entries) => {
+        if (!entries.some((e) => e.isIntersecting)) return;
+        this.nearViewport = true;
+        this.visibility?.disconnect();
+        this.visibility = null;
+        this.safely(() => this.startRun());
+      }, { rootMargin: '300px' });
+      this.visibility.observe(this);
+    }
     this.lessonBox = el('p', { class: 'lesson', role: 'status' });
     this.body.append(title, intro, experiments, this.progressBar, controls, figs, this.lessonBox, this.exportControls());
     if (typeof matchMedia === 'function') this.listen(matchMedia('(prefers-color-scheme: dark)'), 'change', () => { this.colours = null; this.requestRender(); });
@@ -225,6 +239,8 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   }
 
   disconnectedCallback(): void {
+    this.visibility?.disconnect();
+    this.visibility = null;
     this.resizeObserver?.disconnect();
     this.resizeObserver = null;
     this.stopPlaying();
@@ -246,6 +262,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   }
 
   private startRun(): void {
+    if (!this.nearViewport) return;
     const settings = this.settingsNow();
     const key = JSON.stringify(settings);
     if (key === this.runKey && this.status !== 'failed') return;
@@ -260,15 +277,28 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
         this.result = value;
         this.status = 'done';
         this.progressBar!.value = 1;
+        // The run is over: end its worker (a rerun starts a new one), so a finished replay holds none.
+        this.jobs.dispose();
         this.requestRender();
-        this.emitChange();
+        this.safely(() => this.emitChange());
       },
       failed: (err) => {
         this.status = 'failed';
+        this.jobs.dispose();
         this.showError(`Training failed: ${err.message}`);
       },
     });
     this.requestRender();
+  }
+
+  /** Runs fn from a timer or worker callback: a bad attribute is shown in the widget, not thrown to the page. */
+  private safely(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      if (err instanceof WidgetInputError) this.showError(err.message);
+      else throw err;
+    }
   }
 
   private play(): void {
@@ -277,11 +307,11 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     if ((this.shownIndex() ?? n - 1) >= n - 1) this.snapshot = 0;
     this.playButton!.textContent = 'Pause';
     this.playButton!.setAttribute('aria-pressed', 'true');
-    this.playTimer = window.setInterval(() => {
+    this.playTimer = window.setInterval(() => this.safely(() => {
       const i = this.shownIndex() ?? 0;
       if (i >= n - 1) { this.stopPlaying(); this.emitChange(); return; }
       this.snapshot = i + 1;
-    }, PLAY_MS);
+    }), PLAY_MS);
   }
 
   private stopPlaying(): void {

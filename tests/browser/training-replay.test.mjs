@@ -22,6 +22,8 @@ const cli = (args) => cliJson(['feature-recovery', '--seed', '0', '--out', '-', 
 const maxDiff = (flat, rows) => Math.max(...rows.flat().map((x, i) => Math.abs(x - flat[i])));
 
 async function waitDone(page) {
+  // The replay trains once it is near the viewport.
+  await page.locator('#replay').scrollIntoViewIfNeeded();
   await page.waitForFunction(() => document.getElementById('replay')?.state?.status === 'done', null, { timeout: 120000 });
   await frames(page);
 }
