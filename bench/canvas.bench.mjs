@@ -35,6 +35,7 @@ try {
   }, STEPS);
   const replayPage = await session.newPage({ viewport: { width: 1280, height: 900 } });
   await replayPage.goto(`${session.url}articles/feature-recovery-two-projections.html`);
+  await replayPage.locator('#replay').scrollIntoViewIfNeeded();  // it trains once near the viewport
   await replayPage.waitForFunction(() => document.getElementById('replay')?.state?.status === 'done', null, { timeout: 120000 });
   runs['scrub the training replay'] = await replayPage.evaluate((steps) => {
     const host = document.getElementById('replay');

@@ -68,7 +68,7 @@ nlohmann::json results_json(const FeatureRecoveryResult& r) {
       {"optimizer", "adam"},      {"beta1", s.beta1},
       {"beta2", s.beta2},         {"epsilon", s.epsilon},
       {"init_scale", s.init_scale}, {"eval_size", s.eval_size},
-      {"request_scale", s.request_scale}, {"shift", s.shift},
+      {"request_scale", s.request_scale}, {"shift", s.shift}, {"learned_keys", s.learned_keys},
   };
   return {
       {"format", "headlab.feature-recovery.results/1"},

@@ -65,6 +65,7 @@ export interface FeatureRecoveryExample {
   prediction: Matrix;
   teacher_weights: Matrix;
   target: Matrix;
+  keys: Matrix;
 }
 
 export interface QueryKeyPicture {
@@ -115,9 +116,10 @@ export interface HeadlabCore extends HeadlabModule {
    * Held-out example `index` (default 0; 0 … eval_size − 1) of the seed's evaluation set traced
    * through W_q, W_v (9 × 3 each) and through the teacher: request_features (1 × 3, latent),
    * payloads (4 × 3, latent), query (1 × 3), scores (1 × 4), weights (1 × 4), values (4 × 3),
-   * prediction (1 × 3), teacher_weights (1 × 4), target (1 × 3).
+   * prediction (1 × 3), teacher_weights (1 × 4), target (1 × 3), keys (4 × 3: the model's, default
+   * the fixed tetrahedron; the teacher always uses the fixed ones).
    */
-  featureRecoveryExample(input: { seed: number; w_q: Matrix; w_v: Matrix; index?: number; eval_size?: number; request_scale?: number }): FeatureRecoveryExample;
+  featureRecoveryExample(input: { seed: number; w_q: Matrix; w_v: Matrix; keys?: Matrix; index?: number; eval_size?: number; request_scale?: number }): FeatureRecoveryExample;
   /** Held-out evaluation and interventions of any W_q, W_v (9 × 3) on the seed's evaluation set. */
   featureRecoveryEvaluate(input: FeatureRecoveryHeldOutInput): FeatureRecoveryEvaluation;
   /** One intervention on the seed's held-out set, re-mixed by R. */
@@ -167,6 +169,8 @@ export interface FeatureRecoverySnapshot {
   steps_done: number;
   /** 1-based step at which training diverged (non-finite loss or weights), 0 if it did not. */
   diverged_at: number;
+  /** The model's keys, 4 × 3: the fixed tetrahedron unless settings.learned_keys. */
+  keys: Matrix;
   /** R, 9 × 9 orthogonal: x = z·R. */
   mixing: Matrix;
   /** 4 × 3 tetrahedron vertices. */

@@ -65,7 +65,8 @@ export const workerTasks = {
    * params: { settings: FeatureRecoverySettingsInput, count?: snapshots (2 … 400, default 48) }.
    * progress: { steps_done, steps }.
    * result: { settings, steps: number[] (snapshot steps kept), snapshots: [{ step, loss (of that
-   *           step; null at step 0), w_q, w_v, response_query, response_value: Float64Array 9 × 3 }],
+   *           step; null at step 0), w_q, w_v, response_query, response_value: Float64Array 9 × 3,
+   *           keys: Float64Array 4 × 3 }],
    *           loss_trace: Float64Array, diverged_at (1-based step, 0 = healthy), evaluation
    *           (core evaluate() of the final W_q, W_v; null when training diverged) }.
    *           A diverged run keeps only the snapshots before the divergence step.
@@ -90,7 +91,7 @@ export const workerTasks = {
         const s = trainer.snapshot();
         snapshots.push({
           step: s.steps_done, loss: s.steps_done > 0 ? s.loss_trace[s.steps_done - 1] : null,
-          w_q: s.w_q.data, w_v: s.w_v.data, response_query: s.response_query.data, response_value: s.response_value.data,
+          w_q: s.w_q.data, w_v: s.w_v.data, keys: s.keys.data, response_query: s.response_query.data, response_value: s.response_value.data,
         });
         await yieldToEvents();
       }

@@ -74,7 +74,7 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     .figs { display: flex; flex-wrap: wrap; gap: 0.5rem 1.25rem; align-items: flex-start; }
     .fig { flex: 1 1 260px; max-width: 420px; min-width: 0; position: relative; }
     .fig svg.outer { display: block; width: 100%; height: auto; touch-action: none; }
-    .handle { cursor: grab; outline: none; }
+    .handle { cursor: grab; }
     .handle:focus-visible .ring { stroke: var(--hl-focus); stroke-width: 3; }
     .handle .hit { fill: transparent; }
     .handle .ring { fill: none; stroke: transparent; }
@@ -249,6 +249,7 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
       else this.setAttribute(attr, v);
     }
     this.removeAttribute('basis');
+    this.requestRender();
     this.emitChange();
   }
 

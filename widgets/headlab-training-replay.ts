@@ -19,7 +19,7 @@
 import type { FeatureRecoveryExample } from '../web/headlab-core.js';
 import { WorkerJobs } from '../web/worker-client.js';
 import {
-  HeadlabElement, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
+  HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
 } from './base/headlab-element.js';
 import { formatNearOne, formatNumber, formatScientific, type BoundValue } from './chart/format.js';
 import { lossCurveScene } from './chart/loss-curve.js';
@@ -30,7 +30,7 @@ import { svgEl } from './chart/svg.js';
 export interface ReplaySnapshot {
   step: number;
   loss: number | null;
-  w_q: Float64Array; w_v: Float64Array; response_query: Float64Array; response_value: Float64Array;
+  w_q: Float64Array; w_v: Float64Array; keys: Float64Array; response_query: Float64Array; response_value: Float64Array;
 }
 
 export interface ReplayEvaluation {
@@ -38,7 +38,7 @@ export interface ReplayEvaluation {
 }
 
 export interface ReplayResult {
-  settings: { seed: number; steps: number; learning_rate: number; request_scale: number };
+  settings: { seed: number; steps: number; learning_rate: number; request_scale: number; learned_keys: boolean };
   steps: number[];
   snapshots: ReplaySnapshot[];
   loss_trace: Float64Array;
@@ -48,7 +48,7 @@ export interface ReplayResult {
 
 export interface TrainingReplayState {
   status: 'idle' | 'training' | 'done' | 'failed';
-  settings: { seed: number; steps: number; learning_rate: number; request_scale: number };
+  settings: { seed: number; steps: number; learning_rate: number; request_scale: number; learned_keys: boolean };
   snapshot: number | null;
   step: number | null;
   loss: number | null;
@@ -62,7 +62,9 @@ export const EXPERIMENTS: Record<string, { label: string; attrs: Record<string, 
   draft: { label: 'Draft settings', attrs: {} },
   'small-request': { label: 'Request scale 0.01', attrs: { 'request-scale': '0.01' } },
   'large-lr': { label: 'Learning rate 3', attrs: { 'learning-rate': '3' } },
+  'learned-keys': { label: 'Learned keys', attrs: { 'learned-keys': 'true' } },
 };
+const EXPERIMENT_ATTRS = ['request-scale', 'learning-rate', 'learned-keys'];
 
 const SNAPSHOTS = 48;
 /** Milliseconds per snapshot in "Play slowly": 48 snapshots in about 20 s. */
@@ -72,8 +74,8 @@ const ROW_LATENT = ['req 1', 'req 2', 'req 3', 'pay 1', 'pay 2', 'pay 3', 'noise
 const ROW_RAW = Array.from({ length: 9 }, (_, k) => `x${'₁₂₃₄₅₆₇₈₉'[k]}`);
 
 export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
-  static observedAttributes = ['seed', 'steps', 'learning-rate', 'request-scale', 'snapshot'];
-  protected static sharedAttributes = ['seed', 'learning-rate', 'request-scale', 'snapshot'];
+  static observedAttributes = ['seed', 'steps', 'learning-rate', 'request-scale', 'learned-keys', 'snapshot'];
+  protected static sharedAttributes = ['seed', 'learning-rate', 'request-scale', 'learned-keys', 'snapshot'];
   protected static css = /* css */ `
     .figs { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: flex-start; }
     .fig { flex: 1 1 280px; max-width: 400px; min-width: 0; }
@@ -103,6 +105,9 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   private runKey = '';
   private boxWidths: Partial<Record<'loss' | 'schematic', number>> = {};
   private resizeObserver: ResizeObserver | null = null;
+  /** Training starts only once the figure is near the viewport (no worker for a replay nobody sees). */
+  private visibility: IntersectionObserver | null = null;
+  private nearViewport = false;
   private examples = new WeakMap<ReplaySnapshot, FeatureRecoveryExample>();
 
   get seed(): number { return integerAttribute(this, 'seed', 0, 0, 2 ** 31 - 1); }
@@ -122,8 +127,17 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     if (v === null) this.removeAttribute('snapshot'); else setNumberAttribute(this, 'snapshot', v);
   }
 
+  /** Learn the keys too (attribute learned-keys="true"; absent or "false": the fixed keys). */
+  get learnedKeys(): boolean {
+    const raw = this.getAttribute('learned-keys');
+    if (raw === null || raw === 'false') return false;
+    if (raw === 'true' || raw === '') return true;
+    throw new WidgetInputError(`attribute learned-keys="${raw}" must be "true" or "false"`);
+  }
+  set learnedKeys(v: boolean) { if (v) this.setAttribute('learned-keys', 'true'); else this.removeAttribute('learned-keys'); }
+
   private settingsNow() {
-    return { seed: this.seed, steps: this.steps, learning_rate: this.learningRate, request_scale: this.requestScale };
+    return { seed: this.seed, steps: this.steps, learning_rate: this.learningRate, request_scale: this.requestScale, learned_keys: this.learnedKeys };
   }
 
   private shownIndex(): number | null {
@@ -207,6 +221,17 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
       this.resizeObserver.observe(this.svgs.loss.parentElement!);
       this.resizeObserver.observe(this.svgs.schematic.parentElement!);
     }
+    this.nearViewport = typeof IntersectionObserver !== 'function';
+    if (!this.nearViewport) {
+      this.visibility = new IntersectionObserver((entries) => {
+        if (!entries.some((e) => e.isIntersecting)) return;
+        this.nearViewport = true;
+        this.visibility?.disconnect();
+        this.visibility = null;
+        this.safely(() => this.startRun());
+      }, { rootMargin: '300px' });
+      this.visibility.observe(this);
+    }
     this.lessonBox = el('p', { class: 'lesson', role: 'status' });
     this.body.append(title, intro, experiments, this.progressBar, controls, figs, this.lessonBox, this.exportControls());
     if (typeof matchMedia === 'function') this.listen(matchMedia('(prefers-color-scheme: dark)'), 'change', () => { this.colours = null; this.requestRender(); });
@@ -214,6 +239,8 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   }
 
   disconnectedCallback(): void {
+    this.visibility?.disconnect();
+    this.visibility = null;
     this.resizeObserver?.disconnect();
     this.resizeObserver = null;
     this.stopPlaying();
@@ -224,16 +251,18 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
 
   private runExperiment(name: string): void {
     this.lastExperiment = name;
-    for (const attr of ['request-scale', 'learning-rate']) {
+    for (const attr of EXPERIMENT_ATTRS) {
       const v = EXPERIMENTS[name].attrs[attr];
       if (v === undefined) this.removeAttribute(attr); else this.setAttribute(attr, v);
     }
     this.removeAttribute('snapshot');
     this.startRun();
+    this.requestRender();
     this.emitChange();
   }
 
   private startRun(): void {
+    if (!this.nearViewport) return;
     const settings = this.settingsNow();
     const key = JSON.stringify(settings);
     if (key === this.runKey && this.status !== 'failed') return;
@@ -248,15 +277,28 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
         this.result = value;
         this.status = 'done';
         this.progressBar!.value = 1;
+        // The run is over: end its worker (a rerun starts a new one), so a finished replay holds none.
+        this.jobs.dispose();
         this.requestRender();
-        this.emitChange();
+        this.safely(() => this.emitChange());
       },
       failed: (err) => {
         this.status = 'failed';
+        this.jobs.dispose();
         this.showError(`Training failed: ${err.message}`);
       },
     });
     this.requestRender();
+  }
+
+  /** Runs fn from a timer or worker callback: a bad attribute is shown in the widget, not thrown to the page. */
+  private safely(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      if (err instanceof WidgetInputError) this.showError(err.message);
+      else throw err;
+    }
   }
 
   private play(): void {
@@ -265,11 +307,11 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     if ((this.shownIndex() ?? n - 1) >= n - 1) this.snapshot = 0;
     this.playButton!.textContent = 'Pause';
     this.playButton!.setAttribute('aria-pressed', 'true');
-    this.playTimer = window.setInterval(() => {
+    this.playTimer = window.setInterval(() => this.safely(() => {
       const i = this.shownIndex() ?? 0;
       if (i >= n - 1) { this.stopPlaying(); this.emitChange(); return; }
       this.snapshot = i + 1;
-    }, PLAY_MS);
+    }), PLAY_MS);
   }
 
   private stopPlaying(): void {
@@ -294,6 +336,10 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     const e = r.evaluation!;
     const qMin = Math.min(...e.query_r2), vMin = Math.min(...e.value_r2);
     const final = r.loss_trace[r.loss_trace.length - 1];
+    if (s.learned_keys) {
+      return `Learned keys: held-out MSE ${formatScientific(e.heldout_mse)}, far below uniform attention's ${formatNumber(e.uniform_attention_mse, 3)}, yet the smallest query R² is ${formatNumber(qMin, 3)}: ` +
+        `the keys moved too, and any Q A with K A⁻ᵀ fits equally well, so R·Wq need not be the identity block (value R² still ${formatNearOne(vMin) === '1' ? '1 in double precision' : formatNearOne(vMin)}).`;
+    }
     if (qMin < 0.9 && vMin > 0.99) {
       return `Request scale ${formatNumber(s.request_scale, 4)}: held-out MSE ${formatScientific(e.heldout_mse)}, close to uniform attention's ${formatScientific(e.uniform_attention_mse)}, ` +
         `but the smallest query R² is ${formatNumber(qMin, 3)}: with requests this small the scores barely vary, so the loss cannot tell W_q's direction and the query is not identified (value R² still ${formatNearOne(vMin)}).`.replace(/W_q/g, 'Wq');
@@ -352,7 +398,8 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     const cached = this.examples.get(snap);
     if (cached) return cached;
     const e = this.core!.featureRecoveryExample({
-      seed: r.settings.seed, request_scale: r.settings.request_scale, w_q: m(snap.w_q), w_v: m(snap.w_v), index: 0, eval_size: 2,
+      seed: r.settings.seed, request_scale: r.settings.request_scale, w_q: m(snap.w_q), w_v: m(snap.w_v),
+      keys: { rows: 4, cols: 3, data: snap.keys }, index: 0, eval_size: 2,
     });
     this.examples.set(snap, e);
     return e;
@@ -398,7 +445,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
       this.scrubOut!.textContent = this.status === 'training' ? 'training…' : '';
     }
     for (const [name, b] of Object.entries(this.experimentButtons)) {
-      const match = ['request-scale', 'learning-rate'].every((a) => (this.getAttribute(a) ?? null) === (EXPERIMENTS[name].attrs[a] ?? null));
+      const match = EXPERIMENT_ATTRS.every((a) => (this.getAttribute(a) ?? null) === (EXPERIMENTS[name].attrs[a] ?? null));
       b.setAttribute('aria-pressed', String(match));
     }
     for (const which of ['latent', 'raw'] as const) drawFluid(this.svgs![which], this.pairScene(which, c));
@@ -463,25 +510,25 @@ function v3(row: ArrayLike<number>, offset = 0): string {
  */
 export function schematicScene(e: FeatureRecoveryExample | null, c: ResolvedColours, width = 380): Scene {
   const fg = rgbText(c.fg), muted = rgbText(c.muted), pos = rgbText(c.pos), neg = rgbText(c.neg), rule = rgbText(c.rule);
-  // Below 360 units each record takes two lines (the value under its key), so text keeps ≥ 12 px.
-  const narrow = width < 360;
+  // Below 390 units each record takes two lines (the value under its key), so text keeps ≥ 12 px.
+  const narrow = width < 390;
   const rowH = narrow ? 50 : 34, top = 62, height = top + 4 * rowH + 64;
   const shapes: Shape[] = [];
   const title = 'One held-out example: request → scores → weights → mixture of values';
   if (!e) return { width, height, background: rgbText(c.panel), title, shapes: [{ kind: 'text', x: 10, y: 20, text: 'training…', fill: muted, size: 13 }] };
-  const KEYS = ['[1, 1, 1]', '[1, −1, −1]', '[−1, 1, −1]', '[−1, −1, 1]'];
   shapes.push({ kind: 'text', x: 6, y: 12, text: `request: query q = ${v3(e.query.data)}`, fill: pos, size: 13, weight: 'bold' });
   shapes.push({ kind: 'text', x: 6, y: 31, text: `(its request features z = ${v3(e.request_features.data)})`, fill: muted, size: 12 });
-  shapes.push({ kind: 'text', x: 6, y: top - 12, text: 'fixed key', fill: muted, size: 12 });
-  shapes.push({ kind: 'text', x: 128, y: top - 12, text: 'score', fill: muted, size: 12, anchor: 'end' });
-  shapes.push({ kind: 'text', x: 140, y: top - 12, text: 'weight (| teacher)', fill: muted, size: 12 });
+  shapes.push({ kind: 'text', x: 6, y: top - 12, text: 'key', fill: muted, size: 12 });
+  shapes.push({ kind: 'text', x: 150, y: top - 12, text: 'score', fill: muted, size: 12, anchor: 'end' });
+  shapes.push({ kind: 'text', x: 158, y: top - 12, text: 'weight (| teacher)', fill: muted, size: 12 });
   if (!narrow) shapes.push({ kind: 'text', x: width - 6, y: top - 12, text: 'value v', fill: muted, size: 12, anchor: 'end' });
-  const barX = 140, barW = narrow ? Math.max(60, width - barX - 50) : 90;
+  const barX = 158, barW = narrow ? Math.max(50, width - barX - 50) : 66;
   for (let i = 0; i < 4; i++) {
     const y = top + i * rowH + (narrow ? 14 : rowH / 2);
     const w = e.weights.data[i], t = e.teacher_weights.data[i];
-    shapes.push({ kind: 'text', x: 6, y, text: KEYS[i], fill: neg, size: 12.5 });
-    shapes.push({ kind: 'text', x: 128, y, text: formatNumber(e.scores.data[i], 2), fill: fg, size: 12.5, anchor: 'end' });
+    const key = Array.from(e.keys.data.subarray(3 * i, 3 * i + 3), (x) => (Number.isInteger(x) ? formatNumber(x, 0) : formatNumber(x, 1)));
+    shapes.push({ kind: 'text', x: 6, y, text: `[${key.join(', ')}]`, fill: neg, size: 12.5 });
+    shapes.push({ kind: 'text', x: 150, y, text: formatNumber(e.scores.data[i], 2), fill: fg, size: 12.5, anchor: 'end' });
     shapes.push({ kind: 'rect', x: barX, y: y - 8, w: barW, h: 16, fill: rgbText(c.panel), stroke: rule });
     shapes.push({ kind: 'rect', x: barX, y: y - 8, w: Math.max(0, Math.min(1, w)) * barW, h: 16, fill: pos });
     shapes.push({ kind: 'line', x1: barX + t * barW, y1: y - 12, x2: barX + t * barW, y2: y + 12, stroke: fg, width: 2 });

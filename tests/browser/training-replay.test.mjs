@@ -22,6 +22,8 @@ const cli = (args) => cliJson(['feature-recovery', '--seed', '0', '--out', '-', 
 const maxDiff = (flat, rows) => Math.max(...rows.flat().map((x, i) => Math.abs(x - flat[i])));
 
 async function waitDone(page) {
+  // The replay trains once it is near the viewport.
+  await page.locator('#replay').scrollIntoViewIfNeeded();
   await page.waitForFunction(() => document.getElementById('replay')?.state?.status === 'done', null, { timeout: 120000 });
   await frames(page);
 }
@@ -122,6 +124,19 @@ test('break it: request scale 0.01 and learning rate 3, numbers from the run as 
     assert.match(r.lesson, /worse than uniform attention/);
   }
   await screenshot(page.locator('#fig-replay'), 'training-replay-large-lr-light');
+
+  // Learned keys (no CLI flag): the properties the Catch2 test checks across seeds, and the
+  // lesson's numbers are this run's.
+  await page.locator('#replay').getByRole('button', { name: 'Learned keys' }).click();
+  await waitDone(page);
+  r = await replay(page);
+  assert.equal(r.state.settings.learned_keys, true);
+  assert.ok(r.evaluation.heldout_mse < 1e-3 * r.evaluation.uniform_attention_mse);
+  const qMin = Math.min(...r.evaluation.query_r2);
+  assert.ok(qMin < 0.9, `query R² ${qMin}`);
+  assert.match(r.lesson, /^Learned keys: held-out MSE .* yet the smallest query R² is /);
+  assert.ok(r.lesson.includes(qMin.toFixed(3).replace('-', '−').replace(/0+$/, '').replace(/\.$/, '')), r.lesson);
+  await screenshot(page.locator('#fig-replay'), 'training-replay-learned-keys-light');
   assert.deepEqual(page.problems, []);
 });
 

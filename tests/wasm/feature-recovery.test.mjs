@@ -240,3 +240,22 @@ test('replay steps, divergence field and the traced example through the WASM mod
     trainer.dispose();
   }
 });
+
+test('learned keys through the WASM module: keys move, loss falls, query no longer identified', async () => {
+  const core = await wasmCore();
+  const trainer = core.createFeatureRecoveryTrainer({ seed: 0, learned_keys: true });
+  try {
+    assert.equal(trainer.settings.learned_keys, true);
+    const k0 = trainer.snapshot().keys;
+    trainer.step(1200);
+    const s = trainer.snapshot();
+    assert.ok(maxAbsDiff(s.keys, [[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]]) > 0.1, 'random, learned keys');
+    assert.ok(maxAbsDiff(s.keys, Array.from({ length: 4 }, (_, i) => Array.from(k0.data.subarray(3 * i, 3 * i + 3)))) > 1e-3, 'the keys were trained');
+    const e = trainer.evaluate();
+    assert.ok(e.heldout_mse < 1e-3 * e.uniform_attention_mse);
+    assert.ok(Math.min(...e.query_r2) < 0.9);
+  } finally {
+    trainer.dispose();
+  }
+  assert.throws(() => core.createFeatureRecoveryTrainer({ learned_keys: 'yes' }), /learned_keys must be true or false/);
+});

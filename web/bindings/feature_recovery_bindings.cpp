@@ -49,7 +49,7 @@ std::uint64_t seed_arg(const val& v) {
 
 FeatureRecoverySettings settings_from_js(const val& s) {
   require_known_keys(s, "settings",
-                     {"seed", "steps", "batch", "learning_rate", "eval_size", "request_scale", "shift"});
+                     {"seed", "steps", "batch", "learning_rate", "eval_size", "request_scale", "shift", "learned_keys"});
   FeatureRecoverySettings out;
   if (has(s, "seed")) out.seed = seed_arg(s["seed"]);
   if (has(s, "steps")) out.steps = int_arg(s["steps"], "steps");
@@ -58,6 +58,7 @@ FeatureRecoverySettings settings_from_js(const val& s) {
   if (has(s, "eval_size")) out.eval_size = int_arg(s["eval_size"], "eval_size");
   if (has(s, "request_scale")) out.request_scale = number_arg(s["request_scale"], "request_scale");
   if (has(s, "shift")) out.shift = number_arg(s["shift"], "shift");
+  out.learned_keys = optional_bool(s, "learned_keys", false);
   validate_feature_recovery_settings(out);
   return out;
 }
@@ -76,6 +77,7 @@ val settings_to_js(const FeatureRecoverySettings& s) {
   out.set("eval_size", s.eval_size);
   out.set("request_scale", s.request_scale);
   out.set("shift", s.shift);
+  out.set("learned_keys", s.learned_keys);
   return out;
 }
 
@@ -149,6 +151,7 @@ class FeatureRecoveryTrainerHandle {
       out.set("steps_done", t.steps_done());
       out.set("mixing", matrix_to_js(t.mixing()));
       out.set("fixed_keys", matrix_to_js(feature_recovery_keys()));
+      out.set("keys", matrix_to_js(t.keys()));
       out.set("w_q", matrix_to_js(t.w_q()));
       out.set("w_v", matrix_to_js(t.w_v()));
       out.set("response_query", matrix_to_js(t.response_query()));
@@ -164,7 +167,7 @@ class FeatureRecoveryTrainerHandle {
       const FeatureRecoveryTrainer& t = trained();
       const FeatureRecoverySettings& s = t.settings();
       const FeatureRecoveryBatch eval_set = feature_recovery_evaluation_set(s.seed, s.eval_size, s.request_scale);
-      return evaluation_to_js(evaluate_feature_recovery(eval_set, t.mixing(), t.w_q(), t.w_v(), s.shift));
+      return evaluation_to_js(evaluate_feature_recovery(eval_set, t.mixing(), t.w_q(), t.w_v(), s.shift, t.keys()));
     });
   }
 
@@ -260,12 +263,13 @@ val feature_recovery_intervene_js(val input) {
 // the student and the teacher (FeatureRecoveryExample; rows as Float64Array, 4-row blocks as matrices).
 val feature_recovery_example_js(val input) {
   return guarded([&] {
-    require_known_keys(input, "input", {"seed", "w_q", "w_v", "index", "eval_size", "request_scale"});
+    require_known_keys(input, "input", {"seed", "w_q", "w_v", "keys", "index", "eval_size", "request_scale"});
     FeatureRecoverySettings s;
     const HeldOut h = held_out_from_js(input, s);
     const int index = has(input, "index") ? int_arg(input["index"], "index") : 0;
+    const Matrix keys = has(input, "keys") ? matrix_from_js(input["keys"], "keys") : feature_recovery_keys();
     const FeatureRecoveryExample e = feature_recovery_example(h.eval_set, h.mixing, matrix_from_js(input["w_q"], "w_q"),
-                                                              matrix_from_js(input["w_v"], "w_v"), index);
+                                                              matrix_from_js(input["w_v"], "w_v"), index, keys);
     val out = val::object();
     out.set("request_features", matrix_to_js(e.request_features));
     out.set("payloads", matrix_to_js(e.payloads));
@@ -276,6 +280,7 @@ val feature_recovery_example_js(val input) {
     out.set("prediction", matrix_to_js(e.prediction));
     out.set("teacher_weights", matrix_to_js(e.teacher_weights));
     out.set("target", matrix_to_js(e.target));
+    out.set("keys", matrix_to_js(keys));
     return out;
   });
 }
