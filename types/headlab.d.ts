@@ -317,6 +317,43 @@ export interface HeadlabSeedGrid extends HeadlabElementBase<SeedGridState> {
   stop(): void;
 }
 
+/** Which change of basis the canvas shows: none, an orthogonal rotation R, or an invertible A. */
+export type QueryKeyBasis = 'none' | 'rotation' | 'invertible';
+export interface QueryKeyCanvasState {
+  w_q: number[][]; w_k: number[][]; w_v: number[][];
+  score_scale: number; basis: QueryKeyBasis; angle_degrees: number; a: number[][];
+  q: number[][]; k: number[][]; v: number[][]; q_before: number[][]; k_before: number[][];
+  scores: number[][]; weights: number[][]; reading: number[][];
+  query_lengths: number[]; query_lengths_before: number[];
+  query_angle_degrees: number; query_angle_degrees_before: number;
+  condition_number: number | null; max_score_difference: number;
+}
+/**
+ * Two tokens' queries and keys in the plane, draggable; attention drawn as edges as wide as the weight.
+ * Attributes: w-q, w-k, w-v (2 × 2 JSON), scale (score scale, 0–50), basis (change of basis shown),
+ * angle (rotation in degrees, −180–180), a (invertible 2 × 2 JSON for K′ = KA^{−T}). Shared: all of them.
+ */
+export interface HeadlabQueryKeyCanvas extends HeadlabElementBase<QueryKeyCanvasState> {
+  scale: number; basis: QueryKeyBasis; angle: number;
+}
+
+export interface ReplayEvaluation { heldout_mse: number; uniform_attention_mse: number; query_r2: number[]; value_r2: number[] }
+export interface TrainingReplayState {
+  status: 'idle' | 'training' | 'done' | 'failed';
+  settings: { seed: number; steps: number; learning_rate: number; request_scale: number; learned_keys: boolean };
+  snapshot: number | null; step: number | null; loss: number | null;
+  evaluation: ReplayEvaluation | null; lesson: string;
+}
+/**
+ * Feature-recovery training replayed from log-spaced snapshots (R·W_q, R·W_v, raw W_q, W_v, loss), with a
+ * scrubber and the "break it" runs. Attributes: seed (0–2³¹−1, default 0), steps (1–20000, default 1200),
+ * learning-rate (default 0.03), request-scale (0.01–100, default 1.8), learned-keys ("true"), snapshot (index;
+ * absent = the last). Shared: seed, learning-rate, request-scale, learned-keys, snapshot.
+ */
+export interface HeadlabTrainingReplay extends HeadlabElementBase<TrainingReplayState> {
+  seed: number; steps: number; learningRate: number; requestScale: number; snapshot: number | null; learnedKeys: boolean;
+}
+
 // ---------- <headlab-value> ----------
 
 /** A number a source element offers for the prose: what its boundValue(name) returns. */
@@ -370,6 +407,8 @@ export interface HeadlabElementTagNameMap {
     'headlab-score-ramps': HeadlabScoreRamps;
     'headlab-seed-grid': HeadlabSeedGrid;
     'headlab-value': HeadlabValue;
+    'headlab-query-key-canvas': HeadlabQueryKeyCanvas;
+    'headlab-training-replay': HeadlabTrainingReplay;
 }
 
 /** An element class as exported (headlab, headlab/elements, headlab/<name>): subclass it to register another tag. */
@@ -391,6 +430,8 @@ export const HeadlabMaxDigitMechanism: ElementClass<HeadlabMaxDigitMechanism>;
 export const HeadlabScoreRamps: ElementClass<HeadlabScoreRamps>;
 export const HeadlabSeedGrid: ElementClass<HeadlabSeedGrid>;
 export const HeadlabValue: ElementClass<HeadlabValue>;
+export const HeadlabQueryKeyCanvas: ElementClass<HeadlabQueryKeyCanvas>;
+export const HeadlabTrainingReplay: ElementClass<HeadlabTrainingReplay>;
 
 // ---------- JSX (React, Preact, Astro, Solid): attributes as written in markup ----------
 
@@ -426,6 +467,8 @@ export interface HeadlabJSXElements {
   'headlab-max-digit-mechanism': MaxDigitAttributes & { digits?: string };
   'headlab-score-ramps': MaxDigitAttributes & { maximum?: Num; 'runner-up'?: Num };
   'headlab-seed-grid': HeadlabBaseAttributes & { src?: string; from?: Num; to?: Num; steps?: Num };
+  'headlab-query-key-canvas': HeadlabBaseAttributes & { 'w-q'?: string; 'w-k'?: string; 'w-v'?: string; scale?: Num; basis?: QueryKeyBasis; angle?: Num; a?: string };
+  'headlab-training-replay': HeadlabBaseAttributes & { seed?: Num; steps?: Num; 'learning-rate'?: Num; 'request-scale'?: Num; 'learned-keys'?: 'true' | 'false'; snapshot?: Num };
 }
 
 declare global {

@@ -20,6 +20,8 @@ import type { HeadlabValue } from '../../widgets/headlab-value.js';
 import type { HeadlabMaxDigitMechanism } from '../../widgets/headlab-max-digit-mechanism.js';
 import type { HeadlabScoreRamps } from '../../widgets/headlab-score-ramps.js';
 import type { HeadlabSeedGrid } from '../../widgets/headlab-seed-grid.js';
+import type { HeadlabQueryKeyCanvas } from '../../widgets/headlab-query-key-canvas.js';
+import type { HeadlabTrainingReplay } from '../../widgets/headlab-training-replay.js';
 import type * as Elements from '../../widgets/elements.js';
 
 type Assignable<Impl extends Declared, Declared> = [Impl, Declared];
@@ -46,6 +48,10 @@ export type Checks = [
   Assignable<HeadlabMaxDigitMechanism, Package.HeadlabMaxDigitMechanism>,
   Assignable<HeadlabScoreRamps, Package.HeadlabScoreRamps>,
   Assignable<HeadlabSeedGrid, Package.HeadlabSeedGrid>,
+  Assignable<HeadlabQueryKeyCanvas, Package.HeadlabQueryKeyCanvas>,
+  Assignable<HeadlabTrainingReplay, Package.HeadlabTrainingReplay>,
+  Assignable<HeadlabQueryKeyCanvas['state'], Package.QueryKeyCanvasState>,
+  Assignable<HeadlabTrainingReplay['state'], Package.TrainingReplayState>,
   Assignable<HeadlabProjectionAblation['state'], Package.ProjectionAblationState>,
   Assignable<HeadlabMaxDigitModel['state'], Package.MaxDigitModelState>,
   Assignable<HeadlabHeadContributions['state'], Package.HeadContributionsState>,

@@ -22,8 +22,8 @@ const jsEntries = Object.entries(pkg.exports)
 const elementEntries = jsEntries.filter(([spec]) => !['headlab', 'headlab/headlab.js', 'headlab/elements'].includes(spec));
 
 const TAGS = ['angle-dot', 'attention-bars', 'attention-patch', 'basis-rotation', 'choice-quiz', 'feature-recovery',
-  'head-ablation', 'head-contributions', 'interventions', 'max-digit-mechanism', 'max-digit-model', 'projection-ablation', 'score-ramps',
-  'seed-grid', 'subspace-accuracy', 'value', 'value-swap']
+  'head-ablation', 'head-contributions', 'interventions', 'max-digit-mechanism', 'max-digit-model', 'projection-ablation', 'query-key-canvas', 'score-ramps',
+  'seed-grid', 'subspace-accuracy', 'training-replay', 'value', 'value-swap']
   .map((n) => `headlab-${n}`);
 const classOf = (tag) => tag.replace(/(^|-)([a-z])/g, (_, __, c) => c.toUpperCase());
 
