@@ -14,7 +14,7 @@ import { matrix } from '../web/matrix.js';
 import {
   HeadlabElement, WidgetInputError, el, jsonAttribute, numberAttribute, numberGrid, setNumberAttribute, type WidgetFigure,
 } from './base/headlab-element.js';
-import { formatMagnitude, formatNumber } from './chart/format.js';
+import { formatDifference, formatMagnitude, formatNumber } from './chart/format.js';
 import { MatrixTable } from './chart/matrix-table.js';
 import { resolveColours, rgbText, type ResolvedColours } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
@@ -194,7 +194,9 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
     this.tables.sr.update(after.scores);
     this.verdict!.dataset.value = String(maxDiff);
     const ok = maxDiff <= SCORE_INVARIANCE_TOLERANCE;
-    this.verdict!.textContent = `Largest score difference max |S′ − S| = ${formatMagnitude(maxDiff)} ${ok ? '≤' : '>'} 1e−12: ${ok ? 'scores unchanged' : 'scores changed'}.`;
+    this.verdict!.textContent = ok
+      ? `Rotating both projections leaves the scores ${formatDifference(maxDiff, SCORE_INVARIANCE_TOLERANCE)}.`
+      : `Rotating both projections changes the scores: ${formatDifference(maxDiff, SCORE_INVARIANCE_TOLERANCE)}.`;
     updatePlot(this.plot!, after.q, after.k);
   }
 }

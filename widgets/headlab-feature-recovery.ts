@@ -19,7 +19,7 @@ import { WorkerJobs } from '../web/worker-client.js';
 import {
   HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
 } from './base/headlab-element.js';
-import { formatMagnitude, formatNumber, subscripted } from './chart/format.js';
+import { formatMagnitude, formatNearOne, formatNumber, subscripted } from './chart/format.js';
 import { lossCurveScene } from './chart/loss-curve.js';
 import { resolveColours, type ResolvedColours } from './chart/palette.js';
 import { RESPONSE_HEATMAP_CSS, ResponseHeatmap } from './chart/response-heatmap.js';
@@ -96,8 +96,6 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     .progress-text { font-variant-numeric: tabular-nums; font-size: 0.9em; }
     .figure { margin: 0.75rem 0 0; }
     .figure svg { display: block; max-width: 100%; height: auto; }
-    .exports { display: flex; flex-wrap: wrap; gap: 0.3rem; align-items: center; font-size: 0.9em; margin: 0.3rem 0; }
-    .exports button { min-height: 2rem; padding: 0.15rem 0.5rem; }
     .maps { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; }
     .maps .map { flex: 1 1 14rem; min-width: 0; }
     .results td { text-align: right; }
@@ -346,7 +344,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
 
     const lossFigure = el('div', { class: 'figure loss' });
     this.lossSvg = svgEl('svg', { role: 'img', 'aria-label': 'Training loss on a log scale' });
-    lossFigure.append(this.lossSvg, this.exportRow('Loss curve', 'loss'));
+    lossFigure.append(this.lossSvg);
 
     this.heatQuery = new ResponseHeatmap('R·W_q', 'q', 'R·W_q: query response to each latent feature');
     this.heatValue = new ResponseHeatmap('R·W_v', 'v', 'R·W_v: value response to each latent feature');
@@ -355,7 +353,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     const maps = el('div', { class: 'maps' });
     for (const [heat, name, label] of [[this.heatQuery, 'response-query', 'R·W_q'], [this.heatValue, 'response-value', 'R·W_v']] as const) {
       const box = el('div', { class: 'figure map' });
-      box.append(heat.element, this.exportRow(label, name));
+      box.append(heat.element);
       maps.append(box);
     }
     const mapsNote = el('p', { class: 'caption' });
@@ -380,7 +378,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     this.listen(this.jsonButton, 'click', () => { void this.download('json'); });
     const resultsBox = el('div', { class: 'scroll' });
     resultsBox.append(table);
-    const jsonRow = this.exportControls({ json: false, only: [] });
+    const jsonRow = this.exportControls({ json: false });
     jsonRow.prepend(this.jsonButton);
 
     this.body.append(title, intro, fieldset, progress, this.statusLine, lossFigure, maps, mapsNote, resultsBox, jsonRow);
@@ -411,19 +409,6 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
       });
       this.visibility.observe(this);
     }
-  }
-
-  private exportRow(what: string, name: FigureName): HTMLDivElement {
-    const row = el('div', { class: 'exports' });
-    const label = el('span');
-    label.append(subscripted(what), ':');
-    row.append(label);
-    for (const format of ['svg', 'png'] as const) {
-      const b = el('button', { type: 'button', 'aria-label': `Download ${what.replace('_', '')} as ${format.toUpperCase()}`, 'data-export': `${name}.${format}` }, format.toUpperCase());
-      this.listen(b, 'click', () => { void this.download(format, name); });
-      row.append(b);
-    }
-    return row;
   }
 
   /** A settings input changed: valid values become the attribute; invalid ones are flagged beside the inputs. */
@@ -509,10 +494,7 @@ function plainCell(x: number, digits: number): string {
   return formatNumber(x, digits);
 }
 
-/** R² close to 1 as "1 − 2.2e−16" (or "1" when exactly 1), so the distance from 1 stays visible. */
+/** R² in words a reader expects: "1" only when exact, "above 1 − 10⁻¹⁵" when within rounding of it. */
 function r2Cell(x: number): string {
-  const gap = 1 - x;
-  if (gap === 0) return '1';
-  if (Math.abs(gap) < 1e-4) return `1 ${gap > 0 ? '−' : '+'} ${formatMagnitude(Math.abs(gap))}`;
-  return formatNumber(x, 6);
+  return formatNearOne(x, 6);
 }

@@ -60,8 +60,6 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     .params input[type="number"] { width: 6em; }
     .waiting { color: var(--hl-muted); }
     .figure svg { display: block; max-width: 100%; height: auto; }
-    .exports { display: flex; flex-wrap: wrap; gap: 0.3rem; align-items: center; font-size: 0.9em; margin: 0.3rem 0; }
-    .exports button { min-height: 2rem; padding: 0.15rem 0.5rem; }
     .compare th[scope="row"] { font-weight: 400; }
     .examples td { text-align: left; }
     input[aria-invalid="true"] { border-color: var(--hl-bad); border-width: 2px; }
@@ -86,6 +84,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   private radios: HTMLInputElement[] = [];
   private featureSelect: HTMLSelectElement | null = null;
   private shiftInput: HTMLInputElement | null = null;
+  private shiftField: { show: (text: string) => void } | null = null;
   private waiting: HTMLParagraphElement | null = null;
   private output: HTMLDivElement | null = null;
   private cleanCell: HTMLTableCellElement | null = null;
@@ -178,18 +177,26 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     this.featureSelect.append(...[1, 2, 3].map((i) => el('option', { value: String(i) }, `feature ${i}`)));
     this.listen(this.featureSelect, 'change', () => { this.feature = Number(this.featureSelect!.value); this.emitChange(); });
     this.shiftInput = el('input', { type: 'number', step: 'any', min: String(-SHIFT_LIMIT), max: String(SHIFT_LIMIT) });
-    this.listen(this.shiftInput, 'change', () => {
-      const v = Number(this.shiftInput!.value);
-      const ok = this.shiftInput!.value.trim() !== '' && Number.isFinite(v) && Math.abs(v) <= SHIFT_LIMIT;
-      this.shiftInput!.setAttribute('aria-invalid', String(!ok));
-      if (ok) { this.shift = v; this.emitChange(); }
-    });
     const params = el('div', { class: 'params' });
     const fLabel = el('label', {}, 'Which feature ');
     fLabel.append(this.featureSelect);
     const sLabel = el('label', {}, 'Shift ');
     sLabel.append(this.shiftInput);
     params.append(fLabel, sLabel);
+    // As the reader types (debounced): an empty or out-of-range shift is flagged beside the
+    // field and the last valid shift is kept (docs/reading.md, typed fields).
+    this.shiftField = this.bindField(this.shiftInput, {
+      label: 'the shift',
+      parse: (text) => {
+        const v = Number(text);
+        if (text.trim() === '' || !Number.isFinite(v) || Math.abs(v) > SHIFT_LIMIT) {
+          throw new WidgetInputError(`the shift must be a number from −${SHIFT_LIMIT} to ${SHIFT_LIMIT}`);
+        }
+        return v;
+      },
+      commit: (v) => { this.shift = v; this.emitChange(); },
+      current: () => String(this.shift),
+    });
 
     this.waiting = el('p', { class: 'waiting', role: 'status' },
       'Waiting for a trained model: train it in the figure above, and its matrices appear here.');
@@ -208,7 +215,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     this.draftNote = el('p', { class: 'note' });
     const figure = el('div', { class: 'figure' });
     this.barsSvg = svgEl('svg', { role: 'img' });
-    figure.append(this.barsSvg, this.exportRow());
+    figure.append(this.barsSvg, this.exportControls());
 
     const examples = el('table', { class: 'examples' });
     examples.createCaption().textContent = `First ${EXAMPLES} held-out examples`;
@@ -234,20 +241,6 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     const dark = matchMedia('(prefers-color-scheme: dark)');
     this.listen(dark, 'change', () => { this.colours = null; this.requestRender(); });
     this.connectSource();
-  }
-
-  private exportRow(): HTMLDivElement {
-    const row = el('div', { class: 'exports' });
-    row.append('Figure:');
-    for (const format of ['svg', 'png'] as const) {
-      const b = el('button', { type: 'button', 'aria-label': `Download the intervention figure as ${format.toUpperCase()}`, 'data-export': `interventions.${format}` }, format.toUpperCase());
-      this.listen(b, 'click', () => { if (this.trained) void this.download(format); });
-      row.append(b);
-    }
-    const json = el('button', { type: 'button', 'data-export': 'data.json' }, 'Data (JSON)');
-    this.listen(json, 'click', () => { void this.download('json'); });
-    row.append(json);
-    return row;
   }
 
   figures(): WidgetFigure[] {
@@ -314,9 +307,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     this.radios.forEach((radio) => { radio.checked = radio.value === kind; });
     this.featureSelect!.value = String(this.feature);
     this.featureSelect!.disabled = kind === 'shift';
-    if (this.shiftInput!.getAttribute('aria-invalid') !== 'true' && this.root.activeElement !== this.shiftInput) {
-      this.shiftInput!.value = String(this.shift);
-    }
+    this.shiftField!.show(String(this.shift));
     this.shiftInput!.disabled = kind !== 'shift';
     if (!this.source) {
       throw new WidgetInputError(this.getAttribute('source')

@@ -244,6 +244,7 @@ test('exports under the strict CSP: results.json validates against the schema; f
   assert.deepEqual(Object.keys(exported).sort(), Object.keys(cli).sort());
 
   const figures = [['loss', 'Loss curve'], ['response-query', 'R·Wq'], ['response-value', 'R·Wv']];
+  await fr.locator('.export-menu > summary').click();   // the widget's one Download menu
   for (const [name, label] of figures) {
     const svg = await download(fr.getByRole('button', { name: `Download ${label} as SVG` }));
     assert.equal(svg.name, `feature-recovery-seed0-${name}.svg`);
@@ -265,7 +266,8 @@ test('exports under the strict CSP: results.json validates against the schema; f
       assert.ok(cells >= 27, `${cells} centred texts`);
     }
   }
-  const iv = await download(page.locator(IV).getByRole('button', { name: 'Download the intervention figure as PNG' }));
+  await page.locator(IV).locator('.export-menu > summary').click();
+  const iv = await download(page.locator(IV).getByRole('button', { name: 'Download Intervention figure as PNG' }));
   assert.equal(iv.bytes.subarray(1, 4).toString('latin1'), 'PNG');
   assert.deepEqual(page.problems, []);
 });

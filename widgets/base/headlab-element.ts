@@ -229,23 +229,34 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     const toggle = el('summary', { 'aria-label': 'Download this figure or its data' });
     toggle.append(el('span', { 'aria-hidden': 'true' }, 'Download'));
     const list = el('div', { class: 'export-list', role: 'group', 'aria-label': 'Downloads' });
-    const figures = this.figures().filter((f) => !only || only.includes(f.name));
-    for (const f of figures) {
-      const label = f.label.replace(/_/g, '');
-      const group = el('span', { class: 'export-group' });
-      group.append(el('span', { class: 'export-label' }, label));
-      for (const format of ['svg', 'png'] as const) {
-        const b = el('button', { type: 'button', 'aria-label': `Download ${label} as ${format.toUpperCase()}`, 'data-export': `${f.name}.${format}` }, format.toUpperCase());
-        this.listen(b, 'click', () => { void this.download(format, f.name); });
-        group.append(b);
+    // Filled now and again whenever the menu opens: a widget's figures can appear after build()
+    // (a figure of a trained model exists only once training has run).
+    let listed = '';
+    const fill = (): void => {
+      const figures = this.figures().filter((f) => !only || only.includes(f.name));
+      const key = figures.map((f) => `${f.name}\u0000${f.label}`).join('\u0001');
+      if (listed === key && list.childElementCount) return;
+      listed = key;
+      list.replaceChildren();
+      for (const f of figures) {
+        const label = f.label.replace(/_/g, '');
+        const group = el('span', { class: 'export-group' });
+        group.append(el('span', { class: 'export-label' }, label));
+        for (const format of ['svg', 'png'] as const) {
+          const b = el('button', { type: 'button', 'aria-label': `Download ${label} as ${format.toUpperCase()}`, 'data-export': `${f.name}.${format}` }, format.toUpperCase());
+          this.listen(b, 'click', () => { void this.download(format, f.name); });
+          group.append(b);
+        }
+        list.append(group);
       }
-      list.append(group);
-    }
-    if (json) {
-      const b = el('button', { type: 'button', 'data-export': 'data.json' }, jsonLabel);
-      this.listen(b, 'click', () => { void this.download('json'); });
-      list.append(b);
-    }
+      if (json) {
+        const b = el('button', { type: 'button', 'data-export': 'data.json' }, jsonLabel);
+        this.listen(b, 'click', () => { void this.download('json'); });
+        list.append(b);
+      }
+    };
+    fill();
+    this.listen(menu, 'toggle', () => { if (menu.open) fill(); });
     menu.append(toggle, list);
     this.listen(menu, 'keydown', (event) => {
       if ((event as KeyboardEvent).key !== 'Escape' || !menu.open) return;
