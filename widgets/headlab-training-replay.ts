@@ -422,7 +422,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
 
   protected summarize(): string {
     const s = this.state;
-    if (s.status !== 'done') return s.status === 'training' ? 'Training the replay run.' : 'No run yet.';
+    if (s.status !== 'done') return s.status === 'training' ? 'Training the replay run; the snapshots appear when it ends.' : 'No run yet: the replay trains when it scrolls into view, or when a run is chosen above.';
     return `Snapshot ${(s.snapshot ?? 0) + 1} of ${this.result!.snapshots.length}, step ${s.step}${s.loss !== null ? `, loss ${formatScientific(s.loss)}` : ''}. ${s.lesson}`;
   }
 

@@ -72,6 +72,8 @@ test('a widget as the source: the value follows each render of the widget (headl
   await page.goto(`${session.url}${ARTICLE}`);
   await page.waitForFunction(() => document.querySelector('#rotation')?.renderCount > 0);
   const r = await page.evaluate(async () => {
+    // The page loads only its own elements' entry points; an element added later brings its own.
+    await import(new URL('../headlab/value.js', location.href).href);
     const frame = () => new Promise((res) => requestAnimationFrame(() => res()));
     const rotation = document.querySelector('#rotation');
     // Stands in for a widget's own boundValue: the angle it shows.
