@@ -142,6 +142,18 @@ const OFFLINE_NOTICE = '<p class="hl-offline-notice" role="note"><strong>These f
   + 'The live widgets need JavaScript and the page served over http: run <code>./dev serve</code> in the repository '
   + '(or any static server pointed at this folder, e.g. <code>python3 -m http.server</code>) and open the page from there.</p>';
 
+/** KaTeX font files (without extension) that the typeset math in `html` draws with. */
+function katexFonts(html) {
+  if (!html.includes('class="katex"')) return [];
+  const fonts = ['Main-Regular', 'Math-Italic'];
+  // Only fonts surely drawn with (a preloaded font left unused is a console warning): bold and
+  // AMS symbols by their classes, the delimiter sizes by KaTeX's "delimsizing sizeN".
+  const uses = [[/\bmathbf\b|\bboldsymbol\b/, 'Main-Bold'], [/\bamsrm\b|\bmathbb\b/, 'AMS-Regular'],
+    ...[1, 2, 3, 4].map((n) => [new RegExp(`delimsizing size${n}\\b`), `Size${n}-Regular`])];
+  for (const [pattern, font] of uses) if (pattern.test(html)) fonts.push(font);
+  return fonts;
+}
+
 function page(body, title, depth) {
   const up = '../'.repeat(depth);
   const layout = fs.readFileSync(path.join(root, 'site/layout.html'), 'utf8');
@@ -153,6 +165,13 @@ function page(body, title, depth) {
   if (names.length) {
     const entries = names.map((n) => `<script type="module" src="${up}headlab/${n}.js"></script>`).join('\n');
     html = html.replace(`<script type="module" src="${up}headlab/headlab.js"></script>`, entries);
+  }
+  // The KaTeX fonts the page's math uses, preloaded: arriving after the first paint they re-flow
+  // every line with math (a layout shift a reader sees as the text jumping).
+  const fonts = katexFonts(body);
+  if (fonts.length) {
+    const links = fonts.map((f) => `<link rel="preload" href="${up}assets/katex/fonts/KaTeX_${f}.woff2" as="font" type="font/woff2" crossorigin>`).join('\n');
+    html = html.replace('</head>', `${links}\n</head>`);
   }
   if (/<headlab-[a-z-]+/.test(body)) {
     html = html
