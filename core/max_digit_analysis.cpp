@@ -13,6 +13,9 @@ namespace headlab::max_digit {
 namespace {
 
 constexpr int V = kVocab, D = kDModel, H = kHeads;
+// The digits d = 0…9 as a regressor: mean 4.5 and Σ (d − 4.5)² = 10·(10² − 1)/12 = 82.5 (both exact).
+constexpr double kMeanDigit = (kDigits - 1) / 2.0;
+constexpr double kDigitSpread = kDigits * (kDigits * kDigits - 1) / 12.0;
 
 // Logit table of every head with the output projected: L_h[t] = O_h[t] P W_U (4 × 14 × 14).
 std::vector<double> projected_logit_table(const TokenTables& T, const MaxDigitWeights& w, const Matrix& P) {
@@ -60,7 +63,7 @@ AccuracyReport readout_accuracy(const MaxDigitWeights& w, const Readout& readout
     std::fill(T.logit.begin() + h * V * V, T.logit.begin() + (h + 1) * V * V, 0.0);
   }
   AccuracyReport r;
-  std::array<long, 10> correct_by_max{};
+  std::array<long, kDigits> correct_by_max{};
   for (std::size_t n = 0; n < set.counts.size(); ++n) {
     if (answer_of(logits_from_tables(T, set.counts[n])) == set.maximum[n]) {
       r.correct += set.multiplicity[n];
@@ -69,7 +72,7 @@ AccuracyReport readout_accuracy(const MaxDigitWeights& w, const Readout& readout
   }
   r.total = set.total_lists;
   r.accuracy = static_cast<double>(r.correct) / static_cast<double>(r.total);
-  for (int m = 0; m < 10; ++m) {
+  for (int m = 0; m < kDigits; ++m) {
     r.by_max[m] = set.lists_by_max[m] ? static_cast<double>(correct_by_max[m]) / set.lists_by_max[m] : 0.0;
   }
   return r;
@@ -116,7 +119,7 @@ Matrix head_logits(const MaxDigitWeights& w, const std::vector<int>& digits) {
 std::vector<Matrix> attention_by_max(const MaxDigitWeights& w, const EvaluationSet& set) {
   validate_weights(w);
   const TokenTables T = token_tables(w, false);
-  std::vector<Matrix> out(H, Matrix::Zero(10, V));
+  std::vector<Matrix> out(H, Matrix::Zero(kDigits, V));
   for (std::size_t n = 0; n < set.counts.size(); ++n) {
     const auto mass = attention_mass(T, set.counts[n]);
     const int m = set.maximum[n];
@@ -125,7 +128,7 @@ std::vector<Matrix> attention_by_max(const MaxDigitWeights& w, const EvaluationS
     }
   }
   for (int h = 0; h < H; ++h) {
-    for (int m = 0; m < 10; ++m) {
+    for (int m = 0; m < kDigits; ++m) {
       if (set.lists_by_max[m]) out[h].row(m) /= static_cast<double>(set.lists_by_max[m]);
     }
   }
@@ -180,7 +183,7 @@ AccuracyReport residual_only_accuracy(const MaxDigitWeights& w) {
   const EvaluationSet& set = standard_evaluation_set();
   AccuracyReport r;
   r.total = set.total_lists;
-  if (answer <= 9) {
+  if (answer < kDigits) {
     r.correct = set.lists_by_max[answer];
     r.by_max[answer] = 1.0;
   }
@@ -287,7 +290,7 @@ AngleVsDot angle_vs_dot(const MaxDigitWeights& w, Basis basis, int k) {
   const TokenTables T = token_tables(w, true);
   const EvaluationSet& set = standard_evaluation_set();
   // Mean Σ_h head_h over the lists with maximum m, then its coordinates.
-  Matrix mean = Matrix::Zero(10, D);
+  Matrix mean = Matrix::Zero(kDigits, D);
   for (std::size_t n = 0; n < set.counts.size(); ++n) {
     const auto mass = attention_mass(T, set.counts[n]);
     for (int h = 0; h < H; ++h) {
@@ -299,17 +302,17 @@ AngleVsDot angle_vs_dot(const MaxDigitWeights& w, Basis basis, int k) {
     }
   }
   AngleVsDot r;
-  r.mean_output = Matrix::Zero(10, k);
-  for (int m = 0; m < 10; ++m) {
+  r.mean_output = Matrix::Zero(kDigits, k);
+  for (int m = 0; m < kDigits; ++m) {
     if (set.lists_by_max[m]) mean.row(m) /= static_cast<double>(set.lists_by_max[m]);
     r.mean_output.row(m) = mean.row(m) * Uk;
   }
-  const Matrix digits = w.W_U.leftCols(10).transpose() * Uk;  // 10 × k
-  r.cosine.resize(10, 10);
-  r.dot.resize(10, 10);
-  for (int m = 0; m < 10; ++m) {
+  const Matrix digits = w.W_U.leftCols(kDigits).transpose() * Uk;  // 10 × k
+  r.cosine.resize(kDigits, kDigits);
+  r.dot.resize(kDigits, kDigits);
+  for (int m = 0; m < kDigits; ++m) {
     const double norm_r = r.mean_output.row(m).norm();
-    for (int d = 0; d < 10; ++d) {
+    for (int d = 0; d < kDigits; ++d) {
       const double dot = r.mean_output.row(m).dot(digits.row(d));
       const double norms = norm_r * digits.row(d).norm();
       r.dot(m, d) = dot;
@@ -321,22 +324,22 @@ AngleVsDot angle_vs_dot(const MaxDigitWeights& w, Basis basis, int k) {
   return r;
 }
 
-Mechanism mechanism(const MaxDigitWeights& w, const std::array<std::vector<int>, 10>& recruited) {
+Mechanism mechanism(const MaxDigitWeights& w, const std::array<std::vector<int>, kDigits>& recruited) {
   validate_weights(w);
   const TokenTables T = token_tables(w, false);
   Mechanism m;
   for (int h = 0; h < H; ++h) {
     // Least-squares slope over d = 0…9: Σ (d − 4.5)(s − s̄) / Σ (d − 4.5)², Σ (d − 4.5)² = 82.5.
     double mean = 0.0;
-    for (int d = 0; d < 10; ++d) mean += T.score[h][d] / 10.0;
+    for (int d = 0; d < kDigits; ++d) mean += T.score[h][d] / static_cast<double>(kDigits);
     double slope = 0.0;
-    for (int d = 0; d < 10; ++d) slope += (d - 4.5) * (T.score[h][d] - mean);
-    m.score_slope[h] = slope / 82.5;
+    for (int d = 0; d < kDigits; ++d) slope += (d - kMeanDigit) * (T.score[h][d] - mean);
+    m.score_slope[h] = slope / kDigitSpread;
     bool monotone = true;
-    for (int d = 1; d < 10; ++d) monotone = monotone && T.score[h][d] > T.score[h][d - 1];
+    for (int d = 1; d < kDigits; ++d) monotone = monotone && T.score[h][d] > T.score[h][d - 1];
     m.score_monotone[h] = monotone;
     double lowest_digit = T.score[h][0], highest_marker = T.score[h][kPad];
-    for (int d = 1; d < 10; ++d) lowest_digit = std::min(lowest_digit, T.score[h][d]);
+    for (int d = 1; d < kDigits; ++d) lowest_digit = std::min(lowest_digit, T.score[h][d]);
     for (int t = kPad; t < V; ++t) highest_marker = std::max(highest_marker, T.score[h][t]);
     m.marker_gap[h] = lowest_digit - highest_marker;
   }
@@ -355,7 +358,7 @@ Mechanism mechanism(const MaxDigitWeights& w, const std::array<std::vector<int>,
   m.default_logits = one_hot({kAns, kAns, kAns, kAns}, true);
   m.default_answer = answer_of(m.default_logits);
   m.default_answer_residual_free = answer_of(one_hot({kAns, kAns, kAns, kAns}, false));
-  for (int d = 0; d < 10; ++d) {
+  for (int d = 0; d < kDigits; ++d) {
     m.one_hot_answer[d] = answer_of(one_hot({d, d, d, d}, true));
     std::array<int, H> token{kAns, kAns, kAns, kAns};
     for (int h : recruited[d]) token[h] = d;
@@ -366,8 +369,8 @@ Mechanism mechanism(const MaxDigitWeights& w, const std::array<std::vector<int>,
 
 RunnerUpSplit runner_up_split(const MaxDigitWeights& w, int maximum, int runner_up) {
   validate_weights(w);
-  require_index("maximum", maximum, 10);
-  require_index("runner_up", runner_up, 10);
+  require_index("maximum", maximum, kDigits);
+  require_index("runner_up", runner_up, kDigits);
   if (runner_up >= maximum) {
     throw InputError("runner_up must be below maximum, got runner_up " + std::to_string(runner_up) + " and maximum " +
                      std::to_string(maximum));
@@ -410,7 +413,7 @@ SeedClaims seed_claims(const MaxDigitAnalysis& a) {
   };
   c.directions_w_o = needed(a.subspace_w_o);
   c.directions_w_u = needed(a.subspace_w_u);
-  for (int m = 0; m < 10; ++m) {
+  for (int m = 0; m < kDigits; ++m) {
     if (a.angle.best_by_cosine[m] == a.angle.best_by_dot[m]) ++c.angle_dot_agree;
     if (a.angle.best_by_dot[m] == m) ++c.dot_correct;
   }
@@ -421,7 +424,7 @@ SeedClaims seed_claims(const MaxDigitAnalysis& a) {
     if (p.result.answer != p.result.original_answer) c.pair_flips.push_back(p.heads);
   }
   c.all_heads_answer = a.patch_all.answer;
-  for (int m = 0; m < 10; ++m) {
+  for (int m = 0; m < kDigits; ++m) {
     if (a.mechanism_figures.one_hot_answer[m] != m) c.one_hot_exceptions.push_back(m);
     c.recruited_cells += static_cast<int>(a.recruited[m].size());
   }
@@ -475,7 +478,7 @@ MaxDigitAnalysis analyze_max_digit(const MaxDigitWeights& w) {
   a.cosine = (po.directions.leftCols(3).transpose() * pu.directions.leftCols(3)).cwiseAbs();
   a.scores = score_table(w);
   a.attention_by_max = attention_by_max(w, set);
-  for (int m = 0; m < 10; ++m) {
+  for (int m = 0; m < kDigits; ++m) {
     for (int h = 0; h < H; ++h) {
       if (a.attention_by_max[h](m, m) > 0.5) a.recruited[m].push_back(h);
     }

@@ -1,10 +1,11 @@
-// Analyses of a trained max-digit transformer (issue 6, items 2a–2i), as plain data.
+// Analyses of a trained max-digit transformer, as plain data: every figure and claim of the
+// article "Four attention heads that find the largest digit" (fields: docs/max-digit-analysis.md).
 //
 // Accuracies are over an EvaluationSet (default: standard_evaluation_set()), each
 // multiset weighted by how many lists share it; a list is correct when the argmax of
 // the 14 logits (ties to the lowest token) is its largest digit.
 //
-// Principal directions (item 2f) live in the 64-dim residual space. The points are the
+// Principal directions (docs/max-digit-analysis.md, "PCA convention") live in the 64-dim residual space. The points are the
 // 64 rows of the stacked W_O (4·16 × 64) for the W_O basis and the 14 columns of W_U for
 // the W_U basis. The points are CENTRED (their mean subtracted) before the covariance
 // Σ = XcᵀXc / (n − 1); the directions are Σ's eigenvectors by decreasing eigenvalue, and
@@ -26,14 +27,14 @@ struct AccuracyReport {
   double accuracy = 0;                 // correct / total
   long correct = 0;
   long total = 0;
-  std::array<double, 10> by_max{};     // accuracy over the lists whose maximum is m
+  std::array<double, kDigits> by_max{};     // accuracy over the lists whose maximum is m
 };
 
 // How the logits are read out for an accuracy figure.
 struct Readout {
-  bool include_residual = true;        // add x_ANS·W_U (false: residual-free, item 2e)
-  std::array<bool, kHeads> ablated{};  // zero these heads' outputs (item 2d)
-  const Matrix* projection = nullptr;  // 64 × 64: project every head's output before W_U (item 2f)
+  bool include_residual = true;        // add x_ANS·W_U (false: residual-free, article "Silencing heads")
+  std::array<bool, kHeads> ablated{};  // zero these heads' outputs (article "Silencing heads")
+  const Matrix* projection = nullptr;  // 64 × 64: project every head's output before W_U (article "A three-dimensional readout")
 };
 AccuracyReport readout_accuracy(const MaxDigitWeights& weights, const Readout& readout,
                                 const EvaluationSet& set = standard_evaluation_set());
@@ -109,8 +110,8 @@ struct AngleVsDot {
   Matrix mean_output;  // 10 × k
   Matrix cosine;       // 10 × 10: [m][d]
   Matrix dot;          // 10 × 10: [m][d]
-  std::array<int, 10> best_by_cosine{};
-  std::array<int, 10> best_by_dot{};
+  std::array<int, kDigits> best_by_cosine{};
+  std::array<int, kDigits> best_by_dot{};
 };
 AngleVsDot angle_vs_dot(const MaxDigitWeights& weights, Basis basis, int k = 3);
 
@@ -126,11 +127,11 @@ struct Mechanism {
   int default_answer = 0;
   int default_answer_residual_free = 0;          // argmax of Σ_h O_h[ANS] W_U
   // Every head one-hot on the maximum m: argmax(x_ANS W_U + Σ_h O_h[m] W_U), one answer per m.
-  std::array<int, 10> one_hot_answer{};
+  std::array<int, kDigits> one_hot_answer{};
   // Recruited heads (mass on m > ½, averaged) one-hot on m, the other heads one-hot on ANS.
-  std::array<int, 10> recruited_one_hot_answer{};
+  std::array<int, kDigits> recruited_one_hot_answer{};
 };
-Mechanism mechanism(const MaxDigitWeights& weights, const std::array<std::vector<int>, 10>& recruited);
+Mechanism mechanism(const MaxDigitWeights& weights, const std::array<std::vector<int>, kDigits>& recruited);
 
 // The softmax splitting attention between the maximum m and the runner-up r < m, for the
 // list (r, m). With only m and r in the softmax, a_h(m) would be σ(gap) = 1 / (1 + e^{−gap}),
@@ -160,7 +161,7 @@ struct PairPatch {
 struct MaxDigitAnalysis {
   bool unit_norm_unembedding = false;
   long evaluation_lists = 0;
-  std::array<long, 10> evaluation_lists_by_max{};
+  std::array<long, kDigits> evaluation_lists_by_max{};
   AccuracyReport accuracy;
   AccuracyReport residual_free;
   AccuracyReport residual_only;
@@ -171,7 +172,7 @@ struct MaxDigitAnalysis {
   Matrix cosine;                                    // 3 × 3
   Matrix scores;                                    // 4 × 14
   std::vector<Matrix> attention_by_max;             // 4 × (10 × 14)
-  std::array<std::vector<int>, 10> recruited{};     // heads putting > ½ of their mass on the maximum
+  std::array<std::vector<int>, kDigits> recruited{};     // heads putting > ½ of their mass on the maximum
   std::vector<int> patch_digits;                    // (2, 3, 4, 5, 6)
   int patch_position = 0;                           // position of the digit 4
   std::vector<SinglePatch> patch_single;            // each head alone pointed at that position
