@@ -1,6 +1,7 @@
 #include "core/feature_recovery_model.hpp"
 
 #include "core/check.hpp"
+#include "core/softmax.hpp"
 
 #include <string>
 
@@ -65,9 +66,7 @@ FeatureRecoveryGradients feature_recovery_backward(const FeatureRecoveryForward&
       dweights(i) = f.values.row(kRecordCount * b + i).dot(dprediction.row(b));
     }
     // weights_b = softmax(scores_b)  →  dscores_b = weights_b ⊙ (dweights − dweights·weights_b)
-    const RowVector weights = f.weights.row(b);
-    const double inner = dweights.dot(weights);
-    dscores.row(b) = weights.cwiseProduct((dweights.array() - inner).matrix());
+    dscores.row(b) = softmax_row_backward(f.weights.row(b), dweights);
   }
   // scores = query·Kᵀ/√3  →  dquery = dscores·K/√3
   const Matrix dquery = dscores * keys * kInverseSqrtKeyWidth;

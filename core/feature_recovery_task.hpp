@@ -13,6 +13,7 @@
 #pragma once
 
 #include "core/matrix.hpp"
+#include "core/softmax.hpp"
 #include "core/random.hpp"
 
 #include <cmath>
@@ -73,17 +74,9 @@ Matrix mix_latent(const Matrix& latent, const Matrix& mixing);
 Matrix known_query_projection(const Matrix& mixing);
 Matrix known_value_projection(const Matrix& mixing);
 
-// softmax of four scores, stable: a_i = exp(s_i − max s) / Σ_j exp(s_j − max s).
+// softmax of the four scores (core/softmax.hpp, std::exp).
 inline void key_softmax(const double scores[kRecordCount], double weights[kRecordCount]) {
-  int top = 0;
-  for (int i = 1; i < kRecordCount; ++i) top = scores[i] > scores[top] ? i : top;
-  double total = 0.0;
-  for (int i = 0; i < kRecordCount; ++i) {
-    // exp(0) is exactly 1 on every libm, so the largest entry skips the call with the same bits.
-    weights[i] = i == top ? 1.0 : std::exp(scores[i] - scores[top]);
-    total += weights[i];
-  }
-  for (int i = 0; i < kRecordCount; ++i) weights[i] /= total;
+  softmax(scores, weights, kRecordCount);
 }
 
 }  // namespace headlab

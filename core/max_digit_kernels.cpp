@@ -165,7 +165,8 @@ HEADLAB_INLINE f64x2 exp_nonpositive_pair(f64x2 x) {
   return p * scale;
 }
 
-// cross_entropy with the exponentials taken two at a time (same bits).
+// softmax_cross_entropy (core/softmax.hpp) with exp_nonpositive, the exponentials taken two at a
+// time: the same operations in the same order, so the same bits.
 HEADLAB_INLINE double cross_entropy_pairs(const double* logits, int answer, double* p) {
   double top = logits[0];
   for (int j = 1; j < V; ++j) top = logits[j] > top ? logits[j] : top;

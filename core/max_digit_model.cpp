@@ -3,6 +3,7 @@
 #include "core/check.hpp"
 #include "core/deterministic_math.hpp"
 #include "core/max_digit_kernels.hpp"
+#include "core/softmax.hpp"
 
 #include <cmath>
 #include <sstream>
@@ -79,18 +80,9 @@ void output_table(const MaxDigitWeights& w, TokenTables& T) {
   }
 }
 
-// −log softmax(logits)[answer], with probabilities written to p.
+// −log softmax(logits)[answer] with the probabilities in p (14 logits).
 double cross_entropy(const double* logits, int answer, double* p) {
-  double top = logits[0];
-  for (int j = 1; j < V; ++j) top = logits[j] > top ? logits[j] : top;
-  double total = 0.0;
-  for (int j = 0; j < V; ++j) {
-    p[j] = exp_nonpositive(logits[j] - top);
-    total += p[j];
-  }
-  const double inverse = 1.0 / total;
-  for (int j = 0; j < V; ++j) p[j] *= inverse;
-  return std::log(total) - (logits[answer] - top);
+  return softmax_cross_entropy(logits, V, answer, p, exp_nonpositive);
 }
 
 }  // namespace

@@ -1,10 +1,7 @@
-// Colour-blind-safe colours. Categories use the Okabe–Ito palette; signed values a
-// diverging blue (negative) – orange (positive) scale centred on zero. Colours are
+// Colour-blind-safe colours for signed values: a diverging blue (negative) – orange
+// (positive) scale centred on zero. Colours (and the Okabe–Ito categorical ones) are
 // CSS custom properties from the base sheet (widgets/base/theme.ts), so the scale
 // follows light and dark; this module only chooses which end and how strongly.
-
-/** Okabe–Ito (2008), in its usual order without black: orange, sky blue, bluish green, yellow, blue, vermillion, reddish purple. */
-export const OKABE_ITO = ['#e69f00', '#56b4e9', '#009e73', '#f0e442', '#0072b2', '#d55e00', '#cc79a7'] as const;
 
 /**
  * Tints `cell` for a signed value on the diverging scale: |value| / scale in [0, 1]
@@ -47,7 +44,7 @@ export function resolveColours(container: HTMLElement | ShadowRoot): ResolvedCol
 }
 
 /** Parses "rgb(r, g, b)" / "rgba(…)" / "color(srgb r g b)" as getComputedStyle writes it. */
-export function parseRgb(text: string): Rgb {
+function parseRgb(text: string): Rgb {
   const srgb = /color\(srgb\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)/.exec(text);
   if (srgb) return [Number(srgb[1]) * 255, Number(srgb[2]) * 255, Number(srgb[3]) * 255];
   const m = /rgba?\(\s*([\d.]+)[,\s]+([\d.]+)[,\s]+([\d.]+)/.exec(text);
@@ -76,7 +73,7 @@ export function contrast(a: Rgb, b: Rgb): number {
 }
 
 /** Strongest tint of the diverging scale: 85% of the end colour over the panel keeps numbers legible. */
-export const DIVERGING_MAX_MIX = 0.85;
+const DIVERGING_MAX_MIX = 0.85;
 
 /**
  * The diverging scale centred on zero: value/limit in [−1, 1] (clamped) mixes the panel
