@@ -23,7 +23,7 @@ const NATIVE_BROWSER_TOLERANCE = 1e-9;
 // Erasure MSEs (≈ 0.15–0.2) evaluated on the same held-out set from matrices that agree to
 // ~1e-16: 4096 × 3 squared errors summed in different orders. 1e-12 leaves orders of margin.
 const INTERVENTION_TOLERANCE = 1e-12;
-// Issue 4's acceptance bounds, which the draft's figures also meet.
+// The acceptance bounds of docs/feature-recovery-results.md, which the draft's figures also meet.
 const HELDOUT_BOUND = 1e-28;
 const SHIFT_BOUND = 1e-25;
 // The browser's definition of a long task; the issue asks for none during training.

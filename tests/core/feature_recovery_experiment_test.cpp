@@ -10,7 +10,7 @@
 using namespace headlab;
 
 TEST_CASE("acceptance: seeds 0, 1, 2 with the draft's settings recover the features", "[feature_recovery][acceptance]") {
-  // Bounds from issue 4 (the draft's PyTorch runs landed inside them; our generator differs, so
+  // Bounds from docs/feature-recovery-results.md, "Acceptance" (the draft's PyTorch runs landed inside them; our generator differs, so
   // these are ranges, not copied numbers).
   for (std::uint64_t seed : {0u, 1u, 2u}) {
     FeatureRecoverySettings settings;

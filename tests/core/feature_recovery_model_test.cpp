@@ -1,6 +1,7 @@
 #include "core/feature_recovery_model.hpp"
 #include "core/check.hpp"
 #include "core/tolerances.hpp"
+#include "support/gradient_check.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -38,21 +39,11 @@ TEST_CASE("backward matches central finite differences for every entry of W_q an
   const FeatureRecoveryGradients g =
       feature_recovery_backward(feature_recovery_forward(f.x_request, f.x_records, f.w_q, f.w_v), f.x_request,
                                 f.x_records, f.latent.target);
-  // Central differences with h = 1e-5: truncation h²·|f'''|/6 ≈ 1e-10 for this smooth loss of order one,
-  // rounding ε·loss/h ≈ 1e-11; 1e-8 leaves two orders of margin.
-  const double h = 1e-5, tolerance = 1e-8;
-  for (int which = 0; which < 2; ++which) {
-    for (int k = 0; k < 9; ++k) {
-      for (int j = 0; j < 3; ++j) {
-        Matrix plus_q = f.w_q, minus_q = f.w_q, plus_v = f.w_v, minus_v = f.w_v;
-        (which == 0 ? plus_q : plus_v)(k, j) += h;
-        (which == 0 ? minus_q : minus_v)(k, j) -= h;
-        const double numeric = (loss_at(f, plus_q, plus_v) - loss_at(f, minus_q, minus_v)) / (2 * h);
-        const double analytic = which == 0 ? g.dw_q(k, j) : g.dw_v(k, j);
-        CHECK(std::abs(numeric - analytic) <= tolerance);
-      }
-    }
-  }
+  // kGradientStep and kGradientAbsolute (tests/core/tolerances.hpp): a smooth loss of order one.
+  Matrix w_q = f.w_q, w_v = f.w_v;
+  const auto loss = [&] { return loss_at(f, w_q, w_v); };
+  test::check_gradient("W_q", loss, w_q, g.dw_q, {});
+  test::check_gradient("W_v", loss, w_v, g.dw_v, {});
   CHECK(g.loss == loss_at(f, f.w_q, f.w_v));
 }
 
@@ -109,27 +100,11 @@ TEST_CASE("with learned keys, dK, dW_q and dW_v match central finite differences
       feature_recovery_forward(f.x_request, f.x_records, f.w_q, f.w_v, keys), f.x_request, f.x_records, f.latent.target, keys);
   REQUIRE(g.dkeys.rows() == 4);
   REQUIRE(g.dkeys.cols() == 3);
-  // Same bound as for W_q and W_v above: h = 1e-5, truncation ≈ 1e-10, rounding ≈ 1e-11.
-  const double h = 1e-5, tolerance = 1e-8;
-  for (int i = 0; i < 4; ++i) {
-    for (int j = 0; j < 3; ++j) {
-      Matrix plus = keys, minus = keys;
-      plus(i, j) += h;
-      minus(i, j) -= h;
-      const double numeric = (loss_with(f.w_q, plus) - loss_with(f.w_q, minus)) / (2 * h);
-      INFO("K(" << i << ", " << j << ")");
-      CHECK(std::abs(g.dkeys(i, j) - numeric) <= tolerance);
-    }
-  }
-  for (int k = 0; k < 9; ++k) {
-    for (int j = 0; j < 3; ++j) {
-      Matrix plus = f.w_q, minus = f.w_q;
-      plus(k, j) += h;
-      minus(k, j) -= h;
-      const double numeric = (loss_with(plus, keys) - loss_with(minus, keys)) / (2 * h);
-      CHECK(std::abs(g.dw_q(k, j) - numeric) <= tolerance);
-    }
-  }
+  // Same step and bound as for W_q and W_v above.
+  Matrix w_q = f.w_q, k = keys;
+  const auto loss = [&] { return loss_with(w_q, k); };
+  test::check_gradient("K", loss, k, g.dkeys, {});
+  test::check_gradient("W_q", loss, w_q, g.dw_q, {});
   // The gradient is not trivially zero.
   CHECK(g.dkeys.cwiseAbs().maxCoeff() > 1e-4);
 }

@@ -17,6 +17,8 @@
 using namespace headlab;
 using namespace headlab::max_digit;
 using headlab::test::kEpsilon;
+using Catch::Matchers::WithinAbs;
+using Catch::Matchers::WithinRel;
 
 namespace {
 
@@ -45,7 +47,7 @@ TEST_CASE("max-digit mechanism: one-hot and default answers equal patching every
   // The default: every head one-hot on ANS (position 8), for any list.
   const PatchResult d = patch_attention(w, {7, 1, 3}, on_ans);
   CHECK(m.default_answer == d.answer);
-  for (int j = 0; j < kVocab; ++j) CHECK(m.default_logits[j] == Approx(d.logits[j]).margin(1e-12));
+  for (int j = 0; j < kVocab; ++j) CHECK_THAT(m.default_logits[j], WithinAbs(d.logits[j], test::kReorderedSumAbsolute));
   for (int digit = 0; digit < 10; ++digit) {
     // The single-digit list (digit) holds it at position 1.
     std::vector<AttentionPatch> on_digit;
@@ -65,7 +67,7 @@ TEST_CASE("max-digit mechanism: one-hot and default answers equal patching every
       sxy += (digit - 4.5) * s(h, digit);
       sxx += (digit - 4.5) * (digit - 4.5);
     }
-    CHECK(m.score_slope[h] == Approx(sxy / sxx).margin(1e-12));
+    CHECK_THAT(m.score_slope[h], WithinAbs(sxy / sxx, test::kReorderedSumAbsolute));
     double lowest = 1e300, highest_marker = -1e300;
     bool rising = true;
     for (int digit = 0; digit < 10; ++digit) lowest = std::min(lowest, s(h, digit));
@@ -75,8 +77,8 @@ TEST_CASE("max-digit mechanism: one-hot and default answers equal patching every
     CHECK(m.score_monotone[h] == rising);
   }
   for (int t = 0; t < kVocab; ++t) {
-    CHECK(m.embedding_norm[t] == Approx(std::sqrt(w.E.row(t).squaredNorm())).epsilon(1e-14));
-    CHECK(m.unembedding_norm[t] == Approx(std::sqrt(w.W_U.col(t).squaredNorm())).epsilon(1e-14));
+    CHECK_THAT(m.embedding_norm[t], WithinRel(std::sqrt(w.E.row(t).squaredNorm()), test::kLibmPathRelative));
+    CHECK_THAT(m.unembedding_norm[t], WithinRel(std::sqrt(w.W_U.col(t).squaredNorm()), test::kLibmPathRelative));
   }
 }
 
@@ -86,8 +88,8 @@ TEST_CASE("max-digit mechanism: the runner-up split against the two-token softma
     const RunnerUpSplit split = runner_up_split(w, 9, r);
     const Matrix att = ans_attention(w, {r, 9});  // positions: BOS, r, 9, PAD ×4, SEP, ANS
     for (int h = 0; h < kHeads; ++h) {
-      CHECK(split.on_maximum[h] == Approx(att(h, 2)).margin(1e-15));
-      CHECK(split.on_runner_up[h] == Approx(att(h, 1)).margin(1e-15));
+      CHECK_THAT(split.on_maximum[h], WithinAbs(att(h, 2), test::kMassAbsolute));
+      CHECK_THAT(split.on_runner_up[h], WithinAbs(att(h, 1), test::kMassAbsolute));
       // Within the pair the softmax is exactly σ(gap): m's share of the two masses. Each mass is a
       // quotient of exponentials (≤ 4 ulp each, exp_nonpositive) over a shared sum; 16ε covers it.
       const double share = split.on_maximum[h] / (split.on_maximum[h] + split.on_runner_up[h]);

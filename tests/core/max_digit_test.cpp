@@ -5,6 +5,7 @@
 #include "core/max_digit_analysis.hpp"
 #include "core/max_digit_training.hpp"
 #include "core/tolerances.hpp"
+#include "support/gradient_check.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -65,32 +66,6 @@ double forward_agreement_bound(double magnitude) {
 
 }  // namespace
 
-TEST_CASE("max-digit: prompts and token counts", "[max_digit]") {
-  const auto t = prompt_tokens({2, 3, 4});
-  CHECK(t == std::array<int, 9>{kBos, 2, 3, 4, kPad, kPad, kPad, kSep, kAns});
-  const auto c = token_counts({7, 7, 1});
-  CHECK(int(c[7]) == 2);
-  CHECK(int(c[kPad]) == 3);
-  CHECK(maximum_digit(c) == 7);
-  CHECK_THROWS_WITH(prompt_tokens({}), Catch::Contains("1 to 6 digits"));
-  CHECK_THROWS_WITH(prompt_tokens({1, 2, 3, 4, 5, 6, 7}), Catch::Contains("got 7"));
-  CHECK_THROWS_WITH(prompt_tokens({1, 10}), Catch::Contains("digits[1] must be a digit 0–9, got 10"));
-}
-
-TEST_CASE("max-digit: exp_nonpositive is within 4 ulp of e^x", "[max_digit]") {
-  for (double x = -708.0; x <= 0.0; x += 0.0137) {
-    const double e = std::exp(x);
-    CHECK(std::abs(exp_nonpositive(x) - e) <= 4 * kEpsilon * e);
-  }
-  // Below −708 the result is subnormal: its spacing is 2^−1074, so allow a few of those.
-  for (double x = -745.0; x < -708.0; x += 0.0137) {
-    const double e = std::exp(x);
-    CHECK(std::abs(exp_nonpositive(x) - e) <= 4 * kEpsilon * e + 4 * std::ldexp(1.0, -1074));
-  }
-  CHECK(exp_nonpositive(0.0) == 1.0);
-  CHECK(exp_nonpositive(-800.0) == 0.0);
-}
-
 TEST_CASE("max-digit: the per-token-table forward equals a generic forward over nine positions", "[max_digit]") {
   Random rng(11);
   for (double scale : {0.1, 1.0, 3.0}) {
@@ -124,73 +99,25 @@ TEST_CASE("max-digit: the backward matches central finite differences", "[max_di
   max_digit_loss_backward(w0, batch, g);
   const auto grads = g.list();
   const auto names = parameter_names();
-  // h = 1e-5: truncation error h²·|f'''|/6 ≈ 1e-11 and rounding ε·|f|/h ≈ 1e-11 for |f| ≈ 3,
-  // so 1e-8 absolute plus 1e-6 relative leaves two orders of margin without hiding a wrong term.
-  const double h = 1e-5;
+  // kGradientStep, kGradientAbsolute + kGradientRelative (tests/core/tolerances.hpp): 12 random
+  // entries of every matrix, and all of E[ANS], which feeds every query and the residual.
+  const test::GradientTolerance tolerance{test::kGradientStep, test::kGradientAbsolute, test::kGradientRelative};
   Random pick(9);
   for (std::size_t m = 0; m < grads.size(); ++m) {
+    MaxDigitWeights w = w0;
+    Matrix& p = *parameter_list(w)[m];
+    std::vector<test::Entry> entries;
     for (int n = 0; n < 12; ++n) {
-      MaxDigitWeights w = w0;
-      Matrix& p = *parameter_list(w)[m];
       const auto i = static_cast<Eigen::Index>(pick.below(static_cast<std::uint32_t>(p.rows())));
       const auto j = static_cast<Eigen::Index>(pick.below(static_cast<std::uint32_t>(p.cols())));
-      const double original = p(i, j);
-      p(i, j) = original + h;
-      const double up = max_digit_loss(w, batch);
-      p(i, j) = original - h;
-      const double down = max_digit_loss(w, batch);
-      const double numeric = (up - down) / (2 * h);
-      const double analytic = (*grads[m])(i, j);
-      INFO(names[m] << "(" << i << ", " << j << "): analytic " << analytic << ", numeric " << numeric);
-      CHECK(std::abs(analytic - numeric) <= 1e-8 + 1e-6 * std::abs(numeric));
+      entries.emplace_back(i, j);
     }
+    test::check_gradient(names[m], [&] { return max_digit_loss(w, batch); }, p, *grads[m], tolerance, entries);
   }
-  // E[ANS] feeds every query and the residual: check all of its row.
-  for (Eigen::Index i = 0; i < kDModel; ++i) {
-    MaxDigitWeights w = w0;
-    w.E(kAns, i) += h;
-    const double up = max_digit_loss(w, batch);
-    w.E(kAns, i) -= 2 * h;
-    const double down = max_digit_loss(w, batch);
-    CHECK(std::abs(g.dE(kAns, i) - (up - down) / (2 * h)) <= 1e-8 + 1e-6 * std::abs(g.dE(kAns, i)));
-  }
-}
-
-TEST_CASE("max-digit: the sampler draws a uniform maximum and uniform lists given maximum and length", "[max_digit]") {
-  Random rng(21);
-  const int n = 200000;
-  std::array<int, 10> by_max{};
-  std::map<std::vector<int>, int> two_digit_max1;
-  for (int i = 0; i < n; ++i) {
-    const auto digits = sample_list(rng);
-    REQUIRE(digits.size() >= 1);
-    REQUIRE(digits.size() <= 6);
-    const int m = *std::max_element(digits.begin(), digits.end());
-    ++by_max[m];
-    if (m == 1 && digits.size() == 2) ++two_digit_max1[digits];
-  }
-  // Binomial(n, 0.1): σ = √(n·0.1·0.9) ≈ 134; 5σ keeps the false-failure rate below 1e-6.
-  for (int m = 0; m < 10; ++m) CHECK(std::abs(by_max[m] - n / 10.0) <= 5 * std::sqrt(n * 0.09));
-  // Lists of length 2 with maximum 1: (0,1), (1,0), (1,1), each a third.
-  REQUIRE(two_digit_max1.size() == 3);
-  int total = 0;
-  for (const auto& [d, c] : two_digit_max1) total += c;
-  for (const auto& [d, c] : two_digit_max1) CHECK(std::abs(c - total / 3.0) <= 5 * std::sqrt(total * 2.0 / 9.0));
-}
-
-TEST_CASE("max-digit: the evaluation set holds every short list and 100,000 long ones", "[max_digit]") {
-  const EvaluationSet& set = standard_evaluation_set();
-  CHECK(set.total_lists == 11110 + 100000);
-  long sum = 0;
-  for (long c : set.multiplicity) sum += c;
-  CHECK(sum == set.total_lists);
-  // Lists of length ≤ 4 with maximum m: Σ_L ((m+1)^L − m^L); the random part adds the rest.
-  long short_lists_max0 = 4;  // 0, 00, 000, 0000
-  CHECK(set.lists_by_max[0] >= short_lists_max0);
-  long by_max = 0;
-  for (long c : set.lists_by_max) by_max += c;
-  CHECK(by_max == set.total_lists);
-  CHECK(set.counts.size() <= 8007);  // multisets of 1–6 digits: Σ C(L + 9, 9)
+  MaxDigitWeights w = w0;
+  std::vector<test::Entry> ans_row;
+  for (Eigen::Index i = 0; i < kDModel; ++i) ans_row.emplace_back(kAns, i);
+  test::check_gradient("E", [&] { return max_digit_loss(w, batch); }, w.E, g.dE, tolerance, ans_row);
 }
 
 TEST_CASE("max-digit: training is deterministic and independent of chunking", "[max_digit][training]") {
@@ -254,7 +181,7 @@ TEST_CASE("max-digit: unit-norm unembedding keeps every column of W_U at norm on
   for (int j = 0; j < kVocab; ++j) CHECK(std::abs(w.W_U.col(j).norm() - 1.0) <= 4 * 64 * kEpsilon);
 }
 
-// The default recipe for one seed, with the issue's acceptance figures and the analyses' invariants.
+// The default recipe for one seed, with the article's figures and the analyses' invariants.
 static void check_seed(std::uint64_t seed) {
   MaxDigitTrainingSettings s;
   s.seed = seed;

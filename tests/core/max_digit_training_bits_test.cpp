@@ -1,11 +1,12 @@
 // The training step of the max-digit transformer against the implementation it replaced:
 // the per-example loops over token tables below (kept verbatim as the reference) and the batched,
-// vectorised kernels in core/max_digit.cpp must give the same loss and gradients to the last bit,
+// vectorised kernels in core/max_digit_kernels.cpp must give the same loss and gradients to the last bit,
 // and the batch sampler the same batches as sample_list + token_counts. Bit-identity is the
 // contract that keeps the shipped seed-0 weights (site/pages/data/max-digit-seed0.json)
 // regenerating byte for byte and the WASM weights equal to the native ones.
 #include "core/deterministic_math.hpp"
 #include "core/max_digit.hpp"
+#include "core/softmax.hpp"
 #include "core/max_digit_training.hpp"
 
 #include <catch2/catch.hpp>
@@ -24,41 +25,6 @@ constexpr int V = kVocab, D = kDModel, C = kDHead, H = kHeads;
 template <int N>
 inline void axpy(double a, const double* x, double* y) {
   Eigen::Map<Eigen::Matrix<double, 1, N>>(y).noalias() += a * Eigen::Map<const Eigen::Matrix<double, 1, N>>(x);
-}
-
-void head_mass(const TokenTables& tables, int h, const TokenCounts& counts, double* a) {
-  double total = 0.0;
-  for (int t = 0; t < V; ++t) {
-    if (counts[t]) total += counts[t] * tables.score_exp[h][t];
-  }
-  if (total >= 1e-290) {
-    const double inverse = 1.0 / total;
-    for (int t = 0; t < V; ++t) a[t] = counts[t] ? counts[t] * tables.score_exp[h][t] * inverse : 0.0;
-    return;
-  }
-  double top = -HUGE_VAL;
-  for (int t = 0; t < V; ++t) {
-    if (counts[t] && tables.score[h][t] > top) top = tables.score[h][t];
-  }
-  total = 0.0;
-  for (int t = 0; t < V; ++t) {
-    a[t] = counts[t] ? counts[t] * exp_nonpositive(tables.score[h][t] - top) : 0.0;
-    total += a[t];
-  }
-  for (int t = 0; t < V; ++t) a[t] /= total;
-}
-
-double cross_entropy(const std::array<double, kVocab>& logits, int answer, double* p) {
-  double top = logits[0];
-  for (int j = 1; j < V; ++j) top = logits[j] > top ? logits[j] : top;
-  double total = 0.0;
-  for (int j = 0; j < V; ++j) {
-    p[j] = exp_nonpositive(logits[j] - top);
-    total += p[j];
-  }
-  const double inverse = 1.0 / total;
-  for (int j = 0; j < V; ++j) p[j] *= inverse;
-  return std::log(total) - (logits[answer] - top);
 }
 
 double reference_loss_backward(const MaxDigitWeights& w, const std::vector<TokenCounts>& batch,
@@ -107,9 +73,12 @@ double reference_loss_backward(const MaxDigitWeights& w, const std::vector<Token
     for (int t = 0; t < V; ++t) {
       if (counts[t]) present[n_present++] = t;
     }
+    // a_h(t) and the cross-entropy as the analysis path forms them (core/max_digit_model.cpp,
+    // core/softmax.hpp); the kernels have their own vectorised copies of both.
+    const auto mass = attention_mass(T, counts);
     std::array<double, kVocab> logits = T.residual_logit;
     for (int h = 0; h < H; ++h) {
-      head_mass(T, h, counts, a[h]);
+      std::copy(mass[h].begin(), mass[h].end(), a[h]);
       const double* L = &T.logit[h * V * V];
       for (int i = 0; i < n_present; ++i) {
         const int t = present[i];
@@ -118,7 +87,7 @@ double reference_loss_backward(const MaxDigitWeights& w, const std::vector<Token
       }
     }
     const int answer = maximum_digit(counts);
-    loss += multiplicity * cross_entropy(logits, answer, p);
+    loss += multiplicity * softmax_cross_entropy(logits.data(), V, answer, p, exp_nonpositive);
     // dloss/dlogits of the mean loss, summed over the copies: multiplicity · (softmax − onehot) / B
     const double weight = multiplicity * inverse_batch;
     for (int j = 0; j < V; ++j) {

@@ -41,7 +41,7 @@ TEST_CASE("rotating Q and K by random orthogonal matrices leaves every score unc
 TEST_CASE("plane rotations are orthogonal and rotate the plane", "[projection_edit]") {
   const Matrix r = headlab::plane_rotation(2, 0, 1, 0.5);
   CHECK((r.transpose() * r - Matrix::Identity(2, 2)).cwiseAbs().maxCoeff() <= 4 * headlab::test::kEpsilon);
-  CHECK(r(0, 0) == Approx(std::cos(0.5)));
+  CHECK_THAT(r(0, 0), Catch::Matchers::WithinRel(std::cos(0.5), headlab::test::kFewOperationsRelative));
   CHECK_THROWS_AS(headlab::plane_rotation(2, 0, 0, 0.5), headlab::InputError);
 }
 
@@ -97,15 +97,15 @@ TEST_CASE("a non-orthogonal A changes query lengths and angles but not scores", 
         headlab::test::changed_basis_score_bound(2, 2.0, changed.condition_number));
   // q₁ = [1, 0] becomes [2, 0.5]: length 1 → √4.25; the right angle between q₁ and q₂ closes.
   CHECK(before.query_lengths(0) == 1.0);
-  CHECK(after.query_lengths(0) == Approx(std::sqrt(4.25)).epsilon(1e-15));
-  CHECK(before.query_angles(0, 1) == Approx(M_PI / 2).epsilon(1e-15));
+  CHECK_THAT(after.query_lengths(0), Catch::Matchers::WithinRel(std::sqrt(4.25), headlab::test::kAngleRelative));
+  CHECK_THAT(before.query_angles(0, 1), Catch::Matchers::WithinRel(M_PI / 2, headlab::test::kAngleRelative));
   CHECK(after.query_angles(0, 1) < 1.4);
   // An orthogonal A reproduces rotate_query_key exactly up to rounding.
   const Matrix r = headlab::plane_rotation(2, 0, 1, 0.7);
   const auto via_a = headlab::change_query_key_basis(q, k, r);
   const auto via_r = headlab::rotate_query_key(q, k, r);
   CHECK((via_a.k - via_r.k).cwiseAbs().maxCoeff() <= 8 * headlab::test::kEpsilon);
-  CHECK(via_a.condition_number == Approx(1.0).epsilon(1e-12));
+  CHECK_THAT(via_a.condition_number, Catch::Matchers::WithinRel(1.0, headlab::test::kSvdRelative));
 }
 
 TEST_CASE("singular, ill-conditioned, non-finite or misshapen A is rejected with a message", "[projection_edit][errors]") {
@@ -134,15 +134,15 @@ TEST_CASE("query_key_picture matches the attention head at s = 1/sqrt(d_k) and s
   CHECK((p.scores - head.scores).cwiseAbs().maxCoeff() <= 2 * headlab::test::kEpsilon);
   CHECK((p.weights - head.weights).cwiseAbs().maxCoeff() <= headlab::test::softmax_row_sum_bound(2));
   // softmax(0, 1/√2): the first query leans 33/67 towards the second key ...
-  CHECK(p.weights(0, 1) == Approx(1.0 / (1.0 + std::exp(-1.0 / std::sqrt(2.0)))).epsilon(1e-14));
+  CHECK_THAT(p.weights(0, 1), Catch::Matchers::WithinRel(1.0 / (1.0 + std::exp(-1.0 / std::sqrt(2.0))), headlab::test::kLibmPathRelative));
   // ... and at s = 4 by 98/2; at s = 0 the weights are uniform.
   const auto sharp = headlab::query_key_picture(q, k, v, 4.0);
-  CHECK(sharp.weights(0, 1) == Approx(1.0 / (1.0 + std::exp(-4.0))).epsilon(1e-14));
+  CHECK_THAT(sharp.weights(0, 1), Catch::Matchers::WithinRel(1.0 / (1.0 + std::exp(-4.0)), headlab::test::kLibmPathRelative));
   const auto flat = headlab::query_key_picture(q, k, v, 0.0);
   CHECK(flat.weights(0, 0) == 0.5);
   CHECK((sharp.reading - sharp.weights * v).cwiseAbs().maxCoeff() == 0.0);
   CHECK(p.query_key_angles(0, 1) == 0.0);
-  CHECK(p.query_key_angles(0, 0) == Approx(M_PI / 2).epsilon(1e-15));
+  CHECK_THAT(p.query_key_angles(0, 0), Catch::Matchers::WithinRel(M_PI / 2, headlab::test::kAngleRelative));
   CHECK_THROWS_WITH(headlab::query_key_picture(q, k, v, -1.0), Catch::Contains("score scale must be a finite number ≥ 0"));
   CHECK_THROWS_WITH(headlab::query_key_picture(q, k, v, std::nan("")), Catch::Contains("score scale"));
   CHECK_THROWS_WITH(headlab::query_key_picture(q, k, Matrix::Identity(3, 2), 1.0), Catch::Contains("v (3 × 2) must have one row per key, 2"));

@@ -1,5 +1,4 @@
 #include "core/random.hpp"
-#include "core/deterministic_math.hpp"
 #include "core/tolerances.hpp"
 
 #include <catch2/catch.hpp>
@@ -9,17 +8,6 @@
 
 using headlab::Matrix;
 using headlab::Random;
-
-TEST_CASE("deterministic exp and log agree with libm to a few ulp", "[random][deterministic_math]") {
-  const double bound = 4 * headlab::test::kEpsilon;
-  for (double x = -700.0; x <= 700.0; x += 0.37) {
-    CHECK(std::abs(headlab::deterministic_exp(x) / std::exp(x) - 1.0) <= bound);
-  }
-  for (double x = 1e-300; x < 1e300; x *= 7.3) {
-    CHECK(std::abs(headlab::deterministic_log(x) - std::log(x)) <= bound * std::max(1.0, std::abs(std::log(x))));
-  }
-  CHECK(headlab::deterministic_log(1.0) == 0.0);
-}
 
 TEST_CASE("the generator is reproducible from its seed and streams are independent", "[random]") {
   Random a(7), b(7), c(8);

@@ -1,6 +1,8 @@
 #include "core/softmax.hpp"
 #include "core/check.hpp"
+#include "core/deterministic_math.hpp"
 #include "core/tolerances.hpp"
+#include "support/gradient_check.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -17,7 +19,7 @@ TEST_CASE("softmax rows sum to one", "[softmax]") {
     CHECK(std::abs(w.row(i).sum() - 1.0) <= headlab::test::softmax_row_sum_bound(5));
     CHECK((w.row(i).array() >= 0.0).all());
   }
-  CHECK(w(1, 2) == Approx(0.2).epsilon(4 * headlab::test::kEpsilon));
+  CHECK_THAT(w(1, 2), Catch::Matchers::WithinRel(0.2, headlab::test::kFewOperationsRelative));
 }
 
 TEST_CASE("softmax survives scores of ±1e300 without NaN", "[softmax]") {
@@ -51,13 +53,25 @@ TEST_CASE("softmax row backward matches central differences", "[softmax][gradien
   s << 0.3, -1.2, 2.0, 0.7;
   upstream << 1.0, -0.5, 0.25, 2.0;
   const Matrix a = softmax_rows(s);
-  const headlab::RowVector ds = headlab::softmax_row_backward(a.row(0), upstream);
-  const double h = 1e-6;  // central difference: truncation O(h²) ≈ 1e-12, rounding O(ε/h) ≈ 1e-10
-  for (int j = 0; j < 4; ++j) {
-    Matrix plus = s, minus = s;
-    plus(0, j) += h;
-    minus(0, j) -= h;
-    const double numeric = (softmax_rows(plus).row(0).dot(upstream) - softmax_rows(minus).row(0).dot(upstream)) / (2 * h);
-    CHECK(ds(j) == Approx(numeric).margin(1e-9));
-  }
+  const Matrix ds = headlab::softmax_row_backward(a.row(0), upstream);
+  Matrix scores = s;
+  const headlab::test::GradientTolerance tolerance{headlab::test::kSoftmaxGradientStep,
+                                                   headlab::test::kSoftmaxGradientAbsolute, 0.0};
+  headlab::test::check_gradient("s", [&] { return softmax_rows(scores).row(0).dot(upstream); }, scores, ds, tolerance);
+}
+
+TEST_CASE("softmax on a row equals softmax_rows bit for bit, and its cross-entropy is −log of it", "[softmax]") {
+  const double scores[5] = {0.3, -1.2, 2.0, 0.7, 2.0};
+  double weights[5], p[5];
+  headlab::softmax(scores, weights, 5);
+  Matrix row(1, 5);
+  row << 0.3, -1.2, 2.0, 0.7, 2.0;
+  const Matrix expected = softmax_rows(row);
+  for (int j = 0; j < 5; ++j) CHECK(weights[j] == expected(0, j));
+  // The two ties at the maximum each get e^0 = 1 before normalising.
+  CHECK(weights[2] == weights[4]);
+  const double loss = headlab::softmax_cross_entropy(scores, 5, 1, p, headlab::exp_nonpositive);
+  // p is the softmax through exp_nonpositive (< 4 ulp from std::exp) times the sum's reciprocal.
+  for (int j = 0; j < 5; ++j) CHECK_THAT(p[j], Catch::Matchers::WithinRel(weights[j], headlab::test::kExpVariantRelative));
+  CHECK_THAT(loss, Catch::Matchers::WithinRel(-std::log(weights[1]), headlab::test::kExpVariantRelative));
 }

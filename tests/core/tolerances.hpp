@@ -13,6 +13,40 @@ constexpr double kEpsilon = std::numeric_limits<double>::epsilon();  // 2.2e-16
 // ε/2 of the running sum (Higham, §3.1): |fl(x·y) − x·y| ≤ d·ε·Σ|x_i y_i|.
 inline double dot_product_bound(int d, double magnitude) { return d * kEpsilon * magnitude; }
 
+// ---- central finite differences (tests/support/gradient_check.hpp) ----
+// (f(x + h) − f(x − h)) / 2h errs by the truncation h²·|f‴|/6 plus the rounding ε·|f|/h.
+// For the losses here (|f| and |f‴| of order one to a few) h = 1e-5 gives ≈ 1e-10 + 1e-11.
+constexpr double kGradientStep = 1e-5;
+// A loss of order one: two orders of magnitude above the ≈ 1e-10 error of kGradientStep.
+constexpr double kGradientAbsolute = 1e-8;
+// The max-digit loss (|f| ≈ 3, gradients up to ≈ 10): kGradientAbsolute plus a relative 1e-6,
+// which still catches a wrong or missing term (those are off by their own size).
+constexpr double kGradientRelative = 1e-6;
+// softmax of a row with h = 1e-6: truncation ≈ 1e-12, rounding ε/h ≈ 1e-10.
+constexpr double kSoftmaxGradientStep = 1e-6;
+constexpr double kSoftmaxGradientAbsolute = 1e-9;
+
+// ---- closed-form values ----
+// A value computed by a handful of rounded operations against its closed form (sqrt, a
+// division): each operation errs by ε/2, so 4ε relative covers them with margin.
+constexpr double kFewOperationsRelative = 4 * kEpsilon;
+// A closed form through a libm call (exp, cos, acos, sqrt in another order): libm is within
+// 1 ulp, and the core's path takes tens of operations; 1e-14 relative is ≈ 45ε.
+constexpr double kLibmPathRelative = 1e-14;
+// Two paths through the same ≈ 64-long sums of terms of order one (the analyses against the
+// model's own forward): 1e-12 absolute is ≈ 4500ε, the rounding of a few such sums.
+constexpr double kReorderedSumAbsolute = 1e-12;
+// An attention mass read two ways (analysis tables vs. a fresh forward), masses ≤ 1: a few ulp.
+constexpr double kMassAbsolute = 1e-15;
+// The angle between two vectors as acos of a clamped cosine, and a length as a square root of a
+// short sum, against the closed form: 1e-15 relative, ≈ 4.5ε.
+constexpr double kAngleRelative = 1e-15;
+// A condition number from a 2 × 2 SVD (iterative, tens of rotations) against its exact value 1.
+constexpr double kSvdRelative = 1e-12;
+// A softmax through exp_nonpositive against one through std::exp: each exponential within 4 ulp
+// of e^x (8ε apart), then a sum and a normalisation (a few ε more): 16ε relative.
+constexpr double kExpVariantRelative = 16 * kEpsilon;
+
 // Scores after a d × d rotation: Q R and K R each add a length-d dot product
 // per entry before the length-d score product, so the bound is three dot
 // products' worth, doubled for the √d_k scaling and the final subtraction.

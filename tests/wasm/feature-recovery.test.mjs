@@ -41,7 +41,7 @@ const maxListDiff = (a, b) => {
 };
 
 function checkAcceptance(r, label) {
-  // Issue 4's acceptance bounds (the draft's own numbers differ: another generator).
+  // The acceptance bounds of docs/feature-recovery-results.md (the draft's own numbers differ: another generator).
   assert.ok(r.heldout_mse < 1e-28, `${label}: held-out MSE ${r.heldout_mse}`);
   for (const x of [...r.query_r2, ...r.value_r2]) assert.ok(x > 0.999999, `${label}: R² ${x}`);
   assert.ok(r.uniform_attention_mse > 0.31 && r.uniform_attention_mse < 0.36, `${label}: uniform ${r.uniform_attention_mse}`);

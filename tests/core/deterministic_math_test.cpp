@@ -1,0 +1,35 @@
+// exp and log from basic operations (core/deterministic_math.hpp) against libm.
+#include "core/deterministic_math.hpp"
+#include "core/tolerances.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using headlab::exp_nonpositive;
+using headlab::test::kEpsilon;
+
+TEST_CASE("exp_nonpositive is within 4 ulp of e^x", "[deterministic_math]") {
+  for (double x = -708.0; x <= 0.0; x += 0.0137) {
+    const double e = std::exp(x);
+    CHECK(std::abs(exp_nonpositive(x) - e) <= 4 * kEpsilon * e);
+  }
+  // Below −708 the result is subnormal: its spacing is 2^−1074, so allow a few of those.
+  for (double x = -745.0; x < -708.0; x += 0.0137) {
+    const double e = std::exp(x);
+    CHECK(std::abs(exp_nonpositive(x) - e) <= 4 * kEpsilon * e + 4 * std::ldexp(1.0, -1074));
+  }
+  CHECK(exp_nonpositive(0.0) == 1.0);
+  CHECK(exp_nonpositive(-800.0) == 0.0);
+}
+
+TEST_CASE("deterministic exp and log agree with libm to a few ulp", "[deterministic_math]") {
+  const double bound = 4 * headlab::test::kEpsilon;
+  for (double x = -700.0; x <= 700.0; x += 0.37) {
+    CHECK(std::abs(headlab::deterministic_exp(x) / std::exp(x) - 1.0) <= bound);
+  }
+  for (double x = 1e-300; x < 1e300; x *= 7.3) {
+    CHECK(std::abs(headlab::deterministic_log(x) - std::log(x)) <= bound * std::max(1.0, std::abs(std::log(x))));
+  }
+  CHECK(headlab::deterministic_log(1.0) == 0.0);
+}

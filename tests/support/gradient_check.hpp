@@ -1,0 +1,66 @@
+// The gradient checker: hand-written gradients against central finite differences.
+//
+//   numeric(i, j) = (loss(p + h·e_ij) − loss(p − h·e_ij)) / 2h,
+//   |analytic(i, j) − numeric(i, j)| ≤ absolute + relative·|numeric(i, j)|
+//
+// `loss` is a callable reading the matrix `parameter` (which the checker perturbs in place and
+// restores), so one checker serves every model: pass a lambda that captures the parameter by
+// reference. Tolerances and steps are the named ones in tests/core/tolerances.hpp.
+#pragma once
+
+#include "core/matrix.hpp"
+#include "core/tolerances.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace headlab::test {
+
+struct GradientTolerance {
+  double step = kGradientStep;
+  double absolute = kGradientAbsolute;
+  double relative = 0.0;
+};
+
+using Entry = std::pair<Eigen::Index, Eigen::Index>;
+
+// Every (i, j) of a rows × cols matrix.
+inline std::vector<Entry> every_entry(Eigen::Index rows, Eigen::Index cols) {
+  std::vector<Entry> entries;
+  for (Eigen::Index i = 0; i < rows; ++i)
+    for (Eigen::Index j = 0; j < cols; ++j) entries.emplace_back(i, j);
+  return entries;
+}
+
+// Central difference of loss() in entry (i, j) of parameter; the entry is restored.
+template <typename Loss>
+double central_difference(Loss&& loss, Matrix& parameter, Eigen::Index i, Eigen::Index j, double step) {
+  const double original = parameter(i, j);
+  parameter(i, j) = original + step;
+  const double up = loss();
+  parameter(i, j) = original - step;
+  const double down = loss();
+  parameter(i, j) = original;
+  return (up - down) / (2 * step);
+}
+
+// Checks analytic (same shape as parameter) against central differences at the given entries
+// (all of them by default). `name` labels a failure: "W_q(2, 1): analytic …, numeric …".
+template <typename Loss>
+void check_gradient(const std::string& name, Loss&& loss, Matrix& parameter, const Matrix& analytic,
+                    const GradientTolerance& tolerance, std::vector<Entry> entries = {}) {
+  REQUIRE(analytic.rows() == parameter.rows());
+  REQUIRE(analytic.cols() == parameter.cols());
+  if (entries.empty()) entries = every_entry(parameter.rows(), parameter.cols());
+  for (const auto& [i, j] : entries) {
+    const double numeric = central_difference(loss, parameter, i, j, tolerance.step);
+    INFO(name << "(" << i << ", " << j << "): analytic " << analytic(i, j) << ", numeric " << numeric);
+    CHECK(std::abs(analytic(i, j) - numeric) <= tolerance.absolute + tolerance.relative * std::abs(numeric));
+  }
+}
+
+}  // namespace headlab::test
