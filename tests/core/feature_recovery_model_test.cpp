@@ -39,11 +39,10 @@ TEST_CASE("backward matches central finite differences for every entry of W_q an
   const FeatureRecoveryGradients g =
       feature_recovery_backward(feature_recovery_forward(f.x_request, f.x_records, f.w_q, f.w_v), f.x_request,
                                 f.x_records, f.latent.target);
-  // kGradientStep and kGradientAbsolute (tests/core/tolerances.hpp): a smooth loss of order one.
   Matrix w_q = f.w_q, w_v = f.w_v;
   const auto loss = [&] { return loss_at(f, w_q, w_v); };
-  test::check_gradient("W_q", loss, w_q, g.dw_q, {});
-  test::check_gradient("W_v", loss, w_v, g.dw_v, {});
+  test::check_gradient("W_q", loss, w_q, g.dw_q, test::kSmoothLossGradient);
+  test::check_gradient("W_v", loss, w_v, g.dw_v, test::kSmoothLossGradient);
   CHECK(g.loss == loss_at(f, f.w_q, f.w_v));
 }
 
@@ -103,8 +102,8 @@ TEST_CASE("with learned keys, dK, dW_q and dW_v match central finite differences
   // Same step and bound as for W_q and W_v above.
   Matrix w_q = f.w_q, k = keys;
   const auto loss = [&] { return loss_with(w_q, k); };
-  test::check_gradient("K", loss, k, g.dkeys, {});
-  test::check_gradient("W_q", loss, w_q, g.dw_q, {});
+  test::check_gradient("K", loss, k, g.dkeys, test::kSmoothLossGradient);
+  test::check_gradient("W_q", loss, w_q, g.dw_q, test::kSmoothLossGradient);
   // The gradient is not trivially zero.
   CHECK(g.dkeys.cwiseAbs().maxCoeff() > 1e-4);
 }

@@ -99,9 +99,9 @@ TEST_CASE("max-digit: the backward matches central finite differences", "[max_di
   max_digit_loss_backward(w0, batch, g);
   const auto grads = g.list();
   const auto names = parameter_names();
-  // kGradientStep, kGradientAbsolute + kGradientRelative (tests/core/tolerances.hpp): 12 random
+  // kMaxDigitGradient (tests/core/tolerances.hpp): 12 random
   // entries of every matrix, and all of E[ANS], which feeds every query and the residual.
-  const test::GradientTolerance tolerance{test::kGradientStep, test::kGradientAbsolute, test::kGradientRelative};
+  const test::GradientTolerance tolerance = test::kMaxDigitGradient;
   Random pick(9);
   for (std::size_t m = 0; m < grads.size(); ++m) {
     MaxDigitWeights w = w0;

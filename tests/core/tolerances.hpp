@@ -16,15 +16,18 @@ inline double dot_product_bound(int d, double magnitude) { return d * kEpsilon *
 // ---- central finite differences (tests/support/gradient_check.hpp) ----
 // (f(x + h) − f(x − h)) / 2h errs by the truncation h²·|f‴|/6 plus the rounding ε·|f|/h.
 // For the losses here (|f| and |f‴| of order one to a few) h = 1e-5 gives ≈ 1e-10 + 1e-11.
-constexpr double kGradientStep = 1e-5;
-// A loss of order one: two orders of magnitude above the ≈ 1e-10 error of kGradientStep.
-constexpr double kGradientAbsolute = 1e-8;
-// The max-digit loss (|f| ≈ 3, gradients up to ≈ 10): kGradientAbsolute plus a relative 1e-6,
-// which still catches a wrong or missing term (those are off by their own size).
-constexpr double kGradientRelative = 1e-6;
+struct GradientTolerance {
+  double step;      // h
+  double absolute;  // allowed |analytic − numeric| …
+  double relative;  // … plus this times |numeric|
+};
+// A loss of order one, h = 1e-5: 1e-8 is two orders of magnitude above the ≈ 1e-10 error.
+constexpr GradientTolerance kSmoothLossGradient{1e-5, 1e-8, 0.0};
+// The max-digit loss (|f| ≈ 3, gradients up to ≈ 10): the same plus a relative 1e-6, which
+// still catches a wrong or missing term (those are off by their own size).
+constexpr GradientTolerance kMaxDigitGradient{1e-5, 1e-8, 1e-6};
 // softmax of a row with h = 1e-6: truncation ≈ 1e-12, rounding ε/h ≈ 1e-10.
-constexpr double kSoftmaxGradientStep = 1e-6;
-constexpr double kSoftmaxGradientAbsolute = 1e-9;
+constexpr GradientTolerance kSoftmaxGradient{1e-6, 1e-9, 0.0};
 
 // ---- closed-form values ----
 // A value computed by a handful of rounded operations against its closed form (sqrt, a

@@ -5,7 +5,7 @@
 //
 // `loss` is a callable reading the matrix `parameter` (which the checker perturbs in place and
 // restores), so one checker serves every model: pass a lambda that captures the parameter by
-// reference. Tolerances and steps are the named ones in tests/core/tolerances.hpp.
+// reference. Steps and tolerances: the named GradientTolerance values in tests/core/tolerances.hpp.
 #pragma once
 
 #include "core/matrix.hpp"
@@ -19,12 +19,6 @@
 #include <vector>
 
 namespace headlab::test {
-
-struct GradientTolerance {
-  double step = kGradientStep;
-  double absolute = kGradientAbsolute;
-  double relative = 0.0;
-};
 
 using Entry = std::pair<Eigen::Index, Eigen::Index>;
 
