@@ -106,6 +106,7 @@ export function maxDigitApi(module) {
     maxDigitWeightsFromJson: (source) => unwrap(module.max_digit_check_weights(weightsInput(source))),
     maxDigitInitialWeights: (settings = {}) => unwrap(module.max_digit_initial_weights(settings ?? {})),
     maxDigitTrain: (settings = {}) => unwrap(module.max_digit_train(settings ?? {})),
+    createMaxDigitTrainer: (settings = {}) => new MaxDigitTrainer(module, settings),
     maxDigitTrainer: (settings = {}) => new MaxDigitTrainer(module, settings),
     maxDigitLiveTrainers: () => module.max_digit_live_trainers(),
     maxDigitLogits: (weights, digits) => unwrap(module.max_digit_logits(w(weights), digits)),
