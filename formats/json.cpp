@@ -40,7 +40,7 @@ std::string excerpt(std::string_view text, std::size_t offset) {
   std::size_t i = std::min(offset, text.size());
   for (; i < end && out.size() < kExcerptBytes; ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"') {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
       out += static_cast<char>(c);
     } else {
       char hex[8];

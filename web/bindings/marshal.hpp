@@ -92,6 +92,17 @@ inline bool has(const val& object, const char* key) {
   return !v.isUndefined() && !v.isNull();
 }
 
+// Each element of the JS array `v` converted by convert(element, "name[i]"); throws
+// "<name> must be <expected>" unless `v` is an array.
+template <class F>
+auto array_from_js(const val& v, const std::string& name, const std::string& expected, F&& convert) {
+  if (v.isUndefined() || v.isNull() || !v.isArray()) throw InputError(name + " must be " + expected);
+  std::vector<decltype(convert(v, name))> out;
+  const int n = v["length"].as<int>();
+  for (int i = 0; i < n; ++i) out.push_back(convert(v[i], name + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
 // A JS number as a seed: integers up to 2^53 are exact in a double.
 inline std::uint64_t seed_arg(const val& v, const std::string& name = "seed") {
   const double x = number_arg(v, name);
