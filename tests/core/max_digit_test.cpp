@@ -1,5 +1,6 @@
 #include "core/attention.hpp"
 #include "core/check.hpp"
+#include "core/deterministic_math.hpp"
 #include "core/max_digit.hpp"
 #include "core/max_digit_analysis.hpp"
 #include "core/max_digit_training.hpp"
