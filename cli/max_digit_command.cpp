@@ -79,9 +79,9 @@ int train(const Args& args, std::ostream& out, std::ostream& err) {
   if (flags.count("--init-scale")) s.init_scale = parse_number("--init-scale", flags.at("--init-scale"));
   s.unit_norm_unembedding = flags.count("--unit-norm-unembedding") > 0;
   md::MaxDigitTrainer trainer(s);
-  trainer.step(s.steps);
-  fm::write_file_atomically(flags.at("--out"), fm::write_max_digit_weights(trainer.weights(), &s, trainer.last_loss()));
-  err << "headlab max-digit train: " << s.steps << " steps, last batch loss " << trainer.last_loss() << "\n";
+  const TrainingProgress p = trainer.step(s.steps);
+  fm::write_file_atomically(flags.at("--out"), fm::write_max_digit_weights(trainer.weights(), &s, p.loss));
+  err << "headlab max-digit train: " << p.steps_taken << " steps, last batch loss " << p.loss << "\n";
   (void)out;
   return 0;
 }
@@ -115,9 +115,9 @@ int seeds(const Args& args, std::ostream& err) {
   for (long long seed = from; seed <= to; ++seed) {
     s.seed = static_cast<std::uint64_t>(seed);
     md::MaxDigitTrainer trainer(s);
-    trainer.step(s.steps);
+    const TrainingProgress p = trainer.step(s.steps);
     const md::MaxDigitAnalysis a = md::analyze_max_digit(trainer.weights());
-    rows.push_back({seed, trainer.last_loss(), md::seed_claims(a)});
+    rows.push_back({seed, p.loss, md::seed_claims(a)});
     err << "headlab max-digit seeds: seed " << seed << " accuracy " << a.accuracy.accuracy << "\n";
   }
   fm::write_file_atomically(flags.at("--out"), fm::write_max_digit_seeds(s, rows));

@@ -111,17 +111,35 @@ class Parser {
     }
   }
 
-  JsonValue object(int depth) {
-    enter(depth);
-    ++pos_;  // {
-    JsonValue out = JsonValue::object();
+  // The members of an object or the elements of an array: `element` reads one, then a ',' or
+  // the closing bracket follows.
+  template <class Element>
+  void sequence(char close, const char* in, Element&& element) {
+    ++pos_;  // { or [
     skip_space();
-    if (pos_ < text_.size() && text_[pos_] == '}') {
+    if (pos_ < text_.size() && text_[pos_] == close) {
       ++pos_;
-      return out;
+      return;
     }
     for (;;) {
       skip_space();
+      element();
+      skip_space();
+      if (pos_ < text_.size() && text_[pos_] == ',') {
+        ++pos_;
+      } else if (pos_ < text_.size() && text_[pos_] == close) {
+        ++pos_;
+        return;
+      } else {
+        fail(std::string("expected ',' or '") + close + "' in " + in);
+      }
+    }
+  }
+
+  JsonValue object(int depth) {
+    enter(depth);
+    JsonValue out = JsonValue::object();
+    sequence('}', "an object", [&] {
       if (pos_ >= text_.size() || text_[pos_] != '"') fail("expected a member name in double quotes");
       std::string key = string();
       skip_space();
@@ -129,42 +147,15 @@ class Parser {
       ++pos_;
       skip_space();
       out[key] = value(depth);  // a repeated name keeps its last value, as nlohmann does
-      skip_space();
-      if (pos_ < text_.size() && text_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (pos_ < text_.size() && text_[pos_] == '}') {
-        ++pos_;
-        return out;
-      }
-      fail("expected ',' or '}' in an object");
-    }
+    });
+    return out;
   }
 
   JsonValue array(int depth) {
     enter(depth);
-    ++pos_;  // [
     JsonValue out = JsonValue::array();
-    skip_space();
-    if (pos_ < text_.size() && text_[pos_] == ']') {
-      ++pos_;
-      return out;
-    }
-    for (;;) {
-      skip_space();
-      out.push_back(value(depth));
-      skip_space();
-      if (pos_ < text_.size() && text_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (pos_ < text_.size() && text_[pos_] == ']') {
-        ++pos_;
-        return out;
-      }
-      fail("expected ',' or ']' in an array");
-    }
+    sequence(']', "an array", [&] { out.push_back(value(depth)); });
+    return out;
   }
 
   void literal(std::string_view word) {

@@ -59,10 +59,7 @@ md::MaxDigitWeights read_max_digit_weights(std::string_view text, const std::str
   md::MaxDigitWeights w;
   w.unit_norm_unembedding = unit.as_bool();
   w.E = matrix_from_json(field(file, "E"), "E");
-  w.W_Q = heads_from_json(file, "W_Q");
-  w.W_K = heads_from_json(file, "W_K");
-  w.W_V = heads_from_json(file, "W_V");
-  w.W_O = heads_from_json(file, "W_O");
+  for (const auto& [name, heads] : kMaxDigitHeadFields) w.*heads = heads_from_json(file, name);
   w.W_U = matrix_from_json(field(file, "W_U"), "W_U");
   md::validate_weights(w);
   return w;
@@ -70,30 +67,17 @@ md::MaxDigitWeights read_max_digit_weights(std::string_view text, const std::str
 
 std::string write_max_digit_weights(const md::MaxDigitWeights& w, const md::MaxDigitTrainingSettings* training,
                                     double final_batch_loss) {
-  JsonValue out = JsonValue::object();
-  out["format_version"] = md::kFormatVersion;
-  out["vocab"] = JsonValue(md::vocab_names());
-  out["d_model"] = md::kDModel;
-  out["n_heads"] = md::kHeads;
-  out["d_head"] = md::kDHead;
-  out["unit_norm_unembedding"] = w.unit_norm_unembedding;
+  JsonValue out = JsonValue::Object{
+      {"format_version", md::kFormatVersion}, {"vocab", md::vocab_names()}, {"d_model", md::kDModel},
+      {"n_heads", md::kHeads}, {"d_head", md::kDHead}, {"unit_norm_unembedding", w.unit_norm_unembedding},
+      {"E", matrix_to_json(w.E)}, {"W_Q", heads_to_json(w.W_Q)}, {"W_K", heads_to_json(w.W_K)},
+      {"W_V", heads_to_json(w.W_V)}, {"W_O", heads_to_json(w.W_O)}, {"W_U", matrix_to_json(w.W_U)}};
   if (training) {
-    JsonValue t = JsonValue::object();
-    t["seed"] = training->seed;
-    t["steps"] = training->steps;
-    t["batch_size"] = training->batch_size;
-    t["learning_rate"] = training->learning_rate;
-    t["weight_decay"] = training->weight_decay;
-    t["init_scale"] = training->init_scale;
-    t["final_batch_loss"] = final_batch_loss;
-    out["training"] = std::move(t);
+    const md::MaxDigitTrainingSettings& t = *training;
+    out["training"] = JsonValue::Object{
+        {"seed", t.seed}, {"steps", t.steps}, {"batch_size", t.batch_size}, {"learning_rate", t.learning_rate},
+        {"weight_decay", t.weight_decay}, {"init_scale", t.init_scale}, {"final_batch_loss", final_batch_loss}};
   }
-  out["E"] = matrix_to_json(w.E);
-  out["W_Q"] = heads_to_json(w.W_Q);
-  out["W_K"] = heads_to_json(w.W_K);
-  out["W_V"] = heads_to_json(w.W_V);
-  out["W_O"] = heads_to_json(w.W_O);
-  out["W_U"] = matrix_to_json(w.W_U);
   return dump_json(out) + "\n";
 }
 

@@ -210,6 +210,11 @@ export interface FeatureRecoveryEvaluation {
   response_value: Matrix;
 }
 
+/** The file formats' types, each written once beside its reader/writer in formats/. */
+export type { MaxDigitAnalysisFile, MaxDigitClaims, MaxDigitSeedsFile } from '../formats/max-digit-analysis.js';
+export type { MaxDigitWeightsFile } from '../formats/max-digit-weights.js';
+import type { MaxDigitAnalysisFile } from '../formats/max-digit-analysis.js';
+import type { MaxDigitWeightsFile } from '../formats/max-digit-weights.js';
 /** results.json: its one type, beside its one writer (formats/feature_recovery_results.hpp). */
 export type { FeatureRecoveryResults, FeatureRecoveryResultsSettings } from '../formats/feature-recovery-results.js';
 import type { FeatureRecoveryResults } from '../formats/feature-recovery-results.js';
@@ -350,21 +355,20 @@ export interface MaxDigitTrainingSettings {
   unit_norm_unembedding?: boolean;
 }
 
-export interface MaxDigitProgress {
-  steps_taken: number;
-  total_steps: number;
-  done: boolean;
-  /** Mean cross-entropy (nats) of the last batch; NaN before the first step. */
-  loss: number;
-}
+/** The trainer protocol's progress; loss: mean cross-entropy (nats) of the last batch, NaN before the first step. */
+export type MaxDigitProgress = TrainingProgress;
 
-/** A training run in chunks. Deterministic whatever the chunking. Call dispose() when done. */
+/** A training run in chunks, in the trainer protocol (docs/model-pattern.md). Deterministic whatever the chunking. Call dispose() when done. */
 export interface MaxDigitTrainer {
   progress: MaxDigitProgress;
   /** Runs up to n (integer ≥ 0) more steps. Throws HeadlabError after dispose(). */
   step(n: number): MaxDigitProgress;
+  /** Ends training early: done from now on. */
+  stop(): MaxDigitProgress;
   /** A copy of the current weights. Throws HeadlabError after dispose(). */
   weights(): MaxDigitWeights;
+  /** The run so far. */
+  result(): { steps_taken: number; final_batch_loss: number; weights: MaxDigitWeights };
   readonly disposed: boolean;
   /** Frees the WASM object; idempotent. */
   dispose(): void;
@@ -429,11 +433,17 @@ export type MaxDigitBasis = 'w_o' | 'w_u';
 
 /** headlab_max_digit.wasm: the max-digit transformer (getMaxDigitCore() in a page). */
 export interface MaxDigitCore extends HeadlabModule {
-  /** Parses (if text) and checks a weights file: throws HeadlabError on a missing matrix, wrong shape, NaN or unknown format_version. */
-  maxDigitWeightsFromJson(source: string | object): MaxDigitWeights;
+  /**
+   * Reads a weights file with its one reader (formats/max_digit_weights.hpp, in WASM): throws
+   * HeadlabError on text that is not JSON (or too large or too deep), a missing matrix, a wrong
+   * shape or unknown format_version. An object is first written as JSON text.
+   */
+  maxDigitWeightsFromJson(source: string | MaxDigitWeightsFile | object): MaxDigitWeights;
   maxDigitInitialWeights(settings?: MaxDigitTrainingSettings): MaxDigitWeights;
   /** The whole recipe in one call (blocks: use a Web Worker). */
   maxDigitTrain(settings?: MaxDigitTrainingSettings): MaxDigitWeights;
+  createMaxDigitTrainer(settings?: MaxDigitTrainingSettings): MaxDigitTrainer;
+  /** The earlier name of createMaxDigitTrainer. */
   maxDigitTrainer(settings?: MaxDigitTrainingSettings): MaxDigitTrainer;
   /** Number of trainer objects alive in the WASM heap (for leak tests). */
   maxDigitLiveTrainers(): number;
@@ -461,8 +471,8 @@ export interface MaxDigitCore extends HeadlabModule {
   maxDigitContributions(weights: MaxDigitWeights, digits: number[], basis?: MaxDigitBasis, k?: number): MaxDigitContributions;
   /** The "angle mystery" table (default 'w_o', k = 3). */
   maxDigitAngleVsDot(weights: MaxDigitWeights, basis?: MaxDigitBasis, k?: number): MaxDigitAngleVsDot;
-  /** The full analysis in the layout of analysis.json (nested arrays). */
-  maxDigitAnalyze(weights: MaxDigitWeights): Record<string, unknown>;
+  /** analysis.json as its one writer (formats/max_digit_analysis.hpp) wrote it, parsed. */
+  maxDigitAnalyze(weights: MaxDigitWeights): MaxDigitAnalysisFile;
   /**
    * The softmax splitting attention between `maximum` (1–9) and `runnerUp` (0 … maximum − 1)
    * for the list (runnerUp, maximum): per head (arrays of 4) the score gap s_h(m) − s_h(r),
