@@ -66,6 +66,13 @@ void require_eval_set(const FeatureRecoveryBatch& eval_set) {
   if (eval_set.size() < 2) throw InputError("the evaluation set needs at least 2 examples for R²");
 }
 
+// The held-out set and R that every evaluation function runs on.
+void require_held_out(const FeatureRecoveryBatch& eval_set, const Matrix& mixing) {
+  require_eval_set(eval_set);
+  require_usable("mixing", mixing);
+  require_shape("mixing", mixing, kLatentSize, kLatentSize);
+}
+
 }  // namespace
 
 void FeatureRecoverySettings::validate() const {
@@ -177,9 +184,7 @@ Matrix feature_recovery_intervened_prediction(const FeatureRecoveryBatch& eval_s
                                               const Matrix& w_q, const Matrix& w_v,
                                               FeatureRecoveryIntervention intervention, int feature, double shift,
                                               const Matrix& keys) {
-  require_eval_set(eval_set);
-  require_usable("mixing", mixing);
-  require_shape("mixing", mixing, kLatentSize, kLatentSize);
+  require_held_out(eval_set, mixing);
   Matrix request = eval_set.request;
   Matrix records = eval_set.records;
   switch (intervention) {
@@ -222,9 +227,7 @@ double feature_recovery_intervention_mse(const FeatureRecoveryBatch& eval_set, c
 FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
                                                     const Matrix& w_q, const Matrix& w_v, double shift,
                                                     const Matrix& keys) {
-  require_eval_set(eval_set);
-  require_usable("mixing", mixing);
-  require_shape("mixing", mixing, kLatentSize, kLatentSize);
+  require_held_out(eval_set, mixing);
   require_in_range("shift", shift, -1e6, 1e6);
   const Eigen::Index n = eval_set.size();
   const FeatureRecoveryForward f =
@@ -256,9 +259,7 @@ FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& 
 FeatureRecoveryExample feature_recovery_example(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
                                                 const Matrix& w_q, const Matrix& w_v, int index,
                                                 const Matrix& keys) {
-  require_eval_set(eval_set);
-  require_usable("mixing", mixing);
-  require_shape("mixing", mixing, kLatentSize, kLatentSize);
+  require_held_out(eval_set, mixing);
   require_index("example", index, eval_set.size());
   const Matrix z_request = eval_set.request.row(index);
   const Matrix z_records = eval_set.records.middleRows(kRecordCount * index, kRecordCount);
