@@ -4,26 +4,31 @@
 
 namespace headlab::formats {
 
+// Streamed with JsonWriter (keys in sorted order) rather than built as a JsonValue, so the
+// headlab_core WASM module, which carries this writer, stays within the first article's budget.
 std::string write_feature_recovery_results(const FeatureRecoveryResult& r, const std::string& headlab_version) {
   const FeatureRecoverySettings& s = r.settings;
   const FeatureRecoveryEvaluation& e = r.evaluation;
-  const JsonValue settings = JsonValue::Object{
-      {"seed", s.seed}, {"steps", s.steps}, {"batch", s.batch_size}, {"learning_rate", s.learning_rate},
-      {"optimizer", "adam"}, {"beta1", s.beta1}, {"beta2", s.beta2}, {"epsilon", s.epsilon},
-      {"init_scale", s.init_scale}, {"eval_size", s.eval_size}, {"request_scale", s.request_scale},
-      {"shift", s.shift}, {"learned_keys", s.learned_keys}};
-  const JsonValue interventions = JsonValue::Object{{"erase_request", e.erase_request_mse},
-                                                    {"erase_payload", e.erase_payload_mse},
-                                                    {"irrelevant_shift_mse", e.irrelevant_shift_mse}};
-  const JsonValue out = JsonValue::Object{
-      {"format", kFeatureRecoveryResultsFormat}, {"headlab_version", headlab_version}, {"settings", settings},
-      {"steps_done", r.steps_taken}, {"fixed_keys", matrix_to_json(r.keys)}, {"mixing", matrix_to_json(r.mixing)},
-      {"w_q", matrix_to_json(r.w_q)}, {"w_v", matrix_to_json(r.w_v)},
-      {"response_query", matrix_to_json(e.response_query)}, {"response_value", matrix_to_json(e.response_value)},
-      {"loss_trace", r.loss_trace}, {"heldout_mse", e.heldout_mse}, {"uniform_attention_mse", e.uniform_attention_mse},
-      {"query_r2", e.query_r2}, {"value_r2", e.value_r2}, {"interventions", interventions},
-      {"train_seconds", r.train_seconds}};
-  return dump_json(out) + "\n";
+  JsonWriter w;
+  w.begin_object();
+  w.key("fixed_keys").matrix(r.keys).key("format").value(kFeatureRecoveryResultsFormat);
+  w.key("headlab_version").value(headlab_version).key("heldout_mse").value(e.heldout_mse);
+  w.key("interventions").begin_object();
+  w.key("erase_payload").numbers(e.erase_payload_mse.data(), 3).key("erase_request").numbers(e.erase_request_mse.data(), 3);
+  w.key("irrelevant_shift_mse").value(e.irrelevant_shift_mse).end_object();
+  w.key("loss_trace").numbers(r.loss_trace.data(), r.loss_trace.size()).key("mixing").matrix(r.mixing);
+  w.key("query_r2").numbers(e.query_r2.data(), 3);
+  w.key("response_query").matrix(e.response_query).key("response_value").matrix(e.response_value);
+  w.key("settings").begin_object();
+  w.key("batch").value(s.batch_size).key("beta1").value(s.beta1).key("beta2").value(s.beta2);
+  w.key("epsilon").value(s.epsilon).key("eval_size").value(s.eval_size).key("init_scale").value(s.init_scale);
+  w.key("learned_keys").value(s.learned_keys).key("learning_rate").value(s.learning_rate);
+  w.key("optimizer").value("adam").key("request_scale").value(s.request_scale).key("seed").value(s.seed);
+  w.key("shift").value(s.shift).key("steps").value(s.steps).end_object();
+  w.key("steps_done").value(r.steps_taken).key("train_seconds").value(r.train_seconds);
+  w.key("uniform_attention_mse").value(e.uniform_attention_mse).key("value_r2").numbers(e.value_r2.data(), 3);
+  w.key("w_q").matrix(r.w_q).key("w_v").matrix(r.w_v).end_object();
+  return w.text() + "\n";
 }
 
 }  // namespace headlab::formats

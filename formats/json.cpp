@@ -9,10 +9,14 @@
 #include <array>
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 
 namespace headlab::formats {
+
+namespace {
+constexpr char kHexDigits[] = "0123456789abcdef";
+}  // namespace
 
 double JsonValue::as_double() const {
   switch (kind_) {
@@ -43,9 +47,9 @@ std::string excerpt(std::string_view text, std::size_t offset) {
     if (c >= 0x20 && c < 0x7f && c != '\\') {
       out += static_cast<char>(c);
     } else {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      out += hex;
+      out += "\\x";
+      out += kHexDigits[c >> 4];
+      out += kHexDigits[c & 15];
     }
   }
   if (i < text.size()) out += "…";
@@ -305,15 +309,25 @@ void dump_string(const std::string& s, std::string& out) {
       case '\t': out += "\\t"; break;
       default:
         if (c < 0x20) {
-          char hex[8];
-          std::snprintf(hex, sizeof hex, "\\u%04x", c);
-          out += hex;
+          out += "\\u00";
+          out += kHexDigits[c >> 4];
+          out += kHexDigits[c & 15];
         } else {
           out += ch;
         }
     }
   }
   out += '"';
+}
+
+void dump_number(double x, std::string& out) {
+  if (!std::isfinite(x)) {
+    out += "null";
+    return;
+  }
+  std::array<char, 64> buffer{};
+  const char* end = nlohmann::detail::to_chars(buffer.data(), buffer.data() + buffer.size(), x);
+  out.append(buffer.data(), static_cast<std::size_t>(end - buffer.data()));
 }
 
 void dump(const JsonValue& v, std::string& out) {
@@ -324,17 +338,7 @@ void dump(const JsonValue& v, std::string& out) {
     case JsonValue::Kind::unsigned_integer:
       out += v.kind() == JsonValue::Kind::integer ? std::to_string(v.as_integer()) : std::to_string(v.as_unsigned());
       return;
-    case JsonValue::Kind::number: {
-      const double x = v.as_double();
-      if (!std::isfinite(x)) {
-        out += "null";
-        return;
-      }
-      std::array<char, 64> buffer{};
-      const char* end = nlohmann::detail::to_chars(buffer.data(), buffer.data() + buffer.size(), x);
-      out.append(buffer.data(), static_cast<std::size_t>(end - buffer.data()));
-      return;
-    }
+    case JsonValue::Kind::number: dump_number(v.as_double(), out); return;
     case JsonValue::Kind::string: dump_string(v.as_string(), out); return;
     case JsonValue::Kind::array: {
       out += '[';
@@ -418,6 +422,100 @@ JsonValue matrix_to_json(const Matrix& m) {
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+void JsonWriter::separate() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (!first_.empty()) {
+    if (!first_.back()) out_ += ',';
+    first_.back() = false;
+  }
+}
+
+JsonWriter& JsonWriter::begin_object() {
+  separate();
+  out_ += '{';
+  first_.push_back(true);
+  last_key_.emplace_back();
+  return *this;
+}
+
+JsonWriter& JsonWriter::end_object() {
+  out_ += '}';
+  first_.pop_back();
+  last_key_.pop_back();
+  return *this;
+}
+
+JsonWriter& JsonWriter::begin_array() {
+  separate();
+  out_ += '[';
+  first_.push_back(true);
+  return *this;
+}
+
+JsonWriter& JsonWriter::end_array() {
+  out_ += ']';
+  first_.pop_back();
+  return *this;
+}
+
+JsonWriter& JsonWriter::key(const char* name) {
+  // nlohmann keeps members in a std::map: a writer that streams must give them in that order.
+  if (!last_key_.back().empty() && !(last_key_.back() < name)) {
+    throw std::logic_error(std::string("JsonWriter: key \"") + name + "\" is out of sorted order");
+  }
+  last_key_.back() = name;
+  separate();
+  dump_string(name, out_);
+  out_ += ':';
+  after_key_ = true;
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(double x) {
+  separate();
+  dump_number(x, out_);
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(long long x) {
+  separate();
+  out_ += std::to_string(x);
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(unsigned long long x) {
+  separate();
+  out_ += std::to_string(x);
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(bool b) {
+  separate();
+  out_ += b ? "true" : "false";
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(const char* s) {
+  separate();
+  dump_string(s, out_);
+  return *this;
+}
+
+JsonWriter& JsonWriter::numbers(const double* x, std::size_t n) {
+  begin_array();
+  for (std::size_t i = 0; i < n; ++i) value(x[i]);
+  return end_array();
+}
+
+JsonWriter& JsonWriter::matrix(const Matrix& m) {
+  begin_array();
+  for (Eigen::Index i = 0; i < m.rows(); ++i) numbers(m.data() + i * m.cols(), static_cast<std::size_t>(m.cols()));
+  return end_array();
 }
 
 }  // namespace headlab::formats

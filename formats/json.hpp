@@ -105,6 +105,37 @@ JsonValue parse_json(std::string_view text, const std::string& what, const JsonL
 // Compact JSON text; the bytes nlohmann::json::dump(-1) gives for the same value.
 std::string dump_json(const JsonValue& value);
 
+// The same bytes written as a stream, without building a JsonValue (for a writer that must stay
+// small in WASM, formats/feature_recovery_results.cpp). An object's keys must come in
+// nlohmann's (std::map's) sorted order; key() checks that.
+class JsonWriter {
+ public:
+  JsonWriter& begin_object();
+  JsonWriter& end_object();
+  JsonWriter& begin_array();
+  JsonWriter& end_array();
+  JsonWriter& key(const char* name);
+  JsonWriter& value(double x);
+  JsonWriter& value(long long x);
+  JsonWriter& value(unsigned long long x);
+  JsonWriter& value(int x) { return value(static_cast<long long>(x)); }
+  JsonWriter& value(long x) { return value(static_cast<long long>(x)); }
+  JsonWriter& value(unsigned long x) { return value(static_cast<unsigned long long>(x)); }
+  JsonWriter& value(bool b);
+  JsonWriter& value(const char* s);
+  JsonWriter& value(const std::string& s) { return value(s.c_str()); }
+  JsonWriter& numbers(const double* x, std::size_t n);  // an array of numbers
+  JsonWriter& matrix(const Matrix& m);                   // an array of rows
+  std::string& text() { return out_; }
+
+ private:
+  void separate();
+  std::string out_;
+  std::vector<std::string> last_key_;  // per open object: the last key written
+  std::vector<bool> first_;            // per open container: nothing written yet
+  bool after_key_ = false;
+};
+
 // About kExcerptBytes characters of text from `offset` (non-printable bytes as \xNN, "…" when
 // cut): safe to put in a message.
 std::string excerpt(std::string_view text, std::size_t offset = 0);

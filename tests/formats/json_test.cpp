@@ -87,3 +87,18 @@ TEST_CASE("json: matrices as arrays of rows, checked and named", "[formats][json
   CHECK_THROWS_WITH(matrix_from_json(parse_json("[]", "m"), "m"), Catch::StartsWith("m is empty"));
   CHECK_THROWS_WITH(matrix_from_json(parse_json("{}", "m"), "m"), "m must be an array of rows");
 }
+
+TEST_CASE("json: the streaming writer gives dump_json's bytes and refuses keys out of order", "[formats][json]") {
+  const Matrix m = (Matrix(2, 2) << 1, 0.5, NAN, -3e-300).finished();
+  JsonWriter w;
+  w.begin_object().key("a").value(1200.0).key("b").begin_array().value(true).value(-2L).end_array();
+  w.key("m").matrix(m).key("n").numbers(m.data(), 2).key("s").value("x\ty").key("u").value(18446744073709551615ull);
+  w.end_object();
+  JsonValue v = JsonValue::Object{{"a", 1200.0}, {"b", JsonValue::Array{true, -2L}}, {"m", matrix_to_json(m)},
+                                  {"n", std::vector<double>{1, 0.5}}, {"s", "x\ty"},
+                                  {"u", 18446744073709551615ull}};
+  CHECK(w.text() == dump_json(v));
+  JsonWriter bad;
+  bad.begin_object().key("b").value(1);
+  CHECK_THROWS_AS(bad.key("a"), std::logic_error);
+}

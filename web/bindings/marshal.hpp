@@ -14,7 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <exception>
-#include <set>
+#include <vector>
 #include <string>
 
 namespace headlab::web {
@@ -125,11 +125,11 @@ class ObjectReader {
     }
   }
   bool has(const char* key) {
-    read_.insert(key);
+    read_.push_back(key);
     return headlab::web::has(object_, key);
   }
   val get(const char* key) {
-    read_.insert(key);
+    read_.push_back(key);
     return object_[key];
   }
   void number(const char* key, double& out) {
@@ -143,7 +143,7 @@ class ObjectReader {
     if (has(key)) out = seed_arg(object_[key], key);
   }
   void boolean(const char* key, bool& out) {
-    read_.insert(key);
+    read_.push_back(key);
     out = optional_bool(object_, key, out);
   }
   void finish() const {
@@ -152,14 +152,16 @@ class ObjectReader {
     const int n = keys["length"].as<int>();
     for (int i = 0; i < n; ++i) {
       const std::string key = keys[i].as<std::string>();
-      if (!read_.count(key)) throw InputError(what_ + " has an unknown field \"" + key + "\"");
+      bool known = false;
+      for (const char* k : read_) known = known || key == k;
+      if (!known) throw InputError(what_ + " has an unknown field \"" + key + "\"");
     }
   }
 
  private:
   val object_;
   std::string what_;
-  std::set<std::string> read_;
+  std::vector<const char*> read_;  // the keys asked for (a handful: a linear search is enough)
 };
 
 // A core TrainingProgress as the JS progress object { steps_taken, steps_total, loss, done }.
