@@ -33,8 +33,14 @@ test('bench page: a quick run fills the table and the JSON, in the worker, witho
     assert.equal(u.error, undefined, `${u.element} — ${u.input}: ${u.error}`);
     assert.ok(Number.isFinite(u.p95_ms) && u.p95_ms >= u.p50_ms && u.samples === 5, JSON.stringify(u));
   }
-  // The table shows every figure: 2 trainings in WASM, 2 native references, each input, the long tasks.
-  assert.equal(await page.locator('#bench-rows tr').count(), 4 + expected + 1);
+  // Long tasks (Chromium reports them) in each of the three phases.
+  assert.deepEqual(Object.keys(results.long_tasks), ['while training', 'while the widgets start', 'while driving the widgets']);
+  for (const t of Object.values(results.long_tasks)) assert.ok(t.count >= 0 && t.longest_ms >= 0, JSON.stringify(t));
+  // The table shows every figure: the 2 trainings, each input, the 3 long-task phases.
+  assert.equal(await page.locator('#bench-rows tr').count(), 2 + expected + 3);
+  const cells = await page.locator('#bench-rows tr:first-child > *').allTextContents();
+  assert.match(cells[0], /^max-digit recipe: training in a worker/);
+  assert.ok(cells.slice(1, 5).every((c) => /^(\d+(\.\d+)?|≤ \d+(\.\d+)?)$/.test(c)), cells.join(' | '));
   assert.equal(await page.locator('#bench-stage').isHidden(), true, 'the widgets under test are removed');
   await screenshot(page, 'bench-page-1280-light');
   await page.emulateMedia({ colorScheme: 'dark' });
