@@ -54,9 +54,6 @@ export type ExportFormat = 'svg' | 'png' | 'json';
 // classes then extend a bare class, so importing a widget defines and throws nothing.
 const ElementBase = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement) as typeof HTMLElement;
 
-/** Least time between two writes of a widget's state into the URL hash (share-state), ms. */
-const HASH_WRITE_INTERVAL_MS = 250;
-
 export abstract class HeadlabElement<State = unknown> extends ElementBase {
   /** Whether the widget waits for the WASM core before build(). */
   protected static needsCore = true;
@@ -91,9 +88,6 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   private resizes: ResizeObserver | null = null;
   private readonly observed = new WeakSet<Element>();
   private layoutQueued = false;
-  /** A trailing URL-hash write is queued (share-state); when the last one was written (performance.now()). */
-  private hashTimer = 0;
-  private hashWrittenAt = -Infinity;
   /** Scroll to this element after its next render (its state was named by the URL hash on load). */
   private scrollOnRender = false;
 
@@ -368,32 +362,6 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     return `${this.localName}-${Array.from(document.getElementsByTagName(this.localName)).indexOf(this) + 1}`;
   }
 
-  /**
-   * Writes the hash now, or, within HASH_WRITE_INTERVAL_MS of the last write, once that interval
-   * has passed (with the state as it is then). history.replaceState costs Chromium a share of a
-   * millisecond and more per call and is throttled past ~100 calls in 10 s, so a slider dragged
-   * at 60 updates a second writes the URL a few times a second instead of every frame; a single
-   * change (a click, a typed value) is written at once.
-   */
-  private scheduleHashWrite(): void {
-    if (this.hashTimer) return;   // the queued write will take the latest state
-    const wait = this.hashWrittenAt + HASH_WRITE_INTERVAL_MS - performance.now();
-    if (wait <= 0) {
-      this.hashWrittenAt = performance.now();
-      this.writeHash();
-      return;
-    }
-    this.hashTimer = window.setTimeout(() => this.flushHashWrite(), wait);
-  }
-
-  private flushHashWrite(): void {
-    if (!this.hashTimer) return;
-    clearTimeout(this.hashTimer);
-    this.hashTimer = 0;
-    this.hashWrittenAt = performance.now();
-    this.writeHash();
-  }
-
   /** Writes the shareable state into the URL hash as "<key>.<name>=<value>" entries, keeping every other entry. */
   private writeHash(): void {
     const prefix = `${this.shareKey}.`;
@@ -489,7 +457,6 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   }
 
   disconnectedCallback(): void {
-    this.flushHashWrite();   // a change still queued for the URL is written, not lost
     if (this.frame) cancelAnimationFrame(this.frame);
     this.frame = 0;
     this.listeners?.abort();
@@ -583,7 +550,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
 
   /** Dispatches a bubbling, composed `change` event whose detail is the state (and updates the URL hash under share-state). */
   protected emitChange(): void {
-    if (this.hasAttribute('share-state')) this.scheduleHashWrite();
+    if (this.hasAttribute('share-state')) this.writeHash();
     this.dispatchEvent(new CustomEvent('change', { bubbles: true, composed: true, detail: this.state }));
   }
 
