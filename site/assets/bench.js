@@ -122,13 +122,13 @@ function render() {
     return tr;
   };
   const out = [];
-  for (const t of results.training) out.push(row(`${t.figure}: training in a worker (median of ${t.runs_ms.length})`, t.median_ms, t.reference_ms, t.native_reference_ms, t.target_ms));
+  for (const t of results.training) out.push(row(`${t.figure}: training, median of ${t.runs_ms.length}`, t.median_ms, t.reference_ms, t.native_reference_ms, t.target_ms));
   for (const u of results.updates) {
     const key = `${u.element} — ${u.input}`;
-    out.push(row(`update: ${key} (p95 of ${u.samples}${u.error ? `; ${u.error}` : ''})`, u.error ? null : u.p95_ms, REFERENCE.updates[key] ?? null, null, UPDATE_TARGET_MS));
+    out.push(row(`${u.element.replace(/^headlab-/, '')}: ${u.input}, p95 of ${u.samples}${u.error ? ` (${u.error})` : ''}`, u.error ? null : u.p95_ms, REFERENCE.updates[key] ?? null, null, UPDATE_TARGET_MS));
   }
   for (const [phase, t] of Object.entries(results.long_tasks ?? {})) {
-    out.push(row(`longest main-thread task ${phase} (${t.count} of 50 ms or more)`, t.longest_ms, null, null, TARGETS['longest main-thread task']));
+    out.push(row(`longest task ${phase} (${t.count} of 50 ms or more)`, t.longest_ms, null, null, TARGETS['longest main-thread task']));
   }
   rows.replaceChildren(...out);
   results.table_text = ['Figure\tThis browser\tProject machine\tNative, project machine\tTarget\tThis browser / target', ...lines].join('\n');
