@@ -93,14 +93,24 @@ if (!fs.existsSync(browserFile)) {
   console.log('\nbrowser figures: none yet (bench/widgets.bench.mjs writes build/bench/widgets.json)');
 } else {
   const b = JSON.parse(fs.readFileSync(browserFile, 'utf8'));
+  // The run before (if any), for "this run / previous run": after / before a change.
+  const previousFile = path.join(root, 'build/bench/widgets-previous.json');
+  const prev = fs.existsSync(previousFile) ? JSON.parse(fs.readFileSync(previousFile, 'utf8')) : null;
+  const before = new Map();
+  for (const p of prev?.pages ?? []) {
+    for (const u of p.updates) if (!u.error) before.set(`update ${p.page} ${u.tag}#${u.id} ${u.input}`, u.script.p95);
+    if (p.widgets.length) before.set(`start-up ${p.page}`, p.eagerInteractiveMs);
+    for (const [phase, t] of Object.entries(p.longTasks)) before.set(`task ${p.page} ${phase}`, t.ms);
+  }
   const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '–');
+  const vsBefore = (key, v) => (before.has(key) ? f2(v / before.get(key)) : '–');
   const short = (page) => page.replace(/^articles\//, '').replace(/\.html$/, '');
   const rowsB = [];
   for (const p of b.pages) {
     for (const u of p.updates) {
       const v = u.error ? NaN : u.script.p95;
       const t = TARGETS['widget update p95'];
-      rowsB.push({ figure: `update ${short(p.page)}: ${u.tag.replace('headlab-', '')}#${u.id}, ${u.input}`, 'p50 ms': u.error ? '–' : f2(u.script.p50), 'p95 ms': f2(v), 'target ms': `< ${t}`, 'measured / target': f2(v / t), verdict: u.error ? `ERROR ${u.error}` : v < t ? 'pass' : 'FAIL' });
+      rowsB.push({ figure: `update ${short(p.page)}: ${u.tag.replace('headlab-', '')}#${u.id}, ${u.input}`, 'p50 ms': u.error ? '–' : f2(u.script.p50), 'p95 ms': f2(v), 'target ms': `< ${t}`, 'measured / target': f2(v / t), 'this / previous run': vsBefore(`update ${p.page} ${u.tag}#${u.id} ${u.input}`, v), verdict: u.error ? `ERROR ${u.error}` : v < t ? 'pass' : 'FAIL' });
     }
   }
   for (const p of b.pages) {
@@ -108,14 +118,14 @@ if (!fs.existsSync(browserFile)) {
     const t = TARGETS['start-up, navigation to interactive'];
     const v = p.eagerInteractiveMs;
     const lazy = p.widgets.filter((w) => w.when === 'on approach');
-    rowsB.push({ figure: `start-up ${short(p.page)}: ${p.widgets.length - lazy.length} widgets interactive${lazy.length ? ` (+${lazy.length} on approach, slowest +${f2(Math.max(...lazy.map((w) => w.afterScroll ?? NaN)))} ms after scroll)` : ''}`, 'p50 ms': '', 'p95 ms': f2(v), 'target ms': `≤ ${t}`, 'measured / target': f2(v / t), verdict: v <= t ? 'pass' : 'FAIL' });
+    rowsB.push({ figure: `start-up ${short(p.page)}: ${p.widgets.length - lazy.length} widgets interactive${lazy.length ? ` (+${lazy.length} on approach, slowest +${f2(Math.max(...lazy.map((w) => w.afterScroll ?? NaN)))} ms after scroll)` : ''}`, 'p50 ms': '', 'p95 ms': f2(v), 'target ms': `≤ ${t}`, 'measured / target': f2(v / t), 'this / previous run': vsBefore(`start-up ${p.page}`, v), verdict: v <= t ? 'pass' : 'FAIL' });
   }
   for (const p of b.pages) {
     for (const [phase, task] of Object.entries(p.longTasks)) {
       const t = TARGETS['longest main-thread task'];
-      rowsB.push({ figure: `longest task ${short(p.page)}: ${phase}`, 'p50 ms': '', 'p95 ms': f2(task.ms), 'target ms': `< ${t}`, 'measured / target': f2(task.ms / t), verdict: task.ms < t ? 'pass' : 'FAIL' });
+      rowsB.push({ figure: `longest task ${short(p.page)}: ${phase}`, 'p50 ms': '', 'p95 ms': f2(task.ms), 'target ms': `< ${t}`, 'measured / target': f2(task.ms / t), 'this / previous run': vsBefore(`task ${p.page} ${phase}`, task.ms), verdict: task.ms < t ? 'pass' : 'FAIL' });
     }
   }
-  console.log(`\nbrowser figures (${b.when}, Chromium ${b.chromium}, ${b.samples} samples per input; start-up and longest task: the value in the p95 column)`);
+  console.log(`\nbrowser figures (${b.when}, Chromium ${b.chromium}, load average ${b.load?.[0]?.toFixed(1) ?? '?'} at the start, ${b.samples} samples per input; start-up and longest task: the value in the p95 column; previous run: ${prev ? prev.when : 'none'})`);
   table(rowsB);
 }

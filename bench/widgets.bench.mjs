@@ -15,7 +15,8 @@
 //                whole task, script + style + layout + paint + GC, which a long-task observer
 //                reports only above 50 ms) during start-up, during the update sweeps, during a
 //                retraining and around a Stop. Target: none over 50 ms.
-// Writes build/bench/widgets.json (read by bench/targets.mjs). Needs a built site
+// Writes build/bench/widgets.json (read by bench/targets.mjs; a run over every page keeps the
+// one before as widgets-previous.json). Needs a built site
 // (./dev build). HEADLAB_BENCH_SAMPLES (default 200) sets the samples per input;
 // HEADLAB_BENCH_PAGES=articles/max-digit-heads.html,… limits the pages. Not a test.
 import fs from 'node:fs';
@@ -56,7 +57,15 @@ function instrument() {
       // instantiate(bytes) compiles as well; instantiate(module) only instantiates.
       const key = name === 'instantiate' && !(args[0] instanceof WebAssembly.Module) ? 'instantiate(bytes)' : name;
       t.wasm[key] = (t.wasm[key] ?? 0) + 1;
-      return f.apply(this, args);
+      const result = f.apply(this, args);
+      if (name === 'compileStreaming') {
+        // When each module finished compiling (the start-up table's "compiled at").
+        const start = performance.now();
+        Promise.resolve(args[0]).then((r) => result.then(() => {
+          (t.compiled ??= []).push({ file: String(r.url).split('/').pop(), start, end: performance.now() });
+        }), () => {});
+      }
+      return result;
     };
   }
   const NativeWorker = window.Worker;
@@ -171,7 +180,9 @@ try {
       }
       await page.waitForTimeout(300);
     });
-    const probe = await page.evaluate(() => ({ wasm: window.__hlBench.wasm, workers: window.__hlBench.workers }));
+    const probe = await page.evaluate(() => ({ wasm: window.__hlBench.wasm, workers: window.__hlBench.workers, compiled: window.__hlBench.compiled ?? [], domContentLoaded: performance.getEntriesByType('navigation')[0]?.domContentLoadedEventEnd ?? null }));
+    out.compiled = probe.compiled;
+    out.domContentLoadedMs = probe.domContentLoaded;
     out.wasmRequests = wasmRequests;
     out.wasmCalls = probe.wasm;
     out.workersAtStartUp = probe.workers;
@@ -286,6 +297,8 @@ table(results.pages.map((p) => ({
   '.wasm requests': Object.entries(p.wasmRequests).map(([k, v]) => `${k.replace(/^headlab_|\.wasm$/g, '')}×${v}`).join(' ') || '0',
   'WebAssembly calls (page)': Object.entries(p.wasmCalls).map(([k, v]) => `${k}×${v}`).join(' ') || '0',
   workers: p.workersAtStartUp.length ? p.workersAtStartUp.map((w) => `at ${w.at.toFixed(0)} ms`).join(', ') : 'none',
+  'DOMContentLoaded ms': f2(p.domContentLoadedMs),
+  'wasm compiled (start → end ms)': p.compiled.map((c) => `${c.file.replace(/^headlab_|\.wasm$/g, '')} ${c.start.toFixed(0)} → ${c.end.toFixed(0)}`).join(', ') || '–',
 })));
 for (const p of results.pages) {
   if (!p.widgets.length) continue;
@@ -314,6 +327,10 @@ table(results.pages.flatMap((p) => Object.entries(p.longTasks).map(([phase, t]) 
 }))));
 const problems = results.pages.flatMap((p) => (p.problems ?? []).map((x) => `${p.page}: ${x}`));
 if (problems.length) console.log(`\npage problems:\n  ${problems.join('\n  ')}`);
-fs.mkdirSync(path.join(root, 'build/bench'), { recursive: true });
-fs.writeFileSync(path.join(root, 'build/bench/widgets.json'), JSON.stringify(results, null, 1));
-console.log('\nwritten: build/bench/widgets.json');
+// The run before is kept as widgets-previous.json: bench/targets.mjs prints this run / that one
+// (after / before a change), figure by figure.
+const outFile = path.join(root, 'build/bench/widgets.json');
+fs.mkdirSync(path.dirname(outFile), { recursive: true });
+if (fs.existsSync(outFile) && !process.env.HEADLAB_BENCH_PAGES) fs.renameSync(outFile, path.join(root, 'build/bench/widgets-previous.json'));
+fs.writeFileSync(outFile, JSON.stringify(results, null, 1));
+console.log('\nwritten: build/bench/widgets.json (the run before: build/bench/widgets-previous.json)');
