@@ -15,10 +15,11 @@ export const TARGETS = {
 };
 
 /**
- * The project's figures on its 2-core Debian 12 machine (shared with other jobs, so on the slow
- * side), ms. Training: native bench executables and WASM under Node 20 (bench/targets.mjs,
- * median of 7). Widget updates: p95 script time in headless Chromium
- * (bench/widgets.bench.mjs, 200 samples), keyed "<element> — <input>".
+ * The project's figures on its 2-core Debian 12 machine, ms. Training: native bench executables
+ * and WASM under Node 20 (bench/targets.mjs, median of 7; the WASM figure includes starting
+ * Node). Widget updates: p95 script time in headless Chromium (bench/widgets.bench.mjs, 200
+ * samples), keyed "<element> — <input>"; left empty until measured on a quiet machine (the only
+ * run so far had a load average of 28 on 2 cores, which inflates every figure about tenfold).
  */
 export const REFERENCE = {
   machine: 'project machine: 2 cores (Debian 12, shared), Node 20, headless Chromium',
