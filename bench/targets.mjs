@@ -4,11 +4,16 @@
 // runs each), WASM ones from the modules in build/wasm/web under Node (median of 7 runs, after one
 // warm-up). Prints figures; not a test. On a shared or busy machine every absolute figure grows, so
 // compare ratios, and repeat on a quiet machine before quoting one.
+// Then the browser figures of bench/widgets.bench.mjs (which bench/run runs before this file and
+// which leaves build/bench/widgets.json): widget updates (p95 script time) against 4 ms, each
+// page's start-up against 1 s, and the longest main-thread task per phase against 50 ms.
+// The targets come from site/assets/bench-reference.js, which the benchmark page shares.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadCore, loadMaxDigitCore } from '../web/headlab-core.js';
+import { TARGETS } from '../site/assets/bench-reference.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = path.join(root, 'build/wasm/web');
@@ -32,12 +37,7 @@ const BEFORE = {
   'feature recovery, native': 56,
   'feature recovery, WASM': 68,
 };
-const TARGET = {
-  'max-digit recipe, native': 300,
-  'max-digit recipe, WASM': 500,
-  'feature recovery, native': 40,
-  'feature recovery, WASM': 50,
-};
+const TARGET = Object.fromEntries(Object.keys(BEFORE).map((name) => [name, TARGETS[name]]));
 
 function nativeFigure(exe, tag) {
   const file = path.join(root, 'build/native/bench', exe);
@@ -77,9 +77,55 @@ const rows = Object.keys(TARGET).map((name) => {
     'WASM / native': name.endsWith('WASM') ? (m / measured[pair]).toFixed(2) : '',
   };
 });
-const columns = Object.keys(rows[0]);
-const width = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
-const line = (cells) => cells.map((x, i) => String(x).padEnd(width[i])).join('  ');
+function table(rows) {
+  const columns = Object.keys(rows[0]);
+  const width = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
+  const line = (cells) => cells.map((x, i) => String(x).padEnd(width[i])).join('  ');
+  console.log(line(columns));
+  for (const r of rows) console.log(line(columns.map((c) => r[c])));
+}
 console.log(`speed targets (median of ${RUNS} runs; ${process.version}; ${(await import('node:os')).cpus().length} cores; before = f69daa3 on a quiet machine)`);
-console.log(line(columns));
-for (const r of rows) console.log(line(columns.map((c) => r[c])));
+table(rows);
+
+// The browser figures, from the last run of bench/widgets.bench.mjs.
+const browserFile = path.join(root, 'build/bench/widgets.json');
+if (!fs.existsSync(browserFile)) {
+  console.log('\nbrowser figures: none yet (bench/widgets.bench.mjs writes build/bench/widgets.json)');
+} else {
+  const b = JSON.parse(fs.readFileSync(browserFile, 'utf8'));
+  // The run before (if any), for "this run / previous run": after / before a change.
+  const previousFile = path.join(root, 'build/bench/widgets-previous.json');
+  const prev = fs.existsSync(previousFile) ? JSON.parse(fs.readFileSync(previousFile, 'utf8')) : null;
+  const before = new Map();
+  for (const p of prev?.pages ?? []) {
+    for (const u of p.updates) if (!u.error) before.set(`update ${p.page} ${u.tag}#${u.id} ${u.input}`, u.script.p95);
+    if (p.widgets.length) before.set(`start-up ${p.page}`, p.eagerInteractiveMs);
+    for (const [phase, t] of Object.entries(p.longTasks)) before.set(`task ${p.page} ${phase}`, t.ms);
+  }
+  const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '–');
+  const vsBefore = (key, v) => (before.has(key) ? f2(v / before.get(key)) : '–');
+  const short = (page) => page.replace(/^articles\//, '').replace(/\.html$/, '');
+  const rowsB = [];
+  for (const p of b.pages) {
+    for (const u of p.updates) {
+      const v = u.error ? NaN : u.script.p95;
+      const t = TARGETS['widget update p95'];
+      rowsB.push({ figure: `update ${short(p.page)}: ${u.tag.replace('headlab-', '')}#${u.id}, ${u.input}`, 'p50 ms': u.error ? '–' : f2(u.script.p50), 'p95 ms': f2(v), 'target ms': `< ${t}`, 'measured / target': f2(v / t), 'this / previous run': vsBefore(`update ${p.page} ${u.tag}#${u.id} ${u.input}`, v), verdict: u.error ? `ERROR ${u.error}` : v < t ? 'pass' : 'FAIL' });
+    }
+  }
+  for (const p of b.pages) {
+    if (!p.widgets.length) continue;
+    const t = TARGETS['start-up, navigation to interactive'];
+    const v = p.eagerInteractiveMs;
+    const lazy = p.widgets.filter((w) => w.when === 'on approach');
+    rowsB.push({ figure: `start-up ${short(p.page)}: ${p.widgets.length - lazy.length} widgets interactive${lazy.length ? ` (+${lazy.length} on approach, slowest +${f2(Math.max(...lazy.map((w) => w.afterScroll ?? NaN)))} ms after scroll)` : ''}`, 'p50 ms': '', 'p95 ms': f2(v), 'target ms': `≤ ${t}`, 'measured / target': f2(v / t), 'this / previous run': vsBefore(`start-up ${p.page}`, v), verdict: v <= t ? 'pass' : 'FAIL' });
+  }
+  for (const p of b.pages) {
+    for (const [phase, task] of Object.entries(p.longTasks)) {
+      const t = TARGETS['longest main-thread task'];
+      rowsB.push({ figure: `longest task ${short(p.page)}: ${phase}`, 'p50 ms': '', 'p95 ms': f2(task.ms), 'target ms': `< ${t}`, 'measured / target': f2(task.ms / t), 'this / previous run': vsBefore(`task ${p.page} ${phase}`, task.ms), verdict: task.ms < t ? 'pass' : 'FAIL' });
+    }
+  }
+  console.log(`\nbrowser figures (${b.when}, Chromium ${b.chromium}, load average ${b.load?.[0]?.toFixed(1) ?? '?'} at the start, ${b.samples} samples per input; start-up and longest task: the value in the p95 column; previous run: ${prev ? prev.when : 'none'})`);
+  table(rowsB);
+}

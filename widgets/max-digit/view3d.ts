@@ -48,6 +48,12 @@ export class View3D {
   private drawn = new Map<ViewContent, { azimuth: number; elevation: number; k: number; nodes: SVGElement[] }>();
   /** Factor on text sizes so labels keep their nominal pixel size on a narrow stage. */
   private textScale = 1;
+  /**
+   * The drawing's rendered width in CSS px (0 until first laid out), kept by the ResizeObserver:
+   * draw() runs right after the widget wrote its DOM, where reading clientWidth would force a
+   * synchronous style and layout of the page on every rotation step and every new list.
+   */
+  private shownWidth = 0;
 
   /**
    * `focusTarget` receives the keys; `listen` registers listeners the owner removes on
@@ -74,7 +80,8 @@ export class View3D {
     const end = (e: Event) => { if (this.drag && (e as PointerEvent).pointerId === this.drag.id) this.drag = null; };
     if (typeof ResizeObserver === 'function') {
       const observer = new ResizeObserver(() => {
-        const w = this.svg.clientWidth;
+        const w = this.svg.clientWidth;   // layout is clean in a ResizeObserver callback
+        this.shownWidth = w;
         const k = w > 0 && w < SIZE ? Math.round((SIZE / w) * 20) / 20 : 1;
         if (k !== this.textScale) this.draw();
       });
@@ -143,7 +150,7 @@ export class View3D {
     if (!c) return;
     const hit = this.drawn.get(c);
     // Text scale: the drawing is SIZE units wide; on a narrower stage its text grows by SIZE / width so it renders at its nominal size.
-    const shownWidth = this.svg.clientWidth;
+    const shownWidth = this.shownWidth;
     const k = shownWidth > 0 && shownWidth < SIZE ? Math.round((SIZE / shownWidth) * 20) / 20 : 1;
     this.textScale = k;
     if (hit && hit.azimuth === this.azimuth && hit.elevation === this.elevation && hit.k === k) {

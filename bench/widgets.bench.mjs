@@ -1,0 +1,336 @@
+// Every page of the built site in Chromium (served locally under the strict CSP, as the tests
+// serve it): start-up, widget updates, and the longest main-thread task in each phase.
+//
+//   start-up     navigation → each widget interactive: its first live render (core loaded,
+//                controls built) with its model when it shows one (a `headlab-render` event
+//                seen from a capture listener; performance.now() counts from navigation). A
+//                widget that loads on approach (loading="lazy", training near the viewport)
+//                is scrolled to once the eager ones are done and reported as "+ms after
+//                scrolled to". Also counted: requests for each .wasm, WebAssembly compile and
+//                instantiate calls on the page, workers started (with when).
+//   updates      every widget driven through its natural input, SAMPLES per input, one per frame
+//                (site/assets/bench-widgets.js says exactly what a sample times): p50, p95,
+//                max of the script time, p95 with the forced layout, pass/fail vs 4 ms at p95.
+//   long tasks   the longest main-thread task (Chromium trace, RunTask on CrRendererMain: the
+//                whole task, script + style + layout + paint + GC, which a long-task observer
+//                reports only above 50 ms) during start-up, during the update sweeps, during a
+//                retraining and around a Stop. Target: none over 50 ms.
+// Writes build/bench/widgets.json (read by bench/targets.mjs; a run over every page keeps the
+// one before as widgets-previous.json). Needs a built site
+// (./dev build). HEADLAB_BENCH_SAMPLES (default 200) sets the samples per input;
+// HEADLAB_BENCH_PAGES=articles/max-digit-heads.html,… limits the pages. Not a test.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { root, startSession } from '../tests/browser/helpers.mjs';
+
+const SAMPLES = Number(process.env.HEADLAB_BENCH_SAMPLES) || 200;
+const WARMUP = Math.min(20, SAMPLES);
+const UPDATE_TARGET_MS = 4;
+const LONG_TASK_TARGET_MS = 50;
+/** How long start-up may go without a widget becoming interactive before the rest count as "on approach". */
+const QUIET_MS = 2500;
+/** RunTask (toplevel) for the task lengths, devtools.timeline to name the longest part; nothing heavier (tracing costs time too). */
+const TRACE_CATEGORIES = ['toplevel', 'devtools.timeline'];
+/** Samples per input of the traced sweep (the timed one runs untraced, so tracing adds nothing to its figures). */
+const SWEEP_SAMPLES = Math.min(30, SAMPLES);
+
+const siteDir = path.join(root, 'build/site');
+if (!fs.existsSync(path.join(siteDir, 'index.html'))) throw new Error('build/site is missing: run ./dev build first');
+const ALL_PAGES = (function walk(dir) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+    const p = path.join(dir, d.name);
+    if (d.isDirectory()) return ['headlab', 'assets', 'data'].includes(d.name) ? [] : walk(p);
+    return d.name.endsWith('.html') ? [path.relative(siteDir, p).split(path.sep).join('/')] : [];
+  });
+})(siteDir).sort();
+const PAGES = process.env.HEADLAB_BENCH_PAGES ? process.env.HEADLAB_BENCH_PAGES.split(',') : ALL_PAGES;
+
+/** Runs in the page before its scripts: records interactive times, WebAssembly calls and workers. */
+function instrument() {
+  const t = { interactive: new Map(), wasm: {}, workers: [] };
+  window.__hlBench = t;
+  for (const name of ['compile', 'compileStreaming', 'instantiate', 'instantiateStreaming']) {
+    const f = WebAssembly[name];
+    if (typeof f !== 'function') continue;
+    WebAssembly[name] = function (...args) {
+      // instantiate(bytes) compiles as well; instantiate(module) only instantiates.
+      const key = name === 'instantiate' && !(args[0] instanceof WebAssembly.Module) ? 'instantiate(bytes)' : name;
+      t.wasm[key] = (t.wasm[key] ?? 0) + 1;
+      const result = f.apply(this, args);
+      if (name === 'compileStreaming') {
+        // When each module finished compiling (the start-up table's "compiled at").
+        const start = performance.now();
+        Promise.resolve(args[0]).then((r) => result.then(() => {
+          (t.compiled ??= []).push({ file: String(r.url).split('/').pop(), start, end: performance.now() });
+        }), () => {});
+      }
+      return result;
+    };
+  }
+  const NativeWorker = window.Worker;
+  window.Worker = class extends NativeWorker {
+    constructor(url, options) {
+      super(url, options);
+      t.workers.push({ url: String(url).replace(location.origin, ''), at: performance.now() });
+    }
+  };
+  document.addEventListener('headlab-render', (e) => {
+    const el = e.target;
+    if (t.interactive.has(el) || !(el.renderCount > 0) || ('currentModel' in el && el.currentModel === null)) return;
+    t.interactive.set(el, performance.now());
+  }, true);
+}
+
+const widgetList = () => [...document.querySelectorAll('*')]
+  .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
+
+/** A task of the main thread's scheduler: 'RunTask' (devtools.timeline) or its 'toplevel' twin. */
+const TASK_EVENTS = new Set(['RunTask', 'ThreadControllerImpl::RunTask']);
+
+/** The longest RunTask on a renderer main thread in a Chromium trace, with its longest named part. */
+function longestTask(buffer) {
+  const events = JSON.parse(buffer.toString('utf8')).traceEvents ?? [];
+  const mains = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  let best = null;
+  for (const e of events) {
+    if (e.ph === 'X' && TASK_EVENTS.has(e.name) && mains.has(`${e.pid}:${e.tid}`) && (!best || e.dur > best.dur)) best = e;
+  }
+  if (!best) return { ms: 0, what: 'no task traced' };
+  let part = null;
+  for (const e of events) {
+    if (e.ph !== 'X' || e.pid !== best.pid || e.tid !== best.tid || e === best || !e.cat?.includes('devtools.timeline')) continue;
+    if (e.ts < best.ts || e.ts + e.dur > best.ts + best.dur) continue;
+    if (!part || e.dur > part.dur) part = e;
+  }
+  const d = part?.args?.data ?? {};
+  const detail = d.functionName || d.url?.replace(/^https?:\/\/[^/]+\//, '') || d.type || '';
+  return { ms: best.dur / 1000, what: part ? `${part.name}${detail ? ` (${detail})` : ''} ${(part.dur / 1000).toFixed(1)} ms` : '' };
+}
+
+const session = await startSession({ csp: true });
+const origin = new URL(session.url).origin;
+const results = { when: new Date().toISOString(), chromium: session.browser.version(), cores: os.cpus().length, load: os.loadavg(), samples: SAMPLES, pages: [] };
+
+/** Traces `fn` and returns its longest main-thread task. */
+async function traced(page, fn) {
+  await session.browser.startTracing(page, { categories: TRACE_CATEGORIES });
+  let buffer;
+  try {
+    await fn();
+  } finally {
+    buffer = await session.browser.stopTracing();
+  }
+  return longestTask(buffer);
+}
+
+const waitFor = (page, fn, arg, timeout = 120000) => page.waitForFunction(fn, arg, { timeout, polling: 100 });
+
+try {
+  for (const name of PAGES) {
+    const page = await session.newPage({ viewport: { width: 1280, height: 900 } });
+    const wasmRequests = {};
+    page.on('request', (req) => {
+      const file = new URL(req.url()).pathname.split('/').pop();
+      if (file.endsWith('.wasm')) wasmRequests[file] = (wasmRequests[file] ?? 0) + 1;
+    });
+    await page.addInitScript(instrument);
+    const out = { page: name, widgets: [], updates: [], longTasks: {} };
+    results.pages.push(out);
+
+    // ---- start-up ----
+    out.longTasks['start-up'] = await traced(page, async () => {
+      await page.goto(`${session.url}${name}`, { waitUntil: 'load' });
+      // Eager widgets: until all are interactive or none became interactive for QUIET_MS.
+      let last = -1, since = Date.now();
+      for (;;) {
+        const [done, total] = await page.evaluate(() => {
+          const ws = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
+          return [ws.filter((e) => window.__hlBench.interactive.has(e)).length, ws.length];
+        });
+        if (done === total) break;
+        if (done !== last) { last = done; since = Date.now(); }
+        if (Date.now() - since > QUIET_MS) break;
+        await page.waitForTimeout(100);
+      }
+      const eager = await page.evaluate(() => {
+        const ws = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
+        return ws.map((e, index) => ({ index, tag: e.localName, id: e.id, ms: window.__hlBench.interactive.get(e) ?? null }));
+      });
+      // The rest load on approach: scroll to each, time from there (or from the first such
+      // scroll, for one that a scroll to an earlier one already brought in).
+      let firstScroll = null;
+      for (const w of eager) {
+        if (w.ms !== null) { out.widgets.push({ ...w, when: 'at load' }); continue; }
+        const start = await page.evaluate((i) => {
+          const el = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i];
+          el.scrollIntoView({ block: 'center' });
+          return performance.now();
+        }, w.index);
+        await waitFor(page, (i) => {
+          const el = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i];
+          return window.__hlBench.interactive.has(el) || !el.shadowRoot?.querySelector('.alert')?.hidden;
+        }, w.index, 60000);
+        const ms = await page.evaluate((i) => {
+          const el = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i];
+          return window.__hlBench.interactive.get(el) ?? null;
+        }, w.index);
+        firstScroll ??= start;
+        out.widgets.push({ ...w, ms, afterScroll: ms === null ? null : ms - (ms >= start ? start : firstScroll), when: 'on approach' });
+      }
+      await page.waitForTimeout(300);
+    });
+    const probe = await page.evaluate(() => ({ wasm: window.__hlBench.wasm, workers: window.__hlBench.workers, compiled: window.__hlBench.compiled ?? [], domContentLoaded: performance.getEntriesByType('navigation')[0]?.domContentLoadedEventEnd ?? null }));
+    out.compiled = probe.compiled;
+    out.domContentLoadedMs = probe.domContentLoaded;
+    out.wasmRequests = wasmRequests;
+    out.wasmCalls = probe.wasm;
+    out.workersAtStartUp = probe.workers;
+    out.eagerInteractiveMs = out.widgets.filter((w) => w.when === 'at load').reduce((m, w) => Math.max(m, w.ms), 0);
+
+    // ---- updates ----
+    if (out.widgets.length) {
+      await page.evaluate(async (url) => { window.__hlScenarios = await import(url); }, `${origin}/assets/bench-widgets.js`);
+      // Timed untraced; then the same inputs again, fewer of them, under the trace for the longest task.
+      const sweep = async (samples, warmup, record) => {
+        for (const w of out.widgets) {
+          const inputs = await page.evaluate((i) => {
+            const el = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i];
+            el.scrollIntoView({ block: 'center' });
+            return (window.__hlScenarios.SCENARIOS[el.localName] ?? []).map((s) => s.input);
+          }, w.index);
+          if (!inputs.length) continue;
+          // Widgets that show a trained model wait for their training (replay) or their source's (interventions).
+          await waitFor(page, (i) => {
+            const el = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i];
+            if (el.localName === 'headlab-training-replay') return el.state.status === 'done';
+            if (el.localName === 'headlab-interventions') return el.state.clean_mse !== null;
+            return window.__hlScenarios.interactive(el);
+          }, w.index);
+          for (let s = 0; s < inputs.length; s++) {
+            const r = await page.evaluate(async ({ i, s, samples, warmup }) => {
+              const m = window.__hlScenarios;
+              const el = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i];
+              try {
+                const { script, layout } = await m.measureScenario(el, m.SCENARIOS[el.localName][s], { samples, warmup });
+                return { script: m.summarize(script), layout: m.summarize(layout) };
+              } catch (err) {
+                return { error: err.message };
+              }
+            }, { i: w.index, s, samples, warmup });
+            if (record) out.updates.push({ tag: w.tag, id: w.id, input: inputs[s], ...r });
+          }
+        }
+      };
+      await sweep(SAMPLES, WARMUP, true);
+      out.longTasks['sweeping the controls'] = await traced(page, () => sweep(SWEEP_SAMPLES, 0, false));
+    }
+
+    // ---- retraining and stopping ----
+    const trainers = await page.evaluate(() => {
+      const label = { 'headlab-feature-recovery': 'Train|Restart', 'headlab-max-digit-model': 'Train a new model', 'headlab-seed-grid': 'Train these seeds here' };
+      return [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+        .map((e, index) => ({ index, tag: e.localName, id: e.id, button: label[e.localName] })).filter((t) => t.button);
+    });
+    const press = (i, text) => page.evaluate(({ i, text }) => {
+      const el = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i];
+      el.scrollIntoView({ block: 'center' });
+      const b = [...el.shadowRoot.querySelectorAll('button')].find((x) => text.split('|').includes(x.textContent.trim()));
+      if (!b) throw new Error(`${el.localName}#${el.id} has no "${text}" button`);
+      b.click();
+    }, { i, text });
+    const status = (i) => page.evaluate((i) => [...document.querySelectorAll('*')]
+      .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i].state.status, i);
+    for (const t of trainers) {
+      // The seed grid trains ten models (a long run): its stop is measured, its full run is not.
+      if (t.tag !== 'headlab-seed-grid') {
+        await waitFor(page, (i) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i].state.status !== 'training', t.index);
+        const began = Date.now();
+        out.longTasks[`retraining ${t.tag}#${t.id}`] = await traced(page, async () => {
+          await press(t.index, t.button);
+          await waitFor(page, (i) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i].state.status !== 'training', t.index, 180000);
+        });
+        out.longTasks[`retraining ${t.tag}#${t.id}`].wallMs = Date.now() - began;
+        out.longTasks[`retraining ${t.tag}#${t.id}`].status = await status(t.index);
+      }
+      out.longTasks[`stopping ${t.tag}#${t.id}`] = await traced(page, async () => {
+        await press(t.index, t.button);
+        await page.waitForTimeout(400);
+        await press(t.index, 'Stop');
+        await waitFor(page, (i) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i].state.status !== 'training', t.index, 60000);
+        await page.waitForTimeout(200);
+      });
+      out.longTasks[`stopping ${t.tag}#${t.id}`].status = await status(t.index);
+    }
+    out.problems = page.problems;
+    await page.close();
+  }
+} finally {
+  await session.close();
+}
+
+// ---- print ----
+function table(rows) {
+  if (!rows.length) return;
+  const columns = Object.keys(rows[0]);
+  const width = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
+  console.log(columns.map((c, i) => c.padEnd(width[i])).join('  '));
+  for (const r of rows) console.log(columns.map((c, i) => String(r[c]).padEnd(width[i])).join('  '));
+}
+const f2 = (x) => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(2));
+console.log(`Chromium ${results.chromium}, ${results.cores} cores, load average ${results.load.map((x) => x.toFixed(1)).join(' / ')} at the start (a busy machine inflates every figure), ${SAMPLES} samples per input, one per frame`);
+console.log(`\nwidget updates: main-thread script time per input (site/assets/bench-widgets.js), target p95 < ${UPDATE_TARGET_MS} ms`);
+table(results.pages.flatMap((p) => p.updates.map((u) => (u.error ? {
+  page: p.page.replace(/^articles\//, '').replace(/\.html$/, ''), widget: `${u.tag}#${u.id}`, input: u.input, samples: 0, 'p50 ms': '–', 'p95 ms': '–', 'max ms': '–', 'p95 +layout': '–', 'p95 / 4 ms': '–', verdict: `ERROR ${u.error}`,
+} : {
+  page: p.page.replace(/^articles\//, '').replace(/\.html$/, ''), widget: `${u.tag}#${u.id}`, input: u.input, samples: u.script.samples,
+  'p50 ms': f2(u.script.p50), 'p95 ms': f2(u.script.p95), 'max ms': f2(u.script.max), 'p95 +layout': f2(u.layout.p95),
+  'p95 / 4 ms': f2(u.script.p95 / UPDATE_TARGET_MS), verdict: u.script.p95 < UPDATE_TARGET_MS ? 'pass' : 'FAIL',
+}))));
+console.log('\nstart-up: navigation → every widget interactive (first live render with its core and model), target ≤ 1000 ms');
+table(results.pages.map((p) => ({
+  page: p.page,
+  widgets: p.widgets.length,
+  'eager interactive ms': p.widgets.length ? f2(p.eagerInteractiveMs) : '–',
+  'eager / 1000 ms': p.widgets.length ? f2(p.eagerInteractiveMs / 1000) : '–',
+  'on approach (+ms after scroll)': p.widgets.filter((w) => w.when === 'on approach').map((w) => `${w.tag}#${w.id} +${f2(w.afterScroll)}`).join(', ') || '–',
+  '.wasm requests': Object.entries(p.wasmRequests).map(([k, v]) => `${k.replace(/^headlab_|\.wasm$/g, '')}×${v}`).join(' ') || '0',
+  'WebAssembly calls (page)': Object.entries(p.wasmCalls).map(([k, v]) => `${k}×${v}`).join(' ') || '0',
+  workers: p.workersAtStartUp.length ? p.workersAtStartUp.map((w) => `at ${w.at.toFixed(0)} ms`).join(', ') : 'none',
+  'DOMContentLoaded ms': f2(p.domContentLoadedMs),
+  'wasm compiled (start → end ms)': p.compiled.map((c) => `${c.file.replace(/^headlab_|\.wasm$/g, '')} ${c.start.toFixed(0)} → ${c.end.toFixed(0)}`).join(', ') || '–',
+})));
+for (const p of results.pages) {
+  if (!p.widgets.length) continue;
+  console.log(`  ${p.page}: ${p.widgets.map((w) => `${w.tag.replace('headlab-', '')}#${w.id} ${w.when === 'at load' ? f2(w.ms) : `+${f2(w.afterScroll)} after scroll`}`).join(' · ')}`);
+}
+// Assertions on the loading path, printed (a benchmark, not a test: it reports rather than fails).
+console.log('\nloading path checks');
+for (const p of results.pages) {
+  const checks = [];
+  for (const [file, n] of Object.entries(p.wasmRequests)) checks.push([`${file} requested once`, n === 1, `${n} requests`]);
+  const compiles = (p.wasmCalls.compileStreaming ?? 0) + (p.wasmCalls.compile ?? 0) + (p.wasmCalls['instantiate(bytes)'] ?? 0) + (p.wasmCalls.instantiateStreaming ?? 0);
+  const modules = Object.keys(p.wasmRequests).length;
+  if (modules) {
+    checks.push(['each module compiled once on the page', compiles === modules, `${compiles} compiles for ${modules} modules`]);
+    checks.push(['streaming compilation', (p.wasmCalls.compileStreaming ?? 0) === modules, `compileStreaming×${p.wasmCalls.compileStreaming ?? 0}`]);
+  }
+  // Workers at start-up only where something trains on load (feature recovery's autostart, the
+  // replay near the viewport) or where the page exists to show the worker (the core check).
+  const trainsAtLoad = p.widgets.some((w) => ['headlab-feature-recovery', 'headlab-training-replay'].includes(w.tag)) || p.page === 'core-check.html';
+  checks.push([trainsAtLoad ? 'workers only for training (or the worker check)' : 'no worker started at start-up', trainsAtLoad || p.workersAtStartUp.length === 0, `${p.workersAtStartUp.length} started`]);
+  console.log(`  ${p.page}: ${checks.map(([what, ok, detail]) => `${ok ? 'ok' : 'NOT OK'} ${what} (${detail})`).join('; ')}`);
+}
+console.log(`\nlongest main-thread task per phase (Chromium trace), target < ${LONG_TASK_TARGET_MS} ms`);
+table(results.pages.flatMap((p) => Object.entries(p.longTasks).map(([phase, t]) => ({
+  page: p.page, phase, 'longest ms': f2(t.ms), '/ 50 ms': f2(t.ms / LONG_TASK_TARGET_MS), verdict: t.ms < LONG_TASK_TARGET_MS ? 'pass' : 'FAIL', 'longest part': t.what,
+}))));
+const problems = results.pages.flatMap((p) => (p.problems ?? []).map((x) => `${p.page}: ${x}`));
+if (problems.length) console.log(`\npage problems:\n  ${problems.join('\n  ')}`);
+// The run before is kept as widgets-previous.json: bench/targets.mjs prints this run / that one
+// (after / before a change), figure by figure.
+const outFile = path.join(root, 'build/bench/widgets.json');
+fs.mkdirSync(path.dirname(outFile), { recursive: true });
+if (fs.existsSync(outFile) && !process.env.HEADLAB_BENCH_PAGES) fs.renameSync(outFile, path.join(root, 'build/bench/widgets-previous.json'));
+fs.writeFileSync(outFile, JSON.stringify(results, null, 1));
+console.log('\nwritten: build/bench/widgets.json (the run before: build/bench/widgets-previous.json)');

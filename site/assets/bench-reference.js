@@ -1,0 +1,33 @@
+// Targets of every speed figure, and the project machine's figures to compare a reader's with.
+// One source for both: bench/targets.mjs (./dev bench) prints its measurements against TARGETS,
+// and the benchmark page (bench.html, assets/bench.js) prints the reader's against TARGETS and
+// REFERENCE. Plain ESM with no import, so Node and the served page both load it as it is.
+
+/** Targets, ms: training medians, update p95 (main-thread script time), start-up, longest task. */
+export const TARGETS = {
+  'max-digit recipe, native': 300,
+  'max-digit recipe, WASM': 500,
+  'feature recovery, native': 40,
+  'feature recovery, WASM': 50,
+  'widget update p95': 4,
+  'start-up, navigation to interactive': 1000,
+  'longest main-thread task': 50,
+};
+
+/**
+ * The project's figures on its 2-core Debian 12 machine, ms. Training: native bench executables
+ * and WASM under Node 20 (bench/targets.mjs, median of 7; the WASM figure includes starting
+ * Node). Widget updates: p95 script time in headless Chromium (bench/widgets.bench.mjs, 200
+ * samples), keyed "<element> — <input>"; left empty until measured on a quiet machine (the only
+ * run so far had a load average of 28 on 2 cores, which inflates every figure about tenfold).
+ */
+export const REFERENCE = {
+  machine: 'project machine: 2 cores (Debian 12, shared), Node 20, headless Chromium',
+  training: {
+    'max-digit recipe, native': 560,
+    'max-digit recipe, WASM': 1750,
+    'feature recovery, native': 57.6,
+    'feature recovery, WASM': 66.6,
+  },
+  updates: {},
+};

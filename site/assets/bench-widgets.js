@@ -1,0 +1,178 @@
+// The widget-update benchmark: each headlab-* element driven through its natural input (a
+// slider step, a patch, an ablation toggle, a drag, a scrub, a typed field), many samples each.
+// Shared by the site's benchmark page (assets/bench.js, in the reader's browser) and the
+// Chromium driver (bench/widgets.bench.mjs), which imports it into each article page.
+//
+// What one sample measures (the method of bench/canvas.bench.mjs, through the control instead
+// of the attribute): inside an animation-frame callback, where an input event would be handled,
+//   script = performance.now() around [the control's event dispatched + host.renderNow()],
+// i.e. the widget's handler, the core calls, building the scene and writing the DOM, plus
+// whatever runs synchronously with them (bound <headlab-value>s, linked highlighting, the URL
+// hash under share-state). renderNow() runs the render the input scheduled for the next frame
+// now, so it is timed rather than waited for. Then
+//   layout = the same plus a forced style and layout of the page (document.body.offsetHeight),
+// the rest of the frame's main-thread work that the update causes, before paint. One sample per
+// frame, so the browser paints and collects garbage between samples as it would for a reader.
+// Target: script time under 4 ms at the 95th percentile (a frame is 16.7 ms at 60 Hz).
+// Plain JavaScript, no import: it runs as served, under the strict CSP.
+
+/** Script-time target per update, ms (95th percentile). */
+export const UPDATE_TARGET_MS = 4;
+
+const fire = (target, type) => target.dispatchEvent(new Event(type, { bubbles: true }));
+const q = (host, selector) => {
+  const found = host.shadowRoot?.querySelector(selector);
+  if (!found) throw new Error(`${host.localName}#${host.id}: no ${selector} in its shadow root`);
+  return found;
+};
+const qa = (host, selector) => [...host.shadowRoot.querySelectorAll(selector)];
+/** A range input moved one step (what a drag of the thumb or an arrow key does). */
+function slide(input, i) {
+  const min = Number(input.min), max = Number(input.max);
+  const step = input.step === 'any' ? (max - min) / 100 : Number(input.step || 1);
+  const n = Math.max(1, Math.round((max - min) / step));
+  const k = i % (2 * n);  // there and back again
+  input.value = String(min + (k <= n ? k : 2 * n - k) * step);
+  fire(input, 'input');
+}
+/** A <select> changed to its next option. */
+function choose(select, i) {
+  select.selectedIndex = (i + 1) % select.options.length;
+  fire(select, 'change');
+}
+/** A typed field committed (Enter or leaving it: the change event; the input event debounces). */
+function type(input, text) {
+  input.value = text;
+  fire(input, 'input');
+  fire(input, 'change');
+}
+const LISTS = ['7 1 3', '2 9 4 4', '5 0 8 1 6', '3 3 3', '9 0 9', '1 2', '6 2 8 4 0 5', '2 3 4 5 6'];
+
+/** A pointer drag: pointerdown on `target` at its centre, then one pointermove per sample. */
+function dragger(target, path) {
+  let down = false;
+  let origin = null;
+  return (i) => {
+    if (!down) {
+      const r = target.getBoundingClientRect();
+      origin = [r.left + r.width / 2, r.top + r.height / 2];
+      target.dispatchEvent(new PointerEvent('pointerdown', {
+        bubbles: true, composed: true, pointerId: 1, pointerType: 'mouse', isPrimary: true, buttons: 1, clientX: origin[0], clientY: origin[1],
+      }));
+      down = true;
+    }
+    const [dx, dy] = path(i);
+    target.dispatchEvent(new PointerEvent('pointermove', {
+      bubbles: true, composed: true, pointerId: 1, pointerType: 'mouse', isPrimary: true, buttons: 1, clientX: origin[0] + dx, clientY: origin[1] + dy,
+    }));
+  };
+}
+const circle = (radius, period) => (i) => [radius * Math.cos((2 * Math.PI * i) / period) - radius, radius * Math.sin((2 * Math.PI * i) / period)];
+const endDrag = (target) => target.dispatchEvent(new PointerEvent('pointerup', { bubbles: true, composed: true, pointerId: 1, pointerType: 'mouse', isPrimary: true }));
+
+/**
+ * tag → the inputs benchmarked on that element: { input, start(host) → step(i) , end?(host) }.
+ * start() finds the control (after the element is interactive) and returns the function
+ * applying the i-th input. Elements whose only input starts training (the seed grid, the
+ * model's retraining) are measured as long tasks, not here.
+ */
+export const SCENARIOS = {
+  'headlab-query-key-canvas': [
+    { input: 'drag a query tip', start: (h) => dragger(q(h, 'g.handle.q'), circle(30, 60)), end: (h) => endDrag(q(h, 'g.handle.q')) },
+    { input: 'score-scale slider step', start: (h) => (i) => slide(qa(h, 'input[type=range]')[0], i) },
+  ],
+  'headlab-projection-ablation': [
+    { input: 'ablation preset', start: (h) => { const b = qa(h, '[aria-label=Presets] button'); return (i) => b[i % b.length].click(); } },
+    { input: 'typed matrix entry', start: (h) => { const f = q(h, 'input[type=number]'); return (i) => type(f, String(((i % 20) - 10) / 5)); } },
+  ],
+  'headlab-value-swap': [
+    { input: 'value column select', start: (h) => { const s = q(h, 'select'); return (i) => choose(s, i); } },
+  ],
+  'headlab-basis-rotation': [
+    { input: 'angle slider step', start: (h) => (i) => slide(q(h, 'input[type=range]'), i) },
+  ],
+  'headlab-choice-quiz': [
+    { input: 'choose an answer', start: (h) => { const r = qa(h, 'input[type=radio]'); return (i) => r[i % r.length].click(); } },
+  ],
+  'headlab-feature-recovery': [
+    { input: 'typed setting (steps)', start: (h) => { const f = q(h, 'input[name=steps]'); return (i) => type(f, String(1000 + (i % 50) * 10)); } },
+  ],
+  'headlab-training-replay': [
+    { input: 'scrub the replay', start: (h) => (i) => slide(q(h, 'input[type=range]'), i) },
+  ],
+  'headlab-interventions': [
+    { input: 'intervention radio', start: (h) => { const r = qa(h, 'fieldset.kinds input[type=radio]'); return (i) => r[i % r.length].click(); } },
+    { input: 'typed shift', start: (h) => { const f = q(h, 'input[type=number]'); return (i) => type(f, String(((i % 40) - 20) / 8)); } },
+  ],
+  'headlab-max-digit-mechanism': [
+    { input: 'typed list of digits', start: (h) => { const f = q(h, 'input[name=digits]'); return (i) => type(f, LISTS[i % LISTS.length]); } },
+  ],
+  'headlab-score-ramps': [
+    { input: 'runner-up slider step', start: (h) => (i) => slide(q(h, 'input[type=range]'), i) },
+  ],
+  'headlab-attention-bars': [
+    { input: 'typed list of digits', start: (h) => { const f = q(h, 'input[name=digits]'); return (i) => type(f, LISTS[i % LISTS.length]); } },
+  ],
+  'headlab-head-contributions': [
+    { input: 'drag to rotate', start: (h) => dragger(q(h, 'svg.view3d'), circle(40, 90)), end: (h) => endDrag(q(h, 'svg.view3d')) },
+    { input: 'typed list of digits', start: (h) => { const f = q(h, 'input[name=digits]'); return (i) => type(f, LISTS[i % LISTS.length]); } },
+  ],
+  'headlab-attention-patch': [
+    { input: 'patch (radio)', start: (h) => { const r = qa(h, 'input[type=radio]'); return (i) => r[(i * 7) % r.length].click(); } },
+  ],
+  'headlab-head-ablation': [
+    { input: 'ablation toggle', start: (h) => { const b = qa(h, 'button[data-head]'); return (i) => b[i % b.length].click(); } },
+  ],
+  'headlab-subspace-accuracy': [
+    { input: 'k slider step', start: (h) => (i) => slide(q(h, 'input[type=range]'), i) },
+    { input: 'basis select', start: (h) => { const s = q(h, 'select'); return (i) => choose(s, i); } },
+  ],
+  'headlab-angle-dot': [
+    { input: 'matrix select', start: (h) => { const s = q(h, 'select'); return (i) => choose(s, i); } },
+  ],
+};
+
+const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+
+/** The p-th quantile (0 … 1) of sorted `xs`, nearest rank. */
+export function quantile(sorted, p) {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+}
+
+/**
+ * Runs one scenario on `host`: `warmup` unmeasured inputs (the engine compiles the hot paths,
+ * caches fill), then `samples` measured ones, one per animation frame.
+ * Returns { script: number[], layout: number[] } in ms, or throws when the widget shows an
+ * error (an input that broke the widget is a finding, not a timing).
+ */
+export async function measureScenario(host, scenario, { samples = 200, warmup = 20 } = {}) {
+  const step = scenario.start(host);
+  const script = [];
+  const layout = [];
+  for (let i = 0; i < warmup + samples; i++) {
+    await frame();
+    const t0 = performance.now();
+    step(i);
+    host.renderNow();
+    const t1 = performance.now();
+    void document.body.offsetHeight;   // forces the style and layout the update caused
+    const t2 = performance.now();
+    if (i >= warmup) { script.push(t1 - t0); layout.push(t2 - t0); }
+  }
+  scenario.end?.(host);
+  const alert = host.shadowRoot.querySelector('.alert');
+  if (alert && !alert.hidden) throw new Error(`${host.localName}#${host.id} showed an error during "${scenario.input}": ${alert.textContent}`);
+  return { script, layout };
+}
+
+/** { samples, p50, p95, max } of the times, ms. */
+export function summarize(times) {
+  const s = [...times].sort((a, b) => a - b);
+  return { samples: s.length, p50: quantile(s, 0.5), p95: quantile(s, 0.95), max: s[s.length - 1] };
+}
+
+/** Whether the element is interactive: rendered live (core loaded, controls built), with its model if it needs one. */
+export function interactive(el) {
+  return el.renderCount > 0 && (!('currentModel' in el) || el.currentModel !== null);
+}
