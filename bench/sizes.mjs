@@ -71,14 +71,27 @@ export function siteSizes(siteDir = path.join(root, 'build/site')) {
     // dynamic import: count that loader's chunk and .wasm only for pages that use them.
     const usesMaxDigit = MAX_DIGIT_ELEMENT.test(text);
     const usesCore = [...text.matchAll(/<(headlab-[a-z-]+)/g)].some((m) => !MAX_DIGIT_ELEMENT.test(`<${m[1]}`) && !NO_MODULE_ELEMENT.test(`<${m[1]}`));
-    if (usesMaxDigit) for (const f of maxDigitLoaderChunks(bundle)) for (const g of staticClosure(f)) js.add(g);
+    // Behind prerendered snapshots the max-digit elements load their module (loader chunk and
+    // .wasm) and weights on the reader's first interaction (widgets/max-digit/loading.ts): an
+    // element followed by its declarative shadow root, unless its model element says
+    // loading="eager". Those bytes are counted apart, as what the first interaction fetches.
+    const eagerModels = new Set([...text.matchAll(/<headlab-max-digit-model\b([^>]*)>/g)]
+      .filter((m) => /\sloading="eager"/.test(m[1])).map((m) => /\sid="([^"]+)"/.exec(m[1])?.[1]));
+    const maxDigitDeferred = usesMaxDigit && [...text.matchAll(/<(headlab-[a-z-]+)\b([^>]*)>(<template shadowrootmode=)?/g)]
+      .filter((m) => MAX_DIGIT_ELEMENT.test(`<${m[1]}`))
+      .every((m) => {
+        const own = m[1] === 'headlab-max-digit-model' ? /\sid="([^"]+)"/.exec(m[2])?.[1] : /\smodel="([^"]+)"/.exec(m[2])?.[1];
+        return m[3] !== undefined && !eagerModels.has(own);
+      });
+    const later = new Set();
+    if (usesMaxDigit) for (const f of maxDigitLoaderChunks(bundle)) for (const g of staticClosure(f)) if (!js.has(g)) (maxDigitDeferred ? later : js).add(g);
     const jsGzip = [...js].reduce((s, f) => s + gzipSize(f), 0);
-    const wasm = (usesCore ? gzipSize(path.join(bundle, 'headlab_core.wasm')) : 0) +
-      (usesMaxDigit ? gzipSize(path.join(bundle, 'headlab_max_digit.wasm')) : 0);
-    // Weights the max-digit elements fetch on load: each model element's src, and the
-    // bundle's default file when an element names no model.
+    const maxDigitWasm = usesMaxDigit ? gzipSize(path.join(bundle, 'headlab_max_digit.wasm')) : 0;
+    const wasm = (usesCore ? gzipSize(path.join(bundle, 'headlab_core.wasm')) : 0) + (maxDigitDeferred ? 0 : maxDigitWasm);
+    // Weights the max-digit elements fetch: each model element's src, and the bundle's
+    // default file when an element names no model.
     const weights = new Set();
-    // A model element with loading="lazy" fetches when the reader nears it, not on load.
+    // A model element with loading="lazy" fetches when the reader nears it, after the first interaction.
     for (const m of text.matchAll(/<headlab-max-digit-model\b([^>]*)>/g)) {
       const src = /\ssrc="([^"]+)"/.exec(m[1]);
       if (src && !/\sloading="lazy"/.test(m[1])) weights.add(path.resolve(path.dirname(html), src[1]));
@@ -86,10 +99,15 @@ export function siteSizes(siteDir = path.join(root, 'build/site')) {
     const implicit = [...text.matchAll(/<(headlab-[a-z-]+)\b([^>]*)>/g)]
       .some((m) => MAX_DIGIT_ELEMENT.test(`<${m[1]}`) && m[1] !== 'headlab-max-digit-model' && !/\smodel="/.test(m[2]));
     if (implicit) weights.add(path.join(bundle, 'data/max-digit-seed0.json'));
-    const data = [...weights].filter((f) => fs.existsSync(f)).reduce((sum, f) => sum + gzipSize(f), 0);
+    const weightsGzip = [...weights].filter((f) => fs.existsSync(f)).reduce((sum, f) => sum + gzipSize(f), 0);
+    const data = maxDigitDeferred ? 0 : weightsGzip;
+    const interaction = maxDigitDeferred
+      ? { js: [...later].reduce((s, f) => s + gzipSize(f), 0), wasm: maxDigitWasm, data: weightsGzip, files: [...later, ...weights].map((f) => path.relative(siteDir, f)) }
+      : { js: 0, wasm: 0, data: 0, files: [] };
+    interaction.total = interaction.js + interaction.wasm + interaction.data;
     pages.push({
-      page: path.relative(siteDir, html), js: jsGzip, wasm, total: jsGzip + wasm, data, firstLoad: jsGzip + wasm + data,
-      files: [...js].map((f) => path.relative(siteDir, f)), dataFiles: [...weights].map((f) => path.relative(siteDir, f)),
+      page: path.relative(siteDir, html), js: jsGzip, wasm, total: jsGzip + wasm, data, firstLoad: jsGzip + wasm + data, interaction,
+      files: [...js].map((f) => path.relative(siteDir, f)), dataFiles: maxDigitDeferred ? [] : [...weights].map((f) => path.relative(siteDir, f)),
     });
   }
   return { files, pages };
@@ -100,6 +118,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
   console.log('bundle files (raw → gzip -9):');
   for (const f of files) console.log(`  ${f.file.padEnd(34)} ${kb(f.bytes).padStart(10)} → ${kb(f.gzip).padStart(9)}`);
-  console.log('pages (gzip: JS reached statically + .wasm, then + the weights fetched on load; lazily imported chunks excluded):');
-  for (const p of pages) console.log(`  ${p.page.padEnd(52)} JS ${kb(p.js).padStart(9)}  WASM ${kb(p.wasm).padStart(9)}  total ${kb(p.total).padStart(9)}  weights ${kb(p.data).padStart(9)}  first load ${kb(p.firstLoad).padStart(9)}`);
+  console.log('pages (gzip: JS reached statically + .wasm, then + the weights fetched on load = first load, before the reader\'s first');
+  console.log('interaction; then what that interaction fetches (max-digit module and weights behind prerendered snapshots); lazily imported chunks excluded):');
+  for (const p of pages) {
+    console.log(`  ${p.page.padEnd(52)} JS ${kb(p.js).padStart(9)}  WASM ${kb(p.wasm).padStart(9)}  total ${kb(p.total).padStart(9)}  weights ${kb(p.data).padStart(9)}  first load ${kb(p.firstLoad).padStart(9)}` +
+      (p.interaction.total ? `  + on first interaction ${kb(p.interaction.total)} (JS ${kb(p.interaction.js)}, WASM ${kb(p.interaction.wasm)}, weights ${kb(p.interaction.data)})` : ''));
+  }
 }

@@ -30,6 +30,7 @@ export const BASE_PARTS = [
 export const CSS_PROPERTIES = [
   { name: '--headlab-font-family', description: 'Font of the widget (default: the page\'s); chart text too unless --headlab-chart-font-family is set.' },
   { name: '--headlab-font-size', description: 'Base font size of the widget (default: the page\'s).' },
+  { name: '--headlab-line-height', description: 'Line height of the widget\'s text (not inherited from the page, so the space headlab.css reserves fits).', default: '1.6' },
   { name: '--headlab-chart-font-family', description: 'Font of the text inside charts.', default: 'var(--headlab-font-family, system-ui, sans-serif)' },
   { name: '--headlab-chart-font-size', description: 'Size of the text inside charts.', default: '12px' },
   ...[['fg', 'text'], ['muted', 'secondary text'], ['panel', 'widget background'], ['control', 'button and input background'],

@@ -94,10 +94,14 @@ export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
       const errors = [];
       page.on('pageerror', (e) => errors.push(e.message));
       await page.goto(`${url}${rel.split(path.sep).join('/')}`);
-      // Every element rendered once (or showing its message): the default state.
-      await page.waitForFunction(() => [...document.querySelectorAll('*')]
-        .filter((e) => e.localName.startsWith('headlab-') && e.shadowRoot)
-        .every((e) => e.renderCount > 0 || !e.shadowRoot.querySelector('.alert')?.hidden), null, { timeout: 120_000 });
+      // Every element rendered once with its model (or showing its message): the default state.
+      // A model element with loading="lazy" is loaded now, so its figures are drawn, not "loading".
+      await page.waitForFunction(() => {
+        for (const m of document.querySelectorAll('headlab-max-digit-model')) m.load?.();
+        return [...document.querySelectorAll('*')]
+          .filter((e) => e.localName.startsWith('headlab-') && e.shadowRoot)
+          .every((e) => (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel)) || !e.shadowRoot.querySelector('.alert')?.hidden);
+      }, null, { timeout: 120_000 });
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
       const items = await page.evaluate(collect);
       await page.close();
@@ -166,8 +170,9 @@ ${tags.map((t) => `<div class="column"><${t}></${t}></div>`).join('\n')}
   const page = await context.newPage();
   try {
     await page.goto(`${url}__measure.html`);
+    // The max-digit figures at their loaded height (with their model), not at the height of "Loading the model…".
     await page.waitForFunction(() => [...document.querySelectorAll('.column > *')]
-      .every((e) => e.renderCount > 0 || !e.shadowRoot?.querySelector('.alert')?.hidden), null, { timeout: 120_000 });
+      .every((e) => (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel)) || !e.shadowRoot?.querySelector('.alert')?.hidden), null, { timeout: 120_000 });
     const heights = {};
     for (const width of [NARROW, WIDE]) {
       heights[width] = await page.evaluate(async (w) => {

@@ -208,7 +208,11 @@ export interface HeadlabInterventions extends HeadlabElementBase<InterventionsSt
 // attribute names, or (no `model`) the shipped seed-0 weights from data/max-digit-seed0.json
 // beside the package's modules. Heads are 0–3; digit lists are 6 digits 0–9.
 
-/** Common to the six max-digit figures. Attribute: model (id of a headlab-max-digit-model; optional). */
+/**
+ * Common to the six max-digit figures. Attribute: model (id of a headlab-max-digit-model; optional).
+ * Behind a prerendered snapshot a figure loads its module and weights on the reader's first
+ * interaction (docs/embedding.md); its model element's loading="eager" loads them with the page.
+ */
 export interface MaxDigitElementBase<State> extends HeadlabElementBase<State> {
   /** The model shown now (null while loading or after a failure). */
   readonly currentModel: object | null;
@@ -227,7 +231,9 @@ export interface MaxDigitModelState {
  * <headlab-max-digit-model id="…">: the model the max-digit widgets with model="<id>" read, with
  * in-page retraining in a Web Worker. Attributes: src (weights JSON, resolved against the page;
  * default the shipped seed-0 file), seed (integer ≥ 0, default 1), steps (1–100000, default 4000),
- * unit-norm-unembedding (boolean), loading ("lazy": fetch the weights only when the panel or a widget reading it nears the viewport). Shared: seed.
+ * unit-norm-unembedding (boolean), loading ("eager": fetch on page load even behind a prerendered snapshot;
+ * "lazy": fetch only when the panel or a widget reading it nears the viewport; default: on load, or,
+ * behind a prerendered snapshot, on the reader's first interaction). Shared: seed.
  */
 export interface HeadlabMaxDigitModel extends HeadlabElementBase<MaxDigitModelState> {
   src: string; seed: number; steps: number; unitNormUnembedding: boolean;
@@ -237,7 +243,7 @@ export interface HeadlabMaxDigitModel extends HeadlabElementBase<MaxDigitModelSt
   stop(): void;
   /** Switches back to the loaded weights. */
   useShipped(): void;
-  /** Fetches the weights now, also when loading="lazy" has not seen the section yet. */
+  /** Fetches the weights now, also before the reader's first interaction or when loading="lazy" has not seen the section yet. */
   load(): void;
 }
 

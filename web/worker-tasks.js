@@ -108,6 +108,31 @@ export const workerTasks = {
   },
 
   /**
+   * Checks a max-digit weights file's text and analyses the weights: what a page does when it
+   * loads its model, kept off the main thread (the analysis evaluates 111,110 lists).
+   * params: { text: the weights file (docs/max-digit-weights.md) }.
+   * result: { weights, analysis, seed } — the checked weights, the analysis.json object
+   *         (docs/max-digit-analysis.md) and the file's training.seed (null when absent).
+   * A file the reader rejects fails with "is not a max-digit weights file: <reason>".
+   */
+  'max-digit-load': {
+    module: 'max-digit',
+    run: async (core, params) => {
+      const text = params?.text;
+      if (typeof text !== 'string') throw new HeadlabError(`text must be the weights file as a string, got ${typeof text}`);
+      let weights;
+      try {
+        weights = core.maxDigitWeightsFromJson(text);
+      } catch (err) {
+        throw new HeadlabError(`is not a max-digit weights file: ${err?.message ?? err}`);
+      }
+      // training.seed is informative and optional; the reader has accepted the text as JSON.
+      const seed = JSON.parse(text)?.training?.seed;
+      return { weights, analysis: core.maxDigitAnalyze(weights), seed: typeof seed === 'number' ? seed : null };
+    },
+  },
+
+  /**
    * Trains the max-digit transformer (web/max-digit.js) and analyses the result.
    * params: { settings: MaxDigitTrainingSettings, chunk?: steps per progress message (integer ≥ 1) }.
    * progress: { steps_taken, steps_total, loss } (loss: mean cross-entropy of the last batch, nats).

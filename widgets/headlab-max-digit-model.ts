@@ -7,13 +7,16 @@
 //
 // Attributes: id (required, what widgets name), src, seed (default 1: a seed other than the
 // shipped one), steps (default 4000, the recipe's), unit-norm-unembedding (boolean: train with
-// W_U's columns held at unit norm).
+// W_U's columns held at unit norm), loading ("eager": fetch on load even behind a prerendered
+// snapshot; "lazy": also wait until the panel or a widget reading it nears the viewport; by
+// default a prerendered page fetches on the reader's first interaction, see max-digit/loading.ts).
 // Events: `change` with { status, seed, label, accuracy } when a run ends or the model switches.
 import type { MaxDigitTrainingSettings, MaxDigitWeights } from '../web/headlab-core.js';
 import { WorkerJobs } from '../web/worker-client.js';
 import { HeadlabElement, WidgetInputError, el, integerAttribute, setNumberAttribute } from './base/headlab-element.js';
 import { formatAccuracy, formatNumber, type BoundValue } from './chart/format.js';
 import { defaultWeightsUrl, modelSource, type MaxDigitAnalysisFile, type MaxDigitModelSource } from './max-digit/model.js';
+import { firstInteraction, loadMaxDigitNow, watchReach } from './max-digit/loading.js';
 import { MAX_DIGIT_CSS } from './max-digit/widget.js';
 
 export type ModelTrainingStatus = 'idle' | 'training' | 'done' | 'stopped' | 'failed';
@@ -152,11 +155,33 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     return src === '' ? defaultWeightsUrl() : new URL(src, document.baseURI).href;
   }
 
-  /** Fetches the weights now, also when loading="lazy" has not seen the section yet. */
+  /**
+   * Fetches the weights now: also before the reader's first interaction (behind a prerendered
+   * snapshot the widgets wait for it, widgets/max-digit/loading.ts) and when loading="lazy" has
+   * not seen the section yet.
+   */
   load(): void {
     this.lazyObserver?.disconnect();
     this.lazyObserver = null;
-    if (this.source && this.source.status === 'idle') void this.source.load(this.weightsUrl(), this.maxDigit!);
+    this.loadRequested = true;
+    loadMaxDigitNow();
+    if (this.source && this.source.status === 'idle') void this.source.load(this.weightsUrl());
+  }
+
+  private loadRequested = false;
+  private stopWatchingReach: (() => void) | null = null;
+
+  /** Behind a prerendered snapshot, the module and the weights wait for the reader's first interaction unless loading="eager". */
+  protected deferLoading(): Promise<void> | null {
+    if (this.getAttribute('loading') === 'eager') return null;
+    this.stopWatchingReach?.();
+    this.stopWatchingReach = watchReach(this);
+    return firstInteraction();
+  }
+
+  /** The snapshot (which shows the loaded model) stays until the model is ready or has failed. */
+  protected snapshotReplaceable(): boolean {
+    return !this.source || this.source.status === 'ready' || this.source.status === 'failed';
   }
 
   /** Trains a model from the `seed` attribute in the worker; every widget switches to it when the run ends. */
@@ -219,6 +244,8 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   }
 
   disconnectedCallback(): void {
+    this.stopWatchingReach?.();
+    this.stopWatchingReach = null;
     this.lazyObserver?.disconnect();
     this.lazyObserver = null;
     this.jobs.dispose();
@@ -230,18 +257,19 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     if (!this.id) throw new WidgetInputError('a <headlab-max-digit-model> needs an id, which the widgets name in their model attribute');
     this.source = modelSource(this.id);
     this.listen(this.source, 'change', () => this.requestRender());
-    // loading="lazy": fetch the weights only when the panel, or a widget reading it, nears the viewport.
-    if (this.getAttribute('loading') === 'lazy' && typeof IntersectionObserver === 'function') {
+    // loading="lazy": fetch the weights only when the panel, or a widget reading it, nears the
+    // viewport (and, behind a snapshot, after the reader's first interaction: build() runs then).
+    if (this.getAttribute('loading') === 'lazy' && !this.loadRequested && typeof IntersectionObserver === 'function') {
       const readers = [this, ...document.querySelectorAll(`[model="${CSS.escape(this.id)}"]`)];
       const observer = new IntersectionObserver((entries) => {
         if (!entries.some((e) => e.isIntersecting)) return;
         observer.disconnect();
-        void this.source?.load(this.weightsUrl(), this.maxDigit!);
+        void this.source?.load(this.weightsUrl());
       }, { rootMargin: '600px 0px' });
       readers.forEach((r) => observer.observe(r));
       this.lazyObserver = observer;
     } else {
-      void this.source.load(this.weightsUrl(), this.maxDigit!);
+      void this.source.load(this.weightsUrl());
     }
 
     this.now = el('p', { class: 'now', role: 'status' });

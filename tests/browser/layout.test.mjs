@@ -47,9 +47,16 @@ async function open(name, width, colorScheme) {
     ...(phone ? { isMobile: true, hasTouch: true } : {}),
   });
   await page.goto(`${session.url}${name}`);
-  await page.waitForFunction(() => [...document.querySelectorAll('*')]
-    .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
-    .every((e) => e.renderCount > 0 || !e.shadowRoot?.querySelector('.alert')?.hidden));
+  // The max-digit figures go live on the reader's first interaction (here a pointer onto the
+  // model panel) and the lazily loaded model with load(); each swaps its snapshot in a frame.
+  const panel = page.locator('headlab-max-digit-model').first();
+  if (await panel.count()) await panel.hover();
+  await page.waitForFunction(() => {
+    for (const m of document.querySelectorAll('headlab-max-digit-model')) m.load?.();
+    return [...document.querySelectorAll('*')]
+      .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+      .every((e) => (e.renderCount > 0 && !e.shadowRoot?.querySelector('link[href*="headlab/snapshot/"]')) || !e.shadowRoot?.querySelector('.alert')?.hidden);
+  });
   await page.evaluate(async () => {
     await document.fonts.ready;
     // Two frames: the widgets' first renders and the site script's scroll-box marking settle.

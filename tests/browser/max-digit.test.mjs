@@ -40,14 +40,22 @@ before(async () => {
 });
 after(async () => { await session?.close(); });
 
-/** Waits until every max-digit widget has its model and has rendered it, and the 3-D views are loaded. */
+/**
+ * Waits until every max-digit widget has its model and has rendered it, and the 3-D views are
+ * loaded. Behind the prerendered snapshots the module and weights load on the reader's first
+ * interaction (widgets/max-digit/loading.ts): here, as a reader's, the pointer moving onto the
+ * model panel.
+ */
 async function ready(p) {
+  await p.locator('headlab-max-digit-model').first().hover();
   // The unit-norm model loads only when its section nears the viewport (loading="lazy").
   await p.evaluate(() => document.getElementById('unit')?.scrollIntoView());
   await p.waitForFunction(() => {
     const widgets = [...document.querySelectorAll('headlab-attention-bars, headlab-attention-patch, headlab-head-ablation, headlab-subspace-accuracy, headlab-head-contributions, headlab-angle-dot')];
     return widgets.length > 0 && widgets.every((w) => w.currentModel && w.renderCount > 0)
-      && [...document.querySelectorAll('headlab-head-contributions')].every((w) => w.view3d && w.view3d.svg.isConnected);
+      && [...document.querySelectorAll('headlab-head-contributions')].every((w) => w.view3d && w.view3d.svg.isConnected)
+      // and every prerendered snapshot swapped for the live widget (one per frame)
+      && ![...document.querySelectorAll('*')].some((e) => e.localName.startsWith('headlab-') && e.shadowRoot?.querySelector('link[href*="headlab/snapshot/"]'));
   });
   await frames(p);
 }

@@ -44,10 +44,17 @@ function layoutShiftProbe() {
   customElements.define = (...args) => { window.__definedAt = Math.min(window.__definedAt, performance.now()); return define(...args); };
   window.__cls = 0;
   window.__clsBefore = 0;
+  window.__shifts = [];
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       if (e.hadRecentInput) continue;
-      if (e.startTime < window.__definedAt) window.__clsBefore += e.value; else window.__cls += e.value;
+      if (e.startTime < window.__definedAt) { window.__clsBefore += e.value; continue; }
+      window.__cls += e.value;
+      // What moved, and by how much: the shift's sources (node, top before → after).
+      window.__shifts.push(`${e.value.toFixed(4)} at ${e.startTime.toFixed(0)} ms: ${e.sources.map((s) => {
+        const n = s.node?.nodeType === 3 ? s.node.parentElement : s.node;
+        return `${n?.localName ?? '?'}${n?.id ? `#${n.id}` : ''} ${s.previousRect.top}→${s.currentRect.top}`;
+      }).join(', ')}`);
     }
   }).observe({ type: 'layout-shift', buffered: true });
 }
@@ -85,7 +92,7 @@ async function check(session, url, shot, { origin = null } = {}) {
   });
   assert.ok(bars, 'the example has a headlab-attention-bars');
   assert.match(bars.label, /shipped weights.*seed 0/);
-  const shift = await page.evaluate(() => ({ cls: window.__cls, before: window.__clsBefore }));
+  const shift = await page.evaluate(() => ({ cls: window.__cls, before: window.__clsBefore, shifts: window.__shifts }));
   await page.evaluate(() => document.querySelector('#trainer').train());
   await page.waitForFunction(() => ['done', 'failed'].includes(document.querySelector('#trainer').trainingStatus), null, { timeout: 120_000 });
   const r = await page.evaluate(() => ({ status: document.querySelector('#trainer').trainingStatus, steps: document.querySelector('#trainer').results?.steps_done }));
@@ -98,8 +105,8 @@ async function check(session, url, shot, { origin = null } = {}) {
   assert.equal(count(/headlab_core[^/]*\.wasm$/), 1, downloads.join(', '));
   assert.equal(count(/headlab_max_digit[^/]*\.wasm$/), 1, downloads.join(', '));
   assert.equal(count(/max-digit-seed0[^/]*\.json$/), 1, downloads.join(', '));
-  console.log(`# ${shot}: layout shift ${shift.cls.toFixed(4)} after the first definition, ${shift.before.toFixed(4)} before; downloads ${downloads.map((p) => p.split('/').pop()).join(' ')}`);
-  assert.ok(shift.cls <= CLS_BUDGET, `layout shift ${shift.cls}`);
+  console.log(`# ${shot}: layout shift ${shift.cls.toFixed(4)} after the first definition, ${shift.before.toFixed(4)} before${shift.shifts.length ? ` (${shift.shifts.join('; ')})` : ''}; downloads ${downloads.map((p) => p.split('/').pop()).join(' ')}`);
+  assert.ok(shift.cls <= CLS_BUDGET, `layout shift ${shift.cls}: ${shift.shifts.join('; ')}`);
   await page.close();
 }
 

@@ -47,7 +47,9 @@ async function open(name, options = {}, hash = '') {
     for (const m of document.querySelectorAll('headlab-max-digit-model')) m.load?.();
     return [...document.querySelectorAll('*')]
       .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
-      .every((e) => (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel !== null)) || !e.shadowRoot?.querySelector('.alert')?.hidden);
+      .every((e) => (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel !== null)
+        // the prerendered snapshot swapped for the live widget (the max-digit figures swap one per frame)
+        && !e.shadowRoot?.querySelector('link[href*="headlab/snapshot/"]')) || !e.shadowRoot?.querySelector('.alert')?.hidden);
   });
   return page;
 }

@@ -29,18 +29,33 @@ test('a chunk reached only by a dynamic import is not part of a page download', 
 });
 
 /**
- * The max-digit article's first load (JS + WASM + the weights its model elements fetch), gzip.
- * Guard against growth at the size measured when set (≈ 560 KB: 83 JS + 144 WASM + 2 × 167
- * weights); the issue's target is half of that, which needs the weights in a compact form or
- * fetched when first needed (not done yet).
+ * The max-digit article's first load: what it downloads before the reader's first interaction
+ * (gzip JS + WASM + weights). Behind the prerendered snapshots the max-digit module and the
+ * weights wait for that interaction (widgets/max-digit/loading.ts), so the first load is the
+ * page's JS. The issue's target is half of the 552 KB measured when it was filed (276 KB);
+ * the budget is the figure measured when set, MAX_DIGIT_FIRST_LOAD_MEASURED, plus a margin of
+ * MAX_DIGIT_MARGIN for ordinary growth of the widgets' code. Before the deferral it was
+ * 402,154 B (78,463 JS + 157,338 WASM + 166,353 weights).
  */
-const MAX_DIGIT_FIRST_LOAD_BUDGET = 580 * 1024;
+const MAX_DIGIT_FIRST_LOAD_MEASURED = 67_230;
+const MAX_DIGIT_MARGIN = 8 * 1024;
+const MAX_DIGIT_FIRST_LOAD_BUDGET = MAX_DIGIT_FIRST_LOAD_MEASURED + MAX_DIGIT_MARGIN;
+const MAX_DIGIT_TARGET = 552 * 1024 / 2;
 const MAX_DIGIT_ARTICLE = 'articles/max-digit-heads.html';
 
-test(`the max-digit article's first load stays under ${MAX_DIGIT_FIRST_LOAD_BUDGET / 1024} KB gzip (JS + WASM + weights)`, () => {
-  const page = siteSizes().pages.find((p) => p.page === MAX_DIGIT_ARTICLE);
+test(`the max-digit article's first load stays under ${(MAX_DIGIT_FIRST_LOAD_BUDGET / 1024).toFixed(0)} KB gzip; the module and weights wait for the first interaction`, () => {
+  const { pages, files } = siteSizes();
+  const page = pages.find((p) => p.page === MAX_DIGIT_ARTICLE);
   assert.ok(page, `no ${MAX_DIGIT_ARTICLE}`);
-  assert.ok(page.dataFiles.length >= 1 && page.data > 0, JSON.stringify(page.dataFiles));
-  console.log(`# ${MAX_DIGIT_ARTICLE}: JS ${page.js} B + WASM ${page.wasm} B + weights ${page.data} B (${page.dataFiles.join(', ')}) = ${page.firstLoad} B gzip`);
+  const gz = (name) => files.find((f) => f.file === `headlab/${name}`).gzip;
+  // Deferred: the max-digit .wasm, its loader chunk and the seed-0 weights (the unit-norm model is lazy as well).
+  assert.equal(page.interaction.wasm, gz('headlab_max_digit.wasm'));
+  assert.ok(page.interaction.js > 0, 'the max-digit loader chunk is fetched on the first interaction');
+  assert.deepEqual(page.interaction.files.filter((f) => f.endsWith('.json')), ['data/max-digit-seed0.json']);
+  assert.deepEqual(page.dataFiles, []);
+  assert.ok(!page.files.some((f) => page.interaction.files.includes(f)), 'nothing counted twice');
+  console.log(`# ${MAX_DIGIT_ARTICLE}: first load JS ${page.js} B + WASM ${page.wasm} B + weights ${page.data} B = ${page.firstLoad} B gzip; ` +
+    `on the first interaction + ${page.interaction.total} B (JS ${page.interaction.js}, WASM ${page.interaction.wasm}, weights ${page.interaction.data})`);
   assert.ok(page.firstLoad <= MAX_DIGIT_FIRST_LOAD_BUDGET, `${page.firstLoad} B > ${MAX_DIGIT_FIRST_LOAD_BUDGET} B`);
+  assert.ok(MAX_DIGIT_FIRST_LOAD_BUDGET <= MAX_DIGIT_TARGET, 'the budget is within the issue\'s target');
 });

@@ -9,6 +9,7 @@
 //     and every snapshot, with no error beyond the refused module load.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -22,6 +23,16 @@ const CLS_BUDGET = 0.01;
 /** headlab-* elements whose snapshot is a declarative shadow root (the quiz's light DOM is its own fallback). */
 const snapshotElements = () => [...document.querySelectorAll('*')]
   .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-choice-quiz' && e.localName !== 'headlab-value');
+
+/**
+ * The reader's first interaction with a max-digit page: the pointer moving onto the model panel
+ * (behind the snapshots, that is what loads the max-digit module and weights,
+ * widgets/max-digit/loading.ts). Pages without max-digit elements need none.
+ */
+async function firstInteraction(page) {
+  const panel = page.locator('headlab-max-digit-model').first();
+  if (await panel.count()) await panel.hover();
+}
 
 let session;
 before(async () => { session = await startSession({ dir: site, csp: true }); });
@@ -88,8 +99,13 @@ for (const width of [1280, 360]) {
     const report = [];
     for (const url of ARTICLES) {
       await page.goto(`${session.url}${url}`);
-      await page.waitForFunction(() => [...document.querySelectorAll('*')]
-        .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value').every((e) => e.renderCount > 0), null, { timeout: 90_000 });
+      await firstInteraction(page);
+      await page.waitForFunction(() => {
+        // The unit-norm model of the max-digit article loads when its section nears the viewport.
+        for (const m of document.querySelectorAll('headlab-max-digit-model[loading="lazy"]')) m.load?.();
+        return [...document.querySelectorAll('*')]
+          .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value').every((e) => e.renderCount > 0);
+      }, null, { timeout: 90_000 });
       await page.evaluate(() => new Promise((r) => setTimeout(r, 500)));
       const r = await page.evaluate(`({ cls: window.__cls, before: window.__before, shifts: window.__shifts,
         left: (${String(snapshotElements)})().filter((e) => e.shadowRoot.querySelector('link[href*="headlab/snapshot/"]')).map((e) => e.localName) })`);
@@ -102,6 +118,85 @@ for (const width of [1280, 360]) {
     await page.close();
   });
 }
+
+/** A main-thread task longer than this is a "long task" (Long Tasks API), one a reader can feel as a stall. */
+const LONG_TASK_MS = 50;
+
+/**
+ * The renderer main thread's tasks in a Chromium trace, as [wall ms, CPU ms] longest first. On a
+ * machine shared with other jobs a task's wall time is mostly waiting for a core (several times
+ * its CPU time), so the task's own thread time (the trace's `tdur`) is what is compared with
+ * LONG_TASK_MS; the wall times are reported beside it.
+ */
+function mainThreadTasks(traceBuffer) {
+  const trace = JSON.parse(traceBuffer.toString());
+  const events = trace.traceEvents ?? trace;
+  const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  return events.filter((e) => e.name === 'RunTask' && e.ph === 'X' && main.has(`${e.pid}:${e.tid}`))
+    .map((e) => [e.dur / 1000, (e.tdur ?? e.dur) / 1000]).sort((a, b) => b[1] - a[1]);
+}
+
+test('max-digit article: before the first interaction only the snapshots (no max-digit module, no weights); a hover brings the live widgets with no long main-thread task', async () => {
+  const MAX_DIGIT = ARTICLES.find((a) => a.includes('max-digit'));
+  const report = [];
+  for (const [scheme, width] of [['light', 1280], ['dark', 1280], ['light', 360], ['dark', 360]]) {
+    const page = await session.newPage({ colorScheme: scheme, viewport: { width, height: 900 } });
+    const fetched = [];
+    page.on('request', (r) => fetched.push(new URL(r.url()).pathname));
+    await page.goto(`${session.url}${MAX_DIGIT}`, { waitUntil: 'networkidle' });
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 1000)));
+    // Before any interaction: every element defined, every figure its snapshot, nothing of the module.
+    const idle = await page.evaluate(() => ({
+      defined: !!customElements.get('headlab-attention-bars') && !!customElements.get('headlab-max-digit-model'),
+      rendered: [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-max-digit') || e.localName === 'headlab-attention-bars').map((e) => e.renderCount),
+      snapshots: [...document.querySelectorAll('headlab-max-digit-model, headlab-attention-bars, headlab-score-ramps')].every((e) => e.shadowRoot.querySelector('link[href*="headlab/snapshot/"]')),
+      placeholders: [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.shadowRoot?.querySelector('.placeholder:not([hidden])')).map((e) => e.localName),
+    }));
+    assert.ok(idle.defined && idle.snapshots, JSON.stringify(idle));
+    assert.ok(idle.rendered.every((n) => n === 0), JSON.stringify(idle.rendered));
+    assert.deepEqual(idle.placeholders, []);
+    assert.deepEqual(fetched.filter((f) => /headlab_max_digit|max-digit-seed0|\.wasm$/.test(f)), [], 'before the first interaction');
+    // Scrolling is reading, not an interaction: the panel and the first figure come into view, still snapshots.
+    await page.evaluate(() => document.getElementById('digits').scrollIntoView());
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+    assert.equal(await page.evaluate(() => document.getElementById('digits').renderCount), 0, 'scrolling loaded the model');
+    await screenshot(page, `max-digit-before-interaction-${scheme}-${width}`);
+    const boxes = () => page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+      .map((e) => { const r = e.getBoundingClientRect(); return { id: e.id || e.localName, top: r.top + scrollY, height: r.height }; }));
+    const before = await boxes();
+    // The first interaction: the pointer onto the model panel. Time until every figure of the
+    // seed-0 model is live (time to interactive after the first interaction).
+    const browser = page.context().browser();
+    await browser.startTracing(page, { categories: ['toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline'] });
+    const t0 = await page.evaluate(() => performance.now());
+    await page.locator('headlab-max-digit-model').first().hover();
+    await page.waitForFunction(() => [...document.querySelectorAll('headlab-max-digit-mechanism, headlab-score-ramps, headlab-attention-bars, headlab-attention-patch, headlab-head-ablation, #subspace, #outputs, #corrections, #angle')]
+      .every((w) => w.currentModel && w.renderCount > 0) && document.getElementById('digits').renderCount > 0, null, { timeout: 120_000 });
+    const t1 = await page.evaluate(() => performance.now());
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const [longest] = mainThreadTasks(await browser.stopTracing());
+    await page.waitForFunction(() => ![...document.querySelectorAll('#digits, #mechanism, #ramps, #attention')].some((e) => e.shadowRoot.querySelector('link[href*="headlab/snapshot/"]')));
+    const after = await boxes();
+    // The first screen's figures (the panel, the mechanism, the score ramps) go live where and
+    // as large as their snapshots stood (within a pixel): nothing the reader sees moves.
+    for (const id of ['digits', 'mechanism', 'ramps']) {
+      const [b, a] = [before.find((x) => x.id === id), after.find((x) => x.id === id)];
+      assert.ok(Math.abs(a.top - b.top) <= 1, `#${id} moved: ${b.top} → ${a.top}`);
+      if (id !== 'ramps') assert.ok(Math.abs(a.height - b.height) <= 1, `#${id} resized: ${b.height} → ${a.height}`);
+    }
+    const resized = after.filter((a, i) => Math.abs(a.height - before[i].height) > 1).map((a, i) => `${a.id} ${before[after.indexOf(a)].height.toFixed(0)}→${a.height.toFixed(0)} px`);
+    // The analysis of the weights runs in the worker, and the figures swap in a few per frame:
+    // no main-thread task over LONG_TASK_MS of CPU from the interaction until every figure is live.
+    assert.ok(longest[1] <= LONG_TASK_MS, `a main-thread task of ${longest[1].toFixed(0)} ms CPU (${longest[0].toFixed(0)} ms wall) after the first interaction`);
+    assert.equal(fetched.filter((f) => f.endsWith('headlab_max_digit.wasm')).length, 1);
+    assert.equal(fetched.filter((f) => f.endsWith('max-digit-seed0.json')).length, 1);
+    await screenshot(page, `max-digit-after-interaction-${scheme}-${width}`);
+    report.push(`${scheme} ${width} px: resized on going live: ${resized.join(', ') || 'none'}; every figure live ${(t1 - t0).toFixed(0)} ms after the hover; longest main-thread task meanwhile ${longest[1].toFixed(0)} ms CPU (${longest[0].toFixed(0)} ms wall; load average ${os.loadavg()[0].toFixed(1)})`);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  }
+  console.log(`max-digit article, first interaction:\n  ${report.join('\n  ')}`);
+});
 
 test('opened from disk (file://): the notice and every snapshot show; the only error is the refused module script', async () => {
   const page = await session.newPage({ viewport: { width: 1000, height: 900 } });

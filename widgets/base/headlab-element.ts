@@ -54,6 +54,12 @@ export type ExportFormat = 'svg' | 'png' | 'json';
 // classes then extend a bare class, so importing a widget defines and throws nothing.
 const ElementBase = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement) as typeof HTMLElement;
 
+/**
+ * Snapshots replaced in the current frame (its requestAnimationFrame timestamp): one per frame,
+ * since each costs the style, layout and paint of a whole figure.
+ */
+const swapFrame = { time: -1 };
+
 export abstract class HeadlabElement<State = unknown> extends ElementBase {
   /** Whether the widget waits for the WASM core before build(). */
   protected static needsCore = true;
@@ -445,20 +451,59 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       this.start();
       return;
     }
-    const loaded: Promise<unknown> = ctor.coreModule === 'max-digit'
-      ? getMaxDigitCore().then((module) => { this.maxDigit = module; })
-      : getCore().then((core) => { this.core = core; });
-    loaded.then(
-      () => {
-        if (this.isConnected) this.start();
-      },
-      (err: unknown) => this.showError(`The interactive figure could not start: ${messageOf(err)}`),
-    );
+    // Callbacks of an earlier connection (the element was moved meanwhile) do nothing.
+    const connection = this.listeners;
+    const current = () => this.isConnected && this.listeners === connection;
+    const load = () => {
+      if (!current()) return;
+      const loaded: Promise<unknown> = ctor.coreModule === 'max-digit'
+        ? getMaxDigitCore().then((module) => { this.maxDigit = module; })
+        : getCore().then((core) => { this.core = core; });
+      loaded.then(
+        () => {
+          // Behind a snapshot nothing waits on screen: each widget builds in a task of its own,
+          // so a page of figures starting together does not make one long task.
+          if (!current()) return;
+          if (this.staggered) setTimeout(() => { if (current()) this.start(); });
+          else this.start();
+        },
+        (err: unknown) => this.showError(`The interactive figure could not start: ${messageOf(err)}`),
+      );
+    };
+    const deferred = this.prerendered.length ? this.deferLoading() : null;
+    this.staggered = deferred !== null;
+    if (deferred) void deferred.then(load);
+    else load();
+  }
+
+  /**
+   * While the prerendered snapshot is on screen, a widget may put off loading its WASM module:
+   * it returns a promise that resolves when the module is wanted (the max-digit widgets: the
+   * reader's first interaction, widgets/max-digit/loading.ts). Default: load at once.
+   */
+  protected deferLoading(): Promise<void> | null {
+    return null;
+  }
+
+  /**
+   * Whether the next render may replace the prerendered snapshot. A widget whose data is still
+   * loading answers false, so the snapshot stays on screen (no "loading" note, no layout shift)
+   * until the live widget can show the same figure; it asks for a render when it can.
+   */
+  protected snapshotReplaceable(): boolean {
+    return true;
+  }
+
+  /** Whether the prerendered snapshot is still on screen. */
+  protected get showingSnapshot(): boolean {
+    return this.prerendered.length > 0;
   }
 
   disconnectedCallback(): void {
     if (this.frame) cancelAnimationFrame(this.frame);
     this.frame = 0;
+    clearTimeout(this.offFrame);
+    this.offFrame = 0;
     this.listeners?.abort();
     this.listeners = null;
     this.resizes?.disconnect();
@@ -479,30 +524,69 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     target.addEventListener(type, (event) => this.guard(() => handler(event)), { signal: this.listeners.signal });
   }
 
-  /** Schedules render() for the next animation frame; repeated calls in a frame coalesce. */
+  /**
+   * Schedules render() for the next animation frame; repeated calls in a frame coalesce. A widget
+   * that deferred loading behind its snapshot (deferLoading) renders first in a task of its own
+   * instead (into the still hidden body: script, no layout), and the snapshot is swapped for it at
+   * a later frame (layout and paint, one figure per frame): a page of figures going live at once
+   * (the max-digit article when its model arrives) never makes one long task of both.
+   */
   protected requestRender(): void {
-    if (!this.built || this.frame || !this.isConnected) return;
+    if (!this.built || this.frame || this.offFrame || !this.isConnected) return;
+    if (this.prerendered.length && this.staggered) {
+      this.offFrame = window.setTimeout(() => {
+        this.offFrame = 0;
+        this.runRender();
+      });
+      return;
+    }
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
       this.runRender();
     });
   }
 
+  /** A render scheduled in a task of its own (behind a snapshot), or 0. */
+  private offFrame = 0;
+  /** Whether this widget deferred loading behind its snapshot (deferLoading), and so goes live staggered. */
+  private staggered = false;
+  private swapQueued = false;
+
+  /** Replaces the snapshot by the rendered body at the next frame that has not replaced one yet. */
+  private swapAtFrame(): void {
+    if (this.swapQueued) return;
+    this.swapQueued = true;
+    requestAnimationFrame((time) => {
+      this.swapQueued = false;
+      if (!this.isConnected || !this.prerendered.length || !this.alertBox.hidden) return;
+      if (swapFrame.time === time) {
+        this.swapAtFrame();
+        return;
+      }
+      swapFrame.time = time;
+      this.clearError();
+    });
+  }
+
   /** Runs a scheduled render now rather than at the next frame (tests and benchmarks drive many updates this way). */
   renderNow(): void {
-    if (!this.frame) return;
+    if (!this.frame && !this.offFrame) return;
     cancelAnimationFrame(this.frame);
+    clearTimeout(this.offFrame);
     this.frame = 0;
+    this.offFrame = 0;
     this.runRender();
   }
 
   private runRender(): void {
     if (!this.isConnected) return;
+    if (this.prerendered.length && !this.snapshotReplaceable()) return;
     this.guard(() => {
       this.render();
       markParts(this.body);
       this.renders++;
-      this.clearError();
+      if (this.prerendered.length && this.staggered && this.alertBox.hidden) this.swapAtFrame();
+      else this.clearError();
       const text = this.summarize();
       if (this.summaryBox.textContent !== text) this.summaryBox.textContent = text;
       // Once per task however many renders it runs (tests and benchmarks render in tight loops).

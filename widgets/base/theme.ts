@@ -29,6 +29,9 @@ const BASE_CSS = /* css */ `
   /* Typography follows the page unless the author sets these (docs/embedding.md, "Theming"). */
   font-family: var(--headlab-font-family, inherit);
   font-size: var(--headlab-font-size, inherit);
+  /* Not inherited: a page's line-height (a blog's 1.6 against a browser's "normal") would change
+     every widget's height from the one reserved for it in headlab.css, and the page would move. */
+  line-height: var(--headlab-line-height, 1.6);
   --hl-fg: var(--headlab-fg, light-dark(#1b1b1f, #e8e8ea));
   --hl-muted: var(--headlab-muted, light-dark(#55555f, #a8a8b2));
   --hl-panel: var(--headlab-panel, light-dark(#f3f3f1, #202026));

@@ -4,7 +4,8 @@
 // <headlab-max-digit-model> element; widgets without a `model` attribute share the implicit
 // source '' holding the shipped seed-0 weights. A source is an EventTarget: `change` fires
 // when its status or its model changes.
-import type { MaxDigitCore, MaxDigitWeights } from '../../web/headlab-core.js';
+import type { MaxDigitWeights } from '../../web/headlab-core.js';
+import { WorkerJobs } from '../../web/worker-client.js';
 
 import type { MaxDigitAnalysisFile } from '../../formats/max-digit-analysis.js';
 
@@ -46,8 +47,12 @@ export class MaxDigitModelSource extends EventTarget {
   private url = '';
   private loading: Promise<void> | null = null;
 
-  /** Fetches and checks the weights at `url` (absolute) and analyses them; a second call with the same URL does nothing. */
-  load(url: string, core: MaxDigitCore): Promise<void> {
+  /**
+   * Fetches the weights at `url` (absolute); the worker checks and analyses them (task
+   * "max-digit-load": the analysis evaluates 111,110 lists, far more than a frame, so it stays
+   * off the page's main thread). A second call with the same URL does nothing.
+   */
+  load(url: string): Promise<void> {
     if (this.loading && this.url === url) return this.loading;
     this.url = url;
     this.status = 'loading';
@@ -62,15 +67,17 @@ export class MaxDigitModelSource extends EventTarget {
       } catch (err) {
         throw new Error(`the weights file ${shortUrl(url)} could not be fetched (${(err as Error).message})`);
       }
-      let weights: MaxDigitWeights;
+      type Loaded = { weights: MaxDigitWeights; analysis: MaxDigitAnalysisFile; seed: number | null };
+      const jobs = new WorkerJobs();
       try {
-        weights = core.maxDigitWeightsFromJson(text);
+        return await new Promise<Loaded>((resolve, reject) => {
+          jobs.start<Loaded>('max-digit-load', { text }, { done: ({ value }) => resolve(value), failed: reject });
+        });
       } catch (err) {
-        throw new Error(`the weights file ${shortUrl(url)} is not a max-digit weights file: ${(err as Error).message}`);
+        throw new Error(`the weights file ${shortUrl(url)} ${(err as Error).message}`);
+      } finally {
+        jobs.dispose();
       }
-      const analysis = core.maxDigitAnalyze(weights);
-      const seed = trainingSeed(text);
-      return { weights, analysis, seed };
     })();
     this.loading = attempt.then(({ weights, analysis, seed }) => {
       if (this.url !== url) return;
@@ -124,15 +131,5 @@ function shortUrl(url: string): string {
     return u.origin === location.origin ? u.pathname : url;
   } catch {
     return url;
-  }
-}
-
-/** training.seed of a weights file's text, or null (the field is informative and optional). */
-function trainingSeed(text: string): number | null {
-  try {
-    const seed = (JSON.parse(text) as { training?: { seed?: unknown } }).training?.seed;
-    return typeof seed === 'number' ? seed : null;
-  } catch {
-    return null;
   }
 }

@@ -9,6 +9,7 @@ import { HeadlabElement, WidgetInputError, el } from '../base/headlab-element.js
 import { formatPercent } from '../chart/format.js';
 import { resolveColours, type ResolvedColours } from '../chart/palette.js';
 import { applyHighlight, currentHighlight, highlightOf, onHighlight, setHighlight } from './highlight.js';
+import { firstInteraction, watchReach } from './loading.js';
 import { defaultWeightsUrl, modelSource, type MaxDigitModel, type MaxDigitModelSource } from './model.js';
 
 /** Head h's colour (Okabe–Ito orange, sky blue, bluish green, reddish purple): legible on light and dark panels. */
@@ -166,10 +167,32 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
     this.memo.clear();
     this.fragments.clear();
     this.modelChanged();
-    if (id === '' && this.source.status === 'idle') void this.source.load(defaultWeightsUrl(), this.maxDigit!);
+    if (id === '' && this.source.status === 'idle') void this.source.load(defaultWeightsUrl());
   }
 
+  /**
+   * Behind a prerendered snapshot the module and the weights wait for the reader's first
+   * interaction (widgets/max-digit/loading.ts), unless the model element it names has
+   * loading="eager".
+   */
+  protected deferLoading(): Promise<void> | null {
+    const id = this.getAttribute('model');
+    if (id && document.getElementById(id)?.getAttribute('loading') === 'eager') return null;
+    this.stopWatchingReach?.();
+    this.stopWatchingReach = watchReach(this);
+    return firstInteraction();
+  }
+
+  /** The snapshot stays until the model is ready (or has failed, which the widget then says). */
+  protected snapshotReplaceable(): boolean {
+    return !this.source || this.source.status === 'ready' || this.source.status === 'failed';
+  }
+
+  private stopWatchingReach: (() => void) | null = null;
+
   disconnectedCallback(): void {
+    this.stopWatchingReach?.();
+    this.stopWatchingReach = null;
     this.unsubscribeHighlight?.();
     this.unsubscribeHighlight = null;
     this.source?.removeEventListener('change', this.onSource);
