@@ -82,6 +82,10 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   private built = false;
   private listeners: AbortController | null = null;
   private renders = 0;
+  private hashTimer = 0;
+  private hashRetried = false;
+  /** Why the URL hash was not read (shown instead of the figure until the hash changes). */
+  private hashProblem: string | null = null;
   private readonly summaryBox: HTMLParagraphElement;
   private exportStatus: HTMLElement | null = null;
   /** Watches the widget's SVGs and scroll boxes for size changes (fitSvgText, markScrollBox). */
@@ -362,13 +366,40 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     return `${this.localName}-${Array.from(document.getElementsByTagName(this.localName)).indexOf(this) + 1}`;
   }
 
+  /**
+   * Schedules writing the shareable state into the URL hash, HASH_WRITE_DELAY_MS after the
+   * last change: a slider swept through a hundred values writes once, not a hundred times
+   * (browsers throttle history.replaceState — Chromium after a few hundred calls, Safari
+   * throws after 100 calls in 30 s). The write always carries the latest state, and a
+   * pending write is flushed when the element is removed or the page is hidden.
+   */
+  private scheduleHashWrite(): void {
+    if (this.hashTimer) clearTimeout(this.hashTimer);
+    this.hashTimer = window.setTimeout(() => this.flushHashWrite(), HASH_WRITE_DELAY_MS);
+  }
+
+  private flushHashWrite(): void {
+    if (!this.hashTimer) return;
+    clearTimeout(this.hashTimer);
+    this.hashTimer = 0;
+    this.writeHash();
+  }
+
   /** Writes the shareable state into the URL hash as "<key>.<name>=<value>" entries, keeping every other entry. */
   private writeHash(): void {
     const prefix = `${this.shareKey}.`;
     const others = hashParts().filter((p) => !decodePart(p.split('=')[0]).startsWith(prefix));
     const mine = Object.entries(this.sharedState).map(([k, v]) => `${encodeURIComponent(prefix + k)}=${encodeURIComponent(v)}`);
     const hash = [...others, ...mine].join('&');
-    history.replaceState(history.state, '', `${location.pathname}${location.search}${hash ? `#${hash}` : ''}`);
+    try {
+      history.replaceState(history.state, '', `${location.pathname}${location.search}${hash ? `#${hash}` : ''}`);
+    } catch {
+      // Refused (rate limit, sandboxed frame): the state stays on the page; try once more later with the then-current state.
+      if (!this.hashRetried) {
+        this.hashRetried = true;
+        this.hashTimer = window.setTimeout(() => { this.hashRetried = false; this.flushHashWrite(); }, HASH_RETRY_MS);
+      }
+    }
   }
 
   /**
@@ -380,6 +411,16 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     const prefix = `${this.shareKey}.`;
     const values: Record<string, string> = {};
     let found = false;
+    this.hashProblem = null;
+    if (location.hash.length > MAX_HASH_LENGTH) {
+      // Not read; said in the widget until the hash changes (the render would otherwise clear the message).
+      if (location.hash.includes(encodeURIComponent(prefix)) || location.hash.includes(prefix)) {
+        this.hashProblem = `The link's state is ${location.hash.length.toLocaleString('en-US')} characters long; `
+          + `links longer than ${MAX_HASH_LENGTH.toLocaleString('en-US')} characters are not read.`;
+        this.showError(this.hashProblem);
+      }
+      return;
+    }
     for (const part of hashParts()) {
       const eq = part.indexOf('=');
       if (eq < 0) continue;
@@ -439,6 +480,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     if (this.hasAttribute('share-state')) {
       this.guard(() => this.readHash('after-render'));
       this.listen(window, 'hashchange', () => this.readHash('now'));
+      this.listen(window, 'pagehide', () => this.flushHashWrite());
     }
     const ctor = this.constructor as typeof HeadlabElement;
     if (!ctor.needsCore || this.core || this.maxDigit) {
@@ -457,6 +499,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   }
 
   disconnectedCallback(): void {
+    this.flushHashWrite();
     if (this.frame) cancelAnimationFrame(this.frame);
     this.frame = 0;
     this.listeners?.abort();
@@ -502,6 +545,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       this.render();
       markParts(this.body);
       this.renders++;
+      if (this.hashProblem) { this.showError(this.hashProblem); return; }
       this.clearError();
       const text = this.summarize();
       if (this.summaryBox.textContent !== text) this.summaryBox.textContent = text;
@@ -550,7 +594,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
 
   /** Dispatches a bubbling, composed `change` event whose detail is the state (and updates the URL hash under share-state). */
   protected emitChange(): void {
-    if (this.hasAttribute('share-state')) this.writeHash();
+    if (this.hasAttribute('share-state')) this.scheduleHashWrite();
     this.dispatchEvent(new CustomEvent('change', { bubbles: true, composed: true, detail: this.state }));
   }
 
@@ -558,7 +602,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   protected showError(message: string): void {
     this.dropSnapshot();
     this.placeholder.hidden = true;
-    this.alertBox.textContent = message;
+    this.alertBox.textContent = excerptQuotes(message);
     this.alertBox.hidden = false;
     this.body.hidden = true;
   }
@@ -650,6 +694,30 @@ function markParts(body: HTMLElement): void {
   }
 }
 
+/** How long after the last change the URL hash is written (a sweep of a control writes once). */
+const HASH_WRITE_DELAY_MS = 200;
+/** A refused hash write is tried once more this much later. */
+const HASH_RETRY_MS = 1000;
+/** Longest URL hash read for shared state (a widget's state is a few hundred characters). */
+export const MAX_HASH_LENGTH = 8192;
+/** Longest attribute value a widget parses (the largest shipped attribute, a trained run's matrices, is under 20,000). */
+export const MAX_ATTRIBUTE_LENGTH = 200_000;
+/** A quoted value in a message is cut to this many characters (an attribute or a link can hold megabytes). */
+const QUOTE_EXCERPT = 40;
+/** Longest message shown in a widget. */
+const MAX_MESSAGE_LENGTH = 400;
+
+/**
+ * Shortens what a message quotes from the reader's or author's input: each "…" run longer than
+ * QUOTE_EXCERPT characters keeps its first QUOTE_EXCERPT and says how long it was; the whole message
+ * is cut at MAX_MESSAGE_LENGTH.
+ */
+export function excerptQuotes(message: string): string {
+  const short = message.replace(/"([^"]*)"/g, (whole, inner: string) => (inner.length <= QUOTE_EXCERPT ? whole
+    : `"${inner.slice(0, QUOTE_EXCERPT)}…" (${inner.length.toLocaleString('en-US')} characters)`));
+  return short.length <= MAX_MESSAGE_LENGTH ? short : `${short.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
+}
+
 function hashParts(): string[] {
   return location.hash.replace(/^#/, '').split('&').filter(Boolean);
 }
@@ -712,6 +780,9 @@ export function setNumberAttribute(host: Element, name: string, value: number): 
 export function jsonAttribute(host: Element, name: string): unknown {
   const raw = host.getAttribute(name);
   if (raw === null) return undefined;
+  if (raw.length > MAX_ATTRIBUTE_LENGTH) {
+    throw new WidgetInputError(`attribute ${name} is ${raw.length.toLocaleString('en-US')} characters long; the limit is ${MAX_ATTRIBUTE_LENGTH.toLocaleString('en-US')}`);
+  }
   try {
     return JSON.parse(raw);
   } catch (err) {
