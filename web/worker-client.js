@@ -6,30 +6,47 @@ import { HeadlabError } from './errors.js';
 export class WorkerClient {
   constructor() {
     this.worker = new Worker(new URL('./headlab-worker.js', import.meta.url), { type: 'module' });
-    this.worker.addEventListener('error', (e) => { this.failure = e.message || 'the headlab worker failed to start'; });
+    /** Why the worker is unusable (it failed to load or crashed), or null while it works. */
+    this.failure = null;
+    this.worker.addEventListener('error', (e) => { this.failure ??= e.message || 'the headlab worker failed to start'; });
   }
 
   /**
    * Runs `kind` with `params`. onProgress(detail) receives progress messages.
    * Returns { promise, stop }: promise resolves to { value, stopped } or rejects with HeadlabError.
+   * A worker that has failed rejects at once (a widget then replaces it: WorkerJobs), and a
+   * failure during the run rejects it; the run's listeners are removed when it settles.
    */
   run(kind, params, onProgress = () => {}) {
     const channel = new MessageChannel();
+    const listeners = new AbortController();
+    let settled = false;
     const promise = new Promise((resolve, reject) => {
+      const finish = (fn, arg) => {
+        if (settled) return;
+        settled = true;
+        listeners.abort();
+        channel.port1.close();
+        fn(arg);
+      };
+      if (this.failure) { finish(reject, new HeadlabError(this.failure)); return; }
       channel.port1.onmessage = (event) => {
         const msg = event.data;
         if (msg.type === 'progress') onProgress(msg);
-        else if (msg.type === 'result') { channel.port1.close(); resolve({ value: msg.value, stopped: msg.stopped }); }
-        else if (msg.type === 'error') { channel.port1.close(); reject(new HeadlabError(msg.message)); }
+        else if (msg.type === 'result') finish(resolve, { value: msg.value, stopped: msg.stopped });
+        else if (msg.type === 'error') finish(reject, new HeadlabError(msg.message));
       };
       this.worker.addEventListener('error', (e) => {
-        reject(new HeadlabError(e.message || 'the headlab worker failed to load'));
-      }, { once: true });
+        finish(reject, new HeadlabError(e.message || 'the headlab worker failed to load'));
+      }, { signal: listeners.signal });
+      // The page's compiled .wasm modules travel with the job, so the worker never downloads
+      // them again (web/browser-core.js); a stop() before the post is queued on the port.
+      compiledModules().then(
+        (wasm) => { if (!settled) this.worker.postMessage({ kind, params, wasm }, [channel.port2]); },
+        (err) => finish(reject, err instanceof HeadlabError ? err : new HeadlabError(err?.message ?? String(err))),
+      );
     });
-    // The page's compiled .wasm modules travel with the job, so the worker never downloads
-    // them again (web/browser-core.js); a stop() before the post is queued on the port.
-    compiledModules().then((wasm) => this.worker.postMessage({ kind, params, wasm }, [channel.port2]));
-    return { promise, stop: () => channel.port1.postMessage({ type: 'stop' }) };
+    return { promise, stop: () => { if (!settled) channel.port1.postMessage({ type: 'stop' }); } };
   }
 
   terminate() {
@@ -53,6 +70,8 @@ export class WorkerJobs {
   start(kind, params, { progress = () => {}, done = () => {}, failed = () => {} } = {}) {
     this.stop();
     const id = ++this.current;
+    // A worker that failed (offline, a transient 404, a crash) is replaced, not reused.
+    if (this.client?.failure) { this.client.terminate(); this.client = null; }
     this.client ??= new WorkerClient();
     const run = this.client.run(kind, params, (detail) => { if (id === this.current) progress(detail); });
     this.stopCurrent = run.stop;

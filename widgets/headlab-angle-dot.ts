@@ -7,7 +7,7 @@
 //
 // Attributes: matrix ("cosine" | "dot", default "cosine"), model.
 // Events: `change` with { matrix, disagreements }.
-import { WidgetInputError, el, type WidgetFigure } from './base/headlab-element.js';
+import { el, enumAttribute, type WidgetFigure } from './base/headlab-element.js';
 import { tablesScene } from './chart/table-scene.js';
 import { formatNumber } from './chart/format.js';
 import { tintSigned } from './chart/palette.js';
@@ -37,10 +37,7 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
   private fullBox: HTMLDivElement | null = null;
 
   get matrix(): 'cosine' | 'dot' {
-    const raw = this.getAttribute('matrix');
-    if (raw === null || raw === '' || raw === 'cosine') return 'cosine';
-    if (raw === 'dot') return 'dot';
-    throw new WidgetInputError(`attribute matrix="${raw}" must be "cosine" or "dot"`);
+    return enumAttribute(this, 'matrix', ['cosine', 'dot'] as const, 'cosine');
   }
   set matrix(v: 'cosine' | 'dot') { this.setAttribute('matrix', v); }
 

@@ -160,6 +160,8 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
     ];
   }
 
+  protected modelChanged(): void { this.tableVersion = -1; }
+
   private renderTable(model: MaxDigitModel, current: number[]): void {
     const table = this.table!;
     if (this.tableVersion === model.version) {

@@ -7,7 +7,7 @@
 //
 // Attributes: k (1–8, default 3), basis ("w_o" | "w_u", default "w_o"), model.
 // Events: `change` with { k, basis, accuracy }.
-import { WidgetInputError, el, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
+import { el, enumAttribute, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber, subscripted } from './chart/format.js';
 import { rgbText, tintSigned } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
@@ -59,10 +59,7 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
   get k(): number { return integerAttribute(this, 'k', 3, 1, 8); }
   set k(v: number) { setNumberAttribute(this, 'k', v); }
   get basis(): MaxDigitBasis {
-    const raw = this.getAttribute('basis');
-    if (raw === null || raw === '' || raw === 'w_o') return 'w_o';
-    if (raw === 'w_u') return 'w_u';
-    throw new WidgetInputError(`attribute basis="${raw}" must be "w_o" or "w_u"`);
+    return enumAttribute(this, 'basis', ['w_o', 'w_u'] as const, 'w_o');
   }
   set basis(v: MaxDigitBasis) { this.setAttribute('basis', v); }
 

@@ -358,3 +358,36 @@ test('bad attributes and settings name the problem inside the widget', async () 
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a worker that failed to load is replaced: after a transient 404 the next Train trains to the end, and runs leave no listener behind', async () => {
+  const page = await session.newPage();
+  // Counts `error` listeners on workers that are still registered (added minus removed by their signal).
+  await page.addInitScript(() => {
+    window.__workerErrorListeners = 0;
+    const add = Worker.prototype.addEventListener;
+    Worker.prototype.addEventListener = function (type, fn, options) {
+      if (type === 'error' && options?.signal) {
+        window.__workerErrorListeners++;
+        options.signal.addEventListener('abort', () => { window.__workerErrorListeners--; }, { once: true });
+      }
+      return add.call(this, type, fn, options);
+    };
+  });
+  let failing = true;
+  await page.route('**/headlab-worker.js', (route) => (failing ? route.fulfill({ status: 404, body: 'gone' }) : route.continue()));
+  await page.goto(`${session.url}${ARTICLE}`);
+  await rendered(page, FR);
+  await page.evaluate((s) => { const e = document.querySelector(s); e.setAttribute('pace', 'fast'); e.steps = 100; e.train(); }, FR);
+  await status(page, 'failed');
+  failing = false;
+  for (let run = 0; run < 3; run++) {
+    await page.evaluate((s) => document.querySelector(s).train(), FR);
+    await status(page, 'done');
+  }
+  const r = await results(page);
+  assert.equal(r.loss_trace.length, 100);
+  assert.equal(await page.evaluate(() => window.__workerErrorListeners), 0, 'error listeners left registered after the runs');
+  // The 404 and the failed worker script are the expected problems; nothing else.
+  assert.deepEqual(page.problems.filter((p) => !/headlab-worker\.js|404/.test(p)), []);
+  await page.close();
+});

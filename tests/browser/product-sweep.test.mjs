@@ -212,6 +212,8 @@ test('shareable state: restored from the URL hash, written back on change; a tam
   const page = await open(article, {}, '#intro&rotation.angle=12');
   assert.equal(await page.evaluate(() => document.querySelector('#rotation').angle), 12);
   await page.locator('#ablation').getByRole('button', { name: 'Swap coordinates of WQ' }).click();
+  // Written once the reader pauses (the write is debounced; see the sweep test below).
+  await page.waitForFunction(() => location.hash.includes('ablation.'));
   const hash = decodeURIComponent(await page.evaluate(() => location.hash));
   assert.match(hash, /^#intro&rotation\.angle=12&/);
   assert.match(hash, /ablation\.w-q=\[\[0,1\],\[1,0\]\]/);
@@ -223,6 +225,67 @@ test('shareable state: restored from the URL hash, written back on change; a tam
   assert.match(await alert.textContent(), /attribute w-q is not valid JSON/);
   assert.equal(await page.evaluate(() => window.__injected ?? null), null);
   assert.deepEqual(page.problems, []);
+});
+
+test('a swept control writes the URL hash a few times, not once per step, and the hash ends with the final state; an over-long link is refused with a message', async () => {
+  const article = PAGES.find((p) => p.includes('projections-matching'));
+  const page = await open(article);
+  const result = await page.evaluate(async () => {
+    let writes = 0;
+    const original = history.replaceState.bind(history);
+    history.replaceState = (...args) => { writes++; return original(...args); };
+    const e = document.querySelector('#qk-basis');
+    // 300 changes as fast as a held arrow key sends them (one per frame would be slower).
+    for (let k = 1; k <= 300; k++) { e.angle = (k % 360) - 180; e.renderNow(); e.emitChange(); }
+    await new Promise((r) => setTimeout(r, 600));
+    return { writes, hash: decodeURIComponent(location.hash), angle: e.angle };
+  });
+  // One write after the sweep (the debounce delay is 200 ms; a loaded machine may split it in two or three).
+  assert.ok(result.writes >= 1 && result.writes <= 3, `${result.writes} hash writes for 300 changes`);
+  assert.match(result.hash, new RegExp(`qk-basis\\.angle=${result.angle}(&|$)`), result.hash);
+  // A link longer than the limit is not read: the widget says so, in a short message.
+  const long = `#qk-basis.angle=${'9'.repeat(20000)}`;
+  await page.goto(`${session.url}${article}${long}`);
+  await page.reload();
+  const alert = page.locator('#qk-basis').getByRole('alert');
+  await alert.waitFor();
+  const text = await alert.textContent();
+  assert.match(text, /links longer than 8,192 characters are not read/);
+  assert.ok(text.length < 400, `message of ${text.length} characters`);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
+test('re-attaching: every element on every page removed and re-inserted five times renders again, takes a new state, shows no error', async () => {
+  for (const name of PAGES) {
+    const page = await open(name);
+    const widgets = await listWidgets(page);
+    for (const w of widgets) {
+      const { a, b } = WIDGET_STATES[w.tag];
+      const r = await page.evaluate(async ([i, sa, sb]) => {
+        const e = [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-') && x.localName !== 'headlab-value')[i];
+        const frame = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+        const parent = e.parentNode;
+        const next = e.nextSibling;
+        for (let k = 0; k < 5; k++) {
+          e.remove();
+          if (k % 2) await frame();  // removed for a frame (a tab switched away) or re-inserted in the same task (a framework's move)
+          parent.insertBefore(e, next);
+          await frame();
+        }
+        const before = e.renderCount;
+        e.sharedState = sb; await frame();
+        e.sharedState = sa; await frame();
+        const alert = e.shadowRoot.querySelector('.alert');
+        return { renders: e.renderCount - before, alert: alert.hidden ? '' : alert.textContent, summary: e.summary ?? '' };
+      }, [w.index, a, b]);
+      const what = `${name}: ${w.tag} (#${w.index})`;
+      assert.equal(r.alert, '', what);
+      assert.ok(r.renders >= 1, `${what}: no render after re-attaching`);
+    }
+    assert.deepEqual(page.problems, [], name);
+    await page.close();
+  }
 });
 
 test('exports of every element: SVG with <title> and the summary as <desc>, PNG, JSON; the download buttons work', async () => {

@@ -24,19 +24,32 @@
 //     beside an invalid or empty field and keeps the last valid value;
 //   - a text alternative: `summarize()` is written after every render into a
 //     screen-reader paragraph (`el.summary`) and into exported SVGs as <desc>.
+//
+// The concerns live in their own files beside this one; this file is the life cycle (shadow
+// root, core loading, one render per frame, re-attach, errors shown in the widget) and the
+// thin methods that tie the rest to it:
+//   attributes.ts   attribute ↔ property helpers (number, integer, enum, JSON, number grids; length limit)
+//   share-state.ts  the URL hash as "<key>.<name>=<value>" entries (bounded reading)
+//   exports.ts      the one Download menu
+//   fields.ts       typed fields validated as the reader types
+//   dom.ts          el(), SVG text kept legible, overflowing scroll boxes, ::part() names
+//   errors.ts       WidgetInputError and the excerpting of quoted input in messages
+//   theme.ts        colours, fonts and the base sheet
+
 import { getCore, getMaxDigitCore } from '../../web/browser-core.js';
 import type { HeadlabCore, MaxDigitCore } from '../../web/headlab-core.js';
 import type { BoundValue } from '../chart/format.js';
 import { downloadBlob, sceneToPng, sceneToSvg, type Scene } from '../chart/scene.js';
+import { enumAttribute, integerAttribute, jsonAttribute, MAX_ATTRIBUTE_LENGTH, numberAttribute, numberGrid, setNumberAttribute } from './attributes.js';
+import { el, fitSvgText, markParts, markScrollBox } from './dom.js';
+import { excerptQuotes, messageOf, WidgetInputError } from './errors.js';
+import { exportMenu, type ExportFormat, type ExportMenuOptions } from './exports.js';
+import { bindField, type BoundField, type FieldOptions } from './fields.js';
+import { firstKeyInHash, HASH_RETRY_MS, HASH_WRITE_DELAY_MS, hashEntries, hashWith, MAX_HASH_LENGTH } from './share-state.js';
 import { baseSheet, sheet } from './theme.js';
 
-/** An author-facing problem (bad attribute or content): shown in the widget, not thrown to the page. */
-export class WidgetInputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'WidgetInputError';
-  }
-}
+// Widgets import their helpers from here (one import line per widget).
+export { el, enumAttribute, excerptQuotes, integerAttribute, jsonAttribute, MAX_ATTRIBUTE_LENGTH, MAX_HASH_LENGTH, numberAttribute, numberGrid, setNumberAttribute, WidgetInputError };
 
 /** A figure a widget exports as SVG and PNG (and draws from the same Scene on the page). */
 export interface WidgetFigure {
@@ -48,7 +61,7 @@ export interface WidgetFigure {
   scene(): Scene;
 }
 
-export type ExportFormat = 'svg' | 'png' | 'json';
+export type { ExportFormat };
 
 // Outside a browser (Node, server rendering, build tools) there is no HTMLElement: the
 // classes then extend a bare class, so importing a widget defines and throws nothing.
@@ -88,6 +101,10 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   private built = false;
   private listeners: AbortController | null = null;
   private renders = 0;
+  private hashTimer = 0;
+  private hashRetried = false;
+  /** Why the URL hash was not read (shown instead of the figure until the hash changes). */
+  private hashProblem: string | null = null;
   private readonly summaryBox: HTMLParagraphElement;
   private exportStatus: HTMLElement | null = null;
   /** Watches the widget's SVGs and scroll boxes for size changes (fitSvgText, markScrollBox). */
@@ -229,49 +246,13 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
    * Escape closes the menu and returns focus to its button; a failed download is reported
    * beside the menu (outside it, so it stays visible once the menu is closed).
    */
-  protected exportControls({ only, json = true, jsonLabel = 'Data (JSON)' }: { only?: string[]; json?: boolean; jsonLabel?: string } = {}): HTMLDivElement {
-    const wrap = el('div', { class: 'exports' });
-    const menu = el('details', { class: 'export-menu' });
-    const toggle = el('summary', { 'aria-label': 'Download this figure or its data' });
-    toggle.append(el('span', { 'aria-hidden': 'true' }, 'Download'));
-    const list = el('div', { class: 'export-list', role: 'group', 'aria-label': 'Downloads' });
-    // Filled now and again whenever the menu opens: a widget's figures can appear after build()
-    // (a figure of a trained model exists only once training has run).
-    let listed = '';
-    const fill = (): void => {
-      const figures = this.figures().filter((f) => !only || only.includes(f.name));
-      const key = figures.map((f) => `${f.name}\u0000${f.label}`).join('\u0001');
-      if (listed === key && list.childElementCount) return;
-      listed = key;
-      list.replaceChildren();
-      for (const f of figures) {
-        const label = f.label.replace(/_/g, '');
-        const group = el('span', { class: 'export-group' });
-        group.append(el('span', { class: 'export-label' }, label));
-        for (const format of ['svg', 'png'] as const) {
-          const b = el('button', { type: 'button', 'aria-label': `Download ${label} as ${format.toUpperCase()}`, 'data-export': `${f.name}.${format}` }, format.toUpperCase());
-          this.listen(b, 'click', () => { void this.download(format, f.name); });
-          group.append(b);
-        }
-        list.append(group);
-      }
-      if (json) {
-        const b = el('button', { type: 'button', 'data-export': 'data.json' }, jsonLabel);
-        this.listen(b, 'click', () => { void this.download('json'); });
-        list.append(b);
-      }
-    };
-    fill();
-    this.listen(menu, 'toggle', () => { if (menu.open) fill(); });
-    menu.append(toggle, list);
-    this.listen(menu, 'keydown', (event) => {
-      if ((event as KeyboardEvent).key !== 'Escape' || !menu.open) return;
-      menu.open = false;
-      toggle.focus();
-      event.stopPropagation();
-    });
-    this.exportStatus = el('span', { class: 'export-status', role: 'status' });
-    wrap.append(menu, this.exportStatus);
+  protected exportControls(options: ExportMenuOptions = {}): HTMLDivElement {
+    const { wrap, status } = exportMenu({
+      figures: () => this.figures(),
+      download: (format, name) => { void this.download(format, name); },
+      listen: (target, type, handler) => this.listen(target, type, handler),
+    }, options);
+    this.exportStatus = status;
     return wrap;
   }
 
@@ -286,56 +267,14 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
    * message. Call the returned `show(text)` from render(): it writes the field unless the
    * reader is editing it or it holds an invalid entry.
    */
-  protected bindField<T>(input: HTMLInputElement, options: {
-    label: string;
-    parse: (text: string) => T;
-    commit: (value: T) => void;
-    current?: () => string;
-    delay?: number;
-    /** Where the message goes; default: a new span placed right after the field's label (or the field). */
-    message?: HTMLElement;
-  }): { message: HTMLElement; check: () => boolean; show: (text: string) => void } {
-    const delay = options.delay ?? 300;
-    const message = options.message ?? el('span', { class: 'field-problem', role: 'status' });
-    if (!message.id) message.id = `field-problem-${++fieldCount}`;
-    if (!options.message) {
-      const anchor = input.closest('label') ?? input;
-      anchor.after(message);
-    }
-    input.setAttribute('aria-describedby', [input.getAttribute('aria-describedby'), message.id].filter(Boolean).join(' '));
-    let timer = 0;
-    const cancel = (): void => { if (timer) clearTimeout(timer); timer = 0; };
-    this.listeners?.signal.addEventListener('abort', cancel);
-    const check = (): boolean => {
-      cancel();
-      const text = input.value.trim();
-      let value: T;
-      try {
-        if (text === '') throw new WidgetInputError(`${options.label} is empty`);
-        value = options.parse(text);
-      } catch (err) {
-        if (!(err instanceof Error && err.name === 'WidgetInputError')) throw err;
-        input.setAttribute('aria-invalid', 'true');
-        const kept = options.current ? ` (${options.current()})` : '';
-        message.textContent = `${err.message}; the last valid value${kept} is kept.`;
-        return false;
-      }
-      input.setAttribute('aria-invalid', 'false');
-      message.textContent = '';
-      options.commit(value);
-      return true;
-    };
-    this.listen(input, 'input', () => {
-      cancel();
-      if (delay <= 0) { check(); return; }
-      timer = window.setTimeout(() => { timer = 0; if (this.isConnected) this.guard(() => { check(); }); }, delay);
+  protected bindField<T>(input: HTMLInputElement, options: FieldOptions<T>): BoundField {
+    return bindField(input, options, {
+      listen: (target, type, handler) => this.listen(target, type, handler),
+      guard: (fn) => this.guard(fn),
+      signal: this.listeners?.signal,
+      isEditing: () => this.root.activeElement === input,
+      isConnected: () => this.isConnected,
     });
-    this.listen(input, 'change', () => { check(); });
-    const show = (text: string): void => {
-      if (input.getAttribute('aria-invalid') === 'true' || this.root.activeElement === input) return;
-      if (input.value !== text) input.value = text;
-    };
-    return { message, check, show };
   }
 
   // ---- shareable state (URL hash) ----
@@ -368,13 +307,37 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     return `${this.localName}-${Array.from(document.getElementsByTagName(this.localName)).indexOf(this) + 1}`;
   }
 
+  /**
+   * Schedules writing the shareable state into the URL hash, HASH_WRITE_DELAY_MS after the
+   * last change: a slider swept through a hundred values writes once, not a hundred times
+   * (browsers throttle history.replaceState — Chromium after a few hundred calls, Safari
+   * throws after 100 calls in 30 s). The write always carries the latest state, and a
+   * pending write is flushed when the element is removed or the page is hidden.
+   */
+  private scheduleHashWrite(): void {
+    if (this.hashTimer) clearTimeout(this.hashTimer);
+    this.hashTimer = window.setTimeout(() => this.flushHashWrite(), HASH_WRITE_DELAY_MS);
+  }
+
+  private flushHashWrite(): void {
+    if (!this.hashTimer) return;
+    clearTimeout(this.hashTimer);
+    this.hashTimer = 0;
+    this.writeHash();
+  }
+
   /** Writes the shareable state into the URL hash as "<key>.<name>=<value>" entries, keeping every other entry. */
   private writeHash(): void {
-    const prefix = `${this.shareKey}.`;
-    const others = hashParts().filter((p) => !decodePart(p.split('=')[0]).startsWith(prefix));
-    const mine = Object.entries(this.sharedState).map(([k, v]) => `${encodeURIComponent(prefix + k)}=${encodeURIComponent(v)}`);
-    const hash = [...others, ...mine].join('&');
-    history.replaceState(history.state, '', `${location.pathname}${location.search}${hash ? `#${hash}` : ''}`);
+    const hash = hashWith(this.shareKey, this.sharedState);
+    try {
+      history.replaceState(history.state, '', `${location.pathname}${location.search}${hash ? `#${hash}` : ''}`);
+    } catch {
+      // Refused (rate limit, sandboxed frame): the state stays on the page; try once more later with the then-current state.
+      if (!this.hashRetried) {
+        this.hashRetried = true;
+        this.hashTimer = window.setTimeout(() => { this.hashRetried = false; this.flushHashWrite(); }, HASH_RETRY_MS);
+      }
+    }
   }
 
   /**
@@ -383,33 +346,23 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
    * link shows the same message inside the widget as a bad attribute would.
    */
   private readHash(scroll: 'now' | 'after-render' | 'no' = 'no'): void {
-    const prefix = `${this.shareKey}.`;
-    const values: Record<string, string> = {};
-    let found = false;
-    for (const part of hashParts()) {
-      const eq = part.indexOf('=');
-      if (eq < 0) continue;
-      const key = decodePart(part.slice(0, eq));
-      if (!key.startsWith(prefix)) continue;
-      values[key.slice(prefix.length)] = decodePart(part.slice(eq + 1));
-      found = true;
+    this.hashProblem = null;
+    if (location.hash.length > MAX_HASH_LENGTH) {
+      // Not read; said in the widget until the hash changes (the render would otherwise clear the message).
+      if (location.hash.includes(encodeURIComponent(`${this.shareKey}.`)) || location.hash.includes(`${this.shareKey}.`)) {
+        this.hashProblem = `The link's state is ${location.hash.length.toLocaleString('en-US')} characters long; `
+          + `links longer than ${MAX_HASH_LENGTH.toLocaleString('en-US')} characters are not read.`;
+        this.showError(this.hashProblem);
+      }
+      return;
     }
-    if (found) this.sharedState = values;
-    if (found && scroll !== 'no' && this.firstNamedInHash()) {
+    const values = hashEntries(this.shareKey);
+    if (!values) return;
+    this.sharedState = values;
+    if (scroll !== 'no' && firstKeyInHash() === this.shareKey) {
       if (scroll === 'now' && this.built) this.revealFromHash(true);
       else this.scrollOnRender = true;
     }
-  }
-
-  /** Whether this element is the first one whose state the URL hash names (the one a link points at). */
-  private firstNamedInHash(): boolean {
-    for (const part of hashParts()) {
-      const key = decodePart(part.split('=')[0]);
-      const dot = key.indexOf('.');
-      if (dot < 0) continue;
-      return key.slice(0, dot) === this.shareKey;
-    }
-    return false;
   }
 
   /**
@@ -445,6 +398,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     if (this.hasAttribute('share-state')) {
       this.guard(() => this.readHash('after-render'));
       this.listen(window, 'hashchange', () => this.readHash('now'));
+      this.listen(window, 'pagehide', () => this.flushHashWrite());
     }
     const ctor = this.constructor as typeof HeadlabElement;
     if (!ctor.needsCore || this.core || this.maxDigit) {
@@ -500,6 +454,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   }
 
   disconnectedCallback(): void {
+    this.flushHashWrite();
     if (this.frame) cancelAnimationFrame(this.frame);
     this.frame = 0;
     clearTimeout(this.offFrame);
@@ -585,6 +540,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       this.render();
       markParts(this.body);
       this.renders++;
+      if (this.hashProblem) { this.showError(this.hashProblem); return; }
       if (this.prerendered.length && this.staggered && this.alertBox.hidden) this.swapAtFrame();
       else this.clearError();
       const text = this.summarize();
@@ -634,7 +590,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
 
   /** Dispatches a bubbling, composed `change` event whose detail is the state (and updates the URL hash under share-state). */
   protected emitChange(): void {
-    if (this.hasAttribute('share-state')) this.writeHash();
+    if (this.hasAttribute('share-state')) this.scheduleHashWrite();
     this.dispatchEvent(new CustomEvent('change', { bubbles: true, composed: true, detail: this.state }));
   }
 
@@ -642,7 +598,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   protected showError(message: string): void {
     this.dropSnapshot();
     this.placeholder.hidden = true;
-    this.alertBox.textContent = message;
+    this.alertBox.textContent = excerptQuotes(message);
     this.alertBox.hidden = false;
     this.body.hidden = true;
   }
@@ -682,144 +638,3 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   }
 }
 
-let fieldCount = 0;
-
-/** Sets --hl-text-zoom on an SVG drawn at `width` × `height` CSS px so its text keeps its CSS size. */
-function fitSvgText(svg: SVGSVGElement, width: number, height: number): void {
-  const vb = svg.viewBox.baseVal;
-  if (!vb || !vb.width || !width) return;
-  // preserveAspectRatio "meet" (the default): the smaller of the two scales applies.
-  const scale = vb.height && height ? Math.min(width / vb.width, height / vb.height) : width / vb.width;
-  const zoom = scale > 0 && scale < 1 ? (1 / scale).toFixed(3) : '';
-  if (svg.style.getPropertyValue('--hl-text-zoom') === zoom) return;
-  if (zoom) svg.style.setProperty('--hl-text-zoom', zoom);
-  else svg.style.removeProperty('--hl-text-zoom');
-}
-
-/** A `.scroll` box whose content is wider than it: a labelled, focusable region (keyboard scrolling); otherwise plain. */
-function markScrollBox(box: HTMLElement): void {
-  const overflows = box.scrollWidth > box.clientWidth + 1;
-  if (overflows === box.hasAttribute('data-overflows')) return;
-  if (overflows) {
-    box.setAttribute('data-overflows', '');
-    if (!box.hasAttribute('tabindex')) { box.tabIndex = 0; box.setAttribute('data-added', 'tabindex'); }
-    if (!box.hasAttribute('role')) box.setAttribute('role', 'region');
-    if (!box.hasAttribute('aria-label') && !box.hasAttribute('aria-labelledby')) {
-      const caption = box.querySelector('caption')?.textContent?.trim().replace(/\s+/g, ' ');
-      box.setAttribute('aria-label', `${caption ? caption.slice(0, 80) : 'Table'} (scrolls sideways)`);
-      box.setAttribute('data-added-label', '');
-    }
-  } else {
-    box.removeAttribute('data-overflows');
-    if (box.getAttribute('data-added') === 'tabindex') { box.removeAttribute('tabindex'); box.removeAttribute('data-added'); }
-    if (box.getAttribute('role') === 'region') box.removeAttribute('role');
-    if (box.hasAttribute('data-added-label')) { box.removeAttribute('aria-label'); box.removeAttribute('data-added-label'); }
-  }
-}
-
-/**
- * ::part() names on every widget's main pieces, from the classes and tags the widgets share,
- * so a page can style them without per-widget hooks (docs/embedding.md, "Theme"):
- * title, caption, chart (each SVG figure), table, controls (rows and fieldsets of inputs),
- * button, exports (the download controls).
- */
-const PART_SELECTORS: [string, string][] = [
-  ['title', '.title'], ['caption', '.caption, .note'], ['chart', 'svg:not(svg svg)'], ['table', 'table'],
-  ['controls', '.row, .controls, fieldset'], ['button', 'button'], ['exports', '.export-menu, .exports'],
-];
-
-function markParts(body: HTMLElement): void {
-  for (const [name, selector] of PART_SELECTORS) {
-    for (const node of body.querySelectorAll(selector)) if (!node.part.contains(name)) node.part.add(name);
-  }
-}
-
-function hashParts(): string[] {
-  return location.hash.replace(/^#/, '').split('&').filter(Boolean);
-}
-
-function decodePart(text: string): string {
-  try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
-  } catch {
-    return '';
-  }
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-/** Creates an element with attributes and optional text (text, never markup). */
-export function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attributes: Record<string, string> = {},
-  text?: string,
-): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-// Attribute ↔ property mirroring. Getters parse the attribute (throwing
-// WidgetInputError naming it when it is malformed); setters write the attribute,
-// so attributeChangedCallback is the one path by which state changes.
-
-/** A finite number attribute in [min, max], or `fallback` when absent. */
-export function numberAttribute(host: Element, name: string, fallback: number, min = -Infinity, max = Infinity): number {
-  const raw = host.getAttribute(name);
-  if (raw === null || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value)) {
-    throw new WidgetInputError(`attribute ${name}="${raw}" is not a finite number`);
-  }
-  if (value < min || value > max) {
-    throw new WidgetInputError(`attribute ${name}="${raw}" must be between ${min} and ${max}`);
-  }
-  return value;
-}
-
-/** An integer attribute in [min, max], or `fallback` when absent. */
-export function integerAttribute(host: Element, name: string, fallback: number, min: number, max: number): number {
-  const value = numberAttribute(host, name, fallback, min, max);
-  if (!Number.isInteger(value)) throw new WidgetInputError(`attribute ${name}="${host.getAttribute(name)}" must be an integer`);
-  return value;
-}
-
-/** Writes a number attribute (the setter side of a mirrored property). */
-export function setNumberAttribute(host: Element, name: string, value: number): void {
-  host.setAttribute(name, String(value));
-}
-
-/** A JSON attribute parsed, or undefined when absent. */
-export function jsonAttribute(host: Element, name: string): unknown {
-  const raw = host.getAttribute(name);
-  if (raw === null) return undefined;
-  try {
-    return JSON.parse(raw);
-  } catch (err) {
-    throw new WidgetInputError(`attribute ${name} is not valid JSON: ${messageOf(err)}`);
-  }
-}
-
-/**
- * Checks that `value` is an array of `rows` arrays of `cols` finite numbers (a
- * dimension given as 0 accepts any length ≥ 1, equal across rows); `what` names it.
- */
-export function numberGrid(value: unknown, what: string, rows = 0, cols = 0): number[][] {
-  if (!Array.isArray(value) || value.length === 0) throw new WidgetInputError(`${what} must be a non-empty array of rows`);
-  if (rows && value.length !== rows) throw new WidgetInputError(`${what} must have ${rows} rows, got ${value.length}`);
-  const width = cols || (Array.isArray(value[0]) ? value[0].length : 0);
-  value.forEach((row: unknown, i: number) => {
-    if (!Array.isArray(row) || row.length === 0 || row.length !== width) {
-      throw new WidgetInputError(`${what} row ${i + 1} must be an array of ${width || 'one or more'} numbers`);
-    }
-    row.forEach((x: unknown, j: number) => {
-      if (typeof x !== 'number' || !Number.isFinite(x)) {
-        throw new WidgetInputError(`${what} row ${i + 1}, column ${j + 1} must be a finite number, got ${JSON.stringify(x)}`);
-      }
-    });
-  });
-  return value as number[][];
-}

@@ -208,6 +208,8 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
     this.content = el('div', { class: 'content' });
     this.modelNote = el('p', { class: 'model-note' });
     this.buildContent(this.content);
+    // Built anew (first connect or a re-attach): whatever a widget kept about the old content is stale.
+    this.modelChanged();
     this.body.append(this.waitNote, this.content, this.modelNote, this.exportControls());
     this.resolveSource();
     // Linked highlighting: what the pointer or focus names here lights up in every max-digit figure.

@@ -1,0 +1,65 @@
+// DOM helpers of the widgets: elements built from text (never markup), SVG text kept at its
+// CSS size when a chart is drawn narrower than its viewBox, scroll boxes that announce
+// themselves when they overflow, and the ::part() names every widget's pieces carry.
+
+/** Creates an element with attributes and optional text (text, never markup). */
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Record<string, string> = {},
+  text?: string,
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** Sets --hl-text-zoom on an SVG drawn at `width` × `height` CSS px so its text keeps its CSS size. */
+export function fitSvgText(svg: SVGSVGElement, width: number, height: number): void {
+  const vb = svg.viewBox.baseVal;
+  if (!vb || !vb.width || !width) return;
+  // preserveAspectRatio "meet" (the default): the smaller of the two scales applies.
+  const scale = vb.height && height ? Math.min(width / vb.width, height / vb.height) : width / vb.width;
+  const zoom = scale > 0 && scale < 1 ? (1 / scale).toFixed(3) : '';
+  if (svg.style.getPropertyValue('--hl-text-zoom') === zoom) return;
+  if (zoom) svg.style.setProperty('--hl-text-zoom', zoom);
+  else svg.style.removeProperty('--hl-text-zoom');
+}
+
+/** A `.scroll` box whose content is wider than it: a labelled, focusable region (keyboard scrolling); otherwise plain. */
+export function markScrollBox(box: HTMLElement): void {
+  const overflows = box.scrollWidth > box.clientWidth + 1;
+  if (overflows === box.hasAttribute('data-overflows')) return;
+  if (overflows) {
+    box.setAttribute('data-overflows', '');
+    if (!box.hasAttribute('tabindex')) { box.tabIndex = 0; box.setAttribute('data-added', 'tabindex'); }
+    if (!box.hasAttribute('role')) box.setAttribute('role', 'region');
+    if (!box.hasAttribute('aria-label') && !box.hasAttribute('aria-labelledby')) {
+      const caption = box.querySelector('caption')?.textContent?.trim().replace(/\s+/g, ' ');
+      box.setAttribute('aria-label', `${caption ? caption.slice(0, 80) : 'Table'} (scrolls sideways)`);
+      box.setAttribute('data-added-label', '');
+    }
+  } else {
+    box.removeAttribute('data-overflows');
+    if (box.getAttribute('data-added') === 'tabindex') { box.removeAttribute('tabindex'); box.removeAttribute('data-added'); }
+    if (box.getAttribute('role') === 'region') box.removeAttribute('role');
+    if (box.hasAttribute('data-added-label')) { box.removeAttribute('aria-label'); box.removeAttribute('data-added-label'); }
+  }
+}
+
+/**
+ * ::part() names on every widget's main pieces, from the classes and tags the widgets share,
+ * so a page can style them without per-widget hooks (docs/embedding.md, "Theme"):
+ * title, caption, chart (each SVG figure), table, controls (rows and fieldsets of inputs),
+ * button, exports (the download controls).
+ */
+const PART_SELECTORS: [string, string][] = [
+  ['title', '.title'], ['caption', '.caption, .note'], ['chart', 'svg:not(svg svg)'], ['table', 'table'],
+  ['controls', '.row, .controls, fieldset'], ['button', 'button'], ['exports', '.export-menu, .exports'],
+];
+
+export function markParts(body: HTMLElement): void {
+  for (const [name, selector] of PART_SELECTORS) {
+    for (const node of body.querySelectorAll(selector)) if (!node.part.contains(name)) node.part.add(name);
+  }
+}
