@@ -30,7 +30,7 @@ Matrix initial_projection(const FeatureRecoverySettings& settings, int which) {
   if (which == 0) return w_q;
   Matrix w_v = rng.normal_matrix(kLatentSize, kFeatureWidth, settings.init_scale);
   if (which == 1) return w_v;
-  return settings.learned_keys ? rng.normal_matrix(kRecordCount, kFeatureWidth) : feature_recovery_keys();
+  return settings.learned_keys ? rng.normal_matrix(kRecordCount, kFeatureWidth) : feature_recovery_task_keys(settings);
 }
 
 const FeatureRecoverySettings& validated(const FeatureRecoverySettings& settings) {
@@ -79,6 +79,16 @@ void validate_feature_recovery_settings(const FeatureRecoverySettings& s) {
   require_in_range("eval size", s.eval_size, 2, 1e6);
   require_positive("request scale", s.request_scale);
   require_in_range("shift", s.shift, -1e6, 1e6);
+  if (s.fixed_keys.size() != 0) {
+    validate_feature_recovery_keys(s.fixed_keys, "fixed keys");
+    if (s.learned_keys) {
+      throw InputError("fixed keys and learned keys exclude each other: learned keys start from random values");
+    }
+  }
+}
+
+Matrix feature_recovery_task_keys(const FeatureRecoverySettings& settings) {
+  return settings.fixed_keys.size() != 0 ? settings.fixed_keys : feature_recovery_keys();
 }
 
 FeatureRecoveryTrainer::FeatureRecoveryTrainer(const FeatureRecoverySettings& settings)
@@ -90,6 +100,8 @@ FeatureRecoveryTrainer::FeatureRecoveryTrainer(const FeatureRecoverySettings& se
       dw_v_(Matrix::Zero(kLatentSize, kFeatureWidth)),
       keys_(initial_projection(settings, 2)),
       dkeys_(Matrix::Zero(kRecordCount, kFeatureWidth)),
+      task_keys_(feature_recovery_task_keys(settings)),
+      chosen_keys_(settings.fixed_keys.size() != 0),
       adam_(settings.learned_keys ? std::vector<Matrix*>{&w_q_, &w_v_, &keys_} : std::vector<Matrix*>{&w_q_, &w_v_},
             AdamSettings{settings.learning_rate, settings.beta1, settings.beta2, settings.epsilon, 0.0}),
       batches_(Random(settings.seed).stream(kBatchStream)) {
@@ -120,11 +132,17 @@ int FeatureRecoveryTrainer::step(int n) {
     if (!w_q_.allFinite() || !w_v_.allFinite() || !keys_.allFinite()) diverged_at_ = steps_done();
   }
   for (int t = 0; t < todo && !diverged() && !settings_.learned_keys; ++t) {
-    sample_feature_recovery_batch(batches_, settings_.batch, settings_.request_scale, batch_);
+    if (chosen_keys_) {
+      sample_feature_recovery_batch(batches_, settings_.batch, settings_.request_scale, task_keys_, batch_);
+    } else {
+      sample_feature_recovery_batch(batches_, settings_.batch, settings_.request_scale, batch_);
+    }
     times_projection<false>(mixing_, w_q_.data(), response_query);  // M_q = R·W_q
     times_projection<false>(mixing_, w_v_.data(), response_value);  // M_v = R·W_v
-    const double loss =
-        feature_recovery_latent_backward(batch_, response_query, response_value, dresponse_query, dresponse_value);
+    const double loss = chosen_keys_ ? feature_recovery_latent_backward(batch_, response_query, response_value,
+                                                                        task_keys_, dresponse_query, dresponse_value)
+                                     : feature_recovery_latent_backward(batch_, response_query, response_value,
+                                                                        dresponse_query, dresponse_value);
     times_projection<true>(mixing_, dresponse_query.data(), dw_q_);  // dW_q = Rᵀ·dM_q
     times_projection<true>(mixing_, dresponse_value.data(), dw_v_);  // dW_v = Rᵀ·dM_v
     loss_trace_.push_back(loss);
@@ -158,6 +176,15 @@ FeatureRecoveryBatch feature_recovery_evaluation_set(std::uint64_t seed, int eva
   require_in_range("eval size", eval_size, 2, 1e6);
   Random rng = Random(seed).stream(kEvaluationStream);
   return sample_feature_recovery_batch(rng, eval_size, request_scale);
+}
+
+FeatureRecoveryBatch feature_recovery_evaluation_set(std::uint64_t seed, int eval_size, double request_scale,
+                                                     const Matrix& task_keys) {
+  require_in_range("eval size", eval_size, 2, 1e6);
+  Random rng = Random(seed).stream(kEvaluationStream);
+  FeatureRecoveryBatch out;
+  sample_feature_recovery_batch(rng, eval_size, request_scale, task_keys, out);
+  return out;
 }
 
 Matrix feature_recovery_intervened_prediction(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
@@ -239,7 +266,7 @@ FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& 
 
 FeatureRecoveryExample feature_recovery_example(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
                                                 const Matrix& w_q, const Matrix& w_v, int index,
-                                                const Matrix& keys) {
+                                                const Matrix& keys, const Matrix& task_keys) {
   require_eval_set(eval_set);
   require_usable("mixing", mixing);
   require_shape("mixing", mixing, kLatentSize, kLatentSize);
@@ -256,7 +283,8 @@ FeatureRecoveryExample feature_recovery_example(const FeatureRecoveryBatch& eval
   e.values = f.values;
   e.prediction = f.prediction;
   // The teacher's own routing: softmax(z_0..2·Kᵀ/√3) (feature_recovery_task.hpp).
-  const RowVector teacher_scores = e.request_features * feature_recovery_keys().transpose() * kInverseSqrtKeyWidth;
+  validate_feature_recovery_keys(task_keys, "task keys");
+  const RowVector teacher_scores = e.request_features * task_keys.transpose() * kInverseSqrtKeyWidth;
   e.teacher_weights.resize(kRecordCount);
   key_softmax(teacher_scores.data(), e.teacher_weights.data());
   e.target = eval_set.target.row(index);
@@ -289,7 +317,8 @@ FeatureRecoveryResult run_feature_recovery(const FeatureRecoverySettings& settin
   r.steps_done = trainer.steps_done();
   r.train_seconds = std::chrono::duration<double>(training).count();
   const FeatureRecoveryBatch eval_set =
-      feature_recovery_evaluation_set(settings.seed, settings.eval_size, settings.request_scale);
+      feature_recovery_evaluation_set(settings.seed, settings.eval_size, settings.request_scale,
+                                      feature_recovery_task_keys(settings));
   r.evaluation = evaluate_feature_recovery(eval_set, r.mixing, r.w_q, r.w_v, settings.shift, r.keys);
   return r;
 }
