@@ -49,7 +49,8 @@ std::uint64_t seed_arg(const val& v) {
 
 FeatureRecoverySettings settings_from_js(const val& s) {
   require_known_keys(s, "settings",
-                     {"seed", "steps", "batch", "learning_rate", "eval_size", "request_scale", "shift", "learned_keys"});
+                     {"seed", "steps", "batch", "learning_rate", "eval_size", "request_scale", "shift", "learned_keys",
+                      "fixed_keys"});
   FeatureRecoverySettings out;
   if (has(s, "seed")) out.seed = seed_arg(s["seed"]);
   if (has(s, "steps")) out.steps = int_arg(s["steps"], "steps");
@@ -59,6 +60,7 @@ FeatureRecoverySettings settings_from_js(const val& s) {
   if (has(s, "request_scale")) out.request_scale = number_arg(s["request_scale"], "request_scale");
   if (has(s, "shift")) out.shift = number_arg(s["shift"], "shift");
   out.learned_keys = optional_bool(s, "learned_keys", false);
+  if (has(s, "fixed_keys")) out.fixed_keys = matrix_from_js(s["fixed_keys"], "fixed_keys");
   validate_feature_recovery_settings(out);
   return out;
 }
@@ -108,8 +110,10 @@ HeldOut held_out_from_js(const val& input, FeatureRecoverySettings& s) {
   if (has(input, "eval_size")) s.eval_size = int_arg(input["eval_size"], "eval_size");
   if (has(input, "request_scale")) s.request_scale = number_arg(input["request_scale"], "request_scale");
   if (has(input, "shift")) s.shift = number_arg(input["shift"], "shift");
+  if (has(input, "fixed_keys")) s.fixed_keys = matrix_from_js(input["fixed_keys"], "fixed_keys");
   validate_feature_recovery_settings(s);
-  return {feature_recovery_mixing(s.seed), feature_recovery_evaluation_set(s.seed, s.eval_size, s.request_scale)};
+  return {feature_recovery_mixing(s.seed), feature_recovery_evaluation_set(s.seed, s.eval_size, s.request_scale,
+                                                                           feature_recovery_task_keys(s))};
 }
 
 class FeatureRecoveryTrainerHandle {
@@ -150,7 +154,7 @@ class FeatureRecoveryTrainerHandle {
       out.set("settings", settings_to_js(t.settings()));
       out.set("steps_done", t.steps_done());
       out.set("mixing", matrix_to_js(t.mixing()));
-      out.set("fixed_keys", matrix_to_js(feature_recovery_keys()));
+      out.set("fixed_keys", matrix_to_js(feature_recovery_task_keys(t.settings())));
       out.set("keys", matrix_to_js(t.keys()));
       out.set("w_q", matrix_to_js(t.w_q()));
       out.set("w_v", matrix_to_js(t.w_v()));
@@ -166,7 +170,8 @@ class FeatureRecoveryTrainerHandle {
     return guarded([&] {
       const FeatureRecoveryTrainer& t = trained();
       const FeatureRecoverySettings& s = t.settings();
-      const FeatureRecoveryBatch eval_set = feature_recovery_evaluation_set(s.seed, s.eval_size, s.request_scale);
+      const FeatureRecoveryBatch eval_set =
+          feature_recovery_evaluation_set(s.seed, s.eval_size, s.request_scale, feature_recovery_task_keys(s));
       return evaluation_to_js(evaluate_feature_recovery(eval_set, t.mixing(), t.w_q(), t.w_v(), s.shift, t.keys()));
     });
   }
@@ -263,13 +268,15 @@ val feature_recovery_intervene_js(val input) {
 // the student and the teacher (FeatureRecoveryExample; rows as Float64Array, 4-row blocks as matrices).
 val feature_recovery_example_js(val input) {
   return guarded([&] {
-    require_known_keys(input, "input", {"seed", "w_q", "w_v", "keys", "index", "eval_size", "request_scale"});
+    require_known_keys(input, "input",
+                       {"seed", "w_q", "w_v", "keys", "fixed_keys", "index", "eval_size", "request_scale"});
     FeatureRecoverySettings s;
     const HeldOut h = held_out_from_js(input, s);
     const int index = has(input, "index") ? int_arg(input["index"], "index") : 0;
     const Matrix keys = has(input, "keys") ? matrix_from_js(input["keys"], "keys") : feature_recovery_keys();
     const FeatureRecoveryExample e = feature_recovery_example(h.eval_set, h.mixing, matrix_from_js(input["w_q"], "w_q"),
-                                                              matrix_from_js(input["w_v"], "w_v"), index, keys);
+                                                              matrix_from_js(input["w_v"], "w_v"), index, keys,
+                                                              feature_recovery_task_keys(s));
     val out = val::object();
     out.set("request_features", matrix_to_js(e.request_features));
     out.set("payloads", matrix_to_js(e.payloads));
@@ -294,6 +301,11 @@ val feature_recovery_replay_steps_js(val steps, val count) {
   });
 }
 
+// keys (4 × 3, or any m × 3) → the query directions they cannot see (lost_query_directions), m × 3.
+val feature_recovery_lost_directions_js(val keys) {
+  return guarded([&] { return matrix_to_js(lost_query_directions(matrix_from_js(keys, "keys"))); });
+}
+
 int feature_recovery_live_trainers_js() { return FeatureRecoveryTrainerHandle::live_count(); }
 
 }  // namespace
@@ -312,5 +324,6 @@ EMSCRIPTEN_BINDINGS(headlab_feature_recovery) {
   emscripten::function("feature_recovery_intervene", &headlab::web::feature_recovery_intervene_js);
   emscripten::function("feature_recovery_example", &headlab::web::feature_recovery_example_js);
   emscripten::function("feature_recovery_replay_steps", &headlab::web::feature_recovery_replay_steps_js);
+  emscripten::function("feature_recovery_lost_directions", &headlab::web::feature_recovery_lost_directions_js);
   emscripten::function("feature_recovery_live_trainers", &headlab::web::feature_recovery_live_trainers_js);
 }
