@@ -536,11 +536,12 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   }
 }
 
-/** Draws a scene into an on-page svg that scales with its box (viewBox kept, fixed size dropped). */
+/**
+ * Draws a scene into an on-page svg that scales with its box (viewBox kept, no fixed size),
+ * patching the previous draw's nodes: the scrubber redraws all four figures on every step.
+ */
 function drawFluid(svg: SVGSVGElement, scene: Scene): void {
-  drawSceneInto(svg, scene);
-  svg.removeAttribute('width');
-  svg.removeAttribute('height');
+  drawSceneInto(svg, scene, { reuse: true, size: false });
 }
 
 function mix(a: Rgb, b: Rgb, t: number): string {
