@@ -180,6 +180,31 @@ test('break it: keys in a plane lose query direction 3, numbers from the run as 
   assert.deepEqual(page.problems, []);
 });
 
+test('keys the reader types: an invalid entry is flagged and kept out; a valid one reruns, as the CLI with --keys', async () => {
+  const page = await session.newPage();
+  await page.goto(`${session.url}${ARTICLE}`);
+  await waitDone(page);
+  const field = page.locator('#replay').getByRole('textbox', { name: /^Keys/ });
+  await field.fill('1 1; 2');
+  await field.press('Enter');
+  await page.waitForFunction(() => document.getElementById('replay').shadowRoot.querySelector('.field-problem')?.textContent !== '');
+  const problem = await page.evaluate(() => document.getElementById('replay').shadowRoot.querySelector('.field-problem').textContent);
+  assert.match(problem, /the keys must be four rows of three numbers/);
+  assert.equal(await page.evaluate(() => document.getElementById('replay').getAttribute('keys')), null, 'the last valid keys are kept');
+  // Three axis keys and the origin: their differences span all three directions, nothing is lost.
+  await field.fill('2 0 0; 0 2 0; 0 0 2; 0 0 0');
+  await field.press('Enter');
+  await page.waitForFunction(() => document.getElementById('replay').getAttribute('keys') !== null);
+  await waitDone(page);
+  const r = await replay(page);
+  assert.deepEqual(r.state.settings.keys, [[2, 0, 0], [0, 2, 0], [0, 0, 2], [0, 0, 0]]);
+  const native = cli(['--keys', '2,0,0,0,2,0,0,0,2,0,0,0']);
+  assert.ok(Math.abs(r.evaluation.heldout_mse - native.heldout_mse) <= METRIC_TOLERANCE);
+  r.evaluation.query_r2.forEach((x, j) => assert.ok(Math.abs(x - native.query_r2[j]) <= METRIC_TOLERANCE, `query R² ${j + 1}`));
+  assert.match(r.lesson, /^Keys \[2, 0, 0\] \[0, 2, 0\] \[0, 0, 2\] \[0, 0, 0\]: their differences span all three query directions, so none is lost/);
+  assert.deepEqual(page.problems, []);
+});
+
 for (const width of [360, 1280]) {
   for (const colorScheme of ['light', 'dark']) {
     test(`training replay at ${width} px (${colorScheme}): text ≥ 11 px, screenshot`, async () => {
