@@ -161,7 +161,7 @@ double latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& res
 double feature_recovery_latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& response_query,
                                         const ResponseMap& response_value, ResponseMap& dresponse_query,
                                         ResponseMap& dresponse_value) {
-  return latent_backward(batch, response_query, response_value, dresponse_query, dresponse_value, TetrahedronKeys{});
+  return latent_backward(batch, response_query, response_value, dresponse_query, dresponse_value, ChosenKeys{kTetrahedronKeys});
 }
 
 double feature_recovery_latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& response_query,

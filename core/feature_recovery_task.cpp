@@ -129,7 +129,7 @@ Matrix lost_query_directions(const Matrix& keys) {
 }
 
 void sample_feature_recovery_batch(Random& rng, Eigen::Index batch, double request_scale, FeatureRecoveryBatch& out) {
-  sample_batch(rng, batch, request_scale, out, TetrahedronKeys{});
+  sample_batch(rng, batch, request_scale, out, ChosenKeys{kTetrahedronKeys});
 }
 
 void sample_feature_recovery_batch(Random& rng, Eigen::Index batch, double request_scale, const Matrix& keys,
@@ -145,7 +145,7 @@ FeatureRecoveryBatch sample_feature_recovery_batch(Random& rng, Eigen::Index bat
 }
 
 Matrix feature_recovery_teacher(const Matrix& request, const Matrix& records) {
-  return teacher(request, records, TetrahedronKeys{});
+  return teacher(request, records, ChosenKeys{kTetrahedronKeys});
 }
 
 Matrix feature_recovery_teacher(const Matrix& request, const Matrix& records, const Matrix& keys) {

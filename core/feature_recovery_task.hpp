@@ -64,12 +64,10 @@ void validate_feature_recovery_keys(const Matrix& keys, const char* name = "fixe
 // coordinate is equal). A singular value counts as zero below 1e-9 times the largest entry of |K|.
 Matrix lost_query_directions(const Matrix& keys);
 
-// Key lookups for kernels templated on where the keys come from: the tetrahedron as
-// compile-time constants (the draft's task, kept as fast as before), or 4 × 3 row-major keys
-// chosen at run time. Multiplying by ±1 is exact, so both give the same bits for the tetrahedron.
-struct TetrahedronKeys {
-  double operator()(int record, int coordinate) const { return feature_recovery_key(record, coordinate); }
-};
+// The tetrahedron's entries row by row, and a key lookup for kernels that take the keys at run
+// time (the tetrahedron or chosen keys, through one compiled kernel: multiplying by ±1 is exact,
+// so the tetrahedron gives the same bits as constants would).
+inline constexpr double kTetrahedronKeys[kRecordCount * kFeatureWidth] = {1, 1, 1, 1, -1, -1, -1, 1, -1, -1, -1, 1};
 struct ChosenKeys {
   const double* keys;  // 4 × 3, row-major
   double operator()(int record, int coordinate) const { return keys[record * 3 + coordinate]; }
