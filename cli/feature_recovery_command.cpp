@@ -20,7 +20,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: headlab feature-recovery --seed S --out results.json [--steps N] [--batch B] [--lr L]\n"
-    "                                [--eval-size E] [--request-scale C] [--shift D]\n"
+    "                                [--eval-size E] [--request-scale C] [--shift D] [--keys K]\n"
     "  --seed S            integer ≥ 0; fixes R, the initialisation, every batch and the evaluation set\n"
     "  --out PATH          where to write results.json ('-' for stdout); schema: docs/feature-recovery-results.md\n"
     "  --steps N           Adam steps, 0 … 10000000 (default 1200)\n"
@@ -28,7 +28,9 @@ constexpr const char* kUsage =
     "  --lr L              Adam learning rate > 0 (default 0.03)\n"
     "  --eval-size E       held-out examples, 2 … 1000000 (default 4096)\n"
     "  --request-scale C   std. deviation of the request features > 0 (default 1.8)\n"
-    "  --shift D           added to irrelevant coordinates in the shift intervention (default 5)\n";
+    "  --shift D           added to irrelevant coordinates in the shift intervention (default 5)\n"
+    "  --keys K            the task's four keys, 12 comma-separated numbers in [-10, 10], row by row\n"
+    "                      (default the tetrahedron 1,1,1,1,-1,-1,-1,1,-1,-1,-1,1)\n";
 
 std::atomic<bool> interrupted{false};
 extern "C" void on_interrupt(int) { interrupted.store(true); }
@@ -41,7 +43,7 @@ long long parse_integer(const std::string& flag, const std::string& text, long l
   char* end = nullptr;
   errno = 0;
   const long long value = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno == ERANGE) throw BadArgument{flag + " needs an integer, got \"" + text + "\""};
+  if (text.empty() || *end != '\0' || errno == ERANGE) throw BadArgument{flag + " needs an integer, got \"" + text.substr(0, 40) + (text.size() > 40 ? "…" : "") + "\""};
   if (value < low || value > high) {
     throw BadArgument{flag + " must be in [" + std::to_string(low) + ", " + std::to_string(high) + "], got " + text};
   }
@@ -52,9 +54,25 @@ double parse_number(const std::string& flag, const std::string& text) {
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0' || !std::isfinite(value)) {
-    throw BadArgument{flag + " needs a finite number, got \"" + text + "\""};
+    throw BadArgument{flag + " needs a finite number, got \"" + text.substr(0, 40) + (text.size() > 40 ? "…" : "") + "\""};
   }
   return value;
+}
+
+// "k11,k12,k13,k21,…,k43": the task's 4 × 3 keys, row by row (range checked by the core's validation).
+Matrix parse_keys(const std::string& text) {
+  Matrix keys(kRecordCount, kFeatureWidth);
+  std::size_t start = 0;
+  for (int e = 0; e < kRecordCount * kFeatureWidth; ++e) {
+    const std::size_t comma = text.find(',', start);
+    const bool last = e + 1 == kRecordCount * kFeatureWidth;
+    if ((comma == std::string::npos) != last) {
+      throw BadArgument{"--keys needs 12 comma-separated numbers (4 keys of 3), got \"" + text.substr(0, 40) + (text.size() > 40 ? "…" : "") + "\""};
+    }
+    keys.data()[e] = parse_number("--keys", text.substr(start, last ? std::string::npos : comma - start));
+    start = comma + 1;
+  }
+  return keys;
 }
 
 }  // namespace
@@ -71,7 +89,8 @@ int run_feature_recovery_command(const Args& args, std::istream&, std::ostream& 
         return 0;
       }
       const bool known = flag == "--seed" || flag == "--out" || flag == "--steps" || flag == "--batch" ||
-                         flag == "--lr" || flag == "--eval-size" || flag == "--request-scale" || flag == "--shift";
+                         flag == "--lr" || flag == "--eval-size" || flag == "--request-scale" || flag == "--shift" ||
+                         flag == "--keys";
       if (!known) throw BadArgument{"unknown option \"" + flag + "\""};
       if (i + 1 >= args.size()) throw BadArgument{flag + " needs a value"};
       const std::string& value = args[i + 1];
@@ -96,6 +115,8 @@ int run_feature_recovery_command(const Args& args, std::istream&, std::ostream& 
         settings.request_scale = parse_number(flag, value);
       } else if (flag == "--shift") {
         settings.shift = parse_number(flag, value);
+      } else if (flag == "--keys") {
+        settings.fixed_keys = parse_keys(value);
       }
     }
     if (!have_seed) throw BadArgument{"--seed is required"};

@@ -30,7 +30,7 @@ Matrix initial_projection(const FeatureRecoverySettings& settings, int which) {
   if (which == 0) return w_q;
   Matrix w_v = rng.normal_matrix(kLatentSize, kFeatureWidth, settings.init_scale);
   if (which == 1) return w_v;
-  return settings.learned_keys ? rng.normal_matrix(kRecordCount, kFeatureWidth) : feature_recovery_keys();
+  return settings.learned_keys ? rng.normal_matrix(kRecordCount, kFeatureWidth) : feature_recovery_task_keys(settings);
 }
 
 const FeatureRecoverySettings& validated(const FeatureRecoverySettings& settings) {
@@ -86,6 +86,16 @@ void FeatureRecoverySettings::validate() const {
   require_in_range("eval_size", eval_size, 2, 1e6);
   require_positive("request_scale", request_scale);
   require_in_range("shift", shift, -1e6, 1e6);
+  if (fixed_keys.size() != 0) {
+    validate_feature_recovery_keys(fixed_keys, "fixed_keys");
+    if (learned_keys) {
+      throw InputError("fixed_keys and learned_keys exclude each other: learned keys start from random values");
+    }
+  }
+}
+
+Matrix feature_recovery_task_keys(const FeatureRecoverySettings& settings) {
+  return settings.fixed_keys.size() != 0 ? settings.fixed_keys : feature_recovery_keys();
 }
 
 FeatureRecoveryTrainer::FeatureRecoveryTrainer(const FeatureRecoverySettings& settings)
@@ -97,6 +107,8 @@ FeatureRecoveryTrainer::FeatureRecoveryTrainer(const FeatureRecoverySettings& se
       dw_v_(Matrix::Zero(kLatentSize, kFeatureWidth)),
       keys_(initial_projection(settings, 2)),
       dkeys_(Matrix::Zero(kRecordCount, kFeatureWidth)),
+      task_keys_(feature_recovery_task_keys(settings)),
+      chosen_keys_(settings.fixed_keys.size() != 0),
       adam_(settings.learned_keys ? std::vector<Matrix*>{&w_q_, &w_v_, &keys_} : std::vector<Matrix*>{&w_q_, &w_v_},
             AdamSettings{settings.learning_rate, settings.beta1, settings.beta2, settings.epsilon, 0.0}),
       batches_(Random(settings.seed).stream(kBatchStream)) {
@@ -131,11 +143,17 @@ TrainingProgress FeatureRecoveryTrainer::step(long n) {
     if (!w_q_.allFinite() || !w_v_.allFinite() || !keys_.allFinite()) diverged_at_ = static_cast<int>(steps_taken());
   }
   for (long t = 0; t < todo && !diverged() && !settings_.learned_keys; ++t) {
-    sample_feature_recovery_batch(batches_, settings_.batch_size, settings_.request_scale, batch_);
+    if (chosen_keys_) {
+      sample_feature_recovery_batch(batches_, settings_.batch_size, settings_.request_scale, task_keys_, batch_);
+    } else {
+      sample_feature_recovery_batch(batches_, settings_.batch_size, settings_.request_scale, batch_);
+    }
     times_projection<false>(mixing_, w_q_.data(), response_query);  // M_q = R·W_q
     times_projection<false>(mixing_, w_v_.data(), response_value);  // M_v = R·W_v
-    const double loss =
-        feature_recovery_latent_backward(batch_, response_query, response_value, dresponse_query, dresponse_value);
+    const double loss = chosen_keys_ ? feature_recovery_latent_backward(batch_, response_query, response_value,
+                                                                        task_keys_, dresponse_query, dresponse_value)
+                                     : feature_recovery_latent_backward(batch_, response_query, response_value,
+                                                                        dresponse_query, dresponse_value);
     times_projection<true>(mixing_, dresponse_query.data(), dw_q_);  // dW_q = Rᵀ·dM_q
     times_projection<true>(mixing_, dresponse_value.data(), dw_v_);  // dW_v = Rᵀ·dM_v
     loss_trace_.push_back(loss);
@@ -178,6 +196,15 @@ FeatureRecoveryIntervention feature_recovery_intervention_from_name(const std::s
   if (name == "irrelevant_shift") return FeatureRecoveryIntervention::irrelevant_shift;
   throw InputError("intervention must be \"erase_request\", \"erase_payload\" or \"irrelevant_shift\", got \"" +
                    name.substr(0, 40) + "\"");
+}
+
+FeatureRecoveryBatch feature_recovery_evaluation_set(std::uint64_t seed, int eval_size, double request_scale,
+                                                     const Matrix& task_keys) {
+  require_in_range("eval_size", eval_size, 2, 1e6);
+  Random rng = Random(seed).stream(kEvaluationStream);
+  FeatureRecoveryBatch out;
+  sample_feature_recovery_batch(rng, eval_size, request_scale, task_keys, out);
+  return out;
 }
 
 Matrix feature_recovery_intervened_prediction(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
@@ -258,7 +285,7 @@ FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& 
 
 FeatureRecoveryExample feature_recovery_example(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
                                                 const Matrix& w_q, const Matrix& w_v, int index,
-                                                const Matrix& keys) {
+                                                const Matrix& keys, const Matrix& task_keys) {
   require_held_out(eval_set, mixing);
   require_index("example", index, eval_set.size());
   const Matrix z_request = eval_set.request.row(index);
@@ -273,7 +300,8 @@ FeatureRecoveryExample feature_recovery_example(const FeatureRecoveryBatch& eval
   e.values = f.values;
   e.prediction = f.prediction;
   // The teacher's own routing: softmax(z_0..2·Kᵀ/√3) (feature_recovery_task.hpp).
-  const RowVector teacher_scores = e.request_features * feature_recovery_keys().transpose() * kInverseSqrtKeyWidth;
+  validate_feature_recovery_keys(task_keys, "task keys");
+  const RowVector teacher_scores = e.request_features * task_keys.transpose() * kInverseSqrtKeyWidth;
   e.teacher_weights.resize(kRecordCount);
   key_softmax(teacher_scores.data(), e.teacher_weights.data());
   e.target = eval_set.target.row(index);
@@ -296,7 +324,8 @@ FeatureRecoveryResult FeatureRecoveryTrainer::result() const {
   r.steps_taken = steps_taken();
   r.train_seconds = train_seconds_;
   const FeatureRecoveryBatch eval_set =
-      feature_recovery_evaluation_set(settings_.seed, settings_.eval_size, settings_.request_scale);
+      feature_recovery_evaluation_set(settings_.seed, settings_.eval_size, settings_.request_scale,
+                                      feature_recovery_task_keys(settings_));
   r.evaluation = evaluate_feature_recovery(eval_set, r.mixing, r.w_q, r.w_v, settings_.shift, r.keys);
   return r;
 }

@@ -41,6 +41,11 @@ struct FeatureRecoverySettings {
   // R·W_q need not be the identity block (the first article's change of basis). Trained on
   // the reference path (feature_recovery_forward/backward in observed coordinates).
   bool learned_keys = false;
+  // The task's keys K (4 × 3) when not the tetrahedron (empty: the tetrahedron). Teacher and
+  // model both route by them, so keys whose differences miss a direction
+  // (lost_query_directions) leave that query direction without any gradient. Entries in
+  // [−10, 10]; excludes learned_keys.
+  Matrix fixed_keys;
 
   // Throws InputError naming the first setting out of its range by its field name.
   void validate() const;
@@ -97,6 +102,8 @@ class FeatureRecoveryTrainer {
   Matrix w_q_, w_v_;
   Matrix dw_q_, dw_v_;
   Matrix keys_, dkeys_;
+  Matrix task_keys_;  // the teacher's keys (4 × 3)
+  bool chosen_keys_;  // task_keys_ are not the tetrahedron
   Adam adam_;
   Random batches_;
   FeatureRecoveryBatch batch_;  // reused every step
@@ -116,6 +123,11 @@ std::vector<int> feature_recovery_replay_steps(int steps, int count);
 
 // The held-out set: eval_size examples from stream kEvaluationStream of Random(seed).
 FeatureRecoveryBatch feature_recovery_evaluation_set(std::uint64_t seed, int eval_size, double request_scale);
+// The same examples with the teacher routing by `task_keys` (4 × 3; see FeatureRecoverySettings::fixed_keys).
+FeatureRecoveryBatch feature_recovery_evaluation_set(std::uint64_t seed, int eval_size, double request_scale,
+                                                     const Matrix& task_keys);
+// The keys the task's teacher routes by: settings.fixed_keys, or the tetrahedron when it is empty.
+Matrix feature_recovery_task_keys(const FeatureRecoverySettings& settings);
 
 enum class FeatureRecoveryIntervention {
   erase_request,     // set request feature `feature` of the request to 0
@@ -183,10 +195,11 @@ struct FeatureRecoveryExample {
 };
 
 // Example `index` (0 ≤ index < eval_set.size()) of the held-out set under W_q, W_v (9 × 3 each).
-// keys: the model's 4 × 3 keys (the fixed ones unless learned); the teacher always uses the fixed keys.
+// keys: the model's 4 × 3 keys (the fixed ones unless learned); task_keys: the teacher's.
 FeatureRecoveryExample feature_recovery_example(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
                                                 const Matrix& w_q, const Matrix& w_v, int index,
-                                                const Matrix& keys = feature_recovery_keys());
+                                                const Matrix& keys = feature_recovery_keys(),
+                                                const Matrix& task_keys = feature_recovery_keys());
 
 struct FeatureRecoveryResult {
   FeatureRecoverySettings settings;

@@ -78,9 +78,12 @@ FeatureRecoveryGradients feature_recovery_backward(const FeatureRecoveryForward&
   return g;
 }
 
-double feature_recovery_latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& response_query,
-                                        const ResponseMap& response_value, ResponseMap& dresponse_query,
-                                        ResponseMap& dresponse_value) {
+namespace {
+
+template <class Keys>
+double latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& response_query,
+                       const ResponseMap& response_value, ResponseMap& dresponse_query, ResponseMap& dresponse_value,
+                       Keys key) {
   const Eigen::Index batch_size = batch.size();
   const double* mq = response_query.data();  // row-major 9 × 3: mq[3k + j]
   const double* mv = response_value.data();
@@ -100,7 +103,7 @@ double feature_recovery_latent_backward(const FeatureRecoveryBatch& batch, const
     double scores[kRecordCount], weights[kRecordCount];
     for (int i = 0; i < kRecordCount; ++i) {
       double dot = 0.0;
-      for (int j = 0; j < kFeatureWidth; ++j) dot += query[j] * feature_recovery_key(i, j);
+      for (int j = 0; j < kFeatureWidth; ++j) dot += query[j] * key(i, j);
       scores[i] = dot * kInverseSqrtKeyWidth;
     }
     key_softmax(scores, weights);
@@ -139,7 +142,7 @@ double feature_recovery_latent_backward(const FeatureRecoveryBatch& batch, const
     double dquery[kFeatureWidth] = {};
     for (int i = 0; i < kRecordCount; ++i) {
       const double dscore = weights[i] * (dweights[i] - inner) * kInverseSqrtKeyWidth;
-      for (int j = 0; j < kFeatureWidth; ++j) dquery[j] += dscore * feature_recovery_key(i, j);
+      for (int j = 0; j < kFeatureWidth; ++j) dquery[j] += dscore * key(i, j);
     }
     // query = z·M_q  →  dM_q += zᵀ·dquery
     for (int k = 0; k < kLatentSize; ++k)
@@ -150,6 +153,21 @@ double feature_recovery_latent_backward(const FeatureRecoveryBatch& batch, const
     dresponse_value.data()[e] = dmv[e];
   }
   return squared_error / static_cast<double>(kFeatureWidth * batch_size);
+}
+
+}  // namespace
+
+double feature_recovery_latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& response_query,
+                                        const ResponseMap& response_value, ResponseMap& dresponse_query,
+                                        ResponseMap& dresponse_value) {
+  return latent_backward(batch, response_query, response_value, dresponse_query, dresponse_value, ChosenKeys{kTetrahedronKeys});
+}
+
+double feature_recovery_latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& response_query,
+                                        const ResponseMap& response_value, const Matrix& keys,
+                                        ResponseMap& dresponse_query, ResponseMap& dresponse_value) {
+  return latent_backward(batch, response_query, response_value, dresponse_query, dresponse_value,
+                         ChosenKeys{keys.data()});
 }
 
 }  // namespace headlab

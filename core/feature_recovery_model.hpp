@@ -59,5 +59,10 @@ using ResponseMap = Eigen::Matrix<double, kLatentSize, kFeatureWidth, Eigen::Row
 double feature_recovery_latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& response_query,
                                         const ResponseMap& response_value, ResponseMap& dresponse_query,
                                         ResponseMap& dresponse_value);
+// The same with the keys K (4 × 3, row-major, validated by the caller) chosen at run time, for
+// the task whose teacher routes by other keys than the tetrahedron (same bits for its values).
+double feature_recovery_latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& response_query,
+                                        const ResponseMap& response_value, const Matrix& keys,
+                                        ResponseMap& dresponse_query, ResponseMap& dresponse_value);
 
 }  // namespace headlab

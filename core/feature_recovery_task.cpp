@@ -2,6 +2,10 @@
 
 #include "core/check.hpp"
 
+#include <Eigen/SVD>
+
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -10,11 +14,12 @@ namespace headlab {
 namespace {
 
 // Target of one example: z_request (9), z_records (4 consecutive rows of 9), target (3).
-void teacher_example(const double* request, const double* records, double* target) {
+template <class Keys>
+void teacher_example(const double* request, const double* records, double* target, Keys key) {
   double scores[kRecordCount], weights[kRecordCount];
   for (int i = 0; i < kRecordCount; ++i) {
     double dot = 0.0;
-    for (int j = 0; j < kFeatureWidth; ++j) dot += request[kRequestFeatures + j] * feature_recovery_key(i, j);
+    for (int j = 0; j < kFeatureWidth; ++j) dot += request[kRequestFeatures + j] * key(i, j);
     scores[i] = dot * kInverseSqrtKeyWidth;
   }
   key_softmax(scores, weights);
@@ -46,7 +51,10 @@ Matrix feature_recovery_mixing(std::uint64_t seed) {
   return random_orthogonal(kLatentSize, rng);
 }
 
-void sample_feature_recovery_batch(Random& rng, Eigen::Index batch, double request_scale, FeatureRecoveryBatch& out) {
+namespace {
+
+template <class Keys>
+void sample_batch(Random& rng, Eigen::Index batch, double request_scale, FeatureRecoveryBatch& out, Keys key) {
   if (batch < 1) throw InputError("batch size must be ≥ 1, got " + std::to_string(batch));
   if (!(std::isfinite(request_scale) && request_scale > 0.0)) {
     throw InputError("request scale must be a finite number > 0, got " + std::to_string(request_scale));
@@ -69,8 +77,65 @@ void sample_feature_recovery_batch(Random& rng, Eigen::Index batch, double reque
     std::memcpy(request, drawn, sizeof(double) * kLatentSize);
     for (int k = 0; k < kFeatureWidth; ++k) request[kRequestFeatures + k] *= request_scale;
     std::memcpy(records, drawn + kLatentSize, sizeof(double) * kRecordCount * kLatentSize);
-    teacher_example(request, records, out.target.data() + b * kFeatureWidth);
+    teacher_example(request, records, out.target.data() + b * kFeatureWidth, key);
   }
+}
+
+template <class Keys>
+Matrix teacher(const Matrix& request, const Matrix& records, Keys key) {
+  require_latent_batch(request, records);
+  Matrix target(request.rows(), kFeatureWidth);
+  for (Eigen::Index b = 0; b < request.rows(); ++b) {
+    teacher_example(request.data() + b * kLatentSize, records.data() + b * kRecordCount * kLatentSize,
+                    target.data() + b * kFeatureWidth, key);
+  }
+  return target;
+}
+
+}  // namespace
+
+void validate_feature_recovery_keys(const Matrix& keys, const char* name) {
+  require_usable(name, keys);
+  require_shape(name, keys, kRecordCount, kFeatureWidth);
+  for (Eigen::Index i = 0; i < keys.rows(); ++i) {
+    for (Eigen::Index j = 0; j < keys.cols(); ++j) {
+      if (std::abs(keys(i, j)) > kKeyEntryLimit) {
+        throw InputError(std::string(name) + " entries must be in [-10, 10], got " + std::to_string(keys(i, j)) +
+                         " in row " + std::to_string(i + 1) + ", column " + std::to_string(j + 1));
+      }
+    }
+  }
+}
+
+Matrix lost_query_directions(const Matrix& keys) {
+  require_usable("keys", keys);
+  require_shape("keys", keys, keys.rows(), kFeatureWidth);
+  require_nonempty("keys", keys);
+  const Matrix centred = keys.rowwise() - keys.colwise().mean();
+  // Right singular vectors of the centred keys (full V, 3 × 3): those with a zero singular value
+  // span {u : (k_i − k̄)·u = 0 for all i}.
+  const Eigen::JacobiSVD<Matrix> svd(centred, Eigen::ComputeFullV);
+  const double zero = 1e-9 * std::max(1.0, keys.cwiseAbs().maxCoeff());
+  Eigen::Index rank = 0;
+  for (Eigen::Index k = 0; k < svd.singularValues().size(); ++k) rank += svd.singularValues()(k) > zero ? 1 : 0;
+  Matrix lost = svd.matrixV().rightCols(kFeatureWidth - rank).transpose();
+  // Sign convention: the largest entry of each direction is positive, so (0, 0, 1) and not (0, 0, −1).
+  for (Eigen::Index r = 0; r < lost.rows(); ++r) {
+    Eigen::Index top = 0;
+    lost.row(r).cwiseAbs().maxCoeff(&top);
+    if (lost(r, top) < 0) lost.row(r) *= -1.0;
+  }
+  return lost;
+}
+
+void sample_feature_recovery_batch(Random& rng, Eigen::Index batch, double request_scale, FeatureRecoveryBatch& out) {
+  sample_batch(rng, batch, request_scale, out, ChosenKeys{kTetrahedronKeys});
+}
+
+void sample_feature_recovery_batch(Random& rng, Eigen::Index batch, double request_scale, const Matrix& keys,
+                                   FeatureRecoveryBatch& out) {
+  validate_feature_recovery_keys(keys, "keys");
+  sample_batch(rng, batch, request_scale, out, ChosenKeys{keys.data()});
 }
 
 FeatureRecoveryBatch sample_feature_recovery_batch(Random& rng, Eigen::Index batch, double request_scale) {
@@ -80,13 +145,12 @@ FeatureRecoveryBatch sample_feature_recovery_batch(Random& rng, Eigen::Index bat
 }
 
 Matrix feature_recovery_teacher(const Matrix& request, const Matrix& records) {
-  require_latent_batch(request, records);
-  Matrix target(request.rows(), kFeatureWidth);
-  for (Eigen::Index b = 0; b < request.rows(); ++b) {
-    teacher_example(request.data() + b * kLatentSize, records.data() + b * kRecordCount * kLatentSize,
-                    target.data() + b * kFeatureWidth);
-  }
-  return target;
+  return teacher(request, records, ChosenKeys{kTetrahedronKeys});
+}
+
+Matrix feature_recovery_teacher(const Matrix& request, const Matrix& records, const Matrix& keys) {
+  validate_feature_recovery_keys(keys, "keys");
+  return teacher(request, records, ChosenKeys{keys.data()});
 }
 
 Matrix mix_latent(const Matrix& latent, const Matrix& mixing) {

@@ -50,6 +50,30 @@ inline double feature_recovery_key(int record, int coordinate) {
   static constexpr double keys[kRecordCount][kFeatureWidth] = {{1, 1, 1}, {1, -1, -1}, {-1, 1, -1}, {-1, -1, 1}};
   return keys[record][coordinate];
 }
+// Keys a reader or author chooses instead of the tetrahedron (the task's "fixed keys" setting):
+// 4 × 3, finite, every entry in [−kKeyEntryLimit, kKeyEntryLimit]. Throws InputError naming
+// `name`, its shape or the first bad entry. The bound keeps scores q·k/√3 within the range
+// where the softmax still has a gradient for requests of the draft's size.
+constexpr double kKeyEntryLimit = 10.0;
+void validate_feature_recovery_keys(const Matrix& keys, const char* name = "fixed keys");
+
+// The query directions the keys cannot see. softmax is unchanged when every score moves by the
+// same amount, so the weights softmax(q·Kᵀ/√3) depend on q only through q·(k_i − k_j): moving q
+// along u with (k_i − k̄)·u = 0 for every key i changes no weight. Returns those directions as
+// orthonormal rows (m × 3, m = 3 − rank of the centred keys K − 1·k̄; 0 × 3 for the
+// tetrahedron, 1 × 3 when the keys lie in a plane, e.g. (0, 0, ±1) for keys whose third
+// coordinate is equal). A singular value counts as zero below 1e-9 times the largest entry of |K|.
+Matrix lost_query_directions(const Matrix& keys);
+
+// The tetrahedron's entries row by row, and a key lookup for kernels that take the keys at run
+// time (the tetrahedron or chosen keys, through one compiled kernel: multiplying by ±1 is exact,
+// so the tetrahedron gives the same bits as constants would).
+inline constexpr double kTetrahedronKeys[kRecordCount * kFeatureWidth] = {1, 1, 1, 1, -1, -1, -1, 1, -1, -1, -1, 1};
+struct ChosenKeys {
+  const double* keys;  // 4 × 3, row-major
+  double operator()(int record, int coordinate) const { return keys[record * 3 + coordinate]; }
+};
+
 // 1/√3: the score scaling for d_k = 3.
 constexpr double kInverseSqrtKeyWidth = 0.57735026918962576451;
 
@@ -62,9 +86,14 @@ Matrix feature_recovery_mixing(std::uint64_t seed);
 // request_scale is finite and > 0.
 void sample_feature_recovery_batch(Random& rng, Eigen::Index batch, double request_scale, FeatureRecoveryBatch& out);
 FeatureRecoveryBatch sample_feature_recovery_batch(Random& rng, Eigen::Index batch, double request_scale);
+// The same draws with the teacher routing by `keys` (4 × 3, validate_feature_recovery_keys)
+// instead of the tetrahedron; with the tetrahedron's values it gives the same bits.
+void sample_feature_recovery_batch(Random& rng, Eigen::Index batch, double request_scale, const Matrix& keys,
+                                   FeatureRecoveryBatch& out);
 
-// The teacher's target (B × 3) for latent requests (B × 9) and records (4B × 9).
+// The teacher's target (B × 3) for latent requests (B × 9) and records (4B × 9); keys: 4 × 3.
 Matrix feature_recovery_teacher(const Matrix& request, const Matrix& records);
+Matrix feature_recovery_teacher(const Matrix& request, const Matrix& records, const Matrix& keys);
 
 // x = z·R, row by row (n × 9 from n × 9).
 Matrix mix_latent(const Matrix& latent, const Matrix& mixing);

@@ -346,18 +346,21 @@ export interface HeadlabQueryKeyCanvas extends HeadlabElementBase<QueryKeyCanvas
 export interface ReplayEvaluation { heldout_mse: number; uniform_attention_mse: number; query_r2: number[]; value_r2: number[] }
 export interface TrainingReplayState {
   status: 'idle' | 'training' | 'done' | 'failed';
-  settings: { seed: number; steps: number; learning_rate: number; request_scale: number; learned_keys: boolean };
+  /** keys: the task's keys (4 rows of 3) when not the tetrahedron, else null. */
+  settings: { seed: number; steps: number; learning_rate: number; request_scale: number; learned_keys: boolean; keys: number[][] | null };
   snapshot: number | null; step: number | null; loss: number | null;
   evaluation: ReplayEvaluation | null; lesson: string;
 }
 /**
  * Feature-recovery training replayed from log-spaced snapshots (R·W_q, R·W_v, raw W_q, W_v, loss), with a
  * scrubber and the "break it" runs. Attributes: seed (0–2³¹−1, default 0), steps (1–20000, default 1200),
- * learning-rate (default 0.03), request-scale (0.01–100, default 1.8), learned-keys ("true"), snapshot (index;
- * absent = the last). Shared: seed, learning-rate, request-scale, learned-keys, snapshot.
+ * learning-rate (default 0.03), request-scale (0.01–100, default 1.8), learned-keys ("true"), keys (the task's
+ * four keys as JSON rows, 4 × 3, entries in [−10, 10]; absent = the tetrahedron; not with learned-keys), snapshot
+ * (index; absent = the last). Shared: seed, learning-rate, request-scale, learned-keys, keys, snapshot.
  */
 export interface HeadlabTrainingReplay extends HeadlabElementBase<TrainingReplayState> {
   seed: number; steps: number; learningRate: number; requestScale: number; snapshot: number | null; learnedKeys: boolean;
+  keys: number[][] | null;
 }
 
 // ---------- <headlab-value> ----------
@@ -474,7 +477,7 @@ export interface HeadlabJSXElements {
   'headlab-score-ramps': MaxDigitAttributes & { maximum?: Num; 'runner-up'?: Num };
   'headlab-seed-grid': HeadlabBaseAttributes & { src?: string; from?: Num; to?: Num; steps?: Num };
   'headlab-query-key-canvas': HeadlabBaseAttributes & { 'w-q'?: string; 'w-k'?: string; 'w-v'?: string; scale?: Num; basis?: QueryKeyBasis; angle?: Num; a?: string };
-  'headlab-training-replay': HeadlabBaseAttributes & { seed?: Num; steps?: Num; 'learning-rate'?: Num; 'request-scale'?: Num; 'learned-keys'?: 'true' | 'false'; snapshot?: Num };
+  'headlab-training-replay': HeadlabBaseAttributes & { seed?: Num; steps?: Num; 'learning-rate'?: Num; 'request-scale'?: Num; 'learned-keys'?: 'true' | 'false'; keys?: string; snapshot?: Num };
 }
 
 declare global {

@@ -128,6 +128,7 @@ export function featureRecoveryApi(module) {
     featureRecoveryTask: (input) => unwrap(module.feature_recovery_task(input ?? {})),
     featureRecoveryEvaluate: (input) => unwrap(module.feature_recovery_evaluate(input ?? {})),
     featureRecoveryIntervene: (input) => unwrap(module.feature_recovery_intervene(input ?? {})),
+    featureRecoveryLostDirections: (keys) => unwrap(module.feature_recovery_lost_directions(keys)),
     featureRecoveryLiveTrainers: () => module.feature_recovery_live_trainers(),
   };
 }

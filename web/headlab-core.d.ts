@@ -117,9 +117,17 @@ export interface HeadlabCore extends HeadlabModule {
    * through W_q, W_v (9 × 3 each) and through the teacher: request_features (1 × 3, latent),
    * payloads (4 × 3, latent), query (1 × 3), scores (1 × 4), weights (1 × 4), values (4 × 3),
    * prediction (1 × 3), teacher_weights (1 × 4), target (1 × 3), keys (4 × 3: the model's, default
-   * the fixed tetrahedron; the teacher always uses the fixed ones).
+   * the task's). fixed_keys: the task's keys the teacher routes by (4 × 3, entries in [−10, 10];
+   * default the tetrahedron), as in FeatureRecoverySettingsInput.
    */
-  featureRecoveryExample(input: { seed: number; w_q: Matrix; w_v: Matrix; keys?: Matrix; index?: number; eval_size?: number; request_scale?: number }): FeatureRecoveryExample;
+  featureRecoveryExample(input: { seed: number; w_q: Matrix; w_v: Matrix; keys?: Matrix; fixed_keys?: Matrix; index?: number; eval_size?: number; request_scale?: number }): FeatureRecoveryExample;
+  /**
+   * The query directions keys cannot see (keys: m × 3, finite): softmax ignores a shift shared by
+   * all scores, so q moving along u with (k_i − k̄)·u = 0 for every key changes no weight. Orthonormal
+   * rows (0 × 3 for the tetrahedron, (0, 0, 1) for keys with equal third coordinates); the largest
+   * entry of each is positive.
+   */
+  featureRecoveryLostDirections(keys: Matrix): Matrix;
   /** Held-out evaluation and interventions of any W_q, W_v (9 × 3) on the seed's evaluation set. */
   featureRecoveryEvaluate(input: FeatureRecoveryHeldOutInput): FeatureRecoveryEvaluation;
   /** One intervention on the seed's held-out set, re-mixed by R. */
@@ -146,8 +154,14 @@ export interface FeatureRecoverySettingsInput {
   request_scale?: number;
   /** Added to every irrelevant latent coordinate in the shift intervention, |shift| ≤ 10^6. Default 5. */
   shift?: number;
-  /** Learn the keys K (4 × 3) too. Default false. */
+  /** Learn the keys too, from N(0, 1) entries (the change of basis returns). Default false. */
   learned_keys?: boolean;
+  /**
+   * The task's keys K, 4 × 3, entries in [−10, 10], that the teacher and the model both route by;
+   * default the tetrahedron [1,1,1], [1,−1,−1], [−1,1,−1], [−1,−1,1]. Keys whose differences span
+   * fewer than three directions lose a query direction (featureRecoveryLostDirections). Not with learned_keys.
+   */
+  fixed_keys?: Matrix;
 }
 
 /** Resolved settings, including Adam's fixed β1 = 0.9, β2 = 0.999, ε = 1e-8 and init N(0, init_scale²), init_scale = 1/3. */
@@ -183,7 +197,7 @@ export interface FeatureRecoverySnapshot {
   keys: Matrix;
   /** R, 9 × 9 orthogonal: x = z·R. */
   mixing: Matrix;
-  /** 4 × 3 tetrahedron vertices. */
+  /** The task's keys, 4 × 3: settings.fixed_keys, default the tetrahedron vertices. */
   fixed_keys: Matrix;
   /** 9 × 3 */
   w_q: Matrix;

@@ -133,7 +133,19 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     return g;
   }
 
+  /**
+   * The head and pictures of the current attributes, computed once per change of them: a redraw
+   * reads them for both figures, the readout and the summary, so a drag step calls the core once.
+   */
   private compute(): Computed {
+    const key = HeadlabQueryKeyCanvas.observedAttributes.map((a) => this.getAttribute(a) ?? '\u0001').join('\u0000');
+    if (this.computed?.key !== key) this.computed = { key, value: this.computeNow() };
+    return this.computed.value;
+  }
+
+  private computed: { key: string; value: Computed } | null = null;
+
+  private computeNow(): Computed {
     const core = this.core!;
     const w_q = this.grid('w-q', IDENTITY), w_k = this.grid('w-k', IDENTITY), w_v = this.grid('w-v', IDENTITY);
     const a = this.grid('a', DEFAULT_A);
@@ -164,7 +176,8 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
 
   get state(): QueryKeyCanvasState {
     const { picture: _picture, ...s } = this.compute();
-    return s;
+    // A copy: listeners of the change event get their own arrays, not the cached ones.
+    return structuredClone(s);
   }
 
   protected build(): void {
@@ -358,10 +371,9 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     let r = 1.5;
     for (const m of [s.q, s.k, s.q_before, s.k_before]) for (const v of m) r = Math.max(r, Math.hypot(v[0], v[1]) * 1.1);
     this.extent = r;
-    drawSceneInto(this.planeScene!, planeScene(s, c, r));
-    drawSceneInto(this.routesSvg!, routesScene(s, c));
-    this.routesSvg!.removeAttribute('width');
-    this.routesSvg!.removeAttribute('height');
+    // Patched in place (no nodes created per frame): this figure redraws on every step of a drag.
+    drawSceneInto(this.planeScene!, planeScene(s, c, r), { reuse: true });
+    drawSceneInto(this.routesSvg!, routesScene(s, c), { reuse: true, size: false });
 
     const unit = (PLANE / 2 - MARGIN) / r;
     const editable = s.basis === 'none';

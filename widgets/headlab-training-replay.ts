@@ -11,15 +11,18 @@
 // diverged at its step, never as NaN: the core stops training there and the replay keeps
 // the snapshots before it; heatmap colours saturate at |value| = 1 (values beyond are marked).
 //
-// Attributes (mirrored; seed, learning-rate, request-scale, snapshot are shared in the URL hash):
+// Attributes (mirrored; all but steps are shared in the URL hash):
 //   seed (0), steps (1200), learning-rate (0.03), request-scale (1.8) — the draft's settings;
+//   learned-keys ("true": K is trained too); keys — the task's four keys as JSON rows (4 × 3,
+//   entries in [−10, 10]; default the tetrahedron), which the teacher and the model both use;
 //   snapshot — index into the replay (default: the last).
 // Bound values (boundValue, for <headlab-value>): heldout_mse, uniform_attention_mse (loss),
 //   min_query_r2, min_value_r2 (number), diverged_at, steps_done (count).
 import type { FeatureRecoveryExample } from '../web/headlab-core.js';
 import { WorkerJobs } from '../web/worker-client.js';
 import {
-  HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
+  HeadlabElement, WidgetInputError, el, integerAttribute, jsonAttribute, numberAttribute, numberGrid, setNumberAttribute,
+  type WidgetFigure,
 } from './base/headlab-element.js';
 import { formatNearOne, formatNumber, formatScientific, type BoundValue } from './chart/format.js';
 import { lossCurveScene } from './chart/loss-curve.js';
@@ -48,7 +51,8 @@ export interface ReplayResult {
 
 export interface TrainingReplayState {
   status: 'idle' | 'training' | 'done' | 'failed';
-  settings: { seed: number; steps: number; learning_rate: number; request_scale: number; learned_keys: boolean };
+  /** keys: the task's keys (4 rows of 3) when not the tetrahedron, else null. */
+  settings: { seed: number; steps: number; learning_rate: number; request_scale: number; learned_keys: boolean; keys: number[][] | null };
   snapshot: number | null;
   step: number | null;
   loss: number | null;
@@ -62,9 +66,11 @@ export const EXPERIMENTS: Record<string, { label: string; attrs: Record<string, 
   draft: { label: 'Draft settings', attrs: {} },
   'small-request': { label: 'Request scale 0.01', attrs: { 'request-scale': '0.01' } },
   'large-lr': { label: 'Learning rate 3', attrs: { 'learning-rate': '3' } },
+  // Every key's third coordinate set to 0: a square in the plane q₃ = 0, so no score depends on q₃.
+  'flat-keys': { label: 'Keys in a plane', attrs: { keys: '[[1,1,0],[1,-1,0],[-1,1,0],[-1,-1,0]]' } },
   'learned-keys': { label: 'Learned keys', attrs: { 'learned-keys': 'true' } },
 };
-const EXPERIMENT_ATTRS = ['request-scale', 'learning-rate', 'learned-keys'];
+const EXPERIMENT_ATTRS = ['request-scale', 'learning-rate', 'learned-keys', 'keys'];
 
 const SNAPSHOTS = 48;
 /** Milliseconds per snapshot in "Play slowly": 48 snapshots in about 20 s. */
@@ -74,8 +80,8 @@ const ROW_LATENT = ['req 1', 'req 2', 'req 3', 'pay 1', 'pay 2', 'pay 3', 'noise
 const ROW_RAW = Array.from({ length: 9 }, (_, k) => `x${'₁₂₃₄₅₆₇₈₉'[k]}`);
 
 export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
-  static observedAttributes = ['seed', 'steps', 'learning-rate', 'request-scale', 'learned-keys', 'snapshot'];
-  protected static sharedAttributes = ['seed', 'learning-rate', 'request-scale', 'learned-keys', 'snapshot'];
+  static observedAttributes = ['seed', 'steps', 'learning-rate', 'request-scale', 'learned-keys', 'keys', 'snapshot'];
+  protected static sharedAttributes = ['seed', 'learning-rate', 'request-scale', 'learned-keys', 'keys', 'snapshot'];
   protected static css = /* css */ `
     .figs { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: flex-start; }
     .fig { flex: 1 1 280px; max-width: 400px; min-width: 0; }
@@ -87,6 +93,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     button { min-height: 44px; }
     progress { width: 100%; height: 0.6rem; }
     .lesson { font-weight: 600; min-height: 1.4em; }
+    input.keys { flex: 1 1 14rem; min-width: 0; max-width: 22rem; min-height: 44px; font: inherit; font-variant-numeric: tabular-nums; }
   `;
 
   private readonly jobs = new WorkerJobs();
@@ -96,6 +103,8 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   private playTimer = 0;
   private colours: ResolvedColours | null = null;
   private scrub: HTMLInputElement | null = null;
+  private keysInput: HTMLInputElement | null = null;
+  private keysField: { show: (text: string) => void } | null = null;
   private scrubOut: HTMLOutputElement | null = null;
   private playButton: HTMLButtonElement | null = null;
   private progressBar: HTMLProgressElement | null = null;
@@ -103,6 +112,8 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   private svgs: Record<'latent' | 'raw' | 'loss' | 'schematic', SVGSVGElement> | null = null;
   private experimentButtons: Record<string, HTMLButtonElement> = {};
   private runKey = '';
+  /** The task's keys of the finished run (null: the tetrahedron); the worker's settings echo leaves them out. */
+  private resultKeys: number[][] | null = null;
   private boxWidths: Partial<Record<'loss' | 'schematic', number>> = {};
   private resizeObserver: ResizeObserver | null = null;
   /** Training starts only once the figure is near the viewport (no worker for a replay nobody sees). */
@@ -136,8 +147,24 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   }
   set learnedKeys(v: boolean) { if (v) this.setAttribute('learned-keys', 'true'); else this.removeAttribute('learned-keys'); }
 
+  /** The task's keys (attribute keys, JSON rows, 4 × 3, entries in [−10, 10]); null: the tetrahedron. */
+  get keys(): number[][] | null {
+    const raw = jsonAttribute(this, 'keys');
+    if (raw === null || raw === undefined) return null;
+    const g = numberGrid(raw, 'attribute keys', 4, 3);
+    for (const row of g) for (const x of row) if (!(Math.abs(x) <= 10)) throw new WidgetInputError('attribute keys entries must be between −10 and 10');
+    return g;
+  }
+  set keys(v: number[][] | null) { if (v === null) this.removeAttribute('keys'); else this.setAttribute('keys', JSON.stringify(v)); }
+
   private settingsNow() {
-    return { seed: this.seed, steps: this.steps, learning_rate: this.learningRate, request_scale: this.requestScale, learned_keys: this.learnedKeys };
+    return { seed: this.seed, steps: this.steps, learning_rate: this.learningRate, request_scale: this.requestScale, learned_keys: this.learnedKeys, keys: this.keys };
+  }
+
+  /** The worker's settings: the keys as a core matrix (fixed_keys), absent for the tetrahedron. */
+  private static trainerSettings(s: TrainingReplayState['settings']) {
+    const { keys, ...rest } = s;
+    return keys ? { ...rest, fixed_keys: keysMatrix(keys) } : rest;
   }
 
   private shownIndex(): number | null {
@@ -185,6 +212,26 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
       experiments.append(b);
       this.experimentButtons[name] = b;
     }
+    // The reader's own keys, typed as four rows of three numbers; a valid entry reruns (debounced),
+    // an invalid one is flagged beside the field and the last valid keys are kept.
+    const keysId = `keys-${Math.random().toString(36).slice(2)}`;
+    const keysRow = el('div', { class: 'controls' });
+    this.keysInput = el('input', { type: 'text', id: keysId, class: 'keys', spellcheck: 'false', autocomplete: 'off', inputmode: 'text' });
+    keysRow.append(el('label', { for: keysId }, 'Keys (rows k₁; k₂; k₃; k₄)'), this.keysInput);
+    this.keysField = this.bindField(this.keysInput, {
+      label: 'the keys',
+      parse: parseKeys,
+      commit: (keys) => {
+        this.keys = sameRows(keys, TETRAHEDRON) ? null : keys;
+        if (this.keys !== null) this.learnedKeys = false;
+        this.removeAttribute('snapshot');
+        this.startRun();
+        this.requestRender();
+        this.emitChange();
+      },
+      current: () => keysInputText(this.keys ?? TETRAHEDRON),
+      delay: 800,
+    });
     this.progressBar = el('progress', { max: '1', value: '0', 'aria-label': 'Training progress' });
     const scrubId = `snap-${Math.random().toString(36).slice(2)}`;
     const controls = el('div', { class: 'controls' });
@@ -233,7 +280,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
       this.visibility.observe(this);
     }
     this.lessonBox = el('p', { class: 'lesson', role: 'status' });
-    this.body.append(title, intro, experiments, this.progressBar, controls, figs, this.lessonBox, this.exportControls());
+    this.body.append(title, intro, experiments, keysRow, this.progressBar, controls, figs, this.lessonBox, this.exportControls());
     if (typeof matchMedia === 'function') this.listen(matchMedia('(prefers-color-scheme: dark)'), 'change', () => { this.colours = null; this.requestRender(); });
     this.startRun();
   }
@@ -271,10 +318,16 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     this.status = 'training';
     this.result = null;
     this.progressBar!.value = 0;
-    this.jobs.start<ReplayResult>('feature-recovery-replay', { settings, count: SNAPSHOTS }, {
+    if (settings.keys && settings.learned_keys) {
+      this.status = 'failed';
+      this.showError('attributes keys and learned-keys exclude each other: learned keys start from random values');
+      return;
+    }
+    this.jobs.start<ReplayResult>('feature-recovery-replay', { settings: HeadlabTrainingReplay.trainerSettings(settings), count: SNAPSHOTS }, {
       progress: (d) => { this.progressBar!.value = Number(d.steps_taken) / Math.max(1, Number(d.steps_total)); },
       done: ({ value }) => {
         this.result = value;
+        this.resultKeys = settings.keys;
         this.status = 'done';
         this.progressBar!.value = 1;
         // The run is over: end its worker (a rerun starts a new one), so a finished replay holds none.
@@ -336,6 +389,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     const e = r.evaluation!;
     const qMin = Math.min(...e.query_r2), vMin = Math.min(...e.value_r2);
     const final = r.loss_trace[r.loss_trace.length - 1];
+    if (this.resultKeys) return this.keysLesson(this.resultKeys, e);
     if (s.learned_keys) {
       return `Learned keys: held-out MSE ${formatScientific(e.heldout_mse)}, far below uniform attention's ${formatNumber(e.uniform_attention_mse, 3)}, yet the smallest query R² is ${formatNumber(qMin, 3)}: ` +
         `the keys moved too, and any Q A with K A⁻ᵀ fits equally well, so R·Wq need not be the identity block (value R² still ${formatNearOne(vMin) === '1' ? '1 in double precision' : formatNearOne(vMin)}).`;
@@ -352,6 +406,30 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     }
     const r2 = formatNearOne(Math.min(qMin, vMin));
     return `Held-out MSE ${formatScientific(e.heldout_mse)} against ${formatNumber(e.uniform_attention_mse, 3)} for uniform attention; every query and value coordinate reads its feature with R² ${r2 === '1' ? 'equal to 1 in double precision' : r2.startsWith('above') ? r2 : `of at least ${r2}`}.`;
+  }
+
+  /**
+   * The lesson of a run with chosen keys: the query directions they cannot see (from the core), and
+   * what the run made of each query coordinate. A direction u is lost when every key difference is
+   * orthogonal to it: softmax ignores a shift shared by all scores, so q·u moves no weight and the
+   * loss has no gradient along it.
+   */
+  private keysLesson(keys: number[][], e: ReplayEvaluation): string {
+    const lost = this.core!.featureRecoveryLostDirections(keysMatrix(keys));
+    const r2 = e.query_r2.map((x) => formatNumber(x, 3)).join(', ');
+    const fit = `held-out MSE ${formatScientific(e.heldout_mse)} against uniform attention's ${formatNumber(e.uniform_attention_mse, 3)}`;
+    if (lost.rows === 0) {
+      return `Keys ${keysText(keys)}: their differences span all three query directions, so none is lost: ${fit}; query R² per coordinate ${r2}.`;
+    }
+    const directions = Array.from({ length: lost.rows }, (_, i) => v3(lost.data, 3 * i)).join(' and ');
+    // A lost direction along a coordinate axis (as for keys in the plane q₃ = 0): that coordinate's
+    // gradient is exactly zero, so its column of W_q (and of R·W_q) keeps its random start.
+    const axis = lost.rows === 1 ? [0, 1, 2].find((j) => Math.abs(lost.data[j]) > 1 - 1e-9) : undefined;
+    const which = axis === undefined
+      ? `each coordinate loses as much R² as it leans on the lost direction${lost.rows > 1 ? 's' : ''}`
+      : `coordinate ${axis + 1} is lost (R² ${formatNumber(e.query_r2[axis], 3)}; R·Wq's column ${axis + 1} keeps its random start)`;
+    return `Keys ${keysText(keys)}: their differences miss the direction${lost.rows > 1 ? 's' : ''} ${directions}, so no score depends on that part of the query and the loss never trains it. ` +
+      `The fit is still good (${fit}), but the query R² per coordinate is ${r2}: ${which}.`;
   }
 
   private resolved(): ResolvedColours {
@@ -400,6 +478,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     const e = this.core!.featureRecoveryExample({
       seed: r.settings.seed, request_scale: r.settings.request_scale, w_q: m(snap.w_q), w_v: m(snap.w_v),
       keys: { rows: 4, cols: 3, data: snap.keys }, index: 0, eval_size: 2,
+      ...(this.resultKeys ? { fixed_keys: keysMatrix(this.resultKeys) } : {}),
     });
     this.examples.set(snap, e);
     return e;
@@ -444,6 +523,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     } else {
       this.scrubOut!.textContent = this.status === 'training' ? 'training…' : '';
     }
+    this.keysField!.show(keysInputText(this.keys ?? TETRAHEDRON));
     for (const [name, b] of Object.entries(this.experimentButtons)) {
       const match = EXPERIMENT_ATTRS.every((a) => (this.getAttribute(a) ?? null) === (EXPERIMENTS[name].attrs[a] ?? null));
       b.setAttribute('aria-pressed', String(match));
@@ -456,11 +536,12 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   }
 }
 
-/** Draws a scene into an on-page svg that scales with its box (viewBox kept, fixed size dropped). */
+/**
+ * Draws a scene into an on-page svg that scales with its box (viewBox kept, no fixed size),
+ * patching the previous draw's nodes: the scrubber redraws all four figures on every step.
+ */
 function drawFluid(svg: SVGSVGElement, scene: Scene): void {
-  drawSceneInto(svg, scene);
-  svg.removeAttribute('width');
-  svg.removeAttribute('height');
+  drawSceneInto(svg, scene, { reuse: true, size: false });
 }
 
 function mix(a: Rgb, b: Rgb, t: number): string {
@@ -497,6 +578,35 @@ export function heatPairScene(a: ArrayLike<number> | null, b: ArrayLike<number> 
     }
   });
   return { width, height, background: rgbText(c.panel), title, shapes };
+}
+
+const TETRAHEDRON = [[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]];
+
+function sameRows(a: number[][], b: number[][]): boolean {
+  return a.every((row, i) => row.every((x, j) => x === b[i][j]));
+}
+
+/** "1 1 0; 1 −1 0; …": four rows of three numbers in [−10, 10] (spaces or commas; − or -). */
+export function parseKeys(text: string): number[][] {
+  const rows = text.split(';').map((r) => r.trim()).filter((r) => r !== '');
+  const keys = rows.map((r) => r.replace(/[−–]/g, '-').split(/[\s,]+/).map(Number));
+  if (keys.length !== 4 || keys.some((k) => k.length !== 3)) {
+    throw new WidgetInputError('the keys must be four rows of three numbers, rows separated by ";"');
+  }
+  if (keys.some((k) => k.some((x) => !(Math.abs(x) <= 10)))) throw new WidgetInputError('every key entry must be a number from −10 to 10');
+  return keys;
+}
+
+function keysInputText(keys: number[][]): string {
+  return keys.map((k) => k.map((x) => formatNumber(x, 6)).join(' ')).join('; ');
+}
+
+function keysMatrix(keys: number[][]): { rows: number; cols: number; data: Float64Array } {
+  return { rows: 4, cols: 3, data: Float64Array.from(keys.flat()) };
+}
+
+function keysText(keys: number[][]): string {
+  return keys.map((k) => `[${k.map((x) => formatNumber(x, 2)).join(', ')}]`).join(' ');
 }
 
 function v3(row: ArrayLike<number>, offset = 0): string {

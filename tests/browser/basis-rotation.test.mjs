@@ -1,9 +1,14 @@
 // <headlab-basis-rotation>: Q' = QR and K' = KR move, the scores stay within 1e-12,
-// across angles set by keyboard and by mouse.
+// across angles set by keyboard and by mouse. The first article draws the change of basis on
+// the query–key canvas instead, so this public element is tested on an author's page: the
+// widget bundle alone with one script tag, under the strict CSP.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { screenshot, startSession } from './helpers.mjs';
-import { ARTICLE, changes, close, frames, recordChanges, rendered } from './widget-fixtures.mjs';
+import { bundleDir, changes, close, frames, recordChanges, rendered } from './widget-fixtures.mjs';
+
+const PAGE = 'rotation.html';
 
 /** The draft's criterion for "the score matrix is unchanged" (2-term dot products of O(1) numbers: ~1e-16 rounding). */
 const SCORE_TOL = 1e-12;
@@ -43,14 +48,20 @@ function moved(r) {
   return Math.max(...r.tables['Q (before)'].flatMap((q, i) => q.map((x, j) => Math.abs(r.tables['Q′ = QR (after)'][i][j] - x))));
 }
 
-let session;
-before(async () => { session = await startSession({ csp: true }); });
-after(async () => { await session?.close(); });
+let dir, session;
+before(async () => {
+  dir = bundleDir({ [PAGE]: { body: '<h1>A post</h1>\n<headlab-basis-rotation id="rotation"></headlab-basis-rotation>' } });
+  session = await startSession({ dir, csp: true });
+});
+after(async () => {
+  await session?.close();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
 
 for (const colorScheme of ['light', 'dark']) {
   test(`basis rotation: keyboard steps the angle, scores stay fixed (${colorScheme})`, async () => {
     const page = await session.newPage({ colorScheme });
-    await page.goto(`${session.url}${ARTICLE}`);
+    await page.goto(`${session.url}${PAGE}`);
     await rendered(page, TAG);
     await recordChanges(page);
     let r = await read(page);
@@ -78,7 +89,7 @@ for (const colorScheme of ['light', 'dark']) {
 
 test('basis rotation: mouse on the slider and the angle attribute', async () => {
   const page = await session.newPage();
-  await page.goto(`${session.url}${ARTICLE}`);
+  await page.goto(`${session.url}${PAGE}`);
   await rendered(page, TAG);
   const slider = page.locator(TAG).getByRole('slider', { name: 'Rotation angle' });
   await slider.scrollIntoViewIfNeeded();

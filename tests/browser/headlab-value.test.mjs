@@ -70,20 +70,20 @@ test('a value before its source shows the fallback, then the source\'s number; r
 test('a widget as the source: the value follows each render of the widget (headlab-render), and is plain text in the sentence', async () => {
   const page = await session.newPage();
   await page.goto(`${session.url}${ARTICLE}`);
-  await page.waitForFunction(() => document.querySelector('#rotation')?.renderCount > 0);
+  await page.waitForFunction(() => document.querySelector('#qk-basis')?.renderCount > 0);
   const r = await page.evaluate(async () => {
     // The page loads only its own elements' entry points; an element added later brings its own.
     await import(new URL('../headlab/value.js', location.href).href);
     const frame = () => new Promise((res) => requestAnimationFrame(() => res()));
-    const rotation = document.querySelector('#rotation');
+    const canvas = document.querySelector('#qk-basis');
     // Stands in for a widget's own boundValue: the angle it shows.
-    rotation.boundValue = (name) => (name === 'angle' ? { value: rotation.angle, kind: 'number' } : undefined);
+    canvas.boundValue = (name) => (name === 'angle' ? { value: canvas.angle, kind: 'number' } : undefined);
     const p = document.createElement('p');
-    p.innerHTML = 'The basis is turned by <headlab-value source="rotation" name="angle">some</headlab-value> degrees.';
-    rotation.before(p);
+    p.innerHTML = 'The basis is turned by <headlab-value source="qk-basis" name="angle">some</headlab-value> degrees.';
+    canvas.before(p);
     const v = p.querySelector('headlab-value');
     const first = v.textContent;
-    rotation.angle = -75.5;
+    canvas.angle = -75.5;
     await frame(); await frame();
     return { first, after: v.textContent, sentence: p.textContent, shadow: v.shadowRoot === null };
   });

@@ -209,13 +209,13 @@ test('shareable state: restored from the URL hash, written back on change; a tam
   }
   // Written back on a reader's change, every other hash entry kept.
   const article = PAGES.find((p) => p.includes('projections-matching'));
-  const page = await open(article, {}, '#intro&rotation.angle=12');
-  assert.equal(await page.evaluate(() => document.querySelector('#rotation').angle), 12);
+  const page = await open(article, {}, '#intro&value-swap.column-b=3');
+  assert.equal(await page.evaluate(() => document.querySelector('#value-swap').getAttribute('column-b')), '3');
   await page.locator('#ablation').getByRole('button', { name: 'Swap coordinates of WQ' }).click();
   // Written once the reader pauses (the write is debounced; see the sweep test below).
   await page.waitForFunction(() => location.hash.includes('ablation.'));
   const hash = decodeURIComponent(await page.evaluate(() => location.hash));
-  assert.match(hash, /^#intro&rotation\.angle=12&/);
+  assert.match(hash, /^#intro&value-swap\.column-b=3&/);
   assert.match(hash, /ablation\.w-q=\[\[0,1\],\[1,0\]\]/);
   // A tampered link: the message names the attribute, nothing is injected.
   await page.goto(`${session.url}${article}#ablation.w-q=${encodeURIComponent('<img src=x onerror="window.__injected=1">')}`);

@@ -1,7 +1,8 @@
 // <headlab-query-key-canvas> on the first article: the three edits, keyboard, mouse and touch
 // drags, the score scale and the changes of basis, each checked against the native CLI
 // (`headlab attention`) or closed forms; the predict-first quiz and its "try it" link;
-// text size and touch targets at 360 px; screenshots; redraw time per drag step.
+// text size and touch targets at 360 px; screenshots; a drag patches the figure's nodes in place
+// (none created per step) and leaves the same markup as a fresh draw (the SVG export).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { screenshot, startSession } from './helpers.mjs';
@@ -152,6 +153,42 @@ test('query-key canvas: rotation and invertible A keep every score; a singular A
   await boxes.nth(3).fill('4'); await boxes.nth(3).press('Enter');
   await assert.doesNotReject(fig.getByRole('alert').getByText(/A \(2 × 2\) is singular/).waitFor());
   assert.deepEqual(page.problems, []);
+});
+
+test('query-key canvas: a drag patches the drawn nodes in place, with the markup of a fresh draw', async () => {
+  const page = await open();
+  const r = await page.evaluate(() => {
+    const host = document.getElementById('qk');
+    const svgs = [...host.shadowRoot.querySelectorAll('svg svg, .fig svg, svg')].filter((s) => s.querySelector(':scope > defs'));
+    let added = 0;
+    const observer = new MutationObserver((records) => { for (const m of records) added += m.addedNodes.length; });
+    // Only children of the figures' own svgs: shape nodes. (A changed label rewrites its text's children.)
+    for (const svg of svgs) observer.observe(svg, { childList: true });
+    const before = svgs.map((svg) => [...svg.children]);
+    for (let i = 1; i <= 30; i++) {
+      host.setAttribute('w-q', `[[${Math.cos(i / 10).toFixed(2)},${Math.sin(i / 10).toFixed(2)}],[0,1]]`);
+      host.renderNow();
+    }
+    const records = observer.takeRecords();
+    for (const m of records) added += m.addedNodes.length;
+    observer.disconnect();
+    const same = svgs.every((svg, k) => svg.children.length === before[k].length && [...svg.children].every((c, j) => c === before[k][j]));
+    // The on-page plane against the exported SVG of the same state (drawn fresh): child by child.
+    const ser = new XMLSerializer();
+    const fresh = new DOMParser().parseFromString(host.exportSvg('plane'), 'image/svg+xml').documentElement;
+    const freshChildren = [...fresh.children].filter((c) => c.localName !== 'title' && c.localName !== 'desc').slice(1);  // drop the background rect
+    const plane = svgs.find((svg) => svg.children.length === freshChildren.length);
+    return {
+      svgs: svgs.length, added, same,
+      equal: plane !== undefined && freshChildren.every((c, j) => ser.serializeToString(c) === ser.serializeToString(plane.children[j])),
+    };
+  });
+  assert.equal(r.svgs, 2, 'the plane and the edges');
+  assert.equal(r.added, 0, 'no shape node created during 30 drag steps');
+  assert.equal(r.same, true, 'the same nodes, patched');
+  assert.equal(r.equal, true, 'patched markup equals a fresh draw');
+  assert.deepEqual(page.problems, []);
+  await page.close();
 });
 
 test('predict-first quiz: each wrong choice says why; the try-it link sets the canvas', async () => {

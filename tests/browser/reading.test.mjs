@@ -15,7 +15,7 @@ const ARTICLE = 'articles/projections-matching-and-content.html';
 async function open(hash = '', options = {}) {
   const page = await session.newPage(options);
   await page.goto(`${session.url}${ARTICLE}${hash}`);
-  await page.waitForFunction(() => ['#ablation', '#value-swap', '#rotation'].every((s) => document.querySelector(s)?.renderCount > 0));
+  await page.waitForFunction(() => ['#ablation', '#value-swap', '#qk-basis'].every((s) => document.querySelector(s)?.renderCount > 0));
   return page;
 }
 
@@ -27,9 +27,9 @@ const inView = (page, sel) => page.evaluate((s) => {
 
 test('one Download menu per widget: a single Tab stop while closed; Enter opens it, Escape closes it and returns focus; the buttons download', async () => {
   const page = await open();
-  const host = page.locator('#rotation');
+  const host = page.locator('#qk-basis');
   const counts = await page.evaluate(() => {
-    const root = document.querySelector('#rotation').shadowRoot;
+    const root = document.querySelector('#qk-basis').shadowRoot;
     return { menus: root.querySelectorAll('.export-menu').length, visibleButtons: [...root.querySelectorAll('[data-export]')].filter((b) => b.checkVisibility()).length };
   });
   assert.deepEqual(counts, { menus: 1, visibleButtons: 0 });
@@ -40,25 +40,25 @@ test('one Download menu per widget: a single Tab stop while closed; Enter opens 
   const svgButton = host.locator('button[data-export$=".svg"]').first();
   await svgButton.waitFor({ state: 'visible' });
   await page.keyboard.press('Tab');
-  assert.equal(await page.evaluate(() => document.querySelector('#rotation').shadowRoot.activeElement?.dataset.export), await svgButton.getAttribute('data-export'));
+  assert.equal(await page.evaluate(() => document.querySelector('#qk-basis').shadowRoot.activeElement?.dataset.export), await svgButton.getAttribute('data-export'));
   await page.keyboard.press('Escape');
-  assert.equal(await page.evaluate(() => document.querySelector('#rotation').shadowRoot.querySelector('.export-menu').open), false);
-  assert.equal(await page.evaluate(() => document.querySelector('#rotation').shadowRoot.activeElement?.localName), 'summary');
+  assert.equal(await page.evaluate(() => document.querySelector('#qk-basis').shadowRoot.querySelector('.export-menu').open), false);
+  assert.equal(await page.evaluate(() => document.querySelector('#qk-basis').shadowRoot.activeElement?.localName), 'summary');
   await summary.click();
   const [d] = await Promise.all([page.waitForEvent('download'), svgButton.click()]);
-  assert.match(d.suggestedFilename(), /^basis-rotation-.*\.svg$/);
+  assert.match(d.suggestedFilename(), /^query-key-canvas-.*\.svg$/);
   await screenshot(host, 'reading-export-menu-open');
   assert.deepEqual(page.problems, []);
   await page.close();
 });
 
 test('a hash naming a widget\'s state scrolls to it on load (after it renders) and rings it', async () => {
-  const page = await open('#rotation.angle=40', { viewport: { width: 1000, height: 700 } });
-  await page.waitForFunction(() => document.querySelector('#rotation').angle === 40);
-  await page.waitForFunction(() => { const r = document.querySelector('#rotation').getBoundingClientRect(); return r.top >= -1 && r.top < innerHeight / 2; });
-  assert.ok(await inView(page, '#rotation'));
+  const page = await open('#qk-basis.angle=25', { viewport: { width: 1000, height: 700 } });
+  await page.waitForFunction(() => document.querySelector('#qk-basis').angle === 25);
+  await page.waitForFunction(() => { const r = document.querySelector('#qk-basis').getBoundingClientRect(); return r.top >= -1 && r.top < innerHeight / 2; });
+  assert.ok(await inView(page, '#qk-basis'));
   assert.equal(await page.evaluate(() => document.querySelector('#ablation').getBoundingClientRect().bottom < 0), true, 'the earlier widget is scrolled past');
-  assert.equal(await page.evaluate(() => document.querySelector('#rotation').hasAttribute('data-hash-target')), true);
+  assert.equal(await page.evaluate(() => document.querySelector('#qk-basis').hasAttribute('data-hash-target')), true);
   assert.deepEqual(page.problems, []);
   await page.close();
 });
@@ -88,7 +88,7 @@ test('bindField: an invalid or empty field says why beside it and keeps the last
   const r = await page.evaluate(async () => {
     const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
     // A minimal widget on the shared base class (the class every headlab-* element extends).
-    const Base = Object.getPrototypeOf(customElements.get('headlab-basis-rotation'));
+    const Base = Object.getPrototypeOf(customElements.get('headlab-value-swap'));
     class FieldProbe extends Base {
       static needsCore = false;
       value = 3;

@@ -140,6 +140,71 @@ test('break it: request scale 0.01 and learning rate 3, numbers from the run as 
   assert.deepEqual(page.problems, []);
 });
 
+test('break it: keys in a plane lose query direction 3, numbers from the run as the CLI gives them', async () => {
+  const page = await session.newPage();
+  await page.goto(`${session.url}${ARTICLE}`);
+  await waitDone(page);
+  await page.locator('#replay').getByRole('button', { name: 'Keys in a plane' }).click();
+  await waitDone(page);
+  const r = await replay(page);
+  const flat = [[1, 1, 0], [1, -1, 0], [-1, 1, 0], [-1, -1, 0]];
+  assert.deepEqual(r.state.settings.keys, flat);
+  const native = cli(['--keys', flat.flat().join(',')]);
+  // The whole run against the native CLI: final W_q, W_v and the held-out numbers.
+  const last = r.snapshots.at(-1);
+  assert.equal(last.step, 1200);
+  assert.ok(maxDiff(last.w_q, native.w_q) <= NATIVE_BROWSER_TOLERANCE, 'W_q at step 1200');
+  assert.ok(maxDiff(last.w_v, native.w_v) <= NATIVE_BROWSER_TOLERANCE, 'W_v at step 1200');
+  assert.ok(Math.abs(r.evaluation.heldout_mse - native.heldout_mse) <= METRIC_TOLERANCE);
+  r.evaluation.query_r2.forEach((x, j) => assert.ok(Math.abs(x - native.query_r2[j]) <= METRIC_TOLERANCE, `query R² ${j + 1}`));
+  // What the lesson claims, checked on the native run: coordinate 3 lost, the others recovered, the fit good.
+  assert.ok(native.query_r2[2] < 0, `query R² of coordinate 3: ${native.query_r2[2]}`);
+  assert.ok(native.query_r2[0] > 0.999999 && native.query_r2[1] > 0.999999);
+  assert.ok(native.heldout_mse < 1e-6 * native.uniform_attention_mse);
+  // W_q's column 3 never moved: the first snapshot's equals the last one's, bit for bit.
+  for (let k = 0; k < 9; k++) assert.equal(last.w_q[3 * k + 2], r.snapshots[0].w_q[3 * k + 2]);
+  const fmt = (x) => x.toFixed(3).replace('-', '−').replace(/0+$/, '').replace(/\.$/, '');
+  assert.match(r.lesson, /^Keys \[1, 1, 0\] \[1, −1, 0\] \[−1, 1, 0\] \[−1, −1, 0\]: their differences miss the direction \[0, 0, 1\], so no score depends on that part of the query/);
+  assert.ok(r.lesson.includes(`coordinate 3 is lost (R² ${fmt(native.query_r2[2])};`), r.lesson);
+  assert.match(await page.locator('#replay').getByRole('button', { name: 'Keys in a plane' }).getAttribute('aria-pressed'), /true/);
+  // The schematic draws the chosen keys.
+  const keysDrawn = await page.evaluate(() => [...[...document.getElementById('replay').shadowRoot.querySelectorAll('.fig svg')].at(-1).querySelectorAll('text')]
+    .filter((t) => t.getAttribute('x') === '6' && /^\[[−\d.]+, [−\d.]+, [−\d.]+\]$/.test(t.textContent)).map((t) => t.textContent));
+  assert.deepEqual(keysDrawn, ['[1, 1, 0]', '[1, −1, 0]', '[−1, 1, 0]', '[−1, −1, 0]']);
+  await screenshot(page.locator('#fig-replay'), 'training-replay-flat-keys-light');
+  // A bad keys attribute is a message in the widget, not a crash.
+  await page.evaluate(() => document.getElementById('replay').setAttribute('keys', '[[1,1,0],[1,-1,0]]'));
+  const alert = page.locator('#replay').getByRole('alert');
+  await alert.waitFor();
+  assert.match(await alert.textContent(), /attribute keys/);
+  assert.deepEqual(page.problems, []);
+});
+
+test('keys the reader types: an invalid entry is flagged and kept out; a valid one reruns, as the CLI with --keys', async () => {
+  const page = await session.newPage();
+  await page.goto(`${session.url}${ARTICLE}`);
+  await waitDone(page);
+  const field = page.locator('#replay').getByRole('textbox', { name: /^Keys/ });
+  await field.fill('1 1; 2');
+  await field.press('Enter');
+  await page.waitForFunction(() => document.getElementById('replay').shadowRoot.querySelector('.field-problem')?.textContent !== '');
+  const problem = await page.evaluate(() => document.getElementById('replay').shadowRoot.querySelector('.field-problem').textContent);
+  assert.match(problem, /the keys must be four rows of three numbers/);
+  assert.equal(await page.evaluate(() => document.getElementById('replay').getAttribute('keys')), null, 'the last valid keys are kept');
+  // Three axis keys and the origin: their differences span all three directions, nothing is lost.
+  await field.fill('2 0 0; 0 2 0; 0 0 2; 0 0 0');
+  await field.press('Enter');
+  await page.waitForFunction(() => document.getElementById('replay').getAttribute('keys') !== null);
+  await waitDone(page);
+  const r = await replay(page);
+  assert.deepEqual(r.state.settings.keys, [[2, 0, 0], [0, 2, 0], [0, 0, 2], [0, 0, 0]]);
+  const native = cli(['--keys', '2,0,0,0,2,0,0,0,2,0,0,0']);
+  assert.ok(Math.abs(r.evaluation.heldout_mse - native.heldout_mse) <= METRIC_TOLERANCE);
+  r.evaluation.query_r2.forEach((x, j) => assert.ok(Math.abs(x - native.query_r2[j]) <= METRIC_TOLERANCE, `query R² ${j + 1}`));
+  assert.match(r.lesson, /^Keys \[2, 0, 0\] \[0, 2, 0\] \[0, 0, 2\] \[0, 0, 0\]: their differences span all three query directions, so none is lost/);
+  assert.deepEqual(page.problems, []);
+});
+
 for (const width of [360, 1280]) {
   for (const colorScheme of ['light', 'dark']) {
     test(`training replay at ${width} px (${colorScheme}): text ≥ 11 px, screenshot`, async () => {

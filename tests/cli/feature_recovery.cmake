@@ -28,6 +28,12 @@ headlab_feature_recovery_case(nan_lr "--lr needs a finite number, got \"nan\".*e
 headlab_feature_recovery_case(zero_lr "learning_rate must be a finite number > 0.*exit=2" --seed 1 --out - --lr 0)
 headlab_feature_recovery_case(negative_request_scale "request_scale must be a finite number > 0.*exit=2"
   --seed 1 --out - --request-scale -1)
+headlab_feature_recovery_case(keys_short "--keys needs 12 comma-separated numbers \\(4 keys of 3\\), got \"1,1,0\".*exit=2"
+  --seed 1 --out - --keys 1,1,0)
+headlab_feature_recovery_case(keys_large "fixed_keys entries must be in \\[-10, 10\\], got 11.* row 1, column 1.*exit=2"
+  --seed 1 --out - --keys 11,1,0,1,-1,0,-1,1,0,-1,-1,0)
+headlab_feature_recovery_case(keys_flat "\"fixed_keys\":\\[\\[1.0,1.0,0.0\\],.*\"steps_done\":3.*exit=0"
+  --seed 0 --steps 3 --eval-size 4 --out - --keys 1,1,0,1,-1,0,-1,1,0,-1,-1,0)
 headlab_feature_recovery_case(tiny_eval "--eval-size must be in \\[2, 1000000\\], got 1.*exit=2"
   --seed 1 --out - --eval-size 1)
 headlab_feature_recovery_case(unwritable_out "--out: cannot write \"/nonexistent/dir/r.json\".*exit=1"

@@ -263,3 +263,50 @@ test('learned keys through the WASM module: keys move, loss falls, query no long
   }
   assert.throws(() => core.createFeatureRecoveryTrainer({ learned_keys: 'yes' }), /learned_keys must be true or false/);
 });
+
+// Keys in the plane q₃ = 0 (the tetrahedron with every third coordinate 0): teacher and model
+// route by them, so query direction 3 gets no gradient.
+const FLAT_KEYS = [[1, 1, 0], [1, -1, 0], [-1, 1, 0], [-1, -1, 0]];
+
+test('chosen keys through the WASM module: the lost direction, W_q column 3 untouched, the native CLI numbers', async () => {
+  const core = await wasmCore();
+  // The directions the keys cannot see, from the core: none for the tetrahedron, (0, 0, 1) for flat keys.
+  assert.equal(core.featureRecoveryLostDirections(matrix([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]])).rows, 0);
+  const lost = core.featureRecoveryLostDirections(matrix(FLAT_KEYS));
+  assert.equal(lost.rows, 1);
+  // One 3 × 3 Jacobi SVD of entries ≤ 1: exact to a few ε.
+  assert.ok(maxListDiff(Array.from(lost.data), [0, 0, 1]) < 1e-14, Array.from(lost.data).join(', '));
+
+  const trainer = core.createFeatureRecoveryTrainer({ seed: 0, fixed_keys: matrix(FLAT_KEYS) });
+  try {
+    const start = trainer.snapshot();
+    assert.deepEqual(Array.from(start.fixed_keys.data), FLAT_KEYS.flat());
+    assert.deepEqual(Array.from(start.keys.data), FLAT_KEYS.flat());
+    trainer.step(1200);
+    const s = trainer.snapshot();
+    // Column 3 of W_q has an exactly zero gradient (every key's third entry is 0): it keeps its start bit for bit.
+    for (let k = 0; k < 9; k++) assert.equal(s.w_q.data[3 * k + 2], start.w_q.data[3 * k + 2], `W_q[${k}][2]`);
+    const e = trainer.evaluate();
+    assert.ok(e.query_r2[0] > 0.999999 && e.query_r2[1] > 0.999999, e.query_r2.join(', '));
+    assert.ok(e.query_r2[2] < 0, `query R² of coordinate 3: ${e.query_r2[2]}`);
+    // The same run natively: same numbers within the native/WASM bound.
+    const native = nativeResults(['--seed', '0', '--keys', FLAT_KEYS.flat().join(',')]);
+    assert.ok(maxRowsDiff(native.fixed_keys, FLAT_KEYS) === 0);
+    assert.ok(maxAbsDiff(s.w_q, native.w_q) <= NATIVE_WASM_TOLERANCE);
+    assert.ok(maxAbsDiff(s.w_v, native.w_v) <= NATIVE_WASM_TOLERANCE);
+    assert.ok(Math.abs(e.heldout_mse - native.heldout_mse) <= NATIVE_WASM_TOLERANCE);
+    assert.ok(maxListDiff(e.query_r2, native.query_r2) <= NATIVE_WASM_TOLERANCE, `${e.query_r2} vs ${native.query_r2}`);
+    // The traced example uses the chosen keys for the teacher too.
+    const ex = core.featureRecoveryExample({ seed: 0, w_q: s.w_q, w_v: s.w_v, keys: s.keys, fixed_keys: matrix(FLAT_KEYS), index: 0, eval_size: 2 });
+    assert.deepEqual(Array.from(ex.keys.data), FLAT_KEYS.flat());
+    assert.ok(maxListDiff(Array.from(ex.weights.data), Array.from(ex.teacher_weights.data)) < 1e-9, 'student routes as the teacher');
+  } finally {
+    trainer.dispose();
+  }
+  // Bad keys: messages naming the setting.
+  assert.throws(() => core.createFeatureRecoveryTrainer({ fixed_keys: matrix([[1, 1, 0], [1, -1, 0], [-1, 1, 0]]) }), /fixed_keys.*4 × 3/);
+  assert.throws(() => core.createFeatureRecoveryTrainer({ fixed_keys: matrix([[11, 1, 0], [1, -1, 0], [-1, 1, 0], [-1, -1, 0]]) }), /fixed_keys entries must be in \[-10, 10\]/);
+  assert.throws(() => core.createFeatureRecoveryTrainer({ fixed_keys: matrix(FLAT_KEYS), learned_keys: true }), /exclude each other/);
+  assert.throws(() => core.createFeatureRecoveryTrainer({ fixed_keys: [[1, 1, 0]] }), /fixed_keys must be a matrix|fixed_keys\.rows/);
+  assert.equal(core.featureRecoveryLiveTrainers(), 0);
+});

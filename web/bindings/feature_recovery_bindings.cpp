@@ -32,6 +32,7 @@ FeatureRecoverySettings settings_from_js(const val& s) {
   in.number("request_scale", out.request_scale);
   in.number("shift", out.shift);
   in.boolean("learned_keys", out.learned_keys);
+  if (in.has("fixed_keys")) out.fixed_keys = matrix_from_js(in.get("fixed_keys"), "fixed_keys");
   in.finish();
   out.validate();
   return out;
@@ -86,9 +87,11 @@ HeldOut held_out_from_js(ObjectReader& in) {
   in.integer("eval_size", h.settings.eval_size);
   in.number("request_scale", h.settings.request_scale);
   in.number("shift", h.settings.shift);
+  if (in.has("fixed_keys")) h.settings.fixed_keys = matrix_from_js(in.get("fixed_keys"), "fixed_keys");
   h.settings.validate();
   h.mixing = feature_recovery_mixing(h.settings.seed);
-  h.eval_set = feature_recovery_evaluation_set(h.settings.seed, h.settings.eval_size, h.settings.request_scale);
+  h.eval_set = feature_recovery_evaluation_set(h.settings.seed, h.settings.eval_size, h.settings.request_scale,
+                                               feature_recovery_task_keys(h.settings));
   h.w_q = matrix_from_js(in.get("w_q"), "w_q");
   h.w_v = matrix_from_js(in.get("w_v"), "w_v");
   return h;
@@ -135,7 +138,7 @@ class FeatureRecoveryTrainerHandle {
       out.set("settings", settings_to_js(t.settings()));
       out.set("steps_taken", static_cast<double>(t.steps_taken()));
       out.set("mixing", matrix_to_js(t.mixing()));
-      out.set("fixed_keys", matrix_to_js(feature_recovery_keys()));
+      out.set("fixed_keys", matrix_to_js(feature_recovery_task_keys(t.settings())));
       out.set("keys", matrix_to_js(t.keys()));
       out.set("w_q", matrix_to_js(t.w_q()));
       out.set("w_v", matrix_to_js(t.w_v()));
@@ -250,7 +253,8 @@ val feature_recovery_example_js(val input) {
     in.integer("index", index);
     const Matrix keys = in.has("keys") ? matrix_from_js(in.get("keys"), "keys") : feature_recovery_keys();
     in.finish();
-    const FeatureRecoveryExample e = feature_recovery_example(h.eval_set, h.mixing, h.w_q, h.w_v, index, keys);
+    const FeatureRecoveryExample e = feature_recovery_example(h.eval_set, h.mixing, h.w_q, h.w_v, index, keys,
+                                                              feature_recovery_task_keys(h.settings));
     val out = val::object();
     out.set("request_features", matrix_to_js(e.request_features));
     out.set("payloads", matrix_to_js(e.payloads));
@@ -275,6 +279,11 @@ val feature_recovery_replay_steps_js(val steps, val count) {
   });
 }
 
+// keys (4 × 3, or any m × 3) → the query directions they cannot see (lost_query_directions), m × 3.
+val feature_recovery_lost_directions_js(val keys) {
+  return guarded([&] { return matrix_to_js(lost_query_directions(matrix_from_js(keys, "keys"))); });
+}
+
 int feature_recovery_live_trainers_js() { return FeatureRecoveryTrainerHandle::live_count(); }
 
 }  // namespace
@@ -295,5 +304,6 @@ EMSCRIPTEN_BINDINGS(headlab_feature_recovery) {
   emscripten::function("feature_recovery_intervene", &headlab::web::feature_recovery_intervene_js);
   emscripten::function("feature_recovery_example", &headlab::web::feature_recovery_example_js);
   emscripten::function("feature_recovery_replay_steps", &headlab::web::feature_recovery_replay_steps_js);
+  emscripten::function("feature_recovery_lost_directions", &headlab::web::feature_recovery_lost_directions_js);
   emscripten::function("feature_recovery_live_trainers", &headlab::web::feature_recovery_live_trainers_js);
 }

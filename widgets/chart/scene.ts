@@ -34,59 +34,158 @@ export const FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", sans-serif';
 const DEFAULT_TEXT_SIZE = 12;
 // Text is placed by its vertical middle: SVG's dominant-baseline="central" and canvas's textBaseline="middle".
 
-/** Replaces the children of `svg` with the scene (the on-page figure; no style attribute anywhere). */
-export function drawSceneInto(svg: SVGSVGElement, scene: Scene): void {
-  svg.setAttribute('viewBox', `0 0 ${scene.width} ${scene.height}`);
-  svg.setAttribute('width', String(scene.width));
-  svg.setAttribute('height', String(scene.height));
-  let gradients = 0;
-  const defs = svgEl('defs');
-  const nodes: SVGElement[] = [defs];
-  for (const s of scene.shapes) {
-    const node = shapeNode(s, defs, () => `ramp-${++gradients}`);
-    if (s.data) for (const [k, v] of Object.entries(s.data)) node.setAttribute(`data-${k}`, v);
-    nodes.push(node);
+/**
+ * Replaces the children of `svg` with the scene (the on-page figure; no style attribute anywhere).
+ *
+ * `reuse: true` (for figures redrawn on every frame of a drag or a scrub) patches the nodes of
+ * the previous draw instead: a shape whose tag and attribute names match the node drawn at the
+ * same index last time keeps that node, and only attributes whose text changed are set, so a
+ * redraw creates no DOM nodes (no allocation for the garbage collector, no style work for nodes
+ * that did not change). The result is the same markup as a fresh draw. It assumes nothing else
+ * edits the drawn nodes; any other change to the svg's children is detected and answered with a
+ * fresh draw. Scenes with colour ramps are always drawn fresh. `size: false` leaves the svg without
+ * width and height (it then scales with its box through the viewBox).
+ */
+export function drawSceneInto(svg: SVGSVGElement, scene: Scene, { reuse = false, size = true }: { reuse?: boolean; size?: boolean } = {}): void {
+  setChanged(svg, 'viewBox', `0 0 ${scene.width} ${scene.height}`);
+  if (size) {
+    setChanged(svg, 'width', String(scene.width));
+    setChanged(svg, 'height', String(scene.height));
+  } else {
+    svg.removeAttribute('width');
+    svg.removeAttribute('height');
   }
-  svg.replaceChildren(...nodes);
+  if (!reuse || scene.shapes.some((s) => s.kind === 'ramp')) {
+    drawn.delete(svg);
+    let gradients = 0;
+    const defs = svgEl('defs');
+    const nodes: SVGElement[] = [defs];
+    for (const s of scene.shapes) nodes.push(shapeNode(s, defs, () => `ramp-${++gradients}`));
+    svg.replaceChildren(...nodes);
+    return;
+  }
+  let d = drawn.get(svg);
+  if (!d || svg.firstChild !== d.defs || svg.childNodes.length !== d.nodes.length + 1 || d.defs.firstChild !== null) {
+    d = { defs: svgEl('defs'), nodes: [], specs: [] };
+    svg.replaceChildren(d.defs);
+    drawn.set(svg, d);
+  }
+  // A greedy diff of the shape list against the previous draw: a shape that matches the next
+  // unused node (same tag and attribute names) patches it; one that matches a node a few places
+  // on drops the nodes in between (shapes that disappeared, e.g. a mark beside a heat cell);
+  // otherwise a node is created in place. Node order stays the shape order (the z-order).
+  const old = d.nodes, oldSpecs = d.specs;
+  const nodes: SVGElement[] = [], specs: NodeSpec[] = [];
+  let o = 0;
+  const matches = (a: NodeSpec | undefined, b: NodeSpec) => a !== undefined && a.tag === b.tag && a.names === b.names;
+  for (const shape of scene.shapes) {
+    const spec = specOf(shape);
+    let j = o;
+    while (j < old.length && j < o + LOOKAHEAD && !matches(oldSpecs[j], spec)) j++;
+    if (j < old.length && matches(oldSpecs[j], spec)) {
+      for (let k = o; k < j; k++) old[k].remove();
+      const node = old[j], was = oldSpecs[j];
+      for (let v = 0; v < spec.values.length; v++) {
+        if (was.values[v] !== spec.values[v]) node.setAttribute(spec.list[v], spec.values[v]);
+      }
+      if (spec.runs !== was.runs) {
+        node.replaceChildren();
+        appendTextRuns(node, shape as Extract<ShapeBody, { kind: 'text' }>);
+      }
+      nodes.push(node);
+      o = j + 1;
+    } else {
+      const node = svgEl(spec.tag, {});
+      for (let v = 0; v < spec.values.length; v++) node.setAttribute(spec.list[v], spec.values[v]);
+      if (spec.tag === 'text') appendTextRuns(node, shape as Extract<ShapeBody, { kind: 'text' }>);
+      svg.insertBefore(node, o < old.length ? old[o] : null);
+      nodes.push(node);
+    }
+    specs.push(spec);
+  }
+  for (let k = o; k < old.length; k++) old[k].remove();
+  d.nodes = nodes;
+  d.specs = specs;
 }
 
-function shapeNode(s: Shape, defs: SVGDefsElement, nextId: () => string): SVGElement {
+/** How far ahead the diff looks for a matching node before it creates one. */
+const LOOKAHEAD = 8;
+
+/** A node as drawn: tag, attribute names (joined, for a quick match, and listed) and values as text. */
+interface NodeSpec { tag: 'rect' | 'line' | 'polyline' | 'text'; names: string; list: string[]; values: string[]; runs?: string }
+/** What drawSceneInto(…, { reuse: true }) last drew into an on-page svg. */
+const drawn = new WeakMap<SVGSVGElement, { defs: SVGDefsElement; nodes: SVGElement[]; specs: NodeSpec[] }>();
+
+function setChanged(node: Element, name: string, value: string): void {
+  if (node.getAttribute(name) !== value) node.setAttribute(name, value);
+}
+
+/** The attributes of a shape's node, in the order a fresh draw sets them (data-* last). */
+function shapeAttributes(s: Shape): Record<string, string | number> {
+  let a: Record<string, string | number>;
   switch (s.kind) {
     case 'rect':
-      return svgEl('rect', { x: s.x, y: s.y, width: s.w, height: s.h, fill: s.fill, ...(s.stroke ? { stroke: s.stroke } : {}) });
+      a = { x: s.x, y: s.y, width: s.w, height: s.h, fill: s.fill, ...(s.stroke ? { stroke: s.stroke } : {}) };
+      break;
     case 'line':
-      return svgEl('line', {
+      a = {
         x1: s.x1, y1: s.y1, x2: s.x2, y2: s.y2, stroke: s.stroke, 'stroke-width': s.width ?? 1,
         ...(s.dash ? { 'stroke-dasharray': s.dash.join(' ') } : {}),
-      });
+      };
+      break;
     case 'polyline':
-      return svgEl('polyline', {
+      a = {
         points: s.points.map(([x, y]) => `${round(x)},${round(y)}`).join(' '), fill: 'none', stroke: s.stroke,
         'stroke-width': s.width ?? 1.5, 'stroke-linejoin': 'round',
-      });
-    case 'text': {
-      const t = svgEl('text', {
+      };
+      break;
+    case 'text':
+      a = {
         x: s.x, y: s.y, fill: s.fill, 'font-size': s.size ?? DEFAULT_TEXT_SIZE, 'text-anchor': s.anchor ?? 'start',
         'dominant-baseline': 'central', 'font-family': FONT_FAMILY,
         ...(s.weight === 'bold' ? { 'font-weight': 'bold' } : {}),
         ...(s.rotate ? { transform: `rotate(${s.rotate} ${s.x} ${s.y})` } : {}),
-      });
-      for (const [part, sub] of textRuns(s.text)) {
-        if (!sub) { t.append(part); continue; }
-        const span = svgEl('tspan', { 'baseline-shift': 'sub', 'font-size': subSize(s.size) });
-        span.textContent = part;
-        t.append(span);
-      }
-      return t;
-    }
-    case 'ramp': {
-      const id = nextId();
-      const gradient = svgEl('linearGradient', { id, x1: 0, x2: 1, y1: 0, y2: 0 });
-      s.stops.forEach((colour, i) => gradient.append(svgEl('stop', { offset: i / (s.stops.length - 1), 'stop-color': colour })));
-      defs.append(gradient);
-      return svgEl('rect', { x: s.x, y: s.y, width: s.w, height: s.h, fill: `url(#${id})`, ...(s.stroke ? { stroke: s.stroke } : {}) });
-    }
+      };
+      break;
+    default:
+      throw new Error(`no single node for a ${s.kind} shape`);
   }
+  if (s.data) for (const [k, v] of Object.entries(s.data)) a[`data-${k}`] = v;
+  return a;
+}
+
+function specOf(s: Shape): NodeSpec {
+  const a = shapeAttributes(s);
+  const list = Object.keys(a);
+  return {
+    tag: s.kind as NodeSpec['tag'], names: list.join(' '), list, values: list.map((k) => String(a[k])),
+    ...(s.kind === 'text' ? { runs: `${s.size ?? ''}|${s.text}` } : {}),
+  };
+}
+
+/** The text of a text shape, with subscripts as smaller lowered tspans. */
+function appendTextRuns(t: SVGElement, s: Extract<ShapeBody, { kind: 'text' }>): void {
+  for (const [part, sub] of textRuns(s.text)) {
+    if (!sub) { t.append(part); continue; }
+    const span = svgEl('tspan', { 'baseline-shift': 'sub', 'font-size': subSize(s.size) });
+    span.textContent = part;
+    t.append(span);
+  }
+}
+
+function shapeNode(s: Shape, defs: SVGDefsElement, nextId: () => string): SVGElement {
+  if (s.kind === 'ramp') {
+    const id = nextId();
+    const gradient = svgEl('linearGradient', { id, x1: 0, x2: 1, y1: 0, y2: 0 });
+    s.stops.forEach((colour, i) => gradient.append(svgEl('stop', { offset: i / (s.stops.length - 1), 'stop-color': colour })));
+    defs.append(gradient);
+    const node = svgEl('rect', { x: s.x, y: s.y, width: s.w, height: s.h, fill: `url(#${id})`, ...(s.stroke ? { stroke: s.stroke } : {}) });
+    if (s.data) for (const [k, v] of Object.entries(s.data)) node.setAttribute(`data-${k}`, v);
+    return node;
+  }
+  const node = svgEl(s.kind, shapeAttributes(s));
+  if (s.kind === 'text') appendTextRuns(node, s);
+  return node;
 }
 
 /** The scene as a standalone SVG document (what the "SVG" download contains); `description` becomes its <desc>. */
