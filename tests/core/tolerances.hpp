@@ -31,3 +31,19 @@ inline double changed_basis_score_bound(int d, double magnitude, double conditio
 inline double softmax_row_sum_bound(int m) { return 3.0 * m * kEpsilon; }
 
 }  // namespace headlab::test
+
+namespace headlab::test {
+
+// Central finite differences (f(x+h) − f(x−h)) / 2h of a loss of order one: truncation
+// h²/6·|f'''| ≈ 2e-11 for h = 1e-5 and third derivatives of order one, rounding ε·|f|/h ≈ 2e-11.
+// The bound leaves a factor ~1000 over both; a dropped or mis-scaled backward term errs by the
+// size of the gradient entry itself and fails it.
+constexpr double kFiniteDifferenceStep = 1e-5;
+inline double finite_difference_bound(double gradient_magnitude) { return 2e-8 * (1.0 + gradient_magnitude); }
+
+// Two forwards of the same model that add the same products in different orders (per-token
+// tables vs the residual-stream forward): logits of size ≲ 30 from sums of ≤ 64·16·9 products,
+// each order within dot_product_bound; the max-digit parity promise is 1e-12 absolute.
+constexpr double kSameModelLogitBound = 1e-12;
+
+}  // namespace headlab::test
