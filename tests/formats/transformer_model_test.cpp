@@ -37,14 +37,21 @@ SafetensorsFile parse(const std::string& bytes) {
   return read_safetensors(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
 }
 
-// The file of a model with one tensor replaced (or removed when `replacement` has an empty name).
+// The file of a model with tensor `name` replaced (removed when `replacement` has an empty name;
+// `replacement` added when no tensor is called `name`).
 SafetensorsFile edited(const TransformerWeights& w, const std::string& name, const Tensor& replacement) {
   auto file = parse(transformer_to_safetensors(w));
   std::vector<Tensor> kept;
+  bool found = false;
   for (auto& t : file.tensors) {
-    if (t.name != name) kept.push_back(t);
-    else if (!replacement.name.empty()) kept.push_back(replacement);
+    if (t.name != name) {
+      kept.push_back(t);
+    } else {
+      found = true;
+      if (!replacement.name.empty()) kept.push_back(replacement);
+    }
   }
+  if (!found) kept.push_back(replacement);
   return parse(write_safetensors(kept));
 }
 

@@ -11,7 +11,7 @@ eps = 1e-5, causal attention scaled by 1/sqrt(d_head), biases — and writes, pe
                               logit attribution at the last position to `dla_token`:
                               dla_heads [L, H], dla_embed, dla_pos_embed (final LN scale frozen)
 Regenerate (Debian: apt-get install -y python3-torch):
-  python3 tests/data/transformer/make_fixtures.py
+  /usr/bin/python3 tests/data/transformer/make_fixtures.py
 The safetensors files are written by hand (8-byte little-endian header length, JSON header,
 raw little-endian bytes), so the safetensors package is not needed.
 """
