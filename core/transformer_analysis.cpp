@@ -167,7 +167,7 @@ InductionScores induction_scores(const TransformerWeights& w, int count, std::ui
   if (c.n_ctx < 4) throw InputError("induction scores need n_ctx ≥ 4, got " + std::to_string(c.n_ctx));
   if (count < 1 || count > 100000) throw InputError("count must be in [1, 100000], got " + std::to_string(count));
   Random rng = Random(seed).stream(kEvaluationStream);
-  const auto batch = induction_batch(c, rng, count);
+  const auto batch = repeated_batch(c, rng, count);
   InductionScores s;
   s.previous_token = Matrix::Zero(c.n_layers, c.n_heads);
   s.induction = Matrix::Zero(c.n_layers, c.n_heads);
@@ -210,7 +210,7 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
   }
   out.induction = induction_scores(w, r.sequences, r.seed);
   Random rng = Random(r.seed).stream(kEvaluationStream);
-  out.ablation_loss = head_ablation_loss(w, induction_batch(w.config, rng, r.sequences), r.ablation, &out.clean_loss);
+  out.ablation_loss = head_ablation_loss(w, repeated_batch(w.config, rng, r.sequences), r.ablation, &out.clean_loss);
   if (!r.corrupted.empty()) {
     if (r.answer < 0 || r.wrong < 0) throw InputError("patching needs answer and wrong tokens with the corrupted prompt");
     out.patching = head_position_patching(w, r.prompt, r.corrupted, r.answer, r.wrong);

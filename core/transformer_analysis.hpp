@@ -58,7 +58,7 @@ Matrix qk_circuit(const TransformerWeights& weights, int layer, int head);
 Matrix ov_circuit(const TransformerWeights& weights, int layer, int head);
 
 // Previous-token and induction (prefix-matching) scores of every head on `count` repeated random
-// sequences (induction_sequence from Random(seed).stream(kEvaluationStream)): over the positions p of
+// sequences (repeated_batch from Random(seed).stream(kEvaluationStream)): over the positions p of
 // the repeated half, the mean attention from p to p − 1 (previous token) and to p − m + 1, the token
 // after the previous occurrence of the current token (induction). Also the in-context loss: mean
 // next-token loss on the repeated half.

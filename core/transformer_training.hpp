@@ -1,11 +1,13 @@
 // Training attention-only transformers in the core: the induction task and a steppable trainer.
 //
 // Induction task (Olsson et al. 2022, "In-context learning and induction heads"): a sequence of
-// n_ctx tokens is m = ⌊n_ctx/2⌋ tokens drawn uniformly from the vocabulary, then the same m tokens
-// again (a leading odd token, when n_ctx is odd, is drawn like the rest and not repeated). The loss is
-// next-token cross-entropy on the repeated half only, positions p ∈ [n_ctx − m, n_ctx − 2]: there the
-// next token is predictable by looking back to the previous occurrence of the current token and
-// copying its successor — a previous-token head in layer 0 and an induction head in layer 1.
+// n_ctx tokens drawn uniformly from the vocabulary, whose last 2m tokens are m tokens followed by the
+// same m tokens again: [filler (n_ctx − 2m), r_1 … r_m, r_1 … r_m]. The loss is next-token
+// cross-entropy on the repeated half only, positions p ∈ [n_ctx − m, n_ctx − 2]: there the next token
+// is predictable by looking back to the previous occurrence of the current token and copying its
+// successor — a previous-token head and an induction head in the next layer. In training the period m
+// is drawn uniformly from [max(2, ⌊n_ctx/4⌋), ⌊n_ctx/2⌋] for every sequence, so no head can find the
+// earlier occurrence by its position alone; the evaluation (induction_scores) uses m = ⌊n_ctx/2⌋.
 //
 // Initialisation: every weight matrix and embedding ~ N(0, (init_scale/√d_model)²), biases zero,
 // LayerNorm w = 1, b = 0. AdamW (core/adam.hpp). Sub-streams of Random(seed): kInitialisationStream,
@@ -33,9 +35,9 @@ TransformerConfig induction_default_config();
 struct InductionTrainingSettings {
   TransformerConfig model = induction_default_config();
   std::uint64_t seed = 0;
-  long steps = 1500;
+  long steps = 2500;
   int batch_size = 16;
-  double learning_rate = 3e-3;
+  double learning_rate = 1e-3;
   double weight_decay = 0.01;
   double init_scale = 0.8;
   // Throws InputError naming the setting: the model config (validate_config), n_ctx ≥ 4 (a repeat of
@@ -44,9 +46,12 @@ struct InductionTrainingSettings {
   void validate() const;
 };
 
-// One induction sequence of length n_ctx from rng (tokens uniform on [0, d_vocab)), loss on the repeat.
-TokenSequence induction_sequence(const TransformerConfig& config, Random& rng);
+// One induction sequence of length n_ctx with period m (2 ≤ m ≤ n_ctx/2), loss on the repeat.
+TokenSequence induction_sequence(const TransformerConfig& config, Random& rng, int period);
+// A training batch: each sequence's period drawn from [max(2, ⌊n_ctx/4⌋), ⌊n_ctx/2⌋] first.
 std::vector<TokenSequence> induction_batch(const TransformerConfig& config, Random& rng, int batch_size);
+// An evaluation batch: every period ⌊n_ctx/2⌋ (TransformerLens's repeated random tokens).
+std::vector<TokenSequence> repeated_batch(const TransformerConfig& config, Random& rng, int batch_size);
 
 // Weights drawn from stream kInitialisationStream of Random(seed), in named_parameters order.
 TransformerWeights initial_weights(const InductionTrainingSettings& settings);

@@ -25,17 +25,23 @@ InductionTrainingSettings tiny() {
 
 }  // namespace
 
-TEST_CASE("induction sequences repeat their first half and count loss on the repeat", "[transformer_training]") {
+TEST_CASE("induction sequences repeat a block and count loss on the repeat; training periods vary",
+          "[transformer_training]") {
   headlab::Random rng(1);
   auto c = induction_default_config();
-  const auto s = induction_sequence(c, rng);
+  const auto s = induction_sequence(c, rng, 12);
   REQUIRE(s.tokens.size() == 24u);
   CHECK(s.loss_from == 12);
   for (int i = 0; i < 12; ++i) CHECK(s.tokens[12 + i] == s.tokens[i]);
-  c.n_ctx = 7;  // odd: one leading token, then 3 + 3
-  const auto odd = induction_sequence(c, rng);
-  CHECK(odd.loss_from == 4);
-  for (int i = 0; i < 3; ++i) CHECK(odd.tokens[4 + i] == odd.tokens[1 + i]);
+  const auto short_period = induction_sequence(c, rng, 7);  // 10 filler tokens, then 7 + 7
+  CHECK(short_period.loss_from == 17);
+  for (int i = 0; i < 7; ++i) CHECK(short_period.tokens[17 + i] == short_period.tokens[10 + i]);
+  CHECK_THROWS_WITH(induction_sequence(c, rng, 13), Catch::Contains("period = 13"));
+  // Training periods cover [6, 12] (n_ctx/4 … n_ctx/2), so position alone cannot find the copy.
+  std::vector<int> seen(25, 0);
+  for (const auto& t : induction_batch(c, rng, 400)) ++seen[24 - t.loss_from];
+  for (int m = 0; m < 25; ++m) CHECK((seen[m] > 0) == (m >= 6 && m <= 12));
+  for (const auto& t : repeated_batch(c, rng, 5)) CHECK(t.loss_from == 12);
 }
 
 TEST_CASE("the induction trainer follows the trainer protocol: chunking gives the same bits, stop ends it",
