@@ -38,11 +38,11 @@ int main() {
   const double sampling = median_ms(kRuns, [&] {
     Random rng = Random(settings.seed).stream(kBatchStream);
     FeatureRecoveryBatch batch;
-    for (int t = 0; t < settings.steps; ++t) sample_feature_recovery_batch(rng, settings.batch, settings.request_scale, batch);
+    for (int t = 0; t < settings.steps; ++t) sample_feature_recovery_batch(rng, settings.batch_size, settings.request_scale, batch);
     sink = batch.target(0, 0);
   });
   Random rng(1);
-  const FeatureRecoveryBatch batch = sample_feature_recovery_batch(rng, settings.batch, settings.request_scale);
+  const FeatureRecoveryBatch batch = sample_feature_recovery_batch(rng, settings.batch_size, settings.request_scale);
   ResponseMap mq = ResponseMap::Constant(0.1), mv = ResponseMap::Constant(-0.2), dmq, dmv;
   const double math = median_ms(kRuns, [&] {
     double total = 0.0;
@@ -51,10 +51,10 @@ int main() {
   });
   const double full = median_ms(kRuns, [&] { sink = run_feature_recovery(settings).evaluation.heldout_mse; });
   std::printf("feature recovery, seed 0, %d steps × batch %d, median of %d runs (native):\n", settings.steps,
-              settings.batch, kRuns);
+              settings.batch_size, kRuns);
   std::printf("  training (trainer.step(%d))          %8.2f ms\n", settings.steps, train);
   std::printf("    of which drawing batches + teacher  %8.2f ms (%d normals per step)\n", sampling,
-              settings.batch * kRecordCount * kLatentSize + settings.batch * kLatentSize);
+              settings.batch_size * kRecordCount * kLatentSize + settings.batch_size * kLatentSize);
   std::printf("    of which forward + backward         %8.2f ms\n", math);
   std::printf("  run_feature_recovery (train + eval)   %8.2f ms\n", full);
   std::printf("NATIVE_TRAIN_MS %.3f\n", train);

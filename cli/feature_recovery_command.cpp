@@ -1,7 +1,8 @@
 #include "cli/commands.hpp"
-#include "cli/json_matrix.hpp"
 #include "core/check.hpp"
 #include "core/feature_recovery_experiment.hpp"
+#include "formats/feature_recovery_results.hpp"
+#include "formats/file_io.hpp"
 
 #include <array>
 #include <atomic>
@@ -9,7 +10,6 @@
 #include <csignal>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <string>
 
@@ -57,43 +57,6 @@ double parse_number(const std::string& flag, const std::string& text) {
   return value;
 }
 
-nlohmann::json triple(const std::array<double, 3>& v) { return nlohmann::json::array({v[0], v[1], v[2]}); }
-
-nlohmann::json results_json(const FeatureRecoveryResult& r) {
-  const FeatureRecoverySettings& s = r.settings;
-  const FeatureRecoveryEvaluation& e = r.evaluation;
-  nlohmann::json settings = {
-      {"seed", s.seed},           {"steps", s.steps},
-      {"batch", s.batch},         {"learning_rate", s.learning_rate},
-      {"optimizer", "adam"},      {"beta1", s.beta1},
-      {"beta2", s.beta2},         {"epsilon", s.epsilon},
-      {"init_scale", s.init_scale}, {"eval_size", s.eval_size},
-      {"request_scale", s.request_scale}, {"shift", s.shift}, {"learned_keys", s.learned_keys},
-  };
-  return {
-      {"format", "headlab.feature-recovery.results/1"},
-      {"headlab_version", HEADLAB_VERSION},
-      {"settings", settings},
-      {"steps_done", r.steps_done},
-      {"fixed_keys", matrix_to_json(r.keys)},
-      {"mixing", matrix_to_json(r.mixing)},
-      {"w_q", matrix_to_json(r.w_q)},
-      {"w_v", matrix_to_json(r.w_v)},
-      {"response_query", matrix_to_json(e.response_query)},
-      {"response_value", matrix_to_json(e.response_value)},
-      {"loss_trace", r.loss_trace},
-      {"heldout_mse", e.heldout_mse},
-      {"uniform_attention_mse", e.uniform_attention_mse},
-      {"query_r2", triple(e.query_r2)},
-      {"value_r2", triple(e.value_r2)},
-      {"interventions",
-       {{"erase_request", triple(e.erase_request_mse)},
-        {"erase_payload", triple(e.erase_payload_mse)},
-        {"irrelevant_shift_mse", e.irrelevant_shift_mse}}},
-      {"train_seconds", r.train_seconds},
-  };
-}
-
 }  // namespace
 
 int run_feature_recovery_command(const Args& args, std::istream&, std::ostream& out, std::ostream& err) {
@@ -124,7 +87,7 @@ int run_feature_recovery_command(const Args& args, std::istream&, std::ostream& 
       } else if (flag == "--steps") {
         settings.steps = static_cast<int>(parse_integer(flag, value, 0, 10000000));
       } else if (flag == "--batch") {
-        settings.batch = static_cast<int>(parse_integer(flag, value, 1, 100000));
+        settings.batch_size = static_cast<int>(parse_integer(flag, value, 1, 100000));
       } else if (flag == "--eval-size") {
         settings.eval_size = static_cast<int>(parse_integer(flag, value, 2, 1000000));
       } else if (flag == "--lr") {
@@ -137,7 +100,7 @@ int run_feature_recovery_command(const Args& args, std::istream&, std::ostream& 
     }
     if (!have_seed) throw BadArgument{"--seed is required"};
     if (out_path.empty()) throw BadArgument{"--out is required"};
-    validate_feature_recovery_settings(settings);
+    settings.validate();
   } catch (const BadArgument& e) {
     err << "headlab feature-recovery: " << e.message << "\n" << kUsage;
     return 2;
@@ -154,9 +117,9 @@ int run_feature_recovery_command(const Args& args, std::istream&, std::ostream& 
   try {
     result = run_feature_recovery(
         settings,
-        [&](int done, int total, double loss) {
-          if (show_progress && (done % 100 == 0 || done == total)) {
-            err << "\rstep " << done << "/" << total << "  loss " << loss << std::flush;
+        [&](const TrainingProgress& p) {
+          if (show_progress && (p.steps_taken % 100 == 0 || p.steps_taken == p.steps_total)) {
+            err << "\rstep " << p.steps_taken << "/" << p.steps_total << "  loss " << p.loss << std::flush;
           }
         },
         &interrupted);
@@ -168,18 +131,19 @@ int run_feature_recovery_command(const Args& args, std::istream&, std::ostream& 
   std::signal(SIGINT, previous);
   if (show_progress) err << "\n";
 
-  const std::string text = results_json(result).dump(-1, ' ', false, nlohmann::json::error_handler_t::strict) + "\n";
+  const std::string text = formats::write_feature_recovery_results(result, HEADLAB_VERSION);
   if (out_path == "-") {
     out << text;
   } else {
-    std::ofstream file(out_path);
-    if (!file || !(file << text) || !file.flush()) {
-      err << "headlab feature-recovery: cannot write --out \"" << out_path << "\"\n";
+    try {
+      formats::write_file_atomically(out_path, text);
+    } catch (const InputError& e) {
+      err << "headlab feature-recovery: " << e.what() << "\n";
       return 1;
     }
   }
-  if (result.steps_done < settings.steps) {
-    err << "headlab feature-recovery: interrupted after " << result.steps_done << " of " << settings.steps
+  if (result.steps_taken < settings.steps) {
+    err << "headlab feature-recovery: interrupted after " << result.steps_taken << " of " << settings.steps
         << " steps; the results hold the partial run\n";
     return 130;
   }

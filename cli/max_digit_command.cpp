@@ -1,18 +1,19 @@
 #include "cli/commands.hpp"
-#include "cli/max_digit_json.hpp"
 #include "core/check.hpp"
+#include "formats/file_io.hpp"
+#include "formats/max_digit_analysis.hpp"
+#include "formats/max_digit_weights.hpp"
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <map>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 
 namespace headlab::cli {
 namespace md = headlab::max_digit;
-using nlohmann::json;
+namespace fm = headlab::formats;
 
 namespace {
 
@@ -64,23 +65,6 @@ std::map<std::string, std::string> parse_flags(const Args& args, std::size_t fir
   return flags;
 }
 
-void write_json(const std::string& path, const json& value) {
-  std::ofstream file(path);
-  if (!file) throw InputError("--out: cannot open \"" + path + "\" for writing");
-  file << value.dump(-1, ' ', false, json::error_handler_t::strict) << "\n";
-  if (!file) throw InputError("--out: writing \"" + path + "\" failed");
-}
-
-json read_json(const std::string& flag, const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw InputError(flag + ": cannot open \"" + path + "\"");
-  try {
-    return json::parse(file);
-  } catch (const json::exception& e) {  // parse errors and number overflow (1e999)
-    throw InputError(flag + ": \"" + path + "\" is not valid JSON: " + e.what());
-  }
-}
-
 int train(const Args& args, std::ostream& out, std::ostream& err) {
   const auto flags = parse_flags(args, 1, {"--seed", "--steps", "--batch", "--lr", "--weight-decay", "--init-scale", "--out"},
                                  {"--unit-norm-unembedding"});
@@ -95,9 +79,9 @@ int train(const Args& args, std::ostream& out, std::ostream& err) {
   if (flags.count("--init-scale")) s.init_scale = parse_number("--init-scale", flags.at("--init-scale"));
   s.unit_norm_unembedding = flags.count("--unit-norm-unembedding") > 0;
   md::MaxDigitTrainer trainer(s);
-  trainer.step(s.steps);
-  write_json(flags.at("--out"), max_digit_weights_to_json(trainer.weights(), &s, trainer.last_loss()));
-  err << "headlab max-digit train: " << s.steps << " steps, last batch loss " << trainer.last_loss() << "\n";
+  const TrainingProgress p = trainer.step(s.steps);
+  fm::write_file_atomically(flags.at("--out"), fm::write_max_digit_weights(trainer.weights(), &s, p.loss));
+  err << "headlab max-digit train: " << p.steps_taken << " steps, last batch loss " << p.loss << "\n";
   (void)out;
   return 0;
 }
@@ -106,9 +90,11 @@ int analyze(const Args& args, std::ostream& err) {
   const auto flags = parse_flags(args, 1, {"--weights", "--out"}, {});
   if (!flags.count("--weights")) throw InputError("--weights is required");
   if (!flags.count("--out")) throw InputError("--out is required");
-  const md::MaxDigitWeights w = max_digit_weights_from_json(read_json("--weights", flags.at("--weights")));
+  const std::string& path = flags.at("--weights");
+  const md::MaxDigitWeights w = fm::read_max_digit_weights(
+      fm::read_text_file(path, "--weights", fm::kMaxDigitWeightsMaxBytes), "--weights: \"" + path + "\"");
   const md::MaxDigitAnalysis a = md::analyze_max_digit(w);
-  write_json(flags.at("--out"), max_digit_analysis_to_json(a));
+  fm::write_file_atomically(flags.at("--out"), fm::write_max_digit_analysis(a));
   err << "headlab max-digit analyze: accuracy " << a.accuracy.accuracy << " over " << a.evaluation_lists << " lists\n";
   return 0;
 }
@@ -125,21 +111,16 @@ int seeds(const Args& args, std::ostream& err) {
   md::MaxDigitTrainingSettings s;
   if (flags.count("--steps")) s.steps = static_cast<long>(parse_integer("--steps", flags.at("--steps"), 0, 10000000));
   s.unit_norm_unembedding = flags.count("--unit-norm-unembedding") > 0;
-  json rows = json::array();
+  std::vector<fm::MaxDigitSeedRow> rows;
   for (long long seed = from; seed <= to; ++seed) {
     s.seed = static_cast<std::uint64_t>(seed);
     md::MaxDigitTrainer trainer(s);
-    trainer.step(s.steps);
+    const TrainingProgress p = trainer.step(s.steps);
     const md::MaxDigitAnalysis a = md::analyze_max_digit(trainer.weights());
-    rows.push_back({{"seed", seed}, {"final_batch_loss", trainer.last_loss()}, {"claims", max_digit_claims_to_json(md::seed_claims(a))}});
+    rows.push_back({seed, p.loss, md::seed_claims(a)});
     err << "headlab max-digit seeds: seed " << seed << " accuracy " << a.accuracy.accuracy << "\n";
   }
-  json out = {{"format_version", md::kFormatVersion},
-              {"settings", {{"steps", s.steps}, {"batch_size", s.batch_size}, {"learning_rate", s.learning_rate},
-                            {"weight_decay", s.weight_decay}, {"init_scale", s.init_scale},
-                            {"unit_norm_unembedding", s.unit_norm_unembedding}}},
-              {"seeds", rows}};
-  write_json(flags.at("--out"), out);
+  fm::write_file_atomically(flags.at("--out"), fm::write_max_digit_seeds(s, rows));
   return 0;
 }
 

@@ -1,11 +1,12 @@
 // headlab model inspect | run | analyze | train | convert-max-digit: bring-your-own attention-only
 // transformers (docs/own-model.md).
 #include "cli/commands.hpp"
-#include "cli/max_digit_json.hpp"
 #include "core/check.hpp"
 #include "core/transformer_analysis.hpp"
 #include "core/transformer_max_digit.hpp"
 #include "core/transformer_training.hpp"
+#include "formats/file_io.hpp"
+#include "formats/max_digit_weights.hpp"
 #include "formats/safetensors.hpp"
 #include "formats/transformer_json.hpp"
 #include "formats/transformer_model.hpp"
@@ -96,9 +97,9 @@ struct LoadedModel {
 LoadedModel load(const std::map<std::string, std::string>& flags) {
   const std::string config_path = required(flags, "--config");
   const std::string weights_path = required(flags, "--weights");
-  const std::string config_text = fm::read_file_bytes(config_path, fm::kMaxConfigBytes);
+  const std::string config_text = fm::read_text_file(config_path, "--config", fm::kMaxConfigBytes);
   const fm::SafetensorsLimits limits;
-  const std::string bytes = fm::read_file_bytes(weights_path, limits.max_file_bytes);
+  const std::string bytes = fm::read_text_file(weights_path, "--weights", limits.max_file_bytes);
   LoadedModel m;
   tf::TransformerConfig config;
   try {
@@ -129,7 +130,7 @@ void emit(const std::map<std::string, std::string>& flags, const std::string& te
   if (it == flags.end()) {
     out << text;
   } else {
-    fm::write_file_atomically(it->second, text);
+    fm::write_file_atomically(it->second, text, "--out");
   }
 }
 
@@ -145,8 +146,8 @@ void write_model(const tf::TransformerWeights& w, const std::map<std::string, st
   const std::string out = required(flags, "--out");
   const auto it = flags.find("--config-out");
   const std::string config_out = it != flags.end() ? it->second : default_config_path(out);
-  fm::write_file_atomically(out, fm::transformer_to_safetensors(w));
-  fm::write_file_atomically(config_out, fm::transformer_config_to_json(w.config));
+  fm::write_file_atomically(out, fm::transformer_to_safetensors(w), "--out");
+  fm::write_file_atomically(config_out, fm::transformer_config_to_json(w.config), "--config-out");
 }
 
 int inspect(const Args& args, std::ostream& out) {
@@ -230,14 +231,8 @@ int convert_max_digit(const Args& args, std::ostream& out) {
   const auto flags = flags_of(args, {"--weights", "--out", "--config-out"});
   const std::string path = required(flags, "--weights");
   required(flags, "--out");
-  const std::string text = fm::read_file_bytes(path, 64 * 1024 * 1024);
-  nlohmann::json document;
-  try {
-    document = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError("--weights: \"" + path + "\" is not valid JSON: " + e.what());
-  }
-  const auto w = tf::from_max_digit(max_digit_weights_from_json(document));
+  const std::string text = fm::read_text_file(path, "--weights", fm::kMaxDigitWeightsMaxBytes);
+  const auto w = tf::from_max_digit(fm::read_max_digit_weights(text));
   write_model(w, flags);
   out << "wrote the max-digit model as " << flags.at("--out") << " (" << tf::parameter_count(w.config)
       << " parameters)\n";

@@ -1,13 +1,12 @@
 #include "core/deterministic_math.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace headlab {
 namespace {
-// ln 2 split so that k·ln2_hi is exact for |k| < 2^11 (ln2_hi has 32 significant bits).
-constexpr double ln2_hi = 6.93147180369123816490e-01;
-constexpr double ln2_lo = 1.90821492927058770002e-10;
-constexpr double inv_ln2 = 1.44269504088896338700e+00;
+using namespace exp_reduction;
 constexpr double sqrt_half = 0.70710678118654752440;
 }  // namespace
 
@@ -24,6 +23,22 @@ double deterministic_exp(double x) {
     sum += term;
   }
   return std::ldexp(sum, static_cast<int>(k));
+}
+
+double exp_nonpositive(double x) {
+  if (x < -745.0) return 0.0;
+  const double k = (x * inv_ln2 + round_shift) - round_shift;
+  const double r = (x - k * ln2_hi) - k * ln2_lo;
+  double p = kInverseFactorial.c[14];
+  for (int n = 13; n >= 0; --n) p = p * r + kInverseFactorial.c[n];
+  // 2^k straight from the exponent bits; below 2^−1021 scale by 2^(k+64), then by 2^−64 so that
+  // only the last product rounds into the subnormal range.
+  const auto ki = static_cast<std::int64_t>(k);
+  const bool tiny = ki < -1021;
+  const std::uint64_t bits = static_cast<std::uint64_t>(ki + (tiny ? 64 : 0) + 1023) << 52;
+  double scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return tiny ? (p * scale) * 0x1p-64 : p * scale;
 }
 
 double deterministic_log(double x) {

@@ -34,7 +34,7 @@ Matrix initial_projection(const FeatureRecoverySettings& settings, int which) {
 }
 
 const FeatureRecoverySettings& validated(const FeatureRecoverySettings& settings) {
-  validate_feature_recovery_settings(settings);
+  settings.validate();
   return settings;
 }
 
@@ -68,17 +68,17 @@ void require_eval_set(const FeatureRecoveryBatch& eval_set) {
 
 }  // namespace
 
-void validate_feature_recovery_settings(const FeatureRecoverySettings& s) {
-  require_in_range("steps", s.steps, 0, 1e7);
-  require_in_range("batch", s.batch, 1, 1e5);
-  require_positive("learning rate", s.learning_rate);
-  require_in_range("beta1", s.beta1, 0.0, 0.999999999);
-  require_in_range("beta2", s.beta2, 0.0, 0.999999999);
-  require_positive("epsilon", s.epsilon);
-  require_positive("init scale", s.init_scale);
-  require_in_range("eval size", s.eval_size, 2, 1e6);
-  require_positive("request scale", s.request_scale);
-  require_in_range("shift", s.shift, -1e6, 1e6);
+void FeatureRecoverySettings::validate() const {
+  require_in_range("steps", steps, 0, 1e7);
+  require_in_range("batch_size", batch_size, 1, 1e5);
+  require_positive("learning_rate", learning_rate);
+  require_in_range("beta1", beta1, 0.0, 0.999999999);
+  require_in_range("beta2", beta2, 0.0, 0.999999999);
+  require_positive("epsilon", epsilon);
+  require_positive("init_scale", init_scale);
+  require_in_range("eval_size", eval_size, 2, 1e6);
+  require_positive("request_scale", request_scale);
+  require_in_range("shift", shift, -1e6, 1e6);
 }
 
 FeatureRecoveryTrainer::FeatureRecoveryTrainer(const FeatureRecoverySettings& settings)
@@ -96,15 +96,19 @@ FeatureRecoveryTrainer::FeatureRecoveryTrainer(const FeatureRecoverySettings& se
   loss_trace_.reserve(static_cast<std::size_t>(settings.steps));
 }
 
-int FeatureRecoveryTrainer::step(int n) {
+TrainingProgress FeatureRecoveryTrainer::progress() const {
+  return {steps_taken(), steps_total(), loss_trace_.empty() ? std::nan("") : loss_trace_.back(), done()};
+}
+
+TrainingProgress FeatureRecoveryTrainer::step(long n) {
   if (n < 0) throw InputError("step count must be ≥ 0, got " + std::to_string(n));
-  const int todo = std::min(n, settings_.steps - steps_done());
+  const long todo = stopped_ ? 0 : std::min(n, steps_total() - steps_taken());
   ResponseMap response_query, response_value, dresponse_query, dresponse_value;
-  const int before = steps_done();
-  for (int t = 0; t < todo && !diverged() && settings_.learned_keys; ++t) {
+  const auto start = std::chrono::steady_clock::now();
+  for (long t = 0; t < todo && !diverged() && settings_.learned_keys; ++t) {
     // Learned keys: the reference path in observed coordinates (the latent fast path
     // below has the fixed keys built in). Same batches, same Adam.
-    sample_feature_recovery_batch(batches_, settings_.batch, settings_.request_scale, batch_);
+    sample_feature_recovery_batch(batches_, settings_.batch_size, settings_.request_scale, batch_);
     const Matrix x_request = batch_.request * mixing_, x_records = batch_.records * mixing_;
     const FeatureRecoveryForward f = feature_recovery_forward(x_request, x_records, w_q_, w_v_, keys_);
     const FeatureRecoveryGradients g = feature_recovery_backward(f, x_request, x_records, batch_.target, keys_);
@@ -113,14 +117,14 @@ int FeatureRecoveryTrainer::step(int n) {
     dkeys_ = g.dkeys;
     loss_trace_.push_back(g.loss);
     if (!std::isfinite(g.loss) || !dw_q_.allFinite() || !dw_v_.allFinite() || !dkeys_.allFinite()) {
-      diverged_at_ = steps_done();
+      diverged_at_ = static_cast<int>(steps_taken());
       break;
     }
     adam_.step({&dw_q_, &dw_v_, &dkeys_});
-    if (!w_q_.allFinite() || !w_v_.allFinite() || !keys_.allFinite()) diverged_at_ = steps_done();
+    if (!w_q_.allFinite() || !w_v_.allFinite() || !keys_.allFinite()) diverged_at_ = static_cast<int>(steps_taken());
   }
-  for (int t = 0; t < todo && !diverged() && !settings_.learned_keys; ++t) {
-    sample_feature_recovery_batch(batches_, settings_.batch, settings_.request_scale, batch_);
+  for (long t = 0; t < todo && !diverged() && !settings_.learned_keys; ++t) {
+    sample_feature_recovery_batch(batches_, settings_.batch_size, settings_.request_scale, batch_);
     times_projection<false>(mixing_, w_q_.data(), response_query);  // M_q = R·W_q
     times_projection<false>(mixing_, w_v_.data(), response_value);  // M_v = R·W_v
     const double loss =
@@ -131,13 +135,14 @@ int FeatureRecoveryTrainer::step(int n) {
     // Divergence: a non-finite loss or gradient ends training before Adam sees it (Adam
     // rejects a non-finite gradient); a non-finite W after the update ends it too.
     if (!std::isfinite(loss) || !dw_q_.allFinite() || !dw_v_.allFinite()) {
-      diverged_at_ = steps_done();
+      diverged_at_ = static_cast<int>(steps_taken());
       break;
     }
     adam_.step({&dw_q_, &dw_v_});
-    if (!w_q_.allFinite() || !w_v_.allFinite()) diverged_at_ = steps_done();
+    if (!w_q_.allFinite() || !w_v_.allFinite()) diverged_at_ = static_cast<int>(steps_taken());
   }
-  return steps_done() - before;
+  if (todo > 0) train_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return progress();
 }
 
 std::vector<int> feature_recovery_replay_steps(int steps, int count) {
@@ -155,9 +160,17 @@ std::vector<int> feature_recovery_replay_steps(int steps, int count) {
 }
 
 FeatureRecoveryBatch feature_recovery_evaluation_set(std::uint64_t seed, int eval_size, double request_scale) {
-  require_in_range("eval size", eval_size, 2, 1e6);
+  require_in_range("eval_size", eval_size, 2, 1e6);
   Random rng = Random(seed).stream(kEvaluationStream);
   return sample_feature_recovery_batch(rng, eval_size, request_scale);
+}
+
+FeatureRecoveryIntervention feature_recovery_intervention_from_name(const std::string& name) {
+  if (name == "erase_request") return FeatureRecoveryIntervention::erase_request;
+  if (name == "erase_payload") return FeatureRecoveryIntervention::erase_payload;
+  if (name == "irrelevant_shift") return FeatureRecoveryIntervention::irrelevant_shift;
+  throw InputError("intervention must be \"erase_request\", \"erase_payload\" or \"irrelevant_shift\", got \"" +
+                   name.substr(0, 40) + "\"");
 }
 
 Matrix feature_recovery_intervened_prediction(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
@@ -190,18 +203,20 @@ Matrix feature_recovery_intervened_prediction(const FeatureRecoveryBatch& eval_s
   return feature_recovery_forward(request * mixing, records * mixing, w_q, w_v, keys).prediction;
 }
 
+const Matrix& feature_recovery_intervention_reference(FeatureRecoveryIntervention intervention,
+                                                      const Matrix& unintervened_prediction, const Matrix& target) {
+  return intervention == FeatureRecoveryIntervention::irrelevant_shift ? unintervened_prediction : target;
+}
+
 double feature_recovery_intervention_mse(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
                                          const Matrix& w_q, const Matrix& w_v,
                                          FeatureRecoveryIntervention intervention, int feature, double shift,
                                          const Matrix& keys) {
   const Matrix changed =
       feature_recovery_intervened_prediction(eval_set, mixing, w_q, w_v, intervention, feature, shift, keys);
-  if (intervention == FeatureRecoveryIntervention::irrelevant_shift) {
-    const Matrix original =
-        feature_recovery_forward(eval_set.request * mixing, eval_set.records * mixing, w_q, w_v, keys).prediction;
-    return mean_squared_error(changed, original);
-  }
-  return mean_squared_error(changed, eval_set.target);
+  const Matrix original =
+      feature_recovery_forward(eval_set.request * mixing, eval_set.records * mixing, w_q, w_v, keys).prediction;
+  return mean_squared_error(changed, feature_recovery_intervention_reference(intervention, original, eval_set.target));
 }
 
 FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
@@ -221,17 +236,18 @@ FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& 
     for (int i = 0; i < kRecordCount; ++i)
       uniform.row(b) += 0.25 * eval_set.records.block(kRecordCount * b + i, kPayloadFeatures, 1, kFeatureWidth);
   e.uniform_attention_mse = mean_squared_error(uniform, eval_set.target);
+  // Each intervention's MSE against its reference (feature_recovery_intervention_reference).
+  const auto intervention_mse = [&](FeatureRecoveryIntervention kind, int feature) {
+    const Matrix changed = feature_recovery_intervened_prediction(eval_set, mixing, w_q, w_v, kind, feature, shift, keys);
+    return mean_squared_error(changed, feature_recovery_intervention_reference(kind, f.prediction, eval_set.target));
+  };
   for (int j = 0; j < kFeatureWidth; ++j) {
     e.query_r2[j] = coefficient_of_determination(f.query.col(j), eval_set.request.col(kRequestFeatures + j));
     e.value_r2[j] = coefficient_of_determination(f.values.col(j), eval_set.records.col(kPayloadFeatures + j));
-    e.erase_request_mse[j] = feature_recovery_intervention_mse(
-        eval_set, mixing, w_q, w_v, FeatureRecoveryIntervention::erase_request, j, shift, keys);
-    e.erase_payload_mse[j] = feature_recovery_intervention_mse(
-        eval_set, mixing, w_q, w_v, FeatureRecoveryIntervention::erase_payload, j, shift, keys);
+    e.erase_request_mse[j] = intervention_mse(FeatureRecoveryIntervention::erase_request, j);
+    e.erase_payload_mse[j] = intervention_mse(FeatureRecoveryIntervention::erase_payload, j);
   }
-  const Matrix shifted = feature_recovery_intervened_prediction(
-      eval_set, mixing, w_q, w_v, FeatureRecoveryIntervention::irrelevant_shift, 0, shift, keys);
-  e.irrelevant_shift_mse = mean_squared_error(shifted, f.prediction);
+  e.irrelevant_shift_mse = intervention_mse(FeatureRecoveryIntervention::irrelevant_shift, 0);
   e.response_query = mixing * w_q;
   e.response_value = mixing * w_v;
   return e;
@@ -263,35 +279,39 @@ FeatureRecoveryExample feature_recovery_example(const FeatureRecoveryBatch& eval
   return e;
 }
 
+FeatureRecoveryResult FeatureRecoveryTrainer::result() const {
+  if (diverged()) {
+    throw InputError("training diverged at step " + std::to_string(diverged_at_) +
+                     ": the loss or W_q, W_v stopped being finite (learning_rate " +
+                     std::to_string(settings_.learning_rate) + "); there are no results to evaluate");
+  }
+  FeatureRecoveryResult r;
+  r.settings = settings_;
+  r.mixing = mixing_;
+  r.keys = keys_;
+  r.w_q = w_q_;
+  r.w_v = w_v_;
+  r.loss_trace = loss_trace_;
+  r.steps_taken = steps_taken();
+  r.train_seconds = train_seconds_;
+  const FeatureRecoveryBatch eval_set =
+      feature_recovery_evaluation_set(settings_.seed, settings_.eval_size, settings_.request_scale);
+  r.evaluation = evaluate_feature_recovery(eval_set, r.mixing, r.w_q, r.w_v, settings_.shift, r.keys);
+  return r;
+}
+
 FeatureRecoveryResult run_feature_recovery(const FeatureRecoverySettings& settings,
                                            const FeatureRecoveryProgress& progress, const std::atomic<bool>* stop) {
   FeatureRecoveryTrainer trainer(settings);
-  std::chrono::steady_clock::duration training{};
-  while (!trainer.finished()) {  // also ends at divergence
-    if (stop != nullptr && stop->load()) break;
-    const auto start = std::chrono::steady_clock::now();
-    trainer.step(1);
-    training += std::chrono::steady_clock::now() - start;
-    if (progress) progress(trainer.steps_done(), settings.steps, trainer.loss_trace().back());
+  while (!trainer.done()) {  // also ends at divergence
+    if (stop != nullptr && stop->load()) {
+      trainer.stop();
+      break;
+    }
+    const TrainingProgress p = trainer.step(1);
+    if (progress) progress(p);
   }
-  if (trainer.diverged()) {
-    throw InputError("training diverged at step " + std::to_string(trainer.diverged_at()) +
-                     ": the loss or W_q, W_v stopped being finite (learning rate " +
-                     std::to_string(settings.learning_rate) + "); there are no results to evaluate");
-  }
-  FeatureRecoveryResult r;
-  r.settings = settings;
-  r.mixing = trainer.mixing();
-  r.keys = trainer.keys();
-  r.w_q = trainer.w_q();
-  r.w_v = trainer.w_v();
-  r.loss_trace = trainer.loss_trace();
-  r.steps_done = trainer.steps_done();
-  r.train_seconds = std::chrono::duration<double>(training).count();
-  const FeatureRecoveryBatch eval_set =
-      feature_recovery_evaluation_set(settings.seed, settings.eval_size, settings.request_scale);
-  r.evaluation = evaluate_feature_recovery(eval_set, r.mixing, r.w_q, r.w_v, settings.shift, r.keys);
-  return r;
+  return trainer.result();
 }
 
 }  // namespace headlab

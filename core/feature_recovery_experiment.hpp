@@ -11,11 +11,13 @@
 #include "core/feature_recovery_task.hpp"
 #include "core/matrix.hpp"
 #include "core/random.hpp"
+#include "core/training_progress.hpp"
 
 #include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace headlab {
@@ -23,7 +25,7 @@ namespace headlab {
 struct FeatureRecoverySettings {
   std::uint64_t seed = 0;
   int steps = 1200;             // Adam updates, each on a fresh batch; 0 ≤ steps ≤ 10⁷
-  int batch = 128;              // examples per step; 1 ≤ batch ≤ 10⁵
+  int batch_size = 128;         // examples per step; 1 ≤ batch_size ≤ 10⁵
   double learning_rate = 0.03;  // Adam step size, the draft's value
   double beta1 = 0.9;           // Adam first-moment decay (PyTorch's default, as in the draft)
   double beta2 = 0.999;         // Adam second-moment decay (PyTorch's default)
@@ -39,13 +41,15 @@ struct FeatureRecoverySettings {
   // R·W_q need not be the identity block (the first article's change of basis). Trained on
   // the reference path (feature_recovery_forward/backward in observed coordinates).
   bool learned_keys = false;
+
+  // Throws InputError naming the first setting out of its range by its field name.
+  void validate() const;
 };
 
-// Throws InputError naming the first setting out of its range.
-void validate_feature_recovery_settings(const FeatureRecoverySettings& settings);
+struct FeatureRecoveryResult;
 
-// Steppable training. Deterministic: the same settings give the same bits after
-// N steps however the N steps are split across calls of step().
+// Steppable training (the trainer protocol of docs/model-pattern.md). Deterministic: the same
+// settings give the same bits after N steps however the N steps are split across calls of step().
 class FeatureRecoveryTrainer {
  public:
   explicit FeatureRecoveryTrainer(const FeatureRecoverySettings& settings);
@@ -53,16 +57,23 @@ class FeatureRecoveryTrainer {
   FeatureRecoveryTrainer(const FeatureRecoveryTrainer&) = delete;
   FeatureRecoveryTrainer& operator=(const FeatureRecoveryTrainer&) = delete;
 
-  // Advances min(n, steps − steps_done()) steps and returns how many it took (n ≥ 0).
-  // Stops early at the first step whose loss or updated W_q, W_v is not finite
-  // (divergence): that step's loss is recorded and no further step is taken.
-  int step(int n);
-  int steps_done() const { return static_cast<int>(loss_trace_.size()); }
-  bool finished() const { return steps_done() >= settings_.steps || diverged(); }
+  // Advances min(n, steps − steps_taken()) steps (n ≥ 0; none once done()). Stops early at the
+  // first step whose loss or updated W_q, W_v is not finite (divergence): that step's loss is
+  // recorded and no further step is taken.
+  TrainingProgress step(long n);
+  TrainingProgress progress() const;
+  // Ends training early: done() from now on, and result() holds the steps taken so far.
+  void stop() { stopped_ = true; }
+  long steps_taken() const { return static_cast<long>(loss_trace_.size()); }
+  long steps_total() const { return settings_.steps; }
+  bool done() const { return stopped_ || steps_taken() >= settings_.steps || diverged(); }
   // Training diverged: some loss or parameter stopped being finite. diverged_at() is
   // the 1-based step at which it happened (0 while training is healthy).
   bool diverged() const { return diverged_at_ > 0; }
   int diverged_at() const { return diverged_at_; }
+  // The run so far, evaluated on the held-out set. Throws InputError "training diverged at
+  // step N: …" after a divergence (there is nothing to evaluate).
+  FeatureRecoveryResult result() const;
 
   const FeatureRecoverySettings& settings() const { return settings_; }
   const Matrix& mixing() const { return mixing_; }  // R, 9 × 9
@@ -71,7 +82,7 @@ class FeatureRecoveryTrainer {
   const Matrix& keys() const { return keys_; }      // 4 × 3: the fixed keys unless learned_keys
   Matrix response_query() const { return mixing_ * w_q_; }  // R·W_q, 9 × 3
   Matrix response_value() const { return mixing_ * w_v_; }  // R·W_v, 9 × 3
-  // Training loss of step t (the batch loss before update t), t = 0 … steps_done() − 1.
+  // Training loss of step t (the batch loss before update t), t = 0 … steps_taken() − 1.
   const std::vector<double>& loss_trace() const { return loss_trace_; }
   // The trainable parameters in Adam's order: W_q then W_v. Nothing else is updated.
   // With learned_keys, K follows them.
@@ -91,6 +102,8 @@ class FeatureRecoveryTrainer {
   FeatureRecoveryBatch batch_;  // reused every step
   std::vector<double> loss_trace_;
   int diverged_at_ = 0;
+  bool stopped_ = false;
+  double train_seconds_ = 0.0;  // wall time inside step()
 };
 
 // Steps at which a training replay keeps a snapshot of W_q, W_v and the loss: 0 (the
@@ -111,6 +124,9 @@ enum class FeatureRecoveryIntervention {
                      // every record's request and noise features
 };
 
+// "erase_request", "erase_payload" or "irrelevant_shift"; InputError naming the three otherwise.
+FeatureRecoveryIntervention feature_recovery_intervention_from_name(const std::string& name);
+
 // Applies the intervention to the latent held-out set, re-mixes it with R and
 // returns the model's prediction (B × 3). feature ∈ {0, 1, 2} for the erasures.
 Matrix feature_recovery_intervened_prediction(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
@@ -118,8 +134,14 @@ Matrix feature_recovery_intervened_prediction(const FeatureRecoveryBatch& eval_s
                                               FeatureRecoveryIntervention intervention, int feature, double shift,
                                               const Matrix& keys = feature_recovery_keys());
 
-// MSE of an intervention: against the original target for the erasures (the
-// target is kept), against the unintervened prediction for the shift.
+// What an intervention's error is measured against: the erasures remove information the target
+// needs, so their prediction is compared with the kept target (how much the answer suffers);
+// the shift touches only coordinates the model should ignore, so its prediction is compared with
+// the unintervened prediction (how much anything moved at all). Returns one of the two arguments.
+const Matrix& feature_recovery_intervention_reference(FeatureRecoveryIntervention intervention,
+                                                      const Matrix& unintervened_prediction, const Matrix& target);
+
+// MSE of an intervention against feature_recovery_intervention_reference.
 double feature_recovery_intervention_mse(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
                                          const Matrix& w_q, const Matrix& w_v,
                                          FeatureRecoveryIntervention intervention, int feature, double shift,
@@ -173,15 +195,15 @@ struct FeatureRecoveryResult {
   Matrix w_q, w_v;
   std::vector<double> loss_trace;
   FeatureRecoveryEvaluation evaluation;
-  int steps_done = 0;          // < settings.steps when stopped
+  long steps_taken = 0;        // < settings.steps when stopped
   double train_seconds = 0.0;  // wall time of the training steps only
 };
 
-// Called after every step with (steps done, steps in total, loss of that step).
-using FeatureRecoveryProgress = std::function<void(int, int, double)>;
+// Called after every step.
+using FeatureRecoveryProgress = std::function<void(const TrainingProgress&)>;
 
-// Trains (stopping early between steps once *stop is true), then evaluates. Throws
-// InputError "training diverged at step N: …" when training diverges (nothing to evaluate).
+// Trains one step at a time (stopping early between steps once *stop is true), then returns
+// result(); throws as result() does when training diverges.
 FeatureRecoveryResult run_feature_recovery(const FeatureRecoverySettings& settings,
                                            const FeatureRecoveryProgress& progress = {},
                                            const std::atomic<bool>* stop = nullptr);

@@ -1,6 +1,7 @@
 #include "core/max_digit_analysis.hpp"
 
 #include "core/check.hpp"
+#include "core/deterministic_math.hpp"
 
 #include <Eigen/Eigenvalues>
 

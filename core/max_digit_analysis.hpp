@@ -13,7 +13,8 @@
 // fixed so that its entry of largest magnitude is positive.
 #pragma once
 
-#include "core/max_digit.hpp"
+#include "core/max_digit_evaluation.hpp"
+#include "core/max_digit_model.hpp"
 
 #include <array>
 #include <string>

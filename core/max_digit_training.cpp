@@ -8,20 +8,19 @@
 
 namespace headlab::max_digit {
 
-void validate_settings(const MaxDigitTrainingSettings& s) {
-  if (s.steps < 0 || s.steps > 10000000) throw InputError("steps must lie in [0, 10000000], got " + std::to_string(s.steps));
-  if (s.batch_size < 1 || s.batch_size > 1000000) {
-    throw InputError("batch size must lie in [1, 1000000], got " + std::to_string(s.batch_size));
+void MaxDigitTrainingSettings::validate() const {
+  if (steps < 0 || steps > 10000000) throw InputError("steps must lie in [0, 10000000], got " + std::to_string(steps));
+  if (batch_size < 1 || batch_size > 1000000) {
+    throw InputError("batch_size must lie in [1, 1000000], got " + std::to_string(batch_size));
   }
-  if (!(std::isfinite(s.learning_rate) && s.learning_rate > 0)) {
-    throw InputError("learning rate must be finite and > 0, got " + std::to_string(s.learning_rate));
+  if (!(std::isfinite(learning_rate) && learning_rate > 0)) {
+    throw InputError("learning_rate must be finite and > 0, got " + std::to_string(learning_rate));
   }
-  if (!(std::isfinite(s.weight_decay) && s.weight_decay >= 0 && s.learning_rate * s.weight_decay < 1)) {
-    throw InputError("weight decay must be finite, ≥ 0 and below 1 / learning rate, got " +
-                     std::to_string(s.weight_decay));
+  if (!(std::isfinite(weight_decay) && weight_decay >= 0 && learning_rate * weight_decay < 1)) {
+    throw InputError("weight_decay must be finite, ≥ 0 and below 1 / learning_rate, got " + std::to_string(weight_decay));
   }
-  if (!(std::isfinite(s.init_scale) && s.init_scale > 0)) {
-    throw InputError("init scale must be finite and > 0, got " + std::to_string(s.init_scale));
+  if (!(std::isfinite(init_scale) && init_scale > 0)) {
+    throw InputError("init_scale must be finite and > 0, got " + std::to_string(init_scale));
   }
 }
 
@@ -36,8 +35,8 @@ void normalise_unembedding_columns(Matrix& W_U) {
 }
 
 MaxDigitWeights initial_weights(const MaxDigitTrainingSettings& settings) {
-  validate_settings(settings);
-  Random rng = Random(settings.seed).stream(1);
+  settings.validate();
+  Random rng = Random(settings.seed).stream(kInitialisationStream);
   const double s = settings.init_scale;
   const double s64 = s / 8.0, s16 = s / 4.0;  // s/√64, s/√16
   MaxDigitWeights w;
@@ -57,7 +56,7 @@ MaxDigitWeights initial_weights(const MaxDigitTrainingSettings& settings) {
 MaxDigitTrainer::MaxDigitTrainer(const MaxDigitTrainingSettings& settings)
     : settings_(settings),
       weights_(initial_weights(settings)),
-      batches_(Random(settings.seed).stream(2)),
+      batches_(Random(settings.seed).stream(kBatchStream)),
       gradients_(zero_gradients()),
       last_loss_(std::numeric_limits<double>::quiet_NaN()) {
   AdamSettings adam;
@@ -66,9 +65,9 @@ MaxDigitTrainer::MaxDigitTrainer(const MaxDigitTrainingSettings& settings)
   optimiser_ = std::make_unique<Adam>(parameter_list(weights_), adam);
 }
 
-long MaxDigitTrainer::step(long n) {
+TrainingProgress MaxDigitTrainer::step(long n) {
   if (n < 0) throw InputError("step count must be ≥ 0, got " + std::to_string(n));
-  const long run = std::min(n, settings_.steps - steps_taken_);
+  const long run = stopped_ ? 0 : std::min(n, settings_.steps - steps_taken_);
   for (long i = 0; i < run; ++i) {
     const std::vector<TokenCounts> batch = sample_batch(batches_, settings_.batch_size);
     last_loss_ = loss_backward_unchecked(weights_, batch, gradients_);
@@ -76,7 +75,7 @@ long MaxDigitTrainer::step(long n) {
     if (weights_.unit_norm_unembedding) normalise_unembedding_columns(weights_.W_U);
     ++steps_taken_;
   }
-  return run;
+  return progress();
 }
 
 MaxDigitWeights train_max_digit(const MaxDigitTrainingSettings& settings) {

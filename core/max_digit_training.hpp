@@ -4,7 +4,9 @@
 // s = init_scale = 0.1 (fan_in 64 for W_Q, W_K, W_V, W_U; 16 for W_O); AdamW with
 // learning rate 3e-3, weight decay 0.1 (β = 0.9, 0.999, ε = 1e-8); 4,000 steps on
 // batches of 256 fresh lists from sample_batch. Sub-streams of Random(seed):
-// 1 = initialisation, 2 = batches.
+// kInitialisationStream = 1, kBatchStream = 2.
+//
+// The trainer follows the trainer protocol of docs/model-pattern.md.
 //
 // Unit-norm unembedding (item 2i): W_U's columns start at unit norm and are
 // renormalised to unit norm after every optimiser step (projection onto the constraint).
@@ -12,11 +14,16 @@
 
 #include "core/adam.hpp"
 #include "core/max_digit.hpp"
+#include "core/training_progress.hpp"
 
 #include <cstdint>
 #include <memory>
 
 namespace headlab::max_digit {
+
+// Independent sub-streams of Random(seed).
+constexpr std::uint64_t kInitialisationStream = 1;
+constexpr std::uint64_t kBatchStream = 2;
 
 struct MaxDigitTrainingSettings {
   std::uint64_t seed = 0;
@@ -26,13 +33,20 @@ struct MaxDigitTrainingSettings {
   double weight_decay = 0.1;
   double init_scale = 0.1;
   bool unit_norm_unembedding = false;
+
+  // Throws InputError naming the field: steps in [0, 10⁷], batch_size in [1, 10⁶],
+  // learning_rate > 0, weight_decay ≥ 0 with learning_rate·weight_decay < 1, init_scale > 0, all finite.
+  void validate() const;
 };
 
-// Throws InputError naming the setting: steps in [0, 10⁷], batch_size in [1, 10⁶],
-// learning_rate > 0, weight_decay ≥ 0 with learning_rate·weight_decay < 1, init_scale > 0, all finite.
-void validate_settings(const MaxDigitTrainingSettings& settings);
+struct MaxDigitTrainingResult {
+  MaxDigitTrainingSettings settings;
+  MaxDigitWeights weights;
+  long steps_taken = 0;
+  double final_batch_loss = 0;  // mean cross-entropy of the last batch (NaN before the first step)
+};
 
-// Initial weights from stream 1 of Random(seed), drawn in parameter_list order.
+// Initial weights from stream kInitialisationStream of Random(seed), drawn in parameter_list order.
 MaxDigitWeights initial_weights(const MaxDigitTrainingSettings& settings);
 
 class MaxDigitTrainer {
@@ -41,14 +55,17 @@ class MaxDigitTrainer {
   MaxDigitTrainer(const MaxDigitTrainer&) = delete;
   MaxDigitTrainer& operator=(const MaxDigitTrainer&) = delete;
 
-  // Runs min(n, remaining) steps and returns how many ran. The batches come from one
-  // persistent stream, so any chunking of the same total gives bit-identical weights.
-  long step(long n);
+  // Runs min(n, remaining) steps (none once done()). The batches come from one persistent
+  // stream, so any chunking of the same total gives bit-identical weights.
+  TrainingProgress step(long n);
+  // loss: the mean cross-entropy of the last batch (NaN before the first step).
+  TrainingProgress progress() const { return {steps_taken_, settings_.steps, last_loss_, done()}; }
+  // Ends training early: done() from now on.
+  void stop() { stopped_ = true; }
+  MaxDigitTrainingResult result() const { return {settings_, weights_, steps_taken_, last_loss_}; }
   long steps_taken() const { return steps_taken_; }
-  long total_steps() const { return settings_.steps; }
-  bool done() const { return steps_taken_ >= settings_.steps; }
-  // Mean cross-entropy of the last batch (NaN before the first step).
-  double last_loss() const { return last_loss_; }
+  long steps_total() const { return settings_.steps; }
+  bool done() const { return stopped_ || steps_taken_ >= settings_.steps; }
   const MaxDigitWeights& weights() const { return weights_; }
   const MaxDigitTrainingSettings& settings() const { return settings_; }
 
@@ -60,6 +77,7 @@ class MaxDigitTrainer {
   MaxDigitGradients gradients_;
   long steps_taken_ = 0;
   double last_loss_;
+  bool stopped_ = false;
 };
 
 // The whole recipe in one call.

@@ -6,9 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <set>
 
@@ -284,39 +282,6 @@ std::string write_safetensors(const std::vector<Tensor>& tensors, const std::map
     }
   }
   return out;
-}
-
-std::string read_file_bytes(const std::string& path, std::size_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot open " + path);
-  in.seekg(0, std::ios::end);
-  const std::streamoff length = in.tellg();
-  if (length < 0) throw InputError("cannot read " + path);
-  if (static_cast<std::uint64_t>(length) > max_bytes) {
-    throw InputError(path + " has " + std::to_string(length) + " bytes; the limit is " + std::to_string(max_bytes));
-  }
-  in.seekg(0, std::ios::beg);
-  std::string bytes(static_cast<std::size_t>(length), '\0');
-  if (length > 0 && !in.read(&bytes[0], length)) throw InputError("cannot read " + path);
-  return bytes;
-}
-
-void write_file_atomically(const std::string& path, const std::string& bytes) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError("cannot write " + temporary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      std::remove(temporary.c_str());
-      throw InputError("cannot write " + temporary);
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw InputError("cannot rename " + temporary + " to " + path);
-  }
 }
 
 }  // namespace headlab::formats

@@ -60,10 +60,4 @@ SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, con
 std::string write_safetensors(const std::vector<Tensor>& tensors,
                               const std::map<std::string, std::string>& metadata = {});
 
-// Reads a whole file (at most max_bytes; InputError naming the path otherwise or when unreadable).
-std::string read_file_bytes(const std::string& path, std::size_t max_bytes);
-// Writes bytes to path through a temporary file in the same directory and a rename, so a reader
-// never sees a partial file. Throws InputError naming the path on failure.
-void write_file_atomically(const std::string& path, const std::string& bytes);
-
 }  // namespace headlab::formats

@@ -2,7 +2,6 @@
 // experiment. The embind trainer handle stays inside FeatureRecoveryTrainer;
 // callers get plain data copied out of the WASM heap and must call dispose().
 import { HeadlabError, unwrap } from './errors.js';
-import { toRows } from './matrix.js';
 
 /**
  * The draft's published PyTorch figures (float64, one thread, Adam lr 0.03, 1,200 steps),
@@ -24,31 +23,38 @@ export const DRAFT_PUBLISHED = Object.freeze({
 
 export const FEATURE_RECOVERY_FORMAT = 'headlab.feature-recovery.results/1';
 
-const rowsOf = (m) => toRows(m);
+/**
+ * Settings in the one vocabulary (docs/model-pattern.md). `batch`, the name before it, is still
+ * read as `batch_size` so older callers keep working.
+ */
+function settingsInput(settings) {
+  const s = { ...(settings ?? {}) };
+  if (s.batch !== undefined && s.batch_size === undefined) s.batch_size = s.batch;
+  delete s.batch;
+  return s;
+}
 
-/** Steppable training of W_q, W_v (see headlab-core.d.ts). Call dispose() when done. */
+/**
+ * Steppable training of W_q, W_v, in the trainer protocol of docs/model-pattern.md
+ * (see headlab-core.d.ts). Call dispose() when done.
+ */
 export class FeatureRecoveryTrainer {
-  #module;
   #handle;
   #settings;
-  #trainSeconds = 0;
+  #progress;
 
   constructor(module, settings = {}) {
     const handle = new module.FeatureRecoveryTrainerHandle();
-    let init;
+    let start;
     try {
-      init = handle.init(settings ?? {});
+      start = unwrap(handle.start(settingsInput(settings)));
     } catch (err) {
       handle.delete();
       throw err;
     }
-    if (init && typeof init.error === 'string') {
-      handle.delete();
-      throw new HeadlabError(init.error);
-    }
-    this.#module = module;
     this.#handle = handle;
-    this.#settings = init.settings;
+    this.#settings = start.settings;
+    this.#progress = start.progress;
   }
 
   #live() {
@@ -61,22 +67,30 @@ export class FeatureRecoveryTrainer {
     return { ...this.#settings };
   }
 
+  /** The last progress: { steps_taken, steps_total, loss, done, diverged_at }. */
+  get progress() {
+    return { ...this.#progress };
+  }
+
   get disposed() {
     return this.#handle === null;
   }
 
-  /** Advances up to n steps; returns { taken, steps_done, steps, loss }. */
+  /** Advances up to n steps; returns { steps_taken, steps_total, loss, done, diverged_at }. */
   step(n = 1) {
-    const handle = this.#live();
-    const start = performance.now();
-    const r = unwrap(handle.step(n));
-    this.#trainSeconds += (performance.now() - start) / 1000;
-    return r;
+    this.#progress = unwrap(this.#live().step(n));
+    return this.progress;
   }
 
-  /** Plain copies of the current state: settings, steps_done, mixing, fixed_keys, w_q, w_v, response maps, loss_trace. */
+  /** Ends training early: done from now on; result() holds the steps taken so far. */
+  stop() {
+    this.#progress = unwrap(this.#live().stop());
+    return this.progress;
+  }
+
+  /** Plain copies of the current state: settings, steps_taken, mixing, fixed_keys, keys, w_q, w_v, response maps, loss_trace, diverged_at. */
   snapshot() {
-    return { ...unwrap(this.#live().snapshot()), train_seconds: this.#trainSeconds };
+    return unwrap(this.#live().snapshot());
   }
 
   /** Held-out evaluation and interventions of the current W_q, W_v. */
@@ -84,29 +98,17 @@ export class FeatureRecoveryTrainer {
     return unwrap(this.#live().evaluate());
   }
 
-  /** The run as a results.json object (docs/feature-recovery-results.md): matrices as arrays of rows. */
+  /**
+   * The run so far as a results.json object (docs/feature-recovery-results.md): the text the one
+   * writer (formats/feature_recovery_results.hpp) produced, parsed.
+   */
+  result() {
+    return JSON.parse(unwrap(this.#live().result()));
+  }
+
+  /** The earlier name of result(). */
   results() {
-    const s = this.snapshot();
-    const e = this.evaluate();
-    return {
-      format: FEATURE_RECOVERY_FORMAT,
-      headlab_version: this.#module.version(),
-      settings: s.settings,
-      steps_done: s.steps_done,
-      fixed_keys: rowsOf(s.fixed_keys),
-      mixing: rowsOf(s.mixing),
-      w_q: rowsOf(s.w_q),
-      w_v: rowsOf(s.w_v),
-      response_query: rowsOf(e.response_query),
-      response_value: rowsOf(e.response_value),
-      loss_trace: Array.from(s.loss_trace),
-      heldout_mse: e.heldout_mse,
-      uniform_attention_mse: e.uniform_attention_mse,
-      query_r2: e.query_r2,
-      value_r2: e.value_r2,
-      interventions: e.interventions,
-      train_seconds: s.train_seconds,
-    };
+    return this.result();
   }
 
   /** Frees the WASM-side trainer. Safe to call twice; any later use throws HeadlabError. */

@@ -135,6 +135,8 @@ export interface FeatureRecoverySettingsInput {
   /** Adam steps, integer in [0, 10^7]. Default 1200. */
   steps?: number;
   /** Fresh examples per step, integer in [1, 10^5]. Default 128. */
+  batch_size?: number;
+  /** The earlier name of batch_size, still read. */
   batch?: number;
   /** Adam learning rate, > 0. Default 0.03. */
   learning_rate?: number;
@@ -144,29 +146,37 @@ export interface FeatureRecoverySettingsInput {
   request_scale?: number;
   /** Added to every irrelevant latent coordinate in the shift intervention, |shift| ≤ 10^6. Default 5. */
   shift?: number;
+  /** Learn the keys K (4 × 3) too. Default false. */
+  learned_keys?: boolean;
 }
 
 /** Resolved settings, including Adam's fixed β1 = 0.9, β2 = 0.999, ε = 1e-8 and init N(0, init_scale²), init_scale = 1/3. */
 export interface FeatureRecoverySettings {
-  seed: number; steps: number; batch: number; learning_rate: number; optimizer: 'adam';
+  seed: number; steps: number; batch_size: number; learning_rate: number; optimizer: 'adam';
   beta1: number; beta2: number; epsilon: number; init_scale: number;
-  eval_size: number; request_scale: number; shift: number;
+  eval_size: number; request_scale: number; shift: number; learned_keys: boolean;
 }
 
-export interface FeatureRecoveryStep {
-  /** Steps taken by this call (fewer than asked at the end of the run). */
-  taken: number;
-  steps_done: number;
-  steps: number;
-  /** Training loss of the last step (MSE over batch × 3); NaN before the first step. */
+/** The trainer protocol's progress (docs/model-pattern.md), the same for every model. */
+export interface TrainingProgress {
+  /** Optimiser steps taken so far. */
+  steps_taken: number;
+  /** settings.steps */
+  steps_total: number;
+  /** Training loss of the last step taken; NaN before the first step. */
   loss: number;
+  /** No further step will run: all taken, stopped, or diverged. */
+  done: boolean;
+}
+
+export interface FeatureRecoveryProgress extends TrainingProgress {
   /** 1-based step at which the loss or W_q, W_v stopped being finite (training then stops); 0 if none. */
   diverged_at: number;
 }
 
 export interface FeatureRecoverySnapshot {
   settings: FeatureRecoverySettings;
-  steps_done: number;
+  steps_taken: number;
   /** 1-based step at which training diverged (non-finite loss or weights), 0 if it did not. */
   diverged_at: number;
   /** The model's keys, 4 × 3: the fixed tetrahedron unless settings.learned_keys. */
@@ -183,10 +193,8 @@ export interface FeatureRecoverySnapshot {
   response_query: Matrix;
   /** R·W_v, 9 × 3 */
   response_value: Matrix;
-  /** Loss of every step so far (length steps_done). */
+  /** Loss of every step so far (length steps_taken). */
   loss_trace: Float64Array;
-  /** Seconds spent inside step() calls of this trainer. */
-  train_seconds: number;
 }
 
 export interface FeatureRecoveryEvaluation {
@@ -197,40 +205,36 @@ export interface FeatureRecoveryEvaluation {
   query_r2: [number, number, number];
   /** The same for value coordinate j against payload feature j, over every record. */
   value_r2: [number, number, number];
-  interventions: {
-    /** MSE against the kept target after erasing request feature j (j = 0, 1, 2). */
-    erase_request: [number, number, number];
-    /** MSE against the kept target after erasing payload feature j from every record. */
-    erase_payload: [number, number, number];
-    /** MSE between the predictions before and after adding `shift` to every irrelevant coordinate. */
-    irrelevant_shift_mse: number;
-  };
+  interventions: FeatureRecoveryResults['interventions'];
   response_query: Matrix;
   response_value: Matrix;
 }
 
-/** results.json (docs/feature-recovery-results.schema.json): matrices as arrays of rows. */
-export interface FeatureRecoveryResults {
-  format: 'headlab.feature-recovery.results/1';
-  headlab_version: string;
-  settings: FeatureRecoverySettings;
-  steps_done: number;
-  fixed_keys: number[][]; mixing: number[][]; w_q: number[][]; w_v: number[][];
-  response_query: number[][]; response_value: number[][];
-  loss_trace: number[];
-  heldout_mse: number; uniform_attention_mse: number;
-  query_r2: [number, number, number]; value_r2: [number, number, number];
-  interventions: FeatureRecoveryEvaluation['interventions'];
-  train_seconds: number;
-}
+/** The file formats' types, each written once beside its reader/writer in formats/. */
+export type { MaxDigitAnalysisFile, MaxDigitClaims, MaxDigitSeedsFile } from '../formats/max-digit-analysis.js';
+export type { MaxDigitWeightsFile } from '../formats/max-digit-weights.js';
+import type { MaxDigitAnalysisFile } from '../formats/max-digit-analysis.js';
+import type { MaxDigitWeightsFile } from '../formats/max-digit-weights.js';
+/** results.json: its one type, beside its one writer (formats/feature_recovery_results.hpp). */
+export type { FeatureRecoveryResults, FeatureRecoveryResultsSettings } from '../formats/feature-recovery-results.js';
+import type { FeatureRecoveryResults } from '../formats/feature-recovery-results.js';
 
+/** The trainer protocol (docs/model-pattern.md) for the feature-recovery model. */
 export declare class FeatureRecoveryTrainer {
   readonly settings: FeatureRecoverySettings;
+  /** The last progress (after construction: 0 steps taken). */
+  readonly progress: FeatureRecoveryProgress;
   readonly disposed: boolean;
   /** Advances up to n (integer ≥ 0, default 1) steps. Same bits however the steps are chunked. */
-  step(n?: number): FeatureRecoveryStep;
+  step(n?: number): FeatureRecoveryProgress;
+  /** Ends training early: done from now on; result() holds the steps taken so far. */
+  stop(): FeatureRecoveryProgress;
   snapshot(): FeatureRecoverySnapshot;
+  /** Held-out evaluation of the current W_q, W_v. Throws HeadlabError after a divergence. */
   evaluate(): FeatureRecoveryEvaluation;
+  /** The run so far as results.json. Throws HeadlabError after a divergence. */
+  result(): FeatureRecoveryResults;
+  /** The earlier name of result(). */
   results(): FeatureRecoveryResults;
   /** Frees the WASM trainer; idempotent. Any later call throws HeadlabError. */
   dispose(): void;
@@ -351,21 +355,20 @@ export interface MaxDigitTrainingSettings {
   unit_norm_unembedding?: boolean;
 }
 
-export interface MaxDigitProgress {
-  steps_taken: number;
-  total_steps: number;
-  done: boolean;
-  /** Mean cross-entropy (nats) of the last batch; NaN before the first step. */
-  loss: number;
-}
+/** The trainer protocol's progress; loss: mean cross-entropy (nats) of the last batch, NaN before the first step. */
+export type MaxDigitProgress = TrainingProgress;
 
-/** A training run in chunks. Deterministic whatever the chunking. Call dispose() when done. */
+/** A training run in chunks, in the trainer protocol (docs/model-pattern.md). Deterministic whatever the chunking. Call dispose() when done. */
 export interface MaxDigitTrainer {
   progress: MaxDigitProgress;
   /** Runs up to n (integer ≥ 0) more steps. Throws HeadlabError after dispose(). */
   step(n: number): MaxDigitProgress;
+  /** Ends training early: done from now on. */
+  stop(): MaxDigitProgress;
   /** A copy of the current weights. Throws HeadlabError after dispose(). */
   weights(): MaxDigitWeights;
+  /** The run so far. */
+  result(): { steps_taken: number; final_batch_loss: number; weights: MaxDigitWeights };
   readonly disposed: boolean;
   /** Frees the WASM object; idempotent. */
   dispose(): void;
@@ -430,11 +433,17 @@ export type MaxDigitBasis = 'w_o' | 'w_u';
 
 /** headlab_max_digit.wasm: the max-digit transformer (getMaxDigitCore() in a page). */
 export interface MaxDigitCore extends HeadlabModule {
-  /** Parses (if text) and checks a weights file: throws HeadlabError on a missing matrix, wrong shape, NaN or unknown format_version. */
-  maxDigitWeightsFromJson(source: string | object): MaxDigitWeights;
+  /**
+   * Reads a weights file with its one reader (formats/max_digit_weights.hpp, in WASM): throws
+   * HeadlabError on text that is not JSON (or too large or too deep), a missing matrix, a wrong
+   * shape or unknown format_version. An object is first written as JSON text.
+   */
+  maxDigitWeightsFromJson(source: string | MaxDigitWeightsFile | object): MaxDigitWeights;
   maxDigitInitialWeights(settings?: MaxDigitTrainingSettings): MaxDigitWeights;
   /** The whole recipe in one call (blocks: use a Web Worker). */
   maxDigitTrain(settings?: MaxDigitTrainingSettings): MaxDigitWeights;
+  createMaxDigitTrainer(settings?: MaxDigitTrainingSettings): MaxDigitTrainer;
+  /** The earlier name of createMaxDigitTrainer. */
   maxDigitTrainer(settings?: MaxDigitTrainingSettings): MaxDigitTrainer;
   /** Number of trainer objects alive in the WASM heap (for leak tests). */
   maxDigitLiveTrainers(): number;
@@ -462,8 +471,8 @@ export interface MaxDigitCore extends HeadlabModule {
   maxDigitContributions(weights: MaxDigitWeights, digits: number[], basis?: MaxDigitBasis, k?: number): MaxDigitContributions;
   /** The "angle mystery" table (default 'w_o', k = 3). */
   maxDigitAngleVsDot(weights: MaxDigitWeights, basis?: MaxDigitBasis, k?: number): MaxDigitAngleVsDot;
-  /** The full analysis in the layout of analysis.json (nested arrays). */
-  maxDigitAnalyze(weights: MaxDigitWeights): Record<string, unknown>;
+  /** analysis.json as its one writer (formats/max_digit_analysis.hpp) wrote it, parsed. */
+  maxDigitAnalyze(weights: MaxDigitWeights): MaxDigitAnalysisFile;
   /**
    * The softmax splitting attention between `maximum` (1–9) and `runnerUp` (0 … maximum − 1)
    * for the list (runnerUp, maximum): per head (arrays of 4) the score gap s_h(m) − s_h(r),

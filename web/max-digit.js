@@ -1,62 +1,24 @@
 // JS face of web/bindings/max_digit_bindings.cpp: the max-digit transformer.
-// Weights are plain objects { format_version, vocab, d_model, n_heads, d_head,
+// Weights in memory are plain objects { format_version, vocab, d_model, n_heads, d_head,
 // unit_norm_unembedding, E, W_Q[4], W_K[4], W_V[4], W_O[4], W_U } with every matrix
 // { rows, cols, data: Float64Array }. The embind trainer handle never leaves this file.
 import { HeadlabError, unwrap } from './errors.js';
-
-const MATRIX_FIELDS = ['E', 'W_U'];
-const HEAD_FIELDS = ['W_Q', 'W_K', 'W_V', 'W_O'];
 
 function isMatrix(v) {
   return v && typeof v === 'object' && v.data instanceof Float64Array;
 }
 
-// Nested rows → { rows, cols, data }; entries that are not numbers become NaN so the core
-// reports them as non-finite; ragged rows throw here with the CLI's wording.
-function matrixFromRows(value, name) {
-  if (isMatrix(value)) return value;
-  if (!Array.isArray(value)) throw new HeadlabError(`${name} must be an array of rows`);
-  if (value.length === 0) throw new HeadlabError(`${name} is empty (0 rows); it needs at least one row and one column`);
-  if (!Array.isArray(value[0])) throw new HeadlabError(`${name}[0] must be an array of numbers`);
-  const cols = value[0].length;
-  const data = new Float64Array(value.length * cols);
-  value.forEach((row, i) => {
-    if (!Array.isArray(row) || row.length !== cols) {
-      throw new HeadlabError(`${name} row ${i} must have ${cols} numbers like row 0 (rows must be equal in length)`);
-    }
-    row.forEach((x, j) => {
-      if (typeof x !== 'number') throw new HeadlabError(`${name}[${i}][${j}] is not a number`);
-      data[i * cols + j] = x;
-    });
-  });
-  return { rows: value.length, cols, data };
+/**
+ * A weights file as text for its one reader (formats/max_digit_weights.hpp): text as it is; an
+ * object as JSON, in-memory matrices { rows, cols, data } written as the file's arrays of rows.
+ */
+function weightsFileText(source) {
+  if (typeof source === 'string') return source;
+  if (!source || typeof source !== 'object' || Array.isArray(source)) throw new HeadlabError('the weights file must be a JSON object');
+  return JSON.stringify(source, (key, v) => (isMatrix(v) ? Array.from({ length: v.rows }, (_, i) => Array.from(v.data.subarray(i * v.cols, (i + 1) * v.cols))) : v));
 }
 
-/** Parsed weights file (text or object) → weights checked by the core. */
-function weightsInput(source) {
-  let file = source;
-  if (typeof source === 'string') {
-    try {
-      file = JSON.parse(source);
-    } catch (err) {
-      throw new HeadlabError(`the weights file is not valid JSON: ${err.message}`);
-    }
-  }
-  if (!file || typeof file !== 'object' || Array.isArray(file)) throw new HeadlabError('the weights file must be a JSON object');
-  const out = { ...file };
-  for (const name of MATRIX_FIELDS) {
-    if (file[name] !== undefined && file[name] !== null) out[name] = matrixFromRows(file[name], name);
-  }
-  for (const name of HEAD_FIELDS) {
-    const v = file[name];
-    if (v === undefined || v === null) continue;
-    if (!Array.isArray(v)) throw new HeadlabError(`${name} must be an array of 4 matrices`);
-    out[name] = v.map((m, h) => matrixFromRows(m, `${name}[${h}]`));
-  }
-  return out;
-}
-
-/** A training run that advances in chunks (for a Web Worker with a progress bar). */
+/** A training run in the trainer protocol of docs/model-pattern.md (for a Web Worker with a progress bar). */
 export class MaxDigitTrainer {
   #handle;
 
@@ -76,15 +38,26 @@ export class MaxDigitTrainer {
     return this.#handle;
   }
 
-  /** Runs up to n more steps; returns { steps_taken, total_steps, done, loss }. */
+  /** Runs up to n more steps; returns { steps_taken, steps_total, loss, done }. */
   step(n) {
     this.progress = unwrap(this.#live().step(n));
+    return this.progress;
+  }
+
+  /** Ends training early: done from now on. */
+  stop() {
+    this.progress = unwrap(this.#live().stop());
     return this.progress;
   }
 
   /** The current weights (a fresh copy). */
   weights() {
     return unwrap(this.#live().weights());
+  }
+
+  /** The run so far: { steps_taken, final_batch_loss, weights }. */
+  result() {
+    return unwrap(this.#live().result());
   }
 
   get disposed() {
@@ -101,11 +74,15 @@ export class MaxDigitTrainer {
 }
 
 export function maxDigitApi(module) {
-  const w = (weights) => weightsInput(weights);
+  const read = (source) => unwrap(module.max_digit_check_weights(weightsFileText(source)));
+  // Weights in memory pass as they are; a parsed file (arrays of rows) goes through the reader first.
+  const w = (weights) => (weights && isMatrix(weights.E) ? weights : read(weights));
   return {
-    maxDigitWeightsFromJson: (source) => unwrap(module.max_digit_check_weights(weightsInput(source))),
+    maxDigitWeightsFromJson: read,
     maxDigitInitialWeights: (settings = {}) => unwrap(module.max_digit_initial_weights(settings ?? {})),
     maxDigitTrain: (settings = {}) => unwrap(module.max_digit_train(settings ?? {})),
+    createMaxDigitTrainer: (settings = {}) => new MaxDigitTrainer(module, settings),
+    /** The earlier name of createMaxDigitTrainer. */
     maxDigitTrainer: (settings = {}) => new MaxDigitTrainer(module, settings),
     maxDigitLiveTrainers: () => module.max_digit_live_trainers(),
     maxDigitLogits: (weights, digits) => unwrap(module.max_digit_logits(w(weights), digits)),
@@ -123,7 +100,8 @@ export function maxDigitApi(module) {
     maxDigitContributions: (weights, digits, basis = 'w_o', k = 3) =>
       unwrap(module.max_digit_contributions(w(weights), digits, basis, k)),
     maxDigitAngleVsDot: (weights, basis = 'w_o', k = 3) => unwrap(module.max_digit_angle_vs_dot(w(weights), basis, k)),
-    maxDigitAnalyze: (weights) => unwrap(module.max_digit_analyze(w(weights))),
+    // analysis.json as its one writer (formats/max_digit_analysis.hpp) wrote it, parsed.
+    maxDigitAnalyze: (weights) => JSON.parse(unwrap(module.max_digit_analyze(w(weights)))),
     maxDigitHeadLogits: (weights, digits) => unwrap(module.max_digit_head_logits(w(weights), digits)),
     maxDigitRunnerUp: (weights, maximum, runnerUp) => unwrap(module.max_digit_runner_up(w(weights), maximum, runnerUp)),
   };

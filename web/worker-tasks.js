@@ -1,9 +1,11 @@
-// The tasks the worker can run, by kind. Each concept adds one entry:
+// The tasks the worker can run, by kind (the worker task of docs/model-pattern.md). Each concept adds one entry:
 //   kind: async (core, params, { progress, shouldStop, yieldToEvents }) => resultValue
 // for headlab_core, or kind: { module: 'max-digit', run: async (maxDigitCore, params, …) => … }
 // for headlab_max_digit.
 // A task does its work in chunks, calling progress(...) and awaiting yieldToEvents()
 // between chunks, and returns early (with what it has) once shouldStop() is true.
+// A training task follows the trainer protocol: params { settings, chunk? }, progress messages
+// { steps_taken, steps_total, loss, … }, and as result the model's file format as an object.
 import { HeadlabError } from './errors.js';
 
 /** Steps per progress message when the caller gives none: 60 updates over the default 1,200 steps. */
@@ -20,10 +22,10 @@ export const workerTasks = {
    * params: { settings: FeatureRecoverySettingsInput, chunk?: steps per progress message
    *           (integer ≥ 1), pace_ms?: least milliseconds per chunk (0 = full speed; lets a
    *           reader watch the response maps form) }.
-   * progress: { steps_done, steps, loss, losses: Float64Array (the losses of this chunk's
+   * progress: { steps_taken, steps_total, loss, losses: Float64Array (the losses of this chunk's
    *             steps), response_query, response_value: Float64Array (9 × 3, row-major) }.
    * result: the run's results.json object (docs/feature-recovery-results.md); on a stop,
-   *         the results of the steps taken so far (steps_done < settings.steps).
+   *         the results of the steps taken so far (its steps_done < settings.steps).
    */
   'feature-recovery-train': async (core, params, { progress, shouldStop, yieldToEvents }) => {
     const chunk = params?.chunk ?? FEATURE_RECOVERY_DEFAULT_CHUNK;
@@ -32,27 +34,27 @@ export const workerTasks = {
     if (!(Number.isFinite(paceMs) && paceMs >= 0)) throw new HeadlabError(`pace_ms must be a finite number ≥ 0, got ${paceMs}`);
     const trainer = core.createFeatureRecoveryTrainer(params?.settings ?? {});
     try {
-      const steps = trainer.settings.steps;
       let reported = 0;
       while (!shouldStop()) {
         const started = performance.now();
-        const r = trainer.step(chunk);
+        const p = trainer.step(chunk);
         const s = trainer.snapshot();
         progress({
-          steps_done: r.steps_done,
-          steps,
-          loss: r.loss,
+          steps_taken: p.steps_taken,
+          steps_total: p.steps_total,
+          loss: p.loss,
           losses: s.loss_trace.slice(reported),
           response_query: s.response_query.data,
           response_value: s.response_value.data,
         });
-        reported = r.steps_done;
-        if (r.steps_done >= steps) break;
+        reported = p.steps_taken;
+        if (p.done) break;
         const wait = paceMs - (performance.now() - started);
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         else await yieldToEvents();
       }
-      return trainer.results();
+      trainer.stop();
+      return trainer.result();
     } finally {
       trainer.dispose();
     }
@@ -63,7 +65,7 @@ export const workerTasks = {
    * snapshot at each of core.featureRecoveryReplaySteps(steps, count) (0, then log-spaced,
    * dense early). Stepping from snapshot to snapshot gives the same bits as one run.
    * params: { settings: FeatureRecoverySettingsInput, count?: snapshots (2 … 400, default 48) }.
-   * progress: { steps_done, steps }.
+   * progress: { steps_taken, steps_total, loss }.
    * result: { settings, steps: number[] (snapshot steps kept), snapshots: [{ step, loss (of that
    *           step; null at step 0), w_q, w_v, response_query, response_value: Float64Array 9 × 3,
    *           keys: Float64Array 4 × 3 }],
@@ -83,14 +85,14 @@ export const workerTasks = {
       for (const target of schedule) {
         if (shouldStop()) break;
         if (target > 0) {
-          const r = trainer.step(target - trainer.snapshot().steps_done);
-          divergedAt = r.diverged_at;
-          progress({ steps_done: r.steps_done, steps });
+          const p = trainer.step(target - trainer.progress.steps_taken);
+          divergedAt = p.diverged_at;
+          progress({ steps_taken: p.steps_taken, steps_total: p.steps_total, loss: p.loss });
           if (divergedAt) break;
         }
         const s = trainer.snapshot();
         snapshots.push({
-          step: s.steps_done, loss: s.steps_done > 0 ? s.loss_trace[s.steps_done - 1] : null,
+          step: s.steps_taken, loss: s.steps_taken > 0 ? s.loss_trace[s.steps_taken - 1] : null,
           w_q: s.w_q.data, w_v: s.w_v.data, keys: s.keys.data, response_query: s.response_query.data, response_value: s.response_value.data,
         });
         await yieldToEvents();
@@ -108,7 +110,7 @@ export const workerTasks = {
   /**
    * Trains the max-digit transformer (web/max-digit.js) and analyses the result.
    * params: { settings: MaxDigitTrainingSettings, chunk?: steps per progress message (integer ≥ 1) }.
-   * progress: { steps_taken, total_steps, loss } (loss: mean cross-entropy of the last batch, nats).
+   * progress: { steps_taken, steps_total, loss } (loss: mean cross-entropy of the last batch, nats).
    * result: { progress, weights, analysis } — weights (docs/max-digit-weights.md) and the
    *         analysis.json object (docs/max-digit-analysis.md) of the finished run; on a stop,
    *         weights and analysis are null (a half-trained model is not offered to the page).
@@ -118,12 +120,12 @@ export const workerTasks = {
     run: async (core, params, { progress, shouldStop, yieldToEvents }) => {
       const chunk = params?.chunk ?? MAX_DIGIT_DEFAULT_CHUNK;
       if (!Number.isInteger(chunk) || chunk < 1) throw new HeadlabError(`chunk must be an integer ≥ 1, got ${chunk}`);
-      const trainer = core.maxDigitTrainer(params?.settings ?? {});
+      const trainer = core.createMaxDigitTrainer(params?.settings ?? {});
       try {
         let p = trainer.progress;
         while (!p.done && !shouldStop()) {
           p = trainer.step(chunk);
-          progress({ steps_taken: p.steps_taken, total_steps: p.total_steps, loss: p.loss });
+          progress({ steps_taken: p.steps_taken, steps_total: p.steps_total, loss: p.loss });
           if (!p.done) await yieldToEvents();
         }
         if (!p.done) return { progress: p, weights: null, analysis: null };

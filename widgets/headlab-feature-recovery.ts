@@ -13,7 +13,7 @@
 //   pace ("watch": about 20 ms per 20 steps so the maps can be seen forming; "fast": no pause),
 //   autostart (boolean: train once when the element starts).
 // Events: `change` (bubbling) with FeatureRecoveryState when a setting changes or a run ends.
-import type { FeatureRecoveryResults } from '../web/headlab-core.js';
+import type { FeatureRecoveryResults } from '../formats/feature-recovery-results.js';
 import { DRAFT_PUBLISHED } from '../web/headlab-core.js';
 import { WorkerJobs } from '../web/worker-client.js';
 import {
@@ -198,7 +198,9 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     this.runSteps = settings.steps;
     this.progressUpdates = 0;
     this.announce(`Training started: ${settings.steps} steps, seed ${settings.seed}.`);
-    const params = { settings, chunk: CHUNK_STEPS, pace_ms: this.pace === 'watch' ? WATCH_PACE_MS : 0 };
+    // The attribute `batch` is the trainer setting batch_size (docs/model-pattern.md).
+    const { batch, ...rest } = settings;
+    const params = { settings: { ...rest, batch_size: batch }, chunk: CHUNK_STEPS, pace_ms: this.pace === 'watch' ? WATCH_PACE_MS : 0 };
     this.jobs.start<FeatureRecoveryResults>('feature-recovery-train', params, {
       progress: (detail) => {
         this.progressUpdates++;

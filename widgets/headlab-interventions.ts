@@ -12,7 +12,8 @@
 //   feature       1, 2 or 3 (default 1): which request or payload feature is erased
 //   shift         added to every irrelevant latent coordinate (default 5, |shift| ≤ 10^6)
 // Events: `change` (bubbling) with InterventionsState.
-import type { FeatureRecoveryInterventionResult, FeatureRecoveryResults } from '../web/headlab-core.js';
+import type { FeatureRecoveryInterventionResult } from '../web/headlab-core.js';
+import type { FeatureRecoveryResults } from '../formats/feature-recovery-results.js';
 import { DRAFT_PUBLISHED } from '../web/headlab-core.js';
 import { matrix } from '../web/matrix.js';
 import {

@@ -14,7 +14,7 @@ import { HeadlabElement, WidgetInputError, el, integerAttribute, type WidgetFigu
 import { formatAccuracy } from './chart/format.js';
 import { resolveColours } from './chart/palette.js';
 import { tablesScene } from './chart/table-scene.js';
-import type { MaxDigitAnalysisFile, MaxDigitClaims } from './max-digit/model.js';
+import type { MaxDigitAnalysisFile, MaxDigitClaims, MaxDigitSeedsFile } from './max-digit/model.js';
 import { MAX_DIGIT_CSS, scrollBox } from './max-digit/widget.js';
 
 export interface SeedGridState {
@@ -23,11 +23,7 @@ export interface SeedGridState {
   agree: number[];
 }
 
-interface SeedsFile {
-  format_version: number;
-  settings: { steps: number };
-  seeds: { seed: number; claims: MaxDigitClaims }[];
-}
+type SeedsFile = MaxDigitSeedsFile;
 
 const LISTS = 111110;
 

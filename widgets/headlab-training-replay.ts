@@ -272,7 +272,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     this.result = null;
     this.progressBar!.value = 0;
     this.jobs.start<ReplayResult>('feature-recovery-replay', { settings, count: SNAPSHOTS }, {
-      progress: (d) => { this.progressBar!.value = Number(d.steps_done) / Math.max(1, Number(d.steps)); },
+      progress: (d) => { this.progressBar!.value = Number(d.steps_taken) / Math.max(1, Number(d.steps_total)); },
       done: ({ value }) => {
         this.result = value;
         this.status = 'done';

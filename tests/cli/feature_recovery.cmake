@@ -25,10 +25,10 @@ headlab_feature_recovery_case(negative_seed "--seed needs an integer in \\[0, 10
 headlab_feature_recovery_case(zero_batch "--batch must be in \\[1, 100000\\], got 0.*exit=2"
   --seed 1 --out - --batch 0)
 headlab_feature_recovery_case(nan_lr "--lr needs a finite number, got \"nan\".*exit=2" --seed 1 --out - --lr nan)
-headlab_feature_recovery_case(zero_lr "learning rate must be a finite number > 0.*exit=2" --seed 1 --out - --lr 0)
-headlab_feature_recovery_case(negative_request_scale "request scale must be a finite number > 0.*exit=2"
+headlab_feature_recovery_case(zero_lr "learning_rate must be a finite number > 0.*exit=2" --seed 1 --out - --lr 0)
+headlab_feature_recovery_case(negative_request_scale "request_scale must be a finite number > 0.*exit=2"
   --seed 1 --out - --request-scale -1)
 headlab_feature_recovery_case(tiny_eval "--eval-size must be in \\[2, 1000000\\], got 1.*exit=2"
   --seed 1 --out - --eval-size 1)
-headlab_feature_recovery_case(unwritable_out "cannot write --out \"/nonexistent/dir/r.json\".*exit=1"
+headlab_feature_recovery_case(unwritable_out "--out: cannot write \"/nonexistent/dir/r.json\".*exit=1"
   --seed 1 --steps 1 --eval-size 4 --out /nonexistent/dir/r.json)

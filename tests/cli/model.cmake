@@ -9,7 +9,7 @@ set(_data ${CMAKE_CURRENT_SOURCE_DIR}/data/transformer)
 set(_md ${CMAKE_CURRENT_BINARY_DIR}/model-cli-max-digit)
 headlab_model_case(usage "usage: headlab model inspect.*exit=2")
 headlab_model_case(no_config "--config is required.*exit=1" inspect --weights x.safetensors)
-headlab_model_case(missing_file "cannot open /nonexistent/m.json.*exit=1" inspect --config /nonexistent/m.json --weights x)
+headlab_model_case(missing_file "--config: cannot open \"/nonexistent/m.json\".*exit=1" inspect --config /nonexistent/m.json --weights x)
 headlab_model_case(not_safetensors "--weights .*: safetensors: .*exit=1"
                    inspect --config ${_data}/two_layer_ln_pos.json --weights ${CMAKE_CURRENT_SOURCE_DIR}/data/attention_identity.json)
 headlab_model_case(config_disagrees "embed.W_E has shape \\[11, 8\\]; the config implies.*exit=1"

@@ -18,7 +18,7 @@ TEST_CASE("acceptance: seeds 0, 1, 2 with the draft's settings recover the featu
     const FeatureRecoveryResult r = run_feature_recovery(settings);
     const FeatureRecoveryEvaluation& e = r.evaluation;
     INFO("seed " << seed << ": held-out " << e.heldout_mse << ", uniform " << e.uniform_attention_mse);
-    REQUIRE(r.steps_done == 1200);
+    REQUIRE(r.steps_taken == 1200);
     REQUIRE(r.loss_trace.size() == 1200);
     CHECK(e.heldout_mse < 1e-28);
     for (int j = 0; j < 3; ++j) {
@@ -49,12 +49,15 @@ TEST_CASE("1,200 steps in uneven chunks equal 1,200 steps at once, bit for bit",
   FeatureRecoverySettings settings;
   settings.seed = 4;
   FeatureRecoveryTrainer whole(settings), chunked(settings);
-  CHECK(whole.step(1200) == 1200);
-  int taken = 0;
-  for (int chunk : {1, 0, 7, 100, 333, 59, 1000}) taken += chunked.step(chunk);
-  CHECK(taken == 1200);  // the last chunk stops at the end
-  CHECK(chunked.step(5) == 0);
-  CHECK(chunked.finished());
+  CHECK(whole.step(1200).steps_taken == 1200);
+  TrainingProgress p;
+  for (long chunk : {1, 0, 7, 100, 333, 59, 1000}) p = chunked.step(chunk);
+  CHECK(p.steps_taken == 1200);  // the last chunk stops at the end
+  CHECK(p.steps_total == 1200);
+  CHECK(p.done);
+  CHECK(p.loss == whole.loss_trace().back());
+  CHECK(chunked.step(5).steps_taken == 1200);
+  CHECK(chunked.done());
   CHECK(chunked.w_q() == whole.w_q());
   CHECK(chunked.w_v() == whole.w_v());
   CHECK(chunked.loss_trace() == whole.loss_trace());
@@ -86,20 +89,77 @@ TEST_CASE("run reports progress after every step and stops between steps", "[fea
   int calls = 0, last_done = 0;
   const FeatureRecoveryResult r = run_feature_recovery(
       settings,
-      [&](int done, int total, double loss) {
+      [&](const TrainingProgress& p) {
         ++calls;
-        CHECK(done == last_done + 1);
-        CHECK(total == 40);
-        CHECK(std::isfinite(loss));
-        last_done = done;
-        if (done == 15) stop = true;
+        CHECK(p.steps_taken == last_done + 1);
+        CHECK(p.steps_total == 40);
+        CHECK(std::isfinite(p.loss));
+        last_done = static_cast<int>(p.steps_taken);
+        if (p.steps_taken == 15) stop = true;
       },
       &stop);
   CHECK(calls == 15);
-  CHECK(r.steps_done == 15);
+  CHECK(r.steps_taken == 15);
   CHECK(r.loss_trace.size() == 15);
   CHECK(r.train_seconds >= 0.0);
   CHECK(std::isfinite(r.evaluation.heldout_mse));  // a stopped run is still evaluated
+}
+
+TEST_CASE("the trainer protocol: progress before and after steps, stop, result", "[feature_recovery][protocol]") {
+  FeatureRecoverySettings settings;
+  settings.steps = 30;
+  settings.eval_size = 32;
+  FeatureRecoveryTrainer trainer(settings);
+  const TrainingProgress start = trainer.progress();
+  CHECK(start.steps_taken == 0);
+  CHECK(start.steps_total == 30);
+  CHECK(std::isnan(start.loss));
+  CHECK_FALSE(start.done);
+  const TrainingProgress p = trainer.step(12);
+  CHECK(p.steps_taken == 12);
+  CHECK(p.loss == trainer.loss_trace().back());
+  CHECK_FALSE(p.done);
+  trainer.stop();
+  CHECK(trainer.done());
+  CHECK(trainer.step(5).steps_taken == 12);  // a stopped trainer takes no step
+  const FeatureRecoveryResult r = trainer.result();
+  CHECK(r.steps_taken == 12);
+  CHECK(r.loss_trace == trainer.loss_trace());
+  CHECK(r.w_q == trainer.w_q());
+  // result() is the evaluation of the current W_q, W_v on the seed's held-out set.
+  const FeatureRecoveryEvaluation e = evaluate_feature_recovery(
+      feature_recovery_evaluation_set(settings.seed, settings.eval_size, settings.request_scale), trainer.mixing(),
+      trainer.w_q(), trainer.w_v(), settings.shift);
+  CHECK(r.evaluation.heldout_mse == e.heldout_mse);
+  CHECK(r.evaluation.irrelevant_shift_mse == e.irrelevant_shift_mse);
+}
+
+TEST_CASE("an intervention's error is measured against the target for erasures, the prediction for the shift",
+          "[feature_recovery][interventions]") {
+  const Matrix prediction = Matrix::Constant(2, 3, 1.0), target = Matrix::Constant(2, 3, 2.0);
+  CHECK(&feature_recovery_intervention_reference(FeatureRecoveryIntervention::erase_request, prediction, target) ==
+        &target);
+  CHECK(&feature_recovery_intervention_reference(FeatureRecoveryIntervention::erase_payload, prediction, target) ==
+        &target);
+  CHECK(&feature_recovery_intervention_reference(FeatureRecoveryIntervention::irrelevant_shift, prediction, target) ==
+        &prediction);
+  // The evaluation and the one-intervention MSE follow the same rule, to the bit.
+  const Matrix mixing = feature_recovery_mixing(1);
+  const FeatureRecoveryBatch eval_set = feature_recovery_evaluation_set(1, 64, 1.8);
+  const Matrix w_q = known_query_projection(mixing), w_v = known_value_projection(mixing) * 0.9;
+  const FeatureRecoveryEvaluation e = evaluate_feature_recovery(eval_set, mixing, w_q, w_v, 5.0);
+  for (int j = 0; j < 3; ++j) {
+    CHECK(e.erase_request_mse[j] == feature_recovery_intervention_mse(eval_set, mixing, w_q, w_v,
+                                                                      FeatureRecoveryIntervention::erase_request, j, 5.0));
+    CHECK(e.erase_payload_mse[j] == feature_recovery_intervention_mse(eval_set, mixing, w_q, w_v,
+                                                                      FeatureRecoveryIntervention::erase_payload, j, 5.0));
+  }
+  CHECK(e.irrelevant_shift_mse ==
+        feature_recovery_intervention_mse(eval_set, mixing, w_q, w_v, FeatureRecoveryIntervention::irrelevant_shift, 0, 5.0));
+  // Against the target, the shift would count the model's own error (w_v scaled by 0.9) too.
+  const Matrix shifted = feature_recovery_intervened_prediction(eval_set, mixing, w_q, w_v,
+                                                                FeatureRecoveryIntervention::irrelevant_shift, 0, 5.0);
+  CHECK(mean_squared_error(shifted, eval_set.target) > 10 * e.irrelevant_shift_mse + 1e-6);
 }
 
 TEST_CASE("evaluation of the known solution: zero error, R² = 1, interventions in range", "[feature_recovery]") {
@@ -133,12 +193,12 @@ TEST_CASE("settings and intervention arguments are checked and named", "[feature
     return s;
   };
   CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.steps = -1; })), Catch::Contains("steps must be in [0"));
-  CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.batch = 0; })), Catch::Contains("batch must be in [1"));
+  CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.batch_size = 0; })), Catch::Contains("batch_size must be in [1"));
   CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.learning_rate = -0.1; })),
-                    Catch::Contains("learning rate must be a finite number > 0"));
-  CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.eval_size = 1; })), Catch::Contains("eval size"));
+                    Catch::Contains("learning_rate must be a finite number > 0"));
+  CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.eval_size = 1; })), Catch::Contains("eval_size must be in [2"));
   CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.request_scale = NAN; })),
-                    Catch::Contains("request scale"));
+                    Catch::Contains("request_scale must be a finite number > 0"));
   CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.shift = INFINITY; })), Catch::Contains("shift"));
   FeatureRecoveryTrainer trainer(with([](auto& s) { s.steps = 3; }));
   CHECK_THROWS_WITH(trainer.step(-2), Catch::Contains("step count must be ≥ 0, got -2"));
@@ -181,7 +241,7 @@ TEST_CASE("stepping from snapshot to snapshot reproduces the uninterrupted run b
   FeatureRecoveryTrainer whole(settings), replay(settings);
   whole.step(300);
   const std::vector<int> t = feature_recovery_replay_steps(300, 20);
-  for (std::size_t i = 1; i < t.size(); ++i) REQUIRE(replay.step(t[i] - t[i - 1]) == t[i] - t[i - 1]);
+  for (std::size_t i = 1; i < t.size(); ++i) REQUIRE(replay.step(t[i] - t[i - 1]).steps_taken == t[i]);
   CHECK(replay.w_q() == whole.w_q());
   CHECK(replay.w_v() == whole.w_v());
   CHECK(replay.loss_trace() == whole.loss_trace());
@@ -222,7 +282,7 @@ TEST_CASE("break it: tiny requests leave the query unidentified; learning rate 3
     large.seed = seed;
     large.learning_rate = 3;
     const FeatureRecoveryResult r = run_feature_recovery(large);
-    CHECK(r.steps_done == 1200);  // finite throughout: not a numerical divergence
+    CHECK(r.steps_taken == 1200);  // finite throughout: not a numerical divergence
     CHECK(*std::max_element(r.loss_trace.begin(), r.loss_trace.end()) > 10 * r.loss_trace.front());
     CHECK(r.evaluation.heldout_mse > r.evaluation.uniform_attention_mse);
   }
@@ -234,11 +294,14 @@ TEST_CASE("a run whose numbers overflow is reported as diverged at its step", "[
   s.init_scale = 1e200;  // the squared error of step 1 overflows to inf
   s.steps = 50;
   FeatureRecoveryTrainer t(s);
-  CHECK(t.step(50) == 1);
+  const TrainingProgress p = t.step(50);
+  CHECK(p.steps_taken == 1);
+  CHECK(p.done);
+  CHECK_FALSE(std::isfinite(p.loss));
   CHECK(t.diverged());
   CHECK(t.diverged_at() == 1);
-  CHECK(t.finished());
-  CHECK(t.step(10) == 0);
+  CHECK(t.step(10).steps_taken == 1);
+  CHECK_THROWS_WITH(t.result(), Catch::StartsWith("training diverged at step 1:"));
   CHECK_THROWS_WITH(run_feature_recovery(s), Catch::StartsWith("training diverged at step 1:"));
 }
 

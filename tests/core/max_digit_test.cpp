@@ -1,5 +1,6 @@
 #include "core/attention.hpp"
 #include "core/check.hpp"
+#include "core/deterministic_math.hpp"
 #include "core/max_digit.hpp"
 #include "core/max_digit_analysis.hpp"
 #include "core/max_digit_training.hpp"
@@ -198,11 +199,15 @@ TEST_CASE("max-digit: training is deterministic and independent of chunking", "[
   s.steps = 120;
   const MaxDigitWeights a = train_max_digit(s);
   MaxDigitTrainer chunked(s);
-  long run = 0;
-  for (long chunk : {1L, 7L, 50L, 1000L}) run += chunked.step(chunk);
-  CHECK(run == 120);
-  CHECK(chunked.done());
-  CHECK(chunked.step(5) == 0);
+  TrainingProgress p = chunked.progress();
+  CHECK(p.steps_taken == 0);
+  CHECK(std::isnan(p.loss));
+  for (long chunk : {1L, 7L, 50L, 1000L}) p = chunked.step(chunk);
+  CHECK(p.steps_taken == 120);
+  CHECK(p.steps_total == 120);
+  CHECK(p.done);
+  CHECK(chunked.step(5).steps_taken == 120);
+  CHECK(chunked.result().final_batch_loss == p.loss);
   const MaxDigitWeights& b = chunked.weights();
   CHECK(a.E == b.E);
   for (int h = 0; h < kHeads; ++h) {
@@ -214,6 +219,13 @@ TEST_CASE("max-digit: training is deterministic and independent of chunking", "[
   CHECK(a.W_U == b.W_U);
   s.seed = 8;
   CHECK(train_max_digit(s).E != a.E);
+  // stop(): done at once, no further step, and the result holds the steps taken.
+  MaxDigitTrainer stopped(s);
+  stopped.step(3);
+  stopped.stop();
+  CHECK(stopped.progress().done);
+  CHECK(stopped.step(10).steps_taken == 3);
+  CHECK(stopped.result().steps_taken == 3);
 }
 
 TEST_CASE("max-digit: bad weights and settings give clear messages", "[max_digit]") {
@@ -230,13 +242,19 @@ TEST_CASE("max-digit: bad weights and settings give clear messages", "[max_digit
   CHECK_THROWS_WITH(require_format_version(2), Catch::Contains("format_version 2"));
   MaxDigitTrainingSettings s;
   s.learning_rate = 0;
-  CHECK_THROWS_WITH(validate_settings(s), Catch::Contains("learning rate"));
+  CHECK_THROWS_WITH(s.validate(), "learning_rate must be finite and > 0, got 0.000000");
   s = {};
   s.batch_size = 0;
-  CHECK_THROWS_WITH(validate_settings(s), Catch::Contains("batch size"));
+  CHECK_THROWS_WITH(s.validate(), "batch_size must lie in [1, 1000000], got 0");
   s = {};
   s.init_scale = -1;
-  CHECK_THROWS_WITH(validate_settings(s), Catch::Contains("init scale"));
+  CHECK_THROWS_WITH(s.validate(), Catch::StartsWith("init_scale must be finite and > 0"));
+  s = {};
+  s.steps = -1;
+  CHECK_THROWS_WITH(MaxDigitTrainer(s), "steps must lie in [0, 10000000], got -1");
+  s = {};
+  s.weight_decay = 1000;
+  CHECK_THROWS_WITH(s.validate(), Catch::StartsWith("weight_decay must be finite, ≥ 0 and below 1 / learning_rate"));
   CHECK_THROWS_WITH(patch_attention(w, {1, 2}, {{4, 0}}), Catch::Contains("patch head"));
   CHECK_THROWS_WITH(patch_attention(w, {1, 2}, {{0, 9}}), Catch::Contains("patch position"));
   CHECK_THROWS_WITH(subspace_accuracy(w, Basis::w_o, 0), Catch::Contains("k must lie in 1…64"));

@@ -4,6 +4,7 @@
 // and the batch sampler the same batches as sample_list + token_counts. Bit-identity is the
 // contract that keeps the shipped seed-0 weights (site/pages/data/max-digit-seed0.json)
 // regenerating byte for byte and the WASM weights equal to the native ones.
+#include "core/deterministic_math.hpp"
 #include "core/max_digit.hpp"
 #include "core/max_digit_training.hpp"
 

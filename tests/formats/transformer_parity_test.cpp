@@ -3,6 +3,7 @@
 // LNPre, positional embedding, F32 storage; the files carry TransformerLens's mask / IGNORE buffers).
 #include "core/tolerances.hpp"
 #include "core/transformer_analysis.hpp"
+#include "formats/file_io.hpp"
 #include "formats/safetensors.hpp"
 #include "formats/transformer_model.hpp"
 
@@ -18,7 +19,7 @@ namespace {
 std::string data_path(const std::string& name) { return std::string(HEADLAB_TEST_DATA) + "/transformer/" + name; }
 
 SafetensorsFile read_file(const std::string& path) {
-  const std::string bytes = read_file_bytes(path, 1 << 24);
+  const std::string bytes = read_text_file(path, "fixture", 1 << 24);
   return read_safetensors(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
 }
 
@@ -27,7 +28,7 @@ SafetensorsFile read_file(const std::string& path) {
 TEST_CASE("transformer forward and DLA match the PyTorch reference fixtures within 1e-10", "[transformer_parity]") {
   for (const char* name : {"one_layer_plain", "two_layer_ln_pos", "two_layer_lnpre_pos", "three_layer_ln_f32"}) {
     INFO(name);
-    const auto config = transformer_config_from_json(read_file_bytes(data_path(std::string(name) + ".json"), 1 << 20));
+    const auto config = transformer_config_from_json(read_text_file(data_path(std::string(name) + ".json"), "fixture", 1 << 20));
     const auto weights = transformer_weights_from_safetensors(config, read_file(data_path(std::string(name) + ".safetensors")));
     const auto expected = read_file(data_path(std::string(name) + ".expected.safetensors"));
     std::vector<int> tokens;

@@ -56,7 +56,7 @@ test('seed 0: WASM training equals the native CLI results.json within 1e-12 afte
   const trainer = core.createFeatureRecoveryTrainer({ seed: 0 });
   try {
     trainer.step(1200);
-    const wasm = trainer.results();
+    const wasm = trainer.result();
     for (const key of ['fixed_keys', 'mixing', 'w_q', 'w_v', 'response_query', 'response_value']) {
       assert.ok(maxRowsDiff(wasm[key], native[key]) <= NATIVE_WASM_TOLERANCE, key);
     }
@@ -92,8 +92,11 @@ test('acceptance through WASM: seeds 0, 1, 2 with the draft settings', async () 
   for (const seed of [0, 1, 2]) {
     const trainer = core.createFeatureRecoveryTrainer({ seed });
     try {
-      assert.equal(trainer.step(5000).taken, 1200);  // stops at the configured 1,200
-      checkAcceptance(trainer.results(), `seed ${seed}`);
+      const p = trainer.step(5000);
+      assert.equal(p.steps_taken, 1200);  // stops at the configured 1,200
+      assert.equal(p.steps_total, 1200);
+      assert.equal(p.done, true);
+      checkAcceptance(trainer.result(), `seed ${seed}`);
     } finally {
       trainer.dispose();
     }
@@ -110,7 +113,7 @@ test('WASM: steps in chunks give the same bits as one call; snapshot is plain da
     a.step(300);
     for (const n of [1, 99, 0, 150, 77]) b.step(n);
     const sa = a.snapshot(), sb = b.snapshot();
-    assert.equal(sb.steps_done, 300);
+    assert.equal(sb.steps_taken, 300);
     assert.deepEqual(sb.w_q.data, sa.w_q.data);
     assert.deepEqual(sb.w_v.data, sa.w_v.data);
     assert.deepEqual(sb.loss_trace, sa.loss_trace);
@@ -151,11 +154,12 @@ test('bad settings and arguments name the argument', async () => {
     assert.throws(() => core.createFeatureRecoveryTrainer(settings), (e) => e instanceof HeadlabError && pattern.test(e.message));
   bad({ seed: -1 }, /seed must be an integer in \[0, 2\^53\]/);
   bad({ seed: 1.5 }, /seed must be an integer/);
-  bad({ batch: 0 }, /batch must be in \[1/);
+  bad({ batch_size: 0 }, /batch_size must be in \[1/);
+  bad({ batch: 0 }, /batch_size must be in \[1/);  // the earlier name, still read
   bad({ learning_rate: NaN }, /learning_rate must be finite/);
-  bad({ learning_rate: 0 }, /learning rate must be a finite number > 0/);
+  bad({ learning_rate: 0 }, /learning_rate must be a finite number > 0/);
   bad({ steps: '12' }, /steps must be a number/);
-  bad({ eval_size: 1 }, /eval size must be in \[2/);
+  bad({ eval_size: 1 }, /eval_size must be in \[2/);
   bad({ lr: 0.1 }, /settings has an unknown field "lr"/);
   const t = core.createFeatureRecoveryTrainer({ steps: 3 });
   try {

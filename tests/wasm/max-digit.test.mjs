@@ -89,12 +89,14 @@ test('the trainer: chunked equals one-shot bit for bit, dispose frees it, a disp
   const before = core.maxDigitLiveTrainers();
   const settings = { seed: 3, steps: 60 };
   const oneShot = core.maxDigitTrain(settings);
-  const trainer = core.maxDigitTrainer(settings);
+  const trainer = core.createMaxDigitTrainer(settings);
   assert.equal(core.maxDigitLiveTrainers(), before + 1);
   let progress;
   for (const n of [1, 9, 20, 100]) progress = trainer.step(n);
   assert.equal(progress.steps_taken, 60);
+  assert.equal(progress.steps_total, 60);
   assert.equal(progress.done, true);
+  assert.equal(trainer.result().final_batch_loss, progress.loss);
   assert.ok(Number.isFinite(progress.loss));
   assert.deepEqual(matrices(trainer.weights()), matrices(oneShot));
   trainer.dispose();
@@ -103,7 +105,9 @@ test('the trainer: chunked equals one-shot bit for bit, dispose frees it, a disp
   assert.throws(() => trainer.step(1), (e) => e instanceof HeadlabError && /disposed/.test(e.message));
   assert.throws(() => trainer.weights(), HeadlabError);
   // a bad setting throws and leaks nothing
-  assert.throws(() => core.maxDigitTrainer({ learning_rate: -1 }), (e) => e instanceof HeadlabError && /learning rate/.test(e.message));
+  assert.throws(() => core.createMaxDigitTrainer({ learning_rate: -1 }), (e) => e instanceof HeadlabError && /^learning_rate must be finite and > 0/.test(e.message));
+  assert.throws(() => core.createMaxDigitTrainer({ batch: 8 }), /settings has an unknown field "batch"/);
+  assert.throws(() => core.createMaxDigitTrainer({ steps: -1 }), /^steps must lie in \[0, 10000000\], got -1$/);
   assert.equal(core.maxDigitLiveTrainers(), before);
 });
 
@@ -128,18 +132,27 @@ test('bad weights files: the same clear message natively and in JS', async () =>
     assert.equal(r.status, 1, name);
     assert.match(r.stderr, message, name);
   }
-  // NaN cannot be written in JSON: natively an overflowing literal parses to a non-finite number;
-  // in JS a parsed object with NaN reaches the core's check.
+  // NaN cannot be written in JSON: an object holding one is written as JSON for the one reader,
+  // where it arrives as null, not a number.
   const nan = structuredClone(good);
   nan.W_U[5][2] = NaN;
-  assert.throws(() => core.maxDigitWeightsFromJson(nan), /W_U \(64 × 14\) has a non-finite entry nan at row 5, column 2/);
+  assert.throws(() => core.maxDigitWeightsFromJson(nan), /W_U\[5\]\[2\] is not a number/);
   const overflow = shippedText('max-digit-seed0.json').replace(/("W_U":\[\[)[^,]+/, '$11e999');
   const p = path.join(tmp, 'bad-overflow.json');
   fs.writeFileSync(p, overflow);
   const r = cliRun(['max-digit', 'analyze', '--weights', p, '--out', path.join(tmp, 'never.json')]);
   assert.equal(r.status, 1);
-  assert.match(r.stderr, /--weights: ".*" is not valid JSON: .*number overflow/);
-  assert.throws(() => core.maxDigitWeightsFromJson(overflow), /W_U \(64 × 14\) has a non-finite entry inf at row 0, column 0/);
+  assert.match(r.stderr, /--weights: ".*" is not valid JSON: number overflow parsing '1e999' at line 1, column \d+/);
+  // The same reader in WASM: the same message.
+  assert.throws(() => core.maxDigitWeightsFromJson(overflow), /is not valid JSON: number overflow parsing '1e999' at line 1, column \d+/);
+  // A value nested 60,000 deep is refused by depth before any deep work, natively and in WASM.
+  const deep = '['.repeat(60000) + ']'.repeat(60000);
+  assert.throws(() => core.maxDigitWeightsFromJson(deep), /nested deeper than 8 levels/);
+  fs.writeFileSync(p, deep);
+  const d = cliRun(['max-digit', 'analyze', '--weights', p, '--out', path.join(tmp, 'never.json')]);
+  assert.equal(d.status, 1);
+  assert.match(d.stderr, /nested deeper than 8 levels/);
+  assert.ok(d.stderr.length < 300, 'the message quotes only a short excerpt');
   assert.throws(() => core.maxDigitWeightsFromJson('{not json'), /not valid JSON/);
 });
 

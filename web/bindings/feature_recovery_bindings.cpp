@@ -1,8 +1,11 @@
-// embind: the feature-recovery experiment. A steppable trainer (class handle,
-// wrapped by web/feature-recovery.js and never handed to callers) and plain
-// functions for the task, evaluation and interventions with any W_q, W_v.
+// embind: the feature-recovery experiment. A steppable trainer (class handle, wrapped by
+// web/feature-recovery.js and never handed to callers) following the trainer protocol of
+// docs/model-pattern.md, and plain functions for the task, evaluation and interventions with
+// any W_q, W_v. Only conversion lives here: every rule is in core/feature_recovery_experiment.hpp,
+// and results.json is written by formats/feature_recovery_results.hpp (returned as text).
 #include "bindings/marshal.hpp"
 #include "core/feature_recovery_experiment.hpp"
+#include "formats/feature_recovery_results.hpp"
 
 #include <memory>
 #include <string>
@@ -18,48 +21,19 @@ val triple_to_js(const std::array<double, 3>& v) {
   return out;
 }
 
-bool has(const val& object, const char* key) {
-  if (object.isUndefined() || object.isNull()) return false;
-  const val v = object[key];
-  return !v.isUndefined() && !v.isNull();
-}
-
-// Rejects keys outside `known` so a misspelt setting is an error, not a silent default.
-void require_known_keys(const val& object, const char* what, std::initializer_list<const char*> known) {
-  if (object.isUndefined() || object.isNull()) return;
-  if (object.typeOf().as<std::string>() != "object") throw InputError(std::string(what) + " must be an object");
-  const val keys = val::global("Object").call<val>("keys", object);
-  const int n = keys["length"].as<int>();
-  for (int i = 0; i < n; ++i) {
-    const std::string key = keys[i].as<std::string>();
-    bool ok = false;
-    for (const char* k : known) ok = ok || key == k;
-    if (!ok) throw InputError(std::string(what) + " has an unknown field \"" + key + "\"");
-  }
-}
-
-std::uint64_t seed_arg(const val& v) {
-  const double x = number_arg(v, "seed");
-  // Integers up to 2^53 are exact in a JS number.
-  if (x < 0 || x != std::floor(x) || x > 9007199254740992.0) {
-    throw InputError("seed must be an integer in [0, 2^53], got " + std::to_string(x));
-  }
-  return static_cast<std::uint64_t>(x);
-}
-
 FeatureRecoverySettings settings_from_js(const val& s) {
-  require_known_keys(s, "settings",
-                     {"seed", "steps", "batch", "learning_rate", "eval_size", "request_scale", "shift", "learned_keys"});
   FeatureRecoverySettings out;
-  if (has(s, "seed")) out.seed = seed_arg(s["seed"]);
-  if (has(s, "steps")) out.steps = int_arg(s["steps"], "steps");
-  if (has(s, "batch")) out.batch = int_arg(s["batch"], "batch");
-  if (has(s, "learning_rate")) out.learning_rate = number_arg(s["learning_rate"], "learning_rate");
-  if (has(s, "eval_size")) out.eval_size = int_arg(s["eval_size"], "eval_size");
-  if (has(s, "request_scale")) out.request_scale = number_arg(s["request_scale"], "request_scale");
-  if (has(s, "shift")) out.shift = number_arg(s["shift"], "shift");
-  out.learned_keys = optional_bool(s, "learned_keys", false);
-  validate_feature_recovery_settings(out);
+  ObjectReader in(s, "settings");
+  in.seed("seed", out.seed);
+  in.integer("steps", out.steps);
+  in.integer("batch_size", out.batch_size);
+  in.number("learning_rate", out.learning_rate);
+  in.integer("eval_size", out.eval_size);
+  in.number("request_scale", out.request_scale);
+  in.number("shift", out.shift);
+  in.boolean("learned_keys", out.learned_keys);
+  in.finish();
+  out.validate();
   return out;
 }
 
@@ -67,7 +41,7 @@ val settings_to_js(const FeatureRecoverySettings& s) {
   val out = val::object();
   out.set("seed", static_cast<double>(s.seed));
   out.set("steps", s.steps);
-  out.set("batch", s.batch);
+  out.set("batch_size", s.batch_size);
   out.set("learning_rate", s.learning_rate);
   out.set("optimizer", std::string("adam"));
   out.set("beta1", s.beta1);
@@ -97,19 +71,27 @@ val evaluation_to_js(const FeatureRecoveryEvaluation& e) {
   return out;
 }
 
-// The held-out set and R of a seed: { seed, eval_size?, request_scale? }.
+// The arguments every held-out function shares: { seed, w_q, w_v, eval_size?, request_scale?,
+// shift? } → the seed's R and held-out set, and the projections to run on it.
 struct HeldOut {
+  FeatureRecoverySettings settings;
   Matrix mixing;
   FeatureRecoveryBatch eval_set;
+  Matrix w_q, w_v;
 };
-HeldOut held_out_from_js(const val& input, FeatureRecoverySettings& s) {
-  if (!has(input, "seed")) throw InputError("seed is required");
-  s.seed = seed_arg(input["seed"]);
-  if (has(input, "eval_size")) s.eval_size = int_arg(input["eval_size"], "eval_size");
-  if (has(input, "request_scale")) s.request_scale = number_arg(input["request_scale"], "request_scale");
-  if (has(input, "shift")) s.shift = number_arg(input["shift"], "shift");
-  validate_feature_recovery_settings(s);
-  return {feature_recovery_mixing(s.seed), feature_recovery_evaluation_set(s.seed, s.eval_size, s.request_scale)};
+HeldOut held_out_from_js(ObjectReader& in) {
+  HeldOut h;
+  if (!in.has("seed")) throw InputError("seed is required");
+  in.seed("seed", h.settings.seed);
+  in.integer("eval_size", h.settings.eval_size);
+  in.number("request_scale", h.settings.request_scale);
+  in.number("shift", h.settings.shift);
+  h.settings.validate();
+  h.mixing = feature_recovery_mixing(h.settings.seed);
+  h.eval_set = feature_recovery_evaluation_set(h.settings.seed, h.settings.eval_size, h.settings.request_scale);
+  h.w_q = matrix_from_js(in.get("w_q"), "w_q");
+  h.w_v = matrix_from_js(in.get("w_v"), "w_v");
+  return h;
 }
 
 class FeatureRecoveryTrainerHandle {
@@ -119,27 +101,30 @@ class FeatureRecoveryTrainerHandle {
   FeatureRecoveryTrainerHandle(const FeatureRecoveryTrainerHandle&) = delete;
   FeatureRecoveryTrainerHandle& operator=(const FeatureRecoveryTrainerHandle&) = delete;
 
-  val init(val settings) {
+  // → { progress, settings (defaults filled in) }
+  val start(val settings) {
     return guarded([&] {
       trainer_ = std::make_unique<FeatureRecoveryTrainer>(settings_from_js(settings));
       val out = val::object();
+      out.set("progress", progress_js());
       out.set("settings", settings_to_js(trainer_->settings()));
       return out;
     });
   }
 
-  // { taken, steps_done, steps, loss, diverged_at } with loss the last step's (NaN before the
-  // first step) and diverged_at the 1-based step whose loss or parameters stopped being finite (0: none).
+  // → { steps_taken, steps_total, loss, done, diverged_at } with diverged_at the 1-based step
+  // whose loss or parameters stopped being finite (0: none).
   val step(val n) {
     return guarded([&] {
-      const int taken = trained().step(int_arg(n, "step count"));
-      val out = val::object();
-      out.set("taken", taken);
-      out.set("steps_done", trainer_->steps_done());
-      out.set("steps", trainer_->settings().steps);
-      out.set("loss", trainer_->loss_trace().empty() ? std::nan("") : trainer_->loss_trace().back());
-      out.set("diverged_at", trainer_->diverged_at());
-      return out;
+      trained().step(int_arg(n, "step count"));
+      return progress_js();
+    });
+  }
+
+  val stop() {
+    return guarded([&] {
+      trained().stop();
+      return progress_js();
     });
   }
 
@@ -148,7 +133,7 @@ class FeatureRecoveryTrainerHandle {
       const FeatureRecoveryTrainer& t = trained();
       val out = val::object();
       out.set("settings", settings_to_js(t.settings()));
-      out.set("steps_done", t.steps_done());
+      out.set("steps_taken", static_cast<double>(t.steps_taken()));
       out.set("mixing", matrix_to_js(t.mixing()));
       out.set("fixed_keys", matrix_to_js(feature_recovery_keys()));
       out.set("keys", matrix_to_js(t.keys()));
@@ -163,20 +148,25 @@ class FeatureRecoveryTrainerHandle {
   }
 
   val evaluate() {
-    return guarded([&] {
-      const FeatureRecoveryTrainer& t = trained();
-      const FeatureRecoverySettings& s = t.settings();
-      const FeatureRecoveryBatch eval_set = feature_recovery_evaluation_set(s.seed, s.eval_size, s.request_scale);
-      return evaluation_to_js(evaluate_feature_recovery(eval_set, t.mixing(), t.w_q(), t.w_v(), s.shift, t.keys()));
-    });
+    return guarded([&] { return evaluation_to_js(trained().result().evaluation); });
+  }
+
+  // The run so far as results.json text (formats/feature_recovery_results.hpp).
+  val result() {
+    return guarded([&] { return val(formats::write_feature_recovery_results(trained().result(), HEADLAB_VERSION)); });
   }
 
   static int live_count() { return live_; }
 
  private:
   FeatureRecoveryTrainer& trained() {
-    if (!trainer_) throw InputError("the trainer was not initialised");
+    if (!trainer_) throw InputError("the trainer was not started");
     return *trainer_;
+  }
+  val progress_js() const {
+    val out = progress_to_js(trainer_->progress());
+    out.set("diverged_at", trainer_->diverged_at());
+    return out;
   }
   std::unique_ptr<FeatureRecoveryTrainer> trainer_;
   static int live_;
@@ -186,9 +176,12 @@ int FeatureRecoveryTrainerHandle::live_ = 0;
 // { seed } → { mixing, fixed_keys, known_w_q, known_w_v }
 val feature_recovery_task_js(val input) {
   return guarded([&] {
-    require_known_keys(input, "input", {"seed"});
-    if (!has(input, "seed")) throw InputError("seed is required");
-    const Matrix mixing = feature_recovery_mixing(seed_arg(input["seed"]));
+    ObjectReader in(input, "input");
+    std::uint64_t seed = 0;
+    if (!in.has("seed")) throw InputError("seed is required");
+    in.seed("seed", seed);
+    in.finish();
+    const Matrix mixing = feature_recovery_mixing(seed);
     val out = val::object();
     out.set("mixing", matrix_to_js(mixing));
     out.set("fixed_keys", matrix_to_js(feature_recovery_keys()));
@@ -201,11 +194,10 @@ val feature_recovery_task_js(val input) {
 // { seed, w_q, w_v, eval_size?, request_scale?, shift? } → the evaluation of those projections.
 val feature_recovery_evaluate_js(val input) {
   return guarded([&] {
-    require_known_keys(input, "input", {"seed", "w_q", "w_v", "eval_size", "request_scale", "shift"});
-    FeatureRecoverySettings s;
-    const HeldOut h = held_out_from_js(input, s);
-    return evaluation_to_js(evaluate_feature_recovery(h.eval_set, h.mixing, matrix_from_js(input["w_q"], "w_q"),
-                                                      matrix_from_js(input["w_v"], "w_v"), s.shift));
+    ObjectReader in(input, "input");
+    const HeldOut h = held_out_from_js(in);
+    in.finish();
+    return evaluation_to_js(evaluate_feature_recovery(h.eval_set, h.mixing, h.w_q, h.w_v, h.settings.shift));
   });
 }
 
@@ -213,44 +205,33 @@ val feature_recovery_evaluate_js(val input) {
 //   → { mse, heldout_mse, before, after, target } (the last three: first `examples` rows, B × 3)
 val feature_recovery_intervene_js(val input) {
   return guarded([&] {
-    require_known_keys(input, "input",
-                       {"seed", "w_q", "w_v", "intervention", "feature", "shift", "eval_size", "request_scale",
-                        "examples"});
-    FeatureRecoverySettings s;
-    const HeldOut h = held_out_from_js(input, s);
-    if (!has(input, "intervention") || input["intervention"].typeOf().as<std::string>() != "string") {
+    ObjectReader in(input, "input");
+    const HeldOut h = held_out_from_js(in);
+    const val name = in.get("intervention");
+    if (name.typeOf().as<std::string>() != "string") {
       throw InputError("intervention must be \"erase_request\", \"erase_payload\" or \"irrelevant_shift\"");
     }
-    const std::string name = input["intervention"].as<std::string>();
-    FeatureRecoveryIntervention kind;
-    if (name == "erase_request") {
-      kind = FeatureRecoveryIntervention::erase_request;
-    } else if (name == "erase_payload") {
-      kind = FeatureRecoveryIntervention::erase_payload;
-    } else if (name == "irrelevant_shift") {
-      kind = FeatureRecoveryIntervention::irrelevant_shift;
-    } else {
-      throw InputError("intervention must be \"erase_request\", \"erase_payload\" or \"irrelevant_shift\", got \"" +
-                       name + "\"");
-    }
+    const FeatureRecoveryIntervention kind = feature_recovery_intervention_from_name(name.as<std::string>());
     int feature = 0;
     if (kind != FeatureRecoveryIntervention::irrelevant_shift) {
-      if (!has(input, "feature")) throw InputError("feature (0, 1 or 2) is required for " + name);
-      feature = int_arg(input["feature"], "feature");
+      if (!in.has("feature")) throw InputError("feature (0, 1 or 2) is required for " + name.as<std::string>());
+      in.integer("feature", feature);
+    } else {
+      in.has("feature");  // ignored by the shift
     }
-    const int examples = has(input, "examples") ? int_arg(input["examples"], "examples") : 0;
-    if (examples < 0 || examples > s.eval_size) {
-      throw InputError("examples must be in [0, eval_size = " + std::to_string(s.eval_size) + "], got " +
+    int examples = 0;
+    in.integer("examples", examples);
+    in.finish();
+    if (examples < 0 || examples > h.settings.eval_size) {  // rows to copy out, not a setting
+      throw InputError("examples must be in [0, eval_size = " + std::to_string(h.settings.eval_size) + "], got " +
                        std::to_string(examples));
     }
-    const Matrix w_q = matrix_from_js(input["w_q"], "w_q"), w_v = matrix_from_js(input["w_v"], "w_v");
     const Matrix before =
-        feature_recovery_forward(h.eval_set.request * h.mixing, h.eval_set.records * h.mixing, w_q, w_v).prediction;
-    const Matrix after = feature_recovery_intervened_prediction(h.eval_set, h.mixing, w_q, w_v, kind, feature, s.shift);
+        feature_recovery_forward(h.eval_set.request * h.mixing, h.eval_set.records * h.mixing, h.w_q, h.w_v).prediction;
+    const Matrix after =
+        feature_recovery_intervened_prediction(h.eval_set, h.mixing, h.w_q, h.w_v, kind, feature, h.settings.shift);
     val out = val::object();
-    // The shift is measured against the unintervened prediction, the erasures against the kept target.
-    out.set("mse", mean_squared_error(after, kind == FeatureRecoveryIntervention::irrelevant_shift ? before
-                                                                                                : h.eval_set.target));
+    out.set("mse", mean_squared_error(after, feature_recovery_intervention_reference(kind, before, h.eval_set.target)));
     out.set("heldout_mse", mean_squared_error(before, h.eval_set.target));
     out.set("before", matrix_to_js(before.topRows(examples)));
     out.set("after", matrix_to_js(after.topRows(examples)));
@@ -259,17 +240,17 @@ val feature_recovery_intervene_js(val input) {
   });
 }
 
-// { seed, w_q, w_v, index, eval_size?, request_scale? } → one held-out example traced through
+// { seed, w_q, w_v, keys?, index, eval_size?, request_scale? } → one held-out example traced through
 // the student and the teacher (FeatureRecoveryExample; rows as Float64Array, 4-row blocks as matrices).
 val feature_recovery_example_js(val input) {
   return guarded([&] {
-    require_known_keys(input, "input", {"seed", "w_q", "w_v", "keys", "index", "eval_size", "request_scale"});
-    FeatureRecoverySettings s;
-    const HeldOut h = held_out_from_js(input, s);
-    const int index = has(input, "index") ? int_arg(input["index"], "index") : 0;
-    const Matrix keys = has(input, "keys") ? matrix_from_js(input["keys"], "keys") : feature_recovery_keys();
-    const FeatureRecoveryExample e = feature_recovery_example(h.eval_set, h.mixing, matrix_from_js(input["w_q"], "w_q"),
-                                                              matrix_from_js(input["w_v"], "w_v"), index, keys);
+    ObjectReader in(input, "input");
+    const HeldOut h = held_out_from_js(in);
+    int index = 0;
+    in.integer("index", index);
+    const Matrix keys = in.has("keys") ? matrix_from_js(in.get("keys"), "keys") : feature_recovery_keys();
+    in.finish();
+    const FeatureRecoveryExample e = feature_recovery_example(h.eval_set, h.mixing, h.w_q, h.w_v, index, keys);
     val out = val::object();
     out.set("request_features", matrix_to_js(e.request_features));
     out.set("payloads", matrix_to_js(e.payloads));
@@ -303,10 +284,12 @@ EMSCRIPTEN_BINDINGS(headlab_feature_recovery) {
   using headlab::web::FeatureRecoveryTrainerHandle;
   emscripten::class_<FeatureRecoveryTrainerHandle>("FeatureRecoveryTrainerHandle")
       .constructor<>()
-      .function("init", &FeatureRecoveryTrainerHandle::init)
+      .function("start", &FeatureRecoveryTrainerHandle::start)
       .function("step", &FeatureRecoveryTrainerHandle::step)
+      .function("stop", &FeatureRecoveryTrainerHandle::stop)
       .function("snapshot", &FeatureRecoveryTrainerHandle::snapshot)
-      .function("evaluate", &FeatureRecoveryTrainerHandle::evaluate);
+      .function("evaluate", &FeatureRecoveryTrainerHandle::evaluate)
+      .function("result", &FeatureRecoveryTrainerHandle::result);
   emscripten::function("feature_recovery_task", &headlab::web::feature_recovery_task_js);
   emscripten::function("feature_recovery_evaluate", &headlab::web::feature_recovery_evaluate_js);
   emscripten::function("feature_recovery_intervene", &headlab::web::feature_recovery_intervene_js);

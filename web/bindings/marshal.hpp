@@ -12,7 +12,9 @@
 #include <emscripten/val.h>
 
 #include <cmath>
+#include <cstdint>
 #include <exception>
+#include <set>
 #include <string>
 
 namespace headlab::web {
@@ -82,6 +84,93 @@ inline int int_arg(const val& v, const std::string& name) {
   const double x = number_arg(v, name);
   if (x != std::floor(x) || std::abs(x) > 1e9) throw InputError(name + " must be an integer, got " + std::to_string(x));
   return static_cast<int>(x);
+}
+
+inline bool has(const val& object, const char* key) {
+  if (object.isUndefined() || object.isNull()) return false;
+  const val v = object[key];
+  return !v.isUndefined() && !v.isNull();
+}
+
+// Each element of the JS array `v` converted by convert(element, "name[i]"); throws
+// "<name> must be <expected>" unless `v` is an array.
+template <class F>
+auto array_from_js(const val& v, const std::string& name, const std::string& expected, F&& convert) {
+  if (v.isUndefined() || v.isNull() || !v.isArray()) throw InputError(name + " must be " + expected);
+  std::vector<decltype(convert(v, name))> out;
+  const int n = v["length"].as<int>();
+  for (int i = 0; i < n; ++i) out.push_back(convert(v[i], name + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+// A JS number as a seed: integers up to 2^53 are exact in a double.
+inline std::uint64_t seed_arg(const val& v, const std::string& name = "seed") {
+  const double x = number_arg(v, name);
+  if (x < 0 || x != std::floor(x) || x > 9007199254740992.0) {
+    throw InputError(name + " must be an integer in [0, 2^53], got " + std::to_string(x));
+  }
+  return static_cast<std::uint64_t>(x);
+}
+
+// Copies the fields of a JS settings object (or options object) into a C++ struct, converting
+// each by its type only: ranges are the core's to check (<Model>Settings::validate() names the
+// field). finish() rejects a key nobody read, so a misspelt setting is an error, not a silent default.
+//   ObjectReader in(settings, "settings");
+//   in.integer("steps", s.steps); in.number("learning_rate", s.learning_rate); in.finish();
+class ObjectReader {
+ public:
+  ObjectReader(const val& object, std::string what) : object_(object), what_(std::move(what)) {
+    if (!object_.isUndefined() && !object_.isNull() && object_.typeOf().as<std::string>() != "object") {
+      throw InputError(what_ + " must be an object");
+    }
+  }
+  bool has(const char* key) {
+    read_.insert(key);
+    return headlab::web::has(object_, key);
+  }
+  val get(const char* key) {
+    read_.insert(key);
+    return object_[key];
+  }
+  void number(const char* key, double& out) {
+    if (has(key)) out = number_arg(object_[key], key);
+  }
+  template <class Integer>
+  void integer(const char* key, Integer& out) {
+    if (has(key)) out = static_cast<Integer>(int_arg(object_[key], key));
+  }
+  void seed(const char* key, std::uint64_t& out) {
+    if (has(key)) out = seed_arg(object_[key], key);
+  }
+  void boolean(const char* key, bool& out) {
+    read_.insert(key);
+    out = optional_bool(object_, key, out);
+  }
+  void finish() const {
+    if (object_.isUndefined() || object_.isNull()) return;
+    const val keys = val::global("Object").call<val>("keys", object_);
+    const int n = keys["length"].as<int>();
+    for (int i = 0; i < n; ++i) {
+      const std::string key = keys[i].as<std::string>();
+      if (!read_.count(key)) throw InputError(what_ + " has an unknown field \"" + key + "\"");
+    }
+  }
+
+ private:
+  val object_;
+  std::string what_;
+  std::set<std::string> read_;
+};
+
+// A core TrainingProgress as the JS progress object { steps_taken, steps_total, loss, done }.
+template <class Progress>
+val progress_to_js(const Progress& p) {
+  val out = val::object();
+  out.set("steps_taken", static_cast<double>(p.steps_taken));
+  out.set("steps_total", static_cast<double>(p.steps_total));
+  out.set("loss", p.loss);
+  out.set("done", p.done);
+  return out;
 }
 
 // Runs f and returns its value; a C++ exception becomes { error: what() }, which

@@ -6,85 +6,12 @@
 // when its status or its model changes.
 import type { MaxDigitCore, MaxDigitWeights } from '../../web/headlab-core.js';
 
-/** The fields of analysis.json the widgets read (docs/max-digit-analysis.md). */
-export interface MaxDigitAccuracyRow {
-  accuracy: number;
-  correct: number;
-  total: number;
-  accuracy_by_max: number[];
-}
+import type { MaxDigitAnalysisFile } from '../../formats/max-digit-analysis.js';
 
-export interface MaxDigitAnalysisFile {
-  format_version: number;
-  unit_norm_unembedding: boolean;
-  evaluation: { lists: number; lists_by_max: number[] };
-  accuracy: number;
-  accuracy_by_max: number[];
-  residual_free_accuracy: number;
-  residual_free_accuracy_by_max: number[];
-  residual_only_accuracy: number;
-  head_ablation: (MaxDigitAccuracyRow & { heads: number[] })[];
-  subspace_accuracy: { k: number[]; w_o: number[]; w_u: number[] };
-  variance_explained: { w_o: number[]; w_u: number[] };
-  cosine_top3: number[][];
-  /** 4 × 14 */
-  scores: number[][];
-  /** 4 × (10 × 14) */
-  attention_by_max: number[][][];
-  recruited_heads: number[][];
-  patching: {
-    digits: number[];
-    position: number;
-    original_answer: number;
-    original_logits: number[];
-    single_head: { head: number; answer: number; logits: number[] }[];
-    all_heads: { answer: number; logits: number[] };
-  };
-  angle_vs_dot: {
-    mean_output: number[][];
-    cosine: number[][];
-    dot: number[][];
-    best_by_cosine: number[];
-    best_by_dot: number[];
-  };
-  mechanism: MaxDigitMechanism;
-  claims: MaxDigitClaims;
-}
-
-/** analysis.json "mechanism" (core/max_digit_analysis.hpp, struct Mechanism). */
-export interface MaxDigitMechanism {
-  score_slope: number[];
-  score_monotone: boolean[];
-  marker_gap: number[];
-  embedding_norm: number[];
-  unembedding_norm: number[];
-  default_logits: number[];
-  default_answer: number;
-  default_answer_residual_free: number;
-  one_hot_answer: number[];
-  recruited_one_hot_answer: number[];
-}
-
-/** analysis.json "claims" and each row of `headlab max-digit seeds` (struct SeedClaims). */
-export interface MaxDigitClaims {
-  accuracy: number;
-  single_head_accuracy: number[];
-  min_single_head_accuracy: number;
-  single_heads_perfect: number;
-  min_one_ablated_accuracy: number;
-  directions_w_o: number;
-  directions_w_u: number;
-  angle_dot_agree: number;
-  dot_correct: number;
-  single_flips: number[];
-  pair_flips: number[][];
-  all_heads_answer: number;
-  one_hot_exceptions: number[];
-  default_answer: number;
-  recruited_cells: number;
-  scores_monotone: boolean;
-  markers_below_digits: boolean;
-}
+// The file formats' types are written once, beside their C++ writer in formats/.
+export type {
+  MaxDigitAccuracyRow, MaxDigitAnalysisFile, MaxDigitClaims, MaxDigitMechanism, MaxDigitSeedsFile,
+} from '../../formats/max-digit-analysis.js';
 
 export interface MaxDigitModel {
   weights: MaxDigitWeights;
@@ -141,7 +68,7 @@ export class MaxDigitModelSource extends EventTarget {
       } catch (err) {
         throw new Error(`the weights file ${shortUrl(url)} is not a max-digit weights file: ${(err as Error).message}`);
       }
-      const analysis = core.maxDigitAnalyze(weights) as unknown as MaxDigitAnalysisFile;
+      const analysis = core.maxDigitAnalyze(weights);
       const seed = trainingSeed(text);
       return { weights, analysis, seed };
     })();

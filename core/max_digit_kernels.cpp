@@ -1,0 +1,417 @@
+#include "core/max_digit_kernels.hpp"
+
+#include "core/deterministic_math.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace headlab::max_digit {
+namespace {
+
+constexpr int V = kVocab, D = kDModel, C = kDHead, H = kHeads;
+
+// Every product below sums its terms in the same order, from the same starting value, as the
+// plain loops it replaces (the reference in tests/core/max_digit_training_bits_test.cpp), so the
+// gradients are the same to the last bit; only the memory layout and the loop nesting differ.
+// Element-wise vector arithmetic (GCC/clang vector extensions, lowered to SSE2/AVX natively and
+// to simd128 in WASM) rounds each lane exactly like the scalar operation. Contraction of a
+// product and a sum into an FMA would change the bits; the core is built with -ffp-contract=off.
+// Rows of 14 logits or tokens are padded to 16 entries (two vectors of 8) whose padding stays 0.
+
+#if !defined(__GNUC__)
+#error "the max-digit training kernels use GCC/clang vector extensions"
+#endif
+#define HEADLAB_INLINE __attribute__((always_inline)) inline
+// Lanes<4> values cross no call boundary (everything is inlined), so the ABI note is moot.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+// W doubles per vector: 2 is one SSE2 register natively and one simd128 value in WASM; 4 is one
+// AVX register (the kernels are compiled a second time for AVX2 natively, chosen at run time).
+// Each lane of a vector product or sum is the scalar IEEE operation, so the bits do not depend
+// on the vector width.
+template <int W>
+struct Lanes {
+  typedef double type __attribute__((vector_size(8 * W)));
+  static HEADLAB_INLINE type load(const double* p) {
+    type v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static HEADLAB_INLINE void store(double* p, type v) { std::memcpy(p, &v, sizeof v); }
+};
+typedef Lanes<2>::type f64x2;
+HEADLAB_INLINE f64x2 load2(const double* p) { return Lanes<2>::load(p); }
+HEADLAB_INLINE void store2(double* p, f64x2 v) { Lanes<2>::store(p, v); }
+
+constexpr int P = 16;  // padded row length for the 14-wide rows
+
+// y[0 … N) += a·x[0 … N), lane by lane.
+template <int W, int N>
+HEADLAB_INLINE void axpy_rows(double a, const double* __restrict x, double* __restrict y) {
+  static_assert(N % W == 0, "whole vectors");
+  using L = Lanes<W>;
+  for (int j = 0; j < N; j += W) L::store(y + j, L::load(y + j) + a * L::load(x + j));
+}
+
+// C[r][0 … N) = (C[r] if accumulate, else 0) + Σ_{k=0}^{K−1} A(r, k)·B[k][0 … N), terms added one
+// by one in k order, for R rows; A(r, k) = a[r·a_row + k·a_k] (so Aᵀ is read in place). The R × N
+// running sums stay in vector registers.
+template <int W, int R, int K, int N>
+HEADLAB_INLINE void panel(const double* a, long a_row, long a_k, const double* __restrict b, long ldb,
+                          double* __restrict c, long ldc, bool accumulate) {
+  static_assert(N % W == 0, "whole vectors");
+  using L = Lanes<W>;
+  typename L::type acc[R][N / W];
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < N / W; ++j) acc[r][j] = accumulate ? L::load(c + r * ldc + W * j) : typename L::type{};
+  for (int k = 0; k < K; ++k) {
+    for (int r = 0; r < R; ++r) {
+      const double x = a[r * a_row + k * a_k];
+      for (int j = 0; j < N / W; ++j) acc[r][j] += x * L::load(b + k * ldb + W * j);
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < N / W; ++j) L::store(c + r * ldc + W * j, acc[r][j]);
+}
+
+// The M × N product C = A B (or C += A B), R rows at a time (M divisible by R).
+template <int W, int M, int R, int K, int N>
+HEADLAB_INLINE void product(const double* a, long a_row, long a_k, const double* b, long ldb, double* c, long ldc,
+                            bool accumulate) {
+  static_assert(M % R == 0, "row blocks must tile the rows");
+  for (int i = 0; i < M; i += R) panel<W, R, K, N>(a + i * a_row, a_row, a_k, b, ldb, c + i * ldc, ldc, accumulate);
+}
+
+// Everything one step needs, kept between steps so that a step allocates nothing.
+struct StepWorkspace {
+  // forward tables (14-wide rows padded to 16)
+  alignas(64) double residual[P];
+  alignas(64) double query[H][C];
+  alignas(64) double key_query[H][D];
+  alignas(64) double score[H][V];
+  alignas(64) double score_exp[H][P];
+  alignas(64) double value[H][V][C];   // E W_V^h
+  alignas(64) double wo_wu[H][C][P];   // W_O^h W_U
+  alignas(64) double logit[H][V][P];   // L_h[t]
+  alignas(64) double logit_pair[H / 2][V][V][2];  // L of heads 2g and 2g+1 side by side: [g][t][j][head − 2g]
+  alignas(64) double unembed[D][P];    // W_U
+  // batch accumulators
+  alignas(64) double sum_g[P];
+  alignas(64) double G[H][V][P];  // dL_h
+  alignas(64) double dS[H][V];    // ds_h
+  // backward scratch
+  alignas(64) double wo_wu_t[V][C];  // (W_O W_U)ᵀ: [j][c]
+  alignas(64) double dvalue[V][C];
+  alignas(64) double dwo_wu[C][P];
+  alignas(64) double wv_t[C][D];
+  alignas(64) double wu_t[V][D];
+  alignas(64) double de_rows[V][D];
+  alignas(64) double dunembed[D][P];
+  std::vector<std::uint64_t> order;
+};
+
+StepWorkspace& step_workspace() {
+  thread_local StepWorkspace ws;
+  return ws;
+}
+
+template <int W>
+HEADLAB_INLINE void forward_tables(const MaxDigitWeights& w, StepWorkspace& ws) {
+  const double* E = w.E.data();
+  const double* ans = E + kAns * D;
+  const double* WU = w.W_U.data();
+  for (int i = 0; i < D; ++i) {
+    for (int j = 0; j < V; ++j) ws.unembed[i][j] = WU[i * V + j];
+    ws.unembed[i][V] = ws.unembed[i][V + 1] = 0.0;
+  }
+  // residual = E[ANS] W_U
+  product<W, 1, 1, D, P>(ans, 0, 1, &ws.unembed[0][0], P, ws.residual, P, false);
+  for (int h = 0; h < H; ++h) {
+    // q, W_K qᵀ, s(t) and e^{s(t) − max s}: the analysis path's own code (core/max_digit_model.cpp)
+    head_scores(w, h, ws.query[h], ws.key_query[h], ws.score[h], ws.score_exp[h]);
+    ws.score_exp[h][V] = ws.score_exp[h][V + 1] = 0.0;
+    // Vh = E W_V (14 × 16), M = W_O W_U (16 × 14), L = Vh M (14 × 14); the analysis path
+    // (token_tables) forms the same sums with axpy rows, the bits test holds them equal.
+    const double *WV = w.W_V[h].data(), *WO = w.W_O[h].data();
+    product<W, V, 2, D, P>(E, D, 1, WV, C, &ws.value[h][0][0], C, false);
+    product<W, C, 2, D, P>(WO, D, 1, &ws.unembed[0][0], P, &ws.wo_wu[h][0][0], P, false);
+    product<W, V, 2, C, P>(&ws.value[h][0][0], C, 1, &ws.wo_wu[h][0][0], P, &ws.logit[h][0][0], P, false);
+    for (int t = 0; t < V; ++t) {
+      for (int j = 0; j < V; ++j) ws.logit_pair[h / 2][t][j][h % 2] = ws.logit[h][t][j];
+    }
+  }
+}
+
+// exp_nonpositive on two lanes at once, the same operations lane by lane. 2^k is built from
+// the bits of x/ln2 + 1.5·2^52, whose low bits hold k (the scalar code converts k to an integer;
+// both give k exactly for |k| < 2^51). Only for x ≥ −700 (no subnormal scale, no cut-off).
+typedef std::int64_t i64x2 __attribute__((vector_size(16)));
+HEADLAB_INLINE f64x2 exp_nonpositive_pair(f64x2 x) {
+  using namespace exp_reduction;
+  const f64x2 shifted = x * inv_ln2 + round_shift;
+  const f64x2 k = shifted - round_shift;
+  const f64x2 r = (x - k * ln2_hi) - k * ln2_lo;
+  f64x2 p = r * kInverseFactorial.c[14] + kInverseFactorial.c[13];
+  for (int n = 12; n >= 0; --n) p = p * r + kInverseFactorial.c[n];
+  i64x2 shifted_bits, shift_bits;
+  std::memcpy(&shifted_bits, &shifted, sizeof shifted_bits);
+  const double shift_pair[2] = {round_shift, round_shift};
+  std::memcpy(&shift_bits, shift_pair, sizeof shift_bits);
+  const i64x2 bits = (shifted_bits - shift_bits + 1023) << 52;
+  f64x2 scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+// cross_entropy with the exponentials taken two at a time (same bits).
+HEADLAB_INLINE double cross_entropy_pairs(const double* logits, int answer, double* p) {
+  double top = logits[0];
+  for (int j = 1; j < V; ++j) top = logits[j] > top ? logits[j] : top;
+  for (int j = 0; j < V; j += 2) {
+    const double x0 = logits[j] - top, x1 = logits[j + 1] - top;
+    if (x0 >= -700.0 && x1 >= -700.0) {
+      store2(p + j, exp_nonpositive_pair(f64x2{x0, x1}));
+    } else {
+      p[j] = exp_nonpositive(x0);
+      p[j + 1] = exp_nonpositive(x1);
+    }
+  }
+  double total = 0.0;
+  for (int j = 0; j < V; ++j) total += p[j];
+  const double inverse = 1.0 / total;
+  for (int j = 0; j < V; ++j) p[j] *= inverse;
+  return std::log(total) - (logits[answer] - top);
+}
+
+
+// a_h(t) of one example for every head; `counts` as doubles, padded with zeros.
+HEADLAB_INLINE void example_mass(const StepWorkspace& ws, const double* counts, const TokenCounts& token_counts,
+                                 double (*a)[P]) {
+  for (int h = 0; h < H; ++h) {
+    // c(t)·e(t) for every token (0 for an absent one, which adds nothing to the running sum)
+    double weighted[P];
+    for (int t = 0; t < P; t += 2) store2(weighted + t, load2(counts + t) * load2(ws.score_exp[h] + t));
+    double total = 0.0;
+    for (int t = 0; t < V; ++t) total += weighted[t];
+    if (total >= kMassUnderflow) {
+      const double inverse = 1.0 / total;
+      for (int t = 0; t < P; t += 2) store2(a[h] + t, load2(weighted + t) * inverse);
+      continue;
+    }
+    far_below_maximum_mass(ws.score[h], token_counts, a[h]);
+    a[h][V] = a[h][V + 1] = 0.0;
+  }
+}
+
+// The model sees a multiset of tokens, so equal examples are merged and weighted by their
+// multiplicity: sort by a 33-bit key of the digit and PAD counts, then by position in the batch
+// (key · 2^20 + position; batch sizes stay below 2^20).
+constexpr int kPositionBits = 20;
+constexpr std::uint64_t kPositionMask = (std::uint64_t{1} << kPositionBits) - 1;
+void sort_by_multiset(const std::vector<TokenCounts>& batch, std::vector<std::uint64_t>& order) {
+  order.resize(batch.size());
+  for (std::size_t n = 0; n < batch.size(); ++n) {
+    std::uint64_t key = 0;
+    for (int t = 0; t <= kPad; ++t) key = (key << 3) | batch[n][t];
+    order[n] = (key << kPositionBits) | n;
+  }
+  std::sort(order.begin(), order.end());
+}
+
+// One distinct example with its multiplicity: forward, cross-entropy, and the batch
+// accumulators sum_g (Σ dlogits), G_h (dL_h) and dS_h (ds_h). Returns multiplicity · loss.
+template <int W>
+HEADLAB_INLINE double accumulate_example(StepWorkspace& ws, const TokenCounts& counts, double multiplicity,
+                                         double inverse_batch) {
+  alignas(64) double a[H][P], counts_d[P], logits[P], g[P], lambda[H][V];
+  double p[V];
+  int present[V];
+  int n_present = 0;
+  for (int t = 0; t < V; ++t) {
+    counts_d[t] = counts[t];
+    if (counts[t]) present[n_present++] = t;
+  }
+  counts_d[V] = counts_d[V + 1] = 0.0;
+  example_mass(ws, counts_d, counts, a);
+  // logits = E[ANS] W_U + Σ_h Σ_t a_h(t) L_h[t]
+  for (int j = 0; j < P; ++j) logits[j] = ws.residual[j];
+  for (int h = 0; h < H; ++h) {
+    for (int i = 0; i < n_present; ++i) {
+      const int t = present[i];
+      const double mass = a[h][t];
+      axpy_rows<W, P>(mass, ws.logit[h][t], logits);
+    }
+  }
+  const int answer = maximum_digit(counts);
+  const double loss = multiplicity * cross_entropy_pairs(logits, answer, p);
+  // dloss/dlogits of the mean loss, summed over the copies: multiplicity · (softmax − onehot) / B
+  const double weight = multiplicity * inverse_batch;
+  for (int j = 0; j < V; ++j) {
+    g[j] = (p[j] - (j == answer ? 1.0 : 0.0)) * weight;
+    ws.sum_g[j] += g[j];
+  }
+  g[V] = g[V + 1] = 0.0;
+  // logits += Σ_t a(t) L[t]  ⇒  da(t) = L[t]·g;  a = softmax over tokens ⇒ ds(t) = a(t)(da(t) − Σ_u a(u) da(u))
+  // λ_h(t) = L_h[t]·g for the present tokens, summed over j in order, two heads per vector
+  for (int pair = 0; pair < H / 2; ++pair) {
+    for (int i = 0; i < n_present; ++i) {
+      const int t = present[i];
+      f64x2 s{};
+      for (int j = 0; j < V; ++j) s += g[j] * load2(ws.logit_pair[pair][t][j]);
+      lambda[2 * pair][t] = s[0];
+      lambda[2 * pair + 1][t] = s[1];
+    }
+  }
+  for (int h = 0; h < H; ++h) {
+    double mean_lambda = 0.0;
+    for (int i = 0; i < n_present; ++i) mean_lambda += a[h][present[i]] * lambda[h][present[i]];
+    for (int i = 0; i < n_present; ++i) {
+      const int t = present[i];
+      const double mass = a[h][t];
+      ws.dS[h][t] += mass * (lambda[h][t] - mean_lambda);
+      axpy_rows<W, P>(mass, g, ws.G[h][t]);  // dL[t] += a(t) g
+    }
+  }
+  return loss;
+}
+
+// residual_logit = E[ANS] W_U: dW_U (kept in ws.dunembed) = E[ANS]ᵀ Σ g, dE[ANS] = W_U Σ g.
+// Starts dE from zero.
+HEADLAB_INLINE void backward_residual(const MaxDigitWeights& w, StepWorkspace& ws, MaxDigitGradients& grads) {
+  const double* ans = w.E.data() + kAns * D;
+  const double* WU = w.W_U.data();
+  grads.dE.setZero();
+  double* dans = grads.dE.data() + kAns * D;
+  for (int i = 0; i < D; ++i) {
+    for (int j = 0; j < V; ++j) ws.wu_t[j][i] = WU[i * V + j];
+  }
+  for (int i = 0; i < D; ++i) {
+    double s = 0.0;
+    for (int j = 0; j < V; ++j) {
+      ws.dunembed[i][j] = 0.0 + ans[i] * ws.sum_g[j];
+      s += WU[i * V + j] * ws.sum_g[j];
+    }
+    ws.dunembed[i][V] = ws.dunembed[i][V + 1] = 0.0;
+    dans[i] += s;
+  }
+}
+
+// Head h's value path from the accumulated dL_h = G_h (14 × 14):
+// L = Vh M: dVh = G Mᵀ, dM = Vhᵀ G;  Vh = E W_V: dW_V = Eᵀ dVh, dE += dVh W_Vᵀ;
+// M = W_O W_U: dW_O = dM W_Uᵀ, dW_U += W_Oᵀ dM.
+template <int W>
+HEADLAB_INLINE void backward_value_path(const MaxDigitWeights& w, int h, StepWorkspace& ws, MaxDigitGradients& grads) {
+  const double *E = w.E.data(), *WV = w.W_V[h].data(), *WO = w.W_O[h].data();
+  double* dE = grads.dE.data();
+  const double* Gh = &ws.G[h][0][0];
+  for (int c = 0; c < C; ++c) {
+    for (int j = 0; j < V; ++j) ws.wo_wu_t[j][c] = ws.wo_wu[h][c][j];
+  }
+  product<W, V, 2, V, P>(Gh, P, 1, &ws.wo_wu_t[0][0], C, &ws.dvalue[0][0], C, false);
+  product<W, C, 2, V, P>(&ws.value[h][0][0], 1, C, Gh, P, &ws.dwo_wu[0][0], P, false);
+  product<W, D, 2, V, P>(E, 1, D, &ws.dvalue[0][0], C, grads.dW_V[h].data(), C, false);
+  for (int c = 0; c < C; ++c) {
+    for (int i = 0; i < D; ++i) ws.wv_t[c][i] = WV[i * C + c];
+  }
+  product<W, V, 2, C, D>(&ws.dvalue[0][0], C, 1, &ws.wv_t[0][0], D, &ws.de_rows[0][0], D, false);
+  for (int t = 0; t < V; ++t) {
+    for (int i = 0; i < D; ++i) dE[t * D + i] += ws.de_rows[t][i];
+  }
+  product<W, C, 2, V, D>(&ws.dwo_wu[0][0], P, 1, &ws.wu_t[0][0], D, grads.dW_O[h].data(), D, false);
+  product<W, D, 2, C, P>(WO, 1, D, &ws.dwo_wu[0][0], P, &ws.dunembed[0][0], P, true);
+}
+
+// Head h's score path from the accumulated ds_h:
+// s(t) = E[t]·kq / 4: dkq = Σ_t ds(t) E[t] / 4, dE[t] += ds(t) kq / 4;
+// kq = W_K qᵀ: dW_K = dkq q, dq = dkqᵀ W_K;  q = E[ANS] W_Q: dW_Q = E[ANS]ᵀ dq, dE[ANS] += dq W_Qᵀ.
+HEADLAB_INLINE void backward_score_path(const MaxDigitWeights& w, int h, const StepWorkspace& ws,
+                                        MaxDigitGradients& grads) {
+  const double *E = w.E.data(), *WQ = w.W_Q[h].data(), *WK = w.W_K[h].data();
+  const double* ans = E + kAns * D;
+  double* dE = grads.dE.data();
+  double* dans = dE + kAns * D;
+  double *__restrict dWQ = grads.dW_Q[h].data(), *__restrict dWK = grads.dW_K[h].data();
+  const double* kq = ws.key_query[h];
+  double dkq[D] = {};
+  for (int t = 0; t < V; ++t) {
+    const double ds = ws.dS[h][t] * kScoreScale;
+    for (int i = 0; i < D; ++i) {
+      dkq[i] += ds * E[t * D + i];
+      dE[t * D + i] += ds * kq[i];
+    }
+  }
+  const double* q = ws.query[h];
+  double dq[C] = {};
+  for (int i = 0; i < D; ++i) {
+    for (int c = 0; c < C; ++c) {
+      dWK[i * C + c] = dkq[i] * q[c];
+      dq[c] += dkq[i] * WK[i * C + c];
+    }
+  }
+  for (int i = 0; i < D; ++i) {
+    double s = 0.0;
+    for (int c = 0; c < C; ++c) {
+      dWQ[i * C + c] = ans[i] * dq[c];
+      s += WQ[i * C + c] * dq[c];
+    }
+    dans[i] += s;
+  }
+}
+
+template <int W>
+HEADLAB_INLINE double step_kernel(const MaxDigitWeights& w, const std::vector<TokenCounts>& batch,
+                                  MaxDigitGradients& grads) {
+  StepWorkspace& ws = step_workspace();
+  forward_tables<W>(w, ws);
+  const double inverse_batch = 1.0 / static_cast<double>(batch.size());
+  sort_by_multiset(batch, ws.order);
+  std::memset(ws.sum_g, 0, sizeof ws.sum_g);
+  std::memset(ws.G, 0, sizeof ws.G);
+  std::memset(ws.dS, 0, sizeof ws.dS);
+  double loss = 0.0;
+  for (std::size_t first = 0; first < ws.order.size();) {
+    std::size_t last = first + 1;
+    while (last < ws.order.size() && (ws.order[last] >> kPositionBits) == (ws.order[first] >> kPositionBits)) ++last;
+    const double multiplicity = static_cast<double>(last - first);
+    loss += accumulate_example<W>(ws, batch[ws.order[first] & kPositionMask], multiplicity, inverse_batch);
+    first = last;
+  }
+  backward_residual(w, ws, grads);
+  for (int h = 0; h < H; ++h) {
+    backward_value_path<W>(w, h, ws, grads);
+    backward_score_path(w, h, ws, grads);
+  }
+  double* dWU = grads.dW_U.data();
+  for (int i = 0; i < D; ++i) {
+    for (int j = 0; j < V; ++j) dWU[i * V + j] = ws.dunembed[i][j];
+  }
+  return loss * inverse_batch;
+}
+
+double step_portable(const MaxDigitWeights& w, const std::vector<TokenCounts>& batch, MaxDigitGradients& grads) {
+  return step_kernel<2>(w, batch, grads);
+}
+
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+#define HEADLAB_STEP_AVX2 1
+// AVX2 without FMA: wider vectors, the same IEEE products and sums.
+__attribute__((target("avx2"))) double step_avx2(const MaxDigitWeights& w, const std::vector<TokenCounts>& batch,
+                                                 MaxDigitGradients& grads) {
+  return step_kernel<4>(w, batch, grads);
+}
+#endif
+
+}  // namespace
+
+double loss_backward_unchecked(const MaxDigitWeights& w, const std::vector<TokenCounts>& batch,
+                               MaxDigitGradients& grads) {
+#ifdef HEADLAB_STEP_AVX2
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return step_avx2(w, batch, grads);
+#endif
+  return step_portable(w, batch, grads);
+}
+
+}  // namespace headlab::max_digit

@@ -1,0 +1,261 @@
+#include "core/max_digit_model.hpp"
+
+#include "core/check.hpp"
+#include "core/deterministic_math.hpp"
+#include "core/max_digit_kernels.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace headlab::max_digit {
+namespace {
+
+constexpr int V = kVocab, D = kDModel, C = kDHead, H = kHeads;
+
+// y ← y + a·x over N contiguous entries. Element-wise (one product and one sum per entry, no
+// reassociation), so the bits do not depend on whether Eigen uses SSE2 packets or scalars:
+// GCC leaves these short loops scalar after unrolling them, Eigen's fixed-size packets do not.
+template <int N>
+inline void axpy(double a, const double* x, double* y) {
+  Eigen::Map<Eigen::Matrix<double, 1, N>>(y).noalias() += a * Eigen::Map<const Eigen::Matrix<double, 1, N>>(x);
+}
+
+void require_matrix(const std::string& name, const Matrix& m, Eigen::Index rows, Eigen::Index cols) {
+  require_shape(name.c_str(), m, rows, cols);
+  require_finite(name.c_str(), m);
+}
+
+void require_heads(const std::string& name, const std::vector<Matrix>& ms, Eigen::Index rows, Eigen::Index cols) {
+  if (static_cast<int>(ms.size()) != H) {
+    throw InputError(name + " must hold " + std::to_string(H) + " matrices (one per head), got " +
+                     std::to_string(ms.size()));
+  }
+  for (int h = 0; h < H; ++h) require_matrix(name + "[" + std::to_string(h) + "]", ms[h], rows, cols);
+}
+
+void require_batch(const std::vector<TokenCounts>& batch) {
+  if (batch.empty()) throw InputError("batch is empty; it needs at least one list");
+}
+
+// Attention mass of one head over the tokens of one example; `a` receives a_h(t).
+void head_mass(const TokenTables& tables, int h, const TokenCounts& counts, double* a) {
+  double total = 0.0;
+  for (int t = 0; t < V; ++t) {
+    if (counts[t]) total += counts[t] * tables.score_exp[h][t];
+  }
+  if (!(total >= kMassUnderflow)) return far_below_maximum_mass(tables.score[h].data(), counts, a);
+  const double inverse = 1.0 / total;
+  for (int t = 0; t < V; ++t) a[t] = counts[t] ? counts[t] * tables.score_exp[h][t] * inverse : 0.0;
+}
+
+// Vh = E W_V^h (14 × 16), M = W_O^h W_U (16 × 14), L = Vh M (14 × 14), into the tables' rows of head h.
+void value_logit_tables(const MaxDigitWeights& w, int h, TokenTables& T) {
+  const double *E = w.E.data(), *WU = w.W_U.data(), *WV = w.W_V[h].data(), *WO = w.W_O[h].data();
+  double* __restrict Vh = &T.value[h * V * C];
+  for (int t = 0; t < V; ++t) {
+    double row[C] = {};
+    for (int i = 0; i < D; ++i) axpy<C>(E[t * D + i], WV + i * C, row);
+    for (int c = 0; c < C; ++c) Vh[t * C + c] = row[c];
+  }
+  double* __restrict M = &T.wo_wu[h * C * V];
+  for (int c = 0; c < C; ++c) {
+    for (int i = 0; i < D; ++i) axpy<V>(WO[c * D + i], WU + i * V, M + c * V);
+  }
+  double* __restrict L = &T.logit[h * V * V];
+  for (int t = 0; t < V; ++t) {
+    for (int c = 0; c < C; ++c) axpy<V>(Vh[t * C + c], M + c * V, L + t * V);
+  }
+}
+
+// O_h[t] = Vh[t] W_O^h (4 × 14 × 64).
+void output_table(const MaxDigitWeights& w, TokenTables& T) {
+  T.output.assign(H * V * D, 0.0);
+  for (int h = 0; h < H; ++h) {
+    const double* WO = w.W_O[h].data();
+    for (int t = 0; t < V; ++t) {
+      double* O = &T.output[(h * V + t) * D];
+      for (int c = 0; c < C; ++c) axpy<D>(T.value[(h * V + t) * C + c], WO + c * D, O);
+    }
+  }
+}
+
+// −log softmax(logits)[answer], with probabilities written to p.
+double cross_entropy(const double* logits, int answer, double* p) {
+  double top = logits[0];
+  for (int j = 1; j < V; ++j) top = logits[j] > top ? logits[j] : top;
+  double total = 0.0;
+  for (int j = 0; j < V; ++j) {
+    p[j] = exp_nonpositive(logits[j] - top);
+    total += p[j];
+  }
+  const double inverse = 1.0 / total;
+  for (int j = 0; j < V; ++j) p[j] *= inverse;
+  return std::log(total) - (logits[answer] - top);
+}
+
+}  // namespace
+
+void validate_weights(const MaxDigitWeights& w) {
+  require_matrix("E", w.E, V, D);
+  require_heads("W_Q", w.W_Q, D, C);
+  require_heads("W_K", w.W_K, D, C);
+  require_heads("W_V", w.W_V, D, C);
+  require_heads("W_O", w.W_O, C, D);
+  require_matrix("W_U", w.W_U, D, V);
+}
+
+void require_format_version(double version) {
+  if (version != kFormatVersion) {
+    std::ostringstream text;
+    text << version;
+    throw InputError("format_version " + text.str() + " is not supported; this core reads version " +
+                     std::to_string(kFormatVersion));
+  }
+}
+
+std::vector<Matrix*> parameter_list(MaxDigitWeights& w) {
+  std::vector<Matrix*> list{&w.E};
+  for (int h = 0; h < H; ++h) {
+    for (Matrix* m : {&w.W_Q[h], &w.W_K[h], &w.W_V[h], &w.W_O[h]}) list.push_back(m);
+  }
+  list.push_back(&w.W_U);
+  return list;
+}
+
+std::vector<std::string> parameter_names() {
+  std::vector<std::string> names{"E"};
+  for (int h = 0; h < H; ++h) {
+    for (const char* m : {"W_Q", "W_K", "W_V", "W_O"}) names.push_back(std::string(m) + "[" + std::to_string(h) + "]");
+  }
+  names.push_back("W_U");
+  return names;
+}
+
+void head_scores(const MaxDigitWeights& w, int h, double* q, double* kq, double* score, double* score_exp) {
+  const double *E = w.E.data(), *WQ = w.W_Q[h].data(), *WK = w.W_K[h].data();
+  const double* ans = E + kAns * D;
+  for (int c = 0; c < C; ++c) q[c] = 0.0;
+  for (int i = 0; i < D; ++i) {
+    for (int c = 0; c < C; ++c) q[c] += ans[i] * WQ[i * C + c];
+  }
+  for (int i = 0; i < D; ++i) {
+    double s = 0.0;
+    for (int c = 0; c < C; ++c) s += WK[i * C + c] * q[c];
+    kq[i] = s;
+  }
+  double top = -HUGE_VAL;
+  for (int t = 0; t < V; ++t) {
+    double s = 0.0;
+    for (int i = 0; i < D; ++i) s += E[t * D + i] * kq[i];
+    score[t] = s * kScoreScale;
+    if (score[t] > top) top = score[t];
+  }
+  for (int t = 0; t < V; ++t) score_exp[t] = exp_nonpositive(score[t] - top);
+}
+
+TokenTables token_tables(const MaxDigitWeights& w, bool with_output) {
+  TokenTables T;
+  T.value.assign(H * V * C, 0.0);
+  T.wo_wu.assign(H * C * V, 0.0);
+  T.logit.assign(H * V * V, 0.0);
+  const double* ans = w.E.data() + kAns * D;
+  const double* WU = w.W_U.data();
+  for (int i = 0; i < D; ++i) {
+    for (int j = 0; j < V; ++j) T.residual_logit[j] += ans[i] * WU[i * V + j];
+  }
+  for (int h = 0; h < H; ++h) {
+    head_scores(w, h, T.query[h].data(), T.key_query[h].data(), T.score[h].data(), T.score_exp[h].data());
+    value_logit_tables(w, h, T);
+  }
+  if (with_output) output_table(w, T);
+  return T;
+}
+
+void far_below_maximum_mass(const double* score, const TokenCounts& counts, double* a) {
+  double top = -HUGE_VAL;
+  for (int t = 0; t < V; ++t) {
+    if (counts[t] && score[t] > top) top = score[t];
+  }
+  double total = 0.0;
+  for (int t = 0; t < V; ++t) {
+    a[t] = counts[t] ? counts[t] * exp_nonpositive(score[t] - top) : 0.0;
+    total += a[t];
+  }
+  for (int t = 0; t < V; ++t) a[t] /= total;
+}
+
+std::array<std::array<double, kVocab>, kHeads> attention_mass(const TokenTables& tables, const TokenCounts& counts) {
+  std::array<std::array<double, kVocab>, kHeads> a{};
+  for (int h = 0; h < H; ++h) head_mass(tables, h, counts, a[h].data());
+  return a;
+}
+
+std::array<double, kVocab> logits_from_tables(const TokenTables& tables, const TokenCounts& counts) {
+  std::array<double, kVocab> logits = tables.residual_logit;
+  double a[V];
+  for (int h = 0; h < H; ++h) {
+    head_mass(tables, h, counts, a);
+    const double* L = &tables.logit[h * V * V];
+    for (int t = 0; t < V; ++t) {
+      if (!counts[t]) continue;
+      axpy<V>(a[t], L + t * V, logits.data());
+    }
+  }
+  return logits;
+}
+
+std::array<double, kVocab> forward_logits(const MaxDigitWeights& weights, const std::vector<int>& digits) {
+  validate_weights(weights);
+  const TokenCounts counts = token_counts(digits);
+  return logits_from_tables(token_tables(weights, false), counts);
+}
+
+int answer_of(const std::array<double, kVocab>& logits) {
+  int best = 0;
+  for (int j = 1; j < V; ++j) {
+    if (logits[j] > logits[best]) best = j;
+  }
+  return best;
+}
+
+std::vector<const Matrix*> MaxDigitGradients::list() const {
+  std::vector<const Matrix*> out{&dE};
+  for (int h = 0; h < H; ++h) {
+    for (const Matrix* m : {&dW_Q[h], &dW_K[h], &dW_V[h], &dW_O[h]}) out.push_back(m);
+  }
+  out.push_back(&dW_U);
+  return out;
+}
+
+MaxDigitGradients zero_gradients() {
+  MaxDigitGradients g;
+  g.dE = Matrix::Zero(V, D);
+  for (int h = 0; h < H; ++h) {
+    g.dW_Q.push_back(Matrix::Zero(D, C));
+    g.dW_K.push_back(Matrix::Zero(D, C));
+    g.dW_V.push_back(Matrix::Zero(D, C));
+    g.dW_O.push_back(Matrix::Zero(C, D));
+  }
+  g.dW_U = Matrix::Zero(D, V);
+  return g;
+}
+
+double max_digit_loss(const MaxDigitWeights& weights, const std::vector<TokenCounts>& batch) {
+  validate_weights(weights);
+  require_batch(batch);
+  const TokenTables T = token_tables(weights, false);
+  double loss = 0.0, p[V];
+  for (const auto& counts : batch) loss += cross_entropy(logits_from_tables(T, counts).data(), maximum_digit(counts), p);
+  return loss / static_cast<double>(batch.size());
+}
+
+double max_digit_loss_backward(const MaxDigitWeights& w, const std::vector<TokenCounts>& batch,
+                               MaxDigitGradients& grads) {
+  validate_weights(w);
+  require_batch(batch);
+  for (const auto& counts : batch) maximum_digit(counts);
+  grads = zero_gradients();
+  return loss_backward_unchecked(w, batch, grads);
+}
+
+}  // namespace headlab::max_digit

@@ -1,0 +1,87 @@
+#include "core/max_digit_task.hpp"
+
+#include "core/check.hpp"
+
+namespace headlab::max_digit {
+
+const std::array<std::string, kVocab>& vocab_names() {
+  static const std::array<std::string, kVocab> names = {"0", "1", "2", "3", "4", "5", "6",
+                                                        "7", "8", "9", "PAD", "BOS", "SEP", "ANS"};
+  return names;
+}
+
+std::array<int, kPromptLength> prompt_tokens(const std::vector<int>& digits) {
+  if (digits.size() < static_cast<std::size_t>(kMinListLength) ||
+      digits.size() > static_cast<std::size_t>(kMaxListLength)) {
+    throw InputError("digits must hold 1 to 6 digits, got " + std::to_string(digits.size()));
+  }
+  std::array<int, kPromptLength> tokens{};
+  tokens[kBosPosition] = kBos;
+  for (int i = 0; i < kMaxListLength; ++i) {
+    if (i < static_cast<int>(digits.size())) {
+      const int d = digits[i];
+      if (d < 0 || d >= kDigits) {
+        throw InputError("digits[" + std::to_string(i) + "] must be a digit 0–9, got " + std::to_string(d));
+      }
+      tokens[kFirstDigitPosition + i] = d;
+    } else {
+      tokens[kFirstDigitPosition + i] = kPad;
+    }
+  }
+  tokens[kSepPosition] = kSep;
+  tokens[kAnsPosition] = kAns;
+  return tokens;
+}
+
+TokenCounts token_counts(const std::vector<int>& digits) {
+  TokenCounts counts{};
+  for (int t : prompt_tokens(digits)) ++counts[t];
+  return counts;
+}
+
+int maximum_digit(const TokenCounts& counts) {
+  for (int d = kDigits - 1; d >= 0; --d) {
+    if (counts[d]) return d;
+  }
+  throw InputError("the list holds no digit");
+}
+
+namespace {
+
+// One list as sample_list describes it, into digits[0 … length); returns the length L.
+int draw_list(Random& rng, std::uint32_t (&digits)[kMaxListLength]) {
+  const auto maximum = rng.below(kDigits);
+  const int length = kMinListLength + static_cast<int>(rng.below(kMaxListLength));
+  for (;;) {
+    bool has_maximum = false;
+    for (int i = 0; i < length; ++i) {
+      digits[i] = rng.below(maximum + 1);
+      has_maximum = has_maximum || digits[i] == maximum;
+    }
+    if (has_maximum) return length;
+  }
+}
+
+}  // namespace
+
+std::vector<int> sample_list(Random& rng) {
+  std::uint32_t digits[kMaxListLength];
+  const int length = draw_list(rng, digits);
+  return std::vector<int>(digits, digits + length);
+}
+
+std::vector<TokenCounts> sample_batch(Random& rng, int batch_size) {
+  if (batch_size < 1) throw InputError("batch size must be ≥ 1, got " + std::to_string(batch_size));
+  std::vector<TokenCounts> batch(batch_size);
+  for (TokenCounts& counts : batch) {
+    std::uint32_t digits[kMaxListLength];
+    const int length = draw_list(rng, digits);
+    counts.fill(0);
+    for (int i = 0; i < length; ++i) ++counts[digits[i]];
+    counts[kPad] = static_cast<std::uint8_t>(kMaxListLength - length);
+    counts[kBos] = counts[kSep] = counts[kAns] = 1;
+  }
+  return batch;
+}
+
+}  // namespace headlab::max_digit

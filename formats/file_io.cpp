@@ -1,0 +1,45 @@
+#include "formats/file_io.hpp"
+
+#include "core/check.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+namespace headlab::formats {
+
+std::string read_text_file(const std::string& path, const std::string& flag, std::size_t max_bytes) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw InputError(flag + ": cannot open \"" + path + "\"");
+  file.seekg(0, std::ios::end);
+  const std::streamoff size = file.tellg();
+  if (size < 0) throw InputError(flag + ": cannot read \"" + path + "\"");
+  if (static_cast<std::size_t>(size) > max_bytes) {
+    throw InputError(flag + ": \"" + path + "\" is larger than " + std::to_string(max_bytes) + " bytes");
+  }
+  file.seekg(0, std::ios::beg);
+  std::string text(static_cast<std::size_t>(size), '\0');
+  if (size > 0 && !file.read(&text[0], size)) throw InputError(flag + ": cannot read \"" + path + "\"");
+  return text;
+}
+
+void write_file_atomically(const std::string& path, const std::string& text, const std::string& flag) {
+  // Same directory as the target, so rename() stays on one file system and is atomic.
+  const std::string temporary = path + ".tmp-" + std::to_string(static_cast<long>(getpid()));
+  {
+    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+    if (!file || !(file << text) || !file.flush()) {
+      file.close();
+      std::remove(temporary.c_str());
+      throw InputError(flag + ": cannot write \"" + path + "\"");
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    throw InputError(flag + ": cannot write \"" + path + "\"");
+  }
+}
+
+}  // namespace headlab::formats

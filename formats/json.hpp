@@ -1,0 +1,121 @@
+// The JSON under every headlab file format (docs/model-pattern.md, "Formats"): one small value
+// type, one bounded parser and one writer, shared by the CLI and both WASM modules (no
+// nlohmann here: the WASM modules stay small, see tests/browser/sizes.test.mjs).
+//
+// parse_json checks the document size first and the nesting depth and string lengths while it
+// scans, so a hostile file (a value nested 60,000 deep, a 1 GB string) is refused with a message
+// before any deep work; messages quote at most kExcerptBytes of the text.
+// dump_json writes the bytes nlohmann::json::dump() writes (keys sorted, no spaces, doubles as
+// the shortest text that reads back to the same bits, integers as integers, non-finite as null),
+// so files written before this layer existed regenerate byte for byte.
+#pragma once
+
+#include "core/matrix.hpp"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace headlab::formats {
+
+class JsonValue {
+ public:
+  enum class Kind { null, boolean, integer, unsigned_integer, number, string, array, object };
+  using Array = std::vector<JsonValue>;
+  using Object = std::map<std::string, JsonValue>;  // sorted keys, as nlohmann's default object
+
+  JsonValue() = default;
+  JsonValue(std::nullptr_t) {}
+  JsonValue(bool b) : kind_(Kind::boolean), boolean_(b) {}
+  JsonValue(int x) : kind_(Kind::integer), integer_(x) {}
+  JsonValue(long x) : kind_(Kind::integer), integer_(x) {}
+  JsonValue(long long x) : kind_(Kind::integer), integer_(x) {}
+  JsonValue(unsigned long x) : kind_(Kind::unsigned_integer), unsigned_(x) {}
+  JsonValue(unsigned long long x) : kind_(Kind::unsigned_integer), unsigned_(x) {}
+  JsonValue(double x) : kind_(Kind::number), number_(x) {}
+  JsonValue(const char* s) : kind_(Kind::string), string_(s) {}
+  JsonValue(std::string s) : kind_(Kind::string), string_(std::move(s)) {}
+  JsonValue(Array a) : kind_(Kind::array), array_(std::move(a)) {}
+  JsonValue(Object o) : kind_(Kind::object), object_(std::move(o)) {}
+  template <class T>
+  JsonValue(const std::vector<T>& v) : kind_(Kind::array) {
+    for (const auto& x : v) array_.emplace_back(x);
+  }
+  template <class T, std::size_t N>
+  JsonValue(const std::array<T, N>& v) : kind_(Kind::array) {
+    for (const auto& x : v) array_.emplace_back(x);
+  }
+  JsonValue(const std::vector<bool>& v) : kind_(Kind::array) {
+    for (bool x : v) array_.emplace_back(x);
+  }
+
+  static JsonValue array() { return JsonValue(Array{}); }
+  static JsonValue object() { return JsonValue(Object{}); }
+
+  Kind kind() const { return kind_; }
+  bool is_null() const { return kind_ == Kind::null; }
+  bool is_boolean() const { return kind_ == Kind::boolean; }
+  bool is_number() const { return kind_ == Kind::integer || kind_ == Kind::unsigned_integer || kind_ == Kind::number; }
+  bool is_string() const { return kind_ == Kind::string; }
+  bool is_array() const { return kind_ == Kind::array; }
+  bool is_object() const { return kind_ == Kind::object; }
+
+  bool as_bool() const { return boolean_; }
+  // Any number as a double (an integer rounds to the nearest double, as nlohmann's get<double>).
+  double as_double() const;
+  long long as_integer() const { return integer_; }             // Kind::integer only
+  unsigned long long as_unsigned() const { return unsigned_; }  // Kind::unsigned_integer only
+  const std::string& as_string() const { return string_; }
+  const Array& items() const { return array_; }
+  Array& items() { return array_; }
+  const Object& members() const { return object_; }
+  std::size_t size() const { return kind_ == Kind::array ? array_.size() : kind_ == Kind::object ? object_.size() : 0; }
+  const JsonValue& operator[](std::size_t i) const { return array_[i]; }
+  // Object member (null when absent); the writer's builder.
+  const JsonValue* find(const std::string& key) const;
+  JsonValue& operator[](const std::string& key);
+  void push_back(JsonValue v) { array_.push_back(std::move(v)); }
+
+ private:
+  Kind kind_ = Kind::null;
+  bool boolean_ = false;
+  long long integer_ = 0;
+  unsigned long long unsigned_ = 0;
+  double number_ = 0.0;
+  std::string string_;
+  Array array_;
+  Object object_;
+};
+
+struct JsonLimits {
+  std::size_t max_bytes = 64u << 20;       // the whole document
+  int max_depth = 64;                      // arrays and objects inside one another
+  std::size_t max_string_bytes = 1u << 16;  // one string or key, after unescaping
+};
+
+constexpr std::size_t kExcerptBytes = 32;
+
+// Throws InputError "<what> is not valid JSON: <reason> at line L, column C near "<excerpt>""
+// (or "<what> is larger than N bytes" / "nested deeper than N levels" / "a string longer than N bytes").
+JsonValue parse_json(std::string_view text, const std::string& what, const JsonLimits& limits = {});
+
+// Compact JSON text; the bytes nlohmann::json::dump(-1) gives for the same value.
+std::string dump_json(const JsonValue& value);
+
+// About kExcerptBytes characters of text from `offset` (non-printable bytes as \xNN, "…" when
+// cut): safe to put in a message.
+std::string excerpt(std::string_view text, std::size_t offset = 0);
+
+// --- reading helpers; every message names the field ---
+// Member `name` of `object`; throws InputError "missing field \"name\"".
+const JsonValue& field(const JsonValue& object, const std::string& name);
+// A rectangular, finite matrix from an array of rows; throws InputError naming `name`
+// (ragged rows, a non-number, a non-finite entry).
+Matrix matrix_from_json(const JsonValue& value, const std::string& name);
+// An array of rows; a non-finite entry (a masked −inf score) is written as null.
+JsonValue matrix_to_json(const Matrix& m);
+
+}  // namespace headlab::formats

@@ -1,0 +1,89 @@
+#include "formats/json.hpp"
+#include "core/check.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+using namespace headlab;
+using namespace headlab::formats;
+
+TEST_CASE("json: numbers, strings and nesting read as RFC 8259 says", "[formats][json]") {
+  const JsonValue v = parse_json(" {\"a\": [1, -2, 3.5e2, 18446744073709551615, 1e-400],"
+                                 " \"b\": \"x\\u00e9\\ud83d\\ude00\\n\", \"c\": [true, false, null], \"d\": {}} ",
+                                 "test");
+  REQUIRE(v.is_object());
+  const JsonValue& a = field(v, "a");
+  CHECK(a.size() == 5);
+  CHECK(a[0].as_double() == 1.0);
+  CHECK(a[1].as_double() == -2.0);
+  CHECK(a[2].as_double() == 350.0);
+  CHECK(a[3].kind() == JsonValue::Kind::unsigned_integer);
+  CHECK(a[4].as_double() == 0.0);  // underflow reads as 0, as strtod (and nlohmann) give
+  CHECK(field(v, "b").as_string() == "x\xC3\xA9\xF0\x9F\x98\x80\n");
+  CHECK(field(v, "c")[0].as_bool());
+  CHECK(field(v, "c")[2].is_null());
+  CHECK(field(v, "d").is_object());
+  CHECK_THROWS_WITH(field(v, "e"), "missing field \"e\"");
+}
+
+TEST_CASE("json: writes nlohmann's bytes (sorted keys, shortest doubles, integers, null for non-finite)",
+          "[formats][json]") {
+  JsonValue v = JsonValue::object();
+  v["z"] = 0.1;
+  v["a"] = 1200.0;
+  v["m"] = JsonValue(std::vector<double>{1.3e-31, -0.0, 5.0, 1e21, 123456.789, NAN, -INFINITY});
+  v["i"] = JsonValue(std::vector<long>{-3, 0, 40});
+  v["u"] = static_cast<unsigned long long>(18446744073709551615ull);
+  v["s"] = "tab\there \"quoted\" \x01";
+  v["b"] = JsonValue(std::vector<bool>{true, false});
+  CHECK(dump_json(v) ==
+        "{\"a\":1200.0,\"b\":[true,false],\"i\":[-3,0,40],\"m\":[1.3e-31,-0.0,5.0,1e+21,123456.789,null,null],"
+        "\"s\":\"tab\\there \\\"quoted\\\" \\u0001\",\"u\":18446744073709551615,\"z\":0.1}");
+  // What it writes it reads back to the same bits.
+  const JsonValue back = parse_json(dump_json(v), "round trip");
+  CHECK(field(back, "z").as_double() == 0.1);
+  CHECK(field(back, "m")[0].as_double() == 1.3e-31);
+  CHECK(dump_json(back) == dump_json(v));
+}
+
+TEST_CASE("json: hostile text gets a short message, never a crash", "[formats][json][errors]") {
+  // 60,000 nested arrays: refused at the depth limit before any deep recursion.
+  const std::string deep = std::string(60000, '[') + std::string(60000, ']');
+  CHECK_THROWS_WITH(parse_json(deep, "deep"), Catch::Contains("nested deeper than 64 levels"));
+  JsonLimits small;
+  small.max_bytes = 100;
+  small.max_string_bytes = 10;
+  CHECK_THROWS_WITH(parse_json(std::string(101, ' '), "big", small), "big is larger than 100 bytes (101 bytes)");
+  CHECK_THROWS_WITH(parse_json("\"" + std::string(50, 'x') + "\"", "long", small),
+                    Catch::Contains("a string longer than 10 bytes"));
+  CHECK_THROWS_WITH(parse_json("[1e999]", "w"), Catch::Contains("number overflow parsing '1e999'"));
+  CHECK_THROWS_WITH(parse_json("{not json", "w"), Catch::StartsWith("w is not valid JSON: expected a member name"));
+  CHECK_THROWS_WITH(parse_json("[1,\n 2,]", "w"), Catch::Contains("at line 2, column 4"));
+  CHECK_THROWS_WITH(parse_json("[1] x", "w"), Catch::Contains("expected the end of input"));
+  CHECK_THROWS_WITH(parse_json("", "w"), Catch::Contains("unexpected end of input"));
+  CHECK_THROWS_WITH(parse_json("[01]", "w"), Catch::Contains("expected ',' or ']'"));
+  CHECK_THROWS_WITH(parse_json("\"\\ud800\"", "w"), Catch::Contains("surrogate"));
+  // The excerpt is short and printable however long and binary the text.
+  std::string junk = "[" + std::string(10000, '\x07');
+  try {
+    parse_json(junk, "junk");
+    FAIL("accepted junk");
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    CHECK(message.size() < 200);
+    CHECK(message.find("\\x07") != std::string::npos);
+  }
+}
+
+TEST_CASE("json: matrices as arrays of rows, checked and named", "[formats][json]") {
+  const Matrix m = matrix_from_json(parse_json("[[1, 2], [3, 4.5]]", "m"), "m");
+  CHECK(m == (Matrix(2, 2) << 1, 2, 3, 4.5).finished());
+  CHECK(dump_json(matrix_to_json(m)) == "[[1.0,2.0],[3.0,4.5]]");
+  CHECK_THROWS_WITH(matrix_from_json(parse_json("[[1, 2], [3]]", "m"), "m"),
+                    "m row 1 must have 2 numbers like row 0 (rows must be equal in length)");
+  CHECK_THROWS_WITH(matrix_from_json(parse_json("[[1, \"2\"]]", "m"), "m"), "m[0][1] is not a number");
+  CHECK_THROWS_WITH(matrix_from_json(parse_json("[]", "m"), "m"), Catch::StartsWith("m is empty"));
+  CHECK_THROWS_WITH(matrix_from_json(parse_json("{}", "m"), "m"), "m must be an array of rows");
+}
