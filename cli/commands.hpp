@@ -19,6 +19,7 @@ struct Command {
 int run_attention(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
 int run_feature_recovery_command(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
 int run_max_digit(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
+int run_model(const Args& args, std::istream& in, std::ostream& out, std::ostream& err);
 
 // Every sub-command, in the order `headlab --help` lists them (defined in cli/main.cpp).
 const std::vector<Command>& commands();

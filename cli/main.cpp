@@ -13,6 +13,8 @@ const std::vector<Command>& commands() {
        run_feature_recovery_command},
       {"max-digit", "the max-digit transformer: train --seed S --out weights.json | analyze --weights w.json --out a.json",
        run_max_digit},
+      {"model", "your own attention-only transformer (config + safetensors): inspect | run | analyze | train | convert-max-digit",
+       run_model},
   };
   return all;
 }

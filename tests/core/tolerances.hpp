@@ -68,3 +68,30 @@ inline double changed_basis_score_bound(int d, double magnitude, double conditio
 inline double softmax_row_sum_bound(int m) { return 3.0 * m * kEpsilon; }
 
 }  // namespace headlab::test
+
+namespace headlab::test {
+
+// Five-point central differences (f(x−2h) − 8f(x−h) + 8f(x+h) − f(x+2h)) / 12h of a loss of order
+// one: truncation h⁴/30·|f⁽⁵⁾| ≈ 3e-18·|f⁽⁵⁾| for h = 1e-4, small even where LayerNorm over a few
+// dimensions makes high derivatives reach 1e4–1e7 (the plain central difference errs by 5e-7 there at
+// h = 1e-5); rounding 1.5·ε·|f|/h ≈ 3e-12. The bound leaves a factor ≥ 100 over both; a dropped or
+// mis-scaled backward term errs by the size of the gradient entry itself and fails it.
+constexpr double kFiniteDifferenceStep = 1e-4;
+inline double finite_difference_bound(double gradient_magnitude) { return 2e-8 * (1.0 + gradient_magnitude); }
+
+// Two forwards of the same model that add the same products in different orders (per-token
+// tables vs the residual-stream forward): logits of size ≲ 30 from sums of ≤ 64·16·9 products,
+// each order within dot_product_bound; the max-digit parity promise is 1e-12 absolute.
+constexpr double kSameModelLogitBound = 1e-12;
+
+}  // namespace headlab::test
+
+namespace headlab::test {
+
+// Parity with the PyTorch float64 reference (tests/data/transformer/make_fixtures.py): the same
+// model computed by torch's kernels in another summation order. Values of order ten through ≤ 4
+// layers of length-≤16 dot products, softmax and LayerNorm: a few hundred roundings, ≈ 1e-13; the
+// promised bound is 1e-10.
+constexpr double kReferenceParityBound = 1e-10;
+
+}  // namespace headlab::test

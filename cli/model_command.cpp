@@ -1,0 +1,263 @@
+// headlab model inspect | run | analyze | train | convert-max-digit: bring-your-own attention-only
+// transformers (docs/own-model.md).
+#include "cli/commands.hpp"
+#include "core/check.hpp"
+#include "core/transformer_analysis.hpp"
+#include "core/transformer_max_digit.hpp"
+#include "core/transformer_training.hpp"
+#include "formats/file_io.hpp"
+#include "formats/max_digit_weights.hpp"
+#include "formats/safetensors.hpp"
+#include "formats/transformer_json.hpp"
+#include "formats/transformer_model.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+namespace headlab::cli {
+
+namespace {
+
+namespace tf = headlab::transformer;
+namespace fm = headlab::formats;
+
+const char* kModelUsage =
+    "usage: headlab model inspect --config model.json --weights model.safetensors\n"
+    "       headlab model run --config model.json --weights model.safetensors --prompt \"1 2 3\" [--out run.json]\n"
+    "       headlab model analyze --config model.json --weights model.safetensors --prompt \"1 2 3\"\n"
+    "                             [--position P] [--token T] [--corrupted \"1 2 4\" --answer A --wrong B]\n"
+    "                             [--ablation zero|mean] [--sequences N] [--seed S] [--circuits] [--out analysis.json]\n"
+    "       headlab model train --task induction --seed S [--steps N] [--batch B] [--lr X] [--weight-decay X]\n"
+    "                           --out model.safetensors [--config-out model.json]\n"
+    "       headlab model convert-max-digit --weights weights.json --out model.safetensors [--config-out model.json]\n";
+
+std::map<std::string, std::string> flags_of(const Args& args, const std::vector<std::string>& with_value,
+                                            const std::vector<std::string>& switches = {}) {
+  std::map<std::string, std::string> flags;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool takes_value = std::find(with_value.begin(), with_value.end(), a) != with_value.end();
+    const bool is_switch = std::find(switches.begin(), switches.end(), a) != switches.end();
+    if (!takes_value && !is_switch) throw InputError("unknown argument \"" + a + "\"");
+    if (flags.count(a)) throw InputError(a + " is given twice");
+    if (is_switch) {
+      flags[a] = "";
+      continue;
+    }
+    if (i + 1 >= args.size()) throw InputError(a + " needs a value");
+    flags[a] = args[++i];
+  }
+  return flags;
+}
+
+const std::string& required(const std::map<std::string, std::string>& flags, const std::string& name) {
+  const auto it = flags.find(name);
+  if (it == flags.end()) throw InputError(name + " is required");
+  return it->second;
+}
+
+long long integer_flag(const std::map<std::string, std::string>& flags, const std::string& name, long long fallback,
+                       long long low, long long high) {
+  const auto it = flags.find(name);
+  if (it == flags.end()) return fallback;
+  const std::string& text = it->second;
+  char* end = nullptr;
+  errno = 0;
+  const long long x = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || x < low || x > high) {
+    throw InputError(name + " must be an integer in [" + std::to_string(low) + ", " + std::to_string(high) +
+                     "], got \"" + text + "\"");
+  }
+  return x;
+}
+
+double number_flag(const std::map<std::string, std::string>& flags, const std::string& name, double fallback) {
+  const auto it = flags.find(name);
+  if (it == flags.end()) return fallback;
+  const std::string& text = it->second;
+  char* end = nullptr;
+  errno = 0;
+  const double x = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(x)) {
+    throw InputError(name + " must be a finite number, got \"" + text + "\"");
+  }
+  return x;
+}
+
+struct LoadedModel {
+  tf::TransformerWeights weights;
+  fm::SafetensorsFile file;
+};
+
+LoadedModel load(const std::map<std::string, std::string>& flags) {
+  const std::string config_path = required(flags, "--config");
+  const std::string weights_path = required(flags, "--weights");
+  const std::string config_text = fm::read_text_file(config_path, "--config", fm::kMaxConfigBytes);
+  const fm::SafetensorsLimits limits;
+  const std::string bytes = fm::read_text_file(weights_path, "--weights", limits.max_file_bytes);
+  LoadedModel m;
+  tf::TransformerConfig config;
+  try {
+    config = fm::transformer_config_from_json(config_text);
+  } catch (const InputError& e) {
+    throw InputError("--config " + config_path + ": " + e.what());
+  }
+  try {
+    m.file = fm::read_safetensors(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), limits);
+    m.weights = fm::transformer_weights_from_safetensors(config, m.file);
+  } catch (const InputError& e) {
+    throw InputError("--weights " + weights_path + ": " + e.what());
+  }
+  return m;
+}
+
+std::vector<int> prompt_flag(const tf::TransformerConfig& c, const std::map<std::string, std::string>& flags,
+                             const std::string& name) {
+  try {
+    return fm::parse_prompt(c, required(flags, name));
+  } catch (const InputError& e) {
+    throw InputError(name + ": " + e.what());
+  }
+}
+
+void emit(const std::map<std::string, std::string>& flags, const std::string& text, std::ostream& out) {
+  const auto it = flags.find("--out");
+  if (it == flags.end()) {
+    out << text;
+  } else {
+    fm::write_file_atomically(it->second, text, "--out");
+  }
+}
+
+std::string default_config_path(const std::string& out) {
+  const std::string suffix = ".safetensors";
+  if (out.size() > suffix.size() && out.compare(out.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    return out.substr(0, out.size() - suffix.size()) + ".json";
+  }
+  return out + ".json";
+}
+
+void write_model(const tf::TransformerWeights& w, const std::map<std::string, std::string>& flags) {
+  const std::string out = required(flags, "--out");
+  const auto it = flags.find("--config-out");
+  const std::string config_out = it != flags.end() ? it->second : default_config_path(out);
+  fm::write_file_atomically(out, fm::transformer_to_safetensors(w), "--out");
+  fm::write_file_atomically(config_out, fm::transformer_config_to_json(w.config), "--config-out");
+}
+
+int inspect(const Args& args, std::ostream& out) {
+  const auto flags = flags_of(args, {"--config", "--weights", "--out"});
+  const auto m = load(flags);
+  emit(flags, fm::write_transformer_inspection(m.weights, m.file), out);
+  return 0;
+}
+
+int run(const Args& args, std::ostream& out) {
+  const auto flags = flags_of(args, {"--config", "--weights", "--prompt", "--out"});
+  const auto m = load(flags);
+  const auto tokens = prompt_flag(m.weights.config, flags, "--prompt");
+  emit(flags, fm::write_transformer_run(m.weights, tf::transformer_forward(m.weights, tokens)), out);
+  return 0;
+}
+
+int analyze(const Args& args, std::ostream& out) {
+  const auto flags = flags_of(args,
+                              {"--config", "--weights", "--prompt", "--out", "--position", "--token", "--corrupted",
+                               "--answer", "--wrong", "--ablation", "--sequences", "--seed"},
+                              {"--circuits"});
+  const auto m = load(flags);
+  const auto& c = m.weights.config;
+  tf::AnalysisRequest r;
+  r.prompt = prompt_flag(c, flags, "--prompt");
+  r.position = static_cast<int>(integer_flag(flags, "--position", -1, -1, c.n_ctx - 1));
+  r.token = static_cast<int>(integer_flag(flags, "--token", -1, -1, c.d_vocab - 1));
+  if (flags.count("--corrupted")) {
+    r.corrupted = prompt_flag(c, flags, "--corrupted");
+    r.answer = static_cast<int>(integer_flag(flags, "--answer", -1, 0, c.d_vocab - 1));
+    r.wrong = static_cast<int>(integer_flag(flags, "--wrong", -1, 0, c.d_vocab - 1));
+    if (r.answer < 0 || r.wrong < 0) throw InputError("--corrupted needs --answer and --wrong");
+  }
+  if (flags.count("--ablation")) {
+    const std::string& mode = flags.at("--ablation");
+    if (mode != "zero" && mode != "mean") throw InputError("--ablation must be zero or mean, got \"" + mode + "\"");
+    r.ablation = mode == "zero" ? tf::Ablation::zero : tf::Ablation::mean;
+  }
+  r.sequences = static_cast<int>(integer_flag(flags, "--sequences", 32, 1, 10000));
+  r.seed = static_cast<std::uint64_t>(integer_flag(flags, "--seed", 0, 0, 9007199254740991LL));
+  r.circuits = flags.count("--circuits") > 0;
+  emit(flags, fm::write_transformer_analysis(m.weights, r, tf::analyze_transformer(m.weights, r)), out);
+  return 0;
+}
+
+int train(const Args& args, std::ostream& out) {
+  const auto flags =
+      flags_of(args, {"--task", "--seed", "--steps", "--batch", "--lr", "--weight-decay", "--out", "--config-out"});
+  const std::string task = required(flags, "--task");
+  if (task != "induction") throw InputError("--task must be induction, got \"" + task + "\"");
+  tf::InductionTrainingSettings s;
+  s.seed = static_cast<std::uint64_t>(integer_flag(flags, "--seed", -1, 0, 9007199254740991LL));
+  if (!flags.count("--seed")) throw InputError("--seed is required");
+  s.steps = integer_flag(flags, "--steps", s.steps, 0, 10000000);
+  s.batch_size = static_cast<int>(integer_flag(flags, "--batch", s.batch_size, 1, 100000));
+  s.learning_rate = number_flag(flags, "--lr", s.learning_rate);
+  s.weight_decay = number_flag(flags, "--weight-decay", s.weight_decay);
+  required(flags, "--out");
+  s.validate();
+  const auto before = tf::induction_scores(tf::initial_weights(s), 64, s.seed);
+  tf::InductionTrainer trainer(s);
+  // The step at which the best head's induction score first passes 0.4, checked every 50 steps.
+  long passed = -1;
+  while (!trainer.progress().done) {
+    trainer.step(50);
+    if (passed < 0 && tf::induction_scores(trainer.result(), 16, s.seed).induction.maxCoeff() > 0.4) {
+      passed = trainer.progress().steps_taken;
+    }
+  }
+  const auto after = tf::induction_scores(trainer.result(), 64, s.seed);
+  write_model(trainer.result(), flags);
+  out << "trained " << trainer.progress().steps_taken << " steps; last loss " << trainer.progress().loss
+      << "; in-context loss " << before.in_context_loss << " -> " << after.in_context_loss
+      << "; best induction score " << after.induction.maxCoeff() << " (passed 0.4 at step "
+      << (passed < 0 ? std::string("never") : std::to_string(passed)) << ")\n";
+  return 0;
+}
+
+int convert_max_digit(const Args& args, std::ostream& out) {
+  const auto flags = flags_of(args, {"--weights", "--out", "--config-out"});
+  const std::string path = required(flags, "--weights");
+  required(flags, "--out");
+  const std::string text = fm::read_text_file(path, "--weights", fm::kMaxDigitWeightsMaxBytes);
+  const auto w = tf::from_max_digit(fm::read_max_digit_weights(text));
+  write_model(w, flags);
+  out << "wrote the max-digit model as " << flags.at("--out") << " (" << tf::parameter_count(w.config)
+      << " parameters)\n";
+  return 0;
+}
+
+}  // namespace
+
+int run_model(const Args& args, std::istream& in, std::ostream& out, std::ostream& err) {
+  (void)in;
+  static const std::vector<std::string> verbs{"inspect", "run", "analyze", "train", "convert-max-digit"};
+  if (args.empty() || std::find(verbs.begin(), verbs.end(), args[0]) == verbs.end()) {
+    err << kModelUsage;
+    return 2;
+  }
+  try {
+    if (args[0] == "inspect") return inspect(args, out);
+    if (args[0] == "run") return run(args, out);
+    if (args[0] == "analyze") return analyze(args, out);
+    if (args[0] == "train") return train(args, out);
+    return convert_max_digit(args, out);
+  } catch (const std::exception& e) {
+    err << "headlab model " << args[0] << ": " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace headlab::cli

@@ -1,0 +1,445 @@
+#include "core/transformer.hpp"
+
+#include "core/check.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace headlab::transformer {
+
+const char* normalization_name(Normalization n) {
+  switch (n) {
+    case Normalization::layer_norm: return "LN";
+    case Normalization::layer_norm_pre: return "LNPre";
+    default: return "none";
+  }
+}
+
+namespace {
+
+void require_range(const char* name, long long value, long long low, long long high) {
+  if (value < low || value > high) {
+    throw InputError(std::string("config.") + name + " = " + std::to_string(value) + " is out of range [" +
+                     std::to_string(low) + ", " + std::to_string(high) + "]");
+  }
+}
+
+bool has_ln_weights(const TransformerConfig& c) { return c.normalization == Normalization::layer_norm; }
+bool normalizes(const TransformerConfig& c) { return c.normalization != Normalization::none; }
+
+// Shape and finiteness of one tensor, the message naming it in TransformerLens terms.
+void require_tensor(const std::string& name, const Matrix& m, Eigen::Index rows, Eigen::Index cols) {
+  if (m.rows() != rows || m.cols() != cols) {
+    throw InputError(name + " must be " + std::to_string(rows) + " × " + std::to_string(cols) + ", got " +
+                     shape_of(m));
+  }
+  require_finite(name.c_str(), m);
+}
+
+}  // namespace
+
+long long parameter_count(const TransformerConfig& c) {
+  const long long d = c.d_model, H = c.n_heads, dh = c.d_head, V = c.d_vocab;
+  long long n = V * d + V * d + V;                      // W_E, W_U, b_U
+  if (c.positional_embedding) n += static_cast<long long>(c.n_ctx) * d;
+  const long long per_layer = 4 * H * d * dh + 3 * H * dh + d + (has_ln_weights(c) ? 2 * d : 0);
+  n += c.n_layers * per_layer;
+  if (has_ln_weights(c)) n += 2 * d;
+  return n;
+}
+
+void validate_config(const TransformerConfig& c) {
+  require_range("n_layers", c.n_layers, 1, kMaxLayers);
+  require_range("n_heads", c.n_heads, 1, kMaxHeads);
+  require_range("d_model", c.d_model, 1, kMaxDModel);
+  require_range("d_head", c.d_head, 1, kMaxDHead);
+  require_range("n_ctx", c.n_ctx, 1, kMaxContext);
+  require_range("d_vocab", c.d_vocab, 1, kMaxVocab);
+  if (!(std::isfinite(c.layer_norm_eps) && c.layer_norm_eps > 0)) {
+    throw InputError("config.eps = " + std::to_string(c.layer_norm_eps) + " must be finite and > 0");
+  }
+  if (!c.token_names.empty() && static_cast<int>(c.token_names.size()) != c.d_vocab) {
+    throw InputError("config.token_names has " + std::to_string(c.token_names.size()) + " names; it needs d_vocab = " +
+                     std::to_string(c.d_vocab) + " (or none)");
+  }
+  const long long n = parameter_count(c);
+  if (n > kMaxParameters) {
+    throw InputError("the model has " + std::to_string(n) + " parameters; at most " + std::to_string(kMaxParameters) +
+                     " are supported");
+  }
+}
+
+TransformerWeights zero_weights(const TransformerConfig& c) {
+  validate_config(c);
+  TransformerWeights w;
+  w.config = c;
+  const int d = c.d_model, H = c.n_heads, dh = c.d_head, V = c.d_vocab;
+  w.W_E = Matrix::Zero(V, d);
+  if (c.positional_embedding) w.W_pos = Matrix::Zero(c.n_ctx, d);
+  w.layers.resize(c.n_layers);
+  for (auto& layer : w.layers) {
+    if (has_ln_weights(c)) {
+      layer.ln_w = Matrix::Zero(1, d);
+      layer.ln_b = Matrix::Zero(1, d);
+    }
+    layer.W_Q.assign(H, Matrix::Zero(d, dh));
+    layer.W_K.assign(H, Matrix::Zero(d, dh));
+    layer.W_V.assign(H, Matrix::Zero(d, dh));
+    layer.W_O.assign(H, Matrix::Zero(dh, d));
+    layer.b_Q = Matrix::Zero(H, dh);
+    layer.b_K = Matrix::Zero(H, dh);
+    layer.b_V = Matrix::Zero(H, dh);
+    layer.b_O = Matrix::Zero(1, d);
+  }
+  if (has_ln_weights(c)) {
+    w.ln_final_w = Matrix::Zero(1, d);
+    w.ln_final_b = Matrix::Zero(1, d);
+  }
+  w.W_U = Matrix::Zero(d, V);
+  w.b_U = Matrix::Zero(1, V);
+  return w;
+}
+
+void validate_weights(const TransformerWeights& w) {
+  const TransformerConfig& c = w.config;
+  validate_config(c);
+  const int d = c.d_model, H = c.n_heads, dh = c.d_head, V = c.d_vocab;
+  const bool ln = has_ln_weights(c);
+  require_tensor("embed.W_E", w.W_E, V, d);
+  require_tensor("pos_embed.W_pos", w.W_pos, c.positional_embedding ? c.n_ctx : 0, c.positional_embedding ? d : 0);
+  if (static_cast<int>(w.layers.size()) != c.n_layers) {
+    throw InputError("the weights have " + std::to_string(w.layers.size()) + " layers; config.n_layers = " +
+                     std::to_string(c.n_layers));
+  }
+  for (int l = 0; l < c.n_layers; ++l) {
+    const auto& layer = w.layers[l];
+    const std::string p = "blocks." + std::to_string(l) + ".";
+    require_tensor(p + "ln1.w", layer.ln_w, ln ? 1 : 0, ln ? d : 0);
+    require_tensor(p + "ln1.b", layer.ln_b, ln ? 1 : 0, ln ? d : 0);
+    const std::vector<Matrix>* stacks[] = {&layer.W_Q, &layer.W_K, &layer.W_V, &layer.W_O};
+    const char* names[] = {"W_Q", "W_K", "W_V", "W_O"};
+    for (int s = 0; s < 4; ++s) {
+      if (static_cast<int>(stacks[s]->size()) != H) {
+        throw InputError(p + "attn." + names[s] + " has " + std::to_string(stacks[s]->size()) +
+                         " heads; config.n_heads = " + std::to_string(H));
+      }
+      for (int h = 0; h < H; ++h) {
+        const std::string name = p + "attn." + names[s] + "[" + std::to_string(h) + "]";
+        if (s < 3) require_tensor(name, (*stacks[s])[h], d, dh);
+        else require_tensor(name, (*stacks[s])[h], dh, d);
+      }
+    }
+    require_tensor(p + "attn.b_Q", layer.b_Q, H, dh);
+    require_tensor(p + "attn.b_K", layer.b_K, H, dh);
+    require_tensor(p + "attn.b_V", layer.b_V, H, dh);
+    require_tensor(p + "attn.b_O", layer.b_O, 1, d);
+  }
+  require_tensor("ln_final.w", w.ln_final_w, ln ? 1 : 0, ln ? d : 0);
+  require_tensor("ln_final.b", w.ln_final_b, ln ? 1 : 0, ln ? d : 0);
+  require_tensor("unembed.W_U", w.W_U, d, V);
+  require_tensor("unembed.b_U", w.b_U, 1, V);
+}
+
+std::vector<NamedParameter> named_parameters(TransformerWeights& w) {
+  std::vector<NamedParameter> out;
+  out.push_back({"embed.W_E", &w.W_E});
+  if (w.config.positional_embedding) out.push_back({"pos_embed.W_pos", &w.W_pos});
+  for (std::size_t l = 0; l < w.layers.size(); ++l) {
+    auto& layer = w.layers[l];
+    const std::string p = "blocks." + std::to_string(l) + ".";
+    if (has_ln_weights(w.config)) {
+      out.push_back({p + "ln1.w", &layer.ln_w});
+      out.push_back({p + "ln1.b", &layer.ln_b});
+    }
+    const auto stack = [&](const char* name, std::vector<Matrix>& heads) {
+      for (std::size_t h = 0; h < heads.size(); ++h) {
+        out.push_back({p + "attn." + name + "[" + std::to_string(h) + "]", &heads[h]});
+      }
+    };
+    stack("W_Q", layer.W_Q);
+    stack("W_O", layer.W_O);
+    out.push_back({p + "attn.b_Q", &layer.b_Q});
+    out.push_back({p + "attn.b_O", &layer.b_O});
+    stack("W_K", layer.W_K);
+    stack("W_V", layer.W_V);
+    out.push_back({p + "attn.b_K", &layer.b_K});
+    out.push_back({p + "attn.b_V", &layer.b_V});
+  }
+  if (has_ln_weights(w.config)) {
+    out.push_back({"ln_final.w", &w.ln_final_w});
+    out.push_back({"ln_final.b", &w.ln_final_b});
+  }
+  out.push_back({"unembed.W_U", &w.W_U});
+  out.push_back({"unembed.b_U", &w.b_U});
+  return out;
+}
+
+std::vector<Matrix*> parameter_list(TransformerWeights& w) {
+  std::vector<Matrix*> out;
+  for (auto& p : named_parameters(w)) out.push_back(p.value);
+  return out;
+}
+
+std::vector<const Matrix*> parameter_list(const TransformerWeights& w) {
+  std::vector<const Matrix*> out;
+  for (auto& p : named_parameters(const_cast<TransformerWeights&>(w))) out.push_back(p.value);
+  return out;
+}
+
+void require_tokens(const TransformerConfig& c, const std::vector<int>& tokens) {
+  if (tokens.empty()) throw InputError("the prompt is empty; it needs at least one token");
+  if (static_cast<long long>(tokens.size()) > c.n_ctx) {
+    throw InputError("the prompt has " + std::to_string(tokens.size()) + " tokens; the model's context n_ctx = " +
+                     std::to_string(c.n_ctx));
+  }
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (tokens[i] < 0 || tokens[i] >= c.d_vocab) {
+      throw InputError("token " + std::to_string(tokens[i]) + " at position " + std::to_string(i) +
+                       " is outside the vocabulary [0, " + std::to_string(c.d_vocab) + ")");
+    }
+  }
+}
+
+Matrix layer_norm_forward(const Matrix& x, const Matrix& w, const Matrix& b, double eps, Vector& scale) {
+  const Eigen::Index T = x.rows(), d = x.cols();
+  Matrix y(T, d);
+  scale.resize(T);
+  for (Eigen::Index i = 0; i < T; ++i) {
+    const double mean = x.row(i).sum() / static_cast<double>(d);
+    y.row(i) = x.row(i).array() - mean;
+    const double variance = y.row(i).squaredNorm() / static_cast<double>(d);
+    scale(i) = std::sqrt(variance + eps);
+    y.row(i) /= scale(i);
+  }
+  if (w.size() > 0) {
+    y.array().rowwise() *= w.row(0).array();
+    y.rowwise() += b.row(0);
+  }
+  return y;
+}
+
+Matrix layer_norm_backward(const Matrix& x, const Vector& scale, const Matrix& w, const Matrix& dy, Matrix& dw,
+                           Matrix& db) {
+  const Eigen::Index T = x.rows(), d = x.cols();
+  Matrix dx(T, d);
+  for (Eigen::Index i = 0; i < T; ++i) {
+    // x̂ = (x − μ)/σ;  y = x̂ ⊙ w + b.  dx̂ = dy ⊙ w;  dx = (dx̂ − mean(dx̂) − x̂·mean(dx̂ ⊙ x̂)) / σ.
+    const RowVector centred = (x.row(i).array() - x.row(i).sum() / static_cast<double>(d)).matrix();
+    const RowVector xhat = centred / scale(i);
+    RowVector dxhat = dy.row(i);
+    if (w.size() > 0) {
+      dw.row(0).array() += dy.row(i).array() * xhat.array();
+      db.row(0) += dy.row(i);
+      dxhat.array() *= w.row(0).array();
+    }
+    const double mean_dxhat = dxhat.sum() / static_cast<double>(d);
+    const double mean_dxhat_xhat = dxhat.dot(xhat) / static_cast<double>(d);
+    dx.row(i) = ((dxhat.array() - mean_dxhat) - xhat.array() * mean_dxhat_xhat) / scale(i);
+  }
+  return dx;
+}
+
+namespace {
+
+// Causal softmax of one head's scores (T × T) in place: row i keeps columns 0…i.
+void causal_softmax(Matrix& s) {
+  const Eigen::Index T = s.rows();
+  for (Eigen::Index i = 0; i < T; ++i) {
+    const double top = s.row(i).head(i + 1).maxCoeff();
+    double sum = 0.0;
+    for (Eigen::Index j = 0; j <= i; ++j) {
+      s(i, j) = std::exp(s(i, j) - top);
+      sum += s(i, j);
+    }
+    for (Eigen::Index j = 0; j <= i; ++j) s(i, j) /= sum;
+    for (Eigen::Index j = i + 1; j < T; ++j) s(i, j) = 0.0;
+  }
+}
+
+}  // namespace
+
+TransformerActivations transformer_forward_unchecked(const TransformerWeights& w, const std::vector<int>& tokens,
+                                                     const HeadHook& hook) {
+  const TransformerConfig& c = w.config;
+  const Eigen::Index T = static_cast<Eigen::Index>(tokens.size());
+  const int H = c.n_heads;
+  const double inv_sqrt_dh = 1.0 / std::sqrt(static_cast<double>(c.d_head));
+  TransformerActivations a;
+  a.tokens = tokens;
+  a.embed.resize(T, c.d_model);
+  for (Eigen::Index i = 0; i < T; ++i) a.embed.row(i) = w.W_E.row(tokens[i]);
+  a.pos_embed = c.positional_embedding ? Matrix(w.W_pos.topRows(T)) : Matrix::Zero(T, c.d_model);
+  Matrix resid = a.embed + a.pos_embed;
+  a.layers.resize(c.n_layers);
+  for (int l = 0; l < c.n_layers; ++l) {
+    const auto& lw = w.layers[l];
+    auto& la = a.layers[l];
+    la.resid_pre = resid;
+    la.normalized = normalizes(c) ? layer_norm_forward(resid, lw.ln_w, lw.ln_b, c.layer_norm_eps, la.scale) : resid;
+    la.q.resize(H);
+    la.k.resize(H);
+    la.v.resize(H);
+    la.pattern.resize(H);
+    la.z.resize(H);
+    la.head_output.resize(H);
+    for (int h = 0; h < H; ++h) {
+      la.q[h] = la.normalized * lw.W_Q[h];
+      la.q[h].rowwise() += lw.b_Q.row(h);
+      la.k[h] = la.normalized * lw.W_K[h];
+      la.k[h].rowwise() += lw.b_K.row(h);
+      la.v[h] = la.normalized * lw.W_V[h];
+      la.v[h].rowwise() += lw.b_V.row(h);
+      la.pattern[h] = (la.q[h] * la.k[h].transpose()) * inv_sqrt_dh;
+      causal_softmax(la.pattern[h]);
+      la.z[h] = la.pattern[h] * la.v[h];
+      la.head_output[h] = la.z[h] * lw.W_O[h];
+      if (hook) hook(l, h, la.head_output[h]);
+      resid += la.head_output[h];
+    }
+    resid.rowwise() += lw.b_O.row(0);
+    la.resid_post = resid;
+  }
+  a.final_normalized = normalizes(c) ? layer_norm_forward(resid, w.ln_final_w, w.ln_final_b, c.layer_norm_eps,
+                                                          a.final_scale)
+                                     : resid;
+  a.logits = a.final_normalized * w.W_U;
+  a.logits.rowwise() += w.b_U.row(0);
+  return a;
+}
+
+TransformerActivations transformer_forward(const TransformerWeights& w, const std::vector<int>& tokens,
+                                           const HeadHook& hook) {
+  validate_weights(w);
+  require_tokens(w.config, tokens);
+  return transformer_forward_unchecked(w, tokens, hook);
+}
+
+void transformer_backward(const TransformerWeights& w, const TransformerActivations& a, const Matrix& dlogits,
+                          TransformerWeights& dw) {
+  const TransformerConfig& c = w.config;
+  const int H = c.n_heads;
+  const double inv_sqrt_dh = 1.0 / std::sqrt(static_cast<double>(c.d_head));
+  const Eigen::Index T = a.logits.rows();
+  require_shape("dlogits", dlogits, T, c.d_vocab);
+  // logits = x̂_final W_U + b_U
+  dw.W_U.noalias() += a.final_normalized.transpose() * dlogits;
+  dw.b_U.row(0) += dlogits.colwise().sum();
+  Matrix dfinal = dlogits * w.W_U.transpose();
+  const Matrix& resid_last = c.n_layers > 0 ? a.layers.back().resid_post : a.embed;
+  Matrix dresid = normalizes(c) ? layer_norm_backward(resid_last, a.final_scale, w.ln_final_w, dfinal, dw.ln_final_w,
+                                                      dw.ln_final_b)
+                                : dfinal;
+  for (int l = c.n_layers - 1; l >= 0; --l) {
+    const auto& lw = w.layers[l];
+    const auto& la = a.layers[l];
+    auto& lg = dw.layers[l];
+    // resid_post = resid_pre + Σ_h z_h W_O^h + b_O: dresid flows to resid_pre and to every head.
+    lg.b_O.row(0) += dresid.colwise().sum();
+    Matrix dnormalized = Matrix::Zero(T, c.d_model);
+    for (int h = 0; h < H; ++h) {
+      // head_output = z W_O
+      lg.W_O[h].noalias() += la.z[h].transpose() * dresid;
+      const Matrix dz = dresid * lw.W_O[h].transpose();
+      // z = pattern v
+      Matrix dpattern = dz * la.v[h].transpose();
+      const Matrix dv = la.pattern[h].transpose() * dz;
+      // pattern = softmax(scores) per row over j ≤ i: dscores = pattern ⊙ (dpattern − Σ_j dpattern ⊙ pattern)
+      Matrix dscores(T, T);
+      for (Eigen::Index i = 0; i < T; ++i) {
+        const double inner = dpattern.row(i).dot(la.pattern[h].row(i));
+        dscores.row(i) = la.pattern[h].row(i).array() * (dpattern.row(i).array() - inner);
+      }
+      dscores *= inv_sqrt_dh;  // scores = q kᵀ / √c
+      const Matrix dq = dscores * la.k[h];
+      const Matrix dk = dscores.transpose() * la.q[h];
+      // q = x̂ W_Q + b_Q (and k, v alike)
+      lg.W_Q[h].noalias() += la.normalized.transpose() * dq;
+      lg.W_K[h].noalias() += la.normalized.transpose() * dk;
+      lg.W_V[h].noalias() += la.normalized.transpose() * dv;
+      lg.b_Q.row(h) += dq.colwise().sum();
+      lg.b_K.row(h) += dk.colwise().sum();
+      lg.b_V.row(h) += dv.colwise().sum();
+      dnormalized.noalias() += dq * lw.W_Q[h].transpose();
+      dnormalized.noalias() += dk * lw.W_K[h].transpose();
+      dnormalized.noalias() += dv * lw.W_V[h].transpose();
+    }
+    if (normalizes(c)) {
+      dresid += layer_norm_backward(la.resid_pre, la.scale, lw.ln_w, dnormalized, lg.ln_w, lg.ln_b);
+    } else {
+      dresid += dnormalized;
+    }
+  }
+  // resid_0 = W_E[tokens] + W_pos[0:T]
+  for (Eigen::Index i = 0; i < T; ++i) {
+    dw.W_E.row(a.tokens[i]) += dresid.row(i);
+    if (c.positional_embedding) dw.W_pos.row(i) += dresid.row(i);
+  }
+}
+
+namespace {
+
+void require_batch(const TransformerConfig& c, const std::vector<TokenSequence>& batch) {
+  if (batch.empty()) throw InputError("the batch is empty");
+  for (std::size_t b = 0; b < batch.size(); ++b) {
+    require_tokens(c, batch[b].tokens);
+    const int T = static_cast<int>(batch[b].tokens.size());
+    if (batch[b].loss_from < 0 || batch[b].loss_from > T - 2) {
+      throw InputError("sequence " + std::to_string(b) + ": loss_from = " + std::to_string(batch[b].loss_from) +
+                       " leaves no position to predict in a sequence of " + std::to_string(T) + " tokens");
+    }
+  }
+}
+
+// Cross-entropy of one sequence's counted positions; when dlogits is given, writes
+// dL/dlogits for a loss divided by `count` (softmax − one-hot at counted rows, zero elsewhere).
+double sequence_loss(const Matrix& logits, const TokenSequence& s, double count, Matrix* dlogits) {
+  const Eigen::Index T = logits.rows();
+  double total = 0.0;
+  if (dlogits) *dlogits = Matrix::Zero(T, logits.cols());
+  for (Eigen::Index p = s.loss_from; p + 1 < T; ++p) {
+    const double top = logits.row(p).maxCoeff();
+    const RowVector e = (logits.row(p).array() - top).exp().matrix();
+    const double sum = e.sum();
+    const int target = s.tokens[p + 1];
+    total += std::log(sum) - (logits(p, target) - top);
+    if (dlogits) {
+      dlogits->row(p) = e / (sum * count);
+      (*dlogits)(p, target) -= 1.0 / count;
+    }
+  }
+  return total;
+}
+
+double counted_positions(const std::vector<TokenSequence>& batch) {
+  double n = 0;
+  for (const auto& s : batch) n += static_cast<double>(s.tokens.size()) - 1 - s.loss_from;
+  return n;
+}
+
+}  // namespace
+
+double transformer_loss(const TransformerWeights& w, const std::vector<TokenSequence>& batch) {
+  validate_weights(w);
+  require_batch(w.config, batch);
+  const double count = counted_positions(batch);
+  double total = 0.0;
+  for (const auto& s : batch) total += sequence_loss(transformer_forward_unchecked(w, s.tokens).logits, s, count, nullptr);
+  return total / count;
+}
+
+double transformer_loss_backward(const TransformerWeights& w, const std::vector<TokenSequence>& batch,
+                                 TransformerWeights& dw) {
+  validate_weights(w);
+  require_batch(w.config, batch);
+  const double count = counted_positions(batch);
+  double total = 0.0;
+  Matrix dlogits;
+  for (const auto& s : batch) {
+    const TransformerActivations a = transformer_forward_unchecked(w, s.tokens);
+    total += sequence_loss(a.logits, s, count, &dlogits);
+    transformer_backward(w, a, dlogits, dw);
+  }
+  return total / count;
+}
+
+}  // namespace headlab::transformer

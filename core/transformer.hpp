@@ -1,0 +1,160 @@
+// Attention-only transformers as TransformerLens builds them with attn_only=True.
+//
+// Shapes (T = sequence length ≤ n_ctx, H = n_heads, d = d_model, c = d_head, V = d_vocab):
+//   resid_0 = W_E[tokens] + W_pos[0:T]                              T × d
+//   for each layer l:
+//     x̂ = LN_l(resid_l)                                              T × d  (identity without normalisation)
+//     q_h = x̂ W_Q^h + b_Q^h,  k_h = x̂ W_K^h + b_K^h,  v_h = x̂ W_V^h + b_V^h     T × c
+//     pattern_h = softmax_rows(q_h k_hᵀ / √c, causal: key j ≤ query i)           T × T
+//     z_h = pattern_h v_h                                              T × c
+//     head_output_h = z_h W_O^h                                        T × d  (the head's write into the residual stream)
+//     resid_{l+1} = resid_l + Σ_h head_output_h + b_O
+//   logits = LN_final(resid_L) W_U + b_U                               T × V
+//
+// Normalisation (TransformerLens `normalization_type`): none; "LN", LayerNorm with weights
+// w, b before every attention layer and before the unembedding:
+//   LN(x) = (x − mean(x)) / σ ⊙ w + b,   σ = √(mean((x − mean(x))²) + eps)   (per position, biased variance);
+// or "LNPre", the same without w and b (what fold_ln leaves behind).
+//
+// Tensor layout as in TransformerLens's state_dict: W_Q, W_K, W_V are H × (d × c), W_O is
+// H × (c × d), b_Q, b_K, b_V are H × c (one row per head), b_O is 1 × d, W_U is d × V, b_U is 1 × V.
+// Biases absent from a file are zero.
+#pragma once
+
+#include "core/matrix.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace headlab::transformer {
+
+enum class Normalization { none, layer_norm, layer_norm_pre };
+// "none", "LN", "LNPre": TransformerLens's names.
+const char* normalization_name(Normalization n);
+
+// Size limits of a model the core accepts (a model file larger than this is refused before allocation).
+constexpr int kMaxLayers = 4;
+constexpr int kMaxHeads = 64;
+constexpr int kMaxDModel = 4096;
+constexpr int kMaxDHead = 1024;
+constexpr int kMaxContext = 4096;
+constexpr int kMaxVocab = 65536;
+constexpr long long kMaxParameters = 64LL * 1024 * 1024;
+
+struct TransformerConfig {
+  int n_layers = 1;
+  int n_heads = 1;
+  int d_model = 1;
+  int d_head = 1;
+  int n_ctx = 1;
+  int d_vocab = 1;
+  Normalization normalization = Normalization::none;
+  bool positional_embedding = true;  // learned W_pos (TransformerLens "standard"); false: no positional embedding
+  double layer_norm_eps = 1e-5;      // TransformerLens cfg.eps
+  std::vector<std::string> token_names;  // optional: empty, or d_vocab names for display
+};
+
+// Throws InputError naming the field: every size in [1, its kMax…], layer_norm_eps finite and > 0,
+// token_names empty or d_vocab long, parameter count ≤ kMaxParameters.
+void validate_config(const TransformerConfig& config);
+// Number of scalar parameters (biases and LayerNorm weights included).
+long long parameter_count(const TransformerConfig& config);
+
+struct AttentionLayerWeights {
+  Matrix ln_w, ln_b;                    // 1 × d (normalization LN), else 0 × 0
+  std::vector<Matrix> W_Q, W_K, W_V;    // H × (d × c)
+  std::vector<Matrix> W_O;              // H × (c × d)
+  Matrix b_Q, b_K, b_V;                 // H × c
+  Matrix b_O;                           // 1 × d
+};
+
+struct TransformerWeights {
+  TransformerConfig config;
+  Matrix W_E;                           // V × d
+  Matrix W_pos;                         // n_ctx × d (positional_embedding), else 0 × 0
+  std::vector<AttentionLayerWeights> layers;
+  Matrix ln_final_w, ln_final_b;        // 1 × d (normalization LN), else 0 × 0
+  Matrix W_U;                           // d × V
+  Matrix b_U;                           // 1 × V
+};
+
+// Zero weights of the configuration's shapes (also the shape of a gradient).
+TransformerWeights zero_weights(const TransformerConfig& config);
+// Throws InputError naming the tensor (TransformerLens name, e.g. "blocks.1.attn.W_Q") on a wrong
+// count, shape or non-finite entry; validates the config first.
+void validate_weights(const TransformerWeights& weights);
+
+// Every parameter in TransformerLens state_dict order, with its TransformerLens name:
+// embed.W_E, pos_embed.W_pos, then per layer blocks.l.ln1.w, blocks.l.ln1.b, blocks.l.attn.{W_Q,W_O,
+// b_Q,b_O,W_K,W_V,b_K,b_V} (per head for the stacked tensors), then ln_final.w, ln_final.b, unembed.W_U,
+// unembed.b_U. Stacked per-head tensors appear once per head as "blocks.l.attn.W_Q[h]".
+struct NamedParameter {
+  std::string name;
+  Matrix* value;
+};
+std::vector<NamedParameter> named_parameters(TransformerWeights& weights);
+std::vector<Matrix*> parameter_list(TransformerWeights& weights);
+std::vector<const Matrix*> parameter_list(const TransformerWeights& weights);
+
+// Every activation of one forward pass over a token sequence of length T.
+struct LayerActivations {
+  Matrix resid_pre;                  // T × d, the residual stream entering the layer
+  Matrix normalized;                 // T × d, x̂ (equals resid_pre without normalisation)
+  Vector scale;                      // T, σ per position (LN / LNPre), else empty
+  std::vector<Matrix> q, k, v;       // H × (T × c)
+  std::vector<Matrix> pattern;       // H × (T × T), row i = query position i, zero above the diagonal
+  std::vector<Matrix> z;             // H × (T × c)
+  std::vector<Matrix> head_output;   // H × (T × d): z_h W_O^h, each head's write into the residual stream
+  Matrix resid_post;                 // T × d = resid_pre + Σ_h head_output_h + b_O
+};
+
+struct TransformerActivations {
+  std::vector<int> tokens;
+  Matrix embed;                      // T × d, W_E[tokens]
+  Matrix pos_embed;                  // T × d, W_pos[0:T] (zero without positional embedding)
+  std::vector<LayerActivations> layers;
+  Matrix final_normalized;           // T × d, LN_final(resid_L)
+  Vector final_scale;                // T, σ of the final LayerNorm, else empty
+  Matrix logits;                     // T × V
+};
+
+// An intervention on the forward pass: called with (layer, head, head_output T × d) after each head's
+// output is computed and before it is added to the residual stream; may overwrite head_output.
+// Used by ablation and activation patching.
+using HeadHook = std::function<void(int layer, int head, Matrix& head_output)>;
+
+// Throws InputError on an empty sequence, one longer than n_ctx, or a token outside [0, d_vocab)
+// (the message gives the position). Weights are validated.
+void require_tokens(const TransformerConfig& config, const std::vector<int>& tokens);
+TransformerActivations transformer_forward(const TransformerWeights& weights, const std::vector<int>& tokens,
+                                           const HeadHook& hook = nullptr);
+// The same without validating weights or tokens (the trainer's weights and batches are valid by construction).
+TransformerActivations transformer_forward_unchecked(const TransformerWeights& weights, const std::vector<int>& tokens,
+                                                     const HeadHook& hook = nullptr);
+
+// Backward of transformer_forward (no hook): given dlogits (T × V), adds dL/dparameter to every matrix of
+// dweights (shaped by zero_weights(config)).
+void transformer_backward(const TransformerWeights& weights, const TransformerActivations& activations,
+                          const Matrix& dlogits, TransformerWeights& dweights);
+
+// LayerNorm over the rows of x (T × d): returns x̂ and writes σ per row into scale.
+// w, b are 1 × d, or both empty for LNPre.
+Matrix layer_norm_forward(const Matrix& x, const Matrix& w, const Matrix& b, double eps, Vector& scale);
+// Backward: from dy (T × d) returns dx and adds to dw, db (when w is non-empty).
+Matrix layer_norm_backward(const Matrix& x, const Vector& scale, const Matrix& w, const Matrix& dy, Matrix& dw,
+                           Matrix& db);
+
+// A training sequence: next-token cross-entropy is taken at positions p ∈ [loss_from, T − 2]
+// (predicting tokens[p + 1]); loss_from = 0 is ordinary language-model loss.
+struct TokenSequence {
+  std::vector<int> tokens;
+  int loss_from = 0;
+};
+// Mean next-token cross-entropy over every counted position of every sequence.
+double transformer_loss(const TransformerWeights& weights, const std::vector<TokenSequence>& batch);
+// The same loss; adds its gradient to dweights (zero it first for a fresh gradient).
+double transformer_loss_backward(const TransformerWeights& weights, const std::vector<TokenSequence>& batch,
+                                 TransformerWeights& dweights);
+
+}  // namespace headlab::transformer

@@ -1,0 +1,98 @@
+// Analyses of any attention-only transformer (core/transformer.hpp), after TransformerLens's
+// conventions. Shapes: L = n_layers, H = n_heads, T = prompt length, V = d_vocab; "per head" results
+// are (L·H) × … matrices with row l·H + h.
+#pragma once
+
+#include "core/transformer.hpp"
+
+#include <vector>
+
+namespace headlab::transformer {
+
+// Direct logit attribution of every component to the logit of `token` at `position`, with the final
+// LayerNorm's scale σ frozen at its value on this prompt (TransformerLens apply_ln_to_stack): a
+// component c (a row of the residual stream) contributes ((c − mean(c)) / σ) ⊙ w_final · W_U[:, token]
+// (c · W_U[:, token] without normalisation). The components sum to the residual stream, and
+// LN centring is linear, so Σ contributions + constant = logit exactly (constant = b_final·W_U[:, t] + b_U[t]).
+struct LogitAttribution {
+  double embed = 0.0;           // W_E[token at position]
+  double pos_embed = 0.0;       // W_pos[position] (0 without positional embedding)
+  Matrix heads;                 // L × H
+  RowVector attention_bias;     // 1 × L: b_O of each layer
+  double constant = 0.0;        // ln_final.b · W_U[:, token] + b_U[token]
+  double logit = 0.0;           // the model's logit, for reference
+};
+// Throws InputError on bad tokens, position ∉ [0, T) or token ∉ [0, V).
+LogitAttribution direct_logit_attribution(const TransformerWeights& weights, const std::vector<int>& tokens,
+                                          int position, int token);
+
+enum class Ablation { zero, mean };
+// Mean next-token loss (as transformer_loss) with one head's output replaced, for every head:
+// zero ablation writes 0; mean ablation writes the head's output averaged over the batch at each
+// position (sequences of equal length required). Returns L × H losses; `clean_loss` receives the loss
+// without ablation.
+Matrix head_ablation_loss(const TransformerWeights& weights, const std::vector<TokenSequence>& batch, Ablation mode,
+                          double* clean_loss = nullptr);
+
+// Activation patching (noising): for each head h of layer l and each position p, run the clean prompt
+// with head_output_{l,h}[p] replaced by its value on the corrupted prompt (same length), and measure
+// the logit difference LD = logit[answer] − logit[wrong] at the last position, normalised
+//   (LD_patched − LD_corrupted) / (LD_clean − LD_corrupted)
+// so 1 means the patch changed nothing and 0 means it moved the logit difference all the way to the
+// corrupted run's. Returns (L·H) × T. Throws InputError when LD_clean = LD_corrupted (nothing to normalise by).
+struct PatchingResult {
+  Matrix normalised;            // (L·H) × T
+  double clean_logit_difference = 0.0;
+  double corrupted_logit_difference = 0.0;
+};
+PatchingResult head_position_patching(const TransformerWeights& weights, const std::vector<int>& clean,
+                                      const std::vector<int>& corrupted, int answer, int wrong);
+
+// Token-space circuits of head h in layer l along the direct path from the embedding (positional
+// embedding, LayerNorm and biases left out, as TransformerLens's FactoredMatrix circuits do):
+//   QK = W_E W_Q^h (W_E W_K^h)ᵀ (V × V: query token × key token, unscaled)
+//   OV = W_E W_V^h W_O^h W_U   (V × V: attended token × output logit)
+// Throws InputError when d_vocab > kMaxCircuitVocab.
+constexpr int kMaxCircuitVocab = 512;
+Matrix qk_circuit(const TransformerWeights& weights, int layer, int head);
+Matrix ov_circuit(const TransformerWeights& weights, int layer, int head);
+
+// Previous-token and induction (prefix-matching) scores of every head on `count` repeated random
+// sequences (repeated_batch from Random(seed).stream(kEvaluationStream)): over the positions p of
+// the repeated half, the mean attention from p to p − 1 (previous token) and to p − m + 1, the token
+// after the previous occurrence of the current token (induction). Also the in-context loss: mean
+// next-token loss on the repeated half.
+struct InductionScores {
+  Matrix previous_token;        // L × H
+  Matrix induction;             // L × H
+  double in_context_loss = 0.0;
+};
+InductionScores induction_scores(const TransformerWeights& weights, int count, std::uint64_t seed);
+
+// Every analysis above for one prompt, as `headlab model analyze` and the WASM module report them.
+struct AnalysisRequest {
+  std::vector<int> prompt;
+  int position = -1;               // DLA position; −1: the last
+  int token = -1;                  // DLA token; −1: the model's top prediction at `position`
+  std::vector<int> corrupted;      // patching runs when given (same length as prompt)
+  int answer = -1, wrong = -1;     // patching's logit difference; required with `corrupted`
+  Ablation ablation = Ablation::mean;
+  int sequences = 32;              // repeated random sequences for ablation and induction scores
+  std::uint64_t seed = 0;
+  bool circuits = false;           // QK and OV circuits of every head (d_vocab ≤ kMaxCircuitVocab)
+};
+struct TransformerAnalysis {
+  TransformerActivations run;      // patterns, logits, every activation of the prompt
+  int position = 0, token = 0;
+  LogitAttribution attribution;
+  double clean_loss = 0.0;         // in-context loss on the repeated random sequences
+  Matrix ablation_loss;            // L × H, the same loss with each head ablated
+  bool has_patching = false;
+  PatchingResult patching;
+  InductionScores induction;
+  std::vector<Matrix> qk, ov;      // L·H circuits (row l·H + h order), when asked for
+};
+// Throws InputError naming the request field (prompt, position, token, corrupted, answer, wrong, sequences).
+TransformerAnalysis analyze_transformer(const TransformerWeights& weights, const AnalysisRequest& request);
+
+}  // namespace headlab::transformer

@@ -1,0 +1,81 @@
+// Training attention-only transformers in the core: the induction task and a steppable trainer.
+//
+// Induction task (Olsson et al. 2022, "In-context learning and induction heads"): a sequence of
+// n_ctx tokens drawn uniformly from the vocabulary, whose last 2m tokens are m tokens followed by the
+// same m tokens again: [filler (n_ctx − 2m), r_1 … r_m, r_1 … r_m]. The loss is next-token
+// cross-entropy on the repeated half only, positions p ∈ [n_ctx − m, n_ctx − 2]: there the next token
+// is predictable by looking back to the previous occurrence of the current token and copying its
+// successor — a previous-token head and an induction head in the next layer. In training the period m
+// is drawn uniformly from [max(2, ⌊n_ctx/4⌋), ⌊n_ctx/2⌋] for every sequence, so no head can find the
+// earlier occurrence by its position alone; the evaluation (induction_scores) uses m = ⌊n_ctx/2⌋.
+//
+// Initialisation: every weight matrix and embedding ~ N(0, (init_scale/√d_model)²), biases zero,
+// LayerNorm w = 1, b = 0. AdamW (core/adam.hpp). Sub-streams of Random(seed): kInitialisationStream,
+// kBatchStream (one persistent stream, so any chunking of step(n) gives the same weights).
+#pragma once
+
+#include "core/adam.hpp"
+#include "core/random.hpp"
+#include "core/training_progress.hpp"
+#include "core/transformer.hpp"
+
+#include <cstdint>
+#include <memory>
+
+namespace headlab::transformer {
+
+constexpr std::uint64_t kInitialisationStream = 1;
+constexpr std::uint64_t kBatchStream = 2;
+constexpr std::uint64_t kEvaluationStream = 3;
+
+// The default model for the induction task: 2 layers of 4 heads, d_model 32, d_head 8, n_ctx 24,
+// d_vocab 32, learned positional embedding, LayerNorm.
+TransformerConfig induction_default_config();
+
+struct InductionTrainingSettings {
+  TransformerConfig model = induction_default_config();
+  std::uint64_t seed = 0;
+  long steps = 2500;
+  int batch_size = 16;
+  double learning_rate = 1e-3;
+  double weight_decay = 0.01;
+  double init_scale = 0.8;
+  // Throws InputError naming the setting: the model config (validate_config), n_ctx ≥ 4 (a repeat of
+  // at least 2 tokens), steps in [0, 10⁷], batch_size in [1, 10⁵], learning_rate > 0,
+  // weight_decay ≥ 0 with learning_rate·weight_decay < 1, init_scale > 0, all finite.
+  void validate() const;
+};
+
+// One induction sequence of length n_ctx with period m (2 ≤ m ≤ n_ctx/2), loss on the repeat.
+TokenSequence induction_sequence(const TransformerConfig& config, Random& rng, int period);
+// A training batch: each sequence's period drawn from [max(2, ⌊n_ctx/4⌋), ⌊n_ctx/2⌋] first.
+std::vector<TokenSequence> induction_batch(const TransformerConfig& config, Random& rng, int batch_size);
+// An evaluation batch: every period ⌊n_ctx/2⌋ (TransformerLens's repeated random tokens).
+std::vector<TokenSequence> repeated_batch(const TransformerConfig& config, Random& rng, int batch_size);
+
+// Weights drawn from stream kInitialisationStream of Random(seed), in named_parameters order.
+TransformerWeights initial_weights(const InductionTrainingSettings& settings);
+
+class InductionTrainer {
+ public:
+  explicit InductionTrainer(const InductionTrainingSettings& settings);
+  InductionTrainer(const InductionTrainer&) = delete;
+  InductionTrainer& operator=(const InductionTrainer&) = delete;
+  // Runs min(n, remaining) steps (none after stop() or a non-finite loss, which ends training).
+  TrainingProgress step(long n);
+  TrainingProgress progress() const;
+  void stop();
+  const TransformerWeights& result() const { return weights_; }
+  const InductionTrainingSettings& settings() const { return settings_; }
+
+ private:
+  InductionTrainingSettings settings_;
+  TransformerWeights weights_, gradients_;
+  std::unique_ptr<Adam> optimiser_;
+  Random batches_;
+  long steps_taken_ = 0;
+  double last_loss_;
+  bool stopped_ = false;
+};
+
+}  // namespace headlab::transformer

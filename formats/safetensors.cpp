@@ -1,0 +1,287 @@
+#include "formats/safetensors.hpp"
+
+#include "core/check.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <set>
+
+namespace headlab::formats {
+
+static_assert(std::numeric_limits<double>::is_iec559 && std::numeric_limits<float>::is_iec559,
+              "IEEE-754 floats are decoded by copying bytes");
+
+const char* dtype_name(DType dtype) {
+  switch (dtype) {
+    case DType::F32: return "F32";
+    case DType::BOOL: return "BOOL";
+    default: return "F64";
+  }
+}
+
+const Tensor* SafetensorsFile::find(const std::string& name) const {
+  for (const auto& t : tensors) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+namespace {
+
+[[noreturn]] void fail(const std::string& message) { throw InputError("safetensors: " + message); }
+
+// At most 40 characters of untrusted text, for messages.
+std::string excerpt(const std::string& s) {
+  std::string out;
+  for (char ch : s.substr(0, 40)) out += (ch >= 32 && ch < 127) ? ch : '?';
+  return s.size() > 40 ? out + "…" : out;
+}
+
+std::size_t dtype_size(DType d) { return d == DType::F64 ? 8 : d == DType::F32 ? 4 : 1; }
+
+// Little-endian decoding byte by byte, so the host's byte order does not matter.
+std::uint64_t load_u64(const std::uint8_t* p) {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+void store_u64(std::string& out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+
+// Nesting depth and string lengths of the header text, before handing it to the JSON parser
+// (a safetensors header nests 3 deep: object → entry → shape array).
+void prescan_header(const std::uint8_t* p, std::size_t n, std::size_t max_string) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  std::size_t string_length = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const char ch = static_cast<char>(p[i]);
+    if (in_string) {
+      if (++string_length > max_string) {
+        fail("the header has a string longer than " + std::to_string(max_string) + " characters at byte " +
+             std::to_string(8 + i));
+      }
+      if (escaped) escaped = false;
+      else if (ch == '\\') escaped = true;
+      else if (ch == '"') in_string = false;
+    } else if (ch == '"') {
+      in_string = true;
+      string_length = 0;
+    } else if (ch == '{' || ch == '[') {
+      if (++depth > 3) fail("the header nests deeper than 3 levels at byte " + std::to_string(8 + i));
+    } else if (ch == '}' || ch == ']') {
+      --depth;
+    }
+  }
+}
+
+struct Entry {
+  std::string name;
+  DType dtype;
+  std::vector<std::int64_t> shape;
+  std::uint64_t begin, end, count;
+};
+
+std::uint64_t offset_of(const nlohmann::json& v, const std::string& name) {
+  if (!v.is_number_unsigned()) fail("tensor " + excerpt(name) + ": data_offsets must be two non-negative integers");
+  return v.get<std::uint64_t>();
+}
+
+Entry parse_entry(const std::string& name, const nlohmann::json& e, const SafetensorsLimits& limits) {
+  if (name.empty()) fail("a tensor has an empty name");
+  if (!e.is_object()) fail("tensor " + excerpt(name) + ": its entry must be an object with dtype, shape, data_offsets");
+  for (auto it = e.begin(); it != e.end(); ++it) {
+    if (it.key() != "dtype" && it.key() != "shape" && it.key() != "data_offsets") {
+      fail("tensor " + excerpt(name) + ": unknown field \"" + excerpt(it.key()) + "\"");
+    }
+  }
+  if (!e.contains("dtype") || !e["dtype"].is_string()) fail("tensor " + excerpt(name) + ": dtype is missing");
+  if (!e.contains("shape") || !e["shape"].is_array()) fail("tensor " + excerpt(name) + ": shape is missing");
+  if (!e.contains("data_offsets") || !e["data_offsets"].is_array() || e["data_offsets"].size() != 2) {
+    fail("tensor " + excerpt(name) + ": data_offsets must be [begin, end]");
+  }
+  Entry out;
+  out.name = name;
+  const std::string dtype = e["dtype"].get<std::string>();
+  if (dtype == "F32") out.dtype = DType::F32;
+  else if (dtype == "F64") out.dtype = DType::F64;
+  else if (dtype == "BOOL") out.dtype = DType::BOOL;
+  else fail("tensor " + excerpt(name) + " has dtype " + excerpt(dtype) + "; supported: F32, F64 (and BOOL for masks)");
+  if (e["shape"].size() > limits.max_rank) {
+    fail("tensor " + excerpt(name) + " has " + std::to_string(e["shape"].size()) + " dimensions; at most " +
+         std::to_string(limits.max_rank));
+  }
+  std::uint64_t count = 1;
+  for (const auto& dim : e["shape"]) {
+    if (!dim.is_number_unsigned()) fail("tensor " + excerpt(name) + ": shape entries must be non-negative integers");
+    const std::uint64_t n = dim.get<std::uint64_t>();
+    // Bounding every factor by the file limit keeps the running product below 2^64 before comparing.
+    if (n > limits.max_file_bytes || (n > 0 && count > limits.max_file_bytes / n)) {
+      fail("tensor " + excerpt(name) + " has more elements than a file within the size limit can hold");
+    }
+    count *= n;
+    out.shape.push_back(static_cast<std::int64_t>(n));
+  }
+  out.count = count;
+  out.begin = offset_of(e["data_offsets"][0], name);
+  out.end = offset_of(e["data_offsets"][1], name);
+  if (out.end < out.begin) {
+    fail("tensor " + excerpt(name) + ": data_offsets [" + std::to_string(out.begin) + ", " + std::to_string(out.end) +
+         "] end before they begin");
+  }
+  if (out.end - out.begin != count * dtype_size(out.dtype)) {
+    fail("tensor " + excerpt(name) + ": shape × " + dtype + " needs " + std::to_string(count * dtype_size(out.dtype)) +
+         " bytes, data_offsets give " + std::to_string(out.end - out.begin));
+  }
+  return out;
+}
+
+}  // namespace
+
+SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, const SafetensorsLimits& limits) {
+  if (size > limits.max_file_bytes) {
+    fail("the file has " + std::to_string(size) + " bytes; the limit is " + std::to_string(limits.max_file_bytes));
+  }
+  if (size < 8) fail("the file is truncated: " + std::to_string(size) + " bytes, the header length alone needs 8");
+  const std::uint64_t header_length = load_u64(data);
+  if (header_length > limits.max_header_bytes) {
+    fail("the header length " + std::to_string(header_length) + " exceeds the limit of " +
+         std::to_string(limits.max_header_bytes) + " bytes");
+  }
+  if (header_length > size - 8) {
+    fail("the file is truncated: the header needs " + std::to_string(header_length) + " bytes after the length, " +
+         std::to_string(size - 8) + " remain");
+  }
+  const std::uint8_t* header = data + 8;
+  if (header_length < 2 || header[0] != '{') fail("the header must be a JSON object starting with '{'");
+  prescan_header(header, header_length, limits.max_name_length);
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(header, header + header_length);
+  } catch (const nlohmann::json::exception& e) {
+    fail(std::string("the header is not valid JSON (") + excerpt(e.what()) + ")");
+  }
+  if (!document.is_object()) fail("the header must be a JSON object");
+  if (document.size() > limits.max_tensors + 1) {
+    fail("the header lists " + std::to_string(document.size()) + " entries; at most " +
+         std::to_string(limits.max_tensors) + " tensors");
+  }
+  SafetensorsFile file;
+  std::vector<Entry> entries;
+  for (auto it = document.begin(); it != document.end(); ++it) {
+    if (it.key() == "__metadata__") {
+      if (!it.value().is_object()) fail("__metadata__ must be an object of strings");
+      for (auto m = it.value().begin(); m != it.value().end(); ++m) {
+        if (!m.value().is_string()) fail("__metadata__." + excerpt(m.key()) + " must be a string");
+        file.metadata[m.key()] = m.value().get<std::string>();
+      }
+      continue;
+    }
+    entries.push_back(parse_entry(it.key(), it.value(), limits));
+  }
+  const std::uint64_t buffer_size = size - 8 - header_length;
+  const std::uint8_t* buffer = header + header_length;
+  // The tensors must tile [0, buffer_size) exactly.
+  std::vector<const Entry*> by_offset;
+  for (const auto& e : entries) by_offset.push_back(&e);
+  std::stable_sort(by_offset.begin(), by_offset.end(),
+                   [](const Entry* a, const Entry* b) { return a->begin != b->begin ? a->begin < b->begin : a->end < b->end; });
+  std::uint64_t covered = 0;
+  for (const Entry* e : by_offset) {
+    if (e->end > buffer_size) {
+      fail("tensor " + excerpt(e->name) + ": data_offsets [" + std::to_string(e->begin) + ", " + std::to_string(e->end) +
+           "] run past the end of the data (" + std::to_string(buffer_size) + " bytes): the file is truncated");
+    }
+    if (e->begin < covered) {
+      fail("tensor " + excerpt(e->name) + ": data_offsets [" + std::to_string(e->begin) + ", " +
+           std::to_string(e->end) + "] overlap the previous tensor, which ends at " + std::to_string(covered));
+    }
+    if (e->begin > covered) {
+      fail("bytes [" + std::to_string(covered) + ", " + std::to_string(e->begin) + ") of the data belong to no tensor");
+    }
+    covered = e->end;
+  }
+  if (covered != buffer_size) {
+    fail("bytes [" + std::to_string(covered) + ", " + std::to_string(buffer_size) + ") at the end of the data belong to no tensor");
+  }
+  for (const auto& e : entries) {
+    Tensor t;
+    t.name = e.name;
+    t.dtype = e.dtype;
+    t.shape = e.shape;
+    t.values.resize(e.count);
+    const std::uint8_t* p = buffer + e.begin;
+    for (std::uint64_t i = 0; i < e.count; ++i) {
+      double v;
+      if (e.dtype == DType::F64) {
+        const std::uint64_t bits = load_u64(p + 8 * i);
+        std::memcpy(&v, &bits, 8);
+      } else if (e.dtype == DType::F32) {
+        const std::uint32_t bits = static_cast<std::uint32_t>(p[4 * i]) | (static_cast<std::uint32_t>(p[4 * i + 1]) << 8) |
+                                   (static_cast<std::uint32_t>(p[4 * i + 2]) << 16) |
+                                   (static_cast<std::uint32_t>(p[4 * i + 3]) << 24);
+        float f;
+        std::memcpy(&f, &bits, 4);
+        v = f;
+      } else {
+        if (p[i] > 1) fail("tensor " + excerpt(e.name) + ": BOOL value " + std::to_string(p[i]) + " at index " + std::to_string(i));
+        v = p[i];
+      }
+      if (!std::isfinite(v) && t.first_non_finite < 0) t.first_non_finite = static_cast<std::int64_t>(i);
+      t.values[i] = v;
+    }
+    file.tensors.push_back(std::move(t));
+  }
+  return file;
+}
+
+std::string write_safetensors(const std::vector<Tensor>& tensors, const std::map<std::string, std::string>& metadata) {
+  nlohmann::json header = nlohmann::json::object();
+  if (!metadata.empty()) header["__metadata__"] = metadata;
+  std::set<std::string> names;
+  std::uint64_t offset = 0;
+  for (const auto& t : tensors) {
+    if (t.name.empty() || t.name == "__metadata__") throw InputError("safetensors writer: a tensor needs a name");
+    if (!names.insert(t.name).second) throw InputError("safetensors writer: tensor " + t.name + " appears twice");
+    std::uint64_t count = 1;
+    for (auto d : t.shape) count *= static_cast<std::uint64_t>(d);
+    if (count != t.values.size()) {
+      throw InputError("safetensors writer: tensor " + t.name + " has " + std::to_string(t.values.size()) +
+                       " values for " + std::to_string(count) + " elements");
+    }
+    const std::uint64_t bytes = count * dtype_size(t.dtype);
+    header[t.name] = {{"dtype", dtype_name(t.dtype)}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
+    offset += bytes;
+  }
+  std::string text = header.dump();
+  while ((8 + text.size()) % 8 != 0) text.push_back(' ');
+  std::string out;
+  out.reserve(8 + text.size() + offset);
+  store_u64(out, text.size());
+  out += text;
+  for (const auto& t : tensors) {
+    for (double v : t.values) {
+      if (t.dtype == DType::F64) {
+        std::uint64_t bits;
+        std::memcpy(&bits, &v, 8);
+        store_u64(out, bits);
+      } else if (t.dtype == DType::F32) {
+        const float f = static_cast<float>(v);
+        std::uint32_t bits;
+        std::memcpy(&bits, &f, 4);
+        for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((bits >> (8 * i)) & 0xFF));
+      } else {
+        out.push_back(v != 0.0 ? 1 : 0);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace headlab::formats

@@ -1,0 +1,63 @@
+// The safetensors container: one reader and one writer.
+//
+// Layout (https://huggingface.co/docs/safetensors, "Format"): an unsigned 64-bit little-endian
+// header length N; N bytes of JSON, an object mapping each tensor name to
+//   {"dtype": "F32" | "F64" | "BOOL" | …, "shape": [d0, d1, …], "data_offsets": [begin, end]}
+// plus an optional "__metadata__" object of string → string; then the data buffer, where each
+// tensor occupies bytes [begin, end) (relative to the buffer's start), row-major, little-endian.
+// The tensors cover the buffer exactly: no overlap, no gap, nothing after the last one.
+//
+// The reader accepts F32 and F64 (returned as double, the core's precision) and BOOL (returned as
+// 0/1; TransformerLens stores its causal mask this way). Every bound is checked before it is used:
+// header length against the file and the limit, JSON nesting depth and string lengths before
+// parsing, shape × dtype size against the offsets, offsets against the buffer. It never reads past
+// `size`. Non-finite values are recorded per tensor (`first_non_finite`), not rejected here: the
+// caller knows which tensors may hold them (TransformerLens's IGNORE buffer is −inf).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace headlab::formats {
+
+enum class DType { F32, F64, BOOL };
+const char* dtype_name(DType dtype);
+
+struct Tensor {
+  std::string name;
+  DType dtype = DType::F64;
+  std::vector<std::int64_t> shape;   // empty: a scalar
+  std::vector<double> values;        // product(shape) values, row-major
+  std::int64_t first_non_finite = -1;  // flat index of the first NaN/±inf, or −1
+};
+
+struct SafetensorsLimits {
+  std::size_t max_file_bytes = std::size_t{512} * 1024 * 1024;
+  std::size_t max_header_bytes = std::size_t{1} * 1024 * 1024;
+  std::size_t max_tensors = 4096;
+  std::size_t max_name_length = 256;
+  std::size_t max_rank = 4;
+};
+
+struct SafetensorsFile {
+  std::vector<Tensor> tensors;  // in header order (JSON object order: sorted by name)
+  std::map<std::string, std::string> metadata;
+  // The tensor of that name, or nullptr.
+  const Tensor* find(const std::string& name) const;
+};
+
+// Throws headlab::InputError with a message that starts "safetensors: " and names the tensor or
+// byte range at fault (quoting at most a short excerpt of the header).
+SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, const SafetensorsLimits& limits = {});
+
+// The bytes of a safetensors file holding `tensors` (values written as their dtype: F32 rounds to
+// nearest, BOOL writes value != 0), data in the given order, header padded with spaces to a
+// multiple of 8 as the reference implementation does. Throws InputError on a duplicate or empty
+// name or a value count that disagrees with the shape.
+std::string write_safetensors(const std::vector<Tensor>& tensors,
+                              const std::map<std::string, std::string>& metadata = {});
+
+}  // namespace headlab::formats

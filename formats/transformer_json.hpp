@@ -1,0 +1,34 @@
+// The JSON documents `headlab model run / analyze / inspect` write and the WASM module returns
+// as text (one writer each). Matrices are arrays of rows; per-head arrays are indexed [layer][head].
+//
+// run:      {"tokens": [..T], "token_names"?: [..T], "logits": T × V, "patterns": [L][H] T × T}
+// analysis: {"prompt", "position", "token", "logits", "patterns",
+//            "direct_logit_attribution": {"embed", "pos_embed", "heads": L × H, "attention_bias": [L],
+//                                          "constant", "logit"},
+//            "ablation": {"mode": "zero"|"mean", "sequences", "seed", "clean_loss", "loss": L × H},
+//            "induction": {"previous_token": L × H, "induction": L × H, "in_context_loss"},
+//            "patching"?: {"answer", "wrong", "clean_logit_difference", "corrupted_logit_difference",
+//                          "normalised": [L][H] [T]},
+//            "circuits"?: {"qk": [L][H] V × V, "ov": [L][H] V × V}}
+// inspect:  {"config": <config>, "parameters": N, "tensors": [{"name", "dtype", "shape"}], "checks": "ok"}
+#pragma once
+
+#include "core/transformer_analysis.hpp"
+#include "formats/safetensors.hpp"
+
+#include <string>
+
+namespace headlab::formats {
+
+std::string write_transformer_run(const transformer::TransformerWeights& weights,
+                                  const transformer::TransformerActivations& run);
+std::string write_transformer_analysis(const transformer::TransformerWeights& weights,
+                                       const transformer::AnalysisRequest& request,
+                                       const transformer::TransformerAnalysis& analysis);
+std::string write_transformer_inspection(const transformer::TransformerWeights& weights, const SafetensorsFile& file);
+
+// A prompt as text: tokens separated by spaces or commas, each an integer id or (when the config has
+// token_names) a token name. Throws InputError naming the position of a token it cannot read.
+std::vector<int> parse_prompt(const transformer::TransformerConfig& config, const std::string& text);
+
+}  // namespace headlab::formats

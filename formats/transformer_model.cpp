@@ -1,0 +1,361 @@
+#include "formats/transformer_model.hpp"
+
+#include "core/check.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <set>
+
+namespace headlab::formats {
+
+using transformer::Normalization;
+using transformer::TransformerConfig;
+using transformer::TransformerWeights;
+
+namespace {
+
+std::string excerpt(const std::string& s) {
+  std::string out;
+  for (char ch : s.substr(0, 60)) out += (ch >= 32 && ch < 127) ? ch : '?';
+  return s.size() > 60 ? out + "…" : out;
+}
+
+[[noreturn]] void config_fail(const std::string& message) { throw InputError("config: " + message); }
+
+int config_size(const nlohmann::json& doc, const char* key) {
+  if (!doc.contains(key)) config_fail(std::string(key) + " is missing");
+  const auto& v = doc[key];
+  if (!v.is_number_integer()) config_fail(std::string(key) + " must be an integer");
+  const auto n = v.get<long long>();
+  if (n < 1 || n > 1000000) config_fail(std::string(key) + " = " + std::to_string(n) + " is out of range");
+  return static_cast<int>(n);
+}
+
+}  // namespace
+
+TransformerConfig transformer_config_from_json(const std::string& text) {
+  if (text.size() > kMaxConfigBytes) {
+    config_fail("the file has " + std::to_string(text.size()) + " bytes; the limit is " + std::to_string(kMaxConfigBytes));
+  }
+  // Depth bound before parsing: a config nests 2 deep (object → token_names).
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char ch : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (ch == '\\') escaped = true;
+      else if (ch == '"') in_string = false;
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '{' || ch == '[') {
+      if (++depth > 2) config_fail("nests deeper than 2 levels");
+    } else if (ch == '}' || ch == ']') {
+      --depth;
+    }
+  }
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    config_fail(std::string("not valid JSON (") + excerpt(e.what()) + ")");
+  }
+  if (!doc.is_object()) config_fail("must be a JSON object");
+  static const std::set<std::string> known{"n_layers", "n_heads", "d_model", "d_head", "n_ctx", "d_vocab",
+                                           "normalization", "positional_embedding", "eps", "token_names"};
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (!known.count(it.key())) {
+      config_fail("unknown field \"" + excerpt(it.key()) +
+                  "\" (known: n_layers, n_heads, d_model, d_head, n_ctx, d_vocab, normalization, positional_embedding, "
+                  "eps, token_names)");
+    }
+  }
+  TransformerConfig c;
+  c.n_layers = config_size(doc, "n_layers");
+  c.n_heads = config_size(doc, "n_heads");
+  c.d_model = config_size(doc, "d_model");
+  c.d_head = config_size(doc, "d_head");
+  c.n_ctx = config_size(doc, "n_ctx");
+  c.d_vocab = config_size(doc, "d_vocab");
+  if (doc.contains("normalization") && !doc["normalization"].is_null()) {
+    const auto& v = doc["normalization"];
+    const std::string s = v.is_string() ? v.get<std::string>() : "";
+    if (s == "LN") c.normalization = Normalization::layer_norm;
+    else if (s == "LNPre") c.normalization = Normalization::layer_norm_pre;
+    else if (s == "none") c.normalization = Normalization::none;
+    else config_fail("normalization must be \"LN\", \"LNPre\" or \"none\" (other normalisations are not supported)");
+  }
+  if (doc.contains("positional_embedding")) {
+    const auto& v = doc["positional_embedding"];
+    const std::string s = v.is_string() ? v.get<std::string>() : "";
+    if (s == "standard") c.positional_embedding = true;
+    else if (s == "none") c.positional_embedding = false;
+    else config_fail("positional_embedding must be \"standard\" or \"none\" (rotary and others are not supported)");
+  }
+  if (doc.contains("eps")) {
+    if (!doc["eps"].is_number()) config_fail("eps must be a number");
+    c.layer_norm_eps = doc["eps"].get<double>();
+  }
+  if (doc.contains("token_names")) {
+    const auto& names = doc["token_names"];
+    if (!names.is_array()) config_fail("token_names must be an array of strings");
+    for (const auto& n : names) {
+      if (!n.is_string()) config_fail("token_names must be an array of strings");
+      const auto s = n.get<std::string>();
+      if (s.size() > 64) config_fail("a token name is longer than 64 bytes: \"" + excerpt(s) + "\"");
+      c.token_names.push_back(s);
+    }
+  }
+  try {
+    transformer::validate_config(c);
+  } catch (const InputError& e) {
+    config_fail(e.what());
+  }
+  return c;
+}
+
+std::string transformer_config_to_json(const TransformerConfig& c) {
+  nlohmann::ordered_json doc;
+  doc["n_layers"] = c.n_layers;
+  doc["n_heads"] = c.n_heads;
+  doc["d_model"] = c.d_model;
+  doc["d_head"] = c.d_head;
+  doc["n_ctx"] = c.n_ctx;
+  doc["d_vocab"] = c.d_vocab;
+  doc["normalization"] = transformer::normalization_name(c.normalization);
+  doc["positional_embedding"] = c.positional_embedding ? "standard" : "none";
+  doc["eps"] = c.layer_norm_eps;
+  if (!c.token_names.empty()) doc["token_names"] = c.token_names;
+  return doc.dump(2) + "\n";
+}
+
+namespace {
+
+std::string shape_text(const std::vector<std::int64_t>& s) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+void require_shape(const Tensor& t, const std::vector<std::int64_t>& expected, const char* meaning) {
+  if (t.shape != expected) {
+    throw InputError(t.name + " has shape " + shape_text(t.shape) + "; the config implies " + meaning + " = " +
+                     shape_text(expected));
+  }
+}
+
+void require_float(const Tensor& t) {
+  if (t.dtype == DType::BOOL) throw InputError(t.name + " has dtype BOOL; it needs F32 or F64");
+  if (t.first_non_finite >= 0) {
+    throw InputError(t.name + " has a non-finite value (" + std::to_string(t.values[t.first_non_finite]) +
+                     ") at flat index " + std::to_string(t.first_non_finite));
+  }
+}
+
+// Rows × cols block starting at flat index `offset` of a row-major tensor.
+Matrix block(const Tensor& t, std::size_t offset, Eigen::Index rows, Eigen::Index cols) {
+  Matrix m(rows, cols);
+  for (Eigen::Index i = 0; i < rows; ++i)
+    for (Eigen::Index j = 0; j < cols; ++j) m(i, j) = t.values[offset + static_cast<std::size_t>(i * cols + j)];
+  return m;
+}
+
+[[noreturn]] void unsupported(const std::string& name, const std::string& what) {
+  throw InputError(name + ": " + what +
+                   " not supported; headlab reads attention-only transformers (TransformerLens attn_only=True)");
+}
+
+}  // namespace
+
+TransformerWeights transformer_weights_from_safetensors(const TransformerConfig& c, const SafetensorsFile& file) {
+  TransformerWeights w = transformer::zero_weights(c);
+  const std::int64_t d = c.d_model, H = c.n_heads, dh = c.d_head, V = c.d_vocab, n_ctx = c.n_ctx;
+  const bool ln = c.normalization == Normalization::layer_norm;
+  std::set<std::string> seen;
+  for (const Tensor& t : file.tensors) {
+    const std::string& name = t.name;
+    seen.insert(name);
+    if (name == "embed.W_E") {
+      require_shape(t, {V, d}, "[d_vocab, d_model]");
+      require_float(t);
+      w.W_E = block(t, 0, V, d);
+    } else if (name == "pos_embed.W_pos") {
+      if (!c.positional_embedding) throw InputError(name + " is present but config.positional_embedding is \"none\"");
+      require_shape(t, {n_ctx, d}, "[n_ctx, d_model]");
+      require_float(t);
+      w.W_pos = block(t, 0, n_ctx, d);
+    } else if (name == "unembed.W_U") {
+      require_shape(t, {d, V}, "[d_model, d_vocab]");
+      require_float(t);
+      w.W_U = block(t, 0, d, V);
+    } else if (name == "unembed.b_U") {
+      require_shape(t, {V}, "[d_vocab]");
+      require_float(t);
+      w.b_U = block(t, 0, 1, V);
+    } else if (name == "ln_final.w" || name == "ln_final.b") {
+      if (!ln) {
+        throw InputError(name + " is present but config.normalization is \"" +
+                         transformer::normalization_name(c.normalization) + "\" (LayerNorm weights need \"LN\")");
+      }
+      require_shape(t, {d}, "[d_model]");
+      require_float(t);
+      (name == "ln_final.w" ? w.ln_final_w : w.ln_final_b) = block(t, 0, 1, d);
+    } else if (name.rfind("blocks.", 0) == 0) {
+      std::size_t pos = 7;
+      long long layer = 0;
+      std::size_t digits = 0;
+      while (pos < name.size() && name[pos] >= '0' && name[pos] <= '9' && digits < 4) {
+        layer = layer * 10 + (name[pos] - '0');
+        ++pos;
+        ++digits;
+      }
+      if (digits == 0 || pos >= name.size() || name[pos] != '.') throw InputError("unknown tensor " + excerpt(name));
+      const std::string rest = name.substr(pos + 1);
+      if (rest.rfind("mlp.", 0) == 0) unsupported(name, "MLP blocks are");
+      if (rest.rfind("ln2.", 0) == 0) unsupported(name, "the LayerNorm before an MLP block is");
+      if (rest.find("rotary") != std::string::npos) unsupported(name, "rotary embeddings are");
+      if (layer >= c.n_layers) {
+        throw InputError(excerpt(name) + " belongs to layer " + std::to_string(layer) + "; config.n_layers = " +
+                         std::to_string(c.n_layers));
+      }
+      auto& L = w.layers[static_cast<std::size_t>(layer)];
+      if (rest == "attn.W_Q" || rest == "attn.W_K" || rest == "attn.W_V") {
+        require_shape(t, {H, d, dh}, "[n_heads, d_model, d_head]");
+        require_float(t);
+        auto& stack = rest == "attn.W_Q" ? L.W_Q : rest == "attn.W_K" ? L.W_K : L.W_V;
+        for (std::int64_t h = 0; h < H; ++h) stack[h] = block(t, static_cast<std::size_t>(h * d * dh), d, dh);
+      } else if (rest == "attn.W_O") {
+        require_shape(t, {H, dh, d}, "[n_heads, d_head, d_model]");
+        require_float(t);
+        for (std::int64_t h = 0; h < H; ++h) L.W_O[h] = block(t, static_cast<std::size_t>(h * dh * d), dh, d);
+      } else if (rest == "attn.b_Q" || rest == "attn.b_K" || rest == "attn.b_V") {
+        require_shape(t, {H, dh}, "[n_heads, d_head]");
+        require_float(t);
+        (rest == "attn.b_Q" ? L.b_Q : rest == "attn.b_K" ? L.b_K : L.b_V) = block(t, 0, H, dh);
+      } else if (rest == "attn.b_O") {
+        require_shape(t, {d}, "[d_model]");
+        require_float(t);
+        L.b_O = block(t, 0, 1, d);
+      } else if (rest == "ln1.w" || rest == "ln1.b") {
+        if (!ln) {
+          throw InputError(name + " is present but config.normalization is \"" +
+                           transformer::normalization_name(c.normalization) + "\" (LayerNorm weights need \"LN\")");
+        }
+        require_shape(t, {d}, "[d_model]");
+        require_float(t);
+        (rest == "ln1.w" ? L.ln_w : L.ln_b) = block(t, 0, 1, d);
+      } else if (rest == "attn.mask") {
+        // TransformerLens's causal mask buffer: 1 on and below the diagonal. Any other mask
+        // would describe a model this forward does not compute.
+        require_shape(t, {n_ctx, n_ctx}, "[n_ctx, n_ctx]");
+        for (std::int64_t i = 0; i < n_ctx; ++i)
+          for (std::int64_t j = 0; j < n_ctx; ++j)
+            if (t.values[static_cast<std::size_t>(i * n_ctx + j)] != (j <= i ? 1.0 : 0.0)) {
+              throw InputError(name + " is not the causal mask at (" + std::to_string(i) + ", " + std::to_string(j) +
+                               "); only causal attention is supported");
+            }
+      } else if (rest == "attn.IGNORE") {
+        require_shape(t, {}, "a scalar");  // the masked-score fill value (−inf or −1e5); unused here
+      } else {
+        throw InputError("unknown tensor " + excerpt(name) +
+                         " (an attention-only transformer has blocks.L.attn.{W_Q,W_K,W_V,W_O,b_Q,b_K,b_V,b_O}, "
+                         "blocks.L.ln1.{w,b})");
+      }
+    } else {
+      const bool mlp_like = name.find("mlp") != std::string::npos;
+      if (mlp_like) unsupported(name, "MLP blocks are");
+      throw InputError("unknown tensor " + excerpt(name) +
+                       " (expected TransformerLens names: embed.W_E, pos_embed.W_pos, blocks.L.attn.*, blocks.L.ln1.*, "
+                       "ln_final.*, unembed.W_U, unembed.b_U)");
+    }
+  }
+  const auto require_present = [&](const std::string& name) {
+    if (!seen.count(name)) throw InputError(name + " is missing from the safetensors file");
+  };
+  require_present("embed.W_E");
+  require_present("unembed.W_U");
+  if (c.positional_embedding) require_present("pos_embed.W_pos");
+  if (ln) {
+    require_present("ln_final.w");
+    require_present("ln_final.b");
+  }
+  for (int l = 0; l < c.n_layers; ++l) {
+    const std::string p = "blocks." + std::to_string(l) + ".";
+    for (const char* s : {"attn.W_Q", "attn.W_K", "attn.W_V", "attn.W_O"}) require_present(p + s);
+    if (ln) {
+      require_present(p + "ln1.w");
+      require_present(p + "ln1.b");
+    }
+  }
+  transformer::validate_weights(w);
+  return w;
+}
+
+TransformerWeights read_transformer(const std::string& config_text, const std::uint8_t* data, std::size_t size) {
+  const TransformerConfig c = transformer_config_from_json(config_text);
+  return transformer_weights_from_safetensors(c, read_safetensors(data, size));
+}
+
+std::string transformer_to_safetensors(const TransformerWeights& w) {
+  transformer::validate_weights(w);
+  const auto& c = w.config;
+  const std::int64_t d = c.d_model, H = c.n_heads, dh = c.d_head, V = c.d_vocab, n_ctx = c.n_ctx;
+  std::vector<Tensor> out;
+  const auto flat = [](const Matrix& m, std::vector<double>& into) {
+    for (Eigen::Index i = 0; i < m.rows(); ++i)
+      for (Eigen::Index j = 0; j < m.cols(); ++j) into.push_back(m(i, j));
+  };
+  const auto add = [&](const std::string& name, std::vector<std::int64_t> shape, const std::vector<const Matrix*>& parts) {
+    Tensor t;
+    t.name = name;
+    t.dtype = DType::F64;
+    t.shape = std::move(shape);
+    for (const Matrix* m : parts) flat(*m, t.values);
+    out.push_back(std::move(t));
+  };
+  const auto stack = [](const std::vector<Matrix>& heads) {
+    std::vector<const Matrix*> parts;
+    for (const auto& m : heads) parts.push_back(&m);
+    return parts;
+  };
+  add("embed.W_E", {V, d}, {&w.W_E});
+  if (c.positional_embedding) add("pos_embed.W_pos", {n_ctx, d}, {&w.W_pos});
+  const bool ln = c.normalization == Normalization::layer_norm;
+  for (int l = 0; l < c.n_layers; ++l) {
+    const auto& L = w.layers[l];
+    const std::string p = "blocks." + std::to_string(l) + ".";
+    if (ln) {
+      add(p + "ln1.w", {d}, {&L.ln_w});
+      add(p + "ln1.b", {d}, {&L.ln_b});
+    }
+    add(p + "attn.W_Q", {H, d, dh}, stack(L.W_Q));
+    add(p + "attn.W_O", {H, dh, d}, stack(L.W_O));
+    add(p + "attn.b_Q", {H, dh}, {&L.b_Q});
+    add(p + "attn.b_O", {d}, {&L.b_O});
+    add(p + "attn.W_K", {H, d, dh}, stack(L.W_K));
+    add(p + "attn.W_V", {H, d, dh}, stack(L.W_V));
+    add(p + "attn.b_K", {H, dh}, {&L.b_K});
+    add(p + "attn.b_V", {H, dh}, {&L.b_V});
+    Tensor mask;
+    mask.name = p + "attn.mask";
+    mask.dtype = DType::BOOL;
+    mask.shape = {n_ctx, n_ctx};
+    for (std::int64_t i = 0; i < n_ctx; ++i)
+      for (std::int64_t j = 0; j < n_ctx; ++j) mask.values.push_back(j <= i ? 1.0 : 0.0);
+    out.push_back(std::move(mask));
+    Tensor ignore;
+    ignore.name = p + "attn.IGNORE";
+    ignore.dtype = DType::F64;
+    ignore.values = {-INFINITY};
+    out.push_back(std::move(ignore));
+  }
+  if (ln) {
+    add("ln_final.w", {d}, {&w.ln_final_w});
+    add("ln_final.b", {d}, {&w.ln_final_b});
+  }
+  add("unembed.W_U", {d, V}, {&w.W_U});
+  add("unembed.b_U", {V}, {&w.b_U});
+  return write_safetensors(out, {{"format", "pt"}, {"producer", "headlab"}});
+}
+
+}  // namespace headlab::formats

@@ -1,0 +1,39 @@
+# headlab model through the executable: a round trip through the files it writes, and every bad
+# input a clear message with a non-zero exit (never a crash or a partial file).
+function(headlab_model_case name expect)
+  add_test(NAME cli.model.${name}
+           COMMAND sh -c "exe=\"$1\"; shift; \"$exe\" model \"$@\" 2>&1; echo \"exit=$?\"" sh $<TARGET_FILE:headlab> ${ARGN})
+  set_tests_properties(cli.model.${name} PROPERTIES PASS_REGULAR_EXPRESSION "${expect}")
+endfunction()
+set(_data ${CMAKE_CURRENT_SOURCE_DIR}/data/transformer)
+set(_md ${CMAKE_CURRENT_BINARY_DIR}/model-cli-max-digit)
+headlab_model_case(usage "usage: headlab model inspect.*exit=2")
+headlab_model_case(no_config "--config is required.*exit=1" inspect --weights x.safetensors)
+headlab_model_case(missing_file "--config: cannot open \"/nonexistent/m.json\".*exit=1" inspect --config /nonexistent/m.json --weights x)
+headlab_model_case(not_safetensors "--weights .*: safetensors: .*exit=1"
+                   inspect --config ${_data}/two_layer_ln_pos.json --weights ${CMAKE_CURRENT_SOURCE_DIR}/data/attention_identity.json)
+headlab_model_case(config_disagrees "embed.W_E has shape \\[11, 8\\]; the config implies.*exit=1"
+                   inspect --config ${_data}/two_layer_ln_pos.json --weights ${_data}/one_layer_plain.safetensors)
+headlab_model_case(inspect_ok "\"parameters\":[0-9]+.*\"checks\":\"ok\".*exit=0"
+                   inspect --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors)
+headlab_model_case(prompt_out_of_vocab "--prompt: token 17 at position 1 is outside the vocabulary \\[0, 17\\).*exit=1"
+                   run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 17")
+headlab_model_case(prompt_too_long "--prompt: the prompt has 11 tokens; the model's context n_ctx = 10.*exit=1"
+                   run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2 3 4 5 6 7 8 9 10 11")
+headlab_model_case(prompt_word "--prompt: prompt token \"cat\" at position 2.*exit=1"
+                   run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1,2,cat")
+headlab_model_case(run_ok "\"tokens\":\\[1,2,3\\],\"logits\":\\[\\[.*\"patterns\":\\[\\[\\[\\[1.0,0.0,0.0\\].*exit=0"
+                   run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2 3")
+headlab_model_case(bad_task "--task must be induction.*exit=1" train --task copy --seed 0 --out ${_md}.safetensors)
+headlab_model_case(bad_ablation "--ablation must be zero or mean.*exit=1"
+                   analyze --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --ablation half)
+headlab_model_case(patching_needs_answer "--corrupted needs --answer and --wrong.*exit=1"
+                   analyze --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --corrupted "1 3")
+# The max-digit weights converted to the format, then inspected, run and analysed from the files.
+add_test(NAME cli.model.max_digit_round_trip
+         COMMAND sh -c "set -e; \"$1\" model convert-max-digit --weights \"$2\" --out \"$3.safetensors\";
+                        \"$1\" model inspect --config \"$3.json\" --weights \"$3.safetensors\";
+                        \"$1\" model analyze --config \"$3.json\" --weights \"$3.safetensors\" --prompt \"BOS 3 7 1 PAD PAD PAD SEP ANS\" --sequences 2 --circuits"
+                 sh $<TARGET_FILE:headlab> ${CMAKE_SOURCE_DIR}/site/pages/data/max-digit-seed0.json ${_md})
+set_tests_properties(cli.model.max_digit_round_trip PROPERTIES
+  PASS_REGULAR_EXPRESSION "wrote the max-digit model.*\"normalization\":\"none\".*\"token_names\":\\[\"BOS\",\"3\",\"7\",\"1\",\"PAD\".*\"token\":7,.*\"circuits\":\\{\"qk\":")

@@ -1,0 +1,146 @@
+#include "core/transformer_analysis.hpp"
+
+#include "core/check.hpp"
+#include "core/max_digit_training.hpp"
+#include "core/random.hpp"
+#include "core/tolerances.hpp"
+#include "core/transformer_max_digit.hpp"
+#include "core/transformer_training.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using headlab::InputError;
+using headlab::Matrix;
+using headlab::Random;
+using namespace headlab::transformer;
+
+namespace {
+
+TransformerWeights random_model(Normalization norm, bool positional, int layers, std::uint64_t seed) {
+  TransformerConfig c;
+  c.n_layers = layers;
+  c.n_heads = 3;
+  c.d_model = 8;
+  c.d_head = 4;
+  c.n_ctx = 8;
+  c.d_vocab = 10;
+  c.normalization = norm;
+  c.positional_embedding = positional;
+  TransformerWeights w = zero_weights(c);
+  Random rng(seed);
+  for (auto& p : named_parameters(w)) {
+    *p.value = rng.normal_matrix(p.value->rows(), p.value->cols(), 0.8);
+    if (p.name.find("ln") != std::string::npos && p.name.back() == 'w') p.value->array() += 1.0;
+  }
+  return w;
+}
+
+// The max-digit model at initialisation scale 1: one layer, no LN, no W_pos, zero biases.
+TransformerWeights max_digit_model() {
+  headlab::max_digit::MaxDigitTrainingSettings s;
+  s.seed = 2;
+  s.init_scale = 1.0;
+  return from_max_digit(headlab::max_digit::initial_weights(s));
+}
+
+}  // namespace
+
+TEST_CASE("direct logit attribution: components plus constant give the logit", "[transformer_analysis]") {
+  for (auto norm : {Normalization::none, Normalization::layer_norm, Normalization::layer_norm_pre}) {
+    const auto w = random_model(norm, true, 2, 9);
+    const std::vector<int> tokens{1, 5, 2, 9, 5, 0};
+    for (int position : {0, 3, 5}) {
+      for (int token : {0, 7}) {
+        const auto d = direct_logit_attribution(w, tokens, position, token);
+        const double sum = d.embed + d.pos_embed + d.heads.sum() + d.attention_bias.sum() + d.constant;
+        // About 20 components, each a length-8 dot product of terms of order ten.
+        INFO(normalization_name(norm) << " position " << position << " token " << token);
+        CHECK(std::abs(sum - d.logit) <= headlab::test::dot_product_bound(20 * 8, 10.0));
+      }
+    }
+  }
+  const auto w = random_model(Normalization::none, false, 1, 1);
+  CHECK_THROWS_WITH(direct_logit_attribution(w, {1, 2}, 2, 0), Catch::Contains("position = 2"));
+  CHECK_THROWS_WITH(direct_logit_attribution(w, {1, 2}, 1, 10), Catch::Contains("token = 10"));
+}
+
+TEST_CASE("OV and QK circuits equal what the head does on two-token prompts", "[transformer_analysis]") {
+  const auto w = max_digit_model();
+  const double sqrt_dh = 4.0;
+  for (int h = 0; h < 4; ++h) {
+    const Matrix qk = qk_circuit(w, 0, h), ov = ov_circuit(w, 0, h);
+    REQUIRE(qk.rows() == 14);
+    for (int key : {0, 5, 13}) {
+      for (int query : {3, 11}) {
+        const auto a = transformer_forward(w, {key, query});
+        // softmax over two keys: a(1, 0) = σ((QK[query, key] − QK[query, query]) / √d_head)
+        const double expected = 1.0 / (1.0 + std::exp(-(qk(query, key) - qk(query, query)) / sqrt_dh));
+        CHECK(std::abs(a.layers[0].pattern[h](1, 0) - expected) <= 64 * headlab::test::kEpsilon);
+      }
+      // On [t, t] both keys are t, so the head writes E[t] W_V W_O whatever the pattern: its direct
+      // logits are OV's row t.
+      const auto d = direct_logit_attribution(w, {key, key}, 1, 6);
+      CHECK(std::abs(d.heads(0, h) - ov(key, 6)) <= headlab::test::dot_product_bound(64 * 16, 100.0));
+    }
+  }
+  auto big = random_model(Normalization::none, false, 1, 1);
+  big.config.d_vocab = 600;
+  big.W_E = Matrix::Zero(600, 8);
+  big.W_U = Matrix::Zero(8, 600);
+  big.b_U = Matrix::Zero(1, 600);
+  CHECK_THROWS_WITH(qk_circuit(big, 0, 0), Catch::Contains("d_vocab = 600 exceeds"));
+  CHECK_THROWS_WITH(ov_circuit(w, 0, 4), Catch::Contains("head = 4"));
+}
+
+TEST_CASE("head ablation: a silent head changes nothing, mean ablation over one sequence is the identity",
+          "[transformer_analysis]") {
+  auto w = random_model(Normalization::layer_norm, true, 2, 4);
+  w.layers[1].W_O[2].setZero();  // head 1.2 writes nothing
+  Random rng(5);
+  const auto batch = induction_batch(w.config, rng, 4);
+  double clean = 0;
+  const Matrix zero = head_ablation_loss(w, batch, Ablation::zero, &clean);
+  CHECK(zero(1, 2) == clean);
+  CHECK(zero(0, 0) != clean);
+  const Matrix mean_one = head_ablation_loss(w, {batch[0]}, Ablation::mean, &clean);
+  // The mean over one sequence is that sequence's own output: every loss equals the clean loss up
+  // to the division by one.
+  CHECK((mean_one.array() - clean).abs().maxCoeff() == 0.0);
+  CHECK_THROWS_WITH(head_ablation_loss(w, {batch[0], {{1, 2, 3, 4}, 0}}, Ablation::mean),
+                    Catch::Contains("sequences of one length"));
+}
+
+TEST_CASE("activation patching: positions before the first difference change nothing, and in one layer without "
+          "LayerNorm the last position's effect is the head's direct logit difference",
+          "[transformer_analysis]") {
+  const auto w = random_model(Normalization::none, true, 1, 6);
+  const std::vector<int> clean{1, 2, 3, 4, 5, 6}, corrupted{1, 2, 3, 9, 5, 6};
+  const int answer = 7, wrong = 8;
+  const auto r = head_position_patching(w, clean, corrupted, answer, wrong);
+  REQUIRE(r.normalised.rows() == 3);
+  REQUIRE(r.normalised.cols() == 6);
+  for (int h = 0; h < 3; ++h) {
+    for (int p = 0; p < 3; ++p) CHECK(r.normalised(h, p) == 1.0);  // identical outputs before position 3 (causal)
+    for (int p = 3; p < 5; ++p) CHECK(r.normalised(h, p) == 1.0);  // one layer: only the last row reaches the logits
+    const auto dc = direct_logit_attribution(w, clean, 5, answer), dcw = direct_logit_attribution(w, clean, 5, wrong);
+    const auto rc = direct_logit_attribution(w, corrupted, 5, answer), rcw = direct_logit_attribution(w, corrupted, 5, wrong);
+    const double span = r.clean_logit_difference - r.corrupted_logit_difference;
+    const double expected = 1.0 + ((rc.heads(0, h) - rcw.heads(0, h)) - (dc.heads(0, h) - dcw.heads(0, h))) / span;
+    CHECK(std::abs(r.normalised(h, 5) - expected) <= headlab::test::dot_product_bound(100, 10.0) / std::abs(span));
+  }
+  CHECK_THROWS_WITH(head_position_patching(w, clean, {1, 2}, answer, wrong), Catch::Contains("equal lengths"));
+  CHECK_THROWS_WITH(head_position_patching(w, clean, clean, answer, wrong), Catch::Contains("nothing to normalise by"));
+}
+
+TEST_CASE("induction scores are attention masses and depend only on the seed", "[transformer_analysis]") {
+  const auto w = random_model(Normalization::layer_norm, true, 2, 8);
+  const auto s = induction_scores(w, 8, 0);
+  const auto again = induction_scores(w, 8, 0);
+  CHECK(s.induction == again.induction);
+  CHECK(s.previous_token.minCoeff() >= 0.0);
+  CHECK((s.previous_token + s.induction).maxCoeff() <= 1.0 + 1e-12);
+  CHECK(std::isfinite(s.in_context_loss));
+  CHECK_THROWS_WITH(induction_scores(w, 0, 0), Catch::Contains("count"));
+}

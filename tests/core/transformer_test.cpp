@@ -1,0 +1,218 @@
+#include "core/transformer.hpp"
+
+#include "core/check.hpp"
+#include "core/max_digit.hpp"
+#include "core/max_digit_training.hpp"
+#include "core/random.hpp"
+#include "core/tolerances.hpp"
+#include "core/transformer_max_digit.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using headlab::InputError;
+using headlab::Matrix;
+using headlab::Random;
+using namespace headlab::transformer;
+
+namespace {
+
+TransformerConfig small_config(Normalization norm, bool positional) {
+  TransformerConfig c;
+  c.n_layers = 2;
+  c.n_heads = 2;
+  c.d_model = 6;
+  c.d_head = 3;
+  c.n_ctx = 5;
+  c.d_vocab = 7;
+  c.normalization = norm;
+  c.positional_embedding = positional;
+  return c;
+}
+
+// Every parameter ~ N(0, scale²); LayerNorm weights around one so the layer is not degenerate.
+TransformerWeights random_weights(const TransformerConfig& c, std::uint64_t seed, double scale) {
+  TransformerWeights w = zero_weights(c);
+  Random rng(seed);
+  for (auto& p : named_parameters(w)) {
+    *p.value = rng.normal_matrix(p.value->rows(), p.value->cols(), scale);
+    if (p.name.find(".w") != std::string::npos && p.name.find("ln") != std::string::npos) p.value->array() += 1.0;
+  }
+  return w;
+}
+
+// A straightforward reference forward for one query position, written from the definition
+// without the activation bookkeeping: logits at the last position.
+headlab::RowVector reference_last_logits(const TransformerWeights& w, const std::vector<int>& tokens) {
+  const auto& c = w.config;
+  const int T = static_cast<int>(tokens.size());
+  std::vector<Matrix> resid(1, Matrix(T, c.d_model));
+  for (int i = 0; i < T; ++i) {
+    resid[0].row(i) = w.W_E.row(tokens[i]);
+    if (c.positional_embedding) resid[0].row(i) += w.W_pos.row(i);
+  }
+  const auto norm = [&](const Matrix& x, const Matrix& g, const Matrix& b) {
+    if (c.normalization == Normalization::none) return x;
+    Matrix y = x;
+    for (int i = 0; i < x.rows(); ++i) {
+      double mean = 0, var = 0;
+      for (int j = 0; j < x.cols(); ++j) mean += x(i, j);
+      mean /= x.cols();
+      for (int j = 0; j < x.cols(); ++j) var += (x(i, j) - mean) * (x(i, j) - mean);
+      var /= x.cols();
+      for (int j = 0; j < x.cols(); ++j) {
+        y(i, j) = (x(i, j) - mean) / std::sqrt(var + c.layer_norm_eps);
+        if (g.size() > 0) y(i, j) = y(i, j) * g(0, j) + b(0, j);
+      }
+    }
+    return y;
+  };
+  Matrix x = resid[0];
+  for (int l = 0; l < c.n_layers; ++l) {
+    const auto& L = w.layers[l];
+    const Matrix n = norm(x, L.ln_w, L.ln_b);
+    Matrix out = x;
+    for (int i = 0; i < T; ++i) {
+      for (int h = 0; h < c.n_heads; ++h) {
+        const headlab::RowVector q = n.row(i) * L.W_Q[h] + L.b_Q.row(h);
+        std::vector<double> s(i + 1);
+        double top = -INFINITY, sum = 0;
+        for (int j = 0; j <= i; ++j) {
+          const headlab::RowVector k = n.row(j) * L.W_K[h] + L.b_K.row(h);
+          s[j] = q.dot(k) / std::sqrt(static_cast<double>(c.d_head));
+          top = std::max(top, s[j]);
+        }
+        for (int j = 0; j <= i; ++j) sum += std::exp(s[j] - top);
+        headlab::RowVector z = headlab::RowVector::Zero(c.d_head);
+        for (int j = 0; j <= i; ++j) z += std::exp(s[j] - top) / sum * (n.row(j) * L.W_V[h] + L.b_V.row(h));
+        out.row(i) += z * L.W_O[h];
+      }
+      out.row(i) += L.b_O.row(0);
+    }
+    x = out;
+  }
+  const Matrix f = norm(x, w.ln_final_w, w.ln_final_b);
+  return f.row(T - 1) * w.W_U + w.b_U.row(0);
+}
+
+}  // namespace
+
+TEST_CASE("transformer forward matches a per-position reference, with and without LayerNorm and W_pos",
+          "[transformer]") {
+  for (auto norm : {Normalization::none, Normalization::layer_norm, Normalization::layer_norm_pre}) {
+    for (bool positional : {false, true}) {
+      const auto w = random_weights(small_config(norm, positional), 11, 0.7);
+      const std::vector<int> tokens{3, 0, 6, 3, 1};
+      const auto a = transformer_forward(w, tokens);
+      const auto ref = reference_last_logits(w, tokens);
+      // Logits of order ten from a few hundred rounded operations in another order.
+      const double bound = headlab::test::dot_product_bound(400, 10.0);
+      CHECK((a.logits.row(4) - ref).cwiseAbs().maxCoeff() <= bound);
+      // The activations add up: resid_post = resid_pre + Σ_h head_output + b_O, and patterns are causal.
+      for (int l = 0; l < 2; ++l) {
+        const auto& la = a.layers[l];
+        Matrix sum = la.resid_pre;
+        for (int h = 0; h < 2; ++h) {
+          sum += la.head_output[h];
+          CHECK(la.pattern[h](1, 2) == 0.0);
+          for (int i = 0; i < 5; ++i) {
+            CHECK(std::abs(la.pattern[h].row(i).sum() - 1.0) <= headlab::test::softmax_row_sum_bound(5));
+          }
+        }
+        sum.rowwise() += w.layers[l].b_O.row(0);
+        CHECK((sum - la.resid_post).cwiseAbs().maxCoeff() == 0.0);
+      }
+    }
+  }
+}
+
+TEST_CASE("transformer backward matches five-point finite differences for every parameter", "[transformer]") {
+  for (auto norm : {Normalization::none, Normalization::layer_norm, Normalization::layer_norm_pre}) {
+    for (bool positional : {false, true}) {
+      auto w = random_weights(small_config(norm, positional), 5, 0.6);
+      const std::vector<TokenSequence> batch{{{1, 4, 2, 1, 4}, 1}, {{6, 0, 6}, 0}};
+      TransformerWeights dw = zero_weights(w.config);
+      transformer_loss_backward(w, batch, dw);
+      auto params = named_parameters(w);
+      auto grads = named_parameters(dw);
+      const double step = headlab::test::kFiniteDifferenceStep;
+      int checked = 0;
+      for (std::size_t p = 0; p < params.size(); ++p) {
+        Matrix& m = *params[p].value;
+        for (Eigen::Index i = 0; i < m.size(); ++i) {
+          const double saved = m.data()[i];
+          const auto loss_at = [&](double offset) {
+            m.data()[i] = saved + offset;
+            return transformer_loss(w, batch);
+          };
+          const double numeric =
+              (loss_at(-2 * step) - 8 * loss_at(-step) + 8 * loss_at(step) - loss_at(2 * step)) / (12 * step);
+          m.data()[i] = saved;
+          const double analytic = grads[p].value->data()[i];
+          INFO(params[p].name << " entry " << i << " normalization " << normalization_name(norm));
+          CHECK(std::abs(analytic - numeric) <= headlab::test::finite_difference_bound(std::abs(numeric)));
+          ++checked;
+        }
+      }
+      CHECK(checked == parameter_count(w.config));
+    }
+  }
+}
+
+TEST_CASE("the max-digit model through the transformer forward gives the per-token-table logits", "[transformer]") {
+  // Initial weights at two scales and weights after 300 steps of the article's recipe
+  // (logits of order ten, as in the shipped model).
+  headlab::max_digit::MaxDigitTrainingSettings s;
+  s.seed = 7;
+  std::vector<headlab::max_digit::MaxDigitWeights> models;
+  for (double init_scale : {0.1, 1.0}) {
+    s.init_scale = init_scale;
+    models.push_back(headlab::max_digit::initial_weights(s));
+  }
+  s.init_scale = 0.1;
+  s.steps = 300;
+  models.push_back(headlab::max_digit::train_max_digit(s));
+  for (const auto& m : models) {
+    const auto w = from_max_digit(m);
+    Random rng(3);
+    double worst = 0, largest = 0;
+    for (int example = 0; example < 200; ++example) {
+      const auto digits = headlab::max_digit::sample_list(rng);
+      const auto prompt = headlab::max_digit::prompt_tokens(digits);
+      const auto a = transformer_forward(w, std::vector<int>(prompt.begin(), prompt.end()));
+      const auto expected = headlab::max_digit::forward_logits(m, digits);
+      for (int j = 0; j < headlab::max_digit::kVocab; ++j) {
+        worst = std::max(worst, std::abs(a.logits(headlab::max_digit::kAnsPosition, j) - expected[j]));
+        largest = std::max(largest, std::abs(expected[j]));
+      }
+    }
+    INFO("largest |logit| " << largest << ", worst difference " << worst);
+    CHECK(worst <= headlab::test::kSameModelLogitBound);
+  }
+}
+
+TEST_CASE("transformer inputs: bad config, shapes, NaN and tokens name what is wrong", "[transformer]") {
+  auto c = small_config(Normalization::layer_norm, true);
+  c.n_layers = 5;
+  CHECK_THROWS_WITH(validate_config(c), Catch::Contains("n_layers = 5"));
+  c = small_config(Normalization::layer_norm, true);
+  c.token_names = {"a", "b"};
+  CHECK_THROWS_WITH(validate_config(c), Catch::Contains("token_names has 2 names"));
+  c.token_names.clear();
+  c.d_model = 4096;
+  c.d_vocab = 65536;
+  CHECK_THROWS_WITH(validate_config(c), Catch::Contains("parameters; at most"));
+  auto w = random_weights(small_config(Normalization::layer_norm, true), 1, 1.0);
+  w.layers[1].W_K[1](2, 0) = NAN;
+  CHECK_THROWS_WITH(transformer_forward(w, {1, 2}), Catch::Contains("blocks.1.attn.W_K[1]"));
+  w = random_weights(small_config(Normalization::layer_norm, true), 1, 1.0);
+  w.layers[0].b_O = Matrix::Zero(1, 5);
+  CHECK_THROWS_WITH(transformer_forward(w, {1, 2}), Catch::Contains("blocks.0.attn.b_O must be 1 × 6"));
+  w = random_weights(small_config(Normalization::layer_norm, true), 1, 1.0);
+  CHECK_THROWS_WITH(transformer_forward(w, {1, 7}), Catch::Contains("token 7 at position 1"));
+  CHECK_THROWS_WITH(transformer_forward(w, {1, -1}), Catch::Contains("outside the vocabulary"));
+  CHECK_THROWS_WITH(transformer_forward(w, {1, 1, 1, 1, 1, 1}), Catch::Contains("n_ctx = 5"));
+  CHECK_THROWS_AS(transformer_forward(w, {}), InputError);
+  CHECK_THROWS_WITH(transformer_loss(w, {{{1, 2}, 1}}), Catch::Contains("loss_from = 1"));
+}

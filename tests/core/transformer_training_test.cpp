@@ -1,0 +1,76 @@
+#include "core/transformer_training.hpp"
+
+#include "core/check.hpp"
+#include "core/transformer_analysis.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace headlab::transformer;
+
+namespace {
+
+InductionTrainingSettings tiny() {
+  InductionTrainingSettings s;
+  s.model.n_heads = 2;
+  s.model.d_model = 8;
+  s.model.d_head = 4;
+  s.model.n_ctx = 8;
+  s.model.d_vocab = 6;
+  s.steps = 6;
+  s.batch_size = 4;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("induction sequences repeat a block and count loss on the repeat; training periods vary",
+          "[transformer_training]") {
+  headlab::Random rng(1);
+  auto c = induction_default_config();
+  const auto s = induction_sequence(c, rng, 12);
+  REQUIRE(s.tokens.size() == 24u);
+  CHECK(s.loss_from == 12);
+  for (int i = 0; i < 12; ++i) CHECK(s.tokens[12 + i] == s.tokens[i]);
+  const auto short_period = induction_sequence(c, rng, 7);  // 10 filler tokens, then 7 + 7
+  CHECK(short_period.loss_from == 17);
+  for (int i = 0; i < 7; ++i) CHECK(short_period.tokens[17 + i] == short_period.tokens[10 + i]);
+  CHECK_THROWS_WITH(induction_sequence(c, rng, 13), Catch::Contains("period = 13"));
+  // Training periods cover [6, 12] (n_ctx/4 … n_ctx/2), so position alone cannot find the copy.
+  std::vector<int> seen(25, 0);
+  for (const auto& t : induction_batch(c, rng, 400)) ++seen[24 - t.loss_from];
+  for (int m = 0; m < 25; ++m) CHECK((seen[m] > 0) == (m >= 6 && m <= 12));
+  for (const auto& t : repeated_batch(c, rng, 5)) CHECK(t.loss_from == 12);
+}
+
+TEST_CASE("the induction trainer follows the trainer protocol: chunking gives the same bits, stop ends it",
+          "[transformer_training]") {
+  InductionTrainer whole(tiny());
+  InductionTrainer chunked(tiny());
+  const auto p = whole.step(100);
+  CHECK(p.steps_taken == 6);
+  CHECK(p.done);
+  chunked.step(2);
+  const auto q = chunked.step(3);
+  CHECK(q.steps_taken == 5);
+  CHECK_FALSE(q.done);
+  chunked.step(1);
+  const auto a = parameter_list(whole.result()), b = parameter_list(chunked.result());
+  for (std::size_t i = 0; i < a.size(); ++i) CHECK(*a[i] == *b[i]);
+  CHECK(whole.progress().loss == chunked.progress().loss);
+  InductionTrainer stopped(tiny());
+  stopped.step(1);
+  stopped.stop();
+  CHECK(stopped.step(5).steps_taken == 1);
+  CHECK(stopped.progress().done);
+  auto bad = tiny();
+  bad.batch_size = 0;
+  CHECK_THROWS_WITH(InductionTrainer(bad), Catch::Contains("batch_size must be an integer in [1, 100000], got 0"));
+  bad = tiny();
+  bad.model.n_ctx = 3;
+  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("n_ctx = 3"));
+  bad = tiny();
+  bad.learning_rate = NAN;
+  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("learning_rate"));
+}

@@ -1,0 +1,160 @@
+#include "formats/transformer_model.hpp"
+
+#include "core/check.hpp"
+#include "core/random.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using headlab::InputError;
+using headlab::Matrix;
+using namespace headlab::formats;
+using namespace headlab::transformer;
+
+namespace {
+
+TransformerConfig config_ln() {
+  TransformerConfig c;
+  c.n_layers = 2;
+  c.n_heads = 3;
+  c.d_model = 4;
+  c.d_head = 2;
+  c.n_ctx = 5;
+  c.d_vocab = 6;
+  c.normalization = Normalization::layer_norm;
+  return c;
+}
+
+TransformerWeights random_model(const TransformerConfig& c, std::uint64_t seed) {
+  TransformerWeights w = zero_weights(c);
+  headlab::Random rng(seed);
+  for (auto& p : named_parameters(w)) *p.value = rng.normal_matrix(p.value->rows(), p.value->cols());
+  return w;
+}
+
+SafetensorsFile parse(const std::string& bytes) {
+  return read_safetensors(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+}
+
+// The file of a model with tensor `name` replaced (removed when `replacement` has an empty name;
+// `replacement` added when no tensor is called `name`).
+SafetensorsFile edited(const TransformerWeights& w, const std::string& name, const Tensor& replacement) {
+  auto file = parse(transformer_to_safetensors(w));
+  std::vector<Tensor> kept;
+  bool found = false;
+  for (auto& t : file.tensors) {
+    if (t.name != name) {
+      kept.push_back(t);
+    } else {
+      found = true;
+      if (!replacement.name.empty()) kept.push_back(replacement);
+    }
+  }
+  if (!found) kept.push_back(replacement);
+  return parse(write_safetensors(kept));
+}
+
+}  // namespace
+
+TEST_CASE("transformer model: config and weights round-trip through JSON and safetensors bit for bit", "[formats]") {
+  for (auto norm : {Normalization::none, Normalization::layer_norm, Normalization::layer_norm_pre}) {
+    auto c = config_ln();
+    c.normalization = norm;
+    c.positional_embedding = norm != Normalization::layer_norm_pre;
+    c.token_names = {"a", "b", "c", "d", "e", "\"f\""};
+    const auto w = random_model(c, 3);
+    const std::string config_text = transformer_config_to_json(c);
+    const std::string bytes = transformer_to_safetensors(w);
+    const auto back = read_transformer(config_text, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+    CHECK(back.config.token_names == c.token_names);
+    CHECK(back.config.normalization == norm);
+    auto a = named_parameters(const_cast<TransformerWeights&>(w));
+    auto b = named_parameters(const_cast<TransformerWeights&>(back));
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      INFO(a[i].name);
+      CHECK(a[i].name == b[i].name);
+      CHECK(*a[i].value == *b[i].value);
+    }
+    // TransformerLens's buffers are written (load_state_dict strict) and accepted on reading.
+    const auto file = parse(bytes);
+    REQUIRE(file.find("blocks.1.attn.mask") != nullptr);
+    CHECK(file.find("blocks.1.attn.IGNORE")->first_non_finite == 0);
+  }
+}
+
+TEST_CASE("transformer model: F32 tensors and absent biases are accepted", "[formats]") {
+  const auto c = config_ln();
+  const auto w = random_model(c, 4);
+  auto file = parse(transformer_to_safetensors(w));
+  std::vector<Tensor> kept;
+  for (auto t : file.tensors) {
+    if (t.name.find(".b_") != std::string::npos) continue;  // drop every attention bias and b_U
+    t.dtype = DType::F32;
+    kept.push_back(t);
+  }
+  const auto back = transformer_weights_from_safetensors(c, parse(write_safetensors(kept)));
+  CHECK(back.layers[1].b_Q.isZero(0));
+  CHECK(back.b_U.isZero(0));
+  CHECK(back.W_E(2, 3) == static_cast<double>(static_cast<float>(w.W_E(2, 3))));
+}
+
+TEST_CASE("transformer model: unsupported, unknown, missing, mis-shaped and NaN tensors are named", "[formats]") {
+  const auto c = config_ln();
+  const auto w = random_model(c, 5);
+  const Tensor none{};
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "x", {"blocks.0.mlp.W_in", DType::F64, {4, 16}, std::vector<double>(64, 0.0), -1})),
+                    Catch::Contains("blocks.0.mlp.W_in: MLP blocks are not supported"));
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "x", {"blocks.1.ln2.w", DType::F64, {4}, std::vector<double>(4, 1.0), -1})),
+                    Catch::Contains("blocks.1.ln2.w"));
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "x", {"blocks.0.attn.rotary_sin", DType::F64, {1}, {0.0}, -1})),
+                    Catch::Contains("rotary embeddings are not supported"));
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "x", {"decoder.weight", DType::F64, {1}, {0.0}, -1})),
+                    Catch::Contains("unknown tensor decoder.weight"));
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "x", {"blocks.2.attn.W_Q", DType::F64, {1}, {0.0}, -1})),
+                    Catch::Contains("belongs to layer 2; config.n_layers = 2"));
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "blocks.1.attn.W_V", none)),
+                    Catch::Contains("blocks.1.attn.W_V is missing"));
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "ln_final.w", none)),
+                    Catch::Contains("ln_final.w is missing"));
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "blocks.0.attn.W_O", {"blocks.0.attn.W_O", DType::F64, {3, 4, 2}, std::vector<double>(24, 0.0), -1})),
+                    Catch::Contains("blocks.0.attn.W_O has shape [3, 4, 2]; the config implies [n_heads, d_head, d_model] = [3, 2, 4]"));
+  std::vector<double> nan_values(24, 0.5);
+  nan_values[7] = NAN;
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "embed.W_E", {"embed.W_E", DType::F64, {6, 4}, nan_values, -1})),
+                    Catch::Contains("embed.W_E has a non-finite value (nan) at flat index 7"));
+  std::vector<double> mask(25, 1.0);  // all ones: not causal
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "blocks.0.attn.mask", {"blocks.0.attn.mask", DType::BOOL, {5, 5}, mask, -1})),
+                    Catch::Contains("not the causal mask at (0, 1)"));
+  // Config disagreeing with the tensors.
+  auto pre = c;
+  pre.normalization = Normalization::layer_norm_pre;
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(pre, parse(transformer_to_safetensors(w))),
+                    Catch::Contains("config.normalization is \"LNPre\""));
+  auto nopos = c;
+  nopos.positional_embedding = false;
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(nopos, parse(transformer_to_safetensors(w))),
+                    Catch::Contains("pos_embed.W_pos is present"));
+  auto wider = c;
+  wider.d_vocab = 7;
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(wider, parse(transformer_to_safetensors(w))),
+                    Catch::Contains("embed.W_E has shape [6, 4]"));
+}
+
+TEST_CASE("transformer config: bad JSON and fields are named", "[formats]") {
+  const std::string base = R"("n_layers":1,"n_heads":1,"d_model":2,"d_head":2,"n_ctx":3,"d_vocab":4)";
+  CHECK(transformer_config_from_json("{" + base + "}").positional_embedding);
+  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"act_fn":"gelu"})"), Catch::Contains("unknown field \"act_fn\""));
+  CHECK_THROWS_WITH(transformer_config_from_json(R"({"n_layers":1})"), Catch::Contains("n_heads is missing"));
+  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"normalization":"RMS"})"), Catch::Contains("normalization must be"));
+  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"positional_embedding":"rotary"})"), Catch::Contains("rotary"));
+  CHECK_THROWS_WITH(transformer_config_from_json(R"({"n_layers":9,"n_heads":1,"d_model":2,"d_head":2,"n_ctx":3,"d_vocab":4})"),
+                    Catch::Contains("n_layers = 9"));
+  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"token_names":["a"]})"), Catch::Contains("token_names has 1"));
+  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"eps":0})"), Catch::Contains("eps"));
+  CHECK_THROWS_WITH(transformer_config_from_json("{" + base), Catch::Contains("not valid JSON"));
+  CHECK_THROWS_WITH(transformer_config_from_json(R"({"token_names":[[["x"]]]})"), Catch::Contains("deeper than 2"));
+  CHECK_THROWS_WITH(transformer_config_from_json(R"({"n_layers":1,"n_heads":1,"d_model":2.5,"d_head":2,"n_ctx":3,"d_vocab":4})"),
+                    Catch::Contains("d_model must be an integer"));
+}
