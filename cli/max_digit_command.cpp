@@ -1,4 +1,5 @@
 #include "cli/commands.hpp"
+#include "cli/flags.hpp"
 #include "core/check.hpp"
 #include "formats/file_io.hpp"
 #include "formats/max_digit_analysis.hpp"
@@ -42,27 +43,6 @@ long long parse_integer(const std::string& flag, const std::string& text, long l
                      "], got \"" + text + "\"");
   }
   return x;
-}
-
-// --flag value pairs and bare switches; throws on an unknown or repeated flag or a missing value.
-std::map<std::string, std::string> parse_flags(const Args& args, std::size_t first,
-                                               const std::vector<std::string>& with_value,
-                                               const std::vector<std::string>& switches) {
-  std::map<std::string, std::string> flags;
-  for (std::size_t i = first; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    const bool takes_value = std::find(with_value.begin(), with_value.end(), a) != with_value.end();
-    const bool is_switch = std::find(switches.begin(), switches.end(), a) != switches.end();
-    if (!takes_value && !is_switch) throw InputError("unknown argument \"" + a + "\"");
-    if (flags.count(a)) throw InputError(a + " is given twice");
-    if (is_switch) {
-      flags[a] = "";
-      continue;
-    }
-    if (i + 1 >= args.size()) throw InputError(a + " needs a value");
-    flags[a] = args[++i];
-  }
-  return flags;
 }
 
 int train(const Args& args, std::ostream& out, std::ostream& err) {

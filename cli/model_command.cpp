@@ -1,6 +1,7 @@
 // headlab model inspect | run | analyze | train | convert-max-digit: bring-your-own attention-only
 // transformers (docs/own-model.md).
 #include "cli/commands.hpp"
+#include "cli/flags.hpp"
 #include "core/check.hpp"
 #include "core/transformer_analysis.hpp"
 #include "core/transformer_max_digit.hpp"
@@ -36,29 +37,14 @@ const char* kModelUsage =
     "                           --out model.safetensors [--config-out model.json]\n"
     "       headlab model convert-max-digit --weights weights.json --out model.safetensors [--config-out model.json]\n";
 
+// Every model sub-command's flags follow the one flag rule (cli/flags.hpp).
 std::map<std::string, std::string> flags_of(const Args& args, const std::vector<std::string>& with_value,
                                             const std::vector<std::string>& switches = {}) {
-  std::map<std::string, std::string> flags;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    const bool takes_value = std::find(with_value.begin(), with_value.end(), a) != with_value.end();
-    const bool is_switch = std::find(switches.begin(), switches.end(), a) != switches.end();
-    if (!takes_value && !is_switch) throw InputError("unknown argument \"" + a + "\"");
-    if (flags.count(a)) throw InputError(a + " is given twice");
-    if (is_switch) {
-      flags[a] = "";
-      continue;
-    }
-    if (i + 1 >= args.size()) throw InputError(a + " needs a value");
-    flags[a] = args[++i];
-  }
-  return flags;
+  return parse_flags(args, 1, with_value, switches);
 }
 
 const std::string& required(const std::map<std::string, std::string>& flags, const std::string& name) {
-  const auto it = flags.find(name);
-  if (it == flags.end()) throw InputError(name + " is required");
-  return it->second;
+  return required_flag(flags, name);
 }
 
 long long integer_flag(const std::map<std::string, std::string>& flags, const std::string& name, long long fallback,
