@@ -599,7 +599,7 @@ test('bad author input and load failures show a message inside each widget; the 
     p = await s.newPage();
     await p.goto(`${s.url}bad-file.html`);
     const bad = await alerts(p, ['headlab-max-digit-model', 'headlab-attention-bars']);
-    for (const m of bad) assert.match(m, /is not a max-digit weights file: missing field "E"/);
+    for (const m of bad) assert.match(m, /is not a max-digit weights file: missing field "d_model"/);
 
     p = await s.newPage();
     await p.goto(`${s.url}truncated.html`);
