@@ -11,6 +11,8 @@ constexpr double sqrt_half = 0.70710678118654752440;
 }  // namespace
 
 double deterministic_exp(double x) {
+  // NaN in, NaN out, before k = ⌊x/ln2⌉ is converted to an integer (a NaN → int conversion is undefined).
+  if (std::isnan(x)) return x;
   if (x > 709.0) return HUGE_VAL;
   if (x < -745.0) return 0.0;
   // x = k·ln2 + r with |r| ≤ ln2/2, so e^x = 2^k · e^r.
@@ -26,6 +28,10 @@ double deterministic_exp(double x) {
 }
 
 double exp_nonpositive(double x) {
+  // Outside its domain (NaN, or x > 0 from a diverged model): NaN stays NaN and a large x gives +∞, before
+  // k reaches the integer conversion and the exponent bits (undefined for NaN, wrong for k > 1023).
+  if (std::isnan(x)) return x;
+  if (x > 709.0) return HUGE_VAL;
   if (x < -745.0) return 0.0;
   const double k = (x * inv_ln2 + round_shift) - round_shift;
   const double r = (x - k * ln2_hi) - k * ln2_lo;

@@ -33,3 +33,18 @@ TEST_CASE("deterministic exp and log agree with libm to a few ulp", "[determinis
   }
   CHECK(headlab::deterministic_log(1.0) == 0.0);
 }
+
+TEST_CASE("both exps keep NaN, overflow to +inf and underflow to 0 outside their range (no integer conversion of NaN)",
+          "[deterministic_math]") {
+  // A diverged model or weights of 1e200 hand these arguments to every softmax; the sanitized run
+  // (tests/sanitize-build) sees any undefined conversion on the way.
+  const double nan = std::nan("");
+  for (double (*f)(double) : {&headlab::deterministic_exp, &exp_nonpositive}) {
+    CHECK(std::isnan(f(nan)));
+    CHECK(f(HUGE_VAL) == HUGE_VAL);
+    CHECK(f(1e300) == HUGE_VAL);
+    CHECK(f(710.0) == HUGE_VAL);
+    CHECK(f(-HUGE_VAL) == 0.0);
+    CHECK(f(-1e300) == 0.0);
+  }
+}
