@@ -132,7 +132,7 @@ function mainThreadTasks(traceBuffer) {
   const trace = JSON.parse(traceBuffer.toString());
   const events = trace.traceEvents ?? trace;
   const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
-  return events.filter((e) => e.name === 'RunTask' && e.ph === 'X' && main.has(`${e.pid}:${e.tid}`))
+  return events.filter((e) => (e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask') && e.ph === 'X' && main.has(`${e.pid}:${e.tid}`))
     .map((e) => [e.dur / 1000, (e.tdur ?? e.dur) / 1000]).sort((a, b) => b[1] - a[1]);
 }
 
@@ -167,7 +167,8 @@ test('max-digit article: before the first interaction only the snapshots (no max
     // The first interaction: the pointer onto the model panel. Time until every figure of the
     // seed-0 model is live (time to interactive after the first interaction).
     const browser = page.context().browser();
-    await browser.startTracing(page, { categories: ['toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline'] });
+    // The light categories only: disabled-by-default-devtools.timeline inflates script time several-fold (bench/widgets.bench.mjs).
+    await browser.startTracing(page, { categories: ['toplevel', 'devtools.timeline'] });
     const t0 = await page.evaluate(() => performance.now());
     await page.locator('headlab-max-digit-model').first().hover();
     await page.waitForFunction(() => [...document.querySelectorAll('headlab-max-digit-mechanism, headlab-score-ramps, headlab-attention-bars, headlab-attention-patch, headlab-head-ablation, #subspace, #outputs, #corrections, #angle')]
