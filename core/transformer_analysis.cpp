@@ -1,6 +1,8 @@
 #include "core/transformer_analysis.hpp"
 
 #include "core/check.hpp"
+#include "core/deterministic_math.hpp"
+#include "core/ordered_products.hpp"
 #include "core/transformer_training.hpp"
 
 #include <cmath>
@@ -15,9 +17,11 @@ struct LogitDirection {
   double inv_scale = 1.0;
   bool centre = false;
   double of(const RowVector& c) const {
-    if (!centre) return c.dot(direction);
-    const double mean = c.sum() / static_cast<double>(c.size());
-    return ((c.array() - mean).matrix().dot(direction)) * inv_scale;
+    const Eigen::Index n = c.size();
+    if (!centre) return ordered_dot(c.data(), direction.data(), n);
+    const double mean = ordered_sum(c.data(), n) / static_cast<double>(n);
+    const RowVector centred = (c.array() - mean).matrix();
+    return ordered_dot(centred.data(), direction.data(), n) * inv_scale;
   }
 };
 
@@ -46,7 +50,10 @@ LogitAttribution direct_logit_attribution(const TransformerWeights& w, const std
     out.attention_bias(l) = dir.of(w.layers[l].b_O.row(0));
   }
   out.constant = w.b_U(0, token);
-  if (c.normalization == Normalization::layer_norm) out.constant += w.ln_final_b.row(0).dot(w.W_U.col(token).transpose());
+  if (c.normalization == Normalization::layer_norm) {
+    const RowVector u = w.W_U.col(token).transpose();
+    out.constant += ordered_dot(w.ln_final_b.data(), u.data(), u.size());
+  }
   out.logit = a.logits(position, token);
   return out;
 }
@@ -89,7 +96,9 @@ Matrix head_ablation_loss(const TransformerWeights& w, const std::vector<TokenSe
         for (std::size_t p = s.loss_from; p + 1 < s.tokens.size(); ++p) {
           const auto row = a.logits.row(static_cast<Eigen::Index>(p));
           const double top = row.maxCoeff();
-          total += std::log((row.array() - top).exp().sum()) - (row(s.tokens[p + 1]) - top);
+          double sum = 0.0;
+          for (Eigen::Index j = 0; j < row.size(); ++j) sum += exp_nonpositive(row(j) - top);
+          total += deterministic_log(sum) - (row(s.tokens[p + 1]) - top);
           count += 1.0;
         }
       }
@@ -150,15 +159,15 @@ void require_circuit(const TransformerWeights& w, int layer, int head) {
 
 Matrix qk_circuit(const TransformerWeights& w, int layer, int head) {
   require_circuit(w, layer, head);
-  const Matrix q = w.W_E * w.layers[layer].W_Q[head];
-  const Matrix k = w.W_E * w.layers[layer].W_K[head];
-  return q * k.transpose();
+  const Matrix q = ordered_product(w.W_E, w.layers[layer].W_Q[head]);
+  const Matrix k = ordered_product(w.W_E, w.layers[layer].W_K[head]);
+  return ordered_product_nt(q, k);
 }
 
 Matrix ov_circuit(const TransformerWeights& w, int layer, int head) {
   require_circuit(w, layer, head);
-  const Matrix v = w.W_E * w.layers[layer].W_V[head];
-  return (v * w.layers[layer].W_O[head]) * w.W_U;
+  const Matrix v = ordered_product(w.W_E, w.layers[layer].W_V[head]);
+  return ordered_product(ordered_product(v, w.layers[layer].W_O[head]), w.W_U);
 }
 
 InductionScores induction_scores(const TransformerWeights& w, int count, std::uint64_t seed) {
@@ -195,6 +204,9 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
   TransformerAnalysis out;
   out.run = transformer_forward(w, r.prompt);
   const int T = static_cast<int>(r.prompt.size());
+  // −1 is the default (the last position, the model's top token); any other negative value is a mistake.
+  if (r.position < -1) throw InputError("position must be -1 (the last) or in [0, " + std::to_string(T) + "), got " + std::to_string(r.position));
+  if (r.token < -1) throw InputError("token must be -1 (the top prediction) or in [0, " + std::to_string(w.config.d_vocab) + "), got " + std::to_string(r.token));
   out.position = r.position < 0 ? T - 1 : r.position;
   require_index("position", out.position, T);
   if (r.token < 0) {

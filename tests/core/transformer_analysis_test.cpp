@@ -144,3 +144,34 @@ TEST_CASE("induction scores are attention masses and depend only on the seed", "
   CHECK(std::isfinite(s.in_context_loss));
   CHECK_THROWS_WITH(induction_scores(w, 0, 0), Catch::Contains("count"));
 }
+
+TEST_CASE("analyze_transformer: defaults are the last position and the top token; bad request fields are named",
+          "[transformer_analysis]") {
+  const auto w = random_model(Normalization::layer_norm, true, 2, 4);
+  AnalysisRequest r;
+  r.prompt = {1, 2, 3, 1, 2};
+  r.sequences = 2;
+  const auto a = analyze_transformer(w, r);
+  Eigen::Index top = 0;
+  a.run.logits.row(4).maxCoeff(&top);
+  CHECK(a.position == 4);
+  CHECK(a.token == static_cast<int>(top));
+  CHECK(a.attribution.logit == direct_logit_attribution(w, r.prompt, 4, a.token).logit);
+  CHECK_FALSE(a.has_patching);
+  CHECK(a.qk.empty());
+  AnalysisRequest bad = r;
+  bad.position = -2;
+  CHECK_THROWS_WITH(analyze_transformer(w, bad), Catch::Contains("position must be -1 (the last) or in [0, 5), got -2"));
+  bad = r;
+  bad.token = -3;
+  CHECK_THROWS_WITH(analyze_transformer(w, bad), Catch::Contains("token must be -1"));
+  bad = r;
+  bad.position = 5;
+  CHECK_THROWS_WITH(analyze_transformer(w, bad), Catch::Contains("position"));
+  bad = r;
+  bad.sequences = 0;
+  CHECK_THROWS_WITH(analyze_transformer(w, bad), Catch::Contains("sequences must be in [1, 10000], got 0"));
+  bad = r;
+  bad.corrupted = {1, 2, 4, 1, 2};
+  CHECK_THROWS_WITH(analyze_transformer(w, bad), Catch::Contains("patching needs answer and wrong"));
+}
