@@ -244,18 +244,20 @@ Matrix layer_norm_backward(const Matrix& x, const Vector& scale, const Matrix& w
 
 namespace {
 
-// Causal softmax of one head's scores (T × T) in place: row i keeps columns 0…i.
-void causal_softmax(Matrix& s) {
-  const Eigen::Index T = s.rows();
-  for (Eigen::Index i = 0; i < T; ++i) {
-    const double top = s.row(i).head(i + 1).maxCoeff();
+// Causal softmax of one head's scores in place: row r is query position first_query + r and keeps
+// columns 0 … first_query + r (the whole matrix: first_query = 0, T × T).
+void causal_softmax(Matrix& s, Eigen::Index first_query = 0) {
+  const Eigen::Index T = s.cols();
+  for (Eigen::Index r = 0; r < s.rows(); ++r) {
+    const Eigen::Index i = first_query + r;
+    const double top = s.row(r).head(i + 1).maxCoeff();
     double sum = 0.0;
     for (Eigen::Index j = 0; j <= i; ++j) {
-      s(i, j) = exp_nonpositive(s(i, j) - top);  // the same bits natively and in WASM (core/deterministic_math.hpp)
-      sum += s(i, j);
+      s(r, j) = exp_nonpositive(s(r, j) - top);  // the same bits natively and in WASM (core/deterministic_math.hpp)
+      sum += s(r, j);
     }
-    for (Eigen::Index j = 0; j <= i; ++j) s(i, j) /= sum;
-    for (Eigen::Index j = i + 1; j < T; ++j) s(i, j) = 0.0;
+    for (Eigen::Index j = 0; j <= i; ++j) s(r, j) /= sum;
+    for (Eigen::Index j = i + 1; j < T; ++j) s(r, j) = 0.0;
   }
 }
 
@@ -309,6 +311,51 @@ TransformerActivations transformer_forward_unchecked(const TransformerWeights& w
   a.logits = ordered_product(a.final_normalized, w.W_U);
   a.logits.rowwise() += w.b_U.row(0);
   return a;
+}
+
+Matrix resume_forward(const TransformerWeights& w, const TransformerActivations& clean, int first_layer,
+                      const Matrix& resid_in, Eigen::Index first_row, Eigen::Index logit_row) {
+  const TransformerConfig& c = w.config;
+  const Eigen::Index T = static_cast<Eigen::Index>(clean.tokens.size());
+  if (first_layer < 0 || first_layer > c.n_layers || resid_in.rows() != T || resid_in.cols() != c.d_model ||
+      first_row < 0 || first_row > logit_row || logit_row >= T) {
+    throw InputError("resume_forward: inconsistent layer, rows or residual shape");
+  }
+  const double inv_sqrt_dh = 1.0 / std::sqrt(static_cast<double>(c.d_head));
+  // Rows [first_row, T) of the residual stream; rows before are the clean run's and never read here.
+  Matrix resid = resid_in.bottomRows(T - first_row);
+  for (int l = first_layer; l < c.n_layers; ++l) {
+    const auto& lw = w.layers[l];
+    const auto& la = clean.layers[l];
+    const bool last = l + 1 == c.n_layers;
+    // Queries needed: every changed row, or in the last layer only those whose logits are asked for.
+    const Eigen::Index q0 = last ? logit_row : first_row;
+    Vector scale;
+    const Matrix x = normalizes(c) ? layer_norm_forward(resid, lw.ln_w, lw.ln_b, c.layer_norm_eps, scale) : resid;
+    Matrix next = resid.bottomRows(T - q0);  // resid_pre of the query rows, heads added below in head order
+    for (int h = 0; h < c.n_heads; ++h) {
+      Matrix k = la.k[h], v = la.v[h];
+      k.bottomRows(T - first_row) = ordered_product(x, lw.W_K[h]);
+      k.bottomRows(T - first_row).rowwise() += lw.b_K.row(h);
+      v.bottomRows(T - first_row) = ordered_product(x, lw.W_V[h]);
+      v.bottomRows(T - first_row).rowwise() += lw.b_V.row(h);
+      Matrix q = ordered_product(x.bottomRows(T - q0), lw.W_Q[h]);
+      q.rowwise() += lw.b_Q.row(h);
+      Matrix pattern = ordered_product_nt(q, k) * inv_sqrt_dh;
+      causal_softmax(pattern, q0);
+      next += ordered_product(ordered_product(pattern, v), lw.W_O[h]);
+    }
+    next.rowwise() += lw.b_O.row(0);
+    resid = std::move(next);
+    first_row = q0;  // rows before q0 are not needed any more (only in the last layer is q0 > first_row)
+  }
+  // resid holds rows [first_row, T) with first_row ≤ logit_row.
+  const Matrix rows = resid.bottomRows(T - logit_row);
+  Vector scale;
+  const Matrix x = normalizes(c) ? layer_norm_forward(rows, w.ln_final_w, w.ln_final_b, c.layer_norm_eps, scale) : rows;
+  Matrix logits = ordered_product(x, w.W_U);
+  logits.rowwise() += w.b_U.row(0);
+  return logits;
 }
 
 TransformerActivations transformer_forward(const TransformerWeights& w, const std::vector<int>& tokens,

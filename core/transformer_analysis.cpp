@@ -58,53 +58,112 @@ LogitAttribution direct_logit_attribution(const TransformerWeights& w, const std
   return out;
 }
 
+namespace {
+
+// Each head's output (T × d) averaged over a batch of sequences of one length T: [layer][head].
+std::vector<std::vector<Matrix>> mean_head_outputs(const TransformerWeights& w, const std::vector<TokenSequence>& batch) {
+  const auto& c = w.config;
+  const std::size_t T = batch[0].tokens.size();
+  for (std::size_t b = 0; b < batch.size(); ++b) {
+    if (batch[b].tokens.size() != T) {
+      throw InputError("mean ablation needs sequences of one length; sequence " + std::to_string(b) + " has " +
+                       std::to_string(batch[b].tokens.size()) + " tokens, sequence 0 has " + std::to_string(T));
+    }
+  }
+  std::vector<std::vector<Matrix>> mean_output(c.n_layers, std::vector<Matrix>(c.n_heads, Matrix::Zero(T, c.d_model)));
+  for (const auto& s : batch) {
+    const auto a = transformer_forward_unchecked(w, s.tokens);
+    for (int l = 0; l < c.n_layers; ++l)
+      for (int h = 0; h < c.n_heads; ++h) mean_output[l][h] += a.layers[l].head_output[h];
+  }
+  for (auto& layer : mean_output)
+    for (auto& m : layer) m /= static_cast<double>(batch.size());
+  return mean_output;
+}
+
+void require_sequences(int sequences) {
+  if (sequences < 1 || sequences > 10000) {
+    throw InputError("sequences must be in [1, 10000], got " + std::to_string(sequences));
+  }
+}
+
+}  // namespace
+
+TransformerActivations ablated_forward(const TransformerWeights& w, const std::vector<int>& tokens,
+                                       const std::vector<HeadIndex>& heads, Ablation mode, int sequences,
+                                       std::uint64_t seed) {
+  validate_weights(w);
+  require_tokens(w.config, tokens);
+  const auto& c = w.config;
+  std::vector<char> ablated(static_cast<std::size_t>(c.n_layers * c.n_heads), 0);
+  for (const auto& x : heads) {
+    require_index("layer", x.layer, c.n_layers);
+    require_index("head", x.head, c.n_heads);
+    char& flag = ablated[static_cast<std::size_t>(x.layer * c.n_heads + x.head)];
+    if (flag) {
+      throw InputError("head " + std::to_string(x.layer) + "." + std::to_string(x.head) + " is listed twice");
+    }
+    flag = 1;
+  }
+  std::vector<std::vector<Matrix>> mean_output;
+  if (mode == Ablation::mean && !heads.empty()) {
+    require_sequences(sequences);
+    Random rng = Random(seed).stream(kEvaluationStream);
+    mean_output = mean_head_outputs(w, repeated_batch(c, rng, sequences));
+  }
+  const HeadHook hook = [&](int layer, int head, Matrix& out) {
+    if (!ablated[static_cast<std::size_t>(layer * c.n_heads + head)]) return;
+    if (mode == Ablation::zero) out.setZero();
+    else out = mean_output[layer][head].topRows(out.rows());
+  };
+  return transformer_forward_unchecked(w, tokens, hook);
+}
+
 Matrix head_ablation_loss(const TransformerWeights& w, const std::vector<TokenSequence>& batch, Ablation mode,
                           double* clean_loss) {
   const double clean = transformer_loss(w, batch);  // validates weights and batch
   if (clean_loss) *clean_loss = clean;
   const auto& c = w.config;
-  const std::size_t T = batch[0].tokens.size();
   // Mean head outputs per position over the batch (mean ablation).
   std::vector<std::vector<Matrix>> mean_output;
-  if (mode == Ablation::mean) {
-    for (std::size_t b = 0; b < batch.size(); ++b) {
-      if (batch[b].tokens.size() != T) {
-        throw InputError("mean ablation needs sequences of one length; sequence " + std::to_string(b) + " has " +
-                         std::to_string(batch[b].tokens.size()) + " tokens, sequence 0 has " + std::to_string(T));
-      }
-    }
-    mean_output.assign(c.n_layers, std::vector<Matrix>(c.n_heads, Matrix::Zero(T, c.d_model)));
-    for (const auto& s : batch) {
-      const auto a = transformer_forward_unchecked(w, s.tokens);
-      for (int l = 0; l < c.n_layers; ++l)
-        for (int h = 0; h < c.n_heads; ++h) mean_output[l][h] += a.layers[l].head_output[h];
-    }
-    for (auto& layer : mean_output)
-      for (auto& m : layer) m /= static_cast<double>(batch.size());
-  }
-  Matrix losses(c.n_layers, c.n_heads);
-  for (int l = 0; l < c.n_layers; ++l) {
-    for (int h = 0; h < c.n_heads; ++h) {
-      const HeadHook hook = [&](int layer, int head, Matrix& out) {
-        if (layer != l || head != h) return;
-        if (mode == Ablation::zero) out.setZero();
-        else out = mean_output[l][h].topRows(out.rows());
-      };
-      double total = 0.0, count = 0.0;
-      for (const auto& s : batch) {
-        const auto a = transformer_forward_unchecked(w, s.tokens, hook);
-        for (std::size_t p = s.loss_from; p + 1 < s.tokens.size(); ++p) {
-          const auto row = a.logits.row(static_cast<Eigen::Index>(p));
+  if (mode == Ablation::mean) mean_output = mean_head_outputs(w, batch);
+  // Ablating head (l, h) changes nothing before layer l: each sequence runs once, and for each head
+  // only layer l's sum of head outputs and the layers after it are recomputed (resume_forward, the
+  // same bits as a full forward pass with the head's output replaced). Per head the losses are added
+  // in the order a loop over sequences and positions gives.
+  const int H = c.n_heads;
+  std::vector<double> total(static_cast<std::size_t>(c.n_layers * H), 0.0);
+  double count = 0.0;
+  for (const auto& s : batch) {
+    const auto clean_run = transformer_forward_unchecked(w, s.tokens);
+    const Eigen::Index T = static_cast<Eigen::Index>(s.tokens.size()), from = s.loss_from;
+    for (int l = 0; l < c.n_layers; ++l) {
+      const auto& la = clean_run.layers[l];
+      for (int h = 0; h < H; ++h) {
+        // resid_post of layer l as the forward pass sums it: resid_pre, each head in order, then b_O.
+        Matrix resid = la.resid_pre;
+        for (int g = 0; g < H; ++g) {
+          if (g != h) resid += la.head_output[g];
+          else if (mode == Ablation::zero) resid += Matrix::Zero(T, c.d_model);
+          else resid += mean_output[l][h].topRows(T);
+        }
+        resid.rowwise() += w.layers[l].b_O.row(0);
+        const Matrix logits = resume_forward(w, clean_run, l + 1, resid, 0, from);  // rows [from, T)
+        double& sum_h = total[static_cast<std::size_t>(l * H + h)];
+        for (Eigen::Index p = from; p + 1 < T; ++p) {
+          const auto row = logits.row(p - from);
           const double top = row.maxCoeff();
           double sum = 0.0;
           for (Eigen::Index j = 0; j < row.size(); ++j) sum += exp_nonpositive(row(j) - top);
-          total += deterministic_log(sum) - (row(s.tokens[p + 1]) - top);
-          count += 1.0;
+          sum_h += deterministic_log(sum) - (row(s.tokens[static_cast<std::size_t>(p + 1)]) - top);
         }
       }
-      losses(l, h) = total / count;
     }
+    count += static_cast<double>(T - 1 - from);
   }
+  Matrix losses(c.n_layers, H);
+  for (int l = 0; l < c.n_layers; ++l)
+    for (int h = 0; h < H; ++h) losses(l, h) = total[static_cast<std::size_t>(l * H + h)] / count;
   return losses;
 }
 
@@ -121,6 +180,7 @@ PatchingResult head_position_patching(const TransformerWeights& w, const std::ve
   const auto& c = w.config;
   const Eigen::Index T = static_cast<Eigen::Index>(clean.size()), last = T - 1;
   const auto ld = [&](const Matrix& logits) { return logits(last, answer) - logits(last, wrong); };
+  const auto ld_row = [&](const Matrix& last_logits) { return last_logits(0, answer) - last_logits(0, wrong); };
   PatchingResult r;
   r.clean_logit_difference = ld(clean_run.logits);
   r.corrupted_logit_difference = ld(corrupted_run.logits);
@@ -129,14 +189,24 @@ PatchingResult head_position_patching(const TransformerWeights& w, const std::ve
     throw InputError("the clean and corrupted prompts give the same logit difference; there is nothing to normalise by");
   }
   r.normalised = Matrix::Zero(c.n_layers * c.n_heads, T);
+  // Patching head h of layer l at position p changes row p of layer l's output and, through causal
+  // attention, only rows ≥ p of later layers: resume_forward recomputes just those, and of the last
+  // layer only the last position (the logit difference reads nothing else). It repeats the forward
+  // pass's operations row by row, so the result has the bits of a full patched forward pass
+  // (tests/core/transformer_analysis_test.cpp checks it against that naive recomputation).
   for (int l = 0; l < c.n_layers; ++l) {
+    const auto& clean_layer = clean_run.layers[l];
     for (int h = 0; h < c.n_heads; ++h) {
       for (Eigen::Index p = 0; p < T; ++p) {
-        const HeadHook hook = [&](int layer, int head, Matrix& out) {
-          if (layer == l && head == h) out.row(p) = corrupted_run.layers[l].head_output[h].row(p);
-        };
-        const auto patched = transformer_forward_unchecked(w, clean, hook);
-        r.normalised(l * c.n_heads + h, p) = (ld(patched.logits) - r.corrupted_logit_difference) / span;
+        Matrix resid = clean_layer.resid_post;
+        RowVector row = clean_layer.resid_pre.row(p);
+        for (int g = 0; g < c.n_heads; ++g) {
+          row += (g == h ? corrupted_run.layers[l] : clean_layer).head_output[g].row(p);
+        }
+        row += w.layers[l].b_O.row(0);
+        resid.row(p) = row;
+        const Matrix logits = resume_forward(w, clean_run, l + 1, resid, p, last);
+        r.normalised(l * c.n_heads + h, p) = (ld_row(logits) - r.corrupted_logit_difference) / span;
       }
     }
   }
@@ -217,9 +287,7 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
     out.token = r.token;
   }
   out.attribution = direct_logit_attribution(w, r.prompt, out.position, out.token);
-  if (r.sequences < 1 || r.sequences > 10000) {
-    throw InputError("sequences must be in [1, 10000], got " + std::to_string(r.sequences));
-  }
+  require_sequences(r.sequences);
   out.induction = induction_scores(w, r.sequences, r.seed);
   Random rng = Random(r.seed).stream(kEvaluationStream);
   out.ablation_loss = head_ablation_loss(w, repeated_batch(w.config, rng, r.sequences), r.ablation, &out.clean_loss);

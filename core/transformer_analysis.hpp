@@ -34,6 +34,19 @@ enum class Ablation { zero, mean };
 Matrix head_ablation_loss(const TransformerWeights& weights, const std::vector<TokenSequence>& batch, Ablation mode,
                           double* clean_loss = nullptr);
 
+// One forward pass over `tokens` with the listed heads ablated (what a reader's prompt gives with those
+// heads removed): each head's output (T × d) replaced by zero, or (mean) at each position p by that head's
+// output at p averaged over `sequences` repeated random sequences of length n_ctx from `seed` (the
+// sequences and mean of analyze_transformer's ablation). Throws InputError naming a head outside the
+// model or listed twice, or sequences ∉ [1, 10000] (mean only).
+struct HeadIndex {
+  int layer = 0;
+  int head = 0;
+};
+TransformerActivations ablated_forward(const TransformerWeights& weights, const std::vector<int>& tokens,
+                                       const std::vector<HeadIndex>& heads, Ablation mode, int sequences,
+                                       std::uint64_t seed);
+
 // Activation patching (noising): for each head h of layer l and each position p, run the clean prompt
 // with head_output_{l,h}[p] replaced by its value on the corrupted prompt (same length), and measure
 // the logit difference LD = logit[answer] − logit[wrong] at the last position, normalised

@@ -175,3 +175,111 @@ TEST_CASE("analyze_transformer: defaults are the last position and the top token
   bad.corrupted = {1, 2, 4, 1, 2};
   CHECK_THROWS_WITH(analyze_transformer(w, bad), Catch::Contains("patching needs answer and wrong"));
 }
+
+TEST_CASE("ablated_forward: no heads is the plain forward; a zeroed head's logits lose exactly its direct path; "
+          "mean ablation writes the head's mean over the repeated sequences",
+          "[transformer_analysis]") {
+  const auto w = random_model(Normalization::none, true, 1, 6);
+  const std::vector<int> tokens{4, 1, 7, 2};
+  const auto plain = transformer_forward(w, tokens);
+  CHECK(ablated_forward(w, tokens, {}, Ablation::mean, 4, 0).logits == plain.logits);
+  // One layer, no LayerNorm: logits = (resid_pre + Σ_h head_h + b_O) W_U + b_U, so removing head 1
+  // subtracts head_1 W_U (each entry a sum of d_model products).
+  const auto zeroed = ablated_forward(w, tokens, {{0, 1}}, Ablation::zero, 4, 0);
+  CHECK(zeroed.layers[0].head_output[1].isZero(0.0));
+  const Matrix expected = plain.logits - plain.layers[0].head_output[1] * w.W_U;
+  CHECK((zeroed.logits - expected).cwiseAbs().maxCoeff() <= headlab::test::dot_product_bound(3 * w.config.d_model, 50.0));
+  // Mean: the head's output at each position averaged over the sequences analyze_transformer uses.
+  Random rng = Random(9).stream(kEvaluationStream);
+  const auto batch = repeated_batch(w.config, rng, 3);
+  Matrix mean = Matrix::Zero(w.config.n_ctx, w.config.d_model);
+  for (const auto& s : batch) mean += transformer_forward(w, s.tokens).layers[0].head_output[2];
+  mean /= 3.0;
+  const auto averaged = ablated_forward(w, tokens, {{0, 2}}, Ablation::mean, 3, 9);
+  CHECK(averaged.layers[0].head_output[2] == mean.topRows(4));
+  CHECK(averaged.layers[0].head_output[0] == plain.layers[0].head_output[0]);
+  CHECK_THROWS_WITH(ablated_forward(w, tokens, {{1, 0}}, Ablation::zero, 4, 0), Catch::Contains("layer"));
+  CHECK_THROWS_WITH(ablated_forward(w, tokens, {{0, 3}}, Ablation::zero, 4, 0), Catch::Contains("head"));
+  CHECK_THROWS_WITH(ablated_forward(w, tokens, {{0, 1}, {0, 1}}, Ablation::zero, 4, 0), Catch::Contains("head 0.1 is listed twice"));
+  CHECK_THROWS_WITH(ablated_forward(w, tokens, {{0, 1}}, Ablation::mean, 0, 0), Catch::Contains("sequences must be in [1, 10000], got 0"));
+}
+
+namespace {
+
+// The definitions of patching and ablation as full forward passes with a hook (what the fast paths
+// of core/transformer_analysis.cpp avoid recomputing).
+Matrix naive_patching(const TransformerWeights& w, const std::vector<int>& clean, const std::vector<int>& corrupted,
+                      int answer, int wrong) {
+  const auto clean_run = transformer_forward(w, clean), corrupted_run = transformer_forward(w, corrupted);
+  const Eigen::Index T = static_cast<Eigen::Index>(clean.size()), last = T - 1;
+  const auto ld = [&](const Matrix& logits) { return logits(last, answer) - logits(last, wrong); };
+  const double ld_clean = ld(clean_run.logits), ld_corrupted = ld(corrupted_run.logits);
+  const auto& c = w.config;
+  Matrix out(c.n_layers * c.n_heads, T);
+  for (int l = 0; l < c.n_layers; ++l)
+    for (int h = 0; h < c.n_heads; ++h)
+      for (Eigen::Index p = 0; p < T; ++p) {
+        const HeadHook hook = [&](int layer, int head, Matrix& o) {
+          if (layer == l && head == h) o.row(p) = corrupted_run.layers[l].head_output[h].row(p);
+        };
+        out(l * c.n_heads + h, p) = (ld(transformer_forward(w, clean, hook).logits) - ld_corrupted) / (ld_clean - ld_corrupted);
+      }
+  return out;
+}
+
+Matrix naive_ablation(const TransformerWeights& w, const std::vector<TokenSequence>& batch, Ablation mode) {
+  const auto& c = w.config;
+  const std::size_t T = batch[0].tokens.size();
+  std::vector<std::vector<Matrix>> mean(c.n_layers, std::vector<Matrix>(c.n_heads, Matrix::Zero(T, c.d_model)));
+  for (const auto& s : batch) {
+    const auto a = transformer_forward(w, s.tokens);
+    for (int l = 0; l < c.n_layers; ++l)
+      for (int h = 0; h < c.n_heads; ++h) mean[l][h] += a.layers[l].head_output[h];
+  }
+  for (auto& layer : mean)
+    for (auto& m : layer) m /= static_cast<double>(batch.size());
+  Matrix out(c.n_layers, c.n_heads);
+  for (int l = 0; l < c.n_layers; ++l)
+    for (int h = 0; h < c.n_heads; ++h) {
+      const HeadHook hook = [&](int layer, int head, Matrix& o) {
+        if (layer == l && head == h) o = mode == Ablation::zero ? Matrix::Zero(o.rows(), o.cols()) : Matrix(mean[l][h]);
+      };
+      double total = 0.0, count = 0.0;
+      for (const auto& s : batch) {
+        const auto logits = transformer_forward(w, s.tokens, hook).logits;
+        for (std::size_t p = s.loss_from; p + 1 < s.tokens.size(); ++p) {
+          const auto row = logits.row(static_cast<Eigen::Index>(p));
+          const double top = row.maxCoeff();
+          total += std::log((row.array() - top).exp().sum()) - (row(s.tokens[p + 1]) - top);
+          count += 1.0;
+        }
+      }
+      out(l, h) = total / count;
+    }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the fast patching and ablation paths equal the naive full forward passes", "[transformer_analysis]") {
+  // Patching: resume_forward repeats the forward pass's operations on the rows it recomputes, so the
+  // bits agree; kFastPathBound (0) says so. Ablation: the same logits; only the naive reference's
+  // loss uses std::exp / std::log (libm) where the core uses exp_nonpositive / deterministic_log
+  // (≤ 4 ulp each), so its bound is a few ulp of a loss of order 10 over ≤ 100 terms.
+  constexpr double kFastPathBound = 0.0;
+  constexpr double kAblationLossBound = 1e-12;
+  for (const auto norm : {Normalization::none, Normalization::layer_norm, Normalization::layer_norm_pre}) {
+    for (int layers : {1, 3}) {
+      INFO(normalization_name(norm) << ", " << layers << " layers");
+      const auto w = random_model(norm, layers == 3, layers, 20 + layers);
+      const std::vector<int> clean{1, 5, 2, 7, 1, 5, 2}, corrupted{1, 5, 3, 7, 1, 9, 2};
+      const auto fast = head_position_patching(w, clean, corrupted, 2, 3);
+      CHECK((fast.normalised - naive_patching(w, clean, corrupted, 2, 3)).cwiseAbs().maxCoeff() <= kFastPathBound);
+      Random rng = Random(3).stream(kEvaluationStream);
+      const auto batch = repeated_batch(w.config, rng, 3);
+      for (const auto mode : {Ablation::zero, Ablation::mean}) {
+        CHECK((head_ablation_loss(w, batch, mode) - naive_ablation(w, batch, mode)).cwiseAbs().maxCoeff() <= kAblationLossBound);
+      }
+    }
+  }
+}
