@@ -50,15 +50,6 @@ export interface TransformerRunFile {
   logits: number[][];
   /** [L][H] T × T attention patterns: row i = query position i, entries sum to 1, zero above the diagonal (causal). */
   patterns: number[][][][];
-  /** Only for a run with heads ablated (`headlab model run --ablate`): which heads, and how. */
-  ablation?: {
-    /** [layer, head] pairs. */
-    heads: [number, number][];
-    mode: 'zero' | 'mean';
-    /** Repeated random sequences behind the mean (written for 'zero' too, unused there). */
-    sequences: number;
-    seed: number;
-  };
 }
 
 /** Direct logit attribution to the logit of `token` at `position`, final LayerNorm scale frozen (TransformerLens apply_ln_to_stack). */
@@ -78,7 +69,7 @@ export interface TransformerLogitAttribution {
 }
 
 /** `headlab model analyze`: every analysis of one prompt (fields in words: docs/own-model.md, "The command line"). */
-export interface TransformerAnalysisFile extends Omit<TransformerRunFile, 'ablation'> {
+export interface TransformerAnalysisFile extends TransformerRunFile {
   /** DLA position, in [0, T). */
   position: number;
   /** DLA token, in [0, V). */

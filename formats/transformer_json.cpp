@@ -58,20 +58,10 @@ std::string finish(JsonWriter& out) { return std::move(out.text()) + "\n"; }
 
 }  // namespace
 
-std::string write_transformer_run(const TransformerWeights& w, const TransformerActivations& run, const RunAblation* ablation) {
+std::string write_transformer_run(const TransformerWeights& w, const TransformerActivations& run) {
   JsonWriter out(KeyOrder::as_written);
   out.begin_object();
   run_members(out, w, run);
-  if (ablation) {
-    out.key("ablation").begin_object();
-    out.key("heads").begin_array();
-    for (const auto& x : ablation->heads) out.begin_array().value(x.layer).value(x.head).end_array();
-    out.end_array();
-    out.key("mode").value(ablation->mode == Ablation::zero ? "zero" : "mean");
-    out.key("sequences").value(ablation->sequences);
-    out.key("seed").value(static_cast<unsigned long long>(ablation->seed));
-    out.end_object();
-  }
   out.end_object();
   return finish(out);
 }
@@ -196,33 +186,6 @@ std::vector<int> parse_prompt(const TransformerConfig& c, const std::string& tex
   }
   require_tokens(c, tokens);
   return tokens;
-}
-
-std::vector<HeadIndex> parse_heads(const std::string& text) {
-  std::vector<HeadIndex> heads;
-  std::size_t i = 0;
-  const auto separator = [](char ch) { return ch == ' ' || ch == ',' || ch == '\t' || ch == '\n'; };
-  while (i < text.size()) {
-    while (i < text.size() && separator(text[i])) ++i;
-    if (i >= text.size()) break;
-    std::size_t j = i;
-    while (j < text.size() && !separator(text[j])) ++j;
-    const std::string piece = text.substr(i, j - i);
-    const std::size_t dot = piece.find('.');
-    const auto digits = [](const std::string& s) {
-      return !s.empty() && s.size() <= 4 && s.find_first_not_of("0123456789") == std::string::npos;
-    };
-    if (dot == std::string::npos || !digits(piece.substr(0, dot)) || !digits(piece.substr(dot + 1))) {
-      const std::string shown = piece.size() > 20 ? piece.substr(0, 20) + "…" : piece;
-      throw InputError("head \"" + shown + "\" must be layer.head, e.g. 0.1");
-    }
-    if (heads.size() >= static_cast<std::size_t>(kMaxLayers * kMaxHeads)) {
-      throw InputError("more than " + std::to_string(kMaxLayers * kMaxHeads) + " heads listed");
-    }
-    heads.push_back({std::stoi(piece.substr(0, dot)), std::stoi(piece.substr(dot + 1))});
-    i = j;
-  }
-  return heads;
 }
 
 }  // namespace headlab::formats

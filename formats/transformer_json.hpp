@@ -1,8 +1,7 @@
 // The JSON documents `headlab model run / analyze / inspect` write and the WASM module returns
 // as text (one writer each). Matrices are arrays of rows; per-head arrays are indexed [layer][head].
 //
-// run:      {"tokens": [..T], "token_names"?: [..T], "logits": T × V, "patterns": [L][H] T × T,
-//            "ablation"?: {"heads": [[layer, head]…], "mode": "zero"|"mean", "sequences", "seed"}}
+// run:      {"tokens": [..T], "token_names"?: [..T], "logits": T × V, "patterns": [L][H] T × T}
 // analysis: {"prompt", "position", "token", "logits", "patterns",
 //            "direct_logit_attribution": {"embed", "pos_embed", "heads": L × H, "attention_bias": [L],
 //                                          "constant", "logit"},
@@ -21,16 +20,8 @@
 
 namespace headlab::formats {
 
-// The heads a run ablated (transformer::ablated_forward's arguments), written as its "ablation" member.
-struct RunAblation {
-  std::vector<transformer::HeadIndex> heads;
-  transformer::Ablation mode = transformer::Ablation::mean;
-  int sequences = 32;
-  std::uint64_t seed = 0;
-};
-
 std::string write_transformer_run(const transformer::TransformerWeights& weights,
-                                  const transformer::TransformerActivations& run, const RunAblation* ablation = nullptr);
+                                  const transformer::TransformerActivations& run);
 std::string write_transformer_analysis(const transformer::TransformerWeights& weights,
                                        const transformer::AnalysisRequest& request,
                                        const transformer::TransformerAnalysis& analysis);
@@ -39,9 +30,5 @@ std::string write_transformer_inspection(const transformer::TransformerWeights& 
 // A prompt as text: tokens separated by spaces or commas, each an integer id or (when the config has
 // token_names) a token name. Throws InputError naming the position of a token it cannot read.
 std::vector<int> parse_prompt(const transformer::TransformerConfig& config, const std::string& text);
-
-// Heads as text: "layer.head" pairs separated by spaces or commas ("0.1 1.3"). Throws InputError naming
-// the piece it cannot read; ranges are checked by transformer::ablated_forward.
-std::vector<transformer::HeadIndex> parse_heads(const std::string& text);
 
 }  // namespace headlab::formats

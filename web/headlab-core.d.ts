@@ -572,7 +572,7 @@ export interface TransformerModel {
   inspect(): TransformerInspectionFile;
   /**
    * `headlab model run --prompt [--ablate …]`: logits and patterns; with options, of the forward pass with
-   * the listed heads ablated (the document then has an `ablation` member saying how).
+   * the listed heads ablated at once (core ablated_forward).
    */
   run(prompt: TransformerPrompt, options?: TransformerRunOptions): TransformerRunFile;
   /** `headlab model analyze`: patterns, logits, DLA, ablation, induction scores, patching (with corrupted), circuits (when asked). */

@@ -291,8 +291,8 @@ test('bad prompts and requests get the core\'s message (the CLI\'s after its fla
     assert.throws(() => core.createTransformerTrainer({ model: { n_ctx: 3 } }), /n_ctx/);
     assert.throws(() => core.createTransformerTrainer({ model: { act_fn: 'gelu' } }), /unknown field "act_fn"/);
     assert.deepEqual(model.tokenize('1, 2 3'), [1, 2, 3]);
-    assert.throws(() => model.run('1 2', { ablate: [[0, 3]] }), { message: 'head = 3 is out of range [0, 3)' });
-    assert.throws(() => model.run('1 2', { ablate: [[0, 1], [0, 1]] }), { message: 'head 0.1 is listed twice' });
+    assert.throws(() => model.run('1 2', { ablate: [[0, 3]] }), { message: 'head 0.3 is not in the model (2 layers × 3 heads, numbered from 0)' });
+    assert.throws(() => model.run('1 2', { ablate: [[0, 1], [0, 1]] }), { message: 'head 0.1 is named twice' });
     assert.throws(() => model.run('1 2', { ablate: [[0]] }), { message: 'ablate[0] must be a [layer, head] pair' });
     assert.throws(() => model.run('1 2', { heads: [] }), { message: 'the run options need ablate: [[layer, head], …]' });
     assert.deepEqual(model.run('1 2', { ablate: [] }).logits, model.run('1 2').logits);

@@ -155,24 +155,25 @@ class TransformerModelHandle {
       if (options.isUndefined() || options.isNull()) {
         return val(fm::write_transformer_run(loaded(), tf::transformer_forward(loaded(), tokens)));
       }
-      fm::RunAblation a;
       ObjectReader in(options, "the run options");
       if (!in.has("ablate")) throw InputError("the run options need ablate: [[layer, head], …]");
-      a.heads = array_from_js(in.get("ablate"), "ablate", "an array of [layer, head] pairs", [](const val& v, const std::string& name) {
+      const auto heads = array_from_js(in.get("ablate"), "ablate", "an array of [layer, head] pairs", [](const val& v, const std::string& name) {
         const auto pair = array_from_js(v, name, "a [layer, head] pair", int_arg);
         if (pair.size() != 2) throw InputError(name + " must be a [layer, head] pair");
         return tf::HeadIndex{pair[0], pair[1]};
       });
+      tf::Ablation mode = tf::Ablation::mean;
       if (in.has("mode")) {
-        const std::string mode = string_arg(in.get("mode"), "mode");
-        if (mode != "zero" && mode != "mean") throw InputError("mode must be \"zero\" or \"mean\", got \"" + mode + "\"");
-        a.mode = mode == "zero" ? tf::Ablation::zero : tf::Ablation::mean;
+        const std::string name = string_arg(in.get("mode"), "mode");
+        if (name != "zero" && name != "mean") throw InputError("mode must be \"zero\" or \"mean\", got \"" + name + "\"");
+        mode = name == "zero" ? tf::Ablation::zero : tf::Ablation::mean;
       }
-      in.integer("sequences", a.sequences);
-      in.seed("seed", a.seed);
+      int sequences = 32;
+      std::uint64_t seed = 0;
+      in.integer("sequences", sequences);
+      in.seed("seed", seed);
       in.finish();
-      const auto run = tf::ablated_forward(loaded(), tokens, a.heads, a.mode, a.sequences, a.seed);
-      return val(fm::write_transformer_run(loaded(), run, &a));
+      return val(fm::write_transformer_run(loaded(), tf::ablated_forward(loaded(), tokens, heads, mode, sequences, seed)));
     });
   }
   val analyze(val request) {
