@@ -173,7 +173,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     const width = 460, left = 70, right = width - 70, rowH = 30, top = 26;
     const x = (v: number) => left + ((v - lo) / (hi - lo || 1)) * (right - left);
     const shapes: Shape[] = [
-      { kind: 'text', x: 4, y: 10, text: `next-token logits after the last token (nats): before${ablated ? ' (upper bar) and after (lower bar, hatched colour)' : ''}`, fill: rgbText(c.muted), size: 11 },
+      { kind: 'text', x: 4, y: 10, text: `next-token logits (nats)${ablated ? ': before (upper, blue), after (lower, orange)' : ''}`, fill: rgbText(c.muted), size: 11 },
       { kind: 'line', x1: x(0), y1: top - 4, x2: x(0), y2: top + order.length * rowH, stroke: rgbText(c.muted) },
     ];
     order.forEach((t, i) => {

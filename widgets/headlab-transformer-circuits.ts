@@ -81,7 +81,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     this.layerSelect = mk('Layer', 'layer');
     this.headSelect = mk('Head', 'head');
     this.kindSelect = mk('Circuit', 'circuit');
-    this.kindSelect.append(el('option', { value: 'ov' }, 'OV: what attending to a token writes'), el('option', { value: 'qk' }, 'QK: which key tokens a query token wants'));
+    this.kindSelect.append(el('option', { value: 'ov' }, 'OV (what it writes)'), el('option', { value: 'qk' }, 'QK (where it looks)'));
     this.listen(this.layerSelect, 'change', () => { this.layer = Number(this.layerSelect!.value); this.emitChange(); });
     this.listen(this.headSelect, 'change', () => { this.head = Number(this.headSelect!.value); this.emitChange(); });
     this.listen(this.kindSelect, 'change', () => { this.circuit = this.kindSelect!.value as CircuitKind; this.emitChange(); });

@@ -203,7 +203,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     // The colour shows the effect 1 − normalised (0: no change, the panel colour), the number the core's value.
     const effect = rows.map((row) => row.map((v) => 1 - v));
     const shapes: Shape[] = [
-      { kind: 'text', x: 4, y: 10, text: 'head ↓ · position → (clean token / corrupted token)', fill: rgbText(c.muted), size: 11 },
+      { kind: 'text', x: 4, y: 10, text: 'head ↓ · position → (clean / corrupted token)', fill: rgbText(c.muted), size: 11 },
       ...heatmapShapes(c, {
         values: effect, x: left, y: top, cell, scale: 'diverging', limit: EFFECT_LIMIT,
         outlineRow: this.cursor.row, outlineCol: this.cursor.col,

@@ -7,6 +7,7 @@
 // width and scheme.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { root, screenshot, startSession } from './helpers.mjs';
@@ -191,7 +192,7 @@ test('bad files: the model element and every figure show the core\'s message', a
   served.set('induction-seed0.json', fs.readFileSync(SHIPPED.config));
   for (const [name, bytes, config] of cases) {
     served.set(name, bytes);
-    const file = path.join(fs.mkdtempSync(path.join(root, 'test-results/tmp-')), name);
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'headlab-bad-model-')), name);
     fs.writeFileSync(file, bytes);
     const r = cliRun(['model', 'inspect', '--config', config === 'fixture.json' ? FIXTURE.config : SHIPPED.config, '--weights', file]);
     assert.equal(r.status, 1, `${name}: the CLI refuses it`);

@@ -25,7 +25,7 @@ export const TRANSFORMER_CSS = /* css */ `
   .waiting { color: var(--hl-muted); }
   .controls { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; align-items: center; margin: 0.3rem 0; }
   .controls label { display: inline-flex; gap: 0.35rem; align-items: center; }
-  select { font: inherit; min-height: 2.75rem; color: var(--hl-fg); background: var(--hl-control); border: 1px solid var(--hl-rule); border-radius: 4px; }
+  select { font: inherit; max-width: 100%; min-height: 2.75rem; color: var(--hl-fg); background: var(--hl-control); border: 1px solid var(--hl-rule); border-radius: 4px; }
   .tokens { display: flex; flex-wrap: wrap; gap: 0.25rem; margin: 0.3rem 0; padding: 0; list-style: none; }
   .tokens button { min-width: 2.75rem; min-height: 2.75rem; font-variant-numeric: tabular-nums; }
   .readout { min-height: 1.4em; font-size: 0.9em; margin: 0.2rem 0 0; font-variant-numeric: tabular-nums; }
