@@ -196,7 +196,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     const rows = ab.loss.flatMap((row, l) => row.map((v, h) => ({ label: headName(l, h), value: v - ab.clean_loss, data: { layer: String(l), head: String(h) } })));
     const rowH = 18, width = 460;
     const shapes = signedBarShapes(c, rows, 8, 28, width - 16, rowH, 70);
-    shapes.unshift({ kind: 'text', x: 8, y: 12, text: `in-context loss with the head ${ab.mode}-ablated minus ${formatNumber(ab.clean_loss, 3)} (nats)`, fill: rgbText(c.muted), size: 11 });
+    shapes.unshift({ kind: 'text', x: 8, y: 12, text: `in-context loss rise, head ${ab.mode}-ablated (nats)`, fill: rgbText(c.muted), size: 11 });
     return { width, height: 36 + rows.length * rowH, background: rgbText(c.panel), title: 'In-context loss per ablated head', shapes };
   }
 

@@ -171,7 +171,8 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
         data: (r, k) => ({ row: String(r), col: String(k) }),
       }),
     ];
-    const step = cell >= 10 ? 1 : Math.ceil(10 / cell);
+    // A label every `step` tokens: two-digit ids need about 16 units.
+    const step = cell >= 16 ? 1 : Math.ceil(16 / cell);
     for (let t = 0; t < V; t += step) {
       shapes.push({ kind: 'text', x: left - 3, y: top + t * cell + cell / 2, text: tokenName(model.config, t), fill: rgbText(c.muted), size: 8, anchor: 'end' });
       shapes.push({ kind: 'text', x: left + t * cell + cell / 2, y: top - 6, text: tokenName(model.config, t), fill: rgbText(c.muted), size: 8, anchor: 'middle' });

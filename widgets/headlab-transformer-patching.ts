@@ -31,24 +31,28 @@ export interface TransformerPatchingState {
 }
 
 /**
- * The default clean prompt: a repeated block with its last token cut, so the model (if it has an
- * induction head) should predict that token from the first copy.
+ * The default clean prompt: the default prompt (a repeated block) without its last token, so a
+ * model with an induction head predicts that token from the earlier copies.
  */
 export function defaultCleanPrompt(config: TransformerConfigFile): number[] {
   const p = defaultPrompt(config);
   return p.length > 2 ? p.slice(0, -1) : p;
 }
 
-/** The default corruption of `clean`: the token after the first occurrence of the last token replaced by one not in the prompt. */
+/**
+ * The default corruption of `clean`: the answer is the token that followed the last token's
+ * previous occurrence (what copying predicts); the wrong token is the smallest id not in the
+ * prompt; the corrupted prompt has every occurrence of the answer replaced by it, so copying
+ * then predicts the wrong token.
+ */
 export function defaultCorruption(config: TransformerConfigFile, clean: number[]): { corrupted: number[]; answer: number; wrong: number } {
-  const last = clean[clean.length - 1];
-  const first = clean.indexOf(last);
-  const at = first >= 0 && first + 1 < clean.length - 1 ? first + 1 : Math.max(0, clean.length - 2);
-  const answer = clean[at];
+  const T = clean.length;
+  const last = clean[T - 1];
+  const earlier = clean.lastIndexOf(last, T - 2);
+  const answer = earlier >= 0 ? clean[earlier + 1] : clean[Math.min(1, T - 1)];
   let wrong = 0;
   while (wrong < config.d_vocab - 1 && clean.includes(wrong)) wrong++;
-  const corrupted = clean.slice();
-  corrupted[at] = wrong;
+  const corrupted = clean.map((t) => (t === answer ? wrong : t));
   return { corrupted, answer, wrong };
 }
 
@@ -197,28 +201,28 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     const p = a.patching!;
     const rows = p.normalised.flat();
     const T = a.tokens.length;
-    const cell = Math.max(12, Math.min(30, Math.floor(380 / T)));
-    const left = 58, top = 34;
+    const cell = Math.max(12, Math.min(30, Math.floor(420 / T)));
+    const left = 58, top = 74;
     const H = model.config.n_heads;
     // The colour shows the effect 1 − normalised (0: no change, the panel colour), the number the core's value.
     const effect = rows.map((row) => row.map((v) => 1 - v));
     const shapes: Shape[] = [
-      { kind: 'text', x: 4, y: 10, text: 'head ↓ · position → (clean / corrupted token)', fill: rgbText(c.muted), size: 11 },
+      { kind: 'text', x: 4, y: 10, text: 'head ↓ · position → (clean→corrupted token)', fill: rgbText(c.muted), size: 11 },
       ...heatmapShapes(c, {
         values: effect, x: left, y: top, cell, scale: 'diverging', limit: EFFECT_LIMIT,
         outlineRow: this.cursor.row, outlineCol: this.cursor.col,
         data: (r, k) => ({ row: String(r), col: String(k), layer: String(Math.floor(r / H)), head: String(r % H) }),
       }),
     ];
-    if (cell >= 22) rows.forEach((row, r) => row.forEach((v, k) => shapes.push({ kind: 'text', x: left + k * cell + cell / 2, y: top + r * cell + cell / 2, text: formatNumber(v, 2), fill: rgbText(c.fg), size: 8, anchor: 'middle' })));
     rows.forEach((_, r) => shapes.push({ kind: 'text', x: left - 4, y: top + r * cell + cell / 2, text: headName(Math.floor(r / H), r % H), fill: rgbText(c.fg), size: 10, anchor: 'end' }));
+    // Token labels run upwards (legible at any width): the clean token, and "clean→corrupted" where they differ.
     a.tokens.forEach((t, k) => {
       const changed = t !== p.corrupted[k];
-      shapes.push({ kind: 'text', x: left + k * cell + cell / 2, y: top - 16, text: tokenName(model.config, t), fill: rgbText(c.fg), size: 10, anchor: 'middle', weight: changed ? 'bold' : 'normal' });
-      if (changed) shapes.push({ kind: 'text', x: left + k * cell + cell / 2, y: top - 5, text: tokenName(model.config, p.corrupted[k]), fill: rgbText(c.pos), size: 9, anchor: 'middle', weight: 'bold' });
+      const text = changed ? `${tokenName(model.config, t)}→${tokenName(model.config, p.corrupted[k])}` : tokenName(model.config, t);
+      shapes.push({ kind: 'text', x: left + k * cell + cell / 2, y: top - 5, text, fill: rgbText(changed ? c.pos : c.fg), size: 10, anchor: 'start', rotate: -90, weight: changed ? 'bold' : 'normal' });
     });
     const height = top + rows.length * cell + 6;
-    shapes.push(...legendShapes(c, left, height + 4, 'diverging', '−1', '+1', 'effect of the patch: 1 − normalised logit difference'));
+    shapes.push(...legendShapes(c, left, height + 4, 'diverging', '−1', '+1', 'effect: 1 − normalised'));
     return { width: Math.max(left + T * cell + 8, 280), height: height + 44, background: rgbText(c.panel), title: 'Activation patching', shapes };
   }
 

@@ -39,14 +39,19 @@ export function tokenName(config: TransformerConfigFile, t: number): string {
 }
 
 /**
- * A prompt for any model when the author gives none: a block of k tokens repeated once
- * (k = min(6, d_vocab, ⌊n_ctx / 2⌋), ids spread over the vocabulary), the shape on which
- * previous-token and induction heads show themselves.
+ * A prompt for any model when the author gives none: a block of k tokens repeated up to the full
+ * context n_ctx (k = min(6, d_vocab, ⌊n_ctx / 2⌋), ids spread over the vocabulary by a stride prime
+ * to d_vocab), the shape on which previous-token and induction heads show themselves. Full length,
+ * because a model trained on sequences of n_ctx tokens (as the induction task's are) may read
+ * positions as well as tokens.
  */
 export function defaultPrompt(config: TransformerConfigFile): number[] {
-  const k = Math.max(1, Math.min(6, config.d_vocab, Math.floor(config.n_ctx / 2)));
-  const block = Array.from({ length: k }, (_, i) => (3 + i * 7) % config.d_vocab);
-  return [...block, ...block].slice(0, config.n_ctx);
+  const V = config.d_vocab;
+  const k = Math.max(1, Math.min(6, V, Math.floor(config.n_ctx / 2)));
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  const stride = [7, 5, 3, 1].find((s) => gcd(s, V) === 1) ?? 1;
+  const block = Array.from({ length: k }, (_, i) => (3 + i * stride) % V);
+  return Array.from({ length: config.n_ctx }, (_, i) => block[i % k]);
 }
 
 /** A prompt as the text a reader types: names (when the config has them) or ids, space separated. */
