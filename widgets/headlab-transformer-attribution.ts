@@ -132,12 +132,12 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
 
   private rows(model: LoadedTransformer, a: TransformerAnalysisFile): BarRow[] {
     const d = a.direct_logit_attribution;
-    const rows: BarRow[] = [{ label: 'token embedding', value: d.embed, data: { component: 'embed' } }];
-    if (model.config.positional_embedding === 'standard') rows.push({ label: 'positional embedding', value: d.pos_embed, data: { component: 'pos_embed' } });
+    const rows: BarRow[] = [{ label: 'embedding', value: d.embed, data: { component: 'embed' } }];
+    if (model.config.positional_embedding === 'standard') rows.push({ label: 'position', value: d.pos_embed, data: { component: 'pos_embed' } });
     d.heads.forEach((row, l) => row.forEach((v, h) => rows.push({ label: headName(l, h), value: v, data: { layer: String(l), head: String(h) } })));
-    d.attention_bias.forEach((v, l) => rows.push({ label: `L${l} output bias`, value: v, data: { component: `b_O.${l}` } }));
-    rows.push({ label: 'biases (final LN, W_U)', value: d.constant, data: { component: 'constant' } });
-    rows.push({ label: 'logit (sum)', value: d.logit, strong: true, data: { component: 'logit' } });
+    d.attention_bias.forEach((v, l) => rows.push({ label: `L${l} bias`, value: v, data: { component: `b_O.${l}` } }));
+    rows.push({ label: 'other biases', value: d.constant, data: { component: 'constant' } });
+    rows.push({ label: 'logit = sum', value: d.logit, strong: true, data: { component: 'logit' } });
     return rows;
   }
 
@@ -145,7 +145,7 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     const c = this.themeColours();
     const rows = this.rows(model, a);
     const rowH = 18, width = 460;
-    const shapes = signedBarShapes(c, rows, 8, 28, width - 16, rowH, 150);
+    const shapes = signedBarShapes(c, rows, 8, 28, width - 16, rowH, 96);
     shapes.unshift({ kind: 'text', x: 8, y: 12, text: `logit of ${tokenName(model.config, a.token)} at position ${a.position}, by component (nats)`, fill: rgbText(c.muted), size: 11 });
     return { width, height: 36 + rows.length * rowH, background: rgbText(c.panel), title: 'Direct logit attribution', shapes };
   }

@@ -30,13 +30,9 @@ export interface TransformerPatchingState {
   corrupted_logit_difference: number | null;
 }
 
-/**
- * The default clean prompt: the default prompt (a repeated block) without its last token, so a
- * model with an induction head predicts that token from the earlier copies.
- */
+/** The default clean prompt: the default prompt (a repeated block), whose next token copying predicts. */
 export function defaultCleanPrompt(config: TransformerConfigFile): number[] {
-  const p = defaultPrompt(config);
-  return p.length > 2 ? p.slice(0, -1) : p;
+  return defaultPrompt(config);
 }
 
 /**

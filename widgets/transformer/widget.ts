@@ -39,11 +39,12 @@ export function tokenName(config: TransformerConfigFile, t: number): string {
 }
 
 /**
- * A prompt for any model when the author gives none: a block of k tokens repeated up to the full
- * context n_ctx (k = min(6, d_vocab, ⌊n_ctx / 2⌋), ids spread over the vocabulary by a stride prime
- * to d_vocab), the shape on which previous-token and induction heads show themselves. Full length,
- * because a model trained on sequences of n_ctx tokens (as the induction task's are) may read
- * positions as well as tokens.
+ * A prompt for any model when the author gives none: a block of k tokens repeated up to n_ctx − 1
+ * tokens (k = min(6, d_vocab, ⌊n_ctx / 2⌋), ids spread over the vocabulary by a stride prime to
+ * d_vocab), the shape on which previous-token and induction heads show themselves. Nearly the full
+ * context, because a model trained on sequences of n_ctx tokens (as the induction task's are) may
+ * read positions as well as tokens; one short of it, because the last position's prediction (of a
+ * token after the context) is never trained.
  */
 export function defaultPrompt(config: TransformerConfigFile): number[] {
   const V = config.d_vocab;
@@ -51,7 +52,7 @@ export function defaultPrompt(config: TransformerConfigFile): number[] {
   const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
   const stride = [7, 5, 3, 1].find((s) => gcd(s, V) === 1) ?? 1;
   const block = Array.from({ length: k }, (_, i) => (3 + i * stride) % V);
-  return Array.from({ length: config.n_ctx }, (_, i) => block[i % k]);
+  return Array.from({ length: Math.max(1, config.n_ctx > 2 ? config.n_ctx - 1 : config.n_ctx) }, (_, i) => block[i % k]);
 }
 
 /** A prompt as the text a reader types: names (when the config has them) or ids, space separated. */
