@@ -325,7 +325,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     const ind = best(last.induction), prev = best(last.previous_token);
     const change = phaseChangeStep(this.trace);
     return `Step ${formatCount(last.step)} of ${formatCount(this.runSteps)} (seed ${this.runSeed}): in-context loss ${formatNumber(first.in_context_loss, 2)} nats at step 0 and ${formatNumber(last.in_context_loss, 2)} now; `
-      + `best induction score ${formatPercent(ind.v)} (head ${ind.l}.${ind.h}), best previous-token score ${formatPercent(prev.v)} (head ${prev.l}.${prev.h}); `
+      + `best induction score ${formatPercent(ind.v)} (L${ind.l} H${ind.h}), best previous-token score ${formatPercent(prev.v)} (L${prev.l} H${prev.h}); `
       + (change === null ? `no induction score has passed ${PHASE_CHANGE_SCORE} yet.` : `the phase change (an induction score above ${PHASE_CHANGE_SCORE}) came at step ${formatCount(change)}.`);
   }
 
