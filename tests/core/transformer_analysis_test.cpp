@@ -186,7 +186,7 @@ TEST_CASE("induction scores are attention masses and depend only on the seed", "
   CHECK_THROWS_WITH(induction_scores(w, 0, 0), Catch::Contains("count"));
 }
 
-TEST_CASE("analyze_transformer: defaults are the last position and the top token; bad request fields are named",
+TEST_CASE("analyze_transformer: defaults are the last position and the top token, and bad request fields are named",
           "[transformer_analysis]") {
   const auto w = random_model(Normalization::layer_norm, true, 2, 4);
   AnalysisRequest r;
