@@ -2,21 +2,11 @@
 // a 2-layer, 8-head, d_model 128, n_ctx 64 model (the figure docs/own-model.md promises under 20 ms),
 // and training steps per second of the induction default. Median of HEADLAB_BENCH_RUNS (default 5)
 // runs after one warm-up. Prints figures; not a test. On a busy machine every figure grows.
-import { performance } from 'node:perf_hooks';
 import { wasmTransformerCore } from '../tests/wasm/helpers.mjs';
+import { medianMs as median } from './median.mjs';
 
 const RUNS = Number(process.env.HEADLAB_BENCH_RUNS) || 5;
-function medianMs(f) {
-  f();
-  const t = [];
-  for (let r = 0; r < RUNS; r++) {
-    const start = performance.now();
-    f();
-    t.push(performance.now() - start);
-  }
-  t.sort((a, b) => a - b);
-  return t[Math.floor(RUNS / 2)];
-}
+const medianMs = (f) => median(RUNS, f, { warmup: true });
 
 /** The benchmark model and request (also bench/transformer_bench.cpp, bench/targets.mjs). */
 export const BENCH_MODEL = { n_layers: 2, n_heads: 8, d_model: 128, d_head: 16, n_ctx: 64, d_vocab: 64, normalization: 'LN' };

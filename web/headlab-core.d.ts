@@ -351,7 +351,7 @@ export interface MaxDigitWeights {
   W_U: Matrix;
 }
 
-/** Every setting is optional; defaults are the issue-6 recipe. */
+/** Every setting is optional; defaults are the recipe of docs/max-digit-weights.md ("Training recipe"). */
 export interface MaxDigitTrainingSettings {
   /** Integer in [0, 2^53 − 1]. Default 0. */
   seed?: number;

@@ -19,15 +19,8 @@ using namespace headlab::transformer;
 namespace {
 
 TransformerWeights random_model(Normalization norm, bool positional, int layers, std::uint64_t seed) {
-  TransformerConfig c;
-  c.n_layers = layers;
-  c.n_heads = 3;
-  c.d_model = 8;
-  c.d_head = 4;
-  c.n_ctx = 8;
-  c.d_vocab = 10;
-  c.normalization = norm;
-  c.positional_embedding = positional;
+  const TransformerConfig c = transformer_config(
+      {layers, /*n_heads*/ 3, /*d_model*/ 8, /*d_head*/ 4, /*n_ctx*/ 8, /*d_vocab*/ 10}, norm, positional);
   TransformerWeights w = zero_weights(c);
   Random rng(seed);
   for (auto& p : named_parameters(w)) {
@@ -186,7 +179,7 @@ TEST_CASE("induction scores are attention masses and depend only on the seed", "
   CHECK_THROWS_WITH(induction_scores(w, 0, 0), Catch::Contains("count"));
 }
 
-TEST_CASE("analyze_transformer: defaults are the last position and the top token; bad request fields are named",
+TEST_CASE("analyze_transformer: defaults are the last position and the top token, and bad request fields are named",
           "[transformer_analysis]") {
   const auto w = random_model(Normalization::layer_norm, true, 2, 4);
   AnalysisRequest r;

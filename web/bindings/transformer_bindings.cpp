@@ -200,18 +200,11 @@ class TransformerModelHandle {
 
 // --- the induction trainer ---
 tf::InductionTrainingSettings settings_from_js(const val& s) {
-  tf::InductionTrainingSettings out;
-  ObjectReader in(s, "settings");
-  if (in.has("model")) out.model = fm::transformer_config_from_json(string_arg(in.get("model"), "settings.model"));
-  in.seed("seed", out.seed);
-  in.integer("steps", out.steps);
-  in.integer("batch_size", out.batch_size);
-  in.number("learning_rate", out.learning_rate);
-  in.number("weight_decay", out.weight_decay);
-  in.number("init_scale", out.init_scale);
-  in.finish();
-  out.validate();
-  return out;
+  return trainer_settings_from_js<tf::InductionTrainingSettings>(s, [](ObjectReader& in, tf::InductionTrainingSettings& out) {
+    if (in.has("model")) out.model = fm::transformer_config_from_json(string_arg(in.get("model"), "settings.model"));
+    in.number("weight_decay", out.weight_decay);
+    in.number("init_scale", out.init_scale);
+  });
 }
 
 class TransformerTrainerHandle {
