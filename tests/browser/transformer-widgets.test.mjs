@@ -242,7 +242,7 @@ test('keyboard: arrow keys move along the tokens and through the patching cells,
   await page.keyboard.press('Enter');
   await frames(page);
   assert.equal(await page.evaluate(() => document.querySelector('headlab-transformer-attention').getAttribute('position')), '2');
-  await page.evaluate(() => document.querySelector('headlab-transformer-patching').shadowRoot.querySelector('svg[tabindex]').focus());
+  await page.evaluate(() => document.querySelector('headlab-transformer-patching').shadowRoot.querySelector('.layered[tabindex]').focus());
   const before = await readout('headlab-transformer-patching');
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('ArrowRight');
