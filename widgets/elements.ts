@@ -25,5 +25,6 @@ export { HeadlabTransformerAttribution } from './headlab-transformer-attribution
 export { HeadlabTransformerCircuits } from './headlab-transformer-circuits.js';
 export { HeadlabTransformerModel } from './headlab-transformer-model.js';
 export { HeadlabTransformerPatching } from './headlab-transformer-patching.js';
+export { HeadlabTransformerTraining } from './headlab-transformer-training.js';
 export { HeadlabValue } from './headlab-value.js';
 export { HeadlabValueSwap } from './headlab-value-swap.js';

@@ -33,3 +33,4 @@ import './headlab-transformer-patching-define.js';
 import './headlab-transformer-ablation-define.js';
 import './headlab-transformer-circuits-define.js';
 import './headlab-value-define.js';
+import './headlab-transformer-training-define.js';

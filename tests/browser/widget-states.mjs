@@ -32,6 +32,7 @@ export const WIDGET_STATES = {
   'headlab-transformer-patching': { a: {}, b: { prompt: '4 11 19 4', corrupted: '4 30 19 4', answer: '11', wrong: '30' } },
   'headlab-transformer-ablation': { a: { heads: '1.2' }, b: { mode: 'zero', heads: '0.1 1.3', prompt: '6 1 6' } },
   'headlab-transformer-circuits': { a: { circuit: 'qk', head: '1' }, b: { layer: '0', head: '3', circuit: 'ov' } },
+  'headlab-transformer-training': { a: {}, b: { seed: '3', steps: '200' } },
 };
 
 /** Hostile values tried on every observed attribute of every element (bad-input sweep). */

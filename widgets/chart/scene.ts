@@ -13,7 +13,7 @@ export type Shape = ShapeBody & { data?: Readonly<Record<string, string>> };
 type ShapeBody =
   | { kind: 'rect'; x: number; y: number; w: number; h: number; fill: string; stroke?: string }
   | { kind: 'line'; x1: number; y1: number; x2: number; y2: number; stroke: string; width?: number; dash?: number[] }
-  | { kind: 'polyline'; points: ReadonlyArray<readonly [number, number]>; stroke: string; width?: number }
+  | { kind: 'polyline'; points: ReadonlyArray<readonly [number, number]>; stroke: string; width?: number; dash?: number[] }
   | {
     kind: 'text'; x: number; y: number; text: string; fill: string; size?: number;
     anchor?: Anchor; weight?: 'normal' | 'bold'; rotate?: number;
@@ -137,6 +137,7 @@ function shapeAttributes(s: Shape): Record<string, string | number> {
       a = {
         points: s.points.map(([x, y]) => `${round(x)},${round(y)}`).join(' '), fill: 'none', stroke: s.stroke,
         'stroke-width': s.width ?? 1.5, 'stroke-linejoin': 'round',
+        ...(s.dash ? { 'stroke-dasharray': s.dash.join(' ') } : {}),
       };
       break;
     case 'text':
@@ -235,8 +236,10 @@ export function drawSceneOnCanvas(ctx: CanvasRenderingContext2D, scene: Scene, s
         ctx.strokeStyle = s.stroke;
         ctx.lineWidth = s.width ?? 1.5;
         ctx.lineJoin = 'round';
+        ctx.setLineDash(s.dash ?? []);
         s.points.forEach(([x, y], i) => (i === 0 ? ctx.moveTo(x, y) : ctx.lineTo(x, y)));
         ctx.stroke();
+        ctx.setLineDash([]);
         break;
       case 'text':
         drawCanvasText(ctx, s);
