@@ -210,8 +210,10 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     return s ? `${s.text} ${this.lossText(s.model, s.analysis)}` : '';
   }
 
-  exportData(): unknown {
-    const s = this.exportable(this.shown);
+  /** The state with the core's numbers behind the figure (null before the model has loaded). */
+  get figureData(): Record<string, unknown> | null {
+    if (!this.shown) return null;
+    const s = this.shown;
     const last = s.before.tokens.length - 1;
     return { ...this.state, logits_before: s.before.logits[last], logits_after: s.after ? s.after.logits[last] : null, ablation: s.analysis.ablation };
   }

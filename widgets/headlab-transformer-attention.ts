@@ -224,8 +224,10 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     return this.shown?.text ?? '';
   }
 
-  exportData(): unknown {
-    const shown = this.exportable(this.shown);
+  /** The state with the core's numbers behind the figure (null before the model has loaded). */
+  get figureData(): Record<string, unknown> | null {
+    if (!this.shown) return null;
+    const shown = this.shown;
     return { ...this.state, run: shown.run };
   }
 

@@ -158,8 +158,10 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     return this.shown?.text ?? '';
   }
 
-  exportData(): unknown {
-    const s = this.exportable(this.shown);
+  /** The state with the core's numbers behind the figure (null before the model has loaded). */
+  get figureData(): Record<string, unknown> | null {
+    if (!this.shown) return null;
+    const s = this.shown;
     return { ...this.state, direct_logit_attribution: s.analysis.direct_logit_attribution };
   }
 

@@ -129,7 +129,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     this.svgBox!.hidden = !legible;
     if (!legible) {
       const text = `This model's vocabulary has ${V.toLocaleString('en-US')} tokens: a ${V} × ${V} heatmap of ${headName(layer, head)}'s ${circuit.toUpperCase()} circuit would not be legible here (up to ${LEGIBLE_VOCAB} tokens are drawn).`
-        + (V <= 512 ? ' Its numbers are in the Download menu (JSON).' : ' The core computes circuits for vocabularies up to 512 tokens.');
+        + (V <= 512 ? ' A page script reads the numbers from the element\'s figureData.' : ' The core computes circuits for vocabularies up to 512 tokens.');
       this.shown = { model, matrix: null, layer, head, circuit, diagonal: null, text };
       if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
       this.captionLine!.classList.add('unavailable');
@@ -195,8 +195,10 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     return this.shown?.text ?? '';
   }
 
-  exportData(): unknown {
-    const s = this.exportable(this.shown);
+  /** The state with the core's numbers behind the figure (null before the model has loaded). */
+  get figureData(): Record<string, unknown> | null {
+    if (!this.shown) return null;
+    const s = this.shown;
     const matrix = s.matrix ?? (s.model.config.d_vocab <= 512 ? analyzeCircuits(s.model).circuits![s.circuit][s.layer][s.head] : null);
     return { ...this.state, matrix };
   }
@@ -205,7 +207,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     return [{
       name: 'circuit', label: 'Circuit heatmap', scene: () => {
         const s = this.exportable(this.shown);
-        if (!s.matrix) throw new WidgetInputError('this vocabulary is too large for a legible heatmap; download the JSON');
+        if (!s.matrix) throw new WidgetInputError('this vocabulary is too large for a legible heatmap');
         return this.scene(s.model, s.matrix, s.layer, s.head, s.circuit);
       },
     }];

@@ -82,9 +82,9 @@ function within(a, b, what) {
   return d;
 }
 
-/** What each figure shows now (its JSON export), keyed by tag. */
+/** What each figure shows now (its figureData: the state and the core's numbers), keyed by tag. */
 async function exports(p) {
-  return p.evaluate((tags) => Object.fromEntries(tags.map((t) => [t, JSON.parse(document.querySelector(t).exportJson())])), TAGS);
+  return p.evaluate((tags) => Object.fromEntries(tags.map((t) => [t, document.querySelector(t).figureData])), TAGS);
 }
 
 /** Sets attributes on the figures and waits for their renders. */
