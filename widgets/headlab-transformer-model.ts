@@ -137,8 +137,15 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   private urls(): { weights: string; config: string } {
     const src = this.src.trim();
     if (src === '') throw new WidgetInputError('a <headlab-transformer-model> needs src="model.safetensors" (and config="model.json" unless it is beside it with the same name)');
+    // Checked before anything is fetched: a mistyped attribute gives a message, not a request for a missing file.
+    if (!/\.safetensors$/i.test(src.replace(/[?#].*$/, '')) || src.length > 2048) {
+      throw new WidgetInputError(`attribute src="${src}" must name a .safetensors file (e.g. src="model.safetensors")`);
+    }
     const weights = new URL(src, document.baseURI).href;
     const configAttr = this.config.trim();
+    if (configAttr !== '' && (!/\.json$/i.test(configAttr.replace(/[?#].*$/, '')) || configAttr.length > 2048)) {
+      throw new WidgetInputError(`attribute config="${configAttr}" must name a .json file (e.g. config="model.json")`);
+    }
     const config = configAttr !== '' ? new URL(configAttr, document.baseURI).href
       : new URL(`${src.replace(/[?#].*$/, '').replace(/\.safetensors$/, '')}.json`, document.baseURI).href;
     return { weights, config };
