@@ -410,7 +410,7 @@ export interface TransformerModelFiles { config: string; safetensors: Uint8Array
  * <headlab-transformer-model id="…" src="model.safetensors" config="model.json">: an attention-only
  * transformer read by the core (progress while downloading; the core's message for a bad file).
  * Attributes: src (the .safetensors file, resolved against the page; required), config (its JSON;
- * default: src with .safetensors replaced by .json). Event `change` when a model is loaded, replaced or fails.
+ * default: src with .safetensors replaced by .json). Shared: config. Event `change` when a model is loaded, replaced or fails.
  */
 export interface HeadlabTransformerModel extends HeadlabElementBase<TransformerModelState> {
   src: string; config: string;
@@ -428,6 +428,8 @@ export interface HeadlabTransformerModel extends HeadlabElementBase<TransformerM
 export interface TransformerElementBase<State> extends HeadlabElementBase<State> {
   /** The model shown now (null while loading or after a failure). */
   readonly currentModel: object | null;
+  /** The state with the core's numbers behind the figure (patterns, attribution, patching, logits, circuit); null while loading. */
+  readonly figureData: Record<string, unknown> | null;
 }
 
 export interface TransformerAttentionState { prompt: number[]; position: number }
@@ -523,13 +525,13 @@ export interface HeadlabElementTagNameMap {
     'headlab-value': HeadlabValue;
     'headlab-query-key-canvas': HeadlabQueryKeyCanvas;
     'headlab-training-replay': HeadlabTrainingReplay;
-    'headlab-transformer-training': HeadlabTransformerTraining;
     'headlab-transformer-model': HeadlabTransformerModel;
     'headlab-transformer-attention': HeadlabTransformerAttention;
     'headlab-transformer-attribution': HeadlabTransformerAttribution;
     'headlab-transformer-patching': HeadlabTransformerPatching;
     'headlab-transformer-ablation': HeadlabTransformerAblation;
     'headlab-transformer-circuits': HeadlabTransformerCircuits;
+    'headlab-transformer-training': HeadlabTransformerTraining;
 }
 
 /** An element class as exported (headlab, headlab/elements, headlab/<name>): subclass it to register another tag. */
@@ -553,13 +555,13 @@ export const HeadlabSeedGrid: ElementClass<HeadlabSeedGrid>;
 export const HeadlabValue: ElementClass<HeadlabValue>;
 export const HeadlabQueryKeyCanvas: ElementClass<HeadlabQueryKeyCanvas>;
 export const HeadlabTrainingReplay: ElementClass<HeadlabTrainingReplay>;
-export const HeadlabTransformerTraining: ElementClass<HeadlabTransformerTraining>;
 export const HeadlabTransformerModel: ElementClass<HeadlabTransformerModel>;
 export const HeadlabTransformerAttention: ElementClass<HeadlabTransformerAttention>;
 export const HeadlabTransformerAttribution: ElementClass<HeadlabTransformerAttribution>;
 export const HeadlabTransformerPatching: ElementClass<HeadlabTransformerPatching>;
 export const HeadlabTransformerAblation: ElementClass<HeadlabTransformerAblation>;
 export const HeadlabTransformerCircuits: ElementClass<HeadlabTransformerCircuits>;
+export const HeadlabTransformerTraining: ElementClass<HeadlabTransformerTraining>;
 
 // ---------- JSX (React, Preact, Astro, Solid): attributes as written in markup ----------
 

@@ -12,9 +12,8 @@ import type { TransformerAnalysisFile, TransformerRunFile } from '../web/headlab
 import { el, enumAttribute, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
-import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
-import { svgEl } from './chart/svg.js';
-import { signedBarShapes } from './transformer/draw.js';
+import type { Scene, Shape } from './chart/scene.js';
+import { drawnSvg, signedBarShapes } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, tokenName } from './transformer/widget.js';
 
@@ -49,8 +48,8 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
   private field: PromptField | null = null;
   private modeSelect: HTMLSelectElement | null = null;
   private headBox: HTMLFieldSetElement | null = null;
-  private logitSvg: SVGSVGElement | null = null;
-  private lossSvg: SVGSVGElement | null = null;
+  private logitSlot: HTMLDivElement | null = null;
+  private lossSlot: HTMLDivElement | null = null;
   private logitCaption: HTMLParagraphElement | null = null;
   private lossCaption: HTMLParagraphElement | null = null;
   private boxesFor = '';
@@ -91,14 +90,14 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     controls.append(ml);
     this.listen(this.modeSelect, 'change', () => { this.mode = this.modeSelect!.value as 'zero' | 'mean'; this.emitChange(); });
     this.headBox = el('fieldset', { class: 'heads' });
-    this.logitSvg = svgEl('svg', { role: 'img' });
+    this.logitSlot = el('div');
     this.logitCaption = el('p', { class: 'caption' });
-    this.lossSvg = svgEl('svg', { role: 'img' });
+    this.lossSlot = el('div');
     this.lossCaption = el('p', { class: 'caption' });
     const f1 = el('div', { class: 'figure' });
-    f1.append(this.logitSvg, this.logitCaption);
+    f1.append(this.logitSlot, this.logitCaption);
     const f2 = el('div', { class: 'figure' });
-    f2.append(this.lossSvg, this.lossCaption);
+    f2.append(this.lossSlot, this.lossCaption);
     content.append(el('p', { class: 'title' }, 'Head ablation: the logits before and after'), this.field.element, controls, this.headBox, f1, f2);
   }
 
@@ -148,12 +147,18 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
       ? `No head ablated: after ${name(tokens[last])} the model's top next token is ${name(order[0])} (logit ${formatNumber(lb[order[0]], 3)}). Tick heads to ablate them.`
       : `With ${heads.map(([l, h]) => headName(l, h)).join(', ')} ${mode}-ablated, the logit of ${name(order[0])} goes from ${formatNumber(lb[order[0]], 3)} to ${formatNumber(la[order[0]], 3)}; the top next token is ${name(topAfter)}${topAfter === order[0] ? ' still' : ` instead of ${name(order[0])}`}.`;
     this.shown = { model, before, after: heads.length ? after : null, analysis, heads, text };
-    drawSceneInto(this.logitSvg!, this.logitScene(model, before, after, order, heads.length > 0));
-    this.logitSvg!.setAttribute('aria-label', text);
+    this.show(this.logitSlot!, this.fragment(model, `logits:${tokens.join(',')}|${mode}|${headKey}`, () => {
+      const svg = drawnSvg(this.logitScene(model, before, after, order, heads.length > 0), false);
+      svg.setAttribute('aria-label', text);
+      return svg;
+    }));
     if (this.logitCaption!.textContent !== text) this.logitCaption!.textContent = text;
     const lossText = this.lossText(model, analysis);
-    drawSceneInto(this.lossSvg!, this.lossScene(model, analysis));
-    this.lossSvg!.setAttribute('aria-label', lossText);
+    this.show(this.lossSlot!, this.fragment(model, `loss:${mode}`, () => {
+      const svg = drawnSvg(this.lossScene(model, analysis), false);
+      svg.setAttribute('aria-label', lossText);
+      return svg;
+    }));
     if (this.lossCaption!.textContent !== lossText) this.lossCaption!.textContent = lossText;
   }
 
@@ -205,8 +210,10 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     return s ? `${s.text} ${this.lossText(s.model, s.analysis)}` : '';
   }
 
-  exportData(): unknown {
-    const s = this.exportable(this.shown);
+  /** The state with the core's numbers behind the figure (null before the model has loaded). */
+  get figureData(): Record<string, unknown> | null {
+    if (!this.shown) return null;
+    const s = this.shown;
     const last = s.before.tokens.length - 1;
     return { ...this.state, logits_before: s.before.logits[last], logits_after: s.after ? s.after.logits[last] : null, ablation: s.analysis.ablation };
   }

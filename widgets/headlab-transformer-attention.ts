@@ -12,11 +12,10 @@
 import { el, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
-import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
-import { svgEl } from './chart/svg.js';
+import type { Scene, Shape } from './chart/scene.js';
 import { tablesScene } from './chart/table-scene.js';
 import type { TransformerRunFile } from '../web/headlab-core.js';
-import { heatmapShapes, legendShapes } from './transformer/draw.js';
+import { LayeredFigure, drawnSvg, heatmapShapes, legendShapes, outlineShapes } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, tokenName } from './transformer/widget.js';
 
@@ -39,8 +38,8 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
 
   private field: PromptField | null = null;
   private tokenRow: HTMLDivElement | null = null;
-  private svg: SVGSVGElement | null = null;
-  private lookTable: HTMLTableElement | null = null;
+  private figure: LayeredFigure | null = null;
+  private lookBox: HTMLDivElement | null = null;
   private readout: HTMLParagraphElement | null = null;
   /** The token under the pointer or focus (null: the pinned one). */
   private active: number | null = null;
@@ -65,22 +64,34 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     this.field = new PromptField(this, 'Prompt (tokens separated by spaces):', (input, options) => this.bindField(input, options), () => { this.active = null; this.emitChange(); });
     this.tokenRow = el('div', { class: 'tokens', role: 'toolbar', 'aria-label': 'Tokens of the prompt: pick one to see where each head looks from it and to it' });
     const figure = el('div', { class: 'figure' });
-    this.svg = svgEl('svg', { role: 'img' });
-    figure.append(this.svg);
+    this.figure = new LayeredFigure(false);
+    figure.append(this.figure.element);
     this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
     const box = el('div', { class: 'scroll', tabindex: '0', role: 'group', 'aria-label': 'Where each head looks from and to the chosen token' });
-    this.lookTable = el('table', { class: 'looks compact' });
-    box.append(this.lookTable);
+    this.lookBox = box;
     content.append(el('p', { class: 'title' }, 'Attention patterns, layer by layer and head by head'), this.field.element, this.tokenRow, figure, this.readout, box);
     // Pointer over (or a finger on) a cell: its query token becomes the active one.
     const pick = (e: Event) => {
       const q = (e.target as Element).getAttribute?.('data-query');
-      if (q !== null && q !== undefined) { this.active = Number(q); this.requestRender(); }
+      if (q !== null && q !== undefined && Number(q) !== this.active) { this.active = Number(q); this.requestRender(); }
     };
-    this.listen(this.svg, 'pointerover', pick);
-    this.listen(this.svg, 'pointerdown', pick);
-    this.listen(this.svg, 'pointerleave', () => { this.active = null; this.requestRender(); });
+    this.listen(this.figure.element, 'pointerover', pick);
+    this.listen(this.figure.element, 'pointerdown', pick);
+    this.listen(this.figure.element, 'pointerleave', () => { this.active = null; this.requestRender(); });
     this.listen(this.tokenRow, 'keydown', (e) => this.onTokenKey(e as KeyboardEvent));
+    // One listener per kind for every token button (delegation): hover or focus makes a token the
+    // active one, a click (or Enter, Space) pins it.
+    const positionOf = (e: Event): number | null => {
+      const b = (e.target as Element).closest?.('button[data-position]');
+      return b ? Number(b.getAttribute('data-position')) : null;
+    };
+    const activate = (e: Event) => { const p = positionOf(e); if (p !== null && p !== this.active) { this.active = p; this.requestRender(); } };
+    const release = () => { if (this.active !== null) { this.active = null; this.requestRender(); } };
+    this.listen(this.tokenRow, 'pointerover', activate);
+    this.listen(this.tokenRow, 'focusin', activate);
+    this.listen(this.tokenRow, 'pointerleave', release);
+    this.listen(this.tokenRow, 'focusout', release);
+    this.listen(this.tokenRow, 'click', (e) => { const p = positionOf(e); if (p !== null) { this.position = p; this.emitChange(); } });
   }
 
   private onTokenKey(e: KeyboardEvent): void {
@@ -97,15 +108,9 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     const key = `${model.version}|${tokens.join(',')}`;
     if (key === this.buttonsFor) return;
     this.buttonsFor = key;
-    const buttons = tokens.map((t, p) => {
-      const b = el('button', { type: 'button', 'data-position': String(p), 'aria-label': `token ${tokenName(model.config, t)} at position ${p}` }, tokenName(model.config, t));
-      this.listen(b, 'pointerenter', () => { this.active = p; this.requestRender(); });
-      this.listen(b, 'pointerleave', () => { this.active = null; this.requestRender(); });
-      this.listen(b, 'focus', () => { this.active = p; this.requestRender(); });
-      this.listen(b, 'blur', () => { this.active = null; this.requestRender(); });
-      this.listen(b, 'click', () => { this.position = p; this.emitChange(); });
-      return b;
-    });
+    // Plain buttons (the row listens for them all), built once per prompt.
+    const buttons = this.cached(model, `buttons:${tokens.join(',')}`, () => tokens.map((t, p) =>
+      el('button', { type: 'button', 'data-position': String(p), 'aria-label': `token ${tokenName(model.config, t)} at position ${p}` }, tokenName(model.config, t))));
     this.tokenRow!.replaceChildren(...buttons);
   }
 
@@ -127,11 +132,14 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     const text = `Attention of ${model.config.n_layers * model.config.n_heads} heads on the prompt ${tokens.map((t) => tokenName(model.config, t)).join(' ')}. From ${name(position)}: `
       + looks.map((k) => `${headName(k.l, k.h)} looks most at ${name(k.to)} with weight ${formatNumber(k.weight, 2)}`).join('; ') + '.';
     this.shown = { run, model, position, text };
-    drawSceneInto(this.svg!, this.scene(model, run, position));
-    this.svg!.setAttribute('aria-label', text);
+    // The patterns are drawn once per prompt; only the outlines follow the token.
+    const layout = this.layout(model, run);
+    this.figure!.setBase(this.fragment(model, `patterns:${tokens.join(',')}`, () => drawnSvg(this.scene(model, run, null))));
+    this.figure!.drawOverlay(layout.width, layout.height, this.outlines(model, run, position));
+    this.figure!.label(text);
     const readout = `Token ${name(position)}${this.active === null ? ' (pinned)' : ''}: outlined row = where it looks, outlined column = what looks at it.`;
     if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
-    this.renderTable(model, tokens, looks, position);
+    this.show(this.lookBox!, this.fragment(model, `looks:${tokens.join(',')}|${position}`, () => this.lookTable(model, tokens, looks, position)));
   }
 
   /** For each head: the key position the query `position` attends to most, and the later query that attends most to `position`. */
@@ -151,9 +159,8 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     return out;
   }
 
-  private renderTable(model: LoadedTransformer, tokens: number[], looks: ReturnType<HeadlabTransformerAttention['looks']>, position: number): void {
-    const table = this.lookTable!;
-    table.replaceChildren();
+  private lookTable(model: LoadedTransformer, tokens: number[], looks: ReturnType<HeadlabTransformerAttention['looks']>, position: number): HTMLTableElement {
+    const table = el('table', { class: 'looks compact' });
     table.createCaption().textContent = `Token ${tokenName(model.config, tokens[position])} at position ${position}, head by head.`;
     const head = table.createTHead().insertRow();
     for (const t of ['head', 'looks most at', 'weight', 'looked at most by', 'weight']) head.append(el('th', { scope: 'col' }, t));
@@ -166,10 +173,11 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
       tr.append(el('td', {}, `${tokenName(model.config, tokens[k.from])} (position ${k.from})`));
       tr.append(el('td', { class: 'num', 'data-value': String(k.fromWeight) }, formatNumber(k.fromWeight, 3)));
     }
+    return table;
   }
 
-  private scene(model: LoadedTransformer, run: TransformerRunFile, position: number): Scene {
-    const c = this.themeColours();
+  /** Where each head's pattern sits in the figure. */
+  private layout(model: LoadedTransformer, run: TransformerRunFile): { cell: number; size: number; cols: number; rowsPerLayer: number; width: number; height: number; origin: (l: number, h: number) => [number, number] } {
     const { n_layers: L, n_heads: H } = model.config;
     const T = run.tokens.length;
     const cell = Math.max(4, Math.min(16, Math.floor(PANEL / T)));
@@ -177,37 +185,56 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     const gap = 18, top = 20, left = 8;
     const cols = Math.min(H, 4);
     const rowsPerLayer = Math.ceil(H / cols);
+    const height = top + L * rowsPerLayer * (size + gap + 16);
+    const origin = (l: number, h: number): [number, number] => [left + (h % cols) * (size + gap), top + (l * rowsPerLayer + Math.floor(h / cols)) * (size + gap + 16)];
+    return { cell, size, cols, rowsPerLayer, width: Math.max(left + cols * (size + gap), 240), height: height + 36, origin };
+  }
+
+  /** The chosen token's row and column outlined in every head. */
+  private outlines(model: LoadedTransformer, run: TransformerRunFile, position: number): Shape[] {
+    const c = this.themeColours();
+    const { cell, origin } = this.layout(model, run);
+    const T = run.tokens.length;
+    const shapes: Shape[] = [];
+    for (let l = 0; l < model.config.n_layers; l++) {
+      for (let h = 0; h < model.config.n_heads; h++) shapes.push(...outlineShapes(c, ...origin(l, h), cell, T, T, position, position));
+    }
+    return shapes;
+  }
+
+  /** The patterns (and, for a position, its outlines: the exported figure). */
+  private scene(model: LoadedTransformer, run: TransformerRunFile, position: number | null): Scene {
+    const c = this.themeColours();
+    const { n_layers: L, n_heads: H } = model.config;
+    const { cell, width, height, origin } = this.layout(model, run);
     const shapes: Shape[] = [];
     for (let l = 0; l < L; l++) {
       for (let h = 0; h < H; h++) {
-        const col = h % cols, row = l * rowsPerLayer + Math.floor(h / cols);
-        const x = left + col * (size + gap), y = top + row * (size + gap + 16);
-        shapes.push({ kind: 'text', x, y: y - 8, text: headName(l, h), fill: rgbText(c.fg), size: 11, weight: 'bold', data: { layer: String(l), head: String(h) } });
-        shapes.push(...heatmapShapes(c, {
-          values: run.patterns[l][h], x, y, cell, scale: 'sequential',
-          masked: (q, k) => k > q, outlineRow: position, outlineCol: position,
-          data: (q, k) => ({ query: String(q), key: String(k), layer: String(l), head: String(h) }),
-        }));
+        const [x, y] = origin(l, h);
+        shapes.push({ kind: 'text', x, y: y - 8, text: headName(l, h), fill: rgbText(c.fg), size: 11, weight: 'bold' });
+        shapes.push(...heatmapShapes(c, { values: run.patterns[l][h], x, y, cell, scale: 'sequential', masked: (q, k) => k > q, data: (q) => ({ query: String(q) }) }));
       }
     }
-    const height = top + L * rowsPerLayer * (size + gap + 16);
-    shapes.push(...legendShapes(c, left, height, 'sequential', '0', '1', 'attention weight (row: query, column: key)'));
-    return { width: Math.max(left + cols * (size + gap), 240), height: height + 36, background: rgbText(c.panel), title: 'Attention patterns', shapes };
+    shapes.push(...legendShapes(c, 8, height - 36, 'sequential', '0', '1', 'attention weight (row: query, column: key)'));
+    if (position !== null) shapes.push(...this.outlines(model, run, position));
+    return { width, height, background: rgbText(c.panel), title: 'Attention patterns', shapes };
   }
 
   protected describe(): string {
     return this.shown?.text ?? '';
   }
 
-  exportData(): unknown {
-    const shown = this.exportable(this.shown);
+  /** The state with the core's numbers behind the figure (null before the model has loaded). */
+  get figureData(): Record<string, unknown> | null {
+    if (!this.shown) return null;
+    const shown = this.shown;
     return { ...this.state, run: shown.run };
   }
 
   figures(): WidgetFigure[] {
     return [
       { name: 'patterns', label: 'Attention patterns', scene: () => { const s = this.exportable(this.shown); return this.scene(s.model, s.run, s.position); } },
-      { name: 'table', label: 'Where each head looks', scene: () => tablesScene([this.lookTable!], this.themeColours(), 'Where each head looks') },
+      { name: 'table', label: 'Where each head looks', scene: () => tablesScene([this.lookBox!.querySelector('table')!], this.themeColours(), 'Where each head looks') },
     ];
   }
 }

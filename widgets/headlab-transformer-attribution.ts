@@ -11,9 +11,8 @@ import type { TransformerAnalysisFile } from '../web/headlab-core.js';
 import { el, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
-import { drawSceneInto, type Scene } from './chart/scene.js';
-import { svgEl } from './chart/svg.js';
-import { signedBarShapes, type BarRow } from './transformer/draw.js';
+import type { Scene } from './chart/scene.js';
+import { drawnSvg, signedBarShapes, type BarRow } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, tokenName } from './transformer/widget.js';
 
@@ -36,7 +35,7 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
   private field: PromptField | null = null;
   private positionSelect: HTMLSelectElement | null = null;
   private tokenSelect: HTMLSelectElement | null = null;
-  private svg: SVGSVGElement | null = null;
+  private barSlot: HTMLDivElement | null = null;
   private captionLine: HTMLParagraphElement | null = null;
   private shown: { analysis: TransformerAnalysisFile; model: LoadedTransformer; text: string } | null = null;
 
@@ -65,9 +64,9 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     });
     this.listen(this.tokenSelect, 'change', () => { this.setAttribute('token', this.tokenSelect!.value); this.emitChange(); });
     const figure = el('div', { class: 'figure' });
-    this.svg = svgEl('svg', { role: 'img' });
+    this.barSlot = el('div');
     this.captionLine = el('p', { class: 'caption' });
-    figure.append(this.svg, this.captionLine);
+    figure.append(this.barSlot, this.captionLine);
     content.append(el('p', { class: 'title' }, 'Direct logit attribution: what writes the chosen logit'), this.field.element, controls, figure);
   }
 
@@ -107,8 +106,11 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
       + (model.config.positional_embedding === 'standard' ? `, positional embedding ${formatNumber(d.pos_embed, 3)}` : '')
       + `; the heads writing most: ${top.map((t) => `${headName(t.l, t.h)} ${formatNumber(t.v, 3)}`).join(', ')}.`;
     this.shown = { analysis, model, text };
-    drawSceneInto(this.svg!, this.scene(model, analysis));
-    this.svg!.setAttribute('aria-label', text);
+    this.show(this.barSlot!, this.fragment(model, `dla:${tokens.join(',')}|${analysis.position}|${analysis.token}`, () => {
+      const svg = drawnSvg(this.scene(model, analysis), false);
+      svg.setAttribute('aria-label', text);
+      return svg;
+    }));
     if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
   }
 
@@ -125,7 +127,9 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     const tKey = `${model.version}|${pKey}|${a.position}|${order.join(',')}`;
     if (this.tokenSelect!.dataset.key !== tKey) {
       this.tokenSelect!.dataset.key = tKey;
-      this.tokenSelect!.replaceChildren(...order.map((t, i) => el('option', { value: String(t) }, `${tokenName(model.config, t)} (logit ${formatNumber(logits[t], 2)}${i === 0 ? ', top' : ''})`)));
+      // The options per position are built once (a reader moving between positions re-inserts them).
+      this.tokenSelect!.replaceChildren(...this.cached(model, `options:${tKey}`,
+        () => order.map((t, i) => el('option', { value: String(t) }, `${tokenName(model.config, t)} (logit ${formatNumber(logits[t], 2)}${i === 0 ? ', top' : ''})`))));
     }
     this.tokenSelect!.value = String(a.token);
   }
@@ -154,8 +158,10 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     return this.shown?.text ?? '';
   }
 
-  exportData(): unknown {
-    const s = this.exportable(this.shown);
+  /** The state with the core's numbers behind the figure (null before the model has loaded). */
+  get figureData(): Record<string, unknown> | null {
+    if (!this.shown) return null;
+    const s = this.shown;
     return { ...this.state, direct_logit_attribution: s.analysis.direct_logit_attribution };
   }
 

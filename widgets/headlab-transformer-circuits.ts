@@ -13,9 +13,8 @@ import type { TransformerAnalysisFile } from '../web/headlab-core.js';
 import { el, enumAttribute, integerAttribute, setNumberAttribute, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
-import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
-import { svgEl } from './chart/svg.js';
-import { heatmapShapes, legendShapes } from './transformer/draw.js';
+import type { Scene, Shape } from './chart/scene.js';
+import { LayeredFigure, drawnSvg, heatmapShapes, legendShapes, outlineShapes } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { TRANSFORMER_CSS, TransformerWidget, headName, tokenName } from './transformer/widget.js';
 
@@ -43,7 +42,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
   private layerSelect: HTMLSelectElement | null = null;
   private headSelect: HTMLSelectElement | null = null;
   private kindSelect: HTMLSelectElement | null = null;
-  private svg: SVGSVGElement | null = null;
+  private figure: LayeredFigure | null = null;
   private svgBox: HTMLDivElement | null = null;
   private readout: HTMLParagraphElement | null = null;
   private captionLine: HTMLParagraphElement | null = null;
@@ -86,11 +85,11 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     this.listen(this.headSelect, 'change', () => { this.head = Number(this.headSelect!.value); this.emitChange(); });
     this.listen(this.kindSelect, 'change', () => { this.circuit = this.kindSelect!.value as CircuitKind; this.emitChange(); });
     const figure = el('div', { class: 'figure' });
-    this.svg = svgEl('svg', { role: 'img', tabindex: '0' });
+    this.figure = new LayeredFigure(true);
     this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
     this.captionLine = el('p', { class: 'caption' });
     this.svgBox = el('div');
-    this.svgBox.append(this.svg, this.readout);
+    this.svgBox.append(this.figure.element, this.readout);
     figure.append(this.svgBox, this.captionLine);
     content.append(el('p', { class: 'title' }, 'A head’s circuits in token space'), controls, figure);
     const pick = (e: Event) => {
@@ -98,9 +97,9 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
       const r = t.getAttribute?.('data-row'), c = t.getAttribute?.('data-col');
       if (r !== null && r !== undefined && c !== null) { this.cursor = { row: Number(r), col: Number(c) }; this.requestRender(); }
     };
-    this.listen(this.svg, 'pointerover', pick);
-    this.listen(this.svg, 'pointerdown', pick);
-    this.listen(this.svg, 'keydown', (e) => {
+    this.listen(this.figure.element, 'pointerover', pick);
+    this.listen(this.figure.element, 'pointerdown', pick);
+    this.listen(this.figure.element, 'keydown', (e) => {
       const k = (e as KeyboardEvent).key;
       const d = k === 'ArrowUp' ? [-1, 0] : k === 'ArrowDown' ? [1, 0] : k === 'ArrowLeft' ? [0, -1] : k === 'ArrowRight' ? [0, 1] : null;
       const V = this.shown?.matrix?.length ?? 0;
@@ -130,7 +129,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     this.svgBox!.hidden = !legible;
     if (!legible) {
       const text = `This model's vocabulary has ${V.toLocaleString('en-US')} tokens: a ${V} × ${V} heatmap of ${headName(layer, head)}'s ${circuit.toUpperCase()} circuit would not be legible here (up to ${LEGIBLE_VOCAB} tokens are drawn).`
-        + (V <= 512 ? ' Its numbers are in the Download menu (JSON).' : ' The core computes circuits for vocabularies up to 512 tokens.');
+        + (V <= 512 ? ' A page script reads the numbers from the element\'s figureData.' : ' The core computes circuits for vocabularies up to 512 tokens.');
       this.shown = { model, matrix: null, layer, head, circuit, diagonal: null, text };
       if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
       this.captionLine!.classList.add('unavailable');
@@ -147,8 +146,11 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
       : `${headName(layer, head)}'s QK circuit: for ${formatNumber(diagonal * 100, 0)}% of the ${V} query tokens, the key token they score highest is themselves.`;
     this.shown = { model, matrix, layer, head, circuit, diagonal, text };
     this.cursor = { row: Math.min(this.cursor.row, V - 1), col: Math.min(this.cursor.col, V - 1) };
-    drawSceneInto(this.svg!, this.scene(model, matrix, layer, head, circuit));
-    this.svg!.setAttribute('aria-label', `${text} Arrow keys move through the cells.`);
+    // The heatmap is drawn once per head and circuit; only the outlined cell follows the pointer and the arrow keys.
+    this.figure!.setBase(this.fragment(model, `circuit:${layer}.${head}.${circuit}`, () => drawnSvg(this.scene(model, matrix, layer, head, circuit, false))));
+    const g = this.geometry(V);
+    this.figure!.drawOverlay(g.width, g.height, outlineShapes(this.themeColours(), g.left, g.top, g.cell, V, V, this.cursor.row, this.cursor.col));
+    this.figure!.label(`${text} Arrow keys move through the cells.`);
     const v = matrix[this.cursor.row][this.cursor.col];
     const readout = circuit === 'ov'
       ? `Attending to ${name(this.cursor.row)} writes ${formatNumber(v, 4)} to the logit of ${name(this.cursor.col)}.`
@@ -157,17 +159,24 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
   }
 
-  private scene(model: LoadedTransformer, matrix: number[][], layer: number, head: number, circuit: CircuitKind): Scene {
-    const c = this.themeColours();
-    const V = matrix.length;
+  /** Where the V × V heatmap sits. */
+  private geometry(V: number): { cell: number; left: number; top: number; width: number; height: number } {
     const cell = Math.max(5, Math.min(14, Math.floor(420 / V)));
     const left = 30, top = 30;
+    return { cell, left, top, width: Math.max(left + V * cell + 8, 300), height: top + V * cell + 8 + 36 };
+  }
+
+  /** The heatmap (with the outlined cell: the exported figure). */
+  private scene(model: LoadedTransformer, matrix: number[][], layer: number, head: number, circuit: CircuitKind, cursor = true): Scene {
+    const c = this.themeColours();
+    const V = matrix.length;
+    const { cell, left, top, width } = this.geometry(V);
     const limit = Math.max(1e-12, ...matrix.flat().map(Math.abs));
     const shapes: Shape[] = [
       { kind: 'text', x: 4, y: 10, text: `${headName(layer, head)} ${circuit.toUpperCase()}: ${circuit === 'ov' ? 'attended token ↓ · output logit →' : 'query token ↓ · key token →'}`, fill: rgbText(c.muted), size: 11 },
       ...heatmapShapes(c, {
         values: matrix, x: left, y: top, cell, scale: 'diverging', limit,
-        outlineRow: this.cursor.row, outlineCol: this.cursor.col,
+        ...(cursor ? { outlineRow: this.cursor.row, outlineCol: this.cursor.col } : {}),
         data: (r, k) => ({ row: String(r), col: String(k) }),
       }),
     ];
@@ -179,15 +188,17 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     }
     const height = top + V * cell + 8;
     shapes.push(...legendShapes(c, left, height, 'diverging', formatNumber(-limit, 2), formatNumber(limit, 2), circuit === 'ov' ? 'logit written' : 'score'));
-    return { width: Math.max(left + V * cell + 8, 300), height: height + 36, background: rgbText(c.panel), title: `${circuit.toUpperCase()} circuit`, shapes };
+    return { width, height: height + 36, background: rgbText(c.panel), title: `${circuit.toUpperCase()} circuit`, shapes };
   }
 
   protected describe(): string {
     return this.shown?.text ?? '';
   }
 
-  exportData(): unknown {
-    const s = this.exportable(this.shown);
+  /** The state with the core's numbers behind the figure (null before the model has loaded). */
+  get figureData(): Record<string, unknown> | null {
+    if (!this.shown) return null;
+    const s = this.shown;
     const matrix = s.matrix ?? (s.model.config.d_vocab <= 512 ? analyzeCircuits(s.model).circuits![s.circuit][s.layer][s.head] : null);
     return { ...this.state, matrix };
   }
@@ -196,7 +207,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     return [{
       name: 'circuit', label: 'Circuit heatmap', scene: () => {
         const s = this.exportable(this.shown);
-        if (!s.matrix) throw new WidgetInputError('this vocabulary is too large for a legible heatmap; download the JSON');
+        if (!s.matrix) throw new WidgetInputError('this vocabulary is too large for a legible heatmap');
         return this.scene(s.model, s.matrix, s.layer, s.head, s.circuit);
       },
     }];

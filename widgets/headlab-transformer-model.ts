@@ -43,6 +43,8 @@ export interface TransformerModelFiles {
 
 export class HeadlabTransformerModel extends HeadlabElement<TransformerModelState> {
   static observedAttributes = ['src', 'config'];
+  // The config file in the URL hash: a shared link may name another config for the same weights.
+  protected static sharedAttributes = ['config'];
   protected static needsCore = false;
   protected static css = /* css */ `
     .now { margin: 0.2rem 0 0.3rem; }
@@ -61,6 +63,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   private progressText: HTMLSpanElement | null = null;
   private failureLine: HTMLParagraphElement | null = null;
   private loadedButton: HTMLButtonElement | null = null;
+  private buttonRow: HTMLDivElement | null = null;
   private lastStatus = '';
   /** The analysis behind the bound values, computed once per model. */
   private analyzed: { version: number; value: TransformerAnalysisFile } | null = null;
@@ -134,8 +137,15 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   private urls(): { weights: string; config: string } {
     const src = this.src.trim();
     if (src === '') throw new WidgetInputError('a <headlab-transformer-model> needs src="model.safetensors" (and config="model.json" unless it is beside it with the same name)');
+    // Checked before anything is fetched: a mistyped attribute gives a message, not a request for a missing file.
+    if (!/\.safetensors$/i.test(src.replace(/[?#].*$/, '')) || src.length > 2048) {
+      throw new WidgetInputError(`attribute src="${src}" must name a .safetensors file (e.g. src="model.safetensors")`);
+    }
     const weights = new URL(src, document.baseURI).href;
     const configAttr = this.config.trim();
+    if (configAttr !== '' && (!/\.json$/i.test(configAttr.replace(/[?#].*$/, '')) || configAttr.length > 2048)) {
+      throw new WidgetInputError(`attribute config="${configAttr}" must name a .json file (e.g. config="model.json")`);
+    }
     const config = configAttr !== '' ? new URL(configAttr, document.baseURI).href
       : new URL(`${src.replace(/[?#].*$/, '').replace(/\.safetensors$/, '')}.json`, document.baseURI).href;
     return { weights, config };
@@ -166,7 +176,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     this.loadedButton = el('button', { type: 'button' }, 'Back to the loaded model');
     this.listen(this.loadedButton, 'click', () => { void this.useLoaded(); });
     const row = el('div', { class: 'row' });
-    row.append(this.loadedButton);
+    this.buttonRow = row;
     this.body.append(this.now, this.progressRow, this.failureLine, row, this.exportControls({ json: true, jsonLabel: 'Model summary (JSON)' }));
     this.loadFiles();
   }
@@ -211,7 +221,9 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     }
     this.failureLine!.hidden = s.status !== 'failed';
     this.failureLine!.textContent = s.status === 'failed' ? `the model could not be loaded: ${s.failure}` : '';
-    this.loadedButton!.hidden = !(m && this.trained && s.hasFileModel);
+    // The button is there only when it does something (a hidden button would still be a tap target for tests and tools).
+    const offer = Boolean(m && this.trained && s.hasFileModel);
+    if (offer !== this.buttonRow!.contains(this.loadedButton)) this.buttonRow!.replaceChildren(...(offer ? [this.loadedButton!] : []));
     const text = s.status === 'idle' || s.status === 'loading' ? 'Loading the model…'
       : s.status === 'failed' ? 'No model loaded.'
       : `Model: ${m!.label} — ${m!.config.n_layers} attention layer${m!.config.n_layers === 1 ? '' : 's'} × ${m!.config.n_heads} heads, d_model ${m!.config.d_model}, d_head ${m!.config.d_head}, vocabulary ${m!.config.d_vocab}, context ${m!.config.n_ctx}, ${m!.parameters.toLocaleString('en-US')} parameters${m!.config.normalization === 'none' ? '' : `, ${m!.config.normalization}`}.`;

@@ -15,9 +15,8 @@ import type { TransformerAnalysisFile, TransformerConfigFile } from '../web/head
 import { el, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
-import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
-import { svgEl } from './chart/svg.js';
-import { heatmapShapes, legendShapes } from './transformer/draw.js';
+import type { Scene, Shape } from './chart/scene.js';
+import { LayeredFigure, drawnSvg, heatmapShapes, legendShapes, outlineShapes } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { PromptField, TRANSFORMER_CSS, TransformerWidget, defaultPrompt, headName, tokenName, tokenize } from './transformer/widget.js';
 
@@ -64,7 +63,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   private corrupt: PromptField | null = null;
   private answerSelect: HTMLSelectElement | null = null;
   private wrongSelect: HTMLSelectElement | null = null;
-  private svg: SVGSVGElement | null = null;
+  private figure: LayeredFigure | null = null;
   private readout: HTMLParagraphElement | null = null;
   private problem: HTMLParagraphElement | null = null;
   private captionLine: HTMLParagraphElement | null = null;
@@ -104,19 +103,19 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     this.listen(this.answerSelect, 'change', () => { this.setAttribute('answer', this.answerSelect!.value); this.emitChange(); });
     this.listen(this.wrongSelect, 'change', () => { this.setAttribute('wrong', this.wrongSelect!.value); this.emitChange(); });
     const figure = el('div', { class: 'figure' });
-    this.svg = svgEl('svg', { role: 'img', tabindex: '0' });
+    this.figure = new LayeredFigure(true);
     this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
     this.captionLine = el('p', { class: 'caption' });
-    figure.append(this.svg, this.readout, this.captionLine);
+    figure.append(this.figure.element, this.readout, this.captionLine);
     content.append(el('p', { class: 'title' }, 'Activation patching: which head, at which position, carries the answer'), this.clean.element, this.corrupt.element, controls, figure);
     const pick = (e: Event) => {
       const t = e.target as Element;
       const r = t.getAttribute?.('data-row'), c = t.getAttribute?.('data-col');
       if (r !== null && r !== undefined && c !== null) { this.cursor = { row: Number(r), col: Number(c) }; this.requestRender(); }
     };
-    this.listen(this.svg, 'pointerover', pick);
-    this.listen(this.svg, 'pointerdown', pick);
-    this.listen(this.svg, 'keydown', (e) => {
+    this.listen(this.figure.element, 'pointerover', pick);
+    this.listen(this.figure.element, 'pointerdown', pick);
+    this.listen(this.figure.element, 'keydown', (e) => {
       const k = (e as KeyboardEvent).key;
       const d = k === 'ArrowUp' ? [-1, 0] : k === 'ArrowDown' ? [1, 0] : k === 'ArrowLeft' ? [0, -1] : k === 'ArrowRight' ? [0, 1] : null;
       if (!d || !this.shown) return;
@@ -172,8 +171,12 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     const text = `Logit difference ${tokenName(model.config, answer)} − ${tokenName(model.config, wrong)}: clean ${formatNumber(p.clean_logit_difference, 3)}, corrupted ${formatNumber(p.corrupted_logit_difference, 3)}. `
       + `Patching ${name(worst.r)} at position ${worst.c} (${tokenName(model.config, clean[worst.c])}) moves it furthest: normalised ${formatNumber(worst.v, 3)} (1 = unchanged, 0 = the corrupted run's).`;
     this.shown = { analysis, model, text };
-    drawSceneInto(this.svg!, this.scene(model, analysis));
-    this.svg!.setAttribute('aria-label', `${text} Arrow keys move through the cells.`);
+    // The heatmap is drawn once per choice; only the outlined cell follows the pointer and the arrow keys.
+    const key = `${clean.join(',')}|${corrupted.join(',')}|${answer}|${wrong}`;
+    this.figure!.setBase(this.fragment(model, `patching:${key}`, () => drawnSvg(this.scene(model, analysis, false))));
+    const g = this.geometry(analysis);
+    this.figure!.drawOverlay(g.width, g.height, outlineShapes(this.themeColours(), g.left, g.top, g.cell, rows.length, T, this.cursor.row, this.cursor.col));
+    this.figure!.label(`${text} Arrow keys move through the cells.`);
     const v = rows[this.cursor.row][this.cursor.col];
     const readout = `${name(this.cursor.row)}, position ${this.cursor.col} (${tokenName(model.config, clean[this.cursor.col])} → ${tokenName(model.config, corrupted[this.cursor.col])}): ${formatNumber(v, 4)}`;
     if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
@@ -192,13 +195,22 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     select.value = String(value);
   }
 
-  private scene(model: LoadedTransformer, a: TransformerAnalysisFile): Scene {
+  /** Where the heatmap sits: cell size, origin and the figure's size. */
+  private geometry(a: TransformerAnalysisFile): { cell: number; left: number; top: number; width: number; height: number } {
+    const T = a.tokens.length;
+    const rows = a.patching!.normalised.flat().length;
+    const cell = Math.max(12, Math.min(30, Math.floor(420 / T)));
+    const left = 58, top = 74;
+    return { cell, left, top, width: Math.max(left + T * cell + 8, 280), height: top + rows * cell + 6 + 44 };
+  }
+
+  /** The heatmap (with the outlined cell: the exported figure). */
+  private scene(model: LoadedTransformer, a: TransformerAnalysisFile, cursor = true): Scene {
     const c = this.themeColours();
     const p = a.patching!;
     const rows = p.normalised.flat();
     const T = a.tokens.length;
-    const cell = Math.max(12, Math.min(30, Math.floor(420 / T)));
-    const left = 58, top = 74;
+    const { cell, left, top, width } = this.geometry(a);
     const H = model.config.n_heads;
     // The colour shows the effect 1 − normalised (0: no change, the panel colour), the number the core's value.
     const effect = rows.map((row) => row.map((v) => 1 - v));
@@ -206,8 +218,8 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       { kind: 'text', x: 4, y: 10, text: 'head ↓ · position → (clean→corrupted token)', fill: rgbText(c.muted), size: 11 },
       ...heatmapShapes(c, {
         values: effect, x: left, y: top, cell, scale: 'diverging', limit: EFFECT_LIMIT,
-        outlineRow: this.cursor.row, outlineCol: this.cursor.col,
-        data: (r, k) => ({ row: String(r), col: String(k), layer: String(Math.floor(r / H)), head: String(r % H) }),
+        ...(cursor ? { outlineRow: this.cursor.row, outlineCol: this.cursor.col } : {}),
+        data: (r, k) => ({ row: String(r), col: String(k) }),
       }),
     ];
     rows.forEach((_, r) => shapes.push({ kind: 'text', x: left - 4, y: top + r * cell + cell / 2, text: headName(Math.floor(r / H), r % H), fill: rgbText(c.fg), size: 10, anchor: 'end' }));
@@ -219,15 +231,17 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     });
     const height = top + rows.length * cell + 6;
     shapes.push(...legendShapes(c, left, height + 4, 'diverging', '−1', '+1', 'effect: 1 − normalised'));
-    return { width: Math.max(left + T * cell + 8, 280), height: height + 44, background: rgbText(c.panel), title: 'Activation patching', shapes };
+    return { width, height: height + 44, background: rgbText(c.panel), title: 'Activation patching', shapes };
   }
 
   protected describe(): string {
     return this.shown?.text ?? '';
   }
 
-  exportData(): unknown {
-    const s = this.exportable(this.shown);
+  /** The state with the core's numbers behind the figure (null before the model has loaded). */
+  get figureData(): Record<string, unknown> | null {
+    if (!this.shown) return null;
+    const s = this.shown;
     return { ...this.state, patching: s.analysis.patching };
   }
 

@@ -82,9 +82,9 @@ function within(a, b, what) {
   return d;
 }
 
-/** What each figure shows now (its JSON export), keyed by tag. */
+/** What each figure shows now (its figureData: the state and the core's numbers), keyed by tag. */
 async function exports(p) {
-  return p.evaluate((tags) => Object.fromEntries(tags.map((t) => [t, JSON.parse(document.querySelector(t).exportJson())])), TAGS);
+  return p.evaluate((tags) => Object.fromEntries(tags.map((t) => [t, document.querySelector(t).figureData])), TAGS);
 }
 
 /** Sets attributes on the figures and waits for their renders. */
@@ -242,7 +242,7 @@ test('keyboard: arrow keys move along the tokens and through the patching cells,
   await page.keyboard.press('Enter');
   await frames(page);
   assert.equal(await page.evaluate(() => document.querySelector('headlab-transformer-attention').getAttribute('position')), '2');
-  await page.evaluate(() => document.querySelector('headlab-transformer-patching').shadowRoot.querySelector('svg[tabindex]').focus());
+  await page.evaluate(() => document.querySelector('headlab-transformer-patching').shadowRoot.querySelector('.layered[tabindex]').focus());
   const before = await readout('headlab-transformer-patching');
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('ArrowRight');

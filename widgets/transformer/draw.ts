@@ -5,7 +5,8 @@
 // scale centred on zero for signed values (colour-blind safe, widgets/chart/palette.ts).
 import { formatNumber } from '../chart/format.js';
 import { divergingFill, mixRgb, rgbText, type ResolvedColours } from '../chart/palette.js';
-import type { Shape } from '../chart/scene.js';
+import { drawSceneInto, type Scene, type Shape } from '../chart/scene.js';
+import { svgEl } from '../chart/svg.js';
 
 /** Strongest mix of the sequential scale (as the diverging one's): numbers written on a cell stay legible. */
 const SEQUENTIAL_MAX_MIX = 0.85;
@@ -25,7 +26,7 @@ export interface HeatmapSpec {
   /** 'sequential': values in [0, 1] (attention); 'diverging': signed, |value| = limit at full colour. */
   scale: 'sequential' | 'diverging';
   limit?: number;
-  /** Masked cells (drawn as the rule colour, e.g. above the causal diagonal): value null. */
+  /** Masked cells (e.g. above the causal diagonal): drawn in a muted colour, their value ignored. */
   masked?: (r: number, c: number) => boolean;
   /** Cells outlined in the focus colour (the hovered or focused token's row and column). */
   outlineRow?: number;
@@ -41,32 +42,88 @@ export function heatmapShapes(c: ResolvedColours, spec: HeatmapSpec): Shape[] {
   const shapes: Shape[] = [];
   const { values, x, y, cell } = spec;
   const limit = spec.limit ?? 1;
+  // Masked cells are not drawn one by one: one rect of the masked colour under the whole map shows
+  // through where no cell is drawn (half the nodes of a causal pattern: fewer nodes to style and walk).
+  const maskFill = rgbText(mixRgb(c.panel, c.rule, 0.35));
+  if (spec.masked) shapes.push({ kind: 'rect', x, y, w: (values[0]?.length ?? 0) * cell - 1, h: values.length * cell - 1, fill: maskFill });
   values.forEach((row, r) => row.forEach((v, k) => {
     const masked = spec.masked?.(r, k) ?? false;
+    if (masked) return;
     let fill: string, text = rgbText(c.fg);
-    if (masked) fill = rgbText(mixRgb(c.panel, c.rule, 0.35));
-    else if (spec.scale === 'sequential') fill = sequentialFill(c, v);
+    if (spec.scale === 'sequential') fill = sequentialFill(c, v);
     else {
       const d = divergingFill(c, v, limit);
       fill = rgbText(d.fill);
       text = rgbText(d.text);
     }
     shapes.push({ kind: 'rect', x: x + k * cell, y: y + r * cell, w: cell - 1, h: cell - 1, fill, ...(spec.data ? { data: spec.data(r, k) } : {}) });
-    if (spec.numbers && !masked) {
+    if (spec.numbers) {
       shapes.push({ kind: 'text', x: x + k * cell + cell / 2, y: y + r * cell + cell / 2, text: formatNumber(v, 2), fill: text, size: Math.min(10, cell / 3), anchor: 'middle' });
     }
   }));
-  const rows = values.length, cols = values[0]?.length ?? 0;
+  shapes.push(...outlineShapes(c, x, y, cell, values.length, values[0]?.length ?? 0, spec.outlineRow, spec.outlineCol));
+  return shapes;
+}
+
+/** The focus-coloured outlines of row `row` and column `col` of a rows × cols heatmap at (x, y) (either may be undefined). */
+export function outlineShapes(c: ResolvedColours, x: number, y: number, cell: number, rows: number, cols: number, row?: number, col?: number): Shape[] {
+  const shapes: Shape[] = [];
   const focus = rgbText(c.focus);
-  if (spec.outlineRow !== undefined && spec.outlineRow >= 0 && spec.outlineRow < rows) {
-    const yy = y + spec.outlineRow * cell - 0.5;
+  if (row !== undefined && row >= 0 && row < rows) {
+    const yy = y + row * cell - 0.5;
     shapes.push({ kind: 'polyline', points: [[x - 0.5, yy], [x + cols * cell - 0.5, yy], [x + cols * cell - 0.5, yy + cell], [x - 0.5, yy + cell], [x - 0.5, yy]], stroke: focus, width: 1.5 });
   }
-  if (spec.outlineCol !== undefined && spec.outlineCol >= 0 && spec.outlineCol < cols) {
-    const xx = x + spec.outlineCol * cell - 0.5;
-    shapes.push({ kind: 'polyline', points: [[xx, y - 0.5], [xx + cell, y - 0.5], [xx + cell, y + rows * cell - 0.5], [xx, y + rows * cell - 0.5], [xx, y - 0.5]], stroke: focus, width: 1.5, });
+  if (col !== undefined && col >= 0 && col < cols) {
+    const xx = x + col * cell - 0.5;
+    shapes.push({ kind: 'polyline', points: [[xx, y - 0.5], [xx + cell, y - 0.5], [xx + cell, y + rows * cell - 0.5], [xx, y + rows * cell - 0.5], [xx, y - 0.5]], stroke: focus, width: 1.5 });
   }
   return shapes;
+}
+
+/**
+ * A figure in two layers: a base SVG (the heatmaps, built once per input and cached by the widget)
+ * and an overlay SVG on top with the same viewBox (the outlined row, column or cell, redrawn as the
+ * pointer or the arrow keys move: a few shapes, patched in place). The wrapper is what the reader
+ * focuses and what screen readers read (role="img" with the figure's text); pointer events reach the
+ * base's cells through the overlay.
+ */
+export class LayeredFigure {
+  readonly element: HTMLDivElement;
+  private readonly base: HTMLDivElement;
+  private readonly overlay: SVGSVGElement;
+
+  constructor(focusable: boolean) {
+    this.element = document.createElement('div');
+    this.element.className = 'layered';
+    this.element.setAttribute('role', 'img');
+    if (focusable) this.element.tabIndex = 0;
+    this.base = document.createElement('div');
+    this.base.className = 'base';
+    this.overlay = svgEl('svg', { class: 'overlay', 'aria-hidden': 'true' });
+    this.element.append(this.base, this.overlay);
+  }
+
+  /** Shows `svg` (a cached base drawing) under the overlay. */
+  setBase(svg: SVGSVGElement): void {
+    if (this.base.firstChild !== svg || this.base.childNodes.length !== 1) this.base.replaceChildren(svg);
+  }
+
+  /** Redraws the overlay: `shapes` in the base's coordinates (width × height). */
+  drawOverlay(width: number, height: number, shapes: Shape[]): void {
+    drawSceneInto(this.overlay, { width, height, background: 'none', title: '', shapes }, { reuse: true });
+  }
+
+  /** The figure's text for screen readers (and the base drawing hidden from them: the text says it). */
+  label(text: string): void {
+    if (this.element.getAttribute('aria-label') !== text) this.element.setAttribute('aria-label', text);
+  }
+}
+
+/** An SVG drawing of `scene` (no overlay), hidden from screen readers when a wrapper carries the text. */
+export function drawnSvg(scene: Scene, hidden = true): SVGSVGElement {
+  const svg = svgEl('svg', hidden ? { 'aria-hidden': 'true' } : { role: 'img' });
+  drawSceneInto(svg, scene);
+  return svg;
 }
 
 /** A horizontal legend ramp with its end labels, for a heatmap's scale. */

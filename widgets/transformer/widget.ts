@@ -31,6 +31,10 @@ export const TRANSFORMER_CSS = /* css */ `
   .readout { min-height: 1.4em; font-size: 0.9em; margin: 0.2rem 0 0; font-variant-numeric: tabular-nums; }
   svg[tabindex]:focus-visible { outline: 3px solid var(--hl-focus); outline-offset: 2px; }
   .unavailable { color: var(--hl-muted); font-style: italic; }
+  .layered { position: relative; width: fit-content; max-width: 100%; }
+  .layered > .base > svg { display: block; max-width: 100%; height: auto; }
+  .layered > svg.overlay { position: absolute; inset: 0; width: 100%; height: 100%; pointer-events: none; }
+  .layered:focus-visible { outline: 3px solid var(--hl-focus); outline-offset: 2px; }
 `;
 
 /** The display name of token `t` (its config name, else its id). */
@@ -70,12 +74,14 @@ export abstract class TransformerWidget<State = unknown> extends HeadlabElement<
   protected static needsCore = false;
   protected source: TransformerModelSource | null = null;
   private owner: Element | null = null;
-  private readonly onSource = () => { this.memo.clear(); this.requestRender(); };
+  private readonly onSource = () => { this.memo.clear(); this.fragments.clear(); this.requestRender(); };
   private waitNote: HTMLParagraphElement | null = null;
   private content: HTMLDivElement | null = null;
   private modelNote: HTMLParagraphElement | null = null;
   private colours: ResolvedColours | null = null;
   private readonly memo = new Map<string, unknown>();
+  /** Drawn figures per input (theme and model included in the key): a reader going back to an input costs no drawing. */
+  private readonly fragments = new Map<string, Node>();
   private shownVersion = -1;
 
   /** The model now shown, or null while it loads. */
@@ -96,6 +102,17 @@ export abstract class TransformerWidget<State = unknown> extends HeadlabElement<
     if (this.memo.size >= 128) this.memo.clear();
     this.memo.set(k, value);
     return value;
+  }
+
+  /** The node built by `build()` for `key` under the current model and theme, built once (at most 64 kept). */
+  protected fragment<T extends Node>(model: LoadedTransformer, key: string, build: () => T): T {
+    const k = `${model.version}|${key}`;
+    const hit = this.fragments.get(k);
+    if (hit) return hit as T;
+    const node = build();
+    if (this.fragments.size >= 64) this.fragments.clear();
+    this.fragments.set(k, node);
+    return node;
   }
 
   /** The <headlab-transformer-model> this widget reads: by id (`model`), else the enclosing one. */
@@ -119,6 +136,7 @@ export abstract class TransformerWidget<State = unknown> extends HeadlabElement<
     this.source = sourceOf(owner);
     this.source.addEventListener('change', this.onSource);
     this.memo.clear();
+    this.fragments.clear();
   }
 
   /** The prerendered snapshot stays until the model is ready (or has failed, which the widget then says). */
@@ -135,7 +153,7 @@ export abstract class TransformerWidget<State = unknown> extends HeadlabElement<
 
   protected build(): void {
     const dark = matchMedia('(prefers-color-scheme: dark)');
-    this.listen(dark, 'change', () => { this.colours = null; this.requestRender(); });
+    this.listen(dark, 'change', () => { this.colours = null; this.fragments.clear(); this.requestRender(); });
     this.waitNote = el('p', { class: 'waiting', role: 'status' }, 'Loading the model…');
     this.content = el('div', { class: 'content' });
     this.modelNote = el('p', { class: 'model-note' });
