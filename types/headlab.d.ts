@@ -328,6 +328,8 @@ export interface TransformerTrainingState {
   seed: number; steps: number; steps_taken: number;
   /** First step (a multiple of 50) at which the best head's induction score exceeds 0.4; null before / never. */
   phase_change_step: number | null;
+  /** The progress messages of the current or last run, step 0 first (also the JSON download). */
+  trace: TransformerTrainingTracePoint[];
 }
 /** One progress message of the run: the step, the last step's loss and the in-context loss (nats), L × H previous-token and induction scores (attention mass in [0, 1]). */
 export interface TransformerTrainingTracePoint { step: number; loss: number; in_context_loss: number; previous_token: number[][]; induction: number[][] }

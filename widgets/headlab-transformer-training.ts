@@ -37,6 +37,8 @@ export interface TransformerTrainingState {
   steps_taken: number;
   /** First step with the best induction score above 0.4, or null (not yet / never). */
   phase_change_step: number | null;
+  /** The progress messages of the current or last run, step 0 first (also the JSON download). */
+  trace: TrainingTracePoint[];
 }
 
 /** One point of the trace: what a progress message of the worker carries. */
@@ -171,7 +173,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
 
   get state(): TransformerTrainingState {
     const last = this.trace[this.trace.length - 1];
-    return { status: this.status, seed: this.seed, steps: this.steps, steps_taken: last?.step ?? 0, phase_change_step: phaseChangeStep(this.trace) };
+    return { status: this.status, seed: this.seed, steps: this.steps, steps_taken: last?.step ?? 0, phase_change_step: phaseChangeStep(this.trace), trace: this.trace };
   }
 
   /** Figures of the current or last run: phase_change_step (count), steps_taken, loss_start, loss_end (nats), induction.best. */
@@ -266,10 +268,6 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     if (!sink) return false;
     await sink.useModel({ config: files.config, safetensors: files.safetensors, label });
     return true;
-  }
-
-  exportData(): unknown {
-    return { settings: { seed: this.runSeed, steps: this.runSteps, chunk: CHUNK_STEPS }, status: this.status, phase_change_step: phaseChangeStep(this.trace), trace: this.trace };
   }
 
   figures(): WidgetFigure[] {
@@ -400,7 +398,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
 
     this.body.append(
       el('p', { class: 'title' }, 'Train the model in your browser'),
-      settings, problem, progress, this.statusLine, charts, this.legend, this.exportControls({ jsonLabel: 'Training trace (JSON)' }),
+      settings, problem, progress, this.statusLine, charts, this.legend, this.exportControls({ jsonLabel: 'Training state and trace (JSON)' }),
     );
 
     this.resizeObserver?.disconnect();
