@@ -55,6 +55,17 @@ struct TransformerConfig {
   std::vector<std::string> token_names;  // optional: empty, or d_vocab names for display
 };
 
+// The sizes of a config, in the order of its fields, so that a config written in code (a
+// default, a test's model, a benchmark's) is one expression:
+//   transformer_config({2, 4, 32, 8, 24, 32}, Normalization::layer_norm)
+//   = 2 layers, 4 heads, d_model 32, d_head 8, n_ctx 24, d_vocab 32, LayerNorm, learned W_pos.
+struct TransformerSizes {
+  int n_layers, n_heads, d_model, d_head, n_ctx, d_vocab;
+};
+// A config of these sizes (not validated: validate_config does that where it is used).
+TransformerConfig transformer_config(const TransformerSizes& sizes, Normalization normalization = Normalization::none,
+                                     bool positional_embedding = true);
+
 // Throws InputError naming the field: every size in [1, its kMax…], layer_norm_eps finite and > 0,
 // token_names empty or d_vocab long, parameter count ≤ kMaxParameters.
 void validate_config(const TransformerConfig& config);
@@ -132,6 +143,18 @@ TransformerActivations transformer_forward(const TransformerWeights& weights, co
 // The same without validating weights or tokens (the trainer's weights and batches are valid by construction).
 TransformerActivations transformer_forward_unchecked(const TransformerWeights& weights, const std::vector<int>& tokens,
                                                      const HeadHook& hook = nullptr);
+
+// The end of a forward pass after an intervention, recomputing only what it changed (activation
+// patching and head ablation, core/transformer_analysis.cpp). `resid` is the residual stream entering
+// layer `first_layer` (T × d, T = clean.tokens.size()); its rows before `first_row` must equal the
+// clean run's there. Causal attention leaves every row before `first_row` of every later layer as in
+// `clean`, so only rows [first_row, T) are recomputed (keys and values of earlier rows read from
+// `clean`), and in the last layer only the queries from `logit_row` on. Returns the logits of rows
+// [logit_row, T) ((T − logit_row) × V), requires first_row ≤ logit_row. Every row is computed by the
+// operations transformer_forward_unchecked applies to it, in the same order: the same bits as a
+// full forward pass with the same intervention.
+Matrix resume_forward(const TransformerWeights& weights, const TransformerActivations& clean, int first_layer,
+                      const Matrix& resid, Eigen::Index first_row, Eigen::Index logit_row);
 
 // Backward of transformer_forward (no hook): given dlogits (T × V), adds dL/dparameter to every matrix of
 // dweights (shaped by zero_weights(config)).

@@ -19,6 +19,7 @@ import { matrix } from '../web/matrix.js';
 import {
   HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
 } from './base/headlab-element.js';
+import { stackedTableCss } from './base/theme.js';
 import { formatMagnitude, formatNumber, subscripted } from './chart/format.js';
 import { decadeLabel } from './chart/loss-curve.js';
 import { setVectorCell } from './chart/matrix-table.js';
@@ -64,17 +65,8 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     .compare th[scope="row"] { font-weight: 400; }
     .examples td { text-align: left; }
     input[aria-invalid="true"] { border-color: var(--hl-bad); border-width: 2px; }
-    .body { container-type: inline-size; }
     /* Narrow widgets: each example becomes a block of labelled vectors instead of a 4-column row. */
-    @container (max-width: 32rem) {
-      .examples thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-      .examples, .examples tbody, .examples tr, .examples th, .examples td { display: block; text-align: left; }
-      .examples caption { display: block; }
-      .examples tr { border-bottom: 1px solid var(--hl-rule); padding: 0.3rem 0; }
-      .examples th, .examples td { border: 0; padding: 0.05rem 0.2rem; }
-      .examples th[scope="row"]::before { content: "example "; }
-      .examples td[data-label]::before { content: attr(data-label) ": "; color: var(--hl-muted); }
-    }
+    ${stackedTableCss('.examples', '32rem', '.examples th[scope="row"]::before { content: "example "; }')}
   `;
 
   private source: Element | null = null;
