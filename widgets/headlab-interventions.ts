@@ -19,6 +19,7 @@ import { matrix } from '../web/matrix.js';
 import {
   HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
 } from './base/headlab-element.js';
+import { Memo } from './base/memo.js';
 import { stackedTableCss } from './base/theme.js';
 import { formatMagnitude, formatNumber, subscripted } from './chart/format.js';
 import { decadeLabel } from './chart/loss-curve.js';
@@ -71,7 +72,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
 
   private source: Element | null = null;
   private trained: FeatureRecoveryResults | null = null;
-  private cache: { key: string; result: FeatureRecoveryInterventionResult } | null = null;
+  private readonly interventions = new Memo<FeatureRecoveryInterventionResult>();
   private colours: ResolvedColours | null = null;
 
   private radios: HTMLInputElement[] = [];
@@ -115,16 +116,12 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   private compute(t: FeatureRecoveryResults): FeatureRecoveryInterventionResult {
     const kind = KINDS.find((k) => k.kind === this.intervention)!;
     const feature = this.feature - 1, shift = this.shift;
-    const key = JSON.stringify([t.settings, t.steps_done, t.w_q, t.w_v, kind.core, feature, shift]);
-    if (this.cache?.key !== key) {
-      const result = this.core!.featureRecoveryIntervene({
-        seed: t.settings.seed, eval_size: t.settings.eval_size, request_scale: t.settings.request_scale, shift,
-        w_q: matrix(t.w_q), w_v: matrix(t.w_v), intervention: kind.core,
-        ...(kind.core === 'irrelevant_shift' ? {} : { feature }), examples: EXAMPLES,
-      });
-      this.cache = { key, result };
-    }
-    return this.cache.result;
+    // One core call per run (the source hands over a new results object for each) and choice.
+    return this.interventions.get([t, kind.core, feature, shift, this.core], () => this.core!.featureRecoveryIntervene({
+      seed: t.settings.seed, eval_size: t.settings.eval_size, request_scale: t.settings.request_scale, shift,
+      w_q: matrix(t.w_q), w_v: matrix(t.w_v), intervention: kind.core,
+      ...(kind.core === 'irrelevant_shift' ? {} : { feature }), examples: EXAMPLES,
+    }));
   }
 
   /** Finds the source trainer and follows its finished runs. */
