@@ -26,11 +26,6 @@ export interface TransformerAblationState {
   clean_loss: number | null;
 }
 
-/** run() with heads ablated (TransformerModel.run's second argument). */
-interface AblatingModel {
-  run(prompt: number[], options: { ablate: [number, number][]; mode: 'zero' | 'mean'; sequences: number; seed: number }): TransformerRunFile;
-}
-
 /** Repeated random sequences for mean ablation and the per-head losses (the CLI's default). */
 const SEQUENCES = 32;
 /** Tokens listed before/after: the clean run's most likely next tokens. */
@@ -136,7 +131,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     const before = this.cached(model, `run:${tokens.join(',')}`, () => model.handle.run(tokens));
     const headKey = heads.map(([l, h]) => `${l}.${h}`).join(' ');
     const after = heads.length === 0 ? before : this.cached(model, `ablated:${tokens.join(',')}|${mode}|${headKey}`,
-      () => (model.handle as AblatingModel).run(tokens, { ablate: heads, mode, sequences: SEQUENCES, seed: 0 }));
+      () => model.handle.run(tokens, { ablate: heads, mode, sequences: SEQUENCES, seed: 0 }));
     const analysis = this.cached(model, `loss:${mode}`, () => model.handle.analyze({ prompt: tokens.slice(0, 1), ablation: mode, sequences: SEQUENCES }));
     const last = tokens.length - 1;
     const lb = before.logits[last], la = after.logits[last];
