@@ -6,8 +6,9 @@
 //   - one redraw per animation frame, as a drag or a scrub produces them: in a
 //     requestAnimationFrame callback, set the attribute, then renderNow() (the element's whole
 //     update: core calls, scenes, DOM); performance.now() around it gives the wall time;
-//   - the same frames are traced over the DevTools protocol (Tracing, categories
-//     devtools.timeline + v8): each callback's FireAnimationFrame event carries `tdur`, the
+//   - the same frames are traced over the DevTools protocol (Tracing, the light categories
+//     devtools.timeline + v8 + blink_gc; disabled-by-default-devtools.timeline would inflate the
+//     script time several-fold): each callback's FireAnimationFrame event carries `tdur`, the
 //     main thread's CPU time, which excludes the time the renderer waits while other processes
 //     of a shared machine run (the wall-time tail on a loaded machine is mostly that);
 //     garbage-collection events (MinorGC, MajorGC, V8.GC_*, BlinkGC.*) inside a callback are
@@ -18,6 +19,8 @@
 import { startSession } from '../tests/browser/helpers.mjs';
 
 const STEPS = Number(process.env.CANVAS_BENCH_STEPS ?? 400);
+/** 'canvas' or 'replay' measures that widget only (default: both). */
+const ONLY = process.env.CANVAS_BENCH_ONLY ?? '';
 const WARMUP = 40;
 const TARGET_MS = 4;
 const RENDERING = new Set(['UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'RecalculateStyles']);
@@ -34,7 +37,7 @@ async function measureFrames(page, cdp, steps) {
   const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
   await cdp.send('Tracing.start', {
     transferMode: 'ReportEvents',
-    traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'blink_gc', 'blink.user_timing'] },
+    traceConfig: { includedCategories: ['devtools.timeline', 'v8', 'blink_gc', 'blink.user_timing'] },
   });
   const wall = await page.evaluate((n) => new Promise((resolve) => {
     const out = [];
@@ -108,25 +111,29 @@ try {
       window.__benchStep = (i) => { const h = document.getElementById('qk'); h.setAttribute('w-k', `[[1,${(i / 300).toFixed(3)}],[0,1]]`); h.renderNow(); };
     },
   };
-  for (const [name, setup] of Object.entries(canvas)) {
+  for (const [name, setup] of Object.entries(ONLY === 'replay' ? {} : canvas)) {
     await page.evaluate(setup);
     await measureFrames(page, cdp, WARMUP);
     report(name, await measureFrames(page, cdp, STEPS));
   }
 
-  const replayPage = await session.newPage({ viewport: { width: 1280, height: 900 } });
-  const replayCdp = await replayPage.context().newCDPSession(replayPage);
-  await replayPage.goto(`${session.url}articles/feature-recovery-two-projections.html`);
-  await replayPage.locator('#replay').scrollIntoViewIfNeeded();  // it trains once near the viewport
-  await replayPage.waitForFunction(() => document.getElementById('replay')?.state?.status === 'done', null, { timeout: 180000 });
-  await replayPage.evaluate(() => {
-    const h = document.getElementById('replay');
-    const n = h.result.snapshots.length;
-    window.__benchStep = (i) => { h.setAttribute('snapshot', String(i % n)); h.renderNow(); };
-  });
-  // Warm-up over every snapshot once: each snapshot's traced example is computed on first view and kept.
-  await measureFrames(replayPage, replayCdp, Math.max(WARMUP, await replayPage.evaluate(() => document.getElementById('replay').result.snapshots.length)));
-  report('replay: scrub the snapshots', await measureFrames(replayPage, replayCdp, STEPS));
+  if (ONLY !== 'canvas') {
+    const replayPage = await session.newPage({ viewport: { width: 1280, height: 900 } });
+    const replayCdp = await replayPage.context().newCDPSession(replayPage);
+    await replayPage.goto(`${session.url}articles/feature-recovery-two-projections.html`);
+    await replayPage.locator('#replay').scrollIntoViewIfNeeded();  // it trains once near the viewport
+    await replayPage.waitForFunction(() => document.getElementById('replay')?.state?.status === 'done', null, { timeout: 180000 });
+    await replayPage.evaluate(() => {
+      const h = document.getElementById('replay');
+      const n = h.result.snapshots.length;
+      window.__benchStep = (i) => { h.setAttribute('snapshot', String(i % n)); h.renderNow(); };
+    });
+    // Warm-up over every snapshot once: each snapshot's traced example and scenes are computed on
+    // first view and kept, so the first view of a snapshot is reported on its own line.
+    const snapshots = await replayPage.evaluate(() => document.getElementById('replay').result.snapshots.length);
+    report('replay: first view of each snapshot', (await measureFrames(replayPage, replayCdp, Math.max(WARMUP, snapshots))).slice(0, snapshots));
+    report('replay: scrub the snapshots', await measureFrames(replayPage, replayCdp, STEPS));
+  }
 } finally {
   await session.close();
 }

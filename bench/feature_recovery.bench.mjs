@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadCore } from '../web/headlab-core.js';
+import { medianMs } from './median.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = path.join(root, 'build/wasm/web');
@@ -13,16 +14,7 @@ const { default: factory } = await import(path.join(wasmDir, 'headlab_core.mjs')
 const core = await loadCore(factory, { wasmBinary: fs.readFileSync(path.join(wasmDir, 'headlab_core.wasm')) });
 
 const RUNS = 7;
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-function time(f) {
-  const ms = [];
-  for (let r = 0; r < RUNS; r++) {
-    const start = performance.now();
-    f();
-    ms.push(performance.now() - start);
-  }
-  return median(ms);
-}
+const time = (f) => medianMs(RUNS, f);
 
 // One warm-up run so the engine has compiled the module's hot functions (a page would pay this once).
 const warm = core.createFeatureRecoveryTrainer({ seed: 0 });

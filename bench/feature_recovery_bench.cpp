@@ -3,24 +3,14 @@
 // Prints medians of 7 runs. Not a test.
 #include "core/feature_recovery_experiment.hpp"
 
-#include <algorithm>
-#include <chrono>
+#include "bench/median.hpp"
+
 #include <cstdio>
 #include <vector>
 
-namespace {
+using headlab::bench::median_ms;
 
-template <class F>
-double median_ms(int runs, F&& f) {
-  std::vector<double> ms;
-  for (int r = 0; r < runs; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
+namespace {
 
 volatile double sink;
 

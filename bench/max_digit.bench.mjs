@@ -1,22 +1,14 @@
 // The max-digit transformer in WASM under Node: the default recipe and the full analysis,
 // median of 5 runs each, with the native CLI's recipe for the ratio. Prints figures; not a test.
 import { execFileSync } from 'node:child_process';
-import { performance } from 'node:perf_hooks';
 import { cliPath, wasmMaxDigitCore } from '../tests/wasm/helpers.mjs';
+import { medianMs } from './median.mjs';
 import os from 'node:os';
 import path from 'node:path';
 
 const runs = 5;
-function median(f) {
-  const t = [];
-  for (let r = 0; r < runs; r++) {
-    const start = performance.now();
-    f();
-    t.push(performance.now() - start);
-  }
-  t.sort((a, b) => a - b);
-  return t[Math.floor(runs / 2)] / 1000;
-}
+/** Median of `runs` timings of f, in seconds. */
+const median = (f) => medianMs(runs, f) / 1000;
 
 const core = await wasmMaxDigitCore();
 let weights;

@@ -3,23 +3,16 @@
 #include "core/max_digit_analysis.hpp"
 #include "core/max_digit_training.hpp"
 
-#include <algorithm>
-#include <chrono>
+#include "bench/median.hpp"
+
 #include <cstdio>
-#include <vector>
 
 using namespace headlab::max_digit;
 
+/** Median wall time of `runs` calls of f, in seconds. */
 template <class F>
 static double median_seconds(int runs, F&& f) {
-  std::vector<double> t;
-  for (int r = 0; r < runs; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return headlab::bench::median_ms(runs, f) / 1000.0;
 }
 
 int main() {

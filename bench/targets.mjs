@@ -14,23 +14,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadCore, loadMaxDigitCore } from '../web/headlab-core.js';
 import { TARGETS } from '../site/assets/bench-reference.js';
+import { medianMs } from './median.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = path.join(root, 'build/wasm/web');
 const RUNS = Number(process.env.HEADLAB_BENCH_RUNS) || 7;  // HEADLAB_BENCH_RUNS=1 for a smoke run
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-function timeMs(f) {
-  f();  // warm-up: the engine compiles the module's hot functions once, as a page would
-  const ms = [];
-  for (let r = 0; r < RUNS; r++) {
-    const start = performance.now();
-    f();
-    ms.push(performance.now() - start);
-  }
-  return median(ms);
-}
+const timeMs = (f) => medianMs(RUNS, f, { warmup: true });
 
-// Figures of f69daa3 on a quiet 2-core machine (the measurements), in ms.
+// Figures of f69daa3 on a quiet 2-core machine (the measurements the targets were set against), in ms.
 const BEFORE = {
   'max-digit recipe, native': 1080,
   'max-digit recipe, WASM': 1490,

@@ -5,24 +5,14 @@
 #include "core/transformer_analysis.hpp"
 #include "core/transformer_training.hpp"
 
-#include <algorithm>
-#include <chrono>
+#include "bench/median.hpp"
+
 #include <cstdio>
 #include <vector>
 
-namespace {
+using headlab::bench::median_ms;
 
-template <class F>
-double median_ms(int runs, F&& f) {
-  std::vector<double> ms;
-  for (int r = 0; r < runs; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
+namespace {
 
 volatile double sink;
 
@@ -31,14 +21,8 @@ volatile double sink;
 int main() {
   using namespace headlab::transformer;
   constexpr int kRuns = 5;
-  TransformerConfig c;
-  c.n_layers = 2;
-  c.n_heads = 8;
-  c.d_model = 128;
-  c.d_head = 16;
-  c.n_ctx = 64;
-  c.d_vocab = 64;
-  c.normalization = Normalization::layer_norm;
+  // 2 layers of 8 heads, d_model 128, d_head 16, 64 positions, 64 tokens.
+  const TransformerConfig c = transformer_config({2, 8, 128, 16, 64, 64}, Normalization::layer_norm);
   InductionTrainingSettings s;
   s.model = c;
   const TransformerWeights w = initial_weights(s);

@@ -30,6 +30,7 @@ namespace fm = headlab::formats;
 const char* kModelUsage =
     "usage: headlab model inspect --config model.json --weights model.safetensors\n"
     "       headlab model run --config model.json --weights model.safetensors --prompt \"1 2 3\" [--out run.json]\n"
+    "                         [--ablate \"1.2 0.3\" [--ablation zero|mean] [--sequences N] [--seed S]]\n"
     "       headlab model analyze --config model.json --weights model.safetensors --prompt \"1 2 3\"\n"
     "                             [--position P] [--token T] [--corrupted \"1 2 4\" --answer A --wrong B]\n"
     "                             [--ablation zero|mean] [--sequences N] [--seed S] [--circuits] [--out analysis.json]\n"
@@ -125,12 +126,50 @@ int inspect(const Args& args, std::ostream& out) {
   return 0;
 }
 
+// --ablate "1.2 0.3": heads as layer.head pairs separated by spaces or commas.
+std::vector<tf::HeadIndex> heads_flag(const std::string& text) {
+  std::vector<tf::HeadIndex> heads;
+  std::string part;
+  auto flush = [&]() {
+    if (part.empty()) return;
+    const auto dot = part.find('.');
+    const auto digits = [](const std::string& s) { return !s.empty() && s.size() <= 4 && s.find_first_not_of("0123456789") == std::string::npos; };
+    if (dot == std::string::npos || !digits(part.substr(0, dot)) || !digits(part.substr(dot + 1))) {
+      throw UsageError("--ablate: \"" + part.substr(0, 40) + "\" is not a layer.head pair such as 1.2");
+    }
+    heads.push_back({std::stoi(part.substr(0, dot)), std::stoi(part.substr(dot + 1))});
+    part.clear();
+  };
+  for (const char ch : text) {
+    if (ch == ' ' || ch == ',') flush();
+    else part += ch;
+  }
+  flush();
+  return heads;
+}
+
 int run(const Args& args, std::ostream& out) {
-  const auto flags = flags_of(args, {"--config", "--weights", "--prompt", "--out"});
+  const auto flags = flags_of(args, {"--config", "--weights", "--prompt", "--out", "--ablate", "--ablation", "--sequences", "--seed"});
   refuse_overwriting_model_inputs(flags);
   const auto m = load(flags);
   const auto tokens = prompt_flag(m.weights.config, flags, "--prompt");
-  emit(flags, fm::write_transformer_run(m.weights, tf::transformer_forward(m.weights, tokens)), out);
+  if (!flags.count("--ablate")) {
+    for (const char* f : {"--ablation", "--sequences", "--seed"}) {
+      if (flags.count(f)) throw InputError(std::string(f) + " applies only with --ablate");
+    }
+    emit(flags, fm::write_transformer_run(m.weights, tf::transformer_forward(m.weights, tokens)), out);
+    return 0;
+  }
+  tf::Ablation mode = tf::Ablation::mean;
+  if (flags.count("--ablation")) {
+    const std::string& name = flags.at("--ablation");
+    if (name != "zero" && name != "mean") throw UsageError("--ablation must be zero or mean, got \"" + name + "\"");
+    mode = name == "zero" ? tf::Ablation::zero : tf::Ablation::mean;
+  }
+  const int sequences = static_cast<int>(integer_flag(flags, "--sequences", 32, 1, 10000));
+  const auto seed = static_cast<std::uint64_t>(integer_flag(flags, "--seed", 0, 0, kMaxSeed));
+  const auto run = tf::ablated_forward(m.weights, tokens, heads_flag(flags.at("--ablate")), mode, sequences, seed);
+  emit(flags, fm::write_transformer_run(m.weights, run), out);
   return 0;
 }
 

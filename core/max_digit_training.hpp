@@ -1,6 +1,6 @@
 // Training the max-digit transformer: initialisation, AdamW and a steppable trainer.
 //
-// Default recipe (issue 6): E ~ N(0, s²), every other matrix ~ N(0, (s/√fan_in)²) with
+// Default recipe (docs/max-digit-weights.md, "Training recipe"): E ~ N(0, s²), every other matrix ~ N(0, (s/√fan_in)²) with
 // s = init_scale = 0.1 (fan_in 64 for W_Q, W_K, W_V, W_U; 16 for W_O); AdamW with
 // learning rate 3e-3, weight decay 0.1 (β = 0.9, 0.999, ε = 1e-8); 4,000 steps on
 // batches of 256 fresh lists from sample_batch. Sub-streams of Random(seed):
@@ -8,7 +8,8 @@
 //
 // The trainer follows the trainer protocol of docs/model-pattern.md.
 //
-// Unit-norm unembedding (item 2i): W_U's columns start at unit norm and are
+// Unit-norm unembedding (article "Four attention heads that find the largest digit",
+// "Unit-norm unembedding"): W_U's columns start at unit norm and are
 // renormalised to unit norm after every optimiser step (projection onto the constraint).
 #pragma once
 

@@ -38,6 +38,19 @@ void require_tensor(const std::string& name, const Matrix& m, Eigen::Index rows,
 
 }  // namespace
 
+TransformerConfig transformer_config(const TransformerSizes& sizes, Normalization normalization, bool positional_embedding) {
+  TransformerConfig c;
+  c.n_layers = sizes.n_layers;
+  c.n_heads = sizes.n_heads;
+  c.d_model = sizes.d_model;
+  c.d_head = sizes.d_head;
+  c.n_ctx = sizes.n_ctx;
+  c.d_vocab = sizes.d_vocab;
+  c.normalization = normalization;
+  c.positional_embedding = positional_embedding;
+  return c;
+}
+
 long long parameter_count(const TransformerConfig& c) {
   const long long d = c.d_model, H = c.n_heads, dh = c.d_head, V = c.d_vocab;
   long long n = V * d + V * d + V;                      // W_E, W_U, b_U

@@ -55,6 +55,17 @@ struct TransformerConfig {
   std::vector<std::string> token_names;  // optional: empty, or d_vocab names for display
 };
 
+// The sizes of a config, in the order of its fields, so that a config written in code (a
+// default, a test's model, a benchmark's) is one expression:
+//   transformer_config({2, 4, 32, 8, 24, 32}, Normalization::layer_norm)
+//   = 2 layers, 4 heads, d_model 32, d_head 8, n_ctx 24, d_vocab 32, LayerNorm, learned W_pos.
+struct TransformerSizes {
+  int n_layers, n_heads, d_model, d_head, n_ctx, d_vocab;
+};
+// A config of these sizes (not validated: validate_config does that where it is used).
+TransformerConfig transformer_config(const TransformerSizes& sizes, Normalization normalization = Normalization::none,
+                                     bool positional_embedding = true);
+
 // Throws InputError naming the field: every size in [1, its kMax…], layer_norm_eps finite and > 0,
 // token_names empty or d_vocab long, parameter count ≤ kMaxParameters.
 void validate_config(const TransformerConfig& config);

@@ -227,4 +227,48 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
   return out;
 }
 
+TransformerActivations ablated_forward(const TransformerWeights& w, const std::vector<int>& tokens,
+                                       const std::vector<HeadIndex>& heads, Ablation mode, int sequences,
+                                       std::uint64_t seed) {
+  validate_weights(w);
+  require_tokens(w.config, tokens);
+  const auto& c = w.config;
+  std::vector<std::vector<bool>> ablate(c.n_layers, std::vector<bool>(c.n_heads, false));
+  for (const auto& hi : heads) {
+    if (hi.layer < 0 || hi.layer >= c.n_layers || hi.head < 0 || hi.head >= c.n_heads) {
+      throw InputError("head " + std::to_string(hi.layer) + "." + std::to_string(hi.head) + " is not in the model (" +
+                       std::to_string(c.n_layers) + " layers × " + std::to_string(c.n_heads) +
+                       " heads, numbered from 0)");
+    }
+    if (ablate[hi.layer][hi.head]) {
+      throw InputError("head " + std::to_string(hi.layer) + "." + std::to_string(hi.head) + " is named twice");
+    }
+    ablate[hi.layer][hi.head] = true;
+  }
+  std::vector<std::vector<Matrix>> mean_output;
+  if (mode == Ablation::mean && !heads.empty()) {
+    if (sequences < 1 || sequences > 10000) {
+      throw InputError("sequences must be in [1, 10000], got " + std::to_string(sequences));
+    }
+    Random rng = Random(seed).stream(kEvaluationStream);
+    const auto batch = repeated_batch(c, rng, sequences);
+    const Eigen::Index T = static_cast<Eigen::Index>(tokens.size());
+    mean_output.assign(c.n_layers, std::vector<Matrix>(c.n_heads, Matrix::Zero(T, c.d_model)));
+    for (const auto& s : batch) {
+      const auto a = transformer_forward_unchecked(w, s.tokens);
+      for (int l = 0; l < c.n_layers; ++l)
+        for (int h = 0; h < c.n_heads; ++h)
+          if (ablate[l][h]) mean_output[l][h] += a.layers[l].head_output[h].topRows(T);
+    }
+    for (auto& layer : mean_output)
+      for (auto& m : layer) m /= static_cast<double>(batch.size());
+  }
+  const HeadHook hook = [&](int layer, int head, Matrix& out) {
+    if (!ablate[layer][head]) return;
+    if (mode == Ablation::zero) out.setZero();
+    else out = mean_output[layer][head];
+  };
+  return transformer_forward_unchecked(w, tokens, hook);
+}
+
 }  // namespace headlab::transformer

@@ -34,6 +34,18 @@ enum class Ablation { zero, mean };
 Matrix head_ablation_loss(const TransformerWeights& weights, const std::vector<TokenSequence>& batch, Ablation mode,
                           double* clean_loss = nullptr);
 
+// The forward pass of `tokens` with every head in `heads` ((layer, head) pairs) ablated at once, as
+// head_ablation_loss ablates one: zero writes 0 to the head's output; mean writes the head's output at
+// each position averaged over `sequences` repeated random sequences (repeated_batch from
+// Random(seed).stream(kEvaluationStream): the batch analyze_transformer ablates on). Those sequences have
+// n_ctx ≥ T tokens; a head's output at position p depends only on positions ≤ p (causal), so the first T
+// rows of the mean are the mean over the sequences' length-T prefixes. Throws InputError naming a head
+// outside the model, a repeated head, a bad token or sequences ∉ [1, 10000].
+struct HeadIndex { int layer = 0, head = 0; };
+TransformerActivations ablated_forward(const TransformerWeights& weights, const std::vector<int>& tokens,
+                                       const std::vector<HeadIndex>& heads, Ablation mode, int sequences,
+                                       std::uint64_t seed);
+
 // Activation patching (noising): for each head h of layer l and each position p, run the clean prompt
 // with head_output_{l,h}[p] replaced by its value on the corrupted prompt (same length), and measure
 // the logit difference LD = logit[answer] − logit[wrong] at the last position, normalised

@@ -4,15 +4,10 @@ namespace headlab::transformer {
 
 TransformerWeights from_max_digit(const max_digit::MaxDigitWeights& m) {
   max_digit::validate_weights(m);
-  TransformerConfig c;
-  c.n_layers = 1;
-  c.n_heads = max_digit::kHeads;
-  c.d_model = max_digit::kDModel;
-  c.d_head = max_digit::kDHead;
-  c.n_ctx = max_digit::kPromptLength;
-  c.d_vocab = max_digit::kVocab;
-  c.normalization = Normalization::none;
-  c.positional_embedding = false;
+  // One layer, no normalisation, no positional embedding (the max-digit model has neither).
+  TransformerConfig c = transformer_config(
+      {1, max_digit::kHeads, max_digit::kDModel, max_digit::kDHead, max_digit::kPromptLength, max_digit::kVocab},
+      Normalization::none, false);
   const auto& names = max_digit::vocab_names();
   c.token_names.assign(names.begin(), names.end());
   TransformerWeights w = zero_weights(c);

@@ -9,16 +9,8 @@
 namespace headlab::transformer {
 
 TransformerConfig induction_default_config() {
-  TransformerConfig c;
-  c.n_layers = 2;
-  c.n_heads = 4;
-  c.d_model = 32;
-  c.d_head = 8;
-  c.n_ctx = 24;
-  c.d_vocab = 32;
-  c.normalization = Normalization::layer_norm;
-  c.positional_embedding = true;
-  return c;
+  // 2 layers of 4 heads, d_model 32, d_head 8, 24 positions, 32 tokens.
+  return transformer_config({2, 4, 32, 8, 24, 32}, Normalization::layer_norm, true);
 }
 
 void InductionTrainingSettings::validate() const {

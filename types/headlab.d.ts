@@ -327,6 +327,30 @@ export interface HeadlabSeedGrid extends HeadlabElementBase<SeedGridState> {
   stop(): void;
 }
 
+export interface TransformerTrainingState {
+  status: 'idle' | 'training' | 'done' | 'stopped' | 'failed';
+  seed: number; steps: number; steps_taken: number;
+  /** First step (a multiple of 50) at which the best head's induction score exceeds 0.4; null before / never. */
+  phase_change_step: number | null;
+}
+/** One progress message of the run: the step, the last step's loss and the in-context loss (nats), L × H previous-token and induction scores (attention mass in [0, 1]). */
+export interface TransformerTrainingTracePoint { step: number; loss: number; in_context_loss: number; previous_token: number[][]; induction: number[][] }
+/**
+ * Trains the induction task's default transformer in the worker (task transformer-train), plotting the loss, the
+ * in-context loss and every head's previous-token and induction scores every 50 steps, the phase change marked;
+ * hands the result to the <headlab-transformer-model> named by `model` (its useModel()).
+ * Attributes: model (element id), seed (integer in [0, 2^31 − 1], default 0), steps (integer in [50, 20000], default 2500). Shared: seed, steps.
+ */
+export interface HeadlabTransformerTraining extends HeadlabElementBase<TransformerTrainingState> {
+  model: string; seed: number; steps: number;
+  readonly trainingStatus: TransformerTrainingState['status'];
+  readonly trainingTrace: readonly TransformerTrainingTracePoint[];
+  /** The last finished or stopped run as files (model.json text, safetensors bytes), or null. */
+  readonly result: { config: string; safetensors: Uint8Array; progress: { steps_taken: number; steps_total: number; loss: number; done: boolean } } | null;
+  train(): void;
+  stop(): void;
+}
+
 /** Which change of basis the canvas shows: none, an orthogonal rotation R, or an invertible A. */
 export type QueryKeyBasis = 'none' | 'rotation' | 'invertible';
 export interface QueryKeyCanvasState {
@@ -422,6 +446,7 @@ export interface HeadlabElementTagNameMap {
     'headlab-value': HeadlabValue;
     'headlab-query-key-canvas': HeadlabQueryKeyCanvas;
     'headlab-training-replay': HeadlabTrainingReplay;
+    'headlab-transformer-training': HeadlabTransformerTraining;
 }
 
 /** An element class as exported (headlab, headlab/elements, headlab/<name>): subclass it to register another tag. */
@@ -445,6 +470,7 @@ export const HeadlabSeedGrid: ElementClass<HeadlabSeedGrid>;
 export const HeadlabValue: ElementClass<HeadlabValue>;
 export const HeadlabQueryKeyCanvas: ElementClass<HeadlabQueryKeyCanvas>;
 export const HeadlabTrainingReplay: ElementClass<HeadlabTrainingReplay>;
+export const HeadlabTransformerTraining: ElementClass<HeadlabTransformerTraining>;
 
 // ---------- JSX (React, Preact, Astro, Solid): attributes as written in markup ----------
 
@@ -481,6 +507,7 @@ export interface HeadlabJSXElements {
   'headlab-score-ramps': MaxDigitAttributes & { maximum?: Num; 'runner-up'?: Num };
   'headlab-seed-grid': HeadlabBaseAttributes & { src?: string; from?: Num; to?: Num; steps?: Num };
   'headlab-query-key-canvas': HeadlabBaseAttributes & { 'w-q'?: string; 'w-k'?: string; 'w-v'?: string; scale?: Num; basis?: QueryKeyBasis; angle?: Num; a?: string };
+  'headlab-transformer-training': HeadlabBaseAttributes & { model?: string; seed?: Num; steps?: Num };
   'headlab-training-replay': HeadlabBaseAttributes & { seed?: Num; steps?: Num; 'learning-rate'?: Num; 'request-scale'?: Num; 'learned-keys'?: 'true' | 'false'; keys?: string; snapshot?: Num };
 }
 

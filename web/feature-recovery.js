@@ -6,7 +6,7 @@ import { HeadlabError, unwrap } from './errors.js';
 /**
  * The draft's published PyTorch figures (float64, one thread, Adam lr 0.03, 1,200 steps),
  * to show next to a run's own numbers. Our generator differs from PyTorch's, so our runs
- * give different numbers of the same kind; tests use the issue's bounds, not these.
+ * give different numbers of the same kind; tests use the acceptance bounds of docs/feature-recovery-results.md, not these.
  */
 export const DRAFT_PUBLISHED = Object.freeze({
   source: 'draft "Recovering known features with two attention projections" (PyTorch 2.7.1+cpu)',

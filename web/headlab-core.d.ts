@@ -351,7 +351,7 @@ export interface MaxDigitWeights {
   W_U: Matrix;
 }
 
-/** Every setting is optional; defaults are the issue-6 recipe. */
+/** Every setting is optional; defaults are the recipe of docs/max-digit-weights.md ("Training recipe"). */
 export interface MaxDigitTrainingSettings {
   /** Integer in [0, 2^53 − 1]. Default 0. */
   seed?: number;
@@ -503,6 +503,184 @@ export interface MaxDigitCore extends HeadlabModule {
   maxDigitHeadLogits(weights: MaxDigitWeights, digits: number[]): Matrix;
 }
 
+// ---- your own attention-only transformer (web/transformer.js; docs/own-model.md) ----
+
+export type {
+  TransformerAnalysisFile, TransformerConfigFile, TransformerInspectionFile, TransformerLogitAttribution, TransformerRunFile,
+} from '../formats/transformer.js';
+import type { TransformerAnalysisFile, TransformerConfigFile, TransformerInspectionFile, TransformerRunFile } from '../formats/transformer.js';
+
+/** Instantiates headlab_transformer (factory: the default export of headlab_transformer.mjs). */
+export function loadTransformerCore(factory: CoreFactory, moduleOptions?: ModuleOptions): Promise<TransformerCore>;
+/** Wraps an already instantiated headlab_transformer module. */
+export function wrapTransformerCore(module: unknown): TransformerCore;
+
+/**
+ * A prompt: token ids (integers in [0, d_vocab)) as an array, or text of ids or token names
+ * (when the config has token_names) separated by spaces or commas, as `--prompt` takes it.
+ * Length 1 … n_ctx. A bad token is an error naming its position.
+ */
+export type TransformerPrompt = string | number[];
+
+/** What analyze() computes; every field but prompt is optional (the CLI's flags of `headlab model analyze`). */
+export interface TransformerAnalysisRequest {
+  prompt: TransformerPrompt;
+  /** Position for direct logit attribution, integer in [0, T). Default: the last (T − 1). */
+  position?: number;
+  /** Token whose logit is attributed, integer in [0, d_vocab) (or a token name). Default: the model's top prediction at `position`. */
+  token?: number | string;
+  /** Patching: a prompt of the same length T. Default: none (no `patching` in the result). */
+  corrupted?: TransformerPrompt;
+  /** Patching's logit difference logit[answer] − logit[wrong] at the last position; token id in [0, d_vocab) or name; required with corrupted. */
+  answer?: number | string;
+  wrong?: number | string;
+  /** Head ablation: 'zero' writes 0, 'mean' the head's mean output over the batch at each position. Default 'mean'. */
+  ablation?: 'zero' | 'mean';
+  /** Repeated random sequences for ablation and induction scores, integer in [1, 10000]. Default 32. */
+  sequences?: number;
+  /** Seed of those sequences, integer in [0, 2^53 − 1]. Default 0. */
+  seed?: number;
+  /** Also the QK and OV circuits of every head (d_vocab ≤ 512; L·H·2·V² numbers). Default false. */
+  circuits?: boolean;
+}
+
+/** Previous-token and induction scores (attention mass in [0, 1]) and the in-context loss (nats), as in analysis.induction. */
+export interface TransformerInductionScores {
+  /** L × H */
+  previous_token: number[][];
+  /** L × H */
+  induction: number[][];
+  in_context_loss: number;
+}
+
+/**
+ * A loaded model (config + weights checked by the one reader, formats/transformer_model.hpp).
+ * Every method returns a fresh object; the JSON ones are exactly the text the CLI writes, parsed.
+ * Call dispose() when done (it frees the weights in the WASM heap); any later call throws HeadlabError.
+ */
+export interface TransformerModel {
+  /** The config as read (defaults filled in): the object `transformer_config_to_json` writes. */
+  readonly config: TransformerConfigFile;
+  /** `headlab model inspect`. */
+  inspect(): TransformerInspectionFile;
+  /** `headlab model run --prompt`: logits and patterns. */
+  run(prompt: TransformerPrompt): TransformerRunFile;
+  /** `headlab model analyze`: patterns, logits, DLA, ablation, induction scores, patching (with corrupted), circuits (when asked). */
+  analyze(request: TransformerAnalysisRequest): TransformerAnalysisFile;
+  /** Prompt text → token ids (the reader of `--prompt`); throws HeadlabError naming the bad token's position. */
+  tokenize(text: string): number[];
+  /** Scores on `sequences` (integer in [1, 100000], default 32) repeated random sequences of length n_ctx (n_ctx ≥ 4), seed default 0. */
+  inductionScores(sequences?: number, seed?: number): TransformerInductionScores;
+  readonly disposed: boolean;
+  /** Idempotent. */
+  dispose(): void;
+}
+
+/** Settings of the induction task's trainer (core/transformer_training.hpp); every field optional. */
+export interface TransformerTrainingSettings {
+  /** The model to train: config fields (token_names excepted), each defaulting to the induction default
+   *  { n_layers: 2, n_heads: 4, d_model: 32, d_head: 8, n_ctx: 24, d_vocab: 32, normalization: 'LN',
+   *  positional_embedding: 'standard', eps: 1e-5 }. n_ctx ≥ 4. */
+  model?: Partial<TransformerConfigFile>;
+  /** Integer in [0, 2^53 − 1]; fixes initialisation and batches (same bits as `headlab model train --seed`). Default 0. */
+  seed?: number;
+  /** Optimiser steps, integer in [0, 10^7]. Default 2500. */
+  steps?: number;
+  /** Sequences per step, integer in [1, 10^5]. Default 16. */
+  batch_size?: number;
+  /** AdamW learning rate, finite > 0. Default 1e-3. */
+  learning_rate?: number;
+  /** Decoupled weight decay, finite ≥ 0 with learning_rate · weight_decay < 1. Default 0.01. */
+  weight_decay?: number;
+  /** Weights ~ N(0, (init_scale/√d_model)²), finite > 0. Default 0.8. */
+  init_scale?: number;
+}
+
+/** A trained (or training) model as its two files: what `headlab model train` writes. */
+export interface TransformerTrainingResult {
+  /** model.json text (TransformerConfigFile). */
+  config: string;
+  /** model.safetensors bytes (F64, TransformerLens names, attn.mask / attn.IGNORE buffers included). */
+  safetensors: Uint8Array;
+  /** Progress when the result was taken (steps_taken < steps_total after stop()). */
+  progress: TrainingProgress;
+}
+
+/**
+ * The induction task's trainer in the trainer protocol (docs/model-pattern.md): the same bits
+ * however the steps are chunked, and the same bits as the native CLI for the same settings.
+ * progress.loss: mean cross-entropy (nats) on the repeated half of the last batch; NaN before the first step.
+ */
+export interface TransformerTrainer {
+  /** The settings with defaults filled in. */
+  readonly settings: Required<Omit<TransformerTrainingSettings, 'model'>> & { model: TransformerConfigFile };
+  readonly progress: TrainingProgress;
+  /** Runs up to n (integer ≥ 0) more steps. */
+  step(n: number): TrainingProgress;
+  /** Ends training early: done from now on. */
+  stop(): TrainingProgress;
+  /** Scores of the current weights (what the article plots over steps): sequences default 16, seed default settings.seed. */
+  scores(sequences?: number, seed?: number): TransformerInductionScores;
+  /** The current weights as files. */
+  result(): TransformerTrainingResult;
+  /** The current weights as a loaded model (dispose it separately). */
+  model(): TransformerModel;
+  readonly disposed: boolean;
+  /** Idempotent; later calls throw HeadlabError. */
+  dispose(): void;
+}
+
+/** Worker task 'transformer-train' (web/worker-tasks.js): params. */
+export interface TransformerTrainTaskParams {
+  settings?: TransformerTrainingSettings;
+  /** Steps per progress message, integer ≥ 1. Default 50 (the CLI's score interval; 50 messages over the default 2,500 steps). */
+  chunk?: number;
+  /** Repeated random sequences for the scores in each progress message, integer in [1, 1000]. Default 16. */
+  score_sequences?: number;
+}
+
+/** Worker task 'transformer-train': a progress message after every chunk (and one at step 0, before training). */
+export interface TransformerTrainTaskProgress extends TransformerInductionScores {
+  steps_taken: number;
+  steps_total: number;
+  /** Loss of the last step (nats); NaN at step 0. */
+  loss: number;
+}
+
+/** Worker task 'transformer-train': the result (also on a stop, with the steps taken so far). */
+export type TransformerTrainTaskResult = TransformerTrainingResult;
+
+/** Worker task 'transformer-analyze' (load + analyze off the main thread): params. */
+export interface TransformerAnalyzeTaskParams {
+  /** model.json text. */
+  config: string;
+  /** model.safetensors bytes (copied to the worker). */
+  safetensors: Uint8Array | ArrayBuffer;
+  /** Default: none (result.analysis null). */
+  request?: TransformerAnalysisRequest;
+}
+
+/** Worker task 'transformer-analyze': the result. A model the reader rejects fails with the core's message. */
+export interface TransformerAnalyzeTaskResult {
+  inspection: TransformerInspectionFile;
+  analysis: TransformerAnalysisFile | null;
+}
+
+/** headlab_transformer.wasm: attention-only transformers read from safetensors (getTransformerCore() in a page). */
+export interface TransformerCore extends HeadlabModule {
+  /**
+   * Reads a model: config text (model.json) and the safetensors bytes, with the one reader
+   * (every name, shape, dtype, offset and value checked). Throws HeadlabError with the core's
+   * message: "config: …" for the config, "safetensors: …" or the tensor's name for the weights.
+   */
+  loadTransformer(configText: string, safetensorsBytes: Uint8Array | ArrayBuffer): TransformerModel;
+  createTransformerTrainer(settings?: TransformerTrainingSettings): TransformerTrainer;
+  /** The induction task's default model config. */
+  transformerInductionDefaultConfig(): TransformerConfigFile;
+  /** Models and trainers alive in the WASM heap (for leak tests). */
+  transformerLiveHandles(): number;
+}
+
 // ---- diagnostics (web/module.js, web/bindings/module_bindings.cpp) ----
 export interface MemoryDiagnostics {
   /** Bytes of C++ heap allocated and not freed (dlmalloc mallinfo().uordblks). */
@@ -510,6 +688,6 @@ export interface MemoryDiagnostics {
   /** Size of the WASM linear memory in bytes (only grows). */
   memory_bytes: number;
   /** Live embind emval handles (JS values held by C++); NaN if the module does not expose the count.
-   *  Class handles (trainers) are counted by featureRecoveryLiveTrainers() and maxDigitLiveTrainers(). */
+   *  Class handles (trainers) are counted by featureRecoveryLiveTrainers(), maxDigitLiveTrainers() and transformerLiveHandles(). */
   live_handles: number;
 }

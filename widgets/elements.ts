@@ -19,5 +19,6 @@ export { HeadlabScoreRamps } from './headlab-score-ramps.js';
 export { HeadlabSeedGrid } from './headlab-seed-grid.js';
 export { HeadlabSubspaceAccuracy } from './headlab-subspace-accuracy.js';
 export { HeadlabTrainingReplay } from './headlab-training-replay.js';
+export { HeadlabTransformerTraining } from './headlab-transformer-training.js';
 export { HeadlabValue } from './headlab-value.js';
 export { HeadlabValueSwap } from './headlab-value-swap.js';

@@ -18,7 +18,7 @@ export interface HeadAblationState {
 }
 
 const WIDTH = 470;
-const HEIGHT = 200;
+const HEIGHT = 220;
 
 export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
   static observedAttributes = ['model', 'ablated'];
@@ -28,6 +28,9 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
     .toggles button[aria-pressed="true"] { text-decoration: line-through; }
     .figures { font-size: 1.05em; }
     tr.current th, tr.current td { background: color-mix(in srgb, var(--hl-focus) 16%, transparent); }
+    .body { container-type: inline-size; }
+    /* A narrow widget (360 px) puts "(max m)" under its percentage, so the table and its caption fit the box. */
+    @container (max-width: 24rem) { table.subsets .at { display: block; } }
   `;
 
   private buttons: HTMLButtonElement[] = [];
@@ -126,14 +129,16 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
     const c = this.themeColours();
     const shapes: Shape[] = [];
     const left = 44;
-    const top = 26;
+    // The legend in two rows: side by side, "full model" ran into the second swatch at 360 px,
+    // where the text is drawn larger than the scaled-down viewBox (--hl-text-zoom).
+    const top = 46;
     const bottom = HEIGHT - 24;
     const y = (v: number) => bottom - v * (bottom - top);
     const slot = (WIDTH - left - 8) / 10;
     shapes.push({ kind: 'rect', x: left, y: 4, w: 10, h: 10, fill: rgbText(c.muted) });
     shapes.push({ kind: 'text', x: left + 14, y: 9, text: 'full model', fill: rgbText(c.fg), size: 11 });
-    shapes.push({ kind: 'rect', x: left + 96, y: 4, w: 10, h: 10, fill: rgbText(c.pos) });
-    shapes.push({ kind: 'text', x: left + 110, y: 9, text: name, fill: rgbText(c.fg), size: 11 });
+    shapes.push({ kind: 'rect', x: left, y: 22, w: 10, h: 10, fill: rgbText(c.pos) });
+    shapes.push({ kind: 'text', x: left + 14, y: 27, text: name, fill: rgbText(c.fg), size: 11 });
     for (const v of [0, 0.5, 1]) {
       shapes.push({ kind: 'line', x1: left, y1: y(v), x2: WIDTH - 8, y2: y(v), stroke: rgbText(c.rule) });
       shapes.push({ kind: 'text', x: left - 4, y: y(v), text: `${v * 100}%`, fill: rgbText(c.muted), size: 10, anchor: 'end' });
@@ -183,7 +188,9 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
       tr.append(el('td', { class: 'num', 'data-heads': r.heads.join(','), 'data-value': String(r.accuracy) }, percent(r.accuracy, 2)));
       const low = Math.min(...r.accuracy_by_max);
       const at = r.accuracy_by_max.indexOf(low);
-      tr.append(el('td', { class: 'num' }, `${percent(low, 2)} (max ${at})`));
+      const lowest = el('td', { class: 'num' }, `${percent(low, 2)} `);
+      lowest.append(el('span', { class: 'at' }, `(max ${at})`));
+      tr.append(lowest);
     }
   }
 }

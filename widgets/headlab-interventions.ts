@@ -19,6 +19,8 @@ import { matrix } from '../web/matrix.js';
 import {
   HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
 } from './base/headlab-element.js';
+import { Memo } from './base/memo.js';
+import { stackedTableCss } from './base/theme.js';
 import { formatMagnitude, formatNumber, subscripted } from './chart/format.js';
 import { decadeLabel } from './chart/loss-curve.js';
 import { setVectorCell } from './chart/matrix-table.js';
@@ -66,22 +68,13 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     .compare th[scope="row"] { font-weight: 400; }
     .examples td { text-align: left; }
     input[aria-invalid="true"] { border-color: var(--hl-bad); border-width: 2px; }
-    .body { container-type: inline-size; }
     /* Narrow widgets: each example becomes a block of labelled vectors instead of a 4-column row. */
-    @container (max-width: 32rem) {
-      .examples thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-      .examples, .examples tbody, .examples tr, .examples th, .examples td { display: block; text-align: left; }
-      .examples caption { display: block; }
-      .examples tr { border-bottom: 1px solid var(--hl-rule); padding: 0.3rem 0; }
-      .examples th, .examples td { border: 0; padding: 0.05rem 0.2rem; }
-      .examples th[scope="row"]::before { content: "example "; }
-      .examples td[data-label]::before { content: attr(data-label) ": "; color: var(--hl-muted); }
-    }
+    ${stackedTableCss('.examples', '32rem', '.examples th[scope="row"]::before { content: "example "; }')}
   `;
 
   private source: Element | null = null;
   private trained: FeatureRecoveryResults | null = null;
-  private cache: { key: string; result: FeatureRecoveryInterventionResult } | null = null;
+  private readonly interventions = new Memo<FeatureRecoveryInterventionResult>();
   private colours: ResolvedColours | null = null;
 
   private radios: HTMLInputElement[] = [];
@@ -126,16 +119,12 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   private compute(t: FeatureRecoveryResults): FeatureRecoveryInterventionResult {
     const kind = KINDS.find((k) => k.kind === this.intervention)!;
     const feature = this.feature - 1, shift = this.shift;
-    const key = JSON.stringify([t.settings, t.steps_done, t.w_q, t.w_v, kind.core, feature, shift]);
-    if (this.cache?.key !== key) {
-      const result = this.core!.featureRecoveryIntervene({
-        seed: t.settings.seed, eval_size: t.settings.eval_size, request_scale: t.settings.request_scale, shift,
-        w_q: matrix(t.w_q), w_v: matrix(t.w_v), intervention: kind.core,
-        ...(kind.core === 'irrelevant_shift' ? {} : { feature }), examples: EXAMPLES,
-      });
-      this.cache = { key, result };
-    }
-    return this.cache.result;
+    // One core call per run (the source hands over a new results object for each) and choice.
+    return this.interventions.get([t, kind.core, feature, shift, this.core], () => this.core!.featureRecoveryIntervene({
+      seed: t.settings.seed, eval_size: t.settings.eval_size, request_scale: t.settings.request_scale, shift,
+      w_q: matrix(t.w_q), w_v: matrix(t.w_v), intervention: kind.core,
+      ...(kind.core === 'irrelevant_shift' ? {} : { feature }), examples: EXAMPLES,
+    }));
   }
 
   /** Finds the source trainer and follows its finished runs. */

@@ -8,9 +8,11 @@
 // Every number comes from core.attention; presets use core.swapProjectionCoordinates.
 import type { AttentionResult, Matrix } from '../web/headlab-core.js';
 import { identity, matrix, toRows } from '../web/matrix.js';
+import { Memo } from './base/memo.js';
 import {
   HeadlabElement, el, integerAttribute, jsonAttribute, numberGrid, setNumberAttribute, type WidgetFigure,
 } from './base/headlab-element.js';
+import { stackedTableCss } from './base/theme.js';
 import { setVectorCell } from './chart/matrix-table.js';
 import { formatVector, subscripted } from './chart/format.js';
 import { resolveColours } from './chart/palette.js';
@@ -71,16 +73,8 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
     .results td:last-child { text-align: left; }
     .results th[scope="row"] { font-weight: 500; }
     .editors input[type="number"] { width: 3.8em; }
-    .body { container-type: inline-size; }
     /* Narrow widgets: each quantity becomes a block with labelled values instead of a 4-column row. */
-    @container (max-width: 34rem) {
-      .results thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-      .results, .results tbody, .results tr, .results th, .results td { display: block; text-align: left; }
-      .results caption { display: block; }
-      .results tr { border-bottom: 1px solid var(--hl-rule); padding: 0.3rem 0; }
-      .results th, .results td { border: 0; padding: 0.05rem 0.2rem; }
-      .results td[data-label]::before { content: attr(data-label) ": "; color: var(--hl-muted); }
-    }
+    ${stackedTableCss('.results', '34rem')}
   `;
 
   private inputs = new Map<ProjectionKey, HTMLInputElement[]>();
@@ -90,6 +84,7 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
   private resultsTable: HTMLTableElement | null = null;
   private changedLabels: string[] = [];
   private readonly x = identity(2);
+  private readonly heads = new Memo<AttentionResult>();
 
   get wQ(): number[][] { return this.projection('w-q'); }
   set wQ(v: number[][]) { this.setAttribute('w-q', JSON.stringify(v)); }
@@ -115,9 +110,11 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
     return numberGrid(raw, `attribute ${attr}`, 2, 2);
   }
 
+  /** The head of the current projections: one core call per change of them, shared by render(), state and the summary. */
   private compute(): AttentionResult {
     const core = this.core!;
-    return core.attention({ x: this.x, w_q: matrix(this.wQ), w_k: matrix(this.wK), w_v: matrix(this.wV) });
+    const inputs = [core, ...PROJECTIONS.map((p) => this.getAttribute(p.attr))];
+    return this.heads.get(inputs, () => core.attention({ x: this.x, w_q: matrix(this.wQ), w_k: matrix(this.wK), w_v: matrix(this.wV) }));
   }
 
   protected build(): void {

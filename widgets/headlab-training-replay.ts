@@ -25,6 +25,7 @@ import {
   type WidgetFigure,
 } from './base/headlab-element.js';
 import { formatNearOne, formatNumber, formatScientific, type BoundValue } from './chart/format.js';
+import { Memo } from './base/memo.js';
 import { lossCurveScene } from './chart/loss-curve.js';
 import { resolveColours, rgbText, type ResolvedColours, type Rgb } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
@@ -120,6 +121,10 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   private visibility: IntersectionObserver | null = null;
   private nearViewport = false;
   private examples = new WeakMap<ReplaySnapshot, FeatureRecoveryExample>();
+  /** Each snapshot's drawn scenes (never changed once drawn), forgotten when the colours change. */
+  private scenes = new WeakMap<ReplaySnapshot, Record<'latent' | 'raw' | 'loss' | 'schematic', { width: number; scene: Scene } | null>>();
+  /** The lesson of the finished run (the same for every snapshot; a chosen-keys lesson calls the core). */
+  private readonly lessons = new Memo<string>();
 
   get seed(): number { return integerAttribute(this, 'seed', 0, 0, 2 ** 31 - 1); }
   set seed(v: number) { setNumberAttribute(this, 'seed', v); }
@@ -378,6 +383,10 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
 
   /** The one-line lesson of the last finished run, with its own numbers. */
   private lesson(): string {
+    return this.lessons.get([this.result, this.status, this.resultKeys, this.core], () => this.lessonNow());
+  }
+
+  private lessonNow(): string {
     const r = this.result;
     if (!r || this.status !== 'done') return this.status === 'training' ? 'Training…' : '';
     const s = r.settings;
@@ -433,8 +442,34 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   }
 
   private resolved(): ResolvedColours {
-    this.colours ??= resolveColours(this.body);
+    if (!this.colours) {
+      this.colours = resolveColours(this.body);
+      this.scenes = new WeakMap();  // drawn in the colours before
+    }
     return this.colours;
+  }
+
+  /**
+   * Draws figure `which` of snapshot `snap` at `width` (0: the figure's own): the kept scene when
+   * there is one, else make()'s, kept for the next time (none is kept before a run).
+   */
+  private drawKept(which: 'latent' | 'raw' | 'loss' | 'schematic', snap: ReplaySnapshot | null, width: number, make: () => Scene): void {
+    const svg = this.svgs![which];
+    if (!snap) {
+      drawFluid(svg, make());
+      return;
+    }
+    let kept = this.scenes.get(snap);
+    if (!kept) {
+      kept = { latent: null, raw: null, loss: null, schematic: null };
+      this.scenes.set(snap, kept);
+    }
+    let entry = kept[which];
+    if (!entry || entry.width !== width) {
+      entry = { width, scene: make() };
+      kept[which] = entry;
+    }
+    drawSceneInto(svg, entry.scene, { reuse: true, size: false, kept: true });
   }
 
   figures(): WidgetFigure[] {
@@ -528,9 +563,12 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
       const match = EXPERIMENT_ATTRS.every((a) => (this.getAttribute(a) ?? null) === (EXPERIMENTS[name].attrs[a] ?? null));
       b.setAttribute('aria-pressed', String(match));
     }
-    for (const which of ['latent', 'raw'] as const) drawFluid(this.svgs![which], this.pairScene(which, c));
-    drawFluid(this.svgs!.loss, this.lossScene(c));
-    drawFluid(this.svgs!.schematic, schematicScene(this.example(), c, this.shownWidth('schematic')));
+    // Each snapshot's four scenes are built once and kept: scrubbing back and forth redraws kept
+    // scenes, which patches only the attributes that differ and allocates almost nothing.
+    const snap = i === null ? null : this.result!.snapshots[i];
+    for (const which of ['latent', 'raw'] as const) this.drawKept(which, snap, 0, () => this.pairScene(which, c));
+    this.drawKept('loss', snap, this.shownWidth('loss'), () => this.lossScene(c));
+    this.drawKept('schematic', snap, this.shownWidth('schematic'), () => schematicScene(this.example(), c, this.shownWidth('schematic')));
     const lesson = this.lesson();
     if (this.lessonBox!.textContent !== lesson) this.lessonBox!.textContent = lesson;
   }

@@ -18,6 +18,8 @@ import { identity, matrix } from '../web/matrix.js';
 import {
   HeadlabElement, MAX_ATTRIBUTE_LENGTH, MAX_GRID_SIDE, WidgetInputError, el, integerAttribute, jsonAttribute, numberGrid, setNumberAttribute, type WidgetFigure,
 } from './base/headlab-element.js';
+import { stackedTableCss } from './base/theme.js';
+import { Memo } from './base/memo.js';
 import { MatrixTable, setNumberCell, setVectorCell } from './chart/matrix-table.js';
 import { resolveColours } from './chart/palette.js';
 import { Bar } from './chart/svg.js';
@@ -46,6 +48,19 @@ export interface ValueSwapState extends ValueSwapData {
   swapped_reading: number[];
 }
 
+/** The attributes the data is read from (the JSON content is the other source). */
+const DATA_ATTRIBUTES = ['weights', 'values', 'records'] as const;
+
+interface ValueSwapView {
+  data: ValueSwapData;
+  a: number;
+  b: number;
+  original: AttentionResult;
+  swapped: AttentionResult;
+  reading: number[];
+  swappedReading: number[];
+}
+
 export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
   static observedAttributes = ['weights', 'values', 'records', 'column-a', 'column-b'];
   /** The reader's choice only: the data is the author's and stays in the page. */
@@ -56,17 +71,8 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
     .weight { display: flex; align-items: center; gap: 0.4rem; justify-content: flex-end; }
     label { white-space: nowrap; }
     .same-row { font-size: 0.9em; }
-    .body { container-type: inline-size; }
     /* Narrow widgets: each record becomes a block of labelled values instead of a 4-column row. */
-    @container (max-width: 30rem) {
-      .records thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-      .records, .records tbody, .records tr, .records th, .records td, .records caption { display: block; text-align: left; }
-      .records tr { border-bottom: 1px solid var(--hl-rule); padding: 0.3rem 0; }
-      .records th, .records td { border: 0; padding: 0.05rem 0.2rem; }
-      .records td[data-label]::before { content: attr(data-label) ": "; color: var(--hl-muted); }
-      .weight { justify-content: flex-start; }
-      .weight::before { content: "weight: "; color: var(--hl-muted); }
-    }
+    ${stackedTableCss('.records', '30rem', '.weight { justify-content: flex-start; } .weight::before { content: "weight: "; color: var(--hl-muted); }')}
   `;
 
   private selects: HTMLSelectElement[] = [];
@@ -76,15 +82,22 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
   private recordTable: HTMLTableElement | null = null;
   private sameRow: HTMLParagraphElement | null = null;
   private lastShape = '';
+  private readonly parsed = new Memo<ValueSwapData>();
+  private readonly views = new Memo<ValueSwapView>();
 
   get columnA(): number { return integerAttribute(this, 'column-a', 1, 1, this.data().values[0].length); }
   set columnA(v: number) { setNumberAttribute(this, 'column-a', v); }
   get columnB(): number { return integerAttribute(this, 'column-b', 2, 1, this.data().values[0].length); }
   set columnB(v: number) { setNumberAttribute(this, 'column-b', v); }
 
-  /** The records, weights and values in use, validated (throws WidgetInputError naming the problem). */
+  /** The records, weights and values in use, validated (throws WidgetInputError naming the problem); parsed once per change of the data. */
   data(): ValueSwapData {
     const script = this.querySelector(':scope > script[type="application/json"]');
+    const inputs = [...DATA_ATTRIBUTES.map((name) => this.getAttribute(name)), script, script?.textContent];
+    return this.parsed.get(inputs, () => this.parseData(script));
+  }
+
+  private parseData(script: Element | null): ValueSwapData {
     let json: Record<string, unknown> = {};
     if (script) {
       try {
@@ -107,26 +120,33 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
   }
 
   get state(): ValueSwapState {
-    const data = this.data();
-    const { original, swapped } = this.compute(data);
-    return {
-      ...data, column_a: this.columnA, column_b: this.columnB,
-      reading: Array.from(original.reading.data.subarray(0, data.values[0].length)),
-      swapped_reading: Array.from(swapped.reading.data.subarray(0, data.values[0].length)),
-    };
+    const { data, a, b, reading, swappedReading } = this.view();
+    return { ...data, column_a: a, column_b: b, reading, swapped_reading: swappedReading };
   }
 
-  private compute(data: ValueSwapData): { original: AttentionResult; swapped: AttentionResult } {
-    const core = this.core!;
-    const n = data.weights.length;
-    const x = identity(n);
-    const zeros = matrix(Array.from({ length: n }, () => [0]));
-    const w_v = matrix(data.values, 'values');
-    const weights_override = matrix(Array.from({ length: n }, () => data.weights), 'weights');
-    const original = core.attention({ x, w_q: zeros, w_k: zeros, w_v, weights_override });
-    const swappedWv = core.swapProjectionCoordinates(w_v, this.columnA - 1, this.columnB - 1);
-    const swapped = core.attention({ x, w_q: zeros, w_k: zeros, w_v: swappedWv, weights_override });
-    return { original, swapped };
+  /**
+   * Everything render(), summarize(), state and figures() show, from one parse of the data and
+   * two core calls (the original and the swapped head), kept until the data or a column changes.
+   */
+  private view(): ValueSwapView {
+    const data = this.data();
+    const a = this.columnA, b = this.columnB;
+    return this.views.get([data, a, b, this.core], () => {
+      const core = this.core!;
+      const n = data.weights.length, d = data.values[0].length;
+      const x = identity(n);
+      const zeros = matrix(Array.from({ length: n }, () => [0]));
+      const w_v = matrix(data.values, 'values');
+      const weights_override = matrix(Array.from({ length: n }, () => data.weights), 'weights');
+      const original = core.attention({ x, w_q: zeros, w_k: zeros, w_v, weights_override });
+      const swappedWv = core.swapProjectionCoordinates(w_v, a - 1, b - 1);
+      const swapped = core.attention({ x, w_q: zeros, w_k: zeros, w_v: swappedWv, weights_override });
+      return {
+        data, a, b, original, swapped,
+        reading: Array.from(original.reading.data.subarray(0, d)),
+        swappedReading: Array.from(swapped.reading.data.subarray(0, d)),
+      };
+    });
   }
 
   protected build(): void {
@@ -181,10 +201,8 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
   }
 
   protected render(): void {
-    const data = this.data();
+    const { data, a, b, original, swapped, reading, swappedReading } = this.view();
     const d = data.values[0].length;
-    const a = this.columnA, b = this.columnB;
-    const { original, swapped } = this.compute(data);
 
     const shape = `${data.weights.length}×${d}`;
     if (shape !== this.lastShape) this.rebuildShape(data.weights.length, d);
@@ -200,11 +218,7 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
       setVectorCell(row.value, Array.from(original.v.data.subarray(j * d, (j + 1) * d)));
       setVectorCell(row.swapped, Array.from(swapped.v.data.subarray(j * d, (j + 1) * d)));
     });
-    const both = matrix([
-      Array.from(original.reading.data.subarray(0, d)),
-      Array.from(swapped.reading.data.subarray(0, d)),
-    ]);
-    this.readings!.update(both);
+    this.readings!.update(matrix([reading, swappedReading]));
     const same = original.weights.data.every((x, i) => x === swapped.weights.data[i]);
     this.sameRow!.textContent = a === b
       ? 'Both columns are the same: nothing is swapped.'

@@ -27,3 +27,4 @@ import './headlab-score-ramps-define.js';
 import './headlab-seed-grid-define.js';
 import './headlab-max-digit-model-define.js';
 import './headlab-value-define.js';
+import './headlab-transformer-training-define.js';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { screenshot, startSession } from './helpers.mjs';
-import { ARTICLE, changes, frames, recordChanges, rendered } from './widget-fixtures.mjs';
+import { changes, frames, openArticle } from './widget-fixtures.mjs';
 
 const TAG = 'headlab-choice-quiz';
 
@@ -11,13 +11,7 @@ let session;
 before(async () => { session = await startSession({ csp: true }); });
 after(async () => { await session?.close(); });
 
-async function open(colorScheme = 'light') {
-  const page = await session.newPage({ colorScheme });
-  await page.goto(`${session.url}${ARTICLE}`);
-  await rendered(page, TAG);
-  await recordChanges(page);
-  return page;
-}
+const open = (colorScheme) => openArticle(session, TAG, colorScheme);
 
 for (const colorScheme of ['light', 'dark']) {
   test(`choice quiz: mouse marks a wrong and the right answer (${colorScheme})`, async () => {

@@ -16,7 +16,7 @@ const ARTICLE = 'articles/feature-recovery-two-projections.html';
 const FR = 'headlab-feature-recovery';
 const IV = 'headlab-interventions';
 
-// The issue's bound for W_q, W_v (browser WASM vs native). Native (glibc exp, SSE2 Eigen) and
+// The bound for W_q, W_v, browser WASM vs native (docs/model-pattern.md, "Tests a model brings"). Native (glibc exp, SSE2 Eigen) and
 // WASM (musl exp, scalar) differ in the last bits of early steps; training contracts onto the
 // unique solution, and tests/wasm/feature-recovery.test.mjs sees a few 1e-16 after 1,200 steps.
 const NATIVE_BROWSER_TOLERANCE = 1e-9;
@@ -26,7 +26,7 @@ const INTERVENTION_TOLERANCE = 1e-12;
 // The acceptance bounds of docs/feature-recovery-results.md, which the draft's figures also meet.
 const HELDOUT_BOUND = 1e-28;
 const SHIFT_BOUND = 1e-25;
-// The browser's definition of a long task; the issue asks for none during training.
+// The browser's definition of a long task; training runs in the worker (docs/conventions.md, "Widgets"), so none during training.
 const LONG_TASK_MS = 50;
 // Steps per progress message (widgets/headlab-feature-recovery.ts, CHUNK_STEPS).
 const CHUNK = 20;

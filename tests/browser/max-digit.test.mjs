@@ -18,7 +18,7 @@ const shipped = JSON.parse(fs.readFileSync(path.join(DATA, 'max-digit-seed0-anal
 const shippedUnit = JSON.parse(fs.readFileSync(path.join(DATA, 'max-digit-seed0-unit-norm-analysis.json'), 'utf8'));
 const weights = JSON.parse(fs.readFileSync(path.join(DATA, 'max-digit-seed0.json'), 'utf8'));
 
-// The issue's bound between the page (WASM) and the native analysis. The weights are the same
+// The bound between the page (WASM) and the native analysis (docs/model-pattern.md, "Tests a model brings"). The weights are the same
 // bits; sums over 64 coordinates and 111,110 lists run in other orders (Eigen SSE2 natively,
 // scalar in WASM) and exp differs in the last bit between glibc and musl: ~1e-15 relative.
 const NATIVE_TOLERANCE = 1e-9;

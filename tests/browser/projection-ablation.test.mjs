@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { screenshot, startSession } from './helpers.mjs';
-import { ARTICLE, changes, close, frames, recordChanges, rendered } from './widget-fixtures.mjs';
+import { changes, close, frames, openArticle } from './widget-fixtures.mjs';
 
 // Entries are 2 × 2 products of 0/±1/2/−3 and one softmax of two scores: exact up
 // to a few ulps, plus last-bit differences of exp between libms. 1e-12 is far above both.
@@ -37,13 +37,7 @@ function byLabel(rows) {
   return { query, dots, weights, v1, v2, reading };
 }
 
-async function open(colorScheme) {
-  const page = await session.newPage({ colorScheme });
-  await page.goto(`${session.url}${ARTICLE}`);
-  await rendered(page, TAG);
-  await recordChanges(page);
-  return page;
-}
+const open = (colorScheme) => openArticle(session, TAG, colorScheme);
 
 for (const colorScheme of ['light', 'dark']) {
   test(`projection ablation: the draft's three edits by mouse (${colorScheme})`, async () => {

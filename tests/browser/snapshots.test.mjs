@@ -17,7 +17,7 @@ import { root, screenshot, startSession } from './helpers.mjs';
 
 const site = path.join(root, 'build/site');
 const ARTICLES = fs.readdirSync(path.join(site, 'articles')).filter((f) => f.endsWith('.html')).sort().map((f) => `articles/${f}`);
-/** Budget of the issue: a layout shift score a reader does not notice (web.dev calls ≤ 0.1 "good"). */
+/** Budget of docs/embedding.md ("No layout shift"): a layout shift score a reader does not notice (web.dev calls ≤ 0.1 "good"). */
 const CLS_BUDGET = 0.01;
 
 /** headlab-* elements whose snapshot is a declarative shadow root (the quiz's light DOM is its own fallback). */

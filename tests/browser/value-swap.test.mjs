@@ -119,6 +119,35 @@ test('value swap: author data as attributes and as JSON content; labels stay tex
     close(assert, r.reading, expectedReading([0.5, 0.25, 0.25], [[1, 0, 2], [0, 4, 0], [8, 0, 0]], 0, 0), TOL, 'JSON data reading');
     close(assert, r.swapped, expectedReading([0.5, 0.25, 0.25], [[1, 0, 2], [0, 4, 0], [8, 0, 0]], 0, 1), TOL, 'JSON data swapped');
     assert.deepEqual(r.labels, ['a', 'b', 'c']);
+
+    // One parse of the data per change of it and two core calls (plus the swap) per change of
+    // anything, however often render(), state, the summary and the SVG export read them.
+    const counts = await page.evaluate(() => {
+      const w = document.querySelector('#json');
+      const core = w.core;
+      const parse = JSON.parse;
+      let calls = 0, parses = 0;
+      const counted = (name) => (...args) => { calls++; return core[name](...args); };
+      w.core = Object.assign(Object.create(core), { attention: counted('attention'), swapProjectionCoordinates: counted('swapProjectionCoordinates') });
+      JSON.parse = (...args) => { parses++; return parse(...args); };
+      try {
+        w.columnB = 3;
+        w.renderNow();
+        for (let i = 0; i < 3; i++) { void w.state; w.exportSvg(); }
+        const column = { calls, parses };
+        w.querySelector('script').textContent = '{"weights": [0.5, 0.25, 0.25], "values": [[1, 0, 2], [0, 4, 0], [8, 0, 1]]}';
+        w.columnA = 2;
+        w.renderNow();
+        for (let i = 0; i < 3; i++) { void w.state; w.exportSvg(); }
+        return { column, data: { calls: calls - column.calls, parses: parses - column.parses }, reading: w.state.swapped_reading };
+      } finally {
+        JSON.parse = parse;
+        w.core = core;
+      }
+    });
+    assert.deepEqual(counts.column, { calls: 3, parses: 0 }, 'a column change: two attention calls and one swap, no parse');
+    assert.deepEqual(counts.data, { calls: 3, parses: 1 }, 'new JSON content: one parse');
+    close(assert, counts.reading, expectedReading([0.5, 0.25, 0.25], [[1, 0, 2], [0, 4, 0], [8, 0, 1]], 1, 2), TOL, 'reading of the new content');
     await screenshot(page.locator('#attrs'), 'value-swap-author-data');
     assert.deepEqual(page.problems, []);
   } finally {

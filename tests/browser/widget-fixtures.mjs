@@ -44,6 +44,15 @@ export async function frames(page, n = 2) {
   }), n);
 }
 
+/** A new page of `session` at the first article (colour scheme `colorScheme`), `tag` rendered and its `change` events recorded. */
+export async function openArticle(session, tag, colorScheme = 'light') {
+  const page = await session.newPage({ colorScheme });
+  await page.goto(`${session.url}${ARTICLE}`);
+  await rendered(page, tag);
+  await recordChanges(page);
+  return page;
+}
+
 /** Records every `change` event reaching document (detail kept) in window.__changes. */
 export async function recordChanges(page) {
   await page.evaluate(() => {

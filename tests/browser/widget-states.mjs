@@ -26,6 +26,7 @@ export const WIDGET_STATES = {
   'headlab-max-digit-mechanism': { a: {}, b: { digits: '9 0 9' } },
   'headlab-score-ramps': { a: {}, b: { maximum: '6', 'runner-up': '2' } },
   'headlab-seed-grid': { a: {}, b: { from: '2', to: '4' } },
+  'headlab-transformer-training': { a: {}, b: { seed: '3', steps: '200' } },
 };
 
 /** Hostile values tried on every observed attribute of every element (bad-input sweep). */

@@ -37,3 +37,12 @@ add_test(NAME cli.model.max_digit_round_trip
                  sh $<TARGET_FILE:headlab> ${CMAKE_SOURCE_DIR}/site/pages/data/max-digit-seed0.json ${_md})
 set_tests_properties(cli.model.max_digit_round_trip PROPERTIES
   PASS_REGULAR_EXPRESSION "wrote the max-digit model.*\"normalization\":\"none\".*\"token_names\":\\[\"BOS\",\"3\",\"7\",\"1\",\"PAD\".*\"token\":7,.*\"circuits\":\\{\"qk\":")
+# model run --ablate: the prompt's logits with heads ablated (what the ablation widget shows).
+headlab_model_case(ablate_bad_head "--ablate: \"1x\" is not a layer.head pair.*exit=2"
+                   run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --ablate "1x")
+headlab_model_case(ablate_outside "head 5.0 is not in the model.*exit=1"
+                   run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --ablate "5.0")
+headlab_model_case(ablation_without_ablate "--ablation applies only with --ablate.*exit=2"
+                   run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --ablation zero)
+headlab_model_case(ablate_ok "\"tokens\":\\[1,2,3\\],\"logits\":\\[\\[.*exit=0"
+                   run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2 3" --ablate "0.1 1.0" --ablation mean --sequences 4)

@@ -19,15 +19,8 @@ using namespace headlab::transformer;
 namespace {
 
 TransformerWeights random_model(Normalization norm, bool positional, int layers, std::uint64_t seed) {
-  TransformerConfig c;
-  c.n_layers = layers;
-  c.n_heads = 3;
-  c.d_model = 8;
-  c.d_head = 4;
-  c.n_ctx = 8;
-  c.d_vocab = 10;
-  c.normalization = norm;
-  c.positional_embedding = positional;
+  const TransformerConfig c = transformer_config(
+      {layers, /*n_heads*/ 3, /*d_model*/ 8, /*d_head*/ 4, /*n_ctx*/ 8, /*d_vocab*/ 10}, norm, positional);
   TransformerWeights w = zero_weights(c);
   Random rng(seed);
   for (auto& p : named_parameters(w)) {
@@ -110,6 +103,47 @@ TEST_CASE("head ablation: a silent head changes nothing, mean ablation over one 
   CHECK((mean_one.array() - clean).abs().maxCoeff() == 0.0);
   CHECK_THROWS_WITH(head_ablation_loss(w, {batch[0], {{1, 2, 3, 4}, 0}}, Ablation::mean),
                     Catch::Contains("sequences of one length"));
+}
+
+TEST_CASE("ablated forward: mean ablation reproduces head_ablation_loss per head, and a prefix sees the same means",
+          "[transformer_analysis]") {
+  auto w = random_model(Normalization::layer_norm, true, 2, 7);
+  const int sequences = 5;
+  const std::uint64_t seed = 3;
+  Random rng = Random(seed).stream(kEvaluationStream);
+  const auto batch = repeated_batch(w.config, rng, sequences);
+  double clean = 0;
+  for (const Ablation mode : {Ablation::zero, Ablation::mean}) {
+    const Matrix expected = head_ablation_loss(w, batch, mode, &clean);
+    for (int l = 0; l < w.config.n_layers; ++l) {
+      for (int h = 0; h < w.config.n_heads; ++h) {
+        double total = 0.0, count = 0.0;
+        for (const auto& s : batch) {
+          const auto a = ablated_forward(w, s.tokens, {{l, h}}, mode, sequences, seed);
+          for (std::size_t p = s.loss_from; p + 1 < s.tokens.size(); ++p) {
+            const auto row = a.logits.row(static_cast<Eigen::Index>(p));
+            const double top = row.maxCoeff();
+            total += std::log((row.array() - top).exp().sum()) - (row(s.tokens[p + 1]) - top);
+            count += 1.0;
+          }
+        }
+        CHECK_THAT(total / count, Catch::Matchers::WithinAbs(expected(l, h), headlab::test::kReorderedSumAbsolute));
+      }
+    }
+  }
+  // No head: the plain forward pass. A prefix of a prompt: the first rows of the full prompt's logits
+  // (the mean of each head's output at p depends only on positions ≤ p).
+  const std::vector<int> prompt = {1, 2, 3, 4, 1, 2, 3, 4};
+  const std::vector<int> prefix(prompt.begin(), prompt.begin() + 5);
+  CHECK((ablated_forward(w, prompt, {}, Ablation::mean, sequences, seed).logits - transformer_forward(w, prompt).logits)
+            .cwiseAbs().maxCoeff() == 0.0);
+  const auto full = ablated_forward(w, prompt, {{0, 1}, {1, 2}}, Ablation::mean, sequences, seed);
+  const auto part = ablated_forward(w, prefix, {{0, 1}, {1, 2}}, Ablation::mean, sequences, seed);
+  CHECK((full.logits.topRows(5) - part.logits).cwiseAbs().maxCoeff() <= headlab::test::kReorderedSumAbsolute);
+  CHECK((full.logits - transformer_forward(w, prompt).logits).cwiseAbs().maxCoeff() > 1e-3);
+  CHECK_THROWS_WITH(ablated_forward(w, prompt, {{2, 0}}, Ablation::zero, 1, 0), Catch::Contains("head 2.0 is not in the model"));
+  CHECK_THROWS_WITH(ablated_forward(w, prompt, {{1, 1}, {1, 1}}, Ablation::zero, 1, 0), Catch::Contains("named twice"));
+  CHECK_THROWS_WITH(ablated_forward(w, prompt, {{1, 1}}, Ablation::mean, 0, 0), Catch::Contains("sequences must be in [1, 10000]"));
 }
 
 TEST_CASE("activation patching: positions before the first difference change nothing, and in one layer without "

@@ -1,11 +1,8 @@
 #include "core/transformer.hpp"
 
 #include "core/check.hpp"
-#include "core/max_digit.hpp"
-#include "core/max_digit_training.hpp"
 #include "core/random.hpp"
 #include "core/tolerances.hpp"
-#include "core/transformer_max_digit.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -19,16 +16,8 @@ using namespace headlab::transformer;
 namespace {
 
 TransformerConfig small_config(Normalization norm, bool positional) {
-  TransformerConfig c;
-  c.n_layers = 2;
-  c.n_heads = 2;
-  c.d_model = 6;
-  c.d_head = 3;
-  c.n_ctx = 5;
-  c.d_vocab = 7;
-  c.normalization = norm;
-  c.positional_embedding = positional;
-  return c;
+  return transformer_config({/*n_layers*/ 2, /*n_heads*/ 2, /*d_model*/ 6, /*d_head*/ 3, /*n_ctx*/ 5, /*d_vocab*/ 7},
+                            norm, positional);
 }
 
 // Every parameter ~ N(0, scale²); LayerNorm weights around one so the layer is not degenerate.
@@ -157,38 +146,6 @@ TEST_CASE("transformer backward matches five-point finite differences for every 
       }
       CHECK(checked == parameter_count(w.config));
     }
-  }
-}
-
-TEST_CASE("the max-digit model through the transformer forward gives the per-token-table logits", "[transformer]") {
-  // Initial weights at two scales and weights after 300 steps of the article's recipe
-  // (logits of order ten, as in the shipped model).
-  headlab::max_digit::MaxDigitTrainingSettings s;
-  s.seed = 7;
-  std::vector<headlab::max_digit::MaxDigitWeights> models;
-  for (double init_scale : {0.1, 1.0}) {
-    s.init_scale = init_scale;
-    models.push_back(headlab::max_digit::initial_weights(s));
-  }
-  s.init_scale = 0.1;
-  s.steps = 300;
-  models.push_back(headlab::max_digit::train_max_digit(s));
-  for (const auto& m : models) {
-    const auto w = from_max_digit(m);
-    Random rng(3);
-    double worst = 0, largest = 0;
-    for (int example = 0; example < 200; ++example) {
-      const auto digits = headlab::max_digit::sample_list(rng);
-      const auto prompt = headlab::max_digit::prompt_tokens(digits);
-      const auto a = transformer_forward(w, std::vector<int>(prompt.begin(), prompt.end()));
-      const auto expected = headlab::max_digit::forward_logits(m, digits);
-      for (int j = 0; j < headlab::max_digit::kVocab; ++j) {
-        worst = std::max(worst, std::abs(a.logits(headlab::max_digit::kAnsPosition, j) - expected[j]));
-        largest = std::max(largest, std::abs(expected[j]));
-      }
-    }
-    INFO("largest |logit| " << largest << ", worst difference " << worst);
-    CHECK(worst <= headlab::test::kSameModelLogitBound);
   }
 }
 

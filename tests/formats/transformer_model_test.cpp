@@ -15,15 +15,8 @@ using namespace headlab::transformer;
 namespace {
 
 TransformerConfig config_ln() {
-  TransformerConfig c;
-  c.n_layers = 2;
-  c.n_heads = 3;
-  c.d_model = 4;
-  c.d_head = 2;
-  c.n_ctx = 5;
-  c.d_vocab = 6;
-  c.normalization = Normalization::layer_norm;
-  return c;
+  return transformer_config({/*n_layers*/ 2, /*n_heads*/ 3, /*d_model*/ 4, /*d_head*/ 2, /*n_ctx*/ 5, /*d_vocab*/ 6},
+                            Normalization::layer_norm);
 }
 
 TransformerWeights random_model(const TransformerConfig& c, std::uint64_t seed) {

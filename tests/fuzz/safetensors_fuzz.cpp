@@ -28,14 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (auto d : t.shape) count *= static_cast<std::size_t>(d);
     if (count != t.values.size()) std::abort();
   }
-  headlab::transformer::TransformerConfig c;
-  c.n_layers = 2;
-  c.n_heads = 2;
-  c.d_model = 4;
-  c.d_head = 2;
-  c.n_ctx = 3;
-  c.d_vocab = 5;
-  c.normalization = headlab::transformer::Normalization::layer_norm;
+  // The model the seed corpus was written for: 2 layers, 2 heads, d_model 4, d_head 2, 3 positions, 5 tokens.
+  const auto c = headlab::transformer::transformer_config({2, 2, 4, 2, 3, 5}, headlab::transformer::Normalization::layer_norm);
   try {
     const auto w = headlab::formats::transformer_weights_from_safetensors(c, file);
     if (!w.W_E.allFinite() || w.layers.size() != 2) std::abort();

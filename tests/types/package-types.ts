@@ -20,6 +20,7 @@ import type { HeadlabValue } from '../../widgets/headlab-value.js';
 import type { HeadlabMaxDigitMechanism } from '../../widgets/headlab-max-digit-mechanism.js';
 import type { HeadlabScoreRamps } from '../../widgets/headlab-score-ramps.js';
 import type { HeadlabSeedGrid } from '../../widgets/headlab-seed-grid.js';
+import type { HeadlabTransformerTraining } from '../../widgets/headlab-transformer-training.js';
 import type { HeadlabQueryKeyCanvas } from '../../widgets/headlab-query-key-canvas.js';
 import type { HeadlabTrainingReplay } from '../../widgets/headlab-training-replay.js';
 import type * as Elements from '../../widgets/elements.js';
@@ -48,6 +49,7 @@ export type Checks = [
   Assignable<HeadlabMaxDigitMechanism, Package.HeadlabMaxDigitMechanism>,
   Assignable<HeadlabScoreRamps, Package.HeadlabScoreRamps>,
   Assignable<HeadlabSeedGrid, Package.HeadlabSeedGrid>,
+  Assignable<HeadlabTransformerTraining, Package.HeadlabTransformerTraining>,
   Assignable<HeadlabQueryKeyCanvas, Package.HeadlabQueryKeyCanvas>,
   Assignable<HeadlabTrainingReplay, Package.HeadlabTrainingReplay>,
   Assignable<HeadlabQueryKeyCanvas['state'], Package.QueryKeyCanvasState>,

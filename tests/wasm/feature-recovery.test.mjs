@@ -13,7 +13,7 @@ import { validate } from './json-schema.mjs';
 
 // Native (glibc exp, SSE2 Eigen kernels in evaluation) and WASM (musl exp, scalar kernels) differ in
 // the last bits of early losses; training contracts onto the unique solution, so after 1,200 steps
-// the bound of 1e-12 holds with orders of margin (observed: a few 1e-16).
+// the bound of 1e-12 holds with orders of margin (observed: a few 1e-16).
 const NATIVE_WASM_TOLERANCE = 1e-12;
 
 const schema = JSON.parse(fs.readFileSync(path.join(root, 'docs/feature-recovery-results.schema.json'), 'utf8'));

@@ -15,7 +15,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'headlab-max-digit-'));
 // if the code changed; 1e-12 leaves room for a printed-and-parsed round trip (exact with 17 digits).
 const REGENERATION_TOLERANCE = 1e-12;
 // Native and WASM share every arithmetic path of training (no libm call reaches the weights),
-// so they agree bit for bit here; the issue allows 1e-6 for libm or vector-order differences.
+// so they agree bit for bit here; docs/conventions.md ("Numbers are the product") allows a named tolerance, here 1e-6, for libm or vector-order differences.
 const NATIVE_WASM_WEIGHTS_TOLERANCE = 1e-6;
 // Analysis figures computed natively (SSE2 Eigen, glibc) and in WASM (scalar Eigen, musl):
 // eigenvectors of a 64 × 64 covariance agree to ~1e-12; 1e-9 leaves margin without hiding a real change.

@@ -22,20 +22,13 @@ val triple_to_js(const std::array<double, 3>& v) {
 }
 
 FeatureRecoverySettings settings_from_js(const val& s) {
-  FeatureRecoverySettings out;
-  ObjectReader in(s, "settings");
-  in.seed("seed", out.seed);
-  in.integer("steps", out.steps);
-  in.integer("batch_size", out.batch_size);
-  in.number("learning_rate", out.learning_rate);
-  in.integer("eval_size", out.eval_size);
-  in.number("request_scale", out.request_scale);
-  in.number("shift", out.shift);
-  in.boolean("learned_keys", out.learned_keys);
-  if (in.has("fixed_keys")) out.fixed_keys = matrix_from_js(in.get("fixed_keys"), "fixed_keys");
-  in.finish();
-  out.validate();
-  return out;
+  return trainer_settings_from_js<FeatureRecoverySettings>(s, [](ObjectReader& in, FeatureRecoverySettings& out) {
+    in.integer("eval_size", out.eval_size);
+    in.number("request_scale", out.request_scale);
+    in.number("shift", out.shift);
+    in.boolean("learned_keys", out.learned_keys);
+    if (in.has("fixed_keys")) out.fixed_keys = matrix_from_js(in.get("fixed_keys"), "fixed_keys");
+  });
 }
 
 val settings_to_js(const FeatureRecoverySettings& s) {

@@ -164,6 +164,24 @@ class ObjectReader {
   std::vector<const char*> read_;  // the keys asked for (a handful: a linear search is enough)
 };
 
+// A trainer's settings object { seed, steps, batch_size, learning_rate, <the model's own> } →
+// its core settings: the fields every trainer shares, under their one set of names
+// (docs/model-pattern.md, "Settings: one vocabulary"), then read_own(in, out) for the model's
+// own fields; unknown keys are refused and the ranges left to Settings::validate().
+template <class Settings, class ReadOwn>
+Settings trainer_settings_from_js(const val& settings, ReadOwn&& read_own) {
+  Settings out;
+  ObjectReader in(settings, "settings");
+  in.seed("seed", out.seed);
+  in.integer("steps", out.steps);
+  in.integer("batch_size", out.batch_size);
+  in.number("learning_rate", out.learning_rate);
+  read_own(in, out);
+  in.finish();
+  out.validate();
+  return out;
+}
+
 // A core TrainingProgress as the JS progress object { steps_taken, steps_total, loss, done }.
 template <class Progress>
 val progress_to_js(const Progress& p) {

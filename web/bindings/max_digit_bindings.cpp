@@ -71,18 +71,11 @@ std::vector<int> digits_from_js(const val& v) {
 }
 
 md::MaxDigitTrainingSettings settings_from_js(const val& s) {
-  md::MaxDigitTrainingSettings out;
-  ObjectReader in(s, "settings");
-  in.seed("seed", out.seed);
-  in.integer("steps", out.steps);
-  in.integer("batch_size", out.batch_size);
-  in.number("learning_rate", out.learning_rate);
-  in.number("weight_decay", out.weight_decay);
-  in.number("init_scale", out.init_scale);
-  in.boolean("unit_norm_unembedding", out.unit_norm_unembedding);
-  in.finish();
-  out.validate();
-  return out;
+  return trainer_settings_from_js<md::MaxDigitTrainingSettings>(s, [](ObjectReader& in, md::MaxDigitTrainingSettings& out) {
+    in.number("weight_decay", out.weight_decay);
+    in.number("init_scale", out.init_scale);
+    in.boolean("unit_norm_unembedding", out.unit_norm_unembedding);
+  });
 }
 
 val doubles(const double* begin, std::size_t n) { return vector_to_js(std::vector<double>(begin, begin + n)); }
@@ -104,7 +97,7 @@ val report_js(const md::AccuracyReport& r) {
   out.set("accuracy", r.accuracy);
   out.set("correct", static_cast<double>(r.correct));
   out.set("total", static_cast<double>(r.total));
-  out.set("accuracy_by_max", plain_array(r.by_max.data(), 10));
+  out.set("accuracy_by_max", plain_array(r.by_max.data(), r.by_max.size()));
   return out;
 }
 

@@ -190,3 +190,23 @@ rect, line, path { transition: all 120ms ease-out; }
 export function baseSheet(): CSSStyleSheet {
   return sheet(BASE_CSS);
 }
+
+/**
+ * CSS for a wide table that becomes one block per row in a narrow widget: below `maxWidth` of
+ * the widget's body (a container query), the header row is hidden from sight but still read,
+ * every cell is a line of its own, and a cell's `data-label` is written before its value.
+ * `extra` adds rules inside the same query (a label for row headers, a cell's own layout).
+ */
+export function stackedTableCss(table: string, maxWidth: string, extra = ''): string {
+  return /* css */ `
+    .body { container-type: inline-size; }
+    @container (max-width: ${maxWidth}) {
+      ${table} thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+      ${table}, ${table} tbody, ${table} tr, ${table} th, ${table} td, ${table} caption { display: block; text-align: left; }
+      ${table} tr { border-bottom: 1px solid var(--hl-rule); padding: 0.3rem 0; }
+      ${table} th, ${table} td { border: 0; padding: 0.05rem 0.2rem; }
+      ${table} td[data-label]::before { content: attr(data-label) ": "; color: var(--hl-muted); }
+      ${extra}
+    }
+  `;
+}

@@ -13,7 +13,7 @@ export type Shape = ShapeBody & { data?: Readonly<Record<string, string>> };
 type ShapeBody =
   | { kind: 'rect'; x: number; y: number; w: number; h: number; fill: string; stroke?: string }
   | { kind: 'line'; x1: number; y1: number; x2: number; y2: number; stroke: string; width?: number; dash?: number[] }
-  | { kind: 'polyline'; points: ReadonlyArray<readonly [number, number]>; stroke: string; width?: number }
+  | { kind: 'polyline'; points: ReadonlyArray<readonly [number, number]>; stroke: string; width?: number; dash?: number[] }
   | {
     kind: 'text'; x: number; y: number; text: string; fill: string; size?: number;
     anchor?: Anchor; weight?: 'normal' | 'bold'; rotate?: number;
@@ -45,8 +45,14 @@ const DEFAULT_TEXT_SIZE = 12;
  * edits the drawn nodes; any other change to the svg's children is detected and answered with a
  * fresh draw. Scenes with colour ramps are always drawn fresh. `size: false` leaves the svg without
  * width and height (it then scales with its box through the viewBox).
+ *
+ * `kept: true` (with reuse) is the caller's promise that this scene object never changes after it
+ * is drawn (a widget that keeps its scenes, e.g. one per replay snapshot): the node specs are
+ * computed once and kept with the scene, and drawing it again into the svg it was last drawn
+ * into does nothing, so a scrub over kept scenes allocates almost nothing per frame.
  */
-export function drawSceneInto(svg: SVGSVGElement, scene: Scene, { reuse = false, size = true }: { reuse?: boolean; size?: boolean } = {}): void {
+export function drawSceneInto(svg: SVGSVGElement, scene: Scene,
+  { reuse = false, size = true, kept = false }: { reuse?: boolean; size?: boolean; kept?: boolean } = {}): void {
   setChanged(svg, 'viewBox', `0 0 ${scene.width} ${scene.height}`);
   if (size) {
     setChanged(svg, 'width', String(scene.width));
@@ -66,20 +72,23 @@ export function drawSceneInto(svg: SVGSVGElement, scene: Scene, { reuse = false,
   }
   let d = drawn.get(svg);
   if (!d || svg.firstChild !== d.defs || svg.childNodes.length !== d.nodes.length + 1 || d.defs.firstChild !== null) {
-    d = { defs: svgEl('defs'), nodes: [], specs: [] };
+    d = { defs: svgEl('defs'), nodes: [], specs: [], scene: null };
     svg.replaceChildren(d.defs);
     drawn.set(svg, d);
   }
+  if (kept && d.scene === scene) return;
+  const keptSpecs = kept ? keptSpecsOf(scene) : null;
   // A greedy diff of the shape list against the previous draw: a shape that matches the next
   // unused node (same tag and attribute names) patches it; one that matches a node a few places
   // on drops the nodes in between (shapes that disappeared, e.g. a mark beside a heat cell);
   // otherwise a node is created in place. Node order stays the shape order (the z-order).
   const old = d.nodes, oldSpecs = d.specs;
-  const nodes: SVGElement[] = [], specs: NodeSpec[] = [];
+  const nodes: SVGElement[] = [], specs: NodeSpec[] = keptSpecs ?? [];
   let o = 0;
   const matches = (a: NodeSpec | undefined, b: NodeSpec) => a !== undefined && a.tag === b.tag && a.names === b.names;
-  for (const shape of scene.shapes) {
-    const spec = specOf(shape);
+  for (let n = 0; n < scene.shapes.length; n++) {
+    const shape = scene.shapes[n];
+    const spec = keptSpecs ? keptSpecs[n] : specOf(shape);
     let j = o;
     while (j < old.length && j < o + LOOKAHEAD && !matches(oldSpecs[j], spec)) j++;
     if (j < old.length && matches(oldSpecs[j], spec)) {
@@ -101,11 +110,12 @@ export function drawSceneInto(svg: SVGSVGElement, scene: Scene, { reuse = false,
       svg.insertBefore(node, o < old.length ? old[o] : null);
       nodes.push(node);
     }
-    specs.push(spec);
+    if (!keptSpecs) specs.push(spec);
   }
   for (let k = o; k < old.length; k++) old[k].remove();
   d.nodes = nodes;
   d.specs = specs;
+  d.scene = kept ? scene : null;
 }
 
 /** How far ahead the diff looks for a matching node before it creates one. */
@@ -114,7 +124,18 @@ const LOOKAHEAD = 8;
 /** A node as drawn: tag, attribute names (joined, for a quick match, and listed) and values as text. */
 interface NodeSpec { tag: 'rect' | 'line' | 'polyline' | 'text'; names: string; list: string[]; values: string[]; runs?: string }
 /** What drawSceneInto(…, { reuse: true }) last drew into an on-page svg. */
-const drawn = new WeakMap<SVGSVGElement, { defs: SVGDefsElement; nodes: SVGElement[]; specs: NodeSpec[] }>();
+const drawn = new WeakMap<SVGSVGElement, { defs: SVGDefsElement; nodes: SVGElement[]; specs: NodeSpec[]; scene: Scene | null }>();
+/** The node specs of scenes drawn with `kept: true` (scenes that never change once drawn). */
+const specsOfKeptScenes = new WeakMap<Scene, NodeSpec[]>();
+
+function keptSpecsOf(scene: Scene): NodeSpec[] {
+  let specs = specsOfKeptScenes.get(scene);
+  if (!specs) {
+    specs = scene.shapes.map(specOf);
+    specsOfKeptScenes.set(scene, specs);
+  }
+  return specs;
+}
 
 function setChanged(node: Element, name: string, value: string): void {
   if (node.getAttribute(name) !== value) node.setAttribute(name, value);
@@ -137,6 +158,7 @@ function shapeAttributes(s: Shape): Record<string, string | number> {
       a = {
         points: s.points.map(([x, y]) => `${round(x)},${round(y)}`).join(' '), fill: 'none', stroke: s.stroke,
         'stroke-width': s.width ?? 1.5, 'stroke-linejoin': 'round',
+        ...(s.dash ? { 'stroke-dasharray': s.dash.join(' ') } : {}),
       };
       break;
     case 'text':
@@ -235,8 +257,10 @@ export function drawSceneOnCanvas(ctx: CanvasRenderingContext2D, scene: Scene, s
         ctx.strokeStyle = s.stroke;
         ctx.lineWidth = s.width ?? 1.5;
         ctx.lineJoin = 'round';
+        ctx.setLineDash(s.dash ?? []);
         s.points.forEach(([x, y], i) => (i === 0 ? ctx.moveTo(x, y) : ctx.lineTo(x, y)));
         ctx.stroke();
+        ctx.setLineDash([]);
         break;
       case 'text':
         drawCanvasText(ctx, s);

@@ -1,0 +1,116 @@
+// The bring-your-own-model documents: the TypeScript shapes of the JSON written by
+// formats/transformer_model.hpp (the config) and formats/transformer_json.hpp (`headlab model
+// inspect / run / analyze`; the WASM module returns the same text, parsed by web/transformer.js).
+// Fields in words: docs/own-model.md. Sizes: L = n_layers, H = n_heads, T = prompt length
+// (1 … n_ctx), V = d_vocab. Matrices are arrays of rows; per-head arrays are indexed [layer][head].
+// Logits are in nats (natural-log units of the softmax); losses are mean cross-entropy in nats.
+
+/** model.json: the config beside a model.safetensors file (docs/own-model.md, "Export from TransformerLens"). */
+export interface TransformerConfigFile {
+  /** Attention layers, integer in [1, 4]. */
+  n_layers: number;
+  /** Heads per layer, integer in [1, 64]. */
+  n_heads: number;
+  /** Residual stream width, integer in [1, 4096]. */
+  d_model: number;
+  /** Query/key/value width per head, integer in [1, 1024]. */
+  d_head: number;
+  /** Longest prompt (positions), integer in [1, 4096]. */
+  n_ctx: number;
+  /** Vocabulary size, integer in [1, 65536]. */
+  d_vocab: number;
+  /** TransformerLens normalization_type: "LN" (with weights), "LNPre" (weightless, after fold_ln) or "none". Default "none" when read; always written. */
+  normalization: 'LN' | 'LNPre' | 'none';
+  /** "standard": learned W_pos; "none": no positional embedding. Default "standard" when read; always written. */
+  positional_embedding: 'standard' | 'none';
+  /** LayerNorm ε (added to the variance), finite and > 0. Default 1e-5 when read; always written. */
+  eps: number;
+  /** Optional display names, exactly d_vocab strings of ≤ 64 bytes; prompts may then use them. */
+  token_names?: string[];
+}
+
+/** `headlab model inspect`: the config as read, the parameter count and the file's tensors. */
+export interface TransformerInspectionFile {
+  config: TransformerConfigFile;
+  /** Scalar parameters, biases and LayerNorm weights included (TransformerLens buffers not counted). */
+  parameters: number;
+  /** Every tensor of the safetensors file in header order (sorted by name), buffers included. */
+  tensors: { name: string; dtype: 'F32' | 'F64' | 'BOOL'; shape: number[] }[];
+  /** Always "ok": a model that fails a check is not loaded at all (the error names the check). */
+  checks: 'ok';
+}
+
+/** `headlab model run`: one forward pass over a prompt. */
+export interface TransformerRunFile {
+  /** The prompt as token ids, T of them. */
+  tokens: number[];
+  /** The prompt's token names (only when the config has token_names). */
+  token_names?: string[];
+  /** T × V logits (nats); row p predicts the token after position p. */
+  logits: number[][];
+  /** [L][H] T × T attention patterns: row i = query position i, entries sum to 1, zero above the diagonal (causal). */
+  patterns: number[][][][];
+}
+
+/** Direct logit attribution to the logit of `token` at `position`, final LayerNorm scale frozen (TransformerLens apply_ln_to_stack). */
+export interface TransformerLogitAttribution {
+  /** Contribution of W_E[token at position] (nats). */
+  embed: number;
+  /** Contribution of W_pos[position]; 0 without positional embedding. */
+  pos_embed: number;
+  /** L × H: each head's output at `position`. */
+  heads: number[][];
+  /** L values: each layer's b_O. */
+  attention_bias: number[];
+  /** ln_final.b · W_U[:, token] + b_U[token]. */
+  constant: number;
+  /** The model's logit; equals the sum of every term above up to rounding. */
+  logit: number;
+}
+
+/** `headlab model analyze`: every analysis of one prompt (fields in words: docs/own-model.md, "The command line"). */
+export interface TransformerAnalysisFile extends TransformerRunFile {
+  /** DLA position, in [0, T). */
+  position: number;
+  /** DLA token, in [0, V). */
+  token: number;
+  direct_logit_attribution: TransformerLogitAttribution;
+  /** Each head ablated in turn on `sequences` repeated random sequences (seed `seed`). */
+  ablation: {
+    mode: 'zero' | 'mean';
+    sequences: number;
+    seed: number;
+    /** Mean next-token loss (nats) on the repeated half without ablation. */
+    clean_loss: number;
+    /** L × H: the same loss with that head ablated. */
+    loss: number[][];
+  };
+  /** On the same kind of sequences: attention-mass scores in [0, 1] and the in-context loss (nats). */
+  induction: {
+    /** L × H mean attention from position p to p − 1 over the repeated half. */
+    previous_token: number[][];
+    /** L × H mean attention to the token after the previous occurrence of the current token. */
+    induction: number[][];
+    in_context_loss: number;
+  };
+  /** Only when a corrupted prompt was given. */
+  patching?: {
+    answer: number;
+    wrong: number;
+    /** The corrupted prompt as token ids (same length T as the clean one). */
+    corrupted: number[];
+    /** logit[answer] − logit[wrong] at the last position (nats), clean and corrupted runs. */
+    clean_logit_difference: number;
+    corrupted_logit_difference: number;
+    /** [L][H] T values: (LD_patched − LD_corrupted) / (LD_clean − LD_corrupted) when head (l, h)'s output at position p
+     *  is replaced by its corrupted value: 1 = the patch changed nothing, 0 = moved all the way to the corrupted run. */
+    normalised: number[][][];
+  };
+  /** Only when asked for (d_vocab ≤ 512): direct-path token-space circuits of every head. */
+  circuits?: {
+    /** [L][H] V × V: query token × key token, W_E W_Q^h (W_E W_K^h)ᵀ, unscaled. */
+    qk: number[][][][];
+    /** [L][H] V × V: attended token × output logit, W_E W_V^h W_O^h W_U. */
+    ov: number[][][][];
+  };
+}

@@ -1,0 +1,459 @@
+// <headlab-transformer-training model="induction" seed="0" steps="2500">: trains the induction task's
+// default attention-only transformer (core/transformer_training.hpp: 2 layers × 4 heads, d_model 32,
+// n_ctx 24, d_vocab 32) in a Web Worker (worker task "transformer-train") while the reader watches:
+//   - "Loss": the training loss of the last step of each chunk and the in-context loss (mean next-token
+//     loss on the repeated half of 16 repeated random sequences), in nats, against the step, with
+//     ln d_vocab (a uniform guess) as a dashed line;
+//   - "Head scores": each head's previous-token score (attention from p to p − 1) and induction score
+//     (attention to the token after the previous occurrence of the current token), both attention
+//     masses in [0, 1], one line per head (colour = head, dashes = layer), with 0.4 marked;
+//   - the phase change: the first step at which the best head's induction score passes 0.4, as a
+//     vertical line on both charts and in the text. The scores come every 50 steps on 16 sequences from
+//     the run's seed — exactly what `headlab model train` checks, so the step is the CLI's.
+// When the run ends (or is stopped) the trained weights (model.json text + safetensors bytes) are handed
+// to the page's <headlab-transformer-model id="…"> named by `model`, through its useModel(), so every
+// figure reading that element shows the model just trained.
+//
+// Attributes (mirrored by properties): model (id of the source element; none: the run is only plotted),
+// seed (default 0, integer in [0, 2³¹ − 1]), steps (default 2500, integer in [50, 20000]).
+// Events: `change` (bubbling) with TransformerTrainingState when a setting changes or a run ends.
+// Bound values (<headlab-value source="<this id>">): phase_change_step, steps_taken, loss_start/end
+// (in-context loss, nats), induction.best (attention mass); undefined until a run has produced them.
+import { WorkerJobs } from '../web/worker-client.js';
+import type { TransformerTrainTaskProgress, TransformerTrainTaskResult } from '../web/headlab-core.js';
+import { HeadlabElement, WidgetInputError, el, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
+import { formatCount, formatNumber, formatPercent, type BoundValue } from './chart/format.js';
+import { niceTicks } from './chart/loss-curve.js';
+import { resolveColours, rgbText, type ResolvedColours } from './chart/palette.js';
+import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
+import { svgEl } from './chart/svg.js';
+
+export type TransformerTrainingStatus = 'idle' | 'training' | 'done' | 'stopped' | 'failed';
+
+export interface TransformerTrainingState {
+  status: TransformerTrainingStatus;
+  seed: number;
+  steps: number;
+  steps_taken: number;
+  /** First step with the best induction score above 0.4, or null (not yet / never). */
+  phase_change_step: number | null;
+}
+
+/** One point of the trace: what a progress message of the worker carries. */
+export interface TrainingTracePoint {
+  step: number;
+  /** Loss of the last step taken (nats); NaN at step 0. */
+  loss: number;
+  in_context_loss: number;
+  /** L × H attention masses. */
+  previous_token: number[][];
+  induction: number[][];
+}
+
+/** What the source element offers the training widget (widgets/headlab-transformer-model.ts). */
+export interface TrainedModelSink extends Element {
+  useModel(model: { config: string; safetensors: Uint8Array; label: string }): unknown;
+}
+
+/** The induction score the phase change is said to pass (the CLI's threshold). */
+export const PHASE_CHANGE_SCORE = 0.4;
+/** Steps per progress message: the CLI's score interval, so the phase-change step is the CLI's. */
+export const CHUNK_STEPS = 50;
+/** Head colours (Okabe–Ito); layers are told apart by dashes. */
+const HEAD_COLOURS = ['#e69f00', '#56b4e9', '#009e73', '#cc79a7', '#d55e00', '#0072b2', '#f0e442', '#999999'];
+const LAYER_DASHES: (number[] | undefined)[] = [[5, 3], undefined, [1.5, 2.5], [8, 3, 2, 3]];
+
+const MARGIN = { left: 56, right: 12, top: 26, bottom: 36 };
+
+/** The first trace step at which the largest induction score exceeds PHASE_CHANGE_SCORE, or null. */
+export function phaseChangeStep(trace: readonly TrainingTracePoint[]): number | null {
+  for (const p of trace) if (Math.max(...p.induction.flat()) > PHASE_CHANGE_SCORE) return p.step;
+  return null;
+}
+
+interface Series { label: string; colour: string; dash?: number[]; values: number[] }
+
+/** A line chart over steps [0, steps] as a Scene: y from 0 to yMax, optional dashed reference lines and the phase-change marker. */
+export function stepChartScene(o: {
+  title: string; yLabel: string; steps: number; xs: number[]; series: Series[]; yMax: number; width: number; height: number;
+  colours: ResolvedColours; references?: { y: number; label: string }[]; marker?: number | null;
+}): Scene {
+  const c = o.colours;
+  const fg = rgbText(c.fg), muted = rgbText(c.muted), rule = rgbText(c.rule);
+  const plotW = o.width - MARGIN.left - MARGIN.right, plotH = o.height - MARGIN.top - MARGIN.bottom;
+  const x = (s: number) => MARGIN.left + (s / Math.max(1, o.steps)) * plotW;
+  const y = (v: number) => MARGIN.top + (1 - Math.max(0, Math.min(o.yMax, v)) / o.yMax) * plotH;
+  const shapes: Shape[] = [{ kind: 'text', x: MARGIN.left, y: 11, text: o.title, fill: fg, size: 13, weight: 'bold' }];
+  for (const t of niceTicks(o.yMax, 4)) {
+    shapes.push({ kind: 'line', x1: MARGIN.left, y1: y(t), x2: MARGIN.left + plotW, y2: y(t), stroke: rule, width: 1 });
+    shapes.push({ kind: 'text', x: MARGIN.left - 5, y: y(t), text: formatNumber(t, 2), fill: muted, size: 11, anchor: 'end' });
+  }
+  for (const t of niceTicks(o.steps, o.width < 420 ? 3 : 5)) {
+    shapes.push({ kind: 'line', x1: x(t), y1: MARGIN.top + plotH, x2: x(t), y2: MARGIN.top + plotH + 4, stroke: muted, width: 1 });
+    shapes.push({ kind: 'text', x: x(t), y: MARGIN.top + plotH + 13, text: formatCount(t), fill: muted, size: 11, anchor: 'middle' });
+  }
+  shapes.push({ kind: 'line', x1: MARGIN.left, y1: MARGIN.top, x2: MARGIN.left, y2: MARGIN.top + plotH, stroke: muted, width: 1 });
+  shapes.push({ kind: 'line', x1: MARGIN.left, y1: MARGIN.top + plotH, x2: MARGIN.left + plotW, y2: MARGIN.top + plotH, stroke: muted, width: 1 });
+  shapes.push({ kind: 'text', x: MARGIN.left + plotW / 2, y: o.height - 7, text: 'training step', fill: muted, size: 11, anchor: 'middle' });
+  shapes.push({ kind: 'text', x: 10, y: MARGIN.top + plotH / 2, text: o.yLabel, fill: muted, size: 11, anchor: 'middle', rotate: -90 });
+  for (const r of o.references ?? []) {
+    shapes.push({ kind: 'line', x1: MARGIN.left, y1: y(r.y), x2: MARGIN.left + plotW, y2: y(r.y), stroke: muted, width: 1, dash: [4, 4] });
+    shapes.push({ kind: 'text', x: MARGIN.left + plotW - 2, y: y(r.y) - 7, text: r.label, fill: muted, size: 11, anchor: 'end' });
+  }
+  if (o.marker !== null && o.marker !== undefined) {
+    const mx = x(o.marker);
+    shapes.push({ kind: 'line', x1: mx, y1: MARGIN.top, x2: mx, y2: MARGIN.top + plotH, stroke: rgbText(c.focus), width: 1.5, dash: [2, 3] });
+    const right = mx > MARGIN.left + plotW * 0.6;
+    shapes.push({
+      kind: 'text', x: right ? mx - 4 : mx + 4, y: MARGIN.top + 8, text: `phase change: step ${formatCount(o.marker)}`,
+      fill: rgbText(c.focus), size: 11, anchor: right ? 'end' : 'start',
+    });
+  }
+  for (const s of o.series) {
+    const points: [number, number][] = [];
+    s.values.forEach((v, i) => { if (Number.isFinite(v)) points.push([x(o.xs[i]), y(v)]); });
+    if (points.length) shapes.push({ kind: 'polyline', points, stroke: s.colour, width: 1.6, ...(s.dash ? { dash: s.dash } : {}) });
+  }
+  return { width: o.width, height: o.height, background: rgbText(c.panel), title: o.title, shapes };
+}
+
+export class HeadlabTransformerTraining extends HeadlabElement<TransformerTrainingState> {
+  static observedAttributes = ['model', 'seed', 'steps'];
+  protected static sharedAttributes = ['seed', 'steps'];
+  protected static needsCore = false;
+  protected static css = /* css */ `
+    .row label { display: inline-flex; gap: 0.4rem; align-items: center; }
+    .row input[type="number"] { width: 6.5em; text-align: left; }
+    progress { width: 10rem; height: 1rem; accent-color: var(--hl-focus); }
+    .progress-text { font-variant-numeric: tabular-nums; font-size: 0.9em; }
+    .charts { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; margin-top: 0.5rem; }
+    .chart { flex: 1 1 18rem; min-width: 0; }
+    .chart svg { display: block; width: 100%; height: auto; }
+    .legend { display: flex; flex-wrap: wrap; gap: 0.2rem 0.9rem; font-size: 0.9em; margin: 0.3rem 0 0; padding: 0; list-style: none; }
+    .legend svg { vertical-align: middle; margin-right: 0.3rem; }
+    .input-problem { color: var(--hl-bad); font-size: 0.9em; margin: 0.2rem 0 0; }
+  `;
+
+  private readonly jobs = new WorkerJobs();
+  private status: TransformerTrainingStatus = 'idle';
+  private failure = '';
+  private trace: TrainingTracePoint[] = [];
+  private runSteps = 2500;
+  private runSeed = 0;
+  private colours: ResolvedColours | null = null;
+  private chartWidth = 360;
+  private resizeObserver: ResizeObserver | null = null;
+  private lastResult: TransformerTrainTaskResult | null = null;
+
+  private seedField: { show: (text: string) => void } | null = null;
+  private stepsField: { show: (text: string) => void } | null = null;
+  private trainButton: HTMLButtonElement | null = null;
+  private stopButton: HTMLButtonElement | null = null;
+  private bar: HTMLProgressElement | null = null;
+  private progressText: HTMLSpanElement | null = null;
+  private statusLine: HTMLParagraphElement | null = null;
+  private lossSvg: SVGSVGElement | null = null;
+  private prevSvg: SVGSVGElement | null = null;
+  private indSvg: SVGSVGElement | null = null;
+  private legend: HTMLUListElement | null = null;
+
+  get model(): string { return this.getAttribute('model') ?? ''; }
+  set model(v: string) { this.setAttribute('model', v); }
+  get seed(): number { return integerAttribute(this, 'seed', 0, 0, 2 ** 31 - 1); }
+  set seed(v: number) { setNumberAttribute(this, 'seed', v); }
+  get steps(): number { return integerAttribute(this, 'steps', 2500, 50, 20000); }
+  set steps(v: number) { setNumberAttribute(this, 'steps', v); }
+  get trainingStatus(): TransformerTrainingStatus { return this.status; }
+  /** The progress messages of the current or last run (step 0 first). */
+  get trainingTrace(): readonly TrainingTracePoint[] { return this.trace; }
+  /** The files of the last finished or stopped run (model.json text, safetensors bytes), or null. */
+  get result(): TransformerTrainTaskResult | null { return this.lastResult; }
+
+  get state(): TransformerTrainingState {
+    const last = this.trace[this.trace.length - 1];
+    return { status: this.status, seed: this.seed, steps: this.steps, steps_taken: last?.step ?? 0, phase_change_step: phaseChangeStep(this.trace) };
+  }
+
+  /** Figures of the current or last run: phase_change_step (count), steps_taken, loss_start, loss_end (nats), induction.best. */
+  boundValue(name: string): BoundValue | undefined {
+    const first = this.trace[0], last = this.trace[this.trace.length - 1];
+    if (!last) return undefined;
+    switch (name) {
+      case 'phase_change_step': {
+        const s = phaseChangeStep(this.trace);
+        return s === null ? undefined : { value: s, kind: 'count' };
+      }
+      case 'steps_taken': return { value: last.step, kind: 'count' };
+      case 'loss_start': return { value: first.in_context_loss, kind: 'loss' };
+      case 'loss_end': return { value: last.in_context_loss, kind: 'loss' };
+      case 'induction.best': return { value: Math.max(...last.induction.flat()), kind: 'fraction' };
+      default: return undefined;
+    }
+  }
+
+  /** Starts a run with the current seed and steps (stopping one in progress). */
+  train(): void {
+    const settings = { seed: this.seed, steps: this.steps };
+    this.status = 'training';
+    this.failure = '';
+    this.trace = [];
+    this.lastResult = null;
+    this.runSteps = settings.steps;
+    this.runSeed = settings.seed;
+    this.announce(`Training from seed ${settings.seed}: ${formatCount(settings.steps)} steps in a background worker…`);
+    this.jobs.start<TransformerTrainTaskResult>('transformer-train', { settings, chunk: CHUNK_STEPS }, {
+      progress: (d) => {
+        const p = d as unknown as TransformerTrainTaskProgress;
+        const before = phaseChangeStep(this.trace);
+        this.trace.push({ step: p.steps_taken, loss: p.loss, in_context_loss: p.in_context_loss, previous_token: p.previous_token, induction: p.induction });
+        const now = phaseChangeStep(this.trace);
+        if (before === null && now !== null) this.announce(`Phase change at step ${formatCount(now)}: an induction score passed ${PHASE_CHANGE_SCORE}.`);
+        this.requestRender();
+        this.emitChange();
+      },
+      done: ({ value, stopped }) => {
+        this.lastResult = value;
+        this.status = stopped ? 'stopped' : 'done';
+        const taken = value.progress.steps_taken;
+        const label = `seed ${settings.seed}, ${stopped ? `stopped at step ${formatCount(taken)} of ${formatCount(settings.steps)}` : `${formatCount(taken)} steps`}, trained in this page`;
+        const change = phaseChangeStep(this.trace);
+        const summary = `${stopped ? 'Stopped' : 'Finished'} after ${formatCount(taken)} steps; ${change === null ? `no induction score passed ${PHASE_CHANGE_SCORE}` : `phase change at step ${formatCount(change)}`}.`;
+        this.announce(summary);
+        this.handOver(value, label).then(
+          (handed) => { if (handed) this.announce(`${summary} Every figure tied to the model now shows this one.`); },
+          (err: unknown) => this.announce(`${summary} The trained model could not be shown: ${err instanceof Error ? err.message : String(err)}`),
+        );
+        this.requestRender();
+        this.emitChange();
+      },
+      failed: (err) => {
+        this.status = 'failed';
+        this.failure = err.message;
+        this.announce(`Training failed: ${err.message}`);
+        this.requestRender();
+      },
+    });
+    this.requestRender();
+  }
+
+  /** Asks the run to stop at the next chunk (≤ 50 steps); the weights so far still go to the model. */
+  stop(): void {
+    if (this.status !== 'training' || !this.jobs.running) return;
+    this.jobs.stop();
+    this.announce('Stopping…');
+  }
+
+  /**
+   * The source element named by `model`: null without the attribute, or while its tag is not yet
+   * defined (the page's scripts may register it after this one); a clear error for a missing id or an
+   * element that cannot take a model.
+   */
+  private sink(): TrainedModelSink | null {
+    if (!this.model) return null;
+    const found = document.getElementById(this.model);
+    if (!found) throw new WidgetInputError(`model="${this.model}" names no element on this page`);
+    if (typeof (found as unknown as Partial<TrainedModelSink>).useModel === 'function') return found as unknown as TrainedModelSink;
+    if (found.localName.includes('-') && !customElements.get(found.localName)) return null;
+    throw new WidgetInputError(`model="${this.model}" is a <${found.localName}>, not a <headlab-transformer-model>`);
+  }
+
+  /** Hands the run's files to the source element (once its tag is defined). */
+  private async handOver(files: TransformerTrainTaskResult, label: string): Promise<boolean> {
+    if (!this.model) return false;
+    const found = document.getElementById(this.model);
+    if (found && found.localName.includes('-')) await customElements.whenDefined(found.localName);
+    const sink = this.sink();
+    if (!sink) return false;
+    await sink.useModel({ config: files.config, safetensors: files.safetensors, label });
+    return true;
+  }
+
+  exportData(): unknown {
+    return { settings: { seed: this.runSeed, steps: this.runSteps, chunk: CHUNK_STEPS }, status: this.status, phase_change_step: phaseChangeStep(this.trace), trace: this.trace };
+  }
+
+  figures(): WidgetFigure[] {
+    return ([['loss', 'Loss'], ['previous-token', 'Previous-token scores'], ['induction', 'Induction scores']] as const)
+      .map(([name, label]) => ({ name, label, scene: () => this.figure(name) }));
+  }
+
+  protected fileStem(): string {
+    return `induction-training-seed${this.runSeed}`;
+  }
+
+  /** A figure as drawn now. */
+  figure(name: 'loss' | 'previous-token' | 'induction'): Scene {
+    const colours = this.themeColours();
+    const xs = this.trace.map((p) => p.step);
+    const marker = phaseChangeStep(this.trace);
+    const common = { steps: this.runSteps, xs, width: this.chartWidth, height: 230, colours, marker };
+    if (name === 'loss') {
+      const vocab = Math.log(32);
+      const yMax = Math.max(4, ...this.trace.map((p) => p.loss).filter(Number.isFinite), ...this.trace.map((p) => p.in_context_loss));
+      return stepChartScene({
+        ...common, title: `Loss, seed ${this.runSeed}`, yLabel: 'loss (nats)', yMax: Math.ceil(yMax),
+        references: [{ y: vocab, label: 'ln 32: a uniform guess' }],
+        series: [
+          { label: 'training loss (last step of each 50)', colour: rgbText(colours.muted), values: this.trace.map((p) => p.loss) },
+          { label: 'in-context loss', colour: rgbText(colours.focus), values: this.trace.map((p) => p.in_context_loss) },
+        ],
+      });
+    }
+    const key = name === 'induction' ? 'induction' : 'previous_token';
+    const series: Series[] = [];
+    const shape = this.trace[0]?.[key] ?? [];
+    shape.forEach((row, l) => row.forEach((_, h) => series.push({
+      label: `head ${l}.${h}`, colour: HEAD_COLOURS[h % HEAD_COLOURS.length], dash: LAYER_DASHES[l % LAYER_DASHES.length],
+      values: this.trace.map((p) => p[key][l][h]),
+    })));
+    return stepChartScene({
+      ...common, series, yMax: 1, yLabel: 'attention mass',
+      title: name === 'induction' ? 'Induction score of each head' : 'Previous-token score of each head',
+      references: name === 'induction' ? [{ y: PHASE_CHANGE_SCORE, label: String(PHASE_CHANGE_SCORE) }] : [],
+    });
+  }
+
+  protected summarize(): string {
+    const last = this.trace[this.trace.length - 1];
+    if (!last) return this.status === 'failed' ? `Training failed: ${this.failure}` : `Not trained yet: press Train to run ${formatCount(this.steps)} steps from seed ${this.seed}.`;
+    const first = this.trace[0];
+    const best = (m: number[][]) => {
+      let b = { l: 0, h: 0, v: -Infinity };
+      m.forEach((r, l) => r.forEach((v, h) => { if (v > b.v) b = { l, h, v }; }));
+      return b;
+    };
+    const ind = best(last.induction), prev = best(last.previous_token);
+    const change = phaseChangeStep(this.trace);
+    return `Step ${formatCount(last.step)} of ${formatCount(this.runSteps)} (seed ${this.runSeed}): in-context loss ${formatNumber(first.in_context_loss, 2)} nats at step 0 and ${formatNumber(last.in_context_loss, 2)} now; `
+      + `best induction score ${formatPercent(ind.v)} (head ${ind.l}.${ind.h}), best previous-token score ${formatPercent(prev.v)} (head ${prev.l}.${prev.h}); `
+      + (change === null ? `no induction score has passed ${PHASE_CHANGE_SCORE} yet.` : `the phase change (an induction score above ${PHASE_CHANGE_SCORE}) came at step ${formatCount(change)}.`);
+  }
+
+  private themeColours(): ResolvedColours {
+    this.colours ??= resolveColours(this.body);
+    return this.colours;
+  }
+
+  private announce(text: string): void {
+    if (this.statusLine) this.statusLine.textContent = text;
+  }
+
+  disconnectedCallback(): void {
+    this.jobs.dispose();
+    if (this.status === 'training') this.status = 'stopped';
+    this.resizeObserver?.disconnect();
+    this.resizeObserver = null;
+    super.disconnectedCallback();
+  }
+
+  protected build(): void {
+    const integerField = (input: HTMLInputElement, label: string, min: number, max: number, commit: (v: number) => void, current: () => number) =>
+      this.bindField(input, {
+        label,
+        message: problem,
+        parse: (text) => {
+          const v = Number(text);
+          if (!/^[0-9]+$/.test(text.trim()) || !Number.isInteger(v) || v < min || v > max) {
+            throw new WidgetInputError(`${label} must be an integer from ${formatCount(min)} to ${formatCount(max)}, got "${text}"`);
+          }
+          return v;
+        },
+        commit: (v) => { commit(v); this.emitChange(); },
+        current: () => String(current()),
+      });
+    const problem = el('p', { class: 'input-problem', role: 'status' });
+    const seedInput = el('input', { type: 'number', min: '0', max: String(2 ** 31 - 1), step: '1', name: 'seed', inputmode: 'numeric' });
+    const stepsInput = el('input', { type: 'number', min: '50', max: '20000', step: '50', name: 'steps', inputmode: 'numeric' });
+    this.seedField = integerField(seedInput, 'the seed', 0, 2 ** 31 - 1, (v) => { this.seed = v; }, () => this.seed);
+    this.stepsField = integerField(stepsInput, 'the number of steps', 50, 20000, (v) => { this.steps = v; }, () => this.steps);
+    const seedLabel = el('label', {}, 'Seed');
+    seedLabel.append(seedInput);
+    const stepsLabel = el('label', {}, 'Steps');
+    stepsLabel.append(stepsInput);
+    this.trainButton = el('button', { type: 'button', class: 'primary' }, 'Train');
+    this.stopButton = el('button', { type: 'button' }, 'Stop');
+    this.listen(this.trainButton, 'click', () => this.train());
+    this.listen(this.stopButton, 'click', () => this.stop());
+    this.bar = el('progress', { max: '1', value: '0', 'aria-label': 'Training progress' });
+    this.progressText = el('span', { class: 'progress-text' });
+    const settings = el('div', { class: 'row controls' });
+    settings.append(seedLabel, stepsLabel, this.trainButton, this.stopButton);
+    const progress = el('div', { class: 'row controls' });
+    progress.append(this.bar, this.progressText);
+    this.statusLine = el('p', { class: 'note', role: 'status', 'aria-live': 'polite' });
+
+    const chart = (label: string) => {
+      const box = el('div', { class: 'chart' });
+      const svg = svgEl('svg', { role: 'img', 'aria-label': label });
+      box.append(svg);
+      return { box, svg };
+    };
+    const loss = chart('Training loss and in-context loss against the step');
+    const prev = chart('Previous-token score of each head against the step');
+    const ind = chart('Induction score of each head against the step');
+    this.lossSvg = loss.svg;
+    this.prevSvg = prev.svg;
+    this.indSvg = ind.svg;
+    const charts = el('div', { class: 'charts' });
+    charts.append(loss.box, prev.box, ind.box);
+    this.legend = el('ul', { class: 'legend', 'aria-label': 'Line styles' });
+
+    this.body.append(
+      el('p', { class: 'title' }, 'Train the model in your browser'),
+      settings, problem, progress, this.statusLine, charts, this.legend, this.exportControls({ jsonLabel: 'Training trace (JSON)' }),
+    );
+
+    this.resizeObserver?.disconnect();
+    this.resizeObserver = new ResizeObserver((entries) => {
+      const w = Math.round(entries[0].contentRect.width);
+      const width = Math.max(260, Math.min(560, w));
+      if (w > 0 && width !== this.chartWidth) {
+        this.chartWidth = width;
+        this.requestRender();
+      }
+    });
+    this.resizeObserver.observe(loss.box);
+    const dark = matchMedia('(prefers-color-scheme: dark)');
+    this.listen(dark, 'change', () => { this.colours = null; this.requestRender(); });
+  }
+
+  protected render(): void {
+    this.sink();  // a wrong model="…" is shown at once, not after a whole run
+    this.seedField!.show(String(this.seed));
+    this.stepsField!.show(String(this.steps));
+    const training = this.status === 'training';
+    this.trainButton!.textContent = this.status === 'idle' ? 'Train' : 'Train again';
+    this.stopButton!.disabled = !training;
+    const last = this.trace[this.trace.length - 1];
+    this.bar!.max = this.runSteps;
+    this.bar!.value = last?.step ?? 0;
+    this.progressText!.textContent = this.status === 'idle'
+      ? `${formatCount(this.steps)} steps in a background worker`
+      : `step ${formatCount(last?.step ?? 0)} of ${formatCount(this.runSteps)}${last ? ` · in-context loss ${formatNumber(last.in_context_loss, 3)} nats` : ''}${this.status === 'failed' ? ` · failed: ${this.failure}` : ''}`;
+    drawSceneInto(this.lossSvg!, this.figure('loss'), { size: false });
+    drawSceneInto(this.prevSvg!, this.figure('previous-token'), { size: false });
+    drawSceneInto(this.indSvg!, this.figure('induction'), { size: false });
+    this.renderLegend();
+  }
+
+  private renderLegend(): void {
+    const c = this.themeColours();
+    const layers = this.trace[0]?.induction.length ?? 2, heads = this.trace[0]?.induction[0]?.length ?? 4;
+    const key = `${layers}x${heads} ${rgbText(c.muted)} ${rgbText(c.focus)}`;
+    if (this.legend!.dataset.key === key) return;
+    this.legend!.dataset.key = key;
+    const items: HTMLLIElement[] = [];
+    const item = (text: string, colour: string, dash?: number[]) => {
+      const svg = svgEl('svg', { width: '26', height: '10', 'aria-hidden': 'true' });
+      svg.append(svgEl('line', { x1: '1', y1: '5', x2: '25', y2: '5', stroke: colour, 'stroke-width': '2', ...(dash ? { 'stroke-dasharray': dash.join(' ') } : {}) }));
+      const li = el('li');
+      li.append(svg, text);
+      items.push(li);
+    };
+    item('training loss', rgbText(c.muted));
+    item('in-context loss', rgbText(c.focus));
+    for (let h = 0; h < heads; h++) item(`head ${h}`, HEAD_COLOURS[h % HEAD_COLOURS.length]);
+    for (let l = 0; l < layers; l++) item(`layer ${l}`, rgbText(c.fg), LAYER_DASHES[l % LAYER_DASHES.length]);
+    this.legend!.replaceChildren(...items);
+  }
+}
