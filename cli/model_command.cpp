@@ -155,7 +155,7 @@ int run(const Args& args, std::ostream& out) {
   const auto tokens = prompt_flag(m.weights.config, flags, "--prompt");
   if (!flags.count("--ablate")) {
     for (const char* f : {"--ablation", "--sequences", "--seed"}) {
-      if (flags.count(f)) throw InputError(std::string(f) + " applies only with --ablate");
+      if (flags.count(f)) throw UsageError(std::string(f) + " applies only with --ablate");
     }
     emit(flags, fm::write_transformer_run(m.weights, tf::transformer_forward(m.weights, tokens)), out);
     return 0;
