@@ -304,7 +304,7 @@ TEST_CASE("a run whose numbers overflow is reported as diverged at its step", "[
   CHECK_THROWS_WITH(run_feature_recovery(s), Catch::StartsWith("training diverged at step 2:"));
 }
 
-TEST_CASE("scales beyond 1e6 are refused by name; at the limit every R² is finite", "[feature_recovery][limits]") {
+TEST_CASE("scales beyond 1e6 are refused by name, and at the limit every R² is finite", "[feature_recovery][limits]") {
   FeatureRecoverySettings s;
   s.request_scale = 1e154;  // once wrote "query_r2": [null, null, null]
   CHECK_THROWS_WITH(s.validate(), "request_scale must lie in (0, 1e+06], got 1e+154");
