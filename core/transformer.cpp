@@ -1,6 +1,8 @@
 #include "core/transformer.hpp"
 
 #include "core/check.hpp"
+#include "core/deterministic_math.hpp"
+#include "core/ordered_products.hpp"
 
 #include <cmath>
 #include <limits>
@@ -218,9 +220,10 @@ Matrix layer_norm_forward(const Matrix& x, const Matrix& w, const Matrix& b, dou
   Matrix y(T, d);
   scale.resize(T);
   for (Eigen::Index i = 0; i < T; ++i) {
-    const double mean = x.row(i).sum() / static_cast<double>(d);
+    // Sums in one order on every target (core/ordered_products.hpp); sqrt is correctly rounded everywhere.
+    const double mean = ordered_sum(x.data() + i * d, d) / static_cast<double>(d);
     y.row(i) = x.row(i).array() - mean;
-    const double variance = y.row(i).squaredNorm() / static_cast<double>(d);
+    const double variance = ordered_dot(y.data() + i * d, y.data() + i * d, d) / static_cast<double>(d);
     scale(i) = std::sqrt(variance + eps);
     y.row(i) /= scale(i);
   }
@@ -237,7 +240,7 @@ Matrix layer_norm_backward(const Matrix& x, const Vector& scale, const Matrix& w
   Matrix dx(T, d);
   for (Eigen::Index i = 0; i < T; ++i) {
     // x̂ = (x − μ)/σ;  y = x̂ ⊙ w + b.  dx̂ = dy ⊙ w;  dx = (dx̂ − mean(dx̂) − x̂·mean(dx̂ ⊙ x̂)) / σ.
-    const RowVector centred = (x.row(i).array() - x.row(i).sum() / static_cast<double>(d)).matrix();
+    const RowVector centred = (x.row(i).array() - ordered_sum(x.data() + i * d, d) / static_cast<double>(d)).matrix();
     const RowVector xhat = centred / scale(i);
     RowVector dxhat = dy.row(i);
     if (w.size() > 0) {
@@ -245,8 +248,8 @@ Matrix layer_norm_backward(const Matrix& x, const Vector& scale, const Matrix& w
       db.row(0) += dy.row(i);
       dxhat.array() *= w.row(0).array();
     }
-    const double mean_dxhat = dxhat.sum() / static_cast<double>(d);
-    const double mean_dxhat_xhat = dxhat.dot(xhat) / static_cast<double>(d);
+    const double mean_dxhat = ordered_sum(dxhat.data(), d) / static_cast<double>(d);
+    const double mean_dxhat_xhat = ordered_dot(dxhat.data(), xhat.data(), d) / static_cast<double>(d);
     dx.row(i) = ((dxhat.array() - mean_dxhat) - xhat.array() * mean_dxhat_xhat) / scale(i);
   }
   return dx;
@@ -254,18 +257,20 @@ Matrix layer_norm_backward(const Matrix& x, const Vector& scale, const Matrix& w
 
 namespace {
 
-// Causal softmax of one head's scores (T × T) in place: row i keeps columns 0…i.
-void causal_softmax(Matrix& s) {
-  const Eigen::Index T = s.rows();
-  for (Eigen::Index i = 0; i < T; ++i) {
-    const double top = s.row(i).head(i + 1).maxCoeff();
+// Causal softmax of one head's scores in place: row r is query position first_query + r and keeps
+// columns 0 … first_query + r (the whole matrix: first_query = 0, T × T).
+void causal_softmax(Matrix& s, Eigen::Index first_query = 0) {
+  const Eigen::Index T = s.cols();
+  for (Eigen::Index r = 0; r < s.rows(); ++r) {
+    const Eigen::Index i = first_query + r;
+    const double top = s.row(r).head(i + 1).maxCoeff();
     double sum = 0.0;
     for (Eigen::Index j = 0; j <= i; ++j) {
-      s(i, j) = std::exp(s(i, j) - top);
-      sum += s(i, j);
+      s(r, j) = exp_nonpositive(s(r, j) - top);  // the same bits natively and in WASM (core/deterministic_math.hpp)
+      sum += s(r, j);
     }
-    for (Eigen::Index j = 0; j <= i; ++j) s(i, j) /= sum;
-    for (Eigen::Index j = i + 1; j < T; ++j) s(i, j) = 0.0;
+    for (Eigen::Index j = 0; j <= i; ++j) s(r, j) /= sum;
+    for (Eigen::Index j = i + 1; j < T; ++j) s(r, j) = 0.0;
   }
 }
 
@@ -296,16 +301,17 @@ TransformerActivations transformer_forward_unchecked(const TransformerWeights& w
     la.z.resize(H);
     la.head_output.resize(H);
     for (int h = 0; h < H; ++h) {
-      la.q[h] = la.normalized * lw.W_Q[h];
+      // Every product in one summation order on every target (core/ordered_products.hpp).
+      la.q[h] = ordered_product(la.normalized, lw.W_Q[h]);
       la.q[h].rowwise() += lw.b_Q.row(h);
-      la.k[h] = la.normalized * lw.W_K[h];
+      la.k[h] = ordered_product(la.normalized, lw.W_K[h]);
       la.k[h].rowwise() += lw.b_K.row(h);
-      la.v[h] = la.normalized * lw.W_V[h];
+      la.v[h] = ordered_product(la.normalized, lw.W_V[h]);
       la.v[h].rowwise() += lw.b_V.row(h);
-      la.pattern[h] = (la.q[h] * la.k[h].transpose()) * inv_sqrt_dh;
+      la.pattern[h] = ordered_product_nt(la.q[h], la.k[h]) * inv_sqrt_dh;
       causal_softmax(la.pattern[h]);
-      la.z[h] = la.pattern[h] * la.v[h];
-      la.head_output[h] = la.z[h] * lw.W_O[h];
+      la.z[h] = ordered_product(la.pattern[h], la.v[h]);
+      la.head_output[h] = ordered_product(la.z[h], lw.W_O[h]);
       if (hook) hook(l, h, la.head_output[h]);
       resid += la.head_output[h];
     }
@@ -315,9 +321,54 @@ TransformerActivations transformer_forward_unchecked(const TransformerWeights& w
   a.final_normalized = normalizes(c) ? layer_norm_forward(resid, w.ln_final_w, w.ln_final_b, c.layer_norm_eps,
                                                           a.final_scale)
                                      : resid;
-  a.logits = a.final_normalized * w.W_U;
+  a.logits = ordered_product(a.final_normalized, w.W_U);
   a.logits.rowwise() += w.b_U.row(0);
   return a;
+}
+
+Matrix resume_forward(const TransformerWeights& w, const TransformerActivations& clean, int first_layer,
+                      const Matrix& resid_in, Eigen::Index first_row, Eigen::Index logit_row) {
+  const TransformerConfig& c = w.config;
+  const Eigen::Index T = static_cast<Eigen::Index>(clean.tokens.size());
+  if (first_layer < 0 || first_layer > c.n_layers || resid_in.rows() != T || resid_in.cols() != c.d_model ||
+      first_row < 0 || first_row > logit_row || logit_row >= T) {
+    throw InputError("resume_forward: inconsistent layer, rows or residual shape");
+  }
+  const double inv_sqrt_dh = 1.0 / std::sqrt(static_cast<double>(c.d_head));
+  // Rows [first_row, T) of the residual stream; rows before are the clean run's and never read here.
+  Matrix resid = resid_in.bottomRows(T - first_row);
+  for (int l = first_layer; l < c.n_layers; ++l) {
+    const auto& lw = w.layers[l];
+    const auto& la = clean.layers[l];
+    const bool last = l + 1 == c.n_layers;
+    // Queries needed: every changed row, or in the last layer only those whose logits are asked for.
+    const Eigen::Index q0 = last ? logit_row : first_row;
+    Vector scale;
+    const Matrix x = normalizes(c) ? layer_norm_forward(resid, lw.ln_w, lw.ln_b, c.layer_norm_eps, scale) : resid;
+    Matrix next = resid.bottomRows(T - q0);  // resid_pre of the query rows, heads added below in head order
+    for (int h = 0; h < c.n_heads; ++h) {
+      Matrix k = la.k[h], v = la.v[h];
+      k.bottomRows(T - first_row) = ordered_product(x, lw.W_K[h]);
+      k.bottomRows(T - first_row).rowwise() += lw.b_K.row(h);
+      v.bottomRows(T - first_row) = ordered_product(x, lw.W_V[h]);
+      v.bottomRows(T - first_row).rowwise() += lw.b_V.row(h);
+      Matrix q = ordered_product(x.bottomRows(T - q0), lw.W_Q[h]);
+      q.rowwise() += lw.b_Q.row(h);
+      Matrix pattern = ordered_product_nt(q, k) * inv_sqrt_dh;
+      causal_softmax(pattern, q0);
+      next += ordered_product(ordered_product(pattern, v), lw.W_O[h]);
+    }
+    next.rowwise() += lw.b_O.row(0);
+    resid = std::move(next);
+    first_row = q0;  // rows before q0 are not needed any more (only in the last layer is q0 > first_row)
+  }
+  // resid holds rows [first_row, T) with first_row ≤ logit_row.
+  const Matrix rows = resid.bottomRows(T - logit_row);
+  Vector scale;
+  const Matrix x = normalizes(c) ? layer_norm_forward(rows, w.ln_final_w, w.ln_final_b, c.layer_norm_eps, scale) : rows;
+  Matrix logits = ordered_product(x, w.W_U);
+  logits.rowwise() += w.b_U.row(0);
+  return logits;
 }
 
 TransformerActivations transformer_forward(const TransformerWeights& w, const std::vector<int>& tokens,
@@ -335,9 +386,9 @@ void transformer_backward(const TransformerWeights& w, const TransformerActivati
   const Eigen::Index T = a.logits.rows();
   require_shape("dlogits", dlogits, T, c.d_vocab);
   // logits = x̂_final W_U + b_U
-  dw.W_U.noalias() += a.final_normalized.transpose() * dlogits;
-  dw.b_U.row(0) += dlogits.colwise().sum();
-  Matrix dfinal = dlogits * w.W_U.transpose();
+  add_ordered_product_tn(dw.W_U, a.final_normalized, dlogits);
+  dw.b_U.row(0) += ordered_column_sums(dlogits);
+  Matrix dfinal = ordered_product_nt(dlogits, w.W_U);
   const Matrix& resid_last = c.n_layers > 0 ? a.layers.back().resid_post : a.embed;
   Matrix dresid = normalizes(c) ? layer_norm_backward(resid_last, a.final_scale, w.ln_final_w, dfinal, dw.ln_final_w,
                                                       dw.ln_final_b)
@@ -347,34 +398,34 @@ void transformer_backward(const TransformerWeights& w, const TransformerActivati
     const auto& la = a.layers[l];
     auto& lg = dw.layers[l];
     // resid_post = resid_pre + Σ_h z_h W_O^h + b_O: dresid flows to resid_pre and to every head.
-    lg.b_O.row(0) += dresid.colwise().sum();
+    lg.b_O.row(0) += ordered_column_sums(dresid);
     Matrix dnormalized = Matrix::Zero(T, c.d_model);
     for (int h = 0; h < H; ++h) {
       // head_output = z W_O
-      lg.W_O[h].noalias() += la.z[h].transpose() * dresid;
-      const Matrix dz = dresid * lw.W_O[h].transpose();
+      add_ordered_product_tn(lg.W_O[h], la.z[h], dresid);
+      const Matrix dz = ordered_product_nt(dresid, lw.W_O[h]);
       // z = pattern v
-      Matrix dpattern = dz * la.v[h].transpose();
-      const Matrix dv = la.pattern[h].transpose() * dz;
+      Matrix dpattern = ordered_product_nt(dz, la.v[h]);
+      const Matrix dv = ordered_product_tn(la.pattern[h], dz);
       // pattern = softmax(scores) per row over j ≤ i: dscores = pattern ⊙ (dpattern − Σ_j dpattern ⊙ pattern)
       Matrix dscores(T, T);
       for (Eigen::Index i = 0; i < T; ++i) {
-        const double inner = dpattern.row(i).dot(la.pattern[h].row(i));
+        const double inner = ordered_dot(dpattern.data() + i * T, la.pattern[h].data() + i * T, T);
         dscores.row(i) = la.pattern[h].row(i).array() * (dpattern.row(i).array() - inner);
       }
       dscores *= inv_sqrt_dh;  // scores = q kᵀ / √c
-      const Matrix dq = dscores * la.k[h];
-      const Matrix dk = dscores.transpose() * la.q[h];
+      const Matrix dq = ordered_product(dscores, la.k[h]);
+      const Matrix dk = ordered_product_tn(dscores, la.q[h]);
       // q = x̂ W_Q + b_Q (and k, v alike)
-      lg.W_Q[h].noalias() += la.normalized.transpose() * dq;
-      lg.W_K[h].noalias() += la.normalized.transpose() * dk;
-      lg.W_V[h].noalias() += la.normalized.transpose() * dv;
-      lg.b_Q.row(h) += dq.colwise().sum();
-      lg.b_K.row(h) += dk.colwise().sum();
-      lg.b_V.row(h) += dv.colwise().sum();
-      dnormalized.noalias() += dq * lw.W_Q[h].transpose();
-      dnormalized.noalias() += dk * lw.W_K[h].transpose();
-      dnormalized.noalias() += dv * lw.W_V[h].transpose();
+      add_ordered_product_tn(lg.W_Q[h], la.normalized, dq);
+      add_ordered_product_tn(lg.W_K[h], la.normalized, dk);
+      add_ordered_product_tn(lg.W_V[h], la.normalized, dv);
+      lg.b_Q.row(h) += ordered_column_sums(dq);
+      lg.b_K.row(h) += ordered_column_sums(dk);
+      lg.b_V.row(h) += ordered_column_sums(dv);
+      dnormalized += ordered_product_nt(dq, lw.W_Q[h]);
+      dnormalized += ordered_product_nt(dk, lw.W_K[h]);
+      dnormalized += ordered_product_nt(dv, lw.W_V[h]);
     }
     if (normalizes(c)) {
       dresid += layer_norm_backward(la.resid_pre, la.scale, lw.ln_w, dnormalized, lg.ln_w, lg.ln_b);
@@ -411,10 +462,12 @@ double sequence_loss(const Matrix& logits, const TokenSequence& s, double count,
   if (dlogits) *dlogits = Matrix::Zero(T, logits.cols());
   for (Eigen::Index p = s.loss_from; p + 1 < T; ++p) {
     const double top = logits.row(p).maxCoeff();
-    const RowVector e = (logits.row(p).array() - top).exp().matrix();
-    const double sum = e.sum();
+    // exp, log and the sum in one order on every target (core/deterministic_math.hpp).
+    RowVector e(logits.cols());
+    for (Eigen::Index j = 0; j < logits.cols(); ++j) e(j) = exp_nonpositive(logits(p, j) - top);
+    const double sum = ordered_sum(e.data(), e.size());
     const int target = s.tokens[p + 1];
-    total += std::log(sum) - (logits(p, target) - top);
+    total += deterministic_log(sum) - (logits(p, target) - top);
     if (dlogits) {
       dlogits->row(p) = e / (sum * count);
       (*dlogits)(p, target) -= 1.0 / count;

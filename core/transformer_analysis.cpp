@@ -1,6 +1,8 @@
 #include "core/transformer_analysis.hpp"
 
 #include "core/check.hpp"
+#include "core/deterministic_math.hpp"
+#include "core/ordered_products.hpp"
 #include "core/transformer_training.hpp"
 
 #include <cmath>
@@ -15,9 +17,11 @@ struct LogitDirection {
   double inv_scale = 1.0;
   bool centre = false;
   double of(const RowVector& c) const {
-    if (!centre) return c.dot(direction);
-    const double mean = c.sum() / static_cast<double>(c.size());
-    return ((c.array() - mean).matrix().dot(direction)) * inv_scale;
+    const Eigen::Index n = c.size();
+    if (!centre) return ordered_dot(c.data(), direction.data(), n);
+    const double mean = ordered_sum(c.data(), n) / static_cast<double>(n);
+    const RowVector centred = (c.array() - mean).matrix();
+    return ordered_dot(centred.data(), direction.data(), n) * inv_scale;
   }
 };
 
@@ -46,56 +50,90 @@ LogitAttribution direct_logit_attribution(const TransformerWeights& w, const std
     out.attention_bias(l) = dir.of(w.layers[l].b_O.row(0));
   }
   out.constant = w.b_U(0, token);
-  if (c.normalization == Normalization::layer_norm) out.constant += w.ln_final_b.row(0).dot(w.W_U.col(token).transpose());
+  if (c.normalization == Normalization::layer_norm) {
+    const RowVector u = w.W_U.col(token).transpose();
+    out.constant += ordered_dot(w.ln_final_b.data(), u.data(), u.size());
+  }
   out.logit = a.logits(position, token);
   return out;
 }
+
+namespace {
+
+// Each head's output (T × d) averaged over a batch of sequences of one length T: [layer][head].
+std::vector<std::vector<Matrix>> mean_head_outputs(const TransformerWeights& w, const std::vector<TokenSequence>& batch) {
+  const auto& c = w.config;
+  const std::size_t T = batch[0].tokens.size();
+  for (std::size_t b = 0; b < batch.size(); ++b) {
+    if (batch[b].tokens.size() != T) {
+      throw InputError("mean ablation needs sequences of one length; sequence " + std::to_string(b) + " has " +
+                       std::to_string(batch[b].tokens.size()) + " tokens, sequence 0 has " + std::to_string(T));
+    }
+  }
+  std::vector<std::vector<Matrix>> mean_output(c.n_layers, std::vector<Matrix>(c.n_heads, Matrix::Zero(T, c.d_model)));
+  for (const auto& s : batch) {
+    const auto a = transformer_forward_unchecked(w, s.tokens);
+    for (int l = 0; l < c.n_layers; ++l)
+      for (int h = 0; h < c.n_heads; ++h) mean_output[l][h] += a.layers[l].head_output[h];
+  }
+  for (auto& layer : mean_output)
+    for (auto& m : layer) m /= static_cast<double>(batch.size());
+  return mean_output;
+}
+
+void require_sequences(int sequences) {
+  if (sequences < 1 || sequences > 10000) {
+    throw InputError("sequences must be in [1, 10000], got " + std::to_string(sequences));
+  }
+}
+
+}  // namespace
 
 Matrix head_ablation_loss(const TransformerWeights& w, const std::vector<TokenSequence>& batch, Ablation mode,
                           double* clean_loss) {
   const double clean = transformer_loss(w, batch);  // validates weights and batch
   if (clean_loss) *clean_loss = clean;
   const auto& c = w.config;
-  const std::size_t T = batch[0].tokens.size();
   // Mean head outputs per position over the batch (mean ablation).
   std::vector<std::vector<Matrix>> mean_output;
-  if (mode == Ablation::mean) {
-    for (std::size_t b = 0; b < batch.size(); ++b) {
-      if (batch[b].tokens.size() != T) {
-        throw InputError("mean ablation needs sequences of one length; sequence " + std::to_string(b) + " has " +
-                         std::to_string(batch[b].tokens.size()) + " tokens, sequence 0 has " + std::to_string(T));
-      }
-    }
-    mean_output.assign(c.n_layers, std::vector<Matrix>(c.n_heads, Matrix::Zero(T, c.d_model)));
-    for (const auto& s : batch) {
-      const auto a = transformer_forward_unchecked(w, s.tokens);
-      for (int l = 0; l < c.n_layers; ++l)
-        for (int h = 0; h < c.n_heads; ++h) mean_output[l][h] += a.layers[l].head_output[h];
-    }
-    for (auto& layer : mean_output)
-      for (auto& m : layer) m /= static_cast<double>(batch.size());
-  }
-  Matrix losses(c.n_layers, c.n_heads);
-  for (int l = 0; l < c.n_layers; ++l) {
-    for (int h = 0; h < c.n_heads; ++h) {
-      const HeadHook hook = [&](int layer, int head, Matrix& out) {
-        if (layer != l || head != h) return;
-        if (mode == Ablation::zero) out.setZero();
-        else out = mean_output[l][h].topRows(out.rows());
-      };
-      double total = 0.0, count = 0.0;
-      for (const auto& s : batch) {
-        const auto a = transformer_forward_unchecked(w, s.tokens, hook);
-        for (std::size_t p = s.loss_from; p + 1 < s.tokens.size(); ++p) {
-          const auto row = a.logits.row(static_cast<Eigen::Index>(p));
+  if (mode == Ablation::mean) mean_output = mean_head_outputs(w, batch);
+  // Ablating head (l, h) changes nothing before layer l: each sequence runs once, and for each head
+  // only layer l's sum of head outputs and the layers after it are recomputed (resume_forward, the
+  // same bits as a full forward pass with the head's output replaced). Per head the losses are added
+  // in the order a loop over sequences and positions gives.
+  const int H = c.n_heads;
+  std::vector<double> total(static_cast<std::size_t>(c.n_layers * H), 0.0);
+  double count = 0.0;
+  for (const auto& s : batch) {
+    const auto clean_run = transformer_forward_unchecked(w, s.tokens);
+    const Eigen::Index T = static_cast<Eigen::Index>(s.tokens.size()), from = s.loss_from;
+    for (int l = 0; l < c.n_layers; ++l) {
+      const auto& la = clean_run.layers[l];
+      for (int h = 0; h < H; ++h) {
+        // resid_post of layer l as the forward pass sums it: resid_pre, each head in order, then b_O.
+        Matrix resid = la.resid_pre;
+        for (int g = 0; g < H; ++g) {
+          if (g != h) resid += la.head_output[g];
+          else if (mode == Ablation::zero) resid += Matrix::Zero(T, c.d_model);
+          else resid += mean_output[l][h].topRows(T);
+        }
+        resid.rowwise() += w.layers[l].b_O.row(0);
+        const Matrix logits = resume_forward(w, clean_run, l + 1, resid, 0, from);  // rows [from, T)
+        double& sum_h = total[static_cast<std::size_t>(l * H + h)];
+        for (Eigen::Index p = from; p + 1 < T; ++p) {
+          const auto row = logits.row(p - from);
           const double top = row.maxCoeff();
-          total += std::log((row.array() - top).exp().sum()) - (row(s.tokens[p + 1]) - top);
-          count += 1.0;
+          double sum = 0.0;
+          for (Eigen::Index j = 0; j < row.size(); ++j) sum += exp_nonpositive(row(j) - top);
+          sum_h += deterministic_log(sum) - (row(s.tokens[static_cast<std::size_t>(p + 1)]) - top);
         }
       }
-      losses(l, h) = total / count;
     }
+    count += static_cast<double>(T - 1 - from);
   }
+  Matrix losses(c.n_layers, H);
+  for (int l = 0; l < c.n_layers; ++l)
+    for (int h = 0; h < H; ++h) losses(l, h) = total[static_cast<std::size_t>(l * H + h)] / count;
   return losses;
 }
 
@@ -112,6 +150,7 @@ PatchingResult head_position_patching(const TransformerWeights& w, const std::ve
   const auto& c = w.config;
   const Eigen::Index T = static_cast<Eigen::Index>(clean.size()), last = T - 1;
   const auto ld = [&](const Matrix& logits) { return logits(last, answer) - logits(last, wrong); };
+  const auto ld_row = [&](const Matrix& last_logits) { return last_logits(0, answer) - last_logits(0, wrong); };
   PatchingResult r;
   r.clean_logit_difference = ld(clean_run.logits);
   r.corrupted_logit_difference = ld(corrupted_run.logits);
@@ -120,14 +159,24 @@ PatchingResult head_position_patching(const TransformerWeights& w, const std::ve
     throw InputError("the clean and corrupted prompts give the same logit difference; there is nothing to normalise by");
   }
   r.normalised = Matrix::Zero(c.n_layers * c.n_heads, T);
+  // Patching head h of layer l at position p changes row p of layer l's output and, through causal
+  // attention, only rows ≥ p of later layers: resume_forward recomputes just those, and of the last
+  // layer only the last position (the logit difference reads nothing else). It repeats the forward
+  // pass's operations row by row, so the result has the bits of a full patched forward pass
+  // (tests/core/transformer_analysis_test.cpp checks it against that naive recomputation).
   for (int l = 0; l < c.n_layers; ++l) {
+    const auto& clean_layer = clean_run.layers[l];
     for (int h = 0; h < c.n_heads; ++h) {
       for (Eigen::Index p = 0; p < T; ++p) {
-        const HeadHook hook = [&](int layer, int head, Matrix& out) {
-          if (layer == l && head == h) out.row(p) = corrupted_run.layers[l].head_output[h].row(p);
-        };
-        const auto patched = transformer_forward_unchecked(w, clean, hook);
-        r.normalised(l * c.n_heads + h, p) = (ld(patched.logits) - r.corrupted_logit_difference) / span;
+        Matrix resid = clean_layer.resid_post;
+        RowVector row = clean_layer.resid_pre.row(p);
+        for (int g = 0; g < c.n_heads; ++g) {
+          row += (g == h ? corrupted_run.layers[l] : clean_layer).head_output[g].row(p);
+        }
+        row += w.layers[l].b_O.row(0);
+        resid.row(p) = row;
+        const Matrix logits = resume_forward(w, clean_run, l + 1, resid, p, last);
+        r.normalised(l * c.n_heads + h, p) = (ld_row(logits) - r.corrupted_logit_difference) / span;
       }
     }
   }
@@ -150,15 +199,15 @@ void require_circuit(const TransformerWeights& w, int layer, int head) {
 
 Matrix qk_circuit(const TransformerWeights& w, int layer, int head) {
   require_circuit(w, layer, head);
-  const Matrix q = w.W_E * w.layers[layer].W_Q[head];
-  const Matrix k = w.W_E * w.layers[layer].W_K[head];
-  return q * k.transpose();
+  const Matrix q = ordered_product(w.W_E, w.layers[layer].W_Q[head]);
+  const Matrix k = ordered_product(w.W_E, w.layers[layer].W_K[head]);
+  return ordered_product_nt(q, k);
 }
 
 Matrix ov_circuit(const TransformerWeights& w, int layer, int head) {
   require_circuit(w, layer, head);
-  const Matrix v = w.W_E * w.layers[layer].W_V[head];
-  return (v * w.layers[layer].W_O[head]) * w.W_U;
+  const Matrix v = ordered_product(w.W_E, w.layers[layer].W_V[head]);
+  return ordered_product(ordered_product(v, w.layers[layer].W_O[head]), w.W_U);
 }
 
 InductionScores induction_scores(const TransformerWeights& w, int count, std::uint64_t seed) {
@@ -195,6 +244,9 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
   TransformerAnalysis out;
   out.run = transformer_forward(w, r.prompt);
   const int T = static_cast<int>(r.prompt.size());
+  // −1 is the default (the last position, the model's top token); any other negative value is a mistake.
+  if (r.position < -1) throw InputError("position must be -1 (the last) or in [0, " + std::to_string(T) + "), got " + std::to_string(r.position));
+  if (r.token < -1) throw InputError("token must be -1 (the top prediction) or in [0, " + std::to_string(w.config.d_vocab) + "), got " + std::to_string(r.token));
   out.position = r.position < 0 ? T - 1 : r.position;
   require_index("position", out.position, T);
   if (r.token < 0) {
@@ -205,9 +257,7 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
     out.token = r.token;
   }
   out.attribution = direct_logit_attribution(w, r.prompt, out.position, out.token);
-  if (r.sequences < 1 || r.sequences > 10000) {
-    throw InputError("sequences must be in [1, 10000], got " + std::to_string(r.sequences));
-  }
+  require_sequences(r.sequences);
   out.induction = induction_scores(w, r.sequences, r.seed);
   Random rng = Random(r.seed).stream(kEvaluationStream);
   out.ablation_loss = head_ablation_loss(w, repeated_batch(w.config, rng, r.sequences), r.ablation, &out.clean_loss);

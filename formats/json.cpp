@@ -465,7 +465,7 @@ JsonWriter& JsonWriter::end_array() {
 
 JsonWriter& JsonWriter::key(const char* name) {
   // nlohmann keeps members in a std::map: a writer that streams must give them in that order.
-  if (!last_key_.back().empty() && !(last_key_.back() < name)) {
+  if (order_ == KeyOrder::sorted && !last_key_.back().empty() && !(last_key_.back() < name)) {
     throw std::logic_error(std::string("JsonWriter: key \"") + name + "\" is out of sorted order");
   }
   last_key_.back() = name;

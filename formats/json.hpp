@@ -107,9 +107,14 @@ std::string dump_json(const JsonValue& value);
 
 // The same bytes written as a stream, without building a JsonValue (for a writer that must stay
 // small in WASM, formats/feature_recovery_results.cpp). An object's keys must come in
-// nlohmann's (std::map's) sorted order; key() checks that.
+// nlohmann's (std::map's) sorted order; key() checks that. KeyOrder::as_written drops the check,
+// for documents whose layout was fixed in a reading order (nlohmann's ordered_json, as the
+// `headlab model` documents of formats/transformer_json.hpp were first written).
+enum class KeyOrder { sorted, as_written };
+
 class JsonWriter {
  public:
+  explicit JsonWriter(KeyOrder order = KeyOrder::sorted) : order_(order) {}
   JsonWriter& begin_object();
   JsonWriter& end_object();
   JsonWriter& begin_array();
@@ -130,6 +135,7 @@ class JsonWriter {
 
  private:
   void separate();
+  KeyOrder order_;
   std::string out_;
   std::vector<std::string> last_key_;  // per open object: the last key written
   std::vector<bool> first_;            // per open container: nothing written yet

@@ -2,7 +2,7 @@
 
 #include "core/check.hpp"
 
-#include <nlohmann/json.hpp>
+#include "formats/json.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -35,7 +35,7 @@ namespace {
 [[noreturn]] void fail(const std::string& message) { throw InputError("safetensors: " + message); }
 
 // At most 40 characters of untrusted text, for messages.
-std::string excerpt(const std::string& s) {
+std::string short_text(const std::string& s) {
   std::string out;
   for (char ch : s.substr(0, 40)) out += (ch >= 32 && ch < 127) ? ch : '?';
   return s.size() > 40 ? out + "…" : out;
@@ -88,55 +88,62 @@ struct Entry {
   std::uint64_t begin, end, count;
 };
 
-std::uint64_t offset_of(const nlohmann::json& v, const std::string& name) {
-  if (!v.is_number_unsigned()) fail("tensor " + excerpt(name) + ": data_offsets must be two non-negative integers");
-  return v.get<std::uint64_t>();
+// A non-negative integer as nlohmann's is_number_unsigned() saw it (the JSON layer keeps
+// non-negative integers as unsigned, negative ones as signed, anything else as a double).
+bool is_unsigned(const JsonValue& v) { return v.kind() == JsonValue::Kind::unsigned_integer; }
+
+std::uint64_t offset_of(const JsonValue& v, const std::string& name) {
+  if (!is_unsigned(v)) fail("tensor " + short_text(name) + ": data_offsets must be two non-negative integers");
+  return v.as_unsigned();
 }
 
-Entry parse_entry(const std::string& name, const nlohmann::json& e, const SafetensorsLimits& limits) {
+Entry parse_entry(const std::string& name, const JsonValue& e, const SafetensorsLimits& limits) {
   if (name.empty()) fail("a tensor has an empty name");
-  if (!e.is_object()) fail("tensor " + excerpt(name) + ": its entry must be an object with dtype, shape, data_offsets");
-  for (auto it = e.begin(); it != e.end(); ++it) {
-    if (it.key() != "dtype" && it.key() != "shape" && it.key() != "data_offsets") {
-      fail("tensor " + excerpt(name) + ": unknown field \"" + excerpt(it.key()) + "\"");
+  if (!e.is_object()) fail("tensor " + short_text(name) + ": its entry must be an object with dtype, shape, data_offsets");
+  for (const auto& [key, value] : e.members()) {
+    if (key != "dtype" && key != "shape" && key != "data_offsets") {
+      fail("tensor " + short_text(name) + ": unknown field \"" + short_text(key) + "\"");
     }
   }
-  if (!e.contains("dtype") || !e["dtype"].is_string()) fail("tensor " + excerpt(name) + ": dtype is missing");
-  if (!e.contains("shape") || !e["shape"].is_array()) fail("tensor " + excerpt(name) + ": shape is missing");
-  if (!e.contains("data_offsets") || !e["data_offsets"].is_array() || e["data_offsets"].size() != 2) {
-    fail("tensor " + excerpt(name) + ": data_offsets must be [begin, end]");
+  const JsonValue* dtype_value = e.find("dtype");
+  const JsonValue* shape = e.find("shape");
+  const JsonValue* offsets = e.find("data_offsets");
+  if (!dtype_value || !dtype_value->is_string()) fail("tensor " + short_text(name) + ": dtype is missing");
+  if (!shape || !shape->is_array()) fail("tensor " + short_text(name) + ": shape is missing");
+  if (!offsets || !offsets->is_array() || offsets->size() != 2) {
+    fail("tensor " + short_text(name) + ": data_offsets must be [begin, end]");
   }
   Entry out;
   out.name = name;
-  const std::string dtype = e["dtype"].get<std::string>();
+  const std::string dtype = dtype_value->as_string();
   if (dtype == "F32") out.dtype = DType::F32;
   else if (dtype == "F64") out.dtype = DType::F64;
   else if (dtype == "BOOL") out.dtype = DType::BOOL;
-  else fail("tensor " + excerpt(name) + " has dtype " + excerpt(dtype) + "; supported: F32, F64 (and BOOL for masks)");
-  if (e["shape"].size() > limits.max_rank) {
-    fail("tensor " + excerpt(name) + " has " + std::to_string(e["shape"].size()) + " dimensions; at most " +
+  else fail("tensor " + short_text(name) + " has dtype " + short_text(dtype) + "; supported: F32, F64 (and BOOL for masks)");
+  if (shape->size() > limits.max_rank) {
+    fail("tensor " + short_text(name) + " has " + std::to_string(shape->size()) + " dimensions; at most " +
          std::to_string(limits.max_rank));
   }
   std::uint64_t count = 1;
-  for (const auto& dim : e["shape"]) {
-    if (!dim.is_number_unsigned()) fail("tensor " + excerpt(name) + ": shape entries must be non-negative integers");
-    const std::uint64_t n = dim.get<std::uint64_t>();
+  for (const auto& dim : shape->items()) {
+    if (!is_unsigned(dim)) fail("tensor " + short_text(name) + ": shape entries must be non-negative integers");
+    const std::uint64_t n = dim.as_unsigned();
     // Bounding every factor by the file limit keeps the running product below 2^64 before comparing.
     if (n > limits.max_file_bytes || (n > 0 && count > limits.max_file_bytes / n)) {
-      fail("tensor " + excerpt(name) + " has more elements than a file within the size limit can hold");
+      fail("tensor " + short_text(name) + " has more elements than a file within the size limit can hold");
     }
     count *= n;
     out.shape.push_back(static_cast<std::int64_t>(n));
   }
   out.count = count;
-  out.begin = offset_of(e["data_offsets"][0], name);
-  out.end = offset_of(e["data_offsets"][1], name);
+  out.begin = offset_of((*offsets)[0], name);
+  out.end = offset_of((*offsets)[1], name);
   if (out.end < out.begin) {
-    fail("tensor " + excerpt(name) + ": data_offsets [" + std::to_string(out.begin) + ", " + std::to_string(out.end) +
+    fail("tensor " + short_text(name) + ": data_offsets [" + std::to_string(out.begin) + ", " + std::to_string(out.end) +
          "] end before they begin");
   }
   if (out.end - out.begin != count * dtype_size(out.dtype)) {
-    fail("tensor " + excerpt(name) + ": shape × " + dtype + " needs " + std::to_string(count * dtype_size(out.dtype)) +
+    fail("tensor " + short_text(name) + ": shape × " + dtype + " needs " + std::to_string(count * dtype_size(out.dtype)) +
          " bytes, data_offsets give " + std::to_string(out.end - out.begin));
   }
   return out;
@@ -161,11 +168,17 @@ SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, con
   const std::uint8_t* header = data + 8;
   if (header_length < 2 || header[0] != '{') fail("the header must be a JSON object starting with '{'");
   prescan_header(header, header_length, limits.max_name_length);
-  nlohmann::json document;
+  // The prescan has bounded depth and strings; the parser checks them again (same limits) as it reads.
+  JsonLimits json_limits;
+  json_limits.max_bytes = limits.max_header_bytes;
+  json_limits.max_depth = 3;
+  json_limits.max_string_bytes = limits.max_name_length;
+  JsonValue document;
   try {
-    document = nlohmann::json::parse(header, header + header_length);
-  } catch (const nlohmann::json::exception& e) {
-    fail(std::string("the header is not valid JSON (") + excerpt(e.what()) + ")");
+    document = parse_json(std::string_view(reinterpret_cast<const char*>(header), header_length), "the header",
+                          json_limits);
+  } catch (const InputError& e) {
+    fail(e.what());  // "the header is not valid JSON: <reason> at line L, column C near "<excerpt>""
   }
   if (!document.is_object()) fail("the header must be a JSON object");
   if (document.size() > limits.max_tensors + 1) {
@@ -174,16 +187,16 @@ SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, con
   }
   SafetensorsFile file;
   std::vector<Entry> entries;
-  for (auto it = document.begin(); it != document.end(); ++it) {
-    if (it.key() == "__metadata__") {
-      if (!it.value().is_object()) fail("__metadata__ must be an object of strings");
-      for (auto m = it.value().begin(); m != it.value().end(); ++m) {
-        if (!m.value().is_string()) fail("__metadata__." + excerpt(m.key()) + " must be a string");
-        file.metadata[m.key()] = m.value().get<std::string>();
+  for (const auto& [key, value] : document.members()) {  // sorted by name, as nlohmann's object was
+    if (key == "__metadata__") {
+      if (!value.is_object()) fail("__metadata__ must be an object of strings");
+      for (const auto& [m_key, m_value] : value.members()) {
+        if (!m_value.is_string()) fail("__metadata__." + short_text(m_key) + " must be a string");
+        file.metadata[m_key] = m_value.as_string();
       }
       continue;
     }
-    entries.push_back(parse_entry(it.key(), it.value(), limits));
+    entries.push_back(parse_entry(key, value, limits));
   }
   const std::uint64_t buffer_size = size - 8 - header_length;
   const std::uint8_t* buffer = header + header_length;
@@ -195,11 +208,11 @@ SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, con
   std::uint64_t covered = 0;
   for (const Entry* e : by_offset) {
     if (e->end > buffer_size) {
-      fail("tensor " + excerpt(e->name) + ": data_offsets [" + std::to_string(e->begin) + ", " + std::to_string(e->end) +
+      fail("tensor " + short_text(e->name) + ": data_offsets [" + std::to_string(e->begin) + ", " + std::to_string(e->end) +
            "] run past the end of the data (" + std::to_string(buffer_size) + " bytes): the file is truncated");
     }
     if (e->begin < covered) {
-      fail("tensor " + excerpt(e->name) + ": data_offsets [" + std::to_string(e->begin) + ", " +
+      fail("tensor " + short_text(e->name) + ": data_offsets [" + std::to_string(e->begin) + ", " +
            std::to_string(e->end) + "] overlap the previous tensor, which ends at " + std::to_string(covered));
     }
     if (e->begin > covered) {
@@ -230,7 +243,7 @@ SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, con
         std::memcpy(&f, &bits, 4);
         v = f;
       } else {
-        if (p[i] > 1) fail("tensor " + excerpt(e.name) + ": BOOL value " + std::to_string(p[i]) + " at index " + std::to_string(i));
+        if (p[i] > 1) fail("tensor " + short_text(e.name) + ": BOOL value " + std::to_string(p[i]) + " at index " + std::to_string(i));
         v = p[i];
       }
       if (!std::isfinite(v) && t.first_non_finite < 0) t.first_non_finite = static_cast<std::int64_t>(i);
@@ -242,8 +255,12 @@ SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, con
 }
 
 std::string write_safetensors(const std::vector<Tensor>& tensors, const std::map<std::string, std::string>& metadata) {
-  nlohmann::json header = nlohmann::json::object();
-  if (!metadata.empty()) header["__metadata__"] = metadata;
+  JsonValue header = JsonValue::object();
+  if (!metadata.empty()) {
+    JsonValue m = JsonValue::object();
+    for (const auto& [key, value] : metadata) m[key] = value;
+    header["__metadata__"] = std::move(m);
+  }
   std::set<std::string> names;
   std::uint64_t offset = 0;
   for (const auto& t : tensors) {
@@ -256,10 +273,17 @@ std::string write_safetensors(const std::vector<Tensor>& tensors, const std::map
                        " values for " + std::to_string(count) + " elements");
     }
     const std::uint64_t bytes = count * dtype_size(t.dtype);
-    header[t.name] = {{"dtype", dtype_name(t.dtype)}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
+    JsonValue entry = JsonValue::object();
+    entry["dtype"] = dtype_name(t.dtype);
+    JsonValue shape = JsonValue::array();
+    for (auto d : t.shape) shape.push_back(static_cast<unsigned long long>(d));
+    entry["shape"] = std::move(shape);
+    entry["data_offsets"] = JsonValue(JsonValue::Array{JsonValue(static_cast<unsigned long long>(offset)),
+                                                       JsonValue(static_cast<unsigned long long>(offset + bytes))});
+    header[t.name] = std::move(entry);
     offset += bytes;
   }
-  std::string text = header.dump();
+  std::string text = dump_json(header);
   while ((8 + text.size()) % 8 != 0) text.push_back(' ');
   std::string out;
   out.reserve(8 + text.size() + offset);

@@ -1,116 +1,151 @@
 #include "formats/transformer_json.hpp"
 
 #include "core/check.hpp"
+#include "formats/json.hpp"
 #include "formats/transformer_model.hpp"
-
-#include <nlohmann/json.hpp>
 
 namespace headlab::formats {
 
-using nlohmann::ordered_json;
 using namespace headlab::transformer;
+
+// The documents keep the reading order they were first written in (transformer_json.hpp), not
+// sorted keys: KeyOrder::as_written.
 
 namespace {
 
-ordered_json rows(const Matrix& m) {
-  ordered_json out = ordered_json::array();
-  for (Eigen::Index i = 0; i < m.rows(); ++i) {
-    ordered_json row = ordered_json::array();
-    for (Eigen::Index j = 0; j < m.cols(); ++j) row.push_back(m(i, j));
-    out.push_back(std::move(row));
-  }
-  return out;
-}
-
-ordered_json patterns(const TransformerActivations& run) {
-  ordered_json out = ordered_json::array();
+void patterns(JsonWriter& out, const TransformerActivations& run) {
+  out.begin_array();
   for (const auto& layer : run.layers) {
-    ordered_json heads = ordered_json::array();
-    for (const auto& p : layer.pattern) heads.push_back(rows(p));
-    out.push_back(std::move(heads));
+    out.begin_array();
+    for (const auto& p : layer.pattern) out.matrix(p);
+    out.end_array();
   }
-  return out;
+  out.end_array();
 }
 
-ordered_json per_head(const TransformerConfig& c, const std::vector<Matrix>& matrices) {
-  ordered_json out = ordered_json::array();
+// [L][H] of matrices stored in row l·H + h order.
+void per_head(JsonWriter& out, const TransformerConfig& c, const std::vector<Matrix>& matrices) {
+  out.begin_array();
   for (int l = 0; l < c.n_layers; ++l) {
-    ordered_json heads = ordered_json::array();
-    for (int h = 0; h < c.n_heads; ++h) heads.push_back(rows(matrices[static_cast<std::size_t>(l * c.n_heads + h)]));
-    out.push_back(std::move(heads));
+    out.begin_array();
+    for (int h = 0; h < c.n_heads; ++h) out.matrix(matrices[static_cast<std::size_t>(l * c.n_heads + h)]);
+    out.end_array();
   }
-  return out;
+  out.end_array();
 }
 
-ordered_json run_json(const TransformerWeights& w, const TransformerActivations& run) {
-  ordered_json doc;
-  doc["tokens"] = run.tokens;
+void ints(JsonWriter& out, const std::vector<int>& values) {
+  out.begin_array();
+  for (int v : values) out.value(v);
+  out.end_array();
+}
+
+// The members the run and analysis documents share, inside an open object.
+void run_members(JsonWriter& out, const TransformerWeights& w, const TransformerActivations& run) {
+  out.key("tokens");
+  ints(out, run.tokens);
   if (!w.config.token_names.empty()) {
-    ordered_json names = ordered_json::array();
-    for (int t : run.tokens) names.push_back(w.config.token_names[static_cast<std::size_t>(t)]);
-    doc["token_names"] = names;
+    out.key("token_names").begin_array();
+    for (int t : run.tokens) out.value(w.config.token_names[static_cast<std::size_t>(t)]);
+    out.end_array();
   }
-  doc["logits"] = rows(run.logits);
-  doc["patterns"] = patterns(run);
-  return doc;
+  out.key("logits").matrix(run.logits);
+  out.key("patterns");
+  patterns(out, run);
 }
 
-std::string dump(const ordered_json& doc) { return doc.dump(-1, ' ', false, ordered_json::error_handler_t::strict) + "\n"; }
+std::string finish(JsonWriter& out) { return std::move(out.text()) + "\n"; }
 
 }  // namespace
 
 std::string write_transformer_run(const TransformerWeights& w, const TransformerActivations& run) {
-  return dump(run_json(w, run));
+  JsonWriter out(KeyOrder::as_written);
+  out.begin_object();
+  run_members(out, w, run);
+  out.end_object();
+  return finish(out);
 }
 
 std::string write_transformer_analysis(const TransformerWeights& w, const AnalysisRequest& r, const TransformerAnalysis& a) {
   const auto& c = w.config;
-  ordered_json doc = run_json(w, a.run);
-  doc["position"] = a.position;
-  doc["token"] = a.token;
+  JsonWriter out(KeyOrder::as_written);
+  out.begin_object();
+  run_members(out, w, a.run);
+  out.key("position").value(a.position);
+  out.key("token").value(a.token);
   const auto& d = a.attribution;
-  doc["direct_logit_attribution"] = {{"embed", d.embed},          {"pos_embed", d.pos_embed},
-                                     {"heads", rows(d.heads)},    {"attention_bias", rows(d.attention_bias)[0]},
-                                     {"constant", d.constant},    {"logit", d.logit}};
-  doc["ablation"] = {{"mode", r.ablation == Ablation::zero ? "zero" : "mean"},
-                     {"sequences", r.sequences},
-                     {"seed", r.seed},
-                     {"clean_loss", a.clean_loss},
-                     {"loss", rows(a.ablation_loss)}};
-  doc["induction"] = {{"previous_token", rows(a.induction.previous_token)},
-                      {"induction", rows(a.induction.induction)},
-                      {"in_context_loss", a.induction.in_context_loss}};
+  out.key("direct_logit_attribution").begin_object();
+  out.key("embed").value(d.embed);
+  out.key("pos_embed").value(d.pos_embed);
+  out.key("heads").matrix(d.heads);
+  out.key("attention_bias").numbers(d.attention_bias.data(), static_cast<std::size_t>(d.attention_bias.size()));
+  out.key("constant").value(d.constant);
+  out.key("logit").value(d.logit);
+  out.end_object();
+  out.key("ablation").begin_object();
+  out.key("mode").value(r.ablation == Ablation::zero ? "zero" : "mean");
+  out.key("sequences").value(r.sequences);
+  out.key("seed").value(static_cast<unsigned long long>(r.seed));
+  out.key("clean_loss").value(a.clean_loss);
+  out.key("loss").matrix(a.ablation_loss);
+  out.end_object();
+  out.key("induction").begin_object();
+  out.key("previous_token").matrix(a.induction.previous_token);
+  out.key("induction").matrix(a.induction.induction);
+  out.key("in_context_loss").value(a.induction.in_context_loss);
+  out.end_object();
   if (a.has_patching) {
-    std::vector<Matrix> by_head;
-    for (Eigen::Index i = 0; i < a.patching.normalised.rows(); ++i) by_head.push_back(a.patching.normalised.row(i));
-    ordered_json normalised = ordered_json::array();
+    // normalised is (L·H) × T; written [L][H][T].
+    const Matrix& n = a.patching.normalised;
+    out.key("patching").begin_object();
+    out.key("answer").value(r.answer);
+    out.key("wrong").value(r.wrong);
+    out.key("corrupted");
+    ints(out, r.corrupted);
+    out.key("clean_logit_difference").value(a.patching.clean_logit_difference);
+    out.key("corrupted_logit_difference").value(a.patching.corrupted_logit_difference);
+    out.key("normalised").begin_array();
     for (int l = 0; l < c.n_layers; ++l) {
-      ordered_json heads = ordered_json::array();
-      for (int h = 0; h < c.n_heads; ++h) heads.push_back(rows(by_head[static_cast<std::size_t>(l * c.n_heads + h)])[0]);
-      normalised.push_back(std::move(heads));
+      out.begin_array();
+      for (int h = 0; h < c.n_heads; ++h) out.numbers(n.data() + (l * c.n_heads + h) * n.cols(), static_cast<std::size_t>(n.cols()));
+      out.end_array();
     }
-    doc["patching"] = {{"answer", r.answer},
-                       {"wrong", r.wrong},
-                       {"corrupted", r.corrupted},
-                       {"clean_logit_difference", a.patching.clean_logit_difference},
-                       {"corrupted_logit_difference", a.patching.corrupted_logit_difference},
-                       {"normalised", normalised}};
+    out.end_array();
+    out.end_object();
   }
-  if (!a.qk.empty()) doc["circuits"] = {{"qk", per_head(c, a.qk)}, {"ov", per_head(c, a.ov)}};
-  return dump(doc);
+  if (!a.qk.empty()) {
+    out.key("circuits").begin_object();
+    out.key("qk");
+    per_head(out, c, a.qk);
+    out.key("ov");
+    per_head(out, c, a.ov);
+    out.end_object();
+  }
+  out.end_object();
+  return finish(out);
 }
 
 std::string write_transformer_inspection(const TransformerWeights& w, const SafetensorsFile& file) {
-  ordered_json doc;
-  doc["config"] = ordered_json::parse(transformer_config_to_json(w.config));
-  doc["parameters"] = parameter_count(w.config);
-  ordered_json tensors = ordered_json::array();
-  for (const auto& t : file.tensors) tensors.push_back({{"name", t.name}, {"dtype", dtype_name(t.dtype)}, {"shape", t.shape}});
-  doc["tensors"] = tensors;
-  doc["checks"] = "ok";
-  return dump(doc);
+  JsonWriter out(KeyOrder::as_written);
+  out.begin_object();
+  out.key("config");
+  write_transformer_config(out, w.config);
+  out.key("parameters").value(parameter_count(w.config));
+  out.key("tensors").begin_array();
+  for (const auto& t : file.tensors) {
+    out.begin_object();
+    out.key("name").value(t.name);
+    out.key("dtype").value(dtype_name(t.dtype));
+    out.key("shape").begin_array();
+    for (auto n : t.shape) out.value(static_cast<long long>(n));
+    out.end_array();
+    out.end_object();
+  }
+  out.end_array();
+  out.key("checks").value("ok");
+  out.end_object();
+  return finish(out);
 }
-
 std::vector<int> parse_prompt(const TransformerConfig& c, const std::string& text) {
   std::vector<int> tokens;
   std::size_t i = 0;

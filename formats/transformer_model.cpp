@@ -2,7 +2,7 @@
 
 #include "core/check.hpp"
 
-#include <nlohmann/json.hpp>
+#include "formats/json.hpp"
 
 #include <cmath>
 #include <set>
@@ -15,7 +15,7 @@ using transformer::TransformerWeights;
 
 namespace {
 
-std::string excerpt(const std::string& s) {
+std::string short_text(const std::string& s) {
   std::string out;
   for (char ch : s.substr(0, 60)) out += (ch >= 32 && ch < 127) ? ch : '?';
   return s.size() > 60 ? out + "…" : out;
@@ -23,13 +23,24 @@ std::string excerpt(const std::string& s) {
 
 [[noreturn]] void config_fail(const std::string& message) { throw InputError("config: " + message); }
 
-int config_size(const nlohmann::json& doc, const char* key) {
-  if (!doc.contains(key)) config_fail(std::string(key) + " is missing");
-  const auto& v = doc[key];
-  if (!v.is_number_integer()) config_fail(std::string(key) + " must be an integer");
-  const auto n = v.get<long long>();
-  if (n < 1 || n > 1000000) config_fail(std::string(key) + " = " + std::to_string(n) + " is out of range");
-  return static_cast<int>(n);
+int config_size(const JsonValue& doc, const char* key) {
+  const JsonValue* v = doc.find(key);
+  if (!v) config_fail(std::string(key) + " is missing");
+  const bool is_signed = v->kind() == JsonValue::Kind::integer;
+  if (!is_signed && v->kind() != JsonValue::Kind::unsigned_integer) config_fail(std::string(key) + " must be an integer");
+  const std::string shown = is_signed ? std::to_string(v->as_integer()) : std::to_string(v->as_unsigned());
+  if ((is_signed && v->as_integer() < 1) || (!is_signed && (v->as_unsigned() < 1 || v->as_unsigned() > 1000000))) {
+    config_fail(std::string(key) + " = " + shown + " is out of range");
+  }
+  return static_cast<int>(is_signed ? v->as_integer() : static_cast<long long>(v->as_unsigned()));
+}
+
+// One scalar as the JSON layer writes it (strings escaped, doubles shortest round-trip).
+template <class T>
+std::string json_scalar(const T& x) {
+  JsonWriter w;
+  w.value(x);
+  return w.text();
 }
 
 }  // namespace
@@ -54,18 +65,21 @@ TransformerConfig transformer_config_from_json(const std::string& text) {
       --depth;
     }
   }
-  nlohmann::json doc;
+  JsonLimits limits;
+  limits.max_bytes = kMaxConfigBytes;
+  limits.max_depth = 2;
+  JsonValue doc;
   try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    config_fail(std::string("not valid JSON (") + excerpt(e.what()) + ")");
+    doc = parse_json(text, "the config", limits);
+  } catch (const InputError& e) {
+    config_fail(e.what());  // "the config is not valid JSON: <reason> at line L, column C near "<excerpt>""
   }
   if (!doc.is_object()) config_fail("must be a JSON object");
   static const std::set<std::string> known{"n_layers", "n_heads", "d_model", "d_head", "n_ctx", "d_vocab",
                                            "normalization", "positional_embedding", "eps", "token_names"};
-  for (auto it = doc.begin(); it != doc.end(); ++it) {
-    if (!known.count(it.key())) {
-      config_fail("unknown field \"" + excerpt(it.key()) +
+  for (const auto& member : doc.members()) {
+    if (!known.count(member.first)) {
+      config_fail("unknown field \"" + short_text(member.first) +
                   "\" (known: n_layers, n_heads, d_model, d_head, n_ctx, d_vocab, normalization, positional_embedding, "
                   "eps, token_names)");
     }
@@ -77,32 +91,29 @@ TransformerConfig transformer_config_from_json(const std::string& text) {
   c.d_head = config_size(doc, "d_head");
   c.n_ctx = config_size(doc, "n_ctx");
   c.d_vocab = config_size(doc, "d_vocab");
-  if (doc.contains("normalization") && !doc["normalization"].is_null()) {
-    const auto& v = doc["normalization"];
-    const std::string s = v.is_string() ? v.get<std::string>() : "";
+  if (const JsonValue* v = doc.find("normalization"); v && !v->is_null()) {
+    const std::string s = v->is_string() ? v->as_string() : "";
     if (s == "LN") c.normalization = Normalization::layer_norm;
     else if (s == "LNPre") c.normalization = Normalization::layer_norm_pre;
     else if (s == "none") c.normalization = Normalization::none;
     else config_fail("normalization must be \"LN\", \"LNPre\" or \"none\" (other normalisations are not supported)");
   }
-  if (doc.contains("positional_embedding")) {
-    const auto& v = doc["positional_embedding"];
-    const std::string s = v.is_string() ? v.get<std::string>() : "";
+  if (const JsonValue* v = doc.find("positional_embedding")) {
+    const std::string s = v->is_string() ? v->as_string() : "";
     if (s == "standard") c.positional_embedding = true;
     else if (s == "none") c.positional_embedding = false;
     else config_fail("positional_embedding must be \"standard\" or \"none\" (rotary and others are not supported)");
   }
-  if (doc.contains("eps")) {
-    if (!doc["eps"].is_number()) config_fail("eps must be a number");
-    c.layer_norm_eps = doc["eps"].get<double>();
+  if (const JsonValue* v = doc.find("eps")) {
+    if (!v->is_number()) config_fail("eps must be a number");
+    c.layer_norm_eps = v->as_double();
   }
-  if (doc.contains("token_names")) {
-    const auto& names = doc["token_names"];
-    if (!names.is_array()) config_fail("token_names must be an array of strings");
-    for (const auto& n : names) {
+  if (const JsonValue* names = doc.find("token_names")) {
+    if (!names->is_array()) config_fail("token_names must be an array of strings");
+    for (const auto& n : names->items()) {
       if (!n.is_string()) config_fail("token_names must be an array of strings");
-      const auto s = n.get<std::string>();
-      if (s.size() > 64) config_fail("a token name is longer than 64 bytes: \"" + excerpt(s) + "\"");
+      const std::string& s = n.as_string();
+      if (s.size() > 64) config_fail("a token name is longer than 64 bytes: \"" + short_text(s) + "\"");
       c.token_names.push_back(s);
     }
   }
@@ -114,19 +125,48 @@ TransformerConfig transformer_config_from_json(const std::string& text) {
   return c;
 }
 
+// Indented two spaces per level, one member or array element per line: the layout
+// nlohmann::ordered_json::dump(2) gave this file, kept so configs written before regenerate unchanged.
 std::string transformer_config_to_json(const TransformerConfig& c) {
-  nlohmann::ordered_json doc;
-  doc["n_layers"] = c.n_layers;
-  doc["n_heads"] = c.n_heads;
-  doc["d_model"] = c.d_model;
-  doc["d_head"] = c.d_head;
-  doc["n_ctx"] = c.n_ctx;
-  doc["d_vocab"] = c.d_vocab;
-  doc["normalization"] = transformer::normalization_name(c.normalization);
-  doc["positional_embedding"] = c.positional_embedding ? "standard" : "none";
-  doc["eps"] = c.layer_norm_eps;
-  if (!c.token_names.empty()) doc["token_names"] = c.token_names;
-  return doc.dump(2) + "\n";
+  std::vector<std::pair<const char*, std::string>> members{
+      {"n_layers", json_scalar(c.n_layers)},
+      {"n_heads", json_scalar(c.n_heads)},
+      {"d_model", json_scalar(c.d_model)},
+      {"d_head", json_scalar(c.d_head)},
+      {"n_ctx", json_scalar(c.n_ctx)},
+      {"d_vocab", json_scalar(c.d_vocab)},
+      {"normalization", json_scalar(transformer::normalization_name(c.normalization))},
+      {"positional_embedding", json_scalar(c.positional_embedding ? "standard" : "none")},
+      {"eps", json_scalar(c.layer_norm_eps)}};
+  if (!c.token_names.empty()) {
+    std::string names = "[";
+    for (std::size_t i = 0; i < c.token_names.size(); ++i) names += (i ? ",\n    " : "\n    ") + json_scalar(c.token_names[i]);
+    members.emplace_back("token_names", names + "\n  ]");
+  }
+  std::string out = "{";
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    out += (i ? ",\n  " : "\n  ") + json_scalar(members[i].first) + ": " + members[i].second;
+  }
+  return out + "\n}\n";
+}
+
+void write_transformer_config(JsonWriter& out, const TransformerConfig& c) {
+  out.begin_object();
+  out.key("n_layers").value(c.n_layers);
+  out.key("n_heads").value(c.n_heads);
+  out.key("d_model").value(c.d_model);
+  out.key("d_head").value(c.d_head);
+  out.key("n_ctx").value(c.n_ctx);
+  out.key("d_vocab").value(c.d_vocab);
+  out.key("normalization").value(transformer::normalization_name(c.normalization));
+  out.key("positional_embedding").value(c.positional_embedding ? "standard" : "none");
+  out.key("eps").value(c.layer_norm_eps);
+  if (!c.token_names.empty()) {
+    out.key("token_names").begin_array();
+    for (const auto& name : c.token_names) out.value(name);
+    out.end_array();
+  }
+  out.end_object();
 }
 
 namespace {
@@ -209,13 +249,13 @@ TransformerWeights transformer_weights_from_safetensors(const TransformerConfig&
         ++pos;
         ++digits;
       }
-      if (digits == 0 || pos >= name.size() || name[pos] != '.') throw InputError("unknown tensor " + excerpt(name));
+      if (digits == 0 || pos >= name.size() || name[pos] != '.') throw InputError("unknown tensor " + short_text(name));
       const std::string rest = name.substr(pos + 1);
       if (rest.rfind("mlp.", 0) == 0) unsupported(name, "MLP blocks are");
       if (rest.rfind("ln2.", 0) == 0) unsupported(name, "the LayerNorm before an MLP block is");
       if (rest.find("rotary") != std::string::npos) unsupported(name, "rotary embeddings are");
       if (layer >= c.n_layers) {
-        throw InputError(excerpt(name) + " belongs to layer " + std::to_string(layer) + "; config.n_layers = " +
+        throw InputError(short_text(name) + " belongs to layer " + std::to_string(layer) + "; config.n_layers = " +
                          std::to_string(c.n_layers));
       }
       auto& L = w.layers[static_cast<std::size_t>(layer)];
@@ -257,14 +297,14 @@ TransformerWeights transformer_weights_from_safetensors(const TransformerConfig&
       } else if (rest == "attn.IGNORE") {
         require_shape(t, {}, "a scalar");  // the masked-score fill value (−inf or −1e5); unused here
       } else {
-        throw InputError("unknown tensor " + excerpt(name) +
+        throw InputError("unknown tensor " + short_text(name) +
                          " (an attention-only transformer has blocks.L.attn.{W_Q,W_K,W_V,W_O,b_Q,b_K,b_V,b_O}, "
                          "blocks.L.ln1.{w,b})");
       }
     } else {
       const bool mlp_like = name.find("mlp") != std::string::npos;
       if (mlp_like) unsupported(name, "MLP blocks are");
-      throw InputError("unknown tensor " + excerpt(name) +
+      throw InputError("unknown tensor " + short_text(name) +
                        " (expected TransformerLens names: embed.W_E, pos_embed.W_pos, blocks.L.attn.*, blocks.L.ln1.*, "
                        "ln_final.*, unembed.W_U, unembed.b_U)");
     }

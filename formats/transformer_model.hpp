@@ -18,6 +18,7 @@
 #pragma once
 
 #include "core/transformer.hpp"
+#include "formats/json.hpp"
 #include "formats/safetensors.hpp"
 
 #include <string>
@@ -29,6 +30,8 @@ constexpr std::size_t kMaxConfigBytes = 4 * 1024 * 1024;
 // Throws InputError starting "config: " naming the field.
 transformer::TransformerConfig transformer_config_from_json(const std::string& text);
 std::string transformer_config_to_json(const transformer::TransformerConfig& config);
+// The same config as a compact object inside a larger document (the inspection of formats/transformer_json.hpp).
+void write_transformer_config(JsonWriter& out, const transformer::TransformerConfig& config);
 
 // Maps a safetensors file onto the config's weights. Throws InputError naming the tensor: an
 // unsupported tensor (MLP, second LayerNorm, rotary, attention-with-MLP models) or an unknown name,

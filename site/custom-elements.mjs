@@ -47,7 +47,7 @@ export function declaredElements(dts = path.join(root, 'types/headlab.d.ts')) {
   const docOf = (node) => (node.jsDoc ?? []).map((d) => (typeof d.comment === 'string' ? d.comment : ts.getTextOfJSDocComment(d.comment) ?? '')).join('\n').trim();
   const out = {};
   const visit = (node) => {
-    if ((ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node)) && /^(Headlab[A-Z]\w+|MaxDigitElementBase)$/.test(node.name.text)) {
+    if ((ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node)) && /^(Headlab[A-Z]\w+|MaxDigitElementBase|TransformerElementBase)$/.test(node.name.text)) {
       let stateType = null;
       const heritage = ts.isInterfaceDeclaration(node) ? node.heritageClauses?.[0]?.types[0] : node.type;
       if (heritage && ts.isExpressionWithTypeArguments(heritage) || heritage && ts.isTypeReferenceNode(heritage)) {

@@ -391,6 +391,89 @@ export interface HeadlabTrainingReplay extends HeadlabElementBase<TrainingReplay
   keys: number[][] | null;
 }
 
+// ---------- your own transformer (docs/own-model.md, docs/own-model-widgets.md) ----------
+// Each figure reads the model of a <headlab-transformer-model>: the one its `model` attribute
+// names, or the one it is nested in. Layers and heads are numbered from 0 (TransformerLens's
+// numbering); prompts are token names (when the config has token_names) or ids, separated by
+// spaces or commas, at most n_ctx of them. A bad file shows the core's message in the model
+// element and in every figure reading it.
+
+export interface TransformerModelState {
+  status: 'idle' | 'loading' | 'ready' | 'failed';
+  /** Where the model comes from, e.g. "induction-seed0.safetensors". */
+  label: string;
+  n_layers: number | null; n_heads: number | null; d_model: number | null; d_vocab: number | null; n_ctx: number | null;
+  /** Scalar parameters, biases and LayerNorm weights included. */
+  parameters: number | null;
+  /** Whether the model shown was handed over from the page (trained there). */
+  trained: boolean;
+}
+/** A model as two files: model.json text and model.safetensors bytes. */
+export interface TransformerModelFiles { config: string; safetensors: Uint8Array; label?: string }
+/**
+ * <headlab-transformer-model id="…" src="model.safetensors" config="model.json">: an attention-only
+ * transformer read by the core (progress while downloading; the core's message for a bad file).
+ * Attributes: src (the .safetensors file, resolved against the page; required), config (its JSON;
+ * default: src with .safetensors replaced by .json). Shared: config. Event `change` when a model is loaded, replaced or fails.
+ */
+export interface HeadlabTransformerModel extends HeadlabElementBase<TransformerModelState> {
+  src: string; config: string;
+  /** The config of the model shown (null while loading or after a failure). */
+  readonly modelConfig: object | null;
+  /** `headlab model analyze` of the model shown on its default prompt (what the bound values read); null while loading. */
+  readonly analysis: object | null;
+  /** Uses a model given as its two files (e.g. trained in the page); every figure reading this element switches to it. */
+  useModel(files: TransformerModelFiles, label?: string): Promise<void>;
+  /** Back to the model read from src and config. */
+  useLoaded(): Promise<void>;
+}
+
+/** Common to the transformer figures. Attribute: model (id of a headlab-transformer-model; default the enclosing one). */
+export interface TransformerElementBase<State> extends HeadlabElementBase<State> {
+  /** The model shown now (null while loading or after a failure). */
+  readonly currentModel: object | null;
+  /** The state with the core's numbers behind the figure (patterns, attribution, patching, logits, circuit); null while loading. */
+  readonly figureData: Record<string, unknown> | null;
+}
+
+export interface TransformerAttentionState { prompt: number[]; position: number }
+/** Every head's attention pattern on the reader's prompt; a token's row and column outlined. Attributes: prompt, position (pinned token, default the last), model. Shared: prompt, position. */
+export interface HeadlabTransformerAttention extends TransformerElementBase<TransformerAttentionState> {
+  prompt: string; position: number;
+}
+
+export interface TransformerAttributionState { prompt: number[]; position: number; token: number; logit: number | null }
+/** Direct logit attribution of the embeddings, every head and the biases to one logit. Attributes: prompt, position (default the last), token (default the top prediction), model. Shared: prompt, position, token. */
+export interface HeadlabTransformerAttribution extends TransformerElementBase<TransformerAttributionState> {
+  prompt: string;
+}
+
+export interface TransformerPatchingState {
+  prompt: number[]; corrupted: number[]; answer: number | null; wrong: number | null;
+  /** logit[answer] − logit[wrong] at the last position (nats). */
+  clean_logit_difference: number | null; corrupted_logit_difference: number | null;
+}
+/** Activation patching of every head at every position (normalised logit difference). Attributes: prompt (clean), corrupted (same length), answer, wrong, model. Shared: all four. */
+export interface HeadlabTransformerPatching extends TransformerElementBase<TransformerPatchingState> {}
+
+export interface TransformerAblationState { prompt: number[]; mode: 'zero' | 'mean'; heads: [number, number][]; clean_loss: number | null }
+/** Logits on the reader's prompt before and after ablating chosen heads, and each head's in-context loss when ablated. Attributes: prompt, mode ("zero" | "mean", default "mean"), heads ("1.2 0.3": layer.head pairs), model. Shared: prompt, mode, heads. */
+export interface HeadlabTransformerAblation extends TransformerElementBase<TransformerAblationState> {
+  mode: 'zero' | 'mean';
+  /** The heads of the `heads` attribute as [layer, head] pairs. */
+  heads(): [number, number][];
+}
+
+export interface TransformerCircuitsState {
+  layer: number; head: number; circuit: 'qk' | 'ov';
+  /** Fraction of rows whose largest entry is on the diagonal; null when not drawn (vocabulary over 64). */
+  diagonal_share: number | null;
+}
+/** A head's QK and OV circuits in token space as a heatmap (vocabularies up to 64 tokens; larger ones: the numbers as JSON). Attributes: layer (default the last), head (default 0), circuit ("qk" | "ov", default "ov"), model. Shared: layer, head, circuit. */
+export interface HeadlabTransformerCircuits extends TransformerElementBase<TransformerCircuitsState> {
+  layer: number; head: number; circuit: 'qk' | 'ov';
+}
+
 // ---------- <headlab-value> ----------
 
 /** A number a source element offers for the prose: what its boundValue(name) returns. */
@@ -446,6 +529,12 @@ export interface HeadlabElementTagNameMap {
     'headlab-value': HeadlabValue;
     'headlab-query-key-canvas': HeadlabQueryKeyCanvas;
     'headlab-training-replay': HeadlabTrainingReplay;
+    'headlab-transformer-model': HeadlabTransformerModel;
+    'headlab-transformer-attention': HeadlabTransformerAttention;
+    'headlab-transformer-attribution': HeadlabTransformerAttribution;
+    'headlab-transformer-patching': HeadlabTransformerPatching;
+    'headlab-transformer-ablation': HeadlabTransformerAblation;
+    'headlab-transformer-circuits': HeadlabTransformerCircuits;
     'headlab-transformer-training': HeadlabTransformerTraining;
 }
 
@@ -470,6 +559,12 @@ export const HeadlabSeedGrid: ElementClass<HeadlabSeedGrid>;
 export const HeadlabValue: ElementClass<HeadlabValue>;
 export const HeadlabQueryKeyCanvas: ElementClass<HeadlabQueryKeyCanvas>;
 export const HeadlabTrainingReplay: ElementClass<HeadlabTrainingReplay>;
+export const HeadlabTransformerModel: ElementClass<HeadlabTransformerModel>;
+export const HeadlabTransformerAttention: ElementClass<HeadlabTransformerAttention>;
+export const HeadlabTransformerAttribution: ElementClass<HeadlabTransformerAttribution>;
+export const HeadlabTransformerPatching: ElementClass<HeadlabTransformerPatching>;
+export const HeadlabTransformerAblation: ElementClass<HeadlabTransformerAblation>;
+export const HeadlabTransformerCircuits: ElementClass<HeadlabTransformerCircuits>;
 export const HeadlabTransformerTraining: ElementClass<HeadlabTransformerTraining>;
 
 // ---------- JSX (React, Preact, Astro, Solid): attributes as written in markup ----------
@@ -484,6 +579,7 @@ export interface HeadlabBaseAttributes {
 }
 type Num = number | string;
 type MaxDigitAttributes = HeadlabBaseAttributes & { model?: string };
+type TransformerAttributes = HeadlabBaseAttributes & { model?: string };
 /** Per tag, the attributes it reads (values are strings in markup; numbers are accepted and stringified). */
 export interface HeadlabJSXElements {
   'headlab-projection-ablation': HeadlabBaseAttributes & { 'w-q'?: string; 'w-k'?: string; 'w-v'?: string; query?: Num };
@@ -509,6 +605,12 @@ export interface HeadlabJSXElements {
   'headlab-query-key-canvas': HeadlabBaseAttributes & { 'w-q'?: string; 'w-k'?: string; 'w-v'?: string; scale?: Num; basis?: QueryKeyBasis; angle?: Num; a?: string };
   'headlab-transformer-training': HeadlabBaseAttributes & { model?: string; seed?: Num; steps?: Num };
   'headlab-training-replay': HeadlabBaseAttributes & { seed?: Num; steps?: Num; 'learning-rate'?: Num; 'request-scale'?: Num; 'learned-keys'?: 'true' | 'false'; keys?: string; snapshot?: Num };
+  'headlab-transformer-model': HeadlabBaseAttributes & { src?: string; config?: string };
+  'headlab-transformer-attention': TransformerAttributes & { prompt?: string; position?: Num };
+  'headlab-transformer-attribution': TransformerAttributes & { prompt?: string; position?: Num; token?: Num };
+  'headlab-transformer-patching': TransformerAttributes & { prompt?: string; corrupted?: string; answer?: Num; wrong?: Num };
+  'headlab-transformer-ablation': TransformerAttributes & { prompt?: string; mode?: 'zero' | 'mean'; heads?: string };
+  'headlab-transformer-circuits': TransformerAttributes & { layer?: Num; head?: Num; circuit?: 'qk' | 'ov' };
 }
 
 declare global {

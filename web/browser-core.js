@@ -7,17 +7,18 @@
 // hashes it when an app bundles the package again. We compile it ourselves
 // (Emscripten's instantiateWasm hook) and keep the WebAssembly.Module: the page hands it
 // to its worker with each job (web/worker-client.js), so the worker instantiates the
-// page's compiled module instead of downloading the .wasm a second time. The max-digit
-// loader is imported dynamically, so pages without max-digit widgets download neither
-// its JS nor its .wasm.
+// page's compiled module instead of downloading the .wasm a second time. The max-digit and
+// transformer loaders are imported dynamically, so pages without their widgets download
+// neither their JS nor their .wasm.
 import createHeadlabCore from 'headlab-wasm-module';
-import { HeadlabError, loadCore, loadMaxDigitCore } from './headlab-core.js';
+import { HeadlabError, loadCore, loadMaxDigitCore, loadTransformerCore } from './headlab-core.js';
 
 const wasmUrl = {
   core: () => new URL('./headlab_core.wasm', import.meta.url),
   'max-digit': () => new URL('./headlab_max_digit.wasm', import.meta.url),
+  transformer: () => new URL('./headlab_transformer.wasm', import.meta.url),
 };
-const label = { core: 'core', 'max-digit': 'max-digit module' };
+const label = { core: 'core', 'max-digit': 'max-digit module', transformer: 'transformer module' };
 
 /** name → Promise<WebAssembly.Module>, started by the first load (or given by the page). */
 const compiled = {};
@@ -58,6 +59,7 @@ function instantiate(name, factory, load) {
 
 let corePromise = null;
 let maxDigitPromise = null;
+let transformerPromise = null;
 
 /** Resolves to the wrapped headlab_core (see headlab-core.d.ts); rejects with HeadlabError if loading fails. */
 export function getCore() {
@@ -72,8 +74,15 @@ export function getMaxDigitCore() {
   return maxDigitPromise;
 }
 
+/** Resolves to the wrapped headlab_transformer module; rejects with HeadlabError if loading fails. */
+export function getTransformerCore() {
+  transformerPromise ??= import('headlab-transformer-module').then(
+    ({ default: createHeadlabTransformer }) => instantiate('transformer', createHeadlabTransformer, loadTransformerCore));
+  return transformerPromise;
+}
+
 /**
- * The compiled modules this realm has (or is compiling), as { core?, 'max-digit'? }:
+ * The compiled modules this realm has (or is compiling), as { core?, 'max-digit'?, transformer? }:
  * what the page posts to its worker. A module whose download failed is left out (the
  * worker then reports the failure itself).
  */

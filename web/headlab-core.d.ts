@@ -544,6 +544,18 @@ export interface TransformerAnalysisRequest {
   circuits?: boolean;
 }
 
+/** Heads to ablate in run() (`headlab model run --ablate "0.1 1.3" --ablation … --sequences … --seed …`). */
+export interface TransformerRunOptions {
+  /** [layer, head] pairs, layer in [0, n_layers), head in [0, n_heads), each at most once; [] runs the model unchanged. */
+  ablate: [number, number][];
+  /** 'zero' writes 0 for the head's output; 'mean' its output at each position averaged over repeated random sequences. Default 'mean'. */
+  mode?: 'zero' | 'mean';
+  /** Repeated random sequences (length n_ctx) behind the mean, integer in [1, 10000]. Default 32 (as analyze()). */
+  sequences?: number;
+  /** Their seed, integer in [0, 2^53 − 1]. Default 0. */
+  seed?: number;
+}
+
 /** Previous-token and induction scores (attention mass in [0, 1]) and the in-context loss (nats), as in analysis.induction. */
 export interface TransformerInductionScores {
   /** L × H */
@@ -563,8 +575,11 @@ export interface TransformerModel {
   readonly config: TransformerConfigFile;
   /** `headlab model inspect`. */
   inspect(): TransformerInspectionFile;
-  /** `headlab model run --prompt`: logits and patterns. */
-  run(prompt: TransformerPrompt): TransformerRunFile;
+  /**
+   * `headlab model run --prompt [--ablate …]`: logits and patterns; with options, of the forward pass with
+   * the listed heads ablated at once (core ablated_forward).
+   */
+  run(prompt: TransformerPrompt, options?: TransformerRunOptions): TransformerRunFile;
   /** `headlab model analyze`: patterns, logits, DLA, ablation, induction scores, patching (with corrupted), circuits (when asked). */
   analyze(request: TransformerAnalysisRequest): TransformerAnalysisFile;
   /** Prompt text → token ids (the reader of `--prompt`); throws HeadlabError naming the bad token's position. */

@@ -8,13 +8,15 @@ import { attentionApi } from './attention.js';
 import { featureRecoveryApi } from './feature-recovery.js';
 import { maxDigitApi } from './max-digit.js';
 import { moduleApi } from './module.js';
+import { transformerApi } from './transformer.js';
 
 export { HeadlabError };
 export { DRAFT_PUBLISHED, FeatureRecoveryTrainer } from './feature-recovery.js';
 
-// Two modules (web/CMakeLists.txt): headlab_core (attention, projection edits, feature
-// recovery) and headlab_max_digit (the max-digit transformer), so a page downloads only
-// what its widgets use. Each has its own wrapper.
+// Three modules (web/CMakeLists.txt): headlab_core (attention, projection edits, feature
+// recovery), headlab_max_digit (the max-digit transformer) and headlab_transformer (your own
+// attention-only transformer), so a page downloads only what its widgets use. Each has its
+// own wrapper.
 
 /** Wraps an instantiated headlab_core module (the value createHeadlabCore resolves to). */
 export function wrapCore(module) {
@@ -30,6 +32,14 @@ export function wrapMaxDigitCore(module) {
   return {
     ...moduleApi(module),
     ...maxDigitApi(module),
+  };
+}
+
+/** Wraps an instantiated headlab_transformer module (the value createHeadlabTransformer resolves to). */
+export function wrapTransformerCore(module) {
+  return {
+    ...moduleApi(module),
+    ...transformerApi(module),
   };
 }
 
@@ -53,4 +63,9 @@ export async function loadCore(factory, moduleOptions = {}) {
 /** Like loadCore, for headlab_max_digit (the default export of headlab_max_digit.mjs). */
 export async function loadMaxDigitCore(factory, moduleOptions = {}) {
   return wrapMaxDigitCore(await instantiate(factory, moduleOptions, 'max-digit module'));
+}
+
+/** Like loadCore, for headlab_transformer (the default export of headlab_transformer.mjs). */
+export async function loadTransformerCore(factory, moduleOptions = {}) {
+  return wrapTransformerCore(await instantiate(factory, moduleOptions, 'transformer module'));
 }

@@ -1,7 +1,7 @@
 // The tasks the worker can run, by kind (the worker task of docs/model-pattern.md). Each concept adds one entry:
 //   kind: async (core, params, { progress, shouldStop, yieldToEvents }) => resultValue
-// for headlab_core, or kind: { module: 'max-digit', run: async (maxDigitCore, params, …) => … }
-// for headlab_max_digit.
+// for headlab_core, or kind: { module: 'max-digit' | 'transformer', run: async (moduleCore, params, …) => … }
+// for headlab_max_digit and headlab_transformer.
 // A task does its work in chunks, calling progress(...) and awaiting yieldToEvents()
 // between chunks, and returns early (with what it has) once shouldStop() is true.
 // A training task follows the trainer protocol: params { settings, chunk? }, progress messages
@@ -12,6 +12,19 @@ import { HeadlabError } from './errors.js';
 const FEATURE_RECOVERY_DEFAULT_CHUNK = 20;
 /** Max-digit steps per progress message: ≈ 40 ms of WASM work (4,000 steps take ≈ 1.5 s), 40 updates per run. */
 const MAX_DIGIT_DEFAULT_CHUNK = 100;
+/** Induction-task steps per progress message: the CLI's score interval, 50 messages over the default 2,500 steps. */
+const TRANSFORMER_DEFAULT_CHUNK = 50;
+/** Repeated random sequences behind each message's scores: as many as the CLI's check every 50 steps. */
+const TRANSFORMER_DEFAULT_SCORE_SEQUENCES = 16;
+
+/** A progress message of 'transformer-train': the trainer protocol's fields and the scores of the current weights. */
+function transformerProgress(trainer, p, sequences) {
+  const s = trainer.scores(sequences);
+  return {
+    steps_taken: p.steps_taken, steps_total: p.steps_total, loss: p.loss,
+    in_context_loss: s.in_context_loss, previous_token: s.previous_token, induction: s.induction,
+  };
+}
 
 export const workerTasks = {
   // Echo of the core version: lets tests check the worker pipeline itself.
@@ -159,6 +172,62 @@ export const workerTasks = {
         return { progress: p, weights, analysis: core.maxDigitAnalyze(weights) };
       } finally {
         trainer.dispose();
+      }
+    },
+  },
+
+  /**
+   * Trains an attention-only transformer on the induction task (web/transformer.js), reporting
+   * the scores that show the phase change (docs/own-model.md, "Training without PyTorch").
+   * params: { settings?: TransformerTrainingSettings, chunk?: steps per progress message (integer ≥ 1,
+   *           default 50), score_sequences?: sequences behind each message's scores (integer in [1, 1000], default 16) }.
+   * progress: { steps_taken, steps_total, loss, in_context_loss, previous_token: L × H, induction: L × H }
+   *           once before the first step and after every chunk (scores: seed settings.seed, as the CLI's).
+   * result: { config: model.json text, safetensors: Uint8Array, progress } of the weights when training
+   *         ended — all steps, or those taken before a stop (between chunks).
+   */
+  'transformer-train': {
+    module: 'transformer',
+    run: async (core, params, { progress, shouldStop, yieldToEvents }) => {
+      const chunk = params?.chunk ?? TRANSFORMER_DEFAULT_CHUNK;
+      const sequences = params?.score_sequences ?? TRANSFORMER_DEFAULT_SCORE_SEQUENCES;
+      if (!Number.isInteger(chunk) || chunk < 1) throw new HeadlabError(`chunk must be an integer ≥ 1, got ${chunk}`);
+      if (!Number.isInteger(sequences) || sequences < 1 || sequences > 1000) {
+        throw new HeadlabError(`score_sequences must be an integer from 1 to 1000, got ${sequences}`);
+      }
+      const trainer = core.createTransformerTrainer(params?.settings ?? {});
+      try {
+        let p = trainer.progress;
+        progress(transformerProgress(trainer, p, sequences));
+        while (!p.done && !shouldStop()) {
+          await yieldToEvents();
+          if (shouldStop()) break;
+          p = trainer.step(chunk);
+          progress(transformerProgress(trainer, p, sequences));
+        }
+        trainer.stop();
+        return trainer.result();
+      } finally {
+        trainer.dispose();
+      }
+    },
+  },
+
+  /**
+   * Loads a model from its two files and analyses it, off the main thread (a larger model's
+   * patching and ablation take a while).
+   * params: { config: model.json text, safetensors: Uint8Array | ArrayBuffer, request?: TransformerAnalysisRequest }.
+   * result: { inspection, analysis } — `headlab model inspect` and (with a request) `headlab model analyze`
+   *         as objects; analysis null without a request. A rejected file fails with the reader's message.
+   */
+  'transformer-analyze': {
+    module: 'transformer',
+    run: async (core, params) => {
+      const model = core.loadTransformer(params?.config, params?.safetensors);
+      try {
+        return { inspection: model.inspect(), analysis: params?.request == null ? null : model.analyze(params.request) };
+      } finally {
+        model.dispose();
       }
     },
   },

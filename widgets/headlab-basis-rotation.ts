@@ -11,6 +11,7 @@
 // n × d_model tokens; w-q, w-k — JSON d_model × d_k projections (d_k ≥ 2).
 import type { AttentionResult, Matrix } from '../web/headlab-core.js';
 import { matrix } from '../web/matrix.js';
+import { Memo } from './base/memo.js';
 import {
   HeadlabElement, WidgetInputError, el, jsonAttribute, numberAttribute, numberGrid, setNumberAttribute, type WidgetFigure,
 } from './base/headlab-element.js';
@@ -47,6 +48,7 @@ export interface BasisRotationState {
 
 export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
   static observedAttributes = ['angle', 'x', 'w-q', 'w-k'];
+  private readonly heads = new Memo<{ before: AttentionResult; after: AttentionResult; maxDiff: number }>();
   protected static sharedAttributes = ['angle'];
   protected static css = /* css */ `
     .slider { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 0.75rem; }
@@ -86,7 +88,13 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
     return { x, w_q, w_k };
   }
 
+  /** Both heads and their largest score difference: four core calls per change of an attribute, shared by render(), state and the summary. */
   private compute(): { before: AttentionResult; after: AttentionResult; maxDiff: number } {
+    const inputs = [this.core, ...HeadlabBasisRotation.observedAttributes.map((name) => this.getAttribute(name))];
+    return this.heads.get(inputs, () => this.computeNow());
+  }
+
+  private computeNow(): { before: AttentionResult; after: AttentionResult; maxDiff: number } {
     const core = this.core!;
     const { x, w_q, w_k } = this.inputs();
     const X = matrix(x), Wq = matrix(w_q), Wk = matrix(w_k);

@@ -74,6 +74,13 @@ export const EXPERIMENTS: Record<string, { label: string; attrs: Record<string, 
 const EXPERIMENT_ATTRS = ['request-scale', 'learning-rate', 'learned-keys', 'keys'];
 
 const SNAPSHOTS = 48;
+/** The four figures of a snapshot, in the order render draws them. */
+const FIGURES = ['latent', 'raw', 'loss', 'schematic'] as const;
+type Figure = typeof FIGURES[number];
+/** warmScenes works at most this long per slice (a quarter of a 60 Hz frame) ... */
+const WARM_SLICE_MS = 4;
+/** ... with this gap between slices, so input and frames are served between them. */
+const WARM_GAP_MS = 16;
 /** Milliseconds per snapshot in "Play slowly": 48 snapshots in about 20 s. */
 const PLAY_MS = 420;
 const HEAT_LIMIT = 1;
@@ -122,7 +129,9 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   private nearViewport = false;
   private examples = new WeakMap<ReplaySnapshot, FeatureRecoveryExample>();
   /** Each snapshot's drawn scenes (never changed once drawn), forgotten when the colours change. */
-  private scenes = new WeakMap<ReplaySnapshot, Record<'latent' | 'raw' | 'loss' | 'schematic', { width: number; scene: Scene } | null>>();
+  private scenes = new WeakMap<ReplaySnapshot, Record<Figure, { width: number; scene: Scene } | null>>();
+  /** The pending slice of warmScenes (0: none). */
+  private warmTimer = 0;
   /** The lesson of the finished run (the same for every snapshot; a chosen-keys lesson calls the core). */
   private readonly lessons = new Memo<string>();
 
@@ -298,6 +307,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     this.stopPlaying();
     this.jobs.dispose();
     this.runKey = '';
+    window.clearTimeout(this.warmTimer);
     super.disconnectedCallback();
   }
 
@@ -338,6 +348,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
         // The run is over: end its worker (a rerun starts a new one), so a finished replay holds none.
         this.jobs.dispose();
         this.requestRender();
+        this.warmScenes();
         this.safely(() => this.emitChange());
       },
       failed: (err) => {
@@ -450,15 +461,10 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   }
 
   /**
-   * Draws figure `which` of snapshot `snap` at `width` (0: the figure's own): the kept scene when
-   * there is one, else make()'s, kept for the next time (none is kept before a run).
+   * The kept scene of figure `which` of snapshot `snap` at `width` (0: the figure's own), built by
+   * make() the first time and kept for the next (scenes are never changed once drawn).
    */
-  private drawKept(which: 'latent' | 'raw' | 'loss' | 'schematic', snap: ReplaySnapshot | null, width: number, make: () => Scene): void {
-    const svg = this.svgs![which];
-    if (!snap) {
-      drawFluid(svg, make());
-      return;
-    }
+  private keptScene(which: Figure, snap: ReplaySnapshot, width: number, make: () => Scene): Scene {
     let kept = this.scenes.get(snap);
     if (!kept) {
       kept = { latent: null, raw: null, loss: null, schematic: null };
@@ -469,7 +475,52 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
       entry = { width, scene: make() };
       kept[which] = entry;
     }
-    drawSceneInto(svg, entry.scene, { reuse: true, size: false, kept: true });
+    return entry.scene;
+  }
+
+  /** Draws figure `which` of snapshot `snap`: its kept scene when there is one (none before a run). */
+  private drawKept(which: Figure, snap: ReplaySnapshot | null, width: number, make: () => Scene): void {
+    const svg = this.svgs![which];
+    if (!snap) {
+      drawFluid(svg, make());
+      return;
+    }
+    drawSceneInto(svg, this.keptScene(which, snap, width, make), { reuse: true, size: false, kept: true });
+  }
+
+  /** Width and builder of figure `which` at snapshot index i: render and warmScenes share them. */
+  private figureAt(which: Figure, i: number | null, c: ResolvedColours): [number, () => Scene] {
+    switch (which) {
+      case 'latent': case 'raw': return [0, () => this.pairScene(which, c, i)];
+      case 'loss': return [this.shownWidth('loss'), () => this.lossScene(c, i)];
+      case 'schematic': return [this.shownWidth('schematic'), () => schematicScene(this.example(i), c, this.shownWidth('schematic'))];
+    }
+  }
+
+  /**
+   * After a run, builds every snapshot's four scenes in slices of at most WARM_SLICE_MS between
+   * frames, so a scrub's first view of a snapshot redraws a kept scene too (building one costs a
+   * few ms; patching a kept one about 1 ms: bench/canvas.bench.mjs).
+   */
+  private warmScenes(): void {
+    window.clearTimeout(this.warmTimer);
+    const r = this.result;
+    if (!r) return;
+    const c = this.resolved();
+    let k = 0;
+    const total = r.snapshots.length * FIGURES.length;
+    const slice = () => this.safely(() => {
+      if (this.result !== r || !this.isConnected || this.colours !== c) return;
+      const t0 = performance.now();
+      while (k < total && performance.now() - t0 < WARM_SLICE_MS) {
+        const i = Math.floor(k / FIGURES.length), which = FIGURES[k % FIGURES.length];
+        const [width, make] = this.figureAt(which, i, c);
+        this.keptScene(which, r.snapshots[i], width, make);
+        k += 1;
+      }
+      if (k < total) this.warmTimer = window.setTimeout(slice, WARM_GAP_MS);
+    });
+    this.warmTimer = window.setTimeout(slice, WARM_GAP_MS);
   }
 
   figures(): WidgetFigure[] {
@@ -482,8 +533,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     ];
   }
 
-  private pairScene(which: 'latent' | 'raw', c: ResolvedColours): Scene {
-    const i = this.shownIndex();
+  private pairScene(which: 'latent' | 'raw', c: ResolvedColours, i = this.shownIndex()): Scene {
     const snap = i === null ? null : this.result!.snapshots[i];
     const step = snap ? `step ${snap.step}` : 'no run yet';
     return which === 'latent'
@@ -501,8 +551,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   }
 
   /** Held-out example 0 traced by the core through the shown snapshot's W_q, W_v (null before a run). */
-  private example(): FeatureRecoveryExample | null {
-    const i = this.shownIndex();
+  private example(i = this.shownIndex()): FeatureRecoveryExample | null {
     if (i === null) return null;
     const r = this.result!, snap = r.snapshots[i];
     const m = (data: Float64Array) => ({ rows: 9, cols: 3, data });
@@ -519,8 +568,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     return e;
   }
 
-  private lossScene(c: ResolvedColours): Scene {
-    const i = this.shownIndex();
+  private lossScene(c: ResolvedColours, i = this.shownIndex()): Scene {
     const r = this.result;
     const upTo = i === null || !r ? 0 : r.snapshots[i].step;
     const losses = r ? r.loss_trace.subarray(0, upTo) : new Float64Array(0);
@@ -566,9 +614,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     // Each snapshot's four scenes are built once and kept: scrubbing back and forth redraws kept
     // scenes, which patches only the attributes that differ and allocates almost nothing.
     const snap = i === null ? null : this.result!.snapshots[i];
-    for (const which of ['latent', 'raw'] as const) this.drawKept(which, snap, 0, () => this.pairScene(which, c));
-    this.drawKept('loss', snap, this.shownWidth('loss'), () => this.lossScene(c));
-    this.drawKept('schematic', snap, this.shownWidth('schematic'), () => schematicScene(this.example(), c, this.shownWidth('schematic')));
+    for (const which of FIGURES) this.drawKept(which, snap, ...this.figureAt(which, i, c));
     const lesson = this.lesson();
     if (this.lessonBox!.textContent !== lesson) this.lessonBox!.textContent = lesson;
   }

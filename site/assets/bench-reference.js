@@ -9,6 +9,9 @@ export const TARGETS = {
   'max-digit recipe, WASM': 500,
   'feature recovery, native': 40,
   'feature recovery, WASM': 50,
+  // Forward + every analysis of one 64-token prompt, 2 layers × 8 heads, d_model 128 (docs/own-model.md).
+  'transformer analysis, native': 20,
+  'transformer analysis, WASM': 20,
   'widget update p95': 4,
   'start-up, navigation to interactive': 1000,
   'longest main-thread task': 50,

@@ -141,6 +141,30 @@ test('examples/plain-html with the installed tarball: widgets compute under the 
   }
 });
 
+test('examples/own-model with the installed tarball: the model from the folder, every transformer figure computes under the strict CSP', async () => {
+  const dir = example('own-model');
+  const session = await startSession({ dir, csp: true });
+  try {
+    const page = await session.newPage({ viewport: { width: 1000, height: 900 } });
+    await page.goto(`${session.url}index.html`);
+    const tags = ['headlab-transformer-attention', 'headlab-transformer-attribution', 'headlab-transformer-patching', 'headlab-transformer-ablation', 'headlab-transformer-circuits'];
+    await page.waitForFunction((t) => t.every((tag) => { const e = document.querySelector(tag); return e?.currentModel && e.renderCount > 0; }), tags, { timeout: 120_000 });
+    const shown = await page.evaluate((t) => ({
+      labels: t.map((tag) => document.querySelector(tag).currentModel.label),
+      summaries: t.map((tag) => document.querySelector(tag).summary),
+      // The nested figure found its model without a model attribute.
+      nested: document.querySelector('#again headlab-transformer-circuits').currentModel !== null,
+    }), tags);
+    assert.deepEqual(new Set(shown.labels), new Set(['model.safetensors']));
+    for (const s of shown.summaries) assert.ok(s.length > 40 && !/NaN|undefined/.test(s), s);
+    assert.ok(shown.nested);
+    await screenshot(page, 'package-own-model');
+    assert.deepEqual(page.problems, []);
+  } finally {
+    await session.close();
+  }
+});
+
 const vite = path.join(root, 'node_modules/vite/bin/vite.js');
 
 test('examples/vite with the installed tarball, built by Vite 7: .wasm, worker and weights emitted, widgets compute under the strict CSP', async () => {

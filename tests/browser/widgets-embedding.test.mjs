@@ -21,7 +21,7 @@ let dir, session;
 before(async () => {
   dir = bundleDir({
     'index.html': { body: `<h1>My post</h1>\n${TAGS.slice(0, 3).map((t) => `<${t}></${t}>`).join('\n')}\n${QUIZ}` },
-    'bad.html': { body: '<headlab-basis-rotation id="angle" angle="ninety"></headlab-basis-rotation>\n<headlab-projection-ablation id="wq" w-q="[[1, 0], [0]]"></headlab-projection-ablation>\n<headlab-projection-ablation id="query" query="3"></headlab-projection-ablation>' },
+    'bad.html': { body: '<headlab-basis-rotation id="angle" angle="ninety"></headlab-basis-rotation>\n<headlab-projection-ablation id="wq" w-q="[[1, 0], [0]]"></headlab-projection-ablation>\n<headlab-projection-ablation id="query" query="3"></headlab-projection-ablation>\n<headlab-transformer-attention id="orphan" model="nope"></headlab-transformer-attention>\n<headlab-transformer-model id="nosrc"><headlab-transformer-circuits id="inside"></headlab-transformer-circuits></headlab-transformer-model>' },
     'dark.html': { head: '<meta name="color-scheme" content="dark">', body: '<headlab-value-swap></headlab-value-swap>' },
   });
   session = await startSession({ dir, csp: true });
@@ -55,6 +55,11 @@ test('bad attributes show a message inside the widget (role="alert") naming the 
   assert.match(await alert('angle').textContent(), /attribute angle="ninety" is not a finite number/);
   assert.match(await alert('wq').textContent(), /attribute w-q row 2 must be an array of 2 numbers/);
   assert.match(await alert('query').textContent(), /attribute query="3" must be between 1 and 2/);
+  // The transformer figures: a model id naming nothing; a model element without src, and the figure inside it.
+  assert.match(await alert('orphan').textContent(), /attribute model="nope" names no <headlab-transformer-model id="nope">/);
+  await alert('inside').waitFor();
+  assert.match(await alert('nosrc').textContent(), /needs src="model.safetensors"/);
+  assert.match(await alert('inside').textContent(), /The model could not be loaded: a <headlab-transformer-model> needs src/);
   await screenshot(page.locator('#angle'), 'basis-rotation-bad-attribute');
   await page.evaluate(() => { document.querySelector('#angle').angle = 45; });
   await alert('angle').waitFor({ state: 'hidden' });

@@ -26,7 +26,7 @@ TEST_CASE("identity projections: the first query matches the first key", "[atten
   CHECK(r.weights(0, 0) > r.weights(0, 1));
 }
 
-TEST_CASE("swapping W_Q's coordinates reverses the match; keys and values do not change", "[attention][article1]") {
+TEST_CASE("swapping W_Q's coordinates reverses the match, and keys and values do not change", "[attention][article1]") {
   const auto base = attention_forward(two_tokens(), identity2(), identity2(), identity2());
   const Matrix w_q_swapped = headlab::swap_projection_coordinates(identity2(), 0, 1);
   const auto r = attention_forward(two_tokens(), w_q_swapped, identity2(), identity2());

@@ -28,7 +28,7 @@ TEST_CASE("require_finite and require_usable give the first non-finite entry's r
   CHECK_NOTHROW(headlab::require_usable("k", Matrix::Ones(2, 3)));
 }
 
-TEST_CASE("require_index accepts [0, size) only", "[check]") {
+TEST_CASE("require_index accepts 0 to size - 1 only", "[check]") {
   CHECK_NOTHROW(headlab::require_index("head", 0, 4));
   CHECK_NOTHROW(headlab::require_index("head", 3, 4));
   CHECK_THROWS_WITH(headlab::require_index("head", 4, 4), "head = 4 is out of range [0, 4)");

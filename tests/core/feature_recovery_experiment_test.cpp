@@ -63,7 +63,7 @@ TEST_CASE("1,200 steps in uneven chunks equal 1,200 steps at once, bit for bit",
   CHECK(chunked.loss_trace() == whole.loss_trace());
 }
 
-TEST_CASE("only W_q and W_v are trainable: 54 numbers; keys and R never change", "[feature_recovery][draft]") {
+TEST_CASE("only W_q and W_v are trainable: 54 numbers, and keys and R never change", "[feature_recovery][draft]") {
   FeatureRecoverySettings settings;
   settings.seed = 2;
   settings.steps = 50;
@@ -265,7 +265,7 @@ TEST_CASE("one held-out example traced: the known solution routes like the teach
                     Catch::Contains("example = 16 is out of range [0, 16)"));
 }
 
-TEST_CASE("break it: tiny requests leave the query unidentified; learning rate 3 never settles", "[feature_recovery][break]") {
+TEST_CASE("break it: tiny requests leave the query unidentified, and learning rate 3 never settles", "[feature_recovery][break]") {
   // The article's claims about the two "break it" runs, across seeds 0, 1, 2.
   for (std::uint64_t seed : {0u, 1u, 2u}) {
     FeatureRecoverySettings small;

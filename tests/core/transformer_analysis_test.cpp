@@ -178,3 +178,114 @@ TEST_CASE("induction scores are attention masses and depend only on the seed", "
   CHECK(std::isfinite(s.in_context_loss));
   CHECK_THROWS_WITH(induction_scores(w, 0, 0), Catch::Contains("count"));
 }
+
+TEST_CASE("analyze_transformer: defaults are the last position and the top token, and bad request fields are named",
+          "[transformer_analysis]") {
+  const auto w = random_model(Normalization::layer_norm, true, 2, 4);
+  AnalysisRequest r;
+  r.prompt = {1, 2, 3, 1, 2};
+  r.sequences = 2;
+  const auto a = analyze_transformer(w, r);
+  Eigen::Index top = 0;
+  a.run.logits.row(4).maxCoeff(&top);
+  CHECK(a.position == 4);
+  CHECK(a.token == static_cast<int>(top));
+  CHECK(a.attribution.logit == direct_logit_attribution(w, r.prompt, 4, a.token).logit);
+  CHECK_FALSE(a.has_patching);
+  CHECK(a.qk.empty());
+  AnalysisRequest bad = r;
+  bad.position = -2;
+  CHECK_THROWS_WITH(analyze_transformer(w, bad), Catch::Contains("position must be -1 (the last) or in [0, 5), got -2"));
+  bad = r;
+  bad.token = -3;
+  CHECK_THROWS_WITH(analyze_transformer(w, bad), Catch::Contains("token must be -1"));
+  bad = r;
+  bad.position = 5;
+  CHECK_THROWS_WITH(analyze_transformer(w, bad), Catch::Contains("position"));
+  bad = r;
+  bad.sequences = 0;
+  CHECK_THROWS_WITH(analyze_transformer(w, bad), Catch::Contains("sequences must be in [1, 10000], got 0"));
+  bad = r;
+  bad.corrupted = {1, 2, 4, 1, 2};
+  CHECK_THROWS_WITH(analyze_transformer(w, bad), Catch::Contains("patching needs answer and wrong"));
+}
+
+namespace {
+
+// The definitions of patching and ablation as full forward passes with a hook (what the fast paths
+// of core/transformer_analysis.cpp avoid recomputing).
+Matrix naive_patching(const TransformerWeights& w, const std::vector<int>& clean, const std::vector<int>& corrupted,
+                      int answer, int wrong) {
+  const auto clean_run = transformer_forward(w, clean), corrupted_run = transformer_forward(w, corrupted);
+  const Eigen::Index T = static_cast<Eigen::Index>(clean.size()), last = T - 1;
+  const auto ld = [&](const Matrix& logits) { return logits(last, answer) - logits(last, wrong); };
+  const double ld_clean = ld(clean_run.logits), ld_corrupted = ld(corrupted_run.logits);
+  const auto& c = w.config;
+  Matrix out(c.n_layers * c.n_heads, T);
+  for (int l = 0; l < c.n_layers; ++l)
+    for (int h = 0; h < c.n_heads; ++h)
+      for (Eigen::Index p = 0; p < T; ++p) {
+        const HeadHook hook = [&](int layer, int head, Matrix& o) {
+          if (layer == l && head == h) o.row(p) = corrupted_run.layers[l].head_output[h].row(p);
+        };
+        out(l * c.n_heads + h, p) = (ld(transformer_forward(w, clean, hook).logits) - ld_corrupted) / (ld_clean - ld_corrupted);
+      }
+  return out;
+}
+
+Matrix naive_ablation(const TransformerWeights& w, const std::vector<TokenSequence>& batch, Ablation mode) {
+  const auto& c = w.config;
+  const std::size_t T = batch[0].tokens.size();
+  std::vector<std::vector<Matrix>> mean(c.n_layers, std::vector<Matrix>(c.n_heads, Matrix::Zero(T, c.d_model)));
+  for (const auto& s : batch) {
+    const auto a = transformer_forward(w, s.tokens);
+    for (int l = 0; l < c.n_layers; ++l)
+      for (int h = 0; h < c.n_heads; ++h) mean[l][h] += a.layers[l].head_output[h];
+  }
+  for (auto& layer : mean)
+    for (auto& m : layer) m /= static_cast<double>(batch.size());
+  Matrix out(c.n_layers, c.n_heads);
+  for (int l = 0; l < c.n_layers; ++l)
+    for (int h = 0; h < c.n_heads; ++h) {
+      const HeadHook hook = [&](int layer, int head, Matrix& o) {
+        if (layer == l && head == h) o = mode == Ablation::zero ? Matrix::Zero(o.rows(), o.cols()) : Matrix(mean[l][h]);
+      };
+      double total = 0.0, count = 0.0;
+      for (const auto& s : batch) {
+        const auto logits = transformer_forward(w, s.tokens, hook).logits;
+        for (std::size_t p = s.loss_from; p + 1 < s.tokens.size(); ++p) {
+          const auto row = logits.row(static_cast<Eigen::Index>(p));
+          const double top = row.maxCoeff();
+          total += std::log((row.array() - top).exp().sum()) - (row(s.tokens[p + 1]) - top);
+          count += 1.0;
+        }
+      }
+      out(l, h) = total / count;
+    }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the fast patching and ablation paths equal the naive full forward passes", "[transformer_analysis]") {
+  // Patching: resume_forward repeats the forward pass's operations on the rows it recomputes, so the
+  // bits agree; kFastPathBound (0) says so. Ablation: the same logits; only the naive reference's
+  // loss uses std::exp / std::log (libm) where the core uses exp_nonpositive / deterministic_log
+  // (≤ 4 ulp each), so its bound is a few ulp of a loss of order 10 over ≤ 100 terms.
+  constexpr double kFastPathBound = 0.0;
+  constexpr double kAblationLossBound = 1e-12;
+  for (const auto norm : {Normalization::none, Normalization::layer_norm, Normalization::layer_norm_pre}) {
+    for (int layers : {1, 3}) {
+      INFO(normalization_name(norm) << ", " << layers << " layers");
+      const auto w = random_model(norm, layers == 3, layers, 20 + layers);
+      const std::vector<int> clean{1, 5, 2, 7, 1, 5, 2}, corrupted{1, 5, 3, 7, 1, 9, 2};
+      const auto fast = head_position_patching(w, clean, corrupted, 2, 3);
+      CHECK((fast.normalised - naive_patching(w, clean, corrupted, 2, 3)).cwiseAbs().maxCoeff() <= kFastPathBound);
+      Random rng = Random(3).stream(kEvaluationStream);
+      const auto batch = repeated_batch(w.config, rng, 3);
+      for (const auto mode : {Ablation::zero, Ablation::mean}) {
+        CHECK((head_ablation_loss(w, batch, mode) - naive_ablation(w, batch, mode)).cwiseAbs().maxCoeff() <= kAblationLossBound);
+      }
+    }
+  }
+}

@@ -25,7 +25,7 @@ InductionTrainingSettings tiny() {
 
 }  // namespace
 
-TEST_CASE("induction sequences repeat a block and count loss on the repeat; training periods vary",
+TEST_CASE("induction sequences repeat a block and count loss on the repeat, and training periods vary",
           "[transformer_training]") {
   headlab::Random rng(1);
   auto c = induction_default_config();

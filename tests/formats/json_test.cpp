@@ -101,4 +101,8 @@ TEST_CASE("json: the streaming writer gives dump_json's bytes and refuses keys o
   JsonWriter bad;
   bad.begin_object().key("b").value(1);
   CHECK_THROWS_AS(bad.key("a"), std::logic_error);
+  // KeyOrder::as_written keeps a document's reading order (the `headlab model` documents).
+  JsonWriter ordered(KeyOrder::as_written);
+  ordered.begin_object().key("tokens").begin_array().value(3).end_array().key("logits").matrix(m).end_object();
+  CHECK(ordered.text() == "{\"tokens\":[3],\"logits\":[[1.0,0.5],[null,-3e-300]]}");
 }

@@ -23,6 +23,12 @@ import type { HeadlabSeedGrid } from '../../widgets/headlab-seed-grid.js';
 import type { HeadlabTransformerTraining } from '../../widgets/headlab-transformer-training.js';
 import type { HeadlabQueryKeyCanvas } from '../../widgets/headlab-query-key-canvas.js';
 import type { HeadlabTrainingReplay } from '../../widgets/headlab-training-replay.js';
+import type { HeadlabTransformerModel } from '../../widgets/headlab-transformer-model.js';
+import type { HeadlabTransformerAttention } from '../../widgets/headlab-transformer-attention.js';
+import type { HeadlabTransformerAttribution } from '../../widgets/headlab-transformer-attribution.js';
+import type { HeadlabTransformerPatching } from '../../widgets/headlab-transformer-patching.js';
+import type { HeadlabTransformerAblation } from '../../widgets/headlab-transformer-ablation.js';
+import type { HeadlabTransformerCircuits } from '../../widgets/headlab-transformer-circuits.js';
 import type * as Elements from '../../widgets/elements.js';
 
 type Assignable<Impl extends Declared, Declared> = [Impl, Declared];
@@ -52,6 +58,18 @@ export type Checks = [
   Assignable<HeadlabTransformerTraining, Package.HeadlabTransformerTraining>,
   Assignable<HeadlabQueryKeyCanvas, Package.HeadlabQueryKeyCanvas>,
   Assignable<HeadlabTrainingReplay, Package.HeadlabTrainingReplay>,
+  Assignable<HeadlabTransformerModel, Package.HeadlabTransformerModel>,
+  Assignable<HeadlabTransformerAttention, Package.HeadlabTransformerAttention>,
+  Assignable<HeadlabTransformerAttribution, Package.HeadlabTransformerAttribution>,
+  Assignable<HeadlabTransformerPatching, Package.HeadlabTransformerPatching>,
+  Assignable<HeadlabTransformerAblation, Package.HeadlabTransformerAblation>,
+  Assignable<HeadlabTransformerCircuits, Package.HeadlabTransformerCircuits>,
+  Assignable<HeadlabTransformerModel['state'], Package.TransformerModelState>,
+  Assignable<HeadlabTransformerAttention['state'], Package.TransformerAttentionState>,
+  Assignable<HeadlabTransformerAttribution['state'], Package.TransformerAttributionState>,
+  Assignable<HeadlabTransformerPatching['state'], Package.TransformerPatchingState>,
+  Assignable<HeadlabTransformerAblation['state'], Package.TransformerAblationState>,
+  Assignable<HeadlabTransformerCircuits['state'], Package.TransformerCircuitsState>,
   Assignable<HeadlabQueryKeyCanvas['state'], Package.QueryKeyCanvasState>,
   Assignable<HeadlabTrainingReplay['state'], Package.TrainingReplayState>,
   Assignable<HeadlabProjectionAblation['state'], Package.ProjectionAblationState>,

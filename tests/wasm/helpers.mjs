@@ -3,7 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadCore, loadMaxDigitCore } from '../../web/headlab-core.js';
+import { loadCore, loadMaxDigitCore, loadTransformerCore } from '../../web/headlab-core.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const wasmDir = path.join(root, 'build/wasm/web');
@@ -27,6 +27,16 @@ export function wasmMaxDigitCore() {
     return loadMaxDigitCore(factory, { wasmBinary: fs.readFileSync(path.join(wasmDir, 'headlab_max_digit.wasm')) });
   })();
   return maxDigitPromise;
+}
+
+let transformerPromise;
+/** The wrapped headlab_transformer module (your own attention-only transformer), instantiated once per test file. */
+export function wasmTransformerCore() {
+  transformerPromise ??= (async () => {
+    const { default: factory } = await import(path.join(wasmDir, 'headlab_transformer.mjs'));
+    return loadTransformerCore(factory, { wasmBinary: fs.readFileSync(path.join(wasmDir, 'headlab_transformer.wasm')) });
+  })();
+  return transformerPromise;
 }
 
 /** Runs `headlab <args>` with stdin and returns parsed JSON stdout; throws with stderr on failure. */

@@ -23,7 +23,8 @@ const elementEntries = jsEntries.filter(([spec]) => !['headlab', 'headlab/headla
 
 const TAGS = ['angle-dot', 'attention-bars', 'attention-patch', 'basis-rotation', 'choice-quiz', 'feature-recovery',
   'head-ablation', 'head-contributions', 'interventions', 'max-digit-mechanism', 'max-digit-model', 'projection-ablation', 'query-key-canvas', 'score-ramps',
-  'seed-grid', 'subspace-accuracy', 'training-replay', 'transformer-training', 'value', 'value-swap']
+  'seed-grid', 'subspace-accuracy', 'training-replay', 'transformer-ablation', 'transformer-attention', 'transformer-attribution',
+  'transformer-circuits', 'transformer-model', 'transformer-patching', 'transformer-training', 'value', 'value-swap']
   .map((n) => `headlab-${n}`);
 const classOf = (tag) => tag.replace(/(^|-)([a-z])/g, (_, __, c) => c.toUpperCase());
 

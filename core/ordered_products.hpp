@@ -1,0 +1,32 @@
+// Matrix products and sums with one summation order on every target, for the attention-only
+// transformer (core/transformer.hpp) and its analyses.
+//
+// Why: Eigen's products and reductions sum in an order that depends on the target's vector
+// width (SSE2/AVX natively, scalar in WASM, where Eigen 3.4 has no packet math), so the native
+// CLI and the WASM module would disagree in the last bits — and training, which feeds every
+// rounding back into the weights, would drift apart. Here every output entry is the sum of its
+// terms in ascending index order, starting from 0.0, each product and sum rounded on its own
+// (the core is built with -ffp-contract=off and without -ffast-math): the same bits natively and
+// in WASM. The loops run along contiguous rows (Matrix is row-major), so compilers vectorise them
+// across output columns without reordering any one entry's sum.
+#pragma once
+
+#include "core/matrix.hpp"
+
+namespace headlab {
+
+// a b: c(i, j) = Σ_k a(i, k) b(k, j), k ascending.                          (n × m)(m × p) → n × p
+Matrix ordered_product(const Matrix& a, const Matrix& b);
+// aᵀ b: c(i, j) = Σ_k a(k, i) b(k, j), k ascending.                          (m × n)ᵀ(m × p) → n × p
+Matrix ordered_product_tn(const Matrix& a, const Matrix& b);
+// a bᵀ: c(i, j) = Σ_k a(i, k) b(j, k), k ascending.                          (n × m)(p × m)ᵀ → n × p
+Matrix ordered_product_nt(const Matrix& a, const Matrix& b);
+// c += aᵀ b, the product summed first (as above), then added: the gradient accumulations.
+void add_ordered_product_tn(Matrix& c, const Matrix& a, const Matrix& b);
+// Σ_i x_i and Σ_i x_i y_i, i ascending.
+double ordered_sum(const double* x, Eigen::Index n);
+double ordered_dot(const double* x, const double* y, Eigen::Index n);
+// Row vector of the column sums, rows added in ascending order.                       n × p → 1 × p
+RowVector ordered_column_sums(const Matrix& a);
+
+}  // namespace headlab

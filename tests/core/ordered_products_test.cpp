@@ -1,0 +1,42 @@
+#include "core/ordered_products.hpp"
+
+#include "core/check.hpp"
+#include "core/random.hpp"
+#include "core/tolerances.hpp"
+
+#include <catch2/catch.hpp>
+
+using headlab::Matrix;
+using headlab::RowVector;
+
+TEST_CASE("ordered products equal Eigen's products within a dot-product bound, in every orientation", "[ordered_products]") {
+  headlab::Random rng(5);
+  const Matrix a = rng.normal_matrix(7, 13), b = rng.normal_matrix(13, 5), c = rng.normal_matrix(7, 5);
+  const double bound = headlab::test::dot_product_bound(13, 16.0);
+  CHECK((headlab::ordered_product(a, b) - a * b).cwiseAbs().maxCoeff() <= bound);
+  CHECK((headlab::ordered_product_tn(a, c) - a.transpose() * c).cwiseAbs().maxCoeff() <= headlab::test::dot_product_bound(7, 16.0));
+  const Matrix bt = b.transpose();
+  CHECK((headlab::ordered_product_nt(a, bt) - a * b).cwiseAbs().maxCoeff() <= bound);
+  Matrix acc = Matrix::Ones(13, 5);
+  headlab::add_ordered_product_tn(acc, a, c);
+  CHECK((acc - Matrix::Ones(13, 5) - a.transpose() * c).cwiseAbs().maxCoeff() <= headlab::test::dot_product_bound(7, 16.0));
+  CHECK((headlab::ordered_column_sums(c) - c.colwise().sum()).cwiseAbs().maxCoeff() <= headlab::test::dot_product_bound(7, 4.0));
+  CHECK_THROWS_AS(headlab::ordered_product(a, a), headlab::InputError);
+}
+
+TEST_CASE("ordered sums add in ascending index order from zero (the order is the contract, not the value)", "[ordered_products]") {
+  // (((0 + 1e16) + 1) − 1e16) + 1: the 1 added to 1e16 is lost, so index order gives 1, not 2 or 0.
+  const double x[] = {1e16, 1.0, -1e16, 1.0};
+  CHECK(headlab::ordered_sum(x, 4) == 1.0);
+  const double ones[] = {1.0, 1.0, 1.0, 1.0};
+  CHECK(headlab::ordered_dot(x, ones, 4) == 1.0);
+  // The product's entry (0, 0) is the same sequence of terms: a row of x times a column of ones.
+  Matrix row(1, 4), column(4, 1);
+  row << 1e16, 1.0, -1e16, 1.0;
+  column << 1.0, 1.0, 1.0, 1.0;
+  CHECK(headlab::ordered_product(row, column)(0, 0) == 1.0);
+  CHECK(headlab::ordered_product_nt(row, row.cwiseAbs().cwiseSign())(0, 0) == 1.0);
+  Matrix rows(4, 1);
+  rows << 1e16, 1.0, -1e16, 1.0;
+  CHECK(headlab::ordered_column_sums(rows)(0) == 1.0);
+}

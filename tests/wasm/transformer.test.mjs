@@ -1,0 +1,368 @@
+// Your own attention-only transformer through the WASM module (headlab_transformer): the PyTorch
+// reference fixtures, the CLI's documents byte for byte, training bit for bit with the native CLI,
+// every bad file of the native tests with the CLI's message, the worker tasks, and no leaked handles.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { HeadlabError } from '../../web/headlab-core.js';
+import { workerTasks } from '../../web/worker-tasks.js';
+import { cliRun, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
+
+const dataDir = path.join(root, 'tests/data/transformer');
+const FIXTURES = ['one_layer_plain', 'two_layer_ln_pos', 'two_layer_lnpre_pos', 'three_layer_ln_f32'];
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'headlab-transformer-'));
+const configText = (name) => fs.readFileSync(path.join(dataDir, `${name}.json`), 'utf8');
+const weightsBytes = (name) => new Uint8Array(fs.readFileSync(path.join(dataDir, `${name}.safetensors`)));
+
+// The PyTorch float64 fixtures against the core: a few hundred roundings of float64 (≈ 1e-13);
+// the promised bound, as tests/core/tolerances.hpp kReferenceParityBound.
+const REFERENCE_PARITY_BOUND = 1e-10;
+
+/** The tensors of a safetensors file as { name: { shape, values: Float64Array } } (F64 only: the fixtures' expectations). */
+function readExpected(file) {
+  const bytes = fs.readFileSync(file);
+  const n = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+  const out = {};
+  for (const [name, e] of Object.entries(header)) {
+    if (name === '__metadata__') continue;
+    assert.equal(e.dtype, 'F64', name);
+    const [begin, end] = e.data_offsets;
+    const buffer = bytes.subarray(8 + n + begin, 8 + n + end);
+    const values = new Float64Array((end - begin) / 8);
+    for (let i = 0; i < values.length; i++) values[i] = buffer.readDoubleLE(8 * i);
+    out[name] = { shape: e.shape, values };
+  }
+  return out;
+}
+
+const flat = (nested) => (Array.isArray(nested) ? nested.flatMap(flat) : [nested]);
+function maxAbsDiff(actual, expected) {
+  assert.equal(actual.length, expected.length);
+  let worst = 0;
+  for (let i = 0; i < actual.length; i++) worst = Math.max(worst, Math.abs(actual[i] - expected[i]));
+  return worst;
+}
+
+/** The raw embind module, for the tests that compare the bindings' text with the CLI's bytes. */
+let rawPromise;
+function rawModule() {
+  rawPromise ??= (async () => {
+    const { default: factory } = await import(path.join(wasmDir, 'headlab_transformer.mjs'));
+    return factory({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'headlab_transformer.wasm')) });
+  })();
+  return rawPromise;
+}
+
+test(`WASM matches the PyTorch fixtures within ${REFERENCE_PARITY_BOUND}: logits, patterns, direct logit attribution`, async () => {
+  const core = await wasmTransformerCore();
+  for (const name of FIXTURES) {
+    const expected = readExpected(path.join(dataDir, `${name}.expected.safetensors`));
+    const tokens = Array.from(expected.tokens.values);
+    const model = core.loadTransformer(configText(name), weightsBytes(name));
+    try {
+      const run = model.run(tokens);
+      assert.deepEqual(run.tokens, tokens);
+      assert.ok(maxAbsDiff(flat(run.logits), expected.logits.values) <= REFERENCE_PARITY_BOUND, `${name} logits`);
+      assert.ok(maxAbsDiff(flat(run.patterns), expected.patterns.values) <= REFERENCE_PARITY_BOUND, `${name} patterns`);
+      const token = expected.dla_token.values[0];
+      const a = model.analyze({ prompt: tokens, token, sequences: 1 });
+      assert.equal(a.position, tokens.length - 1);
+      assert.equal(a.token, token);
+      const d = a.direct_logit_attribution;
+      assert.ok(Math.abs(d.embed - expected.dla_embed.values[0]) <= REFERENCE_PARITY_BOUND, `${name} DLA embed`);
+      assert.ok(Math.abs(d.pos_embed - expected.dla_pos_embed.values[0]) <= REFERENCE_PARITY_BOUND, `${name} DLA pos_embed`);
+      assert.ok(maxAbsDiff(flat(d.heads), expected.dla_heads.values) <= REFERENCE_PARITY_BOUND, `${name} DLA heads`);
+    } finally {
+      model.dispose();
+    }
+  }
+});
+
+test('the WASM module returns the bytes the CLI writes: inspect, run, analyze (patching, circuits, zero ablation)', async () => {
+  const raw = await rawModule();
+  const name = 'two_layer_ln_pos';
+  const files = ['--config', path.join(dataDir, `${name}.json`), '--weights', path.join(dataDir, `${name}.safetensors`)];
+  const handle = new raw.TransformerModelHandle();
+  try {
+    assert.equal(typeof handle.load(configText(name), weightsBytes(name)), 'string');
+    const cases = [
+      [['inspect'], () => handle.inspect()],
+      [['run', '--prompt', '1 2 3 4'], () => handle.run('1 2 3 4', undefined)],
+      [['run', '--prompt', '1 2 3', '--ablate', '0.1,1.2', '--ablation', 'zero'], () => handle.run('1 2 3', { ablate: [[0, 1], [1, 2]], mode: 'zero' })],
+      [['run', '--prompt', '5 1 2 5', '--ablate', '1.0', '--sequences', '3', '--seed', '2'], () => handle.run([5, 1, 2, 5], { ablate: [[1, 0]], sequences: 3, seed: 2 })],
+      [['analyze', '--prompt', '1 2 3 4 1 2', '--corrupted', '1 2 5 4 1 2', '--answer', '3', '--wrong', '5', '--circuits', '--sequences', '4'],
+        () => handle.analyze({ prompt: [1, 2, 3, 4, 1, 2], corrupted: '1 2 5 4 1 2', answer: 3, wrong: 5, circuits: true, sequences: 4 })],
+      [['analyze', '--prompt', '3 1', '--ablation', 'zero', '--seed', '7', '--sequences', '3', '--position', '0', '--token', '2'],
+        () => handle.analyze({ prompt: '3 1', ablation: 'zero', seed: 7, sequences: 3, position: 0, token: 2 })],
+    ];
+    for (const [args, wasm] of cases) {
+      const r = cliRun(['model', args[0], ...files, ...args.slice(1)]);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(wasm(), r.stdout, args.join(' '));
+    }
+  } finally {
+    handle.delete();
+  }
+});
+
+test('induction training in WASM gives the native CLI\'s files bit for bit, however the steps are chunked', async () => {
+  const core = await wasmTransformerCore();
+  const out = path.join(tmp, 'induction.safetensors');
+  const r = cliRun(['model', 'train', '--task', 'induction', '--seed', '3', '--steps', '40', '--out', out]);
+  assert.equal(r.status, 0, r.stderr);
+  const trainer = core.createTransformerTrainer({ seed: 3, steps: 40 });
+  try {
+    assert.equal(trainer.settings.steps, 40);
+    assert.equal(trainer.settings.batch_size, 16);
+    assert.deepEqual(trainer.settings.model, core.transformerInductionDefaultConfig());
+    assert.ok(Number.isNaN(trainer.progress.loss));
+    trainer.step(15);
+    const p = trainer.step(100);
+    assert.deepEqual({ ...p, loss: 0 }, { steps_taken: 40, steps_total: 40, loss: 0, done: true });
+    assert.ok(p.loss > 0 && Number.isFinite(p.loss));
+    const result = trainer.result();
+    assert.equal(result.config, fs.readFileSync(path.join(tmp, 'induction.json'), 'utf8'));
+    assert.ok(Buffer.from(result.safetensors).equals(fs.readFileSync(out)), 'safetensors bytes differ from the native run');
+    // The trained files load back, and the trainer's scores are the model's.
+    const model = trainer.model();
+    try {
+      assert.deepEqual(model.inductionScores(16, 3), trainer.scores(16, 3));
+      assert.deepEqual(trainer.scores(), trainer.scores(16, 3));
+    } finally {
+      model.dispose();
+    }
+  } finally {
+    trainer.dispose();
+  }
+});
+
+// ---- bad input: each case of tests/formats/safetensors_test.cpp and transformer_model_test.cpp, written
+// to a file for the CLI; the JS error must be the CLI's message after its "--weights <path>: " prefix ----
+
+function fileOf(header, data = new Uint8Array(0)) {
+  const h = Buffer.from(header, 'utf8');
+  const out = Buffer.alloc(8 + h.length + data.length);
+  out.writeBigUInt64LE(BigInt(h.length), 0);
+  h.copy(out, 8);
+  Buffer.from(data).copy(out, 8 + h.length);
+  return new Uint8Array(out);
+}
+const f32 = (...values) => new Uint8Array(new Float32Array(values).buffer);
+const OK_HEADER = '{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}';
+const DATA = f32(1, 2);
+
+/** A valid model's file (the two_layer_ln_pos fixture) with one tensor replaced, dropped (null) or added. */
+function edited(name, replacement) {
+  const bytes = Buffer.from(weightsBytes('two_layer_ln_pos'));
+  const n = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+  const tensors = [];
+  for (const [k, e] of Object.entries(header)) {
+    if (k === '__metadata__') continue;
+    tensors.push({ name: k, dtype: e.dtype, shape: e.shape, data: bytes.subarray(8 + n + e.data_offsets[0], 8 + n + e.data_offsets[1]) });
+  }
+  const i = tensors.findIndex((t) => t.name === name);
+  if (i < 0) tensors.push(replacement);
+  else if (replacement === null) tensors.splice(i, 1);
+  else tensors[i] = replacement;
+  const out = {};
+  let offset = 0;
+  for (const t of tensors) {
+    out[t.name] = { dtype: t.dtype, shape: t.shape, data_offsets: [offset, offset + t.data.length] };
+    offset += t.data.length;
+  }
+  return fileOf(JSON.stringify(out), Buffer.concat(tensors.map((t) => t.data)));
+}
+const f64 = (count, value = 0) => new Uint8Array(new Float64Array(count).fill(value).buffer);
+
+const BAD_WEIGHTS = {
+  'truncated before the header length': new Uint8Array([97, 98, 99]),
+  'header length past the end': (() => { const b = fileOf(OK_HEADER, DATA); b[0] = 200; b[1] = 1; return b; })(),
+  'header length over the limit': (() => { const b = new Uint8Array(16); b[7] = 1; return b; })(),
+  'data truncated': fileOf(OK_HEADER, DATA.subarray(0, 6)),
+  'trailing bytes': fileOf(OK_HEADER, new Uint8Array([...DATA, 122, 122])),
+  overlap: fileOf('{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}', DATA),
+  gap: fileOf('{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}', DATA),
+  'shape disagrees with offsets': fileOf('{"a":{"dtype":"F64","shape":[2],"data_offsets":[0,8]}}', DATA),
+  'offsets reversed': fileOf('{"a":{"dtype":"F32","shape":[0],"data_offsets":[8,0]}}', DATA),
+  'unsupported dtype': fileOf('{"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]}}', DATA),
+  'negative shape': fileOf('{"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}}', DATA),
+  'fractional offset': fileOf('{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8.0]}}', DATA),
+  'element count overflow': fileOf('{"a":{"dtype":"F64","shape":[4294967296,4294967296,16],"data_offsets":[0,8]}}', DATA),
+  'too many dimensions': fileOf('{"a":{"dtype":"F32","shape":[1,1,1,1,2],"data_offsets":[0,8]}}', DATA),
+  'not JSON': fileOf('{"a":', DATA),
+  'not an object': fileOf('[1]', DATA),
+  'deep nesting': fileOf('{"a":{"b":[[1]]}}', DATA),
+  '100,000-deep header': fileOf('{"a":' + '['.repeat(100000), DATA),
+  'long string': fileOf(`{"${'x'.repeat(300)}":1}`, DATA),
+  'unknown entry field': fileOf('{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"x":1}}', DATA),
+  'bad BOOL byte': fileOf('{"a":{"dtype":"BOOL","shape":[1],"data_offsets":[0,1]}}', new Uint8Array([2])),
+  'MLP tensor': edited('blocks.0.mlp.W_in', { name: 'blocks.0.mlp.W_in', dtype: 'F64', shape: [12, 48], data: f64(576) }),
+  'second LayerNorm': edited('blocks.1.ln2.w', { name: 'blocks.1.ln2.w', dtype: 'F64', shape: [12], data: f64(12, 1) }),
+  'rotary tensor': edited('blocks.0.attn.rotary_sin', { name: 'blocks.0.attn.rotary_sin', dtype: 'F64', shape: [1], data: f64(1) }),
+  'unknown tensor': edited('decoder.weight', { name: 'decoder.weight', dtype: 'F64', shape: [1], data: f64(1) }),
+  'layer past n_layers': edited('blocks.2.attn.W_Q', { name: 'blocks.2.attn.W_Q', dtype: 'F64', shape: [1], data: f64(1) }),
+  'missing tensor': edited('blocks.1.attn.W_V', null),
+  'missing LayerNorm': edited('ln_final.w', null),
+  'wrong shape': edited('blocks.0.attn.W_O', { name: 'blocks.0.attn.W_O', dtype: 'F64', shape: [3, 12, 4], data: f64(144) }),
+  'NaN values': edited('embed.W_E', { name: 'embed.W_E', dtype: 'F64', shape: [17, 12], data: f64(204, NaN) }),
+};
+
+const BAD_CONFIGS = {
+  'unknown field': '{"n_layers":2,"n_heads":3,"d_model":12,"d_head":4,"n_ctx":10,"d_vocab":17,"act_fn":"gelu"}',
+  'missing field': '{"n_layers":1}',
+  'other normalisation': '{"n_layers":2,"n_heads":3,"d_model":12,"d_head":4,"n_ctx":10,"d_vocab":17,"normalization":"RMS"}',
+  'rotary': '{"n_layers":2,"n_heads":3,"d_model":12,"d_head":4,"n_ctx":10,"d_vocab":17,"positional_embedding":"rotary"}',
+  'too many layers': '{"n_layers":9,"n_heads":1,"d_model":2,"d_head":2,"n_ctx":3,"d_vocab":4}',
+  'token names short': '{"n_layers":2,"n_heads":3,"d_model":12,"d_head":4,"n_ctx":10,"d_vocab":17,"token_names":["a"]}',
+  'eps zero': '{"n_layers":2,"n_heads":3,"d_model":12,"d_head":4,"n_ctx":10,"d_vocab":17,"eps":0}',
+  'not JSON': '{"n_layers":2',
+  'deep nesting': '{"token_names":[[["x"]]]}',
+  'fractional size': '{"n_layers":1,"n_heads":1,"d_model":2.5,"d_head":2,"n_ctx":3,"d_vocab":4}',
+  'disagrees with the tensors': '{"n_layers":2,"n_heads":3,"d_model":12,"d_head":4,"n_ctx":10,"d_vocab":18,"normalization":"LN"}',
+};
+
+/** The CLI's message for `headlab model inspect` on these files, without "headlab model inspect: <flag> <path>: ". */
+function cliMessage(config, weights) {
+  const configPath = path.join(tmp, 'bad.json'), weightsPath = path.join(tmp, 'bad.safetensors');
+  fs.writeFileSync(configPath, config);
+  fs.writeFileSync(weightsPath, weights);
+  const r = cliRun(['model', 'inspect', '--config', configPath, '--weights', weightsPath]);
+  assert.equal(r.status, 1, r.stdout);
+  const m = /^headlab model inspect: --(?:config|weights) \S+: (.*)\n$/s.exec(r.stderr);
+  assert.ok(m, r.stderr);
+  return m[1];
+}
+
+test('every bad safetensors file and config of the native tests gets the CLI\'s message in JS, and no handle survives', async () => {
+  const core = await wasmTransformerCore();
+  const live = core.transformerLiveHandles();
+  const goodConfig = configText('two_layer_ln_pos');
+  const cases = [
+    ...Object.entries(BAD_WEIGHTS).map(([what, bytes]) => [what, goodConfig, bytes]),
+    ...Object.entries(BAD_CONFIGS).map(([what, config]) => [`config: ${what}`, config, weightsBytes('two_layer_ln_pos')]),
+  ];
+  for (const [what, config, bytes] of cases) {
+    const expected = cliMessage(config, bytes);
+    assert.throws(() => core.loadTransformer(config, bytes), (err) => {
+      assert.ok(err instanceof HeadlabError, what);
+      assert.equal(err.message, expected, what);
+      return true;
+    });
+  }
+  assert.equal(core.transformerLiveHandles(), live);
+});
+
+test('every truncation of a valid file is an error, never a crash', async () => {
+  const core = await wasmTransformerCore();
+  const bytes = weightsBytes('one_layer_plain');
+  const config = configText('one_layer_plain');
+  for (let n = 0; n < bytes.length; n += n < 400 ? 1 : 37) {
+    assert.throws(() => core.loadTransformer(config, bytes.subarray(0, n)), HeadlabError);
+  }
+  core.loadTransformer(config, bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)).dispose();  // an ArrayBuffer works too
+});
+
+test('bad prompts and requests get the core\'s message (the CLI\'s after its flag name)', async () => {
+  const core = await wasmTransformerCore();
+  const name = 'two_layer_ln_pos';
+  const model = core.loadTransformer(configText(name), weightsBytes(name));
+  const files = ['--config', path.join(dataDir, `${name}.json`), '--weights', path.join(dataDir, `${name}.safetensors`)];
+  try {
+    for (const prompt of ['1 17', '1 2 3 4 5 6 7 8 9 10 11', '1,2,cat', '']) {
+      const r = cliRun(['model', 'run', ...files, '--prompt', prompt]);
+      assert.equal(r.status, 1);
+      const cli = /^headlab model run: --prompt: (.*)\n$/s.exec(r.stderr)?.[1];
+      assert.ok(cli, r.stderr);
+      assert.throws(() => model.run(prompt), { name: 'HeadlabError', message: `prompt: ${cli}` });
+    }
+    assert.throws(() => model.run([1, 17]), { message: 'prompt: token 17 at position 1 is outside the vocabulary [0, 17)' });
+    assert.throws(() => model.run({}), { message: 'prompt must be a string of tokens or an array of token ids' });
+    assert.throws(() => model.analyze({ prompt: '1 2', ablation: 'half' }), { message: 'ablation must be "zero" or "mean", got "half"' });
+    assert.throws(() => model.analyze({ prompt: '1 2', sequences: 0 }), { message: 'sequences must be in [1, 10000], got 0' });
+    assert.throws(() => model.analyze({ prompt: '1 2', position: -2 }), { message: 'position must be -1 (the last) or in [0, 2), got -2' });
+    assert.throws(() => model.analyze({ prompt: '1 2', corrupted: '1 3' }), { message: 'patching needs answer and wrong tokens with the corrupted prompt' });
+    assert.throws(() => model.analyze({ prompt: '1 2', corrupted: '1 3 4', answer: 1, wrong: 2 }), /corrupted prompt has 3 tokens/);
+    assert.throws(() => model.analyze({ prompt: '1 2', answr: 3 }), { message: 'the analysis request has an unknown field "answr"' });
+    assert.throws(() => core.createTransformerTrainer({ steps: -1 }), /steps/);
+    assert.throws(() => core.createTransformerTrainer({ model: { n_ctx: 3 } }), /n_ctx/);
+    assert.throws(() => core.createTransformerTrainer({ model: { act_fn: 'gelu' } }), /unknown field "act_fn"/);
+    assert.deepEqual(model.tokenize('1, 2 3'), [1, 2, 3]);
+    assert.throws(() => model.run('1 2', { ablate: [[0, 3]] }), { message: 'head 0.3 is not in the model (2 layers × 3 heads, numbered from 0)' });
+    assert.throws(() => model.run('1 2', { ablate: [[0, 1], [0, 1]] }), { message: 'head 0.1 is named twice' });
+    assert.throws(() => model.run('1 2', { ablate: [[0]] }), { message: 'ablate[0] must be a [layer, head] pair' });
+    assert.throws(() => model.run('1 2', { heads: [] }), { message: 'the run options need ablate: [[layer, head], …]' });
+    assert.deepEqual(model.run('1 2', { ablate: [] }).logits, model.run('1 2').logits);
+  } finally {
+    model.dispose();
+  }
+  assert.throws(() => model.run('1'), /disposed/);
+});
+
+test('worker tasks: transformer-train reports scores every chunk and stops between chunks; transformer-analyze loads and analyses', async () => {
+  const core = await wasmTransformerCore();
+  const live = core.transformerLiveHandles();
+  const messages = [];
+  const result = await workerTasks['transformer-train'].run(core, { settings: { seed: 3, steps: 40 }, chunk: 15, score_sequences: 4 }, {
+    progress: (m) => messages.push(m), shouldStop: () => false, yieldToEvents: async () => {},
+  });
+  assert.deepEqual(messages.map((m) => m.steps_taken), [0, 15, 30, 40]);
+  const L = 2, H = 4;
+  for (const m of messages) {
+    assert.equal(m.steps_total, 40);
+    assert.equal(m.previous_token.length, L);
+    assert.equal(m.induction[0].length, H);
+    assert.ok(Number.isFinite(m.in_context_loss));
+  }
+  // Same bits as the trainer (and so as the native CLI, above).
+  const trainer = core.createTransformerTrainer({ seed: 3, steps: 40 });
+  trainer.step(40);
+  assert.ok(Buffer.from(result.safetensors).equals(Buffer.from(trainer.result().safetensors)));
+  assert.deepEqual(messages.at(-1).induction, trainer.scores(4).induction);
+  trainer.dispose();
+  // Stop after the second message: the result holds the steps taken.
+  let calls = 0;
+  const stopped = await workerTasks['transformer-train'].run(core, { settings: { seed: 3, steps: 40 }, chunk: 10, score_sequences: 2 }, {
+    progress: () => { calls += 1; }, shouldStop: () => calls >= 2, yieldToEvents: async () => {},
+  });
+  assert.equal(stopped.progress.steps_taken, 10);
+  assert.equal(stopped.progress.done, true);
+  await assert.rejects(workerTasks['transformer-train'].run(core, { chunk: 0 }, {}), /chunk must be an integer/);
+
+  const name = 'two_layer_ln_pos';
+  const analyzed = await workerTasks['transformer-analyze'].run(core, {
+    config: configText(name), safetensors: weightsBytes(name), request: { prompt: '1 2 3', sequences: 2 },
+  });
+  assert.equal(analyzed.inspection.checks, 'ok');
+  assert.deepEqual(analyzed.analysis.tokens, [1, 2, 3]);
+  await assert.rejects(workerTasks['transformer-analyze'].run(core, { config: configText(name), safetensors: weightsBytes('one_layer_plain') }),
+    /blocks.0.attn.W_K has shape \[2, 8, 4\]; the config implies/);
+  assert.equal(core.transformerLiveHandles(), live);
+});
+
+test('handles are released: load, analyse and train 30 times, the live count and the heap stay flat', async () => {
+  const core = await wasmTransformerCore();
+  const name = 'two_layer_lnpre_pos';
+  const cycle = () => {
+    const model = core.loadTransformer(configText(name), weightsBytes(name));
+    model.analyze({ prompt: '1 2 3 4', corrupted: '1 2 5 4', answer: 3, wrong: 5, sequences: 2 });
+    model.dispose();
+    model.dispose();  // idempotent
+    const trainer = core.createTransformerTrainer({ steps: 2, batch_size: 2 });
+    trainer.step(2);
+    trainer.result();
+    trainer.dispose();
+    assert.throws(() => core.loadTransformer('{', weightsBytes(name)), HeadlabError);
+  };
+  cycle();
+  const live = core.transformerLiveHandles();
+  const before = core.memoryDiagnostics().heap_bytes_in_use;
+  for (let i = 0; i < 30; i++) cycle();
+  assert.equal(core.transformerLiveHandles(), live);
+  assert.equal(live, 0);
+  // A leak of one model per cycle would be ≥ 30 × its 11 KB of weights.
+  assert.ok(core.memoryDiagnostics().heap_bytes_in_use - before < 64 * 1024, `heap grew by ${core.memoryDiagnostics().heap_bytes_in_use - before} bytes`);
+});

@@ -1,0 +1,301 @@
+// embind: your own attention-only transformer (docs/own-model.md). Conversion and lifetimes only:
+// a model handle owns checked weights read by the one reader (formats/transformer_model.hpp) from
+// the config text and the safetensors bytes; a trainer handle owns an InductionTrainer. The
+// `headlab model inspect / run / analyze` documents cross as the text their one writer
+// (formats/transformer_json.hpp) produces, byte for byte what the CLI writes; web/transformer.js
+// parses it. Every rule (ranges, names, lengths) is the core's; both handles stay inside
+// web/transformer.js.
+#include "bindings/marshal.hpp"
+#include "core/transformer_analysis.hpp"
+#include "core/transformer_training.hpp"
+#include "formats/safetensors.hpp"
+#include "formats/transformer_json.hpp"
+#include "formats/transformer_model.hpp"
+
+#include <memory>
+
+namespace headlab::web {
+namespace {
+
+namespace tf = headlab::transformer;
+namespace fm = headlab::formats;
+
+std::string string_arg(const val& v, const std::string& name) {
+  if (v.typeOf().as<std::string>() != "string") throw InputError(name + " must be a string");
+  return v.as<std::string>();
+}
+
+// A Uint8Array's bytes in one bulk copy into a string the size of the array.
+std::string bytes_from_js(const val& v, const std::string& name) {
+  if (v.isUndefined() || v.isNull() || !v.instanceof(val::global("Uint8Array"))) {
+    throw InputError(name + " must be a Uint8Array (or an ArrayBuffer) of the safetensors file");
+  }
+  const double length = v["length"].as<double>();
+  if (length > static_cast<double>(fm::SafetensorsLimits{}.max_file_bytes)) {
+    // The reader names the limit; only make sure the copy below is not the thing that fails.
+    fm::read_safetensors(nullptr, static_cast<std::size_t>(length));
+  }
+  std::string out(static_cast<std::size_t>(length), '\0');
+  if (!out.empty()) {
+    val view(emscripten::typed_memory_view(out.size(), reinterpret_cast<std::uint8_t*>(out.data())));
+    view.call<void>("set", v);
+  }
+  return out;
+}
+
+val bytes_to_js(const std::string& bytes) {
+  val view(emscripten::typed_memory_view(bytes.size(), reinterpret_cast<const std::uint8_t*>(bytes.data())));
+  return view.call<val>("slice");  // copy out of the heap
+}
+
+val ints_to_js(const std::vector<int>& v) {
+  val out = val::array();
+  for (int x : v) out.call<void>("push", x);
+  return out;
+}
+
+// A matrix as an array of rows of numbers (the shape the JSON documents use).
+val rows_to_js(const Matrix& m) {
+  val out = val::array();
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    val row = val::array();
+    for (Eigen::Index j = 0; j < m.cols(); ++j) row.call<void>("push", m(i, j));
+    out.call<void>("push", row);
+  }
+  return out;
+}
+
+val scores_to_js(const tf::InductionScores& s) {
+  val out = val::object();
+  out.set("previous_token", rows_to_js(s.previous_token));
+  out.set("induction", rows_to_js(s.induction));
+  out.set("in_context_loss", s.in_context_loss);
+  return out;
+}
+
+// A prompt: text for the `--prompt` reader, or an array of token ids checked by the core.
+std::vector<int> prompt_from_js(const tf::TransformerConfig& c, const val& v, const std::string& name) {
+  if (v.typeOf().as<std::string>() == "string") {
+    try {
+      return fm::parse_prompt(c, v.as<std::string>());
+    } catch (const InputError& e) {
+      throw InputError(name + ": " + e.what());
+    }
+  }
+  const auto tokens = array_from_js(v, name, "a string of tokens or an array of token ids", int_arg);
+  try {
+    tf::require_tokens(c, tokens);
+  } catch (const InputError& e) {
+    throw InputError(name + ": " + e.what());
+  }
+  return tokens;
+}
+
+// One token: an id, or text the prompt reader turns into exactly one token.
+int token_from_js(const tf::TransformerConfig& c, const val& v, const std::string& name) {
+  if (v.typeOf().as<std::string>() != "string") return int_arg(v, name);
+  const auto tokens = prompt_from_js(c, v, name);
+  if (tokens.size() != 1) throw InputError(name + " must be one token, got " + std::to_string(tokens.size()));
+  return tokens[0];
+}
+
+tf::AnalysisRequest request_from_js(const tf::TransformerConfig& c, const val& request) {
+  if (request.isUndefined() || request.isNull()) throw InputError("the analysis request must be an object with a prompt");
+  tf::AnalysisRequest r;
+  ObjectReader in(request, "the analysis request");
+  if (!in.has("prompt")) throw InputError("the analysis request needs a prompt");
+  r.prompt = prompt_from_js(c, in.get("prompt"), "prompt");
+  in.integer("position", r.position);
+  if (in.has("token")) r.token = token_from_js(c, in.get("token"), "token");
+  if (in.has("corrupted")) r.corrupted = prompt_from_js(c, in.get("corrupted"), "corrupted");
+  if (in.has("answer")) r.answer = token_from_js(c, in.get("answer"), "answer");
+  if (in.has("wrong")) r.wrong = token_from_js(c, in.get("wrong"), "wrong");
+  if (in.has("ablation")) {
+    const std::string mode = string_arg(in.get("ablation"), "ablation");
+    if (mode != "zero" && mode != "mean") throw InputError("ablation must be \"zero\" or \"mean\", got \"" + mode + "\"");
+    r.ablation = mode == "zero" ? tf::Ablation::zero : tf::Ablation::mean;
+  }
+  in.integer("sequences", r.sequences);
+  in.seed("seed", r.seed);
+  in.boolean("circuits", r.circuits);
+  in.finish();
+  return r;
+}
+
+int live_handles = 0;
+
+// --- a loaded model ---
+class TransformerModelHandle {
+ public:
+  TransformerModelHandle() { ++live_handles; }
+  ~TransformerModelHandle() { --live_handles; }
+  TransformerModelHandle(const TransformerModelHandle&) = delete;
+  TransformerModelHandle& operator=(const TransformerModelHandle&) = delete;
+
+  // The config as its writer writes it (defaults filled in).
+  val load(val config_text, val bytes) {
+    return guarded([&] {
+      const std::string text = string_arg(config_text, "the config");
+      const std::string data = bytes_from_js(bytes, "the weights");
+      const tf::TransformerConfig config = fm::transformer_config_from_json(text);
+      fm::SafetensorsFile file = fm::read_safetensors(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
+      weights_ = std::make_unique<tf::TransformerWeights>(fm::transformer_weights_from_safetensors(config, file));
+      for (auto& t : file.tensors) std::vector<double>().swap(t.values);  // inspect() needs names, dtypes, shapes
+      file_ = std::move(file);
+      return val(fm::transformer_config_to_json(config));
+    });
+  }
+  val inspect() {
+    return guarded([&] { return val(fm::write_transformer_inspection(loaded(), file_)); });
+  }
+  // options: undefined, or { ablate: [[layer, head]…], mode?, sequences?, seed? } (transformer::ablated_forward).
+  val run(val prompt, val options) {
+    return guarded([&] {
+      const auto tokens = prompt_from_js(loaded().config, prompt, "prompt");
+      if (options.isUndefined() || options.isNull()) {
+        return val(fm::write_transformer_run(loaded(), tf::transformer_forward(loaded(), tokens)));
+      }
+      ObjectReader in(options, "the run options");
+      if (!in.has("ablate")) throw InputError("the run options need ablate: [[layer, head], …]");
+      const auto heads = array_from_js(in.get("ablate"), "ablate", "an array of [layer, head] pairs", [](const val& v, const std::string& name) {
+        const auto pair = array_from_js(v, name, "a [layer, head] pair", int_arg);
+        if (pair.size() != 2) throw InputError(name + " must be a [layer, head] pair");
+        return tf::HeadIndex{pair[0], pair[1]};
+      });
+      tf::Ablation mode = tf::Ablation::mean;
+      if (in.has("mode")) {
+        const std::string name = string_arg(in.get("mode"), "mode");
+        if (name != "zero" && name != "mean") throw InputError("mode must be \"zero\" or \"mean\", got \"" + name + "\"");
+        mode = name == "zero" ? tf::Ablation::zero : tf::Ablation::mean;
+      }
+      int sequences = 32;
+      std::uint64_t seed = 0;
+      in.integer("sequences", sequences);
+      in.seed("seed", seed);
+      in.finish();
+      return val(fm::write_transformer_run(loaded(), tf::ablated_forward(loaded(), tokens, heads, mode, sequences, seed)));
+    });
+  }
+  val analyze(val request) {
+    return guarded([&] {
+      const tf::AnalysisRequest r = request_from_js(loaded().config, request);
+      return val(fm::write_transformer_analysis(loaded(), r, tf::analyze_transformer(loaded(), r)));
+    });
+  }
+  val tokenize(val text) {
+    return guarded([&] { return ints_to_js(fm::parse_prompt(loaded().config, string_arg(text, "the prompt"))); });
+  }
+  val induction_scores(val count, val seed) {
+    return guarded([&] { return scores_to_js(tf::induction_scores(loaded(), int_arg(count, "sequences"), seed_arg(seed))); });
+  }
+
+ private:
+  const tf::TransformerWeights& loaded() const {
+    if (!weights_) throw InputError("the model was not loaded");
+    return *weights_;
+  }
+  std::unique_ptr<tf::TransformerWeights> weights_;
+  fm::SafetensorsFile file_;
+};
+
+// --- the induction trainer ---
+tf::InductionTrainingSettings settings_from_js(const val& s) {
+  return trainer_settings_from_js<tf::InductionTrainingSettings>(s, [](ObjectReader& in, tf::InductionTrainingSettings& out) {
+    if (in.has("model")) out.model = fm::transformer_config_from_json(string_arg(in.get("model"), "settings.model"));
+    in.number("weight_decay", out.weight_decay);
+    in.number("init_scale", out.init_scale);
+  });
+}
+
+class TransformerTrainerHandle {
+ public:
+  TransformerTrainerHandle() { ++live_handles; }
+  ~TransformerTrainerHandle() { --live_handles; }
+  TransformerTrainerHandle(const TransformerTrainerHandle&) = delete;
+  TransformerTrainerHandle& operator=(const TransformerTrainerHandle&) = delete;
+
+  // settings.model arrives as config text (web/transformer.js writes the merged object).
+  val start(val settings) {
+    return guarded([&] {
+      trainer_ = std::make_unique<tf::InductionTrainer>(settings_from_js(settings));
+      return progress_to_js(trainer_->progress());
+    });
+  }
+  // The settings with defaults filled in; model as config text.
+  val settings() {
+    return guarded([&] {
+      const auto& s = started().settings();
+      val out = val::object();
+      out.set("model", fm::transformer_config_to_json(s.model));
+      out.set("seed", static_cast<double>(s.seed));
+      out.set("steps", static_cast<double>(s.steps));
+      out.set("batch_size", s.batch_size);
+      out.set("learning_rate", s.learning_rate);
+      out.set("weight_decay", s.weight_decay);
+      out.set("init_scale", s.init_scale);
+      return out;
+    });
+  }
+  val step(val n) {
+    return guarded([&] { return progress_to_js(started().step(int_arg(n, "step count"))); });
+  }
+  val stop() {
+    return guarded([&] {
+      started().stop();
+      return progress_to_js(trainer_->progress());
+    });
+  }
+  val progress() {
+    return guarded([&] { return progress_to_js(started().progress()); });
+  }
+  val scores(val count, val seed) {
+    return guarded(
+        [&] { return scores_to_js(tf::induction_scores(started().result(), int_arg(count, "sequences"), seed_arg(seed))); });
+  }
+  // { config: text, safetensors: Uint8Array } of the current weights, as `headlab model train` writes them.
+  val result() {
+    return guarded([&] {
+      val out = val::object();
+      out.set("config", fm::transformer_config_to_json(started().result().config));
+      out.set("safetensors", bytes_to_js(fm::transformer_to_safetensors(started().result())));
+      return out;
+    });
+  }
+
+ private:
+  tf::InductionTrainer& started() {
+    if (!trainer_) throw InputError("the trainer was not started");
+    return *trainer_;
+  }
+  std::unique_ptr<tf::InductionTrainer> trainer_;
+};
+
+int live_handles_js() { return live_handles; }
+
+val induction_default_config_js() { return val(fm::transformer_config_to_json(tf::induction_default_config())); }
+
+}  // namespace
+}  // namespace headlab::web
+
+EMSCRIPTEN_BINDINGS(headlab_transformer) {
+  using namespace headlab::web;
+  emscripten::class_<TransformerModelHandle>("TransformerModelHandle")
+      .constructor<>()
+      .function("load", &TransformerModelHandle::load)
+      .function("inspect", &TransformerModelHandle::inspect)
+      .function("run", &TransformerModelHandle::run)
+      .function("analyze", &TransformerModelHandle::analyze)
+      .function("tokenize", &TransformerModelHandle::tokenize)
+      .function("induction_scores", &TransformerModelHandle::induction_scores);
+  emscripten::class_<TransformerTrainerHandle>("TransformerTrainerHandle")
+      .constructor<>()
+      .function("start", &TransformerTrainerHandle::start)
+      .function("settings", &TransformerTrainerHandle::settings)
+      .function("step", &TransformerTrainerHandle::step)
+      .function("stop", &TransformerTrainerHandle::stop)
+      .function("progress", &TransformerTrainerHandle::progress)
+      .function("scores", &TransformerTrainerHandle::scores)
+      .function("result", &TransformerTrainerHandle::result);
+  emscripten::function("transformer_live_handles", &live_handles_js);
+  emscripten::function("transformer_induction_default_config", &induction_default_config_js);
+}

@@ -1,0 +1,240 @@
+// <headlab-transformer-attention model="m">: every head's attention pattern on the reader's
+// prompt. A layer × head grid of T × T patterns (row = query position, column = key position,
+// causal: nothing above the diagonal), from the core's forward pass (TransformerModel.run, the
+// patterns `headlab model run` writes). Hovering, touching or focusing a token (the row of token
+// buttons, arrow keys move between them) outlines its row (where it looks from) and its column
+// (what looks at it) in every head, and the table below says, head by head, where that token looks
+// most and which later token looks at it most.
+//
+// Attributes: model (id of a <headlab-transformer-model>; default the enclosing one), prompt
+// (token names or ids; default a repeated block of tokens), position (the token pinned, default the last).
+// Events: `change` with { prompt, position } when the reader edits the prompt or pins a token.
+import { el, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
+import { formatNumber } from './chart/format.js';
+import { rgbText } from './chart/palette.js';
+import type { Scene, Shape } from './chart/scene.js';
+import { tablesScene } from './chart/table-scene.js';
+import type { TransformerRunFile } from '../web/headlab-core.js';
+import { LayeredFigure, drawnSvg, heatmapShapes, legendShapes, outlineShapes } from './transformer/draw.js';
+import type { LoadedTransformer } from './transformer/model.js';
+import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, tokenName } from './transformer/widget.js';
+
+export interface TransformerAttentionState {
+  prompt: number[];
+  position: number;
+}
+
+/** Width of one head's pattern in the figure (SVG units); cells are at least 4 and at most 16 units. */
+const PANEL = 150;
+
+export class HeadlabTransformerAttention extends TransformerWidget<TransformerAttentionState> {
+  static observedAttributes = ['model', 'prompt', 'position'];
+  protected static sharedAttributes = ['prompt', 'position'];
+  protected static css = /* css */ `${TRANSFORMER_CSS}
+    .tokens button[aria-pressed="true"] { font-weight: 700; }
+    .tokens button.active { outline: 2px solid var(--hl-focus); outline-offset: 1px; }
+    table.looks td, table.looks th { font-size: 0.88em; text-align: left; }
+  `;
+
+  private field: PromptField | null = null;
+  private tokenRow: HTMLDivElement | null = null;
+  private figure: LayeredFigure | null = null;
+  private lookBox: HTMLDivElement | null = null;
+  private readout: HTMLParagraphElement | null = null;
+  /** The token under the pointer or focus (null: the pinned one). */
+  private active: number | null = null;
+  private shown: { run: TransformerRunFile; model: LoadedTransformer; position: number; text: string } | null = null;
+  private buttonsFor = '';
+
+  get prompt(): string { return this.getAttribute('prompt') ?? ''; }
+  set prompt(v: string) { this.setAttribute('prompt', v); }
+  get position(): number {
+    const m = this.currentModel;
+    const last = m && this.field ? this.field.tokens(m).length - 1 : 0;
+    return this.hasAttribute('position') ? Math.min(integerAttribute(this, 'position', last, 0, 4095), last) : last;
+  }
+  set position(v: number) { setNumberAttribute(this, 'position', v); }
+
+  get state(): TransformerAttentionState {
+    const m = this.currentModel;
+    return { prompt: m && this.field ? this.field.tokens(m) : [], position: this.position };
+  }
+
+  protected buildContent(content: HTMLDivElement): void {
+    this.field = new PromptField(this, 'Prompt (tokens separated by spaces):', (input, options) => this.bindField(input, options), () => { this.active = null; this.emitChange(); });
+    this.tokenRow = el('div', { class: 'tokens', role: 'toolbar', 'aria-label': 'Tokens of the prompt: pick one to see where each head looks from it and to it' });
+    const figure = el('div', { class: 'figure' });
+    this.figure = new LayeredFigure(false);
+    figure.append(this.figure.element);
+    this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
+    const box = el('div', { class: 'scroll', tabindex: '0', role: 'group', 'aria-label': 'Where each head looks from and to the chosen token' });
+    this.lookBox = box;
+    content.append(el('p', { class: 'title' }, 'Attention patterns, layer by layer and head by head'), this.field.element, this.tokenRow, figure, this.readout, box);
+    // Pointer over (or a finger on) a cell: its query token becomes the active one.
+    const pick = (e: Event) => {
+      const q = (e.target as Element).getAttribute?.('data-query');
+      if (q !== null && q !== undefined && Number(q) !== this.active) { this.active = Number(q); this.requestRender(); }
+    };
+    this.listen(this.figure.element, 'pointerover', pick);
+    this.listen(this.figure.element, 'pointerdown', pick);
+    this.listen(this.figure.element, 'pointerleave', () => { this.active = null; this.requestRender(); });
+    this.listen(this.tokenRow, 'keydown', (e) => this.onTokenKey(e as KeyboardEvent));
+    // One listener per kind for every token button (delegation): hover or focus makes a token the
+    // active one, a click (or Enter, Space) pins it.
+    const positionOf = (e: Event): number | null => {
+      const b = (e.target as Element).closest?.('button[data-position]');
+      return b ? Number(b.getAttribute('data-position')) : null;
+    };
+    const activate = (e: Event) => { const p = positionOf(e); if (p !== null && p !== this.active) { this.active = p; this.requestRender(); } };
+    const release = () => { if (this.active !== null) { this.active = null; this.requestRender(); } };
+    this.listen(this.tokenRow, 'pointerover', activate);
+    this.listen(this.tokenRow, 'focusin', activate);
+    this.listen(this.tokenRow, 'pointerleave', release);
+    this.listen(this.tokenRow, 'focusout', release);
+    this.listen(this.tokenRow, 'click', (e) => { const p = positionOf(e); if (p !== null) { this.position = p; this.emitChange(); } });
+  }
+
+  private onTokenKey(e: KeyboardEvent): void {
+    const buttons = [...this.tokenRow!.querySelectorAll('button')];
+    const i = buttons.indexOf(e.target as HTMLButtonElement);
+    if (i < 0) return;
+    const next = e.key === 'ArrowRight' ? i + 1 : e.key === 'ArrowLeft' ? i - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? buttons.length - 1 : -1;
+    if (next < 0 || next >= buttons.length) return;
+    e.preventDefault();
+    buttons[next].focus();
+  }
+
+  private tokenButtons(model: LoadedTransformer, tokens: number[]): void {
+    const key = `${model.version}|${tokens.join(',')}`;
+    if (key === this.buttonsFor) return;
+    this.buttonsFor = key;
+    // Plain buttons (the row listens for them all), built once per prompt.
+    const buttons = this.cached(model, `buttons:${tokens.join(',')}`, () => tokens.map((t, p) =>
+      el('button', { type: 'button', 'data-position': String(p), 'aria-label': `token ${tokenName(model.config, t)} at position ${p}` }, tokenName(model.config, t))));
+    this.tokenRow!.replaceChildren(...buttons);
+  }
+
+  protected renderContent(model: LoadedTransformer): void {
+    this.field!.sync(model);
+    const tokens = this.field!.tokens(model);
+    this.tokenButtons(model, tokens);
+    const pinned = this.position;
+    const position = this.active !== null && this.active < tokens.length ? this.active : pinned;
+    const run = this.cached(model, `run:${tokens.join(',')}`, () => model.handle.run(tokens));
+    const buttons = [...this.tokenRow!.querySelectorAll('button')];
+    buttons.forEach((b, p) => {
+      b.setAttribute('aria-pressed', String(p === pinned));
+      b.classList.toggle('active', p === position);
+      b.tabIndex = p === pinned ? 0 : -1;
+    });
+    const name = (p: number) => `${tokenName(model.config, tokens[p])} (position ${p})`;
+    const looks = this.looks(run, position);
+    const text = `Attention of ${model.config.n_layers * model.config.n_heads} heads on the prompt ${tokens.map((t) => tokenName(model.config, t)).join(' ')}. From ${name(position)}: `
+      + looks.map((k) => `${headName(k.l, k.h)} looks most at ${name(k.to)} with weight ${formatNumber(k.weight, 2)}`).join('; ') + '.';
+    this.shown = { run, model, position, text };
+    // The patterns are drawn once per prompt; only the outlines follow the token.
+    const layout = this.layout(model, run);
+    this.figure!.setBase(this.fragment(model, `patterns:${tokens.join(',')}`, () => drawnSvg(this.scene(model, run, null))));
+    this.figure!.drawOverlay(layout.width, layout.height, this.outlines(model, run, position));
+    this.figure!.label(text);
+    const readout = `Token ${name(position)}${this.active === null ? ' (pinned)' : ''}: outlined row = where it looks, outlined column = what looks at it.`;
+    if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
+    this.show(this.lookBox!, this.fragment(model, `looks:${tokens.join(',')}|${position}`, () => this.lookTable(model, tokens, looks, position)));
+  }
+
+  /** For each head: the key position the query `position` attends to most, and the later query that attends most to `position`. */
+  private looks(run: TransformerRunFile, position: number): { l: number; h: number; to: number; weight: number; from: number; fromWeight: number }[] {
+    const out = [];
+    for (let l = 0; l < run.patterns.length; l++) {
+      for (let h = 0; h < run.patterns[l].length; h++) {
+        const pat = run.patterns[l][h];
+        const row = pat[position];
+        let to = 0;
+        for (let k = 1; k <= position; k++) if (row[k] > row[to]) to = k;
+        let from = position;
+        for (let q = position + 1; q < pat.length; q++) if (pat[q][position] > pat[from][position]) from = q;
+        out.push({ l, h, to, weight: row[to], from, fromWeight: pat[from][position] });
+      }
+    }
+    return out;
+  }
+
+  private lookTable(model: LoadedTransformer, tokens: number[], looks: ReturnType<HeadlabTransformerAttention['looks']>, position: number): HTMLTableElement {
+    const table = el('table', { class: 'looks compact' });
+    table.createCaption().textContent = `Token ${tokenName(model.config, tokens[position])} at position ${position}, head by head.`;
+    const head = table.createTHead().insertRow();
+    for (const t of ['head', 'looks most at', 'weight', 'looked at most by', 'weight']) head.append(el('th', { scope: 'col' }, t));
+    const body = table.createTBody();
+    for (const k of looks) {
+      const tr = body.insertRow();
+      tr.append(el('th', { scope: 'row' }, headName(k.l, k.h)));
+      tr.append(el('td', {}, `${tokenName(model.config, tokens[k.to])} (position ${k.to})`));
+      tr.append(el('td', { class: 'num', 'data-value': String(k.weight) }, formatNumber(k.weight, 3)));
+      tr.append(el('td', {}, `${tokenName(model.config, tokens[k.from])} (position ${k.from})`));
+      tr.append(el('td', { class: 'num', 'data-value': String(k.fromWeight) }, formatNumber(k.fromWeight, 3)));
+    }
+    return table;
+  }
+
+  /** Where each head's pattern sits in the figure. */
+  private layout(model: LoadedTransformer, run: TransformerRunFile): { cell: number; size: number; cols: number; rowsPerLayer: number; width: number; height: number; origin: (l: number, h: number) => [number, number] } {
+    const { n_layers: L, n_heads: H } = model.config;
+    const T = run.tokens.length;
+    const cell = Math.max(4, Math.min(16, Math.floor(PANEL / T)));
+    const size = cell * T;
+    const gap = 18, top = 20, left = 8;
+    const cols = Math.min(H, 4);
+    const rowsPerLayer = Math.ceil(H / cols);
+    const height = top + L * rowsPerLayer * (size + gap + 16);
+    const origin = (l: number, h: number): [number, number] => [left + (h % cols) * (size + gap), top + (l * rowsPerLayer + Math.floor(h / cols)) * (size + gap + 16)];
+    return { cell, size, cols, rowsPerLayer, width: Math.max(left + cols * (size + gap), 240), height: height + 36, origin };
+  }
+
+  /** The chosen token's row and column outlined in every head. */
+  private outlines(model: LoadedTransformer, run: TransformerRunFile, position: number): Shape[] {
+    const c = this.themeColours();
+    const { cell, origin } = this.layout(model, run);
+    const T = run.tokens.length;
+    const shapes: Shape[] = [];
+    for (let l = 0; l < model.config.n_layers; l++) {
+      for (let h = 0; h < model.config.n_heads; h++) shapes.push(...outlineShapes(c, ...origin(l, h), cell, T, T, position, position));
+    }
+    return shapes;
+  }
+
+  /** The patterns (and, for a position, its outlines: the exported figure). */
+  private scene(model: LoadedTransformer, run: TransformerRunFile, position: number | null): Scene {
+    const c = this.themeColours();
+    const { n_layers: L, n_heads: H } = model.config;
+    const { cell, width, height, origin } = this.layout(model, run);
+    const shapes: Shape[] = [];
+    for (let l = 0; l < L; l++) {
+      for (let h = 0; h < H; h++) {
+        const [x, y] = origin(l, h);
+        shapes.push({ kind: 'text', x, y: y - 8, text: headName(l, h), fill: rgbText(c.fg), size: 11, weight: 'bold' });
+        shapes.push(...heatmapShapes(c, { values: run.patterns[l][h], x, y, cell, scale: 'sequential', masked: (q, k) => k > q, data: (q) => ({ query: String(q) }) }));
+      }
+    }
+    shapes.push(...legendShapes(c, 8, height - 36, 'sequential', '0', '1', 'attention weight (row: query, column: key)'));
+    if (position !== null) shapes.push(...this.outlines(model, run, position));
+    return { width, height, background: rgbText(c.panel), title: 'Attention patterns', shapes };
+  }
+
+  protected describe(): string {
+    return this.shown?.text ?? '';
+  }
+
+  /** The state with the core's numbers behind the figure (null before the model has loaded). */
+  get figureData(): Record<string, unknown> | null {
+    if (!this.shown) return null;
+    const shown = this.shown;
+    return { ...this.state, run: shown.run };
+  }
+
+  figures(): WidgetFigure[] {
+    return [
+      { name: 'patterns', label: 'Attention patterns', scene: () => { const s = this.exportable(this.shown); return this.scene(s.model, s.run, s.position); } },
+      { name: 'table', label: 'Where each head looks', scene: () => tablesScene([this.lookBox!.querySelector('table')!], this.themeColours(), 'Where each head looks') },
+    ];
+  }
+}

@@ -1,0 +1,171 @@
+// <headlab-transformer-attribution model="m">: direct logit attribution on the reader's prompt.
+// For a chosen position and token, how much of that token's logit each component of the residual
+// stream writes directly: the token embedding, the positional embedding, every head's output and
+// each layer's output bias, and the constant of the final LayerNorm's bias and the unembedding bias,
+// with the final LayerNorm's scale frozen at its value on this prompt (TransformerLens's
+// apply_ln_to_stack; core/transformer_analysis.hpp). The bars sum to the logit.
+//
+// Attributes: model, prompt, position (default the last), token (id or name; default the model's top prediction there).
+// Events: `change` with { prompt, position, token, logit } when the reader changes any of them.
+import type { TransformerAnalysisFile } from '../web/headlab-core.js';
+import { el, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
+import { formatNumber } from './chart/format.js';
+import { rgbText } from './chart/palette.js';
+import type { Scene } from './chart/scene.js';
+import { drawnSvg, signedBarShapes, type BarRow } from './transformer/draw.js';
+import type { LoadedTransformer } from './transformer/model.js';
+import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, tokenName } from './transformer/widget.js';
+
+export interface TransformerAttributionState {
+  prompt: number[];
+  position: number;
+  token: number;
+  /** The model's logit for `token` at `position` (nats). */
+  logit: number | null;
+}
+
+/** Tokens offered in the token menu: the most likely ones (a vocabulary of thousands would make a menu no reader scans). */
+const MENU_TOKENS = 40;
+
+export class HeadlabTransformerAttribution extends TransformerWidget<TransformerAttributionState> {
+  static observedAttributes = ['model', 'prompt', 'position', 'token'];
+  protected static sharedAttributes = ['prompt', 'position', 'token'];
+  protected static css = TRANSFORMER_CSS;
+
+  private field: PromptField | null = null;
+  private positionSelect: HTMLSelectElement | null = null;
+  private tokenSelect: HTMLSelectElement | null = null;
+  private barSlot: HTMLDivElement | null = null;
+  private captionLine: HTMLParagraphElement | null = null;
+  private shown: { analysis: TransformerAnalysisFile; model: LoadedTransformer; text: string } | null = null;
+
+  get prompt(): string { return this.getAttribute('prompt') ?? ''; }
+  set prompt(v: string) { this.setAttribute('prompt', v); }
+
+  get state(): TransformerAttributionState {
+    const a = this.shown?.analysis;
+    return { prompt: a?.tokens ?? [], position: a?.position ?? -1, token: a?.token ?? -1, logit: a?.direct_logit_attribution.logit ?? null };
+  }
+
+  protected buildContent(content: HTMLDivElement): void {
+    this.field = new PromptField(this, 'Prompt:', (input, options) => this.bindField(input, options), () => this.emitChange());
+    const controls = el('div', { class: 'controls' });
+    const pl = el('label', {}, 'Position');
+    this.positionSelect = el('select', { name: 'position' });
+    pl.append(this.positionSelect);
+    const tl = el('label', {}, 'Logit of token');
+    this.tokenSelect = el('select', { name: 'token' });
+    tl.append(this.tokenSelect);
+    controls.append(pl, tl);
+    this.listen(this.positionSelect, 'change', () => {
+      this.setAttribute('position', this.positionSelect!.value);
+      this.removeAttribute('token');
+      this.emitChange();
+    });
+    this.listen(this.tokenSelect, 'change', () => { this.setAttribute('token', this.tokenSelect!.value); this.emitChange(); });
+    const figure = el('div', { class: 'figure' });
+    this.barSlot = el('div');
+    this.captionLine = el('p', { class: 'caption' });
+    figure.append(this.barSlot, this.captionLine);
+    content.append(el('p', { class: 'title' }, 'Direct logit attribution: what writes the chosen logit'), this.field.element, controls, figure);
+  }
+
+  private request(model: LoadedTransformer, tokens: number[]): { position: number; token: number | undefined } {
+    const T = tokens.length;
+    const rawP = this.getAttribute('position');
+    let position = T - 1;
+    if (rawP !== null && rawP.trim() !== '') {
+      const p = Number(rawP);
+      if (!Number.isInteger(p) || p < 0) throw new WidgetInputError(`attribute position="${rawP}" must be an integer from 0 to ${T - 1}`);
+      position = Math.min(p, T - 1);
+    }
+    const rawT = this.getAttribute('token');
+    let token: number | undefined;
+    if (rawT !== null && rawT.trim() !== '') {
+      const ids = (() => { try { return model.handle.tokenize(rawT); } catch (err) { throw new WidgetInputError(`attribute token="${rawT}": ${(err as Error).message}`); } })();
+      if (ids.length !== 1) throw new WidgetInputError(`attribute token="${rawT}" must be one token`);
+      token = ids[0];
+    }
+    return { position, token };
+  }
+
+  protected renderContent(model: LoadedTransformer): void {
+    this.field!.sync(model);
+    const tokens = this.field!.tokens(model);
+    const { position, token } = this.request(model, tokens);
+    // One repeated random sequence for the ablation and induction parts of the analysis, which this
+    // figure does not show (their default, 32, would cost 32 forward passes per update).
+    const analysis = this.cached(model, `dla:${tokens.join(',')}|${position}|${token ?? ''}`,
+      () => model.handle.analyze({ prompt: tokens, position, ...(token === undefined ? {} : { token }), sequences: 1 }));
+    this.fillSelects(model, analysis);
+    const d = analysis.direct_logit_attribution;
+    const name = tokenName(model.config, analysis.token);
+    const heads = d.heads.flatMap((row, l) => row.map((v, h) => ({ v, l, h })));
+    const top = [...heads].sort((a, b) => Math.abs(b.v) - Math.abs(a.v)).slice(0, 3);
+    const text = `The logit of ${name} at position ${analysis.position} is ${formatNumber(d.logit, 3)}: token embedding ${formatNumber(d.embed, 3)}`
+      + (model.config.positional_embedding === 'standard' ? `, positional embedding ${formatNumber(d.pos_embed, 3)}` : '')
+      + `; the heads writing most: ${top.map((t) => `${headName(t.l, t.h)} ${formatNumber(t.v, 3)}`).join(', ')}.`;
+    this.shown = { analysis, model, text };
+    this.show(this.barSlot!, this.fragment(model, `dla:${tokens.join(',')}|${analysis.position}|${analysis.token}`, () => {
+      const svg = drawnSvg(this.scene(model, analysis), false);
+      svg.setAttribute('aria-label', text);
+      return svg;
+    }));
+    if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
+  }
+
+  private fillSelects(model: LoadedTransformer, a: TransformerAnalysisFile): void {
+    const pKey = a.tokens.join(',');
+    if (this.positionSelect!.dataset.key !== `${model.version}|${pKey}`) {
+      this.positionSelect!.dataset.key = `${model.version}|${pKey}`;
+      this.positionSelect!.replaceChildren(...a.tokens.map((t, p) => el('option', { value: String(p) }, `${p}: ${tokenName(model.config, t)}`)));
+    }
+    this.positionSelect!.value = String(a.position);
+    const logits = a.logits[a.position];
+    const order = logits.map((v, t) => t).sort((x, y) => logits[y] - logits[x]).slice(0, MENU_TOKENS);
+    if (!order.includes(a.token)) order.push(a.token);
+    const tKey = `${model.version}|${pKey}|${a.position}|${order.join(',')}`;
+    if (this.tokenSelect!.dataset.key !== tKey) {
+      this.tokenSelect!.dataset.key = tKey;
+      // The options per position are built once (a reader moving between positions re-inserts them).
+      this.tokenSelect!.replaceChildren(...this.cached(model, `options:${tKey}`,
+        () => order.map((t, i) => el('option', { value: String(t) }, `${tokenName(model.config, t)} (logit ${formatNumber(logits[t], 2)}${i === 0 ? ', top' : ''})`))));
+    }
+    this.tokenSelect!.value = String(a.token);
+  }
+
+  private rows(model: LoadedTransformer, a: TransformerAnalysisFile): BarRow[] {
+    const d = a.direct_logit_attribution;
+    const rows: BarRow[] = [{ label: 'embedding', value: d.embed, data: { component: 'embed' } }];
+    if (model.config.positional_embedding === 'standard') rows.push({ label: 'position', value: d.pos_embed, data: { component: 'pos_embed' } });
+    d.heads.forEach((row, l) => row.forEach((v, h) => rows.push({ label: headName(l, h), value: v, data: { layer: String(l), head: String(h) } })));
+    d.attention_bias.forEach((v, l) => rows.push({ label: `L${l} bias`, value: v, data: { component: `b_O.${l}` } }));
+    rows.push({ label: 'other biases', value: d.constant, data: { component: 'constant' } });
+    rows.push({ label: 'logit = sum', value: d.logit, strong: true, data: { component: 'logit' } });
+    return rows;
+  }
+
+  private scene(model: LoadedTransformer, a: TransformerAnalysisFile): Scene {
+    const c = this.themeColours();
+    const rows = this.rows(model, a);
+    const rowH = 18, width = 460;
+    const shapes = signedBarShapes(c, rows, 8, 28, width - 16, rowH, 96);
+    shapes.unshift({ kind: 'text', x: 8, y: 12, text: `logit of ${tokenName(model.config, a.token)} at position ${a.position}, by component (nats)`, fill: rgbText(c.muted), size: 11 });
+    return { width, height: 36 + rows.length * rowH, background: rgbText(c.panel), title: 'Direct logit attribution', shapes };
+  }
+
+  protected describe(): string {
+    return this.shown?.text ?? '';
+  }
+
+  /** The state with the core's numbers behind the figure (null before the model has loaded). */
+  get figureData(): Record<string, unknown> | null {
+    if (!this.shown) return null;
+    const s = this.shown;
+    return { ...this.state, direct_logit_attribution: s.analysis.direct_logit_attribution };
+  }
+
+  figures(): WidgetFigure[] {
+    return [{ name: 'attribution', label: 'Direct logit attribution', scene: () => { const s = this.exportable(this.shown); return this.scene(s.model, s.analysis); } }];
+  }
+}

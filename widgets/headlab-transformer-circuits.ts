@@ -1,0 +1,220 @@
+// <headlab-transformer-circuits model="m">: a head's QK and OV circuits in token space, along the
+// direct path from the embedding (positional embedding, LayerNorm and biases left out, as
+// TransformerLens's FactoredMatrix circuits; core/transformer_analysis.hpp):
+//   QK = W_E W_Q^h (W_E W_K^h)ᵀ  (query token × key token: how much a query token wants each key token)
+//   OV = W_E W_V^h W_O^h W_U     (attended token × output token: what attending to a token writes to each logit)
+// as V × V heatmaps on the diverging scale. An OV circuit with a bright diagonal copies the token
+// it attends to (what an induction head needs). A V × V picture is legible only for small
+// vocabularies: above LEGIBLE_VOCAB tokens the widget says so and offers the numbers as JSON.
+//
+// Attributes: model, layer (default the last), head (default 0), circuit ("qk" | "ov", default "ov").
+// Events: `change` with { layer, head, circuit, diagonal_share } when the reader changes any of them.
+import type { TransformerAnalysisFile } from '../web/headlab-core.js';
+import { el, enumAttribute, integerAttribute, setNumberAttribute, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
+import { formatNumber } from './chart/format.js';
+import { rgbText } from './chart/palette.js';
+import type { Scene, Shape } from './chart/scene.js';
+import { LayeredFigure, drawnSvg, heatmapShapes, legendShapes, outlineShapes } from './transformer/draw.js';
+import type { LoadedTransformer } from './transformer/model.js';
+import { TRANSFORMER_CSS, TransformerWidget, headName, tokenName } from './transformer/widget.js';
+
+/** Largest vocabulary drawn as a heatmap: 64 × 64 cells of at least 5 px fit a 360 px screen. */
+export const LEGIBLE_VOCAB = 64;
+
+export type CircuitKind = 'qk' | 'ov';
+
+export interface TransformerCircuitsState {
+  layer: number;
+  head: number;
+  circuit: CircuitKind;
+  /**
+   * Fraction of rows whose largest entry is on the diagonal (OV: the attended token's own logit
+   * rises most, i.e. the head copies; QK: a token attends most to itself). Null before loading.
+   */
+  diagonal_share: number | null;
+}
+
+export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCircuitsState> {
+  static observedAttributes = ['model', 'layer', 'head', 'circuit'];
+  protected static sharedAttributes = ['layer', 'head', 'circuit'];
+  protected static css = TRANSFORMER_CSS;
+
+  private layerSelect: HTMLSelectElement | null = null;
+  private headSelect: HTMLSelectElement | null = null;
+  private kindSelect: HTMLSelectElement | null = null;
+  private figure: LayeredFigure | null = null;
+  private svgBox: HTMLDivElement | null = null;
+  private readout: HTMLParagraphElement | null = null;
+  private captionLine: HTMLParagraphElement | null = null;
+  private cursor = { row: 0, col: 0 };
+  private shown: { model: LoadedTransformer; matrix: number[][] | null; layer: number; head: number; circuit: CircuitKind; diagonal: number | null; text: string } | null = null;
+  private selectsFor = '';
+
+  get layer(): number {
+    const m = this.currentModel;
+    const L = m?.config.n_layers ?? 4;
+    return integerAttribute(this, 'layer', L - 1, 0, L - 1);
+  }
+  set layer(v: number) { setNumberAttribute(this, 'layer', v); }
+  get head(): number {
+    const H = this.currentModel?.config.n_heads ?? 64;
+    return integerAttribute(this, 'head', 0, 0, H - 1);
+  }
+  set head(v: number) { setNumberAttribute(this, 'head', v); }
+  get circuit(): CircuitKind { return enumAttribute(this, 'circuit', ['qk', 'ov'] as const, 'ov'); }
+  set circuit(v: CircuitKind) { this.setAttribute('circuit', v); }
+
+  get state(): TransformerCircuitsState {
+    return { layer: this.layer, head: this.head, circuit: this.circuit, diagonal_share: this.shown?.diagonal ?? null };
+  }
+
+  protected buildContent(content: HTMLDivElement): void {
+    const controls = el('div', { class: 'controls' });
+    const mk = (label: string, name: string) => {
+      const l = el('label', {}, label);
+      const s = el('select', { name });
+      l.append(s);
+      controls.append(l);
+      return s;
+    };
+    this.layerSelect = mk('Layer', 'layer');
+    this.headSelect = mk('Head', 'head');
+    this.kindSelect = mk('Circuit', 'circuit');
+    this.kindSelect.append(el('option', { value: 'ov' }, 'OV (what it writes)'), el('option', { value: 'qk' }, 'QK (where it looks)'));
+    this.listen(this.layerSelect, 'change', () => { this.layer = Number(this.layerSelect!.value); this.emitChange(); });
+    this.listen(this.headSelect, 'change', () => { this.head = Number(this.headSelect!.value); this.emitChange(); });
+    this.listen(this.kindSelect, 'change', () => { this.circuit = this.kindSelect!.value as CircuitKind; this.emitChange(); });
+    const figure = el('div', { class: 'figure' });
+    this.figure = new LayeredFigure(true);
+    this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
+    this.captionLine = el('p', { class: 'caption' });
+    this.svgBox = el('div');
+    this.svgBox.append(this.figure.element, this.readout);
+    figure.append(this.svgBox, this.captionLine);
+    content.append(el('p', { class: 'title' }, 'A head’s circuits in token space'), controls, figure);
+    const pick = (e: Event) => {
+      const t = e.target as Element;
+      const r = t.getAttribute?.('data-row'), c = t.getAttribute?.('data-col');
+      if (r !== null && r !== undefined && c !== null) { this.cursor = { row: Number(r), col: Number(c) }; this.requestRender(); }
+    };
+    this.listen(this.figure.element, 'pointerover', pick);
+    this.listen(this.figure.element, 'pointerdown', pick);
+    this.listen(this.figure.element, 'keydown', (e) => {
+      const k = (e as KeyboardEvent).key;
+      const d = k === 'ArrowUp' ? [-1, 0] : k === 'ArrowDown' ? [1, 0] : k === 'ArrowLeft' ? [0, -1] : k === 'ArrowRight' ? [0, 1] : null;
+      const V = this.shown?.matrix?.length ?? 0;
+      if (!d || V === 0) return;
+      e.preventDefault();
+      this.cursor = { row: Math.min(V - 1, Math.max(0, this.cursor.row + d[0])), col: Math.min(V - 1, Math.max(0, this.cursor.col + d[1])) };
+      this.requestRender();
+    });
+  }
+
+  private fillSelects(model: LoadedTransformer): void {
+    const key = `${model.version}`;
+    if (this.selectsFor === key) return;
+    this.selectsFor = key;
+    this.layerSelect!.replaceChildren(...Array.from({ length: model.config.n_layers }, (_, l) => el('option', { value: String(l) }, String(l))));
+    this.headSelect!.replaceChildren(...Array.from({ length: model.config.n_heads }, (_, h) => el('option', { value: String(h) }, String(h))));
+  }
+
+  protected renderContent(model: LoadedTransformer): void {
+    this.fillSelects(model);
+    const { layer, head, circuit } = this;
+    this.layerSelect!.value = String(layer);
+    this.headSelect!.value = String(head);
+    this.kindSelect!.value = circuit;
+    const V = model.config.d_vocab;
+    const legible = V <= LEGIBLE_VOCAB;
+    this.svgBox!.hidden = !legible;
+    if (!legible) {
+      const text = `This model's vocabulary has ${V.toLocaleString('en-US')} tokens: a ${V} × ${V} heatmap of ${headName(layer, head)}'s ${circuit.toUpperCase()} circuit would not be legible here (up to ${LEGIBLE_VOCAB} tokens are drawn).`
+        + (V <= 512 ? ' A page script reads the numbers from the element\'s figureData.' : ' The core computes circuits for vocabularies up to 512 tokens.');
+      this.shown = { model, matrix: null, layer, head, circuit, diagonal: null, text };
+      if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
+      this.captionLine!.classList.add('unavailable');
+      return;
+    }
+    this.captionLine!.classList.remove('unavailable');
+    // Every head's circuits at once (L·H·2·V² numbers, computed once per model); the prompt does not enter.
+    const circuits = this.cached(model, 'circuits', () => analyzeCircuits(model)).circuits!;
+    const matrix = circuits[circuit][layer][head];
+    const diagonal = matrix.filter((row, r) => row.every((v, c) => v <= row[r] || c === r)).length / V;
+    const name = (t: number) => tokenName(model.config, t);
+    const text = circuit === 'ov'
+      ? `${headName(layer, head)}'s OV circuit: for ${formatNumber(diagonal * 100, 0)}% of the ${V} tokens, attending to the token raises its own logit more than any other (${diagonal > 0.5 ? 'a copying head' : 'not a copying head'}).`
+      : `${headName(layer, head)}'s QK circuit: for ${formatNumber(diagonal * 100, 0)}% of the ${V} query tokens, the key token they score highest is themselves.`;
+    this.shown = { model, matrix, layer, head, circuit, diagonal, text };
+    this.cursor = { row: Math.min(this.cursor.row, V - 1), col: Math.min(this.cursor.col, V - 1) };
+    // The heatmap is drawn once per head and circuit; only the outlined cell follows the pointer and the arrow keys.
+    this.figure!.setBase(this.fragment(model, `circuit:${layer}.${head}.${circuit}`, () => drawnSvg(this.scene(model, matrix, layer, head, circuit, false))));
+    const g = this.geometry(V);
+    this.figure!.drawOverlay(g.width, g.height, outlineShapes(this.themeColours(), g.left, g.top, g.cell, V, V, this.cursor.row, this.cursor.col));
+    this.figure!.label(`${text} Arrow keys move through the cells.`);
+    const v = matrix[this.cursor.row][this.cursor.col];
+    const readout = circuit === 'ov'
+      ? `Attending to ${name(this.cursor.row)} writes ${formatNumber(v, 4)} to the logit of ${name(this.cursor.col)}.`
+      : `Query ${name(this.cursor.row)} scores key ${name(this.cursor.col)} at ${formatNumber(v, 4)} (before the 1/√d_head scale).`;
+    if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
+    if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
+  }
+
+  /** Where the V × V heatmap sits. */
+  private geometry(V: number): { cell: number; left: number; top: number; width: number; height: number } {
+    const cell = Math.max(5, Math.min(14, Math.floor(420 / V)));
+    const left = 30, top = 30;
+    return { cell, left, top, width: Math.max(left + V * cell + 8, 300), height: top + V * cell + 8 + 36 };
+  }
+
+  /** The heatmap (with the outlined cell: the exported figure). */
+  private scene(model: LoadedTransformer, matrix: number[][], layer: number, head: number, circuit: CircuitKind, cursor = true): Scene {
+    const c = this.themeColours();
+    const V = matrix.length;
+    const { cell, left, top, width } = this.geometry(V);
+    const limit = Math.max(1e-12, ...matrix.flat().map(Math.abs));
+    const shapes: Shape[] = [
+      { kind: 'text', x: 4, y: 10, text: `${headName(layer, head)} ${circuit.toUpperCase()}: ${circuit === 'ov' ? 'attended token ↓ · output logit →' : 'query token ↓ · key token →'}`, fill: rgbText(c.muted), size: 11 },
+      ...heatmapShapes(c, {
+        values: matrix, x: left, y: top, cell, scale: 'diverging', limit,
+        ...(cursor ? { outlineRow: this.cursor.row, outlineCol: this.cursor.col } : {}),
+        data: (r, k) => ({ row: String(r), col: String(k) }),
+      }),
+    ];
+    // A label every `step` tokens: two-digit ids need about 16 units.
+    const step = cell >= 16 ? 1 : Math.ceil(16 / cell);
+    for (let t = 0; t < V; t += step) {
+      shapes.push({ kind: 'text', x: left - 3, y: top + t * cell + cell / 2, text: tokenName(model.config, t), fill: rgbText(c.muted), size: 8, anchor: 'end' });
+      shapes.push({ kind: 'text', x: left + t * cell + cell / 2, y: top - 6, text: tokenName(model.config, t), fill: rgbText(c.muted), size: 8, anchor: 'middle' });
+    }
+    const height = top + V * cell + 8;
+    shapes.push(...legendShapes(c, left, height, 'diverging', formatNumber(-limit, 2), formatNumber(limit, 2), circuit === 'ov' ? 'logit written' : 'score'));
+    return { width, height: height + 36, background: rgbText(c.panel), title: `${circuit.toUpperCase()} circuit`, shapes };
+  }
+
+  protected describe(): string {
+    return this.shown?.text ?? '';
+  }
+
+  /** The state with the core's numbers behind the figure (null before the model has loaded). */
+  get figureData(): Record<string, unknown> | null {
+    if (!this.shown) return null;
+    const s = this.shown;
+    const matrix = s.matrix ?? (s.model.config.d_vocab <= 512 ? analyzeCircuits(s.model).circuits![s.circuit][s.layer][s.head] : null);
+    return { ...this.state, matrix };
+  }
+
+  figures(): WidgetFigure[] {
+    return [{
+      name: 'circuit', label: 'Circuit heatmap', scene: () => {
+        const s = this.exportable(this.shown);
+        if (!s.matrix) throw new WidgetInputError('this vocabulary is too large for a legible heatmap');
+        return this.scene(s.model, s.matrix, s.layer, s.head, s.circuit);
+      },
+    }];
+  }
+}
+
+/** The core's circuits of every head (a one-token prompt: circuits do not depend on it; one repeated sequence for the parts not shown). */
+function analyzeCircuits(model: LoadedTransformer): TransformerAnalysisFile {
+  return model.handle.analyze({ prompt: [0], circuits: true, sequences: 1 });
+}

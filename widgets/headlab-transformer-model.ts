@@ -1,0 +1,236 @@
+// <headlab-transformer-model id="m" src="model.safetensors" config="model.json">: an author's own
+// attention-only transformer (docs/own-model.md) that the transformer widgets read — those with
+// model="m", and those nested inside the element. It fetches the two files once (with a progress
+// bar), has the core read them (headlab_transformer.wasm: every name, shape, dtype, offset and
+// value checked) and shows what is loaded: layers, heads, widths, parameters. A file the core
+// refuses is shown here, and in every widget reading it, with the core's message.
+//
+// A model trained in the page replaces the loaded one through `useModel({ config, safetensors },
+// label)` (the training widget's result), or by dispatching a bubbling `headlab-transformer-trained`
+// event with that detail from inside the element; `useLoaded()` goes back to the files.
+//
+// Attributes: id (what widgets name), src (the .safetensors file, resolved against the page),
+// config (its JSON; default: src with .safetensors replaced by .json).
+// Events: `change` with { status, label, n_layers, n_heads, d_model, d_vocab, n_ctx, parameters, trained }
+// whenever the model is loaded, replaced or fails.
+import type { TransformerAnalysisFile, TransformerConfigFile } from '../web/headlab-core.js';
+import { HeadlabElement, WidgetInputError, el } from './base/headlab-element.js';
+import type { BoundValue } from './chart/format.js';
+import { transformerBoundValue } from './transformer/bound-values.js';
+import { sourceOf, type TransformerModelSource, type TransformerSourceStatus } from './transformer/model.js';
+import { defaultPrompt } from './transformer/widget.js';
+
+export interface TransformerModelState {
+  status: TransformerSourceStatus;
+  label: string;
+  n_layers: number | null;
+  n_heads: number | null;
+  d_model: number | null;
+  d_vocab: number | null;
+  n_ctx: number | null;
+  parameters: number | null;
+  /** Whether the model shown was handed over from the page (trained there) rather than read from the files. */
+  trained: boolean;
+}
+
+/** A model as two files, as the training widget and `headlab model train` produce it. */
+export interface TransformerModelFiles {
+  /** model.json text. */
+  config: string;
+  /** model.safetensors bytes. */
+  safetensors: Uint8Array;
+}
+
+export class HeadlabTransformerModel extends HeadlabElement<TransformerModelState> {
+  static observedAttributes = ['src', 'config'];
+  // The config file in the URL hash: a shared link may name another config for the same weights.
+  protected static sharedAttributes = ['config'];
+  protected static needsCore = false;
+  protected static css = /* css */ `
+    .now { margin: 0.2rem 0 0.3rem; }
+    .row { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; align-items: center; }
+    progress { width: 10rem; height: 1rem; accent-color: var(--hl-focus); }
+    .progress-text { font-variant-numeric: tabular-nums; font-size: 0.9em; }
+    .failure { color: var(--hl-fg); border-left: 3px solid var(--hl-bad); padding-left: 0.5rem; margin: 0.3rem 0; }
+    .failure::before { content: "Problem: "; font-weight: 600; color: var(--hl-bad); }
+  `;
+
+  private source: TransformerModelSource | null = null;
+  private trained = false;
+  private now: HTMLParagraphElement | null = null;
+  private progressRow: HTMLDivElement | null = null;
+  private bar: HTMLProgressElement | null = null;
+  private progressText: HTMLSpanElement | null = null;
+  private failureLine: HTMLParagraphElement | null = null;
+  private loadedButton: HTMLButtonElement | null = null;
+  private buttonRow: HTMLDivElement | null = null;
+  private lastStatus = '';
+  /** The analysis behind the bound values, computed once per model. */
+  private analyzed: { version: number; value: TransformerAnalysisFile } | null = null;
+
+  get src(): string { return this.getAttribute('src') ?? ''; }
+  set src(v: string) { this.setAttribute('src', v); }
+  get config(): string { return this.getAttribute('config') ?? ''; }
+  set config(v: string) { this.setAttribute('config', v); }
+
+  /** The source the widgets share (null before the element starts). */
+  get modelSource(): TransformerModelSource | null { return this.source; }
+
+  /** The config of the model shown (null while loading or after a failure). */
+  get modelConfig(): TransformerConfigFile | null {
+    return this.source?.status === 'ready' ? this.source.model!.config : null;
+  }
+
+  get state(): TransformerModelState {
+    const m = this.source?.status === 'ready' ? this.source.model : null;
+    const c = m?.config;
+    return {
+      status: this.source?.status ?? 'idle', label: m?.label ?? '',
+      n_layers: c?.n_layers ?? null, n_heads: c?.n_heads ?? null, d_model: c?.d_model ?? null,
+      d_vocab: c?.d_vocab ?? null, n_ctx: c?.n_ctx ?? null, parameters: m?.parameters ?? null, trained: m ? this.trained : false,
+    };
+  }
+
+  /**
+   * Uses a model given as its two files (a model trained in the page); every widget reading this
+   * element switches to it. Resolves once the core has read it (a bad model: status 'failed').
+   */
+  async useModel(files: TransformerModelFiles & { label?: string }, label?: string): Promise<void> {
+    const source = this.source ?? sourceOf(this);
+    this.trained = true;
+    const bytes = files.safetensors instanceof Uint8Array ? files.safetensors : new Uint8Array(files.safetensors as ArrayBuffer);
+    await source.use(files.config, bytes, label ?? files.label ?? 'a model trained in this page');
+  }
+
+  /** Back to the model read from `src` and `config`. */
+  async useLoaded(): Promise<void> {
+    if (!this.source?.hasFileModel) return;
+    this.trained = false;
+    await this.source.restore();
+  }
+
+  /**
+   * `headlab model analyze` of the model shown, on the default prompt (a repeated block of tokens,
+   * widgets/transformer/widget.ts) with the CLI's defaults (mean ablation and the scores on 32
+   * repeated random sequences, seed 0); computed once per model. Null while loading.
+   */
+  get analysis(): TransformerAnalysisFile | null {
+    const m = this.source?.status === 'ready' ? this.source.model : null;
+    if (!m) return null;
+    if (this.analyzed?.version !== m.version) this.analyzed = { version: m.version, value: m.handle.analyze({ prompt: defaultPrompt(m.config) }) };
+    return this.analyzed.value;
+  }
+
+  /**
+   * Figures of the model shown, for <headlab-value source="…" name="…"> in the prose (undefined
+   * while loading or for an unknown name): `parameters` (count), and every name of
+   * transformerBoundValue (widgets/transformer/bound-values.ts) read from `analysis` —
+   * in_context_loss, previous_token.{layer,head,score}, induction.{layer,head,score}, ablation.…
+   */
+  boundValue(name: string): BoundValue | undefined {
+    const m = this.source?.status === 'ready' ? this.source.model : null;
+    if (!m) return undefined;
+    if (name === 'parameters') return { value: m.parameters, kind: 'count' };
+    return transformerBoundValue(this.analysis, name);
+  }
+
+  private urls(): { weights: string; config: string } {
+    const src = this.src.trim();
+    if (src === '') throw new WidgetInputError('a <headlab-transformer-model> needs src="model.safetensors" (and config="model.json" unless it is beside it with the same name)');
+    // Checked before anything is fetched: a mistyped attribute gives a message, not a request for a missing file.
+    if (!/\.safetensors$/i.test(src.replace(/[?#].*$/, '')) || src.length > 2048) {
+      throw new WidgetInputError(`attribute src="${src}" must name a .safetensors file (e.g. src="model.safetensors")`);
+    }
+    const weights = new URL(src, document.baseURI).href;
+    const configAttr = this.config.trim();
+    if (configAttr !== '' && (!/\.json$/i.test(configAttr.replace(/[?#].*$/, '')) || configAttr.length > 2048)) {
+      throw new WidgetInputError(`attribute config="${configAttr}" must name a .json file (e.g. config="model.json")`);
+    }
+    const config = configAttr !== '' ? new URL(configAttr, document.baseURI).href
+      : new URL(`${src.replace(/[?#].*$/, '').replace(/\.safetensors$/, '')}.json`, document.baseURI).href;
+    return { weights, config };
+  }
+
+  protected build(): void {
+    this.source = sourceOf(this);
+    this.listen(this.source, 'change', () => {
+      this.analyzed = null;
+      this.requestRender();
+      const status = `${this.source!.status}|${this.source!.model?.version ?? ''}`;
+      if (status !== this.lastStatus && this.source!.status !== 'loading') this.emitChange();
+      this.lastStatus = status;
+    });
+    this.listen(this.source, 'progress', () => this.requestRender());
+    this.listen(this, 'headlab-transformer-trained', (e) => {
+      const detail = (e as CustomEvent<TransformerModelFiles & { label?: string }>).detail;
+      if (!detail || typeof detail.config !== 'string' || !detail.safetensors) return;
+      e.stopPropagation();
+      void this.useModel(detail, detail.label);
+    });
+    this.now = el('p', { class: 'now', role: 'status' });
+    this.progressRow = el('div', { class: 'row' });
+    this.bar = el('progress', { max: '1', value: '0', 'aria-label': 'Model download' });
+    this.progressText = el('span', { class: 'progress-text' });
+    this.progressRow.append(this.bar, this.progressText);
+    this.failureLine = el('p', { class: 'failure', role: 'alert' });
+    this.loadedButton = el('button', { type: 'button' }, 'Back to the loaded model');
+    this.listen(this.loadedButton, 'click', () => { void this.useLoaded(); });
+    const row = el('div', { class: 'row' });
+    this.buttonRow = row;
+    this.body.append(this.now, this.progressRow, this.failureLine, row, this.exportControls({ json: true, jsonLabel: 'Model summary (JSON)' }));
+    this.loadFiles();
+  }
+
+  /** Reads the files named by src and config (again when either attribute changes: widgets switch when they are ready). */
+  private loadFiles(): void {
+    let urls: { weights: string; config: string };
+    try {
+      urls = this.urls();
+    } catch (err) {
+      // The figures reading this element say it too (rather than waiting for a model forever).
+      if (this.source!.status !== 'failed') this.source!.refuse((err as Error).message);
+      this.filesKey = '';
+      throw err;
+    }
+    const { weights, config } = urls;
+    const key = `${weights}\u0000${config}`;
+    if (key === this.filesKey) return;
+    this.filesKey = key;
+    this.trained = false;
+    void this.source!.load(weights, config);
+  }
+
+  private filesKey = '';
+
+  /** The prerendered snapshot (which shows the loaded model) stays until the model is ready or has failed. */
+  protected snapshotReplaceable(): boolean {
+    return !this.source || this.source.status === 'ready' || this.source.status === 'failed';
+  }
+
+  protected render(): void {
+    this.loadFiles();
+    const s = this.source!;
+    const m = s.status === 'ready' ? s.model : null;
+    this.progressRow!.hidden = s.status !== 'loading';
+    if (s.status === 'loading') {
+      const { received, total } = s.progress;
+      if (total > 0) { this.bar!.max = total; this.bar!.value = received; } else this.bar!.removeAttribute('value');
+      this.progressText!.textContent = total > 0
+        ? `${Math.round(received / 1024).toLocaleString('en-US')} of ${Math.round(total / 1024).toLocaleString('en-US')} KB`
+        : `${Math.round(received / 1024).toLocaleString('en-US')} KB`;
+    }
+    this.failureLine!.hidden = s.status !== 'failed';
+    this.failureLine!.textContent = s.status === 'failed' ? `the model could not be loaded: ${s.failure}` : '';
+    // The button is there only when it does something (a hidden button would still be a tap target for tests and tools).
+    const offer = Boolean(m && this.trained && s.hasFileModel);
+    if (offer !== this.buttonRow!.contains(this.loadedButton)) this.buttonRow!.replaceChildren(...(offer ? [this.loadedButton!] : []));
+    const text = s.status === 'idle' || s.status === 'loading' ? 'Loading the model…'
+      : s.status === 'failed' ? 'No model loaded.'
+      : `Model: ${m!.label} — ${m!.config.n_layers} attention layer${m!.config.n_layers === 1 ? '' : 's'} × ${m!.config.n_heads} heads, d_model ${m!.config.d_model}, d_head ${m!.config.d_head}, vocabulary ${m!.config.d_vocab}, context ${m!.config.n_ctx}, ${m!.parameters.toLocaleString('en-US')} parameters${m!.config.normalization === 'none' ? '' : `, ${m!.config.normalization}`}.`;
+    if (this.now!.textContent !== text) this.now!.textContent = text;
+  }
+
+  protected summarize(): string {
+    return this.now?.textContent ?? '';
+  }
+}

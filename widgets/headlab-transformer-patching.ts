@@ -1,0 +1,252 @@
+// <headlab-transformer-patching model="m">: activation patching of every head at every position.
+// The reader gives a clean prompt and a corrupted one of the same length, and two tokens: the
+// answer (what the clean prompt should predict last) and the wrong one (what the corrupted prompt
+// points to). For head h of layer l and position p, the clean run is repeated with that head's
+// output at p taken from the corrupted run, and the logit difference LD = logit[answer] −
+// logit[wrong] at the last position is normalised (LD_patched − LD_corrupted) / (LD_clean −
+// LD_corrupted): 1 = the patch changed nothing, 0 = it moved LD all the way to the corrupted run's
+// (core/transformer_analysis.hpp). Cells far from 1 are where the copy is carried.
+//
+// Attributes: model, prompt (clean), corrupted, answer, wrong (token names or ids). Defaults for a
+// prompt given without the others: a repeated block with its last token cut (the answer), and the
+// same prompt with the first occurrence of the answer replaced (the wrong token).
+// Events: `change` with { prompt, corrupted, answer, wrong, clean_logit_difference, corrupted_logit_difference }.
+import type { TransformerAnalysisFile, TransformerConfigFile } from '../web/headlab-core.js';
+import { el, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
+import { formatNumber } from './chart/format.js';
+import { rgbText } from './chart/palette.js';
+import type { Scene, Shape } from './chart/scene.js';
+import { LayeredFigure, drawnSvg, heatmapShapes, legendShapes, outlineShapes } from './transformer/draw.js';
+import type { LoadedTransformer } from './transformer/model.js';
+import { PromptField, TRANSFORMER_CSS, TransformerWidget, defaultPrompt, headName, tokenName, tokenize } from './transformer/widget.js';
+
+export interface TransformerPatchingState {
+  prompt: number[];
+  corrupted: number[];
+  answer: number | null;
+  wrong: number | null;
+  clean_logit_difference: number | null;
+  corrupted_logit_difference: number | null;
+}
+
+/** The default clean prompt: the default prompt (a repeated block), whose next token copying predicts. */
+export function defaultCleanPrompt(config: TransformerConfigFile): number[] {
+  return defaultPrompt(config);
+}
+
+/**
+ * The default corruption of `clean`: the answer is the token that followed the last token's
+ * previous occurrence (what copying predicts); the wrong token is the smallest id not in the
+ * prompt; the corrupted prompt has every occurrence of the answer replaced by it, so copying
+ * then predicts the wrong token.
+ */
+export function defaultCorruption(config: TransformerConfigFile, clean: number[]): { corrupted: number[]; answer: number; wrong: number } {
+  const T = clean.length;
+  const last = clean[T - 1];
+  const earlier = clean.lastIndexOf(last, T - 2);
+  const answer = earlier >= 0 ? clean[earlier + 1] : clean[Math.min(1, T - 1)];
+  let wrong = 0;
+  while (wrong < config.d_vocab - 1 && clean.includes(wrong)) wrong++;
+  const corrupted = clean.map((t) => (t === answer ? wrong : t));
+  return { corrupted, answer, wrong };
+}
+
+/** How far from "nothing changed" (1) a normalised value is drawn at full colour. */
+const EFFECT_LIMIT = 1;
+
+export class HeadlabTransformerPatching extends TransformerWidget<TransformerPatchingState> {
+  static observedAttributes = ['model', 'prompt', 'corrupted', 'answer', 'wrong'];
+  protected static sharedAttributes = ['prompt', 'corrupted', 'answer', 'wrong'];
+  protected static css = TRANSFORMER_CSS;
+
+  private clean: PromptField | null = null;
+  private corrupt: PromptField | null = null;
+  private answerSelect: HTMLSelectElement | null = null;
+  private wrongSelect: HTMLSelectElement | null = null;
+  private figure: LayeredFigure | null = null;
+  private readout: HTMLParagraphElement | null = null;
+  private problem: HTMLParagraphElement | null = null;
+  private captionLine: HTMLParagraphElement | null = null;
+  private cursor = { row: 0, col: 0 };
+  private shown: { analysis: TransformerAnalysisFile; model: LoadedTransformer; text: string } | null = null;
+
+  get state(): TransformerPatchingState {
+    const a = this.shown?.analysis;
+    return {
+      prompt: a?.tokens ?? [], corrupted: a?.patching?.corrupted ?? [], answer: a?.patching?.answer ?? null, wrong: a?.patching?.wrong ?? null,
+      clean_logit_difference: a?.patching?.clean_logit_difference ?? null, corrupted_logit_difference: a?.patching?.corrupted_logit_difference ?? null,
+    };
+  }
+
+  protected buildContent(content: HTMLDivElement): void {
+    // A clean prompt of another length than the corrupted one: the corruption, answer and wrong token
+    // go back to their defaults for the new prompt (rather than leaving a pair patching cannot use).
+    this.clean = new PromptField(this, 'Clean prompt:', (input, options) => this.bindField(input, options), () => {
+      const m = this.currentModel;
+      if (m && this.hasAttribute('corrupted') && this.corrupt!.tokens(m).length !== this.clean!.tokens(m).length) {
+        for (const a of ['corrupted', 'answer', 'wrong']) this.removeAttribute(a);
+      }
+      this.emitChange();
+    }, 'prompt', defaultCleanPrompt);
+    this.corrupt = new PromptField(this, 'Corrupted prompt (same length):', (input, options) => this.bindField(input, options), () => this.emitChange(), 'corrupted',
+      (config) => defaultCorruption(config, this.clean!.tokens(this.currentModel!)).corrupted);
+    const controls = el('div', { class: 'controls' });
+    const al = el('label', {}, 'Answer');
+    this.answerSelect = el('select', { name: 'answer' });
+    al.append(this.answerSelect);
+    const wl = el('label', {}, 'Wrong token');
+    this.wrongSelect = el('select', { name: 'wrong' });
+    wl.append(this.wrongSelect);
+    controls.append(al, wl);
+    this.problem = el('p', { class: 'input-problem', role: 'status' });
+    controls.append(this.problem);
+    this.listen(this.answerSelect, 'change', () => { this.setAttribute('answer', this.answerSelect!.value); this.emitChange(); });
+    this.listen(this.wrongSelect, 'change', () => { this.setAttribute('wrong', this.wrongSelect!.value); this.emitChange(); });
+    const figure = el('div', { class: 'figure' });
+    this.figure = new LayeredFigure(true);
+    this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
+    this.captionLine = el('p', { class: 'caption' });
+    figure.append(this.figure.element, this.readout, this.captionLine);
+    content.append(el('p', { class: 'title' }, 'Activation patching: which head, at which position, carries the answer'), this.clean.element, this.corrupt.element, controls, figure);
+    const pick = (e: Event) => {
+      const t = e.target as Element;
+      const r = t.getAttribute?.('data-row'), c = t.getAttribute?.('data-col');
+      if (r !== null && r !== undefined && c !== null) { this.cursor = { row: Number(r), col: Number(c) }; this.requestRender(); }
+    };
+    this.listen(this.figure.element, 'pointerover', pick);
+    this.listen(this.figure.element, 'pointerdown', pick);
+    this.listen(this.figure.element, 'keydown', (e) => {
+      const k = (e as KeyboardEvent).key;
+      const d = k === 'ArrowUp' ? [-1, 0] : k === 'ArrowDown' ? [1, 0] : k === 'ArrowLeft' ? [0, -1] : k === 'ArrowRight' ? [0, 1] : null;
+      if (!d || !this.shown) return;
+      e.preventDefault();
+      const rows = this.shown.model.config.n_layers * this.shown.model.config.n_heads, cols = this.shown.analysis.tokens.length;
+      this.cursor = { row: Math.min(rows - 1, Math.max(0, this.cursor.row + d[0])), col: Math.min(cols - 1, Math.max(0, this.cursor.col + d[1])) };
+      this.requestRender();
+    });
+  }
+
+  private token(model: LoadedTransformer, name: 'answer' | 'wrong', fallback: number): number {
+    const raw = this.getAttribute(name);
+    if (raw === null || raw.trim() === '') return fallback;
+    const ids = tokenize(model, raw, `attribute ${name}`);
+    if (ids.length !== 1) throw new WidgetInputError(`attribute ${name}="${raw}" must be one token`);
+    return ids[0];
+  }
+
+  protected renderContent(model: LoadedTransformer): void {
+    this.clean!.sync(model);
+    this.corrupt!.sync(model);
+    const clean = this.clean!.tokens(model);
+    const corrupted = this.corrupt!.tokens(model);
+    if (corrupted.length !== clean.length) {
+      throw new WidgetInputError(`the corrupted prompt has ${corrupted.length} tokens and the clean one ${clean.length}: patching needs the same length`);
+    }
+    const guess = defaultCorruption(model.config, clean);
+    const answer = this.token(model, 'answer', guess.answer);
+    const wrong = this.token(model, 'wrong', guess.wrong);
+    this.fillSelect(this.answerSelect!, model, answer);
+    this.fillSelect(this.wrongSelect!, model, wrong);
+    let analysis: TransformerAnalysisFile;
+    try {
+      analysis = this.cached(model, `patch:${clean.join(',')}|${corrupted.join(',')}|${answer}|${wrong}`,
+        () => model.handle.analyze({ prompt: clean, corrupted, answer, wrong, sequences: 1 }));
+    } catch (err) {
+      // The core's message (e.g. the clean and corrupted logit differences are equal: nothing to
+      // normalise by) is the reader's to fix with the controls, which stay; the last figure stays too.
+      if (!(err instanceof Error && err.name === 'HeadlabError')) throw err;
+      this.problem!.textContent = `Patching cannot be computed for this choice: ${err.message}`;
+      if (this.shown?.model !== model) this.shown = null;
+      return;
+    }
+    this.problem!.textContent = '';
+    const p = analysis.patching!;
+    const rows = p.normalised.flat();
+    const T = clean.length;
+    this.cursor = { row: Math.min(this.cursor.row, rows.length - 1), col: Math.min(this.cursor.col, T - 1) };
+    let worst = { v: Infinity, r: 0, c: 0 };
+    rows.forEach((row, r) => row.forEach((v, c) => { if (v < worst.v) worst = { v, r, c }; }));
+    const H = model.config.n_heads;
+    const name = (r: number) => headName(Math.floor(r / H), r % H);
+    const text = `Logit difference ${tokenName(model.config, answer)} − ${tokenName(model.config, wrong)}: clean ${formatNumber(p.clean_logit_difference, 3)}, corrupted ${formatNumber(p.corrupted_logit_difference, 3)}. `
+      + `Patching ${name(worst.r)} at position ${worst.c} (${tokenName(model.config, clean[worst.c])}) moves it furthest: normalised ${formatNumber(worst.v, 3)} (1 = unchanged, 0 = the corrupted run's).`;
+    this.shown = { analysis, model, text };
+    // The heatmap is drawn once per choice; only the outlined cell follows the pointer and the arrow keys.
+    const key = `${clean.join(',')}|${corrupted.join(',')}|${answer}|${wrong}`;
+    this.figure!.setBase(this.fragment(model, `patching:${key}`, () => drawnSvg(this.scene(model, analysis, false))));
+    const g = this.geometry(analysis);
+    this.figure!.drawOverlay(g.width, g.height, outlineShapes(this.themeColours(), g.left, g.top, g.cell, rows.length, T, this.cursor.row, this.cursor.col));
+    this.figure!.label(`${text} Arrow keys move through the cells.`);
+    const v = rows[this.cursor.row][this.cursor.col];
+    const readout = `${name(this.cursor.row)}, position ${this.cursor.col} (${tokenName(model.config, clean[this.cursor.col])} → ${tokenName(model.config, corrupted[this.cursor.col])}): ${formatNumber(v, 4)}`;
+    if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
+    if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
+  }
+
+  private fillSelect(select: HTMLSelectElement, model: LoadedTransformer, value: number): void {
+    const V = model.config.d_vocab;
+    const key = `${model.version}`;
+    if (select.dataset.key !== key) {
+      select.dataset.key = key;
+      const ids = V <= 512 ? Array.from({ length: V }, (_, t) => t) : [value];
+      select.replaceChildren(...ids.map((t) => el('option', { value: String(t) }, tokenName(model.config, t))));
+    }
+    if (![...select.options].some((o) => o.value === String(value))) select.append(el('option', { value: String(value) }, tokenName(model.config, value)));
+    select.value = String(value);
+  }
+
+  /** Where the heatmap sits: cell size, origin and the figure's size. */
+  private geometry(a: TransformerAnalysisFile): { cell: number; left: number; top: number; width: number; height: number } {
+    const T = a.tokens.length;
+    const rows = a.patching!.normalised.flat().length;
+    const cell = Math.max(12, Math.min(30, Math.floor(420 / T)));
+    const left = 58, top = 74;
+    return { cell, left, top, width: Math.max(left + T * cell + 8, 280), height: top + rows * cell + 6 + 44 };
+  }
+
+  /** The heatmap (with the outlined cell: the exported figure). */
+  private scene(model: LoadedTransformer, a: TransformerAnalysisFile, cursor = true): Scene {
+    const c = this.themeColours();
+    const p = a.patching!;
+    const rows = p.normalised.flat();
+    const T = a.tokens.length;
+    const { cell, left, top, width } = this.geometry(a);
+    const H = model.config.n_heads;
+    // The colour shows the effect 1 − normalised (0: no change, the panel colour), the number the core's value.
+    const effect = rows.map((row) => row.map((v) => 1 - v));
+    const shapes: Shape[] = [
+      { kind: 'text', x: 4, y: 10, text: 'head ↓ · position → (clean→corrupted token)', fill: rgbText(c.muted), size: 11 },
+      ...heatmapShapes(c, {
+        values: effect, x: left, y: top, cell, scale: 'diverging', limit: EFFECT_LIMIT,
+        ...(cursor ? { outlineRow: this.cursor.row, outlineCol: this.cursor.col } : {}),
+        data: (r, k) => ({ row: String(r), col: String(k) }),
+      }),
+    ];
+    rows.forEach((_, r) => shapes.push({ kind: 'text', x: left - 4, y: top + r * cell + cell / 2, text: headName(Math.floor(r / H), r % H), fill: rgbText(c.fg), size: 10, anchor: 'end' }));
+    // Token labels run upwards (legible at any width): the clean token, and "clean→corrupted" where they differ.
+    a.tokens.forEach((t, k) => {
+      const changed = t !== p.corrupted[k];
+      const text = changed ? `${tokenName(model.config, t)}→${tokenName(model.config, p.corrupted[k])}` : tokenName(model.config, t);
+      shapes.push({ kind: 'text', x: left + k * cell + cell / 2, y: top - 5, text, fill: rgbText(changed ? c.pos : c.fg), size: 10, anchor: 'start', rotate: -90, weight: changed ? 'bold' : 'normal' });
+    });
+    const height = top + rows.length * cell + 6;
+    shapes.push(...legendShapes(c, left, height + 4, 'diverging', '−1', '+1', 'effect: 1 − normalised'));
+    return { width, height: height + 44, background: rgbText(c.panel), title: 'Activation patching', shapes };
+  }
+
+  protected describe(): string {
+    return this.shown?.text ?? '';
+  }
+
+  /** The state with the core's numbers behind the figure (null before the model has loaded). */
+  get figureData(): Record<string, unknown> | null {
+    if (!this.shown) return null;
+    const s = this.shown;
+    return { ...this.state, patching: s.analysis.patching };
+  }
+
+  figures(): WidgetFigure[] {
+    return [{ name: 'patching', label: 'Patching heatmap', scene: () => { const s = this.exportable(this.shown); return this.scene(s.model, s.analysis); } }];
+  }
+}
+

@@ -1,0 +1,165 @@
+// Figures of the transformer widgets as Scenes (widgets/chart/scene.ts): heatmaps (attention
+// patterns, patching, QK/OV circuits) and signed bars (direct logit attribution, ablation), drawn
+// on the page, to SVG and to PNG from the same description. Colours are the theme's: a
+// sequential panel → orange scale for attention mass (in [0, 1]) and the blue–orange diverging
+// scale centred on zero for signed values (colour-blind safe, widgets/chart/palette.ts).
+import { formatNumber } from '../chart/format.js';
+import { divergingFill, mixRgb, rgbText, type ResolvedColours } from '../chart/palette.js';
+import { drawSceneInto, type Scene, type Shape } from '../chart/scene.js';
+import { svgEl } from '../chart/svg.js';
+
+/** Strongest mix of the sequential scale (as the diverging one's): numbers written on a cell stay legible. */
+const SEQUENTIAL_MAX_MIX = 0.85;
+
+/** Fill for an attention weight a ∈ [0, 1] (clamped): the panel colour mixed towards orange. */
+export function sequentialFill(c: ResolvedColours, a: number): string {
+  const t = Number.isFinite(a) ? Math.min(1, Math.max(0, a)) : 0;
+  return rgbText(mixRgb(c.panel, c.pos, t * SEQUENTIAL_MAX_MIX));
+}
+
+export interface HeatmapSpec {
+  /** rows × cols values, row-major rows. */
+  values: number[][];
+  x: number;
+  y: number;
+  cell: number;
+  /** 'sequential': values in [0, 1] (attention); 'diverging': signed, |value| = limit at full colour. */
+  scale: 'sequential' | 'diverging';
+  limit?: number;
+  /** Masked cells (e.g. above the causal diagonal): drawn in a muted colour, their value ignored. */
+  masked?: (r: number, c: number) => boolean;
+  /** Cells outlined in the focus colour (the hovered or focused token's row and column). */
+  outlineRow?: number;
+  outlineCol?: number;
+  /** data-* of each cell, for the pointer readout. */
+  data?: (r: number, c: number) => Record<string, string>;
+  /** Write the value in each cell (only when cells are big enough to read). */
+  numbers?: boolean;
+}
+
+/** The shapes of one heatmap: a rect per cell, optional numbers, the outlined row/column on top. */
+export function heatmapShapes(c: ResolvedColours, spec: HeatmapSpec): Shape[] {
+  const shapes: Shape[] = [];
+  const { values, x, y, cell } = spec;
+  const limit = spec.limit ?? 1;
+  // Masked cells are not drawn one by one: one rect of the masked colour under the whole map shows
+  // through where no cell is drawn (half the nodes of a causal pattern: fewer nodes to style and walk).
+  const maskFill = rgbText(mixRgb(c.panel, c.rule, 0.35));
+  if (spec.masked) shapes.push({ kind: 'rect', x, y, w: (values[0]?.length ?? 0) * cell - 1, h: values.length * cell - 1, fill: maskFill });
+  values.forEach((row, r) => row.forEach((v, k) => {
+    const masked = spec.masked?.(r, k) ?? false;
+    if (masked) return;
+    let fill: string, text = rgbText(c.fg);
+    if (spec.scale === 'sequential') fill = sequentialFill(c, v);
+    else {
+      const d = divergingFill(c, v, limit);
+      fill = rgbText(d.fill);
+      text = rgbText(d.text);
+    }
+    shapes.push({ kind: 'rect', x: x + k * cell, y: y + r * cell, w: cell - 1, h: cell - 1, fill, ...(spec.data ? { data: spec.data(r, k) } : {}) });
+    if (spec.numbers) {
+      shapes.push({ kind: 'text', x: x + k * cell + cell / 2, y: y + r * cell + cell / 2, text: formatNumber(v, 2), fill: text, size: Math.min(10, cell / 3), anchor: 'middle' });
+    }
+  }));
+  shapes.push(...outlineShapes(c, x, y, cell, values.length, values[0]?.length ?? 0, spec.outlineRow, spec.outlineCol));
+  return shapes;
+}
+
+/** The focus-coloured outlines of row `row` and column `col` of a rows × cols heatmap at (x, y) (either may be undefined). */
+export function outlineShapes(c: ResolvedColours, x: number, y: number, cell: number, rows: number, cols: number, row?: number, col?: number): Shape[] {
+  const shapes: Shape[] = [];
+  const focus = rgbText(c.focus);
+  if (row !== undefined && row >= 0 && row < rows) {
+    const yy = y + row * cell - 0.5;
+    shapes.push({ kind: 'polyline', points: [[x - 0.5, yy], [x + cols * cell - 0.5, yy], [x + cols * cell - 0.5, yy + cell], [x - 0.5, yy + cell], [x - 0.5, yy]], stroke: focus, width: 1.5 });
+  }
+  if (col !== undefined && col >= 0 && col < cols) {
+    const xx = x + col * cell - 0.5;
+    shapes.push({ kind: 'polyline', points: [[xx, y - 0.5], [xx + cell, y - 0.5], [xx + cell, y + rows * cell - 0.5], [xx, y + rows * cell - 0.5], [xx, y - 0.5]], stroke: focus, width: 1.5 });
+  }
+  return shapes;
+}
+
+/**
+ * A figure in two layers: a base SVG (the heatmaps, built once per input and cached by the widget)
+ * and an overlay SVG on top with the same viewBox (the outlined row, column or cell, redrawn as the
+ * pointer or the arrow keys move: a few shapes, patched in place). The wrapper is what the reader
+ * focuses and what screen readers read (role="img" with the figure's text); pointer events reach the
+ * base's cells through the overlay.
+ */
+export class LayeredFigure {
+  readonly element: HTMLDivElement;
+  private readonly base: HTMLDivElement;
+  private readonly overlay: SVGSVGElement;
+
+  constructor(focusable: boolean) {
+    this.element = document.createElement('div');
+    this.element.className = 'layered';
+    this.element.setAttribute('role', 'img');
+    if (focusable) this.element.tabIndex = 0;
+    this.base = document.createElement('div');
+    this.base.className = 'base';
+    this.overlay = svgEl('svg', { class: 'overlay', 'aria-hidden': 'true' });
+    this.element.append(this.base, this.overlay);
+  }
+
+  /** Shows `svg` (a cached base drawing) under the overlay. */
+  setBase(svg: SVGSVGElement): void {
+    if (this.base.firstChild !== svg || this.base.childNodes.length !== 1) this.base.replaceChildren(svg);
+  }
+
+  /** Redraws the overlay: `shapes` in the base's coordinates (width × height). */
+  drawOverlay(width: number, height: number, shapes: Shape[]): void {
+    drawSceneInto(this.overlay, { width, height, background: 'none', title: '', shapes }, { reuse: true });
+  }
+
+  /** The figure's text for screen readers (and the base drawing hidden from them: the text says it). */
+  label(text: string): void {
+    if (this.element.getAttribute('aria-label') !== text) this.element.setAttribute('aria-label', text);
+  }
+}
+
+/** An SVG drawing of `scene` (no overlay), hidden from screen readers when a wrapper carries the text. */
+export function drawnSvg(scene: Scene, hidden = true): SVGSVGElement {
+  const svg = svgEl('svg', hidden ? { 'aria-hidden': 'true' } : { role: 'img' });
+  drawSceneInto(svg, scene);
+  return svg;
+}
+
+/** A horizontal legend ramp with its end labels, for a heatmap's scale. */
+export function legendShapes(c: ResolvedColours, x: number, y: number, scale: 'sequential' | 'diverging', low: string, high: string, title: string): Shape[] {
+  const stops = scale === 'sequential'
+    ? [0, 0.25, 0.5, 0.75, 1].map((t) => sequentialFill(c, t))
+    : [-1, -0.5, 0, 0.5, 1].map((t) => rgbText(divergingFill(c, t, 1).fill));
+  return [
+    { kind: 'text', x, y: y + 6, text: title, fill: rgbText(c.muted), size: 11 },
+    { kind: 'text', x, y: y + 22, text: low, fill: rgbText(c.muted), size: 10 },
+    { kind: 'ramp', x: x + 42, y: y + 16, w: 110, h: 11, stops, stroke: rgbText(c.rule) },
+    { kind: 'text', x: x + 158, y: y + 22, text: high, fill: rgbText(c.muted), size: 10 },
+  ];
+}
+
+export interface BarRow { label: string; value: number; data?: Record<string, string>; strong?: boolean }
+
+/**
+ * Signed horizontal bars from a zero line: one row per entry, labels on the left, the value at the
+ * bar's end. Negative bars in blue, positive in orange (the diverging scale's ends).
+ */
+export function signedBarShapes(c: ResolvedColours, rows: BarRow[], x: number, y: number, width: number, rowH: number, labelW: number): Shape[] {
+  const shapes: Shape[] = [];
+  const limit = Math.max(1e-12, ...rows.map((r) => Math.abs(r.value)));
+  const barArea = width - labelW - 96;
+  const zero = x + labelW + 48 + barArea / 2;
+  const half = barArea / 2;
+  shapes.push({ kind: 'line', x1: zero, y1: y - 2, x2: zero, y2: y + rows.length * rowH, stroke: rgbText(c.muted) });
+  rows.forEach((r, i) => {
+    const top = y + i * rowH;
+    const len = (Math.abs(r.value) / limit) * half;
+    const bx = r.value < 0 ? zero - len : zero;
+    shapes.push({ kind: 'text', x: x + labelW, y: top + rowH / 2, text: r.label, fill: rgbText(c.fg), size: 11, anchor: 'end', weight: r.strong ? 'bold' : 'normal', ...(r.data ? { data: r.data } : {}) });
+    shapes.push({ kind: 'rect', x: bx, y: top + 3, w: Math.max(0.5, len), h: rowH - 6, fill: rgbText(r.value < 0 ? c.neg : c.pos), ...(r.data ? { data: r.data } : {}) });
+    const tx = r.value < 0 ? bx - 4 : bx + len + 4;
+    shapes.push({ kind: 'text', x: tx, y: top + rowH / 2, text: formatNumber(r.value, 3), fill: rgbText(c.fg), size: 10, anchor: r.value < 0 ? 'end' : 'start' });
+  });
+  return shapes;
+}

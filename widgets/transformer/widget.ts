@@ -1,0 +1,271 @@
+// Base of the widgets on an author's own transformer (docs/own-model.md): the model source they
+// read, the reader's prompt field, the token labels, caches per model, and the note while the
+// model loads or the message when it could not be read.
+//
+// A TransformerWidget finds its model in build(): the `model` attribute names the id of a
+// <headlab-transformer-model> on the page; without it the nearest enclosing
+// <headlab-transformer-model> (nesting). The widget computes with the source's core handle
+// (headlab_transformer.wasm, loaded by the source), so it does not wait for headlab_core.
+import { HeadlabElement, WidgetInputError, el } from '../base/headlab-element.js';
+import { resolveColours, type ResolvedColours } from '../chart/palette.js';
+import type { TransformerConfigFile } from '../../web/headlab-core.js';
+import { sourceOf, type LoadedTransformer, type TransformerModelSource } from './model.js';
+
+export const MODEL_TAG = 'headlab-transformer-model';
+
+export const TRANSFORMER_CSS = /* css */ `
+  .figure svg { display: block; max-width: 100%; height: auto; touch-action: manipulation; }
+  .prompt-row label { display: flex; gap: 0.4rem; align-items: center; flex-wrap: wrap; }
+  .prompt-row input { font: inherit; width: min(22em, 100%); padding: 0.2rem 0.4rem; min-height: 2.75rem; box-sizing: border-box;
+    color: var(--hl-fg); background: var(--hl-control); border: 1px solid var(--hl-rule); border-radius: 4px; }
+  input[aria-invalid="true"] { border-color: var(--hl-bad); border-width: 2px; }
+  .input-problem, .field-problem { color: var(--hl-bad); font-size: 0.9em; margin: 0.2rem 0 0; }
+  .input-problem:empty, .field-problem:empty { display: none; }
+  .model-note { color: var(--hl-muted); font-size: 0.85em; margin: 0.4rem 0 0; }
+  .waiting { color: var(--hl-muted); }
+  .controls { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; align-items: center; margin: 0.3rem 0; }
+  .controls label { display: inline-flex; gap: 0.35rem; align-items: center; }
+  select { font: inherit; max-width: 100%; min-height: 2.75rem; color: var(--hl-fg); background: var(--hl-control); border: 1px solid var(--hl-rule); border-radius: 4px; }
+  .tokens { display: flex; flex-wrap: wrap; gap: 0.25rem; margin: 0.3rem 0; padding: 0; list-style: none; }
+  .tokens button { min-width: 2.75rem; min-height: 2.75rem; font-variant-numeric: tabular-nums; }
+  .readout { min-height: 1.4em; font-size: 0.9em; margin: 0.2rem 0 0; font-variant-numeric: tabular-nums; }
+  svg[tabindex]:focus-visible { outline: 3px solid var(--hl-focus); outline-offset: 2px; }
+  .unavailable { color: var(--hl-muted); font-style: italic; }
+  .layered { position: relative; width: fit-content; max-width: 100%; }
+  .layered > .base > svg { display: block; max-width: 100%; height: auto; }
+  .layered > svg.overlay { position: absolute; inset: 0; width: 100%; height: 100%; pointer-events: none; }
+  .layered:focus-visible { outline: 3px solid var(--hl-focus); outline-offset: 2px; }
+`;
+
+/** The display name of token `t` (its config name, else its id). */
+export function tokenName(config: TransformerConfigFile, t: number): string {
+  return config.token_names?.[t] ?? String(t);
+}
+
+/**
+ * A prompt for any model when the author gives none: a block of k tokens repeated up to n_ctx − 1
+ * tokens (k = min(6, d_vocab, ⌊n_ctx / 2⌋), ids spread over the vocabulary by a stride prime to
+ * d_vocab), the shape on which previous-token and induction heads show themselves. Nearly the full
+ * context, because a model trained on sequences of n_ctx tokens (as the induction task's are) may
+ * read positions as well as tokens; one short of it, because the last position's prediction (of a
+ * token after the context) is never trained.
+ */
+export function defaultPrompt(config: TransformerConfigFile): number[] {
+  const V = config.d_vocab;
+  const k = Math.max(1, Math.min(6, V, Math.floor(config.n_ctx / 2)));
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  const stride = [7, 5, 3, 1].find((s) => gcd(s, V) === 1) ?? 1;
+  const block = Array.from({ length: k }, (_, i) => (3 + i * stride) % V);
+  return Array.from({ length: Math.max(1, config.n_ctx > 2 ? config.n_ctx - 1 : config.n_ctx) }, (_, i) => block[i % k]);
+}
+
+/** A prompt as the text a reader types: names (when the config has them) or ids, space separated. */
+export function promptText(config: TransformerConfigFile, tokens: number[]): string {
+  return tokens.map((t) => tokenName(config, t)).join(' ');
+}
+
+/** "L1 H3" for head h of layer l (TransformerLens's numbering: both from 0). */
+export function headName(l: number, h: number): string {
+  return `L${l} H${h}`;
+}
+
+export abstract class TransformerWidget<State = unknown> extends HeadlabElement<State> {
+  static observedAttributes = ['model'];
+  protected static needsCore = false;
+  protected source: TransformerModelSource | null = null;
+  private owner: Element | null = null;
+  private readonly onSource = () => { this.memo.clear(); this.fragments.clear(); this.requestRender(); };
+  private waitNote: HTMLParagraphElement | null = null;
+  private content: HTMLDivElement | null = null;
+  private modelNote: HTMLParagraphElement | null = null;
+  private colours: ResolvedColours | null = null;
+  private readonly memo = new Map<string, unknown>();
+  /** Drawn figures per input (theme and model included in the key): a reader going back to an input costs no drawing. */
+  private readonly fragments = new Map<string, Node>();
+  private shownVersion = -1;
+
+  /** The model now shown, or null while it loads. */
+  get currentModel(): LoadedTransformer | null {
+    return this.source?.status === 'ready' ? this.source.model : null;
+  }
+
+  protected abstract buildContent(content: HTMLDivElement): void;
+  protected abstract renderContent(model: LoadedTransformer): void;
+  /** The text alternative of the figure (called after each render). */
+  protected abstract describe(model: LoadedTransformer): string;
+
+  /** `compute()` for `key` under the current model, computed once (at most 128 inputs kept). */
+  protected cached<T>(model: LoadedTransformer, key: string, compute: () => T): T {
+    const k = `${model.version}|${key}`;
+    if (this.memo.has(k)) return this.memo.get(k) as T;
+    const value = compute();
+    if (this.memo.size >= 128) this.memo.clear();
+    this.memo.set(k, value);
+    return value;
+  }
+
+  /** The node built by `build()` for `key` under the current model and theme, built once (at most 64 kept). */
+  protected fragment<T extends Node>(model: LoadedTransformer, key: string, build: () => T): T {
+    const k = `${model.version}|${key}`;
+    const hit = this.fragments.get(k);
+    if (hit) return hit as T;
+    const node = build();
+    if (this.fragments.size >= 64) this.fragments.clear();
+    this.fragments.set(k, node);
+    return node;
+  }
+
+  /** The <headlab-transformer-model> this widget reads: by id (`model`), else the enclosing one. */
+  private findOwner(): Element {
+    const id = this.getAttribute('model') ?? '';
+    if (id !== '') {
+      const owner = document.getElementById(id);
+      if (!owner || owner.localName !== MODEL_TAG) throw new WidgetInputError(`attribute model="${id}" names no <${MODEL_TAG} id="${id}"> on this page`);
+      return owner;
+    }
+    const around = this.closest(MODEL_TAG);
+    if (!around) throw new WidgetInputError(`this figure needs a model: put it inside a <${MODEL_TAG}> or name one with model="its id"`);
+    return around;
+  }
+
+  private resolveSource(): void {
+    const owner = this.findOwner();
+    if (this.source && owner === this.owner) return;
+    this.source?.removeEventListener('change', this.onSource);
+    this.owner = owner;
+    this.source = sourceOf(owner);
+    this.source.addEventListener('change', this.onSource);
+    this.memo.clear();
+    this.fragments.clear();
+  }
+
+  /** The prerendered snapshot stays until the model is ready (or has failed, which the widget then says). */
+  protected snapshotReplaceable(): boolean {
+    return !this.source || this.source.status === 'ready' || this.source.status === 'failed';
+  }
+
+  disconnectedCallback(): void {
+    this.source?.removeEventListener('change', this.onSource);
+    this.source = null;
+    this.owner = null;
+    super.disconnectedCallback();
+  }
+
+  protected build(): void {
+    const dark = matchMedia('(prefers-color-scheme: dark)');
+    this.listen(dark, 'change', () => { this.colours = null; this.fragments.clear(); this.requestRender(); });
+    this.waitNote = el('p', { class: 'waiting', role: 'status' }, 'Loading the model…');
+    this.content = el('div', { class: 'content' });
+    this.modelNote = el('p', { class: 'model-note' });
+    this.buildContent(this.content);
+    this.shownVersion = -1;
+    this.body.append(this.waitNote, this.content, this.modelNote, this.exportControls());
+    this.resolveSource();
+  }
+
+  protected render(): void {
+    this.resolveSource();
+    const source = this.source!;
+    if (source.status === 'failed') throw new WidgetInputError(`The model could not be loaded: ${source.failure}`);
+    const model = this.currentModel;
+    this.waitNote!.hidden = model !== null;
+    this.content!.hidden = model === null;
+    if (!model) {
+      this.modelNote!.textContent = '';
+      return;
+    }
+    this.shownVersion = model.version;
+    this.renderContent(model);
+    const c = model.config;
+    const note = `Model: ${model.label} (${c.n_layers} layer${c.n_layers === 1 ? '' : 's'} × ${c.n_heads} heads, d_model ${c.d_model}, vocabulary ${c.d_vocab}, context ${c.n_ctx}).`;
+    if (this.modelNote!.textContent !== note) this.modelNote!.textContent = note;
+  }
+
+  protected summarize(): string {
+    const model = this.currentModel;
+    return model ? this.describe(model) : 'The model is loading.';
+  }
+
+  /** What the last render showed; an export before the model has loaded is an author-facing error. */
+  protected exportable<T>(shown: T | null): T {
+    if (shown === null) throw new WidgetInputError('nothing to export before the model has loaded');
+    return shown;
+  }
+
+  protected themeColours(): ResolvedColours {
+    this.colours ??= resolveColours(this.body);
+    return this.colours;
+  }
+
+  /** Shows `node` as the only child of `slot`. */
+  protected show(slot: Element, node: Node): void {
+    if (slot.firstChild !== node || slot.childNodes.length !== 1) slot.replaceChildren(node);
+  }
+}
+
+/**
+ * The reader's prompt, mirrored to attribute `attribute` (default "prompt"): typed as token
+ * names or ids, tokenised by the core (the model's own reader of prompts), validated as the reader
+ * types; an invalid prompt is flagged beside the field and the last valid one kept. Without the
+ * attribute the prompt is `fallback(config)`.
+ */
+export class PromptField {
+  readonly element: HTMLDivElement;
+  readonly input: HTMLInputElement;
+  private readonly bound: { show: (text: string) => void };
+
+  constructor(
+    private readonly host: TransformerWidget & { currentModel: LoadedTransformer | null },
+    label: string,
+    bind: (input: HTMLInputElement, options: {
+      label: string; parse: (text: string) => number[]; commit: (value: number[]) => void; current?: () => string; message?: HTMLElement;
+    }) => { show: (text: string) => void },
+    onValid: () => void,
+    private readonly attribute = 'prompt',
+    private readonly fallback: (config: TransformerConfigFile) => number[] = defaultPrompt,
+  ) {
+    this.element = el('div', { class: 'row prompt-row' });
+    const l = el('label', {}, label);
+    this.input = el('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', name: attribute });
+    l.append(this.input);
+    const problem = el('p', { class: 'input-problem', role: 'status' });
+    this.element.append(l, problem);
+    this.bound = bind(this.input, {
+      label: `the ${attribute === 'prompt' ? 'prompt' : `${attribute} prompt`}`,
+      message: problem,
+      parse: (text) => {
+        const model = this.host.currentModel;
+        if (!model) throw new WidgetInputError('the model is still loading');
+        return tokenize(model, text, `the ${attribute} prompt`);
+      },
+      commit: (tokens) => {
+        const model = this.host.currentModel!;
+        const text = promptText(model.config, tokens);
+        if (this.host.getAttribute(this.attribute) === text) return;
+        this.host.setAttribute(this.attribute, text);
+        onValid();
+      },
+      current: () => { const m = this.host.currentModel; return m ? promptText(m.config, this.tokens(m)) : ''; },
+    });
+  }
+
+  /** The prompt as token ids for `model` (the attribute, or the fallback prompt). */
+  tokens(model: LoadedTransformer): number[] {
+    const raw = this.host.getAttribute(this.attribute);
+    return raw === null || raw.trim() === '' ? this.fallback(model.config) : tokenize(model, raw, `attribute ${this.attribute}`);
+  }
+
+  sync(model: LoadedTransformer): void {
+    this.bound.show(promptText(model.config, this.tokens(model)));
+  }
+}
+
+/** Text → token ids by the core's prompt reader; its message (naming the bad token's position) as a WidgetInputError. */
+export function tokenize(model: LoadedTransformer, text: string, what: string): number[] {
+  try {
+    return model.handle.tokenize(text);
+  } catch (err) {
+    if (err instanceof Error && err.name === 'HeadlabError') throw new WidgetInputError(`${what} "${text}": ${err.message}`);
+    throw err;
+  }
+}
