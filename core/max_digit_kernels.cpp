@@ -41,9 +41,6 @@ struct Lanes {
   }
   static HEADLAB_INLINE void store(double* p, type v) { std::memcpy(p, &v, sizeof v); }
 };
-typedef Lanes<2>::type f64x2;
-HEADLAB_INLINE f64x2 load2(const double* p) { return Lanes<2>::load(p); }
-HEADLAB_INLINE void store2(double* p, f64x2 v) { Lanes<2>::store(p, v); }
 
 constexpr int P = 16;  // padded row length for the 14-wide rows
 
@@ -91,16 +88,17 @@ struct StepWorkspace {
   alignas(64) double query[H][C];
   alignas(64) double key_query[H][D];
   alignas(64) double score[H][V];
-  alignas(64) double score_exp[H][P];
+  alignas(64) double score_exp_head[H][V];  // e^{s_h(t) − max s_h}, head by head
+  alignas(64) double score_exp[V][H];       // the same, four heads side by side: [t][h]
   alignas(64) double value[H][V][C];   // E W_V^h
   alignas(64) double wo_wu[H][C][P];   // W_O^h W_U
   alignas(64) double logit[H][V][P];   // L_h[t]
-  alignas(64) double logit_pair[H / 2][V][V][2];  // L of heads 2g and 2g+1 side by side: [g][t][j][head − 2g]
+  alignas(64) double logit_quad[V][V][H];  // L of the four heads side by side: [t][j][h]
   alignas(64) double unembed[D][P];    // W_U
   // batch accumulators
   alignas(64) double sum_g[P];
   alignas(64) double G[H][V][P];  // dL_h
-  alignas(64) double dS[H][V];    // ds_h
+  alignas(64) double dS[V][H];    // ds_h(t), four heads side by side: [t][h]
   // backward scratch
   alignas(64) double wo_wu_t[V][C];  // (W_O W_U)ᵀ: [j][c]
   alignas(64) double dvalue[V][C];
@@ -130,8 +128,8 @@ HEADLAB_INLINE void forward_tables(const MaxDigitWeights& w, StepWorkspace& ws) 
   product<W, 1, 1, D, P>(ans, 0, 1, &ws.unembed[0][0], P, ws.residual, P, false);
   for (int h = 0; h < H; ++h) {
     // q, W_K qᵀ, s(t) and e^{s(t) − max s}: the analysis path's own code (core/max_digit_model.cpp)
-    head_scores(w, h, ws.query[h], ws.key_query[h], ws.score[h], ws.score_exp[h]);
-    ws.score_exp[h][V] = ws.score_exp[h][V + 1] = 0.0;
+    head_scores(w, h, ws.query[h], ws.key_query[h], ws.score[h], ws.score_exp_head[h]);
+    for (int t = 0; t < V; ++t) ws.score_exp[t][h] = ws.score_exp_head[h][t];
     // Vh = E W_V (14 × 16), M = W_O W_U (16 × 14), L = Vh M (14 × 14); the analysis path
     // (token_tables) forms the same sums with axpy rows, the bits test holds them equal.
     const double *WV = w.W_V[h].data(), *WO = w.W_O[h].data();
@@ -139,45 +137,53 @@ HEADLAB_INLINE void forward_tables(const MaxDigitWeights& w, StepWorkspace& ws) 
     product<W, C, 2, D, P>(WO, D, 1, &ws.unembed[0][0], P, &ws.wo_wu[h][0][0], P, false);
     product<W, V, 2, C, P>(&ws.value[h][0][0], C, 1, &ws.wo_wu[h][0][0], P, &ws.logit[h][0][0], P, false);
     for (int t = 0; t < V; ++t) {
-      for (int j = 0; j < V; ++j) ws.logit_pair[h / 2][t][j][h % 2] = ws.logit[h][t][j];
+      for (int j = 0; j < V; ++j) ws.logit_quad[t][j][h] = ws.logit[h][t][j];
     }
   }
 }
 
-// exp_nonpositive on two lanes at once, the same operations lane by lane. 2^k is built from
+// exp_nonpositive on W lanes at once, the same operations lane by lane. 2^k is built from
 // the bits of x/ln2 + 1.5·2^52, whose low bits hold k (the scalar code converts k to an integer;
 // both give k exactly for |k| < 2^51). Only for x ≥ −700 (no subnormal scale, no cut-off).
-typedef std::int64_t i64x2 __attribute__((vector_size(16)));
-HEADLAB_INLINE f64x2 exp_nonpositive_pair(f64x2 x) {
+template <int W>
+HEADLAB_INLINE typename Lanes<W>::type exp_nonpositive_lanes(typename Lanes<W>::type x) {
   using namespace exp_reduction;
-  const f64x2 shifted = x * inv_ln2 + round_shift;
-  const f64x2 k = shifted - round_shift;
-  const f64x2 r = (x - k * ln2_hi) - k * ln2_lo;
-  f64x2 p = r * kInverseFactorial.c[14] + kInverseFactorial.c[13];
+  typedef typename Lanes<W>::type f64xW;
+  typedef std::int64_t i64xW __attribute__((vector_size(8 * W)));
+  const f64xW shifted = x * inv_ln2 + round_shift;
+  const f64xW k = shifted - round_shift;
+  const f64xW r = (x - k * ln2_hi) - k * ln2_lo;
+  f64xW p = r * kInverseFactorial.c[14] + kInverseFactorial.c[13];
   for (int n = 12; n >= 0; --n) p = p * r + kInverseFactorial.c[n];
-  i64x2 shifted_bits, shift_bits;
+  i64xW shifted_bits, shift_bits;
   std::memcpy(&shifted_bits, &shifted, sizeof shifted_bits);
-  const double shift_pair[2] = {round_shift, round_shift};
-  std::memcpy(&shift_bits, shift_pair, sizeof shift_bits);
-  const i64x2 bits = (shifted_bits - shift_bits + 1023) << 52;
-  f64x2 scale;
+  const f64xW shift = f64xW{} + round_shift;
+  std::memcpy(&shift_bits, &shift, sizeof shift_bits);
+  const i64xW bits = (shifted_bits - shift_bits + 1023) << 52;
+  f64xW scale;
   std::memcpy(&scale, &bits, sizeof scale);
   return p * scale;
 }
 
-// softmax_cross_entropy (core/softmax.hpp) with exp_nonpositive, the exponentials taken two at a
-// time: the same operations in the same order, so the same bits.
-HEADLAB_INLINE double cross_entropy_pairs(const double* logits, int answer, double* p) {
+// softmax_cross_entropy (core/softmax.hpp) with exp_nonpositive, all 14 exponentials in W-wide
+// vectors (the 2 padding lanes take e^0 and are never read): the same operations in the same
+// order, so the same bits. logits and p: 16 entries.
+template <int W>
+HEADLAB_INLINE double cross_entropy_lanes(const double* logits, int answer, double* p) {
+  using L = Lanes<W>;
   double top = logits[0];
   for (int j = 1; j < V; ++j) top = logits[j] > top ? logits[j] : top;
-  for (int j = 0; j < V; j += 2) {
-    const double x0 = logits[j] - top, x1 = logits[j + 1] - top;
-    if (x0 >= -700.0 && x1 >= -700.0) {
-      store2(p + j, exp_nonpositive_pair(f64x2{x0, x1}));
-    } else {
-      p[j] = exp_nonpositive(x0);
-      p[j + 1] = exp_nonpositive(x1);
-    }
+  alignas(64) double x[P];
+  bool in_range = true;
+  for (int j = 0; j < V; ++j) {
+    x[j] = logits[j] - top;
+    in_range = in_range & (x[j] >= -700.0);
+  }
+  x[V] = x[V + 1] = 0.0;
+  if (in_range) {
+    for (int j = 0; j < P; j += W) L::store(p + j, exp_nonpositive_lanes<W>(L::load(x + j)));
+  } else {
+    for (int j = 0; j < V; ++j) p[j] = exp_nonpositive(x[j]);
   }
   double total = 0.0;
   for (int j = 0; j < V; ++j) total += p[j];
@@ -186,23 +192,30 @@ HEADLAB_INLINE double cross_entropy_pairs(const double* logits, int answer, doub
   return std::log(total) - (logits[answer] - top);
 }
 
+// The four heads side by side: one 4-lane vector holds head 0…3 of a token (each lane's
+// arithmetic is that head's scalar arithmetic, so the bits are the per-head loops' bits).
+typedef Lanes<4>::type f64x4;
+HEADLAB_INLINE f64x4 load4(const double* p) { return Lanes<4>::load(p); }
+HEADLAB_INLINE void store4(double* p, f64x4 v) { Lanes<4>::store(p, v); }
 
-// a_h(t) of one example for every head; `counts` as doubles, padded with zeros.
+// a_h(t) of one example for every head, as a[t][h]; `counts` as doubles.
+// weighted(t) = c(t)·e_h(t) for every token (0 for an absent one, which adds nothing to the
+// running sum over t), a_h(t) = weighted(t) · (1 / Σ_t weighted(t)).
 HEADLAB_INLINE void example_mass(const StepWorkspace& ws, const double* counts, const TokenCounts& token_counts,
-                                 double (*a)[P]) {
+                                 double (*a)[H]) {
+  f64x4 weighted[V];
+  f64x4 total{};
+  for (int t = 0; t < V; ++t) {
+    weighted[t] = counts[t] * load4(ws.score_exp[t]);
+    total += weighted[t];
+  }
+  const f64x4 inverse = 1.0 / total;
+  for (int t = 0; t < V; ++t) store4(a[t], weighted[t] * inverse);
   for (int h = 0; h < H; ++h) {
-    // c(t)·e(t) for every token (0 for an absent one, which adds nothing to the running sum)
-    double weighted[P];
-    for (int t = 0; t < P; t += 2) store2(weighted + t, load2(counts + t) * load2(ws.score_exp[h] + t));
-    double total = 0.0;
-    for (int t = 0; t < V; ++t) total += weighted[t];
-    if (total >= kMassUnderflow) {
-      const double inverse = 1.0 / total;
-      for (int t = 0; t < P; t += 2) store2(a[h] + t, load2(weighted + t) * inverse);
-      continue;
-    }
-    far_below_maximum_mass(ws.score[h], token_counts, a[h]);
-    a[h][V] = a[h][V + 1] = 0.0;
+    if (total[h] >= kMassUnderflow) continue;
+    double mass[V];
+    far_below_maximum_mass(ws.score[h], token_counts, mass);
+    for (int t = 0; t < V; ++t) a[t][h] = mass[t];
   }
 }
 
@@ -212,13 +225,31 @@ HEADLAB_INLINE void example_mass(const StepWorkspace& ws, const double* counts, 
 constexpr int kPositionBits = 20;
 constexpr std::uint64_t kPositionMask = (std::uint64_t{1} << kPositionBits) - 1;
 void sort_by_multiset(const std::vector<TokenCounts>& batch, std::vector<std::uint64_t>& order) {
-  order.resize(batch.size());
-  for (std::size_t n = 0; n < batch.size(); ++n) {
+  const std::size_t n = batch.size();
+  order.resize(n);
+  for (std::size_t e = 0; e < n; ++e) {
     std::uint64_t key = 0;
-    for (int t = 0; t <= kPad; ++t) key = (key << 3) | batch[n][t];
-    order[n] = (key << kPositionBits) | n;
+    for (int t = 0; t <= kPad; ++t) key = (key << 3) | batch[e][t];
+    order[e] = (key << kPositionBits) | e;
   }
-  std::sort(order.begin(), order.end());
+  if (n < 2) return;
+  // Least-significant-digit radix sort on the key, a byte at a time (5 passes cover its 33
+  // bits): each pass is stable and the positions start in order, so the result is the order of
+  // (key, position), as a comparison sort of the whole values would give, at a fraction of the
+  // branches. A pass in which every entry has the same byte is skipped.
+  thread_local std::vector<std::uint64_t> scratch;
+  scratch.resize(n);
+  std::uint64_t* from = order.data();
+  std::uint64_t* to = scratch.data();
+  for (int shift = kPositionBits; shift < kPositionBits + 33; shift += 8) {
+    std::size_t start[257] = {};
+    for (std::size_t e = 0; e < n; ++e) ++start[((from[e] >> shift) & 0xFF) + 1];
+    if (start[((from[0] >> shift) & 0xFF) + 1] == n) continue;
+    for (int b = 0; b < 256; ++b) start[b + 1] += start[b];
+    for (std::size_t e = 0; e < n; ++e) to[start[(from[e] >> shift) & 0xFF]++] = from[e];
+    std::swap(from, to);
+  }
+  if (from != order.data()) std::copy(from, from + n, order.data());
 }
 
 // One distinct example with its multiplicity: forward, cross-entropy, and the batch
@@ -226,27 +257,29 @@ void sort_by_multiset(const std::vector<TokenCounts>& batch, std::vector<std::ui
 template <int W>
 HEADLAB_INLINE double accumulate_example(StepWorkspace& ws, const TokenCounts& counts, double multiplicity,
                                          double inverse_batch) {
-  alignas(64) double a[H][P], counts_d[P], logits[P], g[P], lambda[H][V];
-  double p[V];
+  using L = Lanes<W>;
+  alignas(64) double a[V][H], counts_d[V], logits[P], g[P], p[P], lambda[V][H];
   int present[V];
   int n_present = 0;
   for (int t = 0; t < V; ++t) {
     counts_d[t] = counts[t];
-    if (counts[t]) present[n_present++] = t;
+    present[n_present] = t;
+    n_present += counts[t] != 0;
   }
-  counts_d[V] = counts_d[V + 1] = 0.0;
   example_mass(ws, counts_d, counts, a);
-  // logits = E[ANS] W_U + Σ_h Σ_t a_h(t) L_h[t]
-  for (int j = 0; j < P; ++j) logits[j] = ws.residual[j];
+  // logits = E[ANS] W_U + Σ_h Σ_t a_h(t) L_h[t], summed in that order, in registers
+  typename L::type acc[P / W];
+  for (int j = 0; j < P / W; ++j) acc[j] = L::load(ws.residual + W * j);
   for (int h = 0; h < H; ++h) {
     for (int i = 0; i < n_present; ++i) {
       const int t = present[i];
-      const double mass = a[h][t];
-      axpy_rows<W, P>(mass, ws.logit[h][t], logits);
+      const double mass = a[t][h];
+      for (int j = 0; j < P / W; ++j) acc[j] += mass * L::load(ws.logit[h][t] + W * j);
     }
   }
+  for (int j = 0; j < P / W; ++j) L::store(logits + W * j, acc[j]);
   const int answer = maximum_digit(counts);
-  const double loss = multiplicity * cross_entropy_pairs(logits, answer, p);
+  const double loss = multiplicity * cross_entropy_lanes<W>(logits, answer, p);
   // dloss/dlogits of the mean loss, summed over the copies: multiplicity · (softmax − onehot) / B
   const double weight = multiplicity * inverse_batch;
   for (int j = 0; j < V; ++j) {
@@ -255,24 +288,28 @@ HEADLAB_INLINE double accumulate_example(StepWorkspace& ws, const TokenCounts& c
   }
   g[V] = g[V + 1] = 0.0;
   // logits += Σ_t a(t) L[t]  ⇒  da(t) = L[t]·g;  a = softmax over tokens ⇒ ds(t) = a(t)(da(t) − Σ_u a(u) da(u))
-  // λ_h(t) = L_h[t]·g for the present tokens, summed over j in order, two heads per vector
-  for (int pair = 0; pair < H / 2; ++pair) {
-    for (int i = 0; i < n_present; ++i) {
-      const int t = present[i];
-      f64x2 s{};
-      for (int j = 0; j < V; ++j) s += g[j] * load2(ws.logit_pair[pair][t][j]);
-      lambda[2 * pair][t] = s[0];
-      lambda[2 * pair + 1][t] = s[1];
-    }
+  // λ_h(t) = L_h[t]·g for the present tokens, summed over j in order, four heads per vector
+  for (int i = 0; i < n_present; ++i) {
+    const int t = present[i];
+    f64x4 s{};
+    for (int j = 0; j < V; ++j) s += g[j] * load4(ws.logit_quad[t][j]);
+    store4(lambda[t], s);
   }
+  f64x4 mean_lambda{};
+  for (int i = 0; i < n_present; ++i) mean_lambda += load4(a[present[i]]) * load4(lambda[present[i]]);
+  for (int i = 0; i < n_present; ++i) {
+    const int t = present[i];
+    store4(ws.dS[t], load4(ws.dS[t]) + load4(a[t]) * (load4(lambda[t]) - mean_lambda));
+  }
+  // dL_h[t] += a_h(t) g
+  typename L::type gv[P / W];
+  for (int j = 0; j < P / W; ++j) gv[j] = L::load(g + W * j);
   for (int h = 0; h < H; ++h) {
-    double mean_lambda = 0.0;
-    for (int i = 0; i < n_present; ++i) mean_lambda += a[h][present[i]] * lambda[h][present[i]];
     for (int i = 0; i < n_present; ++i) {
       const int t = present[i];
-      const double mass = a[h][t];
-      ws.dS[h][t] += mass * (lambda[h][t] - mean_lambda);
-      axpy_rows<W, P>(mass, g, ws.G[h][t]);  // dL[t] += a(t) g
+      const double mass = a[t][h];
+      double* row = ws.G[h][t];
+      for (int j = 0; j < P / W; ++j) L::store(row + W * j, L::load(row + W * j) + mass * gv[j]);
     }
   }
   return loss;
@@ -337,7 +374,7 @@ HEADLAB_INLINE void backward_score_path(const MaxDigitWeights& w, int h, const S
   const double* kq = ws.key_query[h];
   double dkq[D] = {};
   for (int t = 0; t < V; ++t) {
-    const double ds = ws.dS[h][t] * kScoreScale;
+    const double ds = ws.dS[t][h] * kScoreScale;
     for (int i = 0; i < D; ++i) {
       dkq[i] += ds * E[t * D + i];
       dE[t * D + i] += ds * kq[i];
@@ -402,6 +439,11 @@ __attribute__((target("avx2"))) double step_avx2(const MaxDigitWeights& w, const
                                                  MaxDigitGradients& grads) {
   return step_kernel<4>(w, batch, grads);
 }
+// AVX-512 (F): one padded row of 8 doubles per register; again no FMA, so the same bits.
+__attribute__((target("avx512f"))) double step_avx512(const MaxDigitWeights& w, const std::vector<TokenCounts>& batch,
+                                                      MaxDigitGradients& grads) {
+  return step_kernel<8>(w, batch, grads);
+}
 #endif
 
 }  // namespace
@@ -409,6 +451,8 @@ __attribute__((target("avx2"))) double step_avx2(const MaxDigitWeights& w, const
 double loss_backward_unchecked(const MaxDigitWeights& w, const std::vector<TokenCounts>& batch,
                                MaxDigitGradients& grads) {
 #ifdef HEADLAB_STEP_AVX2
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (avx512) return step_avx512(w, batch, grads);
   static const bool avx2 = __builtin_cpu_supports("avx2");
   if (avx2) return step_avx2(w, batch, grads);
 #endif
