@@ -1,4 +1,5 @@
 #include "cli/commands.hpp"
+#include "cli/flags.hpp"
 #include "core/attention.hpp"
 #include "core/check.hpp"
 #include "formats/json.hpp"
@@ -15,7 +16,7 @@ int run_attention(const Args& args, std::istream& in, std::ostream& out, std::os
   if (!args.empty()) {
     err << "usage: headlab attention < input.json\n"
            "  input: {\"x\": [[...]], \"w_q\": [[...]], \"w_k\": [[...]], \"w_v\": [[...]], \"causal\": false}\n";
-    return 2;
+    return kExitUsage;
   }
   try {
     fm::JsonLimits limits;
@@ -42,11 +43,11 @@ int run_attention(const Args& args, std::istream& in, std::ostream& out, std::os
     result["scores"] = fm::matrix_to_json(r.scores);
     result["weights"] = fm::matrix_to_json(r.weights);
     result["reading"] = fm::matrix_to_json(r.reading);
-    out << fm::dump_json(result) << "\n";
-    return 0;
+    write_output("the result", "-", fm::dump_json(result) + "\n", out);
+    return kExitOk;
   } catch (const std::exception& e) {
     err << "headlab attention: " << e.what() << "\n";
-    return 1;
+    return kExitRefused;
   }
 }
 

@@ -1,4 +1,5 @@
 #include "cli/commands.hpp"
+#include "cli/flags.hpp"
 #include "core/check.hpp"
 #include "core/feature_recovery_experiment.hpp"
 #include "formats/feature_recovery_results.hpp"
@@ -21,43 +22,20 @@ namespace {
 constexpr const char* kUsage =
     "usage: headlab feature-recovery --seed S --out results.json [--steps N] [--batch B] [--lr L]\n"
     "                                [--eval-size E] [--request-scale C] [--shift D] [--keys K]\n"
-    "  --seed S            integer ≥ 0; fixes R, the initialisation, every batch and the evaluation set\n"
+    "  --seed S            integer in [0, 9007199254740991] (2^53 − 1); fixes R, the initialisation,\n"
+    "                      every batch and the evaluation set\n"
     "  --out PATH          where to write results.json ('-' for stdout); schema: docs/feature-recovery-results.md\n"
     "  --steps N           Adam steps, 0 … 10000000 (default 1200)\n"
     "  --batch B           fresh examples per step, 1 … 100000 (default 128)\n"
     "  --lr L              Adam learning rate > 0 (default 0.03)\n"
     "  --eval-size E       held-out examples, 2 … 1000000 (default 4096)\n"
-    "  --request-scale C   std. deviation of the request features > 0 (default 1.8)\n"
+    "  --request-scale C   std. deviation of the request features, in (0, 1e6] (default 1.8)\n"
     "  --shift D           added to irrelevant coordinates in the shift intervention (default 5)\n"
     "  --keys K            the task's four keys, 12 comma-separated numbers in [-10, 10], row by row\n"
     "                      (default the tetrahedron 1,1,1,1,-1,-1,-1,1,-1,-1,-1,1)\n";
 
 std::atomic<bool> interrupted{false};
 extern "C" void on_interrupt(int) { interrupted.store(true); }
-
-struct BadArgument {
-  std::string message;
-};
-
-long long parse_integer(const std::string& flag, const std::string& text, long long low, long long high) {
-  char* end = nullptr;
-  errno = 0;
-  const long long value = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno == ERANGE) throw BadArgument{flag + " needs an integer, got \"" + text.substr(0, 40) + (text.size() > 40 ? "…" : "") + "\""};
-  if (value < low || value > high) {
-    throw BadArgument{flag + " must be in [" + std::to_string(low) + ", " + std::to_string(high) + "], got " + text};
-  }
-  return value;
-}
-
-double parse_number(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !std::isfinite(value)) {
-    throw BadArgument{flag + " needs a finite number, got \"" + text.substr(0, 40) + (text.size() > 40 ? "…" : "") + "\""};
-  }
-  return value;
-}
 
 // "k11,k12,k13,k21,…,k43": the task's 4 × 3 keys, row by row (range checked by the core's validation).
 Matrix parse_keys(const std::string& text) {
@@ -67,9 +45,9 @@ Matrix parse_keys(const std::string& text) {
     const std::size_t comma = text.find(',', start);
     const bool last = e + 1 == kRecordCount * kFeatureWidth;
     if ((comma == std::string::npos) != last) {
-      throw BadArgument{"--keys needs 12 comma-separated numbers (4 keys of 3), got \"" + text.substr(0, 40) + (text.size() > 40 ? "…" : "") + "\""};
+      throw UsageError("--keys needs 12 comma-separated numbers (4 keys of 3), got \"" + text.substr(0, 40) + (text.size() > 40 ? "…" : "") + "\"");
     }
-    keys.data()[e] = parse_number("--keys", text.substr(start, last ? std::string::npos : comma - start));
+    keys.data()[e] = number_flag({{"--keys", text.substr(start, last ? std::string::npos : comma - start)}}, "--keys", 0.0);
     start = comma + 1;
   }
   return keys;
@@ -80,54 +58,27 @@ Matrix parse_keys(const std::string& text) {
 int run_feature_recovery_command(const Args& args, std::istream&, std::ostream& out, std::ostream& err) {
   FeatureRecoverySettings settings;
   std::string out_path;
-  bool have_seed = false;
   try {
-    for (std::size_t i = 0; i < args.size(); i += 2) {
-      const std::string& flag = args[i];
-      if (flag == "--help" || flag == "-h") {
-        out << kUsage;
-        return 0;
-      }
-      const bool known = flag == "--seed" || flag == "--out" || flag == "--steps" || flag == "--batch" ||
-                         flag == "--lr" || flag == "--eval-size" || flag == "--request-scale" || flag == "--shift" ||
-                         flag == "--keys";
-      if (!known) throw BadArgument{"unknown option \"" + flag + "\""};
-      if (i + 1 >= args.size()) throw BadArgument{flag + " needs a value"};
-      const std::string& value = args[i + 1];
-      if (flag == "--seed") {
-        if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos || value.size() > 19) {
-          throw BadArgument{"--seed needs an integer in [0, 10^19), got \"" + value + "\""};
-        }
-        settings.seed = std::strtoull(value.c_str(), nullptr, 10);
-        have_seed = true;
-      } else if (flag == "--out") {
-        if (value.empty()) throw BadArgument{"--out needs a path"};
-        out_path = value;
-      } else if (flag == "--steps") {
-        settings.steps = static_cast<int>(parse_integer(flag, value, 0, 10000000));
-      } else if (flag == "--batch") {
-        settings.batch_size = static_cast<int>(parse_integer(flag, value, 1, 100000));
-      } else if (flag == "--eval-size") {
-        settings.eval_size = static_cast<int>(parse_integer(flag, value, 2, 1000000));
-      } else if (flag == "--lr") {
-        settings.learning_rate = parse_number(flag, value);
-      } else if (flag == "--request-scale") {
-        settings.request_scale = parse_number(flag, value);
-      } else if (flag == "--shift") {
-        settings.shift = parse_number(flag, value);
-      } else if (flag == "--keys") {
-        settings.fixed_keys = parse_keys(value);
-      }
+    if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
+      out << kUsage;
+      return kExitOk;
     }
-    if (!have_seed) throw BadArgument{"--seed is required"};
-    if (out_path.empty()) throw BadArgument{"--out is required"};
-    settings.validate();
-  } catch (const BadArgument& e) {
-    err << "headlab feature-recovery: " << e.message << "\n" << kUsage;
-    return 2;
+    const auto flags = parse_flags(args, 0, {"--seed", "--out", "--steps", "--batch", "--lr", "--eval-size",
+                                             "--request-scale", "--shift", "--keys"});
+    settings.seed = seed_flag(flags);
+    out_path = required_flag(flags, "--out");
+    if (out_path.empty()) throw UsageError("--out needs a path");
+    settings.steps = static_cast<int>(integer_flag(flags, "--steps", settings.steps, 0, 10000000));
+    settings.batch_size = static_cast<int>(integer_flag(flags, "--batch", settings.batch_size, 1, 100000));
+    settings.eval_size = static_cast<int>(integer_flag(flags, "--eval-size", settings.eval_size, 2, 1000000));
+    settings.learning_rate = number_flag(flags, "--lr", settings.learning_rate);
+    settings.request_scale = number_flag(flags, "--request-scale", settings.request_scale);
+    settings.shift = number_flag(flags, "--shift", settings.shift);
+    if (flags.count("--keys")) settings.fixed_keys = parse_keys(flags.at("--keys"));
+    as_usage([&] { settings.validate(); });
   } catch (const InputError& e) {
     err << "headlab feature-recovery: " << e.what() << "\n" << kUsage;
-    return 2;
+    return kExitUsage;
   }
 
   // Ctrl-C stops training between steps; the partial run is still evaluated and written.
@@ -147,28 +98,24 @@ int run_feature_recovery_command(const Args& args, std::istream&, std::ostream& 
   } catch (const std::exception& e) {
     std::signal(SIGINT, previous);
     err << "headlab feature-recovery: " << e.what() << "\n";
-    return 1;
+    return kExitRefused;
   }
   std::signal(SIGINT, previous);
   if (show_progress) err << "\n";
 
   const std::string text = formats::write_feature_recovery_results(result, HEADLAB_VERSION);
-  if (out_path == "-") {
-    out << text;
-  } else {
-    try {
-      formats::write_file_atomically(out_path, text);
-    } catch (const InputError& e) {
-      err << "headlab feature-recovery: " << e.what() << "\n";
-      return 1;
-    }
+  try {
+    write_output("--out", out_path, text, out);
+  } catch (const InputError& e) {
+    err << "headlab feature-recovery: " << e.what() << "\n";
+    return kExitRefused;
   }
   if (result.steps_taken < settings.steps) {
     err << "headlab feature-recovery: interrupted after " << result.steps_taken << " of " << settings.steps
         << " steps; the results hold the partial run\n";
-    return 130;
+    return kExitInterrupted;
   }
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace headlab::cli

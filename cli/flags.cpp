@@ -1,8 +1,14 @@
 #include "cli/flags.hpp"
 
-#include "core/check.hpp"
+#include "formats/file_io.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <ostream>
+
+#include <sys/stat.h>
 
 namespace headlab::cli {
 
@@ -15,14 +21,14 @@ std::map<std::string, std::string> parse_flags(const Args& args, std::size_t fir
     const bool takes_value = std::find(with_value.begin(), with_value.end(), a) != with_value.end();
     const bool is_switch = std::find(switches.begin(), switches.end(), a) != switches.end();
     if (!takes_value && !is_switch) {
-      throw InputError("unknown argument \"" + a.substr(0, 40) + (a.size() > 40 ? "…" : "") + "\"");
+      throw UsageError("unknown argument \"" + a.substr(0, 40) + (a.size() > 40 ? "…" : "") + "\"");
     }
-    if (flags.count(a)) throw InputError(a + " is given twice");
+    if (flags.count(a)) throw UsageError(a + " is given twice");
     if (is_switch) {
       flags[a] = "";
       continue;
     }
-    if (i + 1 >= args.size()) throw InputError(a + " needs a value");
+    if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
     flags[a] = args[++i];
   }
   return flags;
@@ -30,8 +36,74 @@ std::map<std::string, std::string> parse_flags(const Args& args, std::size_t fir
 
 const std::string& required_flag(const std::map<std::string, std::string>& flags, const std::string& name) {
   const auto it = flags.find(name);
-  if (it == flags.end()) throw InputError(name + " is required");
+  if (it == flags.end()) throw UsageError(name + " is required");
   return it->second;
+}
+
+namespace {
+
+std::string excerpt(const std::string& text) { return text.substr(0, 40) + (text.size() > 40 ? "…" : ""); }
+// A path keeps its end, where the file's name is.
+std::string path_excerpt(const std::string& path) {
+  return path.size() <= 40 ? path : "…" + path.substr(path.size() - 40);
+}
+
+}  // namespace
+
+long long integer_flag(const std::map<std::string, std::string>& flags, const std::string& name, long long fallback,
+                       long long low, long long high) {
+  const auto it = flags.find(name);
+  if (it == flags.end()) return fallback;
+  const std::string& text = it->second;
+  char* end = nullptr;
+  errno = 0;
+  const long long x = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || x < low || x > high) {
+    throw UsageError(name + " must be an integer in [" + std::to_string(low) + ", " + std::to_string(high) +
+                     "], got \"" + excerpt(text) + "\"");
+  }
+  return x;
+}
+
+double number_flag(const std::map<std::string, std::string>& flags, const std::string& name, double fallback) {
+  const auto it = flags.find(name);
+  if (it == flags.end()) return fallback;
+  const std::string& text = it->second;
+  char* end = nullptr;
+  errno = 0;
+  const double x = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(x)) {
+    throw UsageError(name + " must be a finite number, got \"" + excerpt(text) + "\"");
+  }
+  return x;
+}
+
+std::uint64_t seed_flag(const std::map<std::string, std::string>& flags, const std::string& name) {
+  required_flag(flags, name);
+  return static_cast<std::uint64_t>(integer_flag(flags, name, 0, 0, kMaxSeed));
+}
+
+void refuse_overwriting_inputs(const std::string& out_flag, const std::string& out_path,
+                               const std::vector<std::pair<std::string, std::string>>& inputs) {
+  struct stat out_stat {};
+  if (out_path == "-" || stat(out_path.c_str(), &out_stat) != 0) return;  // stdout, or no file there yet
+  for (const auto& [flag, path] : inputs) {
+    struct stat in_stat {};
+    if (stat(path.c_str(), &in_stat) == 0 && in_stat.st_dev == out_stat.st_dev && in_stat.st_ino == out_stat.st_ino) {
+      throw InputError(out_flag + " \"" + path_excerpt(out_path) + "\" is the same file as " + flag + " \"" + path_excerpt(path) +
+                       "\"; writing it would destroy the input: choose another path");
+    }
+  }
+}
+
+void write_output(const std::string& flag, const std::string& path, const std::string& text, std::ostream& out) {
+  if (path != "-") {
+    formats::write_file_atomically(path, text, flag);
+    return;
+  }
+  out << text;
+  out.flush();
+  if (!out) throw InputError(flag + ": cannot write to stdout (closed pipe or full device)");
 }
 
 }  // namespace headlab::cli

@@ -1,5 +1,7 @@
 #include "cli/commands.hpp"
+#include "cli/flags.hpp"
 
+#include <csignal>
 #include <cstring>
 #include <iostream>
 
@@ -33,7 +35,7 @@ void print_usage(std::ostream& os) {
 int main(int argc, char** argv) {
   if (argc < 2) {
     print_usage(std::cerr);
-    return 2;
+    return headlab::cli::kExitUsage;
   }
   const std::string name = argv[1];
   if (name == "--version") {
@@ -44,11 +46,21 @@ int main(int argc, char** argv) {
     print_usage(std::cout);
     return 0;
   }
+  // A closed pipe then fails the write (EPIPE) with a message and exit code 1 instead of killing
+  // the process by SIGPIPE; every write to stdout is checked (cli/flags.hpp write_output, and the
+  // final flush below for what a command printed besides its result).
+  std::signal(SIGPIPE, SIG_IGN);
   const headlab::cli::Args args(argv + 2, argv + argc);
   for (const auto& c : headlab::cli::commands()) {
-    if (name == c.name) return c.run(args, std::cin, std::cout, std::cerr);
+    if (name != c.name) continue;
+    const int code = c.run(args, std::cin, std::cout, std::cerr);
+    if (!std::cout.flush() && code == headlab::cli::kExitOk) {
+      std::cerr << "headlab " << name << ": cannot write to stdout (closed pipe or full device)\n";
+      return headlab::cli::kExitRefused;
+    }
+    return code;
   }
-  std::cerr << "headlab: unknown command \"" << name << "\"\n";
+  std::cerr << "headlab: unknown command \"" << name.substr(0, 40) << "\"\n";
   print_usage(std::cerr);
-  return 2;
+  return headlab::cli::kExitUsage;
 }

@@ -48,34 +48,6 @@ const std::string& required(const std::map<std::string, std::string>& flags, con
   return required_flag(flags, name);
 }
 
-long long integer_flag(const std::map<std::string, std::string>& flags, const std::string& name, long long fallback,
-                       long long low, long long high) {
-  const auto it = flags.find(name);
-  if (it == flags.end()) return fallback;
-  const std::string& text = it->second;
-  char* end = nullptr;
-  errno = 0;
-  const long long x = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || x < low || x > high) {
-    throw InputError(name + " must be an integer in [" + std::to_string(low) + ", " + std::to_string(high) +
-                     "], got \"" + text + "\"");
-  }
-  return x;
-}
-
-double number_flag(const std::map<std::string, std::string>& flags, const std::string& name, double fallback) {
-  const auto it = flags.find(name);
-  if (it == flags.end()) return fallback;
-  const std::string& text = it->second;
-  char* end = nullptr;
-  errno = 0;
-  const double x = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(x)) {
-    throw InputError(name + " must be a finite number, got \"" + text + "\"");
-  }
-  return x;
-}
-
 struct LoadedModel {
   tf::TransformerWeights weights;
   fm::SafetensorsFile file;
@@ -112,12 +84,20 @@ std::vector<int> prompt_flag(const tf::TransformerConfig& c, const std::map<std:
   }
 }
 
+// The result to --out (stdout when absent or "-"), never over the --config or --weights read.
 void emit(const std::map<std::string, std::string>& flags, const std::string& text, std::ostream& out) {
   const auto it = flags.find("--out");
-  if (it == flags.end()) {
-    out << text;
-  } else {
-    fm::write_file_atomically(it->second, text, "--out");
+  write_output("--out", it == flags.end() ? "-" : it->second, text, out);
+}
+
+// Refuses an --out that is the same file as the --config or --weights this command reads.
+void refuse_overwriting_model_inputs(const std::map<std::string, std::string>& flags) {
+  std::vector<std::pair<std::string, std::string>> inputs;
+  for (const char* f : {"--config", "--weights"}) {
+    if (flags.count(f)) inputs.emplace_back(f, flags.at(f));
+  }
+  for (const char* f : {"--out", "--config-out"}) {
+    if (flags.count(f)) refuse_overwriting_inputs(f, flags.at(f), inputs);
   }
 }
 
@@ -133,12 +113,14 @@ void write_model(const tf::TransformerWeights& w, const std::map<std::string, st
   const std::string out = required(flags, "--out");
   const auto it = flags.find("--config-out");
   const std::string config_out = it != flags.end() ? it->second : default_config_path(out);
+  if (config_out == out) throw UsageError("--config-out must differ from --out, both are \"" + out + "\"");
   fm::write_file_atomically(out, fm::transformer_to_safetensors(w), "--out");
   fm::write_file_atomically(config_out, fm::transformer_config_to_json(w.config), "--config-out");
 }
 
 int inspect(const Args& args, std::ostream& out) {
   const auto flags = flags_of(args, {"--config", "--weights", "--out"});
+  refuse_overwriting_model_inputs(flags);
   const auto m = load(flags);
   emit(flags, fm::write_transformer_inspection(m.weights, m.file), out);
   return 0;
@@ -153,7 +135,7 @@ std::vector<tf::HeadIndex> heads_flag(const std::string& text) {
     const auto dot = part.find('.');
     const auto digits = [](const std::string& s) { return !s.empty() && s.size() <= 4 && s.find_first_not_of("0123456789") == std::string::npos; };
     if (dot == std::string::npos || !digits(part.substr(0, dot)) || !digits(part.substr(dot + 1))) {
-      throw InputError("--ablate: \"" + part + "\" is not a layer.head pair such as 1.2");
+      throw UsageError("--ablate: \"" + part.substr(0, 40) + "\" is not a layer.head pair such as 1.2");
     }
     heads.push_back({std::stoi(part.substr(0, dot)), std::stoi(part.substr(dot + 1))});
     part.clear();
@@ -168,11 +150,12 @@ std::vector<tf::HeadIndex> heads_flag(const std::string& text) {
 
 int run(const Args& args, std::ostream& out) {
   const auto flags = flags_of(args, {"--config", "--weights", "--prompt", "--out", "--ablate", "--ablation", "--sequences", "--seed"});
+  refuse_overwriting_model_inputs(flags);
   const auto m = load(flags);
   const auto tokens = prompt_flag(m.weights.config, flags, "--prompt");
   if (!flags.count("--ablate")) {
     for (const char* f : {"--ablation", "--sequences", "--seed"}) {
-      if (flags.count(f)) throw InputError(std::string(f) + " applies only with --ablate");
+      if (flags.count(f)) throw UsageError(std::string(f) + " applies only with --ablate");
     }
     emit(flags, fm::write_transformer_run(m.weights, tf::transformer_forward(m.weights, tokens)), out);
     return 0;
@@ -180,11 +163,11 @@ int run(const Args& args, std::ostream& out) {
   tf::Ablation mode = tf::Ablation::mean;
   if (flags.count("--ablation")) {
     const std::string& name = flags.at("--ablation");
-    if (name != "zero" && name != "mean") throw InputError("--ablation must be zero or mean, got \"" + name + "\"");
+    if (name != "zero" && name != "mean") throw UsageError("--ablation must be zero or mean, got \"" + name + "\"");
     mode = name == "zero" ? tf::Ablation::zero : tf::Ablation::mean;
   }
   const int sequences = static_cast<int>(integer_flag(flags, "--sequences", 32, 1, 10000));
-  const auto seed = static_cast<std::uint64_t>(integer_flag(flags, "--seed", 0, 0, 9007199254740991LL));
+  const auto seed = static_cast<std::uint64_t>(integer_flag(flags, "--seed", 0, 0, kMaxSeed));
   const auto run = tf::ablated_forward(m.weights, tokens, heads_flag(flags.at("--ablate")), mode, sequences, seed);
   emit(flags, fm::write_transformer_run(m.weights, run), out);
   return 0;
@@ -195,9 +178,13 @@ int analyze(const Args& args, std::ostream& out) {
                               {"--config", "--weights", "--prompt", "--out", "--position", "--token", "--corrupted",
                                "--answer", "--wrong", "--ablation", "--sequences", "--seed"},
                               {"--circuits"});
+  refuse_overwriting_model_inputs(flags);
+  tf::AnalysisRequest r;
+  // The flags that need no model first, so a bad one is a usage error before any file is read.
+  r.sequences = static_cast<int>(integer_flag(flags, "--sequences", 32, 1, 10000));
+  r.seed = static_cast<std::uint64_t>(integer_flag(flags, "--seed", 0, 0, kMaxSeed));
   const auto m = load(flags);
   const auto& c = m.weights.config;
-  tf::AnalysisRequest r;
   r.prompt = prompt_flag(c, flags, "--prompt");
   r.position = static_cast<int>(integer_flag(flags, "--position", -1, -1, c.n_ctx - 1));
   r.token = static_cast<int>(integer_flag(flags, "--token", -1, -1, c.d_vocab - 1));
@@ -205,15 +192,13 @@ int analyze(const Args& args, std::ostream& out) {
     r.corrupted = prompt_flag(c, flags, "--corrupted");
     r.answer = static_cast<int>(integer_flag(flags, "--answer", -1, 0, c.d_vocab - 1));
     r.wrong = static_cast<int>(integer_flag(flags, "--wrong", -1, 0, c.d_vocab - 1));
-    if (r.answer < 0 || r.wrong < 0) throw InputError("--corrupted needs --answer and --wrong");
+    if (r.answer < 0 || r.wrong < 0) throw UsageError("--corrupted needs --answer and --wrong");
   }
   if (flags.count("--ablation")) {
     const std::string& mode = flags.at("--ablation");
-    if (mode != "zero" && mode != "mean") throw InputError("--ablation must be zero or mean, got \"" + mode + "\"");
+    if (mode != "zero" && mode != "mean") throw UsageError("--ablation must be zero or mean, got \"" + mode + "\"");
     r.ablation = mode == "zero" ? tf::Ablation::zero : tf::Ablation::mean;
   }
-  r.sequences = static_cast<int>(integer_flag(flags, "--sequences", 32, 1, 10000));
-  r.seed = static_cast<std::uint64_t>(integer_flag(flags, "--seed", 0, 0, 9007199254740991LL));
   r.circuits = flags.count("--circuits") > 0;
   emit(flags, fm::write_transformer_analysis(m.weights, r, tf::analyze_transformer(m.weights, r)), out);
   return 0;
@@ -223,16 +208,15 @@ int train(const Args& args, std::ostream& out) {
   const auto flags =
       flags_of(args, {"--task", "--seed", "--steps", "--batch", "--lr", "--weight-decay", "--out", "--config-out"});
   const std::string task = required(flags, "--task");
-  if (task != "induction") throw InputError("--task must be induction, got \"" + task + "\"");
+  if (task != "induction") throw UsageError("--task must be induction, got \"" + task + "\"");
   tf::InductionTrainingSettings s;
-  s.seed = static_cast<std::uint64_t>(integer_flag(flags, "--seed", -1, 0, 9007199254740991LL));
-  if (!flags.count("--seed")) throw InputError("--seed is required");
+  s.seed = seed_flag(flags);
   s.steps = integer_flag(flags, "--steps", s.steps, 0, 10000000);
   s.batch_size = static_cast<int>(integer_flag(flags, "--batch", s.batch_size, 1, 100000));
   s.learning_rate = number_flag(flags, "--lr", s.learning_rate);
   s.weight_decay = number_flag(flags, "--weight-decay", s.weight_decay);
   required(flags, "--out");
-  s.validate();
+  as_usage([&] { s.validate(); });
   const auto before = tf::induction_scores(tf::initial_weights(s), 64, s.seed);
   tf::InductionTrainer trainer(s);
   // The step at which the best head's induction score first passes 0.4, checked every 50 steps.
@@ -256,6 +240,7 @@ int convert_max_digit(const Args& args, std::ostream& out) {
   const auto flags = flags_of(args, {"--weights", "--out", "--config-out"});
   const std::string path = required(flags, "--weights");
   required(flags, "--out");
+  refuse_overwriting_model_inputs(flags);
   const std::string text = fm::read_text_file(path, "--weights", fm::kMaxDigitWeightsMaxBytes);
   const auto w = tf::from_max_digit(fm::read_max_digit_weights(text));
   write_model(w, flags);
@@ -271,7 +256,7 @@ int run_model(const Args& args, std::istream& in, std::ostream& out, std::ostrea
   static const std::vector<std::string> verbs{"inspect", "run", "analyze", "train", "convert-max-digit"};
   if (args.empty() || std::find(verbs.begin(), verbs.end(), args[0]) == verbs.end()) {
     err << kModelUsage;
-    return 2;
+    return kExitUsage;
   }
   try {
     if (args[0] == "inspect") return inspect(args, out);
@@ -279,9 +264,12 @@ int run_model(const Args& args, std::istream& in, std::ostream& out, std::ostrea
     if (args[0] == "analyze") return analyze(args, out);
     if (args[0] == "train") return train(args, out);
     return convert_max_digit(args, out);
+  } catch (const UsageError& e) {
+    err << "headlab model " << args[0] << ": " << e.what() << "\n" << kModelUsage;
+    return kExitUsage;
   } catch (const std::exception& e) {
     err << "headlab model " << args[0] << ": " << e.what() << "\n";
-    return 1;
+    return kExitRefused;
   }
 }
 

@@ -1,6 +1,7 @@
 #include "core/check.hpp"
 
 #include <cmath>
+#include <sstream>
 
 namespace headlab {
 
@@ -20,6 +21,30 @@ void require_finite(const char* name, const Matrix& m) {
       }
     }
   }
+}
+
+void require_bounded(const char* name, const Matrix& m, double bound) {
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    for (Eigen::Index j = 0; j < m.cols(); ++j) {
+      const double x = m(i, j);
+      if (!std::isfinite(x)) {
+        throw InputError(std::string(name) + " (" + shape_of(m) + ") has a non-finite entry " + number_text(x) +
+                         " at row " + std::to_string(i) + ", column " + std::to_string(j));
+      }
+      if (!(std::fabs(x) <= bound)) {
+        throw InputError(std::string(name) + " (" + shape_of(m) + ") has an entry " + number_text(x) + " at row " +
+                         std::to_string(i) + ", column " + std::to_string(j) + " beyond the magnitude limit ±" +
+                         number_text(bound) + " (larger entries overflow the computation)");
+      }
+    }
+  }
+}
+
+std::string number_text(double x) {
+  std::ostringstream text;
+  text.precision(6);
+  text << x;
+  return text.str();
 }
 
 void require_shape(const char* name, const Matrix& m, Eigen::Index rows, Eigen::Index cols) {

@@ -25,6 +25,13 @@ void require_finite(const char* name, const Matrix& m);
 void require_shape(const char* name, const Matrix& m, Eigen::Index rows, Eigen::Index cols);
 // Nonempty and finite: the usual precondition of a matrix argument.
 void require_usable(const char* name, const Matrix& m);
+// Throws unless every entry of m is finite and |entry| <= bound; the message names m, the first
+// bad (row, col), its value and the bound. The bounds are chosen per computation (each caller
+// says which products it must keep finite); see docs/limits.md.
+void require_bounded(const char* name, const Matrix& m, double bound);
+// A number for a message: 6 significant digits ("1e+200", "3e+307"), never the hundreds of
+// digits std::to_string prints for a large double.
+std::string number_text(double x);
 // Throws unless 0 <= index < size.
 void require_index(const char* name, Eigen::Index index, Eigen::Index size);
 

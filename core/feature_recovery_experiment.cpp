@@ -11,14 +11,21 @@ namespace {
 
 void require_in_range(const char* name, double value, double low, double high) {
   if (!(std::isfinite(value) && value >= low && value <= high)) {
-    throw InputError(std::string(name) + " must be in [" + std::to_string(low) + ", " + std::to_string(high) +
-                     "], got " + std::to_string(value));
+    throw InputError(std::string(name) + " must be in [" + number_text(low) + ", " + number_text(high) +
+                     "], got " + number_text(value));
   }
 }
 
 void require_positive(const char* name, double value) {
   if (!(std::isfinite(value) && value > 0.0)) {
-    throw InputError(std::string(name) + " must be a finite number > 0, got " + std::to_string(value));
+    throw InputError(std::string(name) + " must be a finite number > 0, got " + number_text(value));
+  }
+}
+
+void require_scale(const char* name, double value) {
+  if (!(std::isfinite(value) && value > 0.0 && value <= kMaxFeatureRecoveryScale)) {
+    throw InputError(std::string(name) + " must lie in (0, " + number_text(kMaxFeatureRecoveryScale) + "], got " +
+                     number_text(value));
   }
 }
 
@@ -82,9 +89,9 @@ void FeatureRecoverySettings::validate() const {
   require_in_range("beta1", beta1, 0.0, 0.999999999);
   require_in_range("beta2", beta2, 0.0, 0.999999999);
   require_positive("epsilon", epsilon);
-  require_positive("init_scale", init_scale);
+  require_scale("init_scale", init_scale);
   require_in_range("eval_size", eval_size, 2, 1e6);
-  require_positive("request_scale", request_scale);
+  require_scale("request_scale", request_scale);
   require_in_range("shift", shift, -1e6, 1e6);
   if (fixed_keys.size() != 0) {
     validate_feature_recovery_keys(fixed_keys, "fixed_keys");

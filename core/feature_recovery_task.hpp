@@ -21,6 +21,14 @@
 
 namespace headlab {
 
+// Largest init_scale and request_scale (docs/limits.md). The sampler's normal draws stay below
+// 10σ, so at a scale c ≤ 1e6 every request coordinate and initial W_q, W_v entry is < 1e7; the
+// deepest product (prediction = softmax(·) · records R W_v, 9 terms of R, 9 of W_v) is < 1e17, the
+// R² denominators sum ≤ 10⁶ squares of < 1e7 (< 1e20) and Adam squares gradients < 1e17·1e7:
+// all far inside the double range. request_scale 1e154 squared overflowed the R² sums (NaN).
+constexpr double kMaxFeatureRecoveryScale = 1e6;
+
+
 constexpr int kLatentSize = 9;      // d_model: z and x have nine coordinates
 constexpr int kFeatureWidth = 3;    // d_k = d_v = 3, and three features per group
 constexpr int kRecordCount = 4;     // source records (and keys) per example

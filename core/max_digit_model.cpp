@@ -23,7 +23,7 @@ inline void axpy(double a, const double* x, double* y) {
 
 void require_matrix(const std::string& name, const Matrix& m, Eigen::Index rows, Eigen::Index cols) {
   require_shape(name.c_str(), m, rows, cols);
-  require_finite(name.c_str(), m);
+  require_bounded(name.c_str(), m, kMaxWeightMagnitude);
 }
 
 void require_heads(const std::string& name, const std::vector<Matrix>& ms, Eigen::Index rows, Eigen::Index cols) {
@@ -99,6 +99,7 @@ void validate_weights(const MaxDigitWeights& w) {
 void require_format_version(double version) {
   if (version != kFormatVersion) {
     std::ostringstream text;
+    text.precision(17);  // 1.0000000000000002 must not print as "1"
     text << version;
     throw InputError("format_version " + text.str() + " is not supported; this core reads version " +
                      std::to_string(kFormatVersion));

@@ -33,6 +33,16 @@ constexpr int kDHead = 16;
 constexpr double kScoreScale = 0.25;  // 1/√d_head = 1/4, exact in binary
 constexpr int kFormatVersion = 1;     // of the weights file, docs/max-digit-weights.md
 
+// Largest |entry| of any weight matrix (docs/limits.md). The longest product in the forward is
+// four matrices deep with 64·16·64 = 65,536 terms per sum (L_h[t] = E W_V W_O W_U, and the score
+// E[t] W_K (E[ANS] W_Q)ᵀ/4), so with every entry ≤ m a logit is at most 64m² + 4·65,536m⁴ ≈ 2.6e5·m⁴.
+// The backward is at most three matrices deep (≤ 65,536m³ per gradient entry) and AdamW squares it;
+// the analyses square at most a logit and sum ≤ 10⁶ such squares. At m = 1e6 the largest of these
+// is (2.6e5·1e24)²·1e6 ≈ 7e64, 240 orders of magnitude below the double range (1.8e308), while
+// trained weights stay below 10 (the shipped seeds: max |entry| < 3). Beyond it, |E| ≈ 1e200
+// overflowed the logits to ±inf and the analyses to NaN.
+constexpr double kMaxWeightMagnitude = 1e6;
+
 struct MaxDigitWeights {
   Matrix E;                     // 14 × 64
   std::vector<Matrix> W_Q;      // 4 × (64 × 16)
@@ -43,7 +53,8 @@ struct MaxDigitWeights {
   bool unit_norm_unembedding = false;
 };
 
-// Throws InputError naming the matrix on a wrong count, a wrong shape or a non-finite entry.
+// Throws InputError naming the matrix on a wrong count, a wrong shape, a non-finite entry or an
+// entry beyond ±kMaxWeightMagnitude.
 void validate_weights(const MaxDigitWeights& weights);
 // Throws InputError unless version == kFormatVersion.
 void require_format_version(double version);

@@ -7,6 +7,20 @@
 #include <string>
 
 namespace headlab::max_digit {
+namespace {
+
+// Every entry finite and within ±kMaxWeightMagnitude (NaN fails the comparison).
+bool within_magnitude(MaxDigitWeights& w) {
+  for (const Matrix* m : parameter_list(w)) {
+    const double* x = m->data();
+    for (Eigen::Index i = 0; i < m->size(); ++i) {
+      if (!(std::fabs(x[i]) <= kMaxWeightMagnitude)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
 
 void MaxDigitTrainingSettings::validate() const {
   if (steps < 0 || steps > 10000000) throw InputError("steps must lie in [0, 10000000], got " + std::to_string(steps));
@@ -14,13 +28,13 @@ void MaxDigitTrainingSettings::validate() const {
     throw InputError("batch_size must lie in [1, 1000000], got " + std::to_string(batch_size));
   }
   if (!(std::isfinite(learning_rate) && learning_rate > 0)) {
-    throw InputError("learning_rate must be finite and > 0, got " + std::to_string(learning_rate));
+    throw InputError("learning_rate must be finite and > 0, got " + number_text(learning_rate));
   }
   if (!(std::isfinite(weight_decay) && weight_decay >= 0 && learning_rate * weight_decay < 1)) {
-    throw InputError("weight_decay must be finite, ≥ 0 and below 1 / learning_rate, got " + std::to_string(weight_decay));
+    throw InputError("weight_decay must be finite, ≥ 0 and below 1 / learning_rate, got " + number_text(weight_decay));
   }
-  if (!(std::isfinite(init_scale) && init_scale > 0)) {
-    throw InputError("init_scale must be finite and > 0, got " + std::to_string(init_scale));
+  if (!(std::isfinite(init_scale) && init_scale > 0 && init_scale <= kMaxInitScale)) {
+    throw InputError("init_scale must lie in (0, " + number_text(kMaxInitScale) + "], got " + number_text(init_scale));
   }
 }
 
@@ -68,19 +82,36 @@ MaxDigitTrainer::MaxDigitTrainer(const MaxDigitTrainingSettings& settings)
 TrainingProgress MaxDigitTrainer::step(long n) {
   if (n < 0) throw InputError("step count must be ≥ 0, got " + std::to_string(n));
   const long run = stopped_ ? 0 : std::min(n, settings_.steps - steps_taken_);
-  for (long i = 0; i < run; ++i) {
+  for (long i = 0; i < run && diverged_at_ == 0; ++i) {
     const std::vector<TokenCounts> batch = sample_batch(batches_, settings_.batch_size);
-    last_loss_ = loss_backward_unchecked(weights_, batch, gradients_);
+    const double loss = loss_backward_unchecked(weights_, batch, gradients_);
+    if (!std::isfinite(loss)) {
+      diverged_at_ = steps_taken_ + 1;
+      break;
+    }
     optimiser_->step(gradients_.list());
     if (weights_.unit_norm_unembedding) normalise_unembedding_columns(weights_.W_U);
+    if (!within_magnitude(weights_)) {
+      diverged_at_ = steps_taken_ + 1;
+      break;
+    }
+    last_loss_ = loss;
     ++steps_taken_;
   }
   return progress();
 }
 
+std::string MaxDigitTrainer::divergence_message() const {
+  return "training diverged at step " + std::to_string(diverged_at_) +
+         ": the loss or a weight stopped being finite or left ±" + number_text(kMaxWeightMagnitude) +
+         " (learning_rate " + number_text(settings_.learning_rate) + ", init_scale " +
+         number_text(settings_.init_scale) + "); lower the learning rate";
+}
+
 MaxDigitWeights train_max_digit(const MaxDigitTrainingSettings& settings) {
   MaxDigitTrainer trainer(settings);
   trainer.step(settings.steps);
+  if (trainer.diverged_at()) throw InputError(trainer.divergence_message());
   return trainer.weights();
 }
 

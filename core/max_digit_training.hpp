@@ -19,12 +19,19 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace headlab::max_digit {
 
 // Independent sub-streams of Random(seed).
 constexpr std::uint64_t kInitialisationStream = 1;
 constexpr std::uint64_t kBatchStream = 2;
+
+// Largest init_scale. The sampler's normal draws stay below 10 standard deviations (the
+// ziggurat's tail from a 53-bit uniform ends near 9.4σ), so the initial entries stay below
+// 10·1e4 = 1e5, inside kMaxWeightMagnitude = 1e6 (core/max_digit_model.hpp): the first forward
+// cannot overflow. 1e100 used to reach a NaN-to-integer conversion in the exp.
+constexpr double kMaxInitScale = 1e4;
 
 struct MaxDigitTrainingSettings {
   std::uint64_t seed = 0;
@@ -36,7 +43,8 @@ struct MaxDigitTrainingSettings {
   bool unit_norm_unembedding = false;
 
   // Throws InputError naming the field: steps in [0, 10⁷], batch_size in [1, 10⁶],
-  // learning_rate > 0, weight_decay ≥ 0 with learning_rate·weight_decay < 1, init_scale > 0, all finite.
+  // learning_rate > 0, weight_decay ≥ 0 with learning_rate·weight_decay < 1,
+  // init_scale in (0, kMaxInitScale], all finite.
   void validate() const;
 };
 
@@ -57,7 +65,10 @@ class MaxDigitTrainer {
   MaxDigitTrainer& operator=(const MaxDigitTrainer&) = delete;
 
   // Runs min(n, remaining) steps (none once done()). The batches come from one persistent
-  // stream, so any chunking of the same total gives bit-identical weights.
+  // stream, so any chunking of the same total gives bit-identical weights. A step whose loss
+  // is not finite or that leaves an entry beyond ±kMaxWeightMagnitude is divergence: training
+  // ends there (done()), diverged_at() names that step (1-based); the weights are then unusable
+  // (the CLI and the worker report the divergence instead of analysing them).
   TrainingProgress step(long n);
   // loss: the mean cross-entropy of the last batch (NaN before the first step).
   TrainingProgress progress() const { return {steps_taken_, settings_.steps, last_loss_, done()}; }
@@ -66,7 +77,11 @@ class MaxDigitTrainer {
   MaxDigitTrainingResult result() const { return {settings_, weights_, steps_taken_, last_loss_}; }
   long steps_taken() const { return steps_taken_; }
   long steps_total() const { return settings_.steps; }
-  bool done() const { return stopped_ || steps_taken_ >= settings_.steps; }
+  bool done() const { return stopped_ || steps_taken_ >= settings_.steps || diverged_at_ > 0; }
+  // 1-based step at which training diverged, 0 while healthy.
+  long diverged_at() const { return diverged_at_; }
+  // "training diverged at step N: …" — the message the CLI and the worker report.
+  std::string divergence_message() const;
   const MaxDigitWeights& weights() const { return weights_; }
   const MaxDigitTrainingSettings& settings() const { return settings_; }
 
@@ -77,6 +92,7 @@ class MaxDigitTrainer {
   Random batches_;
   MaxDigitGradients gradients_;
   long steps_taken_ = 0;
+  long diverged_at_ = 0;
   double last_loss_;
   bool stopped_ = false;
 };

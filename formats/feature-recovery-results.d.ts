@@ -27,6 +27,8 @@ export interface FeatureRecoveryResults {
   settings: FeatureRecoveryResultsSettings;
   /** Steps taken (the trainer's steps_taken): settings.steps, or fewer for a stopped run. */
   steps_done: number;
+  /** True when the run was stopped before settings.steps (steps_done < settings.steps): a partial run, labelled so on the page and by the interventions widget. */
+  partial: boolean;
   /** 4 × 3, the model's keys (the fixed tetrahedron unless settings.learned_keys). */
   fixed_keys: number[][];
   /** R, 9 × 9 orthogonal: x = z·R. */

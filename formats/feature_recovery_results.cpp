@@ -17,6 +17,9 @@ std::string write_feature_recovery_results(const FeatureRecoveryResult& r, const
   w.key("erase_payload").numbers(e.erase_payload_mse.data(), 3).key("erase_request").numbers(e.erase_request_mse.data(), 3);
   w.key("irrelevant_shift_mse").value(e.irrelevant_shift_mse).end_object();
   w.key("loss_trace").numbers(r.loss_trace.data(), r.loss_trace.size()).key("mixing").matrix(r.mixing);
+  // partial: the run stopped (Stop on the page, Ctrl-C in the CLI) before settings.steps; its
+  // numbers describe the steps taken, not the recipe's run.
+  w.key("partial").value(r.steps_taken < s.steps);
   w.key("query_r2").numbers(e.query_r2.data(), 3);
   w.key("response_query").matrix(e.response_query).key("response_value").matrix(e.response_value);
   w.key("settings").begin_object();

@@ -195,10 +195,12 @@ export interface InterventionsState {
   feature: number;
   shift: number;
   seed: number | null;
+  /** The run used was stopped before its steps (results.json "partial"), null before one exists. */
+  partial: boolean | null;
   clean_mse: number | null;
   mse: number | null;
 }
-/** Attributes: source (id of a headlab-feature-recovery), intervention, feature (1–3), shift. Shared: intervention, feature, shift. */
+/** Attributes: source (id of a headlab-feature-recovery; naming the element itself or anything else is refused with a message), intervention, feature (1–3), shift. Shared: intervention, feature, shift. */
 export interface HeadlabInterventions extends HeadlabElementBase<InterventionsState> {
   intervention: InterventionsState['intervention']; feature: number; shift: number;
 }
@@ -233,10 +235,12 @@ export interface MaxDigitModelState {
  * default the shipped seed-0 file), seed (integer ≥ 0, default 1), steps (1–100000, default 4000),
  * unit-norm-unembedding (boolean), loading ("eager": fetch on page load even behind a prerendered snapshot;
  * "lazy": fetch only when the panel or a widget reading it nears the viewport; default: on load, or,
- * behind a prerendered snapshot, on the reader's first interaction). Shared: seed.
+ * behind a prerendered snapshot, on the reader's first interaction), timeout (seconds, 1–600, default 30:
+ * a weights download not finished by then is abandoned and the widgets show a message; the file may
+ * hold at most 16 MiB). Shared: seed.
  */
 export interface HeadlabMaxDigitModel extends HeadlabElementBase<MaxDigitModelState> {
-  src: string; seed: number; steps: number; unitNormUnembedding: boolean;
+  src: string; seed: number; steps: number; unitNormUnembedding: boolean; timeout: number;
   readonly trainingStatus: ModelTrainingStatus;
   /** Trains a model from `seed` in the worker; every widget tied to this element switches to it when done. */
   train(): void;
@@ -590,7 +594,7 @@ export interface HeadlabJSXElements {
     pace?: 'watch' | 'fast'; autostart?: boolean | '';
   };
   'headlab-interventions': HeadlabBaseAttributes & { source?: string; intervention?: InterventionsState['intervention']; feature?: Num; shift?: Num };
-  'headlab-max-digit-model': HeadlabBaseAttributes & { src?: string; seed?: Num; steps?: Num; 'unit-norm-unembedding'?: boolean | ''; loading?: 'lazy' | 'eager' };
+  'headlab-max-digit-model': HeadlabBaseAttributes & { src?: string; seed?: Num; steps?: Num; 'unit-norm-unembedding'?: boolean | ''; loading?: 'lazy' | 'eager'; timeout?: Num };
   'headlab-attention-bars': MaxDigitAttributes & { digits?: string };
   'headlab-attention-patch': MaxDigitAttributes & { digits?: string; patches?: string };
   'headlab-head-ablation': MaxDigitAttributes & { ablated?: string };

@@ -363,14 +363,19 @@ export interface MaxDigitTrainingSettings {
   learning_rate?: number;
   /** Decoupled weight decay, ≥ 0 and < 1 / learning_rate. Default 0.1. */
   weight_decay?: number;
-  /** E ~ N(0, s²), other matrices ~ N(0, (s/√fan_in)²), s > 0. Default 0.1. */
+  /** E ~ N(0, s²), other matrices ~ N(0, (s/√fan_in)²), s in (0, 1e4] (so no initial entry reaches the 1e6 weight limit). Default 0.1. */
   init_scale?: number;
   /** Hold every column of W_U at unit norm. Default false. */
   unit_norm_unembedding?: boolean;
 }
 
 /** The trainer protocol's progress; loss: mean cross-entropy (nats) of the last batch, NaN before the first step. */
-export type MaxDigitProgress = TrainingProgress;
+export type MaxDigitProgress = TrainingProgress & {
+  /** 1-based step whose loss was not finite or whose update left an entry beyond ±1e6 (divergence: training ends there); 0 while healthy. Absent before the first step(). */
+  diverged_at?: number;
+  /** Present once diverged: "training diverged at step N: …". */
+  divergence?: string;
+};
 
 /** A training run in chunks, in the trainer protocol (docs/model-pattern.md). Deterministic whatever the chunking. Call dispose() when done. */
 export interface MaxDigitTrainer {

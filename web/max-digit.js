@@ -38,7 +38,10 @@ export class MaxDigitTrainer {
     return this.#handle;
   }
 
-  /** Runs up to n more steps; returns { steps_taken, steps_total, loss, done }. */
+  /**
+   * Runs up to n more steps; returns { steps_taken, steps_total, loss, done, diverged_at } and,
+   * once training diverged (diverged_at = that 1-based step), divergence: the message.
+   */
   step(n) {
     this.progress = unwrap(this.#live().step(n));
     return this.progress;

@@ -163,6 +163,7 @@ export const workerTasks = {
         let p = trainer.progress;
         while (!p.done && !shouldStop()) {
           p = trainer.step(chunk);
+          if (p.diverged_at) throw new HeadlabError(p.divergence);
           progress({ steps_taken: p.steps_taken, steps_total: p.steps_total, loss: p.loss });
           if (!p.done) await yieldToEvents();
         }

@@ -462,7 +462,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     const r = this.lastResults;
     const seed = r?.settings.seed ?? this.seed;
     this.resultsCaption!.textContent = r
-      ? `Held-out evaluation on ${r.settings.eval_size} examples after ${r.steps_done} steps (seed ${seed})`
+      ? `Held-out evaluation on ${r.settings.eval_size} examples after ${r.steps_done} steps (seed ${seed})${r.partial ? ` — a partial run: stopped at step ${r.steps_done} of ${r.settings.steps}; the exported results.json says "partial": true` : ''}`
       : 'Held-out evaluation (train to fill in this run)';
     const mine = r
       ? [magnitudeCell(r.heldout_mse), plainCell(r.uniform_attention_mse, 3), r2Cell(Math.min(...r.query_r2)), r2Cell(Math.min(...r.value_r2))]

@@ -37,6 +37,8 @@ export interface InterventionsState {
   shift: number;
   /** Seed of the trained run used, or null before one exists. */
   seed: number | null;
+  /** The run used was stopped before its steps (results.json "partial"); null before one exists. */
+  partial: boolean | null;
   /** Held-out MSE without intervention, and the intervention's MSE (see the widget's text for what each compares). */
   clean_mse: number | null;
   mse: number | null;
@@ -80,6 +82,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   private shiftInput: HTMLInputElement | null = null;
   private shiftField: { show: (text: string) => void } | null = null;
   private waiting: HTMLParagraphElement | null = null;
+  private runNote: HTMLParagraphElement | null = null;
   private output: HTMLDivElement | null = null;
   private cleanCell: HTMLTableCellElement | null = null;
   private afterCell: HTMLTableCellElement | null = null;
@@ -104,7 +107,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     const r = this.trained ? this.compute(this.trained) : null;
     return {
       intervention: this.intervention, feature: this.feature, shift: this.shift,
-      seed: this.trained?.settings.seed ?? null, clean_mse: r?.heldout_mse ?? null, mse: r?.mse ?? null,
+      seed: this.trained?.settings.seed ?? null, partial: this.trained ? this.trained.partial : null, clean_mse: r?.heldout_mse ?? null, mse: r?.mse ?? null,
     };
   }
 
@@ -191,6 +194,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     this.waiting = el('p', { class: 'waiting', role: 'status' },
       'Waiting for a trained model: train it in the figure above, and its matrices appear here.');
     this.output = el('div', { hidden: '' });
+    this.runNote = el('p', { class: 'note run', role: 'status' });
     const compare = el('table', { class: 'compare' });
     compare.createCaption().textContent = 'Prediction MSE on the held-out examples';
     const body = compare.createTBody();
@@ -226,7 +230,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     compareBox.append(compare);
     const examplesBox = el('div', { class: 'scroll' });
     examplesBox.append(examples);
-    this.output.append(compareBox, this.draftNote, figure, examplesBox);
+    this.output.append(this.runNote, compareBox, this.draftNote, figure, examplesBox);
     this.body.append(title, intro, kinds, params, this.waiting, this.output);
     const dark = matchMedia('(prefers-color-scheme: dark)');
     this.listen(dark, 'change', () => { this.colours = null; this.requestRender(); });
@@ -247,7 +251,8 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     const what = this.intervention === 'shift'
       ? `the predictions move by an MSE of ${formatMagnitude(r.mse)}`
       : `the prediction MSE against the original targets is ${formatMagnitude(r.mse)}`;
-    return `${this.describe()} (seed ${this.trained.settings.seed}): ${what}; without the intervention it is ${formatMagnitude(r.heldout_mse)}.`;
+    const run = this.trained.partial ? `, a partial run stopped at step ${this.trained.steps_done} of ${this.trained.settings.steps}` : '';
+    return `${this.describe()} (seed ${this.trained.settings.seed}${run}): ${what}; without the intervention it is ${formatMagnitude(r.heldout_mse)}.`;
   }
 
   /** Bars of the clean and intervened MSE on a log axis from 10⁻³⁴ to 10¹. */
@@ -299,6 +304,13 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     this.featureSelect!.disabled = kind === 'shift';
     this.shiftField!.show(String(this.shift));
     this.shiftInput!.disabled = kind !== 'shift';
+    if (this.source === this) {
+      throw new WidgetInputError(`attribute source="${this.getAttribute('source')}" names this element itself; give the id of a <headlab-feature-recovery>`);
+    }
+    if (this.source && this.source.localName !== 'headlab-feature-recovery') {
+      // Only a trainer holds runs, so a source naming another interventions element (or a cycle of them) is refused here.
+      throw new WidgetInputError(`attribute source="${this.getAttribute('source')}" names a <${this.source.localName}>, not a <headlab-feature-recovery> with trained matrices`);
+    }
     if (!this.source) {
       throw new WidgetInputError(this.getAttribute('source')
         ? `no element with id="${this.getAttribute('source')}" to take the trained matrices from (attribute source)`
@@ -308,6 +320,10 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     this.waiting!.hidden = t !== null;
     this.output!.hidden = t === null;
     if (!t) return;
+    this.runNote!.textContent = t.partial
+      ? `Using a partial run: training was stopped at step ${t.steps_done} of ${t.settings.steps} (seed ${t.settings.seed}), so these matrices are not the finished model's.`
+      : `Using the finished run: ${t.steps_done} steps, seed ${t.settings.seed}.`;
+    this.runNote!.classList.toggle('partial', t.partial);
     const r = this.compute(t);
     setMse(this.cleanCell!, r.heldout_mse);
     setMse(this.afterCell!, r.mse);

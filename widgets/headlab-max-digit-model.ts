@@ -9,13 +9,14 @@
 // shipped one), steps (default 4000, the recipe's), unit-norm-unembedding (boolean: train with
 // W_U's columns held at unit norm), loading ("eager": fetch on load even behind a prerendered
 // snapshot; "lazy": also wait until the panel or a widget reading it nears the viewport; by
-// default a prerendered page fetches on the reader's first interaction, see max-digit/loading.ts).
+// default a prerendered page fetches on the reader's first interaction, see max-digit/loading.ts),
+// timeout (seconds a weights download may take before it fails with a message, 1–600, default 30).
 // Events: `change` with { status, seed, label, accuracy } when a run ends or the model switches.
 import type { MaxDigitTrainingSettings, MaxDigitWeights } from '../web/headlab-core.js';
 import { WorkerJobs } from '../web/worker-client.js';
-import { HeadlabElement, WidgetInputError, el, integerAttribute, setNumberAttribute } from './base/headlab-element.js';
+import { HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute } from './base/headlab-element.js';
 import { formatAccuracy, formatNumber, type BoundValue } from './chart/format.js';
-import { defaultWeightsUrl, modelSource, type MaxDigitAnalysisFile, type MaxDigitModelSource } from './max-digit/model.js';
+import { DEFAULT_WEIGHTS_TIMEOUT_S, defaultWeightsUrl, modelSource, type MaxDigitAnalysisFile, type MaxDigitModelSource } from './max-digit/model.js';
 import { firstInteraction, loadMaxDigitNow, watchReach } from './max-digit/loading.js';
 import { MAX_DIGIT_CSS } from './max-digit/widget.js';
 
@@ -31,7 +32,7 @@ export interface MaxDigitModelState {
 const CHUNK_STEPS = 100;
 
 export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
-  static observedAttributes = ['src', 'seed', 'steps', 'unit-norm-unembedding', 'loading'];
+  static observedAttributes = ['src', 'seed', 'steps', 'unit-norm-unembedding', 'loading', 'timeout'];
   protected static sharedAttributes = ['seed'];
   protected static coreModule = 'max-digit' as const;
   protected static css = /* css */ `${MAX_DIGIT_CSS}
@@ -66,6 +67,8 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   set seed(v: number) { setNumberAttribute(this, 'seed', v); }
   get steps(): number { return integerAttribute(this, 'steps', 4000, 1, 100000); }
   set steps(v: number) { setNumberAttribute(this, 'steps', v); }
+  get timeout(): number { return numberAttribute(this, 'timeout', DEFAULT_WEIGHTS_TIMEOUT_S, 1, 600); }
+  set timeout(v: number) { setNumberAttribute(this, 'timeout', v); }
   get unitNormUnembedding(): boolean { return this.hasAttribute('unit-norm-unembedding'); }
   set unitNormUnembedding(v: boolean) { this.toggleAttribute('unit-norm-unembedding', v); }
   get src(): string { return this.getAttribute('src') ?? ''; }
@@ -165,7 +168,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     this.lazyObserver = null;
     this.loadRequested = true;
     loadMaxDigitNow();
-    if (this.source && this.source.status === 'idle') void this.source.load(this.weightsUrl());
+    if (this.source && this.source.status === 'idle') void this.source.load(this.weightsUrl(), this.timeout);
   }
 
   private loadRequested = false;
@@ -264,12 +267,12 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
       const observer = new IntersectionObserver((entries) => {
         if (!entries.some((e) => e.isIntersecting)) return;
         observer.disconnect();
-        void this.source?.load(this.weightsUrl());
+        void this.source?.load(this.weightsUrl(), this.timeout);
       }, { rootMargin: '600px 0px' });
       readers.forEach((r) => observer.observe(r));
       this.lazyObserver = observer;
     } else {
-      void this.source.load(this.weightsUrl());
+      void this.source.load(this.weightsUrl(), this.timeout);
     }
 
     this.now = el('p', { class: 'now', role: 'status' });

@@ -16,7 +16,7 @@
 import type { AttentionResult } from '../web/headlab-core.js';
 import { identity, matrix } from '../web/matrix.js';
 import {
-  HeadlabElement, WidgetInputError, el, integerAttribute, jsonAttribute, numberGrid, setNumberAttribute, type WidgetFigure,
+  HeadlabElement, MAX_ATTRIBUTE_LENGTH, MAX_GRID_SIDE, WidgetInputError, el, integerAttribute, jsonAttribute, numberGrid, setNumberAttribute, type WidgetFigure,
 } from './base/headlab-element.js';
 import { stackedTableCss } from './base/theme.js';
 import { Memo } from './base/memo.js';
@@ -261,6 +261,9 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
 }
 
 function parseWeights(text: string): number[] {
+  if (text.length > MAX_ATTRIBUTE_LENGTH) {
+    throw new WidgetInputError(`attribute weights is ${text.length.toLocaleString('en-US')} characters long; the limit is ${MAX_ATTRIBUTE_LENGTH.toLocaleString('en-US')}`);
+  }
   const parts = text.trim().split(/[\s,]+/).filter(Boolean);
   const weights = parts.map(Number);
   const bad = parts.findIndex((p, i) => !Number.isFinite(weights[i]));
@@ -270,6 +273,10 @@ function parseWeights(text: string): number[] {
 
 function checkWeights(raw: unknown, what: string): number[] {
   if (!Array.isArray(raw) || raw.length === 0) throw new WidgetInputError(`${what} must be a non-empty list of numbers`);
+  // One record per weight: the n × n attention of the swap and the n-row table (MAX_GRID_SIDE).
+  if (raw.length > MAX_GRID_SIDE) {
+    throw new WidgetInputError(`${what} has ${raw.length.toLocaleString('en-US')} entries (records); the limit is ${MAX_GRID_SIDE}`);
+  }
   raw.forEach((w, i) => {
     if (typeof w !== 'number' || !Number.isFinite(w)) throw new WidgetInputError(`${what}: entry ${i + 1} (${JSON.stringify(w)}) is not a finite number`);
     if (w < 0) throw new WidgetInputError(`${what}: entry ${i + 1} is ${w}, but weights must be ≥ 0`);

@@ -227,6 +227,12 @@ test('Stop ends the run within one progress update; the partial results still fo
   assert.deepEqual(shown, [...r.response_query.flat(), ...r.response_value.flat()]);
   assert.match(await fr.locator('.status').textContent(), new RegExp(`Stopped at step ${r.steps_done} of 1200`));
   assert.equal(await fr.getByRole('button', { name: 'Stop' }).isDisabled(), true);
+  // The stopped run says it is partial: in results.json, beside the results and in the interventions widget.
+  assert.equal(r.partial, true);
+  assert.match(await fr.locator('table.results caption').textContent(), new RegExp(`a partial run: stopped at step ${r.steps_done} of 1200`));
+  await page.locator('#interventions .run').waitFor({ state: 'visible' });
+  assert.match(await page.locator('#interventions .run').textContent(), new RegExp(`Using a partial run: training was stopped at step ${r.steps_done} of 1200`));
+  assert.equal(await page.evaluate(() => document.querySelector('#interventions').state.partial), true);
   assert.deepEqual(page.problems, []);
 });
 
@@ -320,7 +326,10 @@ test('bad attributes and settings name the problem inside the widget', async () 
 <headlab-feature-recovery id="pace" pace="slow"></headlab-feature-recovery>
 <headlab-feature-recovery id="ok" steps="40" pace="fast"></headlab-feature-recovery>
 <headlab-interventions id="nosource" source="missing"></headlab-interventions>
-<headlab-interventions id="badkind" source="ok" intervention="erase-noise"></headlab-interventions>`,
+<headlab-interventions id="badkind" source="ok" intervention="erase-noise"></headlab-interventions>
+<headlab-interventions id="self" source="self"></headlab-interventions>
+<headlab-interventions id="cycle1" source="cycle2"></headlab-interventions>
+<headlab-interventions id="cycle2" source="cycle1"></headlab-interventions>`,
     },
   });
   const s = await startSession({ dir, csp: true });
@@ -333,6 +342,10 @@ test('bad attributes and settings name the problem inside the widget', async () 
       ['pace', /pace="slow" must be "watch" or "fast"/],
       ['nosource', /no element with id="missing".*attribute source/],
       ['badkind', /intervention="erase-noise" must be/],
+      // Self-references and cycles are refused (docs/limits.md), never a wait for ever.
+      ['self', /attribute source="self" names this element itself/],
+      ['cycle1', /attribute source="cycle2" names a <headlab-interventions>, not a <headlab-feature-recovery>/],
+      ['cycle2', /attribute source="cycle1" names a <headlab-interventions>/],
     ];
     for (const [id, pattern] of cases) {
       await alertOf(id).waitFor({ state: 'visible' });

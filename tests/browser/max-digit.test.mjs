@@ -563,6 +563,8 @@ test('bad author input and load failures show a message inside each widget; the 
     'bad-file.html': { body: '<headlab-max-digit-model id="m" src="data/bad.json"></headlab-max-digit-model><headlab-attention-bars model="m"></headlab-attention-bars>' },
     'truncated.html': { body: '<headlab-max-digit-model id="m" src="data/truncated.json"></headlab-max-digit-model><headlab-head-contributions model="m"></headlab-head-contributions>' },
     'tampered.html': { body: '<headlab-max-digit-model id="m" src="data/tampered.json"></headlab-max-digit-model><headlab-angle-dot model="m"></headlab-angle-dot>' },
+    'huge.html': { body: '<headlab-max-digit-model id="m" src="data/huge.json"></headlab-max-digit-model><headlab-attention-bars model="m"></headlab-attention-bars>' },
+    'stalled.html': { body: '<headlab-max-digit-model id="m" src="data/stalled.json" timeout="1" loading="eager"></headlab-max-digit-model><headlab-subspace-accuracy model="m"></headlab-subspace-accuracy>' },
     'bad-attr.html': { body: '<headlab-subspace-accuracy k="12"></headlab-subspace-accuracy><headlab-attention-patch patches="3:9"></headlab-attention-patch><headlab-head-contributions digits="1 2 x"></headlab-head-contributions>' },
   });
   fs.mkdirSync(path.join(dir, 'data'));
@@ -573,6 +575,9 @@ test('bad author input and load failures show a message inside each widget; the 
   const tampered = JSON.parse(text);
   tampered.W_K[1] = tampered.W_K[1].map((row) => row.slice(0, 15));
   fs.writeFileSync(path.join(dir, 'data/tampered.json'), JSON.stringify(tampered));
+  const huge = JSON.parse(text);
+  huge.E[0][0] = 1e200;  // finite but huge: once NaN attention mass and "accuracy 0.00%"
+  fs.writeFileSync(path.join(dir, 'data/huge.json'), JSON.stringify(huge));
   const s = await startSession({ dir, csp: true });
   try {
     const alerts = async (p, tags) => {
@@ -608,6 +613,20 @@ test('bad author input and load failures show a message inside each widget; the 
     p = await s.newPage();
     await p.goto(`${s.url}tampered.html`);
     for (const m of await alerts(p, ['headlab-max-digit-model', 'headlab-angle-dot'])) assert.match(m, /W_K\[1\] must be 64 × 16, got 64 × 15/);
+
+    p = await s.newPage();
+    await p.goto(`${s.url}huge.html`);
+    for (const m of await alerts(p, ['headlab-max-digit-model', 'headlab-attention-bars'])) {
+      assert.match(m, /E \(14 × 64\) has an entry 1e\+200 at row 0, column 0 beyond the magnitude limit ±1e\+06/);
+    }
+
+    // A weights URL that never answers: abandoned after timeout="1" second with a message, not "Loading…" for ever.
+    p = await s.newPage();
+    await p.route('**/data/stalled.json', () => {});  // never fulfilled
+    await p.goto(`${s.url}stalled.html`);
+    for (const m of await alerts(p, ['headlab-max-digit-model', 'headlab-subspace-accuracy'])) {
+      assert.match(m, /the weights file \/data\/stalled\.json could not be fetched \(no complete answer within 1 s; the download was abandoned\)/);
+    }
 
     p = await s.newPage();
     await p.goto(`${s.url}bad-attr.html`);

@@ -166,6 +166,10 @@ test('value swap: bad author data shows a message naming the problem, and recove
     ['values="[[1,2],"', /attribute values is not valid JSON/],
     ['column-b="7"', /column-b="7" must be between 1 and 3/],
     ['records=\'["only one"]\'', /records must be a list of 4 text labels/],
+    // Limits (docs/limits.md): 16 records, |entry| ≤ 1e6; one beyond each is a message, never a freeze or Infinity.
+    [`weights="${Array(17).fill(1 / 17).join(' ')}"`, /attribute weights has 17 entries \(records\); the limit is 16/],
+    ['weights="0.5 0.5" values="[[1e200, 2], [3, 4]]"', /values row 1, column 1 is 1e\+200, beyond the magnitude limit ±1e\+6/],
+    [`values="${JSON.stringify(Array(4).fill(Array(17).fill(1)))}"`, /values has 17 columns; the limit is 16/],
   ];
   const body = cases.map(([attrs], i) => `<headlab-value-swap id="bad${i}" ${attrs}></headlab-value-swap>`).join('\n')
     + '\n<headlab-value-swap id="badjson"><script type="application/json">{"weights": [1], </script></headlab-value-swap>';
@@ -180,6 +184,20 @@ test('value swap: bad author data shows a message naming the problem, and recove
       assert.match(await alertOf(`bad${i}`).textContent(), pattern, `case ${cases[i][0]}`);
     }
     await alertOf('badjson').waitFor({ state: 'visible' });
+    // At the limits: 16 records of 16 values of magnitude 1e6 render finite numbers and no message.
+    await page.evaluate(() => {
+      const limit = document.createElement('headlab-value-swap');
+      limit.id = 'limit';
+      limit.setAttribute('weights', Array(16).fill(1 / 16).join(' '));
+      limit.setAttribute('values', JSON.stringify(Array.from({ length: 16 }, (_, i) => Array.from({ length: 16 }, (_, j) => ((i + j) % 2 ? -1e6 : 1e6)))));
+      limit.setAttribute('column-b', '16');
+      document.body.append(limit);
+    });
+    await page.locator('#limit .readings tbody tr').first().waitFor();
+    const atLimit = await read(page, '#limit');
+    assert.equal(atLimit.alert, null);
+    assert.equal(atLimit.reading.length, 16);
+    assert.ok([...atLimit.reading, ...atLimit.swapped].every(Number.isFinite), 'finite readings at the limits');
     assert.match(await alertOf('badjson').textContent(), /JSON content is not valid JSON/);
     await screenshot(page.locator('#bad0'), 'value-swap-bad-attribute');
     // Fixing the attribute clears the message and shows the numbers.

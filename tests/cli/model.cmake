@@ -8,7 +8,7 @@ endfunction()
 set(_data ${CMAKE_CURRENT_SOURCE_DIR}/data/transformer)
 set(_md ${CMAKE_CURRENT_BINARY_DIR}/model-cli-max-digit)
 headlab_model_case(usage "usage: headlab model inspect.*exit=2")
-headlab_model_case(no_config "--config is required.*exit=1" inspect --weights x.safetensors)
+headlab_model_case(no_config "--config is required.*exit=2" inspect --weights x.safetensors)
 headlab_model_case(missing_file "--config: cannot open \"/nonexistent/m.json\".*exit=1" inspect --config /nonexistent/m.json --weights x)
 headlab_model_case(not_safetensors "--weights .*: safetensors: .*exit=1"
                    inspect --config ${_data}/two_layer_ln_pos.json --weights ${CMAKE_CURRENT_SOURCE_DIR}/data/attention_identity.json)
@@ -24,10 +24,10 @@ headlab_model_case(prompt_word "--prompt: prompt token \"cat\" at position 2.*ex
                    run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1,2,cat")
 headlab_model_case(run_ok "\"tokens\":\\[1,2,3\\],\"logits\":\\[\\[.*\"patterns\":\\[\\[\\[\\[1.0,0.0,0.0\\].*exit=0"
                    run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2 3")
-headlab_model_case(bad_task "--task must be induction.*exit=1" train --task copy --seed 0 --out ${_md}.safetensors)
-headlab_model_case(bad_ablation "--ablation must be zero or mean.*exit=1"
+headlab_model_case(bad_task "--task must be induction.*exit=2" train --task copy --seed 0 --out ${_md}.safetensors)
+headlab_model_case(bad_ablation "--ablation must be zero or mean.*exit=2"
                    analyze --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --ablation half)
-headlab_model_case(patching_needs_answer "--corrupted needs --answer and --wrong.*exit=1"
+headlab_model_case(patching_needs_answer "--corrupted needs --answer and --wrong.*exit=2"
                    analyze --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --corrupted "1 3")
 # The max-digit weights converted to the format, then inspected, run and analysed from the files.
 add_test(NAME cli.model.max_digit_round_trip
@@ -38,11 +38,11 @@ add_test(NAME cli.model.max_digit_round_trip
 set_tests_properties(cli.model.max_digit_round_trip PROPERTIES
   PASS_REGULAR_EXPRESSION "wrote the max-digit model.*\"normalization\":\"none\".*\"token_names\":\\[\"BOS\",\"3\",\"7\",\"1\",\"PAD\".*\"token\":7,.*\"circuits\":\\{\"qk\":")
 # model run --ablate: the prompt's logits with heads ablated (what the ablation widget shows).
-headlab_model_case(ablate_bad_head "--ablate: \"1x\" is not a layer.head pair.*exit=1"
+headlab_model_case(ablate_bad_head "--ablate: \"1x\" is not a layer.head pair.*exit=2"
                    run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --ablate "1x")
 headlab_model_case(ablate_outside "head 5.0 is not in the model.*exit=1"
                    run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --ablate "5.0")
-headlab_model_case(ablation_without_ablate "--ablation applies only with --ablate.*exit=1"
+headlab_model_case(ablation_without_ablate "--ablation applies only with --ablate.*exit=2"
                    run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --ablation zero)
 headlab_model_case(ablate_ok "\"tokens\":\\[1,2,3\\],\"logits\":\\[\\[.*exit=0"
                    run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2 3" --ablate "0.1 1.0" --ablation mean --sequences 4)

@@ -198,7 +198,7 @@ TEST_CASE("settings and intervention arguments are checked and named", "[feature
                     Catch::Contains("learning_rate must be a finite number > 0"));
   CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.eval_size = 1; })), Catch::Contains("eval_size must be in [2"));
   CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.request_scale = NAN; })),
-                    Catch::Contains("request_scale must be a finite number > 0"));
+                    Catch::Contains("request_scale must lie in (0, 1e+06]"));
   CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.shift = INFINITY; })), Catch::Contains("shift"));
   FeatureRecoveryTrainer trainer(with([](auto& s) { s.steps = 3; }));
   CHECK_THROWS_WITH(trainer.step(-2), Catch::Contains("step count must be ≥ 0, got -2"));
@@ -290,19 +290,41 @@ TEST_CASE("break it: tiny requests leave the query unidentified, and learning ra
 
 TEST_CASE("a run whose numbers overflow is reported as diverged at its step", "[feature_recovery][break]") {
   FeatureRecoverySettings s;
-  s.learning_rate = 10;
-  s.init_scale = 1e200;  // the squared error of step 1 overflows to inf
+  s.learning_rate = 1e300;  // step 1 moves W_q, W_v by ~1e300; the squared error of step 2 overflows to inf
   s.steps = 50;
   FeatureRecoveryTrainer t(s);
   const TrainingProgress p = t.step(50);
-  CHECK(p.steps_taken == 1);
+  CHECK(p.steps_taken == 2);
   CHECK(p.done);
   CHECK_FALSE(std::isfinite(p.loss));
   CHECK(t.diverged());
-  CHECK(t.diverged_at() == 1);
-  CHECK(t.step(10).steps_taken == 1);
-  CHECK_THROWS_WITH(t.result(), Catch::StartsWith("training diverged at step 1:"));
-  CHECK_THROWS_WITH(run_feature_recovery(s), Catch::StartsWith("training diverged at step 1:"));
+  CHECK(t.diverged_at() == 2);
+  CHECK(t.step(10).steps_taken == 2);
+  CHECK_THROWS_WITH(t.result(), Catch::StartsWith("training diverged at step 2:"));
+  CHECK_THROWS_WITH(run_feature_recovery(s), Catch::StartsWith("training diverged at step 2:"));
+}
+
+TEST_CASE("scales beyond 1e6 are refused by name, and at the limit every R² is finite", "[feature_recovery][limits]") {
+  FeatureRecoverySettings s;
+  s.request_scale = 1e154;  // once wrote "query_r2": [null, null, null]
+  CHECK_THROWS_WITH(s.validate(), "request_scale must lie in (0, 1e+06], got 1e+154");
+  s.request_scale = 1.8;
+  s.init_scale = 1e100;
+  CHECK_THROWS_WITH(s.validate(), "init_scale must lie in (0, 1e+06], got 1e+100");
+  s.init_scale = kMaxFeatureRecoveryScale;
+  s.request_scale = kMaxFeatureRecoveryScale;
+  s.steps = 5;
+  s.eval_size = 256;
+  FeatureRecoveryTrainer t(s);
+  t.step(5);
+  REQUIRE_FALSE(t.diverged());
+  const FeatureRecoveryEvaluation e = t.result().evaluation;
+  for (int j = 0; j < kFeatureWidth; ++j) {
+    CHECK(std::isfinite(e.query_r2[j]));
+    CHECK(std::isfinite(e.value_r2[j]));
+    CHECK(std::isfinite(e.erase_request_mse[j]));
+  }
+  CHECK(std::isfinite(e.heldout_mse));
 }
 
 TEST_CASE("learned keys: the loss still falls, but R·W_q is no longer the identity block", "[feature_recovery][learned_keys]") {

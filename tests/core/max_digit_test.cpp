@@ -169,13 +169,17 @@ TEST_CASE("max-digit: bad weights and settings give clear messages", "[max_digit
   CHECK_THROWS_WITH(require_format_version(2), Catch::Contains("format_version 2"));
   MaxDigitTrainingSettings s;
   s.learning_rate = 0;
-  CHECK_THROWS_WITH(s.validate(), "learning_rate must be finite and > 0, got 0.000000");
+  CHECK_THROWS_WITH(s.validate(), "learning_rate must be finite and > 0, got 0");
   s = {};
   s.batch_size = 0;
   CHECK_THROWS_WITH(s.validate(), "batch_size must lie in [1, 1000000], got 0");
   s = {};
   s.init_scale = -1;
-  CHECK_THROWS_WITH(s.validate(), Catch::StartsWith("init_scale must be finite and > 0"));
+  CHECK_THROWS_WITH(s.validate(), "init_scale must lie in (0, 10000], got -1");
+  s.init_scale = 1e100;  // once reached a NaN-to-integer conversion in the exp
+  CHECK_THROWS_WITH(s.validate(), "init_scale must lie in (0, 10000], got 1e+100");
+  s.init_scale = kMaxInitScale;
+  CHECK_NOTHROW(s.validate());
   s = {};
   s.steps = -1;
   CHECK_THROWS_WITH(MaxDigitTrainer(s), "steps must lie in [0, 10000000], got -1");
@@ -262,3 +266,25 @@ static void check_seed(std::uint64_t seed) {
 TEST_CASE("max-digit acceptance: seed 0", "[max_digit][acceptance]") { check_seed(0); }
 TEST_CASE("max-digit acceptance: seed 1", "[max_digit][acceptance]") { check_seed(1); }
 TEST_CASE("max-digit acceptance: seed 2", "[max_digit][acceptance]") { check_seed(2); }
+
+TEST_CASE("max-digit: divergence ends training at its step with a message, never a NaN weight",
+          "[max_digit][training][limits]") {
+  MaxDigitTrainingSettings s;
+  s.steps = 50;
+  s.batch_size = 8;
+  s.weight_decay = 0;
+  s.learning_rate = 1e300;  // the first update moves every weight by ~1e300, past the 1e6 limit
+  MaxDigitTrainer t(s);
+  const TrainingProgress p = t.step(50);
+  CHECK(p.done);
+  CHECK(t.diverged_at() == 1);
+  CHECK(p.steps_taken == 0);
+  CHECK(t.step(10).steps_taken == 0);
+  CHECK_THAT(t.divergence_message(), Catch::StartsWith("training diverged at step 1:") && Catch::Contains("learning_rate 1e+300"));
+  CHECK_THROWS_WITH(train_max_digit(s), Catch::StartsWith("training diverged at step 1:"));
+  // A healthy run never reports divergence.
+  s.learning_rate = 3e-3;
+  MaxDigitTrainer healthy(s);
+  CHECK(healthy.step(50).steps_taken == 50);
+  CHECK(healthy.diverged_at() == 0);
+}

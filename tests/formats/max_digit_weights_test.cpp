@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 
 using namespace headlab;
@@ -65,8 +66,43 @@ TEST_CASE("weights file: every kind of bad file has its own short message", "[fo
                     "unit_norm_unembedding must be true or false");
   CHECK_THROWS_WITH(read_max_digit_weights(with("\"W_U\":[[", "\"W_U\":[[1e999,")),
                     Catch::Contains("is not valid JSON: number overflow parsing '1e999'"));
+  // Finite but huge: refused by magnitude, naming the matrix, the entry and the limit (1e200 once
+  // overflowed every logit; std::to_string would print it with 200 digits).
+  // The first entry of a matrix replaced by `value`.
+  auto first_entry = [&](const std::string& matrix, const std::string& value) {
+    std::string t = good;
+    const auto at = t.find("\"" + matrix + "\":[[");
+    REQUIRE(at != std::string::npos);
+    const auto from = at + matrix.size() + 5, to = t.find(',', from);
+    return t.replace(from, to - from, value);
+  };
+  CHECK_THROWS_WITH(read_max_digit_weights(first_entry("E", "1e200")),
+                    Catch::Contains("E (14 × 64) has an entry 1e+200 at row 0, column 0 beyond the magnitude limit ±1e+06"));
+  CHECK_THROWS_WITH(read_max_digit_weights(first_entry("W_U", "-1000001")),
+                    Catch::Contains("W_U (64 × 14) has an entry -1e+06 at row 0, column 0 beyond"));
+  CHECK_THROWS_WITH(read_max_digit_weights(with("\"format_version\":1", "\"format_version\":1.0000000000000002")),
+                    "format_version 1.0000000000000002 is not supported; this core reads version 1");
   CHECK_THROWS_WITH(read_max_digit_weights("[" + std::string(60000, '[')), Catch::Contains("nested deeper than 8 levels"));
   CHECK_THROWS_WITH(read_max_digit_weights(std::string(kMaxDigitWeightsMaxBytes + 1, ' ')),
                     Catch::StartsWith("the weights file is larger than"));
   CHECK_THROWS_WITH(read_max_digit_weights("[]"), "the weights file must be a JSON object");
+}
+
+TEST_CASE("weights at the magnitude limit: every analysis stays finite, so the file has no null",
+          "[formats][max_digit_weights][limits]") {
+  // Every matrix rescaled so that its largest |entry| is exactly kMaxWeightMagnitude: the worst
+  // case the reader admits (core/max_digit_model.hpp derives why it cannot overflow).
+  md::MaxDigitWeights w = read_max_digit_weights(shipped("max-digit-seed0.json"));
+  for (Matrix* m : md::parameter_list(w)) {
+    *m *= md::kMaxWeightMagnitude / m->cwiseAbs().maxCoeff();  // the largest entry rounds to the limit ± 1 ulp
+    *m = m->cwiseMin(md::kMaxWeightMagnitude).cwiseMax(-md::kMaxWeightMagnitude);
+  }
+  md::validate_weights(w);
+  const std::string file = write_max_digit_analysis(md::analyze_max_digit(w));
+  CHECK(file.find("null") == std::string::npos);
+  CHECK(file.find("nan") == std::string::npos);
+  CHECK(file.find("inf") == std::string::npos);
+  // Just beyond it: refused.
+  w.E(2, 3) = std::nextafter(md::kMaxWeightMagnitude, 2e6);
+  CHECK_THROWS_WITH(md::validate_weights(w), Catch::Contains("E (14 × 64) has an entry 1e+06 at row 2, column 3 beyond"));
 }

@@ -108,7 +108,18 @@ test('the trainer: chunked equals one-shot bit for bit, dispose frees it, a disp
   assert.throws(() => core.createMaxDigitTrainer({ learning_rate: -1 }), (e) => e instanceof HeadlabError && /^learning_rate must be finite and > 0/.test(e.message));
   assert.throws(() => core.createMaxDigitTrainer({ batch: 8 }), /settings has an unknown field "batch"/);
   assert.throws(() => core.createMaxDigitTrainer({ steps: -1 }), /steps must lie in \[0, 10000000\], got -1$/);
+  assert.throws(() => core.createMaxDigitTrainer({ init_scale: 1e100 }), /init_scale must lie in \(0, 10000\], got 1e\+100$/);
   assert.equal(core.maxDigitLiveTrainers(), before);
+  // Divergence: the step is named, training ends there, no NaN weight is handed out as a result.
+  const wild = core.createMaxDigitTrainer({ seed: 0, steps: 20, batch_size: 8, weight_decay: 0, learning_rate: 1e300 });
+  try {
+    const p = wild.step(20);
+    assert.equal(p.done, true);
+    assert.equal(p.diverged_at, 1);
+    assert.match(p.divergence, /^training diverged at step 1: .*learning_rate 1e\+300/);
+  } finally {
+    wild.dispose();
+  }
 });
 
 test('bad weights files: the same clear message natively and in JS', async () => {
@@ -120,6 +131,9 @@ test('bad weights files: the same clear message natively and in JS', async () =>
     ['unknown version', (f) => { f.format_version = 2; }, /format_version 2 is not supported; this core reads version 1/],
     ['too few heads', (f) => { f.W_O.pop(); }, /W_O must hold 4 matrices/],
     ['ragged', (f) => { f.E[3].pop(); }, /E row 3 must have 64 numbers/],
+    // Finite but huge (docs/limits.md): once "accuracy 0.00%" and NaN attention mass on the page.
+    ['huge entry', (f) => { f.E[0][0] = 1e200; }, /E \(14 × 64\) has an entry 1e\+200 at row 0, column 0 beyond the magnitude limit ±1e\+06/],
+    ['entry past the limit', (f) => { f.W_V[2][5][7] = -2e6; }, /W_V\[2\] \(64 × 16\) has an entry -2e\+06 at row 5, column 7 beyond/],
   ];
   for (const [name, edit, message] of cases) {
     const file = structuredClone(good);

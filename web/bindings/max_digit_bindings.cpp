@@ -127,7 +127,7 @@ class MaxDigitTrainerHandle {
     });
   }
   val step(val n) {
-    return guarded([&] { return progress_to_js(started().step(int_arg(n, "step count"))); });
+    return guarded([&] { return with_divergence(started().step(int_arg(n, "step count"))); });
   }
   val stop() {
     return guarded([&] {
@@ -151,6 +151,14 @@ class MaxDigitTrainerHandle {
   }
 
  private:
+  // The protocol's progress plus diverged_at (1-based step, 0 while healthy) and, once it
+  // diverged, the message naming the step.
+  val with_divergence(const TrainingProgress& p) {
+    val out = progress_to_js(p);
+    out.set("diverged_at", static_cast<double>(trainer_->diverged_at()));
+    if (trainer_->diverged_at()) out.set("divergence", trainer_->divergence_message());
+    return out;
+  }
   md::MaxDigitTrainer& started() {
     if (!trainer_) throw InputError("the trainer was not started");
     return *trainer_;

@@ -48,20 +48,44 @@ export function jsonAttribute(host: Element, name: string): unknown {
 }
 
 /**
- * Checks that `value` is an array of `rows` arrays of `cols` finite numbers (a
- * dimension given as 0 accepts any length ≥ 1, equal across rows); `what` names it.
+ * Largest |entry| of a matrix an author gives a widget (docs/limits.md): the same bound as the
+ * core's weights (core/max_digit_model.hpp kMaxWeightMagnitude). A score is at most four entries
+ * deep (x W_q (x W_k)ᵀ) with ≤ 16·16·16 terms at the grid limits below: ≤ 4,096·(1e6)⁴ = 4e27,
+ * far inside the double range, so no author matrix can overflow a table or a chart to ±Infinity.
  */
-export function numberGrid(value: unknown, what: string, rows = 0, cols = 0): number[][] {
+export const MAX_ENTRY_MAGNITUDE = 1e6;
+/**
+ * Most rows and columns of an author's matrix (docs/limits.md). The widgets that take them build
+ * n × n score tables on the main thread; at 16 × 16 an update stays within the 4 ms frame
+ * budget (bench/widgets.bench.mjs), where 100 rows once took 2.6 s.
+ */
+export const MAX_GRID_SIDE = 16;
+
+/**
+ * Checks that `value` is an array of `rows` arrays of `cols` finite numbers (a
+ * dimension given as 0 accepts any length ≥ 1, equal across rows), at most `maxSide` rows and
+ * columns and every |entry| ≤ MAX_ENTRY_MAGNITUDE; `what` names it.
+ */
+export function numberGrid(value: unknown, what: string, rows = 0, cols = 0, maxSide = MAX_GRID_SIDE): number[][] {
   if (!Array.isArray(value) || value.length === 0) throw new WidgetInputError(`${what} must be a non-empty array of rows`);
   if (rows && value.length !== rows) throw new WidgetInputError(`${what} must have ${rows} rows, got ${value.length}`);
+  if (value.length > maxSide) {
+    throw new WidgetInputError(`${what} has ${value.length.toLocaleString('en-US')} rows; the limit is ${maxSide}`);
+  }
   const width = cols || (Array.isArray(value[0]) ? value[0].length : 0);
+  if (width > maxSide) {
+    throw new WidgetInputError(`${what} has ${width.toLocaleString('en-US')} columns; the limit is ${maxSide}`);
+  }
   value.forEach((row: unknown, i: number) => {
     if (!Array.isArray(row) || row.length === 0 || row.length !== width) {
       throw new WidgetInputError(`${what} row ${i + 1} must be an array of ${width || 'one or more'} numbers`);
     }
     row.forEach((x: unknown, j: number) => {
       if (typeof x !== 'number' || !Number.isFinite(x)) {
-        throw new WidgetInputError(`${what} row ${i + 1}, column ${j + 1} must be a finite number, got ${JSON.stringify(x)}`);
+        throw new WidgetInputError(`${what} row ${i + 1}, column ${j + 1} must be a finite number, got "${String(JSON.stringify(x))}"`);
+      }
+      if (Math.abs(x) > MAX_ENTRY_MAGNITUDE) {
+        throw new WidgetInputError(`${what} row ${i + 1}, column ${j + 1} is ${x}, beyond the magnitude limit ±${MAX_ENTRY_MAGNITUDE.toExponential()} (larger entries overflow the scores)`);
       }
     });
   });

@@ -36,7 +36,40 @@ export function defaultWeightsUrl(): string {
   return new URL('./data/max-digit-seed0.json', import.meta.url).href;
 }
 
+/** How long a weights download may take before it is abandoned with a message (the `timeout` attribute's default, seconds). */
+export const DEFAULT_WEIGHTS_TIMEOUT_S = 30;
+/**
+ * Largest weights file a page reads (docs/limits.md): the C++ reader's own limit
+ * (formats/max_digit_weights.hpp kMaxDigitWeightsMaxBytes, 16 MiB; the shipped file is ~0.4 MB).
+ * The body is read in chunks and abandoned past it, so a 500 MB file cannot exhaust the tab.
+ */
+export const MAX_WEIGHTS_BYTES = 16 * 1024 * 1024;
+
 let versions = 0;
+
+/** The body of `response` as text, refusing more than `maxBytes` (counted as they arrive). */
+async function limitedText(response: Response, maxBytes: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > maxBytes) throw new Error(`it is ${declared.toLocaleString('en-US')} bytes; the limit is ${maxBytes.toLocaleString('en-US')}`);
+  if (!response.body) return response.text();
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new Error(`it is larger than ${maxBytes.toLocaleString('en-US')} bytes, the limit`);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) { bytes.set(c, at); at += c.byteLength; }
+  return new TextDecoder().decode(bytes);
+}
 
 export class MaxDigitModelSource extends EventTarget {
   status: ModelStatus = 'idle';
@@ -50,9 +83,11 @@ export class MaxDigitModelSource extends EventTarget {
   /**
    * Fetches the weights at `url` (absolute); the worker checks and analyses them (task
    * "max-digit-load": the analysis evaluates 111,110 lists, far more than a frame, so it stays
-   * off the page's main thread). A second call with the same URL does nothing.
+   * off the page's main thread). A second call with the same URL does nothing. A download that
+   * has not finished after `timeoutS` seconds is abandoned (AbortController) and the source
+   * fails with a message saying so; a body beyond MAX_WEIGHTS_BYTES too.
    */
-  load(url: string): Promise<void> {
+  load(url: string, timeoutS = DEFAULT_WEIGHTS_TIMEOUT_S): Promise<void> {
     if (this.loading && this.url === url) return this.loading;
     this.url = url;
     this.status = 'loading';
@@ -60,12 +95,17 @@ export class MaxDigitModelSource extends EventTarget {
     this.notify();
     const attempt = (async () => {
       let text: string;
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), timeoutS * 1000);
       try {
-        const response = await fetch(url);
+        const response = await fetch(url, { signal: abort.signal });
         if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
-        text = await response.text();
+        text = await limitedText(response, MAX_WEIGHTS_BYTES);
       } catch (err) {
-        throw new Error(`the weights file ${shortUrl(url)} could not be fetched (${(err as Error).message})`);
+        const reason = abort.signal.aborted ? `no complete answer within ${timeoutS} s; the download was abandoned` : (err as Error).message;
+        throw new Error(`the weights file ${shortUrl(url)} could not be fetched (${reason})`);
+      } finally {
+        clearTimeout(timer);
       }
       type Loaded = { weights: MaxDigitWeights; analysis: MaxDigitAnalysisFile; seed: number | null };
       const jobs = new WorkerJobs();

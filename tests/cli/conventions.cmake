@@ -1,0 +1,56 @@
+# The command line's conventions (cli/flags.hpp, docs/limits.md "The command line"), the same
+# for every command: exit 0 done, 1 input or computation refused or an output not written,
+# 2 usage; a flag given twice is a usage error; seeds are integers in [0, 2^53 − 1]; an output
+# never replaces an input of the same command; a write that fails, stdout included, exits 1.
+set(_exe $<TARGET_FILE:headlab>)
+set(_weights ${CMAKE_SOURCE_DIR}/site/pages/data/max-digit-seed0.json)
+set(_conv ${CMAKE_CURRENT_BINARY_DIR}/conventions)
+function(headlab_convention_case name expect script)
+  add_test(NAME cli.conventions.${name} COMMAND sh -c "exe=\"$1\"; w=\"$2\"; d=\"$3\"; mkdir -p \"$d\"; ${script}; echo \"exit=$?\""
+           sh ${_exe} ${_weights} ${_conv}/${name})
+  set_tests_properties(cli.conventions.${name} PROPERTIES PASS_REGULAR_EXPRESSION "${expect}")
+endfunction()
+
+# One repeated-flag rule: every command that takes flags refuses a flag given twice, exit 2.
+headlab_convention_case(twice_feature_recovery "--seed is given twice.*usage: headlab feature-recovery.*exit=2"
+  "\"$exe\" feature-recovery --seed 1 --seed 2 --out - 2>&1")
+headlab_convention_case(twice_max_digit "--out is given twice.*usage: headlab max-digit.*exit=2"
+  "\"$exe\" max-digit analyze --weights \"$w\" --out a --out b 2>&1")
+headlab_convention_case(twice_model "--seed is given twice.*usage: headlab model.*exit=2"
+  "\"$exe\" model train --task induction --seed 1 --seed 1 --out m 2>&1")
+headlab_convention_case(attention_flag "usage: headlab attention.*exit=2" "\"$exe\" attention --x 1 2>&1")
+
+# One seed range: 2^53 − 1 is accepted, 2^53 refused with the same message by every command.
+headlab_convention_case(seed_largest "\"seed\":9007199254740991.*exit=0"
+  "\"$exe\" feature-recovery --seed 9007199254740991 --steps 0 --eval-size 4 --out - 2>&1")
+foreach(_cmd "feature-recovery --out -" "max-digit train --out x" "model train --task induction --out x")
+  string(REGEX REPLACE "[^a-z]+" "_" _id "${_cmd}")
+  headlab_convention_case(seed_beyond${_id} "--seed must be an integer in \\[0, 9007199254740991\\], got \"9007199254740992\".*exit=2"
+    "\"$exe\" ${_cmd} --seed 9007199254740992 2>&1")
+endforeach()
+headlab_convention_case(seed_model_analyze "--seed must be an integer in \\[0, 9007199254740991\\], got \"-1\".*exit=2"
+  "\"$exe\" model analyze --config c --weights w --prompt 1 --seed -1 2>&1")
+
+# Never over an input: --out naming the --weights file itself, through an alias path and through
+# a symlink, is refused (exit 1) and the weights file keeps its bytes.
+headlab_convention_case(out_is_weights "--out \"[^\"]*w.json\" is the same file as --weights.*exit=1.*intact"
+  "cp \"$w\" \"$d/w.json\"; \"$exe\" max-digit analyze --weights \"$d/w.json\" --out \"$d/w.json\" 2>&1; echo exit=$?; cmp -s \"$w\" \"$d/w.json\" && echo intact")
+headlab_convention_case(out_alias_weights "is the same file as --weights.*exit=1.*intact"
+  "cp \"$w\" \"$d/w.json\"; \"$exe\" max-digit analyze --weights \"$d/w.json\" --out \"$d/../$(basename \"$d\")/./w.json\" 2>&1; echo exit=$?; cmp -s \"$w\" \"$d/w.json\" && echo intact")
+headlab_convention_case(out_symlink_weights "is the same file as --weights.*exit=1.*intact"
+  "cp \"$w\" \"$d/w.json\"; ln -sf w.json \"$d/link.json\"; \"$exe\" max-digit analyze --weights \"$d/w.json\" --out \"$d/link.json\" 2>&1; echo exit=$?; cmp -s \"$w\" \"$d/w.json\" && echo intact")
+headlab_convention_case(model_out_is_weights "--out \"[^\"]*w.json\" is the same file as --weights.*exit=1.*intact"
+  "cp \"$w\" \"$d/w.json\"; \"$exe\" model convert-max-digit --weights \"$d/w.json\" --out \"$d/w.json\" 2>&1; echo exit=$?; cmp -s \"$w\" \"$d/w.json\" && echo intact")
+
+# A failed write of stdout: a full device (ENOSPC) and a closed stdout (EBADF) exit 1 with a message.
+headlab_convention_case(stdout_full_feature_recovery "cannot write to stdout.*exit=1"
+  "\"$exe\" feature-recovery --seed 0 --steps 0 --eval-size 4 --out - 2>&1 >/dev/full")
+headlab_convention_case(stdout_full_attention "cannot write to stdout.*exit=1"
+  "echo '{\"x\":[[1]],\"w_q\":[[1]],\"w_k\":[[1]],\"w_v\":[[1]]}' | \"$exe\" attention 2>&1 >/dev/full")
+headlab_convention_case(stdout_full_max_digit "cannot write to stdout.*exit=1"
+  "\"$exe\" max-digit analyze --weights \"$w\" --out - 2>&1 >/dev/full")
+headlab_convention_case(stdout_closed "cannot write to stdout.*exit=1"
+  "\"$exe\" feature-recovery --seed 0 --steps 0 --eval-size 4 --out - 2>&1 >&-")
+# A closed pipe (EPIPE, read end closed before the command writes): node holds the pipe.
+add_test(NAME cli.conventions.stdout_closed_pipe
+         COMMAND node ${CMAKE_CURRENT_SOURCE_DIR}/cli/closed-pipe.mjs ${_exe})
