@@ -4,6 +4,7 @@
 #include "core/deterministic_math.hpp"
 #include "core/ordered_products.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -327,11 +328,11 @@ TransformerActivations transformer_forward_unchecked(const TransformerWeights& w
 }
 
 Matrix resume_forward(const TransformerWeights& w, const TransformerActivations& clean, int first_layer,
-                      const Matrix& resid_in, Eigen::Index first_row, Eigen::Index logit_row) {
+                      const Matrix& resid_in, Eigen::Index first_row, Eigen::Index changed_end, Eigen::Index logit_row) {
   const TransformerConfig& c = w.config;
   const Eigen::Index T = static_cast<Eigen::Index>(clean.tokens.size());
   if (first_layer < 0 || first_layer > c.n_layers || resid_in.rows() != T || resid_in.cols() != c.d_model ||
-      first_row < 0 || first_row > logit_row || logit_row >= T) {
+      first_row < 0 || changed_end <= first_row || changed_end > T || first_row > logit_row || logit_row >= T) {
     throw InputError("resume_forward: inconsistent layer, rows or residual shape");
   }
   const double inv_sqrt_dh = 1.0 / std::sqrt(static_cast<double>(c.d_head));
@@ -340,27 +341,34 @@ Matrix resume_forward(const TransformerWeights& w, const TransformerActivations&
   for (int l = first_layer; l < c.n_layers; ++l) {
     const auto& lw = w.layers[l];
     const auto& la = clean.layers[l];
-    const bool last = l + 1 == c.n_layers;
-    // Queries needed: every changed row, or in the last layer only those whose logits are asked for.
-    const Eigen::Index q0 = last ? logit_row : first_row;
+    // Queries needed: every row from first_row, or in the last layer only those whose logits are asked for.
+    const Eigen::Index q0 = l + 1 == c.n_layers ? logit_row : first_row;
+    const Eigen::Index changed = changed_end - first_row;  // rows [first_row, changed_end) differ from clean
+    const Matrix rows = resid.topRows(changed);
     Vector scale;
-    const Matrix x = normalizes(c) ? layer_norm_forward(resid, lw.ln_w, lw.ln_b, c.layer_norm_eps, scale) : resid;
+    const Matrix x = normalizes(c) ? layer_norm_forward(rows, lw.ln_w, lw.ln_b, c.layer_norm_eps, scale) : rows;
+    // Query rows [q0, T): recomputed where the input changed (rows < changed_end), else the clean run's.
+    const Eigen::Index q_changed = std::max<Eigen::Index>(0, changed_end - q0);
     Matrix next = resid.bottomRows(T - q0);  // resid_pre of the query rows, heads added below in head order
     for (int h = 0; h < c.n_heads; ++h) {
       Matrix k = la.k[h], v = la.v[h];
-      k.bottomRows(T - first_row) = ordered_product(x, lw.W_K[h]);
-      k.bottomRows(T - first_row).rowwise() += lw.b_K.row(h);
-      v.bottomRows(T - first_row) = ordered_product(x, lw.W_V[h]);
-      v.bottomRows(T - first_row).rowwise() += lw.b_V.row(h);
-      Matrix q = ordered_product(x.bottomRows(T - q0), lw.W_Q[h]);
-      q.rowwise() += lw.b_Q.row(h);
+      k.middleRows(first_row, changed) = ordered_product(x, lw.W_K[h]);
+      k.middleRows(first_row, changed).rowwise() += lw.b_K.row(h);
+      v.middleRows(first_row, changed) = ordered_product(x, lw.W_V[h]);
+      v.middleRows(first_row, changed).rowwise() += lw.b_V.row(h);
+      Matrix q = la.q[h].bottomRows(T - q0);
+      if (q_changed > 0) {
+        q.topRows(q_changed) = ordered_product(x.middleRows(q0 - first_row, q_changed), lw.W_Q[h]);
+        q.topRows(q_changed).rowwise() += lw.b_Q.row(h);
+      }
       Matrix pattern = ordered_product_nt(q, k) * inv_sqrt_dh;
       causal_softmax(pattern, q0);
       next += ordered_product(ordered_product(pattern, v), lw.W_O[h]);
     }
     next.rowwise() += lw.b_O.row(0);
     resid = std::move(next);
-    first_row = q0;  // rows before q0 are not needed any more (only in the last layer is q0 > first_row)
+    first_row = q0;
+    changed_end = T;  // after a layer every query row may have changed
   }
   // resid holds rows [first_row, T) with first_row ≤ logit_row.
   const Matrix rows = resid.bottomRows(T - logit_row);

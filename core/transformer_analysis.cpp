@@ -27,10 +27,11 @@ struct LogitDirection {
 
 }  // namespace
 
-LogitAttribution direct_logit_attribution(const TransformerWeights& w, const std::vector<int>& tokens, int position,
-                                          int token) {
-  const auto a = transformer_forward(w, tokens);
-  require_index("position", position, static_cast<Eigen::Index>(tokens.size()));
+namespace {
+
+// DLA read from a forward pass already run on the tokens (analyze_transformer has one).
+LogitAttribution attribution_of(const TransformerWeights& w, const TransformerActivations& a, int position, int token) {
+  require_index("position", position, static_cast<Eigen::Index>(a.tokens.size()));
   require_index("token", token, w.config.d_vocab);
   const auto& c = w.config;
   LogitDirection dir;
@@ -56,6 +57,21 @@ LogitAttribution direct_logit_attribution(const TransformerWeights& w, const std
   }
   out.logit = a.logits(position, token);
   return out;
+}
+
+PatchingResult patching_of(const TransformerWeights& w, const TransformerActivations& clean_run,
+                           const std::vector<int>& corrupted, int answer, int wrong);
+
+}  // namespace
+
+LogitAttribution direct_logit_attribution(const TransformerWeights& w, const std::vector<int>& tokens, int position,
+                                          int token) {
+  return attribution_of(w, transformer_forward(w, tokens), position, token);
+}
+
+PatchingResult head_position_patching(const TransformerWeights& w, const std::vector<int>& clean,
+                                      const std::vector<int>& corrupted, int answer, int wrong) {
+  return patching_of(w, transformer_forward(w, clean), corrupted, answer, wrong);
 }
 
 namespace {
@@ -118,7 +134,7 @@ Matrix head_ablation_loss(const TransformerWeights& w, const std::vector<TokenSe
           else resid += mean_output[l][h].topRows(T);
         }
         resid.rowwise() += w.layers[l].b_O.row(0);
-        const Matrix logits = resume_forward(w, clean_run, l + 1, resid, 0, from);  // rows [from, T)
+        const Matrix logits = resume_forward(w, clean_run, l + 1, resid, 0, T, from);  // rows [from, T)
         double& sum_h = total[static_cast<std::size_t>(l * H + h)];
         for (Eigen::Index p = from; p + 1 < T; ++p) {
           const auto row = logits.row(p - from);
@@ -137,9 +153,11 @@ Matrix head_ablation_loss(const TransformerWeights& w, const std::vector<TokenSe
   return losses;
 }
 
-PatchingResult head_position_patching(const TransformerWeights& w, const std::vector<int>& clean,
-                                      const std::vector<int>& corrupted, int answer, int wrong) {
-  const auto clean_run = transformer_forward(w, clean);
+namespace {
+
+PatchingResult patching_of(const TransformerWeights& w, const TransformerActivations& clean_run,
+                           const std::vector<int>& corrupted, int answer, int wrong) {
+  const std::vector<int>& clean = clean_run.tokens;
   const auto corrupted_run = transformer_forward(w, corrupted);
   if (clean.size() != corrupted.size()) {
     throw InputError("the corrupted prompt has " + std::to_string(corrupted.size()) + " tokens; the clean prompt has " +
@@ -160,8 +178,9 @@ PatchingResult head_position_patching(const TransformerWeights& w, const std::ve
   }
   r.normalised = Matrix::Zero(c.n_layers * c.n_heads, T);
   // Patching head h of layer l at position p changes row p of layer l's output and, through causal
-  // attention, only rows ≥ p of later layers: resume_forward recomputes just those, and of the last
-  // layer only the last position (the logit difference reads nothing else). It repeats the forward
+  // attention, only rows ≥ p of later layers: resume_forward recomputes just those (in layer l + 1 only
+  // row p's keys and values), and of the last layer only the last position (the logit difference
+  // reads nothing else). It repeats the forward
   // pass's operations row by row, so the result has the bits of a full patched forward pass
   // (tests/core/transformer_analysis_test.cpp checks it against that naive recomputation).
   for (int l = 0; l < c.n_layers; ++l) {
@@ -175,13 +194,15 @@ PatchingResult head_position_patching(const TransformerWeights& w, const std::ve
         }
         row += w.layers[l].b_O.row(0);
         resid.row(p) = row;
-        const Matrix logits = resume_forward(w, clean_run, l + 1, resid, p, last);
+        const Matrix logits = resume_forward(w, clean_run, l + 1, resid, p, p + 1, last);
         r.normalised(l * c.n_heads + h, p) = (ld_row(logits) - r.corrupted_logit_difference) / span;
       }
     }
   }
   return r;
 }
+
+}  // namespace
 
 namespace {
 
@@ -256,14 +277,14 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
   } else {
     out.token = r.token;
   }
-  out.attribution = direct_logit_attribution(w, r.prompt, out.position, out.token);
+  out.attribution = attribution_of(w, out.run, out.position, out.token);
   require_sequences(r.sequences);
   out.induction = induction_scores(w, r.sequences, r.seed);
   Random rng = Random(r.seed).stream(kEvaluationStream);
   out.ablation_loss = head_ablation_loss(w, repeated_batch(w.config, rng, r.sequences), r.ablation, &out.clean_loss);
   if (!r.corrupted.empty()) {
     if (r.answer < 0 || r.wrong < 0) throw InputError("patching needs answer and wrong tokens with the corrupted prompt");
-    out.patching = head_position_patching(w, r.prompt, r.corrupted, r.answer, r.wrong);
+    out.patching = patching_of(w, out.run, r.corrupted, r.answer, r.wrong);
     out.has_patching = true;
   }
   if (r.circuits) {

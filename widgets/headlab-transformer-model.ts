@@ -13,7 +13,7 @@
 // config (its JSON; default: src with .safetensors replaced by .json).
 // Events: `change` with { status, label, n_layers, n_heads, d_model, d_vocab, n_ctx, parameters, trained }
 // whenever the model is loaded, replaced or fails.
-import type { TransformerAnalysisFile, TransformerConfigFile } from '../web/headlab-core.js';
+import type { TransformerAnalysisFile, TransformerConfigFile, TransformerCore } from '../web/headlab-core.js';
 import { HeadlabElement, WidgetInputError, el } from './base/headlab-element.js';
 import type { BoundValue } from './chart/format.js';
 import { transformerBoundValue } from './transformer/bound-values.js';
@@ -72,6 +72,9 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   set src(v: string) { this.setAttribute('src', v); }
   get config(): string { return this.getAttribute('config') ?? ''; }
   set config(v: string) { this.setAttribute('config', v); }
+
+  /** The headlab_transformer module the model was read with (null before; diagnostics and tests). */
+  get transformerCore(): TransformerCore | null { return this.source?.core ?? null; }
 
   /** The source the widgets share (null before the element starts). */
   get modelSource(): TransformerModelSource | null { return this.source; }

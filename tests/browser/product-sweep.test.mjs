@@ -408,8 +408,9 @@ test('memory: 10,000 updates of each element leave the WASM heap in use and the 
       const { a, b } = WIDGET_STATES[w.tag];
       const r = await page.evaluate(async ([i, sa, sb, n, url]) => {
         const e = [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-') && x.localName !== 'headlab-value')[i];
-        // The module the element computes with: headlab_max_digit for the max-digit widgets.
-        const core = e.maxDigit ?? await (await import(url)).getCore();
+        // The module the element computes with: headlab_max_digit for the max-digit widgets,
+        // headlab_transformer for the transformer figures.
+        const core = e.maxDigit ?? e.transformerCore ?? await (await import(url)).getCore();
         const step = (k) => { e.sharedState = k % 2 ? sb : sa; e.renderNow(); void e.state; };
         for (let k = 0; k < 200; k++) step(k);  // warm-up: caches and allocator bins filled
         await new Promise((r) => requestAnimationFrame(r));

@@ -30,6 +30,8 @@ export interface DownloadProgress { received: number; total: number }
 let versions = 0;
 
 export class TransformerModelSource extends EventTarget {
+  /** The headlab_transformer module the model was read with (null before the first model). */
+  core: TransformerCore | null = null;
   status: TransformerSourceStatus = 'idle';
   failure = '';
   model: LoadedTransformer | null = null;
@@ -103,6 +105,7 @@ export class TransformerModelSource extends EventTarget {
   private install(core: TransformerCore, configText: string, safetensors: Uint8Array, label: string): void {
     // The reader checks every name, shape, dtype, offset and value; a bad file throws HeadlabError
     // with its message, which the element and every widget reading it show.
+    this.core = core;
     const handle = core.loadTransformer(configText, safetensors);
     const parameters = handle.inspect().parameters;
     this.model?.handle.dispose();

@@ -8,7 +8,7 @@
 // (headlab_transformer.wasm, loaded by the source), so it does not wait for headlab_core.
 import { HeadlabElement, WidgetInputError, el } from '../base/headlab-element.js';
 import { resolveColours, type ResolvedColours } from '../chart/palette.js';
-import type { TransformerConfigFile } from '../../web/headlab-core.js';
+import type { TransformerConfigFile, TransformerCore } from '../../web/headlab-core.js';
 import { sourceOf, type LoadedTransformer, type TransformerModelSource } from './model.js';
 
 export const MODEL_TAG = 'headlab-transformer-model';
@@ -83,6 +83,11 @@ export abstract class TransformerWidget<State = unknown> extends HeadlabElement<
   /** Drawn figures per input (theme and model included in the key): a reader going back to an input costs no drawing. */
   private readonly fragments = new Map<string, Node>();
   private shownVersion = -1;
+
+  /** The headlab_transformer module this figure computes with (null before its model is read; diagnostics and tests). */
+  get transformerCore(): TransformerCore | null {
+    return this.source?.core ?? null;
+  }
 
   /** The model now shown, or null while it loads. */
   get currentModel(): LoadedTransformer | null {
