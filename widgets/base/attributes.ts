@@ -56,8 +56,9 @@ export function jsonAttribute(host: Element, name: string): unknown {
 export const MAX_ENTRY_MAGNITUDE = 1e6;
 /**
  * Most rows and columns of an author's matrix (docs/limits.md). The widgets that take them build
- * n × n score tables on the main thread; at 16 × 16 an update stays within the 4 ms frame
- * budget (bench/widgets.bench.mjs), where 100 rows once took 2.6 s.
+ * n × n score tables on the main thread; 16 × 16 (512 score cells) is chosen to stay within the
+ * 4 ms frame budget, where 100 rows once took 2.6 s (not yet measured at the limit in
+ * bench/widgets.bench.mjs).
  */
 export const MAX_GRID_SIDE = 16;
 
