@@ -27,3 +27,27 @@ export class Memo<V> {
     this.value = undefined;
   }
 }
+
+/**
+ * Values computed once per (model version, key), for figures that keep several inputs' results
+ * (each prompt, each head): at most `limit` kept, all forgotten when one more would exceed it, so
+ * a reader sweeping a control never grows the page without bound.
+ */
+export class VersionedCache<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly limit: number) {}
+
+  /** The kept value for `key` under model `version`, else make() (kept unless it throws). */
+  get<T extends V>(version: number, key: string, make: () => T): T {
+    const k = `${version}|${key}`;
+    if (this.map.has(k)) return this.map.get(k) as T;
+    const value = make();
+    if (this.map.size >= this.limit) this.map.clear();
+    this.map.set(k, value);
+    return value;
+  }
+
+  clear(): void {
+    this.map.clear();
+  }
+}

@@ -6,6 +6,7 @@
 // seed-0 weights. While the model loads it shows a note; when the model cannot be loaded, or
 // `model` names no such element, the problem is shown inside the widget.
 import { HeadlabElement, WidgetInputError, el } from '../base/headlab-element.js';
+import { VersionedCache } from '../base/memo.js';
 import { formatPercent } from '../chart/format.js';
 import { resolveColours, type ResolvedColours } from '../chart/palette.js';
 import { applyHighlight, currentHighlight, highlightOf, onHighlight, setHighlight } from './highlight.js';
@@ -108,9 +109,9 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
   private modelNote: HTMLParagraphElement | null = null;
   private colours: ResolvedColours | null = null;
   /** Core results per input, for the current model (cleared when it changes): a reader toggling between two inputs costs no core call. */
-  private readonly memo = new Map<string, unknown>();
+  private readonly memo = new VersionedCache<unknown>(256);
   /** Rendered figures and tables per input (theme and model included in the key): swapping a cached node costs no layout of new DOM. */
-  private readonly fragments = new Map<string, Node>();
+  private readonly fragments = new VersionedCache<Node>(64);
 
   /** The model now shown, or null while it loads. */
   get currentModel(): MaxDigitModel | null {
@@ -126,23 +127,12 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
 
   /** `compute()` for `key` under the current model, computed once (at most 256 inputs kept). */
   protected cached<T>(model: MaxDigitModel, key: string, compute: () => T): T {
-    const k = `${model.version}|${key}`;
-    if (this.memo.has(k)) return this.memo.get(k) as T;
-    const value = compute();
-    if (this.memo.size >= 256) this.memo.clear();
-    this.memo.set(k, value);
-    return value;
+    return this.memo.get(model.version, key, compute);
   }
 
   /** The node built by `build()` for `key` under the current model and theme, built once (at most 64 kept). */
   protected fragment<T extends Node>(model: MaxDigitModel, key: string, build: () => T): T {
-    const k = `${model.version}|${key}`;
-    const hit = this.fragments.get(k);
-    if (hit) return hit as T;
-    const node = build();
-    if (this.fragments.size >= 64) this.fragments.clear();
-    this.fragments.set(k, node);
-    return node;
+    return this.fragments.get(model.version, key, build);
   }
 
   /** Shows `node` as the only child of `slot`. */

@@ -7,6 +7,7 @@
 // <headlab-transformer-model> (nesting). The widget computes with the source's core handle
 // (headlab_transformer.wasm, loaded by the source), so it does not wait for headlab_core.
 import { HeadlabElement, WidgetInputError, el } from '../base/headlab-element.js';
+import { VersionedCache } from '../base/memo.js';
 import { resolveColours, type ResolvedColours } from '../chart/palette.js';
 import type { TransformerConfigFile, TransformerCore } from '../../web/headlab-core.js';
 import { sourceOf, type LoadedTransformer, type TransformerModelSource } from './model.js';
@@ -79,9 +80,9 @@ export abstract class TransformerWidget<State = unknown> extends HeadlabElement<
   private content: HTMLDivElement | null = null;
   private modelNote: HTMLParagraphElement | null = null;
   private colours: ResolvedColours | null = null;
-  private readonly memo = new Map<string, unknown>();
+  private readonly memo = new VersionedCache<unknown>(128);
   /** Drawn figures per input (theme and model included in the key): a reader going back to an input costs no drawing. */
-  private readonly fragments = new Map<string, Node>();
+  private readonly fragments = new VersionedCache<Node>(64);
   private shownVersion = -1;
 
   /** The headlab_transformer module this figure computes with (null before its model is read; diagnostics and tests). */
@@ -101,23 +102,12 @@ export abstract class TransformerWidget<State = unknown> extends HeadlabElement<
 
   /** `compute()` for `key` under the current model, computed once (at most 128 inputs kept). */
   protected cached<T>(model: LoadedTransformer, key: string, compute: () => T): T {
-    const k = `${model.version}|${key}`;
-    if (this.memo.has(k)) return this.memo.get(k) as T;
-    const value = compute();
-    if (this.memo.size >= 128) this.memo.clear();
-    this.memo.set(k, value);
-    return value;
+    return this.memo.get(model.version, key, compute);
   }
 
   /** The node built by `build()` for `key` under the current model and theme, built once (at most 64 kept). */
   protected fragment<T extends Node>(model: LoadedTransformer, key: string, build: () => T): T {
-    const k = `${model.version}|${key}`;
-    const hit = this.fragments.get(k);
-    if (hit) return hit as T;
-    const node = build();
-    if (this.fragments.size >= 64) this.fragments.clear();
-    this.fragments.set(k, node);
-    return node;
+    return this.fragments.get(model.version, key, build);
   }
 
   /** The <headlab-transformer-model> this widget reads: by id (`model`), else the enclosing one. */
