@@ -14,6 +14,7 @@
 // Events: `change` with { status, label, n_layers, n_heads, d_model, d_vocab, n_ctx, parameters, trained }
 // whenever the model is loaded, replaced or fails.
 import type { TransformerAnalysisFile, TransformerConfigFile, TransformerCore } from '../web/headlab-core.js';
+import { WorkerJobs } from '../web/worker-client.js';
 import { HeadlabElement, WidgetInputError, el } from './base/headlab-element.js';
 import type { BoundValue } from './chart/format.js';
 import { transformerBoundValue } from './transformer/bound-values.js';
@@ -65,8 +66,11 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   private loadedButton: HTMLButtonElement | null = null;
   private buttonRow: HTMLDivElement | null = null;
   private lastStatus = '';
-  /** The analysis behind the bound values, computed once per model. */
+  /** The analysis behind the bound values, computed once per model in the worker. */
   private analyzed: { version: number; value: TransformerAnalysisFile } | null = null;
+  /** The model version whose analysis the worker is computing (0: none). */
+  private analyzing = 0;
+  private readonly jobs = new WorkerJobs();
 
   get src(): string { return this.getAttribute('src') ?? ''; }
   set src(v: string) { this.setAttribute('src', v); }
@@ -115,13 +119,38 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   /**
    * `headlab model analyze` of the model shown, on the default prompt (a repeated block of tokens,
    * widgets/transformer/widget.ts) with the CLI's defaults (mean ablation and the scores on 32
-   * repeated random sequences, seed 0); computed once per model. Null while loading.
+   * repeated random sequences, seed 0); computed once per model in the worker (task
+   * 'transformer-analyze': about 130 ms for the shipped induction model, too long for the main
+   * thread). Null while loading or computing; the element renders (and so every
+   * <headlab-value> bound to it re-reads) when it arrives.
    */
   get analysis(): TransformerAnalysisFile | null {
     const m = this.source?.status === 'ready' ? this.source.model : null;
     if (!m) return null;
-    if (this.analyzed?.version !== m.version) this.analyzed = { version: m.version, value: m.handle.analyze({ prompt: defaultPrompt(m.config) }) };
-    return this.analyzed.value;
+    if (this.analyzed?.version === m.version) return this.analyzed.value;
+    this.analyzeInWorker();
+    return null;
+  }
+
+  /** Starts the worker's analysis of the model shown, unless it is already under way. */
+  private analyzeInWorker(): void {
+    const m = this.source?.status === 'ready' ? this.source.model : null;
+    if (!m || this.analyzing === m.version || this.analyzed?.version === m.version) return;
+    const version = m.version;
+    this.analyzing = version;
+    const request = { prompt: defaultPrompt(m.config) };
+    this.jobs.start<{ analysis: TransformerAnalysisFile }>('transformer-analyze', { config: m.configText, safetensors: m.safetensors, request }, {
+      done: ({ value }) => {
+        if (this.analyzing === version) this.analyzing = 0;
+        if (this.source?.model?.version !== version) return;
+        this.analyzed = { version, value: value.analysis };
+        this.requestRender();
+      },
+      failed: (err) => {
+        if (this.analyzing === version) this.analyzing = 0;
+        if (this.source?.model?.version === version) this.showError(`The analysis behind the numbers failed: ${err.message}`);
+      },
+    });
   }
 
   /**
@@ -154,10 +183,19 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     return { weights, config };
   }
 
+  disconnectedCallback(): void {
+    // The worker ends with the element; a re-inserted element starts the analysis again if needed.
+    this.jobs.dispose();
+    this.analyzing = 0;
+    super.disconnectedCallback();
+  }
+
   protected build(): void {
     this.source = sourceOf(this);
     this.listen(this.source, 'change', () => {
       this.analyzed = null;
+      this.analyzing = 0;
+      this.analyzeInWorker();
       this.requestRender();
       const status = `${this.source!.status}|${this.source!.model?.version ?? ''}`;
       if (status !== this.lastStatus && this.source!.status !== 'loading') this.emitChange();
