@@ -48,7 +48,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
   private logitCaption: HTMLParagraphElement | null = null;
   private lossCaption: HTMLParagraphElement | null = null;
   private boxesFor = '';
-  private shown: { model: LoadedTransformer; before: TransformerRunFile; after: TransformerRunFile | null; analysis: TransformerAnalysisFile; heads: [number, number][]; text: string } | null = null;
+  private shown: { model: LoadedTransformer; before: TransformerRunFile; after: TransformerRunFile | null; analysis: TransformerAnalysisFile | null; heads: [number, number][]; text: string } | null = null;
 
   get mode(): 'zero' | 'mean' { return enumAttribute(this, 'mode', ['zero', 'mean'] as const, 'mean'); }
   set mode(v: 'zero' | 'mean') { this.setAttribute('mode', v); }
@@ -72,7 +72,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
 
   get state(): TransformerAblationState {
     const m = this.currentModel;
-    return { prompt: m && this.field ? this.field.tokens(m) : [], mode: this.mode, heads: this.heads(), clean_loss: this.shown?.analysis.ablation.clean_loss ?? null };
+    return { prompt: m && this.field ? this.field.tokens(m) : [], mode: this.mode, heads: this.heads(), clean_loss: this.shown?.analysis?.ablation.clean_loss ?? null };
   }
 
   protected buildContent(content: HTMLDivElement): void {
@@ -132,7 +132,9 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     const headKey = heads.map(([l, h]) => `${l}.${h}`).join(' ');
     const after = heads.length === 0 ? before : this.cached(model, `ablated:${tokens.join(',')}|${mode}|${headKey}`,
       () => model.handle.run(tokens, { ablate: heads, mode, sequences: SEQUENCES, seed: 0 }));
-    const analysis = this.cached(model, `loss:${mode}`, () => model.handle.analyze({ prompt: tokens.slice(0, 1), ablation: mode, sequences: SEQUENCES }));
+    // The loss of each ablated head runs the model on SEQUENCES repeated random sequences per head:
+    // computed in the worker (null until it arrives; the prompt does not enter it).
+    const analysis = this.analyzedInWorker(model, `loss:${mode}`, { prompt: tokens.slice(0, 1), ablation: mode, sequences: SEQUENCES });
     const last = tokens.length - 1;
     const lb = before.logits[last], la = after.logits[last];
     const order = lb.map((_, t) => t).sort((x, y) => lb[y] - lb[x]).slice(0, TOP);
@@ -149,15 +151,20 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     }));
     if (this.logitCaption!.textContent !== text) this.logitCaption!.textContent = text;
     const lossText = this.lossText(model, analysis);
-    this.show(this.lossSlot!, this.fragment(model, `loss:${mode}`, () => {
-      const svg = drawnSvg(this.lossScene(model, analysis), false);
-      svg.setAttribute('aria-label', lossText);
-      return svg;
-    }));
+    if (analysis) {
+      this.show(this.lossSlot!, this.fragment(model, `loss:${mode}`, () => {
+        const svg = drawnSvg(this.lossScene(model, analysis), false);
+        svg.setAttribute('aria-label', lossText);
+        return svg;
+      }));
+    } else {
+      this.lossSlot!.replaceChildren();
+    }
     if (this.lossCaption!.textContent !== lossText) this.lossCaption!.textContent = lossText;
   }
 
-  private lossText(model: LoadedTransformer, a: TransformerAnalysisFile): string {
+  private lossText(model: LoadedTransformer, a: TransformerAnalysisFile | null): string {
+    if (!a) return `Computing the in-context loss with each head ${this.mode}-ablated on ${SEQUENCES} repeated random sequences…`;
     const ab = a.ablation;
     let worst = { v: -Infinity, l: 0, h: 0 };
     ab.loss.forEach((row, l) => row.forEach((v, h) => { if (v > worst.v) worst = { v, l, h }; }));
@@ -210,13 +217,13 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     if (!this.shown) return null;
     const s = this.shown;
     const last = s.before.tokens.length - 1;
-    return { ...this.state, logits_before: s.before.logits[last], logits_after: s.after ? s.after.logits[last] : null, ablation: s.analysis.ablation };
+    return { ...this.state, logits_before: s.before.logits[last], logits_after: s.after ? s.after.logits[last] : null, ablation: s.analysis?.ablation ?? null };
   }
 
   figures(): WidgetFigure[] {
     return [
       { name: 'logits', label: 'Logits before and after', scene: () => { const s = this.exportable(this.shown); const last = s.before.tokens.length - 1; const lb = s.before.logits[last]; return this.logitScene(s.model, s.before, s.after ?? s.before, lb.map((_, t) => t).sort((x, y) => lb[y] - lb[x]).slice(0, TOP), s.after !== null); } },
-      { name: 'loss', label: 'In-context loss per head', scene: () => { const s = this.exportable(this.shown); return this.lossScene(s.model, s.analysis); } },
+      ...(this.shown?.analysis ? [{ name: 'loss', label: 'In-context loss per head', scene: () => { const s = this.exportable(this.shown); return this.lossScene(s.model, s.analysis!); } }] : []),
     ];
   }
 }

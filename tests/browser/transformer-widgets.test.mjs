@@ -101,6 +101,8 @@ async function setAll(p, attrs) {
 
 /** Every figure's numbers on `model` against the CLI for the figures' current states. */
 async function checkAgainstCli(p, model) {
+  // The ablation figure's per-head losses come from the worker (repeated random sequences).
+  await p.waitForFunction(() => document.querySelector('headlab-transformer-ablation').figureData?.ablation != null, null, { timeout: 60_000 });
   const shown = await exports(p);
   const files = ['--config', model.config, '--weights', model.weights];
   const worst = {};

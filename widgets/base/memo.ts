@@ -47,6 +47,17 @@ export class VersionedCache<V> {
     return value;
   }
 
+  /** The kept value for `key` under model `version`, or undefined. */
+  find(version: number, key: string): V | undefined {
+    return this.map.get(`${version}|${key}`);
+  }
+
+  /** Keeps `value` for `key` under model `version` (a value computed elsewhere, e.g. in the worker). */
+  put(version: number, key: string, value: V): void {
+    if (this.map.size >= this.limit) this.map.clear();
+    this.map.set(`${version}|${key}`, value);
+  }
+
   clear(): void {
     this.map.clear();
   }

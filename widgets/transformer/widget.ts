@@ -8,8 +8,9 @@
 // (headlab_transformer.wasm, loaded by the source), so it does not wait for headlab_core.
 import { HeadlabElement, WidgetInputError, el } from '../base/headlab-element.js';
 import { VersionedCache } from '../base/memo.js';
+import { WorkerJobs } from '../../web/worker-client.js';
 import { resolveColours, type ResolvedColours } from '../chart/palette.js';
-import type { TransformerConfigFile, TransformerCore } from '../../web/headlab-core.js';
+import type { TransformerAnalysisFile, TransformerConfigFile, TransformerCore } from '../../web/headlab-core.js';
 import { sourceOf, type LoadedTransformer, type TransformerModelSource } from './model.js';
 
 export const MODEL_TAG = 'headlab-transformer-model';
@@ -84,6 +85,10 @@ export abstract class TransformerWidget<State = unknown> extends HeadlabElement<
   /** Drawn figures per input (theme and model included in the key): a reader going back to an input costs no drawing. */
   private readonly fragments = new VersionedCache<Node>(64);
   private shownVersion = -1;
+  private readonly workerJobs = new WorkerJobs();
+  /** Whether an analysis is in the worker, and the one asked for after it (analyzedInWorker). */
+  private workerBusy = false;
+  private workerWanted: { model: LoadedTransformer; key: string; request: Record<string, unknown> } | null = null;
 
   /** The headlab_transformer module this figure computes with (null before its model is read; diagnostics and tests). */
   get transformerCore(): TransformerCore | null {
@@ -108,6 +113,46 @@ export abstract class TransformerWidget<State = unknown> extends HeadlabElement<
   /** The node built by `build()` for `key` under the current model and theme, built once (at most 64 kept). */
   protected fragment<T extends Node>(model: LoadedTransformer, key: string, build: () => T): T {
     return this.fragments.get(model.version, key, build);
+  }
+
+  /**
+   * `headlab model analyze` of `request` on the current model, computed once per (model, key) in
+   * the worker (task 'transformer-analyze'): null until it arrives, then the figure renders again.
+   * For the analyses that run the model on repeated random sequences (ablation losses, scores:
+   * about 110 ms in WASM for the shipped induction model), too long for the main thread.
+   * At most one analysis is in the worker and one waits (the last asked for), so a reader
+   * sweeping a control queues nothing: each key is computed once.
+   */
+  protected analyzedInWorker(model: LoadedTransformer, key: string, request: Record<string, unknown>): TransformerAnalysisFile | null {
+    const hit = this.memo.find(model.version, `worker:${key}`) as TransformerAnalysisFile | undefined;
+    if (hit) return hit;
+    this.workerWanted = { model, key, request };
+    if (!this.workerBusy) this.startWanted();
+    return null;
+  }
+
+  /** Starts the waiting analysis unless it is already kept (one job at a time). */
+  private startWanted(): void {
+    const wanted = this.workerWanted;
+    this.workerWanted = null;
+    if (!wanted || this.currentModel?.version !== wanted.model.version || this.memo.find(wanted.model.version, `worker:${wanted.key}`)) return;
+    const { model, key, request } = wanted;
+    this.workerBusy = true;
+    this.workerJobs.start<{ analysis: TransformerAnalysisFile }>('transformer-analyze', { config: model.configText, safetensors: model.safetensors, request }, {
+      done: ({ value }) => {
+        this.workerBusy = false;
+        if (this.currentModel?.version === model.version) {
+          this.memo.put(model.version, `worker:${key}`, value.analysis);
+          this.requestRender();
+        }
+        this.startWanted();
+      },
+      failed: (err) => {
+        this.workerBusy = false;
+        if (this.currentModel?.version === model.version) this.showError(`The analysis failed: ${err.message}`);
+        this.startWanted();
+      },
+    });
   }
 
   /** The <headlab-transformer-model> this widget reads: by id (`model`), else the enclosing one. */
@@ -140,6 +185,9 @@ export abstract class TransformerWidget<State = unknown> extends HeadlabElement<
   }
 
   disconnectedCallback(): void {
+    this.workerJobs.dispose();
+    this.workerBusy = false;
+    this.workerWanted = null;
     this.source?.removeEventListener('change', this.onSource);
     this.source = null;
     this.owner = null;
