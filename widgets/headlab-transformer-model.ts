@@ -68,7 +68,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   private lastStatus = '';
   /** The analysis behind the bound values, computed once per model in the worker. */
   private analyzed: { version: number; value: TransformerAnalysisFile } | null = null;
-  /** The model version whose analysis the worker is computing (0: none). */
+  /** The model version whose analysis the worker is computing (0: none); started when `analysis` is first read. */
   private analyzing = 0;
   private readonly jobs = new WorkerJobs();
 
@@ -132,23 +132,32 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     return null;
   }
 
-  /** Starts the worker's analysis of the model shown, unless it is already under way. */
+  /**
+   * Starts the worker's analysis of the model shown. One job at a time: while one is in the
+   * worker, a newer model waits for it to end (a reader or a script switching models quickly
+   * queues nothing), and the analysis of a model no longer shown is dropped.
+   */
   private analyzeInWorker(): void {
     const m = this.source?.status === 'ready' ? this.source.model : null;
-    if (!m || this.analyzing === m.version || this.analyzed?.version === m.version) return;
+    if (!m || this.analyzing !== 0 || this.analyzed?.version === m.version) return;
     const version = m.version;
     this.analyzing = version;
     const request = { prompt: defaultPrompt(m.config) };
+    const next = () => {
+      this.analyzing = 0;
+      if (this.source?.model?.version !== version) this.analyzeInWorker();
+    };
     this.jobs.start<{ analysis: TransformerAnalysisFile }>('transformer-analyze', { config: m.configText, safetensors: m.safetensors, request }, {
       done: ({ value }) => {
-        if (this.analyzing === version) this.analyzing = 0;
-        if (this.source?.model?.version !== version) return;
-        this.analyzed = { version, value: value.analysis };
-        this.requestRender();
+        if (this.source?.model?.version === version) {
+          this.analyzed = { version, value: value.analysis };
+          this.requestRender();
+        }
+        next();
       },
       failed: (err) => {
-        if (this.analyzing === version) this.analyzing = 0;
         if (this.source?.model?.version === version) this.showError(`The analysis behind the numbers failed: ${err.message}`);
+        next();
       },
     });
   }
@@ -194,8 +203,6 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     this.source = sourceOf(this);
     this.listen(this.source, 'change', () => {
       this.analyzed = null;
-      this.analyzing = 0;
-      this.analyzeInWorker();
       this.requestRender();
       const status = `${this.source!.status}|${this.source!.model?.version ?? ''}`;
       if (status !== this.lastStatus && this.source!.status !== 'loading') this.emitChange();
