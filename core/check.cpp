@@ -1,7 +1,7 @@
 #include "core/check.hpp"
 
 #include <cmath>
-#include <sstream>
+#include <cstdio>
 
 namespace headlab {
 
@@ -41,10 +41,11 @@ void require_bounded(const char* name, const Matrix& m, double bound) {
 }
 
 std::string number_text(double x) {
-  std::ostringstream text;
-  text.precision(6);
-  text << x;
-  return text.str();
+  // printf's %.6g, as an ostream at precision 6 prints; not <sstream>, whose locale machinery
+  // would add ~40 KB gzip to every WASM module (tests/browser/sizes.test.mjs).
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", x);
+  return text;
 }
 
 void require_shape(const char* name, const Matrix& m, Eigen::Index rows, Eigen::Index cols) {

@@ -6,7 +6,7 @@
 #include "core/softmax.hpp"
 
 #include <cmath>
-#include <sstream>
+#include <cstdio>
 
 namespace headlab::max_digit {
 namespace {
@@ -98,10 +98,9 @@ void validate_weights(const MaxDigitWeights& w) {
 
 void require_format_version(double version) {
   if (version != kFormatVersion) {
-    std::ostringstream text;
-    text.precision(17);  // 1.0000000000000002 must not print as "1"
-    text << version;
-    throw InputError("format_version " + text.str() + " is not supported; this core reads version " +
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", version);  // 1.0000000000000002 must not print as "1"
+    throw InputError("format_version " + std::string(text) + " is not supported; this core reads version " +
                      std::to_string(kFormatVersion));
   }
 }

@@ -27,7 +27,7 @@ export const WIDGET_STATES = {
   'headlab-score-ramps': { a: {}, b: { maximum: '6', 'runner-up': '2' } },
   'headlab-seed-grid': { a: {}, b: { from: '2', to: '4' } },
   // An absolute path: the same file from any page depth (the tests serve the site at /).
-  'headlab-transformer-model': { a: { config: '/data/induction-seed0.json' }, b: {} },
+  'headlab-transformer-model': { a: { config: '' }, b: {} },
   'headlab-transformer-attention': { a: { prompt: '5 9 1 5 9', position: '3' }, b: { prompt: '5 9 1 5 9 1', position: '2' } },
   'headlab-transformer-attribution': { a: { position: '4' }, b: { prompt: '7 2 8 7 2', token: '8' } },
   'headlab-transformer-patching': { a: {}, b: { prompt: '4 11 19 4', corrupted: '4 30 19 4', answer: '11', wrong: '30' } },
