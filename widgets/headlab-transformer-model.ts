@@ -226,6 +226,9 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     const row = el('div', { class: 'row' });
     this.buttonRow = row;
     this.body.append(this.now, this.progressRow, this.failureLine, row, this.exportControls({ json: true, jsonLabel: 'Model summary (JSON)' }));
+    // Figures nested inside the element are shown below its panel, outside the body, so they stay
+    // on screen (with their own message) when the panel shows an error.
+    if (!this.shadowRoot!.querySelector(':scope > slot')) this.shadowRoot!.append(el('slot'));
     this.loadFiles();
   }
 
