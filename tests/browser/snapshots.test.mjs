@@ -68,7 +68,7 @@ test('without JavaScript every figure shows its snapshot at its final size (1280
       // The notice is shown (no script to hide it).
       assert.equal(await page.locator('.hl-offline-notice').isVisible(), true);
     }
-    await page.goto(`${session.url}${ARTICLES.find((a) => a.includes('max-digit')) ?? ARTICLES[0]}`);
+    await page.goto(`${session.url}${ARTICLES.find((a) => a.endsWith('max-digit-heads.html')) ?? ARTICLES[0]}`);
     await page.locator('headlab-attention-bars').first().scrollIntoViewIfNeeded();
     await screenshot(page, `snapshot-no-js-${width}`);
     await page.close();
@@ -137,7 +137,7 @@ function mainThreadTasks(traceBuffer) {
 }
 
 test('max-digit article: before the first interaction only the snapshots (no max-digit module, no weights); a hover brings the live widgets with no long main-thread task', async () => {
-  const MAX_DIGIT = ARTICLES.find((a) => a.includes('max-digit'));
+  const MAX_DIGIT = ARTICLES.find((a) => a.endsWith('max-digit-heads.html'));
   const report = [];
   for (const [scheme, width] of [['light', 1280], ['dark', 1280], ['light', 360], ['dark', 360]]) {
     const page = await session.newPage({ colorScheme: scheme, viewport: { width, height: 900 } });
