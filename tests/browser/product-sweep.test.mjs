@@ -172,7 +172,8 @@ test('prefers-reduced-motion: reduce turns widget transitions off (and the train
   }
 });
 
-test('360 px with touch (mobile emulation): no horizontal scrolling, widgets fit, a tap works; screenshots', async () => {
+test('360 px with touch (mobile emulation): no horizontal scrolling, widgets fit, a tap works (each element on the first page that has it); screenshots', async () => {
+  const tapped = new Set();
   for (const name of PAGES) {
     const page = await open(name, { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 1 });
     const fit = await page.evaluate(() => ({
@@ -183,7 +184,7 @@ test('360 px with touch (mobile emulation): no horizontal scrolling, widgets fit
     assert.ok(fit.scroll <= 360, `${name}: page is ${fit.scroll} px wide at 360`);
     for (const w of fit.widths) assert.ok(w.right <= 360, `${name}: ${w.tag} ends at ${w.right} px`);
     const widgets = await listWidgets(page);
-    for (const w of widgets) {
+    for (const w of firstTimeWidgets(widgets, tapped)) {
       const button = page.locator(w.tag).nth(widgets.filter((x) => x.tag === w.tag).indexOf(w)).locator('button:not([disabled]):not([data-export])').first();
       if (!(await button.count())) continue;
       const before = await page.evaluate((i) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i].renderCount, w.index);
