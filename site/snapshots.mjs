@@ -100,7 +100,7 @@ export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
         for (const m of document.querySelectorAll('headlab-max-digit-model')) m.load?.();
         return [...document.querySelectorAll('*')]
           .filter((e) => e.localName.startsWith('headlab-') && e.shadowRoot)
-          .every((e) => (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel)) || !e.shadowRoot.querySelector('.alert')?.hidden);
+          .every((e) => (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel) && !e.busy) || !e.shadowRoot.querySelector('.alert')?.hidden);
       }, null, { timeout: 120_000 });
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
       const items = await page.evaluate(collect);
@@ -172,7 +172,7 @@ ${tags.map((t) => `<div class="column"><${t}></${t}></div>`).join('\n')}
     await page.goto(`${url}__measure.html`);
     // The max-digit figures at their loaded height (with their model), not at the height of "Loading the model…".
     await page.waitForFunction(() => [...document.querySelectorAll('.column > *')]
-      .every((e) => (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel)) || !e.shadowRoot?.querySelector('.alert')?.hidden), null, { timeout: 120_000 });
+      .every((e) => (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel) && !e.busy) || !e.shadowRoot?.querySelector('.alert')?.hidden), null, { timeout: 120_000 });
     const heights = {};
     for (const width of [NARROW, WIDE]) {
       heights[width] = await page.evaluate(async (w) => {

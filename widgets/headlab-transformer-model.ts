@@ -132,6 +132,11 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     return null;
   }
 
+  /** Whether the worker is computing the analysis (the build's snapshot pass waits for false). */
+  get busy(): boolean {
+    return this.analyzing !== 0;
+  }
+
   /**
    * Starts the worker's analysis of the model shown. One job at a time: while one is in the
    * worker, a newer model waits for it to end (a reader or a script switching models quickly

@@ -131,6 +131,11 @@ export abstract class TransformerWidget<State = unknown> extends HeadlabElement<
     return null;
   }
 
+  /** Whether an analysis is in the worker or waiting for it (the build's snapshot pass waits for false). */
+  get busy(): boolean {
+    return this.workerBusy || this.workerWanted !== null;
+  }
+
   /** Starts the waiting analysis unless it is already kept (one job at a time). */
   private startWanted(): void {
     const wanted = this.workerWanted;
