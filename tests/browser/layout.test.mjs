@@ -1,6 +1,5 @@
-// Layout of every built page at 360, 768 and 1280 px in light mode and at 360 and 1280 px in dark
-// mode (360 px as a touch phone; the colour scheme changes colours, not boxes, so the tablet width
-// is measured once), in the rendered page, shadow roots included:
+// Layout of every built page at 360 and 1280 px, light and dark (360 px as a touch phone; the
+// widths the widgets are designed for), in the rendered page, shadow roots included:
 //   - no horizontal page overflow;
 //   - nothing clipped: an element that sticks out of an ancestor that clips it (overflow other
 //     than visible) is allowed only inside a labelled scroll region (a box that scrolls, with
@@ -25,8 +24,8 @@ const MIN_TARGET_PX = 44;
 /** Sub-pixel slack for layout rounding when comparing boxes. */
 const EDGE_SLACK_PX = 1;
 
-/** Widths per colour scheme (see the header: the tablet width once). */
-const WIDTHS = { light: [360, 768, 1280], dark: [360, 1280] };
+/** Widths per colour scheme. */
+const WIDTHS = { light: [360, 1280], dark: [360, 1280] };
 const SCREENSHOT_WIDTHS = [360, 1280];
 
 const siteDir = path.join(root, 'build/site');
