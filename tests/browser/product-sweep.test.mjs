@@ -268,7 +268,7 @@ test('a swept control writes the URL hash a few times, not once per step, and th
   await page.close();
 });
 
-test('re-attaching: every element on every page removed and re-inserted five times renders again, takes a new state, shows no error', async () => {
+test('re-attaching: every element on every page removed and re-inserted three times renders again, takes a new state, shows no error', async () => {
   for (const name of PAGES) {
     const page = await open(name);
     const widgets = await listWidgets(page);
@@ -279,7 +279,7 @@ test('re-attaching: every element on every page removed and re-inserted five tim
         const frame = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
         const parent = e.parentNode;
         const next = e.nextSibling;
-        for (let k = 0; k < 5; k++) {
+        for (let k = 0; k < 3; k++) {
           e.remove();
           if (k % 2) await frame();  // removed for a frame (a tab switched away) or re-inserted in the same task (a framework's move)
           parent.insertBefore(e, next);
@@ -369,7 +369,8 @@ test('bad input: hostile values on every observed attribute of every element (on
           const original = e.getAttribute(a);
           for (const v of hostile) {
             e.setAttribute(a, v);
-            await frame(); await frame();
+            // One frame: the element's render was requested before this frame callback, so it has run.
+            await frame();
             const alert = e.shadowRoot.querySelector('.alert');
             const body = e.shadowRoot.querySelector('.body');
             const showsAlert = !alert.hidden && alert.textContent.length > 0;
