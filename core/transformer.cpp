@@ -448,8 +448,6 @@ void transformer_backward(const TransformerWeights& w, const TransformerActivati
   }
 }
 
-namespace {
-
 void require_batch(const TransformerConfig& c, const std::vector<TokenSequence>& batch) {
   if (batch.empty()) throw InputError("the batch is empty");
   for (std::size_t b = 0; b < batch.size(); ++b) {
@@ -461,6 +459,8 @@ void require_batch(const TransformerConfig& c, const std::vector<TokenSequence>&
     }
   }
 }
+
+namespace {
 
 // Cross-entropy of one sequence's counted positions; when dlogits is given, writes
 // dL/dlogits for a loss divided by `count` (softmax − one-hot at counted rows, zero elsewhere).
@@ -484,13 +484,17 @@ double sequence_loss(const Matrix& logits, const TokenSequence& s, double count,
   return total;
 }
 
+}  // namespace
+
 double counted_positions(const std::vector<TokenSequence>& batch) {
   double n = 0;
   for (const auto& s : batch) n += static_cast<double>(s.tokens.size()) - 1 - s.loss_from;
   return n;
 }
 
-}  // namespace
+double sequence_cross_entropy(const Matrix& logits, const TokenSequence& s) {
+  return sequence_loss(logits, s, 1.0, nullptr);
+}
 
 double transformer_loss(const TransformerWeights& w, const std::vector<TokenSequence>& batch) {
   validate_weights(w);

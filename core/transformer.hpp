@@ -175,7 +175,15 @@ struct TokenSequence {
   std::vector<int> tokens;
   int loss_from = 0;
 };
-// Mean next-token cross-entropy over every counted position of every sequence.
+// Throws InputError on an empty batch, a bad sequence (require_tokens) or a loss_from leaving no
+// position to predict.
+void require_batch(const TransformerConfig& config, const std::vector<TokenSequence>& batch);
+// Next-token cross-entropy summed over the counted positions of one sequence, from its logits (T × V).
+double sequence_cross_entropy(const Matrix& logits, const TokenSequence& sequence);
+// Number of counted positions of a batch, Σ (T − 1 − loss_from) in batch order.
+double counted_positions(const std::vector<TokenSequence>& batch);
+// Mean next-token cross-entropy over every counted position of every sequence:
+// Σ sequence_cross_entropy (batch order, from 0.0) / counted_positions.
 double transformer_loss(const TransformerWeights& weights, const std::vector<TokenSequence>& batch);
 // The same loss; adds its gradient to dweights (zero it first for a fresh gradient).
 double transformer_loss_backward(const TransformerWeights& weights, const std::vector<TokenSequence>& batch,

@@ -17,7 +17,7 @@ import type { FeatureRecoveryResults } from '../formats/feature-recovery-results
 import { DRAFT_PUBLISHED, featureRecoveryResultsFile, type FeatureRecoveryRun } from '../web/headlab-core.js';
 import { WorkerJobs } from '../web/worker-client.js';
 import {
-  HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
+  HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
 } from './base/headlab-element.js';
 import { formatMagnitude, formatNearOne, formatNumber, subscripted } from './chart/format.js';
 import { lossCurveScene } from './chart/loss-curve.js';
@@ -62,7 +62,7 @@ interface Control {
 
 /** The controls, with the draft's values as defaults; ranges are what the page trains in a few seconds. */
 const CONTROLS: Control[] = [
-  { attr: 'seed', label: 'Seed', min: 0, max: 2 ** 31 - 1, integer: true, fallback: 0, step: '1' },
+  { attr: 'seed', label: 'Seed', min: 0, max: MAX_SEED, integer: true, fallback: 0, step: '1' },
   { attr: 'learning-rate', label: 'Learning rate', min: 1e-6, max: 10, integer: false, fallback: 0.03, step: 'any' },
   { attr: 'steps', label: 'Steps', min: 1, max: 20000, integer: true, fallback: 1200, step: '1' },
   { attr: 'batch', label: 'Batch size', min: 1, max: 4096, integer: true, fallback: 128, step: '1' },

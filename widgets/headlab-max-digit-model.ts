@@ -14,7 +14,7 @@
 // Events: `change` with { status, seed, label, accuracy } when a run ends or the model switches.
 import type { MaxDigitTrainingSettings, MaxDigitWeights } from '../web/headlab-core.js';
 import { WorkerJobs } from '../web/worker-client.js';
-import { HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute } from './base/headlab-element.js';
+import { HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute } from './base/headlab-element.js';
 import { formatAccuracy, formatNumber, type BoundValue } from './chart/format.js';
 import { DEFAULT_WEIGHTS_TIMEOUT_S, defaultWeightsUrl, modelSource, type MaxDigitAnalysisFile, type MaxDigitModelSource } from './max-digit/model.js';
 import { firstInteraction, loadMaxDigitNow, watchReach } from './max-digit/loading.js';
@@ -63,7 +63,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   private progressText: HTMLSpanElement | null = null;
   private statusLine: HTMLParagraphElement | null = null;
 
-  get seed(): number { return integerAttribute(this, 'seed', 1, 0, 2 ** 31 - 1); }
+  get seed(): number { return integerAttribute(this, 'seed', 1, 0, MAX_SEED); }
   set seed(v: number) { setNumberAttribute(this, 'seed', v); }
   get steps(): number { return integerAttribute(this, 'steps', 4000, 1, 100000); }
   set steps(v: number) { setNumberAttribute(this, 'steps', v); }
@@ -278,7 +278,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     this.now = el('p', { class: 'now', role: 'status' });
     const row = el('div', { class: 'row train' });
     const label = el('label', {}, 'Seed');
-    this.seedInput = el('input', { type: 'number', min: '0', max: String(2 ** 31 - 1), step: '1', name: 'seed', inputmode: 'numeric' });
+    this.seedInput = el('input', { type: 'number', min: '0', max: String(MAX_SEED), step: '1', name: 'seed', inputmode: 'numeric' });
     label.append(this.seedInput);
     this.inputProblem = el('p', { class: 'input-problem', role: 'status' });
     this.seedField = this.bindField(this.seedInput, {
@@ -286,7 +286,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
       message: this.inputProblem,
       parse: (text) => {
         const v = Number(text);
-        if (!/^[0-9]+$/.test(text) || !Number.isInteger(v) || v > 2 ** 31 - 1) throw new WidgetInputError(`the seed must be an integer from 0 to ${2 ** 31 - 1}, got "${text}"`);
+        if (!/^[0-9]+$/.test(text) || !Number.isInteger(v) || v > MAX_SEED) throw new WidgetInputError(`the seed must be an integer from 0 to ${MAX_SEED}, got "${text}"`);
         return v;
       },
       commit: (v) => { this.seed = v; },

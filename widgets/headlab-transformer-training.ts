@@ -15,13 +15,13 @@
 // figure reading that element shows the model just trained.
 //
 // Attributes (mirrored by properties): model (id of the source element; none: the run is only plotted),
-// seed (default 0, integer in [0, 2³¹ − 1]), steps (default 2500, integer in [50, 20000]).
+// seed (default 0, integer in [0, 2⁵³ − 1]), steps (default 2500, integer in [50, 20000]).
 // Events: `change` (bubbling) with TransformerTrainingState when a setting changes or a run ends.
 // Bound values (<headlab-value source="<this id>">): phase_change_step, steps_taken, loss_start/end
 // (in-context loss, nats), induction.best (attention mass); undefined until a run has produced them.
 import { WorkerJobs } from '../web/worker-client.js';
 import type { TransformerTrainTaskProgress, TransformerTrainTaskResult } from '../web/headlab-core.js';
-import { HeadlabElement, WidgetInputError, el, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
+import { HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
 import { formatCount, formatNumber, formatPercent, type BoundValue } from './chart/format.js';
 import { niceTicks } from './chart/loss-curve.js';
 import { resolveColours, rgbText, type ResolvedColours } from './chart/palette.js';
@@ -161,7 +161,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
 
   get model(): string { return this.getAttribute('model') ?? ''; }
   set model(v: string) { this.setAttribute('model', v); }
-  get seed(): number { return integerAttribute(this, 'seed', 0, 0, 2 ** 31 - 1); }
+  get seed(): number { return integerAttribute(this, 'seed', 0, 0, MAX_SEED); }
   set seed(v: number) { setNumberAttribute(this, 'seed', v); }
   get steps(): number { return integerAttribute(this, 'steps', 2500, 50, 20000); }
   set steps(v: number) { setNumberAttribute(this, 'steps', v); }
@@ -360,9 +360,9 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
         current: () => String(current()),
       });
     const problem = el('p', { class: 'input-problem', role: 'status' });
-    const seedInput = el('input', { type: 'number', min: '0', max: String(2 ** 31 - 1), step: '1', name: 'seed', inputmode: 'numeric' });
+    const seedInput = el('input', { type: 'number', min: '0', max: String(MAX_SEED), step: '1', name: 'seed', inputmode: 'numeric' });
     const stepsInput = el('input', { type: 'number', min: '50', max: '20000', step: '50', name: 'steps', inputmode: 'numeric' });
-    this.seedField = integerField(seedInput, 'the seed', 0, 2 ** 31 - 1, (v) => { this.seed = v; }, () => this.seed);
+    this.seedField = integerField(seedInput, 'the seed', 0, MAX_SEED, (v) => { this.seed = v; }, () => this.seed);
     this.stepsField = integerField(stepsInput, 'the number of steps', 50, 20000, (v) => { this.steps = v; }, () => this.steps);
     const seedLabel = el('label', {}, 'Seed');
     seedLabel.append(seedInput);
