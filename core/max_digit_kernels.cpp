@@ -78,12 +78,26 @@ HEADLAB_INLINE void panel(const double* a, long a_row, long a_k, const double* _
     for (int j = 0; j < N / W; ++j) L::store(c + r * ldc + W * j, acc[r][j]);
 }
 
-// The M × N product C = A B (or C += A B), R rows at a time (M divisible by R).
+// Running sums a panel may keep in vector registers: 8 of the 16 registers of SSE2, AVX2 and
+// WASM's simd128 on x86-64 hosts, leaving room for the broadcast and the loaded row; 16 of the
+// 32 of AVX-512. A wider panel spills its sums to memory on every k.
+template <int W>
+constexpr int kPanelSums = W == 8 ? 16 : 8;
+
+// The M × N product C = A B (or C += A B), R rows at a time (M divisible by R), and within them
+// NB columns at a time so that the R × NB running sums fit in registers. Each entry of C is still
+// summed over k in order from the same start; only the order in which entries are formed changes.
 template <int W, int M, int R, int K, int N>
 HEADLAB_INLINE void product(const double* a, long a_row, long a_k, const double* b, long ldb, double* c, long ldc,
                             bool accumulate) {
   static_assert(M % R == 0, "row blocks must tile the rows");
-  for (int i = 0; i < M; i += R) panel<W, R, K, N>(a + i * a_row, a_row, a_k, b, ldb, c + i * ldc, ldc, accumulate);
+  constexpr int NB = N < kPanelSums<W> * W / R ? N : kPanelSums<W> * W / R;
+  static_assert(N % NB == 0, "column blocks must tile the columns");
+  for (int i = 0; i < M; i += R) {
+    for (int j = 0; j < N; j += NB) {
+      panel<W, R, K, NB>(a + i * a_row, a_row, a_k, b + j, ldb, c + i * ldc + j, ldc, accumulate);
+    }
+  }
 }
 
 // Everything one step needs, kept between steps so that a step allocates nothing.
@@ -371,39 +385,47 @@ HEADLAB_INLINE void backward_value_path(const MaxDigitWeights& w, int h, StepWor
 // Head h's score path from the accumulated ds_h:
 // s(t) = E[t]·kq / 4: dkq = Σ_t ds(t) E[t] / 4, dE[t] += ds(t) kq / 4;
 // kq = W_K qᵀ: dW_K = dkq q, dq = dkqᵀ W_K;  q = E[ANS] W_Q: dW_Q = E[ANS]ᵀ dq, dE[ANS] += dq W_Qᵀ.
+template <int W>
 HEADLAB_INLINE void backward_score_path(const MaxDigitWeights& w, int h, const StepWorkspace& ws,
                                         MaxDigitGradients& grads) {
+  using L = Lanes<W>;
   const double *E = w.E.data(), *WQ = w.W_Q[h].data(), *WK = w.W_K[h].data();
   const double* ans = E + kAns * D;
   double* dE = grads.dE.data();
   double* dans = dE + kAns * D;
   double *__restrict dWQ = grads.dW_Q[h].data(), *__restrict dWK = grads.dW_K[h].data();
   const double* kq = ws.key_query[h];
-  double dkq[D] = {};
+  // Written with explicit vectors: dE, E and the workspace never overlap, but the compiler
+  // cannot know it and kept these loops scalar or behind run-time overlap checks.
+  alignas(64) double dkq[D] = {};
   for (int t = 0; t < V; ++t) {
     const double ds = ws.dS[t][h] * kScoreScale;
-    for (int i = 0; i < D; ++i) {
-      dkq[i] += ds * E[t * D + i];
-      dE[t * D + i] += ds * kq[i];
+    for (int i = 0; i < D; i += W) {
+      L::store(dkq + i, L::load(dkq + i) + ds * L::load(E + t * D + i));
+      L::store(dE + t * D + i, L::load(dE + t * D + i) + ds * L::load(kq + i));
     }
   }
   const double* q = ws.query[h];
-  double dq[C] = {};
+  // dW_K[i] = dkq[i] q;  dq = Σ_i dkq[i] W_K[i], summed over i in order, in registers
+  typename L::type dq[C / W] = {};
   for (int i = 0; i < D; ++i) {
-    for (int c = 0; c < C; ++c) {
-      dWK[i * C + c] = dkq[i] * q[c];
-      dq[c] += dkq[i] * WK[i * C + c];
+    const double d = dkq[i];
+    for (int j = 0; j < C / W; ++j) {
+      L::store(dWK + i * C + W * j, d * L::load(q + W * j));
+      dq[j] += d * L::load(WK + i * C + W * j);
     }
   }
   for (int i = 0; i < D; ++i) {
-    for (int c = 0; c < C; ++c) dWQ[i * C + c] = ans[i] * dq[c];
+    for (int j = 0; j < C / W; ++j) L::store(dWQ + i * C + W * j, ans[i] * dq[j]);
   }
+  alignas(64) double dq_row[C];
+  for (int j = 0; j < C / W; ++j) L::store(dq_row + W * j, dq[j]);
   // dE[ANS][i] += Σ_c W_Q[i][c] dq[c], each sum from 0 in c order: eight rows side by side, so
   // eight independent chains of additions run at once instead of one 16-long chain per row.
   for (int i0 = 0; i0 < D; i0 += kRowBlock) {
     double s[kRowBlock] = {};
     for (int c = 0; c < C; ++c)
-      for (int r = 0; r < kRowBlock; ++r) s[r] += WQ[(i0 + r) * C + c] * dq[c];
+      for (int r = 0; r < kRowBlock; ++r) s[r] += WQ[(i0 + r) * C + c] * dq_row[c];
     for (int r = 0; r < kRowBlock; ++r) dans[i0 + r] += s[r];
   }
 }
@@ -429,7 +451,7 @@ HEADLAB_INLINE double step_kernel(const MaxDigitWeights& w, const std::vector<To
   backward_residual(w, ws, grads);
   for (int h = 0; h < H; ++h) {
     backward_value_path<W>(w, h, ws, grads);
-    backward_score_path(w, h, ws, grads);
+    backward_score_path<W>(w, h, ws, grads);
   }
   double* dWU = grads.dW_U.data();
   for (int i = 0; i < D; ++i) {
