@@ -108,6 +108,10 @@ export class TransformerModelSource extends EventTarget {
     this.core = core;
     const handle = core.loadTransformer(configText, safetensors);
     const parameters = handle.inspect().parameters;
+    // One forward pass of a single token here, in the task that reads the model: the engine
+    // compiles the WASM forward pass on its first call, which then is not paid inside the first
+    // figure's render (each figure renders in a task of its own).
+    handle.run([0]);
     this.model?.handle.dispose();
     this.model = { handle, config: handle.config, configText, safetensors, label, parameters, version: ++versions };
     this.status = 'ready';
