@@ -2,6 +2,7 @@
 // experiment. The embind trainer handle stays inside FeatureRecoveryTrainer;
 // callers get plain data copied out of the WASM heap and must call dispose().
 import { HeadlabError, unwrap } from './errors.js';
+import { matrix, toRows } from './matrix.js';
 
 /**
  * The draft's published PyTorch figures (float64, one thread, Adam lr 0.03, 1,200 steps),
@@ -22,6 +23,28 @@ export const DRAFT_PUBLISHED = Object.freeze({
 });
 
 export const FEATURE_RECOVERY_FORMAT = 'headlab.feature-recovery.results/1';
+
+/** The results.json fields that are matrices: arrays of rows in the file, { rows, cols, data } in memory. */
+const RESULTS_MATRICES = Object.freeze(['fixed_keys', 'mixing', 'w_q', 'w_v', 'response_query', 'response_value']);
+
+/**
+ * A run in memory (the worker's result, what widgets read): results.json's fields with every
+ * matrix in the one encoding of web/ ({ rows, cols, data: Float64Array }, row-major), so typed
+ * arrays travel from the worker and into core calls without a copy through rows.
+ * `results` is the object the writer's text parses to; the same doubles, moved.
+ */
+export function featureRecoveryRun(results) {
+  const run = { ...results };
+  for (const key of RESULTS_MATRICES) run[key] = matrix(results[key], key);
+  return run;
+}
+
+/** results.json from a run in memory: matrices back to arrays of rows, the only place they nest (for a file). */
+export function featureRecoveryResultsFile(run) {
+  const file = { ...run };
+  for (const key of RESULTS_MATRICES) file[key] = toRows(run[key]);
+  return file;
+}
 
 /**
  * Settings in the one vocabulary (docs/model-pattern.md). `batch`, the name before it, is still

@@ -14,7 +14,7 @@
 //   autostart (boolean: train once when the element starts).
 // Events: `change` (bubbling) with FeatureRecoveryState when a setting changes or a run ends.
 import type { FeatureRecoveryResults } from '../formats/feature-recovery-results.js';
-import { DRAFT_PUBLISHED } from '../web/headlab-core.js';
+import { DRAFT_PUBLISHED, featureRecoveryResultsFile, type FeatureRecoveryRun } from '../web/headlab-core.js';
 import { WorkerJobs } from '../web/worker-client.js';
 import {
   HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
@@ -112,7 +112,10 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   private runSteps = 1200;
   private responseQuery: ArrayLike<number> = new Float64Array(27);
   private responseValue: ArrayLike<number> = new Float64Array(27);
-  private lastResults: FeatureRecoveryResults | null = null;
+  /** The last finished or stopped run, matrices flat (the worker's encoding). */
+  private lastRun: FeatureRecoveryRun | null = null;
+  /** Its results.json object, nested only when asked for (a file, the `results` property). */
+  private lastFile: FeatureRecoveryResults | null = null;
   private progressUpdates = 0;
   private colours: ResolvedColours | null = null;
   private chartWidth = 640;
@@ -161,8 +164,13 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   get autostart(): boolean { return this.hasAttribute('autostart'); }
   set autostart(v: boolean) { this.toggleAttribute('autostart', v); }
 
-  /** The last finished or stopped run (results.json object), or null. */
-  get results(): FeatureRecoveryResults | null { return this.lastResults; }
+  /** The last finished or stopped run as results.json (matrices as arrays of rows), or null. */
+  get results(): FeatureRecoveryResults | null {
+    if (this.lastRun && !this.lastFile) this.lastFile = featureRecoveryResultsFile(this.lastRun);
+    return this.lastFile;
+  }
+  /** The last finished or stopped run in memory (matrices as { rows, cols, data }), or null: what figures reading this element use. */
+  get run(): FeatureRecoveryRun | null { return this.lastRun; }
   /** Progress messages received in the current or last run (diagnostics and tests). */
   get progressCount(): number { return this.progressUpdates; }
   get trainingStatus(): TrainingStatus { return this.status; }
@@ -180,7 +188,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
       status: this.status,
       steps_done: this.losses.length,
       loss: this.losses.length ? this.losses[this.losses.length - 1] : null,
-      results: this.lastResults,
+      results: this.results,
     };
   }
 
@@ -201,7 +209,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     // The attribute `batch` is the trainer setting batch_size (docs/model-pattern.md).
     const { batch, ...rest } = settings;
     const params = { settings: { ...rest, batch_size: batch }, chunk: CHUNK_STEPS, pace_ms: this.pace === 'watch' ? WATCH_PACE_MS : 0 };
-    this.jobs.start<FeatureRecoveryResults>('feature-recovery-train', params, {
+    this.jobs.start<FeatureRecoveryRun>('feature-recovery-train', params, {
       progress: (detail) => {
         this.progressUpdates++;
         for (const x of detail.losses as Float64Array) this.losses.push(x);
@@ -210,10 +218,11 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
         this.requestRender();
       },
       done: ({ value, stopped }) => {
-        this.lastResults = value;
+        this.lastRun = value;
+        this.lastFile = null;
         this.losses = Array.from(value.loss_trace);
-        this.responseQuery = value.response_query.flat();
-        this.responseValue = value.response_value.flat();
+        this.responseQuery = value.response_query.data;
+        this.responseValue = value.response_value.data;
         this.status = stopped ? 'stopped' : 'done';
         this.announce(stopped
           ? `Stopped at step ${value.steps_done} of ${value.settings.steps}. Held-out MSE ${formatMagnitude(value.heldout_mse)}.`
@@ -245,8 +254,9 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
 
   /** JSON export: results.json of the last finished or stopped run. */
   exportData(): FeatureRecoveryResults {
-    if (!this.lastResults) throw new WidgetInputError('no finished run to export yet: train first');
-    return this.lastResults;
+    const file = this.results;
+    if (!file) throw new WidgetInputError('no finished run to export yet: train first');
+    return file;
   }
 
   figures(): WidgetFigure[] {
@@ -258,7 +268,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     const done = this.losses.length;
     if (!done) return this.status === 'failed' ? `Training failed: ${this.failure}` : 'Not trained yet: the loss curve and the response maps are empty.';
     const loss = `Training loss ${formatMagnitude(this.losses[0])} at step 1 and ${formatMagnitude(this.losses[done - 1])} at step ${done} of ${this.runSteps}`;
-    const r = this.lastResults;
+    const r = this.lastRun;
     if (!r || this.status === 'training') return `${loss}; training is running.`;
     return `${loss}. Held-out MSE ${formatMagnitude(r.heldout_mse)}; smallest R² of the query map ${r2Cell(Math.min(...r.query_r2))}, of the value map ${r2Cell(Math.min(...r.value_r2))}: the response maps ${Math.min(...r.query_r2, ...r.value_r2) > 0.99 ? 'recover' : 'do not yet recover'} the identity blocks.`;
   }
@@ -267,7 +277,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   figure(name: FigureName): Scene {
     const colours = this.themeColours();
     const steps = this.losses.length;
-    const seed = this.lastResults?.settings.seed ?? this.seed;
+    const seed = this.lastRun?.settings.seed ?? this.seed;
     switch (name) {
       case 'loss':
         return lossCurveScene({
@@ -282,7 +292,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   }
 
   protected fileStem(): string {
-    return `feature-recovery-seed${this.lastResults?.settings.seed ?? this.seed}`;
+    return `feature-recovery-seed${this.lastRun?.settings.seed ?? this.seed}`;
   }
 
   protected jsonFileName(): string {
@@ -459,7 +469,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   }
 
   private renderResults(): void {
-    const r = this.lastResults;
+    const r = this.lastRun;
     const seed = r?.settings.seed ?? this.seed;
     this.resultsCaption!.textContent = r
       ? `Held-out evaluation on ${r.settings.eval_size} examples after ${r.steps_done} steps (seed ${seed})${r.partial ? ` — a partial run: stopped at step ${r.steps_done} of ${r.settings.steps}; the exported results.json says "partial": true` : ''}`
