@@ -145,9 +145,9 @@ TransformerActivations transformer_forward_unchecked(const TransformerWeights& w
                                                      const HeadHook& hook = nullptr);
 
 // The end of a forward pass after an intervention, recomputing only what it changed (activation
-// patching and head ablation, core/transformer_analysis.cpp). `resid` is the residual stream entering
-// layer `first_layer` (T × d, T = clean.tokens.size()); only its rows [first_row, changed_end) may
-// differ from the clean run's there. Causal attention leaves every row before `first_row` of every
+// patching and head ablation, core/transformer_analysis.cpp). `resid` is rows [first_row, T) of the
+// residual stream entering layer `first_layer` ((T − first_row) × d, T = clean.tokens.size()); only
+// its rows [first_row, changed_end) may differ from the clean run's there. Causal attention leaves every row before `first_row` of every
 // later layer as in `clean`: in the first layer resumed only the keys and values of the changed rows
 // are recomputed (the others, and the queries of unchanged rows, are read from `clean`), after it
 // every row from first_row on; in the last layer only the queries from `logit_row` on. Returns the

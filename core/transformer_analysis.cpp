@@ -283,13 +283,14 @@ PatchingResult patching_of(const TransformerWeights& w, const TransformerActivat
     const auto& clean_layer = clean_run.layers[l];
     for (int h = 0; h < c.n_heads; ++h) {
       for (Eigen::Index p = 0; p < T; ++p) {
-        Matrix resid = clean_layer.resid_post;
+        // Rows [p, T) of layer l's output, row p patched (summed as the forward pass sums it).
+        Matrix resid = clean_layer.resid_post.bottomRows(T - p);
         RowVector row = clean_layer.resid_pre.row(p);
         for (int g = 0; g < c.n_heads; ++g) {
           row += (g == h ? corrupted_run.layers[l] : clean_layer).head_output[g].row(p);
         }
         row += w.layers[l].b_O.row(0);
-        resid.row(p) = row;
+        resid.row(0) = row;
         const Matrix logits = resume_forward(w, clean_run, l + 1, resid, p, p + 1, last);
         r.normalised(l * c.n_heads + h, p) = (ld_row(logits) - r.corrupted_logit_difference) / span;
       }
