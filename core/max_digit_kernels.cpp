@@ -43,6 +43,11 @@ struct Lanes {
 };
 
 constexpr int P = 16;  // padded row length for the 14-wide rows
+// Rows whose dot products are summed side by side: a sum must add its terms in order, one
+// after another, so one row at a time is a chain of dependent additions (latency-bound);
+// eight rows give eight independent chains, each the same roundings as before.
+constexpr int kRowBlock = 8;
+static_assert(D % kRowBlock == 0, "whole blocks of rows");
 
 // y[0 … N) += a·x[0 … N), lane by lane.
 template <int W, int N>
@@ -326,13 +331,15 @@ HEADLAB_INLINE void backward_residual(const MaxDigitWeights& w, StepWorkspace& w
     for (int j = 0; j < V; ++j) ws.wu_t[j][i] = WU[i * V + j];
   }
   for (int i = 0; i < D; ++i) {
-    double s = 0.0;
-    for (int j = 0; j < V; ++j) {
-      ws.dunembed[i][j] = 0.0 + ans[i] * ws.sum_g[j];
-      s += WU[i * V + j] * ws.sum_g[j];
-    }
+    for (int j = 0; j < V; ++j) ws.dunembed[i][j] = 0.0 + ans[i] * ws.sum_g[j];
     ws.dunembed[i][V] = ws.dunembed[i][V + 1] = 0.0;
-    dans[i] += s;
+  }
+  // dE[ANS][i] += Σ_j W_U[i][j] Σg[j], from 0 in j order, eight rows at once (independent chains)
+  for (int i0 = 0; i0 < D; i0 += kRowBlock) {
+    double s[kRowBlock] = {};
+    for (int j = 0; j < V; ++j)
+      for (int r = 0; r < kRowBlock; ++r) s[r] += WU[(i0 + r) * V + j] * ws.sum_g[j];
+    for (int r = 0; r < kRowBlock; ++r) dans[i0 + r] += s[r];
   }
 }
 
@@ -389,12 +396,15 @@ HEADLAB_INLINE void backward_score_path(const MaxDigitWeights& w, int h, const S
     }
   }
   for (int i = 0; i < D; ++i) {
-    double s = 0.0;
-    for (int c = 0; c < C; ++c) {
-      dWQ[i * C + c] = ans[i] * dq[c];
-      s += WQ[i * C + c] * dq[c];
-    }
-    dans[i] += s;
+    for (int c = 0; c < C; ++c) dWQ[i * C + c] = ans[i] * dq[c];
+  }
+  // dE[ANS][i] += Σ_c W_Q[i][c] dq[c], each sum from 0 in c order: eight rows side by side, so
+  // eight independent chains of additions run at once instead of one 16-long chain per row.
+  for (int i0 = 0; i0 < D; i0 += kRowBlock) {
+    double s[kRowBlock] = {};
+    for (int c = 0; c < C; ++c)
+      for (int r = 0; r < kRowBlock; ++r) s[r] += WQ[(i0 + r) * C + c] * dq[c];
+    for (int r = 0; r < kRowBlock; ++r) dans[i0 + r] += s[r];
   }
 }
 

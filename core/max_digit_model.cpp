@@ -130,16 +130,23 @@ void head_scores(const MaxDigitWeights& w, int h, double* q, double* kq, double*
   for (int i = 0; i < D; ++i) {
     for (int c = 0; c < C; ++c) q[c] += ans[i] * WQ[i * C + c];
   }
-  for (int i = 0; i < D; ++i) {
-    double s = 0.0;
-    for (int c = 0; c < C; ++c) s += WK[i * C + c] * q[c];
-    kq[i] = s;
+  // kq[i] = Σ_c W_K[i][c] q[c] and s(t) = Σ_i E[t][i] kq[i], each sum from 0 in index order.
+  // Eight rows of W_K (and all 14 tokens) are summed side by side: independent running sums,
+  // each the same sequence of roundings, instead of one chain of dependent additions at a time.
+  constexpr int kRows = 8;
+  static_assert(D % kRows == 0, "whole blocks of rows");
+  for (int i0 = 0; i0 < D; i0 += kRows) {
+    double s[kRows] = {};
+    for (int c = 0; c < C; ++c)
+      for (int r = 0; r < kRows; ++r) s[r] += WK[(i0 + r) * C + c] * q[c];
+    for (int r = 0; r < kRows; ++r) kq[i0 + r] = s[r];
   }
+  double s[V] = {};
+  for (int i = 0; i < D; ++i)
+    for (int t = 0; t < V; ++t) s[t] += E[t * D + i] * kq[i];
   double top = -HUGE_VAL;
   for (int t = 0; t < V; ++t) {
-    double s = 0.0;
-    for (int i = 0; i < D; ++i) s += E[t * D + i] * kq[i];
-    score[t] = s * kScoreScale;
+    score[t] = s[t] * kScoreScale;
     if (score[t] > top) top = score[t];
   }
   for (int t = 0; t < V; ++t) score_exp[t] = exp_nonpositive(score[t] - top);

@@ -49,7 +49,8 @@ int maximum_digit(const TokenCounts& counts) {
 namespace {
 
 // One list as sample_list describes it, into digits[0 … length); returns the length L.
-int draw_list(Random& rng, std::uint32_t (&digits)[kMaxListLength]) {
+// Inlined, so that sample_batch's local generator stays in registers.
+__attribute__((always_inline)) inline int draw_list(Random& rng, std::uint32_t (&digits)[kMaxListLength]) {
   const auto maximum = rng.below(kDigits);
   const int length = kMinListLength + static_cast<int>(rng.below(kMaxListLength));
   for (;;) {
@@ -73,14 +74,19 @@ std::vector<int> sample_list(Random& rng) {
 std::vector<TokenCounts> sample_batch(Random& rng, int batch_size) {
   if (batch_size < 1) throw InputError("batch size must be ≥ 1, got " + std::to_string(batch_size));
   std::vector<TokenCounts> batch(batch_size);
+  // The draws run on a local copy of the generator, handed back at the end (the same draws in
+  // the same order). Its address never escapes, so its state stays in registers; the caller's
+  // generator would be reloaded after every byte stored into the counts, which may alias it.
+  Random local = rng;
   for (TokenCounts& counts : batch) {
     std::uint32_t digits[kMaxListLength];
-    const int length = draw_list(rng, digits);
+    const int length = draw_list(local, digits);
     counts.fill(0);
     for (int i = 0; i < length; ++i) ++counts[digits[i]];
     counts[kPad] = static_cast<std::uint8_t>(kMaxListLength - length);
     counts[kBos] = counts[kSep] = counts[kAns] = 1;
   }
+  rng = local;
   return batch;
 }
 

@@ -3,21 +3,42 @@
 #include "core/check.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 
 namespace headlab::max_digit {
 namespace {
 
-// Every entry finite and within ±kMaxWeightMagnitude (NaN fails the comparison).
-bool within_magnitude(MaxDigitWeights& w) {
-  for (const Matrix* m : parameter_list(w)) {
-    const double* x = m->data();
-    for (Eigen::Index i = 0; i < m->size(); ++i) {
-      if (!(std::fabs(x[i]) <= kMaxWeightMagnitude)) return false;
-    }
+// Every entry finite and within ±kMaxWeightMagnitude. For a double without its sign bit, the
+// bits read as an unsigned integer order like the values, and ±inf and NaN lie above every
+// finite value; so |x| ≤ 1e6 (and x not NaN) exactly when those bits are ≤ the bits of 1e6.
+// Both lie below 2^63, so limit − bits (mod 2^64) has its top bit set exactly when bits > limit:
+// a subtraction, an AND and an OR per entry, which vectorise even with plain SSE2 (a check of
+// all 18,176 weights every step; the floating-point early-exit form stayed scalar and took
+// about 6% of a training step).
+constexpr std::uint64_t kSignMask = 0x7FFFFFFFFFFFFFFFULL;
+bool any_beyond_magnitude(const Matrix& m) {
+  std::uint64_t limit_bits;
+  std::memcpy(&limit_bits, &kMaxWeightMagnitude, sizeof limit_bits);
+  const double* x = m.data();
+  std::uint64_t beyond = 0;
+  for (Eigen::Index i = 0; i < m.size(); ++i) {
+    std::uint64_t bits;
+    std::memcpy(&bits, x + i, sizeof bits);
+    beyond |= limit_bits - (bits & kSignMask);
   }
-  return true;
+  return (beyond >> 63) != 0;
+}
+
+bool within_magnitude(const MaxDigitWeights& w) {
+  bool beyond = any_beyond_magnitude(w.E) || any_beyond_magnitude(w.W_U);
+  for (int h = 0; h < kHeads; ++h) {
+    beyond = beyond || any_beyond_magnitude(w.W_Q[h]) || any_beyond_magnitude(w.W_K[h]) ||
+             any_beyond_magnitude(w.W_V[h]) || any_beyond_magnitude(w.W_O[h]);
+  }
+  return !beyond;
 }
 
 }  // namespace

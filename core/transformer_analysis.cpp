@@ -76,9 +76,14 @@ PatchingResult head_position_patching(const TransformerWeights& w, const std::ve
 
 namespace {
 
-// Each head's output (T × d) averaged over a batch of sequences of one length T: [layer][head].
-std::vector<std::vector<Matrix>> mean_head_outputs(const TransformerWeights& w, const std::vector<TokenSequence>& batch) {
-  const auto& c = w.config;
+void require_sequences(int sequences) {
+  if (sequences < 1 || sequences > 10000) {
+    throw InputError("sequences must be in [1, 10000], got " + std::to_string(sequences));
+  }
+}
+
+// Mean ablation averages each head's output position by position: one length for every sequence.
+void require_one_length(const std::vector<TokenSequence>& batch) {
   const std::size_t T = batch[0].tokens.size();
   for (std::size_t b = 0; b < batch.size(); ++b) {
     if (batch[b].tokens.size() != T) {
@@ -86,71 +91,162 @@ std::vector<std::vector<Matrix>> mean_head_outputs(const TransformerWeights& w, 
                        std::to_string(batch[b].tokens.size()) + " tokens, sequence 0 has " + std::to_string(T));
     }
   }
-  std::vector<std::vector<Matrix>> mean_output(c.n_layers, std::vector<Matrix>(c.n_heads, Matrix::Zero(T, c.d_model)));
-  for (const auto& s : batch) {
-    const auto a = transformer_forward_unchecked(w, s.tokens);
-    for (int l = 0; l < c.n_layers; ++l)
-      for (int h = 0; h < c.n_heads; ++h) mean_output[l][h] += a.layers[l].head_output[h];
-  }
-  for (auto& layer : mean_output)
-    for (auto& m : layer) m /= static_cast<double>(batch.size());
-  return mean_output;
 }
 
-void require_sequences(int sequences) {
-  if (sequences < 1 || sequences > 10000) {
-    throw InputError("sequences must be in [1, 10000], got " + std::to_string(sequences));
+// What one pass over a batch of sequences computes (analyze_transformer asks for all of it at once:
+// the induction scores, the in-context loss and the ablation read the same repeated random sequences).
+struct BatchPass {
+  bool scores = false;    // previous-token and induction scores (repeated sequences of n_ctx tokens)
+  bool ablation = false;  // the loss with each head ablated
+  Ablation mode = Ablation::mean;
+};
+struct BatchResult {
+  Matrix previous_token, induction;  // L × H (scores)
+  double loss = 0.0;                 // transformer_loss of the batch, from the same forward passes
+  Matrix ablation_loss;              // L × H (ablation)
+};
+
+// Mean-ablation runs are kept between the pass that averages the head outputs and the pass that
+// ablates them up to this many doubles of activations (64 MB); beyond it each run is recomputed
+// (the same bits, twice the forward passes).
+constexpr std::size_t kKeptActivationDoubles = std::size_t{8} << 20;
+
+std::size_t activation_doubles(const TransformerActivations& a) {
+  std::size_t n = static_cast<std::size_t>(a.embed.size() + a.pos_embed.size() + a.final_normalized.size() +
+                                           a.final_scale.size() + a.logits.size());
+  for (const auto& la : a.layers) {
+    n += static_cast<std::size_t>(la.resid_pre.size() + la.normalized.size() + la.scale.size() + la.resid_post.size());
+    for (const auto* per_head : {&la.q, &la.k, &la.v, &la.pattern, &la.z, &la.head_output})
+      for (const auto& m : *per_head) n += static_cast<std::size_t>(m.size());
   }
+  return n;
+}
+
+// Adds one sequence's summed next-token losses with each head ablated to total[l·H + h].
+// Ablating head (l, h) changes nothing before layer l: only layer l's sum of head outputs and the
+// layers after it are recomputed (resume_forward, the same bits as a full forward pass with the
+// head's output replaced). Per head the losses are added in the order a loop over sequences and
+// positions gives.
+void add_ablation_losses(const TransformerWeights& w, const TransformerActivations& clean_run, const TokenSequence& s,
+                         Ablation mode, const std::vector<std::vector<Matrix>>& mean_output, std::vector<double>& total) {
+  const auto& c = w.config;
+  const int H = c.n_heads;
+  const Eigen::Index T = static_cast<Eigen::Index>(s.tokens.size()), from = s.loss_from;
+  for (int l = 0; l < c.n_layers; ++l) {
+    const auto& la = clean_run.layers[l];
+    for (int h = 0; h < H; ++h) {
+      // resid_post of layer l as the forward pass sums it: resid_pre, each head in order, then b_O.
+      Matrix resid = la.resid_pre;
+      for (int g = 0; g < H; ++g) {
+        if (g != h) resid += la.head_output[g];
+        else if (mode == Ablation::zero) resid += Matrix::Zero(T, c.d_model);
+        else resid += mean_output[l][h].topRows(T);
+      }
+      resid.rowwise() += w.layers[l].b_O.row(0);
+      const Matrix logits = resume_forward(w, clean_run, l + 1, resid, 0, from);  // rows [from, T)
+      double& sum_h = total[static_cast<std::size_t>(l * H + h)];
+      for (Eigen::Index p = from; p + 1 < T; ++p) {
+        const auto row = logits.row(p - from);
+        const double top = row.maxCoeff();
+        double sum = 0.0;
+        for (Eigen::Index j = 0; j < row.size(); ++j) sum += exp_nonpositive(row(j) - top);
+        sum_h += deterministic_log(sum) - (row(s.tokens[static_cast<std::size_t>(p + 1)]) - top);
+      }
+    }
+  }
+}
+
+// One forward pass per sequence (two for mean ablation beyond kKeptActivationDoubles), read by every
+// requested result. Each result adds its terms in the order its own loop over the batch would:
+// scores over sequences, positions; loss over sequences (transformer_loss); ablation over sequences,
+// positions per head; the mean head output over sequences.
+BatchResult batch_pass(const TransformerWeights& w, const std::vector<TokenSequence>& batch, const BatchPass& o) {
+  const auto& c = w.config;
+  const int L = c.n_layers, H = c.n_heads;
+  BatchResult r;
+  r.previous_token = Matrix::Zero(L, H);
+  r.induction = Matrix::Zero(L, H);
+  const int m = c.n_ctx / 2;
+  double positions = 0.0, loss = 0.0;
+  const bool mean = o.ablation && o.mode == Ablation::mean;
+  std::vector<std::vector<Matrix>> mean_output;
+  if (mean) mean_output.assign(L, std::vector<Matrix>(H, Matrix::Zero(batch[0].tokens.size(), c.d_model)));
+  std::vector<double> total(static_cast<std::size_t>(L * H), 0.0);
+  std::vector<TransformerActivations> kept;
+  bool keep = mean;
+  std::size_t kept_doubles = 0;
+  for (const auto& s : batch) {
+    TransformerActivations a = transformer_forward_unchecked(w, s.tokens);
+    if (o.scores) {
+      // Over the repeated half: attention from p to p − 1 and to p − m + 1.
+      const int T = static_cast<int>(s.tokens.size());
+      for (int p = s.loss_from; p < T; ++p) {
+        for (int l = 0; l < L; ++l) {
+          for (int h = 0; h < H; ++h) {
+            r.previous_token(l, h) += a.layers[l].pattern[h](p, p - 1);
+            r.induction(l, h) += a.layers[l].pattern[h](p, p - m + 1);
+          }
+        }
+        positions += 1.0;
+      }
+    }
+    loss += sequence_cross_entropy(a.logits, s);
+    if (!o.ablation) continue;
+    if (!mean) {
+      add_ablation_losses(w, a, s, o.mode, mean_output, total);
+      continue;
+    }
+    for (int l = 0; l < L; ++l)
+      for (int h = 0; h < H; ++h) mean_output[l][h] += a.layers[l].head_output[h];
+    if (keep) {
+      kept_doubles += activation_doubles(a);
+      if (kept_doubles <= kKeptActivationDoubles) {
+        kept.push_back(std::move(a));
+      } else {
+        keep = false;
+        std::vector<TransformerActivations>().swap(kept);
+      }
+    }
+  }
+  if (mean) {
+    for (auto& layer : mean_output)
+      for (auto& mo : layer) mo /= static_cast<double>(batch.size());
+    for (std::size_t b = 0; b < batch.size(); ++b) {
+      if (keep) {
+        add_ablation_losses(w, kept[b], batch[b], o.mode, mean_output, total);
+      } else {
+        add_ablation_losses(w, transformer_forward_unchecked(w, batch[b].tokens), batch[b], o.mode, mean_output, total);
+      }
+    }
+  }
+  if (o.scores) {
+    r.previous_token /= positions;
+    r.induction /= positions;
+  }
+  r.loss = loss / counted_positions(batch);
+  if (o.ablation) {
+    double count = 0.0;
+    for (const auto& s : batch) count += static_cast<double>(static_cast<Eigen::Index>(s.tokens.size()) - 1 - s.loss_from);
+    r.ablation_loss.resize(L, H);
+    for (int l = 0; l < L; ++l)
+      for (int h = 0; h < H; ++h) r.ablation_loss(l, h) = total[static_cast<std::size_t>(l * H + h)] / count;
+  }
+  return r;
 }
 
 }  // namespace
 
 Matrix head_ablation_loss(const TransformerWeights& w, const std::vector<TokenSequence>& batch, Ablation mode,
                           double* clean_loss) {
-  const double clean = transformer_loss(w, batch);  // validates weights and batch
-  if (clean_loss) *clean_loss = clean;
-  const auto& c = w.config;
-  // Mean head outputs per position over the batch (mean ablation).
-  std::vector<std::vector<Matrix>> mean_output;
-  if (mode == Ablation::mean) mean_output = mean_head_outputs(w, batch);
-  // Ablating head (l, h) changes nothing before layer l: each sequence runs once, and for each head
-  // only layer l's sum of head outputs and the layers after it are recomputed (resume_forward, the
-  // same bits as a full forward pass with the head's output replaced). Per head the losses are added
-  // in the order a loop over sequences and positions gives.
-  const int H = c.n_heads;
-  std::vector<double> total(static_cast<std::size_t>(c.n_layers * H), 0.0);
-  double count = 0.0;
-  for (const auto& s : batch) {
-    const auto clean_run = transformer_forward_unchecked(w, s.tokens);
-    const Eigen::Index T = static_cast<Eigen::Index>(s.tokens.size()), from = s.loss_from;
-    for (int l = 0; l < c.n_layers; ++l) {
-      const auto& la = clean_run.layers[l];
-      for (int h = 0; h < H; ++h) {
-        // resid_post of layer l as the forward pass sums it: resid_pre, each head in order, then b_O.
-        Matrix resid = la.resid_pre;
-        for (int g = 0; g < H; ++g) {
-          if (g != h) resid += la.head_output[g];
-          else if (mode == Ablation::zero) resid += Matrix::Zero(T, c.d_model);
-          else resid += mean_output[l][h].topRows(T);
-        }
-        resid.rowwise() += w.layers[l].b_O.row(0);
-        const Matrix logits = resume_forward(w, clean_run, l + 1, resid, 0, T, from);  // rows [from, T)
-        double& sum_h = total[static_cast<std::size_t>(l * H + h)];
-        for (Eigen::Index p = from; p + 1 < T; ++p) {
-          const auto row = logits.row(p - from);
-          const double top = row.maxCoeff();
-          double sum = 0.0;
-          for (Eigen::Index j = 0; j < row.size(); ++j) sum += exp_nonpositive(row(j) - top);
-          sum_h += deterministic_log(sum) - (row(s.tokens[static_cast<std::size_t>(p + 1)]) - top);
-        }
-      }
-    }
-    count += static_cast<double>(T - 1 - from);
-  }
-  Matrix losses(c.n_layers, H);
-  for (int l = 0; l < c.n_layers; ++l)
-    for (int h = 0; h < H; ++h) losses(l, h) = total[static_cast<std::size_t>(l * H + h)] / count;
-  return losses;
+  validate_weights(w);
+  require_batch(w.config, batch);
+  if (mode == Ablation::mean) require_one_length(batch);
+  BatchPass o;
+  o.ablation = true;
+  o.mode = mode;
+  BatchResult r = batch_pass(w, batch, o);
+  if (clean_loss) *clean_loss = r.loss;
+  return std::move(r.ablation_loss);
 }
 
 namespace {
@@ -187,14 +283,13 @@ PatchingResult patching_of(const TransformerWeights& w, const TransformerActivat
     const auto& clean_layer = clean_run.layers[l];
     for (int h = 0; h < c.n_heads; ++h) {
       for (Eigen::Index p = 0; p < T; ++p) {
-        Matrix resid = clean_layer.resid_post;
+        // Row p of layer l's output, patched (summed as the forward pass sums it); the other rows are the clean run's.
         RowVector row = clean_layer.resid_pre.row(p);
         for (int g = 0; g < c.n_heads; ++g) {
           row += (g == h ? corrupted_run.layers[l] : clean_layer).head_output[g].row(p);
         }
         row += w.layers[l].b_O.row(0);
-        resid.row(p) = row;
-        const Matrix logits = resume_forward(w, clean_run, l + 1, resid, p, p + 1, last);
+        const Matrix logits = resume_forward(w, clean_run, l + 1, Matrix(row), p, last);
         r.normalised(l * c.n_heads + h, p) = (ld_row(logits) - r.corrupted_logit_difference) / span;
       }
     }
@@ -231,34 +326,33 @@ Matrix ov_circuit(const TransformerWeights& w, int layer, int head) {
   return ordered_product(ordered_product(v, w.layers[layer].W_O[head]), w.W_U);
 }
 
-InductionScores induction_scores(const TransformerWeights& w, int count, std::uint64_t seed) {
+namespace {
+
+// The checks of induction_scores, in its order.
+void require_scores(const TransformerWeights& w, int count) {
   validate_weights(w);
   const auto& c = w.config;
   if (c.n_ctx < 4) throw InputError("induction scores need n_ctx ≥ 4, got " + std::to_string(c.n_ctx));
   if (count < 1 || count > 100000) throw InputError("count must be in [1, 100000], got " + std::to_string(count));
-  Random rng = Random(seed).stream(kEvaluationStream);
-  const auto batch = repeated_batch(c, rng, count);
+}
+
+InductionScores scores_of(BatchResult& r) {
   InductionScores s;
-  s.previous_token = Matrix::Zero(c.n_layers, c.n_heads);
-  s.induction = Matrix::Zero(c.n_layers, c.n_heads);
-  const int T = c.n_ctx, m = T / 2;
-  double positions = 0.0;
-  for (const auto& seq : batch) {
-    const auto a = transformer_forward_unchecked(w, seq.tokens);
-    for (int p = seq.loss_from; p < T; ++p) {
-      for (int l = 0; l < c.n_layers; ++l) {
-        for (int h = 0; h < c.n_heads; ++h) {
-          s.previous_token(l, h) += a.layers[l].pattern[h](p, p - 1);
-          s.induction(l, h) += a.layers[l].pattern[h](p, p - m + 1);
-        }
-      }
-      positions += 1.0;
-    }
-  }
-  s.previous_token /= positions;
-  s.induction /= positions;
-  s.in_context_loss = transformer_loss(w, batch);
+  s.previous_token = std::move(r.previous_token);
+  s.induction = std::move(r.induction);
+  s.in_context_loss = r.loss;
   return s;
+}
+
+}  // namespace
+
+InductionScores induction_scores(const TransformerWeights& w, int count, std::uint64_t seed) {
+  require_scores(w, count);
+  Random rng = Random(seed).stream(kEvaluationStream);
+  BatchPass o;
+  o.scores = true;
+  BatchResult r = batch_pass(w, repeated_batch(w.config, rng, count), o);
+  return scores_of(r);
 }
 
 TransformerAnalysis analyze_transformer(const TransformerWeights& w, const AnalysisRequest& r) {
@@ -279,9 +373,18 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
   }
   out.attribution = attribution_of(w, out.run, out.position, out.token);
   require_sequences(r.sequences);
-  out.induction = induction_scores(w, r.sequences, r.seed);
+  require_scores(w, r.sequences);
+  // Induction scores, in-context loss and ablation read the same repeated random sequences: one pass
+  // over them gives all three (clean_loss and in_context_loss are the same figure).
   Random rng = Random(r.seed).stream(kEvaluationStream);
-  out.ablation_loss = head_ablation_loss(w, repeated_batch(w.config, rng, r.sequences), r.ablation, &out.clean_loss);
+  BatchPass o;
+  o.scores = true;
+  o.ablation = true;
+  o.mode = r.ablation;
+  BatchResult batch = batch_pass(w, repeated_batch(w.config, rng, r.sequences), o);
+  out.clean_loss = batch.loss;
+  out.ablation_loss = std::move(batch.ablation_loss);
+  out.induction = scores_of(batch);
   if (!r.corrupted.empty()) {
     if (r.answer < 0 || r.wrong < 0) throw InputError("patching needs answer and wrong tokens with the corrupted prompt");
     out.patching = patching_of(w, out.run, r.corrupted, r.answer, r.wrong);

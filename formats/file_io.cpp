@@ -2,7 +2,9 @@
 
 #include "core/check.hpp"
 
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -25,7 +27,21 @@ std::string read_text_file(const std::string& path, const std::string& flag, std
   return text;
 }
 
-void write_file_atomically(const std::string& path, const std::string& text, const std::string& flag) {
+namespace {
+
+// The file a write lands in: an existing path is resolved through its symlinks, so writing "--out link"
+// replaces the file the link names and the link stays (rename() onto the link itself would replace the
+// link with a regular file). A path that does not exist yet (or a dangling link) is written as given.
+std::string write_target(const std::string& path) {
+  char resolved[PATH_MAX];
+  if (realpath(path.c_str(), resolved) != nullptr) return resolved;
+  return path;
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& given_path, const std::string& text, const std::string& flag) {
+  const std::string path = write_target(given_path);
   // Same directory as the target, so rename() stays on one file system and is atomic.
   const std::string temporary = path + ".tmp-" + std::to_string(static_cast<long>(getpid()));
   {
@@ -33,12 +49,12 @@ void write_file_atomically(const std::string& path, const std::string& text, con
     if (!file || !(file << text) || !file.flush()) {
       file.close();
       std::remove(temporary.c_str());
-      throw InputError(flag + ": cannot write \"" + path + "\"");
+      throw InputError(flag + ": cannot write \"" + given_path + "\"");
     }
   }
   if (std::rename(temporary.c_str(), path.c_str()) != 0) {
     std::remove(temporary.c_str());
-    throw InputError(flag + ": cannot write \"" + path + "\"");
+    throw InputError(flag + ": cannot write \"" + given_path + "\"");
   }
 }
 

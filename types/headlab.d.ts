@@ -341,7 +341,7 @@ export interface TransformerTrainingTracePoint { step: number; loss: number; in_
  * Trains the induction task's default transformer in the worker (task transformer-train), plotting the loss, the
  * in-context loss and every head's previous-token and induction scores every 50 steps, the phase change marked;
  * hands the result to the <headlab-transformer-model> named by `model` (its useModel()).
- * Attributes: model (element id), seed (integer in [0, 2^31 − 1], default 0), steps (integer in [50, 20000], default 2500). Shared: seed, steps.
+ * Attributes: model (element id), seed (integer in [0, 2^53 − 1], default 0), steps (integer in [50, 20000], default 2500). Shared: seed, steps.
  */
 export interface HeadlabTransformerTraining extends HeadlabElementBase<TransformerTrainingState> {
   model: string; seed: number; steps: number;

@@ -1,7 +1,9 @@
 // JS face of web/bindings/feature_recovery_bindings.cpp: the feature-recovery
 // experiment. The embind trainer handle stays inside FeatureRecoveryTrainer;
 // callers get plain data copied out of the WASM heap and must call dispose().
-import { HeadlabError, unwrap } from './errors.js';
+import { unwrap } from './errors.js';
+import { OwnedTrainer, live, started } from './owned-handle.js';
+import { matrix, toRows } from './matrix.js';
 
 /**
  * The draft's published PyTorch figures (float64, one thread, Adam lr 0.03, 1,200 steps),
@@ -23,6 +25,28 @@ export const DRAFT_PUBLISHED = Object.freeze({
 
 export const FEATURE_RECOVERY_FORMAT = 'headlab.feature-recovery.results/1';
 
+/** The results.json fields that are matrices: arrays of rows in the file, { rows, cols, data } in memory. */
+const RESULTS_MATRICES = Object.freeze(['fixed_keys', 'mixing', 'w_q', 'w_v', 'response_query', 'response_value']);
+
+/**
+ * A run in memory (the worker's result, what widgets read): results.json's fields with every
+ * matrix in the one encoding of web/ ({ rows, cols, data: Float64Array }, row-major), so typed
+ * arrays travel from the worker and into core calls without a copy through rows.
+ * `results` is the object the writer's text parses to; the same doubles, moved.
+ */
+export function featureRecoveryRun(results) {
+  const run = { ...results };
+  for (const key of RESULTS_MATRICES) run[key] = matrix(results[key], key);
+  return run;
+}
+
+/** results.json from a run in memory: matrices back to arrays of rows, the only place they nest (for a file). */
+export function featureRecoveryResultsFile(run) {
+  const file = { ...run };
+  for (const key of RESULTS_MATRICES) file[key] = toRows(run[key]);
+  return file;
+}
+
 /**
  * Settings in the one vocabulary (docs/model-pattern.md). `batch`, the name before it, is still
  * read as `batch_size` so older callers keep working.
@@ -38,28 +62,14 @@ function settingsInput(settings) {
  * Steppable training of W_q, W_v, in the trainer protocol of docs/model-pattern.md
  * (see headlab-core.d.ts). Call dispose() when done.
  */
-export class FeatureRecoveryTrainer {
-  #handle;
+export class FeatureRecoveryTrainer extends OwnedTrainer {
   #settings;
-  #progress;
 
   constructor(module, settings = {}) {
     const handle = new module.FeatureRecoveryTrainerHandle();
-    let start;
-    try {
-      start = unwrap(handle.start(settingsInput(settings)));
-    } catch (err) {
-      handle.delete();
-      throw err;
-    }
-    this.#handle = handle;
+    const start = started(handle, (h) => unwrap(h.start(settingsInput(settings))));
+    super(handle, 'this FeatureRecoveryTrainer was disposed; create a new one', start.progress);
     this.#settings = start.settings;
-    this.#progress = start.progress;
-  }
-
-  #live() {
-    if (this.#handle === null) throw new HeadlabError('this FeatureRecoveryTrainer was disposed; create a new one');
-    return this.#handle;
   }
 
   /** The resolved settings (defaults filled in). */
@@ -67,35 +77,14 @@ export class FeatureRecoveryTrainer {
     return { ...this.#settings };
   }
 
-  /** The last progress: { steps_taken, steps_total, loss, done, diverged_at }. */
-  get progress() {
-    return { ...this.#progress };
-  }
-
-  get disposed() {
-    return this.#handle === null;
-  }
-
-  /** Advances up to n steps; returns { steps_taken, steps_total, loss, done, diverged_at }. */
-  step(n = 1) {
-    this.#progress = unwrap(this.#live().step(n));
-    return this.progress;
-  }
-
-  /** Ends training early: done from now on; result() holds the steps taken so far. */
-  stop() {
-    this.#progress = unwrap(this.#live().stop());
-    return this.progress;
-  }
-
   /** Plain copies of the current state: settings, steps_taken, mixing, fixed_keys, keys, w_q, w_v, response maps, loss_trace, diverged_at. */
   snapshot() {
-    return unwrap(this.#live().snapshot());
+    return unwrap(live(this).snapshot());
   }
 
   /** Held-out evaluation and interventions of the current W_q, W_v. */
   evaluate() {
-    return unwrap(this.#live().evaluate());
+    return unwrap(live(this).evaluate());
   }
 
   /**
@@ -103,20 +92,12 @@ export class FeatureRecoveryTrainer {
    * writer (formats/feature_recovery_results.hpp) produced, parsed.
    */
   result() {
-    return JSON.parse(unwrap(this.#live().result()));
+    return JSON.parse(unwrap(live(this).result()));
   }
 
   /** The earlier name of result(). */
   results() {
     return this.result();
-  }
-
-  /** Frees the WASM-side trainer. Safe to call twice; any later use throws HeadlabError. */
-  dispose() {
-    if (this.#handle !== null) {
-      this.#handle.delete();
-      this.#handle = null;
-    }
   }
 }
 

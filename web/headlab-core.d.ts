@@ -233,6 +233,18 @@ import type { MaxDigitWeightsFile } from '../formats/max-digit-weights.js';
 export type { FeatureRecoveryResults, FeatureRecoveryResultsSettings } from '../formats/feature-recovery-results.js';
 import type { FeatureRecoveryResults } from '../formats/feature-recovery-results.js';
 
+/** The results.json fields that are matrices (arrays of rows in the file). */
+type FeatureRecoveryResultsMatrix = 'fixed_keys' | 'mixing' | 'w_q' | 'w_v' | 'response_query' | 'response_value';
+/**
+ * A run in memory (the 'feature-recovery-train' worker task's result, what widgets read):
+ * results.json's fields with every matrix as a Matrix ({ rows, cols, data }).
+ */
+export type FeatureRecoveryRun = Omit<FeatureRecoveryResults, FeatureRecoveryResultsMatrix> & { [K in FeatureRecoveryResultsMatrix]: Matrix };
+/** results.json object → run in memory (the same doubles, matrices flat). */
+export declare function featureRecoveryRun(results: FeatureRecoveryResults): FeatureRecoveryRun;
+/** Run in memory → results.json object (matrices as arrays of rows): for writing the file. */
+export declare function featureRecoveryResultsFile(run: FeatureRecoveryRun): FeatureRecoveryResults;
+
 /** The trainer protocol (docs/model-pattern.md) for the feature-recovery model. */
 export declare class FeatureRecoveryTrainer {
   readonly settings: FeatureRecoverySettings;

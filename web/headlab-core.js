@@ -11,7 +11,7 @@ import { moduleApi } from './module.js';
 import { transformerApi } from './transformer.js';
 
 export { HeadlabError };
-export { DRAFT_PUBLISHED, FeatureRecoveryTrainer } from './feature-recovery.js';
+export { DRAFT_PUBLISHED, FeatureRecoveryTrainer, featureRecoveryResultsFile, featureRecoveryRun } from './feature-recovery.js';
 
 // Three modules (web/CMakeLists.txt): headlab_core (attention, projection edits, feature
 // recovery), headlab_max_digit (the max-digit transformer) and headlab_transformer (your own

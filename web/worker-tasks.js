@@ -7,6 +7,7 @@
 // A training task follows the trainer protocol: params { settings, chunk? }, progress messages
 // { steps_taken, steps_total, loss, … }, and as result the model's file format as an object.
 import { HeadlabError } from './errors.js';
+import { featureRecoveryRun } from './feature-recovery.js';
 
 /** Steps per progress message when the caller gives none: 60 updates over the default 1,200 steps. */
 const FEATURE_RECOVERY_DEFAULT_CHUNK = 20;
@@ -37,8 +38,9 @@ export const workerTasks = {
    *           reader watch the response maps form) }.
    * progress: { steps_taken, steps_total, loss, losses: Float64Array (the losses of this chunk's
    *             steps), response_query, response_value: Float64Array (9 × 3, row-major) }.
-   * result: the run's results.json object (docs/feature-recovery-results.md); on a stop,
-   *         the results of the steps taken so far (its steps_done < settings.steps).
+   * result: the run in memory (featureRecoveryRun: results.json's fields, docs/feature-recovery-results.md,
+   *         with matrices as { rows, cols, data }; featureRecoveryResultsFile nests them for a file);
+   *         on a stop, the results of the steps taken so far (its steps_done < settings.steps).
    */
   'feature-recovery-train': async (core, params, { progress, shouldStop, yieldToEvents }) => {
     const chunk = params?.chunk ?? FEATURE_RECOVERY_DEFAULT_CHUNK;
@@ -67,7 +69,7 @@ export const workerTasks = {
         else await yieldToEvents();
       }
       trainer.stop();
-      return trainer.result();
+      return featureRecoveryRun(trainer.result());
     } finally {
       trainer.dispose();
     }

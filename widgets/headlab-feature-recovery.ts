@@ -14,11 +14,11 @@
 //   autostart (boolean: train once when the element starts).
 // Events: `change` (bubbling) with FeatureRecoveryState when a setting changes or a run ends.
 import type { FeatureRecoveryResults } from '../formats/feature-recovery-results.js';
-import { DRAFT_PUBLISHED } from '../web/headlab-core.js';
-import { WorkerJobs } from '../web/worker-client.js';
+import { DRAFT_PUBLISHED, featureRecoveryResultsFile, type FeatureRecoveryRun } from '../web/headlab-core.js';
 import {
-  HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
+  HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
 } from './base/headlab-element.js';
+import { TrainingJob, type TrainingStatus } from './base/training-job.js';
 import { formatMagnitude, formatNearOne, formatNumber, subscripted } from './chart/format.js';
 import { lossCurveScene } from './chart/loss-curve.js';
 import { resolveColours, type ResolvedColours } from './chart/palette.js';
@@ -26,7 +26,7 @@ import { RESPONSE_HEATMAP_CSS, ResponseHeatmap } from './chart/response-heatmap.
 import { drawSceneInto, type Scene } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 
-export type TrainingStatus = 'idle' | 'training' | 'done' | 'stopped' | 'failed';
+export type { TrainingStatus };
 
 export interface FeatureRecoveryWidgetSettings {
   /** Held-out examples (attribute eval-size, default the draft's 4096). */
@@ -62,7 +62,7 @@ interface Control {
 
 /** The controls, with the draft's values as defaults; ranges are what the page trains in a few seconds. */
 const CONTROLS: Control[] = [
-  { attr: 'seed', label: 'Seed', min: 0, max: 2 ** 31 - 1, integer: true, fallback: 0, step: '1' },
+  { attr: 'seed', label: 'Seed', min: 0, max: MAX_SEED, integer: true, fallback: 0, step: '1' },
   { attr: 'learning-rate', label: 'Learning rate', min: 1e-6, max: 10, integer: false, fallback: 0.03, step: 'any' },
   { attr: 'steps', label: 'Steps', min: 1, max: 20000, integer: true, fallback: 1200, step: '1' },
   { attr: 'batch', label: 'Batch size', min: 1, max: 4096, integer: true, fallback: 128, step: '1' },
@@ -105,14 +105,15 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     .primary { font-weight: 600; }
   `;
 
-  private readonly jobs = new WorkerJobs();
-  private status: TrainingStatus = 'idle';
-  private failure = '';
+  private readonly training = new TrainingJob((text) => this.announce(text), () => this.requestRender());
   private losses: number[] = [];
   private runSteps = 1200;
   private responseQuery: ArrayLike<number> = new Float64Array(27);
   private responseValue: ArrayLike<number> = new Float64Array(27);
-  private lastResults: FeatureRecoveryResults | null = null;
+  /** The last finished or stopped run, matrices flat (the worker's encoding). */
+  private lastRun: FeatureRecoveryRun | null = null;
+  /** Its results.json object, nested only when asked for (a file, the `results` property). */
+  private lastFile: FeatureRecoveryResults | null = null;
   private progressUpdates = 0;
   private colours: ResolvedColours | null = null;
   private chartWidth = 640;
@@ -161,11 +162,16 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   get autostart(): boolean { return this.hasAttribute('autostart'); }
   set autostart(v: boolean) { this.toggleAttribute('autostart', v); }
 
-  /** The last finished or stopped run (results.json object), or null. */
-  get results(): FeatureRecoveryResults | null { return this.lastResults; }
+  /** The last finished or stopped run as results.json (matrices as arrays of rows), or null. */
+  get results(): FeatureRecoveryResults | null {
+    if (this.lastRun && !this.lastFile) this.lastFile = featureRecoveryResultsFile(this.lastRun);
+    return this.lastFile;
+  }
+  /** The last finished or stopped run in memory (matrices as { rows, cols, data }), or null: what figures reading this element use. */
+  get run(): FeatureRecoveryRun | null { return this.lastRun; }
   /** Progress messages received in the current or last run (diagnostics and tests). */
   get progressCount(): number { return this.progressUpdates; }
-  get trainingStatus(): TrainingStatus { return this.status; }
+  get trainingStatus(): TrainingStatus { return this.training.status; }
 
   get settings(): FeatureRecoveryWidgetSettings {
     return {
@@ -177,10 +183,10 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   get state(): FeatureRecoveryState {
     return {
       settings: this.settings,
-      status: this.status,
+      status: this.training.status,
       steps_done: this.losses.length,
       loss: this.losses.length ? this.losses[this.losses.length - 1] : null,
-      results: this.lastResults,
+      results: this.results,
     };
   }
 
@@ -192,8 +198,6 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   /** Starts a run with the current settings (stopping one in progress). */
   train(): void {
     const settings = this.settings;  // throws WidgetInputError on a bad attribute
-    this.status = 'training';
-    this.failure = '';
     this.losses = [];
     this.runSteps = settings.steps;
     this.progressUpdates = 0;
@@ -201,7 +205,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     // The attribute `batch` is the trainer setting batch_size (docs/model-pattern.md).
     const { batch, ...rest } = settings;
     const params = { settings: { ...rest, batch_size: batch }, chunk: CHUNK_STEPS, pace_ms: this.pace === 'watch' ? WATCH_PACE_MS : 0 };
-    this.jobs.start<FeatureRecoveryResults>('feature-recovery-train', params, {
+    this.training.start<FeatureRecoveryRun>('feature-recovery-train', params, {
       progress: (detail) => {
         this.progressUpdates++;
         for (const x of detail.losses as Float64Array) this.losses.push(x);
@@ -210,22 +214,16 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
         this.requestRender();
       },
       done: ({ value, stopped }) => {
-        this.lastResults = value;
+        this.lastRun = value;
+        this.lastFile = null;
         this.losses = Array.from(value.loss_trace);
-        this.responseQuery = value.response_query.flat();
-        this.responseValue = value.response_value.flat();
-        this.status = stopped ? 'stopped' : 'done';
+        this.responseQuery = value.response_query.data;
+        this.responseValue = value.response_value.data;
         this.announce(stopped
           ? `Stopped at step ${value.steps_done} of ${value.settings.steps}. Held-out MSE ${formatMagnitude(value.heldout_mse)}.`
           : `Training finished: held-out MSE ${formatMagnitude(value.heldout_mse)} after ${value.steps_done} steps.`);
         this.requestRender();
         this.emitChange();
-      },
-      failed: (err) => {
-        this.status = 'failed';
-        this.failure = err.message;
-        this.announce(`Training failed: ${err.message}`);
-        this.requestRender();
       },
     });
     this.requestRender();
@@ -233,9 +231,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
 
   /** Asks the running training to stop; it ends within one progress update. */
   stop(): void {
-    if (this.status !== 'training' || !this.jobs.running) return;
-    this.jobs.stop();
-    this.announce('Stopping…');
+    if (this.training.stop()) this.announce('Stopping…');
   }
 
   /** results.json of the last run, as text. */
@@ -245,8 +241,9 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
 
   /** JSON export: results.json of the last finished or stopped run. */
   exportData(): FeatureRecoveryResults {
-    if (!this.lastResults) throw new WidgetInputError('no finished run to export yet: train first');
-    return this.lastResults;
+    const file = this.results;
+    if (!file) throw new WidgetInputError('no finished run to export yet: train first');
+    return file;
   }
 
   figures(): WidgetFigure[] {
@@ -256,10 +253,10 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
 
   protected summarize(): string {
     const done = this.losses.length;
-    if (!done) return this.status === 'failed' ? `Training failed: ${this.failure}` : 'Not trained yet: the loss curve and the response maps are empty.';
+    if (!done) return this.training.status === 'failed' ? `Training failed: ${this.training.failure}` : 'Not trained yet: the loss curve and the response maps are empty.';
     const loss = `Training loss ${formatMagnitude(this.losses[0])} at step 1 and ${formatMagnitude(this.losses[done - 1])} at step ${done} of ${this.runSteps}`;
-    const r = this.lastResults;
-    if (!r || this.status === 'training') return `${loss}; training is running.`;
+    const r = this.lastRun;
+    if (!r || this.training.status === 'training') return `${loss}; training is running.`;
     return `${loss}. Held-out MSE ${formatMagnitude(r.heldout_mse)}; smallest R² of the query map ${r2Cell(Math.min(...r.query_r2))}, of the value map ${r2Cell(Math.min(...r.value_r2))}: the response maps ${Math.min(...r.query_r2, ...r.value_r2) > 0.99 ? 'recover' : 'do not yet recover'} the identity blocks.`;
   }
 
@@ -267,7 +264,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   figure(name: FigureName): Scene {
     const colours = this.themeColours();
     const steps = this.losses.length;
-    const seed = this.lastResults?.settings.seed ?? this.seed;
+    const seed = this.lastRun?.settings.seed ?? this.seed;
     switch (name) {
       case 'loss':
         return lossCurveScene({
@@ -282,7 +279,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   }
 
   protected fileStem(): string {
-    return `feature-recovery-seed${this.lastResults?.settings.seed ?? this.seed}`;
+    return `feature-recovery-seed${this.lastRun?.settings.seed ?? this.seed}`;
   }
 
   protected jsonFileName(): string {
@@ -299,8 +296,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   }
 
   disconnectedCallback(): void {
-    this.jobs.dispose();
-    if (this.status === 'training') this.status = 'stopped';
+    this.training.dispose();
     this.resizeObserver?.disconnect();
     this.resizeObserver = null;
     this.visibility?.disconnect();
@@ -407,7 +403,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
         this.autostarted = true;
         this.visibility?.disconnect();
         this.visibility = null;
-        if (this.isConnected && this.status === 'idle') this.train();
+        if (this.isConnected && this.training.status === 'idle') this.train();
       });
       this.visibility.observe(this);
     }
@@ -436,17 +432,17 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
       if (input.getAttribute('aria-invalid') !== 'true' && this.root.activeElement !== input) input.value = String(this.setting(c.attr));
     }
     this.paceBox!.checked = pace === 'watch';
-    const training = this.status === 'training';
-    this.trainButton!.textContent = this.status === 'idle' ? 'Train' : 'Restart';
+    const training = this.training.status === 'training';
+    this.trainButton!.textContent = this.training.status === 'idle' ? 'Train' : 'Restart';
     this.stopButton!.disabled = !training;
 
     const done = this.losses.length;
     this.progressBar!.max = this.runSteps;
     this.progressBar!.value = done;
     const last = done ? this.losses[done - 1] : NaN;
-    this.progressText!.textContent = this.status === 'idle'
+    this.progressText!.textContent = this.training.status === 'idle'
       ? `Press Train to run ${settings.steps} steps.`
-      : `step ${done} of ${this.runSteps}${done ? ` · loss ${formatMagnitude(last)}` : ''}${this.status === 'failed' ? ` · failed: ${this.failure}` : ''}`;
+      : `step ${done} of ${this.runSteps}${done ? ` · loss ${formatMagnitude(last)}` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`;
 
     const colours = this.themeColours();
     drawSceneInto(this.lossSvg!, this.figure('loss'));
@@ -459,7 +455,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   }
 
   private renderResults(): void {
-    const r = this.lastResults;
+    const r = this.lastRun;
     const seed = r?.settings.seed ?? this.seed;
     this.resultsCaption!.textContent = r
       ? `Held-out evaluation on ${r.settings.eval_size} examples after ${r.steps_done} steps (seed ${seed})${r.partial ? ` — a partial run: stopped at step ${r.steps_done} of ${r.settings.steps}; the exported results.json says "partial": true` : ''}`

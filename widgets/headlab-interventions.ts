@@ -13,9 +13,8 @@
 //   shift         added to every irrelevant latent coordinate (default 5, |shift| ≤ 10^6)
 // Events: `change` (bubbling) with InterventionsState.
 import type { FeatureRecoveryInterventionResult } from '../web/headlab-core.js';
-import type { FeatureRecoveryResults } from '../formats/feature-recovery-results.js';
+import type { FeatureRecoveryRun } from '../web/headlab-core.js';
 import { DRAFT_PUBLISHED } from '../web/headlab-core.js';
-import { matrix } from '../web/matrix.js';
 import {
   HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
 } from './base/headlab-element.js';
@@ -73,7 +72,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   `;
 
   private source: Element | null = null;
-  private trained: FeatureRecoveryResults | null = null;
+  private trained: FeatureRecoveryRun | null = null;
   private readonly interventions = new Memo<FeatureRecoveryInterventionResult>();
   private colours: ResolvedColours | null = null;
 
@@ -111,18 +110,18 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     };
   }
 
-  /** The trained run in use (from the source element), or null. */
-  get trainedResults(): FeatureRecoveryResults | null {
+  /** The trained run in use (from the source element; matrices as { rows, cols, data }), or null. */
+  get trainedResults(): FeatureRecoveryRun | null {
     return this.trained;
   }
 
-  private compute(t: FeatureRecoveryResults): FeatureRecoveryInterventionResult {
+  private compute(t: FeatureRecoveryRun): FeatureRecoveryInterventionResult {
     const kind = KINDS.find((k) => k.kind === this.intervention)!;
     const feature = this.feature - 1, shift = this.shift;
-    // One core call per run (the source hands over a new results object for each) and choice.
+    // One core call per run (the source hands over a new run object for each) and choice.
     return this.interventions.get([t, kind.core, feature, shift, this.core], () => this.core!.featureRecoveryIntervene({
       seed: t.settings.seed, eval_size: t.settings.eval_size, request_scale: t.settings.request_scale, shift,
-      w_q: matrix(t.w_q), w_v: matrix(t.w_v), intervention: kind.core,
+      w_q: t.w_q, w_v: t.w_v, intervention: kind.core,
       ...(kind.core === 'irrelevant_shift' ? {} : { feature }), examples: EXAMPLES,
     }));
   }
@@ -138,7 +137,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     if (!found) return;
     const take = () => {
       if (found !== this.source) return;
-      const r = (found as unknown as { results?: FeatureRecoveryResults | null }).results ?? null;
+      const r = (found as unknown as { run?: FeatureRecoveryRun | null }).run ?? null;
       if (r && r !== this.trained) {
         this.trained = r;
         this.requestRender();

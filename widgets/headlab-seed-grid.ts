@@ -10,7 +10,7 @@
 // file's range), steps (default 4000, the recipe's; only for quick demos and tests).
 // Events: `change` with { trained: seeds trained here, agree: seeds whose claims equal the file's, status }.
 import { WorkerJobs } from '../web/worker-client.js';
-import { HeadlabElement, WidgetInputError, el, integerAttribute, type WidgetFigure } from './base/headlab-element.js';
+import { HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, type WidgetFigure } from './base/headlab-element.js';
 import { formatAccuracy } from './chart/format.js';
 import { resolveColours } from './chart/palette.js';
 import { tablesScene } from './chart/table-scene.js';
@@ -75,8 +75,8 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
   private stopButton: HTMLButtonElement | null = null;
   private statusLine: HTMLParagraphElement | null = null;
 
-  get from(): number { return integerAttribute(this, 'from', this.file?.seeds[0]?.seed ?? 0, 0, 2 ** 31 - 1); }
-  get to(): number { return integerAttribute(this, 'to', this.file?.seeds.at(-1)?.seed ?? 9, 0, 2 ** 31 - 1); }
+  get from(): number { return integerAttribute(this, 'from', this.file?.seeds[0]?.seed ?? 0, 0, MAX_SEED); }
+  get to(): number { return integerAttribute(this, 'to', this.file?.seeds.at(-1)?.seed ?? 9, 0, MAX_SEED); }
   get steps(): number { return integerAttribute(this, 'steps', 4000, 1, 100000); }
 
   /** Seeds trained here whose every claim equals the file's. */

@@ -21,7 +21,7 @@
 import type { FeatureRecoveryExample } from '../web/headlab-core.js';
 import { WorkerJobs } from '../web/worker-client.js';
 import {
-  HeadlabElement, WidgetInputError, el, integerAttribute, jsonAttribute, numberAttribute, numberGrid, setNumberAttribute,
+  HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, jsonAttribute, numberAttribute, numberGrid, setNumberAttribute,
   type WidgetFigure,
 } from './base/headlab-element.js';
 import { formatNearOne, formatNumber, formatScientific, type BoundValue } from './chart/format.js';
@@ -135,7 +135,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   /** The lesson of the finished run (the same for every snapshot; a chosen-keys lesson calls the core). */
   private readonly lessons = new Memo<string>();
 
-  get seed(): number { return integerAttribute(this, 'seed', 0, 0, 2 ** 31 - 1); }
+  get seed(): number { return integerAttribute(this, 'seed', 0, 0, MAX_SEED); }
   set seed(v: number) { setNumberAttribute(this, 'seed', v); }
   get steps(): number { return integerAttribute(this, 'steps', 1200, 1, 20000); }
   set steps(v: number) { setNumberAttribute(this, 'steps', v); }

@@ -39,6 +39,9 @@ headlab_convention_case(out_alias_weights "is the same file as --weights.*exit=1
   "cp \"$w\" \"$d/w.json\"; \"$exe\" max-digit analyze --weights \"$d/w.json\" --out \"$d/../$(basename \"$d\")/./w.json\" 2>&1; echo exit=$?; cmp -s \"$w\" \"$d/w.json\" && echo intact")
 headlab_convention_case(out_symlink_weights "is the same file as --weights.*exit=1.*intact"
   "cp \"$w\" \"$d/w.json\"; ln -sf w.json \"$d/link.json\"; \"$exe\" max-digit analyze --weights \"$d/w.json\" --out \"$d/link.json\" 2>&1; echo exit=$?; cmp -s \"$w\" \"$d/w.json\" && echo intact")
+# An output through a symlink replaces the file the link names, and the link stays a link.
+headlab_convention_case(out_through_symlink "exit=0.*link kept.*target written"
+  "rm -f \"$d/a.json\" \"$d/link.json\"; echo old > \"$d/a.json\"; ln -s a.json \"$d/link.json\"; \"$exe\" max-digit analyze --weights \"$w\" --out \"$d/link.json\" 2>&1; echo exit=$?; test -L \"$d/link.json\" && echo link kept; grep -q format_version \"$d/a.json\" && echo target written")
 headlab_convention_case(model_out_is_weights "--out \"[^\"]*w.json\" is the same file as --weights.*exit=1.*intact"
   "cp \"$w\" \"$d/w.json\"; \"$exe\" model convert-max-digit --weights \"$d/w.json\" --out \"$d/w.json\" 2>&1; echo exit=$?; cmp -s \"$w\" \"$d/w.json\" && echo intact")
 

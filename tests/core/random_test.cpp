@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 using headlab::Matrix;
@@ -76,4 +78,21 @@ TEST_CASE("fill_normal draws the same bits as repeated normal()", "[random]") {
   a.fill_normal(filled.data() + 37, filled.size() - 37);
   for (double x : filled) REQUIRE(x == b.normal());
   CHECK(a.next_u64() == b.next_u64());
+}
+
+TEST_CASE("normal draws keep their bits: a digest of 1,000,000 draws from seed 99", "[random]") {
+  // FNV-1a over the bits of each draw, then the generator's next output (so the number of words
+  // consumed is pinned too). The values were produced by the sampler whose wedge test evaluated
+  // deterministic_exp every time; the wedge test decided through a faster exponential first must
+  // reach the same decisions. About 1.2 % of the draws (12,000) leave the rectangle for a wedge or the tail.
+  Random r(99);
+  std::uint64_t digest = 0xCBF29CE484222325ULL;
+  for (int i = 0; i < 1000000; ++i) {
+    const double z = r.normal();
+    std::uint64_t bits;
+    std::memcpy(&bits, &z, sizeof bits);
+    digest = (digest ^ bits) * 0x100000001B3ULL;
+  }
+  CHECK(digest == 0x3712E4B07266E2EBULL);
+  CHECK(r.next_u64() == 0xB84514F0A21B25F9ULL);
 }

@@ -6,6 +6,9 @@ import { messageOf, WidgetInputError } from './errors.js';
 /** Longest attribute value a widget parses (the largest shipped attribute, a trained run's matrices, is under 20,000). */
 export const MAX_ATTRIBUTE_LENGTH = 200_000;
 
+/** Largest seed every widget accepts: the command line's range (cli/flags.hpp kMaxSeed), the integers a JS number holds exactly. */
+export const MAX_SEED = 2 ** 53 - 1;
+
 
 /** A finite number attribute in [min, max], or `fallback` when absent. */
 export function numberAttribute(host: Element, name: string, fallback: number, min = -Infinity, max = Infinity): number {

@@ -40,7 +40,7 @@ import { getCore, getMaxDigitCore } from '../../web/browser-core.js';
 import type { HeadlabCore, MaxDigitCore } from '../../web/headlab-core.js';
 import type { BoundValue } from '../chart/format.js';
 import { downloadBlob, sceneToPng, sceneToSvg, type Scene } from '../chart/scene.js';
-import { enumAttribute, integerAttribute, jsonAttribute, MAX_ATTRIBUTE_LENGTH, MAX_ENTRY_MAGNITUDE, MAX_GRID_SIDE, numberAttribute, numberGrid, setNumberAttribute } from './attributes.js';
+import { enumAttribute, integerAttribute, jsonAttribute, MAX_ATTRIBUTE_LENGTH, MAX_ENTRY_MAGNITUDE, MAX_GRID_SIDE, MAX_SEED, numberAttribute, numberGrid, setNumberAttribute } from './attributes.js';
 import { el, fitSvgText, markParts, markScrollBox } from './dom.js';
 import { excerptQuotes, messageOf, WidgetInputError } from './errors.js';
 import { exportMenu, type ExportFormat, type ExportMenuOptions } from './exports.js';
@@ -49,7 +49,7 @@ import { firstKeyInHash, HASH_RETRY_MS, HASH_WRITE_DELAY_MS, hashEntries, hashWi
 import { baseSheet, sheet } from './theme.js';
 
 // Widgets import their helpers from here (one import line per widget).
-export { el, enumAttribute, excerptQuotes, integerAttribute, jsonAttribute, MAX_ATTRIBUTE_LENGTH, MAX_ENTRY_MAGNITUDE, MAX_GRID_SIDE, MAX_HASH_LENGTH, numberAttribute, numberGrid, setNumberAttribute, WidgetInputError };
+export { el, enumAttribute, excerptQuotes, integerAttribute, jsonAttribute, MAX_ATTRIBUTE_LENGTH, MAX_ENTRY_MAGNITUDE, MAX_GRID_SIDE, MAX_HASH_LENGTH, MAX_SEED, numberAttribute, numberGrid, setNumberAttribute, WidgetInputError };
 
 /** A figure a widget exports as SVG and PNG (and draws from the same Scene on the page). */
 export interface WidgetFigure {

@@ -101,6 +101,11 @@ export abstract class TransformerWidget<State = unknown> extends HeadlabElement<
     return this.source?.status === 'ready' ? this.source.model : null;
   }
 
+  /** The <headlab-transformer-model> this figure reads (null before build), for what it computes itself. */
+  protected get modelElement(): Element | null {
+    return this.owner;
+  }
+
   protected abstract buildContent(content: HTMLDivElement): void;
   protected abstract renderContent(model: LoadedTransformer): void;
   /** The text alternative of the figure (called after each render). */
