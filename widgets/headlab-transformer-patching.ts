@@ -51,6 +51,9 @@ export function defaultCorruption(config: TransformerConfigFile, clean: number[]
   return { corrupted, answer, wrong };
 }
 
+/** The caption while the first patching runs of a model are in the worker. */
+const WAITING = 'Computing the patched runs (every head at every position, clean and corrupted)…';
+
 /** How far from "nothing changed" (1) a normalised value is drawn at full colour. */
 const EFFECT_LIMIT = 1;
 
@@ -160,7 +163,12 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     }
     const analysis = this.analyzedInWorker(model, `patch:${key}`, { prompt: clean, corrupted, answer, wrong, sequences: 1 });
     if (!analysis) {
-      if (this.shown?.model !== model) this.shown = null;
+      if (this.shown?.model !== model) {
+        // Nothing of this model drawn yet: the figure says what it waits for.
+        this.shown = null;
+        this.figure!.label('Activation patching heatmap: computing the patched runs…');
+        if (this.captionLine!.textContent !== WAITING) this.captionLine!.textContent = WAITING;
+      }
       return;
     }
     this.problem!.textContent = '';
@@ -248,7 +256,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   }
 
   protected describe(): string {
-    return this.shown?.text ?? '';
+    return this.shown?.text ?? WAITING;
   }
 
   /** The state with the core's numbers behind the figure (null before the model has loaded). */

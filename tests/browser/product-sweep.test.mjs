@@ -49,7 +49,7 @@ async function open(name, options = {}, hash = '') {
   return page;
 }
 
-/** Waits until every headlab-* element of `page` has rendered live (or shows its alert). */
+/** Waits until every headlab-* element of `page` has rendered live (or shows its alert) and has its worker analyses back. */
 async function rendered(page) {
   // A lazily loaded model (loading="lazy") is fetched now, so every widget has its figures.
   await page.waitForFunction(() => {
@@ -58,7 +58,7 @@ async function rendered(page) {
       .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
       .every((e) => (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel !== null)
         // the prerendered snapshot swapped for the live widget (the max-digit figures swap one per frame)
-        && !e.shadowRoot?.querySelector('link[href*="headlab/snapshot/"]')) || !e.shadowRoot?.querySelector('.alert')?.hidden);
+        && !e.shadowRoot?.querySelector('link[href*="headlab/snapshot/"]') && !e.busy) || !e.shadowRoot?.querySelector('.alert')?.hidden);
   });
 }
 
