@@ -77,6 +77,13 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   /** Whether the widget waits for the WASM core before build(). */
   protected static needsCore = true;
   /**
+   * Whether, behind a prerendered snapshot, the widget goes live staggered (start and first
+   * renders in tasks of their own, the snapshot swapped at a frame of its own) even when it does
+   * not defer loading: a page of figures starting together then makes no long task. The seed
+   * grid opts out (a small panel, swapped with the figures of its model).
+   */
+  protected static goesLiveStaggered = true;
+  /**
    * Which WASM module the widget computes with: 'core' (headlab_core.wasm, in this.core) or
    * 'max-digit' (headlab_max_digit.wasm, in this.maxDigit, downloaded only by pages that use it).
    */
@@ -405,10 +412,11 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     const connection = this.listeners;
     const current = () => this.isConnected && this.listeners === connection;
     if (!ctor.needsCore || this.core || this.maxDigit) {
-      // Behind a snapshot a widget that needs no module to start goes live staggered as well: it
-      // builds and renders in tasks of its own and swaps its snapshot at a frame of its own, so a
-      // page of such figures (the transformer widgets, all reading one model) makes no long task.
-      if (this.prerendered.length) {
+      // Behind a snapshot a widget that asks for it (goesLiveStaggered) goes live staggered even
+      // though it needs no module to start: it builds and renders in tasks of its own and swaps its
+      // snapshot at a frame of its own, so a page of such figures (the transformer widgets, all
+      // reading one model) makes no long task.
+      if (this.prerendered.length && ctor.goesLiveStaggered) {
         this.staggered = true;
         setTimeout(() => { if (current()) this.start(); });
       } else this.start();
@@ -431,8 +439,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       );
     };
     const deferred = this.prerendered.length ? this.deferLoading() : null;
-    // Every widget behind a snapshot goes live staggered, whether or not it defers loading.
-    this.staggered = this.prerendered.length > 0;
+    this.staggered = deferred !== null || (this.prerendered.length > 0 && ctor.goesLiveStaggered);
     if (deferred) void deferred.then(load);
     else load();
   }
