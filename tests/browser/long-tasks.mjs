@@ -24,7 +24,7 @@ const TASK_EVENTS = new Set(['RunTask', 'ThreadControllerImpl::RunTask']);
 
 /** The browser's document steps (HTML parsing, style, layout, paint, compositing) at a task's top level. */
 const RENDERING = new Set([
-  'ParseHTML', 'UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'UpdateLayer', 'UpdateLayerTree',
+  'ParseHTML', 'HTMLDocumentParser::MaybeFetchQueuedPreloads', 'UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'UpdateLayer', 'UpdateLayerTree',
   'HitTest', 'ScrollLayer', 'Commit', 'IntersectionObserverController::computeIntersections', 'ParseAuthorStyleSheet',
 ]);
 
@@ -36,7 +36,8 @@ const cpu = (e) => e.tdur ?? e.dur;
  * { ms: its computation (CPU ms), taskMs: its whole CPU ms, wallMs, what: its longest part,
  *   e.g. "FunctionCall (render) 31.2 ms" }.
  */
-export function longestTask(buffer) {
+export function longestTask(buffer, { setAside = [] } = {}) {
+  const aside = new Set(setAside);
   const events = JSON.parse(buffer.toString('utf8')).traceEvents ?? [];
   const mains = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
   // Per main thread: its tasks and its other timeline events, in time order (longer first at equal start).
@@ -64,7 +65,7 @@ export function longestTask(buffer) {
         if (!longest || cpu(e) > cpu(longest)) longest = e;
         if (e.ts < topEnd) continue;
         topEnd = e.ts + e.dur;
-        if (RENDERING.has(e.name)) rendering += cpu(e);
+        if (RENDERING.has(e.name) || aside.has(e.name)) rendering += cpu(e);
       }
       const work = Math.max(0, cpu(task) - rendering);
       if (!best || work > best.work) best = { task, work, longest };
@@ -80,8 +81,11 @@ export function longestTask(buffer) {
   };
 }
 
-/** Runs `fn` under a trace of `page` (playwright `browser`) and returns longestTask of what it saw. */
-export async function traced(browser, page, fn) {
+/**
+ * Runs `fn` under a trace of `page` (playwright `browser`) and returns longestTask of what it saw
+ * (`options.setAside`: names of top-level events not counted as computation, as RENDERING).
+ */
+export async function traced(browser, page, fn, options = {}) {
   await browser.startTracing(page, { categories: TRACE_CATEGORIES });
   let buffer;
   try {
@@ -89,5 +93,5 @@ export async function traced(browser, page, fn) {
   } finally {
     buffer = await browser.stopTracing();
   }
-  return longestTask(buffer);
+  return longestTask(buffer, options);
 }
