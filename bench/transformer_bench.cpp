@@ -1,16 +1,23 @@
 // The attention-only transformer: forward + the analyses for a 2-layer, 8-head, d_model 128,
 // n_ctx 64 model on one prompt (analyze_transformer with 8 repeated random sequences for ablation and
-// induction scores, no circuits; head × position patching timed on its own and inside the analysis),
-// and training steps per second of the induction default. The same model and request as
-// bench/transformer.bench.mjs (WASM).
+// induction scores, no circuits), each analysis timed on its own and inside the whole analysis, the
+// JSON text the CLI and the WASM module return, and training steps per second of the induction
+// default. The same model and request as bench/transformer.bench.mjs (WASM). Also the multiply-adds
+// each part performs (counted from the shapes, as the code forms its products) and the rate they
+// were done at: the floor under any figure that keeps this arithmetic and its summation order.
 // Prints medians of 5 runs (native). Not a test.
+#include "core/random.hpp"
 #include "core/transformer_analysis.hpp"
 #include "core/transformer_training.hpp"
+#include "formats/transformer_json.hpp"
 
 #include "bench/median.hpp"
 
 #include <cstdio>
 #include <vector>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 using headlab::bench::median_ms;
 
@@ -18,10 +25,38 @@ namespace {
 
 volatile double sink;
 
+using namespace headlab::transformer;
+
+// Multiply-adds of the products of one attention layer with nk key/value rows and nq query rows
+// recomputed, T keys in all: K and V (2·nk·d·c), Q (nq·d·c), scores and pattern·V (2·nq·T·c), z W_O (nq·c·d), per head.
+double layer_macs(const TransformerConfig& c, double nk, double nq, double T) {
+  const double d = c.d_model, dh = c.d_head;
+  return c.n_heads * (2 * nk * d * dh + nq * d * dh + 2 * nq * T * dh + nq * dh * d);
+}
+// A forward pass over T tokens, unembedding every row.
+double forward_macs(const TransformerConfig& c, double T) {
+  return c.n_layers * layer_macs(c, T, T, T) + T * c.d_model * c.d_vocab;
+}
+// resume_forward from layer `first` with rows [row, changed) changed, logits of rows [logit_row, T).
+double resume_macs(const TransformerConfig& c, int first, double row, double changed, double logit_row, double T) {
+  double n = 0;
+  for (int l = first; l < c.n_layers; ++l) {
+    const double q0 = l + 1 == c.n_layers ? logit_row : row;
+    n += layer_macs(c, changed - row, T - q0, T);
+    row = q0;
+    changed = T;
+  }
+  return n + (T - logit_row) * c.d_model * c.d_vocab;
+}
+
 }  // namespace
 
 int main() {
-  using namespace headlab::transformer;
+#if defined(__GLIBC__)
+  // As the headlab CLI does (cli/main.cpp): keep freed memory instead of returning it to the system
+  // after every forward pass (glibc's 128 KB trim threshold made every figure here ~5× slower).
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
   constexpr int kRuns = 5;
   // 2 layers of 8 heads, d_model 128, d_head 16, 64 positions, 64 tokens.
   const TransformerConfig c = transformer_config({2, 8, 128, 16, 64, 64}, Normalization::layer_norm);
@@ -37,28 +72,53 @@ int main() {
   r.answer = r.prompt[63];
   r.wrong = (r.prompt[63] + 1) % 64;
   r.sequences = 8;
+  headlab::Random rng = headlab::Random(r.seed).stream(kEvaluationStream);
+  const auto batch = repeated_batch(c, rng, r.sequences);
+
   const double forward = median_ms(kRuns, [&] { sink = transformer_forward(w, r.prompt).logits(0, 0); });
-  AnalysisRequest without_patching = r;
-  without_patching.corrupted.clear();
-  const double analyses = median_ms(kRuns, [&] { sink = analyze_transformer(w, without_patching).clean_loss; });
-  const double everything = median_ms(kRuns, [&] { sink = analyze_transformer(w, r).clean_loss; });
+  const double scores = median_ms(kRuns, [&] { sink = induction_scores(w, r.sequences, r.seed).in_context_loss; });
+  const double ablation = median_ms(kRuns, [&] { sink = head_ablation_loss(w, batch, Ablation::mean)(0, 0); });
   const double patching = median_ms(kRuns, [&] {
     sink = head_position_patching(w, r.prompt, r.corrupted, r.answer, r.wrong).clean_logit_difference;
   });
+  AnalysisRequest without_patching = r;
+  without_patching.corrupted.clear();
+  const double analyses = median_ms(kRuns, [&] { sink = analyze_transformer(w, without_patching).clean_loss; });
+  const TransformerAnalysis analysis = analyze_transformer(w, r);
+  const double everything = median_ms(kRuns, [&] { sink = analyze_transformer(w, r).clean_loss; });
+  const double json = median_ms(kRuns, [&] { sink = static_cast<double>(headlab::formats::write_transformer_analysis(w, r, analysis).size()); });
   InductionTrainingSettings defaults;
   defaults.steps = 100;
   const double train = median_ms(kRuns, [&] {
     InductionTrainer t(defaults);
     sink = t.step(defaults.steps).loss;
   });
-  std::printf("attention-only transformer, 2 layers × 8 heads, d_model 128, n_ctx 64, median of %d runs (native):\n", kRuns);
-  std::printf("  forward (every activation kept)             %8.2f ms\n", forward);
-  std::printf("  forward + DLA + ablation + induction scores  %8.2f ms\n", analyses);
-  std::printf("  patching (%d heads × %d positions, rows ≥ p recomputed) %8.2f ms\n", c.n_layers * c.n_heads, c.n_ctx, patching);
-  std::printf("  analyze with patching (everything)          %8.2f ms\n", everything);
+
+  // Multiply-adds, as the code forms its products (causal zeros included; softmax, LayerNorm, sums not counted).
+  const double T = c.n_ctx, half = c.n_ctx / 2, B = r.sequences, H = c.n_heads;
+  const double forward_n = forward_macs(c, T);
+  const double batch_n = B * forward_n;  // one pass over the repeated sequences (scores, loss, mean outputs)
+  double ablation_n = 0;
+  for (int l = 0; l < c.n_layers; ++l) ablation_n += B * H * resume_macs(c, l + 1, 0, T, half, T);
+  double patching_n = forward_n;  // the corrupted run (the clean one is the analysis's own forward)
+  for (int l = 0; l < c.n_layers; ++l)
+    for (int p = 0; p < c.n_ctx; ++p) patching_n += H * resume_macs(c, l + 1, p, p + 1, T - 1, T);
+  const double everything_n = forward_n + batch_n + ablation_n + patching_n;
+  const auto rate = [](double macs, double ms) { return macs / ms / 1e6; };  // GMAC/s
+
+  std::printf("attention-only transformer, 2 layers × 8 heads, d_model 128, n_ctx 64, %d repeated sequences, median of %d runs (native):\n",
+              r.sequences, kRuns);
+  std::printf("  %-58s %8.2f ms  %7.1f M mul-add  %5.2f GMAC/s\n", "forward (every activation kept)", forward, forward_n / 1e6, rate(forward_n, forward));
+  std::printf("  %-58s %8.2f ms  %7.1f M mul-add\n", "induction scores + in-context loss (one pass)", scores, batch_n / 1e6);
+  std::printf("  %-58s %8.2f ms  %7.1f M mul-add\n", "head ablation, mean (one pass + each head's later layers)", ablation, (batch_n + ablation_n) / 1e6);
+  std::printf("  %-58s %8.2f ms  %7.1f M mul-add\n", "patching (16 heads × 64 positions, rows ≥ p recomputed)", patching, patching_n / 1e6);
+  std::printf("  %-58s %8.2f ms\n", "analyze without patching (forward, DLA, scores, ablation)", analyses);
+  std::printf("  %-58s %8.2f ms  %7.1f M mul-add  %5.2f GMAC/s\n", "analyze with patching (everything)", everything, everything_n / 1e6, rate(everything_n, everything));
+  std::printf("  %-58s %8.2f ms\n", "its JSON text (the CLI's and the WASM module's)", json);
   std::printf("induction default (2 × 4 heads, d_model 32, n_ctx 24, batch %d):\n", defaults.batch_size);
   std::printf("  training                                    %8.1f steps/s\n", 1000.0 * defaults.steps / train);
   std::printf("NATIVE_TRANSFORMER_ANALYZE_MS %.3f\n", everything);
+  std::printf("NATIVE_TRANSFORMER_ANALYZE_MACS %.0f\n", everything_n);
   std::printf("NATIVE_TRANSFORMER_TRAIN_STEPS_PER_S %.3f\n", 1000.0 * defaults.steps / train);
   return 0;
 }

@@ -4,6 +4,9 @@
 #include <csignal>
 #include <cstring>
 #include <iostream>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace headlab::cli {
 
@@ -33,6 +36,12 @@ void print_usage(std::ostream& os) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#if defined(__GLIBC__)
+  // glibc hands free memory at the top of the heap back to the system once 128 KB of it is free, so
+  // an analysis that builds and drops a forward pass's activations (~1 MB) per sequence faults every
+  // page back in each time: ~5× the arithmetic's own time (bench/transformer_bench.cpp). Keep up to 64 MB.
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
   if (argc < 2) {
     print_usage(std::cerr);
     return headlab::cli::kExitUsage;

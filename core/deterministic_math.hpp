@@ -12,7 +12,7 @@
 // evaluates the series by Horner's rule), so their results differ in the last bit for about
 // 60% of arguments and in 121 of the sampler's 127 ziggurat layers. The random generator's
 // tables use the first, the max-digit model the second; folding one into the other would change
-// every shipped weight and figure, whose bits are the contract (tests/core/max_digit_training_bits_test.cpp).
+// every shipped weight and figure, whose bits are the contract (tests/core/max_digit_kernels_test.cpp).
 #pragma once
 
 namespace headlab {

@@ -13,7 +13,7 @@ namespace {
 constexpr int V = kVocab, D = kDModel, C = kDHead, H = kHeads;
 
 // Every product below sums its terms in the same order, from the same starting value, as the
-// plain loops it replaces (the reference in tests/core/max_digit_training_bits_test.cpp), so the
+// plain loops it replaces (the reference in tests/core/max_digit_kernels_test.cpp), so the
 // gradients are the same to the last bit; only the memory layout and the loop nesting differ.
 // Element-wise vector arithmetic (GCC/clang vector extensions, lowered to SSE2/AVX natively and
 // to simd128 in WASM) rounds each lane exactly like the scalar operation. Contraction of a

@@ -1,7 +1,7 @@
 // The max-digit training step: loss and gradients of a batch as small dense products over
 // padded per-token tables (SSE2 / simd128 vectors, AVX2 natively, chosen at run time).
 //
-// Bit-identical to the per-example reference kept in tests/core/max_digit_training_bits_test.cpp
+// Bit-identical to the per-example reference kept in tests/core/max_digit_kernels_test.cpp
 // (and so to max_digit_loss_backward's definition in core/max_digit_model.hpp): every product
 // sums its terms in the same order from the same starting value; only memory layout and loop
 // nesting differ. Native and WASM builds give the same bits (tests/wasm/max-digit-bits.test.mjs).

@@ -80,6 +80,14 @@ Matrix ordered_product_tn(const Matrix& a, const Matrix& b) {
 
 Matrix ordered_product_nt(const Matrix& a, const Matrix& b) {
   require_inner("ordered_product_nt", a.cols(), b.cols());
+  if (a.rows() < 4) {
+    // A few rows (a resumed forward pass's last query): each entry one ordered dot product of two
+    // contiguous rows, the same sum as below, without transposing b.
+    Matrix c(a.rows(), b.rows());
+    for (Eigen::Index i = 0; i < a.rows(); ++i)
+      for (Eigen::Index j = 0; j < b.rows(); ++j) c(i, j) = ordered_dot(a.data() + i * a.cols(), b.data() + j * b.cols(), a.cols());
+    return c;
+  }
   const Matrix bt = b.transpose();  // a copy, so the product runs along contiguous rows
   return ordered_product(a, bt);
 }

@@ -327,51 +327,94 @@ TransformerActivations transformer_forward_unchecked(const TransformerWeights& w
   return a;
 }
 
+namespace {
+
+// pattern (n × T) times the values v (T × c) whose rows [first_row, first_row + fresh.rows()) are
+// `fresh` and the others `clean`'s: each entry Σ_j pattern(i, j) v(j, col), j ascending from 0.0, each
+// product and sum rounded on its own — ordered_product's order, without assembling v.
+Matrix mixed_values_product(const Matrix& pattern, const Matrix& clean, const Matrix& fresh, Eigen::Index first_row) {
+  const Eigen::Index T = clean.rows(), c = clean.cols(), fresh_end = first_row + fresh.rows();
+  if (first_row == 0 && fresh_end == T) return ordered_product(pattern, fresh);
+  Matrix z = Matrix::Zero(pattern.rows(), c);
+  for (Eigen::Index i = 0; i < pattern.rows(); ++i) {
+    double* zi = z.data() + i * c;
+    for (Eigen::Index j = 0; j < T; ++j) {
+      const double* vj = j >= first_row && j < fresh_end ? fresh.data() + (j - first_row) * c : clean.data() + j * c;
+      const double pij = pattern(i, j);
+      for (Eigen::Index col = 0; col < c; ++col) zi[col] += pij * vj[col];
+    }
+  }
+  return z;
+}
+
+}  // namespace
+
 Matrix resume_forward(const TransformerWeights& w, const TransformerActivations& clean, int first_layer,
-                      const Matrix& resid_in, Eigen::Index first_row, Eigen::Index changed_end, Eigen::Index logit_row) {
+                      const Matrix& changed_rows, Eigen::Index first_row, Eigen::Index logit_row) {
   const TransformerConfig& c = w.config;
   const Eigen::Index T = static_cast<Eigen::Index>(clean.tokens.size());
-  if (first_layer < 0 || first_layer > c.n_layers || resid_in.rows() != T || resid_in.cols() != c.d_model ||
-      first_row < 0 || changed_end <= first_row || changed_end > T || first_row > logit_row || logit_row >= T) {
+  Eigen::Index changed_end = first_row + changed_rows.rows();
+  if (first_layer < 0 || first_layer > c.n_layers || static_cast<int>(clean.layers.size()) != c.n_layers ||
+      first_row < 0 || changed_rows.rows() < 1 || changed_end > T || changed_rows.cols() != c.d_model ||
+      first_row > logit_row || logit_row >= T) {
     throw InputError("resume_forward: inconsistent layer, rows or residual shape");
   }
   const double inv_sqrt_dh = 1.0 / std::sqrt(static_cast<double>(c.d_head));
-  // Rows [first_row, T) of the residual stream; rows before are the clean run's and never read here.
-  Matrix resid = resid_in.bottomRows(T - first_row);
+  // The clean residual stream entering first_layer supplies the rows from changed_end on until a layer
+  // has been recomputed; after that `*resid` holds every row from first_row.
+  const Matrix& clean_resid = first_layer < c.n_layers ? clean.layers[first_layer].resid_pre : clean.layers.back().resid_post;
+  const Matrix* resid = &changed_rows;  // rows [first_row, changed_end)
+  // Rows [from, T) of the current residual stream (from ≥ first_row).
+  const auto rows_from = [&](Eigen::Index from) {
+    Matrix out(T - from, c.d_model);
+    const Eigen::Index mine = std::max<Eigen::Index>(0, changed_end - from);
+    if (mine > 0) out.topRows(mine) = resid->middleRows(from - first_row, mine);
+    if (mine < T - from) out.bottomRows(T - from - mine) = clean_resid.bottomRows(T - from - mine);
+    return out;
+  };
+  Matrix resid_next;
   for (int l = first_layer; l < c.n_layers; ++l) {
     const auto& lw = w.layers[l];
     const auto& la = clean.layers[l];
     // Queries needed: every row from first_row, or in the last layer only those whose logits are asked for.
     const Eigen::Index q0 = l + 1 == c.n_layers ? logit_row : first_row;
     const Eigen::Index changed = changed_end - first_row;  // rows [first_row, changed_end) differ from clean
-    const Matrix rows = resid.topRows(changed);
     Vector scale;
-    const Matrix x = normalizes(c) ? layer_norm_forward(rows, lw.ln_w, lw.ln_b, c.layer_norm_eps, scale) : rows;
+    const Matrix x = normalizes(c) ? layer_norm_forward(*resid, lw.ln_w, lw.ln_b, c.layer_norm_eps, scale) : *resid;
     // Query rows [q0, T): recomputed where the input changed (rows < changed_end), else the clean run's.
     const Eigen::Index q_changed = std::max<Eigen::Index>(0, changed_end - q0);
-    Matrix next = resid.bottomRows(T - q0);  // resid_pre of the query rows, heads added below in head order
+    Matrix next = rows_from(q0);  // resid_pre of the query rows, heads added below in head order
     for (int h = 0; h < c.n_heads; ++h) {
-      Matrix k = la.k[h], v = la.v[h];
-      k.middleRows(first_row, changed) = ordered_product(x, lw.W_K[h]);
-      k.middleRows(first_row, changed).rowwise() += lw.b_K.row(h);
-      v.middleRows(first_row, changed) = ordered_product(x, lw.W_V[h]);
-      v.middleRows(first_row, changed).rowwise() += lw.b_V.row(h);
+      // Keys and values: the clean run's, with rows [first_row, changed_end) recomputed.
+      Matrix k = ordered_product(x, lw.W_K[h]);
+      k.rowwise() += lw.b_K.row(h);
+      Matrix v = ordered_product(x, lw.W_V[h]);
+      v.rowwise() += lw.b_V.row(h);
       Matrix q = la.q[h].bottomRows(T - q0);
       if (q_changed > 0) {
         q.topRows(q_changed) = ordered_product(x.middleRows(q0 - first_row, q_changed), lw.W_Q[h]);
         q.topRows(q_changed).rowwise() += lw.b_Q.row(h);
       }
-      Matrix pattern = ordered_product_nt(q, k) * inv_sqrt_dh;
+      // Scores q kᵀ: each entry one dot product, so the clean columns and the recomputed ones can be
+      // formed apart.
+      Matrix pattern;
+      if (changed == T) {
+        pattern = ordered_product_nt(q, k);
+      } else {
+        pattern = ordered_product_nt(q, la.k[h]);
+        pattern.middleCols(first_row, changed) = ordered_product_nt(q, k);
+      }
+      pattern *= inv_sqrt_dh;
       causal_softmax(pattern, q0);
-      next += ordered_product(ordered_product(pattern, v), lw.W_O[h]);
+      next += ordered_product(mixed_values_product(pattern, la.v[h], v, first_row), lw.W_O[h]);
     }
     next.rowwise() += lw.b_O.row(0);
-    resid = std::move(next);
+    resid_next = std::move(next);
+    resid = &resid_next;
     first_row = q0;
     changed_end = T;  // after a layer every query row may have changed
   }
-  // resid holds rows [first_row, T) with first_row ≤ logit_row.
-  const Matrix rows = resid.bottomRows(T - logit_row);
+  const Matrix rows = rows_from(logit_row);
   Vector scale;
   const Matrix x = normalizes(c) ? layer_norm_forward(rows, w.ln_final_w, w.ln_final_b, c.layer_norm_eps, scale) : rows;
   Matrix logits = ordered_product(x, w.W_U);

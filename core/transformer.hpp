@@ -145,17 +145,18 @@ TransformerActivations transformer_forward_unchecked(const TransformerWeights& w
                                                      const HeadHook& hook = nullptr);
 
 // The end of a forward pass after an intervention, recomputing only what it changed (activation
-// patching and head ablation, core/transformer_analysis.cpp). `resid` is the residual stream entering
-// layer `first_layer` (T × d, T = clean.tokens.size()); only its rows [first_row, changed_end) may
-// differ from the clean run's there. Causal attention leaves every row before `first_row` of every
-// later layer as in `clean`: in the first layer resumed only the keys and values of the changed rows
-// are recomputed (the others, and the queries of unchanged rows, are read from `clean`), after it
-// every row from first_row on; in the last layer only the queries from `logit_row` on. Returns the
-// logits of rows [logit_row, T) ((T − logit_row) × V); requires first_row < changed_end ≤ T and
-// first_row ≤ logit_row < T. Every row is computed by the operations transformer_forward_unchecked
-// applies to it, in the same order: the same bits as a full forward pass with the same intervention.
+// patching and head ablation, core/transformer_analysis.cpp). `changed_rows` are rows
+// [first_row, first_row + changed_rows.rows()) of the residual stream entering layer `first_layer`
+// (each row d wide); every other row is the clean run's there (read from `clean`, T = clean.tokens.size()).
+// Causal attention leaves every row before `first_row` of every later layer as in `clean`: in the
+// first layer resumed only the keys and values of the changed rows are recomputed (the others, and
+// the queries of unchanged rows, are read from `clean`), after it every row from first_row on; in the
+// last layer only the queries from `logit_row` on. Returns the logits of rows [logit_row, T)
+// ((T − logit_row) × V); requires first_row + changed_rows.rows() ≤ T and first_row ≤ logit_row < T.
+// Every row is computed by the operations transformer_forward_unchecked applies to it, in the same
+// order: the same bits as a full forward pass with the same intervention.
 Matrix resume_forward(const TransformerWeights& weights, const TransformerActivations& clean, int first_layer,
-                      const Matrix& resid, Eigen::Index first_row, Eigen::Index changed_end, Eigen::Index logit_row);
+                      const Matrix& changed_rows, Eigen::Index first_row, Eigen::Index logit_row);
 
 // Backward of transformer_forward (no hook): given dlogits (T × V), adds dL/dparameter to every matrix of
 // dweights (shaped by zero_weights(config)).

@@ -143,7 +143,7 @@ void add_ablation_losses(const TransformerWeights& w, const TransformerActivatio
         else resid += mean_output[l][h].topRows(T);
       }
       resid.rowwise() += w.layers[l].b_O.row(0);
-      const Matrix logits = resume_forward(w, clean_run, l + 1, resid, 0, T, from);  // rows [from, T)
+      const Matrix logits = resume_forward(w, clean_run, l + 1, resid, 0, from);  // rows [from, T)
       double& sum_h = total[static_cast<std::size_t>(l * H + h)];
       for (Eigen::Index p = from; p + 1 < T; ++p) {
         const auto row = logits.row(p - from);
@@ -283,14 +283,13 @@ PatchingResult patching_of(const TransformerWeights& w, const TransformerActivat
     const auto& clean_layer = clean_run.layers[l];
     for (int h = 0; h < c.n_heads; ++h) {
       for (Eigen::Index p = 0; p < T; ++p) {
-        Matrix resid = clean_layer.resid_post;
+        // Row p of layer l's output, patched (summed as the forward pass sums it); the other rows are the clean run's.
         RowVector row = clean_layer.resid_pre.row(p);
         for (int g = 0; g < c.n_heads; ++g) {
           row += (g == h ? corrupted_run.layers[l] : clean_layer).head_output[g].row(p);
         }
         row += w.layers[l].b_O.row(0);
-        resid.row(p) = row;
-        const Matrix logits = resume_forward(w, clean_run, l + 1, resid, p, p + 1, last);
+        const Matrix logits = resume_forward(w, clean_run, l + 1, Matrix(row), p, last);
         r.normalised(l * c.n_heads + h, p) = (ld_row(logits) - r.corrupted_logit_difference) / span;
       }
     }

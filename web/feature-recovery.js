@@ -1,7 +1,8 @@
 // JS face of web/bindings/feature_recovery_bindings.cpp: the feature-recovery
 // experiment. The embind trainer handle stays inside FeatureRecoveryTrainer;
 // callers get plain data copied out of the WASM heap and must call dispose().
-import { HeadlabError, unwrap } from './errors.js';
+import { unwrap } from './errors.js';
+import { OwnedTrainer, live, started } from './owned-handle.js';
 import { matrix, toRows } from './matrix.js';
 
 /**
@@ -61,28 +62,14 @@ function settingsInput(settings) {
  * Steppable training of W_q, W_v, in the trainer protocol of docs/model-pattern.md
  * (see headlab-core.d.ts). Call dispose() when done.
  */
-export class FeatureRecoveryTrainer {
-  #handle;
+export class FeatureRecoveryTrainer extends OwnedTrainer {
   #settings;
-  #progress;
 
   constructor(module, settings = {}) {
     const handle = new module.FeatureRecoveryTrainerHandle();
-    let start;
-    try {
-      start = unwrap(handle.start(settingsInput(settings)));
-    } catch (err) {
-      handle.delete();
-      throw err;
-    }
-    this.#handle = handle;
+    const start = started(handle, (h) => unwrap(h.start(settingsInput(settings))));
+    super(handle, 'this FeatureRecoveryTrainer was disposed; create a new one', start.progress);
     this.#settings = start.settings;
-    this.#progress = start.progress;
-  }
-
-  #live() {
-    if (this.#handle === null) throw new HeadlabError('this FeatureRecoveryTrainer was disposed; create a new one');
-    return this.#handle;
   }
 
   /** The resolved settings (defaults filled in). */
@@ -90,35 +77,14 @@ export class FeatureRecoveryTrainer {
     return { ...this.#settings };
   }
 
-  /** The last progress: { steps_taken, steps_total, loss, done, diverged_at }. */
-  get progress() {
-    return { ...this.#progress };
-  }
-
-  get disposed() {
-    return this.#handle === null;
-  }
-
-  /** Advances up to n steps; returns { steps_taken, steps_total, loss, done, diverged_at }. */
-  step(n = 1) {
-    this.#progress = unwrap(this.#live().step(n));
-    return this.progress;
-  }
-
-  /** Ends training early: done from now on; result() holds the steps taken so far. */
-  stop() {
-    this.#progress = unwrap(this.#live().stop());
-    return this.progress;
-  }
-
   /** Plain copies of the current state: settings, steps_taken, mixing, fixed_keys, keys, w_q, w_v, response maps, loss_trace, diverged_at. */
   snapshot() {
-    return unwrap(this.#live().snapshot());
+    return unwrap(live(this).snapshot());
   }
 
   /** Held-out evaluation and interventions of the current W_q, W_v. */
   evaluate() {
-    return unwrap(this.#live().evaluate());
+    return unwrap(live(this).evaluate());
   }
 
   /**
@@ -126,20 +92,12 @@ export class FeatureRecoveryTrainer {
    * writer (formats/feature_recovery_results.hpp) produced, parsed.
    */
   result() {
-    return JSON.parse(unwrap(this.#live().result()));
+    return JSON.parse(unwrap(live(this).result()));
   }
 
   /** The earlier name of result(). */
   results() {
     return this.result();
-  }
-
-  /** Frees the WASM-side trainer. Safe to call twice; any later use throws HeadlabError. */
-  dispose() {
-    if (this.#handle !== null) {
-      this.#handle.delete();
-      this.#handle = null;
-    }
   }
 }
 

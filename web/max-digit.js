@@ -3,6 +3,7 @@
 // unit_norm_unembedding, E, W_Q[4], W_K[4], W_V[4], W_O[4], W_U } with every matrix
 // { rows, cols, data: Float64Array }. The embind trainer handle never leaves this file.
 import { HeadlabError, unwrap } from './errors.js';
+import { OwnedTrainer, live, started } from './owned-handle.js';
 
 function isMatrix(v) {
   return v && typeof v === 'object' && v.data instanceof Float64Array;
@@ -19,60 +20,21 @@ function weightsFileText(source) {
 }
 
 /** A training run in the trainer protocol of docs/model-pattern.md (for a Web Worker with a progress bar). */
-export class MaxDigitTrainer {
-  #handle;
-
+export class MaxDigitTrainer extends OwnedTrainer {
   constructor(module, settings = {}) {
-    this.#handle = new module.MaxDigitTrainerHandle();
-    try {
-      this.progress = unwrap(this.#handle.start(settings ?? {}));
-    } catch (err) {
-      this.#handle.delete();
-      this.#handle = null;
-      throw err;
-    }
-  }
-
-  #live() {
-    if (!this.#handle) throw new HeadlabError('this MaxDigitTrainer was disposed; create a new one');
-    return this.#handle;
-  }
-
-  /**
-   * Runs up to n more steps; returns { steps_taken, steps_total, loss, done, diverged_at } and,
-   * once training diverged (diverged_at = that 1-based step), divergence: the message.
-   */
-  step(n) {
-    this.progress = unwrap(this.#live().step(n));
-    return this.progress;
-  }
-
-  /** Ends training early: done from now on. */
-  stop() {
-    this.progress = unwrap(this.#live().stop());
-    return this.progress;
+    const handle = new module.MaxDigitTrainerHandle();
+    const progress = started(handle, (h) => unwrap(h.start(settings ?? {})));
+    super(handle, 'this MaxDigitTrainer was disposed; create a new one', progress);
   }
 
   /** The current weights (a fresh copy). */
   weights() {
-    return unwrap(this.#live().weights());
+    return unwrap(live(this).weights());
   }
 
   /** The run so far: { steps_taken, final_batch_loss, weights }. */
   result() {
-    return unwrap(this.#live().result());
-  }
-
-  get disposed() {
-    return this.#handle === null;
-  }
-
-  /** Frees the WASM trainer; further calls throw HeadlabError. Safe to call twice. */
-  dispose() {
-    if (this.#handle) {
-      this.#handle.delete();
-      this.#handle = null;
-    }
+    return unwrap(live(this).result());
   }
 }
 

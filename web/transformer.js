@@ -3,6 +3,7 @@
 // bytes `headlab model inspect / run / analyze` write) and are parsed here; the embind model and
 // trainer handles never leave this file. Types: web/headlab-core.d.ts, formats/transformer.d.ts.
 import { HeadlabError, unwrap } from './errors.js';
+import { OwnedHandle, OwnedTrainer, live, started } from './owned-handle.js';
 
 function bytesOf(source) {
   if (source instanceof Uint8Array) return source;
@@ -19,35 +20,22 @@ function promptArg(prompt) {
 }
 
 /** A model read from its two files (TransformerModel in web/headlab-core.d.ts). */
-export class TransformerModel {
-  #module;
-  #handle;
-
+export class TransformerModel extends OwnedHandle {
   constructor(module, configText, safetensorsBytes) {
     if (typeof configText !== 'string') throw new HeadlabError('the config must be the text of model.json');
     const bytes = bytesOf(safetensorsBytes);
-    this.#module = module;
-    this.#handle = new module.TransformerModelHandle();
-    try {
-      this.config = JSON.parse(unwrap(this.#handle.load(configText, bytes)));
-    } catch (err) {
-      this.#handle.delete();
-      this.#handle = null;
-      throw err;
-    }
-  }
-
-  #live() {
-    if (!this.#handle) throw new HeadlabError('this TransformerModel was disposed; load the model again');
-    return this.#handle;
+    const handle = new module.TransformerModelHandle();
+    const config = started(handle, (h) => JSON.parse(unwrap(h.load(configText, bytes))));
+    super(handle, 'this TransformerModel was disposed; load the model again');
+    this.config = config;
   }
 
   inspect() {
-    return JSON.parse(unwrap(this.#live().inspect()));
+    return JSON.parse(unwrap(live(this).inspect()));
   }
 
   run(prompt, options = undefined) {
-    return JSON.parse(unwrap(this.#live().run(promptArg(prompt), options ?? undefined)));
+    return JSON.parse(unwrap(live(this).run(promptArg(prompt), options ?? undefined)));
   }
 
   analyze(request) {
@@ -57,33 +45,21 @@ export class TransformerModel {
     const r = { ...request };
     if ('prompt' in r && r.prompt != null) r.prompt = promptArg(r.prompt);
     if ('corrupted' in r && r.corrupted != null) r.corrupted = promptArg(r.corrupted);
-    return JSON.parse(unwrap(this.#live().analyze(r)));
+    return JSON.parse(unwrap(live(this).analyze(r)));
   }
 
   tokenize(text) {
-    return unwrap(this.#live().tokenize(text));
+    return unwrap(live(this).tokenize(text));
   }
 
   inductionScores(sequences = 32, seed = 0) {
-    return unwrap(this.#live().induction_scores(sequences, seed));
-  }
-
-  get disposed() {
-    return this.#handle === null;
-  }
-
-  dispose() {
-    if (this.#handle) {
-      this.#handle.delete();
-      this.#handle = null;
-    }
+    return unwrap(live(this).induction_scores(sequences, seed));
   }
 }
 
 /** The induction trainer in the trainer protocol (TransformerTrainer in web/headlab-core.d.ts). */
-export class TransformerTrainer {
+export class TransformerTrainer extends OwnedTrainer {
   #module;
-  #handle;
 
   constructor(module, settings = {}) {
     if (settings != null && (typeof settings !== 'object' || Array.isArray(settings))) {
@@ -98,57 +74,29 @@ export class TransformerTrainer {
     } else {
       delete s.model;
     }
+    const handle = new module.TransformerTrainerHandle();
+    const { progress, filled } = started(handle, (h) => {
+      const p = unwrap(h.start(s));
+      const f = unwrap(h.settings());
+      return { progress: p, filled: { ...f, model: JSON.parse(f.model) } };
+    });
+    super(handle, 'this TransformerTrainer was disposed; create a new one', progress);
     this.#module = module;
-    this.#handle = new module.TransformerTrainerHandle();
-    try {
-      this.progress = unwrap(this.#handle.start(s));
-      const filled = unwrap(this.#handle.settings());
-      this.settings = { ...filled, model: JSON.parse(filled.model) };
-    } catch (err) {
-      this.#handle.delete();
-      this.#handle = null;
-      throw err;
-    }
-  }
-
-  #live() {
-    if (!this.#handle) throw new HeadlabError('this TransformerTrainer was disposed; create a new one');
-    return this.#handle;
-  }
-
-  step(n) {
-    this.progress = unwrap(this.#live().step(n));
-    return this.progress;
-  }
-
-  stop() {
-    this.progress = unwrap(this.#live().stop());
-    return this.progress;
+    this.settings = filled;
   }
 
   scores(sequences = 16, seed = this.settings.seed) {
-    return unwrap(this.#live().scores(sequences, seed));
+    return unwrap(live(this).scores(sequences, seed));
   }
 
   result() {
-    const r = unwrap(this.#live().result());
-    return { config: r.config, safetensors: r.safetensors, progress: { ...this.progress } };
+    const r = unwrap(live(this).result());
+    return { config: r.config, safetensors: r.safetensors, progress: this.progress };
   }
 
   model() {
     const r = this.result();
     return new TransformerModel(this.#module, r.config, r.safetensors);
-  }
-
-  get disposed() {
-    return this.#handle === null;
-  }
-
-  dispose() {
-    if (this.#handle) {
-      this.#handle.delete();
-      this.#handle = null;
-    }
   }
 }
 

@@ -14,7 +14,7 @@ import { svgEl } from './chart/svg.js';
 import { tablesScene } from './chart/table-scene.js';
 import type { MaxDigitModel } from './max-digit/model.js';
 import {
-  ANS, DigitsField, HEADS, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, POSITIONS, TOKEN_NAMES, headLabel, promptTokens, scrollBox,
+  ANS, DigitsField, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, POSITIONS, headLabel, promptTokens, scrollBox,
 } from './max-digit/widget.js';
 
 export interface AttentionBarsState {
@@ -73,8 +73,8 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
     const maxDigit = Math.max(...digits);
     const attention = this.cached(model, `att:${digits.join('')}`, () => Array.from(this.maxDigit!.maxDigitAnsAttention(model.weights, digits).data));
     const mass = (h: number) => tokens.reduce((s, t, p) => s + (t === maxDigit ? attention[h * POSITIONS + p] : 0), 0);
-    const masses = Array.from({ length: HEADS }, (_, h) => mass(h));
-    const text = `ANS attention for the list ${digits.join(', ')} (maximum ${maxDigit}): mass on the maximum ${masses.map((m, h) => `head ${h} ${formatNumber(m, 3)}`).join(', ')}; mass on ANS itself ${Array.from({ length: HEADS }, (_, h) => `head ${h} ${formatNumber(attention[h * POSITIONS + 8], 3)}`).join(', ')}.`;
+    const masses = Array.from({ length: this.heads }, (_, h) => mass(h));
+    const text = `ANS attention for the list ${digits.join(', ')} (maximum ${maxDigit}): mass on the maximum ${masses.map((m, h) => `head ${h} ${formatNumber(m, 3)}`).join(', ')}; mass on ANS itself ${Array.from({ length: this.heads }, (_, h) => `head ${h} ${formatNumber(attention[h * POSITIONS + 8], 3)}`).join(', ')}.`;
     this.shown = { attention, tokens, maxDigit, text };
     this.show(this.svgSlot!, this.fragment(model, `svg:${digits.join('')}`, () => {
       const svg = svgEl('svg', { role: 'img', 'aria-label': text });
@@ -119,7 +119,7 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
     const shapes: Shape[] = [];
     const slot = (WIDTH - LEFT - 8) / POSITIONS;
     const barW = slot * 0.7;
-    for (let h = 0; h < HEADS; h++) {
+    for (let h = 0; h < this.heads; h++) {
       const top = h * PANEL_H + 14;
       const base = top + PANEL_H - 34;
       const span = base - top - 12;
@@ -134,22 +134,22 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
         shapes.push({ kind: 'text', x: x + barW / 2, y: base - hgt - 7, text: formatNumber(a, 2), fill: rgbText(c.fg), size: 10, anchor: 'middle' });
         const t = tokens[p];
         shapes.push({
-          kind: 'text', x: x + barW / 2, y: base + 10, text: TOKEN_NAMES[t], size: t >= 10 ? 9 : 12, anchor: 'middle',
+          kind: 'text', x: x + barW / 2, y: base + 10, text: this.tokenNames[t], size: t >= 10 ? 9 : 12, anchor: 'middle',
           fill: rgbText(t === maxDigit ? c.fg : c.muted), weight: t === maxDigit || t === ANS ? 'bold' : 'normal',
         });
       }
     }
-    return { width: WIDTH, height: HEADS * PANEL_H + 6, background: rgbText(c.panel), title: 'ANS attention per head', shapes };
+    return { width: WIDTH, height: this.heads * PANEL_H + 6, background: rgbText(c.panel), title: 'ANS attention per head', shapes };
   }
 
   private renderScores(table: HTMLTableElement, model: MaxDigitModel, tokens: number[], maxDigit: number): void {
     table.createCaption().textContent = 'Scores of ANS against each prompt token before the softmax. Orange: the maximum digit; blue: ANS.';
     const head = table.createTHead().insertRow();
     head.append(el('th', { scope: 'col' }, 'head'));
-    tokens.forEach((t, p) => head.append(el('th', { scope: 'col', title: `position ${p}` }, TOKEN_NAMES[t])));
+    tokens.forEach((t, p) => head.append(el('th', { scope: 'col', title: `position ${p}` }, this.tokenNames[t])));
     head.append(el('th', { scope: 'col', title: `score of ${maxDigit} minus score of ANS` }, 'max − ANS'));
     const body = table.createTBody();
-    for (let h = 0; h < HEADS; h++) {
+    for (let h = 0; h < this.heads; h++) {
       const tr = body.insertRow();
       const th = el('th', { scope: 'row', class: 'head-name', 'data-head': String(h) });
       th.append(headLabel(h));
@@ -172,7 +172,7 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
     head.append(el('th', { scope: 'col' }, 'maximum'));
     for (let m = 0; m < 10; m++) head.append(el('th', { scope: 'col' }, String(m)));
     const body = table.createTBody();
-    for (let h = 0; h < HEADS; h++) {
+    for (let h = 0; h < this.heads; h++) {
       const tr = body.insertRow();
       const th = el('th', { scope: 'row', class: 'head-name' });
       th.append(headLabel(h));

@@ -15,7 +15,7 @@ import { svgEl } from './chart/svg.js';
 import type { MaxDigitPatchResult } from '../web/headlab-core.js';
 import type { MaxDigitModel } from './max-digit/model.js';
 import {
-  DigitsField, HEADS, MAX_DIGIT_CSS, MaxDigitWidget, POSITIONS, TOKEN_NAMES, headSwatch, promptTokens, scrollBox,
+  CONTROL_HEADS, DigitsField, MAX_DIGIT_CSS, MaxDigitWidget, POSITIONS, headSwatch, promptTokens, scrollBox,
 } from './max-digit/widget.js';
 
 export interface AttentionPatch { head: number; position: number }
@@ -94,7 +94,7 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     const intro = el('p', { class: 'caption' }, 'For each head, choose the one prompt position its ANS row should attend to (position 0 is BOS, positions 1–6 hold the list, then SEP and ANS), or keep the head’s own attention.');
     const heads = el('div', { class: 'heads' });
     this.groups = [];
-    for (let h = 0; h < HEADS; h++) {
+    for (let h = 0; h < CONTROL_HEADS; h++) {
       const fs = el('fieldset', { class: 'head', 'data-head': String(h) });
       const legend = el('legend');
       legend.append(headSwatch(h), `Head ${h}: ANS attends to`);
@@ -142,10 +142,10 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
         const p = i - 1;
         input.checked = p === chosen;
         const span = input.nextElementSibling!;
-        const words = p < 0 ? 'its own attention' : slotName(p, tokens[p]);
+        const words = p < 0 ? 'its own attention' : slotName(p, tokens[p], this.tokenNames);
         if (span.textContent !== words) {
           if (p < 0) span.textContent = 'own attention';
-          else span.replaceChildren(el('span', { class: 'pos' }, `position ${p}`), el('span', { class: 'tok' }, tokenWord(tokens[p])));
+          else span.replaceChildren(el('span', { class: 'pos' }, `position ${p}`), el('span', { class: 'tok' }, tokenWord(tokens[p], this.tokenNames)));
         }
         input.setAttribute('aria-label', `head ${h}: ${words}`);
         input.closest('label')!.setAttribute('data-position', String(p));
@@ -159,7 +159,7 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     const changed = r.answer !== r.original_answer;
     const what = patches.length === 0
       ? 'no head patched'
-      : patches.map((x) => `head ${x.head} → ${slotName(x.position, tokens[x.position])}`).join(', ');
+      : patches.map((x) => `head ${x.head} → ${slotName(x.position, tokens[x.position], this.tokenNames)}`).join(', ');
     this.answerLine!.replaceChildren(
       'Clean answer ', el('strong', { 'data-answer': 'clean' }, String(r.original_answer)),
       ' · patched answer ', el('strong', { 'data-answer': 'patched' }, String(r.answer)),
@@ -229,14 +229,14 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     table.createCaption().textContent = 'All fourteen logits at ANS; the largest in each row is the answer (bold).';
     const head = table.createTHead().insertRow();
     head.append(el('th', { scope: 'col' }, 'run'));
-    TOKEN_NAMES.forEach((n) => head.append(el('th', { scope: 'col' }, n)));
+    this.tokenNames.forEach((n) => head.append(el('th', { scope: 'col' }, n)));
     const body = table.createTBody();
     for (const [name, values] of [['clean', clean], ['patched', patched]] as const) {
       const tr = body.insertRow();
       tr.append(el('th', { scope: 'row' }, name));
       let best = 0;
-      for (let t = 1; t < 14; t++) if (values[t] > values[best]) best = t;
-      for (let t = 0; t < 14; t++) {
+      for (let t = 1; t < this.tokenNames.length; t++) if (values[t] > values[best]) best = t;
+      for (let t = 0; t < this.tokenNames.length; t++) {
         tr.append(el('td', { class: `num${t === best ? ' best' : ''}`, 'data-run': name, 'data-value': String(values[t]) }, formatNumber(values[t], 2)));
       }
     }
@@ -244,10 +244,10 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
 }
 
 /** A prompt slot in the article's words: "position 3 · digit 4", "position 0 · BOS". */
-export function slotName(position: number, token: number): string {
-  return `position ${position} · ${tokenWord(token)}`;
+export function slotName(position: number, token: number, names: readonly string[]): string {
+  return `position ${position} · ${tokenWord(token, names)}`;
 }
 
-function tokenWord(token: number): string {
-  return token < 10 ? `digit ${token}` : TOKEN_NAMES[token];
+function tokenWord(token: number, names: readonly string[]): string {
+  return token < 10 ? `digit ${token}` : names[token];
 }

@@ -15,10 +15,10 @@
 // Events: `change` (bubbling) with FeatureRecoveryState when a setting changes or a run ends.
 import type { FeatureRecoveryResults } from '../formats/feature-recovery-results.js';
 import { DRAFT_PUBLISHED, featureRecoveryResultsFile, type FeatureRecoveryRun } from '../web/headlab-core.js';
-import { WorkerJobs } from '../web/worker-client.js';
 import {
   HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
 } from './base/headlab-element.js';
+import { TrainingJob, type TrainingStatus } from './base/training-job.js';
 import { formatMagnitude, formatNearOne, formatNumber, subscripted } from './chart/format.js';
 import { lossCurveScene } from './chart/loss-curve.js';
 import { resolveColours, type ResolvedColours } from './chart/palette.js';
@@ -26,7 +26,7 @@ import { RESPONSE_HEATMAP_CSS, ResponseHeatmap } from './chart/response-heatmap.
 import { drawSceneInto, type Scene } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 
-export type TrainingStatus = 'idle' | 'training' | 'done' | 'stopped' | 'failed';
+export type { TrainingStatus };
 
 export interface FeatureRecoveryWidgetSettings {
   /** Held-out examples (attribute eval-size, default the draft's 4096). */
@@ -105,9 +105,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     .primary { font-weight: 600; }
   `;
 
-  private readonly jobs = new WorkerJobs();
-  private status: TrainingStatus = 'idle';
-  private failure = '';
+  private readonly training = new TrainingJob((text) => this.announce(text), () => this.requestRender());
   private losses: number[] = [];
   private runSteps = 1200;
   private responseQuery: ArrayLike<number> = new Float64Array(27);
@@ -173,7 +171,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   get run(): FeatureRecoveryRun | null { return this.lastRun; }
   /** Progress messages received in the current or last run (diagnostics and tests). */
   get progressCount(): number { return this.progressUpdates; }
-  get trainingStatus(): TrainingStatus { return this.status; }
+  get trainingStatus(): TrainingStatus { return this.training.status; }
 
   get settings(): FeatureRecoveryWidgetSettings {
     return {
@@ -185,7 +183,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   get state(): FeatureRecoveryState {
     return {
       settings: this.settings,
-      status: this.status,
+      status: this.training.status,
       steps_done: this.losses.length,
       loss: this.losses.length ? this.losses[this.losses.length - 1] : null,
       results: this.results,
@@ -200,8 +198,6 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   /** Starts a run with the current settings (stopping one in progress). */
   train(): void {
     const settings = this.settings;  // throws WidgetInputError on a bad attribute
-    this.status = 'training';
-    this.failure = '';
     this.losses = [];
     this.runSteps = settings.steps;
     this.progressUpdates = 0;
@@ -209,7 +205,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     // The attribute `batch` is the trainer setting batch_size (docs/model-pattern.md).
     const { batch, ...rest } = settings;
     const params = { settings: { ...rest, batch_size: batch }, chunk: CHUNK_STEPS, pace_ms: this.pace === 'watch' ? WATCH_PACE_MS : 0 };
-    this.jobs.start<FeatureRecoveryRun>('feature-recovery-train', params, {
+    this.training.start<FeatureRecoveryRun>('feature-recovery-train', params, {
       progress: (detail) => {
         this.progressUpdates++;
         for (const x of detail.losses as Float64Array) this.losses.push(x);
@@ -223,18 +219,11 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
         this.losses = Array.from(value.loss_trace);
         this.responseQuery = value.response_query.data;
         this.responseValue = value.response_value.data;
-        this.status = stopped ? 'stopped' : 'done';
         this.announce(stopped
           ? `Stopped at step ${value.steps_done} of ${value.settings.steps}. Held-out MSE ${formatMagnitude(value.heldout_mse)}.`
           : `Training finished: held-out MSE ${formatMagnitude(value.heldout_mse)} after ${value.steps_done} steps.`);
         this.requestRender();
         this.emitChange();
-      },
-      failed: (err) => {
-        this.status = 'failed';
-        this.failure = err.message;
-        this.announce(`Training failed: ${err.message}`);
-        this.requestRender();
       },
     });
     this.requestRender();
@@ -242,9 +231,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
 
   /** Asks the running training to stop; it ends within one progress update. */
   stop(): void {
-    if (this.status !== 'training' || !this.jobs.running) return;
-    this.jobs.stop();
-    this.announce('Stopping…');
+    if (this.training.stop()) this.announce('Stopping…');
   }
 
   /** results.json of the last run, as text. */
@@ -266,10 +253,10 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
 
   protected summarize(): string {
     const done = this.losses.length;
-    if (!done) return this.status === 'failed' ? `Training failed: ${this.failure}` : 'Not trained yet: the loss curve and the response maps are empty.';
+    if (!done) return this.training.status === 'failed' ? `Training failed: ${this.training.failure}` : 'Not trained yet: the loss curve and the response maps are empty.';
     const loss = `Training loss ${formatMagnitude(this.losses[0])} at step 1 and ${formatMagnitude(this.losses[done - 1])} at step ${done} of ${this.runSteps}`;
     const r = this.lastRun;
-    if (!r || this.status === 'training') return `${loss}; training is running.`;
+    if (!r || this.training.status === 'training') return `${loss}; training is running.`;
     return `${loss}. Held-out MSE ${formatMagnitude(r.heldout_mse)}; smallest R² of the query map ${r2Cell(Math.min(...r.query_r2))}, of the value map ${r2Cell(Math.min(...r.value_r2))}: the response maps ${Math.min(...r.query_r2, ...r.value_r2) > 0.99 ? 'recover' : 'do not yet recover'} the identity blocks.`;
   }
 
@@ -309,8 +296,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   }
 
   disconnectedCallback(): void {
-    this.jobs.dispose();
-    if (this.status === 'training') this.status = 'stopped';
+    this.training.dispose();
     this.resizeObserver?.disconnect();
     this.resizeObserver = null;
     this.visibility?.disconnect();
@@ -417,7 +403,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
         this.autostarted = true;
         this.visibility?.disconnect();
         this.visibility = null;
-        if (this.isConnected && this.status === 'idle') this.train();
+        if (this.isConnected && this.training.status === 'idle') this.train();
       });
       this.visibility.observe(this);
     }
@@ -446,17 +432,17 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
       if (input.getAttribute('aria-invalid') !== 'true' && this.root.activeElement !== input) input.value = String(this.setting(c.attr));
     }
     this.paceBox!.checked = pace === 'watch';
-    const training = this.status === 'training';
-    this.trainButton!.textContent = this.status === 'idle' ? 'Train' : 'Restart';
+    const training = this.training.status === 'training';
+    this.trainButton!.textContent = this.training.status === 'idle' ? 'Train' : 'Restart';
     this.stopButton!.disabled = !training;
 
     const done = this.losses.length;
     this.progressBar!.max = this.runSteps;
     this.progressBar!.value = done;
     const last = done ? this.losses[done - 1] : NaN;
-    this.progressText!.textContent = this.status === 'idle'
+    this.progressText!.textContent = this.training.status === 'idle'
       ? `Press Train to run ${settings.steps} steps.`
-      : `step ${done} of ${this.runSteps}${done ? ` · loss ${formatMagnitude(last)}` : ''}${this.status === 'failed' ? ` · failed: ${this.failure}` : ''}`;
+      : `step ${done} of ${this.runSteps}${done ? ` · loss ${formatMagnitude(last)}` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`;
 
     const colours = this.themeColours();
     drawSceneInto(this.lossSvg!, this.figure('loss'));

@@ -10,7 +10,7 @@ import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 import { tablesScene } from './chart/table-scene.js';
 import type { MaxDigitAccuracyRow, MaxDigitModel } from './max-digit/model.js';
-import { HEADS, MAX_DIGIT_CSS, MaxDigitWidget, headSwatch, percent, scrollBox } from './max-digit/widget.js';
+import { CONTROL_HEADS, MAX_DIGIT_CSS, MaxDigitWidget, headSwatch, percent, scrollBox } from './max-digit/widget.js';
 
 export interface HeadAblationState {
   ablated: number[];
@@ -60,7 +60,7 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
   protected buildContent(content: HTMLDivElement): void {
     const toggles = el('div', { class: 'row toggles', role: 'group', 'aria-label': 'Heads to remove' });
     this.buttons = [];
-    for (let h = 0; h < HEADS; h++) {
+    for (let h = 0; h < CONTROL_HEADS; h++) {
       const b = el('button', { type: 'button', 'aria-pressed': 'false', 'data-head': String(h) });
       b.append(headSwatch(h), `remove head ${h}`);
       this.listen(b, 'click', () => {

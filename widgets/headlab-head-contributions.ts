@@ -17,7 +17,7 @@ import { formatNumber } from './chart/format.js';
 import { rgbText, type ResolvedColours } from './chart/palette.js';
 import type { MaxDigitModel } from './max-digit/model.js';
 import type { Vec3, View3D, ViewArrow, ViewContent, ViewPoint } from './max-digit/view3d.js';
-import { DigitsField, HEADS, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, argmax, headSwatch, scrollBox } from './max-digit/widget.js';
+import { CONTROL_HEADS, DigitsField, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, argmax, headSwatch, scrollBox } from './max-digit/widget.js';
 
 export interface HeadContributionsState {
   digits: number[];
@@ -98,7 +98,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     options.append(modeSet, layoutSet);
 
     const legend = el('div', { class: 'legend', 'aria-hidden': 'true' });
-    for (let h = 0; h < HEADS; h++) {
+    for (let h = 0; h < CONTROL_HEADS; h++) {
       const s = el('span');
       s.append(headSwatch(h), `head ${h}`);
       legend.append(s);
@@ -221,7 +221,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
       let chainO: Vec3 = [0, 0, 0];
       let chainC: Vec3 = v(c.default_sum, 0);
       reach = Math.max(reach, norm(chainC));
-      for (let h = 0; h < HEADS; h++) {
+      for (let h = 0; h < this.heads; h++) {
         chainO = add(chainO, v(c.head_outputs, h));
         chainC = add(chainC, v(c.corrections, h));
         reach = Math.max(reach, norm(v(c.head_outputs, h)), norm(chainO), norm(chainC), norm(add(v(c.default_sum, 0), v(c.corrections, h))));
@@ -244,7 +244,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     const muted = rgbText(colours.muted);
     if (mode === 'outputs') {
       let at: Vec3 = zero;
-      for (let h = 0; h < HEADS; h++) {
+      for (let h = 0; h < this.heads; h++) {
         const v = vec(c.head_outputs, h);
         const from = layout === 'chained' ? at : zero;
         const to = add(from, v);
@@ -257,7 +257,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
       const base = vec(c.default_sum, 0);
       arrows.push({ from: zero, to: base, colour: muted, width: 2.5, dashed: true, label: 'default', id: 'default' });
       let at: Vec3 = base;
-      for (let h = 0; h < HEADS; h++) {
+      for (let h = 0; h < this.heads; h++) {
         const v = vec(c.corrections, h);
         const from = layout === 'chained' ? at : base;
         const to = add(from, v);
@@ -306,7 +306,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
       for (let j = 0; j < 3; j++) tr.append(el('td', { class: 'num', 'data-vector': id, 'data-j': String(j), 'data-value': String(m.data[r * 3 + j]) }, formatNumber(m.data[r * 3 + j], 2)));
     };
     const source = mode === 'outputs' ? c.head_outputs : c.corrections;
-    for (let h = 0; h < HEADS; h++) {
+    for (let h = 0; h < this.heads; h++) {
       const f = document.createDocumentFragment();
       f.append(headSwatch(h), mode === 'outputs' ? `head ${h}` : `head ${h} correction`);
       row(f, source, h, `head-${h}`);

@@ -16,7 +16,7 @@ import { rgbText } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 import type { MaxDigitModel } from './max-digit/model.js';
-import { ANS, DigitsField, HEADS, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, POSITIONS, TOKEN_NAMES, argmax, promptTokens } from './max-digit/widget.js';
+import { ANS, DigitsField, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, POSITIONS, argmax, promptTokens } from './max-digit/widget.js';
 
 export interface MechanismState {
   digits: number[];
@@ -92,9 +92,10 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MechanismState> {
       const rows = this.maxDigit!.maxDigitHeadLogits(model.weights, digits).data;
       const out = this.maxDigit!.maxDigitLogits(model.weights, digits);
       const logits = Array.from(out.logits as ArrayLike<number>).slice(0, 10);
-      const scores = Array.from({ length: HEADS }, (_, h) => tokens.map((t) => model.analysis.scores[h][t]));
-      const attention = Array.from({ length: HEADS }, (_, h) => Array.from(att.slice(h * POSITIONS, (h + 1) * POSITIONS)));
-      const writes = Array.from({ length: HEADS }, (_, h) => Array.from(rows.slice(h * 14, h * 14 + 10)));
+      const scores = Array.from({ length: this.heads }, (_, h) => tokens.map((t) => model.analysis.scores[h][t]));
+      const attention = Array.from({ length: this.heads }, (_, h) => Array.from(att.slice(h * POSITIONS, (h + 1) * POSITIONS)));
+      const vocab = this.tokenNames.length;   // rows: heads × vocabulary; the digits come first
+      const writes = Array.from({ length: this.heads }, (_, h) => Array.from(rows.slice(h * vocab, h * vocab + 10)));
       const answer = out.answer as number;
       const maxDigit = Math.max(...digits);
       const text = `For the list ${digits.join(', ')}: ${attention.map((a, h) => `head ${h} puts ${formatNumber(tokens.reduce((s, t, p) => s + (t === maxDigit ? a[p] : 0), 0), 2)} of its attention on ${maxDigit} and writes most for digit ${argmax(writes[h])}`).join('; ')}; the logits pick ${answer}.`;
@@ -151,12 +152,12 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MechanismState> {
         shapes.push({ kind: 'rect', x: left + i * slot + (slot - barW) / 2, y: v >= 0 ? zero - hgt : zero, w: barW, h: Math.max(hgt, 0.5), fill: HEAD_COLOURS[h], data });
       });
     });
-    return { width: PANEL_W, height: TOP + HEADS * ROW_H, background: rgbText(c.panel), title, shapes };
+    return { width: PANEL_W, height: TOP + this.heads * ROW_H, background: rgbText(c.panel), title, shapes };
   }
 
   private tokenLabels(s: Shown): { text: string; data: Record<string, string>; bold?: boolean }[] {
     const maxDigit = Math.max(...s.digits);
-    return s.tokens.map((t, p) => ({ text: t < 10 ? String(t) : TOKEN_NAMES[t][0], data: { position: String(p), ...(t < 10 ? { digit: String(t) } : {}) }, bold: t === maxDigit || t === ANS }));
+    return s.tokens.map((t, p) => ({ text: t < 10 ? String(t) : this.tokenNames[t][0], data: { position: String(p), ...(t < 10 ? { digit: String(t) } : {}) }, bold: t === maxDigit || t === ANS }));
   }
 
   private scoreScene(s: Shown): Scene {
@@ -179,7 +180,7 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MechanismState> {
     const left = 22, right = 4;
     const slot = (PANEL_W - left - right) / 10;
     const barW = slot * 0.72;
-    const height = TOP + HEADS * ROW_H;
+    const height = TOP + this.heads * ROW_H;
     let limit = 0;
     for (const v of s.logits) limit = Math.max(limit, Math.abs(v));
     limit = limit || 1;

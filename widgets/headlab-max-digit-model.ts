@@ -13,14 +13,14 @@
 // timeout (seconds a weights download may take before it fails with a message, 1–600, default 30).
 // Events: `change` with { status, seed, label, accuracy } when a run ends or the model switches.
 import type { MaxDigitTrainingSettings, MaxDigitWeights } from '../web/headlab-core.js';
-import { WorkerJobs } from '../web/worker-client.js';
 import { HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute } from './base/headlab-element.js';
+import { TrainingJob, type TrainingStatus } from './base/training-job.js';
 import { formatAccuracy, formatNumber, type BoundValue } from './chart/format.js';
 import { DEFAULT_WEIGHTS_TIMEOUT_S, defaultWeightsUrl, modelSource, type MaxDigitAnalysisFile, type MaxDigitModelSource } from './max-digit/model.js';
 import { firstInteraction, loadMaxDigitNow, watchReach } from './max-digit/loading.js';
 import { MAX_DIGIT_CSS } from './max-digit/widget.js';
 
-export type ModelTrainingStatus = 'idle' | 'training' | 'done' | 'stopped' | 'failed';
+export type ModelTrainingStatus = TrainingStatus;
 
 export interface MaxDigitModelState {
   status: ModelTrainingStatus;
@@ -45,12 +45,10 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
 
   private source: MaxDigitModelSource | null = null;
   private lazyObserver: IntersectionObserver | null = null;
-  private readonly jobs = new WorkerJobs();
-  private status: ModelTrainingStatus = 'idle';
+  private readonly training = new TrainingJob((text) => this.announce(text), () => this.requestRender());
   private progressDone = 0;
   private progressTotal = 0;
   private lastLoss = NaN;
-  private failure = '';
 
   private now: HTMLParagraphElement | null = null;
   private seedInput: HTMLInputElement | null = null;
@@ -73,13 +71,13 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   set unitNormUnembedding(v: boolean) { this.toggleAttribute('unit-norm-unembedding', v); }
   get src(): string { return this.getAttribute('src') ?? ''; }
   set src(v: string) { this.setAttribute('src', v); }
-  get trainingStatus(): ModelTrainingStatus { return this.status; }
+  get trainingStatus(): ModelTrainingStatus { return this.training.status; }
   /** The model source the widgets share (null before the element starts). */
   get modelSource(): MaxDigitModelSource | null { return this.source; }
 
   get state(): MaxDigitModelState {
     const m = this.source?.model ?? null;
-    return { status: this.status, seed: m?.seed ?? null, label: m?.label ?? '', accuracy: m ? m.analysis.accuracy : null };
+    return { status: this.training.status, seed: m?.seed ?? null, label: m?.label ?? '', accuracy: m ? m.analysis.accuracy : null };
   }
 
   /**
@@ -190,13 +188,11 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   /** Trains a model from the `seed` attribute in the worker; every widget switches to it when the run ends. */
   train(): void {
     const settings: MaxDigitTrainingSettings = { seed: this.seed, steps: this.steps, unit_norm_unembedding: this.unitNormUnembedding };
-    this.status = 'training';
-    this.failure = '';
     this.progressDone = 0;
     this.progressTotal = settings.steps!;
     this.announce(`Training a model from seed ${settings.seed} (${settings.steps} steps)…`);
     type Trained = { progress: { steps_taken: number }; weights: MaxDigitWeights | null; analysis: MaxDigitAnalysisFile | null };
-    this.jobs.start<Trained>('max-digit-train', { settings, chunk: CHUNK_STEPS }, {
+    this.training.start<Trained>('max-digit-train', { settings, chunk: CHUNK_STEPS }, {
       progress: (detail) => {
         this.progressDone = detail.steps_taken as number;
         this.lastLoss = detail.loss as number;
@@ -204,10 +200,10 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
       },
       done: ({ value }) => {
         if (!value.weights || !value.analysis) {
-          this.status = 'stopped';
+          this.training.status = 'stopped';   // a stop before the last step keeps the previous model
           this.announce(`Stopped after ${value.progress.steps_taken} steps; the figures keep the previous model.`);
         } else {
-          this.status = 'done';
+          this.training.status = 'done';
           const label = `seed ${settings.seed}, ${settings.steps} steps${settings.unit_norm_unembedding ? ', unit-norm W_U' : ''}, trained in this page`;
           this.source!.replace(value.weights, value.analysis, label, settings.seed!);
           this.announce(`Trained from seed ${settings.seed}: accuracy ${formatAccuracy(value.analysis.accuracy, value.analysis.evaluation.lists)}. Every figure tied to this model now shows it.`);
@@ -215,18 +211,12 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
         this.requestRender();
         this.emitChange();
       },
-      failed: (err) => {
-        this.status = 'failed';
-        this.failure = err.message;
-        this.announce(`Training failed: ${err.message}`);
-        this.requestRender();
-      },
     });
     this.requestRender();
   }
 
   stop(): void {
-    if (this.status === 'training') this.jobs.stop();
+    this.training.stop();
   }
 
   /** Back to the weights the page loaded. */
@@ -239,7 +229,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   protected summarize(): string {
     const m = this.source?.status === 'ready' ? this.source.model : null;
     if (!m) return 'The max-digit model is loading.';
-    return `The figures tied to this panel show ${m.label}: accuracy ${formatAccuracy(m.analysis.accuracy, m.analysis.evaluation.lists)} on ${m.analysis.evaluation.lists.toLocaleString('en')} evaluation lists; training status ${this.status}.`;
+    return `The figures tied to this panel show ${m.label}: accuracy ${formatAccuracy(m.analysis.accuracy, m.analysis.evaluation.lists)} on ${m.analysis.evaluation.lists.toLocaleString('en')} evaluation lists; training status ${this.training.status}.`;
   }
 
   private announce(text: string): void {
@@ -251,8 +241,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     this.stopWatchingReach = null;
     this.lazyObserver?.disconnect();
     this.lazyObserver = null;
-    this.jobs.dispose();
-    if (this.status === 'training') this.status = 'stopped';
+    this.training.dispose();
     super.disconnectedCallback();
   }
 
@@ -314,14 +303,14 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
       : source.status === 'idle' ? 'The weights load when this section comes into view.' : 'Loading the model…';
     if (m) this.now!.dataset.accuracy = String(m.analysis.accuracy);
     this.seedField!.show(String(this.seed));
-    const training = this.status === 'training';
+    const training = this.training.status === 'training';
     this.trainButton!.disabled = m === null;
     this.stopButton!.disabled = !training;
     this.shippedButton!.disabled = training || !source.loaded || m?.weights === source.loaded.weights;
     this.bar!.max = Math.max(1, this.progressTotal);
     this.bar!.value = this.progressDone;
-    this.progressText!.textContent = this.status === 'idle'
+    this.progressText!.textContent = this.training.status === 'idle'
       ? `${this.steps} steps in a background worker`
-      : `step ${this.progressDone} of ${this.progressTotal}${Number.isFinite(this.lastLoss) ? ` · batch loss ${formatNumber(this.lastLoss, 4)}` : ''}${this.status === 'failed' ? ` · failed: ${this.failure}` : ''}`;
+      : `step ${this.progressDone} of ${this.progressTotal}${Number.isFinite(this.lastLoss) ? ` · batch loss ${formatNumber(this.lastLoss, 4)}` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`;
   }
 }

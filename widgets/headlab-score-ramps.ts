@@ -15,7 +15,7 @@ import { mixRgb, rgbText } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 import type { MaxDigitModel } from './max-digit/model.js';
-import { HEADS, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, TOKEN_NAMES, headSwatch } from './max-digit/widget.js';
+import { HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, headSwatch } from './max-digit/widget.js';
 
 export interface ScoreRampsState {
   maximum: number;
@@ -206,12 +206,12 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
     }
     shapes.push({ kind: 'text', x: 4, y: top - 4, text: 'score', fill: muted, size: 11 });
     for (let t = 0; t < 14; t++) {
-      const name = t >= 10 && plotW / 15 < 26 ? TOKEN_NAMES[t][0] : TOKEN_NAMES[t];
+      const name = t >= 10 && plotW / 15 < 26 ? this.tokenNames[t][0] : this.tokenNames[t];
       shapes.push({ kind: 'text', x: x(t), y: RAMP_H - bottom + 12, text: name, fill: t < 10 ? fg : muted, size: t < 10 ? 12 : 11, anchor: 'middle', data: t < 10 ? { digit: String(t) } : {} });
     }
     shapes.push({ kind: 'text', x: left + plotW * 10 / 30, y: RAMP_H - 8, text: 'digits', fill: muted, size: 11, anchor: 'middle' });
     shapes.push({ kind: 'text', x: x(12) - plotW / 30, y: RAMP_H - 8, text: 'markers', fill: muted, size: 11, anchor: 'middle' });
-    for (let h = 0; h < HEADS; h++) {
+    for (let h = 0; h < this.heads; h++) {
       const points = Array.from({ length: 10 }, (_, d) => [x(d), y(scores[h][d])] as const);
       shapes.push({ kind: 'polyline', points, stroke: HEAD_COLOURS[h], width: 2.5, data: { head: String(h) } });
       if (HEAD_DASH[h]) {
@@ -237,7 +237,7 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
     const x = (r: number) => left + r * slot + slot / 2;
     // The y axis runs from a round value below the lowest share up to 1, so the split is visible.
     let low = 1;
-    for (const s of splits) for (let h = 0; h < HEADS; h++) low = Math.min(low, s.on_maximum[h], s.two_token_share[h]);
+    for (const s of splits) for (let h = 0; h < this.heads; h++) low = Math.min(low, s.on_maximum[h], s.two_token_share[h]);
     const step = 1 - low > 0.4 ? 0.25 : 1 - low > 0.15 ? 0.1 : 0.05;
     const floor = Math.max(0, Math.floor((low - step / 4) / step) * step);
     const y = (v: number) => top + ((1 - v) / (1 - floor)) * (SPLIT_H - top - bottom);
@@ -255,7 +255,7 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
     }
     shapes.push({ kind: 'text', x: left + plotW / 2, y: SPLIT_H - 8, text: `runner-up r (the list is r, ${maximum})`, fill: muted, size: 11, anchor: 'middle' });
     shapes.push({ kind: 'text', x: 4, y: 10, text: `attention on ${maximum}`, fill: muted, size: 11 });
-    for (let h = 0; h < HEADS; h++) {
+    for (let h = 0; h < this.heads; h++) {
       // σ(gap): the line; the measured mass: squares.
       const line = splits.map((s, r) => [x(r), y(s.two_token_share[h])] as const);
       shapes.push({ kind: 'polyline', points: line, stroke: HEAD_COLOURS[h], width: 1.5, data: { head: String(h) } });

@@ -48,6 +48,7 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
   static observedAttributes = ['src', 'from', 'to', 'steps'];
   protected static sharedAttributes = ['from', 'to'];
   protected static needsCore = false;
+  protected static goesLiveStaggered = false;
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     table.grid th[scope="row"] { text-align: left; font-weight: normal; min-width: 12em; }
     table.grid thead th:first-child { text-align: left; }

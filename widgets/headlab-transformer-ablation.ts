@@ -48,6 +48,8 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
   private logitCaption: HTMLParagraphElement | null = null;
   private lossCaption: HTMLParagraphElement | null = null;
   private boxesFor = '';
+  /** The model element whose renders this figure follows for its `analysis` (one listener per connection). */
+  private followed: Element | null = null;
   private shown: { model: LoadedTransformer; before: TransformerRunFile; after: TransformerRunFile | null; analysis: TransformerAnalysisFile | null; heads: [number, number][]; text: string } | null = null;
 
   get mode(): 'zero' | 'mean' { return enumAttribute(this, 'mode', ['zero', 'mean'] as const, 'mean'); }
@@ -75,7 +77,35 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     return { prompt: m && this.field ? this.field.tokens(m) : [], mode: this.mode, heads: this.heads(), clean_loss: this.shown?.analysis?.ablation.clean_loss ?? null };
   }
 
+  /**
+   * The loss of each ablated head, which runs the model on SEQUENCES repeated random sequences per
+   * head (the prompt does not enter it); null until it arrives. Mean ablation on the CLI's defaults
+   * (32 sequences, seed 0) is part of the model element's own `analysis`, computed once in its
+   * worker, so the figure reads it there (and renders again when the element does); zero ablation,
+   * or a model element not yet defined, is analysed in this figure's worker.
+   */
+  private lossAnalysis(model: LoadedTransformer, tokens: number[], mode: 'zero' | 'mean'): TransformerAnalysisFile | null {
+    const owner = this.modelElement as (Element & { analysis?: TransformerAnalysisFile | null }) | null;
+    if (mode === 'mean' && owner && 'analysis' in owner) {
+      if (this.followed !== owner) {
+        this.followed = owner;
+        this.listen(owner, 'headlab-render', (e) => { if (e.target === owner && this.mode === 'mean') this.requestRender(); });
+      }
+      return owner.analysis ?? null;
+    }
+    return this.analyzedInWorker(model, `loss:${mode}`, { prompt: tokens.slice(0, 1), ablation: mode, sequences: SEQUENCES });
+  }
+
+  /** Also busy while the model element computes the mean-ablation losses, or has them and this figure has not yet drawn them. */
+  get busy(): boolean {
+    if (super.busy) return true;
+    const owner = this.followed as (Element & { analysis?: TransformerAnalysisFile | null; busy?: boolean }) | null;
+    if (!owner || this.mode !== 'mean' || !this.shown || this.shown.analysis !== null) return false;
+    return owner.busy === true || owner.analysis != null;
+  }
+
   protected buildContent(content: HTMLDivElement): void {
+    this.followed = null;
     this.field = new PromptField(this, 'Prompt:', (input, options) => this.bindField(input, options), () => this.emitChange());
     const controls = el('div', { class: 'controls' });
     const ml = el('label', {}, 'Ablation');
@@ -132,9 +162,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     const headKey = heads.map(([l, h]) => `${l}.${h}`).join(' ');
     const after = heads.length === 0 ? before : this.cached(model, `ablated:${tokens.join(',')}|${mode}|${headKey}`,
       () => model.handle.run(tokens, { ablate: heads, mode, sequences: SEQUENCES, seed: 0 }));
-    // The loss of each ablated head runs the model on SEQUENCES repeated random sequences per head:
-    // computed in the worker (null until it arrives; the prompt does not enter it).
-    const analysis = this.analyzedInWorker(model, `loss:${mode}`, { prompt: tokens.slice(0, 1), ablation: mode, sequences: SEQUENCES });
+    const analysis = this.lossAnalysis(model, tokens, mode);
     const last = tokens.length - 1;
     const lb = before.logits[last], la = after.logits[last];
     const order = lb.map((_, t) => t).sort((x, y) => lb[y] - lb[x]).slice(0, TOP);

@@ -12,7 +12,8 @@
 import { el, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
-import type { Scene, Shape } from './chart/scene.js';
+import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
+import { svgEl } from './chart/svg.js';
 import { tablesScene } from './chart/table-scene.js';
 import type { TransformerRunFile } from '../web/headlab-core.js';
 import { LayeredFigure, drawnSvg, heatmapShapes, legendShapes, outlineShapes } from './transformer/draw.js';
@@ -26,6 +27,8 @@ export interface TransformerAttentionState {
 
 /** Width of one head's pattern in the figure (SVG units); cells are at least 4 and at most 16 units. */
 const PANEL = 150;
+/** Height of the legend under the patterns (SVG units). */
+const LEGEND_HEIGHT = 36;
 
 export class HeadlabTransformerAttention extends TransformerWidget<TransformerAttentionState> {
   static observedAttributes = ['model', 'prompt', 'position'];
@@ -45,6 +48,12 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   private active: number | null = null;
   private shown: { run: TransformerRunFile; model: LoadedTransformer; position: number; text: string } | null = null;
   private buttonsFor = '';
+  /** The patterns' SVG (patched in place for each prompt) and what it shows (model version | prompt). */
+  private patterns: SVGSVGElement | null = null;
+  private patternsKey = '';
+  /** The theme colours the patterns were drawn in (a switch to dark mode redraws them). */
+  private patternsColours: unknown = null;
+  private legendSlot: HTMLDivElement | null = null;
 
   get prompt(): string { return this.getAttribute('prompt') ?? ''; }
   set prompt(v: string) { this.setAttribute('prompt', v); }
@@ -65,7 +74,8 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     this.tokenRow = el('div', { class: 'tokens', role: 'toolbar', 'aria-label': 'Tokens of the prompt: pick one to see where each head looks from it and to it' });
     const figure = el('div', { class: 'figure' });
     this.figure = new LayeredFigure(false);
-    figure.append(this.figure.element);
+    this.legendSlot = el('div', { class: 'legend' });
+    figure.append(this.figure.element, this.legendSlot);
     this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
     const box = el('div', { class: 'scroll', tabindex: '0', role: 'group', 'aria-label': 'Where each head looks from and to the chosen token' });
     this.lookBox = box;
@@ -132,10 +142,20 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     const text = `Attention of ${model.config.n_layers * model.config.n_heads} heads on the prompt ${tokens.map((t) => tokenName(model.config, t)).join(' ')}. From ${name(position)}: `
       + looks.map((k) => `${headName(k.l, k.h)} looks most at ${name(k.to)} with weight ${formatNumber(k.weight, 2)}`).join('; ') + '.';
     this.shown = { run, model, position, text };
-    // The patterns are drawn once per prompt; only the outlines follow the token.
+    // The patterns are drawn once per prompt, into one SVG whose nodes a new prompt of the same
+    // length patches in place (a colour per cell changes; no node is made): about 2,000 cells for
+    // 8 heads × 23 tokens. Only the outlines follow the token; the legend is drawn once, below.
     const layout = this.layout(model, run);
-    this.figure!.setBase(this.fragment(model, `patterns:${tokens.join(',')}`, () => drawnSvg(this.scene(model, run, null))));
-    this.figure!.drawOverlay(layout.width, layout.height, this.outlines(model, run, position));
+    const patternsKey = `${model.version}|${tokens.join(',')}`;
+    if (this.patternsKey !== patternsKey || !this.patterns || this.patternsColours !== this.themeColours()) {
+      this.patternsColours = this.themeColours();
+      this.patterns ??= svgEl('svg', { 'aria-hidden': 'true' });
+      drawSceneInto(this.patterns, this.scene(model, run, null, false), { reuse: true });
+      this.patternsKey = patternsKey;
+    }
+    this.figure!.setBase(this.patterns);
+    this.figure!.drawOverlay(layout.width, layout.height - LEGEND_HEIGHT, this.outlines(model, run, position));
+    this.show(this.legendSlot!, this.fragment(model, 'legend', () => drawnSvg(this.legendScene(layout.width))));
     this.figure!.label(text);
     const readout = `Token ${name(position)}${this.active === null ? ' (pinned)' : ''}: outlined row = where it looks, outlined column = what looks at it.`;
     if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
@@ -187,7 +207,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     const rowsPerLayer = Math.ceil(H / cols);
     const height = top + L * rowsPerLayer * (size + gap + 16);
     const origin = (l: number, h: number): [number, number] => [left + (h % cols) * (size + gap), top + (l * rowsPerLayer + Math.floor(h / cols)) * (size + gap + 16)];
-    return { cell, size, cols, rowsPerLayer, width: Math.max(left + cols * (size + gap), 240), height: height + 36, origin };
+    return { cell, size, cols, rowsPerLayer, width: Math.max(left + cols * (size + gap), 240), height: height + LEGEND_HEIGHT, origin };
   }
 
   /** The chosen token's row and column outlined in every head. */
@@ -202,8 +222,14 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     return shapes;
   }
 
-  /** The patterns (and, for a position, its outlines: the exported figure). */
-  private scene(model: LoadedTransformer, run: TransformerRunFile, position: number | null): Scene {
+  /** The legend below the patterns (on the page a figure of its own, drawn once per model and theme). */
+  private legendScene(width: number): Scene {
+    const c = this.themeColours();
+    return { width, height: LEGEND_HEIGHT, background: rgbText(c.panel), title: 'Attention weight scale', shapes: legendShapes(c, 8, 0, 'sequential', '0', '1', 'attention weight (row: query, column: key)') };
+  }
+
+  /** The patterns (and, for a position, its outlines: the exported figure, with the legend). */
+  private scene(model: LoadedTransformer, run: TransformerRunFile, position: number | null, legend = true): Scene {
     const c = this.themeColours();
     const { n_layers: L, n_heads: H } = model.config;
     const { cell, width, height, origin } = this.layout(model, run);
@@ -215,9 +241,9 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
         shapes.push(...heatmapShapes(c, { values: run.patterns[l][h], x, y, cell, scale: 'sequential', masked: (q, k) => k > q, data: (q) => ({ query: String(q) }) }));
       }
     }
-    shapes.push(...legendShapes(c, 8, height - 36, 'sequential', '0', '1', 'attention weight (row: query, column: key)'));
+    if (legend) shapes.push(...legendShapes(c, 8, height - LEGEND_HEIGHT, 'sequential', '0', '1', 'attention weight (row: query, column: key)'));
     if (position !== null) shapes.push(...this.outlines(model, run, position));
-    return { width, height, background: rgbText(c.panel), title: 'Attention patterns', shapes };
+    return { width, height: legend ? height : height - LEGEND_HEIGHT, background: rgbText(c.panel), title: 'Attention patterns', shapes };
   }
 
   protected describe(): string {

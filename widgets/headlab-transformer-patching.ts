@@ -51,6 +51,9 @@ export function defaultCorruption(config: TransformerConfigFile, clean: number[]
   return { corrupted, answer, wrong };
 }
 
+/** The caption while the first patching runs of a model are in the worker. */
+const WAITING = 'Computing the patched runs (every head at every position, clean and corrupted)…';
+
 /** How far from "nothing changed" (1) a normalised value is drawn at full colour. */
 const EFFECT_LIMIT = 1;
 
@@ -147,16 +150,25 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     const wrong = this.token(model, 'wrong', guess.wrong);
     this.fillSelect(this.answerSelect!, model, answer);
     this.fillSelect(this.wrongSelect!, model, wrong);
-    let analysis: TransformerAnalysisFile;
-    try {
-      analysis = this.cached(model, `patch:${clean.join(',')}|${corrupted.join(',')}|${answer}|${wrong}`,
-        () => model.handle.analyze({ prompt: clean, corrupted, answer, wrong, sequences: 1 }));
-    } catch (err) {
+    // The patching runs (2 × layers × heads × positions forward passes) are computed in the worker,
+    // once per choice: the figure keeps the last choice's heatmap until the new one arrives.
+    const key = `${clean.join(',')}|${corrupted.join(',')}|${answer}|${wrong}`;
+    const failure = this.failures.get(`${model.version}|${key}`);
+    if (failure !== undefined) {
       // The core's message (e.g. the clean and corrupted logit differences are equal: nothing to
       // normalise by) is the reader's to fix with the controls, which stay; the last figure stays too.
-      if (!(err instanceof Error && err.name === 'HeadlabError')) throw err;
-      this.problem!.textContent = `Patching cannot be computed for this choice: ${err.message}`;
+      this.problem!.textContent = `Patching cannot be computed for this choice: ${failure}`;
       if (this.shown?.model !== model) this.shown = null;
+      return;
+    }
+    const analysis = this.analyzedInWorker(model, `patch:${key}`, { prompt: clean, corrupted, answer, wrong, sequences: 1 });
+    if (!analysis) {
+      if (this.shown?.model !== model) {
+        // Nothing of this model drawn yet: the figure says what it waits for.
+        this.shown = null;
+        this.figure!.label('Activation patching heatmap: computing the patched runs…');
+        if (this.captionLine!.textContent !== WAITING) this.captionLine!.textContent = WAITING;
+      }
       return;
     }
     this.problem!.textContent = '';
@@ -172,7 +184,6 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       + `Patching ${name(worst.r)} at position ${worst.c} (${tokenName(model.config, clean[worst.c])}) moves it furthest: normalised ${formatNumber(worst.v, 3)} (1 = unchanged, 0 = the corrupted run's).`;
     this.shown = { analysis, model, text };
     // The heatmap is drawn once per choice; only the outlined cell follows the pointer and the arrow keys.
-    const key = `${clean.join(',')}|${corrupted.join(',')}|${answer}|${wrong}`;
     this.figure!.setBase(this.fragment(model, `patching:${key}`, () => drawnSvg(this.scene(model, analysis, false))));
     const g = this.geometry(analysis);
     this.figure!.drawOverlay(g.width, g.height, outlineShapes(this.themeColours(), g.left, g.top, g.cell, rows.length, T, this.cursor.row, this.cursor.col));
@@ -181,6 +192,16 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     const readout = `${name(this.cursor.row)}, position ${this.cursor.col} (${tokenName(model.config, clean[this.cursor.col])} → ${tokenName(model.config, corrupted[this.cursor.col])}): ${formatNumber(v, 4)}`;
     if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
     if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
+  }
+
+  /** The core's message for a choice it refused in the worker (model version | choice → message). */
+  private readonly failures = new Map<string, string>();
+
+  /** Shown beside the controls (which stay), not as the widget's alert: another choice may well work. */
+  protected workerFailed(model: LoadedTransformer, key: string, err: Error): void {
+    if (this.failures.size > 64) this.failures.clear();
+    this.failures.set(`${model.version}|${key.replace(/^patch:/, '')}`, err.message);
+    this.requestRender();
   }
 
   private fillSelect(select: HTMLSelectElement, model: LoadedTransformer, value: number): void {
@@ -235,7 +256,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   }
 
   protected describe(): string {
-    return this.shown?.text ?? '';
+    return this.shown?.text ?? WAITING;
   }
 
   /** The state with the core's numbers behind the figure (null before the model has loaded). */

@@ -19,16 +19,16 @@
 // Events: `change` (bubbling) with TransformerTrainingState when a setting changes or a run ends.
 // Bound values (<headlab-value source="<this id>">): phase_change_step, steps_taken, loss_start/end
 // (in-context loss, nats), induction.best (attention mass); undefined until a run has produced them.
-import { WorkerJobs } from '../web/worker-client.js';
 import type { TransformerTrainTaskProgress, TransformerTrainTaskResult } from '../web/headlab-core.js';
 import { HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
+import { TrainingJob, type TrainingStatus } from './base/training-job.js';
 import { formatCount, formatNumber, formatPercent, type BoundValue } from './chart/format.js';
 import { niceTicks } from './chart/loss-curve.js';
 import { resolveColours, rgbText, type ResolvedColours } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 
-export type TransformerTrainingStatus = 'idle' | 'training' | 'done' | 'stopped' | 'failed';
+export type TransformerTrainingStatus = TrainingStatus;
 
 export interface TransformerTrainingState {
   status: TransformerTrainingStatus;
@@ -136,9 +136,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     .input-problem { color: var(--hl-bad); font-size: 0.9em; margin: 0.2rem 0 0; }
   `;
 
-  private readonly jobs = new WorkerJobs();
-  private status: TransformerTrainingStatus = 'idle';
-  private failure = '';
+  private readonly training = new TrainingJob((text) => this.announce(text), () => this.requestRender());
   private trace: TrainingTracePoint[] = [];
   private runSteps = 2500;
   private runSeed = 0;
@@ -165,7 +163,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
   set seed(v: number) { setNumberAttribute(this, 'seed', v); }
   get steps(): number { return integerAttribute(this, 'steps', 2500, 50, 20000); }
   set steps(v: number) { setNumberAttribute(this, 'steps', v); }
-  get trainingStatus(): TransformerTrainingStatus { return this.status; }
+  get trainingStatus(): TransformerTrainingStatus { return this.training.status; }
   /** The progress messages of the current or last run (step 0 first). */
   get trainingTrace(): readonly TrainingTracePoint[] { return this.trace; }
   /** The files of the last finished or stopped run (model.json text, safetensors bytes), or null. */
@@ -173,7 +171,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
 
   get state(): TransformerTrainingState {
     const last = this.trace[this.trace.length - 1];
-    return { status: this.status, seed: this.seed, steps: this.steps, steps_taken: last?.step ?? 0, phase_change_step: phaseChangeStep(this.trace), trace: this.trace };
+    return { status: this.training.status, seed: this.seed, steps: this.steps, steps_taken: last?.step ?? 0, phase_change_step: phaseChangeStep(this.trace), trace: this.trace };
   }
 
   /** Figures of the current or last run: phase_change_step (count), steps_taken, loss_start, loss_end (nats), induction.best. */
@@ -196,14 +194,12 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
   /** Starts a run with the current seed and steps (stopping one in progress). */
   train(): void {
     const settings = { seed: this.seed, steps: this.steps };
-    this.status = 'training';
-    this.failure = '';
     this.trace = [];
     this.lastResult = null;
     this.runSteps = settings.steps;
     this.runSeed = settings.seed;
     this.announce(`Training from seed ${settings.seed}: ${formatCount(settings.steps)} steps in a background worker…`);
-    this.jobs.start<TransformerTrainTaskResult>('transformer-train', { settings, chunk: CHUNK_STEPS }, {
+    this.training.start<TransformerTrainTaskResult>('transformer-train', { settings, chunk: CHUNK_STEPS }, {
       progress: (d) => {
         const p = d as unknown as TransformerTrainTaskProgress;
         const before = phaseChangeStep(this.trace);
@@ -215,7 +211,6 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
       },
       done: ({ value, stopped }) => {
         this.lastResult = value;
-        this.status = stopped ? 'stopped' : 'done';
         const taken = value.progress.steps_taken;
         const label = `seed ${settings.seed}, ${stopped ? `stopped at step ${formatCount(taken)} of ${formatCount(settings.steps)}` : `${formatCount(taken)} steps`}, trained in this page`;
         const change = phaseChangeStep(this.trace);
@@ -228,21 +223,13 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
         this.requestRender();
         this.emitChange();
       },
-      failed: (err) => {
-        this.status = 'failed';
-        this.failure = err.message;
-        this.announce(`Training failed: ${err.message}`);
-        this.requestRender();
-      },
     });
     this.requestRender();
   }
 
   /** Asks the run to stop at the next chunk (≤ 50 steps); the weights so far still go to the model. */
   stop(): void {
-    if (this.status !== 'training' || !this.jobs.running) return;
-    this.jobs.stop();
-    this.announce('Stopping…');
+    if (this.training.stop()) this.announce('Stopping…');
   }
 
   /**
@@ -313,7 +300,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
 
   protected summarize(): string {
     const last = this.trace[this.trace.length - 1];
-    if (!last) return this.status === 'failed' ? `Training failed: ${this.failure}` : `Not trained yet: press Train to run ${formatCount(this.steps)} steps from seed ${this.seed}.`;
+    if (!last) return this.training.status === 'failed' ? `Training failed: ${this.training.failure}` : `Not trained yet: press Train to run ${formatCount(this.steps)} steps from seed ${this.seed}.`;
     const first = this.trace[0];
     const best = (m: number[][]) => {
       let b = { l: 0, h: 0, v: -Infinity };
@@ -337,8 +324,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
   }
 
   disconnectedCallback(): void {
-    this.jobs.dispose();
-    if (this.status === 'training') this.status = 'stopped';
+    this.training.dispose();
     this.resizeObserver?.disconnect();
     this.resizeObserver = null;
     super.disconnectedCallback();
@@ -419,15 +405,15 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     this.sink();  // a wrong model="…" is shown at once, not after a whole run
     this.seedField!.show(String(this.seed));
     this.stepsField!.show(String(this.steps));
-    const training = this.status === 'training';
-    this.trainButton!.textContent = this.status === 'idle' ? 'Train' : 'Train again';
+    const training = this.training.status === 'training';
+    this.trainButton!.textContent = this.training.status === 'idle' ? 'Train' : 'Train again';
     this.stopButton!.disabled = !training;
     const last = this.trace[this.trace.length - 1];
     this.bar!.max = this.runSteps;
     this.bar!.value = last?.step ?? 0;
-    this.progressText!.textContent = this.status === 'idle'
+    this.progressText!.textContent = this.training.status === 'idle'
       ? `${formatCount(this.steps)} steps in a background worker`
-      : `step ${formatCount(last?.step ?? 0)} of ${formatCount(this.runSteps)}${last ? ` · in-context loss ${formatNumber(last.in_context_loss, 3)} nats` : ''}${this.status === 'failed' ? ` · failed: ${this.failure}` : ''}`;
+      : `step ${formatCount(last?.step ?? 0)} of ${formatCount(this.runSteps)}${last ? ` · in-context loss ${formatNumber(last.in_context_loss, 3)} nats` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`;
     drawSceneInto(this.lossSvg!, this.figure('loss'), { size: false });
     drawSceneInto(this.prevSvg!, this.figure('previous-token'), { size: false });
     drawSceneInto(this.indSvg!, this.figure('induction'), { size: false });

@@ -46,6 +46,15 @@ function type(input, text) {
   fire(input, 'input');
   fire(input, 'change');
 }
+/**
+ * The i-th prompt never typed before into transformer widget `host`: as many token ids as its
+ * prompt has now, each below the model's vocabulary (a different sequence for every i up to V²).
+ */
+function freshPrompt(host, i) {
+  const V = host.currentModel.config.d_vocab;
+  const T = host.state.prompt.length;
+  return Array.from({ length: T }, (_, k) => (i * 31 + Math.floor(i / V) * 7 + k * k * 7 + k * 13) % V).join(' ');
+}
 const LISTS = ['7 1 3', '2 9 4 4', '5 0 8 1 6', '3 3 3', '9 0 9', '1 2', '6 2 8 4 0 5', '2 3 4 5 6'];
 
 /** A pointer drag: pointerdown on `target` at its centre, then one pointermove per sample. */
@@ -130,6 +139,28 @@ export const SCENARIOS = {
   'headlab-angle-dot': [
     { input: 'matrix select', start: (h) => { const s = q(h, 'select'); return (i) => choose(s, i); } },
   ],
+  // The transformer widgets on an author's model (widgets/transformer/): a new prompt is a prompt
+  // never seen before (each sample types another one: nothing cached), of the length shown.
+  'headlab-transformer-attention': [
+    { input: 'hover a token', start: (h) => { const b = qa(h, '.tokens button'); return (i) => b[(i * 5) % b.length].dispatchEvent(new PointerEvent('pointerover', { bubbles: true, composed: true })); } },
+    { input: 'typed new prompt', start: (h) => { const f = q(h, 'input[name=prompt]'); return (i) => type(f, freshPrompt(h, i)); } },
+  ],
+  'headlab-transformer-attribution': [
+    { input: 'position select', start: (h) => { const s = q(h, 'select[name=position]'); return (i) => choose(s, i); } },
+    { input: 'token select', start: (h) => { const s = q(h, 'select[name=token]'); return (i) => choose(s, i); } },
+    { input: 'typed new prompt', start: (h) => { const f = q(h, 'input[name=prompt]'); return (i) => type(f, freshPrompt(h, i)); } },
+  ],
+  'headlab-transformer-ablation': [
+    { input: 'ablation toggle', start: (h) => { const b = qa(h, 'input[type=checkbox][data-head]'); return (i) => b[(i * 3) % b.length].click(); } },
+  ],
+  'headlab-transformer-patching': [
+    { input: 'move the outlined cell', start: (h) => { const f = q(h, '.layered'); return (i) => f.dispatchEvent(new KeyboardEvent('keydown', { key: i % 7 === 6 ? 'ArrowDown' : 'ArrowRight', bubbles: true, composed: true })); } },
+    { input: 'answer select', start: (h) => { const s = q(h, 'select[name=answer]'); return (i) => choose(s, i); } },
+  ],
+  'headlab-transformer-circuits': [
+    { input: 'head select', start: (h) => { const s = q(h, 'select[name=head]'); return (i) => choose(s, i); } },
+    { input: 'circuit select', start: (h) => { const s = q(h, 'select[name=circuit]'); return (i) => choose(s, i); } },
+  ],
 };
 
 const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
@@ -142,11 +173,13 @@ export function quantile(sorted, p) {
 
 /**
  * Runs one scenario on `host`: `warmup` unmeasured inputs (the engine compiles the hot paths,
- * caches fill), then `samples` measured ones, one per animation frame.
+ * caches fill), then `samples` measured ones, one per animation frame. `forceLayout: false`
+ * leaves the style and layout to the frame, as a reader's input does (the layout figures are then
+ * the script's).
  * Returns { script: number[], layout: number[] } in ms, or throws when the widget shows an
  * error (an input that broke the widget is a finding, not a timing).
  */
-export async function measureScenario(host, scenario, { samples = 200, warmup = 20 } = {}) {
+export async function measureScenario(host, scenario, { samples = 200, warmup = 20, forceLayout = true } = {}) {
   const step = scenario.start(host);
   const script = [];
   const layout = [];
@@ -156,7 +189,7 @@ export async function measureScenario(host, scenario, { samples = 200, warmup = 
     step(i);
     host.renderNow();
     const t1 = performance.now();
-    void document.body.offsetHeight;   // forces the style and layout the update caused
+    if (forceLayout) void document.body.offsetHeight;   // forces the style and layout the update caused
     const t2 = performance.now();
     if (i >= warmup) { script.push(t1 - t0); layout.push(t2 - t0); }
   }

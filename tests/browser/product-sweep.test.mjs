@@ -15,13 +15,16 @@
 //   - exports: SVG (with <title> and the summary as <desc>), PNG, JSON of every element;
 //   - bad input: hostile values on every observed attribute, rapid repeated clicks;
 //   - memory: 10,000 updates per element leave the WASM heap in use and the embind
-//     handle count flat; removing the widgets releases their worker.
+//     handle count flat; removing the widgets releases their worker;
+//   - long tasks: no main-thread task over 50 ms of computation at start-up, sweeping every
+//     control, retraining or stopping (the first test, on its first visit of each page).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { root, screenshot, startSession } from './helpers.mjs';
 import { HOSTILE_VALUES, WIDGET_STATES } from './widget-states.mjs';
+import { traced } from './long-tasks.mjs';
 
 const siteDir = path.join(root, 'build/site');
 const PAGES = (function walk(dir) {
@@ -42,6 +45,12 @@ after(async () => { await session?.close(); });
 async function open(name, options = {}, hash = '') {
   const page = await session.newPage(options);
   await page.goto(`${session.url}${name}${hash}`);
+  await rendered(page);
+  return page;
+}
+
+/** Waits until every headlab-* element of `page` has rendered live (or shows its alert) and has its worker analyses back. */
+async function rendered(page) {
   // A lazily loaded model (loading="lazy") is fetched now, so every widget has its figures.
   await page.waitForFunction(() => {
     for (const m of document.querySelectorAll('headlab-max-digit-model')) m.load?.();
@@ -49,9 +58,8 @@ async function open(name, options = {}, hash = '') {
       .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
       .every((e) => (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel !== null)
         // the prerendered snapshot swapped for the live widget (the max-digit figures swap one per frame)
-        && !e.shadowRoot?.querySelector('link[href*="headlab/snapshot/"]')) || !e.shadowRoot?.querySelector('.alert')?.hidden);
+        && !e.shadowRoot?.querySelector('link[href*="headlab/snapshot/"]') && !e.busy) || !e.shadowRoot?.querySelector('.alert')?.hidden);
   });
-  return page;
 }
 
 /** [{ tag, key, hasFigures }] for each headlab-* element of the open page. */
@@ -74,14 +82,125 @@ function firstTimeWidgets(widgets, covered) {
 /** The n-th headlab-* element, inside page.evaluate. */
 const NTH = (i) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i];
 
-test('the sweep sees the site: pages and an entry in widget-states.mjs for every element on them', async () => {
+// No main-thread task over 50 ms (a reader's input waits behind the whole task; 50 ms is where
+// a delay starts to be felt, the long-task threshold of the web platform), on every page, in each
+// phase a reader causes: start-up (every widget live, every worker analysis back), sweeping every
+// control of every widget (the inputs of site/assets/bench-widgets.js, a few of each), retraining
+// (to the end, with the hand-over of the new model to every figure) and stopping a run. A task is
+// measured by the main thread's CPU time in it, not its wall time: CI's loaded 2-core box
+// stretches wall time by whatever else runs there, while the CPU time is the page's own work
+// (tests/browser/long-tasks.mjs). What is held to 50 ms is the task's computation — its script,
+// with any style or layout the script forces — less the browser's own parsing, style, layout and
+// paint of the document at the task's top level, which grow with the article's length, not with
+// anything computed; the whole task's CPU time is printed beside it. Folded into the sweep's
+// first visit of each page, so no page is loaded for it alone.
+const LONG_TASK_LIMIT_MS = 50;
+/**
+ * Phases still over the limit, each held to a ceiling instead (about 1.5 × the figure measured on
+ * the loaded 2-core machine, so a regression still fails) until its cause is fixed; the figures
+ * and the work left are in docs/limits.md ("Main-thread tasks"). Remove an entry once it passes.
+ */
+const OVER_THE_LIMIT = {
+  // A staggered figure's first render (in a task of its own): up to 50 ms on the max-digit pages.
+  'articles/max-digit-heads.html|start-up': { ceilingMs: 100, why: 'a max-digit figure\'s first render' },
+  'articles/max-digit-heads-appendix.html|start-up': { ceilingMs: 100, why: 'the first model read, a figure\'s first render' },
+  'articles/induction-heads.html|start-up': { ceilingMs: 120, why: 'the attention figure\'s first drawing (about 2,000 SVG cells)' },
+  'own-model.html|start-up': { ceilingMs: 120, why: 'the attention figure\'s first drawing (about 2,000 SVG cells)' },
+  // A new prompt redraws about 2,000 cells of the attention figure; a first QK/OV circuit or an
+  // ablated run computed on the main thread.
+  'articles/induction-heads.html|sweeping the controls': { ceilingMs: 250, why: 'attention figure, new prompt' },
+  'own-model.html|sweeping the controls': { ceilingMs: 250, why: 'attention figure, new prompt; circuits' },
+  // The stopped model handed to every figure: each redraws in a task of its own, the attention figure's about 50 ms.
+  'articles/induction-heads.html|stopping headlab-transformer-training': { ceilingMs: 100, why: 'attention figure redrawn for the new model' },
+};
+/** Samples per input in the traced sweep: the first (cold: nothing cached) and one more. */
+const SWEEP_SAMPLES = 2;
+/** The buttons that start or restart a training run, by element (the seed grid's ten models and the induction run are only started and stopped). */
+const TRAIN_BUTTONS = {
+  'headlab-feature-recovery': { label: 'Train|Restart', toEnd: true },
+  'headlab-max-digit-model': { label: 'Train a new model', toEnd: true },
+  'headlab-seed-grid': { label: 'Train these seeds here', toEnd: false },
+  'headlab-transformer-training': { label: 'Train|Train again', toEnd: false },
+};
+
+test('the sweep sees the site (an entry in widget-states.mjs for every element); no main-thread task over 50 ms of CPU on any page at start-up, sweeping every control, retraining or stopping', async () => {
   assert.ok(PAGES.includes('index.html') && PAGES.length >= 3, PAGES.join(', '));
+  const scenarios = new URL('assets/bench-widgets.js', session.url).href;
+  const report = [];
+  const trained = new Set();
+  const started = Date.now();
   for (const name of PAGES) {
-    const page = await open(name);
-    for (const w of await listWidgets(page)) assert.ok(WIDGET_STATES[w.tag], `${w.tag} on ${name} has no entry in tests/browser/widget-states.mjs`);
+    const page = await session.newPage();
+    const phases = {};
+    // Start-up: navigation until every widget is live and no worker analysis is outstanding.
+    // The first evaluation of the page's modules (v8.evaluateModule: compiling the bundle, defining
+    // the elements) is set aside: 20–190 ms of CPU from run to run on the same page (compile caches,
+    // the machine), it is loading the page's code rather than computing; what follows is held to 50 ms.
+    phases['start-up'] = await traced(session.browser, page, async () => {
+      await page.goto(`${session.url}${name}`);
+      await rendered(page);
+      await settled(page);
+    }, { setAside: ['v8.evaluateModule'] });
+    const widgets = await listWidgets(page);
+    for (const w of widgets) assert.ok(WIDGET_STATES[w.tag], `${w.tag} on ${name} has no entry in tests/browser/widget-states.mjs`);
+    if (widgets.length) {
+      phases['sweeping the controls'] = await traced(session.browser, page, () => page.evaluate(async ([url, samples]) => {
+        const m = await import(url);
+        for (const e of [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-') && x.localName !== 'headlab-value')) {
+          for (const scenario of m.SCENARIOS[e.localName] ?? []) {
+            e.scrollIntoView({ block: 'center' });
+            await m.measureScenario(e, scenario, { samples, warmup: 0, forceLayout: false });
+          }
+        }
+      }, [scenarios, SWEEP_SAMPLES]));
+      await settled(page);
+    }
+    // Each training element on the first page that has it (a second page runs the same code).
+    const trainers = widgets.filter((w) => TRAIN_BUTTONS[w.tag] && !trained.has(w.tag));
+    for (const t of trainers) trained.add(t.tag);
+    for (const t of trainers) {
+      const { label, toEnd } = TRAIN_BUTTONS[t.tag];
+      const press = (text) => page.evaluate(([i, text]) => {
+        const e = [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-') && x.localName !== 'headlab-value')[i];
+        e.scrollIntoView({ block: 'center' });
+        const b = [...e.shadowRoot.querySelectorAll('button')].find((x) => text.split('|').includes(x.textContent.trim()));
+        if (!b) throw new Error(`${e.localName} has no "${text}" button`);
+        b.click();
+      }, [t.index, text]);
+      const statusOf = () => page.evaluate((i) => [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-') && x.localName !== 'headlab-value')[i].state.status, t.index);
+      const ended = () => page.waitForFunction((i) => [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-') && x.localName !== 'headlab-value')[i].state.status !== 'training', t.index, { timeout: 180000 });
+      if (toEnd) {
+        phases[`retraining ${t.tag}`] = await traced(session.browser, page, async () => {
+          await press(label);
+          await ended();
+          await settled(page);
+        });
+        assert.equal(await statusOf(), 'done', `${name}: ${t.tag} retraining`);
+      }
+      phases[`stopping ${t.tag}`] = await traced(session.browser, page, async () => {
+        await press(label);
+        await page.waitForTimeout(400);
+        await press('Stop');
+        await ended();
+        await settled(page);
+      });
+      assert.notEqual(await statusOf(), 'failed', `${name}: ${t.tag} after a stop`);
+    }
+    for (const [phase, t] of Object.entries(phases)) report.push({ name, phase, ...t });
+    assert.deepEqual(page.problems, [], name);
     await page.close();
   }
+  for (const r of report) console.log(`# longest task ${r.name} ${r.phase}: ${r.ms.toFixed(1)} ms computation (task ${r.taskMs.toFixed(1)} ms CPU, ${r.wallMs.toFixed(1)} ms wall); ${r.what}`);
+  console.log(`# long-task sweep of ${PAGES.length} pages in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const over = report.filter((r) => r.ms >= (OVER_THE_LIMIT[`${r.name}|${r.phase}`]?.ceilingMs ?? LONG_TASK_LIMIT_MS));
+  assert.deepEqual(over.map((r) => `${r.name} ${r.phase}: ${r.ms.toFixed(1)} ms (${r.what})`), [], `main-thread tasks over ${LONG_TASK_LIMIT_MS} ms of CPU (or over the ceiling of a phase still listed in OVER_THE_LIMIT)`);
 });
+
+/** Waits until no widget of `page` has an analysis in its worker (`busy`), two frames after. */
+async function settled(page) {
+  await page.waitForFunction(() => [...document.querySelectorAll('*')].every((e) => !e.busy), null, { timeout: 120000 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
 
 for (const colorScheme of ['light', 'dark']) {
   test(`every page (${colorScheme}): axe-core finds no serious or critical violation; no console error or other origin; every element summarised`, async () => {

@@ -54,7 +54,7 @@ const served = new Map([
 async function ready(p, label = null) {
   await p.waitForFunction((want) => {
     const figures = [...document.querySelectorAll('headlab-transformer-attention, headlab-transformer-attribution, headlab-transformer-patching, headlab-transformer-ablation, headlab-transformer-circuits')];
-    return figures.length === 5 && figures.every((w) => w.currentModel && w.renderCount > 0 && (!want || w.currentModel.label === want));
+    return figures.length === 5 && figures.every((w) => w.currentModel && w.renderCount > 0 && !w.busy && (!want || w.currentModel.label === want));
   }, label, { timeout: 120_000 });
   await frames(p);
 }
@@ -96,6 +96,8 @@ async function setAll(p, attrs) {
       el.renderNow();
     }
   }, attrs);
+  // The patching runs are computed in the worker: until every figure has its analysis back.
+  await p.waitForFunction(() => [...document.querySelectorAll('*')].every((e) => !e.busy), null, { timeout: 60_000 });
   await frames(p);
 }
 

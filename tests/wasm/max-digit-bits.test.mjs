@@ -1,7 +1,7 @@
 // Bit-identity of max-digit training: the CLI regenerates the shipped seed-0 weight files byte for
 // byte, and the recipe trained in WASM gives exactly the native weights (every double equal, no
 // tolerance). The batched training kernels keep the order and rounding of every product and sum
-// (tests/core/max_digit_training_bits_test.cpp checks them against the per-example reference).
+// (tests/core/max_digit_kernels_test.cpp checks them against the per-example reference).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';

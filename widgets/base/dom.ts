@@ -59,7 +59,10 @@ const PART_SELECTORS: [string, string][] = [
 ];
 
 export function markParts(body: HTMLElement): void {
-  for (const [name, selector] of PART_SELECTORS) {
-    for (const node of body.querySelectorAll(selector)) if (!node.part.contains(name)) node.part.add(name);
+  // One walk of the body for all the selectors (a figure of 2,000 cells is walked once per
+  // render, not once per part name), then each node found matched against each name.
+  for (const node of body.querySelectorAll(ANY_PART)) {
+    for (const [name, selector] of PART_SELECTORS) if (node.matches(selector) && !node.part.contains(name)) node.part.add(name);
   }
 }
+const ANY_PART = PART_SELECTORS.map(([, selector]) => selector).join(', ');

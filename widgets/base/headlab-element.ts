@@ -77,6 +77,13 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   /** Whether the widget waits for the WASM core before build(). */
   protected static needsCore = true;
   /**
+   * Whether, behind a prerendered snapshot, the widget goes live staggered (start and first
+   * renders in tasks of their own, the snapshot swapped at a frame of its own) even when it does
+   * not defer loading: a page of figures starting together then makes no long task. The seed
+   * grid opts out (a small panel, swapped with the figures of its model).
+   */
+  protected static goesLiveStaggered = true;
+  /**
    * Which WASM module the widget computes with: 'core' (headlab_core.wasm, in this.core) or
    * 'max-digit' (headlab_max_digit.wasm, in this.maxDigit, downloaded only by pages that use it).
    */
@@ -401,13 +408,20 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       this.listen(window, 'pagehide', () => this.flushHashWrite());
     }
     const ctor = this.constructor as typeof HeadlabElement;
-    if (!ctor.needsCore || this.core || this.maxDigit) {
-      this.start();
-      return;
-    }
     // Callbacks of an earlier connection (the element was moved meanwhile) do nothing.
     const connection = this.listeners;
     const current = () => this.isConnected && this.listeners === connection;
+    if (!ctor.needsCore || this.core || this.maxDigit) {
+      // Behind a snapshot a widget that asks for it (goesLiveStaggered) goes live staggered even
+      // though it needs no module to start: it builds and renders in tasks of its own and swaps its
+      // snapshot at a frame of its own, so a page of such figures (the transformer widgets, all
+      // reading one model) makes no long task.
+      if (this.prerendered.length && ctor.goesLiveStaggered) {
+        this.staggered = true;
+        setTimeout(() => { if (current()) this.start(); });
+      } else this.start();
+      return;
+    }
     const load = () => {
       if (!current()) return;
       const loaded: Promise<unknown> = ctor.coreModule === 'max-digit'
@@ -425,7 +439,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       );
     };
     const deferred = this.prerendered.length ? this.deferLoading() : null;
-    this.staggered = deferred !== null;
+    this.staggered = deferred !== null || (this.prerendered.length > 0 && ctor.goesLiveStaggered);
     if (deferred) void deferred.then(load);
     else load();
   }
@@ -497,6 +511,22 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     }
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
+      this.runRender();
+    });
+  }
+
+  /**
+   * Schedules render() in a task of its own (a timer) instead of at the next frame, replacing a
+   * render scheduled for the frame. For a change that makes several widgets render at once (a
+   * new model for every figure reading it): one task per widget rather than one long frame task
+   * running them all; the frame after them lays out and paints the result.
+   */
+  protected requestRenderInTask(): void {
+    if (!this.built || this.offFrame || !this.isConnected) return;
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    this.offFrame = window.setTimeout(() => {
+      this.offFrame = 0;
       this.runRender();
     });
   }

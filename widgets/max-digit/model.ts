@@ -6,6 +6,7 @@
 // when its status or its model changes.
 import type { MaxDigitWeights } from '../../web/headlab-core.js';
 import { WorkerJobs } from '../../web/worker-client.js';
+import { BodyTooLarge, boundedBody, shortUrl } from '../base/download.js';
 
 import type { MaxDigitAnalysisFile } from '../../formats/max-digit-analysis.js';
 
@@ -49,26 +50,14 @@ let versions = 0;
 
 /** The body of `response` as text, refusing more than `maxBytes` (counted as they arrive). */
 async function limitedText(response: Response, maxBytes: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length'));
-  if (declared > maxBytes) throw new Error(`it is ${declared.toLocaleString('en-US')} bytes; the limit is ${maxBytes.toLocaleString('en-US')}`);
-  if (!response.body) return response.text();
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw new Error(`it is larger than ${maxBytes.toLocaleString('en-US')} bytes, the limit`);
-    }
-    chunks.push(value);
+  try {
+    return new TextDecoder().decode(await boundedBody(response, maxBytes));
+  } catch (err) {
+    if (!(err instanceof BodyTooLarge)) throw err;
+    throw new Error(err.declared !== null
+      ? `it is ${err.declared.toLocaleString('en-US')} bytes; the limit is ${maxBytes.toLocaleString('en-US')}`
+      : `it is larger than ${maxBytes.toLocaleString('en-US')} bytes, the limit`);
   }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) { bytes.set(c, at); at += c.byteLength; }
-  return new TextDecoder().decode(bytes);
 }
 
 export class MaxDigitModelSource extends EventTarget {
@@ -163,13 +152,4 @@ export function modelSource(id: string): MaxDigitModelSource {
     sources.set(id, s);
   }
   return s;
-}
-
-function shortUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return u.origin === location.origin ? u.pathname : url;
-  } catch {
-    return url;
-  }
 }

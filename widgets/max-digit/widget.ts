@@ -15,14 +15,33 @@ import { defaultWeightsUrl, modelSource, type MaxDigitModel, type MaxDigitModelS
 
 /** Head h's colour (Okabe–Ito orange, sky blue, bluish green, reddish purple): legible on light and dark panels. */
 export const HEAD_COLOURS = ['#e69f00', '#56b4e9', '#009e73', '#cc79a7'] as const;
-export const HEADS = 4;
 export const POSITIONS = 9;
 export const ANS_POSITION = 8;
-export const TOKEN_NAMES = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'PAD', 'BOS', 'SEP', 'ANS'] as const;
 export const PAD = 10;
 export const BOS = 11;
 export const SEP = 12;
 export const ANS = 13;
+
+/**
+ * Heads the per-head controls are built for (buttons, radio groups, legends): they exist before
+ * the model loads, behind the prerendered snapshot. Everything drawn from a model reads its head
+ * count from the model (headCount); render() checks the two agree.
+ */
+export const CONTROL_HEADS = 4;
+
+/** How many heads `model` has: n_heads of its weights, as the core writes them (core/max_digit_task.hpp), never restated here. */
+export function headCount(model: MaxDigitModel): number {
+  const n = model.weights.n_heads;
+  if (!Number.isInteger(n) || n! < 1) throw new WidgetInputError(`the model's weights give no head count (n_heads ${n})`);
+  return n!;
+}
+
+/** `model`'s token names by id ("0"…"9", "PAD", "BOS", "SEP", "ANS"): vocab of its weights, as the core writes them. */
+export function tokenNames(model: MaxDigitModel): readonly string[] {
+  const names = model.weights.vocab;
+  if (!Array.isArray(names) || names.length === 0) throw new WidgetInputError("the model's weights give no vocabulary");
+  return names;
+}
 
 /** The nine tokens of the prompt for `digits`: BOS, the digits, PAD up to six slots, SEP, ANS. */
 export function promptTokens(digits: number[]): number[] {
@@ -116,6 +135,25 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
   /** The model now shown, or null while it loads. */
   get currentModel(): MaxDigitModel | null {
     return this.source?.status === 'ready' ? this.source.model : null;
+  }
+
+  /** The model of the last render (an export draws what was shown). */
+  private drawn: MaxDigitModel | null = null;
+
+  private factsModel(): MaxDigitModel {
+    const model = this.currentModel ?? this.drawn;
+    if (!model) throw new WidgetInputError('nothing to draw before the model has loaded');
+    return model;
+  }
+
+  /** The head count of the model shown (or last drawn). */
+  protected get heads(): number {
+    return headCount(this.factsModel());
+  }
+
+  /** The token names of the model shown (or last drawn). */
+  protected get tokenNames(): readonly string[] {
+    return tokenNames(this.factsModel());
   }
 
   /** Fills `content` with the widget's controls and figures (called once per build). */
@@ -230,6 +268,10 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
       this.modelNote!.textContent = '';
       return;
     }
+    if (headCount(model) !== CONTROL_HEADS) {
+      throw new WidgetInputError(`this figure's controls are for ${CONTROL_HEADS} heads; the model has ${headCount(model)}`);
+    }
+    this.drawn = model;
     this.renderContent(model);
     this.relight();
     const note = `Model: ${model.label}.`;

@@ -6,6 +6,7 @@
 // files download.
 import { getTransformerCore } from '../../web/browser-core.js';
 import type { TransformerConfigFile, TransformerCore, TransformerModel } from '../../web/headlab-core.js';
+import { BodyTooLarge, boundedBody, shortUrl } from '../base/download.js';
 
 export interface LoadedTransformer {
   /** The core's handle (weights in the WASM heap); disposed when the source moves to another model. */
@@ -108,6 +109,10 @@ export class TransformerModelSource extends EventTarget {
     this.core = core;
     const handle = core.loadTransformer(configText, safetensors);
     const parameters = handle.inspect().parameters;
+    // One forward pass of a single token here, in the task that reads the model: the engine
+    // compiles the WASM forward pass on its first call, which then is not paid inside the first
+    // figure's render (each figure renders in a task of its own).
+    handle.run([0]);
     this.model?.handle.dispose();
     this.model = { handle, config: handle.config, configText, safetensors, label, parameters, version: ++versions };
     this.status = 'ready';
@@ -147,27 +152,14 @@ async function fetchBytes(url: string, what: string, progress: (p: DownloadProgr
     throw new Error(`the ${what} file ${shortUrl(url)} could not be fetched (${(err as Error).message})`);
   }
   if (!response.ok) throw new Error(`the ${what} file ${shortUrl(url)} could not be fetched (HTTP ${response.status} ${response.statusText})`.replace(/ \)$/, ')'));
-  const total = Number(response.headers.get('content-length') ?? 0) || 0;
-  if (total > MAX_MODEL_BYTES) throw new Error(`the ${what} file ${shortUrl(url)} is ${total.toLocaleString('en-US')} bytes; the widgets read at most ${MAX_MODEL_BYTES.toLocaleString('en-US')}`);
-  if (!response.body) return new Uint8Array(await response.arrayBuffer());
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let received = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    received += value.length;
-    if (received > MAX_MODEL_BYTES) {
-      void reader.cancel();
-      throw new Error(`the ${what} file ${shortUrl(url)} is over ${MAX_MODEL_BYTES.toLocaleString('en-US')} bytes; the widgets read at most that`);
-    }
-    progress({ received, total });
+  try {
+    return await boundedBody(response, MAX_MODEL_BYTES, (received, total) => progress({ received, total }));
+  } catch (err) {
+    if (!(err instanceof BodyTooLarge)) throw err;
+    throw new Error(err.declared !== null
+      ? `the ${what} file ${shortUrl(url)} is ${err.declared.toLocaleString('en-US')} bytes; the widgets read at most ${MAX_MODEL_BYTES.toLocaleString('en-US')}`
+      : `the ${what} file ${shortUrl(url)} is over ${MAX_MODEL_BYTES.toLocaleString('en-US')} bytes; the widgets read at most that`);
   }
-  const out = new Uint8Array(received);
-  let at = 0;
-  for (const c of chunks) { out.set(c, at); at += c.length; }
-  return out;
 }
 
 const sources = new WeakMap<Element, TransformerModelSource>();
@@ -184,13 +176,4 @@ export function sourceOf(owner: Element): TransformerModelSource {
 
 function fileName(url: string): string {
   return decodeURIComponent(url.split(/[?#]/)[0].split('/').pop() ?? url);
-}
-
-function shortUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return u.origin === location.origin ? u.pathname : url;
-  } catch {
-    return url;
-  }
 }

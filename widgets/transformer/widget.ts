@@ -76,7 +76,8 @@ export abstract class TransformerWidget<State = unknown> extends HeadlabElement<
   protected static needsCore = false;
   protected source: TransformerModelSource | null = null;
   private owner: Element | null = null;
-  private readonly onSource = () => { this.memo.clear(); this.fragments.clear(); this.requestRender(); };
+  // A new model makes every figure reading it render: each in a task of its own (no long task of all).
+  private readonly onSource = () => { this.memo.clear(); this.fragments.clear(); this.requestRenderInTask(); };
   private waitNote: HTMLParagraphElement | null = null;
   private content: HTMLDivElement | null = null;
   private modelNote: HTMLParagraphElement | null = null;
@@ -98,6 +99,11 @@ export abstract class TransformerWidget<State = unknown> extends HeadlabElement<
   /** The model now shown, or null while it loads. */
   get currentModel(): LoadedTransformer | null {
     return this.source?.status === 'ready' ? this.source.model : null;
+  }
+
+  /** The <headlab-transformer-model> this figure reads (null before build), for what it computes itself. */
+  protected get modelElement(): Element | null {
+    return this.owner;
   }
 
   protected abstract buildContent(content: HTMLDivElement): void;
@@ -131,6 +137,11 @@ export abstract class TransformerWidget<State = unknown> extends HeadlabElement<
     return null;
   }
 
+  /** An analysis of the current model failed in the worker: by default the widget shows the message. */
+  protected workerFailed(_model: LoadedTransformer, _key: string, err: Error): void {
+    this.showError(`The analysis failed: ${err.message}`);
+  }
+
   /** Whether an analysis is in the worker or waiting for it (the build's snapshot pass waits for false). */
   get busy(): boolean {
     return this.workerBusy || this.workerWanted !== null;
@@ -154,7 +165,7 @@ export abstract class TransformerWidget<State = unknown> extends HeadlabElement<
       },
       failed: (err) => {
         this.workerBusy = false;
-        if (this.currentModel?.version === model.version) this.showError(`The analysis failed: ${err.message}`);
+        if (this.currentModel?.version === model.version) this.workerFailed(model, key, err);
         this.startWanted();
       },
     });

@@ -1,0 +1,97 @@
+// The longest main-thread task of a page in a Chromium trace: shared by the product sweep's
+// long-task test (tests/browser/product-sweep.test.mjs) and the widget benchmark
+// (bench/widgets.bench.mjs).
+//
+// A task is a RunTask of the renderer main thread (CrRendererMain), the unit a reader's input
+// waits behind. Two choices, both about measuring the page's own work:
+//   - Time is the thread's CPU time (the trace event's `tdur`, from the thread clock), not the
+//     wall duration (`dur`): on a loaded machine (CI's 2 shared cores, a browser being traced) a
+//     task's wall time includes the time the thread sat descheduled, which measures the machine,
+//     not the page. On a quiet machine the two agree closely (the benchmark prints both).
+//   - A task's figure is its computation: the task's CPU time less the browser's own document
+//     steps run at its top level (parsing the HTML, style, layout, paint, compositing: the
+//     `RENDERING` events below). Those depend on how much text and how many figures a page shows,
+//     not on what the widgets compute; a page's first layout of a long article with its
+//     prerendered figures is tens of ms by itself. Style and layout that a script forces (reading
+//     a size after a change) are inside the script's event and count as computation.
+// Both figures are returned: `ms` (computation) and `taskMs` (the whole task), with `wallMs`.
+
+/** RunTask (toplevel) for the task lengths, devtools.timeline for its parts; nothing heavier (tracing costs time too). */
+export const TRACE_CATEGORIES = ['toplevel', 'devtools.timeline'];
+
+/** A task of the main thread's scheduler: 'RunTask' (devtools.timeline) or its 'toplevel' twin. */
+const TASK_EVENTS = new Set(['RunTask', 'ThreadControllerImpl::RunTask']);
+
+/** The browser's document steps (HTML parsing, style, layout, paint, compositing) at a task's top level. */
+const RENDERING = new Set([
+  'ParseHTML', 'HTMLDocumentParser::MaybeFetchQueuedPreloads', 'UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'UpdateLayer', 'UpdateLayerTree',
+  'HitTest', 'ScrollLayer', 'Commit', 'IntersectionObserverController::computeIntersections', 'ParseAuthorStyleSheet',
+]);
+
+/** An event's thread CPU time in µs (its wall duration when the trace has no thread clock). */
+const cpu = (e) => e.tdur ?? e.dur;
+
+/**
+ * The main-thread task with the most computation in the trace `buffer`:
+ * { ms: its computation (CPU ms), taskMs: its whole CPU ms, wallMs, what: its longest part,
+ *   e.g. "FunctionCall (render) 31.2 ms" }.
+ */
+export function longestTask(buffer, { setAside = [] } = {}) {
+  const aside = new Set(setAside);
+  const events = JSON.parse(buffer.toString('utf8')).traceEvents ?? [];
+  const mains = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  // Per main thread: its tasks and its other timeline events, in time order (longer first at equal start).
+  const threads = new Map();
+  for (const e of events) {
+    if (e.ph !== 'X' || !mains.has(`${e.pid}:${e.tid}`)) continue;
+    const key = `${e.pid}:${e.tid}`;
+    if (!threads.has(key)) threads.set(key, { tasks: [], parts: [] });
+    if (TASK_EVENTS.has(e.name)) threads.get(key).tasks.push(e);
+    else if (e.cat?.includes('devtools.timeline')) threads.get(key).parts.push(e);
+  }
+  let best = null;
+  for (const { tasks, parts } of threads.values()) {
+    tasks.sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+    parts.sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+    let p = 0;
+    for (const task of tasks) {
+      const end = task.ts + task.dur;
+      while (p < parts.length && parts[p].ts < task.ts) p++;
+      // Top-level parts: each starts after the one before has ended.
+      let rendering = 0, longest = null, topEnd = -Infinity;
+      for (let i = p; i < parts.length && parts[i].ts <= end; i++) {
+        const e = parts[i];
+        if (e.ts + e.dur > end) continue;
+        if (!longest || cpu(e) > cpu(longest)) longest = e;
+        if (e.ts < topEnd) continue;
+        topEnd = e.ts + e.dur;
+        if (RENDERING.has(e.name) || aside.has(e.name)) rendering += cpu(e);
+      }
+      const work = Math.max(0, cpu(task) - rendering);
+      if (!best || work > best.work) best = { task, work, longest };
+    }
+  }
+  if (!best) return { ms: 0, taskMs: 0, wallMs: 0, what: 'no task traced' };
+  const part = best.longest;
+  const d = part?.args?.data ?? {};
+  const detail = d.functionName || d.url?.replace(/^https?:\/\/[^/]+\//, '') || d.type || '';
+  return {
+    ms: best.work / 1000, taskMs: cpu(best.task) / 1000, wallMs: best.task.dur / 1000,
+    what: part ? `${part.name}${detail ? ` (${detail})` : ''} ${(cpu(part) / 1000).toFixed(1)} ms` : '',
+  };
+}
+
+/**
+ * Runs `fn` under a trace of `page` (playwright `browser`) and returns longestTask of what it saw
+ * (`options.setAside`: names of top-level events not counted as computation, as RENDERING).
+ */
+export async function traced(browser, page, fn, options = {}) {
+  await browser.startTracing(page, { categories: TRACE_CATEGORIES });
+  let buffer;
+  try {
+    await fn();
+  } finally {
+    buffer = await browser.stopTracing();
+  }
+  return longestTask(buffer, options);
+}

@@ -1,0 +1,52 @@
+// A widget's training run in the worker (the worker task of docs/model-pattern.md): the status
+// every training widget shows (idle → training → done | stopped | failed), the failure message
+// and the job (web/worker-client.js), for the three training widgets: feature recovery, the
+// max-digit model panel and the induction trainer.
+import { WorkerJobs, type WorkerJobHandlers } from '../../web/worker-client.js';
+
+export type TrainingStatus = 'idle' | 'training' | 'done' | 'stopped' | 'failed';
+
+export class TrainingJob {
+  status: TrainingStatus = 'idle';
+  /** The worker's message when status is 'failed'. */
+  failure = '';
+  private readonly jobs = new WorkerJobs();
+
+  /** announce: the widget's live region; render: its requestRender. */
+  constructor(private readonly announce: (text: string) => void, private readonly render: () => void) {}
+
+  /**
+   * Starts `kind` (stopping a running job). done() runs with status already 'done' or 'stopped'
+   * (a widget may refine it); a failure sets 'failed', announces the message and renders.
+   */
+  start<T>(kind: string, params: unknown, handlers: Required<Pick<WorkerJobHandlers<T>, 'progress' | 'done'>>): void {
+    this.status = 'training';
+    this.failure = '';
+    this.jobs.start<T>(kind, params, {
+      progress: handlers.progress,
+      done: (end) => {
+        this.status = end.stopped ? 'stopped' : 'done';
+        handlers.done(end);
+      },
+      failed: (err) => {
+        this.status = 'failed';
+        this.failure = err.message;
+        this.announce(`Training failed: ${err.message}`);
+        this.render();
+      },
+    });
+  }
+
+  /** Asks the running job to stop at its next chunk (its done() still arrives); false when none runs. */
+  stop(): boolean {
+    if (this.status !== 'training' || !this.jobs.running) return false;
+    this.jobs.stop();
+    return true;
+  }
+
+  /** Ends the worker (the element left the page); a run in progress counts as stopped. */
+  dispose(): void {
+    this.jobs.dispose();
+    if (this.status === 'training') this.status = 'stopped';
+  }
+}
