@@ -225,8 +225,7 @@ BatchResult batch_pass(const TransformerWeights& w, const std::vector<TokenSeque
   }
   r.loss = loss / counted_positions(batch);
   if (o.ablation) {
-    double count = 0.0;
-    for (const auto& s : batch) count += static_cast<double>(static_cast<Eigen::Index>(s.tokens.size()) - 1 - s.loss_from);
+    const double count = counted_positions(batch);
     r.ablation_loss.resize(L, H);
     for (int l = 0; l < L; ++l)
       for (int h = 0; h < H; ++h) r.ablation_loss(l, h) = total[static_cast<std::size_t>(l * H + h)] / count;
