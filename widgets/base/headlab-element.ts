@@ -41,7 +41,7 @@ import type { HeadlabCore, MaxDigitCore } from '../../web/headlab-core.js';
 import type { BoundValue } from '../chart/format.js';
 import { downloadBlob, sceneToPng, sceneToSvg, type Scene } from '../chart/scene.js';
 import { enumAttribute, integerAttribute, jsonAttribute, MAX_ATTRIBUTE_LENGTH, MAX_ENTRY_MAGNITUDE, MAX_GRID_SIDE, MAX_SEED, numberAttribute, numberGrid, setNumberAttribute } from './attributes.js';
-import { el, fitSvgText, markParts, markScrollBox } from './dom.js';
+import { el, fitSvgText, forEachOutsideSvg, markParts, markScrollBox } from './dom.js';
 import { excerptQuotes, messageOf, WidgetInputError } from './errors.js';
 import { exportMenu, type ExportFormat, type ExportMenuOptions } from './exports.js';
 import { bindField, type BoundField, type FieldOptions } from './fields.js';
@@ -154,6 +154,16 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   get renderCount(): number {
     return this.renders;
   }
+
+  /**
+   * Script time of the last render, ms (performance.now() around it, the `headlab-render` event's
+   * listeners included): what the widget benchmark reads for a render it did not call itself, such
+   * as the one that draws a result arriving from the worker (site/assets/bench-widgets.js).
+   */
+  get lastRenderMs(): number {
+    return this.lastRenderTime;
+  }
+  private lastRenderTime = 0;
 
   /** The widget's state, as carried by its `change` event. */
   abstract get state(): State;
@@ -566,6 +576,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   private runRender(): void {
     if (!this.isConnected) return;
     if (this.prerendered.length && !this.snapshotReplaceable()) return;
+    const started = performance.now();
     this.guard(() => {
       this.render();
       markParts(this.body);
@@ -587,7 +598,9 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       }
     });
     // For <headlab-value> elements bound to this one (they listen on the document).
+    this.lastRenderTime = performance.now() - started;
     this.dispatchEvent(new Event('headlab-render', { bubbles: true, composed: true }));
+    this.lastRenderTime = performance.now() - started;
   }
 
   // ---- legible at every width ----
@@ -611,11 +624,13 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     });
     // Only new elements: sizes are read in the observer's callback, after layout, never here
     // (a read right after render()'s writes would force a layout on every render).
-    for (const target of this.root.querySelectorAll('svg[viewBox], .scroll, .scroll > *')) {
-      if (this.observed.has(target)) continue;
+    // The walk skips the inside of each SVG (a drawing of 2,000 cells is not walked on every render).
+    forEachOutsideSvg(this.root, (target) => {
+      if (this.observed.has(target)) return;
+      if (!(target.localName === 'svg' && target.hasAttribute('viewBox')) && !target.classList.contains('scroll') && !target.parentElement?.classList.contains('scroll')) return;
       this.observed.add(target);
-      this.resizes.observe(target);
-    }
+      this.resizes!.observe(target);
+    });
   }
 
   /** Dispatches a bubbling, composed `change` event whose detail is the state (and updates the URL hash under share-state). */
