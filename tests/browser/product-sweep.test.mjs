@@ -114,14 +114,6 @@ const OVER_THE_LIMIT = {
   // A staggered figure's first render (in a task of its own): up to 50 ms on the max-digit pages.
   'articles/max-digit-heads.html|start-up': { ceilingMs: 100, why: 'a max-digit figure\'s first render' },
   'articles/max-digit-heads-appendix.html|start-up': { ceilingMs: 100, why: 'the first model read, a figure\'s first render' },
-  'articles/induction-heads.html|start-up': { ceilingMs: 120, why: 'the attention figure\'s first drawing (about 2,000 SVG cells)' },
-  'own-model.html|start-up': { ceilingMs: 120, why: 'the attention figure\'s first drawing (about 2,000 SVG cells)' },
-  // A new prompt redraws about 2,000 cells of the attention figure; a first QK/OV circuit or an
-  // ablated run computed on the main thread.
-  'articles/induction-heads.html|sweeping the controls': { ceilingMs: 250, why: 'attention figure, new prompt' },
-  'own-model.html|sweeping the controls': { ceilingMs: 250, why: 'attention figure, new prompt; circuits' },
-  // The stopped model handed to every figure: each redraws in a task of its own, the attention figure's about 50 ms.
-  'articles/induction-heads.html|stopping headlab-transformer-training': { ceilingMs: 100, why: 'attention figure redrawn for the new model' },
 };
 /** Samples per input in the traced sweep: the first (cold: nothing cached) and one more. */
 const SWEEP_SAMPLES = 2;

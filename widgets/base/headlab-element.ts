@@ -147,6 +147,16 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     return this.renders;
   }
 
+  /**
+   * Script time of the last render, ms (performance.now() around it, the `headlab-render` event's
+   * listeners included): what the widget benchmark reads for a render it did not call itself, such
+   * as the one that draws a result arriving from the worker (site/assets/bench-widgets.js).
+   */
+  get lastRenderMs(): number {
+    return this.lastRenderTime;
+  }
+  private lastRenderTime = 0;
+
   /** The widget's state, as carried by its `change` event. */
   abstract get state(): State;
 
@@ -474,6 +484,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   private runRender(): void {
     if (!this.isConnected) return;
     if (this.prerendered.length && !this.snapshotReplaceable()) return;
+    const started = performance.now();
     this.guard(() => {
       this.render();
       markParts(this.body);
@@ -495,7 +506,9 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       }
     });
     // For <headlab-value> elements bound to this one (they listen on the document).
+    this.lastRenderTime = performance.now() - started;
     this.dispatchEvent(new Event('headlab-render', { bubbles: true, composed: true }));
+    this.lastRenderTime = performance.now() - started;
   }
 
   // ---- theme and live status ----

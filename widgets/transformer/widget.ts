@@ -10,10 +10,14 @@
 import { WidgetInputError, el } from '../base/headlab-element.js';
 import { MODEL_FIGURE_CSS, ModelFigure } from '../base/model-figure.js';
 import { WorkerJobs } from '../../web/worker-client.js';
-import type { TransformerAnalysisFile, TransformerConfigFile, TransformerCore } from '../../web/headlab-core.js';
+import type { TransformerAnalysisFile, TransformerConfigFile, TransformerCore, TransformerRunFile, TransformerRunOptions } from '../../web/headlab-core.js';
 import { sourceOf, type LoadedTransformer, type TransformerModelSource } from './model.js';
 
 export const MODEL_TAG = 'headlab-transformer-model';
+
+/** What a figure asks the worker's 'transformer-analyze' task for (web/worker-tasks.js), and what it answers. */
+interface WorkerJob { request?: Record<string, unknown>; run?: { prompt: number[]; options?: TransformerRunOptions } }
+interface WorkerResult { analysis: TransformerAnalysisFile | null; run: TransformerRunFile | null }
 
 export const TRANSFORMER_CSS = /* css */ `
   .figure svg { display: block; max-width: 100%; height: auto; touch-action: manipulation; }
@@ -31,7 +35,7 @@ export const TRANSFORMER_CSS = /* css */ `
   svg[tabindex]:focus-visible { outline: 3px solid var(--hl-focus); outline-offset: 2px; }
   .unavailable { color: var(--hl-muted); font-style: italic; }
   .layered { position: relative; width: fit-content; max-width: 100%; }
-  .layered > .base > svg { display: block; max-width: 100%; height: auto; }
+  .layered > .base > svg, .layered > .base > canvas { display: block; max-width: 100%; height: auto; }
   .layered > svg.overlay { position: absolute; inset: 0; width: 100%; height: 100%; pointer-events: none; }
   .layered:focus-visible { outline: 3px solid var(--hl-focus); outline-offset: 2px; }
 ${MODEL_FIGURE_CSS}`;
@@ -75,7 +79,7 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
   private readonly workerJobs = new WorkerJobs();
   /** Whether an analysis is in the worker, and the one asked for after it (analyzedInWorker). */
   private workerBusy = false;
-  private workerWanted: { model: LoadedTransformer; key: string; request: Record<string, unknown> } | null = null;
+  private workerWanted: { model: LoadedTransformer; key: string; job: WorkerJob; pick: (value: WorkerResult) => unknown } | null = null;
 
   /** The headlab_transformer module this figure computes with (null before its model is read; diagnostics and tests). */
   get transformerCore(): TransformerCore | null {
@@ -90,15 +94,43 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
   /**
    * `headlab model analyze` of `request` on the current model, computed once per (model, key) in
    * the worker (task 'transformer-analyze'): null until it arrives, then the figure renders again.
-   * For the analyses that run the model on repeated random sequences (ablation losses, scores:
-   * about 110 ms in WASM for the shipped induction model), too long for the main thread.
-   * At most one analysis is in the worker and one waits (the last asked for), so a reader
-   * sweeping a control queues nothing: each key is computed once.
+   * Every core call that depends on the reader's input goes there (analyses: about 10–130 ms in
+   * WASM for the shipped induction model; a mean-ablated run: about 20 ms), so an update on the
+   * main thread only draws (docs/limits.md, "Main-thread tasks"). At most one job is in the worker
+   * and one waits (the last asked for), so a reader sweeping a control queues nothing: each key is
+   * computed once.
    */
   protected analyzedInWorker(model: LoadedTransformer, key: string, request: Record<string, unknown>): TransformerAnalysisFile | null {
-    const hit = this.memo.find(model.version, `worker:${key}`) as TransformerAnalysisFile | undefined;
+    return this.computedInWorker<TransformerAnalysisFile>(model, `analysis:${key}`, { request }, (v) => v.analysis);
+  }
+
+  /**
+   * The first analysis a figure shows of a model, computed here (`key` as for analyzedInWorker,
+   * which then finds it): a figure going live, or handed a new model, shows its picture at once
+   * rather than an empty box while the worker starts (in a task of its own: the figures of a new
+   * model render one task each). Every later input goes to the worker.
+   */
+  protected analyzedHere(model: LoadedTransformer, key: string, request: Record<string, unknown>): TransformerAnalysisFile {
+    return this.cached(model, `analysis:${key}`, () => model.handle.analyze(request as never));
+  }
+
+  /** `headlab model run` of `prompt` (with `options`: ablated heads) on the current model in the worker, as analyzedInWorker. */
+  protected ranInWorker(model: LoadedTransformer, key: string, prompt: number[], options?: TransformerRunOptions): TransformerRunFile | null {
+    return this.computedInWorker<TransformerRunFile>(model, `run:${key}`, { run: { prompt, ...(options ? { options } : {}) } }, (v) => v.run);
+  }
+
+  /**
+   * The value kept for `key` under `model`, computed here (cached) or in the worker (`run:…` for
+   * ranInWorker's key, `analysis:…` for analyzedInWorker's); undefined when neither has it.
+   */
+  protected kept<T>(model: LoadedTransformer, key: string): T | undefined {
+    return (this.memo.find(model.version, key) ?? this.memo.find(model.version, `worker:${key}`)) as T | undefined;
+  }
+
+  private computedInWorker<T>(model: LoadedTransformer, key: string, job: WorkerJob, pick: (value: WorkerResult) => unknown): T | null {
+    const hit = this.kept<T>(model, key);
     if (hit) return hit;
-    this.workerWanted = { model, key, request };
+    this.workerWanted = { model, key, job, pick };
     if (!this.workerBusy) this.startWanted();
     return null;
   }
@@ -113,25 +145,25 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
     return this.workerBusy || this.workerWanted !== null;
   }
 
-  /** Starts the waiting analysis unless it is already kept (one job at a time). */
+  /** Starts the waiting job unless its value is already kept (one job at a time). */
   private startWanted(): void {
     const wanted = this.workerWanted;
     this.workerWanted = null;
-    if (!wanted || this.currentModel?.version !== wanted.model.version || this.memo.find(wanted.model.version, `worker:${wanted.key}`)) return;
-    const { model, key, request } = wanted;
+    if (!wanted || this.currentModel?.version !== wanted.model.version || this.kept(wanted.model, wanted.key) !== undefined) return;
+    const { model, key, job, pick } = wanted;
     this.workerBusy = true;
-    this.workerJobs.start<{ analysis: TransformerAnalysisFile }>('transformer-analyze', { config: model.configText, safetensors: model.safetensors, request }, {
+    this.workerJobs.start<WorkerResult>('transformer-analyze', { config: model.configText, safetensors: model.safetensors, ...job }, {
       done: ({ value }) => {
         this.workerBusy = false;
         if (this.currentModel?.version === model.version) {
-          this.memo.put(model.version, `worker:${key}`, value.analysis);
+          this.memo.put(model.version, `worker:${key}`, pick(value));
           this.requestRender();
         }
         this.startWanted();
       },
       failed: (err) => {
         this.workerBusy = false;
-        if (this.currentModel?.version === model.version) this.workerFailed(model, key, err);
+        if (this.currentModel?.version === model.version) this.workerFailed(model, key.replace(/^(analysis|run):/, ''), err);
         this.startWanted();
       },
     });
