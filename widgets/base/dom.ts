@@ -26,6 +26,45 @@ export function fitSvgText(svg: SVGSVGElement, width: number, height: number): v
   else svg.style.removeProperty('--hl-text-zoom');
 }
 
+/**
+ * Watches every SVG with a viewBox and every `.scroll` box under a root (observe() again after
+ * each render picks up new ones). An SVG drawn narrower than its viewBox shrinks its text with
+ * it; `--hl-text-zoom` (1 / scale, at least 1) scales the text back up so it renders at its CSS
+ * size (base sheet: `svg text { font-size: calc(12px * var(--hl-text-zoom, 1)) }`). A `.scroll`
+ * box whose content is wider than the box becomes a labelled region in the Tab order.
+ */
+export class LayoutWatcher {
+  private resizes: ResizeObserver | null = null;
+  private readonly observed = new WeakSet<Element>();
+
+  observe(root: ParentNode): void {
+    if (typeof ResizeObserver === 'undefined') return;
+    this.resizes ??= new ResizeObserver((entries) => {
+      for (const entry of entries) {
+        const target = entry.target as Element;
+        if (target instanceof SVGSVGElement) fitSvgText(target, entry.contentRect.width, entry.contentRect.height);
+        const box = target.classList.contains('scroll') ? target : target.parentElement?.closest('.scroll');
+        if (box instanceof HTMLElement) markScrollBox(box);
+      }
+    });
+    // Only new elements: sizes are read in the observer's callback, after layout, never here
+    // (a read right after a render's writes would force a layout on every render).
+    // The walk skips the inside of each SVG (a drawing of 2,000 cells is not walked on every render).
+    forEachOutsideSvg(root, (target) => {
+      if (this.observed.has(target)) return;
+      if (!(target.localName === 'svg' && target.hasAttribute('viewBox')) && !target.classList.contains('scroll') && !target.parentElement?.classList.contains('scroll')) return;
+      this.observed.add(target);
+      this.resizes!.observe(target);
+    });
+  }
+
+  /** Stops watching (the element left the page); observe() starts again. */
+  disconnect(): void {
+    this.resizes?.disconnect();
+    this.resizes = null;
+  }
+}
+
 /** A `.scroll` box whose content is wider than it: a labelled, focusable region (keyboard scrolling); otherwise plain. */
 export function markScrollBox(box: HTMLElement): void {
   const overflows = box.scrollWidth > box.clientWidth + 1;
