@@ -118,6 +118,13 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   private resizes: ResizeObserver | null = null;
   private readonly observed = new WeakSet<Element>();
   private layoutQueued = false;
+  /**
+   * Whether elements were added to the shadow root since markParts / observeLayout last walked
+   * it (both only act on new elements). A render that rewrites text and attributes in place
+   * (a slider step over a 16 × 16 table) adds none, so neither walks its thousands of nodes.
+   */
+  private readonly grown = { parts: true, layout: true };
+  private structure: MutationObserver | null = null;
   /** Scroll to this element after its next render (its state was named by the URL hash on load). */
   private scrollOnRender = false;
 
@@ -477,6 +484,8 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     this.listeners = null;
     this.resizes?.disconnect();
     this.resizes = null;
+    this.structure?.disconnect();
+    this.structure = null;
     // Controls are rebuilt (with fresh listeners) if the element is attached again.
     this.built = false;
     this.body.replaceChildren();
@@ -568,7 +577,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     if (this.prerendered.length && !this.snapshotReplaceable()) return;
     this.guard(() => {
       this.render();
-      markParts(this.body);
+      if (this.elementsAdded('parts')) markParts(this.body);
       this.renders++;
       if (this.hashProblem) { this.showError(this.hashProblem); return; }
       if (this.prerendered.length && this.staggered && this.alertBox.hidden) this.swapAtFrame();
@@ -578,7 +587,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       // Once per task however many renders it runs (tests and benchmarks render in tight loops).
       if (!this.layoutQueued) {
         this.layoutQueued = true;
-        queueMicrotask(() => { this.layoutQueued = false; if (this.isConnected) this.observeLayout(); });
+        queueMicrotask(() => { this.layoutQueued = false; if (this.isConnected && this.elementsAdded('layout')) this.observeLayout(); });
       }
       if (this.scrollOnRender) {
         this.scrollOnRender = false;
@@ -588,6 +597,24 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     });
     // For <headlab-value> elements bound to this one (they listen on the document).
     this.dispatchEvent(new Event('headlab-render', { bubbles: true, composed: true }));
+  }
+
+  /** Whether elements were added to the shadow root since the last call for `what` (then resets it). */
+  private elementsAdded(what: 'parts' | 'layout'): boolean {
+    const added = (records: MutationRecord[]) => {
+      if (records.some((r) => Array.prototype.some.call(r.addedNodes, (n: Node) => n.nodeType === Node.ELEMENT_NODE))) {
+        this.grown.parts = this.grown.layout = true;
+      }
+    };
+    if (this.structure) added(this.structure.takeRecords());
+    else {
+      this.structure = new MutationObserver(added);
+      this.structure.observe(this.root, { childList: true, subtree: true });
+      this.grown.parts = this.grown.layout = true;
+    }
+    const grown = this.grown[what];
+    this.grown[what] = false;
+    return grown;
   }
 
   // ---- legible at every width ----
