@@ -218,8 +218,8 @@ try {
               const m = window.__hlScenarios;
               const el = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i];
               try {
-                const { script, layout } = await m.measureScenario(el, m.SCENARIOS[el.localName][s], { samples, warmup, mark });
-                return { script: m.summarize(script), layout: m.summarize(layout) };
+                const { script, layout, settled } = await m.measureScenario(el, m.SCENARIOS[el.localName][s], { samples, warmup, mark });
+                return { script: m.summarize(script), layout: m.summarize(layout), settled: m.summarize(settled) };
               } catch (err) {
                 return { error: err.message };
               }
@@ -332,15 +332,18 @@ function table(rows) {
 }
 const f2 = (x) => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(2));
 console.log(`Chromium ${results.chromium}, ${results.cores} cores, load average ${results.load.map((x) => x.toFixed(1)).join(' / ')} at the start (a busy machine inflates every figure), ${SAMPLES} samples per input, one per frame`);
-console.log(`\nwidget updates: main-thread script time per input (site/assets/bench-widgets.js), ms, target p95 < ${UPDATE_TARGET_MS} ms; CPU = the thread's CPU time in each sample's frame (Chromium trace; the verdict), wall = performance.now() in the page (includes descheduling on a loaded machine)`);
+console.log(`\nwidget updates: main-thread script time per input (site/assets/bench-widgets.js), ms, target p95 < ${UPDATE_TARGET_MS} ms; CPU = the thread's CPU time in each sample's frame (Chromium trace; the verdict, with the answer's render), wall = performance.now() in the page (includes descheduling on a loaded machine); answer = the render drawing a worker's answer, at a later frame (wall)`);
 const withLimits = [...results.pages, ...(results.limits ? [results.limits] : [])];
 table(withLimits.flatMap((p) => p.updates.map((u) => (u.error ? {
-  page: p.page.replace(/^articles\//, '').replace(/\.html$/, ''), widget: `${u.tag}#${u.id}`, input: u.input, samples: 0, 'CPU p50': '–', 'CPU p95': '–', 'CPU max': '–', 'CPU p95 +layout': '–', 'CPU p95 / 4 ms': '–', verdict: `ERROR ${u.error}`, 'wall p50': '–', 'wall p95': '–', 'wall p95 +layout': '–',
+  page: p.page.replace(/^articles\//, '').replace(/\.html$/, ''), widget: `${u.tag}#${u.id}`, input: u.input, samples: 0, 'CPU p50': '–', 'CPU p95': '–', 'CPU max': '–', 'CPU p95 +layout': '–', 'wall p50': '–', 'wall p95': '–', 'wall p95 +layout': '–', 'answer renders': '–', 'answer p50': '–', 'answer p95': '–', 'p95 / 4 ms': '–', verdict: `ERROR ${u.error}`,
 } : {
   page: p.page.replace(/^articles\//, '').replace(/\.html$/, ''), widget: `${u.tag}#${u.id}`, input: u.input, samples: u.cpu.samples,
   'CPU p50': f2(u.cpu.p50), 'CPU p95': f2(u.cpu.p95), 'CPU max': f2(u.cpu.max), 'CPU p95 +layout': f2(u.cpuLayout.p95),
-  'CPU p95 / 4 ms': f2(u.cpu.p95 / UPDATE_TARGET_MS), verdict: u.cpu.p95 < UPDATE_TARGET_MS ? 'pass' : 'FAIL',
   'wall p50': f2(u.script.p50), 'wall p95': f2(u.script.p95), 'wall p95 +layout': f2(u.layout.p95),
+  // The render drawing a worker's answer, at a later frame (bench-widgets.js measureScenario: `settled`).
+  'answer renders': u.settled?.samples ?? 0, 'answer p50': f2(u.settled?.p50), 'answer p95': f2(u.settled?.p95),
+  'p95 / 4 ms': f2(Math.max(u.cpu.p95, u.settled?.samples ? u.settled.p95 : 0) / UPDATE_TARGET_MS),
+  verdict: Math.max(u.cpu.p95, u.settled?.samples ? u.settled.p95 : 0) < UPDATE_TARGET_MS ? 'pass' : 'FAIL',
 }))));
 console.log('\nstart-up: navigation → every widget interactive (first live render with its core and model), target ≤ 1000 ms');
 table(results.pages.map((p) => ({
