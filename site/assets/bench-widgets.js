@@ -181,7 +181,7 @@ const SETTLE_TIMEOUT_MS = 30000;
  * Runs one scenario on `host`: `warmup` unmeasured inputs (the engine compiles the hot paths,
  * caches fill), then `samples` measured ones, one per animation frame. `forceLayout: false`
  * leaves the style and layout to the frame, as a reader's input does (the layout figures are then
- * the script's).
+ * the script's). `mark: true` puts a performance.mark('headlab-sample') in each measured frame.
  * An input whose computation goes to the widget's worker (the transformer figures: `host.busy`
  * after it) is an update in two parts: the synchronous one timed as above, and the render that
  * draws the worker's answer when it arrives, at a later frame. Each sample waits for that answer
@@ -190,7 +190,7 @@ const SETTLE_TIMEOUT_MS = 30000;
  * Returns { script: number[], layout: number[], settled: number[] } in ms, or throws when the
  * widget shows an error (an input that broke the widget is a finding, not a timing).
  */
-export async function measureScenario(host, scenario, { samples = 200, warmup = 20, forceLayout = true } = {}) {
+export async function measureScenario(host, scenario, { samples = 200, warmup = 20, forceLayout = true, mark = false } = {}) {
   const step = scenario.start(host);
   const script = [];
   const layout = [];
@@ -202,6 +202,9 @@ export async function measureScenario(host, scenario, { samples = 200, warmup = 
   try {
     for (let i = 0; i < warmup + samples; i++) {
       await frame();
+      // A user-timing mark in each measured sample's frame: a Chromium trace of the run then finds
+      // the frames that are samples (bench/widgets.bench.mjs reads their thread CPU time).
+      if (mark && i >= warmup) performance.mark('headlab-sample');
       const t0 = performance.now();
       step(i);
       host.renderNow();
