@@ -12,6 +12,12 @@
 //   updates      every widget driven through its natural input, SAMPLES per input, one per frame
 //                (site/assets/bench-widgets.js says exactly what a sample times): p50, p95,
 //                max of the script time, p95 with the forced layout, pass/fail vs 4 ms at p95.
+//                Each sample twice: the main thread's CPU time in the sample's frame (a trace of
+//                the run, tests/browser/long-tasks.mjs sampleCpu; the verdict) and the wall time
+//                performance.now() gives in the page (which on a loaded machine includes the
+//                time the thread sat descheduled).
+//   limits       the widgets whose size an author sets, at their limits and half of them
+//                (docs/limits.md "Why these values"), on a page of their own.
 //   long tasks   the longest main-thread task (Chromium trace, RunTask on CrRendererMain) during
 //                start-up, during the update sweeps, during a retraining and around a Stop, as
 //                tests/browser/long-tasks.mjs measures it: the thread's CPU time, the task's
@@ -21,7 +27,8 @@
 // Writes build/bench/widgets.json (read by bench/targets.mjs; a run over every page keeps the
 // one before as widgets-previous.json). Needs a built site
 // (./dev build). HEADLAB_BENCH_SAMPLES (default 200) sets the samples per input;
-// HEADLAB_BENCH_PAGES=articles/max-digit-heads.html,… limits the pages. Not a test.
+// HEADLAB_BENCH_PAGES=articles/max-digit-heads.html,… limits the pages ("limits" names the
+// limits page). Not a test.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
