@@ -285,8 +285,8 @@ try {
 }
 
 // ---- author sizes at their limits ----
-// Every widget whose size an author sets (docs/limits.md: MAX_GRID_SIDE rows and columns,
-// MAX_GRID_SIDE value-swap records), at the limit and at half of it, driven through its control
+// Every widget whose size an author sets (docs/limits.md: basis rotation MAX_ROTATION_SIDE rows
+// and columns, value swap MAX_GRID_SIDE records and values), at the limit and at half of it, driven through its control
 // as above. Entries of magnitude up to 1e6 (the entry limit) so every cell shows long numbers.
 if (LIMITS) {
   const grid = (n, m, seed) => JSON.stringify(Array.from({ length: n }, (_, i) => Array.from({ length: m }, (_, j) => {
@@ -295,7 +295,7 @@ if (LIMITS) {
   })));
   const rotation = (id, n) => `<headlab-basis-rotation id="${id}" x='${grid(n, n, 1)}' w-q='${grid(n, n, 2)}' w-k='${grid(n, n, 3)}'></headlab-basis-rotation>`;
   const swap = (id, n) => `<headlab-value-swap id="${id}" weights="${Array(n).fill(1 / n).join(' ')}" values='${JSON.stringify(Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => ((i + j) % 2 ? -1e6 : 1e6) / (1 + i + j))))}'></headlab-value-swap>`;
-  const dir = bundleDir({ 'limits.html': { body: [rotation('rotation-16', 16), rotation('rotation-8', 8), swap('swap-16', 16), swap('swap-8', 8)].join('\n') } });
+  const dir = bundleDir({ 'limits.html': { body: [rotation('rotation-8', 8), rotation('rotation-4', 4), swap('swap-16', 16), swap('swap-8', 8)].join('\n') } });
   fs.mkdirSync(path.join(dir, 'assets'));
   fs.copyFileSync(path.join(root, 'site/assets/bench-widgets.js'), path.join(dir, 'assets/bench-widgets.js'));
   const s = await startSession({ dir, csp: true });
@@ -304,7 +304,7 @@ if (LIMITS) {
     const page = await s.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(`${s.url}limits.html`);
     await page.evaluate(async (url) => { window.__hlScenarios = await import(url); }, `${new URL(s.url).origin}/assets/bench-widgets.js`);
-    await page.waitForFunction(() => [...document.querySelectorAll('headlab-basis-rotation, headlab-value-swap')].every((e) => window.__hlScenarios.interactive(e)), null, { timeout: 60000 });
+    await page.waitForFunction(() => [...document.querySelectorAll('headlab-basis-rotation, headlab-value-swap')].every((e) => window.__hlScenarios.interactive(e) || !e.shadowRoot.querySelector('.alert')?.hidden), null, { timeout: 60000 });
     const ids = await page.evaluate(() => [...document.querySelectorAll('headlab-basis-rotation, headlab-value-swap')].map((e) => ({ tag: e.localName, id: e.id })));
     for (const w of ids) {
       const measure = (samples, warmup, mark = false) => page.evaluate(async ({ id, samples, warmup, mark }) => {
