@@ -5,7 +5,9 @@
 #include "core/ordered_products.hpp"
 #include "core/transformer_training.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace headlab::transformer {
 
@@ -299,7 +301,13 @@ PatchingResult patching_of(const TransformerWeights& w, const TransformerActivat
   const auto& top_run = clean_run.layers[static_cast<std::size_t>(L - 1)];
   const double inv_sqrt_dh = 1.0 / std::sqrt(static_cast<double>(c.d_head));
   const Eigen::Index dh = c.d_head;
-  const auto second_to_last_patches = [&](int l, Eigen::Index p, const std::vector<RowVector>& clean_scores) {
+  struct CleanSoftmax {
+    RowVector scaled, exps;
+    double top = 0.0;
+    std::vector<double> top_without;
+  };
+  std::vector<CleanSoftmax> clean_softmax;  // filled below, before the first call
+  const auto second_to_last_patches = [&](int l, Eigen::Index p) {
     Matrix rows(H, d);
     for (int h = 0; h < H; ++h) patched_row(l, h, p, rows.data() + h * d);
     Vector scale;
@@ -315,11 +323,20 @@ PatchingResult patching_of(const TransformerWeights& w, const TransformerActivat
       Matrix v = ordered_product(x, top.W_V[g]);
       v.rowwise() += top.b_V.row(g);
       const double* q = top_run.q[g].data() + last * dh;
+      const CleanSoftmax& clean = clean_softmax[static_cast<std::size_t>(g)];
       for (int h = 0; h < H; ++h) {
-        pattern.row(0) = clean_scores[static_cast<std::size_t>(g)];
-        pattern(0, p) = ordered_dot(q, k.data() + h * dh, dh);
-        pattern *= inv_sqrt_dh;
-        causal_softmax(pattern, last);
+        // causal_softmax of the last query's scaled scores with column p replaced: the row's
+        // largest, each exp of score − largest (the clean run's exps wherever the largest is the
+        // clean one's, which they then equal bit for bit), summed in column order, each divided by the sum.
+        const double score_p = ordered_dot(q, k.data() + h * dh, dh) * inv_sqrt_dh;
+        const double row_top = std::max(clean.top_without[static_cast<std::size_t>(p)], score_p);
+        double sum = 0.0;
+        for (Eigen::Index j = 0; j < T; ++j) {
+          const double sj = j == p ? score_p : clean.scaled(j);
+          pattern(0, j) = j != p && row_top == clean.top ? clean.exps(j) : exp_nonpositive(sj - row_top);
+          sum += pattern(0, j);
+        }
+        for (Eigen::Index j = 0; j < T; ++j) pattern(0, j) /= sum;
         double* zh = z.data() + h * dh;
         for (Eigen::Index col = 0; col < dh; ++col) zh[col] = 0.0;
         for (Eigen::Index j = 0; j < T; ++j) {
@@ -343,8 +360,23 @@ PatchingResult patching_of(const TransformerWeights& w, const TransformerActivat
     for (Eigen::Index j = 0; j < T; ++j)
       clean_scores[static_cast<std::size_t>(g)](j) =
           ordered_dot(top_run.q[g].data() + last * dh, top_run.k[g].data() + j * dh, dh);
+  // Per last-layer head: the clean scaled scores of the last query (as resume_forward scales them),
+  // their largest, the largest without each column, and their exps against the largest.
+  clean_softmax.resize(static_cast<std::size_t>(H));
+  for (int g = 0; g < H; ++g) {
+    CleanSoftmax& cs = clean_softmax[static_cast<std::size_t>(g)];
+    cs.scaled = clean_scores[static_cast<std::size_t>(g)] * inv_sqrt_dh;
+    cs.top = cs.scaled.maxCoeff();
+    std::vector<double> before(static_cast<std::size_t>(T + 1), -std::numeric_limits<double>::infinity()), after = before;
+    for (Eigen::Index j = 0; j < T; ++j) before[j + 1] = std::max(before[j], cs.scaled(j));
+    for (Eigen::Index j = T; j-- > 0;) after[j] = std::max(after[j + 1], cs.scaled(j));
+    cs.top_without.resize(static_cast<std::size_t>(T));
+    for (Eigen::Index j = 0; j < T; ++j) cs.top_without[j] = std::max(before[j], after[j + 1]);
+    cs.exps.resize(T);
+    for (Eigen::Index j = 0; j < T; ++j) cs.exps(j) = exp_nonpositive(cs.scaled(j) - cs.top);
+  }
   if (L >= 2)
-    for (Eigen::Index p = 0; p < last; ++p) second_to_last_patches(L - 2, p, clean_scores);
+    for (Eigen::Index p = 0; p < last; ++p) second_to_last_patches(L - 2, p);
   // Patching head h of layer l at position p changes row p of layer l's output and, through causal
   // attention, only rows ≥ p of later layers: resume_forward recomputes just those (in layer l + 1 only
   // row p's keys and values), and of the last layer only the last position (the logit difference
