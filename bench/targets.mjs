@@ -14,26 +14,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadCore, loadMaxDigitCore } from '../web/headlab-core.js';
 import { TARGETS } from '../site/assets/bench-reference.js';
-import { median, medianMs } from './median.mjs';
+import { median, medianCpuMs, medianMs } from './median.mjs';
 import { transformerFigures } from './transformer.bench.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = path.join(root, 'build/wasm/web');
 const RUNS = Number(process.env.HEADLAB_BENCH_RUNS) || 7;  // HEADLAB_BENCH_RUNS=1 for a smoke run
 const timeMs = (f) => medianMs(RUNS, f, { warmup: true });
-// Median CPU time (user + system of this process) of RUNS calls after a warm-up, in ms: on a
-// machine shared with other work, wall time counts the waits for a core and CPU time does not.
-function cpuMs(f) {
-  f();
-  const ms = [];
-  for (let r = 0; r < RUNS; r++) {
-    const start = process.cpuUsage();
-    f();
-    const used = process.cpuUsage(start);
-    ms.push((used.user + used.system) / 1000);
-  }
-  return median(ms);
-}
+const cpuMs = (f) => medianCpuMs(RUNS, f);  // CPU time: waits for a core on a shared machine do not count
 
 // Figures of f69daa3 on a quiet 2-core machine (the measurements the targets were set against), in ms.
 const BEFORE = {

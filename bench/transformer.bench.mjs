@@ -11,23 +11,12 @@
 // model's cache, web/transformer.js analyze()). A page pays the first once per model, in its
 // worker, and the second every time a reader types a prompt: the 20 ms target is the second.
 import { wasmTransformerCore } from '../tests/wasm/helpers.mjs';
-import { medianMs as median } from './median.mjs';
+import { medianCpuMs, medianMs as median } from './median.mjs';
 
 const RUNS = Number(process.env.HEADLAB_BENCH_RUNS) || 5;
 const wallMs = (f) => median(RUNS, f, { warmup: true });
-// Median CPU time (user + system of this process) of RUNS calls after a warm-up, in ms: on the
-// shared 2-core machine wall time counts the waits for a core and CPU time does not.
-function cpuMs(f) {
-  f();
-  const ms = [];
-  for (let r = 0; r < RUNS; r++) {
-    const start = process.cpuUsage();
-    f();
-    const used = process.cpuUsage(start);
-    ms.push((used.user + used.system) / 1000);
-  }
-  return [...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)];
-}
+// CPU time too: on the shared 2-core machine wall time counts the waits for a core.
+const cpuMs = (f) => medianCpuMs(RUNS, f);
 // Every figure as { wall, cpu } in ms.
 const medianMs = (f) => ({ wall: wallMs(f), cpu: cpuMs(f) });
 
