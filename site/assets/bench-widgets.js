@@ -48,12 +48,15 @@ function type(input, text) {
 }
 /**
  * The i-th prompt never typed before into transformer widget `host`: as many token ids as its
- * prompt has now, each below the model's vocabulary (a different sequence for every i up to V²).
+ * prompt has now, each below the model's vocabulary, a different sequence for every i up to V²
+ * (with a = i mod V and b = ⌊i / V⌋ mod V, token 0 is a and token 1 is a + b + 21, so (a, b) and
+ * hence i is read back from the first two tokens).
  */
 function freshPrompt(host, i) {
   const V = host.currentModel.config.d_vocab;
   const T = host.state.prompt.length;
-  return Array.from({ length: T }, (_, k) => (i * 31 + Math.floor(i / V) * 7 + k * k * 7 + k * 13) % V).join(' ');
+  const a = i % V, b = Math.floor(i / V) % V;
+  return Array.from({ length: T }, (_, k) => (a + k * (b + 1) + k * k * 7 + k * 13) % V).join(' ');
 }
 const LISTS = ['7 1 3', '2 9 4 4', '5 0 8 1 6', '3 3 3', '9 0 9', '1 2', '6 2 8 4 0 5', '2 3 4 5 6'];
 
