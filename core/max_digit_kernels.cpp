@@ -170,29 +170,6 @@ HEADLAB_STEP_PART void forward_tables(const MaxDigitWeights& w, StepWorkspace& w
   }
 }
 
-// exp_nonpositive on W lanes at once, the same operations lane by lane. 2^k is built from
-// the bits of x/ln2 + 1.5·2^52, whose low bits hold k (the scalar code converts k to an integer;
-// both give k exactly for |k| < 2^51). Only for x ≥ −700 (no subnormal scale, no cut-off).
-template <int W>
-HEADLAB_INLINE typename Lanes<W>::type exp_nonpositive_lanes(typename Lanes<W>::type x) {
-  using namespace exp_reduction;
-  typedef typename Lanes<W>::type f64xW;
-  typedef std::int64_t i64xW __attribute__((vector_size(8 * W)));
-  const f64xW shifted = x * inv_ln2 + round_shift;
-  const f64xW k = shifted - round_shift;
-  const f64xW r = (x - k * ln2_hi) - k * ln2_lo;
-  f64xW p = r * kInverseFactorial.c[14] + kInverseFactorial.c[13];
-  for (int n = 12; n >= 0; --n) p = p * r + kInverseFactorial.c[n];
-  i64xW shifted_bits, shift_bits;
-  std::memcpy(&shifted_bits, &shifted, sizeof shifted_bits);
-  const f64xW shift = f64xW{} + round_shift;
-  std::memcpy(&shift_bits, &shift, sizeof shift_bits);
-  const i64xW bits = (shifted_bits - shift_bits + 1023) << 52;
-  f64xW scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  return p * scale;
-}
-
 // softmax_cross_entropy (core/softmax.hpp) with exp_nonpositive, all 14 exponentials in W-wide
 // vectors (the 2 padding lanes take e^0 and are never read): the same operations in the same
 // order, so the same bits. logits and p: 16 entries.
