@@ -52,6 +52,10 @@ struct Lanes {
 };
 
 constexpr int P = 16;  // padded row length for the 14-wide rows
+// The entries of a padded row that a W-wide loop visits: all 14 in two-lane vectors, the padded 16
+// in wider ones (the padding entries are zero, or never read, in every row these loops write).
+template <int W>
+constexpr int kRowLength = (V + W - 1) / W * W;
 // Rows whose dot products are summed side by side: a sum must add its terms in order, one
 // after another, so one row at a time is a chain of dependent additions (latency-bound);
 // eight rows give eight independent chains, each the same roundings as before.
@@ -127,6 +131,14 @@ struct StepWorkspace {
   alignas(64) double sum_g[P];
   alignas(64) double G[H][V][P];  // dL_h
   alignas(64) double dS[V][H];    // ds_h(t), four heads side by side: [t][h]
+  // dL_h[t] += a_h(t) g, deferred over up to kChunk distinct examples (flush_value_gradients):
+  // each example's g, and per token the examples that hold it (in batch order) with a_h(t).
+  static constexpr int kChunk = 256;
+  alignas(64) double chunk_g[kChunk][P];
+  alignas(64) double chunk_mass[V][kChunk][H];
+  int chunk_example[V][kChunk];
+  int chunk_count[V];
+  int chunk_size;
   // backward scratch
   alignas(64) double wo_wu_t[V][C];  // (W_O W_U)ᵀ: [j][c]
   alignas(64) double dvalue[V][C];
@@ -186,7 +198,7 @@ HEADLAB_STEP_PART double cross_entropy_lanes(const double* logits, int answer, d
   }
   x[V] = x[V + 1] = 0.0;
   if (in_range) {
-    for (int j = 0; j < P; j += W) L::store(p + j, exp_nonpositive_lanes<W>(L::load(x + j)));
+    for (int j = 0; j < kRowLength<W>; j += W) L::store(p + j, exp_nonpositive_lanes<W>(L::load(x + j)));
   } else {
     for (int j = 0; j < V; ++j) p[j] = exp_nonpositive(x[j]);
   }
@@ -273,16 +285,17 @@ HEADLAB_STEP_PART double accumulate_example(StepWorkspace& ws, const TokenCounts
   }
   example_mass(ws, counts_d, counts, a);
   // logits = E[ANS] W_U + Σ_h Σ_t a_h(t) L_h[t], summed in that order, in registers
-  typename L::type acc[P / W];
-  for (int j = 0; j < P / W; ++j) acc[j] = L::load(ws.residual + W * j);
+  constexpr int NV = kRowLength<W> / W;  // vectors per row
+  typename L::type acc[NV];
+  for (int j = 0; j < NV; ++j) acc[j] = L::load(ws.residual + W * j);
   for (int h = 0; h < H; ++h) {
     for (int i = 0; i < n_present; ++i) {
       const int t = present[i];
       const double mass = a[t][h];
-      for (int j = 0; j < P / W; ++j) acc[j] += mass * L::load(ws.logit[h][t] + W * j);
+      for (int j = 0; j < NV; ++j) acc[j] += mass * L::load(ws.logit[h][t] + W * j);
     }
   }
-  for (int j = 0; j < P / W; ++j) L::store(logits + W * j, acc[j]);
+  for (int j = 0; j < NV; ++j) L::store(logits + W * j, acc[j]);
   const int answer = maximum_digit(counts);
   const double loss = multiplicity * cross_entropy_lanes<W>(logits, answer, p);
   // dloss/dlogits of the mean loss, summed over the copies: multiplicity · (softmax − onehot) / B
@@ -306,18 +319,41 @@ HEADLAB_STEP_PART double accumulate_example(StepWorkspace& ws, const TokenCounts
     const int t = present[i];
     store4(ws.dS[t], load4(ws.dS[t]) + load4(a[t]) * (load4(lambda[t]) - mean_lambda));
   }
-  // dL_h[t] += a_h(t) g
-  typename L::type gv[P / W];
-  for (int j = 0; j < P / W; ++j) gv[j] = L::load(g + W * j);
-  for (int h = 0; h < H; ++h) {
-    for (int i = 0; i < n_present; ++i) {
-      const int t = present[i];
-      const double mass = a[t][h];
-      double* row = ws.G[h][t];
-      for (int j = 0; j < P / W; ++j) L::store(row + W * j, L::load(row + W * j) + mass * gv[j]);
-    }
+  // dL_h[t] += a_h(t) g, kept for flush_value_gradients
+  const int e = ws.chunk_size++;
+  for (int j = 0; j < NV; ++j) L::store(ws.chunk_g[e] + W * j, L::load(g + W * j));
+  for (int i = 0; i < n_present; ++i) {
+    const int t = present[i];
+    const int k = ws.chunk_count[t]++;
+    store4(ws.chunk_mass[t][k], load4(a[t]));
+    ws.chunk_example[t][k] = e;
   }
   return loss;
+}
+
+// dL_h[t] += a_h(t) g for the kept examples, one (h, t) row at a time with its running sums in
+// registers, the examples in batch order: the same sums in the same order as adding each
+// example's a_h(t) g to the row as it comes, without loading and storing the row per example.
+template <int W>
+HEADLAB_STEP_PART void flush_value_gradients(StepWorkspace& ws) {
+  using L = Lanes<W>;
+  constexpr int NV = kRowLength<W> / W;
+  for (int t = 0; t < V; ++t) {
+    const int n = ws.chunk_count[t];
+    for (int h = 0; h < H && n > 0; ++h) {
+      double* row = ws.G[h][t];
+      typename L::type acc[NV];
+      for (int j = 0; j < NV; ++j) acc[j] = L::load(row + W * j);
+      for (int k = 0; k < n; ++k) {
+        const double mass = ws.chunk_mass[t][k][h];
+        const double* g = ws.chunk_g[ws.chunk_example[t][k]];
+        for (int j = 0; j < NV; ++j) acc[j] += mass * L::load(g + W * j);
+      }
+      for (int j = 0; j < NV; ++j) L::store(row + W * j, acc[j]);
+    }
+    ws.chunk_count[t] = 0;
+  }
+  ws.chunk_size = 0;
 }
 
 // residual_logit = E[ANS] W_U: dW_U (kept in ws.dunembed) = E[ANS]ᵀ Σ g, dE[ANS] = W_U Σ g.
@@ -426,14 +462,18 @@ HEADLAB_INLINE double step_kernel(const MaxDigitWeights& w, const std::vector<To
   std::memset(ws.sum_g, 0, sizeof ws.sum_g);
   std::memset(ws.G, 0, sizeof ws.G);
   std::memset(ws.dS, 0, sizeof ws.dS);
+  std::memset(ws.chunk_count, 0, sizeof ws.chunk_count);
+  ws.chunk_size = 0;
   double loss = 0.0;
   for (std::size_t first = 0; first < ws.order.size();) {
     std::size_t last = first + 1;
     while (last < ws.order.size() && (ws.order[last] >> kPositionBits) == (ws.order[first] >> kPositionBits)) ++last;
     const double multiplicity = static_cast<double>(last - first);
     loss += accumulate_example<W>(ws, batch[ws.order[first] & kPositionMask], multiplicity, inverse_batch);
+    if (ws.chunk_size == StepWorkspace::kChunk) flush_value_gradients<W>(ws);
     first = last;
   }
+  flush_value_gradients<W>(ws);
   backward_residual(w, ws, grads);
   for (int h = 0; h < H; ++h) {
     backward_value_path<W>(w, h, ws, grads);
