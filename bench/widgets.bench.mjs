@@ -181,8 +181,8 @@ try {
               const m = window.__hlScenarios;
               const el = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i];
               try {
-                const { script, layout } = await m.measureScenario(el, m.SCENARIOS[el.localName][s], { samples, warmup });
-                return { script: m.summarize(script), layout: m.summarize(layout) };
+                const { script, layout, settled } = await m.measureScenario(el, m.SCENARIOS[el.localName][s], { samples, warmup });
+                return { script: m.summarize(script), layout: m.summarize(layout), settled: m.summarize(settled) };
               } catch (err) {
                 return { error: err.message };
               }
@@ -251,11 +251,14 @@ const f2 = (x) => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.
 console.log(`Chromium ${results.chromium}, ${results.cores} cores, load average ${results.load.map((x) => x.toFixed(1)).join(' / ')} at the start (a busy machine inflates every figure), ${SAMPLES} samples per input, one per frame`);
 console.log(`\nwidget updates: main-thread script time per input (site/assets/bench-widgets.js), target p95 < ${UPDATE_TARGET_MS} ms`);
 table(results.pages.flatMap((p) => p.updates.map((u) => (u.error ? {
-  page: p.page.replace(/^articles\//, '').replace(/\.html$/, ''), widget: `${u.tag}#${u.id}`, input: u.input, samples: 0, 'p50 ms': '–', 'p95 ms': '–', 'max ms': '–', 'p95 +layout': '–', 'p95 / 4 ms': '–', verdict: `ERROR ${u.error}`,
+  page: p.page.replace(/^articles\//, '').replace(/\.html$/, ''), widget: `${u.tag}#${u.id}`, input: u.input, samples: 0, 'p50 ms': '–', 'p95 ms': '–', 'max ms': '–', 'p95 +layout': '–', 'answer renders': '–', 'answer p50': '–', 'answer p95': '–', 'p95 / 4 ms': '–', verdict: `ERROR ${u.error}`,
 } : {
   page: p.page.replace(/^articles\//, '').replace(/\.html$/, ''), widget: `${u.tag}#${u.id}`, input: u.input, samples: u.script.samples,
   'p50 ms': f2(u.script.p50), 'p95 ms': f2(u.script.p95), 'max ms': f2(u.script.max), 'p95 +layout': f2(u.layout.p95),
-  'p95 / 4 ms': f2(u.script.p95 / UPDATE_TARGET_MS), verdict: u.script.p95 < UPDATE_TARGET_MS ? 'pass' : 'FAIL',
+  // The render drawing a worker's answer, at a later frame (bench-widgets.js measureScenario: `settled`).
+  'answer renders': u.settled?.samples ?? 0, 'answer p50': f2(u.settled?.p50), 'answer p95': f2(u.settled?.p95),
+  'p95 / 4 ms': f2(Math.max(u.script.p95, u.settled?.samples ? u.settled.p95 : 0) / UPDATE_TARGET_MS),
+  verdict: Math.max(u.script.p95, u.settled?.samples ? u.settled.p95 : 0) < UPDATE_TARGET_MS ? 'pass' : 'FAIL',
 }))));
 console.log('\nstart-up: navigation → every widget interactive (first live render with its core and model), target ≤ 1000 ms');
 table(results.pages.map((p) => ({

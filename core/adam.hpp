@@ -22,6 +22,14 @@ struct AdamSettings {
   double weight_decay = 0.0;
 };
 
+// The settings a trainer exposes (docs/model-pattern.md: learning_rate, weight_decay), the rest the defaults above.
+inline AdamSettings adam_settings(double learning_rate, double weight_decay) {
+  AdamSettings s;
+  s.learning_rate = learning_rate;
+  s.weight_decay = weight_decay;
+  return s;
+}
+
 class Adam {
  public:
   // The parameters are updated in place and must outlive the optimiser.

@@ -10,23 +10,6 @@ using namespace exp_reduction;
 constexpr double sqrt_half = 0.70710678118654752440;
 }  // namespace
 
-double deterministic_exp(double x) {
-  // NaN in, NaN out, before k = ⌊x/ln2⌉ is converted to an integer (a NaN → int conversion is undefined).
-  if (std::isnan(x)) return x;
-  if (x > 709.0) return HUGE_VAL;
-  if (x < -745.0) return 0.0;
-  // x = k·ln2 + r with |r| ≤ ln2/2, so e^x = 2^k · e^r.
-  const double k = std::floor(x * inv_ln2 + 0.5);
-  const double r = (x - k * ln2_hi) - k * ln2_lo;
-  // Taylor series of e^r to r^17/17!: the next term is below 2^-60 for |r| ≤ 0.347.
-  double term = 1.0, sum = 1.0;
-  for (int n = 1; n <= 17; ++n) {
-    term = term * r / n;
-    sum += term;
-  }
-  return std::ldexp(sum, static_cast<int>(k));
-}
-
 double exp_nonpositive(double x) {
   // Outside its domain (NaN, or x > 0 from a diverged model): NaN stays NaN and a large x gives +∞, before
   // k reaches the integer conversion and the exponent bits (undefined for NaN, wrong for k > 1023).

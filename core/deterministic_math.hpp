@@ -1,18 +1,15 @@
 // exp and log from IEEE-754 basic operations only (+ − × ÷, frexp, ldexp, bit assembly).
 //
 // glibc (native) and musl (Emscripten) may round std::exp / std::log differently in the last
-// bit. Code whose results must match bit-for-bit between the native and the WASM build — the
-// normal sampler's tables and accept/reject tests, every exponential of the max-digit model —
+// bit. Code whose results must match bit-for-bit between the native and the WASM build — every
+// exponential of the max-digit model and of the transformer, the normal sampler's wedge test —
 // uses these instead. Each basic operation is correctly rounded on both targets and the core
 // is built with -ffp-contract=off (no a·b + c fused into an FMA), so these functions return
 // identical bits on both.
 //
-// Why two exponentials: both reduce x = k·ln2 + r, |r| ≤ ln2/2, and sum the Taylor series of
-// e^r, but in different orders (deterministic_exp adds the terms r^n/n! forward, exp_nonpositive
-// evaluates the series by Horner's rule), so their results differ in the last bit for about
-// 60% of arguments and in 121 of the sampler's 127 ziggurat layers. The random generator's
-// tables use the first, the max-digit model the second; folding one into the other would change
-// every shipped weight and figure, whose bits are the contract (tests/core/max_digit_kernels_test.cpp).
+// One exponential: exp_nonpositive. The normal sampler's layer edges are stored as literals
+// (core/ziggurat.hpp); its wedge test keeps, for the rare points the fast test leaves undecided,
+// the series it has always used (core/random.cpp says why those bits stay).
 #pragma once
 
 #include <cstdint>
@@ -20,13 +17,12 @@
 
 namespace headlab {
 
-// e^x for finite x; relative error below 4 ulp on [−700, 700]. Underflows to 0 below ≈ −745.
-// Series summed forward to r^17/17!. Used by the normal sampler (core/random.cpp).
-double deterministic_exp(double x);
-
 // e^x for x ≤ 0: Horner on the Taylor terms to r^14/14!, relative error < 4 ulp; 2^k assembled
 // from the exponent bits (results below 2^−1022 round once, into the subnormal range).
-// Returns 0 below −745. Used by every softmax of the max-digit model.
+// Returns 0 below −745. Used by every softmax of the max-digit model and the transformer. The
+// reduction and polynomial do not depend on the sign of x, so it serves x > 0 as well (within
+// 4 ulp up to 700, tests/core/deterministic_math_test.cpp): the sampler's wedge test passes
+// arguments up to 0.74.
 double exp_nonpositive(double x);
 
 // ln(x) for finite x > 0; absolute error below 4 ulp of |ln x|.

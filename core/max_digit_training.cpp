@@ -94,10 +94,7 @@ MaxDigitTrainer::MaxDigitTrainer(const MaxDigitTrainingSettings& settings)
       batches_(Random(settings.seed).stream(kBatchStream)),
       gradients_(zero_gradients()),
       last_loss_(std::numeric_limits<double>::quiet_NaN()) {
-  AdamSettings adam;
-  adam.learning_rate = settings.learning_rate;
-  adam.weight_decay = settings.weight_decay;
-  optimiser_ = std::make_unique<Adam>(parameter_list(weights_), adam);
+  optimiser_ = std::make_unique<Adam>(parameter_list(weights_), adam_settings(settings.learning_rate, settings.weight_decay));
 }
 
 TrainingProgress MaxDigitTrainer::step(long n) {

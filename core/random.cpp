@@ -2,6 +2,7 @@
 
 #include "core/check.hpp"
 #include "core/deterministic_math.hpp"
+#include "core/ziggurat.hpp"
 
 #include <cmath>
 
@@ -17,41 +18,52 @@ std::uint64_t splitmix64(std::uint64_t& x) {
 
 inline std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-// ZIGNOR constants for 128 layers: r is the start of the tail, v the area of each layer.
-constexpr int kLayers = 128;
-constexpr double kTailStart = 3.442619855899;
-constexpr double kLayerArea = 9.91256303526217e-3;
+using ziggurat::kLayers;
+using ziggurat::kTailStart;
 
 struct ZigguratTables {
-  double x[kLayers + 1];  // layer edges, x[0] = v / f(r) (the base layer), x[1] = r, x[128] = 0
+  double x[kLayers + 1];  // layer edges (core/ziggurat.hpp): x[0] the base layer, x[1] = r, x[128] = 0
   double ratio[kLayers];  // x[i+1] / x[i]: a point with |u| below it lies inside the rectangle
   ZigguratTables() {
-    double f = deterministic_exp(-0.5 * kTailStart * kTailStart);
-    x[0] = kLayerArea / f;
-    x[1] = kTailStart;
-    x[kLayers] = 0.0;
-    for (int i = 2; i < kLayers; ++i) {
-      x[i] = std::sqrt(-2.0 * deterministic_log(kLayerArea / x[i - 1] + f));
-      f = deterministic_exp(-0.5 * x[i] * x[i]);
-    }
+    for (int i = 0; i <= kLayers; ++i) x[i] = ziggurat::kEdge[i];
     for (int i = 0; i < kLayers; ++i) ratio[i] = x[i + 1] / x[i];
   }
 };
 
-const ZigguratTables& ziggurat() {
+const ZigguratTables& ziggurat_tables() {
   static const ZigguratTables tables;
   return tables;
 }
 
-// The wedge test f1 + w·(f0 − f1) < 1 with f0 = e^{a0}, f1 = e^{a1} as deterministic_exp gives
-// them (a0 ≤ 0 ≤ a1, both within ±1: the layers are thin). deterministic_exp sums its series
-// with 17 dependent divisions, and two calls were most of the cost of a wedge draw. The test
-// is decided first with exp_nonpositive (Horner, no division; its reduction and polynomial do
-// not depend on the sign of the argument): both exponentials are within 4 ulp of e^a (measured
-// below 1 ulp on [−3, 3]), so the two left-hand sides, each ≤ 3, differ by less than 1e-14.
-// Only when the fast one lies within 2^−40 ≈ 9e-13 of 1 is the exact one formed; the decision,
-// and so every draw that follows, is the same as with deterministic_exp alone.
-bool wedge_accepts(double a0, double a1, double w) {
+// e^x as the wedge test has always formed it: x = k·ln2 + r, |r| ≤ ln2/2, and the Taylor series
+// of e^r summed forward to r^17/17! (the next term is below 2^−60). Its bits differ from
+// exp_nonpositive's (Horner) in the last place for about 60 % of arguments, and deciding the wedge
+// test with exp_nonpositive alone would flip it for about 22 of the 2^53 values of w at each
+// wedge point (measured at 200,000 wedge points: 2.4e-15 of wedge draws): a draw that some seed
+// makes would change. So this series stays, for the ≈ 1e-10 of wedge draws that the fast test
+// below leaves undecided. Arguments are within ±1 here.
+double series_exp(double x) {
+  const double k = std::floor(x * exp_reduction::inv_ln2 + 0.5);
+  const double r = (x - k * exp_reduction::ln2_hi) - k * exp_reduction::ln2_lo;
+  double term = 1.0, sum = 1.0;
+  for (int n = 1; n <= 17; ++n) {
+    term = term * r / n;
+    sum += term;
+  }
+  return std::ldexp(sum, static_cast<int>(k));
+}
+
+}  // namespace
+
+// The wedge test f1 + w·(f0 − f1) < 1 with f0 = e^{a0}, f1 = e^{a1} as series_exp gives them
+// (a0 ≤ 0 ≤ a1, both within ±1: the layers are thin). series_exp sums its series with 17
+// dependent divisions, and two calls were most of the cost of a wedge draw. The test is decided
+// first with exp_nonpositive (Horner, no division; its reduction and polynomial do not depend on
+// the sign of the argument): both exponentials are within 4 ulp of e^a (measured below 1 ulp on
+// [−3, 3]), so the two left-hand sides, each ≤ 3, differ by less than 1e-14. Only when the fast
+// one lies within 2^−40 ≈ 9e-13 of 1 is the series one formed; the decision, and so every draw
+// that follows, is the same as with series_exp alone.
+bool ziggurat::wedge_accepts(double a0, double a1, double w) {
   constexpr double kMargin = 0x1p-40;
   // Both in one two-lane evaluation: each lane is exp_nonpositive's arithmetic (the same bits for
   // |a| ≤ 700), and the two Horner chains, each a run of dependent products and sums, overlap.
@@ -60,11 +72,9 @@ bool wedge_accepts(double a0, double a1, double w) {
   const double fast = f1 + w * (f0 - f1);
   if (fast < 1.0 - kMargin) return true;
   if (fast > 1.0 + kMargin) return false;
-  const double e0 = deterministic_exp(a0), e1 = deterministic_exp(a1);
+  const double e0 = series_exp(a0), e1 = series_exp(a1);
   return e1 + w * (e0 - e1) < 1.0;
 }
-
-}  // namespace
 
 Random::Random(std::uint64_t seed) : seed_(seed) {
   std::uint64_t s = seed;
@@ -96,7 +106,7 @@ double Random::normal_tail(bool negative) {
 double Random::normal() { return normal_from(next_u64()); }
 
 double Random::normal_from(std::uint64_t bits) {
-  const ZigguratTables& z = ziggurat();
+  const ZigguratTables& z = ziggurat_tables();
   for (;; bits = next_u64()) {
     // Bits 11–63 give u ∈ [−1, 1); bits 0–6 pick the layer. They do not overlap.
     const double u = signed_unit(bits);
@@ -105,14 +115,14 @@ double Random::normal_from(std::uint64_t bits) {
     if (i == 0) return normal_tail(u < 0.0);
     // Wedge between the rectangle and the density: accept under f.
     const double x = u * z.x[i];
-    if (wedge_accepts(-0.5 * (z.x[i] * z.x[i] - x * x), -0.5 * (z.x[i + 1] * z.x[i + 1] - x * x), uniform())) {
+    if (ziggurat::wedge_accepts(-0.5 * (z.x[i] * z.x[i] - x * x), -0.5 * (z.x[i + 1] * z.x[i + 1] - x * x), uniform())) {
       return x;
     }
   }
 }
 
 void Random::fill_normal(double* out, std::size_t n) {
-  const ZigguratTables& z = ziggurat();
+  const ZigguratTables& z = ziggurat_tables();
   std::uint64_t s0 = state_[0], s1 = state_[1], s2 = state_[2], s3 = state_[3];
   for (std::size_t k = 0; k < n; ++k) {
     // next_u64() on local copies of the state (same update, same output).

@@ -1,9 +1,10 @@
 // The project's one source of randomness.
 //
 // Engine: xoshiro256** (Blackman & Vigna), seeded through splitmix64.
-// Normals: the ZIGNOR ziggurat (Doornik 2005, 128 layers), whose tables and
-// accept/reject tests use only deterministic_exp / deterministic_log, so the
-// native and the WASM build draw the same bits from the same seed. Library
+// Normals: the ZIGNOR ziggurat (Doornik 2005, 128 layers; core/ziggurat.hpp),
+// whose tables are literals and whose accept/reject tests use only exp and log
+// from basic operations (core/deterministic_math.hpp), so the native and the
+// WASM build draw the same bits from the same seed. Library
 // distributions (std::normal_distribution, …) are never used: libstdc++ and
 // libc++ implement them differently.
 #pragma once

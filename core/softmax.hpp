@@ -6,7 +6,10 @@
 // and the sum is ≥ 1 (the maximum contributes e^0 = 1 exactly); −inf (masked) entries get
 // weight 0. Sums run in index order. The exponential is a parameter: std::exp for the attention
 // head and the feature-recovery model, exp_nonpositive (core/deterministic_math.hpp) for the
-// max-digit model, whose trained weights must be the same bits natively and in WASM.
+// max-digit model and the transformer's attention, whose trained weights must be the same bits
+// natively and in WASM. (The transformer's cross-entropy, sequence_loss in core/transformer.cpp,
+// sums its exponentials with ordered_sum and takes deterministic_log, not std::log: the bits the
+// shipped induction model was trained with.)
 #pragma once
 
 #include "core/matrix.hpp"

@@ -3,6 +3,7 @@
 #include "core/check.hpp"
 #include "core/deterministic_math.hpp"
 #include "core/ordered_products.hpp"
+#include "core/softmax.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -259,19 +260,16 @@ Matrix layer_norm_backward(const Matrix& x, const Vector& scale, const Matrix& w
 namespace {
 
 // Causal softmax of one head's scores in place: row r is query position first_query + r and keeps
-// columns 0 … first_query + r (the whole matrix: first_query = 0, T × T).
+// columns 0 … first_query + r (the whole matrix: first_query = 0, T × T). The core's one softmax
+// (core/softmax.hpp) over the kept columns of the row (contiguous: Matrix is row-major), with
+// exp_nonpositive, so the same bits natively and in WASM (core/deterministic_math.hpp).
 void causal_softmax(Matrix& s, Eigen::Index first_query = 0) {
   const Eigen::Index T = s.cols();
   for (Eigen::Index r = 0; r < s.rows(); ++r) {
-    const Eigen::Index i = first_query + r;
-    const double top = s.row(r).head(i + 1).maxCoeff();
-    double sum = 0.0;
-    for (Eigen::Index j = 0; j <= i; ++j) {
-      s(r, j) = exp_nonpositive(s(r, j) - top);  // the same bits natively and in WASM (core/deterministic_math.hpp)
-      sum += s(r, j);
-    }
-    for (Eigen::Index j = 0; j <= i; ++j) s(r, j) /= sum;
-    for (Eigen::Index j = i + 1; j < T; ++j) s(r, j) = 0.0;
+    const Eigen::Index kept = first_query + r + 1;
+    double* row = s.row(r).data();
+    softmax(row, row, static_cast<int>(kept), exp_nonpositive);
+    std::fill(row + kept, row + T, 0.0);
   }
 }
 

@@ -88,10 +88,7 @@ InductionTrainer::InductionTrainer(const InductionTrainingSettings& settings)
       gradients_(zero_weights(settings.model)),
       batches_(Random(settings.seed).stream(kBatchStream)),
       last_loss_(std::numeric_limits<double>::quiet_NaN()) {
-  AdamSettings adam;
-  adam.learning_rate = settings.learning_rate;
-  adam.weight_decay = settings.weight_decay;
-  optimiser_ = std::make_unique<Adam>(parameter_list(weights_), adam);
+  optimiser_ = std::make_unique<Adam>(parameter_list(weights_), adam_settings(settings.learning_rate, settings.weight_decay));
 }
 
 TrainingProgress InductionTrainer::step(long n) {

@@ -52,7 +52,15 @@ function collect() {
       restore.push([input, 'disabled', input.hasAttribute('disabled')]);
       input.setAttribute('disabled', '');
     }
+    // A canvas serialises empty: the element's SVG drawing of it (snapshotDrawing) stands in for
+    // it in the snapshot (the live widget, drawing the canvas, replaces the snapshot).
+    const canvases = [];
+    for (const canvas of root.querySelectorAll('canvas')) {
+      const stand = typeof el.snapshotDrawing === 'function' ? el.snapshotDrawing(canvas) : null;
+      if (stand) { canvas.replaceWith(stand); canvases.push([stand, canvas]); }
+    }
     item.html = root.innerHTML;
+    for (const [stand, canvas] of canvases) stand.replaceWith(canvas);
     for (const [node, name, was] of restore.reverse()) {
       if (typeof was === 'boolean') node.toggleAttribute(name, was);
       else if (was === null) node.removeAttribute(name);

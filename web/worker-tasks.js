@@ -216,18 +216,22 @@ export const workerTasks = {
   },
 
   /**
-   * Loads a model from its two files and analyses it, off the main thread (a larger model's
-   * patching and ablation take a while).
-   * params: { config: model.json text, safetensors: Uint8Array | ArrayBuffer, request?: TransformerAnalysisRequest }.
-   * result: { inspection, analysis } — `headlab model inspect` and (with a request) `headlab model analyze`
-   *         as objects; analysis null without a request. A rejected file fails with the reader's message.
+   * Loads a model from its two files and analyses or runs it, off the main thread (a larger model's
+   * patching and ablation take a while; the figures keep every core call that depends on the
+   * reader's input here, so the page only draws: docs/limits.md, "Main-thread tasks").
+   * params: { config: model.json text, safetensors: Uint8Array | ArrayBuffer, request?: TransformerAnalysisRequest,
+   *           run?: { prompt: token ids, options?: TransformerRunOptions } }.
+   * result: { inspection, analysis, run } — `headlab model inspect`, (with a request) `headlab model analyze`
+   *         and (with run) `headlab model run [--ablate …]` as objects; analysis and run null when not asked.
+   *         A rejected file, request or prompt fails with the core's message.
    */
   'transformer-analyze': {
     module: 'transformer',
     run: async (core, params) => {
       const model = core.loadTransformer(params?.config, params?.safetensors);
       try {
-        return { inspection: model.inspect(), analysis: params?.request == null ? null : model.analyze(params.request) };
+        const run = params?.run == null ? null : model.run(params.run.prompt, params.run.options);
+        return { inspection: model.inspect(), analysis: params?.request == null ? null : model.analyze(params.request), run };
       } finally {
         model.dispose();
       }

@@ -17,7 +17,7 @@ import {
 } from './base/headlab-element.js';
 import { formatDifference, formatMagnitude, formatNumber } from './chart/format.js';
 import { MatrixTable } from './chart/matrix-table.js';
-import { resolveColours, rgbText, type ResolvedColours } from './chart/palette.js';
+import { rgbText, type ResolvedColours } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 import { tablesScene } from './chart/table-scene.js';
@@ -142,7 +142,7 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
   }
 
   figures(): WidgetFigure[] {
-    const colours = () => resolveColours(this.body);
+    const colours = () => this.themeColours();
     return [
       { name: 'plot', label: 'Plot', scene: () => plotScene(this.state, colours()) },
       {

@@ -84,7 +84,7 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
     this.result = selected !== null && values.checked === '1' ? (selected === this.correct ? 'correct' : 'incorrect') : null;
     this.hintShown = values.hint === '1';
     this.solutionShown = values.solution === '1';
-    if (this.feedback && this.result !== null) this.announce();
+    if (this.feedback && this.result !== null) this.showVerdict();
     this.requestRender();
   }
 
@@ -162,7 +162,7 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
     const check = el('button', { type: 'button' }, 'Check');
     this.listen(check, 'click', () => {
       this.result = this.selected === null ? null : this.selected === this.correct ? 'correct' : 'incorrect';
-      this.announce();
+      this.showVerdict();
       this.requestRender();
       this.emitChange();
     });
@@ -185,7 +185,7 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
     this.hintButton = hint.length ? toggle('Hint', this.hintBox, () => { this.hintShown = !this.hintShown; }) : null;
     this.solutionButton = solution.length ? toggle('Solution', this.solutionBox, () => { this.solutionShown = !this.solutionShown; }) : null;
     this.feedback = el('p', { class: 'feedback', role: 'status', 'aria-live': 'polite' });
-    if (this.result !== null) this.announce();
+    if (this.result !== null) this.showVerdict();
     this.whyBoxes = why.map((w) => {
       const box = el('div', { class: 'why', hidden: '' });
       box.append(slotFor([w]));
@@ -195,7 +195,7 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
   }
 
   /** Writes the verdict into the live region now (not in the next frame), so it is announced after the click. */
-  private announce(): void {
+  private showVerdict(): void {
     const f = this.feedback!;
     if (this.result === null) {
       f.textContent = 'Select one choice, then check.';

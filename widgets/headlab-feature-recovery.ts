@@ -21,7 +21,6 @@ import {
 import { TrainingJob, type TrainingStatus } from './base/training-job.js';
 import { formatMagnitude, formatNearOne, formatNumber, subscripted } from './chart/format.js';
 import { lossCurveScene } from './chart/loss-curve.js';
-import { resolveColours, type ResolvedColours } from './chart/palette.js';
 import { RESPONSE_HEATMAP_CSS, ResponseHeatmap } from './chart/response-heatmap.js';
 import { drawSceneInto, type Scene } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
@@ -115,7 +114,6 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   /** Its results.json object, nested only when asked for (a file, the `results` property). */
   private lastFile: FeatureRecoveryResults | null = null;
   private progressUpdates = 0;
-  private colours: ResolvedColours | null = null;
   private chartWidth = 640;
   private resizeObserver: ResizeObserver | null = null;
   private autostarted = false;
@@ -128,7 +126,6 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   private stopButton: HTMLButtonElement | null = null;
   private progressBar: HTMLProgressElement | null = null;
   private progressText: HTMLSpanElement | null = null;
-  private statusLine: HTMLParagraphElement | null = null;
   private lossSvg: SVGSVGElement | null = null;
   private heatQuery: ResponseHeatmap | null = null;
   private heatValue: ResponseHeatmap | null = null;
@@ -286,15 +283,6 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     return `${this.fileStem()}-results.json`;
   }
 
-  private themeColours(): ResolvedColours {
-    this.colours ??= resolveColours(this.body);
-    return this.colours;
-  }
-
-  private announce(text: string): void {
-    if (this.statusLine) this.statusLine.textContent = text;
-  }
-
   disconnectedCallback(): void {
     this.training.dispose();
     this.resizeObserver?.disconnect();
@@ -338,7 +326,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     this.progressText = el('span', { class: 'progress-text' });
     const progress = el('div', { class: 'progress row' });
     progress.append(this.trainButton, this.stopButton, this.progressBar, this.progressText);
-    this.statusLine = el('p', { class: 'note status', role: 'status', 'aria-live': 'polite' });
+    const statusLine = this.statusRegion('note status');
 
     const lossFigure = el('div', { class: 'figure loss' });
     this.lossSvg = svgEl('svg', { role: 'img', 'aria-label': 'Training loss on a log scale' });
@@ -379,7 +367,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     const jsonRow = this.exportControls({ json: false });
     jsonRow.prepend(this.jsonButton);
 
-    this.body.append(title, intro, fieldset, progress, this.statusLine, lossFigure, maps, mapsNote, resultsBox, jsonRow);
+    this.body.append(title, intro, fieldset, progress, statusLine, lossFigure, maps, mapsNote, resultsBox, jsonRow);
 
     this.resizeObserver?.disconnect();
     this.resizeObserver = new ResizeObserver((entries) => {
@@ -391,8 +379,6 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
       }
     });
     this.resizeObserver.observe(lossFigure);
-    const dark = matchMedia('(prefers-color-scheme: dark)');
-    this.listen(dark, 'change', () => { this.colours = null; this.requestRender(); });
 
     // autostart: train once, when the figure first comes into view (the reader sees the maps form).
     this.visibility?.disconnect();

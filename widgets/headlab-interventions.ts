@@ -23,7 +23,7 @@ import { stackedTableCss } from './base/theme.js';
 import { formatMagnitude, formatNumber, subscripted } from './chart/format.js';
 import { decadeLabel } from './chart/loss-curve.js';
 import { setVectorCell } from './chart/matrix-table.js';
-import { resolveColours, rgbText, type ResolvedColours } from './chart/palette.js';
+import { rgbText, type ResolvedColours } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 
@@ -74,7 +74,6 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   private source: Element | null = null;
   private trained: FeatureRecoveryRun | null = null;
   private readonly interventions = new Memo<FeatureRecoveryInterventionResult>();
-  private colours: ResolvedColours | null = null;
 
   private radios: HTMLInputElement[] = [];
   private featureSelect: HTMLSelectElement | null = null;
@@ -231,8 +230,6 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     examplesBox.append(examples);
     this.output.append(this.runNote, compareBox, this.draftNote, figure, examplesBox);
     this.body.append(title, intro, kinds, params, this.waiting, this.output);
-    const dark = matchMedia('(prefers-color-scheme: dark)');
-    this.listen(dark, 'change', () => { this.colours = null; this.requestRender(); });
     this.connectSource();
   }
 
@@ -256,7 +253,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
 
   /** Bars of the clean and intervened MSE on a log axis from 10⁻³⁴ to 10¹. */
   figure(): Scene {
-    const c = (this.colours ??= resolveColours(this.body));
+    const c = this.themeColours();
     const r = this.compute(this.trained!);
     const [lo, hi] = [-34, 1];
     const width = 360, left = 96, right = 64, barH = 18;

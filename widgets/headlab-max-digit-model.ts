@@ -59,7 +59,6 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   private shippedButton: HTMLButtonElement | null = null;
   private bar: HTMLProgressElement | null = null;
   private progressText: HTMLSpanElement | null = null;
-  private statusLine: HTMLParagraphElement | null = null;
 
   get seed(): number { return integerAttribute(this, 'seed', 1, 0, MAX_SEED); }
   set seed(v: number) { setNumberAttribute(this, 'seed', v); }
@@ -232,10 +231,6 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     return `The figures tied to this panel show ${m.label}: accuracy ${formatAccuracy(m.analysis.accuracy, m.analysis.evaluation.lists)} on ${m.analysis.evaluation.lists.toLocaleString('en')} evaluation lists; training status ${this.training.status}.`;
   }
 
-  private announce(text: string): void {
-    if (this.statusLine) this.statusLine.textContent = text;
-  }
-
   disconnectedCallback(): void {
     this.stopWatchingReach?.();
     this.stopWatchingReach = null;
@@ -290,8 +285,8 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     this.bar = el('progress', { max: '1', value: '0', 'aria-label': 'Training progress' });
     this.progressText = el('span', { class: 'progress-text' });
     row.append(label, this.trainButton, this.stopButton, this.bar, this.progressText, this.shippedButton);
-    this.statusLine = el('p', { class: 'note', role: 'status', 'aria-live': 'polite' });
-    this.body.append(el('p', { class: 'title' }, 'The model behind the figures'), this.now, row, this.inputProblem, this.statusLine, this.exportControls({ jsonLabel: 'State (JSON)' }));
+    const statusLine = this.statusRegion();
+    this.body.append(el('p', { class: 'title' }, 'The model behind the figures'), this.now, row, this.inputProblem, statusLine, this.exportControls({ jsonLabel: 'State (JSON)' }));
   }
 
   protected render(): void {

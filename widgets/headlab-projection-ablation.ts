@@ -15,7 +15,6 @@ import {
 import { stackedTableCss } from './base/theme.js';
 import { setVectorCell } from './chart/matrix-table.js';
 import { formatVector, subscripted } from './chart/format.js';
-import { resolveColours } from './chart/palette.js';
 import { tablesScene } from './chart/table-scene.js';
 
 /** Entries whose difference exceeds this are marked "changed": far above the ~1e-16 rounding of these 2 × 2 products. */
@@ -214,7 +213,7 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
   figures(): WidgetFigure[] {
     return [{
       name: 'results', label: 'Results table',
-      scene: () => tablesScene([this.resultsTable!], resolveColours(this.body), `Projection ablation, query x${this.query === 1 ? '₁' : '₂'}`),
+      scene: () => tablesScene([this.resultsTable!], this.themeColours(), `Projection ablation, query x${this.query === 1 ? '₁' : '₂'}`),
     }];
   }
 

@@ -21,7 +21,7 @@ import {
   HeadlabElement, WidgetInputError, el, jsonAttribute, numberAttribute, numberGrid, type WidgetFigure,
 } from './base/headlab-element.js';
 import { formatMagnitude, formatNumber } from './chart/format.js';
-import { resolveColours, rgbText, type ResolvedColours } from './chart/palette.js';
+import { rgbText, type ResolvedColours } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 
@@ -110,7 +110,6 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
   private readout: HTMLParagraphElement | null = null;
   private verdict: HTMLParagraphElement | null = null;
   private live: HTMLParagraphElement | null = null;
-  private colours: ResolvedColours | null = null;
   /** Plane units → scene units of the figure drawn last (for pointer mapping). */
   private extent = 2;
 
@@ -181,7 +180,6 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
   }
 
   protected build(): void {
-    this.colours = null;
     const title = el('p', { class: 'title' }, 'Queries, keys and where attention goes');
     const intro = el('p', { class: 'caption' },
       'Drag a query (solid) or key (dashed) tip, or focus it and use the arrow keys. Edge width is the attention weight.');
@@ -252,7 +250,6 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     this.verdict = el('p', { class: 'verdict', role: 'status' });
     this.live = el('p', { class: 'sr-only', 'aria-live': 'polite' });
     this.body.append(title, intro, presets, scaleRow, figs, bases, this.angleRow, this.aRow, this.readout, this.verdict, this.live, this.exportControls());
-    if (typeof matchMedia === 'function') this.listen(matchMedia('(prefers-color-scheme: dark)'), 'change', () => { this.colours = null; this.requestRender(); });
   }
 
   private applyPreset(name: string): void {
@@ -345,17 +342,13 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
   }
 
   figures(): WidgetFigure[] {
-    const colours = () => this.resolved();
+    const colours = () => this.themeColours();
     return [
       { name: 'plane', label: 'Query–key plane', scene: () => planeScene(this.compute(), colours(), this.extent) },
       { name: 'routes', label: 'Attention edges', scene: () => routesScene(this.compute(), colours()) },
     ];
   }
 
-  private resolved(): ResolvedColours {
-    this.colours ??= resolveColours(this.body);
-    return this.colours;
-  }
 
   protected summarize(): string {
     const s = this.compute();
@@ -366,7 +359,7 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
 
   protected render(): void {
     const s = this.compute();
-    const c = this.resolved();
+    const c = this.themeColours();
     // Extent: the largest vector drawn (ghosts included), at least 1.5, so tips stay inside.
     let r = 1.5;
     for (const m of [s.q, s.k, s.q_before, s.k_before]) for (const v of m) r = Math.max(r, Math.hypot(v[0], v[1]) * 1.1);

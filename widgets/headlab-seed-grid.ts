@@ -12,7 +12,6 @@
 import { WorkerJobs } from '../web/worker-client.js';
 import { HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, type WidgetFigure } from './base/headlab-element.js';
 import { formatAccuracy } from './chart/format.js';
-import { resolveColours } from './chart/palette.js';
 import { tablesScene } from './chart/table-scene.js';
 import type { MaxDigitAnalysisFile, MaxDigitClaims, MaxDigitSeedsFile } from './max-digit/model.js';
 import { MAX_DIGIT_CSS, scrollBox } from './max-digit/widget.js';
@@ -74,7 +73,6 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
   private progressText: HTMLSpanElement | null = null;
   private trainButton: HTMLButtonElement | null = null;
   private stopButton: HTMLButtonElement | null = null;
-  private statusLine: HTMLParagraphElement | null = null;
 
   get from(): number { return integerAttribute(this, 'from', this.file?.seeds[0]?.seed ?? 0, 0, MAX_SEED); }
   get to(): number { return integerAttribute(this, 'to', this.file?.seeds.at(-1)?.seed ?? 9, 0, MAX_SEED); }
@@ -151,10 +149,6 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
     });
   }
 
-  private announce(text: string): void {
-    if (this.statusLine) this.statusLine.textContent = text;
-  }
-
   disconnectedCallback(): void {
     this.jobs.dispose();
     if (this.status === 'training') this.status = 'stopped';
@@ -180,11 +174,11 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
     this.bar = el('progress', { max: '1', value: '0', 'aria-label': 'Training progress over the seeds' });
     this.progressText = el('span', { class: 'progress-text' });
     row.append(this.trainButton, this.stopButton, this.bar, this.progressText);
-    this.statusLine = el('p', { class: 'note', role: 'status', 'aria-live': 'polite' });
+    const statusLine = this.statusRegion();
     const box = scrollBox('Claims across seeds');
     this.table = el('table', { class: 'grid compact' });
     box.append(this.table);
-    this.body.append(el('p', { class: 'title' }, 'What holds across seeds'), box, row, this.statusLine, this.exportControls());
+    this.body.append(el('p', { class: 'title' }, 'What holds across seeds'), box, row, statusLine, this.exportControls());
   }
 
   protected render(): void {
@@ -247,7 +241,7 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
   }
 
   figures(): WidgetFigure[] {
-    return [{ name: 'grid', label: 'Claims across seeds', scene: () => tablesScene([this.table!], resolveColours(this.body), 'Claims across seeds') }];
+    return [{ name: 'grid', label: 'Claims across seeds', scene: () => tablesScene([this.table!], this.themeColours(), 'Claims across seeds') }];
   }
 }
 

@@ -27,7 +27,7 @@ import {
 import { formatNearOne, formatNumber, formatScientific, type BoundValue } from './chart/format.js';
 import { Memo } from './base/memo.js';
 import { lossCurveScene } from './chart/loss-curve.js';
-import { resolveColours, rgbText, type ResolvedColours, type Rgb } from './chart/palette.js';
+import { rgbText, type ResolvedColours, type Rgb } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 
@@ -109,7 +109,8 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   private status: TrainingReplayState['status'] = 'idle';
   private lastExperiment = 'draft';
   private playTimer = 0;
-  private colours: ResolvedColours | null = null;
+  /** The colours the kept scenes were drawn in. */
+  private scenesColours: ResolvedColours | null = null;
   private scrub: HTMLInputElement | null = null;
   private keysInput: HTMLInputElement | null = null;
   private keysField: { show: (text: string) => void } | null = null;
@@ -214,7 +215,6 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   }
 
   protected build(): void {
-    this.colours = null;
     const title = el('p', { class: 'title' }, 'Training replay: watch the blocks form');
     const intro = el('p', { class: 'caption' },
       'Snapshots at step 0 and then at log-spaced steps, dense early. Drag the scrubber or press Play slowly.');
@@ -295,7 +295,6 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     }
     this.lessonBox = el('p', { class: 'lesson', role: 'status' });
     this.body.append(title, intro, experiments, keysRow, this.progressBar, controls, figs, this.lessonBox, this.exportControls());
-    if (typeof matchMedia === 'function') this.listen(matchMedia('(prefers-color-scheme: dark)'), 'change', () => { this.colours = null; this.requestRender(); });
     this.startRun();
   }
 
@@ -453,11 +452,12 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   }
 
   private resolved(): ResolvedColours {
-    if (!this.colours) {
-      this.colours = resolveColours(this.body);
+    const c = this.themeColours();
+    if (c !== this.scenesColours) {
+      this.scenesColours = c;
       this.scenes = new WeakMap();  // drawn in the colours before
     }
-    return this.colours;
+    return c;
   }
 
   /**
@@ -510,7 +510,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     let k = 0;
     const total = r.snapshots.length * FIGURES.length;
     const slice = () => this.safely(() => {
-      if (this.result !== r || !this.isConnected || this.colours !== c) return;
+      if (this.result !== r || !this.isConnected || this.themeColours() !== c) return;
       const t0 = performance.now();
       while (k < total && performance.now() - t0 < WARM_SLICE_MS) {
         const i = Math.floor(k / FIGURES.length), which = FIGURES[k % FIGURES.length];

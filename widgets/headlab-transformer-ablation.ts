@@ -160,9 +160,19 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     }
     const before = this.cached(model, `run:${tokens.join(',')}`, () => model.handle.run(tokens));
     const headKey = heads.map(([l, h]) => `${l}.${h}`).join(' ');
-    const after = heads.length === 0 ? before : this.cached(model, `ablated:${tokens.join(',')}|${mode}|${headKey}`,
-      () => model.handle.run(tokens, { ablate: heads, mode, sequences: SEQUENCES, seed: 0 }));
+    // The ablated run in the worker (mean ablation runs the model on SEQUENCES repeated random
+    // sequences first: about 20 ms in WASM, too long for a frame); until it arrives the figure
+    // keeps what it shows and its caption says what it computes.
+    const after = heads.length === 0 ? before
+      : this.ranInWorker(model, `ablated:${tokens.join(',')}|${mode}|${headKey}`, tokens, { ablate: heads, mode, sequences: SEQUENCES, seed: 0 });
     const analysis = this.lossAnalysis(model, tokens, mode);
+    if (after === null) {
+      const waiting = `Computing the run with ${heads.map(([l, h]) => headName(l, h)).join(', ')} ${mode}-ablated…`;
+      if (this.logitCaption!.textContent !== waiting) this.logitCaption!.textContent = waiting;
+      if (this.shown?.model !== model) this.show(this.logitSlot!, el('p', { class: 'waiting' }, waiting));
+      this.showLosses(model, analysis);
+      return;
+    }
     const last = tokens.length - 1;
     const lb = before.logits[last], la = after.logits[last];
     const order = lb.map((_, t) => t).sort((x, y) => lb[y] - lb[x]).slice(0, TOP);
@@ -178,6 +188,13 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
       return svg;
     }));
     if (this.logitCaption!.textContent !== text) this.logitCaption!.textContent = text;
+    this.showLosses(model, analysis);
+  }
+
+  /** The per-head losses (or what the figure waits for) under the logits. */
+  private showLosses(model: LoadedTransformer, analysis: TransformerAnalysisFile | null): void {
+    const mode = this.mode;
+    if (this.shown && this.shown.analysis !== analysis && this.shown.model === model) this.shown = { ...this.shown, analysis };
     const lossText = this.lossText(model, analysis);
     if (analysis) {
       this.show(this.lossSlot!, this.fragment(model, `loss:${mode}`, () => {

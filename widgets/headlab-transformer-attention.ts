@@ -12,11 +12,11 @@
 import { el, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
-import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
-import { svgEl } from './chart/svg.js';
+import type { Scene, Shape } from './chart/scene.js';
 import { tablesScene } from './chart/table-scene.js';
 import type { TransformerRunFile } from '../web/headlab-core.js';
-import { LayeredFigure, drawnSvg, heatmapShapes, legendShapes, outlineShapes } from './transformer/draw.js';
+import { mixRgb } from './chart/palette.js';
+import { LayeredFigure, MASK_MIX, PixelHeatmaps, drawnSvg, heatmapShapes, legendShapes, outlineShapes, packRgb, sequentialWord, type PixelPanel } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, tokenName } from './transformer/widget.js';
 
@@ -48,10 +48,10 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   private active: number | null = null;
   private shown: { run: TransformerRunFile; model: LoadedTransformer; position: number; text: string } | null = null;
   private buttonsFor = '';
-  /** The patterns' SVG (patched in place for each prompt) and what it shows (model version | prompt). */
-  private patterns: SVGSVGElement | null = null;
-  private patternsKey = '';
-  /** The theme colours the patterns were drawn in (a switch to dark mode redraws them). */
+  /** The patterns as pixels: the canvas sized once per shape (layers, heads, prompt length), repainted for each run. */
+  private readonly patterns = new PixelHeatmaps();
+  /** The run and theme colours the patterns were last coloured for (a switch to dark mode recolours them). */
+  private paintedRun: TransformerRunFile | null = null;
   private patternsColours: unknown = null;
   private legendSlot: HTMLDivElement | null = null;
 
@@ -80,12 +80,15 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     const box = el('div', { class: 'scroll', tabindex: '0', role: 'group', 'aria-label': 'Where each head looks from and to the chosen token' });
     this.lookBox = box;
     content.append(el('p', { class: 'title' }, 'Attention patterns, layer by layer and head by head'), this.field.element, this.tokenRow, figure, this.readout, box);
-    // Pointer over (or a finger on) a cell: its query token becomes the active one.
+    // Pointer over (or a finger on) a cell: its query token becomes the active one (the cell found
+    // from the pointer's position on the canvas).
     const pick = (e: Event) => {
-      const q = (e.target as Element).getAttribute?.('data-query');
-      if (q !== null && q !== undefined && Number(q) !== this.active) { this.active = Number(q); this.requestRender(); }
+      const p = e as PointerEvent;
+      if (p.target !== this.patterns.canvas) return;
+      const q = this.queryAt(p.offsetX, p.offsetY);
+      if (q !== null && q !== this.active) { this.active = q; this.requestRender(); }
     };
-    this.listen(this.figure.element, 'pointerover', pick);
+    this.listen(this.figure.element, 'pointermove', pick);
     this.listen(this.figure.element, 'pointerdown', pick);
     this.listen(this.figure.element, 'pointerleave', () => { this.active = null; this.requestRender(); });
     this.listen(this.tokenRow, 'keydown', (e) => this.onTokenKey(e as KeyboardEvent));
@@ -124,42 +127,117 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     this.tokenRow!.replaceChildren(...buttons);
   }
 
+  /**
+   * The run behind the figure for `tokens`. The first prompt shown of a model is run here (one
+   * forward pass of the small models these figures are for; the figure then never waits with
+   * nothing to show, and a prerendered snapshot is replaced by the same picture); every later
+   * prompt in the worker, the figure keeping the last run shown until it arrives.
+   */
+  private runFor(model: LoadedTransformer, tokens: number[]): TransformerRunFile | null {
+    const key = tokens.join(',');
+    if (this.shown?.model !== model) return this.cached(model, `run:${key}`, () => model.handle.run(tokens));
+    return this.ranInWorker(model, key, tokens);
+  }
+
   protected renderContent(model: LoadedTransformer): void {
     this.field!.sync(model);
-    const tokens = this.field!.tokens(model);
+    const asked = this.field!.tokens(model);
+    const fresh = this.runFor(model, asked);
+    // While a new prompt's run is in the worker the figure shows the last run, and says so.
+    const run = fresh ?? this.shown!.run;
+    const tokens = run.tokens;
     this.tokenButtons(model, tokens);
-    const pinned = this.position;
+    const pinned = Math.min(this.position, tokens.length - 1);
     const position = this.active !== null && this.active < tokens.length ? this.active : pinned;
-    const run = this.cached(model, `run:${tokens.join(',')}`, () => model.handle.run(tokens));
-    const buttons = [...this.tokenRow!.querySelectorAll('button')];
-    buttons.forEach((b, p) => {
-      b.setAttribute('aria-pressed', String(p === pinned));
+    const buttons = this.tokenRow!.children;
+    for (let p = 0; p < buttons.length; p++) {
+      const b = buttons[p] as HTMLButtonElement;
+      const pressed = String(p === pinned);
+      if (b.getAttribute('aria-pressed') !== pressed) b.setAttribute('aria-pressed', pressed);
       b.classList.toggle('active', p === position);
       b.tabIndex = p === pinned ? 0 : -1;
-    });
+    }
     const name = (p: number) => `${tokenName(model.config, tokens[p])} (position ${p})`;
-    const looks = this.looks(run, position);
+    const looks = this.looksAt(model, run, position);
     const text = `Attention of ${model.config.n_layers * model.config.n_heads} heads on the prompt ${tokens.map((t) => tokenName(model.config, t)).join(' ')}. From ${name(position)}: `
       + looks.map((k) => `${headName(k.l, k.h)} looks most at ${name(k.to)} with weight ${formatNumber(k.weight, 2)}`).join('; ') + '.';
     this.shown = { run, model, position, text };
-    // The patterns are drawn once per prompt, into one SVG whose nodes a new prompt of the same
-    // length patches in place (a colour per cell changes; no node is made): about 2,000 cells for
-    // 8 heads × 23 tokens. Only the outlines follow the token; the legend is drawn once, below.
+    // The patterns are pixels of one canvas, sized once per shape and repainted for each run
+    // (about 2,000 cells for 8 heads × 23 tokens: PixelHeatmaps); the head labels and the outlines
+    // following the token are the overlay's SVG; the legend is drawn once, below.
     const layout = this.layout(model, run);
-    const patternsKey = `${model.version}|${tokens.join(',')}`;
-    if (this.patternsKey !== patternsKey || !this.patterns || this.patternsColours !== this.themeColours()) {
-      this.patternsColours = this.themeColours();
-      this.patterns ??= svgEl('svg', { 'aria-hidden': 'true' });
-      drawSceneInto(this.patterns, this.scene(model, run, null, false), { reuse: true });
-      this.patternsKey = patternsKey;
+    const colours = this.themeColours();
+    if (this.patternsColours !== colours) { this.patterns.reset(); this.paintedRun = null; this.patternsColours = colours; }
+    const { n_layers: L, n_heads: H } = model.config;
+    const T = tokens.length;
+    const sized = this.patterns.layout(`${L}|${H}|${T}`, layout.width, layout.height - LEGEND_HEIGHT, this.panels(model, run));
+    if (sized || this.paintedRun !== run) {
+      const gap = packRgb(mixRgb(colours.panel, colours.rule, MASK_MIX));
+      this.patterns.paint(gap, (p, q, k) => (k > q ? -1 : sequentialWord(colours, run.patterns[Math.floor(p / H)][p % H][q][k])));
+      this.paintedRun = run;
     }
-    this.figure!.setBase(this.patterns);
-    this.figure!.drawOverlay(layout.width, layout.height - LEGEND_HEIGHT, this.outlines(model, run, position));
+    this.figure!.setBase(this.patterns.canvas);
+    this.figure!.drawOverlay(layout.width, layout.height - LEGEND_HEIGHT, [...this.labelShapes(model, run), ...this.outlines(model, run, position)]);
     this.show(this.legendSlot!, this.fragment(model, 'legend', () => drawnSvg(this.legendScene(layout.width))));
     this.figure!.label(text);
-    const readout = `Token ${name(position)}${this.active === null ? ' (pinned)' : ''}: outlined row = where it looks, outlined column = what looks at it.`;
+    const readout = fresh === null
+      ? `Computing the patterns of the prompt ${asked.map((t) => tokenName(model.config, t)).join(' ')}…`
+      : `Token ${name(position)}${this.active === null ? ' (pinned)' : ''}: outlined row = where it looks, outlined column = what looks at it.`;
     if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
     this.show(this.lookBox!, this.fragment(model, `looks:${tokens.join(',')}|${position}`, () => this.lookTable(model, tokens, looks, position)));
+  }
+
+  /** looks() of `run` at `position`, computed once per run and position. */
+  private looksAt(model: LoadedTransformer, run: TransformerRunFile, position: number): ReturnType<HeadlabTransformerAttention['looks']> {
+    return this.cached(model, `looks:${run.tokens.join(',')}|${position}`, () => this.looks(run, position));
+  }
+
+  /** The head labels above the patterns (in the overlay, whose text keeps its CSS size). */
+  private labelShapes(model: LoadedTransformer, run: TransformerRunFile): Shape[] {
+    return this.cached(model, `labels:${run.tokens.length}|${model.config.n_heads}`, () => {
+      const c = this.themeColours();
+      const { origin } = this.layout(model, run);
+      const shapes: Shape[] = [];
+      for (let l = 0; l < model.config.n_layers; l++) {
+        for (let h = 0; h < model.config.n_heads; h++) {
+          const [x, y] = origin(l, h);
+          shapes.push({ kind: 'text', x, y: y - 8, text: headName(l, h), fill: rgbText(c.fg), size: 11, weight: 'bold' });
+        }
+      }
+      return shapes;
+    });
+  }
+
+  /** Every head's T × T panel, layer by layer, head by head. */
+  private panels(model: LoadedTransformer, run: TransformerRunFile): PixelPanel[] {
+    const { cell, origin } = this.layout(model, run);
+    const T = run.tokens.length;
+    const out: PixelPanel[] = [];
+    for (let l = 0; l < model.config.n_layers; l++) {
+      for (let h = 0; h < model.config.n_heads; h++) {
+        const [x, y] = origin(l, h);
+        out.push({ x, y, rows: T, cols: T, cell });
+      }
+    }
+    return out;
+  }
+
+  /** The query position under a pointer at (x, y) CSS px from the canvas's corner (null outside every cell drawn). */
+  private queryAt(x: number, y: number): number | null {
+    const s = this.shown;
+    if (!s) return null;
+    const u = this.patterns.unitsPerPixel();
+    const { cell, size, origin } = this.layout(s.model, s.run);
+    for (let l = 0; l < s.model.config.n_layers; l++) {
+      for (let h = 0; h < s.model.config.n_heads; h++) {
+        const [ox, oy] = origin(l, h);
+        const dx = x * u - ox, dy = y * u - oy;
+        if (dx < 0 || dy < 0 || dx >= size || dy >= size) continue;
+        const q = Math.floor(dy / cell), k = Math.floor(dx / cell);
+        return k <= q ? q : null;
+      }
+    }
+    return null;
   }
 
   /** For each head: the key position the query `position` attends to most, and the later query that attends most to `position`. */
@@ -250,6 +328,18 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     return this.shown?.text ?? '';
   }
 
+  /**
+   * The prerendered snapshot's stand-in for the canvas (site/snapshots.mjs: a canvas serialises
+   * empty): the patterns as SVG, drawn from the scene the export draws, without the overlay's
+   * labels and outlines (the snapshot keeps the overlay).
+   */
+  snapshotDrawing(canvas: HTMLCanvasElement): SVGSVGElement | null {
+    const s = this.shown;
+    if (!s || canvas !== this.patterns.canvas) return null;
+    const scene = this.scene(s.model, s.run, null, false);
+    return drawnSvg({ ...scene, background: 'none', shapes: scene.shapes.filter((x) => x.kind !== 'text') });
+  }
+
   /** The state with the core's numbers behind the figure (null before the model has loaded). */
   get figureData(): Record<string, unknown> | null {
     if (!this.shown) return null;
@@ -264,3 +354,4 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     ];
   }
 }
+

@@ -95,8 +95,17 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     const { position, token } = this.request(model, tokens);
     // One repeated random sequence for the ablation and induction parts of the analysis, which this
     // figure does not show (their default, 32, would cost 32 forward passes per update).
-    const analysis = this.cached(model, `dla:${tokens.join(',')}|${position}|${token ?? ''}`,
-      () => model.handle.analyze({ prompt: tokens, position, ...(token === undefined ? {} : { token }), sequences: 1 }));
+    // In the worker (an analysis runs the model several times: 8–14 ms in WASM, too long for a
+    // frame); until it arrives the figure keeps the last attribution and says what it computes.
+    // The first of a model is computed here (analyzedHere).
+    const key = `dla:${tokens.join(',')}|${position}|${token ?? ''}`;
+    const request = { prompt: tokens, position, ...(token === undefined ? {} : { token }), sequences: 1 };
+    const analysis = this.shown?.model !== model ? this.analyzedHere(model, key, request) : this.analyzedInWorker(model, key, request);
+    if (!analysis) {
+      const waiting = `Computing the attribution at position ${position}…`;
+      if (this.captionLine!.textContent !== waiting) this.captionLine!.textContent = waiting;
+      return;
+    }
     this.fillSelects(model, analysis);
     const d = analysis.direct_logit_attribution;
     const name = tokenName(model.config, analysis.token);

@@ -136,8 +136,16 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
       return;
     }
     this.captionLine!.classList.remove('unavailable');
-    // Every head's circuits at once (L·H·2·V² numbers, computed once per model); the prompt does not enter.
-    const circuits = this.cached(model, 'circuits', () => analyzeCircuits(model)).circuits!;
+    // Every head's circuits at once (L·H·2·V² numbers, computed once per model in the worker); the prompt does not enter.
+    const analysis = this.circuitsOf(model);
+    if (!analysis) {
+      this.shown = null;
+      this.svgBox!.hidden = true;
+      if (this.captionLine!.textContent !== WAITING) this.captionLine!.textContent = WAITING;
+      return;
+    }
+    this.svgBox!.hidden = false;
+    const circuits = analysis.circuits!;
     const matrix = circuits[circuit][layer][head];
     const diagonal = matrix.filter((row, r) => row.every((v, c) => v <= row[r] || c === r)).length / V;
     const name = (t: number) => tokenName(model.config, t);
@@ -157,6 +165,22 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
       : `Query ${name(this.cursor.row)} scores key ${name(this.cursor.col)} at ${formatNumber(v, 4)} (before the 1/√d_head scale).`;
     if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
     if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
+  }
+
+  /** Every head's circuits of `model` from the worker (null until they arrive; the figure then renders again). */
+  private circuitsOf(model: LoadedTransformer): TransformerAnalysisFile | null {
+    return this.analyzedInWorker(model, 'circuits', CIRCUITS_REQUEST);
+  }
+
+  /**
+   * A prerendered snapshot stays until the circuits it shows are back from the worker (asked for
+   * here: the render that replaces the snapshot follows their arrival), so the figure never
+   * flashes empty while the worker starts.
+   */
+  protected snapshotReplaceable(): boolean {
+    if (!super.snapshotReplaceable()) return false;
+    const model = this.currentModel;
+    return model === null || model.config.d_vocab > LEGIBLE_VOCAB || this.circuitsOf(model) !== null;
   }
 
   /** Where the V × V heatmap sits. */
@@ -192,14 +216,14 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
   }
 
   protected describe(): string {
-    return this.shown?.text ?? '';
+    return this.shown?.text ?? WAITING;
   }
 
   /** The state with the core's numbers behind the figure (null before the model has loaded). */
   get figureData(): Record<string, unknown> | null {
     if (!this.shown) return null;
     const s = this.shown;
-    const matrix = s.matrix ?? (s.model.config.d_vocab <= 512 ? analyzeCircuits(s.model).circuits![s.circuit][s.layer][s.head] : null);
+    const matrix = s.matrix ?? (s.model.config.d_vocab <= 512 ? this.cached(s.model, 'circuits', () => s.model.handle.analyze(CIRCUITS_REQUEST)).circuits![s.circuit][s.layer][s.head] : null);
     return { ...this.state, matrix };
   }
 
@@ -215,6 +239,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
 }
 
 /** The core's circuits of every head (a one-token prompt: circuits do not depend on it; one repeated sequence for the parts not shown). */
-function analyzeCircuits(model: LoadedTransformer): TransformerAnalysisFile {
-  return model.handle.analyze({ prompt: [0], circuits: true, sequences: 1 });
-}
+const CIRCUITS_REQUEST = { prompt: [0], circuits: true, sequences: 1 };
+
+/** The caption while the circuits are in the worker. */
+const WAITING = 'Computing every head’s QK and OV circuits…';

@@ -24,7 +24,7 @@ import { HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, setNu
 import { TrainingJob, type TrainingStatus } from './base/training-job.js';
 import { formatCount, formatNumber, formatPercent, type BoundValue } from './chart/format.js';
 import { niceTicks } from './chart/loss-curve.js';
-import { resolveColours, rgbText, type ResolvedColours } from './chart/palette.js';
+import { rgbText, type ResolvedColours } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 
@@ -140,7 +140,6 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
   private trace: TrainingTracePoint[] = [];
   private runSteps = 2500;
   private runSeed = 0;
-  private colours: ResolvedColours | null = null;
   private chartWidth = 360;
   private resizeObserver: ResizeObserver | null = null;
   private lastResult: TransformerTrainTaskResult | null = null;
@@ -151,7 +150,6 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
   private stopButton: HTMLButtonElement | null = null;
   private bar: HTMLProgressElement | null = null;
   private progressText: HTMLSpanElement | null = null;
-  private statusLine: HTMLParagraphElement | null = null;
   private lossSvg: SVGSVGElement | null = null;
   private prevSvg: SVGSVGElement | null = null;
   private indSvg: SVGSVGElement | null = null;
@@ -314,15 +312,6 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
       + (change === null ? `no induction score has passed ${PHASE_CHANGE_SCORE} yet.` : `the phase change (an induction score above ${PHASE_CHANGE_SCORE}) came at step ${formatCount(change)}.`);
   }
 
-  private themeColours(): ResolvedColours {
-    this.colours ??= resolveColours(this.body);
-    return this.colours;
-  }
-
-  private announce(text: string): void {
-    if (this.statusLine) this.statusLine.textContent = text;
-  }
-
   disconnectedCallback(): void {
     this.training.dispose();
     this.resizeObserver?.disconnect();
@@ -364,7 +353,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     settings.append(seedLabel, stepsLabel, this.trainButton, this.stopButton);
     const progress = el('div', { class: 'row controls' });
     progress.append(this.bar, this.progressText);
-    this.statusLine = el('p', { class: 'note', role: 'status', 'aria-live': 'polite' });
+    const statusLine = this.statusRegion();
 
     const chart = (label: string) => {
       const box = el('div', { class: 'chart' });
@@ -384,7 +373,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
 
     this.body.append(
       el('p', { class: 'title' }, 'Train the model in your browser'),
-      settings, problem, progress, this.statusLine, charts, this.legend, this.exportControls({ jsonLabel: 'Training state and trace (JSON)' }),
+      settings, problem, progress, statusLine, charts, this.legend, this.exportControls({ jsonLabel: 'Training state and trace (JSON)' }),
     );
 
     this.resizeObserver?.disconnect();
@@ -397,8 +386,6 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
       }
     });
     this.resizeObserver.observe(loss.box);
-    const dark = matchMedia('(prefers-color-scheme: dark)');
-    this.listen(dark, 'change', () => { this.colours = null; this.requestRender(); });
   }
 
   protected render(): void {

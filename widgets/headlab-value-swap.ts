@@ -21,7 +21,6 @@ import {
 import { stackedTableCss } from './base/theme.js';
 import { Memo } from './base/memo.js';
 import { MatrixTable, setNumberCell, setVectorCell } from './chart/matrix-table.js';
-import { resolveColours } from './chart/palette.js';
 import { Bar } from './chart/svg.js';
 import { formatNumber, formatVector, subscripted } from './chart/format.js';
 import { tablesScene } from './chart/table-scene.js';
@@ -186,7 +185,7 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
   figures(): WidgetFigure[] {
     return [{
       name: 'tables', label: 'Tables',
-      scene: () => tablesScene([this.recordTable!, this.readings!.table], resolveColours(this.body),
+      scene: () => tablesScene([this.recordTable!, this.readings!.table], this.themeColours(),
         `Value swap: columns ${this.columnA} and ${this.columnB}`),
     }];
   }

@@ -171,32 +171,60 @@ export function quantile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
 }
 
+/** Longest wait for a widget's worker to answer one input, ms. */
+const SETTLE_TIMEOUT_MS = 30000;
+
 /**
  * Runs one scenario on `host`: `warmup` unmeasured inputs (the engine compiles the hot paths,
  * caches fill), then `samples` measured ones, one per animation frame. `forceLayout: false`
  * leaves the style and layout to the frame, as a reader's input does (the layout figures are then
  * the script's).
- * Returns { script: number[], layout: number[] } in ms, or throws when the widget shows an
- * error (an input that broke the widget is a finding, not a timing).
+ * An input whose computation goes to the widget's worker (the transformer figures: `host.busy`
+ * after it) is an update in two parts: the synchronous one timed as above, and the render that
+ * draws the worker's answer when it arrives, at a later frame. Each sample waits for that answer
+ * and times every render of the host until then and one frame after (host.lastRenderMs, the
+ * render's script time): `settled`, one entry per such render; an input answered at once adds none.
+ * Returns { script: number[], layout: number[], settled: number[] } in ms, or throws when the
+ * widget shows an error (an input that broke the widget is a finding, not a timing).
  */
 export async function measureScenario(host, scenario, { samples = 200, warmup = 20, forceLayout = true } = {}) {
   const step = scenario.start(host);
   const script = [];
   const layout = [];
-  for (let i = 0; i < warmup + samples; i++) {
-    await frame();
-    const t0 = performance.now();
-    step(i);
-    host.renderNow();
-    const t1 = performance.now();
-    if (forceLayout) void document.body.offsetHeight;   // forces the style and layout the update caused
-    const t2 = performance.now();
-    if (i >= warmup) { script.push(t1 - t0); layout.push(t2 - t0); }
+  const settled = [];
+  let measuring = false;
+  // Renders the host runs by itself (not the renderNow() timed below): the worker's answers drawn.
+  const onRender = (e) => { if (measuring && e.target === host) queueMicrotask(() => settled.push(host.lastRenderMs)); };
+  host.addEventListener('headlab-render', onRender);
+  try {
+    for (let i = 0; i < warmup + samples; i++) {
+      await frame();
+      const t0 = performance.now();
+      step(i);
+      host.renderNow();
+      const t1 = performance.now();
+      if (forceLayout) void document.body.offsetHeight;   // forces the style and layout the update caused
+      const t2 = performance.now();
+      if (i >= warmup) { script.push(t1 - t0); layout.push(t2 - t0); }
+      if (host.busy) {
+        measuring = i >= warmup;
+        const began = performance.now();
+        while (host.busy) {
+          if (performance.now() - began > SETTLE_TIMEOUT_MS) throw new Error(`${host.localName}#${host.id}: the worker did not answer "${scenario.input}" in ${SETTLE_TIMEOUT_MS} ms`);
+          await frame();
+        }
+        await frame();
+        await frame();
+        measuring = false;
+      }
+    }
+  } finally {
+    host.removeEventListener('headlab-render', onRender);
   }
   scenario.end?.(host);
   const alert = host.shadowRoot.querySelector('.alert');
   if (alert && !alert.hidden) throw new Error(`${host.localName}#${host.id} showed an error during "${scenario.input}": ${alert.textContent}`);
-  return { script, layout };
+  return { script, layout, settled };
 }
 
 /** { samples, p50, p95, max } of the times, ms. */

@@ -226,9 +226,11 @@ async function run() {
         await frame();
         const entry = { element: b.tag, input: scenario.input, samples };
         try {
-          const { script, layout } = await measureScenario(b.el, scenario, { samples, warmup });
+          const { script, layout, settled } = await measureScenario(b.el, scenario, { samples, warmup });
           const s = summarize(script);
-          Object.assign(entry, { p50_ms: s.p50, p95_ms: s.p95, max_ms: s.max, p95_with_layout_ms: summarize(layout).p95, pass: s.p95 < UPDATE_TARGET_MS });
+          // A worker's answer drawn at a later frame is an update too (measureScenario: `settled`).
+          const a = settled.length ? summarize(settled) : null;
+          Object.assign(entry, { p50_ms: s.p50, p95_ms: s.p95, max_ms: s.max, p95_with_layout_ms: summarize(layout).p95, answer_p95_ms: a?.p95 ?? null, pass: Math.max(s.p95, a?.p95 ?? 0) < UPDATE_TARGET_MS });
         } catch (err) {
           if (err instanceof Stopped) throw err;
           entry.error = err.message;

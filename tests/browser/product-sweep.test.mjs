@@ -41,9 +41,23 @@ let session;
 before(async () => { session = await startSession({ csp: true }); });
 after(async () => { await session?.close(); });
 
+/**
+ * A page of the session on which `__sweepWidgets()` (inside page.evaluate and waitForFunction)
+ * lists every headlab-* element in document order but the prose values (<headlab-value>): the
+ * elements the sweep drives, indexed as listWidgets numbers them.
+ */
+async function sweepPage(options) {
+  const page = await session.newPage(options);
+  await page.addInitScript(() => {
+    window.__sweepWidgets = () => [...document.querySelectorAll('*')]
+      .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
+  });
+  return page;
+}
+
 /** Opens `page` and waits until every headlab-* element has rendered (or shows its alert). */
 async function open(name, options = {}, hash = '') {
-  const page = await session.newPage(options);
+  const page = await sweepPage(options);
   await page.goto(`${session.url}${name}${hash}`);
   await rendered(page);
   return page;
@@ -54,8 +68,7 @@ async function rendered(page) {
   // A lazily loaded model (loading="lazy") is fetched now, so every widget has its figures.
   await page.waitForFunction(() => {
     for (const m of document.querySelectorAll('headlab-max-digit-model')) m.load?.();
-    return [...document.querySelectorAll('*')]
-      .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+    return __sweepWidgets()
       .every((e) => (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel !== null)
         // the prerendered snapshot swapped for the live widget (the max-digit figures swap one per frame)
         && !e.shadowRoot?.querySelector('link[href*="headlab/snapshot/"]') && !e.busy) || !e.shadowRoot?.querySelector('.alert')?.hidden);
@@ -64,7 +77,7 @@ async function rendered(page) {
 
 /** [{ tag, key, hasFigures }] for each headlab-* element of the open page. */
 function listWidgets(page) {
-  return page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+  return page.evaluate(() => __sweepWidgets()
     .map((e, i) => ({ tag: e.localName, key: e.shareKey, index: i, figures: e.figures().length, share: e.hasAttribute('share-state') })));
 }
 
@@ -78,9 +91,6 @@ function firstTimeWidgets(widgets, covered) {
   for (const w of fresh) covered.add(w.tag);
   return fresh;
 }
-
-/** The n-th headlab-* element, inside page.evaluate. */
-const NTH = (i) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i];
 
 // No main-thread task over 50 ms (a reader's input waits behind the whole task; 50 ms is where
 // a delay starts to be felt, the long-task threshold of the web platform), on every page, in each
@@ -104,14 +114,6 @@ const OVER_THE_LIMIT = {
   // A staggered figure's first render (in a task of its own): up to 50 ms on the max-digit pages.
   'articles/max-digit-heads.html|start-up': { ceilingMs: 100, why: 'a max-digit figure\'s first render' },
   'articles/max-digit-heads-appendix.html|start-up': { ceilingMs: 100, why: 'the first model read, a figure\'s first render' },
-  'articles/induction-heads.html|start-up': { ceilingMs: 120, why: 'the attention figure\'s first drawing (about 2,000 SVG cells)' },
-  'own-model.html|start-up': { ceilingMs: 120, why: 'the attention figure\'s first drawing (about 2,000 SVG cells)' },
-  // A new prompt redraws about 2,000 cells of the attention figure; a first QK/OV circuit or an
-  // ablated run computed on the main thread.
-  'articles/induction-heads.html|sweeping the controls': { ceilingMs: 250, why: 'attention figure, new prompt' },
-  'own-model.html|sweeping the controls': { ceilingMs: 250, why: 'attention figure, new prompt; circuits' },
-  // The stopped model handed to every figure: each redraws in a task of its own, the attention figure's about 50 ms.
-  'articles/induction-heads.html|stopping headlab-transformer-training': { ceilingMs: 100, why: 'attention figure redrawn for the new model' },
 };
 /** Samples per input in the traced sweep: the first (cold: nothing cached) and one more. */
 const SWEEP_SAMPLES = 2;
@@ -130,7 +132,7 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
   const trained = new Set();
   const started = Date.now();
   for (const name of PAGES) {
-    const page = await session.newPage();
+    const page = await sweepPage();
     const phases = {};
     // Start-up: navigation until every widget is live and no worker analysis is outstanding.
     // The first evaluation of the page's modules (v8.evaluateModule: compiling the bundle, defining
@@ -146,7 +148,7 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
     if (widgets.length) {
       phases['sweeping the controls'] = await traced(session.browser, page, () => page.evaluate(async ([url, samples]) => {
         const m = await import(url);
-        for (const e of [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-') && x.localName !== 'headlab-value')) {
+        for (const e of __sweepWidgets()) {
           for (const scenario of m.SCENARIOS[e.localName] ?? []) {
             e.scrollIntoView({ block: 'center' });
             await m.measureScenario(e, scenario, { samples, warmup: 0, forceLayout: false });
@@ -161,14 +163,14 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
     for (const t of trainers) {
       const { label, toEnd } = TRAIN_BUTTONS[t.tag];
       const press = (text) => page.evaluate(([i, text]) => {
-        const e = [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-') && x.localName !== 'headlab-value')[i];
+        const e = __sweepWidgets()[i];
         e.scrollIntoView({ block: 'center' });
         const b = [...e.shadowRoot.querySelectorAll('button')].find((x) => text.split('|').includes(x.textContent.trim()));
         if (!b) throw new Error(`${e.localName} has no "${text}" button`);
         b.click();
       }, [t.index, text]);
-      const statusOf = () => page.evaluate((i) => [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-') && x.localName !== 'headlab-value')[i].state.status, t.index);
-      const ended = () => page.waitForFunction((i) => [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-') && x.localName !== 'headlab-value')[i].state.status !== 'training', t.index, { timeout: 180000 });
+      const statusOf = () => page.evaluate((i) => __sweepWidgets()[i].state.status, t.index);
+      const ended = () => page.waitForFunction((i) => __sweepWidgets()[i].state.status !== 'training', t.index, { timeout: 180000 });
       if (toEnd) {
         phases[`retraining ${t.tag}`] = await traced(session.browser, page, async () => {
           await press(label);
@@ -214,7 +216,7 @@ for (const colorScheme of ['light', 'dark']) {
           .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(' ')}`);
       });
       assert.deepEqual(violations, [], `${name} (${colorScheme})`);
-      const summaries = await page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+      const summaries = await page.evaluate(() => __sweepWidgets()
         .map((e) => ({ tag: e.localName, summary: e.summary, inRoot: e.shadowRoot.querySelector('.summary')?.textContent })));
       for (const s of summaries) {
         assert.ok(s.summary.length > 20, `${name}: ${s.tag} has no text summary`);
@@ -231,7 +233,7 @@ test('keyboard: Tab reaches every widget control in document order, each with a 
   for (const name of PAGES) {
     const page = await open(name);
     // Focusable controls per widget, radio groups counted once (arrow keys move inside a group).
-    const expected = await page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+    const expected = await page.evaluate(() => __sweepWidgets()
       .map((host) => {
         const seen = new Set();
         let n = 0;
@@ -251,7 +253,7 @@ test('keyboard: Tab reaches every widget control in document order, each with a 
         let host = null;
         while (a?.shadowRoot?.activeElement) { host = a; a = a.shadowRoot.activeElement; }
         if (!a || a === document.body) return null;
-        const all = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
+        const all = __sweepWidgets();
         const cs = getComputedStyle(a);
         const visible = (cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) >= 1) || cs.boxShadow !== 'none';
         const id = a.name && a.type === 'radio' ? `radio:${a.name}` : `${a.localName}:${[...(host?.shadowRoot ?? document).querySelectorAll('*')].indexOf(a)}`;
@@ -276,7 +278,7 @@ test('prefers-reduced-motion: reduce turns widget transitions off (and the train
   const name = PAGES.find((p) => p.includes('projections-matching'));
   for (const reducedMotion of ['no-preference', 'reduce']) {
     const page = await open(name, { reducedMotion });
-    const durations = await page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+    const durations = await page.evaluate(() => __sweepWidgets()
       .flatMap((e) => [...e.shadowRoot.querySelectorAll('rect, line')].map((n) => getComputedStyle(n).transitionDuration)));
     assert.ok(durations.length > 0);
     if (reducedMotion === 'reduce') assert.ok(durations.every((d) => d === '0s'), durations.join(' '));
@@ -297,7 +299,7 @@ test('360 px with touch (mobile emulation): no horizontal scrolling, widgets fit
     const page = await open(name, { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 1 });
     const fit = await page.evaluate(() => ({
       scroll: document.scrollingElement.scrollWidth,
-      widths: [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+      widths: __sweepWidgets()
         .map((e) => ({ tag: e.localName, right: e.getBoundingClientRect().right })),
     }));
     assert.ok(fit.scroll <= 360, `${name}: page is ${fit.scroll} px wide at 360`);
@@ -306,10 +308,10 @@ test('360 px with touch (mobile emulation): no horizontal scrolling, widgets fit
     for (const w of firstTimeWidgets(widgets, tapped)) {
       const button = page.locator(w.tag).nth(widgets.filter((x) => x.tag === w.tag).indexOf(w)).locator('button:not([disabled]):not([data-export])').first();
       if (!(await button.count())) continue;
-      const before = await page.evaluate((i) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i].renderCount, w.index);
+      const before = await page.evaluate((i) => __sweepWidgets()[i].renderCount, w.index);
       await button.scrollIntoViewIfNeeded();
       await button.tap();
-      await page.waitForFunction(([i, n]) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i].renderCount > n, [w.index, before]);
+      await page.waitForFunction(([i, n]) => __sweepWidgets()[i].renderCount > n, [w.index, before]);
     }
     for (const w of widgets) {
       const nth = widgets.filter((x) => x.tag === w.tag).indexOf(w);
@@ -332,7 +334,7 @@ test('shareable state: restored from the URL hash, written back on change; a tam
       .map(([k, v]) => `${encodeURIComponent(`${w.key}.${k}`)}=${encodeURIComponent(v)}`)).join('&');
     const page = await open(name, {}, hash);
     for (const w of widgets) {
-      const shared = await page.evaluate((i) => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i].sharedState, w.index);
+      const shared = await page.evaluate((i) => __sweepWidgets()[i].sharedState, w.index);
       assert.deepEqual(shared, WIDGET_STATES[w.tag].b, `${name}: ${w.tag} restored from ${hash}`);
     }
     assert.deepEqual(page.problems, [], name);
@@ -394,7 +396,7 @@ test('re-attaching: every element on every page removed and re-inserted three ti
     for (const w of widgets) {
       const { a, b } = WIDGET_STATES[w.tag];
       const r = await page.evaluate(async ([i, sa, sb]) => {
-        const e = [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-') && x.localName !== 'headlab-value')[i];
+        const e = __sweepWidgets()[i];
         const frame = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
         const parent = e.parentNode;
         const next = e.nextSibling;
@@ -424,7 +426,7 @@ test('exports of every element: SVG with <title> and the summary as <desc>, PNG,
     const page = await open(name);
     const exports = await page.evaluate(async () => {
       const out = [];
-      for (const e of [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-') && x.localName !== 'headlab-value')) {
+      for (const e of __sweepWidgets()) {
         let json = null;
         try { json = JSON.parse(e.exportJson()); } catch (err) { json = { error: err.message }; }
         const figures = [];
@@ -479,7 +481,7 @@ test('bad input: hostile values on every observed attribute of every element (on
     const widgets = firstTimeWidgets(await listWidgets(page), covered);
     const report = await page.evaluate(async ([hostile, indices]) => {
       const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
-      const all = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
+      const all = __sweepWidgets();
       const problems = [];
       let alerts = 0;
       for (const e of indices.map((i) => all[i])) {
@@ -542,7 +544,7 @@ test('memory: 3,000 updates of each element (on the first page that has it) leav
     for (const w of firstTimeWidgets(widgets, covered)) {
       const { a, b } = WIDGET_STATES[w.tag];
       const r = await page.evaluate(async ([i, sa, sb, n, url]) => {
-        const e = [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-') && x.localName !== 'headlab-value')[i];
+        const e = __sweepWidgets()[i];
         // The module the element computes with: headlab_max_digit for the max-digit widgets,
         // headlab_transformer for the transformer figures.
         const core = e.maxDigit ?? e.transformerCore ?? await (await import(url)).getCore();
@@ -574,7 +576,7 @@ test('memory: 3,000 updates of each element (on the first page that has it) leav
     const baseline = await page.evaluate(async (url) => (await (await import(url)).getCore()).memoryDiagnostics(), bundle);
     const after = await page.evaluate(async (url) => {
       const core = await (await import(url)).getCore();
-      for (const e of [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-') && x.localName !== 'headlab-value')) e.remove();
+      for (const e of __sweepWidgets()) e.remove();
       await new Promise((r) => setTimeout(r, 50));
       return core.memoryDiagnostics();
     }, bundle);

@@ -283,10 +283,7 @@ TEST_CASE("max-digit training bits: 200 steps of the recipe equal the reference 
     s.steps = 200;
     s.unit_norm_unembedding = unit_norm;
     MaxDigitWeights w = initial_weights(s);
-    AdamSettings adam;
-    adam.learning_rate = s.learning_rate;
-    adam.weight_decay = s.weight_decay;
-    Adam optimiser(parameter_list(w), adam);
+    Adam optimiser(parameter_list(w), headlab::adam_settings(s.learning_rate, s.weight_decay));
     Random batches = Random(s.seed).stream(2);
     MaxDigitGradients g = zero_gradients();
     for (long step = 0; step < s.steps; ++step) {

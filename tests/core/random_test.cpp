@@ -1,4 +1,5 @@
 #include "core/random.hpp"
+#include "core/ziggurat.hpp"
 #include "core/tolerances.hpp"
 
 #include <catch2/catch.hpp>
@@ -82,9 +83,9 @@ TEST_CASE("fill_normal draws the same bits as repeated normal()", "[random]") {
 
 TEST_CASE("normal draws keep their bits: a digest of 1,000,000 draws from seed 99", "[random]") {
   // FNV-1a over the bits of each draw, then the generator's next output (so the number of words
-  // consumed is pinned too). The values were produced by the sampler whose wedge test evaluated
-  // deterministic_exp every time; the wedge test decided through a faster exponential first must
-  // reach the same decisions. About 1.2 % of the draws (12,000) leave the rectangle for a wedge or the tail.
+  // consumed is pinned too). The values were produced by the sampler that built its tables at
+  // start-up with the series exp and log and evaluated the series exp in every wedge test; the
+  // stored edges and the wedge test decided through exp_nonpositive first must give the same draws. About 1.2 % of the draws (12,000) leave the rectangle for a wedge or the tail.
   Random r(99);
   std::uint64_t digest = 0xCBF29CE484222325ULL;
   for (int i = 0; i < 1000000; ++i) {
@@ -95,4 +96,63 @@ TEST_CASE("normal draws keep their bits: a digest of 1,000,000 draws from seed 9
   }
   CHECK(digest == 0x3712E4B07266E2EBULL);
   CHECK(r.next_u64() == 0xB84514F0A21B25F9ULL);
+}
+
+namespace {
+// The distance from x to the next double away from zero, in long double.
+long double ulp_of(double x) { return std::nextafter(std::abs(x), HUGE_VAL) - std::abs(x); }
+}  // namespace
+
+TEST_CASE("each ziggurat edge solves its layer's equation from the edge before it", "[random]") {
+  namespace z = headlab::ziggurat;
+  const long double r = z::kTailStart, v = z::kLayerArea;
+  const auto f = [](long double x) { return std::exp(-0.5L * x * x); };
+  CHECK(z::kEdge[1] == z::kTailStart);
+  CHECK(z::kEdge[z::kLayers] == 0.0);
+  // The base layer: a strip of width x[0] and height f(r) has the area v (of which the tail beyond r is part).
+  CHECK(std::abs(z::kEdge[0] - v / f(r)) <= headlab::test::kZigguratEdgeUlps * ulp_of(z::kEdge[0]));
+  for (int i = 2; i < z::kLayers; ++i) {
+    const long double previous = z::kEdge[i - 1];
+    const long double expected = std::sqrt(-2.0L * std::log(v / previous + f(previous)));
+    INFO("edge " << i);
+    CHECK(z::kEdge[i] < z::kEdge[i - 1]);
+    CHECK(std::abs(z::kEdge[i] - expected) <= headlab::test::kZigguratEdgeUlps * ulp_of(z::kEdge[i]));
+  }
+  // The top layer closes at 0: its rectangle x[127]·(1 − f(x[127])) holds the area v. Not exactly: r and v
+  // are Doornik's 13- and 15-digit values, and the same recurrence run in long double from them misses by
+  // 1.186e-11 too; 2e-11 holds that, and an edge off by a layer (areas ≈ 1e-2) fails it.
+  const long double top = z::kEdge[z::kLayers - 1];
+  CHECK(std::abs(top * (1.0L - f(top)) - v) <= 2e-11L);
+}
+
+TEST_CASE("the wedge test decides as e^a1 + w(e^a0 - e^a1) < 1 on both sides of its fast test's margin", "[random]") {
+  // Wedge points of every layer; for each, values of w that put the left-hand side at 2^-41 … 2^-38
+  // from 1 (inside and outside the 2^-40 margin where the fast test defers to the series), either side.
+  // At that distance the long double decision is exact: both exponentials err by under 1e-15.
+  namespace z = headlab::ziggurat;
+  Random rng(5);
+  int decided = 0;
+  for (int i = 1; i < z::kLayers; ++i) {
+    for (int trial = 0; trial < 20; ++trial) {
+      const double ratio = z::kEdge[i + 1] / z::kEdge[i];
+      const double x = (ratio + rng.uniform() * (1.0 - ratio)) * z::kEdge[i];
+      const double a0 = -0.5 * (z::kEdge[i] * z::kEdge[i] - x * x);
+      const double a1 = -0.5 * (z::kEdge[i + 1] * z::kEdge[i + 1] - x * x);
+      const long double e0 = std::exp(static_cast<long double>(a0)), e1 = std::exp(static_cast<long double>(a1));
+      const long double crossing = (e1 - 1.0L) / (e1 - e0);  // where e1 + w(e0 − e1) = 1
+      for (double gap : {0x1p-41, 0x1p-40 * 0.99, 0x1p-40 * 1.01, 0x1p-38}) {
+        for (int side : {-1, 1}) {
+          const long double w_exact = crossing + side * gap / (e1 - e0);
+          if (!(w_exact > 0.0L && w_exact < 1.0L)) continue;
+          const double w = static_cast<double>(w_exact);
+          const bool accepts = e1 + w * (e0 - e1) < 1.0L;
+          INFO("layer " << i << ", a0 " << a0 << ", a1 " << a1 << ", w " << w);
+          CHECK(z::wedge_accepts(a0, a1, w) == accepts);
+          CHECK(accepts == (side > 0));
+          ++decided;
+        }
+      }
+    }
+  }
+  CHECK(decided > 127 * 20 * 4);  // most points have both sides inside [0, 1)
 }

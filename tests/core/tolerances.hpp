@@ -50,6 +50,12 @@ constexpr double kSvdRelative = 1e-12;
 // of e^x (8ε apart), then a sum and a normalisation (a few ε more): 16ε relative.
 constexpr double kExpVariantRelative = 16 * kEpsilon;
 
+// A ziggurat layer edge (core/ziggurat.hpp) against its defining equation evaluated in long double
+// from the edge before it: the stored edge came from one exp and one log (each within 4 ulp), a
+// division, an addition and a square root (which halves its argument's relative error); measured
+// 4.6 ulp at most, so 8 ulp, in units of the edge's own ulp.
+constexpr double kZigguratEdgeUlps = 8.0;
+
 // Scores after a d × d rotation: Q R and K R each add a length-d dot product
 // per entry before the length-d score product, so the bound is three dot
 // products' worth, doubled for the √d_k scaling and the final subtraction.

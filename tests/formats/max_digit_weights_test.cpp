@@ -2,7 +2,7 @@
 #include "core/check.hpp"
 #include "formats/file_io.hpp"
 #include "formats/json.hpp"
-#include "formats/max_digit_analysis.hpp"
+#include "support/shipped_data.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -13,10 +13,9 @@ using namespace headlab;
 using namespace headlab::formats;
 namespace md = headlab::max_digit;
 
+using headlab::test::shipped_file;
+
 namespace {
-std::string shipped(const std::string& name) {
-  return read_text_file(std::string(HEADLAB_SHIPPED_DATA) + "/" + name, "shipped");
-}
 // The shipped file's own recipe (its "training" object), to write it again.
 md::MaxDigitTrainingSettings recipe_of(const JsonValue& file, double& final_loss) {
   const JsonValue& t = field(file, "training");
@@ -35,7 +34,7 @@ md::MaxDigitTrainingSettings recipe_of(const JsonValue& file, double& final_loss
 
 TEST_CASE("weights file: read then written again gives the shipped bytes", "[formats][max_digit_weights]") {
   for (const char* name : {"max-digit-seed0.json", "max-digit-seed0-unit-norm.json"}) {
-    const std::string text = shipped(name);
+    const std::string text = shipped_file(name);
     const md::MaxDigitWeights w = read_max_digit_weights(text);
     double loss = 0;
     const md::MaxDigitTrainingSettings s = recipe_of(parse_json(text, name), loss);
@@ -43,14 +42,8 @@ TEST_CASE("weights file: read then written again gives the shipped bytes", "[for
   }
 }
 
-TEST_CASE("analysis file: the shipped analysis is what the writer gives for the shipped weights",
-          "[formats][max_digit_analysis]") {
-  const md::MaxDigitWeights w = read_max_digit_weights(shipped("max-digit-seed0.json"));
-  CHECK(write_max_digit_analysis(md::analyze_max_digit(w)) == shipped("max-digit-seed0-analysis.json"));
-}
-
 TEST_CASE("weights file: every kind of bad file has its own short message", "[formats][max_digit_weights][errors]") {
-  const std::string good = shipped("max-digit-seed0.json");
+  const std::string good = shipped_file("max-digit-seed0.json");
   auto with = [&](const std::string& from, const std::string& to) {
     std::string t = good;
     const auto at = t.find(from);
@@ -86,23 +79,4 @@ TEST_CASE("weights file: every kind of bad file has its own short message", "[fo
   CHECK_THROWS_WITH(read_max_digit_weights(std::string(kMaxDigitWeightsMaxBytes + 1, ' ')),
                     Catch::StartsWith("the weights file is larger than"));
   CHECK_THROWS_WITH(read_max_digit_weights("[]"), "the weights file must be a JSON object");
-}
-
-TEST_CASE("weights at the magnitude limit: every analysis stays finite, so the file has no null",
-          "[formats][max_digit_weights][limits]") {
-  // Every matrix rescaled so that its largest |entry| is exactly kMaxWeightMagnitude: the worst
-  // case the reader admits (core/max_digit_model.hpp derives why it cannot overflow).
-  md::MaxDigitWeights w = read_max_digit_weights(shipped("max-digit-seed0.json"));
-  for (Matrix* m : md::parameter_list(w)) {
-    *m *= md::kMaxWeightMagnitude / m->cwiseAbs().maxCoeff();  // the largest entry rounds to the limit ± 1 ulp
-    *m = m->cwiseMin(md::kMaxWeightMagnitude).cwiseMax(-md::kMaxWeightMagnitude);
-  }
-  md::validate_weights(w);
-  const std::string file = write_max_digit_analysis(md::analyze_max_digit(w));
-  CHECK(file.find("null") == std::string::npos);
-  CHECK(file.find("nan") == std::string::npos);
-  CHECK(file.find("inf") == std::string::npos);
-  // Just beyond it: refused.
-  w.E(2, 3) = std::nextafter(md::kMaxWeightMagnitude, 2e6);
-  CHECK_THROWS_WITH(md::validate_weights(w), Catch::Contains("E (14 × 64) has an entry 1e+06 at row 2, column 3 beyond"));
 }

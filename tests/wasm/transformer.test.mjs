@@ -338,6 +338,16 @@ test('worker tasks: transformer-train reports scores every chunk and stops betwe
   });
   assert.equal(analyzed.inspection.checks, 'ok');
   assert.deepEqual(analyzed.analysis.tokens, [1, 2, 3]);
+  assert.equal(analyzed.run, null);
+  // A run in the worker (what the figures send for a new prompt or an ablated run) is the page's run, bit for bit.
+  const options = { ablate: [[1, 0]], mode: 'mean', sequences: 2, seed: 0 };
+  const ran = await workerTasks['transformer-analyze'].run(core, { config: configText(name), safetensors: weightsBytes(name), run: { prompt: [1, 2, 3], options } });
+  assert.equal(ran.analysis, null);
+  const here = core.loadTransformer(configText(name), weightsBytes(name));
+  assert.deepEqual(ran.run, here.run([1, 2, 3], options));
+  assert.notDeepEqual(ran.run.logits, here.run([1, 2, 3]).logits);
+  here.dispose();
+  await assert.rejects(workerTasks['transformer-analyze'].run(core, { config: configText(name), safetensors: weightsBytes(name), run: { prompt: [1, 99] } }), /99/);
   await assert.rejects(workerTasks['transformer-analyze'].run(core, { config: configText(name), safetensors: weightsBytes('one_layer_plain') }),
     /blocks.0.attn.W_K has shape \[2, 8, 4\]; the config implies/);
   assert.equal(core.transformerLiveHandles(), live);

@@ -26,6 +26,45 @@ export function fitSvgText(svg: SVGSVGElement, width: number, height: number): v
   else svg.style.removeProperty('--hl-text-zoom');
 }
 
+/**
+ * Watches every SVG with a viewBox and every `.scroll` box under a root (observe() again after
+ * each render picks up new ones). An SVG drawn narrower than its viewBox shrinks its text with
+ * it; `--hl-text-zoom` (1 / scale, at least 1) scales the text back up so it renders at its CSS
+ * size (base sheet: `svg text { font-size: calc(12px * var(--hl-text-zoom, 1)) }`). A `.scroll`
+ * box whose content is wider than the box becomes a labelled region in the Tab order.
+ */
+export class LayoutWatcher {
+  private resizes: ResizeObserver | null = null;
+  private readonly observed = new WeakSet<Element>();
+
+  observe(root: ParentNode): void {
+    if (typeof ResizeObserver === 'undefined') return;
+    this.resizes ??= new ResizeObserver((entries) => {
+      for (const entry of entries) {
+        const target = entry.target as Element;
+        if (target instanceof SVGSVGElement) fitSvgText(target, entry.contentRect.width, entry.contentRect.height);
+        const box = target.classList.contains('scroll') ? target : target.parentElement?.closest('.scroll');
+        if (box instanceof HTMLElement) markScrollBox(box);
+      }
+    });
+    // Only new elements: sizes are read in the observer's callback, after layout, never here
+    // (a read right after a render's writes would force a layout on every render).
+    // The walk skips the inside of each SVG (a drawing of 2,000 cells is not walked on every render).
+    forEachOutsideSvg(root, (target) => {
+      if (this.observed.has(target)) return;
+      if (!(target.localName === 'svg' && target.hasAttribute('viewBox')) && !target.classList.contains('scroll') && !target.parentElement?.classList.contains('scroll')) return;
+      this.observed.add(target);
+      this.resizes!.observe(target);
+    });
+  }
+
+  /** Stops watching (the element left the page); observe() starts again. */
+  disconnect(): void {
+    this.resizes?.disconnect();
+    this.resizes = null;
+  }
+}
+
 /** A `.scroll` box whose content is wider than it: a labelled, focusable region (keyboard scrolling); otherwise plain. */
 export function markScrollBox(box: HTMLElement): void {
   const overflows = box.scrollWidth > box.clientWidth + 1;
@@ -59,10 +98,25 @@ const PART_SELECTORS: [string, string][] = [
 ];
 
 export function markParts(body: HTMLElement): void {
-  // One walk of the body for all the selectors (a figure of 2,000 cells is walked once per
-  // render, not once per part name), then each node found matched against each name.
-  for (const node of body.querySelectorAll(ANY_PART)) {
+  // One walk of the body's HTML for all the selectors, then each node found matched against each
+  // name. An SVG's inside is never walked (no part names a node there): a figure of 2,000 cells
+  // made querySelectorAll over the body cost 1–3 ms per render.
+  forEachOutsideSvg(body, (node) => {
+    if (!node.matches(ANY_PART)) return;
     for (const [name, selector] of PART_SELECTORS) if (node.matches(selector) && !node.part.contains(name)) node.part.add(name);
+  });
+}
+
+/**
+ * Calls `visit` for every element under `root` (not `root` itself) in document order, except the
+ * descendants of an <svg> (the svg itself is visited): the walks each render makes over a
+ * widget's HTML (part names, the boxes to watch for size changes) skip its drawings' nodes.
+ */
+export function forEachOutsideSvg(root: ParentNode, visit: (node: Element) => void): void {
+  for (let child = root.firstElementChild; child; child = child.nextElementSibling) {
+    visit(child);
+    if (child.namespaceURI !== SVG_NS) forEachOutsideSvg(child, visit);
   }
 }
+const SVG_NS = 'http://www.w3.org/2000/svg';
 const ANY_PART = PART_SELECTORS.map(([, selector]) => selector).join(', ');

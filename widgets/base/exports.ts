@@ -1,6 +1,49 @@
 // The one export menu every widget has: a "Download" disclosure (one Tab stop while closed)
-// listing "<figure>: SVG PNG" per figure and the data as JSON (docs/reading.md, "Download menu").
+// listing "<figure>: SVG PNG" per figure and the data as JSON (docs/reading.md, "Download menu"),
+// and what its buttons download: a figure's Scene as SVG or PNG, the widget's data as JSON.
+import { downloadBlob, type Scene } from '../chart/scene.js';
 import { el } from './dom.js';
+import { WidgetInputError } from './errors.js';
+
+/** A figure a widget exports as SVG and PNG (and draws from the same Scene on the page). */
+export interface WidgetFigure {
+  /** File-name part and `data-export` key, e.g. "loss" → "<stem>-loss.svg". */
+  name: string;
+  /** What the figure is, for button labels, e.g. "Loss curve". */
+  label: string;
+  /** The figure as shown now. */
+  scene(): Scene;
+}
+
+/** The figure `name` of `figures` (default: the first); an author-facing error when there is none. */
+export function figureNamed(figures: WidgetFigure[], name?: string): WidgetFigure {
+  const figure = name === undefined ? figures[0] : figures.find((f) => f.name === name);
+  if (!figure) throw new WidgetInputError(name === undefined ? 'this widget has no figure to export' : `no figure named "${name}"`);
+  return figure;
+}
+
+/** What a download needs from its widget (its export methods and file names). */
+export interface ExportSource {
+  figures(): WidgetFigure[];
+  exportJson(): string;
+  exportSvg(name?: string): string;
+  exportPng(name?: string): Promise<Blob>;
+  /** File names start with this, e.g. "feature-recovery". */
+  stem: string;
+  /** Name of the JSON download. */
+  jsonFile: string;
+}
+
+/** Offers a figure (svg/png, "<stem>-<figure>.<format>") or the data (json) as a download; throws what went wrong. */
+export async function downloadExport(source: ExportSource, format: ExportFormat, name?: string): Promise<void> {
+  if (format === 'json') {
+    downloadBlob(new Blob([source.exportJson()], { type: 'application/json' }), source.jsonFile);
+    return;
+  }
+  const figure = figureNamed(source.figures(), name);
+  const blob = format === 'svg' ? new Blob([source.exportSvg(figure.name)], { type: 'image/svg+xml' }) : await source.exportPng(figure.name);
+  downloadBlob(blob, `${source.stem}-${figure.name}.${format}`);
+}
 
 export type ExportFormat = 'svg' | 'png' | 'json';
 

@@ -23,45 +23,40 @@
 //   - typed fields: `bindField` validates as the reader types (debounced), shows a message
 //     beside an invalid or empty field and keeps the last valid value;
 //   - a text alternative: `summarize()` is written after every render into a
-//     screen-reader paragraph (`el.summary`) and into exported SVGs as <desc>.
+//     screen-reader paragraph (`el.summary`) and into exported SVGs as <desc>;
+//   - the theme's colours, `themeColours()`, read again when the colour scheme changes
+//     (`themeChanged()`), and a live status line, `statusRegion()` written by `announce()`.
 //
 // The concerns live in their own files beside this one; this file is the life cycle (shadow
 // root, core loading, one render per frame, re-attach, errors shown in the widget) and the
 // thin methods that tie the rest to it:
-//   attributes.ts   attribute ↔ property helpers (number, integer, enum, JSON, number grids; length limit)
-//   share-state.ts  the URL hash as "<key>.<name>=<value>" entries (bounded reading)
-//   exports.ts      the one Download menu
-//   fields.ts       typed fields validated as the reader types
-//   dom.ts          el(), SVG text kept legible, overflowing scroll boxes, ::part() names
-//   errors.ts       WidgetInputError and the excerpting of quoted input in messages
-//   theme.ts        colours, fonts and the base sheet
+//   attributes.ts    attribute ↔ property helpers (number, integer, enum, JSON, number grids; length limit)
+//   share-state.ts   the URL hash as "<key>.<name>=<value>" entries (bounded reading) and
+//                    SharedStateLink, the element's debounced writes, reads and scroll-to
+//   exports.ts       the one Download menu, the figures it lists and what its buttons download
+//   fields.ts        typed fields validated as the reader types
+//   dom.ts           el(), SVG text kept legible and overflowing scroll boxes (LayoutWatcher), ::part() names
+//   errors.ts        WidgetInputError and the excerpting of quoted input in messages
+//   theme.ts         colours, fonts and the base sheet (themeColours() here reads them once per scheme)
+//   model-figure.ts  the base of figures that read a model loaded once per page (extends this class)
 
 import { getCore, getMaxDigitCore } from '../../web/browser-core.js';
 import type { HeadlabCore, MaxDigitCore } from '../../web/headlab-core.js';
 import type { BoundValue } from '../chart/format.js';
-import { downloadBlob, sceneToPng, sceneToSvg, type Scene } from '../chart/scene.js';
+import { resolveColours, type ResolvedColours } from '../chart/palette.js';
+import { sceneToPng, sceneToSvg } from '../chart/scene.js';
 import { enumAttribute, integerAttribute, jsonAttribute, MAX_ATTRIBUTE_LENGTH, MAX_ENTRY_MAGNITUDE, MAX_GRID_SIDE, MAX_SEED, numberAttribute, numberGrid, setNumberAttribute } from './attributes.js';
-import { el, fitSvgText, markParts, markScrollBox } from './dom.js';
+import { el, LayoutWatcher, markParts } from './dom.js';
 import { excerptQuotes, messageOf, WidgetInputError } from './errors.js';
-import { exportMenu, type ExportFormat, type ExportMenuOptions } from './exports.js';
+import { downloadExport, exportMenu, figureNamed, type ExportFormat, type ExportMenuOptions, type WidgetFigure } from './exports.js';
 import { bindField, type BoundField, type FieldOptions } from './fields.js';
-import { firstKeyInHash, HASH_RETRY_MS, HASH_WRITE_DELAY_MS, hashEntries, hashWith, MAX_HASH_LENGTH } from './share-state.js';
+import { MAX_HASH_LENGTH, SharedStateLink } from './share-state.js';
 import { baseSheet, sheet } from './theme.js';
 
 // Widgets import their helpers from here (one import line per widget).
 export { el, enumAttribute, excerptQuotes, integerAttribute, jsonAttribute, MAX_ATTRIBUTE_LENGTH, MAX_ENTRY_MAGNITUDE, MAX_GRID_SIDE, MAX_HASH_LENGTH, MAX_SEED, numberAttribute, numberGrid, setNumberAttribute, WidgetInputError };
 
-/** A figure a widget exports as SVG and PNG (and draws from the same Scene on the page). */
-export interface WidgetFigure {
-  /** File-name part and `data-export` key, e.g. "loss" → "<stem>-loss.svg". */
-  name: string;
-  /** What the figure is, for button labels, e.g. "Loss curve". */
-  label: string;
-  /** The figure as shown now. */
-  scene(): Scene;
-}
-
-export type { ExportFormat };
+export type { ExportFormat, WidgetFigure };
 
 // Outside a browser (Node, server rendering, build tools) there is no HTMLElement: the
 // classes then extend a bare class, so importing a widget defines and throws nothing.
@@ -108,18 +103,15 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   private built = false;
   private listeners: AbortController | null = null;
   private renders = 0;
-  private hashTimer = 0;
-  private hashRetried = false;
-  /** Why the URL hash was not read (shown instead of the figure until the hash changes). */
-  private hashProblem: string | null = null;
+  /** The state in the URL hash (share-state). */
+  private readonly hashLink = new SharedStateLink(this, { showError: (m) => this.showError(m), built: () => this.built });
   private readonly summaryBox: HTMLParagraphElement;
   private exportStatus: HTMLElement | null = null;
-  /** Watches the widget's SVGs and scroll boxes for size changes (fitSvgText, markScrollBox). */
-  private resizes: ResizeObserver | null = null;
-  private readonly observed = new WeakSet<Element>();
+  /** Watches the widget's SVGs and scroll boxes for size changes (legible at every width). */
+  private readonly layoutWatcher = new LayoutWatcher();
   private layoutQueued = false;
-  /** Scroll to this element after its next render (its state was named by the URL hash on load). */
-  private scrollOnRender = false;
+  private resolvedColours: ResolvedColours | null = null;
+  private liveStatus: HTMLParagraphElement | null = null;
 
   constructor() {
     super();
@@ -154,6 +146,16 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   get renderCount(): number {
     return this.renders;
   }
+
+  /**
+   * Script time of the last render, ms (performance.now() around it, the `headlab-render` event's
+   * listeners included): what the widget benchmark reads for a render it did not call itself, such
+   * as the one that draws a result arriving from the worker (site/assets/bench-widgets.js).
+   */
+  get lastRenderMs(): number {
+    return this.lastRenderTime;
+  }
+  private lastRenderTime = 0;
 
   /** The widget's state, as carried by its `change` event. */
   abstract get state(): State;
@@ -200,13 +202,12 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
 
   /** The figure `name` (default: the first) as a standalone SVG document, the summary as its <desc>. */
   exportSvg(name?: string): string {
-    const figure = this.figureNamed(name);
-    return sceneToSvg(figure.scene(), this.summarize());
+    return sceneToSvg(figureNamed(this.figures(), name).scene(), this.summarize());
   }
 
   /** The figure `name` (default: the first) as a PNG (2 device pixels per unit). */
   exportPng(name?: string): Promise<Blob> {
-    return sceneToPng(this.figureNamed(name).scene());
+    return sceneToPng(figureNamed(this.figures(), name).scene());
   }
 
   /** File names start with this (default: the tag without "headlab-"). */
@@ -222,28 +223,18 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   /** Offers a figure (svg/png) or the data (json) as a download; a failure is reported beside the buttons. */
   async download(format: ExportFormat, name?: string): Promise<void> {
     try {
-      let blob: Blob;
-      let file: string;
-      if (format === 'json') {
-        blob = new Blob([this.exportJson()], { type: 'application/json' });
-        file = this.jsonFileName();
-      } else {
-        const figure = this.figureNamed(name);
-        blob = format === 'svg' ? new Blob([this.exportSvg(figure.name)], { type: 'image/svg+xml' }) : await this.exportPng(figure.name);
-        file = `${this.fileStem()}-${figure.name}.${format}`;
-      }
-      downloadBlob(blob, file);
+      await downloadExport({
+        figures: () => this.figures(),
+        exportJson: () => this.exportJson(),
+        exportSvg: (n) => this.exportSvg(n),
+        exportPng: (n) => this.exportPng(n),
+        stem: this.fileStem(),
+        jsonFile: this.jsonFileName(),
+      }, format, name);
       if (this.exportStatus) this.exportStatus.textContent = '';
     } catch (err) {
       if (this.exportStatus) this.exportStatus.textContent = `The download failed: ${messageOf(err)}`;
     }
-  }
-
-  private figureNamed(name?: string): WidgetFigure {
-    const all = this.figures();
-    const figure = name === undefined ? all[0] : all.find((f) => f.name === name);
-    if (!figure) throw new WidgetInputError(name === undefined ? 'this widget has no figure to export' : `no figure named "${name}"`);
-    return figure;
   }
 
   /**
@@ -314,81 +305,6 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     return `${this.localName}-${Array.from(document.getElementsByTagName(this.localName)).indexOf(this) + 1}`;
   }
 
-  /**
-   * Schedules writing the shareable state into the URL hash, HASH_WRITE_DELAY_MS after the
-   * last change: a slider swept through a hundred values writes once, not a hundred times
-   * (browsers throttle history.replaceState — Chromium after a few hundred calls, Safari
-   * throws after 100 calls in 30 s). The write always carries the latest state, and a
-   * pending write is flushed when the element is removed or the page is hidden.
-   */
-  private scheduleHashWrite(): void {
-    if (this.hashTimer) clearTimeout(this.hashTimer);
-    this.hashTimer = window.setTimeout(() => this.flushHashWrite(), HASH_WRITE_DELAY_MS);
-  }
-
-  private flushHashWrite(): void {
-    if (!this.hashTimer) return;
-    clearTimeout(this.hashTimer);
-    this.hashTimer = 0;
-    this.writeHash();
-  }
-
-  /** Writes the shareable state into the URL hash as "<key>.<name>=<value>" entries, keeping every other entry. */
-  private writeHash(): void {
-    const hash = hashWith(this.shareKey, this.sharedState);
-    try {
-      history.replaceState(history.state, '', `${location.pathname}${location.search}${hash ? `#${hash}` : ''}`);
-    } catch {
-      // Refused (rate limit, sandboxed frame): the state stays on the page; try once more later with the then-current state.
-      if (!this.hashRetried) {
-        this.hashRetried = true;
-        this.hashTimer = window.setTimeout(() => { this.hashRetried = false; this.flushHashWrite(); }, HASH_RETRY_MS);
-      }
-    }
-  }
-
-  /**
-   * Applies this element's entries of the URL hash (if any). Only `sharedAttributes` are
-   * touched, and each value goes through the attribute's own validation, so a tampered
-   * link shows the same message inside the widget as a bad attribute would.
-   */
-  private readHash(scroll: 'now' | 'after-render' | 'no' = 'no'): void {
-    this.hashProblem = null;
-    if (location.hash.length > MAX_HASH_LENGTH) {
-      // Not read; said in the widget until the hash changes (the render would otherwise clear the message).
-      if (location.hash.includes(encodeURIComponent(`${this.shareKey}.`)) || location.hash.includes(`${this.shareKey}.`)) {
-        this.hashProblem = `The link's state is ${location.hash.length.toLocaleString('en-US')} characters long; `
-          + `links longer than ${MAX_HASH_LENGTH.toLocaleString('en-US')} characters are not read.`;
-        this.showError(this.hashProblem);
-      }
-      return;
-    }
-    const values = hashEntries(this.shareKey);
-    if (!values) return;
-    this.sharedState = values;
-    if (scroll !== 'no' && firstKeyInHash() === this.shareKey) {
-      if (scroll === 'now' && this.built) this.revealFromHash(true);
-      else this.scrollOnRender = true;
-    }
-  }
-
-  /**
-   * Scrolls this element into view (centred unless it is taller than the viewport) and
-   * rings it for a moment, for a prose link or a shared URL that set its state; a followed
-   * link also moves focus to it, so the next Tab continues inside the figure.
-   */
-  private revealFromHash(focus: boolean): void {
-    const reduce = matchMedia('(prefers-reduced-motion: reduce)').matches;
-    const tall = this.getBoundingClientRect().height > innerHeight * 0.9;
-    this.scrollIntoView({ block: tall ? 'start' : 'center', behavior: reduce ? 'auto' : 'smooth' });
-    this.setAttribute('data-hash-target', '');
-    window.setTimeout(() => this.removeAttribute('data-hash-target'), 2500);
-    if (focus) {
-      if (!this.hasAttribute('tabindex')) this.setAttribute('tabindex', '-1');
-      this.focus({ preventScroll: true });
-    }
-  }
-
   /** Creates the controls in this.body (core ready, element connected); called again after a re-attach. */
   protected abstract build(): void;
 
@@ -397,15 +313,18 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
 
   connectedCallback(): void {
     this.listeners = new AbortController();
+    if (typeof matchMedia === 'function') {
+      this.listen(matchMedia('(prefers-color-scheme: dark)'), 'change', () => { this.resolvedColours = null; this.themeChanged(); });
+    }
     // A page that sets no color-scheme (neither <meta name="color-scheme"> nor CSS)
     // leaves the widget on "normal": then follow prefers-color-scheme; a page that
     // sets one is followed as is.
     const pageScheme = document.querySelector('meta[name="color-scheme"]') !== null;
     this.toggleAttribute('data-auto-scheme', !pageScheme && getComputedStyle(this).colorScheme === 'normal');
     if (this.hasAttribute('share-state')) {
-      this.guard(() => this.readHash('after-render'));
-      this.listen(window, 'hashchange', () => this.readHash('now'));
-      this.listen(window, 'pagehide', () => this.flushHashWrite());
+      this.guard(() => this.hashLink.read('after-render'));
+      this.listen(window, 'hashchange', () => this.hashLink.read('now'));
+      this.listen(window, 'pagehide', () => this.hashLink.flush());
     }
     const ctor = this.constructor as typeof HeadlabElement;
     // Callbacks of an earlier connection (the element was moved meanwhile) do nothing.
@@ -468,15 +387,14 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   }
 
   disconnectedCallback(): void {
-    this.flushHashWrite();
+    this.hashLink.flush();
     if (this.frame) cancelAnimationFrame(this.frame);
     this.frame = 0;
     clearTimeout(this.offFrame);
     this.offFrame = 0;
     this.listeners?.abort();
     this.listeners = null;
-    this.resizes?.disconnect();
-    this.resizes = null;
+    this.layoutWatcher.disconnect();
     // Controls are rebuilt (with fresh listeners) if the element is attached again.
     this.built = false;
     this.body.replaceChildren();
@@ -566,11 +484,12 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   private runRender(): void {
     if (!this.isConnected) return;
     if (this.prerendered.length && !this.snapshotReplaceable()) return;
+    const started = performance.now();
     this.guard(() => {
       this.render();
       markParts(this.body);
       this.renders++;
-      if (this.hashProblem) { this.showError(this.hashProblem); return; }
+      if (this.hashLink.problem) { this.showError(this.hashLink.problem); return; }
       if (this.prerendered.length && this.staggered && this.alertBox.hidden) this.swapAtFrame();
       else this.clearError();
       const text = this.summarize();
@@ -578,49 +497,47 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       // Once per task however many renders it runs (tests and benchmarks render in tight loops).
       if (!this.layoutQueued) {
         this.layoutQueued = true;
-        queueMicrotask(() => { this.layoutQueued = false; if (this.isConnected) this.observeLayout(); });
+        queueMicrotask(() => { this.layoutQueued = false; if (this.isConnected) this.layoutWatcher.observe(this.root); });
       }
-      if (this.scrollOnRender) {
-        this.scrollOnRender = false;
+      if (this.hashLink.scrollOnRender) {
+        this.hashLink.scrollOnRender = false;
         // After layout of this frame, so the element has its rendered height.
-        requestAnimationFrame(() => { if (this.isConnected) this.revealFromHash(false); });
+        requestAnimationFrame(() => { if (this.isConnected) this.hashLink.reveal(false); });
       }
     });
     // For <headlab-value> elements bound to this one (they listen on the document).
+    this.lastRenderTime = performance.now() - started;
     this.dispatchEvent(new Event('headlab-render', { bubbles: true, composed: true }));
+    this.lastRenderTime = performance.now() - started;
   }
 
-  // ---- legible at every width ----
+  // ---- theme and live status ----
 
-  /**
-   * Watches every SVG with a viewBox and every `.scroll` box of the widget (new ones after each
-   * render). An SVG drawn narrower than its viewBox shrinks its text with it; `--hl-text-zoom`
-   * (1 / scale, at least 1) scales the text back up so it renders at its CSS size (base sheet:
-   * `svg text { font-size: calc(12px * var(--hl-text-zoom, 1)) }`). A `.scroll` box whose
-   * content is wider than the box becomes a labelled region in the Tab order.
-   */
-  private observeLayout(): void {
-    if (typeof ResizeObserver === 'undefined') return;
-    this.resizes ??= new ResizeObserver((entries) => {
-      for (const entry of entries) {
-        const target = entry.target as Element;
-        if (target instanceof SVGSVGElement) fitSvgText(target, entry.contentRect.width, entry.contentRect.height);
-        const box = target.classList.contains('scroll') ? target : target.parentElement?.closest('.scroll');
-        if (box instanceof HTMLElement) markScrollBox(box);
-      }
-    });
-    // Only new elements: sizes are read in the observer's callback, after layout, never here
-    // (a read right after render()'s writes would force a layout on every render).
-    for (const target of this.root.querySelectorAll('svg[viewBox], .scroll, .scroll > *')) {
-      if (this.observed.has(target)) continue;
-      this.observed.add(target);
-      this.resizes.observe(target);
-    }
+  /** The theme's colours as they compute now, read once per colour scheme (again after it changes). */
+  protected themeColours(): ResolvedColours {
+    this.resolvedColours ??= resolveColours(this.body);
+    return this.resolvedColours;
+  }
+
+  /** The colour scheme changed (themeColours() reads the new colours): by default one render. */
+  protected themeChanged(): void {
+    this.requestRender();
+  }
+
+  /** A polite live region (role="status") that announce() writes; build() places it. */
+  protected statusRegion(className = 'note'): HTMLParagraphElement {
+    this.liveStatus = el('p', { class: className, role: 'status', 'aria-live': 'polite' });
+    return this.liveStatus;
+  }
+
+  /** Says `text` in the widget's status region (statusRegion), for screen readers and on screen. */
+  protected announce(text: string): void {
+    if (this.liveStatus) this.liveStatus.textContent = text;
   }
 
   /** Dispatches a bubbling, composed `change` event whose detail is the state (and updates the URL hash under share-state). */
   protected emitChange(): void {
-    if (this.hasAttribute('share-state')) this.scheduleHashWrite();
+    if (this.hasAttribute('share-state')) this.hashLink.schedule();
     this.dispatchEvent(new CustomEvent('change', { bubbles: true, composed: true, detail: this.state }));
   }
 
@@ -645,6 +562,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
 
   private start(): void {
     this.guard(() => {
+      this.resolvedColours = null;  // attached again, perhaps under another theme
       this.build();
       this.body.append(this.summaryBox);
       this.built = true;

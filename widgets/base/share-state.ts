@@ -1,6 +1,7 @@
 // The URL hash as shareable state: "<key>.<name>=<value>" entries joined by "&", where
 // <key> is an element's id (docs/embedding.md, "Shareable state"). Reading is bounded
-// (MAX_HASH_LENGTH); writing is the element's, debounced (HASH_WRITE_DELAY_MS).
+// (MAX_HASH_LENGTH); writing is debounced (HASH_WRITE_DELAY_MS). SharedStateLink keeps one
+// element's state there.
 
 /** How long after the last change the URL hash is written (a sweep of a control writes once). */
 export const HASH_WRITE_DELAY_MS = 200;
@@ -55,4 +56,105 @@ export function firstKeyInHash(): string | null {
     if (dot >= 0) return name.slice(0, dot);
   }
   return null;
+}
+
+/** The element a SharedStateLink keeps in the hash: its key and its state (attributes, docs/embedding.md). */
+export interface SharedStateElement extends HTMLElement {
+  readonly shareKey: string;
+  sharedState: Record<string, string>;
+}
+
+/**
+ * One element's state in the URL hash (with the `share-state` attribute): written debounced on
+ * every change, read on connect and on `hashchange`, and a link that names the element scrolls
+ * it into view. `showError` shows a message in the element; `built` says whether it has built
+ * its controls (a link followed before that scrolls after the first render instead).
+ */
+export class SharedStateLink {
+  private timer = 0;
+  private retried = false;
+  /** Why the URL hash was not read (the element shows it instead of the figure until the hash changes). */
+  problem: string | null = null;
+  /** Scroll to the element after its next render (its state was named by the URL hash on load). */
+  scrollOnRender = false;
+
+  constructor(private readonly element: SharedStateElement, private readonly host: { showError(message: string): void; built(): boolean }) {}
+
+  /**
+   * Schedules writing the shareable state into the URL hash, HASH_WRITE_DELAY_MS after the
+   * last change: a slider swept through a hundred values writes once, not a hundred times
+   * (browsers throttle history.replaceState — Chromium after a few hundred calls, Safari
+   * throws after 100 calls in 30 s). The write always carries the latest state, and a
+   * pending write is flushed when the element is removed or the page is hidden.
+   */
+  schedule(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = window.setTimeout(() => this.flush(), HASH_WRITE_DELAY_MS);
+  }
+
+  /** Writes a pending state now (the element leaves the page, or the page is hidden). */
+  flush(): void {
+    if (!this.timer) return;
+    clearTimeout(this.timer);
+    this.timer = 0;
+    this.write();
+  }
+
+  /** Writes the shareable state into the URL hash as "<key>.<name>=<value>" entries, keeping every other entry. */
+  private write(): void {
+    const hash = hashWith(this.element.shareKey, this.element.sharedState);
+    try {
+      history.replaceState(history.state, '', `${location.pathname}${location.search}${hash ? `#${hash}` : ''}`);
+    } catch {
+      // Refused (rate limit, sandboxed frame): the state stays on the page; try once more later with the then-current state.
+      if (!this.retried) {
+        this.retried = true;
+        this.timer = window.setTimeout(() => { this.retried = false; this.flush(); }, HASH_RETRY_MS);
+      }
+    }
+  }
+
+  /**
+   * Applies this element's entries of the URL hash (if any). Only its shared attributes are
+   * touched, and each value goes through the attribute's own validation, so a tampered
+   * link shows the same message inside the widget as a bad attribute would.
+   */
+  read(scroll: 'now' | 'after-render' | 'no' = 'no'): void {
+    this.problem = null;
+    const key = this.element.shareKey;
+    if (location.hash.length > MAX_HASH_LENGTH) {
+      // Not read; said in the widget until the hash changes (the render would otherwise clear the message).
+      if (location.hash.includes(encodeURIComponent(`${key}.`)) || location.hash.includes(`${key}.`)) {
+        this.problem = `The link's state is ${location.hash.length.toLocaleString('en-US')} characters long; `
+          + `links longer than ${MAX_HASH_LENGTH.toLocaleString('en-US')} characters are not read.`;
+        this.host.showError(this.problem);
+      }
+      return;
+    }
+    const values = hashEntries(key);
+    if (!values) return;
+    this.element.sharedState = values;
+    if (scroll !== 'no' && firstKeyInHash() === key) {
+      if (scroll === 'now' && this.host.built()) this.reveal(true);
+      else this.scrollOnRender = true;
+    }
+  }
+
+  /**
+   * Scrolls the element into view (centred unless it is taller than the viewport) and rings it
+   * for a moment, for a prose link or a shared URL that set its state; a followed link also
+   * moves focus to it, so the next Tab continues inside the figure.
+   */
+  reveal(focus: boolean): void {
+    const e = this.element;
+    const reduce = matchMedia('(prefers-reduced-motion: reduce)').matches;
+    const tall = e.getBoundingClientRect().height > innerHeight * 0.9;
+    e.scrollIntoView({ block: tall ? 'start' : 'center', behavior: reduce ? 'auto' : 'smooth' });
+    e.setAttribute('data-hash-target', '');
+    window.setTimeout(() => e.removeAttribute('data-hash-target'), 2500);
+    if (focus) {
+      if (!e.hasAttribute('tabindex')) e.setAttribute('tabindex', '-1');
+      e.focus({ preventScroll: true });
+    }
+  }
 }

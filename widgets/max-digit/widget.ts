@@ -1,14 +1,14 @@
 // What the max-digit widgets share: the model they read (see model.ts), the reader's list of
 // digits, the head colours (Okabe–Ito, the same in every widget) and the token labels.
 //
-// A MaxDigitWidget resolves its model source in build(): the `model` attribute names the id of
-// a <headlab-max-digit-model> element on the page; without it the widget uses the shipped
-// seed-0 weights. While the model loads it shows a note; when the model cannot be loaded, or
-// `model` names no such element, the problem is shown inside the widget.
-import { HeadlabElement, WidgetInputError, el } from '../base/headlab-element.js';
-import { VersionedCache } from '../base/memo.js';
+// A MaxDigitWidget (a ModelFigure, widgets/base/model-figure.ts) resolves its model source in
+// build(): the `model` attribute names the id of a <headlab-max-digit-model> element on the page;
+// without it the widget uses the shipped seed-0 weights. While the model loads it shows a note;
+// when the model cannot be loaded, or `model` names no such element, the problem is shown inside
+// the widget. Its figures light up together what the reader points at (highlight.ts).
+import { WidgetInputError, el } from '../base/headlab-element.js';
+import { MODEL_FIGURE_CSS, ModelFigure } from '../base/model-figure.js';
 import { formatPercent } from '../chart/format.js';
-import { resolveColours, type ResolvedColours } from '../chart/palette.js';
 import { applyHighlight, currentHighlight, highlightOf, onHighlight, setHighlight } from './highlight.js';
 import { firstInteraction, watchReach } from './loading.js';
 import { defaultWeightsUrl, modelSource, type MaxDigitModel, type MaxDigitModelSource } from './model.js';
@@ -72,13 +72,10 @@ export const MAX_DIGIT_CSS = /* css */ `
   .digits-row label { display: flex; gap: 0.4rem; align-items: center; flex-wrap: wrap; }
   .digits-row input { font: inherit; width: 9em; padding: 0.2rem 0.4rem; min-height: 2.75rem; box-sizing: border-box;
     color: var(--hl-fg); background: var(--hl-control); border: 1px solid var(--hl-rule); border-radius: 4px; }
-  input[aria-invalid="true"] { border-color: var(--hl-bad); border-width: 2px; }
   .input-problem { color: var(--hl-bad); font-size: 0.9em; margin: 0.2rem 0 0; }
   .input-problem:empty { display: none; }
   .swatch { display: inline-block; width: 0.8em; height: 0.8em; border-radius: 2px; margin-right: 0.3em; vertical-align: -0.05em; }
   .legend { display: flex; flex-wrap: wrap; gap: 0.2rem 0.9rem; font-size: 0.9em; margin: 0.3rem 0; }
-  .model-note { color: var(--hl-muted); font-size: 0.85em; margin: 0.4rem 0 0; }
-  .waiting { color: var(--hl-muted); }
   td.best { font-weight: 700; }
   td.disagree, .disagree { outline: 2px solid var(--hl-changed); outline-offset: -2px; }
   th.head-name { white-space: nowrap; }
@@ -89,7 +86,7 @@ export const MAX_DIGIT_CSS = /* css */ `
   .lit { opacity: 1; }
   td.lit, th.lit, label.lit, fieldset.lit { outline: 2px solid var(--hl-focus); outline-offset: -2px; }
   @media (prefers-reduced-motion: reduce) { .dim { transition: none; } }
-`;
+${MODEL_FIGURE_CSS}`;
 
 /** A swatch element in head h's colour (the colour is set through CSSOM, which the strict CSP allows). */
 export function headSwatch(h: number): HTMLSpanElement {
@@ -116,26 +113,11 @@ export function headLabel(h: number): DocumentFragment {
   return f;
 }
 
-export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<State> {
-  static observedAttributes = ['model'];
+export abstract class MaxDigitWidget<State = unknown> extends ModelFigure<MaxDigitModel, State> {
   protected static coreModule = 'max-digit' as const;
-  protected source: MaxDigitModelSource | null = null;
-  private sourceId: string | null = null;
+  protected static cachedInputs = 256;
+  declare protected source: MaxDigitModelSource | null;
   private unsubscribeHighlight: (() => void) | null = null;
-  private readonly onSource = () => { this.modelChanged(); this.requestRender(); };
-  private waitNote: HTMLParagraphElement | null = null;
-  private content: HTMLDivElement | null = null;
-  private modelNote: HTMLParagraphElement | null = null;
-  private colours: ResolvedColours | null = null;
-  /** Core results per input, for the current model (cleared when it changes): a reader toggling between two inputs costs no core call. */
-  private readonly memo = new VersionedCache<unknown>(256);
-  /** Rendered figures and tables per input (theme and model included in the key): swapping a cached node costs no layout of new DOM. */
-  private readonly fragments = new VersionedCache<Node>(64);
-
-  /** The model now shown, or null while it loads. */
-  get currentModel(): MaxDigitModel | null {
-    return this.source?.status === 'ready' ? this.source.model : null;
-  }
 
   /** The model of the last render (an export draws what was shown). */
   private drawn: MaxDigitModel | null = null;
@@ -156,46 +138,33 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
     return tokenNames(this.factsModel());
   }
 
-  /** Fills `content` with the widget's controls and figures (called once per build). */
-  protected abstract buildContent(content: HTMLDivElement): void;
-  /** Brings the content up to date with the model and the state. */
-  protected abstract renderContent(model: MaxDigitModel): void;
   /** Called when the model is replaced (retraining): drop caches keyed on the old weights. */
   protected modelChanged(): void {}
 
-  /** `compute()` for `key` under the current model, computed once (at most 256 inputs kept). */
-  protected cached<T>(model: MaxDigitModel, key: string, compute: () => T): T {
-    return this.memo.get(model.version, key, compute);
-  }
-
-  /** The node built by `build()` for `key` under the current model and theme, built once (at most 64 kept). */
-  protected fragment<T extends Node>(model: MaxDigitModel, key: string, build: () => T): T {
-    return this.fragments.get(model.version, key, build);
-  }
-
-  /** Shows `node` as the only child of `slot`. */
-  protected show(slot: Element, node: Node): void {
-    if (slot.firstChild !== node || slot.childNodes.length !== 1) slot.replaceChildren(node);
-  }
-
-  /** Binds to the source named by the `model` attribute (or the implicit one); throws WidgetInputError for a bad id. */
-  private resolveSource(): void {
+  /** The `model` attribute: the id of a <headlab-max-digit-model>, or '' for the shipped weights. */
+  protected sourceKey(): string {
     const id = this.getAttribute('model') ?? '';
-    if (this.source && id === this.sourceId) return;
     if (id !== '') {
       const owner = document.getElementById(id);
       if (!owner || owner.localName !== 'headlab-max-digit-model') {
         throw new WidgetInputError(`attribute model="${id}" names no <headlab-max-digit-model id="${id}"> on this page`);
       }
     }
-    this.source?.removeEventListener('change', this.onSource);
-    this.sourceId = id;
-    this.source = modelSource(id);
-    this.source.addEventListener('change', this.onSource);
-    this.memo.clear();
-    this.fragments.clear();
+    return id;
+  }
+
+  protected sourceFor(id: unknown): MaxDigitModelSource {
+    return modelSource(id as string);
+  }
+
+  protected sourceBound(id: unknown): void {
     this.modelChanged();
-    if (id === '' && this.source.status === 'idle') void this.source.load(defaultWeightsUrl());
+    if (id === '' && this.source!.status === 'idle') void this.source!.load(defaultWeightsUrl());
+  }
+
+  protected sourceChanged(): void {
+    this.modelChanged();
+    this.requestRender();
   }
 
   /**
@@ -211,11 +180,6 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
     return firstInteraction();
   }
 
-  /** The snapshot stays until the model is ready (or has failed, which the widget then says). */
-  protected snapshotReplaceable(): boolean {
-    return !this.source || this.source.status === 'ready' || this.source.status === 'failed';
-  }
-
   private stopWatchingReach: (() => void) | null = null;
 
   disconnectedCallback(): void {
@@ -223,33 +187,21 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
     this.stopWatchingReach = null;
     this.unsubscribeHighlight?.();
     this.unsubscribeHighlight = null;
-    this.source?.removeEventListener('change', this.onSource);
-    this.source = null;
-    this.sourceId = null;
     super.disconnectedCallback();
   }
 
   protected build(): void {
-    const dark = matchMedia('(prefers-color-scheme: dark)');
-    this.listen(dark, 'change', () => { this.colours = null; this.fragments.clear(); this.requestRender(); });
-    this.waitNote = el('p', { class: 'waiting', role: 'status' }, 'Loading the model…');
-    this.content = el('div', { class: 'content' });
-    this.modelNote = el('p', { class: 'model-note' });
-    this.buildContent(this.content);
-    // Built anew (first connect or a re-attach): whatever a widget kept about the old content is stale.
-    this.modelChanged();
-    this.body.append(this.waitNote, this.content, this.modelNote, this.exportControls());
-    this.resolveSource();
+    super.build();
+    const content = this.content!;
     // Linked highlighting: what the pointer or focus names here lights up in every max-digit figure.
     const pick = (e: Event) => setHighlight(highlightOf(e.composedPath()));
-    this.listen(this.content, 'pointerover', pick);
-    this.listen(this.content, 'focusin', pick);
-    this.listen(this.content, 'pointerleave', () => setHighlight(null));
-    this.listen(this.content, 'focusout', (e) => {
-      if (!this.content!.contains((e as FocusEvent).relatedTarget as Node | null)) setHighlight(null);
+    this.listen(content, 'pointerover', pick);
+    this.listen(content, 'focusin', pick);
+    this.listen(content, 'pointerleave', () => setHighlight(null));
+    this.listen(content, 'focusout', (e) => {
+      if (!content.contains((e as FocusEvent).relatedTarget as Node | null)) setHighlight(null);
     });
-    const off = onHighlight((h) => { if (this.content) applyHighlight(this.content, h); });
-    this.unsubscribeHighlight = off;
+    this.unsubscribeHighlight = onHighlight((h) => { if (this.content) applyHighlight(this.content, h); });
   }
 
   /** Re-applies the page's highlight to freshly rendered nodes. */
@@ -257,45 +209,21 @@ export abstract class MaxDigitWidget<State = unknown> extends HeadlabElement<Sta
     if (this.content) applyHighlight(this.content, currentHighlight());
   }
 
-  protected render(): void {
-    this.resolveSource();
-    const source = this.source!;
-    if (source.status === 'failed') throw new WidgetInputError(`The model could not be loaded: ${source.failure}`);
-    const model = this.currentModel;
-    this.waitNote!.hidden = model !== null;
-    this.content!.hidden = model === null;
-    if (!model) {
-      this.modelNote!.textContent = '';
-      return;
-    }
+  protected drawModel(model: MaxDigitModel): void {
     if (headCount(model) !== CONTROL_HEADS) {
       throw new WidgetInputError(`this figure's controls are for ${CONTROL_HEADS} heads; the model has ${headCount(model)}`);
     }
     this.drawn = model;
     this.renderContent(model);
     this.relight();
-    const note = `Model: ${model.label}.`;
-    if (this.modelNote!.textContent !== note) this.modelNote!.textContent = note;
   }
 
-  /** The text alternative of the figure for `model` (called after each render). */
-  protected abstract describe(model: MaxDigitModel): string;
-
-  /** What the last render showed; an export before the model has loaded is an author-facing error. */
-  protected exportable<T>(shown: T | null): T {
-    if (shown === null) throw new WidgetInputError('nothing to export before the model has loaded');
-    return shown;
+  protected modelNoteText(model: MaxDigitModel): string {
+    return `Model: ${model.label}.`;
   }
 
-  protected summarize(): string {
-    const model = this.currentModel;
-    return model ? this.describe(model) : 'The max-digit model is loading.';
-  }
-
-  /** The theme's colours as they compute now (re-read when the colour scheme changes). */
-  protected themeColours(): ResolvedColours {
-    this.colours ??= resolveColours(this.body);
-    return this.colours;
+  protected loadingSummary(): string {
+    return 'The max-digit model is loading.';
   }
 }
 

@@ -8,6 +8,9 @@ import { divergingFill, mixRgb, rgbText, type ResolvedColours } from '../chart/p
 import { drawSceneInto, type Scene, type Shape } from '../chart/scene.js';
 import { svgEl } from '../chart/svg.js';
 
+/** Masked cells (above a causal diagonal): the panel colour mixed this far towards the rule colour. */
+export const MASK_MIX = 0.35;
+
 /** Strongest mix of the sequential scale (as the diverging one's): numbers written on a cell stay legible. */
 const SEQUENTIAL_MAX_MIX = 0.85;
 
@@ -44,7 +47,7 @@ export function heatmapShapes(c: ResolvedColours, spec: HeatmapSpec): Shape[] {
   const limit = spec.limit ?? 1;
   // Masked cells are not drawn one by one: one rect of the masked colour under the whole map shows
   // through where no cell is drawn (half the nodes of a causal pattern: fewer nodes to style and walk).
-  const maskFill = rgbText(mixRgb(c.panel, c.rule, 0.35));
+  const maskFill = rgbText(mixRgb(c.panel, c.rule, MASK_MIX));
   if (spec.masked) shapes.push({ kind: 'rect', x, y, w: (values[0]?.length ?? 0) * cell - 1, h: values.length * cell - 1, fill: maskFill });
   values.forEach((row, r) => row.forEach((v, k) => {
     const masked = spec.masked?.(r, k) ?? false;
@@ -103,9 +106,9 @@ export class LayeredFigure {
     this.element.append(this.base, this.overlay);
   }
 
-  /** Shows `svg` (a cached base drawing) under the overlay. */
-  setBase(svg: SVGSVGElement): void {
-    if (this.base.firstChild !== svg || this.base.childNodes.length !== 1) this.base.replaceChildren(svg);
+  /** Shows `drawing` (a cached base SVG, or a canvas) under the overlay. */
+  setBase(drawing: SVGSVGElement | HTMLCanvasElement): void {
+    if (this.base.firstChild !== drawing || this.base.childNodes.length !== 1) this.base.replaceChildren(drawing);
   }
 
   /** Redraws the overlay: `shapes` in the base's coordinates (width × height). */
@@ -162,4 +165,105 @@ export function signedBarShapes(c: ResolvedColours, rows: BarRow[], x: number, y
     shapes.push({ kind: 'text', x: tx, y: top + rowH / 2, text: formatNumber(r.value, 3), fill: rgbText(c.fg), size: 10, anchor: r.value < 0 ? 'end' : 'start' });
   });
   return shapes;
+}
+
+/** One heatmap panel of a PixelHeatmaps: its top-left corner (SVG units), rows × cols cells of `cell` units (a 1-unit gap between cells). */
+export interface PixelPanel { x: number; y: number; rows: number; cols: number; cell: number }
+
+/**
+ * Heatmap panels drawn as pixels on a canvas: for the attention patterns (about 2,000 cells for
+ * 8 heads × 23 tokens), which a new prompt recolours all at once. As SVG every cell is a node: a
+ * recolour sets 2,000 fill attributes, then the browser restyles 2,000 nodes (5–15 ms of script
+ * and a long style pass on the loaded 2-core machine); here each cell is a few runs of a typed
+ * array and one putImageData per panel, with no string or node made per cell. The canvas sits
+ * under the same overlay SVG as a drawn base (LayeredFigure), which carries the text (labels
+ * there keep their CSS size at any width); the figure's wrapper is role="img" with the figure's
+ * text, and the exported figure still draws the scene. Colours are the SVG fill's, channel for
+ * channel: the same mix, rounded as rgbText rounds.
+ */
+export class PixelHeatmaps {
+  readonly canvas: HTMLCanvasElement;
+  private key = '';
+  private scale = 1;
+  private width = 0;
+  private panels: { panel: PixelPanel; image: ImageData; words: Uint32Array; x0: number; y0: number }[] = [];
+
+  constructor() {
+    this.canvas = document.createElement('canvas');
+    this.canvas.setAttribute('aria-hidden', 'true');
+  }
+
+  /**
+   * Sizes the canvas for a width × height figure (SVG units = CSS px at full size) and its panels,
+   * unless done for `key` (and this screen's pixel ratio); true when it did (the canvas is then blank).
+   */
+  layout(key: string, width: number, height: number, panels: PixelPanel[]): boolean {
+    const scale = Math.max(1, Math.min(3, Math.round((globalThis.devicePixelRatio || 1) * 2) / 2));
+    const fullKey = `${key}|${scale}|${width}×${height}`;
+    if (fullKey === this.key) return false;
+    this.key = fullKey;
+    this.scale = scale;
+    this.width = width;
+    this.canvas.width = Math.round(width * scale);
+    this.canvas.height = Math.round(height * scale);
+    // The canvas's CSS width is the figure's (it shrinks with max-width: 100%, its height following the bitmap's ratio).
+    this.canvas.style.width = `${width}px`;
+    const ctx = this.canvas.getContext('2d')!;
+    this.panels = panels.map((panel) => {
+      const x0 = Math.round(panel.x * scale), y0 = Math.round(panel.y * scale);
+      const w = Math.round((panel.x + panel.cols * panel.cell - 1) * scale) - x0;
+      const h = Math.round((panel.y + panel.rows * panel.cell - 1) * scale) - y0;
+      const image = ctx.createImageData(Math.max(1, w), Math.max(1, h));
+      return { panel, image, words: new Uint32Array(image.data.buffer), x0, y0 };
+    });
+    return true;
+  }
+
+  /**
+   * Paints every panel: `colour(p, r, c)` is cell (r, c) of panel p as packed RGBA (packRgb), or
+   * −1 for a masked cell (left in `gap`, the colour between cells).
+   */
+  paint(gap: number, colour: (p: number, r: number, c: number) => number): void {
+    const ctx = this.canvas.getContext('2d')!;
+    const s = this.scale;
+    this.panels.forEach(({ panel, image, words, x0, y0 }, p) => {
+      const W = image.width;
+      words.fill(gap);
+      for (let r = 0; r < panel.rows; r++) {
+        const top = Math.round((panel.y + r * panel.cell) * s) - y0;
+        const bottom = Math.min(image.height, Math.round((panel.y + r * panel.cell + panel.cell - 1) * s) - y0);
+        for (let c = 0; c < panel.cols; c++) {
+          const v = colour(p, r, c);
+          if (v === -1) continue;
+          const left = Math.round((panel.x + c * panel.cell) * s) - x0;
+          const right = Math.min(W, Math.round((panel.x + c * panel.cell + panel.cell - 1) * s) - x0);
+          for (let y = top; y < bottom; y++) words.fill(v, y * W + left, y * W + right);
+        }
+      }
+      ctx.putImageData(image, x0, y0);
+    });
+  }
+
+  /** The figure's SVG units per CSS pixel of the canvas as shown (for a pointer's position). */
+  unitsPerPixel(): number {
+    const shown = this.canvas.clientWidth;
+    return shown > 0 ? this.width / shown : 1;
+  }
+
+  /** Forgets the layout (the next layout() sizes the canvas again). */
+  reset(): void {
+    this.key = '';
+  }
+}
+
+/** An sRGB colour as ImageData's 32-bit word (little-endian RGBA, opaque), channels rounded as rgbText rounds them. */
+export function packRgb([r, g, b]: readonly [number, number, number]): number {
+  return ((255 << 24) | (Math.round(b) << 16) | (Math.round(g) << 8) | Math.round(r)) >>> 0;
+}
+
+/** packRgb of sequentialFill(c, a), without the string. */
+export function sequentialWord(c: ResolvedColours, a: number): number {
+  const t = (Number.isFinite(a) ? Math.min(1, Math.max(0, a)) : 0) * SEQUENTIAL_MAX_MIX;
+  const p = c.panel, q = c.pos;
+  return packRgb([p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t, p[2] + (q[2] - p[2]) * t]);
 }

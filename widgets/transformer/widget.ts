@@ -1,30 +1,31 @@
 // Base of the widgets on an author's own transformer (docs/own-model.md): the model source they
-// read, the reader's prompt field, the token labels, caches per model, and the note while the
-// model loads or the message when it could not be read.
+// read, the reader's prompt field, the token labels and analyses in the worker; the note while
+// the model loads, the message when it could not be read and the caches per model come from
+// ModelFigure (widgets/base/model-figure.ts).
 //
 // A TransformerWidget finds its model in build(): the `model` attribute names the id of a
 // <headlab-transformer-model> on the page; without it the nearest enclosing
 // <headlab-transformer-model> (nesting). The widget computes with the source's core handle
 // (headlab_transformer.wasm, loaded by the source), so it does not wait for headlab_core.
-import { HeadlabElement, WidgetInputError, el } from '../base/headlab-element.js';
-import { VersionedCache } from '../base/memo.js';
+import { WidgetInputError, el } from '../base/headlab-element.js';
+import { MODEL_FIGURE_CSS, ModelFigure } from '../base/model-figure.js';
 import { WorkerJobs } from '../../web/worker-client.js';
-import { resolveColours, type ResolvedColours } from '../chart/palette.js';
-import type { TransformerAnalysisFile, TransformerConfigFile, TransformerCore } from '../../web/headlab-core.js';
+import type { TransformerAnalysisFile, TransformerConfigFile, TransformerCore, TransformerRunFile, TransformerRunOptions } from '../../web/headlab-core.js';
 import { sourceOf, type LoadedTransformer, type TransformerModelSource } from './model.js';
 
 export const MODEL_TAG = 'headlab-transformer-model';
+
+/** What a figure asks the worker's 'transformer-analyze' task for (web/worker-tasks.js), and what it answers. */
+interface WorkerJob { request?: Record<string, unknown>; run?: { prompt: number[]; options?: TransformerRunOptions } }
+interface WorkerResult { analysis: TransformerAnalysisFile | null; run: TransformerRunFile | null }
 
 export const TRANSFORMER_CSS = /* css */ `
   .figure svg { display: block; max-width: 100%; height: auto; touch-action: manipulation; }
   .prompt-row label { display: flex; gap: 0.4rem; align-items: center; flex-wrap: wrap; }
   .prompt-row input { font: inherit; width: min(22em, 100%); padding: 0.2rem 0.4rem; min-height: 2.75rem; box-sizing: border-box;
     color: var(--hl-fg); background: var(--hl-control); border: 1px solid var(--hl-rule); border-radius: 4px; }
-  input[aria-invalid="true"] { border-color: var(--hl-bad); border-width: 2px; }
   .input-problem, .field-problem { color: var(--hl-bad); font-size: 0.9em; margin: 0.2rem 0 0; }
   .input-problem:empty, .field-problem:empty { display: none; }
-  .model-note { color: var(--hl-muted); font-size: 0.85em; margin: 0.4rem 0 0; }
-  .waiting { color: var(--hl-muted); }
   .controls { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; align-items: center; margin: 0.3rem 0; }
   .controls label { display: inline-flex; gap: 0.35rem; align-items: center; }
   select { font: inherit; max-width: 100%; min-height: 2.75rem; color: var(--hl-fg); background: var(--hl-control); border: 1px solid var(--hl-rule); border-radius: 4px; }
@@ -34,10 +35,10 @@ export const TRANSFORMER_CSS = /* css */ `
   svg[tabindex]:focus-visible { outline: 3px solid var(--hl-focus); outline-offset: 2px; }
   .unavailable { color: var(--hl-muted); font-style: italic; }
   .layered { position: relative; width: fit-content; max-width: 100%; }
-  .layered > .base > svg { display: block; max-width: 100%; height: auto; }
+  .layered > .base > svg, .layered > .base > canvas { display: block; max-width: 100%; height: auto; }
   .layered > svg.overlay { position: absolute; inset: 0; width: 100%; height: 100%; pointer-events: none; }
   .layered:focus-visible { outline: 3px solid var(--hl-focus); outline-offset: 2px; }
-`;
+${MODEL_FIGURE_CSS}`;
 
 /** The display name of token `t` (its config name, else its id). */
 export function tokenName(config: TransformerConfigFile, t: number): string {
@@ -71,34 +72,18 @@ export function headName(l: number, h: number): string {
   return `L${l} H${h}`;
 }
 
-export abstract class TransformerWidget<State = unknown> extends HeadlabElement<State> {
-  static observedAttributes = ['model'];
+export abstract class TransformerWidget<State = unknown> extends ModelFigure<LoadedTransformer, State> {
   protected static needsCore = false;
-  protected source: TransformerModelSource | null = null;
+  declare protected source: TransformerModelSource | null;
   private owner: Element | null = null;
-  // A new model makes every figure reading it render: each in a task of its own (no long task of all).
-  private readonly onSource = () => { this.memo.clear(); this.fragments.clear(); this.requestRenderInTask(); };
-  private waitNote: HTMLParagraphElement | null = null;
-  private content: HTMLDivElement | null = null;
-  private modelNote: HTMLParagraphElement | null = null;
-  private colours: ResolvedColours | null = null;
-  private readonly memo = new VersionedCache<unknown>(128);
-  /** Drawn figures per input (theme and model included in the key): a reader going back to an input costs no drawing. */
-  private readonly fragments = new VersionedCache<Node>(64);
-  private shownVersion = -1;
   private readonly workerJobs = new WorkerJobs();
   /** Whether an analysis is in the worker, and the one asked for after it (analyzedInWorker). */
   private workerBusy = false;
-  private workerWanted: { model: LoadedTransformer; key: string; request: Record<string, unknown> } | null = null;
+  private workerWanted: { model: LoadedTransformer; key: string; job: WorkerJob; pick: (value: WorkerResult) => unknown } | null = null;
 
   /** The headlab_transformer module this figure computes with (null before its model is read; diagnostics and tests). */
   get transformerCore(): TransformerCore | null {
     return this.source?.core ?? null;
-  }
-
-  /** The model now shown, or null while it loads. */
-  get currentModel(): LoadedTransformer | null {
-    return this.source?.status === 'ready' ? this.source.model : null;
   }
 
   /** The <headlab-transformer-model> this figure reads (null before build), for what it computes itself. */
@@ -106,33 +91,46 @@ export abstract class TransformerWidget<State = unknown> extends HeadlabElement<
     return this.owner;
   }
 
-  protected abstract buildContent(content: HTMLDivElement): void;
-  protected abstract renderContent(model: LoadedTransformer): void;
-  /** The text alternative of the figure (called after each render). */
-  protected abstract describe(model: LoadedTransformer): string;
-
-  /** `compute()` for `key` under the current model, computed once (at most 128 inputs kept). */
-  protected cached<T>(model: LoadedTransformer, key: string, compute: () => T): T {
-    return this.memo.get(model.version, key, compute);
-  }
-
-  /** The node built by `build()` for `key` under the current model and theme, built once (at most 64 kept). */
-  protected fragment<T extends Node>(model: LoadedTransformer, key: string, build: () => T): T {
-    return this.fragments.get(model.version, key, build);
-  }
-
   /**
    * `headlab model analyze` of `request` on the current model, computed once per (model, key) in
    * the worker (task 'transformer-analyze'): null until it arrives, then the figure renders again.
-   * For the analyses that run the model on repeated random sequences (ablation losses, scores:
-   * about 110 ms in WASM for the shipped induction model), too long for the main thread.
-   * At most one analysis is in the worker and one waits (the last asked for), so a reader
-   * sweeping a control queues nothing: each key is computed once.
+   * Every core call that depends on the reader's input goes there (analyses: about 10–130 ms in
+   * WASM for the shipped induction model; a mean-ablated run: about 20 ms), so an update on the
+   * main thread only draws (docs/limits.md, "Main-thread tasks"). At most one job is in the worker
+   * and one waits (the last asked for), so a reader sweeping a control queues nothing: each key is
+   * computed once.
    */
   protected analyzedInWorker(model: LoadedTransformer, key: string, request: Record<string, unknown>): TransformerAnalysisFile | null {
-    const hit = this.memo.find(model.version, `worker:${key}`) as TransformerAnalysisFile | undefined;
+    return this.computedInWorker<TransformerAnalysisFile>(model, `analysis:${key}`, { request }, (v) => v.analysis);
+  }
+
+  /**
+   * The first analysis a figure shows of a model, computed here (`key` as for analyzedInWorker,
+   * which then finds it): a figure going live, or handed a new model, shows its picture at once
+   * rather than an empty box while the worker starts (in a task of its own: the figures of a new
+   * model render one task each). Every later input goes to the worker.
+   */
+  protected analyzedHere(model: LoadedTransformer, key: string, request: Record<string, unknown>): TransformerAnalysisFile {
+    return this.cached(model, `analysis:${key}`, () => model.handle.analyze(request as never));
+  }
+
+  /** `headlab model run` of `prompt` (with `options`: ablated heads) on the current model in the worker, as analyzedInWorker. */
+  protected ranInWorker(model: LoadedTransformer, key: string, prompt: number[], options?: TransformerRunOptions): TransformerRunFile | null {
+    return this.computedInWorker<TransformerRunFile>(model, `run:${key}`, { run: { prompt, ...(options ? { options } : {}) } }, (v) => v.run);
+  }
+
+  /**
+   * The value kept for `key` under `model`, computed here (cached) or in the worker (`run:…` for
+   * ranInWorker's key, `analysis:…` for analyzedInWorker's); undefined when neither has it.
+   */
+  protected kept<T>(model: LoadedTransformer, key: string): T | undefined {
+    return (this.memo.find(model.version, key) ?? this.memo.find(model.version, `worker:${key}`)) as T | undefined;
+  }
+
+  private computedInWorker<T>(model: LoadedTransformer, key: string, job: WorkerJob, pick: (value: WorkerResult) => unknown): T | null {
+    const hit = this.kept<T>(model, key);
     if (hit) return hit;
-    this.workerWanted = { model, key, request };
+    this.workerWanted = { model, key, job, pick };
     if (!this.workerBusy) this.startWanted();
     return null;
   }
@@ -147,32 +145,32 @@ export abstract class TransformerWidget<State = unknown> extends HeadlabElement<
     return this.workerBusy || this.workerWanted !== null;
   }
 
-  /** Starts the waiting analysis unless it is already kept (one job at a time). */
+  /** Starts the waiting job unless its value is already kept (one job at a time). */
   private startWanted(): void {
     const wanted = this.workerWanted;
     this.workerWanted = null;
-    if (!wanted || this.currentModel?.version !== wanted.model.version || this.memo.find(wanted.model.version, `worker:${wanted.key}`)) return;
-    const { model, key, request } = wanted;
+    if (!wanted || this.currentModel?.version !== wanted.model.version || this.kept(wanted.model, wanted.key) !== undefined) return;
+    const { model, key, job, pick } = wanted;
     this.workerBusy = true;
-    this.workerJobs.start<{ analysis: TransformerAnalysisFile }>('transformer-analyze', { config: model.configText, safetensors: model.safetensors, request }, {
+    this.workerJobs.start<WorkerResult>('transformer-analyze', { config: model.configText, safetensors: model.safetensors, ...job }, {
       done: ({ value }) => {
         this.workerBusy = false;
         if (this.currentModel?.version === model.version) {
-          this.memo.put(model.version, `worker:${key}`, value.analysis);
+          this.memo.put(model.version, `worker:${key}`, pick(value));
           this.requestRender();
         }
         this.startWanted();
       },
       failed: (err) => {
         this.workerBusy = false;
-        if (this.currentModel?.version === model.version) this.workerFailed(model, key, err);
+        if (this.currentModel?.version === model.version) this.workerFailed(model, key.replace(/^(analysis|run):/, ''), err);
         this.startWanted();
       },
     });
   }
 
   /** The <headlab-transformer-model> this widget reads: by id (`model`), else the enclosing one. */
-  private findOwner(): Element {
+  protected sourceKey(): Element {
     const id = this.getAttribute('model') ?? '';
     if (id !== '') {
       const owner = document.getElementById(id);
@@ -184,81 +182,28 @@ export abstract class TransformerWidget<State = unknown> extends HeadlabElement<
     return around;
   }
 
-  private resolveSource(): void {
-    const owner = this.findOwner();
-    if (this.source && owner === this.owner) return;
-    this.source?.removeEventListener('change', this.onSource);
-    this.owner = owner;
-    this.source = sourceOf(owner);
-    this.source.addEventListener('change', this.onSource);
-    this.memo.clear();
-    this.fragments.clear();
+  protected sourceFor(owner: unknown): TransformerModelSource {
+    this.owner = owner as Element;
+    return sourceOf(this.owner);
   }
 
-  /** The prerendered snapshot stays until the model is ready (or has failed, which the widget then says). */
-  protected snapshotReplaceable(): boolean {
-    return !this.source || this.source.status === 'ready' || this.source.status === 'failed';
+  // A new model makes every figure reading it render: each in a task of its own (no long task of all).
+  protected sourceChanged(): void {
+    this.forgetModel();
+    this.requestRenderInTask();
   }
 
   disconnectedCallback(): void {
     this.workerJobs.dispose();
     this.workerBusy = false;
     this.workerWanted = null;
-    this.source?.removeEventListener('change', this.onSource);
-    this.source = null;
     this.owner = null;
     super.disconnectedCallback();
   }
 
-  protected build(): void {
-    const dark = matchMedia('(prefers-color-scheme: dark)');
-    this.listen(dark, 'change', () => { this.colours = null; this.fragments.clear(); this.requestRender(); });
-    this.waitNote = el('p', { class: 'waiting', role: 'status' }, 'Loading the model…');
-    this.content = el('div', { class: 'content' });
-    this.modelNote = el('p', { class: 'model-note' });
-    this.buildContent(this.content);
-    this.shownVersion = -1;
-    this.body.append(this.waitNote, this.content, this.modelNote, this.exportControls());
-    this.resolveSource();
-  }
-
-  protected render(): void {
-    this.resolveSource();
-    const source = this.source!;
-    if (source.status === 'failed') throw new WidgetInputError(`The model could not be loaded: ${source.failure}`);
-    const model = this.currentModel;
-    this.waitNote!.hidden = model !== null;
-    this.content!.hidden = model === null;
-    if (!model) {
-      this.modelNote!.textContent = '';
-      return;
-    }
-    this.shownVersion = model.version;
-    this.renderContent(model);
+  protected modelNoteText(model: LoadedTransformer): string {
     const c = model.config;
-    const note = `Model: ${model.label} (${c.n_layers} layer${c.n_layers === 1 ? '' : 's'} × ${c.n_heads} heads, d_model ${c.d_model}, vocabulary ${c.d_vocab}, context ${c.n_ctx}).`;
-    if (this.modelNote!.textContent !== note) this.modelNote!.textContent = note;
-  }
-
-  protected summarize(): string {
-    const model = this.currentModel;
-    return model ? this.describe(model) : 'The model is loading.';
-  }
-
-  /** What the last render showed; an export before the model has loaded is an author-facing error. */
-  protected exportable<T>(shown: T | null): T {
-    if (shown === null) throw new WidgetInputError('nothing to export before the model has loaded');
-    return shown;
-  }
-
-  protected themeColours(): ResolvedColours {
-    this.colours ??= resolveColours(this.body);
-    return this.colours;
-  }
-
-  /** Shows `node` as the only child of `slot`. */
-  protected show(slot: Element, node: Node): void {
-    if (slot.firstChild !== node || slot.childNodes.length !== 1) slot.replaceChildren(node);
+    return `Model: ${model.label} (${c.n_layers} layer${c.n_layers === 1 ? '' : 's'} × ${c.n_heads} heads, d_model ${c.d_model}, vocabulary ${c.d_vocab}, context ${c.n_ctx}).`;
   }
 }
 

@@ -1,0 +1,180 @@
+// Base of the figures that read a model loaded once per page (docs/model-pattern.md): the
+// max-digit figures (widgets/max-digit/widget.ts) and the transformer figures
+// (widgets/transformer/widget.ts) extend it. It binds the figure to its model source, shows a
+// note while the model loads and the source's message when it could not be loaded, names the
+// model under the figure, keeps the core's results and the drawn nodes per model version, and
+// re-reads the theme's colours when the colour scheme changes.
+//
+// build() lays out, in order: the waiting note, the content (buildContent), the model note and
+// the export menu. render() draws only once the source is ready; until then the content is
+// hidden and the waiting note shown.
+import { HeadlabElement, WidgetInputError, el } from './headlab-element.js';
+import { VersionedCache } from './memo.js';
+
+/**
+ * CSS for what the base builds (the waiting and model notes) and for the fields of its figures
+ * (bindField marks an invalid one aria-invalid); a family's sheet ends with it, so the invalid
+ * border wins over the family's own field border.
+ */
+export const MODEL_FIGURE_CSS = /* css */ `
+  .model-note { color: var(--hl-muted); font-size: 0.85em; margin: 0.4rem 0 0; }
+  .waiting { color: var(--hl-muted); }
+  input[aria-invalid="true"] { border-color: var(--hl-bad); border-width: 2px; }
+`;
+
+/** What a figure needs of a loaded model. */
+export interface FigureModel {
+  /** Increases with every replacement (caches are keyed on it). */
+  readonly version: number;
+  /** Where the model comes from, for the note under the figure. */
+  readonly label: string;
+}
+
+/** A page's model as figures read it: an EventTarget firing `change` when its status or model changes. */
+export interface FigureModelSource<M> extends EventTarget {
+  status: 'idle' | 'loading' | 'ready' | 'failed';
+  /** The reason when status is 'failed'. */
+  failure: string;
+  model: M | null;
+}
+
+export abstract class ModelFigure<M extends FigureModel, State = unknown> extends HeadlabElement<State> {
+  static observedAttributes = ['model'];
+  /** How many inputs' core results are kept per model (cached()). */
+  protected static cachedInputs = 128;
+  protected source: FigureModelSource<M> | null = null;
+  /** What the bound source was found by (an id, an element); undefined before the first bind. */
+  private boundBy: unknown = undefined;
+  private readonly onSource = () => this.sourceChanged();
+  private waitNote: HTMLParagraphElement | null = null;
+  /** The figure's controls and drawings (buildContent), hidden while the model loads. */
+  protected content: HTMLDivElement | null = null;
+  private modelNote: HTMLParagraphElement | null = null;
+  /** Core results per input, for the current model: a reader toggling between two inputs costs no core call. */
+  protected readonly memo = new VersionedCache<unknown>((this.constructor as typeof ModelFigure).cachedInputs);
+  /** Drawn figures per input (theme and model included in the key): going back to an input costs no drawing. */
+  private readonly fragments = new VersionedCache<Node>(64);
+
+  /** The model now shown, or null while it loads. */
+  get currentModel(): M | null {
+    return this.source?.status === 'ready' ? this.source.model : null;
+  }
+
+  /** What names this figure's source now (an id, an enclosing element); throws WidgetInputError when nothing does. */
+  protected abstract sourceKey(): unknown;
+  /** The source that `key` names (called when the key changes). */
+  protected abstract sourceFor(key: unknown): FigureModelSource<M>;
+  /** The sentence under the figure that names `model`. */
+  protected abstract modelNoteText(model: M): string;
+  /** Fills `content` with the widget's controls and figures (called once per build). */
+  protected abstract buildContent(content: HTMLDivElement): void;
+  /** Brings the content up to date with the model and the state. */
+  protected abstract renderContent(model: M): void;
+  /** The text alternative of the figure for `model` (called after each render). */
+  protected abstract describe(model: M): string;
+
+  /** The source fired `change` (loaded, failed, replaced): by default one render at the next frame. */
+  protected sourceChanged(): void {
+    this.requestRender();
+  }
+
+  /** The source `key` names was bound (first build, or the figure now names another): the caches are already empty. */
+  protected sourceBound(_key: unknown): void {}
+
+  /** Draws `model` (ready): renderContent by default; a family base adds its checks around it. */
+  protected drawModel(model: M): void {
+    this.renderContent(model);
+  }
+
+  /** The summary while the model loads. */
+  protected loadingSummary(): string {
+    return 'The model is loading.';
+  }
+
+  /** Forgets every kept core result and drawn node (the model they were computed from is gone). */
+  protected forgetModel(): void {
+    this.memo.clear();
+    this.fragments.clear();
+  }
+
+  /** `compute()` for `key` under the current model, computed once (at most cachedInputs inputs kept). */
+  protected cached<T>(model: M, key: string, compute: () => T): T {
+    return this.memo.get(model.version, key, compute);
+  }
+
+  /** The node built by `build()` for `key` under the current model and theme, built once (at most 64 kept). */
+  protected fragment<T extends Node>(model: M, key: string, build: () => T): T {
+    return this.fragments.get(model.version, key, build);
+  }
+
+  /** Shows `node` as the only child of `slot`. */
+  protected show(slot: Element, node: Node): void {
+    if (slot.firstChild !== node || slot.childNodes.length !== 1) slot.replaceChildren(node);
+  }
+
+  /** What the last render showed; an export before the model has loaded is an author-facing error. */
+  protected exportable<T>(shown: T | null): T {
+    if (shown === null) throw new WidgetInputError('nothing to export before the model has loaded');
+    return shown;
+  }
+
+  /** Binds to the source that sourceKey() names, unless it is bound already. */
+  private resolveSource(): void {
+    const key = this.sourceKey();
+    if (this.source && key === this.boundBy) return;
+    this.source?.removeEventListener('change', this.onSource);
+    this.boundBy = key;
+    this.source = this.sourceFor(key);
+    this.source.addEventListener('change', this.onSource);
+    this.forgetModel();
+    this.sourceBound(key);
+  }
+
+  /** The prerendered snapshot stays until the model is ready (or has failed, which the widget then says). */
+  protected snapshotReplaceable(): boolean {
+    return !this.source || this.source.status === 'ready' || this.source.status === 'failed';
+  }
+
+  /** Drawn nodes carry the old colours: drop them and draw again. */
+  protected themeChanged(): void {
+    this.fragments.clear();
+    super.themeChanged();
+  }
+
+  disconnectedCallback(): void {
+    this.source?.removeEventListener('change', this.onSource);
+    this.source = null;
+    this.boundBy = undefined;
+    super.disconnectedCallback();
+  }
+
+  protected build(): void {
+    this.waitNote = el('p', { class: 'waiting', role: 'status' }, 'Loading the model…');
+    this.content = el('div', { class: 'content' });
+    this.modelNote = el('p', { class: 'model-note' });
+    this.buildContent(this.content);
+    this.body.append(this.waitNote, this.content, this.modelNote, this.exportControls());
+    this.resolveSource();
+  }
+
+  protected render(): void {
+    this.resolveSource();
+    const source = this.source!;
+    if (source.status === 'failed') throw new WidgetInputError(`The model could not be loaded: ${source.failure}`);
+    const model = this.currentModel;
+    this.waitNote!.hidden = model !== null;
+    this.content!.hidden = model === null;
+    if (!model) {
+      this.modelNote!.textContent = '';
+      return;
+    }
+    this.drawModel(model);
+    const note = this.modelNoteText(model);
+    if (this.modelNote!.textContent !== note) this.modelNote!.textContent = note;
+  }
+
+  protected summarize(): string {
+    const model = this.currentModel;
+    return model ? this.describe(model) : this.loadingSummary();
+  }
+}
