@@ -36,6 +36,14 @@ const BEFORE = {
 BEFORE['transformer analysis, native'] = 81000;
 BEFORE['transformer analysis, WASM'] = NaN;
 const TARGET = Object.fromEntries(Object.keys(BEFORE).map((name) => [name, TARGETS[name]]));
+// The training figures of the previous stop (its closing note, load average ~1 on 2 cores; WASM the
+// middle of its 835–850 and 54.5–55.2 ms ranges), for "this / last stop": what the latest changes gained.
+const LAST_STOP = {
+  'max-digit recipe, native': 313,
+  'max-digit recipe, WASM': 843,
+  'feature recovery, native': 42.0,
+  'feature recovery, WASM': 54.9,
+};
 
 function nativeFigure(exe, tag) {
   const file = path.join(root, 'build/native/bench', exe);
@@ -84,6 +92,7 @@ const rows = Object.keys(TARGET).map((name) => {
     'measured / target': (m / t).toFixed(2),
     'before ms': Number.isFinite(b) ? b : '–',
     'after / before': Number.isFinite(b) ? (m / b).toFixed(2) : '–',
+    'this / last stop': name in LAST_STOP ? (m / LAST_STOP[name]).toFixed(2) : '–',
     'WASM / native': name.endsWith('WASM') ? (m / measured[pair]).toFixed(2) : '',
   };
 });
@@ -95,7 +104,7 @@ function table(rows) {
   for (const r of rows) console.log(line(columns.map((c) => r[c])));
 }
 const os = await import('node:os');
-console.log(`speed targets (median of ${RUNS} runs; ${process.version}; ${os.cpus().length} cores; load average ${os.loadavg()[0].toFixed(1)}; before = f69daa3 on a quiet machine; CPU ms: this process's CPU time, which waits for a core do not inflate)`);
+console.log(`speed targets (median of ${RUNS} runs; ${process.version}; ${os.cpus().length} cores; load average ${os.loadavg()[0].toFixed(1)}; before = f69daa3 on a quiet machine; last stop = the previous stop's figures at load ~1; CPU ms: this process's CPU time, which waits for a core do not inflate)`);
 table(rows);
 console.log(`induction default training: ${transformer.trainStepsPerSecond.wall.toFixed(1)} steps/s in WASM, ${nativeFigure('transformer_bench', 'NATIVE_TRANSFORMER_TRAIN_STEPS_PER_S').toFixed(1)} steps/s native`);
 

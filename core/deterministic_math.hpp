@@ -12,6 +12,9 @@
 // the series it has always used (core/random.cpp says why those bits stay).
 #pragma once
 
+#include <cstdint>
+#include <cstring>
+
 namespace headlab {
 
 // e^x for x ≤ 0: Horner on the Taylor terms to r^14/14!, relative error < 4 ulp; 2^k assembled
@@ -44,5 +47,39 @@ struct InverseFactorials {
 };
 inline constexpr InverseFactorials kInverseFactorial{};
 }  // namespace exp_reduction
+
+// exp_nonpositive on W lanes at once (W = 2, 4 or 8 doubles; GCC/clang vector extensions, lowered
+// to SSE2/AVX natively and to simd128 in WASM), the same operations lane by lane, so each lane has
+// exp_nonpositive's bits. 2^k is built from the bits of x/ln2 + 1.5·2^52, whose low bits hold k
+// (the scalar code converts k to an integer; both give k exactly for |k| < 2^51). Only for
+// −700 ≤ x ≤ 700 (no subnormal scale, no cut-off). Used by the max-digit kernels' softmax and the
+// normal sampler's wedge test.
+template <int W>
+struct ExpLanes {
+  typedef double f64 __attribute__((vector_size(8 * W)));
+  typedef std::int64_t i64 __attribute__((vector_size(8 * W)));
+};
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"  // always inlined: no vector crosses a call boundary
+template <int W>
+__attribute__((always_inline)) inline typename ExpLanes<W>::f64 exp_nonpositive_lanes(typename ExpLanes<W>::f64 x) {
+  using namespace exp_reduction;
+  typedef typename ExpLanes<W>::f64 f64xW;
+  typedef typename ExpLanes<W>::i64 i64xW;
+  const f64xW shifted = x * inv_ln2 + round_shift;
+  const f64xW k = shifted - round_shift;
+  const f64xW r = (x - k * ln2_hi) - k * ln2_lo;
+  f64xW p = r * kInverseFactorial.c[14] + kInverseFactorial.c[13];
+  for (int n = 12; n >= 0; --n) p = p * r + kInverseFactorial.c[n];
+  i64xW shifted_bits, shift_bits;
+  std::memcpy(&shifted_bits, &shifted, sizeof shifted_bits);
+  const f64xW shift = f64xW{} + round_shift;
+  std::memcpy(&shift_bits, &shift, sizeof shift_bits);
+  const i64xW bits = (shifted_bits - shift_bits + 1023) << 52;
+  f64xW scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+#pragma GCC diagnostic pop
 
 }  // namespace headlab

@@ -65,19 +65,14 @@ void sample_batch(Random& rng, Eigen::Index batch, double request_scale, Feature
     out.records.resize(kRecordCount * batch, kLatentSize);
   }
   if (out.target.rows() != batch || out.target.cols() != kFeatureWidth) out.target.resize(batch, kFeatureWidth);
-  // The whole batch's normals in one call (request, then records 1–4, example by example: the
-  // order of the draws), then laid out in the two matrices.
-  constexpr int kPerExample = (1 + kRecordCount) * kLatentSize;
-  thread_local std::vector<double> draws;
-  draws.resize(static_cast<std::size_t>(batch) * kPerExample);
-  rng.fill_normal(draws.data(), draws.size());
+  // The normals straight into the two matrices, in the order of the draws: each example's
+  // request, then its records 1–4 (four consecutive rows).
   for (Eigen::Index b = 0; b < batch; ++b) {
-    const double* drawn = draws.data() + b * kPerExample;
     double* request = out.request.data() + b * kLatentSize;
     double* records = out.records.data() + b * kRecordCount * kLatentSize;
-    std::memcpy(request, drawn, sizeof(double) * kLatentSize);
+    rng.fill_normal(request, kLatentSize);
     for (int k = 0; k < kFeatureWidth; ++k) request[kRequestFeatures + k] *= request_scale;
-    std::memcpy(records, drawn + kLatentSize, sizeof(double) * kRecordCount * kLatentSize);
+    rng.fill_normal(records, kRecordCount * kLatentSize);
     teacher_example(request, records, out.target.data() + b * kFeatureWidth, key);
   }
 }

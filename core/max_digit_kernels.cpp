@@ -24,6 +24,15 @@ constexpr int V = kVocab, D = kDModel, C = kDHead, H = kHeads;
 #error "the max-digit training kernels use GCC/clang vector extensions"
 #endif
 #define HEADLAB_INLINE __attribute__((always_inline)) inline
+// The parts of a step (each product, the tables, one example, each backward path). Natively they
+// are inlined into the step, which is compiled once per vector width (target attributes reach only
+// inlined code). In WASM each stays a function of its own: V8's optimising compiler allocated
+// registers worse in one ~40 KB step function than in these parts (the recipe ran about 20% slower).
+#if defined(__wasm__)
+#define HEADLAB_STEP_PART __attribute__((noinline))
+#else
+#define HEADLAB_STEP_PART HEADLAB_INLINE
+#endif
 // Lanes<4> values cross no call boundary (everything is inlined), so the ABI note is moot.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
@@ -43,6 +52,10 @@ struct Lanes {
 };
 
 constexpr int P = 16;  // padded row length for the 14-wide rows
+// The entries of a padded row that a W-wide loop visits: all 14 in two-lane vectors, the padded 16
+// in wider ones (the padding entries are zero, or never read, in every row these loops write).
+template <int W>
+constexpr int kRowLength = (V + W - 1) / W * W;
 // Rows whose dot products are summed side by side: a sum must add its terms in order, one
 // after another, so one row at a time is a chain of dependent additions (latency-bound);
 // eight rows give eight independent chains, each the same roundings as before.
@@ -88,7 +101,7 @@ constexpr int kPanelSums = W == 8 ? 16 : 8;
 // NB columns at a time so that the R × NB running sums fit in registers. Each entry of C is still
 // summed over k in order from the same start; only the order in which entries are formed changes.
 template <int W, int M, int R, int K, int N>
-HEADLAB_INLINE void product(const double* a, long a_row, long a_k, const double* b, long ldb, double* c, long ldc,
+HEADLAB_STEP_PART void product(const double* a, long a_row, long a_k, const double* b, long ldb, double* c, long ldc,
                             bool accumulate) {
   static_assert(M % R == 0, "row blocks must tile the rows");
   constexpr int NB = N < kPanelSums<W> * W / R ? N : kPanelSums<W> * W / R;
@@ -118,6 +131,14 @@ struct StepWorkspace {
   alignas(64) double sum_g[P];
   alignas(64) double G[H][V][P];  // dL_h
   alignas(64) double dS[V][H];    // ds_h(t), four heads side by side: [t][h]
+  // dL_h[t] += a_h(t) g, deferred over up to kChunk distinct examples (flush_value_gradients):
+  // each example's g, and per token the examples that hold it (in batch order) with a_h(t).
+  static constexpr int kChunk = 256;
+  alignas(64) double chunk_g[kChunk][P];
+  alignas(64) double chunk_mass[V][kChunk][H];
+  int chunk_example[V][kChunk];
+  int chunk_count[V];
+  int chunk_size;
   // backward scratch
   alignas(64) double wo_wu_t[V][C];  // (W_O W_U)ᵀ: [j][c]
   alignas(64) double dvalue[V][C];
@@ -135,7 +156,7 @@ StepWorkspace& step_workspace() {
 }
 
 template <int W>
-HEADLAB_INLINE void forward_tables(const MaxDigitWeights& w, StepWorkspace& ws) {
+HEADLAB_STEP_PART void forward_tables(const MaxDigitWeights& w, StepWorkspace& ws) {
   const double* E = w.E.data();
   const double* ans = E + kAns * D;
   const double* WU = w.W_U.data();
@@ -161,34 +182,11 @@ HEADLAB_INLINE void forward_tables(const MaxDigitWeights& w, StepWorkspace& ws) 
   }
 }
 
-// exp_nonpositive on W lanes at once, the same operations lane by lane. 2^k is built from
-// the bits of x/ln2 + 1.5·2^52, whose low bits hold k (the scalar code converts k to an integer;
-// both give k exactly for |k| < 2^51). Only for x ≥ −700 (no subnormal scale, no cut-off).
-template <int W>
-HEADLAB_INLINE typename Lanes<W>::type exp_nonpositive_lanes(typename Lanes<W>::type x) {
-  using namespace exp_reduction;
-  typedef typename Lanes<W>::type f64xW;
-  typedef std::int64_t i64xW __attribute__((vector_size(8 * W)));
-  const f64xW shifted = x * inv_ln2 + round_shift;
-  const f64xW k = shifted - round_shift;
-  const f64xW r = (x - k * ln2_hi) - k * ln2_lo;
-  f64xW p = r * kInverseFactorial.c[14] + kInverseFactorial.c[13];
-  for (int n = 12; n >= 0; --n) p = p * r + kInverseFactorial.c[n];
-  i64xW shifted_bits, shift_bits;
-  std::memcpy(&shifted_bits, &shifted, sizeof shifted_bits);
-  const f64xW shift = f64xW{} + round_shift;
-  std::memcpy(&shift_bits, &shift, sizeof shift_bits);
-  const i64xW bits = (shifted_bits - shift_bits + 1023) << 52;
-  f64xW scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  return p * scale;
-}
-
 // softmax_cross_entropy (core/softmax.hpp) with exp_nonpositive, all 14 exponentials in W-wide
 // vectors (the 2 padding lanes take e^0 and are never read): the same operations in the same
 // order, so the same bits. logits and p: 16 entries.
 template <int W>
-HEADLAB_INLINE double cross_entropy_lanes(const double* logits, int answer, double* p) {
+HEADLAB_STEP_PART double cross_entropy_lanes(const double* logits, int answer, double* p) {
   using L = Lanes<W>;
   double top = logits[0];
   for (int j = 1; j < V; ++j) top = logits[j] > top ? logits[j] : top;
@@ -200,7 +198,7 @@ HEADLAB_INLINE double cross_entropy_lanes(const double* logits, int answer, doub
   }
   x[V] = x[V + 1] = 0.0;
   if (in_range) {
-    for (int j = 0; j < P; j += W) L::store(p + j, exp_nonpositive_lanes<W>(L::load(x + j)));
+    for (int j = 0; j < kRowLength<W>; j += W) L::store(p + j, exp_nonpositive_lanes<W>(L::load(x + j)));
   } else {
     for (int j = 0; j < V; ++j) p[j] = exp_nonpositive(x[j]);
   }
@@ -220,7 +218,7 @@ HEADLAB_INLINE void store4(double* p, f64x4 v) { Lanes<4>::store(p, v); }
 // a_h(t) of one example for every head, as a[t][h]; `counts` as doubles.
 // weighted(t) = c(t)·e_h(t) for every token (0 for an absent one, which adds nothing to the
 // running sum over t), a_h(t) = weighted(t) · (1 / Σ_t weighted(t)).
-HEADLAB_INLINE void example_mass(const StepWorkspace& ws, const double* counts, const TokenCounts& token_counts,
+HEADLAB_STEP_PART void example_mass(const StepWorkspace& ws, const double* counts, const TokenCounts& token_counts,
                                  double (*a)[H]) {
   f64x4 weighted[V];
   f64x4 total{};
@@ -274,7 +272,7 @@ void sort_by_multiset(const std::vector<TokenCounts>& batch, std::vector<std::ui
 // One distinct example with its multiplicity: forward, cross-entropy, and the batch
 // accumulators sum_g (Σ dlogits), G_h (dL_h) and dS_h (ds_h). Returns multiplicity · loss.
 template <int W>
-HEADLAB_INLINE double accumulate_example(StepWorkspace& ws, const TokenCounts& counts, double multiplicity,
+HEADLAB_STEP_PART double accumulate_example(StepWorkspace& ws, const TokenCounts& counts, double multiplicity,
                                          double inverse_batch) {
   using L = Lanes<W>;
   alignas(64) double a[V][H], counts_d[V], logits[P], g[P], p[P], lambda[V][H];
@@ -287,16 +285,17 @@ HEADLAB_INLINE double accumulate_example(StepWorkspace& ws, const TokenCounts& c
   }
   example_mass(ws, counts_d, counts, a);
   // logits = E[ANS] W_U + Σ_h Σ_t a_h(t) L_h[t], summed in that order, in registers
-  typename L::type acc[P / W];
-  for (int j = 0; j < P / W; ++j) acc[j] = L::load(ws.residual + W * j);
+  constexpr int NV = kRowLength<W> / W;  // vectors per row
+  typename L::type acc[NV];
+  for (int j = 0; j < NV; ++j) acc[j] = L::load(ws.residual + W * j);
   for (int h = 0; h < H; ++h) {
     for (int i = 0; i < n_present; ++i) {
       const int t = present[i];
       const double mass = a[t][h];
-      for (int j = 0; j < P / W; ++j) acc[j] += mass * L::load(ws.logit[h][t] + W * j);
+      for (int j = 0; j < NV; ++j) acc[j] += mass * L::load(ws.logit[h][t] + W * j);
     }
   }
-  for (int j = 0; j < P / W; ++j) L::store(logits + W * j, acc[j]);
+  for (int j = 0; j < NV; ++j) L::store(logits + W * j, acc[j]);
   const int answer = maximum_digit(counts);
   const double loss = multiplicity * cross_entropy_lanes<W>(logits, answer, p);
   // dloss/dlogits of the mean loss, summed over the copies: multiplicity · (softmax − onehot) / B
@@ -320,23 +319,46 @@ HEADLAB_INLINE double accumulate_example(StepWorkspace& ws, const TokenCounts& c
     const int t = present[i];
     store4(ws.dS[t], load4(ws.dS[t]) + load4(a[t]) * (load4(lambda[t]) - mean_lambda));
   }
-  // dL_h[t] += a_h(t) g
-  typename L::type gv[P / W];
-  for (int j = 0; j < P / W; ++j) gv[j] = L::load(g + W * j);
-  for (int h = 0; h < H; ++h) {
-    for (int i = 0; i < n_present; ++i) {
-      const int t = present[i];
-      const double mass = a[t][h];
-      double* row = ws.G[h][t];
-      for (int j = 0; j < P / W; ++j) L::store(row + W * j, L::load(row + W * j) + mass * gv[j]);
-    }
+  // dL_h[t] += a_h(t) g, kept for flush_value_gradients
+  const int e = ws.chunk_size++;
+  for (int j = 0; j < NV; ++j) L::store(ws.chunk_g[e] + W * j, L::load(g + W * j));
+  for (int i = 0; i < n_present; ++i) {
+    const int t = present[i];
+    const int k = ws.chunk_count[t]++;
+    store4(ws.chunk_mass[t][k], load4(a[t]));
+    ws.chunk_example[t][k] = e;
   }
   return loss;
 }
 
+// dL_h[t] += a_h(t) g for the kept examples, one (h, t) row at a time with its running sums in
+// registers, the examples in batch order: the same sums in the same order as adding each
+// example's a_h(t) g to the row as it comes, without loading and storing the row per example.
+template <int W>
+HEADLAB_STEP_PART void flush_value_gradients(StepWorkspace& ws) {
+  using L = Lanes<W>;
+  constexpr int NV = kRowLength<W> / W;
+  for (int t = 0; t < V; ++t) {
+    const int n = ws.chunk_count[t];
+    for (int h = 0; h < H && n > 0; ++h) {
+      double* row = ws.G[h][t];
+      typename L::type acc[NV];
+      for (int j = 0; j < NV; ++j) acc[j] = L::load(row + W * j);
+      for (int k = 0; k < n; ++k) {
+        const double mass = ws.chunk_mass[t][k][h];
+        const double* g = ws.chunk_g[ws.chunk_example[t][k]];
+        for (int j = 0; j < NV; ++j) acc[j] += mass * L::load(g + W * j);
+      }
+      for (int j = 0; j < NV; ++j) L::store(row + W * j, acc[j]);
+    }
+    ws.chunk_count[t] = 0;
+  }
+  ws.chunk_size = 0;
+}
+
 // residual_logit = E[ANS] W_U: dW_U (kept in ws.dunembed) = E[ANS]ᵀ Σ g, dE[ANS] = W_U Σ g.
 // Starts dE from zero.
-HEADLAB_INLINE void backward_residual(const MaxDigitWeights& w, StepWorkspace& ws, MaxDigitGradients& grads) {
+HEADLAB_STEP_PART void backward_residual(const MaxDigitWeights& w, StepWorkspace& ws, MaxDigitGradients& grads) {
   const double* ans = w.E.data() + kAns * D;
   const double* WU = w.W_U.data();
   grads.dE.setZero();
@@ -361,7 +383,7 @@ HEADLAB_INLINE void backward_residual(const MaxDigitWeights& w, StepWorkspace& w
 // L = Vh M: dVh = G Mᵀ, dM = Vhᵀ G;  Vh = E W_V: dW_V = Eᵀ dVh, dE += dVh W_Vᵀ;
 // M = W_O W_U: dW_O = dM W_Uᵀ, dW_U += W_Oᵀ dM.
 template <int W>
-HEADLAB_INLINE void backward_value_path(const MaxDigitWeights& w, int h, StepWorkspace& ws, MaxDigitGradients& grads) {
+HEADLAB_STEP_PART void backward_value_path(const MaxDigitWeights& w, int h, StepWorkspace& ws, MaxDigitGradients& grads) {
   const double *E = w.E.data(), *WV = w.W_V[h].data(), *WO = w.W_O[h].data();
   double* dE = grads.dE.data();
   const double* Gh = &ws.G[h][0][0];
@@ -386,7 +408,7 @@ HEADLAB_INLINE void backward_value_path(const MaxDigitWeights& w, int h, StepWor
 // s(t) = E[t]·kq / 4: dkq = Σ_t ds(t) E[t] / 4, dE[t] += ds(t) kq / 4;
 // kq = W_K qᵀ: dW_K = dkq q, dq = dkqᵀ W_K;  q = E[ANS] W_Q: dW_Q = E[ANS]ᵀ dq, dE[ANS] += dq W_Qᵀ.
 template <int W>
-HEADLAB_INLINE void backward_score_path(const MaxDigitWeights& w, int h, const StepWorkspace& ws,
+HEADLAB_STEP_PART void backward_score_path(const MaxDigitWeights& w, int h, const StepWorkspace& ws,
                                         MaxDigitGradients& grads) {
   using L = Lanes<W>;
   const double *E = w.E.data(), *WQ = w.W_Q[h].data(), *WK = w.W_K[h].data();
@@ -440,14 +462,18 @@ HEADLAB_INLINE double step_kernel(const MaxDigitWeights& w, const std::vector<To
   std::memset(ws.sum_g, 0, sizeof ws.sum_g);
   std::memset(ws.G, 0, sizeof ws.G);
   std::memset(ws.dS, 0, sizeof ws.dS);
+  std::memset(ws.chunk_count, 0, sizeof ws.chunk_count);
+  ws.chunk_size = 0;
   double loss = 0.0;
   for (std::size_t first = 0; first < ws.order.size();) {
     std::size_t last = first + 1;
     while (last < ws.order.size() && (ws.order[last] >> kPositionBits) == (ws.order[first] >> kPositionBits)) ++last;
     const double multiplicity = static_cast<double>(last - first);
     loss += accumulate_example<W>(ws, batch[ws.order[first] & kPositionMask], multiplicity, inverse_batch);
+    if (ws.chunk_size == StepWorkspace::kChunk) flush_value_gradients<W>(ws);
     first = last;
   }
+  flush_value_gradients<W>(ws);
   backward_residual(w, ws, grads);
   for (int h = 0; h < H; ++h) {
     backward_value_path<W>(w, h, ws, grads);

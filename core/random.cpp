@@ -65,7 +65,10 @@ double series_exp(double x) {
 // that follows, is the same as with series_exp alone.
 bool ziggurat::wedge_accepts(double a0, double a1, double w) {
   constexpr double kMargin = 0x1p-40;
-  const double f0 = exp_nonpositive(a0), f1 = exp_nonpositive(a1);
+  // Both in one two-lane evaluation: each lane is exp_nonpositive's arithmetic (the same bits for
+  // |a| ≤ 700), and the two Horner chains, each a run of dependent products and sums, overlap.
+  const ExpLanes<2>::f64 f = exp_nonpositive_lanes<2>(ExpLanes<2>::f64{a0, a1});
+  const double f0 = f[0], f1 = f[1];
   const double fast = f1 + w * (f0 - f1);
   if (fast < 1.0 - kMargin) return true;
   if (fast > 1.0 + kMargin) return false;
