@@ -4,9 +4,10 @@
 //   start-up     navigation → each widget interactive: its first live render (core loaded,
 //                controls built) with its model when it shows one (a `headlab-render` event
 //                seen from a capture listener; performance.now() counts from navigation). A
-//                widget that loads on approach (loading="lazy", training near the viewport)
-//                is scrolled to once the eager ones are done and reported as "+ms after
-//                scrolled to". Also counted: requests for each .wasm, WebAssembly compile and
+//                widget that loads on approach (loading="lazy", training near the viewport,
+//                the max-digit figures waiting behind their snapshots for a first interaction)
+//                is scrolled to and pointed at (pointerover) once the eager ones are done and
+//                reported as "+ms after scrolled to". Also counted: requests for each .wasm, WebAssembly compile and
 //                instantiate calls on the page, workers started (with when).
 //   updates      every widget driven through its natural input, SAMPLES per input, one per frame
 //                (site/assets/bench-widgets.js says exactly what a sample times): p50, p95,
@@ -25,7 +26,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { root, startSession } from '../tests/browser/helpers.mjs';
-import { traced as tracedTask } from '../tests/browser/long-tasks.mjs';
+import { sampleCpu, traced as tracedTask, TRACE_CATEGORIES } from '../tests/browser/long-tasks.mjs';
+import { bundleDir } from '../tests/browser/widget-fixtures.mjs';
 
 const SAMPLES = Number(process.env.HEADLAB_BENCH_SAMPLES) || 200;
 const WARMUP = Math.min(20, SAMPLES);
@@ -45,7 +47,9 @@ const ALL_PAGES = (function walk(dir) {
     return d.name.endsWith('.html') ? [path.relative(siteDir, p).split(path.sep).join('/')] : [];
   });
 })(siteDir).sort();
-const PAGES = process.env.HEADLAB_BENCH_PAGES ? process.env.HEADLAB_BENCH_PAGES.split(',') : ALL_PAGES;
+const PAGES = process.env.HEADLAB_BENCH_PAGES ? process.env.HEADLAB_BENCH_PAGES.split(',').filter((p) => p !== 'limits') : ALL_PAGES;
+/** The author-sized widgets at their size limits (docs/limits.md "Why these values"): run unless HEADLAB_BENCH_PAGES leaves out "limits". */
+const LIMITS = !process.env.HEADLAB_BENCH_PAGES || process.env.HEADLAB_BENCH_PAGES.split(',').includes('limits');
 
 /** Runs in the page before its scripts: records interactive times, WebAssembly calls and workers. */
 function instrument() {
@@ -93,6 +97,28 @@ const results = { when: new Date().toISOString(), chromium: session.browser.vers
 /** Traces `fn` and returns its longest main-thread task (thread CPU time; tests/browser/long-tasks.mjs). */
 const traced = (page, fn) => tracedTask(session.browser, page, fn);
 
+/**
+ * Runs `measure()` (a page.evaluate of measureScenario with mark: true) under a light trace and
+ * adds each sample's thread CPU time (tests/browser/long-tasks.mjs sampleCpu) to its result.
+ */
+async function withCpu(browser, page, measure) {
+  await browser.startTracing(page, { categories: [...TRACE_CATEGORIES, 'blink.user_timing'] });
+  let r, buffer;
+  try {
+    r = await measure();
+  } finally {
+    buffer = await browser.stopTracing();
+  }
+  if (r.error) return r;
+  const samples = sampleCpu(buffer);
+  return { ...r, cpu: summarizeMs(samples.map((x) => x.script)), cpuLayout: summarizeMs(samples.map((x) => x.withLayout)) };
+}
+function summarizeMs(times) {
+  const s = [...times].sort((a, b) => a - b);
+  const q = (p) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))];
+  return { samples: s.length, p50: q(0.5), p95: q(0.95), max: s[s.length - 1] };
+}
+
 const waitFor = (page, fn, arg, timeout = 120000) => page.waitForFunction(fn, arg, { timeout, polling: 100 });
 
 try {
@@ -134,12 +160,23 @@ try {
         const start = await page.evaluate((i) => {
           const el = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i];
           el.scrollIntoView({ block: 'center' });
+          // A reader reaching for the figure: the pointer entering it (what releases the max-digit
+          // widgets kept behind their snapshots until the first interaction, widgets/max-digit/loading.ts).
+          el.dispatchEvent(new PointerEvent('pointerover', { bubbles: true, composed: true, pointerType: 'mouse', isPrimary: true }));
           return performance.now();
         }, w.index);
-        await waitFor(page, (i) => {
+        // A widget that never becomes interactive is reported (its ms null), not a reason to stop.
+        const came = await waitFor(page, (i) => {
           const el = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i];
           return window.__hlBench.interactive.has(el) || !el.shadowRoot?.querySelector('.alert')?.hidden;
-        }, w.index, 60000);
+        }, w.index, 60000).then(() => true, () => false);
+        if (!came) {
+          const why = await page.evaluate((i) => {
+            const el = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i];
+            return `renderCount ${el.renderCount}, currentModel ${'currentModel' in el ? (el.currentModel === null ? 'null' : 'set') : '–'}, status ${el.state?.status ?? '–'}`;
+          }, w.index).catch((err) => err.message);
+          console.log(`# ${name}: ${w.tag}#${w.id} not interactive 60 s after it was scrolled to (${why})`);
+        }
         const ms = await page.evaluate((i) => {
           const el = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i];
           return window.__hlBench.interactive.get(el) ?? null;
@@ -177,16 +214,17 @@ try {
             return window.__hlScenarios.interactive(el);
           }, w.index);
           for (let s = 0; s < inputs.length; s++) {
-            const r = await page.evaluate(async ({ i, s, samples, warmup }) => {
+            const measure = () => page.evaluate(async ({ i, s, samples, warmup, mark }) => {
               const m = window.__hlScenarios;
               const el = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i];
               try {
-                const { script, layout, settled } = await m.measureScenario(el, m.SCENARIOS[el.localName][s], { samples, warmup });
+                const { script, layout, settled } = await m.measureScenario(el, m.SCENARIOS[el.localName][s], { samples, warmup, mark });
                 return { script: m.summarize(script), layout: m.summarize(layout), settled: m.summarize(settled) };
               } catch (err) {
                 return { error: err.message };
               }
-            }, { i: w.index, s, samples, warmup });
+            }, { i: w.index, s, samples, warmup, mark: record });
+            const r = record ? await withCpu(session.browser, page, measure) : await measure();
             if (record) out.updates.push({ tag: w.tag, id: w.id, input: inputs[s], ...r });
           }
         }
@@ -239,6 +277,51 @@ try {
   await session.close();
 }
 
+// ---- author sizes at their limits ----
+// Every widget whose size an author sets (docs/limits.md: MAX_GRID_SIDE rows and columns,
+// MAX_GRID_SIDE value-swap records), at the limit and at half of it, driven through its control
+// as above. Entries of magnitude up to 1e6 (the entry limit) so every cell shows long numbers.
+if (LIMITS) {
+  const grid = (n, m, seed) => JSON.stringify(Array.from({ length: n }, (_, i) => Array.from({ length: m }, (_, j) => {
+    const u = Math.sin(seed * 97 + i * 13.1 + j * 7.7) * 43758.5453;
+    return Number(((u - Math.floor(u)) * 4 - 2).toFixed(6)) * (i === 0 && j === 0 ? 1e5 : 1);
+  })));
+  const rotation = (id, n) => `<headlab-basis-rotation id="${id}" x='${grid(n, n, 1)}' w-q='${grid(n, n, 2)}' w-k='${grid(n, n, 3)}'></headlab-basis-rotation>`;
+  const swap = (id, n) => `<headlab-value-swap id="${id}" weights="${Array(n).fill(1 / n).join(' ')}" values='${JSON.stringify(Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => ((i + j) % 2 ? -1e6 : 1e6) / (1 + i + j))))}'></headlab-value-swap>`;
+  const dir = bundleDir({ 'limits.html': { body: [rotation('rotation-16', 16), rotation('rotation-8', 8), swap('swap-16', 16), swap('swap-8', 8)].join('\n') } });
+  fs.mkdirSync(path.join(dir, 'assets'));
+  fs.copyFileSync(path.join(root, 'site/assets/bench-widgets.js'), path.join(dir, 'assets/bench-widgets.js'));
+  const s = await startSession({ dir, csp: true });
+  const out = { page: 'limits', widgets: [], updates: [], longTasks: {} };
+  try {
+    const page = await s.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${s.url}limits.html`);
+    await page.evaluate(async (url) => { window.__hlScenarios = await import(url); }, `${new URL(s.url).origin}/assets/bench-widgets.js`);
+    await page.waitForFunction(() => [...document.querySelectorAll('headlab-basis-rotation, headlab-value-swap')].every((e) => window.__hlScenarios.interactive(e)), null, { timeout: 60000 });
+    const ids = await page.evaluate(() => [...document.querySelectorAll('headlab-basis-rotation, headlab-value-swap')].map((e) => ({ tag: e.localName, id: e.id })));
+    for (const w of ids) {
+      const measure = (samples, warmup, mark = false) => page.evaluate(async ({ id, samples, warmup, mark }) => {
+        const m = window.__hlScenarios;
+        const el = document.getElementById(id);
+        el.scrollIntoView({ block: 'center' });
+        try {
+          const { script, layout } = await m.measureScenario(el, m.SCENARIOS[el.localName][0], { samples, warmup, mark });
+          return { input: m.SCENARIOS[el.localName][0].input, script: m.summarize(script), layout: m.summarize(layout) };
+        } catch (err) {
+          return { input: m.SCENARIOS[el.localName][0].input, error: err.message };
+        }
+      }, { id: w.id, samples, warmup, mark });
+      out.updates.push({ ...w, ...(await withCpu(s.browser, page, () => measure(SAMPLES, WARMUP, true))) });
+      out.longTasks[`sweeping ${w.id}`] = await tracedTask(s.browser, page, () => measure(SWEEP_SAMPLES, 0));
+    }
+    out.problems = page.problems;
+  } finally {
+    await s.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  results.limits = out;
+}
+
 // ---- print ----
 function table(rows) {
   if (!rows.length) return;
@@ -249,16 +332,18 @@ function table(rows) {
 }
 const f2 = (x) => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(2));
 console.log(`Chromium ${results.chromium}, ${results.cores} cores, load average ${results.load.map((x) => x.toFixed(1)).join(' / ')} at the start (a busy machine inflates every figure), ${SAMPLES} samples per input, one per frame`);
-console.log(`\nwidget updates: main-thread script time per input (site/assets/bench-widgets.js), target p95 < ${UPDATE_TARGET_MS} ms`);
-table(results.pages.flatMap((p) => p.updates.map((u) => (u.error ? {
-  page: p.page.replace(/^articles\//, '').replace(/\.html$/, ''), widget: `${u.tag}#${u.id}`, input: u.input, samples: 0, 'p50 ms': '–', 'p95 ms': '–', 'max ms': '–', 'p95 +layout': '–', 'answer renders': '–', 'answer p50': '–', 'answer p95': '–', 'p95 / 4 ms': '–', verdict: `ERROR ${u.error}`,
+console.log(`\nwidget updates: main-thread script time per input (site/assets/bench-widgets.js), ms, target p95 < ${UPDATE_TARGET_MS} ms; CPU = the thread's CPU time in each sample's frame (Chromium trace; the verdict, with the answer's render), wall = performance.now() in the page (includes descheduling on a loaded machine); answer = the render drawing a worker's answer, at a later frame (wall)`);
+const withLimits = [...results.pages, ...(results.limits ? [results.limits] : [])];
+table(withLimits.flatMap((p) => p.updates.map((u) => (u.error ? {
+  page: p.page.replace(/^articles\//, '').replace(/\.html$/, ''), widget: `${u.tag}#${u.id}`, input: u.input, samples: 0, 'CPU p50': '–', 'CPU p95': '–', 'CPU max': '–', 'CPU p95 +layout': '–', 'wall p50': '–', 'wall p95': '–', 'wall p95 +layout': '–', 'answer renders': '–', 'answer p50': '–', 'answer p95': '–', 'p95 / 4 ms': '–', verdict: `ERROR ${u.error}`,
 } : {
-  page: p.page.replace(/^articles\//, '').replace(/\.html$/, ''), widget: `${u.tag}#${u.id}`, input: u.input, samples: u.script.samples,
-  'p50 ms': f2(u.script.p50), 'p95 ms': f2(u.script.p95), 'max ms': f2(u.script.max), 'p95 +layout': f2(u.layout.p95),
+  page: p.page.replace(/^articles\//, '').replace(/\.html$/, ''), widget: `${u.tag}#${u.id}`, input: u.input, samples: u.cpu.samples,
+  'CPU p50': f2(u.cpu.p50), 'CPU p95': f2(u.cpu.p95), 'CPU max': f2(u.cpu.max), 'CPU p95 +layout': f2(u.cpuLayout.p95),
+  'wall p50': f2(u.script.p50), 'wall p95': f2(u.script.p95), 'wall p95 +layout': f2(u.layout.p95),
   // The render drawing a worker's answer, at a later frame (bench-widgets.js measureScenario: `settled`).
   'answer renders': u.settled?.samples ?? 0, 'answer p50': f2(u.settled?.p50), 'answer p95': f2(u.settled?.p95),
-  'p95 / 4 ms': f2(Math.max(u.script.p95, u.settled?.samples ? u.settled.p95 : 0) / UPDATE_TARGET_MS),
-  verdict: Math.max(u.script.p95, u.settled?.samples ? u.settled.p95 : 0) < UPDATE_TARGET_MS ? 'pass' : 'FAIL',
+  'p95 / 4 ms': f2(Math.max(u.cpu.p95, u.settled?.samples ? u.settled.p95 : 0) / UPDATE_TARGET_MS),
+  verdict: Math.max(u.cpu.p95, u.settled?.samples ? u.settled.p95 : 0) < UPDATE_TARGET_MS ? 'pass' : 'FAIL',
 }))));
 console.log('\nstart-up: navigation → every widget interactive (first live render with its core and model), target ≤ 1000 ms');
 table(results.pages.map((p) => ({
@@ -295,11 +380,11 @@ for (const p of results.pages) {
   console.log(`  ${p.page}: ${checks.map(([what, ok, detail]) => `${ok ? 'ok' : 'NOT OK'} ${what} (${detail})`).join('; ')}`);
 }
 console.log(`\nlongest main-thread task per phase (Chromium trace, thread CPU time), target < ${LONG_TASK_TARGET_MS} ms`);
-table(results.pages.flatMap((p) => Object.entries(p.longTasks).map(([phase, t]) => ({
+table(withLimits.flatMap((p) => Object.entries(p.longTasks).map(([phase, t]) => ({
   page: p.page, phase, 'computation ms (CPU)': f2(t.ms), '/ 50 ms': f2(t.ms / LONG_TASK_TARGET_MS), verdict: t.ms < LONG_TASK_TARGET_MS ? 'pass' : 'FAIL',
   'whole task ms (CPU)': f2(t.taskMs), 'wall ms': f2(t.wallMs), 'longest part': t.what,
 }))));
-const problems = results.pages.flatMap((p) => (p.problems ?? []).map((x) => `${p.page}: ${x}`));
+const problems = withLimits.flatMap((p) => (p.problems ?? []).map((x) => `${p.page}: ${x}`));
 if (problems.length) console.log(`\npage problems:\n  ${problems.join('\n  ')}`);
 // The run before is kept as widgets-previous.json: bench/targets.mjs prints this run / that one
 // (after / before a change), figure by figure.

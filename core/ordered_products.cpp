@@ -92,6 +92,35 @@ Matrix ordered_product_nt(const Matrix& a, const Matrix& b) {
   return ordered_product(a, bt);
 }
 
+Matrix ordered_causal_product_nt(const Matrix& a, const Matrix& b) {
+  require_inner("ordered_causal_product_nt", a.cols(), b.cols());
+  if (a.rows() != b.rows()) throw InputError("ordered_causal_product_nt: a causal product needs as many queries as keys");
+  const Eigen::Index T = a.rows(), m = a.cols();
+  const Matrix bt = b.transpose();  // m × T, so the product runs along contiguous rows
+  Matrix c = Matrix::Zero(T, T);
+  // Rows in pairs (i, i + 1), each pair over columns [0, i + 2): the entries product<false> forms
+  // there, summed as ordered_product sums them; (i, i + 1) lies above the diagonal and is reset.
+  Eigen::Index i = 0;
+  for (; i + 2 <= T; i += 2) {
+    product<false>(a.data() + i * m, m, 1, bt.data(), T, c.data() + i * T, T, 2, m, i + 2);
+    c(i, i + 1) = 0.0;
+  }
+  if (i < T) product<false>(a.data() + i * m, m, 1, bt.data(), T, c.data() + i * T, T, 1, m, i + 1);
+  return c;
+}
+
+Matrix ordered_causal_product(const Matrix& a, const Matrix& b) {
+  require_inner("ordered_causal_product", a.cols(), b.rows());
+  if (a.rows() != a.cols()) throw InputError("ordered_causal_product: a causal pattern is square");
+  const Eigen::Index T = a.rows(), p = b.cols();
+  Matrix c(T, p);
+  // Rows (i, i + 1) over j < i + 2: row i's extra term j = i + 1 is a(i, i + 1)·b = ±0 (see the header).
+  Eigen::Index i = 0;
+  for (; i + 2 <= T; i += 2) product<false>(a.data() + i * T, T, 1, b.data(), p, c.data() + i * p, p, 2, i + 2, p);
+  if (i < T) product<false>(a.data() + i * T, T, 1, b.data(), p, c.data() + i * p, p, 1, i + 1, p);
+  return c;
+}
+
 void add_ordered_product_tn(Matrix& c, const Matrix& a, const Matrix& b) {
   require_inner("add_ordered_product_tn", a.rows(), b.rows());
   const Eigen::Index m = a.rows(), n = a.cols(), p = b.cols();

@@ -21,6 +21,16 @@ Matrix ordered_product(const Matrix& a, const Matrix& b);
 Matrix ordered_product_tn(const Matrix& a, const Matrix& b);
 // a bᵀ: c(i, j) = Σ_k a(i, k) b(j, k), k ascending.                          (n × m)(p × m)ᵀ → n × p
 Matrix ordered_product_nt(const Matrix& a, const Matrix& b);
+// The causal products of attention (square T × T patterns, zero above the diagonal), without the
+// work above the diagonal:
+// q kᵀ below and on the diagonal: c(i, j) = Σ_k a(i, k) b(j, k), k ascending, for j ≤ i; c(i, j) = 0
+// for j > i.                                                                  (T × m)(T × m)ᵀ → T × T
+Matrix ordered_causal_product_nt(const Matrix& a, const Matrix& b);
+// pattern × values for a pattern `a` that is zero above the diagonal: c(i, col) = Σ_{j ≤ i} a(i, j)
+// b(j, col), j ascending — ordered_product(a, b) without its terms j > i. Each of those is
+// 0 · b(j, col) = ±0, and adding ±0 to a sum that started at +0.0 never changes it (round to nearest
+// gives −0 only for −0 + −0), so for finite b the bits are ordered_product's.   (T × T)(T × p) → T × p
+Matrix ordered_causal_product(const Matrix& a, const Matrix& b);
 // c += aᵀ b, the product summed first (as above), then added: the gradient accumulations.
 void add_ordered_product_tn(Matrix& c, const Matrix& a, const Matrix& b);
 // Σ_i x_i and Σ_i x_i y_i, i ascending.

@@ -257,13 +257,9 @@ Matrix layer_norm_backward(const Matrix& x, const Vector& scale, const Matrix& w
   return dx;
 }
 
-namespace {
-
-// Causal softmax of one head's scores in place: row r is query position first_query + r and keeps
-// columns 0 … first_query + r (the whole matrix: first_query = 0, T × T). The core's one softmax
-// (core/softmax.hpp) over the kept columns of the row (contiguous: Matrix is row-major), with
-// exp_nonpositive, so the same bits natively and in WASM (core/deterministic_math.hpp).
-void causal_softmax(Matrix& s, Eigen::Index first_query = 0) {
+// The core's one softmax (core/softmax.hpp) over the kept columns of each row (contiguous: Matrix
+// is row-major), with exp_nonpositive, so the same bits natively and in WASM (core/deterministic_math.hpp).
+void causal_softmax(Matrix& s, Eigen::Index first_query) {
   const Eigen::Index T = s.cols();
   for (Eigen::Index r = 0; r < s.rows(); ++r) {
     const Eigen::Index kept = first_query + r + 1;
@@ -272,8 +268,6 @@ void causal_softmax(Matrix& s, Eigen::Index first_query = 0) {
     std::fill(row + kept, row + T, 0.0);
   }
 }
-
-}  // namespace
 
 TransformerActivations transformer_forward_unchecked(const TransformerWeights& w, const std::vector<int>& tokens,
                                                      const HeadHook& hook) {
@@ -307,9 +301,11 @@ TransformerActivations transformer_forward_unchecked(const TransformerWeights& w
       la.k[h].rowwise() += lw.b_K.row(h);
       la.v[h] = ordered_product(la.normalized, lw.W_V[h]);
       la.v[h].rowwise() += lw.b_V.row(h);
-      la.pattern[h] = ordered_product_nt(la.q[h], la.k[h]) * inv_sqrt_dh;
+      // Scores and pattern × values below the diagonal only (the causal zeros add nothing: the same
+      // bits as the full products, core/ordered_products.hpp).
+      la.pattern[h] = ordered_causal_product_nt(la.q[h], la.k[h]) * inv_sqrt_dh;
       causal_softmax(la.pattern[h]);
-      la.z[h] = ordered_product(la.pattern[h], la.v[h]);
+      la.z[h] = ordered_causal_product(la.pattern[h], la.v[h]);
       la.head_output[h] = ordered_product(la.z[h], lw.W_O[h]);
       if (hook) hook(l, h, la.head_output[h]);
       resid += la.head_output[h];
@@ -347,8 +343,8 @@ Matrix mixed_values_product(const Matrix& pattern, const Matrix& clean, const Ma
 
 }  // namespace
 
-Matrix resume_forward(const TransformerWeights& w, const TransformerActivations& clean, int first_layer,
-                      const Matrix& changed_rows, Eigen::Index first_row, Eigen::Index logit_row) {
+Matrix resume_final_normalized(const TransformerWeights& w, const TransformerActivations& clean, int first_layer,
+                               const Matrix& changed_rows, Eigen::Index first_row, Eigen::Index logit_row) {
   const TransformerConfig& c = w.config;
   const Eigen::Index T = static_cast<Eigen::Index>(clean.tokens.size());
   Eigen::Index changed_end = first_row + changed_rows.rows();
@@ -414,8 +410,12 @@ Matrix resume_forward(const TransformerWeights& w, const TransformerActivations&
   }
   const Matrix rows = rows_from(logit_row);
   Vector scale;
-  const Matrix x = normalizes(c) ? layer_norm_forward(rows, w.ln_final_w, w.ln_final_b, c.layer_norm_eps, scale) : rows;
-  Matrix logits = ordered_product(x, w.W_U);
+  return normalizes(c) ? layer_norm_forward(rows, w.ln_final_w, w.ln_final_b, c.layer_norm_eps, scale) : rows;
+}
+
+Matrix resume_forward(const TransformerWeights& w, const TransformerActivations& clean, int first_layer,
+                      const Matrix& changed_rows, Eigen::Index first_row, Eigen::Index logit_row) {
+  Matrix logits = ordered_product(resume_final_normalized(w, clean, first_layer, changed_rows, first_row, logit_row), w.W_U);
   logits.rowwise() += w.b_U.row(0);
   return logits;
 }

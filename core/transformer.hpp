@@ -157,6 +157,17 @@ TransformerActivations transformer_forward_unchecked(const TransformerWeights& w
 // order: the same bits as a full forward pass with the same intervention.
 Matrix resume_forward(const TransformerWeights& weights, const TransformerActivations& clean, int first_layer,
                       const Matrix& changed_rows, Eigen::Index first_row, Eigen::Index logit_row);
+// The same end of the forward pass up to the final LayerNorm: LN_final of rows [logit_row, T)
+// ((T − logit_row) × d), which resume_forward multiplies by W_U (and adds b_U). A caller that reads
+// a few logits (patching's logit difference) forms just those: logit(i, t) = Σ_k x(i, k) W_U(k, t)
+// (ordered_dot, k ascending) + b_U(t), the bits resume_forward would give for that entry.
+Matrix resume_final_normalized(const TransformerWeights& weights, const TransformerActivations& clean, int first_layer,
+                               const Matrix& changed_rows, Eigen::Index first_row, Eigen::Index logit_row);
+
+// Causal softmax of one head's scaled scores in place, as the forward pass applies it: row r is
+// query position first_query + r and keeps columns 0 … first_query + r (exp_nonpositive of each
+// score minus the row's largest, summed in column order, each divided by the sum), zero after them.
+void causal_softmax(Matrix& scores, Eigen::Index first_query = 0);
 
 // Backward of transformer_forward (no hook): given dlogits (T × V), adds dL/dparameter to every matrix of
 // dweights (shaped by zero_weights(config)).

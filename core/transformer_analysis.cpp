@@ -5,7 +5,9 @@
 #include "core/ordered_products.hpp"
 #include "core/transformer_training.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace headlab::transformer {
 
@@ -263,7 +265,6 @@ PatchingResult patching_of(const TransformerWeights& w, const TransformerActivat
   const auto& c = w.config;
   const Eigen::Index T = static_cast<Eigen::Index>(clean.size()), last = T - 1;
   const auto ld = [&](const Matrix& logits) { return logits(last, answer) - logits(last, wrong); };
-  const auto ld_row = [&](const Matrix& last_logits) { return last_logits(0, answer) - last_logits(0, wrong); };
   PatchingResult r;
   r.clean_logit_difference = ld(clean_run.logits);
   r.corrupted_logit_difference = ld(corrupted_run.logits);
@@ -272,24 +273,131 @@ PatchingResult patching_of(const TransformerWeights& w, const TransformerActivat
     throw InputError("the clean and corrupted prompts give the same logit difference; there is nothing to normalise by");
   }
   r.normalised = Matrix::Zero(c.n_layers * c.n_heads, T);
+  // The two columns of W_U the logit difference reads, contiguous for ordered_dot.
+  const RowVector u_answer = w.W_U.col(answer).transpose(), u_wrong = w.W_U.col(wrong).transpose();
+  const Eigen::Index d = c.d_model;
+  const auto ld_final = [&](const double* x) {  // x: the last row after the final LayerNorm, d wide
+    return (ordered_dot(x, u_answer.data(), d) + w.b_U(0, answer)) -
+           (ordered_dot(x, u_wrong.data(), d) + w.b_U(0, wrong));
+  };
+  const int L = c.n_layers, H = c.n_heads;
+  // Layer l's output row p with head h's replaced by the corrupted run's, summed as the forward pass
+  // sums it (resid_pre, each head in order, then b_O); the other rows are the clean run's.
+  const auto patched_row = [&](int l, int h, Eigen::Index p, double* out) {
+    const auto& clean_layer = clean_run.layers[l];
+    Eigen::Map<RowVector> row(out, d);
+    row = clean_layer.resid_pre.row(p);
+    for (int g = 0; g < H; ++g) row += (g == h ? corrupted_run.layers[l] : clean_layer).head_output[g].row(p);
+    row += w.layers[l].b_O.row(0);
+  };
+  // The second-to-last layer's patches at p < last, every head at once. Row p then enters only the
+  // last layer's keys and values at p; the last query and every other key and value are the clean
+  // run's. So per p: the H patched rows' LayerNorm, keys and values as one H-row product (each entry
+  // the sum resume_forward forms for one row), and per last-layer head g and patch h the last query's
+  // scores — the clean row's dot products with column p replaced — its softmax, the values mixed as
+  // mixed_values_product mixes them, then z W_O for all h at once. The same operations in the same
+  // order as resume_forward(l + 1, row, p, last): the same bits, without its per-row copies.
+  const auto& top = w.layers[static_cast<std::size_t>(L - 1)];
+  const auto& top_run = clean_run.layers[static_cast<std::size_t>(L - 1)];
+  const double inv_sqrt_dh = 1.0 / std::sqrt(static_cast<double>(c.d_head));
+  const Eigen::Index dh = c.d_head;
+  struct CleanSoftmax {
+    RowVector scaled, exps;
+    double top = 0.0;
+    std::vector<double> top_without;
+  };
+  std::vector<CleanSoftmax> clean_softmax;  // filled below, before the first call
+  const auto second_to_last_patches = [&](int l, Eigen::Index p) {
+    Matrix rows(H, d);
+    for (int h = 0; h < H; ++h) patched_row(l, h, p, rows.data() + h * d);
+    Vector scale;
+    const Matrix x = c.normalization != Normalization::none
+                         ? layer_norm_forward(rows, top.ln_w, top.ln_b, c.layer_norm_eps, scale)
+                         : rows;
+    Matrix next(H, d);
+    for (int h = 0; h < H; ++h) next.row(h) = top_run.resid_pre.row(last);
+    Matrix z(H, dh), pattern(1, T);
+    for (int g = 0; g < H; ++g) {
+      Matrix k = ordered_product(x, top.W_K[g]);
+      k.rowwise() += top.b_K.row(g);
+      Matrix v = ordered_product(x, top.W_V[g]);
+      v.rowwise() += top.b_V.row(g);
+      const double* q = top_run.q[g].data() + last * dh;
+      const CleanSoftmax& clean = clean_softmax[static_cast<std::size_t>(g)];
+      for (int h = 0; h < H; ++h) {
+        // causal_softmax of the last query's scaled scores with column p replaced: the row's
+        // largest, each exp of score − largest (the clean run's exps wherever the largest is the
+        // clean one's, which they then equal bit for bit), summed in column order, each divided by the sum.
+        const double score_p = ordered_dot(q, k.data() + h * dh, dh) * inv_sqrt_dh;
+        const double row_top = std::max(clean.top_without[static_cast<std::size_t>(p)], score_p);
+        double sum = 0.0;
+        for (Eigen::Index j = 0; j < T; ++j) {
+          const double sj = j == p ? score_p : clean.scaled(j);
+          pattern(0, j) = j != p && row_top == clean.top ? clean.exps(j) : exp_nonpositive(sj - row_top);
+          sum += pattern(0, j);
+        }
+        for (Eigen::Index j = 0; j < T; ++j) pattern(0, j) /= sum;
+        double* zh = z.data() + h * dh;
+        for (Eigen::Index col = 0; col < dh; ++col) zh[col] = 0.0;
+        for (Eigen::Index j = 0; j < T; ++j) {
+          const double* vj = j == p ? v.data() + h * dh : top_run.v[g].data() + j * dh;
+          const double pj = pattern(0, j);
+          for (Eigen::Index col = 0; col < dh; ++col) zh[col] += pj * vj[col];
+        }
+      }
+      next += ordered_product(z, top.W_O[g]);
+    }
+    next.rowwise() += top.b_O.row(0);
+    const Matrix final_x = c.normalization != Normalization::none
+                               ? layer_norm_forward(next, w.ln_final_w, w.ln_final_b, c.layer_norm_eps, scale)
+                               : next;
+    for (int h = 0; h < H; ++h)
+      r.normalised(l * H + h, p) = (ld_final(final_x.data() + h * d) - r.corrupted_logit_difference) / span;
+  };
+  // The last layer's clean scores of the last query, q_last · k_j per head (resume_forward's dot products).
+  std::vector<RowVector> clean_scores(static_cast<std::size_t>(H), RowVector(T));
+  for (int g = 0; g < H; ++g)
+    for (Eigen::Index j = 0; j < T; ++j)
+      clean_scores[static_cast<std::size_t>(g)](j) =
+          ordered_dot(top_run.q[g].data() + last * dh, top_run.k[g].data() + j * dh, dh);
+  // Per last-layer head: the clean scaled scores of the last query (as resume_forward scales them),
+  // their largest, the largest without each column, and their exps against the largest.
+  clean_softmax.resize(static_cast<std::size_t>(H));
+  for (int g = 0; g < H; ++g) {
+    CleanSoftmax& cs = clean_softmax[static_cast<std::size_t>(g)];
+    cs.scaled = clean_scores[static_cast<std::size_t>(g)] * inv_sqrt_dh;
+    cs.top = cs.scaled.maxCoeff();
+    std::vector<double> before(static_cast<std::size_t>(T + 1), -std::numeric_limits<double>::infinity()), after = before;
+    for (Eigen::Index j = 0; j < T; ++j) before[j + 1] = std::max(before[j], cs.scaled(j));
+    for (Eigen::Index j = T; j-- > 0;) after[j] = std::max(after[j + 1], cs.scaled(j));
+    cs.top_without.resize(static_cast<std::size_t>(T));
+    for (Eigen::Index j = 0; j < T; ++j) cs.top_without[j] = std::max(before[j], after[j + 1]);
+    cs.exps.resize(T);
+    for (Eigen::Index j = 0; j < T; ++j) cs.exps(j) = exp_nonpositive(cs.scaled(j) - cs.top);
+  }
+  if (L >= 2)
+    for (Eigen::Index p = 0; p < last; ++p) second_to_last_patches(L - 2, p);
   // Patching head h of layer l at position p changes row p of layer l's output and, through causal
   // attention, only rows ≥ p of later layers: resume_forward recomputes just those (in layer l + 1 only
   // row p's keys and values), and of the last layer only the last position (the logit difference
   // reads nothing else). It repeats the forward
   // pass's operations row by row, so the result has the bits of a full patched forward pass
   // (tests/core/transformer_analysis_test.cpp checks it against that naive recomputation).
-  for (int l = 0; l < c.n_layers; ++l) {
-    const auto& clean_layer = clean_run.layers[l];
-    for (int h = 0; h < c.n_heads; ++h) {
+  for (int l = 0; l < L; ++l) {
+    const bool last_layer = l + 1 == L;
+    for (int h = 0; h < H; ++h) {
       for (Eigen::Index p = 0; p < T; ++p) {
-        // Row p of layer l's output, patched (summed as the forward pass sums it); the other rows are the clean run's.
-        RowVector row = clean_layer.resid_pre.row(p);
-        for (int g = 0; g < c.n_heads; ++g) {
-          row += (g == h ? corrupted_run.layers[l] : clean_layer).head_output[g].row(p);
+        if (last_layer && p < last) {
+          // In the last layer row p reaches only the logits of row p: the last row's logit difference
+          // is the clean one (resume_forward would read the clean row and give its bits).
+          r.normalised(l * H + h, p) = (r.clean_logit_difference - r.corrupted_logit_difference) / span;
+          continue;
         }
-        row += w.layers[l].b_O.row(0);
-        const Matrix logits = resume_forward(w, clean_run, l + 1, Matrix(row), p, last);
-        r.normalised(l * c.n_heads + h, p) = (ld_row(logits) - r.corrupted_logit_difference) / span;
+        if (l + 2 == L && p < last) continue;  // second_to_last_patches, above
+        Matrix row(1, d);
+        patched_row(l, h, p, row.data());
+        const Matrix x = resume_final_normalized(w, clean_run, l + 1, row, p, last);
+        r.normalised(l * H + h, p) = (ld_final(x.data()) - r.corrupted_logit_difference) / span;
       }
     }
   }
@@ -354,7 +462,37 @@ InductionScores induction_scores(const TransformerWeights& w, int count, std::ui
   return scores_of(r);
 }
 
-TransformerAnalysis analyze_transformer(const TransformerWeights& w, const AnalysisRequest& r) {
+BatchAnalysis batch_analysis(const TransformerWeights& w, int sequences, std::uint64_t seed, Ablation mode) {
+  require_sequences(sequences);
+  require_scores(w, sequences);
+  // Induction scores, in-context loss and ablation read the same repeated random sequences: one pass
+  // over them gives all three (clean_loss and in_context_loss are the same figure).
+  Random rng = Random(seed).stream(kEvaluationStream);
+  BatchPass o;
+  o.scores = true;
+  o.ablation = true;
+  o.mode = mode;
+  BatchResult batch = batch_pass(w, repeated_batch(w.config, rng, sequences), o);
+  BatchAnalysis out;
+  out.sequences = sequences;
+  out.seed = seed;
+  out.mode = mode;
+  out.clean_loss = batch.loss;
+  out.ablation_loss = std::move(batch.ablation_loss);
+  out.induction = scores_of(batch);
+  return out;
+}
+
+const BatchAnalysis& AnalysisCache::batch(const TransformerWeights& w, int sequences, std::uint64_t seed, Ablation mode) {
+  for (const auto& b : kept_)
+    if (b.sequences == sequences && b.seed == seed && b.mode == mode) return b;
+  BatchAnalysis fresh = batch_analysis(w, sequences, seed, mode);  // throws before the cache changes
+  if (kept_.size() == kKept) kept_.erase(kept_.begin());
+  kept_.push_back(std::move(fresh));
+  return kept_.back();
+}
+
+TransformerAnalysis analyze_transformer(const TransformerWeights& w, const AnalysisRequest& r, AnalysisCache* cache) {
   TransformerAnalysis out;
   out.run = transformer_forward(w, r.prompt);
   const int T = static_cast<int>(r.prompt.size());
@@ -371,19 +509,13 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
     out.token = r.token;
   }
   out.attribution = attribution_of(w, out.run, out.position, out.token);
-  require_sequences(r.sequences);
-  require_scores(w, r.sequences);
-  // Induction scores, in-context loss and ablation read the same repeated random sequences: one pass
-  // over them gives all three (clean_loss and in_context_loss are the same figure).
-  Random rng = Random(r.seed).stream(kEvaluationStream);
-  BatchPass o;
-  o.scores = true;
-  o.ablation = true;
-  o.mode = r.ablation;
-  BatchResult batch = batch_pass(w, repeated_batch(w.config, rng, r.sequences), o);
-  out.clean_loss = batch.loss;
-  out.ablation_loss = std::move(batch.ablation_loss);
-  out.induction = scores_of(batch);
+  const auto take = [&](const BatchAnalysis& batch) {
+    out.clean_loss = batch.clean_loss;
+    out.ablation_loss = batch.ablation_loss;
+    out.induction = batch.induction;
+  };
+  if (cache) take(cache->batch(w, r.sequences, r.seed, r.ablation));
+  else take(batch_analysis(w, r.sequences, r.seed, r.ablation));
   if (!r.corrupted.empty()) {
     if (r.answer < 0 || r.wrong < 0) throw InputError("patching needs answer and wrong tokens with the corrupted prompt");
     out.patching = patching_of(w, out.run, r.corrupted, r.answer, r.wrong);

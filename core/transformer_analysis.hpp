@@ -5,6 +5,7 @@
 
 #include "core/transformer.hpp"
 
+#include <cstdint>
 #include <vector>
 
 namespace headlab::transformer {
@@ -104,7 +105,42 @@ struct TransformerAnalysis {
   InductionScores induction;
   std::vector<Matrix> qk, ov;      // L·H circuits (row l·H + h order), when asked for
 };
+
+// The part of an analysis that does not read the prompt: the previous-token and induction scores,
+// the in-context loss and the per-head ablation losses, all over the `sequences` repeated random
+// sequences of `seed` (one pass over them, core/transformer_analysis.cpp batch_pass). For the
+// benchmark model (docs/own-model.md "Speed") it is ~85 % of the multiply-adds of a whole analysis,
+// and the same for every prompt: a page that re-analyses each prompt a reader types computes it once.
+struct BatchAnalysis {
+  int sequences = 0;
+  std::uint64_t seed = 0;
+  Ablation mode = Ablation::mean;
+  double clean_loss = 0.0;         // in-context loss on the sequences
+  Matrix ablation_loss;            // L × H
+  InductionScores induction;
+};
+// Throws InputError on sequences ∉ [1, 10000] or n_ctx < 4 (induction_scores' checks).
+BatchAnalysis batch_analysis(const TransformerWeights& weights, int sequences, std::uint64_t seed, Ablation mode);
+
+// The BatchAnalysis of one model's weights for the (sequences, seed, ablation) it was asked for,
+// each computed once (at most kKept kept, the oldest dropped first). The cache belongs to one
+// TransformerWeights: whoever owns both clears it when the weights change (the WASM model handle,
+// web/bindings/transformer_bindings.cpp, on every load). Results are the bits batch_analysis gives.
+class AnalysisCache {
+ public:
+  static constexpr std::size_t kKept = 4;
+  const BatchAnalysis& batch(const TransformerWeights& weights, int sequences, std::uint64_t seed, Ablation mode);
+  void clear() { kept_.clear(); }
+  std::size_t size() const { return kept_.size(); }
+
+ private:
+  std::vector<BatchAnalysis> kept_;
+};
+
 // Throws InputError naming the request field (prompt, position, token, corrupted, answer, wrong, sequences).
-TransformerAnalysis analyze_transformer(const TransformerWeights& weights, const AnalysisRequest& request);
+// With a cache, the prompt-independent part (BatchAnalysis) is read from it (and computed into it
+// the first time): the same result, bit for bit, as without.
+TransformerAnalysis analyze_transformer(const TransformerWeights& weights, const AnalysisRequest& request,
+                                        AnalysisCache* cache = nullptr);
 
 }  // namespace headlab::transformer

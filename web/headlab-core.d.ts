@@ -594,6 +594,12 @@ export interface TransformerModel {
   run(prompt: TransformerPrompt, options?: TransformerRunOptions): TransformerRunFile;
   /** `headlab model analyze`: patterns, logits, DLA, ablation, induction scores, patching (with corrupted), circuits (when asked). */
   analyze(request: TransformerAnalysisRequest): TransformerAnalysisFile;
+  /**
+   * analyze() computes the prompt-independent part (induction scores, in-context loss, ablation
+   * losses over the repeated random sequences) once per (sequences, seed, ablation) of this model
+   * and reuses it for every later prompt (same results). This forgets it; returns how many were kept.
+   */
+  clearAnalysisCache(): number;
   /** Prompt text → token ids (the reader of `--prompt`); throws HeadlabError naming the bad token's position. */
   tokenize(text: string): number[];
   /** Scores on `sequences` (integer in [1, 100000], default 32) repeated random sequences of length n_ctx (n_ctx ≥ 4), seed default 0. */

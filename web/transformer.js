@@ -48,6 +48,16 @@ export class TransformerModel extends OwnedHandle {
     return JSON.parse(unwrap(live(this).analyze(r)));
   }
 
+  /**
+   * Forgets the prompt-independent part of the analyses (induction scores, in-context loss,
+   * per-head ablation losses over the repeated random sequences), which analyze() computes once
+   * per (sequences, seed, ablation) and then reuses for every prompt. The results do not change;
+   * only the next analyze() takes as long as a first one. Returns how many were kept.
+   */
+  clearAnalysisCache() {
+    return live(this).clear_analysis_cache();
+  }
+
   tokenize(text) {
     return unwrap(live(this).tokenize(text));
   }

@@ -29,6 +29,14 @@ import { tablesScene } from './chart/table-scene.js';
  */
 export const SCORE_INVARIANCE_TOLERANCE = 1e-12;
 
+/**
+ * Most rows and columns of x, w-q and w-k (docs/limits.md). The widget shows six n × d_k and
+ * n × n tables and rewrites the rotated ones on every angle step: at 8 × 8 a step takes
+ * p95 3.7 ms of main-thread CPU (inside the 4 ms budget), at 16 × 16 p95 10.9 ms (four times as
+ * many score cells to write and lay out), measured by bench/widgets.bench.mjs ("limits").
+ */
+export const MAX_ROTATION_SIDE = 8;
+
 const DEFAULTS = {
   x: [[1, 0], [0, 1], [1, 1]],
   w_q: [[1, 0.5], [-0.5, 1]],
@@ -46,8 +54,12 @@ export interface BasisRotationState {
   max_score_difference: number;
 }
 
+/** The unrotated head and its inputs as core matrices (d_k = columns of W_Q). */
+interface RotationBase { X: Matrix; Wq: Matrix; Wk: Matrix; dk: number; before: AttentionResult }
+
 export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
   static observedAttributes = ['angle', 'x', 'w-q', 'w-k'];
+  private readonly base = new Memo<RotationBase>();
   private readonly heads = new Memo<{ before: AttentionResult; after: AttentionResult; maxDiff: number }>();
   protected static sharedAttributes = ['angle'];
   protected static css = /* css */ `
@@ -79,27 +91,35 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
   set angle(v: number) { setNumberAttribute(this, 'angle', v); }
 
   private inputs(): { x: number[][]; w_q: number[][]; w_k: number[][] } {
-    const x = numberGrid(jsonAttribute(this, 'x') ?? DEFAULTS.x, 'attribute x');
+    const x = numberGrid(jsonAttribute(this, 'x') ?? DEFAULTS.x, 'attribute x', 0, 0, MAX_ROTATION_SIDE);
     const d = x[0].length;
-    const w_q = numberGrid(jsonAttribute(this, 'w-q') ?? DEFAULTS.w_q, 'attribute w-q', d);
-    const w_k = numberGrid(jsonAttribute(this, 'w-k') ?? DEFAULTS.w_k, 'attribute w-k', d);
+    const w_q = numberGrid(jsonAttribute(this, 'w-q') ?? DEFAULTS.w_q, 'attribute w-q', d, 0, MAX_ROTATION_SIDE);
+    const w_k = numberGrid(jsonAttribute(this, 'w-k') ?? DEFAULTS.w_k, 'attribute w-k', d, 0, MAX_ROTATION_SIDE);
     if (w_q[0].length !== w_k[0].length) throw new WidgetInputError(`w-q and w-k must have the same number of columns d_k (${w_q[0].length} ≠ ${w_k[0].length})`);
     if (w_q[0].length < 2) throw new WidgetInputError('a rotation needs d_k ≥ 2 columns in w-q and w-k');
     return { x, w_q, w_k };
   }
 
-  /** Both heads and their largest score difference: four core calls per change of an attribute, shared by render(), state and the summary. */
+  /**
+   * Both heads and their largest score difference, shared by render(), state and the summary.
+   * The unrotated head depends on x, w-q and w-k only, so an angle step costs one rotation and
+   * one attention call (the core's), not a parse of the matrices and two attention calls.
+   */
   private compute(): { before: AttentionResult; after: AttentionResult; maxDiff: number } {
-    const inputs = [this.core, ...HeadlabBasisRotation.observedAttributes.map((name) => this.getAttribute(name))];
-    return this.heads.get(inputs, () => this.computeNow());
+    const base = this.base.get([this.core, this.getAttribute('x'), this.getAttribute('w-q'), this.getAttribute('w-k')], () => this.computeBase());
+    return this.heads.get([base, this.angle], () => this.computeNow(base));
   }
 
-  private computeNow(): { before: AttentionResult; after: AttentionResult; maxDiff: number } {
+  private computeBase(): RotationBase {
     const core = this.core!;
     const { x, w_q, w_k } = this.inputs();
     const X = matrix(x), Wq = matrix(w_q), Wk = matrix(w_k);
-    const before = core.attention({ x: X, w_q: Wq, w_k: Wk, w_v: Wq });
-    const R = core.planeRotation(w_q[0].length, 0, 1, (this.angle * Math.PI) / 180);
+    return { X, Wq, Wk, dk: w_q[0].length, before: core.attention({ x: X, w_q: Wq, w_k: Wk, w_v: Wq }) };
+  }
+
+  private computeNow({ X, Wq, Wk, dk, before }: RotationBase): { before: AttentionResult; after: AttentionResult; maxDiff: number } {
+    const core = this.core!;
+    const R = core.planeRotation(dk, 0, 1, (this.angle * Math.PI) / 180);
     const rotated = core.rotateQueryKey(Wq, Wk, R);
     const after = core.attention({ x: X, w_q: rotated.q, w_k: rotated.k, w_v: Wq });
     let maxDiff = 0;
@@ -153,9 +173,11 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
   }
 
   protected summarize(): string {
-    const s = this.state;
-    const ok = s.max_score_difference <= SCORE_INVARIANCE_TOLERANCE;
-    return `Rotation by ${formatNumber(s.angle_degrees, 1)}° of the query–key basis: q₁ moves from ${vec(s.q[0])} to ${vec(s.q_rotated[0])} and k₁ from ${vec(s.k[0])} to ${vec(s.k_rotated[0])}; the largest score difference is ${formatMagnitude(s.max_score_difference)}, so ${ok ? 'every score is unchanged' : 'the scores changed'}.`;
+    // The first rows of `state` (not the whole state: copying six 16 × 16 matrices per render).
+    const { before, after, maxDiff } = this.compute();
+    const first = (m: Matrix) => Array.from(m.data.subarray(0, m.cols));
+    const ok = maxDiff <= SCORE_INVARIANCE_TOLERANCE;
+    return `Rotation by ${formatNumber(this.angle, 1)}° of the query–key basis: q₁ moves from ${vec(first(before.q))} to ${vec(first(after.q))} and k₁ from ${vec(first(before.k))} to ${vec(first(after.k))}; the largest score difference is ${formatMagnitude(maxDiff)}, so ${ok ? 'every score is unchanged' : 'the scores changed'}.`;
   }
 
   private rebuildShape(n: number, dk: number): void {

@@ -18,7 +18,6 @@ import { DRAFT_PUBLISHED } from '../web/headlab-core.js';
 import {
   HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
 } from './base/headlab-element.js';
-import { Memo } from './base/memo.js';
 import { stackedTableCss } from './base/theme.js';
 import { formatMagnitude, formatNumber, subscripted } from './chart/format.js';
 import { decadeLabel } from './chart/loss-curve.js';
@@ -49,6 +48,14 @@ const KINDS: { kind: InterventionKind; core: 'erase_request' | 'erase_payload' |
   { kind: 'shift', core: 'irrelevant_shift', label: 'Shift every coordinate the maps should ignore' },
 ];
 
+type CoreKind = 'erase_request' | 'erase_payload' | 'irrelevant_shift';
+/** The key of one intervention's result within a run (the shift ignores the feature). */
+const resultKey = (kind: CoreKind, feature: number, shift: number) => (kind === 'irrelevant_shift' ? `${kind}|${shift}` : `${kind}|${feature}|${shift}`);
+/** Results kept per run (7 interventions at the current shift and the shifts typed since). */
+const MAX_KEPT_RESULTS = 64;
+/** Gap between two computed-ahead interventions: a frame, so a reader's input is never queued behind more than one. */
+const PRECOMPUTE_GAP_MS = 16;
+
 /** Example rows of the held-out set shown before and after. */
 const EXAMPLES = 4;
 const SHIFT_LIMIT = 1e6;
@@ -73,7 +80,12 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
 
   private source: Element | null = null;
   private trained: FeatureRecoveryRun | null = null;
-  private readonly interventions = new Memo<FeatureRecoveryInterventionResult>();
+  /** The core's results for the run in use, by intervention, feature and shift (intervene()). */
+  private results: { run: FeatureRecoveryRun | null; core: unknown; byKey: Map<string, FeatureRecoveryInterventionResult> } = { run: null, core: null, byKey: new Map() };
+  /** The pending precompute() task. */
+  private ahead = 0;
+  /** Whether a pointer or focus has reached the figure (precompute() waits for it). */
+  private reached = false;
 
   private radios: HTMLInputElement[] = [];
   private featureSelect: HTMLSelectElement | null = null;
@@ -116,13 +128,60 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
 
   private compute(t: FeatureRecoveryRun): FeatureRecoveryInterventionResult {
     const kind = KINDS.find((k) => k.kind === this.intervention)!;
-    const feature = this.feature - 1, shift = this.shift;
-    // One core call per run (the source hands over a new run object for each) and choice.
-    return this.interventions.get([t, kind.core, feature, shift, this.core], () => this.core!.featureRecoveryIntervene({
-      seed: t.settings.seed, eval_size: t.settings.eval_size, request_scale: t.settings.request_scale, shift,
-      w_q: t.w_q, w_v: t.w_v, intervention: kind.core,
-      ...(kind.core === 'irrelevant_shift' ? {} : { feature }), examples: EXAMPLES,
-    }));
+    return this.intervene(t, kind.core, this.feature - 1, this.shift);
+  }
+
+  /**
+   * The core's intervention on run `t` (a new run object for each run the source hands over),
+   * computed once per (run, intervention, feature, shift): one call evaluates the whole held-out
+   * set, 6–9 ms of main-thread CPU, above a frame's 4 ms budget. Kept per run, so a reader going
+   * back to an intervention already shown costs nothing; the others at the current shift are
+   * computed ahead, one per task (precompute), so choosing another is instant as well.
+   */
+  private intervene(t: FeatureRecoveryRun, kind: CoreKind, feature: number, shift: number): FeatureRecoveryInterventionResult {
+    if (this.results.run !== t || this.results.core !== this.core) this.results = { run: t, core: this.core, byKey: new Map() };
+    const key = resultKey(kind, feature, shift);
+    let r = this.results.byKey.get(key);
+    if (!r) {
+      r = this.core!.featureRecoveryIntervene({
+        seed: t.settings.seed, eval_size: t.settings.eval_size, request_scale: t.settings.request_scale, shift,
+        w_q: t.w_q, w_v: t.w_v, intervention: kind,
+        ...(kind === 'irrelevant_shift' ? {} : { feature }), examples: EXAMPLES,
+      });
+      // Bounded: a reader typing shift after shift never grows the page without limit.
+      if (this.results.byKey.size >= MAX_KEPT_RESULTS) this.results.byKey.clear();
+      this.results.byKey.set(key, r);
+    }
+    return r;
+  }
+
+  /**
+   * After a render, once the reader has reached for this figure (pointer over it or focus in it):
+   * the other interventions at the current shift, one core call per task (each far below 50 ms).
+   * Not before: a page that only trains computes nothing more than it shows.
+   */
+  private precompute(t: FeatureRecoveryRun): void {
+    if (!this.reached) return;
+    const shift = this.shift;
+    const todo: [CoreKind, number][] = [];
+    const kept = this.results.run === t ? this.results.byKey : new Map();
+    for (const k of KINDS) {
+      for (const f of k.core === 'irrelevant_shift' ? [0] : [0, 1, 2]) if (!kept.has(resultKey(k.core, f, shift))) todo.push([k.core, f]);
+    }
+    clearTimeout(this.ahead);
+    if (!todo.length) return;
+    const next = () => {
+      if (!this.isConnected || this.trained !== t || this.shift !== shift || !this.core) return;
+      const item = todo.shift();
+      if (!item) return;
+      try {
+        this.intervene(t, item[0], item[1], shift);
+      } catch {
+        return;  // the render shows any error for the inputs the reader chooses
+      }
+      this.ahead = window.setTimeout(next, PRECOMPUTE_GAP_MS);
+    };
+    this.ahead = window.setTimeout(next, PRECOMPUTE_GAP_MS);
   }
 
   /** Finds the source trainer and follows its finished runs. */
@@ -150,6 +209,13 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   protected build(): void {
     this.source = null;
     this.radios = [];
+    const reach = () => {
+      if (this.reached) return;
+      this.reached = true;
+      if (this.trained) this.precompute(this.trained);
+    };
+    this.listen(this.body, 'pointerover', reach);
+    this.listen(this.body, 'focusin', reach);
     const title = el('p', { class: 'title' }, 'Intervene on the trained model');
     const intro = el('p', { class: 'caption' });
     intro.append(subscripted('Each intervention edits the held-out examples’ latent features, mixes them again with R and runs the trained W_q and W_v. Erasures compare with the original targets; the shift compares the predictions before and after it.'));
@@ -321,6 +387,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
       : `Using the finished run: ${t.steps_done} steps, seed ${t.settings.seed}.`;
     this.runNote!.classList.toggle('partial', t.partial);
     const r = this.compute(t);
+    this.precompute(t);
     setMse(this.cleanCell!, r.heldout_mse);
     setMse(this.afterCell!, r.mse);
     this.afterLabel!.textContent = kind === 'shift'

@@ -14,7 +14,7 @@ import { el, enumAttribute, integerAttribute, setNumberAttribute, WidgetInputErr
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
-import { LayeredFigure, drawnSvg, heatmapShapes, legendShapes, outlineShapes } from './transformer/draw.js';
+import { LayeredFigure, PixelHeatmaps, divergingWord, drawnSvg, heatmapShapes, legendShapes, outlineShapes } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { TRANSFORMER_CSS, TransformerWidget, headName, tokenName } from './transformer/widget.js';
 
@@ -44,6 +44,10 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
   private kindSelect: HTMLSelectElement | null = null;
   private figure: LayeredFigure | null = null;
   private svgBox: HTMLDivElement | null = null;
+  private legendSlot: HTMLDivElement | null = null;
+  /** The heatmap as pixels (PixelHeatmaps): a head or circuit chosen repaints 1,024 cells (V = 32) instead of inserting a drawing of 1,024 nodes. */
+  private readonly pixels = new PixelHeatmaps();
+  private painted: { matrix: number[][]; colours: unknown } | null = null;
   private readout: HTMLParagraphElement | null = null;
   private captionLine: HTMLParagraphElement | null = null;
   private cursor = { row: 0, col: 0 };
@@ -89,15 +93,23 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
     this.captionLine = el('p', { class: 'caption' });
     this.svgBox = el('div');
-    this.svgBox.append(this.figure.element, this.readout);
+    this.legendSlot = el('div', { class: 'legend' });
+    this.svgBox.append(this.figure.element, this.legendSlot, this.readout);
     figure.append(this.svgBox, this.captionLine);
     content.append(el('p', { class: 'title' }, 'A head’s circuits in token space'), controls, figure);
+    // The cell under the pointer, from its position on the canvas.
     const pick = (e: Event) => {
-      const t = e.target as Element;
-      const r = t.getAttribute?.('data-row'), c = t.getAttribute?.('data-col');
-      if (r !== null && r !== undefined && c !== null) { this.cursor = { row: Number(r), col: Number(c) }; this.requestRender(); }
+      const p = e as PointerEvent;
+      const V = this.shown?.matrix?.length ?? 0;
+      if (p.target !== this.pixels.canvas || V === 0) return;
+      const u = this.pixels.unitsPerPixel();
+      const g = this.geometry(V);
+      const row = Math.floor((p.offsetY * u - g.top) / g.cell), col = Math.floor((p.offsetX * u - g.left) / g.cell);
+      if (row < 0 || col < 0 || row >= V || col >= V || (row === this.cursor.row && col === this.cursor.col)) return;
+      this.cursor = { row, col };
+      this.requestRender();
     };
-    this.listen(this.figure.element, 'pointerover', pick);
+    this.listen(this.figure.element, 'pointermove', pick);
     this.listen(this.figure.element, 'pointerdown', pick);
     this.listen(this.figure.element, 'keydown', (e) => {
       const k = (e as KeyboardEvent).key;
@@ -154,10 +166,24 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
       : `${headName(layer, head)}'s QK circuit: for ${formatNumber(diagonal * 100, 0)}% of the ${V} query tokens, the key token they score highest is themselves.`;
     this.shown = { model, matrix, layer, head, circuit, diagonal, text };
     this.cursor = { row: Math.min(this.cursor.row, V - 1), col: Math.min(this.cursor.col, V - 1) };
-    // The heatmap is drawn once per head and circuit; only the outlined cell follows the pointer and the arrow keys.
-    this.figure!.setBase(this.fragment(model, `circuit:${layer}.${head}.${circuit}`, () => drawnSvg(this.scene(model, matrix, layer, head, circuit, false))));
+    // The cells are pixels of one canvas, repainted when the head or circuit changes; the title,
+    // the token labels and the outlined cell (following the pointer and the arrow keys) are the
+    // overlay's SVG; the legend, whose ends name this matrix's largest |entry|, is drawn below.
     const g = this.geometry(V);
-    this.figure!.drawOverlay(g.width, g.height, outlineShapes(this.themeColours(), g.left, g.top, g.cell, V, V, this.cursor.row, this.cursor.col));
+    const colours = this.themeColours();
+    const limit = matrixLimit(matrix);
+    const sized = this.pixels.layout(`${V}`, g.width, g.heatHeight, [{ x: g.left, y: g.top, rows: V, cols: V, cell: g.cell }]);
+    if (sized || this.painted?.matrix !== matrix || this.painted.colours !== colours) {
+      this.pixels.paint(0, (_, r, k) => divergingWord(colours, matrix[r][k], limit));
+      this.painted = { matrix, colours };
+    }
+    this.figure!.setBase(this.pixels.canvas);
+    this.figure!.drawOverlay(g.width, g.heatHeight, [...this.labelShapes(model, layer, head, circuit),
+      ...outlineShapes(colours, g.left, g.top, g.cell, V, V, this.cursor.row, this.cursor.col)]);
+    this.show(this.legendSlot!, this.fragment(model, `legend:${layer}.${head}.${circuit}`, () => drawnSvg({
+      width: g.width, height: LEGEND_HEIGHT, background: rgbText(colours.panel), title: 'Circuit scale',
+      shapes: legendShapes(colours, g.left, 0, 'diverging', formatNumber(-limit, 2), formatNumber(limit, 2), circuit === 'ov' ? 'logit written' : 'score'),
+    })));
     this.figure!.label(`${text} Arrow keys move through the cells.`);
     const v = matrix[this.cursor.row][this.cursor.col];
     const readout = circuit === 'ov'
@@ -183,11 +209,32 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     return model === null || model.config.d_vocab > LEGIBLE_VOCAB || this.circuitsOf(model) !== null;
   }
 
-  /** Where the V × V heatmap sits. */
-  private geometry(V: number): { cell: number; left: number; top: number; width: number; height: number } {
+  /** Where the V × V heatmap sits (heatHeight: the heatmap with its labels, above the legend). */
+  private geometry(V: number): { cell: number; left: number; top: number; width: number; height: number; heatHeight: number } {
     const cell = Math.max(5, Math.min(14, Math.floor(420 / V)));
     const left = 30, top = 30;
-    return { cell, left, top, width: Math.max(left + V * cell + 8, 300), height: top + V * cell + 8 + 36 };
+    const heatHeight = top + V * cell + 8;
+    return { cell, left, top, width: Math.max(left + V * cell + 8, 300), height: heatHeight + LEGEND_HEIGHT, heatHeight };
+  }
+
+  /** The title and the token labels (the text of scene(), drawn in the overlay). */
+  private labelShapes(model: LoadedTransformer, layer: number, head: number, circuit: CircuitKind): Shape[] {
+    return this.cached(model, `labels:${layer}.${head}.${circuit}`, () => {
+      const V = model.config.d_vocab;
+      return this.scene(model, Array.from({ length: V }, () => new Array<number>(V).fill(0)), layer, head, circuit, false)
+        .shapes.filter((x) => x.kind === 'text' && x.y < this.geometry(V).heatHeight);
+    });
+  }
+
+  /**
+   * The prerendered snapshot's stand-in for the canvas (site/snapshots.mjs): the cells as SVG,
+   * from the scene the export draws, without the overlay's text and the legend drawn below.
+   */
+  snapshotDrawing(canvas: HTMLCanvasElement): SVGSVGElement | null {
+    const s = this.shown;
+    if (!s?.matrix || canvas !== this.pixels.canvas) return null;
+    const scene = this.scene(s.model, s.matrix, s.layer, s.head, s.circuit, false);
+    return drawnSvg({ ...scene, height: this.geometry(s.matrix.length).heatHeight, shapes: scene.shapes.filter((x) => x.kind === 'rect') });
   }
 
   /** The heatmap (with the outlined cell: the exported figure). */
@@ -195,7 +242,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     const c = this.themeColours();
     const V = matrix.length;
     const { cell, left, top, width } = this.geometry(V);
-    const limit = Math.max(1e-12, ...matrix.flat().map(Math.abs));
+    const limit = matrixLimit(matrix);
     const shapes: Shape[] = [
       { kind: 'text', x: 4, y: 10, text: `${headName(layer, head)} ${circuit.toUpperCase()}: ${circuit === 'ov' ? 'attended token ↓ · output logit →' : 'query token ↓ · key token →'}`, fill: rgbText(c.muted), size: 11 },
       ...heatmapShapes(c, {
@@ -240,6 +287,16 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
 
 /** The core's circuits of every head (a one-token prompt: circuits do not depend on it; one repeated sequence for the parts not shown). */
 const CIRCUITS_REQUEST = { prompt: [0], circuits: true, sequences: 1 };
+
+/** Height of the legend under the heatmap (SVG units). */
+const LEGEND_HEIGHT = 36;
+
+/** The largest |entry| of `matrix` (at least 1e-12): the diverging scale's full colour. */
+function matrixLimit(matrix: number[][]): number {
+  let limit = 1e-12;
+  for (const row of matrix) for (const v of row) limit = Math.max(limit, Math.abs(v));
+  return limit;
+}
 
 /** The caption while the circuits are in the worker. */
 const WAITING = 'Computing every head’s QK and OV circuits…';

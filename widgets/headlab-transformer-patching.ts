@@ -16,7 +16,7 @@ import { el, WidgetInputError, type WidgetFigure } from './base/headlab-element.
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
-import { LayeredFigure, drawnSvg, heatmapShapes, legendShapes, outlineShapes } from './transformer/draw.js';
+import { LayeredFigure, PixelHeatmaps, divergingWord, drawnSvg, heatmapShapes, legendShapes, outlineShapes } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { PromptField, TRANSFORMER_CSS, TransformerWidget, defaultPrompt, headName, tokenName, tokenize } from './transformer/widget.js';
 
@@ -54,6 +54,9 @@ export function defaultCorruption(config: TransformerConfigFile, clean: number[]
 /** The caption while the first patching runs of a model are in the worker. */
 const WAITING = 'Computing the patched runs (every head at every position, clean and corrupted)…';
 
+/** Height of the legend under the heatmap (SVG units; the exported scene's legend band). */
+const LEGEND_HEIGHT = 44;
+
 /** How far from "nothing changed" (1) a normalised value is drawn at full colour. */
 const EFFECT_LIMIT = 1;
 
@@ -70,6 +73,10 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   private readout: HTMLParagraphElement | null = null;
   private problem: HTMLParagraphElement | null = null;
   private captionLine: HTMLParagraphElement | null = null;
+  private legendSlot: HTMLDivElement | null = null;
+  /** The heatmap as pixels (PixelHeatmaps), repainted for each choice's analysis. */
+  private readonly pixels = new PixelHeatmaps();
+  private painted: { analysis: TransformerAnalysisFile; colours: unknown } | null = null;
   private cursor = { row: 0, col: 0 };
   private shown: { analysis: TransformerAnalysisFile; model: LoadedTransformer; text: string } | null = null;
 
@@ -109,14 +116,22 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     this.figure = new LayeredFigure(true);
     this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
     this.captionLine = el('p', { class: 'caption' });
-    figure.append(this.figure.element, this.readout, this.captionLine);
+    this.legendSlot = el('div', { class: 'legend' });
+    figure.append(this.figure.element, this.legendSlot, this.readout, this.captionLine);
     content.append(el('p', { class: 'title' }, 'Activation patching: which head, at which position, carries the answer'), this.clean.element, this.corrupt.element, controls, figure);
+    // The cell under the pointer, from its position on the canvas.
     const pick = (e: Event) => {
-      const t = e.target as Element;
-      const r = t.getAttribute?.('data-row'), c = t.getAttribute?.('data-col');
-      if (r !== null && r !== undefined && c !== null) { this.cursor = { row: Number(r), col: Number(c) }; this.requestRender(); }
+      const p = e as PointerEvent;
+      if (p.target !== this.pixels.canvas || !this.shown) return;
+      const g = this.geometry(this.shown.analysis);
+      const rows = this.shown.model.config.n_layers * this.shown.model.config.n_heads, cols = this.shown.analysis.tokens.length;
+      const u = this.pixels.unitsPerPixel();
+      const row = Math.floor((p.offsetY * u - g.top) / g.cell), col = Math.floor((p.offsetX * u - g.left) / g.cell);
+      if (row < 0 || col < 0 || row >= rows || col >= cols || (row === this.cursor.row && col === this.cursor.col)) return;
+      this.cursor = { row, col };
+      this.requestRender();
     };
-    this.listen(this.figure.element, 'pointerover', pick);
+    this.listen(this.figure.element, 'pointermove', pick);
     this.listen(this.figure.element, 'pointerdown', pick);
     this.listen(this.figure.element, 'keydown', (e) => {
       const k = (e as KeyboardEvent).key;
@@ -183,10 +198,22 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     const text = `Logit difference ${tokenName(model.config, answer)} − ${tokenName(model.config, wrong)}: clean ${formatNumber(p.clean_logit_difference, 3)}, corrupted ${formatNumber(p.corrupted_logit_difference, 3)}. `
       + `Patching ${name(worst.r)} at position ${worst.c} (${tokenName(model.config, clean[worst.c])}) moves it furthest: normalised ${formatNumber(worst.v, 3)} (1 = unchanged, 0 = the corrupted run's).`;
     this.shown = { analysis, model, text };
-    // The heatmap is drawn once per choice; only the outlined cell follows the pointer and the arrow keys.
-    this.figure!.setBase(this.fragment(model, `patching:${key}`, () => drawnSvg(this.scene(model, analysis, false))));
+    // The cells are pixels of one canvas, repainted for each choice; the labels and the outlined
+    // cell (following the pointer and the arrow keys) are the overlay's SVG; the legend is below.
     const g = this.geometry(analysis);
-    this.figure!.drawOverlay(g.width, g.height, outlineShapes(this.themeColours(), g.left, g.top, g.cell, rows.length, T, this.cursor.row, this.cursor.col));
+    const colours = this.themeColours();
+    const sized = this.pixels.layout(`${rows.length}|${T}`, g.width, g.heatHeight, [{ x: g.left, y: g.top, rows: rows.length, cols: T, cell: g.cell }]);
+    if (sized || this.painted?.analysis !== analysis || this.painted.colours !== colours) {
+      this.pixels.paint(0, (_, r, k) => divergingWord(colours, 1 - rows[r][k], EFFECT_LIMIT));
+      this.painted = { analysis, colours };
+    }
+    this.figure!.setBase(this.pixels.canvas);
+    const labels = this.cached(model, `labels:${key}`, () => this.scene(model, analysis, false).shapes.filter((x) => x.kind === 'text' && x.y < g.heatHeight));
+    this.figure!.drawOverlay(g.width, g.heatHeight, [...labels, ...outlineShapes(colours, g.left, g.top, g.cell, rows.length, T, this.cursor.row, this.cursor.col)]);
+    this.show(this.legendSlot!, this.fragment(model, 'legend', () => drawnSvg({
+      width: g.width, height: LEGEND_HEIGHT, background: rgbText(colours.panel), title: 'Patching scale',
+      shapes: legendShapes(colours, g.left, 0, 'diverging', '−1', '+1', 'effect: 1 − normalised'),
+    })));
     this.figure!.label(`${text} Arrow keys move through the cells.`);
     const v = rows[this.cursor.row][this.cursor.col];
     const readout = `${name(this.cursor.row)}, position ${this.cursor.col} (${tokenName(model.config, clean[this.cursor.col])} → ${tokenName(model.config, corrupted[this.cursor.col])}): ${formatNumber(v, 4)}`;
@@ -217,12 +244,21 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   }
 
   /** Where the heatmap sits: cell size, origin and the figure's size. */
-  private geometry(a: TransformerAnalysisFile): { cell: number; left: number; top: number; width: number; height: number } {
+  private geometry(a: TransformerAnalysisFile): { cell: number; left: number; top: number; width: number; height: number; heatHeight: number } {
     const T = a.tokens.length;
     const rows = a.patching!.normalised.flat().length;
     const cell = Math.max(12, Math.min(30, Math.floor(420 / T)));
     const left = 58, top = 74;
-    return { cell, left, top, width: Math.max(left + T * cell + 8, 280), height: top + rows * cell + 6 + 44 };
+    const heatHeight = top + rows * cell + 6;
+    return { cell, left, top, width: Math.max(left + T * cell + 8, 280), height: heatHeight + LEGEND_HEIGHT, heatHeight };
+  }
+
+  /** The prerendered snapshot's stand-in for the canvas (site/snapshots.mjs): the cells as SVG, from the exported scene. */
+  snapshotDrawing(canvas: HTMLCanvasElement): SVGSVGElement | null {
+    const s = this.shown;
+    if (!s || canvas !== this.pixels.canvas) return null;
+    const scene = this.scene(s.model, s.analysis, false);
+    return drawnSvg({ ...scene, height: this.geometry(s.analysis).heatHeight, shapes: scene.shapes.filter((x) => x.kind === 'rect') });
   }
 
   /** The heatmap (with the outlined cell: the exported figure). */

@@ -48,12 +48,15 @@ function type(input, text) {
 }
 /**
  * The i-th prompt never typed before into transformer widget `host`: as many token ids as its
- * prompt has now, each below the model's vocabulary (a different sequence for every i up to V²).
+ * prompt has now, each below the model's vocabulary, a different sequence for every i up to V²
+ * (with a = i mod V and b = ⌊i / V⌋ mod V, token 0 is a and token 1 is a + b + 21, so (a, b) and
+ * hence i is read back from the first two tokens).
  */
 function freshPrompt(host, i) {
   const V = host.currentModel.config.d_vocab;
   const T = host.state.prompt.length;
-  return Array.from({ length: T }, (_, k) => (i * 31 + Math.floor(i / V) * 7 + k * k * 7 + k * 13) % V).join(' ');
+  const a = i % V, b = Math.floor(i / V) % V;
+  return Array.from({ length: T }, (_, k) => (a + k * (b + 1) + k * k * 7 + k * 13) % V).join(' ');
 }
 const LISTS = ['7 1 3', '2 9 4 4', '5 0 8 1 6', '3 3 3', '9 0 9', '1 2', '6 2 8 4 0 5', '2 3 4 5 6'];
 
@@ -178,7 +181,7 @@ const SETTLE_TIMEOUT_MS = 30000;
  * Runs one scenario on `host`: `warmup` unmeasured inputs (the engine compiles the hot paths,
  * caches fill), then `samples` measured ones, one per animation frame. `forceLayout: false`
  * leaves the style and layout to the frame, as a reader's input does (the layout figures are then
- * the script's).
+ * the script's). `mark: true` puts a performance.mark('headlab-sample') in each measured frame.
  * An input whose computation goes to the widget's worker (the transformer figures: `host.busy`
  * after it) is an update in two parts: the synchronous one timed as above, and the render that
  * draws the worker's answer when it arrives, at a later frame. Each sample waits for that answer
@@ -187,7 +190,7 @@ const SETTLE_TIMEOUT_MS = 30000;
  * Returns { script: number[], layout: number[], settled: number[] } in ms, or throws when the
  * widget shows an error (an input that broke the widget is a finding, not a timing).
  */
-export async function measureScenario(host, scenario, { samples = 200, warmup = 20, forceLayout = true } = {}) {
+export async function measureScenario(host, scenario, { samples = 200, warmup = 20, forceLayout = true, mark = false } = {}) {
   const step = scenario.start(host);
   const script = [];
   const layout = [];
@@ -199,6 +202,9 @@ export async function measureScenario(host, scenario, { samples = 200, warmup = 
   try {
     for (let i = 0; i < warmup + samples; i++) {
       await frame();
+      // A user-timing mark in each measured sample's frame: a Chromium trace of the run then finds
+      // the frames that are samples (bench/widgets.bench.mjs reads their thread CPU time).
+      if (mark && i >= warmup) performance.mark('headlab-sample');
       const t0 = performance.now();
       step(i);
       host.renderNow();

@@ -108,3 +108,31 @@ test('basis rotation: mouse on the slider and the angle attribute', async () => 
   close(assert, r.tables['Q′ = QR (after)'][0], [-0.5, 1], COORD_TOL, 'q1 at 90°');
   assert.deepEqual(page.problems, []);
 });
+
+test('basis rotation at its size limit (docs/limits.md: 8 × 8): every score unchanged, coordinates 3–8 untouched; 9 rows refused with a message', async () => {
+  const grid = (n, seed) => Array.from({ length: n }, (_, i) => Array.from({ length: 8 }, (_, j) => Math.round(Math.sin(seed * 31 + i * 7 + j * 3) * 1000) / 500));
+  const page = await session.newPage();
+  await page.goto(`${session.url}${PAGE}`);
+  await rendered(page, TAG);
+  await page.evaluate(([tag, x, q, k]) => {
+    const e = document.querySelector(tag);
+    e.setAttribute('x', JSON.stringify(x));
+    e.setAttribute('w-q', JSON.stringify(q));
+    e.setAttribute('w-k', JSON.stringify(k));
+    e.angle = 47;
+  }, [TAG, grid(8, 1), grid(8, 2), grid(8, 3)]);
+  await frames(page);
+  const r = await read(page);
+  assert.equal(r.tables['Q (before)'].length, 8);
+  assert.equal(r.tables['Scores Q′K′ᵀ/√d_k (after)'][0].length, 8);
+  assert.ok(r.maxDiff <= SCORE_TOL, `max |ΔS| = ${r.maxDiff}`);
+  assert.match(r.verdict, /scores unchanged/);
+  // R rotates coordinates 1 and 2 only: the other six columns of Q' are Q's, bit for bit.
+  r.tables['Q (before)'].forEach((q, i) => assert.deepEqual(r.tables['Q′ = QR (after)'][i].slice(2), q.slice(2), `q'${i + 1}`));
+  assert.equal(await page.evaluate((tag) => document.querySelector(tag).shadowRoot.querySelector('[role="alert"]')?.hidden ?? true, TAG), true);
+  await page.evaluate(([tag, x]) => document.querySelector(tag).setAttribute('x', JSON.stringify(x)), [TAG, grid(9, 1)]);
+  const alert = page.locator(`${TAG} [role="alert"]`);
+  await alert.waitFor({ state: 'visible' });
+  assert.match(await alert.textContent(), /attribute x has 9 rows; the limit is 8/);
+  assert.deepEqual(page.problems, []);
+});

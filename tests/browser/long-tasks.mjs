@@ -95,3 +95,31 @@ export async function traced(browser, page, fn, options = {}) {
   }
   return longestTask(buffer, options);
 }
+
+/** The forced style and layout inside a sample's frame (what `measureScenario` forces after the update). */
+const FORCED_LAYOUT = new Set(['UpdateLayoutTree', 'Layout']);
+
+/**
+ * Thread CPU time of each sample of `measureScenario(…, { mark: true })` in the trace `buffer`
+ * (categories: TRACE_CATEGORIES and 'blink.user_timing'): for each 'headlab-sample' mark, the
+ * animation-frame callback event (FireAnimationFrame) around it on the renderer main thread —
+ * the input's handler, the render and the forced layout — as { script, withLayout } in ms,
+ * script being that event less the style and layout nested in it. CPU, not wall time: on a
+ * loaded machine a sample's wall time includes the time the thread sat descheduled.
+ */
+export function sampleCpu(buffer) {
+  const events = JSON.parse(buffer.toString('utf8')).traceEvents ?? [];
+  const mains = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const onMain = (e) => mains.has(`${e.pid}:${e.tid}`);
+  const frames = events.filter((e) => e.ph === 'X' && e.name === 'FireAnimationFrame' && onMain(e)).sort((a, b) => a.ts - b.ts);
+  const layouts = events.filter((e) => e.ph === 'X' && FORCED_LAYOUT.has(e.name) && onMain(e));
+  const marks = events.filter((e) => e.name === 'headlab-sample' && onMain(e)).sort((a, b) => a.ts - b.ts);
+  const out = [];
+  for (const m of marks) {
+    const f = frames.find((e) => e.ts <= m.ts && m.ts <= e.ts + e.dur);
+    if (!f) continue;
+    const nested = layouts.filter((e) => e.ts >= f.ts && e.ts + e.dur <= f.ts + f.dur).reduce((s, e) => s + cpu(e), 0);
+    out.push({ script: Math.max(0, cpu(f) - nested) / 1000, withLayout: cpu(f) / 1000 });
+  }
+  return out;
+}

@@ -40,3 +40,26 @@ TEST_CASE("ordered sums add in ascending index order from zero (the order is the
   rows << 1e16, 1.0, -1e16, 1.0;
   CHECK(headlab::ordered_column_sums(rows)(0) == 1.0);
 }
+
+TEST_CASE("causal products skip the zeros above the diagonal and keep every other entry's bits", "[ordered_products]") {
+  // The entries at and below the diagonal are the same sums as the full products' (identical bits);
+  // above it the scores are 0 and pattern × values drops terms 0 · b = ±0, which never change a sum
+  // started at +0.0. Odd and even sizes: the last row is a pair's or on its own.
+  headlab::Random rng(11);
+  for (const Eigen::Index T : {1, 6, 7}) {
+    INFO("T = " << T);
+    const Matrix q = rng.normal_matrix(T, 5), k = rng.normal_matrix(T, 5), v = rng.normal_matrix(T, 3);
+    const Matrix full = headlab::ordered_product_nt(q, k), causal = headlab::ordered_causal_product_nt(q, k);
+    Matrix pattern = rng.normal_matrix(T, T);
+    for (Eigen::Index i = 0; i < T; ++i)
+      for (Eigen::Index j = 0; j < T; ++j) {
+        if (j <= i) CHECK(causal(i, j) == full(i, j));
+        else CHECK(causal(i, j) == 0.0);
+        if (j > i) pattern(i, j) = 0.0;
+      }
+    const Matrix z = headlab::ordered_causal_product(pattern, v), z_full = headlab::ordered_product(pattern, v);
+    CHECK((z.array() == z_full.array()).all());
+  }
+  CHECK_THROWS_AS(headlab::ordered_causal_product(rng.normal_matrix(3, 4), rng.normal_matrix(4, 2)), headlab::InputError);
+  CHECK_THROWS_AS(headlab::ordered_causal_product_nt(rng.normal_matrix(3, 4), rng.normal_matrix(5, 4)), headlab::InputError);
+}

@@ -210,6 +210,46 @@ TEST_CASE("analyze_transformer: defaults are the last position and the top token
   CHECK_THROWS_WITH(analyze_transformer(w, bad), Catch::Contains("patching needs answer and wrong"));
 }
 
+TEST_CASE("analyze_transformer with an AnalysisCache: the same bits, the batch part computed once per key",
+          "[transformer_analysis]") {
+  const auto w = random_model(Normalization::layer_norm, true, 2, 6);
+  AnalysisRequest r;
+  r.prompt = {1, 2, 3, 1, 2};
+  r.corrupted = {1, 4, 3, 1, 2};
+  r.answer = 3;
+  r.wrong = 4;
+  r.sequences = 3;
+  AnalysisCache cache;
+  const auto same = [](const TransformerAnalysis& a, const TransformerAnalysis& b) {
+    CHECK(a.clean_loss == b.clean_loss);
+    CHECK((a.ablation_loss.array() == b.ablation_loss.array()).all());
+    CHECK((a.induction.induction.array() == b.induction.induction.array()).all());
+    CHECK((a.induction.previous_token.array() == b.induction.previous_token.array()).all());
+    CHECK((a.patching.normalised.array() == b.patching.normalised.array()).all());
+    CHECK((a.run.logits.array() == b.run.logits.array()).all());
+  };
+  same(analyze_transformer(w, r, &cache), analyze_transformer(w, r));
+  CHECK(cache.size() == 1);
+  // Another prompt reads the kept batch part: still the uncached result.
+  r.prompt = {4, 4, 1, 0, 2};
+  r.corrupted = {4, 4, 1, 0, 5};
+  same(analyze_transformer(w, r, &cache), analyze_transformer(w, r));
+  CHECK(cache.size() == 1);
+  // Each (sequences, seed, ablation) is its own entry; the oldest goes beyond kKept.
+  for (int s = 1; s <= 5; ++s) {
+    r.seed = static_cast<std::uint64_t>(s);
+    r.ablation = s % 2 ? Ablation::zero : Ablation::mean;
+    same(analyze_transformer(w, r, &cache), analyze_transformer(w, r));
+  }
+  CHECK(cache.size() == AnalysisCache::kKept);
+  // A bad request leaves the cache as it was.
+  r.sequences = 0;
+  CHECK_THROWS_WITH(analyze_transformer(w, r, &cache), Catch::Contains("sequences must be in [1, 10000], got 0"));
+  CHECK(cache.size() == AnalysisCache::kKept);
+  cache.clear();
+  CHECK(cache.size() == 0);
+}
+
 namespace {
 
 // The definitions of patching and ablation as full forward passes with a hook (what the fast paths
@@ -275,9 +315,9 @@ TEST_CASE("the fast patching and ablation paths equal the naive full forward pas
   constexpr double kFastPathBound = 0.0;
   constexpr double kAblationLossBound = 1e-12;
   for (const auto norm : {Normalization::none, Normalization::layer_norm, Normalization::layer_norm_pre}) {
-    for (int layers : {1, 3}) {
+    for (int layers : {1, 2, 3}) {  // 2 and 3: the second-to-last layer's patches take their own path
       INFO(normalization_name(norm) << ", " << layers << " layers");
-      const auto w = random_model(norm, layers == 3, layers, 20 + layers);
+      const auto w = random_model(norm, layers != 1, layers, 20 + layers);
       const std::vector<int> clean{1, 5, 2, 7, 1, 5, 2}, corrupted{1, 5, 3, 7, 1, 9, 2};
       const auto fast = head_position_patching(w, clean, corrupted, 2, 3);
       CHECK((fast.normalised - naive_patching(w, clean, corrupted, 2, 3)).cwiseAbs().maxCoeff() <= kFastPathBound);

@@ -97,12 +97,24 @@ test('the WASM module returns the bytes the CLI writes: inspect, run, analyze (p
         () => handle.analyze({ prompt: [1, 2, 3, 4, 1, 2], corrupted: '1 2 5 4 1 2', answer: 3, wrong: 5, circuits: true, sequences: 4 })],
       [['analyze', '--prompt', '3 1', '--ablation', 'zero', '--seed', '7', '--sequences', '3', '--position', '0', '--token', '2'],
         () => handle.analyze({ prompt: '3 1', ablation: 'zero', seed: 7, sequences: 3, position: 0, token: 2 })],
+      // New prompts on the same (sequences, seed, ablation): the handle reads the scores and ablation
+      // losses it kept from the analyses above (each CLI run computes them afresh); same bytes.
+      [['analyze', '--prompt', '7 7 1 2 7', '--corrupted', '7 8 1 2 7', '--answer', '2', '--wrong', '1', '--sequences', '4'],
+        () => handle.analyze({ prompt: '7 7 1 2 7', corrupted: '7 8 1 2 7', answer: 2, wrong: 1, sequences: 4 })],
+      [['analyze', '--prompt', '4 4 4', '--ablation', 'zero', '--seed', '7', '--sequences', '3'],
+        () => handle.analyze({ prompt: '4 4 4', ablation: 'zero', seed: 7, sequences: 3 })],
     ];
     for (const [args, wasm] of cases) {
       const r = cliRun(['model', args[0], ...files, ...args.slice(1)]);
       assert.equal(r.status, 0, r.stderr);
       assert.equal(wasm(), r.stdout, args.join(' '));
     }
+    // Two (sequences, seed, ablation) keys were analysed; clearing forgets both, and the next
+    // analysis (computed afresh) still gives the CLI's bytes.
+    assert.equal(handle.clear_analysis_cache(), 2);
+    assert.equal(handle.clear_analysis_cache(), 0);
+    const [args, wasm] = cases.at(-1);
+    assert.equal(wasm(), cliRun(['model', args[0], ...files, ...args.slice(1)]).stdout);
   } finally {
     handle.delete();
   }

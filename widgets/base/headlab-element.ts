@@ -112,6 +112,13 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   private layoutQueued = false;
   private resolvedColours: ResolvedColours | null = null;
   private liveStatus: HTMLParagraphElement | null = null;
+  /**
+   * Whether elements were added to the shadow root since markParts / the layout watcher last
+   * walked it (both only act on new elements). A render that rewrites text and attributes in
+   * place (a slider step over a 16 × 16 table) adds none, so neither walks its thousands of nodes.
+   */
+  private readonly grown = { parts: true, layout: true };
+  private structure: MutationObserver | null = null;
 
   constructor() {
     super();
@@ -395,6 +402,8 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     this.listeners?.abort();
     this.listeners = null;
     this.layoutWatcher.disconnect();
+    this.structure?.disconnect();
+    this.structure = null;
     // Controls are rebuilt (with fresh listeners) if the element is attached again.
     this.built = false;
     this.body.replaceChildren();
@@ -487,7 +496,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     const started = performance.now();
     this.guard(() => {
       this.render();
-      markParts(this.body);
+      if (this.elementsAdded('parts')) markParts(this.body);
       this.renders++;
       if (this.hashLink.problem) { this.showError(this.hashLink.problem); return; }
       if (this.prerendered.length && this.staggered && this.alertBox.hidden) this.swapAtFrame();
@@ -497,7 +506,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       // Once per task however many renders it runs (tests and benchmarks render in tight loops).
       if (!this.layoutQueued) {
         this.layoutQueued = true;
-        queueMicrotask(() => { this.layoutQueued = false; if (this.isConnected) this.layoutWatcher.observe(this.root); });
+        queueMicrotask(() => { this.layoutQueued = false; if (this.isConnected && this.elementsAdded('layout')) this.layoutWatcher.observe(this.root); });
       }
       if (this.hashLink.scrollOnRender) {
         this.hashLink.scrollOnRender = false;
@@ -509,6 +518,24 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     this.lastRenderTime = performance.now() - started;
     this.dispatchEvent(new Event('headlab-render', { bubbles: true, composed: true }));
     this.lastRenderTime = performance.now() - started;
+  }
+
+  /** Whether elements were added to the shadow root since the last call for `what` (then resets it). */
+  private elementsAdded(what: 'parts' | 'layout'): boolean {
+    const added = (records: MutationRecord[]) => {
+      if (records.some((r) => Array.prototype.some.call(r.addedNodes, (n: Node) => n.nodeType === Node.ELEMENT_NODE))) {
+        this.grown.parts = this.grown.layout = true;
+      }
+    };
+    if (this.structure) added(this.structure.takeRecords());
+    else {
+      this.structure = new MutationObserver(added);
+      this.structure.observe(this.root, { childList: true, subtree: true });
+      this.grown.parts = this.grown.layout = true;
+    }
+    const grown = this.grown[what];
+    this.grown[what] = false;
+    return grown;
   }
 
   // ---- theme and live status ----

@@ -18,6 +18,8 @@ export interface MatrixTableOptions {
 export class MatrixTable {
   readonly table: HTMLTableElement;
   private readonly cells: HTMLTableCellElement[][] = [];
+  /** The value each cell shows (row-major; null before the first update). */
+  private shown: Float64Array | null = null;
 
   constructor(private readonly options: MatrixTableOptions) {
     const table = document.createElement('table');
@@ -55,9 +57,15 @@ export class MatrixTable {
     if (m.rows !== rows || m.cols !== cols) {
       throw new Error(`matrix table "${this.options.caption}" expects ${rows} × ${cols}, got ${m.rows} × ${m.cols}`);
     }
+    // A cell whose value is what it shows already is left alone (its tint depends on the value
+    // only): a slider step that moves two columns of a 16 × 16 table rewrites those two.
+    const first = this.shown === null;
+    const shown = (this.shown ??= new Float64Array(rows * cols));
     for (let i = 0; i < rows; i++) {
       for (let j = 0; j < cols; j++) {
         const x = m.data[i * cols + j];
+        if (!first && Object.is(shown[i * cols + j], x)) continue;
+        shown[i * cols + j] = x;
         setNumberCell(this.cells[i][j], x, this.options.digits ?? 4);
         if (this.options.heatScale) tintSigned(this.cells[i][j], x, this.options.heatScale);
       }
@@ -65,32 +73,65 @@ export class MatrixTable {
   }
 }
 
-/** Writes a number into a cell: rounded text shown, the 12-decimal value for screen readers. */
-export function setNumberCell(cell: HTMLElement, x: number, digits = 4): void {
-  const shown = formatNumber(x, digits);
-  const exact = exactNumber(x);
-  cell.dataset.value = String(x);
-  if (shown === exact) {
-    cell.textContent = shown;
-    return;
+/**
+ * What a cell was last given by setNumberCell/setVectorCell and the nodes written for it: an
+ * update with the same value (most cells of a slider step) writes nothing, and a changed value
+ * rewrites the text of the same two spans instead of building new ones (docs/limits.md: a
+ * 16 × 16 table per slider step within the 4 ms budget).
+ */
+interface CellMemo { key: number | string; digits: number; first: Node | null; visible: HTMLSpanElement | null; spoken: HTMLSpanElement | null }
+const cellMemos = new WeakMap<HTMLElement, CellMemo>();
+
+/** The memo of `cell` if its content is still what setNumberCell/setVectorCell last wrote. */
+function memoOf(cell: HTMLElement): CellMemo | undefined {
+  const memo = cellMemos.get(cell);
+  return memo && cell.firstChild === memo.first ? memo : undefined;
+}
+
+/** Writes `shown` (aria-hidden) and `spoken` (screen readers) into the cell's two spans, made once. */
+function writeSpans(cell: HTMLElement, memo: CellMemo | undefined, shown: string, spoken: string): CellMemo {
+  if (memo?.visible && memo.spoken && cell.childNodes.length === 2) {
+    if (memo.visible.textContent !== shown) memo.visible.textContent = shown;
+    if (memo.spoken.textContent !== spoken) memo.spoken.textContent = spoken;
+    return memo;
   }
   const visible = document.createElement('span');
   visible.setAttribute('aria-hidden', 'true');
   visible.textContent = shown;
-  const spoken = document.createElement('span');
-  spoken.className = 'sr-only';
-  spoken.textContent = exact;
-  cell.replaceChildren(visible, spoken);
+  const hidden = document.createElement('span');
+  hidden.className = 'sr-only';
+  hidden.textContent = spoken;
+  cell.replaceChildren(visible, hidden);
+  return { key: 0, digits: 0, first: visible, visible, spoken: hidden };
+}
+
+/**
+ * Writes a number into a cell: rounded text shown, the 12-decimal value for screen readers.
+ * Returns false (and writes nothing) when the cell already shows exactly `x` at `digits`.
+ */
+export function setNumberCell(cell: HTMLElement, x: number, digits = 4): boolean {
+  const last = memoOf(cell);
+  if (last && Object.is(last.key, x) && last.digits === digits) return false;
+  const shown = formatNumber(x, digits);
+  const exact = exactNumber(x);
+  cell.dataset.value = String(x);
+  let memo: CellMemo;
+  if (shown === exact) {
+    if (cell.textContent !== shown || cell.childNodes.length !== 1 || cell.firstChild!.nodeType !== Node.TEXT_NODE) cell.textContent = shown;
+    memo = { key: x, digits, first: cell.firstChild, visible: null, spoken: null };
+  } else {
+    memo = writeSpans(cell, last, shown, exact);
+  }
+  cellMemos.set(cell, { ...memo, key: x, digits, first: cell.firstChild });
+  return true;
 }
 
 /** A vector cell: "[a, b]" to 4 decimals shown, 12 decimals for screen readers, exact values in data-values. */
 export function setVectorCell(cell: HTMLElement, values: number[], digits = 4): void {
-  cell.dataset.values = JSON.stringify(values);
-  const visible = document.createElement('span');
-  visible.setAttribute('aria-hidden', 'true');
-  visible.textContent = formatVector(values, digits);
-  const spoken = document.createElement('span');
-  spoken.className = 'sr-only';
-  spoken.textContent = values.map(exactNumber).join(', ');
-  cell.replaceChildren(visible, spoken);
+  const key = JSON.stringify(values);
+  const last = memoOf(cell);
+  if (last && last.key === key && last.digits === digits) return;
+  cell.dataset.values = key;
+  const memo = writeSpans(cell, last, formatVector(values, digits), values.map(exactNumber).join(', '));
+  cellMemos.set(cell, { ...memo, key, digits, first: cell.firstChild });
 }

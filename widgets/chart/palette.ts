@@ -10,10 +10,17 @@
  */
 export function tintSigned(cell: HTMLElement, value: number, scale: number): void {
   const t = scale > 0 && Number.isFinite(value) ? Math.min(1, Math.abs(value) / scale) : 0;
+  const heat = value < 0 ? 'var(--hl-neg-tint)' : 'var(--hl-pos-tint)';
+  const tint = t.toFixed(4);
+  // Unchanged tints are not written again (a table redrawn for a slider step keeps most of them).
+  const last = tints.get(cell);
+  if (last && last.heat === heat && last.tint === tint && cell.classList.contains('heat')) return;
+  tints.set(cell, { heat, tint });
   cell.classList.add('heat');
-  cell.style.setProperty('--hl-heat', value < 0 ? 'var(--hl-neg-tint)' : 'var(--hl-pos-tint)');
-  cell.style.setProperty('--hl-t', t.toFixed(4));
+  cell.style.setProperty('--hl-heat', heat);
+  cell.style.setProperty('--hl-t', tint);
 }
+const tints = new WeakMap<HTMLElement, { heat: string; tint: string }>();
 
 /** An sRGB colour, channels 0–255. */
 export type Rgb = readonly [number, number, number];

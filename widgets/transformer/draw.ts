@@ -261,9 +261,21 @@ export function packRgb([r, g, b]: readonly [number, number, number]): number {
   return ((255 << 24) | (Math.round(b) << 16) | (Math.round(g) << 8) | Math.round(r)) >>> 0;
 }
 
-/** packRgb of sequentialFill(c, a), without the string. */
+/** packRgb of sequentialFill(c, a), with no string or array made (it runs for every cell of a repaint). */
 export function sequentialWord(c: ResolvedColours, a: number): number {
   const t = (Number.isFinite(a) ? Math.min(1, Math.max(0, a)) : 0) * SEQUENTIAL_MAX_MIX;
   const p = c.panel, q = c.pos;
-  return packRgb([p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t, p[2] + (q[2] - p[2]) * t]);
+  const r = Math.round(p[0] + (q[0] - p[0]) * t), g = Math.round(p[1] + (q[1] - p[1]) * t), b = Math.round(p[2] + (q[2] - p[2]) * t);
+  return ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
+}
+
+/** Strongest tint of the diverging scale (widgets/chart/palette.ts: divergingFill's). */
+const DIVERGING_MAX_MIX = 0.85;
+
+/** packRgb of divergingFill(c, value, limit).fill, with no string or array made. */
+export function divergingWord(c: ResolvedColours, value: number, limit: number): number {
+  const t = (Number.isFinite(value) && limit > 0 ? Math.min(1, Math.abs(value) / limit) : 0) * DIVERGING_MAX_MIX;
+  const p = c.panel, q = value < 0 ? c.neg : c.pos;
+  const r = Math.round(p[0] + (q[0] - p[0]) * t), g = Math.round(p[1] + (q[1] - p[1]) * t), b = Math.round(p[2] + (q[2] - p[2]) * t);
+  return ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
 }
