@@ -19,18 +19,22 @@ export const TARGETS = {
 
 /**
  * The project's figures on its 2-core Debian 12 machine, ms. Training: native bench executables
- * and WASM under Node 20 (bench/targets.mjs, median of 7; the WASM figure includes starting
- * Node). Widget updates: p95 script time in headless Chromium (bench/widgets.bench.mjs, 200
+ * and WASM under Node 20 (median of 7, after one warm-up), measured at a load average of ~1 at
+ * commit 188381a. The changes since (the WASM step's parts as separate functions, deferred dL_h
+ * rows, the sampler's two-lane wedge exponentials, batches drawn in place) were measured only as
+ * interleaved CPU-time ratios on a busy machine (load 5-14): WASM max-digit 0.74x, WASM feature
+ * recovery 0.84x, native feature recovery 0.98x, native max-digit unchanged within the noise;
+ * so expect about 625 and 46 ms for the two WASM figures until they are re-measured quietly. Widget updates: p95 script time in headless Chromium (bench/widgets.bench.mjs, 200
  * samples), keyed "<element> — <input>"; left empty until measured on a quiet machine (the only
  * run so far had a load average of 28 on 2 cores, which inflates every figure about tenfold).
  */
 export const REFERENCE = {
   machine: 'project machine: 2 cores (Debian 12, shared), Node 20, headless Chromium',
   training: {
-    'max-digit recipe, native': 560,
-    'max-digit recipe, WASM': 1750,
-    'feature recovery, native': 57.6,
-    'feature recovery, WASM': 66.6,
+    'max-digit recipe, native': 313,
+    'max-digit recipe, WASM': 843,
+    'feature recovery, native': 42.0,
+    'feature recovery, WASM': 54.9,
   },
   updates: {},
 };

@@ -213,7 +213,12 @@ test('bad files: the model element and every figure show the core\'s message', a
       m.setAttribute('config', `test-models/${cfg}`);
       m.setAttribute('src', `test-models/${src}`);
     }, [name, config]);
-    await page.waitForFunction(() => document.getElementById('induction').state.status === 'failed', null, { timeout: 60_000 });
+    // Until this file's failure is shown: right after the attributes change the element may still
+    // be in the previous case's 'failed' state (it starts loading at its next render).
+    await page.waitForFunction((m) => {
+      const e = document.getElementById('induction');
+      return e.state.status === 'failed' && e.shadowRoot.querySelector('.failure')?.textContent.includes(m);
+    }, message, { timeout: 60_000 });
     await frames(page);
     const shown = await page.evaluate((tags) => ({
       model: document.getElementById('induction').shadowRoot.querySelector('.failure').textContent,
