@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { screenshot, startSession } from './helpers.mjs';
+import { rendered } from './widget-fixtures.mjs';
 
 let session;
 before(async () => { session = await startSession({ csp: true }); });
@@ -15,7 +16,7 @@ const ARTICLE = 'articles/projections-matching-and-content.html';
 async function open(hash = '', options = {}) {
   const page = await session.newPage(options);
   await page.goto(`${session.url}${ARTICLE}${hash}`);
-  await page.waitForFunction(() => ['#ablation', '#value-swap', '#qk-basis'].every((s) => document.querySelector(s)?.renderCount > 0));
+  for (const s of ['#ablation', '#value-swap', '#qk-basis']) await rendered(page, s);
   return page;
 }
 

@@ -33,7 +33,14 @@ ${body}
 
 /** Waits until `selector` (a headlab-* element) has rendered at least once. */
 export async function rendered(page, selector) {
-  await page.waitForFunction((s) => document.querySelector(s)?.renderCount > 0, selector);
+  // Rendered and live: a widget behind a prerendered snapshot renders first and replaces the
+  // snapshot at a later frame (one replacement per frame across the page), so until its body is
+  // shown the shadow root holds both the snapshot's nodes and the live ones. An alert counts too.
+  await page.waitForFunction((s) => {
+    const e = document.querySelector(s);
+    const shown = (c) => [...(e?.shadowRoot?.children ?? [])].find((n) => n.classList.contains(c))?.hidden === false;  // the live one comes first; the snapshot's own copies follow it until it is dropped
+    return e?.renderCount > 0 && (shown('body') || shown('alert'));
+  }, selector);
 }
 
 /** Waits two animation frames (a scheduled render has then run). */
