@@ -148,9 +148,9 @@ test('examples/own-model with the installed tarball: the model from the folder, 
     const page = await session.newPage({ viewport: { width: 1000, height: 900 } });
     await page.goto(`${session.url}index.html`);
     const tags = ['headlab-transformer-attention', 'headlab-transformer-attribution', 'headlab-transformer-patching', 'headlab-transformer-ablation', 'headlab-transformer-circuits'];
-    // Not busy: a figure whose numbers come from its worker (circuits, a new prompt) has rendered its
-    // waiting state before the answer arrives.
-    await page.waitForFunction((t) => t.every((tag) => { const e = document.querySelector(tag); return e?.currentModel && e.renderCount > 0 && !e.busy; }), tags, { timeout: 120_000 });
+    // Not busy and summarised: a figure whose numbers come from its worker (circuits, a new prompt)
+    // renders its waiting state (an empty summary) before it asks the worker and before the answer.
+    await page.waitForFunction((t) => t.every((tag) => { const e = document.querySelector(tag); return e?.currentModel && e.renderCount > 0 && !e.busy && e.summary !== ''; }), tags, { timeout: 120_000 });
     const shown = await page.evaluate((t) => ({
       labels: t.map((tag) => document.querySelector(tag).currentModel.label),
       summaries: t.map((tag) => document.querySelector(tag).summary),
