@@ -515,7 +515,6 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       }
     });
     // For <headlab-value> elements bound to this one (they listen on the document).
-    this.lastRenderTime = performance.now() - started;
     this.dispatchEvent(new Event('headlab-render', { bubbles: true, composed: true }));
     this.lastRenderTime = performance.now() - started;
   }
