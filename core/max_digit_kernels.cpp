@@ -236,6 +236,18 @@ HEADLAB_STEP_PART void example_mass(const StepWorkspace& ws, const double* count
   }
 }
 
+// λ_h(t) = Σ_j g[j] L_h[t][j] from 0 in j order for the NT tokens t = tokens[0 … NT), four heads per
+// vector. Each sum is one chain of dependent additions (14 of them, one per j); NT tokens give NT
+// independent chains, where one token at a time leaves the adder waiting on each chain's latency.
+template <int NT>
+HEADLAB_INLINE void token_dots(const StepWorkspace& ws, const double* g, const int* tokens, double (*lambda)[H]) {
+  f64x4 s[NT] = {};
+  for (int j = 0; j < V; ++j) {
+    for (int n = 0; n < NT; ++n) s[n] += g[j] * load4(ws.logit_quad[tokens[n]][j]);
+  }
+  for (int n = 0; n < NT; ++n) store4(lambda[tokens[n]], s[n]);
+}
+
 // The model sees a multiset of tokens, so equal examples are merged and weighted by their
 // multiplicity: sort by a 33-bit key of the digit and PAD counts, then by position in the batch
 // (key · 2^20 + position; batch sizes stay below 2^20).
@@ -306,13 +318,12 @@ HEADLAB_STEP_PART double accumulate_example(StepWorkspace& ws, const TokenCounts
   }
   g[V] = g[V + 1] = 0.0;
   // logits += Σ_t a(t) L[t]  ⇒  da(t) = L[t]·g;  a = softmax over tokens ⇒ ds(t) = a(t)(da(t) − Σ_u a(u) da(u))
-  // λ_h(t) = L_h[t]·g for the present tokens, summed over j in order, four heads per vector
-  for (int i = 0; i < n_present; ++i) {
-    const int t = present[i];
-    f64x4 s{};
-    for (int j = 0; j < V; ++j) s += g[j] * load4(ws.logit_quad[t][j]);
-    store4(lambda[t], s);
-  }
+  // λ_h(t) = L_h[t]·g for the present tokens, summed over j in order, four heads per vector;
+  // four tokens at a time, so that four chains of dependent additions run side by side.
+  int i = 0;
+  for (; i + 4 <= n_present; i += 4) token_dots<4>(ws, g, present + i, lambda);
+  if (i + 2 <= n_present) token_dots<2>(ws, g, present + i, lambda), i += 2;
+  if (i < n_present) token_dots<1>(ws, g, present + i, lambda);
   f64x4 mean_lambda{};
   for (int i = 0; i < n_present; ++i) mean_lambda += load4(a[present[i]]) * load4(lambda[present[i]]);
   for (int i = 0; i < n_present; ++i) {
