@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { loadCore, loadMaxDigitCore } from '../web/headlab-core.js';
 import { TARGETS } from '../site/assets/bench-reference.js';
 import { median, medianCpuMs, medianMs } from './median.mjs';
-import { transformerFigures } from './transformer.bench.mjs';
+import { targetVerdict, transformerFigures } from './transformer.bench.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = path.join(root, 'build/wasm/web');
@@ -106,6 +106,7 @@ function table(rows) {
 const os = await import('node:os');
 console.log(`speed targets (median of ${RUNS} runs; ${process.version}; ${os.cpus().length} cores; load average ${os.loadavg()[0].toFixed(1)}; before = f69daa3 on a quiet machine; last stop = the previous stop's figures at load ~1; CPU ms: this process's CPU time, which waits for a core do not inflate)`);
 table(rows);
+console.log(`transformer analysis, WASM: a new prompt's forward + every analysis (model.analyze in Node, model and its cache kept as the page's worker keeps them, figures as typed arrays; bench/transformer.bench.mjs) against < ${TARGETS['transformer analysis, WASM']} ms: ${targetVerdict(transformer.analyze, os.loadavg()[0].toFixed(1), TARGETS['transformer analysis, WASM'])}`);
 console.log(`induction default training: ${transformer.trainStepsPerSecond.wall.toFixed(1)} steps/s in WASM, ${nativeFigure('transformer_bench', 'NATIVE_TRANSFORMER_TRAIN_STEPS_PER_S').toFixed(1)} steps/s native`);
 
 // The browser figures, from the last run of bench/widgets.bench.mjs.

@@ -84,7 +84,9 @@ function within(a, b, what) {
 
 /** What each figure shows now (its figureData: the state and the core's numbers), keyed by tag. */
 async function exports(p) {
-  return p.evaluate((tags) => Object.fromEntries(tags.map((t) => [t, document.querySelector(t).figureData])), TAGS);
+  // As JSON text (typed-array rows as arrays of their numbers, as the JSON export writes them).
+  return JSON.parse(await p.evaluate((tags) => JSON.stringify(Object.fromEntries(tags.map((t) => [t, document.querySelector(t).figureData])),
+    (_k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)), TAGS));
 }
 
 /** Sets attributes on the figures and waits for their renders. */
