@@ -37,6 +37,8 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     .tokens button[aria-pressed="true"] { font-weight: 700; }
     .tokens button.active { outline: 2px solid var(--hl-focus); outline-offset: 1px; }
     table.looks td, table.looks th { font-size: 0.88em; text-align: left; }
+    table.looks td, table.looks th { padding: 0.2rem; }
+    table.looks th[scope=row], table.looks td { white-space: nowrap; }
   `;
 
   private field: PromptField | null = null;
@@ -259,16 +261,18 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
 
   private lookTable(model: LoadedTransformer, tokens: number[], looks: ReturnType<HeadlabTransformerAttention['looks']>, position: number): HTMLTableElement {
     const table = el('table', { class: 'looks compact' });
-    table.createCaption().textContent = `Token ${tokenName(model.config, tokens[position])} at position ${position}, head by head.`;
+    table.createCaption().textContent = `Token ${tokenName(model.config, tokens[position])} at position ${position}, head by head: the token it looks at most and the later token looking at it most (positions in parentheses), with their attention weights.`;
     const head = table.createTHead().insertRow();
-    for (const t of ['head', 'looks most at', 'weight', 'looked at most by', 'weight']) head.append(el('th', { scope: 'col' }, t));
+    // Positions in parentheses after the token, named once in the caption: five narrow columns
+    // (a head name, a token and a short number, a weight) that fit a 360 px page.
+    for (const t of ['head', 'looks at', 'weight', 'looked at by', 'weight']) head.append(el('th', { scope: 'col' }, t));
     const body = table.createTBody();
     for (const k of looks) {
       const tr = body.insertRow();
       tr.append(el('th', { scope: 'row' }, headName(k.l, k.h)));
-      tr.append(el('td', {}, `${tokenName(model.config, tokens[k.to])} (position ${k.to})`));
+      tr.append(el('td', {}, `${tokenName(model.config, tokens[k.to])} (${k.to})`));
       tr.append(el('td', { class: 'num', 'data-value': String(k.weight) }, formatNumber(k.weight, 3)));
-      tr.append(el('td', {}, `${tokenName(model.config, tokens[k.from])} (position ${k.from})`));
+      tr.append(el('td', {}, `${tokenName(model.config, tokens[k.from])} (${k.from})`));
       tr.append(el('td', { class: 'num', 'data-value': String(k.fromWeight) }, formatNumber(k.fromWeight, 3)));
     }
     return table;

@@ -111,16 +111,6 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
     return this.computedInWorker<TransformerAnalysis>(model, `analysis:${key}`, { request }, (v) => v.analysis);
   }
 
-  /**
-   * The first analysis a figure shows of a model, computed here (`key` as for analyzedInWorker,
-   * which then finds it): a figure going live, or handed a new model, shows its picture at once
-   * rather than an empty box while the worker starts (in a task of its own: the figures of a new
-   * model render one task each). Every later input goes to the worker.
-   */
-  protected analyzedHere(model: LoadedTransformer, key: string, request: Record<string, unknown>): TransformerAnalysis {
-    return this.cached(model, `analysis:${key}`, () => model.handle.analyze(request as never));
-  }
-
   /** `headlab model run` of `prompt` (with `options`: ablated heads) on the current model in the worker, as analyzedInWorker. */
   protected ranInWorker(model: LoadedTransformer, key: string, prompt: number[], options?: TransformerRunOptions): TransformerRun | null {
     return this.computedInWorker<TransformerRun>(model, `run:${key}`, { run: { prompt, ...(options ? { options } : {}) } }, (v) => v.run);
