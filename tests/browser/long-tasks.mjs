@@ -128,14 +128,15 @@ const FORCED_LAYOUT = new Set(['UpdateLayoutTree', 'Layout']);
  * the input's handler, the render and the forced layout — as { script, withLayout } in ms,
  * script being that event less the style and layout nested in it. CPU, not wall time: on a
  * loaded machine a sample's wall time includes the time the thread sat descheduled.
+ * markName 'headlab-settled': the same for each render that drew a worker's answer.
  */
-export function sampleCpu(buffer) {
+export function sampleCpu(buffer, markName = 'headlab-sample') {
   const events = JSON.parse(buffer.toString('utf8')).traceEvents ?? [];
   const mains = pageMainThreads(events);
   const onMain = (e) => mains.has(`${e.pid}:${e.tid}`);
   const frames = events.filter((e) => e.ph === 'X' && e.name === 'FireAnimationFrame' && onMain(e)).sort((a, b) => a.ts - b.ts);
   const layouts = events.filter((e) => e.ph === 'X' && FORCED_LAYOUT.has(e.name) && onMain(e));
-  const marks = events.filter((e) => e.name === 'headlab-sample' && onMain(e)).sort((a, b) => a.ts - b.ts);
+  const marks = events.filter((e) => e.name === markName && onMain(e)).sort((a, b) => a.ts - b.ts);
   const out = [];
   for (const m of marks) {
     const f = frames.find((e) => e.ts <= m.ts && m.ts <= e.ts + e.dur);

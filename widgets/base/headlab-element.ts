@@ -221,7 +221,8 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
 
   /** The exported JSON text. */
   exportJson(): string {
-    return `${JSON.stringify(this.exportData(), null, 2)}\n`;
+    // Typed arrays (the transformer figures' rows, web/transformer.js) as JSON arrays of their numbers.
+    return `${JSON.stringify(this.exportData(), (_key, v: unknown) => (ArrayBuffer.isView(v) && !(v instanceof DataView) ? Array.from(v as Float64Array) : v), 2)}\n`;
   }
 
   /** The figure `name` (default: the first) as a standalone SVG document, the summary as its <desc>. */
