@@ -49,9 +49,19 @@ TEST_CASE("json: writes nlohmann's bytes (sorted keys, shortest doubles, integer
 }
 
 TEST_CASE("json: hostile text gets a short message, never a crash", "[formats][json][errors]") {
-  // 60,000 nested arrays: refused at the depth limit before any deep recursion.
-  const std::string deep = std::string(60000, '[') + std::string(60000, ']');
+  // 100,000 nested arrays or objects: refused at the depth limit before any deep recursion,
+  // with a message that quotes a short excerpt only.
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   CHECK_THROWS_WITH(parse_json(deep, "deep"), Catch::Contains("nested deeper than 64 levels"));
+  std::string objects;
+  for (int i = 0; i < 100000; ++i) objects += "{\"x\":";
+  try {
+    parse_json(objects + "1" + std::string(100000, '}'), "deep");
+    FAIL("a 100,000-deep object was accepted");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("nested deeper than 64 levels"));
+    CHECK(std::string(e.what()).size() < 200);
+  }
   JsonLimits small;
   small.max_bytes = 100;
   small.max_string_bytes = 10;

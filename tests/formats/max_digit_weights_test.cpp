@@ -75,7 +75,17 @@ TEST_CASE("weights file: every kind of bad file has its own short message", "[fo
                     Catch::Contains("W_U (64 × 14) has an entry -1e+06 at row 0, column 0 beyond"));
   CHECK_THROWS_WITH(read_max_digit_weights(with("\"format_version\":1", "\"format_version\":1.0000000000000002")),
                     "format_version 1.0000000000000002 is not supported; this core reads version 1");
-  CHECK_THROWS_WITH(read_max_digit_weights("[" + std::string(60000, '[')), Catch::Contains("nested deeper than 8 levels"));
+  CHECK_THROWS_WITH(read_max_digit_weights("[" + std::string(100000, '[')), Catch::Contains("nested deeper than 8 levels"));
+  // A scalar field holding a 100,000-deep value or a 1 MB string: refused by the reader's limits
+  // with a short excerpt, not dumped into the message.
+  for (const std::string& value : {std::string(100000, '[') + std::string(100000, ']'), "\"" + std::string(1 << 20, 'a') + "\""}) {
+    try {
+      read_max_digit_weights(with("\"format_version\":1", "\"format_version\":" + value));
+      FAIL("accepted");
+    } catch (const InputError& e) {
+      CHECK(std::string(e.what()).size() < 200);
+    }
+  }
   CHECK_THROWS_WITH(read_max_digit_weights(std::string(kMaxDigitWeightsMaxBytes + 1, ' ')),
                     Catch::StartsWith("the weights file is larger than"));
   CHECK_THROWS_WITH(read_max_digit_weights("[]"), "the weights file must be a JSON object");

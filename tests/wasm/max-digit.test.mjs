@@ -159,8 +159,8 @@ test('bad weights files: the same clear message natively and in JS', async () =>
   assert.match(r.stderr, /--weights: ".*" is not valid JSON: number overflow parsing '1e999' at line 1, column \d+/);
   // The same reader in WASM: the same message.
   assert.throws(() => core.maxDigitWeightsFromJson(overflow), /is not valid JSON: number overflow parsing '1e999' at line 1, column \d+/);
-  // A value nested 60,000 deep is refused by depth before any deep work, natively and in WASM.
-  const deep = '['.repeat(60000) + ']'.repeat(60000);
+  // A value nested 100,000 deep is refused by depth before any deep work, natively and in WASM.
+  const deep = '['.repeat(100000) + ']'.repeat(100000);
   assert.throws(() => core.maxDigitWeightsFromJson(deep), /nested deeper than 8 levels/);
   fs.writeFileSync(p, deep);
   const d = cliRun(['max-digit', 'analyze', '--weights', p, '--out', path.join(tmp, 'never.json')]);

@@ -262,6 +262,8 @@ const BAD_CONFIGS = {
   'eps zero': '{"n_layers":2,"n_heads":3,"d_model":12,"d_head":4,"n_ctx":10,"d_vocab":17,"eps":0}',
   'not JSON': '{"n_layers":2',
   'deep nesting': '{"token_names":[[["x"]]]}',
+  '100,000-deep value': `{"d_model":${'['.repeat(100000)}${']'.repeat(100000)}}`,
+  'long string': `{"token_names":["${'x'.repeat(70000)}"]}`,
   'fractional size': '{"n_layers":1,"n_heads":1,"d_model":2.5,"d_head":2,"n_ctx":3,"d_vocab":4}',
   'disagrees with the tensors': '{"n_layers":2,"n_heads":3,"d_model":12,"d_head":4,"n_ctx":10,"d_vocab":18,"normalization":"LN"}',
 };
@@ -294,6 +296,14 @@ test('every bad safetensors file and config of the native tests gets the CLI\'s 
       return true;
     });
   }
+  // A config over the 4 MiB limit (docs/limits.md): refused by size before it is parsed, in both
+  // (the CLI says so while reading the file, before the core sees it, hence its own wording).
+  const big = `{"n_layers":1${' '.repeat(4 << 20)}}`;
+  assert.throws(() => core.loadTransformer(big, weightsBytes('two_layer_ln_pos')), /config: the file has 4194318 bytes; the limit is 4194304$/);
+  fs.writeFileSync(path.join(tmp, 'big.json'), big);
+  const r = cliRun(['model', 'inspect', '--config', path.join(tmp, 'big.json'), '--weights', path.join(dataDir, 'two_layer_ln_pos.safetensors')]);
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /--config: ".*big\.json" is larger than 4194304 bytes\n$/);
   assert.equal(core.transformerLiveHandles(), live);
 });
 
