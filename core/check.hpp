@@ -32,6 +32,10 @@ void require_bounded(const char* name, const Matrix& m, double bound);
 // A number for a message: 6 significant digits ("1e+200", "3e+307"), never the hundreds of
 // digits std::to_string prints for a large double.
 std::string number_text(double x);
+// The message for learning_rate·weight_decay ≥ 1: AdamW's decoupled decay multiplies every weight
+// by 1 − learning_rate·weight_decay per step, which at or past 1 zeroes or flips them all. It names
+// both settings and their product, since either may be the one set wrong.
+std::string decay_product_message(double learning_rate, double weight_decay);
 // Throws unless 0 <= index < size.
 void require_index(const char* name, Eigen::Index index, Eigen::Index size);
 

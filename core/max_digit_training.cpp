@@ -51,9 +51,10 @@ void MaxDigitTrainingSettings::validate() const {
   if (!(std::isfinite(learning_rate) && learning_rate > 0)) {
     throw InputError("learning_rate must be finite and > 0, got " + number_text(learning_rate));
   }
-  if (!(std::isfinite(weight_decay) && weight_decay >= 0 && learning_rate * weight_decay < 1)) {
-    throw InputError("weight_decay must be finite, ≥ 0 and below 1 / learning_rate, got " + number_text(weight_decay));
+  if (!(std::isfinite(weight_decay) && weight_decay >= 0)) {
+    throw InputError("weight_decay must be finite and ≥ 0, got " + number_text(weight_decay));
   }
+  if (!(learning_rate * weight_decay < 1)) throw InputError(decay_product_message(learning_rate, weight_decay));
   if (!(std::isfinite(init_scale) && init_scale > 0 && init_scale <= kMaxInitScale)) {
     throw InputError("init_scale must lie in (0, " + number_text(kMaxInitScale) + "], got " + number_text(init_scale));
   }

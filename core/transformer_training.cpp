@@ -23,13 +23,16 @@ void InductionTrainingSettings::validate() const {
     throw InputError("batch_size must be an integer in [1, 100000], got " + std::to_string(batch_size));
   }
   if (!(std::isfinite(learning_rate) && learning_rate > 0)) {
-    throw InputError("learning_rate must be finite and > 0, got " + std::to_string(learning_rate));
+    throw InputError("learning_rate must be finite and > 0, got " + number_text(learning_rate));
   }
-  if (!(std::isfinite(weight_decay) && weight_decay >= 0 && learning_rate * weight_decay < 1)) {
-    throw InputError("weight_decay must be finite, ≥ 0 and below 1/learning_rate, got " + std::to_string(weight_decay));
+  if (!(std::isfinite(weight_decay) && weight_decay >= 0)) {
+    throw InputError("weight_decay must be finite and ≥ 0, got " + number_text(weight_decay));
   }
-  if (!(std::isfinite(init_scale) && init_scale > 0)) {
-    throw InputError("init_scale must be finite and > 0, got " + std::to_string(init_scale));
+  if (!(learning_rate * weight_decay < 1)) {
+    throw InputError(decay_product_message(learning_rate, weight_decay));
+  }
+  if (!(std::isfinite(init_scale) && init_scale > 0 && init_scale <= kMaxInductionInitScale)) {
+    throw InputError("init_scale must lie in (0, " + number_text(kMaxInductionInitScale) + "], got " + number_text(init_scale));
   }
 }
 

@@ -32,6 +32,11 @@ constexpr std::uint64_t kEvaluationStream = 3;
 // d_vocab 32, learned positional embedding, LayerNorm.
 TransformerConfig induction_default_config();
 
+// Largest init_scale: the initial entries are N(0, (init_scale/√d_model)²) draws, below 10σ, so at
+// most 10·1e4 = 1e5, inside the weights' magnitude limit 1e6 (formats/transformer_model.hpp
+// kMaxTransformerWeightMagnitude). 1e160 overflowed the first forward to a loss of ln d_vocab.
+constexpr double kMaxInductionInitScale = 1e4;
+
 struct InductionTrainingSettings {
   TransformerConfig model = induction_default_config();
   std::uint64_t seed = 0;
@@ -42,7 +47,7 @@ struct InductionTrainingSettings {
   double init_scale = 0.8;
   // Throws InputError naming the setting: the model config (validate_config), n_ctx ≥ 4 (a repeat of
   // at least 2 tokens), steps in [0, 10⁷], batch_size in [1, 10⁵], learning_rate > 0,
-  // weight_decay ≥ 0 with learning_rate·weight_decay < 1, init_scale > 0, all finite.
+  // weight_decay ≥ 0 with learning_rate·weight_decay < 1, init_scale in (0, kMaxInductionInitScale], all finite.
   void validate() const;
 };
 

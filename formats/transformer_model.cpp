@@ -190,6 +190,12 @@ void require_float(const Tensor& t) {
     throw InputError(t.name + " has a non-finite value (" + std::to_string(t.values[t.first_non_finite]) +
                      ") at flat index " + std::to_string(t.first_non_finite));
   }
+  for (std::size_t i = 0; i < t.values.size(); ++i) {
+    if (std::abs(t.values[i]) > kMaxTransformerWeightMagnitude) {
+      throw InputError(t.name + " has an entry " + number_text(t.values[i]) + " at flat index " + std::to_string(i) +
+                       " beyond the magnitude limit ±" + number_text(kMaxTransformerWeightMagnitude));
+    }
+  }
 }
 
 // Rows × cols block starting at flat index `offset` of a row-major tensor.

@@ -73,4 +73,16 @@ TEST_CASE("the induction trainer follows the trainer protocol: chunking gives th
   bad = tiny();
   bad.learning_rate = NAN;
   CHECK_THROWS_WITH(bad.validate(), Catch::Contains("learning_rate"));
+  // The decay product names both settings; numbers are short (never std::to_string's "0.010000").
+  bad = tiny();
+  bad.learning_rate = 1e8;
+  bad.weight_decay = 0.01;
+  CHECK_THROWS_WITH(bad.validate(), Catch::StartsWith("learning_rate × weight_decay must be below 1") &&
+                                        Catch::EndsWith("got 1e+08 × 0.01 = 1e+06"));
+  // An initial scale whose first forward overflows (1e160 gave a loss of ln d_vocab, no message).
+  bad = tiny();
+  bad.init_scale = 1e160;
+  CHECK_THROWS_WITH(bad.validate(), "init_scale must lie in (0, 10000], got 1e+160");
+  bad.init_scale = kMaxInductionInitScale;
+  CHECK_NOTHROW(bad.validate());
 }

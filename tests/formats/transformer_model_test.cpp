@@ -117,6 +117,13 @@ TEST_CASE("transformer model: unsupported, unknown, missing, mis-shaped and NaN 
   nan_values[7] = NAN;
   CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "embed.W_E", {"embed.W_E", DType::F64, {6, 4}, nan_values, -1})),
                     Catch::Contains("embed.W_E has a non-finite value (nan) at flat index 7"));
+  // Finite but huge: refused by magnitude (1e100 overflowed the residual to all-zero logits).
+  std::vector<double> huge(24, 0.5);
+  huge[3] = -1e100;
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "embed.W_E", {"embed.W_E", DType::F64, {6, 4}, huge, -1})),
+                    "embed.W_E has an entry -1e+100 at flat index 3 beyond the magnitude limit ±1e+06");
+  huge[3] = kMaxTransformerWeightMagnitude;
+  CHECK_NOTHROW(transformer_weights_from_safetensors(c, edited(w, "embed.W_E", {"embed.W_E", DType::F64, {6, 4}, huge, -1})));
   std::vector<double> mask(25, 1.0);  // all ones: not causal
   CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "blocks.0.attn.mask", {"blocks.0.attn.mask", DType::BOOL, {5, 5}, mask, -1})),
                     Catch::Contains("not the causal mask at (0, 1)"));
