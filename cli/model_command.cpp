@@ -227,6 +227,8 @@ int train(const Args& args, std::ostream& out) {
       passed = trainer.progress().steps_taken;
     }
   }
+  // Diverged weights are not a model: no file (the message names the step; docs/limits.md).
+  if (trainer.diverged_at() > 0) throw InputError(trainer.divergence_message());
   const auto after = tf::induction_scores(trainer.result(), 64, s.seed);
   write_model(trainer.result(), flags);
   out << "trained " << trainer.progress().steps_taken << " steps; last loss " << trainer.progress().loss

@@ -103,9 +103,24 @@ TrainingProgress InductionTrainer::step(long n) {
     ++steps_taken_;
     if (!std::isfinite(last_loss_)) {
       stopped_ = true;  // diverged: the weights stay at the last finite update
+      diverged_at_ = steps_taken_;
+      divergence_ = "training diverged at step " + std::to_string(steps_taken_) + ": the loss is not finite (learning_rate " +
+                    number_text(settings_.learning_rate) + ")";
       break;
     }
     optimiser_->step(grads);
+    for (const Matrix* w : parameter_list(static_cast<const TransformerWeights&>(weights_))) {
+      const double largest = w->size() ? w->cwiseAbs().maxCoeff() : 0.0;
+      if (!(largest <= kMaxTransformerWeightMagnitude)) {
+        stopped_ = true;
+        diverged_at_ = steps_taken_;
+        divergence_ = "training diverged at step " + std::to_string(steps_taken_) + ": a weight reached " + number_text(largest) +
+                      ", beyond the magnitude limit ±" + number_text(kMaxTransformerWeightMagnitude) + " (learning_rate " +
+                      number_text(settings_.learning_rate) + ")";
+        break;
+      }
+    }
+    if (diverged_at_ > 0) break;
   }
   return progress();
 }

@@ -66,8 +66,12 @@ class InductionTrainer {
   explicit InductionTrainer(const InductionTrainingSettings& settings);
   InductionTrainer(const InductionTrainer&) = delete;
   InductionTrainer& operator=(const InductionTrainer&) = delete;
-  // Runs min(n, remaining) steps (none after stop() or a non-finite loss, which ends training).
+  // Runs min(n, remaining) steps (none after stop() or divergence). A step whose loss is not finite
+  // or that leaves a weight beyond ±kMaxTransformerWeightMagnitude is divergence: training ends
+  // there, diverged_at() names the step (1-based) and divergence_message() says why.
   TrainingProgress step(long n);
+  long diverged_at() const { return diverged_at_; }
+  const std::string& divergence_message() const { return divergence_; }
   TrainingProgress progress() const;
   void stop();
   const TransformerWeights& result() const { return weights_; }
@@ -81,6 +85,8 @@ class InductionTrainer {
   long steps_taken_ = 0;
   double last_loss_;
   bool stopped_ = false;
+  long diverged_at_ = 0;
+  std::string divergence_;
 };
 
 }  // namespace headlab::transformer

@@ -26,12 +26,6 @@
 namespace headlab::formats {
 
 constexpr std::size_t kMaxConfigBytes = 4 * 1024 * 1024;
-// Largest |entry| of a weight tensor read from a file. The longest product the forward and the
-// analyses compute is a residual through at most kMaxLayers (4) layers of W_V·W_O (each ≤ (1e6)²·d
-// in magnitude), then a score or logit that multiplies two such vectors: far below the double range
-// (docs/limits.md "Why these values"). Trained weights stay below 10. Entries of 1e100 overflowed
-// the residual and the forward printed all-zero logits with no message.
-constexpr double kMaxTransformerWeightMagnitude = 1e6;
 
 // Throws InputError starting "config: " naming the field.
 transformer::TransformerConfig transformer_config_from_json(const std::string& text);

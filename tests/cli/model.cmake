@@ -25,6 +25,9 @@ headlab_model_case(prompt_word "--prompt: prompt token \"cat\" at position 2.*ex
 headlab_model_case(run_ok "\"tokens\":\\[1,2,3\\],\"logits\":\\[\\[.*\"patterns\":\\[\\[\\[\\[1.0,0.0,0.0\\].*exit=0"
                    run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2 3")
 headlab_model_case(bad_task "--task must be induction.*exit=2" train --task copy --seed 0 --out ${_md}.safetensors)
+# Divergence is reported with its step and writes no model (a loss of 1e18 used to be "trained", exit 0).
+headlab_model_case(train_diverges "model train: training diverged at step 1: a weight reached .* beyond the magnitude limit ±1e\\+06 \\(learning_rate 1e\\+08\\).exit=1"
+                   train --task induction --seed 0 --steps 20 --lr 1e8 --weight-decay 0 --out ${_md}-diverged.safetensors)
 headlab_model_case(bad_ablation "--ablation must be zero or mean.*exit=2"
                    analyze --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --ablation half)
 headlab_model_case(patching_needs_answer "--corrupted needs --answer and --wrong.*exit=2"

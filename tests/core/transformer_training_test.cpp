@@ -85,4 +85,17 @@ TEST_CASE("the induction trainer follows the trainer protocol: chunking gives th
   CHECK_THROWS_WITH(bad.validate(), "init_scale must lie in (0, 10000], got 1e+160");
   bad.init_scale = kMaxInductionInitScale;
   CHECK_NOTHROW(bad.validate());
+  // Divergence: Adam moves each weight by about learning_rate per step, so 1e8 leaves the ±1e6
+  // limit at step 1; training ends there and says so (a finite loss of 1e18 used to be "trained").
+  auto wild = tiny();
+  wild.learning_rate = 1e8;
+  wild.weight_decay = 0;
+  InductionTrainer diverging(wild);
+  CHECK(diverging.step(10).done);
+  CHECK(diverging.diverged_at() == 1);
+  CHECK_THAT(diverging.divergence_message(), Catch::StartsWith("training diverged at step 1: a weight reached") &&
+                                                 Catch::EndsWith("beyond the magnitude limit ±1e+06 (learning_rate 1e+08)"));
+  InductionTrainer healthy(tiny());
+  healthy.step(5);
+  CHECK(healthy.diverged_at() == 0);
 }
