@@ -118,7 +118,12 @@ async function withCpu(browser, page, measure) {
   }
   if (r.error) return r;
   const samples = sampleCpu(buffer);
-  return { ...r, cpu: summarizeMs(samples.map((x) => x.script)), cpuLayout: summarizeMs(samples.map((x) => x.withLayout)) };
+  // The renders that drew a worker's answer (a later frame of the same update), as CPU too.
+  const answers = sampleCpu(buffer, 'headlab-settled');
+  return {
+    ...r, cpu: summarizeMs(samples.map((x) => x.script)), cpuLayout: summarizeMs(samples.map((x) => x.withLayout)),
+    ...(answers.length ? { cpuSettled: summarizeMs(answers.map((x) => x.script)) } : {}),
+  };
 }
 function summarizeMs(times) {
   const s = [...times].sort((a, b) => a - b);
@@ -338,19 +343,21 @@ function table(rows) {
   for (const r of rows) console.log(columns.map((c, i) => String(r[c]).padEnd(width[i])).join('  '));
 }
 const f2 = (x) => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(2));
+/** An update's verdict figure: the larger CPU p95 of its input frame and of the renders of its worker's answer (wall when the trace found none). */
+const updateP95 = (u) => Math.max(u.cpu.p95, u.cpuSettled?.p95 ?? (u.settled?.samples ? u.settled.p95 : 0));
 console.log(`Chromium ${results.chromium}, ${results.cores} cores, load average ${results.load.map((x) => x.toFixed(1)).join(' / ')} at the start (a busy machine inflates every figure), ${SAMPLES} samples per input, one per frame`);
-console.log(`\nwidget updates: main-thread script time per input (site/assets/bench-widgets.js), ms, target p95 < ${UPDATE_TARGET_MS} ms; CPU = the thread's CPU time in each sample's frame (Chromium trace; the verdict, with the answer's render), wall = performance.now() in the page (includes descheduling on a loaded machine); answer = the render drawing a worker's answer, at a later frame (wall)`);
+console.log(`\nwidget updates: main-thread script time per input (site/assets/bench-widgets.js), ms, target p95 < ${UPDATE_TARGET_MS} ms; CPU = the thread's CPU time in each sample's frame (Chromium trace; the verdict, with the answer's render), wall = performance.now() in the page (includes descheduling on a loaded machine); answer = the render drawing a worker's answer, at a later frame (CPU from the trace, the verdict's other half; wall beside it)`);
 const withLimits = [...results.pages, ...(results.limits ? [results.limits] : [])];
 table(withLimits.flatMap((p) => p.updates.map((u) => (u.error ? {
-  page: p.page.replace(/^articles\//, '').replace(/\.html$/, ''), widget: `${u.tag}#${u.id}`, input: u.input, samples: 0, 'CPU p50': '–', 'CPU p95': '–', 'CPU max': '–', 'CPU p95 +layout': '–', 'wall p50': '–', 'wall p95': '–', 'wall p95 +layout': '–', 'answer renders': '–', 'answer p50': '–', 'answer p95': '–', 'p95 / 4 ms': '–', verdict: `ERROR ${u.error}`,
+  page: p.page.replace(/^articles\//, '').replace(/\.html$/, ''), widget: `${u.tag}#${u.id}`, input: u.input, samples: 0, 'CPU p50': '–', 'CPU p95': '–', 'CPU max': '–', 'CPU p95 +layout': '–', 'wall p50': '–', 'wall p95': '–', 'wall p95 +layout': '–', 'answer renders': '–', 'answer CPU p50': '–', 'answer CPU p95': '–', 'answer wall p95': '–', 'p95 / 4 ms': '–', verdict: `ERROR ${u.error}`,
 } : {
   page: p.page.replace(/^articles\//, '').replace(/\.html$/, ''), widget: `${u.tag}#${u.id}`, input: u.input, samples: u.cpu.samples,
   'CPU p50': f2(u.cpu.p50), 'CPU p95': f2(u.cpu.p95), 'CPU max': f2(u.cpu.max), 'CPU p95 +layout': f2(u.cpuLayout.p95),
   'wall p50': f2(u.script.p50), 'wall p95': f2(u.script.p95), 'wall p95 +layout': f2(u.layout.p95),
   // The render drawing a worker's answer, at a later frame (bench-widgets.js measureScenario: `settled`).
-  'answer renders': u.settled?.samples ?? 0, 'answer p50': f2(u.settled?.p50), 'answer p95': f2(u.settled?.p95),
-  'p95 / 4 ms': f2(Math.max(u.cpu.p95, u.settled?.samples ? u.settled.p95 : 0) / UPDATE_TARGET_MS),
-  verdict: Math.max(u.cpu.p95, u.settled?.samples ? u.settled.p95 : 0) < UPDATE_TARGET_MS ? 'pass' : 'FAIL',
+  'answer renders': u.settled?.samples ?? 0, 'answer CPU p50': f2(u.cpuSettled?.p50), 'answer CPU p95': f2(u.cpuSettled?.p95), 'answer wall p95': f2(u.settled?.p95),
+  'p95 / 4 ms': f2(updateP95(u) / UPDATE_TARGET_MS),
+  verdict: updateP95(u) < UPDATE_TARGET_MS ? 'pass' : 'FAIL',
 }))));
 console.log('\nstart-up: navigation → every widget interactive (first live render with its core and model), target ≤ 1000 ms');
 table(results.pages.map((p) => ({

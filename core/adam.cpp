@@ -12,6 +12,7 @@ namespace headlab {
 namespace {
 
 constexpr std::uint64_t kExponentMask = 0x7FF0000000000000ULL;
+constexpr std::uint64_t kSignBit = 0x8000000000000000ULL;
 
 // An entry is ±inf or NaN exactly when its eleven exponent bits are all ones.
 __attribute__((always_inline)) inline bool any_non_finite(const double* g, Eigen::Index n) {
@@ -30,18 +31,35 @@ struct AdamUpdate {
 
 // One step for n entries; every entry's arithmetic is independent of the others, so the
 // compiler's vectorisation (2 lanes with SSE2 or simd128, 4 with AVX) leaves the bits unchanged.
-__attribute__((always_inline)) inline void update(const AdamUpdate& u, double* __restrict p, const double* __restrict g,
-                                                  double* __restrict m, double* __restrict v, Eigen::Index n) {
+// Returns a word whose top bit is set when some new entry is NaN, infinite or beyond ±limit
+// (Checked) or 0 (not Checked): for a double without its sign bit the bits read as an unsigned
+// integer order like the values, with ±inf and NaN above every finite value, and both lie below
+// 2^63, so limit_bits − bits (mod 2^64) has its top bit set exactly when |p| > limit or p is NaN.
+template <bool Checked>
+__attribute__((always_inline)) inline std::uint64_t update(const AdamUpdate& u, double* __restrict p,
+                                                           const double* __restrict g, double* __restrict m,
+                                                           double* __restrict v, Eigen::Index n,
+                                                           std::uint64_t limit_bits) {
+  std::uint64_t beyond = 0;
   for (Eigen::Index j = 0; j < n; ++j) {
     m[j] = u.b1 * m[j] + u.one_minus_b1 * g[j];
     v[j] = u.b2 * v[j] + u.one_minus_b2 * (g[j] * g[j]);
-    p[j] = u.decay * p[j] - u.step_size * m[j] / (std::sqrt(v[j] * u.inverse_correction2) + u.epsilon);
+    const double updated = u.decay * p[j] - u.step_size * m[j] / (std::sqrt(v[j] * u.inverse_correction2) + u.epsilon);
+    p[j] = updated;
+    if (Checked) {
+      std::uint64_t bits;
+      std::memcpy(&bits, &updated, sizeof bits);
+      beyond |= limit_bits - (bits & ~kSignBit);
+    }
   }
+  return beyond;
 }
 
 bool any_non_finite_portable(const double* g, Eigen::Index n) { return any_non_finite(g, n); }
-void update_portable(const AdamUpdate& u, double* p, const double* g, double* m, double* v, Eigen::Index n) {
-  update(u, p, g, m, v, n);
+template <bool Checked>
+std::uint64_t update_portable(const AdamUpdate& u, double* p, const double* g, double* m, double* v, Eigen::Index n,
+                              std::uint64_t limit_bits) {
+  return update<Checked>(u, p, g, m, v, n, limit_bits);
 }
 
 #if defined(__x86_64__) && !defined(__EMSCRIPTEN__) && defined(__GNUC__)
@@ -50,15 +68,16 @@ void update_portable(const AdamUpdate& u, double* p, const double* g, double* m,
 __attribute__((target("avx2"))) bool any_non_finite_avx2(const double* g, Eigen::Index n) {
   return any_non_finite(g, n);
 }
-__attribute__((target("avx2"))) void update_avx2(const AdamUpdate& u, double* p, const double* g, double* m, double* v,
-                                                 Eigen::Index n) {
-  update(u, p, g, m, v, n);
+template <bool Checked>
+__attribute__((target("avx2"))) std::uint64_t update_avx2(const AdamUpdate& u, double* p, const double* g, double* m,
+                                                          double* v, Eigen::Index n, std::uint64_t limit_bits) {
+  return update<Checked>(u, p, g, m, v, n, limit_bits);
 }
 // AVX-512: eight entries per register (GCC vectorises 256 bits wide unless told otherwise).
-__attribute__((target("avx512f,prefer-vector-width=512"))) void update_avx512(const AdamUpdate& u, double* p,
-                                                                              const double* g, double* m, double* v,
-                                                                              Eigen::Index n) {
-  update(u, p, g, m, v, n);
+template <bool Checked>
+__attribute__((target("avx512f,prefer-vector-width=512"))) std::uint64_t update_avx512(
+    const AdamUpdate& u, double* p, const double* g, double* m, double* v, Eigen::Index n, std::uint64_t limit_bits) {
+  return update<Checked>(u, p, g, m, v, n, limit_bits);
 }
 #endif
 
@@ -83,7 +102,15 @@ Adam::Adam(std::vector<Matrix*> parameters, AdamSettings settings)
   }
 }
 
-void Adam::step(const std::vector<const Matrix*>& gradients) {
+void Adam::step(const std::vector<const Matrix*>& gradients) { step_impl(gradients, nullptr); }
+
+bool Adam::step_within(const std::vector<const Matrix*>& gradients, double limit) {
+  if (!(std::isfinite(limit) && limit >= 0)) throw InputError("the magnitude limit must be finite and ≥ 0");
+  return step_impl(gradients, &limit);
+}
+
+// Returns whether every updated entry lies within ±*limit (true when limit is null).
+bool Adam::step_impl(const std::vector<const Matrix*>& gradients, const double* limit) {
   if (gradients.size() != parameters_.size()) {
     throw InputError("Adam::step needs " + std::to_string(parameters_.size()) + " gradients, got " +
                      std::to_string(gradients.size()));
@@ -116,6 +143,8 @@ void Adam::step(const std::vector<const Matrix*>& gradients) {
   const double decay = 1.0 - s.learning_rate * s.weight_decay;
   const double b1 = s.beta1, b2 = s.beta2, one_minus_b1 = 1.0 - s.beta1, one_minus_b2 = 1.0 - s.beta2;
   const double epsilon = s.epsilon;
+  std::uint64_t limit_bits = 0, beyond = 0;
+  if (limit) std::memcpy(&limit_bits, limit, sizeof limit_bits);
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
     double* __restrict p = parameters_[i]->data();
     const double* __restrict g = gradients[i]->data();
@@ -125,17 +154,21 @@ void Adam::step(const std::vector<const Matrix*>& gradients) {
 #ifdef HEADLAB_ADAM_AVX2
     static const bool avx512 = __builtin_cpu_supports("avx512f");
     if (avx512) {
-      update_avx512(u, p, g, m, v, parameters_[i]->size());
+      beyond |= limit ? update_avx512<true>(u, p, g, m, v, parameters_[i]->size(), limit_bits)
+                      : update_avx512<false>(u, p, g, m, v, parameters_[i]->size(), 0);
       continue;
     }
     static const bool avx2 = __builtin_cpu_supports("avx2");
     if (avx2) {
-      update_avx2(u, p, g, m, v, parameters_[i]->size());
+      beyond |= limit ? update_avx2<true>(u, p, g, m, v, parameters_[i]->size(), limit_bits)
+                      : update_avx2<false>(u, p, g, m, v, parameters_[i]->size(), 0);
       continue;
     }
 #endif
-    update_portable(u, p, g, m, v, parameters_[i]->size());
+    beyond |= limit ? update_portable<true>(u, p, g, m, v, parameters_[i]->size(), limit_bits)
+                    : update_portable<false>(u, p, g, m, v, parameters_[i]->size(), 0);
   }
+  return (beyond >> 63) == 0;
 }
 
 long Adam::steps_taken() const { return steps_; }

@@ -37,11 +37,16 @@ class Adam {
   Adam(std::vector<Matrix*> parameters, AdamSettings settings);
   // gradients[i] has the shape of parameters[i]; throws InputError otherwise or on a non-finite entry.
   void step(const std::vector<const Matrix*>& gradients);
+  // The same step; returns whether every updated entry is finite and within ±limit (limit ≥ 0,
+  // finite). The test rides along in the update loop, which waits on the divider and the square
+  // root, so it costs next to nothing, where a separate pass reads every parameter again.
+  bool step_within(const std::vector<const Matrix*>& gradients, double limit);
   long steps_taken() const;
 
  private:
   std::vector<Matrix*> parameters_;
   std::vector<Matrix> first_moment_, second_moment_;
+  bool step_impl(const std::vector<const Matrix*>& gradients, const double* limit);
   AdamSettings settings_;
   double beta1_power_ = 1.0, beta2_power_ = 1.0;  // β1^t, β2^t
   long steps_ = 0;

@@ -48,7 +48,7 @@ struct InverseFactorials {
 inline constexpr InverseFactorials kInverseFactorial{};
 }  // namespace exp_reduction
 
-// exp_nonpositive on W lanes at once (W = 2, 4 or 8 doubles; GCC/clang vector extensions, lowered
+// exp_nonpositive on W lanes at once (W = 2, 4, 8 or 16 doubles; GCC/clang vector extensions, lowered
 // to SSE2/AVX natively and to simd128 in WASM), the same operations lane by lane, so each lane has
 // exp_nonpositive's bits. 2^k is built from the bits of x/ln2 + 1.5·2^52, whose low bits hold k
 // (the scalar code converts k to an integer; both give k exactly for |k| < 2^51). Only for

@@ -182,12 +182,11 @@ HEADLAB_STEP_PART void forward_tables(const MaxDigitWeights& w, StepWorkspace& w
   }
 }
 
-// softmax_cross_entropy (core/softmax.hpp) with exp_nonpositive, all 14 exponentials in W-wide
-// vectors (the 2 padding lanes take e^0 and are never read): the same operations in the same
+// softmax_cross_entropy (core/softmax.hpp) with exp_nonpositive, all 14 exponentials in one
+// 16-lane value (the 2 padding lanes take e^0 and are never read): the same operations in the same
 // order, so the same bits. logits and p: 16 entries.
 template <int W>
 HEADLAB_STEP_PART double cross_entropy_lanes(const double* logits, int answer, double* p) {
-  using L = Lanes<W>;
   double top = logits[0];
   for (int j = 1; j < V; ++j) top = logits[j] > top ? logits[j] : top;
   alignas(64) double x[P];
@@ -198,7 +197,14 @@ HEADLAB_STEP_PART double cross_entropy_lanes(const double* logits, int answer, d
   }
   x[V] = x[V + 1] = 0.0;
   if (in_range) {
-    for (int j = 0; j < kRowLength<W>; j += W) L::store(p + j, exp_nonpositive_lanes<W>(L::load(x + j)));
+    // All 16 entries as one 16-lane value: the compiler splits it into 16/W vectors and emits each
+    // step of their Horner chains side by side, so the 16/W chains of dependent products and sums
+    // overlap (one W-wide chain at a time waited on each step's latency).
+    typedef ExpLanes<P>::f64 f64x16;
+    f64x16 v;
+    std::memcpy(&v, x, sizeof v);
+    v = exp_nonpositive_lanes<P>(v);
+    std::memcpy(p, &v, sizeof v);
   } else {
     for (int j = 0; j < V; ++j) p[j] = exp_nonpositive(x[j]);
   }
@@ -234,6 +240,18 @@ HEADLAB_STEP_PART void example_mass(const StepWorkspace& ws, const double* count
     far_below_maximum_mass(ws.score[h], token_counts, mass);
     for (int t = 0; t < V; ++t) a[t][h] = mass[t];
   }
+}
+
+// λ_h(t) = Σ_j g[j] L_h[t][j] from 0 in j order for the NT tokens t = tokens[0 … NT), four heads per
+// vector. Each sum is one chain of dependent additions (14 of them, one per j); NT tokens give NT
+// independent chains, where one token at a time leaves the adder waiting on each chain's latency.
+template <int NT>
+HEADLAB_INLINE void token_dots(const StepWorkspace& ws, const double* g, const int* tokens, double (*lambda)[H]) {
+  f64x4 s[NT] = {};
+  for (int j = 0; j < V; ++j) {
+    for (int n = 0; n < NT; ++n) s[n] += g[j] * load4(ws.logit_quad[tokens[n]][j]);
+  }
+  for (int n = 0; n < NT; ++n) store4(lambda[tokens[n]], s[n]);
 }
 
 // The model sees a multiset of tokens, so equal examples are merged and weighted by their
@@ -306,13 +324,13 @@ HEADLAB_STEP_PART double accumulate_example(StepWorkspace& ws, const TokenCounts
   }
   g[V] = g[V + 1] = 0.0;
   // logits += Σ_t a(t) L[t]  ⇒  da(t) = L[t]·g;  a = softmax over tokens ⇒ ds(t) = a(t)(da(t) − Σ_u a(u) da(u))
-  // λ_h(t) = L_h[t]·g for the present tokens, summed over j in order, four heads per vector
-  for (int i = 0; i < n_present; ++i) {
-    const int t = present[i];
-    f64x4 s{};
-    for (int j = 0; j < V; ++j) s += g[j] * load4(ws.logit_quad[t][j]);
-    store4(lambda[t], s);
-  }
+  // λ_h(t) = L_h[t]·g for the present tokens, summed over j in order, four heads per vector;
+  // three tokens at a time, so that three chains of dependent additions run side by side (four
+  // tokens' 8 running sums of two lanes, with their loaded rows, spilled in WASM on x86-64).
+  int i = 0;
+  for (; i + 3 <= n_present; i += 3) token_dots<3>(ws, g, present + i, lambda);
+  if (i + 2 <= n_present) token_dots<2>(ws, g, present + i, lambda), i += 2;
+  if (i < n_present) token_dots<1>(ws, g, present + i, lambda);
   f64x4 mean_lambda{};
   for (int i = 0; i < n_present; ++i) mean_lambda += load4(a[present[i]]) * load4(lambda[present[i]]);
   for (int i = 0; i < n_present; ++i) {

@@ -72,8 +72,14 @@ std::vector<int> sample_list(Random& rng) {
 }
 
 std::vector<TokenCounts> sample_batch(Random& rng, int batch_size) {
+  std::vector<TokenCounts> batch;
+  sample_batch(rng, batch_size, batch);
+  return batch;
+}
+
+void sample_batch(Random& rng, int batch_size, std::vector<TokenCounts>& batch) {
   if (batch_size < 1) throw InputError("batch size must be ≥ 1, got " + std::to_string(batch_size));
-  std::vector<TokenCounts> batch(batch_size);
+  batch.resize(batch_size);
   // The draws run on a local copy of the generator, handed back at the end (the same draws in
   // the same order). Its address never escapes, so its state stays in registers; the caller's
   // generator would be reloaded after every byte stored into the counts, which may alias it.
@@ -87,7 +93,6 @@ std::vector<TokenCounts> sample_batch(Random& rng, int batch_size) {
     counts[kBos] = counts[kSep] = counts[kAns] = 1;
   }
   rng = local;
-  return batch;
 }
 
 }  // namespace headlab::max_digit

@@ -47,5 +47,7 @@ int maximum_digit(const TokenCounts& counts);
 std::vector<int> sample_list(Random& rng);
 // batch_size lists as sample_list draws them (the same draws in the same order), as counts.
 std::vector<TokenCounts> sample_batch(Random& rng, int batch_size);
+// The same, into out (resized to batch_size; its storage is reused from call to call).
+void sample_batch(Random& rng, int batch_size, std::vector<TokenCounts>& out);
 
 }  // namespace headlab::max_digit

@@ -93,6 +93,7 @@ MaxDigitTrainer::MaxDigitTrainer(const MaxDigitTrainingSettings& settings)
       weights_(initial_weights(settings)),
       batches_(Random(settings.seed).stream(kBatchStream)),
       gradients_(zero_gradients()),
+      gradient_list_(gradients_.list()),
       last_loss_(std::numeric_limits<double>::quiet_NaN()) {
   optimiser_ = std::make_unique<Adam>(parameter_list(weights_), adam_settings(settings.learning_rate, settings.weight_decay));
 }
@@ -101,15 +102,23 @@ TrainingProgress MaxDigitTrainer::step(long n) {
   if (n < 0) throw InputError("step count must be ≥ 0, got " + std::to_string(n));
   const long run = stopped_ ? 0 : std::min(n, settings_.steps - steps_taken_);
   for (long i = 0; i < run && diverged_at_ == 0; ++i) {
-    const std::vector<TokenCounts> batch = sample_batch(batches_, settings_.batch_size);
-    const double loss = loss_backward_unchecked(weights_, batch, gradients_);
+    sample_batch(batches_, settings_.batch_size, batch_);
+    const double loss = loss_backward_unchecked(weights_, batch_, gradients_);
     if (!std::isfinite(loss)) {
       diverged_at_ = steps_taken_ + 1;
       break;
     }
-    optimiser_->step(gradients_.list());
-    if (weights_.unit_norm_unembedding) normalise_unembedding_columns(weights_.W_U);
-    if (!within_magnitude(weights_)) {
+    // Without the unit-norm projection the update itself checks the magnitude of every new
+    // weight; with it, W_U is checked after normalising, as the weights will be used.
+    bool within;
+    if (weights_.unit_norm_unembedding) {
+      optimiser_->step(gradient_list_);
+      normalise_unembedding_columns(weights_.W_U);
+      within = within_magnitude(weights_);
+    } else {
+      within = optimiser_->step_within(gradient_list_, kMaxWeightMagnitude);
+    }
+    if (!within) {
       diverged_at_ = steps_taken_ + 1;
       break;
     }

@@ -91,6 +91,8 @@ class MaxDigitTrainer {
   std::unique_ptr<Adam> optimiser_;
   Random batches_;
   MaxDigitGradients gradients_;
+  std::vector<const Matrix*> gradient_list_;  // gradients_.list(), built once (the members stay put)
+  std::vector<TokenCounts> batch_;            // the current batch, its storage kept between steps
   long steps_taken_ = 0;
   long diverged_at_ = 0;
   double last_loss_;

@@ -578,8 +578,33 @@ export interface TransformerInductionScores {
 }
 
 /**
+ * `headlab model run` in memory: the document's members with the same doubles, its matrices as rows
+ * of Float64Arrays viewing one buffer (web/transformer.js; transferOf gives the buffer to move).
+ */
+export interface TransformerRun extends Omit<TransformerRunFile, 'logits' | 'patterns'> {
+  /** T rows of V logits. */
+  logits: Float64Array[];
+  /** [L][H] T rows of T weights. */
+  patterns: Float64Array[][][];
+}
+
+/**
+ * `headlab model analyze` in memory, as TransformerRun: logits, patterns, patching's normalised rows
+ * and the circuits as Float64Array rows; the small L × H tables (attribution, ablation, scores) as
+ * plain arrays of numbers.
+ */
+export interface TransformerAnalysis extends Omit<TransformerAnalysisFile, 'logits' | 'patterns' | 'patching' | 'circuits'>, TransformerRun {
+  patching?: Omit<NonNullable<TransformerAnalysisFile['patching']>, 'normalised'> & { normalised: Float64Array[][] };
+  circuits?: { qk: Float64Array[][][]; ov: Float64Array[][][] };
+}
+
+/** The buffers behind a TransformerRun or TransformerAnalysis (its one), for postMessage's transfer list; [] for anything else. */
+export function transferOf(value: unknown): ArrayBuffer[];
+
+/**
  * A loaded model (config + weights checked by the one reader, formats/transformer_model.hpp).
- * Every method returns a fresh object; the JSON ones are exactly the text the CLI writes, parsed.
+ * Every method returns a fresh object: inspect() is exactly the text the CLI writes, parsed; run()
+ * and analyze() hold the numbers of the CLI's documents bit for bit, without the text.
  * Call dispose() when done (it frees the weights in the WASM heap); any later call throws HeadlabError.
  */
 export interface TransformerModel {
@@ -591,9 +616,9 @@ export interface TransformerModel {
    * `headlab model run --prompt [--ablate …]`: logits and patterns; with options, of the forward pass with
    * the listed heads ablated at once (core ablated_forward).
    */
-  run(prompt: TransformerPrompt, options?: TransformerRunOptions): TransformerRunFile;
+  run(prompt: TransformerPrompt, options?: TransformerRunOptions): TransformerRun;
   /** `headlab model analyze`: patterns, logits, DLA, ablation, induction scores, patching (with corrupted), circuits (when asked). */
-  analyze(request: TransformerAnalysisRequest): TransformerAnalysisFile;
+  analyze(request: TransformerAnalysisRequest): TransformerAnalysis;
   /**
    * analyze() computes the prompt-independent part (induction scores, in-context loss, ablation
    * losses over the repeated random sequences) once per (sequences, seed, ablation) of this model
@@ -683,20 +708,29 @@ export interface TransformerTrainTaskProgress extends TransformerInductionScores
 /** Worker task 'transformer-train': the result (also on a stop, with the steps taken so far). */
 export type TransformerTrainTaskResult = TransformerTrainingResult;
 
-/** Worker task 'transformer-analyze' (load + analyze off the main thread): params. */
+/**
+ * Worker task 'transformer-analyze' (analyze or run off the main thread): params. With `model`, the
+ * worker keeps the model under that id (one per worker) with its analysis cache: send the files
+ * once, then the id alone; 'transformer-release' ({ model }) lets it go. Without it the files are
+ * read for this task only.
+ */
 export interface TransformerAnalyzeTaskParams {
-  /** model.json text. */
-  config: string;
+  model?: string;
+  /** model.json text (required without `model`, or to read the model kept as `model`). */
+  config?: string;
   /** model.safetensors bytes (copied to the worker). */
-  safetensors: Uint8Array | ArrayBuffer;
+  safetensors?: Uint8Array | ArrayBuffer;
   /** Default: none (result.analysis null). */
   request?: TransformerAnalysisRequest;
+  /** Default: none (result.run null). */
+  run?: { prompt: number[]; options?: TransformerRunOptions };
 }
 
-/** Worker task 'transformer-analyze': the result. A model the reader rejects fails with the core's message. */
+/** Worker task 'transformer-analyze': the result (its buffers moved, not copied). A model the reader rejects fails with the core's message. */
 export interface TransformerAnalyzeTaskResult {
   inspection: TransformerInspectionFile;
-  analysis: TransformerAnalysisFile | null;
+  analysis: TransformerAnalysis | null;
+  run: TransformerRun | null;
 }
 
 /** headlab_transformer.wasm: attention-only transformers read from safetensors (getTransformerCore() in a page). */

@@ -9,6 +9,7 @@ import { featureRecoveryApi } from './feature-recovery.js';
 import { maxDigitApi } from './max-digit.js';
 import { moduleApi } from './module.js';
 import { transformerApi } from './transformer.js';
+export { transferOf } from './transformer.js';
 
 export { HeadlabError };
 export { DRAFT_PUBLISHED, FeatureRecoveryTrainer, featureRecoveryResultsFile, featureRecoveryRun } from './feature-recovery.js';

@@ -1,7 +1,11 @@
 // JS face of web/bindings/transformer_bindings.cpp: your own attention-only transformer
-// (docs/own-model.md). The JSON documents arrive as the text their one C++ writer produces (the
-// bytes `headlab model inspect / run / analyze` write) and are parsed here; the embind model and
-// trainer handles never leave this file. Types: web/headlab-core.d.ts, formats/transformer.d.ts.
+// (docs/own-model.md). inspect() parses the text its one C++ writer produces (the bytes `headlab
+// model inspect` writes). run() and analyze() give the `headlab model run / analyze` documents'
+// members with the same doubles, without a JSON text: the module hands over one Float64Array of
+// every number (layout in transformer_bindings.cpp, analysis_to_js) and the large matrices (logits,
+// patterns, patching, circuits) are rows viewing it, so a worker posts the analysis by moving one
+// buffer (transferOf). The embind model and trainer handles never leave this file. Types:
+// web/headlab-core.d.ts, formats/transformer.d.ts.
 import { HeadlabError, unwrap } from './errors.js';
 import { OwnedHandle, OwnedTrainer, live, started } from './owned-handle.js';
 
@@ -17,6 +21,83 @@ function promptArg(prompt) {
   if (typeof prompt === 'string' || Array.isArray(prompt)) return prompt;
   if (ArrayBuffer.isView(prompt)) return Array.from(prompt);
   throw new HeadlabError('prompt must be a string of tokens or an array of token ids');
+}
+
+/** `rows` rows of `cols` numbers of `data` from `at`, each a Float64Array view of its buffer. */
+function viewRows(data, at, rows, cols) {
+  const out = new Array(rows);
+  for (let i = 0; i < rows; i++) out[i] = data.subarray(at + i * cols, at + (i + 1) * cols);
+  return out;
+}
+
+/** The same as plain arrays of numbers (the small L × H tables, which figures map and sort). */
+function plainRows(data, at, rows, cols) {
+  const out = new Array(rows);
+  for (let i = 0; i < rows; i++) out[i] = Array.from(data.subarray(at + i * cols, at + (i + 1) * cols));
+  return out;
+}
+
+/** [L][H] of `rows` × `cols` matrices stored one after another from `at`. */
+function perHead(data, at, L, H, rows, cols) {
+  const out = new Array(L);
+  for (let l = 0; l < L; l++) {
+    out[l] = new Array(H);
+    for (let h = 0; h < H; h++) out[l][h] = viewRows(data, at + (l * H + h) * rows * cols, rows, cols);
+  }
+  return out;
+}
+
+/** The run document's members from run_to_js's { tokens, numbers }; returns [members, offset after them]. */
+function runMembers(config, packed) {
+  const { n_layers: L, n_heads: H, d_vocab: V } = config;
+  const tokens = Array.from(packed.tokens);
+  const T = tokens.length, data = packed.numbers;
+  const out = { tokens };
+  if (config.token_names?.length) out.token_names = tokens.map((t) => config.token_names[t]);
+  out.logits = viewRows(data, 0, T, V);
+  out.patterns = perHead(data, T * V, L, H, T, T);
+  return [out, T * V + L * H * T * T];
+}
+
+/** The `headlab model analyze` document from analysis_to_js's value (members in the writer's order). */
+function analysisOf(config, packed) {
+  const { n_layers: L, n_heads: H, d_vocab: V } = config;
+  const [out, start] = runMembers(config, packed);
+  const T = out.tokens.length, data = packed.numbers;
+  let at = start;
+  const take = (rows, cols, form = plainRows) => { const m = form(data, at, rows, cols); at += rows * cols; return m; };
+  out.position = packed.position;
+  out.token = packed.token;
+  const heads = take(L, H);
+  const attentionBias = take(1, L)[0];
+  out.direct_logit_attribution = {
+    embed: packed.embed, pos_embed: packed.pos_embed, heads, attention_bias: attentionBias, constant: packed.constant, logit: packed.logit,
+  };
+  out.ablation = { mode: packed.mode, sequences: packed.sequences, seed: packed.seed, clean_loss: packed.clean_loss, loss: take(L, H) };
+  out.induction = { previous_token: take(L, H), induction: take(L, H), in_context_loss: packed.in_context_loss };
+  if (packed.patching) {
+    const rows = take(L * H, T, viewRows);
+    out.patching = {
+      answer: packed.answer, wrong: packed.wrong, corrupted: Array.from(packed.corrupted),
+      clean_logit_difference: packed.clean_logit_difference, corrupted_logit_difference: packed.corrupted_logit_difference,
+      normalised: Array.from({ length: L }, (_, l) => rows.slice(l * H, (l + 1) * H)),
+    };
+  }
+  if (packed.circuits) {
+    const qk = perHead(data, at, L, H, V, V);
+    at += L * H * V * V;
+    out.circuits = { qk, ov: perHead(data, at, L, H, V, V) };
+  }
+  return out;
+}
+
+/**
+ * The buffers behind a run() or analyze() value (one, its numbers): the transfer list that moves
+ * it to another thread without a copy (postMessage(value, transferOf(value))). Empty for anything else.
+ */
+export function transferOf(value) {
+  const b = value?.logits?.[0]?.buffer;
+  return b instanceof ArrayBuffer ? [b] : [];
 }
 
 /** A model read from its two files (TransformerModel in web/headlab-core.d.ts). */
@@ -35,7 +116,7 @@ export class TransformerModel extends OwnedHandle {
   }
 
   run(prompt, options = undefined) {
-    return JSON.parse(unwrap(live(this).run(promptArg(prompt), options ?? undefined)));
+    return runMembers(this.config, unwrap(live(this).run_arrays(promptArg(prompt), options ?? undefined)))[0];
   }
 
   analyze(request) {
@@ -45,7 +126,7 @@ export class TransformerModel extends OwnedHandle {
     const r = { ...request };
     if ('prompt' in r && r.prompt != null) r.prompt = promptArg(r.prompt);
     if ('corrupted' in r && r.corrupted != null) r.corrupted = promptArg(r.corrupted);
-    return JSON.parse(unwrap(live(this).analyze(r)));
+    return analysisOf(this.config, unwrap(live(this).analyze_arrays(r)));
   }
 
   /**

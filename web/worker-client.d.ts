@@ -8,6 +8,8 @@ export interface WorkerRun<T> {
 export class WorkerClient {
   constructor();
   run<T = unknown>(kind: string, params: unknown, onProgress?: (detail: Record<string, unknown>) => void): WorkerRun<T>;
+  /** Why the worker is unusable (it failed to load or crashed), or null while it works. */
+  readonly failure: string | null;
   terminate(): void;
 }
 
@@ -19,6 +21,8 @@ export interface WorkerJobHandlers<T> {
 /** One worker and at most one current job; a superseded or disposed job's callbacks are dropped. */
 export class WorkerJobs {
   constructor();
+  /** The worker of the jobs (null before the first start() and after dispose()); start() replaces a failed one. */
+  readonly client: WorkerClient | null;
   /** Stops the current job (if any) and starts `kind` with `params`. */
   start<T = unknown>(kind: string, params: unknown, handlers?: WorkerJobHandlers<T>): void;
   /** True from start() until the job's done() or failed(). */

@@ -3,11 +3,13 @@
 // for headlab_core, or kind: { module: 'max-digit' | 'transformer', run: async (moduleCore, params, …) => … }
 // for headlab_max_digit and headlab_transformer.
 // A task does its work in chunks, calling progress(...) and awaiting yieldToEvents()
-// between chunks, and returns early (with what it has) once shouldStop() is true.
+// between chunks, and returns early (with what it has) once shouldStop() is true. A task may call
+// transfer(buffers) with ArrayBuffers its result holds: they are moved to the page, not copied.
 // A training task follows the trainer protocol: params { settings, chunk? }, progress messages
 // { steps_taken, steps_total, loss, … }, and as result the model's file format as an object.
 import { HeadlabError } from './errors.js';
 import { featureRecoveryRun } from './feature-recovery.js';
+import { transferOf } from './transformer.js';
 
 /** Steps per progress message when the caller gives none: 60 updates over the default 1,200 steps. */
 const FEATURE_RECOVERY_DEFAULT_CHUNK = 20;
@@ -25,6 +27,14 @@ function transformerProgress(trainer, p, sequences) {
     steps_taken: p.steps_taken, steps_total: p.steps_total, loss: p.loss,
     in_context_loss: s.in_context_loss, previous_token: s.previous_token, induction: s.induction,
   };
+}
+
+/** The models 'transformer-analyze' keeps by id: at most one (the figure that owns the worker reads one model at a time). */
+const keptTransformers = new Map();
+function keepTransformer(id, model) {
+  for (const m of keptTransformers.values()) if (m !== model) m.dispose();
+  keptTransformers.clear();
+  keptTransformers.set(id, model);
 }
 
 export const workerTasks = {
@@ -216,25 +226,55 @@ export const workerTasks = {
   },
 
   /**
-   * Loads a model from its two files and analyses or runs it, off the main thread (a larger model's
-   * patching and ablation take a while; the figures keep every core call that depends on the
-   * reader's input here, so the page only draws: docs/limits.md, "Main-thread tasks").
-   * params: { config: model.json text, safetensors: Uint8Array | ArrayBuffer, request?: TransformerAnalysisRequest,
+   * Analyses or runs a model off the main thread (a larger model's patching and ablation take a
+   * while; the figures keep every core call that depends on the reader's input here, so the page
+   * only draws: docs/limits.md, "Main-thread tasks").
+   * params: { model?: an id (string) under which this worker keeps the model between tasks,
+   *           config?: model.json text, safetensors?: Uint8Array | ArrayBuffer, request?: TransformerAnalysisRequest,
    *           run?: { prompt: token ids, options?: TransformerRunOptions } }.
+   *   Without `model`: the files are read, used and released (every task pays the read).
+   *   With `model` and the files: read and kept as that id (the model kept before is released: one
+   *   per worker, as one figure owns its worker), then used. With `model` alone: the model kept under
+   *   that id, its analysis cache included (core AnalysisCache: induction scores, in-context loss
+   *   and ablation losses computed once per (sequences, seed, ablation)), so a new prompt pays only
+   *   for what reads it; "is not kept in this worker" when it is not there.
    * result: { inspection, analysis, run } — `headlab model inspect`, (with a request) `headlab model analyze`
-   *         and (with run) `headlab model run [--ablate …]` as objects; analysis and run null when not asked.
-   *         A rejected file, request or prompt fails with the core's message.
+   *         and (with run) `headlab model run [--ablate …]` as web/transformer.js gives them (large
+   *         matrices as Float64Array rows; their buffers are moved to the page, not copied: transferOf);
+   *         analysis and run null when not asked. A rejected file, request or prompt fails with the core's message.
    */
   'transformer-analyze': {
     module: 'transformer',
-    run: async (core, params) => {
-      const model = core.loadTransformer(params?.config, params?.safetensors);
+    run: async (core, params, { transfer = () => {} } = {}) => {
+      const id = params?.model;
+      if (id !== undefined && typeof id !== 'string') throw new HeadlabError(`model must be an id string, got ${typeof id}`);
+      let model;
+      if (params?.config !== undefined || params?.safetensors !== undefined || id === undefined) {
+        model = core.loadTransformer(params?.config, params?.safetensors);
+        if (id !== undefined) keepTransformer(id, model);
+      } else {
+        model = keptTransformers.get(id);
+        if (!model) throw new HeadlabError(`model "${id}" is not kept in this worker; send its config and safetensors`);
+      }
       try {
         const run = params?.run == null ? null : model.run(params.run.prompt, params.run.options);
-        return { inspection: model.inspect(), analysis: params?.request == null ? null : model.analyze(params.request), run };
+        const analysis = params?.request == null ? null : model.analyze(params.request);
+        transfer([...transferOf(run), ...transferOf(analysis)]);
+        return { inspection: model.inspect(), analysis, run };
       } finally {
-        model.dispose();
+        if (id === undefined) model.dispose();
       }
+    },
+  },
+
+  /** Releases the model kept under params.model ('transformer-analyze'); result: whether one was kept. */
+  'transformer-release': {
+    module: 'transformer',
+    run: async (_core, params) => {
+      const model = keptTransformers.get(params?.model);
+      keptTransformers.delete(params?.model);
+      model?.dispose();
+      return model !== undefined;
     },
   },
 };

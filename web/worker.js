@@ -25,13 +25,15 @@ self.addEventListener('message', async (event) => {
     const loaders = { core: getCore, 'max-digit': getMaxDigitCore, transformer: getTransformerCore };
     if (!loaders[module]) throw new Error(`worker task "${kind}" names an unknown module "${module}"`);
     const core = await loaders[module]();
+    let moved = [];
     const value = await run(core, params, {
       progress: (detail) => port.postMessage({ type: 'progress', ...detail }),
       shouldStop: () => stopped,
       // Lets queued port messages (a stop request) in between chunks of work.
       yieldToEvents: () => new Promise((resolve) => setTimeout(resolve, 0)),
+      transfer: (buffers) => { moved = buffers; },
     });
-    port.postMessage({ type: 'result', value, stopped });
+    port.postMessage({ type: 'result', value, stopped }, moved);
   } catch (err) {
     port.postMessage({ type: 'error', message: err?.message ?? String(err) });
   } finally {

@@ -1,7 +1,8 @@
 // <headlab-seed-grid src="../data/max-digit-seeds-0-9.json">: which findings survive a change
 // of seed. A grid of claims × seeds, first from the file `headlab max-digit seeds --from A --to B`
 // wrote (the native core), then, on request, from models trained in this page in a Web Worker
-// (worker task "max-digit-train", one seed after another, with a progress bar and Stop). Each
+// (worker task "max-digit-train" through the training widgets' TrainingJob, one seed after another,
+// with a progress bar and Stop). Each
 // column trained here is compared with the file's column for the same seed: "same as the CLI"
 // when every claim agrees (integer counts exactly; accuracies are ratios of counts, so exactly too).
 // Cells that differ from seed 0's value are tinted, so the robust rows read as one colour.
@@ -9,7 +10,7 @@
 // Attributes: src (the seeds file; required), from, to (the seeds to train here; default: the
 // file's range), steps (default 4000, the recipe's; only for quick demos and tests).
 // Events: `change` with { trained: seeds trained here, agree: seeds whose claims equal the file's, status }.
-import { WorkerJobs } from '../web/worker-client.js';
+import { TrainingJob, type TrainingStatus } from './base/training-job.js';
 import { HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, type WidgetFigure } from './base/headlab-element.js';
 import { formatAccuracy } from './chart/format.js';
 import { tablesScene } from './chart/table-scene.js';
@@ -17,7 +18,8 @@ import type { MaxDigitAnalysisFile, MaxDigitClaims, MaxDigitSeedsFile } from './
 import { MAX_DIGIT_CSS, scrollBox } from './max-digit/widget.js';
 
 export interface SeedGridState {
-  status: 'idle' | 'training' | 'done' | 'stopped' | 'failed';
+  /** The sweep's status: 'training' from the first seed's start to the last seed's end. */
+  status: TrainingStatus;
   trained: number[];
   agree: number[];
 }
@@ -62,8 +64,7 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
 
   private file: SeedsFile | null = null;
   private loadFailure = '';
-  private readonly jobs = new WorkerJobs();
-  private status: SeedGridState['status'] = 'idle';
+  private readonly job = new TrainingJob((text) => this.announce(text), () => this.requestRender());
   private here = new Map<number, MaxDigitClaims>();
   private queue: number[] = [];
   private running = -1;
@@ -87,7 +88,7 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
   }
 
   get state(): SeedGridState {
-    return { status: this.status, trained: [...this.here.keys()], agree: this.agreeing() };
+    return { status: this.job.status, trained: [...this.here.keys()], agree: this.agreeing() };
   }
 
   /** Claims of a seed trained in this page (tests read them). */
@@ -101,19 +102,17 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
     if (to < from || to - from > 99) throw new WidgetInputError(`attribute to="${to}" must lie between from="${from}" and from + 99`);
     this.here.clear();
     this.queue = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-    this.status = 'training';
     this.next();
     this.requestRender();
   }
 
   stop(): void {
-    if (this.status === 'training') this.jobs.stop();
+    this.job.stop();
   }
 
   private next(): void {
     const seed = this.queue.shift();
     if (seed === undefined) {
-      this.status = 'done';
       this.running = -1;
       const agree = this.agreeing();
       this.announce(`Trained ${this.here.size} seeds here; ${agree.length === this.here.size ? 'every column is the same as the command line’s' : `seeds ${[...this.here.keys()].filter((s) => !agree.includes(s)).join(', ')} differ from the command line`}.`);
@@ -124,11 +123,10 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
     this.running = seed;
     this.stepsDone = 0;
     type Trained = { progress: { steps_taken: number }; analysis: MaxDigitAnalysisFile | null };
-    this.jobs.start<Trained>('max-digit-train', { settings: { seed, steps: this.steps }, chunk: 200 }, {
+    this.job.start<Trained>('max-digit-train', { settings: { seed, steps: this.steps }, chunk: 200 }, {
       progress: (detail) => { this.stepsDone = detail.steps_taken as number; this.requestRender(); },
       done: ({ value }) => {
         if (!value.analysis) {
-          this.status = 'stopped';
           this.running = -1;
           this.queue = [];
           this.announce(`Stopped during seed ${seed}; the columns trained so far stay.`);
@@ -140,18 +138,11 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
         this.next();
         this.requestRender();
       },
-      failed: (err) => {
-        this.status = 'failed';
-        this.running = -1;
-        this.announce(`Training seed ${seed} failed: ${err.message}`);
-        this.requestRender();
-      },
     });
   }
 
   disconnectedCallback(): void {
-    this.jobs.dispose();
-    if (this.status === 'training') this.status = 'stopped';
+    this.job.dispose();
     super.disconnectedCallback();
   }
 
@@ -184,7 +175,7 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
   protected render(): void {
     if (this.loadFailure) throw new WidgetInputError(this.loadFailure);
     const file = this.file;
-    const training = this.status === 'training';
+    const training = this.job.status === 'training';
     this.trainButton!.disabled = !file || training;
     this.stopButton!.disabled = !training;
     const n = Math.max(1, this.to - this.from + 1);

@@ -8,7 +8,7 @@
 // Attributes: model, prompt, mode ("zero" | "mean", default "mean"), heads (heads ablated, as
 // "L.H" pairs separated by spaces, e.g. "1.2 0.3"; default none).
 // Events: `change` with { prompt, mode, heads, clean_loss } when the reader changes any of them.
-import type { TransformerAnalysisFile, TransformerRunFile } from '../web/headlab-core.js';
+import type { TransformerAnalysis, TransformerRun } from '../web/headlab-core.js';
 import { el, enumAttribute, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
@@ -50,7 +50,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
   private boxesFor = '';
   /** The model element whose renders this figure follows for its `analysis` (one listener per connection). */
   private followed: Element | null = null;
-  private shown: { model: LoadedTransformer; before: TransformerRunFile; after: TransformerRunFile | null; analysis: TransformerAnalysisFile | null; heads: [number, number][]; text: string } | null = null;
+  private shown: { model: LoadedTransformer; before: TransformerRun; after: TransformerRun | null; analysis: TransformerAnalysis | null; heads: [number, number][]; text: string } | null = null;
 
   get mode(): 'zero' | 'mean' { return enumAttribute(this, 'mode', ['zero', 'mean'] as const, 'mean'); }
   set mode(v: 'zero' | 'mean') { this.setAttribute('mode', v); }
@@ -84,8 +84,8 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
    * worker, so the figure reads it there (and renders again when the element does); zero ablation,
    * or a model element not yet defined, is analysed in this figure's worker.
    */
-  private lossAnalysis(model: LoadedTransformer, tokens: number[], mode: 'zero' | 'mean'): TransformerAnalysisFile | null {
-    const owner = this.modelElement as (Element & { analysis?: TransformerAnalysisFile | null }) | null;
+  private lossAnalysis(model: LoadedTransformer, tokens: number[], mode: 'zero' | 'mean'): TransformerAnalysis | null {
+    const owner = this.modelElement as (Element & { analysis?: TransformerAnalysis | null }) | null;
     if (mode === 'mean' && owner && 'analysis' in owner) {
       if (this.followed !== owner) {
         this.followed = owner;
@@ -99,7 +99,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
   /** Also busy while the model element computes the mean-ablation losses, or has them and this figure has not yet drawn them. */
   get busy(): boolean {
     if (super.busy) return true;
-    const owner = this.followed as (Element & { analysis?: TransformerAnalysisFile | null; busy?: boolean }) | null;
+    const owner = this.followed as (Element & { analysis?: TransformerAnalysis | null; busy?: boolean }) | null;
     if (!owner || this.mode !== 'mean' || !this.shown || this.shown.analysis !== null) return false;
     return owner.busy === true || owner.analysis != null;
   }
@@ -175,7 +175,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     }
     const last = tokens.length - 1;
     const lb = before.logits[last], la = after.logits[last];
-    const order = lb.map((_, t) => t).sort((x, y) => lb[y] - lb[x]).slice(0, TOP);
+    const order = Array.from(lb, (_, t) => t).sort((x, y) => lb[y] - lb[x]).slice(0, TOP);
     const topAfter = la.reduce((best, v, t) => (v > la[best] ? t : best), 0);
     const name = (t: number) => tokenName(model.config, t);
     const text = heads.length === 0
@@ -192,7 +192,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
   }
 
   /** The per-head losses (or what the figure waits for) under the logits. */
-  private showLosses(model: LoadedTransformer, analysis: TransformerAnalysisFile | null): void {
+  private showLosses(model: LoadedTransformer, analysis: TransformerAnalysis | null): void {
     const mode = this.mode;
     if (this.shown && this.shown.analysis !== analysis && this.shown.model === model) this.shown = { ...this.shown, analysis };
     const lossText = this.lossText(model, analysis);
@@ -208,7 +208,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     if (this.lossCaption!.textContent !== lossText) this.lossCaption!.textContent = lossText;
   }
 
-  private lossText(model: LoadedTransformer, a: TransformerAnalysisFile | null): string {
+  private lossText(model: LoadedTransformer, a: TransformerAnalysis | null): string {
     if (!a) return `Computing the in-context loss with each head ${this.mode}-ablated on ${SEQUENCES} repeated random sequences…`;
     const ab = a.ablation;
     let worst = { v: -Infinity, l: 0, h: 0 };
@@ -216,7 +216,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     return `In-context loss on ${ab.sequences} repeated random sequences: ${formatNumber(ab.clean_loss, 3)} nats with every head; ${ab.mode}-ablating ${headName(worst.l, worst.h)} alone raises it most, to ${formatNumber(worst.v, 3)}.`;
   }
 
-  private logitScene(model: LoadedTransformer, before: TransformerRunFile, after: TransformerRunFile, order: number[], ablated: boolean): Scene {
+  private logitScene(model: LoadedTransformer, before: TransformerRun, after: TransformerRun, order: number[], ablated: boolean): Scene {
     const c = this.themeColours();
     const last = before.tokens.length - 1;
     const lb = before.logits[last], la = after.logits[last];
@@ -242,7 +242,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     return { width, height: top + order.length * rowH + 6, background: rgbText(c.panel), title: 'Logits before and after ablation', shapes };
   }
 
-  private lossScene(model: LoadedTransformer, a: TransformerAnalysisFile): Scene {
+  private lossScene(model: LoadedTransformer, a: TransformerAnalysis): Scene {
     const c = this.themeColours();
     const ab = a.ablation;
     const rows = ab.loss.flatMap((row, l) => row.map((v, h) => ({ label: headName(l, h), value: v - ab.clean_loss, data: { layer: String(l), head: String(h) } })));
@@ -267,7 +267,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
 
   figures(): WidgetFigure[] {
     return [
-      { name: 'logits', label: 'Logits before and after', scene: () => { const s = this.exportable(this.shown); const last = s.before.tokens.length - 1; const lb = s.before.logits[last]; return this.logitScene(s.model, s.before, s.after ?? s.before, lb.map((_, t) => t).sort((x, y) => lb[y] - lb[x]).slice(0, TOP), s.after !== null); } },
+      { name: 'logits', label: 'Logits before and after', scene: () => { const s = this.exportable(this.shown); const last = s.before.tokens.length - 1; const lb = s.before.logits[last]; return this.logitScene(s.model, s.before, s.after ?? s.before, Array.from(lb, (_, t) => t).sort((x, y) => lb[y] - lb[x]).slice(0, TOP), s.after !== null); } },
       ...(this.shown?.analysis ? [{ name: 'loss', label: 'In-context loss per head', scene: () => { const s = this.exportable(this.shown); return this.lossScene(s.model, s.analysis!); } }] : []),
     ];
   }

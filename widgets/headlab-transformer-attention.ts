@@ -14,7 +14,7 @@ import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
 import { tablesScene } from './chart/table-scene.js';
-import type { TransformerRunFile } from '../web/headlab-core.js';
+import type { TransformerRun } from '../web/headlab-core.js';
 import { mixRgb } from './chart/palette.js';
 import { LayeredFigure, MASK_MIX, PixelHeatmaps, drawnSvg, heatmapShapes, legendShapes, outlineShapes, packRgb, sequentialWord, type PixelPanel } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
@@ -37,6 +37,8 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     .tokens button[aria-pressed="true"] { font-weight: 700; }
     .tokens button.active { outline: 2px solid var(--hl-focus); outline-offset: 1px; }
     table.looks td, table.looks th { font-size: 0.88em; text-align: left; }
+    table.looks td, table.looks th { padding: 0.2rem; }
+    table.looks th[scope=row], table.looks td { white-space: nowrap; }
   `;
 
   private field: PromptField | null = null;
@@ -46,12 +48,12 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   private readout: HTMLParagraphElement | null = null;
   /** The token under the pointer or focus (null: the pinned one). */
   private active: number | null = null;
-  private shown: { run: TransformerRunFile; model: LoadedTransformer; position: number; text: string } | null = null;
+  private shown: { run: TransformerRun; model: LoadedTransformer; position: number; text: string } | null = null;
   private buttonsFor = '';
   /** The patterns as pixels: the canvas sized once per shape (layers, heads, prompt length), repainted for each run. */
   private readonly patterns = new PixelHeatmaps();
   /** The run and theme colours the patterns were last coloured for (a switch to dark mode recolours them). */
-  private paintedRun: TransformerRunFile | null = null;
+  private paintedRun: TransformerRun | null = null;
   private patternsColours: unknown = null;
   private legendSlot: HTMLDivElement | null = null;
 
@@ -133,7 +135,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
    * nothing to show, and a prerendered snapshot is replaced by the same picture); every later
    * prompt in the worker, the figure keeping the last run shown until it arrives.
    */
-  private runFor(model: LoadedTransformer, tokens: number[]): TransformerRunFile | null {
+  private runFor(model: LoadedTransformer, tokens: number[]): TransformerRun | null {
     const key = tokens.join(',');
     if (this.shown?.model !== model) return this.cached(model, `run:${key}`, () => model.handle.run(tokens));
     return this.ranInWorker(model, key, tokens);
@@ -188,12 +190,12 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   }
 
   /** looks() of `run` at `position`, computed once per run and position. */
-  private looksAt(model: LoadedTransformer, run: TransformerRunFile, position: number): ReturnType<HeadlabTransformerAttention['looks']> {
+  private looksAt(model: LoadedTransformer, run: TransformerRun, position: number): ReturnType<HeadlabTransformerAttention['looks']> {
     return this.cached(model, `looks:${run.tokens.join(',')}|${position}`, () => this.looks(run, position));
   }
 
   /** The head labels above the patterns (in the overlay, whose text keeps its CSS size). */
-  private labelShapes(model: LoadedTransformer, run: TransformerRunFile): Shape[] {
+  private labelShapes(model: LoadedTransformer, run: TransformerRun): Shape[] {
     return this.cached(model, `labels:${run.tokens.length}|${model.config.n_heads}`, () => {
       const c = this.themeColours();
       const { origin } = this.layout(model, run);
@@ -209,7 +211,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   }
 
   /** Every head's T × T panel, layer by layer, head by head. */
-  private panels(model: LoadedTransformer, run: TransformerRunFile): PixelPanel[] {
+  private panels(model: LoadedTransformer, run: TransformerRun): PixelPanel[] {
     const { cell, origin } = this.layout(model, run);
     const T = run.tokens.length;
     const out: PixelPanel[] = [];
@@ -241,7 +243,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   }
 
   /** For each head: the key position the query `position` attends to most, and the later query that attends most to `position`. */
-  private looks(run: TransformerRunFile, position: number): { l: number; h: number; to: number; weight: number; from: number; fromWeight: number }[] {
+  private looks(run: TransformerRun, position: number): { l: number; h: number; to: number; weight: number; from: number; fromWeight: number }[] {
     const out = [];
     for (let l = 0; l < run.patterns.length; l++) {
       for (let h = 0; h < run.patterns[l].length; h++) {
@@ -259,23 +261,25 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
 
   private lookTable(model: LoadedTransformer, tokens: number[], looks: ReturnType<HeadlabTransformerAttention['looks']>, position: number): HTMLTableElement {
     const table = el('table', { class: 'looks compact' });
-    table.createCaption().textContent = `Token ${tokenName(model.config, tokens[position])} at position ${position}, head by head.`;
+    table.createCaption().textContent = `Token ${tokenName(model.config, tokens[position])} at position ${position}, head by head: the token it looks at most and the later token looking at it most (positions in parentheses), with their attention weights.`;
     const head = table.createTHead().insertRow();
-    for (const t of ['head', 'looks most at', 'weight', 'looked at most by', 'weight']) head.append(el('th', { scope: 'col' }, t));
+    // Positions in parentheses after the token, named once in the caption: five narrow columns
+    // (a head name, a token and a short number, a weight) that fit a 360 px page.
+    for (const t of ['head', 'looks at', 'weight', 'looked at by', 'weight']) head.append(el('th', { scope: 'col' }, t));
     const body = table.createTBody();
     for (const k of looks) {
       const tr = body.insertRow();
       tr.append(el('th', { scope: 'row' }, headName(k.l, k.h)));
-      tr.append(el('td', {}, `${tokenName(model.config, tokens[k.to])} (position ${k.to})`));
+      tr.append(el('td', {}, `${tokenName(model.config, tokens[k.to])} (${k.to})`));
       tr.append(el('td', { class: 'num', 'data-value': String(k.weight) }, formatNumber(k.weight, 3)));
-      tr.append(el('td', {}, `${tokenName(model.config, tokens[k.from])} (position ${k.from})`));
+      tr.append(el('td', {}, `${tokenName(model.config, tokens[k.from])} (${k.from})`));
       tr.append(el('td', { class: 'num', 'data-value': String(k.fromWeight) }, formatNumber(k.fromWeight, 3)));
     }
     return table;
   }
 
   /** Where each head's pattern sits in the figure. */
-  private layout(model: LoadedTransformer, run: TransformerRunFile): { cell: number; size: number; cols: number; rowsPerLayer: number; width: number; height: number; origin: (l: number, h: number) => [number, number] } {
+  private layout(model: LoadedTransformer, run: TransformerRun): { cell: number; size: number; cols: number; rowsPerLayer: number; width: number; height: number; origin: (l: number, h: number) => [number, number] } {
     const { n_layers: L, n_heads: H } = model.config;
     const T = run.tokens.length;
     const cell = Math.max(4, Math.min(16, Math.floor(PANEL / T)));
@@ -289,7 +293,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   }
 
   /** The chosen token's row and column outlined in every head. */
-  private outlines(model: LoadedTransformer, run: TransformerRunFile, position: number): Shape[] {
+  private outlines(model: LoadedTransformer, run: TransformerRun, position: number): Shape[] {
     const c = this.themeColours();
     const { cell, origin } = this.layout(model, run);
     const T = run.tokens.length;
@@ -307,7 +311,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   }
 
   /** The patterns (and, for a position, its outlines: the exported figure, with the legend). */
-  private scene(model: LoadedTransformer, run: TransformerRunFile, position: number | null, legend = true): Scene {
+  private scene(model: LoadedTransformer, run: TransformerRun, position: number | null, legend = true): Scene {
     const c = this.themeColours();
     const { n_layers: L, n_heads: H } = model.config;
     const { cell, width, height, origin } = this.layout(model, run);

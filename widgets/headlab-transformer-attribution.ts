@@ -7,7 +7,7 @@
 //
 // Attributes: model, prompt, position (default the last), token (id or name; default the model's top prediction there).
 // Events: `change` with { prompt, position, token, logit } when the reader changes any of them.
-import type { TransformerAnalysisFile } from '../web/headlab-core.js';
+import type { TransformerAnalysis } from '../web/headlab-core.js';
 import { el, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
@@ -37,7 +37,7 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
   private tokenSelect: HTMLSelectElement | null = null;
   private barSlot: HTMLDivElement | null = null;
   private captionLine: HTMLParagraphElement | null = null;
-  private shown: { analysis: TransformerAnalysisFile; model: LoadedTransformer; text: string } | null = null;
+  private shown: { analysis: TransformerAnalysis; model: LoadedTransformer; text: string } | null = null;
 
   get prompt(): string { return this.getAttribute('prompt') ?? ''; }
   set prompt(v: string) { this.setAttribute('prompt', v); }
@@ -95,15 +95,16 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     const { position, token } = this.request(model, tokens);
     // One repeated random sequence for the ablation and induction parts of the analysis, which this
     // figure does not show (their default, 32, would cost 32 forward passes per update).
-    // In the worker (an analysis runs the model several times: 8–14 ms in WASM, too long for a
-    // frame); until it arrives the figure keeps the last attribution and says what it computes.
-    // The first of a model is computed here (analyzedHere).
+    // In the worker, the first of a model too (an analysis runs the model several times: 8–14 ms in
+    // WASM, over the 4 ms of an update); until it arrives the figure keeps the last attribution (of
+    // a new model: a note) and says what it computes.
     const key = `dla:${tokens.join(',')}|${position}|${token ?? ''}`;
     const request = { prompt: tokens, position, ...(token === undefined ? {} : { token }), sequences: 1 };
-    const analysis = this.shown?.model !== model ? this.analyzedHere(model, key, request) : this.analyzedInWorker(model, key, request);
+    const analysis = this.analyzedInWorker(model, key, request);
     if (!analysis) {
       const waiting = `Computing the attribution at position ${position}…`;
       if (this.captionLine!.textContent !== waiting) this.captionLine!.textContent = waiting;
+      if (this.shown?.model !== model) this.show(this.barSlot!, el('p', { class: 'waiting' }, waiting));
       return;
     }
     this.fillSelects(model, analysis);
@@ -123,7 +124,7 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
   }
 
-  private fillSelects(model: LoadedTransformer, a: TransformerAnalysisFile): void {
+  private fillSelects(model: LoadedTransformer, a: TransformerAnalysis): void {
     const pKey = a.tokens.join(',');
     if (this.positionSelect!.dataset.key !== `${model.version}|${pKey}`) {
       this.positionSelect!.dataset.key = `${model.version}|${pKey}`;
@@ -131,7 +132,7 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     }
     this.positionSelect!.value = String(a.position);
     const logits = a.logits[a.position];
-    const order = logits.map((v, t) => t).sort((x, y) => logits[y] - logits[x]).slice(0, MENU_TOKENS);
+    const order = Array.from(logits, (_, t) => t).sort((x, y) => logits[y] - logits[x]).slice(0, MENU_TOKENS);
     if (!order.includes(a.token)) order.push(a.token);
     const tKey = `${model.version}|${pKey}|${a.position}|${order.join(',')}`;
     if (this.tokenSelect!.dataset.key !== tKey) {
@@ -143,7 +144,7 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     this.tokenSelect!.value = String(a.token);
   }
 
-  private rows(model: LoadedTransformer, a: TransformerAnalysisFile): BarRow[] {
+  private rows(model: LoadedTransformer, a: TransformerAnalysis): BarRow[] {
     const d = a.direct_logit_attribution;
     const rows: BarRow[] = [{ label: 'embedding', value: d.embed, data: { component: 'embed' } }];
     if (model.config.positional_embedding === 'standard') rows.push({ label: 'position', value: d.pos_embed, data: { component: 'pos_embed' } });
@@ -154,7 +155,7 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     return rows;
   }
 
-  private scene(model: LoadedTransformer, a: TransformerAnalysisFile): Scene {
+  private scene(model: LoadedTransformer, a: TransformerAnalysis): Scene {
     const c = this.themeColours();
     const rows = this.rows(model, a);
     const rowH = 18, width = 460;

@@ -9,7 +9,7 @@
 //
 // Attributes: model, layer (default the last), head (default 0), circuit ("qk" | "ov", default "ov").
 // Events: `change` with { layer, head, circuit, diagonal_share } when the reader changes any of them.
-import type { TransformerAnalysisFile } from '../web/headlab-core.js';
+import type { TransformerAnalysis } from '../web/headlab-core.js';
 import { el, enumAttribute, integerAttribute, setNumberAttribute, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
@@ -47,11 +47,11 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
   private legendSlot: HTMLDivElement | null = null;
   /** The heatmap as pixels (PixelHeatmaps): a head or circuit chosen repaints 1,024 cells (V = 32) instead of inserting a drawing of 1,024 nodes. */
   private readonly pixels = new PixelHeatmaps();
-  private painted: { matrix: number[][]; colours: unknown } | null = null;
+  private painted: { matrix: Float64Array[]; colours: unknown } | null = null;
   private readout: HTMLParagraphElement | null = null;
   private captionLine: HTMLParagraphElement | null = null;
   private cursor = { row: 0, col: 0 };
-  private shown: { model: LoadedTransformer; matrix: number[][] | null; layer: number; head: number; circuit: CircuitKind; diagonal: number | null; text: string } | null = null;
+  private shown: { model: LoadedTransformer; matrix: Float64Array[] | null; layer: number; head: number; circuit: CircuitKind; diagonal: number | null; text: string } | null = null;
   private selectsFor = '';
 
   get layer(): number {
@@ -194,7 +194,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
   }
 
   /** Every head's circuits of `model` from the worker (null until they arrive; the figure then renders again). */
-  private circuitsOf(model: LoadedTransformer): TransformerAnalysisFile | null {
+  private circuitsOf(model: LoadedTransformer): TransformerAnalysis | null {
     return this.analyzedInWorker(model, 'circuits', CIRCUITS_REQUEST);
   }
 
@@ -221,7 +221,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
   private labelShapes(model: LoadedTransformer, layer: number, head: number, circuit: CircuitKind): Shape[] {
     return this.cached(model, `labels:${layer}.${head}.${circuit}`, () => {
       const V = model.config.d_vocab;
-      return this.scene(model, Array.from({ length: V }, () => new Array<number>(V).fill(0)), layer, head, circuit, false)
+      return this.scene(model, Array.from({ length: V }, () => new Float64Array(V)), layer, head, circuit, false)
         .shapes.filter((x) => x.kind === 'text' && x.y < this.geometry(V).heatHeight);
     });
   }
@@ -238,7 +238,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
   }
 
   /** The heatmap (with the outlined cell: the exported figure). */
-  private scene(model: LoadedTransformer, matrix: number[][], layer: number, head: number, circuit: CircuitKind, cursor = true): Scene {
+  private scene(model: LoadedTransformer, matrix: Float64Array[], layer: number, head: number, circuit: CircuitKind, cursor = true): Scene {
     const c = this.themeColours();
     const V = matrix.length;
     const { cell, left, top, width } = this.geometry(V);
@@ -292,7 +292,7 @@ const CIRCUITS_REQUEST = { prompt: [0], circuits: true, sequences: 1 };
 const LEGEND_HEIGHT = 36;
 
 /** The largest |entry| of `matrix` (at least 1e-12): the diverging scale's full colour. */
-function matrixLimit(matrix: number[][]): number {
+function matrixLimit(matrix: Float64Array[]): number {
   let limit = 1e-12;
   for (const row of matrix) for (const v of row) limit = Math.max(limit, Math.abs(v));
   return limit;

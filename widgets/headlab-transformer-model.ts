@@ -13,7 +13,7 @@
 // config (its JSON; default: src with .safetensors replaced by .json).
 // Events: `change` with { status, label, n_layers, n_heads, d_model, d_vocab, n_ctx, parameters, trained }
 // whenever the model is loaded, replaced or fails.
-import type { TransformerAnalysisFile, TransformerConfigFile, TransformerCore } from '../web/headlab-core.js';
+import type { TransformerAnalysis, TransformerConfigFile, TransformerCore } from '../web/headlab-core.js';
 import { WorkerJobs } from '../web/worker-client.js';
 import { HeadlabElement, WidgetInputError, el } from './base/headlab-element.js';
 import type { BoundValue } from './chart/format.js';
@@ -67,7 +67,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   private buttonRow: HTMLDivElement | null = null;
   private lastStatus = '';
   /** The analysis behind the bound values, computed once per model in the worker. */
-  private analyzed: { version: number; value: TransformerAnalysisFile } | null = null;
+  private analyzed: { version: number; value: TransformerAnalysis } | null = null;
   /** The model version whose analysis the worker is computing (0: none); started when `analysis` is first read. */
   private analyzing = 0;
   private readonly jobs = new WorkerJobs();
@@ -124,7 +124,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
    * thread). Null while loading or computing; the element renders (and so every
    * <headlab-value> bound to it re-reads) when it arrives.
    */
-  get analysis(): TransformerAnalysisFile | null {
+  get analysis(): TransformerAnalysis | null {
     const m = this.source?.status === 'ready' ? this.source.model : null;
     if (!m) return null;
     if (this.analyzed?.version === m.version) return this.analyzed.value;
@@ -152,7 +152,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
       this.analyzing = 0;
       if (this.source?.model?.version !== version) this.analyzeInWorker();
     };
-    this.jobs.start<{ analysis: TransformerAnalysisFile }>('transformer-analyze', { config: m.configText, safetensors: m.safetensors, request }, {
+    this.jobs.start<{ analysis: TransformerAnalysis }>('transformer-analyze', { config: m.configText, safetensors: m.safetensors, request }, {
       done: ({ value }) => {
         if (this.source?.model?.version === version) {
           this.analyzed = { version, value: value.analysis };

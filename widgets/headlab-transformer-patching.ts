@@ -11,7 +11,7 @@
 // prompt given without the others: a repeated block with its last token cut (the answer), and the
 // same prompt with the first occurrence of the answer replaced (the wrong token).
 // Events: `change` with { prompt, corrupted, answer, wrong, clean_logit_difference, corrupted_logit_difference }.
-import type { TransformerAnalysisFile, TransformerConfigFile } from '../web/headlab-core.js';
+import type { TransformerAnalysis, TransformerConfigFile } from '../web/headlab-core.js';
 import { el, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
@@ -76,9 +76,9 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   private legendSlot: HTMLDivElement | null = null;
   /** The heatmap as pixels (PixelHeatmaps), repainted for each choice's analysis. */
   private readonly pixels = new PixelHeatmaps();
-  private painted: { analysis: TransformerAnalysisFile; colours: unknown } | null = null;
+  private painted: { analysis: TransformerAnalysis; colours: unknown } | null = null;
   private cursor = { row: 0, col: 0 };
-  private shown: { analysis: TransformerAnalysisFile; model: LoadedTransformer; text: string } | null = null;
+  private shown: { analysis: TransformerAnalysis; model: LoadedTransformer; text: string } | null = null;
 
   get state(): TransformerPatchingState {
     const a = this.shown?.analysis;
@@ -244,7 +244,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   }
 
   /** Where the heatmap sits: cell size, origin and the figure's size. */
-  private geometry(a: TransformerAnalysisFile): { cell: number; left: number; top: number; width: number; height: number; heatHeight: number } {
+  private geometry(a: TransformerAnalysis): { cell: number; left: number; top: number; width: number; height: number; heatHeight: number } {
     const T = a.tokens.length;
     const rows = a.patching!.normalised.flat().length;
     const cell = Math.max(12, Math.min(30, Math.floor(420 / T)));
@@ -262,7 +262,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   }
 
   /** The heatmap (with the outlined cell: the exported figure). */
-  private scene(model: LoadedTransformer, a: TransformerAnalysisFile, cursor = true): Scene {
+  private scene(model: LoadedTransformer, a: TransformerAnalysis, cursor = true): Scene {
     const c = this.themeColours();
     const p = a.patching!;
     const rows = p.normalised.flat();

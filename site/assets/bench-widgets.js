@@ -181,7 +181,8 @@ const SETTLE_TIMEOUT_MS = 30000;
  * Runs one scenario on `host`: `warmup` unmeasured inputs (the engine compiles the hot paths,
  * caches fill), then `samples` measured ones, one per animation frame. `forceLayout: false`
  * leaves the style and layout to the frame, as a reader's input does (the layout figures are then
- * the script's). `mark: true` puts a performance.mark('headlab-sample') in each measured frame.
+ * the script's). `mark: true` puts a performance.mark('headlab-sample') in each measured frame
+ * (and 'headlab-settled' in each render of a worker's answer, below).
  * An input whose computation goes to the widget's worker (the transformer figures: `host.busy`
  * after it) is an update in two parts: the synchronous one timed as above, and the render that
  * draws the worker's answer when it arrives, at a later frame. Each sample waits for that answer
@@ -197,7 +198,13 @@ export async function measureScenario(host, scenario, { samples = 200, warmup = 
   const settled = [];
   let measuring = false;
   // Renders the host runs by itself (not the renderNow() timed below): the worker's answers drawn.
-  const onRender = (e) => { if (measuring && e.target === host) queueMicrotask(() => settled.push(host.lastRenderMs)); };
+  // With `mark`, a performance.mark('headlab-settled') inside each such render (its listeners run
+  // in it), so a trace finds the frame that drew the answer and its CPU time.
+  const onRender = (e) => {
+    if (!measuring || e.target !== host) return;
+    if (mark) performance.mark('headlab-settled');
+    queueMicrotask(() => settled.push(host.lastRenderMs));
+  };
   host.addEventListener('headlab-render', onRender);
   try {
     for (let i = 0; i < warmup + samples; i++) {

@@ -158,7 +158,7 @@ test('examples/own-model with the installed tarball: the model from the folder, 
       nested: document.querySelector('#again headlab-transformer-circuits').currentModel !== null,
     }), tags);
     assert.deepEqual(new Set(shown.labels), new Set(['model.safetensors']));
-    for (const s of shown.summaries) assert.ok(s.length > 40 && !/NaN|undefined/.test(s), s);
+    for (const s of shown.summaries) assert.ok(s.length > 40 && !/NaN|undefined/.test(s), JSON.stringify(shown));
     assert.ok(shown.nested);
     await screenshot(page, 'package-own-model');
     assert.deepEqual(page.problems, []);

@@ -84,7 +84,9 @@ function within(a, b, what) {
 
 /** What each figure shows now (its figureData: the state and the core's numbers), keyed by tag. */
 async function exports(p) {
-  return p.evaluate((tags) => Object.fromEntries(tags.map((t) => [t, document.querySelector(t).figureData])), TAGS);
+  // As JSON text (typed-array rows as arrays of their numbers, as the JSON export writes them).
+  return JSON.parse(await p.evaluate((tags) => JSON.stringify(Object.fromEntries(tags.map((t) => [t, document.querySelector(t).figureData])),
+    (_k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)), TAGS));
 }
 
 /** Sets attributes on the figures and waits for their renders. */
@@ -169,11 +171,18 @@ test('shipped induction model: every figure equals the native CLI within 1e-9', 
 
 test('a fixture model shown on no page: every figure equals the native CLI within 1e-9', async () => {
   await page.evaluate(() => {
+    // Every analysis of a new model goes to the figures' workers, the first one of each figure too:
+    // count the main thread's analyze() calls (the model handles share one class).
+    const proto = Object.getPrototypeOf(document.querySelector('headlab-transformer-attribution').currentModel.handle);
+    const analyze = proto.analyze;
+    window.__mainThreadAnalyses = 0;
+    proto.analyze = function (...args) { window.__mainThreadAnalyses++; return analyze.apply(this, args); };
     const m = document.getElementById('induction');
     m.setAttribute('config', 'test-models/fixture.json');
     m.setAttribute('src', 'test-models/fixture.safetensors');
   });
   await ready(page, 'fixture.safetensors');
+  assert.equal(await page.evaluate(() => window.__mainThreadAnalyses), 0, 'analyses of the new model on the main thread');
   // The fixture's vocabulary has 17 tokens and its context 10.
   await setAll(page, {
     'headlab-transformer-attention': { prompt: '1 16 3 4 1 16', position: '2' },

@@ -121,3 +121,34 @@ TEST_CASE("Adam minimises a quadratic over two parameters of different shapes", 
   CHECK((a - target_a).cwiseAbs().maxCoeff() < 1e-6);
   CHECK(std::abs(b(0, 0) - target_b(0, 0)) < 1e-6);
 }
+
+TEST_CASE("Adam::step_within: the same bits as step, and false exactly when an entry leaves ±limit", "[adam]") {
+  // 37 entries: whole vectors of every width and a remainder. Entry 0 moves by ~lr = 0.5 per
+  // step (Adam's first step is lr against the gradient's sign), from 0.75 to ≈ 0.25.
+  Matrix p(1, 37), q(1, 37), r(3, 2), s(3, 2);
+  for (int j = 0; j < 37; ++j) p(0, j) = q(0, j) = 0.75 - 0.01 * j;
+  r << 0.1, -0.2, 0.3, -0.4, 0.5, -0.6;
+  s = r;
+  AdamSettings settings;
+  settings.learning_rate = 0.5;
+  Adam plain({&p, &r}, settings), checked({&q, &s}, settings);
+  Matrix g(1, 37), h(3, 2);
+  g.setConstant(1.0);
+  h.setConstant(-1.0);
+  plain.step({&g, &h});
+  // After the step p lies in [−0.11, 0.25] and r is ≈ (0.6, 0.3, 0.8, 0.1, 1.0, −0.1): within ±1.1.
+  CHECK(checked.step_within({&g, &h}, 1.1));
+  CHECK(q == p);
+  CHECK(s == r);
+  plain.step({&g, &h});
+  // The second step moves every entry by ≈ 0.5 again: r(2, 0) = 0.5 + 0.5 + 0.5 ≈ 1.5 lies beyond 1.1.
+  CHECK_FALSE(checked.step_within({&g, &h}, 1.1));
+  CHECK(q == p);
+  CHECK(s == r);
+  CHECK(r.cwiseAbs().maxCoeff() > 1.1);
+  // A NaN gradient is refused before any update, as by step.
+  h(2, 1) = std::nan("");
+  CHECK_THROWS_AS(checked.step_within({&g, &h}, 1.1), InputError);
+  CHECK(s == r);
+  CHECK_THROWS_AS(checked.step_within({&g, &h}, -1.0), InputError);
+}

@@ -38,7 +38,21 @@ function readExpected(file) {
   return out;
 }
 
-const flat = (nested) => (Array.isArray(nested) ? nested.flatMap(flat) : [nested]);
+const flat = (nested) => (Array.isArray(nested) ? nested.flatMap(flat) : ArrayBuffer.isView(nested) ? Array.from(nested) : [nested]);
+
+/** Asserts that `actual` (a run() or analyze() value: rows may be Float64Arrays) holds the members of `expected` (a parsed CLI document) in its order, every number with the same bits. */
+function assertSameBits(actual, expected, where) {
+  if (ArrayBuffer.isView(actual)) actual = Array.from(actual);
+  if (Array.isArray(expected)) {
+    assert.ok(Array.isArray(actual) && actual.length === expected.length, `${where}: length`);
+    expected.forEach((e, i) => assertSameBits(actual[i], e, `${where}[${i}]`));
+  } else if (expected !== null && typeof expected === 'object') {
+    assert.deepEqual(Object.keys(actual), Object.keys(expected), `${where}: members`);
+    for (const k of Object.keys(expected)) assertSameBits(actual[k], expected[k], `${where}.${k}`);
+  } else {
+    assert.ok(Object.is(actual, expected), `${where}: ${actual} against ${expected}`);
+  }
+}
 function maxAbsDiff(actual, expected) {
   assert.equal(actual.length, expected.length);
   let worst = 0;
@@ -104,11 +118,26 @@ test('the WASM module returns the bytes the CLI writes: inspect, run, analyze (p
       [['analyze', '--prompt', '4 4 4', '--ablation', 'zero', '--seed', '7', '--sequences', '3'],
         () => handle.analyze({ prompt: '4 4 4', ablation: 'zero', seed: 7, sequences: 3 })],
     ];
-    for (const [args, wasm] of cases) {
+    // The same requests through web/transformer.js (rows as Float64Arrays, no JSON text): the CLI's numbers bit for bit.
+    const core = await wasmTransformerCore();
+    const model = core.loadTransformer(configText(name), weightsBytes(name));
+    const typed = [
+      null,
+      () => model.run('1 2 3 4'),
+      () => model.run('1 2 3', { ablate: [[0, 1], [1, 2]], mode: 'zero' }),
+      () => model.run([5, 1, 2, 5], { ablate: [[1, 0]], sequences: 3, seed: 2 }),
+      () => model.analyze({ prompt: [1, 2, 3, 4, 1, 2], corrupted: '1 2 5 4 1 2', answer: 3, wrong: 5, circuits: true, sequences: 4 }),
+      () => model.analyze({ prompt: '3 1', ablation: 'zero', seed: 7, sequences: 3, position: 0, token: 2 }),
+      () => model.analyze({ prompt: '7 7 1 2 7', corrupted: '7 8 1 2 7', answer: 2, wrong: 1, sequences: 4 }),
+      () => model.analyze({ prompt: '4 4 4', ablation: 'zero', seed: 7, sequences: 3 }),
+    ];
+    for (const [i, [args, wasm]] of cases.entries()) {
       const r = cliRun(['model', args[0], ...files, ...args.slice(1)]);
       assert.equal(r.status, 0, r.stderr);
       assert.equal(wasm(), r.stdout, args.join(' '));
+      if (typed[i]) assertSameBits(typed[i](), JSON.parse(r.stdout), args.join(' '));
     }
+    model.dispose();
     // Two (sequences, seed, ablation) keys were analysed; clearing forgets both, and the next
     // analysis (computed afresh) still gives the CLI's bytes.
     assert.equal(handle.clear_analysis_cache(), 2);
@@ -358,6 +387,20 @@ test('worker tasks: transformer-train reports scores every chunk and stops betwe
   const here = core.loadTransformer(configText(name), weightsBytes(name));
   assert.deepEqual(ran.run, here.run([1, 2, 3], options));
   assert.notDeepEqual(ran.run.logits, here.run([1, 2, 3]).logits);
+  // Kept by id: the files once, then the id alone (the kept model and its analysis cache), the same
+  // numbers as a model loaded for the one task; the result's one buffer is offered for transfer.
+  const request = { prompt: '1 2 3', corrupted: '1 2 4', answer: 3, wrong: 4, sequences: 2 };
+  const moved = [];
+  const first = await workerTasks['transformer-analyze'].run(core, { model: 'm1', config: configText(name), safetensors: weightsBytes(name), request }, { transfer: (b) => moved.push(...b) });
+  const again = await workerTasks['transformer-analyze'].run(core, { model: 'm1', request: { ...request, prompt: '2 2 3' }, run: { prompt: [1, 2, 3], options } }, { transfer: (b) => moved.push(...b) });
+  assert.deepEqual(first.analysis, here.analyze(request));
+  assert.deepEqual(again.analysis, here.analyze({ ...request, prompt: '2 2 3' }));
+  assert.deepEqual(again.run, ran.run);
+  assert.deepEqual(moved, [first.analysis.logits[0].buffer, again.run.logits[0].buffer, again.analysis.logits[0].buffer]);
+  assert.equal(core.transformerLiveHandles(), live + 2);
+  assert.equal(await workerTasks['transformer-release'].run(core, { model: 'm1' }), true);
+  assert.equal(await workerTasks['transformer-release'].run(core, { model: 'm1' }), false);
+  await assert.rejects(workerTasks['transformer-analyze'].run(core, { model: 'm1', request }), /model "m1" is not kept in this worker/);
   here.dispose();
   await assert.rejects(workerTasks['transformer-analyze'].run(core, { config: configText(name), safetensors: weightsBytes(name), run: { prompt: [1, 99] } }), /99/);
   await assert.rejects(workerTasks['transformer-analyze'].run(core, { config: configText(name), safetensors: weightsBytes('one_layer_plain') }),

@@ -122,6 +122,79 @@ tf::AnalysisRequest request_from_js(const tf::TransformerConfig& c, const val& r
   return r;
 }
 
+// The numbers of a run or an analysis in one Float64Array, for web/transformer.js to view without a
+// JSON text: every value the `headlab model run / analyze` document holds, the same doubles (the
+// writer prints each as its shortest round-trip decimal, so JSON.parse of the text gives these bits).
+// Order, row-major, L = n_layers, H = n_heads, T = prompt length, V = d_vocab:
+//   logits T × V, patterns L × H × T × T                                        (run and analysis)
+//   DLA heads L × H, DLA attention_bias L, ablation loss L × H, previous_token L × H,
+//   induction L × H                                                            (analysis)
+//   patching normalised (L·H) × T when asked; circuits qk then ov, (L·H) × V × V when asked.
+// The scalars and token ids travel beside it (run_to_js, analysis_to_js).
+void append(std::vector<double>& out, const Matrix& m) { out.insert(out.end(), m.data(), m.data() + m.size()); }
+
+std::vector<double> run_numbers(const tf::TransformerActivations& run, std::size_t extra) {
+  std::size_t n = static_cast<std::size_t>(run.logits.size()) + extra;
+  for (const auto& layer : run.layers)
+    for (const auto& p : layer.pattern) n += static_cast<std::size_t>(p.size());
+  std::vector<double> out;
+  out.reserve(n);
+  append(out, run.logits);
+  for (const auto& layer : run.layers)
+    for (const auto& p : layer.pattern) append(out, p);
+  return out;
+}
+
+val ints_view_to_js(const std::vector<int>& v) {
+  val view(emscripten::typed_memory_view(v.size(), v.data()));
+  return view.call<val>("slice");  // an Int32Array copy
+}
+
+val run_to_js(const tf::TransformerActivations& run, std::vector<double>&& numbers) {
+  val out = val::object();
+  out.set("tokens", ints_view_to_js(run.tokens));
+  out.set("numbers", vector_to_js(numbers));
+  return out;
+}
+
+val analysis_to_js(const tf::TransformerConfig& c, const tf::AnalysisRequest& r, const tf::TransformerAnalysis& a) {
+  const std::size_t LH = static_cast<std::size_t>(c.n_layers * c.n_heads);
+  std::size_t extra = 4 * LH + static_cast<std::size_t>(c.n_layers);
+  if (a.has_patching) extra += static_cast<std::size_t>(a.patching.normalised.size());
+  for (const auto& m : a.qk) extra += 2 * static_cast<std::size_t>(m.size());
+  std::vector<double> numbers = run_numbers(a.run, extra);
+  append(numbers, a.attribution.heads);
+  append(numbers, a.attribution.attention_bias);
+  append(numbers, a.ablation_loss);
+  append(numbers, a.induction.previous_token);
+  append(numbers, a.induction.induction);
+  if (a.has_patching) append(numbers, a.patching.normalised);
+  for (const auto& m : a.qk) append(numbers, m);
+  for (const auto& m : a.ov) append(numbers, m);
+  val out = run_to_js(a.run, std::move(numbers));
+  out.set("position", a.position);
+  out.set("token", a.token);
+  out.set("embed", a.attribution.embed);
+  out.set("pos_embed", a.attribution.pos_embed);
+  out.set("constant", a.attribution.constant);
+  out.set("logit", a.attribution.logit);
+  out.set("mode", std::string(r.ablation == tf::Ablation::zero ? "zero" : "mean"));
+  out.set("sequences", r.sequences);
+  out.set("seed", static_cast<double>(r.seed));
+  out.set("clean_loss", a.clean_loss);
+  out.set("in_context_loss", a.induction.in_context_loss);
+  out.set("patching", a.has_patching);
+  if (a.has_patching) {
+    out.set("answer", r.answer);
+    out.set("wrong", r.wrong);
+    out.set("corrupted", ints_view_to_js(r.corrupted));
+    out.set("clean_logit_difference", a.patching.clean_logit_difference);
+    out.set("corrupted_logit_difference", a.patching.corrupted_logit_difference);
+  }
+  out.set("circuits", !a.qk.empty());
+  return out;
+}
+
 int live_handles = 0;
 
 // --- a loaded model ---
@@ -151,36 +224,26 @@ class TransformerModelHandle {
   }
   // options: undefined, or { ablate: [[layer, head]…], mode?, sequences?, seed? } (transformer::ablated_forward).
   val run(val prompt, val options) {
+    return guarded([&] { return val(fm::write_transformer_run(loaded(), forward_of(prompt, options))); });
+  }
+  // run's numbers as one Float64Array beside the token ids (run_to_js).
+  val run_arrays(val prompt, val options) {
     return guarded([&] {
-      const auto tokens = prompt_from_js(loaded().config, prompt, "prompt");
-      if (options.isUndefined() || options.isNull()) {
-        return val(fm::write_transformer_run(loaded(), tf::transformer_forward(loaded(), tokens)));
-      }
-      ObjectReader in(options, "the run options");
-      if (!in.has("ablate")) throw InputError("the run options need ablate: [[layer, head], …]");
-      const auto heads = array_from_js(in.get("ablate"), "ablate", "an array of [layer, head] pairs", [](const val& v, const std::string& name) {
-        const auto pair = array_from_js(v, name, "a [layer, head] pair", int_arg);
-        if (pair.size() != 2) throw InputError(name + " must be a [layer, head] pair");
-        return tf::HeadIndex{pair[0], pair[1]};
-      });
-      tf::Ablation mode = tf::Ablation::mean;
-      if (in.has("mode")) {
-        const std::string name = string_arg(in.get("mode"), "mode");
-        if (name != "zero" && name != "mean") throw InputError("mode must be \"zero\" or \"mean\", got \"" + name + "\"");
-        mode = name == "zero" ? tf::Ablation::zero : tf::Ablation::mean;
-      }
-      int sequences = 32;
-      std::uint64_t seed = 0;
-      in.integer("sequences", sequences);
-      in.seed("seed", seed);
-      in.finish();
-      return val(fm::write_transformer_run(loaded(), tf::ablated_forward(loaded(), tokens, heads, mode, sequences, seed)));
+      const auto a = forward_of(prompt, options);
+      return run_to_js(a, run_numbers(a, 0));
     });
   }
   val analyze(val request) {
     return guarded([&] {
       const tf::AnalysisRequest r = request_from_js(loaded().config, request);
       return val(fm::write_transformer_analysis(loaded(), r, tf::analyze_transformer(loaded(), r, &cache_)));
+    });
+  }
+  // analyze's numbers as one Float64Array beside its scalars and token ids (analysis_to_js).
+  val analyze_arrays(val request) {
+    return guarded([&] {
+      const tf::AnalysisRequest r = request_from_js(loaded().config, request);
+      return analysis_to_js(loaded().config, r, tf::analyze_transformer(loaded(), r, &cache_));
     });
   }
   // Forgets the prompt-independent analyses kept since load (the next analyze computes them again):
@@ -198,6 +261,30 @@ class TransformerModelHandle {
   }
 
  private:
+  // The forward pass of run(): options undefined, or { ablate: [[layer, head]…], mode?, sequences?, seed? }.
+  tf::TransformerActivations forward_of(const val& prompt, const val& options) const {
+    const auto tokens = prompt_from_js(loaded().config, prompt, "prompt");
+    if (options.isUndefined() || options.isNull()) return tf::transformer_forward(loaded(), tokens);
+    ObjectReader in(options, "the run options");
+    if (!in.has("ablate")) throw InputError("the run options need ablate: [[layer, head], …]");
+    const auto heads = array_from_js(in.get("ablate"), "ablate", "an array of [layer, head] pairs", [](const val& v, const std::string& name) {
+      const auto pair = array_from_js(v, name, "a [layer, head] pair", int_arg);
+      if (pair.size() != 2) throw InputError(name + " must be a [layer, head] pair");
+      return tf::HeadIndex{pair[0], pair[1]};
+    });
+    tf::Ablation mode = tf::Ablation::mean;
+    if (in.has("mode")) {
+      const std::string name = string_arg(in.get("mode"), "mode");
+      if (name != "zero" && name != "mean") throw InputError("mode must be \"zero\" or \"mean\", got \"" + name + "\"");
+      mode = name == "zero" ? tf::Ablation::zero : tf::Ablation::mean;
+    }
+    int sequences = 32;
+    std::uint64_t seed = 0;
+    in.integer("sequences", sequences);
+    in.seed("seed", seed);
+    in.finish();
+    return tf::ablated_forward(loaded(), tokens, heads, mode, sequences, seed);
+  }
   const tf::TransformerWeights& loaded() const {
     if (!weights_) throw InputError("the model was not loaded");
     return *weights_;
@@ -296,6 +383,8 @@ EMSCRIPTEN_BINDINGS(headlab_transformer) {
       .function("inspect", &TransformerModelHandle::inspect)
       .function("run", &TransformerModelHandle::run)
       .function("analyze", &TransformerModelHandle::analyze)
+      .function("run_arrays", &TransformerModelHandle::run_arrays)
+      .function("analyze_arrays", &TransformerModelHandle::analyze_arrays)
       .function("clear_analysis_cache", &TransformerModelHandle::clear_analysis_cache)
       .function("tokenize", &TransformerModelHandle::tokenize)
       .function("induction_scores", &TransformerModelHandle::induction_scores);

@@ -32,7 +32,7 @@ export function bestHead(table: number[][]): Best {
   return best;
 }
 
-export function transformerBoundValue(a: TransformerAnalysisFile | null | undefined, name: string): BoundValue | undefined {
+export function transformerBoundValue(a: Pick<TransformerAnalysisFile, 'induction' | 'ablation'> | null | undefined, name: string): BoundValue | undefined {
   if (!a) return undefined;
   const count = (value: number): BoundValue => ({ value, kind: 'count' });
   const number = (value: number): BoundValue => ({ value, kind: 'number' });

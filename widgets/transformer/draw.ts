@@ -21,8 +21,8 @@ export function sequentialFill(c: ResolvedColours, a: number): string {
 }
 
 export interface HeatmapSpec {
-  /** rows × cols values, row-major rows. */
-  values: number[][];
+  /** rows × cols values, row-major rows (arrays or Float64Array rows: the core's runs, web/transformer.js). */
+  values: readonly (readonly number[] | Float64Array)[];
   x: number;
   y: number;
   cell: number;

@@ -10,14 +10,14 @@
 import { WidgetInputError, el } from '../base/headlab-element.js';
 import { MODEL_FIGURE_CSS, ModelFigure } from '../base/model-figure.js';
 import { WorkerJobs } from '../../web/worker-client.js';
-import type { TransformerAnalysisFile, TransformerConfigFile, TransformerCore, TransformerRunFile, TransformerRunOptions } from '../../web/headlab-core.js';
+import type { TransformerAnalysis, TransformerConfigFile, TransformerCore, TransformerRun, TransformerRunOptions } from '../../web/headlab-core.js';
 import { sourceOf, type LoadedTransformer, type TransformerModelSource } from './model.js';
 
 export const MODEL_TAG = 'headlab-transformer-model';
 
 /** What a figure asks the worker's 'transformer-analyze' task for (web/worker-tasks.js), and what it answers. */
 interface WorkerJob { request?: Record<string, unknown>; run?: { prompt: number[]; options?: TransformerRunOptions } }
-interface WorkerResult { analysis: TransformerAnalysisFile | null; run: TransformerRunFile | null }
+interface WorkerResult { analysis: TransformerAnalysis | null; run: TransformerRun | null }
 
 export const TRANSFORMER_CSS = /* css */ `
   .figure svg { display: block; max-width: 100%; height: auto; touch-action: manipulation; }
@@ -80,6 +80,13 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
   /** Whether an analysis is in the worker, and the one asked for after it (analyzedInWorker). */
   private workerBusy = false;
   private workerWanted: { model: LoadedTransformer; key: string; job: WorkerJob; pick: (value: WorkerResult) => unknown } | null = null;
+  /**
+   * The model this figure's worker keeps (its version: the task's model id) and the client that
+   * holds it: its files are posted with the first job only, and every later job names the id, so
+   * the worker reuses the read weights and their analysis cache (the prompt-independent scores and
+   * ablation losses). A replaced or failed worker, or a failed job, sends the files again.
+   */
+  private workerHolds: { version: number; client: unknown } | null = null;
 
   /** The headlab_transformer module this figure computes with (null before its model is read; diagnostics and tests). */
   get transformerCore(): TransformerCore | null {
@@ -100,23 +107,13 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
    * and one waits (the last asked for), so a reader sweeping a control queues nothing: each key is
    * computed once.
    */
-  protected analyzedInWorker(model: LoadedTransformer, key: string, request: Record<string, unknown>): TransformerAnalysisFile | null {
-    return this.computedInWorker<TransformerAnalysisFile>(model, `analysis:${key}`, { request }, (v) => v.analysis);
-  }
-
-  /**
-   * The first analysis a figure shows of a model, computed here (`key` as for analyzedInWorker,
-   * which then finds it): a figure going live, or handed a new model, shows its picture at once
-   * rather than an empty box while the worker starts (in a task of its own: the figures of a new
-   * model render one task each). Every later input goes to the worker.
-   */
-  protected analyzedHere(model: LoadedTransformer, key: string, request: Record<string, unknown>): TransformerAnalysisFile {
-    return this.cached(model, `analysis:${key}`, () => model.handle.analyze(request as never));
+  protected analyzedInWorker(model: LoadedTransformer, key: string, request: Record<string, unknown>): TransformerAnalysis | null {
+    return this.computedInWorker<TransformerAnalysis>(model, `analysis:${key}`, { request }, (v) => v.analysis);
   }
 
   /** `headlab model run` of `prompt` (with `options`: ablated heads) on the current model in the worker, as analyzedInWorker. */
-  protected ranInWorker(model: LoadedTransformer, key: string, prompt: number[], options?: TransformerRunOptions): TransformerRunFile | null {
-    return this.computedInWorker<TransformerRunFile>(model, `run:${key}`, { run: { prompt, ...(options ? { options } : {}) } }, (v) => v.run);
+  protected ranInWorker(model: LoadedTransformer, key: string, prompt: number[], options?: TransformerRunOptions): TransformerRun | null {
+    return this.computedInWorker<TransformerRun>(model, `run:${key}`, { run: { prompt, ...(options ? { options } : {}) } }, (v) => v.run);
   }
 
   /**
@@ -152,7 +149,10 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
     if (!wanted || this.currentModel?.version !== wanted.model.version || this.kept(wanted.model, wanted.key) !== undefined) return;
     const { model, key, job, pick } = wanted;
     this.workerBusy = true;
-    this.workerJobs.start<WorkerResult>('transformer-analyze', { config: model.configText, safetensors: model.safetensors, ...job }, {
+    const client = this.workerJobs.client;
+    const holds = client !== null && !client.failure && this.workerHolds?.client === client && this.workerHolds.version === model.version;
+    const files = holds ? {} : { config: model.configText, safetensors: model.safetensors };
+    this.workerJobs.start<WorkerResult>('transformer-analyze', { model: String(model.version), ...files, ...job }, {
       done: ({ value }) => {
         this.workerBusy = false;
         if (this.currentModel?.version === model.version) {
@@ -163,10 +163,13 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
       },
       failed: (err) => {
         this.workerBusy = false;
+        this.workerHolds = null;
         if (this.currentModel?.version === model.version) this.workerFailed(model, key.replace(/^(analysis|run):/, ''), err);
         this.startWanted();
       },
     });
+    // Jobs on one port run in order: the next job finds the model this one reads (or its failure resets this).
+    this.workerHolds = { version: model.version, client: this.workerJobs.client };
   }
 
   /** The <headlab-transformer-model> this widget reads: by id (`model`), else the enclosing one. */
@@ -194,7 +197,9 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
   }
 
   disconnectedCallback(): void {
+    // Ending the worker releases the model it keeps (weights and analysis cache).
     this.workerJobs.dispose();
+    this.workerHolds = null;
     this.workerBusy = false;
     this.workerWanted = null;
     this.owner = null;
