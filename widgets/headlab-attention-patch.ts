@@ -56,6 +56,12 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
   private lastAnswer = -1;
   private lastClean = -1;
   private shown: { result: MaxDigitPatchResult; what: string; text: string } | null = null;
+  /** The prompt tokens and token names the radio labels were last written for. */
+  private labelKey = '';
+  private answerParts: { clean: HTMLElement; patched: HTMLElement; tag: HTMLElement; what: Text } | null = null;
+  private svg: SVGSVGElement | null = null;
+  /** The token names the table's columns were built for. */
+  private tableFor: readonly string[] | null = null;
 
   get digits(): number[] { return this.field ? this.field.digits() : []; }
   set digits(v: number[]) { this.setAttribute('digits', v.join(' ')); }
@@ -121,6 +127,15 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     const reset = el('button', { type: 'button' }, 'Reset');
     this.listen(reset, 'click', () => this.reset());
     this.answerLine = el('p', { class: 'answers', role: 'status', 'aria-live': 'polite' });
+    this.answerParts = {
+      clean: el('strong', { 'data-answer': 'clean' }), patched: el('strong', { 'data-answer': 'patched' }),
+      tag: el('span', { class: 'tag same' }), what: document.createTextNode(''),
+    };
+    this.answerLine.append('Clean answer ', this.answerParts.clean, ' · patched answer ', this.answerParts.patched, ' ', this.answerParts.tag, this.answerParts.what);
+    this.labelKey = '';
+    this.svg = null;
+    this.table = null;
+    this.tableFor = null;
     const figure = el('div', { class: 'figure' });
     this.svgSlot = el('div');
     figure.append(this.svgSlot);
@@ -136,21 +151,27 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     this.field!.sync(this.root.activeElement);
     const patches = this.patches;
     const tokens = promptTokens(digits);
+    // The 40 radio labels name the prompt's tokens: rewritten only when the list (or the model's
+    // token names) changed, so a patch touches only the checked states.
+    const names = this.tokenNames;
+    const labelKey = `${tokens.join(' ')}|${names.join(' ')}`;
+    const relabel = labelKey !== this.labelKey;
+    this.labelKey = labelKey;
     this.groups.forEach((inputs, h) => {
       const chosen = patches.find((x) => x.head === h)?.position ?? -1;
       inputs.forEach((input, i) => {
         const p = i - 1;
-        input.checked = p === chosen;
+        if (input.checked !== (p === chosen)) input.checked = p === chosen;
+        if (!relabel) return;
         const span = input.nextElementSibling!;
-        const words = p < 0 ? 'its own attention' : slotName(p, tokens[p], this.tokenNames);
-        if (span.textContent !== words) {
-          if (p < 0) span.textContent = 'own attention';
-          else span.replaceChildren(el('span', { class: 'pos' }, `position ${p}`), el('span', { class: 'tok' }, tokenWord(tokens[p], this.tokenNames)));
-        }
+        const words = p < 0 ? 'its own attention' : slotName(p, tokens[p], names);
+        if (p < 0) { if (span.textContent !== 'own attention') span.textContent = 'own attention'; }
+        else span.replaceChildren(el('span', { class: 'pos' }, `position ${p}`), el('span', { class: 'tok' }, tokenWord(tokens[p], names)));
         input.setAttribute('aria-label', `head ${h}: ${words}`);
-        input.closest('label')!.setAttribute('data-position', String(p));
-        if (p >= 0 && tokens[p] < 10) input.closest('label')!.setAttribute('data-digit', String(tokens[p]));
-        else input.closest('label')!.removeAttribute('data-digit');
+        const label = input.closest('label')!;
+        label.setAttribute('data-position', String(p));
+        if (p >= 0 && tokens[p] < 10) label.setAttribute('data-digit', String(tokens[p]));
+        else label.removeAttribute('data-digit');
       });
     });
     const r = this.cached(model, `patch:${digits.join('')}:${patches.map((x) => `${x.head}${x.position}`).join(',')}`, () => this.maxDigit!.maxDigitPatch(model.weights, digits, patches));
@@ -159,26 +180,27 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     const changed = r.answer !== r.original_answer;
     const what = patches.length === 0
       ? 'no head patched'
-      : patches.map((x) => `head ${x.head} → ${slotName(x.position, tokens[x.position], this.tokenNames)}`).join(', ');
-    this.answerLine!.replaceChildren(
-      'Clean answer ', el('strong', { 'data-answer': 'clean' }, String(r.original_answer)),
-      ' · patched answer ', el('strong', { 'data-answer': 'patched' }, String(r.answer)),
-      ' ', el('span', { class: `tag ${changed ? 'changed' : 'same'}` }, changed ? 'changed' : 'unchanged'),
-      ` (${what})`,
-    );
+      : patches.map((x) => `head ${x.head} → ${slotName(x.position, tokens[x.position], names)}`).join(', ');
+    const line = this.answerParts!;
+    setText(line.clean, String(r.original_answer));
+    setText(line.patched, String(r.answer));
+    setText(line.tag, changed ? 'changed' : 'unchanged');
+    if (line.tag.className !== `tag ${changed ? 'changed' : 'same'}`) line.tag.className = `tag ${changed ? 'changed' : 'same'}`;
+    setText(line.what, ` (${what})`);
     const text = `Logits of the ten digits for the list ${digits.join(', ')}, clean and patched (${what}): the clean run answers ${r.original_answer} (logit ${formatNumber(r.original_logits[r.original_answer], 2)}), the patched run ${r.answer} (logit ${formatNumber(r.logits[r.answer], 2)}).`;
     this.shown = { result: r, what, text };
-    const key = `${digits.join('')}:${patches.map((x) => `${x.head}${x.position}`).join(',')}`;
-    this.show(this.svgSlot!, this.fragment(model, `svg:${key}`, () => {
-      const svg = svgEl('svg', { role: 'img', 'aria-label': text });
-      drawSceneInto(svg, this.scene(r.original_logits, r.logits));
-      return svg;
-    }));
-    this.table = this.fragment(model, `table:${key}`, () => {
-      const table = el('table', { class: 'logits compact' });
-      this.renderTable(table, r.original_logits, r.logits);
-      return table;
-    });
+    // One chart and one table, patched in place (the same shapes and cells for every patch):
+    // an update creates no nodes.
+    this.svg ??= svgEl('svg', { role: 'img' });
+    drawSceneInto(this.svg, this.scene(r.original_logits, r.logits), { reuse: true });
+    if (this.svg.getAttribute('aria-label') !== text) this.svg.setAttribute('aria-label', text);
+    this.show(this.svgSlot!, this.svg);
+    if (!this.table || this.tableFor !== names) {
+      this.table = el('table', { class: 'logits compact' });
+      this.tableFor = names;
+      this.buildTable(this.table, names);
+    }
+    this.fillTable(this.table, [r.original_logits, r.logits]);
     this.show(this.tableBox!, this.table);
   }
 
@@ -225,22 +247,44 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     return { width: WIDTH, height: HEIGHT, background: rgbText(c.panel), title: 'Digit logits, clean and patched', shapes };
   }
 
-  private renderTable(table: HTMLTableElement, clean: ArrayLike<number>, patched: ArrayLike<number>): void {
+  /** The logit table's rows and cells for the token names `names` (filled by fillTable). */
+  private buildTable(table: HTMLTableElement, names: readonly string[]): void {
     table.createCaption().textContent = 'All fourteen logits at ANS; the largest in each row is the answer (bold).';
     const head = table.createTHead().insertRow();
     head.append(el('th', { scope: 'col' }, 'run'));
-    this.tokenNames.forEach((n) => head.append(el('th', { scope: 'col' }, n)));
+    names.forEach((n) => head.append(el('th', { scope: 'col' }, n)));
     const body = table.createTBody();
-    for (const [name, values] of [['clean', clean], ['patched', patched]] as const) {
+    for (const name of ['clean', 'patched']) {
       const tr = body.insertRow();
       tr.append(el('th', { scope: 'row' }, name));
-      let best = 0;
-      for (let t = 1; t < this.tokenNames.length; t++) if (values[t] > values[best]) best = t;
-      for (let t = 0; t < this.tokenNames.length; t++) {
-        tr.append(el('td', { class: `num${t === best ? ' best' : ''}`, 'data-run': name, 'data-value': String(values[t]) }, formatNumber(values[t], 2)));
-      }
+      for (let t = 0; t < names.length; t++) tr.append(el('td', { class: 'num', 'data-run': name }));
     }
   }
+
+  /** Writes the clean and patched logits into the table's cells; the largest of each row is bold. */
+  private fillTable(table: HTMLTableElement, rows: [ArrayLike<number>, ArrayLike<number>]): void {
+    rows.forEach((values, i) => {
+      const cells = table.tBodies[0].rows[i].cells;
+      const n = cells.length - 1;  // one per token name
+      let best = 0;
+      for (let t = 1; t < n; t++) if (values[t] > values[best]) best = t;
+      for (let t = 0; t < n; t++) {
+        const td = cells[t + 1];
+        const cls = `num${t === best ? ' best' : ''}`;
+        if (td.className !== cls) td.className = cls;
+        const v = String(values[t]);
+        if (td.getAttribute('data-value') !== v) {
+          td.setAttribute('data-value', v);
+          td.textContent = formatNumber(values[t], 2);
+        }
+      }
+    });
+  }
+}
+
+/** Sets `node`'s text when it differs (no mutation otherwise). */
+function setText(node: Node, text: string): void {
+  if (node.textContent !== text) node.textContent = text;
 }
 
 /** A prompt slot in the article's words: "position 3 · digit 4", "position 0 · BOS". */

@@ -28,6 +28,28 @@ const RENDERING = new Set([
   'HitTest', 'ScrollLayer', 'Commit', 'IntersectionObserverController::computeIntersections', 'ParseAuthorStyleSheet',
 ]);
 
+/**
+ * The renderer main threads ("pid:tid") of the page under test: CrRendererMain threads of a
+ * process that loaded an http(s) document or script, or that placed a headlab-* user-timing mark
+ * (traced() marks the page at the end of every trace; the widget samples are marked). A browser
+ * trace also holds Chromium's own WebUI renderers (chrome://omnibox-popup.top-chrome and its
+ * chrome://resources modules, started by the browser in some runs and not others): evaluating
+ * their modules is one 40–110 ms CPU task (v8.evaluateModule) that is no part of the page, and
+ * their animation frames overlap the page's in time. Throws when the trace shows no page thread
+ * (a figure of 0 ms must not pass for a measurement).
+ */
+export function pageMainThreads(events) {
+  const mains = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const pagePids = new Set();
+  for (const e of events) {
+    if (!mains.has(`${e.pid}:${e.tid}`)) continue;
+    const url = e.args?.data?.url ?? e.args?.beginData?.url;
+    if ((typeof url === 'string' && /^https?:/.test(url)) || (typeof e.name === 'string' && e.name.startsWith('headlab-'))) pagePids.add(e.pid);
+  }
+  if (!pagePids.size) throw new Error('the trace shows no main thread of the page under test (no http(s) document or script, no headlab-* mark)');
+  return new Set([...mains].filter((key) => pagePids.has(Number(key.split(':')[0]))));
+}
+
 /** An event's thread CPU time in µs (its wall duration when the trace has no thread clock). */
 const cpu = (e) => e.tdur ?? e.dur;
 
@@ -36,10 +58,9 @@ const cpu = (e) => e.tdur ?? e.dur;
  * { ms: its computation (CPU ms), taskMs: its whole CPU ms, wallMs, what: its longest part,
  *   e.g. "FunctionCall (render) 31.2 ms" }.
  */
-export function longestTask(buffer, { setAside = [] } = {}) {
-  const aside = new Set(setAside);
+export function longestTask(buffer) {
   const events = JSON.parse(buffer.toString('utf8')).traceEvents ?? [];
-  const mains = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const mains = pageMainThreads(events);
   // Per main thread: its tasks and its other timeline events, in time order (longer first at equal start).
   const threads = new Map();
   for (const e of events) {
@@ -65,7 +86,7 @@ export function longestTask(buffer, { setAside = [] } = {}) {
         if (!longest || cpu(e) > cpu(longest)) longest = e;
         if (e.ts < topEnd) continue;
         topEnd = e.ts + e.dur;
-        if (RENDERING.has(e.name) || aside.has(e.name)) rendering += cpu(e);
+        if (RENDERING.has(e.name)) rendering += cpu(e);
       }
       const work = Math.max(0, cpu(task) - rendering);
       if (!best || work > best.work) best = { task, work, longest };
@@ -82,18 +103,19 @@ export function longestTask(buffer, { setAside = [] } = {}) {
 }
 
 /**
- * Runs `fn` under a trace of `page` (playwright `browser`) and returns longestTask of what it saw
- * (`options.setAside`: names of top-level events not counted as computation, as RENDERING).
+ * Runs `fn` under a trace of `page` (playwright `browser`) and returns longestTask of what it saw.
  */
-export async function traced(browser, page, fn, options = {}) {
-  await browser.startTracing(page, { categories: TRACE_CATEGORIES });
+export async function traced(browser, page, fn) {
+  await browser.startTracing(page, { categories: [...TRACE_CATEGORIES, 'blink.user_timing'] });
   let buffer;
   try {
     await fn();
+    // Names the page's renderer in the trace (pageMainThreads), whatever ran in it.
+    await page.evaluate(() => performance.mark('headlab-trace-end'));
   } finally {
     buffer = await browser.stopTracing();
   }
-  return longestTask(buffer, options);
+  return longestTask(buffer);
 }
 
 /** The forced style and layout inside a sample's frame (what `measureScenario` forces after the update). */
@@ -110,7 +132,7 @@ const FORCED_LAYOUT = new Set(['UpdateLayoutTree', 'Layout']);
  */
 export function sampleCpu(buffer, markName = 'headlab-sample') {
   const events = JSON.parse(buffer.toString('utf8')).traceEvents ?? [];
-  const mains = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const mains = pageMainThreads(events);
   const onMain = (e) => mains.has(`${e.pid}:${e.tid}`);
   const frames = events.filter((e) => e.ph === 'X' && e.name === 'FireAnimationFrame' && onMain(e)).sort((a, b) => a.ts - b.ts);
   const layouts = events.filter((e) => e.ph === 'X' && FORCED_LAYOUT.has(e.name) && onMain(e));

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { root, screenshot, startSession } from './helpers.mjs';
-import { bundleDir, frames } from './widget-fixtures.mjs';
+import { bundleDir, drawn, frames } from './widget-fixtures.mjs';
 import { cliRun } from '../wasm/helpers.mjs';
 
 const ARTICLE = 'articles/max-digit-heads.html';
@@ -525,7 +525,7 @@ test('retraining seed 2 in the page gives the native run\'s accuracy, subspace a
   await frames(page);
   await page.evaluate(() => document.getElementById('digits').shadowRoot.querySelector('.train button').click());
   await page.waitForFunction(() => document.getElementById('digits').trainingStatus === 'done');
-  await frames(page, 3);
+  await drawn(page);
   const accuracy = await page.evaluate(() => Number(document.getElementById('digits').shadowRoot.querySelector('.now').dataset.accuracy));
   near(accuracy, native.accuracy, COUNT_TOLERANCE, 'seed 2 accuracy');
   // Subspace widget tied to the page's model (index 0), the k table and cosines.
@@ -549,7 +549,7 @@ test('retraining seed 2 in the page gives the native run\'s accuracy, subspace a
   for (const c of unit) near(c.value, shippedUnit.subspace_accuracy[c.basis][Number(c.k) - 1], COUNT_TOLERANCE, 'unit-norm unchanged');
   // Back to the shipped weights.
   await page.evaluate(() => document.getElementById('digits').useShipped());
-  await frames(page, 3);
+  await drawn(page);
   const back = await cells(page, 'headlab-subspace-accuracy', 'td[data-k]');
   for (const c of back) near(c.value, shipped.subspace_accuracy[c.basis][Number(c.k) - 1], COUNT_TOLERANCE, 'shipped again');
   assert.deepEqual(page.problems, []);

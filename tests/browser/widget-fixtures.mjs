@@ -51,6 +51,15 @@ export async function frames(page, n = 2) {
   }), n);
 }
 
+/**
+ * Waits until no headlab-* element of `page` is busy (a worker analysis outstanding, or a figure
+ * yet to draw a replaced model: those redraw one per task), then two frames.
+ */
+export async function drawn(page) {
+  await page.waitForFunction(() => [...document.querySelectorAll('*')].every((e) => !e.busy));
+  await frames(page);
+}
+
 /** A new page of `session` at the first article (colour scheme `colorScheme`), `tag` rendered and its `change` events recorded. */
 export async function openArticle(session, tag, colorScheme = 'light') {
   const page = await session.newPage({ colorScheme });

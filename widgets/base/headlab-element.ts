@@ -68,6 +68,21 @@ const ElementBase = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement
  */
 const swapFrame = { time: -1 };
 
+/**
+ * The page's renders waiting for a task of their own (requestRenderInTurn), in the order asked,
+ * one per task: when a model shared by a dozen figures is replaced (a retraining), each figure's
+ * first render of it (core calls for the new weights, every node redrawn) is 2–20 ms, and all of
+ * them in one animation frame made one 70–140 ms task.
+ */
+const renderTurns: (() => void)[] = [];
+let renderTurnTimer = 0;
+function nextRenderTurn(): void {
+  renderTurnTimer = 0;
+  const turn = renderTurns.shift();
+  if (renderTurns.length) renderTurnTimer = window.setTimeout(nextRenderTurn);
+  turn?.();
+}
+
 export abstract class HeadlabElement<State = unknown> extends ElementBase {
   /** Whether the widget waits for the WASM core before build(). */
   protected static needsCore = true;
@@ -113,11 +128,13 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   private resolvedColours: ResolvedColours | null = null;
   private liveStatus: HTMLParagraphElement | null = null;
   /**
-   * Whether elements were added to the shadow root since markParts / the layout watcher last
-   * walked it (both only act on new elements). A render that rewrites text and attributes in
-   * place (a slider step over a 16 × 16 table) adds none, so neither walks its thousands of nodes.
+   * The elements added to the shadow root since markParts / the layout watcher last walked it
+   * (both only act on new elements), or 'all' for a walk of the whole root (the first render, or
+   * after the element was re-inserted). A render that rewrites text and attributes in place (a
+   * slider step over a 16 × 16 table) adds none, so neither walks anything; one that replaces a
+   * few cells' text spans has only those walked, not the widget's thousands of other nodes.
    */
-  private readonly grown = { parts: true, layout: true };
+  private readonly grown: { parts: Element[] | 'all'; layout: Element[] | 'all' } = { parts: 'all', layout: 'all' };
   private structure: MutationObserver | null = null;
 
   constructor() {
@@ -428,6 +445,33 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
    * a later frame (layout and paint, one figure per frame): a page of figures going live at once
    * (the max-digit article when its model arrives) never makes one long task of both.
    */
+  /**
+   * A render in a task of its own, after the renders the page's other widgets asked this way
+   * (renderTurns): for a change that reaches many widgets at once (a replaced model). A render
+   * that runs before the turn comes (an input's) takes the turn's place.
+   */
+  protected requestRenderInTurn(): void {
+    if (!this.built || !this.isConnected || this.waitingTurn) return;
+    this.waitingTurn = true;
+    renderTurns.push(() => {
+      if (!this.waitingTurn) return;
+      cancelAnimationFrame(this.frame);
+      clearTimeout(this.offFrame);
+      this.frame = 0;
+      this.offFrame = 0;
+      this.runRender();
+    });
+    if (!renderTurnTimer) renderTurnTimer = window.setTimeout(nextRenderTurn);
+  }
+
+  /** Whether a render waits in renderTurns (requestRenderInTurn). */
+  private waitingTurn = false;
+
+  /** Whether a render asked with requestRenderInTurn has not run yet. */
+  protected get renderTurnPending(): boolean {
+    return this.waitingTurn;
+  }
+
   protected requestRender(): void {
     if (!this.built || this.frame || this.offFrame || !this.isConnected) return;
     if (this.prerendered.length && this.staggered) {
@@ -492,12 +536,15 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   }
 
   private runRender(): void {
+    this.waitingTurn = false;
     if (!this.isConnected) return;
     if (this.prerendered.length && !this.snapshotReplaceable()) return;
     const started = performance.now();
     this.guard(() => {
       this.render();
-      if (this.elementsAdded('parts')) markParts(this.body);
+      const newParts = this.elementsAdded('parts');
+      if (newParts === 'all') markParts(this.body);
+      else if (newParts.length) markParts(this.body, newParts);
       this.renders++;
       if (this.hashLink.problem) { this.showError(this.hashLink.problem); return; }
       if (this.prerendered.length && this.staggered && this.alertBox.hidden) this.swapAtFrame();
@@ -507,7 +554,13 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       // Once per task however many renders it runs (tests and benchmarks render in tight loops).
       if (!this.layoutQueued) {
         this.layoutQueued = true;
-        queueMicrotask(() => { this.layoutQueued = false; if (this.isConnected && this.elementsAdded('layout')) this.layoutWatcher.observe(this.root); });
+        queueMicrotask(() => {
+          this.layoutQueued = false;
+          if (!this.isConnected) return;
+          const added = this.elementsAdded('layout');
+          if (added === 'all') this.layoutWatcher.observe(this.root);
+          else if (added.length) this.layoutWatcher.observe(this.root, added);
+        });
       }
       if (this.hashLink.scrollOnRender) {
         this.hashLink.scrollOnRender = false;
@@ -520,21 +573,25 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     this.lastRenderTime = performance.now() - started;
   }
 
-  /** Whether elements were added to the shadow root since the last call for `what` (then resets it). */
-  private elementsAdded(what: 'parts' | 'layout'): boolean {
+  /** The elements added to the shadow root since the last call for `what` ('all': walk the whole root), then resets it. */
+  private elementsAdded(what: 'parts' | 'layout'): Element[] | 'all' {
     const added = (records: MutationRecord[]) => {
-      if (records.some((r) => Array.prototype.some.call(r.addedNodes, (n: Node) => n.nodeType === Node.ELEMENT_NODE))) {
-        this.grown.parts = this.grown.layout = true;
+      for (const r of records) {
+        for (let i = 0; i < r.addedNodes.length; i++) {
+          const n = r.addedNodes[i];
+          if (n.nodeType !== Node.ELEMENT_NODE) continue;
+          for (const list of [this.grown.parts, this.grown.layout]) if (list !== 'all') list.push(n as Element);
+        }
       }
     };
     if (this.structure) added(this.structure.takeRecords());
     else {
       this.structure = new MutationObserver(added);
       this.structure.observe(this.root, { childList: true, subtree: true });
-      this.grown.parts = this.grown.layout = true;
+      this.grown.parts = this.grown.layout = 'all';
     }
     const grown = this.grown[what];
-    this.grown[what] = false;
+    this.grown[what] = [];
     return grown;
   }
 

@@ -162,9 +162,18 @@ export abstract class MaxDigitWidget<State = unknown> extends ModelFigure<MaxDig
     if (id === '' && this.source!.status === 'idle') void this.source!.load(defaultWeightsUrl());
   }
 
+  /**
+   * Whether the figure has yet to draw the model it was handed (its render waits for its turn,
+   * requestRenderInTurn): tests, the benchmark and the build's snapshot pass wait for false.
+   */
+  get busy(): boolean {
+    return this.renderTurnPending;
+  }
+
+  /** The model loaded or was replaced: every figure of the page redraws, one per task (requestRenderInTurn). */
   protected sourceChanged(): void {
     this.modelChanged();
-    this.requestRender();
+    this.requestRenderInTurn();
   }
 
   /**
