@@ -59,6 +59,12 @@ int main(int argc, char** argv) {
   // the process by SIGPIPE; every write to stdout is checked (cli/flags.hpp write_output, and the
   // final flush below for what a command printed besides its result).
   std::signal(SIGPIPE, SIG_IGN);
+  // Likewise a write beyond the file-size limit (ulimit -f, a quota) fails with EFBIG instead of
+  // killing the process by SIGXFSZ, so formats/file_io.cpp removes its temporary file, the previous
+  // output stays whole and the command exits 1 with a message, as on a full disk (ENOSPC).
+#if defined(SIGXFSZ)
+  std::signal(SIGXFSZ, SIG_IGN);
+#endif
   const headlab::cli::Args args(argv + 2, argv + argc);
   for (const auto& c : headlab::cli::commands()) {
     if (name != c.name) continue;

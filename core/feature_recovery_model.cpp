@@ -3,6 +3,7 @@
 #include "core/check.hpp"
 #include "core/softmax.hpp"
 
+#include <cmath>
 #include <string>
 
 namespace headlab {
@@ -80,80 +81,141 @@ FeatureRecoveryGradients feature_recovery_backward(const FeatureRecoveryForward&
 
 namespace {
 
+// One example's forward and backward on W lanes at once: T is double (one example) or a vector of
+// two doubles (examples b and b + 1, one in each lane). Every lane does exactly the scalar
+// operations in the scalar order (GCC/clang vector extensions: each lane one IEEE operation, and
+// -ffp-contract=off fuses none), so each lane's values have the one-example bits; the softmax's
+// exponentials are std::exp lane by lane. Only the sums over the batch (squared error, dM_q, dM_v)
+// cross examples; they are added by the caller, example b before b + 1.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"  // inlined: no vector crosses a call boundary
+typedef double Lanes2 __attribute__((vector_size(16)));
+
+inline double lane_exp(double x) { return std::exp(x); }
+inline Lanes2 lane_exp(Lanes2 x) { return Lanes2{std::exp(x[0]), std::exp(x[1])}; }
+inline double lane_max(double top, double s) { return s > top ? s : top; }
+inline Lanes2 lane_max(Lanes2 top, Lanes2 s) { return s > top ? s : top; }
+
+template <class T>
+struct ExampleGradient {
+  T squared[kFeatureWidth];                 // residual_j²
+  T mv_term[kLatentSize * kFeatureWidth];   // mixed_record_k · dprediction_j
+  T mq_term[kLatentSize * kFeatureWidth];   // z_k · dquery_j
+};
+
+template <class T, class Keys>
+__attribute__((always_inline)) inline void example_gradient(const T* z, const T* records, const T* target,
+                                                            const double* mq, const double* mv,
+                                                            double dprediction_scale, Keys key,
+                                                            ExampleGradient<T>& out) {
+  // query = z·M_q
+  T query[kFeatureWidth] = {};
+  for (int k = 0; k < kLatentSize; ++k)
+    for (int j = 0; j < kFeatureWidth; ++j) query[j] += z[k] * mq[k * kFeatureWidth + j];
+  // scores = query·Kᵀ/√3, weights = softmax(scores) (core/softmax.hpp's steps: maximum, shifted
+  // exponentials summed in index order, each divided by the sum)
+  T scores[kRecordCount], weights[kRecordCount];
+  for (int i = 0; i < kRecordCount; ++i) {
+    T dot = {};
+    for (int j = 0; j < kFeatureWidth; ++j) dot += query[j] * key(i, j);
+    scores[i] = dot * kInverseSqrtKeyWidth;
+  }
+  T top = scores[0];
+  for (int i = 1; i < kRecordCount; ++i) top = lane_max(top, scores[i]);
+  T total = {};
+  for (int i = 0; i < kRecordCount; ++i) {
+    weights[i] = lane_exp(scores[i] - top);
+    total += weights[i];
+  }
+  for (int i = 0; i < kRecordCount; ++i) weights[i] /= total;
+  // mixed_record = Σ_i weights_i·z_i (9);  prediction = mixed_record·M_v = Σ_i weights_i·(z_i·M_v)
+  T mixed_record[kLatentSize] = {};
+  for (int i = 0; i < kRecordCount; ++i)
+    for (int k = 0; k < kLatentSize; ++k) mixed_record[k] += weights[i] * records[i * kLatentSize + k];
+  T prediction[kFeatureWidth] = {};
+  for (int k = 0; k < kLatentSize; ++k)
+    for (int j = 0; j < kFeatureWidth; ++j) prediction[j] += mixed_record[k] * mv[k * kFeatureWidth + j];
+  T dprediction[kFeatureWidth];
+  for (int j = 0; j < kFeatureWidth; ++j) {
+    const T residual = prediction[j] - target[j];
+    out.squared[j] = residual * residual;
+    dprediction[j] = dprediction_scale * residual;
+  }
+  // prediction = mixed_record·M_v  →  dM_v += mixed_recordᵀ·dprediction
+  for (int k = 0; k < kLatentSize; ++k)
+    for (int j = 0; j < kFeatureWidth; ++j) out.mv_term[k * kFeatureWidth + j] = mixed_record[k] * dprediction[j];
+  // dweights_i = (z_i·M_v)·dprediction = z_i·(M_v·dprediction)
+  T value_direction[kLatentSize];
+  for (int k = 0; k < kLatentSize; ++k) {
+    T dot = {};
+    for (int j = 0; j < kFeatureWidth; ++j) dot += mv[k * kFeatureWidth + j] * dprediction[j];
+    value_direction[k] = dot;
+  }
+  T dweights[kRecordCount];
+  T inner = {};
+  for (int i = 0; i < kRecordCount; ++i) {
+    T dot = {};
+    for (int k = 0; k < kLatentSize; ++k) dot += records[i * kLatentSize + k] * value_direction[k];
+    dweights[i] = dot;
+    inner += dot * weights[i];
+  }
+  // dscores = weights ⊙ (dweights − dweights·weights);  dquery = dscores·K/√3
+  T dquery[kFeatureWidth] = {};
+  for (int i = 0; i < kRecordCount; ++i) {
+    const T dscore = weights[i] * (dweights[i] - inner) * kInverseSqrtKeyWidth;
+    for (int j = 0; j < kFeatureWidth; ++j) dquery[j] += dscore * key(i, j);
+  }
+  // query = z·M_q  →  dM_q += zᵀ·dquery
+  for (int k = 0; k < kLatentSize; ++k)
+    for (int j = 0; j < kFeatureWidth; ++j) out.mq_term[k * kFeatureWidth + j] = z[k] * dquery[j];
+}
+
 template <class Keys>
 double latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& response_query,
                        const ResponseMap& response_value, ResponseMap& dresponse_query, ResponseMap& dresponse_value,
                        Keys key) {
+  constexpr int kMaps = kLatentSize * kFeatureWidth;
+  constexpr int kRecordValues = kRecordCount * kLatentSize;
   const Eigen::Index batch_size = batch.size();
   const double* mq = response_query.data();  // row-major 9 × 3: mq[3k + j]
   const double* mv = response_value.data();
-  double dmq[kLatentSize * kFeatureWidth] = {};
-  double dmv[kLatentSize * kFeatureWidth] = {};
+  double dmq[kMaps] = {};
+  double dmv[kMaps] = {};
   double squared_error = 0.0;
   const double dprediction_scale = 2.0 / static_cast<double>(kFeatureWidth * batch_size);
-  for (Eigen::Index b = 0; b < batch_size; ++b) {
-    const double* z = batch.request.data() + b * kLatentSize;                  // 9
-    const double* records = batch.records.data() + b * kRecordCount * kLatentSize;  // 4 × 9
-    const double* target = batch.target.data() + b * kFeatureWidth;            // 3
-    // query = z·M_q
-    double query[kFeatureWidth] = {};
-    for (int k = 0; k < kLatentSize; ++k)
-      for (int j = 0; j < kFeatureWidth; ++j) query[j] += z[k] * mq[k * kFeatureWidth + j];
-    // scores = query·Kᵀ/√3, weights = softmax(scores)
-    double scores[kRecordCount], weights[kRecordCount];
-    for (int i = 0; i < kRecordCount; ++i) {
-      double dot = 0.0;
-      for (int j = 0; j < kFeatureWidth; ++j) dot += query[j] * key(i, j);
-      scores[i] = dot * kInverseSqrtKeyWidth;
+  const double* request = batch.request.data();  // example b: request + 9b (9), records + 36b (4 × 9)
+  const double* records = batch.records.data();
+  const double* target = batch.target.data();    // example b: target + 3b
+  Eigen::Index b = 0;
+  // Examples b and b + 1 in the two lanes.
+  for (; b + 1 < batch_size; b += 2) {
+    Lanes2 z[kLatentSize], r[kRecordValues], t[kFeatureWidth];
+    for (int k = 0; k < kLatentSize; ++k) z[k] = Lanes2{request[b * kLatentSize + k], request[(b + 1) * kLatentSize + k]};
+    for (int k = 0; k < kRecordValues; ++k) r[k] = Lanes2{records[b * kRecordValues + k], records[(b + 1) * kRecordValues + k]};
+    for (int j = 0; j < kFeatureWidth; ++j) t[j] = Lanes2{target[b * kFeatureWidth + j], target[(b + 1) * kFeatureWidth + j]};
+    ExampleGradient<Lanes2> g;
+    example_gradient(z, r, t, mq, mv, dprediction_scale, key, g);
+    for (int lane = 0; lane < 2; ++lane) {
+      for (int j = 0; j < kFeatureWidth; ++j) squared_error += g.squared[j][lane];
+      for (int e = 0; e < kMaps; ++e) dmv[e] += g.mv_term[e][lane];
+      for (int e = 0; e < kMaps; ++e) dmq[e] += g.mq_term[e][lane];
     }
-    key_softmax(scores, weights);
-    // mixed_record = Σ_i weights_i·z_i (9);  prediction = mixed_record·M_v = Σ_i weights_i·(z_i·M_v)
-    double mixed_record[kLatentSize] = {};
-    for (int i = 0; i < kRecordCount; ++i)
-      for (int k = 0; k < kLatentSize; ++k) mixed_record[k] += weights[i] * records[i * kLatentSize + k];
-    double prediction[kFeatureWidth] = {};
-    for (int k = 0; k < kLatentSize; ++k)
-      for (int j = 0; j < kFeatureWidth; ++j) prediction[j] += mixed_record[k] * mv[k * kFeatureWidth + j];
-    double dprediction[kFeatureWidth];
-    for (int j = 0; j < kFeatureWidth; ++j) {
-      const double residual = prediction[j] - target[j];
-      squared_error += residual * residual;
-      dprediction[j] = dprediction_scale * residual;
-    }
-    // prediction = mixed_record·M_v  →  dM_v += mixed_recordᵀ·dprediction
-    for (int k = 0; k < kLatentSize; ++k)
-      for (int j = 0; j < kFeatureWidth; ++j) dmv[k * kFeatureWidth + j] += mixed_record[k] * dprediction[j];
-    // dweights_i = (z_i·M_v)·dprediction = z_i·(M_v·dprediction)
-    double value_direction[kLatentSize];
-    for (int k = 0; k < kLatentSize; ++k) {
-      double dot = 0.0;
-      for (int j = 0; j < kFeatureWidth; ++j) dot += mv[k * kFeatureWidth + j] * dprediction[j];
-      value_direction[k] = dot;
-    }
-    double dweights[kRecordCount];
-    double inner = 0.0;
-    for (int i = 0; i < kRecordCount; ++i) {
-      double dot = 0.0;
-      for (int k = 0; k < kLatentSize; ++k) dot += records[i * kLatentSize + k] * value_direction[k];
-      dweights[i] = dot;
-      inner += dot * weights[i];
-    }
-    // dscores = weights ⊙ (dweights − dweights·weights);  dquery = dscores·K/√3
-    double dquery[kFeatureWidth] = {};
-    for (int i = 0; i < kRecordCount; ++i) {
-      const double dscore = weights[i] * (dweights[i] - inner) * kInverseSqrtKeyWidth;
-      for (int j = 0; j < kFeatureWidth; ++j) dquery[j] += dscore * key(i, j);
-    }
-    // query = z·M_q  →  dM_q += zᵀ·dquery
-    for (int k = 0; k < kLatentSize; ++k)
-      for (int j = 0; j < kFeatureWidth; ++j) dmq[k * kFeatureWidth + j] += z[k] * dquery[j];
   }
-  for (int e = 0; e < kLatentSize * kFeatureWidth; ++e) {
+  for (; b < batch_size; ++b) {  // an odd batch's last example
+    ExampleGradient<double> g;
+    example_gradient(request + b * kLatentSize, records + b * kRecordValues, target + b * kFeatureWidth, mq, mv,
+                     dprediction_scale, key, g);
+    for (int j = 0; j < kFeatureWidth; ++j) squared_error += g.squared[j];
+    for (int e = 0; e < kMaps; ++e) dmv[e] += g.mv_term[e];
+    for (int e = 0; e < kMaps; ++e) dmq[e] += g.mq_term[e];
+  }
+  for (int e = 0; e < kMaps; ++e) {
     dresponse_query.data()[e] = dmq[e];
     dresponse_value.data()[e] = dmv[e];
   }
   return squared_error / static_cast<double>(kFeatureWidth * batch_size);
 }
+#pragma GCC diagnostic pop
 
 }  // namespace
 

@@ -24,9 +24,19 @@ using ziggurat::kTailStart;
 struct ZigguratTables {
   double x[kLayers + 1];  // layer edges (core/ziggurat.hpp): x[0] the base layer, x[1] = r, x[128] = 0
   double ratio[kLayers];  // x[i+1] / x[i]: a point with |u| below it lies inside the rectangle
+  ziggurat::Rectangle rectangle[kLayers];  // the same test and product on the integer m (ziggurat.hpp)
   ZigguratTables() {
     for (int i = 0; i <= kLayers; ++i) x[i] = ziggurat::kEdge[i];
-    for (int i = 0; i < kLayers; ++i) ratio[i] = x[i + 1] / x[i];
+    for (int i = 0; i < kLayers; ++i) {
+      ratio[i] = x[i + 1] / x[i];
+      // |u| < ratio ⟺ |n| < ratio·2^52 (exact: a power-of-two scaling) ⟺ |n| < T = ⌈ratio·2^52⌉ for
+      // the integer |n| ⟺ 2^52 − T < m < 2^52 + T ⟺ m − (2^52 − T + 1) < 2T − 1 as unsigned words;
+      // T = 0 (the top layer, ratio 0) accepts nothing: width 0.
+      const auto t = static_cast<std::uint64_t>(std::ceil(std::ldexp(ratio[i], 52)));
+      rectangle[i].low = (std::uint64_t{1} << 52) - t + 1;
+      rectangle[i].width = t == 0 ? 0 : 2 * t - 1;
+      rectangle[i].scaled_edge = std::ldexp(x[i], -52);
+    }
   }
 };
 
@@ -34,6 +44,12 @@ const ZigguratTables& ziggurat_tables() {
   static const ZigguratTables tables;
   return tables;
 }
+
+}  // namespace
+
+const ziggurat::Rectangle* ziggurat::rectangles() { return ziggurat_tables().rectangle; }
+
+namespace {
 
 // e^x as the wedge test has always formed it: x = k·ln2 + r, |r| ≤ ln2/2, and the Taylor series
 // of e^r summed forward to r^17/17! (the next term is below 2^−60). Its bits differ from
@@ -63,7 +79,37 @@ double series_exp(double x) {
 // [−3, 3]), so the two left-hand sides, each ≤ 3, differ by less than 1e-14. Only when the fast
 // one lies within 2^−40 ≈ 9e-13 of 1 is the series one formed; the decision, and so every draw
 // that follows, is the same as with series_exp alone.
+// Before both: the Taylor polynomial of e^a to a^11/11!, evaluated by Estrin's scheme (depth 4 in
+// a², a⁴, a⁸, where Horner's is 11 dependent products and sums and exp_nonpositive's, after its
+// reduction, 14), the two exponentials in one two-lane evaluation. For |a| ≤ 3/4 — every wedge
+// point: a1 − a0 = (x[i]² − x[i+1]²)/2 ≤ 0.732 — the remainder is at most (3/4)^12/12!·e^{3/4}
+// < 1.5e-10, and the rounding of its 17 operations on terms ≤ e^{3/4} < 2.2 (and of its
+// coefficients, exp_nonpositive's 1/n!, each within a few ulp) adds < 1e-14; so the
+// left-hand side is within 2e-10 of its exact value, and of series_exp's, and a decision taken
+// outside the 2^−26 ≈ 1.5e-8 margin is theirs. Inside it (7 of 5.5 million wedge points in 2e8 draws) the two tests
+// below decide.
+namespace {
+
+__attribute__((always_inline)) inline ExpLanes<2>::f64 short_taylor_exp(ExpLanes<2>::f64 a) {
+  using exp_reduction::kInverseFactorial;
+  const auto& c = kInverseFactorial.c;
+  const ExpLanes<2>::f64 a2 = a * a, a4 = a2 * a2, a8 = a4 * a4;
+  const ExpLanes<2>::f64 p01 = c[0] + a * c[1], p23 = c[2] + a * c[3], p45 = c[4] + a * c[5];
+  const ExpLanes<2>::f64 p67 = c[6] + a * c[7], p89 = c[8] + a * c[9], p1011 = c[10] + a * c[11];
+  const ExpLanes<2>::f64 q0 = p01 + a2 * p23, q1 = p45 + a2 * p67, q2 = p89 + a2 * p1011;
+  return (q0 + a4 * q1) + a8 * q2;
+}
+
+}  // namespace
+
 bool ziggurat::wedge_accepts(double a0, double a1, double w) {
+  if (a0 >= -0.75 && a1 <= 0.75) {
+    constexpr double kShortMargin = 0x1p-26;
+    const ExpLanes<2>::f64 f = short_taylor_exp(ExpLanes<2>::f64{a0, a1});
+    const double fast = f[1] + w * (f[0] - f[1]);
+    if (fast < 1.0 - kShortMargin) return true;
+    if (fast > 1.0 + kShortMargin) return false;
+  }
   constexpr double kMargin = 0x1p-40;
   // Both in one two-lane evaluation: each lane is exp_nonpositive's arithmetic (the same bits for
   // |a| ≤ 700), and the two Horner chains, each a run of dependent products and sums, overlap.
@@ -122,7 +168,7 @@ double Random::normal_from(std::uint64_t bits) {
 }
 
 void Random::fill_normal(double* out, std::size_t n) {
-  const ZigguratTables& z = ziggurat_tables();
+  const ziggurat::Rectangle* rectangle = ziggurat_tables().rectangle;
   std::uint64_t s0 = state_[0], s1 = state_[1], s2 = state_[2], s3 = state_[3];
   for (std::size_t k = 0; k < n; ++k) {
     // next_u64() on local copies of the state (same update, same output).
@@ -134,10 +180,12 @@ void Random::fill_normal(double* out, std::size_t n) {
     s0 ^= s3;
     s2 ^= t;
     s3 = rotl(s3, 45);
-    const double u = signed_unit(bits);
-    const int i = static_cast<int>(bits & 0x7F);
-    if (std::fabs(u) < z.ratio[i]) {
-      out[k] = u * z.x[i];
+    // normal()'s rectangle test and product on the integer m = bits >> 11 (ziggurat::Rectangle):
+    // no conversion, subtraction or absolute value before the branch, the same decision and bits.
+    const ziggurat::Rectangle& layer = rectangle[bits & 0x7F];
+    const std::uint64_t m = bits >> 11;
+    if (m - layer.low < layer.width) {
+      out[k] = static_cast<double>(static_cast<std::int64_t>(m) - (std::int64_t{1} << 52)) * layer.scaled_edge;
       continue;
     }
     // The rare rest of normal(): hand the state back, finish the draw, take it again.

@@ -10,6 +10,8 @@
 // double from the edge before it (the exp and log were each within 4 ulp).
 #pragma once
 
+#include <cstdint>
+
 namespace headlab::ziggurat {
 
 constexpr int kLayers = 128;
@@ -51,6 +53,20 @@ inline constexpr double kEdge[kLayers + 1] = {
     0x1.e8e576e43fb7ep-2, 0x1.b4c8fece48df8p-2, 0x1.73949184db92fp-2, 0x1.16db47e193d08p-2,
     0x0p+0,
 };
+
+// The rectangle test and product of layer i on the integers of the draw. A draw's top 53 bits m
+// give u = m·2^−52 − 1 = n·2^−52 with n = m − 2^52 (exact), and normal() returns u·x[i] when
+// |u| < x[i+1]/x[i]. Here the same test is one unsigned comparison, m − low < width, and the
+// product is n·scaled_edge with scaled_edge = x[i]·2^−52: scaling by a power of two is exact, so
+// n·(x[i]·2^−52) and (n·2^−52)·x[i] round the same real number once, to the same double.
+struct Rectangle {
+  std::uint64_t low;    // 2^52 − T + 1, T = ⌈(x[i+1]/x[i])·2^52⌉
+  std::uint64_t width;  // 2T − 1 (0 when T = 0: nothing lies inside)
+  double scaled_edge;   // x[i]·2^−52
+  double unused;        // 32 bytes a layer: the index scales by one shift
+};
+// The 128 layers' rectangles (built once, from kEdge).
+const Rectangle* rectangles();
 
 // Accepts a wedge point when f1 + w·(f0 − f1) < 1 for f0 = e^{a0}, f1 = e^{a1} (a0 ≤ 0 ≤ a1,
 // both within ±1), deciding as the sampler always has (core/random.cpp says how).

@@ -110,7 +110,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     const controls = el('div', { class: 'controls' });
     const ml = el('label', {}, 'Ablation');
     this.modeSelect = el('select', { name: 'mode' });
-    this.modeSelect.append(el('option', { value: 'mean' }, 'mean (the head’s average output)'), el('option', { value: 'zero' }, 'zero (no output)'));
+    this.modeSelect.append(el('option', { value: 'mean' }, 'mean (average output)'), el('option', { value: 'zero' }, 'zero (no output)'));
     ml.append(this.modeSelect);
     controls.append(ml);
     this.listen(this.modeSelect, 'change', () => { this.mode = this.modeSelect!.value as 'zero' | 'mean'; this.emitChange(); });

@@ -45,6 +45,11 @@ headlab_convention_case(out_through_symlink "exit=0.*link kept.*target written"
 headlab_convention_case(model_out_is_weights "--out \"[^\"]*w.json\" is the same file as --weights.*exit=1.*intact"
   "cp \"$w\" \"$d/w.json\"; \"$exe\" model convert-max-digit --weights \"$d/w.json\" --out \"$d/w.json\" 2>&1; echo exit=$?; cmp -s \"$w\" \"$d/w.json\" && echo intact")
 
+# A file write that fails part-way (here the file-size limit, ulimit -f 1 = 512 bytes, standing in
+# for a full disk): exit 1 with a message, the previous file whole, no temporary file left beside it.
+headlab_convention_case(out_write_fails_keeps_previous "cannot write \"[^\"]*a.json\".*exit=1.*previous kept.*no temporary"
+  "rm -f \"$d\"/*; echo previous > \"$d/a.json\"; (ulimit -f 1; exec \"$exe\" max-digit analyze --weights \"$w\" --out \"$d/a.json\") 2>&1; echo exit=$?; grep -qx previous \"$d/a.json\" && echo previous kept; ls \"$d\" | grep -q tmp || echo no temporary")
+
 # A failed write of stdout: a full device (ENOSPC) and a closed stdout (EBADF) exit 1 with a message.
 headlab_convention_case(stdout_full_feature_recovery "cannot write to stdout.*exit=1"
   "\"$exe\" feature-recovery --seed 0 --steps 0 --eval-size 4 --out - 2>&1 >/dev/full")

@@ -81,6 +81,35 @@ TEST_CASE("fill_normal draws the same bits as repeated normal()", "[random]") {
   CHECK(a.next_u64() == b.next_u64());
 }
 
+TEST_CASE("the integer rectangle test decides and multiplies as the floating-point one", "[random]") {
+  // normal(): u = m·2^−52 − 1 (m the top 53 bits), inside when |u| < x[i+1]/x[i], draw u·x[i].
+  // fill_normal decides on m alone (ziggurat::Rectangle). Both are compared on each layer at the
+  // two edges of its rectangle (m = 2^52 ± T and their neighbours, where a rounding slip would
+  // show) and at 2,000 random m.
+  namespace z = headlab::ziggurat;
+  const z::Rectangle* rect = z::rectangles();
+  Random r(5);
+  const auto agree = [&](int i, std::uint64_t m) {
+    const double u = static_cast<double>(static_cast<std::int64_t>(m)) * 0x1.0p-52 - 1.0;
+    const bool inside = std::fabs(u) < z::kEdge[i + 1] / z::kEdge[i];
+    REQUIRE((m - rect[i].low < rect[i].width) == inside);
+    if (inside) {
+      REQUIRE(static_cast<double>(static_cast<std::int64_t>(m) - (std::int64_t{1} << 52)) * rect[i].scaled_edge ==
+              u * z::kEdge[i]);
+    }
+  };
+  const std::uint64_t half = std::uint64_t{1} << 52;
+  for (int i = 0; i < z::kLayers; ++i) {
+    const std::uint64_t t = half + 1 - rect[i].low;  // T
+    for (std::int64_t d = -2; d <= 2; ++d) {
+      if (t + d <= half) agree(i, half - t + d);
+      if (t + d < half) agree(i, half + t + d);
+    }
+    for (int k = 0; k < 2000; ++k) agree(i, r.next_u64() >> 11);
+  }
+  CHECK(rect[z::kLayers - 1].width == 0);  // the top layer (x[128] = 0) has no rectangle
+}
+
 TEST_CASE("normal draws keep their bits: a digest of 1,000,000 draws from seed 99", "[random]") {
   // FNV-1a over the bits of each draw, then the generator's next output (so the number of words
   // consumed is pinned too). The values were produced by the sampler that built its tables at
@@ -126,9 +155,11 @@ TEST_CASE("each ziggurat edge solves its layer's equation from the edge before i
 }
 
 TEST_CASE("the wedge test decides as e^a1 + w(e^a0 - e^a1) < 1 on both sides of its fast test's margin", "[random]") {
-  // Wedge points of every layer; for each, values of w that put the left-hand side at 2^-41 … 2^-38
-  // from 1 (inside and outside the 2^-40 margin where the fast test defers to the series), either side.
-  // At that distance the long double decision is exact: both exponentials err by under 1e-15.
+  // Wedge points of every layer; for each, values of w that put the left-hand side at 2^-41 … 2^-20
+  // from 1, either side: inside and outside the 2^-40 margin where the exp_nonpositive test defers to
+  // the series, and the 2^-26 margin where the Taylor polynomial's test defers to both (a polynomial
+  // or margin too short for its error flips decisions there). At that distance the long double
+  // decision is exact: both exponentials err by under 1e-15.
   namespace z = headlab::ziggurat;
   Random rng(5);
   int decided = 0;
@@ -140,7 +171,7 @@ TEST_CASE("the wedge test decides as e^a1 + w(e^a0 - e^a1) < 1 on both sides of 
       const double a1 = -0.5 * (z::kEdge[i + 1] * z::kEdge[i + 1] - x * x);
       const long double e0 = std::exp(static_cast<long double>(a0)), e1 = std::exp(static_cast<long double>(a1));
       const long double crossing = (e1 - 1.0L) / (e1 - e0);  // where e1 + w(e0 − e1) = 1
-      for (double gap : {0x1p-41, 0x1p-40 * 0.99, 0x1p-40 * 1.01, 0x1p-38}) {
+      for (double gap : {0x1p-41, 0x1p-40 * 0.99, 0x1p-40 * 1.01, 0x1p-38, 0x1p-26 * 0.99, 0x1p-26 * 1.01, 0x1p-20}) {
         for (int side : {-1, 1}) {
           const long double w_exact = crossing + side * gap / (e1 - e0);
           if (!(w_exact > 0.0L && w_exact < 1.0L)) continue;
@@ -154,5 +185,5 @@ TEST_CASE("the wedge test decides as e^a1 + w(e^a0 - e^a1) < 1 on both sides of 
       }
     }
   }
-  CHECK(decided > 127 * 20 * 4);  // most points have both sides inside [0, 1)
+  CHECK(decided > 127 * 20 * 7);  // most points have both sides inside [0, 1)
 }

@@ -27,7 +27,7 @@ export const TRANSFORMER_CSS = /* css */ `
   .input-problem, .field-problem { color: var(--hl-bad); font-size: 0.9em; margin: 0.2rem 0 0; }
   .input-problem:empty, .field-problem:empty { display: none; }
   .controls { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; align-items: center; margin: 0.3rem 0; }
-  .controls label { display: inline-flex; gap: 0.35rem; align-items: center; }
+  .controls label { display: inline-flex; flex-wrap: wrap; gap: 0.35rem; align-items: center; max-width: 100%; }
   select { font: inherit; max-width: 100%; min-height: 2.75rem; color: var(--hl-fg); background: var(--hl-control); border: 1px solid var(--hl-rule); border-radius: 4px; }
   .tokens { display: flex; flex-wrap: wrap; gap: 0.25rem; margin: 0.3rem 0; padding: 0; list-style: none; }
   .tokens button { min-width: 2.75rem; min-height: 2.75rem; font-variant-numeric: tabular-nums; }
