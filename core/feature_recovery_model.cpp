@@ -1,6 +1,7 @@
 #include "core/feature_recovery_model.hpp"
 
 #include "core/check.hpp"
+#include "core/lanes.hpp"
 #include "core/softmax.hpp"
 
 #include <cmath>
@@ -81,21 +82,12 @@ FeatureRecoveryGradients feature_recovery_backward(const FeatureRecoveryForward&
 
 namespace {
 
-// One example's forward and backward on W lanes at once: T is double (one example) or a vector of
-// two doubles (examples b and b + 1, one in each lane). Every lane does exactly the scalar
-// operations in the scalar order (GCC/clang vector extensions: each lane one IEEE operation, and
-// -ffp-contract=off fuses none), so each lane's values have the one-example bits; the softmax's
-// exponentials are std::exp lane by lane. Only the sums over the batch (squared error, dM_q, dM_v)
-// cross examples; they are added by the caller, example b before b + 1.
+// One example's forward and backward (core/lanes.hpp): T is double (one example) or Lanes2
+// (examples b and b + 1, one in each lane), the same operations in the scalar order in each lane.
+// Only the sums over the batch (squared error, dM_q, dM_v) cross examples; they are added by the
+// caller, example b before b + 1.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"  // inlined: no vector crosses a call boundary
-typedef double Lanes2 __attribute__((vector_size(16)));
-
-inline double lane_exp(double x) { return std::exp(x); }
-inline Lanes2 lane_exp(Lanes2 x) { return Lanes2{std::exp(x[0]), std::exp(x[1])}; }
-inline double lane_max(double top, double s) { return s > top ? s : top; }
-inline Lanes2 lane_max(Lanes2 top, Lanes2 s) { return s > top ? s : top; }
-
 template <class T>
 struct ExampleGradient {
   T squared[kFeatureWidth];                 // residual_j²
@@ -112,22 +104,14 @@ __attribute__((always_inline)) inline void example_gradient(const T* z, const T*
   T query[kFeatureWidth] = {};
   for (int k = 0; k < kLatentSize; ++k)
     for (int j = 0; j < kFeatureWidth; ++j) query[j] += z[k] * mq[k * kFeatureWidth + j];
-  // scores = query·Kᵀ/√3, weights = softmax(scores) (core/softmax.hpp's steps: maximum, shifted
-  // exponentials summed in index order, each divided by the sum)
+  // scores = query·Kᵀ/√3, weights = softmax(scores)
   T scores[kRecordCount], weights[kRecordCount];
   for (int i = 0; i < kRecordCount; ++i) {
     T dot = {};
     for (int j = 0; j < kFeatureWidth; ++j) dot += query[j] * key(i, j);
     scores[i] = dot * kInverseSqrtKeyWidth;
   }
-  T top = scores[0];
-  for (int i = 1; i < kRecordCount; ++i) top = lane_max(top, scores[i]);
-  T total = {};
-  for (int i = 0; i < kRecordCount; ++i) {
-    weights[i] = lane_exp(scores[i] - top);
-    total += weights[i];
-  }
-  for (int i = 0; i < kRecordCount; ++i) weights[i] /= total;
+  lane_softmax(scores, weights, kRecordCount);
   // mixed_record = Σ_i weights_i·z_i (9);  prediction = mixed_record·M_v = Σ_i weights_i·(z_i·M_v)
   T mixed_record[kLatentSize] = {};
   for (int i = 0; i < kRecordCount; ++i)
@@ -190,9 +174,9 @@ double latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& res
   // Examples b and b + 1 in the two lanes.
   for (; b + 1 < batch_size; b += 2) {
     Lanes2 z[kLatentSize], r[kRecordValues], t[kFeatureWidth];
-    for (int k = 0; k < kLatentSize; ++k) z[k] = Lanes2{request[b * kLatentSize + k], request[(b + 1) * kLatentSize + k]};
-    for (int k = 0; k < kRecordValues; ++k) r[k] = Lanes2{records[b * kRecordValues + k], records[(b + 1) * kRecordValues + k]};
-    for (int j = 0; j < kFeatureWidth; ++j) t[j] = Lanes2{target[b * kFeatureWidth + j], target[(b + 1) * kFeatureWidth + j]};
+    for (int k = 0; k < kLatentSize; ++k) z[k] = lanes(request[b * kLatentSize + k], request[(b + 1) * kLatentSize + k]);
+    for (int k = 0; k < kRecordValues; ++k) r[k] = lanes(records[b * kRecordValues + k], records[(b + 1) * kRecordValues + k]);
+    for (int j = 0; j < kFeatureWidth; ++j) t[j] = lanes(target[b * kFeatureWidth + j], target[(b + 1) * kFeatureWidth + j]);
     ExampleGradient<Lanes2> g;
     example_gradient(z, r, t, mq, mv, dprediction_scale, key, g);
     for (int lane = 0; lane < 2; ++lane) {

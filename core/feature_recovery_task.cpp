@@ -1,6 +1,7 @@
 #include "core/feature_recovery_task.hpp"
 
 #include "core/check.hpp"
+#include "core/lanes.hpp"
 
 #include <Eigen/SVD>
 
@@ -13,20 +14,49 @@
 namespace headlab {
 namespace {
 
-// Target of one example: z_request (9), z_records (4 consecutive rows of 9), target (3).
-template <class Keys>
-void teacher_example(const double* request, const double* records, double* target, Keys key) {
-  double scores[kRecordCount], weights[kRecordCount];
+// Target of one example: z_request (9), z_records (4 consecutive rows of 9), target (3). T is
+// double, or Lanes2 for two examples at once, each lane with the one-example bits (core/lanes.hpp).
+template <class T, class Keys>
+void teacher_example(const T* request, const T* records, T* target, Keys key) {
+  T scores[kRecordCount], weights[kRecordCount];
   for (int i = 0; i < kRecordCount; ++i) {
-    double dot = 0.0;
+    T dot = {};
     for (int j = 0; j < kFeatureWidth; ++j) dot += request[kRequestFeatures + j] * key(i, j);
     scores[i] = dot * kInverseSqrtKeyWidth;
   }
-  key_softmax(scores, weights);
+  lane_softmax(scores, weights, kRecordCount);
   for (int j = 0; j < kFeatureWidth; ++j) {
-    double sum = 0.0;
+    T sum = {};
     for (int i = 0; i < kRecordCount; ++i) sum += weights[i] * records[i * kLatentSize + kPayloadFeatures + j];
     target[j] = sum;
+  }
+}
+
+// Targets of examples 0 … n−1 (request: n × 9, records: 4n × 9, target: n × 3, row-major), two at a time.
+template <class Keys>
+void teacher_rows(const double* request, const double* records, double* target, Eigen::Index n, Keys key) {
+  Eigen::Index b = 0;
+  for (; b + 1 < n; b += 2) {
+    Lanes2 z[kFeatureWidth], payload[kRecordCount * kLatentSize], out[kFeatureWidth];  // payload: columns 3–5 only
+    for (int j = 0; j < kFeatureWidth; ++j) {
+      z[j] = lanes(request[b * kLatentSize + kRequestFeatures + j], request[(b + 1) * kLatentSize + kRequestFeatures + j]);
+    }
+    for (int i = 0; i < kRecordCount; ++i) {
+      for (int j = 0; j < kFeatureWidth; ++j) {
+        const int at = i * kLatentSize + kPayloadFeatures + j;
+        payload[at] = lanes(records[b * kRecordCount * kLatentSize + at], records[(b + 1) * kRecordCount * kLatentSize + at]);
+      }
+    }
+    // teacher_example reads request features 0–2 only: z stands in for the request's first row.
+    static_assert(kRequestFeatures == 0, "z holds the request features at offset 0");
+    teacher_example(z, payload, out, key);
+    for (int j = 0; j < kFeatureWidth; ++j) {
+      target[b * kFeatureWidth + j] = out[j][0];
+      target[(b + 1) * kFeatureWidth + j] = out[j][1];
+    }
+  }
+  for (; b < n; ++b) {
+    teacher_example(request + b * kLatentSize, records + b * kRecordCount * kLatentSize, target + b * kFeatureWidth, key);
   }
 }
 
@@ -66,25 +96,22 @@ void sample_batch(Random& rng, Eigen::Index batch, double request_scale, Feature
   }
   if (out.target.rows() != batch || out.target.cols() != kFeatureWidth) out.target.resize(batch, kFeatureWidth);
   // The normals straight into the two matrices, in the order of the draws: each example's
-  // request, then its records 1–4 (four consecutive rows).
+  // request, then its records 1–4 (four consecutive rows). Then the teacher, two examples at a time.
   for (Eigen::Index b = 0; b < batch; ++b) {
     double* request = out.request.data() + b * kLatentSize;
     double* records = out.records.data() + b * kRecordCount * kLatentSize;
     rng.fill_normal(request, kLatentSize);
     for (int k = 0; k < kFeatureWidth; ++k) request[kRequestFeatures + k] *= request_scale;
     rng.fill_normal(records, kRecordCount * kLatentSize);
-    teacher_example(request, records, out.target.data() + b * kFeatureWidth, key);
   }
+  teacher_rows(out.request.data(), out.records.data(), out.target.data(), batch, key);
 }
 
 template <class Keys>
 Matrix teacher(const Matrix& request, const Matrix& records, Keys key) {
   require_latent_batch(request, records);
   Matrix target(request.rows(), kFeatureWidth);
-  for (Eigen::Index b = 0; b < request.rows(); ++b) {
-    teacher_example(request.data() + b * kLatentSize, records.data() + b * kRecordCount * kLatentSize,
-                    target.data() + b * kFeatureWidth, key);
-  }
+  teacher_rows(request.data(), records.data(), target.data(), request.rows(), key);
   return target;
 }
 

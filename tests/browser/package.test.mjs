@@ -150,13 +150,20 @@ test('examples/own-model with the installed tarball: the model from the folder, 
     const tags = ['headlab-transformer-attention', 'headlab-transformer-attribution', 'headlab-transformer-patching', 'headlab-transformer-ablation', 'headlab-transformer-circuits'];
     // Not busy and summarised: a figure whose numbers come from its worker (circuits, a new prompt)
     // renders its waiting state (an empty summary) before it asks the worker and before the answer.
-    await page.waitForFunction((t) => t.every((tag) => { const e = document.querySelector(tag); return e?.currentModel && e.renderCount > 0 && !e.busy && e.summary !== ''; }), tags, { timeout: 120_000 });
-    const shown = await page.evaluate((t) => ({
-      labels: t.map((tag) => document.querySelector(tag).currentModel.label),
-      summaries: t.map((tag) => document.querySelector(tag).summary),
-      // The nested figure found its model without a model attribute.
-      nested: document.querySelector('#again headlab-transformer-circuits').currentModel !== null,
-    }), tags);
+    // The figures are read in the same task as the wait's last check: a figure that asks its worker
+    // again (a new key) shows its waiting state between two reads taken in separate tasks.
+    const shown = await (await page.waitForFunction((t) => {
+      const figures = t.map((tag) => document.querySelector(tag));
+      // currentModel is the source's as soon as it is ready; the summary is the last render's, which
+      // says "loading" until the render the source's change requested (a frame later) has run.
+      if (!figures.every((e) => e?.currentModel && e.renderCount > 0 && !e.busy && e.summary !== '' && !/is loading/.test(e.summary))) return false;
+      return {
+        labels: figures.map((e) => e.currentModel.label),
+        summaries: figures.map((e) => e.summary),
+        // The nested figure found its model without a model attribute.
+        nested: document.querySelector('#again headlab-transformer-circuits').currentModel !== null,
+      };
+    }, tags, { timeout: 120_000 })).jsonValue();
     assert.deepEqual(new Set(shown.labels), new Set(['model.safetensors']));
     for (const s of shown.summaries) assert.ok(s.length > 40 && !/NaN|undefined/.test(s), JSON.stringify(shown));
     assert.ok(shown.nested);

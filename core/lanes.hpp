@@ -1,0 +1,37 @@
+// Two examples at once: a vector of two doubles (GCC/clang vector extensions, SSE2 natively,
+// simd128 in WASM) whose lanes hold the same quantity of two examples. Each lane of an operation
+// is one IEEE operation and -ffp-contract=off fuses none, so code written once for T = double and
+// T = Lanes2 gives each lane the one-example bits when it does the same operations in the same
+// order. Used by the feature-recovery teacher and gradient (core/feature_recovery_*.cpp).
+#pragma once
+
+#include <cmath>
+
+namespace headlab {
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"  // inlined: no vector crosses a call boundary
+typedef double Lanes2 __attribute__((vector_size(16)));
+
+inline Lanes2 lanes(double first, double second) { return Lanes2{first, second}; }
+inline double lane_exp(double x) { return std::exp(x); }
+inline Lanes2 lane_exp(Lanes2 x) { return Lanes2{std::exp(x[0]), std::exp(x[1])}; }
+inline double lane_max(double top, double s) { return s > top ? s : top; }
+inline Lanes2 lane_max(Lanes2 top, Lanes2 s) { return s > top ? s : top; }
+
+// core/softmax.hpp's softmax (std::exp) lane by lane: the maximum, the shifted exponentials
+// summed in index order, each divided by the sum; the same bits as softmax() in every lane.
+template <class T>
+inline void lane_softmax(const T* scores, T* weights, int n) {
+  T top = scores[0];
+  for (int i = 1; i < n; ++i) top = lane_max(top, scores[i]);
+  T total = {};
+  for (int i = 0; i < n; ++i) {
+    weights[i] = lane_exp(scores[i] - top);
+    total += weights[i];
+  }
+  for (int i = 0; i < n; ++i) weights[i] /= total;
+}
+#pragma GCC diagnostic pop
+
+}  // namespace headlab
