@@ -106,6 +106,8 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
 
   private readonly training = new TrainingJob((text) => this.announce(text), () => this.requestRender());
   private losses: number[] = [];
+  /** What the loss curve was last drawn from (render skips the redraw when none of it changed). */
+  private lossDrawn: readonly unknown[] | null = null;
   private runSteps = 1200;
   private responseQuery: ArrayLike<number> = new Float64Array(27);
   private responseValue: ArrayLike<number> = new Float64Array(27);
@@ -329,6 +331,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     const statusLine = this.statusRegion('note status');
 
     const lossFigure = el('div', { class: 'figure loss' });
+    this.lossDrawn = null;
     this.lossSvg = svgEl('svg', { role: 'img', 'aria-label': 'Training loss on a log scale' });
     lossFigure.append(this.lossSvg);
 
@@ -431,7 +434,13 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
       : `step ${done} of ${this.runSteps}${done ? ` · loss ${formatMagnitude(last)}` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`;
 
     const colours = this.themeColours();
-    drawSceneInto(this.lossSvg!, this.figure('loss'));
+    // The curve changes only with a new loss, a new run, the chart's width or the theme: an input
+    // that changes none (a typed setting) does not rebuild its 1,200-point scene.
+    const lossKey = [this.losses, done, this.runSteps, this.chartWidth, colours, this.lastRun?.settings.seed ?? this.seed] as const;
+    if (!this.lossDrawn || lossKey.some((v, i) => !Object.is(v, this.lossDrawn![i]))) {
+      drawSceneInto(this.lossSvg!, this.figure('loss'), { reuse: true });
+      this.lossDrawn = lossKey;
+    }
     this.lossSvg!.setAttribute('aria-label', done
       ? `Training loss on a log scale: ${formatMagnitude(this.losses[0])} at step 1, ${formatMagnitude(last)} at step ${done}.`
       : 'Training loss on a log scale: no steps yet.');

@@ -123,11 +123,21 @@ export class ResponseHeatmap {
     });
   }
 
+  /** The colours the cells were last drawn in (update skips unchanged cells only under the same colours). */
+  private shownColours: ResolvedColours | null = null;
+
   /** The 27 values (row-major, 9 × 3) and the resolved colours of the current theme. */
   update(values: ArrayLike<number>, colours: ResolvedColours): void {
+    // A cell showing the same value in the same colours is left alone: the owner renders on every
+    // input (a typed setting, a progress message), and rewriting 27 cells' style, text, title and
+    // label each time was most of such a render.
+    const same = colours === this.shownColours && this.values.length === this.cells.length;
+    const before = this.values;
     this.values = Array.from(values);
+    this.shownColours = colours;
     this.cells.forEach((td, index) => {
       const x = this.values[index];
+      if (same && Object.is(before[index], x)) return;
       const { fill, text } = divergingFill(colours, x, HEAT_LIMIT);
       td.style.backgroundColor = rgbText(fill);
       td.style.color = rgbText(text);
