@@ -381,13 +381,16 @@ export interface MaxDigitTrainingSettings {
   unit_norm_unembedding?: boolean;
 }
 
-/** The trainer protocol's progress; loss: mean cross-entropy (nats) of the last batch, NaN before the first step. */
-export type MaxDigitProgress = TrainingProgress & {
+/** A trainer's progress with its divergence (max-digit, induction): step() returns it. */
+export type DivergenceProgress = TrainingProgress & {
   /** 1-based step whose loss was not finite or whose update left an entry beyond ±1e6 (divergence: training ends there); 0 while healthy. Absent before the first step(). */
   diverged_at?: number;
   /** Present once diverged: "training diverged at step N: …". */
   divergence?: string;
 };
+
+/** The trainer protocol's progress; loss: mean cross-entropy (nats) of the last batch, NaN before the first step. */
+export type MaxDigitProgress = DivergenceProgress;
 
 /** A training run in chunks, in the trainer protocol (docs/model-pattern.md). Deterministic whatever the chunking. Call dispose() when done. */
 export interface MaxDigitTrainer {
@@ -673,8 +676,8 @@ export interface TransformerTrainer {
   /** The settings with defaults filled in. */
   readonly settings: Required<Omit<TransformerTrainingSettings, 'model'>> & { model: TransformerConfigFile };
   readonly progress: TrainingProgress;
-  /** Runs up to n (integer ≥ 0) more steps. */
-  step(n: number): TrainingProgress;
+  /** Runs up to n (integer ≥ 0) more steps; a diverged run is done, with diverged_at and divergence set (its weights are the last finite update's). */
+  step(n: number): DivergenceProgress;
   /** Ends training early: done from now on. */
   stop(): TrainingProgress;
   /** Scores of the current weights (what the article plots over steps): sequences default 16, seed default settings.seed. */

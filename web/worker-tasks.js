@@ -215,6 +215,8 @@ export const workerTasks = {
           await yieldToEvents();
           if (shouldStop()) break;
           p = trainer.step(chunk);
+          // A diverged run ends with a message naming the step, not with weights its reader refuses.
+          if (p.diverged_at) throw new HeadlabError(p.divergence);
           progress(transformerProgress(trainer, p, sequences));
         }
         trainer.stop();

@@ -162,7 +162,7 @@ test('induction training in WASM gives the native CLI\'s files bit for bit, howe
     assert.ok(Number.isNaN(trainer.progress.loss));
     trainer.step(15);
     const p = trainer.step(100);
-    assert.deepEqual({ ...p, loss: 0 }, { steps_taken: 40, steps_total: 40, loss: 0, done: true });
+    assert.deepEqual({ ...p, loss: 0 }, { steps_taken: 40, steps_total: 40, loss: 0, done: true, diverged_at: 0 });
     assert.ok(p.loss > 0 && Number.isFinite(p.loss));
     const result = trainer.result();
     assert.equal(result.config, fs.readFileSync(path.join(tmp, 'induction.json'), 'utf8'));
@@ -382,6 +382,17 @@ test('worker tasks: transformer-train reports scores every chunk and stops betwe
   assert.equal(stopped.progress.steps_taken, 10);
   assert.equal(stopped.progress.done, true);
   await assert.rejects(workerTasks['transformer-train'].run(core, { chunk: 0 }, {}), /chunk must be an integer/);
+  // Divergence (Adam moves each weight by about learning_rate per step: 1e8 leaves the ±1e6 limit at
+  // step 1): step() says so, and the task fails with the message instead of returning the weights.
+  const wild = core.createTransformerTrainer({ steps: 10, learning_rate: 1e8, weight_decay: 0 });
+  const diverged = wild.step(10);
+  wild.dispose();
+  assert.equal(diverged.done, true);
+  assert.equal(diverged.diverged_at, 1);
+  assert.match(diverged.divergence, /^training diverged at step 1: a weight reached .* beyond the magnitude limit ±1e\+06 \(learning_rate 1e\+08\)$/);
+  await assert.rejects(workerTasks['transformer-train'].run(core, { settings: { steps: 10, learning_rate: 1e8, weight_decay: 0 }, chunk: 5, score_sequences: 1 }, {
+    progress: () => {}, shouldStop: () => false, yieldToEvents: async () => {},
+  }), /^HeadlabError: training diverged at step 1: /);
 
   const name = 'two_layer_ln_pos';
   const analyzed = await workerTasks['transformer-analyze'].run(core, {

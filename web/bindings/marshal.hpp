@@ -193,6 +193,16 @@ val progress_to_js(const Progress& p) {
   return out;
 }
 
+// progress_to_js plus diverged_at (1-based step, 0 while healthy) and, once the trainer
+// diverged, its message naming the step (the trainers' diverged_at() / divergence_message()).
+template <class Progress, class Trainer>
+val progress_with_divergence_to_js(const Progress& p, const Trainer& trainer) {
+  val out = progress_to_js(p);
+  out.set("diverged_at", static_cast<double>(trainer.diverged_at()));
+  if (trainer.diverged_at()) out.set("divergence", trainer.divergence_message());
+  return out;
+}
+
 // Runs f and returns its value; a C++ exception becomes { error: what() }, which
 // the JS layer turns into a HeadlabError carrying the same message.
 template <class F>

@@ -151,14 +151,7 @@ class MaxDigitTrainerHandle {
   }
 
  private:
-  // The protocol's progress plus diverged_at (1-based step, 0 while healthy) and, once it
-  // diverged, the message naming the step.
-  val with_divergence(const TrainingProgress& p) {
-    val out = progress_to_js(p);
-    out.set("diverged_at", static_cast<double>(trainer_->diverged_at()));
-    if (trainer_->diverged_at()) out.set("divergence", trainer_->divergence_message());
-    return out;
-  }
+  val with_divergence(const TrainingProgress& p) { return progress_with_divergence_to_js(p, *trainer_); }
   md::MaxDigitTrainer& started() {
     if (!trainer_) throw InputError("the trainer was not started");
     return *trainer_;

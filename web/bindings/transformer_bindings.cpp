@@ -335,7 +335,10 @@ class TransformerTrainerHandle {
     });
   }
   val step(val n) {
-    return guarded([&] { return progress_to_js(started().step(int_arg(n, "step count"))); });
+    return guarded([&] {
+      const auto p = started().step(int_arg(n, "step count"));
+      return progress_with_divergence_to_js(p, *trainer_);
+    });
   }
   val stop() {
     return guarded([&] {
