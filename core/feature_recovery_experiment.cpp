@@ -22,6 +22,11 @@ void require_positive(const char* name, double value) {
   }
 }
 
+// Finite and within ±kMaxFeatureRecoveryWeightMagnitude (NaN fails both).
+bool within_weight_limit(const Matrix& m) {
+  return m.allFinite() && (m.size() == 0 || m.cwiseAbs().maxCoeff() <= kMaxFeatureRecoveryWeightMagnitude);
+}
+
 void require_scale(const char* name, double value) {
   if (!(std::isfinite(value) && value > 0.0 && value <= kMaxFeatureRecoveryScale)) {
     throw InputError(std::string(name) + " must lie in (0, " + number_text(kMaxFeatureRecoveryScale) + "], got " +
@@ -147,7 +152,9 @@ TrainingProgress FeatureRecoveryTrainer::step(long n) {
       break;
     }
     adam_.step({&dw_q_, &dw_v_, &dkeys_});
-    if (!w_q_.allFinite() || !w_v_.allFinite() || !keys_.allFinite()) diverged_at_ = static_cast<int>(steps_taken());
+    if (!within_weight_limit(w_q_) || !within_weight_limit(w_v_) || !within_weight_limit(keys_)) {
+      diverged_at_ = static_cast<int>(steps_taken());
+    }
   }
   for (long t = 0; t < todo && !diverged() && !settings_.learned_keys; ++t) {
     if (chosen_keys_) {
@@ -165,13 +172,13 @@ TrainingProgress FeatureRecoveryTrainer::step(long n) {
     times_projection<true>(mixing_, dresponse_value.data(), dw_v_);  // dW_v = Rᵀ·dM_v
     loss_trace_.push_back(loss);
     // Divergence: a non-finite loss or gradient ends training before Adam sees it (Adam
-    // rejects a non-finite gradient); a non-finite W after the update ends it too.
+    // rejects a non-finite gradient); a W beyond the weight limit after the update ends it too.
     if (!std::isfinite(loss) || !dw_q_.allFinite() || !dw_v_.allFinite()) {
       diverged_at_ = static_cast<int>(steps_taken());
       break;
     }
     adam_.step({&dw_q_, &dw_v_});
-    if (!w_q_.allFinite() || !w_v_.allFinite()) diverged_at_ = static_cast<int>(steps_taken());
+    if (!within_weight_limit(w_q_) || !within_weight_limit(w_v_)) diverged_at_ = static_cast<int>(steps_taken());
   }
   if (todo > 0) train_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return progress();
@@ -318,8 +325,8 @@ FeatureRecoveryExample feature_recovery_example(const FeatureRecoveryBatch& eval
 FeatureRecoveryResult FeatureRecoveryTrainer::result() const {
   if (diverged()) {
     throw InputError("training diverged at step " + std::to_string(diverged_at_) +
-                     ": the loss or W_q, W_v stopped being finite (learning_rate " +
-                     std::to_string(settings_.learning_rate) + "); there are no results to evaluate");
+                     ": the loss stopped being finite or W_q, W_v left ±" + number_text(kMaxFeatureRecoveryWeightMagnitude) +
+                     " (learning_rate " + number_text(settings_.learning_rate) + "); there are no results to evaluate");
   }
   FeatureRecoveryResult r;
   r.settings = settings_;

@@ -22,6 +22,11 @@
 
 namespace headlab {
 
+// The largest |entry| of W_q, W_v or the learned keys a healthy run reaches: Adam moves an
+// entry by about learning_rate per step, so only learning_rate × steps ≳ 1e6 gets there (the
+// weight limit of the other trainers, core/max_digit_model.hpp and core/transformer.hpp).
+constexpr double kMaxFeatureRecoveryWeightMagnitude = 1e6;
+
 struct FeatureRecoverySettings {
   std::uint64_t seed = 0;
   int steps = 1200;             // Adam updates, each on a fresh batch; 0 ≤ steps ≤ 10⁷
@@ -72,8 +77,9 @@ class FeatureRecoveryTrainer {
   long steps_taken() const { return static_cast<long>(loss_trace_.size()); }
   long steps_total() const { return settings_.steps; }
   bool done() const { return stopped_ || steps_taken() >= settings_.steps || diverged(); }
-  // Training diverged: some loss or parameter stopped being finite. diverged_at() is
-  // the 1-based step at which it happened (0 while training is healthy).
+  // Training diverged: some loss or gradient stopped being finite, or an update left a
+  // parameter beyond ±kMaxFeatureRecoveryWeightMagnitude. diverged_at() is the 1-based step
+  // at which it happened (0 while training is healthy).
   bool diverged() const { return diverged_at_ > 0; }
   int diverged_at() const { return diverged_at_; }
   // The run so far, evaluated on the held-out set. Throws InputError "training diverged at
