@@ -72,8 +72,10 @@ double number_flag(const std::map<std::string, std::string>& flags, const std::s
   char* end = nullptr;
   errno = 0;
   const double x = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(x)) {
-    throw UsageError(name + " must be a finite number, got \"" + excerpt(text) + "\"");
+  // Decimal only: strtod also reads hexadecimal ("0x10" is 16), leading spaces, "inf" and "nan".
+  const bool decimal = text.find_first_not_of("0123456789+-.eE") == std::string::npos;
+  if (text.empty() || !decimal || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(x)) {
+    throw UsageError(name + " must be a finite decimal number, got \"" + excerpt(text) + "\"");
   }
   return x;
 }

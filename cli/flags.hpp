@@ -57,7 +57,7 @@ void as_usage(F&& f) {
 // "<name> must be an integer in [low, high], got "<text>"" (the text excerpted to 40 characters).
 long long integer_flag(const std::map<std::string, std::string>& flags, const std::string& name, long long fallback,
                        long long low, long long high);
-// A flag's finite number, `fallback` when absent. UsageError "<name> must be a finite number, got "<text>"".
+// A flag's finite number, `fallback` when absent. UsageError "<name> must be a finite decimal number, got "<text>"" (hexadecimal, spaces, inf and nan refused).
 double number_flag(const std::map<std::string, std::string>& flags, const std::string& name, double fallback);
 // The required seed flag (default name --seed) in [0, kMaxSeed].
 std::uint64_t seed_flag(const std::map<std::string, std::string>& flags, const std::string& name = "--seed");

@@ -24,7 +24,8 @@ headlab_feature_recovery_case(negative_seed "--seed must be an integer in \\[0, 
   --seed -1 --out -)
 headlab_feature_recovery_case(zero_batch "--batch must be an integer in \\[1, 100000\\], got \"0\".*exit=2"
   --seed 1 --out - --batch 0)
-headlab_feature_recovery_case(nan_lr "--lr must be a finite number, got \"nan\".*exit=2" --seed 1 --out - --lr nan)
+headlab_feature_recovery_case(nan_lr "--lr must be a finite decimal number, got \"nan\".*exit=2" --seed 1 --out - --lr nan)
+headlab_feature_recovery_case(hex_lr "--lr must be a finite decimal number, got \"0x10\".*exit=2" --seed 1 --out - --lr 0x10)
 headlab_feature_recovery_case(zero_lr "learning_rate must be a finite number > 0.*exit=2" --seed 1 --out - --lr 0)
 headlab_feature_recovery_case(negative_request_scale "request_scale must lie in .0, 1e\\+06.*exit=2"
   --seed 1 --out - --request-scale -1)
