@@ -27,10 +27,9 @@ bool within_weight_limit(const Matrix& m) {
   return m.allFinite() && (m.size() == 0 || m.cwiseAbs().maxCoeff() <= kMaxFeatureRecoveryWeightMagnitude);
 }
 
-void require_scale(const char* name, double value) {
-  if (!(std::isfinite(value) && value > 0.0 && value <= kMaxFeatureRecoveryScale)) {
-    throw InputError(std::string(name) + " must lie in (0, " + number_text(kMaxFeatureRecoveryScale) + "], got " +
-                     number_text(value));
+void require_scale(const char* name, double value, double limit) {
+  if (!(std::isfinite(value) && value > 0.0 && value <= limit)) {
+    throw InputError(std::string(name) + " must lie in (0, " + number_text(limit) + "], got " + number_text(value));
   }
 }
 
@@ -94,9 +93,9 @@ void FeatureRecoverySettings::validate() const {
   require_in_range("beta1", beta1, 0.0, 0.999999999);
   require_in_range("beta2", beta2, 0.0, 0.999999999);
   require_positive("epsilon", epsilon);
-  require_scale("init_scale", init_scale);
+  require_scale("init_scale", init_scale, kMaxFeatureRecoveryInitScale);
   require_in_range("eval_size", eval_size, 2, 1e6);
-  require_scale("request_scale", request_scale);
+  require_scale("request_scale", request_scale, kMaxFeatureRecoveryScale);
   require_in_range("shift", shift, -1e6, 1e6);
   if (fixed_keys.size() != 0) {
     validate_feature_recovery_keys(fixed_keys, "fixed_keys");

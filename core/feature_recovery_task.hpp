@@ -21,12 +21,15 @@
 
 namespace headlab {
 
-// Largest init_scale and request_scale (docs/limits.md). The sampler's normal draws stay below
+// Largest request_scale, and init_scale (docs/limits.md). The sampler's normal draws stay below
 // 10σ, so at a scale c ≤ 1e6 every request coordinate and initial W_q, W_v entry is < 1e7; the
 // deepest product (prediction = softmax(·) · records R W_v, 9 terms of R, 9 of W_v) is < 1e17, the
 // R² denominators sum ≤ 10⁶ squares of < 1e7 (< 1e20) and Adam squares gradients < 1e17·1e7:
 // all far inside the double range. request_scale 1e154 squared overflowed the R² sums (NaN).
 constexpr double kMaxFeatureRecoveryScale = 1e6;
+// Largest init_scale: initial W_q, W_v entries then stay below 1e5, inside the ±1e6 weight limit
+// a step's update must keep (kMaxFeatureRecoveryWeightMagnitude), as for the other two trainers.
+constexpr double kMaxFeatureRecoveryInitScale = 1e4;
 
 
 constexpr int kLatentSize = 9;      // d_model: z and x have nine coordinates

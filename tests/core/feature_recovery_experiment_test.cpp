@@ -316,14 +316,16 @@ TEST_CASE("a run whose weights leave the weight limit while finite is reported a
                                 "(learning_rate 1e+10); there are no results to evaluate");
 }
 
-TEST_CASE("scales beyond 1e6 are refused by name, and at the limit every R² is finite", "[feature_recovery][limits]") {
+TEST_CASE("scales beyond their limits are refused by name, and at the limits every R² is finite", "[feature_recovery][limits]") {
   FeatureRecoverySettings s;
   s.request_scale = 1e154;  // once wrote "query_r2": [null, null, null]
   CHECK_THROWS_WITH(s.validate(), "request_scale must lie in (0, 1e+06], got 1e+154");
   s.request_scale = 1.8;
   s.init_scale = 1e100;
-  CHECK_THROWS_WITH(s.validate(), "init_scale must lie in (0, 1e+06], got 1e+100");
-  s.init_scale = kMaxFeatureRecoveryScale;
+  CHECK_THROWS_WITH(s.validate(), "init_scale must lie in (0, 10000], got 1e+100");
+  s.init_scale = 1e5;  // initial entries up to ~1e6: a first update could leave the weight limit
+  CHECK_THROWS_WITH(s.validate(), "init_scale must lie in (0, 10000], got 100000");
+  s.init_scale = kMaxFeatureRecoveryInitScale;
   s.request_scale = kMaxFeatureRecoveryScale;
   s.steps = 5;
   s.eval_size = 256;

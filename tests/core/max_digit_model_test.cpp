@@ -104,7 +104,8 @@ TEST_CASE("max-digit: bad weights and settings give clear messages", "[max_digit
   CHECK_THROWS_WITH(MaxDigitTrainer(s), "steps must lie in [0, 10000000], got -1");
   s = {};
   s.weight_decay = 1000;
-  CHECK_THROWS_WITH(s.validate(), Catch::StartsWith("weight_decay must be finite, ≥ 0 and below 1 / learning_rate"));
+  CHECK_THROWS_WITH(s.validate(), "learning_rate × weight_decay must be below 1 (AdamW multiplies each weight by 1 − their "
+                                  "product per step), got 0.003 × 1000 = 3");
   CHECK_THROWS_WITH(patch_attention(w, {1, 2}, {{4, 0}}), Catch::Contains("patch head"));
   CHECK_THROWS_WITH(patch_attention(w, {1, 2}, {{0, 9}}), Catch::Contains("patch position"));
   CHECK_THROWS_WITH(subspace_accuracy(w, Basis::w_o, 0), Catch::Contains("k must lie in 1…64"));
