@@ -558,8 +558,10 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
           this.layoutQueued = false;
           if (!this.isConnected) return;
           const added = this.elementsAdded('layout');
-          if (added === 'all') this.layoutWatcher.observe(this.root);
-          else if (added.length) this.layoutWatcher.observe(this.root, added);
+          // The whole root (outside SVGs; the watcher only acts on elements it has not seen): a walk
+          // of the added subtrees alone missed the own-model patching figure's SVG at 360 px, drawn
+          // then at 0.6 of its size (7.5 px text, tests/browser/layout.test.mjs).
+          if (added === 'all' || added.length) this.layoutWatcher.observe(this.root);
         });
       }
       if (this.hashLink.scrollOnRender) {
