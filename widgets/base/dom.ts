@@ -37,8 +37,8 @@ export class LayoutWatcher {
   private resizes: ResizeObserver | null = null;
   private readonly observed = new WeakSet<Element>();
 
-  /** Watches what needs it under `root`, or only in the subtrees `added` (elements added since the last call). */
-  observe(root: ParentNode, added?: readonly Element[]): void {
+  /** Watches what needs it under `root` (elements not seen before). */
+  observe(root: ParentNode): void {
     if (typeof ResizeObserver === 'undefined') return;
     this.resizes ??= new ResizeObserver((entries) => {
       for (const entry of entries) {
@@ -57,8 +57,7 @@ export class LayoutWatcher {
       this.observed.add(target);
       this.resizes!.observe(target);
     };
-    if (added) forEachAddedOutsideSvg(root, added, visit);
-    else forEachOutsideSvg(root, visit);
+    forEachOutsideSvg(root, visit);
   }
 
   /** Stops watching (the element left the page); observe() starts again. */
