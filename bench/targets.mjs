@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadCore, loadMaxDigitCore } from '../web/headlab-core.js';
+import { loadFeatureRecoveryCore, loadMaxDigitCore } from '../web/headlab-core.js';
 import { TARGETS } from '../site/assets/bench-reference.js';
 import { median, medianCpuMs, medianMs } from './median.mjs';
 import { targetVerdict, transformerFigures } from './transformer.bench.mjs';
@@ -64,9 +64,9 @@ measured['feature recovery, native'] = nativeFigure('feature_recovery_bench', 'N
 const maxDigit = await load('headlab_max_digit', loadMaxDigitCore);
 const trainMaxDigit = () => maxDigit.maxDigitTrain({ seed: 0 });
 measured['max-digit recipe, WASM'] = timeMs(trainMaxDigit);
-const core = await load('headlab_core', loadCore);
+const featureRecovery = await load('headlab_feature_recovery', loadFeatureRecoveryCore);
 const trainFeatureRecovery = () => {
-  const t = core.createFeatureRecoveryTrainer({ seed: 0 });
+  const t = featureRecovery.createFeatureRecoveryTrainer({ seed: 0 });
   t.step(1200);
   t.dispose();
 };

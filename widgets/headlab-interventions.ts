@@ -64,6 +64,7 @@ const SHIFT_LIMIT = 1e6;
 export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   static observedAttributes = ['source', 'intervention', 'feature', 'shift'];
   protected static sharedAttributes = ['intervention', 'feature', 'shift'];
+  protected static coreModule = 'feature-recovery' as const;
   protected static css = /* css */ `
     fieldset { border: 1px solid var(--hl-rule); border-radius: 4px; margin: 0 0 0.5rem; padding: 0.3rem 0.6rem 0.5rem; }
     legend { font-weight: 600; padding: 0 0.25rem; }
@@ -141,11 +142,11 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
    * computed ahead, one per task (precompute), so choosing another is instant as well.
    */
   private intervene(t: FeatureRecoveryRun, kind: CoreKind, feature: number, shift: number): FeatureRecoveryInterventionResult {
-    if (this.results.run !== t || this.results.core !== this.core) this.results = { run: t, core: this.core, byKey: new Map() };
+    if (this.results.run !== t || this.results.core !== this.featureRecovery) this.results = { run: t, core: this.featureRecovery, byKey: new Map() };
     const key = resultKey(kind, feature, shift);
     let r = this.results.byKey.get(key);
     if (!r) {
-      r = this.core!.featureRecoveryIntervene({
+      r = this.featureRecovery!.featureRecoveryIntervene({
         seed: t.settings.seed, eval_size: t.settings.eval_size, request_scale: t.settings.request_scale, shift,
         w_q: t.w_q, w_v: t.w_v, intervention: kind,
         ...(kind === 'irrelevant_shift' ? {} : { feature }), examples: EXAMPLES,
@@ -173,7 +174,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     clearTimeout(this.ahead);
     if (!todo.length) return;
     const next = () => {
-      if (!this.isConnected || this.trained !== t || this.shift !== shift || !this.core) return;
+      if (!this.isConnected || this.trained !== t || this.shift !== shift || !this.featureRecovery) return;
       const item = todo.shift();
       if (!item) return;
       try {

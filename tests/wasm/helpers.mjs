@@ -3,7 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadCore, loadMaxDigitCore, loadTransformerCore } from '../../web/headlab-core.js';
+import { loadCore, loadFeatureRecoveryCore, loadMaxDigitCore, loadTransformerCore } from '../../web/headlab-core.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const wasmDir = path.join(root, 'build/wasm/web');
@@ -17,6 +17,16 @@ export function wasmCore() {
     return loadCore(factory, { wasmBinary: fs.readFileSync(path.join(wasmDir, 'headlab_core.wasm')) });
   })();
   return corePromise;
+}
+
+let featureRecoveryPromise;
+/** The wrapped headlab_feature_recovery module (the feature-recovery experiment), instantiated once per test file. */
+export function wasmFeatureRecoveryCore() {
+  featureRecoveryPromise ??= (async () => {
+    const { default: factory } = await import(path.join(wasmDir, 'headlab_feature_recovery.mjs'));
+    return loadFeatureRecoveryCore(factory, { wasmBinary: fs.readFileSync(path.join(wasmDir, 'headlab_feature_recovery.wasm')) });
+  })();
+  return featureRecoveryPromise;
 }
 
 let maxDigitPromise;

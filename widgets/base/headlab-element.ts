@@ -40,8 +40,8 @@
 //   theme.ts         colours, fonts and the base sheet (themeColours() here reads them once per scheme)
 //   model-figure.ts  the base of figures that read a model loaded once per page (extends this class)
 
-import { getCore, getMaxDigitCore } from '../../web/browser-core.js';
-import type { HeadlabCore, MaxDigitCore } from '../../web/headlab-core.js';
+import { getCore, getFeatureRecoveryCore, getMaxDigitCore } from '../../web/browser-core.js';
+import type { FeatureRecoveryCore, HeadlabCore, MaxDigitCore } from '../../web/headlab-core.js';
 import type { BoundValue } from '../chart/format.js';
 import { resolveColours, type ResolvedColours } from '../chart/palette.js';
 import { sceneToPng, sceneToSvg } from '../chart/scene.js';
@@ -94,10 +94,11 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
    */
   protected static goesLiveStaggered = true;
   /**
-   * Which WASM module the widget computes with: 'core' (headlab_core.wasm, in this.core) or
-   * 'max-digit' (headlab_max_digit.wasm, in this.maxDigit, downloaded only by pages that use it).
+   * Which WASM module the widget computes with: 'core' (headlab_core.wasm, in this.core),
+   * 'feature-recovery' (headlab_feature_recovery.wasm, in this.featureRecovery) or 'max-digit'
+   * (headlab_max_digit.wasm, in this.maxDigit); the last two are downloaded only by pages that use them.
    */
-  protected static coreModule: 'core' | 'max-digit' = 'core';
+  protected static coreModule: 'core' | 'feature-recovery' | 'max-digit' = 'core';
   /** Attributes that make up the reader's state in the URL hash (share-state); none by default. */
   protected static sharedAttributes: readonly string[] = [];
   /** The widget's own CSS, adopted (as a constructed sheet) after the base sheet. */
@@ -108,6 +109,8 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   protected readonly root: ShadowRoot;
   /** The wrapped core once loaded (null before, or for widgets that do not need it). */
   protected core: HeadlabCore | null = null;
+  /** The wrapped feature-recovery module once loaded, for widgets with coreModule = 'feature-recovery'. */
+  protected featureRecovery: FeatureRecoveryCore | null = null;
   /** The wrapped max-digit module once loaded, for widgets with coreModule = 'max-digit'. */
   protected maxDigit: MaxDigitCore | null = null;
   /** Container for the widget's content; hidden while an error is shown. */
@@ -355,7 +358,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     // Callbacks of an earlier connection (the element was moved meanwhile) do nothing.
     const connection = this.listeners;
     const current = () => this.isConnected && this.listeners === connection;
-    if (!ctor.needsCore || this.core || this.maxDigit) {
+    if (!ctor.needsCore || this.core || this.featureRecovery || this.maxDigit) {
       // Behind a snapshot a widget that asks for it (goesLiveStaggered) goes live staggered even
       // though it needs no module to start: it builds and renders in tasks of its own and swaps its
       // snapshot at a frame of its own, so a page of such figures (the transformer widgets, all
@@ -370,7 +373,9 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       if (!current()) return;
       const loaded: Promise<unknown> = ctor.coreModule === 'max-digit'
         ? getMaxDigitCore().then((module) => { this.maxDigit = module; })
-        : getCore().then((core) => { this.core = core; });
+        : ctor.coreModule === 'feature-recovery'
+          ? getFeatureRecoveryCore().then((module) => { this.featureRecovery = module; })
+          : getCore().then((core) => { this.core = core; });
       loaded.then(
         () => {
           // Behind a snapshot nothing waits on screen: each widget builds in a task of its own,
