@@ -131,13 +131,15 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   private resolvedColours: ResolvedColours | null = null;
   private liveStatus: HTMLParagraphElement | null = null;
   /**
-   * The elements added to the shadow root since markParts / the layout watcher last walked it
-   * (both only act on new elements), or 'all' for a walk of the whole root (the first render, or
-   * after the element was re-inserted). A render that rewrites text and attributes in place (a
-   * slider step over a 16 × 16 table) adds none, so neither walks anything; one that replaces a
-   * few cells' text spans has only those walked, not the widget's thousands of other nodes.
+   * The elements added to the shadow root since markParts last walked it (it only acts on new
+   * elements), or 'all' for a walk of the whole root (the first render, or after the element was
+   * re-inserted). A render that rewrites text and attributes in place (a slider step over a
+   * 16 × 16 table) adds none, so nothing is walked; one that replaces a few cells' text spans has
+   * only those walked, not the widget's thousands of other nodes.
    */
-  private readonly grown: { parts: Element[] | 'all'; layout: Element[] | 'all' } = { parts: 'all', layout: 'all' };
+  private partsAdded: Element[] | 'all' = 'all';
+  /** Whether any element was added since the layout watcher last walked the root (true at first). */
+  private layoutGrown = true;
   private structure: MutationObserver | null = null;
 
   constructor() {
@@ -547,7 +549,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     const started = performance.now();
     this.guard(() => {
       this.render();
-      const newParts = this.elementsAdded('parts');
+      const newParts = this.takePartsAdded();
       if (newParts === 'all') markParts(this.body);
       else if (newParts.length) markParts(this.body, newParts);
       this.renders++;
@@ -562,11 +564,10 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
         queueMicrotask(() => {
           this.layoutQueued = false;
           if (!this.isConnected) return;
-          const added = this.elementsAdded('layout');
           // The whole root (outside SVGs; the watcher only acts on elements it has not seen): a walk
           // of the added subtrees alone missed the own-model patching figure's SVG at 360 px, drawn
           // then at 0.6 of its size (7.5 px text, tests/browser/layout.test.mjs).
-          if (added === 'all' || added.length) this.layoutWatcher.observe(this.root);
+          if (this.takeLayoutGrown()) this.layoutWatcher.observe(this.root);
         });
       }
       if (this.hashLink.scrollOnRender) {
@@ -580,25 +581,40 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     this.lastRenderTime = performance.now() - started;
   }
 
-  /** The elements added to the shadow root since the last call for `what` ('all': walk the whole root), then resets it. */
-  private elementsAdded(what: 'parts' | 'layout'): Element[] | 'all' {
-    const added = (records: MutationRecord[]) => {
+  /** Takes the structure records so far: the added elements for markParts, and that the root grew for the layout watcher. */
+  private collectAdded(): void {
+    const take = (records: MutationRecord[]) => {
       for (const r of records) {
         for (let i = 0; i < r.addedNodes.length; i++) {
           const n = r.addedNodes[i];
           if (n.nodeType !== Node.ELEMENT_NODE) continue;
-          for (const list of [this.grown.parts, this.grown.layout]) if (list !== 'all') list.push(n as Element);
+          this.layoutGrown = true;
+          if (this.partsAdded !== 'all') this.partsAdded.push(n as Element);
         }
       }
     };
-    if (this.structure) added(this.structure.takeRecords());
+    if (this.structure) take(this.structure.takeRecords());
     else {
-      this.structure = new MutationObserver(added);
+      this.structure = new MutationObserver(take);
       this.structure.observe(this.root, { childList: true, subtree: true });
-      this.grown.parts = this.grown.layout = 'all';
+      this.partsAdded = 'all';
+      this.layoutGrown = true;
     }
-    const grown = this.grown[what];
-    this.grown[what] = [];
+  }
+
+  /** The elements added since the last call ('all': walk the whole root), then resets the list. */
+  private takePartsAdded(): Element[] | 'all' {
+    this.collectAdded();
+    const added = this.partsAdded;
+    this.partsAdded = [];
+    return added;
+  }
+
+  /** Whether an element was added since the last call, then resets it. */
+  private takeLayoutGrown(): boolean {
+    this.collectAdded();
+    const grown = this.layoutGrown;
+    this.layoutGrown = false;
     return grown;
   }
 
