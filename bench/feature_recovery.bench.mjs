@@ -5,13 +5,13 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadCore } from '../web/headlab-core.js';
+import { loadFeatureRecoveryCore } from '../web/headlab-core.js';
 import { medianMs } from './median.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = path.join(root, 'build/wasm/web');
-const { default: factory } = await import(path.join(wasmDir, 'headlab_core.mjs'));
-const core = await loadCore(factory, { wasmBinary: fs.readFileSync(path.join(wasmDir, 'headlab_core.wasm')) });
+const { default: factory } = await import(path.join(wasmDir, 'headlab_feature_recovery.mjs'));
+const core = await loadFeatureRecoveryCore(factory, { wasmBinary: fs.readFileSync(path.join(wasmDir, 'headlab_feature_recovery.wasm')) });
 
 const RUNS = 7;
 const time = (f) => medianMs(RUNS, f);

@@ -1,9 +1,11 @@
 // Gzip sizes of what the widgets download: per file of the bundle folder, and per page
 // of the built site (the page's module script and every chunk it imports statically, the
-// worker entry with its static imports, and the .wasm when the page has a headlab-*
-// element). Chunks reached only through a dynamic import("./…") are NOT counted for a
-// page: that is how a heavy view (the planned 3-D head-contribution view) stays out of
-// pages that do not open it. Run: node bench/sizes.mjs [site dir] (default build/site).
+// worker entry with its static imports, and each .wasm module the page's headlab-* elements
+// compute with, with its loader chunk: web/browser-core.js imports the feature-recovery,
+// max-digit and transformer loaders dynamically, so a page counts them only when one of its
+// elements uses that module). Other chunks reached only through a dynamic import("./…") are
+// NOT counted for a page: that is how a heavy view (the 3-D head-contribution view) stays out
+// of pages that do not open it. Run: node bench/sizes.mjs [site dir] (default build/site).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,17 +42,23 @@ export function staticClosure(entry) {
 export const MAX_DIGIT_ELEMENT =
   /<headlab-(?:max-digit[a-z-]*|attention-bars|attention-patch|head-ablation|subspace-accuracy|head-contributions|angle-dot|score-ramps)\b/;
 
-/** Elements that load no WASM module on the page (prose values, the quiz, the seed grid's shipped table). */
-export const NO_MODULE_ELEMENT = /<headlab-(?:value|choice-quiz|seed-grid)\b/;
+/** The feature-recovery article's elements (they load headlab_feature_recovery.wasm, web/browser-core.js). */
+export const FEATURE_RECOVERY_ELEMENT = /<headlab-(?:feature-recovery|interventions|training-replay)\b/;
 
-/** Chunks of the bundle folder that hold the max-digit loader (it names its .wasm). */
-function maxDigitLoaderChunks(bundle) {
+/** Your own transformer's elements (they load headlab_transformer.wasm through their model source). */
+export const TRANSFORMER_ELEMENT = /<headlab-transformer-[a-z-]+\b/;
+
+/** Elements that load no WASM module on the page (prose values, the quiz, the seed grid's shipped table); not headlab-value-swap. */
+export const NO_MODULE_ELEMENT = /<headlab-(?:value|choice-quiz|seed-grid)(?![\w-])/;
+
+/** Chunks of the bundle folder that hold a module's loader (it names its .wasm). */
+function loaderChunks(bundle, wasm) {
   return fs.readdirSync(bundle).filter((f) => f.endsWith('.js'))
     .map((f) => path.join(bundle, f))
-    .filter((f) => fs.readFileSync(f, 'utf8').includes('headlab_max_digit.wasm'));
+    .filter((f) => fs.readFileSync(f, 'utf8').includes(wasm));
 }
 
-/** { files: [{ file, bytes, gzip }], pages: [{ page, js, wasm, total, files }] } for a built site. */
+/** { files: [{ file, bytes, gzip }], pages: [{ page, js, wasm, wasmFiles, total, files }] } for a built site. */
 export function siteSizes(siteDir = path.join(root, 'build/site')) {
   const bundle = path.join(siteDir, 'headlab');
   const files = fs.readdirSync(bundle).sort().filter((f) => fs.statSync(path.join(bundle, f)).isFile()).map((f) => {
@@ -70,7 +78,10 @@ export function siteSizes(siteDir = path.join(root, 'build/site')) {
     // Elements of the max-digit article run on headlab_max_digit.wasm, whose loader is a
     // dynamic import: count that loader's chunk and .wasm only for pages that use them.
     const usesMaxDigit = MAX_DIGIT_ELEMENT.test(text);
-    const usesCore = [...text.matchAll(/<(headlab-[a-z-]+)/g)].some((m) => !MAX_DIGIT_ELEMENT.test(`<${m[1]}`) && !NO_MODULE_ELEMENT.test(`<${m[1]}`));
+    const lazyModules = [[FEATURE_RECOVERY_ELEMENT, 'headlab_feature_recovery.wasm'], [TRANSFORMER_ELEMENT, 'headlab_transformer.wasm']]
+      .filter(([re]) => re.test(text)).map(([, wasm]) => wasm);
+    const usesCore = [...text.matchAll(/<(headlab-[a-z-]+)/g)].some((m) => ![MAX_DIGIT_ELEMENT, FEATURE_RECOVERY_ELEMENT, TRANSFORMER_ELEMENT, NO_MODULE_ELEMENT]
+      .some((re) => re.test(`<${m[1]}`)));
     // Behind prerendered snapshots the max-digit elements load their module (loader chunk and
     // .wasm) and weights on the reader's first interaction (widgets/max-digit/loading.ts): an
     // element followed by its declarative shadow root, unless its model element says
@@ -84,10 +95,12 @@ export function siteSizes(siteDir = path.join(root, 'build/site')) {
         return m[3] !== undefined && !eagerModels.has(own);
       });
     const later = new Set();
-    if (usesMaxDigit) for (const f of maxDigitLoaderChunks(bundle)) for (const g of staticClosure(f)) if (!js.has(g)) (maxDigitDeferred ? later : js).add(g);
+    for (const wasm of lazyModules) for (const f of loaderChunks(bundle, wasm)) for (const g of staticClosure(f)) js.add(g);
+    if (usesMaxDigit) for (const f of loaderChunks(bundle, 'headlab_max_digit.wasm')) for (const g of staticClosure(f)) if (!js.has(g)) (maxDigitDeferred ? later : js).add(g);
     const jsGzip = [...js].reduce((s, f) => s + gzipSize(f), 0);
     const maxDigitWasm = usesMaxDigit ? gzipSize(path.join(bundle, 'headlab_max_digit.wasm')) : 0;
-    const wasm = (usesCore ? gzipSize(path.join(bundle, 'headlab_core.wasm')) : 0) + (maxDigitDeferred ? 0 : maxDigitWasm);
+    const wasmFiles = [...(usesCore ? ['headlab_core.wasm'] : []), ...lazyModules, ...(usesMaxDigit && !maxDigitDeferred ? ['headlab_max_digit.wasm'] : [])];
+    const wasm = wasmFiles.reduce((sum, f) => sum + gzipSize(path.join(bundle, f)), 0);
     // Weights the max-digit elements fetch: each model element's src, and the bundle's
     // default file when an element names no model.
     const weights = new Set();
@@ -106,7 +119,7 @@ export function siteSizes(siteDir = path.join(root, 'build/site')) {
       : { js: 0, wasm: 0, data: 0, files: [] };
     interaction.total = interaction.js + interaction.wasm + interaction.data;
     pages.push({
-      page: path.relative(siteDir, html), js: jsGzip, wasm, total: jsGzip + wasm, data, firstLoad: jsGzip + wasm + data, interaction,
+      page: path.relative(siteDir, html), js: jsGzip, wasm, wasmFiles, total: jsGzip + wasm, data, firstLoad: jsGzip + wasm + data, interaction,
       files: [...js].map((f) => path.relative(siteDir, f)), dataFiles: maxDigitDeferred ? [] : [...weights].map((f) => path.relative(siteDir, f)),
     });
   }
@@ -122,6 +135,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   console.log('interaction; then what that interaction fetches (max-digit module and weights behind prerendered snapshots); lazily imported chunks excluded):');
   for (const p of pages) {
     console.log(`  ${p.page.padEnd(52)} JS ${kb(p.js).padStart(9)}  WASM ${kb(p.wasm).padStart(9)}  total ${kb(p.total).padStart(9)}  weights ${kb(p.data).padStart(9)}  first load ${kb(p.firstLoad).padStart(9)}` +
-      (p.interaction.total ? `  + on first interaction ${kb(p.interaction.total)} (JS ${kb(p.interaction.js)}, WASM ${kb(p.interaction.wasm)}, weights ${kb(p.interaction.data)})` : ''));
+      `  (${p.wasmFiles.join(' + ') || 'no .wasm'})` + (p.interaction.total ? `  + on first interaction ${kb(p.interaction.total)} (JS ${kb(p.interaction.js)}, WASM ${kb(p.interaction.wasm)}, weights ${kb(p.interaction.data)})` : ''));
   }
 }

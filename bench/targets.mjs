@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadCore, loadMaxDigitCore } from '../web/headlab-core.js';
+import { loadFeatureRecoveryCore, loadMaxDigitCore } from '../web/headlab-core.js';
 import { TARGETS } from '../site/assets/bench-reference.js';
 import { median, medianCpuMs, medianMs } from './median.mjs';
 import { targetVerdict, transformerFigures } from './transformer.bench.mjs';
@@ -36,13 +36,14 @@ const BEFORE = {
 BEFORE['transformer analysis, native'] = 81000;
 BEFORE['transformer analysis, WASM'] = NaN;
 const TARGET = Object.fromEntries(Object.keys(BEFORE).map((name) => [name, TARGETS[name]]));
-// The training figures of the previous stop (its closing note, load average ~1 on 2 cores; WASM the
-// middle of its 835–850 and 54.5–55.2 ms ranges), for "this / last stop": what the latest changes gained.
+// The training figures of the previous stop's code (main 1c09250, measured with this file at the
+// start of the next stop, load average 2.0 on 2 cores), for "this / last stop": what the latest
+// changes gained.
 const LAST_STOP = {
-  'max-digit recipe, native': 313,
-  'max-digit recipe, WASM': 843,
-  'feature recovery, native': 42.0,
-  'feature recovery, WASM': 54.9,
+  'max-digit recipe, native': 389.6,
+  'max-digit recipe, WASM': 713.4,
+  'feature recovery, native': 34.9,
+  'feature recovery, WASM': 48.2,
 };
 
 function nativeFigure(exe, tag) {
@@ -64,9 +65,9 @@ measured['feature recovery, native'] = nativeFigure('feature_recovery_bench', 'N
 const maxDigit = await load('headlab_max_digit', loadMaxDigitCore);
 const trainMaxDigit = () => maxDigit.maxDigitTrain({ seed: 0 });
 measured['max-digit recipe, WASM'] = timeMs(trainMaxDigit);
-const core = await load('headlab_core', loadCore);
+const featureRecovery = await load('headlab_feature_recovery', loadFeatureRecoveryCore);
 const trainFeatureRecovery = () => {
-  const t = core.createFeatureRecoveryTrainer({ seed: 0 });
+  const t = featureRecovery.createFeatureRecoveryTrainer({ seed: 0 });
   t.step(1200);
   t.dispose();
 };
@@ -104,7 +105,7 @@ function table(rows) {
   for (const r of rows) console.log(line(columns.map((c) => r[c])));
 }
 const os = await import('node:os');
-console.log(`speed targets (median of ${RUNS} runs; ${process.version}; ${os.cpus().length} cores; load average ${os.loadavg()[0].toFixed(1)}; before = f69daa3 on a quiet machine; last stop = the previous stop's figures at load ~1; CPU ms: this process's CPU time, which waits for a core do not inflate)`);
+console.log(`speed targets (median of ${RUNS} runs; ${process.version}; ${os.cpus().length} cores; load average ${os.loadavg()[0].toFixed(1)}; before = f69daa3 on a quiet machine; last stop = the previous stop's code, measured at load 2.0; CPU ms: this process's CPU time, which waits for a core do not inflate)`);
 table(rows);
 console.log(`transformer analysis, WASM: a new prompt's forward + every analysis (model.analyze in Node, model and its cache kept as the page's worker keeps them, figures as typed arrays; bench/transformer.bench.mjs) against < ${TARGETS['transformer analysis, WASM']} ms: ${targetVerdict(transformer.analyze, os.loadavg()[0].toFixed(1), TARGETS['transformer analysis, WASM'])}`);
 console.log(`induction default training: ${transformer.trainStepsPerSecond.wall.toFixed(1)} steps/s in WASM, ${nativeFigure('transformer_bench', 'NATIVE_TRANSFORMER_TRAIN_STEPS_PER_S').toFixed(1)} steps/s native`);

@@ -22,11 +22,6 @@ void require_positive(const char* name, double value) {
   }
 }
 
-// Finite and within ±kMaxFeatureRecoveryWeightMagnitude (NaN fails both).
-bool within_weight_limit(const Matrix& m) {
-  return m.allFinite() && (m.size() == 0 || m.cwiseAbs().maxCoeff() <= kMaxFeatureRecoveryWeightMagnitude);
-}
-
 void require_scale(const char* name, double value, double limit) {
   if (!(std::isfinite(value) && value > 0.0 && value <= limit)) {
     throw InputError(std::string(name) + " must lie in (0, " + number_text(limit) + "], got " + number_text(value));
@@ -150,8 +145,7 @@ TrainingProgress FeatureRecoveryTrainer::step(long n) {
       diverged_at_ = static_cast<int>(steps_taken());
       break;
     }
-    adam_.step({&dw_q_, &dw_v_, &dkeys_});
-    if (!within_weight_limit(w_q_) || !within_weight_limit(w_v_) || !within_weight_limit(keys_)) {
+    if (!adam_.step_within({&dw_q_, &dw_v_, &dkeys_}, kMaxFeatureRecoveryWeightMagnitude)) {
       diverged_at_ = static_cast<int>(steps_taken());
     }
   }
@@ -176,8 +170,9 @@ TrainingProgress FeatureRecoveryTrainer::step(long n) {
       diverged_at_ = static_cast<int>(steps_taken());
       break;
     }
-    adam_.step({&dw_q_, &dw_v_});
-    if (!within_weight_limit(w_q_) || !within_weight_limit(w_v_)) diverged_at_ = static_cast<int>(steps_taken());
+    if (!adam_.step_within({&dw_q_, &dw_v_}, kMaxFeatureRecoveryWeightMagnitude)) {
+      diverged_at_ = static_cast<int>(steps_taken());
+    }
   }
   if (todo > 0) train_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return progress();

@@ -108,19 +108,27 @@ TrainingProgress InductionTrainer::step(long n) {
                     number_text(settings_.learning_rate) + ")";
       break;
     }
-    optimiser_->step(grads);
-    for (const Matrix* w : parameter_list(static_cast<const TransformerWeights&>(weights_))) {
-      const double largest = w->size() ? w->cwiseAbs().maxCoeff() : 0.0;
-      if (!(largest <= kMaxTransformerWeightMagnitude)) {
-        stopped_ = true;
-        diverged_at_ = steps_taken_;
-        divergence_ = "training diverged at step " + std::to_string(steps_taken_) + ": a weight reached " + number_text(largest) +
-                      ", beyond the magnitude limit ±" + number_text(kMaxTransformerWeightMagnitude) + " (learning_rate " +
-                      number_text(settings_.learning_rate) + ")";
-        break;
-      }
+    // Adam's update checks every new weight against ±kMaxTransformerWeightMagnitude as it writes
+    // it; the largest entry is looked up only for the message.
+    if (!optimiser_->step_within(grads, kMaxTransformerWeightMagnitude)) {
+      const double largest = [&] {
+        double top = 0.0;
+        for (const Matrix* w : parameter_list(static_cast<const TransformerWeights&>(weights_))) {
+          for (Eigen::Index j = 0; j < w->size(); ++j) {
+            const double x = std::fabs(w->data()[j]);
+            if (std::isnan(x)) return x;  // the entry to report
+            top = std::max(top, x);
+          }
+        }
+        return top;
+      }();
+      stopped_ = true;
+      diverged_at_ = steps_taken_;
+      divergence_ = "training diverged at step " + std::to_string(steps_taken_) + ": a weight reached " + number_text(largest) +
+                    ", beyond the magnitude limit ±" + number_text(kMaxTransformerWeightMagnitude) + " (learning_rate " +
+                    number_text(settings_.learning_rate) + ")";
+      break;
     }
-    if (diverged_at_ > 0) break;
   }
   return progress();
 }

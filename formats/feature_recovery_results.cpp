@@ -4,8 +4,8 @@
 
 namespace headlab::formats {
 
-// Streamed with JsonWriter (keys in sorted order) rather than built as a JsonValue, so the
-// headlab_core WASM module, which carries this writer, stays within the first article's budget.
+// Streamed with JsonWriter (keys in sorted order) rather than built as a JsonValue: the
+// headlab_feature_recovery WASM module, which carries this writer, stays smaller (its page's budget).
 std::string write_feature_recovery_results(const FeatureRecoveryResult& r, const std::string& headlab_version) {
   const FeatureRecoverySettings& s = r.settings;
   const FeatureRecoveryEvaluation& e = r.evaluation;

@@ -1,6 +1,6 @@
 // The feature-recovery results file (docs/feature-recovery-results.md, format
 // "headlab.feature-recovery.results/1"): its one writer, used by `headlab feature-recovery`
-// and by the headlab_core WASM module (which returns the text to web/feature-recovery.js).
+// and by the headlab_feature_recovery WASM module (which returns the text to web/feature-recovery.js).
 #pragma once
 
 #include "core/feature_recovery_experiment.hpp"

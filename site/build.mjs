@@ -1,5 +1,5 @@
 // Builds the static site into build/site:
-//   headlab/headlab.js + headlab_core.wasm (+ headlab_max_digit.wasm, headlab_transformer.wasm, loaded on demand)   the widget bundle (what an author copies; also copied to dist/ for npm pack)
+//   headlab/headlab.js + headlab_core.wasm (+ headlab_feature_recovery.wasm, headlab_max_digit.wasm, headlab_transformer.wasm, loaded on demand)   the widget bundle (what an author copies; also copied to dist/ for npm pack)
 //   assets/                                  site CSS, KaTeX CSS and fonts (no CDN)
 //   *.html, articles/*.html                  pages, math typeset here with KaTeX
 // Pages are HTML fragments in site/pages with a first-line comment
@@ -182,7 +182,7 @@ function page(body, title, depth) {
 }
 
 export async function buildSite({ quiet = false, snapshots = true } = {}) {
-  for (const f of ['headlab_core.mjs', 'headlab_core.wasm', 'headlab_max_digit.mjs', 'headlab_max_digit.wasm', 'headlab_transformer.mjs', 'headlab_transformer.wasm']) {
+  for (const f of ['headlab_core.mjs', 'headlab_core.wasm', 'headlab_feature_recovery.mjs', 'headlab_feature_recovery.wasm', 'headlab_max_digit.mjs', 'headlab_max_digit.wasm', 'headlab_transformer.mjs', 'headlab_transformer.wasm']) {
     if (!fs.existsSync(path.join(wasmDir, f))) throw new Error(`missing ${f}: build the WASM module first (./dev build)`);
   }
   fs.rmSync(outDir, { recursive: true, force: true });
@@ -208,12 +208,13 @@ export async function buildSite({ quiet = false, snapshots = true } = {}) {
     target: ['es2022'],
     alias: {
       'headlab-wasm-module': path.join(wasmDir, 'headlab_core.mjs'),
+      'headlab-feature-recovery-module': path.join(wasmDir, 'headlab_feature_recovery.mjs'),
       'headlab-max-digit-module': path.join(wasmDir, 'headlab_max_digit.mjs'),
       'headlab-transformer-module': path.join(wasmDir, 'headlab_transformer.mjs'),
     },
     logLevel: quiet ? 'error' : 'warning',
   });
-  for (const wasm of ['headlab_core.wasm', 'headlab_max_digit.wasm', 'headlab_transformer.wasm']) {
+  for (const wasm of ['headlab_core.wasm', 'headlab_feature_recovery.wasm', 'headlab_max_digit.wasm', 'headlab_transformer.wasm']) {
     fs.copyFileSync(path.join(wasmDir, wasm), path.join(outDir, 'headlab', wasm));
   }
   // The shipped max-digit weights go in the bundle's data/ folder, where the widgets'

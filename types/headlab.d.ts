@@ -19,7 +19,7 @@ export class HeadlabError extends Error {
   name: 'HeadlabError';
 }
 
-/** The page's single WASM core (loaded once, .wasm found next to the bundle). See web/headlab-core.d.ts in the repository for every function. */
+/** The page's headlab_core instance: attention and projection edits (loaded once, .wasm found next to the bundle; feature recovery, the max-digit transformer and your own transformer are modules of their own, loaded by their elements). See web/headlab-core.d.ts in the repository for every function. */
 export function getCore(): Promise<HeadlabCoreApi>;
 
 export interface HeadlabCoreApi {

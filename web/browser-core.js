@@ -7,18 +7,19 @@
 // hashes it when an app bundles the package again. We compile it ourselves
 // (Emscripten's instantiateWasm hook) and keep the WebAssembly.Module: the page hands it
 // to its worker with each job (web/worker-client.js), so the worker instantiates the
-// page's compiled module instead of downloading the .wasm a second time. The max-digit and
-// transformer loaders are imported dynamically, so pages without their widgets download
-// neither their JS nor their .wasm.
+// page's compiled module instead of downloading the .wasm a second time. The feature-recovery,
+// max-digit and transformer loaders are imported dynamically, so pages without their widgets
+// download neither their JS nor their .wasm.
 import createHeadlabCore from 'headlab-wasm-module';
-import { HeadlabError, loadCore, loadMaxDigitCore, loadTransformerCore } from './headlab-core.js';
+import { HeadlabError, loadCore, loadFeatureRecoveryCore, loadMaxDigitCore, loadTransformerCore } from './headlab-core.js';
 
 const wasmUrl = {
   core: () => new URL('./headlab_core.wasm', import.meta.url),
+  'feature-recovery': () => new URL('./headlab_feature_recovery.wasm', import.meta.url),
   'max-digit': () => new URL('./headlab_max_digit.wasm', import.meta.url),
   transformer: () => new URL('./headlab_transformer.wasm', import.meta.url),
 };
-const label = { core: 'core', 'max-digit': 'max-digit module', transformer: 'transformer module' };
+const label = { core: 'core', 'feature-recovery': 'feature-recovery module', 'max-digit': 'max-digit module', transformer: 'transformer module' };
 
 /** name → Promise<WebAssembly.Module>, started by the first load (or given by the page). */
 const compiled = {};
@@ -58,6 +59,7 @@ function instantiate(name, factory, load) {
 }
 
 let corePromise = null;
+let featureRecoveryPromise = null;
 let maxDigitPromise = null;
 let transformerPromise = null;
 
@@ -65,6 +67,13 @@ let transformerPromise = null;
 export function getCore() {
   corePromise ??= instantiate('core', createHeadlabCore, loadCore);
   return corePromise;
+}
+
+/** Resolves to the wrapped headlab_feature_recovery module; rejects with HeadlabError if loading fails. */
+export function getFeatureRecoveryCore() {
+  featureRecoveryPromise ??= import('headlab-feature-recovery-module').then(
+    ({ default: createHeadlabFeatureRecovery }) => instantiate('feature-recovery', createHeadlabFeatureRecovery, loadFeatureRecoveryCore));
+  return featureRecoveryPromise;
 }
 
 /** Resolves to the wrapped headlab_max_digit module; rejects with HeadlabError if loading fails. */
@@ -82,7 +91,7 @@ export function getTransformerCore() {
 }
 
 /**
- * The compiled modules this realm has (or is compiling), as { core?, 'max-digit'?, transformer? }:
+ * The compiled modules this realm has (or is compiling), as { core?, 'feature-recovery'?, 'max-digit'?, transformer? }:
  * what the page posts to its worker. A module whose download failed is left out (the
  * worker then reports the failure itself).
  */

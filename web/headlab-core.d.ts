@@ -54,20 +54,6 @@ export interface HeadlabModule {
   memoryDiagnostics(): MemoryDiagnostics;
 }
 
-/** headlab_core.wasm: attention, projection edits, feature recovery (getCore() in a page). */
-export interface FeatureRecoveryExample {
-  request_features: Matrix;
-  payloads: Matrix;
-  query: Matrix;
-  scores: Matrix;
-  weights: Matrix;
-  values: Matrix;
-  prediction: Matrix;
-  teacher_weights: Matrix;
-  target: Matrix;
-  keys: Matrix;
-}
-
 export interface QueryKeyPicture {
   dot_products: Matrix;
   scores: Matrix;
@@ -79,6 +65,7 @@ export interface QueryKeyPicture {
   query_angles: Matrix;
 }
 
+/** headlab_core.wasm: attention and projection edits (getCore() in a page). */
 export interface HeadlabCore extends HeadlabModule {
   /** One attention head. Throws HeadlabError naming the argument on a bad shape or a non-finite entry. */
   attention(input: AttentionInput): AttentionResult;
@@ -101,8 +88,25 @@ export interface HeadlabCore extends HeadlabModule {
    * between queries (n × n; 0 for a zero vector). q: n × d_k, k: m × d_k, v: m × d_v.
    */
   queryKeyPicture(q: Matrix, k: Matrix, v: Matrix, scoreScale: number): QueryKeyPicture;
+}
 
-  // ---- feature recovery (web/feature-recovery.js; docs/feature-recovery-results.md) ----
+// ---- feature recovery (web/feature-recovery.js; docs/feature-recovery-results.md) ----
+
+export interface FeatureRecoveryExample {
+  request_features: Matrix;
+  payloads: Matrix;
+  query: Matrix;
+  scores: Matrix;
+  weights: Matrix;
+  values: Matrix;
+  prediction: Matrix;
+  teacher_weights: Matrix;
+  target: Matrix;
+  keys: Matrix;
+}
+
+/** headlab_feature_recovery.wasm: the feature-recovery experiment (getFeatureRecoveryCore() in a page). */
+export interface FeatureRecoveryCore extends HeadlabModule {
   /** A steppable trainer of W_q, W_v. Throws HeadlabError naming a bad setting. Call dispose() when done. */
   createFeatureRecoveryTrainer(settings?: FeatureRecoverySettingsInput): FeatureRecoveryTrainer;
   /** R (9 × 9) of a seed, the fixed keys (4 × 3) and the known solution W_q = Rᵀ[:, 0..2], W_v = Rᵀ[:, 3..5]. */
@@ -328,6 +332,10 @@ export type CoreFactory = (options?: ModuleOptions) => Promise<unknown>;
 export function loadCore(factory: CoreFactory, moduleOptions?: ModuleOptions): Promise<HeadlabCore>;
 /** Wraps an already instantiated headlab_core module. */
 export function wrapCore(module: unknown): HeadlabCore;
+/** Instantiates headlab_feature_recovery (factory: the default export of headlab_feature_recovery.mjs). */
+export function loadFeatureRecoveryCore(factory: CoreFactory, moduleOptions?: ModuleOptions): Promise<FeatureRecoveryCore>;
+/** Wraps an already instantiated headlab_feature_recovery module. */
+export function wrapFeatureRecoveryCore(module: unknown): FeatureRecoveryCore;
 /** Instantiates headlab_max_digit (factory: the default export of headlab_max_digit.mjs). */
 export function loadMaxDigitCore(factory: CoreFactory, moduleOptions?: ModuleOptions): Promise<MaxDigitCore>;
 /** Wraps an already instantiated headlab_max_digit module. */

@@ -14,16 +14,23 @@ export { transferOf } from './transformer.js';
 export { HeadlabError };
 export { DRAFT_PUBLISHED, FeatureRecoveryTrainer, featureRecoveryResultsFile, featureRecoveryRun } from './feature-recovery.js';
 
-// Three modules (web/CMakeLists.txt): headlab_core (attention, projection edits, feature
-// recovery), headlab_max_digit (the max-digit transformer) and headlab_transformer (your own
-// attention-only transformer), so a page downloads only what its widgets use. Each has its
-// own wrapper.
+// Four modules (web/CMakeLists.txt): headlab_core (attention, projection edits),
+// headlab_feature_recovery (the feature-recovery experiment), headlab_max_digit (the max-digit
+// transformer) and headlab_transformer (your own attention-only transformer), so a page
+// downloads only what its widgets use. Each has its own wrapper.
 
 /** Wraps an instantiated headlab_core module (the value createHeadlabCore resolves to). */
 export function wrapCore(module) {
   return {
     ...moduleApi(module),
     ...attentionApi(module),
+  };
+}
+
+/** Wraps an instantiated headlab_feature_recovery module (the value createHeadlabFeatureRecovery resolves to). */
+export function wrapFeatureRecoveryCore(module) {
+  return {
+    ...moduleApi(module),
     ...featureRecoveryApi(module),
   };
 }
@@ -59,6 +66,11 @@ async function instantiate(factory, moduleOptions, name) {
  */
 export async function loadCore(factory, moduleOptions = {}) {
   return wrapCore(await instantiate(factory, moduleOptions, 'core'));
+}
+
+/** Like loadCore, for headlab_feature_recovery (the default export of headlab_feature_recovery.mjs). */
+export async function loadFeatureRecoveryCore(factory, moduleOptions = {}) {
+  return wrapFeatureRecoveryCore(await instantiate(factory, moduleOptions, 'feature-recovery module'));
 }
 
 /** Like loadCore, for headlab_max_digit (the default export of headlab_max_digit.mjs). */

@@ -1,7 +1,7 @@
 // The tasks the worker can run, by kind (the worker task of docs/model-pattern.md). Each concept adds one entry:
 //   kind: async (core, params, { progress, shouldStop, yieldToEvents }) => resultValue
-// for headlab_core, or kind: { module: 'max-digit' | 'transformer', run: async (moduleCore, params, …) => … }
-// for headlab_max_digit and headlab_transformer.
+// for headlab_core, or kind: { module: 'feature-recovery' | 'max-digit' | 'transformer', run: async (moduleCore, params, …) => … }
+// for headlab_feature_recovery, headlab_max_digit and headlab_transformer.
 // A task does its work in chunks, calling progress(...) and awaiting yieldToEvents()
 // between chunks, and returns early (with what it has) once shouldStop() is true. A task may call
 // transfer(buffers) with ArrayBuffers its result holds: they are moved to the page, not copied.
@@ -52,37 +52,40 @@ export const workerTasks = {
    *         with matrices as { rows, cols, data }; featureRecoveryResultsFile nests them for a file);
    *         on a stop, the results of the steps taken so far (its steps_done < settings.steps).
    */
-  'feature-recovery-train': async (core, params, { progress, shouldStop, yieldToEvents }) => {
-    const chunk = params?.chunk ?? FEATURE_RECOVERY_DEFAULT_CHUNK;
-    const paceMs = params?.pace_ms ?? 0;
-    if (!Number.isInteger(chunk) || chunk < 1) throw new HeadlabError(`chunk must be an integer ≥ 1, got ${chunk}`);
-    if (!(Number.isFinite(paceMs) && paceMs >= 0)) throw new HeadlabError(`pace_ms must be a finite number ≥ 0, got ${paceMs}`);
-    const trainer = core.createFeatureRecoveryTrainer(params?.settings ?? {});
-    try {
-      let reported = 0;
-      while (!shouldStop()) {
-        const started = performance.now();
-        const p = trainer.step(chunk);
-        const s = trainer.snapshot();
-        progress({
-          steps_taken: p.steps_taken,
-          steps_total: p.steps_total,
-          loss: p.loss,
-          losses: s.loss_trace.slice(reported),
-          response_query: s.response_query.data,
-          response_value: s.response_value.data,
-        });
-        reported = p.steps_taken;
-        if (p.done) break;
-        const wait = paceMs - (performance.now() - started);
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        else await yieldToEvents();
+  'feature-recovery-train': {
+    module: 'feature-recovery',
+    run: async (core, params, { progress, shouldStop, yieldToEvents }) => {
+      const chunk = params?.chunk ?? FEATURE_RECOVERY_DEFAULT_CHUNK;
+      const paceMs = params?.pace_ms ?? 0;
+      if (!Number.isInteger(chunk) || chunk < 1) throw new HeadlabError(`chunk must be an integer ≥ 1, got ${chunk}`);
+      if (!(Number.isFinite(paceMs) && paceMs >= 0)) throw new HeadlabError(`pace_ms must be a finite number ≥ 0, got ${paceMs}`);
+      const trainer = core.createFeatureRecoveryTrainer(params?.settings ?? {});
+      try {
+        let reported = 0;
+        while (!shouldStop()) {
+          const started = performance.now();
+          const p = trainer.step(chunk);
+          const s = trainer.snapshot();
+          progress({
+            steps_taken: p.steps_taken,
+            steps_total: p.steps_total,
+            loss: p.loss,
+            losses: s.loss_trace.slice(reported),
+            response_query: s.response_query.data,
+            response_value: s.response_value.data,
+          });
+          reported = p.steps_taken;
+          if (p.done) break;
+          const wait = paceMs - (performance.now() - started);
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          else await yieldToEvents();
+        }
+        trainer.stop();
+        return featureRecoveryRun(trainer.result());
+      } finally {
+        trainer.dispose();
       }
-      trainer.stop();
-      return featureRecoveryRun(trainer.result());
-    } finally {
-      trainer.dispose();
-    }
+    },
   },
 
   /**
@@ -98,38 +101,41 @@ export const workerTasks = {
    *           (core evaluate() of the final W_q, W_v; null when training diverged) }.
    *           A diverged run keeps only the snapshots before the divergence step.
    */
-  'feature-recovery-replay': async (core, params, { progress, shouldStop, yieldToEvents }) => {
-    const count = params?.count ?? 48;
-    if (!Number.isInteger(count) || count < 2 || count > 400) throw new HeadlabError(`count must be an integer from 2 to 400, got ${count}`);
-    const trainer = core.createFeatureRecoveryTrainer(params?.settings ?? {});
-    try {
-      const steps = trainer.settings.steps;
-      const schedule = core.featureRecoveryReplaySteps(steps, count);
-      const snapshots = [];
-      let divergedAt = 0;
-      for (const target of schedule) {
-        if (shouldStop()) break;
-        if (target > 0) {
-          const p = trainer.step(target - trainer.progress.steps_taken);
-          divergedAt = p.diverged_at;
-          progress({ steps_taken: p.steps_taken, steps_total: p.steps_total, loss: p.loss });
-          if (divergedAt) break;
+  'feature-recovery-replay': {
+    module: 'feature-recovery',
+    run: async (core, params, { progress, shouldStop, yieldToEvents }) => {
+      const count = params?.count ?? 48;
+      if (!Number.isInteger(count) || count < 2 || count > 400) throw new HeadlabError(`count must be an integer from 2 to 400, got ${count}`);
+      const trainer = core.createFeatureRecoveryTrainer(params?.settings ?? {});
+      try {
+        const steps = trainer.settings.steps;
+        const schedule = core.featureRecoveryReplaySteps(steps, count);
+        const snapshots = [];
+        let divergedAt = 0;
+        for (const target of schedule) {
+          if (shouldStop()) break;
+          if (target > 0) {
+            const p = trainer.step(target - trainer.progress.steps_taken);
+            divergedAt = p.diverged_at;
+            progress({ steps_taken: p.steps_taken, steps_total: p.steps_total, loss: p.loss });
+            if (divergedAt) break;
+          }
+          const s = trainer.snapshot();
+          snapshots.push({
+            step: s.steps_taken, loss: s.steps_taken > 0 ? s.loss_trace[s.steps_taken - 1] : null,
+            w_q: s.w_q.data, w_v: s.w_v.data, keys: s.keys.data, response_query: s.response_query.data, response_value: s.response_value.data,
+          });
+          await yieldToEvents();
         }
-        const s = trainer.snapshot();
-        snapshots.push({
-          step: s.steps_taken, loss: s.steps_taken > 0 ? s.loss_trace[s.steps_taken - 1] : null,
-          w_q: s.w_q.data, w_v: s.w_v.data, keys: s.keys.data, response_query: s.response_query.data, response_value: s.response_value.data,
-        });
-        await yieldToEvents();
+        const last = trainer.snapshot();
+        return {
+          settings: trainer.settings, steps: snapshots.map((x) => x.step), snapshots,
+          loss_trace: last.loss_trace, diverged_at: divergedAt, evaluation: divergedAt ? null : trainer.evaluate(),
+        };
+      } finally {
+        trainer.dispose();
       }
-      const last = trainer.snapshot();
-      return {
-        settings: trainer.settings, steps: snapshots.map((x) => x.step), snapshots,
-        loss_trace: last.loss_trace, diverged_at: divergedAt, evaluation: divergedAt ? null : trainer.evaluate(),
-      };
-    } finally {
-      trainer.dispose();
-    }
+    },
   },
 
   /**
@@ -141,10 +147,13 @@ export const workerTasks = {
    * params: FeatureRecoveryInterventionInput. result: FeatureRecoveryInterventionResult (its
    * matrices' buffers moved to the page).
    */
-  'feature-recovery-intervene': async (core, params, { transfer = () => {} } = {}) => {
-    const r = core.featureRecoveryIntervene(params ?? {});
-    transfer([r.before.data.buffer, r.after.data.buffer, r.target.data.buffer]);
-    return r;
+  'feature-recovery-intervene': {
+    module: 'feature-recovery',
+    run: async (core, params, { transfer = () => {} } = {}) => {
+      const r = core.featureRecoveryIntervene(params ?? {});
+      transfer([r.before.data.buffer, r.after.data.buffer, r.target.data.buffer]);
+      return r;
+    },
   },
 
   /**

@@ -6,23 +6,23 @@
 // { type: 'result', value } or { type: 'error', message } — travels on that port,
 // so progress can never arrive after the result. The page stops a job by posting
 // { type: 'stop' } on the port; handlers check between chunks of work.
-import { getCore, getMaxDigitCore, getTransformerCore, useCompiledModules } from './browser-core.js';
+import { getCore, getFeatureRecoveryCore, getMaxDigitCore, getTransformerCore, useCompiledModules } from './browser-core.js';
 import { workerTasks } from './worker-tasks.js';
 
 self.addEventListener('message', async (event) => {
   const { kind, params, wasm } = event.data ?? {};
   const port = event.ports[0];
   if (!port) return;
-  // The page's compiled modules ({ core?, 'max-digit'?, transformer? }): instantiated here, not downloaded again.
+  // The page's compiled modules ({ core?, 'feature-recovery'?, 'max-digit'?, transformer? }): instantiated here, not downloaded again.
   useCompiledModules(wasm);
   let stopped = false;
   port.onmessage = (msg) => { if (msg.data?.type === 'stop') stopped = true; };
   try {
     const entry = workerTasks[kind];
     if (!entry) throw new Error(`unknown worker task "${kind}"`);
-    // A task is a function on headlab_core, or { module: 'max-digit' | 'transformer', run } on that module.
+    // A task is a function on headlab_core, or { module: 'feature-recovery' | 'max-digit' | 'transformer', run } on that module.
     const { module = 'core', run } = typeof entry === 'function' ? { run: entry } : entry;
-    const loaders = { core: getCore, 'max-digit': getMaxDigitCore, transformer: getTransformerCore };
+    const loaders = { core: getCore, 'feature-recovery': getFeatureRecoveryCore, 'max-digit': getMaxDigitCore, transformer: getTransformerCore };
     if (!loaders[module]) throw new Error(`worker task "${kind}" names an unknown module "${module}"`);
     const core = await loaders[module]();
     let moved = [];

@@ -80,6 +80,8 @@ const EVAL_SIZE_MAX = 100000;
 export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState> {
   static observedAttributes = ['seed', 'steps', 'batch', 'learning-rate', 'request-scale', 'eval-size', 'pace', 'autostart'];
   protected static sharedAttributes = ['seed', 'steps', 'batch', 'learning-rate', 'request-scale', 'eval-size', 'pace'];
+  // Trains in the worker; the page compiles headlab_feature_recovery.wasm and hands it over (one download).
+  protected static coreModule = 'feature-recovery' as const;
   protected static css = /* css */ `
     ${RESPONSE_HEATMAP_CSS}
     fieldset { border: 1px solid var(--hl-rule); border-radius: 4px; margin: 0 0 0.5rem; padding: 0.3rem 0.6rem 0.5rem; }

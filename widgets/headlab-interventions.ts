@@ -65,6 +65,7 @@ const SHIFT_LIMIT = 1e6;
 export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   static observedAttributes = ['source', 'intervention', 'feature', 'shift'];
   protected static sharedAttributes = ['intervention', 'feature', 'shift'];
+  protected static coreModule = 'feature-recovery' as const;
   protected static css = /* css */ `
     fieldset { border: 1px solid var(--hl-rule); border-radius: 4px; margin: 0 0 0.5rem; padding: 0.3rem 0.6rem 0.5rem; }
     legend { font-weight: 600; padding: 0 0.25rem; }

@@ -90,6 +90,7 @@ const ROW_RAW = Array.from({ length: 9 }, (_, k) => `x${'₁₂₃₄₅₆₇�
 export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   static observedAttributes = ['seed', 'steps', 'learning-rate', 'request-scale', 'learned-keys', 'keys', 'snapshot'];
   protected static sharedAttributes = ['seed', 'learning-rate', 'request-scale', 'learned-keys', 'keys', 'snapshot'];
+  protected static coreModule = 'feature-recovery' as const;
   protected static css = /* css */ `
     .figs { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: flex-start; }
     .fig { flex: 1 1 280px; max-width: 400px; min-width: 0; }
@@ -393,7 +394,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
 
   /** The one-line lesson of the last finished run, with its own numbers. */
   private lesson(): string {
-    return this.lessons.get([this.result, this.status, this.resultKeys, this.core], () => this.lessonNow());
+    return this.lessons.get([this.result, this.status, this.resultKeys, this.featureRecovery], () => this.lessonNow());
   }
 
   private lessonNow(): string {
@@ -434,7 +435,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
    * loss has no gradient along it.
    */
   private keysLesson(keys: number[][], e: ReplayEvaluation): string {
-    const lost = this.core!.featureRecoveryLostDirections(keysMatrix(keys));
+    const lost = this.featureRecovery!.featureRecoveryLostDirections(keysMatrix(keys));
     const r2 = e.query_r2.map((x) => formatNumber(x, 3)).join(', ');
     const fit = `held-out MSE ${formatScientific(e.heldout_mse)} against uniform attention's ${formatNumber(e.uniform_attention_mse, 3)}`;
     if (lost.rows === 0) {
@@ -559,7 +560,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     // gives the same example as the full 4,096 without sampling the rest on every redraw.
     const cached = this.examples.get(snap);
     if (cached) return cached;
-    const e = this.core!.featureRecoveryExample({
+    const e = this.featureRecovery!.featureRecoveryExample({
       seed: r.settings.seed, request_scale: r.settings.request_scale, w_q: m(snap.w_q), w_v: m(snap.w_v),
       keys: { rows: 4, cols: 3, data: snap.keys }, index: 0, eval_size: 2,
       ...(this.resultKeys ? { fixed_keys: keysMatrix(this.resultKeys) } : {}),

@@ -65,8 +65,8 @@ const CLS_BUDGET = 0.01;
 /**
  * Loads `url` and checks what an author gets: every headlab-* element renders; the ablation
  * widget computes the softmax exactly; the trainer trains in its worker; the max-digit
- * widgets load the package's default weights; each .wasm is downloaded once (page and
- * worker together); layout shift ≤ CLS_BUDGET; no console error, no other origin.
+ * widgets load the package's default weights; each .wasm (headlab_core, headlab_feature_recovery,
+ * headlab_max_digit) is downloaded once (page and worker together); layout shift ≤ CLS_BUDGET; no console error, no other origin.
  */
 async function check(session, url, shot, { origin = null } = {}) {
   const page = await session.newPage({ viewport: { width: 1000, height: 900 } });
@@ -103,6 +103,7 @@ async function check(session, url, shot, { origin = null } = {}) {
   // One download of each module for the page and its worker (the worker gets the page's compiled module).
   const count = (re) => downloads.filter((p) => re.test(p)).length;
   assert.equal(count(/headlab_core[^/]*\.wasm$/), 1, downloads.join(', '));
+  assert.equal(count(/headlab_feature_recovery[^/]*\.wasm$/), 1, downloads.join(', '));
   assert.equal(count(/headlab_max_digit[^/]*\.wasm$/), 1, downloads.join(', '));
   assert.equal(count(/max-digit-seed0[^/]*\.json$/), 1, downloads.join(', '));
   console.log(`# ${shot}: layout shift ${shift.cls.toFixed(4)} after the first definition, ${shift.before.toFixed(4)} before${shift.shifts.length ? ` (${shift.shifts.join('; ')})` : ''}; downloads ${downloads.map((p) => p.split('/').pop()).join(' ')}`);
@@ -113,7 +114,7 @@ async function check(session, url, shot, { origin = null } = {}) {
 test('npm pack: the tarball holds the bundle, its chunk, worker and .wasm, the types and the embedding guide, and nothing else', () => {
   const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').map((f) => f.replace(/^package\//, '')).sort();
   for (const f of ['package.json', 'dist/headlab.js', 'dist/elements.js', 'dist/value-swap.js', 'dist/headlab-worker.js', 'dist/headlab_core.wasm',
-    'dist/headlab_max_digit.wasm', 'dist/data/max-digit-seed0.json', 'dist/custom-elements.json', 'types/headlab.d.ts', 'docs/embedding.md']) {
+    'dist/headlab_feature_recovery.wasm', 'dist/headlab_max_digit.wasm', 'dist/data/max-digit-seed0.json', 'dist/custom-elements.json', 'types/headlab.d.ts', 'docs/embedding.md']) {
     assert.ok(files.includes(f), `${f} missing from ${files.join(', ')}`);
   }
   assert.ok(files.some((f) => /^dist\/chunk-[A-Z0-9]+\.js$/.test(f)), 'the shared chunk');
@@ -181,6 +182,7 @@ test('examples/vite with the installed tarball, built by Vite 7: .wasm, worker a
   execFileSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const assets = fs.readdirSync(path.join(dir, 'dist/assets'));
   assert.ok(assets.some((f) => /^headlab_core[-.].*\.wasm$/.test(f)), assets.join(', '));
+  assert.ok(assets.some((f) => /^headlab_feature_recovery[-.].*\.wasm$/.test(f)), assets.join(', '));
   assert.ok(assets.some((f) => /^headlab-worker-.*\.js$/.test(f)), assets.join(', '));
   assert.ok(assets.some((f) => /^max-digit-seed0[-.].*\.json$/.test(f)), assets.join(', '));
   const session = await startSession({ dir: path.join(dir, 'dist'), csp: true });

@@ -615,8 +615,9 @@ test('memory: 3,000 updates of each element (on the first page that has it) leav
       const r = await page.evaluate(async ([i, sa, sb, n, url]) => {
         const e = __sweepWidgets()[i];
         // The module the element computes with: headlab_max_digit for the max-digit widgets,
-        // headlab_transformer for the transformer figures.
-        const core = e.maxDigit ?? e.transformerCore ?? await (await import(url)).getCore();
+        // headlab_feature_recovery for the feature-recovery figures, headlab_transformer for the
+        // transformer figures, headlab_core for the others.
+        const core = e.maxDigit ?? e.featureRecovery ?? e.transformerCore ?? await (await import(url)).getCore();
         const step = (k) => { e.sharedState = k % 2 ? sb : sa; e.renderNow(); void e.state; };
         for (let k = 0; k < 200; k++) step(k);  // warm-up: caches and allocator bins filled
         await new Promise((r) => requestAnimationFrame(r));

@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { identity, matrix } from '../../web/matrix.js';
-import { wasmCore } from './helpers.mjs';
+import { wasmCore, wasmFeatureRecoveryCore } from './helpers.mjs';
 
 test('memoryDiagnostics sees a live trainer (its W_q, W_v and Adam moments) and its release', async () => {
-  const core = await wasmCore();
+  const core = await wasmFeatureRecoveryCore();
   const before = core.memoryDiagnostics();
   for (const k of ['heap_bytes_in_use', 'memory_bytes', 'live_handles']) {
     assert.ok(Number.isFinite(before[k]) && before[k] >= 0, `${k} = ${before[k]}`);

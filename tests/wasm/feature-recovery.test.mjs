@@ -9,7 +9,7 @@ import { HeadlabError } from '../../web/headlab-core.js';
 import { DRAFT_PUBLISHED } from '../../web/feature-recovery.js';
 import { matrix } from '../../web/matrix.js';
 import { workerTasks } from '../../web/worker-tasks.js';
-import { cliJson, cliRun, maxAbsDiff, root, wasmCore } from './helpers.mjs';
+import { cliJson, cliRun, maxAbsDiff, root, wasmFeatureRecoveryCore } from './helpers.mjs';
 import { validate } from './json-schema.mjs';
 
 // Native (glibc exp, SSE2 Eigen kernels in evaluation) and WASM (musl exp, scalar kernels) differ in
@@ -52,7 +52,7 @@ function checkAcceptance(r, label) {
 }
 
 test('seed 0: WASM training equals the native CLI results.json within 1e-12 after 1,200 steps', async () => {
-  const core = await wasmCore();
+  const core = await wasmFeatureRecoveryCore();
   const native = nativeResults(['--seed', '0']);
   const trainer = core.createFeatureRecoveryTrainer({ seed: 0 });
   try {
@@ -89,7 +89,7 @@ test('seed 0: WASM training equals the native CLI results.json within 1e-12 afte
 });
 
 test('the mixing matrix R already differs natively and in WASM, by at most one machine epsilon (docs/feature-recovery-results.md)', async () => {
-  const core = await wasmCore();
+  const core = await wasmFeatureRecoveryCore();
   let differing = 0;
   for (const seed of [0, 1, 2]) {
     const native = cliJson(['feature-recovery', '--seed', String(seed), '--steps', '0', '--eval-size', '4', '--out', '-']).mixing.flat();
@@ -105,7 +105,7 @@ test('the mixing matrix R already differs natively and in WASM, by at most one m
 });
 
 test('acceptance through WASM: seeds 0, 1, 2 with the draft settings', async () => {
-  const core = await wasmCore();
+  const core = await wasmFeatureRecoveryCore();
   for (const seed of [0, 1, 2]) {
     const trainer = core.createFeatureRecoveryTrainer({ seed });
     try {
@@ -123,7 +123,7 @@ test('acceptance through WASM: seeds 0, 1, 2 with the draft settings', async () 
 });
 
 test('WASM: steps in chunks give the same bits as one call; snapshot is plain data', async () => {
-  const core = await wasmCore();
+  const core = await wasmFeatureRecoveryCore();
   const a = core.createFeatureRecoveryTrainer({ seed: 5, steps: 300 });
   const b = core.createFeatureRecoveryTrainer({ seed: 5, steps: 300 });
   try {
@@ -147,7 +147,7 @@ test('WASM: steps in chunks give the same bits as one call; snapshot is plain da
 });
 
 test('trainer handles are deleted on dispose and on failed construction; a disposed trainer throws', async () => {
-  const core = await wasmCore();
+  const core = await wasmFeatureRecoveryCore();
   const before = core.featureRecoveryLiveTrainers();
   const trainers = Array.from({ length: 5 }, (_, i) => core.createFeatureRecoveryTrainer({ seed: i, steps: 2 }));
   assert.equal(core.featureRecoveryLiveTrainers(), before + 5);
@@ -166,7 +166,7 @@ test('trainer handles are deleted on dispose and on failed construction; a dispo
 });
 
 test('bad settings and arguments name the argument', async () => {
-  const core = await wasmCore();
+  const core = await wasmFeatureRecoveryCore();
   const bad = (settings, pattern) =>
     assert.throws(() => core.createFeatureRecoveryTrainer(settings), (e) => e instanceof HeadlabError && pattern.test(e.message));
   bad({ seed: -1 }, /seed must be an integer in \[0, 2\^53\]/);
@@ -202,7 +202,7 @@ test('bad settings and arguments name the argument', async () => {
 });
 
 test('interventions as plain functions: the same numbers as the evaluation, and the known solution', async () => {
-  const core = await wasmCore();
+  const core = await wasmFeatureRecoveryCore();
   const t = core.createFeatureRecoveryTrainer({ seed: 1, steps: 400, eval_size: 512 });
   let snapshot, evaluation;
   try {
@@ -228,11 +228,11 @@ test('interventions as plain functions: the same numbers as the evaluation, and 
   assert.equal(core.featureRecoveryEvaluate(base).heldout_mse, evaluation.heldout_mse);
   // The worker task the interventions figure uses: the same call, the same bits, its matrices' buffers moved to the page.
   let moved = [];
-  const inWorker = await workerTasks['feature-recovery-intervene'](core, { ...base, intervention: 'irrelevant_shift', examples: 4 }, { transfer: (b) => { moved = b; } });
+  const inWorker = await workerTasks['feature-recovery-intervene'].run(core, { ...base, intervention: 'irrelevant_shift', examples: 4 }, { transfer: (b) => { moved = b; } });
   assert.equal(inWorker.mse, shift.mse);
   assert.deepEqual([...inWorker.after.data], [...shift.after.data]);
   assert.deepEqual(moved, [inWorker.before.data.buffer, inWorker.after.data.buffer, inWorker.target.data.buffer]);
-  await assert.rejects(workerTasks['feature-recovery-intervene'](core, { ...base, intervention: 'erase_all' }, {}), /intervention must be "erase_request"/);
+  await assert.rejects(workerTasks['feature-recovery-intervene'].run(core, { ...base, intervention: 'erase_all' }, {}), /intervention must be "erase_request"/);
 
   // The known solution (W read from Rᵀ) reproduces the teacher; a larger shift still changes nothing.
   const task = core.featureRecoveryTask({ seed: 1 });
@@ -247,7 +247,7 @@ test('interventions as plain functions: the same numbers as the evaluation, and 
 });
 
 test('replay steps, divergence field and the traced example through the WASM module', async () => {
-  const core = await wasmCore();
+  const core = await wasmFeatureRecoveryCore();
   const steps = core.featureRecoveryReplaySteps(1200, 48);
   assert.deepEqual(steps.slice(0, 4), [0, 1, 2, 3]);
   assert.equal(steps.at(-1), 1200);
@@ -272,7 +272,7 @@ test('replay steps, divergence field and the traced example through the WASM mod
 });
 
 test('learned keys through the WASM module: keys move, loss falls, query no longer identified', async () => {
-  const core = await wasmCore();
+  const core = await wasmFeatureRecoveryCore();
   const trainer = core.createFeatureRecoveryTrainer({ seed: 0, learned_keys: true });
   try {
     assert.equal(trainer.settings.learned_keys, true);
@@ -295,7 +295,7 @@ test('learned keys through the WASM module: keys move, loss falls, query no long
 const FLAT_KEYS = [[1, 1, 0], [1, -1, 0], [-1, 1, 0], [-1, -1, 0]];
 
 test('chosen keys through the WASM module: the lost direction, W_q column 3 untouched, the native CLI numbers', async () => {
-  const core = await wasmCore();
+  const core = await wasmFeatureRecoveryCore();
   // The directions the keys cannot see, from the core: none for the tetrahedron, (0, 0, 1) for flat keys.
   assert.equal(core.featureRecoveryLostDirections(matrix([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]])).rows, 0);
   const lost = core.featureRecoveryLostDirections(matrix(FLAT_KEYS));

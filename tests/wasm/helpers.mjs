@@ -3,41 +3,32 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadCore, loadMaxDigitCore, loadTransformerCore } from '../../web/headlab-core.js';
+import { loadCore, loadFeatureRecoveryCore, loadMaxDigitCore, loadTransformerCore } from '../../web/headlab-core.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const wasmDir = path.join(root, 'build/wasm/web');
 export const cliPath = path.join(root, 'build/native/cli/headlab');
 
-let corePromise;
-/** The wrapped headlab_core module, instantiated once per test file from the built .mjs + .wasm. */
-export function wasmCore() {
-  corePromise ??= (async () => {
-    const { default: factory } = await import(path.join(wasmDir, 'headlab_core.mjs'));
-    return loadCore(factory, { wasmBinary: fs.readFileSync(path.join(wasmDir, 'headlab_core.wasm')) });
-  })();
-  return corePromise;
+const loaded = new Map();
+/** The wrapped module `name` (build/wasm/web/<name>.mjs + .wasm) through `loader`, instantiated once per test file. */
+function wasmModule(name, loader) {
+  if (!loaded.has(name)) {
+    loaded.set(name, (async () => {
+      const { default: factory } = await import(path.join(wasmDir, `${name}.mjs`));
+      return loader(factory, { wasmBinary: fs.readFileSync(path.join(wasmDir, `${name}.wasm`)) });
+    })());
+  }
+  return loaded.get(name);
 }
 
-let maxDigitPromise;
-/** The wrapped headlab_max_digit module (the max-digit transformer), instantiated once per test file. */
-export function wasmMaxDigitCore() {
-  maxDigitPromise ??= (async () => {
-    const { default: factory } = await import(path.join(wasmDir, 'headlab_max_digit.mjs'));
-    return loadMaxDigitCore(factory, { wasmBinary: fs.readFileSync(path.join(wasmDir, 'headlab_max_digit.wasm')) });
-  })();
-  return maxDigitPromise;
-}
-
-let transformerPromise;
-/** The wrapped headlab_transformer module (your own attention-only transformer), instantiated once per test file. */
-export function wasmTransformerCore() {
-  transformerPromise ??= (async () => {
-    const { default: factory } = await import(path.join(wasmDir, 'headlab_transformer.mjs'));
-    return loadTransformerCore(factory, { wasmBinary: fs.readFileSync(path.join(wasmDir, 'headlab_transformer.wasm')) });
-  })();
-  return transformerPromise;
-}
+/** The wrapped headlab_core module (attention, projection edits). */
+export const wasmCore = () => wasmModule('headlab_core', loadCore);
+/** The wrapped headlab_feature_recovery module (the feature-recovery experiment). */
+export const wasmFeatureRecoveryCore = () => wasmModule('headlab_feature_recovery', loadFeatureRecoveryCore);
+/** The wrapped headlab_max_digit module (the max-digit transformer). */
+export const wasmMaxDigitCore = () => wasmModule('headlab_max_digit', loadMaxDigitCore);
+/** The wrapped headlab_transformer module (your own attention-only transformer). */
+export const wasmTransformerCore = () => wasmModule('headlab_transformer', loadTransformerCore);
 
 /** Runs `headlab <args>` with stdin and returns parsed JSON stdout; throws with stderr on failure. */
 export function cliJson(args, stdin = '') {

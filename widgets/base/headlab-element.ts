@@ -40,8 +40,8 @@
 //   theme.ts         colours, fonts and the base sheet (themeColours() here reads them once per scheme)
 //   model-figure.ts  the base of figures that read a model loaded once per page (extends this class)
 
-import { getCore, getMaxDigitCore } from '../../web/browser-core.js';
-import type { HeadlabCore, MaxDigitCore } from '../../web/headlab-core.js';
+import { getCore, getFeatureRecoveryCore, getMaxDigitCore } from '../../web/browser-core.js';
+import type { FeatureRecoveryCore, HeadlabCore, MaxDigitCore } from '../../web/headlab-core.js';
 import type { BoundValue } from '../chart/format.js';
 import { resolveColours, type ResolvedColours } from '../chart/palette.js';
 import { sceneToPng, sceneToSvg } from '../chart/scene.js';
@@ -94,10 +94,11 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
    */
   protected static goesLiveStaggered = true;
   /**
-   * Which WASM module the widget computes with: 'core' (headlab_core.wasm, in this.core) or
-   * 'max-digit' (headlab_max_digit.wasm, in this.maxDigit, downloaded only by pages that use it).
+   * Which WASM module the widget computes with: 'core' (headlab_core.wasm, in this.core),
+   * 'feature-recovery' (headlab_feature_recovery.wasm, in this.featureRecovery) or 'max-digit'
+   * (headlab_max_digit.wasm, in this.maxDigit); the last two are downloaded only by pages that use them.
    */
-  protected static coreModule: 'core' | 'max-digit' = 'core';
+  protected static coreModule: 'core' | 'feature-recovery' | 'max-digit' = 'core';
   /** Attributes that make up the reader's state in the URL hash (share-state); none by default. */
   protected static sharedAttributes: readonly string[] = [];
   /** The widget's own CSS, adopted (as a constructed sheet) after the base sheet. */
@@ -108,6 +109,8 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   protected readonly root: ShadowRoot;
   /** The wrapped core once loaded (null before, or for widgets that do not need it). */
   protected core: HeadlabCore | null = null;
+  /** The wrapped feature-recovery module once loaded, for widgets with coreModule = 'feature-recovery'. */
+  protected featureRecovery: FeatureRecoveryCore | null = null;
   /** The wrapped max-digit module once loaded, for widgets with coreModule = 'max-digit'. */
   protected maxDigit: MaxDigitCore | null = null;
   /** Container for the widget's content; hidden while an error is shown. */
@@ -128,13 +131,15 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   private resolvedColours: ResolvedColours | null = null;
   private liveStatus: HTMLParagraphElement | null = null;
   /**
-   * The elements added to the shadow root since markParts / the layout watcher last walked it
-   * (both only act on new elements), or 'all' for a walk of the whole root (the first render, or
-   * after the element was re-inserted). A render that rewrites text and attributes in place (a
-   * slider step over a 16 × 16 table) adds none, so neither walks anything; one that replaces a
-   * few cells' text spans has only those walked, not the widget's thousands of other nodes.
+   * The elements added to the shadow root since markParts last walked it (it only acts on new
+   * elements), or 'all' for a walk of the whole root (the first render, or after the element was
+   * re-inserted). A render that rewrites text and attributes in place (a slider step over a
+   * 16 × 16 table) adds none, so nothing is walked; one that replaces a few cells' text spans has
+   * only those walked, not the widget's thousands of other nodes.
    */
-  private readonly grown: { parts: Element[] | 'all'; layout: Element[] | 'all' } = { parts: 'all', layout: 'all' };
+  private partsAdded: Element[] | 'all' = 'all';
+  /** Whether any element was added since the layout watcher last walked the root (true at first). */
+  private layoutGrown = true;
   private structure: MutationObserver | null = null;
 
   constructor() {
@@ -355,7 +360,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     // Callbacks of an earlier connection (the element was moved meanwhile) do nothing.
     const connection = this.listeners;
     const current = () => this.isConnected && this.listeners === connection;
-    if (!ctor.needsCore || this.core || this.maxDigit) {
+    if (!ctor.needsCore || this.core || this.featureRecovery || this.maxDigit) {
       // Behind a snapshot a widget that asks for it (goesLiveStaggered) goes live staggered even
       // though it needs no module to start: it builds and renders in tasks of its own and swaps its
       // snapshot at a frame of its own, so a page of such figures (the transformer widgets, all
@@ -370,7 +375,9 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       if (!current()) return;
       const loaded: Promise<unknown> = ctor.coreModule === 'max-digit'
         ? getMaxDigitCore().then((module) => { this.maxDigit = module; })
-        : getCore().then((core) => { this.core = core; });
+        : ctor.coreModule === 'feature-recovery'
+          ? getFeatureRecoveryCore().then((module) => { this.featureRecovery = module; })
+          : getCore().then((core) => { this.core = core; });
       loaded.then(
         () => {
           // Behind a snapshot nothing waits on screen: each widget builds in a task of its own,
@@ -542,7 +549,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     const started = performance.now();
     this.guard(() => {
       this.render();
-      const newParts = this.elementsAdded('parts');
+      const newParts = this.takePartsAdded();
       if (newParts === 'all') markParts(this.body);
       else if (newParts.length) markParts(this.body, newParts);
       this.renders++;
@@ -557,11 +564,10 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
         queueMicrotask(() => {
           this.layoutQueued = false;
           if (!this.isConnected) return;
-          const added = this.elementsAdded('layout');
           // The whole root (outside SVGs; the watcher only acts on elements it has not seen): a walk
           // of the added subtrees alone missed the own-model patching figure's SVG at 360 px, drawn
           // then at 0.6 of its size (7.5 px text, tests/browser/layout.test.mjs).
-          if (added === 'all' || added.length) this.layoutWatcher.observe(this.root);
+          if (this.takeLayoutGrown()) this.layoutWatcher.observe(this.root);
         });
       }
       if (this.hashLink.scrollOnRender) {
@@ -575,9 +581,9 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     this.lastRenderTime = performance.now() - started;
   }
 
-  /** The elements added to the shadow root since the last call for `what` ('all': walk the whole root), then resets it. */
-  private elementsAdded(what: 'parts' | 'layout'): Element[] | 'all' {
-    const added = (records: MutationRecord[]) => {
+  /** Takes the structure records so far: the added elements for markParts, and that the root grew for the layout watcher. */
+  private collectAdded(): void {
+    const take = (records: MutationRecord[]) => {
       for (const r of records) {
         // Nodes added inside an SVG (a drawing's shapes coming and going) need neither walk: part
         // names and the layout watcher skip the inside of every SVG (widgets/base/dom.ts). Without
@@ -586,18 +592,33 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
         for (let i = 0; i < r.addedNodes.length; i++) {
           const n = r.addedNodes[i];
           if (n.nodeType !== Node.ELEMENT_NODE) continue;
-          for (const list of [this.grown.parts, this.grown.layout]) if (list !== 'all') list.push(n as Element);
+          this.layoutGrown = true;
+          if (this.partsAdded !== 'all') this.partsAdded.push(n as Element);
         }
       }
     };
-    if (this.structure) added(this.structure.takeRecords());
+    if (this.structure) take(this.structure.takeRecords());
     else {
-      this.structure = new MutationObserver(added);
+      this.structure = new MutationObserver(take);
       this.structure.observe(this.root, { childList: true, subtree: true });
-      this.grown.parts = this.grown.layout = 'all';
+      this.partsAdded = 'all';
+      this.layoutGrown = true;
     }
-    const grown = this.grown[what];
-    this.grown[what] = [];
+  }
+
+  /** The elements added since the last call ('all': walk the whole root), then resets the list. */
+  private takePartsAdded(): Element[] | 'all' {
+    this.collectAdded();
+    const added = this.partsAdded;
+    this.partsAdded = [];
+    return added;
+  }
+
+  /** Whether an element was added since the last call, then resets it. */
+  private takeLayoutGrown(): boolean {
+    this.collectAdded();
+    const grown = this.layoutGrown;
+    this.layoutGrown = false;
     return grown;
   }
 
