@@ -95,14 +95,13 @@ void sample_batch(Random& rng, Eigen::Index batch, double request_scale, Feature
     out.records.resize(kRecordCount * batch, kLatentSize);
   }
   if (out.target.rows() != batch || out.target.cols() != kFeatureWidth) out.target.resize(batch, kFeatureWidth);
-  // The normals straight into the two matrices, in the order of the draws: each example's
-  // request, then its records 1–4 (four consecutive rows). Then the teacher, two examples at a time.
+  // The normals straight into the two matrices, in the order of the draws and in one loop: each
+  // example's request, then its records 1–4 (four consecutive rows). Then the request features
+  // scaled, and the teacher, two examples at a time.
+  rng.fill_normal_groups(out.request.data(), kLatentSize, out.records.data(), kRecordCount * kLatentSize,
+                         static_cast<std::size_t>(batch));
   for (Eigen::Index b = 0; b < batch; ++b) {
-    double* request = out.request.data() + b * kLatentSize;
-    double* records = out.records.data() + b * kRecordCount * kLatentSize;
-    rng.fill_normal(request, kLatentSize);
-    for (int k = 0; k < kFeatureWidth; ++k) request[kRequestFeatures + k] *= request_scale;
-    rng.fill_normal(records, kRecordCount * kLatentSize);
+    for (int k = 0; k < kFeatureWidth; ++k) out.request(b, kRequestFeatures + k) *= request_scale;
   }
   teacher_rows(out.request.data(), out.records.data(), out.target.data(), batch, key);
 }

@@ -5,6 +5,8 @@
 // order. Used by the feature-recovery teacher and gradient (core/feature_recovery_*.cpp).
 #pragma once
 
+#include "core/musl_exp.hpp"
+
 #include <cmath>
 
 namespace headlab {
@@ -15,7 +17,14 @@ typedef double Lanes2 __attribute__((vector_size(16)));
 
 inline Lanes2 lanes(double first, double second) { return Lanes2{first, second}; }
 inline double lane_exp(double x) { return std::exp(x); }
+#if defined(__EMSCRIPTEN__)
+// std::exp is musl's there: its arithmetic on both lanes at once (core/musl_exp.hpp), musl's bits.
+inline Lanes2 lane_exp(Lanes2 x) { return musl_exp_lanes(x); }
+#else
+// glibc's std::exp (its FMA variant rounds differently from musl's arithmetic in ~0.06% of
+// arguments), lane by lane: the native build keeps its own bits.
 inline Lanes2 lane_exp(Lanes2 x) { return Lanes2{std::exp(x[0]), std::exp(x[1])}; }
+#endif
 inline double lane_max(double top, double s) { return s > top ? s : top; }
 inline Lanes2 lane_max(Lanes2 top, Lanes2 s) { return s > top ? s : top; }
 

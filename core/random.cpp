@@ -167,31 +167,40 @@ double Random::normal_from(std::uint64_t bits) {
   }
 }
 
-void Random::fill_normal(double* out, std::size_t n) {
+void Random::fill_normal(double* out, std::size_t n) { fill_normal_groups(out, n, out, 0, 1); }
+
+void Random::fill_normal_groups(double* first, std::size_t first_count, double* second, std::size_t second_count,
+                                std::size_t groups) {
   const ziggurat::Rectangle* rectangle = ziggurat_tables().rectangle;
   std::uint64_t s0 = state_[0], s1 = state_[1], s2 = state_[2], s3 = state_[3];
-  for (std::size_t k = 0; k < n; ++k) {
-    // next_u64() on local copies of the state (same update, same output).
-    const std::uint64_t bits = rotl(s1 * 5, 7) * 9;
-    const std::uint64_t t = s1 << 17;
-    s2 ^= s0;
-    s3 ^= s1;
-    s1 ^= s2;
-    s0 ^= s3;
-    s2 ^= t;
-    s3 = rotl(s3, 45);
-    // normal()'s rectangle test and product on the integer m = bits >> 11 (ziggurat::Rectangle):
-    // no conversion, subtraction or absolute value before the branch, the same decision and bits.
-    const ziggurat::Rectangle& layer = rectangle[bits & 0x7F];
-    const std::uint64_t m = bits >> 11;
-    if (m - layer.low < layer.width) {
-      out[k] = static_cast<double>(static_cast<std::int64_t>(m) - (std::int64_t{1} << 52)) * layer.scaled_edge;
-      continue;
+  const auto fill = [&](double* out, std::size_t n) __attribute__((always_inline)) {
+    for (std::size_t k = 0; k < n; ++k) {
+      // next_u64() on local copies of the state (same update, same output).
+      const std::uint64_t bits = rotl(s1 * 5, 7) * 9;
+      const std::uint64_t t = s1 << 17;
+      s2 ^= s0;
+      s3 ^= s1;
+      s1 ^= s2;
+      s0 ^= s3;
+      s2 ^= t;
+      s3 = rotl(s3, 45);
+      // normal()'s rectangle test and product on the integer m = bits >> 11 (ziggurat::Rectangle):
+      // no conversion, subtraction or absolute value before the branch, the same decision and bits.
+      const ziggurat::Rectangle& layer = rectangle[bits & 0x7F];
+      const std::uint64_t m = bits >> 11;
+      if (m - layer.low < layer.width) {
+        out[k] = static_cast<double>(static_cast<std::int64_t>(m) - (std::int64_t{1} << 52)) * layer.scaled_edge;
+        continue;
+      }
+      // The rare rest of normal(): hand the state back, finish the draw, take it again.
+      state_ = {s0, s1, s2, s3};
+      out[k] = normal_from(bits);
+      s0 = state_[0], s1 = state_[1], s2 = state_[2], s3 = state_[3];
     }
-    // The rare rest of normal(): hand the state back, finish the draw, take it again.
-    state_ = {s0, s1, s2, s3};
-    out[k] = normal_from(bits);
-    s0 = state_[0], s1 = state_[1], s2 = state_[2], s3 = state_[3];
+  };
+  for (std::size_t g = 0; g < groups; ++g) {
+    fill(first + g * first_count, first_count);
+    fill(second + g * second_count, second_count);
   }
   state_ = {s0, s1, s2, s3};
 }

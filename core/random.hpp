@@ -32,6 +32,11 @@ class Random {
   // n standard normals into out[0 … n−1]: the same bits as n calls of normal(),
   // faster because the generator state stays in registers between draws.
   void fill_normal(double* out, std::size_t n);
+  // groups × (first_count normals into first + g·first_count, then second_count into
+  // second + g·second_count), g = 0 … groups − 1: the same bits as those fill_normal calls in that
+  // order, in one loop (a batch's examples, each a request row and its records, with no call per example).
+  void fill_normal_groups(double* first, std::size_t first_count, double* second, std::size_t second_count,
+                          std::size_t groups);
   // rows × cols matrix of independent N(0, stddev²), filled row by row.
   Matrix normal_matrix(Eigen::Index rows, Eigen::Index cols, double stddev = 1.0);
 

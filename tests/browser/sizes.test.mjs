@@ -39,13 +39,13 @@ test(`the first article downloads at most ${(FIRST_ARTICLE_BUDGET / 1024).toFixe
 
 /**
  * The feature-recovery article: its trainer, replay and interventions compute with
- * headlab_feature_recovery.wasm (100.9 KB gzip, with its loader chunk, 10.0 KB) and its value-swap
+ * headlab_feature_recovery.wasm (101.7 KB gzip, with its loader chunk, 10.0 KB) and its value-swap
  * figure with headlab_core.wasm (65.6 KB); each module carries its own copy of the Emscripten
  * runtime, embind and the shared core code, which is why the page grew from 179.6 KB (one module
- * with both) to FEATURE_RECOVERY_MEASURED (233.8 KB) when feature recovery left headlab_core.
- * Budget: that plus PAGE_MARGIN.
+ * with both) to 239,389 B when feature recovery left headlab_core; FEATURE_RECOVERY_MEASURED
+ * (234.6 KB) adds the table of the two-lane exp (core/musl_exp.hpp). Budget: that plus PAGE_MARGIN.
  */
-const FEATURE_RECOVERY_MEASURED = 239_389;
+const FEATURE_RECOVERY_MEASURED = 240_218;
 const FEATURE_RECOVERY_BUDGET = FEATURE_RECOVERY_MEASURED + PAGE_MARGIN;
 const FEATURE_RECOVERY_ARTICLE = 'articles/feature-recovery-two-projections.html';
 

@@ -81,6 +81,23 @@ TEST_CASE("fill_normal draws the same bits as repeated normal()", "[random]") {
   CHECK(a.next_u64() == b.next_u64());
 }
 
+TEST_CASE("fill_normal_groups draws as its fill_normal calls in order: first's group, then second's, per group", "[random]") {
+  // 3,000 groups of 9 + 36 (a feature-recovery batch's request row and records): 135,000 draws,
+  // the wedge and tail paths among them; then the state goes on as after the calls.
+  Random a(7), b(7);
+  constexpr std::size_t kGroups = 3000, kFirst = 9, kSecond = 36;
+  std::vector<double> first(kGroups * kFirst), second(kGroups * kSecond);
+  std::vector<double> first_ref(first.size()), second_ref(second.size());
+  a.fill_normal_groups(first.data(), kFirst, second.data(), kSecond, kGroups);
+  for (std::size_t g = 0; g < kGroups; ++g) {
+    b.fill_normal(first_ref.data() + g * kFirst, kFirst);
+    b.fill_normal(second_ref.data() + g * kSecond, kSecond);
+  }
+  REQUIRE(first == first_ref);
+  REQUIRE(second == second_ref);
+  CHECK(a.next_u64() == b.next_u64());
+}
+
 TEST_CASE("the integer rectangle test decides and multiplies as the floating-point one", "[random]") {
   // normal(): u = m·2^−52 − 1 (m the top 53 bits), inside when |u| < x[i+1]/x[i], draw u·x[i].
   // fill_normal decides on m alone (ziggurat::Rectangle). Both are compared on each layer at the
