@@ -84,7 +84,14 @@ function instrument() {
   window.Worker = class extends NativeWorker {
     constructor(url, options) {
       super(url, options);
-      t.workers.push({ url: String(url).replace(location.origin, ''), at: performance.now() });
+      const record = { url: String(url).replace(location.origin, ''), at: performance.now(), jobs: [] };
+      t.workers.push(record);
+      // The task of each job posted to it (web/worker.js: { kind, params, wasm }), and when.
+      const post = this.postMessage.bind(this);
+      this.postMessage = (message, ...rest) => {
+        record.jobs.push({ kind: String(message?.kind), at: performance.now() });
+        return post(message, ...rest);
+      };
     }
   };
   document.addEventListener('headlab-render', (e) => {
@@ -129,6 +136,20 @@ function summarizeMs(times) {
   const s = [...times].sort((a, b) => a - b);
   const q = (p) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))];
   return { samples: s.length, p50: q(0.5), p95: q(0.95), max: s[s.length - 1] };
+}
+
+/**
+ * The worker tasks a widget computes its first render with, by tag (the rest start a worker only
+ * for what the reader asks: a training, a seed grid): the transformer figures and their model
+ * analyse in theirs, the max-digit figures' model is read and analysed in one (widgets/max-digit/model.ts),
+ * feature recovery trains on approach and the replay near the viewport, and the interventions
+ * compute the first intervention of the run they are handed.
+ */
+function workerTasksOf(tag) {
+  if (tag.startsWith('headlab-transformer-') && tag !== 'headlab-transformer-training') return ['transformer-analyze'];
+  if (['headlab-max-digit-model', 'headlab-max-digit-mechanism', 'headlab-score-ramps', 'headlab-attention-bars', 'headlab-head-contributions',
+    'headlab-attention-patch', 'headlab-head-ablation', 'headlab-subspace-accuracy', 'headlab-angle-dot', 'headlab-seed-grid'].includes(tag)) return ['max-digit-load'];
+  return { 'headlab-feature-recovery': ['feature-recovery-train'], 'headlab-training-replay': ['feature-recovery-replay'], 'headlab-interventions': ['feature-recovery-intervene'] }[tag] ?? [];
 }
 
 const waitFor = (page, fn, arg, timeout = 120000) => page.waitForFunction(fn, arg, { timeout, polling: 100 });
@@ -387,10 +408,25 @@ for (const p of results.pages) {
     checks.push(['each module compiled once on the page', compiles === modules, `${compiles} compiles for ${modules} modules`]);
     checks.push(['streaming compilation', (p.wasmCalls.compileStreaming ?? 0) === modules, `compileStreaming×${p.wasmCalls.compileStreaming ?? 0}`]);
   }
-  // Workers at start-up only where something trains on load (feature recovery's autostart, the
-  // replay near the viewport) or where the page exists to show the worker (the core check).
-  const trainsAtLoad = p.widgets.some((w) => ['headlab-feature-recovery', 'headlab-training-replay'].includes(w.tag)) || p.page === 'core-check.html';
-  checks.push([trainsAtLoad ? 'workers only for training (or the worker check)' : 'no worker started at start-up', trainsAtLoad || p.workersAtStartUp.length === 0, `${p.workersAtStartUp.length} started`]);
+  // The worker started only when needed: a page none of whose widgets computes its first render in a
+  // worker starts none; on the others every worker started during start-up was given, during it, a
+  // job of a task that a widget on the page computes its first render with (WORKER_FIRST_RENDER);
+  // a worker left idle, or given another task (a training nobody asked for), is NOT OK.
+  const allowed = new Set(p.widgets.flatMap((w) => workerTasksOf(w.tag)));
+  if (p.page === 'core-check.html') allowed.add('version');  // the page exists to show the worker
+  const jobs = p.workersAtStartUp.flatMap((w) => w.jobs.map((j) => j.kind));
+  const count = (kinds) => Object.entries(kinds.reduce((m, k) => ({ ...m, [k]: (m[k] ?? 0) + 1 }), {})).map(([k, n]) => `${k}×${n}`).join(' ');
+  if (!allowed.size) {
+    checks.push(['no worker started at start-up (no widget here renders first in one)', p.workersAtStartUp.length === 0, `${p.workersAtStartUp.length} started`]);
+  } else {
+    const idle = p.workersAtStartUp.filter((w) => !w.jobs.length).length;
+    const other = jobs.filter((k) => !allowed.has(k));
+    checks.push([
+      'workers only for first renders that need one (each given such a job at start-up)',
+      idle === 0 && other.length === 0,
+      `${p.workersAtStartUp.length} started${jobs.length ? `: ${count(jobs)}` : ''}${idle ? `; ${idle} given no job` : ''}${other.length ? `; not a first render here: ${count(other)}` : ''}`,
+    ]);
+  }
   console.log(`  ${p.page}: ${checks.map(([what, ok, detail]) => `${ok ? 'ok' : 'NOT OK'} ${what} (${detail})`).join('; ')}`);
 }
 console.log(`\nlongest main-thread task per phase (Chromium trace, thread CPU time), target < ${LONG_TASK_TARGET_MS} ms`);

@@ -139,6 +139,24 @@ export const workerTasks = {
   },
 
   /**
+   * One intervention on a trained feature-recovery run's held-out set (core featureRecoveryIntervene,
+   * web/headlab-core.d.ts FeatureRecoveryInterventionInput): the interventions figure's core call,
+   * one pass over the 4,096 held-out examples (about 3 ms of WASM), kept off the main thread so a
+   * typed shift only draws there. The core keeps the drawn held-out set and the clean prediction
+   * between calls in this worker, as on the page.
+   * params: FeatureRecoveryInterventionInput. result: FeatureRecoveryInterventionResult (its
+   * matrices' buffers moved to the page).
+   */
+  'feature-recovery-intervene': {
+    module: 'feature-recovery',
+    run: async (core, params, { transfer = () => {} } = {}) => {
+      const r = core.featureRecoveryIntervene(params ?? {});
+      transfer([r.before.data.buffer, r.after.data.buffer, r.target.data.buffer]);
+      return r;
+    },
+  },
+
+  /**
    * Checks a max-digit weights file's text and analyses the weights: what a page does when it
    * loads its model, kept off the main thread (the analysis evaluates 111,110 lists).
    * params: { text: the weights file (docs/max-digit-weights.md) }.

@@ -2,9 +2,11 @@
 // The reader erases one request feature of the request, or one payload feature of every
 // record (original targets kept), or adds a shift to every coordinate that neither map
 // should read; the held-out set is re-mixed by R and the core (featureRecoveryIntervene)
-// reports the prediction MSE next to the clean one. Recomputed on every change, on the
-// main thread: one call runs the held-out set once (about 2.5 ms of CPU in WASM; the core keeps
-// the drawn held-out set and the clean prediction between calls).
+// reports the prediction MSE next to the clean one. Computed in the widget's Web Worker (task
+// 'feature-recovery-intervene'): one call runs the held-out set once (about 3 ms of WASM, most
+// of a frame's script budget), so an intervention not computed before is drawn when the worker
+// answers, a frame or two later, and the main thread only draws. Meanwhile the last result stays
+// on screen, dimmed and marked busy, with a status line saying what is being computed.
 //
 // Attributes (mirrored by properties):
 //   source        id of the <headlab-feature-recovery> whose last run is used
@@ -23,6 +25,7 @@ import { stackedTableCss } from './base/theme.js';
 import { formatMagnitude, formatNumber, subscripted } from './chart/format.js';
 import { decadeLabel } from './chart/loss-curve.js';
 import { setVectorCell } from './chart/matrix-table.js';
+import { WorkerJobs } from '../web/worker-client.js';
 import { rgbText, type ResolvedColours } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
@@ -54,8 +57,6 @@ type CoreKind = 'erase_request' | 'erase_payload' | 'irrelevant_shift';
 const resultKey = (kind: CoreKind, feature: number, shift: number) => (kind === 'irrelevant_shift' ? `${kind}|${shift}` : `${kind}|${feature}|${shift}`);
 /** Results kept per run (7 interventions at the current shift and the shifts typed since). */
 const MAX_KEPT_RESULTS = 64;
-/** Gap between two computed-ahead interventions: a frame, so a reader's input is never queued behind more than one. */
-const PRECOMPUTE_GAP_MS = 16;
 
 /** Example rows of the held-out set shown before and after. */
 const EXAMPLES = 4;
@@ -76,17 +77,22 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     .compare th[scope="row"] { font-weight: 400; }
     .examples td { text-align: left; }
     input[aria-invalid="true"] { border-color: var(--hl-bad); border-width: 2px; }
+    /* The last result, while the worker computes the one chosen since (the status line says which). */
+    .output.pending .compare td, .output.pending .figure svg, .output.pending .examples td { opacity: 0.45; }
     /* Narrow widgets: each example becomes a block of labelled vectors instead of a 4-column row. */
     ${stackedTableCss('.examples', '32rem', '.examples th[scope="row"]::before { content: "example "; }')}
   `;
 
   private source: Element | null = null;
   private trained: FeatureRecoveryRun | null = null;
-  /** The core's results for the run in use, by intervention, feature and shift (intervene()). */
-  private results: { run: FeatureRecoveryRun | null; core: unknown; byKey: Map<string, FeatureRecoveryInterventionResult> } = { run: null, core: null, byKey: new Map() };
-  /** The pending precompute() task. */
-  private ahead = 0;
-  /** Whether a pointer or focus has reached the figure (precompute() waits for it). */
+  /** The worker's results for the run in use, by intervention, feature and shift, and the messages of those that failed. */
+  private results: { run: FeatureRecoveryRun | null; byKey: Map<string, FeatureRecoveryInterventionResult>; failed: Map<string, string> } = { run: null, byKey: new Map(), failed: new Map() };
+  /** The widget's worker (created when the first run arrives) and the key of the intervention in it (null: idle). */
+  private readonly jobs = new WorkerJobs();
+  private inWorker: string | null = null;
+  /** The result drawn last (kept on screen, dimmed, while the worker computes the one chosen since). */
+  private shown: { run: FeatureRecoveryRun; result: FeatureRecoveryInterventionResult; kind: InterventionKind; feature: number; shift: number } | null = null;
+  /** Whether a pointer or focus has reached the figure (the other interventions are computed ahead only then). */
   private reached = false;
 
   private radios: HTMLInputElement[] = [];
@@ -94,6 +100,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   private shiftInput: HTMLInputElement | null = null;
   private shiftField: { show: (text: string) => void } | null = null;
   private waiting: HTMLParagraphElement | null = null;
+  private computing: HTMLParagraphElement | null = null;
   private runNote: HTMLParagraphElement | null = null;
   private output: HTMLDivElement | null = null;
   private cleanCell: HTMLTableCellElement | null = null;
@@ -115,8 +122,9 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   get shift(): number { return numberAttribute(this, 'shift', 5, -SHIFT_LIMIT, SHIFT_LIMIT); }
   set shift(v: number) { setNumberAttribute(this, 'shift', v); }
 
+  /** The result for the current choice: null while the worker computes it (or before a run). */
   get state(): InterventionsState {
-    const r = this.trained ? this.compute(this.trained) : null;
+    const r = this.trained ? this.lookup(this.trained) : null;
     return {
       intervention: this.intervention, feature: this.feature, shift: this.shift,
       seed: this.trained?.settings.seed ?? null, partial: this.trained ? this.trained.partial : null, clean_mse: r?.heldout_mse ?? null, mse: r?.mse ?? null,
@@ -128,63 +136,86 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     return this.trained;
   }
 
-  private compute(t: FeatureRecoveryRun): FeatureRecoveryInterventionResult {
-    const kind = KINDS.find((k) => k.kind === this.intervention)!;
-    return this.intervene(t, kind.core, this.feature - 1, this.shift);
+  /** The key of the current choice (intervention, feature, shift). */
+  private currentKey(): string {
+    return resultKey(KINDS.find((k) => k.kind === this.intervention)!.core, this.feature - 1, this.shift);
+  }
+
+  /** The results kept for run `t` (a new run object for each run the source hands over: the old ones go). */
+  private resultsOf(t: FeatureRecoveryRun): typeof this.results {
+    if (this.results.run !== t) this.results = { run: t, byKey: new Map(), failed: new Map() };
+    return this.results;
+  }
+
+  /** The kept result of the current choice on run `t`, or null (not computed yet). */
+  private lookup(t: FeatureRecoveryRun): FeatureRecoveryInterventionResult | null {
+    return this.resultsOf(t).byKey.get(this.currentKey()) ?? null;
+  }
+
+  /** Whether the worker computes the current choice's result (a render follows its answer), or will. */
+  get busy(): boolean {
+    const t = this.trained;
+    if (!t || !this.isConnected) return false;
+    const key = this.currentKey();
+    const kept = this.resultsOf(t);
+    return !kept.byKey.has(key) && !kept.failed.has(key);
   }
 
   /**
-   * The core's intervention on run `t` (a new run object for each run the source hands over),
-   * computed once per (run, intervention, feature, shift): one call evaluates the whole held-out
-   * set, 2.5–3.5 ms of main-thread CPU in WASM (the core keeps the drawn held-out set and the
-   * clean prediction between calls), most of a frame's 4 ms budget. Kept per run, so a reader going
-   * back to an intervention already shown costs nothing; the others at the current shift are
-   * computed ahead, one per task (precompute), so choosing another is instant as well.
+   * Feeds the worker, one intervention per job (each one pass over the held-out set, ≈ 3 ms there):
+   * first the current choice if it is not kept, then (once the reader has reached for the figure:
+   * pointer over it or focus in it) the other six at the current shift, so choosing another
+   * intervention or feature draws at once. Each result is kept per run, so going back costs
+   * nothing; a reader typing shift after shift waits for at most the job in the worker.
+   * Not before a pointer or focus: a page that only trains computes nothing more than it shows.
    */
-  private intervene(t: FeatureRecoveryRun, kind: CoreKind, feature: number, shift: number): FeatureRecoveryInterventionResult {
-    if (this.results.run !== t || this.results.core !== this.featureRecovery) this.results = { run: t, core: this.featureRecovery, byKey: new Map() };
-    const key = resultKey(kind, feature, shift);
-    let r = this.results.byKey.get(key);
-    if (!r) {
-      r = this.featureRecovery!.featureRecoveryIntervene({
-        seed: t.settings.seed, eval_size: t.settings.eval_size, request_scale: t.settings.request_scale, shift,
-        w_q: t.w_q, w_v: t.w_v, intervention: kind,
-        ...(kind === 'irrelevant_shift' ? {} : { feature }), examples: EXAMPLES,
-      });
-      // Bounded: a reader typing shift after shift never grows the page without limit.
-      if (this.results.byKey.size >= MAX_KEPT_RESULTS) this.results.byKey.clear();
-      this.results.byKey.set(key, r);
-    }
-    return r;
-  }
-
-  /**
-   * After a render, once the reader has reached for this figure (pointer over it or focus in it):
-   * the other interventions at the current shift, one core call per task (each far below 50 ms).
-   * Not before: a page that only trains computes nothing more than it shows.
-   */
-  private precompute(t: FeatureRecoveryRun): void {
-    if (!this.reached) return;
+  private feedWorker(): void {
+    const t = this.trained;
+    if (this.inWorker !== null || !t || !this.isConnected) return;
+    const kept = this.resultsOf(t);
     const shift = this.shift;
-    const todo: [CoreKind, number][] = [];
-    const kept = this.results.run === t ? this.results.byKey : new Map();
-    for (const k of KINDS) {
-      for (const f of k.core === 'irrelevant_shift' ? [0] : [0, 1, 2]) if (!kept.has(resultKey(k.core, f, shift))) todo.push([k.core, f]);
+    const wanted: [CoreKind, number][] = [];
+    const current = KINDS.find((k) => k.kind === this.intervention)!.core;
+    wanted.push([current, current === 'irrelevant_shift' ? 0 : this.feature - 1]);
+    if (this.reached) {
+      for (const k of KINDS) for (const f of k.core === 'irrelevant_shift' ? [0] : [0, 1, 2]) wanted.push([k.core, f]);
     }
-    clearTimeout(this.ahead);
-    if (!todo.length) return;
-    const next = () => {
-      if (!this.isConnected || this.trained !== t || this.shift !== shift || !this.featureRecovery) return;
-      const item = todo.shift();
-      if (!item) return;
-      try {
-        this.intervene(t, item[0], item[1], shift);
-      } catch {
-        return;  // the render shows any error for the inputs the reader chooses
-      }
-      this.ahead = window.setTimeout(next, PRECOMPUTE_GAP_MS);
+    const next = wanted.find(([kind, f]) => !kept.byKey.has(resultKey(kind, f, shift)) && !kept.failed.has(resultKey(kind, f, shift)));
+    if (!next) return;
+    const [kind, feature] = next;
+    const key = resultKey(kind, feature, shift);
+    this.inWorker = key;
+    const settle = () => {
+      this.inWorker = null;
+      // Only the answer for the current choice changes what is drawn.
+      if (this.trained === t && key === this.currentKey()) this.requestRender();
+      this.feedWorker();
     };
-    this.ahead = window.setTimeout(next, PRECOMPUTE_GAP_MS);
+    this.jobs.start<FeatureRecoveryInterventionResult>('feature-recovery-intervene', {
+      seed: t.settings.seed, eval_size: t.settings.eval_size, request_scale: t.settings.request_scale, shift,
+      w_q: t.w_q, w_v: t.w_v, intervention: kind,
+      ...(kind === 'irrelevant_shift' ? {} : { feature }), examples: EXAMPLES,
+    }, {
+      done: ({ value }) => {
+        if (this.results.run === t) {
+          // Bounded: a reader typing shift after shift never grows the page without limit.
+          if (kept.byKey.size >= MAX_KEPT_RESULTS) kept.byKey.clear();
+          kept.byKey.set(key, value);
+        }
+        settle();
+      },
+      failed: (err) => {
+        if (this.results.run === t) kept.failed.set(key, err.message);
+        settle();
+      },
+    });
+  }
+
+  disconnectedCallback(): void {
+    // Ending the worker drops its job; a re-attached widget starts a new one when it renders.
+    this.jobs.dispose();
+    this.inWorker = null;
+    super.disconnectedCallback();
   }
 
   /** Finds the source trainer and follows its finished runs. */
@@ -215,7 +246,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     const reach = () => {
       if (this.reached) return;
       this.reached = true;
-      if (this.trained) this.precompute(this.trained);
+      this.feedWorker();
     };
     this.listen(this.body, 'pointerover', reach);
     this.listen(this.body, 'focusin', reach);
@@ -260,7 +291,8 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
 
     this.waiting = el('p', { class: 'waiting', role: 'status' },
       'Waiting for a trained model: train it in the figure above, and its matrices appear here.');
-    this.output = el('div', { hidden: '' });
+    this.computing = el('p', { class: 'waiting computing', role: 'status' });
+    this.output = el('div', { class: 'output', hidden: '' });
     this.runNote = el('p', { class: 'note run', role: 'status' });
     const compare = el('table', { class: 'compare' });
     compare.createCaption().textContent = 'Prediction MSE on the held-out examples';
@@ -298,12 +330,12 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     const examplesBox = el('div', { class: 'scroll' });
     examplesBox.append(examples);
     this.output.append(this.runNote, compareBox, this.draftNote, figure, examplesBox);
-    this.body.append(title, intro, kinds, params, this.waiting, this.output);
+    this.body.append(title, intro, kinds, params, this.waiting, this.computing, this.output);
     this.connectSource();
   }
 
   figures(): WidgetFigure[] {
-    return this.trained ? [{ name: this.intervention, label: 'Intervention figure', scene: () => this.figure() }] : [];
+    return this.shown ? [{ name: this.shown.kind, label: 'Intervention figure', scene: () => this.figure() }] : [];
   }
 
   protected fileStem(): string {
@@ -312,28 +344,36 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
 
   protected summarize(): string {
     if (!this.trained) return 'Waiting for a trained model: nothing to intervene on yet.';
-    const r = this.compute(this.trained);
-    const what = this.intervention === 'shift'
+    const s = this.shown;
+    if (!s || this.busy) return `${this.computingText()}.`;
+    const r = s.result;
+    const what = s.kind === 'shift'
       ? `the predictions move by an MSE of ${formatMagnitude(r.mse)}`
       : `the prediction MSE against the original targets is ${formatMagnitude(r.mse)}`;
-    const run = this.trained.partial ? `, a partial run stopped at step ${this.trained.steps_done} of ${this.trained.settings.steps}` : '';
-    return `${this.describe()} (seed ${this.trained.settings.seed}${run}): ${what}; without the intervention it is ${formatMagnitude(r.heldout_mse)}.`;
+    const run = s.run.partial ? `, a partial run stopped at step ${s.run.steps_done} of ${s.run.settings.steps}` : '';
+    return `${this.describe(s)} (seed ${s.run.settings.seed}${run}): ${what}; without the intervention it is ${formatMagnitude(r.heldout_mse)}.`;
   }
 
-  /** Bars of the clean and intervened MSE on a log axis from 10⁻³⁴ to 10¹. */
+  /** The status line while the worker computes the current choice. */
+  private computingText(): string {
+    return `Computing: ${this.describe({ kind: this.intervention, feature: this.feature, shift: this.shift })} on the ${this.trained!.settings.eval_size} held-out examples…`;
+  }
+
+  /** Bars of the clean and intervened MSE (of the result drawn last) on a log axis from 10⁻³⁴ to 10¹. */
   figure(): Scene {
     const c = this.themeColours();
-    const r = this.compute(this.trained!);
+    const s = this.shown!;
+    const r = s.result;
     const [lo, hi] = [-34, 1];
     const width = 360, left = 96, right = 64, barH = 18;
     const plotW = width - left - right;
     const xOf = (v: number) => left + ((Math.max(lo, Math.min(hi, v > 0 ? Math.log10(v) : lo)) - lo) / (hi - lo)) * plotW;
     const fg = rgbText(c.fg), muted = rgbText(c.muted);
-    const title = `${this.describe()}, seed ${this.trained!.settings.seed}`;
+    const title = `${this.describe(s)}, seed ${s.run.settings.seed}`;
     const shapes: Shape[] = [{ kind: 'text', x: 8, y: 12, text: title, fill: fg, size: 12, weight: 'bold' }];
     const bars: [string, number, string][] = [
       ['clean', r.heldout_mse, rgbText(c.neg)],
-      [this.intervention === 'shift' ? 'shift change' : 'after erasing', r.mse, rgbText(c.pos)],
+      [s.kind === 'shift' ? 'shift change' : 'after erasing', r.mse, rgbText(c.pos)],
     ];
     bars.forEach(([label, v, colour], i) => {
       const y = 30 + i * (barH + 10);
@@ -353,11 +393,11 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     return { width, height: axisY + 40, background: rgbText(c.panel), title, shapes };
   }
 
-  private describe(): string {
-    switch (this.intervention) {
-      case 'erase-request': return `Erase request feature ${this.feature}`;
-      case 'erase-payload': return `Erase payload feature ${this.feature}`;
-      case 'shift': return `Shift irrelevant coordinates by ${formatNumber(this.shift)}`;
+  private describe(c: { kind: InterventionKind; feature: number; shift: number }): string {
+    switch (c.kind) {
+      case 'erase-request': return `Erase request feature ${c.feature}`;
+      case 'erase-payload': return `Erase payload feature ${c.feature}`;
+      case 'shift': return `Shift irrelevant coordinates by ${formatNumber(c.shift)}`;
     }
   }
 
@@ -383,14 +423,33 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     }
     const t = this.trained;
     this.waiting!.hidden = t !== null;
-    this.output!.hidden = t === null;
-    if (!t) return;
+    if (!t) {
+      this.output!.hidden = true;
+      this.computing!.hidden = true;
+      return;
+    }
+    const key = this.currentKey();
+    const failed = this.resultsOf(t).failed.get(key);
+    if (failed !== undefined) throw new WidgetInputError(`The intervention could not be computed: ${failed}`);
+    const r = this.lookup(t);
+    this.feedWorker();
+    // Until the worker answers: the result drawn before stays (dimmed) if it is of this run.
+    if (this.shown?.run !== t) this.shown = null;
+    const pending = r === null;
+    this.computing!.hidden = !pending;
+    if (pending) this.computing!.textContent = this.computingText();
+    this.output!.classList.toggle('pending', pending);
+    this.output!.setAttribute('aria-busy', String(pending));
+    if (pending) {
+      this.output!.hidden = this.shown === null;
+      return;
+    }
+    this.output!.hidden = false;
+    this.shown = { run: t, result: r, kind, feature: this.feature, shift: this.shift };
     this.runNote!.textContent = t.partial
       ? `Using a partial run: training was stopped at step ${t.steps_done} of ${t.settings.steps} (seed ${t.settings.seed}), so these matrices are not the finished model's.`
       : `Using the finished run: ${t.steps_done} steps, seed ${t.settings.seed}.`;
     this.runNote!.classList.toggle('partial', t.partial);
-    const r = this.compute(t);
-    this.precompute(t);
     setMse(this.cleanCell!, r.heldout_mse);
     setMse(this.afterCell!, r.mse);
     this.afterLabel!.textContent = kind === 'shift'

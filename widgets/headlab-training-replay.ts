@@ -610,7 +610,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     this.keysField!.show(keysInputText(this.keys ?? TETRAHEDRON));
     for (const [name, b] of Object.entries(this.experimentButtons)) {
       const match = EXPERIMENT_ATTRS.every((a) => (this.getAttribute(a) ?? null) === (EXPERIMENTS[name].attrs[a] ?? null));
-      b.setAttribute('aria-pressed', String(match));
+      if (b.getAttribute('aria-pressed') !== String(match)) b.setAttribute('aria-pressed', String(match));
     }
     // Each snapshot's four scenes are built once and kept: scrubbing back and forth redraws kept
     // scenes, which patches only the attributes that differ and allocates almost nothing.

@@ -114,7 +114,8 @@ export const SCENARIOS = {
   ],
   'headlab-interventions': [
     { input: 'intervention radio', start: (h) => { const r = qa(h, 'fieldset.kinds input[type=radio]'); return (i) => r[i % r.length].click(); } },
-    { input: 'typed shift', start: (h) => { const f = q(h, 'input[type=number]'); return (i) => type(f, String(((i % 40) - 20) / 8)); } },
+    // Each sample a shift never typed before (±(1 + i/16), nothing kept): the core call every time.
+    { input: 'typed new shift', start: (h) => { const f = q(h, 'input[type=number]'); return (i) => type(f, String((i % 2 ? -1 : 1) * (1 + i / 16))); } },
   ],
   'headlab-max-digit-mechanism': [
     { input: 'typed list of digits', start: (h) => { const f = q(h, 'input[name=digits]'); return (i) => type(f, LISTS[i % LISTS.length]); } },

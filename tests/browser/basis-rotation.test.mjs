@@ -106,6 +106,22 @@ test('basis rotation: mouse on the slider and the angle attribute', async () => 
   check(r);
   // At 90°, q' = [−q_y, q_x]: the first query [1, 0.5] lands on [−0.5, 1].
   close(assert, r.tables['Q′ = QR (after)'][0], [-0.5, 1], COORD_TOL, 'q1 at 90°');
+  // q'₁₁ shown exactly (1 at 0°), then rounded (0.616… at 30°: the rounded text aria-hidden beside
+  // its 12-decimal copy), exactly again (kept in the two spans, no element made) and rounded
+  // again: the text is the shown number once, and what a screen reader reads is the exact value.
+  const cell = () => page.evaluate((tag) => {
+    const td = document.querySelector(tag).shadowRoot.querySelectorAll('table.matrix')[2].tBodies[0].rows[0].querySelector('td');
+    const hidden = [...td.querySelectorAll('[aria-hidden="true"]')].map((x) => x.textContent);
+    return { text: td.textContent, read: td.textContent.length && !hidden.length ? td.textContent : td.querySelector('.sr-only')?.textContent, hidden, value: td.dataset.value };
+  }, TAG);
+  const exact = { text: '1', read: '1', hidden: [], value: '1' };
+  for (const [angle, want] of [[0, exact], [30, null], [0, exact], [30, null]]) {
+    await page.evaluate(([tag, a]) => { document.querySelector(tag).angle = a; }, [TAG, angle]);
+    await frames(page);
+    const got = await cell();
+    if (want) assert.deepEqual(got, want, `q'₁₁ at ${angle}°`);
+    else assert.deepEqual(got, { text: '0.6160.616025403784', read: '0.616025403784', hidden: ['0.616'], value: '0.6160254037844387' }, `q'₁₁ at ${angle}°`);
+  }
   assert.deepEqual(page.problems, []);
 });
 

@@ -605,7 +605,9 @@ test('memory: 3,000 updates of each element (on the first page that has it) leav
     if (widgets.some((w) => WIDGET_STATES[w.tag].setup === 'trained')) {
       await page.evaluate(() => { const fr = document.querySelector('headlab-feature-recovery'); fr.steps = 100; fr.pace = 'fast'; fr.evalSize = 64; fr.train(); });
       await page.waitForFunction(() => document.querySelector('headlab-feature-recovery').trainingStatus === 'done');
-      assert.equal(page.workers().length, 1);
+      // The trainer's worker, and the interventions figure's (started for the run's first intervention).
+      await page.waitForFunction(() => document.querySelector('headlab-interventions').state.mse !== null);
+      assert.equal(page.workers().length, 2);
     }
     const bundle = new URL('headlab/headlab.js', session.url).href;
     for (const w of firstTimeWidgets(widgets, covered)) {

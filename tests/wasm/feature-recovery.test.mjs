@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { HeadlabError } from '../../web/headlab-core.js';
 import { DRAFT_PUBLISHED } from '../../web/feature-recovery.js';
 import { matrix } from '../../web/matrix.js';
+import { workerTasks } from '../../web/worker-tasks.js';
 import { cliJson, cliRun, maxAbsDiff, root, wasmFeatureRecoveryCore } from './helpers.mjs';
 import { validate } from './json-schema.mjs';
 
@@ -225,6 +226,13 @@ test('interventions as plain functions: the same numbers as the evaluation, and 
   assert.equal(shift.before.rows, 4);
   assert.equal(shift.after.cols, 3);
   assert.equal(core.featureRecoveryEvaluate(base).heldout_mse, evaluation.heldout_mse);
+  // The worker task the interventions figure uses: the same call, the same bits, its matrices' buffers moved to the page.
+  let moved = [];
+  const inWorker = await workerTasks['feature-recovery-intervene'].run(core, { ...base, intervention: 'irrelevant_shift', examples: 4 }, { transfer: (b) => { moved = b; } });
+  assert.equal(inWorker.mse, shift.mse);
+  assert.deepEqual([...inWorker.after.data], [...shift.after.data]);
+  assert.deepEqual(moved, [inWorker.before.data.buffer, inWorker.after.data.buffer, inWorker.target.data.buffer]);
+  await assert.rejects(workerTasks['feature-recovery-intervene'].run(core, { ...base, intervention: 'erase_all' }, {}), /intervention must be "erase_request"/);
 
   // The known solution (W read from Rᵀ) reproduces the teacher; a larger shift still changes nothing.
   const task = core.featureRecoveryTask({ seed: 1 });

@@ -585,6 +585,10 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   private collectAdded(): void {
     const take = (records: MutationRecord[]) => {
       for (const r of records) {
+        // Nodes added inside an SVG (a drawing's shapes coming and going) need neither walk: part
+        // names and the layout watcher skip the inside of every SVG (widgets/base/dom.ts). Without
+        // this, a scrub that changes a loss axis's tick count walked the whole shadow root.
+        if (r.target instanceof SVGElement) continue;
         for (let i = 0; i < r.addedNodes.length; i++) {
           const n = r.addedNodes[i];
           if (n.nodeType !== Node.ELEMENT_NODE) continue;

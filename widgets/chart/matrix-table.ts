@@ -88,11 +88,26 @@ function memoOf(cell: HTMLElement): CellMemo | undefined {
   return memo && cell.firstChild === memo.first ? memo : undefined;
 }
 
+/**
+ * Sets an element's text, changing the data of its one Text node in place when it has one: no
+ * node is made or removed, so no childList mutation is recorded for the widget's structure
+ * observer (a 8 × 8 score table rewrites its 64 cells' 128 texts on every angle step).
+ */
+function setText(node: HTMLElement, text: string): void {
+  const only = node.firstChild;
+  if (only !== null && only === node.lastChild && only.nodeType === Node.TEXT_NODE) {
+    if ((only as Text).data !== text) (only as Text).data = text;
+  } else if (node.textContent !== text) {
+    node.textContent = text;
+  }
+}
+
 /** Writes `shown` (aria-hidden) and `spoken` (screen readers) into the cell's two spans, made once. */
 function writeSpans(cell: HTMLElement, memo: CellMemo | undefined, shown: string, spoken: string): CellMemo {
   if (memo?.visible && memo.spoken && cell.childNodes.length === 2) {
-    if (memo.visible.textContent !== shown) memo.visible.textContent = shown;
-    if (memo.spoken.textContent !== spoken) memo.spoken.textContent = spoken;
+    setText(memo.visible, shown);
+    setText(memo.spoken, spoken);
+    if (memo.visible.getAttribute('aria-hidden') !== 'true') memo.visible.setAttribute('aria-hidden', 'true');
     return memo;
   }
   const visible = document.createElement('span');
@@ -116,8 +131,17 @@ export function setNumberCell(cell: HTMLElement, x: number, digits = 4): boolean
   const exact = exactNumber(x);
   cell.dataset.value = String(x);
   let memo: CellMemo;
-  if (shown === exact) {
-    if (cell.textContent !== shown || cell.childNodes.length !== 1 || cell.firstChild!.nodeType !== Node.TEXT_NODE) cell.textContent = shown;
+  if (shown === exact && last?.visible && last.spoken && cell.childNodes.length === 2) {
+    // A cell in the two-span form whose value is now shown exactly (at a large magnitude, a
+    // multiple of 1/16 shows to 4 decimals): the shown span read aloud, the spoken one emptied, so
+    // the cell reads and its text is as in the one-text form, and no element is made or removed
+    // (each would make the render walk the whole shadow root for layout).
+    setText(last.visible, shown);
+    setText(last.spoken, '');
+    if (last.visible.hasAttribute('aria-hidden')) last.visible.removeAttribute('aria-hidden');
+    memo = last;
+  } else if (shown === exact) {
+    setText(cell, shown);
     memo = { key: x, digits, first: cell.firstChild, visible: null, spoken: null };
   } else {
     memo = writeSpans(cell, last, shown, exact);

@@ -97,10 +97,7 @@ export function drawSceneInto(svg: SVGSVGElement, scene: Scene,
       for (let v = 0; v < spec.values.length; v++) {
         if (was.values[v] !== spec.values[v]) node.setAttribute(spec.list[v], spec.values[v]);
       }
-      if (spec.runs !== was.runs) {
-        node.replaceChildren();
-        appendTextRuns(node, shape as Extract<ShapeBody, { kind: 'text' }>);
-      }
+      if (spec.runs !== was.runs) setTextRuns(node, shape as Extract<ShapeBody, { kind: 'text' }>);
       nodes.push(node);
       o = j + 1;
     } else {
@@ -186,6 +183,24 @@ function specOf(s: Shape): NodeSpec {
 }
 
 /** The text of a text shape, with subscripts as smaller lowered tspans. */
+/**
+ * Replaces a drawn text's runs: a plain text (no subscript) over a node holding one Text node
+ * changes that node's data in place, so a heat map's value labels changing with a scrub make and
+ * drop no nodes; otherwise the runs are built again.
+ */
+function setTextRuns(t: SVGElement, s: Extract<ShapeBody, { kind: 'text' }>): void {
+  const only = t.firstChild;
+  if (only !== null && only === t.lastChild && only.nodeType === Node.TEXT_NODE) {
+    const runs = textRuns(s.text);
+    if (runs.length === 1 && !runs[0][1]) {
+      (only as Text).data = runs[0][0];
+      return;
+    }
+  }
+  t.replaceChildren();
+  appendTextRuns(t, s);
+}
+
 function appendTextRuns(t: SVGElement, s: Extract<ShapeBody, { kind: 'text' }>): void {
   for (const [part, sub] of textRuns(s.text)) {
     if (!sub) { t.append(part); continue; }
