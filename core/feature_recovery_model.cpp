@@ -5,6 +5,7 @@
 #include "core/softmax.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <string>
 
 namespace headlab {
@@ -154,6 +155,20 @@ __attribute__((always_inline)) inline void example_gradient(const T* z, const T*
     for (int j = 0; j < kFeatureWidth; ++j) out.mq_term[k * kFeatureWidth + j] = z[k] * dquery[j];
 }
 
+// sum[e] += term[e][0], then += term[e][1], e = 0 … 26 (term: lanes = examples b, b + 1).
+__attribute__((always_inline)) inline void add_lanes_in_order(double* sum, const Lanes2* term) {
+  constexpr int kMaps = kLatentSize * kFeatureWidth;
+  int e = 0;
+  for (; e + 1 < kMaps; e += 2) {
+    Lanes2 acc;
+    std::memcpy(&acc, sum + e, sizeof acc);
+    acc += Lanes2{term[e][0], term[e + 1][0]};
+    acc += Lanes2{term[e][1], term[e + 1][1]};
+    std::memcpy(sum + e, &acc, sizeof acc);
+  }
+  for (; e < kMaps; ++e) sum[e] = (sum[e] + term[e][0]) + term[e][1];
+}
+
 template <class Keys>
 double latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& response_query,
                        const ResponseMap& response_value, ResponseMap& dresponse_query, ResponseMap& dresponse_value,
@@ -181,9 +196,11 @@ double latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& res
     example_gradient(z, r, t, mq, mv, dprediction_scale, key, g);
     for (int lane = 0; lane < 2; ++lane) {
       for (int j = 0; j < kFeatureWidth; ++j) squared_error += g.squared[j][lane];
-      for (int e = 0; e < kMaps; ++e) dmv[e] += g.mv_term[e][lane];
-      for (int e = 0; e < kMaps; ++e) dmq[e] += g.mq_term[e][lane];
     }
+    // dM[e] += term[e] of example b, then of b + 1, for each entry e: the entries e, e + 1 as the
+    // lanes of one vector (a transpose of two terms), the same two additions in each lane.
+    add_lanes_in_order(dmv, g.mv_term);
+    add_lanes_in_order(dmq, g.mq_term);
   }
   for (; b < batch_size; ++b) {  // an odd batch's last example
     ExampleGradient<double> g;
