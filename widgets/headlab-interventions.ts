@@ -6,7 +6,8 @@
 // 'feature-recovery-intervene'): one call runs the held-out set once (about 3 ms of WASM, most
 // of a frame's script budget), so an intervention not computed before is drawn when the worker
 // answers, a frame or two later, and the main thread only draws. Meanwhile the last result stays
-// on screen, dimmed and marked busy, with a status line saying what is being computed.
+// on screen, marked busy; only an answer slower than PENDING_SHOWN_MS dims it and lays a line over
+// its top saying what is being computed (no layout shift, no flicker for the usual few ms).
 //
 // Attributes (mirrored by properties):
 //   source        id of the <headlab-feature-recovery> whose last run is used
@@ -58,6 +59,10 @@ const resultKey = (kind: CoreKind, feature: number, shift: number) => (kind === 
 /** Results kept per run (7 interventions at the current shift and the shifts typed since). */
 const MAX_KEPT_RESULTS = 64;
 
+const WAITING_TEXT = 'Waiting for a trained model: train it in the figure above, and its matrices appear here.';
+/** How long an answer may take before the last result is dimmed and the computing line shown, ms. */
+const PENDING_SHOWN_MS = 200;
+
 /** Example rows of the held-out set shown before and after. */
 const EXAMPLES = 4;
 const SHIFT_LIMIT = 1e6;
@@ -77,8 +82,10 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     .compare th[scope="row"] { font-weight: 400; }
     .examples td { text-align: left; }
     input[aria-invalid="true"] { border-color: var(--hl-bad); border-width: 2px; }
-    /* The last result, while the worker computes the one chosen since (the status line says which). */
-    .output.pending .compare td, .output.pending .figure svg, .output.pending .examples td { opacity: 0.45; }
+    /* The last result, while the worker computes the one chosen since (the line over it says which). */
+    .output { position: relative; }
+    .output.slow .compare td, .output.slow .figure svg, .output.slow .examples td { opacity: 0.45; }
+    .output .computing { position: absolute; inset: 0 0 auto 0; margin: 0; padding: 0.1rem 0; background: var(--hl-panel); color: var(--hl-fg); }
     /* Narrow widgets: each example becomes a block of labelled vectors instead of a 4-column row. */
     ${stackedTableCss('.examples', '32rem', '.examples th[scope="row"]::before { content: "example "; }')}
   `;
@@ -101,6 +108,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   private shiftField: { show: (text: string) => void } | null = null;
   private waiting: HTMLParagraphElement | null = null;
   private computing: HTMLParagraphElement | null = null;
+  private slowTimer = 0;
   private runNote: HTMLParagraphElement | null = null;
   private output: HTMLDivElement | null = null;
   private cleanCell: HTMLTableCellElement | null = null;
@@ -211,8 +219,32 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     });
   }
 
+  /** Marks the output busy; after PENDING_SHOWN_MS still pending, dims it and shows the computing line. */
+  private setPending(pending: boolean): void {
+    const output = this.output!;
+    if (output.getAttribute('aria-busy') !== String(pending)) output.setAttribute('aria-busy', String(pending));
+    if (!pending) {
+      window.clearTimeout(this.slowTimer);
+      this.slowTimer = 0;
+      output.classList.remove('slow');
+      this.computing!.hidden = true;
+      return;
+    }
+    const text = this.computingText();
+    if (this.computing!.textContent !== text) this.computing!.textContent = text;
+    if (this.slowTimer || output.classList.contains('slow')) return;
+    this.slowTimer = window.setTimeout(() => {
+      this.slowTimer = 0;
+      if (!this.busy) return;
+      output.classList.add('slow');
+      this.computing!.hidden = false;
+    }, PENDING_SHOWN_MS);
+  }
+
   disconnectedCallback(): void {
     // Ending the worker drops its job; a re-attached widget starts a new one when it renders.
+    window.clearTimeout(this.slowTimer);
+    this.slowTimer = 0;
     this.jobs.dispose();
     this.inWorker = null;
     super.disconnectedCallback();
@@ -289,9 +321,9 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
       current: () => String(this.shift),
     });
 
-    this.waiting = el('p', { class: 'waiting', role: 'status' },
-      'Waiting for a trained model: train it in the figure above, and its matrices appear here.');
-    this.computing = el('p', { class: 'waiting computing', role: 'status' });
+    this.waiting = el('p', { class: 'waiting', role: 'status' }, WAITING_TEXT);
+    // Over the top of the last result while a slow answer is computed (aria-busy on the output says it to screen readers).
+    this.computing = el('p', { class: 'waiting computing', hidden: '' });
     this.output = el('div', { class: 'output', hidden: '' });
     this.runNote = el('p', { class: 'note run', role: 'status' });
     const compare = el('table', { class: 'compare' });
@@ -329,8 +361,8 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     compareBox.append(compare);
     const examplesBox = el('div', { class: 'scroll' });
     examplesBox.append(examples);
-    this.output.append(this.runNote, compareBox, this.draftNote, figure, examplesBox);
-    this.body.append(title, intro, kinds, params, this.waiting, this.computing, this.output);
+    this.output.append(this.runNote, compareBox, this.draftNote, figure, examplesBox, this.computing);
+    this.body.append(title, intro, kinds, params, this.waiting, this.output);
     this.connectSource();
   }
 
@@ -345,7 +377,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   protected summarize(): string {
     if (!this.trained) return 'Waiting for a trained model: nothing to intervene on yet.';
     const s = this.shown;
-    if (!s || this.busy) return `${this.computingText()}.`;
+    if (!s || this.busy) return this.computingText();
     const r = s.result;
     const what = s.kind === 'shift'
       ? `the predictions move by an MSE of ${formatMagnitude(r.mse)}`
@@ -424,8 +456,9 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     const t = this.trained;
     this.waiting!.hidden = t !== null;
     if (!t) {
+      if (this.waiting!.textContent !== WAITING_TEXT) this.waiting!.textContent = WAITING_TEXT;
       this.output!.hidden = true;
-      this.computing!.hidden = true;
+      this.setPending(false);
       return;
     }
     const key = this.currentKey();
@@ -436,12 +469,12 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     // Until the worker answers: the result drawn before stays (dimmed) if it is of this run.
     if (this.shown?.run !== t) this.shown = null;
     const pending = r === null;
-    this.computing!.hidden = !pending;
-    if (pending) this.computing!.textContent = this.computingText();
-    this.output!.classList.toggle('pending', pending);
-    this.output!.setAttribute('aria-busy', String(pending));
+    this.setPending(pending);
     if (pending) {
+      // Nothing of this run drawn yet: the waiting line says what is computed.
       this.output!.hidden = this.shown === null;
+      this.waiting!.hidden = this.shown !== null;
+      if (this.shown === null) this.waiting!.textContent = this.computingText();
       return;
     }
     this.output!.hidden = false;
