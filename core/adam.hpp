@@ -41,12 +41,18 @@ class Adam {
   // finite). The test rides along in the update loop, which waits on the divider and the square
   // root, so it costs next to nothing, where a separate pass reads every parameter again.
   bool step_within(const std::vector<const Matrix*>& gradients, double limit);
+  // step_within without the pass that first refuses a non-finite gradient entry: such an entry
+  // makes its new m, v and parameter non-finite (±inf or NaN in m meets v = inf or NaN, and
+  // inf/inf, NaN/x are NaN), which the same test reports, so this returns false instead, after
+  // the update. For a caller that stops on false and whose gradients need no message of their
+  // own (the max-digit trainer: a non-finite gradient is a divergence). Still throws on shapes.
+  bool step_within_unvalidated(const std::vector<const Matrix*>& gradients, double limit);
   long steps_taken() const;
 
  private:
   std::vector<Matrix*> parameters_;
   std::vector<Matrix> first_moment_, second_moment_;
-  bool step_impl(const std::vector<const Matrix*>& gradients, const double* limit);
+  bool step_impl(const std::vector<const Matrix*>& gradients, const double* limit, bool validate);
   AdamSettings settings_;
   double beta1_power_ = 1.0, beta2_power_ = 1.0;  // β1^t, β2^t
   long steps_ = 0;

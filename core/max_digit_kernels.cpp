@@ -254,6 +254,11 @@ HEADLAB_INLINE void token_dots(const StepWorkspace& ws, const double* g, const i
   for (int n = 0; n < NT; ++n) store4(lambda[tokens[n]], s[n]);
 }
 
+// Tokens whose λ token_dots forms side by side: 3 in two-lane vectors (6 running sums), 6 with
+// AVX2 and AVX-512 (6 four-lane sums of 16 or 32 registers).
+template <int W>
+constexpr int kTokenBlock = W == 2 ? 3 : 6;
+
 // The model sees a multiset of tokens, so equal examples are merged and weighted by their
 // multiplicity: sort by a 33-bit key of the digit and PAD counts, then by position in the batch
 // (key · 2^20 + position; batch sizes stay below 2^20).
@@ -287,35 +292,85 @@ void sort_by_multiset(const std::vector<TokenCounts>& batch, std::vector<std::ui
   if (from != order.data()) std::copy(from, from + n, order.data());
 }
 
-// One distinct example with its multiplicity: forward, cross-entropy, and the batch
-// accumulators sum_g (Σ dlogits), G_h (dL_h) and dS_h (ds_h). Returns multiplicity · loss.
-template <int W>
-HEADLAB_STEP_PART double accumulate_example(StepWorkspace& ws, const TokenCounts& counts, double multiplicity,
-                                         double inverse_batch) {
-  using L = Lanes<W>;
-  alignas(64) double a[V][H], counts_d[V], logits[P], g[P], p[P], lambda[V][H];
-  int present[V];
+// One distinct example between its parts: its tokens, a_h(t) and logits.
+struct Example {
+  alignas(64) double a[V][H];
+  alignas(64) double logits[P];
+  int present[V];  // the tokens it holds, in token order
+  int n_present;
+  int answer;
+  double multiplicity;
+};
+
+// The present tokens, a_h(t) and the answer of one example.
+HEADLAB_INLINE void example_forward(const StepWorkspace& ws, const TokenCounts& counts, double multiplicity,
+                                       Example& ex) {
+  alignas(64) double counts_d[V];
   int n_present = 0;
   for (int t = 0; t < V; ++t) {
     counts_d[t] = counts[t];
-    present[n_present] = t;
+    ex.present[n_present] = t;
     n_present += counts[t] != 0;
   }
-  example_mass(ws, counts_d, counts, a);
-  // logits = E[ANS] W_U + Σ_h Σ_t a_h(t) L_h[t], summed in that order, in registers
+  ex.n_present = n_present;
+  ex.answer = maximum_digit(counts);
+  ex.multiplicity = multiplicity;
+  example_mass(ws, counts_d, counts, ex.a);
+}
+
+// Examples to form logits for side by side: each example's sum is one chain of dependent
+// additions per vector of its row (NV of them), so NE examples give NE·NV independent chains;
+// as many as kPanelSums running sums allow (4 with AVX-512, 2 with AVX2, 1 with two lanes).
+template <int W>
+constexpr int kExampleBlock = kPanelSums<W> / (kRowLength<W> / W) >= 4 ? 4 : kPanelSums<W> / (kRowLength<W> / W) >= 2 ? 2 : 1;
+
+// logits = E[ANS] W_U + Σ_h Σ_t a_h(t) L_h[t], summed in that order (h, then the present t in
+// token order), for NE examples at once: within each head the first min n_present tokens of
+// every example side by side, then each example's remaining tokens; every example's own sum
+// takes its terms in its own order, so each example's logits are those formed alone.
+template <int W, int NE>
+HEADLAB_INLINE void example_logits(const StepWorkspace& ws, Example* ex) {
+  using L = Lanes<W>;
   constexpr int NV = kRowLength<W> / W;  // vectors per row
-  typename L::type acc[NV];
-  for (int j = 0; j < NV; ++j) acc[j] = L::load(ws.residual + W * j);
+  typename L::type acc[NE][NV];
+  int common = V;
+  for (int e = 0; e < NE; ++e) {
+    common = std::min(common, ex[e].n_present);
+    for (int j = 0; j < NV; ++j) acc[e][j] = L::load(ws.residual + W * j);
+  }
   for (int h = 0; h < H; ++h) {
-    for (int i = 0; i < n_present; ++i) {
-      const int t = present[i];
-      const double mass = a[t][h];
-      for (int j = 0; j < NV; ++j) acc[j] += mass * L::load(ws.logit[h][t] + W * j);
+    for (int i = 0; i < common; ++i) {
+      for (int e = 0; e < NE; ++e) {
+        const int t = ex[e].present[i];
+        const double mass = ex[e].a[t][h];
+        for (int j = 0; j < NV; ++j) acc[e][j] += mass * L::load(ws.logit[h][t] + W * j);
+      }
+    }
+    for (int e = 0; e < NE; ++e) {
+      for (int i = common; i < ex[e].n_present; ++i) {
+        const int t = ex[e].present[i];
+        const double mass = ex[e].a[t][h];
+        for (int j = 0; j < NV; ++j) acc[e][j] += mass * L::load(ws.logit[h][t] + W * j);
+      }
     }
   }
-  for (int j = 0; j < NV; ++j) L::store(logits + W * j, acc[j]);
-  const int answer = maximum_digit(counts);
-  const double loss = multiplicity * cross_entropy_lanes<W>(logits, answer, p);
+  for (int e = 0; e < NE; ++e)
+    for (int j = 0; j < NV; ++j) L::store(ex[e].logits + W * j, acc[e][j]);
+}
+
+// One distinct example after its logits: cross-entropy and the batch accumulators sum_g
+// (Σ dlogits), G_h (dL_h, deferred) and dS_h (ds_h). Returns multiplicity · loss.
+template <int W>
+HEADLAB_INLINE double example_backward(StepWorkspace& ws, const Example& ex, double inverse_batch) {
+  using L = Lanes<W>;
+  constexpr int NV = kRowLength<W> / W;  // vectors per row
+  alignas(64) double g[P], p[P], lambda[V][H];
+  const int n_present = ex.n_present;
+  const int* present = ex.present;
+  const auto& a = ex.a;
+  const int answer = ex.answer;
+  const double multiplicity = ex.multiplicity;
+  const double loss = multiplicity * cross_entropy_lanes<W>(ex.logits, answer, p);
   // dloss/dlogits of the mean loss, summed over the copies: multiplicity · (softmax − onehot) / B
   const double weight = multiplicity * inverse_batch;
   for (int j = 0; j < V; ++j) {
@@ -325,10 +380,12 @@ HEADLAB_STEP_PART double accumulate_example(StepWorkspace& ws, const TokenCounts
   g[V] = g[V + 1] = 0.0;
   // logits += Σ_t a(t) L[t]  ⇒  da(t) = L[t]·g;  a = softmax over tokens ⇒ ds(t) = a(t)(da(t) − Σ_u a(u) da(u))
   // λ_h(t) = L_h[t]·g for the present tokens, summed over j in order, four heads per vector;
-  // three tokens at a time, so that three chains of dependent additions run side by side (four
-  // tokens' 8 running sums of two lanes, with their loaded rows, spilled in WASM on x86-64).
+  // kTokenBlock tokens at a time, so that as many chains of dependent additions run side by side
+  // (in WASM, four tokens' 8 running sums of two lanes, with their loaded rows, spilled on x86-64).
+  constexpr int B = kTokenBlock<W>;
   int i = 0;
-  for (; i + 3 <= n_present; i += 3) token_dots<3>(ws, g, present + i, lambda);
+  for (; i + B <= n_present; i += B) token_dots<B>(ws, g, present + i, lambda);
+  if (i + 3 <= n_present) token_dots<3>(ws, g, present + i, lambda), i += 3;
   if (i + 2 <= n_present) token_dots<2>(ws, g, present + i, lambda), i += 2;
   if (i < n_present) token_dots<1>(ws, g, present + i, lambda);
   f64x4 mean_lambda{};
@@ -352,26 +409,51 @@ HEADLAB_STEP_PART double accumulate_example(StepWorkspace& ws, const TokenCounts
 // dL_h[t] += a_h(t) g for the kept examples, one (h, t) row at a time with its running sums in
 // registers, the examples in batch order: the same sums in the same order as adding each
 // example's a_h(t) g to the row as it comes, without loading and storing the row per example.
+// HB heads' rows of a token at once (as many as kPanelSums running sums allow: 4 with AVX-512,
+// 2 with AVX2, 1 with two lanes), so that each loaded g serves HB rows and HB·NV independent
+// chains of additions run side by side; each row's sum is still taken over k in order.
 template <int W>
 HEADLAB_STEP_PART void flush_value_gradients(StepWorkspace& ws) {
   using L = Lanes<W>;
   constexpr int NV = kRowLength<W> / W;
+  constexpr int HB = kPanelSums<W> / NV >= H ? H : kPanelSums<W> / NV >= 2 ? 2 : 1;
+  static_assert(H % HB == 0, "whole blocks of heads");
   for (int t = 0; t < V; ++t) {
     const int n = ws.chunk_count[t];
-    for (int h = 0; h < H && n > 0; ++h) {
-      double* row = ws.G[h][t];
-      typename L::type acc[NV];
-      for (int j = 0; j < NV; ++j) acc[j] = L::load(row + W * j);
+    for (int h0 = 0; h0 < H && n > 0; h0 += HB) {
+      typename L::type acc[HB][NV];
+      for (int b = 0; b < HB; ++b)
+        for (int j = 0; j < NV; ++j) acc[b][j] = L::load(ws.G[h0 + b][t] + W * j);
       for (int k = 0; k < n; ++k) {
-        const double mass = ws.chunk_mass[t][k][h];
         const double* g = ws.chunk_g[ws.chunk_example[t][k]];
-        for (int j = 0; j < NV; ++j) acc[j] += mass * L::load(g + W * j);
+        for (int j = 0; j < NV; ++j) {
+          const typename L::type gj = L::load(g + W * j);
+          for (int b = 0; b < HB; ++b) acc[b][j] += ws.chunk_mass[t][k][h0 + b] * gj;
+        }
       }
-      for (int j = 0; j < NV; ++j) L::store(row + W * j, acc[j]);
+      for (int b = 0; b < HB; ++b)
+        for (int j = 0; j < NV; ++j) L::store(ws.G[h0 + b][t] + W * j, acc[b][j]);
     }
     ws.chunk_count[t] = 0;
   }
   ws.chunk_size = 0;
+}
+
+// count ≤ NE distinct examples, in batch order: forward and logits side by side (when there are
+// NE of them), then each example's backward in order, so every accumulator, and loss, takes its
+// terms in the order of one example after another. One function per block: in WASM the parts
+// stay one call (as one example's work was before the blocks).
+template <int W, int NE>
+HEADLAB_STEP_PART void accumulate_examples(StepWorkspace& ws, const TokenCounts* const* counts,
+                                           const double* multiplicity, int count, double inverse_batch, double& loss) {
+  Example ex[NE];
+  for (int e = 0; e < count; ++e) example_forward(ws, *counts[e], multiplicity[e], ex[e]);
+  if (count == NE) {
+    example_logits<W, NE>(ws, ex);
+  } else {
+    for (int e = 0; e < count; ++e) example_logits<W, 1>(ws, ex + e);
+  }
+  for (int e = 0; e < count; ++e) loss += example_backward<W>(ws, ex[e], inverse_batch);
 }
 
 // residual_logit = E[ANS] W_U: dW_U (kept in ws.dunembed) = E[ANS]ᵀ Σ g, dE[ANS] = W_U Σ g.
@@ -483,13 +565,22 @@ HEADLAB_INLINE double step_kernel(const MaxDigitWeights& w, const std::vector<To
   std::memset(ws.chunk_count, 0, sizeof ws.chunk_count);
   ws.chunk_size = 0;
   double loss = 0.0;
-  for (std::size_t first = 0; first < ws.order.size();) {
-    std::size_t last = first + 1;
-    while (last < ws.order.size() && (ws.order[last] >> kPositionBits) == (ws.order[first] >> kPositionBits)) ++last;
-    const double multiplicity = static_cast<double>(last - first);
-    loss += accumulate_example<W>(ws, batch[ws.order[first] & kPositionMask], multiplicity, inverse_batch);
-    if (ws.chunk_size == StepWorkspace::kChunk) flush_value_gradients<W>(ws);
-    first = last;
+  // Distinct examples NE at a time (the last ones one by one), in batch order.
+  constexpr int NE = kExampleBlock<W>;
+  const TokenCounts* counts[NE];
+  double multiplicity[NE];
+  const std::size_t n = ws.order.size();
+  for (std::size_t first = 0; first < n;) {
+    if (ws.chunk_size + NE > StepWorkspace::kChunk) flush_value_gradients<W>(ws);
+    int count = 0;
+    for (; count < NE && first < n; ++count) {
+      std::size_t last = first + 1;
+      while (last < n && (ws.order[last] >> kPositionBits) == (ws.order[first] >> kPositionBits)) ++last;
+      counts[count] = &batch[ws.order[first] & kPositionMask];
+      multiplicity[count] = static_cast<double>(last - first);
+      first = last;
+    }
+    accumulate_examples<W, NE>(ws, counts, multiplicity, count, inverse_batch, loss);
   }
   flush_value_gradients<W>(ws);
   backward_residual(w, ws, grads);

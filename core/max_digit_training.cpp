@@ -74,10 +74,11 @@ TrainingProgress MaxDigitTrainer::step(long n) {
       diverged_at_ = steps_taken_ + 1;
       break;
     }
-    // Adam's update checks every new weight against ±kMaxWeightMagnitude as it writes it. The
-    // unit-norm projection that follows only shrinks W_U's columns to norm 1 (entries ≤ 1), so
-    // the weights as they will be used stay within the limit too.
-    const bool within = optimiser_->step_within(gradient_list_, kMaxWeightMagnitude);
+    // Adam's update checks every new weight against ±kMaxWeightMagnitude as it writes it, and so
+    // a non-finite gradient entry too (it makes its weight non-finite; no separate pass over the
+    // gradients). The unit-norm projection that follows only shrinks W_U's columns to norm 1
+    // (entries ≤ 1), so the weights as they will be used stay within the limit too.
+    const bool within = optimiser_->step_within_unvalidated(gradient_list_, kMaxWeightMagnitude);
     if (weights_.unit_norm_unembedding) normalise_unembedding_columns(weights_.W_U);
     if (!within) {
       diverged_at_ = steps_taken_ + 1;

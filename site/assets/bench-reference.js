@@ -19,22 +19,22 @@ export const TARGETS = {
 
 /**
  * The project's figures on its 2-core Debian 12 machine, ms. Training: native bench executables
- * and WASM under Node 20 (median of 7, after one warm-up), measured at a load average of ~1 at
- * commit 188381a. The changes since (the WASM step's parts as separate functions, deferred dL_h
- * rows, the sampler's two-lane wedge exponentials, batches drawn in place) were measured only as
- * interleaved CPU-time ratios on a busy machine (load 5-14): WASM max-digit 0.74x, WASM feature
- * recovery 0.84x, native feature recovery 0.98x, native max-digit unchanged within the noise;
- * so expect about 625 and 46 ms for the two WASM figures until they are re-measured quietly. Widget updates: p95 script time in headless Chromium (bench/widgets.bench.mjs, 200
- * samples), keyed "<element> — <input>"; left empty until measured on a quiet machine (the only
- * run so far had a load average of 28 on 2 cores, which inflates every figure about tenfold).
+ * and WASM under Node 20 (median of 7, after one warm-up, bench/targets.mjs), measured at a load
+ * average of 2.0 at commit 1c09250. Since then feature recovery draws a batch's normals in one loop
+ * and, in WASM, takes its exponentials two per vector: measured only as interleaved CPU times on a
+ * busy machine (load ~8), WASM 0.80x, so expect about 39 ms there until it is re-measured quietly;
+ * the max-digit changes since are within the noise (native 0.98x paired). Widget updates: p95
+ * script time in headless Chromium (bench/widgets.bench.mjs), keyed "<element> — <input>"; left
+ * empty until measured on a quiet machine (every run so far ended at a load average of 10 or more
+ * on 2 cores, which inflates the figures).
  */
 export const REFERENCE = {
   machine: 'project machine: 2 cores (Debian 12, shared), Node 20, headless Chromium',
   training: {
-    'max-digit recipe, native': 313,
-    'max-digit recipe, WASM': 843,
-    'feature recovery, native': 42.0,
-    'feature recovery, WASM': 54.9,
+    'max-digit recipe, native': 389.6,
+    'max-digit recipe, WASM': 713.4,
+    'feature recovery, native': 34.9,
+    'feature recovery, WASM': 48.2,
   },
   updates: {},
 };

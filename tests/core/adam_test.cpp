@@ -152,3 +152,29 @@ TEST_CASE("Adam::step_within: the same bits as step, and false exactly when an e
   CHECK(s == r);
   CHECK_THROWS_AS(checked.step_within({&g, &h}, -1.0), InputError);
 }
+
+TEST_CASE("Adam::step_within_unvalidated: step_within's bits, and false (not a throw) on a non-finite gradient", "[adam]") {
+  Matrix p(1, 37), q(1, 37);
+  for (int j = 0; j < 37; ++j) p(0, j) = q(0, j) = 0.75 - 0.01 * j;
+  AdamSettings settings;
+  settings.learning_rate = 0.5;
+  Adam validated({&p}, settings), unvalidated({&q}, settings);
+  Matrix g(1, 37);
+  for (int j = 0; j < 37; ++j) g(0, j) = 0.3 - 0.02 * j;
+  CHECK(validated.step_within({&g}, 1.1));
+  CHECK(unvalidated.step_within_unvalidated({&g}, 1.1));
+  CHECK(q == p);
+  // +inf, −inf and NaN, each in a vector body and in the remainder: m becomes ±inf or NaN, v inf
+  // or NaN, so the entry's update is NaN and the magnitude test reports it.
+  for (const double bad : {HUGE_VAL, -HUGE_VAL, std::nan("")}) {
+    for (const int j : {5, 36}) {
+      Matrix r = p;
+      Adam adam({&r}, settings);
+      Matrix b = g;
+      b(0, j) = bad;
+      CHECK_FALSE(adam.step_within_unvalidated({&b}, 1e6));
+      CHECK(std::isnan(r(0, j)));
+    }
+  }
+  CHECK_THROWS_AS(unvalidated.step_within_unvalidated({&g}, -1.0), InputError);
+}
