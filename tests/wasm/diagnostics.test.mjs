@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { identity, matrix } from '../../web/matrix.js';
+import { workerTasks } from '../../web/worker-tasks.js';
 import { wasmCore, wasmFeatureRecoveryCore } from './helpers.mjs';
 
 test('memoryDiagnostics sees a live trainer (its W_q, W_v and Adam moments) and its release', async () => {
@@ -29,6 +30,31 @@ test('1,000 attention calls and 1,000 failing calls leave the heap in use and th
     core.attention({ x, w_q: w, w_k: x, w_v: x });
     assert.throws(() => core.attention({ x, w_q: matrix([[1, 2, 3]]), w_k: x, w_v: x }), /w_q/);
   }
+  const after = core.memoryDiagnostics();
+  assert.equal(after.heap_bytes_in_use, before.heap_bytes_in_use);
+  assert.equal(after.live_handles, before.live_handles);
+});
+
+// The interventions figure computes in its worker (task 'feature-recovery-intervene'), where the
+// browser memory sweep does not look: the task itself must leave that module's heap flat.
+test('500 interventions through the worker task, and 100 failing ones, leave the heap in use and the handle count exactly flat', async () => {
+  const core = await wasmFeatureRecoveryCore();
+  const t = core.createFeatureRecoveryTrainer({ seed: 0, steps: 20, eval_size: 64 });
+  let snapshot;
+  try {
+    t.step(20);
+    snapshot = t.snapshot();
+  } finally {
+    t.dispose();
+  }
+  const base = { seed: 0, w_q: snapshot.w_q, w_v: snapshot.w_v, eval_size: 64 };
+  const run = (params) => workerTasks['feature-recovery-intervene'].run(core, { ...base, ...params });
+  const kinds = (i) => [{ intervention: 'erase_request', feature: i % 3 }, { intervention: 'erase_payload', feature: i % 3 },
+    { intervention: 'irrelevant_shift', shift: 1 + i / 16, examples: 4 }][i % 3];
+  for (let i = 0; i < 3; i++) await run(kinds(i));  // warm-up: the allocator's bins for each kind
+  const before = core.memoryDiagnostics();
+  for (let i = 0; i < 500; i++) await run(kinds(i));
+  for (let i = 0; i < 100; i++) await assert.rejects(run({ intervention: 'irrelevant_shift', shift: Infinity }), /shift must be finite/);
   const after = core.memoryDiagnostics();
   assert.equal(after.heap_bytes_in_use, before.heap_bytes_in_use);
   assert.equal(after.live_handles, before.live_handles);
