@@ -4,6 +4,7 @@
 import type { Matrix } from '../../web/headlab-core.js';
 import { exactNumber, formatNumber, formatVector } from './format.js';
 import { tintSigned } from './palette.js';
+import { setSoleText } from './text.js';
 
 export interface MatrixTableOptions {
   caption: string;
@@ -89,17 +90,11 @@ function memoOf(cell: HTMLElement): CellMemo | undefined {
 }
 
 /**
- * Sets an element's text, changing the data of its one Text node in place when it has one: no
- * node is made or removed, so no childList mutation is recorded for the widget's structure
- * observer (a 8 × 8 score table rewrites its 64 cells' 128 texts on every angle step).
+ * Sets an element's text, in place when it holds one Text node (setSoleText): a 8 × 8 score
+ * table rewrites its 64 cells' 128 texts on every angle step.
  */
 function setText(node: HTMLElement, text: string): void {
-  const only = node.firstChild;
-  if (only !== null && only === node.lastChild && only.nodeType === Node.TEXT_NODE) {
-    if ((only as Text).data !== text) (only as Text).data = text;
-  } else if (node.textContent !== text) {
-    node.textContent = text;
-  }
+  if (!setSoleText(node, text) && node.textContent !== text) node.textContent = text;
 }
 
 /** Writes `shown` (aria-hidden) and `spoken` (screen readers) into the cell's two spans, made once. */

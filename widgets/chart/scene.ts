@@ -4,6 +4,7 @@
 // default-src 'self' forbids blob: and data: images, so a PNG cannot be made by
 // loading the SVG into an <img>; it is drawn directly instead.
 import { svgEl } from './svg.js';
+import { setSoleText } from './text.js';
 
 export type Anchor = 'start' | 'middle' | 'end';
 
@@ -182,25 +183,19 @@ function specOf(s: Shape): NodeSpec {
   };
 }
 
-/** The text of a text shape, with subscripts as smaller lowered tspans. */
 /**
  * Replaces a drawn text's runs: a plain text (no subscript) over a node holding one Text node
- * changes that node's data in place, so a heat map's value labels changing with a scrub make and
- * drop no nodes; otherwise the runs are built again.
+ * changes that node's data in place (setSoleText), so a heat map's value labels changing with a
+ * scrub make and drop no nodes; otherwise the runs are built again.
  */
 function setTextRuns(t: SVGElement, s: Extract<ShapeBody, { kind: 'text' }>): void {
-  const only = t.firstChild;
-  if (only !== null && only === t.lastChild && only.nodeType === Node.TEXT_NODE) {
-    const runs = textRuns(s.text);
-    if (runs.length === 1 && !runs[0][1]) {
-      (only as Text).data = runs[0][0];
-      return;
-    }
-  }
+  const runs = textRuns(s.text);
+  if (runs.length === 1 && !runs[0][1] && setSoleText(t, runs[0][0])) return;
   t.replaceChildren();
   appendTextRuns(t, s);
 }
 
+/** The text of a text shape, with subscripts as smaller lowered tspans. */
 function appendTextRuns(t: SVGElement, s: Extract<ShapeBody, { kind: 'text' }>): void {
   for (const [part, sub] of textRuns(s.text)) {
     if (!sub) { t.append(part); continue; }
