@@ -24,6 +24,7 @@ import { lossCurveScene } from './chart/loss-curve.js';
 import { RESPONSE_HEATMAP_CSS, ResponseHeatmap } from './chart/response-heatmap.js';
 import { drawSceneInto, type Scene } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
+import { setAttributeIfChanged, setText } from './chart/text.js';
 
 export type { TrainingStatus };
 
@@ -405,12 +406,12 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     const raw = input.value.trim();
     const value = Number(raw);
     const ok = raw !== '' && Number.isFinite(value) && value >= c.min && value <= c.max && (!c.integer || Number.isInteger(value));
-    input.setAttribute('aria-invalid', String(!ok));
+    setAttributeIfChanged(input, 'aria-invalid', String(!ok));
     if (!ok) {
       this.inputProblem!.textContent = `${c.label} must be ${c.integer ? 'an integer' : 'a number'} from ${c.min} to ${c.max}; the last valid value (${this.setting(c.attr)}) is kept.`;
       return;
     }
-    this.inputProblem!.textContent = '';
+    setText(this.inputProblem!, '');
     setNumberAttribute(this, c.attr, value);
     this.emitChange();
   }
@@ -420,20 +421,25 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     const pace = this.pace;
     for (const c of CONTROLS) {
       const input = this.inputs.get(c.attr)!;
-      if (input.getAttribute('aria-invalid') !== 'true' && this.root.activeElement !== input) input.value = String(this.setting(c.attr));
+      if (input.getAttribute('aria-invalid') !== 'true' && this.root.activeElement !== input) {
+        const value = String(this.setting(c.attr));
+        if (input.value !== value) input.value = value;
+      }
     }
-    this.paceBox!.checked = pace === 'watch';
+    // Every input renders (a typed setting changes none of what follows): each text and attribute is
+    // written only when it changes, since a text set again lays out its line (widgets/chart/text.ts).
+    if (this.paceBox!.checked !== (pace === 'watch')) this.paceBox!.checked = pace === 'watch';
     const training = this.training.status === 'training';
-    this.trainButton!.textContent = this.training.status === 'idle' ? 'Train' : 'Restart';
-    this.stopButton!.disabled = !training;
+    setText(this.trainButton!, this.training.status === 'idle' ? 'Train' : 'Restart');
+    if (this.stopButton!.disabled !== !training) this.stopButton!.disabled = !training;
 
     const done = this.losses.length;
-    this.progressBar!.max = this.runSteps;
-    this.progressBar!.value = done;
+    if (this.progressBar!.max !== this.runSteps) this.progressBar!.max = this.runSteps;
+    if (this.progressBar!.value !== done) this.progressBar!.value = done;
     const last = done ? this.losses[done - 1] : NaN;
-    this.progressText!.textContent = this.training.status === 'idle'
+    setText(this.progressText!, this.training.status === 'idle'
       ? `Press Train to run ${settings.steps} steps.`
-      : `step ${done} of ${this.runSteps}${done ? ` · loss ${formatMagnitude(last)}` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`;
+      : `step ${done} of ${this.runSteps}${done ? ` · loss ${formatMagnitude(last)}` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`);
 
     const colours = this.themeColours();
     // The curve changes only with a new loss, a new run, the chart's width or the theme: an input
@@ -443,7 +449,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
       drawSceneInto(this.lossSvg!, this.figure('loss'), { reuse: true });
       this.lossDrawn = lossKey;
     }
-    this.lossSvg!.setAttribute('aria-label', done
+    setAttributeIfChanged(this.lossSvg!, 'aria-label', done
       ? `Training loss on a log scale: ${formatMagnitude(this.losses[0])} at step 1, ${formatMagnitude(last)} at step ${done}.`
       : 'Training loss on a log scale: no steps yet.');
     this.heatQuery!.update(this.responseQuery, colours);
@@ -454,19 +460,19 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   private renderResults(): void {
     const r = this.lastRun;
     const seed = r?.settings.seed ?? this.seed;
-    this.resultsCaption!.textContent = r
+    setText(this.resultsCaption!, r
       ? `Held-out evaluation on ${r.settings.eval_size} examples after ${r.steps_done} steps (seed ${seed})${r.partial ? ` — a partial run: stopped at step ${r.steps_done} of ${r.settings.steps}; the exported results.json says "partial": true` : ''}`
-      : 'Held-out evaluation (train to fill in this run)';
+      : 'Held-out evaluation (train to fill in this run)');
     const mine = r
       ? [magnitudeCell(r.heldout_mse), plainCell(r.uniform_attention_mse, 3), r2Cell(Math.min(...r.query_r2)), r2Cell(Math.min(...r.value_r2))]
       : [null, null, null, null];
     const exact = r ? [r.heldout_mse, r.uniform_attention_mse, Math.min(...r.query_r2), Math.min(...r.value_r2)] : [];
     mine.forEach((text, i) => {
       const cell = this.resultCells[i];
-      cell.textContent = text ?? '—';
+      setText(cell, text ?? '—');
       if (r) {
-        cell.dataset.value = String(exact[i]);
-        cell.title = String(exact[i]);
+        setAttributeIfChanged(cell, 'data-value', String(exact[i]));
+        setAttributeIfChanged(cell, 'title', String(exact[i]));
       } else {
         delete cell.dataset.value;
         cell.removeAttribute('title');
@@ -476,8 +482,8 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     const draftTexts = draft
       ? [magnitudeCell(draft.heldout_mse), plainCell(draft.uniform_attention_mse, 3), draft.min_r2, draft.min_r2]
       : ['no published run for this seed', '', '', ''];
-    draftTexts.forEach((text, i) => { this.draftCells[i].textContent = text; });
-    this.jsonButton!.disabled = r === null;
+    draftTexts.forEach((text, i) => setText(this.draftCells[i], text));
+    if (this.jsonButton!.disabled !== (r === null)) this.jsonButton!.disabled = r === null;
   }
 }
 

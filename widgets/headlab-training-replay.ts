@@ -30,6 +30,7 @@ import { lossCurveScene } from './chart/loss-curve.js';
 import { rgbText, type ResolvedColours, type Rgb } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
+import { setAttributeIfChanged, setText } from './chart/text.js';
 
 export interface ReplaySnapshot {
   step: number;
@@ -383,12 +384,13 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     }), PLAY_MS);
   }
 
+  /** Every scrub step calls this: the button is written only when it changes (its text set again lays it out). */
   private stopPlaying(): void {
     if (this.playTimer) window.clearInterval(this.playTimer);
     this.playTimer = 0;
     if (this.playButton) {
-      this.playButton.textContent = 'Play slowly';
-      this.playButton.setAttribute('aria-pressed', 'false');
+      setText(this.playButton, 'Play slowly');
+      setAttributeIfChanged(this.playButton, 'aria-pressed', 'false');
     }
   }
 
@@ -595,17 +597,19 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     const c = this.resolved();
     const i = this.shownIndex();
     const n = this.result?.snapshots.length ?? 0;
-    this.scrub!.max = String(Math.max(0, n - 1));
-    this.scrub!.disabled = n === 0;
-    this.playButton!.disabled = n === 0;
+    // A scrub step writes only what it changes: the range's max set again (same value) lays out the
+    // controls row, the output's text is rewritten in place (widgets/chart/text.ts).
+    setAttributeIfChanged(this.scrub!, 'max', String(Math.max(0, n - 1)));
+    if (this.scrub!.disabled !== (n === 0)) this.scrub!.disabled = n === 0;
+    if (this.playButton!.disabled !== (n === 0)) this.playButton!.disabled = n === 0;
     if (i !== null) {
       if (this.scrub!.valueAsNumber !== i) this.scrub!.value = String(i);
       const snap = this.result!.snapshots[i];
       const text = `step ${snap.step} of ${this.result!.settings.steps}`;
-      this.scrubOut!.textContent = text;
-      this.scrub!.setAttribute('aria-valuetext', `${text}${snap.loss !== null ? `, loss ${formatScientific(snap.loss)}` : ''}`);
+      setText(this.scrubOut!, text);
+      setAttributeIfChanged(this.scrub!, 'aria-valuetext', `${text}${snap.loss !== null ? `, loss ${formatScientific(snap.loss)}` : ''}`);
     } else {
-      this.scrubOut!.textContent = this.status === 'training' ? 'training…' : '';
+      setText(this.scrubOut!, this.status === 'training' ? 'training…' : '');
     }
     this.keysField!.show(keysInputText(this.keys ?? TETRAHEDRON));
     for (const [name, b] of Object.entries(this.experimentButtons)) {
@@ -616,8 +620,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     // scenes, which patches only the attributes that differ and allocates almost nothing.
     const snap = i === null ? null : this.result!.snapshots[i];
     for (const which of FIGURES) this.drawKept(which, snap, ...this.figureAt(which, i, c));
-    const lesson = this.lesson();
-    if (this.lessonBox!.textContent !== lesson) this.lessonBox!.textContent = lesson;
+    setText(this.lessonBox!, this.lesson());
   }
 }
 

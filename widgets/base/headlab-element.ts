@@ -45,6 +45,7 @@ import type { FeatureRecoveryCore, HeadlabCore, MaxDigitCore } from '../../web/h
 import type { BoundValue } from '../chart/format.js';
 import { resolveColours, type ResolvedColours } from '../chart/palette.js';
 import { sceneToPng, sceneToSvg } from '../chart/scene.js';
+import { setText } from '../chart/text.js';
 import { enumAttribute, integerAttribute, jsonAttribute, MAX_ATTRIBUTE_LENGTH, MAX_ENTRY_MAGNITUDE, MAX_GRID_SIDE, MAX_SEED, numberAttribute, numberGrid, setNumberAttribute } from './attributes.js';
 import { el, LayoutWatcher, markParts } from './dom.js';
 import { excerptQuotes, messageOf, WidgetInputError } from './errors.js';
@@ -556,8 +557,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       if (this.hashLink.problem) { this.showError(this.hashLink.problem); return; }
       if (this.prerendered.length && this.staggered && this.alertBox.hidden) this.swapAtFrame();
       else this.clearError();
-      const text = this.summarize();
-      if (this.summaryBox.textContent !== text) this.summaryBox.textContent = text;
+      setText(this.summaryBox, this.summarize());
       // Once per task however many renders it runs (tests and benchmarks render in tight loops).
       if (!this.layoutQueued) {
         this.layoutQueued = true;
@@ -661,14 +661,15 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     this.body.hidden = true;
   }
 
+  /** Runs after every render, so it writes only what changes: a box made hidden again has its style recalculated. */
   private clearError(): void {
     this.dropSnapshot();
-    this.placeholder.hidden = true;
+    if (!this.placeholder.hidden) this.placeholder.hidden = true;
     if (!this.alertBox.hidden) {
       this.alertBox.hidden = true;
       this.alertBox.textContent = '';
     }
-    this.body.hidden = false;
+    if (this.body.hidden) this.body.hidden = false;
   }
 
   private start(): void {

@@ -4,7 +4,7 @@
 import type { Matrix } from '../../web/headlab-core.js';
 import { exactNumber, formatNumber, formatVector } from './format.js';
 import { tintSigned } from './palette.js';
-import { setSoleText } from './text.js';
+import { setText } from './text.js';
 
 export interface MatrixTableOptions {
   caption: string;
@@ -87,14 +87,6 @@ const cellMemos = new WeakMap<HTMLElement, CellMemo>();
 function memoOf(cell: HTMLElement): CellMemo | undefined {
   const memo = cellMemos.get(cell);
   return memo && cell.firstChild === memo.first ? memo : undefined;
-}
-
-/**
- * Sets an element's text, in place when it holds one Text node (setSoleText): a 8 × 8 score
- * table rewrites its 64 cells' 128 texts on every angle step.
- */
-function setText(node: HTMLElement, text: string): void {
-  if (!setSoleText(node, text) && node.textContent !== text) node.textContent = text;
 }
 
 /** Writes `shown` (aria-hidden) and `spoken` (screen readers) into the cell's two spans, made once. */

@@ -4,7 +4,7 @@
 // default-src 'self' forbids blob: and data: images, so a PNG cannot be made by
 // loading the SVG into an <img>; it is drawn directly instead.
 import { svgEl } from './svg.js';
-import { setSoleText } from './text.js';
+import { setAttributeIfChanged, setSoleText } from './text.js';
 
 export type Anchor = 'start' | 'middle' | 'end';
 
@@ -54,10 +54,10 @@ const DEFAULT_TEXT_SIZE = 12;
  */
 export function drawSceneInto(svg: SVGSVGElement, scene: Scene,
   { reuse = false, size = true, kept = false }: { reuse?: boolean; size?: boolean; kept?: boolean } = {}): void {
-  setChanged(svg, 'viewBox', `0 0 ${scene.width} ${scene.height}`);
+  setAttributeIfChanged(svg, 'viewBox', `0 0 ${scene.width} ${scene.height}`);
   if (size) {
-    setChanged(svg, 'width', String(scene.width));
-    setChanged(svg, 'height', String(scene.height));
+    setAttributeIfChanged(svg, 'width', String(scene.width));
+    setAttributeIfChanged(svg, 'height', String(scene.height));
   } else {
     svg.removeAttribute('width');
     svg.removeAttribute('height');
@@ -133,10 +133,6 @@ function keptSpecsOf(scene: Scene): NodeSpec[] {
     specsOfKeptScenes.set(scene, specs);
   }
   return specs;
-}
-
-function setChanged(node: Element, name: string, value: string): void {
-  if (node.getAttribute(name) !== value) node.setAttribute(name, value);
 }
 
 /** The attributes of a shape's node, in the order a fresh draw sets them (data-* last). */
