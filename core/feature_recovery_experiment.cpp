@@ -145,7 +145,7 @@ TrainingProgress FeatureRecoveryTrainer::step(long n) {
       diverged_at_ = static_cast<int>(steps_taken());
       break;
     }
-    if (!adam_.step_within({&dw_q_, &dw_v_, &dkeys_}, kMaxFeatureRecoveryWeightMagnitude)) {
+    if (!adam_.step_within_unvalidated({&dw_q_, &dw_v_, &dkeys_}, kMaxFeatureRecoveryWeightMagnitude)) {
       diverged_at_ = static_cast<int>(steps_taken());
     }
   }
@@ -164,13 +164,14 @@ TrainingProgress FeatureRecoveryTrainer::step(long n) {
     times_projection<true>(mixing_, dresponse_query.data(), dw_q_);  // dW_q = Rᵀ·dM_q
     times_projection<true>(mixing_, dresponse_value.data(), dw_v_);  // dW_v = Rᵀ·dM_v
     loss_trace_.push_back(loss);
-    // Divergence: a non-finite loss or gradient ends training before Adam sees it (Adam
-    // rejects a non-finite gradient); a W beyond the weight limit after the update ends it too.
+    // Divergence: a non-finite loss or gradient ends training before Adam sees it (the weights
+    // stay those of the step before), so Adam need not test the gradients again; a W beyond the
+    // weight limit after the update ends it too.
     if (!std::isfinite(loss) || !dw_q_.allFinite() || !dw_v_.allFinite()) {
       diverged_at_ = static_cast<int>(steps_taken());
       break;
     }
-    if (!adam_.step_within({&dw_q_, &dw_v_}, kMaxFeatureRecoveryWeightMagnitude)) {
+    if (!adam_.step_within_unvalidated({&dw_q_, &dw_v_}, kMaxFeatureRecoveryWeightMagnitude)) {
       diverged_at_ = static_cast<int>(steps_taken());
     }
   }

@@ -318,11 +318,14 @@ export interface HeadlabScoreRamps extends MaxDigitElementBase<ScoreRampsState> 
   maximum: number; runnerUp: number;
 }
 
+/** trained and agree: seeds in ascending order. */
 export interface SeedGridState { status: 'idle' | 'training' | 'done' | 'stopped' | 'failed'; trained: number[]; agree: number[] }
-/** Claims × seeds from the file `headlab max-digit seeds` wrote; trains the seeds in the worker on request and compares. Attributes: src, from, to, steps. Shared: from, to. */
+/** Claims × seeds from the file `headlab max-digit seeds` wrote; trains the seeds in Web Workers on request and compares. Attributes: src, from, to, steps, workers. Shared: from, to. */
 export interface HeadlabSeedGrid extends HeadlabElementBase<SeedGridState> {
   readonly from: number; readonly to: number; readonly steps: number;
-  /** Trains seeds from…to in the worker, one after another. */
+  /** Seeds trained at once, one worker each: integer in [1, 8]; default every core up to 2, then cores − 1, at most 4. Each column's bits do not depend on it. */
+  readonly workers: number;
+  /** Trains seeds from…to, `workers` at a time, in seed order. */
   train(): void;
   stop(): void;
 }

@@ -1,14 +1,16 @@
 // <headlab-seed-grid src="../data/max-digit-seeds-0-9.json">: which findings survive a change
 // of seed. A grid of claims × seeds, first from the file `headlab max-digit seeds --from A --to B`
-// wrote (the native core), then, on request, from models trained in this page in a Web Worker
-// (worker task "max-digit-train" through the training widgets' TrainingJob, one seed after another,
-// with a progress bar and Stop). Each
+// wrote (the native core), then, on request, from models trained in this page in Web Workers
+// (worker task "max-digit-train" through the training widgets' TrainingJob, several seeds at once,
+// one worker each, with a progress bar and Stop). Each
 // column trained here is compared with the file's column for the same seed: "same as the CLI"
 // when every claim agrees (integer counts exactly; accuracies are ratios of counts, so exactly too).
 // Cells that differ from seed 0's value are tinted, so the robust rows read as one colour.
 //
 // Attributes: src (the seeds file; required), from, to (the seeds to train here; default: the
-// file's range), steps (default 4000, the recipe's; only for quick demos and tests).
+// file's range), steps (default 4000, the recipe's; only for quick demos and tests), workers (seeds
+// trained at once, 1–8; default defaultWorkers()). Seeds are independent runs, so training them
+// side by side changes no bit of any column, only how soon the grid fills.
 // Events: `change` with { trained: seeds trained here, agree: seeds whose claims equal the file's, status }.
 import { TrainingJob, type TrainingStatus } from './base/training-job.js';
 import { HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, type WidgetFigure } from './base/headlab-element.js';
@@ -28,6 +30,20 @@ type SeedsFile = MaxDigitSeedsFile;
 
 const LISTS = 111110;
 
+/**
+ * Seeds trained at once unless the `workers` attribute says otherwise: every core up to two, then
+ * one core left for the page, at most four (each worker holds its own copy of the module, ~2 MB).
+ */
+export function defaultWorkers(cores: number | undefined): number {
+  const n = Number.isInteger(cores) && cores! > 0 ? cores! : 1;
+  return n <= 2 ? n : Math.min(4, n - 1);
+}
+
+/** "5", "5 and 6", "5, 6 and 7". */
+function seedList(seeds: number[]): string {
+  return seeds.length < 2 ? seeds.join('') : `${seeds.slice(0, -1).join(', ')} and ${seeds.at(-1)}`;
+}
+
 /** The grid's rows: what each cell says, and the value compared across seeds. */
 const ROWS: { id: string; label: string; cell: (c: MaxDigitClaims) => string }[] = [
   { id: 'accuracy', label: 'accuracy', cell: (c) => formatAccuracy(c.accuracy, LISTS) },
@@ -46,7 +62,7 @@ const ROWS: { id: string; label: string; cell: (c: MaxDigitClaims) => string }[]
 ];
 
 export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
-  static observedAttributes = ['src', 'from', 'to', 'steps'];
+  static observedAttributes = ['src', 'from', 'to', 'steps', 'workers'];
   protected static sharedAttributes = ['from', 'to'];
   protected static needsCore = false;
   protected static goesLiveStaggered = false;
@@ -64,11 +80,16 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
 
   private file: SeedsFile | null = null;
   private loadFailure = '';
-  private readonly job = new TrainingJob((text) => this.announce(text), () => this.requestRender());
+  /** One training job (one worker) per seed trained at once, made on the first train(). */
+  private jobs: TrainingJob[] = [];
+  private status: TrainingStatus = 'idle';
   private here = new Map<number, MaxDigitClaims>();
   private queue: number[] = [];
-  private running = -1;
-  private stepsDone = 0;
+  /** The seed each job trains (-1 when idle) and its steps so far. */
+  private running: number[] = [];
+  private stepsDone: number[] = [];
+  /** Seeds whose run was stopped before it ended (their columns stay the file's). */
+  private interrupted: number[] = [];
   private table: HTMLTableElement | null = null;
   private bar: HTMLProgressElement | null = null;
   private progressText: HTMLSpanElement | null = null;
@@ -78,17 +99,22 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
   get from(): number { return integerAttribute(this, 'from', this.file?.seeds[0]?.seed ?? 0, 0, MAX_SEED); }
   get to(): number { return integerAttribute(this, 'to', this.file?.seeds.at(-1)?.seed ?? 9, 0, MAX_SEED); }
   get steps(): number { return integerAttribute(this, 'steps', 4000, 1, 100000); }
+  get workers(): number { return integerAttribute(this, 'workers', defaultWorkers(globalThis.navigator?.hardwareConcurrency), 1, 8); }
 
   /** Seeds trained here whose every claim equals the file's. */
   private agreeing(): number[] {
-    return [...this.here.keys()].filter((s) => {
+    return this.trainedSeeds().filter((s) => {
       const cli = this.file?.seeds.find((r) => r.seed === s)?.claims;
       return cli !== undefined && sameClaims(cli, this.here.get(s)!);
     });
   }
 
+  private trainedSeeds(): number[] {
+    return [...this.here.keys()].sort((a, b) => a - b);
+  }
+
   get state(): SeedGridState {
-    return { status: this.job.status, trained: [...this.here.keys()], agree: this.agreeing() };
+    return { status: this.status, trained: this.trainedSeeds(), agree: this.agreeing() };
   }
 
   /** Claims of a seed trained in this page (tests read them). */
@@ -96,53 +122,79 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
     return this.here.get(seed);
   }
 
-  /** Trains the seeds from..to in the worker, one after another. */
+  /** Trains the seeds from..to in the workers, `workers` at a time, in seed order. */
   train(): void {
     const from = this.from, to = this.to;
     if (to < from || to - from > 99) throw new WidgetInputError(`attribute to="${to}" must lie between from="${from}" and from + 99`);
+    if (this.status === 'training') return;
     this.here.clear();
+    this.interrupted = [];
     this.queue = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-    this.next();
+    const n = Math.min(this.workers, this.queue.length);
+    while (this.jobs.length < n) this.jobs.push(new TrainingJob((text) => this.announce(text), () => this.requestRender()));
+    this.running = this.jobs.map(() => -1);
+    this.stepsDone = this.jobs.map(() => 0);
+    this.status = 'training';
+    for (let j = 0; j < n; ++j) this.next(j);
     this.requestRender();
   }
 
+  /** Asks every running seed to stop at its next chunk; the columns finished so far stay. */
   stop(): void {
-    this.job.stop();
+    this.queue = [];
+    for (const job of this.jobs) job.stop();
   }
 
-  private next(): void {
+  /** Starts job j on the next queued seed, or ends the sweep once every job is idle. */
+  private next(j: number): void {
     const seed = this.queue.shift();
     if (seed === undefined) {
-      this.running = -1;
-      const agree = this.agreeing();
-      this.announce(`Trained ${this.here.size} seeds here; ${agree.length === this.here.size ? 'every column is the same as the command line’s' : `seeds ${[...this.here.keys()].filter((s) => !agree.includes(s)).join(', ')} differ from the command line`}.`);
-      this.emitChange();
-      this.requestRender();
+      this.running[j] = -1;
+      if (this.running.some((s) => s >= 0)) return;
+      this.finish();
       return;
     }
-    this.running = seed;
-    this.stepsDone = 0;
+    this.running[j] = seed;
+    this.stepsDone[j] = 0;
     type Trained = { progress: { steps_taken: number }; analysis: MaxDigitAnalysisFile | null };
-    this.job.start<Trained>('max-digit-train', { settings: { seed, steps: this.steps }, chunk: 200 }, {
-      progress: (detail) => { this.stepsDone = detail.steps_taken as number; this.requestRender(); },
+    this.jobs[j].start<Trained>('max-digit-train', { settings: { seed, steps: this.steps }, chunk: 200 }, {
+      progress: (detail) => { this.stepsDone[j] = detail.steps_taken as number; this.requestRender(); },
       done: ({ value }) => {
-        if (!value.analysis) {
-          this.running = -1;
-          this.queue = [];
-          this.announce(`Stopped during seed ${seed}; the columns trained so far stay.`);
-          this.emitChange();
-          this.requestRender();
-          return;
-        }
-        this.here.set(seed, value.analysis.claims);
-        this.next();
+        if (value.analysis) this.here.set(seed, value.analysis.claims);
+        else this.interrupted.push(seed);
+        this.next(j);
         this.requestRender();
+      },
+      // A failed job (its worker could not start, or crashed) ends the sweep: TrainingJob has
+      // announced the message; the other seeds stop, and the sweep ends when they have.
+      failed: () => {
+        this.status = 'failed';
+        this.stop();
+        this.next(j);
       },
     });
   }
 
+  private finish(): void {
+    if (this.status === 'failed') { this.emitChange(); this.requestRender(); return; }
+    const trained = this.trainedSeeds();
+    const agree = this.agreeing();
+    if (this.interrupted.length) {
+      this.status = 'stopped';
+      const kept = trained.length === 0 ? 'no column was trained' : trained.length === 1 ? 'the column trained so far stays' : `the ${trained.length} columns trained so far stay`;
+      this.announce(`Stopped during seed${this.interrupted.length > 1 ? 's' : ''} ${seedList(this.interrupted.sort((a, b) => a - b))}; ${kept}.`);
+    } else {
+      this.status = 'done';
+      this.announce(`Trained ${trained.length} seeds here; ${agree.length === trained.length ? 'every column is the same as the command line’s' : `seeds ${trained.filter((s) => !agree.includes(s)).join(', ')} differ from the command line`}.`);
+    }
+    this.emitChange();
+    this.requestRender();
+  }
+
   disconnectedCallback(): void {
-    this.job.dispose();
+    for (const job of this.jobs) job.dispose();
+    if (this.status === 'training') this.status = 'stopped';
+    this.queue = [];
     super.disconnectedCallback();
   }
 
@@ -175,16 +227,18 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
   protected render(): void {
     if (this.loadFailure) throw new WidgetInputError(this.loadFailure);
     const file = this.file;
-    const training = this.job.status === 'training';
+    const training = this.status === 'training';
     this.trainButton!.disabled = !file || training;
     this.stopButton!.disabled = !training;
     const n = Math.max(1, this.to - this.from + 1);
     const finished = this.here.size;
     this.bar!.max = n * this.steps;
-    this.bar!.value = Math.min(n * this.steps, finished * this.steps + (training ? this.stepsDone : 0));
+    const active = this.running.map((seed, j) => ({ seed, steps: this.stepsDone[j] })).filter((r) => r.seed >= 0);
+    this.bar!.value = Math.min(n * this.steps, finished * this.steps + (training ? active.reduce((sum, r) => sum + r.steps, 0) : 0));
+    const workers = Math.min(this.workers, n);
     this.progressText!.textContent = training
-      ? `seed ${this.running}: step ${this.stepsDone} of ${this.steps} · ${finished} of ${n} seeds done`
-      : `${n} seeds × ${this.steps.toLocaleString('en')} steps in a background worker`;
+      ? `${active.map((r) => `seed ${r.seed}: step ${r.steps}`).join(' · ')} of ${this.steps} · ${finished} of ${n} seeds done`
+      : `${n} seeds × ${this.steps.toLocaleString('en')} steps in ${workers === 1 ? 'a background worker' : `${workers} background workers, ${workers} seeds at a time`}`;
     if (!file) {
       this.table!.replaceChildren(el('caption', {}, 'Loading the command line’s figures…'));
       return;

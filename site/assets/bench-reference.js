@@ -20,21 +20,20 @@ export const TARGETS = {
 /**
  * The project's figures on its 2-core Debian 12 machine, ms. Training: native bench executables
  * and WASM under Node 20 (median of 7, after one warm-up, bench/targets.mjs), measured at a load
- * average of 2.0 at commit 1c09250. Since then feature recovery draws a batch's normals in one loop
- * and, in WASM, takes its exponentials two per vector: measured only as interleaved CPU times on a
- * busy machine (load ~8), WASM 0.80x, so expect about 39 ms there until it is re-measured quietly;
- * the max-digit changes since are within the noise (native 0.98x paired). Widget updates: p95
- * script time in headless Chromium (bench/widgets.bench.mjs), keyed "<element> — <input>"; left
- * empty until measured on a quiet machine (every run so far ended at a load average of 10 or more
- * on 2 cores, which inflates the figures).
+ * average of 1.2 at commit 1d71d26 (the training code of 6faa19f). A run of the same code on the
+ * same machine another day gave figures up to 1.4x these (host noise), so compare ratios of
+ * figures measured together. Widget updates: p95 script time in headless Chromium
+ * (bench/widgets.bench.mjs), keyed "<element> — <input>"; left empty until one full run is
+ * measured on a quiet machine (every full run so far ended at a load average of 4 or more on
+ * 2 cores, which inflates the figures).
  */
 export const REFERENCE = {
   machine: 'project machine: 2 cores (Debian 12, shared), Node 20, headless Chromium',
   training: {
-    'max-digit recipe, native': 389.6,
-    'max-digit recipe, WASM': 713.4,
-    'feature recovery, native': 34.9,
-    'feature recovery, WASM': 48.2,
+    'max-digit recipe, native': 392.1,
+    'max-digit recipe, WASM': 728.8,
+    'feature recovery, native': 34.4,
+    'feature recovery, WASM': 39.0,
   },
   updates: {},
 };

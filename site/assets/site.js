@@ -1,7 +1,8 @@
 // Site-wide reading aids (no inline script: strict CSP).
 //   - A box that scrolls sideways (.hl-scroll, a display equation) becomes, while its content
 //     overflows, a labelled region in the Tab order (keyboard users scroll it with the arrow
-//     keys) marked data-overflows; the CSS shows shadows at the edges it can scroll towards.
+//     keys) marked data-overflows, with its visible width in --hl-scroll-width; the CSS shows
+//     shadows at the edges it can scroll towards and keeps a table's caption in view.
 const BOXES = '.hl-scroll, .katex-display';
 
 function labelFor(box) {
@@ -13,6 +14,9 @@ function labelFor(box) {
 
 function mark(box) {
   const overflows = box.scrollWidth > box.clientWidth + 1;
+  // The visible width, for a table's caption held in view (site.css, `.hl-scroll[data-overflows] > table > caption`).
+  const width = overflows ? `${box.clientWidth}px` : '';
+  if (box.style.getPropertyValue('--hl-scroll-width') !== width) box.style.setProperty('--hl-scroll-width', width);
   if (overflows === box.hasAttribute('data-overflows')) return;
   if (overflows) {
     box.setAttribute('data-overflows', '');

@@ -474,7 +474,11 @@ test('cross-seed grid: the cells are the CLI file; seeds trained in the page equ
   const pairs = await page.evaluate((h) => [...document.querySelector(h).shadowRoot.querySelectorAll('tr[data-claim="pair-flip"] td')].map((td) => td.textContent), host);
   assert.deepEqual(pairs, file.seeds.map((s) => `${s.claims.pair_flips.length} of 6`));
   // Train seeds 3 and 4 here (the two with the notes' one-hot exceptions): each column equals the CLI's.
-  await page.evaluate((h) => { const g = document.querySelector(h); g.setAttribute('from', '3'); g.setAttribute('to', '4'); }, host);
+  // The default number of seeds at once: every core up to 2, then cores − 1, at most 4.
+  const [cores, workers] = await page.evaluate((h) => [navigator.hardwareConcurrency, document.querySelector(h).workers], host);
+  assert.equal(workers, cores <= 2 ? cores : Math.min(4, cores - 1), `${cores} cores`);
+  // Two workers: the two seeds train side by side, each column still the CLI's to the last bit.
+  await page.evaluate((h) => { const g = document.querySelector(h); g.setAttribute('from', '3'); g.setAttribute('to', '4'); g.setAttribute('workers', '2'); }, host);
   await frames(page);
   await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('.train button').click(), host);
   await page.waitForFunction((h) => document.querySelector(h).shadowRoot.querySelector('progress').value > 0, host);
@@ -488,12 +492,15 @@ test('cross-seed grid: the cells are the CLI file; seeds trained in the page equ
   }
   const check = await page.evaluate((h) => [...document.querySelector(h).shadowRoot.querySelectorAll('tr.check td')].map((td) => td.dataset.agree), host);
   assert.deepEqual(check, file.seeds.map((s) => (s.seed === 3 || s.seed === 4 ? 'true' : '')));
-  // Stop: a run stopped during its first seed keeps nothing from it and says so.
+  // Stop: a run stopped during its first seeds keeps nothing from them and says so.
   await page.evaluate((h) => { const g = document.querySelector(h); g.setAttribute('from', '5'); g.setAttribute('to', '9'); g.train(); }, host);
   await page.waitForFunction((h) => document.querySelector(h).shadowRoot.querySelector('progress').value > 0, host);
+  assert.match(await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('.progress-text').textContent, host), /^seed 5: step \d+ · seed 6: step \d+ of 4000 · 0 of 5 seeds done$/);
   await page.evaluate((h) => document.querySelector(h).stop(), host);
   await page.waitForFunction((h) => document.querySelector(h).state.status === 'stopped', host);
-  assert.match(await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('.note').textContent, host), /Stopped during seed 5/);
+  assert.match(await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('.note').textContent, host), /Stopped during seeds 5 and 6; no column was trained/);
+  assert.deepEqual(await page.evaluate((h) => document.querySelector(h).state.trained, host), []);
+  await page.evaluate((h) => document.querySelector(h).removeAttribute('workers'), host);
 });
 
 test('screenshots: light, dark and 360 px', async () => {

@@ -67,9 +67,15 @@ export class LayoutWatcher {
   }
 }
 
-/** A `.scroll` box whose content is wider than it: a labelled, focusable region (keyboard scrolling); otherwise plain. */
+/**
+ * A `.scroll` box whose content is wider than it: a labelled, focusable region (keyboard scrolling)
+ * with its visible width in `--hl-scroll-width`; otherwise plain.
+ */
 export function markScrollBox(box: HTMLElement): void {
   const overflows = box.scrollWidth > box.clientWidth + 1;
+  // The visible width, for a caption held in view (theme.ts: `.scroll[data-overflows] > table > caption`).
+  const width = overflows ? `${box.clientWidth}px` : '';
+  if (box.style.getPropertyValue('--hl-scroll-width') !== width) box.style.setProperty('--hl-scroll-width', width);
   if (overflows === box.hasAttribute('data-overflows')) return;
   if (overflows) {
     box.setAttribute('data-overflows', '');

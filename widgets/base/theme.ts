@@ -99,6 +99,10 @@ th, td { padding: 0.2rem 0.45rem; text-align: right; border-bottom: 1px solid va
 th { font-weight: 600; }
 th[scope="row"], caption { text-align: left; }
 caption { color: var(--hl-muted); font-size: 0.9em; padding-bottom: 0.25rem; }
+/* A table wider than its scroll box keeps its caption in view: as wide as the box (the width
+   markScrollBox writes, widgets/base/dom.ts) and held at its left edge, so the caption wraps inside
+   the visible part instead of running off under the columns. */
+.scroll[data-overflows] > table > caption { position: sticky; left: 0; box-sizing: border-box; width: var(--hl-scroll-width, auto); }
 td.heat {
   background: color-mix(in srgb, var(--hl-heat, transparent) calc(var(--hl-t, 0) * 60%), transparent);
 }

@@ -17,9 +17,10 @@ export class TrainingJob {
 
   /**
    * Starts `kind` (stopping a running job). done() runs with status already 'done' or 'stopped'
-   * (a widget may refine it); a failure sets 'failed', announces the message and renders.
+   * (a widget may refine it); a failure sets 'failed', announces the message, renders, then
+   * calls handlers.failed when given (a widget running several jobs ends the others).
    */
-  start<T>(kind: string, params: unknown, handlers: Required<Pick<WorkerJobHandlers<T>, 'progress' | 'done'>>): void {
+  start<T>(kind: string, params: unknown, handlers: Required<Pick<WorkerJobHandlers<T>, 'progress' | 'done'>> & Pick<WorkerJobHandlers<T>, 'failed'>): void {
     this.status = 'training';
     this.failure = '';
     this.jobs.start<T>(kind, params, {
@@ -33,6 +34,7 @@ export class TrainingJob {
         this.failure = err.message;
         this.announce(`Training failed: ${err.message}`);
         this.render();
+        handlers.failed?.(err);
       },
     });
   }

@@ -188,12 +188,12 @@ function setTextRuns(t: SVGElement, s: Extract<ShapeBody, { kind: 'text' }>): vo
   const runs = textRuns(s.text);
   if (runs.length === 1 && !runs[0][1] && setSoleText(t, runs[0][0])) return;
   t.replaceChildren();
-  appendTextRuns(t, s);
+  appendTextRuns(t, s, runs);
 }
 
-/** The text of a text shape, with subscripts as smaller lowered tspans. */
-function appendTextRuns(t: SVGElement, s: Extract<ShapeBody, { kind: 'text' }>): void {
-  for (const [part, sub] of textRuns(s.text)) {
+/** The text of a text shape, with subscripts as smaller lowered tspans (runs: textRuns(s.text), when already split). */
+function appendTextRuns(t: SVGElement, s: Extract<ShapeBody, { kind: 'text' }>, runs = textRuns(s.text)): void {
+  for (const [part, sub] of runs) {
     if (!sub) { t.append(part); continue; }
     const span = svgEl('tspan', { 'baseline-shift': 'sub', 'font-size': subSize(s.size) });
     span.textContent = part;
