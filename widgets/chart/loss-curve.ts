@@ -90,7 +90,7 @@ export function lossCurveScene(input: LossCurveInput): Scene {
     kind: 'text', x: 12, y: MARGIN.top + plotH / 2, text: 'loss (MSE, log scale)', fill: muted, size: 11, anchor: 'middle', rotate: -90,
   });
 
-  shapes.push({ kind: 'polyline', points: curvePoints(losses, x, y, plotW), stroke: rgbText(c.focus), width: 1.5 });
+  shapes.push({ kind: 'polyline', points: curvePoints(losses, x, y, plotW, `${steps} ${plotW} ${plotH} ${bottom} ${top}`), stroke: rgbText(c.focus), width: 1.5 });
   const n = losses.length;
   if (n > 0 && width >= 460) {  // narrower: the title needs the line; the widget's progress text has the number
     shapes.push({
@@ -102,16 +102,30 @@ export function lossCurveScene(input: LossCurveInput): Scene {
 }
 
 /**
+ * The last curve drawn point by point: its losses (the caller's array), the axes it was drawn on
+ * and one point per loss. A training redraws its curve on every progress message with the same
+ * array grown by a chunk of steps, so the next call on the same array and axes keeps these points
+ * and adds only the new steps' (the points are never changed once made, and the text of each is
+ * kept by the scene's drawing: widgets/chart/scene.ts). A caller that changes a loss passes a new
+ * array (the widgets do: a new run, a finished run and a replay's snapshot each have their own).
+ */
+let lastCurve: { losses: ArrayLike<number>; axes: string; points: (readonly [number, number])[] } | null = null;
+
+/**
  * The curve's points. Beyond four points per pixel column, each column keeps its lowest and
  * highest loss (in step order), so a long run draws in bounded time and keeps its spread.
+ * `axes` names the x and y mappings (steps, plot size, decades).
  */
-function curvePoints(losses: ArrayLike<number>, x: (s: number) => number, y: (l: number) => number, plotW: number): [number, number][] {
+function curvePoints(losses: ArrayLike<number>, x: (s: number) => number, y: (l: number) => number, plotW: number, axes: string): (readonly [number, number])[] {
   const n = losses.length;
-  const points: [number, number][] = [];
   if (n <= 4 * plotW) {
-    for (let i = 0; i < n; i++) points.push([x(i + 1), y(losses[i])]);
+    const kept = lastCurve && lastCurve.losses === losses && lastCurve.axes === axes && lastCurve.points.length <= n ? lastCurve.points : [];
+    const points = kept.slice();
+    for (let i = points.length; i < n; i++) points.push([x(i + 1), y(losses[i])]);
+    lastCurve = { losses, axes, points };
     return points;
   }
+  const points: [number, number][] = [];
   let column = -1, lo = 0, hi = 0, loAt = 0, hiAt = 0;
   const flush = () => {
     if (column < 0) return;

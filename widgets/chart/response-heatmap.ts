@@ -6,6 +6,7 @@
 import { exactNumber, formatNumber, subscripted } from './format.js';
 import { divergingFill, rgbText, type ResolvedColours } from './palette.js';
 import type { Scene, Shape } from './scene.js';
+import { setText } from './text.js';
 
 export const FEATURE_GROUPS = ['request', 'payload', 'noise'] as const;
 /** Row k of a response map is latent feature k: request 0–2, payload 3–5, noise 6–8. */
@@ -130,24 +131,33 @@ export class ResponseHeatmap {
   update(values: ArrayLike<number>, colours: ResolvedColours): void {
     // A cell showing the same value in the same colours is left alone: the owner renders on every
     // input (a typed setting, a progress message), and rewriting 27 cells' style, text, title and
-    // label each time was most of such a render.
+    // label each time was most of such a render. A cell whose value moved (every cell, on each
+    // progress message of a training) still writes only what differs: its colours and two-decimal
+    // text stay the same over most steps, and a text or colour written again lays out or restyles
+    // the cell (widgets/chart/text.ts); the exact value in its title and label changes every time.
     const same = colours === this.shownColours && this.values.length === this.cells.length;
     const before = this.values;
     this.values = Array.from(values);
+    if (colours !== this.shownColours) this.written.fill('');
     this.shownColours = colours;
     this.cells.forEach((td, index) => {
       const x = this.values[index];
       if (same && Object.is(before[index], x)) return;
       const { fill, text } = divergingFill(colours, x, HEAT_LIMIT);
-      td.style.backgroundColor = rgbText(fill);
-      td.style.color = rgbText(text);
-      td.textContent = formatNumber(x, 2);
+      const background = rgbText(fill), color = rgbText(text);
+      if (this.written[2 * index] !== background) td.style.backgroundColor = this.written[2 * index] = background;
+      if (this.written[2 * index + 1] !== color) td.style.color = this.written[2 * index + 1] = color;
+      setText(td, formatNumber(x, 2));
       td.dataset.value = String(x);
-      td.title = this.describe(index);
-      td.setAttribute('aria-label', this.describe(index));
+      const label = this.describe(index);
+      td.title = label;
+      td.setAttribute('aria-label', label);
     });
     if (this.shown >= 0) this.showValue(this.shown);
   }
+
+  /** Each cell's background and text colour as last written (2 per cell; '' before the first write or after a theme change). */
+  private readonly written: string[] = new Array(2 * ROWS * COLS).fill('');
 
   /** "request 2 → q₁ = 0.999999999998" with the value to 12 decimals. */
   describe(index: number): string {

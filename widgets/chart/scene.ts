@@ -150,7 +150,7 @@ function shapeAttributes(s: Shape): Record<string, string | number> {
       break;
     case 'polyline':
       a = {
-        points: s.points.map(([x, y]) => `${round(x)},${round(y)}`).join(' '), fill: 'none', stroke: s.stroke,
+        points: s.points.map(pointText).join(' '), fill: 'none', stroke: s.stroke,
         'stroke-width': s.width ?? 1.5, 'stroke-linejoin': 'round',
         ...(s.dash ? { 'stroke-dasharray': s.dash.join(' ') } : {}),
       };
@@ -341,6 +341,22 @@ function drawCanvasText(ctx: CanvasRenderingContext2D, s: Extract<Shape, { kind:
     x += r.width;
   }
   ctx.restore();
+}
+
+/**
+ * The text of each polyline point drawn, kept per point: a training's loss curve is drawn again on
+ * every progress message with the points of its earlier steps (widgets/chart/loss-curve.ts), and
+ * writing 1,200 points' numbers as text each time was most of that redraw.
+ */
+const pointTexts = new WeakMap<readonly [number, number], string>();
+
+function pointText(p: readonly [number, number]): string {
+  let text = pointTexts.get(p);
+  if (text === undefined) {
+    text = `${round(p[0])},${round(p[1])}`;
+    pointTexts.set(p, text);
+  }
+  return text;
 }
 
 function round(x: number): number {
