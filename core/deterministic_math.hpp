@@ -82,4 +82,51 @@ __attribute__((always_inline)) inline typename ExpLanes<W>::f64 exp_nonpositive_
 }
 #pragma GCC diagnostic pop
 
+// e^x for x ≤ 0 in single precision on N lanes (N floats; GCC/clang vector extensions), the same
+// IEEE operations lane by lane on every target, so native and WASM give the same bits. Cody–Waite
+// reduction x = k·ln2 + r with ln2_hi = 355/512 (9 significant bits, so k·ln2_hi and x − k·ln2_hi
+// are exact for |k| ≤ 127), |r| ≤ ln2/2, then the Taylor terms to r^7/7! (truncation below
+// 0.35^8/8! ≈ 5e-9, under a tenth of an ulp), relative error ≤ 2 ulp; 2^k assembled from the bits
+// of x/ln2 + 1.5·2^23. Below −87 (e^−87 ≈ 1.6e-38, next to the smallest normal float) the result is
+// 0, and −∞ gives 0. Used by the max-digit training step (core/max_digit_kernels.cpp).
+template <int N>
+struct ExpLanesF32 {
+  typedef float f32 __attribute__((vector_size(4 * N)));
+  typedef std::int32_t i32 __attribute__((vector_size(4 * N)));
+};
+constexpr float kExpF32Floor = -87.0f;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+template <int N>
+__attribute__((always_inline)) inline typename ExpLanesF32<N>::f32 exp_nonpositive_f32_lanes(typename ExpLanesF32<N>::f32 x) {
+  typedef typename ExpLanesF32<N>::f32 f32xN;
+  typedef typename ExpLanesF32<N>::i32 i32xN;
+  constexpr float ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f, inv_ln2 = 1.44269504088896341f;
+  constexpr float round_shift = 12582912.0f;  // 1.5·2^23
+  const i32xN below = x < kExpF32Floor;
+  const f32xN floor = f32xN{} + kExpF32Floor;
+  const f32xN xc = below ? floor : x;
+  const f32xN shifted = xc * inv_ln2 + round_shift;
+  const f32xN k = shifted - round_shift;
+  const f32xN r = (xc - k * ln2_hi) - k * ln2_lo;
+  // 1/n! for n = 7 … 0, rounded to float
+  f32xN p = r * (1.0f / 5040.0f) + (1.0f / 720.0f);
+  p = p * r + (1.0f / 120.0f);
+  p = p * r + (1.0f / 24.0f);
+  p = p * r + (1.0f / 6.0f);
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  i32xN shifted_bits, shift_bits;
+  std::memcpy(&shifted_bits, &shifted, sizeof shifted_bits);
+  const f32xN shift = f32xN{} + round_shift;
+  std::memcpy(&shift_bits, &shift, sizeof shift_bits);
+  const i32xN bits = (shifted_bits - shift_bits + 127) << 23;
+  f32xN scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  const f32xN e = p * scale;
+  return below ? f32xN{} : e;
+}
+#pragma GCC diagnostic pop
+
 }  // namespace headlab

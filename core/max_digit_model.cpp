@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <memory>
 
 namespace headlab::max_digit {
 namespace {
@@ -109,6 +110,15 @@ std::vector<Matrix*> parameter_list(MaxDigitWeights& w) {
   std::vector<Matrix*> list{&w.E};
   for (int h = 0; h < H; ++h) {
     for (Matrix* m : {&w.W_Q[h], &w.W_K[h], &w.W_V[h], &w.W_O[h]}) list.push_back(m);
+  }
+  list.push_back(&w.W_U);
+  return list;
+}
+
+std::vector<const Matrix*> parameter_list(const MaxDigitWeights& w) {
+  std::vector<const Matrix*> list{&w.E};
+  for (int h = 0; h < H; ++h) {
+    for (const Matrix* m : {&w.W_Q[h], &w.W_K[h], &w.W_V[h], &w.W_O[h]}) list.push_back(m);
   }
   list.push_back(&w.W_U);
   return list;
@@ -226,6 +236,15 @@ std::vector<const Matrix*> MaxDigitGradients::list() const {
   return out;
 }
 
+std::vector<Matrix*> MaxDigitGradients::list() {
+  std::vector<Matrix*> out{&dE};
+  for (int h = 0; h < H; ++h) {
+    for (Matrix* m : {&dW_Q[h], &dW_K[h], &dW_V[h], &dW_O[h]}) out.push_back(m);
+  }
+  out.push_back(&dW_U);
+  return out;
+}
+
 MaxDigitGradients zero_gradients() {
   MaxDigitGradients g;
   g.dE = Matrix::Zero(V, D);
@@ -253,8 +272,13 @@ double max_digit_loss_backward(const MaxDigitWeights& w, const std::vector<Token
   validate_weights(w);
   require_batch(batch);
   for (const auto& counts : batch) maximum_digit(counts);
+  const auto parameters = std::make_unique<StepParameters<double>>();
+  const auto gradients = std::make_unique<StepParameters<double>>();
+  to_step_parameters(parameter_list(w), *parameters);
+  const double loss = step_loss_backward(*parameters, batch, *gradients, true);
   grads = zero_gradients();
-  return loss_backward_unchecked(w, batch, grads);
+  from_step_parameters(*gradients, grads.list());
+  return loss;
 }
 
 }  // namespace headlab::max_digit

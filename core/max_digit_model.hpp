@@ -61,6 +61,7 @@ void require_format_version(double version);
 
 // Every matrix of the model in one fixed order: E, then per head W_Q, W_K, W_V, W_O, then W_U.
 std::vector<Matrix*> parameter_list(MaxDigitWeights& weights);
+std::vector<const Matrix*> parameter_list(const MaxDigitWeights& weights);
 std::vector<std::string> parameter_names();
 
 // The per-token tables of one set of weights (see the header comment).
@@ -108,15 +109,18 @@ struct MaxDigitGradients {
   std::vector<Matrix> dW_Q, dW_K, dW_V, dW_O;
   Matrix dW_U;
   std::vector<const Matrix*> list() const;  // parameter_list order
+  std::vector<Matrix*> list();
 };
 MaxDigitGradients zero_gradients();
 
 // Mean cross-entropy at ANS over the batch (all 14 logits).
 double max_digit_loss(const MaxDigitWeights& weights, const std::vector<TokenCounts>& batch);
-// The same loss and its gradient with respect to every matrix, written into grads.
+// The same loss and its gradient with respect to every matrix, written into grads. Checks the
+// weights and that every list holds a digit (InputError).
 double max_digit_loss_backward(const MaxDigitWeights& weights, const std::vector<TokenCounts>& batch,
                                MaxDigitGradients& grads);
 
-// The unchecked batched step the trainer calls: loss_backward_unchecked, core/max_digit_kernels.hpp.
+// Both in double precision through the training step of core/max_digit_kernels.hpp (whose float
+// instantiation the trainer runs); the gradient tests hold it against finite differences of max_digit_loss.
 
 }  // namespace headlab::max_digit

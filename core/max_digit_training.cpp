@@ -35,6 +35,16 @@ void normalise_unembedding_columns(Matrix& W_U) {
   }
 }
 
+void normalise_unembedding_columns(StepParameters<float>& p) {
+  for (int j = 0; j < kVocab; ++j) {
+    float squares = 0.0f;
+    for (int i = 0; i < kDModel; ++i) squares += p.W_U[i][j] * p.W_U[i][j];
+    if (squares == 0.0f) continue;
+    const float inverse_norm = 1.0f / std::sqrt(squares);
+    for (int i = 0; i < kDModel; ++i) p.W_U[i][j] *= inverse_norm;
+  }
+}
+
 MaxDigitWeights initial_weights(const MaxDigitTrainingSettings& settings) {
   settings.validate();
   Random rng = Random(settings.seed).stream(kInitialisationStream);
@@ -56,12 +66,24 @@ MaxDigitWeights initial_weights(const MaxDigitTrainingSettings& settings) {
 
 MaxDigitTrainer::MaxDigitTrainer(const MaxDigitTrainingSettings& settings)
     : settings_(settings),
-      weights_(initial_weights(settings)),
+      weights_(std::make_unique<StepParameters<float>>()),
+      gradients_(std::make_unique<StepParameters<float>>()),
       batches_(Random(settings.seed).stream(kBatchStream)),
-      gradients_(zero_gradients()),
-      gradient_list_(gradients_.list()),
       last_loss_(std::numeric_limits<double>::quiet_NaN()) {
-  optimiser_ = std::make_unique<Adam>(parameter_list(weights_), adam_settings(settings.learning_rate, settings.weight_decay));
+  to_step_parameters(parameter_list(static_cast<const MaxDigitWeights&>(initial_weights(settings))), *weights_);
+  optimiser_ = std::make_unique<AdamBlock<float>>(weights_->data(), StepParameters<float>::size(),
+                                                  adam_settings(settings.learning_rate, settings.weight_decay));
+}
+
+MaxDigitWeights MaxDigitTrainer::weights() const {
+  MaxDigitWeights w;
+  w.W_Q.resize(kHeads);
+  w.W_K.resize(kHeads);
+  w.W_V.resize(kHeads);
+  w.W_O.resize(kHeads);
+  from_step_parameters(*weights_, parameter_list(w));
+  w.unit_norm_unembedding = settings_.unit_norm_unembedding;
+  return w;
 }
 
 TrainingProgress MaxDigitTrainer::step(long n) {
@@ -69,22 +91,18 @@ TrainingProgress MaxDigitTrainer::step(long n) {
   const long run = stopped_ ? 0 : std::min(n, settings_.steps - steps_taken_);
   for (long i = 0; i < run && diverged_at_ == 0; ++i) {
     sample_batch(batches_, settings_.batch_size, batch_);
-    const double loss = loss_backward_unchecked(weights_, batch_, gradients_);
-    if (!std::isfinite(loss)) {
-      diverged_at_ = steps_taken_ + 1;
-      break;
-    }
-    // Adam's update checks every new weight against ±kMaxWeightMagnitude as it writes it, and so
-    // a non-finite gradient entry too (it makes its weight non-finite; no separate pass over the
-    // gradients). The unit-norm projection that follows only shrinks W_U's columns to norm 1
+    const double loss = step_loss_backward(*weights_, batch_, *gradients_, i == run - 1);
+    // Adam's update checks every new weight against ±kMaxWeightMagnitude and every second moment
+    // for finiteness as it writes them, and so a non-finite gradient entry too (it makes its weight
+    // non-finite). The unit-norm projection that follows only shrinks W_U's columns to norm 1
     // (entries ≤ 1), so the weights as they will be used stay within the limit too.
-    const bool within = optimiser_->step_within_unvalidated(gradient_list_, kMaxWeightMagnitude);
-    if (weights_.unit_norm_unembedding) normalise_unembedding_columns(weights_.W_U);
+    const bool within = optimiser_->step_within_unvalidated(gradients_->data(), kMaxWeightMagnitude);
+    if (settings_.unit_norm_unembedding) normalise_unembedding_columns(*weights_);
     if (!within) {
       diverged_at_ = steps_taken_ + 1;
       break;
     }
-    last_loss_ = loss;
+    if (i == run - 1) last_loss_ = loss;
     ++steps_taken_;
   }
   return progress();

@@ -6,6 +6,10 @@
 // batches of 256 fresh lists from sample_batch. Sub-streams of Random(seed):
 // kInitialisationStream = 1, kBatchStream = 2.
 //
+// Training runs in single precision: the initial weights rounded to float, the step of
+// core/max_digit_kernels.hpp and AdamW (AdamBlock<float>) on one block of floats; the weights it
+// hands out are those floats as doubles (exact). Native and WASM give the same bits.
+//
 // The trainer follows the trainer protocol of docs/model-pattern.md.
 //
 // Unit-norm unembedding (article "Four attention heads that find the largest digit",
@@ -15,6 +19,7 @@
 
 #include "core/adam.hpp"
 #include "core/max_digit.hpp"
+#include "core/max_digit_kernels.hpp"
 #include "core/training_progress.hpp"
 
 #include <cstdint>
@@ -65,16 +70,18 @@ class MaxDigitTrainer {
   MaxDigitTrainer& operator=(const MaxDigitTrainer&) = delete;
 
   // Runs min(n, remaining) steps (none once done()). The batches come from one persistent
-  // stream, so any chunking of the same total gives bit-identical weights. A step whose loss
-  // is not finite or that leaves an entry beyond ±kMaxWeightMagnitude is divergence: training
-  // ends there (done()), diverged_at() names that step (1-based); the weights are then unusable
-  // (the CLI and the worker report the divergence instead of analysing them).
+  // stream, so any chunking of the same total gives bit-identical weights. A step that leaves a
+  // weight not finite or beyond ±kMaxWeightMagnitude, or a squared gradient beyond the float
+  // range, is divergence: training ends there (done()), diverged_at() names that step (1-based);
+  // the weights are then unusable (the CLI and the worker report the divergence instead of
+  // analysing them). Within the limit every logit and the loss are finite (kMaxWeightMagnitude's
+  // bound, 2.6e29 for float), so only the last step of a call computes its loss.
   TrainingProgress step(long n);
   // loss: the mean cross-entropy of the last batch (NaN before the first step).
   TrainingProgress progress() const { return {steps_taken_, settings_.steps, last_loss_, done()}; }
   // Ends training early: done() from now on.
   void stop() { stopped_ = true; }
-  MaxDigitTrainingResult result() const { return {settings_, weights_, steps_taken_, last_loss_}; }
+  MaxDigitTrainingResult result() const { return {settings_, weights(), steps_taken_, last_loss_}; }
   long steps_taken() const { return steps_taken_; }
   long steps_total() const { return settings_.steps; }
   bool done() const { return stopped_ || steps_taken_ >= settings_.steps || diverged_at_ > 0; }
@@ -82,17 +89,16 @@ class MaxDigitTrainer {
   long diverged_at() const { return diverged_at_; }
   // "training diverged at step N: …" — the message the CLI and the worker report.
   std::string divergence_message() const;
-  const MaxDigitWeights& weights() const { return weights_; }
+  // The float weights as doubles.
+  MaxDigitWeights weights() const;
   const MaxDigitTrainingSettings& settings() const { return settings_; }
 
  private:
   MaxDigitTrainingSettings settings_;
-  MaxDigitWeights weights_;
-  std::unique_ptr<Adam> optimiser_;
+  std::unique_ptr<StepParameters<float>> weights_, gradients_;  // the optimiser holds weights_'s address
+  std::unique_ptr<AdamBlock<float>> optimiser_;
   Random batches_;
-  MaxDigitGradients gradients_;
-  std::vector<const Matrix*> gradient_list_;  // gradients_.list(), built once (the members stay put)
-  std::vector<TokenCounts> batch_;            // the current batch, its storage kept between steps
+  std::vector<TokenCounts> batch_;  // the current batch, its storage kept between steps
   long steps_taken_ = 0;
   long diverged_at_ = 0;
   double last_loss_;
@@ -102,7 +108,10 @@ class MaxDigitTrainer {
 // The whole recipe in one call.
 MaxDigitWeights train_max_digit(const MaxDigitTrainingSettings& settings);
 
-// Rescales every column of W_U to unit Euclidean norm (a zero column is left unchanged).
+// Rescales every column of W_U to unit Euclidean norm (a zero column is left unchanged): the
+// squares summed in row order, one square root, one division and a product per entry.
 void normalise_unembedding_columns(Matrix& W_U);
+// The same in single precision, on the trainer's W_U (its 14 columns).
+void normalise_unembedding_columns(StepParameters<float>& parameters);
 
 }  // namespace headlab::max_digit
