@@ -286,10 +286,12 @@ HEADLAB_STEP_PART void folded_tables(Workspace<T>& ws) {
   }
 }
 
-// The softmax over the 14 logits and the gradient of weight × cross-entropy: g = weight·(p − onehot).
-// Adds the example's loss times multiplicity to loss when asked (log Σ_j e^{x_j} − x_answer with
-// x = logits − max, the sum's 1 of the maximum split off so that a near-certain answer keeps its
-// digits: log1p of the rest).
+// The softmax over the 14 logits and the gradient of weight × cross-entropy, g = weight·(p − onehot),
+// with p_j = e_j / Σ e (e_j = e^{x_j}, x = logits − max). The answer's entry is formed as
+// −(Σ_{j≠answer} e_j) / Σ e rather than p_answer − 1: for a confident model p_answer rounds to
+// within 2^−24 of 1 in single precision, which would leave 1 − p_answer ≈ 3e-5 (the recipe's last
+// loss) only three significant digits. Adds the example's loss times multiplicity to loss when
+// asked: log1p(Σ_{j≠answer} e_j) when the answer is the maximum (x = 0), else log Σ e − x_answer.
 template <class T>
 HEADLAB_INLINE typename Vec<T>::row cross_entropy_gradient(typename Vec<T>::row logits, int answer, T weight,
                                                            bool with_loss, double multiplicity, double& loss) {
@@ -298,26 +300,17 @@ HEADLAB_INLINE typename Vec<T>::row cross_entropy_gradient(typename Vec<T>::row 
   const row x = masked - max_row<T>(masked);
   const row e = Precision<T>::exp(x);
   const T total = sum_row<T>(e);
-  const row p = e * (static_cast<T>(1) / total);
-  const row onehot = typename Vec<T>::row_index{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15} == answer
-                         ? row{} + static_cast<T>(1)
-                         : row{};
+  const auto is_answer = typename Vec<T>::row_index{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15} == answer;
+  const T rest = sum_row<T>(is_answer ? row{} : e);
   if (with_loss) {
-    double rest = 0.0;
-    bool top_seen = false;
-    for (int j = 0; j < V; ++j) {
-      if (!top_seen && x[j] == 0) {
-        top_seen = true;
-        continue;
-      }
-      rest += static_cast<double>(e[j]);
-    }
-    // log1p(rest): its series below 2^−10 (next term under 2^−50·rest), else the log of 1 + rest
-    const double log_total = rest < 0x1p-10 ? rest * (1.0 - rest * (0.5 - rest * (1.0 / 3.0 - rest * 0.25)))
-                                            : deterministic_log(1.0 + rest);
-    loss += multiplicity * (log_total - static_cast<double>(x[answer]));
+    const double r = rest;
+    // log1p(r): its series below 2^−10 (the next term under 2^−50·r), else the log of 1 + r
+    const double log1p_rest = r < 0x1p-10 ? r * (1.0 - r * (0.5 - r * (1.0 / 3.0 - r * 0.25)))
+                                          : deterministic_log(1.0 + r);
+    const double x_answer = x[answer];
+    loss += multiplicity * (x_answer == 0 ? log1p_rest : deterministic_log(static_cast<double>(total)) - x_answer);
   }
-  return (p - onehot) * weight;
+  return (is_answer ? row{} - rest : e) * (static_cast<T>(1) / total) * weight;
 }
 
 // An example whose Z_h underflows for some head: the attention masses directly (renormalised
@@ -549,7 +542,8 @@ StepVectors widest_vectors() {
 }  // namespace
 
 template <class T>
-void to_step_parameters(const std::vector<const Matrix*>& m, StepParameters<T>& out) {
+void to_step_parameters(const MaxDigitWeights& weights, StepParameters<T>& out) {
+  const std::vector<const Matrix*> m = parameter_list(weights);
   std::memset(static_cast<void*>(&out), 0, sizeof out);
   const auto put = [](const Matrix& from, T* to, int rows, int cols, int ld) {
     for (int i = 0; i < rows; ++i)
@@ -604,8 +598,8 @@ double step_loss_backward(const StepParameters<T>& w, const std::vector<TokenCou
   return step_loss_backward_with<T>(widest_vectors(), w, batch, g, with_loss);
 }
 
-template void to_step_parameters<float>(const std::vector<const Matrix*>&, StepParameters<float>&);
-template void to_step_parameters<double>(const std::vector<const Matrix*>&, StepParameters<double>&);
+template void to_step_parameters<float>(const MaxDigitWeights&, StepParameters<float>&);
+template void to_step_parameters<double>(const MaxDigitWeights&, StepParameters<double>&);
 template void from_step_parameters<float>(const StepParameters<float>&, const std::vector<Matrix*>&);
 template void from_step_parameters<double>(const StepParameters<double>&, const std::vector<Matrix*>&);
 template double step_loss_backward<float>(const StepParameters<float>&, const std::vector<TokenCounts>&,

@@ -47,11 +47,12 @@ struct alignas(64) StepParameters {
   const T* data() const { return &E[0][0]; }
 };
 
-// The matrices of parameter_list order (E, per head W_Q, W_K, W_V, W_O, then W_U), each entry
-// rounded to T (exact for double); W_U's padding set to 0. Shapes as validate_weights checks them.
+// The weights' entries rounded to T (exact for double); W_U's padding set to 0. Shapes as
+// validate_weights checks them.
 template <class T>
-void to_step_parameters(const std::vector<const Matrix*>& matrices, StepParameters<T>& out);
-// The block's entries into matrices of parameter_list order (resized), exactly.
+void to_step_parameters(const MaxDigitWeights& weights, StepParameters<T>& out);
+// The block's entries into matrices of parameter_list order (E, per head W_Q, W_K, W_V, W_O, then
+// W_U; resized), exactly: parameter_list(weights) or MaxDigitGradients::list().
 template <class T>
 void from_step_parameters(const StepParameters<T>& parameters, const std::vector<Matrix*>& matrices);
 

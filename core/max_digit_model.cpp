@@ -274,7 +274,7 @@ double max_digit_loss_backward(const MaxDigitWeights& w, const std::vector<Token
   for (const auto& counts : batch) maximum_digit(counts);
   const auto parameters = std::make_unique<StepParameters<double>>();
   const auto gradients = std::make_unique<StepParameters<double>>();
-  to_step_parameters(parameter_list(w), *parameters);
+  to_step_parameters(w, *parameters);
   const double loss = step_loss_backward(*parameters, batch, *gradients, true);
   grads = zero_gradients();
   from_step_parameters(*gradients, grads.list());

@@ -70,7 +70,7 @@ MaxDigitTrainer::MaxDigitTrainer(const MaxDigitTrainingSettings& settings)
       gradients_(std::make_unique<StepParameters<float>>()),
       batches_(Random(settings.seed).stream(kBatchStream)),
       last_loss_(std::numeric_limits<double>::quiet_NaN()) {
-  to_step_parameters(parameter_list(static_cast<const MaxDigitWeights&>(initial_weights(settings))), *weights_);
+  to_step_parameters(initial_weights(settings), *weights_);
   optimiser_ = std::make_unique<AdamBlock<float>>(weights_->data(), StepParameters<float>::size(),
                                                   adam_settings(settings.learning_rate, settings.weight_decay));
 }
