@@ -36,16 +36,16 @@ const BEFORE = {
 BEFORE['transformer analysis, native'] = 81000;
 BEFORE['transformer analysis, WASM'] = NaN;
 const TARGET = Object.fromEntries(Object.keys(BEFORE).map((name) => [name, TARGETS[name]]));
-// The training figures of the previous stop's code (main 6faa19f, measured with this file at the
-// start of the next stop, load average 0.5 on 2 cores), for "this / last stop": what the latest
-// changes gained. The host ran slower that morning than the evening before: the same training
-// code then gave 392.1 / 728.8 / 34.4 / 39.0 ms (load 1.2; site/assets/bench-reference.js), so
-// compare this column only with figures measured in the same session.
+// The training figures of the previous stop's code (main 2a90d41, double-precision max-digit
+// training), built beside this one and measured with this file's method at the next stop, load
+// average 0.2–0.7 on 2 cores: medians of three such runs, interleaved with runs of the new code. The
+// host's speed drifts by up to 1.4x between sessions (the same code read 479 / 1,056 ms for the
+// max-digit recipe an hour earlier), so compare this column only with figures measured in the same session.
 const LAST_STOP = {
-  'max-digit recipe, native': 458.9,
-  'max-digit recipe, WASM': 1029.2,
-  'feature recovery, native': 36.8,
-  'feature recovery, WASM': 52.0,
+  'max-digit recipe, native': 390.7,
+  'max-digit recipe, WASM': 722.0,
+  'feature recovery, native': 33.6,
+  'feature recovery, WASM': 39.7,
 };
 
 function nativeFigure(exe, tag) {
@@ -64,9 +64,15 @@ const load = async (name, loader) => {
 const measured = {};
 measured['max-digit recipe, native'] = nativeFigure('max_digit_bench', 'NATIVE_MAX_DIGIT_TRAIN_MS');
 measured['feature recovery, native'] = nativeFigure('feature_recovery_bench', 'NATIVE_TRAIN_MS');
+// Each module's CPU runs follow its own wall-time runs, before the next module is loaded: process CPU
+// time counts every thread, and V8 compiles a freshly run module's hot functions on background
+// threads (measured: the max-digit recipe read 509 ms of CPU against 384 ms of wall time when its CPU
+// runs came after the feature-recovery module's first runs, 330 ms against 330 ms alone).
+const cpu = {};
 const maxDigit = await load('headlab_max_digit', loadMaxDigitCore);
 const trainMaxDigit = () => maxDigit.maxDigitTrain({ seed: 0 });
 measured['max-digit recipe, WASM'] = timeMs(trainMaxDigit);
+cpu['max-digit recipe, WASM'] = cpuMs(trainMaxDigit);
 const featureRecovery = await load('headlab_feature_recovery', loadFeatureRecoveryCore);
 const trainFeatureRecovery = () => {
   const t = featureRecovery.createFeatureRecoveryTrainer({ seed: 0 });
@@ -74,10 +80,7 @@ const trainFeatureRecovery = () => {
   t.dispose();
 };
 measured['feature recovery, WASM'] = timeMs(trainFeatureRecovery);
-const cpu = {
-  'max-digit recipe, WASM': cpuMs(trainMaxDigit),
-  'feature recovery, WASM': cpuMs(trainFeatureRecovery),
-};
+cpu['feature recovery, WASM'] = cpuMs(trainFeatureRecovery);
 
 measured['transformer analysis, native'] = nativeFigure('transformer_bench', 'NATIVE_TRANSFORMER_ANALYZE_MS');
 const transformer = await transformerFigures();
@@ -107,7 +110,7 @@ function table(rows) {
   for (const r of rows) console.log(line(columns.map((c) => r[c])));
 }
 const os = await import('node:os');
-console.log(`speed targets (median of ${RUNS} runs; ${process.version}; ${os.cpus().length} cores; load average ${os.loadavg()[0].toFixed(1)}; before = f69daa3 on a quiet machine; last stop = the previous stop's code, measured at load 2.0; CPU ms: this process's CPU time, which waits for a core do not inflate)`);
+console.log(`speed targets (median of ${RUNS} runs; ${process.version}; ${os.cpus().length} cores; load average ${os.loadavg()[0].toFixed(1)}; before = f69daa3 on a quiet machine; last stop = the previous stop's code (2a90d41), measured at load 0.2–0.7; CPU ms: this process's CPU time, which waits for a core do not inflate)`);
 table(rows);
 console.log(`transformer analysis, WASM: a new prompt's forward + every analysis (model.analyze in Node, model and its cache kept as the page's worker keeps them, figures as typed arrays; bench/transformer.bench.mjs) against < ${TARGETS['transformer analysis, WASM']} ms: ${targetVerdict(transformer.analyze, os.loadavg()[0].toFixed(1), TARGETS['transformer analysis, WASM'])}`);
 console.log(`induction default training: ${transformer.trainStepsPerSecond.wall.toFixed(1)} steps/s in WASM, ${nativeFigure('transformer_bench', 'NATIVE_TRANSFORMER_TRAIN_STEPS_PER_S').toFixed(1)} steps/s native`);

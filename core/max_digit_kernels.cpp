@@ -93,7 +93,7 @@ HEADLAB_INLINE T sum_row(typename Vec<T>::row v) {
   const v2 c = __builtin_shufflevector(b, b, 0, 1) + __builtin_shufflevector(b, b, 2, 3);
   return c[0] + c[1];
 }
-template <class T, class V_>
+template <class V_>
 HEADLAB_INLINE V_ larger(V_ a, V_ b) {
   return a > b ? a : b;
 }
@@ -102,10 +102,10 @@ HEADLAB_INLINE T max_row(typename Vec<T>::row v) {
   typedef T v8 __attribute__((vector_size(8 * sizeof(T))));
   typedef T v4 __attribute__((vector_size(4 * sizeof(T))));
   typedef T v2 __attribute__((vector_size(2 * sizeof(T))));
-  const v8 a = larger<T, v8>(__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7),
+  const v8 a = larger<v8>(__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7),
                              __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15));
-  const v4 b = larger<T, v4>(__builtin_shufflevector(a, a, 0, 1, 2, 3), __builtin_shufflevector(a, a, 4, 5, 6, 7));
-  const v2 c = larger<T, v2>(__builtin_shufflevector(b, b, 0, 1), __builtin_shufflevector(b, b, 2, 3));
+  const v4 b = larger<v4>(__builtin_shufflevector(a, a, 0, 1, 2, 3), __builtin_shufflevector(a, a, 4, 5, 6, 7));
+  const v2 c = larger<v2>(__builtin_shufflevector(b, b, 0, 1), __builtin_shufflevector(b, b, 2, 3));
   return c[0] > c[1] ? c[0] : c[1];
 }
 // Σ_i a[i]·b[i] over 64 entries: the four blocks of 16 multiplied and added lane by lane in block

@@ -86,6 +86,39 @@ double cross_entropy(const double* logits, int answer, double* p) {
   return softmax_cross_entropy(logits, V, answer, p, exp_nonpositive);
 }
 
+// The score side of head h (token_tables' scores):
+//   query (16) = E[ANS] W_Q^h,  key_query (64) = W_K^h queryᵀ,
+//   score (14) = E[t]·key_query / 4,  score_exp (14) = e^{score(t) − max_u score(u)}.
+// Sums run over the inner index in order, from 0.
+void head_scores(const MaxDigitWeights& w, int h, double* q, double* kq, double* score, double* score_exp) {
+  const double *E = w.E.data(), *WQ = w.W_Q[h].data(), *WK = w.W_K[h].data();
+  const double* ans = E + kAns * D;
+  for (int c = 0; c < C; ++c) q[c] = 0.0;
+  for (int i = 0; i < D; ++i) {
+    for (int c = 0; c < C; ++c) q[c] += ans[i] * WQ[i * C + c];
+  }
+  // kq[i] = Σ_c W_K[i][c] q[c] and s(t) = Σ_i E[t][i] kq[i], each sum from 0 in index order.
+  // Eight rows of W_K (and all 14 tokens) are summed side by side: independent running sums,
+  // each the same sequence of roundings, instead of one chain of dependent additions at a time.
+  constexpr int kRows = 8;
+  static_assert(D % kRows == 0, "whole blocks of rows");
+  for (int i0 = 0; i0 < D; i0 += kRows) {
+    double s[kRows] = {};
+    for (int c = 0; c < C; ++c)
+      for (int r = 0; r < kRows; ++r) s[r] += WK[(i0 + r) * C + c] * q[c];
+    for (int r = 0; r < kRows; ++r) kq[i0 + r] = s[r];
+  }
+  double s[V] = {};
+  for (int i = 0; i < D; ++i)
+    for (int t = 0; t < V; ++t) s[t] += E[t * D + i] * kq[i];
+  double top = -HUGE_VAL;
+  for (int t = 0; t < V; ++t) {
+    score[t] = s[t] * kScoreScale;
+    if (score[t] > top) top = score[t];
+  }
+  for (int t = 0; t < V; ++t) score_exp[t] = exp_nonpositive(score[t] - top);
+}
+
 }  // namespace
 
 void validate_weights(const MaxDigitWeights& w) {
@@ -133,34 +166,6 @@ std::vector<std::string> parameter_names() {
   return names;
 }
 
-void head_scores(const MaxDigitWeights& w, int h, double* q, double* kq, double* score, double* score_exp) {
-  const double *E = w.E.data(), *WQ = w.W_Q[h].data(), *WK = w.W_K[h].data();
-  const double* ans = E + kAns * D;
-  for (int c = 0; c < C; ++c) q[c] = 0.0;
-  for (int i = 0; i < D; ++i) {
-    for (int c = 0; c < C; ++c) q[c] += ans[i] * WQ[i * C + c];
-  }
-  // kq[i] = Σ_c W_K[i][c] q[c] and s(t) = Σ_i E[t][i] kq[i], each sum from 0 in index order.
-  // Eight rows of W_K (and all 14 tokens) are summed side by side: independent running sums,
-  // each the same sequence of roundings, instead of one chain of dependent additions at a time.
-  constexpr int kRows = 8;
-  static_assert(D % kRows == 0, "whole blocks of rows");
-  for (int i0 = 0; i0 < D; i0 += kRows) {
-    double s[kRows] = {};
-    for (int c = 0; c < C; ++c)
-      for (int r = 0; r < kRows; ++r) s[r] += WK[(i0 + r) * C + c] * q[c];
-    for (int r = 0; r < kRows; ++r) kq[i0 + r] = s[r];
-  }
-  double s[V] = {};
-  for (int i = 0; i < D; ++i)
-    for (int t = 0; t < V; ++t) s[t] += E[t * D + i] * kq[i];
-  double top = -HUGE_VAL;
-  for (int t = 0; t < V; ++t) {
-    score[t] = s[t] * kScoreScale;
-    if (score[t] > top) top = score[t];
-  }
-  for (int t = 0; t < V; ++t) score_exp[t] = exp_nonpositive(score[t] - top);
-}
 
 TokenTables token_tables(const MaxDigitWeights& w, bool with_output) {
   TokenTables T;

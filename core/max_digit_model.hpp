@@ -40,7 +40,10 @@ constexpr int kFormatVersion = 1;     // of the weights file, docs/max-digit-wei
 // the analyses square at most a logit and sum ≤ 10⁶ such squares. At m = 1e6 the largest of these
 // is (2.6e5·1e24)²·1e6 ≈ 7e64, 240 orders of magnitude below the double range (1.8e308), while
 // trained weights stay below 10 (the shipped seeds: max |entry| < 3). Beyond it, |E| ≈ 1e200
-// overflowed the logits to ±inf and the analyses to NaN.
+// overflowed the logits to ±inf and the analyses to NaN. The trainer works in single precision
+// (core/max_digit_training.hpp): its logits stay below 2.6e29, inside the float range (3.4e38),
+// while a score-path gradient can overflow near the limit; a non-finite gradient makes its weight
+// or second moment non-finite, which the trainer reports as divergence.
 constexpr double kMaxWeightMagnitude = 1e6;
 
 struct MaxDigitWeights {
@@ -78,13 +81,6 @@ struct TokenTables {
 };
 // with_output also fills `output` (the analyses need it, training does not).
 TokenTables token_tables(const MaxDigitWeights& weights, bool with_output = true);
-
-// The score side of head h, shared by token_tables and the training kernels (same bits):
-//   query (16) = E[ANS] W_Q^h,  key_query (64) = W_K^h queryᵀ,
-//   score (14) = E[t]·key_query / 4,  score_exp (14) = e^{score(t) − max_u score(u)}.
-// Sums run over the inner index in order, from 0.
-void head_scores(const MaxDigitWeights& weights, int h, double* query, double* key_query, double* score,
-                 double* score_exp);
 
 // a_h(t) for one example: attention mass of head h on token t (zero for absent tokens).
 std::array<std::array<double, kVocab>, kHeads> attention_mass(const TokenTables& tables, const TokenCounts& counts);

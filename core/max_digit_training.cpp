@@ -110,7 +110,7 @@ TrainingProgress MaxDigitTrainer::step(long n) {
 
 std::string MaxDigitTrainer::divergence_message() const {
   return "training diverged at step " + std::to_string(diverged_at_) +
-         ": the loss or a weight stopped being finite or left ±" + number_text(kMaxWeightMagnitude) +
+         ": a weight or a squared gradient stopped being finite, or a weight left ±" + number_text(kMaxWeightMagnitude) +
          " (learning_rate " + number_text(settings_.learning_rate) + ", init_scale " +
          number_text(settings_.init_scale) + "); lower the learning rate";
 }

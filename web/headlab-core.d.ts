@@ -391,7 +391,7 @@ export interface MaxDigitTrainingSettings {
 
 /** A trainer's progress with its divergence (max-digit, induction): step() returns it. */
 export type DivergenceProgress = TrainingProgress & {
-  /** 1-based step whose loss was not finite or whose update left an entry beyond ±1e6 (divergence: training ends there); 0 while healthy. Absent before the first step(). */
+  /** 1-based step whose update left an entry not finite or beyond ±1e6 (max-digit: or squared a gradient beyond the float range; induction: or whose loss was not finite) — divergence: training ends there; 0 while healthy. Absent before the first step(). */
   diverged_at?: number;
   /** Present once diverged: "training diverged at step N: …". */
   divergence?: string;
@@ -482,7 +482,11 @@ export interface MaxDigitCore extends HeadlabModule {
    */
   maxDigitWeightsFromJson(source: string | MaxDigitWeightsFile | object): MaxDigitWeights;
   maxDigitInitialWeights(settings?: MaxDigitTrainingSettings): MaxDigitWeights;
-  /** The whole recipe in one call (blocks: use a Web Worker). */
+  /**
+   * The whole recipe in one call (blocks: use a Web Worker; about 0.35 s for the default recipe).
+   * Trained in single precision; the weights are those floats as doubles, the same bits as the
+   * native CLI's (docs/max-digit-weights.md, "Precision").
+   */
   maxDigitTrain(settings?: MaxDigitTrainingSettings): MaxDigitWeights;
   createMaxDigitTrainer(settings?: MaxDigitTrainingSettings): MaxDigitTrainer;
   /** The earlier name of createMaxDigitTrainer. */
