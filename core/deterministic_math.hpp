@@ -61,6 +61,19 @@ struct ExpLanes {
 };
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"  // always inlined: no vector crosses a call boundary
+// 2^k on every lane, where shifted = y + shift holds k = round(y) in its low bits (the shift trick,
+// shift = 1.5·2^mantissa_bits): the difference of the two bit patterns as integers is k, moved into
+// the exponent field with the exponent bias. F: a float or double vector, I: integers of its width.
+template <class F, class I>
+__attribute__((always_inline)) inline F power_of_two_from_shifted(F shifted, F shift, int bias, int mantissa_bits) {
+  I shifted_bits, shift_bits;
+  std::memcpy(&shifted_bits, &shifted, sizeof shifted_bits);
+  std::memcpy(&shift_bits, &shift, sizeof shift_bits);
+  const I bits = (shifted_bits - shift_bits + bias) << mantissa_bits;
+  F scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return scale;
+}
 template <int W>
 __attribute__((always_inline)) inline typename ExpLanes<W>::f64 exp_nonpositive_lanes(typename ExpLanes<W>::f64 x) {
   using namespace exp_reduction;
@@ -71,14 +84,7 @@ __attribute__((always_inline)) inline typename ExpLanes<W>::f64 exp_nonpositive_
   const f64xW r = (x - k * ln2_hi) - k * ln2_lo;
   f64xW p = r * kInverseFactorial.c[14] + kInverseFactorial.c[13];
   for (int n = 12; n >= 0; --n) p = p * r + kInverseFactorial.c[n];
-  i64xW shifted_bits, shift_bits;
-  std::memcpy(&shifted_bits, &shifted, sizeof shifted_bits);
-  const f64xW shift = f64xW{} + round_shift;
-  std::memcpy(&shift_bits, &shift, sizeof shift_bits);
-  const i64xW bits = (shifted_bits - shift_bits + 1023) << 52;
-  f64xW scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  return p * scale;
+  return p * power_of_two_from_shifted<f64xW, i64xW>(shifted, f64xW{} + round_shift, 1023, 52);
 }
 #pragma GCC diagnostic pop
 
@@ -117,14 +123,7 @@ __attribute__((always_inline)) inline typename ExpLanesF32<N>::f32 exp_nonpositi
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  i32xN shifted_bits, shift_bits;
-  std::memcpy(&shifted_bits, &shifted, sizeof shifted_bits);
-  const f32xN shift = f32xN{} + round_shift;
-  std::memcpy(&shift_bits, &shift, sizeof shift_bits);
-  const i32xN bits = (shifted_bits - shift_bits + 127) << 23;
-  f32xN scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  const f32xN e = p * scale;
+  const f32xN e = p * power_of_two_from_shifted<f32xN, i32xN>(shifted, f32xN{} + round_shift, 127, 23);
   return below ? f32xN{} : e;
 }
 #pragma GCC diagnostic pop

@@ -196,14 +196,9 @@ TEST_CASE("max-digit training: lists attending far below the table's maximum mat
     for (std::size_t m = 0; m < grads.size(); ++m) {
       MaxDigitWeights w = w0;
       Matrix& p = *parameter_list(w)[m];
-      std::vector<test::Entry> entries;
-      for (int n = 0; n < 8; ++n) {
-        entries.emplace_back(static_cast<Eigen::Index>(pick.below(static_cast<std::uint32_t>(p.rows()))),
-                             static_cast<Eigen::Index>(pick.below(static_cast<std::uint32_t>(p.cols()))));
-      }
       INFO("gap " << gap);
       test::check_gradient(names[m], [&] { return max_digit_loss(w, batch); }, p, *grads[m], test::kMaxDigitGradient,
-                           entries);
+                           test::random_entries(pick, p.rows(), p.cols(), 8));
     }
   }
 }

@@ -60,13 +60,8 @@ TEST_CASE("max-digit: the backward matches central finite differences", "[max_di
   for (std::size_t m = 0; m < grads.size(); ++m) {
     MaxDigitWeights w = w0;
     Matrix& p = *parameter_list(w)[m];
-    std::vector<test::Entry> entries;
-    for (int n = 0; n < 12; ++n) {
-      const auto i = static_cast<Eigen::Index>(pick.below(static_cast<std::uint32_t>(p.rows())));
-      const auto j = static_cast<Eigen::Index>(pick.below(static_cast<std::uint32_t>(p.cols())));
-      entries.emplace_back(i, j);
-    }
-    test::check_gradient(names[m], [&] { return max_digit_loss(w, batch); }, p, *grads[m], tolerance, entries);
+    test::check_gradient(names[m], [&] { return max_digit_loss(w, batch); }, p, *grads[m], tolerance,
+                         test::random_entries(pick, p.rows(), p.cols(), 12));
   }
   MaxDigitWeights w = w0;
   std::vector<test::Entry> ans_row;

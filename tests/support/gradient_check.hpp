@@ -9,6 +9,7 @@
 #pragma once
 
 #include "core/matrix.hpp"
+#include "core/random.hpp"
 #include "core/tolerances.hpp"
 
 #include <catch2/catch.hpp>
@@ -21,6 +22,17 @@
 namespace headlab::test {
 
 using Entry = std::pair<Eigen::Index, Eigen::Index>;
+
+// n entries of a rows × cols matrix drawn uniformly (row, then column) from pick.
+inline std::vector<Entry> random_entries(Random& pick, Eigen::Index rows, Eigen::Index cols, int n) {
+  std::vector<Entry> entries;
+  for (int k = 0; k < n; ++k) {
+    const auto i = static_cast<Eigen::Index>(pick.below(static_cast<std::uint32_t>(rows)));
+    const auto j = static_cast<Eigen::Index>(pick.below(static_cast<std::uint32_t>(cols)));
+    entries.emplace_back(i, j);
+  }
+  return entries;
+}
 
 // Every (i, j) of a rows × cols matrix.
 inline std::vector<Entry> every_entry(Eigen::Index rows, Eigen::Index cols) {
