@@ -153,14 +153,6 @@ AdamStep AdamSchedule::next() {
           s.epsilon};
 }
 
-template <class T>
-bool adam_update(const AdamStep& step, T* p, const T* g, T* m, T* v, std::size_t n, double limit) {
-  require_limit(limit);
-  return update_within<T>(step, p, g, m, v, n, &limit);
-}
-template bool adam_update<float>(const AdamStep&, float*, const float*, float*, float*, std::size_t, double);
-template bool adam_update<double>(const AdamStep&, double*, const double*, double*, double*, std::size_t, double);
-
 Adam::Adam(std::vector<Matrix*> parameters, AdamSettings settings)
     : parameters_(std::move(parameters)), schedule_(settings) {
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
@@ -223,8 +215,9 @@ AdamBlock<T>::AdamBlock(T* parameters, std::size_t n, const AdamSettings& settin
 
 template <class T>
 bool AdamBlock<T>::step_within_unvalidated(const T* gradient, double limit) {
-  return adam_update<T>(schedule_.next(), parameters_, gradient, first_moment_.data(), second_moment_.data(), n_,
-                        limit);
+  require_limit(limit);
+  return update_within<T>(schedule_.next(), parameters_, gradient, first_moment_.data(), second_moment_.data(), n_,
+                          &limit);
 }
 
 template class AdamBlock<float>;

@@ -57,15 +57,6 @@ class AdamSchedule {
   long steps_ = 0;
 };
 
-// One step of the rule over n entries of type T (float or double) with the step's scalars rounded
-// to T. Returns whether every new parameter is finite and within ±limit and every new second
-// moment finite (a float gradient beyond about 1.8e19 squares to ∞, which would silently stop
-// its parameter). Each entry's arithmetic is independent of the others, so vectorising it (2 to
-// 16 lanes) leaves the bits unchanged.
-template <class T>
-bool adam_update(const AdamStep& step, T* parameters, const T* gradient, T* first_moment, T* second_moment,
-                 std::size_t n, double limit);
-
 class Adam {
  public:
   // The parameters are updated in place and must outlive the optimiser.
@@ -101,7 +92,11 @@ class AdamBlock {
   // The parameters are updated in place and must outlive the optimiser. Throws InputError on a
   // setting out of range.
   AdamBlock(T* parameters, std::size_t n, const AdamSettings& settings);
-  // One step with the n gradient entries; as Adam::step_within_unvalidated (limit ≥ 0, finite).
+  // One step with the n gradient entries, the step's scalars rounded to T; as
+  // Adam::step_within_unvalidated (limit ≥ 0, finite): false when a new parameter is not finite or
+  // beyond ±limit, or a new second moment is not finite (a float gradient beyond about 1.8e19
+  // squares to ∞, which would silently stop its parameter). Each entry's arithmetic is independent
+  // of the others, so vectorising it (4 to 16 lanes) leaves the bits unchanged.
   bool step_within_unvalidated(const T* gradient, double limit);
   long steps_taken() const { return schedule_.steps_taken(); }
 

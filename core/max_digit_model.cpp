@@ -119,6 +119,18 @@ void head_scores(const MaxDigitWeights& w, int h, double* q, double* kq, double*
   for (int t = 0; t < V; ++t) score_exp[t] = exp_nonpositive(score[t] - top);
 }
 
+// The matrices in parameter_list order: E, then per head W_Q, W_K, W_V, W_O, then W_U (M is Matrix
+// or const Matrix; the weights' and the gradients' lists alike).
+template <class M, class Heads>
+std::vector<M*> in_parameter_order(M& e, Heads& q, Heads& k, Heads& v, Heads& o, M& u) {
+  std::vector<M*> list{&e};
+  for (int h = 0; h < H; ++h) {
+    for (M* m : {&q[h], &k[h], &v[h], &o[h]}) list.push_back(m);
+  }
+  list.push_back(&u);
+  return list;
+}
+
 }  // namespace
 
 void validate_weights(const MaxDigitWeights& w) {
@@ -140,21 +152,11 @@ void require_format_version(double version) {
 }
 
 std::vector<Matrix*> parameter_list(MaxDigitWeights& w) {
-  std::vector<Matrix*> list{&w.E};
-  for (int h = 0; h < H; ++h) {
-    for (Matrix* m : {&w.W_Q[h], &w.W_K[h], &w.W_V[h], &w.W_O[h]}) list.push_back(m);
-  }
-  list.push_back(&w.W_U);
-  return list;
+  return in_parameter_order<Matrix>(w.E, w.W_Q, w.W_K, w.W_V, w.W_O, w.W_U);
 }
 
 std::vector<const Matrix*> parameter_list(const MaxDigitWeights& w) {
-  std::vector<const Matrix*> list{&w.E};
-  for (int h = 0; h < H; ++h) {
-    for (const Matrix* m : {&w.W_Q[h], &w.W_K[h], &w.W_V[h], &w.W_O[h]}) list.push_back(m);
-  }
-  list.push_back(&w.W_U);
-  return list;
+  return in_parameter_order<const Matrix>(w.E, w.W_Q, w.W_K, w.W_V, w.W_O, w.W_U);
 }
 
 std::vector<std::string> parameter_names() {
@@ -233,21 +235,11 @@ int answer_of(const std::array<double, kVocab>& logits) {
 }
 
 std::vector<const Matrix*> MaxDigitGradients::list() const {
-  std::vector<const Matrix*> out{&dE};
-  for (int h = 0; h < H; ++h) {
-    for (const Matrix* m : {&dW_Q[h], &dW_K[h], &dW_V[h], &dW_O[h]}) out.push_back(m);
-  }
-  out.push_back(&dW_U);
-  return out;
+  return in_parameter_order<const Matrix>(dE, dW_Q, dW_K, dW_V, dW_O, dW_U);
 }
 
 std::vector<Matrix*> MaxDigitGradients::list() {
-  std::vector<Matrix*> out{&dE};
-  for (int h = 0; h < H; ++h) {
-    for (Matrix* m : {&dW_Q[h], &dW_K[h], &dW_V[h], &dW_O[h]}) out.push_back(m);
-  }
-  out.push_back(&dW_U);
-  return out;
+  return in_parameter_order<Matrix>(dE, dW_Q, dW_K, dW_V, dW_O, dW_U);
 }
 
 MaxDigitGradients zero_gradients() {

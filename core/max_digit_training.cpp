@@ -25,24 +25,29 @@ void MaxDigitTrainingSettings::validate() const {
   }
 }
 
-void normalise_unembedding_columns(Matrix& W_U) {
-  for (Eigen::Index j = 0; j < W_U.cols(); ++j) {
-    double squares = 0.0;
-    for (Eigen::Index i = 0; i < W_U.rows(); ++i) squares += W_U(i, j) * W_U(i, j);
-    if (squares == 0.0) continue;
-    const double inverse_norm = 1.0 / std::sqrt(squares);
-    for (Eigen::Index i = 0; i < W_U.rows(); ++i) W_U(i, j) *= inverse_norm;
+namespace {
+
+// Every column of a rows × cols block of T (row stride ld) rescaled to unit norm, in T: the squares
+// summed in row order, one square root and division, one product per entry; a zero column is kept.
+template <class T>
+void normalise_columns(T* m, Eigen::Index rows, Eigen::Index cols, Eigen::Index ld) {
+  for (Eigen::Index j = 0; j < cols; ++j) {
+    T squares = 0;
+    for (Eigen::Index i = 0; i < rows; ++i) squares += m[i * ld + j] * m[i * ld + j];
+    if (squares == 0) continue;
+    const T inverse_norm = static_cast<T>(1) / std::sqrt(squares);
+    for (Eigen::Index i = 0; i < rows; ++i) m[i * ld + j] *= inverse_norm;
   }
 }
 
+}  // namespace
+
+void normalise_unembedding_columns(Matrix& W_U) {
+  normalise_columns(W_U.data(), W_U.rows(), W_U.cols(), W_U.cols());  // row-major
+}
+
 void normalise_unembedding_columns(StepParameters<float>& p) {
-  for (int j = 0; j < kVocab; ++j) {
-    float squares = 0.0f;
-    for (int i = 0; i < kDModel; ++i) squares += p.W_U[i][j] * p.W_U[i][j];
-    if (squares == 0.0f) continue;
-    const float inverse_norm = 1.0f / std::sqrt(squares);
-    for (int i = 0; i < kDModel; ++i) p.W_U[i][j] *= inverse_norm;
-  }
+  normalise_columns(&p.W_U[0][0], kDModel, kVocab, kLogitRow);
 }
 
 MaxDigitWeights initial_weights(const MaxDigitTrainingSettings& settings) {
