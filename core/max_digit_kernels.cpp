@@ -3,6 +3,7 @@
 #include "core/check.hpp"
 #include "core/deterministic_math.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -33,27 +34,137 @@ static_assert(D % P == 0, "model rows are whole blocks of 16");
 // Vectors cross no call boundary natively (everything is inlined), so the ABI note is moot.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-// A row of 16 entries (14 logits and 2 padding, 16 channels, a quarter of a model row) and the
-// four heads side by side. The compiler splits a row into the target's vectors: 4 × 4 floats with
-// SSE2 or simd128, 2 × 8 with AVX2, 1 × 16 with AVX-512; each lane is the scalar operation.
-template <class T>
-struct Vec {
-  typedef T row __attribute__((vector_size(P * sizeof(T))));
-  typedef T heads __attribute__((vector_size(H * sizeof(T))));
-  // lane numbers and masks of a row: integers of T's width
+// A row of 16 entries (14 logits and 2 padding, 16 channels, a quarter of a model row), natively
+// as P / W vectors of the target's width W (lanes of T): 4 × 4 floats with SSE2, 2 × 8 with AVX2,
+// 1 × 16 with AVX-512; piece i holds entries iW … iW + W − 1 and each lane is the scalar operation. Not one 16-lane vector_size type: GCC keeps a vector type wider than the target's
+// registers in memory and copies it in 16-byte pieces (its move-by-pieces width under the generic
+// tuning), so with AVX2 every 32-byte result was stored and read back in halves and quarters, a
+// failed store-to-load forward on every running sum: the AVX2 step ran 1.6x slower than the SSE2
+// one, whose 16-byte copies forward, and 2.1x faster once built with 32-byte copies. An array of
+// the target's own vectors stays in registers: per step 1.3x (SSE2) and 2.3x (AVX2) fewer
+// instructions than before, and 2x and 4x less time.
+// In WASM the row stays one 16-lane vector, which clang splits into simd128 registers itself: as
+// four 4-lane vectors V8 ran the recipe 1.4x slower.
+#if defined(__wasm__)
+constexpr int row_piece_lanes(int) { return P; }
+#else
+constexpr int row_piece_lanes(int W) { return W; }
+#endif
+template <class T, int W>
+struct Row {
+  static constexpr int lanes = row_piece_lanes(W), N = P / lanes;
+  static_assert(P % lanes == 0, "a row is whole vectors");
+  typedef T piece __attribute__((vector_size(lanes * sizeof(T))));
+  // lane masks: integers of T's width
   typedef typename std::conditional<sizeof(T) == 4, std::int32_t, std::int64_t>::type lane;
-  typedef lane row_index __attribute__((vector_size(P * sizeof(T))));
+  typedef lane mask_piece __attribute__((vector_size(lanes * sizeof(T))));
+  piece v[N];
+  HEADLAB_INLINE T operator[](int i) const { return v[static_cast<unsigned>(i) / lanes][static_cast<unsigned>(i) % lanes]; }
+};
+template <class T, int W>
+struct RowMask {
+  typename Row<T, W>::mask_piece v[Row<T, W>::N];
+};
+// The four heads side by side (16 bytes of floats, 32 of doubles).
+template <class T>
+struct Heads {
+  typedef T type __attribute__((vector_size(H * sizeof(T))));
+};
+template <class T>
+struct Scalar {  // T in a position that does not deduce it
+  typedef T type;
 };
 
-template <class V_, class T>
-HEADLAB_INLINE V_ load(const T* p) {
-  V_ v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
+#define HEADLAB_ROW_OPERATOR(op)                                                                             \
+  template <class T, int W>                                                                                   \
+  HEADLAB_INLINE Row<T, W> operator op(const Row<T, W>& a, const Row<T, W>& b) {                              \
+    Row<T, W> r;                                                                                              \
+    for (int i = 0; i < Row<T, W>::N; ++i) r.v[i] = a.v[i] op b.v[i];                                         \
+    return r;                                                                                                 \
+  }                                                                                                           \
+  template <class T, int W>                                                                                   \
+  HEADLAB_INLINE Row<T, W> operator op(typename Scalar<T>::type a, const Row<T, W>& b) {                      \
+    Row<T, W> r;                                                                                              \
+    for (int i = 0; i < Row<T, W>::N; ++i) r.v[i] = a op b.v[i];                                              \
+    return r;                                                                                                 \
+  }                                                                                                           \
+  template <class T, int W>                                                                                   \
+  HEADLAB_INLINE Row<T, W> operator op(const Row<T, W>& a, typename Scalar<T>::type b) {                      \
+    Row<T, W> r;                                                                                              \
+    for (int i = 0; i < Row<T, W>::N; ++i) r.v[i] = a.v[i] op b;                                              \
+    return r;                                                                                                 \
+  }
+HEADLAB_ROW_OPERATOR(+)
+HEADLAB_ROW_OPERATOR(-)
+HEADLAB_ROW_OPERATOR(*)
+#undef HEADLAB_ROW_OPERATOR
+template <class T, int W>
+HEADLAB_INLINE Row<T, W>& operator+=(Row<T, W>& a, const Row<T, W>& b) {
+  for (int i = 0; i < Row<T, W>::N; ++i) a.v[i] += b.v[i];
+  return a;
 }
-template <class V_, class T>
-HEADLAB_INLINE void store(T* p, V_ v) {
-  std::memcpy(p, &v, sizeof v);
+template <class T, int W>
+HEADLAB_INLINE RowMask<T, W> operator>(const Row<T, W>& a, typename Scalar<T>::type b) {
+  RowMask<T, W> m;
+  for (int i = 0; i < Row<T, W>::N; ++i) m.v[i] = a.v[i] > b;
+  return m;
+}
+template <class T, int W>
+HEADLAB_INLINE RowMask<T, W> operator<(const Row<T, W>& a, typename Scalar<T>::type b) {
+  RowMask<T, W> m;
+  for (int i = 0; i < Row<T, W>::N; ++i) m.v[i] = a.v[i] < b;
+  return m;
+}
+// m ? a : b lane by lane.
+template <class T, int W>
+HEADLAB_INLINE Row<T, W> select(const RowMask<T, W>& m, const Row<T, W>& a, const Row<T, W>& b) {
+  Row<T, W> r;
+  for (int i = 0; i < Row<T, W>::N; ++i) r.v[i] = m.v[i] ? a.v[i] : b.v[i];
+  return r;
+}
+// 0, 1, …, L − 1 as a vector literal, which the compilers fold into the comparisons below (built
+// lane by lane in a loop, or loaded from a table, they were not: stores and loads per call in WASM).
+template <class M, int L>
+HEADLAB_INLINE M lane_numbers() {
+  if constexpr (L == 16) return M{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  else if constexpr (L == 8) return M{0, 1, 2, 3, 4, 5, 6, 7};
+  else if constexpr (L == 4) return M{0, 1, 2, 3};
+  else return M{0, 1};
+}
+// The lanes whose entry number j satisfies j < n (below = true) or j == n (below = false).
+template <class T, int W>
+HEADLAB_INLINE RowMask<T, W> lanes_where(int n, bool below) {
+  typedef typename Row<T, W>::mask_piece mask_piece;
+  RowMask<T, W> m;
+  for (int i = 0; i < Row<T, W>::N; ++i) {
+    const mask_piece j = lane_numbers<mask_piece, Row<T, W>::lanes>() + i * Row<T, W>::lanes;
+    m.v[i] = below ? j < n : j == n;
+  }
+  return m;
+}
+
+// A row piece by piece, the heads in one; unaligned.
+template <class R>
+struct IsRow : std::false_type {};
+template <class T, int W>
+struct IsRow<Row<T, W>> : std::true_type {};
+template <class R, class T>
+HEADLAB_INLINE R load(const T* p) {
+  R r;
+  if constexpr (IsRow<R>::value) {
+    for (int i = 0; i < R::N; ++i) std::memcpy(&r.v[i], p + i * R::lanes, sizeof r.v[i]);
+  } else {
+    std::memcpy(&r, p, sizeof r);
+  }
+  return r;
+}
+template <class R, class T>
+HEADLAB_INLINE void store(T* p, const R& r) {
+  if constexpr (IsRow<R>::value) {
+    for (int i = 0; i < R::N; ++i) std::memcpy(p + i * R::lanes, &r.v[i], sizeof r.v[i]);
+  } else {
+    std::memcpy(p, &r, sizeof r);
+  }
 }
 
 // Per precision: the exponential of a row and the attention total below which an example is
@@ -65,72 +176,104 @@ struct Precision<float> {
   // Z ≥ 2^−100 leaves the largest of its ≤ 14 terms above 2^−104, a normal float: the masses keep
   // single precision. The exponential's floor (e^−87 → 0) drops terms below 2^−125 relative to it.
   static constexpr float mass_underflow = 0x1p-100f;
-  static HEADLAB_INLINE Vec<float>::row exp(Vec<float>::row x) { return exp_nonpositive_f32_lanes<P>(x); }
+  template <int W>
+  static HEADLAB_INLINE Row<float, W> exp(const Row<float, W>& x) {
+    Row<float, W> r;
+    for (int i = 0; i < Row<float, W>::N; ++i) r.v[i] = exp_nonpositive_f32_lanes<Row<float, W>::lanes>(x.v[i]);
+    return r;
+  }
 };
 template <>
 struct Precision<double> {
   static constexpr double mass_underflow = kMassUnderflow;
   // exp_nonpositive_lanes holds for x ≥ −700; below, the result is 0 (e^−700 ≈ 1e−304).
-  static HEADLAB_INLINE Vec<double>::row exp(Vec<double>::row x) {
-    typedef Vec<double>::row row;
-    const auto below = x < -700.0;
-    const row floor = row{} - 700.0;
-    const row e = exp_nonpositive_lanes<P>(below ? floor : x);
-    return below ? row{} : e;
+  template <int W>
+  static HEADLAB_INLINE Row<double, W> exp(const Row<double, W>& x) {
+    typedef typename Row<double, W>::piece piece;
+    Row<double, W> r;
+    for (int i = 0; i < Row<double, W>::N; ++i) {
+      const auto below = x.v[i] < -700.0;
+      const piece floor = piece{} - 700.0;
+      const piece e = exp_nonpositive_lanes<Row<double, W>::lanes>(below ? floor : x.v[i]);
+      r.v[i] = below ? piece{} : e;
+    }
+    return r;
   }
 };
 
-// Sums and maxima of a row's 16 entries in halving order: entries j and j + 8, then j and j + 4,
-// then j and j + 2, then the two left. The same order at every vector width.
-template <class T>
-HEADLAB_INLINE T sum_row(typename Vec<T>::row v) {
-  typedef T v8 __attribute__((vector_size(8 * sizeof(T))));
-  typedef T v4 __attribute__((vector_size(4 * sizeof(T))));
-  typedef T v2 __attribute__((vector_size(2 * sizeof(T))));
-  const v8 a = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) +
-               __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
-  const v4 b = __builtin_shufflevector(a, a, 0, 1, 2, 3) + __builtin_shufflevector(a, a, 4, 5, 6, 7);
-  const v2 c = __builtin_shufflevector(b, b, 0, 1) + __builtin_shufflevector(b, b, 2, 3);
-  return c[0] + c[1];
-}
 template <class V_>
 HEADLAB_INLINE V_ larger(V_ a, V_ b) {
   return a > b ? a : b;
 }
-template <class T>
-HEADLAB_INLINE T max_row(typename Vec<T>::row v) {
-  typedef T v8 __attribute__((vector_size(8 * sizeof(T))));
-  typedef T v4 __attribute__((vector_size(4 * sizeof(T))));
-  typedef T v2 __attribute__((vector_size(2 * sizeof(T))));
-  const v8 a = larger<v8>(__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7),
-                             __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15));
-  const v4 b = larger<v4>(__builtin_shufflevector(a, a, 0, 1, 2, 3), __builtin_shufflevector(a, a, 4, 5, 6, 7));
-  const v2 c = larger<v2>(__builtin_shufflevector(b, b, 0, 1), __builtin_shufflevector(b, b, 2, 3));
-  return c[0] > c[1] ? c[0] : c[1];
+// Halves of a vector of L lanes: lanes 0 … L/2 − 1 and L/2 … L − 1.
+template <int L, class V_>
+HEADLAB_INLINE auto lower_half(V_ v) {
+  if constexpr (L == 16) return __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7);
+  else if constexpr (L == 8) return __builtin_shufflevector(v, v, 0, 1, 2, 3);
+  else return __builtin_shufflevector(v, v, 0, 1);
+}
+template <int L, class V_>
+HEADLAB_INLINE auto upper_half(V_ v) {
+  if constexpr (L == 16) return __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+  else if constexpr (L == 8) return __builtin_shufflevector(v, v, 4, 5, 6, 7);
+  else return __builtin_shufflevector(v, v, 2, 3);
+}
+// Σ or max of the L lanes of v, halving: lanes j and j + L/2, then j and j + L/4, …
+template <class T, int L, bool Maximum, class V_>
+HEADLAB_INLINE T reduce_lanes(V_ v) {
+  if constexpr (L == 1) {
+    return v[0];
+  } else if constexpr (L == 2) {
+    if constexpr (Maximum) return v[0] > v[1] ? v[0] : v[1];
+    else return v[0] + v[1];
+  } else {
+    const auto lo = lower_half<L>(v), hi = upper_half<L>(v);
+    if constexpr (Maximum) return reduce_lanes<T, L / 2, true>(larger(lo, hi));
+    else return reduce_lanes<T, L / 2, false>(lo + hi);
+  }
+}
+// Sums and maxima of a row's 16 entries in halving order: entries j and j + 8, then j and j + 4,
+// then j and j + 2, then the two left. The same order at every vector width: while the row spans
+// several vectors, piece i meets piece i + n/2 (entry j meets j + 8, …), then the lanes of the one left.
+template <class T, int W, bool Maximum>
+HEADLAB_INLINE T reduce_row(const Row<T, W>& r) {
+  typename Row<T, W>::piece s[Row<T, W>::N];
+  for (int i = 0; i < Row<T, W>::N; ++i) s[i] = r.v[i];
+  for (int n = Row<T, W>::N / 2; n >= 1; n /= 2)
+    for (int i = 0; i < n; ++i) s[i] = Maximum ? larger(s[i], s[i + n]) : s[i] + s[i + n];
+  return reduce_lanes<T, Row<T, W>::lanes, Maximum>(s[0]);
+}
+template <class T, int W>
+HEADLAB_INLINE T sum_row(const Row<T, W>& r) {
+  return reduce_row<T, W, false>(r);
+}
+template <class T, int W>
+HEADLAB_INLINE T max_row(const Row<T, W>& r) {
+  return reduce_row<T, W, true>(r);
 }
 // Σ_i a[i]·b[i] over 64 entries: the four blocks of 16 multiplied and added lane by lane in block
 // order, then sum_row.
-template <class T>
+template <class T, int W>
 HEADLAB_INLINE T dot64(const T* a, const T* b) {
-  typedef typename Vec<T>::row row;
+  typedef Row<T, W> row;
   row s = load<row>(a) * load<row>(b);
   for (int k = P; k < D; k += P) s += load<row>(a + k) * load<row>(b + k);
-  return sum_row<T>(s);
+  return sum_row<T, W>(s);
 }
 
 // The lanes 0 … 13 of a row (the logits), as a mask.
-template <class T>
-HEADLAB_INLINE typename Vec<T>::row_index logit_lanes() {
-  return typename Vec<T>::row_index{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15} < V;
+template <class T, int W>
+HEADLAB_INLINE RowMask<T, W> logit_lanes() {
+  return lanes_where<T, W>(V, true);
 }
 
 // C (M × 16) = A B, or C += A B (Accumulate): every entry summed over k = 0 … K−1 in order from
 // 0 (or from C's entry), with A(r, k) = a[r·AR + k·AK] (so Aᵀ is read in place), row k of B at
 // b + k·LDB and row r of C at c + r·LDC. R rows at a time, their running sums in registers. The
 // shape is known at compile time, so the k loop unrolls into straight code with constant offsets.
-template <class T, int R, int K, int AR, int AK, int LDB, int LDC, bool Accumulate>
+template <class T, int W, int R, int K, int AR, int AK, int LDB, int LDC, bool Accumulate>
 HEADLAB_INLINE void panel(const T* a, const T* b, T* c) {
-  typedef typename Vec<T>::row row;
+  typedef Row<T, W> row;
   row acc[R];
   for (int r = 0; r < R; ++r) acc[r] = Accumulate ? load<row>(c + r * LDC) : row{};
   for (int k = 0; k < K; ++k) {
@@ -156,8 +299,8 @@ template <class T, int W, int M, int K, int AR, int AK, int LDB, int LDC, bool A
 HEADLAB_STEP_PART void product(const T* a, const T* b, T* c) {
   constexpr int R = kPanelRows<T, W> < M ? kPanelRows<T, W> : M;
   int i = 0;
-  for (; i + R <= M; i += R) panel<T, R, K, AR, AK, LDB, LDC, Accumulate>(a + i * AR, b, c + i * LDC);
-  for (; i < M; ++i) panel<T, 1, K, AR, AK, LDB, LDC, Accumulate>(a + i * AR, b, c + i * LDC);
+  for (; i + R <= M; i += R) panel<T, W, R, K, AR, AK, LDB, LDC, Accumulate>(a + i * AR, b, c + i * LDC);
+  for (; i < M; ++i) panel<T, W, 1, K, AR, AK, LDB, LDC, Accumulate>(a + i * AR, b, c + i * LDC);
 }
 
 // Everything one step needs, kept between steps so that a step allocates nothing.
@@ -244,7 +387,7 @@ void distinct_lists(const std::vector<TokenCounts>& batch, Workspace<T>& ws) {
 
 template <class T, int W>
 HEADLAB_STEP_PART void forward_tables(const StepParameters<T>& w, Workspace<T>& ws) {
-  typedef typename Vec<T>::row row;
+  typedef Row<T, W> row;
   const T* ans = w.E[kAns];
   product<T, W, 1, D, 0, 1, P, P, false>(ans, &w.W_U[0][0], ws.residual);
   for (int i = 0; i < D; ++i)
@@ -252,11 +395,11 @@ HEADLAB_STEP_PART void forward_tables(const StepParameters<T>& w, Workspace<T>& 
   for (int h = 0; h < H; ++h) {
     product<T, W, 1, D, 0, 1, C, C, false>(ans, &w.W_Q[h][0][0], ws.query[h]);
     const row q = load<row>(ws.query[h]);
-    for (int i = 0; i < D; ++i) ws.key_query[h][i] = sum_row<T>(load<row>(w.W_K[h][i]) * q);
-    for (int t = 0; t < V; ++t) ws.score[h][t] = dot64<T>(w.E[t], ws.key_query[h]) * static_cast<T>(kScoreScale);
+    for (int i = 0; i < D; ++i) ws.key_query[h][i] = sum_row<T, W>(load<row>(w.W_K[h][i]) * q);
+    for (int t = 0; t < V; ++t) ws.score[h][t] = dot64<T, W>(w.E[t], ws.key_query[h]) * static_cast<T>(kScoreScale);
     ws.score[h][V] = ws.score[h][V + 1] = -std::numeric_limits<T>::infinity();
     const row s = load<row>(ws.score[h]);
-    store(ws.score_exp[h], Precision<T>::exp(s - max_row<T>(s)));
+    store(ws.score_exp[h], Precision<T>::exp(s - max_row<T, W>(s)));
     product<T, W, V, D, D, 1, C, C, false>(&w.E[0][0], &w.W_V[h][0][0], &ws.value[h][0][0]);
     product<T, W, C, D, D, 1, P, P, false>(&w.W_O[h][0][0], &w.W_U[0][0], &ws.wo_wu[h][0][0]);
     product<T, W, V, C, C, 1, P, P, false>(&ws.value[h][0][0], &ws.wo_wu[h][0][0], &ws.logit[h][0][0]);
@@ -265,9 +408,9 @@ HEADLAB_STEP_PART void forward_tables(const StepParameters<T>& w, Workspace<T>& 
 
 // The folded tables (see the header): per digit e_h(d) and e_h(d) L_h[d]; per length the specials'
 // terms (BOS + SEP) + ANS plus (5 − li) times PAD's.
-template <class T>
+template <class T, int W>
 HEADLAB_STEP_PART void folded_tables(Workspace<T>& ws) {
-  typedef typename Vec<T>::row row;
+  typedef Row<T, W> row;
   for (int h = 0; h < H; ++h) {
     const T* e = ws.score_exp[h];
     for (int d = 0; d < kDigits; ++d) {
@@ -292,16 +435,16 @@ HEADLAB_STEP_PART void folded_tables(Workspace<T>& ws) {
 // within 2^−24 of 1 in single precision, which would leave 1 − p_answer ≈ 3e-5 (the recipe's last
 // loss) only three significant digits. Adds the example's loss times multiplicity to loss when
 // asked: log1p(Σ_{j≠answer} e_j) when the answer is the maximum (x = 0), else log Σ e − x_answer.
-template <class T>
-HEADLAB_INLINE typename Vec<T>::row cross_entropy_gradient(typename Vec<T>::row logits, int answer, T weight,
-                                                           bool with_loss, double multiplicity, double& loss) {
-  typedef typename Vec<T>::row row;
-  const row masked = logit_lanes<T>() ? logits : row{} - std::numeric_limits<T>::infinity();
-  const row x = masked - max_row<T>(masked);
+template <class T, int W>
+HEADLAB_INLINE Row<T, W> cross_entropy_gradient(const Row<T, W>& logits, int answer, T weight, bool with_loss,
+                                                double multiplicity, double& loss) {
+  typedef Row<T, W> row;
+  const row masked = select(logit_lanes<T, W>(), logits, row{} - std::numeric_limits<T>::infinity());
+  const row x = masked - max_row<T, W>(masked);
   const row e = Precision<T>::exp(x);
-  const T total = sum_row<T>(e);
-  const auto is_answer = typename Vec<T>::row_index{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15} == answer;
-  const T rest = sum_row<T>(is_answer ? row{} : e);
+  const T total = sum_row<T, W>(e);
+  const RowMask<T, W> is_answer = lanes_where<T, W>(answer, false);
+  const T rest = sum_row<T, W>(select(is_answer, row{}, e));
   if (with_loss) {
     const double r = rest;
     // log1p(r): its series below 2^−10 (the next term under 2^−50·r), else the log of 1 + r
@@ -310,16 +453,16 @@ HEADLAB_INLINE typename Vec<T>::row cross_entropy_gradient(typename Vec<T>::row 
     const double x_answer = x[answer];
     loss += multiplicity * (x_answer == 0 ? log1p_rest : deterministic_log(static_cast<double>(total)) - x_answer);
   }
-  return (is_answer ? row{} - rest : e) * (static_cast<T>(1) / total) * weight;
+  return select(is_answer, row{} - rest, e) * (static_cast<T>(1) / total) * weight;
 }
 
 // An example whose Z_h underflows for some head: the attention masses directly (renormalised
 // against the largest present score for such a head), the head outputs, and the gradients added to
 // direct_G and direct_dS (dL_h[t] += a g, ds_h(t) += a(t)(L_h[t]·g − Σ_u a(u) L_h[u]·g)).
-template <class T>
+template <class T, int W>
 HEADLAB_STEP_PART void direct_example(Workspace<T>& ws, const TokenCounts& counts, int answer, T weight,
                                       bool with_loss, double multiplicity, double& loss) {
-  typedef typename Vec<T>::row row;
+  typedef Row<T, W> row;
   alignas(64) T present[P] = {};
   for (int t = 0; t < V; ++t) present[t] = counts[t];
   const row c = load<row>(present);
@@ -327,11 +470,11 @@ HEADLAB_STEP_PART void direct_example(Workspace<T>& ws, const TokenCounts& count
   row logits = load<row>(ws.residual);
   for (int h = 0; h < H; ++h) {
     row mass = c * load<row>(ws.score_exp[h]);
-    const T total = sum_row<T>(mass);
+    const T total = sum_row<T, W>(mass);
     if (!(total >= Precision<T>::mass_underflow)) {
-      const row s = c > static_cast<T>(0) ? load<row>(ws.score[h]) : row{} - std::numeric_limits<T>::infinity();
-      mass = c * Precision<T>::exp(s - max_row<T>(s));
-      mass = mass * (static_cast<T>(1) / sum_row<T>(mass));
+      const row s = select(c > static_cast<T>(0), load<row>(ws.score[h]), row{} - std::numeric_limits<T>::infinity());
+      mass = c * Precision<T>::exp(s - max_row<T, W>(s));
+      mass = mass * (static_cast<T>(1) / sum_row<T, W>(mass));
     } else {
       mass = mass * (static_cast<T>(1) / total);
     }
@@ -342,14 +485,14 @@ HEADLAB_STEP_PART void direct_example(Workspace<T>& ws, const TokenCounts& count
     }
     logits += y;
   }
-  const row g = cross_entropy_gradient<T>(logits, answer, weight, with_loss, multiplicity, loss);
+  const row g = cross_entropy_gradient<T, W>(logits, answer, weight, with_loss, multiplicity, loss);
   store(ws.sum_g, load<row>(ws.sum_g) + g);
   for (int h = 0; h < H; ++h) {
     T lambda[V] = {};
     T mean = 0;
     for (int t = 0; t < V; ++t) {
       if (!counts[t]) continue;
-      lambda[t] = sum_row<T>(load<row>(ws.logit[h][t]) * g);
+      lambda[t] = sum_row<T, W>(load<row>(ws.logit[h][t]) * g);
       mean += a[h][t] * lambda[t];
     }
     for (int t = 0; t < V; ++t) {
@@ -361,11 +504,11 @@ HEADLAB_STEP_PART void direct_example(Workspace<T>& ws, const TokenCounts& count
 }
 
 // One distinct list: forward through the folded tables, cross-entropy, and its terms of the sums.
-template <class T>
+template <class T, int W>
 HEADLAB_STEP_PART void example(Workspace<T>& ws, const TokenCounts& counts, T weight, bool with_loss,
                                double multiplicity, double& loss) {
-  typedef typename Vec<T>::row row;
-  typedef typename Vec<T>::heads heads;
+  typedef Row<T, W> row;
+  typedef typename Heads<T>::type heads;
   int digit[kDigits];
   T count[kDigits];
   int n = 0;
@@ -380,7 +523,7 @@ HEADLAB_STEP_PART void example(Workspace<T>& ws, const TokenCounts& counts, T we
   for (int i = 0; i < n; ++i) Z += count[i] * load<heads>(ws.digit_exp[digit[i]]);
   const auto normal = Z >= Precision<T>::mass_underflow;
   if (!(normal[0] && normal[1] && normal[2] && normal[3])) {
-    direct_example<T>(ws, counts, answer, weight, with_loss, multiplicity, loss);
+    direct_example<T, W>(ws, counts, answer, weight, with_loss, multiplicity, loss);
     return;
   }
   const heads inverse = static_cast<T>(1) / Z;
@@ -392,10 +535,10 @@ HEADLAB_STEP_PART void example(Workspace<T>& ws, const TokenCounts& counts, T we
     y[h] = inverse[h] * S;
     logits += y[h];
   }
-  const row g = cross_entropy_gradient<T>(logits, answer, weight, with_loss, multiplicity, loss);
+  const row g = cross_entropy_gradient<T, W>(logits, answer, weight, with_loss, multiplicity, loss);
   store(ws.sum_g, load<row>(ws.sum_g) + g);
   heads mean;
-  for (int h = 0; h < H; ++h) mean[h] = sum_row<T>(g * y[h]);
+  for (int h = 0; h < H; ++h) mean[h] = sum_row<T, W>(g * y[h]);
   const heads r = inverse * mean;
   store(ws.length_r[li], load<heads>(ws.length_r[li]) + r);
   for (int i = 0; i < n; ++i) store(ws.digit_r[digit[i]], load<heads>(ws.digit_r[digit[i]]) + count[i] * r);
@@ -411,9 +554,9 @@ HEADLAB_STEP_PART void example(Workspace<T>& ws, const TokenCounts& counts, T we
 
 // dL_h and ds_h from the sums (see the header). Per head, the specials' sums are Σ over lengths
 // in order, PAD's Σ (5 − li) times them.
-template <class T>
+template <class T, int W>
 HEADLAB_STEP_PART void unfold(Workspace<T>& ws) {
-  typedef typename Vec<T>::row row;
+  typedef Row<T, W> row;
   for (int h = 0; h < H; ++h) {
     row specials_g{}, pad_g{};
     T specials_r = 0, pad_r = 0;
@@ -429,7 +572,7 @@ HEADLAB_STEP_PART void unfold(Workspace<T>& ws) {
       const T sum_r = t < kDigits ? ws.digit_r[t][h] : t == kPad ? pad_r : specials_r;
       const T e = ws.score_exp[h][t];
       store(ws.G[h][t], e * sum_g + load<row>(ws.direct_G[h][t]));
-      ws.dS[h][t] = e * (sum_row<T>(load<row>(ws.logit[h][t]) * sum_g) - sum_r) + ws.direct_dS[h][t];
+      ws.dS[h][t] = e * (sum_row<T, W>(load<row>(ws.logit[h][t]) * sum_g) - sum_r) + ws.direct_dS[h][t];
     }
     ws.dS[h][V] = ws.dS[h][V + 1] = 0;
   }
@@ -440,7 +583,7 @@ HEADLAB_STEP_PART void unfold(Workspace<T>& ws) {
 // terms (dE_ans), and written out at the end as dE[t][i] = dE_t[i][t] (+ dE_ans[i] for ANS).
 template <class T, int W>
 HEADLAB_STEP_PART void backward(const StepParameters<T>& w, Workspace<T>& ws, StepParameters<T>& g) {
-  typedef typename Vec<T>::row row;
+  typedef Row<T, W> row;
   const T* ans = w.E[kAns];
   // residual logits E[ANS] W_U: dW_U = E[ANS]ᵀ Σg, dE[ANS] = W_U Σg
   const row sum_g = load<row>(ws.sum_g);
@@ -474,7 +617,7 @@ HEADLAB_STEP_PART void backward(const StepParameters<T>& w, Workspace<T>& ws, St
     const row dq = load<row>(ws.dq);
     for (int i = 0; i < D; ++i) {
       store(g.W_Q[h][i], ans[i] * dq);
-      ws.dE_ans[i] += sum_row<T>(load<row>(w.W_Q[h][i]) * dq);
+      ws.dE_ans[i] += sum_row<T, W>(load<row>(w.W_Q[h][i]) * dq);
     }
   }
   for (int t = 0; t < V; ++t)
@@ -487,7 +630,7 @@ HEADLAB_INLINE double step(const StepParameters<T>& w, const std::vector<TokenCo
                            bool with_loss) {
   Workspace<T>& ws = workspace<T>();
   forward_tables<T, W>(w, ws);
-  folded_tables<T>(ws);
+  folded_tables<T, W>(ws);
   std::memset(ws.sum_g, 0, sizeof ws.sum_g);
   std::memset(ws.digit_g, 0, sizeof ws.digit_g);
   std::memset(ws.length_g, 0, sizeof ws.length_g);
@@ -500,10 +643,10 @@ HEADLAB_INLINE double step(const StepParameters<T>& w, const std::vector<TokenCo
   double loss = 0.0;
   for (std::size_t u = 0; u < ws.unique_first.size(); ++u) {
     const double multiplicity = ws.unique_count[u];
-    example<T>(ws, batch[ws.unique_first[u]], static_cast<T>(multiplicity * inverse_batch), with_loss, multiplicity,
+    example<T, W>(ws, batch[ws.unique_first[u]], static_cast<T>(multiplicity * inverse_batch), with_loss, multiplicity,
                loss);
   }
-  unfold<T>(ws);
+  unfold<T, W>(ws);
   backward<T, W>(w, ws, g);
   return with_loss ? loss * inverse_batch : std::numeric_limits<double>::quiet_NaN();
 }
@@ -527,6 +670,9 @@ __attribute__((target("avx512f"))) double step_avx512(const StepParameters<T>& w
   return step<T, 64 / sizeof(T)>(w, b, g, l);
 }
 #endif
+
+// The vectors use_step_vectors chose, or −1 for the widest.
+std::atomic<int> chosen_vectors{-1};
 
 StepVectors widest_vectors() {
 #ifdef HEADLAB_STEP_X86
@@ -592,10 +738,20 @@ double step_loss_backward_with(StepVectors vectors, const StepParameters<T>& w, 
   return step_portable<T>(w, batch, g, with_loss);
 }
 
+void use_step_vectors(StepVectors vectors) {
+  if (!step_vectors_available(vectors)) throw InputError("this machine lacks the requested vector instructions");
+  chosen_vectors.store(static_cast<int>(vectors));
+}
+
+StepVectors step_vectors_in_use() {
+  const int chosen = chosen_vectors.load();
+  return chosen < 0 ? widest_vectors() : static_cast<StepVectors>(chosen);
+}
+
 template <class T>
 double step_loss_backward(const StepParameters<T>& w, const std::vector<TokenCounts>& batch, StepParameters<T>& g,
                           bool with_loss) {
-  return step_loss_backward_with<T>(widest_vectors(), w, batch, g, with_loss);
+  return step_loss_backward_with<T>(step_vectors_in_use(), w, batch, g, with_loss);
 }
 
 template void to_step_parameters<float>(const MaxDigitWeights&, StepParameters<float>&);

@@ -72,5 +72,10 @@ bool step_vectors_available(StepVectors vectors);
 template <class T>
 double step_loss_backward_with(StepVectors vectors, const StepParameters<T>& weights,
                                const std::vector<TokenCounts>& batch, StepParameters<T>& grads, bool with_loss);
+// The vectors step_loss_backward (so the trainer) uses from now on, process-wide; the widest
+// available until called. For benchmarks that time each width through the trainer (the bits are
+// the same at every width). Throws InputError when this machine lacks them.
+void use_step_vectors(StepVectors vectors);
+StepVectors step_vectors_in_use();
 
 }  // namespace headlab::max_digit
