@@ -320,11 +320,26 @@ void dump_string(const std::string& s, std::string& out) {
   out += '"';
 }
 
-void dump_number(double x, std::string& out) {
-  if (!std::isfinite(x)) {
-    out += "null";
-    return;
+// A non-finite number refused by the writer; `where` is the path of keys to it, filled in on
+// the way out of the containers ("results.query_r2[1]"), so the message names the field.
+class NonFiniteNumber : public InputError {
+ public:
+  NonFiniteNumber(double x, std::string where)
+      : InputError(message(x, where)), value(x), where(std::move(where)) {}
+  static std::string message(double x, const std::string& where) {
+    return "cannot write " + std::string(std::isnan(x) ? "NaN" : x > 0 ? "+Infinity" : "-Infinity") + " as a JSON number" +
+           (where.empty() ? std::string() : " (field \"" + where + "\")") +
+           ": the value is undefined or overflowed; a file holds finite numbers only";
   }
+  double value;
+  std::string where;
+};
+
+// A writer's result holds finite numbers only: JSON has no NaN or Infinity, and writing them as
+// null (nlohmann's choice) let files carry a silent null where a number belongs. A value that is
+// undefined by nature is written as an explicit null by its format (JsonValue(nullptr)).
+void dump_number(double x, std::string& out) {
+  if (!std::isfinite(x)) throw NonFiniteNumber(x, "");
   std::array<char, 64> buffer{};
   const char* end = nlohmann::detail::to_chars(buffer.data(), buffer.data() + buffer.size(), x);
   out.append(buffer.data(), static_cast<std::size_t>(end - buffer.data()));
@@ -343,10 +358,16 @@ void dump(const JsonValue& v, std::string& out) {
     case JsonValue::Kind::array: {
       out += '[';
       bool first = true;
+      std::size_t i = 0;
       for (const auto& x : v.items()) {
         if (!first) out += ',';
         first = false;
-        dump(x, out);
+        try {
+          dump(x, out);
+        } catch (const NonFiniteNumber& e) {
+          throw NonFiniteNumber(e.value, "[" + std::to_string(i) + "]" + e.where);
+        }
+        ++i;
       }
       out += ']';
       return;
@@ -359,7 +380,11 @@ void dump(const JsonValue& v, std::string& out) {
         first = false;
         dump_string(key, out);
         out += ':';
-        dump(x, out);
+        try {
+          dump(x, out);
+        } catch (const NonFiniteNumber& e) {
+          throw NonFiniteNumber(e.value, key + (e.where.empty() || e.where[0] == '[' ? "" : ".") + e.where);
+        }
       }
       out += '}';
       return;
@@ -414,11 +439,15 @@ Matrix matrix_from_json(const JsonValue& value, const std::string& name) {
   return m;
 }
 
-JsonValue matrix_to_json(const Matrix& m) {
+JsonValue matrix_to_json(const Matrix& m, bool masked_as_null) {
   JsonValue rows = JsonValue::array();
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     JsonValue row = JsonValue::array();
-    for (Eigen::Index j = 0; j < m.cols(); ++j) row.push_back(m(i, j));  // non-finite → null in dump
+    for (Eigen::Index j = 0; j < m.cols(); ++j) {
+      const double x = m(i, j);
+      if (masked_as_null && std::isinf(x) && x < 0) row.push_back(JsonValue(nullptr));
+      else row.push_back(x);  // non-finite: dump_json refuses it
+    }
     rows.push_back(std::move(row));
   }
   return rows;
@@ -477,6 +506,11 @@ JsonWriter& JsonWriter::key(const char* name) {
 }
 
 JsonWriter& JsonWriter::value(double x) {
+  if (!std::isfinite(x)) {
+    std::string where;
+    for (const auto& k : last_key_) where += (where.empty() ? "" : ".") + k;
+    throw NonFiniteNumber(x, where);
+  }
   separate();
   dump_number(x, out_);
   return *this;

@@ -6,8 +6,11 @@
 // scans, so a hostile file (a value nested 60,000 deep, a 1 GB string) is refused with a message
 // before any deep work; messages quote at most kExcerptBytes of the text.
 // dump_json writes the bytes nlohmann::json::dump() writes (keys sorted, no spaces, doubles as
-// the shortest text that reads back to the same bits, integers as integers, non-finite as null),
-// so files written before this layer existed regenerate byte for byte.
+// the shortest text that reads back to the same bits, integers as integers), so files written
+// before this layer existed regenerate byte for byte. A non-finite double is refused (InputError
+// "cannot write NaN as a JSON number (field "a.b[2]")…"), by dump_json and JsonWriter alike, so no
+// writer puts a silent null where a number belongs; a format whose value is undefined by nature
+// writes an explicit null (JsonValue(nullptr)) and documents it.
 #pragma once
 
 #include "core/matrix.hpp"
@@ -152,7 +155,8 @@ const JsonValue& field(const JsonValue& object, const std::string& name);
 // A rectangular, finite matrix from an array of rows; throws InputError naming `name`
 // (ragged rows, a non-number, a non-finite entry).
 Matrix matrix_from_json(const JsonValue& value, const std::string& name);
-// An array of rows; a non-finite entry (a masked −inf score) is written as null.
-JsonValue matrix_to_json(const Matrix& m);
+// An array of rows. A non-finite entry makes dump_json throw, unless masked_as_null: then −inf
+// (a causal mask's score, undefined by nature) is an explicit null; NaN and +inf still throw.
+JsonValue matrix_to_json(const Matrix& m, bool masked_as_null = false);
 
 }  // namespace headlab::formats
