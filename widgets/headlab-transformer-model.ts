@@ -60,7 +60,6 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   `;
 
   private source: TransformerModelSource | null = null;
-  private trained = false;
   private now: HTMLParagraphElement | null = null;
   private progressRow: HTMLDivElement | null = null;
   private bar: HTMLProgressElement | null = null;
@@ -100,7 +99,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     return {
       status: this.source?.status ?? 'idle', label: m?.label ?? '',
       n_layers: c?.n_layers ?? null, n_heads: c?.n_heads ?? null, d_model: c?.d_model ?? null,
-      d_vocab: c?.d_vocab ?? null, n_ctx: c?.n_ctx ?? null, parameters: m?.parameters ?? null, trained: m ? this.trained : false,
+      d_vocab: c?.d_vocab ?? null, n_ctx: c?.n_ctx ?? null, parameters: m?.parameters ?? null, trained: m ? m.given : false,
     };
   }
 
@@ -110,7 +109,6 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
    */
   async useModel(files: TransformerModelFiles & { label?: string }, label?: string): Promise<void> {
     const source = this.source ?? sourceOf(this);
-    this.trained = true;
     const bytes = files.safetensors instanceof Uint8Array ? files.safetensors : new Uint8Array(files.safetensors as ArrayBuffer);
     await source.use(files.config, bytes, label ?? files.label ?? 'a model trained in this page');
   }
@@ -118,7 +116,6 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   /** Back to the model read from `src` and `config`. */
   async useLoaded(): Promise<void> {
     if (!this.source?.hasFileModel) return;
-    this.trained = false;
     await this.source.restore();
   }
 
@@ -264,7 +261,6 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     const key = `${weights}\u0000${config}`;
     if (key === this.filesKey) return;
     this.filesKey = key;
-    this.trained = false;
     void this.source!.load(weights, config, this.timeout);
   }
 
@@ -290,7 +286,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     this.failureLine!.hidden = s.status !== 'failed';
     this.failureLine!.textContent = s.status === 'failed' ? `the model could not be loaded: ${s.failure}` : '';
     // The button is there only when it does something (a hidden button would still be a tap target for tests and tools).
-    const offer = Boolean(m && this.trained && s.hasFileModel);
+    const offer = Boolean(m && m.given && s.hasFileModel);
     // A download that failed (timed out, no answer, an HTTP error) may work a moment later; a file the core refused will not.
     const retry = s.status === 'failed' && s.retryable;
     const buttons = [...(offer ? [this.loadedButton!] : []), ...(retry ? [this.retryButton!] : [])];

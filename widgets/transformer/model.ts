@@ -23,6 +23,8 @@ export interface LoadedTransformer {
   parameters: number;
   /** Increases with every replacement (widgets key their caches on it). */
   version: number;
+  /** Whether the model was handed over from the page (use(): trained there) rather than read from the files. */
+  given: boolean;
 }
 
 export type TransformerSourceStatus = 'idle' | 'loading' | 'ready' | 'failed';
@@ -107,7 +109,7 @@ export class TransformerModelSource extends EventTarget {
     this.loading = attempt.then(({ core, configText, safetensors, parameters }) => {
       if (this.key !== key) return;
       const label = fileName(weightsUrl);
-      this.install(core, configText, safetensors, label, parameters);
+      this.install(core, configText, safetensors, label, parameters, false);
       this.fromFiles = { configText, safetensors, label, parameters };
     }).catch((err: Error) => {
       if (this.key !== key) return;
@@ -135,7 +137,7 @@ export class TransformerModelSource extends EventTarget {
     try {
       const [core, read] = await Promise.all([getTransformerCore(), readInWorker(configText, safetensors)]);
       if (this.key !== key) return;
-      this.install(core, read.configText, read.safetensors, label, read.parameters);
+      this.install(core, read.configText, read.safetensors, label, read.parameters, true);
     } catch (err) {
       if (this.key === key) this.fail((err as Error).message, false);
     }
@@ -148,7 +150,7 @@ export class TransformerModelSource extends EventTarget {
     this.key = `given:${++versions}`;
     this.loading = null;
     const { configText, safetensors, label, parameters } = this.fromFiles;
-    this.install(await getTransformerCore(), configText, safetensors, label, parameters);
+    this.install(await getTransformerCore(), configText, safetensors, label, parameters, false);
   }
 
   /** Whether a model read from files is there to go back to. */
@@ -160,7 +162,7 @@ export class TransformerModelSource extends EventTarget {
    * Reads the canonical files the worker wrote (readInWorker: a header of a few KB and F64 data of a
    * model within PAGE_MODEL_LIMITS) into the page's handle, which the figures compute with.
    */
-  private install(core: TransformerCore, configText: string, safetensors: Uint8Array, label: string, parameters: number): void {
+  private install(core: TransformerCore, configText: string, safetensors: Uint8Array, label: string, parameters: number, given: boolean): void {
     this.core = core;
     const handle = core.loadTransformer(configText, safetensors);
     // One forward pass of a single token here, in the task that reads the model: the engine
@@ -168,7 +170,7 @@ export class TransformerModelSource extends EventTarget {
     // figure's render (each figure renders in a task of its own).
     handle.run([0]);
     this.model?.handle.dispose();
-    this.model = { handle, config: handle.config, configText, safetensors, label, parameters, version: ++versions };
+    this.model = { handle, config: handle.config, configText, safetensors, label, parameters, version: ++versions, given };
     this.status = 'ready';
     this.failure = '';
     this.notify();
