@@ -107,7 +107,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     .primary { font-weight: 600; }
   `;
 
-  private readonly training = new TrainingJob((text) => this.announce(text), () => this.requestRender());
+  private readonly training = new TrainingJob(this, (text) => this.announce(text), () => this.requestRender());
   private losses: number[] = [];
   /** What the loss curve was last drawn from (render skips the redraw when none of it changed). */
   private lossDrawn: readonly unknown[] | null = null;
