@@ -25,6 +25,7 @@ import { after, before, test } from 'node:test';
 import { root, screenshot, startSession, trackWorkers, workersEnded } from './helpers.mjs';
 import { HOSTILE_VALUES, WIDGET_STATES } from './widget-states.mjs';
 import { traced } from './long-tasks.mjs';
+import { frames } from './widget-fixtures.mjs';
 
 const siteDir = path.join(root, 'build/site');
 const PAGES = (function walk(dir) {
@@ -206,10 +207,12 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
   assert.deepEqual(over.map((r) => `${r.name} ${r.phase}: ${r.ms.toFixed(1)} ms (${r.what})`), [], `main-thread tasks over ${LONG_TASK_LIMIT_MS} ms of CPU (or over the ceiling of a phase still listed in OVER_THE_LIMIT)`);
 });
 
-/** Waits until no widget of `page` has an analysis in its worker (`busy`), two frames after. */
+/**
+ * Waits until no widget of `page` has an analysis in its worker (`busy`) or an update scheduled
+ * (`updatePending`), still so after a frame: widget-fixtures.mjs's frames().
+ */
 async function settled(page) {
-  await page.waitForFunction(() => [...document.querySelectorAll('*')].every((e) => !e.busy), null, { timeout: 120000 });
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await frames(page);
 }
 
 for (const colorScheme of ['light', 'dark']) {
