@@ -15,12 +15,13 @@ const CHROMIUM_ARGS = [
 ];
 
 /**
- * Starts the server and a browser. Returns { url, browser, newPage, close }.
+ * Starts the server and a browser (`handle`: site/serve.mjs's hook for answers of the test's own).
+ * Returns { url, browser, newPage, close }.
  * newPage(options) gives a page whose `problems` array collects console errors,
  * page errors, CSP violations and requests to any origin other than the server's.
  */
-export async function startSession({ dir, csp = false } = {}) {
-  const { server, url } = await serve({ dir, port: 0, csp });
+export async function startSession({ dir, csp = false, handle = null } = {}) {
+  const { server, url } = await serve({ dir, port: 0, csp, handle });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     // playwright gives every launch a fresh temporary profile (its own --user-data-dir).
