@@ -306,7 +306,21 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       signal: this.listeners?.signal,
       isEditing: () => this.root.activeElement === input,
       isConnected: () => this.isConnected,
+      checkScheduled: (field, scheduled) => { if (scheduled) this.fieldsWaiting.add(field); else this.fieldsWaiting.delete(field); },
     });
+  }
+
+  /** The typed fields whose check is scheduled (the reader paused typing less than their delay ago). */
+  private readonly fieldsWaiting = new Set<HTMLInputElement>();
+
+  /**
+   * Whether the widget has an update scheduled that will change what it shows: a render (at the
+   * next frame, in a task, or in its turn), the swap of its prerendered snapshot, or a typed
+   * field's check. Tests wait for false (with `busy` false, for work in a worker) rather than
+   * for a number of frames or milliseconds.
+   */
+  get updatePending(): boolean {
+    return this.frame !== 0 || this.offFrame !== 0 || this.waitingTurn || this.swapQueued || this.fieldsWaiting.size > 0;
   }
 
   // ---- shareable state (URL hash) ----
@@ -435,6 +449,8 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     this.layoutWatcher.disconnect();
     this.structure?.disconnect();
     this.structure = null;
+    // The fields' listeners are aborted with `listeners`, which cancels their checks.
+    this.fieldsWaiting.clear();
     // Controls are rebuilt (with fresh listeners) if the element is attached again.
     this.built = false;
     this.body.replaceChildren();
