@@ -57,7 +57,7 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MechanismState> {
   get digits(): number[] { return this.field ? this.field.digits() : []; }
   set digits(v: number[]) { this.setAttribute('digits', v.join(' ')); }
 
-  get state(): MechanismState {
+  protected readState(): MechanismState {
     return { digits: this.digits, answer: this.shown?.answer ?? -1 };
   }
 

@@ -74,7 +74,7 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
   }
   set runnerUp(v: number) { this.setAttribute('runner-up', String(v)); }
 
-  get state(): ScoreRampsState {
+  protected readState(): ScoreRampsState {
     const s = this.shown;
     const split = s?.splits[s.runnerUp];
     return { maximum: this.maximum, runner_up: this.runnerUp, on_maximum: split ? [...split.on_maximum] : [], two_token_share: split ? [...split.two_token_share] : [] };

@@ -191,7 +191,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     return want === null ? last : Math.min(want, last);
   }
 
-  get state(): TrainingReplayState {
+  protected readState(): TrainingReplayState {
     const i = this.shownIndex();
     const snap = i === null ? null : this.result!.snapshots[i];
     return {
@@ -586,7 +586,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   }
 
   protected summarize(): string {
-    const s = this.state;
+    const s = this.readState();
     if (s.status !== 'done') return s.status === 'training' ? 'Training the replay run; the snapshots appear when it ends.' : 'No run yet: the replay trains when it scrolls into view, or when a run is chosen above.';
     return `Snapshot ${(s.snapshot ?? 0) + 1} of ${this.result!.snapshots.length}, step ${s.step}${s.loss !== null ? `, loss ${formatScientific(s.loss)}` : ''}. ${s.lesson}`;
   }

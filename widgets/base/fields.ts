@@ -3,7 +3,7 @@
 // the text is parsed; a valid value is committed, an invalid or empty one marks the field
 // aria-invalid and says why in a message beside it, keeping the last valid value.
 import { el } from './dom.js';
-import { WidgetInputError } from './errors.js';
+import { excerptQuotes, WidgetInputError } from './errors.js';
 
 export interface FieldOptions<T> {
   /** The field's name in messages ("the seed"). */
@@ -57,7 +57,8 @@ export function bindField<T>(input: HTMLInputElement, options: FieldOptions<T>, 
       if (!(err instanceof Error && err.name === 'WidgetInputError')) throw err;
       input.setAttribute('aria-invalid', 'true');
       const kept = options.current ? ` (${options.current()})` : '';
-      message.textContent = `${err.message}; the last valid value${kept} is kept.`;
+      // Excerpted as every message is (a pasted prompt of 100,000 characters is quoted by its first 40).
+      message.textContent = `${excerptQuotes(err.message)}; the last valid value${kept} is kept.`;
       return false;
     }
     input.setAttribute('aria-invalid', 'false');
