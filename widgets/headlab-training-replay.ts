@@ -106,7 +106,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     input.keys { flex: 1 1 14rem; min-width: 0; max-width: 22rem; min-height: 44px; font: inherit; font-variant-numeric: tabular-nums; }
   `;
 
-  private readonly jobs = new WorkerJobs();
+  private readonly jobs = new WorkerJobs(this);
   private result: ReplayResult | null = null;
   private status: TrainingReplayState['status'] = 'idle';
   private lastExperiment = 'draft';

@@ -6,7 +6,7 @@
 // when its status or its model changes.
 import type { MaxDigitWeights } from '../../web/headlab-core.js';
 import { WorkerJobs } from '../../web/worker-client.js';
-import { BodyTooLarge, boundedBody, shortUrl } from '../base/download.js';
+import { BodyTooLarge, download, shortUrl } from '../base/download.js';
 import { formatCount } from '../chart/format.js';
 
 import type { MaxDigitAnalysisFile } from '../../formats/max-digit-analysis.js';
@@ -49,21 +49,6 @@ export const MAX_WEIGHTS_BYTES = 16 * 1024 * 1024;
 
 let versions = 0;
 
-/** A weights file over MAX_WEIGHTS_BYTES (it stays too large: no retry). */
-class FileTooLarge extends Error {}
-
-/** The body of `response` as text, refusing more than `maxBytes` (counted as they arrive). */
-async function limitedText(response: Response, maxBytes: number): Promise<string> {
-  try {
-    return new TextDecoder().decode(await boundedBody(response, maxBytes));
-  } catch (err) {
-    if (!(err instanceof BodyTooLarge)) throw err;
-    throw new FileTooLarge(err.declared !== null
-      ? `it is ${formatCount(err.declared)} bytes; the limit is ${formatCount(maxBytes)}`
-      : `it is larger than ${formatCount(maxBytes)} bytes, the limit`);
-  }
-}
-
 /** The worker's own message when it could not start, unless it is only the generic one (web/worker-client.js). */
 function workerReason(failure: string): string {
   return /^the headlab worker failed to (start|load)$/.test(failure) ? '' : ` (${failure})`;
@@ -88,9 +73,9 @@ export class MaxDigitModelSource extends EventTarget {
    * Fetches the weights at `url` (absolute); the worker checks and analyses them (task
    * "max-digit-load": the analysis evaluates 111,110 lists, far more than a frame, so it stays
    * off the page's main thread). A second call with the same URL does nothing, unless the first
-   * failed in a way that may pass (retryable: the download or the worker), when it loads again. A download that
-   * has not finished after `timeoutS` seconds is abandoned (AbortController) and the source
-   * fails with a message saying so; a body beyond MAX_WEIGHTS_BYTES too.
+   * failed in a way that may pass (retryable: the download or the worker), when it loads again. A
+   * download that has not finished after `timeoutS` seconds is abandoned and the source fails
+   * with a message saying so; a body beyond MAX_WEIGHTS_BYTES too (widgets/base/download.ts).
    */
   load(url: string, timeoutS = DEFAULT_WEIGHTS_TIMEOUT_S): Promise<void> {
     if (this.loading && this.url === url && !(this.status === 'failed' && this.retryable)) return this.loading;
@@ -104,24 +89,16 @@ export class MaxDigitModelSource extends EventTarget {
     let transient = true;
     const attempt = (async () => {
       let text: string;
-      const abort = new AbortController();
-      const timer = setTimeout(() => abort.abort(), timeoutS * 1000);
       try {
-        const response = await fetch(url, { signal: abort.signal });
-        // A missing file (4xx) or one over the size limit stays so; a server error, a timeout or
-        // no network may pass.
-        if (!response.ok) {
-          transient = response.status >= 500;
-          throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
-        }
-        text = await limitedText(response, MAX_WEIGHTS_BYTES);
+        text = new TextDecoder().decode(await download(url, { maxBytes: MAX_WEIGHTS_BYTES, timeoutS }));
       } catch (err) {
-        if (err instanceof FileTooLarge) transient = false;
-        if (abort.signal.aborted) transient = true;
-        const reason = abort.signal.aborted ? `no complete answer within ${timeoutS} s; the download was abandoned` : (err as Error).message;
+        // A missing file (HTTP 4xx) or one over the size limit stays so; a server error, a
+        // timeout or no network may pass.
+        transient = !(err instanceof BodyTooLarge) && !/^HTTP 4/.test((err as Error).message);
+        const reason = !(err instanceof BodyTooLarge) ? (err as Error).message
+          : err.declared !== null ? `it is ${formatCount(err.declared)} bytes; the limit is ${formatCount(MAX_WEIGHTS_BYTES)}`
+          : `it is larger than ${formatCount(MAX_WEIGHTS_BYTES)} bytes, the limit`;
         throw new Error(`the weights file ${shortUrl(url)} could not be fetched (${reason})${transient ? '; it is tried again at your next click or key press' : ''}`);
-      } finally {
-        clearTimeout(timer);
       }
       type Loaded = { weights: MaxDigitWeights; analysis: MaxDigitAnalysisFile; seed: number | null };
       const jobs = new WorkerJobs();
