@@ -245,7 +245,7 @@ export class PromptField {
       parse: (text) => {
         const model = this.host.currentModel;
         if (!model) throw new WidgetInputError('the model is still loading');
-        return tokenize(model, text, `the ${attribute} prompt`);
+        return tokenize(model, text, attribute === 'prompt' ? 'the prompt' : `the ${attribute} prompt`);
       },
       commit: (tokens) => {
         const model = this.host.currentModel!;
