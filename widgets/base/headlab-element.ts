@@ -296,7 +296,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
    * message. Call the returned `show(text)` from render(): it writes the field unless the
    * reader is editing it or it holds an invalid entry.
    */
-  protected bindField<T>(input: HTMLInputElement, options: FieldOptions<T>): BoundField {
+  protected bindField<T>(input: HTMLInputElement | HTMLTextAreaElement, options: FieldOptions<T>): BoundField {
     return bindField(input, options, {
       listen: (target, type, handler) => this.listen(target, type, handler),
       guard: (fn) => this.guard(fn),
