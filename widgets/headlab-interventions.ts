@@ -95,7 +95,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   /** The worker's results for the run in use, by intervention, feature and shift, and the messages of those that failed. */
   private results: { run: FeatureRecoveryRun | null; byKey: Map<string, FeatureRecoveryInterventionResult>; failed: Map<string, string> } = { run: null, byKey: new Map(), failed: new Map() };
   /** The widget's worker (created when the first run arrives) and the key of the intervention in it (null: idle). */
-  private readonly jobs = new WorkerJobs();
+  private readonly jobs = new WorkerJobs(this);
   private inWorker: string | null = null;
   /** The result drawn last (kept on screen, dimmed, while the worker computes the one chosen since). */
   private shown: { run: FeatureRecoveryRun; result: FeatureRecoveryInterventionResult; kind: InterventionKind; feature: number; shift: number } | null = null;

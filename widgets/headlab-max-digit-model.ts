@@ -45,7 +45,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
 
   private source: MaxDigitModelSource | null = null;
   private lazyObserver: IntersectionObserver | null = null;
-  private readonly training = new TrainingJob((text) => this.announce(text), () => this.requestRender());
+  private readonly training = new TrainingJob(this, (text) => this.announce(text), () => this.requestRender());
   private progressDone = 0;
   private progressTotal = 0;
   private lastLoss = NaN;

@@ -131,7 +131,7 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
     this.interrupted = [];
     this.queue = Array.from({ length: to - from + 1 }, (_, i) => from + i);
     const n = Math.min(this.workers, this.queue.length);
-    while (this.jobs.length < n) this.jobs.push(new TrainingJob((text) => this.announce(text), () => this.requestRender()));
+    while (this.jobs.length < n) this.jobs.push(new TrainingJob(this, (text) => this.announce(text), () => this.requestRender()));
     this.running = this.jobs.map(() => -1);
     this.stepsDone = this.jobs.map(() => 0);
     this.status = 'training';

@@ -112,7 +112,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
       color: var(--hl-fg); background: var(--hl-control); border: 1px solid var(--hl-rule); border-radius: 4px; }
   `;
 
-  private readonly jobs = new WorkerJobs();
+  private readonly jobs = new WorkerJobs(this);
   private result: ReplayResult | null = null;
   private status: TrainingReplayState['status'] = 'idle';
   private lastExperiment = 'draft';

@@ -136,7 +136,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     .input-problem { color: var(--hl-bad); font-size: 0.9em; margin: 0.2rem 0 0; }
   `;
 
-  private readonly training = new TrainingJob((text) => this.announce(text), () => this.requestRender());
+  private readonly training = new TrainingJob(this, (text) => this.announce(text), () => this.requestRender());
   private trace: TrainingTracePoint[] = [];
   private runSteps = 2500;
   private runSeed = 0;

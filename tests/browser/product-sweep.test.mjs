@@ -22,9 +22,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { root, screenshot, startSession } from './helpers.mjs';
+import { root, screenshot, startSession, trackWorkers, workersEnded } from './helpers.mjs';
 import { HOSTILE_VALUES, WIDGET_STATES } from './widget-states.mjs';
 import { traced } from './long-tasks.mjs';
+import { frames } from './widget-fixtures.mjs';
 
 const siteDir = path.join(root, 'build/site');
 const PAGES = (function walk(dir) {
@@ -48,6 +49,7 @@ after(async () => { await session?.close(); });
  */
 async function sweepPage(options) {
   const page = await session.newPage(options);
+  await trackWorkers(page);
   await page.addInitScript(() => {
     window.__sweepWidgets = () => [...document.querySelectorAll('*')]
       .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
@@ -183,7 +185,12 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
       if (!firstOfTag) continue;
       phases[`stopping ${what}`] = await traced(session.browser, page, async () => {
         await press(label);
-        await page.waitForTimeout(400);
+        // Under way: its progress bar has moved (a progress message arrived), or it already ended.
+        await page.waitForFunction((i) => {
+          const e = __sweepWidgets()[i];
+          const bar = e.shadowRoot.querySelector('progress');
+          return e.state.status !== 'training' || (bar && bar.value > 0 && bar.value < bar.max);
+        }, t.index, { timeout: 180000 });
         await press('Stop');
         await ended();
         await settled(page);
@@ -200,10 +207,12 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
   assert.deepEqual(over.map((r) => `${r.name} ${r.phase}: ${r.ms.toFixed(1)} ms (${r.what})`), [], `main-thread tasks over ${LONG_TASK_LIMIT_MS} ms of CPU (or over the ceiling of a phase still listed in OVER_THE_LIMIT)`);
 });
 
-/** Waits until no widget of `page` has an analysis in its worker (`busy`), two frames after. */
+/**
+ * Waits until no widget of `page` has an analysis in its worker (`busy`) or an update scheduled
+ * (`updatePending`), still so after a frame: widget-fixtures.mjs's frames().
+ */
 async function settled(page) {
-  await page.waitForFunction(() => [...document.querySelectorAll('*')].every((e) => !e.busy), null, { timeout: 120000 });
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await frames(page);
 }
 
 for (const colorScheme of ['light', 'dark']) {
@@ -365,16 +374,18 @@ test('shareable state: restored from the URL hash, written back on change; a tam
 test('a swept control writes the URL hash a few times, not once per step, and the hash ends with the final state; an over-long link is refused with a message', async () => {
   const article = PAGES.find((p) => p.includes('projections-matching'));
   const page = await open(article);
-  const result = await page.evaluate(async () => {
-    let writes = 0;
+  const angle = await page.evaluate(() => {
+    window.__hashWrites = 0;
     const original = history.replaceState.bind(history);
-    history.replaceState = (...args) => { writes++; return original(...args); };
+    history.replaceState = (...args) => { window.__hashWrites++; return original(...args); };
     const e = document.querySelector('#qk-basis');
     // 300 changes as fast as a held arrow key sends them (one per frame would be slower).
     for (let k = 1; k <= 300; k++) { e.angle = (k % 360) - 180; e.renderNow(); e.emitChange(); }
-    await new Promise((r) => setTimeout(r, 600));
-    return { writes, hash: decodeURIComponent(location.hash), angle: e.angle };
+    return e.angle;
   });
+  // Until the hash holds the final state (the debounced write has happened), however late a loaded machine runs it.
+  await page.waitForFunction((a) => new RegExp(`qk-basis\\.angle=${a}(&|$)`).test(decodeURIComponent(location.hash)), angle);
+  const result = await page.evaluate(() => ({ writes: window.__hashWrites, hash: decodeURIComponent(location.hash), angle: document.querySelector('#qk-basis').angle }));
   // One write after the sweep (the debounce delay is 200 ms; a loaded machine may split it in two or three).
   assert.ok(result.writes >= 1 && result.writes <= 3, `${result.writes} hash writes for 300 changes`);
   assert.match(result.hash, new RegExp(`qk-basis\\.angle=${result.angle}(&|$)`), result.hash);
@@ -643,16 +654,17 @@ test('memory: 3,000 updates of each element (on the first page that has it) leav
         `${what}: heap in use ${r.before.heap_bytes_in_use} → ${r.after.heap_bytes_in_use}`);
       console.log(`# memory ${what}: ${UPDATES} updates in ${Math.round(r.ms)} ms; heap ${r.before.heap_bytes_in_use} → ${r.after.heap_bytes_in_use} B; handles ${r.before.live_handles} → ${r.after.live_handles}`);
     }
-    // Removing every widget: workers end, nothing is left rendering, the heap returns to at most where it was.
-    const workerGone = page.workers().length ? new Promise((resolve) => page.workers()[0].once('close', resolve)) : null;
+    // Removing every widget: every worker it made is terminated and closes (workersEnded waits
+    // for each one's 'close', however long a loaded machine takes), nothing is left rendering, the
+    // heap returns to at most where it was.
     const baseline = await page.evaluate(async (url) => (await (await import(url)).getCore()).memoryDiagnostics(), bundle);
     const after = await page.evaluate(async (url) => {
       const core = await (await import(url)).getCore();
+      // Removal is synchronous (disconnectedCallback cancels the pending renders and ends the workers).
       for (const e of __sweepWidgets()) e.remove();
-      await new Promise((r) => setTimeout(r, 50));
       return core.memoryDiagnostics();
     }, bundle);
-    if (workerGone) await workerGone;
+    await workersEnded(page, name);
     assert.equal(page.workers().length, 0, `${name}: a worker outlived its widget`);
     assert.ok(after.heap_bytes_in_use <= baseline.heap_bytes_in_use && after.live_handles <= baseline.live_handles, `${name}: memory kept after removal`);
     assert.deepEqual(page.problems, [], name);

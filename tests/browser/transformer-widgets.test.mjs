@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { root, screenshot, startSession } from './helpers.mjs';
+import { root, screenshot, startSession, trackWorkers, workersEnded } from './helpers.mjs';
 import { frames } from './widget-fixtures.mjs';
 import { cliRun } from '../wasm/helpers.mjs';
 
@@ -32,6 +32,7 @@ let page;
 before(async () => {
   session = await startSession({ csp: true });
   page = await session.newPage();
+  await trackWorkers(page);
   // The fixture model and the bad files, served at /test-models/ (the site has no such folder).
   await page.route('**/test-models/**', (route) => {
     const name = decodeURIComponent(new URL(route.request().url()).pathname.split('/').pop());
@@ -279,7 +280,7 @@ test('screenshots at 360 and 1280 px, light and dark', async () => {
     for (const width of [360, 1280]) {
       await p.emulateMedia({ colorScheme: scheme });
       await p.setViewportSize({ width, height: 900 });
-      await frames(p, 4);
+      await frames(p);
       for (const tag of ['headlab-transformer-model', ...TAGS]) await screenshot(p.locator(tag).first(), `transformer-${tag.replace('headlab-transformer-', '')}-${scheme}-${width}`);
       // Nothing wider than the screen: every figure scales down with its box.
       const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -288,4 +289,36 @@ test('screenshots at 360 and 1280 px, light and dark', async () => {
   }
   assert.deepEqual(p.problems, []);
   await p.close();
+});
+
+test('removed, the model element and the figures end every worker they made and start none: the analysis read after removal, a trainer asked to train after removal', async () => {
+  // The page's model element, its five figures and a trainer: each made or makes a worker while on the page.
+  const r = await page.evaluate(async (bundle) => {
+    // The page loads only the elements it uses; the whole bundle defines the trainer too.
+    await import(bundle);
+    const trainer = document.createElement('headlab-transformer-training');
+    trainer.setAttribute('steps', '50');
+    document.body.append(trainer);
+    const m = document.getElementById('induction');
+    const figures = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-transformer-') && e !== m && e !== trainer);
+    const { configText, safetensors } = m.modelSource.model;
+    // A model handed over while the element is on the page, read by the core after an await that
+    // resolves once the element has been removed (with the figures and the trainer).
+    const handed = m.useModel({ config: configText, safetensors }, 'handed over');
+    for (const e of [m, ...figures, trainer]) e.remove();
+    await handed;
+    // Off the page: what starts a worker on the page (the analysis of the new model behind the
+    // bound values; a training run) must start none, and the run ends as failed rather than waiting forever.
+    const analysis = m.analysis;
+    trainer.train();
+    window.__removedTrainer = trainer;
+    return { figures: figures.length, analysis, made: window.__workerLog.length };
+  }, new URL('headlab/headlab.js', session.url).href);
+  assert.equal(r.figures, 5);
+  assert.equal(r.analysis, null);
+  assert.ok(r.made >= 5, `${r.made} workers made on the page`);
+  await workersEnded(page, PAGE);
+  assert.equal(page.workers().length, 0);
+  // The refused run ends as failed (its status does not stay 'training' with no worker behind it).
+  await page.waitForFunction(() => window.__removedTrainer.trainingStatus === 'failed');
 });

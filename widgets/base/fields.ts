@@ -30,6 +30,8 @@ export interface FieldHost {
   signal: AbortSignal | undefined;
   isEditing(): boolean;
   isConnected(): boolean;
+  /** Told when a check is scheduled (true) and when it ran or was cancelled (false): the widget's updatePending. */
+  checkScheduled?(input: HTMLInputElement, scheduled: boolean): void;
 }
 
 let fieldCount = 0;
@@ -44,7 +46,12 @@ export function bindField<T>(input: HTMLInputElement | HTMLTextAreaElement, opti
   }
   input.setAttribute('aria-describedby', [input.getAttribute('aria-describedby'), message.id].filter(Boolean).join(' '));
   let timer = 0;
-  const cancel = (): void => { if (timer) clearTimeout(timer); timer = 0; };
+  const cancel = (): void => {
+    if (!timer) return;
+    clearTimeout(timer);
+    timer = 0;
+    host.checkScheduled?.(input, false);
+  };
   host.signal?.addEventListener('abort', cancel);
   const check = (): boolean => {
     cancel();
@@ -68,7 +75,12 @@ export function bindField<T>(input: HTMLInputElement | HTMLTextAreaElement, opti
   host.listen(input, 'input', () => {
     cancel();
     if (delay <= 0) { check(); return; }
-    timer = window.setTimeout(() => { timer = 0; if (host.isConnected()) host.guard(() => { check(); }); }, delay);
+    timer = window.setTimeout(() => {
+      timer = 0;
+      host.checkScheduled?.(input, false);
+      if (host.isConnected()) host.guard(() => { check(); });
+    }, delay);
+    host.checkScheduled?.(input, true);
   });
   host.listen(input, 'change', () => { check(); });
   // A text area (a prompt that wraps) commits on Enter as a one-line field does; Shift+Enter is a new line.

@@ -51,7 +51,7 @@ import { el, LayoutWatcher, markParts } from './dom.js';
 import { excerptQuotes, messageOf, WidgetInputError } from './errors.js';
 import { downloadExport, exportMenu, figureNamed, type ExportFormat, type ExportMenuOptions, type WidgetFigure } from './exports.js';
 import { bindField, type BoundField, type FieldOptions } from './fields.js';
-import { MAX_HASH_LENGTH, SharedStateLink } from './share-state.js';
+import { LOCATION_ATTRIBUTES, MAX_HASH_LENGTH, SharedStateLink } from './share-state.js';
 import { baseSheet, sheet } from './theme.js';
 
 // Widgets import their helpers from here (one import line per widget).
@@ -100,7 +100,10 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
    * (headlab_max_digit.wasm, in this.maxDigit); the last two are downloaded only by pages that use them.
    */
   protected static coreModule: 'core' | 'feature-recovery' | 'max-digit' = 'core';
-  /** Attributes that make up the reader's state in the URL hash (share-state); none by default. */
+  /**
+   * Attributes that make up the reader's state in the URL hash (share-state); none by default.
+   * A file location (LOCATION_ATTRIBUTES: src, config, …) is never shared, even when listed.
+   */
   protected static sharedAttributes: readonly string[] = [];
   /** The widget's own CSS, adopted (as a constructed sheet) after the base sheet. */
   protected static css = '';
@@ -303,7 +306,21 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       signal: this.listeners?.signal,
       isEditing: () => this.root.activeElement === input,
       isConnected: () => this.isConnected,
+      checkScheduled: (field, scheduled) => { if (scheduled) this.fieldsWaiting.add(field); else this.fieldsWaiting.delete(field); },
     });
+  }
+
+  /** The typed fields whose check is scheduled (the reader paused typing less than their delay ago). */
+  private readonly fieldsWaiting = new Set<HTMLInputElement>();
+
+  /**
+   * Whether the widget has an update scheduled that will change what it shows: a render (at the
+   * next frame, in a task, or in its turn), the swap of its prerendered snapshot, or a typed
+   * field's check. Tests wait for false (with `busy` false, for work in a worker) rather than
+   * for a number of frames or milliseconds.
+   */
+  get updatePending(): boolean {
+    return this.frame !== 0 || this.offFrame !== 0 || this.waitingTurn || this.swapQueued || this.fieldsWaiting.size > 0;
   }
 
   // ---- shareable state (URL hash) ----
@@ -312,6 +329,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   get sharedState(): Record<string, string> {
     const out: Record<string, string> = {};
     for (const name of (this.constructor as typeof HeadlabElement).sharedAttributes) {
+      if (LOCATION_ATTRIBUTES.has(name)) continue;
       const v = this.getAttribute(name);
       if (v !== null) out[name] = v;
     }
@@ -321,6 +339,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   /** Restores a shareable state: each shared attribute is set to its value, or removed when absent. */
   set sharedState(values: Record<string, string>) {
     for (const name of (this.constructor as typeof HeadlabElement).sharedAttributes) {
+      if (LOCATION_ATTRIBUTES.has(name)) continue;
       const v = values[name];
       if (typeof v === 'string') {
         if (this.getAttribute(name) !== v) this.setAttribute(name, v);
@@ -430,6 +449,8 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     this.layoutWatcher.disconnect();
     this.structure?.disconnect();
     this.structure = null;
+    // The fields' listeners are aborted with `listeners`, which cancels their checks.
+    this.fieldsWaiting.clear();
     // Controls are rebuilt (with fresh listeners) if the element is attached again.
     this.built = false;
     this.body.replaceChildren();

@@ -10,6 +10,14 @@ export const HASH_RETRY_MS = 1000;
 /** Longest URL hash read for shared state (a widget's state is a few hundred characters). */
 export const MAX_HASH_LENGTH = 8192;
 
+/**
+ * Attributes that name a file or a place to fetch from. They are never read from the URL hash
+ * (nor written to it), whatever an element lists in its shared attributes: what a page loads is
+ * chosen by its author, so a crafted link cannot make a reader's page fetch files from another
+ * origin (shown as the author's model) or from a server that stalls.
+ */
+export const LOCATION_ATTRIBUTES: ReadonlySet<string> = new Set(['src', 'config', 'data', 'href', 'url']);
+
 /** The hash's "&"-separated entries, still encoded. */
 export function hashParts(): string[] {
   return location.hash.replace(/^#/, '').split('&').filter(Boolean);
@@ -133,6 +141,7 @@ export class SharedStateLink {
     }
     const values = hashEntries(key);
     if (!values) return;
+    for (const name of LOCATION_ATTRIBUTES) delete values[name];
     this.element.sharedState = values;
     if (scroll !== 'no' && firstKeyInHash() === key) {
       if (scroll === 'now' && this.host.built()) this.reveal(true);

@@ -6,7 +6,7 @@
 // when its status or its model changes.
 import type { MaxDigitWeights } from '../../web/headlab-core.js';
 import { WorkerJobs } from '../../web/worker-client.js';
-import { BodyTooLarge, boundedBody, shortUrl } from '../base/download.js';
+import { BodyTooLarge, download, shortUrl } from '../base/download.js';
 
 import type { MaxDigitAnalysisFile } from '../../formats/max-digit-analysis.js';
 
@@ -48,18 +48,6 @@ export const MAX_WEIGHTS_BYTES = 16 * 1024 * 1024;
 
 let versions = 0;
 
-/** The body of `response` as text, refusing more than `maxBytes` (counted as they arrive). */
-async function limitedText(response: Response, maxBytes: number): Promise<string> {
-  try {
-    return new TextDecoder().decode(await boundedBody(response, maxBytes));
-  } catch (err) {
-    if (!(err instanceof BodyTooLarge)) throw err;
-    throw new Error(err.declared !== null
-      ? `it is ${err.declared.toLocaleString('en-US')} bytes; the limit is ${maxBytes.toLocaleString('en-US')}`
-      : `it is larger than ${maxBytes.toLocaleString('en-US')} bytes, the limit`);
-  }
-}
-
 export class MaxDigitModelSource extends EventTarget {
   status: ModelStatus = 'idle';
   failure = '';
@@ -73,8 +61,8 @@ export class MaxDigitModelSource extends EventTarget {
    * Fetches the weights at `url` (absolute); the worker checks and analyses them (task
    * "max-digit-load": the analysis evaluates 111,110 lists, far more than a frame, so it stays
    * off the page's main thread). A second call with the same URL does nothing. A download that
-   * has not finished after `timeoutS` seconds is abandoned (AbortController) and the source
-   * fails with a message saying so; a body beyond MAX_WEIGHTS_BYTES too.
+   * has not finished after `timeoutS` seconds is abandoned and the source fails with a message
+   * saying so; a body beyond MAX_WEIGHTS_BYTES too (widgets/base/download.ts).
    */
   load(url: string, timeoutS = DEFAULT_WEIGHTS_TIMEOUT_S): Promise<void> {
     if (this.loading && this.url === url) return this.loading;
@@ -84,17 +72,13 @@ export class MaxDigitModelSource extends EventTarget {
     this.notify();
     const attempt = (async () => {
       let text: string;
-      const abort = new AbortController();
-      const timer = setTimeout(() => abort.abort(), timeoutS * 1000);
       try {
-        const response = await fetch(url, { signal: abort.signal });
-        if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
-        text = await limitedText(response, MAX_WEIGHTS_BYTES);
+        text = new TextDecoder().decode(await download(url, { maxBytes: MAX_WEIGHTS_BYTES, timeoutS }));
       } catch (err) {
-        const reason = abort.signal.aborted ? `no complete answer within ${timeoutS} s; the download was abandoned` : (err as Error).message;
+        const reason = !(err instanceof BodyTooLarge) ? (err as Error).message
+          : err.declared !== null ? `it is ${err.declared.toLocaleString('en-US')} bytes; the limit is ${MAX_WEIGHTS_BYTES.toLocaleString('en-US')}`
+          : `it is larger than ${MAX_WEIGHTS_BYTES.toLocaleString('en-US')} bytes, the limit`;
         throw new Error(`the weights file ${shortUrl(url)} could not be fetched (${reason})`);
-      } finally {
-        clearTimeout(timer);
       }
       type Loaded = { weights: MaxDigitWeights; analysis: MaxDigitAnalysisFile; seed: number | null };
       const jobs = new WorkerJobs();

@@ -80,7 +80,7 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
   protected static needsCore = false;
   declare protected source: TransformerModelSource | null;
   private owner: Element | null = null;
-  private readonly workerJobs = new WorkerJobs();
+  private readonly workerJobs = new WorkerJobs(this);
   /** Whether an analysis is in the worker, and the one asked for after it (analyzedInWorker). */
   private workerBusy = false;
   private workerWanted: { model: LoadedTransformer; key: string; job: WorkerJob; pick: (value: WorkerResult) => unknown } | null = null;
