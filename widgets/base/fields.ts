@@ -31,7 +31,7 @@ export interface FieldHost {
   isEditing(): boolean;
   isConnected(): boolean;
   /** Told when a check is scheduled (true) and when it ran or was cancelled (false): the widget's updatePending. */
-  checkScheduled?(input: HTMLInputElement, scheduled: boolean): void;
+  checkScheduled?(input: HTMLInputElement | HTMLTextAreaElement, scheduled: boolean): void;
 }
 
 let fieldCount = 0;

@@ -311,7 +311,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   }
 
   /** The typed fields whose check is scheduled (the reader paused typing less than their delay ago). */
-  private readonly fieldsWaiting = new Set<HTMLInputElement>();
+  private readonly fieldsWaiting = new Set<HTMLInputElement | HTMLTextAreaElement>();
 
   /**
    * Whether the widget has an update scheduled that will change what it shows: a render (at the
