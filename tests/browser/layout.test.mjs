@@ -278,39 +278,3 @@ for (const colorScheme of ['light', 'dark']) {
   });
 }
 
-/** The widths at which the transformer figures' prompt fields are checked: a phone, a small laptop, a desktop. */
-const PROMPT_WIDTHS = [360, 1024, 1280];
-
-test(`the transformer figures' prompt fields show the whole prompt they open with at ${PROMPT_WIDTHS.join(', ')} px`, async () => {
-  const seen = [];
-  for (const name of ['articles/induction-heads.html', 'own-model.html']) {
-    const page = await openLive(name, PROMPT_WIDTHS[0], 'light');
-    for (const width of PROMPT_WIDTHS) {
-      await page.setViewportSize({ width, height: HEIGHT });
-      await page.evaluate(settle);
-      const fields = await page.evaluate(() => [...document.querySelectorAll('*')]
-        .filter((e) => e.localName.startsWith('headlab-transformer-') && e.shadowRoot)
-        .flatMap((host) => [...host.shadowRoot.querySelectorAll('.prompt-row textarea')].map((f) => {
-          const r = f.getBoundingClientRect();
-          return {
-            where: `${host.localName}#${host.id} ${f.name}`, text: f.value, tokens: f.value.trim().split(/\s+/).length,
-            // The prompt the figure computes with (its default: the page's attribute, else a repeated block).
-            shown: f.name === 'prompt' ? host.state.prompt?.length : host.state[f.name]?.length,
-            scroll: [f.scrollWidth, f.scrollHeight], client: [f.clientWidth, f.clientHeight], left: r.left, right: r.right,
-          };
-        })));
-      assert.ok(fields.length > 0, `${name}: no prompt field`);
-      for (const f of fields) {
-        const at = `${name} @${width} ${f.where}`;
-        assert.ok(f.tokens >= 2 && f.tokens === f.shown, `${at}: ${f.tokens} tokens in the field, ${f.shown} in the figure ("${f.text}")`);
-        assert.ok(f.scroll[0] <= f.client[0] + EDGE_SLACK_PX && f.scroll[1] <= f.client[1] + EDGE_SLACK_PX,
-          `${at}: ${f.scroll.join(' × ')} px of prompt in a ${f.client.join(' × ')} px field ("${f.text}")`);
-        assert.ok(f.left >= -EDGE_SLACK_PX && f.right <= width + EDGE_SLACK_PX, `${at}: the field spans ${f.left}…${f.right} px of a ${width} px window`);
-      }
-      seen.push(`${name} @${width}: ${fields.map((f) => `${f.where} ${f.tokens} tokens in ${f.client.join(' × ')} px`).join('; ')}`);
-    }
-    assert.deepEqual(page.problems, [], name);
-    await page.close();
-  }
-  console.log(seen.join('\n'));
-});
