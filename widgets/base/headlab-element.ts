@@ -341,7 +341,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
    * message. Call the returned `show(text)` from render(): it writes the field unless the
    * reader is editing it or it holds an invalid entry.
    */
-  protected bindField<T>(input: HTMLInputElement, options: FieldOptions<T>): BoundField {
+  protected bindField<T>(input: HTMLInputElement | HTMLTextAreaElement, options: FieldOptions<T>): BoundField {
     return bindField(input, options, {
       listen: (target, type, handler) => this.listen(target, type, handler),
       guard: (fn) => this.guard(fn),
@@ -353,7 +353,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   }
 
   /** The typed fields whose check is scheduled (the reader paused typing less than their delay ago). */
-  private readonly fieldsWaiting = new Set<HTMLInputElement>();
+  private readonly fieldsWaiting = new Set<HTMLInputElement | HTMLTextAreaElement>();
 
   /**
    * Whether the widget has an update scheduled that will change what it shows: a render (at the
