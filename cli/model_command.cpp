@@ -67,8 +67,10 @@ LoadedModel load(const std::map<std::string, std::string>& flags) {
     throw InputError("--config " + config_path + ": " + e.what());
   }
   try {
-    m.file = fm::read_safetensors(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), limits);
-    m.weights = fm::transformer_weights_from_safetensors(config, m.file);
+    // Names, dtypes and shapes are checked before any tensor is converted (one at a time), as in the page.
+    const fm::SafetensorsIndex index = fm::index_safetensors(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), limits);
+    m.weights = fm::transformer_weights_from_safetensors(config, index);
+    m.file = fm::without_values(index);
   } catch (const InputError& e) {
     throw InputError("--weights " + weights_path + ": " + e.what());
   }

@@ -54,12 +54,7 @@ void store_u64(std::string& out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
 }
 
-struct Entry {
-  std::string name;
-  DType dtype;
-  std::vector<std::int64_t> shape;
-  std::uint64_t begin, end, count;
-};
+using Entry = TensorEntry;
 
 // A non-negative integer as nlohmann's is_number_unsigned() saw it (the JSON layer keeps
 // non-negative integers as unsigned, negative ones as signed, anything else as a double).
@@ -128,7 +123,7 @@ Entry parse_entry(const std::string& name, const JsonValue& e, const Safetensors
 
 }  // namespace
 
-SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, const SafetensorsLimits& limits) {
+SafetensorsIndex index_safetensors(const std::uint8_t* data, std::size_t size, const SafetensorsLimits& limits) {
   if (size > limits.max_file_bytes) {
     fail("the file has " + std::to_string(size) + " bytes; the limit is " + std::to_string(limits.max_file_bytes));
   }
@@ -166,8 +161,8 @@ SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, con
     fail("the header lists " + std::to_string(tensor_count) + " tensors; the limit is " +
          std::to_string(limits.max_tensors));
   }
-  SafetensorsFile file;
-  std::vector<Entry> entries;
+  SafetensorsIndex file;
+  std::vector<Entry>& entries = file.entries;
   for (const auto& [key, value] : document.members()) {  // sorted by name, as nlohmann's object was
     if (key == "__metadata__") {
       if (!value.is_object()) fail("__metadata__ must be an object of strings");
@@ -180,7 +175,6 @@ SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, con
     entries.push_back(parse_entry(key, value, limits));
   }
   const std::uint64_t buffer_size = size - 8 - header_length;
-  const std::uint8_t* buffer = header + header_length;
   // The tensors must tile [0, buffer_size) exactly.
   std::vector<const Entry*> by_offset;
   for (const auto& e : entries) by_offset.push_back(&e);
@@ -204,34 +198,58 @@ SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, con
   if (covered != buffer_size) {
     fail("bytes [" + std::to_string(covered) + ", " + std::to_string(buffer_size) + ") at the end of the data belong to no tensor");
   }
-  for (const auto& e : entries) {
+  file.buffer = header + header_length;
+  file.buffer_size = buffer_size;
+  return file;
+}
+
+Tensor decode_tensor(const SafetensorsIndex& index, const TensorEntry& e) {
+  Tensor t;
+  t.name = e.name;
+  t.dtype = e.dtype;
+  t.shape = e.shape;
+  t.values.resize(e.count);
+  const std::uint8_t* p = index.buffer + e.begin;
+  for (std::uint64_t i = 0; i < e.count; ++i) {
+    double v;
+    if (e.dtype == DType::F64) {
+      const std::uint64_t bits = load_u64(p + 8 * i);
+      std::memcpy(&v, &bits, 8);
+    } else if (e.dtype == DType::F32) {
+      const std::uint32_t bits = static_cast<std::uint32_t>(p[4 * i]) | (static_cast<std::uint32_t>(p[4 * i + 1]) << 8) |
+                                 (static_cast<std::uint32_t>(p[4 * i + 2]) << 16) |
+                                 (static_cast<std::uint32_t>(p[4 * i + 3]) << 24);
+      float f;
+      std::memcpy(&f, &bits, 4);
+      v = f;
+    } else {
+      if (p[i] > 1) fail("tensor " + short_text(e.name) + ": BOOL value " + std::to_string(p[i]) + " at index " + std::to_string(i));
+      v = p[i];
+    }
+    if (!std::isfinite(v) && t.first_non_finite < 0) t.first_non_finite = static_cast<std::int64_t>(i);
+    t.values[i] = v;
+  }
+  return t;
+}
+
+SafetensorsFile without_values(const SafetensorsIndex& index) {
+  SafetensorsFile file;
+  file.metadata = index.metadata;
+  for (const auto& e : index.entries) {
     Tensor t;
     t.name = e.name;
     t.dtype = e.dtype;
     t.shape = e.shape;
-    t.values.resize(e.count);
-    const std::uint8_t* p = buffer + e.begin;
-    for (std::uint64_t i = 0; i < e.count; ++i) {
-      double v;
-      if (e.dtype == DType::F64) {
-        const std::uint64_t bits = load_u64(p + 8 * i);
-        std::memcpy(&v, &bits, 8);
-      } else if (e.dtype == DType::F32) {
-        const std::uint32_t bits = static_cast<std::uint32_t>(p[4 * i]) | (static_cast<std::uint32_t>(p[4 * i + 1]) << 8) |
-                                   (static_cast<std::uint32_t>(p[4 * i + 2]) << 16) |
-                                   (static_cast<std::uint32_t>(p[4 * i + 3]) << 24);
-        float f;
-        std::memcpy(&f, &bits, 4);
-        v = f;
-      } else {
-        if (p[i] > 1) fail("tensor " + short_text(e.name) + ": BOOL value " + std::to_string(p[i]) + " at index " + std::to_string(i));
-        v = p[i];
-      }
-      if (!std::isfinite(v) && t.first_non_finite < 0) t.first_non_finite = static_cast<std::int64_t>(i);
-      t.values[i] = v;
-    }
     file.tensors.push_back(std::move(t));
   }
+  return file;
+}
+
+SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, const SafetensorsLimits& limits) {
+  const SafetensorsIndex index = index_safetensors(data, size, limits);
+  SafetensorsFile file;
+  file.metadata = index.metadata;
+  for (const auto& e : index.entries) file.tensors.push_back(decode_tensor(index, e));
   return file;
 }
 
