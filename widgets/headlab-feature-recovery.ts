@@ -185,7 +185,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     };
   }
 
-  get state(): FeatureRecoveryState {
+  protected readState(): FeatureRecoveryState {
     return {
       settings: this.settings,
       status: this.training.status,

@@ -93,7 +93,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     return this.source?.status === 'ready' ? this.source.model!.config : null;
   }
 
-  get state(): TransformerModelState {
+  protected readState(): TransformerModelState {
     const m = this.source?.status === 'ready' ? this.source.model : null;
     const c = m?.config;
     return {

@@ -424,8 +424,10 @@ function reattached(page, index, a, b) {
       await frame();
     }
     const before = e.renderCount;
-    e.sharedState = sb; await frame();
-    e.sharedState = sa; await frame();
+    // An element with nothing to share (the transformer model: its files are the author's) is asked to render instead.
+    const nothingShared = !Object.keys(sa).length && !Object.keys(sb).length;
+    e.sharedState = sb; if (nothingShared) e.requestRender(); await frame();
+    e.sharedState = sa; if (nothingShared) e.requestRender(); await frame();
     const alert = e.shadowRoot.querySelector('.alert');
     return { renders: e.renderCount - before, alert: alert.hidden ? '' : alert.textContent };
   }, [index, a, b]);
@@ -631,7 +633,9 @@ test('memory: 3,000 updates of each element (on the first page that has it) leav
         // its worker, whose heap tests/wasm/diagnostics.test.mjs holds flat over 600 calls of
         // that task; here its main-thread side (renders, handles) is what is measured.
         const core = e.maxDigit ?? e.featureRecovery ?? e.transformerCore ?? await (await import(url)).getCore();
-        const step = (k) => { e.sharedState = k % 2 ? sb : sa; e.renderNow(); void e.state; };
+        // An element with nothing to share (the transformer model: its files are the author's) is asked to render instead.
+        const nothingShared = !Object.keys(sa).length && !Object.keys(sb).length;
+        const step = (k) => { e.sharedState = k % 2 ? sb : sa; if (nothingShared) e.requestRender(); e.renderNow(); void e.state; };
         for (let k = 0; k < 200; k++) step(k);  // warm-up: caches and allocator bins filled
         await new Promise((r) => requestAnimationFrame(r));
         const before = core.memoryDiagnostics();
@@ -668,6 +672,73 @@ test('memory: 3,000 updates of each element (on the first page that has it) leav
     assert.equal(page.workers().length, 0, `${name}: a worker outlived its widget`);
     assert.ok(after.heap_bytes_in_use <= baseline.heap_bytes_in_use && after.live_handles <= baseline.live_handles, `${name}: memory kept after removal`);
     assert.deepEqual(page.problems, [], name);
+    await page.close();
+  }
+});
+
+/** Rows of the over-long author data below (the audit's figure): about 3,000,000 characters of JSON. */
+const HOSTILE_ROWS = 500000;
+
+test('hostile input costs no long task: a 500,000-row attribute or JSON content is refused by its length before it is parsed; a hostile link at load is refused by its value', async () => {
+  const article = PAGES.find((p) => p.includes('projections-matching'));
+  // Each on a fresh page: what a page does first (the first number formatted, the first parse) is what cost.
+  const cases = [['basis-rotation', 'x'], ['basis-rotation', 'w-q'], ['value-swap', 'values'], ['value-swap', 'weights'], ['value-swap', 'records'], ['value-swap', 'content']];
+  for (const [name, attr] of cases) {
+    const page = await open(article);
+    await page.evaluate(async ([name, attr, n]) => {
+      if (!document.querySelector(`headlab-${name}`)) {
+        await import(new URL(`/headlab/${name}.js`, location.href).href);
+        document.body.append(document.createElement(`headlab-${name}`));
+      }
+      // Built before the trace: the author's page holds it already.
+      window.__hostile = attr === 'weights' ? Array(n).fill('0').join(' ')
+        : attr === 'records' ? JSON.stringify(Array(n).fill('r'))
+          : attr === 'content' ? JSON.stringify({ weights: [0.5, 0.5], values: Array(n).fill([1, 2]) })
+            : `[${Array(n).fill('[1,2]').join(',')}]`;
+    }, [name, attr, HOSTILE_ROWS]);
+    await rendered(page);
+    const t = await traced(session.browser, page, async () => {
+      await page.evaluate(([name, attr]) => {
+        const e = document.querySelector(`headlab-${name}`);
+        if (attr !== 'content') { e.setAttribute(attr, window.__hostile); return; }
+        const script = document.createElement('script');
+        script.type = 'application/json';
+        script.textContent = window.__hostile;
+        e.replaceChildren(script);
+        e.removeAttribute('weights'); e.removeAttribute('values');
+        e.setAttribute('column-b', '1');  // a render, which reads the new content
+      }, [name, attr]);
+      await page.waitForFunction((name) => !document.querySelector(`headlab-${name}`).shadowRoot.querySelector('.alert').hidden, name);
+    });
+    const message = await page.evaluate((name) => document.querySelector(`headlab-${name}`).error, name);
+    const what = `${name} ${attr} of ${HOSTILE_ROWS.toLocaleString('en-US')} rows`;
+    console.log(`# longest task, ${what}: ${t.ms.toFixed(1)} ms computation (task ${t.taskMs.toFixed(1)} ms CPU, ${t.wallMs.toFixed(1)} ms wall); ${t.what}`);
+    assert.match(message, /characters long; the limit is 200,000$/, what);
+    assert.ok(t.ms < LONG_TASK_LIMIT_MS, `${what}: a task of ${t.ms.toFixed(1)} ms (${t.what})`);
+    assert.deepEqual(page.problems, [], what);
+    await page.close();
+  }
+  // A hostile link at load: markup in an entry the element does not share (step), and in one it
+  // does (snapshot), long enough to be excerpted in the message.
+  const fr = PAGES.find((p) => p.includes('feature-recovery'));
+  const markup = '<svg><foreignObject><div style=color:red onclick=window.__injected=1>hostile markup</div></foreignObject></svg>';
+  for (const entry of ['replay.step', 'replay.snapshot']) {
+    const page = await sweepPage();
+    const t = await traced(session.browser, page, async () => {
+      await page.goto(`${session.url}${fr}#${entry}=${encodeURIComponent(markup)}`);
+      await rendered(page);
+    });
+    const state = await page.evaluate(() => { const e = document.querySelector('#replay'); return { error: e.error, state: e.state, injected: window.__injected ?? null }; });
+    console.log(`# longest task, ${fr}#${entry}=<markup>: ${t.ms.toFixed(1)} ms computation (task ${t.taskMs.toFixed(1)} ms CPU, ${t.wallMs.toFixed(1)} ms wall); ${t.what}`);
+    if (entry === 'replay.snapshot') {
+      assert.match(state.error, /^attribute snapshot="<svg><foreignObject><div style=color:red…" \(\d+ characters\) is not a finite number$/);
+      assert.equal(state.state, null);
+    } else {
+      assert.equal(state.error, null);
+    }
+    assert.equal(state.injected, null);
+    assert.ok(t.ms < LONG_TASK_LIMIT_MS, `${entry}: a task of ${t.ms.toFixed(1)} ms (${t.what})`);
+    assert.deepEqual(page.problems, [], entry);
     await page.close();
   }
 });

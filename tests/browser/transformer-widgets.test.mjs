@@ -248,6 +248,27 @@ test('bad files: the model element and every figure show the core\'s message', a
   assert.deepEqual(page.problems, []);
 });
 
+test('a pasted prompt of 100,000 characters or 10,000 tokens is quoted by an excerpt in the field\'s message, as every message is', async () => {
+  const field = page.locator('headlab-transformer-attention input[name="prompt"]');
+  const kept = await field.inputValue();
+  for (const [what, text] of [['100,000 characters', 'x'.repeat(100000)], ['10,000 tokens', Array(10000).fill('5').join(' ')]]) {
+    await field.fill(text);
+    await field.press('Enter');
+    const shown = await page.evaluate(() => {
+      const e = document.querySelector('headlab-transformer-attention');
+      return { message: e.shadowRoot.querySelector('.prompt-row .input-problem').textContent, invalid: e.shadowRoot.querySelector('input[name="prompt"]').getAttribute('aria-invalid') };
+    });
+    assert.equal(shown.invalid, 'true', what);
+    assert.ok(shown.message.startsWith(`the prompt "${text.slice(0, 40)}…" (${text.length.toLocaleString("en-US")} characters)`), `${what}: ${shown.message.slice(0, 120)}`);
+    // The excerpt, the core's reason (itself excerpted) and the kept prompt: a few hundred characters.
+    assert.ok(shown.message.length < 400 + kept.length + 60, `${what}: a message of ${shown.message.length} characters`);
+  }
+  await field.fill(kept);
+  await field.press('Enter');
+  assert.equal(await field.getAttribute('aria-invalid'), 'false');
+  assert.deepEqual(page.problems, []);
+});
+
 test('keyboard: arrow keys move along the tokens and through the patching cells, and the readouts follow', async () => {
   await setAll(page, { 'headlab-transformer-attention': { prompt: '3 10 17 3 10', position: '0' } });
   const readout = (tag) => page.evaluate((t) => document.querySelector(t).shadowRoot.querySelector('.readout').textContent, tag);
