@@ -4,7 +4,8 @@
 //
 // parse_json checks the document size first and the nesting depth and string lengths while it
 // scans, so a hostile file (a value nested 60,000 deep, a 1 GB string) is refused with a message
-// before any deep work; messages quote at most kExcerptBytes of the text.
+// before any deep work; messages quote at most kExcerptBytes of the text. Each limit is inclusive:
+// a document of max_bytes, max_depth levels, a string of max_string_bytes is read; one more is not.
 // dump_json writes the bytes nlohmann::json::dump() writes (keys sorted, no spaces, doubles as
 // the shortest text that reads back to the same bits, integers as integers), so files written
 // before this layer existed regenerate byte for byte. A non-finite double is refused (InputError
@@ -102,7 +103,9 @@ struct JsonLimits {
 constexpr std::size_t kExcerptBytes = 32;
 
 // Throws InputError "<what> is not valid JSON: <reason> at line L, column C near "<excerpt>""
-// (or "<what> is larger than N bytes" / "nested deeper than N levels" / "a string longer than N bytes").
+// (or "<what> is larger than N bytes" / "nested deeper than N levels" / "a string longer than N bytes";
+// a reason is also a string that is not well-formed UTF-8). An object that repeats a key is refused:
+// "<what> has the key "k" twice (the second at line L, column C)".
 JsonValue parse_json(std::string_view text, const std::string& what, const JsonLimits& limits = {});
 
 // Compact JSON text; the bytes nlohmann::json::dump(-1) gives for the same value.

@@ -54,33 +54,6 @@ void store_u64(std::string& out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
 }
 
-// Nesting depth and string lengths of the header text, before handing it to the JSON parser
-// (a safetensors header nests 3 deep: object → entry → shape array).
-void prescan_header(const std::uint8_t* p, std::size_t n, std::size_t max_string) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  std::size_t string_length = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const char ch = static_cast<char>(p[i]);
-    if (in_string) {
-      if (++string_length > max_string) {
-        fail("the header has a string longer than " + std::to_string(max_string) + " characters at byte " +
-             std::to_string(8 + i));
-      }
-      if (escaped) escaped = false;
-      else if (ch == '\\') escaped = true;
-      else if (ch == '"') in_string = false;
-    } else if (ch == '"') {
-      in_string = true;
-      string_length = 0;
-    } else if (ch == '{' || ch == '[') {
-      if (++depth > 3) fail("the header nests deeper than 3 levels at byte " + std::to_string(8 + i));
-    } else if (ch == '}' || ch == ']') {
-      --depth;
-    }
-  }
-}
-
 using Entry = TensorEntry;
 
 // A non-negative integer as nlohmann's is_number_unsigned() saw it (the JSON layer keeps
@@ -94,6 +67,10 @@ std::uint64_t offset_of(const JsonValue& v, const std::string& name) {
 
 Entry parse_entry(const std::string& name, const JsonValue& e, const SafetensorsLimits& limits) {
   if (name.empty()) fail("a tensor has an empty name");
+  if (name.size() > limits.max_name_length) {
+    fail("tensor " + short_text(name) + ": its name has " + std::to_string(name.size()) + " bytes; the limit is " +
+         std::to_string(limits.max_name_length));
+  }
   if (!e.is_object()) fail("tensor " + short_text(name) + ": its entry must be an object with dtype, shape, data_offsets");
   for (const auto& [key, value] : e.members()) {
     if (key != "dtype" && key != "shape" && key != "data_offsets") {
@@ -162,12 +139,15 @@ SafetensorsIndex index_safetensors(const std::uint8_t* data, std::size_t size, c
   }
   const std::uint8_t* header = data + 8;
   if (header_length < 2 || header[0] != '{') fail("the header must be a JSON object starting with '{'");
-  prescan_header(header, header_length, limits.max_name_length);
-  // The prescan has bounded depth and strings; the parser checks them again (same limits) as it reads.
+  // The parser bounds the depth (object → entry → shape array) before each descent. Strings are
+  // bounded by the header's own limit: __metadata__ values are free text (a model card's
+  // description runs to hundreds of characters); tensor names are bounded below, in parse_entry.
+  // It also refuses a key given twice (a second tensor of one name pointing at other bytes, a
+  // second __metadata__) and strings that are not well-formed UTF-8.
   JsonLimits json_limits;
   json_limits.max_bytes = limits.max_header_bytes;
   json_limits.max_depth = 3;
-  json_limits.max_string_bytes = limits.max_name_length;
+  json_limits.max_string_bytes = limits.max_header_bytes;
   JsonValue document;
   try {
     document = parse_json(std::string_view(reinterpret_cast<const char*>(header), header_length), "the header",
@@ -176,9 +156,10 @@ SafetensorsIndex index_safetensors(const std::uint8_t* data, std::size_t size, c
     fail(e.what());  // "the header is not valid JSON: <reason> at line L, column C near "<excerpt>""
   }
   if (!document.is_object()) fail("the header must be a JSON object");
-  if (document.size() > limits.max_tensors + 1) {
-    fail("the header lists " + std::to_string(document.size()) + " entries; at most " +
-         std::to_string(limits.max_tensors) + " tensors");
+  const std::size_t tensor_count = document.size() - (document.find("__metadata__") != nullptr ? 1 : 0);
+  if (tensor_count > limits.max_tensors) {
+    fail("the header lists " + std::to_string(tensor_count) + " tensors; the limit is " +
+         std::to_string(limits.max_tensors));
   }
   SafetensorsIndex file;
   std::vector<Entry>& entries = file.entries;

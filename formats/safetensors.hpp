@@ -9,9 +9,12 @@
 //
 // The reader accepts F32 and F64 (returned as double, the core's precision) and BOOL (returned as
 // 0/1; TransformerLens stores its causal mask this way). Every bound is checked before it is used:
-// header length against the file and the limit, JSON nesting depth and string lengths before
-// parsing, shape × dtype size against the offsets, offsets against the buffer. It never reads past
-// `size`. Non-finite values are recorded per tensor (`first_non_finite`), not rejected here: the
+// header length against the file and the limit, JSON nesting depth as it parses, shape × dtype
+// size against the offsets, offsets against the buffer. It never reads past `size`. A key given
+// twice (a tensor name, __metadata__, a field), a string that is not well-formed UTF-8 and a
+// tensor name longer than max_name_length are refused, naming the key; __metadata__ values are
+// free text, bounded only by the header's size. Every limit is inclusive (a file of exactly
+// max_file_bytes is read, one byte more is not). Non-finite values are recorded per tensor (`first_non_finite`), not rejected here: the
 // caller knows which tensors may hold them (TransformerLens's IGNORE buffer is −inf).
 #pragma once
 

@@ -242,7 +242,8 @@ TransformerWeights weights_from(const TransformerConfig& c, const Source& source
     for (std::size_t i = 0; i < source.size(); ++i) {
       const std::string& name = source.name(i);
       const Meta t{name, source.dtype(i), source.shape(i)};
-      seen.insert(name);
+      // The safetensors reader refuses a repeated name; a file built in code is checked here too.
+      if (!seen.insert(name).second && !fill) throw InputError(short_text(name) + " appears twice");
       if (name == "embed.W_E") {
         require_shape(t, {V, d}, "[d_vocab, d_model]");
         require_dtype(t);
@@ -298,6 +299,13 @@ TransformerWeights weights_from(const TransformerConfig& c, const Source& source
           ++digits;
         }
         if (digits == 0 || pos >= name.size() || name[pos] != '.') throw InputError("unknown tensor " + short_text(name));
+        // One spelling per layer: "blocks.00." would alias "blocks.0." (both parse to layer 0), so
+        // the second tensor would silently replace the first. TransformerLens writes no leading zero.
+        if (digits > 1 && name[7] == '0') {
+          throw InputError(short_text(name) + ": the layer index " + name.substr(7, digits) +
+                           " has a leading zero; layer " + std::to_string(layer) + " is written blocks." +
+                           std::to_string(layer) + ".");
+        }
         const std::string rest = name.substr(pos + 1);
         if (rest.rfind("mlp.", 0) == 0) unsupported(name, "MLP blocks are");
         if (rest.rfind("ln2.", 0) == 0) unsupported(name, "the LayerNorm before an MLP block is");

@@ -73,7 +73,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   private analyzed: { version: number; value: TransformerAnalysis } | null = null;
   /** The model version whose analysis the worker is computing (0: none); started when `analysis` is first read. */
   private analyzing = 0;
-  private readonly jobs = new WorkerJobs();
+  private readonly jobs = new WorkerJobs(this);
 
   get src(): string { return this.getAttribute('src') ?? ''; }
   set src(v: string) { this.setAttribute('src', v); }
@@ -93,7 +93,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     return this.source?.status === 'ready' ? this.source.model!.config : null;
   }
 
-  get state(): TransformerModelState {
+  protected readState(): TransformerModelState {
     const m = this.source?.status === 'ready' ? this.source.model : null;
     const c = m?.config;
     return {
@@ -147,7 +147,9 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
    */
   private analyzeInWorker(): void {
     const m = this.source?.status === 'ready' ? this.source.model : null;
-    if (!m || this.analyzing !== 0 || this.analyzed?.version === m.version) return;
+    // Off the page nothing is analysed (a read of `analysis` after removal would start a worker
+    // that no disconnectedCallback ends); re-inserted, the element analyses again when asked.
+    if (!m || !this.isConnected || this.analyzing !== 0 || this.analyzed?.version === m.version) return;
     const version = m.version;
     this.analyzing = version;
     const request = { prompt: defaultPrompt(m.config) };

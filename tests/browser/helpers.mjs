@@ -59,3 +59,45 @@ export async function screenshot(target, name) {
   await target.screenshot({ path: file });
   return file;
 }
+
+/**
+ * Records every Web Worker the page makes (window.__workerLog: { url, terminated }), before any
+ * of its scripts runs: what workersEnded() reads. A worker's `terminate()` marks it at once, on
+ * the page's thread, while the browser tears the worker down later (Playwright's 'close').
+ */
+export async function trackWorkers(page) {
+  await page.addInitScript(() => {
+    const log = [];
+    window.__workerLog = log;
+    const NativeWorker = window.Worker;
+    window.Worker = class extends NativeWorker {
+      constructor(url, options) {
+        super(url, options);
+        this.__entry = { url: String(url), terminated: false };
+        log.push(this.__entry);
+      }
+
+      terminate() {
+        this.__entry.terminated = true;
+        super.terminate();
+      }
+    };
+  });
+}
+
+/**
+ * Asserts that every worker the page made (trackWorkers) has been terminated by its owner, then
+ * waits until the browser has closed each of them: the state "no workers", reached through each
+ * worker's 'close' event, never a time. A worker made meanwhile (one whose start was pending) is
+ * caught by the next round's check, which fails rather than waiting for a worker nobody ends.
+ */
+export async function workersEnded(page, what) {
+  for (;;) {
+    const alive = await page.evaluate(() => window.__workerLog.filter((w) => !w.terminated).map((w) => w.url.split('/').pop()));
+    if (alive.length) throw new Error(`${what}: ${alive.length} worker(s) outlived their widget (never terminated): ${alive.join(', ')}`);
+    const workers = page.workers();
+    if (!workers.length) return;
+    // Every worker listed now was terminated (checked above), so each 'close' comes.
+    await Promise.race(workers.map((w) => new Promise((resolve) => w.once('close', resolve))));
+  }
+}

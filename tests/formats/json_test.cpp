@@ -141,3 +141,23 @@ TEST_CASE("json: the streaming writer gives dump_json's bytes and refuses keys o
   ordered.begin_object().key("tokens").begin_array().value(3).end_array().key("logits").matrix(m).end_object();
   CHECK(ordered.text() == "{\"tokens\":[3],\"logits\":[[1.0,0.5],[-7.25,-3e-300]]}");
 }
+
+TEST_CASE("json: a repeated key and text that is not UTF-8 are refused, naming them", "[formats][json][errors]") {
+  // A repeated key kept its last value silently (nlohmann's rule): two readers of one file could
+  // disagree, so every headlab reader refuses it.
+  CHECK_THROWS_WITH(parse_json("{\"n\": 1,\n \"n\": 2}", "the config"),
+                    "the config has the key \"n\" twice (the second at line 2, column 2)");
+  CHECK_THROWS_WITH(parse_json(R"({"a":{"b":1,"b":1}})", "w"), Catch::Contains("the key \"b\" twice"));
+  CHECK(parse_json(R"({"a":{"b":1},"b":{"a":1}})", "w").size() == 2);  // one name in two objects is fine
+  for (const std::string bad : {"\x80", "\xc1\xbf", "\xf5\x80\x80\x80", "\xe0\x9f\xbf", "\xed\xbf\xbf", "\xf0\x8f\xbf\xbf",
+                                "\xf4\x90\x80\x80", "\xc3", "\xe2\x28\xa1"}) {
+    INFO(excerpt(bad));
+    CHECK_THROWS_WITH(parse_json("[\"" + bad + "\"]", "w"), Catch::Contains("is not valid JSON: invalid UTF-8 in a string"));
+  }
+  // The smallest and largest well-formed sequence of each length.
+  for (const std::string good : {"\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xed\x9f\xbf", "\xee\x80\x80", "\xef\xbf\xbf",
+                                 "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf"}) {
+    INFO(excerpt(good));
+    CHECK(parse_json("[\"" + good + "\"]", "w").items()[0].as_string() == good);
+  }
+}

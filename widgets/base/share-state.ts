@@ -2,6 +2,7 @@
 // <key> is an element's id (docs/embedding.md, "Shareable state"). Reading is bounded
 // (MAX_HASH_LENGTH); writing is debounced (HASH_WRITE_DELAY_MS). SharedStateLink keeps one
 // element's state there.
+import { formatCount } from '../chart/format.js';
 
 /** How long after the last change the URL hash is written (a sweep of a control writes once). */
 export const HASH_WRITE_DELAY_MS = 200;
@@ -133,8 +134,8 @@ export class SharedStateLink {
     if (location.hash.length > MAX_HASH_LENGTH) {
       // Not read; said in the widget until the hash changes (the render would otherwise clear the message).
       if (location.hash.includes(encodeURIComponent(`${key}.`)) || location.hash.includes(`${key}.`)) {
-        this.problem = `The link's state is ${location.hash.length.toLocaleString('en-US')} characters long; `
-          + `links longer than ${MAX_HASH_LENGTH.toLocaleString('en-US')} characters are not read.`;
+        this.problem = `The link's state is ${formatCount(location.hash.length)} characters long; `
+          + `links longer than ${formatCount(MAX_HASH_LENGTH)} characters are not read.`;
         this.host.showError(this.problem);
       }
       return;
