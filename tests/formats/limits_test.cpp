@@ -251,7 +251,7 @@ TEST_CASE("limits: every setting's limit is accepted at the limit and refused on
          s.request_scale = extra ? above(kMaxFeatureRecoveryScale) : kMaxFeatureRecoveryScale;
          s.validate();
        },
-       "request_scale must lie in (0, 1e+06]"},
+       "request_scale must lie in [1e-06, 1e+06]"},
       {"feature-recovery init_scale",
        [&](std::size_t extra) {
          FeatureRecoverySettings s;
