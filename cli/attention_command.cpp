@@ -40,7 +40,7 @@ int run_attention(const Args& args, std::istream& in, std::ostream& out, std::os
     result["k"] = fm::matrix_to_json(r.k);
     result["v"] = fm::matrix_to_json(r.v);
     result["dot_products"] = fm::matrix_to_json(r.dot_products);
-    result["scores"] = fm::matrix_to_json(r.scores);
+    result["scores"] = fm::matrix_to_json(r.scores, /*masked_as_null=*/true);  // causal: null above the diagonal
     result["weights"] = fm::matrix_to_json(r.weights);
     result["reading"] = fm::matrix_to_json(r.reading);
     write_output("the result", "-", fm::dump_json(result) + "\n", out);

@@ -29,7 +29,7 @@ constexpr const char* kUsage =
     "  --batch B           fresh examples per step, 1 … 100000 (default 128)\n"
     "  --lr L              Adam learning rate > 0 (default 0.03)\n"
     "  --eval-size E       held-out examples, 2 … 1000000 (default 4096)\n"
-    "  --request-scale C   std. deviation of the request features, in (0, 1e6] (default 1.8)\n"
+    "  --request-scale C   std. deviation of the request features, in [1e-6, 1e6] (default 1.8)\n"
     "  --shift D           added to irrelevant coordinates in the shift intervention (default 5)\n"
     "  --keys K            the task's four keys, 12 comma-separated numbers in [-10, 10], row by row\n"
     "                      (default the tetrahedron 1,1,1,1,-1,-1,-1,1,-1,-1,-1,1)\n";
@@ -68,9 +68,9 @@ int run_feature_recovery_command(const Args& args, std::istream&, std::ostream& 
     settings.seed = seed_flag(flags);
     out_path = required_flag(flags, "--out");
     if (out_path.empty()) throw UsageError("--out needs a path");
-    settings.steps = static_cast<int>(integer_flag(flags, "--steps", settings.steps, 0, 10000000));
-    settings.batch_size = static_cast<int>(integer_flag(flags, "--batch", settings.batch_size, 1, 100000));
-    settings.eval_size = static_cast<int>(integer_flag(flags, "--eval-size", settings.eval_size, 2, 1000000));
+    settings.steps = static_cast<int>(count_flag(flags, "--steps", settings.steps));
+    settings.batch_size = static_cast<int>(count_flag(flags, "--batch", settings.batch_size));
+    settings.eval_size = static_cast<int>(count_flag(flags, "--eval-size", settings.eval_size));
     settings.learning_rate = number_flag(flags, "--lr", settings.learning_rate);
     settings.request_scale = number_flag(flags, "--request-scale", settings.request_scale);
     settings.shift = number_flag(flags, "--shift", settings.shift);

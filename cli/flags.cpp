@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <ostream>
 
 #include <sys/stat.h>
@@ -65,6 +66,19 @@ long long integer_flag(const std::map<std::string, std::string>& flags, const st
   return x;
 }
 
+long long count_flag(const std::map<std::string, std::string>& flags, const std::string& name, long long fallback) {
+  const auto it = flags.find(name);
+  if (it == flags.end()) return fallback;
+  const std::string& text = it->second;
+  char* end = nullptr;
+  errno = 0;
+  const long long x = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || x < -1000000000LL || x > 1000000000LL) {
+    throw UsageError(name + " must be an integer, got \"" + excerpt(text) + "\"");
+  }
+  return x;
+}
+
 double number_flag(const std::map<std::string, std::string>& flags, const std::string& name, double fallback) {
   const auto it = flags.find(name);
   if (it == flags.end()) return fallback;
@@ -82,7 +96,21 @@ double number_flag(const std::map<std::string, std::string>& flags, const std::s
 
 std::uint64_t seed_flag(const std::map<std::string, std::string>& flags, const std::string& name) {
   required_flag(flags, name);
-  return static_cast<std::uint64_t>(integer_flag(flags, name, 0, 0, kMaxSeed));
+  return optional_seed_flag(flags, name, 0);
+}
+
+std::uint64_t optional_seed_flag(const std::map<std::string, std::string>& flags, const std::string& name,
+                                 std::uint64_t fallback) {
+  const auto it = flags.find(name);
+  if (it == flags.end()) return fallback;
+  const std::string& text = it->second;
+  char* end = nullptr;
+  errno = 0;
+  const long long x = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || x < 0 || x > kMaxSeed) {
+    throw UsageError(seed_range_message(name, excerpt(text)));
+  }
+  return static_cast<std::uint64_t>(x);
 }
 
 void refuse_overwriting_inputs(const std::string& out_flag, const std::string& out_path,
@@ -94,6 +122,45 @@ void refuse_overwriting_inputs(const std::string& out_flag, const std::string& o
     if (stat(path.c_str(), &in_stat) == 0 && in_stat.st_dev == out_stat.st_dev && in_stat.st_ino == out_stat.st_ino) {
       throw InputError(out_flag + " \"" + path_excerpt(out_path) + "\" is the same file as " + flag + " \"" + path_excerpt(path) +
                        "\"; writing it would destroy the input: choose another path");
+    }
+  }
+}
+
+namespace {
+
+// A path that need not exist, normalised: its directory resolved through symlinks when it exists,
+// then made absolute without "." and "..".
+std::string normalised_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path p = fs::absolute(fs::path(path), ec);
+  if (ec) p = fs::path(path);
+  p = p.lexically_normal();
+  const fs::path directory = fs::canonical(p.parent_path(), ec);
+  if (!ec && p.has_filename()) p = directory / p.filename();
+  return p.string();
+}
+
+bool same_output(const std::string& a, const std::string& b) {
+  if (a == "-" || b == "-") return a == b;  // both stdout
+  struct stat sa {}, sb {};
+  const bool a_exists = stat(a.c_str(), &sa) == 0, b_exists = stat(b.c_str(), &sb) == 0;
+  if (a_exists && b_exists) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  if (a_exists != b_exists) return false;  // one file and one path with nothing there
+  return normalised_path(a) == normalised_path(b);
+}
+
+}  // namespace
+
+void refuse_same_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    for (std::size_t j = i + 1; j < outputs.size(); ++j) {
+      const auto& [flag_a, path_a] = outputs[i];
+      const auto& [flag_b, path_b] = outputs[j];
+      if (same_output(path_a, path_b)) {
+        throw UsageError(flag_b + " \"" + path_excerpt(path_b) + "\" is the same file as " + flag_a + " \"" +
+                         path_excerpt(path_a) + "\"; one would overwrite the other: give them different paths");
+      }
     }
   }
 }

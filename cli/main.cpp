@@ -1,5 +1,6 @@
 #include "cli/commands.hpp"
 #include "cli/flags.hpp"
+#include "formats/file_io.hpp"
 
 #include <csignal>
 #include <cstring>
@@ -65,6 +66,9 @@ int main(int argc, char** argv) {
 #if defined(SIGXFSZ)
   std::signal(SIGXFSZ, SIG_IGN);
 #endif
+  // Ctrl-C, SIGTERM or a closed terminal during a write removes the temporary file beside the
+  // output (the old file stays whole) and still ends the process by that signal.
+  headlab::formats::remove_temporaries_on_signals();
   const headlab::cli::Args args(argv + 2, argv + argc);
   for (const auto& c : headlab::cli::commands()) {
     if (name != c.name) continue;

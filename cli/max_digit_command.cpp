@@ -30,8 +30,8 @@ int train(const Args& args, std::ostream& out, std::ostream& err) {
   md::MaxDigitTrainingSettings s;
   s.seed = seed_flag(flags);
   const std::string& out_path = required_flag(flags, "--out");
-  s.steps = static_cast<long>(integer_flag(flags, "--steps", s.steps, 0, 10000000));
-  s.batch_size = static_cast<int>(integer_flag(flags, "--batch", s.batch_size, 1, 1000000));
+  s.steps = static_cast<long>(count_flag(flags, "--steps", s.steps));
+  s.batch_size = static_cast<int>(count_flag(flags, "--batch", s.batch_size));
   s.learning_rate = number_flag(flags, "--lr", s.learning_rate);
   s.weight_decay = number_flag(flags, "--weight-decay", s.weight_decay);
   s.init_scale = number_flag(flags, "--init-scale", s.init_scale);
@@ -66,8 +66,9 @@ int seeds(const Args& args, std::ostream& out, std::ostream& err) {
   const std::string& out_path = required_flag(flags, "--out");
   if (to < from || to - from >= 100) throw UsageError("--to must lie in [--from, --from + 99], got \"" + flags.at("--to") + "\"");
   md::MaxDigitTrainingSettings s;
-  s.steps = static_cast<long>(integer_flag(flags, "--steps", s.steps, 0, 10000000));
+  s.steps = static_cast<long>(count_flag(flags, "--steps", s.steps));
   s.unit_norm_unembedding = flags.count("--unit-norm-unembedding") > 0;
+  as_usage([&] { s.validate(); });
   std::vector<fm::MaxDigitSeedRow> rows;
   for (long long seed = from; seed <= to; ++seed) {
     s.seed = static_cast<std::uint64_t>(seed);

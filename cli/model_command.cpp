@@ -67,8 +67,10 @@ LoadedModel load(const std::map<std::string, std::string>& flags) {
     throw InputError("--config " + config_path + ": " + e.what());
   }
   try {
-    m.file = fm::read_safetensors(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), limits);
-    m.weights = fm::transformer_weights_from_safetensors(config, m.file);
+    // Names, dtypes and shapes are checked before any tensor is converted (one at a time), as in the page.
+    const fm::SafetensorsIndex index = fm::index_safetensors(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), limits);
+    m.weights = fm::transformer_weights_from_safetensors(config, index);
+    m.file = fm::without_values(index);
   } catch (const InputError& e) {
     throw InputError("--weights " + weights_path + ": " + e.what());
   }
@@ -96,9 +98,7 @@ void refuse_overwriting_model_inputs(const std::map<std::string, std::string>& f
   for (const char* f : {"--config", "--weights"}) {
     if (flags.count(f)) inputs.emplace_back(f, flags.at(f));
   }
-  for (const char* f : {"--out", "--config-out"}) {
-    if (flags.count(f)) refuse_overwriting_inputs(f, flags.at(f), inputs);
-  }
+  if (flags.count("--out")) refuse_overwriting_inputs("--out", flags.at("--out"), inputs);
 }
 
 std::string default_config_path(const std::string& out) {
@@ -109,13 +109,37 @@ std::string default_config_path(const std::string& out) {
   return out + ".json";
 }
 
-void write_model(const tf::TransformerWeights& w, const std::map<std::string, std::string>& flags) {
-  const std::string out = required(flags, "--out");
+// The two files a model is written as (--out and --config-out, which defaults to --out with
+// ".safetensors" replaced by ".json"), checked before any work: neither is "-" (stdout is one
+// stream and a model is two files, one of them binary), they are not the same file (exit 2), and
+// neither is a file the command reads (exit 1).
+struct ModelOutputs {
+  std::string weights, config;
+};
+
+ModelOutputs model_outputs(const std::map<std::string, std::string>& flags,
+                           const std::vector<std::pair<std::string, std::string>>& inputs) {
+  ModelOutputs o;
+  o.weights = required(flags, "--out");
   const auto it = flags.find("--config-out");
-  const std::string config_out = it != flags.end() ? it->second : default_config_path(out);
-  if (config_out == out) throw UsageError("--config-out must differ from --out, both are \"" + out + "\"");
-  fm::write_file_atomically(out, fm::transformer_to_safetensors(w), "--out");
-  fm::write_file_atomically(config_out, fm::transformer_config_to_json(w.config), "--config-out");
+  const bool given = it != flags.end();
+  o.config = given ? it->second : default_config_path(o.weights);
+  const std::string config_flag = given ? "--config-out" : "--config-out (by default)";
+  for (const auto& [flag, path] : {std::pair<std::string, std::string>{"--out", o.weights}, {config_flag, o.config}}) {
+    if (path == "-") {
+      throw UsageError(flag + " -: a model is two files, the safetensors weights (binary) and their JSON config, "
+                       "and stdout holds one stream: give --out a path (and --config-out one, or its default)");
+    }
+  }
+  refuse_same_outputs({{"--out", o.weights}, {config_flag, o.config}});
+  refuse_overwriting_inputs("--out", o.weights, inputs);
+  refuse_overwriting_inputs(config_flag, o.config, inputs);
+  return o;
+}
+
+void write_model(const tf::TransformerWeights& w, const ModelOutputs& o) {
+  fm::write_file_atomically(o.weights, fm::transformer_to_safetensors(w), "--out");
+  fm::write_file_atomically(o.config, fm::transformer_config_to_json(w.config), "--config-out");
 }
 
 int inspect(const Args& args, std::ostream& out) {
@@ -167,7 +191,7 @@ int run(const Args& args, std::ostream& out) {
     mode = name == "zero" ? tf::Ablation::zero : tf::Ablation::mean;
   }
   const int sequences = static_cast<int>(integer_flag(flags, "--sequences", 32, 1, 10000));
-  const auto seed = static_cast<std::uint64_t>(integer_flag(flags, "--seed", 0, 0, kMaxSeed));
+  const auto seed = optional_seed_flag(flags, "--seed", 0);
   const auto run = tf::ablated_forward(m.weights, tokens, heads_flag(flags.at("--ablate")), mode, sequences, seed);
   emit(flags, fm::write_transformer_run(m.weights, run), out);
   return 0;
@@ -182,7 +206,14 @@ int analyze(const Args& args, std::ostream& out) {
   tf::AnalysisRequest r;
   // The flags that need no model first, so a bad one is a usage error before any file is read.
   r.sequences = static_cast<int>(integer_flag(flags, "--sequences", 32, 1, 10000));
-  r.seed = static_cast<std::uint64_t>(integer_flag(flags, "--seed", 0, 0, kMaxSeed));
+  r.seed = optional_seed_flag(flags, "--seed", 0);
+  // --answer and --wrong set the patching runs' logit difference: without --corrupted there are
+  // no patching runs, and they would be ignored.
+  if (!flags.count("--corrupted")) {
+    for (const char* f : {"--answer", "--wrong"}) {
+      if (flags.count(f)) throw UsageError(std::string(f) + " applies only with --corrupted (the patching runs' prompt)");
+    }
+  }
   const auto m = load(flags);
   const auto& c = m.weights.config;
   r.prompt = prompt_flag(c, flags, "--prompt");
@@ -211,11 +242,11 @@ int train(const Args& args, std::ostream& out) {
   if (task != "induction") throw UsageError("--task must be induction, got \"" + task + "\"");
   tf::InductionTrainingSettings s;
   s.seed = seed_flag(flags);
-  s.steps = integer_flag(flags, "--steps", s.steps, 0, 10000000);
-  s.batch_size = static_cast<int>(integer_flag(flags, "--batch", s.batch_size, 1, 100000));
+  s.steps = count_flag(flags, "--steps", s.steps);
+  s.batch_size = static_cast<int>(count_flag(flags, "--batch", s.batch_size));
   s.learning_rate = number_flag(flags, "--lr", s.learning_rate);
   s.weight_decay = number_flag(flags, "--weight-decay", s.weight_decay);
-  required(flags, "--out");
+  const ModelOutputs outputs = model_outputs(flags, {});
   as_usage([&] { s.validate(); });
   const auto before = tf::induction_scores(tf::initial_weights(s), 64, s.seed);
   tf::InductionTrainer trainer(s);
@@ -230,7 +261,7 @@ int train(const Args& args, std::ostream& out) {
   // Diverged weights are not a model: no file (the message names the step; docs/limits.md).
   if (trainer.diverged_at() > 0) throw InputError(trainer.divergence_message());
   const auto after = tf::induction_scores(trainer.result(), 64, s.seed);
-  write_model(trainer.result(), flags);
+  write_model(trainer.result(), outputs);
   out << "trained " << trainer.progress().steps_taken << " steps; last loss " << trainer.progress().loss
       << "; in-context loss " << before.in_context_loss << " -> " << after.in_context_loss
       << "; best induction score " << after.induction.maxCoeff() << " (passed 0.4 at step "
@@ -241,11 +272,10 @@ int train(const Args& args, std::ostream& out) {
 int convert_max_digit(const Args& args, std::ostream& out) {
   const auto flags = flags_of(args, {"--weights", "--out", "--config-out"});
   const std::string path = required(flags, "--weights");
-  required(flags, "--out");
-  refuse_overwriting_model_inputs(flags);
+  const ModelOutputs outputs = model_outputs(flags, {{"--weights", path}});
   const std::string text = fm::read_text_file(path, "--weights", fm::kMaxDigitWeightsMaxBytes);
   const auto w = tf::from_max_digit(fm::read_max_digit_weights(text));
-  write_model(w, flags);
+  write_model(w, outputs);
   out << "wrote the max-digit model as " << flags.at("--out") << " (" << tf::parameter_count(w.config)
       << " parameters)\n";
   return 0;

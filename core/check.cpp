@@ -40,6 +40,10 @@ void require_bounded(const char* name, const Matrix& m, double bound) {
   }
 }
 
+std::string seed_range_message(const std::string& name, const std::string& got) {
+  return name + " must be an integer in [0, " + std::to_string(kMaxSeed) + "], got \"" + got + "\"";
+}
+
 std::string number_text(double x) {
   // printf's %.6g, as an ostream at precision 6 prints; not <sstream>, whose locale machinery
   // would add ~40 KB gzip to every WASM module (tests/browser/sizes.test.mjs).

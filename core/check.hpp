@@ -36,6 +36,12 @@ std::string number_text(double x);
 // by 1 − learning_rate·weight_decay per step, which at or past 1 zeroes or flips them all. It names
 // both settings and their product, since either may be the one set wrong.
 std::string decay_product_message(double learning_rate, double weight_decay);
+// 2^53 − 1: the largest seed, for every command and every module. The widgets hold seeds as JS
+// numbers, which are exact integers up to 2^53; one below it keeps every seed's successor exact too.
+constexpr long long kMaxSeed = 9007199254740991LL;
+// The one message for a seed out of range, worded the same by the CLI (flag text) and the WASM
+// modules (a JS number): "<name> must be an integer in [0, 9007199254740991], got "<got>"".
+std::string seed_range_message(const std::string& name, const std::string& got);
 // Throws unless 0 <= index < size.
 void require_index(const char* name, Eigen::Index index, Eigen::Index size);
 

@@ -1,4 +1,5 @@
 #include "core/feature_recovery_experiment.hpp"
+#include "core/loss_divergence.hpp"
 
 #include "core/check.hpp"
 
@@ -90,7 +91,10 @@ void FeatureRecoverySettings::validate() const {
   require_positive("epsilon", epsilon);
   require_scale("init_scale", init_scale, kMaxFeatureRecoveryInitScale);
   require_in_range("eval_size", eval_size, 2, 1e6);
-  require_scale("request_scale", request_scale, kMaxFeatureRecoveryScale);
+  if (!(std::isfinite(request_scale) && request_scale >= kMinFeatureRecoveryScale && request_scale <= kMaxFeatureRecoveryScale)) {
+    throw InputError("request_scale must lie in [" + number_text(kMinFeatureRecoveryScale) + ", " +
+                     number_text(kMaxFeatureRecoveryScale) + "], got " + number_text(request_scale));
+  }
   require_in_range("shift", shift, -1e6, 1e6);
   if (fixed_keys.size() != 0) {
     validate_feature_recovery_keys(fixed_keys, "fixed_keys");
@@ -173,6 +177,18 @@ TrainingProgress FeatureRecoveryTrainer::step(long n) {
     }
     if (!adam_.step_within_unvalidated({&dw_q_, &dw_v_}, kMaxFeatureRecoveryWeightMagnitude)) {
       diverged_at_ = static_cast<int>(steps_taken());
+    }
+  }
+  // The loss rule at the last step. The trivial prediction is zero: the target mixes unit-variance
+  // payloads with weights summing to 1, so E[target²] = E[Σ A_i²] ≤ 1 per entry.
+  if (todo > 0 && !diverged() && steps_taken() == steps_total()) {
+    LossWatch watch(1.0, "the zero prediction, at most 1");
+    for (long t = 1; t <= steps_taken(); ++t) {
+      if (LossWatch::wants(t, steps_total())) watch.record(t, steps_total(), loss_trace_[static_cast<std::size_t>(t - 1)]);
+    }
+    if (watch.diverged()) {
+      diverged_at_ = static_cast<int>(steps_taken());
+      loss_divergence_ = watch.reason();
     }
   }
   if (todo > 0) train_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -283,6 +299,14 @@ FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& 
   for (int j = 0; j < kFeatureWidth; ++j) {
     e.query_r2[j] = coefficient_of_determination(f.query.col(j), eval_set.request.col(kRequestFeatures + j));
     e.value_r2[j] = coefficient_of_determination(f.values.col(j), eval_set.records.col(kPayloadFeatures + j));
+    // Within the settings' bounds both are finite (kMinFeatureRecoveryScale); a held-out set whose
+    // features barely vary could still make one 0/0, which no file may hold as a number.
+    if (!std::isfinite(e.query_r2[j]) || !std::isfinite(e.value_r2[j])) {
+      throw InputError("the R² of feature " + std::to_string(j + 1) + " is not finite: the held-out " +
+                       (std::isfinite(e.query_r2[j]) ? "payload" : "request") +
+                       " features do not vary enough over the " + std::to_string(eval_set.size()) +
+                       " held-out examples; raise request_scale or eval_size");
+    }
     e.erase_request_mse[j] = intervention_mse(FeatureRecoveryIntervention::erase_request, j);
     e.erase_payload_mse[j] = intervention_mse(FeatureRecoveryIntervention::erase_payload, j);
   }
@@ -318,6 +342,10 @@ FeatureRecoveryExample feature_recovery_example(const FeatureRecoveryBatch& eval
 }
 
 FeatureRecoveryResult FeatureRecoveryTrainer::result() const {
+  if (diverged() && !loss_divergence_.empty()) {
+    throw InputError("training diverged at step " + std::to_string(diverged_at_) + ": " + loss_divergence_ +
+                     " (learning_rate " + number_text(settings_.learning_rate) + "); lower the learning rate");
+  }
   if (diverged()) {
     throw InputError("training diverged at step " + std::to_string(diverged_at_) +
                      ": the loss stopped being finite or W_q, W_v left ±" + number_text(kMaxFeatureRecoveryWeightMagnitude) +

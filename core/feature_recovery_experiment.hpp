@@ -69,7 +69,8 @@ class FeatureRecoveryTrainer {
 
   // Advances min(n, steps − steps_taken()) steps (n ≥ 0; none once done()). Stops early at the
   // first step whose loss or updated W_q, W_v is not finite (divergence): that step's loss is
-  // recorded and no further step is taken.
+  // recorded and no further step is taken. So is a run whose last steps' loss ends above twice
+  // its first loss and the zero prediction's (core/loss_divergence.hpp), found at its last step.
   TrainingProgress step(long n);
   TrainingProgress progress() const;
   // Ends training early: done() from now on, and result() holds the steps taken so far.
@@ -115,6 +116,7 @@ class FeatureRecoveryTrainer {
   FeatureRecoveryBatch batch_;  // reused every step
   std::vector<double> loss_trace_;
   int diverged_at_ = 0;
+  std::string loss_divergence_;  // the loss rule's reason, when it ended training
   bool stopped_ = false;
   double train_seconds_ = 0.0;  // wall time inside step()
 };

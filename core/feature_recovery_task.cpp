@@ -86,9 +86,9 @@ namespace {
 template <class Keys>
 void sample_batch(Random& rng, Eigen::Index batch, double request_scale, FeatureRecoveryBatch& out, Keys key) {
   if (batch < 1) throw InputError("batch size must be ≥ 1, got " + std::to_string(batch));
-  if (!(std::isfinite(request_scale) && request_scale > 0.0 && request_scale <= kMaxFeatureRecoveryScale)) {
-    throw InputError("request scale must lie in (0, " + number_text(kMaxFeatureRecoveryScale) + "], got " +
-                     number_text(request_scale));
+  if (!(std::isfinite(request_scale) && request_scale >= kMinFeatureRecoveryScale && request_scale <= kMaxFeatureRecoveryScale)) {
+    throw InputError("request scale must lie in [" + number_text(kMinFeatureRecoveryScale) + ", " +
+                     number_text(kMaxFeatureRecoveryScale) + "], got " + number_text(request_scale));
   }
   if (out.request.rows() != batch || out.request.cols() != kLatentSize) out.request.resize(batch, kLatentSize);
   if (out.records.rows() != kRecordCount * batch || out.records.cols() != kLatentSize) {

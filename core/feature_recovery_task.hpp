@@ -27,6 +27,14 @@ namespace headlab {
 // R² denominators sum ≤ 10⁶ squares of < 1e7 (< 1e20) and Adam squares gradients < 1e17·1e7:
 // all far inside the double range. request_scale 1e154 squared overflowed the R² sums (NaN).
 constexpr double kMaxFeatureRecoveryScale = 1e6;
+// Smallest request_scale. The query R² divides by the held-out request features' spread,
+// Σ (feature − mean)² = request_scale² · S with S a chi-square sum, while the residual it is
+// compared with does not shrink with the scale (the query reads the other unit-variance
+// coordinates too): at 1e-160 the spread underflowed to 0 and R² was 0/0, written as null. At
+// 1e-6 the spread is 1e-12·S and the residual below 1e22 (weights within ±1e6, coordinates within
+// 10σ), so R² = 1 − residual/spread stays finite by hundreds of orders of magnitude for any S
+// above 1e-250; the evaluation still refuses an R² that is not finite, naming request_scale.
+constexpr double kMinFeatureRecoveryScale = 1e-6;
 // Largest init_scale: initial W_q, W_v entries then stay below 1e5, inside the ±1e6 weight limit
 // a step's update must keep (kMaxFeatureRecoveryWeightMagnitude), as for the other two trainers.
 constexpr double kMaxFeatureRecoveryInitScale = 1e4;

@@ -9,7 +9,8 @@
 namespace headlab::max_digit {
 
 void MaxDigitTrainingSettings::validate() const {
-  if (steps < 0 || steps > 10000000) throw InputError("steps must lie in [0, 10000000], got " + std::to_string(steps));
+  // At least one step: a run of none has no loss to report (its file would say null).
+  if (steps < 1 || steps > 10000000) throw InputError("steps must lie in [1, 10000000], got " + std::to_string(steps));
   if (batch_size < 1 || batch_size > 1000000) {
     throw InputError("batch_size must lie in [1, 1000000], got " + std::to_string(batch_size));
   }
@@ -96,7 +97,8 @@ TrainingProgress MaxDigitTrainer::step(long n) {
   const long run = stopped_ ? 0 : std::min(n, settings_.steps - steps_taken_);
   for (long i = 0; i < run && diverged_at_ == 0; ++i) {
     sample_batch(batches_, settings_.batch_size, batch_);
-    const double loss = step_loss_backward(*weights_, batch_, *gradients_, i == run - 1);
+    const bool watched = LossWatch::wants(steps_taken_ + 1, settings_.steps);
+    const double loss = step_loss_backward(*weights_, batch_, *gradients_, i == run - 1 || watched);
     // Adam's update checks every new weight against ±kMaxWeightMagnitude and every second moment
     // for finiteness as it writes them, and so a non-finite gradient entry too (it makes its weight
     // non-finite). The unit-norm projection that follows only shrinks W_U's columns to norm 1
@@ -109,11 +111,21 @@ TrainingProgress MaxDigitTrainer::step(long n) {
     }
     if (i == run - 1) last_loss_ = loss;
     ++steps_taken_;
+    if (watched) loss_watch_.record(steps_taken_, settings_.steps, loss);
+    if (steps_taken_ == settings_.steps && loss_watch_.diverged()) {
+      diverged_at_ = steps_taken_;
+      loss_divergence_ = loss_watch_.reason();
+    }
   }
   return progress();
 }
 
 std::string MaxDigitTrainer::divergence_message() const {
+  if (!loss_divergence_.empty()) {
+    return "training diverged at step " + std::to_string(diverged_at_) + ": " + loss_divergence_ + " (learning_rate " +
+           number_text(settings_.learning_rate) + ", init_scale " + number_text(settings_.init_scale) +
+           "); lower the learning rate";
+  }
   return "training diverged at step " + std::to_string(diverged_at_) +
          ": a weight or a squared gradient stopped being finite, or a weight left ±" + number_text(kMaxWeightMagnitude) +
          " (learning_rate " + number_text(settings_.learning_rate) + ", init_scale " +

@@ -19,6 +19,7 @@
 
 #include "core/adam.hpp"
 #include "core/max_digit.hpp"
+#include "core/loss_divergence.hpp"
 #include "core/max_digit_kernels.hpp"
 #include "core/training_progress.hpp"
 
@@ -47,7 +48,7 @@ struct MaxDigitTrainingSettings {
   double init_scale = 0.1;
   bool unit_norm_unembedding = false;
 
-  // Throws InputError naming the field: steps in [0, 10⁷], batch_size in [1, 10⁶],
+  // Throws InputError naming the field: steps in [1, 10⁷], batch_size in [1, 10⁶],
   // learning_rate > 0, weight_decay ≥ 0 with learning_rate·weight_decay < 1,
   // init_scale in (0, kMaxInitScale], all finite.
   void validate() const;
@@ -75,7 +76,10 @@ class MaxDigitTrainer {
   // range, is divergence: training ends there (done()), diverged_at() names that step (1-based);
   // the weights are then unusable (the CLI and the worker report the divergence instead of
   // analysing them). Within the limit every logit and the loss are finite (kMaxWeightMagnitude's
-  // bound, 2.6e29 for float), so only the last step of a call computes its loss.
+  // bound, 2.6e29 for float), so only the last step of a call computes its loss, and the steps the
+  // divergence-by-loss rule reads (the first and the last kLossWindow, core/loss_divergence.hpp):
+  // a run whose last steps' loss ends above twice its start and the uniform prediction's ln 14 has
+  // diverged at its last step.
   TrainingProgress step(long n);
   // loss: the mean cross-entropy of the last batch (NaN before the first step).
   TrainingProgress progress() const { return {steps_taken_, settings_.steps, last_loss_, done()}; }
@@ -103,6 +107,8 @@ class MaxDigitTrainer {
   long diverged_at_ = 0;
   double last_loss_;
   bool stopped_ = false;
+  LossWatch loss_watch_{std::log(static_cast<double>(kVocab)), "the uniform prediction, ln " + std::to_string(kVocab)};
+  std::string loss_divergence_;  // the loss rule's reason, when it ended training
 };
 
 // The whole recipe in one call.

@@ -18,7 +18,8 @@ void InductionTrainingSettings::validate() const {
   if (model.n_ctx < 4) {
     throw InputError("model.n_ctx = " + std::to_string(model.n_ctx) + " is too short for the induction task; it needs ≥ 4");
   }
-  if (steps < 0 || steps > 10000000) throw InputError("steps must be an integer in [0, 10000000], got " + std::to_string(steps));
+  // At least one step: a run of none has no loss to report, and writes the initial weights as a model.
+  if (steps < 1 || steps > 10000000) throw InputError("steps must be an integer in [1, 10000000], got " + std::to_string(steps));
   if (batch_size < 1 || batch_size > 100000) {
     throw InputError("batch_size must be an integer in [1, 100000], got " + std::to_string(batch_size));
   }
@@ -90,7 +91,9 @@ InductionTrainer::InductionTrainer(const InductionTrainingSettings& settings)
       weights_(initial_weights(settings)),
       gradients_(zero_weights(settings.model)),
       batches_(Random(settings.seed).stream(kBatchStream)),
-      last_loss_(std::numeric_limits<double>::quiet_NaN()) {
+      last_loss_(std::numeric_limits<double>::quiet_NaN()),
+      loss_watch_(std::log(static_cast<double>(settings.model.d_vocab)),
+                  "the uniform prediction, ln " + std::to_string(settings.model.d_vocab)) {
   optimiser_ = std::make_unique<Adam>(parameter_list(weights_), adam_settings(settings.learning_rate, settings.weight_decay));
 }
 
@@ -128,6 +131,13 @@ TrainingProgress InductionTrainer::step(long n) {
                     ", beyond the magnitude limit ±" + number_text(kMaxTransformerWeightMagnitude) + " (learning_rate " +
                     number_text(settings_.learning_rate) + ")";
       break;
+    }
+    loss_watch_.record(steps_taken_, settings_.steps, last_loss_);
+    if (steps_taken_ == settings_.steps && loss_watch_.diverged()) {
+      stopped_ = true;
+      diverged_at_ = steps_taken_;
+      divergence_ = "training diverged at step " + std::to_string(steps_taken_) + ": " + loss_watch_.reason() +
+                    " (learning_rate " + number_text(settings_.learning_rate) + "); lower the learning rate";
     }
   }
   return progress();

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "core/adam.hpp"
+#include "core/loss_divergence.hpp"
 #include "core/random.hpp"
 #include "core/training_progress.hpp"
 #include "core/transformer.hpp"
@@ -46,7 +47,7 @@ struct InductionTrainingSettings {
   double weight_decay = 0.01;
   double init_scale = 0.8;
   // Throws InputError naming the setting: the model config (validate_config), n_ctx ≥ 4 (a repeat of
-  // at least 2 tokens), steps in [0, 10⁷], batch_size in [1, 10⁵], learning_rate > 0,
+  // at least 2 tokens), steps in [1, 10⁷], batch_size in [1, 10⁵], learning_rate > 0,
   // weight_decay ≥ 0 with learning_rate·weight_decay < 1, init_scale in (0, kMaxInductionInitScale], all finite.
   void validate() const;
 };
@@ -68,7 +69,9 @@ class InductionTrainer {
   InductionTrainer& operator=(const InductionTrainer&) = delete;
   // Runs min(n, remaining) steps (none after stop() or divergence). A step whose loss is not finite
   // or that leaves a weight beyond ±kMaxTransformerWeightMagnitude is divergence: training ends
-  // there, diverged_at() names the step (1-based) and divergence_message() says why.
+  // there, diverged_at() names the step (1-based) and divergence_message() says why. So is a run
+  // whose last steps' loss ends above twice its start and the uniform prediction's ln(d_vocab)
+  // (core/loss_divergence.hpp), found at its last step.
   TrainingProgress step(long n);
   long diverged_at() const { return diverged_at_; }
   const std::string& divergence_message() const { return divergence_; }
@@ -87,6 +90,7 @@ class InductionTrainer {
   bool stopped_ = false;
   long diverged_at_ = 0;
   std::string divergence_;
+  LossWatch loss_watch_;
 };
 
 }  // namespace headlab::transformer

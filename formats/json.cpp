@@ -76,6 +76,12 @@ class Parser {
  private:
   [[noreturn]] void fail(const std::string& reason) const { fail_at(reason, pos_); }
   [[noreturn]] void fail_at(const std::string& reason, std::size_t at) const {
+    throw InputError(what_ + " is not valid JSON: " + reason + " at " + position(at) +
+                     (at < text_.size() ? " near \"" + excerpt(text_, at) + "\"" : ""));
+  }
+
+  // "line L, column C" of byte `at` (columns count bytes).
+  std::string position(std::size_t at) const {
     std::size_t line = 1, column = 1;
     for (std::size_t i = 0; i < at && i < text_.size(); ++i) {
       if (text_[i] == '\n') {
@@ -85,8 +91,7 @@ class Parser {
         ++column;
       }
     }
-    throw InputError(what_ + " is not valid JSON: " + reason + " at line " + std::to_string(line) + ", column " +
-                     std::to_string(column) + (at < text_.size() ? " near \"" + excerpt(text_, at) + "\"" : ""));
+    return "line " + std::to_string(line) + ", column " + std::to_string(column);
   }
 
   void skip_space() {
@@ -145,12 +150,18 @@ class Parser {
     JsonValue out = JsonValue::object();
     sequence('}', "an object", [&] {
       if (pos_ >= text_.size() || text_[pos_] != '"') fail("expected a member name in double quotes");
+      const std::size_t key_at = pos_;
       std::string key = string();
       skip_space();
       if (pos_ >= text_.size() || text_[pos_] != ':') fail("expected ':' after a member name");
       ++pos_;
       skip_space();
-      out[key] = value(depth);  // a repeated name keeps its last value, as nlohmann does
+      // A repeated name would leave the reader one of two values without saying which (nlohmann
+      // kept the last): no headlab file holds one, so it is refused, naming the key.
+      if (out.find(key) != nullptr) {
+        throw InputError(what_ + " has the key \"" + excerpt(key) + "\" twice (the second at " + position(key_at) + ")");
+      }
+      out[key] = value(depth);
     });
     return out;
   }
@@ -199,6 +210,43 @@ class Parser {
     }
   }
 
+  // One multi-byte UTF-8 character whose lead byte `lead` was just read (RFC 8259 §8.1: JSON text
+  // is UTF-8). Refused, as Unicode's table 3-7 of well-formed sequences says: a stray continuation
+  // byte, a lead byte C0, C1 or F5–FF, a missing continuation byte, an overlong form (E0 followed
+  // by 80–9F, F0 by 80–8F), a surrogate (ED followed by A0–BF) or a code point past U+10FFFF
+  // (F4 followed by 90–BF). Two readers of the same bytes then see the same characters.
+  void utf8_sequence(unsigned char lead, std::string& out) {
+    const std::size_t at = pos_ - 1;
+    int more = 0;
+    unsigned char low = 0x80, high = 0xBF;  // the range of the first continuation byte
+    if (lead >= 0xC2 && lead <= 0xDF) {
+      more = 1;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      more = 2;
+      if (lead == 0xE0) low = 0xA0;
+      if (lead == 0xED) high = 0x9F;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      more = 3;
+      if (lead == 0xF0) low = 0x90;
+      if (lead == 0xF4) high = 0x8F;
+    } else {
+      fail_at("invalid UTF-8 in a string (byte 0x" + hex_byte(lead) + " cannot start a character)", at);
+    }
+    out += static_cast<char>(lead);
+    for (int k = 0; k < more; ++k) {
+      const auto c = pos_ < text_.size() ? static_cast<unsigned char>(text_[pos_]) : 0;
+      if (pos_ >= text_.size() || c < (k == 0 ? low : 0x80) || c > (k == 0 ? high : 0xBF)) {
+        fail_at("invalid UTF-8 in a string (an overlong, surrogate, out-of-range or cut sequence after byte 0x" +
+                    hex_byte(lead) + ")",
+                at);
+      }
+      out += static_cast<char>(c);
+      ++pos_;
+    }
+  }
+
+  static std::string hex_byte(unsigned char c) { return {kHexDigits[c >> 4], kHexDigits[c & 15]}; }
+
   std::string string() {
     const std::size_t start = pos_;
     ++pos_;  // "
@@ -211,6 +259,10 @@ class Parser {
       const auto c = static_cast<unsigned char>(text_[pos_++]);
       if (c == '"') return out;
       if (c < 0x20) fail("a control character must be escaped inside a string");
+      if (c >= 0x80) {
+        utf8_sequence(c, out);
+        continue;
+      }
       if (c != '\\') {
         out += static_cast<char>(c);
         continue;
@@ -320,11 +372,26 @@ void dump_string(const std::string& s, std::string& out) {
   out += '"';
 }
 
-void dump_number(double x, std::string& out) {
-  if (!std::isfinite(x)) {
-    out += "null";
-    return;
+// A non-finite number refused by the writer; `where` is the path of keys to it, filled in on
+// the way out of the containers ("results.query_r2[1]"), so the message names the field.
+class NonFiniteNumber : public InputError {
+ public:
+  NonFiniteNumber(double x, std::string where)
+      : InputError(message(x, where)), value(x), where(std::move(where)) {}
+  static std::string message(double x, const std::string& where) {
+    return "cannot write " + std::string(std::isnan(x) ? "NaN" : x > 0 ? "+Infinity" : "-Infinity") + " as a JSON number" +
+           (where.empty() ? std::string() : " (field \"" + where + "\")") +
+           ": the value is undefined or overflowed; a file holds finite numbers only";
   }
+  double value;
+  std::string where;
+};
+
+// A writer's result holds finite numbers only: JSON has no NaN or Infinity, and writing them as
+// null (nlohmann's choice) let files carry a silent null where a number belongs. A value that is
+// undefined by nature is written as an explicit null by its format (JsonValue(nullptr)).
+void dump_number(double x, std::string& out) {
+  if (!std::isfinite(x)) throw NonFiniteNumber(x, "");
   std::array<char, 64> buffer{};
   const char* end = nlohmann::detail::to_chars(buffer.data(), buffer.data() + buffer.size(), x);
   out.append(buffer.data(), static_cast<std::size_t>(end - buffer.data()));
@@ -343,10 +410,16 @@ void dump(const JsonValue& v, std::string& out) {
     case JsonValue::Kind::array: {
       out += '[';
       bool first = true;
+      std::size_t i = 0;
       for (const auto& x : v.items()) {
         if (!first) out += ',';
         first = false;
-        dump(x, out);
+        try {
+          dump(x, out);
+        } catch (const NonFiniteNumber& e) {
+          throw NonFiniteNumber(e.value, "[" + std::to_string(i) + "]" + e.where);
+        }
+        ++i;
       }
       out += ']';
       return;
@@ -359,7 +432,11 @@ void dump(const JsonValue& v, std::string& out) {
         first = false;
         dump_string(key, out);
         out += ':';
-        dump(x, out);
+        try {
+          dump(x, out);
+        } catch (const NonFiniteNumber& e) {
+          throw NonFiniteNumber(e.value, key + (e.where.empty() || e.where[0] == '[' ? "" : ".") + e.where);
+        }
       }
       out += '}';
       return;
@@ -414,11 +491,15 @@ Matrix matrix_from_json(const JsonValue& value, const std::string& name) {
   return m;
 }
 
-JsonValue matrix_to_json(const Matrix& m) {
+JsonValue matrix_to_json(const Matrix& m, bool masked_as_null) {
   JsonValue rows = JsonValue::array();
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     JsonValue row = JsonValue::array();
-    for (Eigen::Index j = 0; j < m.cols(); ++j) row.push_back(m(i, j));  // non-finite → null in dump
+    for (Eigen::Index j = 0; j < m.cols(); ++j) {
+      const double x = m(i, j);
+      if (masked_as_null && std::isinf(x) && x < 0) row.push_back(JsonValue(nullptr));
+      else row.push_back(x);  // non-finite: dump_json refuses it
+    }
     rows.push_back(std::move(row));
   }
   return rows;
@@ -477,6 +558,11 @@ JsonWriter& JsonWriter::key(const char* name) {
 }
 
 JsonWriter& JsonWriter::value(double x) {
+  if (!std::isfinite(x)) {
+    std::string where;
+    for (const auto& k : last_key_) where += (where.empty() ? "" : ".") + k;
+    throw NonFiniteNumber(x, where);
+  }
   separate();
   dump_number(x, out_);
   return *this;

@@ -4,10 +4,14 @@
 //
 // parse_json checks the document size first and the nesting depth and string lengths while it
 // scans, so a hostile file (a value nested 60,000 deep, a 1 GB string) is refused with a message
-// before any deep work; messages quote at most kExcerptBytes of the text.
+// before any deep work; messages quote at most kExcerptBytes of the text. Each limit is inclusive:
+// a document of max_bytes, max_depth levels, a string of max_string_bytes is read; one more is not.
 // dump_json writes the bytes nlohmann::json::dump() writes (keys sorted, no spaces, doubles as
-// the shortest text that reads back to the same bits, integers as integers, non-finite as null),
-// so files written before this layer existed regenerate byte for byte.
+// the shortest text that reads back to the same bits, integers as integers), so files written
+// before this layer existed regenerate byte for byte. A non-finite double is refused (InputError
+// "cannot write NaN as a JSON number (field "a.b[2]")…"), by dump_json and JsonWriter alike, so no
+// writer puts a silent null where a number belongs; a format whose value is undefined by nature
+// writes an explicit null (JsonValue(nullptr)) and documents it.
 #pragma once
 
 #include "core/matrix.hpp"
@@ -99,7 +103,9 @@ struct JsonLimits {
 constexpr std::size_t kExcerptBytes = 32;
 
 // Throws InputError "<what> is not valid JSON: <reason> at line L, column C near "<excerpt>""
-// (or "<what> is larger than N bytes" / "nested deeper than N levels" / "a string longer than N bytes").
+// (or "<what> is larger than N bytes" / "nested deeper than N levels" / "a string longer than N bytes";
+// a reason is also a string that is not well-formed UTF-8). An object that repeats a key is refused:
+// "<what> has the key "k" twice (the second at line L, column C)".
 JsonValue parse_json(std::string_view text, const std::string& what, const JsonLimits& limits = {});
 
 // Compact JSON text; the bytes nlohmann::json::dump(-1) gives for the same value.
@@ -152,7 +158,8 @@ const JsonValue& field(const JsonValue& object, const std::string& name);
 // A rectangular, finite matrix from an array of rows; throws InputError naming `name`
 // (ragged rows, a non-number, a non-finite entry).
 Matrix matrix_from_json(const JsonValue& value, const std::string& name);
-// An array of rows; a non-finite entry (a masked −inf score) is written as null.
-JsonValue matrix_to_json(const Matrix& m);
+// An array of rows. A non-finite entry makes dump_json throw, unless masked_as_null: then −inf
+// (a causal mask's score, undefined by nature) is an explicit null; NaN and +inf still throw.
+JsonValue matrix_to_json(const Matrix& m, bool masked_as_null = false);
 
 }  // namespace headlab::formats

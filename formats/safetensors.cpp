@@ -54,39 +54,7 @@ void store_u64(std::string& out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
 }
 
-// Nesting depth and string lengths of the header text, before handing it to the JSON parser
-// (a safetensors header nests 3 deep: object → entry → shape array).
-void prescan_header(const std::uint8_t* p, std::size_t n, std::size_t max_string) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  std::size_t string_length = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const char ch = static_cast<char>(p[i]);
-    if (in_string) {
-      if (++string_length > max_string) {
-        fail("the header has a string longer than " + std::to_string(max_string) + " characters at byte " +
-             std::to_string(8 + i));
-      }
-      if (escaped) escaped = false;
-      else if (ch == '\\') escaped = true;
-      else if (ch == '"') in_string = false;
-    } else if (ch == '"') {
-      in_string = true;
-      string_length = 0;
-    } else if (ch == '{' || ch == '[') {
-      if (++depth > 3) fail("the header nests deeper than 3 levels at byte " + std::to_string(8 + i));
-    } else if (ch == '}' || ch == ']') {
-      --depth;
-    }
-  }
-}
-
-struct Entry {
-  std::string name;
-  DType dtype;
-  std::vector<std::int64_t> shape;
-  std::uint64_t begin, end, count;
-};
+using Entry = TensorEntry;
 
 // A non-negative integer as nlohmann's is_number_unsigned() saw it (the JSON layer keeps
 // non-negative integers as unsigned, negative ones as signed, anything else as a double).
@@ -99,6 +67,10 @@ std::uint64_t offset_of(const JsonValue& v, const std::string& name) {
 
 Entry parse_entry(const std::string& name, const JsonValue& e, const SafetensorsLimits& limits) {
   if (name.empty()) fail("a tensor has an empty name");
+  if (name.size() > limits.max_name_length) {
+    fail("tensor " + short_text(name) + ": its name has " + std::to_string(name.size()) + " bytes; the limit is " +
+         std::to_string(limits.max_name_length));
+  }
   if (!e.is_object()) fail("tensor " + short_text(name) + ": its entry must be an object with dtype, shape, data_offsets");
   for (const auto& [key, value] : e.members()) {
     if (key != "dtype" && key != "shape" && key != "data_offsets") {
@@ -151,7 +123,7 @@ Entry parse_entry(const std::string& name, const JsonValue& e, const Safetensors
 
 }  // namespace
 
-SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, const SafetensorsLimits& limits) {
+SafetensorsIndex index_safetensors(const std::uint8_t* data, std::size_t size, const SafetensorsLimits& limits) {
   if (size > limits.max_file_bytes) {
     fail("the file has " + std::to_string(size) + " bytes; the limit is " + std::to_string(limits.max_file_bytes));
   }
@@ -167,12 +139,15 @@ SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, con
   }
   const std::uint8_t* header = data + 8;
   if (header_length < 2 || header[0] != '{') fail("the header must be a JSON object starting with '{'");
-  prescan_header(header, header_length, limits.max_name_length);
-  // The prescan has bounded depth and strings; the parser checks them again (same limits) as it reads.
+  // The parser bounds the depth (object → entry → shape array) before each descent. Strings are
+  // bounded by the header's own limit: __metadata__ values are free text (a model card's
+  // description runs to hundreds of characters); tensor names are bounded below, in parse_entry.
+  // It also refuses a key given twice (a second tensor of one name pointing at other bytes, a
+  // second __metadata__) and strings that are not well-formed UTF-8.
   JsonLimits json_limits;
   json_limits.max_bytes = limits.max_header_bytes;
   json_limits.max_depth = 3;
-  json_limits.max_string_bytes = limits.max_name_length;
+  json_limits.max_string_bytes = limits.max_header_bytes;
   JsonValue document;
   try {
     document = parse_json(std::string_view(reinterpret_cast<const char*>(header), header_length), "the header",
@@ -181,12 +156,13 @@ SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, con
     fail(e.what());  // "the header is not valid JSON: <reason> at line L, column C near "<excerpt>""
   }
   if (!document.is_object()) fail("the header must be a JSON object");
-  if (document.size() > limits.max_tensors + 1) {
-    fail("the header lists " + std::to_string(document.size()) + " entries; at most " +
-         std::to_string(limits.max_tensors) + " tensors");
+  const std::size_t tensor_count = document.size() - (document.find("__metadata__") != nullptr ? 1 : 0);
+  if (tensor_count > limits.max_tensors) {
+    fail("the header lists " + std::to_string(tensor_count) + " tensors; the limit is " +
+         std::to_string(limits.max_tensors));
   }
-  SafetensorsFile file;
-  std::vector<Entry> entries;
+  SafetensorsIndex file;
+  std::vector<Entry>& entries = file.entries;
   for (const auto& [key, value] : document.members()) {  // sorted by name, as nlohmann's object was
     if (key == "__metadata__") {
       if (!value.is_object()) fail("__metadata__ must be an object of strings");
@@ -199,7 +175,6 @@ SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, con
     entries.push_back(parse_entry(key, value, limits));
   }
   const std::uint64_t buffer_size = size - 8 - header_length;
-  const std::uint8_t* buffer = header + header_length;
   // The tensors must tile [0, buffer_size) exactly.
   std::vector<const Entry*> by_offset;
   for (const auto& e : entries) by_offset.push_back(&e);
@@ -223,34 +198,58 @@ SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, con
   if (covered != buffer_size) {
     fail("bytes [" + std::to_string(covered) + ", " + std::to_string(buffer_size) + ") at the end of the data belong to no tensor");
   }
-  for (const auto& e : entries) {
+  file.buffer = header + header_length;
+  file.buffer_size = buffer_size;
+  return file;
+}
+
+Tensor decode_tensor(const SafetensorsIndex& index, const TensorEntry& e) {
+  Tensor t;
+  t.name = e.name;
+  t.dtype = e.dtype;
+  t.shape = e.shape;
+  t.values.resize(e.count);
+  const std::uint8_t* p = index.buffer + e.begin;
+  for (std::uint64_t i = 0; i < e.count; ++i) {
+    double v;
+    if (e.dtype == DType::F64) {
+      const std::uint64_t bits = load_u64(p + 8 * i);
+      std::memcpy(&v, &bits, 8);
+    } else if (e.dtype == DType::F32) {
+      const std::uint32_t bits = static_cast<std::uint32_t>(p[4 * i]) | (static_cast<std::uint32_t>(p[4 * i + 1]) << 8) |
+                                 (static_cast<std::uint32_t>(p[4 * i + 2]) << 16) |
+                                 (static_cast<std::uint32_t>(p[4 * i + 3]) << 24);
+      float f;
+      std::memcpy(&f, &bits, 4);
+      v = f;
+    } else {
+      if (p[i] > 1) fail("tensor " + short_text(e.name) + ": BOOL value " + std::to_string(p[i]) + " at index " + std::to_string(i));
+      v = p[i];
+    }
+    if (!std::isfinite(v) && t.first_non_finite < 0) t.first_non_finite = static_cast<std::int64_t>(i);
+    t.values[i] = v;
+  }
+  return t;
+}
+
+SafetensorsFile without_values(const SafetensorsIndex& index) {
+  SafetensorsFile file;
+  file.metadata = index.metadata;
+  for (const auto& e : index.entries) {
     Tensor t;
     t.name = e.name;
     t.dtype = e.dtype;
     t.shape = e.shape;
-    t.values.resize(e.count);
-    const std::uint8_t* p = buffer + e.begin;
-    for (std::uint64_t i = 0; i < e.count; ++i) {
-      double v;
-      if (e.dtype == DType::F64) {
-        const std::uint64_t bits = load_u64(p + 8 * i);
-        std::memcpy(&v, &bits, 8);
-      } else if (e.dtype == DType::F32) {
-        const std::uint32_t bits = static_cast<std::uint32_t>(p[4 * i]) | (static_cast<std::uint32_t>(p[4 * i + 1]) << 8) |
-                                   (static_cast<std::uint32_t>(p[4 * i + 2]) << 16) |
-                                   (static_cast<std::uint32_t>(p[4 * i + 3]) << 24);
-        float f;
-        std::memcpy(&f, &bits, 4);
-        v = f;
-      } else {
-        if (p[i] > 1) fail("tensor " + short_text(e.name) + ": BOOL value " + std::to_string(p[i]) + " at index " + std::to_string(i));
-        v = p[i];
-      }
-      if (!std::isfinite(v) && t.first_non_finite < 0) t.first_non_finite = static_cast<std::int64_t>(i);
-      t.values[i] = v;
-    }
     file.tensors.push_back(std::move(t));
   }
+  return file;
+}
+
+SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, const SafetensorsLimits& limits) {
+  const SafetensorsIndex index = index_safetensors(data, size, limits);
+  SafetensorsFile file;
+  file.metadata = index.metadata;
+  for (const auto& e : index.entries) file.tensors.push_back(decode_tensor(index, e));
   return file;
 }
 

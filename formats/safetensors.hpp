@@ -9,9 +9,12 @@
 //
 // The reader accepts F32 and F64 (returned as double, the core's precision) and BOOL (returned as
 // 0/1; TransformerLens stores its causal mask this way). Every bound is checked before it is used:
-// header length against the file and the limit, JSON nesting depth and string lengths before
-// parsing, shape × dtype size against the offsets, offsets against the buffer. It never reads past
-// `size`. Non-finite values are recorded per tensor (`first_non_finite`), not rejected here: the
+// header length against the file and the limit, JSON nesting depth as it parses, shape × dtype
+// size against the offsets, offsets against the buffer. It never reads past `size`. A key given
+// twice (a tensor name, __metadata__, a field), a string that is not well-formed UTF-8 and a
+// tensor name longer than max_name_length are refused, naming the key; __metadata__ values are
+// free text, bounded only by the header's size. Every limit is inclusive (a file of exactly
+// max_file_bytes is read, one byte more is not). Non-finite values are recorded per tensor (`first_non_finite`), not rejected here: the
 // caller knows which tensors may hold them (TransformerLens's IGNORE buffer is −inf).
 #pragma once
 
@@ -49,8 +52,35 @@ struct SafetensorsFile {
   const Tensor* find(const std::string& name) const;
 };
 
+// A tensor as the header describes it, its data not yet converted: its bytes are
+// [begin, end) of the data buffer, count = product(shape) elements.
+struct TensorEntry {
+  std::string name;
+  DType dtype = DType::F64;
+  std::vector<std::int64_t> shape;
+  std::uint64_t begin = 0, end = 0, count = 0;
+};
+
+// The header of a safetensors file, checked (every bound the reader checks, the tensors tiling
+// the buffer exactly), and a view of its data buffer: what a caller needs to refuse a file by its
+// names and shapes before converting any value. Valid while the file's bytes are.
+struct SafetensorsIndex {
+  std::vector<TensorEntry> entries;  // in header order (sorted by name)
+  std::map<std::string, std::string> metadata;
+  const std::uint8_t* buffer = nullptr;
+  std::uint64_t buffer_size = 0;
+};
+
 // Throws headlab::InputError with a message that starts "safetensors: " and names the tensor or
 // byte range at fault (quoting at most a short excerpt of the header).
+SafetensorsIndex index_safetensors(const std::uint8_t* data, std::size_t size, const SafetensorsLimits& limits = {});
+// One tensor's values as doubles (F32 widened, BOOL 0/1; a BOOL byte other than 0 or 1 throws).
+Tensor decode_tensor(const SafetensorsIndex& index, const TensorEntry& entry);
+
+// The index's tensors without their values (names, dtypes, shapes: what an inspection lists).
+SafetensorsFile without_values(const SafetensorsIndex& index);
+
+// index_safetensors, then every tensor decoded. Same messages.
 SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, const SafetensorsLimits& limits = {});
 
 // The bytes of a safetensors file holding `tensors` (values written as their dtype: F32 rounds to

@@ -177,15 +177,25 @@ std::string shape_text(const std::vector<std::int64_t>& s) {
   return out + "]";
 }
 
-void require_shape(const Tensor& t, const std::vector<std::int64_t>& expected, const char* meaning) {
+// What the header says of a tensor: enough to place it or refuse it before converting its data.
+struct Meta {
+  const std::string& name;
+  DType dtype;
+  const std::vector<std::int64_t>& shape;
+};
+
+void require_shape(const Meta& t, const std::vector<std::int64_t>& expected, const char* meaning) {
   if (t.shape != expected) {
     throw InputError(t.name + " has shape " + shape_text(t.shape) + "; the config implies " + meaning + " = " +
                      shape_text(expected));
   }
 }
 
-void require_float(const Tensor& t) {
+void require_dtype(const Meta& t) {
   if (t.dtype == DType::BOOL) throw InputError(t.name + " has dtype BOOL; it needs F32 or F64");
+}
+
+void require_float(const Tensor& t) {
   if (t.first_non_finite >= 0) {
     throw InputError(t.name + " has a non-finite value (" + std::to_string(t.values[t.first_non_finite]) +
                      ") at flat index " + std::to_string(t.first_non_finite));
@@ -213,136 +223,237 @@ Matrix block(const Tensor& t, std::size_t offset, Eigen::Index rows, Eigen::Inde
 
 }  // namespace
 
-TransformerWeights transformer_weights_from_safetensors(const TransformerConfig& c, const SafetensorsFile& file) {
-  TransformerWeights w = transformer::zero_weights(c);
+namespace {
+
+// The file's tensors in two passes over the same rules. Pass 0 reads only what the header says
+// (names, dtypes, shapes; layers; the required tensors), so a file is refused for a tensor the
+// model has no place for before any value is converted (a 60M-element BOOL tensor of an unknown
+// name once became 480 MB of doubles first). Pass 1 converts each tensor (source.tensor(i)) and
+// checks and copies its values. Source: size(), name(i), dtype(i), shape(i), tensor(i).
+template <class Source>
+TransformerWeights weights_from(const TransformerConfig& c, const Source& source) {
+  TransformerWeights w;
   const std::int64_t d = c.d_model, H = c.n_heads, dh = c.d_head, V = c.d_vocab, n_ctx = c.n_ctx;
   const bool ln = c.normalization == Normalization::layer_norm;
   std::set<std::string> seen;
-  for (const Tensor& t : file.tensors) {
-    const std::string& name = t.name;
-    seen.insert(name);
-    if (name == "embed.W_E") {
-      require_shape(t, {V, d}, "[d_vocab, d_model]");
-      require_float(t);
-      w.W_E = block(t, 0, V, d);
-    } else if (name == "pos_embed.W_pos") {
-      if (!c.positional_embedding) throw InputError(name + " is present but config.positional_embedding is \"none\"");
-      require_shape(t, {n_ctx, d}, "[n_ctx, d_model]");
-      require_float(t);
-      w.W_pos = block(t, 0, n_ctx, d);
-    } else if (name == "unembed.W_U") {
-      require_shape(t, {d, V}, "[d_model, d_vocab]");
-      require_float(t);
-      w.W_U = block(t, 0, d, V);
-    } else if (name == "unembed.b_U") {
-      require_shape(t, {V}, "[d_vocab]");
-      require_float(t);
-      w.b_U = block(t, 0, 1, V);
-    } else if (name == "ln_final.w" || name == "ln_final.b") {
-      if (!ln) {
-        throw InputError(name + " is present but config.normalization is \"" +
-                         transformer::normalization_name(c.normalization) + "\" (LayerNorm weights need \"LN\")");
-      }
-      require_shape(t, {d}, "[d_model]");
-      require_float(t);
-      (name == "ln_final.w" ? w.ln_final_w : w.ln_final_b) = block(t, 0, 1, d);
-    } else if (name.rfind("blocks.", 0) == 0) {
-      std::size_t pos = 7;
-      long long layer = 0;
-      std::size_t digits = 0;
-      while (pos < name.size() && name[pos] >= '0' && name[pos] <= '9' && digits < 4) {
-        layer = layer * 10 + (name[pos] - '0');
-        ++pos;
-        ++digits;
-      }
-      if (digits == 0 || pos >= name.size() || name[pos] != '.') throw InputError("unknown tensor " + short_text(name));
-      const std::string rest = name.substr(pos + 1);
-      if (rest.rfind("mlp.", 0) == 0) unsupported(name, "MLP blocks are");
-      if (rest.rfind("ln2.", 0) == 0) unsupported(name, "the LayerNorm before an MLP block is");
-      if (rest.find("rotary") != std::string::npos) unsupported(name, "rotary embeddings are");
-      if (layer >= c.n_layers) {
-        throw InputError(short_text(name) + " belongs to layer " + std::to_string(layer) + "; config.n_layers = " +
-                         std::to_string(c.n_layers));
-      }
-      auto& L = w.layers[static_cast<std::size_t>(layer)];
-      if (rest == "attn.W_Q" || rest == "attn.W_K" || rest == "attn.W_V") {
-        require_shape(t, {H, d, dh}, "[n_heads, d_model, d_head]");
-        require_float(t);
-        auto& stack = rest == "attn.W_Q" ? L.W_Q : rest == "attn.W_K" ? L.W_K : L.W_V;
-        for (std::int64_t h = 0; h < H; ++h) stack[h] = block(t, static_cast<std::size_t>(h * d * dh), d, dh);
-      } else if (rest == "attn.W_O") {
-        require_shape(t, {H, dh, d}, "[n_heads, d_head, d_model]");
-        require_float(t);
-        for (std::int64_t h = 0; h < H; ++h) L.W_O[h] = block(t, static_cast<std::size_t>(h * dh * d), dh, d);
-      } else if (rest == "attn.b_Q" || rest == "attn.b_K" || rest == "attn.b_V") {
-        require_shape(t, {H, dh}, "[n_heads, d_head]");
-        require_float(t);
-        (rest == "attn.b_Q" ? L.b_Q : rest == "attn.b_K" ? L.b_K : L.b_V) = block(t, 0, H, dh);
-      } else if (rest == "attn.b_O") {
-        require_shape(t, {d}, "[d_model]");
-        require_float(t);
-        L.b_O = block(t, 0, 1, d);
-      } else if (rest == "ln1.w" || rest == "ln1.b") {
+  for (int pass = 0; pass < 2; ++pass) {
+    const bool fill = pass == 1;
+    if (fill) w = transformer::zero_weights(c);
+    for (std::size_t i = 0; i < source.size(); ++i) {
+      const std::string& name = source.name(i);
+      const Meta t{name, source.dtype(i), source.shape(i)};
+      // The safetensors reader refuses a repeated name; a file built in code is checked here too.
+      if (!seen.insert(name).second && !fill) throw InputError(short_text(name) + " appears twice");
+      if (name == "embed.W_E") {
+        require_shape(t, {V, d}, "[d_vocab, d_model]");
+        require_dtype(t);
+        if (fill) {
+          const Tensor& v = source.tensor(i);
+          require_float(v);
+          w.W_E = block(v, 0, V, d);
+        }
+      } else if (name == "pos_embed.W_pos") {
+        if (!c.positional_embedding) throw InputError(name + " is present but config.positional_embedding is \"none\"");
+        require_shape(t, {n_ctx, d}, "[n_ctx, d_model]");
+        require_dtype(t);
+        if (fill) {
+          const Tensor& v = source.tensor(i);
+          require_float(v);
+          w.W_pos = block(v, 0, n_ctx, d);
+        }
+      } else if (name == "unembed.W_U") {
+        require_shape(t, {d, V}, "[d_model, d_vocab]");
+        require_dtype(t);
+        if (fill) {
+          const Tensor& v = source.tensor(i);
+          require_float(v);
+          w.W_U = block(v, 0, d, V);
+        }
+      } else if (name == "unembed.b_U") {
+        require_shape(t, {V}, "[d_vocab]");
+        require_dtype(t);
+        if (fill) {
+          const Tensor& v = source.tensor(i);
+          require_float(v);
+          w.b_U = block(v, 0, 1, V);
+        }
+      } else if (name == "ln_final.w" || name == "ln_final.b") {
         if (!ln) {
           throw InputError(name + " is present but config.normalization is \"" +
                            transformer::normalization_name(c.normalization) + "\" (LayerNorm weights need \"LN\")");
         }
         require_shape(t, {d}, "[d_model]");
-        require_float(t);
-        (rest == "ln1.w" ? L.ln_w : L.ln_b) = block(t, 0, 1, d);
-      } else if (rest == "attn.mask") {
-        // TransformerLens's causal mask buffer: 1 on and below the diagonal. Any other mask
-        // would describe a model this forward does not compute.
-        require_shape(t, {n_ctx, n_ctx}, "[n_ctx, n_ctx]");
-        for (std::int64_t i = 0; i < n_ctx; ++i)
-          for (std::int64_t j = 0; j < n_ctx; ++j)
-            if (t.values[static_cast<std::size_t>(i * n_ctx + j)] != (j <= i ? 1.0 : 0.0)) {
-              throw InputError(name + " is not the causal mask at (" + std::to_string(i) + ", " + std::to_string(j) +
-                               "); only causal attention is supported");
-            }
-      } else if (rest == "attn.IGNORE") {
-        require_shape(t, {}, "a scalar");  // the masked-score fill value (−inf or −1e5); unused here
+        require_dtype(t);
+        if (fill) {
+          const Tensor& v = source.tensor(i);
+          require_float(v);
+          (name == "ln_final.w" ? w.ln_final_w : w.ln_final_b) = block(v, 0, 1, d);
+        }
+      } else if (name.rfind("blocks.", 0) == 0) {
+        std::size_t pos = 7;
+        long long layer = 0;
+        std::size_t digits = 0;
+        while (pos < name.size() && name[pos] >= '0' && name[pos] <= '9' && digits < 4) {
+          layer = layer * 10 + (name[pos] - '0');
+          ++pos;
+          ++digits;
+        }
+        if (digits == 0 || pos >= name.size() || name[pos] != '.') throw InputError("unknown tensor " + short_text(name));
+        // One spelling per layer: "blocks.00." would alias "blocks.0." (both parse to layer 0), so
+        // the second tensor would silently replace the first. TransformerLens writes no leading zero.
+        if (digits > 1 && name[7] == '0') {
+          throw InputError(short_text(name) + ": the layer index " + name.substr(7, digits) +
+                           " has a leading zero; layer " + std::to_string(layer) + " is written blocks." +
+                           std::to_string(layer) + ".");
+        }
+        const std::string rest = name.substr(pos + 1);
+        if (rest.rfind("mlp.", 0) == 0) unsupported(name, "MLP blocks are");
+        if (rest.rfind("ln2.", 0) == 0) unsupported(name, "the LayerNorm before an MLP block is");
+        if (rest.find("rotary") != std::string::npos) unsupported(name, "rotary embeddings are");
+        if (layer >= c.n_layers) {
+          throw InputError(short_text(name) + " belongs to layer " + std::to_string(layer) + "; config.n_layers = " +
+                           std::to_string(c.n_layers));
+        }
+        // Pass 0 has no weights yet (they are allocated once the header is accepted): only pass 1 writes through L.
+        auto* L = fill ? &w.layers[static_cast<std::size_t>(layer)] : nullptr;
+        if (rest == "attn.W_Q" || rest == "attn.W_K" || rest == "attn.W_V") {
+          require_shape(t, {H, d, dh}, "[n_heads, d_model, d_head]");
+          require_dtype(t);
+          if (fill) {
+            const Tensor& v = source.tensor(i);
+            require_float(v);
+            auto& stack = rest == "attn.W_Q" ? L->W_Q : rest == "attn.W_K" ? L->W_K : L->W_V;
+            for (std::int64_t h = 0; h < H; ++h) stack[h] = block(v, static_cast<std::size_t>(h * d * dh), d, dh);
+          }
+        } else if (rest == "attn.W_O") {
+          require_shape(t, {H, dh, d}, "[n_heads, d_head, d_model]");
+          require_dtype(t);
+          if (fill) {
+            const Tensor& v = source.tensor(i);
+            require_float(v);
+            for (std::int64_t h = 0; h < H; ++h) L->W_O[h] = block(v, static_cast<std::size_t>(h * dh * d), dh, d);
+          }
+        } else if (rest == "attn.b_Q" || rest == "attn.b_K" || rest == "attn.b_V") {
+          require_shape(t, {H, dh}, "[n_heads, d_head]");
+          require_dtype(t);
+          if (fill) {
+            const Tensor& v = source.tensor(i);
+            require_float(v);
+            (rest == "attn.b_Q" ? L->b_Q : rest == "attn.b_K" ? L->b_K : L->b_V) = block(v, 0, H, dh);
+          }
+        } else if (rest == "attn.b_O") {
+          require_shape(t, {d}, "[d_model]");
+          require_dtype(t);
+          if (fill) {
+            const Tensor& v = source.tensor(i);
+            require_float(v);
+            L->b_O = block(v, 0, 1, d);
+          }
+        } else if (rest == "ln1.w" || rest == "ln1.b") {
+          if (!ln) {
+            throw InputError(name + " is present but config.normalization is \"" +
+                             transformer::normalization_name(c.normalization) + "\" (LayerNorm weights need \"LN\")");
+          }
+          require_shape(t, {d}, "[d_model]");
+          require_dtype(t);
+          if (fill) {
+            const Tensor& v = source.tensor(i);
+            require_float(v);
+            (rest == "ln1.w" ? L->ln_w : L->ln_b) = block(v, 0, 1, d);
+          }
+        } else if (rest == "attn.mask") {
+          // TransformerLens's causal mask buffer: 1 on and below the diagonal. Any other mask
+          // would describe a model this forward does not compute.
+          require_shape(t, {n_ctx, n_ctx}, "[n_ctx, n_ctx]");
+          if (fill) {
+            const Tensor& v = source.tensor(i);
+            for (std::int64_t r = 0; r < n_ctx; ++r)
+              for (std::int64_t j = 0; j < n_ctx; ++j)
+                if (v.values[static_cast<std::size_t>(r * n_ctx + j)] != (j <= r ? 1.0 : 0.0)) {
+                  throw InputError(name + " is not the causal mask at (" + std::to_string(r) + ", " + std::to_string(j) +
+                                   "); only causal attention is supported");
+                }
+          }
+        } else if (rest == "attn.IGNORE") {
+          require_shape(t, {}, "a scalar");  // the masked-score fill value (−inf or −1e5); unused here
+        } else {
+          throw InputError("unknown tensor " + short_text(name) +
+                           " (an attention-only transformer has blocks.L.attn.{W_Q,W_K,W_V,W_O,b_Q,b_K,b_V,b_O}, "
+                           "blocks.L.ln1.{w,b})");
+        }
       } else {
+        const bool mlp_like = name.find("mlp") != std::string::npos;
+        if (mlp_like) unsupported(name, "MLP blocks are");
         throw InputError("unknown tensor " + short_text(name) +
-                         " (an attention-only transformer has blocks.L.attn.{W_Q,W_K,W_V,W_O,b_Q,b_K,b_V,b_O}, "
-                         "blocks.L.ln1.{w,b})");
+                         " (expected TransformerLens names: embed.W_E, pos_embed.W_pos, blocks.L.attn.*, blocks.L.ln1.*, "
+                         "ln_final.*, unembed.W_U, unembed.b_U)");
       }
-    } else {
-      const bool mlp_like = name.find("mlp") != std::string::npos;
-      if (mlp_like) unsupported(name, "MLP blocks are");
-      throw InputError("unknown tensor " + short_text(name) +
-                       " (expected TransformerLens names: embed.W_E, pos_embed.W_pos, blocks.L.attn.*, blocks.L.ln1.*, "
-                       "ln_final.*, unembed.W_U, unembed.b_U)");
     }
-  }
-  const auto require_present = [&](const std::string& name) {
-    if (!seen.count(name)) throw InputError(name + " is missing from the safetensors file");
-  };
-  require_present("embed.W_E");
-  require_present("unembed.W_U");
-  if (c.positional_embedding) require_present("pos_embed.W_pos");
-  if (ln) {
-    require_present("ln_final.w");
-    require_present("ln_final.b");
-  }
-  for (int l = 0; l < c.n_layers; ++l) {
-    const std::string p = "blocks." + std::to_string(l) + ".";
-    for (const char* s : {"attn.W_Q", "attn.W_K", "attn.W_V", "attn.W_O"}) require_present(p + s);
+    if (fill) break;
+    const auto require_present = [&](const std::string& name) {
+      if (!seen.count(name)) throw InputError(name + " is missing from the safetensors file");
+    };
+    require_present("embed.W_E");
+    require_present("unembed.W_U");
+    if (c.positional_embedding) require_present("pos_embed.W_pos");
     if (ln) {
-      require_present(p + "ln1.w");
-      require_present(p + "ln1.b");
+      require_present("ln_final.w");
+      require_present("ln_final.b");
+    }
+    for (int l = 0; l < c.n_layers; ++l) {
+      const std::string p = "blocks." + std::to_string(l) + ".";
+      for (const char* s : {"attn.W_Q", "attn.W_K", "attn.W_V", "attn.W_O"}) require_present(p + s);
+      if (ln) {
+        require_present(p + "ln1.w");
+        require_present(p + "ln1.b");
+      }
     }
   }
   transformer::validate_weights(w);
   return w;
 }
 
-TransformerWeights read_transformer(const std::string& config_text, const std::uint8_t* data, std::size_t size) {
-  const TransformerConfig c = transformer_config_from_json(config_text);
-  return transformer_weights_from_safetensors(c, read_safetensors(data, size));
+}  // namespace
+
+TransformerWeights transformer_weights_from_safetensors(const TransformerConfig& c, const SafetensorsFile& file) {
+  struct Decoded {
+    const SafetensorsFile& file;
+    std::size_t size() const { return file.tensors.size(); }
+    const std::string& name(std::size_t i) const { return file.tensors[i].name; }
+    DType dtype(std::size_t i) const { return file.tensors[i].dtype; }
+    const std::vector<std::int64_t>& shape(std::size_t i) const { return file.tensors[i].shape; }
+    const Tensor& tensor(std::size_t i) const { return file.tensors[i]; }
+  };
+  return weights_from(c, Decoded{file});
 }
 
-std::string transformer_to_safetensors(const TransformerWeights& w) {
+TransformerWeights transformer_weights_from_safetensors(const TransformerConfig& c, const SafetensorsIndex& index) {
+  // One tensor converted at a time (the last one kept until the next is asked for).
+  struct Lazy {
+    const SafetensorsIndex& index;
+    mutable Tensor current;
+    mutable std::size_t at = static_cast<std::size_t>(-1);
+    std::size_t size() const { return index.entries.size(); }
+    const std::string& name(std::size_t i) const { return index.entries[i].name; }
+    DType dtype(std::size_t i) const { return index.entries[i].dtype; }
+    const std::vector<std::int64_t>& shape(std::size_t i) const { return index.entries[i].shape; }
+    const Tensor& tensor(std::size_t i) const {
+      if (at != i) {
+        current = decode_tensor(index, index.entries[i]);
+        at = i;
+      }
+      return current;
+    }
+  };
+  return weights_from(c, Lazy{index, {}, static_cast<std::size_t>(-1)});
+}
+
+TransformerWeights read_transformer(const std::string& config_text, const std::uint8_t* data, std::size_t size) {
+  const TransformerConfig c = transformer_config_from_json(config_text);
+  return transformer_weights_from_safetensors(c, index_safetensors(data, size));
+}
+
+std::string transformer_to_safetensors(const TransformerWeights& w, bool buffers) {
   transformer::validate_weights(w);
   const auto& c = w.config;
   const std::int64_t d = c.d_model, H = c.n_heads, dh = c.d_head, V = c.d_vocab, n_ctx = c.n_ctx;
@@ -382,6 +493,7 @@ std::string transformer_to_safetensors(const TransformerWeights& w) {
     add(p + "attn.W_V", {H, d, dh}, stack(L.W_V));
     add(p + "attn.b_K", {H, dh}, {&L.b_K});
     add(p + "attn.b_V", {H, dh}, {&L.b_V});
+    if (!buffers) continue;
     Tensor mask;
     mask.name = p + "attn.mask";
     mask.dtype = DType::BOOL;

@@ -36,15 +36,21 @@ void write_transformer_config(JsonWriter& out, const transformer::TransformerCon
 // Maps a safetensors file onto the config's weights. Throws InputError naming the tensor: an
 // unsupported tensor (MLP, second LayerNorm, rotary, attention-with-MLP models) or an unknown name,
 // a missing tensor, a shape or layer index that disagrees with the config, a non-finite value.
+// Every name, dtype and shape is checked against the config before any tensor's data is converted.
 transformer::TransformerWeights transformer_weights_from_safetensors(const transformer::TransformerConfig& config,
                                                                      const SafetensorsFile& file);
+// The same from a file's index: each tensor converted when it is copied into the weights, so a file
+// refused for its names or shapes costs no more than its header, and at most one tensor is held as
+// doubles besides the weights.
+transformer::TransformerWeights transformer_weights_from_safetensors(const transformer::TransformerConfig& config,
+                                                                     const SafetensorsIndex& index);
 // Both steps: config text and safetensors bytes.
 transformer::TransformerWeights read_transformer(const std::string& config_text, const std::uint8_t* data,
                                                  std::size_t size);
 
 // The safetensors bytes of the weights as TransformerLens names and stacks them (F64, biases
-// included, plus the attn.mask / attn.IGNORE buffers so that HookedTransformer.load_state_dict
-// with strict=True accepts the file).
-std::string transformer_to_safetensors(const transformer::TransformerWeights& weights);
+// included, plus — with `buffers` — the attn.mask / attn.IGNORE buffers so that
+// HookedTransformer.load_state_dict with strict=True accepts the file).
+std::string transformer_to_safetensors(const transformer::TransformerWeights& weights, bool buffers = true);
 
 }  // namespace headlab::formats

@@ -17,10 +17,15 @@ const TYPES = {
   '.md': 'text/plain; charset=utf-8',
 };
 
-/** Starts a static server for `dir`; resolves to { server, url }. */
-export function serve({ dir = path.join(root, 'build/site'), port = 8080, host = '127.0.0.1', csp = false } = {}) {
+/**
+ * Starts a static server for `dir`; resolves to { server, url }. `handle(req, res, headers)` (tests)
+ * may answer a request itself (returning true), e.g. a file that stalls; `headers` are the ones
+ * every answer carries (the CSP).
+ */
+export function serve({ dir = path.join(root, 'build/site'), port = 8080, host = '127.0.0.1', csp = false, handle = null } = {}) {
   const base = path.resolve(dir);
   const server = http.createServer((req, res) => {
+    if (handle?.(req, res, csp ? { 'Content-Security-Policy': STRICT_CSP } : {})) return;
     let pathname;
     try {
       pathname = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);

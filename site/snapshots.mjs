@@ -19,6 +19,15 @@
 // light-DOM copy has no slot to go to inside a shadow root, so browsers never show it.
 // No inline style attribute survives: each is hoisted into a class of the element's
 // snapshot stylesheet (the strict CSP has style-src 'self').
+//
+// One snapshot per range of window widths (CAPTURE_WIDTHS): the page is laid out at each width
+// in turn, every widget redrawn for it (a figure's layout changes with its width: fewer columns,
+// a narrower drawing), and each element's shadow root written once per width, its top-level
+// nodes marked with the class of the range (hl-w-<from>-<to>) that the snapshot stylesheet shows
+// only from that width up to the next. A snapshot is so never drawn narrower than the width it
+// was drawn for (a window at least as wide gives every box at least as much room), and its
+// text keeps its size at every width: one drawing scaled down to a phone shrank 12 px chart
+// text to 7 px.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -27,8 +36,11 @@ const CHROMIUM_ARGS = [
   '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
 ];
 
-/** Serializes what each headlab-* element of the page shows now (runs in the page). */
-function collect() {
+/**
+ * Serializes what each headlab-* element of the page shows now (runs in the page), its shadow
+ * root's top-level elements carrying the class `variant` in the markup.
+ */
+function collect(variant) {
   const out = [];
   for (const el of document.querySelectorAll('*')) {
     if (!el.localName.startsWith('headlab-')) continue;
@@ -48,6 +60,8 @@ function collect() {
         if (input.type === 'checkbox' || input.type === 'radio') restore.push([input, 'checked', input.hasAttribute('checked')]), input.toggleAttribute('checked', input.checked);
         else restore.push([input, 'value', input.getAttribute('value')]), input.setAttribute('value', input.value);
       }
+      // A text area serialises its text content, not the value it shows.
+      if (input.localName === 'textarea') restore.push([input, 'textContent', input.textContent]), input.textContent = input.value;
       if (input.localName === 'select') for (const o of input.options) restore.push([o, 'selected', o.hasAttribute('selected')]), o.toggleAttribute('selected', o.selected);
       restore.push([input, 'disabled', input.hasAttribute('disabled')]);
       input.setAttribute('disabled', '');
@@ -59,10 +73,17 @@ function collect() {
       const stand = typeof el.snapshotDrawing === 'function' ? el.snapshotDrawing(canvas) : null;
       if (stand) { canvas.replaceWith(stand); canvases.push([stand, canvas]); }
     }
+    const marked = [...root.children].map((child) => [child, child.getAttribute('class')]);
+    for (const [child] of marked) child.classList.add(variant);
     item.html = root.innerHTML;
+    for (const [child, was] of marked) {
+      if (was === null) child.removeAttribute('class');
+      else child.setAttribute('class', was);
+    }
     for (const [stand, canvas] of canvases) stand.replaceWith(canvas);
     for (const [node, name, was] of restore.reverse()) {
-      if (typeof was === 'boolean') node.toggleAttribute(name, was);
+      if (name === 'textContent') node.textContent = was;
+      else if (typeof was === 'boolean') node.toggleAttribute(name, was);
       else if (was === null) node.removeAttribute(name);
       else node.setAttribute(name, was);
     }
@@ -73,6 +94,41 @@ function collect() {
     item.summary = el.summary;
   }
   return out;
+}
+
+/**
+ * Window widths at which the snapshots are drawn (px): the narrowest supported window, a phone,
+ * the width from which the text column stops growing, and a wide window (whose drawing serves
+ * every wider one: the page column stops growing at 62rem).
+ */
+export const CAPTURE_WIDTHS = [320, 360, 720, 1000];
+
+/** The class marking, while the pages are captured, the snapshot drawn at `width` (replaced by its range's class when written). */
+const captureMark = (width) => `hl-captured-at-${width}`;
+
+/** The class of a snapshot shown for windows from `from` px (0: any narrower) up to `to` px (Infinity: any wider). */
+const rangeClass = (from, to) => `hl-w-${from}-${Number.isFinite(to) ? to : 'up'}`;
+
+/** Shows each snapshot only in its range of window widths ([from, to) → one rule). */
+function rangeCss(ranges) {
+  return [...ranges].sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(([from, to]) => {
+    const outside = [from > 0 ? `(width < ${from}px)` : '', Number.isFinite(to) ? `(width >= ${to}px)` : ''].filter(Boolean).join(', ');
+    return outside ? `@media ${outside} { .${rangeClass(from, to)} { display: none !important; } }` : '';
+  }).filter(Boolean).join('\n') + '\n';
+}
+
+/** Runs in the page: resolves when no widget has rendered for three frames in a row and none is computing. */
+async function settle() {
+  const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+  const widgets = () => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.shadowRoot);
+  const renders = () => widgets().reduce((n, e) => n + (e.renderCount ?? 0), 0);
+  let last = renders(), quiet = 0;
+  while (quiet < 3) {
+    await frame();
+    const now = renders();
+    quiet = now === last && !widgets().some((e) => e.busy) ? quiet + 1 : 0;
+    last = now;
+  }
 }
 
 const escapeText = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -91,7 +147,7 @@ export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
   let elements = 0;
   const pages = [];
   try {
-    const context = await browser.newContext({ viewport: { width: 1000, height: 800 }, colorScheme: 'light', reducedMotion: 'reduce' });
+    const context = await browser.newContext({ viewport: { width: CAPTURE_WIDTHS.at(-1), height: 800 }, colorScheme: 'light', reducedMotion: 'reduce' });
     const walk = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
       d.isDirectory() ? (['headlab', 'assets'].includes(d.name) ? [] : walk(path.join(dir, d.name))) : [path.join(dir, d.name)]);
     for (const file of walk(siteDir).filter((f) => f.endsWith('.html')).sort()) {
@@ -111,7 +167,14 @@ export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
           .every((e) => (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel) && !e.busy) || !e.shadowRoot.querySelector('.alert')?.hidden);
       }, null, { timeout: 120_000 });
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-      const items = await page.evaluate(collect);
+      // The default state at each capture width, widest first (the light-DOM copy and the summary are the widest's).
+      const captures = [];
+      for (const width of [...CAPTURE_WIDTHS].reverse()) {
+        await page.setViewportSize({ width, height: 800 });
+        await page.evaluate(settle);
+        captures.push({ width, items: await page.evaluate(collect, captureMark(width)) });
+      }
+      const items = captures[0].items;
       await page.close();
       if (errors.length) throw new Error(`${rel}: ${errors.join('; ')}`);
       const up = '../'.repeat(rel.split(path.sep).length - 1);
@@ -120,10 +183,27 @@ export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
         const item = items[index++];
         if (!item || item.tag !== tag) throw new Error(`${rel}: element ${index} is <${item?.tag}> in the page, <${tag}> in the file`);
         if (!item.html) return open;
-        let entry = perTag.get(tag);
-        if (!entry) perTag.set(tag, entry = { sheets: item.sheets, styles: new Map() });
+        const variants = captures.map((c) => c.items[index - 1]);
+        if (variants.some((v) => v?.tag !== tag || !v.html)) throw new Error(`${rel}: element ${index} <${tag}> has no snapshot at every capture width`);
         // style="…" → a class of this tag's snapshot stylesheet (!important keeps the inline precedence).
-        const hoisted = item.html.replace(/<([\w-]+)([^>]*?) style="([^"]*)"([^>]*)>/g, (_, name, before, style, after) => {
+        // Drawings alike at neighbouring widths (a widget whose markup does not depend on its
+        // width) are written once, for the union of their ranges. captures: widest first.
+        let entry = perTag.get(tag);
+        if (!entry) perTag.set(tag, entry = { sheets: item.sheets, styles: new Map(), ranges: new Map() });
+        const groups = [];
+        for (const [i, v] of variants.entries()) {
+          const mark = captureMark(captures[i].width);
+          const same = groups.at(-1);
+          if (same && same.html.replaceAll(same.mark, mark) === v.html) same.from = captures[i].width;
+          else groups.push({ html: v.html, mark, from: captures[i].width, to: groups.at(-1)?.from ?? Infinity });
+        }
+        groups.at(-1).from = 0;
+        const markup = groups.reverse().map((g) => {
+          const cls = rangeClass(g.from, g.to);
+          entry.ranges.set(cls, [g.from, g.to]);
+          return g.html.replaceAll(g.mark, cls);
+        }).join('');
+        const hoisted = markup.replace(/<([\w-]+)([^>]*?) style="([^"]*)"([^>]*)>/g, (_, name, before, style, after) => {
           const css = style.replace(/&quot;/g, '"').replace(/&amp;/g, '&');
           if (!entry.styles.has(css)) entry.styles.set(css, `hs${entry.styles.size.toString(36)}`);
           const cls = entry.styles.get(css);
@@ -146,10 +226,10 @@ export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
   }
   const dir = path.join(siteDir, 'headlab/snapshot');
   fs.mkdirSync(dir, { recursive: true });
-  for (const [tag, { sheets, styles }] of perTag) {
+  for (const [tag, { sheets, styles, ranges }] of perTag) {
     const important = (css) => css.split(';').filter((d) => d.trim()).map((d) => `${d.trim()} !important`).join(';');
     const hoisted = [...styles].map(([css, name]) => `.${name}{${important(css)}}`).join('\n');
-    fs.writeFileSync(path.join(dir, `${tag}.css`), `${sheets.join('\n')}\n${hoisted}\n`);
+    fs.writeFileSync(path.join(dir, `${tag}.css`), `${sheets.join('\n')}\n${hoisted}\n${rangeCss(ranges.values())}`);
   }
   const seconds = (Date.now() - started) / 1000;
   if (!quiet) console.log(`snapshots: ${elements} elements on ${pages.length} pages in ${seconds.toFixed(1)} s`);

@@ -65,15 +65,29 @@ export interface WidgetFigure {
  * Attributes on every element: `share-state` (boolean) — write the reader's state to the
  * URL hash as `<id>.<attribute>=<value>` entries (id, else `<tag>-<n>`) and restore it
  * from there on load and on hashchange.
- * Events: `change` (bubbling, composed) with `detail` = the element's state.
+ * Events: `change` (bubbling, composed) with `detail` = the element's state (not sent while `state` is null).
  * A bad attribute, bad content or a failed core load shows a message inside the element (role="alert").
+ * Reading an element never throws: `state`, `error`, `summary`, `busy` (and `figureData`) answer
+ * whatever the attributes or the URL hash hold. Attribute-mirroring properties (`el.angle`…) parse
+ * their attribute and throw a WidgetInputError naming it when it is malformed.
  */
 export interface HeadlabElementBase<State> extends HTMLElement {
-  /** The state, as carried by the `change` event. */
-  readonly state: State;
+  /**
+   * The state, as carried by the `change` event; null while it cannot be computed (an attribute,
+   * set by the page or by the URL hash, is invalid: `error` says why). Never throws.
+   */
+  readonly state: State | null;
+  /**
+   * Why the element shows no figure or no state: the message in its alert box (a bad attribute,
+   * a model that could not be loaded), or why `state` is null before the render that shows it;
+   * null when nothing is wrong. Quoted input is cut to 40 characters. Never throws.
+   */
+  readonly error: string | null;
+  /** Whether a computation the element will draw is under way (a worker analysis, a new model to draw); false for most elements. Never throws. */
+  readonly busy: boolean;
   /** Completed renders (diagnostics). */
   readonly renderCount: number;
-  /** The text alternative of what the element shows now (also in the shadow root for screen readers, and the <desc> of exported SVGs). */
+  /** The text alternative of what the element shows now (also in the shadow root for screen readers, and the <desc> of exported SVGs). Never throws. */
   readonly summary: string;
   /** The shareable state: attribute name → text (what share-state writes to the URL hash). */
   sharedState: Record<string, string>;

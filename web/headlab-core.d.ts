@@ -628,6 +628,12 @@ export interface TransformerModel {
   /** `headlab model inspect`. */
   inspect(): TransformerInspectionFile;
   /**
+   * The loaded weights as headlab writes a model: the config text and a safetensors file of F64
+   * tensors under TransformerLens names, its header a few KB, without the attn.mask / attn.IGNORE
+   * buffers. Read again, it gives the same weights bit for bit.
+   */
+  canonical(): { config: string; safetensors: Uint8Array };
+  /**
    * `headlab model run --prompt [--ablate …]`: logits and patterns; with options, of the forward pass with
    * the listed heads ablated at once (core ablated_forward).
    */

@@ -115,6 +115,10 @@ export class TransformerModel extends OwnedHandle {
     return JSON.parse(unwrap(live(this).inspect()));
   }
 
+  canonical() {
+    return unwrap(live(this).canonical());
+  }
+
   run(prompt, options = undefined) {
     return runMembers(this.config, unwrap(live(this).run_arrays(promptArg(prompt), options ?? undefined)))[0];
   }

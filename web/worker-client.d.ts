@@ -1,6 +1,7 @@
 export interface WorkerRun<T> {
   /** Resolves when the task ends: value is the task's result; stopped is true if stop() cut it short. Rejects with HeadlabError. */
-  promise: Promise<{ value: T; stopped: boolean }>;
+  /** updatesAfterStop: progress messages the worker posted after it read the stop (0 when not stopped). */
+  promise: Promise<{ value: T; stopped: boolean; updatesAfterStop: number }>;
   /** Asks the task to stop at its next chunk boundary (one progress update at most). */
   stop(): void;
 }
@@ -15,12 +16,15 @@ export class WorkerClient {
 
 export interface WorkerJobHandlers<T> {
   progress?(detail: Record<string, unknown>): void;
-  done?(result: { value: T; stopped: boolean }): void;
+  done?(result: { value: T; stopped: boolean; updatesAfterStop: number }): void;
   failed?(error: Error): void;
 }
-/** One worker and at most one current job; a superseded or disposed job's callbacks are dropped. */
+/**
+ * One worker and at most one current job; a superseded or disposed job's callbacks are dropped.
+ * With an `owner` element, start() while the owner is off the page makes no worker (the job fails).
+ */
 export class WorkerJobs {
-  constructor();
+  constructor(owner?: Element | null);
   /** The worker of the jobs (null before the first start() and after dispose()); start() replaces a failed one. */
   readonly client: WorkerClient | null;
   /** Stops the current job (if any) and starts `kind` with `params`. */

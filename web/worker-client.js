@@ -9,11 +9,14 @@ export class WorkerClient {
     /** Why the worker is unusable (it failed to load or crashed), or null while it works. */
     this.failure = null;
     this.worker.addEventListener('error', (e) => { this.failure ??= e.message || 'the headlab worker failed to start'; });
+    /** Ends each run not yet settled (terminate() settles them: see there). */
+    this.unsettled = new Set();
   }
 
   /**
    * Runs `kind` with `params`. onProgress(detail) receives progress messages.
-   * Returns { promise, stop }: promise resolves to { value, stopped } or rejects with HeadlabError.
+   * Returns { promise, stop }: promise resolves to { value, stopped, updatesAfterStop } (progress
+   * messages the worker posted after it read the stop) or rejects with HeadlabError.
    * A worker that has failed rejects at once (a widget then replaces it: WorkerJobs), and a
    * failure during the run rejects it; the run's listeners are removed when it settles.
    */
@@ -25,15 +28,18 @@ export class WorkerClient {
       const finish = (fn, arg) => {
         if (settled) return;
         settled = true;
+        this.unsettled.delete(end);
         listeners.abort();
         channel.port1.close();
         fn(arg);
       };
+      const end = () => finish(reject, new HeadlabError('the headlab worker was ended before the job finished'));
+      this.unsettled.add(end);
       if (this.failure) { finish(reject, new HeadlabError(this.failure)); return; }
       channel.port1.onmessage = (event) => {
         const msg = event.data;
         if (msg.type === 'progress') onProgress(msg);
-        else if (msg.type === 'result') finish(resolve, { value: msg.value, stopped: msg.stopped });
+        else if (msg.type === 'result') finish(resolve, { value: msg.value, stopped: msg.stopped, updatesAfterStop: msg.updatesAfterStop ?? 0 });
         else if (msg.type === 'error') finish(reject, new HeadlabError(msg.message));
       };
       this.worker.addEventListener('error', (e) => {
@@ -49,8 +55,15 @@ export class WorkerClient {
     return { promise, stop: () => { if (!settled) channel.port1.postMessage({ type: 'stop' }); } };
   }
 
+  /**
+   * Ends the worker. A run still in it is settled (rejected: WorkerJobs has dropped its callbacks
+   * already), which closes its port and removes its listeners: an open port with a message
+   * handler keeps itself, its handler, this client and the ended worker alive (three listeners
+   * and a worker per job left running, e.g. by a figure removed while its analysis ran).
+   */
   terminate() {
     this.worker.terminate();
+    for (const end of [...this.unsettled]) end();
   }
 }
 
@@ -58,9 +71,17 @@ export class WorkerClient {
  * A widget's training runs: one dedicated worker (created on first use) and at most one
  * current job. Starting a job stops the one before it, and the callbacks of a superseded
  * or disposed job are dropped, so a late message never overwrites newer state.
+ *
+ * `owner` is the element the worker belongs to (null: the caller ends it itself). The owner
+ * ends the worker in its disconnectedCallback (dispose), and while the owner is off the page
+ * start() makes no worker: the job fails (asynchronously, as any failed job) instead. So a job
+ * asked for after the element was removed — by a callback of an await that resolved after the
+ * removal, a getter or a method a script calls on the removed element — leaves no worker that
+ * nothing would ever end.
  */
 export class WorkerJobs {
-  constructor() {
+  constructor(owner = null) {
+    this.owner = owner;
     this.client = null;
     this.current = 0;       // id of the job whose callbacks are live
     this.stopCurrent = null;
@@ -70,6 +91,13 @@ export class WorkerJobs {
   start(kind, params, { progress = () => {}, done = () => {}, failed = () => {} } = {}) {
     this.stop();
     const id = ++this.current;
+    if (this.owner && !this.owner.isConnected) {
+      // No worker for an element off the page (its disconnectedCallback, which ends them, has run).
+      this.stopCurrent = null;
+      const refused = new HeadlabError(`<${this.owner.localName}> is not on the page, so no worker was started for "${kind}"`);
+      Promise.resolve().then(() => { if (id === this.current) failed(refused); });
+      return;
+    }
     // A worker that failed (offline, a transient 404, a crash) is replaced, not reused.
     if (this.client?.failure) { this.client.terminate(); this.client = null; }
     this.client ??= new WorkerClient();

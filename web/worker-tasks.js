@@ -37,6 +37,30 @@ function keepTransformer(id, model) {
   keptTransformers.set(id, model);
 }
 
+/**
+ * Holds a model's config to a page's limits ({ field: { value, why } }, widgets/transformer/model.ts)
+ * before its weights are read. A config that is not JSON, or whose sizes are not numbers, is left to
+ * the core's reader and its message. n_layers × n_heads is limited as `heads`.
+ */
+function checkModelLimits(configText, limits) {
+  let c;
+  try {
+    c = JSON.parse(configText);
+  } catch {
+    return;
+  }
+  if (!c || typeof c !== 'object') return;
+  const sizes = { ...c, heads: Number.isInteger(c.n_layers) && Number.isInteger(c.n_heads) ? c.n_layers * c.n_heads : undefined };
+  for (const [field, { value, why }] of Object.entries(limits)) {
+    if (field === 'parameters') continue;
+    const got = sizes[field];
+    if (Number.isInteger(got) && got > value) {
+      const name = field === 'heads' ? 'n_layers × n_heads' : field;
+      throw new HeadlabError(`config: ${name} = ${got.toLocaleString('en-US')}; a page reads models up to ${value.toLocaleString('en-US')} (${why})`);
+    }
+  }
+}
+
 export const workerTasks = {
   // Echo of the core version: lets tests check the worker pipeline itself.
   version: async (core) => core.version(),
@@ -289,6 +313,38 @@ export const workerTasks = {
         return { inspection: model.inspect(), analysis, run };
       } finally {
         if (id === undefined) model.dispose();
+      }
+    },
+  },
+
+  /**
+   * Reads an author's model off the main thread: what a <headlab-transformer-model> does with the
+   * files it downloaded (or a model handed over from the page) before the page uses it. The config
+   * is first held to the page's limits (params.limits; refused with the limit named, before the
+   * weights are read), then the core reads both files (every name, shape and dtype checked before
+   * any value is converted; then every value). The page then reads the canonical files: a header
+   * of a few KB, whatever the author's file held (a header of 844 KB took 150–200 ms to parse).
+   * params: { config: model.json text, safetensors: Uint8Array | ArrayBuffer,
+   *           limits?: { [field]: { value, why } } (fields of the config, and `parameters`) }.
+   * result: { config: text, safetensors: Uint8Array (TransformerModel.canonical(); moved to the
+   *           page), parameters: scalar parameter count }. A refused file fails with the core's message.
+   */
+  'transformer-load': {
+    module: 'transformer',
+    run: async (core, params, { transfer = () => {} } = {}) => {
+      if (typeof params?.config !== 'string') throw new HeadlabError('the config must be the text of model.json');
+      if (params.limits) checkModelLimits(params.config, params.limits);
+      const model = core.loadTransformer(params.config, params.safetensors);
+      try {
+        const parameters = model.inspect().parameters;
+        if (params.limits?.parameters && parameters > params.limits.parameters.value) {
+          throw new HeadlabError(`the model has ${parameters.toLocaleString('en-US')} parameters; a page reads at most ${params.limits.parameters.value.toLocaleString('en-US')} (${params.limits.parameters.why})`);
+        }
+        const files = model.canonical();
+        transfer([files.safetensors.buffer]);
+        return { config: files.config, safetensors: files.safetensors, parameters };
+      } finally {
+        model.dispose();
       }
     },
   },

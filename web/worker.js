@@ -3,7 +3,7 @@
 //
 // Protocol: the page posts { kind, params } together with a MessagePort; every
 // reply for that job — { type: 'progress', ... }, then exactly one
-// { type: 'result', value } or { type: 'error', message } — travels on that port,
+// { type: 'result', value, stopped, updatesAfterStop } or { type: 'error', message } — travels on that port,
 // so progress can never arrive after the result. The page stops a job by posting
 // { type: 'stop' } on the port; handlers check between chunks of work.
 import { getCore, getFeatureRecoveryCore, getMaxDigitCore, getTransformerCore, useCompiledModules } from './browser-core.js';
@@ -16,7 +16,15 @@ self.addEventListener('message', async (event) => {
   // The page's compiled modules ({ core?, 'feature-recovery'?, 'max-digit'?, transformer? }): instantiated here, not downloaded again.
   useCompiledModules(wasm);
   let stopped = false;
-  port.onmessage = (msg) => { if (msg.data?.type === 'stop') stopped = true; };
+  // Progress messages posted, and how many of them after the stop arrived here: a task ends
+  // within the chunk under way when it reads the stop, whatever backlog the page has yet to read.
+  let posted = 0;
+  let postedAtStop = 0;
+  port.onmessage = (msg) => {
+    if (msg.data?.type !== 'stop' || stopped) return;
+    stopped = true;
+    postedAtStop = posted;
+  };
   try {
     const entry = workerTasks[kind];
     if (!entry) throw new Error(`unknown worker task "${kind}"`);
@@ -27,13 +35,13 @@ self.addEventListener('message', async (event) => {
     const core = await loaders[module]();
     let moved = [];
     const value = await run(core, params, {
-      progress: (detail) => port.postMessage({ type: 'progress', ...detail }),
+      progress: (detail) => { posted++; port.postMessage({ type: 'progress', ...detail }); },
       shouldStop: () => stopped,
       // Lets queued port messages (a stop request) in between chunks of work.
       yieldToEvents: () => new Promise((resolve) => setTimeout(resolve, 0)),
       transfer: (buffers) => { moved = buffers; },
     });
-    port.postMessage({ type: 'result', value, stopped }, moved);
+    port.postMessage({ type: 'result', value, stopped, updatesAfterStop: stopped ? posted - postedAtStop : 0 }, moved);
   } catch (err) {
     port.postMessage({ type: 'error', message: err?.message ?? String(err) });
   } finally {

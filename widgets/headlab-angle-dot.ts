@@ -41,7 +41,7 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
   }
   set matrix(v: 'cosine' | 'dot') { this.setAttribute('matrix', v); }
 
-  get state(): AngleDotState { return { matrix: this.matrix, disagreements: this.disagreements }; }
+  protected readState(): AngleDotState { return { matrix: this.matrix, disagreements: this.disagreements }; }
 
   protected buildContent(content: HTMLDivElement): void {
     this.line = el('p', { class: 'lead', role: 'status' });

@@ -7,7 +7,7 @@
 // Attributes: digits ("2 3 4 5 6"), model (id of a <headlab-max-digit-model>).
 // Events: `change` with { digits, max_digit } when the reader edits the list.
 import { el, type WidgetFigure } from './base/headlab-element.js';
-import { formatNumber } from './chart/format.js';
+import { formatCount, formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
@@ -47,7 +47,7 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
   get digits(): number[] { return this.field ? this.field.digits() : []; }
   set digits(v: number[]) { this.setAttribute('digits', v.join(' ')); }
 
-  get state(): AttentionBarsState {
+  protected readState(): AttentionBarsState {
     const digits = this.digits;
     return { digits, max_digit: Math.max(...digits) };
   }
@@ -167,7 +167,7 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
   private renderByMax(model: MaxDigitModel): void {
     const table = this.byMaxTable!;
     table.replaceChildren();
-    table.createCaption().textContent = `Averaged over the ${model.analysis.evaluation.lists.toLocaleString('en')} evaluation lists: the mass each head's ANS row puts on the maximum digit (upper number) and on ANS itself (lower), by maximum.`;
+    table.createCaption().textContent = `Averaged over the ${formatCount(model.analysis.evaluation.lists)} evaluation lists: the mass each head's ANS row puts on the maximum digit (upper number) and on ANS itself (lower), by maximum.`;
     const head = table.createTHead().insertRow();
     head.append(el('th', { scope: 'col' }, 'maximum'));
     for (let m = 0; m < 10; m++) head.append(el('th', { scope: 'col' }, String(m)));

@@ -85,7 +85,7 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     this.setAttribute('patches', v.map((p) => `${p.head}:${p.position}`).join(' '));
   }
 
-  get state(): AttentionPatchState {
+  protected readState(): AttentionPatchState {
     return { digits: this.digits, patches: this.patches, answer: this.lastAnswer, clean_answer: this.lastClean };
   }
 

@@ -127,7 +127,7 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
     return { before, after, maxDiff };
   }
 
-  get state(): BasisRotationState {
+  protected readState(): BasisRotationState {
     const { before, after, maxDiff } = this.compute();
     return {
       angle_degrees: this.angle, q: rows(before.q), k: rows(before.k), q_rotated: rows(after.q), k_rotated: rows(after.k),
@@ -164,7 +164,7 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
   figures(): WidgetFigure[] {
     const colours = () => this.themeColours();
     return [
-      { name: 'plot', label: 'Plot', scene: () => plotScene(this.state, colours()) },
+      { name: 'plot', label: 'Plot', scene: () => plotScene(this.readState(), colours()) },
       {
         name: 'scores', label: 'Score tables',
         scene: () => tablesScene([this.tables.s.table, this.tables.sr.table], colours(), `Scores before and after a rotation by ${formatNumber(this.angle, 1)}°`),

@@ -99,7 +99,7 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
     return `Question with ${n} choices; ${chosen}${verdict}.`;
   }
 
-  get state(): ChoiceQuizState {
+  protected readState(): ChoiceQuizState {
     return {
       selected: this.selected === null ? null : this.selected + 1,
       result: this.result, hint_shown: this.hintShown, solution_shown: this.solutionShown,

@@ -107,7 +107,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     .primary { font-weight: 600; }
   `;
 
-  private readonly training = new TrainingJob((text) => this.announce(text), () => this.requestRender());
+  private readonly training = new TrainingJob(this, (text) => this.announce(text), () => this.requestRender());
   private losses: number[] = [];
   /** What the loss curve was last drawn from (render skips the redraw when none of it changed). */
   private lossDrawn: readonly unknown[] | null = null;
@@ -173,6 +173,9 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   get run(): FeatureRecoveryRun | null { return this.lastRun; }
   /** Progress messages received in the current or last run (diagnostics and tests). */
   get progressCount(): number { return this.progressUpdates; }
+  /** Progress messages the worker posted after it read Stop, in the last stopped run (diagnostics and tests). */
+  get updatesAfterStop(): number { return this.lastUpdatesAfterStop; }
+  private lastUpdatesAfterStop = 0;
   get trainingStatus(): TrainingStatus { return this.training.status; }
 
   get settings(): FeatureRecoveryWidgetSettings {
@@ -182,7 +185,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     };
   }
 
-  get state(): FeatureRecoveryState {
+  protected readState(): FeatureRecoveryState {
     return {
       settings: this.settings,
       status: this.training.status,
@@ -215,7 +218,8 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
         this.responseValue = detail.response_value as Float64Array;
         this.requestRender();
       },
-      done: ({ value, stopped }) => {
+      done: ({ value, stopped, updatesAfterStop }) => {
+        this.lastUpdatesAfterStop = updatesAfterStop;
         this.lastRun = value;
         this.lastFile = null;
         this.losses = Array.from(value.loss_trace);

@@ -5,6 +5,7 @@
 // Attributes: ablated ("0 2": the heads removed), model.
 // Events: `change` with { ablated, accuracy }.
 import { WidgetInputError, el, type WidgetFigure } from './base/headlab-element.js';
+import { formatCount } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
@@ -55,7 +56,7 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
 
   set ablated(v: number[]) { this.setAttribute('ablated', [...new Set(v)].sort((a, b) => a - b).join(' ')); }
 
-  get state(): HeadAblationState { return { ablated: this.ablated, accuracy: this.lastAccuracy }; }
+  protected readState(): HeadAblationState { return { ablated: this.ablated, accuracy: this.lastAccuracy }; }
 
   protected buildContent(content: HTMLDivElement): void {
     const toggles = el('div', { class: 'row toggles', role: 'group', 'aria-label': 'Heads to remove' });
@@ -104,7 +105,7 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
     const name = ablated.length ? `without head${ablated.length > 1 ? 's' : ''} ${ablated.join(', ')}` : 'all four heads';
     this.line!.replaceChildren(
       `Accuracy ${name}: `, el('strong', { 'data-value': String(cut.accuracy), 'data-figure': 'accuracy' }, percent(cut.accuracy, 2)),
-      ` (${cut.correct.toLocaleString('en')} of ${cut.total.toLocaleString('en')} lists); full model `,
+      ` (${formatCount(cut.correct)} of ${formatCount(cut.total)} lists); full model `,
       el('span', { 'data-value': String(full.accuracy), 'data-figure': 'full' }, percent(full.accuracy, 2)), '.',
     );
     const worst = cut.accuracy_by_max.reduce((w, x, m) => (x < cut.accuracy_by_max[w] ? m : w), 0);

@@ -71,7 +71,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
   /** The 3-D view once its module has loaded (tests and diagnostics). */
   get view3d(): View3D | null { return this.view; }
 
-  get state(): HeadContributionsState {
+  protected readState(): HeadContributionsState {
     return { digits: this.digits, mode: this.mode, layout: this.layout, ...this.last };
   }
 

@@ -95,7 +95,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   /** The worker's results for the run in use, by intervention, feature and shift, and the messages of those that failed. */
   private results: { run: FeatureRecoveryRun | null; byKey: Map<string, FeatureRecoveryInterventionResult>; failed: Map<string, string> } = { run: null, byKey: new Map(), failed: new Map() };
   /** The widget's worker (created when the first run arrives) and the key of the intervention in it (null: idle). */
-  private readonly jobs = new WorkerJobs();
+  private readonly jobs = new WorkerJobs(this);
   private inWorker: string | null = null;
   /** The result drawn last (kept on screen, dimmed, while the worker computes the one chosen since). */
   private shown: { run: FeatureRecoveryRun; result: FeatureRecoveryInterventionResult; kind: InterventionKind; feature: number; shift: number } | null = null;
@@ -131,7 +131,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   set shift(v: number) { setNumberAttribute(this, 'shift', v); }
 
   /** The result for the current choice: null while the worker computes it (or before a run). */
-  get state(): InterventionsState {
+  protected readState(): InterventionsState {
     const r = this.trained ? this.lookup(this.trained) : null;
     return {
       intervention: this.intervention, feature: this.feature, shift: this.shift,
@@ -160,11 +160,19 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     return this.resultsOf(t).byKey.get(this.currentKey()) ?? null;
   }
 
-  /** Whether the worker computes the current choice's result (a render follows its answer), or will. */
+  /**
+   * Whether the worker computes the current choice's result (a render follows its answer), or will.
+   * Never throws: an invalid attribute computes nothing (the widget shows its message), so false.
+   */
   get busy(): boolean {
     const t = this.trained;
     if (!t || !this.isConnected) return false;
-    const key = this.currentKey();
+    let key: string;
+    try {
+      key = this.currentKey();
+    } catch {
+      return false;
+    }
     const kept = this.resultsOf(t);
     return !kept.byKey.has(key) && !kept.failed.has(key);
   }

@@ -34,7 +34,12 @@ interface Shown {
   text: string;
 }
 
-const PANEL_W = 236;
+/**
+ * Width of each of the four panels (SVG units = CSS px at full size) and the basis of its box: a
+ * box never narrower than its drawing (the strip wraps instead), so the prerendered snapshot's
+ * 12 px text is never drawn smaller (four 236-unit panels in 213 px boxes drew it at 10.6 px).
+ */
+const PANEL_W = 208;
 const ROW_H = 62;
 const TOP = 44;
 
@@ -43,7 +48,7 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MechanismState> {
   protected static sharedAttributes = ['digits'];
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     .strip { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: flex-start; }
-    .strip > figure { margin: 0; flex: 1 1 13rem; max-width: 22rem; min-width: 0; }
+    .strip > figure { margin: 0; flex: 1 1 ${PANEL_W}px; max-width: 22rem; min-width: 0; }
     .strip figcaption { font-size: 0.85em; color: var(--hl-muted); margin-top: 0.2rem; }
     .arrow { align-self: center; color: var(--hl-muted); font-size: 1.3em; }
     @media (max-width: 40rem) { .arrow { display: none; } }
@@ -57,7 +62,7 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MechanismState> {
   get digits(): number[] { return this.field ? this.field.digits() : []; }
   set digits(v: number[]) { this.setAttribute('digits', v.join(' ')); }
 
-  get state(): MechanismState {
+  protected readState(): MechanismState {
     return { digits: this.digits, answer: this.shown?.answer ?? -1 };
   }
 

@@ -15,8 +15,8 @@
 import type { MaxDigitTrainingSettings, MaxDigitWeights } from '../web/headlab-core.js';
 import { HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute } from './base/headlab-element.js';
 import { TrainingJob, type TrainingStatus } from './base/training-job.js';
-import { formatAccuracy, formatNumber, type BoundValue } from './chart/format.js';
-import { DEFAULT_WEIGHTS_TIMEOUT_S, defaultWeightsUrl, modelSource, type MaxDigitAnalysisFile, type MaxDigitModelSource } from './max-digit/model.js';
+import { formatCount, formatAccuracy, formatNumber, type BoundValue } from './chart/format.js';
+import { DEFAULT_WEIGHTS_TIMEOUT_S, defaultWeightsUrl, modelSource, retryOnInteraction, type MaxDigitAnalysisFile, type MaxDigitModelSource } from './max-digit/model.js';
 import { firstInteraction, loadMaxDigitNow, watchReach } from './max-digit/loading.js';
 import { MAX_DIGIT_CSS } from './max-digit/widget.js';
 
@@ -45,7 +45,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
 
   private source: MaxDigitModelSource | null = null;
   private lazyObserver: IntersectionObserver | null = null;
-  private readonly training = new TrainingJob((text) => this.announce(text), () => this.requestRender());
+  private readonly training = new TrainingJob(this, (text) => this.announce(text), () => this.requestRender());
   private progressDone = 0;
   private progressTotal = 0;
   private lastLoss = NaN;
@@ -74,7 +74,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   /** The model source the widgets share (null before the element starts). */
   get modelSource(): MaxDigitModelSource | null { return this.source; }
 
-  get state(): MaxDigitModelState {
+  protected readState(): MaxDigitModelState {
     const m = this.source?.model ?? null;
     return { status: this.training.status, seed: m?.seed ?? null, label: m?.label ?? '', accuracy: m ? m.analysis.accuracy : null };
   }
@@ -228,7 +228,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   protected summarize(): string {
     const m = this.source?.status === 'ready' ? this.source.model : null;
     if (!m) return 'The max-digit model is loading.';
-    return `The figures tied to this panel show ${m.label}: accuracy ${formatAccuracy(m.analysis.accuracy, m.analysis.evaluation.lists)} on ${m.analysis.evaluation.lists.toLocaleString('en')} evaluation lists; training status ${this.training.status}.`;
+    return `The figures tied to this panel show ${m.label}: accuracy ${formatAccuracy(m.analysis.accuracy, m.analysis.evaluation.lists)} on ${formatCount(m.analysis.evaluation.lists)} evaluation lists; training status ${this.training.status}.`;
   }
 
   disconnectedCallback(): void {
@@ -244,6 +244,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     if (!this.id) throw new WidgetInputError('a <headlab-max-digit-model> needs an id, which the widgets name in their model attribute');
     this.source = modelSource(this.id);
     this.listen(this.source, 'change', () => this.requestRender());
+    retryOnInteraction((target, type, handler) => this.listen(target, type, handler), () => this.source);
     // loading="lazy": fetch the weights only when the panel, or a widget reading it, nears the
     // viewport (and, behind a snapshot, after the reader's first interaction: build() runs then).
     if (this.getAttribute('loading') === 'lazy' && !this.loadRequested && typeof IntersectionObserver === 'function') {
@@ -294,7 +295,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     if (source.status === 'failed') throw new WidgetInputError(`The model could not be loaded: ${source.failure}`);
     const m = source.status === 'ready' ? source.model : null;
     this.now!.textContent = m
-      ? `Now showing ${m.label}: accuracy ${formatAccuracy(m.analysis.accuracy, m.analysis.evaluation.lists)} on ${m.analysis.evaluation.lists.toLocaleString('en')} lists.`
+      ? `Now showing ${m.label}: accuracy ${formatAccuracy(m.analysis.accuracy, m.analysis.evaluation.lists)} on ${formatCount(m.analysis.evaluation.lists)} lists.`
       : source.status === 'idle' ? 'The weights load when this section comes into view.' : 'Loading the model…';
     if (m) this.now!.dataset.accuracy = String(m.analysis.accuracy);
     this.seedField!.show(String(this.seed));

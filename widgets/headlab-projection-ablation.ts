@@ -94,7 +94,7 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
   get query(): number { return integerAttribute(this, 'query', 1, 1, 2); }
   set query(v: number) { setNumberAttribute(this, 'query', v); }
 
-  get state(): ProjectionAblationState {
+  protected readState(): ProjectionAblationState {
     const i = this.query - 1;
     const r = this.compute();
     return {
@@ -218,7 +218,7 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
   }
 
   protected summarize(): string {
-    const s = this.state;
+    const s = this.readState();
     const base = QUANTITIES[2].pick(this.baseline!, s.query - 1);
     const changed = this.changedLabels.length ? `Changed from the unablated head: ${this.changedLabels.join('; ')}.` : 'Nothing changed from the unablated head.';
     return `Query x${s.query === 1 ? '₁' : '₂'}: attention weights ${formatVector(s.weights, 4)} (unablated ${formatVector(base, 4)}), reading ${formatVector(s.reading, 4)}. ${changed}`;

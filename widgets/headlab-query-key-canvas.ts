@@ -173,7 +173,7 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     };
   }
 
-  get state(): QueryKeyCanvasState {
+  protected readState(): QueryKeyCanvasState {
     const { picture: _picture, ...s } = this.compute();
     // A copy: listeners of the change event get their own arrays, not the cached ones.
     return structuredClone(s);

@@ -30,6 +30,14 @@ const HEAD_DASH: (number[] | undefined)[] = [undefined, [7, 3], [2, 3], [9, 3, 2
 const MAX_W = 460;
 const MIN_W = 280;
 const RAMP_H = 300;
+/**
+ * Narrowest panel beside the other: the two panels stand side by side only when each has nearly
+ * the widest drawing's room (a drawing made for a stacked panel, as the prerendered snapshot of a
+ * narrower window is, then never shrinks more than MAX_W / SIDE_BY_SIDE_MIN, keeping its 12 px
+ * text above 11 px; with a 20rem basis the panels went side by side at 320 px each and a 460 px
+ * drawing drew its text at 8.7 px).
+ */
+const SIDE_BY_SIDE_MIN = 440;
 const SPLIT_H = 250;
 
 export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
@@ -37,7 +45,7 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
   protected static sharedAttributes = ['maximum', 'runner-up'];
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     .panels { display: flex; flex-wrap: wrap; gap: 0.75rem 1.5rem; align-items: flex-start; }
-    .panels > div { flex: 1 1 20rem; min-width: 0; }
+    .panels > div { flex: 1 1 ${SIDE_BY_SIDE_MIN}px; min-width: 0; }
     .controls-row { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; align-items: center; margin: 0.3rem 0; }
     .controls-row label { display: inline-flex; gap: 0.4rem; align-items: center; }
     .controls-row select { font: inherit; min-height: 2.75rem; min-width: 2.75rem; padding: 0 0.3rem; color: var(--hl-fg); background: var(--hl-control); border: 1px solid var(--hl-rule); border-radius: 4px; }
@@ -74,7 +82,7 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
   }
   set runnerUp(v: number) { this.setAttribute('runner-up', String(v)); }
 
-  get state(): ScoreRampsState {
+  protected readState(): ScoreRampsState {
     const s = this.shown;
     const split = s?.splits[s.runnerUp];
     return { maximum: this.maximum, runner_up: this.runnerUp, on_maximum: split ? [...split.on_maximum] : [], two_token_share: split ? [...split.two_token_share] : [] };

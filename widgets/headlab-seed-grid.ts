@@ -14,7 +14,7 @@
 // Events: `change` with { trained: seeds trained here, agree: seeds whose claims equal the file's, status }.
 import { TrainingJob, type TrainingStatus } from './base/training-job.js';
 import { HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, type WidgetFigure } from './base/headlab-element.js';
-import { formatAccuracy } from './chart/format.js';
+import { formatCount, formatAccuracy } from './chart/format.js';
 import { tablesScene } from './chart/table-scene.js';
 import type { MaxDigitAnalysisFile, MaxDigitClaims, MaxDigitSeedsFile } from './max-digit/model.js';
 import { MAX_DIGIT_CSS, scrollBox } from './max-digit/widget.js';
@@ -113,7 +113,7 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
     return [...this.here.keys()].sort((a, b) => a - b);
   }
 
-  get state(): SeedGridState {
+  protected readState(): SeedGridState {
     return { status: this.status, trained: this.trainedSeeds(), agree: this.agreeing() };
   }
 
@@ -131,7 +131,7 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
     this.interrupted = [];
     this.queue = Array.from({ length: to - from + 1 }, (_, i) => from + i);
     const n = Math.min(this.workers, this.queue.length);
-    while (this.jobs.length < n) this.jobs.push(new TrainingJob((text) => this.announce(text), () => this.requestRender()));
+    while (this.jobs.length < n) this.jobs.push(new TrainingJob(this, (text) => this.announce(text), () => this.requestRender()));
     this.running = this.jobs.map(() => -1);
     this.stepsDone = this.jobs.map(() => 0);
     this.status = 'training';
@@ -238,7 +238,7 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
     const workers = Math.min(this.workers, n);
     this.progressText!.textContent = training
       ? `${active.map((r) => `seed ${r.seed}: step ${r.steps}`).join(' · ')} of ${this.steps} · ${finished} of ${n} seeds done`
-      : `${n} seeds × ${this.steps.toLocaleString('en')} steps in ${workers === 1 ? 'a background worker' : `${workers} background workers, ${workers} seeds at a time`}`;
+      : `${n} seeds × ${formatCount(this.steps)} steps in ${workers === 1 ? 'a background worker' : `${workers} background workers, ${workers} seeds at a time`}`;
     if (!file) {
       this.table!.replaceChildren(el('caption', {}, 'Loading the command line’s figures…'));
       return;
@@ -250,7 +250,7 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
     const table = this.table!;
     table.replaceChildren();
     const seeds = file.seeds.map((s) => s.seed);
-    table.createCaption().textContent = `Each column is one seed of the default recipe (${file.settings.steps.toLocaleString('en')} steps), as the command line (headlab max-digit seeds) computed it; a column trained here replaces it${this.here.size ? ' (bold)' : ''}. Tinted: differs from seed ${seeds[0]}.`;
+    table.createCaption().textContent = `Each column is one seed of the default recipe (${formatCount(file.settings.steps)} steps), as the command line (headlab max-digit seeds) computed it; a column trained here replaces it${this.here.size ? ' (bold)' : ''}. Tinted: differs from seed ${seeds[0]}.`;
     const head = table.createTHead().insertRow();
     head.append(el('th', { scope: 'col' }, 'claim'));
     for (const s of seeds) head.append(el('th', { scope: 'col' }, `seed ${s}`));

@@ -63,7 +63,7 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
   }
   set basis(v: MaxDigitBasis) { this.setAttribute('basis', v); }
 
-  get state(): SubspaceAccuracyState { return { k: this.k, basis: this.basis, accuracy: this.lastAccuracy }; }
+  protected readState(): SubspaceAccuracyState { return { k: this.k, basis: this.basis, accuracy: this.lastAccuracy }; }
 
   protected modelChanged(): void { this.byMaxCache.clear(); this.cosVersion = -1; }
 

@@ -94,7 +94,11 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   protected static coreModule = 'feature-recovery' as const;
   protected static css = /* css */ `
     .figs { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: flex-start; }
-    .fig { flex: 1 1 280px; max-width: 400px; min-width: 0; }
+    /* A box at least as wide as the heatmap pair's drawing (310 units): three boxes in a row only
+       when each has that room, so no drawing (nor a prerendered one from a narrower window, whose
+       boxes stood two in a row) is shrunk below its size; with 280 px, three 287 px boxes drew the
+       319 px drawings of two in a row with 12 px text at 10.8 px. */
+    .fig { flex: 1 1 310px; max-width: 400px; min-width: 0; }
     .fig.wide { flex-basis: 100%; max-width: 640px; }
     .fig svg { display: block; width: 100%; height: auto; }
     .fig .label { font-weight: 600; margin: 0.2rem 0; }
@@ -103,10 +107,12 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     button { min-height: 44px; }
     progress { width: 100%; height: 0.6rem; }
     .lesson { font-weight: 600; min-height: 1.4em; }
-    input.keys { flex: 1 1 14rem; min-width: 0; max-width: 22rem; min-height: 44px; font: inherit; font-variant-numeric: tabular-nums; }
+    textarea.keys { flex: 1 1 19rem; min-width: 0; max-width: 22rem; min-height: 44px; font: inherit; font-variant-numeric: tabular-nums;
+      box-sizing: border-box; padding: 0.45rem 0.4rem; line-height: 1.5; resize: none; overflow: hidden; field-sizing: content; white-space: pre-wrap;
+      color: var(--hl-fg); background: var(--hl-control); border: 1px solid var(--hl-rule); border-radius: 4px; }
   `;
 
-  private readonly jobs = new WorkerJobs();
+  private readonly jobs = new WorkerJobs(this);
   private result: ReplayResult | null = null;
   private status: TrainingReplayState['status'] = 'idle';
   private lastExperiment = 'draft';
@@ -114,7 +120,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   /** The colours the kept scenes were drawn in. */
   private scenesColours: ResolvedColours | null = null;
   private scrub: HTMLInputElement | null = null;
-  private keysInput: HTMLInputElement | null = null;
+  private keysInput: HTMLTextAreaElement | null = null;
   private keysField: { show: (text: string) => void } | null = null;
   private scrubOut: HTMLOutputElement | null = null;
   private playButton: HTMLButtonElement | null = null;
@@ -191,7 +197,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     return want === null ? last : Math.min(want, last);
   }
 
-  get state(): TrainingReplayState {
+  protected readState(): TrainingReplayState {
     const i = this.shownIndex();
     const snap = i === null ? null : this.result!.snapshots[i];
     return {
@@ -232,7 +238,8 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     // an invalid one is flagged beside the field and the last valid keys are kept.
     const keysId = `keys-${Math.random().toString(36).slice(2)}`;
     const keysRow = el('div', { class: 'controls' });
-    this.keysInput = el('input', { type: 'text', id: keysId, class: 'keys', spellcheck: 'false', autocomplete: 'off', inputmode: 'text' });
+    // A text area that wraps (a one-line field cut the four keys off at 320 to 560 px).
+    this.keysInput = el('textarea', { id: keysId, class: 'keys', rows: '1', spellcheck: 'false', autocomplete: 'off', autocapitalize: 'off' });
     keysRow.append(el('label', { for: keysId }, 'Keys (rows k₁; k₂; k₃; k₄)'), this.keysInput);
     this.keysField = this.bindField(this.keysInput, {
       label: 'the keys',
@@ -586,7 +593,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   }
 
   protected summarize(): string {
-    const s = this.state;
+    const s = this.readState();
     if (s.status !== 'done') return s.status === 'training' ? 'Training the replay run; the snapshots appear when it ends.' : 'No run yet: the replay trains when it scrolls into view, or when a run is chosen above.';
     return `Snapshot ${(s.snapshot ?? 0) + 1} of ${this.result!.snapshots.length}, step ${s.step}${s.loss !== null ? `, loss ${formatScientific(s.loss)}` : ''}. ${s.lesson}`;
   }

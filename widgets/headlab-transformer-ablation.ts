@@ -72,7 +72,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     return out;
   }
 
-  get state(): TransformerAblationState {
+  protected readState(): TransformerAblationState {
     const m = this.currentModel;
     return { prompt: m && this.field ? this.field.tokens(m) : [], mode: this.mode, heads: this.heads(), clean_loss: this.shown?.analysis?.ablation.clean_loss ?? null };
   }
@@ -100,7 +100,8 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
   get busy(): boolean {
     if (super.busy) return true;
     const owner = this.followed as (Element & { analysis?: TransformerAnalysis | null; busy?: boolean }) | null;
-    if (!owner || this.mode !== 'mean' || !this.shown || this.shown.analysis !== null) return false;
+    // The attribute itself, not `mode` (which throws for an invalid value: busy never throws).
+    if (!owner || (this.getAttribute('mode') || 'mean') !== 'mean' || !this.shown || this.shown.analysis !== null) return false;
     return owner.busy === true || owner.analysis != null;
   }
 
@@ -259,10 +260,11 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
 
   /** The state with the core's numbers behind the figure (null before the model has loaded). */
   get figureData(): Record<string, unknown> | null {
-    if (!this.shown) return null;
+    const state = this.state;
+    if (!this.shown || state === null) return null;
     const s = this.shown;
     const last = s.before.tokens.length - 1;
-    return { ...this.state, logits_before: s.before.logits[last], logits_after: s.after ? s.after.logits[last] : null, ablation: s.analysis?.ablation ?? null };
+    return { ...state, logits_before: s.before.logits[last], logits_after: s.after ? s.after.logits[last] : null, ablation: s.analysis?.ablation ?? null };
   }
 
   figures(): WidgetFigure[] {

@@ -66,7 +66,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   }
   set position(v: number) { setNumberAttribute(this, 'position', v); }
 
-  get state(): TransformerAttentionState {
+  protected readState(): TransformerAttentionState {
     const m = this.currentModel;
     return { prompt: m && this.field ? this.field.tokens(m) : [], position: this.position };
   }
@@ -346,9 +346,10 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
 
   /** The state with the core's numbers behind the figure (null before the model has loaded). */
   get figureData(): Record<string, unknown> | null {
-    if (!this.shown) return null;
+    const state = this.state;
+    if (!this.shown || state === null) return null;
     const shown = this.shown;
-    return { ...this.state, run: shown.run };
+    return { ...state, run: shown.run };
   }
 
   figures(): WidgetFigure[] {

@@ -42,7 +42,7 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
   get prompt(): string { return this.getAttribute('prompt') ?? ''; }
   set prompt(v: string) { this.setAttribute('prompt', v); }
 
-  get state(): TransformerAttributionState {
+  protected readState(): TransformerAttributionState {
     const a = this.shown?.analysis;
     return { prompt: a?.tokens ?? [], position: a?.position ?? -1, token: a?.token ?? -1, logit: a?.direct_logit_attribution.logit ?? null };
   }
@@ -170,9 +170,10 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
 
   /** The state with the core's numbers behind the figure (null before the model has loaded). */
   get figureData(): Record<string, unknown> | null {
-    if (!this.shown) return null;
+    const state = this.state;
+    if (!this.shown || state === null) return null;
     const s = this.shown;
-    return { ...this.state, direct_logit_attribution: s.analysis.direct_logit_attribution };
+    return { ...state, direct_logit_attribution: s.analysis.direct_logit_attribution };
   }
 
   figures(): WidgetFigure[] {

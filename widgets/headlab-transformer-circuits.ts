@@ -11,7 +11,7 @@
 // Events: `change` with { layer, head, circuit, diagonal_share } when the reader changes any of them.
 import type { TransformerAnalysis } from '../web/headlab-core.js';
 import { el, enumAttribute, integerAttribute, setNumberAttribute, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
-import { formatNumber } from './chart/format.js';
+import { formatCount, formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
 import { LayeredFigure, PixelHeatmaps, divergingWord, drawnSvg, heatmapShapes, legendShapes, outlineShapes } from './transformer/draw.js';
@@ -68,7 +68,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
   get circuit(): CircuitKind { return enumAttribute(this, 'circuit', ['qk', 'ov'] as const, 'ov'); }
   set circuit(v: CircuitKind) { this.setAttribute('circuit', v); }
 
-  get state(): TransformerCircuitsState {
+  protected readState(): TransformerCircuitsState {
     return { layer: this.layer, head: this.head, circuit: this.circuit, diagonal_share: this.shown?.diagonal ?? null };
   }
 
@@ -140,7 +140,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     const legible = V <= LEGIBLE_VOCAB;
     this.svgBox!.hidden = !legible;
     if (!legible) {
-      const text = `This model's vocabulary has ${V.toLocaleString('en-US')} tokens: a ${V} × ${V} heatmap of ${headName(layer, head)}'s ${circuit.toUpperCase()} circuit would not be legible here (up to ${LEGIBLE_VOCAB} tokens are drawn).`
+      const text = `This model's vocabulary has ${formatCount(V)} tokens: a ${V} × ${V} heatmap of ${headName(layer, head)}'s ${circuit.toUpperCase()} circuit would not be legible here (up to ${LEGIBLE_VOCAB} tokens are drawn).`
         + (V <= 512 ? ' A page script reads the numbers from the element\'s figureData.' : ' The core computes circuits for vocabularies up to 512 tokens.');
       this.shown = { model, matrix: null, layer, head, circuit, diagonal: null, text };
       if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
@@ -268,10 +268,11 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
 
   /** The state with the core's numbers behind the figure (null before the model has loaded). */
   get figureData(): Record<string, unknown> | null {
-    if (!this.shown) return null;
+    const state = this.state;
+    if (!this.shown || state === null) return null;
     const s = this.shown;
     const matrix = s.matrix ?? (s.model.config.d_vocab <= 512 ? this.cached(s.model, 'circuits', () => s.model.handle.analyze(CIRCUITS_REQUEST)).circuits![s.circuit][s.layer][s.head] : null);
-    return { ...this.state, matrix };
+    return { ...state, matrix };
   }
 
   figures(): WidgetFigure[] {

@@ -10,15 +10,20 @@
 // event with that detail from inside the element; `useLoaded()` goes back to the files.
 //
 // Attributes: id (what widgets name), src (the .safetensors file, resolved against the page),
-// config (its JSON; default: src with .safetensors replaced by .json).
+// config (its JSON; default: src with .safetensors replaced by .json), timeout (seconds the two
+// downloads may take before they are abandoned with a message, 1–600, default
+// DEFAULT_MODEL_TIMEOUT_S; a "Try again" button then loads them again). The files are the
+// author's: src and config are never taken from the URL hash (share-state has nothing to share here).
 // Events: `change` with { status, label, n_layers, n_heads, d_model, d_vocab, n_ctx, parameters, trained }
 // whenever the model is loaded, replaced or fails.
 import type { TransformerAnalysis, TransformerConfigFile, TransformerCore } from '../web/headlab-core.js';
 import { WorkerJobs } from '../web/worker-client.js';
+import { numberAttribute, setNumberAttribute } from './base/attributes.js';
+import { MAX_DOWNLOAD_TIMEOUT_S, MIN_DOWNLOAD_TIMEOUT_S, fileUrl } from './base/download.js';
 import { HeadlabElement, WidgetInputError, el } from './base/headlab-element.js';
 import type { BoundValue } from './chart/format.js';
 import { transformerBoundValue } from './transformer/bound-values.js';
-import { sourceOf, type TransformerModelSource, type TransformerSourceStatus } from './transformer/model.js';
+import { DEFAULT_MODEL_TIMEOUT_S, sourceOf, type TransformerModelSource, type TransformerSourceStatus } from './transformer/model.js';
 import { defaultPrompt } from './transformer/widget.js';
 
 export interface TransformerModelState {
@@ -43,9 +48,7 @@ export interface TransformerModelFiles {
 }
 
 export class HeadlabTransformerModel extends HeadlabElement<TransformerModelState> {
-  static observedAttributes = ['src', 'config'];
-  // The config file in the URL hash: a shared link may name another config for the same weights.
-  protected static sharedAttributes = ['config'];
+  static observedAttributes = ['src', 'config', 'timeout'];
   protected static needsCore = false;
   protected static css = /* css */ `
     .now { margin: 0.2rem 0 0.3rem; }
@@ -57,25 +60,27 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   `;
 
   private source: TransformerModelSource | null = null;
-  private trained = false;
   private now: HTMLParagraphElement | null = null;
   private progressRow: HTMLDivElement | null = null;
   private bar: HTMLProgressElement | null = null;
   private progressText: HTMLSpanElement | null = null;
   private failureLine: HTMLParagraphElement | null = null;
   private loadedButton: HTMLButtonElement | null = null;
+  private retryButton: HTMLButtonElement | null = null;
   private buttonRow: HTMLDivElement | null = null;
   private lastStatus = '';
   /** The analysis behind the bound values, computed once per model in the worker. */
   private analyzed: { version: number; value: TransformerAnalysis } | null = null;
   /** The model version whose analysis the worker is computing (0: none); started when `analysis` is first read. */
   private analyzing = 0;
-  private readonly jobs = new WorkerJobs();
+  private readonly jobs = new WorkerJobs(this);
 
   get src(): string { return this.getAttribute('src') ?? ''; }
   set src(v: string) { this.setAttribute('src', v); }
   get config(): string { return this.getAttribute('config') ?? ''; }
   set config(v: string) { this.setAttribute('config', v); }
+  get timeout(): number { return numberAttribute(this, 'timeout', DEFAULT_MODEL_TIMEOUT_S, MIN_DOWNLOAD_TIMEOUT_S, MAX_DOWNLOAD_TIMEOUT_S); }
+  set timeout(v: number) { setNumberAttribute(this, 'timeout', v); }
 
   /** The headlab_transformer module the model was read with (null before; diagnostics and tests). */
   get transformerCore(): TransformerCore | null { return this.source?.core ?? null; }
@@ -88,13 +93,13 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     return this.source?.status === 'ready' ? this.source.model!.config : null;
   }
 
-  get state(): TransformerModelState {
+  protected readState(): TransformerModelState {
     const m = this.source?.status === 'ready' ? this.source.model : null;
     const c = m?.config;
     return {
       status: this.source?.status ?? 'idle', label: m?.label ?? '',
       n_layers: c?.n_layers ?? null, n_heads: c?.n_heads ?? null, d_model: c?.d_model ?? null,
-      d_vocab: c?.d_vocab ?? null, n_ctx: c?.n_ctx ?? null, parameters: m?.parameters ?? null, trained: m ? this.trained : false,
+      d_vocab: c?.d_vocab ?? null, n_ctx: c?.n_ctx ?? null, parameters: m?.parameters ?? null, trained: m ? m.given : false,
     };
   }
 
@@ -104,7 +109,6 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
    */
   async useModel(files: TransformerModelFiles & { label?: string }, label?: string): Promise<void> {
     const source = this.source ?? sourceOf(this);
-    this.trained = true;
     const bytes = files.safetensors instanceof Uint8Array ? files.safetensors : new Uint8Array(files.safetensors as ArrayBuffer);
     await source.use(files.config, bytes, label ?? files.label ?? 'a model trained in this page');
   }
@@ -112,7 +116,6 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   /** Back to the model read from `src` and `config`. */
   async useLoaded(): Promise<void> {
     if (!this.source?.hasFileModel) return;
-    this.trained = false;
     await this.source.restore();
   }
 
@@ -144,7 +147,9 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
    */
   private analyzeInWorker(): void {
     const m = this.source?.status === 'ready' ? this.source.model : null;
-    if (!m || this.analyzing !== 0 || this.analyzed?.version === m.version) return;
+    // Off the page nothing is analysed (a read of `analysis` after removal would start a worker
+    // that no disconnectedCallback ends); re-inserted, the element analyses again when asked.
+    if (!m || !this.isConnected || this.analyzing !== 0 || this.analyzed?.version === m.version) return;
     const version = m.version;
     this.analyzing = version;
     const request = { prompt: defaultPrompt(m.config) };
@@ -187,13 +192,12 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     if (!/\.safetensors$/i.test(src.replace(/[?#].*$/, '')) || src.length > 2048) {
       throw new WidgetInputError(`attribute src="${src}" must name a .safetensors file (e.g. src="model.safetensors")`);
     }
-    const weights = new URL(src, document.baseURI).href;
+    const weights = fileUrl(src);
     const configAttr = this.config.trim();
     if (configAttr !== '' && (!/\.json$/i.test(configAttr.replace(/[?#].*$/, '')) || configAttr.length > 2048)) {
       throw new WidgetInputError(`attribute config="${configAttr}" must name a .json file (e.g. config="model.json")`);
     }
-    const config = configAttr !== '' ? new URL(configAttr, document.baseURI).href
-      : new URL(`${src.replace(/[?#].*$/, '').replace(/\.safetensors$/, '')}.json`, document.baseURI).href;
+    const config = fileUrl(configAttr !== '' ? configAttr : `${src.replace(/[?#].*$/, '').replace(/\.safetensors$/i, '')}.json`);
     return { weights, config };
   }
 
@@ -228,6 +232,13 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     this.failureLine = el('p', { class: 'failure', role: 'alert' });
     this.loadedButton = el('button', { type: 'button' }, 'Back to the loaded model');
     this.listen(this.loadedButton, 'click', () => { void this.useLoaded(); });
+    this.retryButton = el('button', { type: 'button' }, 'Try again');
+    this.listen(this.retryButton, 'click', () => {
+      // Focus stays in the element: the button leaves with the failure, the status line takes it.
+      this.now!.setAttribute('tabindex', '-1');
+      this.now!.focus();
+      void this.source?.retry();
+    });
     const row = el('div', { class: 'row' });
     this.buttonRow = row;
     this.body.append(this.now, this.progressRow, this.failureLine, row, this.exportControls({ json: true, jsonLabel: 'Model summary (JSON)' }));
@@ -252,8 +263,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     const key = `${weights}\u0000${config}`;
     if (key === this.filesKey) return;
     this.filesKey = key;
-    this.trained = false;
-    void this.source!.load(weights, config);
+    void this.source!.load(weights, config, this.timeout);
   }
 
   private filesKey = '';
@@ -278,8 +288,11 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     this.failureLine!.hidden = s.status !== 'failed';
     this.failureLine!.textContent = s.status === 'failed' ? `the model could not be loaded: ${s.failure}` : '';
     // The button is there only when it does something (a hidden button would still be a tap target for tests and tools).
-    const offer = Boolean(m && this.trained && s.hasFileModel);
-    if (offer !== this.buttonRow!.contains(this.loadedButton)) this.buttonRow!.replaceChildren(...(offer ? [this.loadedButton!] : []));
+    const offer = Boolean(m && m.given && s.hasFileModel);
+    // A download that failed (timed out, no answer, an HTTP error) may work a moment later; a file the core refused will not.
+    const retry = s.status === 'failed' && s.retryable;
+    const buttons = [...(offer ? [this.loadedButton!] : []), ...(retry ? [this.retryButton!] : [])];
+    if (buttons.length !== this.buttonRow!.children.length || buttons.some((b, i) => this.buttonRow!.children[i] !== b)) this.buttonRow!.replaceChildren(...buttons);
     const text = s.status === 'idle' || s.status === 'loading' ? 'Loading the model…'
       : s.status === 'failed' ? 'No model loaded.'
       : `Model: ${m!.label} — ${m!.config.n_layers} attention layer${m!.config.n_layers === 1 ? '' : 's'} × ${m!.config.n_heads} heads, d_model ${m!.config.d_model}, d_head ${m!.config.d_head}, vocabulary ${m!.config.d_vocab}, context ${m!.config.n_ctx}, ${m!.parameters.toLocaleString('en-US')} parameters${m!.config.normalization === 'none' ? '' : `, ${m!.config.normalization}`}.`;

@@ -80,7 +80,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   private cursor = { row: 0, col: 0 };
   private shown: { analysis: TransformerAnalysis; model: LoadedTransformer; text: string } | null = null;
 
-  get state(): TransformerPatchingState {
+  protected readState(): TransformerPatchingState {
     const a = this.shown?.analysis;
     return {
       prompt: a?.tokens ?? [], corrupted: a?.patching?.corrupted ?? [], answer: a?.patching?.answer ?? null, wrong: a?.patching?.wrong ?? null,
@@ -297,9 +297,10 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
 
   /** The state with the core's numbers behind the figure (null before the model has loaded). */
   get figureData(): Record<string, unknown> | null {
-    if (!this.shown) return null;
+    const state = this.state;
+    if (!this.shown || state === null) return null;
     const s = this.shown;
-    return { ...this.state, patching: s.analysis.patching };
+    return { ...state, patching: s.analysis.patching };
   }
 
   figures(): WidgetFigure[] {

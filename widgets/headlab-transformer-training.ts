@@ -136,7 +136,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     .input-problem { color: var(--hl-bad); font-size: 0.9em; margin: 0.2rem 0 0; }
   `;
 
-  private readonly training = new TrainingJob((text) => this.announce(text), () => this.requestRender());
+  private readonly training = new TrainingJob(this, (text) => this.announce(text), () => this.requestRender());
   private trace: TrainingTracePoint[] = [];
   private runSteps = 2500;
   private runSeed = 0;
@@ -167,7 +167,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
   /** The files of the last finished or stopped run (model.json text, safetensors bytes), or null. */
   get result(): TransformerTrainTaskResult | null { return this.lastResult; }
 
-  get state(): TransformerTrainingState {
+  protected readState(): TransformerTrainingState {
     const last = this.trace[this.trace.length - 1];
     return { status: this.training.status, seed: this.seed, steps: this.steps, steps_taken: last?.step ?? 0, phase_change_step: phaseChangeStep(this.trace), trace: this.trace };
   }

@@ -22,7 +22,7 @@ import { stackedTableCss } from './base/theme.js';
 import { Memo } from './base/memo.js';
 import { MatrixTable, setNumberCell, setVectorCell } from './chart/matrix-table.js';
 import { Bar } from './chart/svg.js';
-import { formatNumber, formatVector, subscripted } from './chart/format.js';
+import { formatCount, formatNumber, formatVector, subscripted } from './chart/format.js';
 import { tablesScene } from './chart/table-scene.js';
 
 /** |Σ weights − 1| allowed: room for decimals typed by an author (a few ulps each), far below a typo. */
@@ -99,8 +99,14 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
   private parseData(script: Element | null): ValueSwapData {
     let json: Record<string, unknown> = {};
     if (script) {
+      // The content is bounded as an attribute is (MAX_ATTRIBUTE_LENGTH), before it is parsed: a
+      // 500,000-row JSON content took one 95–600 ms task to parse before its row count was refused.
+      const text = script.textContent ?? '';
+      if (text.length > MAX_ATTRIBUTE_LENGTH) {
+        throw new WidgetInputError(`the JSON content is ${formatCount(text.length)} characters long; the limit is ${formatCount(MAX_ATTRIBUTE_LENGTH)}`);
+      }
       try {
-        json = JSON.parse(script.textContent ?? '');
+        json = JSON.parse(text);
       } catch (err) {
         throw new WidgetInputError(`the JSON content is not valid JSON: ${(err as Error).message}`);
       }
@@ -118,7 +124,7 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
     return { records, weights, values };
   }
 
-  get state(): ValueSwapState {
+  protected readState(): ValueSwapState {
     const { data, a, b, reading, swappedReading } = this.view();
     return { ...data, column_a: a, column_b: b, reading, swapped_reading: swappedReading };
   }
@@ -191,7 +197,7 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
   }
 
   protected summarize(): string {
-    const s = this.state;
+    const s = this.readState();
     const n = s.weights.length;
     const swap = s.column_a === s.column_b
       ? `Both chosen columns are ${s.column_a}: nothing is swapped and the reading stays ${formatVector(s.reading)}.`
@@ -261,7 +267,7 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
 
 function parseWeights(text: string): number[] {
   if (text.length > MAX_ATTRIBUTE_LENGTH) {
-    throw new WidgetInputError(`attribute weights is ${text.length.toLocaleString('en-US')} characters long; the limit is ${MAX_ATTRIBUTE_LENGTH.toLocaleString('en-US')}`);
+    throw new WidgetInputError(`attribute weights is ${formatCount(text.length)} characters long; the limit is ${formatCount(MAX_ATTRIBUTE_LENGTH)}`);
   }
   const parts = text.trim().split(/[\s,]+/).filter(Boolean);
   const weights = parts.map(Number);
@@ -274,7 +280,7 @@ function checkWeights(raw: unknown, what: string): number[] {
   if (!Array.isArray(raw) || raw.length === 0) throw new WidgetInputError(`${what} must be a non-empty list of numbers`);
   // One record per weight: the n × n attention of the swap and the n-row table (MAX_GRID_SIDE).
   if (raw.length > MAX_GRID_SIDE) {
-    throw new WidgetInputError(`${what} has ${raw.length.toLocaleString('en-US')} entries (records); the limit is ${MAX_GRID_SIDE}`);
+    throw new WidgetInputError(`${what} has ${formatCount(raw.length)} entries (records); the limit is ${MAX_GRID_SIDE}`);
   }
   raw.forEach((w, i) => {
     if (typeof w !== 'number' || !Number.isFinite(w)) throw new WidgetInputError(`${what}: entry ${i + 1} (${JSON.stringify(w)}) is not a finite number`);

@@ -147,12 +147,12 @@ export const SCENARIOS = {
   // never seen before (each sample types another one: nothing cached), of the length shown.
   'headlab-transformer-attention': [
     { input: 'hover a token', start: (h) => { const b = qa(h, '.tokens button'); return (i) => b[(i * 5) % b.length].dispatchEvent(new PointerEvent('pointerover', { bubbles: true, composed: true })); } },
-    { input: 'typed new prompt', start: (h) => { const f = q(h, 'input[name=prompt]'); return (i) => type(f, freshPrompt(h, i)); } },
+    { input: 'typed new prompt', start: (h) => { const f = q(h, '[name=prompt]'); return (i) => type(f, freshPrompt(h, i)); } },
   ],
   'headlab-transformer-attribution': [
     { input: 'position select', start: (h) => { const s = q(h, 'select[name=position]'); return (i) => choose(s, i); } },
     { input: 'token select', start: (h) => { const s = q(h, 'select[name=token]'); return (i) => choose(s, i); } },
-    { input: 'typed new prompt', start: (h) => { const f = q(h, 'input[name=prompt]'); return (i) => type(f, freshPrompt(h, i)); } },
+    { input: 'typed new prompt', start: (h) => { const f = q(h, '[name=prompt]'); return (i) => type(f, freshPrompt(h, i)); } },
   ],
   'headlab-transformer-ablation': [
     { input: 'ablation toggle', start: (h) => { const b = qa(h, 'input[type=checkbox][data-head]'); return (i) => b[(i * 3) % b.length].click(); } },

@@ -186,13 +186,18 @@ test('Stop ends the run within one progress update; the partial results still fo
   const page = await trainedArticle({ fast: false });
   const fr = page.locator(FR);
   await fr.getByRole('button', { name: 'Restart' }).click();
-  await page.waitForFunction((s) => document.querySelector(s).progressCount >= 3, FR);
-  // The heatmaps and the progress text follow the run while it trains (rendered from progress messages).
-  await frames(page);
-  const live = await page.evaluate((s) => {
-    const root = document.querySelector(s).shadowRoot;
-    return { text: root.querySelector('.progress-text').textContent, cells: [...root.querySelectorAll('.heatmap td.cell')].map((c) => Number(c.dataset.value)) };
+  // The heatmaps and the progress text follow the run while it trains (rendered from progress
+  // messages): read in the same task as the third update is seen, its render run there (renderNow),
+  // so what is read is that early step however far the worker has got meanwhile on a loaded machine.
+  await page.waitForFunction((s) => {
+    const el = document.querySelector(s);
+    if (el.progressCount < 3) return false;
+    el.renderNow();
+    const root = el.shadowRoot;
+    window.__live = { text: root.querySelector('.progress-text').textContent, cells: [...root.querySelectorAll('.heatmap td.cell')].map((c) => Number(c.dataset.value)) };
+    return true;
   }, FR);
+  const live = await page.evaluate(() => window.__live);
   const liveStep = Number(/^step (\d+) of 1200/.exec(live.text)?.[1]);
   assert.ok(liveStep >= 3 * CHUNK && liveStep < 1200, live.text);
   assert.equal(live.cells.length, 54);
@@ -209,14 +214,22 @@ test('Stop ends the run within one progress update; the partial results still fo
     return el.progressCount;
   }, FR);
   await status(page, 'stopped');
-  const final = await page.evaluate((s) => document.querySelector(s).progressCount, FR);
-  // At most the update already posted (in the page's queue when Stop is clicked) and the one of the chunk
-  // under way when the worker reads the stop: the run ends within the chunk it is in.
-  const IN_FLIGHT = 2;
-  assert.ok(final - atStop <= IN_FLIGHT, `${final - atStop} progress updates arrived after Stop`);
+  const { final, afterStop } = await page.evaluate((s) => {
+    const el = document.querySelector(s);
+    return { final: el.progressCount, afterStop: el.updatesAfterStop };
+  }, FR);
+  // Counted where the stop is read, in the worker: the run ends within the chunk under way then (at
+  // most one more progress message). The updates the page reads after its click also include those
+  // the worker had posted before the stop reached it, as many as a loaded machine lets pile up in
+  // the page's queue: printed, not bounded.
+  const AFTER_STOP_UPDATES = 1;
+  assert.ok(afterStop <= AFTER_STOP_UPDATES, `${afterStop} progress updates posted after the worker read Stop`);
+  console.log(`# Stop: ${final - atStop} updates read by the page after the click, ${afterStop} posted after the worker read it`);
   const r = await results(page);
   assert.ok(r.steps_done < 1200, `stopped at ${r.steps_done}`);
-  assert.ok(r.steps_done <= (atStop + IN_FLIGHT) * CHUNK, `steps ${r.steps_done} after ${atStop} updates`);
+  // One progress message per chunk, every one of them read by the page: the run is all the page saw.
+  assert.equal(final, Math.ceil(r.steps_done / CHUNK), `${final} updates for ${r.steps_done} steps`);
+  assert.ok(final >= atStop);
   assert.equal(r.loss_trace.length, r.steps_done);
   assert.deepEqual(validate(schema, r), []);
   // After the stop, the maps show the stopped run's R·W_q and R·W_v exactly.

@@ -16,7 +16,6 @@ test('a value before its source shows the fallback, then the source\'s number; r
   await page.goto(`${session.url}index.html`);
   await page.waitForFunction(() => customElements.get('headlab-value'));
   const texts = await page.evaluate(async () => {
-    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
     const out = {};
     // The source is in the document but not yet upgraded (its class is defined later).
     const src = document.createElement('test-model-source');
@@ -34,7 +33,8 @@ test('a value before its source shows the fallback, then the source\'s number; r
     customElements.define('test-model-source', class extends HTMLElement {
       boundValue(name) { return name === 'accuracy' ? { value: (111110 - wrong) / 111110, kind: 'fraction', of: 111110 } : undefined; }
     });
-    await frame();
+    // The values asked customElements.whenDefined before this wait did, so theirs have run by now.
+    await customElements.whenDefined('test-model-source');
     out.defined = read();
     // A source added after the values (e.g. by a script) is found on its first change event.
     const late = document.createElement('p');
@@ -74,7 +74,6 @@ test('a widget as the source: the value follows each render of the widget (headl
   const r = await page.evaluate(async () => {
     // The page loads only its own elements' entry points; an element added later brings its own.
     await import(new URL('../headlab/value.js', location.href).href);
-    const frame = () => new Promise((res) => requestAnimationFrame(() => res()));
     const canvas = document.querySelector('#qk-basis');
     // Stands in for a widget's own boundValue: the angle it shows.
     canvas.boundValue = (name) => (name === 'angle' ? { value: canvas.angle, kind: 'number' } : undefined);
@@ -83,8 +82,10 @@ test('a widget as the source: the value follows each render of the widget (headl
     canvas.before(p);
     const v = p.querySelector('headlab-value');
     const first = v.textContent;
+    // The widget's next render (its headlab-render event reaches the value through the document after this listener).
+    const rendered = new Promise((res) => canvas.addEventListener('headlab-render', res, { once: true }));
     canvas.angle = -75.5;
-    await frame(); await frame();
+    await rendered;
     return { first, after: v.textContent, sentence: p.textContent, shadow: v.shadowRoot === null };
   });
   assert.equal(r.after, '\u221275.5');

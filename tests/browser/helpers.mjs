@@ -15,12 +15,13 @@ const CHROMIUM_ARGS = [
 ];
 
 /**
- * Starts the server and a browser. Returns { url, browser, newPage, close }.
+ * Starts the server and a browser (`handle`: site/serve.mjs's hook for answers of the test's own).
+ * Returns { url, browser, newPage, close }.
  * newPage(options) gives a page whose `problems` array collects console errors,
  * page errors, CSP violations and requests to any origin other than the server's.
  */
-export async function startSession({ dir, csp = false } = {}) {
-  const { server, url } = await serve({ dir, port: 0, csp });
+export async function startSession({ dir, csp = false, handle = null } = {}) {
+  const { server, url } = await serve({ dir, port: 0, csp, handle });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     // playwright gives every launch a fresh temporary profile (its own --user-data-dir).
@@ -57,4 +58,46 @@ export async function screenshot(target, name) {
   const file = path.join(artifactsDir, `${name}.png`);
   await target.screenshot({ path: file });
   return file;
+}
+
+/**
+ * Records every Web Worker the page makes (window.__workerLog: { url, terminated }), before any
+ * of its scripts runs: what workersEnded() reads. A worker's `terminate()` marks it at once, on
+ * the page's thread, while the browser tears the worker down later (Playwright's 'close').
+ */
+export async function trackWorkers(page) {
+  await page.addInitScript(() => {
+    const log = [];
+    window.__workerLog = log;
+    const NativeWorker = window.Worker;
+    window.Worker = class extends NativeWorker {
+      constructor(url, options) {
+        super(url, options);
+        this.__entry = { url: String(url), terminated: false };
+        log.push(this.__entry);
+      }
+
+      terminate() {
+        this.__entry.terminated = true;
+        super.terminate();
+      }
+    };
+  });
+}
+
+/**
+ * Asserts that every worker the page made (trackWorkers) has been terminated by its owner, then
+ * waits until the browser has closed each of them: the state "no workers", reached through each
+ * worker's 'close' event, never a time. A worker made meanwhile (one whose start was pending) is
+ * caught by the next round's check, which fails rather than waiting for a worker nobody ends.
+ */
+export async function workersEnded(page, what) {
+  for (;;) {
+    const alive = await page.evaluate(() => window.__workerLog.filter((w) => !w.terminated).map((w) => w.url.split('/').pop()));
+    if (alive.length) throw new Error(`${what}: ${alive.length} worker(s) outlived their widget (never terminated): ${alive.join(', ')}`);
+    const workers = page.workers();
+    if (!workers.length) return;
+    // Every worker listed now was terminated (checked above), so each 'close' comes.
+    await Promise.race(workers.map((w) => new Promise((resolve) => w.once('close', resolve))));
+  }
 }

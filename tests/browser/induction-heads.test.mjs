@@ -114,7 +114,7 @@ test('the shipped model: every number bound in the prose equals the CLI\'s `mode
   const after = await page.evaluate((s) => ({ label: document.querySelector(s).state.label, loss: document.querySelector(s).boundValue('in_context_loss').value }), MODEL);
   assert.match(after.label, /trained in this page/);
   assert.ok(after.loss > analysis.induction.in_context_loss + 1, `100 steps leave the in-context loss high: ${after.loss}`);
-  await frames(page, 3);
+  await frames(page);
   await screenshot(page.locator(TRAINING), 'induction-training-1280-light');
   assert.deepEqual(page.problems, []);
   await page.close();

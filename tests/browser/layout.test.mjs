@@ -1,15 +1,24 @@
-// Layout of every built page at 360 and 1280 px, light and dark (360 px as a touch phone; the
-// widths the widgets are designed for), in the rendered page, shadow roots included:
+// Layout of every built page at every width from 320 to 1,600 px, light and dark, in the
+// rendered page, shadow roots included:
 //   - no horizontal page overflow;
 //   - nothing clipped: an element that sticks out of an ancestor that clips it (overflow other
 //     than visible) is allowed only inside a labelled scroll region (a box that scrolls, with
 //     an accessible name and in the Tab order, so every reader can reach what is off to the side);
 //   - no rendered text under MIN_TEXT_PX, SVG text included: its font size times the scale at
 //     which its SVG is drawn (a viewBox shrunk to a phone shrinks its text);
-//   - on the touch phone, every widget control at least MIN_TARGET_PX in both directions (a
-//     radio button or checkbox counts with its label, which is what a finger hits; cells of a
+//   - text fields show all their text (the transformer figures' prompts wrap);
+//   - on the touch phone (360 px), every widget control at least MIN_TARGET_PX in both directions
+//     (a radio button or checkbox counts with its label, which is what a finger hits; cells of a
 //     heatmap grid, which are read rather than pressed, are not controls here).
-// Full-page screenshots of each page at 360 and 1280 px, light and dark, are kept in
+// Each page is opened three times per colour scheme:
+//   - prerendered: script off, so every widget shows the snapshot written into the page by the
+//     build (what a reader sees before the max-digit figures go live on the first interaction,
+//     and what a page opened from disk shows); the window is resized through SWEEP_WIDTHS;
+//   - live: every widget live (the max-digit model loaded), the window resized through the same
+//     widths (a resize, not a reload per width: the figures' own resize handling is what is tested,
+//     and one page load per sweep keeps the test cheap);
+//   - the touch phone at 360 px (pointer: coarse), live, for the touch targets.
+// Full-page screenshots of each page at 360 (the phone) and 1280 px, light and dark, are kept in
 // test-results/screenshots/layout-*.png.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -24,9 +33,15 @@ const MIN_TARGET_PX = 44;
 /** Sub-pixel slack for layout rounding when comparing boxes. */
 const EDGE_SLACK_PX = 1;
 
-/** Widths per colour scheme. */
-const WIDTHS = { light: [360, 1280], dark: [360, 1280] };
-const SCREENSHOT_WIDTHS = [360, 1280];
+/**
+ * The widths swept: every 40 px from 320 to 1,600, the common phone widths between (375, 390,
+ * 412, 428: a figure whose layout changes in steps can fail between the grid's widths) and 1,024.
+ */
+const SWEEP_WIDTHS = [...new Set([...Array.from({ length: 33 }, (_, i) => 320 + 40 * i), 375, 390, 412, 428, 1024])].sort((a, b) => a - b);
+const PHONE_WIDTH = 360;
+const WIDE_WIDTH = 1280;
+/** Window height while sweeping (the widths are what changes). */
+const HEIGHT = 900;
 
 const siteDir = path.join(root, 'build/site');
 const PAGES = (function walk(dir) {
@@ -41,10 +56,28 @@ let session;
 before(async () => { session = await startSession({ csp: true }); });
 after(async () => { await session?.close(); });
 
-async function open(name, width, colorScheme) {
+/** Runs in the page: resolves when the fonts are loaded and every widget has rendered what the last resize asked for. */
+async function settle() {
+  await document.fonts.ready;
+  const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+  // A resize reaches a widget in a ResizeObserver callback, which asks for a render at the next
+  // frame; that render may resize an SVG (a new --hl-text-zoom) or a scroll box (site.js marks
+  // it). Settled: three frames in a row without a render of any widget.
+  const renders = () => [...document.querySelectorAll('*')].reduce((n, e) => n + (e.localName.startsWith('headlab-') ? (e.renderCount ?? 0) : 0), 0);
+  let last = renders(), quiet = 0;
+  while (quiet < 3) {
+    await frame();
+    const now = renders();
+    quiet = now === last ? quiet + 1 : 0;
+    last = now;
+  }
+}
+
+/** Opens `name` with every widget live (the max-digit figures go live on the first interaction). */
+async function openLive(name, width, colorScheme) {
   const phone = width <= 400;
   const page = await session.newPage({
-    colorScheme, viewport: { width, height: 900 }, deviceScaleFactor: 1,
+    colorScheme, viewport: { width, height: HEIGHT }, deviceScaleFactor: 1,
     ...(phone ? { isMobile: true, hasTouch: true } : {}),
   });
   await page.goto(`${session.url}${name}`);
@@ -58,17 +91,26 @@ async function open(name, width, colorScheme) {
       .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
       .every((e) => (e.renderCount > 0 && !e.shadowRoot?.querySelector('link[href*="headlab/snapshot/"]')) || !e.shadowRoot?.querySelector('.alert')?.hidden);
   });
-  await page.evaluate(async () => {
-    await document.fonts.ready;
-    // Two frames: the widgets' first renders and the site script's scroll-box marking settle.
-    for (let i = 0; i < 3; i++) await new Promise((r) => requestAnimationFrame(() => r()));
-  });
+  await page.evaluate(settle);
   return page;
 }
 
-/** Runs in the page: every layout problem, as readable strings. */
-function measure({ minText, minTarget, slack, phone }) {
-  const problems = { overflow: [], clipped: [], text: [], targets: [] };
+/** Opens `name` as prerendered: script off, every widget its snapshot. */
+async function openPrerendered(name, width, colorScheme) {
+  const page = await session.newPage({ colorScheme, viewport: { width, height: HEIGHT }, deviceScaleFactor: 1, javaScriptEnabled: false });
+  await page.goto(`${session.url}${name}`);
+  // No frame callbacks run without script: the measurement's first read lays the page out.
+  await page.evaluate(() => document.fonts.ready);
+  return page;
+}
+
+/**
+ * Runs in the page: every layout problem, as readable strings (a text problem as [where, px], so
+ * one label found at several widths is one line). `scriptOff`: a page without script, whose
+ * scroll boxes cannot be labelled (site.js and the widgets do that): any box that scrolls will do.
+ */
+function measure({ minText, minTarget, slack, phone, scriptOff }) {
+  const problems = { overflow: [], clipped: [], text: [], fields: [], targets: [] };
   const all = [];
   (function collect(node) {
     for (const e of node.querySelectorAll('*')) {
@@ -122,7 +164,7 @@ function measure({ minText, minTarget, slack, phone }) {
     if (a && a !== document.documentElement && a !== document.body && !katexCut) {
       const ar = a.getBoundingClientRect();
       if (r.right > ar.right + slack || r.left < ar.left - slack) {
-        const ok = scrolls(getComputedStyle(a)) && labelledRegion(a);
+        const ok = scrolls(getComputedStyle(a)) && (scriptOff || labelledRegion(a));
         if (!ok) problems.clipped.push(`${describe(e)} sticks out of ${describe(a).slice(0, 60)} (${Math.round(r.left - ar.left)}…${Math.round(r.right - ar.left)} of ${Math.round(ar.width)} px)${scrolls(getComputedStyle(a)) ? ': the scroll box has no name or is not in the Tab order' : ''}`);
       }
     }
@@ -132,6 +174,15 @@ function measure({ minText, minTarget, slack, phone }) {
       let box = r;
       if (e.matches('input[type="radio"], input[type="checkbox"]')) box = (e.closest('label') ?? e).getBoundingClientRect();
       if (box.height < minTarget - 0.5 || box.width < minTarget - 0.5) problems.targets.push(`${describe(e)} is ${Math.round(box.width)} × ${Math.round(box.height)} px`);
+    }
+  }
+
+  // 5. Text fields show all their text (a prompt longer than its field hid the sequence the
+  //    article is about): nothing scrolled out of view sideways or below.
+  for (const e of all) {
+    if (!e.matches('textarea, input[type="text"], input:not([type])') || visuallyHidden(e) || !e.value) continue;
+    if (e.scrollWidth > e.clientWidth + slack || e.scrollHeight > e.clientHeight + slack) {
+      problems.fields.push(`${describe(e)} shows part of "${e.value.slice(0, 30)}…" (${e.scrollWidth} × ${e.scrollHeight} px of text in ${e.clientWidth} × ${e.clientHeight})`);
     }
   }
 
@@ -150,31 +201,74 @@ function measure({ minText, minTarget, slack, phone }) {
       const m = e.getScreenCTM();
       if (m) px *= Math.hypot(m.a, m.b);
     }
-    if (px < minText - 0.05) problems.text.push(`${describe(e)} at ${px.toFixed(1)} px`);
+    if (px < minText - 0.05) problems.text.push([describe(e), px]);
   }
   return problems;
 }
 
+
+/** Adds one width's problems to `found` (kind and line → the widths, the most repeats at one width, the smallest text). */
+function record(found, problems, width) {
+  for (const [kind, list] of Object.entries(problems)) {
+    // Repeats of one kind of element (e.g. every cell of a table) are counted, not listed.
+    const here = new Map();
+    for (const item of list) {
+      const [line, px] = Array.isArray(item) ? item : [item, Infinity];
+      const h = here.get(line) ?? { n: 0, px: Infinity };
+      here.set(line, { n: h.n + 1, px: Math.min(h.px, px) });
+    }
+    for (const [line, h] of here) {
+      const key = `[${kind}] ${line}`;
+      const f = found.get(key) ?? { widths: [], count: 0, px: Infinity };
+      found.set(key, { widths: [...f.widths, width], count: Math.max(f.count, h.n), px: Math.min(f.px, h.px) });
+    }
+  }
+}
+
+function report(found, prefix) {
+  return [...found].map(([key, f]) => `${prefix} ${key}${f.count > 1 ? ` (×${f.count})` : ''}${Number.isFinite(f.px) ? ` at ${f.px.toFixed(1)} px` : ''} @ ${f.widths.join(', ')} px`);
+}
+
+/** Resizes the page through every width of the sweep, measuring at each. */
+async function sweep(page, scriptOff) {
+  const found = new Map();
+  for (const width of SWEEP_WIDTHS) {
+    await page.setViewportSize({ width, height: HEIGHT });
+    if (!scriptOff) await page.evaluate(settle);
+    record(found, await page.evaluate(measure, { minText: MIN_TEXT_PX, minTarget: MIN_TARGET_PX, slack: EDGE_SLACK_PX, phone: false, scriptOff }), width);
+  }
+  return found;
+}
+
+function shoot(page, name, width, colorScheme) {
+  fs.mkdirSync(artifactsDir, { recursive: true });
+  return page.screenshot({ path: path.join(artifactsDir, `layout-${name.replace(/\.html$/, '').replace(/\//g, '-')}-${width}-${colorScheme}.png`), fullPage: true });
+}
+
 for (const colorScheme of ['light', 'dark']) {
-  test(`every page at ${WIDTHS[colorScheme].join(', ')} px (${colorScheme}): no page overflow, nothing clipped outside a labelled scroll region, text ≥ ${MIN_TEXT_PX} px, touch targets ≥ ${MIN_TARGET_PX} px`, async () => {
+  test(`every page at ${SWEEP_WIDTHS[0]}–${SWEEP_WIDTHS.at(-1)} px, prerendered and live (${colorScheme}): no page overflow, nothing clipped outside a labelled scroll region, text ≥ ${MIN_TEXT_PX} px; touch targets ≥ ${MIN_TARGET_PX} px at ${PHONE_WIDTH} px`, async () => {
     const failures = [];
     for (const name of PAGES) {
-      for (const width of WIDTHS[colorScheme]) {
-        const page = await open(name, width, colorScheme);
-        const p = await page.evaluate(measure, { minText: MIN_TEXT_PX, minTarget: MIN_TARGET_PX, slack: EDGE_SLACK_PX, phone: width <= 400 });
-        for (const [kind, list] of Object.entries(p)) {
-          // Repeats of one kind of element (e.g. every cell of a table) are counted, not listed.
-          const counts = new Map();
-          for (const line of list) counts.set(line, (counts.get(line) ?? 0) + 1);
-          for (const [line, n] of counts) failures.push(`${name} @${width} ${colorScheme} [${kind}] ${line}${n > 1 ? ` (×${n})` : ''}`);
-        }
-        if (SCREENSHOT_WIDTHS.includes(width)) {
-          fs.mkdirSync(artifactsDir, { recursive: true });
-          await page.screenshot({ path: path.join(artifactsDir, `layout-${name.replace(/\.html$/, '').replace(/\//g, '-')}-${width}-${colorScheme}.png`), fullPage: true });
-        }
-        assert.deepEqual(page.problems, [], `${name} @${width}`);
-        await page.close();
+      // A page without prerendered widgets looks the same with script off.
+      if (fs.readFileSync(path.join(siteDir, name), 'utf8').includes('<template shadowrootmode')) {
+        const still = await openPrerendered(name, WIDE_WIDTH, colorScheme);
+        failures.push(...report(await sweep(still, true), `${name} prerendered ${colorScheme}`));
+        await still.close();
       }
+
+      const live = await openLive(name, WIDE_WIDTH, colorScheme);
+      await shoot(live, name, WIDE_WIDTH, colorScheme);
+      failures.push(...report(await sweep(live, false), `${name} live ${colorScheme}`));
+      assert.deepEqual(live.problems, [], `${name} live`);
+      await live.close();
+
+      const phone = await openLive(name, PHONE_WIDTH, colorScheme);
+      const found = new Map();
+      record(found, await phone.evaluate(measure, { minText: MIN_TEXT_PX, minTarget: MIN_TARGET_PX, slack: EDGE_SLACK_PX, phone: true, scriptOff: false }), PHONE_WIDTH);
+      failures.push(...report(found, `${name} touch phone ${colorScheme}`));
+      await shoot(phone, name, PHONE_WIDTH, colorScheme);
+      assert.deepEqual(phone.problems, [], `${name} @${PHONE_WIDTH}`);
+      await phone.close();
     }
     if (failures.length) {
       fs.mkdirSync(path.join(root, 'test-results'), { recursive: true });
@@ -183,3 +277,4 @@ for (const colorScheme of ['light', 'dark']) {
     assert.deepEqual(failures, [], `${failures.length} layout problems (also in test-results/layout-${colorScheme}.txt)`);
   });
 }
+

@@ -645,3 +645,29 @@ test('bad author input and load failures show a message inside each widget; the 
     await s.close();
   }
 });
+
+test('a worker blocked at page load: the model fails with a clean message, and loads at the next click once the worker is reachable (no reload)', async () => {
+  const p = await session.newPage();
+  const blocked = '**/headlab/headlab-worker.js';
+  await p.route(blocked, (route) => route.abort());
+  await p.goto(`${session.url}${ARTICLE}`);
+  await p.evaluate(() => document.querySelector('#digits').load());
+  await p.waitForFunction(() => document.querySelector('#digits').error !== null);
+  const failed = await p.evaluate(() => [...document.querySelectorAll('#digits, #attention')].map((e) => e.error));
+  for (const m of failed) {
+    assert.match(m, /^The model could not be loaded: the background worker that reads the weights \(headlab-worker\.js\) could not be started( \([^)]*\))?; it is tried again at your next click or key press$/);
+  }
+  // Still failed without an interaction; reachable again, the next click loads the model everywhere.
+  await p.unroute(blocked);
+  await frames(p);
+  assert.notEqual(await p.evaluate(() => document.querySelector('#digits').error), null);
+  await p.locator('h1').first().click();
+  await p.waitForFunction(() => document.querySelector('#digits').modelSource?.status === 'ready');
+  await frames(p);
+  const after = await p.evaluate(() => [...document.querySelectorAll('#digits, #attention')].map((e) => ({ error: e.error, accuracy: e.localName === 'headlab-max-digit-model' ? e.state.accuracy : null })));
+  for (const a of after) assert.equal(a.error, null);
+  assert.equal(after[0].accuracy, shipped.accuracy);
+  // The blocked request and the worker's failure are what this test causes; nothing else.
+  assert.deepEqual(p.problems.filter((x) => !/headlab-worker\.js|net::ERR_FAILED/.test(x)), []);
+  await p.close();
+});

@@ -22,9 +22,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { root, screenshot, startSession } from './helpers.mjs';
+import { root, screenshot, startSession, trackWorkers, workersEnded } from './helpers.mjs';
 import { HOSTILE_VALUES, WIDGET_STATES } from './widget-states.mjs';
 import { traced } from './long-tasks.mjs';
+import { frames } from './widget-fixtures.mjs';
 
 const siteDir = path.join(root, 'build/site');
 const PAGES = (function walk(dir) {
@@ -48,6 +49,7 @@ after(async () => { await session?.close(); });
  */
 async function sweepPage(options) {
   const page = await session.newPage(options);
+  await trackWorkers(page);
   await page.addInitScript(() => {
     window.__sweepWidgets = () => [...document.querySelectorAll('*')]
       .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
@@ -183,7 +185,12 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
       if (!firstOfTag) continue;
       phases[`stopping ${what}`] = await traced(session.browser, page, async () => {
         await press(label);
-        await page.waitForTimeout(400);
+        // Under way: its progress bar has moved (a progress message arrived), or it already ended.
+        await page.waitForFunction((i) => {
+          const e = __sweepWidgets()[i];
+          const bar = e.shadowRoot.querySelector('progress');
+          return e.state.status !== 'training' || (bar && bar.value > 0 && bar.value < bar.max);
+        }, t.index, { timeout: 180000 });
         await press('Stop');
         await ended();
         await settled(page);
@@ -200,10 +207,12 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
   assert.deepEqual(over.map((r) => `${r.name} ${r.phase}: ${r.ms.toFixed(1)} ms (${r.what})`), [], `main-thread tasks over ${LONG_TASK_LIMIT_MS} ms of CPU (or over the ceiling of a phase still listed in OVER_THE_LIMIT)`);
 });
 
-/** Waits until no widget of `page` has an analysis in its worker (`busy`), two frames after. */
+/**
+ * Waits until no widget of `page` has an analysis in its worker (`busy`) or an update scheduled
+ * (`updatePending`), still so after a frame: widget-fixtures.mjs's frames().
+ */
 async function settled(page) {
-  await page.waitForFunction(() => [...document.querySelectorAll('*')].every((e) => !e.busy), null, { timeout: 120000 });
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await frames(page);
 }
 
 for (const colorScheme of ['light', 'dark']) {
@@ -365,16 +374,18 @@ test('shareable state: restored from the URL hash, written back on change; a tam
 test('a swept control writes the URL hash a few times, not once per step, and the hash ends with the final state; an over-long link is refused with a message', async () => {
   const article = PAGES.find((p) => p.includes('projections-matching'));
   const page = await open(article);
-  const result = await page.evaluate(async () => {
-    let writes = 0;
+  const angle = await page.evaluate(() => {
+    window.__hashWrites = 0;
     const original = history.replaceState.bind(history);
-    history.replaceState = (...args) => { writes++; return original(...args); };
+    history.replaceState = (...args) => { window.__hashWrites++; return original(...args); };
     const e = document.querySelector('#qk-basis');
     // 300 changes as fast as a held arrow key sends them (one per frame would be slower).
     for (let k = 1; k <= 300; k++) { e.angle = (k % 360) - 180; e.renderNow(); e.emitChange(); }
-    await new Promise((r) => setTimeout(r, 600));
-    return { writes, hash: decodeURIComponent(location.hash), angle: e.angle };
+    return e.angle;
   });
+  // Until the hash holds the final state (the debounced write has happened), however late a loaded machine runs it.
+  await page.waitForFunction((a) => new RegExp(`qk-basis\\.angle=${a}(&|$)`).test(decodeURIComponent(location.hash)), angle);
+  const result = await page.evaluate(() => ({ writes: window.__hashWrites, hash: decodeURIComponent(location.hash), angle: document.querySelector('#qk-basis').angle }));
   // One write after the sweep (the debounce delay is 200 ms; a loaded machine may split it in two or three).
   assert.ok(result.writes >= 1 && result.writes <= 3, `${result.writes} hash writes for 300 changes`);
   assert.match(result.hash, new RegExp(`qk-basis\\.angle=${result.angle}(&|$)`), result.hash);
@@ -413,8 +424,10 @@ function reattached(page, index, a, b) {
       await frame();
     }
     const before = e.renderCount;
-    e.sharedState = sb; await frame();
-    e.sharedState = sa; await frame();
+    // An element with nothing to share (the transformer model: its files are the author's) is asked to render instead.
+    const nothingShared = !Object.keys(sa).length && !Object.keys(sb).length;
+    e.sharedState = sb; if (nothingShared) e.requestRender(); await frame();
+    e.sharedState = sa; if (nothingShared) e.requestRender(); await frame();
     const alert = e.shadowRoot.querySelector('.alert');
     return { renders: e.renderCount - before, alert: alert.hidden ? '' : alert.textContent };
   }, [index, a, b]);
@@ -620,7 +633,9 @@ test('memory: 3,000 updates of each element (on the first page that has it) leav
         // its worker, whose heap tests/wasm/diagnostics.test.mjs holds flat over 600 calls of
         // that task; here its main-thread side (renders, handles) is what is measured.
         const core = e.maxDigit ?? e.featureRecovery ?? e.transformerCore ?? await (await import(url)).getCore();
-        const step = (k) => { e.sharedState = k % 2 ? sb : sa; e.renderNow(); void e.state; };
+        // An element with nothing to share (the transformer model: its files are the author's) is asked to render instead.
+        const nothingShared = !Object.keys(sa).length && !Object.keys(sb).length;
+        const step = (k) => { e.sharedState = k % 2 ? sb : sa; if (nothingShared) e.requestRender(); e.renderNow(); void e.state; };
         for (let k = 0; k < 200; k++) step(k);  // warm-up: caches and allocator bins filled
         await new Promise((r) => requestAnimationFrame(r));
         const before = core.memoryDiagnostics();
@@ -643,19 +658,87 @@ test('memory: 3,000 updates of each element (on the first page that has it) leav
         `${what}: heap in use ${r.before.heap_bytes_in_use} → ${r.after.heap_bytes_in_use}`);
       console.log(`# memory ${what}: ${UPDATES} updates in ${Math.round(r.ms)} ms; heap ${r.before.heap_bytes_in_use} → ${r.after.heap_bytes_in_use} B; handles ${r.before.live_handles} → ${r.after.live_handles}`);
     }
-    // Removing every widget: workers end, nothing is left rendering, the heap returns to at most where it was.
-    const workerGone = page.workers().length ? new Promise((resolve) => page.workers()[0].once('close', resolve)) : null;
+    // Removing every widget: every worker it made is terminated and closes (workersEnded waits
+    // for each one's 'close', however long a loaded machine takes), nothing is left rendering, the
+    // heap returns to at most where it was.
     const baseline = await page.evaluate(async (url) => (await (await import(url)).getCore()).memoryDiagnostics(), bundle);
     const after = await page.evaluate(async (url) => {
       const core = await (await import(url)).getCore();
+      // Removal is synchronous (disconnectedCallback cancels the pending renders and ends the workers).
       for (const e of __sweepWidgets()) e.remove();
-      await new Promise((r) => setTimeout(r, 50));
       return core.memoryDiagnostics();
     }, bundle);
-    if (workerGone) await workerGone;
+    await workersEnded(page, name);
     assert.equal(page.workers().length, 0, `${name}: a worker outlived its widget`);
     assert.ok(after.heap_bytes_in_use <= baseline.heap_bytes_in_use && after.live_handles <= baseline.live_handles, `${name}: memory kept after removal`);
     assert.deepEqual(page.problems, [], name);
+    await page.close();
+  }
+});
+
+/** Rows of the over-long author data below (the audit's figure): about 3,000,000 characters of JSON. */
+const HOSTILE_ROWS = 500000;
+
+test('hostile input costs no long task: a 500,000-row attribute or JSON content is refused by its length before it is parsed; a hostile link at load is refused by its value', async () => {
+  const article = PAGES.find((p) => p.includes('projections-matching'));
+  // Each on a fresh page: what a page does first (the first number formatted, the first parse) is what cost.
+  const cases = [['basis-rotation', 'x'], ['basis-rotation', 'w-q'], ['value-swap', 'values'], ['value-swap', 'weights'], ['value-swap', 'records'], ['value-swap', 'content']];
+  for (const [name, attr] of cases) {
+    const page = await open(article);
+    await page.evaluate(async ([name, attr, n]) => {
+      if (!document.querySelector(`headlab-${name}`)) {
+        await import(new URL(`/headlab/${name}.js`, location.href).href);
+        document.body.append(document.createElement(`headlab-${name}`));
+      }
+      // Built before the trace: the author's page holds it already.
+      window.__hostile = attr === 'weights' ? Array(n).fill('0').join(' ')
+        : attr === 'records' ? JSON.stringify(Array(n).fill('r'))
+          : attr === 'content' ? JSON.stringify({ weights: [0.5, 0.5], values: Array(n).fill([1, 2]) })
+            : `[${Array(n).fill('[1,2]').join(',')}]`;
+    }, [name, attr, HOSTILE_ROWS]);
+    await rendered(page);
+    const t = await traced(session.browser, page, async () => {
+      await page.evaluate(([name, attr]) => {
+        const e = document.querySelector(`headlab-${name}`);
+        if (attr !== 'content') { e.setAttribute(attr, window.__hostile); return; }
+        const script = document.createElement('script');
+        script.type = 'application/json';
+        script.textContent = window.__hostile;
+        e.replaceChildren(script);
+        e.removeAttribute('weights'); e.removeAttribute('values');
+        e.setAttribute('column-b', '1');  // a render, which reads the new content
+      }, [name, attr]);
+      await page.waitForFunction((name) => !document.querySelector(`headlab-${name}`).shadowRoot.querySelector('.alert').hidden, name);
+    });
+    const message = await page.evaluate((name) => document.querySelector(`headlab-${name}`).error, name);
+    const what = `${name} ${attr} of ${HOSTILE_ROWS.toLocaleString('en-US')} rows`;
+    console.log(`# longest task, ${what}: ${t.ms.toFixed(1)} ms computation (task ${t.taskMs.toFixed(1)} ms CPU, ${t.wallMs.toFixed(1)} ms wall); ${t.what}`);
+    assert.match(message, /characters long; the limit is 200,000$/, what);
+    assert.ok(t.ms < LONG_TASK_LIMIT_MS, `${what}: a task of ${t.ms.toFixed(1)} ms (${t.what})`);
+    assert.deepEqual(page.problems, [], what);
+    await page.close();
+  }
+  // A hostile link at load: markup in an entry the element does not share (step), and in one it
+  // does (snapshot), long enough to be excerpted in the message.
+  const fr = PAGES.find((p) => p.includes('feature-recovery'));
+  const markup = '<svg><foreignObject><div style=color:red onclick=window.__injected=1>hostile markup</div></foreignObject></svg>';
+  for (const entry of ['replay.step', 'replay.snapshot']) {
+    const page = await sweepPage();
+    const t = await traced(session.browser, page, async () => {
+      await page.goto(`${session.url}${fr}#${entry}=${encodeURIComponent(markup)}`);
+      await rendered(page);
+    });
+    const state = await page.evaluate(() => { const e = document.querySelector('#replay'); return { error: e.error, state: e.state, injected: window.__injected ?? null }; });
+    console.log(`# longest task, ${fr}#${entry}=<markup>: ${t.ms.toFixed(1)} ms computation (task ${t.taskMs.toFixed(1)} ms CPU, ${t.wallMs.toFixed(1)} ms wall); ${t.what}`);
+    if (entry === 'replay.snapshot') {
+      assert.match(state.error, /^attribute snapshot="<svg><foreignObject><div style=color:red…" \(\d+ characters\) is not a finite number$/);
+      assert.equal(state.state, null);
+    } else {
+      assert.equal(state.error, null);
+    }
+    assert.equal(state.injected, null);
+    assert.ok(t.ms < LONG_TASK_LIMIT_MS, `${entry}: a task of ${t.ms.toFixed(1)} ms (${t.what})`);
+    assert.deepEqual(page.problems, [], entry);
     await page.close();
   }
 });

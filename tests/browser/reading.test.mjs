@@ -87,7 +87,13 @@ test('a prose state link sets the state, scrolls to the widget and moves focus i
 test('bindField: an invalid or empty field says why beside it and keeps the last valid value; typing commits after a pause, Enter at once', async () => {
   const page = await open();
   const r = await page.evaluate(async () => {
-    const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
+    // Waits for the state `ready()` describes, checked after every change to the probe's shadow
+    // tree (the field's message and aria-invalid) and after every commit: never for a time.
+    const until = (ready) => new Promise((resolve) => {
+      if (ready()) { resolve(); return; }
+      const observer = new MutationObserver(() => { if (ready()) { observer.disconnect(); resolve(); } });
+      observer.observe(probe.shadowRoot, { subtree: true, childList: true, attributes: true, characterData: true });
+    });
     // A minimal widget on the shared base class (the class every headlab-* element extends).
     const Base = Object.getPrototypeOf(customElements.get('headlab-value-swap'));
     class FieldProbe extends Base {
@@ -113,7 +119,7 @@ test('bindField: an invalid or empty field says why beside it and keeps the last
             }
             return n;
           },
-          commit: (n) => { this.value = n; this.commits.push(n); },
+          commit: (n) => { this.value = n; this.commits.push(n); this.onCommit?.(); },
           current: () => String(this.value),
           delay: 200,
         });
@@ -123,20 +129,22 @@ test('bindField: an invalid or empty field says why beside it and keeps the last
     customElements.define('field-probe', FieldProbe);
     const probe = document.createElement('field-probe');
     document.querySelector('main').append(probe);
-    await sleep(50);
+    await until(() => probe.renderCount > 0 && probe.shadowRoot.querySelector('input')?.value === '3');
     const input = probe.shadowRoot.querySelector('input');
     const message = () => probe.shadowRoot.querySelector('.field-problem');
     const type = (text) => { input.value = text; input.dispatchEvent(new Event('input', { bubbles: true })); };
     const out = { initial: input.value, describedBy: input.getAttribute('aria-describedby') === message().id };
     type('7');
     out.beforePause = probe.commits.slice();
-    await sleep(350);
+    out.waitingBeforePause = probe.updatePending;
+    await new Promise((resolve) => { probe.onCommit = resolve; });   // the pause's check has committed
+    probe.onCommit = null;
     out.afterPause = probe.commits.slice();
     type('');
-    await sleep(350);
+    await until(() => input.getAttribute('aria-invalid') === 'true');
     out.empty = { invalid: input.getAttribute('aria-invalid'), message: message().textContent, value: probe.value, visible: message().checkVisibility() };
     type('12');
-    await sleep(350);
+    await until(() => message().textContent.includes('"12"'));
     out.invalid = { invalid: input.getAttribute('aria-invalid'), message: message().textContent, value: probe.value, text: input.value };
     probe.renderNow?.();
     type('4');
@@ -147,6 +155,7 @@ test('bindField: an invalid or empty field says why beside it and keeps the last
   assert.equal(r.initial, '3');
   assert.equal(r.describedBy, true);
   assert.deepEqual(r.beforePause, [], 'nothing is committed while the reader is still typing');
+  assert.equal(r.waitingBeforePause, true, 'the check is scheduled (updatePending) while the reader types');
   assert.deepEqual(r.afterPause, [7]);
   assert.deepEqual(r.empty, { invalid: 'true', message: 'The seed is empty; the last valid value (7) is kept.', value: 7, visible: true });
   assert.deepEqual(r.invalid, { invalid: 'true', message: 'The seed must be a whole number from 0 to 9, not "12"; the last valid value (7) is kept.', value: 7, text: '12' });
@@ -159,7 +168,11 @@ test('prose tables and equations that do not fit at 360 px scroll inside labelle
   const page = await session.newPage({ viewport: { width: 360, height: 800 }, isMobile: true, hasTouch: true });
   await page.goto(`${session.url}articles/feature-recovery-two-projections.html`);
   await page.evaluate(() => document.fonts.ready);
-  await page.waitForTimeout(300);
+  // The site script has marked the boxes for the laid-out page (after its first frame, again once
+  // the fonts are in): every box marked exactly when it overflows. A state; the checks below
+  // then read the marks' labels and roles.
+  await page.waitForFunction(() => [...document.querySelectorAll('.hl-scroll, .katex-display')]
+    .every((b) => (b.scrollWidth > b.clientWidth + 1) === b.hasAttribute('data-overflows')));
   const boxes = await page.evaluate(() => [...document.querySelectorAll('.hl-scroll, .katex-display')].map((b) => ({
     overflows: b.scrollWidth > b.clientWidth + 1, tab: b.tabIndex, label: b.getAttribute('aria-label'), role: b.getAttribute('role'),
   })));

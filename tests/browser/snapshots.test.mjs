@@ -87,14 +87,18 @@ for (const width of [1280, 360]) {
       window.__cls = 0;
       window.__before = 0;
       window.__shifts = [];
-      new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) {
+      const take = (entries) => {
+        for (const e of entries) {
           if (e.hadRecentInput) continue;
           if (e.startTime < window.__definedAt) { window.__before += e.value; continue; }
           window.__cls += e.value;
           window.__shifts.push(`${e.value.toFixed(4)}: ${e.sources.map((s) => (s.node?.nodeType === 3 ? s.node.parentElement : s.node)?.localName).join(' ')}`);
         }
-      }).observe({ type: 'layout-shift', buffered: true });
+      };
+      const observer = new PerformanceObserver((list) => take(list.getEntries()));
+      observer.observe({ type: 'layout-shift', buffered: true });
+      // The shifts measured but not yet delivered to the callback (it runs in a later task).
+      window.__takeShifts = () => take(observer.takeRecords());
     });
     const report = [];
     for (const url of ARTICLES) {
@@ -106,7 +110,14 @@ for (const width of [1280, 360]) {
         return [...document.querySelectorAll('*')]
           .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value').every((e) => e.renderCount > 0);
       }, null, { timeout: 90_000 });
-      await page.evaluate(() => new Promise((r) => setTimeout(r, 500)));
+      // Every snapshot swapped for its live widget and nothing left scheduled (the swaps go one per
+      // frame), then one frame drawn after it, whose layout shifts are taken now: a state, not a time.
+      // (A function, not a string: the strict CSP refuses eval, which a string predicate needs.)
+      await page.waitForFunction(() => [...document.querySelectorAll('*')]
+        .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-choice-quiz' && e.localName !== 'headlab-value')
+        .every((e) => !e.shadowRoot.querySelector('link[href*="headlab/snapshot/"]') && !e.updatePending), null, { timeout: 90_000 });
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
+      await page.evaluate(() => window.__takeShifts());
       const r = await page.evaluate(`({ cls: window.__cls, before: window.__before, shifts: window.__shifts,
         left: (${String(snapshotElements)})().filter((e) => e.shadowRoot.querySelector('link[href*="headlab/snapshot/"]')).map((e) => e.localName) })`);
       assert.ok(r.cls <= CLS_BUDGET, `${url} at ${width} px: CLS ${r.cls.toFixed(4)} (${r.shifts.join('; ')})`);
@@ -144,7 +155,8 @@ test('max-digit article: before the first interaction only the snapshots (no max
     const fetched = [];
     page.on('request', (r) => fetched.push(new URL(r.url()).pathname));
     await page.goto(`${session.url}${MAX_DIGIT}`, { waitUntil: 'networkidle' });
-    await page.evaluate(() => new Promise((r) => setTimeout(r, 1000)));
+    // Every element defined (connected and upgraded: each has decided, synchronously, to wait for an interaction).
+    await page.waitForFunction(() => [...document.querySelectorAll('*')].every((e) => !e.localName.startsWith('headlab-') || customElements.get(e.localName)));
     // Before any interaction: every element defined, every figure its snapshot, nothing of the module.
     const idle = await page.evaluate(() => ({
       defined: !!customElements.get('headlab-attention-bars') && !!customElements.get('headlab-max-digit-model'),
@@ -157,8 +169,14 @@ test('max-digit article: before the first interaction only the snapshots (no max
     assert.deepEqual(idle.placeholders, []);
     assert.deepEqual(fetched.filter((f) => /headlab_max_digit|max-digit-seed0|\.wasm$/.test(f)), [], 'before the first interaction');
     // Scrolling is reading, not an interaction: the panel and the first figure come into view, still snapshots.
-    await page.evaluate(() => document.getElementById('digits').scrollIntoView());
-    await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+    // Until the scroll has been seen: an intersection observer made now reports #digits in view
+    // after the page's own observers (notified in the order they were made) have had their turn.
+    await page.evaluate(() => new Promise((resolve) => {
+      const digits = document.getElementById('digits');
+      digits.scrollIntoView();
+      const seen = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) { seen.disconnect(); resolve(); } });
+      seen.observe(digits);
+    }));
     assert.equal(await page.evaluate(() => document.getElementById('digits').renderCount), 0, 'scrolling loaded the model');
     await screenshot(page, `max-digit-before-interaction-${scheme}-${width}`);
     const boxes = () => page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { root, screenshot, startSession } from './helpers.mjs';
+import { root, screenshot, startSession, trackWorkers, workersEnded } from './helpers.mjs';
 import { frames } from './widget-fixtures.mjs';
 import { cliRun } from '../wasm/helpers.mjs';
 
@@ -32,6 +32,7 @@ let page;
 before(async () => {
   session = await startSession({ csp: true });
   page = await session.newPage();
+  await trackWorkers(page);
   // The fixture model and the bad files, served at /test-models/ (the site has no such folder).
   await page.route('**/test-models/**', (route) => {
     const name = decodeURIComponent(new URL(route.request().url()).pathname.split('/').pop());
@@ -247,6 +248,27 @@ test('bad files: the model element and every figure show the core\'s message', a
   assert.deepEqual(page.problems, []);
 });
 
+test('a pasted prompt of 100,000 characters or 10,000 tokens is quoted by an excerpt in the field\'s message, as every message is', async () => {
+  const field = page.locator('headlab-transformer-attention input[name="prompt"]');
+  const kept = await field.inputValue();
+  for (const [what, text] of [['100,000 characters', 'x'.repeat(100000)], ['10,000 tokens', Array(10000).fill('5').join(' ')]]) {
+    await field.fill(text);
+    await field.press('Enter');
+    const shown = await page.evaluate(() => {
+      const e = document.querySelector('headlab-transformer-attention');
+      return { message: e.shadowRoot.querySelector('.prompt-row .input-problem').textContent, invalid: e.shadowRoot.querySelector('input[name="prompt"]').getAttribute('aria-invalid') };
+    });
+    assert.equal(shown.invalid, 'true', what);
+    assert.ok(shown.message.startsWith(`the prompt "${text.slice(0, 40)}…" (${text.length.toLocaleString("en-US")} characters)`), `${what}: ${shown.message.slice(0, 120)}`);
+    // The excerpt, the core's reason (itself excerpted) and the kept prompt: a few hundred characters.
+    assert.ok(shown.message.length < 400 + kept.length + 60, `${what}: a message of ${shown.message.length} characters`);
+  }
+  await field.fill(kept);
+  await field.press('Enter');
+  assert.equal(await field.getAttribute('aria-invalid'), 'false');
+  assert.deepEqual(page.problems, []);
+});
+
 test('keyboard: arrow keys move along the tokens and through the patching cells, and the readouts follow', async () => {
   await setAll(page, { 'headlab-transformer-attention': { prompt: '3 10 17 3 10', position: '0' } });
   const readout = (tag) => page.evaluate((t) => document.querySelector(t).shadowRoot.querySelector('.readout').textContent, tag);
@@ -279,7 +301,7 @@ test('screenshots at 360 and 1280 px, light and dark', async () => {
     for (const width of [360, 1280]) {
       await p.emulateMedia({ colorScheme: scheme });
       await p.setViewportSize({ width, height: 900 });
-      await frames(p, 4);
+      await frames(p);
       for (const tag of ['headlab-transformer-model', ...TAGS]) await screenshot(p.locator(tag).first(), `transformer-${tag.replace('headlab-transformer-', '')}-${scheme}-${width}`);
       // Nothing wider than the screen: every figure scales down with its box.
       const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -288,4 +310,36 @@ test('screenshots at 360 and 1280 px, light and dark', async () => {
   }
   assert.deepEqual(p.problems, []);
   await p.close();
+});
+
+test('removed, the model element and the figures end every worker they made and start none: the analysis read after removal, a trainer asked to train after removal', async () => {
+  // The page's model element, its five figures and a trainer: each made or makes a worker while on the page.
+  const r = await page.evaluate(async (bundle) => {
+    // The page loads only the elements it uses; the whole bundle defines the trainer too.
+    await import(bundle);
+    const trainer = document.createElement('headlab-transformer-training');
+    trainer.setAttribute('steps', '50');
+    document.body.append(trainer);
+    const m = document.getElementById('induction');
+    const figures = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-transformer-') && e !== m && e !== trainer);
+    const { configText, safetensors } = m.modelSource.model;
+    // A model handed over while the element is on the page, read by the core after an await that
+    // resolves once the element has been removed (with the figures and the trainer).
+    const handed = m.useModel({ config: configText, safetensors }, 'handed over');
+    for (const e of [m, ...figures, trainer]) e.remove();
+    await handed;
+    // Off the page: what starts a worker on the page (the analysis of the new model behind the
+    // bound values; a training run) must start none, and the run ends as failed rather than waiting forever.
+    const analysis = m.analysis;
+    trainer.train();
+    window.__removedTrainer = trainer;
+    return { figures: figures.length, analysis, made: window.__workerLog.length };
+  }, new URL('headlab/headlab.js', session.url).href);
+  assert.equal(r.figures, 5);
+  assert.equal(r.analysis, null);
+  assert.ok(r.made >= 5, `${r.made} workers made on the page`);
+  await workersEnded(page, PAGE);
+  assert.equal(page.workers().length, 0);
+  // The refused run ends as failed (its status does not stay 'training' with no worker behind it).
+  await page.waitForFunction(() => window.__removedTrainer.trainingStatus === 'failed');
 });

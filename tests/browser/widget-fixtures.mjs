@@ -43,12 +43,22 @@ export async function rendered(page, selector) {
   }, selector);
 }
 
-/** Waits two animation frames (a scheduled render has then run). */
-export async function frames(page, n = 2) {
-  await page.evaluate((count) => new Promise((resolve) => {
-    const step = (left) => (left === 0 ? resolve() : requestAnimationFrame(() => step(left - 1)));
-    step(count);
-  }), n);
+/**
+ * Waits until the page's widgets are settled: no headlab-* element has an update scheduled (a
+ * render at a frame, in a task or in its turn, a snapshot swap, a typed field's check:
+ * `updatePending`) or work in its worker (`busy`), and that still holds after a frame has been
+ * drawn and the tasks it queued (resize observers, layout) have run. A state, not a count of
+ * frames: on a loaded machine a render asked in a task (a replaced model, a debounced field)
+ * may come several frames later. Fails (Playwright's timeout) if the page never settles.
+ */
+export async function frames(page) {
+  const idle = () => [...document.querySelectorAll('*')].every((e) => !e.updatePending && !e.busy);
+  for (;;) {
+    await page.waitForFunction(idle, null, { timeout: 120_000 });
+    // A frame drawn and the tasks after it: what the frame's layout triggers (a resize observer asking for a render) is scheduled by then.
+    const still = await page.evaluate(`new Promise((resolve) => requestAnimationFrame(() => setTimeout(() => resolve((${idle})()))))`);
+    if (still) return;
+  }
 }
 
 /**

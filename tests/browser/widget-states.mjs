@@ -26,8 +26,8 @@ export const WIDGET_STATES = {
   'headlab-max-digit-mechanism': { a: {}, b: { digits: '9 0 9' } },
   'headlab-score-ramps': { a: {}, b: { maximum: '6', 'runner-up': '2' } },
   'headlab-seed-grid': { a: {}, b: { from: '2', to: '4' } },
-  // An absolute path: the same file from any page depth (the tests serve the site at /).
-  'headlab-transformer-model': { a: { config: '' }, b: {} },
+  // Its files (src, config) are the author's: never in the hash, so no state to share.
+  'headlab-transformer-model': { a: {}, b: {} },
   'headlab-transformer-attention': { a: { prompt: '5 9 1 5 9', position: '3' }, b: { prompt: '5 9 1 5 9 1', position: '2' } },
   'headlab-transformer-attribution': { a: { position: '4' }, b: { prompt: '7 2 8 7 2', token: '8' } },
   'headlab-transformer-patching': { a: {}, b: { prompt: '4 11 19 4', corrupted: '4 30 19 4', answer: '11', wrong: '30' } },

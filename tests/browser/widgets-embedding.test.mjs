@@ -96,7 +96,7 @@ test('renders coalesce to one per frame; removal cancels renders and listeners; 
     const w = document.querySelector('headlab-basis-rotation');
     for (let a = 0; a < 20; a++) w.angle = a;
   });
-  await frames(page, 3);
+  await frames(page);
   assert.equal(await page.evaluate(() => document.querySelector('headlab-basis-rotation').renderCount), before + 1);
 
   const after = await page.evaluate(async () => {
@@ -110,11 +110,12 @@ test('renders coalesce to one per frame; removal cancels renders and listeners; 
     w.angle = 60;                 // detached: no render is scheduled
     slider.value = '10';
     slider.dispatchEvent(new Event('input'));   // its listener was removed
-    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-    const result = { count, countLater: w.renderCount, events, bodyChildren: w.shadowRoot.querySelector('.body').children.length };
+    // Nothing scheduled is left (a state: no frame, task or field check to wait out), so nothing renders later.
+    const result = { count, countLater: w.renderCount, pending: w.updatePending, events, bodyChildren: w.shadowRoot.querySelector('.body').children.length };
     document.body.append(w);      // re-attached: rebuilt and rendered with the current attribute
     return result;
   });
+  assert.equal(after.pending, false, 'removal cancels the scheduled render');
   assert.equal(after.countLater, after.count, 'no render after removal');
   assert.equal(after.events, 0, 'no change event from a removed widget');
   assert.equal(after.bodyChildren, 0, 'controls released on removal');

@@ -45,6 +45,43 @@ headlab_convention_case(out_through_symlink "exit=0.*link kept.*target written"
 headlab_convention_case(model_out_is_weights "--out \"[^\"]*w.json\" is the same file as --weights.*exit=1.*intact"
   "cp \"$w\" \"$d/w.json\"; \"$exe\" model convert-max-digit --weights \"$d/w.json\" --out \"$d/w.json\" 2>&1; echo exit=$?; cmp -s \"$w\" \"$d/w.json\" && echo intact")
 
+# Two outputs of one command are never the same file: refused with both flags named, exit 2, before
+# training, nothing written (the config used to overwrite the weights, exit 0). The same path, an
+# alias of a path not there yet, a symlink and a hard link to an existing file, and the default
+# --config-out (--out with .json) when that name is a link to --out.
+set(_train "model train --task induction --seed 0 --steps 1")
+headlab_convention_case(outputs_same_path "--config-out \"[^\"]*m.safetensors\" is the same file as --out \"[^\"]*m.safetensors\".*exit=2.*nothing written"
+  "rm -rf \"$d\"/*; \"$exe\" ${_train} --out \"$d/m.safetensors\" --config-out \"$d/m.safetensors\" 2>&1; echo exit=$?; test -z \"$(ls \"$d\")\" && echo nothing written")
+headlab_convention_case(outputs_alias_path "--config-out \"[^\"]*\" is the same file as --out .*exit=2.*nothing written"
+  "rm -rf \"$d\"/*; \"$exe\" ${_train} --out \"$d/m.safetensors\" --config-out \"$d/./no/../m.safetensors\" 2>&1; echo exit=$?; test -z \"$(ls \"$d\")\" && echo nothing written")
+headlab_convention_case(outputs_symlink "--config-out \"[^\"]*link.json\" is the same file as --out.*exit=2.*intact"
+  "rm -rf \"$d\"/*; echo weights > \"$d/m.safetensors\"; ln -s m.safetensors \"$d/link.json\"; \"$exe\" ${_train} --out \"$d/m.safetensors\" --config-out \"$d/link.json\" 2>&1; echo exit=$?; grep -qx weights \"$d/m.safetensors\" && echo intact")
+headlab_convention_case(outputs_hard_link "--config-out \"[^\"]*hard.json\" is the same file as --out.*exit=2.*intact"
+  "rm -rf \"$d\"/*; echo weights > \"$d/m.safetensors\"; ln \"$d/m.safetensors\" \"$d/hard.json\"; \"$exe\" ${_train} --out \"$d/m.safetensors\" --config-out \"$d/hard.json\" 2>&1; echo exit=$?; grep -qx weights \"$d/m.safetensors\" && echo intact")
+headlab_convention_case(outputs_default_config_link "--config-out \\(by default\\) \"[^\"]*m.json\" is the same file as --out.*exit=2.*intact"
+  "rm -rf \"$d\"/*; echo weights > \"$d/m.safetensors\"; ln -s m.safetensors \"$d/m.json\"; \"$exe\" ${_train} --out \"$d/m.safetensors\" 2>&1; echo exit=$?; grep -qx weights \"$d/m.safetensors\" && echo intact")
+headlab_convention_case(outputs_convert_same "--config-out \"[^\"]*m.safetensors\" is the same file as --out.*exit=2.*nothing written"
+  "rm -rf \"$d\"/*; \"$exe\" model convert-max-digit --weights \"$w\" --out \"$d/m.safetensors\" --config-out \"$d/m.safetensors\" 2>&1; echo exit=$?; test -z \"$(ls \"$d\")\" && echo nothing written")
+# An output over an input through a default name: convert-max-digit's config defaults to --out with
+# .json, here the --weights file it reads.
+headlab_convention_case(outputs_default_config_is_input "--config-out \\(by default\\) \"[^\"]*w.json\" is the same file as --weights.*exit=1.*intact"
+  "rm -rf \"$d\"/*; cp \"$w\" \"$d/w.json\"; \"$exe\" model convert-max-digit --weights \"$d/w.json\" --out \"$d/w.safetensors\" 2>&1; echo exit=$?; cmp -s \"$w\" \"$d/w.json\" && echo intact")
+# A model is a binary file plus its config: "-" (stdout) is refused for either, exit 2, and no file
+# named "-" or "-.json" appears (they used to).
+headlab_convention_case(model_out_stdout "--out -: a model is two files.*exit=2.*no file"
+  "rm -rf \"$d\"/*; cd \"$d\" && \"$exe\" ${_train} --out - 2>&1; echo exit=$?; test -z \"$(ls)\" && echo no file")
+headlab_convention_case(model_config_out_stdout "--config-out -: a model is two files.*exit=2.*no file"
+  "rm -rf \"$d\"/*; cd \"$d\" && \"$exe\" model convert-max-digit --weights \"$w\" --out m.safetensors --config-out - 2>&1; echo exit=$?; test -z \"$(ls)\" && echo no file")
+
+# A directory where a file belongs is called a directory, as an input or an output (an input
+# directory was "larger than 4194304 bytes").
+headlab_convention_case(directory_config "--config: \"[^\"]*\" is a directory, not a file.*exit=1"
+  "\"$exe\" model inspect --config \"$d\" --weights \"$d\" 2>&1")
+headlab_convention_case(directory_weights "--weights: \"[^\"]*\" is a directory, not a file.*exit=1"
+  "\"$exe\" max-digit analyze --weights \"$d\" --out - 2>&1")
+headlab_convention_case(directory_out "--out: \"[^\"]*\" is a directory, not a file.*exit=1"
+  "mkdir -p \"$d/a.json\"; \"$exe\" max-digit analyze --weights \"$w\" --out \"$d/a.json\" 2>&1")
+
 # A file write that fails part-way (here the file-size limit, ulimit -f 1 = 512 bytes, standing in
 # for a full disk): exit 1 with a message, the previous file whole, no temporary file left beside it.
 headlab_convention_case(out_write_fails_keeps_previous "cannot write \"[^\"]*a.json\".*exit=1.*previous kept.*no temporary"
@@ -59,6 +96,10 @@ headlab_convention_case(stdout_full_max_digit "cannot write to stdout.*exit=1"
   "\"$exe\" max-digit analyze --weights \"$w\" --out - 2>&1 >/dev/full")
 headlab_convention_case(stdout_closed "cannot write to stdout.*exit=1"
   "\"$exe\" feature-recovery --seed 0 --steps 0 --eval-size 4 --out - 2>&1 >&-")
+# An interrupted write (SIGINT, SIGTERM, SIGHUP part-way through the file): the old file whole, no
+# temporary file left, the process ended by the signal. node holds the write in progress.
+add_test(NAME cli.conventions.interrupted_write
+         COMMAND node ${CMAKE_CURRENT_SOURCE_DIR}/cli/interrupted-write.mjs ${_exe} ${_conv}/interrupted_write)
 # A closed pipe (EPIPE, read end closed before the command writes): node holds the pipe.
 add_test(NAME cli.conventions.stdout_closed_pipe
          COMMAND node ${CMAKE_CURRENT_SOURCE_DIR}/cli/closed-pipe.mjs ${_exe})

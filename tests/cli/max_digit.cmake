@@ -16,6 +16,12 @@ headlab_max_digit_case(no_weights_file "--weights: cannot open \"/nonexistent/w.
 headlab_max_digit_case(weights_not_json "--weights: .* is not valid JSON.*exit=1" analyze --weights ${CMAKE_CURRENT_SOURCE_DIR}/data/attention_not_json.txt --out ${_out})
 headlab_max_digit_case(weights_missing_version "missing field \"format_version\".*exit=1" analyze --weights ${CMAKE_CURRENT_SOURCE_DIR}/data/attention_identity.json --out ${_out})
 headlab_max_digit_case(short_run "5 steps.*exit=0" train --seed 1 --steps 5 --out ${_out})
+# Weights inside ±1e6, loss exploding (learning_rate 1: 2.2e6 after 100 steps, exit 0): diverged by the loss.
+headlab_max_digit_case(loss_diverges "max-digit train: training diverged at step 100: the loss averaged [0-9.e+]+ over the last 16 steps, above 2 × 2.63906.*ln 14.*exit=1"
+  train --seed 0 --steps 100 --batch 1 --lr 1 --weight-decay 0 --out -)
+# No steps: no loss, which the file wrote as null (exit 0); the core's message, as the page's.
+headlab_max_digit_case(zero_steps "max-digit train: steps must lie in \\[1, 10000000\\], got 0.*exit=2" train --seed 0 --steps 0 --out -)
+headlab_max_digit_case(seeds_zero_steps "max-digit seeds: steps must lie in \\[1, 10000000\\], got 0.*exit=2" seeds --from 0 --to 0 --steps 0 --out -)
 headlab_max_digit_case(seeds_no_range "--from is required.*exit=2" seeds --to 3 --out ${_out})
 headlab_max_digit_case(seeds_backwards "--to must lie in \\[--from, --from \\+ 99\\], got \"1\".*exit=2" seeds --from 2 --to 1 --out ${_out})
 # A short two-seed run writes one claims row per seed.

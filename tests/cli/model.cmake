@@ -28,10 +28,26 @@ headlab_model_case(bad_task "--task must be induction.*exit=2" train --task copy
 # Divergence is reported with its step and writes no model (a loss of 1e18 used to be "trained", exit 0).
 headlab_model_case(train_diverges "model train: training diverged at step 1: a weight reached .* beyond the magnitude limit ±1e\\+06 \\(learning_rate 1e\\+08\\).exit=1"
                    train --task induction --seed 0 --steps 20 --lr 1e8 --weight-decay 0 --out ${_md}-diverged.safetensors)
+# A run whose weights stay inside ±1e6 while its loss explodes (learning_rate 1e3 ended at a loss of
+# 7.3e7, exit 0, the model written): divergence by the loss, exit 1, no file.
+add_test(NAME cli.model.train_loss_diverges
+         COMMAND sh -c "rm -f \"$2\".*; \"$1\" model train --task induction --seed 0 --steps 50 --batch 1 --lr 1e3 --weight-decay 0 --out \"$2.safetensors\" 2>&1; echo exit=$?; ls \"$2\".* 2>/dev/null || echo no file"
+                 sh $<TARGET_FILE:headlab> ${_md}-loss-diverged)
+set_tests_properties(cli.model.train_loss_diverges PROPERTIES PASS_REGULAR_EXPRESSION
+  "model train: training diverged at step 50: the loss averaged [0-9.e+]+ over the last 16 steps, above 2 × 3.87[0-9]*, the larger of the first step's loss .* and the loss of the uniform prediction, ln 32 .*lower the learning rate.exit=1.no file")
 headlab_model_case(bad_ablation "--ablation must be zero or mean.*exit=2"
                    analyze --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --ablation half)
 headlab_model_case(patching_needs_answer "--corrupted needs --answer and --wrong.*exit=2"
                    analyze --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --corrupted "1 3")
+# --answer and --wrong set the patching runs' logit difference: without --corrupted they were
+# ignored silently; now a usage error naming both flags.
+headlab_model_case(answer_without_corrupted "--answer applies only with --corrupted.*exit=2"
+                   analyze --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --answer 3)
+headlab_model_case(wrong_without_corrupted "--wrong applies only with --corrupted.*exit=2"
+                   analyze --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --wrong 3)
+# No steps, no model: the initial weights were written as a trained model with a loss of nan.
+headlab_model_case(train_zero_steps "steps must be an integer in \\[1, 10000000\\], got 0.*usage:.*exit=2"
+                   train --task induction --seed 0 --steps 0 --out ${_md}-zero.safetensors)
 # The max-digit weights converted to the format, then inspected, run and analysed from the files.
 add_test(NAME cli.model.max_digit_round_trip
          COMMAND sh -c "set -e; \"$1\" model convert-max-digit --weights \"$2\" --out \"$3.safetensors\";

@@ -198,7 +198,7 @@ TEST_CASE("settings and intervention arguments are checked and named", "[feature
                     Catch::Contains("learning_rate must be a finite number > 0"));
   CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.eval_size = 1; })), Catch::Contains("eval_size must be in [2"));
   CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.request_scale = NAN; })),
-                    Catch::Contains("request_scale must lie in (0, 1e+06]"));
+                    Catch::Contains("request_scale must lie in [1e-06, 1e+06]"));
   CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.shift = INFINITY; })), Catch::Contains("shift"));
   FeatureRecoveryTrainer trainer(with([](auto& s) { s.steps = 3; }));
   CHECK_THROWS_WITH(trainer.step(-2), Catch::Contains("step count must be ≥ 0, got -2"));
@@ -319,7 +319,9 @@ TEST_CASE("a run whose weights leave the weight limit while finite is reported a
 TEST_CASE("scales beyond their limits are refused by name, and at the limits every R² is finite", "[feature_recovery][limits]") {
   FeatureRecoverySettings s;
   s.request_scale = 1e154;  // once wrote "query_r2": [null, null, null]
-  CHECK_THROWS_WITH(s.validate(), "request_scale must lie in (0, 1e+06], got 1e+154");
+  CHECK_THROWS_WITH(s.validate(), "request_scale must lie in [1e-06, 1e+06], got 1e+154");
+  s.request_scale = 1e-160;  // R² = 0/0: once "query_r2": [null, null, null] too
+  CHECK_THROWS_WITH(s.validate(), "request_scale must lie in [1e-06, 1e+06], got 1e-160");
   s.request_scale = 1.8;
   s.init_scale = 1e100;
   CHECK_THROWS_WITH(s.validate(), "init_scale must lie in (0, 10000], got 1e+100");
@@ -339,6 +341,19 @@ TEST_CASE("scales beyond their limits are refused by name, and at the limits eve
     CHECK(std::isfinite(e.erase_request_mse[j]));
   }
   CHECK(std::isfinite(e.heldout_mse));
+  // At the lower limit, with the smallest held-out set (2 examples), every R² is finite too.
+  FeatureRecoverySettings low;
+  low.request_scale = kMinFeatureRecoveryScale;
+  low.steps = 5;
+  low.eval_size = 2;
+  FeatureRecoveryTrainer tl(low);
+  tl.step(5);
+  REQUIRE_FALSE(tl.diverged());
+  const FeatureRecoveryEvaluation el = tl.result().evaluation;
+  for (int j = 0; j < kFeatureWidth; ++j) {
+    CHECK(std::isfinite(el.query_r2[j]));
+    CHECK(std::isfinite(el.value_r2[j]));
+  }
 }
 
 TEST_CASE("learned keys: the loss still falls, but R·W_q is no longer the identity block", "[feature_recovery][learned_keys]") {

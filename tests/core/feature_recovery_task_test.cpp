@@ -106,7 +106,7 @@ TEST_CASE("sampling into a reused batch draws the same numbers as into a fresh o
 TEST_CASE("task arguments are checked", "[feature_recovery][errors]") {
   Random rng(0);
   CHECK_THROWS_WITH(sample_feature_recovery_batch(rng, 0, 1.8), Catch::Contains("batch size must be ≥ 1, got 0"));
-  CHECK_THROWS_WITH(sample_feature_recovery_batch(rng, 4, 0.0), Catch::Contains("request scale must lie in (0, 1e+06], got 0"));
+  CHECK_THROWS_WITH(sample_feature_recovery_batch(rng, 4, 0.0), Catch::Contains("request scale must lie in [1e-06, 1e+06], got 0"));
   CHECK_THROWS_WITH(sample_feature_recovery_batch(rng, 4, NAN), Catch::Contains("request scale"));
   CHECK_THROWS_WITH(feature_recovery_teacher(Matrix::Zero(2, 9), Matrix::Zero(7, 9)),
                     Catch::Contains("records must be 8 × 9, got 7 × 9"));

@@ -96,7 +96,7 @@ TEST_CASE("max-digit: bad weights and settings give clear messages", "[max_digit
   CHECK_NOTHROW(s.validate());
   s = {};
   s.steps = -1;
-  CHECK_THROWS_WITH(MaxDigitTrainer(s), "steps must lie in [0, 10000000], got -1");
+  CHECK_THROWS_WITH(MaxDigitTrainer(s), "steps must lie in [1, 10000000], got -1");
   s = {};
   s.weight_decay = 1000;
   CHECK_THROWS_WITH(s.validate(), "learning_rate × weight_decay must be below 1 (AdamW multiplies each weight by 1 − their "

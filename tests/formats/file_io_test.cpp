@@ -25,3 +25,15 @@ TEST_CASE("files: an atomic write replaces the whole file and leaves no temporar
   CHECK_THROWS_WITH(write_file_atomically((dir / "no" / "x.json").string(), "x"), Catch::StartsWith("--out: cannot write"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("files: a directory given as a file is called a directory, read or written", "[formats][file_io]") {
+  const auto dir = std::filesystem::temp_directory_path() / "headlab-file-io-dir-test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "sub");
+  const std::string sub = (dir / "sub").string();
+  // A directory opens as a stream and reports a size of 2^63 − 1: it was "larger than 4194304 bytes".
+  CHECK_THROWS_WITH(read_text_file(sub, "--config", 4194304), "--config: \"" + sub + "\" is a directory, not a file");
+  CHECK_THROWS_WITH(write_file_atomically(sub, "x", "--out"), "--out: \"" + sub + "\" is a directory, not a file");
+  CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator{}) == 1);
+  std::filesystem::remove_all(dir);
+}

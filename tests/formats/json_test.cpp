@@ -28,12 +28,14 @@ TEST_CASE("json: numbers, strings and nesting read as RFC 8259 says", "[formats]
   CHECK_THROWS_WITH(field(v, "e"), "missing field \"e\"");
 }
 
-TEST_CASE("json: writes nlohmann's bytes (sorted keys, shortest doubles, integers, null for non-finite)",
+TEST_CASE("json: writes nlohmann's bytes (sorted keys, shortest doubles, integers, explicit null)",
           "[formats][json]") {
   JsonValue v = JsonValue::object();
   v["z"] = 0.1;
   v["a"] = 1200.0;
-  v["m"] = JsonValue(std::vector<double>{1.3e-31, -0.0, 5.0, 1e21, 123456.789, NAN, -INFINITY});
+  v["m"] = JsonValue(std::vector<double>{1.3e-31, -0.0, 5.0, 1e21, 123456.789});
+  v["m"].push_back(JsonValue(nullptr));
+  v["m"].push_back(nullptr);
   v["i"] = JsonValue(std::vector<long>{-3, 0, 40});
   v["u"] = static_cast<unsigned long long>(18446744073709551615ull);
   v["s"] = "tab\there \"quoted\" \x01";
@@ -46,6 +48,29 @@ TEST_CASE("json: writes nlohmann's bytes (sorted keys, shortest doubles, integer
   CHECK(field(back, "z").as_double() == 0.1);
   CHECK(field(back, "m")[0].as_double() == 1.3e-31);
   CHECK(dump_json(back) == dump_json(v));
+}
+
+TEST_CASE("json: a non-finite number is refused by both writers, naming its field, never written as null",
+          "[formats][json]") {
+  // A NaN R² once went out as "query_r2":[null,null,null] and a NaN loss as null, exit 0.
+  JsonValue v = JsonValue::object();
+  v["results"]["loss"] = 0.5;
+  v["results"]["query_r2"] = JsonValue(std::vector<double>{0.9, NAN, 0.8});
+  CHECK_THROWS_WITH(dump_json(v), "cannot write NaN as a JSON number (field \"results.query_r2[1]\"): the value is "
+                                  "undefined or overflowed; a file holds finite numbers only");
+  CHECK_THROWS_WITH(dump_json(JsonValue(INFINITY)), Catch::StartsWith("cannot write +Infinity as a JSON number: "));
+  CHECK_THROWS_AS(dump_json(JsonValue(std::vector<double>{-INFINITY})), InputError);
+  JsonWriter w;
+  w.begin_object().key("final_loss").begin_object().key("value");
+  CHECK_THROWS_WITH(w.value(NAN), Catch::StartsWith("cannot write NaN as a JSON number (field \"final_loss.value\")"));
+  JsonWriter m;
+  m.begin_object().key("w");
+  CHECK_THROWS_AS(m.matrix((Matrix(1, 2) << 1.0, -INFINITY).finished()), InputError);
+  // A causal mask's −inf score is undefined by nature: an explicit null where asked for, NaN still refused.
+  const Matrix masked = (Matrix(1, 2) << 1.0, -INFINITY).finished();
+  CHECK(dump_json(matrix_to_json(masked, /*masked_as_null=*/true)) == "[[1.0,null]]");
+  CHECK_THROWS_AS(dump_json(matrix_to_json(masked)), InputError);
+  CHECK_THROWS_AS(dump_json(matrix_to_json((Matrix(1, 1) << NAN).finished(), true)), InputError);
 }
 
 TEST_CASE("json: hostile text gets a short message, never a crash", "[formats][json][errors]") {
@@ -99,7 +124,7 @@ TEST_CASE("json: matrices as arrays of rows, checked and named", "[formats][json
 }
 
 TEST_CASE("json: the streaming writer gives dump_json's bytes and refuses keys out of order", "[formats][json]") {
-  const Matrix m = (Matrix(2, 2) << 1, 0.5, NAN, -3e-300).finished();
+  const Matrix m = (Matrix(2, 2) << 1, 0.5, -7.25, -3e-300).finished();
   JsonWriter w;
   w.begin_object().key("a").value(1200.0).key("b").begin_array().value(true).value(-2L).end_array();
   w.key("m").matrix(m).key("n").numbers(m.data(), 2).key("s").value("x\ty").key("u").value(18446744073709551615ull);
@@ -114,5 +139,25 @@ TEST_CASE("json: the streaming writer gives dump_json's bytes and refuses keys o
   // KeyOrder::as_written keeps a document's reading order (the `headlab model` documents).
   JsonWriter ordered(KeyOrder::as_written);
   ordered.begin_object().key("tokens").begin_array().value(3).end_array().key("logits").matrix(m).end_object();
-  CHECK(ordered.text() == "{\"tokens\":[3],\"logits\":[[1.0,0.5],[null,-3e-300]]}");
+  CHECK(ordered.text() == "{\"tokens\":[3],\"logits\":[[1.0,0.5],[-7.25,-3e-300]]}");
+}
+
+TEST_CASE("json: a repeated key and text that is not UTF-8 are refused, naming them", "[formats][json][errors]") {
+  // A repeated key kept its last value silently (nlohmann's rule): two readers of one file could
+  // disagree, so every headlab reader refuses it.
+  CHECK_THROWS_WITH(parse_json("{\"n\": 1,\n \"n\": 2}", "the config"),
+                    "the config has the key \"n\" twice (the second at line 2, column 2)");
+  CHECK_THROWS_WITH(parse_json(R"({"a":{"b":1,"b":1}})", "w"), Catch::Contains("the key \"b\" twice"));
+  CHECK(parse_json(R"({"a":{"b":1},"b":{"a":1}})", "w").size() == 2);  // one name in two objects is fine
+  for (const std::string bad : {"\x80", "\xc1\xbf", "\xf5\x80\x80\x80", "\xe0\x9f\xbf", "\xed\xbf\xbf", "\xf0\x8f\xbf\xbf",
+                                "\xf4\x90\x80\x80", "\xc3", "\xe2\x28\xa1"}) {
+    INFO(excerpt(bad));
+    CHECK_THROWS_WITH(parse_json("[\"" + bad + "\"]", "w"), Catch::Contains("is not valid JSON: invalid UTF-8 in a string"));
+  }
+  // The smallest and largest well-formed sequence of each length.
+  for (const std::string good : {"\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xed\x9f\xbf", "\xee\x80\x80", "\xef\xbf\xbf",
+                                 "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf"}) {
+    INFO(excerpt(good));
+    CHECK(parse_json("[\"" + good + "\"]", "w").items()[0].as_string() == good);
+  }
 }

@@ -1,6 +1,7 @@
 #include "formats/safetensors.hpp"
 
 #include "core/check.hpp"
+#include "formats/json.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -133,7 +134,8 @@ TEST_CASE("safetensors: every malformed file is an InputError naming what is wro
     CHECK_THROWS_WITH(read(file_of("{\"a\":", data)), Catch::Contains("not valid JSON"));
     CHECK_THROWS_WITH(read(file_of("[1]", data)), Catch::Contains("JSON object"));
     CHECK_THROWS_WITH(read(file_of(R"({"a":{"b":[[1]]}})", data)), Catch::Contains("deeper than 3"));
-    CHECK_THROWS_WITH(read(file_of("{\"" + std::string(300, 'x') + "\":1}", data)), Catch::Contains("longer than 256"));
+    CHECK_THROWS_WITH(read(file_of("{\"" + std::string(300, 'x') + "\":1}", data)),
+                      Catch::Contains("its name has 300 bytes; the limit is 256"));
   }
   SECTION("unknown entry field and bad BOOL byte") {
     CHECK_THROWS_WITH(read(file_of(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"x":1}})", data)),
@@ -157,5 +159,55 @@ TEST_CASE("safetensors: every truncation of a valid file is refused without read
     // A fresh heap copy of exactly n bytes, so the sanitizer build catches any read past it.
     std::vector<std::uint8_t> prefix(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
     CHECK_THROWS_AS(read_safetensors(prefix.data(), prefix.size()), InputError);
+  }
+}
+
+// An adversarial audit of the reader: each of these was accepted silently (or, for the long
+// description and the 256-character name, refused although the format allows it).
+TEST_CASE("safetensors: a repeated key, bad UTF-8 and long free text are judged by the format", "[safetensors]") {
+  const std::string data = f32_bytes({1, 2});
+  const std::string a = R"("a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]})";
+  const std::string b = R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]})";
+  SECTION("a tensor name given twice, the second pointing at other bytes") {
+    // The first "a" covers the whole buffer; keeping only the second made the rest tile exactly.
+    const std::string h = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)" + a + "," + b + "}";
+    CHECK_THROWS_WITH(read(file_of(h, data)),
+                      Catch::StartsWith("safetensors: the header has the key \"a\" twice (the second at line 1, column 55)"));
+  }
+  SECTION("__metadata__ given twice") {
+    const std::string h = R"({"__metadata__":{"format":"pt"},"__metadata__":{"format":"tf"},)" + a + "," + b + "}";
+    CHECK_THROWS_WITH(read(file_of(h, data)), Catch::Contains("the key \"__metadata__\" twice"));
+  }
+  SECTION("a field of an entry given twice") {
+    const std::string h = R"({"a":{"dtype":"F32","dtype":"F64","shape":[1],"data_offsets":[0,4]},)" + b + "}";
+    CHECK_THROWS_WITH(read(file_of(h, data)), Catch::Contains("the key \"dtype\" twice"));
+  }
+  SECTION("strings that are not well-formed UTF-8, in a name or a metadata value") {
+    // A stray continuation byte, an invalid lead byte, overlong forms of '/', a UTF-16 surrogate,
+    // a code point past U+10FFFF, a sequence cut by the closing quote.
+    for (const std::string bad : {"\x80", "\xff", "\xc0\xaf", "\xe0\x80\xaf", "\xf0\x80\x80\xaf", "\xed\xa0\x80",
+                                  "\xf4\x90\x80\x80", "\xe2\x82"}) {
+      INFO(excerpt(bad));
+      const std::string named = "{\"a" + bad + R"(":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)" + b + "}";
+      CHECK_THROWS_WITH(read(file_of(named, data)), Catch::Contains("is not valid JSON: invalid UTF-8 in a string"));
+      const std::string described = R"({"__metadata__":{"description":"x)" + bad + "\"}," + a + "," + b + "}";
+      CHECK_THROWS_WITH(read(file_of(described, data)), Catch::Contains("invalid UTF-8 in a string"));
+    }
+    // Well-formed two-, three- and four-byte characters are read as they are.
+    const std::string text = "caf\xc3\xa9 \xe2\x82\xac \xf0\x9d\x84\x9e \xf4\x8f\xbf\xbf";
+    const auto file = read(file_of(R"({"__metadata__":{"description":")" + text + "\"}," + a + "," + b + "}", data));
+    CHECK(file.metadata.at("description") == text);
+  }
+  SECTION("a metadata value of 300 characters (a model card's description) is free text") {
+    const std::string description(300, 'd');
+    const auto file = read(file_of(R"({"__metadata__":{"description":")" + description + "\"}," + a + "," + b + "}", data));
+    CHECK(file.metadata.at("description") == description);
+  }
+  SECTION("a tensor name of exactly 256 characters is read; 257 are refused naming the limit") {
+    const auto named = [&](std::size_t n) {
+      return file_of("{\"" + std::string(n, 'n') + R"(":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", data);
+    };
+    CHECK(read(named(256)).tensors.at(0).name == std::string(256, 'n'));
+    CHECK_THROWS_WITH(read(named(257)), Catch::Contains("its name has 257 bytes; the limit is 256"));
   }
 }

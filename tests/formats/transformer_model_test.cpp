@@ -158,3 +158,18 @@ TEST_CASE("transformer config: bad JSON and fields are named", "[formats]") {
   CHECK_THROWS_WITH(transformer_config_from_json(R"({"n_layers":1,"n_heads":1,"d_model":2.5,"d_head":2,"n_ctx":3,"d_vocab":4})"),
                     Catch::Contains("d_model must be an integer"));
 }
+
+TEST_CASE("transformer model: a layer index has one spelling, so no tensor aliases another", "[formats]") {
+  const auto c = config_ln();
+  const auto w = random_model(c, 6);
+  // "blocks.00.attn.W_Q" parsed to layer 0 too and, sorted after "blocks.0.attn.W_Q", replaced it.
+  const Tensor alias{"blocks.00.attn.W_Q", DType::F64, {3, 4, 2}, std::vector<double>(24, 0.25), -1};
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "x", alias)),
+                    "blocks.00.attn.W_Q: the layer index 00 has a leading zero; layer 0 is written blocks.0.");
+  const Tensor alias1{"blocks.01.ln1.w", DType::F64, {4}, std::vector<double>(4, 1.0), -1};
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "x", alias1)), Catch::Contains("leading zero; layer 1"));
+  // A file built in code (not through the reader) with one name twice.
+  auto file = parse(transformer_to_safetensors(w));
+  file.tensors.push_back(*file.find("embed.W_E"));
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, file), "embed.W_E appears twice");
+}

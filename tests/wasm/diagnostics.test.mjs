@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { identity, matrix } from '../../web/matrix.js';
 import { workerTasks } from '../../web/worker-tasks.js';
-import { wasmCore, wasmFeatureRecoveryCore } from './helpers.mjs';
+import { cliRun, wasmCore, wasmFeatureRecoveryCore, wasmMaxDigitCore, wasmTransformerCore } from './helpers.mjs';
 
 test('memoryDiagnostics sees a live trainer (its W_q, W_v and Adam moments) and its release', async () => {
   const core = await wasmFeatureRecoveryCore();
@@ -59,3 +59,38 @@ test('500 interventions through the worker task, and 100 failing ones, leave the
   assert.equal(after.heap_bytes_in_use, before.heap_bytes_in_use);
   assert.equal(after.live_handles, before.live_handles);
 });
+
+// One limit, one message: a setting out of range is refused by the core's check, so the page (the
+// WASM module) and the command line word it the same; the CLI names a seed by its flag (--seed).
+// Before, the CLI checked ranges itself: "--steps must be an integer in [0, 10000000], got "0"" on
+// the command line against "steps must lie in [0, 10000000]" in the page, and seeds up to 2^53 in
+// the page against 2^53 − 1 on the command line.
+test('the CLI and the WASM modules refuse a setting out of its range with the same message', async () => {
+  const [fr, md, tf] = await Promise.all([wasmFeatureRecoveryCore(), wasmMaxDigitCore(), wasmTransformerCore()]);
+  const message = (f) => {
+    try {
+      f();
+    } catch (e) {
+      return e.message;
+    }
+    assert.fail('no error');
+  };
+  const cases = [
+    [() => md.createMaxDigitTrainer({ seed: 2 ** 53 }), ['max-digit', 'train', '--seed', '9007199254740992', '--out', '-'], '--'],
+    [() => md.createMaxDigitTrainer({ steps: 0 }), ['max-digit', 'train', '--seed', '0', '--steps', '0', '--out', '-'], ''],
+    [() => md.createMaxDigitTrainer({ batch_size: 0 }), ['max-digit', 'train', '--seed', '0', '--batch', '0', '--out', '-'], ''],
+    [() => fr.createFeatureRecoveryTrainer({ eval_size: 1 }), ['feature-recovery', '--seed', '0', '--eval-size', '1', '--out', '-'], ''],
+    [() => fr.createFeatureRecoveryTrainer({ request_scale: 1e-160 }),
+      ['feature-recovery', '--seed', '0', '--request-scale', '1e-160', '--out', '-'], ''],
+    [() => tf.createTransformerTrainer({ steps: 0 }), ['model', 'train', '--task', 'induction', '--seed', '0', '--steps', '0', '--out', 'never.safetensors'], ''],
+    [() => tf.createTransformerTrainer({ seed: 2 ** 53 }), ['model', 'train', '--task', 'induction', '--seed', '9007199254740992', '--out', 'never.safetensors'], '--'],
+  ];
+  for (const [wasm, args, prefix] of cases) {
+    const expected = message(wasm);
+    const cli = cliRun(args);
+    assert.equal(cli.status, 2, `${args.join(' ')}: ${cli.stderr}`);
+    const first = cli.stderr.split('\n')[0];
+    assert.ok(first.endsWith(`: ${prefix}${expected}`), `${args.join(' ')}: the CLI says "${first}", the page "${expected}"`);
+  }
+});
+

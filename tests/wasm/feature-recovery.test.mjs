@@ -169,7 +169,7 @@ test('bad settings and arguments name the argument', async () => {
   const core = await wasmFeatureRecoveryCore();
   const bad = (settings, pattern) =>
     assert.throws(() => core.createFeatureRecoveryTrainer(settings), (e) => e instanceof HeadlabError && pattern.test(e.message));
-  bad({ seed: -1 }, /seed must be an integer in \[0, 2\^53\]/);
+  bad({ seed: -1 }, /seed must be an integer in \[0, 9007199254740991\], got "-1"/);
   bad({ seed: 1.5 }, /seed must be an integer/);
   bad({ batch_size: 0 }, /batch_size must be in \[1/);
   bad({ batch: 0 }, /batch_size must be in \[1/);  // the earlier name, still read
@@ -179,7 +179,8 @@ test('bad settings and arguments name the argument', async () => {
   bad({ eval_size: 1 }, /eval_size must be in \[2/);
   bad({ lr: 0.1 }, /settings has an unknown field "lr"/);
   // Magnitudes (docs/limits.md): once "query_r2": [null, null, null].
-  bad({ request_scale: 1e154 }, /request_scale must lie in \(0, 1e\+06\], got 1e\+154/);
+  bad({ request_scale: 1e154 }, /request_scale must lie in \[1e-06, 1e\+06\], got 1e\+154/);
+  bad({ request_scale: 1e-160 }, /request_scale must lie in \[1e-06, 1e\+06\], got 1e-160/);
   const t = core.createFeatureRecoveryTrainer({ steps: 3 });
   try {
     assert.throws(() => t.step(-1), /step count must be ≥ 0, got -1/);

@@ -107,7 +107,7 @@ test('the trainer: chunked equals one-shot bit for bit, dispose frees it, a disp
   // a bad setting throws and leaks nothing
   assert.throws(() => core.createMaxDigitTrainer({ learning_rate: -1 }), (e) => e instanceof HeadlabError && /^learning_rate must be finite and > 0/.test(e.message));
   assert.throws(() => core.createMaxDigitTrainer({ batch: 8 }), /settings has an unknown field "batch"/);
-  assert.throws(() => core.createMaxDigitTrainer({ steps: -1 }), /steps must lie in \[0, 10000000\], got -1$/);
+  assert.throws(() => core.createMaxDigitTrainer({ steps: -1 }), /steps must lie in \[1, 10000000\], got -1$/);
   assert.throws(() => core.createMaxDigitTrainer({ init_scale: 1e100 }), /init_scale must lie in \(0, 10000\], got 1e\+100$/);
   assert.equal(core.maxDigitLiveTrainers(), before);
   // Divergence: the step is named, training ends there, no NaN weight is handed out as a result.

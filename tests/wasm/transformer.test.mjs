@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { HeadlabError } from '../../web/headlab-core.js';
+import { HeadlabError, loadTransformerCore } from '../../web/headlab-core.js';
 import { workerTasks } from '../../web/worker-tasks.js';
 import { cliRun, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
 
@@ -305,6 +305,68 @@ test('every bad safetensors file and config of the native tests gets the CLI\'s 
   assert.equal(r.status, 1);
   assert.match(r.stderr, /--config: ".*big\.json" is larger than 4194304 bytes\n$/);
   assert.equal(core.transformerLiveHandles(), live);
+});
+
+test('a tensor the model has no place for is refused by its header entry, before any tensor data is converted', async () => {
+  // A fresh module, so its memory starts at its initial size (a module's memory never shrinks).
+  const { default: factory } = await import(path.join(wasmDir, 'headlab_transformer.mjs'));
+  const core = await loadTransformerCore(factory, { wasmBinary: fs.readFileSync(path.join(wasmDir, 'headlab_transformer.wasm')) });
+  // 16 Mi BOOL elements of an unknown name whose bytes are 2 (no BOOL value): converted first, they
+  // were refused as "BOOL value 2 at index 0" after 128 MiB of doubles were allocated (8 bytes each).
+  const n = 16 << 20;
+  const bytes = edited('junk', { name: 'junk', dtype: 'BOOL', shape: [n], data: new Uint8Array(n).fill(2) });
+  const before = core.memoryDiagnostics().memory_bytes;
+  assert.throws(() => core.loadTransformer(configText('two_layer_ln_pos'), bytes), (err) => {
+    assert.match(err.message, /^unknown tensor junk \(expected TransformerLens names/);
+    return true;
+  });
+  // The module holds one copy of the file's bytes (n) while it reads; n doubles (8n) would not fit under 3n.
+  const grown = core.memoryDiagnostics().memory_bytes - before;
+  assert.ok(grown < 3 * n, `WASM memory grew by ${grown} bytes for a ${bytes.length}-byte file`);
+  assert.equal(cliMessage(configText('two_layer_ln_pos'), bytes), 'unknown tensor junk (expected TransformerLens names: embed.W_E, pos_embed.W_pos, blocks.L.attn.*, blocks.L.ln1.*, ln_final.*, unembed.W_U, unembed.b_U)');
+});
+
+test('the canonical files of a model read back to the same weights, with a header of a few KB', async () => {
+  const core = await wasmTransformerCore();
+  for (const name of FIXTURES) {
+    const model = core.loadTransformer(configText(name), weightsBytes(name));
+    const { config, safetensors } = model.canonical();
+    const again = core.loadTransformer(config, safetensors);
+    try {
+      const prompt = [1, 2, 3];
+      assert.deepEqual(again.run(prompt), model.run(prompt), name);
+      assert.deepEqual(again.inspect().parameters, model.inspect().parameters, name);
+      const headerBytes = Number(new DataView(safetensors.buffer, safetensors.byteOffset).getBigUint64(0, true));
+      assert.ok(headerBytes < 8192, `${name}: header of ${headerBytes} bytes`);
+      assert.ok(!again.inspect().tensors.some((t) => /attn\.(mask|IGNORE)$/.test(t.name)), name);
+    } finally {
+      again.dispose();
+      model.dispose();
+    }
+  }
+});
+
+test('the worker\'s read of a model (transformer-load) holds the config to the page\'s limits before the weights, then the parameters', async () => {
+  const core = await wasmTransformerCore();
+  const run = (config, bytes, limits) => workerTasks['transformer-load'].run(core, { config, safetensors: bytes, limits });
+  const limits = { n_ctx: { value: 128, why: 'n' }, heads: { value: 16, why: 'h' }, d_vocab: { value: 4096, why: 'v' }, parameters: { value: 1000, why: 'p' } };
+  const config = JSON.parse(configText('two_layer_ln_pos'));
+  // Beyond a config limit: refused with it, whatever the weights (these would not fit that config).
+  await assert.rejects(run(JSON.stringify({ ...config, n_heads: 64, n_ctx: 4096 }), weightsBytes('two_layer_ln_pos'), limits), { message: 'config: n_ctx = 4,096; a page reads models up to 128 (n)' });
+  await assert.rejects(run(JSON.stringify({ ...config, n_layers: 4, n_heads: 8 }), weightsBytes('two_layer_ln_pos'), limits), { message: 'config: n_layers × n_heads = 32; a page reads models up to 16 (h)' });
+  await assert.rejects(run(JSON.stringify({ ...config, d_vocab: 65536 }), weightsBytes('two_layer_ln_pos'), limits), { message: 'config: d_vocab = 65,536; a page reads models up to 4,096 (v)' });
+  const parameters = core.loadTransformer(configText('two_layer_ln_pos'), weightsBytes('two_layer_ln_pos'));
+  const count = parameters.inspect().parameters;
+  parameters.dispose();
+  await assert.rejects(run(configText('two_layer_ln_pos'), weightsBytes('two_layer_ln_pos'), limits), { message: `the model has ${count.toLocaleString('en-US')} parameters; a page reads at most 1,000 (p)` });
+  // Within them: the canonical files, which read back to the same model.
+  const read = await run(configText('two_layer_ln_pos'), weightsBytes('two_layer_ln_pos'), { ...limits, parameters: { value: count, why: 'p' } });
+  assert.equal(read.parameters, count);
+  const again = core.loadTransformer(read.config, read.safetensors);
+  const model = core.loadTransformer(configText('two_layer_ln_pos'), weightsBytes('two_layer_ln_pos'));
+  assert.deepEqual(again.run([1, 2, 3]), model.run([1, 2, 3]));
+  again.dispose();
+  model.dispose();
 });
 
 test('every truncation of a valid file is an error, never a crash', async () => {

@@ -103,11 +103,13 @@ auto array_from_js(const val& v, const std::string& name, const std::string& exp
   return out;
 }
 
-// A JS number as a seed: integers up to 2^53 are exact in a double.
+// A JS number as a seed in [0, kMaxSeed], refused with the CLI's message (core/check.hpp).
 inline std::uint64_t seed_arg(const val& v, const std::string& name = "seed") {
   const double x = number_arg(v, name);
-  if (x < 0 || x != std::floor(x) || x > 9007199254740992.0) {
-    throw InputError(name + " must be an integer in [0, 2^53], got " + std::to_string(x));
+  if (x < 0 || x != std::floor(x) || x > static_cast<double>(kMaxSeed)) {
+    // An integral value as its digits, as the command line quotes the flag's text.
+    const bool integral = x == std::floor(x) && std::fabs(x) < 1e18;
+    throw InputError(seed_range_message(name, integral ? std::to_string(static_cast<long long>(x)) : number_text(x)));
   }
   return static_cast<std::uint64_t>(x);
 }

@@ -211,12 +211,23 @@ class TransformerModelHandle {
       const std::string text = string_arg(config_text, "the config");
       const std::string data = bytes_from_js(bytes, "the weights");
       const tf::TransformerConfig config = fm::transformer_config_from_json(text);
-      fm::SafetensorsFile file = fm::read_safetensors(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
-      weights_ = std::make_unique<tf::TransformerWeights>(fm::transformer_weights_from_safetensors(config, file));
+      // The header first: names, dtypes and shapes are checked before any tensor is converted (one at a time).
+      const fm::SafetensorsIndex index = fm::index_safetensors(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
+      weights_ = std::make_unique<tf::TransformerWeights>(fm::transformer_weights_from_safetensors(config, index));
       cache_.clear();  // the kept batch analyses were of the weights just replaced
-      for (auto& t : file.tensors) std::vector<double>().swap(t.values);  // inspect() needs names, dtypes, shapes
-      file_ = std::move(file);
+      file_ = fm::without_values(index);  // inspect() needs names, dtypes, shapes
       return val(fm::transformer_config_to_json(config));
+    });
+  }
+  // { config: text, safetensors: Uint8Array } of the loaded weights as headlab writes a model (F64,
+  // TransformerLens names, a header of a few KB), without the attn.mask / attn.IGNORE buffers: the
+  // files the page hands on once the worker has read the author's (whose header may be large).
+  val canonical() {
+    return guarded([&] {
+      val out = val::object();
+      out.set("config", fm::transformer_config_to_json(loaded().config));
+      out.set("safetensors", bytes_to_js(fm::transformer_to_safetensors(loaded(), false)));
+      return out;
     });
   }
   val inspect() {
@@ -384,6 +395,7 @@ EMSCRIPTEN_BINDINGS(headlab_transformer) {
       .constructor<>()
       .function("load", &TransformerModelHandle::load)
       .function("inspect", &TransformerModelHandle::inspect)
+      .function("canonical", &TransformerModelHandle::canonical)
       .function("run", &TransformerModelHandle::run)
       .function("analyze", &TransformerModelHandle::analyze)
       .function("run_arrays", &TransformerModelHandle::run_arrays)

@@ -1,6 +1,7 @@
 // Attribute ↔ property mirroring: getters parse the attribute (throwing WidgetInputError naming
 // it when it is malformed); setters write the attribute, so attributeChangedCallback is the one
 // path by which state changes.
+import { formatCount } from '../chart/format.js';
 import { messageOf, WidgetInputError } from './errors.js';
 
 /** Longest attribute value a widget parses (the largest shipped attribute, a trained run's matrices, is under 20,000). */
@@ -41,7 +42,7 @@ export function jsonAttribute(host: Element, name: string): unknown {
   const raw = host.getAttribute(name);
   if (raw === null) return undefined;
   if (raw.length > MAX_ATTRIBUTE_LENGTH) {
-    throw new WidgetInputError(`attribute ${name} is ${raw.length.toLocaleString('en-US')} characters long; the limit is ${MAX_ATTRIBUTE_LENGTH.toLocaleString('en-US')}`);
+    throw new WidgetInputError(`attribute ${name} is ${formatCount(raw.length)} characters long; the limit is ${formatCount(MAX_ATTRIBUTE_LENGTH)}`);
   }
   try {
     return JSON.parse(raw);
@@ -74,11 +75,11 @@ export function numberGrid(value: unknown, what: string, rows = 0, cols = 0, max
   if (!Array.isArray(value) || value.length === 0) throw new WidgetInputError(`${what} must be a non-empty array of rows`);
   if (rows && value.length !== rows) throw new WidgetInputError(`${what} must have ${rows} rows, got ${value.length}`);
   if (value.length > maxSide) {
-    throw new WidgetInputError(`${what} has ${value.length.toLocaleString('en-US')} rows; the limit is ${maxSide}`);
+    throw new WidgetInputError(`${what} has ${formatCount(value.length)} rows; the limit is ${maxSide}`);
   }
   const width = cols || (Array.isArray(value[0]) ? value[0].length : 0);
   if (width > maxSide) {
-    throw new WidgetInputError(`${what} has ${width.toLocaleString('en-US')} columns; the limit is ${maxSide}`);
+    throw new WidgetInputError(`${what} has ${formatCount(width)} columns; the limit is ${maxSide}`);
   }
   value.forEach((row: unknown, i: number) => {
     if (!Array.isArray(row) || row.length === 0 || row.length !== width) {

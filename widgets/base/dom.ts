@@ -72,7 +72,9 @@ export class LayoutWatcher {
  * with its visible width in `--hl-scroll-width`; otherwise plain.
  */
 export function markScrollBox(box: HTMLElement): void {
-  const overflows = box.scrollWidth > box.clientWidth + 1;
+  // Any overflow, a pixel included: a table 1 px wider than its box is cut by that pixel (scrollWidth
+  // and clientWidth are both rounded, so a box whose content fits reads as equal).
+  const overflows = box.scrollWidth > box.clientWidth;
   // The visible width, for a caption held in view (theme.ts: `.scroll[data-overflows] > table > caption`).
   const width = overflows ? `${box.clientWidth}px` : '';
   if (box.style.getPropertyValue('--hl-scroll-width') !== width) box.style.setProperty('--hl-scroll-width', width);

@@ -1,6 +1,7 @@
 // What a widget says when something is wrong: the error authors' and readers' input raises,
 // and the shortening of what a message quotes from that input (an attribute or a link can
 // hold megabytes; a message shows a short excerpt).
+import { formatCount } from '../chart/format.js';
 
 /** An author-facing problem (bad attribute or content): shown in the widget, not thrown to the page. */
 export class WidgetInputError extends Error {
@@ -22,7 +23,7 @@ const MAX_MESSAGE_LENGTH = 400;
  */
 export function excerptQuotes(message: string): string {
   const short = message.replace(/"([^"]*)"/g, (whole, inner: string) => (inner.length <= QUOTE_EXCERPT ? whole
-    : `"${inner.slice(0, QUOTE_EXCERPT)}…" (${inner.length.toLocaleString('en-US')} characters)`));
+    : `"${inner.slice(0, QUOTE_EXCERPT)}…" (${formatCount(inner.length)} characters)`));
   return short.length <= MAX_MESSAGE_LENGTH ? short : `${short.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
 }
 

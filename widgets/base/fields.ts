@@ -3,7 +3,7 @@
 // the text is parsed; a valid value is committed, an invalid or empty one marks the field
 // aria-invalid and says why in a message beside it, keeping the last valid value.
 import { el } from './dom.js';
-import { WidgetInputError } from './errors.js';
+import { excerptQuotes, WidgetInputError } from './errors.js';
 
 export interface FieldOptions<T> {
   /** The field's name in messages ("the seed"). */
@@ -30,11 +30,13 @@ export interface FieldHost {
   signal: AbortSignal | undefined;
   isEditing(): boolean;
   isConnected(): boolean;
+  /** Told when a check is scheduled (true) and when it ran or was cancelled (false): the widget's updatePending. */
+  checkScheduled?(input: HTMLInputElement | HTMLTextAreaElement, scheduled: boolean): void;
 }
 
 let fieldCount = 0;
 
-export function bindField<T>(input: HTMLInputElement, options: FieldOptions<T>, host: FieldHost): BoundField {
+export function bindField<T>(input: HTMLInputElement | HTMLTextAreaElement, options: FieldOptions<T>, host: FieldHost): BoundField {
   const delay = options.delay ?? 300;
   const message = options.message ?? el('span', { class: 'field-problem', role: 'status' });
   if (!message.id) message.id = `field-problem-${++fieldCount}`;
@@ -44,7 +46,12 @@ export function bindField<T>(input: HTMLInputElement, options: FieldOptions<T>, 
   }
   input.setAttribute('aria-describedby', [input.getAttribute('aria-describedby'), message.id].filter(Boolean).join(' '));
   let timer = 0;
-  const cancel = (): void => { if (timer) clearTimeout(timer); timer = 0; };
+  const cancel = (): void => {
+    if (!timer) return;
+    clearTimeout(timer);
+    timer = 0;
+    host.checkScheduled?.(input, false);
+  };
   host.signal?.addEventListener('abort', cancel);
   const check = (): boolean => {
     cancel();
@@ -57,7 +64,8 @@ export function bindField<T>(input: HTMLInputElement, options: FieldOptions<T>, 
       if (!(err instanceof Error && err.name === 'WidgetInputError')) throw err;
       input.setAttribute('aria-invalid', 'true');
       const kept = options.current ? ` (${options.current()})` : '';
-      message.textContent = `${err.message}; the last valid value${kept} is kept.`;
+      // Excerpted as every message is (a pasted prompt of 100,000 characters is quoted by its first 40).
+      message.textContent = `${excerptQuotes(err.message)}; the last valid value${kept} is kept.`;
       return false;
     }
     input.setAttribute('aria-invalid', 'false');
@@ -68,9 +76,23 @@ export function bindField<T>(input: HTMLInputElement, options: FieldOptions<T>, 
   host.listen(input, 'input', () => {
     cancel();
     if (delay <= 0) { check(); return; }
-    timer = window.setTimeout(() => { timer = 0; if (host.isConnected()) host.guard(() => { check(); }); }, delay);
+    timer = window.setTimeout(() => {
+      timer = 0;
+      host.checkScheduled?.(input, false);
+      if (host.isConnected()) host.guard(() => { check(); });
+    }, delay);
+    host.checkScheduled?.(input, true);
   });
   host.listen(input, 'change', () => { check(); });
+  // A text area (a prompt that wraps) commits on Enter as a one-line field does; Shift+Enter is a new line.
+  if (input instanceof HTMLTextAreaElement) {
+    host.listen(input, 'keydown', (event) => {
+      const e = event as KeyboardEvent;
+      if (e.key !== 'Enter' || e.shiftKey || e.isComposing) return;
+      e.preventDefault();
+      check();
+    });
+  }
   const show = (text: string): void => {
     if (input.getAttribute('aria-invalid') === 'true' || host.isEditing()) return;
     if (input.value !== text) input.value = text;

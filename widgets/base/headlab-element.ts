@@ -51,7 +51,7 @@ import { el, LayoutWatcher, markParts } from './dom.js';
 import { excerptQuotes, messageOf, WidgetInputError } from './errors.js';
 import { downloadExport, exportMenu, figureNamed, type ExportFormat, type ExportMenuOptions, type WidgetFigure } from './exports.js';
 import { bindField, type BoundField, type FieldOptions } from './fields.js';
-import { MAX_HASH_LENGTH, SharedStateLink } from './share-state.js';
+import { LOCATION_ATTRIBUTES, MAX_HASH_LENGTH, SharedStateLink } from './share-state.js';
 import { baseSheet, sheet } from './theme.js';
 
 // Widgets import their helpers from here (one import line per widget).
@@ -100,7 +100,10 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
    * (headlab_max_digit.wasm, in this.maxDigit); the last two are downloaded only by pages that use them.
    */
   protected static coreModule: 'core' | 'feature-recovery' | 'max-digit' = 'core';
-  /** Attributes that make up the reader's state in the URL hash (share-state); none by default. */
+  /**
+   * Attributes that make up the reader's state in the URL hash (share-state); none by default.
+   * A file location (LOCATION_ATTRIBUTES: src, config, …) is never shared, even when listed.
+   */
   protected static sharedAttributes: readonly string[] = [];
   /** The widget's own CSS, adopted (as a constructed sheet) after the base sheet. */
   protected static css = '';
@@ -187,8 +190,50 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   }
   private lastRenderTime = 0;
 
-  /** The widget's state, as carried by its `change` event. */
-  abstract get state(): State;
+  /**
+   * The widget's state from its attributes and results now (what `state` returns); throws
+   * WidgetInputError naming the attribute when one is invalid. Every widget implements it.
+   */
+  protected abstract readState(): State;
+
+  /**
+   * The widget's state, as carried by its `change` event; null while it cannot be computed (an
+   * attribute, set by the page or by the URL hash, is invalid), `error` then saying why. Never
+   * throws: a page reading it while the reader edits a link or the author an attribute gets null,
+   * not an exception (docs/embedding.md, "Reading an element").
+   */
+  get state(): State | null {
+    try {
+      return this.readState();
+    } catch (err) {
+      if (!isExpected(err)) console.error(err);
+      return null;
+    }
+  }
+
+  /**
+   * Why the widget shows no figure or no state now: the message its alert box shows (a bad
+   * attribute, a model that could not be loaded) or, between an attribute change and the render
+   * that will show it, why `state` is null; null when there is nothing wrong. Never throws.
+   */
+  get error(): string | null {
+    if (!this.alertBox.hidden) return this.alertBox.textContent;
+    try {
+      this.readState();
+    } catch (err) {
+      return excerptQuotes(isExpected(err) ? messageOf(err) : `Unexpected error: ${messageOf(err)}`);
+    }
+    return null;
+  }
+
+  /**
+   * Whether a computation the widget will draw is under way (an analysis in its worker, a new model
+   * waiting for its render): tests, benchmarks and the snapshot pass wait for false. None by
+   * default; an override never throws (an invalid attribute computes nothing: false).
+   */
+  get busy(): boolean {
+    return false;
+  }
 
   /** The text alternative of what the widget shows now, as last rendered (empty before the first render). */
   get summary(): string {
@@ -220,9 +265,9 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     return [];
   }
 
-  /** What "JSON" exports: the state by default. */
+  /** What "JSON" exports: the state by default (an invalid attribute makes the download fail with its message). */
   exportData(): unknown {
-    return this.state;
+    return this.readState();
   }
 
   /** The exported JSON text. */
@@ -296,14 +341,28 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
    * message. Call the returned `show(text)` from render(): it writes the field unless the
    * reader is editing it or it holds an invalid entry.
    */
-  protected bindField<T>(input: HTMLInputElement, options: FieldOptions<T>): BoundField {
+  protected bindField<T>(input: HTMLInputElement | HTMLTextAreaElement, options: FieldOptions<T>): BoundField {
     return bindField(input, options, {
       listen: (target, type, handler) => this.listen(target, type, handler),
       guard: (fn) => this.guard(fn),
       signal: this.listeners?.signal,
       isEditing: () => this.root.activeElement === input,
       isConnected: () => this.isConnected,
+      checkScheduled: (field, scheduled) => { if (scheduled) this.fieldsWaiting.add(field); else this.fieldsWaiting.delete(field); },
     });
+  }
+
+  /** The typed fields whose check is scheduled (the reader paused typing less than their delay ago). */
+  private readonly fieldsWaiting = new Set<HTMLInputElement | HTMLTextAreaElement>();
+
+  /**
+   * Whether the widget has an update scheduled that will change what it shows: a render (at the
+   * next frame, in a task, or in its turn), the swap of its prerendered snapshot, or a typed
+   * field's check. Tests wait for false (with `busy` false, for work in a worker) rather than
+   * for a number of frames or milliseconds.
+   */
+  get updatePending(): boolean {
+    return this.frame !== 0 || this.offFrame !== 0 || this.waitingTurn || this.swapQueued || this.fieldsWaiting.size > 0;
   }
 
   // ---- shareable state (URL hash) ----
@@ -312,6 +371,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   get sharedState(): Record<string, string> {
     const out: Record<string, string> = {};
     for (const name of (this.constructor as typeof HeadlabElement).sharedAttributes) {
+      if (LOCATION_ATTRIBUTES.has(name)) continue;
       const v = this.getAttribute(name);
       if (v !== null) out[name] = v;
     }
@@ -321,6 +381,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   /** Restores a shareable state: each shared attribute is set to its value, or removed when absent. */
   set sharedState(values: Record<string, string>) {
     for (const name of (this.constructor as typeof HeadlabElement).sharedAttributes) {
+      if (LOCATION_ATTRIBUTES.has(name)) continue;
       const v = values[name];
       if (typeof v === 'string') {
         if (this.getAttribute(name) !== v) this.setAttribute(name, v);
@@ -430,6 +491,8 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     this.layoutWatcher.disconnect();
     this.structure?.disconnect();
     this.structure = null;
+    // The fields' listeners are aborted with `listeners`, which cancels their checks.
+    this.fieldsWaiting.clear();
     // Controls are rebuilt (with fresh listeners) if the element is attached again.
     this.built = false;
     this.body.replaceChildren();
@@ -646,10 +709,15 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     if (this.liveStatus) this.liveStatus.textContent = text;
   }
 
-  /** Dispatches a bubbling, composed `change` event whose detail is the state (and updates the URL hash under share-state). */
+  /**
+   * Dispatches a bubbling, composed `change` event whose detail is the state (and updates the URL
+   * hash under share-state). Not while the state is null (an invalid attribute, which the widget
+   * shows): a `change` always carries a state.
+   */
   protected emitChange(): void {
     if (this.hasAttribute('share-state')) this.hashLink.schedule();
-    this.dispatchEvent(new CustomEvent('change', { bubbles: true, composed: true, detail: this.state }));
+    const state = this.state;
+    if (state !== null) this.dispatchEvent(new CustomEvent('change', { bubbles: true, composed: true, detail: state }));
   }
 
   /** Shows `message` in the widget's alert box and hides its content. */
@@ -688,7 +756,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     try {
       fn();
     } catch (err) {
-      if (err instanceof WidgetInputError || (err instanceof Error && err.name === 'HeadlabError')) {
+      if (isExpected(err)) {
         this.showError(err.message);
       } else {
         this.showError(`Unexpected error: ${messageOf(err)}`);
@@ -698,3 +766,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   }
 }
 
+/** An author's or reader's mistake (WidgetInputError) or the core refusing an input (HeadlabError): shown in the widget. */
+function isExpected(err: unknown): err is Error {
+  return err instanceof WidgetInputError || (err instanceof Error && err.name === 'HeadlabError');
+}

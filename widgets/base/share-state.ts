@@ -2,6 +2,7 @@
 // <key> is an element's id (docs/embedding.md, "Shareable state"). Reading is bounded
 // (MAX_HASH_LENGTH); writing is debounced (HASH_WRITE_DELAY_MS). SharedStateLink keeps one
 // element's state there.
+import { formatCount } from '../chart/format.js';
 
 /** How long after the last change the URL hash is written (a sweep of a control writes once). */
 export const HASH_WRITE_DELAY_MS = 200;
@@ -9,6 +10,14 @@ export const HASH_WRITE_DELAY_MS = 200;
 export const HASH_RETRY_MS = 1000;
 /** Longest URL hash read for shared state (a widget's state is a few hundred characters). */
 export const MAX_HASH_LENGTH = 8192;
+
+/**
+ * Attributes that name a file or a place to fetch from. They are never read from the URL hash
+ * (nor written to it), whatever an element lists in its shared attributes: what a page loads is
+ * chosen by its author, so a crafted link cannot make a reader's page fetch files from another
+ * origin (shown as the author's model) or from a server that stalls.
+ */
+export const LOCATION_ATTRIBUTES: ReadonlySet<string> = new Set(['src', 'config', 'data', 'href', 'url']);
 
 /** The hash's "&"-separated entries, still encoded. */
 export function hashParts(): string[] {
@@ -125,14 +134,15 @@ export class SharedStateLink {
     if (location.hash.length > MAX_HASH_LENGTH) {
       // Not read; said in the widget until the hash changes (the render would otherwise clear the message).
       if (location.hash.includes(encodeURIComponent(`${key}.`)) || location.hash.includes(`${key}.`)) {
-        this.problem = `The link's state is ${location.hash.length.toLocaleString('en-US')} characters long; `
-          + `links longer than ${MAX_HASH_LENGTH.toLocaleString('en-US')} characters are not read.`;
+        this.problem = `The link's state is ${formatCount(location.hash.length)} characters long; `
+          + `links longer than ${formatCount(MAX_HASH_LENGTH)} characters are not read.`;
         this.host.showError(this.problem);
       }
       return;
     }
     const values = hashEntries(key);
     if (!values) return;
+    for (const name of LOCATION_ATTRIBUTES) delete values[name];
     this.element.sharedState = values;
     if (scroll !== 'no' && firstKeyInHash() === key) {
       if (scroll === 'now' && this.host.built()) this.reveal(true);

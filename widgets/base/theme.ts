@@ -128,7 +128,7 @@ td.heat {
 .export-list button { min-height: 2.25rem; padding: 0.15rem 0.6rem; }
 .export-status:empty { display: none; }
 /* A typed field's message (bindField): beside the field, in the "bad" colour. */
-input[aria-invalid="true"] { border-color: var(--hl-bad); border-width: 2px; }
+input[aria-invalid="true"], textarea[aria-invalid="true"] { border-color: var(--hl-bad); border-width: 2px; }
 .field-problem { color: var(--hl-bad); font-size: 0.9em; }
 .field-problem:empty { display: none; }
 /* Controls grouped the same way in every widget: a wrapping row of labelled controls. */
@@ -142,7 +142,7 @@ fieldset.controls > legend { padding: 0; margin-bottom: 0.25rem; font-weight: 60
 /* Touch screens: every target at least 44 px high (radio and checkbox rows included). */
 /* :host raises these above a widget's own sizes (its sheet comes later with equal specificity). */
 @media (pointer: coarse) {
-  :host button, :host select, :host input[type="number"], :host input[type="text"], :host .export-menu > summary { min-height: 44px; }
+  :host button, :host select, :host input[type="number"], :host input[type="text"], :host textarea, :host .export-menu > summary { min-height: 44px; }
   :host button, :host select, :host .export-list button { min-width: 44px; }
   :host .exports button { min-height: 44px; }
   :host label:has(> input[type="radio"]), :host label:has(> input[type="checkbox"]) { display: inline-flex; align-items: center; min-height: 44px; }

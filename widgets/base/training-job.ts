@@ -10,10 +10,15 @@ export class TrainingJob {
   status: TrainingStatus = 'idle';
   /** The worker's message when status is 'failed'. */
   failure = '';
-  private readonly jobs = new WorkerJobs();
+  private readonly jobs: WorkerJobs;
 
-  /** announce: the widget's live region; render: its requestRender. */
-  constructor(private readonly announce: (text: string) => void, private readonly render: () => void) {}
+  /**
+   * owner: the widget (no worker is started while it is off the page; see WorkerJobs);
+   * announce: its live region; render: its requestRender.
+   */
+  constructor(owner: Element, private readonly announce: (text: string) => void, private readonly render: () => void) {
+    this.jobs = new WorkerJobs(owner);
+  }
 
   /**
    * Starts `kind` (stopping a running job). done() runs with status already 'done' or 'stopped'

@@ -84,7 +84,11 @@ export function superscript(n: number): string {
   return String(n).split('').map((c) => SUPERSCRIPT[c] ?? c).join('');
 }
 
-/** A whole number with thousands separators: 111110 → "111,110" (negative with U+2212). */
+/**
+ * A whole number with thousands separators: 111110 → "111,110" (negative with U+2212). Written
+ * out, not toLocaleString: a page's first toLocaleString loads the locale's data, a main-thread
+ * task of 50–200 ms, which a message refusing an over-long attribute or link used to cost.
+ */
 export function formatCount(n: number): string {
   if (!Number.isFinite(n)) return formatScientific(n);
   const text = Math.round(Math.abs(n)).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');

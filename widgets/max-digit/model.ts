@@ -6,7 +6,8 @@
 // when its status or its model changes.
 import type { MaxDigitWeights } from '../../web/headlab-core.js';
 import { WorkerJobs } from '../../web/worker-client.js';
-import { BodyTooLarge, boundedBody, shortUrl } from '../base/download.js';
+import { BodyTooLarge, download, shortUrl } from '../base/download.js';
+import { formatCount } from '../chart/format.js';
 
 import type { MaxDigitAnalysisFile } from '../../formats/max-digit-analysis.js';
 
@@ -48,21 +49,20 @@ export const MAX_WEIGHTS_BYTES = 16 * 1024 * 1024;
 
 let versions = 0;
 
-/** The body of `response` as text, refusing more than `maxBytes` (counted as they arrive). */
-async function limitedText(response: Response, maxBytes: number): Promise<string> {
-  try {
-    return new TextDecoder().decode(await boundedBody(response, maxBytes));
-  } catch (err) {
-    if (!(err instanceof BodyTooLarge)) throw err;
-    throw new Error(err.declared !== null
-      ? `it is ${err.declared.toLocaleString('en-US')} bytes; the limit is ${maxBytes.toLocaleString('en-US')}`
-      : `it is larger than ${maxBytes.toLocaleString('en-US')} bytes, the limit`);
-  }
+/** The worker's own message when it could not start, unless it is only the generic one (web/worker-client.js). */
+function workerReason(failure: string): string {
+  return /^the headlab worker failed to (start|load)$/.test(failure) ? '' : ` (${failure})`;
 }
 
 export class MaxDigitModelSource extends EventTarget {
   status: ModelStatus = 'idle';
   failure = '';
+  /**
+   * Whether the failure may pass by itself (the download or the worker failed: offline, a
+   * blocked script), so retry() loads again; false when the file itself was refused.
+   */
+  retryable = false;
+  private timeoutS = DEFAULT_WEIGHTS_TIMEOUT_S;
   model: MaxDigitModel | null = null;
   /** The model as first loaded (what "back to the shipped weights" restores). */
   loaded: MaxDigitModel | null = null;
@@ -72,29 +72,33 @@ export class MaxDigitModelSource extends EventTarget {
   /**
    * Fetches the weights at `url` (absolute); the worker checks and analyses them (task
    * "max-digit-load": the analysis evaluates 111,110 lists, far more than a frame, so it stays
-   * off the page's main thread). A second call with the same URL does nothing. A download that
-   * has not finished after `timeoutS` seconds is abandoned (AbortController) and the source
-   * fails with a message saying so; a body beyond MAX_WEIGHTS_BYTES too.
+   * off the page's main thread). A second call with the same URL does nothing, unless the first
+   * failed in a way that may pass (retryable: the download or the worker), when it loads again. A
+   * download that has not finished after `timeoutS` seconds is abandoned and the source fails
+   * with a message saying so; a body beyond MAX_WEIGHTS_BYTES too (widgets/base/download.ts).
    */
   load(url: string, timeoutS = DEFAULT_WEIGHTS_TIMEOUT_S): Promise<void> {
-    if (this.loading && this.url === url) return this.loading;
+    if (this.loading && this.url === url && !(this.status === 'failed' && this.retryable)) return this.loading;
     this.url = url;
+    this.timeoutS = timeoutS;
     this.status = 'loading';
     this.failure = '';
+    this.retryable = false;
     this.notify();
+    // Set when the failure is one that may pass (the download, or the worker that reads the file).
+    let transient = true;
     const attempt = (async () => {
       let text: string;
-      const abort = new AbortController();
-      const timer = setTimeout(() => abort.abort(), timeoutS * 1000);
       try {
-        const response = await fetch(url, { signal: abort.signal });
-        if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
-        text = await limitedText(response, MAX_WEIGHTS_BYTES);
+        text = new TextDecoder().decode(await download(url, { maxBytes: MAX_WEIGHTS_BYTES, timeoutS }));
       } catch (err) {
-        const reason = abort.signal.aborted ? `no complete answer within ${timeoutS} s; the download was abandoned` : (err as Error).message;
-        throw new Error(`the weights file ${shortUrl(url)} could not be fetched (${reason})`);
-      } finally {
-        clearTimeout(timer);
+        // A missing file (HTTP 4xx) or one over the size limit stays so; a server error, a
+        // timeout or no network may pass.
+        transient = !(err instanceof BodyTooLarge) && !/^HTTP 4/.test((err as Error).message);
+        const reason = !(err instanceof BodyTooLarge) ? (err as Error).message
+          : err.declared !== null ? `it is ${formatCount(err.declared)} bytes; the limit is ${formatCount(MAX_WEIGHTS_BYTES)}`
+          : `it is larger than ${formatCount(MAX_WEIGHTS_BYTES)} bytes, the limit`;
+        throw new Error(`the weights file ${shortUrl(url)} could not be fetched (${reason})${transient ? '; it is tried again at your next click or key press' : ''}`);
       }
       type Loaded = { weights: MaxDigitWeights; analysis: MaxDigitAnalysisFile; seed: number | null };
       const jobs = new WorkerJobs();
@@ -103,6 +107,13 @@ export class MaxDigitModelSource extends EventTarget {
           jobs.start<Loaded>('max-digit-load', { text }, { done: ({ value }) => resolve(value), failed: reject });
         });
       } catch (err) {
+        // The worker did not start (its script blocked or unreachable, a crash): nothing is wrong
+        // with the file, so the next interaction tries again (retry()).
+        const failure = (jobs.client as { failure: string | null } | null)?.failure ?? null;
+        if (failure !== null) {
+          throw new Error(`the background worker that reads the weights (headlab-worker.js) could not be started${workerReason(failure)}; it is tried again at your next click or key press`);
+        }
+        transient = false;
         throw new Error(`the weights file ${shortUrl(url)} ${(err as Error).message}`);
       } finally {
         jobs.dispose();
@@ -117,9 +128,18 @@ export class MaxDigitModelSource extends EventTarget {
       if (this.url !== url) return;
       this.status = 'failed';
       this.failure = err.message;
+      this.retryable = transient;
       this.notify();
     });
     return this.loading;
+  }
+
+  /**
+   * Loads again after a failure that may have passed (retryable: the download or the worker
+   * failed), e.g. at the reader's next interaction; nothing otherwise.
+   */
+  retry(): void {
+    if (this.status === 'failed' && this.retryable) void this.load(this.url, this.timeoutS);
   }
 
   /** Replaces the model (a retrained one) and tells every widget. */
@@ -143,6 +163,16 @@ export class MaxDigitModelSource extends EventTarget {
 }
 
 const sources = new Map<string, MaxDigitModelSource>();
+
+/**
+ * Makes `source` load again (retry()) at the reader's next click or key press anywhere on the
+ * page after a failure that may pass, through `listen` (an element's listeners, removed when it
+ * leaves the page): the model element and every figure reading a source do this, as the training
+ * widgets start a new worker at the next press of their button.
+ */
+export function retryOnInteraction(listen: (target: EventTarget, type: string, handler: () => void) => void, source: () => MaxDigitModelSource | null): void {
+  for (const type of ['pointerdown', 'keydown']) listen(window, type, () => source()?.retry());
+}
 
 /** The page's source with this id ('' = the implicit shared one). */
 export function modelSource(id: string): MaxDigitModelSource {

@@ -11,7 +11,7 @@ import { MODEL_FIGURE_CSS, ModelFigure } from '../base/model-figure.js';
 import { formatPercent } from '../chart/format.js';
 import { applyHighlight, currentHighlight, highlightOf, onHighlight, setHighlight } from './highlight.js';
 import { firstInteraction, watchReach } from './loading.js';
-import { defaultWeightsUrl, modelSource, type MaxDigitModel, type MaxDigitModelSource } from './model.js';
+import { defaultWeightsUrl, modelSource, retryOnInteraction, type MaxDigitModel, type MaxDigitModelSource } from './model.js';
 
 /** Head h's colour (Okabe–Ito orange, sky blue, bluish green, reddish purple): legible on light and dark panels. */
 export const HEAD_COLOURS = ['#e69f00', '#56b4e9', '#009e73', '#cc79a7'] as const;
@@ -201,6 +201,9 @@ export abstract class MaxDigitWidget<State = unknown> extends ModelFigure<MaxDig
 
   protected build(): void {
     super.build();
+    // A model that failed to load for a reason that may pass (the worker blocked, the network) is
+    // loaded again at the reader's next click or key press.
+    retryOnInteraction((target, type, handler) => this.listen(target, type, handler), () => this.source);
     const content = this.content!;
     // Linked highlighting: what the pointer or focus names here lights up in every max-digit figure.
     const pick = (e: Event) => setHighlight(highlightOf(e.composedPath()));

@@ -1,12 +1,14 @@
 // The model every transformer widget on a page reads (docs/own-model.md): one safetensors file and
-// its config fetched once, read by the core's one reader (formats/transformer_model.hpp, in the
-// headlab_transformer WASM module), or a model trained in the page and handed over by the
-// training widget. Each <headlab-transformer-model> element has one source (sourceOf); widgets find the element by id or by nesting. A
+// its config fetched once (within a time limit), held to the page's limits and read by the core's
+// one reader (formats/transformer_model.hpp, in the headlab_transformer WASM module) in a worker,
+// or a model trained in the page and handed over by the training widget; the page's handle then
+// reads the canonical files the worker wrote. Each <headlab-transformer-model> element has one source (sourceOf); widgets find the element by id or by nesting. A
 // source is an EventTarget: `change` when its status or its model changes, `progress` while the
 // files download.
 import { getTransformerCore } from '../../web/browser-core.js';
 import type { TransformerConfigFile, TransformerCore, TransformerModel } from '../../web/headlab-core.js';
-import { BodyTooLarge, boundedBody, shortUrl } from '../base/download.js';
+import { WorkerJobs } from '../../web/worker-client.js';
+import { BodyTooLarge, DownloadFailed, download, fileName, shortUrl } from '../base/download.js';
 
 export interface LoadedTransformer {
   /** The core's handle (weights in the WASM heap); disposed when the source moves to another model. */
@@ -21,6 +23,8 @@ export interface LoadedTransformer {
   parameters: number;
   /** Increases with every replacement (widgets key their caches on it). */
   version: number;
+  /** Whether the model was handed over from the page (use(): trained there) rather than read from the files. */
+  given: boolean;
 }
 
 export type TransformerSourceStatus = 'idle' | 'loading' | 'ready' | 'failed';
@@ -30,6 +34,28 @@ export interface DownloadProgress { received: number; total: number }
 
 let versions = 0;
 
+/** How long the two downloads of a model may take before they are abandoned (the `timeout` attribute's default, seconds). */
+export const DEFAULT_MODEL_TIMEOUT_S = 60;
+
+/**
+ * The largest model a page reads (docs/limits.md, "The transformer widgets' models", with the
+ * measurements behind each value): held by the worker (task 'transformer-load') against the config
+ * before the weights are read, and against the parameter count after, each refusal naming its
+ * limit and its reason. The core's own limits (core/transformer.hpp) are far larger, for the
+ * command line; a model within these computes every figure in the workers and draws on the main
+ * thread without a long task.
+ */
+export const MAX_PAGE_CONTEXT = 128;
+export const MAX_PAGE_HEADS = 16;
+export const MAX_PAGE_VOCAB = 4096;
+export const MAX_PAGE_PARAMETERS = 262144;
+export const PAGE_MODEL_LIMITS = {
+  n_ctx: { value: MAX_PAGE_CONTEXT, why: 'the page runs a prompt of n_ctx − 1 tokens, every head\'s T × T pattern' },
+  heads: { value: MAX_PAGE_HEADS, why: 'the page runs and draws every head\'s pattern' },
+  d_vocab: { value: MAX_PAGE_VOCAB, why: 'the page runs n_ctx × d_model × d_vocab multiply-adds for the logits' },
+  parameters: { value: MAX_PAGE_PARAMETERS, why: 'the page reads them on its main thread and each figure\'s worker holds them as doubles' },
+} as const;
+
 export class TransformerModelSource extends EventTarget {
   /** The headlab_transformer module the model was read with (null before the first model). */
   core: TransformerCore | null = null;
@@ -37,65 +63,94 @@ export class TransformerModelSource extends EventTarget {
   failure = '';
   model: LoadedTransformer | null = null;
   /** The model as loaded from the files (what "back to the loaded model" restores). */
-  private fromFiles: { configText: string; safetensors: Uint8Array; label: string } | null = null;
+  private fromFiles: { configText: string; safetensors: Uint8Array; label: string; parameters: number } | null = null;
   progress: DownloadProgress = { received: 0, total: 0 };
   private key = '';
   private loading: Promise<void> | null = null;
 
+  /** Whether the last failure was a download (timed out, no answer, an HTTP error): loading again may work. */
+  retryable = false;
+  private urls: { weights: string; config: string; timeoutS: number } | null = null;
+
   /**
-   * Fetches the weights at `weightsUrl` and the config at `configUrl` (absolute URLs) and reads
-   * them with the core. A second call with the same URLs does nothing. A bad file ends in status
-   * 'failed' with the core's message (prefixed by the file) in `failure`.
+   * Fetches the weights at `weightsUrl` and the config at `configUrl` (absolute URLs), both within
+   * `timeoutS` seconds (widgets/base/download.ts: a stalled or dripping server is abandoned then),
+   * and has the worker read them (readInWorker). A second call with the same URLs does nothing.
+   * A failed download ends in status 'failed' with `retryable` set (retry() loads again); a bad
+   * file in 'failed' with the core's message (prefixed by the file) in `failure`.
    */
-  load(weightsUrl: string, configUrl: string): Promise<void> {
+  load(weightsUrl: string, configUrl: string, timeoutS = DEFAULT_MODEL_TIMEOUT_S): Promise<void> {
     const key = `${weightsUrl}\u0000${configUrl}`;
     if (this.loading && this.key === key) return this.loading;
     this.key = key;
+    this.urls = { weights: weightsUrl, config: configUrl, timeoutS };
     this.status = 'loading';
     this.failure = '';
+    this.retryable = false;
     this.progress = { received: 0, total: 0 };
     this.notify();
     const attempt = (async () => {
       const core = getTransformerCore();
-      const [configText, safetensors] = await Promise.all([
-        fetchBytes(configUrl, 'config', () => {}).then((b) => new TextDecoder().decode(b)),
-        fetchBytes(weightsUrl, 'weights', (p) => { this.progress = p; this.dispatchEvent(new Event('progress')); }),
-      ]);
-      return { core: await core, configText, safetensors };
+      // One failed file ends the other's download too.
+      const sibling = new AbortController();
+      let files: [string, Uint8Array];
+      try {
+        files = await Promise.all([
+          fetchBytes(configUrl, 'config', timeoutS, sibling.signal).then((b) => new TextDecoder().decode(b)),
+          fetchBytes(weightsUrl, 'weights', timeoutS, sibling.signal, (p) => { this.progress = p; this.dispatchEvent(new Event('progress')); }),
+        ]);
+      } catch (err) {
+        sibling.abort();
+        throw err;
+      }
+      const read = await readInWorker(files[0], files[1]);
+      return { core: await core, ...read };
     })();
-    this.loading = attempt.then(({ core, configText, safetensors }) => {
+    this.loading = attempt.then(({ core, configText, safetensors, parameters }) => {
       if (this.key !== key) return;
       const label = fileName(weightsUrl);
-      this.install(core, configText, safetensors, label);
-      this.fromFiles = { configText, safetensors, label };
+      this.install(core, configText, safetensors, label, parameters, false);
+      this.fromFiles = { configText, safetensors, label, parameters };
     }).catch((err: Error) => {
       if (this.key !== key) return;
-      this.fail(err.message);
+      this.fail(err.message, err instanceof FetchFailed);
     });
     return this.loading;
   }
 
+  /** Loads the files of the last load() again (after a failed download). */
+  retry(): Promise<void> {
+    if (!this.urls || this.status === 'loading') return this.loading ?? Promise.resolve();
+    this.loading = null;
+    return this.load(this.urls.weights, this.urls.config, this.urls.timeoutS);
+  }
+
   /**
    * Uses a model given as its two files (a model trained in the page: the training widget's
-   * result, { config, safetensors }). Resolves once the core has read it; a bad model ends in
-   * status 'failed' with the core's message, as a bad file does.
+   * result, { config, safetensors }). Resolves once the worker and the core have read it; a bad
+   * model ends in status 'failed' with the core's message, as a bad file does.
    */
   async use(configText: string, safetensors: Uint8Array, label: string): Promise<void> {
     this.key = `given:${++versions}`;
     const key = this.key;
     this.loading = null;
     try {
-      const core = await getTransformerCore();
+      const [core, read] = await Promise.all([getTransformerCore(), readInWorker(configText, safetensors)]);
       if (this.key !== key) return;
-      this.install(core, configText, safetensors, label);
+      this.install(core, read.configText, read.safetensors, label, read.parameters, true);
     } catch (err) {
-      if (this.key === key) this.fail((err as Error).message);
+      if (this.key === key) this.fail((err as Error).message, false);
     }
   }
 
   /** Back to the model read from the files (after a model trained in the page). */
   async restore(): Promise<void> {
-    if (this.fromFiles) await this.use(this.fromFiles.configText, this.fromFiles.safetensors, this.fromFiles.label);
+    if (!this.fromFiles) return;
+    // Read by the worker once already: the canonical files, installed as they are.
+    this.key = `given:${++versions}`;
+    this.loading = null;
+    const { configText, safetensors, label, parameters } = this.fromFiles;
+    this.install(await getTransformerCore(), configText, safetensors, label, parameters, false);
   }
 
   /** Whether a model read from files is there to go back to. */
@@ -103,18 +158,19 @@ export class TransformerModelSource extends EventTarget {
     return this.fromFiles !== null;
   }
 
-  private install(core: TransformerCore, configText: string, safetensors: Uint8Array, label: string): void {
-    // The reader checks every name, shape, dtype, offset and value; a bad file throws HeadlabError
-    // with its message, which the element and every widget reading it show.
+  /**
+   * Reads the canonical files the worker wrote (readInWorker: a header of a few KB and F64 data of a
+   * model within PAGE_MODEL_LIMITS) into the page's handle, which the figures compute with.
+   */
+  private install(core: TransformerCore, configText: string, safetensors: Uint8Array, label: string, parameters: number, given: boolean): void {
     this.core = core;
     const handle = core.loadTransformer(configText, safetensors);
-    const parameters = handle.inspect().parameters;
     // One forward pass of a single token here, in the task that reads the model: the engine
     // compiles the WASM forward pass on its first call, which then is not paid inside the first
     // figure's render (each figure renders in a task of its own).
     handle.run([0]);
     this.model?.handle.dispose();
-    this.model = { handle, config: handle.config, configText, safetensors, label, parameters, version: ++versions };
+    this.model = { handle, config: handle.config, configText, safetensors, label, parameters, version: ++versions, given };
     this.status = 'ready';
     this.failure = '';
     this.notify();
@@ -124,10 +180,11 @@ export class TransformerModelSource extends EventTarget {
   refuse(message: string): void {
     this.key = '';
     this.loading = null;
-    this.fail(message);
+    this.fail(message, false);
   }
 
-  private fail(message: string): void {
+  private fail(message: string, retryable: boolean): void {
+    this.retryable = retryable;
     this.model?.handle.dispose();
     this.model = null;
     this.status = 'failed';
@@ -143,23 +200,38 @@ export class TransformerModelSource extends EventTarget {
 /** Longest file fetched (the core's own limit on a safetensors file is 512 MiB; a page's model is far smaller). */
 export const MAX_MODEL_BYTES = 64 * 1024 * 1024;
 
-/** The body of `url` as bytes, reporting progress; a failed fetch names the file and the reason. */
-async function fetchBytes(url: string, what: string, progress: (p: DownloadProgress) => void): Promise<Uint8Array> {
-  let response: Response;
+/** A file that could not be downloaded (as opposed to one the core refused): loading again may work. */
+class FetchFailed extends Error {}
+
+/** The body of `url` as bytes within `timeoutS` seconds, reporting progress; a failed download names the file and the reason. */
+async function fetchBytes(url: string, what: string, timeoutS: number, signal: AbortSignal,
+  progress: (p: DownloadProgress) => void = () => {}): Promise<Uint8Array> {
   try {
-    response = await fetch(url);
+    return await download(url, { maxBytes: MAX_MODEL_BYTES, timeoutS, signal, progress: (received, total) => progress({ received, total }) });
   } catch (err) {
-    throw new Error(`the ${what} file ${shortUrl(url)} could not be fetched (${(err as Error).message})`);
-  }
-  if (!response.ok) throw new Error(`the ${what} file ${shortUrl(url)} could not be fetched (HTTP ${response.status} ${response.statusText})`.replace(/ \)$/, ')'));
-  try {
-    return await boundedBody(response, MAX_MODEL_BYTES, (received, total) => progress({ received, total }));
-  } catch (err) {
+    if (err instanceof DownloadFailed) throw new FetchFailed(`the ${what} file ${shortUrl(url)} could not be fetched (${err.reason})`);
     if (!(err instanceof BodyTooLarge)) throw err;
     throw new Error(err.declared !== null
       ? `the ${what} file ${shortUrl(url)} is ${err.declared.toLocaleString('en-US')} bytes; the widgets read at most ${MAX_MODEL_BYTES.toLocaleString('en-US')}`
       : `the ${what} file ${shortUrl(url)} is over ${MAX_MODEL_BYTES.toLocaleString('en-US')} bytes; the widgets read at most that`);
   }
+}
+
+/**
+ * The worker's reading of a model's two files (task 'transformer-load'): held to PAGE_MODEL_LIMITS,
+ * then read by the core, off the main thread; resolves to the canonical files and the parameter
+ * count, rejects with the limit's or the core's message. The files are copied to the worker (the
+ * page keeps its bytes); the worker ends with the read.
+ */
+function readInWorker(configText: string, safetensors: Uint8Array): Promise<{ configText: string; safetensors: Uint8Array; parameters: number }> {
+  const jobs = new WorkerJobs();
+  type Read = { config: string; safetensors: Uint8Array; parameters: number };
+  return new Promise<Read>((resolve, reject) => {
+    jobs.start<Read>('transformer-load', { config: configText, safetensors, limits: PAGE_MODEL_LIMITS }, {
+      done: ({ value }) => resolve(value), failed: reject,
+    });
+  }).then((v) => ({ configText: v.config, safetensors: v.safetensors, parameters: v.parameters }))
+    .finally(() => jobs.dispose());
 }
 
 const sources = new WeakMap<Element, TransformerModelSource>();
@@ -172,8 +244,4 @@ export function sourceOf(owner: Element): TransformerModelSource {
     sources.set(owner, s);
   }
   return s;
-}
-
-function fileName(url: string): string {
-  return decodeURIComponent(url.split(/[?#]/)[0].split('/').pop() ?? url);
 }

@@ -21,8 +21,12 @@ interface WorkerResult { analysis: TransformerAnalysis | null; run: TransformerR
 
 export const TRANSFORMER_CSS = /* css */ `
   .figure svg { display: block; max-width: 100%; height: auto; touch-action: manipulation; }
-  .prompt-row label { display: flex; gap: 0.4rem; align-items: center; flex-wrap: wrap; }
-  .prompt-row input { font: inherit; width: min(22em, 100%); padding: 0.2rem 0.4rem; min-height: 2.75rem; box-sizing: border-box;
+  .prompt-row label { display: flex; flex-direction: column; gap: 0.2rem; align-items: stretch; }
+  /* The whole prompt in view at every width: a text area as wide as the widget whose height follows
+     its wrapped text (field-sizing; PromptField sets the height where that is not supported). */
+  .prompt-row textarea { font: inherit; font-variant-numeric: tabular-nums; width: 100%; min-height: 2.75rem; padding: 0.45rem 0.4rem;
+    box-sizing: border-box; resize: none; overflow: hidden; field-sizing: content; line-height: 1.5;
+    overflow-wrap: anywhere; white-space: pre-wrap;
     color: var(--hl-fg); background: var(--hl-control); border: 1px solid var(--hl-rule); border-radius: 4px; }
   .input-problem, .field-problem { color: var(--hl-bad); font-size: 0.9em; margin: 0.2rem 0 0; }
   .input-problem:empty, .field-problem:empty { display: none; }
@@ -76,7 +80,7 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
   protected static needsCore = false;
   declare protected source: TransformerModelSource | null;
   private owner: Element | null = null;
-  private readonly workerJobs = new WorkerJobs();
+  private readonly workerJobs = new WorkerJobs(this);
   /** Whether an analysis is in the worker, and the one asked for after it (analyzedInWorker). */
   private workerBusy = false;
   private workerWanted: { model: LoadedTransformer; key: string; job: WorkerJob; pick: (value: WorkerResult) => unknown } | null = null;
@@ -220,13 +224,13 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
  */
 export class PromptField {
   readonly element: HTMLDivElement;
-  readonly input: HTMLInputElement;
+  readonly input: HTMLTextAreaElement;
   private readonly bound: { show: (text: string) => void };
 
   constructor(
     private readonly host: TransformerWidget & { currentModel: LoadedTransformer | null },
     label: string,
-    bind: (input: HTMLInputElement, options: {
+    bind: (input: HTMLTextAreaElement, options: {
       label: string; parse: (text: string) => number[]; commit: (value: number[]) => void; current?: () => string; message?: HTMLElement;
     }) => { show: (text: string) => void },
     onValid: () => void,
@@ -235,8 +239,14 @@ export class PromptField {
   ) {
     this.element = el('div', { class: 'row prompt-row' });
     const l = el('label', {}, label);
-    this.input = el('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', name: attribute });
+    // A text area, not a one-line input: a prompt of n_ctx − 1 tokens is wider than a phone (or
+    // than a one-line field at any width), and the reader should see all of it (the repeated block).
+    this.input = el('textarea', { rows: '1', autocomplete: 'off', spellcheck: 'false', autocapitalize: 'off', name: attribute });
     l.append(this.input);
+    if (!fieldSizingSupported()) {
+      this.input.addEventListener('input', () => this.fitHeight());
+      if (typeof ResizeObserver === 'function') new ResizeObserver(() => this.fitHeight()).observe(this.input);
+    }
     const problem = el('p', { class: 'input-problem', role: 'status' });
     this.element.append(l, problem);
     this.bound = bind(this.input, {
@@ -245,7 +255,7 @@ export class PromptField {
       parse: (text) => {
         const model = this.host.currentModel;
         if (!model) throw new WidgetInputError('the model is still loading');
-        return tokenize(model, text, `the ${attribute} prompt`);
+        return tokenize(model, text, attribute === 'prompt' ? 'the prompt' : `the ${attribute} prompt`);
       },
       commit: (tokens) => {
         const model = this.host.currentModel!;
@@ -266,7 +276,21 @@ export class PromptField {
 
   sync(model: LoadedTransformer): void {
     this.bound.show(promptText(model.config, this.tokens(model)));
+    if (!fieldSizingSupported()) this.fitHeight();
   }
+
+  /** Without field-sizing: the text area as tall as its wrapped text (the scroll height, borders added). */
+  private fitHeight(): void {
+    const t = this.input;
+    if (!t.isConnected || t.clientWidth === 0) return;
+    t.style.height = 'auto';
+    t.style.height = `${t.scrollHeight + t.offsetHeight - t.clientHeight}px`;
+  }
+}
+
+/** Whether the browser sizes a text area to its content from CSS (field-sizing: content). */
+function fieldSizingSupported(): boolean {
+  return typeof CSS !== 'undefined' && CSS.supports('field-sizing', 'content');
 }
 
 /** Text → token ids by the core's prompt reader; its message (naming the bad token's position) as a WidgetInputError. */

@@ -1,0 +1,258 @@
+// The files a page's model elements load: chosen by the page's author only — never by the URL hash,
+// whatever a crafted link names (another origin, a protocol-relative URL, javascript:, data:, a
+// server that stalls) — each download within its time (a stalled or dripping server gives a
+// message and a "Try again" button, not "Loading…" for ever), a `%` in a file name, and the
+// author's file read in the worker (the page reads the canonical files, whatever the header held).
+// Served by the test's own server (site/serve.mjs with a hook) on 127.0.0.1, port 0, under the
+// strict CSP; screenshots of the message state at 360 and 1280 px, light and dark.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { root, screenshot, startSession } from './helpers.mjs';
+import { bundleDir, frames } from './widget-fixtures.mjs';
+
+const DATA = path.join(root, 'site/pages/data');
+const WEIGHTS = fs.readFileSync(path.join(DATA, 'induction-seed0.safetensors'));
+const CONFIG = fs.readFileSync(path.join(DATA, 'induction-seed0.json'));
+
+/** The shipped model's file with a header padded to about `bytes` by __metadata__ entries (valid safetensors). */
+function withLargeHeader(bytes) {
+  const n = Number(WEIGHTS.readBigUInt64LE(0));
+  const header = JSON.parse(WEIGHTS.subarray(8, 8 + n).toString('utf8'));
+  const metadata = { ...header.__metadata__ };
+  for (let i = 0, length = 0; length < bytes; i++) {
+    metadata[`note-${i}`] = 'x'.repeat(50);
+    length += 64;
+  }
+  let text = JSON.stringify({ ...header, __metadata__: metadata });
+  while (text.length % 8) text += ' ';
+  const out = Buffer.alloc(8);
+  out.writeBigUInt64LE(BigInt(text.length), 0);
+  return { file: Buffer.concat([out, Buffer.from(text), WEIGHTS.subarray(8 + n)]), headerBytes: text.length };
+}
+const LARGE = withLargeHeader(844 * 1024);
+
+/**
+ * The test's files under /models/: whole ones, and ones that stall (no answer), send their headers
+ * and then nothing, or drip 64 bytes a second — until `healed`, when every one is served whole.
+ * Requests are counted by path. The path is decoded as the site's server does (a bare `%` is a 400).
+ */
+const FILES = new Map([
+  ['ok.safetensors', WEIGHTS], ['ok.json', CONFIG],
+  ['50%.safetensors', WEIGHTS], ['50%.json', CONFIG],
+  ['large-header.safetensors', LARGE.file], ['large-header.json', CONFIG],
+  // Configs beyond the page's limits (the weights beside them are never read).
+  ['big-ctx.json', JSON.stringify({ ...JSON.parse(CONFIG), n_heads: 64, n_ctx: 4096 })],
+  ['big-vocab.json', JSON.stringify({ ...JSON.parse(CONFIG), d_vocab: 65536 })],
+]);
+const requests = new Map();
+const held = new Set();
+let healed = false;
+function handle(req, res, headers) {
+  const url = new URL(req.url, 'http://localhost');
+  if (!url.pathname.startsWith('/models/')) return false;
+  let name;
+  try {
+    name = decodeURIComponent(url.pathname.slice('/models/'.length));
+  } catch {
+    res.writeHead(400, headers).end('bad request');
+    return true;
+  }
+  requests.set(name, (requests.get(name) ?? 0) + 1);
+  const behaviour = /^(stall|headers|drip)-(.*)$/.exec(name);
+  const body = FILES.get(behaviour && healed ? `ok.${behaviour[2].split('.').pop()}` : name);
+  const type = { 'Content-Type': name.endsWith('.json') ? 'application/json' : 'application/octet-stream', 'Cache-Control': 'no-store', ...headers };
+  if (!behaviour || healed) {
+    if (!body) res.writeHead(404, type).end('no such test model');
+    else res.writeHead(200, { ...type, 'Content-Length': body.length }).end(body);
+    return true;
+  }
+  held.add(res);
+  res.on('close', () => held.delete(res));
+  if (behaviour[1] === 'stall') return true;  // no answer at all
+  const whole = FILES.get(`ok.${behaviour[2].split('.').pop()}`);
+  res.writeHead(200, { ...type, 'Content-Length': whole.length });
+  if (behaviour[1] === 'headers') { res.flushHeaders(); return true; }
+  // 64 bytes a second, in 16-byte pieces.
+  let at = 0;
+  const timer = setInterval(() => {
+    if (res.destroyed || at >= whole.length) { clearInterval(timer); return; }
+    res.write(whole.subarray(at, at + 16));
+    at += 16;
+  }, 250);
+  res.on('close', () => clearInterval(timer));
+  return true;
+}
+
+const STALLED = {
+  'stall-w': { src: 'models/stall-w.safetensors', config: 'models/ok.json', file: '/models/stall-w.safetensors', what: 'weights' },
+  'stall-c': { src: 'models/ok.safetensors', config: 'models/stall-c.json', file: '/models/stall-c.json', what: 'config' },
+  headers: { src: 'models/headers-w.safetensors', config: 'models/ok.json', file: '/models/headers-w.safetensors', what: 'weights' },
+  drip: { src: 'models/drip-w.safetensors', config: 'models/ok.json', file: '/models/drip-w.safetensors', what: 'weights' },
+};
+
+// Every element that names a file it loads, with the author's file.
+const HASH_PAGE = `
+<headlab-transformer-model id="tm" share-state src="models/ok.safetensors" config="models/ok.json"></headlab-transformer-model>
+<headlab-transformer-attention model="tm"></headlab-transformer-attention>
+<headlab-max-digit-model id="md" share-state src="data/max-digit-seed0.json" loading="eager"></headlab-max-digit-model>
+<headlab-seed-grid id="sg" share-state src="data/max-digit-seeds-0-9.json"></headlab-seed-grid>`;
+
+let session;
+before(async () => {
+  const dir = bundleDir({
+    'stalled.html': {
+      body: Object.entries(STALLED).map(([id, m]) => `<headlab-transformer-model id="${id}" src="${m.src}" config="${m.config}" timeout="1"></headlab-transformer-model>`).join('\n')
+        + '\n<headlab-transformer-attention model="drip"></headlab-transformer-attention>',
+    },
+    'percent.html': {
+      body: `<headlab-transformer-model id="bare" src="models/50%.safetensors"></headlab-transformer-model>
+<headlab-transformer-model id="escaped" src="models/50%25.safetensors" config="models/50%25.json"></headlab-transformer-model>`,
+    },
+    'large-header.html': { body: '<headlab-transformer-model id="m" src="models/large-header.safetensors"></headlab-transformer-model>' },
+    'hash.html': { body: HASH_PAGE },
+    'limits.html': {
+      body: `<headlab-transformer-model id="ctx" src="models/ok.safetensors" config="models/big-ctx.json"></headlab-transformer-model>
+<headlab-transformer-model id="vocab" src="models/ok.safetensors" config="models/big-vocab.json"></headlab-transformer-model>
+<headlab-transformer-attention model="ctx"></headlab-transformer-attention>`,
+    },
+  });
+  fs.mkdirSync(path.join(dir, 'data'));
+  for (const f of ['max-digit-seed0.json', 'max-digit-seeds-0-9.json']) fs.copyFileSync(path.join(DATA, f), path.join(dir, 'data', f));
+  session = await startSession({ dir, csp: true, handle });
+});
+after(async () => {
+  for (const res of held) res.destroy();
+  await session?.close();
+});
+
+/** Each model element's status, failure line and buttons. */
+function modelStates(p) {
+  return p.evaluate(() => Object.fromEntries([...document.querySelectorAll('headlab-transformer-model')].map((m) => {
+    const r = m.shadowRoot;
+    return [m.id, {
+      status: m.state.status, label: m.state.label, failure: r?.querySelector('.failure')?.hidden ? '' : r?.querySelector('.failure')?.textContent ?? '',
+      buttons: [...(r?.querySelectorAll('.row button') ?? [])].map((b) => b.textContent),
+    }];
+  })));
+}
+
+test('a stalled, header-only or dripping server ends in a message naming the file and the time, with a Try again button that loads it', async () => {
+  healed = false;
+  const p = await session.newPage();
+  await p.goto(`${session.url}stalled.html`);
+  await p.waitForFunction(() => [...document.querySelectorAll('headlab-transformer-model')].every((m) => m.state.status === 'failed'), null, { timeout: 60_000 });
+  const states = await modelStates(p);
+  for (const [id, m] of Object.entries(STALLED)) {
+    assert.equal(states[id].failure, `the model could not be loaded: the ${m.what} file ${m.file} could not be fetched (no complete answer within 1 s; the download was abandoned)`, id);
+    assert.deepEqual(states[id].buttons, ['Try again'], id);
+  }
+  // The figure reading the dripping model says so too.
+  const alert = await p.evaluate(() => document.querySelector('headlab-transformer-attention').shadowRoot.querySelector('.alert').textContent);
+  assert.match(alert, /the weights file \/models\/drip-w\.safetensors could not be fetched \(no complete answer within 1 s/);
+  for (const [width, scheme] of [[360, 'light'], [360, 'dark'], [1280, 'light'], [1280, 'dark']]) {
+    await p.setViewportSize({ width, height: 900 });
+    await p.emulateMedia({ colorScheme: scheme });
+    await frames(p);
+    await screenshot(p, `model-sources-timeout-${width}-${scheme}`);
+  }
+  // The server answers again: Try again (keyboard) loads the files, the figure draws the model.
+  healed = true;
+  const before = requests.get('drip-w.safetensors');
+  await p.evaluate(() => document.getElementById('drip').shadowRoot.querySelector('.row button').focus());
+  await p.keyboard.press('Enter');
+  await p.waitForFunction(() => document.getElementById('drip').state.status === 'ready'
+    && document.querySelector('headlab-transformer-attention').currentModel && document.querySelector('headlab-transformer-attention').renderCount > 0);
+  assert.equal(requests.get('drip-w.safetensors'), before + 1);
+  const after = await modelStates(p);
+  assert.equal(after.drip.label, 'drip-w.safetensors');
+  assert.deepEqual(after.drip.buttons, []);
+  assert.equal(after['stall-w'].status, 'failed', 'the others wait for their own Try again');
+  assert.equal(await p.evaluate(() => document.querySelector('headlab-transformer-attention').shadowRoot.querySelector('.alert').hidden), true);
+  await p.close();
+});
+
+test('a % in a file name: bare (a literal %) or escaped as %25, the file loads and the caption shows its name', async () => {
+  requests.clear();
+  const p = await session.newPage();
+  await p.goto(`${session.url}percent.html`);
+  await p.waitForFunction(() => [...document.querySelectorAll('headlab-transformer-model')].every((m) => m.state.status !== 'loading' && m.state.status !== 'idle'));
+  const states = await modelStates(p);
+  for (const id of ['bare', 'escaped']) {
+    assert.equal(states[id].status, 'ready', `${id}: ${states[id].failure}`);
+    assert.equal(states[id].label, '50%.safetensors', id);
+  }
+  assert.equal(requests.get('50%.safetensors'), 2);
+  assert.equal(requests.get('50%.json'), 2);
+  assert.deepEqual(p.problems, []);
+  await p.close();
+});
+
+test('an 844 KB safetensors header is read in the worker: the page reads the canonical files (a header of a few KB)', async () => {
+  const p = await session.newPage();
+  await p.goto(`${session.url}large-header.html`);
+  await p.waitForFunction(() => document.getElementById('m').state.status === 'ready');
+  const pageHeader = await p.evaluate(() => {
+    const bytes = document.getElementById('m').modelSource.model.safetensors;
+    return Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  });
+  assert.ok(LARGE.headerBytes > 844 * 1024, `served header ${LARGE.headerBytes}`);
+  assert.ok(pageHeader < 8192, `the page's copy has a header of ${pageHeader} bytes`);
+  assert.deepEqual(p.problems, []);
+  await p.close();
+});
+
+test('a model beyond the page\'s limits is refused up front with the limit named, in the element and its figures', async () => {
+  const p = await session.newPage();
+  await p.goto(`${session.url}limits.html`);
+  await p.waitForFunction(() => [...document.querySelectorAll('headlab-transformer-model')].every((m) => m.state.status === 'failed'));
+  const states = await modelStates(p);
+  assert.equal(states.ctx.failure, 'the model could not be loaded: config: n_ctx = 4,096; a page reads models up to 128 (the page runs a prompt of n_ctx − 1 tokens, every head\'s T × T pattern)');
+  assert.equal(states.vocab.failure, 'the model could not be loaded: config: d_vocab = 65,536; a page reads models up to 4,096 (the page runs n_ctx × d_model × d_vocab multiply-adds for the logits)');
+  assert.deepEqual(states.ctx.buttons, [], 'a refused model is not offered again');
+  await p.waitForFunction(() => !document.querySelector('headlab-transformer-attention').shadowRoot.querySelector('.alert').hidden);
+  const alert = await p.evaluate(() => document.querySelector('headlab-transformer-attention').shadowRoot.querySelector('.alert').textContent);
+  assert.match(alert, /config: n_ctx = 4,096; a page reads models up to 128/);
+  assert.deepEqual(p.problems, []);
+  await p.close();
+});
+
+test('file locations are never taken from the URL hash: no request, and the author\'s files stay', async () => {
+  const hostile = ['http://other-host.test/x.json', '//other-host.test/x.safetensors', 'javascript:alert(1)',
+    'data:application/json,{"n_layers":1}', 'models/stall-hash.json', 'models/stall-hash.safetensors'];
+  const author = { tm: { src: 'models/ok.safetensors', config: 'models/ok.json' }, md: { src: 'data/max-digit-seed0.json' }, sg: { src: 'data/max-digit-seeds-0-9.json' } };
+  const ready = () => document.getElementById('tm').state.status === 'ready' && document.getElementById('md').modelSource?.status === 'ready'
+    && document.querySelector('headlab-transformer-attention').renderCount > 0 && document.getElementById('sg').renderCount > 0;
+  healed = false;
+  for (const value of hostile) {
+    const hash = '#' + ['tm', 'md', 'sg'].flatMap((key) => ['src', 'config', 'weights', 'data']
+      .map((name) => `${encodeURIComponent(`${key}.${name}`)}=${encodeURIComponent(value)}`)).join('&');
+    const p = await session.newPage();
+    const seen = [];
+    p.on('request', (r) => seen.push(r.url()));
+    await p.goto(`${session.url}hash.html${hash}`);
+    await p.waitForFunction(ready);
+    // And once more as a followed link (hashchange).
+    await p.evaluate((h) => { location.hash = `${h}&again=1`; }, hash);
+    await frames(p);
+    const state = await p.evaluate(() => ({
+      tm: { src: document.getElementById('tm').getAttribute('src'), config: document.getElementById('tm').getAttribute('config') },
+      md: { src: document.getElementById('md').getAttribute('src') },
+      sg: { src: document.getElementById('sg').getAttribute('src') },
+      label: document.getElementById('tm').state.label, mdStatus: document.getElementById('md').modelSource?.status, mdLabel: document.getElementById('md').modelSource?.model?.label,
+      figure: document.querySelector('headlab-transformer-attention').currentModel?.label,
+    }));
+    assert.deepEqual({ tm: state.tm, md: state.md, sg: state.sg }, author, value);
+    assert.equal(state.label, 'ok.safetensors', value);
+    assert.equal(state.figure, 'ok.safetensors', value);
+    assert.equal(state.mdStatus, 'ready', value);
+    assert.match(state.mdLabel, /max-digit-seed0\.json/, value);
+    const foreign = seen.filter((u) => !u.startsWith(session.url) || /stall|other-host/.test(u));
+    assert.deepEqual(foreign, [], `${value}: requests ${foreign.join(', ')}`);
+    assert.equal(requests.get('stall-hash.json') ?? 0, 0);
+    assert.equal(requests.get('stall-hash.safetensors') ?? 0, 0);
+    assert.deepEqual(p.problems, [], value);
+    await p.close();
+  }
+});

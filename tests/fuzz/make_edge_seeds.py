@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Writes the edge-case seeds of tests/fuzz/corpus/ (run from the repository root; stdlib only).
+
+Every limit of docs/limits.md a fuzz target can reach within a small input is seeded at the limit
+and one past it (JSON depth 64/65, a 65,536/65,537-byte string, a 256/257-byte tensor name, a
+64/65-byte token name, n_ctx tokens and one more), with the audit's refusals (a repeated key, bad
+UTF-8, an aliased layer index) and the shipped documents headlab writes (analysis, seeds).
+"""
+import json
+import os
+import struct
+
+ROOT = os.getcwd()
+CORPUS = os.path.join(ROOT, 'tests/fuzz/corpus')
+
+
+def write(target, name, data):
+    os.makedirs(os.path.join(CORPUS, target), exist_ok=True)
+    with open(os.path.join(CORPUS, target, name), 'wb') as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+
+
+def read(path):
+    with open(os.path.join(ROOT, path), 'rb') as f:
+        return f.read()
+
+
+def safetensors(header_text, data=b''):
+    h = header_text.encode() if isinstance(header_text, str) else header_text
+    return struct.pack('<Q', len(h)) + h + data
+
+
+def split_header(blob):
+    n = struct.unpack('<Q', blob[:8])[0]
+    return blob[8:8 + n], blob[8 + n:]
+
+
+# --- json_document: the JSON layer at its limits, and the documents headlab writes.
+for depth in (64, 65):
+    write('json_document', f'depth-{depth}.json', '[' * depth + ']' * depth)
+    write('json_document', f'object-depth-{depth}.json', '{"k":' * depth + '1' + '}' * depth)
+for n in (65536, 65537):
+    write('json_document', f'string-{n}.json', '["' + 's' * n + '"]')
+write('json_document', 'repeated-key.json', '{"a":1,"b":{"c":2,"c":3}}')
+write('json_document', 'bad-utf8.json', b'["caf\xc3\xa9", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80"]')
+write('json_document', 'escapes.json', r'["\ud834\udd1e", "\u0000\b\f\n\r\t\/", "\udc00", "\ud800x"]')
+write('json_document', 'numbers.json', '[-0, -0.0, 1e-400, 1e308, 18446744073709551615, 18446744073709551616, '
+      '-9223372036854775808, -9223372036854775809, 0.1, 5e-324]')
+write('json_document', 'bom.json', b'\xef\xbb\xbf{"a":[true,false,null]}')
+write('json_document', 'max-digit-seeds-0-9.json', read('site/pages/data/max-digit-seeds-0-9.json'))
+write('json_document', 'max-digit-seed0-analysis.json', read('site/pages/data/max-digit-seed0-analysis.json'))
+results = os.path.join(ROOT, 'build/native/results-seed0.json')
+if os.path.exists(results):  # `headlab feature-recovery --seed 0 --steps 20 --eval-size 16 --out ...`
+    write('json_document', 'feature-recovery-results.json', read(results))
+
+# --- safetensors (the fixed 2-layer LN config of safetensors_fuzz.cpp).
+valid_header, valid_data = split_header(read('tests/fuzz/corpus/safetensors/valid-model.safetensors'))
+doc = json.loads(valid_header)
+first = sorted(k for k in doc if k != '__metadata__')[0]
+text = valid_header.decode().rstrip()
+# A repeated tensor name, the second pointing at other bytes; a repeated __metadata__.
+entry = json.dumps(doc[first], separators=(',', ':'))
+other = dict(doc[first], data_offsets=[0, doc[first]['data_offsets'][1] - doc[first]['data_offsets'][0]])
+write('safetensors', 'repeated-name.safetensors',
+      safetensors(text[:-1] + ',' + json.dumps(first) + ':' + json.dumps(other, separators=(',', ':')) + '}', valid_data))
+write('safetensors', 'repeated-metadata.safetensors',
+      safetensors('{"__metadata__":{"a":"1"},"__metadata__":{"a":"2"},' + text[1:], valid_data))
+write('safetensors', 'description-300.safetensors',
+      safetensors('{"__metadata__":{"description":"' + 'd' * 300 + '"},' + text[1:], valid_data))
+write('safetensors', 'bad-utf8-name.safetensors',
+      safetensors(b'{"\xc0\xaf":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}', b'\0' * 4))
+for n in (256, 257):
+    write('safetensors', f'name-{n}.safetensors',
+          safetensors('{"' + 'n' * n + '":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}', b'\0' * 4))
+aliased = {('blocks.00' + k[len('blocks.0'):] if k.startswith('blocks.0.') else k): v for k, v in doc.items()}
+write('safetensors', 'aliased-layer.safetensors', safetensors(json.dumps(aliased, separators=(',', ':')), valid_data))
+for rank in (4, 5):
+    write('safetensors', f'rank-{rank}.safetensors',
+          safetensors('{"a":{"dtype":"F32","shape":[' + ','.join(['1'] * rank) + '],"data_offsets":[0,4]}}', b'\0' * 4))
+
+# --- transformer_config: the config's own limits.
+base = '"n_layers":1,"n_heads":1,"d_model":2,"d_head":2,"n_ctx":3,"d_vocab":2'
+for n in (64, 65):
+    write('transformer_config', f'token-name-{n}.json', '{' + base + ',"token_names":["' + 't' * n + '","b"]}')
+write('transformer_config', 'repeated-key.json', '{' + base + ',"n_layers":2}')
+write('transformer_config', 'depth-3.json', '{' + base + ',"token_names":[["a"],"b"]}')
+write('transformer_config', 'largest-sizes.json',
+      '{"n_layers":4,"n_heads":64,"d_model":4096,"d_head":1024,"n_ctx":4096,"d_vocab":65536}')
+
+# --- prompt: the first byte picks the model (even: ids only; odd: with token names); n_ctx = 8.
+for name, first_byte, text in [('ids', b'\0', '1 2 3'), ('names', b'\1', 'a,bb <s>\tcaf\u00e9\n7 -1'),
+                               ('n-ctx', b'\0', ' '.join(['5'] * 8)), ('n-ctx-plus-1', b'\0', ' '.join(['5'] * 9)),
+                               ('out-of-vocab', b'\0', '6 -1 999999999 1234567890'), ('unknown-name', b'\1', 'zz -')]:
+    write('prompt', f'{name}.txt', first_byte + text.encode())
+
+# --- transformer_model: two little-endian length bytes, the config, the safetensors file.
+def model(config_bytes, weights):
+    return struct.pack('<H', len(config_bytes)) + config_bytes + weights
+
+
+pairs = [('one_layer_plain', 'tests/data/transformer/one_layer_plain'),
+         ('three_layer_ln_f32', 'tests/data/transformer/three_layer_ln_f32'),
+         ('two_layer_ln_pos', 'tests/data/transformer/two_layer_ln_pos'),
+         ('two_layer_lnpre_pos', 'tests/data/transformer/two_layer_lnpre_pos')]
+for name, stem in pairs:
+    write('transformer_model', f'{name}.bin', model(read(stem + '.json'), read(stem + '.safetensors')))
+plain_config = read('tests/data/transformer/one_layer_plain.json')
+plain = read('tests/data/transformer/one_layer_plain.safetensors')
+h, d = split_header(plain)
+plain_doc = json.loads(h)
+aliased = {('blocks.00' + k[len('blocks.0'):] if k.startswith('blocks.0.') else k): v for k, v in plain_doc.items()}
+write('transformer_model', 'aliased-layer.bin', model(plain_config, safetensors(json.dumps(aliased), d)))
+two_layers = plain_config.replace(b'"n_layers": 1', b'"n_layers": 2')
+write('transformer_model', 'missing-layer.bin', model(two_layers, plain))
+write('transformer_model', 'config-only.bin', model(plain_config, b''))
