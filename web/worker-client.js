@@ -9,8 +9,6 @@ export class WorkerClient {
     /** Why the worker is unusable (it failed to load or crashed), or null while it works. */
     this.failure = null;
     this.worker.addEventListener('error', (e) => { this.failure ??= e.message || 'the headlab worker failed to start'; });
-    /** Ends each run not yet settled (terminate() settles them: see there). */
-    this.unsettled = new Set();
   }
 
   /**
@@ -28,13 +26,10 @@ export class WorkerClient {
       const finish = (fn, arg) => {
         if (settled) return;
         settled = true;
-        this.unsettled.delete(end);
         listeners.abort();
         channel.port1.close();
         fn(arg);
       };
-      const end = () => finish(reject, new HeadlabError('the headlab worker was ended before the job finished'));
-      this.unsettled.add(end);
       if (this.failure) { finish(reject, new HeadlabError(this.failure)); return; }
       channel.port1.onmessage = (event) => {
         const msg = event.data;
@@ -55,15 +50,8 @@ export class WorkerClient {
     return { promise, stop: () => { if (!settled) channel.port1.postMessage({ type: 'stop' }); } };
   }
 
-  /**
-   * Ends the worker. A run still in it is settled (rejected: WorkerJobs has dropped its callbacks
-   * already), which closes its port and removes its listeners: an open port with a message
-   * handler keeps itself, its handler, this client and the ended worker alive (three listeners
-   * and a worker per job left running, e.g. by a figure removed while its analysis ran).
-   */
   terminate() {
     this.worker.terminate();
-    for (const end of [...this.unsettled]) end();
   }
 }
 
