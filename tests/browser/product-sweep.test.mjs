@@ -727,6 +727,8 @@ test('hostile input costs no long task: a 500,000-row attribute or JSON content 
     const t = await traced(session.browser, page, async () => {
       await page.goto(`${session.url}${fr}#${entry}=${encodeURIComponent(markup)}`);
       await rendered(page);
+      // The shared entry is applied after the first render: wait for its message (a state, not a time).
+      if (entry === 'replay.snapshot') await page.waitForFunction(() => document.querySelector('#replay').error !== null);
     });
     const state = await page.evaluate(() => { const e = document.querySelector('#replay'); return { error: e.error, state: e.state, injected: window.__injected ?? null }; });
     console.log(`# longest task, ${fr}#${entry}=<markup>: ${t.ms.toFixed(1)} ms computation (task ${t.taskMs.toFixed(1)} ms CPU, ${t.wallMs.toFixed(1)} ms wall); ${t.what}`);
