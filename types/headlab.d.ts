@@ -433,10 +433,12 @@ export interface TransformerModelFiles { config: string; safetensors: Uint8Array
  * <headlab-transformer-model id="…" src="model.safetensors" config="model.json">: an attention-only
  * transformer read by the core (progress while downloading; the core's message for a bad file).
  * Attributes: src (the .safetensors file, resolved against the page; required), config (its JSON;
- * default: src with .safetensors replaced by .json). Shared: config. Event `change` when a model is loaded, replaced or fails.
+ * default: src with .safetensors replaced by .json), timeout (seconds the two downloads may take, 1–600, default 60;
+ * then a message and a Try again button). File locations are never shared through the URL hash.
+ * Event `change` when a model is loaded, replaced or fails.
  */
 export interface HeadlabTransformerModel extends HeadlabElementBase<TransformerModelState> {
-  src: string; config: string;
+  src: string; config: string; timeout: number;
   /** The config of the model shown (null while loading or after a failure). */
   readonly modelConfig: object | null;
   /** `headlab model analyze` of the model shown on its default prompt (what the bound values read); null while loading. */
@@ -624,7 +626,7 @@ export interface HeadlabJSXElements {
   'headlab-query-key-canvas': HeadlabBaseAttributes & { 'w-q'?: string; 'w-k'?: string; 'w-v'?: string; scale?: Num; basis?: QueryKeyBasis; angle?: Num; a?: string };
   'headlab-transformer-training': HeadlabBaseAttributes & { model?: string; seed?: Num; steps?: Num };
   'headlab-training-replay': HeadlabBaseAttributes & { seed?: Num; steps?: Num; 'learning-rate'?: Num; 'request-scale'?: Num; 'learned-keys'?: 'true' | 'false'; keys?: string; snapshot?: Num };
-  'headlab-transformer-model': HeadlabBaseAttributes & { src?: string; config?: string };
+  'headlab-transformer-model': HeadlabBaseAttributes & { src?: string; config?: string; timeout?: Num };
   'headlab-transformer-attention': TransformerAttributes & { prompt?: string; position?: Num };
   'headlab-transformer-attribution': TransformerAttributes & { prompt?: string; position?: Num; token?: Num };
   'headlab-transformer-patching': TransformerAttributes & { prompt?: string; corrupted?: string; answer?: Num; wrong?: Num };
