@@ -48,6 +48,14 @@ std::string excerpt(const std::string& text) { return text.substr(0, 40) + (text
 std::string path_excerpt(const std::string& path) {
   return path.size() <= 40 ? path : "…" + path.substr(path.size() - 40);
 }
+// A whole base-10 integer in [low, high]: false for empty text, trailing characters, overflow or a
+// value out of range.
+bool parse_integer(const std::string& text, long long low, long long high, long long& x) {
+  char* end = nullptr;
+  errno = 0;
+  x = std::strtoll(text.c_str(), &end, 10);
+  return !text.empty() && end == text.c_str() + text.size() && errno != ERANGE && x >= low && x <= high;
+}
 
 }  // namespace
 
@@ -56,10 +64,8 @@ long long integer_flag(const std::map<std::string, std::string>& flags, const st
   const auto it = flags.find(name);
   if (it == flags.end()) return fallback;
   const std::string& text = it->second;
-  char* end = nullptr;
-  errno = 0;
-  const long long x = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || x < low || x > high) {
+  long long x = 0;
+  if (!parse_integer(text, low, high, x)) {
     throw UsageError(name + " must be an integer in [" + std::to_string(low) + ", " + std::to_string(high) +
                      "], got \"" + excerpt(text) + "\"");
   }
@@ -70,10 +76,8 @@ long long count_flag(const std::map<std::string, std::string>& flags, const std:
   const auto it = flags.find(name);
   if (it == flags.end()) return fallback;
   const std::string& text = it->second;
-  char* end = nullptr;
-  errno = 0;
-  const long long x = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || x < -1000000000LL || x > 1000000000LL) {
+  long long x = 0;
+  if (!parse_integer(text, -1000000000LL, 1000000000LL, x)) {
     throw UsageError(name + " must be an integer, got \"" + excerpt(text) + "\"");
   }
   return x;
