@@ -652,7 +652,8 @@ test('a worker blocked at page load: the model fails with a clean message, and l
   await p.route(blocked, (route) => route.abort());
   await p.goto(`${session.url}${ARTICLE}`);
   await p.evaluate(() => document.querySelector('#digits').load());
-  await p.waitForFunction(() => document.querySelector('#digits').error !== null);
+  // The figure following the model shows the model's failure at its next render: wait for both.
+  await p.waitForFunction(() => [...document.querySelectorAll('#digits, #attention')].every((e) => e.error !== null));
   const failed = await p.evaluate(() => [...document.querySelectorAll('#digits, #attention')].map((e) => e.error));
   for (const m of failed) {
     assert.match(m, /^The model could not be loaded: the background worker that reads the weights \(headlab-worker\.js\) could not be started( \([^)]*\))?; it is tried again at your next click or key press$/);
