@@ -6,19 +6,18 @@
 // of HEADLAB_BENCH_RUNS, default 5, CPU time of this process) in the WASM module under Node, with
 // the bytes the run hands to JS (patterns L·H·T², logits T·V, as doubles) and the weights' doubles.
 // Prints figures; not a test.
-import { wasmTransformerCore } from '../tests/wasm/helpers.mjs';
+import { layoutTensors, wasmTransformerCore } from '../tests/wasm/helpers.mjs';
 import { medianCpuMs } from './median.mjs';
 
 const RUNS = Number(process.env.HEADLAB_BENCH_RUNS) || 5;
 
-/** A safetensors file of F32 tensors (TransformerLens names, values uniform in ±scale) for `c`. */
-function modelFile(c) {
-  const { n_layers: L, n_heads: H, d_model: d, d_head: dh, n_ctx: n, d_vocab: V } = c;
-  const tensors = [['embed.W_E', [V, d]], ['pos_embed.W_pos', [n, d]], ['unembed.W_U', [d, V]], ['unembed.b_U', [V]]];
-  for (let l = 0; l < L; l++) {
-    for (const w of ['W_Q', 'W_K', 'W_V']) tensors.push([`blocks.${l}.attn.${w}`, [H, d, dh]]);
-    tensors.push([`blocks.${l}.attn.W_O`, [H, dh, d]]);
-  }
+/** A safetensors file of F32 tensors (the required ones of the core's TransformerLens layout for
+ *  learned W_pos and no LayerNorm, values uniform in ±scale) for `c`. */
+function modelFile(core, c) {
+  const has = { always: true, positional_embedding: true, layer_norm_weights: false };
+  const tensors = layoutTensors(core.transformerLayout(), c)
+    .filter(([row]) => row.role === 'required' && has[row.presence])
+    .map(([row, l]) => [row.name.replace('{l}', String(l)), row.shape.map((dim) => c[dim])]);
   let seed = 1;
   const random = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 - 0.5; };
   const header = {};
@@ -59,7 +58,7 @@ const fmt = (x) => x.toFixed(1).padStart(7);
 console.log('model | worker: read author file + canonical (ms) | page: read canonical (ms) | page: run n_ctx − 1 tokens (ms) | run to JS (MB) | parameters');
 for (const [name, c] of CONFIGS) {
   const config = JSON.stringify({ ...c, normalization: 'LN' === c.normalization ? 'LN' : 'none' });
-  const file = modelFile(c);
+  const file = modelFile(core, c);
   const worker = medianCpuMs(RUNS, () => { const m = core.loadTransformer(config, file); m.canonical(); m.dispose(); });
   const m = core.loadTransformer(config, file);
   const canonical = m.canonical();

@@ -4,6 +4,7 @@
 #include "core/deterministic_math.hpp"
 #include "core/ordered_products.hpp"
 #include "core/softmax.hpp"
+#include "core/transformer_layout.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -28,7 +29,6 @@ void require_range(const char* name, long long value, long long low, long long h
   }
 }
 
-bool has_ln_weights(const TransformerConfig& c) { return c.normalization == Normalization::layer_norm; }
 bool normalizes(const TransformerConfig& c) { return c.normalization != Normalization::none; }
 
 // Shape and finiteness of one tensor, the message naming it in TransformerLens terms.
@@ -55,13 +55,17 @@ TransformerConfig transformer_config(const TransformerSizes& sizes, Normalizatio
   return c;
 }
 
+// Σ over the layout's parameters the config has of the product of their dimensions (× n_layers
+// for a per-layer tensor): V·d (W_E) + n_ctx·d (W_pos) + n_layers·(4·H·d·c + 3·H·c + d (+ 2·d with
+// ln1)) (+ 2·d, ln_final) + d·V + V (W_U, b_U).
 long long parameter_count(const TransformerConfig& c) {
-  const long long d = c.d_model, H = c.n_heads, dh = c.d_head, V = c.d_vocab;
-  long long n = V * d + V * d + V;                      // W_E, W_U, b_U
-  if (c.positional_embedding) n += static_cast<long long>(c.n_ctx) * d;
-  const long long per_layer = 4 * H * d * dh + 3 * H * dh + d + (has_ln_weights(c) ? 2 * d : 0);
-  n += c.n_layers * per_layer;
-  if (has_ln_weights(c)) n += 2 * d;
+  long long n = 0;
+  for (const TensorLayout& row : kTransformerLayout) {
+    if (row.role == Role::buffer || !present(c, row.presence)) continue;
+    long long size = per_layer(row) ? c.n_layers : 1;
+    for (int i = 0; i < row.shape.rank; ++i) size *= dim_size(c, row.shape.dims[i]);
+    n += size;
+  }
   return n;
 }
 
@@ -90,104 +94,62 @@ TransformerWeights zero_weights(const TransformerConfig& c) {
   validate_config(c);
   TransformerWeights w;
   w.config = c;
-  const int d = c.d_model, H = c.n_heads, dh = c.d_head, V = c.d_vocab;
-  w.W_E = Matrix::Zero(V, d);
-  if (c.positional_embedding) w.W_pos = Matrix::Zero(c.n_ctx, d);
   w.layers.resize(c.n_layers);
-  for (auto& layer : w.layers) {
-    if (has_ln_weights(c)) {
-      layer.ln_w = Matrix::Zero(1, d);
-      layer.ln_b = Matrix::Zero(1, d);
-    }
-    layer.W_Q.assign(H, Matrix::Zero(d, dh));
-    layer.W_K.assign(H, Matrix::Zero(d, dh));
-    layer.W_V.assign(H, Matrix::Zero(d, dh));
-    layer.W_O.assign(H, Matrix::Zero(dh, d));
-    layer.b_Q = Matrix::Zero(H, dh);
-    layer.b_K = Matrix::Zero(H, dh);
-    layer.b_V = Matrix::Zero(H, dh);
-    layer.b_O = Matrix::Zero(1, d);
-  }
-  if (has_ln_weights(c)) {
-    w.ln_final_w = Matrix::Zero(1, d);
-    w.ln_final_b = Matrix::Zero(1, d);
-  }
-  w.W_U = Matrix::Zero(d, V);
-  w.b_U = Matrix::Zero(1, V);
+  for_each_tensor(c, [&](const TensorLayout& row, int layer) {
+    if (row.role == Role::buffer || !present(c, row.presence)) return;  // absent: left 0 × 0
+    const Matrix zero = Matrix::Zero(matrix_rows(c, row), matrix_cols(c, row));
+    if (auto* heads = heads_of(w, row, layer)) heads->assign(c.n_heads, zero);
+    else *matrix_of(w, row, layer) = zero;
+  });
   return w;
 }
+
+namespace {
+
+// One parameter of the layout against the config: its shape (0 × 0 when the config does not give
+// the model the tensor), the head count of a per-head stack, and finiteness.
+void require_layout_tensor(const TransformerWeights& w, const TensorLayout& row, int layer) {
+  const TransformerConfig& c = w.config;
+  const bool has = present(c, row.presence);
+  const Eigen::Index rows = has ? matrix_rows(c, row) : 0, cols = has ? matrix_cols(c, row) : 0;
+  const std::string name = tensor_name(row, layer);
+  const std::vector<Matrix>* heads = heads_of(w, row, layer);
+  if (!heads) {
+    require_tensor(name, *matrix_of(w, row, layer), rows, cols);
+    return;
+  }
+  const int H = has ? c.n_heads : 0;
+  if (static_cast<int>(heads->size()) != H) {
+    throw InputError(name + " has " + std::to_string(heads->size()) + " heads; config.n_heads = " + std::to_string(H));
+  }
+  for (int h = 0; h < H; ++h) require_tensor(name + "[" + std::to_string(h) + "]", (*heads)[h], rows, cols);
+}
+
+}  // namespace
 
 void validate_weights(const TransformerWeights& w) {
   const TransformerConfig& c = w.config;
   validate_config(c);
-  const int d = c.d_model, H = c.n_heads, dh = c.d_head, V = c.d_vocab;
-  const bool ln = has_ln_weights(c);
-  require_tensor("embed.W_E", w.W_E, V, d);
-  require_tensor("pos_embed.W_pos", w.W_pos, c.positional_embedding ? c.n_ctx : 0, c.positional_embedding ? d : 0);
   if (static_cast<int>(w.layers.size()) != c.n_layers) {
     throw InputError("the weights have " + std::to_string(w.layers.size()) + " layers; config.n_layers = " +
                      std::to_string(c.n_layers));
   }
-  for (int l = 0; l < c.n_layers; ++l) {
-    const auto& layer = w.layers[l];
-    const std::string p = "blocks." + std::to_string(l) + ".";
-    require_tensor(p + "ln1.w", layer.ln_w, ln ? 1 : 0, ln ? d : 0);
-    require_tensor(p + "ln1.b", layer.ln_b, ln ? 1 : 0, ln ? d : 0);
-    const std::vector<Matrix>* stacks[] = {&layer.W_Q, &layer.W_K, &layer.W_V, &layer.W_O};
-    const char* names[] = {"W_Q", "W_K", "W_V", "W_O"};
-    for (int s = 0; s < 4; ++s) {
-      if (static_cast<int>(stacks[s]->size()) != H) {
-        throw InputError(p + "attn." + names[s] + " has " + std::to_string(stacks[s]->size()) +
-                         " heads; config.n_heads = " + std::to_string(H));
-      }
-      for (int h = 0; h < H; ++h) {
-        const std::string name = p + "attn." + names[s] + "[" + std::to_string(h) + "]";
-        if (s < 3) require_tensor(name, (*stacks[s])[h], d, dh);
-        else require_tensor(name, (*stacks[s])[h], dh, d);
-      }
-    }
-    require_tensor(p + "attn.b_Q", layer.b_Q, H, dh);
-    require_tensor(p + "attn.b_K", layer.b_K, H, dh);
-    require_tensor(p + "attn.b_V", layer.b_V, H, dh);
-    require_tensor(p + "attn.b_O", layer.b_O, 1, d);
-  }
-  require_tensor("ln_final.w", w.ln_final_w, ln ? 1 : 0, ln ? d : 0);
-  require_tensor("ln_final.b", w.ln_final_b, ln ? 1 : 0, ln ? d : 0);
-  require_tensor("unembed.W_U", w.W_U, d, V);
-  require_tensor("unembed.b_U", w.b_U, 1, V);
+  for_each_tensor(c, [&](const TensorLayout& row, int layer) {
+    if (row.role != Role::buffer) require_layout_tensor(w, row, layer);
+  });
 }
 
 std::vector<NamedParameter> named_parameters(TransformerWeights& w) {
   std::vector<NamedParameter> out;
-  out.push_back({"embed.W_E", &w.W_E});
-  if (w.config.positional_embedding) out.push_back({"pos_embed.W_pos", &w.W_pos});
-  for (std::size_t l = 0; l < w.layers.size(); ++l) {
-    auto& layer = w.layers[l];
-    const std::string p = "blocks." + std::to_string(l) + ".";
-    if (has_ln_weights(w.config)) {
-      out.push_back({p + "ln1.w", &layer.ln_w});
-      out.push_back({p + "ln1.b", &layer.ln_b});
+  for_each_tensor(w.config, [&](const TensorLayout& row, int layer) {
+    if (row.role == Role::buffer || !present(w.config, row.presence)) return;
+    const std::string name = tensor_name(row, layer);
+    if (auto* heads = heads_of(w, row, layer)) {
+      for (std::size_t h = 0; h < heads->size(); ++h) out.push_back({name + "[" + std::to_string(h) + "]", &(*heads)[h]});
+    } else {
+      out.push_back({name, matrix_of(w, row, layer)});
     }
-    const auto stack = [&](const char* name, std::vector<Matrix>& heads) {
-      for (std::size_t h = 0; h < heads.size(); ++h) {
-        out.push_back({p + "attn." + name + "[" + std::to_string(h) + "]", &heads[h]});
-      }
-    };
-    stack("W_Q", layer.W_Q);
-    stack("W_O", layer.W_O);
-    out.push_back({p + "attn.b_Q", &layer.b_Q});
-    out.push_back({p + "attn.b_O", &layer.b_O});
-    stack("W_K", layer.W_K);
-    stack("W_V", layer.W_V);
-    out.push_back({p + "attn.b_K", &layer.b_K});
-    out.push_back({p + "attn.b_V", &layer.b_V});
-  }
-  if (has_ln_weights(w.config)) {
-    out.push_back({"ln_final.w", &w.ln_final_w});
-    out.push_back({"ln_final.b", &w.ln_final_b});
-  }
-  out.push_back({"unembed.W_U", &w.W_U});
-  out.push_back({"unembed.b_U", &w.b_U});
+  });
   return out;
 }
 

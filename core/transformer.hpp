@@ -16,9 +16,9 @@
 //   LN(x) = (x − mean(x)) / σ ⊙ w + b,   σ = √(mean((x − mean(x))²) + eps)   (per position, biased variance);
 // or "LNPre", the same without w and b (what fold_ln leaves behind).
 //
-// Tensor layout as in TransformerLens's state_dict: W_Q, W_K, W_V are H × (d × c), W_O is
-// H × (c × d), b_Q, b_K, b_V are H × c (one row per head), b_O is 1 × d, W_U is d × V, b_U is 1 × V.
-// Biases absent from a file are zero.
+// Tensors as in TransformerLens's state_dict (names, shapes, which config setting gives the model
+// each one: the table of core/transformer_layout.hpp): W_Q, W_K, W_V are H × (d × c), W_O is
+// H × (c × d), b_Q, b_K, b_V are H × c (one row per head). Biases absent from a file are zero.
 #pragma once
 
 #include "core/matrix.hpp"
@@ -103,10 +103,9 @@ TransformerWeights zero_weights(const TransformerConfig& config);
 // count, shape or non-finite entry; validates the config first.
 void validate_weights(const TransformerWeights& weights);
 
-// Every parameter in TransformerLens state_dict order, with its TransformerLens name:
-// embed.W_E, pos_embed.W_pos, then per layer blocks.l.ln1.w, blocks.l.ln1.b, blocks.l.attn.{W_Q,W_O,
-// b_Q,b_O,W_K,W_V,b_K,b_V} (per head for the stacked tensors), then ln_final.w, ln_final.b, unembed.W_U,
-// unembed.b_U. Stacked per-head tensors appear once per head as "blocks.l.attn.W_Q[h]".
+// Every parameter in TransformerLens state_dict order, with its TransformerLens name: the
+// parameters of core/transformer_layout.hpp's table the config gives the model, the per-layer ones
+// as "blocks.l.…". Stacked per-head tensors appear once per head as "blocks.l.attn.W_Q[h]".
 struct NamedParameter {
   std::string name;
   Matrix* value;

@@ -1,6 +1,7 @@
 #include "formats/transformer_model.hpp"
 
 #include "core/check.hpp"
+#include "core/transformer_layout.hpp"
 
 #include "formats/json.hpp"
 
@@ -221,193 +222,162 @@ Matrix block(const Tensor& t, std::size_t offset, Eigen::Index rows, Eigen::Inde
                    " not supported; headlab reads attention-only transformers (TransformerLens attn_only=True)");
 }
 
-}  // namespace
+// The parameter names of the layout, grouped by module, for a message: model-level
+// "embed.W_E, pos_embed.W_pos, blocks.L.ln1.*, blocks.L.attn.*, ln_final.*, unembed.*"
+// (a module of one tensor by its name, of more by "module.*"), or per layer (`braced`)
+// "blocks.L.ln1.{w,b}, blocks.L.attn.{W_Q,W_O,…}".
+std::string layout_names(bool only_layers, bool braced) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> modules;  // "blocks.L.attn" → {"W_Q", …}
+  for (const auto& row : transformer::kTransformerLayout) {
+    if (row.role == transformer::Role::buffer || (only_layers && !transformer::per_layer(row))) continue;
+    std::string name = transformer::per_layer(row) ? std::string("blocks.L.") + transformer::layer_suffix(row) : row.name;
+    const std::size_t dot = name.rfind('.');
+    const std::string module = name.substr(0, dot), leaf = name.substr(dot + 1);
+    if (modules.empty() || modules.back().first != module) modules.push_back({module, {}});
+    modules.back().second.push_back(leaf);
+  }
+  std::string out;
+  for (const auto& [module, leaves] : modules) {
+    out += out.empty() ? "" : ", ";
+    if (leaves.size() == 1) {
+      out += module + "." + leaves[0];
+    } else if (!braced) {
+      out += module + ".*";
+    } else {
+      out += module + ".{";
+      for (std::size_t i = 0; i < leaves.size(); ++i) out += (i ? "," : "") + leaves[i];
+      out += "}";
+    }
+  }
+  return out;
+}
 
-namespace {
+// A name's row of the layout and its layer (−1 for a model-level tensor).
+struct Placed {
+  const transformer::TensorLayout* row;
+  int layer;
+};
 
-// The file's tensors in two passes over the same rules. Pass 0 reads only what the header says
-// (names, dtypes, shapes; layers; the required tensors), so a file is refused for a tensor the
-// model has no place for before any value is converted (a 60M-element BOOL tensor of an unknown
-// name once became 480 MB of doubles first). Pass 1 converts each tensor (source.tensor(i)) and
-// checks and copies its values. Source: size(), name(i), dtype(i), shape(i), tensor(i).
+// The layer of a "blocks.N.rest" name; `rest` receives what follows "blocks.N.".
+int layer_of(const TransformerConfig& c, const std::string& name, std::string& rest) {
+  std::size_t pos = 7;
+  long long layer = 0;
+  std::size_t digits = 0;
+  while (pos < name.size() && name[pos] >= '0' && name[pos] <= '9' && digits < 4) {
+    layer = layer * 10 + (name[pos] - '0');
+    ++pos;
+    ++digits;
+  }
+  if (digits == 0 || pos >= name.size() || name[pos] != '.') throw InputError("unknown tensor " + short_text(name));
+  // One spelling per layer: "blocks.00." would alias "blocks.0." (both parse to layer 0), so
+  // the second tensor would silently replace the first. TransformerLens writes no leading zero.
+  if (digits > 1 && name[7] == '0') {
+    throw InputError(short_text(name) + ": the layer index " + name.substr(7, digits) + " has a leading zero; layer " +
+                     std::to_string(layer) + " is written blocks." + std::to_string(layer) + ".");
+  }
+  rest = name.substr(pos + 1);
+  if (rest.rfind("mlp.", 0) == 0) unsupported(name, "MLP blocks are");
+  if (rest.rfind("ln2.", 0) == 0) unsupported(name, "the LayerNorm before an MLP block is");
+  if (rest.find("rotary") != std::string::npos) unsupported(name, "rotary embeddings are");
+  if (layer >= c.n_layers) {
+    throw InputError(short_text(name) + " belongs to layer " + std::to_string(layer) + "; config.n_layers = " +
+                     std::to_string(c.n_layers));
+  }
+  return static_cast<int>(layer);
+}
+
+// Where a tensor of the file belongs; throws InputError on a name the model has no place for.
+Placed place(const TransformerConfig& c, const std::string& name) {
+  const bool in_block = name.rfind("blocks.", 0) == 0;
+  std::string rest;
+  const int layer = in_block ? layer_of(c, name, rest) : -1;
+  for (const auto& row : transformer::kTransformerLayout) {
+    if (transformer::per_layer(row) == in_block && (in_block ? rest : name) == transformer::layer_suffix(row)) {
+      return {&row, layer};
+    }
+  }
+  if (in_block) {
+    throw InputError("unknown tensor " + short_text(name) + " (an attention-only transformer has " +
+                     layout_names(true, true) + ")");
+  }
+  if (name.find("mlp") != std::string::npos) unsupported(name, "MLP blocks are");
+  throw InputError("unknown tensor " + short_text(name) + " (expected TransformerLens names: " +
+                   layout_names(false, false) + ")");
+}
+
+// What the header may say of a placed tensor: present in the config's model, the layout's shape, a
+// float dtype for a parameter.
+void check_header(const TransformerConfig& c, const Placed& p, const Meta& t) {
+  const auto& row = *p.row;
+  if (!transformer::present(c, row.presence)) {
+    throw InputError(t.name + " is present but " + transformer::absence_reason(c, row.presence));
+  }
+  const std::string meaning = row.shape.rank == 0 ? "a scalar" : transformer::shape_text(row);
+  require_shape(t, transformer::tensor_shape(c, row), meaning.c_str());
+  if (row.role != transformer::Role::buffer) require_dtype(t);
+}
+
+// The buffer that is TransformerLens's causal mask (the other buffer, IGNORE, is a scalar fill value).
+bool is_causal_mask(const transformer::TensorLayout& row) {
+  return row.role == transformer::Role::buffer && std::string(transformer::layer_suffix(row)) == "attn.mask";
+}
+
+// A buffer's values: the mask must be TransformerLens's causal mask (1 on and below the diagonal),
+// any other mask would describe a model this forward does not compute; IGNORE (the masked-score
+// fill value) is unused.
+void check_buffer(const TransformerConfig& c, const Placed& p, const Tensor& v) {
+  if (!is_causal_mask(*p.row)) return;
+  const std::int64_t n_ctx = c.n_ctx;
+  for (std::int64_t r = 0; r < n_ctx; ++r)
+    for (std::int64_t j = 0; j < n_ctx; ++j)
+      if (v.values[static_cast<std::size_t>(r * n_ctx + j)] != (j <= r ? 1.0 : 0.0)) {
+        throw InputError(v.name + " is not the causal mask at (" + std::to_string(r) + ", " + std::to_string(j) +
+                         "); only causal attention is supported");
+      }
+}
+
+// Copies a parameter's checked values into the weights: [n] → 1 × n, [r, c] → r × c, [H, r, c]
+// → head h from flat index h·r·c.
+void fill(TransformerWeights& w, const Placed& p, const Tensor& v) {
+  require_float(v);
+  const auto& row = *p.row;
+  const Eigen::Index rows = transformer::matrix_rows(w.config, row), cols = transformer::matrix_cols(w.config, row);
+  if (auto* heads = transformer::heads_of(w, row, p.layer)) {
+    for (std::size_t h = 0; h < heads->size(); ++h) (*heads)[h] = block(v, h * static_cast<std::size_t>(rows * cols), rows, cols);
+  } else {
+    *transformer::matrix_of(w, row, p.layer) = block(v, 0, rows, cols);
+  }
+}
+
+// Every required tensor the config gives the model must be in the file.
+void require_complete(const TransformerConfig& c, const std::set<std::string>& seen) {
+  transformer::for_each_tensor(c, [&](const transformer::TensorLayout& row, int layer) {
+    if (row.role != transformer::Role::required || !transformer::present(c, row.presence)) return;
+    const std::string name = transformer::tensor_name(row, layer);
+    if (!seen.count(name)) throw InputError(name + " is missing from the safetensors file");
+  });
+}
+
+// The file's tensors in two passes. Pass 0 reads only what the header says (names, dtypes, shapes;
+// layers; the required tensors), so a file is refused for a tensor the model has no place for
+// before any value is converted (a 60M-element BOOL tensor of an unknown name once became 480 MB of
+// doubles first). Pass 1 converts each tensor (source.tensor(i)) and checks and copies its values.
+// Source: size(), name(i), dtype(i), shape(i), tensor(i).
 template <class Source>
 TransformerWeights weights_from(const TransformerConfig& c, const Source& source) {
-  TransformerWeights w;
-  const std::int64_t d = c.d_model, H = c.n_heads, dh = c.d_head, V = c.d_vocab, n_ctx = c.n_ctx;
-  const bool ln = c.normalization == Normalization::layer_norm;
   std::set<std::string> seen;
-  for (int pass = 0; pass < 2; ++pass) {
-    const bool fill = pass == 1;
-    if (fill) w = transformer::zero_weights(c);
-    for (std::size_t i = 0; i < source.size(); ++i) {
-      const std::string& name = source.name(i);
-      const Meta t{name, source.dtype(i), source.shape(i)};
-      // The safetensors reader refuses a repeated name; a file built in code is checked here too.
-      if (!seen.insert(name).second && !fill) throw InputError(short_text(name) + " appears twice");
-      if (name == "embed.W_E") {
-        require_shape(t, {V, d}, "[d_vocab, d_model]");
-        require_dtype(t);
-        if (fill) {
-          const Tensor& v = source.tensor(i);
-          require_float(v);
-          w.W_E = block(v, 0, V, d);
-        }
-      } else if (name == "pos_embed.W_pos") {
-        if (!c.positional_embedding) throw InputError(name + " is present but config.positional_embedding is \"none\"");
-        require_shape(t, {n_ctx, d}, "[n_ctx, d_model]");
-        require_dtype(t);
-        if (fill) {
-          const Tensor& v = source.tensor(i);
-          require_float(v);
-          w.W_pos = block(v, 0, n_ctx, d);
-        }
-      } else if (name == "unembed.W_U") {
-        require_shape(t, {d, V}, "[d_model, d_vocab]");
-        require_dtype(t);
-        if (fill) {
-          const Tensor& v = source.tensor(i);
-          require_float(v);
-          w.W_U = block(v, 0, d, V);
-        }
-      } else if (name == "unembed.b_U") {
-        require_shape(t, {V}, "[d_vocab]");
-        require_dtype(t);
-        if (fill) {
-          const Tensor& v = source.tensor(i);
-          require_float(v);
-          w.b_U = block(v, 0, 1, V);
-        }
-      } else if (name == "ln_final.w" || name == "ln_final.b") {
-        if (!ln) {
-          throw InputError(name + " is present but config.normalization is \"" +
-                           transformer::normalization_name(c.normalization) + "\" (LayerNorm weights need \"LN\")");
-        }
-        require_shape(t, {d}, "[d_model]");
-        require_dtype(t);
-        if (fill) {
-          const Tensor& v = source.tensor(i);
-          require_float(v);
-          (name == "ln_final.w" ? w.ln_final_w : w.ln_final_b) = block(v, 0, 1, d);
-        }
-      } else if (name.rfind("blocks.", 0) == 0) {
-        std::size_t pos = 7;
-        long long layer = 0;
-        std::size_t digits = 0;
-        while (pos < name.size() && name[pos] >= '0' && name[pos] <= '9' && digits < 4) {
-          layer = layer * 10 + (name[pos] - '0');
-          ++pos;
-          ++digits;
-        }
-        if (digits == 0 || pos >= name.size() || name[pos] != '.') throw InputError("unknown tensor " + short_text(name));
-        // One spelling per layer: "blocks.00." would alias "blocks.0." (both parse to layer 0), so
-        // the second tensor would silently replace the first. TransformerLens writes no leading zero.
-        if (digits > 1 && name[7] == '0') {
-          throw InputError(short_text(name) + ": the layer index " + name.substr(7, digits) +
-                           " has a leading zero; layer " + std::to_string(layer) + " is written blocks." +
-                           std::to_string(layer) + ".");
-        }
-        const std::string rest = name.substr(pos + 1);
-        if (rest.rfind("mlp.", 0) == 0) unsupported(name, "MLP blocks are");
-        if (rest.rfind("ln2.", 0) == 0) unsupported(name, "the LayerNorm before an MLP block is");
-        if (rest.find("rotary") != std::string::npos) unsupported(name, "rotary embeddings are");
-        if (layer >= c.n_layers) {
-          throw InputError(short_text(name) + " belongs to layer " + std::to_string(layer) + "; config.n_layers = " +
-                           std::to_string(c.n_layers));
-        }
-        // Pass 0 has no weights yet (they are allocated once the header is accepted): only pass 1 writes through L.
-        auto* L = fill ? &w.layers[static_cast<std::size_t>(layer)] : nullptr;
-        if (rest == "attn.W_Q" || rest == "attn.W_K" || rest == "attn.W_V") {
-          require_shape(t, {H, d, dh}, "[n_heads, d_model, d_head]");
-          require_dtype(t);
-          if (fill) {
-            const Tensor& v = source.tensor(i);
-            require_float(v);
-            auto& stack = rest == "attn.W_Q" ? L->W_Q : rest == "attn.W_K" ? L->W_K : L->W_V;
-            for (std::int64_t h = 0; h < H; ++h) stack[h] = block(v, static_cast<std::size_t>(h * d * dh), d, dh);
-          }
-        } else if (rest == "attn.W_O") {
-          require_shape(t, {H, dh, d}, "[n_heads, d_head, d_model]");
-          require_dtype(t);
-          if (fill) {
-            const Tensor& v = source.tensor(i);
-            require_float(v);
-            for (std::int64_t h = 0; h < H; ++h) L->W_O[h] = block(v, static_cast<std::size_t>(h * dh * d), dh, d);
-          }
-        } else if (rest == "attn.b_Q" || rest == "attn.b_K" || rest == "attn.b_V") {
-          require_shape(t, {H, dh}, "[n_heads, d_head]");
-          require_dtype(t);
-          if (fill) {
-            const Tensor& v = source.tensor(i);
-            require_float(v);
-            (rest == "attn.b_Q" ? L->b_Q : rest == "attn.b_K" ? L->b_K : L->b_V) = block(v, 0, H, dh);
-          }
-        } else if (rest == "attn.b_O") {
-          require_shape(t, {d}, "[d_model]");
-          require_dtype(t);
-          if (fill) {
-            const Tensor& v = source.tensor(i);
-            require_float(v);
-            L->b_O = block(v, 0, 1, d);
-          }
-        } else if (rest == "ln1.w" || rest == "ln1.b") {
-          if (!ln) {
-            throw InputError(name + " is present but config.normalization is \"" +
-                             transformer::normalization_name(c.normalization) + "\" (LayerNorm weights need \"LN\")");
-          }
-          require_shape(t, {d}, "[d_model]");
-          require_dtype(t);
-          if (fill) {
-            const Tensor& v = source.tensor(i);
-            require_float(v);
-            (rest == "ln1.w" ? L->ln_w : L->ln_b) = block(v, 0, 1, d);
-          }
-        } else if (rest == "attn.mask") {
-          // TransformerLens's causal mask buffer: 1 on and below the diagonal. Any other mask
-          // would describe a model this forward does not compute.
-          require_shape(t, {n_ctx, n_ctx}, "[n_ctx, n_ctx]");
-          if (fill) {
-            const Tensor& v = source.tensor(i);
-            for (std::int64_t r = 0; r < n_ctx; ++r)
-              for (std::int64_t j = 0; j < n_ctx; ++j)
-                if (v.values[static_cast<std::size_t>(r * n_ctx + j)] != (j <= r ? 1.0 : 0.0)) {
-                  throw InputError(name + " is not the causal mask at (" + std::to_string(r) + ", " + std::to_string(j) +
-                                   "); only causal attention is supported");
-                }
-          }
-        } else if (rest == "attn.IGNORE") {
-          require_shape(t, {}, "a scalar");  // the masked-score fill value (−inf or −1e5); unused here
-        } else {
-          throw InputError("unknown tensor " + short_text(name) +
-                           " (an attention-only transformer has blocks.L.attn.{W_Q,W_K,W_V,W_O,b_Q,b_K,b_V,b_O}, "
-                           "blocks.L.ln1.{w,b})");
-        }
-      } else {
-        const bool mlp_like = name.find("mlp") != std::string::npos;
-        if (mlp_like) unsupported(name, "MLP blocks are");
-        throw InputError("unknown tensor " + short_text(name) +
-                         " (expected TransformerLens names: embed.W_E, pos_embed.W_pos, blocks.L.attn.*, blocks.L.ln1.*, "
-                         "ln_final.*, unembed.W_U, unembed.b_U)");
-      }
-    }
-    if (fill) break;
-    const auto require_present = [&](const std::string& name) {
-      if (!seen.count(name)) throw InputError(name + " is missing from the safetensors file");
-    };
-    require_present("embed.W_E");
-    require_present("unembed.W_U");
-    if (c.positional_embedding) require_present("pos_embed.W_pos");
-    if (ln) {
-      require_present("ln_final.w");
-      require_present("ln_final.b");
-    }
-    for (int l = 0; l < c.n_layers; ++l) {
-      const std::string p = "blocks." + std::to_string(l) + ".";
-      for (const char* s : {"attn.W_Q", "attn.W_K", "attn.W_V", "attn.W_O"}) require_present(p + s);
-      if (ln) {
-        require_present(p + "ln1.w");
-        require_present(p + "ln1.b");
-      }
-    }
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    const std::string& name = source.name(i);
+    // The safetensors reader refuses a repeated name; a file built in code is checked here too.
+    if (!seen.insert(name).second) throw InputError(short_text(name) + " appears twice");
+    check_header(c, place(c, name), Meta{name, source.dtype(i), source.shape(i)});
+  }
+  require_complete(c, seen);
+  TransformerWeights w = transformer::zero_weights(c);
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    const Placed p = place(c, source.name(i));
+    if (p.row->role == transformer::Role::buffer) check_buffer(c, p, source.tensor(i));
+    else fill(w, p, source.tensor(i));
   }
   transformer::validate_weights(w);
   return w;
@@ -453,66 +423,53 @@ TransformerWeights read_transformer(const std::string& config_text, const std::u
   return transformer_weights_from_safetensors(c, index_safetensors(data, size));
 }
 
+namespace {
+
+// A buffer as TransformerLens holds it: the causal mask (BOOL, 1 on and below the diagonal) and
+// IGNORE, the masked-score fill value −inf.
+Tensor buffer_tensor(const TransformerConfig& c, const transformer::TensorLayout& row, int layer) {
+  Tensor t;
+  t.name = transformer::tensor_name(row, layer);
+  t.shape = transformer::tensor_shape(c, row);
+  if (is_causal_mask(row)) {
+    t.dtype = DType::BOOL;
+    for (std::int64_t i = 0; i < c.n_ctx; ++i)
+      for (std::int64_t j = 0; j < c.n_ctx; ++j) t.values.push_back(j <= i ? 1.0 : 0.0);
+  } else {
+    t.dtype = DType::F64;
+    t.values = {-INFINITY};
+  }
+  return t;
+}
+
+// A parameter as F64, its matrices (one, or one per head in head order) flattened row-major.
+Tensor parameter_tensor(const TransformerWeights& w, const transformer::TensorLayout& row, int layer) {
+  Tensor t;
+  t.name = transformer::tensor_name(row, layer);
+  t.dtype = DType::F64;
+  t.shape = transformer::tensor_shape(w.config, row);
+  const auto flat = [&](const Matrix& m) {
+    for (Eigen::Index i = 0; i < m.rows(); ++i)
+      for (Eigen::Index j = 0; j < m.cols(); ++j) t.values.push_back(m(i, j));
+  };
+  if (const auto* heads = transformer::heads_of(w, row, layer)) {
+    for (const Matrix& m : *heads) flat(m);
+  } else {
+    flat(*transformer::matrix_of(w, row, layer));
+  }
+  return t;
+}
+
+}  // namespace
+
 std::string transformer_to_safetensors(const TransformerWeights& w, bool buffers) {
   transformer::validate_weights(w);
-  const auto& c = w.config;
-  const std::int64_t d = c.d_model, H = c.n_heads, dh = c.d_head, V = c.d_vocab, n_ctx = c.n_ctx;
   std::vector<Tensor> out;
-  const auto flat = [](const Matrix& m, std::vector<double>& into) {
-    for (Eigen::Index i = 0; i < m.rows(); ++i)
-      for (Eigen::Index j = 0; j < m.cols(); ++j) into.push_back(m(i, j));
-  };
-  const auto add = [&](const std::string& name, std::vector<std::int64_t> shape, const std::vector<const Matrix*>& parts) {
-    Tensor t;
-    t.name = name;
-    t.dtype = DType::F64;
-    t.shape = std::move(shape);
-    for (const Matrix* m : parts) flat(*m, t.values);
-    out.push_back(std::move(t));
-  };
-  const auto stack = [](const std::vector<Matrix>& heads) {
-    std::vector<const Matrix*> parts;
-    for (const auto& m : heads) parts.push_back(&m);
-    return parts;
-  };
-  add("embed.W_E", {V, d}, {&w.W_E});
-  if (c.positional_embedding) add("pos_embed.W_pos", {n_ctx, d}, {&w.W_pos});
-  const bool ln = c.normalization == Normalization::layer_norm;
-  for (int l = 0; l < c.n_layers; ++l) {
-    const auto& L = w.layers[l];
-    const std::string p = "blocks." + std::to_string(l) + ".";
-    if (ln) {
-      add(p + "ln1.w", {d}, {&L.ln_w});
-      add(p + "ln1.b", {d}, {&L.ln_b});
-    }
-    add(p + "attn.W_Q", {H, d, dh}, stack(L.W_Q));
-    add(p + "attn.W_O", {H, dh, d}, stack(L.W_O));
-    add(p + "attn.b_Q", {H, dh}, {&L.b_Q});
-    add(p + "attn.b_O", {d}, {&L.b_O});
-    add(p + "attn.W_K", {H, d, dh}, stack(L.W_K));
-    add(p + "attn.W_V", {H, d, dh}, stack(L.W_V));
-    add(p + "attn.b_K", {H, dh}, {&L.b_K});
-    add(p + "attn.b_V", {H, dh}, {&L.b_V});
-    if (!buffers) continue;
-    Tensor mask;
-    mask.name = p + "attn.mask";
-    mask.dtype = DType::BOOL;
-    mask.shape = {n_ctx, n_ctx};
-    for (std::int64_t i = 0; i < n_ctx; ++i)
-      for (std::int64_t j = 0; j < n_ctx; ++j) mask.values.push_back(j <= i ? 1.0 : 0.0);
-    out.push_back(std::move(mask));
-    Tensor ignore;
-    ignore.name = p + "attn.IGNORE";
-    ignore.dtype = DType::F64;
-    ignore.values = {-INFINITY};
-    out.push_back(std::move(ignore));
-  }
-  if (ln) {
-    add("ln_final.w", {d}, {&w.ln_final_w});
-    add("ln_final.b", {d}, {&w.ln_final_b});
-  }
-  add("unembed.W_U", {d, V}, {&w.W_U});
-  add("unembed.b_U", {V}, {&w.b_U});
+  transformer::for_each_tensor(w.config, [&](const transformer::TensorLayout& row, int layer) {
+    if (!transformer::present(w.config, row.presence)) return;
+    if (row.role != transformer::Role::buffer) out.push_back(parameter_tensor(w, row, layer));
+    else if (buffers) out.push_back(buffer_tensor(w.config, row, layer));
+  });
   return write_safetensors(out, {{"format", "pt"}, {"producer", "headlab"}});
 }
 

@@ -8,13 +8,11 @@
 //    "eps": 1e-5,                                        (optional, LayerNorm ε)
 //    "token_names": ["a", …] }                           (optional, d_vocab strings)
 //
-// Tensors (TransformerLens state_dict names and shapes; H heads, d = d_model, c = d_head, V = d_vocab):
-//   embed.W_E [V, d]   pos_embed.W_pos [n_ctx, d]   unembed.W_U [d, V]   unembed.b_U [V]
-//   blocks.{l}.attn.W_Q / W_K / W_V [H, d, c]   W_O [H, c, d]   b_Q / b_K / b_V [H, c]   b_O [d]
-//   blocks.{l}.ln1.w / .b [d]   ln_final.w / .b [d]   (normalization LN only)
-//   blocks.{l}.attn.mask BOOL [n_ctx, n_ctx] (must be the causal mask) and blocks.{l}.attn.IGNORE
-//   (a scalar) are TransformerLens buffers: accepted and checked, not used.
-// Biases are optional (zero when absent); everything else the config implies is required.
+// Tensors: TransformerLens state_dict names and shapes, one row each in the table of
+// core/transformer_layout.hpp (kTransformerLayout), which both the reader and the writer walk.
+// Parameters the config gives the model are required, biases optional (zero when absent); a
+// tensor the config does not give the model is refused. The blocks.{l}.attn.mask (must be the
+// causal mask) and blocks.{l}.attn.IGNORE buffers are accepted and checked, not used.
 #pragma once
 
 #include "core/transformer.hpp"

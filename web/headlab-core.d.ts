@@ -537,6 +537,18 @@ export type {
 } from '../formats/transformer.js';
 import type { TransformerAnalysisFile, TransformerConfigFile, TransformerInspectionFile, TransformerRunFile } from '../formats/transformer.js';
 
+/** One tensor of the TransformerLens layout of an attention-only transformer (core/transformer_layout.hpp). */
+export interface TransformerLayoutRow {
+  /** TransformerLens name; "blocks.{l}." names are one tensor per layer l (e.g. "blocks.{l}.attn.W_Q"). */
+  name: string;
+  /** Shape as config fields, e.g. ["n_heads", "d_model", "d_head"]; [] for a scalar. */
+  shape: Array<'n_heads' | 'd_model' | 'd_head' | 'n_ctx' | 'd_vocab'>;
+  /** The config setting that gives the model the tensor: positional_embedding "standard", normalization "LN". */
+  presence: 'always' | 'positional_embedding' | 'layer_norm_weights';
+  /** required in a file; optional (a bias, zero when absent); buffer (attn.mask / attn.IGNORE: checked, not stored). */
+  role: 'required' | 'optional' | 'buffer';
+}
+
 /** Instantiates headlab_transformer (factory: the default export of headlab_transformer.mjs). */
 export function loadTransformerCore(factory: CoreFactory, moduleOptions?: ModuleOptions): Promise<TransformerCore>;
 /** Wraps an already instantiated headlab_transformer module. */
@@ -767,6 +779,8 @@ export interface TransformerCore extends HeadlabModule {
   transformerInductionDefaultConfig(): TransformerConfigFile;
   /** Models and trainers alive in the WASM heap (for leak tests). */
   transformerLiveHandles(): number;
+  /** The core's table of TransformerLens tensors, in state_dict order (core/transformer_layout.hpp). */
+  transformerLayout(): TransformerLayoutRow[];
 }
 
 // ---- diagnostics (web/module.js, web/bindings/module_bindings.cpp) ----

@@ -201,5 +201,6 @@ export function transformerApi(module) {
     createTransformerTrainer: (settings = {}) => new TransformerTrainer(module, settings),
     transformerInductionDefaultConfig: () => JSON.parse(module.transformer_induction_default_config()),
     transformerLiveHandles: () => module.transformer_live_handles(),
+    transformerLayout: () => module.transformer_layout(),
   };
 }

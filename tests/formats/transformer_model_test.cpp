@@ -2,6 +2,7 @@
 
 #include "core/check.hpp"
 #include "core/random.hpp"
+#include "core/transformer_layout.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -172,4 +173,48 @@ TEST_CASE("transformer model: a layer index has one spelling, so no tensor alias
   auto file = parse(transformer_to_safetensors(w));
   file.tensors.push_back(*file.find("embed.W_E"));
   CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, file), "embed.W_E appears twice");
+}
+
+TEST_CASE("transformer model: every row of the layout is required, optional or a buffer when read", "[formats]") {
+  const auto c = config_ln();
+  const auto w = random_model(c, 7);
+  const Tensor none{};
+  for_each_tensor(c, [&](const TensorLayout& row, int layer) {
+    const std::string name = tensor_name(row, layer);
+    INFO(name);
+    const auto file = edited(w, name, none);  // the file without this tensor
+    if (row.role == Role::required) {
+      CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, file), name + " is missing from the safetensors file");
+      return;
+    }
+    const auto back = transformer_weights_from_safetensors(c, file);
+    if (row.role == Role::optional) CHECK(matrix_of(back, row, layer)->isZero(0));  // an absent bias is zero
+    // Every other parameter is read as written.
+    for_each_tensor(c, [&](const TensorLayout& other, int other_layer) {
+      if (other.role == Role::buffer || (&other == &row && other_layer == layer)) return;
+      if (const auto* heads = heads_of(back, other, other_layer)) {
+        CHECK(*heads == *heads_of(w, other, other_layer));
+      } else {
+        CHECK(*matrix_of(back, other, other_layer) == *matrix_of(w, other, other_layer));
+      }
+    });
+  });
+  // A row the config does not give the model is refused, naming the setting.
+  auto bare = c;
+  bare.normalization = Normalization::none;
+  bare.positional_embedding = false;
+  const auto wb = random_model(bare, 8);
+  int refused = 0;
+  for_each_tensor(c, [&](const TensorLayout& row, int layer) {
+    if (present(bare, row.presence)) return;
+    const std::string name = tensor_name(row, layer);
+    INFO(name);
+    std::size_t count = 1;
+    for (auto n : tensor_shape(c, row)) count *= static_cast<std::size_t>(n);
+    const Tensor extra{name, DType::F64, tensor_shape(c, row), std::vector<double>(count, 0.5), -1};
+    CHECK_THROWS_WITH(transformer_weights_from_safetensors(bare, edited(wb, name, extra)),
+                      name + " is present but " + absence_reason(bare, row.presence));
+    ++refused;
+  });
+  CHECK(refused == 1 + 2 * 2 + 2);  // W_pos, ln1.w and ln1.b of both layers, ln_final.w and .b
 }

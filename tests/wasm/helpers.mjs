@@ -55,3 +55,19 @@ export function maxAbsDiff(m, rows) {
   }
   return worst;
 }
+
+/** The (row, layer) pairs of core.transformerLayout() for a config in state_dict order, as
+ *  for_each_tensor (core/transformer_layout.hpp) walks them: the run of "blocks.{l}." rows once per
+ *  layer, layer outermost; layer −1 for a model-level row. */
+export function layoutTensors(layout, config) {
+  const perLayer = (row) => row.name.startsWith('blocks.{l}.');
+  const out = [];
+  for (let i = 0; i < layout.length; i++) {
+    if (!perLayer(layout[i])) { out.push([layout[i], -1]); continue; }
+    let end = i;
+    while (end < layout.length && perLayer(layout[end])) end++;
+    for (let l = 0; l < config.n_layers; l++) for (let j = i; j < end; j++) out.push([layout[j], l]);
+    i = end - 1;
+  }
+  return out;
+}

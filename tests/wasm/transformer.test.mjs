@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { HeadlabError, loadTransformerCore } from '../../web/headlab-core.js';
 import { workerTasks } from '../../web/worker-tasks.js';
-import { cliRun, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
+import { cliRun, layoutTensors, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
 
 const dataDir = path.join(root, 'tests/data/transformer');
 const FIXTURES = ['one_layer_plain', 'two_layer_ln_pos', 'two_layer_lnpre_pos', 'three_layer_ln_f32'];
@@ -323,7 +323,33 @@ test('a tensor the model has no place for is refused by its header entry, before
   // The module holds one copy of the file's bytes (n) while it reads; n doubles (8n) would not fit under 3n.
   const grown = core.memoryDiagnostics().memory_bytes - before;
   assert.ok(grown < 3 * n, `WASM memory grew by ${grown} bytes for a ${bytes.length}-byte file`);
-  assert.equal(cliMessage(configText('two_layer_ln_pos'), bytes), 'unknown tensor junk (expected TransformerLens names: embed.W_E, pos_embed.W_pos, blocks.L.attn.*, blocks.L.ln1.*, ln_final.*, unembed.W_U, unembed.b_U)');
+  assert.equal(cliMessage(configText('two_layer_ln_pos'), bytes), 'unknown tensor junk (expected TransformerLens names: embed.W_E, pos_embed.W_pos, blocks.L.ln1.*, blocks.L.attn.*, ln_final.*, unembed.*)');
+});
+
+test('the core\'s layout table names and shapes the tensors of the canonical file, in its order', async () => {
+  const core = await wasmTransformerCore();
+  const layout = core.transformerLayout();
+  assert.deepEqual(layout.slice(0, 2).map((r) => [r.name, r.shape.join(' × '), r.presence, r.role]),
+    [['embed.W_E', 'd_vocab × d_model', 'always', 'required'], ['pos_embed.W_pos', 'n_ctx × d_model', 'positional_embedding', 'required']]);
+  for (const name of FIXTURES) {
+    const model = core.loadTransformer(configText(name), weightsBytes(name));
+    try {
+      const { config: text, safetensors } = model.canonical();  // written without the buffers
+      const config = JSON.parse(text);
+      const has = { always: true, positional_embedding: config.positional_embedding === 'standard', layer_norm_weights: config.normalization === 'LN' };
+      const expected = layoutTensors(layout, config)
+        .filter(([row]) => row.role !== 'buffer' && has[row.presence])
+        .map(([row, l]) => [row.name.replace('{l}', String(l)), row.shape.map((d) => config[d])]);
+      const headerBytes = Number(new DataView(safetensors.buffer, safetensors.byteOffset).getBigUint64(0, true));
+      const header = JSON.parse(new TextDecoder().decode(safetensors.subarray(8, 8 + headerBytes)));
+      const written = Object.entries(header).filter(([n]) => n !== '__metadata__')
+        .sort(([, a], [, b]) => a.data_offsets[0] - b.data_offsets[0])  // the order the writer stored them in
+        .map(([n, e]) => [n, e.shape]);
+      assert.deepEqual(written, expected, name);
+    } finally {
+      model.dispose();
+    }
+  }
 });
 
 test('the canonical files of a model read back to the same weights, with a header of a few KB', async () => {

@@ -7,6 +7,7 @@
 // web/transformer.js.
 #include "bindings/marshal.hpp"
 #include "core/transformer_analysis.hpp"
+#include "core/transformer_layout.hpp"
 #include "core/transformer_training.hpp"
 #include "formats/safetensors.hpp"
 #include "formats/transformer_json.hpp"
@@ -384,6 +385,23 @@ class TransformerTrainerHandle {
 
 int live_handles_js() { return live_handles; }
 
+// The core's table of TransformerLens tensors (core/transformer_layout.hpp), row for row:
+// [{ name: "blocks.{l}.attn.W_Q", shape: ["n_heads", "d_model", "d_head"], presence, role }].
+val layout_js() {
+  val out = val::array();
+  for (const auto& row : tf::kTransformerLayout) {
+    val shape = val::array();
+    for (int i = 0; i < row.shape.rank; ++i) shape.call<void>("push", std::string(tf::dim_name(row.shape.dims[i])));
+    val entry = val::object();
+    entry.set("name", std::string(row.name));
+    entry.set("shape", shape);
+    entry.set("presence", std::string(tf::presence_name(row.presence)));
+    entry.set("role", std::string(tf::role_name(row.role)));
+    out.call<void>("push", entry);
+  }
+  return out;
+}
+
 val induction_default_config_js() { return val(fm::transformer_config_to_json(tf::induction_default_config())); }
 
 }  // namespace
@@ -414,4 +432,5 @@ EMSCRIPTEN_BINDINGS(headlab_transformer) {
       .function("result", &TransformerTrainerHandle::result);
   emscripten::function("transformer_live_handles", &live_handles_js);
   emscripten::function("transformer_induction_default_config", &induction_default_config_js);
+  emscripten::function("transformer_layout", &layout_js);
 }

@@ -1,0 +1,154 @@
+// The TransformerLens layout of an attention-only transformer: every tensor of its state_dict, in
+// state_dict order, one row each — its name, its shape in sizes of the config, the config setting
+// that gives the model the tensor, whether a file must hold it, and where TransformerWeights keeps
+// it. This one table drives zero_weights, validate_weights, named_parameters and parameter_count
+// (core/transformer.cpp), the safetensors reader and writer (formats/transformer_model.cpp), the
+// web binding transformerLayout() and the table of docs/own-model.md (which points here).
+//
+// A model with more tensor kinds (an MLP with d_mlp, RMSNorm, rotary or shortformer positions)
+// extends this table: a Dim for each new size, a Presence for each new config setting, a row for
+// each tensor.
+#pragma once
+
+#include "core/transformer.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace headlab::transformer {
+
+// A size of the config, as one dimension of a tensor.
+enum class Dim { n_heads, d_model, d_head, n_ctx, d_vocab };
+
+// The config setting that gives the model a tensor.
+enum class Presence {
+  always,
+  positional_embedding,  // config.positional_embedding (TransformerLens "standard")
+  layer_norm_weights,    // config.normalization is "LN" ("LNPre" is LayerNorm without w and b)
+};
+
+// What a file does with a tensor the config gives the model.
+enum class Role {
+  required,  // a parameter the file must hold
+  optional,  // a parameter the file may leave out: zero when absent (the biases)
+  buffer,    // a TransformerLens buffer, not a parameter: written, and checked when read, never stored
+};
+
+struct Shape {
+  int rank;     // 0 (a scalar) … 3
+  Dim dims[3];  // the first `rank` are the tensor's shape
+};
+
+// One tensor. Exactly one of model / layer / heads is set for a parameter, none for a buffer.
+// In TransformerWeights a rank-1 tensor [n] is a 1 × n Matrix, a rank-2 tensor [r, c] an r × c
+// Matrix, a rank-3 tensor [H, r, c] H Matrices of r × c (one per head); a tensor the config does not
+// give the model is 0 × 0 (or no Matrices).
+struct TensorLayout {
+  const char* name;  // TransformerLens name; a name starting "blocks.{l}." is one tensor per layer l
+  Shape shape;
+  Presence presence;
+  Role role;
+  Matrix TransformerWeights::*model;
+  Matrix AttentionLayerWeights::*layer;
+  std::vector<Matrix> AttentionLayerWeights::*heads;
+};
+
+constexpr const char kLayerPrefix[] = "blocks.{l}.";
+
+// TransformerLens's state_dict order (HookedTransformer with attn_only=True): embedding, then each
+// layer's tensors (layer 0 first), then the final LayerNorm and the unembedding.
+// V = d_vocab, d = d_model, H = n_heads, c = d_head.
+inline constexpr TensorLayout kTransformerLayout[] = {
+    {"embed.W_E", {2, {Dim::d_vocab, Dim::d_model}}, Presence::always, Role::required,  // V × d
+     &TransformerWeights::W_E, nullptr, nullptr},
+    {"pos_embed.W_pos", {2, {Dim::n_ctx, Dim::d_model}}, Presence::positional_embedding, Role::required,  // n_ctx × d
+     &TransformerWeights::W_pos, nullptr, nullptr},
+    {"blocks.{l}.ln1.w", {1, {Dim::d_model}}, Presence::layer_norm_weights, Role::required,  // 1 × d
+     nullptr, &AttentionLayerWeights::ln_w, nullptr},
+    {"blocks.{l}.ln1.b", {1, {Dim::d_model}}, Presence::layer_norm_weights, Role::required,  // 1 × d
+     nullptr, &AttentionLayerWeights::ln_b, nullptr},
+    {"blocks.{l}.attn.W_Q", {3, {Dim::n_heads, Dim::d_model, Dim::d_head}}, Presence::always, Role::required,  // H × (d × c)
+     nullptr, nullptr, &AttentionLayerWeights::W_Q},
+    {"blocks.{l}.attn.W_O", {3, {Dim::n_heads, Dim::d_head, Dim::d_model}}, Presence::always, Role::required,  // H × (c × d)
+     nullptr, nullptr, &AttentionLayerWeights::W_O},
+    {"blocks.{l}.attn.b_Q", {2, {Dim::n_heads, Dim::d_head}}, Presence::always, Role::optional,  // H × c
+     nullptr, &AttentionLayerWeights::b_Q, nullptr},
+    {"blocks.{l}.attn.b_O", {1, {Dim::d_model}}, Presence::always, Role::optional,  // 1 × d
+     nullptr, &AttentionLayerWeights::b_O, nullptr},
+    {"blocks.{l}.attn.W_K", {3, {Dim::n_heads, Dim::d_model, Dim::d_head}}, Presence::always, Role::required,  // H × (d × c)
+     nullptr, nullptr, &AttentionLayerWeights::W_K},
+    {"blocks.{l}.attn.W_V", {3, {Dim::n_heads, Dim::d_model, Dim::d_head}}, Presence::always, Role::required,  // H × (d × c)
+     nullptr, nullptr, &AttentionLayerWeights::W_V},
+    {"blocks.{l}.attn.b_K", {2, {Dim::n_heads, Dim::d_head}}, Presence::always, Role::optional,  // H × c
+     nullptr, &AttentionLayerWeights::b_K, nullptr},
+    {"blocks.{l}.attn.b_V", {2, {Dim::n_heads, Dim::d_head}}, Presence::always, Role::optional,  // H × c
+     nullptr, &AttentionLayerWeights::b_V, nullptr},
+    // The causal mask (BOOL, 1 on and below the diagonal) and the masked-score fill value (a scalar,
+    // −inf or −1e5): HookedTransformer.load_state_dict(strict=True) wants them.
+    {"blocks.{l}.attn.mask", {2, {Dim::n_ctx, Dim::n_ctx}}, Presence::always, Role::buffer, nullptr, nullptr, nullptr},
+    {"blocks.{l}.attn.IGNORE", {0, {}}, Presence::always, Role::buffer, nullptr, nullptr, nullptr},
+    {"ln_final.w", {1, {Dim::d_model}}, Presence::layer_norm_weights, Role::required,  // 1 × d
+     &TransformerWeights::ln_final_w, nullptr, nullptr},
+    {"ln_final.b", {1, {Dim::d_model}}, Presence::layer_norm_weights, Role::required,  // 1 × d
+     &TransformerWeights::ln_final_b, nullptr, nullptr},
+    {"unembed.W_U", {2, {Dim::d_model, Dim::d_vocab}}, Presence::always, Role::required,  // d × V
+     &TransformerWeights::W_U, nullptr, nullptr},
+    {"unembed.b_U", {1, {Dim::d_vocab}}, Presence::always, Role::optional,  // 1 × V
+     &TransformerWeights::b_U, nullptr, nullptr},
+};
+
+// "n_heads", "d_model", …: the config field a dimension is.
+const char* dim_name(Dim dim);
+// "always", "positional_embedding", "layer_norm_weights"; "required", "optional", "buffer".
+const char* presence_name(Presence presence);
+const char* role_name(Role role);
+long long dim_size(const TransformerConfig& config, Dim dim);
+// True when the config gives the model the tensors of this presence.
+bool present(const TransformerConfig& config, Presence presence);
+// Why a tensor of this presence is not part of the config's model, for a message:
+// `config.positional_embedding is "none"`, `config.normalization is "LNPre" (LayerNorm weights need "LN")`.
+std::string absence_reason(const TransformerConfig& config, Presence presence);
+
+// Whether the row is one tensor per layer (its name starts "blocks.{l}.").
+bool per_layer(const TensorLayout& row);
+// The name after "blocks.{l}." ("attn.W_Q"); the whole name for a model-level row.
+const char* layer_suffix(const TensorLayout& row);
+// The tensor's name in a file: "blocks.1.attn.W_Q" for layer 1 (layer is ignored for a model-level row).
+std::string tensor_name(const TensorLayout& row, int layer);
+// The shape in config sizes, "[n_heads, d_model, d_head]" ("[]" for a scalar).
+std::string shape_text(const TensorLayout& row);
+// The shape in numbers for a config: {4, 32, 8}.
+std::vector<std::int64_t> tensor_shape(const TransformerConfig& config, const TensorLayout& row);
+// Rows × cols of the Matrix (or of each head's Matrix) TransformerWeights keeps the tensor in.
+Eigen::Index matrix_rows(const TransformerConfig& config, const TensorLayout& row);
+Eigen::Index matrix_cols(const TransformerConfig& config, const TensorLayout& row);
+
+// Where the weights keep a parameter of a row of rank ≤ 2 (nullptr for a rank-3 row or a buffer),
+// and the per-head Matrices of a rank-3 row (nullptr otherwise). `layer` picks the layer of a
+// per-layer row.
+Matrix* matrix_of(TransformerWeights& weights, const TensorLayout& row, int layer);
+const Matrix* matrix_of(const TransformerWeights& weights, const TensorLayout& row, int layer);
+std::vector<Matrix>* heads_of(TransformerWeights& weights, const TensorLayout& row, int layer);
+const std::vector<Matrix>* heads_of(const TransformerWeights& weights, const TensorLayout& row, int layer);
+
+// Every (row, layer) of a config's tensors in state_dict order: model-level rows with layer −1,
+// the per-layer rows once for each layer 0 … n_layers − 1 (layer outermost). Rows the config does
+// not give the model are visited too; callers test present(config, row.presence).
+template <class Visit>
+void for_each_tensor(const TransformerConfig& config, Visit&& visit) {
+  const int rows = static_cast<int>(sizeof(kTransformerLayout) / sizeof(kTransformerLayout[0]));
+  for (int r = 0; r < rows; ++r) {
+    if (!per_layer(kTransformerLayout[r])) {
+      visit(kTransformerLayout[r], -1);
+      continue;
+    }
+    int end = r;  // the per-layer rows are one run (checked in core/transformer_layout.cpp)
+    while (end < rows && per_layer(kTransformerLayout[end])) ++end;
+    for (int l = 0; l < config.n_layers; ++l)
+      for (int i = r; i < end; ++i) visit(kTransformerLayout[i], l);
+    r = end - 1;
+  }
+}
+
+}  // namespace headlab::transformer
