@@ -129,68 +129,72 @@ TrainingProgress FeatureRecoveryTrainer::progress() const {
   return {steps_taken(), steps_total(), loss_trace_.empty() ? std::nan("") : loss_trace_.back(), done()};
 }
 
+// Learned keys: the reference path in observed coordinates (the latent fast path below has the fixed
+// keys built in). Same batches, same Adam. A non-finite loss or gradient ends training before Adam
+// sees it; a parameter beyond the weight limit after the update ends it too.
+void FeatureRecoveryTrainer::learned_keys_step() {
+  sample_feature_recovery_batch(batches_, settings_.batch_size, settings_.request_scale, batch_);
+  const Matrix x_request = batch_.request * mixing_, x_records = batch_.records * mixing_;
+  const FeatureRecoveryForward f = feature_recovery_forward(x_request, x_records, w_q_, w_v_, keys_);
+  const FeatureRecoveryGradients g = feature_recovery_backward(f, x_request, x_records, batch_.target, keys_);
+  dw_q_ = g.dw_q;
+  dw_v_ = g.dw_v;
+  dkeys_ = g.dkeys;
+  loss_trace_.push_back(g.loss);
+  if (!std::isfinite(g.loss) || !dw_q_.allFinite() || !dw_v_.allFinite() || !dkeys_.allFinite() ||
+      !adam_.step_within_unvalidated({&dw_q_, &dw_v_, &dkeys_}, kMaxFeatureRecoveryWeightMagnitude)) {
+    diverged_at_ = static_cast<int>(steps_taken());
+  }
+}
+
+// Fixed keys: the loss and its gradient in the latent coordinates, through the response maps
+// M_q = R·W_q, M_v = R·W_v (9 × 3 each). Divergence: a non-finite loss or gradient ends training
+// before Adam sees it (the weights stay those of the step before), so Adam need not test the
+// gradients again; a W beyond the weight limit after the update ends it too.
+void FeatureRecoveryTrainer::latent_step() {
+  if (chosen_keys_) {
+    sample_feature_recovery_batch(batches_, settings_.batch_size, settings_.request_scale, task_keys_, batch_);
+  } else {
+    sample_feature_recovery_batch(batches_, settings_.batch_size, settings_.request_scale, batch_);
+  }
+  ResponseMap response_query, response_value, dresponse_query, dresponse_value;
+  times_projection<false>(mixing_, w_q_.data(), response_query);  // M_q = R·W_q
+  times_projection<false>(mixing_, w_v_.data(), response_value);  // M_v = R·W_v
+  const double loss = chosen_keys_ ? feature_recovery_latent_backward(batch_, response_query, response_value,
+                                                                      task_keys_, dresponse_query, dresponse_value)
+                                   : feature_recovery_latent_backward(batch_, response_query, response_value,
+                                                                      dresponse_query, dresponse_value);
+  times_projection<true>(mixing_, dresponse_query.data(), dw_q_);  // dW_q = Rᵀ·dM_q
+  times_projection<true>(mixing_, dresponse_value.data(), dw_v_);  // dW_v = Rᵀ·dM_v
+  loss_trace_.push_back(loss);
+  if (!std::isfinite(loss) || !dw_q_.allFinite() || !dw_v_.allFinite() ||
+      !adam_.step_within_unvalidated({&dw_q_, &dw_v_}, kMaxFeatureRecoveryWeightMagnitude)) {
+    diverged_at_ = static_cast<int>(steps_taken());
+  }
+}
+
+// The loss rule at the last step. The trivial prediction is zero: the target mixes unit-variance
+// payloads with weights summing to 1, so E[target²] = E[Σ A_i²] ≤ 1 per entry.
+void FeatureRecoveryTrainer::apply_loss_rule() {
+  LossWatch watch(1.0, "the zero prediction, at most 1");
+  for (long t = 1; t <= steps_taken(); ++t) {
+    if (LossWatch::wants(t, steps_total())) watch.record(t, steps_total(), loss_trace_[static_cast<std::size_t>(t - 1)]);
+  }
+  if (watch.diverged()) {
+    diverged_at_ = static_cast<int>(steps_taken());
+    loss_divergence_ = watch.reason();
+  }
+}
+
 TrainingProgress FeatureRecoveryTrainer::step(long n) {
   if (n < 0) throw InputError("step count must be ≥ 0, got " + std::to_string(n));
   const long todo = stopped_ ? 0 : std::min(n, steps_total() - steps_taken());
-  ResponseMap response_query, response_value, dresponse_query, dresponse_value;
   const auto start = std::chrono::steady_clock::now();
-  for (long t = 0; t < todo && !diverged() && settings_.learned_keys; ++t) {
-    // Learned keys: the reference path in observed coordinates (the latent fast path
-    // below has the fixed keys built in). Same batches, same Adam.
-    sample_feature_recovery_batch(batches_, settings_.batch_size, settings_.request_scale, batch_);
-    const Matrix x_request = batch_.request * mixing_, x_records = batch_.records * mixing_;
-    const FeatureRecoveryForward f = feature_recovery_forward(x_request, x_records, w_q_, w_v_, keys_);
-    const FeatureRecoveryGradients g = feature_recovery_backward(f, x_request, x_records, batch_.target, keys_);
-    dw_q_ = g.dw_q;
-    dw_v_ = g.dw_v;
-    dkeys_ = g.dkeys;
-    loss_trace_.push_back(g.loss);
-    if (!std::isfinite(g.loss) || !dw_q_.allFinite() || !dw_v_.allFinite() || !dkeys_.allFinite()) {
-      diverged_at_ = static_cast<int>(steps_taken());
-      break;
-    }
-    if (!adam_.step_within_unvalidated({&dw_q_, &dw_v_, &dkeys_}, kMaxFeatureRecoveryWeightMagnitude)) {
-      diverged_at_ = static_cast<int>(steps_taken());
-    }
+  for (long t = 0; t < todo && !diverged(); ++t) {
+    if (settings_.learned_keys) learned_keys_step();
+    else latent_step();
   }
-  for (long t = 0; t < todo && !diverged() && !settings_.learned_keys; ++t) {
-    if (chosen_keys_) {
-      sample_feature_recovery_batch(batches_, settings_.batch_size, settings_.request_scale, task_keys_, batch_);
-    } else {
-      sample_feature_recovery_batch(batches_, settings_.batch_size, settings_.request_scale, batch_);
-    }
-    times_projection<false>(mixing_, w_q_.data(), response_query);  // M_q = R·W_q
-    times_projection<false>(mixing_, w_v_.data(), response_value);  // M_v = R·W_v
-    const double loss = chosen_keys_ ? feature_recovery_latent_backward(batch_, response_query, response_value,
-                                                                        task_keys_, dresponse_query, dresponse_value)
-                                     : feature_recovery_latent_backward(batch_, response_query, response_value,
-                                                                        dresponse_query, dresponse_value);
-    times_projection<true>(mixing_, dresponse_query.data(), dw_q_);  // dW_q = Rᵀ·dM_q
-    times_projection<true>(mixing_, dresponse_value.data(), dw_v_);  // dW_v = Rᵀ·dM_v
-    loss_trace_.push_back(loss);
-    // Divergence: a non-finite loss or gradient ends training before Adam sees it (the weights
-    // stay those of the step before), so Adam need not test the gradients again; a W beyond the
-    // weight limit after the update ends it too.
-    if (!std::isfinite(loss) || !dw_q_.allFinite() || !dw_v_.allFinite()) {
-      diverged_at_ = static_cast<int>(steps_taken());
-      break;
-    }
-    if (!adam_.step_within_unvalidated({&dw_q_, &dw_v_}, kMaxFeatureRecoveryWeightMagnitude)) {
-      diverged_at_ = static_cast<int>(steps_taken());
-    }
-  }
-  // The loss rule at the last step. The trivial prediction is zero: the target mixes unit-variance
-  // payloads with weights summing to 1, so E[target²] = E[Σ A_i²] ≤ 1 per entry.
-  if (todo > 0 && !diverged() && steps_taken() == steps_total()) {
-    LossWatch watch(1.0, "the zero prediction, at most 1");
-    for (long t = 1; t <= steps_taken(); ++t) {
-      if (LossWatch::wants(t, steps_total())) watch.record(t, steps_total(), loss_trace_[static_cast<std::size_t>(t - 1)]);
-    }
-    if (watch.diverged()) {
-      diverged_at_ = static_cast<int>(steps_taken());
-      loss_divergence_ = watch.reason();
-    }
-  }
+  if (todo > 0 && !diverged() && steps_taken() == steps_total()) apply_loss_rule();
   if (todo > 0) train_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return progress();
 }

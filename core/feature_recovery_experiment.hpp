@@ -104,6 +104,12 @@ class FeatureRecoveryTrainer {
   }
 
  private:
+  // One training step of each path (the loss recorded, the weights updated unless it diverged).
+  void learned_keys_step();
+  void latent_step();
+  // The loss rule (core/loss_divergence.hpp) over the whole loss trace, at the last step.
+  void apply_loss_rule();
+
   FeatureRecoverySettings settings_;
   Matrix mixing_;
   Matrix w_q_, w_v_;

@@ -438,16 +438,11 @@ SeedClaims seed_claims(const MaxDigitAnalysis& a) {
   return c;
 }
 
-MaxDigitAnalysis analyze_max_digit(const MaxDigitWeights& w) {
-  validate_weights(w);
-  const EvaluationSet& set = standard_evaluation_set();
-  MaxDigitAnalysis a;
-  a.unit_norm_unembedding = w.unit_norm_unembedding;
-  a.evaluation_lists = set.total_lists;
-  a.evaluation_lists_by_max = set.lists_by_max;
-  a.accuracy = readout_accuracy(w, Readout{});
-  a.residual_free = residual_free_accuracy(w);
-  a.residual_only = residual_only_accuracy(w);
+namespace {
+
+// Accuracy with every non-empty set of heads ablated, sets in the order of their bit masks 1 … 2^H − 1.
+std::vector<HeadAblation> head_ablations(const MaxDigitWeights& w) {
+  std::vector<HeadAblation> out;
   for (int mask = 1; mask < (1 << H); ++mask) {
     HeadAblation ablation;
     std::array<bool, H> ablated{};
@@ -458,8 +453,15 @@ MaxDigitAnalysis analyze_max_digit(const MaxDigitWeights& w) {
       }
     }
     ablation.report = ablation_accuracy(w, ablated);
-    a.head_ablation.push_back(ablation);
+    out.push_back(ablation);
   }
+  return out;
+}
+
+// Readout accuracy through the top-k principal directions (projection P = U_k U_kᵀ, no residual),
+// k = 1 … kSubspaceMaxK, of W_O's and of W_U's bases; and their variance ratios, directions and the
+// |cosine| between their first three.
+void subspace_readouts(const MaxDigitWeights& w, MaxDigitAnalysis& a) {
   const PrincipalDirections po = principal_directions(w, Basis::w_o), pu = principal_directions(w, Basis::w_u);
   for (int k = 1; k <= kSubspaceMaxK; ++k) {
     for (auto [p, out] : {std::pair{&po, &a.subspace_w_o}, std::pair{&pu, &a.subspace_w_u}}) {
@@ -476,13 +478,11 @@ MaxDigitAnalysis analyze_max_digit(const MaxDigitWeights& w) {
   a.directions_w_o = po.directions.leftCols(kSubspaceMaxK);
   a.directions_w_u = pu.directions.leftCols(kSubspaceMaxK);
   a.cosine = (po.directions.leftCols(3).transpose() * pu.directions.leftCols(3)).cwiseAbs();
-  a.scores = score_table(w);
-  a.attention_by_max = attention_by_max(w, set);
-  for (int m = 0; m < kDigits; ++m) {
-    for (int h = 0; h < H; ++h) {
-      if (a.attention_by_max[h](m, m) > 0.5) a.recruited[m].push_back(h);
-    }
-  }
+}
+
+// Attention patching on the list 2 3 4 5 6 at the digit 4 (position 3: BOS, 2, 3, 4): each head
+// alone, every head at once, and each pair of heads.
+void attention_patches(const MaxDigitWeights& w, MaxDigitAnalysis& a) {
   a.patch_digits = {2, 3, 4, 5, 6};
   a.patch_position = 3;  // BOS, 2, 3, 4: the digit 4 sits at position 3
   for (int h = 0; h < H; ++h) {
@@ -496,6 +496,31 @@ MaxDigitAnalysis analyze_max_digit(const MaxDigitWeights& w) {
       a.patch_pairs.push_back({{h0, h1}, patch_attention(w, a.patch_digits, {{h0, a.patch_position}, {h1, a.patch_position}})});
     }
   }
+}
+
+}  // namespace
+
+MaxDigitAnalysis analyze_max_digit(const MaxDigitWeights& w) {
+  validate_weights(w);
+  const EvaluationSet& set = standard_evaluation_set();
+  MaxDigitAnalysis a;
+  a.unit_norm_unembedding = w.unit_norm_unembedding;
+  a.evaluation_lists = set.total_lists;
+  a.evaluation_lists_by_max = set.lists_by_max;
+  a.accuracy = readout_accuracy(w, Readout{});
+  a.residual_free = residual_free_accuracy(w);
+  a.residual_only = residual_only_accuracy(w);
+  a.head_ablation = head_ablations(w);
+  subspace_readouts(w, a);
+  a.scores = score_table(w);
+  a.attention_by_max = attention_by_max(w, set);
+  // Head h is recruited for max digit m when attention_by_max puts more than half of it on m.
+  for (int m = 0; m < kDigits; ++m) {
+    for (int h = 0; h < H; ++h) {
+      if (a.attention_by_max[h](m, m) > 0.5) a.recruited[m].push_back(h);
+    }
+  }
+  attention_patches(w, a);
   a.angle = angle_vs_dot(w, Basis::w_o, 3);
   a.mechanism_figures = mechanism(w, a.recruited);
   return a;

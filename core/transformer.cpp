@@ -303,6 +303,38 @@ Matrix mixed_values_product(const Matrix& pattern, const Matrix& clean, const Ma
   return z;
 }
 
+// One head h of a resumed layer: its write into the residual stream, z_h W_O^h, for query rows
+// [q0, T) ((T − q0) × d). x (rows [first_row, changed_end), each d wide) is the layer's normalized
+// input where it differs from the clean run `la`; every other row is the clean run's.
+Matrix resumed_head_output(const AttentionLayerWeights& lw, const LayerActivations& la, const Matrix& x, int h,
+                           Eigen::Index first_row, Eigen::Index changed_end, Eigen::Index q0, double inv_sqrt_dh) {
+  const Eigen::Index T = la.q[h].rows(), changed = changed_end - first_row;
+  // Keys and values: the clean run's, with rows [first_row, changed_end) recomputed.
+  Matrix k = ordered_product(x, lw.W_K[h]);
+  k.rowwise() += lw.b_K.row(h);
+  Matrix v = ordered_product(x, lw.W_V[h]);
+  v.rowwise() += lw.b_V.row(h);
+  // Query rows [q0, T): recomputed where the input changed (rows < changed_end), else the clean run's.
+  const Eigen::Index q_changed = std::max<Eigen::Index>(0, changed_end - q0);
+  Matrix q = la.q[h].bottomRows(T - q0);
+  if (q_changed > 0) {
+    q.topRows(q_changed) = ordered_product(x.middleRows(q0 - first_row, q_changed), lw.W_Q[h]);
+    q.topRows(q_changed).rowwise() += lw.b_Q.row(h);
+  }
+  // Scores q kᵀ / √c: each entry one dot product, so the clean columns and the recomputed ones can be
+  // formed apart.
+  Matrix pattern;
+  if (changed == T) {
+    pattern = ordered_product_nt(q, k);
+  } else {
+    pattern = ordered_product_nt(q, la.k[h]);
+    pattern.middleCols(first_row, changed) = ordered_product_nt(q, k);
+  }
+  pattern *= inv_sqrt_dh;
+  causal_softmax(pattern, q0);
+  return ordered_product(mixed_values_product(pattern, la.v[h], v, first_row), lw.W_O[h]);
+}
+
 }  // namespace
 
 Matrix resume_final_normalized(const TransformerWeights& w, const TransformerActivations& clean, int first_layer,
@@ -334,36 +366,10 @@ Matrix resume_final_normalized(const TransformerWeights& w, const TransformerAct
     const auto& la = clean.layers[l];
     // Queries needed: every row from first_row, or in the last layer only those whose logits are asked for.
     const Eigen::Index q0 = l + 1 == c.n_layers ? logit_row : first_row;
-    const Eigen::Index changed = changed_end - first_row;  // rows [first_row, changed_end) differ from clean
     Vector scale;
     const Matrix x = normalizes(c) ? layer_norm_forward(*resid, lw.ln_w, lw.ln_b, c.layer_norm_eps, scale) : *resid;
-    // Query rows [q0, T): recomputed where the input changed (rows < changed_end), else the clean run's.
-    const Eigen::Index q_changed = std::max<Eigen::Index>(0, changed_end - q0);
     Matrix next = rows_from(q0);  // resid_pre of the query rows, heads added below in head order
-    for (int h = 0; h < c.n_heads; ++h) {
-      // Keys and values: the clean run's, with rows [first_row, changed_end) recomputed.
-      Matrix k = ordered_product(x, lw.W_K[h]);
-      k.rowwise() += lw.b_K.row(h);
-      Matrix v = ordered_product(x, lw.W_V[h]);
-      v.rowwise() += lw.b_V.row(h);
-      Matrix q = la.q[h].bottomRows(T - q0);
-      if (q_changed > 0) {
-        q.topRows(q_changed) = ordered_product(x.middleRows(q0 - first_row, q_changed), lw.W_Q[h]);
-        q.topRows(q_changed).rowwise() += lw.b_Q.row(h);
-      }
-      // Scores q kᵀ: each entry one dot product, so the clean columns and the recomputed ones can be
-      // formed apart.
-      Matrix pattern;
-      if (changed == T) {
-        pattern = ordered_product_nt(q, k);
-      } else {
-        pattern = ordered_product_nt(q, la.k[h]);
-        pattern.middleCols(first_row, changed) = ordered_product_nt(q, k);
-      }
-      pattern *= inv_sqrt_dh;
-      causal_softmax(pattern, q0);
-      next += ordered_product(mixed_values_product(pattern, la.v[h], v, first_row), lw.W_O[h]);
-    }
+    for (int h = 0; h < c.n_heads; ++h) next += resumed_head_output(lw, la, x, h, first_row, changed_end, q0, inv_sqrt_dh);
     next.rowwise() += lw.b_O.row(0);
     resid_next = std::move(next);
     resid = &resid_next;
@@ -389,10 +395,45 @@ TransformerActivations transformer_forward(const TransformerWeights& w, const st
   return transformer_forward_unchecked(w, tokens, hook);
 }
 
+namespace {
+
+// Backward of one head h of a layer, given dresid (T × d, dL/d resid_post): adds the head's
+// gradients to lg and its three terms of dL/dx̂ to dnormalized (T × d), q's, k's, v's in that order.
+void head_backward(const AttentionLayerWeights& lw, const LayerActivations& la, int h, const Matrix& dresid,
+                   double inv_sqrt_dh, AttentionLayerWeights& lg, Matrix& dnormalized) {
+  const Eigen::Index T = dresid.rows();
+  // head_output = z W_O
+  add_ordered_product_tn(lg.W_O[h], la.z[h], dresid);
+  const Matrix dz = ordered_product_nt(dresid, lw.W_O[h]);
+  // z = pattern v
+  Matrix dpattern = ordered_product_nt(dz, la.v[h]);
+  const Matrix dv = ordered_product_tn(la.pattern[h], dz);
+  // pattern = softmax(scores) per row over j ≤ i: dscores = pattern ⊙ (dpattern − Σ_j dpattern ⊙ pattern)
+  Matrix dscores(T, T);
+  for (Eigen::Index i = 0; i < T; ++i) {
+    const double inner = ordered_dot(dpattern.data() + i * T, la.pattern[h].data() + i * T, T);
+    dscores.row(i) = la.pattern[h].row(i).array() * (dpattern.row(i).array() - inner);
+  }
+  dscores *= inv_sqrt_dh;  // scores = q kᵀ / √c
+  const Matrix dq = ordered_product(dscores, la.k[h]);
+  const Matrix dk = ordered_product_tn(dscores, la.q[h]);
+  // q = x̂ W_Q + b_Q (and k, v alike)
+  add_ordered_product_tn(lg.W_Q[h], la.normalized, dq);
+  add_ordered_product_tn(lg.W_K[h], la.normalized, dk);
+  add_ordered_product_tn(lg.W_V[h], la.normalized, dv);
+  lg.b_Q.row(h) += ordered_column_sums(dq);
+  lg.b_K.row(h) += ordered_column_sums(dk);
+  lg.b_V.row(h) += ordered_column_sums(dv);
+  dnormalized += ordered_product_nt(dq, lw.W_Q[h]);
+  dnormalized += ordered_product_nt(dk, lw.W_K[h]);
+  dnormalized += ordered_product_nt(dv, lw.W_V[h]);
+}
+
+}  // namespace
+
 void transformer_backward(const TransformerWeights& w, const TransformerActivations& a, const Matrix& dlogits,
                           TransformerWeights& dw) {
   const TransformerConfig& c = w.config;
-  const int H = c.n_heads;
   const double inv_sqrt_dh = 1.0 / std::sqrt(static_cast<double>(c.d_head));
   const Eigen::Index T = a.logits.rows();
   require_shape("dlogits", dlogits, T, c.d_vocab);
@@ -405,41 +446,14 @@ void transformer_backward(const TransformerWeights& w, const TransformerActivati
                                                       dw.ln_final_b)
                                 : dfinal;
   for (int l = c.n_layers - 1; l >= 0; --l) {
-    const auto& lw = w.layers[l];
     const auto& la = a.layers[l];
     auto& lg = dw.layers[l];
     // resid_post = resid_pre + Σ_h z_h W_O^h + b_O: dresid flows to resid_pre and to every head.
     lg.b_O.row(0) += ordered_column_sums(dresid);
     Matrix dnormalized = Matrix::Zero(T, c.d_model);
-    for (int h = 0; h < H; ++h) {
-      // head_output = z W_O
-      add_ordered_product_tn(lg.W_O[h], la.z[h], dresid);
-      const Matrix dz = ordered_product_nt(dresid, lw.W_O[h]);
-      // z = pattern v
-      Matrix dpattern = ordered_product_nt(dz, la.v[h]);
-      const Matrix dv = ordered_product_tn(la.pattern[h], dz);
-      // pattern = softmax(scores) per row over j ≤ i: dscores = pattern ⊙ (dpattern − Σ_j dpattern ⊙ pattern)
-      Matrix dscores(T, T);
-      for (Eigen::Index i = 0; i < T; ++i) {
-        const double inner = ordered_dot(dpattern.data() + i * T, la.pattern[h].data() + i * T, T);
-        dscores.row(i) = la.pattern[h].row(i).array() * (dpattern.row(i).array() - inner);
-      }
-      dscores *= inv_sqrt_dh;  // scores = q kᵀ / √c
-      const Matrix dq = ordered_product(dscores, la.k[h]);
-      const Matrix dk = ordered_product_tn(dscores, la.q[h]);
-      // q = x̂ W_Q + b_Q (and k, v alike)
-      add_ordered_product_tn(lg.W_Q[h], la.normalized, dq);
-      add_ordered_product_tn(lg.W_K[h], la.normalized, dk);
-      add_ordered_product_tn(lg.W_V[h], la.normalized, dv);
-      lg.b_Q.row(h) += ordered_column_sums(dq);
-      lg.b_K.row(h) += ordered_column_sums(dk);
-      lg.b_V.row(h) += ordered_column_sums(dv);
-      dnormalized += ordered_product_nt(dq, lw.W_Q[h]);
-      dnormalized += ordered_product_nt(dk, lw.W_K[h]);
-      dnormalized += ordered_product_nt(dv, lw.W_V[h]);
-    }
+    for (int h = 0; h < c.n_heads; ++h) head_backward(w.layers[l], la, h, dresid, inv_sqrt_dh, lg, dnormalized);
     if (normalizes(c)) {
-      dresid += layer_norm_backward(la.resid_pre, la.scale, lw.ln_w, dnormalized, lg.ln_w, lg.ln_b);
+      dresid += layer_norm_backward(la.resid_pre, la.scale, w.layers[l].ln_w, dnormalized, lg.ln_w, lg.ln_b);
     } else {
       dresid += dnormalized;
     }

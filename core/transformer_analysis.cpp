@@ -158,6 +158,58 @@ void add_ablation_losses(const TransformerWeights& w, const TransformerActivatio
   }
 }
 
+// Adds one sequence's attention over its repeated half (positions p ≥ loss_from) to the L × H
+// sums: from p to p − 1 (previous token) and to p − m + 1 (induction, m = n_ctx / 2), and one to
+// `positions` per p.
+void add_induction_scores(const TransformerActivations& a, const TokenSequence& s, int m, BatchResult& r,
+                          double& positions) {
+  const int T = static_cast<int>(s.tokens.size());
+  for (int p = s.loss_from; p < T; ++p) {
+    for (std::size_t l = 0; l < a.layers.size(); ++l) {
+      const auto& pattern = a.layers[l].pattern;
+      for (std::size_t h = 0; h < pattern.size(); ++h) {
+        r.previous_token(l, h) += pattern[h](p, p - 1);
+        r.induction(l, h) += pattern[h](p, p - m + 1);
+      }
+    }
+    positions += 1.0;
+  }
+}
+
+// The runs of mean ablation's first pass, kept for its second while their activations total at most
+// kKeptActivationDoubles; past it none are kept and the second pass recomputes each.
+struct KeptRuns {
+  std::vector<TransformerActivations> runs;
+  bool keep = true;
+  std::size_t doubles = 0;
+  void add(TransformerActivations&& a) {
+    if (!keep) return;
+    doubles += activation_doubles(a);
+    if (doubles <= kKeptActivationDoubles) {
+      runs.push_back(std::move(a));
+    } else {
+      keep = false;
+      std::vector<TransformerActivations>().swap(runs);
+    }
+  }
+};
+
+// Mean ablation's second pass: mean_output (summed over the batch by the first) becomes the mean,
+// then each sequence's ablated losses are added to total in batch order.
+void add_mean_ablation_losses(const TransformerWeights& w, const std::vector<TokenSequence>& batch, Ablation mode,
+                              std::vector<std::vector<Matrix>>& mean_output, const KeptRuns& kept,
+                              std::vector<double>& total) {
+  for (auto& layer : mean_output)
+    for (auto& mo : layer) mo /= static_cast<double>(batch.size());
+  for (std::size_t b = 0; b < batch.size(); ++b) {
+    if (kept.keep) {
+      add_ablation_losses(w, kept.runs[b], batch[b], mode, mean_output, total);
+    } else {
+      add_ablation_losses(w, transformer_forward_unchecked(w, batch[b].tokens), batch[b], mode, mean_output, total);
+    }
+  }
+}
+
 // One forward pass per sequence (two for mean ablation beyond kKeptActivationDoubles), read by every
 // requested result. Each result adds its terms in the order its own loop over the batch would:
 // scores over sequences, positions; loss over sequences (transformer_loss); ablation over sequences,
@@ -168,30 +220,15 @@ BatchResult batch_pass(const TransformerWeights& w, const std::vector<TokenSeque
   BatchResult r;
   r.previous_token = Matrix::Zero(L, H);
   r.induction = Matrix::Zero(L, H);
-  const int m = c.n_ctx / 2;
   double positions = 0.0, loss = 0.0;
   const bool mean = o.ablation && o.mode == Ablation::mean;
-  std::vector<std::vector<Matrix>> mean_output;
+  std::vector<std::vector<Matrix>> mean_output;  // L × H of T × d: Σ over the batch of each head's output
   if (mean) mean_output.assign(L, std::vector<Matrix>(H, Matrix::Zero(batch[0].tokens.size(), c.d_model)));
-  std::vector<double> total(static_cast<std::size_t>(L * H), 0.0);
-  std::vector<TransformerActivations> kept;
-  bool keep = mean;
-  std::size_t kept_doubles = 0;
+  std::vector<double> total(static_cast<std::size_t>(L * H), 0.0);  // ablated losses, [l·H + h]
+  KeptRuns kept;
   for (const auto& s : batch) {
     TransformerActivations a = transformer_forward_unchecked(w, s.tokens);
-    if (o.scores) {
-      // Over the repeated half: attention from p to p − 1 and to p − m + 1.
-      const int T = static_cast<int>(s.tokens.size());
-      for (int p = s.loss_from; p < T; ++p) {
-        for (int l = 0; l < L; ++l) {
-          for (int h = 0; h < H; ++h) {
-            r.previous_token(l, h) += a.layers[l].pattern[h](p, p - 1);
-            r.induction(l, h) += a.layers[l].pattern[h](p, p - m + 1);
-          }
-        }
-        positions += 1.0;
-      }
-    }
+    if (o.scores) add_induction_scores(a, s, c.n_ctx / 2, r, positions);
     loss += sequence_cross_entropy(a.logits, s);
     if (!o.ablation) continue;
     if (!mean) {
@@ -200,27 +237,9 @@ BatchResult batch_pass(const TransformerWeights& w, const std::vector<TokenSeque
     }
     for (int l = 0; l < L; ++l)
       for (int h = 0; h < H; ++h) mean_output[l][h] += a.layers[l].head_output[h];
-    if (keep) {
-      kept_doubles += activation_doubles(a);
-      if (kept_doubles <= kKeptActivationDoubles) {
-        kept.push_back(std::move(a));
-      } else {
-        keep = false;
-        std::vector<TransformerActivations>().swap(kept);
-      }
-    }
+    kept.add(std::move(a));
   }
-  if (mean) {
-    for (auto& layer : mean_output)
-      for (auto& mo : layer) mo /= static_cast<double>(batch.size());
-    for (std::size_t b = 0; b < batch.size(); ++b) {
-      if (keep) {
-        add_ablation_losses(w, kept[b], batch[b], o.mode, mean_output, total);
-      } else {
-        add_ablation_losses(w, transformer_forward_unchecked(w, batch[b].tokens), batch[b], o.mode, mean_output, total);
-      }
-    }
-  }
+  if (mean) add_mean_ablation_losses(w, batch, o.mode, mean_output, kept, total);
   if (o.scores) {
     r.previous_token /= positions;
     r.induction /= positions;
@@ -252,6 +271,153 @@ Matrix head_ablation_loss(const TransformerWeights& w, const std::vector<TokenSe
 
 namespace {
 
+// What every patch of one (clean, corrupted) pair of prompts reads. T = prompt length, last = T − 1,
+// d = d_model; the logit difference is ld = logit(last, answer) − logit(last, wrong), and a patch's
+// result is normalised as (ld_patched − ld_corrupted) / span, span = ld_clean − ld_corrupted.
+struct Patching {
+  const TransformerWeights& w;
+  const TransformerActivations& clean_run;
+  const TransformerActivations& corrupted_run;
+  int answer, wrong;
+  Eigen::Index T, last, d;
+  RowVector u_answer, u_wrong;  // the two columns of W_U the logit difference reads, contiguous for ordered_dot
+  double corrupted_ld, span;
+};
+
+// ld of the last row of a forward pass's logits (T × V).
+double logit_difference(const Matrix& logits, Eigen::Index last, int answer, int wrong) {
+  return logits(last, answer) - logits(last, wrong);
+}
+
+// ld from x, the last row after the final LayerNorm (d wide): x · W_U[:, t] + b_U(t), as
+// resume_forward forms each logit (ordered_dot, k ascending), answer minus wrong.
+double final_logit_difference(const Patching& P, const double* x) {
+  const auto& w = P.w;
+  return (ordered_dot(x, P.u_answer.data(), P.d) + w.b_U(0, P.answer)) -
+         (ordered_dot(x, P.u_wrong.data(), P.d) + w.b_U(0, P.wrong));
+}
+
+double normalised(const Patching& P, double ld) { return (ld - P.corrupted_ld) / P.span; }
+
+// Layer l's output row p with head h's replaced by the corrupted run's (d wide, into out), summed as
+// the forward pass sums it: resid_pre, each head in order, then b_O.
+void patched_row(const Patching& P, int l, int h, Eigen::Index p, double* out) {
+  const auto& clean_layer = P.clean_run.layers[l];
+  Eigen::Map<RowVector> row(out, P.d);
+  row = clean_layer.resid_pre.row(p);
+  for (int g = 0; g < P.w.config.n_heads; ++g) {
+    row += (g == h ? P.corrupted_run.layers[l] : clean_layer).head_output[g].row(p);
+  }
+  row += P.w.layers[l].b_O.row(0);
+}
+
+// The last layer's clean causal softmax of the last query, for one head g: its scaled scores
+// s_j = (q_last · k_j) / √c (resume_forward's dot products and scaling), their largest, the largest
+// without each column j, and exp(s_j − largest).
+struct CleanSoftmax {
+  RowVector scaled, exps;
+  double top = 0.0;
+  std::vector<double> top_without;
+};
+
+CleanSoftmax clean_softmax_of(const Patching& P, int g) {
+  const auto& top_run = P.clean_run.layers.back();
+  const Eigen::Index T = P.T, dh = P.w.config.d_head;
+  RowVector scores(T);
+  for (Eigen::Index j = 0; j < T; ++j) scores(j) = ordered_dot(top_run.q[g].data() + P.last * dh, top_run.k[g].data() + j * dh, dh);
+  CleanSoftmax cs;
+  cs.scaled = scores * (1.0 / std::sqrt(static_cast<double>(dh)));
+  cs.top = cs.scaled.maxCoeff();
+  // Prefix and suffix maxima: top_without[j] = max(max s_{<j}, max s_{>j}).
+  std::vector<double> before(static_cast<std::size_t>(T + 1), -std::numeric_limits<double>::infinity()), after = before;
+  for (Eigen::Index j = 0; j < T; ++j) before[j + 1] = std::max(before[j], cs.scaled(j));
+  for (Eigen::Index j = T; j-- > 0;) after[j] = std::max(after[j + 1], cs.scaled(j));
+  cs.top_without.resize(static_cast<std::size_t>(T));
+  for (Eigen::Index j = 0; j < T; ++j) cs.top_without[j] = std::max(before[j], after[j + 1]);
+  cs.exps.resize(T);
+  for (Eigen::Index j = 0; j < T; ++j) cs.exps(j) = exp_nonpositive(cs.scaled(j) - cs.top);
+  return cs;
+}
+
+// z (c wide, into zh) of the last query of last-layer head g when only key/value row p differs from
+// the clean run: k_p, v_p the patched row's key and value (c wide each). causal_softmax of the last
+// query's scaled scores with column p replaced: the row's largest, each exp of score − largest (the
+// clean run's exps wherever the largest is the clean one's, which they then equal bit for bit),
+// summed in column order, each divided by the sum; then Σ_j pattern_j v_j, j ascending, as
+// mixed_values_product mixes clean and fresh values.
+void last_query_z(const Patching& P, const CleanSoftmax& clean, int g, Eigen::Index p, const double* k_p,
+                  const double* v_p, double* zh) {
+  const auto& top_run = P.clean_run.layers.back();
+  const Eigen::Index T = P.T, dh = P.w.config.d_head;
+  const double inv_sqrt_dh = 1.0 / std::sqrt(static_cast<double>(dh));
+  const double score_p = ordered_dot(top_run.q[g].data() + P.last * dh, k_p, dh) * inv_sqrt_dh;
+  const double row_top = std::max(clean.top_without[static_cast<std::size_t>(p)], score_p);
+  RowVector pattern(T);
+  double sum = 0.0;
+  for (Eigen::Index j = 0; j < T; ++j) {
+    const double sj = j == p ? score_p : clean.scaled(j);
+    pattern(j) = j != p && row_top == clean.top ? clean.exps(j) : exp_nonpositive(sj - row_top);
+    sum += pattern(j);
+  }
+  for (Eigen::Index j = 0; j < T; ++j) pattern(j) /= sum;
+  for (Eigen::Index col = 0; col < dh; ++col) zh[col] = 0.0;
+  for (Eigen::Index j = 0; j < T; ++j) {
+    const double* vj = j == p ? v_p : top_run.v[g].data() + j * dh;
+    const double pj = pattern(j);
+    for (Eigen::Index col = 0; col < dh; ++col) zh[col] += pj * vj[col];
+  }
+}
+
+// The second-to-last layer's patches at p < last, every head h at once, into column p of out
+// (rows l·H + h). Row p then enters only the last layer's keys and values at p; the last query and
+// every other key and value are the clean run's. So: the H patched rows' LayerNorm, keys and values
+// as one H-row product (each entry the sum resume_forward forms for one row), and per last-layer
+// head g and patch h the last query's z (last_query_z), then z W_O for all h at once. The same
+// operations in the same order as resume_forward(l + 1, row, p, last): the same bits, without its
+// per-row copies.
+void second_to_last_patches(const Patching& P, const std::vector<CleanSoftmax>& clean, int l, Eigen::Index p,
+                            Matrix& out) {
+  const auto& c = P.w.config;
+  const auto& top = P.w.layers.back();
+  const int H = c.n_heads;
+  const Eigen::Index d = P.d, dh = c.d_head;
+  Matrix rows(H, d);  // H × d: the patched rows, one per head h
+  for (int h = 0; h < H; ++h) patched_row(P, l, h, p, rows.data() + h * d);
+  Vector scale;
+  const bool norm = c.normalization != Normalization::none;
+  const Matrix x = norm ? layer_norm_forward(rows, top.ln_w, top.ln_b, c.layer_norm_eps, scale) : rows;
+  Matrix next(H, d);  // the last row of the last layer's output, per patch h
+  for (int h = 0; h < H; ++h) next.row(h) = P.clean_run.layers.back().resid_pre.row(P.last);
+  Matrix z(H, dh);
+  for (int g = 0; g < H; ++g) {
+    Matrix k = ordered_product(x, top.W_K[g]);  // H × c
+    k.rowwise() += top.b_K.row(g);
+    Matrix v = ordered_product(x, top.W_V[g]);  // H × c
+    v.rowwise() += top.b_V.row(g);
+    for (int h = 0; h < H; ++h) {
+      last_query_z(P, clean[static_cast<std::size_t>(g)], g, p, k.data() + h * dh, v.data() + h * dh, z.data() + h * dh);
+    }
+    next += ordered_product(z, top.W_O[g]);
+  }
+  next.rowwise() += top.b_O.row(0);
+  const Matrix final_x = norm ? layer_norm_forward(next, P.w.ln_final_w, P.w.ln_final_b, c.layer_norm_eps, scale) : next;
+  for (int h = 0; h < H; ++h) out(l * H + h, p) = normalised(P, final_logit_difference(P, final_x.data() + h * d));
+}
+
+// Any other patch of head h of layer l at position p: it changes row p of layer l's output and,
+// through causal attention, only rows ≥ p of later layers; resume_final_normalized recomputes just
+// those (in layer l + 1 only row p's keys and values) and of the last layer only the last position
+// (the logit difference reads nothing else). It repeats the forward pass's operations row by row,
+// so the result has the bits of a full patched forward pass.
+double resumed_patch(const Patching& P, int l, int h, Eigen::Index p) {
+  Matrix row(1, P.d);
+  patched_row(P, l, h, p, row.data());
+  const Matrix x = resume_final_normalized(P.w, P.clean_run, l + 1, row, p, P.last);
+  return normalised(P, final_logit_difference(P, x.data()));
+}
+
+// Patching head h of layer l at position p, for every (l, h, p): (L·H) × T of normalised logit
+// differences (tests/core/transformer_analysis_test.cpp checks it against a naive recomputation).
 PatchingResult patching_of(const TransformerWeights& w, const TransformerActivations& clean_run,
                            const std::vector<int>& corrupted, int answer, int wrong) {
   const std::vector<int>& clean = clean_run.tokens;
@@ -264,140 +430,29 @@ PatchingResult patching_of(const TransformerWeights& w, const TransformerActivat
   require_index("wrong", wrong, w.config.d_vocab);
   const auto& c = w.config;
   const Eigen::Index T = static_cast<Eigen::Index>(clean.size()), last = T - 1;
-  const auto ld = [&](const Matrix& logits) { return logits(last, answer) - logits(last, wrong); };
   PatchingResult r;
-  r.clean_logit_difference = ld(clean_run.logits);
-  r.corrupted_logit_difference = ld(corrupted_run.logits);
+  r.clean_logit_difference = logit_difference(clean_run.logits, last, answer, wrong);
+  r.corrupted_logit_difference = logit_difference(corrupted_run.logits, last, answer, wrong);
   const double span = r.clean_logit_difference - r.corrupted_logit_difference;
   if (!(std::abs(span) > 0)) {
     throw InputError("the clean and corrupted prompts give the same logit difference; there is nothing to normalise by");
   }
-  r.normalised = Matrix::Zero(c.n_layers * c.n_heads, T);
-  // The two columns of W_U the logit difference reads, contiguous for ordered_dot.
-  const RowVector u_answer = w.W_U.col(answer).transpose(), u_wrong = w.W_U.col(wrong).transpose();
-  const Eigen::Index d = c.d_model;
-  const auto ld_final = [&](const double* x) {  // x: the last row after the final LayerNorm, d wide
-    return (ordered_dot(x, u_answer.data(), d) + w.b_U(0, answer)) -
-           (ordered_dot(x, u_wrong.data(), d) + w.b_U(0, wrong));
-  };
+  const Patching P{w, clean_run, corrupted_run, answer, wrong, T, last, c.d_model,
+                   w.W_U.col(answer).transpose(), w.W_U.col(wrong).transpose(), r.corrupted_logit_difference, span};
   const int L = c.n_layers, H = c.n_heads;
-  // Layer l's output row p with head h's replaced by the corrupted run's, summed as the forward pass
-  // sums it (resid_pre, each head in order, then b_O); the other rows are the clean run's.
-  const auto patched_row = [&](int l, int h, Eigen::Index p, double* out) {
-    const auto& clean_layer = clean_run.layers[l];
-    Eigen::Map<RowVector> row(out, d);
-    row = clean_layer.resid_pre.row(p);
-    for (int g = 0; g < H; ++g) row += (g == h ? corrupted_run.layers[l] : clean_layer).head_output[g].row(p);
-    row += w.layers[l].b_O.row(0);
-  };
-  // The second-to-last layer's patches at p < last, every head at once. Row p then enters only the
-  // last layer's keys and values at p; the last query and every other key and value are the clean
-  // run's. So per p: the H patched rows' LayerNorm, keys and values as one H-row product (each entry
-  // the sum resume_forward forms for one row), and per last-layer head g and patch h the last query's
-  // scores — the clean row's dot products with column p replaced — its softmax, the values mixed as
-  // mixed_values_product mixes them, then z W_O for all h at once. The same operations in the same
-  // order as resume_forward(l + 1, row, p, last): the same bits, without its per-row copies.
-  const auto& top = w.layers[static_cast<std::size_t>(L - 1)];
-  const auto& top_run = clean_run.layers[static_cast<std::size_t>(L - 1)];
-  const double inv_sqrt_dh = 1.0 / std::sqrt(static_cast<double>(c.d_head));
-  const Eigen::Index dh = c.d_head;
-  struct CleanSoftmax {
-    RowVector scaled, exps;
-    double top = 0.0;
-    std::vector<double> top_without;
-  };
-  std::vector<CleanSoftmax> clean_softmax;  // filled below, before the first call
-  const auto second_to_last_patches = [&](int l, Eigen::Index p) {
-    Matrix rows(H, d);
-    for (int h = 0; h < H; ++h) patched_row(l, h, p, rows.data() + h * d);
-    Vector scale;
-    const Matrix x = c.normalization != Normalization::none
-                         ? layer_norm_forward(rows, top.ln_w, top.ln_b, c.layer_norm_eps, scale)
-                         : rows;
-    Matrix next(H, d);
-    for (int h = 0; h < H; ++h) next.row(h) = top_run.resid_pre.row(last);
-    Matrix z(H, dh), pattern(1, T);
-    for (int g = 0; g < H; ++g) {
-      Matrix k = ordered_product(x, top.W_K[g]);
-      k.rowwise() += top.b_K.row(g);
-      Matrix v = ordered_product(x, top.W_V[g]);
-      v.rowwise() += top.b_V.row(g);
-      const double* q = top_run.q[g].data() + last * dh;
-      const CleanSoftmax& clean = clean_softmax[static_cast<std::size_t>(g)];
-      for (int h = 0; h < H; ++h) {
-        // causal_softmax of the last query's scaled scores with column p replaced: the row's
-        // largest, each exp of score − largest (the clean run's exps wherever the largest is the
-        // clean one's, which they then equal bit for bit), summed in column order, each divided by the sum.
-        const double score_p = ordered_dot(q, k.data() + h * dh, dh) * inv_sqrt_dh;
-        const double row_top = std::max(clean.top_without[static_cast<std::size_t>(p)], score_p);
-        double sum = 0.0;
-        for (Eigen::Index j = 0; j < T; ++j) {
-          const double sj = j == p ? score_p : clean.scaled(j);
-          pattern(0, j) = j != p && row_top == clean.top ? clean.exps(j) : exp_nonpositive(sj - row_top);
-          sum += pattern(0, j);
-        }
-        for (Eigen::Index j = 0; j < T; ++j) pattern(0, j) /= sum;
-        double* zh = z.data() + h * dh;
-        for (Eigen::Index col = 0; col < dh; ++col) zh[col] = 0.0;
-        for (Eigen::Index j = 0; j < T; ++j) {
-          const double* vj = j == p ? v.data() + h * dh : top_run.v[g].data() + j * dh;
-          const double pj = pattern(0, j);
-          for (Eigen::Index col = 0; col < dh; ++col) zh[col] += pj * vj[col];
-        }
-      }
-      next += ordered_product(z, top.W_O[g]);
-    }
-    next.rowwise() += top.b_O.row(0);
-    const Matrix final_x = c.normalization != Normalization::none
-                               ? layer_norm_forward(next, w.ln_final_w, w.ln_final_b, c.layer_norm_eps, scale)
-                               : next;
-    for (int h = 0; h < H; ++h)
-      r.normalised(l * H + h, p) = (ld_final(final_x.data() + h * d) - r.corrupted_logit_difference) / span;
-  };
-  // The last layer's clean scores of the last query, q_last · k_j per head (resume_forward's dot products).
-  std::vector<RowVector> clean_scores(static_cast<std::size_t>(H), RowVector(T));
-  for (int g = 0; g < H; ++g)
-    for (Eigen::Index j = 0; j < T; ++j)
-      clean_scores[static_cast<std::size_t>(g)](j) =
-          ordered_dot(top_run.q[g].data() + last * dh, top_run.k[g].data() + j * dh, dh);
-  // Per last-layer head: the clean scaled scores of the last query (as resume_forward scales them),
-  // their largest, the largest without each column, and their exps against the largest.
-  clean_softmax.resize(static_cast<std::size_t>(H));
-  for (int g = 0; g < H; ++g) {
-    CleanSoftmax& cs = clean_softmax[static_cast<std::size_t>(g)];
-    cs.scaled = clean_scores[static_cast<std::size_t>(g)] * inv_sqrt_dh;
-    cs.top = cs.scaled.maxCoeff();
-    std::vector<double> before(static_cast<std::size_t>(T + 1), -std::numeric_limits<double>::infinity()), after = before;
-    for (Eigen::Index j = 0; j < T; ++j) before[j + 1] = std::max(before[j], cs.scaled(j));
-    for (Eigen::Index j = T; j-- > 0;) after[j] = std::max(after[j + 1], cs.scaled(j));
-    cs.top_without.resize(static_cast<std::size_t>(T));
-    for (Eigen::Index j = 0; j < T; ++j) cs.top_without[j] = std::max(before[j], after[j + 1]);
-    cs.exps.resize(T);
-    for (Eigen::Index j = 0; j < T; ++j) cs.exps(j) = exp_nonpositive(cs.scaled(j) - cs.top);
+  r.normalised = Matrix::Zero(L * H, T);
+  if (L >= 2) {
+    std::vector<CleanSoftmax> clean_softmax;
+    for (int g = 0; g < H; ++g) clean_softmax.push_back(clean_softmax_of(P, g));
+    for (Eigen::Index p = 0; p < last; ++p) second_to_last_patches(P, clean_softmax, L - 2, p, r.normalised);
   }
-  if (L >= 2)
-    for (Eigen::Index p = 0; p < last; ++p) second_to_last_patches(L - 2, p);
-  // Patching head h of layer l at position p changes row p of layer l's output and, through causal
-  // attention, only rows ≥ p of later layers: resume_forward recomputes just those (in layer l + 1 only
-  // row p's keys and values), and of the last layer only the last position (the logit difference
-  // reads nothing else). It repeats the forward
-  // pass's operations row by row, so the result has the bits of a full patched forward pass
-  // (tests/core/transformer_analysis_test.cpp checks it against that naive recomputation).
   for (int l = 0; l < L; ++l) {
-    const bool last_layer = l + 1 == L;
     for (int h = 0; h < H; ++h) {
       for (Eigen::Index p = 0; p < T; ++p) {
-        if (last_layer && p < last) {
-          // In the last layer row p reaches only the logits of row p: the last row's logit difference
-          // is the clean one (resume_forward would read the clean row and give its bits).
-          r.normalised(l * H + h, p) = (r.clean_logit_difference - r.corrupted_logit_difference) / span;
-          continue;
-        }
-        if (l + 2 == L && p < last) continue;  // second_to_last_patches, above
-        Matrix row(1, d);
-        patched_row(l, h, p, row.data());
-        const Matrix x = resume_final_normalized(w, clean_run, l + 1, row, p, last);
-        r.normalised(l * H + h, p) = (ld_final(x.data()) - r.corrupted_logit_difference) / span;
+        // In the last layer row p < last reaches only the logits of row p: the last row's logit
+        // difference is the clean one (resume_forward would read the clean row and give its bits).
+        if (l + 1 == L && p < last) r.normalised(l * H + h, p) = normalised(P, r.clean_logit_difference);
+        else if (!(l + 2 == L && p < last)) r.normalised(l * H + h, p) = resumed_patch(P, l, h, p);
       }
     }
   }
