@@ -56,47 +56,43 @@ struct TensorLayout {
 
 constexpr const char kLayerPrefix[] = "blocks.{l}.";
 
+// The table's vocabulary: sizes, settings, roles and the two structs that keep the weights.
+namespace layout_terms {
+constexpr Dim H = Dim::n_heads, d = Dim::d_model, c = Dim::d_head, n_ctx = Dim::n_ctx, V = Dim::d_vocab;
+constexpr Presence always = Presence::always, pos = Presence::positional_embedding, ln = Presence::layer_norm_weights;
+constexpr Role required = Role::required, optional = Role::optional, buffer = Role::buffer;
+using W = TransformerWeights;
+using A = AttentionLayerWeights;
+
 // TransformerLens's state_dict order (HookedTransformer with attn_only=True): embedding, then each
-// layer's tensors (layer 0 first), then the final LayerNorm and the unembedding.
-// V = d_vocab, d = d_model, H = n_heads, c = d_head.
+// layer's tensors (layer 0 first), then the final LayerNorm and the unembedding. The mask (BOOL,
+// 1 on and below the diagonal) and IGNORE (the masked-score fill value, −inf or −1e5) are the
+// buffers HookedTransformer.load_state_dict(strict=True) wants.
+// clang-format off
 inline constexpr TensorLayout kTransformerLayout[] = {
-    {"embed.W_E", {2, {Dim::d_vocab, Dim::d_model}}, Presence::always, Role::required,  // V × d
-     &TransformerWeights::W_E, nullptr, nullptr},
-    {"pos_embed.W_pos", {2, {Dim::n_ctx, Dim::d_model}}, Presence::positional_embedding, Role::required,  // n_ctx × d
-     &TransformerWeights::W_pos, nullptr, nullptr},
-    {"blocks.{l}.ln1.w", {1, {Dim::d_model}}, Presence::layer_norm_weights, Role::required,  // 1 × d
-     nullptr, &AttentionLayerWeights::ln_w, nullptr},
-    {"blocks.{l}.ln1.b", {1, {Dim::d_model}}, Presence::layer_norm_weights, Role::required,  // 1 × d
-     nullptr, &AttentionLayerWeights::ln_b, nullptr},
-    {"blocks.{l}.attn.W_Q", {3, {Dim::n_heads, Dim::d_model, Dim::d_head}}, Presence::always, Role::required,  // H × (d × c)
-     nullptr, nullptr, &AttentionLayerWeights::W_Q},
-    {"blocks.{l}.attn.W_O", {3, {Dim::n_heads, Dim::d_head, Dim::d_model}}, Presence::always, Role::required,  // H × (c × d)
-     nullptr, nullptr, &AttentionLayerWeights::W_O},
-    {"blocks.{l}.attn.b_Q", {2, {Dim::n_heads, Dim::d_head}}, Presence::always, Role::optional,  // H × c
-     nullptr, &AttentionLayerWeights::b_Q, nullptr},
-    {"blocks.{l}.attn.b_O", {1, {Dim::d_model}}, Presence::always, Role::optional,  // 1 × d
-     nullptr, &AttentionLayerWeights::b_O, nullptr},
-    {"blocks.{l}.attn.W_K", {3, {Dim::n_heads, Dim::d_model, Dim::d_head}}, Presence::always, Role::required,  // H × (d × c)
-     nullptr, nullptr, &AttentionLayerWeights::W_K},
-    {"blocks.{l}.attn.W_V", {3, {Dim::n_heads, Dim::d_model, Dim::d_head}}, Presence::always, Role::required,  // H × (d × c)
-     nullptr, nullptr, &AttentionLayerWeights::W_V},
-    {"blocks.{l}.attn.b_K", {2, {Dim::n_heads, Dim::d_head}}, Presence::always, Role::optional,  // H × c
-     nullptr, &AttentionLayerWeights::b_K, nullptr},
-    {"blocks.{l}.attn.b_V", {2, {Dim::n_heads, Dim::d_head}}, Presence::always, Role::optional,  // H × c
-     nullptr, &AttentionLayerWeights::b_V, nullptr},
-    // The causal mask (BOOL, 1 on and below the diagonal) and the masked-score fill value (a scalar,
-    // −inf or −1e5): HookedTransformer.load_state_dict(strict=True) wants them.
-    {"blocks.{l}.attn.mask", {2, {Dim::n_ctx, Dim::n_ctx}}, Presence::always, Role::buffer, nullptr, nullptr, nullptr},
-    {"blocks.{l}.attn.IGNORE", {0, {}}, Presence::always, Role::buffer, nullptr, nullptr, nullptr},
-    {"ln_final.w", {1, {Dim::d_model}}, Presence::layer_norm_weights, Role::required,  // 1 × d
-     &TransformerWeights::ln_final_w, nullptr, nullptr},
-    {"ln_final.b", {1, {Dim::d_model}}, Presence::layer_norm_weights, Role::required,  // 1 × d
-     &TransformerWeights::ln_final_b, nullptr, nullptr},
-    {"unembed.W_U", {2, {Dim::d_model, Dim::d_vocab}}, Presence::always, Role::required,  // d × V
-     &TransformerWeights::W_U, nullptr, nullptr},
-    {"unembed.b_U", {1, {Dim::d_vocab}}, Presence::always, Role::optional,  // 1 × V
-     &TransformerWeights::b_U, nullptr, nullptr},
+    // name                    shape                presence  role       TransformerWeights  layer     per head
+    {"embed.W_E",              {2, {V, d}},         always,   required,  &W::W_E,            nullptr,  nullptr},
+    {"pos_embed.W_pos",        {2, {n_ctx, d}},     pos,      required,  &W::W_pos,          nullptr,  nullptr},
+    {"blocks.{l}.ln1.w",       {1, {d}},            ln,       required,  nullptr,            &A::ln_w, nullptr},
+    {"blocks.{l}.ln1.b",       {1, {d}},            ln,       required,  nullptr,            &A::ln_b, nullptr},
+    {"blocks.{l}.attn.W_Q",    {3, {H, d, c}},      always,   required,  nullptr,            nullptr,  &A::W_Q},
+    {"blocks.{l}.attn.W_O",    {3, {H, c, d}},      always,   required,  nullptr,            nullptr,  &A::W_O},
+    {"blocks.{l}.attn.b_Q",    {2, {H, c}},         always,   optional,  nullptr,            &A::b_Q,  nullptr},
+    {"blocks.{l}.attn.b_O",    {1, {d}},            always,   optional,  nullptr,            &A::b_O,  nullptr},
+    {"blocks.{l}.attn.W_K",    {3, {H, d, c}},      always,   required,  nullptr,            nullptr,  &A::W_K},
+    {"blocks.{l}.attn.W_V",    {3, {H, d, c}},      always,   required,  nullptr,            nullptr,  &A::W_V},
+    {"blocks.{l}.attn.b_K",    {2, {H, c}},         always,   optional,  nullptr,            &A::b_K,  nullptr},
+    {"blocks.{l}.attn.b_V",    {2, {H, c}},         always,   optional,  nullptr,            &A::b_V,  nullptr},
+    {"blocks.{l}.attn.mask",   {2, {n_ctx, n_ctx}}, always,   buffer,    nullptr,            nullptr,  nullptr},
+    {"blocks.{l}.attn.IGNORE", {0, {}},            always,   buffer,    nullptr,            nullptr,  nullptr},
+    {"ln_final.w",             {1, {d}},            ln,       required,  &W::ln_final_w,     nullptr,  nullptr},
+    {"ln_final.b",             {1, {d}},            ln,       required,  &W::ln_final_b,     nullptr,  nullptr},
+    {"unembed.W_U",            {2, {d, V}},         always,   required,  &W::W_U,            nullptr,  nullptr},
+    {"unembed.b_U",            {1, {V}},            always,   optional,  &W::b_U,            nullptr,  nullptr},
 };
+// clang-format on
+}  // namespace layout_terms
+using layout_terms::kTransformerLayout;
 
 // "n_heads", "d_model", …: the config field a dimension is.
 const char* dim_name(Dim dim);

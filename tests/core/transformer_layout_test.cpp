@@ -11,16 +11,17 @@ using namespace headlab::transformer;
 TEST_CASE("transformer layout: TransformerLens's state_dict names and shapes, in its order", "[transformer]") {
   // HookedTransformer(attn_only=True, normalization_type="LN", positional_embedding_type="standard")
   // .state_dict() for n_layers 2, n_heads 3, d_model 4, d_head 2, n_ctx 5, d_vocab 6, written out.
-  std::vector<std::pair<std::string, std::vector<std::int64_t>>> expected{
-      {"embed.W_E", {6, 4}}, {"pos_embed.W_pos", {5, 4}}};
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> expected{{"embed.W_E", {6, 4}},
+                                                                          {"pos_embed.W_pos", {5, 4}}};
   for (const std::string p : {"blocks.0.", "blocks.1."}) {
     const std::vector<std::pair<std::string, std::vector<std::int64_t>>> layer{
-        {p + "ln1.w", {4}},          {p + "ln1.b", {4}},          {p + "attn.W_Q", {3, 4, 2}}, {p + "attn.W_O", {3, 2, 4}},
-        {p + "attn.b_Q", {3, 2}},    {p + "attn.b_O", {4}},       {p + "attn.W_K", {3, 4, 2}}, {p + "attn.W_V", {3, 4, 2}},
-        {p + "attn.b_K", {3, 2}},    {p + "attn.b_V", {3, 2}},    {p + "attn.mask", {5, 5}},   {p + "attn.IGNORE", {}}};
+        {p + "ln1.w", {4}},       {p + "ln1.b", {4}},       {p + "attn.W_Q", {3, 4, 2}}, {p + "attn.W_O", {3, 2, 4}},
+        {p + "attn.b_Q", {3, 2}}, {p + "attn.b_O", {4}},    {p + "attn.W_K", {3, 4, 2}}, {p + "attn.W_V", {3, 4, 2}},
+        {p + "attn.b_K", {3, 2}}, {p + "attn.b_V", {3, 2}}, {p + "attn.mask", {5, 5}},   {p + "attn.IGNORE", {}}};
     expected.insert(expected.end(), layer.begin(), layer.end());
   }
-  expected.insert(expected.end(), {{"ln_final.w", {4}}, {"ln_final.b", {4}}, {"unembed.W_U", {4, 6}}, {"unembed.b_U", {6}}});
+  expected.insert(expected.end(),
+                  {{"ln_final.w", {4}}, {"ln_final.b", {4}}, {"unembed.W_U", {4, 6}}, {"unembed.b_U", {6}}});
   const auto c = transformer_config({2, 3, 4, 2, 5, 6}, Normalization::layer_norm);
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> walked;
   for_each_tensor(c, [&](const TensorLayout& row, int layer) {
@@ -48,8 +49,8 @@ TEST_CASE("transformer layout: parameter_count is the closed form of the layout'
       const auto c = transformer_config({3, 4, 32, 8, 24, 50}, norm, pos);
       const long long d = 32, H = 4, dh = 8, V = 50, n_ctx = 24, L = 3, ln = norm == Normalization::layer_norm;
       // W_E, W_U, b_U; W_pos; per layer W_Q, W_K, W_V, W_O, b_Q, b_K, b_V, b_O (+ ln1 w, b); ln_final w, b.
-      const long long expected = 2 * V * d + V + (pos ? n_ctx * d : 0) + L * (4 * H * d * dh + 3 * H * dh + d + ln * 2 * d) +
-                                 ln * 2 * d;
+      const long long expected =
+          2 * V * d + V + (pos ? n_ctx * d : 0) + L * (4 * H * d * dh + 3 * H * dh + d + ln * 2 * d) + ln * 2 * d;
       INFO(normalization_name(norm) << (pos ? " with W_pos" : ""));
       CHECK(parameter_count(c) == expected);
     }
