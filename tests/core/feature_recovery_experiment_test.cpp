@@ -327,7 +327,7 @@ TEST_CASE("scales beyond their limits are refused by name, and at the limits eve
   CHECK_THROWS_WITH(s.validate(), "init_scale must lie in (0, 10000], got 1e+100");
   s.init_scale = 1e5;  // initial entries up to ~1e6: a first update could leave the weight limit
   CHECK_THROWS_WITH(s.validate(), "init_scale must lie in (0, 10000], got 100000");
-  s.init_scale = kMaxInitScale;
+  s.init_scale = headlab::kMaxInitScale;
   s.request_scale = kMaxFeatureRecoveryScale;
   s.steps = 5;
   s.eval_size = 256;

@@ -83,7 +83,7 @@ TEST_CASE("the transformer trainer follows the trainer protocol: chunking gives 
   bad = tiny();
   bad.init_scale = 1e160;
   CHECK_THROWS_WITH(bad.validate(), "init_scale must lie in (0, 10000], got 1e+160");
-  bad.init_scale = kMaxInitScale;
+  bad.init_scale = headlab::kMaxInitScale;
   CHECK_NOTHROW(bad.validate());
   // Divergence: Adam moves each weight by about learning_rate per step, so 1e8 leaves the ±1e6
   // limit at step 1; training ends there and says so (a finite loss of 1e18 used to be "trained").

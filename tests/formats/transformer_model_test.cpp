@@ -122,7 +122,7 @@ TEST_CASE("transformer model: unsupported, unknown, missing, mis-shaped and NaN 
   huge[3] = -1e100;
   CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "embed.W_E", {"embed.W_E", DType::F64, {6, 4}, huge, -1})),
                     "embed.W_E has an entry -1e+100 at flat index 3 beyond the magnitude limit ±1e+06");
-  huge[3] = kMaxWeightMagnitude;
+  huge[3] = headlab::kMaxWeightMagnitude;
   CHECK_NOTHROW(transformer_weights_from_safetensors(c, edited(w, "embed.W_E", {"embed.W_E", DType::F64, {6, 4}, huge, -1})));
   std::vector<double> mask(25, 1.0);  // all ones: not causal
   CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "blocks.0.attn.mask", {"blocks.0.attn.mask", DType::BOOL, {5, 5}, mask, -1})),
