@@ -50,6 +50,7 @@ TransformerTrainer::TransformerTrainer(const TransformerTrainingSettings& settin
 }
 
 TrainingProgress TransformerTrainer::step(long n) {
+  if (n < 0) throw InputError("step count must be ≥ 0, got " + std::to_string(n));
   const auto grads = parameter_list(static_cast<const TransformerWeights&>(gradients_));
   for (long i = 0; i < n && !progress().done; ++i) {
     for (Matrix* g : parameter_list(gradients_)) g->setZero();

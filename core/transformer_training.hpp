@@ -47,7 +47,7 @@ class TransformerTrainer {
   explicit TransformerTrainer(const TransformerTrainingSettings& settings);
   TransformerTrainer(const TransformerTrainer&) = delete;
   TransformerTrainer& operator=(const TransformerTrainer&) = delete;
-  // Runs min(n, remaining) steps (none after stop() or divergence). A step whose loss is not finite
+  // Runs min(n, remaining) steps, n ≥ 0 (none after stop() or divergence). A step whose loss is not finite
   // or that leaves a weight beyond ±kMaxWeightMagnitude is divergence: training ends
   // there, diverged_at() names the step (1-based) and divergence_message() says why. So is a run
   // whose last steps' loss ends above twice its start and the uniform prediction's ln(d_vocab)
