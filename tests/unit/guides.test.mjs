@@ -46,7 +46,8 @@ function relativeLinks(text) {
 }
 
 test('every top-level source folder has a guide that states its imports and its tests', () => {
-  const dirs = fs.readdirSync(root, { withFileTypes: true })
+  const dirs = fs
+    .readdirSync(root, { withFileTypes: true })
     .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !NOT_SOURCE.has(e.name))
     .map((e) => e.name)
     .sort();
@@ -61,7 +62,7 @@ test('every top-level source folder has a guide that states its imports and its 
   }
 });
 
-test('the README map is short, names every folder\'s guide, and every path it names exists', () => {
+test("the README map is short, names every folder's guide, and every path it names exists", () => {
   const readme = read('README.md');
   const lines = readme.split('\n');
   const start = lines.findIndex((l) => l.startsWith('| piece | where |'));
@@ -71,8 +72,10 @@ test('the README map is short, names every folder\'s guide, and every path it na
     if (!line.startsWith('|')) break;
     rows.push(line);
   }
-  assert.ok(rows.length >= FOLDERS.length && rows.length <= MAX_MAP_ROWS,
-    `the map has ${rows.length} rows, between ${FOLDERS.length} and ${MAX_MAP_ROWS}`);
+  assert.ok(
+    rows.length >= FOLDERS.length && rows.length <= MAX_MAP_ROWS,
+    `the map has ${rows.length} rows, between ${FOLDERS.length} and ${MAX_MAP_ROWS}`,
+  );
   const named = new Set();
   for (const row of rows) {
     const where = row.split('|').slice(2).join('|');
@@ -154,7 +157,7 @@ function importedFolder(from, spec) {
 const JS_RULES = [
   { dir: 'web', allowed: ['web'], typeOnly: ['formats'] },
   { dir: 'widgets', allowed: ['widgets', 'web'], typeOnly: ['formats'] },
-  { dir: 'site', allowed: ['site'], typeOnly: [] },   // site/assets import the built bundle, ../headlab/
+  { dir: 'site', allowed: ['site'], typeOnly: [] }, // site/assets import the built bundle, ../headlab/
   { dir: 'types', allowed: [], typeOnly: [] },
 ];
 
@@ -166,10 +169,16 @@ test('JS and TS imports follow the layers: web below widgets, widgets below site
       for (const { spec, typeOnly } of jsImports(file)) {
         const folder = importedFolder(file, spec);
         if (folder === null) continue;
-        const ok = rule.allowed.includes(folder) || (typeOnly && rule.typeOnly.includes(folder)) ||
+        const ok =
+          rule.allowed.includes(folder) ||
+          (typeOnly && rule.typeOnly.includes(folder)) ||
           (file.endsWith('.d.ts') && rule.typeOnly.includes(folder));
-        assert.ok(ok, `${file} imports ${spec} (${folder}/): ${rule.dir}/ may import ${[...rule.allowed,
-          ...rule.typeOnly.map((f) => `types of ${f}`)].join(', ') || 'nothing'}`);
+        assert.ok(
+          ok,
+          `${file} imports ${spec} (${folder}/): ${rule.dir}/ may import ${
+            [...rule.allowed, ...rule.typeOnly.map((f) => `types of ${f}`)].join(', ') || 'nothing'
+          }`,
+        );
       }
     }
   }
@@ -182,7 +191,7 @@ test('JS and TS imports follow the layers: web below widgets, widgets below site
   }
 });
 
-test('the examples import the installed package only, never the repository\'s sources', () => {
+test("the examples import the installed package only, never the repository's sources", () => {
   for (const file of files('examples', /\.(js|mjs|ts|astro|mdx|html)$/)) {
     const text = read(file);
     for (const { spec } of jsImports(file)) {
