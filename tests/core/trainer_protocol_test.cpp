@@ -115,8 +115,8 @@ TEMPLATE_TEST_CASE("every trainer accepts steps up to the shared limit and refus
   CHECK_THROWS_WITH(typename TestType::Trainer(s), range + std::to_string(TestType::kLeastSteps - 1));
 }
 
-TEMPLATE_TEST_CASE("every trainer honours stop: done from then on, no further step", "[trainer_protocol]",
-                   MaxDigitCase, FeatureRecoveryCase, TransformerCase) {
+TEMPLATE_TEST_CASE("every trainer honours stop: done from then on, no further step", "[trainer_protocol]", MaxDigitCase,
+                   FeatureRecoveryCase, TransformerCase) {
   typename TestType::Trainer t(TestType::settings(3));
   t.step(2);
   const std::vector<double> at_stop = TestType::weights(t);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { CORE_LIMITS, CORE_LIMITS_FILE, coreConstant, coreLimitsSource } from '../../site/core-limits.mjs';
 
-test('widgets/base/core-limits.ts is the generator\'s output (node site/core-limits.mjs --write)', () => {
+test("widgets/base/core-limits.ts is the generator's output (node site/core-limits.mjs --write)", () => {
   assert.equal(fs.readFileSync(CORE_LIMITS_FILE, 'utf8'), coreLimitsSource());
 });
 

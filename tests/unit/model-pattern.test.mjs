@@ -18,49 +18,81 @@ const MODELS = [
     name: 'max-digit',
     task: 'core/max_digit_task.hpp',
     model: 'core/max_digit_model.hpp',
-    forward: 'forward_logits', backward: 'max_digit_loss_backward',
-    training: 'core/max_digit_training.hpp', trainingSource: 'core/max_digit_training.cpp',
-    settings: 'MaxDigitTrainingSettings', trainer: 'MaxDigitTrainer',
+    forward: 'forward_logits',
+    backward: 'max_digit_loss_backward',
+    training: 'core/max_digit_training.hpp',
+    trainingSource: 'core/max_digit_training.cpp',
+    settings: 'MaxDigitTrainingSettings',
+    trainer: 'MaxDigitTrainer',
     formats: ['formats/max_digit_weights.hpp', 'formats/max_digit_analysis.hpp', 'formats/max-digit-weights.d.ts'],
     cli: 'cli/max_digit_command.cpp',
     bindings: 'web/bindings/max_digit_bindings.cpp',
-    js: 'web/max-digit.js', create: 'createMaxDigitTrainer',
-    workerTask: 'max-digit-train', module: 'max-digit',
-    element: 'headlab-max-digit-model', elementFile: 'widgets/headlab-max-digit-model.ts',
-    tests: ['tests/core/max_digit_training_test.cpp', 'tests/formats/max_digit_weights_test.cpp', 'tests/cli/max_digit.cmake',
-      'tests/wasm/max-digit.test.mjs', 'tests/browser/max-digit.test.mjs'],
+    js: 'web/max-digit.js',
+    create: 'createMaxDigitTrainer',
+    workerTask: 'max-digit-train',
+    module: 'max-digit',
+    element: 'headlab-max-digit-model',
+    elementFile: 'widgets/headlab-max-digit-model.ts',
+    tests: [
+      'tests/core/max_digit_training_test.cpp',
+      'tests/formats/max_digit_weights_test.cpp',
+      'tests/cli/max_digit.cmake',
+      'tests/wasm/max-digit.test.mjs',
+      'tests/browser/max-digit.test.mjs',
+    ],
   },
   {
     name: 'feature recovery',
     task: 'core/feature_recovery_task.hpp',
     model: 'core/feature_recovery_model.hpp',
-    forward: 'feature_recovery_forward', backward: 'feature_recovery_backward',
-    training: 'core/feature_recovery_experiment.hpp', trainingSource: 'core/feature_recovery_experiment.cpp',
-    settings: 'FeatureRecoverySettings', trainer: 'FeatureRecoveryTrainer',
+    forward: 'feature_recovery_forward',
+    backward: 'feature_recovery_backward',
+    training: 'core/feature_recovery_experiment.hpp',
+    trainingSource: 'core/feature_recovery_experiment.cpp',
+    settings: 'FeatureRecoverySettings',
+    trainer: 'FeatureRecoveryTrainer',
     formats: ['formats/feature_recovery_results.hpp', 'formats/feature-recovery-results.d.ts'],
     cli: 'cli/feature_recovery_command.cpp',
     bindings: 'web/bindings/feature_recovery_bindings.cpp',
-    js: 'web/feature-recovery.js', create: 'createFeatureRecoveryTrainer',
-    workerTask: 'feature-recovery-train', module: 'feature-recovery',
-    element: 'headlab-feature-recovery', elementFile: 'widgets/headlab-feature-recovery.ts',
-    tests: ['tests/core/feature_recovery_experiment_test.cpp', 'tests/cli/feature_recovery.cmake',
-      'tests/wasm/feature-recovery.test.mjs', 'tests/browser/feature-recovery.test.mjs'],
+    js: 'web/feature-recovery.js',
+    create: 'createFeatureRecoveryTrainer',
+    workerTask: 'feature-recovery-train',
+    module: 'feature-recovery',
+    element: 'headlab-feature-recovery',
+    elementFile: 'widgets/headlab-feature-recovery.ts',
+    tests: [
+      'tests/core/feature_recovery_experiment_test.cpp',
+      'tests/cli/feature_recovery.cmake',
+      'tests/wasm/feature-recovery.test.mjs',
+      'tests/browser/feature-recovery.test.mjs',
+    ],
   },
   {
     name: 'transformer',
     task: 'core/induction_task.hpp',
     model: 'core/transformer.hpp',
-    forward: 'transformer_forward', backward: 'transformer_backward',
-    training: 'core/transformer_training.hpp', trainingSource: 'core/transformer_training.cpp',
-    settings: 'TransformerTrainingSettings', trainer: 'TransformerTrainer',
+    forward: 'transformer_forward',
+    backward: 'transformer_backward',
+    training: 'core/transformer_training.hpp',
+    trainingSource: 'core/transformer_training.cpp',
+    settings: 'TransformerTrainingSettings',
+    trainer: 'TransformerTrainer',
     formats: ['formats/transformer_model.hpp', 'formats/transformer_json.hpp', 'formats/transformer.d.ts'],
     cli: 'cli/model_command.cpp',
     bindings: 'web/bindings/transformer_bindings.cpp',
-    js: 'web/transformer.js', create: 'createTransformerTrainer',
-    workerTask: 'transformer-train', module: 'transformer',
-    element: 'headlab-transformer-model', elementFile: 'widgets/headlab-transformer-model.ts',
-    tests: ['tests/core/transformer_training_test.cpp', 'tests/formats/transformer_model_test.cpp', 'tests/cli/model.cmake',
-      'tests/wasm/transformer.test.mjs', 'tests/browser/transformer-widgets.test.mjs'],
+    js: 'web/transformer.js',
+    create: 'createTransformerTrainer',
+    workerTask: 'transformer-train',
+    module: 'transformer',
+    element: 'headlab-transformer-model',
+    elementFile: 'widgets/headlab-transformer-model.ts',
+    tests: [
+      'tests/core/transformer_training_test.cpp',
+      'tests/formats/transformer_model_test.cpp',
+      'tests/cli/model.cmake',
+      'tests/wasm/transformer.test.mjs',
+      'tests/browser/transformer-widgets.test.mjs',
+    ],
   },
 ];
 
@@ -76,7 +108,8 @@ function body(source, kind, name) {
 
 test('OwnedTrainer carries the JS side of the protocol: step, progress, stop, dispose', () => {
   const owned = body(read('web/owned-handle.js').replace(/^export /gm, ''), 'class', 'OwnedTrainer');
-  for (const member of ['step\\(n = 1\\) \\{', 'get progress\\(\\) \\{', 'stop\\(\\) \\{']) assert.match(owned, new RegExp(`\\n  ${member}`), member);
+  for (const member of ['step\\(n = 1\\) \\{', 'get progress\\(\\) \\{', 'stop\\(\\) \\{'])
+    assert.match(owned, new RegExp(`\\n  ${member}`), member);
   assert.match(read('web/owned-handle.js'), /\n  dispose\(\) \{/);
 });
 
@@ -136,7 +169,15 @@ test('docs/model-pattern.md names every file, task and element the pattern test 
   const doc = read('docs/model-pattern.md');
   assert.doesNotMatch(doc, /two trained models/);
   for (const m of MODELS) {
-    for (const name of [...filesOf(m).filter((f) => f !== m.trainingSource), `'${m.workerTask}'`, `<${m.element}>`, m.trainer, m.settings, m.forward, m.backward]) {
+    for (const name of [
+      ...filesOf(m).filter((f) => f !== m.trainingSource),
+      `'${m.workerTask}'`,
+      `<${m.element}>`,
+      m.trainer,
+      m.settings,
+      m.forward,
+      m.backward,
+    ]) {
       assert.ok(doc.includes(name), `docs/model-pattern.md names ${name} (${m.name})`);
     }
   }
