@@ -7,7 +7,7 @@ import { messageOf, WidgetInputError } from './errors.js';
 /** Longest attribute value a widget parses (the largest shipped attribute, a trained run's matrices, is under 20,000). */
 export const MAX_ATTRIBUTE_LENGTH = 200_000;
 
-/** Largest seed every widget accepts: the command line's range (cli/flags.hpp kMaxSeed), the integers a JS number holds exactly. */
+/** Largest seed every widget accepts: the command line's and the modules' range (core/check.hpp kMaxSeed), the integers a JS number holds exactly. */
 export const MAX_SEED = 2 ** 53 - 1;
 
 
