@@ -13,6 +13,8 @@
 //   - shareable state: restored from the URL hash, written back on change, a tampered
 //     hash gives a message in the widget;
 //   - exports: SVG (with <title> and the summary as <desc>), PNG, JSON of every element;
+//   - re-attaching: every element removed and re-inserted renders again, and 20 re-attaches
+//     leave the page's event listeners (counted by CDP) as many as one does;
 //   - bad input: hostile values on every observed attribute, rapid repeated clicks;
 //   - memory: 10,000 updates per element leave the WASM heap in use and the embind
 //     handle count flat; removing the widgets releases their worker;
@@ -433,19 +435,121 @@ function reattached(page, index, a, b) {
   }, [index, a, b]);
 }
 
-test('re-attaching: every element the package defines (on the pages, or added to one as an author would) removed and re-inserted three times renders again, takes a new state, shows no error', async () => {
+/** Re-attaches between the two listener counts of an element: a listener left behind per re-attach shows as 19 more. */
+const LISTENER_REATTACHES = 20;
+
+/**
+ * Before any script of the page runs: every EventTarget given a listener (and both ports of every
+ * MessageChannel, whose handler is set as `onmessage`) is remembered by a weak reference, so that
+ * pageListeners() reaches the targets outside the document — workers, ports, AbortSignals,
+ * removed nodes — for as long as something keeps them alive.
+ */
+async function trackListenedTargets(page) {
+  await page.addInitScript(() => {
+    const targets = new Set();
+    const seen = new WeakSet();
+    const note = (t) => { if (!seen.has(t)) { seen.add(t); targets.add(new WeakRef(t)); } };
+    window.__listenedTargets = () => {
+      const live = [];
+      for (const r of targets) { const t = r.deref(); if (t) live.push(t); else targets.delete(r); }
+      return live;
+    };
+    const add = EventTarget.prototype.addEventListener;
+    EventTarget.prototype.addEventListener = function (...args) { note(this); return add.apply(this, args); };
+    const Channel = window.MessageChannel;
+    window.MessageChannel = class extends Channel { constructor() { super(); note(this.port1); note(this.port2); } };
+  });
+}
+
+/**
+ * The page's event listeners, by CDP after a full garbage collection: DOMDebugger.getEventListeners
+ * over the document's nodes (shadow trees included) and the window, and over every other live target
+ * the page listened on (trackListenedTargets: a worker's `error` listeners and its port's handler,
+ * which a figure removed mid-analysis used to keep alive, are on no node). `byTarget` counts them by
+ * "<target class> <types>", to name what grew.
+ */
+async function pageListeners(cdp) {
+  await cdp.send('HeapProfiler.collectGarbage');
+  const group = { objectGroup: 'listener-count' };
+  try {
+    const doc = await cdp.send('Runtime.evaluate', { expression: 'document', ...group });
+    const inDocument = (await cdp.send('DOMDebugger.getEventListeners', { objectId: doc.result.objectId, depth: -1, pierce: true })).listeners.length;
+    const win = await cdp.send('Runtime.evaluate', { expression: 'window', ...group });
+    const onWindow = (await cdp.send('DOMDebugger.getEventListeners', { objectId: win.result.objectId })).listeners.length;
+    const others = await cdp.send('Runtime.evaluate', {
+      expression: '__listenedTargets().filter((t) => t !== window && !(t instanceof Node && t.getRootNode({ composed: true }) === document))', ...group,
+    });
+    const byTarget = {};
+    let elsewhere = 0;
+    for (const p of (await cdp.send('Runtime.getProperties', { objectId: others.result.objectId, ownProperties: true })).result) {
+      if (!/^\d+$/.test(p.name)) continue;
+      const { listeners } = await cdp.send('DOMDebugger.getEventListeners', { objectId: p.value.objectId });
+      if (!listeners.length) continue;
+      elsewhere += listeners.length;
+      const kind = `${p.value.className} ${listeners.map((l) => l.type).sort().join(',')}`;
+      byTarget[kind] = (byTarget[kind] ?? 0) + 1;
+    }
+    return { total: inDocument + onWindow + elsewhere, inDocument, onWindow, elsewhere, byTarget };
+  } finally {
+    // The remote objects above would otherwise keep the targets they name alive for the next count.
+    await cdp.send('Runtime.releaseObjectGroup', group);
+  }
+}
+
+/**
+ * Removes and re-inserts the element `pick` finds `n` times (every other time in the same task, as
+ * reattached does), then waits until nothing is pending or busy (frames()).
+ */
+async function reattachTimes(page, pick, n) {
+  await page.evaluate(async ([pick, n]) => {
+    const e = pick.value ? document.querySelectorAll('headlab-value')[pick.index] : __sweepWidgets()[pick.index];
+    const frame = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+    const parent = e.parentNode, next = e.nextSibling;
+    for (let k = 0; k < n; k++) {
+      e.remove();
+      if (k % 2) await frame();
+      parent.insertBefore(e, next);
+      await frame();
+    }
+  }, [pick, n]);
+  await frames(page);
+}
+
+/**
+ * Asserts that the page's listeners (pageListeners) after LISTENER_REATTACHES re-attaches of the
+ * element `pick` are as many as after one: every listener a connection adds is removed on
+ * disconnect, and a worker ended on disconnect, its port and its listeners are released. Returns
+ * the two counts.
+ */
+async function listenersKept(page, cdp, pick, what) {
+  await reattachTimes(page, pick, 1);
+  const one = await pageListeners(cdp);
+  await reattachTimes(page, pick, LISTENER_REATTACHES - 1);
+  const many = await pageListeners(cdp);
+  console.log(`# listeners ${what}: ${one.total} after 1 re-attach, ${many.total} after ${LISTENER_REATTACHES} (document ${one.inDocument} → ${many.inDocument}, window ${one.onWindow} → ${many.onWindow}, elsewhere ${one.elsewhere} → ${many.elsewhere})`);
+  const grew = Object.entries(many.byTarget).filter(([k, n]) => n !== (one.byTarget[k] ?? 0)).map(([k, n]) => `${k}: ${one.byTarget[k] ?? 0} → ${n}`);
+  assert.equal(many.total, one.total, `${what}: the page's listeners after ${LISTENER_REATTACHES} re-attaches against 1 (document ${one.inDocument} → ${many.inDocument}, window ${one.onWindow} → ${many.onWindow}; targets elsewhere: ${grew.join('; ')})`);
+  return { one: one.total, many: many.total };
+}
+
+test('re-attaching: every element the package defines (on the pages, or added to one as an author would) removed and re-inserted three times renders again, takes a new state, shows no error; 20 re-attaches leave the page\'s listeners as one does', async () => {
   const covered = new Set();
-  const check = async (page, w, where) => {
+  const check = async (page, cdp, w, where) => {
     const { a, b } = WIDGET_STATES[w.tag];
     const r = await reattached(page, w.index, a, b);
     const what = `${where}: ${w.tag} (#${w.index})`;
     assert.equal(r.alert, '', what);
     assert.ok(r.renders >= 1, `${what}: no render after re-attaching`);
     covered.add(w.tag);
+    await listenersKept(page, cdp, { index: w.index }, what);
   };
   for (const name of PAGES) {
-    const page = await open(name);
-    for (const w of await listWidgets(page)) await check(page, w, name);
+    const page = await sweepPage();
+    await trackListenedTargets(page);
+    await page.goto(`${session.url}${name}`);
+    await rendered(page);
+    const cdp = await page.context().newCDPSession(page);
+    for (const w of await listWidgets(page)) await check(page, cdp, w, name);
     // The prose values (<headlab-value>): after the same cycles each still follows its source —
     // a value the source reports after the re-insertions is shown, and the source's own after that.
     const values = await page.evaluate(async () => {
@@ -471,21 +575,27 @@ test('re-attaching: every element the package defines (on the pages, or added to
       }
       return out;
     });
-    for (const v of values) {
+    for (const [index, v] of values.entries()) {
       const what = `${name}: <headlab-value source="${v.source}" name="${v.name}">`;
       assert.deepEqual(v.again, v.before, what);
       assert.equal(v.followed.state, 'bound', what);
       assert.notEqual(v.followed.text, v.before.text, `${what}: the source's new value not shown`);
       assert.deepEqual(v.restored, v.before, what);
       covered.add('headlab-value');
+      await listenersKept(page, cdp, { value: true, index }, what);
     }
+    await cdp.detach();
     assert.deepEqual(page.problems, [], name);
     await page.close();
   }
   // Elements on no page of the site (the basis rotation left the first article): added to one.
   const absent = DEFINED_TAGS.filter((t) => !covered.has(t));
   if (absent.length) {
-    const page = await open(PAGES[0]);
+    const page = await sweepPage();
+    await trackListenedTargets(page);
+    await page.goto(`${session.url}${PAGES[0]}`);
+    await rendered(page);
+    const cdp = await page.context().newCDPSession(page);
     // Each through its own entry point, headlab/<name>.js, as an author's script tag loads it.
     await page.evaluate(async (tags) => {
       for (const t of tags) {
@@ -494,7 +604,8 @@ test('re-attaching: every element the package defines (on the pages, or added to
       }
     }, absent);
     await rendered(page);
-    for (const w of (await listWidgets(page)).filter((x) => absent.includes(x.tag))) await check(page, w, `${PAGES[0]} (added)`);
+    for (const w of (await listWidgets(page)).filter((x) => absent.includes(x.tag))) await check(page, cdp, w, `${PAGES[0]} (added)`);
+    await cdp.detach();
     assert.deepEqual(page.problems, [], PAGES[0]);
     await page.close();
   }
