@@ -8,9 +8,9 @@ export class WorkerClient {
     this.worker = new Worker(new URL('./headlab-worker.js', import.meta.url), { type: 'module' });
     /** Why the worker is unusable (it failed to load or crashed), or null while it works. */
     this.failure = null;
-    /** Removes the client's own listener on the worker (terminate). */
-    this.listeners = new AbortController();
-    this.worker.addEventListener('error', (e) => { this.failure ??= e.message || 'the headlab worker failed to start'; }, { signal: this.listeners.signal });
+    /** The client's own listener on the worker, for as long as the worker lives (terminate removes it). */
+    this.onError = (e) => { this.failure ??= e.message || 'the headlab worker failed to start'; };
+    this.worker.addEventListener('error', this.onError);
     /** The end() of each run not yet settled: terminate() settles them. */
     this.unsettled = new Set();
   }
@@ -69,7 +69,7 @@ export class WorkerClient {
     this.worker.terminate();
     // A run asked of an ended client rejects at once, as one of a failed client does.
     this.failure ??= 'the headlab worker was ended';
-    this.listeners.abort();
+    this.worker.removeEventListener('error', this.onError);
     for (const end of [...this.unsettled]) end();
   }
 }
