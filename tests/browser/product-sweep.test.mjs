@@ -665,24 +665,72 @@ test('exports of every element: SVG with <title> and the summary as <desc>, PNG,
   }
 });
 
-test('bad input: hostile values on every observed attribute of every element (on the first page that has it) give a message or a working widget, never injected markup, a blank widget or a page error; rapid clicks', async () => {
-  const covered = new Set();
-  for (const name of PAGES) {
+test('bad input: hostile values on every observed attribute and shared-link entry of every element the package defines (on the first page that has it, or added to one) give a message or a working widget, never injected markup, a blank widget, a getter that throws or a page error; rapid clicks', async () => {
+  const covered = new Set(['headlab-value']);
+  // The pages, then the first page again with the elements no page has (added as an author would).
+  for (const [name, added] of [...PAGES.map((p) => [p, null]), [PAGES[0], 'absent']]) {
+    const absent = added ? DEFINED_TAGS.filter((t) => !covered.has(t)) : [];
+    if (added && !absent.length) continue;
     const page = await open(name);
+    if (added) {
+      await page.evaluate(async (tags) => {
+        for (const t of tags) {
+          await import(new URL(`/headlab/${t.slice('headlab-'.length)}.js`, location.href).href);
+          document.body.append(document.createElement(t));
+        }
+      }, absent);
+      await rendered(page);
+    }
     const widgets = firstTimeWidgets(await listWidgets(page), covered);
     const report = await page.evaluate(async ([hostile, indices]) => {
       const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
       const all = __sweepWidgets();
       const problems = [];
       let alerts = 0;
+      // Page errors inside the loops (an observer's or a timer's callback), named by the value that caused them.
+      let doing = '';
+      const uncaught = (err) => problems.push(`${doing}: uncaught ${String(err?.message ?? err).slice(0, 120)}`);
+      const onError = (ev) => uncaught(ev.error ?? ev.message);
+      const onRejection = (ev) => uncaught(ev.reason);
+      window.addEventListener('error', onError);
+      window.addEventListener('unhandledrejection', onRejection);
+      // Reading an element never throws (docs/embedding.md, "Reading an element"): state (null while
+      // it cannot be computed), error (the alert's message when one shows), summary, busy, figureData
+      // and the element's other bookkeeping. Every other getter of its class is read too: one that
+      // parses attributes (`angle`, the trainer's `settings`, value swap's `columnA`) may throw only
+      // the WidgetInputError that says what is wrong, never anything else.
+      const READING = new Set(['state', 'error', 'summary', 'busy', 'figureData', 'sharedState', 'shareKey', 'updatePending', 'renderCount']);
+      const getters = (e) => {
+        const names = new Set();
+        for (let p = Object.getPrototypeOf(e); p && p !== HTMLElement.prototype; p = Object.getPrototypeOf(p)) {
+          for (const [k, d] of Object.entries(Object.getOwnPropertyDescriptors(p))) if (d.get) names.add(k);
+        }
+        return [...names];
+      };
+      const read = (e, what) => {
+        const got = {};
+        for (const p of getters(e)) {
+          try { got[p] = e[p]; } catch (err) {
+            if (READING.has(p) || err?.name !== 'WidgetInputError') problems.push(`${e.localName} ${what}: .${p} threw ${String(err?.name)} ${String(err?.message ?? err).slice(0, 80)}`);
+          }
+        }
+        const alert = e.shadowRoot.querySelector('.alert');
+        if (!alert.hidden && got.error !== alert.textContent) problems.push(`${e.localName} ${what}: .error is ${JSON.stringify(got.error)?.slice(0, 60)}, not the alert's message`);
+        if (typeof got.error === 'string' && got.error.length > 400) problems.push(`${e.localName} ${what}: .error of ${got.error.length} characters`);
+        if (got.state === null && !got.error) problems.push(`${e.localName} ${what}: .state is null and .error says nothing`);
+        for (const p of ['summary', 'busy']) if (!(p in got)) problems.push(`${e.localName} ${what}: no .${p}`);
+      };
       for (const e of indices.map((i) => all[i])) {
         const attrs = e.constructor.observedAttributes ?? [];
         for (const a of attrs) {
           const original = e.getAttribute(a);
           for (const v of hostile) {
+            doing = `${e.localName} ${a}=${v.slice(0, 20)}`;
             e.setAttribute(a, v);
+            read(e, `${a}=${v.slice(0, 20)} (before its render)`);
             // One frame: the element's render was requested before this frame callback, so it has run.
             await frame();
+            read(e, `${a}=${v.slice(0, 20)}`);
             const alert = e.shadowRoot.querySelector('.alert');
             const body = e.shadowRoot.querySelector('.body');
             const showsAlert = !alert.hidden && alert.textContent.length > 0;
@@ -695,6 +743,35 @@ test('bad input: hostile values on every observed attribute of every element (on
           await frame(); await frame();
           if (!e.shadowRoot.querySelector('.alert').hidden) problems.push(`${e.localName} ${a}: does not recover after the attribute is restored`);
         }
+        // The same values arriving by a shared link: the URL hash's entry for each shared attribute,
+        // read as on `hashchange` (the hash set without an event, then the event sent at once, so
+        // the getters are read between the hash's write of the attribute and the render). A link
+        // that names the element scrolls it into view, so what starts there (the trainer's
+        // autostart) runs with the linked values: any page error fails the test.
+        const saved = e.sharedState;
+        const names = e.constructor.sharedAttributes ?? [];
+        for (const a of names) {
+          for (const v of hostile) {
+            doing = `${e.localName} hash ${a}=${v.slice(0, 20)}`;
+            history.replaceState(history.state, '', `#${encodeURIComponent(`${e.shareKey}.${a}`)}=${encodeURIComponent(v)}`);
+            window.dispatchEvent(new HashChangeEvent('hashchange'));
+            read(e, `hash ${a}=${v.slice(0, 20)} (before its render)`);
+            await frame();
+            read(e, `hash ${a}=${v.slice(0, 20)}`);
+            const alert = e.shadowRoot.querySelector('.alert');
+            if (e.state === null && (alert.hidden || !alert.textContent)) problems.push(`${e.localName} hash ${a}=${v.slice(0, 20)}: state is null and no message shows`);
+            if (e.shadowRoot.querySelector('img, script, iframe, object')) problems.push(`${e.localName} hash ${a}: injected element`);
+          }
+        }
+        if (names.length) {
+          doing = `${e.localName}: restoring after its hostile links`;
+          history.replaceState(history.state, '', location.pathname);
+          window.dispatchEvent(new HashChangeEvent('hashchange'));
+          e.sharedState = saved;
+          await frame(); await frame();
+          if (!e.shadowRoot.querySelector('.alert').hidden) problems.push(`${e.localName}: does not recover after its hostile links`);
+        }
+        doing = `${e.localName}: rapid clicks`;
         // Rapid repeated interactions: every button 25 times, as fast as the page lets a script click.
         for (let k = 0; k < 25; k++) for (const b of e.shadowRoot.querySelectorAll('button:not([data-export])')) b.click();
         await frame(); await frame();
@@ -702,6 +779,8 @@ test('bad input: hostile values on every observed attribute of every element (on
         const body = e.shadowRoot.querySelector('.body');
         if (alert.hidden && body.hidden) problems.push(`${e.localName}: blank after rapid clicks`);
       }
+      window.removeEventListener('error', onError);
+      window.removeEventListener('unhandledrejection', onRejection);
       return { problems, alerts, injected: window.__injected ?? null, polluted: ({}).polluted ?? null };
     }, [HOSTILE_VALUES, widgets.map((w) => w.index)]);
     assert.deepEqual(report.problems, [], name);
@@ -713,6 +792,7 @@ test('bad input: hostile values on every observed attribute of every element (on
     assert.deepEqual(page.problems.filter((p) => !/download/i.test(p)), [], name);
     await page.close();
   }
+  assert.deepEqual([...covered].sort(), DEFINED_TAGS, 'elements swept against the package\'s');
 });
 
 test('memory: 3,000 updates of each element (on the first page that has it) leave the WASM heap in use and the embind handle count flat; removal releases the worker', async () => {
