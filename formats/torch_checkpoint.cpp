@@ -183,12 +183,6 @@ struct Value {
   bool inside = false;                     // held by a container: never changed again
 };
 
-Ref make(Kind k) {
-  auto v = std::make_shared<Value>();
-  v->kind = k;
-  return v;
-}
-
 // The classes and functions a state_dict names; nothing else may be named by GLOBAL.
 const std::set<std::string>& storage_classes() {
   static const std::set<std::string> s{"FloatStorage", "DoubleStorage", "HalfStorage",         "BFloat16Storage",
@@ -430,6 +424,15 @@ class Unpickler {
   }
 
  private:
+  // Every value made counts against max_objects (a value is ~200 bytes: a 4 MiB data.pkl of
+  // one-byte opcodes would otherwise make 2 million of them).
+  Ref make(Kind k) {
+    if (++objects_ > limits_.max_objects)
+      error("makes more than " + std::to_string(limits_.max_objects) + " values; that is the limit");
+    auto v = std::make_shared<Value>();
+    v->kind = k;
+    return v;
+  }
   [[noreturn]] void error_op(std::uint8_t, const std::string& message) { fail("data.pkl: " + message); }
   [[noreturn]] void error(const std::string& message) {
     const std::uint8_t op = p_[op_at_];
@@ -585,7 +588,7 @@ class Unpickler {
   }
 
   const std::uint8_t* p_;
-  std::size_t n_, pos_ = 0, op_at_ = 0;
+  std::size_t n_, pos_ = 0, op_at_ = 0, objects_ = 0;
   const TorchCheckpointLimits& limits_;
   std::vector<Ref> stack_;
   std::vector<std::size_t> marks_;
@@ -737,6 +740,9 @@ SafetensorsFile read_torch_checkpoint(const std::uint8_t* data, std::size_t size
     if (t.i < 0) fail(label + " has a negative storage offset " + std::to_string(t.i));
     std::uint64_t last = static_cast<std::uint64_t>(t.i);
     const std::uint64_t cap = std::uint64_t{1} << 61;
+    if (last >= numel && last > 0)
+      fail(label + ": its storage offset " + std::to_string(last) + " is past its storage of " + std::to_string(numel) +
+           " elements");
     for (std::size_t d = 0; d < t.size.size(); ++d) {
       if (t.size[d] < 0 || t.stride[d] < 0)
         fail(label + " has a negative size or stride in dimension " + std::to_string(d));
@@ -776,6 +782,7 @@ SafetensorsFile read_torch_checkpoint(const std::uint8_t* data, std::size_t size
     const std::size_t rank = t.size.size();
     std::vector<std::int64_t> index(rank, 0);
     std::uint64_t at = static_cast<std::uint64_t>(t.i);  // element index in the storage
+    const bool half = std::strcmp(plan.type.torch_name, "float16") == 0;
     for (std::uint64_t n = 0; n < plan.count; ++n) {
       const std::uint8_t* b = base + at * plan.type.bytes;
       double v;
@@ -788,8 +795,7 @@ SafetensorsFile read_torch_checkpoint(const std::uint8_t* data, std::size_t size
           break;
         }
         case 2:
-          if (std::strcmp(plan.type.torch_name, "float16") == 0)
-            v = half_to_double(static_cast<std::uint16_t>(le(b, 2)));
+          if (half) v = half_to_double(static_cast<std::uint16_t>(le(b, 2)));
           else {
             const std::uint32_t bits = static_cast<std::uint32_t>(le(b, 2))
                                        << 16;  // bfloat16: the top half of a float32

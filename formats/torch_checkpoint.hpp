@@ -44,7 +44,8 @@ struct TorchCheckpointLimits {
   std::size_t max_nesting = 64;                                 // values in values, and open MARKs
   std::size_t max_stack = 65536;                                // values on the unpickler's stack
   std::size_t max_memo = 262144;                                // memo entries (~10 per tensor)
-  std::size_t max_values = std::size_t{128} * 1024 * 1024;      // elements of all tensors together
+  std::size_t max_objects = 524288;                         // values data.pkl makes (~30 per tensor, a few per module)
+  std::size_t max_values = std::size_t{128} * 1024 * 1024;  // elements of all tensors together
 };
 
 // Whether the bytes start as a ZIP archive does (a local file header), as every torch.save file

@@ -249,6 +249,16 @@ TEST_CASE("torch checkpoint: nesting, MARKs, stack and memo at their limits and 
     return archive(p + ".");
   };
   CHECK(read_pt(memo(262144)).tensors.empty());  // an empty state_dict
+  // Values made: a list and k − 1 Nones appended to it, two bytes each.
+  const auto objects = [](std::size_t k) {
+    std::string p = "\x80\x02]";
+    for (std::size_t i = 1; i < k; ++i) p += "Na";
+    return archive(p + ".");
+  };
+  CHECK(refusal(objects(524288)) == "torch checkpoint: data.pkl holds a list, not a state_dict (a dict of tensors)");
+  CHECK(
+      refusal(objects(524289)) ==
+      "torch checkpoint: data.pkl: opcode 0x4e 'NONE' at byte 1048577 makes more than 524288 values; that is the limit");
   CHECK(
       refusal(memo(262145)) ==
       "torch checkpoint: data.pkl: opcode 0x72 'LONG_BINPUT' at byte 1310723 would hold more than 262144 memo entries; that is the limit");
@@ -288,7 +298,10 @@ TEST_CASE("torch checkpoint: shapes, strides and offsets stay inside the storage
   CHECK(read_pt(archive(state_dict_pickle({t}))).tensors[0].values == std::vector<double>{0});
   t.offset = 4;
   CHECK(refusal(archive(state_dict_pickle({t}))) ==
-        "torch checkpoint: tensor w: its elements reach index 4 of a storage of 4 elements");
+        "torch checkpoint: tensor w: its storage offset 4 is past its storage of 4 elements");
+  t.offset = std::int64_t{1} << 62;  // beyond the 2^61 elements any bound is computed within
+  CHECK(refusal(archive(state_dict_pickle({t}))) ==
+        "torch checkpoint: tensor w: its storage offset 4611686018427387904 is past its storage of 4 elements");
   t.offset = 0;
   t.size = {2, 2};
   t.stride = {2, 2};  // the last element would be index 4
