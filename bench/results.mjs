@@ -1,5 +1,5 @@
 // The benchmark figures of record: one JSON file per measurement in bench/results/
-// (<date>-<commit>.json: date, commit, machine {description?, cpu, flags, cores, node}, method, role, figures_ms
+// (<date>-<commit>.json: date, recorded_at (ISO time, when known), commit, machine {description?, cpu, flags, cores, node}, method, role, figures_ms
 // and, for the benchmark page, updates_p95_ms), read here by bench/targets.mjs and written into the
 // site by site/build.mjs (assets/bench-reference-data.js for the benchmark page). A new measurement
 // is a new file (`node bench/targets.mjs --record`), never an edit of an old one: the folder is the history.
@@ -10,12 +10,12 @@ import { fileURLToPath } from 'node:url';
 
 export const resultsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 
-/** Every recorded measurement, oldest first (by date, then file name). */
+/** Every recorded measurement, oldest first (by recorded_at, an ISO time, or else its date; then file name). */
 export function history(dir = resultsDir) {
   return fs.readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .map((f) => ({ file: f, ...JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) }))
-    .sort((a, b) => a.date.localeCompare(b.date) || a.file.localeCompare(b.file));
+    .sort((a, b) => (a.recorded_at ?? a.date).localeCompare(b.recorded_at ?? b.date) || a.file.localeCompare(b.file));
 }
 
 /** The newest measurement with this role ('before', 'last stop', 'page reference', 'native vs WASM'). */

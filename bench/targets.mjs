@@ -150,6 +150,7 @@ if (process.argv.includes('--record')) {
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
   const file = record({
     date: new Date().toISOString().slice(0, 10),
+    recorded_at: new Date().toISOString(),
     commit,
     machine: thisMachine(),
     method: `bench/targets.mjs --record: CPU time, native bench executables (median of 7, 5 for the transformer) and WASM under Node (median of ${RUNS} after one warm-up), load average ${os.loadavg()[0].toFixed(1)}`,

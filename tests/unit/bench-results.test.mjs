@@ -9,6 +9,7 @@ test('every bench/results file names its date, commit, machine, method, role and
   assert.ok(all.length >= 4, `${all.length} files`);
   for (const r of all) {
     assert.match(r.date, /^\d{4}-\d{2}-\d{2}$/, r.file);
+    if (r.recorded_at !== undefined) assert.ok(r.recorded_at.startsWith(r.date) && !Number.isNaN(Date.parse(r.recorded_at)), r.file);
     assert.match(r.commit, /^[0-9a-f]{7,40}$/, r.file);
     assert.equal(r.file, `${r.date}-${r.commit}.json`);
     assert.equal(typeof r.machine, 'object', r.file);
