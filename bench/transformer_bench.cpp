@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   constexpr int kRuns = 5;
   // 2 layers of 8 heads, d_model 128, d_head 16, 64 positions, 64 tokens.
   const TransformerConfig c = transformer_config({2, 8, 128, 16, 64, 64}, Normalization::layer_norm);
-  InductionTrainingSettings s;
+  TransformerTrainingSettings s;
   s.model = c;
   const TransformerWeights w = initial_weights(s);
   // A repeated random block of 32 tokens and a copy differing at position 40 (bench/transformer.bench.mjs).
@@ -127,10 +127,10 @@ int main(int argc, char** argv) {
       headlab::bench::median_wall_cpu_ms(kRuns, [&] { sink = analyze_transformer(w, r, &cache).clean_loss; });
   const double everything = everything_ms.wall;
   const double json = median_ms(kRuns, [&] { sink = static_cast<double>(headlab::formats::write_transformer_analysis(w, r, analysis).size()); });
-  InductionTrainingSettings defaults;
+  TransformerTrainingSettings defaults;
   defaults.steps = 100;
   const headlab::bench::WallCpuMs train_ms = headlab::bench::median_wall_cpu_ms(kRuns, [&] {
-    InductionTrainer t(defaults);
+    TransformerTrainer t(defaults);
     sink = t.step(defaults.steps).loss;
   });
   const double train = train_ms.wall;

@@ -19,13 +19,14 @@
 namespace headlab::cli {
 namespace {
 
-constexpr const char* kUsage =
+// The ranges named by the core (kMaxSeed, kMaxTrainingSteps), so the text cannot drift from them.
+const std::string kUsage =
     "usage: headlab feature-recovery --seed S --out results.json [--steps N] [--batch B] [--lr L]\n"
     "                                [--eval-size E] [--request-scale C] [--shift D] [--keys K]\n"
-    "  --seed S            integer in [0, 9007199254740991] (2^53 − 1); fixes R, the initialisation,\n"
+    "  --seed S            integer in [0, " + std::to_string(kMaxSeed) + "] (2^53 − 1); fixes R, the initialisation,\n"
     "                      every batch and the evaluation set\n"
     "  --out PATH          where to write results.json ('-' for stdout); schema: docs/feature-recovery-results.md\n"
-    "  --steps N           Adam steps, 0 … 10000000 (default 1200)\n"
+    "  --steps N           Adam steps, 0 … " + std::to_string(kMaxTrainingSteps) + " (default 1200)\n"
     "  --batch B           fresh examples per step, 1 … 100000 (default 128)\n"
     "  --lr L              Adam learning rate > 0 (default 0.03)\n"
     "  --eval-size E       held-out examples, 2 … 1000000 (default 4096)\n"

@@ -240,7 +240,7 @@ int train(const Args& args, std::ostream& out) {
       flags_of(args, {"--task", "--seed", "--steps", "--batch", "--lr", "--weight-decay", "--out", "--config-out"});
   const std::string task = required(flags, "--task");
   if (task != "induction") throw UsageError("--task must be induction, got \"" + task + "\"");
-  tf::InductionTrainingSettings s;
+  tf::TransformerTrainingSettings s;
   s.seed = seed_flag(flags);
   s.steps = count_flag(flags, "--steps", s.steps);
   s.batch_size = static_cast<int>(count_flag(flags, "--batch", s.batch_size));
@@ -249,7 +249,7 @@ int train(const Args& args, std::ostream& out) {
   const ModelOutputs outputs = model_outputs(flags, {});
   as_usage([&] { s.validate(); });
   const auto before = tf::induction_scores(tf::initial_weights(s), 64, s.seed);
-  tf::InductionTrainer trainer(s);
+  tf::TransformerTrainer trainer(s);
   // The step at which the best head's induction score first passes 0.4, checked every 50 steps.
   long passed = -1;
   while (!trainer.progress().done) {

@@ -64,6 +64,38 @@ void require_usable(const char* name, const Matrix& m) {
   require_finite(name, m);
 }
 
+void require_integer_in(const char* name, long long value, long long low, long long high) {
+  if (value < low || value > high) {
+    throw InputError(std::string(name) + " must lie in [" + std::to_string(low) + ", " + std::to_string(high) +
+                     "], got " + std::to_string(value));
+  }
+}
+
+void require_number_in(const char* name, double value, double low, double high) {
+  if (!(std::isfinite(value) && value >= low && value <= high)) {
+    throw InputError(std::string(name) + " must lie in [" + number_text(low) + ", " + number_text(high) + "], got " +
+                     number_text(value));
+  }
+}
+
+void require_scale(const char* name, double value, double high) {
+  if (!(std::isfinite(value) && value > 0.0 && value <= high)) {
+    throw InputError(std::string(name) + " must lie in (0, " + number_text(high) + "], got " + number_text(value));
+  }
+}
+
+void require_positive(const char* name, double value) {
+  if (!(std::isfinite(value) && value > 0.0)) {
+    throw InputError(std::string(name) + " must be finite and > 0, got " + number_text(value));
+  }
+}
+
+void require_nonnegative(const char* name, double value) {
+  if (!(std::isfinite(value) && value >= 0.0)) {
+    throw InputError(std::string(name) + " must be finite and ≥ 0, got " + number_text(value));
+  }
+}
+
 void require_index(const char* name, Eigen::Index index, Eigen::Index size) {
   if (index < 0 || index >= size) {
     throw InputError(std::string(name) + " = " + std::to_string(index) + " is out of range [0, " +

@@ -42,6 +42,15 @@ constexpr long long kMaxSeed = 9007199254740991LL;
 // The one message for a seed out of range, worded the same by the CLI (flag text) and the WASM
 // modules (a JS number): "<name> must be an integer in [0, 9007199254740991], got "<got>"".
 std::string seed_range_message(const std::string& name, const std::string& got);
+// The one wording of a setting's range, for every validate() of a settings or config struct
+// (docs/model-pattern.md): "<name> must lie in [low, high], got <value>", "(0, high]" for a scale,
+// "must be finite and > 0" / "≥ 0" for an unbounded number. Integers print whole, doubles as
+// number_text. A non-finite double is refused by each.
+void require_integer_in(const char* name, long long value, long long low, long long high);
+void require_number_in(const char* name, double value, double low, double high);
+void require_scale(const char* name, double value, double high);
+void require_positive(const char* name, double value);
+void require_nonnegative(const char* name, double value);
 // Throws unless 0 <= index < size.
 void require_index(const char* name, Eigen::Index index, Eigen::Index size);
 

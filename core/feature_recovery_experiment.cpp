@@ -10,25 +10,6 @@
 namespace headlab {
 namespace {
 
-void require_in_range(const char* name, double value, double low, double high) {
-  if (!(std::isfinite(value) && value >= low && value <= high)) {
-    throw InputError(std::string(name) + " must be in [" + number_text(low) + ", " + number_text(high) +
-                     "], got " + number_text(value));
-  }
-}
-
-void require_positive(const char* name, double value) {
-  if (!(std::isfinite(value) && value > 0.0)) {
-    throw InputError(std::string(name) + " must be a finite number > 0, got " + number_text(value));
-  }
-}
-
-void require_scale(const char* name, double value, double limit) {
-  if (!(std::isfinite(value) && value > 0.0 && value <= limit)) {
-    throw InputError(std::string(name) + " must lie in (0, " + number_text(limit) + "], got " + number_text(value));
-  }
-}
-
 Matrix initial_projection(const FeatureRecoverySettings& settings, int which) {
   // Stream kInitialisationStream draws W_q (rows 0–8) then W_v (rows 0–8), row by row, then
   // (learned keys only) K (4 × 3, N(0, 1)); so the fixed-key runs draw exactly as before.
@@ -83,19 +64,16 @@ void require_held_out(const FeatureRecoveryBatch& eval_set, const Matrix& mixing
 }  // namespace
 
 void FeatureRecoverySettings::validate() const {
-  require_in_range("steps", steps, 0, 1e7);
-  require_in_range("batch_size", batch_size, 1, 1e5);
+  require_integer_in("steps", steps, 0, kMaxTrainingSteps);
+  require_integer_in("batch_size", batch_size, 1, 100000);
   require_positive("learning_rate", learning_rate);
-  require_in_range("beta1", beta1, 0.0, 0.999999999);
-  require_in_range("beta2", beta2, 0.0, 0.999999999);
+  require_number_in("beta1", beta1, 0.0, 0.999999999);
+  require_number_in("beta2", beta2, 0.0, 0.999999999);
   require_positive("epsilon", epsilon);
-  require_scale("init_scale", init_scale, kMaxFeatureRecoveryInitScale);
-  require_in_range("eval_size", eval_size, 2, 1e6);
-  if (!(std::isfinite(request_scale) && request_scale >= kMinFeatureRecoveryScale && request_scale <= kMaxFeatureRecoveryScale)) {
-    throw InputError("request_scale must lie in [" + number_text(kMinFeatureRecoveryScale) + ", " +
-                     number_text(kMaxFeatureRecoveryScale) + "], got " + number_text(request_scale));
-  }
-  require_in_range("shift", shift, -1e6, 1e6);
+  require_scale("init_scale", init_scale, kMaxInitScale);
+  require_integer_in("eval_size", eval_size, 2, 1000000);
+  require_number_in("request_scale", request_scale, kMinFeatureRecoveryScale, kMaxFeatureRecoveryScale);
+  require_number_in("shift", shift, -1e6, 1e6);
   if (fixed_keys.size() != 0) {
     validate_feature_recovery_keys(fixed_keys, "fixed_keys");
     if (learned_keys) {
@@ -149,7 +127,7 @@ TrainingProgress FeatureRecoveryTrainer::step(long n) {
       diverged_at_ = static_cast<int>(steps_taken());
       break;
     }
-    if (!adam_.step_within_unvalidated({&dw_q_, &dw_v_, &dkeys_}, kMaxFeatureRecoveryWeightMagnitude)) {
+    if (!adam_.step_within_unvalidated({&dw_q_, &dw_v_, &dkeys_}, kMaxWeightMagnitude)) {
       diverged_at_ = static_cast<int>(steps_taken());
     }
   }
@@ -175,7 +153,7 @@ TrainingProgress FeatureRecoveryTrainer::step(long n) {
       diverged_at_ = static_cast<int>(steps_taken());
       break;
     }
-    if (!adam_.step_within_unvalidated({&dw_q_, &dw_v_}, kMaxFeatureRecoveryWeightMagnitude)) {
+    if (!adam_.step_within_unvalidated({&dw_q_, &dw_v_}, kMaxWeightMagnitude)) {
       diverged_at_ = static_cast<int>(steps_taken());
     }
   }
@@ -196,8 +174,8 @@ TrainingProgress FeatureRecoveryTrainer::step(long n) {
 }
 
 std::vector<int> feature_recovery_replay_steps(int steps, int count) {
-  require_in_range("steps", steps, 0, 1e7);
-  require_in_range("snapshot count", count, 2, 1e4);
+  require_integer_in("steps", steps, 0, kMaxTrainingSteps);
+  require_integer_in("snapshot count", count, 2, 10000);
   std::vector<int> out{0};
   const double top = std::log1p(static_cast<double>(steps));
   for (int i = 1; i < count; ++i) {
@@ -210,7 +188,7 @@ std::vector<int> feature_recovery_replay_steps(int steps, int count) {
 }
 
 FeatureRecoveryBatch feature_recovery_evaluation_set(std::uint64_t seed, int eval_size, double request_scale) {
-  require_in_range("eval_size", eval_size, 2, 1e6);
+  require_integer_in("eval_size", eval_size, 2, 1000000);
   Random rng = Random(seed).stream(kEvaluationStream);
   return sample_feature_recovery_batch(rng, eval_size, request_scale);
 }
@@ -225,7 +203,7 @@ FeatureRecoveryIntervention feature_recovery_intervention_from_name(const std::s
 
 FeatureRecoveryBatch feature_recovery_evaluation_set(std::uint64_t seed, int eval_size, double request_scale,
                                                      const Matrix& task_keys) {
-  require_in_range("eval_size", eval_size, 2, 1e6);
+  require_integer_in("eval_size", eval_size, 2, 1000000);
   Random rng = Random(seed).stream(kEvaluationStream);
   FeatureRecoveryBatch out;
   sample_feature_recovery_batch(rng, eval_size, request_scale, task_keys, out);
@@ -249,7 +227,7 @@ Matrix feature_recovery_intervened_prediction(const FeatureRecoveryBatch& eval_s
       records.col(kPayloadFeatures + feature).setZero();
       break;
     case FeatureRecoveryIntervention::irrelevant_shift:
-      require_in_range("shift", shift, -1e6, 1e6);
+      require_number_in("shift", shift, -1e6, 1e6);
       request.middleCols(kPayloadFeatures, 2 * kFeatureWidth).array() += shift;  // payload and noise
       records.middleCols(kRequestFeatures, kFeatureWidth).array() += shift;
       records.middleCols(kNoiseFeatures, kFeatureWidth).array() += shift;
@@ -280,7 +258,7 @@ FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& 
                                                     const Matrix& w_q, const Matrix& w_v, double shift,
                                                     const Matrix& keys) {
   require_held_out(eval_set, mixing);
-  require_in_range("shift", shift, -1e6, 1e6);
+  require_number_in("shift", shift, -1e6, 1e6);
   const Eigen::Index n = eval_set.size();
   const FeatureRecoveryForward f =
       feature_recovery_forward(eval_set.request * mixing, eval_set.records * mixing, w_q, w_v, keys);
@@ -348,7 +326,7 @@ FeatureRecoveryResult FeatureRecoveryTrainer::result() const {
   }
   if (diverged()) {
     throw InputError("training diverged at step " + std::to_string(diverged_at_) +
-                     ": the loss stopped being finite or W_q, W_v left ±" + number_text(kMaxFeatureRecoveryWeightMagnitude) +
+                     ": the loss stopped being finite or W_q, W_v left ±" + number_text(kMaxWeightMagnitude) +
                      " (learning_rate " + number_text(settings_.learning_rate) + "); there are no results to evaluate");
   }
   FeatureRecoveryResult r;

@@ -22,14 +22,10 @@
 
 namespace headlab {
 
-// The largest |entry| of W_q, W_v or the learned keys a healthy run reaches: Adam moves an
-// entry by about learning_rate per step, so only learning_rate × steps ≳ 1e6 gets there (the
-// weight limit of the other trainers, core/max_digit_model.hpp and core/transformer.hpp).
-constexpr double kMaxFeatureRecoveryWeightMagnitude = 1e6;
 
 struct FeatureRecoverySettings {
   std::uint64_t seed = 0;
-  int steps = 1200;             // Adam updates, each on a fresh batch; 0 ≤ steps ≤ 10⁷
+  int steps = 1200;             // Adam updates, each on a fresh batch; 0 ≤ steps ≤ kMaxTrainingSteps
   int batch_size = 128;         // examples per step; 1 ≤ batch_size ≤ 10⁵
   double learning_rate = 0.03;  // Adam step size, the draft's value
   double beta1 = 0.9;           // Adam first-moment decay (PyTorch's default, as in the draft)
@@ -79,7 +75,7 @@ class FeatureRecoveryTrainer {
   long steps_total() const { return settings_.steps; }
   bool done() const { return stopped_ || steps_taken() >= settings_.steps || diverged(); }
   // Training diverged: some loss or gradient stopped being finite, or an update left a
-  // parameter beyond ±kMaxFeatureRecoveryWeightMagnitude. diverged_at() is the 1-based step
+  // parameter beyond ±kMaxWeightMagnitude (core/limits.hpp). diverged_at() is the 1-based step
   // at which it happened (0 while training is healthy).
   bool diverged() const { return diverged_at_ > 0; }
   int diverged_at() const { return diverged_at_; }
@@ -125,7 +121,7 @@ class FeatureRecoveryTrainer {
 // initialisation), then about `count` − 1 steps spaced evenly in log(1 + t) up to
 // `steps`, so early steps, where the response maps change fastest, are dense
 // (1, 2, 3, … then ever wider gaps). Strictly increasing, first 0, last `steps`;
-// fewer than `count` entries when steps is small. Throws unless 0 ≤ steps ≤ 10⁷
+// fewer than `count` entries when steps is small. Throws unless 0 ≤ steps ≤ kMaxTrainingSteps
 // and 2 ≤ count ≤ 10⁴.
 std::vector<int> feature_recovery_replay_steps(int steps, int count);
 

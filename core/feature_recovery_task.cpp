@@ -145,7 +145,7 @@ void validate_feature_recovery_keys(const Matrix& keys, const char* name) {
   for (Eigen::Index i = 0; i < keys.rows(); ++i) {
     for (Eigen::Index j = 0; j < keys.cols(); ++j) {
       if (std::abs(keys(i, j)) > kKeyEntryLimit) {
-        throw InputError(std::string(name) + " entries must be in [-10, 10], got " + number_text(keys(i, j)) +
+        throw InputError(std::string(name) + " entries must lie in [-10, 10], got " + number_text(keys(i, j)) +
                          " in row " + std::to_string(i + 1) + ", column " + std::to_string(j + 1));
       }
     }

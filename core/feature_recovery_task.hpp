@@ -12,6 +12,7 @@
 //   target = Σ_i A_i · z_record_i[3..5]                   (3)
 #pragma once
 
+#include "core/limits.hpp"
 #include "core/matrix.hpp"
 #include "core/softmax.hpp"
 #include "core/random.hpp"
@@ -21,7 +22,7 @@
 
 namespace headlab {
 
-// Largest request_scale, and init_scale (docs/limits.md). The sampler's normal draws stay below
+// Largest request_scale, and init_scale (docs/limits.md; kMaxInitScale, core/limits.hpp). The sampler's normal draws stay below
 // 10σ, so at a scale c ≤ 1e6 every request coordinate and initial W_q, W_v entry is < 1e7; the
 // deepest product (prediction = softmax(·) · records R W_v, 9 terms of R, 9 of W_v) is < 1e17, the
 // R² denominators sum ≤ 10⁶ squares of < 1e7 (< 1e20) and Adam squares gradients < 1e17·1e7:
@@ -35,9 +36,7 @@ constexpr double kMaxFeatureRecoveryScale = 1e6;
 // 10σ), so R² = 1 − residual/spread stays finite by hundreds of orders of magnitude for any S
 // above 1e-250; the evaluation still refuses an R² that is not finite, naming request_scale.
 constexpr double kMinFeatureRecoveryScale = 1e-6;
-// Largest init_scale: initial W_q, W_v entries then stay below 1e5, inside the ±1e6 weight limit
-// a step's update must keep (kMaxFeatureRecoveryWeightMagnitude), as for the other two trainers.
-constexpr double kMaxFeatureRecoveryInitScale = 1e4;
+// Largest init_scale: kMaxInitScale (core/limits.hpp), as for the other two trainers.
 
 
 constexpr int kLatentSize = 9;      // d_model: z and x have nine coordinates

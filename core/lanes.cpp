@@ -17,8 +17,8 @@ namespace {
 // Read through volatile: a compiler folds std::exp of a constant into the correctly rounded value,
 // which is not libm's.
 volatile double kProbes[] = {-0x1.018cf506a3403p+4, -0x1.36b64416d0bd8p+4, -0x1.f2bac8099fbd4p+3,
-                              -0x1.9d72e0996c088p+1, -0x1.bc882758b5908p+2, -0x1.133b237d82bc8p+4,
-                              -0x1.661368ac0b814p+3, -0x1.7e08c2703be78p+2};
+                             -0x1.9d72e0996c088p+1, -0x1.bc882758b5908p+2, -0x1.133b237d82bc8p+4,
+                             -0x1.661368ac0b814p+3, -0x1.7e08c2703be78p+2};
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"  // the vectors stay inside this function

@@ -18,6 +18,7 @@
 // token order), so evaluation can weight each multiset of digits by its multiplicity.
 #pragma once
 
+#include "core/limits.hpp"
 #include "core/matrix.hpp"
 #include "core/max_digit_task.hpp"
 
@@ -33,18 +34,11 @@ constexpr int kDHead = 16;
 constexpr double kScoreScale = 0.25;  // 1/√d_head = 1/4, exact in binary
 constexpr int kFormatVersion = 1;     // of the weights file, docs/max-digit-weights.md
 
-// Largest |entry| of any weight matrix (docs/limits.md). The longest product in the forward is
-// four matrices deep with 64·16·64 = 65,536 terms per sum (L_h[t] = E W_V W_O W_U, and the score
-// E[t] W_K (E[ANS] W_Q)ᵀ/4), so with every entry ≤ m a logit is at most 64m² + 4·65,536m⁴ ≈ 2.6e5·m⁴.
-// The backward is at most three matrices deep (≤ 65,536m³ per gradient entry) and AdamW squares it;
-// the analyses square at most a logit and sum ≤ 10⁶ such squares. At m = 1e6 the largest of these
-// is (2.6e5·1e24)²·1e6 ≈ 7e64, 240 orders of magnitude below the double range (1.8e308), while
-// trained weights stay below 10 (the shipped seeds: max |entry| < 3). Beyond it, |E| ≈ 1e200
-// overflowed the logits to ±inf and the analyses to NaN. The trainer works in single precision
-// (core/max_digit_training.hpp): its logits stay below 2.6e29, inside the float range (3.4e38),
-// while a score-path gradient can overflow near the limit; a non-finite gradient makes its weight
-// or second moment non-finite, which the trainer reports as divergence.
-constexpr double kMaxWeightMagnitude = 1e6;
+// Largest |entry| of any weight matrix: kMaxWeightMagnitude (core/limits.hpp, the derivation beside
+// it: with every entry ≤ m a logit is at most 64m² + 4·65,536m⁴ ≈ 2.6e5·m⁴). The trainer works in
+// single precision (core/max_digit_training.hpp): its logits stay below 2.6e29, inside the float
+// range (3.4e38), while a score-path gradient can overflow near the limit; a non-finite gradient
+// makes its weight or second moment non-finite, which the trainer reports as divergence.
 
 struct MaxDigitWeights {
   Matrix E;                     // 14 × 64

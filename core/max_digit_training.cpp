@@ -10,20 +10,12 @@ namespace headlab::max_digit {
 
 void MaxDigitTrainingSettings::validate() const {
   // At least one step: a run of none has no loss to report (its file would say null).
-  if (steps < 1 || steps > 10000000) throw InputError("steps must lie in [1, 10000000], got " + std::to_string(steps));
-  if (batch_size < 1 || batch_size > 1000000) {
-    throw InputError("batch_size must lie in [1, 1000000], got " + std::to_string(batch_size));
-  }
-  if (!(std::isfinite(learning_rate) && learning_rate > 0)) {
-    throw InputError("learning_rate must be finite and > 0, got " + number_text(learning_rate));
-  }
-  if (!(std::isfinite(weight_decay) && weight_decay >= 0)) {
-    throw InputError("weight_decay must be finite and ≥ 0, got " + number_text(weight_decay));
-  }
+  require_integer_in("steps", steps, 1, kMaxTrainingSteps);
+  require_integer_in("batch_size", batch_size, 1, 1000000);
+  require_positive("learning_rate", learning_rate);
+  require_nonnegative("weight_decay", weight_decay);
   if (!(learning_rate * weight_decay < 1)) throw InputError(decay_product_message(learning_rate, weight_decay));
-  if (!(std::isfinite(init_scale) && init_scale > 0 && init_scale <= kMaxInitScale)) {
-    throw InputError("init_scale must lie in (0, " + number_text(kMaxInitScale) + "], got " + number_text(init_scale));
-  }
+  require_scale("init_scale", init_scale, kMaxInitScale);
 }
 
 namespace {

@@ -19,6 +19,7 @@
 
 #include "core/adam.hpp"
 #include "core/max_digit.hpp"
+#include "core/limits.hpp"
 #include "core/loss_divergence.hpp"
 #include "core/max_digit_kernels.hpp"
 #include "core/training_progress.hpp"
@@ -33,22 +34,18 @@ namespace headlab::max_digit {
 constexpr std::uint64_t kInitialisationStream = 1;
 constexpr std::uint64_t kBatchStream = 2;
 
-// Largest init_scale. The sampler's normal draws stay below 10 standard deviations (the
-// ziggurat's tail from a 53-bit uniform ends near 9.4σ), so the initial entries stay below
-// 10·1e4 = 1e5, inside kMaxWeightMagnitude = 1e6 (core/max_digit_model.hpp): the first forward
-// cannot overflow. 1e100 used to reach a NaN-to-integer conversion in the exp.
-constexpr double kMaxInitScale = 1e4;
-
 struct MaxDigitTrainingSettings {
   std::uint64_t seed = 0;
   long steps = 4000;
   int batch_size = 256;
   double learning_rate = 3e-3;
   double weight_decay = 0.1;
+  // At most kMaxInitScale (core/limits.hpp): the initial entries are N(0, s²) and N(0, (s/√fan_in)²)
+  // draws. 1e100 used to reach a NaN-to-integer conversion in the exp.
   double init_scale = 0.1;
   bool unit_norm_unembedding = false;
 
-  // Throws InputError naming the field: steps in [1, 10⁷], batch_size in [1, 10⁶],
+  // Throws InputError naming the field: steps in [1, kMaxTrainingSteps], batch_size in [1, 10⁶],
   // learning_rate > 0, weight_decay ≥ 0 with learning_rate·weight_decay < 1,
   // init_scale in (0, kMaxInitScale], all finite.
   void validate() const;

@@ -21,11 +21,9 @@ const char* normalization_name(Normalization n) {
 
 namespace {
 
+// "config.<name> must lie in [low, high], got <value>": the config's fields named as in its file.
 void require_range(const char* name, long long value, long long low, long long high) {
-  if (value < low || value > high) {
-    throw InputError(std::string("config.") + name + " = " + std::to_string(value) + " is out of range [" +
-                     std::to_string(low) + ", " + std::to_string(high) + "]");
-  }
+  require_integer_in((std::string("config.") + name).c_str(), value, low, high);
 }
 
 bool has_ln_weights(const TransformerConfig& c) { return c.normalization == Normalization::layer_norm; }
@@ -72,9 +70,7 @@ void validate_config(const TransformerConfig& c) {
   require_range("d_head", c.d_head, 1, kMaxDHead);
   require_range("n_ctx", c.n_ctx, 1, kMaxContext);
   require_range("d_vocab", c.d_vocab, 1, kMaxVocab);
-  if (!(std::isfinite(c.layer_norm_eps) && c.layer_norm_eps > 0)) {
-    throw InputError("config.eps = " + std::to_string(c.layer_norm_eps) + " must be finite and > 0");
-  }
+  require_positive("config.eps", c.layer_norm_eps);
   if (!c.token_names.empty() && static_cast<int>(c.token_names.size()) != c.d_vocab) {
     throw InputError("config.token_names has " + std::to_string(c.token_names.size()) + " names; it needs d_vocab = " +
                      std::to_string(c.d_vocab) + " (or none)");

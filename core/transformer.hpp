@@ -21,6 +21,7 @@
 // Biases absent from a file are zero.
 #pragma once
 
+#include "core/limits.hpp"
 #include "core/matrix.hpp"
 
 #include <functional>
@@ -41,13 +42,10 @@ constexpr int kMaxDHead = 1024;
 constexpr int kMaxContext = 4096;
 constexpr int kMaxVocab = 65536;
 constexpr long long kMaxParameters = 64LL * 1024 * 1024;
-// Largest |entry| of a weight: of a tensor read from a file (formats/transformer_model.hpp) and of
-// the induction trainer's weights after each step (past it, training has diverged). The longest product the forward and the
-// analyses compute is a residual through at most kMaxLayers (4) layers of W_V·W_O (each ≤ (1e6)²·d
-// in magnitude), then a score or logit that multiplies two such vectors: far below the double range
-// (docs/limits.md "Why these values"). Trained weights stay below 10. Entries of 1e100 overflowed
-// the residual and the forward printed all-zero logits with no message.
-constexpr double kMaxTransformerWeightMagnitude = 1e6;
+// The largest |entry| of a weight, of a tensor read from a file (formats/transformer_model.hpp) and
+// of the trainer's weights after each step, is kMaxWeightMagnitude (core/limits.hpp): the longest
+// product the forward and the analyses compute is a residual through at most kMaxLayers (4) layers
+// of W_V·W_O, then a score or logit that multiplies two such vectors.
 
 struct TransformerConfig {
   int n_layers = 1;

@@ -201,9 +201,9 @@ void require_float(const Tensor& t) {
                      ") at flat index " + std::to_string(t.first_non_finite));
   }
   for (std::size_t i = 0; i < t.values.size(); ++i) {
-    if (std::abs(t.values[i]) > transformer::kMaxTransformerWeightMagnitude) {
+    if (std::abs(t.values[i]) > kMaxWeightMagnitude) {
       throw InputError(t.name + " has an entry " + number_text(t.values[i]) + " at flat index " + std::to_string(i) +
-                       " beyond the magnitude limit ±" + number_text(transformer::kMaxTransformerWeightMagnitude));
+                       " beyond the magnitude limit ±" + number_text(kMaxWeightMagnitude));
     }
   }
 }

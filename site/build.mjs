@@ -12,7 +12,6 @@ import katex from 'katex';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { latest } from '../bench/results.mjs';
 import { writeCustomElements } from './custom-elements.mjs';
 import { prerenderSnapshots } from './snapshots.mjs';
 
@@ -232,7 +231,15 @@ export async function buildSite({ quiet = false, snapshots = true } = {}) {
   fs.cpSync(path.join(root, 'site/assets'), assets, { recursive: true });
   // The benchmark page's reference figures: the newest "page reference" measurement of record
   // (bench/results/*.json), as a module beside assets/bench-reference.js (the targets).
-  const reference = latest('page reference');
+  // Read as data (site/ imports no code of bench/): the newest file whose role is "page reference",
+  // ordered as bench/results.mjs orders them (recorded_at or date, then file name).
+  const resultsDir = path.join(root, 'bench/results');
+  const reference = fs.readdirSync(resultsDir).filter((f) => f.endsWith('.json'))
+    .map((file) => ({ file, ...JSON.parse(fs.readFileSync(path.join(resultsDir, file), 'utf8')) }))
+    .filter((r) => r.role === 'page reference')
+    .sort((a, b) => (a.recorded_at ?? a.date).localeCompare(b.recorded_at ?? b.date) || a.file.localeCompare(b.file))
+    .at(-1);
+  if (!reference) throw new Error('bench/results/ has no "page reference" measurement for the benchmark page');
   const referenceModule = {
     machine: `${reference.machine.description ?? `${reference.machine.cpu}, ${reference.machine.cores} cores`}; measured ${reference.date} at ${reference.commit}`,
     training: reference.figures_ms,

@@ -389,9 +389,9 @@ export interface MaxDigitTrainingSettings {
   unit_norm_unembedding?: boolean;
 }
 
-/** A trainer's progress with its divergence (max-digit, induction): step() returns it. */
+/** A trainer's progress with its divergence (max-digit, transformer): step() returns it. */
 export type DivergenceProgress = TrainingProgress & {
-  /** 1-based step whose update left an entry not finite or beyond ±1e6 (max-digit: or squared a gradient beyond the float range; induction: or whose loss was not finite) — divergence: training ends there; 0 while healthy. Absent before the first step(). */
+  /** 1-based step whose update left an entry not finite or beyond ±1e6 (max-digit: or squared a gradient beyond the float range; transformer: or whose loss was not finite) — divergence: training ends there; 0 while healthy. Absent before the first step(). */
   diverged_at?: number;
   /** Present once diverged: "training diverged at step N: …". */
   divergence?: string;

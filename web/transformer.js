@@ -152,7 +152,7 @@ export class TransformerModel extends OwnedHandle {
   }
 }
 
-/** The induction trainer in the trainer protocol (TransformerTrainer in web/headlab-core.d.ts). */
+/** The transformer trainer (on the induction task) in the trainer protocol (TransformerTrainer in web/headlab-core.d.ts). */
 export class TransformerTrainer extends OwnedTrainer {
   #module;
 

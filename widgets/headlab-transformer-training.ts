@@ -1,5 +1,5 @@
 // <headlab-transformer-training model="induction" seed="0" steps="2500">: trains the induction task's
-// default attention-only transformer (core/transformer_training.hpp: 2 layers × 4 heads, d_model 32,
+// default attention-only transformer (core/induction_task.hpp: 2 layers × 4 heads, d_model 32,
 // n_ctx 24, d_vocab 32) in a Web Worker (worker task "transformer-train") while the reader watches:
 //   - "Loss": the training loss of the last step of each chunk and the in-context loss (mean next-token
 //     loss on the repeated half of 16 repeated random sequences), in nats, against the step, with

@@ -46,7 +46,7 @@ headlab_model_case(answer_without_corrupted "--answer applies only with --corrup
 headlab_model_case(wrong_without_corrupted "--wrong applies only with --corrupted.*exit=2"
                    analyze --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --wrong 3)
 # No steps, no model: the initial weights were written as a trained model with a loss of nan.
-headlab_model_case(train_zero_steps "steps must be an integer in \\[1, 10000000\\], got 0.*usage:.*exit=2"
+headlab_model_case(train_zero_steps "steps must lie in \\[1, 10000000\\], got 0.*usage:.*exit=2"
                    train --task induction --seed 0 --steps 0 --out ${_md}-zero.safetensors)
 # The max-digit weights converted to the format, then inspected, run and analysed from the files.
 add_test(NAME cli.model.max_digit_round_trip

@@ -193,11 +193,11 @@ TEST_CASE("settings and intervention arguments are checked and named", "[feature
     change(s);
     return s;
   };
-  CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.steps = -1; })), Catch::Contains("steps must be in [0"));
-  CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.batch_size = 0; })), Catch::Contains("batch_size must be in [1"));
+  CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.steps = -1; })), Catch::Contains("steps must lie in [0"));
+  CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.batch_size = 0; })), Catch::Contains("batch_size must lie in [1"));
   CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.learning_rate = -0.1; })),
-                    Catch::Contains("learning_rate must be a finite number > 0"));
-  CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.eval_size = 1; })), Catch::Contains("eval_size must be in [2"));
+                    Catch::Contains("learning_rate must be finite and > 0"));
+  CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.eval_size = 1; })), Catch::Contains("eval_size must lie in [2"));
   CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.request_scale = NAN; })),
                     Catch::Contains("request_scale must lie in [1e-06, 1e+06]"));
   CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.shift = INFINITY; })), Catch::Contains("shift"));
@@ -232,8 +232,8 @@ TEST_CASE("replay steps: 0 first, steps last, strictly increasing, dense early",
   // Few steps: every step is kept.
   CHECK(feature_recovery_replay_steps(3, 48) == std::vector<int>{0, 1, 2, 3});
   CHECK(feature_recovery_replay_steps(0, 5) == std::vector<int>{0});
-  CHECK_THROWS_WITH(feature_recovery_replay_steps(100, 1), Catch::Contains("snapshot count must be in [2"));
-  CHECK_THROWS_WITH(feature_recovery_replay_steps(-1, 10), Catch::Contains("steps must be in [0"));
+  CHECK_THROWS_WITH(feature_recovery_replay_steps(100, 1), Catch::Contains("snapshot count must lie in [2"));
+  CHECK_THROWS_WITH(feature_recovery_replay_steps(-1, 10), Catch::Contains("steps must lie in [0"));
 }
 
 TEST_CASE("stepping from snapshot to snapshot reproduces the uninterrupted run bit for bit", "[feature_recovery][replay]") {
@@ -328,7 +328,7 @@ TEST_CASE("scales beyond their limits are refused by name, and at the limits eve
   CHECK_THROWS_WITH(s.validate(), "init_scale must lie in (0, 10000], got 1e+100");
   s.init_scale = 1e5;  // initial entries up to ~1e6: a first update could leave the weight limit
   CHECK_THROWS_WITH(s.validate(), "init_scale must lie in (0, 10000], got 100000");
-  s.init_scale = kMaxFeatureRecoveryInitScale;
+  s.init_scale = headlab::kMaxInitScale;
   s.request_scale = kMaxFeatureRecoveryScale;
   s.steps = 5;
   s.eval_size = 256;

@@ -73,9 +73,9 @@ TEST_CASE("fixed keys are validated with messages naming the setting", "[feature
   s.fixed_keys = flat_keys();
   s.fixed_keys(2, 0) = 11;
   CHECK_THROWS_WITH(s.validate(),
-                    Catch::Contains("fixed_keys entries must be in [-10, 10]") && Catch::Contains("row 3, column 1"));
+                    Catch::Contains("fixed_keys entries must lie in [-10, 10]") && Catch::Contains("row 3, column 1"));
   s.fixed_keys(2, 0) = 1e308;  // a short number, not the 309 digits of std::to_string
-  CHECK_THROWS_WITH(s.validate(), "fixed_keys entries must be in [-10, 10], got 1e+308 in row 3, column 1");
+  CHECK_THROWS_WITH(s.validate(), "fixed_keys entries must lie in [-10, 10], got 1e+308 in row 3, column 1");
   s.fixed_keys = flat_keys();
   s.learned_keys = true;
   CHECK_THROWS_WITH(s.validate(), Catch::Contains("exclude each other"));

@@ -38,11 +38,11 @@ struct SeedRun {
 };
 
 SeedRun train_seed(std::uint64_t seed) {
-  InductionTrainingSettings s;
+  TransformerTrainingSettings s;
   s.seed = seed;
   SeedRun run;
   run.loss_before = induction_scores(initial_weights(s), 64, seed).in_context_loss;
-  InductionTrainer trainer(s);
+  TransformerTrainer trainer(s);
   while (!trainer.progress().done) {
     trainer.step(50);
     const auto scores = induction_scores(trainer.result(), 16, seed);

@@ -92,7 +92,7 @@ TEST_CASE("max-digit: bad weights and settings give clear messages", "[max_digit
   CHECK_THROWS_WITH(s.validate(), "init_scale must lie in (0, 10000], got -1");
   s.init_scale = 1e100;  // once reached a NaN-to-integer conversion in the exp
   CHECK_THROWS_WITH(s.validate(), "init_scale must lie in (0, 10000], got 1e+100");
-  s.init_scale = kMaxInitScale;
+  s.init_scale = headlab::kMaxInitScale;
   CHECK_NOTHROW(s.validate());
   s = {};
   s.steps = -1;

@@ -140,12 +140,12 @@ TEST_CASE("limits: every reader's limit is read at the limit and refused one pas
        "the weights file is larger than 16777216 bytes"},
       {"max-digit weights, |entry| of every matrix",
        [&](std::size_t extra) {
-         read_max_digit_weights(weights_with_first_e(extra ? just_above(max_digit::kMaxWeightMagnitude) : "1e6"));
+         read_max_digit_weights(weights_with_first_e(extra ? just_above(kMaxWeightMagnitude) : "1e6"));
        },
        "E (14 × 64) has an entry 1e+06 at row 0, column 0 beyond the magnitude limit ±1e+06"},
       {"max-digit weights, |entry| of every matrix (negative)",
        [&](std::size_t extra) {
-         read_max_digit_weights(weights_with_first_e(extra ? "-" + just_above(max_digit::kMaxWeightMagnitude) : "-1e6"));
+         read_max_digit_weights(weights_with_first_e(extra ? "-" + just_above(kMaxWeightMagnitude) : "-1e6"));
        },
        "beyond the magnitude limit ±1e+06"},
       {"safetensors file, size (the reader, at its limit parameter)",
@@ -182,14 +182,14 @@ TEST_CASE("limits: every reader's limit is read at the limit and refused one pas
       {"transformer weights, |entry| of every tensor",
        [&](std::size_t extra) {
          const auto [config_text, bytes] =
-             model_with_entry(extra ? just_above(tf::kMaxTransformerWeightMagnitude) : "1e6");
+             model_with_entry(extra ? just_above(kMaxWeightMagnitude) : "1e6");
          read_transformer(config_text, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
        },
        "embed.W_E has an entry 1e+06 at flat index 0 beyond the magnitude limit ±1e+06"},
       {"transformer weights, |entry| of every tensor (negative)",
        [&](std::size_t extra) {
          const auto [config_text, bytes] =
-             model_with_entry(extra ? "-" + just_above(tf::kMaxTransformerWeightMagnitude) : "-1e6");
+             model_with_entry(extra ? "-" + just_above(kMaxWeightMagnitude) : "-1e6");
          read_transformer(config_text, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
        },
        "embed.W_E has an entry -1e+06 at flat index 0 beyond the magnitude limit ±1e+06"},
@@ -241,7 +241,7 @@ TEST_CASE("limits: every setting's limit is accepted at the limit and refused on
       {"max-digit training, init_scale",
        [&](std::size_t extra) {
          max_digit::MaxDigitTrainingSettings s;
-         s.init_scale = extra ? above(max_digit::kMaxInitScale) : max_digit::kMaxInitScale;
+         s.init_scale = extra ? above(kMaxInitScale) : kMaxInitScale;
          s.validate();
        },
        "init_scale must lie in (0, 10000]"},
@@ -255,14 +255,14 @@ TEST_CASE("limits: every setting's limit is accepted at the limit and refused on
       {"feature-recovery init_scale",
        [&](std::size_t extra) {
          FeatureRecoverySettings s;
-         s.init_scale = extra ? above(kMaxFeatureRecoveryInitScale) : kMaxFeatureRecoveryInitScale;
+         s.init_scale = extra ? above(kMaxInitScale) : kMaxInitScale;
          s.validate();
        },
        "init_scale must lie in (0, 10000]"},
-      {"induction training, init_scale",
+      {"transformer training, init_scale",
        [&](std::size_t extra) {
-         tf::InductionTrainingSettings s;
-         s.init_scale = extra ? above(tf::kMaxInductionInitScale) : tf::kMaxInductionInitScale;
+         tf::TransformerTrainingSettings s;
+         s.init_scale = extra ? above(kMaxInitScale) : kMaxInitScale;
          s.validate();
        },
        "init_scale must lie in (0, 10000]"},
@@ -276,7 +276,7 @@ TEST_CASE("limits: every setting's limit is accepted at the limit and refused on
        "learning_rate × weight_decay must be below 1"},
       {"AdamW training (induction), learning_rate × weight_decay",
        [&](std::size_t extra) {
-         tf::InductionTrainingSettings s;
+         tf::TransformerTrainingSettings s;
          s.learning_rate = 1;
          s.weight_decay = extra ? 1.0 : std::nextafter(1.0, 0.0);
          s.validate();

@@ -26,8 +26,8 @@ TEST_CASE("weights at the magnitude limit: every analysis stays finite, so the f
   // case the reader admits (core/max_digit_model.hpp derives why it cannot overflow).
   md::MaxDigitWeights w = read_max_digit_weights(shipped_file("max-digit-seed0.json"));
   for (Matrix* m : md::parameter_list(w)) {
-    *m *= md::kMaxWeightMagnitude / m->cwiseAbs().maxCoeff();  // the largest entry rounds to the limit ± 1 ulp
-    *m = m->cwiseMin(md::kMaxWeightMagnitude).cwiseMax(-md::kMaxWeightMagnitude);
+    *m *= headlab::kMaxWeightMagnitude / m->cwiseAbs().maxCoeff();  // the largest entry rounds to the limit ± 1 ulp
+    *m = m->cwiseMin(headlab::kMaxWeightMagnitude).cwiseMax(-headlab::kMaxWeightMagnitude);
   }
   md::validate_weights(w);
   const std::string file = write_max_digit_analysis(md::analyze_max_digit(w));
@@ -35,6 +35,6 @@ TEST_CASE("weights at the magnitude limit: every analysis stays finite, so the f
   CHECK(file.find("nan") == std::string::npos);
   CHECK(file.find("inf") == std::string::npos);
   // Just beyond it: refused.
-  w.E(2, 3) = std::nextafter(md::kMaxWeightMagnitude, 2e6);
+  w.E(2, 3) = std::nextafter(headlab::kMaxWeightMagnitude, 2e6);
   CHECK_THROWS_WITH(md::validate_weights(w), Catch::Contains("E (14 × 64) has an entry 1e+06 at row 2, column 3 beyond"));
 }

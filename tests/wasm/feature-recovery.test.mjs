@@ -161,7 +161,7 @@ test('trainer handles are deleted on dispose and on failed construction; a dispo
   assert.throws(() => t.step(1), disposed);
   assert.throws(() => t.snapshot(), disposed);
   assert.throws(() => t.evaluate(), disposed);
-  assert.throws(() => core.createFeatureRecoveryTrainer({ steps: -1 }), (e) => e instanceof HeadlabError && /steps must be in \[0/.test(e.message));
+  assert.throws(() => core.createFeatureRecoveryTrainer({ steps: -1 }), (e) => e instanceof HeadlabError && /steps must lie in \[0/.test(e.message));
   assert.equal(core.featureRecoveryLiveTrainers(), before, 'a failed construction frees its handle');
 });
 
@@ -171,12 +171,12 @@ test('bad settings and arguments name the argument', async () => {
     assert.throws(() => core.createFeatureRecoveryTrainer(settings), (e) => e instanceof HeadlabError && pattern.test(e.message));
   bad({ seed: -1 }, /seed must be an integer in \[0, 9007199254740991\], got "-1"/);
   bad({ seed: 1.5 }, /seed must be an integer/);
-  bad({ batch_size: 0 }, /batch_size must be in \[1/);
-  bad({ batch: 0 }, /batch_size must be in \[1/);  // the earlier name, still read
+  bad({ batch_size: 0 }, /batch_size must lie in \[1/);
+  bad({ batch: 0 }, /batch_size must lie in \[1/);  // the earlier name, still read
   bad({ learning_rate: NaN }, /learning_rate must be finite/);
-  bad({ learning_rate: 0 }, /learning_rate must be a finite number > 0/);
+  bad({ learning_rate: 0 }, /learning_rate must be finite and > 0/);
   bad({ steps: '12' }, /steps must be a number/);
-  bad({ eval_size: 1 }, /eval_size must be in \[2/);
+  bad({ eval_size: 1 }, /eval_size must lie in \[2/);
   bad({ lr: 0.1 }, /settings has an unknown field "lr"/);
   // Magnitudes (docs/limits.md): once "query_r2": [null, null, null].
   bad({ request_scale: 1e154 }, /request_scale must lie in \[1e-06, 1e\+06\], got 1e\+154/);
@@ -199,7 +199,7 @@ test('bad settings and arguments name the argument', async () => {
   assert.throws(() => core.featureRecoveryIntervene({ ...base, intervention: 'erase_payload', feature: 3 }),
     /payload feature = 3 is out of range \[0, 3\)/);
   assert.throws(() => core.featureRecoveryIntervene({ ...base, intervention: 'irrelevant_shift', shift: Infinity }), /shift must be finite/);
-  assert.throws(() => core.featureRecoveryIntervene({ ...base, intervention: 'irrelevant_shift', examples: 65 }), /examples must be in \[0, eval_size = 64\]/);
+  assert.throws(() => core.featureRecoveryIntervene({ ...base, intervention: 'irrelevant_shift', examples: 65 }), /examples must lie in \[0, eval_size = 64\]/);
 });
 
 test('interventions as plain functions: the same numbers as the evaluation, and the known solution', async () => {
@@ -253,7 +253,7 @@ test('replay steps, divergence field and the traced example through the WASM mod
   assert.deepEqual(steps.slice(0, 4), [0, 1, 2, 3]);
   assert.equal(steps.at(-1), 1200);
   assert.ok(steps.every((t, i) => i === 0 || t > steps[i - 1]));
-  assert.throws(() => core.featureRecoveryReplaySteps(100, 1), /snapshot count must be in \[2/);
+  assert.throws(() => core.featureRecoveryReplaySteps(100, 1), /snapshot count must lie in \[2/);
   // Stepping snapshot to snapshot gives the native CLI's 300-step W_q (same tolerance as the full run).
   const trainer = core.createFeatureRecoveryTrainer({ seed: 0, steps: 300 });
   try {
@@ -332,7 +332,7 @@ test('chosen keys through the WASM module: the lost direction, W_q column 3 unto
   }
   // Bad keys: messages naming the setting.
   assert.throws(() => core.createFeatureRecoveryTrainer({ fixed_keys: matrix([[1, 1, 0], [1, -1, 0], [-1, 1, 0]]) }), /fixed_keys.*4 × 3/);
-  assert.throws(() => core.createFeatureRecoveryTrainer({ fixed_keys: matrix([[11, 1, 0], [1, -1, 0], [-1, 1, 0], [-1, -1, 0]]) }), /fixed_keys entries must be in \[-10, 10\]/);
+  assert.throws(() => core.createFeatureRecoveryTrainer({ fixed_keys: matrix([[11, 1, 0], [1, -1, 0], [-1, 1, 0], [-1, -1, 0]]) }), /fixed_keys entries must lie in \[-10, 10\]/);
   assert.throws(() => core.createFeatureRecoveryTrainer({ fixed_keys: matrix(FLAT_KEYS), learned_keys: true }), /exclude each other/);
   assert.throws(() => core.createFeatureRecoveryTrainer({ fixed_keys: [[1, 1, 0]] }), /fixed_keys must be a matrix|fixed_keys\.rows/);
   assert.equal(core.featureRecoveryLiveTrainers(), 0);

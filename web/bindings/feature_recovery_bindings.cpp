@@ -274,7 +274,7 @@ val feature_recovery_intervene_js(val input) {
     in.integer("examples", examples);
     in.finish();
     if (examples < 0 || examples > h.settings.eval_size) {  // rows to copy out, not a setting
-      throw InputError("examples must be in [0, eval_size = " + std::to_string(h.settings.eval_size) + "], got " +
+      throw InputError("examples must lie in [0, eval_size = " + std::to_string(h.settings.eval_size) + "], got " +
                        std::to_string(examples));
     }
     const Matrix before = clean_prediction(h);

@@ -1,6 +1,6 @@
 // embind: your own attention-only transformer (docs/own-model.md). Conversion and lifetimes only:
 // a model handle owns checked weights read by the one reader (formats/transformer_model.hpp) from
-// the config text and the safetensors bytes; a trainer handle owns an InductionTrainer. The
+// the config text and the safetensors bytes; a trainer handle owns a TransformerTrainer. The
 // `headlab model inspect / run / analyze` documents cross as the text their one writer
 // (formats/transformer_json.hpp) produces, byte for byte what the CLI writes; web/transformer.js
 // parses it. Every rule (ranges, names, lengths) is the core's; both handles stay inside
@@ -307,9 +307,9 @@ class TransformerModelHandle {
   tf::AnalysisCache cache_;
 };
 
-// --- the induction trainer ---
-tf::InductionTrainingSettings settings_from_js(const val& s) {
-  return trainer_settings_from_js<tf::InductionTrainingSettings>(s, [](ObjectReader& in, tf::InductionTrainingSettings& out) {
+// --- the transformer trainer (induction task) ---
+tf::TransformerTrainingSettings settings_from_js(const val& s) {
+  return trainer_settings_from_js<tf::TransformerTrainingSettings>(s, [](ObjectReader& in, tf::TransformerTrainingSettings& out) {
     if (in.has("model")) out.model = fm::transformer_config_from_json(string_arg(in.get("model"), "settings.model"));
     in.number("weight_decay", out.weight_decay);
     in.number("init_scale", out.init_scale);
@@ -326,7 +326,7 @@ class TransformerTrainerHandle {
   // settings.model arrives as config text (web/transformer.js writes the merged object).
   val start(val settings) {
     return guarded([&] {
-      trainer_ = std::make_unique<tf::InductionTrainer>(settings_from_js(settings));
+      trainer_ = std::make_unique<tf::TransformerTrainer>(settings_from_js(settings));
       return progress_to_js(trainer_->progress());
     });
   }
@@ -375,11 +375,11 @@ class TransformerTrainerHandle {
   }
 
  private:
-  tf::InductionTrainer& started() {
+  tf::TransformerTrainer& started() {
     if (!trainer_) throw InputError("the trainer was not started");
     return *trainer_;
   }
-  std::unique_ptr<tf::InductionTrainer> trainer_;
+  std::unique_ptr<tf::TransformerTrainer> trainer_;
 };
 
 int live_handles_js() { return live_handles; }

@@ -2,13 +2,14 @@
 // it when it is malformed); setters write the attribute, so attributeChangedCallback is the one
 // path by which state changes.
 import { formatCount } from '../chart/format.js';
+import { MAX_SEED, MAX_WEIGHT_MAGNITUDE } from './core-limits.js';
 import { messageOf, WidgetInputError } from './errors.js';
 
 /** Longest attribute value a widget parses (the largest shipped attribute, a trained run's matrices, is under 20,000). */
 export const MAX_ATTRIBUTE_LENGTH = 200_000;
 
-/** Largest seed every widget accepts: the command line's range (cli/flags.hpp kMaxSeed), the integers a JS number holds exactly. */
-export const MAX_SEED = 2 ** 53 - 1;
+/** Largest seed every widget accepts: the core's (core/check.hpp kMaxSeed), the integers a JS number holds exactly. */
+export { MAX_SEED };
 
 
 /** A finite number attribute in [min, max], or `fallback` when absent. */
@@ -53,11 +54,11 @@ export function jsonAttribute(host: Element, name: string): unknown {
 
 /**
  * Largest |entry| of a matrix an author gives a widget (docs/limits.md): the same bound as the
- * core's weights (core/max_digit_model.hpp kMaxWeightMagnitude). A score is at most four entries
+ * core's weights (core/limits.hpp kMaxWeightMagnitude, through the generated core-limits.ts). A score is at most four entries
  * deep (x W_q (x W_k)ᵀ) with ≤ 16·16·16 terms at the grid limits below: ≤ 4,096·(1e6)⁴ = 4e27,
  * far inside the double range, so no author matrix can overflow a table or a chart to ±Infinity.
  */
-export const MAX_ENTRY_MAGNITUDE = 1e6;
+export const MAX_ENTRY_MAGNITUDE = MAX_WEIGHT_MAGNITUDE;
 /**
  * Most rows and columns of an author's matrix (docs/limits.md). The widgets that take them build
  * n × n score tables on the main thread; 16 × 16 (512 score cells) is chosen to stay within the

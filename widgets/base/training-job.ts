@@ -1,7 +1,7 @@
 // A widget's training run in the worker (the worker task of docs/model-pattern.md): the status
 // every training widget shows (idle → training → done | stopped | failed), the failure message
 // and the job (web/worker-client.js), for the three training widgets: feature recovery, the
-// max-digit model panel and the induction trainer.
+// max-digit model panel and the transformer trainer.
 import { WorkerJobs, type WorkerJobHandlers } from '../../web/worker-client.js';
 
 export type TrainingStatus = 'idle' | 'training' | 'done' | 'stopped' | 'failed';

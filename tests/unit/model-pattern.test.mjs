@@ -1,0 +1,185 @@
+// docs/model-pattern.md held against the code: every model has the pattern's files, its trainer
+// header declares the protocol's members (settings with validate(), init from the project's
+// Random, a forward/backward pair, step, progress, stop, diverged_at, result, settings), its JS
+// trainer has step/stop/result/dispose, its worker task trains it in its own module, its source
+// element is registered, and the page names every file checked here. Reads files only: cheap.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const read = (file) => fs.readFileSync(path.join(root, file), 'utf8');
+
+/** One row per model: the files of docs/model-pattern.md's table and the protocol's names. */
+const MODELS = [
+  {
+    name: 'max-digit',
+    task: 'core/max_digit_task.hpp',
+    model: 'core/max_digit_model.hpp',
+    forward: 'forward_logits',
+    backward: 'max_digit_loss_backward',
+    training: 'core/max_digit_training.hpp',
+    trainingSource: 'core/max_digit_training.cpp',
+    settings: 'MaxDigitTrainingSettings',
+    trainer: 'MaxDigitTrainer',
+    formats: ['formats/max_digit_weights.hpp', 'formats/max_digit_analysis.hpp', 'formats/max-digit-weights.d.ts'],
+    cli: 'cli/max_digit_command.cpp',
+    bindings: 'web/bindings/max_digit_bindings.cpp',
+    js: 'web/max-digit.js',
+    create: 'createMaxDigitTrainer',
+    workerTask: 'max-digit-train',
+    module: 'max-digit',
+    element: 'headlab-max-digit-model',
+    elementFile: 'widgets/headlab-max-digit-model.ts',
+    tests: [
+      'tests/core/max_digit_training_test.cpp',
+      'tests/formats/max_digit_weights_test.cpp',
+      'tests/cli/max_digit.cmake',
+      'tests/wasm/max-digit.test.mjs',
+      'tests/browser/max-digit.test.mjs',
+    ],
+  },
+  {
+    name: 'feature recovery',
+    task: 'core/feature_recovery_task.hpp',
+    model: 'core/feature_recovery_model.hpp',
+    forward: 'feature_recovery_forward',
+    backward: 'feature_recovery_backward',
+    training: 'core/feature_recovery_experiment.hpp',
+    trainingSource: 'core/feature_recovery_experiment.cpp',
+    settings: 'FeatureRecoverySettings',
+    trainer: 'FeatureRecoveryTrainer',
+    formats: ['formats/feature_recovery_results.hpp', 'formats/feature-recovery-results.d.ts'],
+    cli: 'cli/feature_recovery_command.cpp',
+    bindings: 'web/bindings/feature_recovery_bindings.cpp',
+    js: 'web/feature-recovery.js',
+    create: 'createFeatureRecoveryTrainer',
+    workerTask: 'feature-recovery-train',
+    module: 'feature-recovery',
+    element: 'headlab-feature-recovery',
+    elementFile: 'widgets/headlab-feature-recovery.ts',
+    tests: [
+      'tests/core/feature_recovery_experiment_test.cpp',
+      'tests/cli/feature_recovery.cmake',
+      'tests/wasm/feature-recovery.test.mjs',
+      'tests/browser/feature-recovery.test.mjs',
+    ],
+  },
+  {
+    name: 'transformer',
+    task: 'core/induction_task.hpp',
+    model: 'core/transformer.hpp',
+    forward: 'transformer_forward',
+    backward: 'transformer_backward',
+    training: 'core/transformer_training.hpp',
+    trainingSource: 'core/transformer_training.cpp',
+    settings: 'TransformerTrainingSettings',
+    trainer: 'TransformerTrainer',
+    formats: ['formats/transformer_model.hpp', 'formats/transformer_json.hpp', 'formats/transformer.d.ts'],
+    cli: 'cli/model_command.cpp',
+    bindings: 'web/bindings/transformer_bindings.cpp',
+    js: 'web/transformer.js',
+    create: 'createTransformerTrainer',
+    workerTask: 'transformer-train',
+    module: 'transformer',
+    element: 'headlab-transformer-model',
+    elementFile: 'widgets/headlab-transformer-model.ts',
+    tests: [
+      'tests/core/transformer_training_test.cpp',
+      'tests/formats/transformer_model_test.cpp',
+      'tests/cli/model.cmake',
+      'tests/wasm/transformer.test.mjs',
+      'tests/browser/transformer-widgets.test.mjs',
+    ],
+  },
+];
+
+const filesOf = (m) => [m.task, m.model, m.training, m.trainingSource, ...m.formats, m.cli, m.bindings, m.js, m.elementFile, ...m.tests];
+
+/** The text of `class name { … };` (or struct) in `source`: from its opening line to the first line that is `};`. */
+function body(source, kind, name) {
+  const start = source.search(new RegExp(`^${kind} ${name}\\b[^;]*\\{`, 'm'));
+  assert.ok(start >= 0, `${kind} ${name} is defined`);
+  const end = source.indexOf('\n};', start);
+  return source.slice(start, end);
+}
+
+test('OwnedTrainer carries the JS side of the protocol: step, progress, stop, dispose', () => {
+  const owned = body(read('web/owned-handle.js').replace(/^export /gm, ''), 'class', 'OwnedTrainer');
+  for (const member of ['step\\(n = 1\\) \\{', 'get progress\\(\\) \\{', 'stop\\(\\) \\{'])
+    assert.match(owned, new RegExp(`\\n  ${member}`), member);
+  assert.match(read('web/owned-handle.js'), /\n  dispose\(\) \{/);
+});
+
+for (const m of MODELS) {
+  test(`${m.name}: the pattern's files exist`, () => {
+    for (const file of filesOf(m)) assert.ok(fs.existsSync(path.join(root, file)), `${file} exists`);
+  });
+
+  test(`${m.name}: settings with validate(), init from the project's Random, a forward/backward pair`, () => {
+    const header = read(m.training);
+    assert.match(body(header, 'struct', m.settings), /\n\s+void validate\(\) const;/);
+    for (const field of ['seed', 'steps', 'batch_size', 'learning_rate', 'init_scale']) {
+      assert.match(body(header, 'struct', m.settings), new RegExp(`\\b${field} = `), `${m.settings}.${field}`);
+    }
+    // The initial weights come from a named sub-stream of Random(seed), never a literal stream.
+    assert.match(read(m.trainingSource), /Random\([\w.]*seed\)\.stream\(kInitialisationStream\)/);
+    const model = read(m.model);
+    assert.match(model, new RegExp(`\\b${m.forward}\\(`), `${m.model} declares ${m.forward}`);
+    assert.match(model, new RegExp(`\\b${m.backward}\\(`), `${m.model} declares ${m.backward}`);
+  });
+
+  test(`${m.name}: the trainer protocol's members, in C++ and in JS`, () => {
+    const trainer = body(read(m.training), 'class', m.trainer);
+    const members = [
+      `explicit ${m.trainer}\\(const ${m.settings}& settings\\)`,
+      'TrainingProgress step\\(long n\\)',
+      'TrainingProgress progress\\(\\) const',
+      'void stop\\(\\)',
+      'diverged_at\\(\\) const',
+      '\\bresult\\(\\) const',
+      `const ${m.settings}& settings\\(\\) const`,
+    ];
+    for (const member of members) assert.match(trainer, new RegExp(member), `${m.trainer} has ${member}`);
+    // In JS: a class over OwnedTrainer (web/owned-handle.js: step, progress, stop, dispose) with
+    // its own result(), made by core.create<Model>Trainer(settings).
+    const js = read(m.js);
+    assert.match(js, new RegExp(`${m.create}: \\(settings`), `${m.js} exports ${m.create}`);
+    const jsTrainer = js.slice(js.indexOf(`export class ${m.trainer} extends OwnedTrainer {`));
+    assert.ok(js.includes(`export class ${m.trainer} extends OwnedTrainer {`), `${m.js}: class ${m.trainer} extends OwnedTrainer`);
+    assert.match(jsTrainer.slice(0, jsTrainer.indexOf('\n}')), /\n  result\(\) \{/, `${m.js}: ${m.trainer}.result()`);
+  });
+
+  test(`${m.name}: a worker task trains it in its own module, and a source element is registered`, () => {
+    const tasks = read('web/worker-tasks.js');
+    const at = tasks.indexOf(`'${m.workerTask}': {`);
+    assert.ok(at >= 0, `web/worker-tasks.js has '${m.workerTask}'`);
+    const task = tasks.slice(at, tasks.indexOf('\n  },', at));
+    assert.match(task, new RegExp(`module: '${m.module}'`));
+    assert.match(task, new RegExp(`core\\.${m.create}\\(`));
+    const tag = m.elementFile.replace(/^widgets\/headlab-(.+)\.ts$/, '$1');
+    const define = read(`widgets/headlab-${tag}-define.ts`);
+    assert.match(define, new RegExp(`defineElement\\('${m.element}', `));
+  });
+}
+
+test('docs/model-pattern.md names every file, task and element the pattern test checks', () => {
+  const doc = read('docs/model-pattern.md');
+  assert.doesNotMatch(doc, /two trained models/);
+  for (const m of MODELS) {
+    for (const name of [
+      ...filesOf(m).filter((f) => f !== m.trainingSource),
+      `'${m.workerTask}'`,
+      `<${m.element}>`,
+      m.trainer,
+      m.settings,
+      m.forward,
+      m.backward,
+    ]) {
+      assert.ok(doc.includes(name), `docs/model-pattern.md names ${name} (${m.name})`);
+    }
+  }
+  assert.ok(doc.includes('tests/core/trainer_protocol_test.cpp'));
+});
