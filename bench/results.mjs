@@ -12,7 +12,8 @@ export const resultsDir = path.join(path.dirname(fileURLToPath(import.meta.url))
 
 /** Every recorded measurement, oldest first (by recorded_at, an ISO time, or else its date; then file name). */
 export function history(dir = resultsDir) {
-  return fs.readdirSync(dir)
+  return fs
+    .readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .map((f) => ({ file: f, ...JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) }))
     .sort((a, b) => (a.recorded_at ?? a.date).localeCompare(b.recorded_at ?? b.date) || a.file.localeCompare(b.file));

@@ -31,7 +31,12 @@ test('the roles bench/targets.mjs and site/build.mjs read are recorded, native a
     }
   }
   const versus = latest('native vs WASM');
-  for (const name of ['max-digit recipe', 'feature recovery (1,200 steps)', 'transformer analysis (a new prompt)', 'induction training (100 default steps)']) {
+  for (const name of [
+    'max-digit recipe',
+    'feature recovery (1,200 steps)',
+    'transformer analysis (a new prompt)',
+    'induction training (100 default steps)',
+  ]) {
     assert.ok(Number.isFinite(versus.figures_ms[`${name}, native`]) && Number.isFinite(versus.figures_ms[`${name}, WASM`]), name);
     assert.equal(typeof versus.native_paths[name], 'string', name);
   }
