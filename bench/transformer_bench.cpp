@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
     const double analyze_cpu =
         headlab::bench::median_wall_cpu_ms(kRuns, [&] { sink = analyze_transformer(w, r, &cache).clean_loss; }).cpu;
     const double train_cpu = headlab::bench::median_wall_cpu_ms(kRuns, [&] {
-      InductionTrainer t(defaults);
+      TransformerTrainer t(defaults);
       sink = t.step(defaults.steps).loss;
     }).cpu;
     std::printf("transformer, %s vectors: new prompt's analysis %.2f ms CPU, 100 induction steps %.1f ms CPU\n", wd.name,

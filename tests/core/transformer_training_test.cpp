@@ -109,7 +109,7 @@ TEST_CASE("induction training and an analysis have the same bits at every vector
   // (core/ordered_products.hpp). Widths this CPU lacks are skipped; the widest is restored.
   using headlab::ProductVectors;
   const ProductVectors before = headlab::product_vectors_in_use();
-  InductionTrainingSettings s = tiny();
+  TransformerTrainingSettings s = tiny();
   s.model.d_model = 12;
   s.model.d_head = 6;
   s.model.n_ctx = 10;
@@ -124,7 +124,7 @@ TEST_CASE("induction training and an analysis have the same bits at every vector
   r.sequences = 3;
   const auto run = [&](ProductVectors vectors) {
     headlab::use_product_vectors(vectors);
-    InductionTrainer t(s);
+    TransformerTrainer t(s);
     t.step(s.steps);
     std::vector<headlab::Matrix> out;
     for (const headlab::Matrix* m : parameter_list(t.result())) out.push_back(*m);
