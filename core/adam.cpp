@@ -86,11 +86,17 @@ __attribute__((target("avx2"))) Bits<T> update_avx2(const Scalars<T>& u, T* p, c
                                                     Bits<T> limit_bits) {
   return update<T, Checked>(u, p, g, m, v, n, limit_bits);
 }
-// AVX-512: 8 doubles or 16 floats per register (GCC vectorises 256 bits wide unless told otherwise).
+// AVX-512: 8 doubles or 16 floats per register (GCC and clang vectorise 256 bits wide unless told
+// otherwise; clang takes that as min_vector_width, and ignores the whole target attribute when it
+// holds GCC's prefer-vector-width).
+#if defined(__clang__)
+#define HEADLAB_ADAM_TARGET_AVX512 __attribute__((target("avx512f"), min_vector_width(512)))
+#else
+#define HEADLAB_ADAM_TARGET_AVX512 __attribute__((target("avx512f,prefer-vector-width=512")))
+#endif
 template <class T, bool Checked>
-__attribute__((target("avx512f,prefer-vector-width=512"))) Bits<T> update_avx512(const Scalars<T>& u, T* p, const T* g,
-                                                                                 T* m, T* v, std::size_t n,
-                                                                                 Bits<T> limit_bits) {
+HEADLAB_ADAM_TARGET_AVX512 Bits<T> update_avx512(const Scalars<T>& u, T* p, const T* g, T* m, T* v, std::size_t n,
+                                                  Bits<T> limit_bits) {
   return update<T, Checked>(u, p, g, m, v, n, limit_bits);
 }
 #endif

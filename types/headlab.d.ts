@@ -48,6 +48,7 @@ export class WorkerClient {
     promise: Promise<{ value: T; stopped: boolean }>;
     stop(): void;
   };
+  /** Ends the worker; a run still in it rejects (its port closed, its listeners removed), and so does any later run. */
   terminate(): void;
 }
 

@@ -142,7 +142,7 @@ export interface FeatureRecoveryCore extends HeadlabModule {
 
 /** Settings of a run; every field optional (defaults: the draft's settings). */
 export interface FeatureRecoverySettingsInput {
-  /** Integer in [0, 2^53]; fixes R, the initialisation, every batch and the evaluation set. Default 0. */
+  /** Integer in [0, 2^53 − 1] (core/check.hpp kMaxSeed); fixes R, the initialisation, every batch and the evaluation set. Default 0. */
   seed?: number;
   /** Adam steps, integer in [0, 10^7]. Default 1200. */
   steps?: number;
@@ -373,7 +373,7 @@ export interface MaxDigitWeights {
 
 /** Every setting is optional; defaults are the recipe of docs/max-digit-weights.md ("Training recipe"). */
 export interface MaxDigitTrainingSettings {
-  /** Integer in [0, 2^53 − 1]. Default 0. */
+  /** Integer in [0, 2^53 − 1] (core/check.hpp kMaxSeed). Default 0. */
   seed?: number;
   /** Optimiser steps, integer in [0, 10^7]. Default 4000. */
   steps?: number;

@@ -11,6 +11,7 @@ export class WorkerClient {
   run<T = unknown>(kind: string, params: unknown, onProgress?: (detail: Record<string, unknown>) => void): WorkerRun<T>;
   /** Why the worker is unusable (it failed to load or crashed), or null while it works. */
   readonly failure: string | null;
+  /** Ends the worker; a run still in it rejects (its port closed, its listeners removed), and so does any later run. */
   terminate(): void;
 }
 

@@ -8,7 +8,11 @@ export class WorkerClient {
     this.worker = new Worker(new URL('./headlab-worker.js', import.meta.url), { type: 'module' });
     /** Why the worker is unusable (it failed to load or crashed), or null while it works. */
     this.failure = null;
-    this.worker.addEventListener('error', (e) => { this.failure ??= e.message || 'the headlab worker failed to start'; });
+    /** The client's own listener on the worker, for as long as the worker lives (terminate removes it). */
+    this.onError = (e) => { this.failure ??= e.message || 'the headlab worker failed to start'; };
+    this.worker.addEventListener('error', this.onError);
+    /** The end() of each run not yet settled: terminate() settles them. */
+    this.unsettled = new Set();
   }
 
   /**
@@ -16,7 +20,8 @@ export class WorkerClient {
    * Returns { promise, stop }: promise resolves to { value, stopped, updatesAfterStop } (progress
    * messages the worker posted after it read the stop) or rejects with HeadlabError.
    * A worker that has failed rejects at once (a widget then replaces it: WorkerJobs), and a
-   * failure during the run rejects it; the run's listeners are removed when it settles.
+   * failure during the run rejects it, and so does terminate(); the run's port is closed and its
+   * listeners are removed when it settles.
    */
   run(kind, params, onProgress = () => {}) {
     const channel = new MessageChannel();
@@ -26,11 +31,15 @@ export class WorkerClient {
       const finish = (fn, arg) => {
         if (settled) return;
         settled = true;
+        this.unsettled.delete(end);
         listeners.abort();
+        channel.port1.onmessage = null;
         channel.port1.close();
         fn(arg);
       };
+      const end = () => finish(reject, new HeadlabError(`the headlab worker was ended before "${kind}" finished`));
       if (this.failure) { finish(reject, new HeadlabError(this.failure)); return; }
+      this.unsettled.add(end);
       channel.port1.onmessage = (event) => {
         const msg = event.data;
         if (msg.type === 'progress') onProgress(msg);
@@ -50,8 +59,18 @@ export class WorkerClient {
     return { promise, stop: () => { if (!settled) channel.port1.postMessage({ type: 'stop' }); } };
   }
 
+  /**
+   * Ends the worker and settles every run still in it (rejected: a WorkerJobs owner has dropped its
+   * callbacks already). A run left pending kept its port open with a message handler, which
+   * the browser keeps alive with everything it reaches — the handler, this client, the ended worker
+   * and its two error listeners: three listeners and a worker per figure removed while its analysis ran.
+   */
   terminate() {
     this.worker.terminate();
+    // A run asked of an ended client rejects at once, as one of a failed client does.
+    this.failure ??= 'the headlab worker was ended';
+    this.worker.removeEventListener('error', this.onError);
+    for (const end of [...this.unsettled]) end();
   }
 }
 

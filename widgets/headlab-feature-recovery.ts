@@ -399,7 +399,8 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
         this.autostarted = true;
         this.visibility?.disconnect();
         this.visibility = null;
-        if (this.isConnected && this.training.status === 'idle') this.train();
+        // Guarded: a setting made invalid meanwhile (by a script or a shared link) is shown in the widget, not thrown.
+        if (this.isConnected && this.training.status === 'idle') this.guard(() => this.train());
       });
       this.visibility.observe(this);
     }

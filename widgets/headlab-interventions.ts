@@ -203,9 +203,13 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     this.inWorker = key;
     const settle = () => {
       this.inWorker = null;
-      // Only the answer for the current choice changes what is drawn.
-      if (this.trained === t && key === this.currentKey()) this.requestRender();
-      this.feedWorker();
+      // Guarded: an attribute made invalid while the job ran (by a script or a shared link) is shown
+      // in the widget, not thrown from the job's callback.
+      this.guard(() => {
+        // Only the answer for the current choice changes what is drawn.
+        if (this.trained === t && key === this.currentKey()) this.requestRender();
+        this.feedWorker();
+      });
     };
     this.jobs.start<FeatureRecoveryInterventionResult>('feature-recovery-intervene', {
       seed: t.settings.seed, eval_size: t.settings.eval_size, request_scale: t.settings.request_scale, shift,

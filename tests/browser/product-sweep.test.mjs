@@ -13,6 +13,8 @@
 //   - shareable state: restored from the URL hash, written back on change, a tampered
 //     hash gives a message in the widget;
 //   - exports: SVG (with <title> and the summary as <desc>), PNG, JSON of every element;
+//   - re-attaching: every element removed and re-inserted renders again, and 20 re-attaches
+//     leave the page's event listeners (counted by CDP) as many as one does;
 //   - bad input: hostile values on every observed attribute, rapid repeated clicks;
 //   - memory: 10,000 updates per element leave the WASM heap in use and the embind
 //     handle count flat; removing the widgets releases their worker;
@@ -433,19 +435,121 @@ function reattached(page, index, a, b) {
   }, [index, a, b]);
 }
 
-test('re-attaching: every element the package defines (on the pages, or added to one as an author would) removed and re-inserted three times renders again, takes a new state, shows no error', async () => {
+/** Re-attaches between the two listener counts of an element: a listener left behind per re-attach shows as 19 more. */
+const LISTENER_REATTACHES = 20;
+
+/**
+ * Before any script of the page runs: every EventTarget given a listener (and both ports of every
+ * MessageChannel, whose handler is set as `onmessage`) is remembered by a weak reference, so that
+ * pageListeners() reaches the targets outside the document — workers, ports, AbortSignals,
+ * removed nodes — for as long as something keeps them alive.
+ */
+async function trackListenedTargets(page) {
+  await page.addInitScript(() => {
+    const targets = new Set();
+    const seen = new WeakSet();
+    const note = (t) => { if (!seen.has(t)) { seen.add(t); targets.add(new WeakRef(t)); } };
+    window.__listenedTargets = () => {
+      const live = [];
+      for (const r of targets) { const t = r.deref(); if (t) live.push(t); else targets.delete(r); }
+      return live;
+    };
+    const add = EventTarget.prototype.addEventListener;
+    EventTarget.prototype.addEventListener = function (...args) { note(this); return add.apply(this, args); };
+    const Channel = window.MessageChannel;
+    window.MessageChannel = class extends Channel { constructor() { super(); note(this.port1); note(this.port2); } };
+  });
+}
+
+/**
+ * The page's event listeners, by CDP after a full garbage collection: DOMDebugger.getEventListeners
+ * over the document's nodes (shadow trees included) and the window, and over every other live target
+ * the page listened on (trackListenedTargets: a worker's `error` listeners and its port's handler,
+ * which a figure removed mid-analysis used to keep alive, are on no node). `byTarget` counts them by
+ * "<target class> <types>", to name what grew.
+ */
+async function pageListeners(cdp) {
+  await cdp.send('HeapProfiler.collectGarbage');
+  const group = { objectGroup: 'listener-count' };
+  try {
+    const doc = await cdp.send('Runtime.evaluate', { expression: 'document', ...group });
+    const inDocument = (await cdp.send('DOMDebugger.getEventListeners', { objectId: doc.result.objectId, depth: -1, pierce: true })).listeners.length;
+    const win = await cdp.send('Runtime.evaluate', { expression: 'window', ...group });
+    const onWindow = (await cdp.send('DOMDebugger.getEventListeners', { objectId: win.result.objectId })).listeners.length;
+    const others = await cdp.send('Runtime.evaluate', {
+      expression: '__listenedTargets().filter((t) => t !== window && !(t instanceof Node && t.getRootNode({ composed: true }) === document))', ...group,
+    });
+    const byTarget = {};
+    let elsewhere = 0;
+    for (const p of (await cdp.send('Runtime.getProperties', { objectId: others.result.objectId, ownProperties: true })).result) {
+      if (!/^\d+$/.test(p.name)) continue;
+      const { listeners } = await cdp.send('DOMDebugger.getEventListeners', { objectId: p.value.objectId });
+      if (!listeners.length) continue;
+      elsewhere += listeners.length;
+      const kind = `${p.value.className} ${listeners.map((l) => l.type).sort().join(',')}`;
+      byTarget[kind] = (byTarget[kind] ?? 0) + 1;
+    }
+    return { total: inDocument + onWindow + elsewhere, inDocument, onWindow, elsewhere, byTarget };
+  } finally {
+    // The remote objects above would otherwise keep the targets they name alive for the next count.
+    await cdp.send('Runtime.releaseObjectGroup', group);
+  }
+}
+
+/**
+ * Removes and re-inserts the element `pick` finds `n` times (every other time in the same task, as
+ * reattached does), then waits until nothing is pending or busy (frames()).
+ */
+async function reattachTimes(page, pick, n) {
+  await page.evaluate(async ([pick, n]) => {
+    const e = pick.value ? document.querySelectorAll('headlab-value')[pick.index] : __sweepWidgets()[pick.index];
+    const frame = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+    const parent = e.parentNode, next = e.nextSibling;
+    for (let k = 0; k < n; k++) {
+      e.remove();
+      if (k % 2) await frame();
+      parent.insertBefore(e, next);
+      await frame();
+    }
+  }, [pick, n]);
+  await frames(page);
+}
+
+/**
+ * Asserts that the page's listeners (pageListeners) after LISTENER_REATTACHES re-attaches of the
+ * element `pick` are as many as after one: every listener a connection adds is removed on
+ * disconnect, and a worker ended on disconnect, its port and its listeners are released. Returns
+ * the two counts.
+ */
+async function listenersKept(page, cdp, pick, what) {
+  await reattachTimes(page, pick, 1);
+  const one = await pageListeners(cdp);
+  await reattachTimes(page, pick, LISTENER_REATTACHES - 1);
+  const many = await pageListeners(cdp);
+  console.log(`# listeners ${what}: ${one.total} after 1 re-attach, ${many.total} after ${LISTENER_REATTACHES} (document ${one.inDocument} → ${many.inDocument}, window ${one.onWindow} → ${many.onWindow}, elsewhere ${one.elsewhere} → ${many.elsewhere})`);
+  const grew = Object.entries(many.byTarget).filter(([k, n]) => n !== (one.byTarget[k] ?? 0)).map(([k, n]) => `${k}: ${one.byTarget[k] ?? 0} → ${n}`);
+  assert.equal(many.total, one.total, `${what}: the page's listeners after ${LISTENER_REATTACHES} re-attaches against 1 (document ${one.inDocument} → ${many.inDocument}, window ${one.onWindow} → ${many.onWindow}; targets elsewhere: ${grew.join('; ')})`);
+  return { one: one.total, many: many.total };
+}
+
+test('re-attaching: every element the package defines (on the pages, or added to one as an author would) removed and re-inserted three times renders again, takes a new state, shows no error; 20 re-attaches leave the page\'s listeners as one does', async () => {
   const covered = new Set();
-  const check = async (page, w, where) => {
+  const check = async (page, cdp, w, where) => {
     const { a, b } = WIDGET_STATES[w.tag];
     const r = await reattached(page, w.index, a, b);
     const what = `${where}: ${w.tag} (#${w.index})`;
     assert.equal(r.alert, '', what);
     assert.ok(r.renders >= 1, `${what}: no render after re-attaching`);
     covered.add(w.tag);
+    await listenersKept(page, cdp, { index: w.index }, what);
   };
   for (const name of PAGES) {
-    const page = await open(name);
-    for (const w of await listWidgets(page)) await check(page, w, name);
+    const page = await sweepPage();
+    await trackListenedTargets(page);
+    await page.goto(`${session.url}${name}`);
+    await rendered(page);
+    const cdp = await page.context().newCDPSession(page);
+    for (const w of await listWidgets(page)) await check(page, cdp, w, name);
     // The prose values (<headlab-value>): after the same cycles each still follows its source —
     // a value the source reports after the re-insertions is shown, and the source's own after that.
     const values = await page.evaluate(async () => {
@@ -471,21 +575,27 @@ test('re-attaching: every element the package defines (on the pages, or added to
       }
       return out;
     });
-    for (const v of values) {
+    for (const [index, v] of values.entries()) {
       const what = `${name}: <headlab-value source="${v.source}" name="${v.name}">`;
       assert.deepEqual(v.again, v.before, what);
       assert.equal(v.followed.state, 'bound', what);
       assert.notEqual(v.followed.text, v.before.text, `${what}: the source's new value not shown`);
       assert.deepEqual(v.restored, v.before, what);
       covered.add('headlab-value');
+      await listenersKept(page, cdp, { value: true, index }, what);
     }
+    await cdp.detach();
     assert.deepEqual(page.problems, [], name);
     await page.close();
   }
   // Elements on no page of the site (the basis rotation left the first article): added to one.
   const absent = DEFINED_TAGS.filter((t) => !covered.has(t));
   if (absent.length) {
-    const page = await open(PAGES[0]);
+    const page = await sweepPage();
+    await trackListenedTargets(page);
+    await page.goto(`${session.url}${PAGES[0]}`);
+    await rendered(page);
+    const cdp = await page.context().newCDPSession(page);
     // Each through its own entry point, headlab/<name>.js, as an author's script tag loads it.
     await page.evaluate(async (tags) => {
       for (const t of tags) {
@@ -494,7 +604,8 @@ test('re-attaching: every element the package defines (on the pages, or added to
       }
     }, absent);
     await rendered(page);
-    for (const w of (await listWidgets(page)).filter((x) => absent.includes(x.tag))) await check(page, w, `${PAGES[0]} (added)`);
+    for (const w of (await listWidgets(page)).filter((x) => absent.includes(x.tag))) await check(page, cdp, w, `${PAGES[0]} (added)`);
+    await cdp.detach();
     assert.deepEqual(page.problems, [], PAGES[0]);
     await page.close();
   }
@@ -554,24 +665,72 @@ test('exports of every element: SVG with <title> and the summary as <desc>, PNG,
   }
 });
 
-test('bad input: hostile values on every observed attribute of every element (on the first page that has it) give a message or a working widget, never injected markup, a blank widget or a page error; rapid clicks', async () => {
-  const covered = new Set();
-  for (const name of PAGES) {
+test('bad input: hostile values on every observed attribute and shared-link entry of every element the package defines (on the first page that has it, or added to one) give a message or a working widget, never injected markup, a blank widget, a getter that throws or a page error; rapid clicks', async () => {
+  const covered = new Set(['headlab-value']);
+  // The pages, then the first page again with the elements no page has (added as an author would).
+  for (const [name, added] of [...PAGES.map((p) => [p, null]), [PAGES[0], 'absent']]) {
+    const absent = added ? DEFINED_TAGS.filter((t) => !covered.has(t)) : [];
+    if (added && !absent.length) continue;
     const page = await open(name);
+    if (added) {
+      await page.evaluate(async (tags) => {
+        for (const t of tags) {
+          await import(new URL(`/headlab/${t.slice('headlab-'.length)}.js`, location.href).href);
+          document.body.append(document.createElement(t));
+        }
+      }, absent);
+      await rendered(page);
+    }
     const widgets = firstTimeWidgets(await listWidgets(page), covered);
     const report = await page.evaluate(async ([hostile, indices]) => {
       const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
       const all = __sweepWidgets();
       const problems = [];
       let alerts = 0;
+      // Page errors inside the loops (an observer's or a timer's callback), named by the value that caused them.
+      let doing = '';
+      const uncaught = (err) => problems.push(`${doing}: uncaught ${String(err?.message ?? err).slice(0, 120)}`);
+      const onError = (ev) => uncaught(ev.error ?? ev.message);
+      const onRejection = (ev) => uncaught(ev.reason);
+      window.addEventListener('error', onError);
+      window.addEventListener('unhandledrejection', onRejection);
+      // Reading an element never throws (docs/embedding.md, "Reading an element"): state (null while
+      // it cannot be computed), error (the alert's message when one shows), summary, busy, figureData
+      // and the element's other bookkeeping. Every other getter of its class is read too: one that
+      // parses attributes (`angle`, the trainer's `settings`, value swap's `columnA`) may throw only
+      // the WidgetInputError that says what is wrong, never anything else.
+      const READING = new Set(['state', 'error', 'summary', 'busy', 'figureData', 'sharedState', 'shareKey', 'updatePending', 'renderCount']);
+      const getters = (e) => {
+        const names = new Set();
+        for (let p = Object.getPrototypeOf(e); p && p !== HTMLElement.prototype; p = Object.getPrototypeOf(p)) {
+          for (const [k, d] of Object.entries(Object.getOwnPropertyDescriptors(p))) if (d.get) names.add(k);
+        }
+        return [...names];
+      };
+      const read = (e, what) => {
+        const got = {};
+        for (const p of getters(e)) {
+          try { got[p] = e[p]; } catch (err) {
+            if (READING.has(p) || err?.name !== 'WidgetInputError') problems.push(`${e.localName} ${what}: .${p} threw ${String(err?.name)} ${String(err?.message ?? err).slice(0, 80)}`);
+          }
+        }
+        const alert = e.shadowRoot.querySelector('.alert');
+        if (!alert.hidden && got.error !== alert.textContent) problems.push(`${e.localName} ${what}: .error is ${JSON.stringify(got.error)?.slice(0, 60)}, not the alert's message`);
+        if (typeof got.error === 'string' && got.error.length > 400) problems.push(`${e.localName} ${what}: .error of ${got.error.length} characters`);
+        if (got.state === null && !got.error) problems.push(`${e.localName} ${what}: .state is null and .error says nothing`);
+        for (const p of ['summary', 'busy']) if (!(p in got)) problems.push(`${e.localName} ${what}: no .${p}`);
+      };
       for (const e of indices.map((i) => all[i])) {
         const attrs = e.constructor.observedAttributes ?? [];
         for (const a of attrs) {
           const original = e.getAttribute(a);
           for (const v of hostile) {
+            doing = `${e.localName} ${a}=${v.slice(0, 20)}`;
             e.setAttribute(a, v);
+            read(e, `${a}=${v.slice(0, 20)} (before its render)`);
             // One frame: the element's render was requested before this frame callback, so it has run.
             await frame();
+            read(e, `${a}=${v.slice(0, 20)}`);
             const alert = e.shadowRoot.querySelector('.alert');
             const body = e.shadowRoot.querySelector('.body');
             const showsAlert = !alert.hidden && alert.textContent.length > 0;
@@ -584,6 +743,35 @@ test('bad input: hostile values on every observed attribute of every element (on
           await frame(); await frame();
           if (!e.shadowRoot.querySelector('.alert').hidden) problems.push(`${e.localName} ${a}: does not recover after the attribute is restored`);
         }
+        // The same values arriving by a shared link: the URL hash's entry for each shared attribute,
+        // read as on `hashchange` (the hash set without an event, then the event sent at once, so
+        // the getters are read between the hash's write of the attribute and the render). A link
+        // that names the element scrolls it into view, so what starts there (the trainer's
+        // autostart) runs with the linked values: any page error fails the test.
+        const saved = e.sharedState;
+        const names = e.constructor.sharedAttributes ?? [];
+        for (const a of names) {
+          for (const v of hostile) {
+            doing = `${e.localName} hash ${a}=${v.slice(0, 20)}`;
+            history.replaceState(history.state, '', `#${encodeURIComponent(`${e.shareKey}.${a}`)}=${encodeURIComponent(v)}`);
+            window.dispatchEvent(new HashChangeEvent('hashchange'));
+            read(e, `hash ${a}=${v.slice(0, 20)} (before its render)`);
+            await frame();
+            read(e, `hash ${a}=${v.slice(0, 20)}`);
+            const alert = e.shadowRoot.querySelector('.alert');
+            if (e.state === null && (alert.hidden || !alert.textContent)) problems.push(`${e.localName} hash ${a}=${v.slice(0, 20)}: state is null and no message shows`);
+            if (e.shadowRoot.querySelector('img, script, iframe, object')) problems.push(`${e.localName} hash ${a}: injected element`);
+          }
+        }
+        if (names.length) {
+          doing = `${e.localName}: restoring after its hostile links`;
+          history.replaceState(history.state, '', location.pathname);
+          window.dispatchEvent(new HashChangeEvent('hashchange'));
+          e.sharedState = saved;
+          await frame(); await frame();
+          if (!e.shadowRoot.querySelector('.alert').hidden) problems.push(`${e.localName}: does not recover after its hostile links`);
+        }
+        doing = `${e.localName}: rapid clicks`;
         // Rapid repeated interactions: every button 25 times, as fast as the page lets a script click.
         for (let k = 0; k < 25; k++) for (const b of e.shadowRoot.querySelectorAll('button:not([data-export])')) b.click();
         await frame(); await frame();
@@ -591,6 +779,8 @@ test('bad input: hostile values on every observed attribute of every element (on
         const body = e.shadowRoot.querySelector('.body');
         if (alert.hidden && body.hidden) problems.push(`${e.localName}: blank after rapid clicks`);
       }
+      window.removeEventListener('error', onError);
+      window.removeEventListener('unhandledrejection', onRejection);
       return { problems, alerts, injected: window.__injected ?? null, polluted: ({}).polluted ?? null };
     }, [HOSTILE_VALUES, widgets.map((w) => w.index)]);
     assert.deepEqual(report.problems, [], name);
@@ -602,6 +792,7 @@ test('bad input: hostile values on every observed attribute of every element (on
     assert.deepEqual(page.problems.filter((p) => !/download/i.test(p)), [], name);
     await page.close();
   }
+  assert.deepEqual([...covered].sort(), DEFINED_TAGS, 'elements swept against the package\'s');
 });
 
 test('memory: 3,000 updates of each element (on the first page that has it) leave the WASM heap in use and the embind handle count flat; removal releases the worker', async () => {

@@ -249,14 +249,14 @@ test('bad files: the model element and every figure show the core\'s message', a
 });
 
 test('a pasted prompt of 100,000 characters or 10,000 tokens is quoted by an excerpt in the field\'s message, as every message is', async () => {
-  const field = page.locator('headlab-transformer-attention input[name="prompt"]');
+  const field = page.locator('headlab-transformer-attention textarea[name="prompt"]');
   const kept = await field.inputValue();
   for (const [what, text] of [['100,000 characters', 'x'.repeat(100000)], ['10,000 tokens', Array(10000).fill('5').join(' ')]]) {
     await field.fill(text);
     await field.press('Enter');
     const shown = await page.evaluate(() => {
       const e = document.querySelector('headlab-transformer-attention');
-      return { message: e.shadowRoot.querySelector('.prompt-row .input-problem').textContent, invalid: e.shadowRoot.querySelector('input[name="prompt"]').getAttribute('aria-invalid') };
+      return { message: e.shadowRoot.querySelector('.prompt-row .input-problem').textContent, invalid: e.shadowRoot.querySelector('textarea[name="prompt"]').getAttribute('aria-invalid') };
     });
     assert.equal(shown.invalid, 'true', what);
     assert.ok(shown.message.startsWith(`the prompt "${text.slice(0, 40)}…" (${text.length.toLocaleString("en-US")} characters)`), `${what}: ${shown.message.slice(0, 120)}`);

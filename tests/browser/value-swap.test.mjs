@@ -199,6 +199,35 @@ test('value swap: bad author data shows a message naming the problem, and recove
     assert.equal(atLimit.reading.length, 16);
     assert.ok([...atLimit.reading, ...atLimit.swapped].every(Number.isFinite), 'finite readings at the limits');
     assert.match(await alertOf('badjson').textContent(), /JSON content is not valid JSON/);
+    // The text limit, checked before anything is parsed (MAX_ATTRIBUTE_LENGTH, docs/limits.md): the
+    // weights, the values and the JSON content padded with spaces to 200,000 characters are read;
+    // one character more is refused by its length.
+    await page.evaluate((limit) => {
+      const pad = (text, n) => text + ' '.repeat(n - text.length);
+      for (const extra of [0, 1]) {
+        const weights = document.createElement('headlab-value-swap');
+        weights.id = `weights-${extra}`;
+        weights.setAttribute('weights', pad('0.25 0.25 0.25 0.25', limit + extra));
+        const values = document.createElement('headlab-value-swap');
+        values.id = `values-${extra}`;
+        values.setAttribute('values', pad('[[1,2],[3,4],[5,6],[7,8]]', limit + extra));
+        const content = document.createElement('headlab-value-swap');
+        content.id = `content-${extra}`;
+        const script = document.createElement('script');
+        script.type = 'application/json';
+        script.textContent = pad('{"weights": [0.5, 0.5], "records": ["a", "b"], "values": [[1, 2], [3, 4]]}', limit + extra);
+        content.append(script);
+        document.body.append(weights, values, content);
+      }
+    }, 200000);
+    await frames(page);
+    const lengthErrors = await page.evaluate(() => Object.fromEntries(['weights', 'values', 'content'].flatMap((k) => [0, 1]
+      .map((extra) => [`${k}-${extra}`, document.getElementById(`${k}-${extra}`).error]))));
+    assert.deepEqual(lengthErrors, {
+      'weights-0': null, 'weights-1': 'attribute weights is 200,001 characters long; the limit is 200,000',
+      'values-0': null, 'values-1': 'attribute values is 200,001 characters long; the limit is 200,000',
+      'content-0': null, 'content-1': 'the JSON content is 200,001 characters long; the limit is 200,000',
+    });
     await screenshot(page.locator('#bad0'), 'value-swap-bad-attribute');
     // Fixing the attribute clears the message and shows the numbers.
     await page.evaluate(() => document.querySelector('#bad0').setAttribute('weights', '0.4 0.3 0.2 0.1'));

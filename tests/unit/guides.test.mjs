@@ -89,6 +89,16 @@ test("the README map is short, names every folder's guide, and every path it nam
   for (const folder of FOLDERS) assert.ok(named.has(`${folder}/README.md`), `the map links ${folder}/README.md`);
 });
 
+test('the core and formats guides name every concept and format of their folder', () => {
+  for (const folder of ['core', 'formats']) {
+    const guide = read(`${folder}/README.md`);
+    for (const header of files(folder, /\.hpp$/)) {
+      const name = path.posix.basename(header, '.hpp');
+      assert.ok(guide.includes(`\`${name}\``) || guide.includes(`\`${name}.hpp\``), `${folder}/README.md names ${name}`);
+    }
+  }
+});
+
 test('every relative link in the README and the folder guides resolves', () => {
   for (const doc of ['README.md', ...FOLDERS.map((f) => `${f}/README.md`)]) {
     for (const target of relativeLinks(read(doc))) {

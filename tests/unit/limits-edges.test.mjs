@@ -93,3 +93,31 @@ test('docs/limits.md: a weights download of 16 MiB is read, one byte more is ref
     }
   }
 });
+
+test('docs/limits.md: a URL hash of 8,192 characters after the # is read, one more is refused with the message', async () => {
+  const share = await importTs('widgets/base/share-state.ts');
+  const { MAX_HASH_LENGTH, SharedStateLink } = share;
+  const saved = Object.getOwnPropertyDescriptor(globalThis, 'location');
+  try {
+    for (const extra of [0, 1]) {
+      // One entry, "k.a=<value>", padded so that the text after the '#' is MAX_HASH_LENGTH + extra characters.
+      const value = 'x'.repeat(MAX_HASH_LENGTH + extra - 'k.a='.length);
+      Object.defineProperty(globalThis, 'location', { value: { hash: `#k.a=${value}` }, configurable: true, writable: true });
+      let restored = null;
+      const shown = [];
+      const element = { shareKey: 'k', set sharedState(v) { restored = v; }, get sharedState() { return {}; } };
+      const link = new SharedStateLink(element, { showError: (m) => shown.push(m), built: () => true });
+      link.read('no');
+      if (extra === 0) {
+        assert.deepEqual(shown, [], 'at the limit');
+        assert.equal(link.problem, null);
+        assert.deepEqual(restored, { a: value });
+      } else {
+        assert.equal(restored, null, 'one past the limit: not read');
+        assert.deepEqual(shown, ['The link\'s state is 8,193 characters long; links longer than 8,192 characters are not read.']);
+      }
+    }
+  } finally {
+    if (saved) Object.defineProperty(globalThis, 'location', saved); else delete globalThis.location;
+  }
+});

@@ -52,7 +52,8 @@ export function bindField<T>(input: HTMLInputElement | HTMLTextAreaElement, opti
     timer = 0;
     host.checkScheduled?.(input, false);
   };
-  host.signal?.addEventListener('abort', cancel);
+  // Once: an aborted signal (the widget was detached) keeps no listener of a field it no longer shows.
+  host.signal?.addEventListener('abort', cancel, { once: true });
   const check = (): boolean => {
     cancel();
     const text = input.value.trim();

@@ -8,7 +8,10 @@ import { formatCount } from '../chart/format.js';
 export const HASH_WRITE_DELAY_MS = 200;
 /** A refused hash write is tried once more this much later. */
 export const HASH_RETRY_MS = 1000;
-/** Longest URL hash read for shared state (a widget's state is a few hundred characters). */
+/**
+ * Longest URL hash read for shared state, in characters after the '#' (as the page's URL holds
+ * them, percent-encoded); a widget's state is a few hundred characters.
+ */
 export const MAX_HASH_LENGTH = 8192;
 
 /**
@@ -131,10 +134,11 @@ export class SharedStateLink {
   read(scroll: 'now' | 'after-render' | 'no' = 'no'): void {
     this.problem = null;
     const key = this.element.shareKey;
-    if (location.hash.length > MAX_HASH_LENGTH) {
+    const hash = location.hash.replace(/^#/, '');
+    if (hash.length > MAX_HASH_LENGTH) {
       // Not read; said in the widget until the hash changes (the render would otherwise clear the message).
-      if (location.hash.includes(encodeURIComponent(`${key}.`)) || location.hash.includes(`${key}.`)) {
-        this.problem = `The link's state is ${formatCount(location.hash.length)} characters long; `
+      if (hash.includes(encodeURIComponent(`${key}.`)) || hash.includes(`${key}.`)) {
+        this.problem = `The link's state is ${formatCount(hash.length)} characters long; `
           + `links longer than ${formatCount(MAX_HASH_LENGTH)} characters are not read.`;
         this.host.showError(this.problem);
       }
