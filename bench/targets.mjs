@@ -1,6 +1,6 @@
 // Every speed figure with its target, as ratios: measured / target, after / before (the figures
-// measured at f69daa3, before the batched training kernels, on a quiet 2-core machine), and
-// WASM / native. Native figures come from the bench executables in build/native/bench (median of 7
+// measured at f69daa3, before the batched training kernels, on a quiet 2-core machine; read from
+// bench/results/, bench/results.mjs), and native / WASM. Native figures come from the bench executables in build/native/bench (median of 7
 // runs each), WASM ones from the modules in build/wasm/web under Node (median of 7 runs, after one
 // warm-up). Prints figures; not a test. On a shared or busy machine every absolute figure grows, so
 // compare ratios, and repeat on a quiet machine before quoting one.
@@ -16,6 +16,7 @@ import { loadFeatureRecoveryCore, loadMaxDigitCore } from '../web/headlab-core.j
 import { TARGETS } from '../site/assets/bench-reference.js';
 import { median, medianCpuMs, medianMs } from './median.mjs';
 import { targetVerdict, transformerFigures } from './transformer.bench.mjs';
+import { latest, record, thisMachine } from './results.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = path.join(root, 'build/wasm/web');
@@ -23,30 +24,17 @@ const RUNS = Number(process.env.HEADLAB_BENCH_RUNS) || 7;  // HEADLAB_BENCH_RUNS
 const timeMs = (f) => medianMs(RUNS, f, { warmup: true });
 const cpuMs = (f) => medianCpuMs(RUNS, f);  // CPU time: waits for a core on a shared machine do not count
 
-// Figures of f69daa3 on a quiet 2-core machine (the measurements the targets were set against), in ms.
-const BEFORE = {
-  'max-digit recipe, native': 1080,
-  'max-digit recipe, WASM': 1490,
-  'feature recovery, native': 56,
-  'feature recovery, WASM': 68,
-};
-// The transformer analysis before the fast patching and ablation paths (every patch a full forward
-// pass), measured on this branch's parent with a load average of ~20 on 2 cores: 26 s native for the
-// analysis without patching, 55 s for patching alone. Not a quiet-machine figure; kept for the ratio.
-BEFORE['transformer analysis, native'] = 81000;
-BEFORE['transformer analysis, WASM'] = NaN;
+// The figures of record (bench/results/*.json, bench/results.mjs): "before" (f69daa3 on a quiet
+// machine, before the batched training kernels: the measurements the targets were set against) and
+// "last stop" (the previous stop's code, measured with this file's method at the next stop). The host's
+// speed drifts by up to 1.4x between sessions, so compare those columns only with figures measured
+// in the same session; the native-against-WASM table below is measured together, in one run.
+const beforeRecord = latest('before');
+const lastStopRecord = latest('last stop');
+const BEFORE = { ...beforeRecord.figures_ms, ...beforeRecord.extra_ms };
+BEFORE['transformer analysis, WASM'] ??= NaN;
 const TARGET = Object.fromEntries(Object.keys(BEFORE).map((name) => [name, TARGETS[name]]));
-// The training figures of the previous stop's code (main 2a90d41, double-precision max-digit
-// training), built beside this one and measured with this file's method at the next stop, load
-// average 0.2–0.7 on 2 cores: medians of three such runs, interleaved with runs of the new code. The
-// host's speed drifts by up to 1.4x between sessions (the same code read 479 / 1,056 ms for the
-// max-digit recipe an hour earlier), so compare this column only with figures measured in the same session.
-const LAST_STOP = {
-  'max-digit recipe, native': 390.7,
-  'max-digit recipe, WASM': 722.0,
-  'feature recovery, native': 33.6,
-  'feature recovery, WASM': 39.7,
-};
+const LAST_STOP = lastStopRecord.figures_ms;
 
 // Each bench executable runs once; its tagged lines ("TAG value") are read from that run's output.
 const nativeOutput = new Map();
@@ -105,7 +93,7 @@ const rows = Object.keys(TARGET).map((name) => {
     'before ms': Number.isFinite(b) ? b : '–',
     'after / before': Number.isFinite(b) ? (m / b).toFixed(2) : '–',
     'this / last stop': name in LAST_STOP ? (m / LAST_STOP[name]).toFixed(2) : '–',
-    'WASM / native': name.endsWith('WASM') ? (m / measured[pair]).toFixed(2) : '',
+    'native / WASM': name.endsWith('native') ? (m / measured[pair]).toFixed(2) : '',
   };
 });
 function table(rows) {
@@ -116,35 +104,63 @@ function table(rows) {
   for (const r of rows) console.log(line(columns.map((c) => r[c])));
 }
 const os = await import('node:os');
-console.log(`speed targets (median of ${RUNS} runs; ${process.version}; ${os.cpus().length} cores; load average ${os.loadavg()[0].toFixed(1)}; before = f69daa3 on a quiet machine; last stop = the previous stop's code (2a90d41), measured at load 0.2–0.7; CPU ms: this process's CPU time, which waits for a core do not inflate)`);
+console.log(`speed targets (median of ${RUNS} runs; ${process.version}; ${os.cpus().length} cores; load average ${os.loadavg()[0].toFixed(1)}; before = ${beforeRecord.commit} (bench/results/${beforeRecord.file}); last stop = ${lastStopRecord.commit} (bench/results/${lastStopRecord.file}); CPU ms: this process's CPU time, which waits for a core do not inflate)`);
 table(rows);
 console.log(`transformer analysis, WASM: a new prompt's forward + every analysis (model.analyze in Node, model and its cache kept as the page's worker keeps them, figures as typed arrays; bench/transformer.bench.mjs) against < ${TARGETS['transformer analysis, WASM']} ms: ${targetVerdict(transformer.analyze, os.loadavg()[0].toFixed(1), TARGETS['transformer analysis, WASM'])}`);
 console.log(`induction default training: ${transformer.trainStepsPerSecond.wall.toFixed(1)} steps/s in WASM, ${nativeFigure('transformer_bench', 'NATIVE_TRANSFORMER_TRAIN_STEPS_PER_S').toFixed(1)} steps/s native`);
 
 // Native against WASM in CPU time, which waits for a core on a shared machine do not inflate
-// (medians: the bench executables' 7 runs, 5 for the transformer; WASM's RUNS after one warm-up), and the max-digit recipe at each vector width
-// of the native training step (max_digit_bench; the trainer uses the widest, a width this CPU
-// lacks reads "skipped"). The induction training as the CPU time of its 100 default steps.
+// (medians: the bench executables' 7 runs, 5 for the transformer; WASM's RUNS after one warm-up),
+// for the four benchmarks, each native figure on the vector instructions its dispatch chose (the
+// "native path" column), then every path each native benchmark can be forced onto (a path this CPU
+// lacks reads "skipped"; every path gives the same bits, tests/core *[bits]*). The induction training
+// as the CPU time of its 100 default steps. native / WASM at most 1: native at least as fast.
 const inductionCpuMs = (stepsPerSecond) => (1000 * 100) / stepsPerSecond;
+const nativeText = (exe, tag) => nativeOutput.get(exe)?.split('\n').find((l) => l.startsWith(tag + ' '))?.split(' ')[1] ?? '?';
+const maxDigitWidths = [['SSE2', 'sse2'], ['AVX2', 'avx2'], ['AVX512', 'avx512']];
+const widest = (exe, prefix) => maxDigitWidths.filter(([tag]) => Number.isFinite(nativeFigure(exe, `${prefix}_${tag}`, { optional: true }))).at(-1)?.[1] ?? '?';
 const versus = [
-  ['max-digit recipe (the widest vectors)', nativeFigure('max_digit_bench', 'NATIVE_MAX_DIGIT_TRAIN_CPU_MS'), cpu['max-digit recipe, WASM']],
-  ...[['SSE2', 'sse2'], ['AVX2', 'avx2'], ['AVX512', 'avx512']].map(([tag, name]) => [
-    `max-digit recipe, ${name} vectors`,
-    nativeFigure('max_digit_bench', `NATIVE_MAX_DIGIT_TRAIN_CPU_MS_${tag}`, { optional: true }),
-    cpu['max-digit recipe, WASM'],
-  ]),
-  ['feature recovery (1,200 steps)', nativeFigure('feature_recovery_bench', 'NATIVE_TRAIN_CPU_MS'), cpu['feature recovery, WASM']],
-  ['transformer analysis (a new prompt)', nativeFigure('transformer_bench', 'NATIVE_TRANSFORMER_ANALYZE_CPU_MS'), cpu['transformer analysis, WASM']],
+  ['max-digit recipe', nativeFigure('max_digit_bench', 'NATIVE_MAX_DIGIT_TRAIN_CPU_MS'), cpu['max-digit recipe, WASM'], `${widest('max_digit_bench', 'NATIVE_MAX_DIGIT_TRAIN_CPU_MS')} (widest)`],
+  ['feature recovery (1,200 steps)', nativeFigure('feature_recovery_bench', 'NATIVE_TRAIN_CPU_MS'), cpu['feature recovery, WASM'], `${nativeText('feature_recovery_bench', 'NATIVE_TRAIN_PATH')} exp`],
+  ['transformer analysis (a new prompt)', nativeFigure('transformer_bench', 'NATIVE_TRANSFORMER_ANALYZE_CPU_MS'), cpu['transformer analysis, WASM'], nativeText('transformer_bench', 'NATIVE_TRANSFORMER_VECTORS')],
   ['induction training (100 default steps)', inductionCpuMs(nativeFigure('transformer_bench', 'NATIVE_TRANSFORMER_TRAIN_CPU_STEPS_PER_S')),
-    inductionCpuMs(transformer.trainStepsPerSecond.cpu)],
+    inductionCpuMs(transformer.trainStepsPerSecond.cpu), nativeText('transformer_bench', 'NATIVE_TRANSFORMER_VECTORS')],
 ];
-console.log(`\nnative against WASM on this machine, CPU time (median of ${RUNS}; load average ${os.loadavg()[0].toFixed(1)}): WASM / native above 1 means native is faster`);
-table(versus.map(([figure, native, wasm]) => ({
+const paths = [
+  ...maxDigitWidths.map(([tag, name]) => [`max-digit recipe, ${name} vectors`, nativeFigure('max_digit_bench', `NATIVE_MAX_DIGIT_TRAIN_CPU_MS_${tag}`, { optional: true }), cpu['max-digit recipe, WASM'], name]),
+  ...[['PORTABLE', 'portable'], ['AVX2_FMA', 'avx2_fma']].map(([tag, name]) => [`feature recovery, ${name} exp`, nativeFigure('feature_recovery_bench', `NATIVE_TRAIN_CPU_MS_${tag}`, { optional: true }), cpu['feature recovery, WASM'], `${name} exp`]),
+  ...maxDigitWidths.map(([tag, name]) => [`transformer analysis, ${name} vectors`, nativeFigure('transformer_bench', `NATIVE_TRANSFORMER_ANALYZE_CPU_MS_${tag}`, { optional: true }), cpu['transformer analysis, WASM'], name]),
+  ...maxDigitWidths.map(([tag, name]) => [`induction training, ${name} vectors`, nativeFigure('transformer_bench', `NATIVE_TRANSFORMER_TRAIN_CPU_MS_${tag}`, { optional: true }), inductionCpuMs(transformer.trainStepsPerSecond.cpu), name]),
+];
+const versusRow = ([figure, native, wasm, nativePath]) => ({
   figure,
   'native CPU ms': Number.isFinite(native) ? native.toFixed(1) : 'skipped (this CPU lacks it)',
   'WASM CPU ms': wasm.toFixed(1),
-  'WASM / native': Number.isFinite(native) ? (wasm / native).toFixed(2) : '–',
-})));
+  'native / WASM': Number.isFinite(native) ? (native / wasm).toFixed(2) : '–',
+  'native path': nativePath,
+  'native ≤ WASM': Number.isFinite(native) ? (native <= wasm ? 'yes' : 'NO') : '–',
+});
+console.log(`\nnative against WASM on this machine (${thisMachine().cpu}; ${thisMachine().flags.join(' ')}), CPU time (median of ${RUNS}; load average ${os.loadavg()[0].toFixed(1)}): native / WASM at most 1 means native is at least as fast`);
+table(versus.map(versusRow));
+console.log('\neach native path forced (the same bits on every path), against the same WASM figure');
+table(paths.map(versusRow));
+
+// --record: this run's figures as a new bench/results/<date>-<commit>.json (role "native vs WASM").
+if (process.argv.includes('--record')) {
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+  const file = record({
+    date: new Date().toISOString().slice(0, 10),
+    recorded_at: new Date().toISOString(),
+    commit,
+    machine: thisMachine(),
+    method: `bench/targets.mjs --record: CPU time, native bench executables (median of 7, 5 for the transformer) and WASM under Node (median of ${RUNS} after one warm-up), load average ${os.loadavg()[0].toFixed(1)}`,
+    role: 'native vs WASM',
+    figures_ms: Object.fromEntries(versus.flatMap(([figure, native, wasm]) => [[`${figure}, native`, +native.toFixed(3)], [`${figure}, WASM`, +wasm.toFixed(3)]])),
+    native_paths: Object.fromEntries(versus.map(([figure, , , p]) => [figure, p])),
+    paths_cpu_ms: Object.fromEntries(paths.filter(([, n]) => Number.isFinite(n)).map(([figure, native]) => [figure, +native.toFixed(3)])),
+  });
+  console.log(`recorded: ${path.relative(root, file)}`);
+}
 
 // The browser figures, from the last run of bench/widgets.bench.mjs.
 const browserFile = path.join(root, 'build/bench/widgets.json');

@@ -57,7 +57,9 @@ export function benchRequest(k = 0) {
  */
 export async function transformerFigures() {
   const core = await wasmTransformerCore();
-  const trainer = core.createTransformerTrainer({ model: BENCH_MODEL, steps: 0 });
+  // A trainer never stepped: its model holds the initial weights of seed 0 (initial_weights, as
+  // bench/transformer_bench.cpp builds them). steps ≥ 1 is the trainer's own bound.
+  const trainer = core.createTransformerTrainer({ model: BENCH_MODEL, steps: 1 });
   const model = trainer.model();
   trainer.dispose();
   // The engine first runs a module's functions in its baseline compiler and optimises the hot ones

@@ -6,7 +6,11 @@
 // default. The same model and request as bench/transformer.bench.mjs (WASM). Also the multiply-adds
 // each part performs (counted from the shapes, as the code forms its products) and the rate they
 // were done at: the floor under any figure that keeps this arithmetic and its summation order.
-// Prints medians of 5 runs (native). Not a test.
+// The new prompt's analysis and the training at each vector width of the products
+// (core/ordered_products.hpp ProductVectors: SSE2, AVX2, AVX-512; a width this CPU lacks is
+// skipped; the same bits), the widest as the headline; `--vectors sse2|avx2|avx512` runs everything
+// at that width. Prints medians of 5 runs (native). Not a test.
+#include "core/ordered_products.hpp"
 #include "core/random.hpp"
 #include "core/transformer_analysis.hpp"
 #include "core/transformer_training.hpp"
@@ -15,6 +19,7 @@
 #include "bench/median.hpp"
 
 #include <cstdio>
+#include <cstring>
 #include <vector>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -56,7 +61,31 @@ double resume_macs(const TransformerConfig& c, int first, double row, double cha
 
 }  // namespace
 
-int main() {
+struct Width {
+  const char* name;  // as --vectors spells it
+  const char* tag;   // suffix of its _CPU_MS_ lines
+  headlab::ProductVectors vectors;
+};
+const Width kWidths[] = {{"sse2", "SSE2", headlab::ProductVectors::portable},
+                         {"avx2", "AVX2", headlab::ProductVectors::avx2},
+                         {"avx512", "AVX512", headlab::ProductVectors::avx512}};
+
+int main(int argc, char** argv) {
+  const Width* only = nullptr;
+  if (argc == 3 && std::strcmp(argv[1], "--vectors") == 0) {
+    for (const Width& w : kWidths)
+      if (std::strcmp(argv[2], w.name) == 0) only = &w;
+  }
+  if (argc != 1 && !only) {
+    std::fprintf(stderr, "usage: %s [--vectors sse2|avx2|avx512]\n", argv[0]);
+    return 2;
+  }
+  if (only && !headlab::product_vectors_available(only->vectors)) {
+    std::printf("transformer, %s vectors: skipped, this CPU lacks them\n", only->name);
+    return 1;
+  }
+  if (only) headlab::use_product_vectors(only->vectors);
+  const headlab::ProductVectors in_use = headlab::product_vectors_in_use();
 #if defined(__GLIBC__)
   // As the headlab CLI does (cli/main.cpp): keep freed memory instead of returning it to the system
   // after every forward pass (glibc's 128 KB trim threshold made every figure here ~5× slower).
@@ -105,6 +134,28 @@ int main() {
     sink = t.step(defaults.steps).loss;
   });
   const double train = train_ms.wall;
+  // Each width's new-prompt analysis and training (CPU time), then back to the one in use.
+  const char* width_name = nullptr;
+  for (const Width& wd : kWidths) {
+    if (wd.vectors == in_use) width_name = wd.name;
+    if (only && &wd != only) continue;
+    if (!headlab::product_vectors_available(wd.vectors)) {
+      std::printf("transformer, %s vectors: skipped, this CPU lacks them\n", wd.name);
+      continue;
+    }
+    headlab::use_product_vectors(wd.vectors);
+    const double analyze_cpu =
+        headlab::bench::median_wall_cpu_ms(kRuns, [&] { sink = analyze_transformer(w, r, &cache).clean_loss; }).cpu;
+    const double train_cpu = headlab::bench::median_wall_cpu_ms(kRuns, [&] {
+      TransformerTrainer t(defaults);
+      sink = t.step(defaults.steps).loss;
+    }).cpu;
+    std::printf("transformer, %s vectors: new prompt's analysis %.2f ms CPU, 100 induction steps %.1f ms CPU\n", wd.name,
+                analyze_cpu, train_cpu);
+    std::printf("NATIVE_TRANSFORMER_ANALYZE_CPU_MS_%s %.3f\n", wd.tag, analyze_cpu);
+    std::printf("NATIVE_TRANSFORMER_TRAIN_CPU_MS_%s %.3f\n", wd.tag, train_cpu);
+  }
+  headlab::use_product_vectors(in_use);
 
   // Multiply-adds, as the code forms its products (causal zeros of the forward pass skipped, those of
   // resume_forward included; softmax, LayerNorm, sums not counted).
@@ -141,5 +192,6 @@ int main() {
   std::printf("NATIVE_TRANSFORMER_TRAIN_STEPS_PER_S %.3f\n", 1000.0 * defaults.steps / train);
   std::printf("NATIVE_TRANSFORMER_ANALYZE_CPU_MS %.3f\n", everything_ms.cpu);
   std::printf("NATIVE_TRANSFORMER_TRAIN_CPU_STEPS_PER_S %.3f\n", 1000.0 * defaults.steps / train_ms.cpu);
+  std::printf("NATIVE_TRANSFORMER_VECTORS %s\n", width_name);
   return 0;
 }

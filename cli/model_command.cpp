@@ -9,6 +9,7 @@
 #include "formats/file_io.hpp"
 #include "formats/max_digit_weights.hpp"
 #include "formats/safetensors.hpp"
+#include "formats/torch_checkpoint.hpp"
 #include "formats/transformer_json.hpp"
 #include "formats/transformer_model.hpp"
 
@@ -67,6 +68,16 @@ LoadedModel load(const std::map<std::string, std::string>& flags) {
     throw InputError("--config " + config_path + ": " + e.what());
   }
   try {
+    const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+    if (fm::looks_like_zip(data, bytes.size())) {
+      // A PyTorch checkpoint (torch.save of a state_dict): its tensors are read whole, then held to
+      // the config as a safetensors file's are.
+      fm::SafetensorsFile file = fm::read_torch_checkpoint(data, bytes.size());
+      m.weights = fm::transformer_weights_from_safetensors(config, file);
+      for (auto& t : file.tensors) t.values = {};
+      m.file = std::move(file);
+      return m;
+    }
     // Names, dtypes and shapes are checked before any tensor is converted (one at a time), as in the page.
     const fm::SafetensorsIndex index = fm::index_safetensors(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), limits);
     m.weights = fm::transformer_weights_from_safetensors(config, index);

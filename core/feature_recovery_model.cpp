@@ -96,10 +96,10 @@ struct ExampleGradient {
   T mq_term[kLatentSize * kFeatureWidth];   // z_k · dquery_j
 };
 
-template <class T, class Keys>
+template <class T, class Keys, class Exp>
 __attribute__((always_inline)) inline void example_gradient(const T* z, const T* records, const T* target,
                                                             const double* mq, const double* mv,
-                                                            double dprediction_scale, Keys key,
+                                                            double dprediction_scale, Keys key, Exp exp,
                                                             ExampleGradient<T>& out) {
   // query = z·M_q
   T query[kFeatureWidth] = {};
@@ -112,7 +112,7 @@ __attribute__((always_inline)) inline void example_gradient(const T* z, const T*
     for (int j = 0; j < kFeatureWidth; ++j) dot += query[j] * key(i, j);
     scores[i] = dot * kInverseSqrtKeyWidth;
   }
-  lane_softmax(scores, weights, kRecordCount);
+  lane_softmax(scores, weights, kRecordCount, exp);
   // mixed_record = Σ_i weights_i·z_i (9);  prediction = mixed_record·M_v = Σ_i weights_i·(z_i·M_v)
   T mixed_record[kLatentSize] = {};
   for (int i = 0; i < kRecordCount; ++i)
@@ -169,10 +169,12 @@ __attribute__((always_inline)) inline void add_lanes_in_order(double* sum, const
   for (; e < kMaps; ++e) sum[e] = (sum[e] + term[e][0]) + term[e][1];
 }
 
-template <class Keys>
-double latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& response_query,
-                       const ResponseMap& response_value, ResponseMap& dresponse_query, ResponseMap& dresponse_value,
-                       Keys key) {
+template <class Keys, class Exp>
+__attribute__((always_inline)) inline double latent_backward(const FeatureRecoveryBatch& batch,
+                                                             const ResponseMap& response_query,
+                                                             const ResponseMap& response_value,
+                                                             ResponseMap& dresponse_query,
+                                                             ResponseMap& dresponse_value, Keys key, Exp exp) {
   constexpr int kMaps = kLatentSize * kFeatureWidth;
   constexpr int kRecordValues = kRecordCount * kLatentSize;
   const Eigen::Index batch_size = batch.size();
@@ -193,7 +195,7 @@ double latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& res
     for (int k = 0; k < kRecordValues; ++k) r[k] = lanes(records[b * kRecordValues + k], records[(b + 1) * kRecordValues + k]);
     for (int j = 0; j < kFeatureWidth; ++j) t[j] = lanes(target[b * kFeatureWidth + j], target[(b + 1) * kFeatureWidth + j]);
     ExampleGradient<Lanes2> g;
-    example_gradient(z, r, t, mq, mv, dprediction_scale, key, g);
+    example_gradient(z, r, t, mq, mv, dprediction_scale, key, exp, g);
     for (int lane = 0; lane < 2; ++lane) {
       for (int j = 0; j < kFeatureWidth; ++j) squared_error += g.squared[j][lane];
     }
@@ -205,7 +207,7 @@ double latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& res
   for (; b < batch_size; ++b) {  // an odd batch's last example
     ExampleGradient<double> g;
     example_gradient(request + b * kLatentSize, records + b * kRecordValues, target + b * kFeatureWidth, mq, mv,
-                     dprediction_scale, key, g);
+                     dprediction_scale, key, exp, g);
     for (int j = 0; j < kFeatureWidth; ++j) squared_error += g.squared[j];
     for (int e = 0; e < kMaps; ++e) dmv[e] += g.mv_term[e];
     for (int e = 0; e < kMaps; ++e) dmq[e] += g.mq_term[e];
@@ -217,6 +219,27 @@ double latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& res
   return squared_error / static_cast<double>(kFeatureWidth * batch_size);
 }
 #pragma GCC diagnostic pop
+
+// latent_backward with the softmax exponential in use (core/lanes.hpp SoftmaxExp): the same bits
+// either way; the FMA one inlines glibc's arithmetic instead of two calls of std::exp per pair.
+double latent_backward_portable(const FeatureRecoveryBatch& batch, const ResponseMap& mq, const ResponseMap& mv,
+                                ResponseMap& dmq, ResponseMap& dmv, ChosenKeys key) {
+  return latent_backward(batch, mq, mv, dmq, dmv, key, PortableLaneExp{});
+}
+#ifdef HEADLAB_FMA_LANE_EXP
+__attribute__((target("avx2,fma"), flatten)) double latent_backward_fma(const FeatureRecoveryBatch& batch, const ResponseMap& mq,
+                                                               const ResponseMap& mv, ResponseMap& dmq,
+                                                               ResponseMap& dmv, ChosenKeys key) {
+  return latent_backward(batch, mq, mv, dmq, dmv, key, FmaLaneExp{});
+}
+#endif
+double latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& mq, const ResponseMap& mv,
+                       ResponseMap& dmq, ResponseMap& dmv, ChosenKeys key) {
+#ifdef HEADLAB_FMA_LANE_EXP
+  if (softmax_exp_in_use() == SoftmaxExp::avx2_fma) return latent_backward_fma(batch, mq, mv, dmq, dmv, key);
+#endif
+  return latent_backward_portable(batch, mq, mv, dmq, dmv, key);
+}
 
 }  // namespace
 

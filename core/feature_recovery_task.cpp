@@ -16,15 +16,16 @@ namespace {
 
 // Target of one example: z_request (9), z_records (4 consecutive rows of 9), target (3). T is
 // double, or Lanes2 for two examples at once, each lane with the one-example bits (core/lanes.hpp).
-template <class T, class Keys>
-void teacher_example(const T* request, const T* records, T* target, Keys key) {
+template <class T, class Keys, class Exp>
+__attribute__((always_inline)) inline void teacher_example(const T* request, const T* records, T* target, Keys key,
+                                                           Exp exp) {
   T scores[kRecordCount], weights[kRecordCount];
   for (int i = 0; i < kRecordCount; ++i) {
     T dot = {};
     for (int j = 0; j < kFeatureWidth; ++j) dot += request[kRequestFeatures + j] * key(i, j);
     scores[i] = dot * kInverseSqrtKeyWidth;
   }
-  lane_softmax(scores, weights, kRecordCount);
+  lane_softmax(scores, weights, kRecordCount, exp);
   for (int j = 0; j < kFeatureWidth; ++j) {
     T sum = {};
     for (int i = 0; i < kRecordCount; ++i) sum += weights[i] * records[i * kLatentSize + kPayloadFeatures + j];
@@ -33,8 +34,9 @@ void teacher_example(const T* request, const T* records, T* target, Keys key) {
 }
 
 // Targets of examples 0 … n−1 (request: n × 9, records: 4n × 9, target: n × 3, row-major), two at a time.
-template <class Keys>
-void teacher_rows(const double* request, const double* records, double* target, Eigen::Index n, Keys key) {
+template <class Keys, class Exp>
+__attribute__((always_inline)) inline void teacher_rows(const double* request, const double* records, double* target,
+                                                        Eigen::Index n, Keys key, Exp exp) {
   Eigen::Index b = 0;
   for (; b + 1 < n; b += 2) {
     Lanes2 z[kFeatureWidth], payload[kRecordCount * kLatentSize], out[kFeatureWidth];  // payload: columns 3–5 only
@@ -49,15 +51,36 @@ void teacher_rows(const double* request, const double* records, double* target, 
     }
     // teacher_example reads request features 0–2 only: z stands in for the request's first row.
     static_assert(kRequestFeatures == 0, "z holds the request features at offset 0");
-    teacher_example(z, payload, out, key);
+    teacher_example(z, payload, out, key, exp);
     for (int j = 0; j < kFeatureWidth; ++j) {
       target[b * kFeatureWidth + j] = out[j][0];
       target[(b + 1) * kFeatureWidth + j] = out[j][1];
     }
   }
   for (; b < n; ++b) {
-    teacher_example(request + b * kLatentSize, records + b * kRecordCount * kLatentSize, target + b * kFeatureWidth, key);
+    teacher_example(request + b * kLatentSize, records + b * kRecordCount * kLatentSize, target + b * kFeatureWidth, key,
+                    exp);
   }
+}
+
+// teacher_rows with the softmax exponential in use (core/lanes.hpp SoftmaxExp; the same bits either way).
+template <class Keys>
+void teacher_rows_portable(const double* request, const double* records, double* target, Eigen::Index n, Keys key) {
+  teacher_rows(request, records, target, n, key, PortableLaneExp{});
+}
+#ifdef HEADLAB_FMA_LANE_EXP
+template <class Keys>
+__attribute__((target("avx2,fma"), flatten)) void teacher_rows_fma(const double* request, const double* records, double* target,
+                                                          Eigen::Index n, Keys key) {
+  teacher_rows(request, records, target, n, key, FmaLaneExp{});
+}
+#endif
+template <class Keys>
+void teacher_rows(const double* request, const double* records, double* target, Eigen::Index n, Keys key) {
+#ifdef HEADLAB_FMA_LANE_EXP
+  if (softmax_exp_in_use() == SoftmaxExp::avx2_fma) return teacher_rows_fma(request, records, target, n, key);
+#endif
+  teacher_rows_portable(request, records, target, n, key);
 }
 
 void require_latent_batch(const Matrix& request, const Matrix& records) {

@@ -10,6 +10,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+#include <immintrin.h>
+#endif
 
 namespace headlab {
 namespace musl_exp {
@@ -59,6 +62,47 @@ __attribute__((always_inline)) inline MuslExpF64x2 musl_exp_lanes(MuslExpF64x2 x
   // |x| < 2^-54 (0 among them: the softmax's largest score): exp() returns 1 + x.
   return top < kTopLow ? 1.0 + x : scale + scale * tmp;
 }
+
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+// The same arithmetic with the five fused multiply-adds that GCC contracts when glibc builds its
+// x86-64 FMA variant of exp (__exp_fma, sysdeps/ieee754/dbl-64/e_exp.c compiled with -mfma -mavx2,
+// which glibc's std::exp runs on CPUs with FMA and AVX2; its disassembly, glibc 2.36):
+//   kd = fma(x, N/ln2, shift);   r = fma(kd, −ln2lo/N, fma(kd, −ln2hi/N, x));
+//   tmp = fma(r²·r², fma(r, C5, C4), fma(fma(r, C3, C2), r², r + tail));   e^x = fma(scale, tmp, scale).
+// On such a CPU each lane returns glibc's std::exp bits (core/lanes.cpp checks that on probe
+// arguments before the feature-recovery softmax uses it; tests/core/musl_exp_test.cpp on millions).
+// Inlined only into functions compiled for "avx2,fma".
+// fma(a, b, c) = a·b + c rounded once, on both lanes (vfmadd).
+__attribute__((target("avx2,fma"), always_inline)) inline MuslExpF64x2 fma_lanes(MuslExpF64x2 a, MuslExpF64x2 b,
+                                                                                MuslExpF64x2 c) {
+  return reinterpret_cast<MuslExpF64x2>(_mm_fmadd_pd(reinterpret_cast<__m128d>(a), reinterpret_cast<__m128d>(b),
+                                                      reinterpret_cast<__m128d>(c)));
+}
+__attribute__((target("avx2,fma"), always_inline)) inline MuslExpF64x2 glibc_fma_exp_lanes(MuslExpF64x2 x) {
+  using namespace musl_exp;
+  typedef MuslExpF64x2 F;
+  MuslExpU64x2 xbits;
+  std::memcpy(&xbits, &x, sizeof xbits);
+  const MuslExpU64x2 top = (xbits >> 52) & 0x7ff;
+  if (top[0] >= kTopHigh || top[1] >= kTopHigh) return F{std::exp(x[0]), std::exp(x[1])};
+  F kd = fma_lanes(x, F{} + kInvLn2N, F{} + kShift);
+  MuslExpU64x2 ki;
+  std::memcpy(&ki, &kd, sizeof ki);
+  kd -= kShift;
+  const F r = fma_lanes(kd, F{} + kNegLn2LoN, fma_lanes(kd, F{} + kNegLn2HiN, x));
+  const MuslExpU64x2 index = (ki % kN) * 2;
+  const MuslExpU64x2 exponent = ki << (52 - kTableBits);
+  const MuslExpU64x2 tail_bits = {kTable[index[0]], kTable[index[1]]};
+  const MuslExpU64x2 scale_bits = MuslExpU64x2{kTable[index[0] + 1], kTable[index[1] + 1]} + exponent;
+  F tail, scale;
+  std::memcpy(&tail, &tail_bits, sizeof tail);
+  std::memcpy(&scale, &scale_bits, sizeof scale);
+  const F r2 = r * r;
+  const F low = fma_lanes(fma_lanes(r, F{} + kC3, F{} + kC2), r2, r + tail);
+  const F tmp = fma_lanes(r2 * r2, fma_lanes(r, F{} + kC5, F{} + kC4), low);
+  return top < kTopLow ? 1.0 + x : fma_lanes(scale, tmp, scale);
+}
+#endif
 #pragma GCC diagnostic pop
 
 }  // namespace headlab

@@ -2,6 +2,8 @@
 
 #include "core/check.hpp"
 
+#include <atomic>
+#include <cstring>
 #include <string>
 
 namespace headlab {
@@ -52,12 +54,141 @@ inline void row_block(const double* a, Eigen::Index ars, Eigen::Index aks, const
 
 // c (n × p, row stride ldc) = a b, a n × m as above, b m × p row-major; rows in pairs (2 × 8 blocks
 // measured fastest natively and in WASM among 2 × 8, 4 × 4 and 4 × 8 on the transformer's shapes).
+// The portable kernel: Eigen's 2-double packets natively (SSE2), simd128 in WASM.
 template <bool add>
-void product(const double* a, Eigen::Index ars, Eigen::Index aks, const double* b, Eigen::Index ldb, double* c,
-             Eigen::Index ldc, Eigen::Index n, Eigen::Index m, Eigen::Index p) {
+void product_portable(const double* a, Eigen::Index ars, Eigen::Index aks, const double* b, Eigen::Index ldb,
+                      double* c, Eigen::Index ldc, Eigen::Index n, Eigen::Index m, Eigen::Index p) {
   Eigen::Index i = 0;
   for (; i + 2 <= n; i += 2) row_block<2, add>(a + i * ars, ars, aks, b, ldb, c + i * ldc, ldc, m, p);
   for (; i < n; ++i) row_block<1, add>(a + i * ars, ars, aks, b, ldb, c + i * ldc, ldc, m, p);
+}
+
+// GCC notes the ABI of AVX vectors at the end of the file, outside any push/pop: no vector crosses a
+// call boundary here (every helper below is always inlined into its target's kernel).
+#pragma GCC diagnostic ignored "-Wpsabi"
+// The wide kernels: the same R × C blocks with GCC vector types of W doubles (W = 1: a plain
+// double), compiled for AVX2 and for AVX-512F below. Each lane is one entry's running sum, a(i, k)
+// broadcast times W entries of row k of b, then added: the portable kernel's operations in its
+// order, only W entries per instruction.
+template <int W>
+struct Pack {
+  typedef double type __attribute__((vector_size(8 * W)));
+};
+template <>
+struct Pack<1> {
+  typedef double type;
+};
+template <class V>
+__attribute__((always_inline)) inline V load(const double* x) {
+  V v;
+  std::memcpy(&v, x, sizeof v);
+  return v;
+}
+template <class V>
+__attribute__((always_inline)) inline void store(double* x, V v) {
+  std::memcpy(x, &v, sizeof v);
+}
+template <class V>
+__attribute__((always_inline)) inline V splat(double x) {
+  if constexpr (sizeof(V) == sizeof(double)) {
+    return x;
+  } else {
+    V v;
+    for (unsigned l = 0; l < sizeof(V) / sizeof(double); ++l) v[l] = x;
+    return v;
+  }
+}
+
+// One R × C block, C = P·W columns as P vectors of W lanes per row.
+template <int R, int C, int W, bool add>
+__attribute__((always_inline)) inline void wide_block(const double* a, Eigen::Index ars, Eigen::Index aks,
+                                                      const double* b, Eigen::Index ldb, double* c, Eigen::Index ldc,
+                                                      Eigen::Index m) {
+  typedef typename Pack<W>::type V;
+  constexpr int P = C / W;
+  static_assert(P * W == C, "a block holds whole vectors");
+  V acc[R][P];
+  for (int r = 0; r < R; ++r)
+    for (int q = 0; q < P; ++q) acc[r][q] = V{};
+  for (Eigen::Index k = 0; k < m; ++k) {
+    V bk[P];
+    for (int q = 0; q < P; ++q) bk[q] = load<V>(b + k * ldb + q * W);
+    for (int r = 0; r < R; ++r) {
+      const V ar = splat<V>(a[r * ars + k * aks]);
+      for (int q = 0; q < P; ++q) acc[r][q] += ar * bk[q];
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int q = 0; q < P; ++q) {
+      double* cr = c + r * ldc + q * W;
+      store<V>(cr, add ? load<V>(cr) + acc[r][q] : acc[r][q]);
+    }
+}
+
+// Rows [i, i + R): column blocks of 8, then 4 (W ≤ 4 lanes), then single columns.
+template <int R, int W, bool add>
+__attribute__((always_inline)) inline void wide_row_block(const double* a, Eigen::Index ars, Eigen::Index aks,
+                                                          const double* b, Eigen::Index ldb, double* c,
+                                                          Eigen::Index ldc, Eigen::Index m, Eigen::Index p) {
+  constexpr int W4 = W < 4 ? W : 4;
+  Eigen::Index j = 0;
+  for (; j + 8 <= p; j += 8) wide_block<R, 8, W, add>(a, ars, aks, b + j, ldb, c + j, ldc, m);
+  for (; j + 4 <= p; j += 4) wide_block<R, 4, W4, add>(a, ars, aks, b + j, ldb, c + j, ldc, m);
+  for (; j < p; ++j) wide_block<R, 1, 1, add>(a, ars, aks, b + j, ldb, c + j, ldc, m);
+}
+
+// Rows in fours (4 × 8 blocks: 8 of AVX2's 16 registers hold the sums), then a pair, then one.
+template <int W, bool add>
+__attribute__((always_inline)) inline void product_wide(const double* a, Eigen::Index ars, Eigen::Index aks,
+                                                        const double* b, Eigen::Index ldb, double* c, Eigen::Index ldc,
+                                                        Eigen::Index n, Eigen::Index m, Eigen::Index p) {
+  Eigen::Index i = 0;
+  for (; i + 4 <= n; i += 4) wide_row_block<4, W, add>(a + i * ars, ars, aks, b, ldb, c + i * ldc, ldc, m, p);
+  for (; i + 2 <= n; i += 2) wide_row_block<2, W, add>(a + i * ars, ars, aks, b, ldb, c + i * ldc, ldc, m, p);
+  for (; i < n; ++i) wide_row_block<1, W, add>(a + i * ars, ars, aks, b, ldb, c + i * ldc, ldc, m, p);
+}
+
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+#define HEADLAB_PRODUCT_X86 1
+// AVX2 without FMA (4 doubles) and AVX-512F (8): the core builds with -ffp-contract=off, and
+// neither target enables FMA, so every product and sum stays rounded on its own.
+template <bool add>
+__attribute__((target("avx2"))) void product_avx2(const double* a, Eigen::Index ars, Eigen::Index aks, const double* b,
+                                                  Eigen::Index ldb, double* c, Eigen::Index ldc, Eigen::Index n,
+                                                  Eigen::Index m, Eigen::Index p) {
+  product_wide<4, add>(a, ars, aks, b, ldb, c, ldc, n, m, p);
+}
+template <bool add>
+__attribute__((target("avx512f"))) void product_avx512(const double* a, Eigen::Index ars, Eigen::Index aks,
+                                                       const double* b, Eigen::Index ldb, double* c, Eigen::Index ldc,
+                                                       Eigen::Index n, Eigen::Index m, Eigen::Index p) {
+  product_wide<8, add>(a, ars, aks, b, ldb, c, ldc, n, m, p);
+}
+#endif
+
+ProductVectors widest_product_vectors() {
+#ifdef HEADLAB_PRODUCT_X86
+  static const ProductVectors widest = __builtin_cpu_supports("avx512f") ? ProductVectors::avx512
+                                       : __builtin_cpu_supports("avx2")  ? ProductVectors::avx2
+                                                                         : ProductVectors::portable;
+  return widest;
+#else
+  return ProductVectors::portable;
+#endif
+}
+
+// The vectors use_product_vectors chose, or −1 for the widest.
+std::atomic<int> chosen_product_vectors{-1};
+
+template <bool add>
+void product(const double* a, Eigen::Index ars, Eigen::Index aks, const double* b, Eigen::Index ldb, double* c,
+             Eigen::Index ldc, Eigen::Index n, Eigen::Index m, Eigen::Index p) {
+#ifdef HEADLAB_PRODUCT_X86
+  const ProductVectors vectors = product_vectors_in_use();
+  if (vectors == ProductVectors::avx2) return product_avx2<add>(a, ars, aks, b, ldb, c, ldc, n, m, p);
+  if (vectors == ProductVectors::avx512) return product_avx512<add>(a, ars, aks, b, ldb, c, ldc, n, m, p);
+#endif
+  product_portable<add>(a, ars, aks, b, ldb, c, ldc, n, m, p);
 }
 
 }  // namespace
@@ -141,6 +272,22 @@ double ordered_dot(const double* x, const double* y, Eigen::Index n) {
   double s = 0.0;
   for (Eigen::Index i = 0; i < n; ++i) s += x[i] * y[i];
   return s;
+}
+
+bool product_vectors_available(ProductVectors vectors) {
+  const ProductVectors widest = widest_product_vectors();
+  return vectors == ProductVectors::portable || vectors == widest ||
+         (vectors == ProductVectors::avx2 && widest == ProductVectors::avx512);
+}
+
+void use_product_vectors(ProductVectors vectors) {
+  if (!product_vectors_available(vectors)) throw InputError("this machine lacks the requested vector instructions");
+  chosen_product_vectors.store(static_cast<int>(vectors));
+}
+
+ProductVectors product_vectors_in_use() {
+  const int chosen = chosen_product_vectors.load(std::memory_order_relaxed);
+  return chosen < 0 ? widest_product_vectors() : static_cast<ProductVectors>(chosen);
 }
 
 RowVector ordered_column_sums(const Matrix& a) {

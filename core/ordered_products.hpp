@@ -39,4 +39,17 @@ double ordered_dot(const double* x, const double* y, Eigen::Index n);
 // Row vector of the column sums, rows added in ascending order.                       n × p → 1 × p
 RowVector ordered_column_sums(const Matrix& a);
 
+// The vector instructions the products above run on. `portable`: 2 doubles per register (SSE2
+// natively; simd128 in WASM, the only set there); natively the widest this CPU has is chosen at run
+// time: AVX2 (4 doubles, no FMA) or AVX-512F (8). Every entry's terms are added in the same order,
+// each product and sum rounded on its own, at every width: the same bits (tests/core/
+// ordered_products_test.cpp holds each width to the portable one's bits).
+enum class ProductVectors { portable, avx2, avx512 };
+bool product_vectors_available(ProductVectors vectors);
+// The vectors every product uses from now on, process-wide; the widest available until called.
+// For benchmarks and tests that run each width through the transformer. Throws InputError when
+// this machine lacks them.
+void use_product_vectors(ProductVectors vectors);
+ProductVectors product_vectors_in_use();
+
 }  // namespace headlab

@@ -1,11 +1,12 @@
 // The benchmark page (bench.html): the training benchmarks in a Web Worker and the widget-update
 // benchmark (assets/bench-widgets.js) in the reader's browser, a table against the project
-// machine's figures and the targets (assets/bench-reference.js), copy and JSON download.
+// machine's figures (assets/bench-reference-data.js, written by site/build.mjs from bench/results/) and the targets (assets/bench-reference.js), copy and JSON download.
 // No inline script or style (strict CSP); the layout has already loaded headlab/headlab.js,
 // which registers every element.
 import { WorkerClient } from '../headlab/headlab.js';
 import { SCENARIOS, UPDATE_TARGET_MS, interactive, measureScenario, summarize } from './bench-widgets.js';
-import { REFERENCE, TARGETS } from './bench-reference.js';
+import { TARGETS } from './bench-reference.js';
+import { REFERENCE } from './bench-reference-data.js';
 
 const $ = (id) => document.getElementById(id);
 const runButton = $('bench-run');

@@ -16,6 +16,19 @@ headlab_model_case(config_disagrees "embed.W_E has shape \\[11, 8\\]; the config
                    inspect --config ${_data}/two_layer_ln_pos.json --weights ${_data}/one_layer_plain.safetensors)
 headlab_model_case(inspect_ok "\"parameters\":[0-9]+.*\"checks\":\"ok\".*exit=0"
                    inspect --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors)
+# A PyTorch checkpoint (torch.save of the same state_dict, W_U a transposed view) is read as the
+# safetensors file is: the same run, byte for byte; a refused one names the file and the tensor.
+set(_pt ${CMAKE_CURRENT_SOURCE_DIR}/data/torch_checkpoint)
+headlab_model_case(inspect_torch_checkpoint "\"parameters\":[0-9]+.*\"checks\":\"ok\".*exit=0"
+                   inspect --config ${_data}/two_layer_ln_pos.json --weights ${_pt}/two_layer_ln_pos.pt)
+add_test(NAME cli.model.torch_checkpoint_same_run
+         COMMAND sh -c "a=$(\"$1\" model run --config \"$2.json\" --weights \"$2.safetensors\" --prompt '1 2 3 4') &&
+                        b=$(\"$1\" model run --config \"$2.json\" --weights \"$3\" --prompt '1 2 3 4') &&
+                        [ -n \"$a\" ] && [ \"$a\" = \"$b\" ] && echo same"
+                 sh $<TARGET_FILE:headlab> ${_data}/two_layer_ln_pos ${_pt}/two_layer_ln_pos.pt)
+set_tests_properties(cli.model.torch_checkpoint_same_run PROPERTIES PASS_REGULAR_EXPRESSION "^same\n$")
+headlab_model_case(torch_checkpoint_refused "--weights .*long.pt: torch checkpoint: tensor steps is stored as torch.LongStorage; .*exit=1"
+                   inspect --config ${_data}/two_layer_ln_pos.json --weights ${_pt}/long.pt)
 headlab_model_case(prompt_out_of_vocab "--prompt: token 17 at position 1 is outside the vocabulary \\[0, 17\\).*exit=1"
                    run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 17")
 headlab_model_case(prompt_too_long "--prompt: the prompt has 11 tokens; the model's context n_ctx = 10.*exit=1"

@@ -1,5 +1,6 @@
 #include "core/feature_recovery_experiment.hpp"
 #include "core/check.hpp"
+#include "core/lanes.hpp"
 #include "core/tolerances.hpp"
 
 #include <catch2/catch.hpp>
@@ -379,4 +380,29 @@ TEST_CASE("learned keys: the loss still falls, but R·W_q is no longer the ident
   t.step(10);
   CHECK(t.keys() == feature_recovery_keys());
   CHECK(t.parameters().size() == 2);
+}
+
+TEST_CASE("the softmax exponential in use changes no bit of a training run", "[feature_recovery][bits]") {
+  // SoftmaxExp (core/lanes.hpp): the teacher's and the gradient's exponentials as std::exp calls or,
+  // where available, glibc's FMA arithmetic inlined. Each must give the other's weights, loss trace
+  // and evaluation, fixed and chosen keys alike. The default afterwards is restored.
+  const SoftmaxExp before = softmax_exp_in_use();
+  FeatureRecoverySettings settings;
+  settings.steps = 300;
+  FeatureRecoverySettings keyed = settings;
+  keyed.seed = 3;
+  keyed.fixed_keys = feature_recovery_keys() * 1.5;
+  for (const FeatureRecoverySettings& s : {settings, keyed}) {
+    use_softmax_exp(SoftmaxExp::portable);
+    const FeatureRecoveryResult portable = run_feature_recovery(s);
+    if (!softmax_exp_available(SoftmaxExp::avx2_fma)) continue;
+    use_softmax_exp(SoftmaxExp::avx2_fma);
+    const FeatureRecoveryResult fma = run_feature_recovery(s);
+    CHECK(fma.w_q == portable.w_q);
+    CHECK(fma.w_v == portable.w_v);
+    CHECK(fma.loss_trace == portable.loss_trace);
+    CHECK(fma.evaluation.heldout_mse == portable.evaluation.heldout_mse);
+  }
+  use_softmax_exp(before);
+  CHECK(softmax_exp_in_use() == before);
 }

@@ -6,6 +6,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstring>
+#include <vector>
+
 using headlab::Matrix;
 using headlab::RowVector;
 
@@ -62,4 +65,61 @@ TEST_CASE("causal products skip the zeros above the diagonal and keep every othe
   }
   CHECK_THROWS_AS(headlab::ordered_causal_product(rng.normal_matrix(3, 4), rng.normal_matrix(4, 2)), headlab::InputError);
   CHECK_THROWS_AS(headlab::ordered_causal_product_nt(rng.normal_matrix(3, 4), rng.normal_matrix(5, 4)), headlab::InputError);
+}
+
+namespace {
+
+bool same_bits(const Matrix& x, const Matrix& y) {
+  return x.rows() == y.rows() && x.cols() == y.cols() &&
+         std::memcmp(x.data(), y.data(), sizeof(double) * static_cast<std::size_t>(x.size())) == 0;
+}
+
+// Every product of the header for one width, in a fixed order.
+std::vector<Matrix> every_product(headlab::ProductVectors vectors, const Matrix& a, const Matrix& b, const Matrix& bt,
+                                  const Matrix& tall, const Matrix& square) {
+  headlab::use_product_vectors(vectors);
+  std::vector<Matrix> out = {headlab::ordered_product(a, b), headlab::ordered_product_tn(tall, tall),
+                             headlab::ordered_product_nt(a, bt)};
+  if (square.rows() == a.rows()) {
+    out.push_back(headlab::ordered_causal_product_nt(a, a));
+    out.push_back(headlab::ordered_causal_product(square, a));
+  }
+  Matrix acc = Matrix::Constant(tall.cols(), tall.cols(), 0.5);
+  headlab::add_ordered_product_tn(acc, tall, tall);
+  out.push_back(acc);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("ordered products: every vector width gives the portable width's bits", "[ordered_products][bits]") {
+  // Shapes that reach every block of every width: rows in fours, a pair and one; columns in eights,
+  // a four and single columns; inner sizes 1 … 17. Widths this CPU lacks are skipped (their
+  // availability is what the dispatch reads); the default afterwards is the widest again.
+  using headlab::ProductVectors;
+  const ProductVectors before = headlab::product_vectors_in_use();
+  headlab::Random rng(29);
+  int compared = 0;
+  for (const Eigen::Index n : {1, 2, 3, 4, 5, 7, 11})
+    for (const Eigen::Index m : {1, 3, 17})
+      for (const Eigen::Index p : {1, 3, 4, 5, 8, 9, 13, 20}) {
+        INFO(n << " × " << m << " times " << m << " × " << p);
+        const Matrix a = rng.normal_matrix(n, m), b = rng.normal_matrix(m, p), bt = b.transpose();
+        const Matrix tall = rng.normal_matrix(m + 2, p);
+        Matrix square = rng.normal_matrix(n, n).triangularView<Eigen::Lower>();
+        const std::vector<Matrix> portable = every_product(ProductVectors::portable, a, b, bt, tall, square);
+        for (const ProductVectors vectors : {ProductVectors::avx2, ProductVectors::avx512}) {
+          if (!headlab::product_vectors_available(vectors)) continue;
+          INFO("vectors " << static_cast<int>(vectors));
+          const std::vector<Matrix> wide = every_product(vectors, a, b, bt, tall, square);
+          REQUIRE(wide.size() == portable.size());
+          for (std::size_t i = 0; i < wide.size(); ++i) CHECK(same_bits(wide[i], portable[i]));
+          ++compared;
+        }
+      }
+  headlab::use_product_vectors(before);
+  CHECK(headlab::product_vectors_in_use() == before);
+  // A machine with AVX2 (the project's) compares at least that width.
+  if (headlab::product_vectors_available(ProductVectors::avx2)) CHECK(compared >= 7 * 3 * 8);
+  CHECK(headlab::product_vectors_available(ProductVectors::portable));
 }

@@ -1,11 +1,14 @@
 #include "core/transformer_training.hpp"
 
 #include "core/check.hpp"
+#include "core/ordered_products.hpp"
 #include "core/transformer_analysis.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 using namespace headlab::transformer;
 
@@ -98,4 +101,53 @@ TEST_CASE("the transformer trainer follows the trainer protocol: chunking gives 
   TransformerTrainer healthy(tiny());
   healthy.step(5);
   CHECK(healthy.diverged_at() == 0);
+}
+
+TEST_CASE("induction training and an analysis have the same bits at every vector width of the products",
+          "[transformer_training][bits]") {
+  // d_model 12, d_head 6, n_ctx 10: shapes whose products end in partial blocks at every width
+  // (core/ordered_products.hpp). Widths this CPU lacks are skipped; the widest is restored.
+  using headlab::ProductVectors;
+  const ProductVectors before = headlab::product_vectors_in_use();
+  TransformerTrainingSettings s = tiny();
+  s.model.d_model = 12;
+  s.model.d_head = 6;
+  s.model.n_ctx = 10;
+  s.model.d_vocab = 9;
+  s.steps = 4;
+  AnalysisRequest r;
+  r.prompt = {1, 2, 3, 4, 5, 1, 2, 3, 4, 5};
+  r.corrupted = r.prompt;
+  r.corrupted[7] = 6;
+  r.answer = 5;
+  r.wrong = 6;
+  r.sequences = 3;
+  const auto run = [&](ProductVectors vectors) {
+    headlab::use_product_vectors(vectors);
+    TransformerTrainer t(s);
+    t.step(s.steps);
+    std::vector<headlab::Matrix> out;
+    for (const headlab::Matrix* m : parameter_list(t.result())) out.push_back(*m);
+    const TransformerAnalysis a = analyze_transformer(t.result(), r);
+    out.push_back(a.run.logits);
+    out.push_back(a.attribution.heads);
+    out.push_back(a.ablation_loss);
+    out.push_back(a.patching.normalised);
+    out.push_back(headlab::Matrix::Constant(1, 1, a.clean_loss));
+    out.push_back(headlab::Matrix::Constant(1, 1, t.progress().loss));
+    return out;
+  };
+  const auto portable = run(ProductVectors::portable);
+  for (const ProductVectors vectors : {ProductVectors::avx2, ProductVectors::avx512}) {
+    if (!headlab::product_vectors_available(vectors)) continue;
+    INFO("vectors " << static_cast<int>(vectors));
+    const auto wide = run(vectors);
+    REQUIRE(wide.size() == portable.size());
+    for (std::size_t i = 0; i < wide.size(); ++i) {
+      INFO("matrix " << i);
+      REQUIRE(wide[i].size() == portable[i].size());
+      CHECK(std::memcmp(wide[i].data(), portable[i].data(), sizeof(double) * wide[i].size()) == 0);
+    }
+  }
+  headlab::use_product_vectors(before);
 }

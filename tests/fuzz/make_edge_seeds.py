@@ -113,3 +113,53 @@ write('transformer_model', 'aliased-layer.bin', model(plain_config, safetensors(
 two_layers = plain_config.replace(b'"n_layers": 1', b'"n_layers": 2')
 write('transformer_model', 'missing-layer.bin', model(two_layers, plain))
 write('transformer_model', 'config-only.bin', model(plain_config, b''))
+
+# --- torch_checkpoint: torch.save's files, and archives built by hand (stored entries, as torch
+# writes them) around data.pkl texts at the unpickler's limits.
+import io
+import zipfile
+
+for name in ['state_dict', 'nested', 'long']:
+    write('torch_checkpoint', f'{name}.pt', read(f'tests/data/torch_checkpoint/{name}.pt'))
+
+
+def torch_archive(pickle_bytes, storages=((b'0', b'\0' * 16),), byteorder=b'little'):
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, 'w', zipfile.ZIP_STORED) as z:
+        def add(name, data):
+            z.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data)
+        add('archive/data.pkl', pickle_bytes)
+        add('archive/byteorder', byteorder)
+        for key, data in storages:
+            add('archive/data/' + key.decode(), data)
+        add('archive/version', b'3\n')
+    return out.getvalue()
+
+
+def pstr(s):
+    return b'X' + struct.pack('<I', len(s)) + s
+
+
+def tensor_pickle(entries):
+    """OrderedDict name -> _rebuild_tensor_v2(storage, offset, size, stride, False, OrderedDict())."""
+    od = b'ccollections\nOrderedDict\n)R'
+    p = b'\x80\x02' + od + b'('
+    for name, cls, numel, offset, size, stride in entries:
+        p += (pstr(name) + b'ctorch._utils\n_rebuild_tensor_v2\n((' + pstr(b'storage') + b'ctorch\n' + cls + b'\n' +
+              pstr(b'0') + pstr(b'cpu') + b'J' + struct.pack('<i', numel) + b'tQJ' + struct.pack('<i', offset) +
+              b'(' + b''.join(b'J' + struct.pack('<i', s) for s in size) + b't(' +
+              b''.join(b'J' + struct.pack('<i', s) for s in stride) + b't\x89' + od + b'tR')
+    return p + b'u.'
+
+
+write('torch_checkpoint', 'strided.pt',
+      torch_archive(tensor_pickle([(b'a', b'FloatStorage', 4, 0, [2, 2], [1, 2]), (b'b', b'FloatStorage', 4, 3, [3], [0])])))
+write('torch_checkpoint', 'half-bool.pt',
+      torch_archive(tensor_pickle([(b'h', b'HalfStorage', 8, 1, [7], [1]), (b'm', b'BoolStorage', 16, 0, [4, 4], [4, 1])])))
+write('torch_checkpoint', 'big-endian.pt', torch_archive(tensor_pickle([(b'a', b'FloatStorage', 4, 0, [4], [1])]), byteorder=b'big'))
+for k in (63, 64):
+    write('torch_checkpoint', f'nested-lists-{k}.pt', torch_archive(b'\x80\x02}' + pstr(b'a') + b']' * k + b'a' * (k - 1) + b's.'))
+for k in (64, 65):
+    write('torch_checkpoint', f'marks-{k}.pt', torch_archive(b'\x80\x02' + b'(' * k + b't' * k + b'.'))
+write('torch_checkpoint', 'os-system.pt', torch_archive(b'\x80\x02cos\nsystem\nq\x00' + pstr(b'ls') + b'q\x01\x85q\x02Rq\x03.'))
+write('torch_checkpoint', 'self-list.pt', torch_archive(b'\x80\x02]q\x00h\x00a.'))
