@@ -494,7 +494,8 @@ test('cross-seed grid: the cells are the CLI file; seeds trained in the page equ
   assert.deepEqual(check, file.seeds.map((s) => (s.seed === 3 || s.seed === 4 ? 'true' : '')));
   // Stop: a run stopped during its first seeds keeps nothing from them and says so.
   await page.evaluate((h) => { const g = document.querySelector(h); g.setAttribute('from', '5'); g.setAttribute('to', '9'); g.train(); }, host);
-  await page.waitForFunction((h) => document.querySelector(h).shadowRoot.querySelector('progress').value > 0, host);
+  // The bar still holds the last run's value until this run reports: wait for this run's own text.
+  await page.waitForFunction((h) => /^seed 5: step [1-9]/.test(document.querySelector(h).shadowRoot.querySelector('.progress-text').textContent), host);
   assert.match(await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('.progress-text').textContent, host), /^seed 5: step \d+ · seed 6: step \d+ of 4000 · 0 of 5 seeds done$/);
   await page.evaluate((h) => document.querySelector(h).stop(), host);
   await page.waitForFunction((h) => document.querySelector(h).state.status === 'stopped', host);
