@@ -13,7 +13,7 @@
 //   - shareable state: restored from the URL hash, written back on change, a tampered
 //     hash gives a message in the widget;
 //   - exports: SVG (with <title> and the summary as <desc>), PNG, JSON of every element;
-//   - re-attaching: every element removed and re-inserted renders again, and 20 re-attaches
+//   - re-attaching: every element removed and re-inserted renders again, and 8 re-attaches
 //     leave the page's event listeners (counted by CDP) as many as one does;
 //   - bad input: hostile values on every observed attribute, rapid repeated clicks;
 //   - memory: 10,000 updates per element leave the WASM heap in use and the embind
@@ -435,8 +435,8 @@ function reattached(page, index, a, b) {
   }, [index, a, b]);
 }
 
-/** Re-attaches between the two listener counts of an element: a listener left behind per re-attach shows as 19 more. */
-const LISTENER_REATTACHES = 20;
+/** Re-attaches between the two listener counts of an element: a listener left behind per re-attach shows as 7 more. */
+const LISTENER_REATTACHES = 8;
 
 /**
  * Before any script of the page runs: every EventTarget given a listener (and both ports of every
@@ -532,7 +532,7 @@ async function listenersKept(page, cdp, pick, what) {
   return { one: one.total, many: many.total };
 }
 
-test('re-attaching: every element the package defines (on the pages, or added to one as an author would) removed and re-inserted three times renders again, takes a new state, shows no error; 20 re-attaches leave the page\'s listeners as one does', async () => {
+test('re-attaching: every element the package defines (on the pages, or added to one as an author would) removed and re-inserted three times renders again, takes a new state, shows no error; 8 re-attaches leave the page\'s listeners as one does', async () => {
   const covered = new Set();
   const check = async (page, cdp, w, where) => {
     const { a, b } = WIDGET_STATES[w.tag];
