@@ -103,9 +103,14 @@ void require_index(const char* name, Eigen::Index index, Eigen::Index size) {
   }
 }
 
-std::string decay_product_message(double learning_rate, double weight_decay) {
-  return "learning_rate × weight_decay must be below 1 (AdamW multiplies each weight by 1 − their product per step), got " +
-         number_text(learning_rate) + " × " + number_text(weight_decay) + " = " + number_text(learning_rate * weight_decay);
+void require_adamw_rates(double learning_rate, double weight_decay) {
+  require_positive("learning_rate", learning_rate);
+  require_nonnegative("weight_decay", weight_decay);
+  if (!(learning_rate * weight_decay < 1)) {
+    throw InputError(
+        "learning_rate × weight_decay must be below 1 (AdamW multiplies each weight by 1 − their product per step), got " +
+        number_text(learning_rate) + " × " + number_text(weight_decay) + " = " + number_text(learning_rate * weight_decay));
+  }
 }
 
 }  // namespace headlab

@@ -32,10 +32,11 @@ void require_bounded(const char* name, const Matrix& m, double bound);
 // A number for a message: 6 significant digits ("1e+200", "3e+307"), never the hundreds of
 // digits std::to_string prints for a large double.
 std::string number_text(double x);
-// The message for learning_rate·weight_decay ≥ 1: AdamW's decoupled decay multiplies every weight
-// by 1 − learning_rate·weight_decay per step, which at or past 1 zeroes or flips them all. It names
-// both settings and their product, since either may be the one set wrong.
-std::string decay_product_message(double learning_rate, double weight_decay);
+// An AdamW recipe's two rates: learning_rate finite and > 0, weight_decay finite and ≥ 0, and
+// learning_rate·weight_decay < 1: the decoupled decay multiplies every weight by 1 − their product
+// per step, which at or past 1 zeroes or flips them all. That message names both settings and their
+// product, since either may be the one set wrong.
+void require_adamw_rates(double learning_rate, double weight_decay);
 // 2^53 − 1: the largest seed, for every command and every module. The widgets hold seeds as JS
 // numbers, which are exact integers up to 2^53; one below it keeps every seed's successor exact too.
 constexpr long long kMaxSeed = 9007199254740991LL;

@@ -12,9 +12,7 @@ void MaxDigitTrainingSettings::validate() const {
   // At least one step: a run of none has no loss to report (its file would say null).
   require_integer_in("steps", steps, 1, kMaxTrainingSteps);
   require_integer_in("batch_size", batch_size, 1, 1000000);
-  require_positive("learning_rate", learning_rate);
-  require_nonnegative("weight_decay", weight_decay);
-  if (!(learning_rate * weight_decay < 1)) throw InputError(decay_product_message(learning_rate, weight_decay));
+  require_adamw_rates(learning_rate, weight_decay);
   require_scale("init_scale", init_scale, kMaxInitScale);
 }
 

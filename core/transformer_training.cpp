@@ -15,9 +15,7 @@ void TransformerTrainingSettings::validate() const {
   // At least one step: a run of none has no loss to report, and writes the initial weights as a model.
   require_integer_in("steps", steps, 1, kMaxTrainingSteps);
   require_integer_in("batch_size", batch_size, 1, 100000);
-  require_positive("learning_rate", learning_rate);
-  require_nonnegative("weight_decay", weight_decay);
-  if (!(learning_rate * weight_decay < 1)) throw InputError(decay_product_message(learning_rate, weight_decay));
+  require_adamw_rates(learning_rate, weight_decay);
   require_scale("init_scale", init_scale, kMaxInitScale);
 }
 
