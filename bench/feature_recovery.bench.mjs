@@ -28,7 +28,10 @@ const train = time(() => {
 });
 const chunked = time(() => {
   const t = core.createFeatureRecoveryTrainer({ seed: 0 });
-  for (let done = false; !done; ) { done = t.step(50).done; t.snapshot(); }  // as the widget's worker: 50 steps, then a copy for the UI
+  for (let done = false; !done;) {
+    done = t.step(50).done;
+    t.snapshot();
+  } // as the widget's worker: 50 steps, then a copy for the UI
   t.dispose();
 });
 const evaluate = time(() => {

@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
   const double sampling = median_ms(kRuns, [&] {
     Random rng = Random(settings.seed).stream(kBatchStream);
     FeatureRecoveryBatch batch;
-    for (int t = 0; t < settings.steps; ++t) sample_feature_recovery_batch(rng, settings.batch_size, settings.request_scale, batch);
+    for (int t = 0; t < settings.steps; ++t)
+      sample_feature_recovery_batch(rng, settings.batch_size, settings.request_scale, batch);
     sink = batch.target(0, 0);
   });
   Random rng(1);

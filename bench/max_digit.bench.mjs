@@ -12,7 +12,9 @@ const median = (f) => medianMs(runs, f) / 1000;
 
 const core = await wasmMaxDigitCore();
 let weights;
-const wasmTrain = median(() => { weights = core.maxDigitTrain({ seed: 0 }); });
+const wasmTrain = median(() => {
+  weights = core.maxDigitTrain({ seed: 0 });
+});
 const trainer = core.maxDigitTrainer({ seed: 0 });
 const chunked = median(() => {
   // a page's worker: 40 chunks of 100 steps with a progress report between them
@@ -26,5 +28,7 @@ const out = path.join(os.tmpdir(), 'headlab-bench-max-digit.json');
 const nativeTrain = median(() => execFileSync(cliPath, ['max-digit', 'train', '--seed', '0', '--out', out], { stdio: 'ignore' }));
 console.log(`max-digit recipe in WASM, median of ${runs}: ${wasmTrain.toFixed(3)} s (aim < 3 s: ${(wasmTrain / 3).toFixed(2)}× the aim)`);
 console.log(`  in 40 chunks of 100 steps (trainer.step): ${chunked.toFixed(3)} s`);
-console.log(`  native CLI train (incl. process start and JSON write): ${nativeTrain.toFixed(3)} s; WASM / native = ${(wasmTrain / nativeTrain).toFixed(2)}`);
+console.log(
+  `  native CLI train (incl. process start and JSON write): ${nativeTrain.toFixed(3)} s; WASM / native = ${(wasmTrain / nativeTrain).toFixed(2)}`,
+);
 console.log(`max-digit full analysis in WASM, median of ${runs}: ${wasmAnalysis.toFixed(3)} s`);

@@ -65,7 +65,8 @@ int main(int argc, char** argv) {
       continue;
     }
     use_step_vectors(w.vectors);
-    const headlab::bench::WallCpuMs ms = headlab::bench::median_wall_cpu_ms(runs, [&] { weights = train_max_digit(settings); });
+    const headlab::bench::WallCpuMs ms =
+        headlab::bench::median_wall_cpu_ms(runs, [&] { weights = train_max_digit(settings); });
     const double train = ms.wall / 1000.0;
     std::printf("max-digit recipe, %s vectors, median of %d: %.3f s wall, %.3f s CPU  (%.1f µs/step)\n", w.name, runs,
                 train, ms.cpu / 1000.0, 1e6 * train / settings.steps);
@@ -79,10 +80,12 @@ int main(int argc, char** argv) {
   standard_evaluation_set();  // built once per process; timed separately below
   const double analysis = median_seconds(runs, [&] { accuracy = analyze_max_digit(weights).accuracy.accuracy; });
   const double one_eval = median_seconds(runs, [&] { readout_accuracy(weights, Readout{}); });
-  std::printf("max-digit recipe (4000 steps × 256 lists, %s vectors%s), median of %d: %.3f s  (%.1f µs/step; target ≤ 0.3 s: %.2f× the target)\n",
-              headline_name, one_width ? "" : ", the trainer's default", runs, headline, 1e6 * headline / settings.steps,
-              headline / 0.3);
-  std::printf("max-digit full analysis (analysis.json), median of %d: %.3f s  (accuracy %.4f)\n", runs, analysis, accuracy);
+  std::printf(
+      "max-digit recipe (4000 steps × 256 lists, %s vectors%s), median of %d: %.3f s  (%.1f µs/step; target ≤ 0.3 s: %.2f× the target)\n",
+      headline_name, one_width ? "" : ", the trainer's default", runs, headline, 1e6 * headline / settings.steps,
+      headline / 0.3);
+  std::printf("max-digit full analysis (analysis.json), median of %d: %.3f s  (accuracy %.4f)\n", runs, analysis,
+              accuracy);
   std::printf("one accuracy pass over the 111,110-list evaluation set (%zu multisets): %.2f ms\n",
               standard_evaluation_set().counts.size(), 1e3 * one_eval);
   std::printf("NATIVE_MAX_DIGIT_TRAIN_MS %.3f\n", 1e3 * headline);

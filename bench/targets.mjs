@@ -20,9 +20,9 @@ import { latest, record, thisMachine } from './results.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = path.join(root, 'build/wasm/web');
-const RUNS = Number(process.env.HEADLAB_BENCH_RUNS) || 7;  // HEADLAB_BENCH_RUNS=1 for a smoke run
+const RUNS = Number(process.env.HEADLAB_BENCH_RUNS) || 7; // HEADLAB_BENCH_RUNS=1 for a smoke run
 const timeMs = (f) => medianMs(RUNS, f, { warmup: true });
-const cpuMs = (f) => medianCpuMs(RUNS, f);  // CPU time: waits for a core on a shared machine do not count
+const cpuMs = (f) => medianCpuMs(RUNS, f); // CPU time: waits for a core on a shared machine do not count
 
 // The figures of record (bench/results/*.json, bench/results.mjs): "before" (f69daa3 on a quiet
 // machine, before the batched training kernels: the measurements the targets were set against) and
@@ -42,7 +42,10 @@ function nativeFigure(exe, tag, { optional = false } = {}) {
   if (!nativeOutput.has(exe)) {
     nativeOutput.set(exe, execFileSync(path.join(root, 'build/native/bench', exe), { encoding: 'utf8' }));
   }
-  const line = nativeOutput.get(exe).split('\n').find((l) => l.startsWith(tag + ' '));
+  const line = nativeOutput
+    .get(exe)
+    .split('\n')
+    .find((l) => l.startsWith(tag + ' '));
   if (!line) {
     if (optional) return NaN;
     throw new Error(`${exe} printed no ${tag} line`);
@@ -78,11 +81,13 @@ cpu['feature recovery, WASM'] = cpuMs(trainFeatureRecovery);
 
 measured['transformer analysis, native'] = nativeFigure('transformer_bench', 'NATIVE_TRANSFORMER_ANALYZE_MS');
 const transformer = await transformerFigures();
-measured['transformer analysis, WASM'] = transformer.analyze.wall;  // a new prompt's analysis (bench/transformer.bench.mjs)
+measured['transformer analysis, WASM'] = transformer.analyze.wall; // a new prompt's analysis (bench/transformer.bench.mjs)
 cpu['transformer analysis, WASM'] = transformer.analyze.cpu;
 
 const rows = Object.keys(TARGET).map((name) => {
-  const m = measured[name], t = TARGET[name], b = BEFORE[name];
+  const m = measured[name],
+    t = TARGET[name],
+    b = BEFORE[name];
   const pair = name.replace(/WASM|native/, (k) => (k === 'WASM' ? 'native' : 'WASM'));
   return {
     figure: name,
@@ -104,10 +109,16 @@ function table(rows) {
   for (const r of rows) console.log(line(columns.map((c) => r[c])));
 }
 const os = await import('node:os');
-console.log(`speed targets (median of ${RUNS} runs; ${process.version}; ${os.cpus().length} cores; load average ${os.loadavg()[0].toFixed(1)}; before = ${beforeRecord.commit} (bench/results/${beforeRecord.file}); last stop = ${lastStopRecord.commit} (bench/results/${lastStopRecord.file}); CPU ms: this process's CPU time, which waits for a core do not inflate)`);
+console.log(
+  `speed targets (median of ${RUNS} runs; ${process.version}; ${os.cpus().length} cores; load average ${os.loadavg()[0].toFixed(1)}; before = ${beforeRecord.commit} (bench/results/${beforeRecord.file}); last stop = ${lastStopRecord.commit} (bench/results/${lastStopRecord.file}); CPU ms: this process's CPU time, which waits for a core do not inflate)`,
+);
 table(rows);
-console.log(`transformer analysis, WASM: a new prompt's forward + every analysis (model.analyze in Node, model and its cache kept as the page's worker keeps them, figures as typed arrays; bench/transformer.bench.mjs) against < ${TARGETS['transformer analysis, WASM']} ms: ${targetVerdict(transformer.analyze, os.loadavg()[0].toFixed(1), TARGETS['transformer analysis, WASM'])}`);
-console.log(`induction default training: ${transformer.trainStepsPerSecond.wall.toFixed(1)} steps/s in WASM, ${nativeFigure('transformer_bench', 'NATIVE_TRANSFORMER_TRAIN_STEPS_PER_S').toFixed(1)} steps/s native`);
+console.log(
+  `transformer analysis, WASM: a new prompt's forward + every analysis (model.analyze in Node, model and its cache kept as the page's worker keeps them, figures as typed arrays; bench/transformer.bench.mjs) against < ${TARGETS['transformer analysis, WASM']} ms: ${targetVerdict(transformer.analyze, os.loadavg()[0].toFixed(1), TARGETS['transformer analysis, WASM'])}`,
+);
+console.log(
+  `induction default training: ${transformer.trainStepsPerSecond.wall.toFixed(1)} steps/s in WASM, ${nativeFigure('transformer_bench', 'NATIVE_TRANSFORMER_TRAIN_STEPS_PER_S').toFixed(1)} steps/s native`,
+);
 
 // Native against WASM in CPU time, which waits for a core on a shared machine do not inflate
 // (medians: the bench executables' 7 runs, 5 for the transformer; WASM's RUNS after one warm-up),
@@ -116,21 +127,73 @@ console.log(`induction default training: ${transformer.trainStepsPerSecond.wall.
 // lacks reads "skipped"; every path gives the same bits, tests/core *[bits]*). The induction training
 // as the CPU time of its 100 default steps. native / WASM at most 1: native at least as fast.
 const inductionCpuMs = (stepsPerSecond) => (1000 * 100) / stepsPerSecond;
-const nativeText = (exe, tag) => nativeOutput.get(exe)?.split('\n').find((l) => l.startsWith(tag + ' '))?.split(' ')[1] ?? '?';
-const maxDigitWidths = [['SSE2', 'sse2'], ['AVX2', 'avx2'], ['AVX512', 'avx512']];
-const widest = (exe, prefix) => maxDigitWidths.filter(([tag]) => Number.isFinite(nativeFigure(exe, `${prefix}_${tag}`, { optional: true }))).at(-1)?.[1] ?? '?';
+const nativeText = (exe, tag) =>
+  nativeOutput
+    .get(exe)
+    ?.split('\n')
+    .find((l) => l.startsWith(tag + ' '))
+    ?.split(' ')[1] ?? '?';
+const maxDigitWidths = [
+  ['SSE2', 'sse2'],
+  ['AVX2', 'avx2'],
+  ['AVX512', 'avx512'],
+];
+const widest = (exe, prefix) =>
+  maxDigitWidths.filter(([tag]) => Number.isFinite(nativeFigure(exe, `${prefix}_${tag}`, { optional: true }))).at(-1)?.[1] ?? '?';
 const versus = [
-  ['max-digit recipe', nativeFigure('max_digit_bench', 'NATIVE_MAX_DIGIT_TRAIN_CPU_MS'), cpu['max-digit recipe, WASM'], `${widest('max_digit_bench', 'NATIVE_MAX_DIGIT_TRAIN_CPU_MS')} (widest)`],
-  ['feature recovery (1,200 steps)', nativeFigure('feature_recovery_bench', 'NATIVE_TRAIN_CPU_MS'), cpu['feature recovery, WASM'], `${nativeText('feature_recovery_bench', 'NATIVE_TRAIN_PATH')} exp`],
-  ['transformer analysis (a new prompt)', nativeFigure('transformer_bench', 'NATIVE_TRANSFORMER_ANALYZE_CPU_MS'), cpu['transformer analysis, WASM'], nativeText('transformer_bench', 'NATIVE_TRANSFORMER_VECTORS')],
-  ['induction training (100 default steps)', inductionCpuMs(nativeFigure('transformer_bench', 'NATIVE_TRANSFORMER_TRAIN_CPU_STEPS_PER_S')),
-    inductionCpuMs(transformer.trainStepsPerSecond.cpu), nativeText('transformer_bench', 'NATIVE_TRANSFORMER_VECTORS')],
+  [
+    'max-digit recipe',
+    nativeFigure('max_digit_bench', 'NATIVE_MAX_DIGIT_TRAIN_CPU_MS'),
+    cpu['max-digit recipe, WASM'],
+    `${widest('max_digit_bench', 'NATIVE_MAX_DIGIT_TRAIN_CPU_MS')} (widest)`,
+  ],
+  [
+    'feature recovery (1,200 steps)',
+    nativeFigure('feature_recovery_bench', 'NATIVE_TRAIN_CPU_MS'),
+    cpu['feature recovery, WASM'],
+    `${nativeText('feature_recovery_bench', 'NATIVE_TRAIN_PATH')} exp`,
+  ],
+  [
+    'transformer analysis (a new prompt)',
+    nativeFigure('transformer_bench', 'NATIVE_TRANSFORMER_ANALYZE_CPU_MS'),
+    cpu['transformer analysis, WASM'],
+    nativeText('transformer_bench', 'NATIVE_TRANSFORMER_VECTORS'),
+  ],
+  [
+    'induction training (100 default steps)',
+    inductionCpuMs(nativeFigure('transformer_bench', 'NATIVE_TRANSFORMER_TRAIN_CPU_STEPS_PER_S')),
+    inductionCpuMs(transformer.trainStepsPerSecond.cpu),
+    nativeText('transformer_bench', 'NATIVE_TRANSFORMER_VECTORS'),
+  ],
 ];
 const paths = [
-  ...maxDigitWidths.map(([tag, name]) => [`max-digit recipe, ${name} vectors`, nativeFigure('max_digit_bench', `NATIVE_MAX_DIGIT_TRAIN_CPU_MS_${tag}`, { optional: true }), cpu['max-digit recipe, WASM'], name]),
-  ...[['PORTABLE', 'portable'], ['AVX2_FMA', 'avx2_fma']].map(([tag, name]) => [`feature recovery, ${name} exp`, nativeFigure('feature_recovery_bench', `NATIVE_TRAIN_CPU_MS_${tag}`, { optional: true }), cpu['feature recovery, WASM'], `${name} exp`]),
-  ...maxDigitWidths.map(([tag, name]) => [`transformer analysis, ${name} vectors`, nativeFigure('transformer_bench', `NATIVE_TRANSFORMER_ANALYZE_CPU_MS_${tag}`, { optional: true }), cpu['transformer analysis, WASM'], name]),
-  ...maxDigitWidths.map(([tag, name]) => [`induction training, ${name} vectors`, nativeFigure('transformer_bench', `NATIVE_TRANSFORMER_TRAIN_CPU_MS_${tag}`, { optional: true }), inductionCpuMs(transformer.trainStepsPerSecond.cpu), name]),
+  ...maxDigitWidths.map(([tag, name]) => [
+    `max-digit recipe, ${name} vectors`,
+    nativeFigure('max_digit_bench', `NATIVE_MAX_DIGIT_TRAIN_CPU_MS_${tag}`, { optional: true }),
+    cpu['max-digit recipe, WASM'],
+    name,
+  ]),
+  ...[
+    ['PORTABLE', 'portable'],
+    ['AVX2_FMA', 'avx2_fma'],
+  ].map(([tag, name]) => [
+    `feature recovery, ${name} exp`,
+    nativeFigure('feature_recovery_bench', `NATIVE_TRAIN_CPU_MS_${tag}`, { optional: true }),
+    cpu['feature recovery, WASM'],
+    `${name} exp`,
+  ]),
+  ...maxDigitWidths.map(([tag, name]) => [
+    `transformer analysis, ${name} vectors`,
+    nativeFigure('transformer_bench', `NATIVE_TRANSFORMER_ANALYZE_CPU_MS_${tag}`, { optional: true }),
+    cpu['transformer analysis, WASM'],
+    name,
+  ]),
+  ...maxDigitWidths.map(([tag, name]) => [
+    `induction training, ${name} vectors`,
+    nativeFigure('transformer_bench', `NATIVE_TRANSFORMER_TRAIN_CPU_MS_${tag}`, { optional: true }),
+    inductionCpuMs(transformer.trainStepsPerSecond.cpu),
+    name,
+  ]),
 ];
 const versusRow = ([figure, native, wasm, nativePath]) => ({
   figure,
@@ -140,7 +203,9 @@ const versusRow = ([figure, native, wasm, nativePath]) => ({
   'native path': nativePath,
   'native ≤ WASM': Number.isFinite(native) ? (native <= wasm ? 'yes' : 'NO') : '–',
 });
-console.log(`\nnative against WASM on this machine (${thisMachine().cpu}; ${thisMachine().flags.join(' ')}), CPU time (median of ${RUNS}; load average ${os.loadavg()[0].toFixed(1)}): native / WASM at most 1 means native is at least as fast`);
+console.log(
+  `\nnative against WASM on this machine (${thisMachine().cpu}; ${thisMachine().flags.join(' ')}), CPU time (median of ${RUNS}; load average ${os.loadavg()[0].toFixed(1)}): native / WASM at most 1 means native is at least as fast`,
+);
 table(versus.map(versusRow));
 console.log('\neach native path forced (the same bits on every path), against the same WASM figure');
 table(paths.map(versusRow));
@@ -155,7 +220,12 @@ if (process.argv.includes('--record')) {
     machine: thisMachine(),
     method: `bench/targets.mjs --record: CPU time, native bench executables (median of 7, 5 for the transformer) and WASM under Node (median of ${RUNS} after one warm-up), load average ${os.loadavg()[0].toFixed(1)}`,
     role: 'native vs WASM',
-    figures_ms: Object.fromEntries(versus.flatMap(([figure, native, wasm]) => [[`${figure}, native`, +native.toFixed(3)], [`${figure}, WASM`, +wasm.toFixed(3)]])),
+    figures_ms: Object.fromEntries(
+      versus.flatMap(([figure, native, wasm]) => [
+        [`${figure}, native`, +native.toFixed(3)],
+        [`${figure}, WASM`, +wasm.toFixed(3)],
+      ]),
+    ),
     native_paths: Object.fromEntries(versus.map(([figure, , , p]) => [figure, p])),
     paths_cpu_ms: Object.fromEntries(paths.filter(([, n]) => Number.isFinite(n)).map(([figure, native]) => [figure, +native.toFixed(3)])),
   });
@@ -187,7 +257,15 @@ if (!fs.existsSync(browserFile)) {
       // The input's frame and the render of its worker's answer (CPU; wall from runs without a trace of it).
       const v = u.error ? NaN : Math.max((u.cpu ?? u.script).p95, u.cpuSettled?.p95 ?? (u.settled?.samples ? u.settled.p95 : 0));
       const t = TARGETS['widget update p95'];
-      rowsB.push({ figure: `update ${short(p.page)}: ${u.tag.replace('headlab-', '')}#${u.id}, ${u.input}`, 'p50 ms': u.error ? '–' : f2((u.cpu ?? u.script).p50), 'p95 ms': f2(v), 'target ms': `< ${t}`, 'measured / target': f2(v / t), 'this / previous run': vsBefore(`update ${p.page} ${u.tag}#${u.id} ${u.input}`, v), verdict: u.error ? `ERROR ${u.error}` : v < t ? 'pass' : 'FAIL' });
+      rowsB.push({
+        figure: `update ${short(p.page)}: ${u.tag.replace('headlab-', '')}#${u.id}, ${u.input}`,
+        'p50 ms': u.error ? '–' : f2((u.cpu ?? u.script).p50),
+        'p95 ms': f2(v),
+        'target ms': `< ${t}`,
+        'measured / target': f2(v / t),
+        'this / previous run': vsBefore(`update ${p.page} ${u.tag}#${u.id} ${u.input}`, v),
+        verdict: u.error ? `ERROR ${u.error}` : v < t ? 'pass' : 'FAIL',
+      });
     }
   }
   for (const p of b.pages) {
@@ -195,14 +273,32 @@ if (!fs.existsSync(browserFile)) {
     const t = TARGETS['start-up, navigation to interactive'];
     const v = p.eagerInteractiveMs;
     const lazy = p.widgets.filter((w) => w.when === 'on approach');
-    rowsB.push({ figure: `start-up ${short(p.page)}: ${p.widgets.length - lazy.length} widgets interactive${lazy.length ? ` (+${lazy.length} on approach, slowest +${f2(Math.max(...lazy.map((w) => w.afterScroll ?? NaN)))} ms after scroll)` : ''}`, 'p50 ms': '', 'p95 ms': f2(v), 'target ms': `≤ ${t}`, 'measured / target': f2(v / t), 'this / previous run': vsBefore(`start-up ${p.page}`, v), verdict: v <= t ? 'pass' : 'FAIL' });
+    rowsB.push({
+      figure: `start-up ${short(p.page)}: ${p.widgets.length - lazy.length} widgets interactive${lazy.length ? ` (+${lazy.length} on approach, slowest +${f2(Math.max(...lazy.map((w) => w.afterScroll ?? NaN)))} ms after scroll)` : ''}`,
+      'p50 ms': '',
+      'p95 ms': f2(v),
+      'target ms': `≤ ${t}`,
+      'measured / target': f2(v / t),
+      'this / previous run': vsBefore(`start-up ${p.page}`, v),
+      verdict: v <= t ? 'pass' : 'FAIL',
+    });
   }
   for (const p of b.pages) {
     for (const [phase, task] of Object.entries(p.longTasks)) {
       const t = TARGETS['longest main-thread task'];
-      rowsB.push({ figure: `longest task ${short(p.page)}: ${phase}`, 'p50 ms': '', 'p95 ms': f2(task.ms), 'target ms': `< ${t}`, 'measured / target': f2(task.ms / t), 'this / previous run': vsBefore(`task ${p.page} ${phase}`, task.ms), verdict: task.ms < t ? 'pass' : 'FAIL' });
+      rowsB.push({
+        figure: `longest task ${short(p.page)}: ${phase}`,
+        'p50 ms': '',
+        'p95 ms': f2(task.ms),
+        'target ms': `< ${t}`,
+        'measured / target': f2(task.ms / t),
+        'this / previous run': vsBefore(`task ${p.page} ${phase}`, task.ms),
+        verdict: task.ms < t ? 'pass' : 'FAIL',
+      });
     }
   }
-  console.log(`\nbrowser figures (${b.when}, Chromium ${b.chromium}, load average ${b.load?.[0]?.toFixed(1) ?? '?'} at the start, ${b.samples} samples per input; start-up and longest task: the value in the p95 column; previous run: ${prev ? prev.when : 'none'})`);
+  console.log(
+    `\nbrowser figures (${b.when}, Chromium ${b.chromium}, load average ${b.load?.[0]?.toFixed(1) ?? '?'} at the start, ${b.samples} samples per input; start-up and longest task: the value in the p95 column; previous run: ${prev ? prev.when : 'none'})`,
+  );
   table(rowsB);
 }

@@ -19,7 +19,10 @@ function modelFile(core, c) {
     .filter(([row]) => row.role === 'required' && has[row.presence])
     .map(([row, l]) => [row.name.replace('{l}', String(l)), row.shape.map((dim) => c[dim])]);
   let seed = 1;
-  const random = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 - 0.5; };
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648 - 0.5;
+  };
   const header = {};
   const parts = [];
   let offset = 0;
@@ -37,29 +40,56 @@ function modelFile(core, c) {
   new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
   out.set(new TextEncoder().encode(text), 8);
   let at = 8 + text.length;
-  for (const p of parts) { out.set(p, at); at += p.length; }
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
   return out;
 }
 
 const CONFIGS = [
   ['shipped induction model', { n_layers: 2, n_heads: 4, d_model: 32, d_head: 8, n_ctx: 24, d_vocab: 32 }],
-  ['the speed benchmark model (bench/transformer.bench.mjs)', { n_layers: 2, n_heads: 8, d_model: 128, d_head: 16, n_ctx: 64, d_vocab: 64 }],
+  [
+    'the speed benchmark model (bench/transformer.bench.mjs)',
+    { n_layers: 2, n_heads: 8, d_model: 128, d_head: 16, n_ctx: 64, d_vocab: 64 },
+  ],
   // At the limits: n_ctx 128, n_layers × n_heads 16, d_vocab 4096 or parameters 262,144.
-  ['limits: n_ctx 128, 2 × 8 heads, d_vocab 4096, d_model 30', { n_layers: 2, n_heads: 8, d_model: 30, d_head: 4, n_ctx: 128, d_vocab: 4096 }],
-  ['limits: n_ctx 128, 4 × 4 heads, d_vocab 512, d_model 112', { n_layers: 4, n_heads: 4, d_model: 112, d_head: 16, n_ctx: 128, d_vocab: 512 }],
-  ['limits: n_ctx 128, 1 × 16 heads, d_vocab 64, d_model 192', { n_layers: 1, n_heads: 16, d_model: 192, d_head: 16, n_ctx: 128, d_vocab: 64 }],
+  [
+    'limits: n_ctx 128, 2 × 8 heads, d_vocab 4096, d_model 30',
+    { n_layers: 2, n_heads: 8, d_model: 30, d_head: 4, n_ctx: 128, d_vocab: 4096 },
+  ],
+  [
+    'limits: n_ctx 128, 4 × 4 heads, d_vocab 512, d_model 112',
+    { n_layers: 4, n_heads: 4, d_model: 112, d_head: 16, n_ctx: 128, d_vocab: 512 },
+  ],
+  [
+    'limits: n_ctx 128, 1 × 16 heads, d_vocab 64, d_model 192',
+    { n_layers: 1, n_heads: 16, d_model: 192, d_head: 16, n_ctx: 128, d_vocab: 64 },
+  ],
   // Beyond them (refused by the worker before the weights are read), for the derivation.
-  ['beyond: n_ctx 256, 4 × 16 heads, d_vocab 4096, d_model 64', { n_layers: 4, n_heads: 16, d_model: 64, d_head: 8, n_ctx: 256, d_vocab: 4096 }],
-  ['beyond: n_ctx 128, 2 × 8 heads, d_vocab 4096, d_model 256', { n_layers: 2, n_heads: 8, d_model: 256, d_head: 32, n_ctx: 128, d_vocab: 4096 }],
+  [
+    'beyond: n_ctx 256, 4 × 16 heads, d_vocab 4096, d_model 64',
+    { n_layers: 4, n_heads: 16, d_model: 64, d_head: 8, n_ctx: 256, d_vocab: 4096 },
+  ],
+  [
+    'beyond: n_ctx 128, 2 × 8 heads, d_vocab 4096, d_model 256',
+    { n_layers: 2, n_heads: 8, d_model: 256, d_head: 32, n_ctx: 128, d_vocab: 4096 },
+  ],
 ];
 
 const core = await wasmTransformerCore();
 const fmt = (x) => x.toFixed(1).padStart(7);
-console.log('model | worker: read author file + canonical (ms) | page: read canonical (ms) | page: run n_ctx − 1 tokens (ms) | run to JS (MB) | parameters');
+console.log(
+  'model | worker: read author file + canonical (ms) | page: read canonical (ms) | page: run n_ctx − 1 tokens (ms) | run to JS (MB) | parameters',
+);
 for (const [name, c] of CONFIGS) {
   const config = JSON.stringify({ ...c, normalization: 'LN' === c.normalization ? 'LN' : 'none' });
   const file = modelFile(core, c);
-  const worker = medianCpuMs(RUNS, () => { const m = core.loadTransformer(config, file); m.canonical(); m.dispose(); });
+  const worker = medianCpuMs(RUNS, () => {
+    const m = core.loadTransformer(config, file);
+    m.canonical();
+    m.dispose();
+  });
   const m = core.loadTransformer(config, file);
   const canonical = m.canonical();
   const parameters = m.inspect().parameters;
@@ -70,6 +100,6 @@ for (const [name, c] of CONFIGS) {
   const prompt = Array.from({ length: T }, (_, i) => (3 + (i % 6) * 7) % c.d_vocab);
   const run = medianCpuMs(RUNS, () => page.run(prompt));
   page.dispose();
-  const mb = (c.n_layers * c.n_heads * T * T + T * c.d_vocab) * 8 / 1e6;
+  const mb = ((c.n_layers * c.n_heads * T * T + T * c.d_vocab) * 8) / 1e6;
   console.log(`${name} | ${fmt(worker)} | ${fmt(read)} | ${fmt(run)} | ${fmt(mb)} | ${parameters.toLocaleString('en-US')}`);
 }

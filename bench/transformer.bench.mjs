@@ -97,7 +97,13 @@ export async function transformerFigures() {
     t.dispose();
   });
   return {
-    forward, scores, firstAnalyze, analyze, withoutPatching: withoutPatchingMs, post, bytes,
+    forward,
+    scores,
+    firstAnalyze,
+    analyze,
+    withoutPatching: withoutPatchingMs,
+    post,
+    bytes,
     trainStepsPerSecond: { wall: (1000 * steps) / train.wall, cpu: (1000 * steps) / train.cpu },
   };
 }
@@ -114,6 +120,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(`  new prompt, without patching (forward, DLA; scores, ablation cached) ${ms(f.withoutPatching)}`);
   console.log(`  new prompt, with patching (16 heads × 64 positions)                 ${ms(f.analyze)}`);
   console.log(`  post of that analysis to the page (structured clone, ${(f.bytes / 1e6).toFixed(2)} MB moved)      ${ms(f.post)}`);
-  console.log(`new prompt's analysis (forward + every analysis, model and cache kept, typed arrays) against < 20 ms: ${targetVerdict(f.analyze, load)}`);
-  console.log(`induction default (2 × 4 heads, d_model 32, n_ctx 24, batch 16): ${f.trainStepsPerSecond.cpu.toFixed(1)} steps per CPU second, ${f.trainStepsPerSecond.wall.toFixed(1)} per wall second in WASM`);
+  console.log(
+    `new prompt's analysis (forward + every analysis, model and cache kept, typed arrays) against < 20 ms: ${targetVerdict(f.analyze, load)}`,
+  );
+  console.log(
+    `induction default (2 × 4 heads, d_model 32, n_ctx 24, batch 16): ${f.trainStepsPerSecond.cpu.toFixed(1)} steps per CPU second, ${f.trainStepsPerSecond.wall.toFixed(1)} per wall second in WASM`,
+  );
 }

@@ -126,7 +126,8 @@ int main(int argc, char** argv) {
   const headlab::bench::WallCpuMs everything_ms =
       headlab::bench::median_wall_cpu_ms(kRuns, [&] { sink = analyze_transformer(w, r, &cache).clean_loss; });
   const double everything = everything_ms.wall;
-  const double json = median_ms(kRuns, [&] { sink = static_cast<double>(headlab::formats::write_transformer_analysis(w, r, analysis).size()); });
+  const double json = median_ms(
+      kRuns, [&] { sink = static_cast<double>(headlab::formats::write_transformer_analysis(w, r, analysis).size()); });
   TransformerTrainingSettings defaults;
   defaults.steps = 100;
   const headlab::bench::WallCpuMs train_ms = headlab::bench::median_wall_cpu_ms(kRuns, [&] {
@@ -147,11 +148,11 @@ int main(int argc, char** argv) {
     const double analyze_cpu =
         headlab::bench::median_wall_cpu_ms(kRuns, [&] { sink = analyze_transformer(w, r, &cache).clean_loss; }).cpu;
     const double train_cpu = headlab::bench::median_wall_cpu_ms(kRuns, [&] {
-      TransformerTrainer t(defaults);
-      sink = t.step(defaults.steps).loss;
-    }).cpu;
-    std::printf("transformer, %s vectors: new prompt's analysis %.2f ms CPU, 100 induction steps %.1f ms CPU\n", wd.name,
-                analyze_cpu, train_cpu);
+                               TransformerTrainer t(defaults);
+                               sink = t.step(defaults.steps).loss;
+                             }).cpu;
+    std::printf("transformer, %s vectors: new prompt's analysis %.2f ms CPU, 100 induction steps %.1f ms CPU\n",
+                wd.name, analyze_cpu, train_cpu);
     std::printf("NATIVE_TRANSFORMER_ANALYZE_CPU_MS_%s %.3f\n", wd.tag, analyze_cpu);
     std::printf("NATIVE_TRANSFORMER_TRAIN_CPU_MS_%s %.3f\n", wd.tag, train_cpu);
   }
@@ -172,19 +173,26 @@ int main(int argc, char** argv) {
   const double prompt_n = forward_n + patching_n;
   const auto rate = [](double macs, double ms) { return macs / ms / 1e6; };  // GMAC/s
 
-  std::printf("attention-only transformer, 2 layers × 8 heads, d_model 128, n_ctx 64, %d repeated sequences, median of %d runs (native):\n",
-              r.sequences, kRuns);
-  std::printf("  %-62s %8.2f ms  %7.1f M mul-add  %5.2f GMAC/s\n", "forward (every activation kept)", forward, forward_n / 1e6, rate(forward_n, forward));
-  std::printf("  %-62s %8.2f ms  %7.1f M mul-add\n", "induction scores + in-context loss (one pass)", scores, batch_n / 1e6);
-  std::printf("  %-62s %8.2f ms  %7.1f M mul-add\n", "head ablation, mean (one pass + each head's later layers)", ablation, (batch_n + ablation_n) / 1e6);
-  std::printf("  %-62s %8.2f ms  %7.1f M mul-add\n", "patching (16 heads × 64 positions, rows ≥ p recomputed)", patching, patching_n / 1e6);
-  std::printf("  %-62s %8.2f ms  %7.1f M mul-add  %5.2f GMAC/s\n", "first analysis of the model (everything, no cache)", first, first_n / 1e6, rate(first_n, first));
+  std::printf(
+      "attention-only transformer, 2 layers × 8 heads, d_model 128, n_ctx 64, %d repeated sequences, median of %d runs (native):\n",
+      r.sequences, kRuns);
+  std::printf("  %-62s %8.2f ms  %7.1f M mul-add  %5.2f GMAC/s\n", "forward (every activation kept)", forward,
+              forward_n / 1e6, rate(forward_n, forward));
+  std::printf("  %-62s %8.2f ms  %7.1f M mul-add\n", "induction scores + in-context loss (one pass)", scores,
+              batch_n / 1e6);
+  std::printf("  %-62s %8.2f ms  %7.1f M mul-add\n", "head ablation, mean (one pass + each head's later layers)",
+              ablation, (batch_n + ablation_n) / 1e6);
+  std::printf("  %-62s %8.2f ms  %7.1f M mul-add\n", "patching (16 heads × 64 positions, rows ≥ p recomputed)",
+              patching, patching_n / 1e6);
+  std::printf("  %-62s %8.2f ms  %7.1f M mul-add  %5.2f GMAC/s\n", "first analysis of the model (everything, no cache)",
+              first, first_n / 1e6, rate(first_n, first));
   std::printf("  %-62s %8.2f ms\n", "new prompt without patching (forward, DLA; batch part cached)", analyses);
-  std::printf("  %-62s %8.2f ms  %7.1f M mul-add  %5.2f GMAC/s\n", "new prompt with patching (what a reader waits for)", everything, prompt_n / 1e6, rate(prompt_n, everything));
+  std::printf("  %-62s %8.2f ms  %7.1f M mul-add  %5.2f GMAC/s\n", "new prompt with patching (what a reader waits for)",
+              everything, prompt_n / 1e6, rate(prompt_n, everything));
   std::printf("  %-62s %8.2f ms\n", "its JSON text (the CLI's and the WASM module's)", json);
   std::printf("induction default (2 × 4 heads, d_model 32, n_ctx 24, batch %d):\n", defaults.batch_size);
-  std::printf("  training                                    %8.1f steps/s  (%.1f per CPU second)\n", 1000.0 * defaults.steps / train,
-              1000.0 * defaults.steps / train_ms.cpu);
+  std::printf("  training                                    %8.1f steps/s  (%.1f per CPU second)\n",
+              1000.0 * defaults.steps / train, 1000.0 * defaults.steps / train_ms.cpu);
   std::printf("NATIVE_TRANSFORMER_ANALYZE_MS %.3f\n", everything);
   std::printf("NATIVE_TRANSFORMER_FIRST_ANALYZE_MS %.3f\n", first);
   std::printf("NATIVE_TRANSFORMER_ANALYZE_MACS %.0f\n", prompt_n);

@@ -23,10 +23,14 @@ namespace {
 const std::string kUsage =
     "usage: headlab feature-recovery --seed S --out results.json [--steps N] [--batch B] [--lr L]\n"
     "                                [--eval-size E] [--request-scale C] [--shift D] [--keys K]\n"
-    "  --seed S            integer in [0, " + std::to_string(kMaxSeed) + "] (2^53 − 1); fixes R, the initialisation,\n"
+    "  --seed S            integer in [0, " +
+    std::to_string(kMaxSeed) +
+    "] (2^53 − 1); fixes R, the initialisation,\n"
     "                      every batch and the evaluation set\n"
     "  --out PATH          where to write results.json ('-' for stdout); schema: docs/feature-recovery-results.md\n"
-    "  --steps N           Adam steps, 0 … " + std::to_string(kMaxTrainingSteps) + " (default 1200)\n"
+    "  --steps N           Adam steps, 0 … " +
+    std::to_string(kMaxTrainingSteps) +
+    " (default 1200)\n"
     "  --batch B           fresh examples per step, 1 … 100000 (default 128)\n"
     "  --lr L              Adam learning rate > 0 (default 0.03)\n"
     "  --eval-size E       held-out examples, 2 … 1000000 (default 4096)\n"
@@ -46,9 +50,11 @@ Matrix parse_keys(const std::string& text) {
     const std::size_t comma = text.find(',', start);
     const bool last = e + 1 == kRecordCount * kFeatureWidth;
     if ((comma == std::string::npos) != last) {
-      throw UsageError("--keys needs 12 comma-separated numbers (4 keys of 3), got \"" + text.substr(0, 40) + (text.size() > 40 ? "…" : "") + "\"");
+      throw UsageError("--keys needs 12 comma-separated numbers (4 keys of 3), got \"" + text.substr(0, 40) +
+                       (text.size() > 40 ? "…" : "") + "\"");
     }
-    keys.data()[e] = number_flag({{"--keys", text.substr(start, last ? std::string::npos : comma - start)}}, "--keys", 0.0);
+    keys.data()[e] =
+        number_flag({{"--keys", text.substr(start, last ? std::string::npos : comma - start)}}, "--keys", 0.0);
     start = comma + 1;
   }
   return keys;
@@ -64,8 +70,9 @@ int run_feature_recovery_command(const Args& args, std::istream&, std::ostream& 
       out << kUsage;
       return kExitOk;
     }
-    const auto flags = parse_flags(args, 0, {"--seed", "--out", "--steps", "--batch", "--lr", "--eval-size",
-                                             "--request-scale", "--shift", "--keys"});
+    const auto flags = parse_flags(
+        args, 0,
+        {"--seed", "--out", "--steps", "--batch", "--lr", "--eval-size", "--request-scale", "--shift", "--keys"});
     settings.seed = seed_flag(flags);
     out_path = required_flag(flags, "--out");
     if (out_path.empty()) throw UsageError("--out needs a path");

@@ -124,8 +124,8 @@ void refuse_overwriting_inputs(const std::string& out_flag, const std::string& o
   for (const auto& [flag, path] : inputs) {
     struct stat in_stat {};
     if (stat(path.c_str(), &in_stat) == 0 && in_stat.st_dev == out_stat.st_dev && in_stat.st_ino == out_stat.st_ino) {
-      throw InputError(out_flag + " \"" + path_excerpt(out_path) + "\" is the same file as " + flag + " \"" + path_excerpt(path) +
-                       "\"; writing it would destroy the input: choose another path");
+      throw InputError(out_flag + " \"" + path_excerpt(out_path) + "\" is the same file as " + flag + " \"" +
+                       path_excerpt(path) + "\"; writing it would destroy the input: choose another path");
     }
   }
 }
@@ -147,7 +147,8 @@ std::string normalised_path(const std::string& path) {
 
 bool same_output(const std::string& a, const std::string& b) {
   if (a == "-" || b == "-") return a == b;  // both stdout
-  struct stat sa {}, sb {};
+  struct stat sa {
+  }, sb{};
   const bool a_exists = stat(a.c_str(), &sa) == 0, b_exists = stat(b.c_str(), &sb) == 0;
   if (a_exists && b_exists) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
   if (a_exists != b_exists) return false;  // one file and one path with nothing there

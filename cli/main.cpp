@@ -13,13 +13,14 @@ namespace headlab::cli {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> all = {
-      {"attention", "one attention head: JSON {x, w_q, w_k, w_v, causal?} on stdin, results on stdout",
-       run_attention},
+      {"attention", "one attention head: JSON {x, w_q, w_k, w_v, causal?} on stdin, results on stdout", run_attention},
       {"feature-recovery", "train W_q, W_v on the feature-recovery task; --seed S --out results.json [...]",
        run_feature_recovery_command},
-      {"max-digit", "the max-digit transformer: train --seed S --out weights.json | analyze --weights w.json --out a.json",
+      {"max-digit",
+       "the max-digit transformer: train --seed S --out weights.json | analyze --weights w.json --out a.json",
        run_max_digit},
-      {"model", "your own attention-only transformer (config + safetensors): inspect | run | analyze | train | convert-max-digit",
+      {"model",
+       "your own attention-only transformer (config + safetensors): inspect | run | analyze | train | convert-max-digit",
        run_model},
   };
   return all;

@@ -25,8 +25,9 @@ const char* kUsage =
     "       headlab max-digit seeds --from A --to B [--steps N] [--unit-norm-unembedding] --out seeds.json\n";
 
 int train(const Args& args, std::ostream& out, std::ostream& err) {
-  const auto flags = parse_flags(args, 1, {"--seed", "--steps", "--batch", "--lr", "--weight-decay", "--init-scale", "--out"},
-                                 {"--unit-norm-unembedding"});
+  const auto flags =
+      parse_flags(args, 1, {"--seed", "--steps", "--batch", "--lr", "--weight-decay", "--init-scale", "--out"},
+                  {"--unit-norm-unembedding"});
   md::MaxDigitTrainingSettings s;
   s.seed = seed_flag(flags);
   const std::string& out_path = required_flag(flags, "--out");
@@ -64,7 +65,8 @@ int seeds(const Args& args, std::ostream& out, std::ostream& err) {
   const long long from = static_cast<long long>(seed_flag(flags, "--from"));
   const long long to = static_cast<long long>(seed_flag(flags, "--to"));
   const std::string& out_path = required_flag(flags, "--out");
-  if (to < from || to - from >= 100) throw UsageError("--to must lie in [--from, --from + 99], got \"" + flags.at("--to") + "\"");
+  if (to < from || to - from >= 100)
+    throw UsageError("--to must lie in [--from, --from + 99], got \"" + flags.at("--to") + "\"");
   md::MaxDigitTrainingSettings s;
   s.steps = static_cast<long>(count_flag(flags, "--steps", s.steps));
   s.unit_norm_unembedding = flags.count("--unit-norm-unembedding") > 0;

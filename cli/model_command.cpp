@@ -79,7 +79,8 @@ LoadedModel load(const std::map<std::string, std::string>& flags) {
       return m;
     }
     // Names, dtypes and shapes are checked before any tensor is converted (one at a time), as in the page.
-    const fm::SafetensorsIndex index = fm::index_safetensors(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), limits);
+    const fm::SafetensorsIndex index =
+        fm::index_safetensors(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), limits);
     m.weights = fm::transformer_weights_from_safetensors(config, index);
     m.file = fm::without_values(index);
   } catch (const InputError& e) {
@@ -138,7 +139,8 @@ ModelOutputs model_outputs(const std::map<std::string, std::string>& flags,
   const std::string config_flag = given ? "--config-out" : "--config-out (by default)";
   for (const auto& [flag, path] : {std::pair<std::string, std::string>{"--out", o.weights}, {config_flag, o.config}}) {
     if (path == "-") {
-      throw UsageError(flag + " -: a model is two files, the safetensors weights (binary) and their JSON config, "
+      throw UsageError(flag +
+                       " -: a model is two files, the safetensors weights (binary) and their JSON config, "
                        "and stdout holds one stream: give --out a path (and --config-out one, or its default)");
     }
   }
@@ -168,7 +170,9 @@ std::vector<tf::HeadIndex> heads_flag(const std::string& text) {
   auto flush = [&]() {
     if (part.empty()) return;
     const auto dot = part.find('.');
-    const auto digits = [](const std::string& s) { return !s.empty() && s.size() <= 4 && s.find_first_not_of("0123456789") == std::string::npos; };
+    const auto digits = [](const std::string& s) {
+      return !s.empty() && s.size() <= 4 && s.find_first_not_of("0123456789") == std::string::npos;
+    };
     if (dot == std::string::npos || !digits(part.substr(0, dot)) || !digits(part.substr(dot + 1))) {
       throw UsageError("--ablate: \"" + part.substr(0, 40) + "\" is not a layer.head pair such as 1.2");
     }
@@ -184,7 +188,8 @@ std::vector<tf::HeadIndex> heads_flag(const std::string& text) {
 }
 
 int run(const Args& args, std::ostream& out) {
-  const auto flags = flags_of(args, {"--config", "--weights", "--prompt", "--out", "--ablate", "--ablation", "--sequences", "--seed"});
+  const auto flags =
+      flags_of(args, {"--config", "--weights", "--prompt", "--out", "--ablate", "--ablation", "--sequences", "--seed"});
   refuse_overwriting_model_inputs(flags);
   const auto m = load(flags);
   const auto tokens = prompt_flag(m.weights.config, flags, "--prompt");
@@ -222,7 +227,8 @@ int analyze(const Args& args, std::ostream& out) {
   // no patching runs, and they would be ignored.
   if (!flags.count("--corrupted")) {
     for (const char* f : {"--answer", "--wrong"}) {
-      if (flags.count(f)) throw UsageError(std::string(f) + " applies only with --corrupted (the patching runs' prompt)");
+      if (flags.count(f))
+        throw UsageError(std::string(f) + " applies only with --corrupted (the patching runs' prompt)");
     }
   }
   const auto m = load(flags);
@@ -274,8 +280,8 @@ int train(const Args& args, std::ostream& out) {
   const auto after = tf::induction_scores(trainer.result(), 64, s.seed);
   write_model(trainer.result(), outputs);
   out << "trained " << trainer.progress().steps_taken << " steps; last loss " << trainer.progress().loss
-      << "; in-context loss " << before.in_context_loss << " -> " << after.in_context_loss
-      << "; best induction score " << after.induction.maxCoeff() << " (passed 0.4 at step "
+      << "; in-context loss " << before.in_context_loss << " -> " << after.in_context_loss << "; best induction score "
+      << after.induction.maxCoeff() << " (passed 0.4 at step "
       << (passed < 0 ? std::string("never") : std::to_string(passed)) << ")\n";
   return 0;
 }

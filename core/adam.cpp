@@ -30,7 +30,8 @@ __attribute__((always_inline)) inline Bits<T> bits_of(T x) {
 // An entry is ±inf or NaN exactly when its exponent bits are all ones.
 __attribute__((always_inline)) inline bool any_non_finite(const double* g, Eigen::Index n) {
   std::uint64_t found = 0;
-  for (Eigen::Index j = 0; j < n; ++j) found |= static_cast<std::uint64_t>((bits_of(g[j]) & kExponentMask<double>) == kExponentMask<double>);
+  for (Eigen::Index j = 0; j < n; ++j)
+    found |= static_cast<std::uint64_t>((bits_of(g[j]) & kExponentMask<double>) == kExponentMask<double>);
   return found != 0;
 }
 
@@ -39,9 +40,13 @@ template <class T>
 struct Scalars {
   T b1, b2, one_minus_b1, one_minus_b2, decay, step_size, inverse_correction2, epsilon;
   explicit Scalars(const AdamStep& s)
-      : b1(static_cast<T>(s.b1)), b2(static_cast<T>(s.b2)), one_minus_b1(static_cast<T>(s.one_minus_b1)),
-        one_minus_b2(static_cast<T>(s.one_minus_b2)), decay(static_cast<T>(s.decay)),
-        step_size(static_cast<T>(s.step_size)), inverse_correction2(static_cast<T>(s.inverse_correction2)),
+      : b1(static_cast<T>(s.b1)),
+        b2(static_cast<T>(s.b2)),
+        one_minus_b1(static_cast<T>(s.one_minus_b1)),
+        one_minus_b2(static_cast<T>(s.one_minus_b2)),
+        decay(static_cast<T>(s.decay)),
+        step_size(static_cast<T>(s.step_size)),
+        inverse_correction2(static_cast<T>(s.inverse_correction2)),
         epsilon(static_cast<T>(s.epsilon)) {}
 };
 
@@ -96,7 +101,7 @@ __attribute__((target("avx2"))) Bits<T> update_avx2(const Scalars<T>& u, T* p, c
 #endif
 template <class T, bool Checked>
 HEADLAB_ADAM_TARGET_AVX512 Bits<T> update_avx512(const Scalars<T>& u, T* p, const T* g, T* m, T* v, std::size_t n,
-                                                  Bits<T> limit_bits) {
+                                                 Bits<T> limit_bits) {
   return update<T, Checked>(u, p, g, m, v, n, limit_bits);
 }
 #endif
@@ -113,13 +118,15 @@ bool update_within(const AdamStep& step, T* p, const T* g, T* m, T* v, std::size
   static const bool avx512 = __builtin_cpu_supports("avx512f");
   static const bool avx2 = __builtin_cpu_supports("avx2");
   if (avx512) {
-    beyond = limit ? update_avx512<T, true>(u, p, g, m, v, n, limit_bits) : update_avx512<T, false>(u, p, g, m, v, n, 0);
+    beyond =
+        limit ? update_avx512<T, true>(u, p, g, m, v, n, limit_bits) : update_avx512<T, false>(u, p, g, m, v, n, 0);
   } else if (avx2) {
     beyond = limit ? update_avx2<T, true>(u, p, g, m, v, n, limit_bits) : update_avx2<T, false>(u, p, g, m, v, n, 0);
   } else
 #endif
   {
-    beyond = limit ? update_portable<T, true>(u, p, g, m, v, n, limit_bits) : update_portable<T, false>(u, p, g, m, v, n, 0);
+    beyond =
+        limit ? update_portable<T, true>(u, p, g, m, v, n, limit_bits) : update_portable<T, false>(u, p, g, m, v, n, 0);
   }
   return (beyond & kSignBit<T>) == 0;
 }

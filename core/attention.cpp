@@ -11,8 +11,8 @@ namespace {
 
 void require_rows_match(const char* name, const Matrix& w, const Matrix& x) {
   if (w.rows() != x.cols()) {
-    throw InputError(std::string(name) + " must have d_model = " + std::to_string(x.cols()) +
-                     " rows to match x (" + shape_of(x) + "), got " + shape_of(w));
+    throw InputError(std::string(name) + " must have d_model = " + std::to_string(x.cols()) + " rows to match x (" +
+                     shape_of(x) + "), got " + shape_of(w));
   }
 }
 

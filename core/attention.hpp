@@ -22,13 +22,13 @@ struct AttentionOptions {
 };
 
 struct AttentionResult {
-  Matrix q;        // n × d_k
-  Matrix k;        // n × d_k
-  Matrix v;        // n × d_v
+  Matrix q;             // n × d_k
+  Matrix k;             // n × d_k
+  Matrix v;             // n × d_v
   Matrix dot_products;  // n × n, Q Kᵀ before scaling and masking (the raw match q_i·k_j)
-  Matrix scores;   // n × n, Q Kᵀ / √d_k (masked entries −inf)
-  Matrix weights;  // n × n, rows sum to one unless overridden
-  Matrix reading;  // n × d_v
+  Matrix scores;        // n × n, Q Kᵀ / √d_k (masked entries −inf)
+  Matrix weights;       // n × n, rows sum to one unless overridden
+  Matrix reading;       // n × d_v
 };
 
 // x: n × d_model; w_q, w_k: d_model × d_k; w_v: d_model × d_v.

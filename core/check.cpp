@@ -16,8 +16,7 @@ void require_finite(const char* name, const Matrix& m) {
     for (Eigen::Index j = 0; j < m.cols(); ++j) {
       if (!std::isfinite(m(i, j))) {
         throw InputError(std::string(name) + " (" + shape_of(m) + ") has a non-finite entry " +
-                         std::to_string(m(i, j)) + " at row " + std::to_string(i) + ", column " +
-                         std::to_string(j));
+                         std::to_string(m(i, j)) + " at row " + std::to_string(i) + ", column " + std::to_string(j));
       }
     }
   }
@@ -54,8 +53,8 @@ std::string number_text(double x) {
 
 void require_shape(const char* name, const Matrix& m, Eigen::Index rows, Eigen::Index cols) {
   if (m.rows() != rows || m.cols() != cols) {
-    throw InputError(std::string(name) + " must be " + std::to_string(rows) + " × " + std::to_string(cols) +
-                     ", got " + shape_of(m));
+    throw InputError(std::string(name) + " must be " + std::to_string(rows) + " × " + std::to_string(cols) + ", got " +
+                     shape_of(m));
   }
 }
 
@@ -109,7 +108,8 @@ void require_adamw_rates(double learning_rate, double weight_decay) {
   if (!(learning_rate * weight_decay < 1)) {
     throw InputError(
         "learning_rate × weight_decay must be below 1 (AdamW multiplies each weight by 1 − their product per step), got " +
-        number_text(learning_rate) + " × " + number_text(weight_decay) + " = " + number_text(learning_rate * weight_decay));
+        number_text(learning_rate) + " × " + number_text(weight_decay) + " = " +
+        number_text(learning_rate * weight_decay));
   }
 }
 

@@ -104,7 +104,8 @@ constexpr float kExpF32Floor = -87.0f;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 template <int N>
-__attribute__((always_inline)) inline typename ExpLanesF32<N>::f32 exp_nonpositive_f32_lanes(typename ExpLanesF32<N>::f32 x) {
+__attribute__((always_inline)) inline typename ExpLanesF32<N>::f32 exp_nonpositive_f32_lanes(
+    typename ExpLanesF32<N>::f32 x) {
   typedef typename ExpLanesF32<N>::f32 f32xN;
   typedef typename ExpLanesF32<N>::i32 i32xN;
   constexpr float ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f, inv_ln2 = 1.44269504088896341f;

@@ -156,7 +156,8 @@ void FeatureRecoveryTrainer::latent_step() {
 void FeatureRecoveryTrainer::apply_loss_rule() {
   LossWatch watch(1.0, "the zero prediction, at most 1");
   for (long t = 1; t <= steps_taken(); ++t) {
-    if (LossWatch::wants(t, steps_total())) watch.record(t, steps_total(), loss_trace_[static_cast<std::size_t>(t - 1)]);
+    if (LossWatch::wants(t, steps_total()))
+      watch.record(t, steps_total(), loss_trace_[static_cast<std::size_t>(t - 1)]);
   }
   if (watch.diverged()) {
     diverged_at_ = static_cast<int>(steps_taken());
@@ -236,8 +237,7 @@ Matrix feature_recovery_intervened_prediction(const FeatureRecoveryBatch& eval_s
       records.middleCols(kRequestFeatures, kFeatureWidth).array() += shift;
       records.middleCols(kNoiseFeatures, kFeatureWidth).array() += shift;
       break;
-    default:
-      throw InputError("unknown intervention");
+    default: throw InputError("unknown intervention");
   }
   return feature_recovery_forward(request * mixing, records * mixing, w_q, w_v, keys).prediction;
 }
@@ -247,10 +247,9 @@ const Matrix& feature_recovery_intervention_reference(FeatureRecoveryInterventio
   return intervention == FeatureRecoveryIntervention::irrelevant_shift ? unintervened_prediction : target;
 }
 
-double feature_recovery_intervention_mse(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
-                                         const Matrix& w_q, const Matrix& w_v,
-                                         FeatureRecoveryIntervention intervention, int feature, double shift,
-                                         const Matrix& keys) {
+double feature_recovery_intervention_mse(const FeatureRecoveryBatch& eval_set, const Matrix& mixing, const Matrix& w_q,
+                                         const Matrix& w_v, FeatureRecoveryIntervention intervention, int feature,
+                                         double shift, const Matrix& keys) {
   const Matrix changed =
       feature_recovery_intervened_prediction(eval_set, mixing, w_q, w_v, intervention, feature, shift, keys);
   const Matrix original =
@@ -275,7 +274,8 @@ FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& 
   e.uniform_attention_mse = mean_squared_error(uniform, eval_set.target);
   // Each intervention's MSE against its reference (feature_recovery_intervention_reference).
   const auto intervention_mse = [&](FeatureRecoveryIntervention kind, int feature) {
-    const Matrix changed = feature_recovery_intervened_prediction(eval_set, mixing, w_q, w_v, kind, feature, shift, keys);
+    const Matrix changed =
+        feature_recovery_intervened_prediction(eval_set, mixing, w_q, w_v, kind, feature, shift, keys);
     return mean_squared_error(changed, feature_recovery_intervention_reference(kind, f.prediction, eval_set.target));
   };
   for (int j = 0; j < kFeatureWidth; ++j) {
@@ -299,8 +299,8 @@ FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& 
 }
 
 FeatureRecoveryExample feature_recovery_example(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
-                                                const Matrix& w_q, const Matrix& w_v, int index,
-                                                const Matrix& keys, const Matrix& task_keys) {
+                                                const Matrix& w_q, const Matrix& w_v, int index, const Matrix& keys,
+                                                const Matrix& task_keys) {
   require_held_out(eval_set, mixing);
   require_index("example", index, eval_set.size());
   const Matrix z_request = eval_set.request.row(index);
@@ -342,9 +342,8 @@ FeatureRecoveryResult FeatureRecoveryTrainer::result() const {
   r.loss_trace = loss_trace_;
   r.steps_taken = steps_taken();
   r.train_seconds = train_seconds_;
-  const FeatureRecoveryBatch eval_set =
-      feature_recovery_evaluation_set(settings_.seed, settings_.eval_size, settings_.request_scale,
-                                      feature_recovery_task_keys(settings_));
+  const FeatureRecoveryBatch eval_set = feature_recovery_evaluation_set(
+      settings_.seed, settings_.eval_size, settings_.request_scale, feature_recovery_task_keys(settings_));
   r.evaluation = evaluate_feature_recovery(eval_set, r.mixing, r.w_q, r.w_v, settings_.shift, r.keys);
   return r;
 }

@@ -34,9 +34,9 @@ struct FeatureRecoverySettings {
   // W_q, W_v entries start as N(0, init_scale²); 1/3 = 1/√9 gives query and value
   // coordinates of unit variance at step 0 for unit-variance inputs.
   double init_scale = 1.0 / 3.0;
-  int eval_size = 4096;         // held-out examples; 2 ≤ eval_size ≤ 10⁶
-  double request_scale = 1.8;   // standard deviation of the request's request features
-  double shift = 5.0;           // added to every irrelevant latent coordinate in the shift intervention
+  int eval_size = 4096;        // held-out examples; 2 ≤ eval_size ≤ 10⁶
+  double request_scale = 1.8;  // standard deviation of the request's request features
+  double shift = 5.0;          // added to every irrelevant latent coordinate in the shift intervention
   // Learn the keys K (4 × 3) too, from N(0, 1) entries drawn after W_q, W_v on the
   // initialisation stream. Then Q A, K A^{−T} fit equally well for any invertible A, and
   // R·W_q need not be the identity block (the first article's change of basis). Trained on
@@ -84,10 +84,10 @@ class FeatureRecoveryTrainer {
   FeatureRecoveryResult result() const;
 
   const FeatureRecoverySettings& settings() const { return settings_; }
-  const Matrix& mixing() const { return mixing_; }  // R, 9 × 9
-  const Matrix& w_q() const { return w_q_; }        // 9 × 3
-  const Matrix& w_v() const { return w_v_; }        // 9 × 3
-  const Matrix& keys() const { return keys_; }      // 4 × 3: the fixed keys unless learned_keys
+  const Matrix& mixing() const { return mixing_; }          // R, 9 × 9
+  const Matrix& w_q() const { return w_q_; }                // 9 × 3
+  const Matrix& w_v() const { return w_v_; }                // 9 × 3
+  const Matrix& keys() const { return keys_; }              // 4 × 3: the fixed keys unless learned_keys
   Matrix response_query() const { return mixing_ * w_q_; }  // R·W_q, 9 × 3
   Matrix response_value() const { return mixing_ * w_v_; }  // R·W_v, 9 × 3
   // Training loss of step t (the batch loss before update t), t = 0 … steps_taken() − 1.
@@ -164,10 +164,9 @@ const Matrix& feature_recovery_intervention_reference(FeatureRecoveryInterventio
                                                       const Matrix& unintervened_prediction, const Matrix& target);
 
 // MSE of an intervention against feature_recovery_intervention_reference.
-double feature_recovery_intervention_mse(const FeatureRecoveryBatch& eval_set, const Matrix& mixing,
-                                         const Matrix& w_q, const Matrix& w_v,
-                                         FeatureRecoveryIntervention intervention, int feature, double shift,
-                                         const Matrix& keys = feature_recovery_keys());
+double feature_recovery_intervention_mse(const FeatureRecoveryBatch& eval_set, const Matrix& mixing, const Matrix& w_q,
+                                         const Matrix& w_v, FeatureRecoveryIntervention intervention, int feature,
+                                         double shift, const Matrix& keys = feature_recovery_keys());
 
 struct FeatureRecoveryEvaluation {
   double heldout_mse = 0.0;            // prediction against the teacher's target

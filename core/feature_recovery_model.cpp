@@ -91,9 +91,9 @@ namespace {
 #pragma GCC diagnostic ignored "-Wpsabi"  // inlined: no vector crosses a call boundary
 template <class T>
 struct ExampleGradient {
-  T squared[kFeatureWidth];                 // residual_j²
-  T mv_term[kLatentSize * kFeatureWidth];   // mixed_record_k · dprediction_j
-  T mq_term[kLatentSize * kFeatureWidth];   // z_k · dquery_j
+  T squared[kFeatureWidth];                // residual_j²
+  T mv_term[kLatentSize * kFeatureWidth];  // mixed_record_k · dprediction_j
+  T mq_term[kLatentSize * kFeatureWidth];  // z_k · dquery_j
 };
 
 template <class T, class Keys, class Exp>
@@ -173,8 +173,8 @@ template <class Keys, class Exp>
 __attribute__((always_inline)) inline double latent_backward(const FeatureRecoveryBatch& batch,
                                                              const ResponseMap& response_query,
                                                              const ResponseMap& response_value,
-                                                             ResponseMap& dresponse_query,
-                                                             ResponseMap& dresponse_value, Keys key, Exp exp) {
+                                                             ResponseMap& dresponse_query, ResponseMap& dresponse_value,
+                                                             Keys key, Exp exp) {
   constexpr int kMaps = kLatentSize * kFeatureWidth;
   constexpr int kRecordValues = kRecordCount * kLatentSize;
   const Eigen::Index batch_size = batch.size();
@@ -186,14 +186,17 @@ __attribute__((always_inline)) inline double latent_backward(const FeatureRecove
   const double dprediction_scale = 2.0 / static_cast<double>(kFeatureWidth * batch_size);
   const double* request = batch.request.data();  // example b: request + 9b (9), records + 36b (4 × 9)
   const double* records = batch.records.data();
-  const double* target = batch.target.data();    // example b: target + 3b
+  const double* target = batch.target.data();  // example b: target + 3b
   Eigen::Index b = 0;
   // Examples b and b + 1 in the two lanes.
   for (; b + 1 < batch_size; b += 2) {
     Lanes2 z[kLatentSize], r[kRecordValues], t[kFeatureWidth];
-    for (int k = 0; k < kLatentSize; ++k) z[k] = lanes(request[b * kLatentSize + k], request[(b + 1) * kLatentSize + k]);
-    for (int k = 0; k < kRecordValues; ++k) r[k] = lanes(records[b * kRecordValues + k], records[(b + 1) * kRecordValues + k]);
-    for (int j = 0; j < kFeatureWidth; ++j) t[j] = lanes(target[b * kFeatureWidth + j], target[(b + 1) * kFeatureWidth + j]);
+    for (int k = 0; k < kLatentSize; ++k)
+      z[k] = lanes(request[b * kLatentSize + k], request[(b + 1) * kLatentSize + k]);
+    for (int k = 0; k < kRecordValues; ++k)
+      r[k] = lanes(records[b * kRecordValues + k], records[(b + 1) * kRecordValues + k]);
+    for (int j = 0; j < kFeatureWidth; ++j)
+      t[j] = lanes(target[b * kFeatureWidth + j], target[(b + 1) * kFeatureWidth + j]);
     ExampleGradient<Lanes2> g;
     example_gradient(z, r, t, mq, mv, dprediction_scale, key, exp, g);
     for (int lane = 0; lane < 2; ++lane) {
@@ -227,9 +230,10 @@ double latent_backward_portable(const FeatureRecoveryBatch& batch, const Respons
   return latent_backward(batch, mq, mv, dmq, dmv, key, PortableLaneExp{});
 }
 #ifdef HEADLAB_FMA_LANE_EXP
-__attribute__((target("avx2,fma"), flatten)) double latent_backward_fma(const FeatureRecoveryBatch& batch, const ResponseMap& mq,
-                                                               const ResponseMap& mv, ResponseMap& dmq,
-                                                               ResponseMap& dmv, ChosenKeys key) {
+__attribute__((target("avx2,fma"), flatten)) double latent_backward_fma(const FeatureRecoveryBatch& batch,
+                                                                        const ResponseMap& mq, const ResponseMap& mv,
+                                                                        ResponseMap& dmq, ResponseMap& dmv,
+                                                                        ChosenKeys key) {
   return latent_backward(batch, mq, mv, dmq, dmv, key, FmaLaneExp{});
 }
 #endif
@@ -246,7 +250,8 @@ double latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& mq,
 double feature_recovery_latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& response_query,
                                         const ResponseMap& response_value, ResponseMap& dresponse_query,
                                         ResponseMap& dresponse_value) {
-  return latent_backward(batch, response_query, response_value, dresponse_query, dresponse_value, ChosenKeys{kTetrahedronKeys});
+  return latent_backward(batch, response_query, response_value, dresponse_query, dresponse_value,
+                         ChosenKeys{kTetrahedronKeys});
 }
 
 double feature_recovery_latent_backward(const FeatureRecoveryBatch& batch, const ResponseMap& response_query,

@@ -41,12 +41,14 @@ __attribute__((always_inline)) inline void teacher_rows(const double* request, c
   for (; b + 1 < n; b += 2) {
     Lanes2 z[kFeatureWidth], payload[kRecordCount * kLatentSize], out[kFeatureWidth];  // payload: columns 3–5 only
     for (int j = 0; j < kFeatureWidth; ++j) {
-      z[j] = lanes(request[b * kLatentSize + kRequestFeatures + j], request[(b + 1) * kLatentSize + kRequestFeatures + j]);
+      z[j] =
+          lanes(request[b * kLatentSize + kRequestFeatures + j], request[(b + 1) * kLatentSize + kRequestFeatures + j]);
     }
     for (int i = 0; i < kRecordCount; ++i) {
       for (int j = 0; j < kFeatureWidth; ++j) {
         const int at = i * kLatentSize + kPayloadFeatures + j;
-        payload[at] = lanes(records[b * kRecordCount * kLatentSize + at], records[(b + 1) * kRecordCount * kLatentSize + at]);
+        payload[at] =
+            lanes(records[b * kRecordCount * kLatentSize + at], records[(b + 1) * kRecordCount * kLatentSize + at]);
       }
     }
     // teacher_example reads request features 0–2 only: z stands in for the request's first row.
@@ -58,8 +60,8 @@ __attribute__((always_inline)) inline void teacher_rows(const double* request, c
     }
   }
   for (; b < n; ++b) {
-    teacher_example(request + b * kLatentSize, records + b * kRecordCount * kLatentSize, target + b * kFeatureWidth, key,
-                    exp);
+    teacher_example(request + b * kLatentSize, records + b * kRecordCount * kLatentSize, target + b * kFeatureWidth,
+                    key, exp);
   }
 }
 
@@ -70,8 +72,8 @@ void teacher_rows_portable(const double* request, const double* records, double*
 }
 #ifdef HEADLAB_FMA_LANE_EXP
 template <class Keys>
-__attribute__((target("avx2,fma"), flatten)) void teacher_rows_fma(const double* request, const double* records, double* target,
-                                                          Eigen::Index n, Keys key) {
+__attribute__((target("avx2,fma"), flatten)) void teacher_rows_fma(const double* request, const double* records,
+                                                                   double* target, Eigen::Index n, Keys key) {
   teacher_rows(request, records, target, n, key, FmaLaneExp{});
 }
 #endif
@@ -109,7 +111,8 @@ namespace {
 template <class Keys>
 void sample_batch(Random& rng, Eigen::Index batch, double request_scale, FeatureRecoveryBatch& out, Keys key) {
   if (batch < 1) throw InputError("batch size must be ≥ 1, got " + std::to_string(batch));
-  if (!(std::isfinite(request_scale) && request_scale >= kMinFeatureRecoveryScale && request_scale <= kMaxFeatureRecoveryScale)) {
+  if (!(std::isfinite(request_scale) && request_scale >= kMinFeatureRecoveryScale &&
+        request_scale <= kMaxFeatureRecoveryScale)) {
     throw InputError("request scale must lie in [" + number_text(kMinFeatureRecoveryScale) + ", " +
                      number_text(kMaxFeatureRecoveryScale) + "], got " + number_text(request_scale));
   }

@@ -39,9 +39,9 @@ constexpr double kMinFeatureRecoveryScale = 1e-6;
 // Largest init_scale: kMaxInitScale (core/limits.hpp), as for the other two trainers.
 
 
-constexpr int kLatentSize = 9;      // d_model: z and x have nine coordinates
-constexpr int kFeatureWidth = 3;    // d_k = d_v = 3, and three features per group
-constexpr int kRecordCount = 4;     // source records (and keys) per example
+constexpr int kLatentSize = 9;       // d_model: z and x have nine coordinates
+constexpr int kFeatureWidth = 3;     // d_k = d_v = 3, and three features per group
+constexpr int kRecordCount = 4;      // source records (and keys) per example
 constexpr int kRequestFeatures = 0;  // offset of request features 1–3 in z
 constexpr int kPayloadFeatures = 3;  // offset of payload features 1–3 in z
 constexpr int kNoiseFeatures = 6;    // offset of noise features 1–3 in z

@@ -2,8 +2,6 @@
 
 namespace headlab {
 
-std::string shape_of(const Matrix& m) {
-  return std::to_string(m.rows()) + " × " + std::to_string(m.cols());
-}
+std::string shape_of(const Matrix& m) { return std::to_string(m.rows()) + " × " + std::to_string(m.cols()); }
 
 }  // namespace headlab

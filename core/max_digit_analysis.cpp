@@ -493,7 +493,8 @@ void attention_patches(const MaxDigitWeights& w, MaxDigitAnalysis& a) {
   a.patch_all = patch_attention(w, a.patch_digits, every);
   for (int h0 = 0; h0 < H; ++h0) {
     for (int h1 = h0 + 1; h1 < H; ++h1) {
-      a.patch_pairs.push_back({{h0, h1}, patch_attention(w, a.patch_digits, {{h0, a.patch_position}, {h1, a.patch_position}})});
+      a.patch_pairs.push_back(
+          {{h0, h1}, patch_attention(w, a.patch_digits, {{h0, a.patch_position}, {h1, a.patch_position}})});
     }
   }
 }

@@ -24,17 +24,18 @@
 namespace headlab::max_digit {
 
 struct AccuracyReport {
-  double accuracy = 0;                 // correct / total
+  double accuracy = 0;  // correct / total
   long correct = 0;
   long total = 0;
-  std::array<double, kDigits> by_max{};     // accuracy over the lists whose maximum is m
+  std::array<double, kDigits> by_max{};  // accuracy over the lists whose maximum is m
 };
 
 // How the logits are read out for an accuracy figure.
 struct Readout {
   bool include_residual = true;        // add x_ANS·W_U (false: residual-free, article "Silencing heads")
   std::array<bool, kHeads> ablated{};  // zero these heads' outputs (article "Silencing heads")
-  const Matrix* projection = nullptr;  // 64 × 64: project every head's output before W_U (article "A three-dimensional readout")
+  const Matrix* projection =
+      nullptr;  // 64 × 64: project every head's output before W_U (article "A three-dimensional readout")
 };
 AccuracyReport readout_accuracy(const MaxDigitWeights& weights, const Readout& readout,
                                 const EvaluationSet& set = standard_evaluation_set());
@@ -79,8 +80,8 @@ enum class Basis { w_o, w_u };
 Basis basis_from_name(const std::string& name);  // "w_o" or "w_u"; InputError otherwise
 const char* basis_name(Basis basis);
 struct PrincipalDirections {
-  Matrix directions;               // 64 × 64, column i is direction i (unit norm, orthogonal)
-  std::vector<double> variance;    // 64 eigenvalues, decreasing
+  Matrix directions;                   // 64 × 64, column i is direction i (unit norm, orthogonal)
+  std::vector<double> variance;        // 64 eigenvalues, decreasing
   std::vector<double> variance_ratio;  // variance / Σ variance
 };
 PrincipalDirections principal_directions(const MaxDigitWeights& weights, Basis basis);
@@ -91,13 +92,13 @@ Matrix cosine_top3(const MaxDigitWeights& weights);
 
 // (g) Per-head contribution vectors for one prompt in the top-k basis (coordinates U_kᵀ v).
 struct Contributions {
-  Matrix head_outputs;      // 4 × k: head_h U_k
-  Matrix head_sum;          // 1 × k
-  Matrix default_outputs;   // 4 × k: head_h when it attends to ANS only, O_h[ANS] U_k
-  Matrix default_sum;       // 1 × k
-  Matrix corrections;       // 4 × k: head_outputs − default_outputs
-  Matrix residual;          // 1 × k: x_ANS U_k
-  Matrix unembedding;       // 14 × k: row t is W_U[:, t]ᵀ U_k
+  Matrix head_outputs;                  // 4 × k: head_h U_k
+  Matrix head_sum;                      // 1 × k
+  Matrix default_outputs;               // 4 × k: head_h when it attends to ANS only, O_h[ANS] U_k
+  Matrix default_sum;                   // 1 × k
+  Matrix corrections;                   // 4 × k: head_outputs − default_outputs
+  Matrix residual;                      // 1 × k: x_ANS U_k
+  Matrix unembedding;                   // 14 × k: row t is W_U[:, t]ᵀ U_k
   std::array<double, kVocab> logits{};  // full model logits for the prompt
   int answer = 0;
 };
@@ -117,15 +118,15 @@ AngleVsDot angle_vs_dot(const MaxDigitWeights& weights, Basis basis, int k = 3);
 
 // The mechanism in numbers (analysis.json "mechanism"; article section "The mechanism at a glance").
 struct Mechanism {
-  std::array<double, kHeads> score_slope{};      // least-squares slope of s_h(d) against d = 0…9
-  std::array<bool, kHeads> score_monotone{};     // s_h(0) < s_h(1) < … < s_h(9)
-  std::array<double, kHeads> marker_gap{};       // min_d s_h(d) − max over PAD, BOS, SEP, ANS of s_h
-  std::array<double, kVocab> embedding_norm{};   // ‖E[t]‖
-  std::array<double, kVocab> unembedding_norm{}; // ‖W_U[:, t]‖
+  std::array<double, kHeads> score_slope{};       // least-squares slope of s_h(d) against d = 0…9
+  std::array<bool, kHeads> score_monotone{};      // s_h(0) < s_h(1) < … < s_h(9)
+  std::array<double, kHeads> marker_gap{};        // min_d s_h(d) − max over PAD, BOS, SEP, ANS of s_h
+  std::array<double, kVocab> embedding_norm{};    // ‖E[t]‖
+  std::array<double, kVocab> unembedding_norm{};  // ‖W_U[:, t]‖
   // Every head attending to ANS alone: logits x_ANS W_U + Σ_h O_h[ANS] W_U, O_h[t] = E[t] W_V^h W_O^h.
   std::array<double, kVocab> default_logits{};
   int default_answer = 0;
-  int default_answer_residual_free = 0;          // argmax of Σ_h O_h[ANS] W_U
+  int default_answer_residual_free = 0;  // argmax of Σ_h O_h[ANS] W_U
   // Every head one-hot on the maximum m: argmax(x_ANS W_U + Σ_h O_h[m] W_U), one answer per m.
   std::array<int, kDigits> one_hot_answer{};
   // Recruited heads (mass on m > ½, averaged) one-hot on m, the other heads one-hot on ANS.
@@ -165,20 +166,20 @@ struct MaxDigitAnalysis {
   AccuracyReport accuracy;
   AccuracyReport residual_free;
   AccuracyReport residual_only;
-  std::vector<HeadAblation> head_ablation;          // every non-empty subset of heads
+  std::vector<HeadAblation> head_ablation;                 // every non-empty subset of heads
   std::vector<AccuracyReport> subspace_w_o, subspace_w_u;  // k = 1…8
-  std::vector<double> variance_w_o, variance_w_u;   // variance ratios, 64 each
-  Matrix directions_w_o, directions_w_u;            // 64 × 8: the top 8 directions
-  Matrix cosine;                                    // 3 × 3
-  Matrix scores;                                    // 4 × 14
-  std::vector<Matrix> attention_by_max;             // 4 × (10 × 14)
-  std::array<std::vector<int>, kDigits> recruited{};     // heads putting > ½ of their mass on the maximum
-  std::vector<int> patch_digits;                    // (2, 3, 4, 5, 6)
-  int patch_position = 0;                           // position of the digit 4
-  std::vector<SinglePatch> patch_single;            // each head alone pointed at that position
-  PatchResult patch_all;                            // every head pointed there
-  AngleVsDot angle;                                 // W_O basis, k = 3
-  std::vector<PairPatch> patch_pairs;               // each of the 6 pairs of heads pointed at that position
+  std::vector<double> variance_w_o, variance_w_u;          // variance ratios, 64 each
+  Matrix directions_w_o, directions_w_u;                   // 64 × 8: the top 8 directions
+  Matrix cosine;                                           // 3 × 3
+  Matrix scores;                                           // 4 × 14
+  std::vector<Matrix> attention_by_max;                    // 4 × (10 × 14)
+  std::array<std::vector<int>, kDigits> recruited{};       // heads putting > ½ of their mass on the maximum
+  std::vector<int> patch_digits;                           // (2, 3, 4, 5, 6)
+  int patch_position = 0;                                  // position of the digit 4
+  std::vector<SinglePatch> patch_single;                   // each head alone pointed at that position
+  PatchResult patch_all;                                   // every head pointed there
+  AngleVsDot angle;                                        // W_O basis, k = 3
+  std::vector<PairPatch> patch_pairs;                      // each of the 6 pairs of heads pointed at that position
   Mechanism mechanism_figures;
 };
 
@@ -187,19 +188,19 @@ struct SeedClaims {
   double accuracy = 0;
   std::array<double, kHeads> single_head_accuracy{};  // only head h kept, the other three ablated
   double min_single_head_accuracy = 0;
-  int single_heads_perfect = 0;       // heads that alone answer every list
-  double min_one_ablated_accuracy = 0;  // worst accuracy with one head ablated
+  int single_heads_perfect = 0;                // heads that alone answer every list
+  double min_one_ablated_accuracy = 0;         // worst accuracy with one head ablated
   int directions_w_o = 0, directions_w_u = 0;  // smallest k ≤ 8 with every list right (0: none)
-  int angle_dot_agree = 0;            // maxima whose closest direction is also the largest dot product
-  int dot_correct = 0;                // maxima whose largest dot product is the maximum itself
-  std::vector<int> single_flips;      // heads that alone, pointed at the 4, change the answer
+  int angle_dot_agree = 0;                     // maxima whose closest direction is also the largest dot product
+  int dot_correct = 0;                         // maxima whose largest dot product is the maximum itself
+  std::vector<int> single_flips;               // heads that alone, pointed at the 4, change the answer
   std::vector<std::array<int, 2>> pair_flips;  // pairs that, pointed at the 4, change the answer
-  int all_heads_answer = 0;           // every head pointed at the 4
-  std::vector<int> one_hot_exceptions;  // maxima m where every head one-hot on m does not answer m
-  int default_answer = 0;             // every head on ANS
-  int recruited_cells = 0;            // (maximum, head) pairs with mass on the maximum > ½, of 40
-  bool scores_monotone = false;       // every head's score rises from digit 0 to digit 9
-  bool markers_below_digits = false;  // every head scores every marker below every digit
+  int all_heads_answer = 0;                    // every head pointed at the 4
+  std::vector<int> one_hot_exceptions;         // maxima m where every head one-hot on m does not answer m
+  int default_answer = 0;                      // every head on ANS
+  int recruited_cells = 0;                     // (maximum, head) pairs with mass on the maximum > ½, of 40
+  bool scores_monotone = false;                // every head's score rises from digit 0 to digit 9
+  bool markers_below_digits = false;           // every head scores every marker below every digit
 };
 SeedClaims seed_claims(const MaxDigitAnalysis& analysis);
 constexpr int kSubspaceMaxK = 8;

@@ -34,7 +34,8 @@ EvaluationSet build_standard_evaluation_set() {
   Multisets multiset;
   for (int length = kMinListLength; length <= kExhaustiveMaxLength; ++length) add_every_list(length, multiset);
   Random rng = Random(kEvaluationSeed).stream(1);
-  for (int length = kExhaustiveMaxLength + 1; length <= kMaxListLength; ++length) add_random_lists(rng, length, multiset);
+  for (int length = kExhaustiveMaxLength + 1; length <= kMaxListLength; ++length)
+    add_random_lists(rng, length, multiset);
   EvaluationSet s;
   for (const auto& [counts, n] : multiset) {
     s.counts.push_back(counts);

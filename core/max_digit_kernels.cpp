@@ -59,7 +59,9 @@ struct Row {
   typedef typename std::conditional<sizeof(T) == 4, std::int32_t, std::int64_t>::type lane;
   typedef lane mask_piece __attribute__((vector_size(lanes * sizeof(T))));
   piece v[N];
-  HEADLAB_INLINE T operator[](int i) const { return v[static_cast<unsigned>(i) / lanes][static_cast<unsigned>(i) % lanes]; }
+  HEADLAB_INLINE T operator[](int i) const {
+    return v[static_cast<unsigned>(i) / lanes][static_cast<unsigned>(i) % lanes];
+  }
 };
 template <class T, int W>
 struct RowMask {
@@ -75,24 +77,24 @@ struct Scalar {  // T in a position that does not deduce it
   typedef T type;
 };
 
-#define HEADLAB_ROW_OPERATOR(op)                                                                             \
-  template <class T, int W>                                                                                   \
-  HEADLAB_INLINE Row<T, W> operator op(const Row<T, W>& a, const Row<T, W>& b) {                              \
-    Row<T, W> r;                                                                                              \
-    for (int i = 0; i < Row<T, W>::N; ++i) r.v[i] = a.v[i] op b.v[i];                                         \
-    return r;                                                                                                 \
-  }                                                                                                           \
-  template <class T, int W>                                                                                   \
-  HEADLAB_INLINE Row<T, W> operator op(typename Scalar<T>::type a, const Row<T, W>& b) {                      \
-    Row<T, W> r;                                                                                              \
-    for (int i = 0; i < Row<T, W>::N; ++i) r.v[i] = a op b.v[i];                                              \
-    return r;                                                                                                 \
-  }                                                                                                           \
-  template <class T, int W>                                                                                   \
-  HEADLAB_INLINE Row<T, W> operator op(const Row<T, W>& a, typename Scalar<T>::type b) {                      \
-    Row<T, W> r;                                                                                              \
-    for (int i = 0; i < Row<T, W>::N; ++i) r.v[i] = a.v[i] op b;                                              \
-    return r;                                                                                                 \
+#define HEADLAB_ROW_OPERATOR(op)                                                         \
+  template <class T, int W>                                                              \
+  HEADLAB_INLINE Row<T, W> operator op(const Row<T, W>& a, const Row<T, W>& b) {         \
+    Row<T, W> r;                                                                         \
+    for (int i = 0; i < Row<T, W>::N; ++i) r.v[i] = a.v[i] op b.v[i];                    \
+    return r;                                                                            \
+  }                                                                                      \
+  template <class T, int W>                                                              \
+  HEADLAB_INLINE Row<T, W> operator op(typename Scalar<T>::type a, const Row<T, W>& b) { \
+    Row<T, W> r;                                                                         \
+    for (int i = 0; i < Row<T, W>::N; ++i) r.v[i] = a op b.v[i];                         \
+    return r;                                                                            \
+  }                                                                                      \
+  template <class T, int W>                                                              \
+  HEADLAB_INLINE Row<T, W> operator op(const Row<T, W>& a, typename Scalar<T>::type b) { \
+    Row<T, W> r;                                                                         \
+    for (int i = 0; i < Row<T, W>::N; ++i) r.v[i] = a.v[i] op b;                         \
+    return r;                                                                            \
   }
 HEADLAB_ROW_OPERATOR(+)
 HEADLAB_ROW_OPERATOR(-)
@@ -307,37 +309,37 @@ HEADLAB_STEP_PART void product(const T* a, const T* b, T* c) {
 template <class T>
 struct Workspace {
   // tables of the forward
-  alignas(64) T residual[P];          // E[ANS] W_U
-  alignas(64) T query[H][C];          // q_h = E[ANS] W_Q^h
-  alignas(64) T key_query[H][D];      // W_K^h q_hᵀ
-  alignas(64) T score[H][P];          // s_h(t); padding −∞
-  alignas(64) T score_exp[H][P];      // e_h(t) = e^{s_h(t) − max s_h}; padding 0
-  alignas(64) T value[H][V][C];       // E W_V^h
-  alignas(64) T wo_wu[H][C][P];       // W_O^h W_U
-  alignas(64) T logit[H][V][P];       // L_h = E W_V^h W_O^h W_U
-  alignas(64) T unembed_t[V][D];      // W_Uᵀ
+  alignas(64) T residual[P];      // E[ANS] W_U
+  alignas(64) T query[H][C];      // q_h = E[ANS] W_Q^h
+  alignas(64) T key_query[H][D];  // W_K^h q_hᵀ
+  alignas(64) T score[H][P];      // s_h(t); padding −∞
+  alignas(64) T score_exp[H][P];  // e_h(t) = e^{s_h(t) − max s_h}; padding 0
+  alignas(64) T value[H][V][C];   // E W_V^h
+  alignas(64) T wo_wu[H][C][P];   // W_O^h W_U
+  alignas(64) T logit[H][V][P];   // L_h = E W_V^h W_O^h W_U
+  alignas(64) T unembed_t[V][D];  // W_Uᵀ
   // the folded tables an example reads
   alignas(64) T digit_exp[kDigits][H];       // e_h(d)
   alignas(64) T digit_logit[kDigits][H][P];  // e_h(d) L_h[d]
   alignas(64) T length_exp[kLengths][H];     // Σ_{BOS,SEP,ANS} e_h + (5 − li) e_h(PAD)
   alignas(64) T length_logit[kLengths][H][P];
   // sums over the batch
-  alignas(64) T sum_g[P];                 // Σ_e g_e
-  alignas(64) T digit_g[kDigits][H][P];   // Σ_e c_e(d) g_e / Z_he
-  alignas(64) T length_g[kLengths][H][P]; // Σ_{e of length ℓ} g_e / Z_he
-  alignas(64) T digit_r[kDigits][H];      // Σ_e c_e(d) g_e·y_he / Z_he
-  alignas(64) T length_r[kLengths][H];    // Σ_{e of length ℓ} g_e·y_he / Z_he
-  alignas(64) T direct_G[H][V][P];        // dL_h and ds_h of the examples computed directly
+  alignas(64) T sum_g[P];                  // Σ_e g_e
+  alignas(64) T digit_g[kDigits][H][P];    // Σ_e c_e(d) g_e / Z_he
+  alignas(64) T length_g[kLengths][H][P];  // Σ_{e of length ℓ} g_e / Z_he
+  alignas(64) T digit_r[kDigits][H];       // Σ_e c_e(d) g_e·y_he / Z_he
+  alignas(64) T length_r[kLengths][H];     // Σ_{e of length ℓ} g_e·y_he / Z_he
+  alignas(64) T direct_G[H][V][P];         // dL_h and ds_h of the examples computed directly
   alignas(64) T direct_dS[H][P];
   // backward
-  alignas(64) T G[H][V][P];      // dL_h
-  alignas(64) T dS[H][P];        // ds_h
-  alignas(64) T wo_wu_t[V][C];   // (W_O^h W_U)ᵀ
+  alignas(64) T G[H][V][P];     // dL_h
+  alignas(64) T dS[H][P];       // ds_h
+  alignas(64) T wo_wu_t[V][C];  // (W_O^h W_U)ᵀ
   alignas(64) T dvalue[V][C];
   alignas(64) T dvalue_t[C][P];  // dvalueᵀ, padding 0
   alignas(64) T dwo_wu[C][P];
-  alignas(64) T dE_t[D][P];      // dEᵀ but for the ANS row's query and residual terms
-  alignas(64) T dE_ans[D];       // those terms of dE[ANS]
+  alignas(64) T dE_t[D][P];  // dEᵀ but for the ANS row's query and residual terms
+  alignas(64) T dE_ans[D];   // those terms of dE[ANS]
   alignas(64) T dkq[D];
   alignas(64) T dq[C];
   // equal lists: an open-addressing table of their keys, and the distinct ones in batch order
@@ -448,8 +450,8 @@ HEADLAB_INLINE Row<T, W> cross_entropy_gradient(const Row<T, W>& logits, int ans
   if (with_loss) {
     const double r = rest;
     // log1p(r): its series below 2^−10 (the next term under 2^−50·r), else the log of 1 + r
-    const double log1p_rest = r < 0x1p-10 ? r * (1.0 - r * (0.5 - r * (1.0 / 3.0 - r * 0.25)))
-                                          : deterministic_log(1.0 + r);
+    const double log1p_rest =
+        r < 0x1p-10 ? r * (1.0 - r * (0.5 - r * (1.0 / 3.0 - r * 0.25))) : deterministic_log(1.0 + r);
     const double x_answer = x[answer];
     loss += multiplicity * (x_answer == 0 ? log1p_rest : deterministic_log(static_cast<double>(total)) - x_answer);
   }
@@ -460,8 +462,8 @@ HEADLAB_INLINE Row<T, W> cross_entropy_gradient(const Row<T, W>& logits, int ans
 // against the largest present score for such a head), the head outputs, and the gradients added to
 // direct_G and direct_dS (dL_h[t] += a g, ds_h(t) += a(t)(L_h[t]·g − Σ_u a(u) L_h[u]·g)).
 template <class T, int W>
-HEADLAB_STEP_PART void direct_example(Workspace<T>& ws, const TokenCounts& counts, int answer, T weight,
-                                      bool with_loss, double multiplicity, double& loss) {
+HEADLAB_STEP_PART void direct_example(Workspace<T>& ws, const TokenCounts& counts, int answer, T weight, bool with_loss,
+                                      double multiplicity, double& loss) {
   typedef Row<T, W> row;
   alignas(64) T present[P] = {};
   for (int t = 0; t < V; ++t) present[t] = counts[t];
@@ -594,17 +596,17 @@ HEADLAB_STEP_PART void backward(const StepParameters<T>& w, Workspace<T>& ws, St
     // value path: L = Vh M with Vh = E W_V, M = W_O W_U
     for (int c = 0; c < C; ++c)
       for (int j = 0; j < V; ++j) ws.wo_wu_t[j][c] = ws.wo_wu[h][c][j];
-    product<T, W, V, V, P, 1, C, C, false>(&ws.G[h][0][0], &ws.wo_wu_t[0][0], &ws.dvalue[0][0]);      // dVh = G Mᵀ
-    product<T, W, C, V, 1, C, P, P, false>(&ws.value[h][0][0], &ws.G[h][0][0], &ws.dwo_wu[0][0]);     // dM = Vhᵀ G
-    product<T, W, D, V, 1, D, C, C, false>(&w.E[0][0], &ws.dvalue[0][0], &g.W_V[h][0][0]);           // dW_V = Eᵀ dVh
+    product<T, W, V, V, P, 1, C, C, false>(&ws.G[h][0][0], &ws.wo_wu_t[0][0], &ws.dvalue[0][0]);   // dVh = G Mᵀ
+    product<T, W, C, V, 1, C, P, P, false>(&ws.value[h][0][0], &ws.G[h][0][0], &ws.dwo_wu[0][0]);  // dM = Vhᵀ G
+    product<T, W, D, V, 1, D, C, C, false>(&w.E[0][0], &ws.dvalue[0][0], &g.W_V[h][0][0]);         // dW_V = Eᵀ dVh
     for (int c = 0; c < C; ++c) {
       for (int t = 0; t < V; ++t) ws.dvalue_t[c][t] = ws.dvalue[t][c];
       ws.dvalue_t[c][V] = ws.dvalue_t[c][V + 1] = 0;
     }
-    product<T, W, D, C, C, 1, P, P, true>(&w.W_V[h][0][0], &ws.dvalue_t[0][0], &ws.dE_t[0][0]);     // dEᵀ += W_V dVhᵀ
-    for (int b = 0; b < D; b += P)                                                                   // dW_O = dM W_Uᵀ
+    product<T, W, D, C, C, 1, P, P, true>(&w.W_V[h][0][0], &ws.dvalue_t[0][0], &ws.dE_t[0][0]);  // dEᵀ += W_V dVhᵀ
+    for (int b = 0; b < D; b += P)                                                               // dW_O = dM W_Uᵀ
       product<T, W, C, V, P, 1, D, D, false>(&ws.dwo_wu[0][0], &ws.unembed_t[0][b], &g.W_O[h][0][b]);
-    product<T, W, D, C, 1, D, P, P, true>(&w.W_O[h][0][0], &ws.dwo_wu[0][0], &g.W_U[0][0]);         // dW_U += W_Oᵀ dM
+    product<T, W, D, C, 1, D, P, P, true>(&w.W_O[h][0][0], &ws.dwo_wu[0][0], &g.W_U[0][0]);  // dW_U += W_Oᵀ dM
     // score path: s(t) = E[t]·kq / 4, kq = W_K qᵀ, q = E[ANS] W_Q
     const row ds = load<row>(ws.dS[h]) * static_cast<T>(kScoreScale);
     alignas(64) T ds_entries[P];
@@ -644,7 +646,7 @@ HEADLAB_INLINE double step(const StepParameters<T>& w, const std::vector<TokenCo
   for (std::size_t u = 0; u < ws.unique_first.size(); ++u) {
     const double multiplicity = ws.unique_count[u];
     example<T, W>(ws, batch[ws.unique_first[u]], static_cast<T>(multiplicity * inverse_batch), with_loss, multiplicity,
-               loss);
+                  loss);
   }
   unfold<T, W>(ws);
   backward<T, W>(w, ws, g);
@@ -723,8 +725,8 @@ void from_step_parameters(const StepParameters<T>& p, const std::vector<Matrix*>
 }
 
 bool step_vectors_available(StepVectors vectors) {
-  return vectors == StepVectors::portable || (vectors == StepVectors::avx2 && widest_vectors() != StepVectors::portable) ||
-         vectors == widest_vectors();
+  return vectors == StepVectors::portable ||
+         (vectors == StepVectors::avx2 && widest_vectors() != StepVectors::portable) || vectors == widest_vectors();
 }
 
 template <class T>

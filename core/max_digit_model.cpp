@@ -238,9 +238,7 @@ std::vector<const Matrix*> MaxDigitGradients::list() const {
   return in_parameter_order<const Matrix>(dE, dW_Q, dW_K, dW_V, dW_O, dW_U);
 }
 
-std::vector<Matrix*> MaxDigitGradients::list() {
-  return in_parameter_order<Matrix>(dE, dW_Q, dW_K, dW_V, dW_O, dW_U);
-}
+std::vector<Matrix*> MaxDigitGradients::list() { return in_parameter_order<Matrix>(dE, dW_Q, dW_K, dW_V, dW_O, dW_U); }
 
 MaxDigitGradients zero_gradients() {
   MaxDigitGradients g;
@@ -260,7 +258,8 @@ double max_digit_loss(const MaxDigitWeights& weights, const std::vector<TokenCou
   require_batch(batch);
   const TokenTables T = token_tables(weights, false);
   double loss = 0.0, p[V];
-  for (const auto& counts : batch) loss += cross_entropy(logits_from_tables(T, counts).data(), maximum_digit(counts), p);
+  for (const auto& counts : batch)
+    loss += cross_entropy(logits_from_tables(T, counts).data(), maximum_digit(counts), p);
   return loss / static_cast<double>(batch.size());
 }
 

@@ -41,12 +41,12 @@ constexpr int kFormatVersion = 1;     // of the weights file, docs/max-digit-wei
 // makes its weight or second moment non-finite, which the trainer reports as divergence.
 
 struct MaxDigitWeights {
-  Matrix E;                     // 14 × 64
-  std::vector<Matrix> W_Q;      // 4 × (64 × 16)
-  std::vector<Matrix> W_K;      // 4 × (64 × 16)
-  std::vector<Matrix> W_V;      // 4 × (64 × 16)
-  std::vector<Matrix> W_O;      // 4 × (16 × 64)
-  Matrix W_U;                   // 64 × 14
+  Matrix E;                 // 14 × 64
+  std::vector<Matrix> W_Q;  // 4 × (64 × 16)
+  std::vector<Matrix> W_K;  // 4 × (64 × 16)
+  std::vector<Matrix> W_V;  // 4 × (64 × 16)
+  std::vector<Matrix> W_O;  // 4 × (16 × 64)
+  Matrix W_U;               // 64 × 14
   bool unit_norm_unembedding = false;
 };
 
@@ -63,14 +63,14 @@ std::vector<std::string> parameter_names();
 
 // The per-token tables of one set of weights (see the header comment).
 struct TokenTables {
-  std::array<std::array<double, kDHead>, kHeads> query{};         // q_h = E[ANS] W_Q^h
-  std::array<std::array<double, kDModel>, kHeads> key_query{};    // W_K^h q_hᵀ
-  std::array<std::array<double, kVocab>, kHeads> score{};         // s_h(t)
-  std::array<std::array<double, kVocab>, kHeads> score_exp{};     // e^{s_h(t) − max_u s_h(u)}
-  std::vector<double> value;          // [h][t][c], 4 × 14 × 16: E[t] W_V^h
-  std::vector<double> wo_wu;          // [h][c][j], 4 × 16 × 14: W_O^h W_U
-  std::vector<double> logit;          // [h][t][j], 4 × 14 × 14: L_h[t][j] = (E[t] W_V^h)(W_O^h W_U)
-  std::vector<double> output;         // [h][t][i], 4 × 14 × 64: E[t] W_V^h W_O^h (only when asked for)
+  std::array<std::array<double, kDHead>, kHeads> query{};       // q_h = E[ANS] W_Q^h
+  std::array<std::array<double, kDModel>, kHeads> key_query{};  // W_K^h q_hᵀ
+  std::array<std::array<double, kVocab>, kHeads> score{};       // s_h(t)
+  std::array<std::array<double, kVocab>, kHeads> score_exp{};   // e^{s_h(t) − max_u s_h(u)}
+  std::vector<double> value;                                    // [h][t][c], 4 × 14 × 16: E[t] W_V^h
+  std::vector<double> wo_wu;                                    // [h][c][j], 4 × 16 × 14: W_O^h W_U
+  std::vector<double> logit;                    // [h][t][j], 4 × 14 × 14: L_h[t][j] = (E[t] W_V^h)(W_O^h W_U)
+  std::vector<double> output;                   // [h][t][i], 4 × 14 × 64: E[t] W_V^h W_O^h (only when asked for)
   std::array<double, kVocab> residual_logit{};  // E[ANS] W_U
 };
 // with_output also fills `output` (the analyses need it, training does not).

@@ -5,7 +5,7 @@
 namespace headlab::max_digit {
 
 const std::array<std::string, kVocab>& vocab_names() {
-  static const std::array<std::string, kVocab> names = {"0", "1", "2", "3", "4", "5", "6",
+  static const std::array<std::string, kVocab> names = {"0", "1", "2", "3",   "4",   "5",   "6",
                                                         "7", "8", "9", "PAD", "BOS", "SEP", "ANS"};
   return names;
 }

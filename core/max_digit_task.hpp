@@ -23,10 +23,10 @@ constexpr int kVocab = 14;
 constexpr int kMinListLength = 1;
 constexpr int kMaxListLength = 6;
 constexpr int kBosPosition = 0;
-constexpr int kFirstDigitPosition = 1;                                // list slots 1–6
-constexpr int kSepPosition = kFirstDigitPosition + kMaxListLength;    // 7
-constexpr int kAnsPosition = kSepPosition + 1;                        // 8
-constexpr int kPromptLength = kAnsPosition + 1;                       // 9
+constexpr int kFirstDigitPosition = 1;                              // list slots 1–6
+constexpr int kSepPosition = kFirstDigitPosition + kMaxListLength;  // 7
+constexpr int kAnsPosition = kSepPosition + 1;                      // 8
+constexpr int kPromptLength = kAnsPosition + 1;                     // 9
 static_assert(kPad == kDigits, "the special tokens follow the digits");
 
 // "0" … "9", "PAD", "BOS", "SEP", "ANS".

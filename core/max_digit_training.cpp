@@ -117,9 +117,9 @@ std::string MaxDigitTrainer::divergence_message() const {
            "); lower the learning rate";
   }
   return "training diverged at step " + std::to_string(diverged_at_) +
-         ": a weight or a squared gradient stopped being finite, or a weight left ±" + number_text(kMaxWeightMagnitude) +
-         " (learning_rate " + number_text(settings_.learning_rate) + ", init_scale " +
-         number_text(settings_.init_scale) + "); lower the learning rate";
+         ": a weight or a squared gradient stopped being finite, or a weight left ±" +
+         number_text(kMaxWeightMagnitude) + " (learning_rate " + number_text(settings_.learning_rate) +
+         ", init_scale " + number_text(settings_.init_scale) + "); lower the learning rate";
 }
 
 MaxDigitWeights train_max_digit(const MaxDigitTrainingSettings& settings) {

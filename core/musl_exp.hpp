@@ -74,9 +74,9 @@ __attribute__((always_inline)) inline MuslExpF64x2 musl_exp_lanes(MuslExpF64x2 x
 // Inlined only into functions compiled for "avx2,fma".
 // fma(a, b, c) = a·b + c rounded once, on both lanes (vfmadd).
 __attribute__((target("avx2,fma"), always_inline)) inline MuslExpF64x2 fma_lanes(MuslExpF64x2 a, MuslExpF64x2 b,
-                                                                                MuslExpF64x2 c) {
-  return reinterpret_cast<MuslExpF64x2>(_mm_fmadd_pd(reinterpret_cast<__m128d>(a), reinterpret_cast<__m128d>(b),
-                                                      reinterpret_cast<__m128d>(c)));
+                                                                                 MuslExpF64x2 c) {
+  return reinterpret_cast<MuslExpF64x2>(
+      _mm_fmadd_pd(reinterpret_cast<__m128d>(a), reinterpret_cast<__m128d>(b), reinterpret_cast<__m128d>(c)));
 }
 __attribute__((target("avx2,fma"), always_inline)) inline MuslExpF64x2 glibc_fma_exp_lanes(MuslExpF64x2 x) {
   using namespace musl_exp;

@@ -56,8 +56,8 @@ inline void row_block(const double* a, Eigen::Index ars, Eigen::Index aks, const
 // measured fastest natively and in WASM among 2 × 8, 4 × 4 and 4 × 8 on the transformer's shapes).
 // The portable kernel: Eigen's 2-double packets natively (SSE2), simd128 in WASM.
 template <bool add>
-void product_portable(const double* a, Eigen::Index ars, Eigen::Index aks, const double* b, Eigen::Index ldb,
-                      double* c, Eigen::Index ldc, Eigen::Index n, Eigen::Index m, Eigen::Index p) {
+void product_portable(const double* a, Eigen::Index ars, Eigen::Index aks, const double* b, Eigen::Index ldb, double* c,
+                      Eigen::Index ldc, Eigen::Index n, Eigen::Index m, Eigen::Index p) {
   Eigen::Index i = 0;
   for (; i + 2 <= n; i += 2) row_block<2, add>(a + i * ars, ars, aks, b, ldb, c + i * ldc, ldc, m, p);
   for (; i < n; ++i) row_block<1, add>(a + i * ars, ars, aks, b, ldb, c + i * ldc, ldc, m, p);
@@ -216,7 +216,8 @@ Matrix ordered_product_nt(const Matrix& a, const Matrix& b) {
     // contiguous rows, the same sum as below, without transposing b.
     Matrix c(a.rows(), b.rows());
     for (Eigen::Index i = 0; i < a.rows(); ++i)
-      for (Eigen::Index j = 0; j < b.rows(); ++j) c(i, j) = ordered_dot(a.data() + i * a.cols(), b.data() + j * b.cols(), a.cols());
+      for (Eigen::Index j = 0; j < b.rows(); ++j)
+        c(i, j) = ordered_dot(a.data() + i * a.cols(), b.data() + j * b.cols(), a.cols());
     return c;
   }
   const Matrix bt = b.transpose();  // a copy, so the product runs along contiguous rows
@@ -225,7 +226,8 @@ Matrix ordered_product_nt(const Matrix& a, const Matrix& b) {
 
 Matrix ordered_causal_product_nt(const Matrix& a, const Matrix& b) {
   require_inner("ordered_causal_product_nt", a.cols(), b.cols());
-  if (a.rows() != b.rows()) throw InputError("ordered_causal_product_nt: a causal product needs as many queries as keys");
+  if (a.rows() != b.rows())
+    throw InputError("ordered_causal_product_nt: a causal product needs as many queries as keys");
   const Eigen::Index T = a.rows(), m = a.cols();
   const Matrix bt = b.transpose();  // m × T, so the product runs along contiguous rows
   Matrix c = Matrix::Zero(T, T);

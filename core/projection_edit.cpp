@@ -82,16 +82,18 @@ ChangedBasis change_query_key_basis(const Matrix& q, const Matrix& k, const Matr
   const auto& sigma = svd.singularValues();
   const double largest = sigma(0), smallest = sigma(sigma.size() - 1);
   if (!(smallest > 0.0)) {
-    throw InputError("A (" + shape_of(a) + ") is singular (its smallest singular value is 0): it has no inverse, so K′ = K A^{−T} does not exist");
+    throw InputError(
+        "A (" + shape_of(a) +
+        ") is singular (its smallest singular value is 0): it has no inverse, so K′ = K A^{−T} does not exist");
   }
   const double condition = largest / smallest;
   if (!(condition <= max_condition)) {
     throw InputError("A (" + shape_of(a) + ") is too close to singular: condition number " + short_number(condition) +
-                     " exceeds " + short_number(max_condition) + ", so the scores could not be kept to the last digits");
+                     " exceeds " + short_number(max_condition) +
+                     ", so the scores could not be kept to the last digits");
   }
   // A^{−T} from the SVD A = U Σ Vᵀ: A^{−T} = U Σ^{−1} Vᵀ.
-  const Matrix inverse_transpose =
-      svd.matrixU() * sigma.cwiseInverse().asDiagonal() * svd.matrixV().transpose();
+  const Matrix inverse_transpose = svd.matrixU() * sigma.cwiseInverse().asDiagonal() * svd.matrixV().transpose();
   ChangedBasis out{q * a, k * inverse_transpose, inverse_transpose, condition};
   if (!out.q.allFinite() || !out.k.allFinite()) {
     throw InputError("Q A or K A^{−T} overflowed to a non-finite value: q, k and A are too large in magnitude");

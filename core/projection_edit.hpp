@@ -35,8 +35,7 @@ struct ChangedBasis {
   Matrix inverse_transpose;  // d × d, A^{−T}
   double condition_number;   // κ(A) = σ_max/σ_min ≥ 1
 };
-ChangedBasis change_query_key_basis(const Matrix& q, const Matrix& k, const Matrix& a,
-                                    double max_condition = 1e8);
+ChangedBasis change_query_key_basis(const Matrix& q, const Matrix& k, const Matrix& a, double max_condition = 1e8);
 
 // The query–key picture of the first article, at a chosen score scale s ≥ 0:
 //   dot_products = Q Kᵀ (n × m), scores = s · Q Kᵀ, weights = softmax_rows(scores),
@@ -45,14 +44,14 @@ ChangedBasis change_query_key_basis(const Matrix& q, const Matrix& k, const Matr
 // Also the geometry the canvas annotates: lengths ‖q_i‖, ‖k_j‖ and the angles (radians,
 // in [0, π]) between queries and keys and between queries; a zero vector's angle is NaN-free 0.
 struct QueryKeyPicture {
-  Matrix dot_products;     // n × m
-  Matrix scores;           // n × m
-  Matrix weights;          // n × m, rows sum to one
-  Matrix reading;          // n × d_v
-  RowVector query_lengths; // 1 × n
-  RowVector key_lengths;   // 1 × m
-  Matrix query_key_angles; // n × m
-  Matrix query_angles;     // n × n
+  Matrix dot_products;      // n × m
+  Matrix scores;            // n × m
+  Matrix weights;           // n × m, rows sum to one
+  Matrix reading;           // n × d_v
+  RowVector query_lengths;  // 1 × n
+  RowVector key_lengths;    // 1 × m
+  Matrix query_key_angles;  // n × m
+  Matrix query_angles;      // n × n
 };
 QueryKeyPicture query_key_picture(const Matrix& q, const Matrix& k, const Matrix& v, double score_scale);
 

@@ -22,8 +22,8 @@ using ziggurat::kLayers;
 using ziggurat::kTailStart;
 
 struct ZigguratTables {
-  double x[kLayers + 1];  // layer edges (core/ziggurat.hpp): x[0] the base layer, x[1] = r, x[128] = 0
-  double ratio[kLayers];  // x[i+1] / x[i]: a point with |u| below it lies inside the rectangle
+  double x[kLayers + 1];                   // layer edges (core/ziggurat.hpp): x[0] the base layer, x[1] = r, x[128] = 0
+  double ratio[kLayers];                   // x[i+1] / x[i]: a point with |u| below it lies inside the rectangle
   ziggurat::Rectangle rectangle[kLayers];  // the same test and product on the integer m (ziggurat.hpp)
   ZigguratTables() {
     for (int i = 0; i <= kLayers; ++i) x[i] = ziggurat::kEdge[i];
@@ -161,7 +161,8 @@ double Random::normal_from(std::uint64_t bits) {
     if (i == 0) return normal_tail(u < 0.0);
     // Wedge between the rectangle and the density: accept under f.
     const double x = u * z.x[i];
-    if (ziggurat::wedge_accepts(-0.5 * (z.x[i] * z.x[i] - x * x), -0.5 * (z.x[i + 1] * z.x[i + 1] - x * x), uniform())) {
+    if (ziggurat::wedge_accepts(-0.5 * (z.x[i] * z.x[i] - x * x), -0.5 * (z.x[i + 1] * z.x[i + 1] - x * x),
+                                uniform())) {
       return x;
     }
   }

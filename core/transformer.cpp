@@ -32,15 +32,15 @@ bool normalizes(const TransformerConfig& c) { return c.normalization != Normaliz
 // Shape and finiteness of one tensor, the message naming it in TransformerLens terms.
 void require_tensor(const std::string& name, const Matrix& m, Eigen::Index rows, Eigen::Index cols) {
   if (m.rows() != rows || m.cols() != cols) {
-    throw InputError(name + " must be " + std::to_string(rows) + " × " + std::to_string(cols) + ", got " +
-                     shape_of(m));
+    throw InputError(name + " must be " + std::to_string(rows) + " × " + std::to_string(cols) + ", got " + shape_of(m));
   }
   require_finite(name.c_str(), m);
 }
 
 }  // namespace
 
-TransformerConfig transformer_config(const TransformerSizes& sizes, Normalization normalization, bool positional_embedding) {
+TransformerConfig transformer_config(const TransformerSizes& sizes, Normalization normalization,
+                                     bool positional_embedding) {
   TransformerConfig c;
   c.n_layers = sizes.n_layers;
   c.n_heads = sizes.n_heads;
@@ -76,8 +76,8 @@ void validate_config(const TransformerConfig& c) {
   require_range("d_vocab", c.d_vocab, 1, kMaxVocab);
   require_positive("config.eps", c.layer_norm_eps);
   if (!c.token_names.empty() && static_cast<int>(c.token_names.size()) != c.d_vocab) {
-    throw InputError("config.token_names has " + std::to_string(c.token_names.size()) + " names; it needs d_vocab = " +
-                     std::to_string(c.d_vocab) + " (or none)");
+    throw InputError("config.token_names has " + std::to_string(c.token_names.size()) +
+                     " names; it needs d_vocab = " + std::to_string(c.d_vocab) + " (or none)");
   }
   const long long n = parameter_count(c);
   if (n > kMaxParameters) {
@@ -127,8 +127,8 @@ void validate_weights(const TransformerWeights& w) {
   const TransformerConfig& c = w.config;
   validate_config(c);
   if (static_cast<int>(w.layers.size()) != c.n_layers) {
-    throw InputError("the weights have " + std::to_string(w.layers.size()) + " layers; config.n_layers = " +
-                     std::to_string(c.n_layers));
+    throw InputError("the weights have " + std::to_string(w.layers.size()) +
+                     " layers; config.n_layers = " + std::to_string(c.n_layers));
   }
   for_each_tensor(c, [&](const TensorLayout& row, int layer) {
     if (row.role != Role::buffer) require_layout_tensor(w, row, layer);
@@ -141,7 +141,8 @@ std::vector<NamedParameter> named_parameters(TransformerWeights& w) {
     if (row.role == Role::buffer || !present(w.config, row.presence)) return;
     const std::string name = tensor_name(row, layer);
     if (auto* heads = heads_of(w, row, layer)) {
-      for (std::size_t h = 0; h < heads->size(); ++h) out.push_back({name + "[" + std::to_string(h) + "]", &(*heads)[h]});
+      for (std::size_t h = 0; h < heads->size(); ++h)
+        out.push_back({name + "[" + std::to_string(h) + "]", &(*heads)[h]});
     } else {
       out.push_back({name, matrix_of(w, row, layer)});
     }
@@ -164,8 +165,8 @@ std::vector<const Matrix*> parameter_list(const TransformerWeights& w) {
 void require_tokens(const TransformerConfig& c, const std::vector<int>& tokens) {
   if (tokens.empty()) throw InputError("the prompt is empty; it needs at least one token");
   if (static_cast<long long>(tokens.size()) > c.n_ctx) {
-    throw InputError("the prompt has " + std::to_string(tokens.size()) + " tokens; the model's context n_ctx = " +
-                     std::to_string(c.n_ctx));
+    throw InputError("the prompt has " + std::to_string(tokens.size()) +
+                     " tokens; the model's context n_ctx = " + std::to_string(c.n_ctx));
   }
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     if (tokens[i] < 0 || tokens[i] >= c.d_vocab) {
@@ -271,9 +272,8 @@ TransformerActivations transformer_forward_unchecked(const TransformerWeights& w
     resid.rowwise() += lw.b_O.row(0);
     la.resid_post = resid;
   }
-  a.final_normalized = normalizes(c) ? layer_norm_forward(resid, w.ln_final_w, w.ln_final_b, c.layer_norm_eps,
-                                                          a.final_scale)
-                                     : resid;
+  a.final_normalized =
+      normalizes(c) ? layer_norm_forward(resid, w.ln_final_w, w.ln_final_b, c.layer_norm_eps, a.final_scale) : resid;
   a.logits = ordered_product(a.final_normalized, w.W_U);
   a.logits.rowwise() += w.b_U.row(0);
   return a;
@@ -346,7 +346,8 @@ Matrix resume_final_normalized(const TransformerWeights& w, const TransformerAct
   const double inv_sqrt_dh = 1.0 / std::sqrt(static_cast<double>(c.d_head));
   // The clean residual stream entering first_layer supplies the rows from changed_end on until a layer
   // has been recomputed; after that `*resid` holds every row from first_row.
-  const Matrix& clean_resid = first_layer < c.n_layers ? clean.layers[first_layer].resid_pre : clean.layers.back().resid_post;
+  const Matrix& clean_resid =
+      first_layer < c.n_layers ? clean.layers[first_layer].resid_pre : clean.layers.back().resid_post;
   const Matrix* resid = &changed_rows;  // rows [first_row, changed_end)
   // Rows [from, T) of the current residual stream (from ≥ first_row).
   const auto rows_from = [&](Eigen::Index from) {
@@ -365,7 +366,8 @@ Matrix resume_final_normalized(const TransformerWeights& w, const TransformerAct
     Vector scale;
     const Matrix x = normalizes(c) ? layer_norm_forward(*resid, lw.ln_w, lw.ln_b, c.layer_norm_eps, scale) : *resid;
     Matrix next = rows_from(q0);  // resid_pre of the query rows, heads added below in head order
-    for (int h = 0; h < c.n_heads; ++h) next += resumed_head_output(lw, la, x, h, first_row, changed_end, q0, inv_sqrt_dh);
+    for (int h = 0; h < c.n_heads; ++h)
+      next += resumed_head_output(lw, la, x, h, first_row, changed_end, q0, inv_sqrt_dh);
     next.rowwise() += lw.b_O.row(0);
     resid_next = std::move(next);
     resid = &resid_next;
@@ -379,7 +381,8 @@ Matrix resume_final_normalized(const TransformerWeights& w, const TransformerAct
 
 Matrix resume_forward(const TransformerWeights& w, const TransformerActivations& clean, int first_layer,
                       const Matrix& changed_rows, Eigen::Index first_row, Eigen::Index logit_row) {
-  Matrix logits = ordered_product(resume_final_normalized(w, clean, first_layer, changed_rows, first_row, logit_row), w.W_U);
+  Matrix logits =
+      ordered_product(resume_final_normalized(w, clean, first_layer, changed_rows, first_row, logit_row), w.W_U);
   logits.rowwise() += w.b_U.row(0);
   return logits;
 }
@@ -438,9 +441,9 @@ void transformer_backward(const TransformerWeights& w, const TransformerActivati
   dw.b_U.row(0) += ordered_column_sums(dlogits);
   Matrix dfinal = ordered_product_nt(dlogits, w.W_U);
   const Matrix& resid_last = c.n_layers > 0 ? a.layers.back().resid_post : a.embed;
-  Matrix dresid = normalizes(c) ? layer_norm_backward(resid_last, a.final_scale, w.ln_final_w, dfinal, dw.ln_final_w,
-                                                      dw.ln_final_b)
-                                : dfinal;
+  Matrix dresid =
+      normalizes(c) ? layer_norm_backward(resid_last, a.final_scale, w.ln_final_w, dfinal, dw.ln_final_w, dw.ln_final_b)
+                    : dfinal;
   for (int l = c.n_layers - 1; l >= 0; --l) {
     const auto& la = a.layers[l];
     auto& lg = dw.layers[l];
@@ -514,7 +517,8 @@ double transformer_loss(const TransformerWeights& w, const std::vector<TokenSequ
   require_batch(w.config, batch);
   const double count = counted_positions(batch);
   double total = 0.0;
-  for (const auto& s : batch) total += sequence_loss(transformer_forward_unchecked(w, s.tokens).logits, s, count, nullptr);
+  for (const auto& s : batch)
+    total += sequence_loss(transformer_forward_unchecked(w, s.tokens).logits, s, count, nullptr);
   return total / count;
 }
 

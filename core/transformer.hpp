@@ -55,8 +55,8 @@ struct TransformerConfig {
   int n_ctx = 1;
   int d_vocab = 1;
   Normalization normalization = Normalization::none;
-  bool positional_embedding = true;  // learned W_pos (TransformerLens "standard"); false: no positional embedding
-  double layer_norm_eps = 1e-5;      // TransformerLens cfg.eps
+  bool positional_embedding = true;      // learned W_pos (TransformerLens "standard"); false: no positional embedding
+  double layer_norm_eps = 1e-5;          // TransformerLens cfg.eps
   std::vector<std::string> token_names;  // optional: empty, or d_vocab names for display
 };
 
@@ -78,21 +78,21 @@ void validate_config(const TransformerConfig& config);
 long long parameter_count(const TransformerConfig& config);
 
 struct AttentionLayerWeights {
-  Matrix ln_w, ln_b;                    // 1 × d (normalization LN), else 0 × 0
-  std::vector<Matrix> W_Q, W_K, W_V;    // H × (d × c)
-  std::vector<Matrix> W_O;              // H × (c × d)
-  Matrix b_Q, b_K, b_V;                 // H × c
-  Matrix b_O;                           // 1 × d
+  Matrix ln_w, ln_b;                  // 1 × d (normalization LN), else 0 × 0
+  std::vector<Matrix> W_Q, W_K, W_V;  // H × (d × c)
+  std::vector<Matrix> W_O;            // H × (c × d)
+  Matrix b_Q, b_K, b_V;               // H × c
+  Matrix b_O;                         // 1 × d
 };
 
 struct TransformerWeights {
   TransformerConfig config;
-  Matrix W_E;                           // V × d
-  Matrix W_pos;                         // n_ctx × d (positional_embedding), else 0 × 0
+  Matrix W_E;    // V × d
+  Matrix W_pos;  // n_ctx × d (positional_embedding), else 0 × 0
   std::vector<AttentionLayerWeights> layers;
-  Matrix ln_final_w, ln_final_b;        // 1 × d (normalization LN), else 0 × 0
-  Matrix W_U;                           // d × V
-  Matrix b_U;                           // 1 × V
+  Matrix ln_final_w, ln_final_b;  // 1 × d (normalization LN), else 0 × 0
+  Matrix W_U;                     // d × V
+  Matrix b_U;                     // 1 × V
 };
 
 // Zero weights of the configuration's shapes (also the shape of a gradient).
@@ -114,24 +114,24 @@ std::vector<const Matrix*> parameter_list(const TransformerWeights& weights);
 
 // Every activation of one forward pass over a token sequence of length T.
 struct LayerActivations {
-  Matrix resid_pre;                  // T × d, the residual stream entering the layer
-  Matrix normalized;                 // T × d, x̂ (equals resid_pre without normalisation)
-  Vector scale;                      // T, σ per position (LN / LNPre), else empty
-  std::vector<Matrix> q, k, v;       // H × (T × c)
-  std::vector<Matrix> pattern;       // H × (T × T), row i = query position i, zero above the diagonal
-  std::vector<Matrix> z;             // H × (T × c)
-  std::vector<Matrix> head_output;   // H × (T × d): z_h W_O^h, each head's write into the residual stream
-  Matrix resid_post;                 // T × d = resid_pre + Σ_h head_output_h + b_O
+  Matrix resid_pre;                 // T × d, the residual stream entering the layer
+  Matrix normalized;                // T × d, x̂ (equals resid_pre without normalisation)
+  Vector scale;                     // T, σ per position (LN / LNPre), else empty
+  std::vector<Matrix> q, k, v;      // H × (T × c)
+  std::vector<Matrix> pattern;      // H × (T × T), row i = query position i, zero above the diagonal
+  std::vector<Matrix> z;            // H × (T × c)
+  std::vector<Matrix> head_output;  // H × (T × d): z_h W_O^h, each head's write into the residual stream
+  Matrix resid_post;                // T × d = resid_pre + Σ_h head_output_h + b_O
 };
 
 struct TransformerActivations {
   std::vector<int> tokens;
-  Matrix embed;                      // T × d, W_E[tokens]
-  Matrix pos_embed;                  // T × d, W_pos[0:T] (zero without positional embedding)
+  Matrix embed;      // T × d, W_E[tokens]
+  Matrix pos_embed;  // T × d, W_pos[0:T] (zero without positional embedding)
   std::vector<LayerActivations> layers;
-  Matrix final_normalized;           // T × d, LN_final(resid_L)
-  Vector final_scale;                // T, σ of the final LayerNorm, else empty
-  Matrix logits;                     // T × V
+  Matrix final_normalized;  // T × d, LN_final(resid_L)
+  Vector final_scale;       // T, σ of the final LayerNorm, else empty
+  Matrix logits;            // T × V
 };
 
 // An intervention on the forward pass: called with (layer, head, head_output T × d) after each head's

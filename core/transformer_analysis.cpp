@@ -130,7 +130,8 @@ std::size_t activation_doubles(const TransformerActivations& a) {
 // head's output replaced). Per head the losses are added in the order a loop over sequences and
 // positions gives.
 void add_ablation_losses(const TransformerWeights& w, const TransformerActivations& clean_run, const TokenSequence& s,
-                         Ablation mode, const std::vector<std::vector<Matrix>>& mean_output, std::vector<double>& total) {
+                         Ablation mode, const std::vector<std::vector<Matrix>>& mean_output,
+                         std::vector<double>& total) {
   const auto& c = w.config;
   const int H = c.n_heads;
   const Eigen::Index T = static_cast<Eigen::Index>(s.tokens.size()), from = s.loss_from;
@@ -324,7 +325,8 @@ CleanSoftmax clean_softmax_of(const Patching& P, int g) {
   const auto& top_run = P.clean_run.layers.back();
   const Eigen::Index T = P.T, dh = P.w.config.d_head;
   RowVector scores(T);
-  for (Eigen::Index j = 0; j < T; ++j) scores(j) = ordered_dot(top_run.q[g].data() + P.last * dh, top_run.k[g].data() + j * dh, dh);
+  for (Eigen::Index j = 0; j < T; ++j)
+    scores(j) = ordered_dot(top_run.q[g].data() + P.last * dh, top_run.k[g].data() + j * dh, dh);
   CleanSoftmax cs;
   cs.scaled = scores * (1.0 / std::sqrt(static_cast<double>(dh)));
   cs.top = cs.scaled.maxCoeff();
@@ -395,12 +397,14 @@ void second_to_last_patches(const Patching& P, const std::vector<CleanSoftmax>& 
     Matrix v = ordered_product(x, top.W_V[g]);  // H × c
     v.rowwise() += top.b_V.row(g);
     for (int h = 0; h < H; ++h) {
-      last_query_z(P, clean[static_cast<std::size_t>(g)], g, p, k.data() + h * dh, v.data() + h * dh, z.data() + h * dh);
+      last_query_z(P, clean[static_cast<std::size_t>(g)], g, p, k.data() + h * dh, v.data() + h * dh,
+                   z.data() + h * dh);
     }
     next += ordered_product(z, top.W_O[g]);
   }
   next.rowwise() += top.b_O.row(0);
-  const Matrix final_x = norm ? layer_norm_forward(next, P.w.ln_final_w, P.w.ln_final_b, c.layer_norm_eps, scale) : next;
+  const Matrix final_x =
+      norm ? layer_norm_forward(next, P.w.ln_final_w, P.w.ln_final_b, c.layer_norm_eps, scale) : next;
   for (int h = 0; h < H; ++h) out(l * H + h, p) = normalised(P, final_logit_difference(P, final_x.data() + h * d));
 }
 
@@ -435,10 +439,21 @@ PatchingResult patching_of(const TransformerWeights& w, const TransformerActivat
   r.corrupted_logit_difference = logit_difference(corrupted_run.logits, last, answer, wrong);
   const double span = r.clean_logit_difference - r.corrupted_logit_difference;
   if (!(std::abs(span) > 0)) {
-    throw InputError("the clean and corrupted prompts give the same logit difference; there is nothing to normalise by");
+    throw InputError(
+        "the clean and corrupted prompts give the same logit difference; there is nothing to normalise by");
   }
-  const Patching P{w, clean_run, corrupted_run, answer, wrong, T, last, c.d_model,
-                   w.W_U.col(answer).transpose(), w.W_U.col(wrong).transpose(), r.corrupted_logit_difference, span};
+  const Patching P{w,
+                   clean_run,
+                   corrupted_run,
+                   answer,
+                   wrong,
+                   T,
+                   last,
+                   c.d_model,
+                   w.W_U.col(answer).transpose(),
+                   w.W_U.col(wrong).transpose(),
+                   r.corrupted_logit_difference,
+                   span};
   const int L = c.n_layers, H = c.n_heads;
   r.normalised = Matrix::Zero(L * H, T);
   if (L >= 2) {
@@ -538,7 +553,8 @@ BatchAnalysis batch_analysis(const TransformerWeights& w, int sequences, std::ui
   return out;
 }
 
-const BatchAnalysis& AnalysisCache::batch(const TransformerWeights& w, int sequences, std::uint64_t seed, Ablation mode) {
+const BatchAnalysis& AnalysisCache::batch(const TransformerWeights& w, int sequences, std::uint64_t seed,
+                                          Ablation mode) {
   for (const auto& b : kept_)
     if (b.sequences == sequences && b.seed == seed && b.mode == mode) return b;
   BatchAnalysis fresh = batch_analysis(w, sequences, seed, mode);  // throws before the cache changes
@@ -552,8 +568,12 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
   out.run = transformer_forward(w, r.prompt);
   const int T = static_cast<int>(r.prompt.size());
   // −1 is the default (the last position, the model's top token); any other negative value is a mistake.
-  if (r.position < -1) throw InputError("position must be -1 (the last) or in [0, " + std::to_string(T) + "), got " + std::to_string(r.position));
-  if (r.token < -1) throw InputError("token must be -1 (the top prediction) or in [0, " + std::to_string(w.config.d_vocab) + "), got " + std::to_string(r.token));
+  if (r.position < -1)
+    throw InputError("position must be -1 (the last) or in [0, " + std::to_string(T) + "), got " +
+                     std::to_string(r.position));
+  if (r.token < -1)
+    throw InputError("token must be -1 (the top prediction) or in [0, " + std::to_string(w.config.d_vocab) + "), got " +
+                     std::to_string(r.token));
   out.position = r.position < 0 ? T - 1 : r.position;
   require_index("position", out.position, T);
   if (r.token < 0) {
@@ -572,7 +592,8 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
   if (cache) take(cache->batch(w, r.sequences, r.seed, r.ablation));
   else take(batch_analysis(w, r.sequences, r.seed, r.ablation));
   if (!r.corrupted.empty()) {
-    if (r.answer < 0 || r.wrong < 0) throw InputError("patching needs answer and wrong tokens with the corrupted prompt");
+    if (r.answer < 0 || r.wrong < 0)
+      throw InputError("patching needs answer and wrong tokens with the corrupted prompt");
     out.patching = patching_of(w, out.run, r.corrupted, r.answer, r.wrong);
     out.has_patching = true;
   }

@@ -16,12 +16,12 @@ namespace headlab::transformer {
 // (c · W_U[:, token] without normalisation). The components sum to the residual stream, and
 // LN centring is linear, so Σ contributions + constant = logit exactly (constant = b_final·W_U[:, t] + b_U[t]).
 struct LogitAttribution {
-  double embed = 0.0;           // W_E[token at position]
-  double pos_embed = 0.0;       // W_pos[position] (0 without positional embedding)
-  Matrix heads;                 // L × H
-  RowVector attention_bias;     // 1 × L: b_O of each layer
-  double constant = 0.0;        // ln_final.b · W_U[:, token] + b_U[token]
-  double logit = 0.0;           // the model's logit, for reference
+  double embed = 0.0;        // W_E[token at position]
+  double pos_embed = 0.0;    // W_pos[position] (0 without positional embedding)
+  Matrix heads;              // L × H
+  RowVector attention_bias;  // 1 × L: b_O of each layer
+  double constant = 0.0;     // ln_final.b · W_U[:, token] + b_U[token]
+  double logit = 0.0;        // the model's logit, for reference
 };
 // Throws InputError on bad tokens, position ∉ [0, T) or token ∉ [0, V).
 LogitAttribution direct_logit_attribution(const TransformerWeights& weights, const std::vector<int>& tokens,
@@ -42,7 +42,9 @@ Matrix head_ablation_loss(const TransformerWeights& weights, const std::vector<T
 // n_ctx ≥ T tokens; a head's output at position p depends only on positions ≤ p (causal), so the first T
 // rows of the mean are the mean over the sequences' length-T prefixes. Throws InputError naming a head
 // outside the model, a repeated head, a bad token or sequences ∉ [1, 10000].
-struct HeadIndex { int layer = 0, head = 0; };
+struct HeadIndex {
+  int layer = 0, head = 0;
+};
 TransformerActivations ablated_forward(const TransformerWeights& weights, const std::vector<int>& tokens,
                                        const std::vector<HeadIndex>& heads, Ablation mode, int sequences,
                                        std::uint64_t seed);
@@ -54,7 +56,7 @@ TransformerActivations ablated_forward(const TransformerWeights& weights, const 
 // so 1 means the patch changed nothing and 0 means it moved the logit difference all the way to the
 // corrupted run's. Returns (L·H) × T. Throws InputError when LD_clean = LD_corrupted (nothing to normalise by).
 struct PatchingResult {
-  Matrix normalised;            // (L·H) × T
+  Matrix normalised;  // (L·H) × T
   double clean_logit_difference = 0.0;
   double corrupted_logit_difference = 0.0;
 };
@@ -76,8 +78,8 @@ Matrix ov_circuit(const TransformerWeights& weights, int layer, int head);
 // after the previous occurrence of the current token (induction). Also the in-context loss: mean
 // next-token loss on the repeated half.
 struct InductionScores {
-  Matrix previous_token;        // L × H
-  Matrix induction;             // L × H
+  Matrix previous_token;  // L × H
+  Matrix induction;       // L × H
   double in_context_loss = 0.0;
 };
 InductionScores induction_scores(const TransformerWeights& weights, int count, std::uint64_t seed);
@@ -85,25 +87,25 @@ InductionScores induction_scores(const TransformerWeights& weights, int count, s
 // Every analysis above for one prompt, as `headlab model analyze` and the WASM module report them.
 struct AnalysisRequest {
   std::vector<int> prompt;
-  int position = -1;               // DLA position; −1: the last
-  int token = -1;                  // DLA token; −1: the model's top prediction at `position`
-  std::vector<int> corrupted;      // patching runs when given (same length as prompt)
-  int answer = -1, wrong = -1;     // patching's logit difference; required with `corrupted`
+  int position = -1;            // DLA position; −1: the last
+  int token = -1;               // DLA token; −1: the model's top prediction at `position`
+  std::vector<int> corrupted;   // patching runs when given (same length as prompt)
+  int answer = -1, wrong = -1;  // patching's logit difference; required with `corrupted`
   Ablation ablation = Ablation::mean;
-  int sequences = 32;              // repeated random sequences for ablation and induction scores
+  int sequences = 32;  // repeated random sequences for ablation and induction scores
   std::uint64_t seed = 0;
-  bool circuits = false;           // QK and OV circuits of every head (d_vocab ≤ kMaxCircuitVocab)
+  bool circuits = false;  // QK and OV circuits of every head (d_vocab ≤ kMaxCircuitVocab)
 };
 struct TransformerAnalysis {
-  TransformerActivations run;      // patterns, logits, every activation of the prompt
+  TransformerActivations run;  // patterns, logits, every activation of the prompt
   int position = 0, token = 0;
   LogitAttribution attribution;
-  double clean_loss = 0.0;         // in-context loss on the repeated random sequences
-  Matrix ablation_loss;            // L × H, the same loss with each head ablated
+  double clean_loss = 0.0;  // in-context loss on the repeated random sequences
+  Matrix ablation_loss;     // L × H, the same loss with each head ablated
   bool has_patching = false;
   PatchingResult patching;
   InductionScores induction;
-  std::vector<Matrix> qk, ov;      // L·H circuits (row l·H + h order), when asked for
+  std::vector<Matrix> qk, ov;  // L·H circuits (row l·H + h order), when asked for
 };
 
 // The part of an analysis that does not read the prompt: the previous-token and induction scores,
@@ -115,8 +117,8 @@ struct BatchAnalysis {
   int sequences = 0;
   std::uint64_t seed = 0;
   Ablation mode = Ablation::mean;
-  double clean_loss = 0.0;         // in-context loss on the sequences
-  Matrix ablation_loss;            // L × H
+  double clean_loss = 0.0;  // in-context loss on the sequences
+  Matrix ablation_loss;     // L × H
   InductionScores induction;
 };
 // Throws InputError on sequences ∉ [1, 10000] or n_ctx < 4 (induction_scores' checks).

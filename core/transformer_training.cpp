@@ -44,7 +44,8 @@ TransformerTrainer::TransformerTrainer(const TransformerTrainingSettings& settin
       last_loss_(std::numeric_limits<double>::quiet_NaN()),
       loss_watch_(std::log(static_cast<double>(settings.model.d_vocab)),
                   "the uniform prediction, ln " + std::to_string(settings.model.d_vocab)) {
-  optimiser_ = std::make_unique<Adam>(parameter_list(weights_), adam_settings(settings.learning_rate, settings.weight_decay));
+  optimiser_ =
+      std::make_unique<Adam>(parameter_list(weights_), adam_settings(settings.learning_rate, settings.weight_decay));
 }
 
 TrainingProgress TransformerTrainer::step(long n) {
@@ -58,8 +59,8 @@ TrainingProgress TransformerTrainer::step(long n) {
     if (!std::isfinite(last_loss_)) {
       stopped_ = true;  // diverged: the weights stay at the last finite update
       diverged_at_ = steps_taken_;
-      divergence_ = "training diverged at step " + std::to_string(steps_taken_) + ": the loss is not finite (learning_rate " +
-                    number_text(settings_.learning_rate) + ")";
+      divergence_ = "training diverged at step " + std::to_string(steps_taken_) +
+                    ": the loss is not finite (learning_rate " + number_text(settings_.learning_rate) + ")";
       break;
     }
     // Adam's update checks every new weight against ±kMaxWeightMagnitude as it writes
@@ -78,9 +79,9 @@ TrainingProgress TransformerTrainer::step(long n) {
       }();
       stopped_ = true;
       diverged_at_ = steps_taken_;
-      divergence_ = "training diverged at step " + std::to_string(steps_taken_) + ": a weight reached " + number_text(largest) +
-                    ", beyond the magnitude limit ±" + number_text(kMaxWeightMagnitude) + " (learning_rate " +
-                    number_text(settings_.learning_rate) + ")";
+      divergence_ = "training diverged at step " + std::to_string(steps_taken_) + ": a weight reached " +
+                    number_text(largest) + ", beyond the magnitude limit ±" + number_text(kMaxWeightMagnitude) +
+                    " (learning_rate " + number_text(settings_.learning_rate) + ")";
       break;
     }
     loss_watch_.record(steps_taken_, settings_.steps, last_loss_);

@@ -14,7 +14,10 @@ std::string write_feature_recovery_results(const FeatureRecoveryResult& r, const
   w.key("fixed_keys").matrix(r.keys).key("format").value(kFeatureRecoveryResultsFormat);
   w.key("headlab_version").value(headlab_version).key("heldout_mse").value(e.heldout_mse);
   w.key("interventions").begin_object();
-  w.key("erase_payload").numbers(e.erase_payload_mse.data(), 3).key("erase_request").numbers(e.erase_request_mse.data(), 3);
+  w.key("erase_payload")
+      .numbers(e.erase_payload_mse.data(), 3)
+      .key("erase_request")
+      .numbers(e.erase_request_mse.data(), 3);
   w.key("irrelevant_shift_mse").value(e.irrelevant_shift_mse).end_object();
   w.key("loss_trace").numbers(r.loss_trace.data(), r.loss_trace.size()).key("mixing").matrix(r.mixing);
   // partial: the run stopped (Stop on the page, Ctrl-C in the CLI) before settings.steps; its

@@ -159,7 +159,8 @@ class Parser {
       // A repeated name would leave the reader one of two values without saying which (nlohmann
       // kept the last): no headlab file holds one, so it is refused, naming the key.
       if (out.find(key) != nullptr) {
-        throw InputError(what_ + " has the key \"" + excerpt(key) + "\" twice (the second at " + position(key_at) + ")");
+        throw InputError(what_ + " has the key \"" + excerpt(key) + "\" twice (the second at " + position(key_at) +
+                         ")");
       }
       out[key] = value(depth);
     });
@@ -376,11 +377,13 @@ void dump_string(const std::string& s, std::string& out) {
 // the way out of the containers ("results.query_r2[1]"), so the message names the field.
 class NonFiniteNumber : public InputError {
  public:
-  NonFiniteNumber(double x, std::string where)
-      : InputError(message(x, where)), value(x), where(std::move(where)) {}
+  NonFiniteNumber(double x, std::string where) : InputError(message(x, where)), value(x), where(std::move(where)) {}
   static std::string message(double x, const std::string& where) {
-    return "cannot write " + std::string(std::isnan(x) ? "NaN" : x > 0 ? "+Infinity" : "-Infinity") + " as a JSON number" +
-           (where.empty() ? std::string() : " (field \"" + where + "\")") +
+    return "cannot write " +
+           std::string(std::isnan(x) ? "NaN"
+                       : x > 0       ? "+Infinity"
+                                     : "-Infinity") +
+           " as a JSON number" + (where.empty() ? std::string() : " (field \"" + where + "\")") +
            ": the value is undefined or overflowed; a file holds finite numbers only";
   }
   double value;

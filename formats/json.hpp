@@ -95,8 +95,8 @@ class JsonValue {
 };
 
 struct JsonLimits {
-  std::size_t max_bytes = 64u << 20;       // the whole document
-  int max_depth = 64;                      // arrays and objects inside one another
+  std::size_t max_bytes = 64u << 20;        // the whole document
+  int max_depth = 64;                       // arrays and objects inside one another
   std::size_t max_string_bytes = 1u << 16;  // one string or key, after unescaping
 };
 
@@ -136,7 +136,7 @@ class JsonWriter {
   JsonWriter& value(const char* s);
   JsonWriter& value(const std::string& s) { return value(s.c_str()); }
   JsonWriter& numbers(const double* x, std::size_t n);  // an array of numbers
-  JsonWriter& matrix(const Matrix& m);                   // an array of rows
+  JsonWriter& matrix(const Matrix& m);                  // an array of rows
   std::string& text() { return out_; }
 
  private:

@@ -18,7 +18,8 @@ std::vector<Matrix> heads_from_json(const JsonValue& file, const std::string& na
   const JsonValue& v = field(file, name);
   if (!v.is_array()) throw InputError(name + " must be an array of " + std::to_string(md::kHeads) + " matrices");
   std::vector<Matrix> out;
-  for (std::size_t h = 0; h < v.size(); ++h) out.push_back(matrix_from_json(v[h], name + "[" + std::to_string(h) + "]"));
+  for (std::size_t h = 0; h < v.size(); ++h)
+    out.push_back(matrix_from_json(v[h], name + "[" + std::to_string(h) + "]"));
   return out;
 }
 
@@ -51,7 +52,8 @@ md::MaxDigitWeights read_max_digit_weights(std::string_view text, const std::str
   }
   for (std::size_t t = 0; t < names.size(); ++t) {
     if (!vocab[t].is_string() || vocab[t].as_string() != names[t]) {
-      throw InputError("vocab[" + std::to_string(t) + "] must be \"" + names[t] + "\", got " + excerpt(dump_json(vocab[t])));
+      throw InputError("vocab[" + std::to_string(t) + "] must be \"" + names[t] + "\", got " +
+                       excerpt(dump_json(vocab[t])));
     }
   }
   const JsonValue& unit = field(file, "unit_norm_unembedding");
@@ -67,16 +69,27 @@ md::MaxDigitWeights read_max_digit_weights(std::string_view text, const std::str
 
 std::string write_max_digit_weights(const md::MaxDigitWeights& w, const md::MaxDigitTrainingSettings* training,
                                     double final_batch_loss) {
-  JsonValue out = JsonValue::Object{
-      {"format_version", md::kFormatVersion}, {"vocab", md::vocab_names()}, {"d_model", md::kDModel},
-      {"n_heads", md::kHeads}, {"d_head", md::kDHead}, {"unit_norm_unembedding", w.unit_norm_unembedding},
-      {"E", matrix_to_json(w.E)}, {"W_Q", heads_to_json(w.W_Q)}, {"W_K", heads_to_json(w.W_K)},
-      {"W_V", heads_to_json(w.W_V)}, {"W_O", heads_to_json(w.W_O)}, {"W_U", matrix_to_json(w.W_U)}};
+  JsonValue out = JsonValue::Object{{"format_version", md::kFormatVersion},
+                                    {"vocab", md::vocab_names()},
+                                    {"d_model", md::kDModel},
+                                    {"n_heads", md::kHeads},
+                                    {"d_head", md::kDHead},
+                                    {"unit_norm_unembedding", w.unit_norm_unembedding},
+                                    {"E", matrix_to_json(w.E)},
+                                    {"W_Q", heads_to_json(w.W_Q)},
+                                    {"W_K", heads_to_json(w.W_K)},
+                                    {"W_V", heads_to_json(w.W_V)},
+                                    {"W_O", heads_to_json(w.W_O)},
+                                    {"W_U", matrix_to_json(w.W_U)}};
   if (training) {
     const md::MaxDigitTrainingSettings& t = *training;
-    out["training"] = JsonValue::Object{
-        {"seed", t.seed}, {"steps", t.steps}, {"batch_size", t.batch_size}, {"learning_rate", t.learning_rate},
-        {"weight_decay", t.weight_decay}, {"init_scale", t.init_scale}, {"final_batch_loss", final_batch_loss}};
+    out["training"] = JsonValue::Object{{"seed", t.seed},
+                                        {"steps", t.steps},
+                                        {"batch_size", t.batch_size},
+                                        {"learning_rate", t.learning_rate},
+                                        {"weight_decay", t.weight_decay},
+                                        {"init_scale", t.init_scale},
+                                        {"final_batch_loss", final_batch_loss}};
   }
   return dump_json(out) + "\n";
 }

@@ -14,11 +14,11 @@ namespace headlab::formats {
 
 // The per-head matrices by their field name, in the file's order (readers loop over them).
 using MaxDigitHeads = std::vector<Matrix> max_digit::MaxDigitWeights::*;
-inline const std::array<std::pair<const char*, MaxDigitHeads>, 4> kMaxDigitHeadFields{{
-    {"W_Q", &max_digit::MaxDigitWeights::W_Q},
-    {"W_K", &max_digit::MaxDigitWeights::W_K},
-    {"W_V", &max_digit::MaxDigitWeights::W_V},
-    {"W_O", &max_digit::MaxDigitWeights::W_O}}};
+inline const std::array<std::pair<const char*, MaxDigitHeads>, 4> kMaxDigitHeadFields{
+    {{"W_Q", &max_digit::MaxDigitWeights::W_Q},
+     {"W_K", &max_digit::MaxDigitWeights::W_K},
+     {"W_V", &max_digit::MaxDigitWeights::W_V},
+     {"W_O", &max_digit::MaxDigitWeights::W_O}}};
 
 // A weights file is ≈ 0.5 MB; 16 MB leaves room and still refuses a runaway file before parsing.
 constexpr std::size_t kMaxDigitWeightsMaxBytes = 16u << 20;

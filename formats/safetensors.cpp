@@ -71,7 +71,8 @@ Entry parse_entry(const std::string& name, const JsonValue& e, const Safetensors
     fail("tensor " + short_text(name) + ": its name has " + std::to_string(name.size()) + " bytes; the limit is " +
          std::to_string(limits.max_name_length));
   }
-  if (!e.is_object()) fail("tensor " + short_text(name) + ": its entry must be an object with dtype, shape, data_offsets");
+  if (!e.is_object())
+    fail("tensor " + short_text(name) + ": its entry must be an object with dtype, shape, data_offsets");
   for (const auto& [key, value] : e.members()) {
     if (key != "dtype" && key != "shape" && key != "data_offsets") {
       fail("tensor " + short_text(name) + ": unknown field \"" + short_text(key) + "\"");
@@ -91,7 +92,9 @@ Entry parse_entry(const std::string& name, const JsonValue& e, const Safetensors
   if (dtype == "F32") out.dtype = DType::F32;
   else if (dtype == "F64") out.dtype = DType::F64;
   else if (dtype == "BOOL") out.dtype = DType::BOOL;
-  else fail("tensor " + short_text(name) + " has dtype " + short_text(dtype) + "; supported: F32, F64 (and BOOL for masks)");
+  else
+    fail("tensor " + short_text(name) + " has dtype " + short_text(dtype) +
+         "; supported: F32, F64 (and BOOL for masks)");
   if (shape->size() > limits.max_rank) {
     fail("tensor " + short_text(name) + " has " + std::to_string(shape->size()) + " dimensions; at most " +
          std::to_string(limits.max_rank));
@@ -111,12 +114,13 @@ Entry parse_entry(const std::string& name, const JsonValue& e, const Safetensors
   out.begin = offset_of((*offsets)[0], name);
   out.end = offset_of((*offsets)[1], name);
   if (out.end < out.begin) {
-    fail("tensor " + short_text(name) + ": data_offsets [" + std::to_string(out.begin) + ", " + std::to_string(out.end) +
-         "] end before they begin");
+    fail("tensor " + short_text(name) + ": data_offsets [" + std::to_string(out.begin) + ", " +
+         std::to_string(out.end) + "] end before they begin");
   }
   if (out.end - out.begin != count * dtype_size(out.dtype)) {
-    fail("tensor " + short_text(name) + ": shape × " + dtype + " needs " + std::to_string(count * dtype_size(out.dtype)) +
-         " bytes, data_offsets give " + std::to_string(out.end - out.begin));
+    fail("tensor " + short_text(name) + ": shape × " + dtype + " needs " +
+         std::to_string(count * dtype_size(out.dtype)) + " bytes, data_offsets give " +
+         std::to_string(out.end - out.begin));
   }
   return out;
 }
@@ -150,8 +154,8 @@ SafetensorsIndex index_safetensors(const std::uint8_t* data, std::size_t size, c
   json_limits.max_string_bytes = limits.max_header_bytes;
   JsonValue document;
   try {
-    document = parse_json(std::string_view(reinterpret_cast<const char*>(header), header_length), "the header",
-                          json_limits);
+    document =
+        parse_json(std::string_view(reinterpret_cast<const char*>(header), header_length), "the header", json_limits);
   } catch (const InputError& e) {
     fail(e.what());  // "the header is not valid JSON: <reason> at line L, column C near "<excerpt>""
   }
@@ -178,13 +182,15 @@ SafetensorsIndex index_safetensors(const std::uint8_t* data, std::size_t size, c
   // The tensors must tile [0, buffer_size) exactly.
   std::vector<const Entry*> by_offset;
   for (const auto& e : entries) by_offset.push_back(&e);
-  std::stable_sort(by_offset.begin(), by_offset.end(),
-                   [](const Entry* a, const Entry* b) { return a->begin != b->begin ? a->begin < b->begin : a->end < b->end; });
+  std::stable_sort(by_offset.begin(), by_offset.end(), [](const Entry* a, const Entry* b) {
+    return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
+  });
   std::uint64_t covered = 0;
   for (const Entry* e : by_offset) {
     if (e->end > buffer_size) {
-      fail("tensor " + short_text(e->name) + ": data_offsets [" + std::to_string(e->begin) + ", " + std::to_string(e->end) +
-           "] run past the end of the data (" + std::to_string(buffer_size) + " bytes): the file is truncated");
+      fail("tensor " + short_text(e->name) + ": data_offsets [" + std::to_string(e->begin) + ", " +
+           std::to_string(e->end) + "] run past the end of the data (" + std::to_string(buffer_size) +
+           " bytes): the file is truncated");
     }
     if (e->begin < covered) {
       fail("tensor " + short_text(e->name) + ": data_offsets [" + std::to_string(e->begin) + ", " +
@@ -196,7 +202,8 @@ SafetensorsIndex index_safetensors(const std::uint8_t* data, std::size_t size, c
     covered = e->end;
   }
   if (covered != buffer_size) {
-    fail("bytes [" + std::to_string(covered) + ", " + std::to_string(buffer_size) + ") at the end of the data belong to no tensor");
+    fail("bytes [" + std::to_string(covered) + ", " + std::to_string(buffer_size) +
+         ") at the end of the data belong to no tensor");
   }
   file.buffer = header + header_length;
   file.buffer_size = buffer_size;
@@ -216,14 +223,16 @@ Tensor decode_tensor(const SafetensorsIndex& index, const TensorEntry& e) {
       const std::uint64_t bits = load_u64(p + 8 * i);
       std::memcpy(&v, &bits, 8);
     } else if (e.dtype == DType::F32) {
-      const std::uint32_t bits = static_cast<std::uint32_t>(p[4 * i]) | (static_cast<std::uint32_t>(p[4 * i + 1]) << 8) |
-                                 (static_cast<std::uint32_t>(p[4 * i + 2]) << 16) |
-                                 (static_cast<std::uint32_t>(p[4 * i + 3]) << 24);
+      const std::uint32_t bits =
+          static_cast<std::uint32_t>(p[4 * i]) | (static_cast<std::uint32_t>(p[4 * i + 1]) << 8) |
+          (static_cast<std::uint32_t>(p[4 * i + 2]) << 16) | (static_cast<std::uint32_t>(p[4 * i + 3]) << 24);
       float f;
       std::memcpy(&f, &bits, 4);
       v = f;
     } else {
-      if (p[i] > 1) fail("tensor " + short_text(e.name) + ": BOOL value " + std::to_string(p[i]) + " at index " + std::to_string(i));
+      if (p[i] > 1)
+        fail("tensor " + short_text(e.name) + ": BOOL value " + std::to_string(p[i]) + " at index " +
+             std::to_string(i));
       v = p[i];
     }
     if (!std::isfinite(v) && t.first_non_finite < 0) t.first_non_finite = static_cast<std::int64_t>(i);

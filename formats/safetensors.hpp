@@ -32,8 +32,8 @@ const char* dtype_name(DType dtype);
 struct Tensor {
   std::string name;
   DType dtype = DType::F64;
-  std::vector<std::int64_t> shape;   // empty: a scalar
-  std::vector<double> values;        // product(shape) values, row-major
+  std::vector<std::int64_t> shape;     // empty: a scalar
+  std::vector<double> values;          // product(shape) values, row-major
   std::int64_t first_non_finite = -1;  // flat index of the first NaN/±inf, or −1
 };
 

@@ -66,7 +66,8 @@ std::string write_transformer_run(const TransformerWeights& w, const Transformer
   return finish(out);
 }
 
-std::string write_transformer_analysis(const TransformerWeights& w, const AnalysisRequest& r, const TransformerAnalysis& a) {
+std::string write_transformer_analysis(const TransformerWeights& w, const AnalysisRequest& r,
+                                       const TransformerAnalysis& a) {
   const auto& c = w.config;
   JsonWriter out(KeyOrder::as_written);
   out.begin_object();
@@ -107,7 +108,8 @@ std::string write_transformer_analysis(const TransformerWeights& w, const Analys
     out.key("normalised").begin_array();
     for (int l = 0; l < c.n_layers; ++l) {
       out.begin_array();
-      for (int h = 0; h < c.n_heads; ++h) out.numbers(n.data() + (l * c.n_heads + h) * n.cols(), static_cast<std::size_t>(n.cols()));
+      for (int h = 0; h < c.n_heads; ++h)
+        out.numbers(n.data() + (l * c.n_heads + h) * n.cols(), static_cast<std::size_t>(n.cols()));
       out.end_array();
     }
     out.end_array();

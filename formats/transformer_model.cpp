@@ -28,7 +28,8 @@ int config_size(const JsonValue& doc, const char* key) {
   const JsonValue* v = doc.find(key);
   if (!v) config_fail(std::string(key) + " is missing");
   const bool is_signed = v->kind() == JsonValue::Kind::integer;
-  if (!is_signed && v->kind() != JsonValue::Kind::unsigned_integer) config_fail(std::string(key) + " must be an integer");
+  if (!is_signed && v->kind() != JsonValue::Kind::unsigned_integer)
+    config_fail(std::string(key) + " must be an integer");
   const std::string shown = is_signed ? std::to_string(v->as_integer()) : std::to_string(v->as_unsigned());
   if ((is_signed && v->as_integer() < 1) || (!is_signed && (v->as_unsigned() < 1 || v->as_unsigned() > 1000000))) {
     config_fail(std::string(key) + " = " + shown + " is out of range");
@@ -48,7 +49,8 @@ std::string json_scalar(const T& x) {
 
 TransformerConfig transformer_config_from_json(const std::string& text) {
   if (text.size() > kMaxConfigBytes) {
-    config_fail("the file has " + std::to_string(text.size()) + " bytes; the limit is " + std::to_string(kMaxConfigBytes));
+    config_fail("the file has " + std::to_string(text.size()) + " bytes; the limit is " +
+                std::to_string(kMaxConfigBytes));
   }
   // Depth bound before parsing: a config nests 2 deep (object → token_names).
   int depth = 0;
@@ -76,8 +78,9 @@ TransformerConfig transformer_config_from_json(const std::string& text) {
     config_fail(e.what());  // "the config is not valid JSON: <reason> at line L, column C near "<excerpt>""
   }
   if (!doc.is_object()) config_fail("must be a JSON object");
-  static const std::set<std::string> known{"n_layers", "n_heads", "d_model", "d_head", "n_ctx", "d_vocab",
-                                           "normalization", "positional_embedding", "eps", "token_names"};
+  static const std::set<std::string> known{"n_layers", "n_heads",    "d_model",       "d_head",
+                                           "n_ctx",    "d_vocab",    "normalization", "positional_embedding",
+                                           "eps",      "token_names"};
   for (const auto& member : doc.members()) {
     if (!known.count(member.first)) {
       config_fail("unknown field \"" + short_text(member.first) +
@@ -141,7 +144,8 @@ std::string transformer_config_to_json(const TransformerConfig& c) {
       {"eps", json_scalar(c.layer_norm_eps)}};
   if (!c.token_names.empty()) {
     std::string names = "[";
-    for (std::size_t i = 0; i < c.token_names.size(); ++i) names += (i ? ",\n    " : "\n    ") + json_scalar(c.token_names[i]);
+    for (std::size_t i = 0; i < c.token_names.size(); ++i)
+      names += (i ? ",\n    " : "\n    ") + json_scalar(c.token_names[i]);
     members.emplace_back("token_names", names + "\n  ]");
   }
   std::string out = "{";
@@ -230,7 +234,8 @@ std::string layout_names(bool only_layers, bool braced) {
   std::vector<std::pair<std::string, std::vector<std::string>>> modules;  // "blocks.L.attn" → {"W_Q", …}
   for (const auto& row : transformer::kTransformerLayout) {
     if (row.role == transformer::Role::buffer || (only_layers && !transformer::per_layer(row))) continue;
-    std::string name = transformer::per_layer(row) ? std::string("blocks.L.") + transformer::layer_suffix(row) : row.name;
+    std::string name =
+        transformer::per_layer(row) ? std::string("blocks.L.") + transformer::layer_suffix(row) : row.name;
     const std::size_t dot = name.rfind('.');
     const std::string module = name.substr(0, dot), leaf = name.substr(dot + 1);
     if (modules.empty() || modules.back().first != module) modules.push_back({module, {}});
@@ -280,8 +285,8 @@ int layer_of(const TransformerConfig& c, const std::string& name, std::string& r
   if (rest.rfind("ln2.", 0) == 0) unsupported(name, "the LayerNorm before an MLP block is");
   if (rest.find("rotary") != std::string::npos) unsupported(name, "rotary embeddings are");
   if (layer >= c.n_layers) {
-    throw InputError(short_text(name) + " belongs to layer " + std::to_string(layer) + "; config.n_layers = " +
-                     std::to_string(c.n_layers));
+    throw InputError(short_text(name) + " belongs to layer " + std::to_string(layer) +
+                     "; config.n_layers = " + std::to_string(c.n_layers));
   }
   return static_cast<int>(layer);
 }
@@ -301,8 +306,8 @@ Placed place(const TransformerConfig& c, const std::string& name) {
                      layout_names(true, true) + ")");
   }
   if (name.find("mlp") != std::string::npos) unsupported(name, "MLP blocks are");
-  throw InputError("unknown tensor " + short_text(name) + " (expected TransformerLens names: " +
-                   layout_names(false, false) + ")");
+  throw InputError("unknown tensor " + short_text(name) +
+                   " (expected TransformerLens names: " + layout_names(false, false) + ")");
 }
 
 // What the header may say of a placed tensor: present in the config's model, the layout's shape, a
@@ -343,7 +348,8 @@ void fill(TransformerWeights& w, const Placed& p, const Tensor& v) {
   const auto& row = *p.row;
   const Eigen::Index rows = transformer::matrix_rows(w.config, row), cols = transformer::matrix_cols(w.config, row);
   if (auto* heads = transformer::heads_of(w, row, p.layer)) {
-    for (std::size_t h = 0; h < heads->size(); ++h) (*heads)[h] = block(v, h * static_cast<std::size_t>(rows * cols), rows, cols);
+    for (std::size_t h = 0; h < heads->size(); ++h)
+      (*heads)[h] = block(v, h * static_cast<std::size_t>(rows * cols), rows, cols);
   } else {
     *transformer::matrix_of(w, row, p.layer) = block(v, 0, rows, cols);
   }

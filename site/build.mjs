@@ -40,15 +40,19 @@ function hoistInlineStyles(html) {
 
 // !important gives each hoisted declaration the precedence the inline style had.
 export function mathStylesheet() {
-  const important = (style) => style.split(';').filter((d) => d.trim()).map((d) => `${d.trim()} !important`).join(';');
+  const important = (style) =>
+    style
+      .split(';')
+      .filter((d) => d.trim())
+      .map((d) => `${d.trim()} !important`)
+      .join(';');
   return [...mathStyleClasses].map(([style, name]) => `.katex .${name}{${important(style)}}`).join('\n') + '\n';
 }
 
 export function renderMath(html, file) {
   const render = (tex, displayMode) => {
     try {
-      return hoistInlineStyles(
-        katex.renderToString(tex.trim(), { displayMode, throwOnError: true, output: 'htmlAndMathml' }));
+      return hoistInlineStyles(katex.renderToString(tex.trim(), { displayMode, throwOnError: true, output: 'htmlAndMathml' }));
     } catch (err) {
       throw new Error(`${file}: bad math ${JSON.stringify(tex)}: ${err.message}`);
     }
@@ -60,9 +64,7 @@ export function renderMath(html, file) {
     if (parts.length === 1) return render(tex, true);
     return `<span class="katex-wrap">${parts.map((part) => render(part, true)).join('')}</span>`;
   };
-  return html
-    .replace(/\$\$([\s\S]+?)\$\$/g, (_, tex) => display(tex))
-    .replace(/\\\(([\s\S]+?)\\\)/g, (_, tex) => render(tex, false));
+  return html.replace(/\$\$([\s\S]+?)\$\$/g, (_, tex) => display(tex)).replace(/\\\(([\s\S]+?)\\\)/g, (_, tex) => render(tex, false));
 }
 
 /**
@@ -89,7 +91,8 @@ export function numberFigures(html, file) {
     if (!/\bclass="[^"]*\bfigref\b/.test(attrs)) return whole;
     const id = /\bhref="#([^"]+)"/.exec(attrs)?.[1];
     const k = numbers.get(id);
-    if (k === undefined) throw new Error(`${file}: <a class="figref" href="#${id}"> refers to no numbered figure (<figure class="hl-figure" id="${id}">)`);
+    if (k === undefined)
+      throw new Error(`${file}: <a class="figref" href="#${id}"> refers to no numbered figure (<figure class="hl-figure" id="${id}">)`);
     return `<a${attrs}>${text.trim() ? text : `Figure ${k}`}</a>`;
   });
 }
@@ -112,7 +115,10 @@ export function splitTopLevel(tex, separator) {
     const c = tex[i];
     if (c === '\\' && tex.startsWith('\\begin', i)) env++;
     else if (c === '\\' && tex.startsWith('\\end', i)) env--;
-    if (c === '\\' && (tex[i + 1] === '{' || tex[i + 1] === '}')) { i++; continue; }
+    if (c === '\\' && (tex[i + 1] === '{' || tex[i + 1] === '}')) {
+      i++;
+      continue;
+    }
     if (c === '{') depth++;
     else if (c === '}') depth--;
     else if (depth === 0 && env === 0 && tex.startsWith(separator, i) && !/[A-Za-z]/.test(tex[i + separator.length] ?? '')) {
@@ -127,8 +133,11 @@ export function splitTopLevel(tex, separator) {
 
 /** The elements with their own entry point: widgets/headlab-<name>-define.ts → <name>.js. */
 export function elementNames() {
-  return fs.readdirSync(path.join(root, 'widgets'))
-    .map((f) => /^headlab-(.+)-define\.ts$/.exec(f)?.[1]).filter(Boolean).sort();
+  return fs
+    .readdirSync(path.join(root, 'widgets'))
+    .map((f) => /^headlab-(.+)-define\.ts$/.exec(f)?.[1])
+    .filter(Boolean)
+    .sort();
 }
 
 /** Weights files shipped in the bundle's data/ folder (the default one and the unit-norm variant). */
@@ -138,9 +147,10 @@ export const BUNDLED_DATA = ['max-digit-seed0.json', 'max-digit-seed0-unit-norm.
 // DOM needs no script) but cannot run them: Chromium refuses module scripts from file://.
 // It says so at the top, readable without JavaScript; assets/served.js hides the notice
 // before the first paint when the page is served over http(s).
-const OFFLINE_NOTICE = '<p class="hl-offline-notice" role="note"><strong>These figures are still pictures.</strong> '
-  + 'The live widgets need JavaScript and the page served over http: run <code>./dev serve</code> in the repository '
-  + '(or any static server pointed at this folder, e.g. <code>python3 -m http.server</code>) and open the page from there.</p>';
+const OFFLINE_NOTICE =
+  '<p class="hl-offline-notice" role="note"><strong>These figures are still pictures.</strong> ' +
+  'The live widgets need JavaScript and the page served over http: run <code>./dev serve</code> in the repository ' +
+  '(or any static server pointed at this folder, e.g. <code>python3 -m http.server</code>) and open the page from there.</p>';
 
 /** KaTeX font files (without extension) that the typeset math in `html` draws with. */
 function katexFonts(html) {
@@ -148,8 +158,11 @@ function katexFonts(html) {
   const fonts = ['Main-Regular', 'Math-Italic'];
   // Only fonts surely drawn with (a preloaded font left unused is a console warning): bold and
   // AMS symbols by their classes, the delimiter sizes by KaTeX's "delimsizing sizeN".
-  const uses = [[/\bmathbf\b|\bboldsymbol\b/, 'Main-Bold'], [/\bamsrm\b|\bmathbb\b/, 'AMS-Regular'],
-    ...[1, 2, 3, 4].map((n) => [new RegExp(`delimsizing size${n}\\b`), `Size${n}-Regular`])];
+  const uses = [
+    [/\bmathbf\b|\bboldsymbol\b/, 'Main-Bold'],
+    [/\bamsrm\b|\bmathbb\b/, 'AMS-Regular'],
+    ...[1, 2, 3, 4].map((n) => [new RegExp(`delimsizing size${n}\\b`), `Size${n}-Regular`]),
+  ];
   for (const [pattern, font] of uses) if (pattern.test(html)) fonts.push(font);
   return fonts;
 }
@@ -170,7 +183,9 @@ function page(body, title, depth) {
   // every line with math (a layout shift a reader sees as the text jumping).
   const fonts = katexFonts(body);
   if (fonts.length) {
-    const links = fonts.map((f) => `<link rel="preload" href="${up}assets/katex/fonts/KaTeX_${f}.woff2" as="font" type="font/woff2" crossorigin>`).join('\n');
+    const links = fonts
+      .map((f) => `<link rel="preload" href="${up}assets/katex/fonts/KaTeX_${f}.woff2" as="font" type="font/woff2" crossorigin>`)
+      .join('\n');
     html = html.replace('</head>', `${links}\n</head>`);
   }
   if (/<headlab-[a-z-]+/.test(body)) {
@@ -182,7 +197,16 @@ function page(body, title, depth) {
 }
 
 export async function buildSite({ quiet = false, snapshots = true } = {}) {
-  for (const f of ['headlab_core.mjs', 'headlab_core.wasm', 'headlab_feature_recovery.mjs', 'headlab_feature_recovery.wasm', 'headlab_max_digit.mjs', 'headlab_max_digit.wasm', 'headlab_transformer.mjs', 'headlab_transformer.wasm']) {
+  for (const f of [
+    'headlab_core.mjs',
+    'headlab_core.wasm',
+    'headlab_feature_recovery.mjs',
+    'headlab_feature_recovery.wasm',
+    'headlab_max_digit.mjs',
+    'headlab_max_digit.wasm',
+    'headlab_transformer.mjs',
+    'headlab_transformer.wasm',
+  ]) {
     if (!fs.existsSync(path.join(wasmDir, f))) throw new Error(`missing ${f}: build the WASM module first (./dev build)`);
   }
   fs.rmSync(outDir, { recursive: true, force: true });
@@ -234,7 +258,9 @@ export async function buildSite({ quiet = false, snapshots = true } = {}) {
   // Read as data (site/ imports no code of bench/): the newest file whose role is "page reference",
   // ordered as bench/results.mjs orders them (recorded_at or date, then file name).
   const resultsDir = path.join(root, 'bench/results');
-  const reference = fs.readdirSync(resultsDir).filter((f) => f.endsWith('.json'))
+  const reference = fs
+    .readdirSync(resultsDir)
+    .filter((f) => f.endsWith('.json'))
     .map((file) => ({ file, ...JSON.parse(fs.readFileSync(path.join(resultsDir, file), 'utf8')) }))
     .filter((r) => r.role === 'page reference')
     .sort((a, b) => (a.recorded_at ?? a.date).localeCompare(b.recorded_at ?? b.date) || a.file.localeCompare(b.file))
@@ -245,8 +271,10 @@ export async function buildSite({ quiet = false, snapshots = true } = {}) {
     training: reference.figures_ms,
     updates: reference.updates_p95_ms ?? {},
   };
-  fs.writeFileSync(path.join(assets, 'bench-reference-data.js'),
-    `// Generated by site/build.mjs from bench/results/${reference.file}: do not edit.\nexport const REFERENCE = ${JSON.stringify(referenceModule, null, 2)};\n`);
+  fs.writeFileSync(
+    path.join(assets, 'bench-reference-data.js'),
+    `// Generated by site/build.mjs from bench/results/${reference.file}: do not edit.\nexport const REFERENCE = ${JSON.stringify(referenceModule, null, 2)};\n`,
+  );
   const katexDist = path.join(root, 'node_modules/katex/dist');
   fs.mkdirSync(path.join(assets, 'katex/fonts'), { recursive: true });
   fs.copyFileSync(path.join(katexDist, 'katex.min.css'), path.join(assets, 'katex/katex.min.css'));
@@ -255,8 +283,10 @@ export async function buildSite({ quiet = false, snapshots = true } = {}) {
   }
 
   const pagesDir = path.join(root, 'site/pages');
-  const walk = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
-    d.isDirectory() ? walk(path.join(dir, d.name)) : [path.join(dir, d.name)]);
+  const walk = (dir) =>
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .flatMap((d) => (d.isDirectory() ? walk(path.join(dir, d.name)) : [path.join(dir, d.name)]));
   for (const file of walk(pagesDir)) {
     const rel = path.relative(pagesDir, file);
     const target = path.join(outDir, rel);

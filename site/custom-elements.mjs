@@ -14,10 +14,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Base-level ::part() names every element exposes (widgets/base/headlab-element.ts). */
 export const BASE_PARTS = [
-  { name: 'body', description: 'The widget\'s content, once the core is ready.' },
+  { name: 'body', description: "The widget's content, once the core is ready." },
   { name: 'placeholder', description: 'The "Loading the interactive figure…" box shown before the content.' },
   { name: 'alert', description: 'The message box shown for a bad attribute or a failed load.' },
-  { name: 'title', description: 'The widget\'s heading.' },
+  { name: 'title', description: "The widget's heading." },
   { name: 'caption', description: 'Explanatory notes and captions inside the widget.' },
   { name: 'chart', description: 'Each SVG figure.' },
   { name: 'table', description: 'Each table of numbers.' },
@@ -28,15 +28,35 @@ export const BASE_PARTS = [
 
 /** CSS custom properties an author may set on the element (or any ancestor). */
 export const CSS_PROPERTIES = [
-  { name: '--headlab-font-family', description: 'Font of the widget (default: the page\'s); chart text too unless --headlab-chart-font-family is set.' },
-  { name: '--headlab-font-size', description: 'Base font size of the widget (default: the page\'s).' },
-  { name: '--headlab-line-height', description: 'Line height of the widget\'s text (not inherited from the page, so the space headlab.css reserves fits).', default: '1.6' },
-  { name: '--headlab-chart-font-family', description: 'Font of the text inside charts.', default: 'var(--headlab-font-family, system-ui, sans-serif)' },
+  {
+    name: '--headlab-font-family',
+    description: "Font of the widget (default: the page's); chart text too unless --headlab-chart-font-family is set.",
+  },
+  { name: '--headlab-font-size', description: "Base font size of the widget (default: the page's)." },
+  {
+    name: '--headlab-line-height',
+    description: "Line height of the widget's text (not inherited from the page, so the space headlab.css reserves fits).",
+    default: '1.6',
+  },
+  {
+    name: '--headlab-chart-font-family',
+    description: 'Font of the text inside charts.',
+    default: 'var(--headlab-font-family, system-ui, sans-serif)',
+  },
   { name: '--headlab-chart-font-size', description: 'Size of the text inside charts.', default: '12px' },
-  ...[['fg', 'text'], ['muted', 'secondary text'], ['panel', 'widget background'], ['control', 'button and input background'],
-    ['rule', 'borders and rules'], ['focus', 'focus ring and active controls'], ['negative', 'negative values (blue)'],
-    ['positive', 'positive values (orange)'], ['changed', 'a changed value'], ['good', 'a correct answer'], ['bad', 'an error or wrong answer']]
-    .map(([name, what]) => ({ name: `--headlab-${name}`, description: `Colour of ${what} (light and dark defaults).` })),
+  ...[
+    ['fg', 'text'],
+    ['muted', 'secondary text'],
+    ['panel', 'widget background'],
+    ['control', 'button and input background'],
+    ['rule', 'borders and rules'],
+    ['focus', 'focus ring and active controls'],
+    ['negative', 'negative values (blue)'],
+    ['positive', 'positive values (orange)'],
+    ['changed', 'a changed value'],
+    ['good', 'a correct answer'],
+    ['bad', 'an error or wrong answer'],
+  ].map(([name, what]) => ({ name: `--headlab-${name}`, description: `Colour of ${what} (light and dark defaults).` })),
 ];
 
 const camel = (attr) => attr.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
@@ -44,13 +64,20 @@ const camel = (attr) => attr.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
 /** { interfaceName: { description, members: [{ name, type, description, readonly, method }], stateType } } from the .d.ts. */
 export function declaredElements(dts = path.join(root, 'types/headlab.d.ts')) {
   const source = ts.createSourceFile(dts, fs.readFileSync(dts, 'utf8'), ts.ScriptTarget.ES2022, true);
-  const docOf = (node) => (node.jsDoc ?? []).map((d) => (typeof d.comment === 'string' ? d.comment : ts.getTextOfJSDocComment(d.comment) ?? '')).join('\n').trim();
+  const docOf = (node) =>
+    (node.jsDoc ?? [])
+      .map((d) => (typeof d.comment === 'string' ? d.comment : (ts.getTextOfJSDocComment(d.comment) ?? '')))
+      .join('\n')
+      .trim();
   const out = {};
   const visit = (node) => {
-    if ((ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node)) && /^(Headlab[A-Z]\w+|MaxDigitElementBase|TransformerElementBase)$/.test(node.name.text)) {
+    if (
+      (ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node)) &&
+      /^(Headlab[A-Z]\w+|MaxDigitElementBase|TransformerElementBase)$/.test(node.name.text)
+    ) {
       let stateType = null;
       const heritage = ts.isInterfaceDeclaration(node) ? node.heritageClauses?.[0]?.types[0] : node.type;
-      if (heritage && ts.isExpressionWithTypeArguments(heritage) || heritage && ts.isTypeReferenceNode(heritage)) {
+      if ((heritage && ts.isExpressionWithTypeArguments(heritage)) || (heritage && ts.isTypeReferenceNode(heritage))) {
         stateType = heritage.typeArguments?.[0]?.getText(source) ?? null;
       }
       const members = [];
@@ -60,7 +87,9 @@ export function declaredElements(dts = path.join(root, 'types/headlab.d.ts')) {
           members.push({
             name: m.name.text,
             method: ts.isMethodSignature(m),
-            type: ts.isMethodSignature(m) ? m.getText(source).replace(/^\w+/, '').replace(/;$/, '') : m.type?.getText(source) ?? 'unknown',
+            type: ts.isMethodSignature(m)
+              ? m.getText(source).replace(/^\w+/, '').replace(/;$/, '')
+              : (m.type?.getText(source) ?? 'unknown'),
             readonly: Boolean(m.modifiers?.some((x) => x.kind === ts.SyntaxKind.ReadonlyKeyword)),
             description: docOf(m),
           });
@@ -100,7 +129,7 @@ export async function customElementsManifest(bundleDir) {
       return {
         name: attr,
         ...(attr === 'share-state'
-          ? { description: 'Write the reader\'s state to the URL hash and restore it from there.', type: { text: 'boolean' } }
+          ? { description: "Write the reader's state to the URL hash and restore it from there.", type: { text: 'boolean' } }
           : { description: shared.includes(attr) ? 'Part of the shareable state (share-state).' : '' }),
         ...(member && hasAccessor(field) ? { fieldName: field, type: { text: member.type } } : {}),
       };
@@ -115,19 +144,29 @@ export async function customElementsManifest(bundleDir) {
     modules.push({
       kind: 'javascript-module',
       path: `dist/${name}.js`,
-      declarations: [{
-        kind: 'class',
-        name: className,
-        tagName: tag,
-        customElement: true,
-        description: d.description,
-        superclass: { name: 'HTMLElement' },
-        attributes,
-        members,
-        events: widget ? [{ name: 'change', type: { text: `CustomEvent<${d.stateType ?? 'unknown'}>` }, description: 'Bubbling and composed; detail is the element\'s state.' }] : [],
-        cssParts: widget ? BASE_PARTS : [],
-        cssProperties: widget ? CSS_PROPERTIES : [],
-      }],
+      declarations: [
+        {
+          kind: 'class',
+          name: className,
+          tagName: tag,
+          customElement: true,
+          description: d.description,
+          superclass: { name: 'HTMLElement' },
+          attributes,
+          members,
+          events: widget
+            ? [
+                {
+                  name: 'change',
+                  type: { text: `CustomEvent<${d.stateType ?? 'unknown'}>` },
+                  description: "Bubbling and composed; detail is the element's state.",
+                },
+              ]
+            : [],
+          cssParts: widget ? BASE_PARTS : [],
+          cssProperties: widget ? CSS_PROPERTIES : [],
+        },
+      ],
       exports: [
         { kind: 'js', name: className, declaration: { name: className, module: `dist/${name}.js` } },
         { kind: 'custom-element-definition', name: tag, declaration: { name: className, module: `dist/${name}.js` } },

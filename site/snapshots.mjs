@@ -32,8 +32,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
 ];
 
 /**
@@ -57,12 +63,15 @@ function collect(variant) {
     const restore = [];
     for (const input of root.querySelectorAll('input, select, textarea, button')) {
       if (input.localName === 'input') {
-        if (input.type === 'checkbox' || input.type === 'radio') restore.push([input, 'checked', input.hasAttribute('checked')]), input.toggleAttribute('checked', input.checked);
-        else restore.push([input, 'value', input.getAttribute('value')]), input.setAttribute('value', input.value);
+        if (input.type === 'checkbox' || input.type === 'radio')
+          (restore.push([input, 'checked', input.hasAttribute('checked')]), input.toggleAttribute('checked', input.checked));
+        else (restore.push([input, 'value', input.getAttribute('value')]), input.setAttribute('value', input.value));
       }
       // A text area serialises its text content, not the value it shows.
-      if (input.localName === 'textarea') restore.push([input, 'textContent', input.textContent]), input.textContent = input.value;
-      if (input.localName === 'select') for (const o of input.options) restore.push([o, 'selected', o.hasAttribute('selected')]), o.toggleAttribute('selected', o.selected);
+      if (input.localName === 'textarea') (restore.push([input, 'textContent', input.textContent]), (input.textContent = input.value));
+      if (input.localName === 'select')
+        for (const o of input.options)
+          (restore.push([o, 'selected', o.hasAttribute('selected')]), o.toggleAttribute('selected', o.selected));
       restore.push([input, 'disabled', input.hasAttribute('disabled')]);
       input.setAttribute('disabled', '');
     }
@@ -71,7 +80,10 @@ function collect(variant) {
     const canvases = [];
     for (const canvas of root.querySelectorAll('canvas')) {
       const stand = typeof el.snapshotDrawing === 'function' ? el.snapshotDrawing(canvas) : null;
-      if (stand) { canvas.replaceWith(stand); canvases.push([stand, canvas]); }
+      if (stand) {
+        canvas.replaceWith(stand);
+        canvases.push([stand, canvas]);
+      }
     }
     const marked = [...root.children].map((child) => [child, child.getAttribute('class')]);
     for (const [child] of marked) child.classList.add(variant);
@@ -89,8 +101,14 @@ function collect(variant) {
     }
     item.sheets = root.adoptedStyleSheets.map((s) => [...s.cssRules].map((r) => r.cssText).join('\n'));
     try {
-      if (el.figures().length) item.svg = el.exportSvg().replace(/^<\?xml[^>]*>\s*/, '').trim();
-    } catch { /* no figure in this state */ }
+      if (el.figures().length)
+        item.svg = el
+          .exportSvg()
+          .replace(/^<\?xml[^>]*>\s*/, '')
+          .trim();
+    } catch {
+      /* no figure in this state */
+    }
     item.summary = el.summary;
   }
   return out;
@@ -111,10 +129,16 @@ const rangeClass = (from, to) => `hl-w-${from}-${Number.isFinite(to) ? to : 'up'
 
 /** Shows each snapshot only in its range of window widths ([from, to) → one rule). */
 function rangeCss(ranges) {
-  return [...ranges].sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(([from, to]) => {
-    const outside = [from > 0 ? `(width < ${from}px)` : '', Number.isFinite(to) ? `(width >= ${to}px)` : ''].filter(Boolean).join(', ');
-    return outside ? `@media ${outside} { .${rangeClass(from, to)} { display: none !important; } }` : '';
-  }).filter(Boolean).join('\n') + '\n';
+  return (
+    [...ranges]
+      .sort((a, b) => a[0] - b[0] || a[1] - b[1])
+      .map(([from, to]) => {
+        const outside = [from > 0 ? `(width < ${from}px)` : '', Number.isFinite(to) ? `(width >= ${to}px)` : ''].filter(Boolean).join(', ');
+        return outside ? `@media ${outside} { .${rangeClass(from, to)} { display: none !important; } }` : '';
+      })
+      .filter(Boolean)
+      .join('\n') + '\n'
+  );
 }
 
 /** Runs in the page: resolves when no widget has rendered for three frames in a row and none is computing. */
@@ -122,7 +146,8 @@ async function settle() {
   const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
   const widgets = () => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.shadowRoot);
   const renders = () => widgets().reduce((n, e) => n + (e.renderCount ?? 0), 0);
-  let last = renders(), quiet = 0;
+  let last = renders(),
+    quiet = 0;
   while (quiet < 3) {
     await frame();
     const now = renders();
@@ -142,15 +167,29 @@ export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
   const { serve } = await import('./serve.mjs');
   const { chromium } = await import('playwright-core');
   const { server, url } = await serve({ dir: siteDir, port: 0, csp: true });
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
-  const perTag = new Map();   // tag → { sheets: string[], styles: Map<style, class> }
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+    headless: true,
+  });
+  const perTag = new Map(); // tag → { sheets: string[], styles: Map<style, class> }
   let elements = 0;
   const pages = [];
   try {
-    const context = await browser.newContext({ viewport: { width: CAPTURE_WIDTHS.at(-1), height: 800 }, colorScheme: 'light', reducedMotion: 'reduce' });
-    const walk = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
-      d.isDirectory() ? (['headlab', 'assets'].includes(d.name) ? [] : walk(path.join(dir, d.name))) : [path.join(dir, d.name)]);
-    for (const file of walk(siteDir).filter((f) => f.endsWith('.html')).sort()) {
+    const context = await browser.newContext({
+      viewport: { width: CAPTURE_WIDTHS.at(-1), height: 800 },
+      colorScheme: 'light',
+      reducedMotion: 'reduce',
+    });
+    const walk = (dir) =>
+      fs
+        .readdirSync(dir, { withFileTypes: true })
+        .flatMap((d) =>
+          d.isDirectory() ? (['headlab', 'assets'].includes(d.name) ? [] : walk(path.join(dir, d.name))) : [path.join(dir, d.name)],
+        );
+    for (const file of walk(siteDir)
+      .filter((f) => f.endsWith('.html'))
+      .sort()) {
       const html = fs.readFileSync(file, 'utf8');
       if (!/<headlab-[a-z-]+/.test(html)) continue;
       const rel = path.relative(siteDir, file);
@@ -160,12 +199,20 @@ export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
       await page.goto(`${url}${rel.split(path.sep).join('/')}`);
       // Every element rendered once with its model (or showing its message): the default state.
       // A model element with loading="lazy" is loaded now, so its figures are drawn, not "loading".
-      await page.waitForFunction(() => {
-        for (const m of document.querySelectorAll('headlab-max-digit-model')) m.load?.();
-        return [...document.querySelectorAll('*')]
-          .filter((e) => e.localName.startsWith('headlab-') && e.shadowRoot)
-          .every((e) => (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel) && !e.busy) || !e.shadowRoot.querySelector('.alert')?.hidden);
-      }, null, { timeout: 120_000 });
+      await page.waitForFunction(
+        () => {
+          for (const m of document.querySelectorAll('headlab-max-digit-model')) m.load?.();
+          return [...document.querySelectorAll('*')]
+            .filter((e) => e.localName.startsWith('headlab-') && e.shadowRoot)
+            .every(
+              (e) =>
+                (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel) && !e.busy) ||
+                !e.shadowRoot.querySelector('.alert')?.hidden,
+            );
+        },
+        null,
+        { timeout: 120_000 },
+      );
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
       // The default state at each capture width, widest first (the light-DOM copy and the summary are the widest's).
       const captures = [];
@@ -184,12 +231,13 @@ export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
         if (!item || item.tag !== tag) throw new Error(`${rel}: element ${index} is <${item?.tag}> in the page, <${tag}> in the file`);
         if (!item.html) return open;
         const variants = captures.map((c) => c.items[index - 1]);
-        if (variants.some((v) => v?.tag !== tag || !v.html)) throw new Error(`${rel}: element ${index} <${tag}> has no snapshot at every capture width`);
+        if (variants.some((v) => v?.tag !== tag || !v.html))
+          throw new Error(`${rel}: element ${index} <${tag}> has no snapshot at every capture width`);
         // style="…" → a class of this tag's snapshot stylesheet (!important keeps the inline precedence).
         // Drawings alike at neighbouring widths (a widget whose markup does not depend on its
         // width) are written once, for the union of their ranges. captures: widest first.
         let entry = perTag.get(tag);
-        if (!entry) perTag.set(tag, entry = { sheets: item.sheets, styles: new Map(), ranges: new Map() });
+        if (!entry) perTag.set(tag, (entry = { sheets: item.sheets, styles: new Map(), ranges: new Map() }));
         const groups = [];
         for (const [i, v] of variants.entries()) {
           const mark = captureMark(captures[i].width);
@@ -198,22 +246,28 @@ export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
           else groups.push({ html: v.html, mark, from: captures[i].width, to: groups.at(-1)?.from ?? Infinity });
         }
         groups.at(-1).from = 0;
-        const markup = groups.reverse().map((g) => {
-          const cls = rangeClass(g.from, g.to);
-          entry.ranges.set(cls, [g.from, g.to]);
-          return g.html.replaceAll(g.mark, cls);
-        }).join('');
+        const markup = groups
+          .reverse()
+          .map((g) => {
+            const cls = rangeClass(g.from, g.to);
+            entry.ranges.set(cls, [g.from, g.to]);
+            return g.html.replaceAll(g.mark, cls);
+          })
+          .join('');
         const hoisted = markup.replace(/<([\w-]+)([^>]*?) style="([^"]*)"([^>]*)>/g, (_, name, before, style, after) => {
           const css = style.replace(/&quot;/g, '"').replace(/&amp;/g, '&');
           if (!entry.styles.has(css)) entry.styles.set(css, `hs${entry.styles.size.toString(36)}`);
           const cls = entry.styles.get(css);
           const attrs = `${before}${after}`;
-          return / class="/.test(attrs) ? `<${name}${attrs.replace(/ class="([^"]*)"/, ` class="$1 ${cls}"`)}>` : `<${name}${attrs} class="${cls}">`;
+          return / class="/.test(attrs)
+            ? `<${name}${attrs.replace(/ class="([^"]*)"/, ` class="$1 ${cls}"`)}>`
+            : `<${name}${attrs} class="${cls}">`;
         });
         elements++;
-        const fallback = item.svg || item.summary
-          ? `<div class="hl-snapshot" slot="hl-snapshot">${item.svg}${item.summary ? `<p>${escapeText(item.summary)}</p>` : ''}</div>`
-          : '';
+        const fallback =
+          item.svg || item.summary
+            ? `<div class="hl-snapshot" slot="hl-snapshot">${item.svg}${item.summary ? `<p>${escapeText(item.summary)}</p>` : ''}</div>`
+            : '';
         return `${open}<template shadowrootmode="open"><link rel="stylesheet" href="${up}headlab/snapshot/${tag}.css">${hoisted}</template>${fallback}`;
       });
       fs.writeFileSync(file, out);
@@ -227,7 +281,12 @@ export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
   const dir = path.join(siteDir, 'headlab/snapshot');
   fs.mkdirSync(dir, { recursive: true });
   for (const [tag, { sheets, styles, ranges }] of perTag) {
-    const important = (css) => css.split(';').filter((d) => d.trim()).map((d) => `${d.trim()} !important`).join(';');
+    const important = (css) =>
+      css
+        .split(';')
+        .filter((d) => d.trim())
+        .map((d) => `${d.trim()} !important`)
+        .join(';');
     const hoisted = [...styles].map(([css, name]) => `.${name}{${important(css)}}`).join('\n');
     fs.writeFileSync(path.join(dir, `${tag}.css`), `${sheets.join('\n')}\n${hoisted}\n${rangeCss(ranges.values())}`);
   }
@@ -249,25 +308,39 @@ const NARROW_BELOW = 720;
  */
 async function reserveStylesheet(context, url, siteDir) {
   const { elementNames } = await import('./build.mjs');
-  const tags = elementNames().map((n) => `headlab-${n}`).filter((t) => t !== 'headlab-choice-quiz');
+  const tags = elementNames()
+    .map((n) => `headlab-${n}`)
+    .filter((t) => t !== 'headlab-choice-quiz');
   const file = path.join(siteDir, '__measure.html');
-  fs.writeFileSync(file, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>measure</title>
+  fs.writeFileSync(
+    file,
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>measure</title>
 <script type="module" src="headlab/headlab.js"></script></head><body>
 ${tags.map((t) => `<div class="column"><${t}></${t}></div>`).join('\n')}
-</body></html>`);
+</body></html>`,
+  );
   const page = await context.newPage();
   try {
     await page.goto(`${url}__measure.html`);
     // The max-digit figures at their loaded height (with their model), not at the height of "Loading the model…".
-    await page.waitForFunction(() => [...document.querySelectorAll('.column > *')]
-      .every((e) => (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel) && !e.busy) || !e.shadowRoot?.querySelector('.alert')?.hidden), null, { timeout: 120_000 });
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('.column > *')].every(
+          (e) =>
+            (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel) && !e.busy) || !e.shadowRoot?.querySelector('.alert')?.hidden,
+        ),
+      null,
+      { timeout: 120_000 },
+    );
     const heights = {};
     for (const width of [NARROW, WIDE]) {
       heights[width] = await page.evaluate(async (w) => {
         for (const c of document.querySelectorAll('.column')) c.style.width = `${w}px`;
         await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
         await new Promise((r) => setTimeout(r, 100));
-        return Object.fromEntries([...document.querySelectorAll('.column > *')].map((e) => [e.localName, Math.ceil(e.getBoundingClientRect().height)]));
+        return Object.fromEntries(
+          [...document.querySelectorAll('.column > *')].map((e) => [e.localName, Math.ceil(e.getBoundingClientRect().height)]),
+        );
       }, width);
     }
     const rules = tags.map((t) => `${t} { display: block; min-height: ${heights[WIDE][t]}px; }`);

@@ -24,9 +24,15 @@ export function getCore(): Promise<HeadlabCoreApi>;
 
 export interface HeadlabCoreApi {
   version(): string;
-  attention(input: {
-    x: Matrix; w_q: Matrix; w_k: Matrix; w_v: Matrix; causal?: boolean; weights_override?: Matrix | null;
-  }): { q: Matrix; k: Matrix; v: Matrix; dot_products: Matrix; scores: Matrix; weights: Matrix; reading: Matrix };
+  attention(input: { x: Matrix; w_q: Matrix; w_k: Matrix; w_v: Matrix; causal?: boolean; weights_override?: Matrix | null }): {
+    q: Matrix;
+    k: Matrix;
+    v: Matrix;
+    dot_products: Matrix;
+    scores: Matrix;
+    weights: Matrix;
+    reading: Matrix;
+  };
   swapProjectionCoordinates(w: Matrix, a: number, b: number): Matrix;
   rotateQueryKey(q: Matrix, k: Matrix, rotation: Matrix): { q: Matrix; k: Matrix };
   planeRotation(d: number, a: number, b: number, angle: number): Matrix;
@@ -44,7 +50,11 @@ export function identity(n: number): Matrix;
 /** A dedicated worker running long core computations (dist/headlab-worker.js). */
 export class WorkerClient {
   constructor();
-  run<T = unknown>(kind: string, params: unknown, onProgress?: (detail: Record<string, unknown>) => void): {
+  run<T = unknown>(
+    kind: string,
+    params: unknown,
+    onProgress?: (detail: Record<string, unknown>) => void,
+  ): {
     promise: Promise<{ value: T; stopped: boolean }>;
     stop(): void;
   };
@@ -108,7 +118,11 @@ export interface HeadlabElementBase<State> extends HTMLElement {
   renderNow(): void;
   /** A number computed from the model on the page, for <headlab-value> (undefined while not ready or for an unknown name). */
   boundValue(name: string): BoundValue | undefined;
-  addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: this, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener<K extends keyof HTMLElementEventMap>(
+    type: K,
+    listener: (this: this, ev: HTMLElementEventMap[K]) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
   addEventListener(type: 'change', listener: (ev: CustomEvent<State>) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
 }
@@ -116,7 +130,9 @@ export interface HeadlabElementBase<State> extends HTMLElement {
 // ---------- <headlab-projection-ablation> ----------
 
 export interface ProjectionAblationState {
-  w_q: number[][]; w_k: number[][]; w_v: number[][];
+  w_q: number[][];
+  w_k: number[][];
+  w_v: number[][];
   /** 1-based query row. */
   query: number;
   /** q_query · k_j, j = 1, 2. */
@@ -127,7 +143,10 @@ export interface ProjectionAblationState {
 }
 /** Attributes: w-q, w-k, w-v (2 × 2 JSON rows, default identity), query (1 or 2). Shared: all four. */
 export interface HeadlabProjectionAblation extends HeadlabElementBase<ProjectionAblationState> {
-  wQ: number[][]; wK: number[][]; wV: number[][]; query: number;
+  wQ: number[][];
+  wK: number[][];
+  wV: number[][];
+  query: number;
 }
 
 // ---------- <headlab-value-swap> ----------
@@ -147,7 +166,8 @@ export interface ValueSwapState {
  * Shared: column-a, column-b.
  */
 export interface HeadlabValueSwap extends HeadlabElementBase<ValueSwapState> {
-  columnA: number; columnB: number;
+  columnA: number;
+  columnB: number;
   data(): { records: string[]; weights: number[]; values: number[][] };
 }
 
@@ -155,8 +175,12 @@ export interface HeadlabValueSwap extends HeadlabElementBase<ValueSwapState> {
 
 export interface BasisRotationState {
   angle_degrees: number;
-  q: number[][]; k: number[][]; q_rotated: number[][]; k_rotated: number[][];
-  scores: number[][]; scores_rotated: number[][];
+  q: number[][];
+  k: number[][];
+  q_rotated: number[][];
+  k_rotated: number[][];
+  scores: number[][];
+  scores_rotated: number[][];
   max_score_difference: number;
 }
 /** Attributes: angle (degrees in [−180, 180], default 30), x, w-q, w-k (JSON rows). Shared: angle. */
@@ -179,7 +203,12 @@ export type HeadlabChoiceQuiz = HeadlabElementBase<ChoiceQuizState>;
 
 export type TrainingStatus = 'idle' | 'training' | 'done' | 'stopped' | 'failed';
 export interface FeatureRecoveryWidgetSettings {
-  eval_size: number; seed: number; steps: number; batch: number; learning_rate: number; request_scale: number;
+  eval_size: number;
+  seed: number;
+  steps: number;
+  batch: number;
+  learning_rate: number;
+  request_scale: number;
 }
 export interface FeatureRecoveryState {
   settings: FeatureRecoveryWidgetSettings;
@@ -194,8 +223,14 @@ export interface FeatureRecoveryState {
  * default "watch", "fast" under prefers-reduced-motion), autostart. Shared: all but autostart.
  */
 export interface HeadlabFeatureRecovery extends HeadlabElementBase<FeatureRecoveryState> {
-  seed: number; steps: number; batch: number; learningRate: number; requestScale: number; evalSize: number;
-  pace: 'watch' | 'fast'; autostart: boolean;
+  seed: number;
+  steps: number;
+  batch: number;
+  learningRate: number;
+  requestScale: number;
+  evalSize: number;
+  pace: 'watch' | 'fast';
+  autostart: boolean;
   readonly results: object | null;
   readonly trainingStatus: TrainingStatus;
   train(): void;
@@ -217,7 +252,9 @@ export interface InterventionsState {
 }
 /** Attributes: source (id of a headlab-feature-recovery; naming the element itself or anything else is refused with a message), intervention, feature (1–3), shift. Shared: intervention, feature, shift. */
 export interface HeadlabInterventions extends HeadlabElementBase<InterventionsState> {
-  intervention: InterventionsState['intervention']; feature: number; shift: number;
+  intervention: InterventionsState['intervention'];
+  feature: number;
+  shift: number;
 }
 
 // ---------- the max-digit elements ----------
@@ -255,7 +292,11 @@ export interface MaxDigitModelState {
  * hold at most 16 MiB). Shared: seed.
  */
 export interface HeadlabMaxDigitModel extends HeadlabElementBase<MaxDigitModelState> {
-  src: string; seed: number; steps: number; unitNormUnembedding: boolean; timeout: number;
+  src: string;
+  seed: number;
+  steps: number;
+  unitNormUnembedding: boolean;
+  timeout: number;
   readonly trainingStatus: ModelTrainingStatus;
   /** Trains a model from `seed` in the worker; every widget tied to this element switches to it when done. */
   train(): void;
@@ -266,35 +307,55 @@ export interface HeadlabMaxDigitModel extends HeadlabElementBase<MaxDigitModelSt
   load(): void;
 }
 
-export interface AttentionBarsState { digits: number[]; max_digit: number }
+export interface AttentionBarsState {
+  digits: number[];
+  max_digit: number;
+}
 /** Each head's attention from ANS over the prompt. Attributes: digits ("2 3 4 5 6 1"), model. Shared: digits. */
 export interface HeadlabAttentionBars extends MaxDigitElementBase<AttentionBarsState> {
   digits: number[];
 }
 
-export interface AttentionPatch { head: number; position: number }
-export interface AttentionPatchState { digits: number[]; patches: AttentionPatch[]; answer: number; clean_answer: number }
+export interface AttentionPatch {
+  head: number;
+  position: number;
+}
+export interface AttentionPatchState {
+  digits: number[];
+  patches: AttentionPatch[];
+  answer: number;
+  clean_answer: number;
+}
 /**
  * Activation patching at the ANS row. Attributes: digits, patches ("head:position …", e.g. "3:3 1:3";
  * each head at most once, positions 0–8), model. Shared: digits, patches.
  */
 export interface HeadlabAttentionPatch extends MaxDigitElementBase<AttentionPatchState> {
-  digits: number[]; patches: AttentionPatch[];
+  digits: number[];
+  patches: AttentionPatch[];
   /** Returns every head to its own attention. */
   reset(): void;
 }
 
-export interface HeadAblationState { ablated: number[]; accuracy: number }
+export interface HeadAblationState {
+  ablated: number[];
+  accuracy: number;
+}
 /** Accuracy with heads ablated. Attributes: ablated (heads, e.g. "0 2"), model. Shared: ablated. */
 export interface HeadlabHeadAblation extends MaxDigitElementBase<HeadAblationState> {
   ablated: number[];
 }
 
 export type MaxDigitBasis = 'w_o' | 'w_u';
-export interface SubspaceAccuracyState { k: number; basis: MaxDigitBasis; accuracy: number }
+export interface SubspaceAccuracyState {
+  k: number;
+  basis: MaxDigitBasis;
+  accuracy: number;
+}
 /** Accuracy with each head's output projected on its top-k principal subspace. Attributes: k (1–8, default 3), basis ("w_o" | "w_u"), model. Shared: k, basis. */
 export interface HeadlabSubspaceAccuracy extends MaxDigitElementBase<SubspaceAccuracyState> {
-  k: number; basis: MaxDigitBasis;
+  k: number;
+  basis: MaxDigitBasis;
 }
 
 export interface HeadContributionsState {
@@ -308,7 +369,9 @@ export interface HeadContributionsState {
 }
 /** The heads' contributions in a 3-D view (its own lazily loaded chunk). Attributes: digits, mode, layout, model. Shared: digits, mode, layout. */
 export interface HeadlabHeadContributions extends MaxDigitElementBase<HeadContributionsState> {
-  digits: number[]; mode: 'outputs' | 'corrections'; layout: 'origin' | 'chained';
+  digits: number[];
+  mode: 'outputs' | 'corrections';
+  layout: 'origin' | 'chained';
 }
 
 export interface AngleDotState {
@@ -321,23 +384,38 @@ export interface HeadlabAngleDot extends MaxDigitElementBase<AngleDotState> {
   matrix: 'cosine' | 'dot';
 }
 
-export interface MaxDigitMechanismState { digits: number[]; answer: number }
+export interface MaxDigitMechanismState {
+  digits: number[];
+  answer: number;
+}
 /** The mechanism at a glance for one list: scores, softmax, what each head writes, the logits. Attributes: digits, model. Shared: digits. */
 export interface HeadlabMaxDigitMechanism extends MaxDigitElementBase<MaxDigitMechanismState> {
   digits: number[];
 }
 
-export interface ScoreRampsState { maximum: number; runner_up: number; on_maximum: number[]; two_token_share: number[] }
+export interface ScoreRampsState {
+  maximum: number;
+  runner_up: number;
+  on_maximum: number[];
+  two_token_share: number[];
+}
 /** Every head's score over the 14 tokens, and the runner-up split against σ(gap). Attributes: maximum (1–9), runner-up (below it), model. Shared: maximum, runner-up. */
 export interface HeadlabScoreRamps extends MaxDigitElementBase<ScoreRampsState> {
-  maximum: number; runnerUp: number;
+  maximum: number;
+  runnerUp: number;
 }
 
 /** trained and agree: seeds in ascending order. */
-export interface SeedGridState { status: 'idle' | 'training' | 'done' | 'stopped' | 'failed'; trained: number[]; agree: number[] }
+export interface SeedGridState {
+  status: 'idle' | 'training' | 'done' | 'stopped' | 'failed';
+  trained: number[];
+  agree: number[];
+}
 /** Claims × seeds from the file `headlab max-digit seeds` wrote; trains the seeds in Web Workers on request and compares. Attributes: src, from, to, steps, workers. Shared: from, to. */
 export interface HeadlabSeedGrid extends HeadlabElementBase<SeedGridState> {
-  readonly from: number; readonly to: number; readonly steps: number;
+  readonly from: number;
+  readonly to: number;
+  readonly steps: number;
   /** Seeds trained at once, one worker each: integer in [1, 8]; default every core up to 2, then cores − 1, at most 4. Each column's bits do not depend on it. */
   readonly workers: number;
   /** Trains seeds from…to, `workers` at a time, in seed order. */
@@ -347,14 +425,22 @@ export interface HeadlabSeedGrid extends HeadlabElementBase<SeedGridState> {
 
 export interface TransformerTrainingState {
   status: 'idle' | 'training' | 'done' | 'stopped' | 'failed';
-  seed: number; steps: number; steps_taken: number;
+  seed: number;
+  steps: number;
+  steps_taken: number;
   /** First step (a multiple of 50) at which the best head's induction score exceeds 0.4; null before / never. */
   phase_change_step: number | null;
   /** The progress messages of the current or last run, step 0 first (also the JSON download). */
   trace: TransformerTrainingTracePoint[];
 }
 /** One progress message of the run: the step, the last step's loss and the in-context loss (nats), L × H previous-token and induction scores (attention mass in [0, 1]). */
-export interface TransformerTrainingTracePoint { step: number; loss: number; in_context_loss: number; previous_token: number[][]; induction: number[][] }
+export interface TransformerTrainingTracePoint {
+  step: number;
+  loss: number;
+  in_context_loss: number;
+  previous_token: number[][];
+  induction: number[][];
+}
 /**
  * Trains the induction task's default transformer in the worker (task transformer-train), plotting the loss, the
  * in-context loss and every head's previous-token and induction scores every 50 steps, the phase change marked;
@@ -362,11 +448,17 @@ export interface TransformerTrainingTracePoint { step: number; loss: number; in_
  * Attributes: model (element id), seed (integer in [0, 2^53 − 1], default 0), steps (integer in [50, 20000], default 2500). Shared: seed, steps.
  */
 export interface HeadlabTransformerTraining extends HeadlabElementBase<TransformerTrainingState> {
-  model: string; seed: number; steps: number;
+  model: string;
+  seed: number;
+  steps: number;
   readonly trainingStatus: TransformerTrainingState['status'];
   readonly trainingTrace: readonly TransformerTrainingTracePoint[];
   /** The last finished or stopped run as files (model.json text, safetensors bytes), or null. */
-  readonly result: { config: string; safetensors: Uint8Array; progress: { steps_taken: number; steps_total: number; loss: number; done: boolean } } | null;
+  readonly result: {
+    config: string;
+    safetensors: Uint8Array;
+    progress: { steps_taken: number; steps_total: number; loss: number; done: boolean };
+  } | null;
   train(): void;
   stop(): void;
 }
@@ -374,13 +466,27 @@ export interface HeadlabTransformerTraining extends HeadlabElementBase<Transform
 /** Which change of basis the canvas shows: none, an orthogonal rotation R, or an invertible A. */
 export type QueryKeyBasis = 'none' | 'rotation' | 'invertible';
 export interface QueryKeyCanvasState {
-  w_q: number[][]; w_k: number[][]; w_v: number[][];
-  score_scale: number; basis: QueryKeyBasis; angle_degrees: number; a: number[][];
-  q: number[][]; k: number[][]; v: number[][]; q_before: number[][]; k_before: number[][];
-  scores: number[][]; weights: number[][]; reading: number[][];
-  query_lengths: number[]; query_lengths_before: number[];
-  query_angle_degrees: number; query_angle_degrees_before: number;
-  condition_number: number | null; max_score_difference: number;
+  w_q: number[][];
+  w_k: number[][];
+  w_v: number[][];
+  score_scale: number;
+  basis: QueryKeyBasis;
+  angle_degrees: number;
+  a: number[][];
+  q: number[][];
+  k: number[][];
+  v: number[][];
+  q_before: number[][];
+  k_before: number[][];
+  scores: number[][];
+  weights: number[][];
+  reading: number[][];
+  query_lengths: number[];
+  query_lengths_before: number[];
+  query_angle_degrees: number;
+  query_angle_degrees_before: number;
+  condition_number: number | null;
+  max_score_difference: number;
 }
 /**
  * Two tokens' queries and keys in the plane, draggable; attention drawn as edges as wide as the weight.
@@ -388,16 +494,26 @@ export interface QueryKeyCanvasState {
  * angle (rotation in degrees, −180–180), a (invertible 2 × 2 JSON for K′ = KA^{−T}). Shared: all of them.
  */
 export interface HeadlabQueryKeyCanvas extends HeadlabElementBase<QueryKeyCanvasState> {
-  scale: number; basis: QueryKeyBasis; angle: number;
+  scale: number;
+  basis: QueryKeyBasis;
+  angle: number;
 }
 
-export interface ReplayEvaluation { heldout_mse: number; uniform_attention_mse: number; query_r2: number[]; value_r2: number[] }
+export interface ReplayEvaluation {
+  heldout_mse: number;
+  uniform_attention_mse: number;
+  query_r2: number[];
+  value_r2: number[];
+}
 export interface TrainingReplayState {
   status: 'idle' | 'training' | 'done' | 'failed';
   /** keys: the task's keys (4 rows of 3) when not the tetrahedron, else null. */
   settings: { seed: number; steps: number; learning_rate: number; request_scale: number; learned_keys: boolean; keys: number[][] | null };
-  snapshot: number | null; step: number | null; loss: number | null;
-  evaluation: ReplayEvaluation | null; lesson: string;
+  snapshot: number | null;
+  step: number | null;
+  loss: number | null;
+  evaluation: ReplayEvaluation | null;
+  lesson: string;
 }
 /**
  * Feature-recovery training replayed from log-spaced snapshots (R·W_q, R·W_v, raw W_q, W_v, loss), with a
@@ -407,7 +523,12 @@ export interface TrainingReplayState {
  * (index; absent = the last). Shared: seed, learning-rate, request-scale, learned-keys, keys, snapshot.
  */
 export interface HeadlabTrainingReplay extends HeadlabElementBase<TrainingReplayState> {
-  seed: number; steps: number; learningRate: number; requestScale: number; snapshot: number | null; learnedKeys: boolean;
+  seed: number;
+  steps: number;
+  learningRate: number;
+  requestScale: number;
+  snapshot: number | null;
+  learnedKeys: boolean;
   keys: number[][] | null;
 }
 
@@ -422,14 +543,22 @@ export interface TransformerModelState {
   status: 'idle' | 'loading' | 'ready' | 'failed';
   /** Where the model comes from, e.g. "induction-seed0.safetensors". */
   label: string;
-  n_layers: number | null; n_heads: number | null; d_model: number | null; d_vocab: number | null; n_ctx: number | null;
+  n_layers: number | null;
+  n_heads: number | null;
+  d_model: number | null;
+  d_vocab: number | null;
+  n_ctx: number | null;
   /** Scalar parameters, biases and LayerNorm weights included. */
   parameters: number | null;
   /** Whether the model shown was handed over from the page (trained there). */
   trained: boolean;
 }
 /** A model as two files: model.json text and model.safetensors bytes. */
-export interface TransformerModelFiles { config: string; safetensors: Uint8Array; label?: string }
+export interface TransformerModelFiles {
+  config: string;
+  safetensors: Uint8Array;
+  label?: string;
+}
 /**
  * <headlab-transformer-model id="…" src="model.safetensors" config="model.json">: an attention-only
  * transformer read by the core (progress while downloading; the core's message for a bad file).
@@ -439,7 +568,9 @@ export interface TransformerModelFiles { config: string; safetensors: Uint8Array
  * Event `change` when a model is loaded, replaced or fails.
  */
 export interface HeadlabTransformerModel extends HeadlabElementBase<TransformerModelState> {
-  src: string; config: string; timeout: number;
+  src: string;
+  config: string;
+  timeout: number;
   /** The config of the model shown (null while loading or after a failure). */
   readonly modelConfig: object | null;
   /** `headlab model analyze` of the model shown on its default prompt (what the bound values read); null while loading. */
@@ -458,27 +589,45 @@ export interface TransformerElementBase<State> extends HeadlabElementBase<State>
   readonly figureData: Record<string, unknown> | null;
 }
 
-export interface TransformerAttentionState { prompt: number[]; position: number }
+export interface TransformerAttentionState {
+  prompt: number[];
+  position: number;
+}
 /** Every head's attention pattern on the reader's prompt; a token's row and column outlined. Attributes: prompt, position (pinned token, default the last), model. Shared: prompt, position. */
 export interface HeadlabTransformerAttention extends TransformerElementBase<TransformerAttentionState> {
-  prompt: string; position: number;
+  prompt: string;
+  position: number;
 }
 
-export interface TransformerAttributionState { prompt: number[]; position: number; token: number; logit: number | null }
+export interface TransformerAttributionState {
+  prompt: number[];
+  position: number;
+  token: number;
+  logit: number | null;
+}
 /** Direct logit attribution of the embeddings, every head and the biases to one logit. Attributes: prompt, position (default the last), token (default the top prediction), model. Shared: prompt, position, token. */
 export interface HeadlabTransformerAttribution extends TransformerElementBase<TransformerAttributionState> {
   prompt: string;
 }
 
 export interface TransformerPatchingState {
-  prompt: number[]; corrupted: number[]; answer: number | null; wrong: number | null;
+  prompt: number[];
+  corrupted: number[];
+  answer: number | null;
+  wrong: number | null;
   /** logit[answer] − logit[wrong] at the last position (nats). */
-  clean_logit_difference: number | null; corrupted_logit_difference: number | null;
+  clean_logit_difference: number | null;
+  corrupted_logit_difference: number | null;
 }
 /** Activation patching of every head at every position (normalised logit difference). Attributes: prompt (clean), corrupted (same length), answer, wrong, model. Shared: all four. */
 export interface HeadlabTransformerPatching extends TransformerElementBase<TransformerPatchingState> {}
 
-export interface TransformerAblationState { prompt: number[]; mode: 'zero' | 'mean'; heads: [number, number][]; clean_loss: number | null }
+export interface TransformerAblationState {
+  prompt: number[];
+  mode: 'zero' | 'mean';
+  heads: [number, number][];
+  clean_loss: number | null;
+}
 /** Logits on the reader's prompt before and after ablating chosen heads, and each head's in-context loss when ablated. Attributes: prompt, mode ("zero" | "mean", default "mean"), heads ("1.2 0.3": layer.head pairs), model. Shared: prompt, mode, heads. */
 export interface HeadlabTransformerAblation extends TransformerElementBase<TransformerAblationState> {
   mode: 'zero' | 'mean';
@@ -487,13 +636,17 @@ export interface HeadlabTransformerAblation extends TransformerElementBase<Trans
 }
 
 export interface TransformerCircuitsState {
-  layer: number; head: number; circuit: 'qk' | 'ov';
+  layer: number;
+  head: number;
+  circuit: 'qk' | 'ov';
   /** Fraction of rows whose largest entry is on the diagonal; null when not drawn (vocabulary over 64). */
   diagonal_share: number | null;
 }
 /** A head's QK and OV circuits in token space as a heatmap (vocabularies up to 64 tokens; larger ones: the numbers as JSON). Attributes: layer (default the last), head (default 0), circuit ("qk" | "ov", default "ov"), model. Shared: layer, head, circuit. */
 export interface HeadlabTransformerCircuits extends TransformerElementBase<TransformerCircuitsState> {
-  layer: number; head: number; circuit: 'qk' | 'ov';
+  layer: number;
+  head: number;
+  circuit: 'qk' | 'ov';
 }
 
 // ---------- <headlab-value> ----------
@@ -532,32 +685,32 @@ export function defineElement(tag: string, element: CustomElementConstructor): v
 
 /** Every element's tag and its interface. */
 export interface HeadlabElementTagNameMap {
-    'headlab-projection-ablation': HeadlabProjectionAblation;
-    'headlab-value-swap': HeadlabValueSwap;
-    'headlab-basis-rotation': HeadlabBasisRotation;
-    'headlab-choice-quiz': HeadlabChoiceQuiz;
-    'headlab-feature-recovery': HeadlabFeatureRecovery;
-    'headlab-interventions': HeadlabInterventions;
-    'headlab-max-digit-model': HeadlabMaxDigitModel;
-    'headlab-attention-bars': HeadlabAttentionBars;
-    'headlab-attention-patch': HeadlabAttentionPatch;
-    'headlab-head-ablation': HeadlabHeadAblation;
-    'headlab-subspace-accuracy': HeadlabSubspaceAccuracy;
-    'headlab-head-contributions': HeadlabHeadContributions;
-    'headlab-angle-dot': HeadlabAngleDot;
-    'headlab-max-digit-mechanism': HeadlabMaxDigitMechanism;
-    'headlab-score-ramps': HeadlabScoreRamps;
-    'headlab-seed-grid': HeadlabSeedGrid;
-    'headlab-value': HeadlabValue;
-    'headlab-query-key-canvas': HeadlabQueryKeyCanvas;
-    'headlab-training-replay': HeadlabTrainingReplay;
-    'headlab-transformer-model': HeadlabTransformerModel;
-    'headlab-transformer-attention': HeadlabTransformerAttention;
-    'headlab-transformer-attribution': HeadlabTransformerAttribution;
-    'headlab-transformer-patching': HeadlabTransformerPatching;
-    'headlab-transformer-ablation': HeadlabTransformerAblation;
-    'headlab-transformer-circuits': HeadlabTransformerCircuits;
-    'headlab-transformer-training': HeadlabTransformerTraining;
+  'headlab-projection-ablation': HeadlabProjectionAblation;
+  'headlab-value-swap': HeadlabValueSwap;
+  'headlab-basis-rotation': HeadlabBasisRotation;
+  'headlab-choice-quiz': HeadlabChoiceQuiz;
+  'headlab-feature-recovery': HeadlabFeatureRecovery;
+  'headlab-interventions': HeadlabInterventions;
+  'headlab-max-digit-model': HeadlabMaxDigitModel;
+  'headlab-attention-bars': HeadlabAttentionBars;
+  'headlab-attention-patch': HeadlabAttentionPatch;
+  'headlab-head-ablation': HeadlabHeadAblation;
+  'headlab-subspace-accuracy': HeadlabSubspaceAccuracy;
+  'headlab-head-contributions': HeadlabHeadContributions;
+  'headlab-angle-dot': HeadlabAngleDot;
+  'headlab-max-digit-mechanism': HeadlabMaxDigitMechanism;
+  'headlab-score-ramps': HeadlabScoreRamps;
+  'headlab-seed-grid': HeadlabSeedGrid;
+  'headlab-value': HeadlabValue;
+  'headlab-query-key-canvas': HeadlabQueryKeyCanvas;
+  'headlab-training-replay': HeadlabTrainingReplay;
+  'headlab-transformer-model': HeadlabTransformerModel;
+  'headlab-transformer-attention': HeadlabTransformerAttention;
+  'headlab-transformer-attribution': HeadlabTransformerAttribution;
+  'headlab-transformer-patching': HeadlabTransformerPatching;
+  'headlab-transformer-ablation': HeadlabTransformerAblation;
+  'headlab-transformer-circuits': HeadlabTransformerCircuits;
+  'headlab-transformer-training': HeadlabTransformerTraining;
 }
 
 /** An element class as exported (headlab, headlab/elements, headlab/<name>): subclass it to register another tag. */
@@ -593,7 +746,11 @@ export const HeadlabTransformerTraining: ElementClass<HeadlabTransformerTraining
 
 /** Attributes every element takes in markup, beside the usual HTML ones. */
 export interface HeadlabBaseAttributes {
-  id?: string; class?: string; className?: string; slot?: string; hidden?: boolean;
+  id?: string;
+  class?: string;
+  className?: string;
+  slot?: string;
+  hidden?: boolean;
   'share-state'?: boolean | '';
   children?: unknown;
   [data: `data-${string}`]: string | number | boolean | undefined;
@@ -610,11 +767,29 @@ export interface HeadlabJSXElements {
   'headlab-basis-rotation': HeadlabBaseAttributes & { angle?: Num; x?: string; 'w-q'?: string; 'w-k'?: string };
   'headlab-choice-quiz': HeadlabBaseAttributes;
   'headlab-feature-recovery': HeadlabBaseAttributes & {
-    seed?: Num; steps?: Num; batch?: Num; 'learning-rate'?: Num; 'request-scale'?: Num; 'eval-size'?: Num;
-    pace?: 'watch' | 'fast'; autostart?: boolean | '';
+    seed?: Num;
+    steps?: Num;
+    batch?: Num;
+    'learning-rate'?: Num;
+    'request-scale'?: Num;
+    'eval-size'?: Num;
+    pace?: 'watch' | 'fast';
+    autostart?: boolean | '';
   };
-  'headlab-interventions': HeadlabBaseAttributes & { source?: string; intervention?: InterventionsState['intervention']; feature?: Num; shift?: Num };
-  'headlab-max-digit-model': HeadlabBaseAttributes & { src?: string; seed?: Num; steps?: Num; 'unit-norm-unembedding'?: boolean | ''; loading?: 'lazy' | 'eager'; timeout?: Num };
+  'headlab-interventions': HeadlabBaseAttributes & {
+    source?: string;
+    intervention?: InterventionsState['intervention'];
+    feature?: Num;
+    shift?: Num;
+  };
+  'headlab-max-digit-model': HeadlabBaseAttributes & {
+    src?: string;
+    seed?: Num;
+    steps?: Num;
+    'unit-norm-unembedding'?: boolean | '';
+    loading?: 'lazy' | 'eager';
+    timeout?: Num;
+  };
   'headlab-attention-bars': MaxDigitAttributes & { digits?: string };
   'headlab-attention-patch': MaxDigitAttributes & { digits?: string; patches?: string };
   'headlab-head-ablation': MaxDigitAttributes & { ablated?: string };
@@ -624,9 +799,25 @@ export interface HeadlabJSXElements {
   'headlab-max-digit-mechanism': MaxDigitAttributes & { digits?: string };
   'headlab-score-ramps': MaxDigitAttributes & { maximum?: Num; 'runner-up'?: Num };
   'headlab-seed-grid': HeadlabBaseAttributes & { src?: string; from?: Num; to?: Num; steps?: Num };
-  'headlab-query-key-canvas': HeadlabBaseAttributes & { 'w-q'?: string; 'w-k'?: string; 'w-v'?: string; scale?: Num; basis?: QueryKeyBasis; angle?: Num; a?: string };
+  'headlab-query-key-canvas': HeadlabBaseAttributes & {
+    'w-q'?: string;
+    'w-k'?: string;
+    'w-v'?: string;
+    scale?: Num;
+    basis?: QueryKeyBasis;
+    angle?: Num;
+    a?: string;
+  };
   'headlab-transformer-training': HeadlabBaseAttributes & { model?: string; seed?: Num; steps?: Num };
-  'headlab-training-replay': HeadlabBaseAttributes & { seed?: Num; steps?: Num; 'learning-rate'?: Num; 'request-scale'?: Num; 'learned-keys'?: 'true' | 'false'; keys?: string; snapshot?: Num };
+  'headlab-training-replay': HeadlabBaseAttributes & {
+    seed?: Num;
+    steps?: Num;
+    'learning-rate'?: Num;
+    'request-scale'?: Num;
+    'learned-keys'?: 'true' | 'false';
+    keys?: string;
+    snapshot?: Num;
+  };
   'headlab-transformer-model': HeadlabBaseAttributes & { src?: string; config?: string; timeout?: Num };
   'headlab-transformer-attention': TransformerAttributes & { prompt?: string; position?: Num };
   'headlab-transformer-attribution': TransformerAttributes & { prompt?: string; position?: Num; token?: Num };

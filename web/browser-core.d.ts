@@ -8,6 +8,16 @@ export function getMaxDigitCore(): Promise<MaxDigitCore>;
 /** The page's headlab_transformer instance (your own attention-only transformer), loaded only when first asked for. */
 export function getTransformerCore(): Promise<TransformerCore>;
 /** The compiled .wasm modules this realm has loaded or is loading (what a page posts to its worker). */
-export function compiledModules(): Promise<{ core?: WebAssembly.Module; 'feature-recovery'?: WebAssembly.Module; 'max-digit'?: WebAssembly.Module; transformer?: WebAssembly.Module }>;
+export function compiledModules(): Promise<{
+  core?: WebAssembly.Module;
+  'feature-recovery'?: WebAssembly.Module;
+  'max-digit'?: WebAssembly.Module;
+  transformer?: WebAssembly.Module;
+}>;
 /** Uses compiled modules from another realm (the worker gets the page's) instead of downloading them. */
-export function useCompiledModules(modules?: { core?: WebAssembly.Module; 'feature-recovery'?: WebAssembly.Module; 'max-digit'?: WebAssembly.Module; transformer?: WebAssembly.Module }): void;
+export function useCompiledModules(modules?: {
+  core?: WebAssembly.Module;
+  'feature-recovery'?: WebAssembly.Module;
+  'max-digit'?: WebAssembly.Module;
+  transformer?: WebAssembly.Module;
+}): void;

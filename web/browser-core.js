@@ -19,7 +19,12 @@ const wasmUrl = {
   'max-digit': () => new URL('./headlab_max_digit.wasm', import.meta.url),
   transformer: () => new URL('./headlab_transformer.wasm', import.meta.url),
 };
-const label = { core: 'core', 'feature-recovery': 'feature-recovery module', 'max-digit': 'max-digit module', transformer: 'transformer module' };
+const label = {
+  core: 'core',
+  'feature-recovery': 'feature-recovery module',
+  'max-digit': 'max-digit module',
+  transformer: 'transformer module',
+};
 
 /** name → Promise<WebAssembly.Module>, started by the first load (or given by the page). */
 const compiled = {};
@@ -46,13 +51,15 @@ function compile(name) {
  */
 function instantiate(name, factory, load) {
   let fail;
-  const failed = new Promise((_, reject) => { fail = reject; });
+  const failed = new Promise((_, reject) => {
+    fail = reject;
+  });
   const moduleOptions = {
     instantiateWasm(imports, receiveInstance) {
       compile(name)
         .then((module) => WebAssembly.instantiate(module, imports).then((instance) => receiveInstance(instance, module)))
         .catch((err) => fail(new HeadlabError(`the headlab WebAssembly ${label[name]} failed to load: ${err?.message ?? err}`)));
-      return {};   // exports arrive through receiveInstance
+      return {}; // exports arrive through receiveInstance
     },
   };
   return Promise.race([load(factory, moduleOptions), failed]);
@@ -71,22 +78,25 @@ export function getCore() {
 
 /** Resolves to the wrapped headlab_feature_recovery module; rejects with HeadlabError if loading fails. */
 export function getFeatureRecoveryCore() {
-  featureRecoveryPromise ??= import('headlab-feature-recovery-module').then(
-    ({ default: createHeadlabFeatureRecovery }) => instantiate('feature-recovery', createHeadlabFeatureRecovery, loadFeatureRecoveryCore));
+  featureRecoveryPromise ??= import('headlab-feature-recovery-module').then(({ default: createHeadlabFeatureRecovery }) =>
+    instantiate('feature-recovery', createHeadlabFeatureRecovery, loadFeatureRecoveryCore),
+  );
   return featureRecoveryPromise;
 }
 
 /** Resolves to the wrapped headlab_max_digit module; rejects with HeadlabError if loading fails. */
 export function getMaxDigitCore() {
-  maxDigitPromise ??= import('headlab-max-digit-module').then(
-    ({ default: createHeadlabMaxDigit }) => instantiate('max-digit', createHeadlabMaxDigit, loadMaxDigitCore));
+  maxDigitPromise ??= import('headlab-max-digit-module').then(({ default: createHeadlabMaxDigit }) =>
+    instantiate('max-digit', createHeadlabMaxDigit, loadMaxDigitCore),
+  );
   return maxDigitPromise;
 }
 
 /** Resolves to the wrapped headlab_transformer module; rejects with HeadlabError if loading fails. */
 export function getTransformerCore() {
-  transformerPromise ??= import('headlab-transformer-module').then(
-    ({ default: createHeadlabTransformer }) => instantiate('transformer', createHeadlabTransformer, loadTransformerCore));
+  transformerPromise ??= import('headlab-transformer-module').then(({ default: createHeadlabTransformer }) =>
+    instantiate('transformer', createHeadlabTransformer, loadTransformerCore),
+  );
   return transformerPromise;
 }
 
@@ -97,7 +107,16 @@ export function getTransformerCore() {
  */
 export async function compiledModules() {
   const out = {};
-  await Promise.all(Object.entries(compiled).map(([name, p]) => p.then((m) => { out[name] = m; }, () => {})));
+  await Promise.all(
+    Object.entries(compiled).map(([name, p]) =>
+      p.then(
+        (m) => {
+          out[name] = m;
+        },
+        () => {},
+      ),
+    ),
+  );
   return out;
 }
 

@@ -124,7 +124,16 @@ export interface FeatureRecoveryCore extends HeadlabModule {
    * the task's). fixed_keys: the task's keys the teacher routes by (4 × 3, entries in [−10, 10];
    * default the tetrahedron), as in FeatureRecoverySettingsInput.
    */
-  featureRecoveryExample(input: { seed: number; w_q: Matrix; w_v: Matrix; keys?: Matrix; fixed_keys?: Matrix; index?: number; eval_size?: number; request_scale?: number }): FeatureRecoveryExample;
+  featureRecoveryExample(input: {
+    seed: number;
+    w_q: Matrix;
+    w_v: Matrix;
+    keys?: Matrix;
+    fixed_keys?: Matrix;
+    index?: number;
+    eval_size?: number;
+    request_scale?: number;
+  }): FeatureRecoveryExample;
   /**
    * The query directions keys cannot see (keys: m × 3, finite): softmax ignores a shift shared by
    * all scores, so q moving along u with (k_i − k̄)·u = 0 for every key changes no weight. Orthonormal
@@ -170,9 +179,19 @@ export interface FeatureRecoverySettingsInput {
 
 /** Resolved settings, including Adam's fixed β1 = 0.9, β2 = 0.999, ε = 1e-8 and init N(0, init_scale²), init_scale = 1/3. */
 export interface FeatureRecoverySettings {
-  seed: number; steps: number; batch_size: number; learning_rate: number; optimizer: 'adam';
-  beta1: number; beta2: number; epsilon: number; init_scale: number;
-  eval_size: number; request_scale: number; shift: number; learned_keys: boolean;
+  seed: number;
+  steps: number;
+  batch_size: number;
+  learning_rate: number;
+  optimizer: 'adam';
+  beta1: number;
+  beta2: number;
+  epsilon: number;
+  init_scale: number;
+  eval_size: number;
+  request_scale: number;
+  shift: number;
+  learned_keys: boolean;
 }
 
 /** The trainer protocol's progress (docs/model-pattern.md), the same for every model. */
@@ -243,7 +262,9 @@ type FeatureRecoveryResultsMatrix = 'fixed_keys' | 'mixing' | 'w_q' | 'w_v' | 'r
  * A run in memory (the 'feature-recovery-train' worker task's result, what widgets read):
  * results.json's fields with every matrix as a Matrix ({ rows, cols, data }).
  */
-export type FeatureRecoveryRun = Omit<FeatureRecoveryResults, FeatureRecoveryResultsMatrix> & { [K in FeatureRecoveryResultsMatrix]: Matrix };
+export type FeatureRecoveryRun = Omit<FeatureRecoveryResults, FeatureRecoveryResultsMatrix> & {
+  [K in FeatureRecoveryResultsMatrix]: Matrix;
+};
 /** results.json object → run in memory (the same doubles, matrices flat). */
 export declare function featureRecoveryRun(results: FeatureRecoveryResults): FeatureRecoveryRun;
 /** Run in memory → results.json object (matrices as arrays of rows): for writing the file. */
@@ -508,7 +529,10 @@ export interface MaxDigitCore extends HeadlabModule {
   /** Accuracy of logits = (Σ_h head_h) W_U. */
   maxDigitResidualFree(weights: MaxDigitWeights): MaxDigitAccuracy;
   /** Centred PCA in residual space: directions 64 × 64 (columns), variance and variance_ratio (64, decreasing). */
-  maxDigitPrincipalDirections(weights: MaxDigitWeights, basis: MaxDigitBasis): { directions: Matrix; variance: Float64Array; variance_ratio: Float64Array };
+  maxDigitPrincipalDirections(
+    weights: MaxDigitWeights,
+    basis: MaxDigitBasis,
+  ): { directions: Matrix; variance: Float64Array; variance_ratio: Float64Array };
   /** Residual-free accuracy with every head's output projected on the top k (1–64) directions. */
   maxDigitSubspaceAccuracy(weights: MaxDigitWeights, basis: MaxDigitBasis, k: number): MaxDigitAccuracy;
   /** 3 × 3 |cos| between the top-3 W_O and W_U directions. */
@@ -533,9 +557,18 @@ export interface MaxDigitCore extends HeadlabModule {
 // ---- your own attention-only transformer (web/transformer.js; docs/own-model.md) ----
 
 export type {
-  TransformerAnalysisFile, TransformerConfigFile, TransformerInspectionFile, TransformerLogitAttribution, TransformerRunFile,
+  TransformerAnalysisFile,
+  TransformerConfigFile,
+  TransformerInspectionFile,
+  TransformerLogitAttribution,
+  TransformerRunFile,
 } from '../formats/transformer.js';
-import type { TransformerAnalysisFile, TransformerConfigFile, TransformerInspectionFile, TransformerRunFile } from '../formats/transformer.js';
+import type {
+  TransformerAnalysisFile,
+  TransformerConfigFile,
+  TransformerInspectionFile,
+  TransformerRunFile,
+} from '../formats/transformer.js';
 
 /** One tensor of the TransformerLens layout of an attention-only transformer (core/transformer_layout.hpp). */
 export interface TransformerLayoutRow {
@@ -620,7 +653,8 @@ export interface TransformerRun extends Omit<TransformerRunFile, 'logits' | 'pat
  * and the circuits as Float64Array rows; the small L × H tables (attribution, ablation, scores) as
  * plain arrays of numbers.
  */
-export interface TransformerAnalysis extends Omit<TransformerAnalysisFile, 'logits' | 'patterns' | 'patching' | 'circuits'>, TransformerRun {
+export interface TransformerAnalysis
+  extends Omit<TransformerAnalysisFile, 'logits' | 'patterns' | 'patching' | 'circuits'>, TransformerRun {
   patching?: Omit<NonNullable<TransformerAnalysisFile['patching']>, 'normalised'> & { normalised: Float64Array[][] };
   circuits?: { qk: Float64Array[][][]; ov: Float64Array[][][] };
 }

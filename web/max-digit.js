@@ -16,7 +16,9 @@ function isMatrix(v) {
 function weightsFileText(source) {
   if (typeof source === 'string') return source;
   if (!source || typeof source !== 'object' || Array.isArray(source)) throw new HeadlabError('the weights file must be a JSON object');
-  return JSON.stringify(source, (key, v) => (isMatrix(v) ? Array.from({ length: v.rows }, (_, i) => Array.from(v.data.subarray(i * v.cols, (i + 1) * v.cols))) : v));
+  return JSON.stringify(source, (key, v) =>
+    isMatrix(v) ? Array.from({ length: v.rows }, (_, i) => Array.from(v.data.subarray(i * v.cols, (i + 1) * v.cols))) : v,
+  );
 }
 
 /** A training run in the trainer protocol of docs/model-pattern.md (for a Web Worker with a progress bar). */
@@ -57,13 +59,10 @@ export function maxDigitApi(module) {
     maxDigitPatch: (weights, digits, patches) => unwrap(module.max_digit_patch(w(weights), digits, patches)),
     maxDigitAblation: (weights, heads) => unwrap(module.max_digit_ablation(w(weights), heads)),
     maxDigitResidualFree: (weights) => unwrap(module.max_digit_residual_free(w(weights))),
-    maxDigitPrincipalDirections: (weights, basis) =>
-      unwrap(module.max_digit_principal_directions(w(weights), basis)),
-    maxDigitSubspaceAccuracy: (weights, basis, k) =>
-      unwrap(module.max_digit_subspace_accuracy(w(weights), basis, k)),
+    maxDigitPrincipalDirections: (weights, basis) => unwrap(module.max_digit_principal_directions(w(weights), basis)),
+    maxDigitSubspaceAccuracy: (weights, basis, k) => unwrap(module.max_digit_subspace_accuracy(w(weights), basis, k)),
     maxDigitCosineTop3: (weights) => unwrap(module.max_digit_cosine_top3(w(weights))),
-    maxDigitContributions: (weights, digits, basis = 'w_o', k = 3) =>
-      unwrap(module.max_digit_contributions(w(weights), digits, basis, k)),
+    maxDigitContributions: (weights, digits, basis = 'w_o', k = 3) => unwrap(module.max_digit_contributions(w(weights), digits, basis, k)),
     maxDigitAngleVsDot: (weights, basis = 'w_o', k = 3) => unwrap(module.max_digit_angle_vs_dot(w(weights), basis, k)),
     // analysis.json as its one writer (formats/max_digit_analysis.hpp) wrote it, parsed.
     maxDigitAnalyze: (weights) => JSON.parse(unwrap(module.max_digit_analyze(w(weights)))),

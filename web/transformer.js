@@ -51,7 +51,8 @@ function perHead(data, at, L, H, rows, cols) {
 function runMembers(config, packed) {
   const { n_layers: L, n_heads: H, d_vocab: V } = config;
   const tokens = Array.from(packed.tokens);
-  const T = tokens.length, data = packed.numbers;
+  const T = tokens.length,
+    data = packed.numbers;
   const out = { tokens };
   if (config.token_names?.length) out.token_names = tokens.map((t) => config.token_names[t]);
   out.logits = viewRows(data, 0, T, V);
@@ -63,23 +64,36 @@ function runMembers(config, packed) {
 function analysisOf(config, packed) {
   const { n_layers: L, n_heads: H, d_vocab: V } = config;
   const [out, start] = runMembers(config, packed);
-  const T = out.tokens.length, data = packed.numbers;
+  const T = out.tokens.length,
+    data = packed.numbers;
   let at = start;
-  const take = (rows, cols, form = plainRows) => { const m = form(data, at, rows, cols); at += rows * cols; return m; };
+  const take = (rows, cols, form = plainRows) => {
+    const m = form(data, at, rows, cols);
+    at += rows * cols;
+    return m;
+  };
   out.position = packed.position;
   out.token = packed.token;
   const heads = take(L, H);
   const attentionBias = take(1, L)[0];
   out.direct_logit_attribution = {
-    embed: packed.embed, pos_embed: packed.pos_embed, heads, attention_bias: attentionBias, constant: packed.constant, logit: packed.logit,
+    embed: packed.embed,
+    pos_embed: packed.pos_embed,
+    heads,
+    attention_bias: attentionBias,
+    constant: packed.constant,
+    logit: packed.logit,
   };
   out.ablation = { mode: packed.mode, sequences: packed.sequences, seed: packed.seed, clean_loss: packed.clean_loss, loss: take(L, H) };
   out.induction = { previous_token: take(L, H), induction: take(L, H), in_context_loss: packed.in_context_loss };
   if (packed.patching) {
     const rows = take(L * H, T, viewRows);
     out.patching = {
-      answer: packed.answer, wrong: packed.wrong, corrupted: Array.from(packed.corrupted),
-      clean_logit_difference: packed.clean_logit_difference, corrupted_logit_difference: packed.corrupted_logit_difference,
+      answer: packed.answer,
+      wrong: packed.wrong,
+      corrupted: Array.from(packed.corrupted),
+      clean_logit_difference: packed.clean_logit_difference,
+      corrupted_logit_difference: packed.corrupted_logit_difference,
       normalised: Array.from({ length: L }, (_, l) => rows.slice(l * H, (l + 1) * H)),
     };
   }
@@ -162,7 +176,8 @@ export class TransformerTrainer extends OwnedTrainer {
     }
     const s = { ...(settings ?? {}) };
     if (s.model != null) {
-      if (typeof s.model !== 'object' || Array.isArray(s.model)) throw new HeadlabError('settings.model must be an object of config fields');
+      if (typeof s.model !== 'object' || Array.isArray(s.model))
+        throw new HeadlabError('settings.model must be an object of config fields');
       // Partial config over the induction default, read by the config's one reader.
       const defaults = JSON.parse(module.transformer_induction_default_config());
       s.model = JSON.stringify({ ...defaults, ...s.model });

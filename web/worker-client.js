@@ -9,7 +9,9 @@ export class WorkerClient {
     /** Why the worker is unusable (it failed to load or crashed), or null while it works. */
     this.failure = null;
     /** The client's own listener on the worker, for as long as the worker lives (terminate removes it). */
-    this.onError = (e) => { this.failure ??= e.message || 'the headlab worker failed to start'; };
+    this.onError = (e) => {
+      this.failure ??= e.message || 'the headlab worker failed to start';
+    };
     this.worker.addEventListener('error', this.onError);
     /** The end() of each run not yet settled: terminate() settles them. */
     this.unsettled = new Set();
@@ -38,25 +40,40 @@ export class WorkerClient {
         fn(arg);
       };
       const end = () => finish(reject, new HeadlabError(`the headlab worker was ended before "${kind}" finished`));
-      if (this.failure) { finish(reject, new HeadlabError(this.failure)); return; }
+      if (this.failure) {
+        finish(reject, new HeadlabError(this.failure));
+        return;
+      }
       this.unsettled.add(end);
       channel.port1.onmessage = (event) => {
         const msg = event.data;
         if (msg.type === 'progress') onProgress(msg);
-        else if (msg.type === 'result') finish(resolve, { value: msg.value, stopped: msg.stopped, updatesAfterStop: msg.updatesAfterStop ?? 0 });
+        else if (msg.type === 'result')
+          finish(resolve, { value: msg.value, stopped: msg.stopped, updatesAfterStop: msg.updatesAfterStop ?? 0 });
         else if (msg.type === 'error') finish(reject, new HeadlabError(msg.message));
       };
-      this.worker.addEventListener('error', (e) => {
-        finish(reject, new HeadlabError(e.message || 'the headlab worker failed to load'));
-      }, { signal: listeners.signal });
+      this.worker.addEventListener(
+        'error',
+        (e) => {
+          finish(reject, new HeadlabError(e.message || 'the headlab worker failed to load'));
+        },
+        { signal: listeners.signal },
+      );
       // The page's compiled .wasm modules travel with the job, so the worker never downloads
       // them again (web/browser-core.js); a stop() before the post is queued on the port.
       compiledModules().then(
-        (wasm) => { if (!settled) this.worker.postMessage({ kind, params, wasm }, [channel.port2]); },
+        (wasm) => {
+          if (!settled) this.worker.postMessage({ kind, params, wasm }, [channel.port2]);
+        },
         (err) => finish(reject, err instanceof HeadlabError ? err : new HeadlabError(err?.message ?? String(err))),
       );
     });
-    return { promise, stop: () => { if (!settled) channel.port1.postMessage({ type: 'stop' }); } };
+    return {
+      promise,
+      stop: () => {
+        if (!settled) channel.port1.postMessage({ type: 'stop' });
+      },
+    };
   }
 
   /**
@@ -90,7 +107,7 @@ export class WorkerJobs {
   constructor(owner = null) {
     this.owner = owner;
     this.client = null;
-    this.current = 0;       // id of the job whose callbacks are live
+    this.current = 0; // id of the job whose callbacks are live
     this.stopCurrent = null;
   }
 
@@ -102,13 +119,20 @@ export class WorkerJobs {
       // No worker for an element off the page (its disconnectedCallback, which ends them, has run).
       this.stopCurrent = null;
       const refused = new HeadlabError(`<${this.owner.localName}> is not on the page, so no worker was started for "${kind}"`);
-      Promise.resolve().then(() => { if (id === this.current) failed(refused); });
+      Promise.resolve().then(() => {
+        if (id === this.current) failed(refused);
+      });
       return;
     }
     // A worker that failed (offline, a transient 404, a crash) is replaced, not reused.
-    if (this.client?.failure) { this.client.terminate(); this.client = null; }
+    if (this.client?.failure) {
+      this.client.terminate();
+      this.client = null;
+    }
     this.client ??= new WorkerClient();
-    const run = this.client.run(kind, params, (detail) => { if (id === this.current) progress(detail); });
+    const run = this.client.run(kind, params, (detail) => {
+      if (id === this.current) progress(detail);
+    });
     this.stopCurrent = run.stop;
     const settle = (handler) => (arg) => {
       if (id !== this.current) return;

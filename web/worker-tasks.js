@@ -24,8 +24,12 @@ const TRANSFORMER_DEFAULT_SCORE_SEQUENCES = 16;
 function transformerProgress(trainer, p, sequences) {
   const s = trainer.scores(sequences);
   return {
-    steps_taken: p.steps_taken, steps_total: p.steps_total, loss: p.loss,
-    in_context_loss: s.in_context_loss, previous_token: s.previous_token, induction: s.induction,
+    steps_taken: p.steps_taken,
+    steps_total: p.steps_total,
+    loss: p.loss,
+    in_context_loss: s.in_context_loss,
+    previous_token: s.previous_token,
+    induction: s.induction,
   };
 }
 
@@ -56,7 +60,9 @@ function checkModelLimits(configText, limits) {
     const got = sizes[field];
     if (Number.isInteger(got) && got > value) {
       const name = field === 'heads' ? 'n_layers × n_heads' : field;
-      throw new HeadlabError(`config: ${name} = ${got.toLocaleString('en-US')}; a page reads models up to ${value.toLocaleString('en-US')} (${why})`);
+      throw new HeadlabError(
+        `config: ${name} = ${got.toLocaleString('en-US')}; a page reads models up to ${value.toLocaleString('en-US')} (${why})`,
+      );
     }
   }
 }
@@ -129,7 +135,8 @@ export const workerTasks = {
     module: 'feature-recovery',
     run: async (core, params, { progress, shouldStop, yieldToEvents }) => {
       const count = params?.count ?? 48;
-      if (!Number.isInteger(count) || count < 2 || count > 400) throw new HeadlabError(`count must be an integer from 2 to 400, got ${count}`);
+      if (!Number.isInteger(count) || count < 2 || count > 400)
+        throw new HeadlabError(`count must be an integer from 2 to 400, got ${count}`);
       const trainer = core.createFeatureRecoveryTrainer(params?.settings ?? {});
       try {
         const steps = trainer.settings.steps;
@@ -146,15 +153,24 @@ export const workerTasks = {
           }
           const s = trainer.snapshot();
           snapshots.push({
-            step: s.steps_taken, loss: s.steps_taken > 0 ? s.loss_trace[s.steps_taken - 1] : null,
-            w_q: s.w_q.data, w_v: s.w_v.data, keys: s.keys.data, response_query: s.response_query.data, response_value: s.response_value.data,
+            step: s.steps_taken,
+            loss: s.steps_taken > 0 ? s.loss_trace[s.steps_taken - 1] : null,
+            w_q: s.w_q.data,
+            w_v: s.w_v.data,
+            keys: s.keys.data,
+            response_query: s.response_query.data,
+            response_value: s.response_value.data,
           });
           await yieldToEvents();
         }
         const last = trainer.snapshot();
         return {
-          settings: trainer.settings, steps: snapshots.map((x) => x.step), snapshots,
-          loss_trace: last.loss_trace, diverged_at: divergedAt, evaluation: divergedAt ? null : trainer.evaluate(),
+          settings: trainer.settings,
+          steps: snapshots.map((x) => x.step),
+          snapshots,
+          loss_trace: last.loss_trace,
+          diverged_at: divergedAt,
+          evaluation: divergedAt ? null : trainer.evaluate(),
         };
       } finally {
         trainer.dispose();
@@ -338,7 +354,9 @@ export const workerTasks = {
       try {
         const parameters = model.inspect().parameters;
         if (params.limits?.parameters && parameters > params.limits.parameters.value) {
-          throw new HeadlabError(`the model has ${parameters.toLocaleString('en-US')} parameters; a page reads at most ${params.limits.parameters.value.toLocaleString('en-US')} (${params.limits.parameters.why})`);
+          throw new HeadlabError(
+            `the model has ${parameters.toLocaleString('en-US')} parameters; a page reads at most ${params.limits.parameters.value.toLocaleString('en-US')} (${params.limits.parameters.why})`,
+          );
         }
         const files = model.canonical();
         transfer([files.safetensors.buffer]);

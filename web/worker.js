@@ -30,16 +30,26 @@ self.addEventListener('message', async (event) => {
     if (!entry) throw new Error(`unknown worker task "${kind}"`);
     // A task is a function on headlab_core, or { module: 'feature-recovery' | 'max-digit' | 'transformer', run } on that module.
     const { module = 'core', run } = typeof entry === 'function' ? { run: entry } : entry;
-    const loaders = { core: getCore, 'feature-recovery': getFeatureRecoveryCore, 'max-digit': getMaxDigitCore, transformer: getTransformerCore };
+    const loaders = {
+      core: getCore,
+      'feature-recovery': getFeatureRecoveryCore,
+      'max-digit': getMaxDigitCore,
+      transformer: getTransformerCore,
+    };
     if (!loaders[module]) throw new Error(`worker task "${kind}" names an unknown module "${module}"`);
     const core = await loaders[module]();
     let moved = [];
     const value = await run(core, params, {
-      progress: (detail) => { posted++; port.postMessage({ type: 'progress', ...detail }); },
+      progress: (detail) => {
+        posted++;
+        port.postMessage({ type: 'progress', ...detail });
+      },
       shouldStop: () => stopped,
       // Lets queued port messages (a stop request) in between chunks of work.
       yieldToEvents: () => new Promise((resolve) => setTimeout(resolve, 0)),
-      transfer: (buffers) => { moved = buffers; },
+      transfer: (buffers) => {
+        moved = buffers;
+      },
     });
     port.postMessage({ type: 'result', value, stopped, updatesAfterStop: stopped ? posted - postedAtStop : 0 }, moved);
   } catch (err) {

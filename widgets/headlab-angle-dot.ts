@@ -39,9 +39,13 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
   get matrix(): 'cosine' | 'dot' {
     return enumAttribute(this, 'matrix', ['cosine', 'dot'] as const, 'cosine');
   }
-  set matrix(v: 'cosine' | 'dot') { this.setAttribute('matrix', v); }
+  set matrix(v: 'cosine' | 'dot') {
+    this.setAttribute('matrix', v);
+  }
 
-  protected readState(): AngleDotState { return { matrix: this.matrix, disagreements: this.disagreements }; }
+  protected readState(): AngleDotState {
+    return { matrix: this.matrix, disagreements: this.disagreements };
+  }
 
   protected buildContent(content: HTMLDivElement): void {
     this.line = el('p', { class: 'lead', role: 'status' });
@@ -53,7 +57,10 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
     this.select = el('select', { name: 'matrix' });
     this.select.append(el('option', { value: 'cosine' }, 'cosine'), el('option', { value: 'dot' }, 'dot product'));
     label.append(this.select);
-    this.listen(this.select, 'change', () => { this.matrix = this.select!.value as 'cosine' | 'dot'; this.emitChange(); });
+    this.listen(this.select, 'change', () => {
+      this.matrix = this.select!.value as 'cosine' | 'dot';
+      this.emitChange();
+    });
     controls.append(label);
     const b = scrollBox('Full matrix');
     this.fullBox = b;
@@ -64,9 +71,10 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
     const v = model.analysis.angle_vs_dot;
     this.disagreements = [];
     for (let m = 0; m < 10; m++) if (v.best_by_cosine[m] !== v.best_by_dot[m]) this.disagreements.push(m);
-    this.line!.textContent = this.disagreements.length === 0
-      ? 'For every maximum, the closest digit by angle is also the digit with the largest dot product: here angle and dot product agree.'
-      : `Angle and dot product disagree for ${this.disagreements.map((m) => `maximum ${m} (closest by angle: ${v.best_by_cosine[m]}; largest dot product: ${v.best_by_dot[m]})`).join('; ')}. The readout takes the largest dot product, so length matters as well as angle.`;
+    this.line!.textContent =
+      this.disagreements.length === 0
+        ? 'For every maximum, the closest digit by angle is also the digit with the largest dot product: here angle and dot product agree.'
+        : `Angle and dot product disagree for ${this.disagreements.map((m) => `maximum ${m} (closest by angle: ${v.best_by_cosine[m]}; largest dot product: ${v.best_by_dot[m]})`).join('; ')}. The readout takes the largest dot product, so length matters as well as angle.`;
     this.line!.dataset.disagreements = this.disagreements.join(',');
     if (this.tableVersion !== model.version) {
       this.tableVersion = model.version;
@@ -88,16 +96,30 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
 
   protected describe(model: MaxDigitModel): string {
     const v = model.analysis.angle_vs_dot;
-    const lead = this.disagreements.length === 0
-      ? 'For every maximum digit, the digit closest in angle to the mean final vector is also the digit with the largest dot product'
-      : `Angle and dot product pick different digits for maximum ${this.disagreements.join(', ')}`;
+    const lead =
+      this.disagreements.length === 0
+        ? 'For every maximum digit, the digit closest in angle to the mean final vector is also the digit with the largest dot product'
+        : `Angle and dot product pick different digits for maximum ${this.disagreements.join(', ')}`;
     return `${lead}; the dot product picks ${v.best_by_dot.join(', ')} for maxima 0 to 9 (cosine with the right digit from ${formatNumber(Math.min(...v.cosine.map((r, m) => r[m])), 3)} to ${formatNumber(Math.max(...v.cosine.map((r, m) => r[m])), 3)}).`;
   }
 
   figures(): WidgetFigure[] {
     return [
-      { name: 'table', label: 'Angle and dot table', scene: () => tablesScene([this.table!], this.themeColours(), 'Closest digit by angle and by dot product, for each maximum') },
-      { name: 'matrix', label: `Full ${this.matrix} matrix`, scene: () => tablesScene([this.full!], this.themeColours(), `${this.matrix === 'cosine' ? 'Cosine' : 'Dot product'} of the mean final vector with each digit`) },
+      {
+        name: 'table',
+        label: 'Angle and dot table',
+        scene: () => tablesScene([this.table!], this.themeColours(), 'Closest digit by angle and by dot product, for each maximum'),
+      },
+      {
+        name: 'matrix',
+        label: `Full ${this.matrix} matrix`,
+        scene: () =>
+          tablesScene(
+            [this.full!],
+            this.themeColours(),
+            `${this.matrix === 'cosine' ? 'Cosine' : 'Dot product'} of the mean final vector with each digit`,
+          ),
+      },
     ];
   }
 
@@ -105,7 +127,8 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
     const v = model.analysis.angle_vs_dot;
     const table = this.table!;
     table.replaceChildren();
-    table.createCaption().textContent = 'Mean final vector for each maximum m against the digits’ unembeddings, top-3 W_O basis. Marked rows: angle and dot product pick different digits.';
+    table.createCaption().textContent =
+      'Mean final vector for each maximum m against the digits’ unembeddings, top-3 W_O basis. Marked rows: angle and dot product pick different digits.';
     const head = table.createTHead().insertRow();
     for (const t of ['max m', 'cos with m', 'closest by angle', 'dot with m', 'largest dot']) head.append(el('th', { scope: 'col' }, t));
     const body = table.createTBody();
@@ -115,10 +138,46 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
       const bd = v.best_by_dot[m];
       if (bc !== bd) tr.className = 'disagree';
       tr.append(el('th', { scope: 'row' }, String(m)));
-      tr.append(el('td', { class: 'num', 'data-m': String(m), 'data-figure': 'cos-m', 'data-value': String(v.cosine[m][m]) }, formatNumber(v.cosine[m][m], 3)));
-      tr.append(el('td', { class: `num${bc !== bd ? ' disagree' : ''}`, 'data-m': String(m), 'data-figure': 'best-cos', 'data-digit': String(bc), 'data-value': String(v.cosine[m][bc]) }, `${bc} (${formatNumber(v.cosine[m][bc], 3)})`));
-      tr.append(el('td', { class: 'num', 'data-m': String(m), 'data-figure': 'dot-m', 'data-value': String(v.dot[m][m]) }, formatNumber(v.dot[m][m], 2)));
-      tr.append(el('td', { class: `num${bc !== bd ? ' disagree' : ''}`, 'data-m': String(m), 'data-figure': 'best-dot', 'data-digit': String(bd), 'data-value': String(v.dot[m][bd]) }, `${bd} (${formatNumber(v.dot[m][bd], 2)})`));
+      tr.append(
+        el(
+          'td',
+          { class: 'num', 'data-m': String(m), 'data-figure': 'cos-m', 'data-value': String(v.cosine[m][m]) },
+          formatNumber(v.cosine[m][m], 3),
+        ),
+      );
+      tr.append(
+        el(
+          'td',
+          {
+            class: `num${bc !== bd ? ' disagree' : ''}`,
+            'data-m': String(m),
+            'data-figure': 'best-cos',
+            'data-digit': String(bc),
+            'data-value': String(v.cosine[m][bc]),
+          },
+          `${bc} (${formatNumber(v.cosine[m][bc], 3)})`,
+        ),
+      );
+      tr.append(
+        el(
+          'td',
+          { class: 'num', 'data-m': String(m), 'data-figure': 'dot-m', 'data-value': String(v.dot[m][m]) },
+          formatNumber(v.dot[m][m], 2),
+        ),
+      );
+      tr.append(
+        el(
+          'td',
+          {
+            class: `num${bc !== bd ? ' disagree' : ''}`,
+            'data-m': String(m),
+            'data-figure': 'best-dot',
+            'data-digit': String(bd),
+            'data-value': String(v.dot[m][bd]),
+          },
+          `${bd} (${formatNumber(v.dot[m][bd], 2)})`,
+        ),
+      );
     }
   }
 
@@ -137,7 +196,11 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
       tr.append(el('th', { scope: 'row' }, String(m)));
       for (let d = 0; d < 10; d++) {
         const x = values[m][d];
-        const td = el('td', { class: `num${d === best[m] ? ' best' : ''}`, 'data-m': String(m), 'data-d': String(d), 'data-value': String(x) }, formatNumber(x, which === 'cosine' ? 2 : 1));
+        const td = el(
+          'td',
+          { class: `num${d === best[m] ? ' best' : ''}`, 'data-m': String(m), 'data-d': String(d), 'data-value': String(x) },
+          formatNumber(x, which === 'cosine' ? 2 : 1),
+        );
         tintSigned(td, x, scale * HEAT_HEADROOM);
         tr.append(td);
       }

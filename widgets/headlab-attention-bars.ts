@@ -14,7 +14,15 @@ import { svgEl } from './chart/svg.js';
 import { tablesScene } from './chart/table-scene.js';
 import type { MaxDigitModel } from './max-digit/model.js';
 import {
-  ANS, DigitsField, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, POSITIONS, headLabel, promptTokens, scrollBox,
+  ANS,
+  DigitsField,
+  HEAD_COLOURS,
+  MAX_DIGIT_CSS,
+  MaxDigitWidget,
+  POSITIONS,
+  headLabel,
+  promptTokens,
+  scrollBox,
 } from './max-digit/widget.js';
 
 export interface AttentionBarsState {
@@ -44,8 +52,12 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
   private shown: { attention: number[]; tokens: number[]; maxDigit: number; text: string } | null = null;
   private byMaxVersion = -1;
 
-  get digits(): number[] { return this.field ? this.field.digits() : []; }
-  set digits(v: number[]) { this.setAttribute('digits', v.join(' ')); }
+  get digits(): number[] {
+    return this.field ? this.field.digits() : [];
+  }
+  set digits(v: number[]) {
+    this.setAttribute('digits', v.join(' '));
+  }
 
   protected readState(): AttentionBarsState {
     const digits = this.digits;
@@ -53,7 +65,12 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
   }
 
   protected buildContent(content: HTMLDivElement): void {
-    this.field = new DigitsField(this, 'Digits (1 to 6, each 0–9):', (input, options) => this.bindField(input, options), () => this.emitChange());
+    this.field = new DigitsField(
+      this,
+      'Digits (1 to 6, each 0–9):',
+      (input, options) => this.bindField(input, options),
+      () => this.emitChange(),
+    );
     const figure = el('div', { class: 'figure' });
     this.svgSlot = el('div');
     this.captionLine = el('p', { class: 'caption' });
@@ -71,16 +88,21 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
     this.field!.sync(this.root.activeElement);
     const tokens = promptTokens(digits);
     const maxDigit = Math.max(...digits);
-    const attention = this.cached(model, `att:${digits.join('')}`, () => Array.from(this.maxDigit!.maxDigitAnsAttention(model.weights, digits).data));
+    const attention = this.cached(model, `att:${digits.join('')}`, () =>
+      Array.from(this.maxDigit!.maxDigitAnsAttention(model.weights, digits).data),
+    );
     const mass = (h: number) => tokens.reduce((s, t, p) => s + (t === maxDigit ? attention[h * POSITIONS + p] : 0), 0);
     const masses = Array.from({ length: this.heads }, (_, h) => mass(h));
     const text = `ANS attention for the list ${digits.join(', ')} (maximum ${maxDigit}): mass on the maximum ${masses.map((m, h) => `head ${h} ${formatNumber(m, 3)}`).join(', ')}; mass on ANS itself ${Array.from({ length: this.heads }, (_, h) => `head ${h} ${formatNumber(attention[h * POSITIONS + 8], 3)}`).join(', ')}.`;
     this.shown = { attention, tokens, maxDigit, text };
-    this.show(this.svgSlot!, this.fragment(model, `svg:${digits.join('')}`, () => {
-      const svg = svgEl('svg', { role: 'img', 'aria-label': text });
-      drawSceneInto(svg, this.scene(attention, tokens, maxDigit));
-      return svg;
-    }));
+    this.show(
+      this.svgSlot!,
+      this.fragment(model, `svg:${digits.join('')}`, () => {
+        const svg = svgEl('svg', { role: 'img', 'aria-label': text });
+        drawSceneInto(svg, this.scene(attention, tokens, maxDigit));
+        return svg;
+      }),
+    );
     if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
     this.scoreTable = this.fragment(model, `scores:${tokens.join(',')}`, () => {
       const table = el('table', { class: 'scores compact' });
@@ -110,7 +132,11 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
   figures(): WidgetFigure[] {
     return [
       { name: 'attention', label: 'ANS attention', scene: () => this.scene(...this.shownOrThrow()) },
-      { name: 'tables', label: 'Score tables', scene: () => tablesScene([this.scoreTable!, this.byMaxTable!], this.themeColours(), 'Scores of ANS and attention mass by maximum') },
+      {
+        name: 'tables',
+        label: 'Score tables',
+        scene: () => tablesScene([this.scoreTable!, this.byMaxTable!], this.themeColours(), 'Scores of ANS and attention mass by maximum'),
+      },
     ];
   }
 
@@ -123,7 +149,16 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
       const top = h * PANEL_H + 14;
       const base = top + PANEL_H - 34;
       const span = base - top - 12;
-      shapes.push({ kind: 'text', x: 4, y: top + span / 2 + 10, text: `head ${h}`, fill: rgbText(c.fg), size: 12, weight: 'bold', data: { head: String(h) } });
+      shapes.push({
+        kind: 'text',
+        x: 4,
+        y: top + span / 2 + 10,
+        text: `head ${h}`,
+        fill: rgbText(c.fg),
+        size: 12,
+        weight: 'bold',
+        data: { head: String(h) },
+      });
       shapes.push({ kind: 'line', x1: LEFT, y1: base, x2: WIDTH - 8, y2: base, stroke: rgbText(c.muted) });
       for (let p = 0; p < POSITIONS; p++) {
         const a = att[h * POSITIONS + p];
@@ -131,11 +166,25 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
         const hgt = Math.max(0, a) * span;
         const tag = { head: String(h), position: String(p), ...(tokens[p] < 10 ? { digit: String(tokens[p]) } : {}) };
         shapes.push({ kind: 'rect', x, y: base - hgt, w: barW, h: hgt, fill: HEAD_COLOURS[h], data: tag });
-        shapes.push({ kind: 'text', x: x + barW / 2, y: base - hgt - 7, text: formatNumber(a, 2), fill: rgbText(c.fg), size: 10, anchor: 'middle' });
+        shapes.push({
+          kind: 'text',
+          x: x + barW / 2,
+          y: base - hgt - 7,
+          text: formatNumber(a, 2),
+          fill: rgbText(c.fg),
+          size: 10,
+          anchor: 'middle',
+        });
         const t = tokens[p];
         shapes.push({
-          kind: 'text', x: x + barW / 2, y: base + 10, text: this.tokenNames[t], size: t >= 10 ? 9 : 12, anchor: 'middle',
-          fill: rgbText(t === maxDigit ? c.fg : c.muted), weight: t === maxDigit || t === ANS ? 'bold' : 'normal',
+          kind: 'text',
+          x: x + barW / 2,
+          y: base + 10,
+          text: this.tokenNames[t],
+          size: t >= 10 ? 9 : 12,
+          anchor: 'middle',
+          fill: rgbText(t === maxDigit ? c.fg : c.muted),
+          weight: t === maxDigit || t === ANS ? 'bold' : 'normal',
         });
       }
     }
@@ -156,7 +205,16 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
       tr.append(th);
       tokens.forEach((t) => {
         const s = model.analysis.scores[h][t];
-        const td = el('td', { class: `num${t === maxDigit ? ' max-col' : ''}${t === ANS ? ' ans-col' : ''}`, 'data-value': String(s), 'data-token': String(t), ...(t < 10 ? { 'data-digit': String(t) } : {}) }, formatNumber(s, 2));
+        const td = el(
+          'td',
+          {
+            class: `num${t === maxDigit ? ' max-col' : ''}${t === ANS ? ' ans-col' : ''}`,
+            'data-value': String(s),
+            'data-token': String(t),
+            ...(t < 10 ? { 'data-digit': String(t) } : {}),
+          },
+          formatNumber(s, 2),
+        );
         tr.append(td);
       });
       const gap = model.analysis.scores[h][maxDigit] - model.analysis.scores[h][ANS];
@@ -180,7 +238,14 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
       for (let m = 0; m < 10; m++) {
         const onMax = model.analysis.attention_by_max[h][m][m];
         const onAns = model.analysis.attention_by_max[h][m][ANS];
-        const td = el('td', { class: 'num', 'data-value': String(onMax), 'data-ans': String(onAns), 'data-max': String(m), 'data-head': String(h), 'data-digit': String(m) });
+        const td = el('td', {
+          class: 'num',
+          'data-value': String(onMax),
+          'data-ans': String(onAns),
+          'data-max': String(m),
+          'data-head': String(h),
+          'data-digit': String(m),
+        });
         td.append(formatNumber(onMax, 2), el('br'), el('span', { class: 'note' }, formatNumber(onAns, 2)));
         td.title = `head ${h}, maximum ${m}: ${formatNumber(onMax, 4)} on ${m}, ${formatNumber(onAns, 4)} on ANS`;
         tr.append(td);

@@ -15,10 +15,20 @@ import { svgEl } from './chart/svg.js';
 import type { MaxDigitPatchResult } from '../web/headlab-core.js';
 import type { MaxDigitModel } from './max-digit/model.js';
 import {
-  CONTROL_HEADS, DigitsField, MAX_DIGIT_CSS, MaxDigitWidget, POSITIONS, headSwatch, promptTokens, scrollBox,
+  CONTROL_HEADS,
+  DigitsField,
+  MAX_DIGIT_CSS,
+  MaxDigitWidget,
+  POSITIONS,
+  headSwatch,
+  promptTokens,
+  scrollBox,
 } from './max-digit/widget.js';
 
-export interface AttentionPatch { head: number; position: number }
+export interface AttentionPatch {
+  head: number;
+  position: number;
+}
 
 export interface AttentionPatchState {
   digits: number[];
@@ -63,8 +73,12 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
   /** The token names the table's columns were built for. */
   private tableFor: readonly string[] | null = null;
 
-  get digits(): number[] { return this.field ? this.field.digits() : []; }
-  set digits(v: number[]) { this.setAttribute('digits', v.join(' ')); }
+  get digits(): number[] {
+    return this.field ? this.field.digits() : [];
+  }
+  set digits(v: number[]) {
+    this.setAttribute('digits', v.join(' '));
+  }
 
   /** The patches as set by the `patches` attribute. */
   get patches(): AttentionPatch[] {
@@ -96,8 +110,17 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
   }
 
   protected buildContent(content: HTMLDivElement): void {
-    this.field = new DigitsField(this, 'Digits (1 to 6, each 0–9):', (input, options) => this.bindField(input, options), () => this.emitChange());
-    const intro = el('p', { class: 'caption' }, 'For each head, choose the one prompt position its ANS row should attend to (position 0 is BOS, positions 1–6 hold the list, then SEP and ANS), or keep the head’s own attention.');
+    this.field = new DigitsField(
+      this,
+      'Digits (1 to 6, each 0–9):',
+      (input, options) => this.bindField(input, options),
+      () => this.emitChange(),
+    );
+    const intro = el(
+      'p',
+      { class: 'caption' },
+      'For each head, choose the one prompt position its ANS row should attend to (position 0 is BOS, positions 1–6 hold the list, then SEP and ANS), or keep the head’s own attention.',
+    );
     const heads = el('div', { class: 'heads' });
     this.groups = [];
     for (let h = 0; h < CONTROL_HEADS; h++) {
@@ -128,10 +151,20 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     this.listen(reset, 'click', () => this.reset());
     this.answerLine = el('p', { class: 'answers', role: 'status', 'aria-live': 'polite' });
     this.answerParts = {
-      clean: el('strong', { 'data-answer': 'clean' }), patched: el('strong', { 'data-answer': 'patched' }),
-      tag: el('span', { class: 'tag same' }), what: document.createTextNode(''),
+      clean: el('strong', { 'data-answer': 'clean' }),
+      patched: el('strong', { 'data-answer': 'patched' }),
+      tag: el('span', { class: 'tag same' }),
+      what: document.createTextNode(''),
     };
-    this.answerLine.append('Clean answer ', this.answerParts.clean, ' · patched answer ', this.answerParts.patched, ' ', this.answerParts.tag, this.answerParts.what);
+    this.answerLine.append(
+      'Clean answer ',
+      this.answerParts.clean,
+      ' · patched answer ',
+      this.answerParts.patched,
+      ' ',
+      this.answerParts.tag,
+      this.answerParts.what,
+    );
     this.labelKey = '';
     this.svg = null;
     this.table = null;
@@ -143,7 +176,16 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     this.tableBox = box;
     const row = el('div', { class: 'row' });
     row.append(reset);
-    content.append(el('p', { class: 'title' }, 'Point a head somewhere else'), this.field.element, intro, heads, row, this.answerLine, figure, box);
+    content.append(
+      el('p', { class: 'title' }, 'Point a head somewhere else'),
+      this.field.element,
+      intro,
+      heads,
+      row,
+      this.answerLine,
+      figure,
+      box,
+    );
   }
 
   protected renderContent(model: MaxDigitModel): void {
@@ -165,8 +207,10 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
         if (!relabel) return;
         const span = input.nextElementSibling!;
         const words = p < 0 ? 'its own attention' : slotName(p, tokens[p], names);
-        if (p < 0) { if (span.textContent !== 'own attention') span.textContent = 'own attention'; }
-        else span.replaceChildren(el('span', { class: 'pos' }, `position ${p}`), el('span', { class: 'tok' }, tokenWord(tokens[p], names)));
+        if (p < 0) {
+          if (span.textContent !== 'own attention') span.textContent = 'own attention';
+        } else
+          span.replaceChildren(el('span', { class: 'pos' }, `position ${p}`), el('span', { class: 'tok' }, tokenWord(tokens[p], names)));
         input.setAttribute('aria-label', `head ${h}: ${words}`);
         const label = input.closest('label')!;
         label.setAttribute('data-position', String(p));
@@ -174,13 +218,16 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
         else label.removeAttribute('data-digit');
       });
     });
-    const r = this.cached(model, `patch:${digits.join('')}:${patches.map((x) => `${x.head}${x.position}`).join(',')}`, () => this.maxDigit!.maxDigitPatch(model.weights, digits, patches));
+    const r = this.cached(model, `patch:${digits.join('')}:${patches.map((x) => `${x.head}${x.position}`).join(',')}`, () =>
+      this.maxDigit!.maxDigitPatch(model.weights, digits, patches),
+    );
     this.lastAnswer = r.answer;
     this.lastClean = r.original_answer;
     const changed = r.answer !== r.original_answer;
-    const what = patches.length === 0
-      ? 'no head patched'
-      : patches.map((x) => `head ${x.head} → ${slotName(x.position, tokens[x.position], names)}`).join(', ');
+    const what =
+      patches.length === 0
+        ? 'no head patched'
+        : patches.map((x) => `head ${x.head} → ${slotName(x.position, tokens[x.position], names)}`).join(', ');
     const line = this.answerParts!;
     setText(line.clean, String(r.original_answer));
     setText(line.patched, String(r.answer));
@@ -211,8 +258,22 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
   figures(): WidgetFigure[] {
     const shown = () => this.exportable(this.shown).result;
     return [
-      { name: 'logits', label: 'Logits', scene: () => { const r = shown(); return this.scene(r.original_logits, r.logits); } },
-      { name: 'table', label: 'Logit table', scene: () => { shown(); return tablesScene([this.table!], this.themeColours(), 'All fourteen logits at ANS, clean and patched'); } },
+      {
+        name: 'logits',
+        label: 'Logits',
+        scene: () => {
+          const r = shown();
+          return this.scene(r.original_logits, r.logits);
+        },
+      },
+      {
+        name: 'table',
+        label: 'Logit table',
+        scene: () => {
+          shown();
+          return tablesScene([this.table!], this.themeColours(), 'All fourteen logits at ANS, clean and patched');
+        },
+      },
     ];
   }
 
@@ -224,7 +285,10 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     const bottom = HEIGHT - 24;
     let lo = 0;
     let hi = 0;
-    for (let t = 0; t < 10; t++) { lo = Math.min(lo, clean[t], patched[t]); hi = Math.max(hi, clean[t], patched[t]); }
+    for (let t = 0; t < 10; t++) {
+      lo = Math.min(lo, clean[t], patched[t]);
+      hi = Math.max(hi, clean[t], patched[t]);
+    }
     const y = (v: number) => top + ((hi - v) / (hi - lo || 1)) * (bottom - top);
     const slot = (WIDTH - left - 8) / 10;
     shapes.push({ kind: 'rect', x: left, y: 4, w: 10, h: 10, fill: rgbText(c.muted) });
@@ -235,7 +299,10 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     for (let t = 0; t < 10; t++) {
       const x = left + t * slot;
       const bw = slot * 0.36;
-      for (const [value, dx, fill] of [[clean[t], slot * 0.12, c.muted], [patched[t], slot * 0.5, c.pos]] as const) {
+      for (const [value, dx, fill] of [
+        [clean[t], slot * 0.12, c.muted],
+        [patched[t], slot * 0.5, c.pos],
+      ] as const) {
         const y0 = y(0);
         const y1 = y(value);
         shapes.push({ kind: 'rect', x: x + dx, y: Math.min(y0, y1), w: bw, h: Math.abs(y1 - y0), fill: rgbText(fill) });
@@ -243,7 +310,8 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
       shapes.push({ kind: 'text', x: x + slot / 2, y: HEIGHT - 10, text: String(t), fill: rgbText(c.fg), size: 12, anchor: 'middle' });
     }
     shapes.push({ kind: 'line', x1: left, y1: y(0), x2: WIDTH - 8, y2: y(0), stroke: rgbText(c.muted) });
-    for (const v of [lo, hi]) shapes.push({ kind: 'text', x: left - 4, y: y(v), text: formatNumber(v, 0), fill: rgbText(c.muted), size: 10, anchor: 'end' });
+    for (const v of [lo, hi])
+      shapes.push({ kind: 'text', x: left - 4, y: y(v), text: formatNumber(v, 0), fill: rgbText(c.muted), size: 10, anchor: 'end' });
     return { width: WIDTH, height: HEIGHT, background: rgbText(c.panel), title: 'Digit logits, clean and patched', shapes };
   }
 
@@ -265,7 +333,7 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
   private fillTable(table: HTMLTableElement, rows: [ArrayLike<number>, ArrayLike<number>]): void {
     rows.forEach((values, i) => {
       const cells = table.tBodies[0].rows[i].cells;
-      const n = cells.length - 1;  // one per token name
+      const n = cells.length - 1; // one per token name
       let best = 0;
       for (let t = 1; t < n; t++) if (values[t] > values[best]) best = t;
       for (let t = 0; t < n; t++) {

@@ -13,7 +13,14 @@ import type { AttentionResult, Matrix } from '../web/headlab-core.js';
 import { matrix } from '../web/matrix.js';
 import { Memo } from './base/memo.js';
 import {
-  HeadlabElement, WidgetInputError, el, jsonAttribute, numberAttribute, numberGrid, setNumberAttribute, type WidgetFigure,
+  HeadlabElement,
+  WidgetInputError,
+  el,
+  jsonAttribute,
+  numberAttribute,
+  numberGrid,
+  setNumberAttribute,
+  type WidgetFigure,
 } from './base/headlab-element.js';
 import { formatDifference, formatMagnitude, formatNumber } from './chart/format.js';
 import { MatrixTable } from './chart/matrix-table.js';
@@ -38,9 +45,19 @@ export const SCORE_INVARIANCE_TOLERANCE = 1e-12;
 export const MAX_ROTATION_SIDE = 8;
 
 const DEFAULTS = {
-  x: [[1, 0], [0, 1], [1, 1]],
-  w_q: [[1, 0.5], [-0.5, 1]],
-  w_k: [[0.5, 1], [1, -0.5]],
+  x: [
+    [1, 0],
+    [0, 1],
+    [1, 1],
+  ],
+  w_q: [
+    [1, 0.5],
+    [-0.5, 1],
+  ],
+  w_k: [
+    [0.5, 1],
+    [1, -0.5],
+  ],
 };
 
 export interface BasisRotationState {
@@ -55,7 +72,13 @@ export interface BasisRotationState {
 }
 
 /** The unrotated head and its inputs as core matrices (d_k = columns of W_Q). */
-interface RotationBase { X: Matrix; Wq: Matrix; Wk: Matrix; dk: number; before: AttentionResult }
+interface RotationBase {
+  X: Matrix;
+  Wq: Matrix;
+  Wk: Matrix;
+  dk: number;
+  before: AttentionResult;
+}
 
 export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
   static observedAttributes = ['angle', 'x', 'w-q', 'w-k'];
@@ -84,18 +107,29 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
   private angleText: HTMLOutputElement | null = null;
   private tables: Record<string, MatrixTable> = {};
   private verdict: HTMLParagraphElement | null = null;
-  private plot: { svg: SVGSVGElement; q: SVGLineElement[]; k: SVGLineElement[]; qLabel: SVGTextElement[]; kLabel: SVGTextElement[] } | null = null;
+  private plot: {
+    svg: SVGSVGElement;
+    q: SVGLineElement[];
+    k: SVGLineElement[];
+    qLabel: SVGTextElement[];
+    kLabel: SVGTextElement[];
+  } | null = null;
   private lastShape = '';
 
-  get angle(): number { return numberAttribute(this, 'angle', 30, -180, 180); }
-  set angle(v: number) { setNumberAttribute(this, 'angle', v); }
+  get angle(): number {
+    return numberAttribute(this, 'angle', 30, -180, 180);
+  }
+  set angle(v: number) {
+    setNumberAttribute(this, 'angle', v);
+  }
 
   private inputs(): { x: number[][]; w_q: number[][]; w_k: number[][] } {
     const x = numberGrid(jsonAttribute(this, 'x') ?? DEFAULTS.x, 'attribute x', 0, 0, MAX_ROTATION_SIDE);
     const d = x[0].length;
     const w_q = numberGrid(jsonAttribute(this, 'w-q') ?? DEFAULTS.w_q, 'attribute w-q', d, 0, MAX_ROTATION_SIDE);
     const w_k = numberGrid(jsonAttribute(this, 'w-k') ?? DEFAULTS.w_k, 'attribute w-k', d, 0, MAX_ROTATION_SIDE);
-    if (w_q[0].length !== w_k[0].length) throw new WidgetInputError(`w-q and w-k must have the same number of columns d_k (${w_q[0].length} ≠ ${w_k[0].length})`);
+    if (w_q[0].length !== w_k[0].length)
+      throw new WidgetInputError(`w-q and w-k must have the same number of columns d_k (${w_q[0].length} ≠ ${w_k[0].length})`);
     if (w_q[0].length < 2) throw new WidgetInputError('a rotation needs d_k ≥ 2 columns in w-q and w-k');
     return { x, w_q, w_k };
   }
@@ -106,14 +140,18 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
    * one attention call (the core's), not a parse of the matrices and two attention calls.
    */
   private compute(): { before: AttentionResult; after: AttentionResult; maxDiff: number } {
-    const base = this.base.get([this.core, this.getAttribute('x'), this.getAttribute('w-q'), this.getAttribute('w-k')], () => this.computeBase());
+    const base = this.base.get([this.core, this.getAttribute('x'), this.getAttribute('w-q'), this.getAttribute('w-k')], () =>
+      this.computeBase(),
+    );
     return this.heads.get([base, this.angle], () => this.computeNow(base));
   }
 
   private computeBase(): RotationBase {
     const core = this.core!;
     const { x, w_q, w_k } = this.inputs();
-    const X = matrix(x), Wq = matrix(w_q), Wk = matrix(w_k);
+    const X = matrix(x),
+      Wq = matrix(w_q),
+      Wk = matrix(w_k);
     return { X, Wq, Wk, dk: w_q[0].length, before: core.attention({ x: X, w_q: Wq, w_k: Wk, w_v: Wq }) };
   }
 
@@ -123,15 +161,23 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
     const rotated = core.rotateQueryKey(Wq, Wk, R);
     const after = core.attention({ x: X, w_q: rotated.q, w_k: rotated.k, w_v: Wq });
     let maxDiff = 0;
-    before.scores.data.forEach((s, i) => { maxDiff = Math.max(maxDiff, Math.abs(after.scores.data[i] - s)); });
+    before.scores.data.forEach((s, i) => {
+      maxDiff = Math.max(maxDiff, Math.abs(after.scores.data[i] - s));
+    });
     return { before, after, maxDiff };
   }
 
   protected readState(): BasisRotationState {
     const { before, after, maxDiff } = this.compute();
     return {
-      angle_degrees: this.angle, q: rows(before.q), k: rows(before.k), q_rotated: rows(after.q), k_rotated: rows(after.k),
-      scores: rows(before.scores), scores_rotated: rows(after.scores), max_score_difference: maxDiff,
+      angle_degrees: this.angle,
+      q: rows(before.q),
+      k: rows(before.k),
+      q_rotated: rows(after.q),
+      k_rotated: rows(after.k),
+      scores: rows(before.scores),
+      scores_rotated: rows(after.scores),
+      max_score_difference: maxDiff,
     };
   }
 
@@ -139,8 +185,11 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
     this.tables = {};
     this.lastShape = '';
     const title = el('p', { class: 'title' }, 'Rotate the query–key basis');
-    const intro = el('p', { class: 'caption' },
-      'Both queries and keys are multiplied by the same rotation R. Their coordinates change; every score stays the same.');
+    const intro = el(
+      'p',
+      { class: 'caption' },
+      'Both queries and keys are multiplied by the same rotation R. Their coordinates change; every score stays the same.',
+    );
     const sliderId = `angle-${Math.random().toString(36).slice(2)}`;
     const slider = el('input', { type: 'range', min: '-180', max: '180', step: '1', id: sliderId });
     const label = el('label', { for: sliderId }, 'Rotation angle');
@@ -155,8 +204,13 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
     this.angleText = out;
     const panels = el('div', { class: 'panels' });
     const legend = el('p', { class: 'note' });
-    legend.append('Plot: ', el('span', { class: 'legend-q' }, 'queries (solid)'), ' and ',
-      el('span', { class: 'legend-k' }, 'keys (dashed)'), ' after rotation, in coordinates 1 and 2.');
+    legend.append(
+      'Plot: ',
+      el('span', { class: 'legend-q' }, 'queries (solid)'),
+      ' and ',
+      el('span', { class: 'legend-k' }, 'keys (dashed)'),
+      ' after rotation, in coordinates 1 and 2.',
+    );
     this.verdict = el('p', { class: 'verdict', role: 'status' });
     this.body.append(title, intro, sliderRow, panels, legend, this.verdict, this.exportControls());
   }
@@ -166,8 +220,14 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
     return [
       { name: 'plot', label: 'Plot', scene: () => plotScene(this.readState(), colours()) },
       {
-        name: 'scores', label: 'Score tables',
-        scene: () => tablesScene([this.tables.s.table, this.tables.sr.table], colours(), `Scores before and after a rotation by ${formatNumber(this.angle, 1)}°`),
+        name: 'scores',
+        label: 'Score tables',
+        scene: () =>
+          tablesScene(
+            [this.tables.s.table, this.tables.sr.table],
+            colours(),
+            `Scores before and after a rotation by ${formatNumber(this.angle, 1)}°`,
+          ),
       },
     ];
   }
@@ -189,9 +249,12 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
     const make = (caption: string, rowLabels: string[], colLabels: string[], heat = 0) =>
       new MatrixTable({ caption, rowLabels, colLabels, heatScale: heat });
     this.tables = {
-      q: make('Q (before)', queries, coords), k: make('K (before)', keys, coords),
-      qr: make('Q′ = QR (after)', queries, coords), kr: make('K′ = KR (after)', keys, coords),
-      s: make('Scores QKᵀ/√d_k (before)', queries, keys, 1), sr: make('Scores Q′K′ᵀ/√d_k (after)', queries, keys, 1),
+      q: make('Q (before)', queries, coords),
+      k: make('K (before)', keys, coords),
+      qr: make('Q′ = QR (after)', queries, coords),
+      kr: make('K′ = KR (after)', keys, coords),
+      s: make('Scores QKᵀ/√d_k (before)', queries, keys, 1),
+      sr: make('Scores Q′K′ᵀ/√d_k (after)', queries, keys, 1),
     };
     const panels = this.body.querySelector('.panels')!;
     const group = (...t: MatrixTable[]) => {
@@ -203,8 +266,11 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
     const plotBox = el('div', { class: 'plot' });
     plotBox.append(this.plot.svg);
     panels.replaceChildren(
-      group(this.tables.q, this.tables.k), group(this.tables.qr, this.tables.kr), plotBox,
-      group(this.tables.s), group(this.tables.sr),
+      group(this.tables.q, this.tables.k),
+      group(this.tables.qr, this.tables.kr),
+      plotBox,
+      group(this.tables.s),
+      group(this.tables.sr),
     );
   }
 
@@ -238,9 +304,17 @@ function vec(v: number[]): string {
 /** Coordinates 1 and 2 of each rotated query (solid, orange) and key (dashed, blue), as an exportable Scene. */
 function plotScene(s: BasisRotationState, c: ResolvedColours): Scene {
   // A 240 × 240 plot centred under a title; the width leaves room for the title.
-  const width = 340, size = 240, half = size / 2, top = 26, cx = width / 2, cy = top + half;
+  const width = 340,
+    size = 240,
+    half = size / 2,
+    top = 26,
+    cx = width / 2,
+    cy = top + half;
   const title = `Queries and keys after a rotation by ${formatNumber(s.angle_degrees, 1)}°`;
-  const muted = rgbText(c.muted), pos = rgbText(c.pos), neg = rgbText(c.neg), fg = rgbText(c.fg);
+  const muted = rgbText(c.muted),
+    pos = rgbText(c.pos),
+    neg = rgbText(c.neg),
+    fg = rgbText(c.fg);
   const shapes: Shape[] = [
     { kind: 'text', x: cx, y: 12, text: title, fill: fg, size: 12, weight: 'bold', anchor: 'middle' },
     { kind: 'line', x1: cx - half, y1: cy, x2: cx + half, y2: cy, stroke: muted },
@@ -249,11 +323,22 @@ function plotScene(s: BasisRotationState, c: ResolvedColours): Scene {
   let r = 0;
   for (const m of [s.q_rotated, s.k_rotated]) for (const v of m) r = Math.max(r, Math.hypot(v[0], v[1]));
   const scale = r > 0 ? (half - 18) / r : 0;
-  const draw = (m: number[][], colour: string, prefix: string, dash?: number[]) => m.forEach((v, i) => {
-    const x = v[0] * scale, y = -v[1] * scale, len = Math.hypot(x, y) || 1;
-    shapes.push({ kind: 'line', x1: cx, y1: cy, x2: cx + x, y2: cy + y, stroke: colour, width: 2.5, ...(dash ? { dash } : {}) });
-    shapes.push({ kind: 'text', x: cx + x + (x / len) * 10, y: cy + y + (y / len) * 10, text: `${prefix}${subscript(i + 1)}`, fill: colour, size: 11, anchor: 'middle' });
-  });
+  const draw = (m: number[][], colour: string, prefix: string, dash?: number[]) =>
+    m.forEach((v, i) => {
+      const x = v[0] * scale,
+        y = -v[1] * scale,
+        len = Math.hypot(x, y) || 1;
+      shapes.push({ kind: 'line', x1: cx, y1: cy, x2: cx + x, y2: cy + y, stroke: colour, width: 2.5, ...(dash ? { dash } : {}) });
+      shapes.push({
+        kind: 'text',
+        x: cx + x + (x / len) * 10,
+        y: cy + y + (y / len) * 10,
+        text: `${prefix}${subscript(i + 1)}`,
+        fill: colour,
+        size: 11,
+        anchor: 'middle',
+      });
+    });
   draw(s.q_rotated, pos, 'q');
   draw(s.k_rotated, neg, 'k', [5, 3]);
   shapes.push({ kind: 'text', x: 8, y: top + size + 10, text: 'queries solid, keys dashed; coordinates 1 and 2', fill: muted, size: 11 });
@@ -271,23 +356,32 @@ function subscript(n: number): string {
 const PLOT = 180;
 
 function makePlot(n: number) {
-  const svg = svgEl('svg', { width: PLOT, height: PLOT, viewBox: `${-PLOT / 2} ${-PLOT / 2} ${PLOT} ${PLOT}`, 'aria-hidden': 'true', focusable: 'false' });
+  const svg = svgEl('svg', {
+    width: PLOT,
+    height: PLOT,
+    viewBox: `${-PLOT / 2} ${-PLOT / 2} ${PLOT} ${PLOT}`,
+    'aria-hidden': 'true',
+    focusable: 'false',
+  });
   svg.append(
     svgEl('line', { x1: -PLOT / 2, x2: PLOT / 2, y1: 0, y2: 0, class: 'axis' }),
     svgEl('line', { x1: 0, x2: 0, y1: -PLOT / 2, y2: PLOT / 2, class: 'axis' }),
   );
-  const make = (cls: string) => Array.from({ length: n }, () => {
-    const line = svgEl('line', { x1: 0, y1: 0, x2: 0, y2: 0, class: `${cls} vec` });
-    svg.append(line);
-    return line;
-  });
-  const q = make('q'), k = make('k');
-  const label = (cls: string, prefix: string) => Array.from({ length: n }, (_, i) => {
-    const t = svgEl('text', { class: cls, 'text-anchor': 'middle', 'dominant-baseline': 'middle' });
-    t.textContent = `${prefix}${subscript(i + 1)}`;
-    svg.append(t);
-    return t;
-  });
+  const make = (cls: string) =>
+    Array.from({ length: n }, () => {
+      const line = svgEl('line', { x1: 0, y1: 0, x2: 0, y2: 0, class: `${cls} vec` });
+      svg.append(line);
+      return line;
+    });
+  const q = make('q'),
+    k = make('k');
+  const label = (cls: string, prefix: string) =>
+    Array.from({ length: n }, (_, i) => {
+      const t = svgEl('text', { class: cls, 'text-anchor': 'middle', 'dominant-baseline': 'middle' });
+      t.textContent = `${prefix}${subscript(i + 1)}`;
+      svg.append(t);
+      return t;
+    });
   return { svg, q, k, qLabel: label('q', 'q'), kLabel: label('k', 'k') };
 }
 
@@ -298,7 +392,8 @@ function updatePlot(plot: ReturnType<typeof makePlot>, q: Matrix, k: Matrix): vo
   const s = r > 0 ? (PLOT / 2 - 16) / r : 0;
   const draw = (m: Matrix, lines: SVGLineElement[], labels: SVGTextElement[]) => {
     lines.forEach((line, i) => {
-      const x = m.data[i * m.cols] * s, y = -m.data[i * m.cols + 1] * s;
+      const x = m.data[i * m.cols] * s,
+        y = -m.data[i * m.cols + 1] * s;
       line.setAttribute('x2', x.toFixed(2));
       line.setAttribute('y2', y.toFixed(2));
       const len = Math.hypot(x, y) || 1;

@@ -77,7 +77,8 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
     let selected: number | null = null;
     if (raw !== undefined) {
       const k = Number(raw);
-      if (!Number.isInteger(k) || k < 1 || k > n) throw new WidgetInputError(`selected="${raw}" (from the link) must be a choice number from 1 to ${n}`);
+      if (!Number.isInteger(k) || k < 1 || k > n)
+        throw new WidgetInputError(`selected="${raw}" (from the link) must be a choice number from 1 to ${n}`);
       selected = k - 1;
     }
     this.selected = selected;
@@ -102,7 +103,9 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
   protected readState(): ChoiceQuizState {
     return {
       selected: this.selected === null ? null : this.selected + 1,
-      result: this.result, hint_shown: this.hintShown, solution_shown: this.solutionShown,
+      result: this.result,
+      hint_shown: this.hintShown,
+      solution_shown: this.solutionShown,
     };
   }
 
@@ -116,8 +119,10 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
     const hint = parts('hint');
     const solution = parts('solution');
     const why = parts('why');
-    if (why.length && why.length !== choices.length) throw new WidgetInputError(`give one slot="why" explanation per choice (${choices.length}), found ${why.length}`);
-    if (question.length !== 1) throw new WidgetInputError(`the quiz needs exactly one child with slot="question", found ${question.length}`);
+    if (why.length && why.length !== choices.length)
+      throw new WidgetInputError(`give one slot="why" explanation per choice (${choices.length}), found ${why.length}`);
+    if (question.length !== 1)
+      throw new WidgetInputError(`the quiz needs exactly one child with slot="question", found ${question.length}`);
     if (choices.length < 2) throw new WidgetInputError(`the quiz needs at least two children with slot="choice", found ${choices.length}`);
     const marked = choices.flatMap((c, i) => (c.hasAttribute('data-correct') ? [i] : []));
     if (marked.length !== 1) throw new WidgetInputError(`exactly one choice must carry data-correct, found ${marked.length}`);
@@ -182,8 +187,16 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
     this.hintBox.append(el('p', { class: 'part-title' }, 'Hint'), slotFor(hint));
     this.solutionBox = el('div', { class: 'solution', id: `solution-${id}`, hidden: '' });
     this.solutionBox.append(el('p', { class: 'part-title' }, 'Solution'), slotFor(solution));
-    this.hintButton = hint.length ? toggle('Hint', this.hintBox, () => { this.hintShown = !this.hintShown; }) : null;
-    this.solutionButton = solution.length ? toggle('Solution', this.solutionBox, () => { this.solutionShown = !this.solutionShown; }) : null;
+    this.hintButton = hint.length
+      ? toggle('Hint', this.hintBox, () => {
+          this.hintShown = !this.hintShown;
+        })
+      : null;
+    this.solutionButton = solution.length
+      ? toggle('Solution', this.solutionBox, () => {
+          this.solutionShown = !this.solutionShown;
+        })
+      : null;
     this.feedback = el('p', { class: 'feedback', role: 'status', 'aria-live': 'polite' });
     if (this.result !== null) this.showVerdict();
     this.whyBoxes = why.map((w) => {
@@ -210,7 +223,9 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
   }
 
   protected render(): void {
-    this.radios.forEach((radio, i) => { radio.checked = i === this.selected; });
+    this.radios.forEach((radio, i) => {
+      radio.checked = i === this.selected;
+    });
     this.choiceLabels.forEach((label, i) => {
       const checkedHere = this.result !== null && i === this.selected;
       const revealed = this.solutionShown && i === this.correct;
@@ -226,7 +241,9 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
       this.feedback!.textContent = '';
       this.feedback!.className = 'feedback';
     }
-    this.whyBoxes.forEach((box, i) => { box.hidden = this.result === null || i !== this.selected; });
+    this.whyBoxes.forEach((box, i) => {
+      box.hidden = this.result === null || i !== this.selected;
+    });
     this.hintBox!.hidden = !this.hintShown;
     this.solutionBox!.hidden = !this.solutionShown;
     this.hintButton?.setAttribute('aria-expanded', String(this.hintShown));

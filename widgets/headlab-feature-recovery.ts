@@ -16,7 +16,14 @@
 import type { FeatureRecoveryResults } from '../formats/feature-recovery-results.js';
 import { DRAFT_PUBLISHED, featureRecoveryResultsFile, type FeatureRecoveryRun } from '../web/headlab-core.js';
 import {
-  HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
+  HeadlabElement,
+  MAX_SEED,
+  WidgetInputError,
+  el,
+  integerAttribute,
+  numberAttribute,
+  setNumberAttribute,
+  type WidgetFigure,
 } from './base/headlab-element.js';
 import { TrainingJob, type TrainingStatus } from './base/training-job.js';
 import { formatMagnitude, formatNearOne, formatNumber, subscripted } from './chart/format.js';
@@ -107,7 +114,11 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     .primary { font-weight: 600; }
   `;
 
-  private readonly training = new TrainingJob(this, (text) => this.announce(text), () => this.requestRender());
+  private readonly training = new TrainingJob(
+    this,
+    (text) => this.announce(text),
+    () => this.requestRender(),
+  );
   private losses: number[] = [];
   /** What the loss curve was last drawn from (render skips the redraw when none of it changed). */
   private lossDrawn: readonly unknown[] | null = null;
@@ -139,16 +150,36 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   private resultsCaption: HTMLTableCaptionElement | null = null;
   private jsonButton: HTMLButtonElement | null = null;
 
-  get seed(): number { return this.setting('seed'); }
-  set seed(v: number) { setNumberAttribute(this, 'seed', v); }
-  get steps(): number { return this.setting('steps'); }
-  set steps(v: number) { setNumberAttribute(this, 'steps', v); }
-  get batch(): number { return this.setting('batch'); }
-  set batch(v: number) { setNumberAttribute(this, 'batch', v); }
-  get learningRate(): number { return this.setting('learning-rate'); }
-  set learningRate(v: number) { setNumberAttribute(this, 'learning-rate', v); }
-  get requestScale(): number { return this.setting('request-scale'); }
-  set requestScale(v: number) { setNumberAttribute(this, 'request-scale', v); }
+  get seed(): number {
+    return this.setting('seed');
+  }
+  set seed(v: number) {
+    setNumberAttribute(this, 'seed', v);
+  }
+  get steps(): number {
+    return this.setting('steps');
+  }
+  set steps(v: number) {
+    setNumberAttribute(this, 'steps', v);
+  }
+  get batch(): number {
+    return this.setting('batch');
+  }
+  set batch(v: number) {
+    setNumberAttribute(this, 'batch', v);
+  }
+  get learningRate(): number {
+    return this.setting('learning-rate');
+  }
+  set learningRate(v: number) {
+    setNumberAttribute(this, 'learning-rate', v);
+  }
+  get requestScale(): number {
+    return this.setting('request-scale');
+  }
+  set requestScale(v: number) {
+    setNumberAttribute(this, 'request-scale', v);
+  }
   /** "watch" by default, "fast" by default when the reader asks for reduced motion. */
   get pace(): 'watch' | 'fast' {
     const raw = this.getAttribute('pace');
@@ -157,12 +188,22 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     if (raw === 'fast') return 'fast';
     throw new WidgetInputError(`attribute pace="${raw}" must be "watch" or "fast"`);
   }
-  set pace(v: 'watch' | 'fast') { this.setAttribute('pace', v); }
+  set pace(v: 'watch' | 'fast') {
+    this.setAttribute('pace', v);
+  }
   /** Held-out examples of the evaluation (no input box: an author setting; fewer make the interventions cheaper). */
-  get evalSize(): number { return integerAttribute(this, 'eval-size', EVAL_SIZE_DEFAULT, 2, EVAL_SIZE_MAX); }
-  set evalSize(v: number) { setNumberAttribute(this, 'eval-size', v); }
-  get autostart(): boolean { return this.hasAttribute('autostart'); }
-  set autostart(v: boolean) { this.toggleAttribute('autostart', v); }
+  get evalSize(): number {
+    return integerAttribute(this, 'eval-size', EVAL_SIZE_DEFAULT, 2, EVAL_SIZE_MAX);
+  }
+  set evalSize(v: number) {
+    setNumberAttribute(this, 'eval-size', v);
+  }
+  get autostart(): boolean {
+    return this.hasAttribute('autostart');
+  }
+  set autostart(v: boolean) {
+    this.toggleAttribute('autostart', v);
+  }
 
   /** The last finished or stopped run as results.json (matrices as arrays of rows), or null. */
   get results(): FeatureRecoveryResults | null {
@@ -170,17 +211,29 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     return this.lastFile;
   }
   /** The last finished or stopped run in memory (matrices as { rows, cols, data }), or null: what figures reading this element use. */
-  get run(): FeatureRecoveryRun | null { return this.lastRun; }
+  get run(): FeatureRecoveryRun | null {
+    return this.lastRun;
+  }
   /** Progress messages received in the current or last run (diagnostics and tests). */
-  get progressCount(): number { return this.progressUpdates; }
+  get progressCount(): number {
+    return this.progressUpdates;
+  }
   /** Progress messages the worker posted after it read Stop, in the last stopped run (diagnostics and tests). */
-  get updatesAfterStop(): number { return this.lastUpdatesAfterStop; }
+  get updatesAfterStop(): number {
+    return this.lastUpdatesAfterStop;
+  }
   private lastUpdatesAfterStop = 0;
-  get trainingStatus(): TrainingStatus { return this.training.status; }
+  get trainingStatus(): TrainingStatus {
+    return this.training.status;
+  }
 
   get settings(): FeatureRecoveryWidgetSettings {
     return {
-      seed: this.seed, steps: this.steps, batch: this.batch, learning_rate: this.learningRate, request_scale: this.requestScale,
+      seed: this.seed,
+      steps: this.steps,
+      batch: this.batch,
+      learning_rate: this.learningRate,
+      request_scale: this.requestScale,
       eval_size: this.evalSize,
     };
   }
@@ -202,7 +255,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
 
   /** Starts a run with the current settings (stopping one in progress). */
   train(): void {
-    const settings = this.settings;  // throws WidgetInputError on a bad attribute
+    const settings = this.settings; // throws WidgetInputError on a bad attribute
     this.losses = [];
     this.runSteps = settings.steps;
     this.progressUpdates = 0;
@@ -225,9 +278,11 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
         this.losses = Array.from(value.loss_trace);
         this.responseQuery = value.response_query.data;
         this.responseValue = value.response_value.data;
-        this.announce(stopped
-          ? `Stopped at step ${value.steps_done} of ${value.settings.steps}. Held-out MSE ${formatMagnitude(value.heldout_mse)}.`
-          : `Training finished: held-out MSE ${formatMagnitude(value.heldout_mse)} after ${value.steps_done} steps.`);
+        this.announce(
+          stopped
+            ? `Stopped at step ${value.steps_done} of ${value.settings.steps}. Held-out MSE ${formatMagnitude(value.heldout_mse)}.`
+            : `Training finished: held-out MSE ${formatMagnitude(value.heldout_mse)} after ${value.steps_done} steps.`,
+        );
         this.requestRender();
         this.emitChange();
       },
@@ -253,13 +308,21 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   }
 
   figures(): WidgetFigure[] {
-    return ([['loss', 'Loss curve'], ['response-query', 'R·W_q'], ['response-value', 'R·W_v']] as const)
-      .map(([name, label]) => ({ name, label, scene: () => this.figure(name) }));
+    return (
+      [
+        ['loss', 'Loss curve'],
+        ['response-query', 'R·W_q'],
+        ['response-value', 'R·W_v'],
+      ] as const
+    ).map(([name, label]) => ({ name, label, scene: () => this.figure(name) }));
   }
 
   protected summarize(): string {
     const done = this.losses.length;
-    if (!done) return this.training.status === 'failed' ? `Training failed: ${this.training.failure}` : 'Not trained yet: the loss curve and the response maps are empty.';
+    if (!done)
+      return this.training.status === 'failed'
+        ? `Training failed: ${this.training.failure}`
+        : 'Not trained yet: the loss curve and the response maps are empty.';
     const loss = `Training loss ${formatMagnitude(this.losses[0])} at step 1 and ${formatMagnitude(this.losses[done - 1])} at step ${done} of ${this.runSteps}`;
     const r = this.lastRun;
     if (!r || this.training.status === 'training') return `${loss}; training is running.`;
@@ -274,7 +337,11 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     switch (name) {
       case 'loss':
         return lossCurveScene({
-          losses: this.losses, steps: this.runSteps, width: this.chartWidth, height: LOSS_HEIGHT, colours,
+          losses: this.losses,
+          steps: this.runSteps,
+          width: this.chartWidth,
+          height: LOSS_HEIGHT,
+          colours,
           title: `Training loss, seed ${seed}`,
         });
       case 'response-query':
@@ -305,14 +372,24 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     this.inputs = new Map();
     const title = el('p', { class: 'title' });
     title.append(subscripted('Train W_q and W_v in your browser'));
-    const intro = el('p', { class: 'caption' },
-      'The defaults are the draft’s settings. Training runs in a background worker on the same C++ core as the command-line tool.');
+    const intro = el(
+      'p',
+      { class: 'caption' },
+      'The defaults are the draft’s settings. Training runs in a background worker on the same C++ core as the command-line tool.',
+    );
 
     const fieldset = el('fieldset', { class: 'settings-box' });
     fieldset.append(el('legend', {}, 'Settings'));
     const settings = el('div', { class: 'settings' });
     for (const c of CONTROLS) {
-      const input = el('input', { type: 'number', min: String(c.min), max: String(c.max), step: c.step, name: c.attr, inputmode: c.integer ? 'numeric' : 'decimal' });
+      const input = el('input', {
+        type: 'number',
+        min: String(c.min),
+        max: String(c.max),
+        step: c.step,
+        name: c.attr,
+        inputmode: c.integer ? 'numeric' : 'decimal',
+      });
       const label = el('label', {}, c.label);
       label.append(input);
       settings.append(label);
@@ -322,7 +399,10 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     this.paceBox = el('input', { type: 'checkbox' });
     const paceLabel = el('label', { class: 'pace' });
     paceLabel.append(this.paceBox, 'Slow down to watch');
-    this.listen(this.paceBox, 'change', () => { this.pace = this.paceBox!.checked ? 'watch' : 'fast'; this.emitChange(); });
+    this.listen(this.paceBox, 'change', () => {
+      this.pace = this.paceBox!.checked ? 'watch' : 'fast';
+      this.emitChange();
+    });
     settings.append(paceLabel);
     this.inputProblem = el('p', { class: 'input-problem', role: 'status' });
     fieldset.append(settings, this.inputProblem);
@@ -347,13 +427,20 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     this.heatQuery.attach((t, type, h) => this.listen(t, type, h));
     this.heatValue.attach((t, type, h) => this.listen(t, type, h));
     const maps = el('div', { class: 'maps' });
-    for (const [heat, name, label] of [[this.heatQuery, 'response-query', 'R·W_q'], [this.heatValue, 'response-value', 'R·W_v']] as const) {
+    for (const [heat, name, label] of [
+      [this.heatQuery, 'response-query', 'R·W_q'],
+      [this.heatValue, 'response-value', 'R·W_v'],
+    ] as const) {
       const box = el('div', { class: 'figure map' });
       box.append(heat.element);
       maps.append(box);
     }
     const mapsNote = el('p', { class: 'caption' });
-    mapsNote.append(subscripted('Blue is below zero and orange above, at full strength from ±1. Ideal maps: an identity block on the request rows for R·W_q and on the payload rows for R·W_v, zeros everywhere else.'));
+    mapsNote.append(
+      subscripted(
+        'Blue is below zero and orange above, at full strength from ±1. Ideal maps: an identity block on the request rows for R·W_q and on the payload rows for R·W_v, zeros everywhere else.',
+      ),
+    );
 
     const table = el('table', { class: 'results' });
     this.resultsCaption = table.createCaption();
@@ -371,7 +458,9 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     for (const cell of this.resultCells) cell.className = 'num';
     for (const cell of this.draftCells) cell.className = 'draft';
     this.jsonButton = el('button', { type: 'button' }, 'Download results.json');
-    this.listen(this.jsonButton, 'click', () => { void this.download('json'); });
+    this.listen(this.jsonButton, 'click', () => {
+      void this.download('json');
+    });
     const resultsBox = el('div', { class: 'scroll' });
     resultsBox.append(table);
     const jsonRow = this.exportControls({ json: false });
@@ -442,9 +531,12 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     if (this.progressBar!.max !== this.runSteps) this.progressBar!.max = this.runSteps;
     if (this.progressBar!.value !== done) this.progressBar!.value = done;
     const last = done ? this.losses[done - 1] : NaN;
-    setText(this.progressText!, this.training.status === 'idle'
-      ? `Press Train to run ${settings.steps} steps.`
-      : `step ${done} of ${this.runSteps}${done ? ` · loss ${formatMagnitude(last)}` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`);
+    setText(
+      this.progressText!,
+      this.training.status === 'idle'
+        ? `Press Train to run ${settings.steps} steps.`
+        : `step ${done} of ${this.runSteps}${done ? ` · loss ${formatMagnitude(last)}` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`,
+    );
 
     const colours = this.themeColours();
     // The curve changes only with a new loss, a new run, the chart's width or the theme: an input
@@ -454,9 +546,13 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
       drawSceneInto(this.lossSvg!, this.figure('loss'), { reuse: true });
       this.lossDrawn = lossKey;
     }
-    setAttributeIfChanged(this.lossSvg!, 'aria-label', done
-      ? `Training loss on a log scale: ${formatMagnitude(this.losses[0])} at step 1, ${formatMagnitude(last)} at step ${done}.`
-      : 'Training loss on a log scale: no steps yet.');
+    setAttributeIfChanged(
+      this.lossSvg!,
+      'aria-label',
+      done
+        ? `Training loss on a log scale: ${formatMagnitude(this.losses[0])} at step 1, ${formatMagnitude(last)} at step ${done}.`
+        : 'Training loss on a log scale: no steps yet.',
+    );
     this.heatQuery!.update(this.responseQuery, colours);
     this.heatValue!.update(this.responseValue, colours);
     this.renderResults();
@@ -465,11 +561,19 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   private renderResults(): void {
     const r = this.lastRun;
     const seed = r?.settings.seed ?? this.seed;
-    setText(this.resultsCaption!, r
-      ? `Held-out evaluation on ${r.settings.eval_size} examples after ${r.steps_done} steps (seed ${seed})${r.partial ? ` — a partial run: stopped at step ${r.steps_done} of ${r.settings.steps}; the exported results.json says "partial": true` : ''}`
-      : 'Held-out evaluation (train to fill in this run)');
+    setText(
+      this.resultsCaption!,
+      r
+        ? `Held-out evaluation on ${r.settings.eval_size} examples after ${r.steps_done} steps (seed ${seed})${r.partial ? ` — a partial run: stopped at step ${r.steps_done} of ${r.settings.steps}; the exported results.json says "partial": true` : ''}`
+        : 'Held-out evaluation (train to fill in this run)',
+    );
     const mine = r
-      ? [magnitudeCell(r.heldout_mse), plainCell(r.uniform_attention_mse, 3), r2Cell(Math.min(...r.query_r2)), r2Cell(Math.min(...r.value_r2))]
+      ? [
+          magnitudeCell(r.heldout_mse),
+          plainCell(r.uniform_attention_mse, 3),
+          r2Cell(Math.min(...r.query_r2)),
+          r2Cell(Math.min(...r.value_r2)),
+        ]
       : [null, null, null, null];
     const exact = r ? [r.heldout_mse, r.uniform_attention_mse, Math.min(...r.query_r2), Math.min(...r.value_r2)] : [];
     mine.forEach((text, i) => {

@@ -54,9 +54,13 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
     return [...new Set(heads)].sort((a, b) => a - b);
   }
 
-  set ablated(v: number[]) { this.setAttribute('ablated', [...new Set(v)].sort((a, b) => a - b).join(' ')); }
+  set ablated(v: number[]) {
+    this.setAttribute('ablated', [...new Set(v)].sort((a, b) => a - b).join(' '));
+  }
 
-  protected readState(): HeadAblationState { return { ablated: this.ablated, accuracy: this.lastAccuracy }; }
+  protected readState(): HeadAblationState {
+    return { ablated: this.ablated, accuracy: this.lastAccuracy };
+  }
 
   protected buildContent(content: HTMLDivElement): void {
     const toggles = el('div', { class: 'row toggles', role: 'group', 'aria-label': 'Heads to remove' });
@@ -104,24 +108,40 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
     this.lastAccuracy = cut.accuracy;
     const name = ablated.length ? `without head${ablated.length > 1 ? 's' : ''} ${ablated.join(', ')}` : 'all four heads';
     this.line!.replaceChildren(
-      `Accuracy ${name}: `, el('strong', { 'data-value': String(cut.accuracy), 'data-figure': 'accuracy' }, percent(cut.accuracy, 2)),
+      `Accuracy ${name}: `,
+      el('strong', { 'data-value': String(cut.accuracy), 'data-figure': 'accuracy' }, percent(cut.accuracy, 2)),
       ` (${formatCount(cut.correct)} of ${formatCount(cut.total)} lists); full model `,
-      el('span', { 'data-value': String(full.accuracy), 'data-figure': 'full' }, percent(full.accuracy, 2)), '.',
+      el('span', { 'data-value': String(full.accuracy), 'data-figure': 'full' }, percent(full.accuracy, 2)),
+      '.',
     );
     const worst = cut.accuracy_by_max.reduce((w, x, m) => (x < cut.accuracy_by_max[w] ? m : w), 0);
     const text = `Accuracy ${name}: ${percent(cut.accuracy, 2)} (full model ${percent(full.accuracy, 2)}); by maximum digit ${cut.accuracy_by_max.map((x, m) => `${m}: ${percent(x, 2)}`).join(', ')}, lowest for maximum ${worst}.`;
     this.shown = { full, cut, name, text };
-    this.show(this.svgSlot!, this.fragment(model, `svg:${ablated.join('')}`, () => {
-      const svg = svgEl('svg', { role: 'img', 'aria-label': text, 'data-by-max': JSON.stringify(cut.accuracy_by_max) });
-      drawSceneInto(svg, this.scene(full, cut, name));
-      return svg;
-    }));
+    this.show(
+      this.svgSlot!,
+      this.fragment(model, `svg:${ablated.join('')}`, () => {
+        const svg = svgEl('svg', { role: 'img', 'aria-label': text, 'data-by-max': JSON.stringify(cut.accuracy_by_max) });
+        drawSceneInto(svg, this.scene(full, cut, name));
+        return svg;
+      }),
+    );
     const a = model.analysis;
     this.residualLine!.replaceChildren(
-      'Reading out the heads alone, without the residual x', el('sub', {}, 'ANS'), ': ',
-      el('strong', { 'data-figure': 'residual-free', 'data-value': String(a.residual_free_accuracy) }, percent(a.residual_free_accuracy, 2)),
+      'Reading out the heads alone, without the residual x',
+      el('sub', {}, 'ANS'),
+      ': ',
+      el(
+        'strong',
+        { 'data-figure': 'residual-free', 'data-value': String(a.residual_free_accuracy) },
+        percent(a.residual_free_accuracy, 2),
+      ),
       '. The residual alone (every head removed) answers the same digit for every list: ',
-      el('strong', { 'data-figure': 'residual-only', 'data-value': String(a.residual_only_accuracy) }, percent(a.residual_only_accuracy, 2)), '.',
+      el(
+        'strong',
+        { 'data-figure': 'residual-only', 'data-value': String(a.residual_only_accuracy) },
+        percent(a.residual_only_accuracy, 2),
+      ),
+      '.',
     );
     this.renderTable(model, ablated);
   }
@@ -147,8 +167,22 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
     for (let m = 0; m < 10; m++) {
       const x = left + m * slot;
       const bw = slot * 0.36;
-      shapes.push({ kind: 'rect', x: x + slot * 0.12, y: y(full.accuracy_by_max[m]), w: bw, h: bottom - y(full.accuracy_by_max[m]), fill: rgbText(c.muted) });
-      shapes.push({ kind: 'rect', x: x + slot * 0.5, y: y(cut.accuracy_by_max[m]), w: bw, h: bottom - y(cut.accuracy_by_max[m]), fill: rgbText(c.pos) });
+      shapes.push({
+        kind: 'rect',
+        x: x + slot * 0.12,
+        y: y(full.accuracy_by_max[m]),
+        w: bw,
+        h: bottom - y(full.accuracy_by_max[m]),
+        fill: rgbText(c.muted),
+      });
+      shapes.push({
+        kind: 'rect',
+        x: x + slot * 0.5,
+        y: y(cut.accuracy_by_max[m]),
+        w: bw,
+        h: bottom - y(cut.accuracy_by_max[m]),
+        fill: rgbText(c.pos),
+      });
       shapes.push({ kind: 'text', x: x + slot / 2, y: HEIGHT - 10, text: String(m), fill: rgbText(c.fg), size: 12, anchor: 'middle' });
     }
     return { width: WIDTH, height: HEIGHT, background: rgbText(c.panel), title: `Accuracy by maximum digit, ${name}`, shapes };
@@ -161,12 +195,28 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
   figures(): WidgetFigure[] {
     const shown = () => this.exportable(this.shown);
     return [
-      { name: 'accuracy', label: 'Accuracy by maximum', scene: () => { const s = shown(); return this.scene(s.full, s.cut, s.name); } },
-      { name: 'subsets', label: 'Every set of heads', scene: () => { shown(); return tablesScene([this.table!], this.themeColours(), 'Accuracy with every set of heads removed'); } },
+      {
+        name: 'accuracy',
+        label: 'Accuracy by maximum',
+        scene: () => {
+          const s = shown();
+          return this.scene(s.full, s.cut, s.name);
+        },
+      },
+      {
+        name: 'subsets',
+        label: 'Every set of heads',
+        scene: () => {
+          shown();
+          return tablesScene([this.table!], this.themeColours(), 'Accuracy with every set of heads removed');
+        },
+      },
     ];
   }
 
-  protected modelChanged(): void { this.tableVersion = -1; }
+  protected modelChanged(): void {
+    this.tableVersion = -1;
+  }
 
   private renderTable(model: MaxDigitModel, current: number[]): void {
     const table = this.table!;
@@ -180,7 +230,9 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
     const head = table.createTHead().insertRow();
     for (const t of ['heads removed', 'accuracy', 'lowest by maximum']) head.append(el('th', { scope: 'col' }, t));
     const body = table.createTBody();
-    const rows = [...model.analysis.head_ablation].sort((a, b) => a.heads.length - b.heads.length || a.heads.join().localeCompare(b.heads.join()));
+    const rows = [...model.analysis.head_ablation].sort(
+      (a, b) => a.heads.length - b.heads.length || a.heads.join().localeCompare(b.heads.join()),
+    );
     for (const r of rows) {
       const tr = body.insertRow();
       tr.dataset.heads = r.heads.join(',');

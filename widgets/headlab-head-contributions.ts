@@ -17,7 +17,16 @@ import { formatNumber } from './chart/format.js';
 import { rgbText, type ResolvedColours } from './chart/palette.js';
 import type { MaxDigitModel } from './max-digit/model.js';
 import type { Vec3, View3D, ViewArrow, ViewContent, ViewPoint } from './max-digit/view3d.js';
-import { CONTROL_HEADS, DigitsField, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, argmax, headSwatch, scrollBox } from './max-digit/widget.js';
+import {
+  CONTROL_HEADS,
+  DigitsField,
+  HEAD_COLOURS,
+  MAX_DIGIT_CSS,
+  MaxDigitWidget,
+  argmax,
+  headSwatch,
+  scrollBox,
+} from './max-digit/widget.js';
 
 export interface HeadContributionsState {
   digits: number[];
@@ -61,22 +70,41 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
   private text = '';
   private tableBox: HTMLDivElement | null = null;
 
-  get digits(): number[] { return this.field ? this.field.digits() : []; }
-  set digits(v: number[]) { this.setAttribute('digits', v.join(' ')); }
-  get mode(): 'outputs' | 'corrections' { return choice(this, 'mode', ['outputs', 'corrections']); }
-  set mode(v: 'outputs' | 'corrections') { this.setAttribute('mode', v); }
-  get layout(): 'origin' | 'chained' { return choice(this, 'layout', ['origin', 'chained']); }
-  set layout(v: 'origin' | 'chained') { this.setAttribute('layout', v); }
+  get digits(): number[] {
+    return this.field ? this.field.digits() : [];
+  }
+  set digits(v: number[]) {
+    this.setAttribute('digits', v.join(' '));
+  }
+  get mode(): 'outputs' | 'corrections' {
+    return choice(this, 'mode', ['outputs', 'corrections']);
+  }
+  set mode(v: 'outputs' | 'corrections') {
+    this.setAttribute('mode', v);
+  }
+  get layout(): 'origin' | 'chained' {
+    return choice(this, 'layout', ['origin', 'chained']);
+  }
+  set layout(v: 'origin' | 'chained') {
+    this.setAttribute('layout', v);
+  }
 
   /** The 3-D view once its module has loaded (tests and diagnostics). */
-  get view3d(): View3D | null { return this.view; }
+  get view3d(): View3D | null {
+    return this.view;
+  }
 
   protected readState(): HeadContributionsState {
     return { digits: this.digits, mode: this.mode, layout: this.layout, ...this.last };
   }
 
   protected buildContent(content: HTMLDivElement): void {
-    this.field = new DigitsField(this, 'Digits (1 to 6, each 0–9):', (input, options) => this.bindField(input, options), () => this.emitChange());
+    this.field = new DigitsField(
+      this,
+      'Digits (1 to 6, each 0–9):',
+      (input, options) => this.bindField(input, options),
+      () => this.emitChange(),
+    );
     const options = el('div', { class: 'options' });
     const radios = (name: string, values: [string, string][], set: (v: string) => void): [HTMLFieldSetElement, HTMLInputElement[]] => {
       const fs = el('fieldset');
@@ -86,13 +114,36 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
         const label = el('label');
         label.append(input, ` ${text}`);
         fs.append(label);
-        this.listen(input, 'change', () => { if (input.checked) { set(value); this.emitChange(); } });
+        this.listen(input, 'change', () => {
+          if (input.checked) {
+            set(value);
+            this.emitChange();
+          }
+        });
         return input;
       });
       return [fs, inputs];
     };
-    const [modeSet, modeInputs] = radios('mode', [['outputs', 'each head’s output'], ['corrections', 'corrections from the default']], (v) => { this.mode = v as 'outputs'; });
-    const [layoutSet, layoutInputs] = radios('layout', [['origin', 'from one point'], ['chained', 'tip to tail']], (v) => { this.layout = v as 'origin'; });
+    const [modeSet, modeInputs] = radios(
+      'mode',
+      [
+        ['outputs', 'each head’s output'],
+        ['corrections', 'corrections from the default'],
+      ],
+      (v) => {
+        this.mode = v as 'outputs';
+      },
+    );
+    const [layoutSet, layoutInputs] = radios(
+      'layout',
+      [
+        ['origin', 'from one point'],
+        ['chained', 'tip to tail'],
+      ],
+      (v) => {
+        this.layout = v as 'origin';
+      },
+    );
     this.modeInputs = modeInputs;
     this.layoutInputs = layoutInputs;
     options.append(modeSet, layoutSet);
@@ -106,7 +157,9 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     legend.append(el('span', {}, 'thick: the sum'), el('span', {}, 'dots: the digits’ unembeddings'));
 
     this.stage = el('div', {
-      class: 'stage', tabindex: '0', role: 'group',
+      class: 'stage',
+      tabindex: '0',
+      role: 'group',
       'aria-roledescription': '3-D view',
       'aria-label': 'Head contributions in the top three W_O directions. Drag, or use the arrow keys, to rotate; Home resets the view.',
     });
@@ -130,15 +183,22 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     content.append(el('p', { class: 'title' }, 'What each head adds, in three dimensions'), this.field.element, options, legend, layout);
 
     if (!this.view) {
-      import('./max-digit/view3d.js').then((m) => {
-        if (!this.stage) return;
-        this.viewModule = m;
-        this.view = new m.View3D(this.stage, (t, type, h) => this.listen(t, type, h), () => this.requestRender());
-        this.requestRender();
-      }, (err: Error) => {
-        this.viewFailure = `The 3-D view could not be loaded: ${err.message}`;
-        this.requestRender();
-      });
+      import('./max-digit/view3d.js').then(
+        (m) => {
+          if (!this.stage) return;
+          this.viewModule = m;
+          this.view = new m.View3D(
+            this.stage,
+            (t, type, h) => this.listen(t, type, h),
+            () => this.requestRender(),
+          );
+          this.requestRender();
+        },
+        (err: Error) => {
+          this.viewFailure = `The 3-D view could not be loaded: ${err.message}`;
+          this.requestRender();
+        },
+      );
     }
   }
 
@@ -165,8 +225,12 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     this.field!.sync(this.root.activeElement);
     const mode = this.mode;
     const layout = this.layout;
-    this.modeInputs.forEach((i) => { i.checked = i.value === mode; });
-    this.layoutInputs.forEach((i) => { i.checked = i.value === layout; });
+    this.modeInputs.forEach((i) => {
+      i.checked = i.value === mode;
+    });
+    this.layoutInputs.forEach((i) => {
+      i.checked = i.value === layout;
+    });
     const c = this.cached(model, `contrib:${digits.join('')}`, () => this.maxDigit!.maxDigitContributions(model.weights, digits, 'w_o', 3));
     const vec = (m: { data: Float64Array }, row: number): Vec3 => [m.data[row * 3], m.data[row * 3 + 1], m.data[row * 3 + 2]];
     const sum = vec(c.head_sum, 0);
@@ -179,10 +243,15 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     this.readout!.replaceChildren(
       'In these three dimensions the sum has its largest dot product with digit ',
       el('strong', { 'data-figure': 'pick' }, String(pick)),
-      '; the full model answers ', el('strong', { 'data-figure': 'answer' }, String(c.answer)),
+      '; the full model answers ',
+      el('strong', { 'data-figure': 'answer' }, String(c.answer)),
       ` (the maximum is ${maxDigit}).`,
       ...(mode === 'corrections'
-        ? [' The default alone (every head attending to ANS) would answer ', el('strong', { 'data-figure': 'default' }, String(model.analysis.mechanism.default_answer)), '; no list produces it.']
+        ? [
+            ' The default alone (every head attending to ANS) would answer ',
+            el('strong', { 'data-figure': 'default' }, String(model.analysis.mechanism.default_answer)),
+            '; no list produces it.',
+          ]
         : []),
     );
     const modeText = mode === 'outputs' ? 'Each head’s output' : 'Each head’s correction from its default (attending to ANS only)';
@@ -200,7 +269,9 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     if (!view.svg.isConnected) this.stage!.append(view.svg);
     const colours = this.themeColours();
     const frame = this.cached(model, 'frame', () => this.modelFrame(model));
-    const content = this.cached(model, `content:${digits.join('')}:${mode}:${layout}:${rgbText(colours.fg)}`, () => this.viewContent(c, mode, layout, pick, colours, frame));
+    const content = this.cached(model, `content:${digits.join('')}:${mode}:${layout}:${rgbText(colours.fg)}`, () =>
+      this.viewContent(c, mode, layout, pick, colours, frame),
+    );
     this.shown = { content: content.view, text: this.text };
     view.set(content.view);
     this.scaleNote!.textContent = `One scale for this model, whatever the list: the digit points are drawn ×${formatNumber(content.factor, 3)} so the farthest reaches as far as the longest sum over the single-digit lists; one factor on every digit leaves the largest dot product unchanged. The dotted line joins the digits 0 → 9.`;
@@ -213,7 +284,9 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
    * modes, both layouts) and the one factor that brings the digit points to the longest sum.
    */
   private modelFrame(model: MaxDigitModel): { reach: number; factor: number } {
-    let reach = 0, sumReach = 0, digitReach = 0;
+    let reach = 0,
+      sumReach = 0,
+      digitReach = 0;
     for (let d = 0; d < 10; d++) {
       const c = this.maxDigit!.maxDigitContributions(model.weights, [d], 'w_o', 3);
       const v = (m: { data: Float64Array }, row: number): Vec3 => [m.data[row * 3], m.data[row * 3 + 1], m.data[row * 3 + 2]];
@@ -224,7 +297,13 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
       for (let h = 0; h < this.heads; h++) {
         chainO = add(chainO, v(c.head_outputs, h));
         chainC = add(chainC, v(c.corrections, h));
-        reach = Math.max(reach, norm(v(c.head_outputs, h)), norm(chainO), norm(chainC), norm(add(v(c.default_sum, 0), v(c.corrections, h))));
+        reach = Math.max(
+          reach,
+          norm(v(c.head_outputs, h)),
+          norm(chainO),
+          norm(chainC),
+          norm(add(v(c.default_sum, 0), v(c.corrections, h))),
+        );
       }
       if (d === 0) for (let t = 0; t < 10; t++) digitReach = Math.max(digitReach, norm(v(c.unembedding, t)));
     }
@@ -233,7 +312,14 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
   }
 
   /** The arrows and points of the 3-D view for these contributions. */
-  private viewContent(c: MaxDigitContributions, mode: 'outputs' | 'corrections', layout: 'origin' | 'chained', pick: number, colours: ResolvedColours, frame: { reach: number; factor: number }): { view: ViewContent; factor: number } {
+  private viewContent(
+    c: MaxDigitContributions,
+    mode: 'outputs' | 'corrections',
+    layout: 'origin' | 'chained',
+    pick: number,
+    colours: ResolvedColours,
+    frame: { reach: number; factor: number },
+  ): { view: ViewContent; factor: number } {
     const vec = (m: { data: Float64Array }, row: number): Vec3 => [m.data[row * 3], m.data[row * 3 + 1], m.data[row * 3 + 2]];
     const sum = vec(c.head_sum, 0);
     // Digit points share one scale factor so the longest is as long as the longest arrow: a
@@ -268,7 +354,11 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     }
     const factor = frame.factor;
     const points: ViewPoint[] = Array.from({ length: 10 }, (_, d) => ({
-      at: scale(vec(c.unembedding, d), factor), label: String(d), colour: d === pick ? fg : muted, strong: d === pick, id: `digit-${d}`,
+      at: scale(vec(c.unembedding, d), factor),
+      label: String(d),
+      colour: d === pick ? fg : muted,
+      strong: d === pick,
+      id: `digit-${d}`,
     }));
     // An arrow longer than the frame (a list far from every single-digit list) widens it for this list only.
     let reach = frame.reach;
@@ -284,12 +374,23 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
   figures(): WidgetFigure[] {
     return [
       {
-        name: 'view', label: '3-D view', scene: () => {
+        name: 'view',
+        label: '3-D view',
+        scene: () => {
           if (!this.shown || !this.view || !this.viewModule) throw new WidgetInputError('the 3-D view has not loaded yet');
-          return this.viewModule.viewScene(this.view, this.shown.content, rgbText(this.themeColours().panel), 'Head contributions in the top three W_O directions');
+          return this.viewModule.viewScene(
+            this.view,
+            this.shown.content,
+            rgbText(this.themeColours().panel),
+            'Head contributions in the top three W_O directions',
+          );
         },
       },
-      { name: 'coordinates', label: 'Coordinates', scene: () => tablesScene([this.table!], this.themeColours(), 'Coordinates on PC1–PC3 of W_O') },
+      {
+        name: 'coordinates',
+        label: 'Coordinates',
+        scene: () => tablesScene([this.table!], this.themeColours(), 'Coordinates on PC1–PC3 of W_O'),
+      },
     ];
   }
 
@@ -303,7 +404,14 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
       const th = el('th', { scope: 'row' });
       th.append(name);
       tr.append(th);
-      for (let j = 0; j < 3; j++) tr.append(el('td', { class: 'num', 'data-vector': id, 'data-j': String(j), 'data-value': String(m.data[r * 3 + j]) }, formatNumber(m.data[r * 3 + j], 2)));
+      for (let j = 0; j < 3; j++)
+        tr.append(
+          el(
+            'td',
+            { class: 'num', 'data-vector': id, 'data-j': String(j), 'data-value': String(m.data[r * 3 + j]) },
+            formatNumber(m.data[r * 3 + j], 2),
+          ),
+        );
     };
     const source = mode === 'outputs' ? c.head_outputs : c.corrections;
     for (let h = 0; h < this.heads; h++) {
@@ -328,7 +436,15 @@ function choice<T extends string>(host: Element, name: string, values: T[]): T {
   throw new WidgetInputError(`attribute ${name}="${raw}" must be ${values.map((v) => `"${v}"`).join(' or ')}`);
 }
 
-function dot3(a: Vec3, b: Vec3): number { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-function add(a: Vec3, b: Vec3): Vec3 { return [a[0] + b[0], a[1] + b[1], a[2] + b[2]]; }
-function scale(a: Vec3, s: number): Vec3 { return [a[0] * s, a[1] * s, a[2] * s]; }
-function norm(a: Vec3): number { return Math.hypot(a[0], a[1], a[2]); }
+function dot3(a: Vec3, b: Vec3): number {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+function add(a: Vec3, b: Vec3): Vec3 {
+  return [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
+}
+function scale(a: Vec3, s: number): Vec3 {
+  return [a[0] * s, a[1] * s, a[2] * s];
+}
+function norm(a: Vec3): number {
+  return Math.hypot(a[0], a[1], a[2]);
+}

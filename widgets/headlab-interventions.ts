@@ -20,7 +20,13 @@ import type { FeatureRecoveryInterventionResult } from '../web/headlab-core.js';
 import type { FeatureRecoveryRun } from '../web/headlab-core.js';
 import { DRAFT_PUBLISHED } from '../web/headlab-core.js';
 import {
-  HeadlabElement, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute, type WidgetFigure,
+  HeadlabElement,
+  WidgetInputError,
+  el,
+  integerAttribute,
+  numberAttribute,
+  setNumberAttribute,
+  type WidgetFigure,
 } from './base/headlab-element.js';
 import { stackedTableCss } from './base/theme.js';
 import { formatMagnitude, formatNumber, subscripted } from './chart/format.js';
@@ -55,7 +61,8 @@ const KINDS: { kind: InterventionKind; core: 'erase_request' | 'erase_payload' |
 
 type CoreKind = 'erase_request' | 'erase_payload' | 'irrelevant_shift';
 /** The key of one intervention's result within a run (the shift ignores the feature). */
-const resultKey = (kind: CoreKind, feature: number, shift: number) => (kind === 'irrelevant_shift' ? `${kind}|${shift}` : `${kind}|${feature}|${shift}`);
+const resultKey = (kind: CoreKind, feature: number, shift: number) =>
+  kind === 'irrelevant_shift' ? `${kind}|${shift}` : `${kind}|${feature}|${shift}`;
 /** Results kept per run (7 interventions at the current shift and the shifts typed since). */
 const MAX_KEPT_RESULTS = 64;
 
@@ -93,12 +100,19 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   private source: Element | null = null;
   private trained: FeatureRecoveryRun | null = null;
   /** The worker's results for the run in use, by intervention, feature and shift, and the messages of those that failed. */
-  private results: { run: FeatureRecoveryRun | null; byKey: Map<string, FeatureRecoveryInterventionResult>; failed: Map<string, string> } = { run: null, byKey: new Map(), failed: new Map() };
+  private results: { run: FeatureRecoveryRun | null; byKey: Map<string, FeatureRecoveryInterventionResult>; failed: Map<string, string> } =
+    { run: null, byKey: new Map(), failed: new Map() };
   /** The widget's worker (created when the first run arrives) and the key of the intervention in it (null: idle). */
   private readonly jobs = new WorkerJobs(this);
   private inWorker: string | null = null;
   /** The result drawn last (kept on screen, dimmed, while the worker computes the one chosen since). */
-  private shown: { run: FeatureRecoveryRun; result: FeatureRecoveryInterventionResult; kind: InterventionKind; feature: number; shift: number } | null = null;
+  private shown: {
+    run: FeatureRecoveryRun;
+    result: FeatureRecoveryInterventionResult;
+    kind: InterventionKind;
+    feature: number;
+    shift: number;
+  } | null = null;
   /** Whether a pointer or focus has reached the figure (the other interventions are computed ahead only then). */
   private reached = false;
 
@@ -124,18 +138,33 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     if (KINDS.some((k) => k.kind === raw)) return raw as InterventionKind;
     throw new WidgetInputError(`attribute intervention="${raw}" must be "erase-request", "erase-payload" or "shift"`);
   }
-  set intervention(v: InterventionKind) { this.setAttribute('intervention', v); }
-  get feature(): number { return integerAttribute(this, 'feature', 1, 1, 3); }
-  set feature(v: number) { setNumberAttribute(this, 'feature', v); }
-  get shift(): number { return numberAttribute(this, 'shift', 5, -SHIFT_LIMIT, SHIFT_LIMIT); }
-  set shift(v: number) { setNumberAttribute(this, 'shift', v); }
+  set intervention(v: InterventionKind) {
+    this.setAttribute('intervention', v);
+  }
+  get feature(): number {
+    return integerAttribute(this, 'feature', 1, 1, 3);
+  }
+  set feature(v: number) {
+    setNumberAttribute(this, 'feature', v);
+  }
+  get shift(): number {
+    return numberAttribute(this, 'shift', 5, -SHIFT_LIMIT, SHIFT_LIMIT);
+  }
+  set shift(v: number) {
+    setNumberAttribute(this, 'shift', v);
+  }
 
   /** The result for the current choice: null while the worker computes it (or before a run). */
   protected readState(): InterventionsState {
     const r = this.trained ? this.lookup(this.trained) : null;
     return {
-      intervention: this.intervention, feature: this.feature, shift: this.shift,
-      seed: this.trained?.settings.seed ?? null, partial: this.trained ? this.trained.partial : null, clean_mse: r?.heldout_mse ?? null, mse: r?.mse ?? null,
+      intervention: this.intervention,
+      feature: this.feature,
+      shift: this.shift,
+      seed: this.trained?.settings.seed ?? null,
+      partial: this.trained ? this.trained.partial : null,
+      clean_mse: r?.heldout_mse ?? null,
+      mse: r?.mse ?? null,
     };
   }
 
@@ -211,24 +240,34 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
         this.feedWorker();
       });
     };
-    this.jobs.start<FeatureRecoveryInterventionResult>('feature-recovery-intervene', {
-      seed: t.settings.seed, eval_size: t.settings.eval_size, request_scale: t.settings.request_scale, shift,
-      w_q: t.w_q, w_v: t.w_v, intervention: kind,
-      ...(kind === 'irrelevant_shift' ? {} : { feature }), examples: EXAMPLES,
-    }, {
-      done: ({ value }) => {
-        if (this.results.run === t) {
-          // Bounded: a reader typing shift after shift never grows the page without limit.
-          if (kept.byKey.size >= MAX_KEPT_RESULTS) kept.byKey.clear();
-          kept.byKey.set(key, value);
-        }
-        settle();
+    this.jobs.start<FeatureRecoveryInterventionResult>(
+      'feature-recovery-intervene',
+      {
+        seed: t.settings.seed,
+        eval_size: t.settings.eval_size,
+        request_scale: t.settings.request_scale,
+        shift,
+        w_q: t.w_q,
+        w_v: t.w_v,
+        intervention: kind,
+        ...(kind === 'irrelevant_shift' ? {} : { feature }),
+        examples: EXAMPLES,
       },
-      failed: (err) => {
-        if (this.results.run === t) kept.failed.set(key, err.message);
-        settle();
+      {
+        done: ({ value }) => {
+          if (this.results.run === t) {
+            // Bounded: a reader typing shift after shift never grows the page without limit.
+            if (kept.byKey.size >= MAX_KEPT_RESULTS) kept.byKey.clear();
+            kept.byKey.set(key, value);
+          }
+          settle();
+        },
+        failed: (err) => {
+          if (this.results.run === t) kept.failed.set(key, err.message);
+          settle();
+        },
       },
-    });
+    );
   }
 
   /** Marks the output busy; after PENDING_SHOWN_MS still pending, dims it and shows the computing line. */
@@ -266,7 +305,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   private connectSource(): void {
     const id = this.getAttribute('source');
     const scope = this.getRootNode() as Document | ShadowRoot;
-    const found = id ? scope.getElementById?.(id) ?? null : scope.querySelector('headlab-feature-recovery');
+    const found = id ? (scope.getElementById?.(id) ?? null) : scope.querySelector('headlab-feature-recovery');
     if (found === this.source) return;
     this.source = found;
     this.trained = null;
@@ -280,7 +319,9 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
         this.emitChange();
       }
     };
-    this.listen(found, 'change', (e) => { if (e.target === found) take(); });
+    this.listen(found, 'change', (e) => {
+      if (e.target === found) take();
+    });
     take();
   }
 
@@ -296,7 +337,11 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     this.listen(this.body, 'focusin', reach);
     const title = el('p', { class: 'title' }, 'Intervene on the trained model');
     const intro = el('p', { class: 'caption' });
-    intro.append(subscripted('Each intervention edits the held-out examples’ latent features, mixes them again with R and runs the trained W_q and W_v. Erasures compare with the original targets; the shift compares the predictions before and after it.'));
+    intro.append(
+      subscripted(
+        'Each intervention edits the held-out examples’ latent features, mixes them again with R and runs the trained W_q and W_v. Erasures compare with the original targets; the shift compares the predictions before and after it.',
+      ),
+    );
     const kinds = el('fieldset', { class: 'kinds' });
     kinds.append(el('legend', {}, 'Intervention'));
     const group = `kind-${Math.random().toString(36).slice(2)}`;
@@ -306,11 +351,19 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
       label.append(radio, ` ${k.label}`);
       kinds.append(label);
       this.radios.push(radio);
-      this.listen(radio, 'change', () => { if (radio.checked) { this.intervention = k.kind; this.emitChange(); } });
+      this.listen(radio, 'change', () => {
+        if (radio.checked) {
+          this.intervention = k.kind;
+          this.emitChange();
+        }
+      });
     }
     this.featureSelect = el('select');
     this.featureSelect.append(...[1, 2, 3].map((i) => el('option', { value: String(i) }, `feature ${i}`)));
-    this.listen(this.featureSelect, 'change', () => { this.feature = Number(this.featureSelect!.value); this.emitChange(); });
+    this.listen(this.featureSelect, 'change', () => {
+      this.feature = Number(this.featureSelect!.value);
+      this.emitChange();
+    });
     this.shiftInput = el('input', { type: 'number', step: 'any', min: String(-SHIFT_LIMIT), max: String(SHIFT_LIMIT) });
     const params = el('div', { class: 'params' });
     const fLabel = el('label', {}, 'Which feature ');
@@ -329,7 +382,10 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
         }
         return v;
       },
-      commit: (v) => { this.shift = v; this.emitChange(); },
+      commit: (v) => {
+        this.shift = v;
+        this.emitChange();
+      },
       current: () => String(this.shift),
     });
 
@@ -391,9 +447,10 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     const s = this.shown;
     if (!s || this.busy) return this.computingText();
     const r = s.result;
-    const what = s.kind === 'shift'
-      ? `the predictions move by an MSE of ${formatMagnitude(r.mse)}`
-      : `the prediction MSE against the original targets is ${formatMagnitude(r.mse)}`;
+    const what =
+      s.kind === 'shift'
+        ? `the predictions move by an MSE of ${formatMagnitude(r.mse)}`
+        : `the prediction MSE against the original targets is ${formatMagnitude(r.mse)}`;
     const run = s.run.partial ? `, a partial run stopped at step ${s.run.steps_done} of ${s.run.settings.steps}` : '';
     return `${this.describe(s)} (seed ${s.run.settings.seed}${run}): ${what}; without the intervention it is ${formatMagnitude(r.heldout_mse)}.`;
   }
@@ -409,10 +466,14 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     const s = this.shown!;
     const r = s.result;
     const [lo, hi] = [-34, 1];
-    const width = 360, left = 96, right = 64, barH = 18;
+    const width = 360,
+      left = 96,
+      right = 64,
+      barH = 18;
     const plotW = width - left - right;
     const xOf = (v: number) => left + ((Math.max(lo, Math.min(hi, v > 0 ? Math.log10(v) : lo)) - lo) / (hi - lo)) * plotW;
-    const fg = rgbText(c.fg), muted = rgbText(c.muted);
+    const fg = rgbText(c.fg),
+      muted = rgbText(c.muted);
     const title = `${this.describe(s)}, seed ${s.run.settings.seed}`;
     const shapes: Shape[] = [{ kind: 'text', x: 8, y: 12, text: title, fill: fg, size: 12, weight: 'bold' }];
     const bars: [string, number, string][] = [
@@ -429,7 +490,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     shapes.push({ kind: 'line', x1: left, y1: axisY, x2: left + plotW, y2: axisY, stroke: muted });
     for (let d = hi - 1; d >= lo; d -= 1) {
       const x = xOf(10 ** d);
-      const major = (d % 8 === 0);
+      const major = d % 8 === 0;
       shapes.push({ kind: 'line', x1: x, y1: axisY, x2: x, y2: axisY + (major ? 5 : 3), stroke: muted });
       if (major) shapes.push({ kind: 'text', x, y: axisY + 14, text: decadeLabel(d), fill: muted, size: 10, anchor: 'middle' });
     }
@@ -439,31 +500,42 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
 
   private describe(c: { kind: InterventionKind; feature: number; shift: number }): string {
     switch (c.kind) {
-      case 'erase-request': return `Erase request feature ${c.feature}`;
-      case 'erase-payload': return `Erase payload feature ${c.feature}`;
-      case 'shift': return `Shift irrelevant coordinates by ${formatNumber(c.shift)}`;
+      case 'erase-request':
+        return `Erase request feature ${c.feature}`;
+      case 'erase-payload':
+        return `Erase payload feature ${c.feature}`;
+      case 'shift':
+        return `Shift irrelevant coordinates by ${formatNumber(c.shift)}`;
     }
   }
 
   protected render(): void {
     this.connectSource();
     const kind = this.intervention;
-    this.radios.forEach((radio) => { radio.checked = radio.value === kind; });
+    this.radios.forEach((radio) => {
+      radio.checked = radio.value === kind;
+    });
     this.featureSelect!.value = String(this.feature);
     this.featureSelect!.disabled = kind === 'shift';
     this.shiftField!.show(String(this.shift));
     this.shiftInput!.disabled = kind !== 'shift';
     if (this.source === this) {
-      throw new WidgetInputError(`attribute source="${this.getAttribute('source')}" names this element itself; give the id of a <headlab-feature-recovery>`);
+      throw new WidgetInputError(
+        `attribute source="${this.getAttribute('source')}" names this element itself; give the id of a <headlab-feature-recovery>`,
+      );
     }
     if (this.source && this.source.localName !== 'headlab-feature-recovery') {
       // Only a trainer holds runs, so a source naming another interventions element (or a cycle of them) is refused here.
-      throw new WidgetInputError(`attribute source="${this.getAttribute('source')}" names a <${this.source.localName}>, not a <headlab-feature-recovery> with trained matrices`);
+      throw new WidgetInputError(
+        `attribute source="${this.getAttribute('source')}" names a <${this.source.localName}>, not a <headlab-feature-recovery> with trained matrices`,
+      );
     }
     if (!this.source) {
-      throw new WidgetInputError(this.getAttribute('source')
-        ? `no element with id="${this.getAttribute('source')}" to take the trained matrices from (attribute source)`
-        : 'no <headlab-feature-recovery> on the page to take the trained matrices from (give its id in attribute source)');
+      throw new WidgetInputError(
+        this.getAttribute('source')
+          ? `no element with id="${this.getAttribute('source')}" to take the trained matrices from (attribute source)`
+          : 'no <headlab-feature-recovery> on the page to take the trained matrices from (give its id in attribute source)',
+      );
     }
     const t = this.trained;
     this.waiting!.hidden = t !== null;
@@ -497,17 +569,26 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     this.runNote!.classList.toggle('partial', t.partial);
     setMse(this.cleanCell!, r.heldout_mse);
     setMse(this.afterCell!, r.mse);
-    this.afterLabel!.textContent = kind === 'shift'
-      ? `shifted: prediction against clean prediction (shift ${formatNumber(this.shift)})`
-      : `${kind === 'erase-request' ? 'request' : 'payload'} feature ${this.feature} erased: prediction against original target`;
-    const range = kind === 'erase-request' ? DRAFT_PUBLISHED.erase_request_mse
-      : kind === 'erase-payload' ? DRAFT_PUBLISHED.erase_payload_mse : DRAFT_PUBLISHED.irrelevant_shift_mse;
-    this.draftNote!.textContent = kind === 'shift'
-      ? `The draft reports a change of about ${formatMagnitude(range[0])} to ${formatMagnitude(range[1])} in MSE for a shift of 5, across its three seeds.`
-      : `The draft reports ${range[0]}–${range[1]} across its three seeds and the three feature choices.`;
+    this.afterLabel!.textContent =
+      kind === 'shift'
+        ? `shifted: prediction against clean prediction (shift ${formatNumber(this.shift)})`
+        : `${kind === 'erase-request' ? 'request' : 'payload'} feature ${this.feature} erased: prediction against original target`;
+    const range =
+      kind === 'erase-request'
+        ? DRAFT_PUBLISHED.erase_request_mse
+        : kind === 'erase-payload'
+          ? DRAFT_PUBLISHED.erase_payload_mse
+          : DRAFT_PUBLISHED.irrelevant_shift_mse;
+    this.draftNote!.textContent =
+      kind === 'shift'
+        ? `The draft reports a change of about ${formatMagnitude(range[0])} to ${formatMagnitude(range[1])} in MSE for a shift of 5, across its three seeds.`
+        : `The draft reports ${range[0]}–${range[1]} across its three seeds and the three feature choices.`;
     // Patched in place (the same 45 shapes each time): a typed shift creates no nodes.
     drawSceneInto(this.barsSvg!, this.figure(), { reuse: true });
-    this.barsSvg!.setAttribute('aria-label', `MSE on a log scale: clean ${formatMagnitude(r.heldout_mse)}, with the intervention ${formatMagnitude(r.mse)}.`);
+    this.barsSvg!.setAttribute(
+      'aria-label',
+      `MSE on a log scale: clean ${formatMagnitude(r.heldout_mse)}, with the intervention ${formatMagnitude(r.mse)}.`,
+    );
     const d = 3;
     for (let i = 0; i < EXAMPLES; i++) {
       const rowOf = (m: { data: Float64Array }) => Array.from(m.data.subarray(i * d, (i + 1) * d));

@@ -59,15 +59,24 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MechanismState> {
   private answerLine: HTMLParagraphElement | null = null;
   private shown: Shown | null = null;
 
-  get digits(): number[] { return this.field ? this.field.digits() : []; }
-  set digits(v: number[]) { this.setAttribute('digits', v.join(' ')); }
+  get digits(): number[] {
+    return this.field ? this.field.digits() : [];
+  }
+  set digits(v: number[]) {
+    this.setAttribute('digits', v.join(' '));
+  }
 
   protected readState(): MechanismState {
     return { digits: this.digits, answer: this.shown?.answer ?? -1 };
   }
 
   protected buildContent(content: HTMLDivElement): void {
-    this.field = new DigitsField(this, 'Digits (1 to 6, each 0–9):', (input, options) => this.bindField(input, options), () => this.emitChange());
+    this.field = new DigitsField(
+      this,
+      'Digits (1 to 6, each 0–9):',
+      (input, options) => this.bindField(input, options),
+      () => this.emitChange(),
+    );
     const strip = el('div', { class: 'strip' });
     const captions = [
       '1 · Scores: each head scores the nine tokens; the largest digit scores highest.',
@@ -99,21 +108,39 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MechanismState> {
       const logits = Array.from(out.logits as ArrayLike<number>).slice(0, 10);
       const scores = Array.from({ length: this.heads }, (_, h) => tokens.map((t) => model.analysis.scores[h][t]));
       const attention = Array.from({ length: this.heads }, (_, h) => Array.from(att.slice(h * POSITIONS, (h + 1) * POSITIONS)));
-      const vocab = this.tokenNames.length;   // rows: heads × vocabulary; the digits come first
+      const vocab = this.tokenNames.length; // rows: heads × vocabulary; the digits come first
       const writes = Array.from({ length: this.heads }, (_, h) => Array.from(rows.slice(h * vocab, h * vocab + 10)));
       const answer = out.answer as number;
       const maxDigit = Math.max(...digits);
-      const text = `For the list ${digits.join(', ')}: ${attention.map((a, h) => `head ${h} puts ${formatNumber(tokens.reduce((s, t, p) => s + (t === maxDigit ? a[p] : 0), 0), 2)} of its attention on ${maxDigit} and writes most for digit ${argmax(writes[h])}`).join('; ')}; the logits pick ${answer}.`;
+      const text = `For the list ${digits.join(', ')}: ${attention
+        .map(
+          (a, h) =>
+            `head ${h} puts ${formatNumber(
+              tokens.reduce((s, t, p) => s + (t === maxDigit ? a[p] : 0), 0),
+              2,
+            )} of its attention on ${maxDigit} and writes most for digit ${argmax(writes[h])}`,
+        )
+        .join('; ')}; the logits pick ${answer}.`;
       return { digits, tokens, scores, attention, writes, logits, answer, text };
     });
     this.shown = shown;
-    const scenes = [() => this.scoreScene(shown), () => this.attentionScene(shown), () => this.writeScene(shown), () => this.readoutScene(shown)];
+    const scenes = [
+      () => this.scoreScene(shown),
+      () => this.attentionScene(shown),
+      () => this.writeScene(shown),
+      () => this.readoutScene(shown),
+    ];
     const labels = ['Scores per head', 'Attention per head', 'What each head writes', 'Logits'];
-    this.slots.forEach((slot, i) => this.show(slot, this.fragment(model, `panel${i}:${key}`, () => {
-      const svg = svgEl('svg', { role: 'img', 'aria-label': `${labels[i]} for the list ${digits.join(', ')}` });
-      drawSceneInto(svg, scenes[i]());
-      return svg;
-    })));
+    this.slots.forEach((slot, i) =>
+      this.show(
+        slot,
+        this.fragment(model, `panel${i}:${key}`, () => {
+          const svg = svgEl('svg', { role: 'img', 'aria-label': `${labels[i]} for the list ${digits.join(', ')}` });
+          drawSceneInto(svg, scenes[i]());
+          return svg;
+        }),
+      ),
+    );
     const text = `${shown.text}`;
     if (this.answerLine!.textContent !== text) this.answerLine!.textContent = text;
   }
@@ -133,28 +160,64 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MechanismState> {
   }
 
   /** One panel: a row of bars per head over `labels`, signed around a zero line. */
-  private rows(title: string, labels: { text: string; data: Record<string, string>; bold?: boolean }[], values: number[][], unsigned: boolean): Scene {
+  private rows(
+    title: string,
+    labels: { text: string; data: Record<string, string>; bold?: boolean }[],
+    values: number[][],
+    unsigned: boolean,
+  ): Scene {
     const c = this.themeColours();
     const shapes: Shape[] = [];
-    const fg = rgbText(c.fg), muted = rgbText(c.muted);
-    const left = 22, right = 4;
+    const fg = rgbText(c.fg),
+      muted = rgbText(c.muted);
+    const left = 22,
+      right = 4;
     const slot = (PANEL_W - left - right) / labels.length;
     const barW = slot * 0.72;
     let limit = 0;
     for (const row of values) for (const v of row) limit = Math.max(limit, Math.abs(v));
     limit = limit || 1;
     shapes.push({ kind: 'text', x: 2, y: 10, text: title, fill: muted, size: 11 });
-    labels.forEach((l, i) => shapes.push({ kind: 'text', x: left + i * slot + slot / 2, y: TOP - 12, text: l.text, fill: l.bold ? fg : muted, size: 11, weight: l.bold ? 'bold' : 'normal', anchor: 'middle', data: l.data }));
+    labels.forEach((l, i) =>
+      shapes.push({
+        kind: 'text',
+        x: left + i * slot + slot / 2,
+        y: TOP - 12,
+        text: l.text,
+        fill: l.bold ? fg : muted,
+        size: 11,
+        weight: l.bold ? 'bold' : 'normal',
+        anchor: 'middle',
+        data: l.data,
+      }),
+    );
     values.forEach((row, h) => {
       const top = TOP + h * ROW_H;
       const zero = unsigned ? top + ROW_H - 8 : top + (ROW_H - 8) / 2;
       const span = unsigned ? ROW_H - 14 : (ROW_H - 14) / 2;
-      shapes.push({ kind: 'text', x: 2, y: top + (ROW_H - 8) / 2, text: `h${h}`, fill: fg, size: 11, weight: 'bold', data: { head: String(h) } });
+      shapes.push({
+        kind: 'text',
+        x: 2,
+        y: top + (ROW_H - 8) / 2,
+        text: `h${h}`,
+        fill: fg,
+        size: 11,
+        weight: 'bold',
+        data: { head: String(h) },
+      });
       shapes.push({ kind: 'line', x1: left, y1: zero, x2: PANEL_W - right, y2: zero, stroke: muted });
       row.forEach((v, i) => {
         const hgt = (Math.abs(v) / limit) * span;
         const data = { head: String(h), ...labels[i].data, value: String(v) };
-        shapes.push({ kind: 'rect', x: left + i * slot + (slot - barW) / 2, y: v >= 0 ? zero - hgt : zero, w: barW, h: Math.max(hgt, 0.5), fill: HEAD_COLOURS[h], data });
+        shapes.push({
+          kind: 'rect',
+          x: left + i * slot + (slot - barW) / 2,
+          y: v >= 0 ? zero - hgt : zero,
+          w: barW,
+          h: Math.max(hgt, 0.5),
+          fill: HEAD_COLOURS[h],
+          data,
+        });
       });
     });
     return { width: PANEL_W, height: TOP + this.heads * ROW_H, background: rgbText(c.panel), title, shapes };
@@ -162,7 +225,11 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MechanismState> {
 
   private tokenLabels(s: Shown): { text: string; data: Record<string, string>; bold?: boolean }[] {
     const maxDigit = Math.max(...s.digits);
-    return s.tokens.map((t, p) => ({ text: t < 10 ? String(t) : this.tokenNames[t][0], data: { position: String(p), ...(t < 10 ? { digit: String(t) } : {}) }, bold: t === maxDigit || t === ANS }));
+    return s.tokens.map((t, p) => ({
+      text: t < 10 ? String(t) : this.tokenNames[t][0],
+      data: { position: String(p), ...(t < 10 ? { digit: String(t) } : {}) },
+      bold: t === maxDigit || t === ANS,
+    }));
   }
 
   private scoreScene(s: Shown): Scene {
@@ -181,8 +248,10 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MechanismState> {
   private readoutScene(s: Shown): Scene {
     const c = this.themeColours();
     const shapes: Shape[] = [];
-    const fg = rgbText(c.fg), muted = rgbText(c.muted);
-    const left = 22, right = 4;
+    const fg = rgbText(c.fg),
+      muted = rgbText(c.muted);
+    const left = 22,
+      right = 4;
     const slot = (PANEL_W - left - right) / 10;
     const barW = slot * 0.72;
     const height = TOP + this.heads * ROW_H;
@@ -196,10 +265,37 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MechanismState> {
     s.logits.forEach((v, d) => {
       const hgt = (Math.abs(v) / limit) * span;
       const best = d === s.answer;
-      shapes.push({ kind: 'text', x: left + d * slot + slot / 2, y: TOP - 12, text: String(d), fill: best ? fg : muted, size: best ? 13 : 11, weight: best ? 'bold' : 'normal', anchor: 'middle', data: { digit: String(d) } });
-      shapes.push({ kind: 'rect', x: left + d * slot + (slot - barW) / 2, y: v >= 0 ? zero - hgt : zero, w: barW, h: Math.max(hgt, 0.5), fill: best ? fg : muted, data: { digit: String(d), value: String(v) } });
+      shapes.push({
+        kind: 'text',
+        x: left + d * slot + slot / 2,
+        y: TOP - 12,
+        text: String(d),
+        fill: best ? fg : muted,
+        size: best ? 13 : 11,
+        weight: best ? 'bold' : 'normal',
+        anchor: 'middle',
+        data: { digit: String(d) },
+      });
+      shapes.push({
+        kind: 'rect',
+        x: left + d * slot + (slot - barW) / 2,
+        y: v >= 0 ? zero - hgt : zero,
+        w: barW,
+        h: Math.max(hgt, 0.5),
+        fill: best ? fg : muted,
+        data: { digit: String(d), value: String(v) },
+      });
     });
-    shapes.push({ kind: 'text', x: PANEL_W / 2, y: height - 6, text: `answer: ${s.answer}`, fill: fg, size: 13, weight: 'bold', anchor: 'middle' });
+    shapes.push({
+      kind: 'text',
+      x: PANEL_W / 2,
+      y: height - 6,
+      text: `answer: ${s.answer}`,
+      fill: fg,
+      size: 13,
+      weight: 'bold',
+      anchor: 'middle',
+    });
     return { width: PANEL_W, height, background: rgbText(c.panel), title: 'Logits at ANS', shapes };
   }
 }

@@ -13,10 +13,25 @@
 // timeout (seconds a weights download may take before it fails with a message, 1–600, default 30).
 // Events: `change` with { status, seed, label, accuracy } when a run ends or the model switches.
 import type { MaxDigitTrainingSettings, MaxDigitWeights } from '../web/headlab-core.js';
-import { HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, numberAttribute, setNumberAttribute } from './base/headlab-element.js';
+import {
+  HeadlabElement,
+  MAX_SEED,
+  WidgetInputError,
+  el,
+  integerAttribute,
+  numberAttribute,
+  setNumberAttribute,
+} from './base/headlab-element.js';
 import { TrainingJob, type TrainingStatus } from './base/training-job.js';
 import { formatCount, formatAccuracy, formatNumber, type BoundValue } from './chart/format.js';
-import { DEFAULT_WEIGHTS_TIMEOUT_S, defaultWeightsUrl, modelSource, retryOnInteraction, type MaxDigitAnalysisFile, type MaxDigitModelSource } from './max-digit/model.js';
+import {
+  DEFAULT_WEIGHTS_TIMEOUT_S,
+  defaultWeightsUrl,
+  modelSource,
+  retryOnInteraction,
+  type MaxDigitAnalysisFile,
+  type MaxDigitModelSource,
+} from './max-digit/model.js';
 import { firstInteraction, loadMaxDigitNow, watchReach } from './max-digit/loading.js';
 import { MAX_DIGIT_CSS } from './max-digit/widget.js';
 
@@ -45,7 +60,11 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
 
   private source: MaxDigitModelSource | null = null;
   private lazyObserver: IntersectionObserver | null = null;
-  private readonly training = new TrainingJob(this, (text) => this.announce(text), () => this.requestRender());
+  private readonly training = new TrainingJob(
+    this,
+    (text) => this.announce(text),
+    () => this.requestRender(),
+  );
   private progressDone = 0;
   private progressTotal = 0;
   private lastLoss = NaN;
@@ -60,19 +79,43 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   private bar: HTMLProgressElement | null = null;
   private progressText: HTMLSpanElement | null = null;
 
-  get seed(): number { return integerAttribute(this, 'seed', 1, 0, MAX_SEED); }
-  set seed(v: number) { setNumberAttribute(this, 'seed', v); }
-  get steps(): number { return integerAttribute(this, 'steps', 4000, 1, 100000); }
-  set steps(v: number) { setNumberAttribute(this, 'steps', v); }
-  get timeout(): number { return numberAttribute(this, 'timeout', DEFAULT_WEIGHTS_TIMEOUT_S, 1, 600); }
-  set timeout(v: number) { setNumberAttribute(this, 'timeout', v); }
-  get unitNormUnembedding(): boolean { return this.hasAttribute('unit-norm-unembedding'); }
-  set unitNormUnembedding(v: boolean) { this.toggleAttribute('unit-norm-unembedding', v); }
-  get src(): string { return this.getAttribute('src') ?? ''; }
-  set src(v: string) { this.setAttribute('src', v); }
-  get trainingStatus(): ModelTrainingStatus { return this.training.status; }
+  get seed(): number {
+    return integerAttribute(this, 'seed', 1, 0, MAX_SEED);
+  }
+  set seed(v: number) {
+    setNumberAttribute(this, 'seed', v);
+  }
+  get steps(): number {
+    return integerAttribute(this, 'steps', 4000, 1, 100000);
+  }
+  set steps(v: number) {
+    setNumberAttribute(this, 'steps', v);
+  }
+  get timeout(): number {
+    return numberAttribute(this, 'timeout', DEFAULT_WEIGHTS_TIMEOUT_S, 1, 600);
+  }
+  set timeout(v: number) {
+    setNumberAttribute(this, 'timeout', v);
+  }
+  get unitNormUnembedding(): boolean {
+    return this.hasAttribute('unit-norm-unembedding');
+  }
+  set unitNormUnembedding(v: boolean) {
+    this.toggleAttribute('unit-norm-unembedding', v);
+  }
+  get src(): string {
+    return this.getAttribute('src') ?? '';
+  }
+  set src(v: string) {
+    this.setAttribute('src', v);
+  }
+  get trainingStatus(): ModelTrainingStatus {
+    return this.training.status;
+  }
   /** The model source the widgets share (null before the element starts). */
-  get modelSource(): MaxDigitModelSource | null { return this.source; }
+  get modelSource(): MaxDigitModelSource | null {
+    return this.source;
+  }
 
   protected readState(): MaxDigitModelState {
     const m = this.source?.model ?? null;
@@ -110,43 +153,75 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     const sub = /^subspace\.(w_o|w_u)\.k([1-8])$/.exec(name);
     if (sub) return fraction(a.subspace_accuracy[sub[1] as 'w_o' | 'w_u'][Number(sub[2]) - 1]);
     switch (name) {
-      case 'accuracy': return fraction(a.accuracy);
-      case 'residual_free_accuracy': return fraction(a.residual_free_accuracy);
-      case 'residual_only_accuracy': return fraction(a.residual_only_accuracy);
-      case 'lists': return count(lists);
-      case 'slope.min': return number(Math.min(...a.mechanism.score_slope));
-      case 'slope.max': return number(Math.max(...a.mechanism.score_slope));
-      case 'marker_gap.min': return number(Math.min(...a.mechanism.marker_gap));
+      case 'accuracy':
+        return fraction(a.accuracy);
+      case 'residual_free_accuracy':
+        return fraction(a.residual_free_accuracy);
+      case 'residual_only_accuracy':
+        return fraction(a.residual_only_accuracy);
+      case 'lists':
+        return count(lists);
+      case 'slope.min':
+        return number(Math.min(...a.mechanism.score_slope));
+      case 'slope.max':
+        return number(Math.max(...a.mechanism.score_slope));
+      case 'marker_gap.min':
+        return number(Math.min(...a.mechanism.marker_gap));
       case 'on_max.min': {
         let low = 1;
         for (let h = 0; h < 4; h++) for (let d = 0; d < 10; d++) low = Math.min(low, a.attention_by_max[h][d][d]);
         return { value: low, kind: 'fraction' };
       }
-      case 'recruited_cells': return count(a.claims.recruited_cells);
-      case 'default_answer': return count(a.mechanism.default_answer);
-      case 'default_answer_residual_free': return count(a.mechanism.default_answer_residual_free);
-      case 'one_hot_exceptions': return count(a.claims.one_hot_exceptions.length);
-      case 'single_head.min': return fraction(a.claims.min_single_head_accuracy);
-      case 'single_head.max': return fraction(Math.max(...a.claims.single_head_accuracy));
-      case 'single_heads_perfect': return count(a.claims.single_heads_perfect);
-      case 'one_ablated.min': return fraction(ablation(1));
-      case 'two_ablated.min': return fraction(ablation(2));
-      case 'directions.w_o': return count(a.claims.directions_w_o);
-      case 'directions.w_u': return count(a.claims.directions_w_u);
-      case 'variance.w_o.top3': return { value: a.variance_explained.w_o.slice(0, 3).reduce((x, y) => x + y, 0), kind: 'fraction' };
-      case 'variance.w_u.top3': return { value: a.variance_explained.w_u.slice(0, 3).reduce((x, y) => x + y, 0), kind: 'fraction' };
-      case 'cosine.00': return number(a.cosine_top3[0][0]);
-      case 'angle_dot_agree': return count(a.claims.angle_dot_agree);
-      case 'dot_correct': return count(a.claims.dot_correct);
-      case 'single_flips': return count(a.claims.single_flips.length);
-      case 'pair_flips': return count(a.claims.pair_flips.length);
-      case 'all_heads_answer': return count(a.claims.all_heads_answer);
-      case 'embedding_norm.digits.min': return number(Math.min(...digits(a.mechanism.embedding_norm)));
-      case 'embedding_norm.digits.max': return number(Math.max(...digits(a.mechanism.embedding_norm)));
-      case 'embedding_norm.ANS': return number(a.mechanism.embedding_norm[13]);
-      case 'unembedding_norm.digits.min': return number(Math.min(...digits(a.mechanism.unembedding_norm)));
-      case 'unembedding_norm.digits.max': return number(Math.max(...digits(a.mechanism.unembedding_norm)));
-      default: return undefined;
+      case 'recruited_cells':
+        return count(a.claims.recruited_cells);
+      case 'default_answer':
+        return count(a.mechanism.default_answer);
+      case 'default_answer_residual_free':
+        return count(a.mechanism.default_answer_residual_free);
+      case 'one_hot_exceptions':
+        return count(a.claims.one_hot_exceptions.length);
+      case 'single_head.min':
+        return fraction(a.claims.min_single_head_accuracy);
+      case 'single_head.max':
+        return fraction(Math.max(...a.claims.single_head_accuracy));
+      case 'single_heads_perfect':
+        return count(a.claims.single_heads_perfect);
+      case 'one_ablated.min':
+        return fraction(ablation(1));
+      case 'two_ablated.min':
+        return fraction(ablation(2));
+      case 'directions.w_o':
+        return count(a.claims.directions_w_o);
+      case 'directions.w_u':
+        return count(a.claims.directions_w_u);
+      case 'variance.w_o.top3':
+        return { value: a.variance_explained.w_o.slice(0, 3).reduce((x, y) => x + y, 0), kind: 'fraction' };
+      case 'variance.w_u.top3':
+        return { value: a.variance_explained.w_u.slice(0, 3).reduce((x, y) => x + y, 0), kind: 'fraction' };
+      case 'cosine.00':
+        return number(a.cosine_top3[0][0]);
+      case 'angle_dot_agree':
+        return count(a.claims.angle_dot_agree);
+      case 'dot_correct':
+        return count(a.claims.dot_correct);
+      case 'single_flips':
+        return count(a.claims.single_flips.length);
+      case 'pair_flips':
+        return count(a.claims.pair_flips.length);
+      case 'all_heads_answer':
+        return count(a.claims.all_heads_answer);
+      case 'embedding_norm.digits.min':
+        return number(Math.min(...digits(a.mechanism.embedding_norm)));
+      case 'embedding_norm.digits.max':
+        return number(Math.max(...digits(a.mechanism.embedding_norm)));
+      case 'embedding_norm.ANS':
+        return number(a.mechanism.embedding_norm[13]);
+      case 'unembedding_norm.digits.min':
+        return number(Math.min(...digits(a.mechanism.unembedding_norm)));
+      case 'unembedding_norm.digits.max':
+        return number(Math.max(...digits(a.mechanism.unembedding_norm)));
+      default:
+        return undefined;
     }
   }
 
@@ -191,26 +266,32 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     this.progressTotal = settings.steps!;
     this.announce(`Training a model from seed ${settings.seed} (${settings.steps} steps)…`);
     type Trained = { progress: { steps_taken: number }; weights: MaxDigitWeights | null; analysis: MaxDigitAnalysisFile | null };
-    this.training.start<Trained>('max-digit-train', { settings, chunk: CHUNK_STEPS }, {
-      progress: (detail) => {
-        this.progressDone = detail.steps_taken as number;
-        this.lastLoss = detail.loss as number;
-        this.requestRender();
+    this.training.start<Trained>(
+      'max-digit-train',
+      { settings, chunk: CHUNK_STEPS },
+      {
+        progress: (detail) => {
+          this.progressDone = detail.steps_taken as number;
+          this.lastLoss = detail.loss as number;
+          this.requestRender();
+        },
+        done: ({ value }) => {
+          if (!value.weights || !value.analysis) {
+            this.training.status = 'stopped'; // a stop before the last step keeps the previous model
+            this.announce(`Stopped after ${value.progress.steps_taken} steps; the figures keep the previous model.`);
+          } else {
+            this.training.status = 'done';
+            const label = `seed ${settings.seed}, ${settings.steps} steps${settings.unit_norm_unembedding ? ', unit-norm W_U' : ''}, trained in this page`;
+            this.source!.replace(value.weights, value.analysis, label, settings.seed!);
+            this.announce(
+              `Trained from seed ${settings.seed}: accuracy ${formatAccuracy(value.analysis.accuracy, value.analysis.evaluation.lists)}. Every figure tied to this model now shows it.`,
+            );
+          }
+          this.requestRender();
+          this.emitChange();
+        },
       },
-      done: ({ value }) => {
-        if (!value.weights || !value.analysis) {
-          this.training.status = 'stopped';   // a stop before the last step keeps the previous model
-          this.announce(`Stopped after ${value.progress.steps_taken} steps; the figures keep the previous model.`);
-        } else {
-          this.training.status = 'done';
-          const label = `seed ${settings.seed}, ${settings.steps} steps${settings.unit_norm_unembedding ? ', unit-norm W_U' : ''}, trained in this page`;
-          this.source!.replace(value.weights, value.analysis, label, settings.seed!);
-          this.announce(`Trained from seed ${settings.seed}: accuracy ${formatAccuracy(value.analysis.accuracy, value.analysis.evaluation.lists)}. Every figure tied to this model now shows it.`);
-        }
-        this.requestRender();
-        this.emitChange();
-      },
-    });
+    );
     this.requestRender();
   }
 
@@ -244,16 +325,22 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     if (!this.id) throw new WidgetInputError('a <headlab-max-digit-model> needs an id, which the widgets name in their model attribute');
     this.source = modelSource(this.id);
     this.listen(this.source, 'change', () => this.requestRender());
-    retryOnInteraction((target, type, handler) => this.listen(target, type, handler), () => this.source);
+    retryOnInteraction(
+      (target, type, handler) => this.listen(target, type, handler),
+      () => this.source,
+    );
     // loading="lazy": fetch the weights only when the panel, or a widget reading it, nears the
     // viewport (and, behind a snapshot, after the reader's first interaction: build() runs then).
     if (this.getAttribute('loading') === 'lazy' && !this.loadRequested && typeof IntersectionObserver === 'function') {
       const readers = [this, ...document.querySelectorAll(`[model="${CSS.escape(this.id)}"]`)];
-      const observer = new IntersectionObserver((entries) => {
-        if (!entries.some((e) => e.isIntersecting)) return;
-        observer.disconnect();
-        void this.source?.load(this.weightsUrl(), this.timeout);
-      }, { rootMargin: '600px 0px' });
+      const observer = new IntersectionObserver(
+        (entries) => {
+          if (!entries.some((e) => e.isIntersecting)) return;
+          observer.disconnect();
+          void this.source?.load(this.weightsUrl(), this.timeout);
+        },
+        { rootMargin: '600px 0px' },
+      );
       readers.forEach((r) => observer.observe(r));
       this.lazyObserver = observer;
     } else {
@@ -271,10 +358,13 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
       message: this.inputProblem,
       parse: (text) => {
         const v = Number(text);
-        if (!/^[0-9]+$/.test(text) || !Number.isInteger(v) || v > MAX_SEED) throw new WidgetInputError(`the seed must be an integer from 0 to ${MAX_SEED}, got "${text}"`);
+        if (!/^[0-9]+$/.test(text) || !Number.isInteger(v) || v > MAX_SEED)
+          throw new WidgetInputError(`the seed must be an integer from 0 to ${MAX_SEED}, got "${text}"`);
         return v;
       },
-      commit: (v) => { this.seed = v; },
+      commit: (v) => {
+        this.seed = v;
+      },
       current: () => String(this.seed),
     });
     this.trainButton = el('button', { type: 'button' }, 'Train a new model');
@@ -287,7 +377,14 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     this.progressText = el('span', { class: 'progress-text' });
     row.append(label, this.trainButton, this.stopButton, this.bar, this.progressText, this.shippedButton);
     const statusLine = this.statusRegion();
-    this.body.append(el('p', { class: 'title' }, 'The model behind the figures'), this.now, row, this.inputProblem, statusLine, this.exportControls({ jsonLabel: 'State (JSON)' }));
+    this.body.append(
+      el('p', { class: 'title' }, 'The model behind the figures'),
+      this.now,
+      row,
+      this.inputProblem,
+      statusLine,
+      this.exportControls({ jsonLabel: 'State (JSON)' }),
+    );
   }
 
   protected render(): void {
@@ -296,7 +393,9 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     const m = source.status === 'ready' ? source.model : null;
     this.now!.textContent = m
       ? `Now showing ${m.label}: accuracy ${formatAccuracy(m.analysis.accuracy, m.analysis.evaluation.lists)} on ${formatCount(m.analysis.evaluation.lists)} lists.`
-      : source.status === 'idle' ? 'The weights load when this section comes into view.' : 'Loading the model…';
+      : source.status === 'idle'
+        ? 'The weights load when this section comes into view.'
+        : 'Loading the model…';
     if (m) this.now!.dataset.accuracy = String(m.analysis.accuracy);
     this.seedField!.show(String(this.seed));
     const training = this.training.status === 'training';
@@ -305,8 +404,9 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     this.shippedButton!.disabled = training || !source.loaded || m?.weights === source.loaded.weights;
     this.bar!.max = Math.max(1, this.progressTotal);
     this.bar!.value = this.progressDone;
-    this.progressText!.textContent = this.training.status === 'idle'
-      ? `${this.steps} steps in a background worker`
-      : `step ${this.progressDone} of ${this.progressTotal}${Number.isFinite(this.lastLoss) ? ` · batch loss ${formatNumber(this.lastLoss, 4)}` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`;
+    this.progressText!.textContent =
+      this.training.status === 'idle'
+        ? `${this.steps} steps in a background worker`
+        : `step ${this.progressDone} of ${this.progressTotal}${Number.isFinite(this.lastLoss) ? ` · batch loss ${formatNumber(this.lastLoss, 4)}` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`;
   }
 }

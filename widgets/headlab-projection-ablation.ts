@@ -10,7 +10,13 @@ import type { AttentionResult, Matrix } from '../web/headlab-core.js';
 import { identity, matrix, toRows } from '../web/matrix.js';
 import { Memo } from './base/memo.js';
 import {
-  HeadlabElement, el, integerAttribute, jsonAttribute, numberGrid, setNumberAttribute, type WidgetFigure,
+  HeadlabElement,
+  el,
+  integerAttribute,
+  jsonAttribute,
+  numberGrid,
+  setNumberAttribute,
+  type WidgetFigure,
 } from './base/headlab-element.js';
 import { stackedTableCss } from './base/theme.js';
 import { setVectorCell } from './chart/matrix-table.js';
@@ -85,27 +91,53 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
   private readonly x = identity(2);
   private readonly heads = new Memo<AttentionResult>();
 
-  get wQ(): number[][] { return this.projection('w-q'); }
-  set wQ(v: number[][]) { this.setAttribute('w-q', JSON.stringify(v)); }
-  get wK(): number[][] { return this.projection('w-k'); }
-  set wK(v: number[][]) { this.setAttribute('w-k', JSON.stringify(v)); }
-  get wV(): number[][] { return this.projection('w-v'); }
-  set wV(v: number[][]) { this.setAttribute('w-v', JSON.stringify(v)); }
-  get query(): number { return integerAttribute(this, 'query', 1, 1, 2); }
-  set query(v: number) { setNumberAttribute(this, 'query', v); }
+  get wQ(): number[][] {
+    return this.projection('w-q');
+  }
+  set wQ(v: number[][]) {
+    this.setAttribute('w-q', JSON.stringify(v));
+  }
+  get wK(): number[][] {
+    return this.projection('w-k');
+  }
+  set wK(v: number[][]) {
+    this.setAttribute('w-k', JSON.stringify(v));
+  }
+  get wV(): number[][] {
+    return this.projection('w-v');
+  }
+  set wV(v: number[][]) {
+    this.setAttribute('w-v', JSON.stringify(v));
+  }
+  get query(): number {
+    return integerAttribute(this, 'query', 1, 1, 2);
+  }
+  set query(v: number) {
+    setNumberAttribute(this, 'query', v);
+  }
 
   protected readState(): ProjectionAblationState {
     const i = this.query - 1;
     const r = this.compute();
     return {
-      w_q: this.wQ, w_k: this.wK, w_v: this.wV, query: this.query,
-      dot_products: QUANTITIES[1].pick(r, i), weights: rowOf(r.weights, i), values: toRows(r.v), reading: rowOf(r.reading, i),
+      w_q: this.wQ,
+      w_k: this.wK,
+      w_v: this.wV,
+      query: this.query,
+      dot_products: QUANTITIES[1].pick(r, i),
+      weights: rowOf(r.weights, i),
+      values: toRows(r.v),
+      reading: rowOf(r.reading, i),
     };
   }
 
   private projection(attr: string): number[][] {
     const raw = jsonAttribute(this, attr);
-    if (raw === undefined) return [[1, 0], [0, 1]];
+    if (raw === undefined)
+      return [
+        [1, 0],
+        [0, 1],
+      ];
     return numberGrid(raw, `attribute ${attr}`, 2, 2);
   }
 
@@ -126,8 +158,11 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
     const swapped = toRows(core.swapProjectionCoordinates(I, 0, 1));
 
     const title = el('p', { class: 'title' }, 'Ablate one projection');
-    const intro = el('p', { class: 'caption' },
-      'Tokens x₁ = [1, 0] and x₂ = [0, 1]. Edit a matrix or pick a preset; the right-hand column is compared with the unablated head (all three projections the identity).');
+    const intro = el(
+      'p',
+      { class: 'caption' },
+      'Tokens x₁ = [1, 0] and x₂ = [0, 1]. Edit a matrix or pick a preset; the right-hand column is compared with the unablated head (all three projections the identity).',
+    );
 
     const presets = el('div', { class: 'row', role: 'group', 'aria-label': 'Presets' });
     const preset = (label: string, apply: () => void) => {
@@ -139,11 +174,33 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
       });
       presets.append(b);
     };
-    const identityRows = [[1, 0], [0, 1]];
-    preset('Swap coordinates of W_Q', () => { this.wQ = swapped; this.wK = identityRows; this.wV = identityRows; });
-    preset('Swap coordinates of W_K', () => { this.wQ = identityRows; this.wK = swapped; this.wV = identityRows; });
-    preset('W_V = diag(2, −3)', () => { this.wQ = identityRows; this.wK = identityRows; this.wV = [[2, 0], [0, -3]]; });
-    preset('Reset', () => { this.wQ = identityRows; this.wK = identityRows; this.wV = identityRows; });
+    const identityRows = [
+      [1, 0],
+      [0, 1],
+    ];
+    preset('Swap coordinates of W_Q', () => {
+      this.wQ = swapped;
+      this.wK = identityRows;
+      this.wV = identityRows;
+    });
+    preset('Swap coordinates of W_K', () => {
+      this.wQ = identityRows;
+      this.wK = swapped;
+      this.wV = identityRows;
+    });
+    preset('W_V = diag(2, −3)', () => {
+      this.wQ = identityRows;
+      this.wK = identityRows;
+      this.wV = [
+        [2, 0],
+        [0, -3],
+      ];
+    });
+    preset('Reset', () => {
+      this.wQ = identityRows;
+      this.wK = identityRows;
+      this.wV = identityRows;
+    });
 
     const editors = el('div', { class: 'editors' });
     for (const p of PROJECTIONS) {
@@ -156,7 +213,9 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
       for (let r = 0; r < 2; r++) {
         for (let c = 0; c < 2; c++) {
           const input = el('input', {
-            type: 'number', step: 'any', inputmode: 'decimal',
+            type: 'number',
+            step: 'any',
+            inputmode: 'decimal',
             'aria-label': `${p.label} (${p.name}) row ${r + 1}, column ${c + 1}`,
           });
           this.listen(input, 'input', () => this.editEntry(p.attr, r, c, input));
@@ -196,7 +255,9 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
     for (const q of QUANTITIES) {
       const tr = tbody.insertRow();
       tr.append(el('th', { scope: 'row' }, q.label));
-      const base = tr.insertCell(), current = tr.insertCell(), mark = tr.insertCell();
+      const base = tr.insertCell(),
+        current = tr.insertCell(),
+        mark = tr.insertCell();
       base.className = current.className = 'num';
       base.dataset.label = 'unablated';
       current.dataset.label = 'this setting';
@@ -204,23 +265,31 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
     }
     const scroll = el('div', { class: 'scroll' });
     scroll.append(table);
-    const note = el('p', { class: 'note' },
-      'Dot products are the core’s QKᵀ; the scores divide them by √d_k = √2 and the weights are the softmax of the scores.');
+    const note = el(
+      'p',
+      { class: 'note' },
+      'Dot products are the core’s QKᵀ; the scores divide them by √d_k = √2 and the weights are the softmax of the scores.',
+    );
 
     this.body.append(title, intro, presets, editors, queries, scroll, note, this.exportControls());
   }
 
   figures(): WidgetFigure[] {
-    return [{
-      name: 'results', label: 'Results table',
-      scene: () => tablesScene([this.resultsTable!], this.themeColours(), `Projection ablation, query x${this.query === 1 ? '₁' : '₂'}`),
-    }];
+    return [
+      {
+        name: 'results',
+        label: 'Results table',
+        scene: () => tablesScene([this.resultsTable!], this.themeColours(), `Projection ablation, query x${this.query === 1 ? '₁' : '₂'}`),
+      },
+    ];
   }
 
   protected summarize(): string {
     const s = this.readState();
     const base = QUANTITIES[2].pick(this.baseline!, s.query - 1);
-    const changed = this.changedLabels.length ? `Changed from the unablated head: ${this.changedLabels.join('; ')}.` : 'Nothing changed from the unablated head.';
+    const changed = this.changedLabels.length
+      ? `Changed from the unablated head: ${this.changedLabels.join('; ')}.`
+      : 'Nothing changed from the unablated head.';
     return `Query x${s.query === 1 ? '₁' : '₂'}: attention weights ${formatVector(s.weights, 4)} (unablated ${formatVector(base, 4)}), reading ${formatVector(s.reading, 4)}. ${changed}`;
   }
 
@@ -246,7 +315,9 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
         input.setAttribute('aria-invalid', 'false');
       });
     }
-    this.queryRadios.forEach((radio, n) => { radio.checked = n === i; });
+    this.queryRadios.forEach((radio, n) => {
+      radio.checked = n === i;
+    });
 
     const current = this.compute();
     this.changedLabels = [];

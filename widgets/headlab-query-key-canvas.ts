@@ -18,7 +18,13 @@
 import type { Matrix, QueryKeyPicture } from '../web/headlab-core.js';
 import { matrix } from '../web/matrix.js';
 import {
-  HeadlabElement, WidgetInputError, el, jsonAttribute, numberAttribute, numberGrid, type WidgetFigure,
+  HeadlabElement,
+  WidgetInputError,
+  el,
+  jsonAttribute,
+  numberAttribute,
+  numberGrid,
+  type WidgetFigure,
 } from './base/headlab-element.js';
 import { formatMagnitude, formatNumber } from './chart/format.js';
 import { rgbText, type ResolvedColours } from './chart/palette.js';
@@ -28,13 +34,22 @@ import { svgEl } from './chart/svg.js';
 /** max |S′ − S| below this counts as "scores unchanged": 2 × 2 entries of O(1), κ(A) ≤ 1e8 at worst → far below; the default A (κ ≈ 3) gives ~1e-16. */
 export const SCORE_INVARIANCE_TOLERANCE = 1e-12;
 export const DEFAULT_SCALE = Math.SQRT1_2;
-const DEFAULT_A = [[1.6, 0.6], [0, 0.7]];
-const IDENTITY = [[1, 0], [0, 1]];
-const SWAP = [[0, 1], [1, 0]];
+const DEFAULT_A = [
+  [1.6, 0.6],
+  [0, 0.7],
+];
+const IDENTITY = [
+  [1, 0],
+  [0, 1],
+];
+const SWAP = [
+  [0, 1],
+  [1, 0],
+];
 /** Keyboard step for a vector tip (Shift: 5×), in plane units. */
 const KEY_STEP = 0.1;
 const BASES = ['none', 'rotation', 'invertible'] as const;
-type Basis = typeof BASES[number];
+type Basis = (typeof BASES)[number];
 
 /** The three edits of the first article, as attribute sets (absent = identity). */
 export const PRESETS: Record<string, { label: string; attrs: Record<string, string> }> = {
@@ -45,26 +60,40 @@ export const PRESETS: Record<string, { label: string; attrs: Record<string, stri
 };
 
 export interface QueryKeyCanvasState {
-  w_q: number[][]; w_k: number[][]; w_v: number[][];
+  w_q: number[][];
+  w_k: number[][];
+  w_v: number[][];
   score_scale: number;
   basis: Basis;
   angle_degrees: number;
   a: number[][];
   /** Queries and keys as drawn (after the change of basis when one is on). */
-  q: number[][]; k: number[][]; v: number[][];
-  q_before: number[][]; k_before: number[][];
-  scores: number[][]; weights: number[][]; reading: number[][];
-  query_lengths: number[]; query_lengths_before: number[];
+  q: number[][];
+  k: number[][];
+  v: number[][];
+  q_before: number[][];
+  k_before: number[][];
+  scores: number[][];
+  weights: number[][];
+  reading: number[][];
+  query_lengths: number[];
+  query_lengths_before: number[];
   /** Angle between q₁ and q₂ in degrees, after and before the change of basis. */
-  query_angle_degrees: number; query_angle_degrees_before: number;
+  query_angle_degrees: number;
+  query_angle_degrees_before: number;
   condition_number: number | null;
   max_score_difference: number;
 }
 
-interface Computed extends QueryKeyCanvasState { picture: QueryKeyPicture; }
+interface Computed extends QueryKeyCanvasState {
+  picture: QueryKeyPicture;
+}
 
 /** Plane geometry of the on-page and exported figure (scene units ≈ CSS px at full size). */
-const PLANE = 300, MARGIN = 26, ROUTES_W = 300, ROUTES_H = 200;
+const PLANE = 300,
+  MARGIN = 26,
+  ROUTES_W = 300,
+  ROUTES_H = 200;
 const FONT = 13;
 
 export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
@@ -114,21 +143,33 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
   private extent = 2;
 
   // ---- mirrored attributes ----
-  get scale(): number { return numberAttribute(this, 'scale', DEFAULT_SCALE, 0, 50); }
-  set scale(v: number) { this.setAttribute('scale', String(v)); }
+  get scale(): number {
+    return numberAttribute(this, 'scale', DEFAULT_SCALE, 0, 50);
+  }
+  set scale(v: number) {
+    this.setAttribute('scale', String(v));
+  }
   get basis(): Basis {
     const raw = this.getAttribute('basis') ?? 'none';
-    if (!(BASES as readonly string[]).includes(raw)) throw new WidgetInputError(`attribute basis="${raw}" must be one of ${BASES.join(', ')}`);
+    if (!(BASES as readonly string[]).includes(raw))
+      throw new WidgetInputError(`attribute basis="${raw}" must be one of ${BASES.join(', ')}`);
     return raw as Basis;
   }
-  set basis(v: Basis) { this.setAttribute('basis', v); }
-  get angle(): number { return numberAttribute(this, 'angle', 40, -180, 180); }
-  set angle(v: number) { this.setAttribute('angle', String(v)); }
+  set basis(v: Basis) {
+    this.setAttribute('basis', v);
+  }
+  get angle(): number {
+    return numberAttribute(this, 'angle', 40, -180, 180);
+  }
+  set angle(v: number) {
+    this.setAttribute('angle', String(v));
+  }
 
   private grid(name: string, fallback: number[][]): number[][] {
     const raw = jsonAttribute(this, name);
     const g = numberGrid(raw ?? fallback, `attribute ${name}`, 2, 2);
-    for (const row of g) for (const x of row) if (Math.abs(x) > 1e3) throw new WidgetInputError(`attribute ${name} entries must be between −1000 and 1000`);
+    for (const row of g)
+      for (const x of row) if (Math.abs(x) > 1e3) throw new WidgetInputError(`attribute ${name} entries must be between −1000 and 1000`);
     return g;
   }
 
@@ -146,11 +187,17 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
 
   private computeNow(): Computed {
     const core = this.core!;
-    const w_q = this.grid('w-q', IDENTITY), w_k = this.grid('w-k', IDENTITY), w_v = this.grid('w-v', IDENTITY);
+    const w_q = this.grid('w-q', IDENTITY),
+      w_k = this.grid('w-k', IDENTITY),
+      w_v = this.grid('w-v', IDENTITY);
     const a = this.grid('a', DEFAULT_A);
-    const basis = this.basis, angle = this.angle, scale = this.scale;
+    const basis = this.basis,
+      angle = this.angle,
+      scale = this.scale;
     const head = core.attention({ x: matrix(IDENTITY), w_q: matrix(w_q), w_k: matrix(w_k), w_v: matrix(w_v) });
-    let q: Matrix = head.q, k: Matrix = head.k, condition: number | null = null;
+    let q: Matrix = head.q,
+      k: Matrix = head.k,
+      condition: number | null = null;
     if (basis !== 'none') {
       const A = basis === 'rotation' ? core.planeRotation(2, 0, 1, (angle * Math.PI) / 180) : matrix(a);
       const changed = core.changeQueryKeyBasis(head.q, head.k, A);
@@ -161,15 +208,32 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     const before = core.queryKeyPicture(head.q, head.k, head.v, scale);
     const picture = basis === 'none' ? before : core.queryKeyPicture(q, k, head.v, scale);
     let maxDiff = 0;
-    before.scores.data.forEach((s, i) => { maxDiff = Math.max(maxDiff, Math.abs(picture.scores.data[i] - s)); });
+    before.scores.data.forEach((s, i) => {
+      maxDiff = Math.max(maxDiff, Math.abs(picture.scores.data[i] - s));
+    });
     return {
-      w_q, w_k, w_v, score_scale: scale, basis, angle_degrees: angle, a,
-      q: rows(q), k: rows(k), v: rows(head.v), q_before: rows(head.q), k_before: rows(head.k),
-      scores: rows(picture.scores), weights: rows(picture.weights), reading: rows(picture.reading),
-      query_lengths: Array.from(picture.query_lengths.data), query_lengths_before: Array.from(before.query_lengths.data),
+      w_q,
+      w_k,
+      w_v,
+      score_scale: scale,
+      basis,
+      angle_degrees: angle,
+      a,
+      q: rows(q),
+      k: rows(k),
+      v: rows(head.v),
+      q_before: rows(head.q),
+      k_before: rows(head.k),
+      scores: rows(picture.scores),
+      weights: rows(picture.weights),
+      reading: rows(picture.reading),
+      query_lengths: Array.from(picture.query_lengths.data),
+      query_lengths_before: Array.from(before.query_lengths.data),
       query_angle_degrees: (picture.query_angles.data[1] * 180) / Math.PI,
       query_angle_degrees_before: (before.query_angles.data[1] * 180) / Math.PI,
-      condition_number: condition, max_score_difference: maxDiff, picture,
+      condition_number: condition,
+      max_score_difference: maxDiff,
+      picture,
     };
   }
 
@@ -181,8 +245,11 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
 
   protected build(): void {
     const title = el('p', { class: 'title' }, 'Queries, keys and where attention goes');
-    const intro = el('p', { class: 'caption' },
-      'Drag a query (solid) or key (dashed) tip, or focus it and use the arrow keys. Edge width is the attention weight.');
+    const intro = el(
+      'p',
+      { class: 'caption' },
+      'Drag a query (solid) or key (dashed) tip, or focus it and use the arrow keys. Edge width is the attention weight.',
+    );
 
     const presets = el('div', { class: 'row presets', role: 'group', 'aria-label': 'The three edits of the text' });
     for (const [name, p] of Object.entries(PRESETS)) {
@@ -204,9 +271,16 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     scaleRow.append(el('label', { for: scaleId }, 'Score scale s'), this.scaleInput, this.scaleOut);
 
     const bases = el('div', { class: 'row bases', role: 'group', 'aria-label': 'Change of query–key basis' });
-    for (const [name, label] of [['none', 'Original basis'], ['rotation', 'Rotate: R'], ['invertible', 'Any invertible A']] as const) {
+    for (const [name, label] of [
+      ['none', 'Original basis'],
+      ['rotation', 'Rotate: R'],
+      ['invertible', 'Any invertible A'],
+    ] as const) {
       const b = el('button', { type: 'button', 'data-basis': name, 'aria-pressed': 'false' }, label);
-      this.listen(b, 'click', () => { this.basis = name; this.emitChange(); });
+      this.listen(b, 'click', () => {
+        this.basis = name;
+        this.emitChange();
+      });
       bases.append(b);
       this.basisButtons[name] = b;
     }
@@ -215,7 +289,10 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     this.angleRow = el('div', { class: 'controls' });
     this.angleInput = el('input', { type: 'range', id: angleId, min: '-180', max: '180', step: '1' });
     this.angleOut = el('output', { for: angleId, class: 'num' });
-    this.listen(this.angleInput, 'input', () => { this.angle = this.angleInput!.valueAsNumber; this.emitChange(); });
+    this.listen(this.angleInput, 'input', () => {
+      this.angle = this.angleInput!.valueAsNumber;
+      this.emitChange();
+    });
     this.angleRow.append(el('label', { for: angleId }, 'Rotation angle θ'), this.angleInput, this.angleOut);
 
     this.aRow = el('div', { class: 'controls' });
@@ -225,7 +302,13 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
       this.listen(input, 'change', () => {
         const values = this.aInputs.map((x) => x.valueAsNumber);
         if (values.some((x) => !Number.isFinite(x))) return;
-        this.setAttribute('a', JSON.stringify([[values[0], values[1]], [values[2], values[3]]]));
+        this.setAttribute(
+          'a',
+          JSON.stringify([
+            [values[0], values[1]],
+            [values[2], values[3]],
+          ]),
+        );
         this.emitChange();
       });
       aGrid.append(input);
@@ -249,7 +332,20 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     this.readout = el('p', { class: 'readout' });
     this.verdict = el('p', { class: 'verdict', role: 'status' });
     this.live = el('p', { class: 'sr-only', 'aria-live': 'polite' });
-    this.body.append(title, intro, presets, scaleRow, figs, bases, this.angleRow, this.aRow, this.readout, this.verdict, this.live, this.exportControls());
+    this.body.append(
+      title,
+      intro,
+      presets,
+      scaleRow,
+      figs,
+      bases,
+      this.angleRow,
+      this.aRow,
+      this.readout,
+      this.verdict,
+      this.live,
+      this.exportControls(),
+    );
   }
 
   private applyPreset(name: string): void {
@@ -268,9 +364,16 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     for (const kind of ['q', 'k'] as const) {
       for (let index = 0; index < 2; index++) {
         const g = svgEl('g', {
-          class: `handle ${kind}`, tabindex: '0', role: 'button', 'aria-roledescription': 'draggable vector',
+          class: `handle ${kind}`,
+          tabindex: '0',
+          role: 'button',
+          'aria-roledescription': 'draggable vector',
         });
-        g.append(svgEl('circle', { class: 'hit', r: 24 }), svgEl('circle', { class: 'ring', r: 11 }), svgEl('circle', { class: 'dot', r: 9 }));
+        g.append(
+          svgEl('circle', { class: 'hit', r: 24 }),
+          svgEl('circle', { class: 'ring', r: 11 }),
+          svgEl('circle', { class: 'dot', r: 9 }),
+        );
         this.handleLayer!.append(g);
         this.handles.push({ g, kind, index });
         this.listen(g, 'pointerdown', (e) => this.startDrag(e as PointerEvent, kind, index, g));
@@ -299,7 +402,10 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     const w0 = this.grid(kind === 'q' ? 'w-q' : 'w-k', IDENTITY)[index];
     const move = (ev: PointerEvent) => {
       const p = this.toPlane(ev.clientX, ev.clientY);
-      if (p && start) { this.moveTip(kind, index, w0[0] + p[0] - start[0], w0[1] + p[1] - start[1]); this.emitChange(); }
+      if (p && start) {
+        this.moveTip(kind, index, w0[0] + p[0] - start[0], w0[1] + p[1] - start[1]);
+        this.emitChange();
+      }
     };
     const end = () => {
       g.classList.remove('dragging');
@@ -349,11 +455,13 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     ];
   }
 
-
   protected summarize(): string {
     const s = this.compute();
     const w = s.weights.map((r, i) => `query ${i + 1} puts ${pct(r[0])} on key 1 and ${pct(r[1])} on key 2`).join('; ');
-    const basis = s.basis === 'none' ? '' : ` After the change of basis (${s.basis === 'rotation' ? `rotation by ${formatNumber(s.angle_degrees, 1)}°` : 'invertible A'}) the largest score change is ${formatMagnitude(s.max_score_difference)}.`;
+    const basis =
+      s.basis === 'none'
+        ? ''
+        : ` After the change of basis (${s.basis === 'rotation' ? `rotation by ${formatNumber(s.angle_degrees, 1)}°` : 'invertible A'}) the largest score change is ${formatMagnitude(s.max_score_difference)}.`;
     return `Score scale ${formatNumber(s.score_scale, 3)}: ${w}; readings ${s.reading.map(vec).join(' and ')}.${basis}`;
   }
 
@@ -376,21 +484,26 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     });
     // A query tip and a key tip closer than 20 units: move the two rings 11 units apart across
     // the arrow, so each stays grabbable (the drag follows pointer movement, not position).
-    this.handles.forEach((a, i) => this.handles.forEach((b, j) => {
-      if (a.kind !== 'q' || b.kind !== 'k') return;
-      const [ax, ay] = tips[i], [bx, by] = tips[j];
-      if (Math.hypot(ax - bx, ay - by) >= 20) return;
-      const len = Math.hypot(ax - PLANE / 2, ay - PLANE / 2) || 1;
-      const nx = -(ay - PLANE / 2) / len, ny = (ax - PLANE / 2) / len;
-      tips[i] = [ax + 11 * nx, ay + 11 * ny];
-      tips[j] = [bx - 11 * nx, by - 11 * ny];
-    }));
+    this.handles.forEach((a, i) =>
+      this.handles.forEach((b, j) => {
+        if (a.kind !== 'q' || b.kind !== 'k') return;
+        const [ax, ay] = tips[i],
+          [bx, by] = tips[j];
+        if (Math.hypot(ax - bx, ay - by) >= 20) return;
+        const len = Math.hypot(ax - PLANE / 2, ay - PLANE / 2) || 1;
+        const nx = -(ay - PLANE / 2) / len,
+          ny = (ax - PLANE / 2) / len;
+        tips[i] = [ax + 11 * nx, ay + 11 * ny];
+        tips[j] = [bx - 11 * nx, by - 11 * ny];
+      }),
+    );
     for (const [n, h] of this.handles.entries()) {
       const v = (h.kind === 'q' ? s.q : s.k)[h.index];
       h.g.setAttribute('transform', `translate(${tips[n][0].toFixed(2)} ${tips[n][1].toFixed(2)})`);
       h.g.setAttribute('aria-label', `${h.kind === 'q' ? 'query' : 'key'} ${h.index + 1} at ${vec(v)}; arrow keys move it`);
       h.g.toggleAttribute('hidden', !editable);
-      if (editable) h.g.setAttribute('tabindex', '0'); else h.g.removeAttribute('tabindex');
+      if (editable) h.g.setAttribute('tabindex', '0');
+      else h.g.removeAttribute('tabindex');
     }
 
     const u = Math.log2(Math.max(s.score_scale, 2 ** -2));
@@ -402,12 +515,18 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     if (this.angleInput!.valueAsNumber !== s.angle_degrees) this.angleInput!.value = String(s.angle_degrees);
     this.angleOut!.textContent = `${formatNumber(s.angle_degrees, 1)}°`;
     this.angleInput!.setAttribute('aria-valuetext', `${formatNumber(s.angle_degrees, 1)} degrees`);
-    s.a.flat().forEach((x, i) => { if (this.aInputs[i].valueAsNumber !== x && this.root.activeElement !== this.aInputs[i]) this.aInputs[i].value = String(x); });
-    const presetNow = Object.entries(PRESETS).find(([, p]) => ['w-q', 'w-k', 'w-v'].every((a) => (this.getAttribute(a) ?? null) === (p.attrs[a] ?? null)))?.[0];
+    s.a.flat().forEach((x, i) => {
+      if (this.aInputs[i].valueAsNumber !== x && this.root.activeElement !== this.aInputs[i]) this.aInputs[i].value = String(x);
+    });
+    const presetNow = Object.entries(PRESETS).find(([, p]) =>
+      ['w-q', 'w-k', 'w-v'].every((a) => (this.getAttribute(a) ?? null) === (p.attrs[a] ?? null)),
+    )?.[0];
     for (const [name, b] of Object.entries(this.presetButtons)) b.setAttribute('aria-pressed', String(name === presetNow));
     for (const [name, b] of Object.entries(this.basisButtons)) b.setAttribute('aria-pressed', String(name === s.basis));
 
-    this.readout!.textContent = s.reading.map((rd, i) => `q${sub(i + 1)} reads ${vec(rd)} (weights ${pct(s.weights[i][0])} / ${pct(s.weights[i][1])})`).join('; ') + '.';
+    this.readout!.textContent =
+      s.reading.map((rd, i) => `q${sub(i + 1)} reads ${vec(rd)} (weights ${pct(s.weights[i][0])} / ${pct(s.weights[i][1])})`).join('; ') +
+      '.';
     if (s.basis === 'none') {
       this.verdict!.textContent = `Scores s·q·k: ${s.scores.map((row) => row.map((x) => formatNumber(x, 3)).join(', ')).join(' | ')}.`;
       delete this.verdict!.dataset.value;
@@ -445,7 +564,9 @@ function arrow(shapes: Shape[], x1: number, y1: number, x2: number, y2: number, 
   const len = Math.hypot(x2 - x1, y2 - y1);
   shapes.push({ kind: 'line', x1, y1, x2, y2, stroke, width, ...(dash ? { dash } : {}) });
   if (len < 4) return;
-  const ux = (x2 - x1) / len, uy = (y2 - y1) / len, head = Math.min(10, len / 3);
+  const ux = (x2 - x1) / len,
+    uy = (y2 - y1) / len,
+    head = Math.min(10, len / 3);
   const left: [number, number] = [x2 - head * ux + head * 0.5 * uy, y2 - head * uy - head * 0.5 * ux];
   const right: [number, number] = [x2 - head * ux - head * 0.5 * uy, y2 - head * uy + head * 0.5 * ux];
   shapes.push({ kind: 'polyline', points: [left, [x2, y2], right], stroke, width });
@@ -457,9 +578,15 @@ function arrow(shapes: Shape[], x1: number, y1: number, x2: number, y2: number, 
  * an arc marks θ from q₁ to q₁′.
  */
 export function planeScene(s: QueryKeyCanvasState, c: ResolvedColours, extent: number): Scene {
-  const fg = rgbText(c.fg), muted = rgbText(c.muted), rule = rgbText(c.rule), pos = rgbText(c.pos), neg = rgbText(c.neg);
-  const mid = PLANE / 2, unit = (mid - MARGIN) / extent;
-  const X = (x: number) => mid + x * unit, Y = (y: number) => mid - y * unit;
+  const fg = rgbText(c.fg),
+    muted = rgbText(c.muted),
+    rule = rgbText(c.rule),
+    pos = rgbText(c.pos),
+    neg = rgbText(c.neg);
+  const mid = PLANE / 2,
+    unit = (mid - MARGIN) / extent;
+  const X = (x: number) => mid + x * unit,
+    Y = (y: number) => mid - y * unit;
   const shapes: Shape[] = [];
   for (let t = -Math.floor(extent); t <= Math.floor(extent); t++) {
     if (t === 0) continue;
@@ -472,9 +599,25 @@ export function planeScene(s: QueryKeyCanvasState, c: ResolvedColours, extent: n
   shapes.push({ kind: 'text', x: MARGIN / 2 + 2, y: mid - 10, text: 'coord 1', fill: muted, size: FONT - 1 });
   shapes.push({ kind: 'text', x: mid + 6, y: PLANE - 12, text: 'coord 2', fill: muted, size: FONT - 1 });
   // Tokens as points (small diamonds).
-  [[1, 0], [0, 1]].forEach(([x, y], i) => {
-    const px = X(x), py = Y(y), d = 4;
-    shapes.push({ kind: 'polyline', points: [[px - d, py], [px, py - d], [px + d, py], [px, py + d], [px - d, py]], stroke: fg, width: 1.5 });
+  [
+    [1, 0],
+    [0, 1],
+  ].forEach(([x, y], i) => {
+    const px = X(x),
+      py = Y(y),
+      d = 4;
+    shapes.push({
+      kind: 'polyline',
+      points: [
+        [px - d, py],
+        [px, py - d],
+        [px + d, py],
+        [px, py + d],
+        [px - d, py],
+      ],
+      stroke: fg,
+      width: 1.5,
+    });
     shapes.push({ kind: 'text', x: px - 8, y: py + 12, text: `x${sub(i + 1)}`, fill: fg, size: FONT, anchor: 'end' });
   });
   const ghosts = s.basis !== 'none';
@@ -483,26 +626,56 @@ export function planeScene(s: QueryKeyCanvasState, c: ResolvedColours, extent: n
     s.k_before.forEach((v) => arrow(shapes, mid, mid, X(v[0]), Y(v[1]), neg, 1, [2, 3]));
   }
   const label = (v: number[], text: string, colour: string, side: 1 | -1) => {
-    const x = X(v[0]), y = Y(v[1]), len = Math.hypot(x - mid, y - mid) || 1;
-    const ux = (x - mid) / len, uy = (y - mid) / len;
+    const x = X(v[0]),
+      y = Y(v[1]),
+      len = Math.hypot(x - mid, y - mid) || 1;
+    const ux = (x - mid) / len,
+      uy = (y - mid) / len;
     // Beyond the tip, pushed to one side of the arrow so a query and key on the same line both read.
-    shapes.push({ kind: 'text', x: x + ux * 14 - uy * 12 * side, y: y + uy * 14 + ux * 12 * side, text, fill: colour, size: FONT, anchor: 'middle', weight: 'bold' });
+    shapes.push({
+      kind: 'text',
+      x: x + ux * 14 - uy * 12 * side,
+      y: y + uy * 14 + ux * 12 * side,
+      text,
+      fill: colour,
+      size: FONT,
+      anchor: 'middle',
+      weight: 'bold',
+    });
   };
   const prime = ghosts ? '′' : '';
-  s.k.forEach((v, i) => { arrow(shapes, mid, mid, X(v[0]), Y(v[1]), neg, 2.5, [6, 4]); label(v, `k${prime}${sub(i + 1)}`, neg, -1); });
-  s.q.forEach((v, i) => { arrow(shapes, mid, mid, X(v[0]), Y(v[1]), pos, 2.5); label(v, `q${prime}${sub(i + 1)}`, pos, 1); });
+  s.k.forEach((v, i) => {
+    arrow(shapes, mid, mid, X(v[0]), Y(v[1]), neg, 2.5, [6, 4]);
+    label(v, `k${prime}${sub(i + 1)}`, neg, -1);
+  });
+  s.q.forEach((v, i) => {
+    arrow(shapes, mid, mid, X(v[0]), Y(v[1]), pos, 2.5);
+    label(v, `q${prime}${sub(i + 1)}`, pos, 1);
+  });
   if (s.basis === 'rotation' && s.angle_degrees !== 0) {
     // Arc from q₁ (before) to q₁′ at radius 0.45 of |q₁|; θ is the rotation, read off the same R.
-    const a0 = Math.atan2(s.q_before[0][1], s.q_before[0][0]), a1 = Math.atan2(s.q[0][1], s.q[0][0]);
+    const a0 = Math.atan2(s.q_before[0][1], s.q_before[0][0]),
+      a1 = Math.atan2(s.q[0][1], s.q[0][0]);
     let da = a1 - a0;
     while (da > Math.PI) da -= 2 * Math.PI;
     while (da < -Math.PI) da += 2 * Math.PI;
     const rad = 0.45 * Math.hypot(s.q[0][0], s.q[0][1]) * unit;
     const pts: [number, number][] = [];
-    for (let t = 0; t <= 24; t++) { const a = a0 + (da * t) / 24; pts.push([mid + rad * Math.cos(a), mid - rad * Math.sin(a)]); }
+    for (let t = 0; t <= 24; t++) {
+      const a = a0 + (da * t) / 24;
+      pts.push([mid + rad * Math.cos(a), mid - rad * Math.sin(a)]);
+    }
     shapes.push({ kind: 'polyline', points: pts, stroke: fg, width: 1.5 });
     const am = a0 + da / 2;
-    shapes.push({ kind: 'text', x: mid + (rad + 16) * Math.cos(am), y: mid - (rad + 16) * Math.sin(am), text: `θ = ${formatNumber(s.angle_degrees, 0)}°`, fill: fg, size: FONT, anchor: 'middle' });
+    shapes.push({
+      kind: 'text',
+      x: mid + (rad + 16) * Math.cos(am),
+      y: mid - (rad + 16) * Math.sin(am),
+      text: `θ = ${formatNumber(s.angle_degrees, 0)}°`,
+      fill: fg,
+      size: FONT,
+      anchor: 'middle',
+    });
   }
   const title = s.basis === 'none' ? 'Queries (solid) and keys (dashed) in the plane' : 'After the change of basis (thin dotted: before)';
   return { width: PLANE, height: PLANE, background: rgbText(c.panel), title, shapes };
@@ -510,33 +683,70 @@ export function planeScene(s: QueryKeyCanvasState, c: ResolvedColours, extent: n
 
 /** Attention as edges: each query on the left to each key on the right, width ∝ weight, with the percent and each value. */
 export function routesScene(s: QueryKeyCanvasState, c: ResolvedColours): Scene {
-  const fg = rgbText(c.fg), muted = rgbText(c.muted), pos = rgbText(c.pos), neg = rgbText(c.neg);
-  const qx = 40, kx = 200, y0 = 48, dy = 84;
+  const fg = rgbText(c.fg),
+    muted = rgbText(c.muted),
+    pos = rgbText(c.pos),
+    neg = rgbText(c.neg);
+  const qx = 40,
+    kx = 200,
+    y0 = 48,
+    dy = 84;
   const prime = s.basis !== 'none' ? '′' : '';
   const shapes: Shape[] = [
     { kind: 'text', x: qx, y: 16, text: 'queries', fill: muted, size: FONT - 1, anchor: 'middle' },
     { kind: 'text', x: kx, y: 16, text: 'keys', fill: muted, size: FONT - 1, anchor: 'middle' },
     { kind: 'text', x: kx + 52, y: 16, text: 'values', fill: muted, size: FONT - 1, anchor: 'middle' },
-    { kind: 'text', x: 8, y: ROUTES_H - 34, text: `edge width = weight, at score scale s = ${formatNumber(s.score_scale, 2)}`, fill: muted, size: FONT - 1 },
+    {
+      kind: 'text',
+      x: 8,
+      y: ROUTES_H - 34,
+      text: `edge width = weight, at score scale s = ${formatNumber(s.score_scale, 2)}`,
+      fill: muted,
+      size: FONT - 1,
+    },
   ];
-  s.weights.forEach((row, i) => row.forEach((w, j) => {
-    const y1 = y0 + i * dy, y2 = y0 + j * dy;
-    shapes.push({ kind: 'line', x1: qx + 16, y1, x2: kx - 16, y2, stroke: pos, width: Math.max(0.75, 18 * w) });
-  }));
-  s.weights.forEach((row, i) => row.forEach((w, j) => {
-    // Percent near the query end of each edge (t = 0.18 along it): above the upper straight edge,
-    // below the lower one, and on the inner side of each crossing edge, so no two collide.
-    const y1 = y0 + i * dy, y2 = y0 + j * dy, t = 0.18;
-    const x = qx + 16 + t * (kx - qx - 32) + 6, y = y1 + t * (y2 - y1) + (i === 0 ? 13 : -13) * (i === j ? -1 : 1);
-    // On a panel-coloured chip, so the number reads over a thick edge.
-    shapes.push({ kind: 'rect', x: x - 3, y: y - 9, w: 8 + 8.5 * pct(w).length, h: 18, fill: rgbText(c.panel), stroke: rgbText(c.rule) });
-    shapes.push({ kind: 'text', x, y, text: pct(w), fill: fg, size: FONT, anchor: 'start', weight: 'bold' });
-  }));
+  s.weights.forEach((row, i) =>
+    row.forEach((w, j) => {
+      const y1 = y0 + i * dy,
+        y2 = y0 + j * dy;
+      shapes.push({ kind: 'line', x1: qx + 16, y1, x2: kx - 16, y2, stroke: pos, width: Math.max(0.75, 18 * w) });
+    }),
+  );
+  s.weights.forEach((row, i) =>
+    row.forEach((w, j) => {
+      // Percent near the query end of each edge (t = 0.18 along it): above the upper straight edge,
+      // below the lower one, and on the inner side of each crossing edge, so no two collide.
+      const y1 = y0 + i * dy,
+        y2 = y0 + j * dy,
+        t = 0.18;
+      const x = qx + 16 + t * (kx - qx - 32) + 6,
+        y = y1 + t * (y2 - y1) + (i === 0 ? 13 : -13) * (i === j ? -1 : 1);
+      // On a panel-coloured chip, so the number reads over a thick edge.
+      shapes.push({ kind: 'rect', x: x - 3, y: y - 9, w: 8 + 8.5 * pct(w).length, h: 18, fill: rgbText(c.panel), stroke: rgbText(c.rule) });
+      shapes.push({ kind: 'text', x, y, text: pct(w), fill: fg, size: FONT, anchor: 'start', weight: 'bold' });
+    }),
+  );
   for (let i = 0; i < 2; i++) {
-    shapes.push({ kind: 'text', x: qx - 4, y: y0 + i * dy, text: `q${prime}${sub(i + 1)}`, fill: pos, size: FONT + 1, anchor: 'end', weight: 'bold' });
+    shapes.push({
+      kind: 'text',
+      x: qx - 4,
+      y: y0 + i * dy,
+      text: `q${prime}${sub(i + 1)}`,
+      fill: pos,
+      size: FONT + 1,
+      anchor: 'end',
+      weight: 'bold',
+    });
     shapes.push({ kind: 'text', x: kx + 4, y: y0 + i * dy, text: `k${prime}${sub(i + 1)}`, fill: neg, size: FONT + 1, weight: 'bold' });
     shapes.push({ kind: 'text', x: kx + 52, y: y0 + i * dy, text: vec(s.v[i]), fill: fg, size: FONT, anchor: 'middle' });
   }
-  shapes.push({ kind: 'text', x: 8, y: ROUTES_H - 12, text: `readings: q₁ → ${vec(s.reading[0])}, q₂ → ${vec(s.reading[1])}`, fill: fg, size: FONT - 0.5 });
+  shapes.push({
+    kind: 'text',
+    x: 8,
+    y: ROUTES_H - 12,
+    text: `readings: q₁ → ${vec(s.reading[0])}, q₂ → ${vec(s.reading[1])}`,
+    fill: fg,
+    size: FONT - 0.5,
+  });
   return { width: ROUTES_W, height: ROUTES_H, background: rgbText(c.panel), title: 'Attention weights as edges', shapes };
 }

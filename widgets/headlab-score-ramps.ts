@@ -69,7 +69,9 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
     if (!/^[1-9]$/.test(raw.trim())) throw new WidgetInputError(`attribute maximum="${raw}" must be a digit from 1 to 9`);
     return Number(raw);
   }
-  set maximum(v: number) { this.setAttribute('maximum', String(v)); }
+  set maximum(v: number) {
+    this.setAttribute('maximum', String(v));
+  }
 
   get runnerUp(): number {
     const m = this.maximum;
@@ -80,12 +82,19 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
     }
     return Number(raw);
   }
-  set runnerUp(v: number) { this.setAttribute('runner-up', String(v)); }
+  set runnerUp(v: number) {
+    this.setAttribute('runner-up', String(v));
+  }
 
   protected readState(): ScoreRampsState {
     const s = this.shown;
     const split = s?.splits[s.runnerUp];
-    return { maximum: this.maximum, runner_up: this.runnerUp, on_maximum: split ? [...split.on_maximum] : [], two_token_share: split ? [...split.two_token_share] : [] };
+    return {
+      maximum: this.maximum,
+      runner_up: this.runnerUp,
+      on_maximum: split ? [...split.on_maximum] : [],
+      two_token_share: split ? [...split.two_token_share] : [],
+    };
   }
 
   protected buildContent(content: HTMLDivElement): void {
@@ -116,14 +125,22 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
     const left = el('div');
     left.append(el('p', { class: 'title' }, 'Each head’s score for all 14 tokens'), this.rampSlot, this.slopes);
     const right = el('div');
-    right.append(el('p', { class: 'title' }, 'The softmax splits attention between the maximum and the runner-up'), controls, this.splitSlot, this.splitLine);
+    right.append(
+      el('p', { class: 'title' }, 'The softmax splits attention between the maximum and the runner-up'),
+      controls,
+      this.splitSlot,
+      this.splitLine,
+    );
     const panels = el('div', { class: 'panels' });
     panels.append(left, right);
     content.append(panels);
     if (typeof ResizeObserver === 'function') {
       const observer = new ResizeObserver(() => {
         const w = Math.max(MIN_W, Math.min(MAX_W, Math.floor(this.rampSlot!.clientWidth / 20) * 20));
-        if (w !== this.width && this.rampSlot!.clientWidth > 0) { this.width = w; this.requestRender(); }
+        if (w !== this.width && this.rampSlot!.clientWidth > 0) {
+          this.width = w;
+          this.requestRender();
+        }
       });
       observer.observe(this.rampSlot);
       this.resizeObserver = observer;
@@ -142,7 +159,8 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
     const maximum = this.maximum;
     const runnerUp = this.runnerUp;
     const splits = this.cached(model, `splits:${maximum}`, () =>
-      Array.from({ length: maximum }, (_, r) => this.maxDigit!.maxDigitRunnerUp(model.weights, maximum, r)));
+      Array.from({ length: maximum }, (_, r) => this.maxDigit!.maxDigitRunnerUp(model.weights, maximum, r)),
+    );
     const split = splits[runnerUp];
     this.maxSelect!.value = String(maximum);
     this.runnerInput!.max = String(maximum - 1);
@@ -150,25 +168,38 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
     this.runnerInput!.setAttribute('aria-valuetext', `runner-up ${runnerUp}`);
     this.runnerText!.textContent = String(runnerUp);
     const slopes = model.analysis.mechanism.score_slope;
-    this.slopes!.replaceChildren(...slopes.map((b, h) => {
-      const li = el('li', { 'data-head': String(h) });
-      li.append(headSwatch(h), `head ${h}: ${b >= 0 ? '+' : ''}${formatNumber(b, 2)} per digit`);
-      return li;
-    }));
-    const perHead = split.on_maximum.map((a, h) => `head ${h} ${formatNumber(a, 3)} (σ(gap) ${formatNumber(split.two_token_share[h], 3)}, gap ${formatNumber(split.gap[h], 2)})`).join('; ');
+    this.slopes!.replaceChildren(
+      ...slopes.map((b, h) => {
+        const li = el('li', { 'data-head': String(h) });
+        li.append(headSwatch(h), `head ${h}: ${b >= 0 ? '+' : ''}${formatNumber(b, 2)} per digit`);
+        return li;
+      }),
+    );
+    const perHead = split.on_maximum
+      .map(
+        (a, h) =>
+          `head ${h} ${formatNumber(a, 3)} (σ(gap) ${formatNumber(split.two_token_share[h], 3)}, gap ${formatNumber(split.gap[h], 2)})`,
+      )
+      .join('; ');
     const text = `For the list ${runnerUp}, ${maximum}: attention on the maximum ${maximum}: ${perHead}.`;
     this.splitLine!.textContent = text;
     this.shown = { model, splits, maximum, runnerUp, text };
-    this.show(this.rampSlot!, this.fragment(model, `ramps:${this.width}`, () => {
-      const svg = svgEl('svg', { role: 'img', 'aria-label': this.rampText(model) });
-      drawSceneInto(svg, this.rampScene(model));
-      return svg;
-    }));
-    this.show(this.splitSlot!, this.fragment(model, `split:${maximum}:${runnerUp}:${this.width}`, () => {
-      const svg = svgEl('svg', { role: 'img', 'aria-label': text });
-      drawSceneInto(svg, this.splitScene(splits, maximum, runnerUp));
-      return svg;
-    }));
+    this.show(
+      this.rampSlot!,
+      this.fragment(model, `ramps:${this.width}`, () => {
+        const svg = svgEl('svg', { role: 'img', 'aria-label': this.rampText(model) });
+        drawSceneInto(svg, this.rampScene(model));
+        return svg;
+      }),
+    );
+    this.show(
+      this.splitSlot!,
+      this.fragment(model, `split:${maximum}:${runnerUp}:${this.width}`, () => {
+        const svg = svgEl('svg', { role: 'img', 'aria-label': text });
+        drawSceneInto(svg, this.splitScene(splits, maximum, runnerUp));
+        return svg;
+      }),
+    );
   }
 
   private rampText(model: MaxDigitModel): string {
@@ -184,7 +215,14 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
     const shown = () => this.exportable(this.shown);
     return [
       { name: 'ramps', label: 'Score ramps', scene: () => this.rampScene(shown().model) },
-      { name: 'split', label: 'Runner-up split', scene: () => { const s = shown(); return this.splitScene(s.splits, s.maximum, s.runnerUp); } },
+      {
+        name: 'split',
+        label: 'Runner-up split',
+        scene: () => {
+          const s = shown();
+          return this.splitScene(s.splits, s.maximum, s.runnerUp);
+        },
+      },
     ];
   }
 
@@ -198,16 +236,26 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
     const c = this.themeColours();
     const scores = model.analysis.scores;
     const RAMP_W = this.width;
-    const left = 44, right = 8, top = 14, bottom = 40;
+    const left = 44,
+      right = 8,
+      top = 14,
+      bottom = 40;
     const plotW = RAMP_W - left - right;
-    let lo = Infinity, hi = -Infinity;
-    for (const row of scores) for (const v of row) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    let lo = Infinity,
+      hi = -Infinity;
+    for (const row of scores)
+      for (const v of row) {
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
     const pad = (hi - lo) * 0.06 || 1;
-    lo -= pad; hi += pad;
+    lo -= pad;
+    hi += pad;
     const y = (v: number) => top + ((hi - v) / (hi - lo)) * (RAMP_H - top - bottom);
     const x = (t: number) => HeadlabScoreRamps.tokenX(t, left, plotW);
     const shapes: Shape[] = [];
-    const fg = rgbText(c.fg), muted = rgbText(c.muted);
+    const fg = rgbText(c.fg),
+      muted = rgbText(c.muted);
     for (const v of niceTicks(lo, hi)) {
       shapes.push({ kind: 'line', x1: left, y1: y(v), x2: RAMP_W - right, y2: y(v), stroke: rgbText(c.rule), dash: [2, 3] });
       shapes.push({ kind: 'text', x: left - 4, y: y(v), text: formatNumber(v, 0), fill: muted, size: 11, anchor: 'end' });
@@ -215,9 +263,18 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
     shapes.push({ kind: 'text', x: 4, y: top - 4, text: 'score', fill: muted, size: 11 });
     for (let t = 0; t < 14; t++) {
       const name = t >= 10 && plotW / 15 < 26 ? this.tokenNames[t][0] : this.tokenNames[t];
-      shapes.push({ kind: 'text', x: x(t), y: RAMP_H - bottom + 12, text: name, fill: t < 10 ? fg : muted, size: t < 10 ? 12 : 11, anchor: 'middle', data: t < 10 ? { digit: String(t) } : {} });
+      shapes.push({
+        kind: 'text',
+        x: x(t),
+        y: RAMP_H - bottom + 12,
+        text: name,
+        fill: t < 10 ? fg : muted,
+        size: t < 10 ? 12 : 11,
+        anchor: 'middle',
+        data: t < 10 ? { digit: String(t) } : {},
+      });
     }
-    shapes.push({ kind: 'text', x: left + plotW * 10 / 30, y: RAMP_H - 8, text: 'digits', fill: muted, size: 11, anchor: 'middle' });
+    shapes.push({ kind: 'text', x: left + (plotW * 10) / 30, y: RAMP_H - 8, text: 'digits', fill: muted, size: 11, anchor: 'middle' });
     shapes.push({ kind: 'text', x: x(12) - plotW / 30, y: RAMP_H - 8, text: 'markers', fill: muted, size: 11, anchor: 'middle' });
     for (let h = 0; h < this.heads; h++) {
       const points = Array.from({ length: 10 }, (_, d) => [x(d), y(scores[h][d])] as const);
@@ -225,12 +282,31 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
       if (HEAD_DASH[h]) {
         // The dash pattern as a thin overlay in the panel colour, so the exported file keeps it too.
         for (let d = 0; d < 9; d++) {
-          shapes.push({ kind: 'line', x1: points[d][0], y1: points[d][1], x2: points[d + 1][0], y2: points[d + 1][1], stroke: rgbText(c.panel), width: 1, dash: HEAD_DASH[h], data: { head: String(h) } });
+          shapes.push({
+            kind: 'line',
+            x1: points[d][0],
+            y1: points[d][1],
+            x2: points[d + 1][0],
+            y2: points[d + 1][1],
+            stroke: rgbText(c.panel),
+            width: 1,
+            dash: HEAD_DASH[h],
+            data: { head: String(h) },
+          });
         }
       }
       for (let t = 0; t < 14; t++) {
         const size = t < 10 ? 6 : 8;
-        shapes.push({ kind: 'rect', x: x(t) - size / 2 + (t < 10 ? 0 : (h - 1.5) * 4), y: y(scores[h][t]) - size / 2, w: size, h: size, fill: HEAD_COLOURS[h], stroke: rgbText(c.panel), data: { head: String(h), token: String(t), value: String(scores[h][t]), ...(t < 10 ? { digit: String(t) } : {}) } });
+        shapes.push({
+          kind: 'rect',
+          x: x(t) - size / 2 + (t < 10 ? 0 : (h - 1.5) * 4),
+          y: y(scores[h][t]) - size / 2,
+          w: size,
+          h: size,
+          fill: HEAD_COLOURS[h],
+          stroke: rgbText(c.panel),
+          data: { head: String(h), token: String(t), value: String(scores[h][t]), ...(t < 10 ? { digit: String(t) } : {}) },
+        });
       }
     }
     return { width: RAMP_W, height: RAMP_H, background: rgbText(c.panel), title: 'Score of ANS against each token, per head', shapes };
@@ -239,7 +315,10 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
   private splitScene(splits: MaxDigitRunnerUp[], maximum: number, runnerUp: number): Scene {
     const c = this.themeColours();
     const SPLIT_W = this.width;
-    const left = 44, right = 10, top = SPLIT_W < 400 ? 38 : 30, bottom = 40;
+    const left = 44,
+      right = 10,
+      top = SPLIT_W < 400 ? 38 : 30,
+      bottom = 40;
     const plotW = SPLIT_W - left - right;
     const slot = plotW / 9;
     const x = (r: number) => left + r * slot + slot / 2;
@@ -252,16 +331,43 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
     const ticks: number[] = [];
     for (let v = 1; v >= floor - 1e-9; v -= step) ticks.push(Math.round(v * 100) / 100);
     const shapes: Shape[] = [];
-    const fg = rgbText(c.fg), muted = rgbText(c.muted);
-    shapes.push({ kind: 'rect', x: x(runnerUp) - slot / 2, y: top, w: slot, h: SPLIT_H - top - bottom, fill: rgbText(mixRgb(c.panel, c.muted, 0.18)), data: { digit: String(runnerUp) } });
+    const fg = rgbText(c.fg),
+      muted = rgbText(c.muted);
+    shapes.push({
+      kind: 'rect',
+      x: x(runnerUp) - slot / 2,
+      y: top,
+      w: slot,
+      h: SPLIT_H - top - bottom,
+      fill: rgbText(mixRgb(c.panel, c.muted, 0.18)),
+      data: { digit: String(runnerUp) },
+    });
     for (const v of ticks) {
       shapes.push({ kind: 'line', x1: left, y1: y(v), x2: SPLIT_W - right, y2: y(v), stroke: rgbText(c.rule), dash: [2, 3] });
       shapes.push({ kind: 'text', x: left - 4, y: y(v), text: v.toFixed(2), fill: muted, size: 11, anchor: 'end' });
     }
     for (let r = 0; r < 9; r++) {
-      shapes.push({ kind: 'text', x: x(r), y: SPLIT_H - bottom + 12, text: r < maximum ? String(r) : '', fill: r === runnerUp ? fg : muted, size: 12, weight: r === runnerUp ? 'bold' : 'normal', anchor: 'middle', data: r < maximum ? { digit: String(r) } : {} });
+      shapes.push({
+        kind: 'text',
+        x: x(r),
+        y: SPLIT_H - bottom + 12,
+        text: r < maximum ? String(r) : '',
+        fill: r === runnerUp ? fg : muted,
+        size: 12,
+        weight: r === runnerUp ? 'bold' : 'normal',
+        anchor: 'middle',
+        data: r < maximum ? { digit: String(r) } : {},
+      });
     }
-    shapes.push({ kind: 'text', x: left + plotW / 2, y: SPLIT_H - 8, text: `runner-up r (the list is r, ${maximum})`, fill: muted, size: 11, anchor: 'middle' });
+    shapes.push({
+      kind: 'text',
+      x: left + plotW / 2,
+      y: SPLIT_H - 8,
+      text: `runner-up r (the list is r, ${maximum})`,
+      fill: muted,
+      size: 11,
+      anchor: 'middle',
+    });
     shapes.push({ kind: 'text', x: 4, y: 10, text: `attention on ${maximum}`, fill: muted, size: 11 });
     for (let h = 0; h < this.heads; h++) {
       // σ(gap): the line; the measured mass: squares.
@@ -269,11 +375,34 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
       shapes.push({ kind: 'polyline', points: line, stroke: HEAD_COLOURS[h], width: 1.5, data: { head: String(h) } });
       splits.forEach((s, r) => {
         const size = r === runnerUp ? 9 : 6;
-        shapes.push({ kind: 'rect', x: x(r) - size / 2 + (h - 1.5) * 2, y: y(s.on_maximum[h]) - size / 2, w: size, h: size, fill: HEAD_COLOURS[h], stroke: fg, data: { head: String(h), digit: String(r) } });
+        shapes.push({
+          kind: 'rect',
+          x: x(r) - size / 2 + (h - 1.5) * 2,
+          y: y(s.on_maximum[h]) - size / 2,
+          w: size,
+          h: size,
+          fill: HEAD_COLOURS[h],
+          stroke: fg,
+          data: { head: String(h), digit: String(r) },
+        });
       });
     }
-    shapes.push({ kind: 'text', x: SPLIT_W - right, y: SPLIT_W < 400 ? 22 : 10, text: 'line: σ(gap) · squares: measured', fill: muted, size: 11, anchor: 'end' });
-    return { width: SPLIT_W, height: SPLIT_H, background: rgbText(c.panel), title: `Attention on the maximum ${maximum} against the runner-up`, shapes };
+    shapes.push({
+      kind: 'text',
+      x: SPLIT_W - right,
+      y: SPLIT_W < 400 ? 22 : 10,
+      text: 'line: σ(gap) · squares: measured',
+      fill: muted,
+      size: 11,
+      anchor: 'end',
+    });
+    return {
+      width: SPLIT_W,
+      height: SPLIT_H,
+      background: rgbText(c.panel),
+      title: `Attention on the maximum ${maximum} against the runner-up`,
+      shapes,
+    };
   }
 }
 

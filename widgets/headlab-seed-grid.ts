@@ -49,15 +49,31 @@ const ROWS: { id: string; label: string; cell: (c: MaxDigitClaims) => string }[]
   { id: 'accuracy', label: 'accuracy', cell: (c) => formatAccuracy(c.accuracy, LISTS) },
   { id: 'ramps', label: 'every head’s score rises from 0 to 9', cell: (c) => (c.scores_monotone ? 'yes' : 'no') },
   { id: 'markers', label: 'markers score below every digit', cell: (c) => (c.markers_below_digits ? 'yes' : 'no') },
-  { id: 'recruited', label: '(maximum, head) pairs with over half the attention on the maximum', cell: (c) => `${c.recruited_cells} of 40` },
-  { id: 'one-hot', label: 'every head one-hot on the maximum answers it', cell: (c) => (c.one_hot_exceptions.length === 0 ? 'always' : `not for ${c.one_hot_exceptions.join(', ')}`) },
+  {
+    id: 'recruited',
+    label: '(maximum, head) pairs with over half the attention on the maximum',
+    cell: (c) => `${c.recruited_cells} of 40`,
+  },
+  {
+    id: 'one-hot',
+    label: 'every head one-hot on the maximum answers it',
+    cell: (c) => (c.one_hot_exceptions.length === 0 ? 'always' : `not for ${c.one_hot_exceptions.join(', ')}`),
+  },
   { id: 'default', label: 'every head on ANS answers', cell: (c) => String(c.default_answer) },
-  { id: 'single-flip', label: 'heads that alone, pointed at the 4, change the answer', cell: (c) => (c.single_flips.length ? c.single_flips.join(', ') : 'none') },
+  {
+    id: 'single-flip',
+    label: 'heads that alone, pointed at the 4, change the answer',
+    cell: (c) => (c.single_flips.length ? c.single_flips.join(', ') : 'none'),
+  },
   { id: 'pair-flip', label: 'pairs of heads that, pointed at the 4, change it', cell: (c) => `${c.pair_flips.length} of 6` },
   { id: 'all-flip', label: 'all four heads pointed at the 4 answer', cell: (c) => String(c.all_heads_answer) },
   { id: 'one-ablated', label: 'worst accuracy with one head removed', cell: (c) => formatAccuracy(c.min_one_ablated_accuracy, LISTS) },
   { id: 'single-head', label: 'worst accuracy with one head kept alone', cell: (c) => formatAccuracy(c.min_single_head_accuracy, LISTS) },
-  { id: 'directions', label: 'principal directions needed for every list (W_O / W_U)', cell: (c) => `${c.directions_w_o || '> 8'} / ${c.directions_w_u || '> 8'}` },
+  {
+    id: 'directions',
+    label: 'principal directions needed for every list (W_O / W_U)',
+    cell: (c) => `${c.directions_w_o || '> 8'} / ${c.directions_w_u || '> 8'}`,
+  },
   { id: 'angle-dot', label: 'maxima where angle and dot product pick the same digit', cell: (c) => `${c.angle_dot_agree} of 10` },
 ];
 
@@ -96,10 +112,18 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
   private trainButton: HTMLButtonElement | null = null;
   private stopButton: HTMLButtonElement | null = null;
 
-  get from(): number { return integerAttribute(this, 'from', this.file?.seeds[0]?.seed ?? 0, 0, MAX_SEED); }
-  get to(): number { return integerAttribute(this, 'to', this.file?.seeds.at(-1)?.seed ?? 9, 0, MAX_SEED); }
-  get steps(): number { return integerAttribute(this, 'steps', 4000, 1, 100000); }
-  get workers(): number { return integerAttribute(this, 'workers', defaultWorkers(globalThis.navigator?.hardwareConcurrency), 1, 8); }
+  get from(): number {
+    return integerAttribute(this, 'from', this.file?.seeds[0]?.seed ?? 0, 0, MAX_SEED);
+  }
+  get to(): number {
+    return integerAttribute(this, 'to', this.file?.seeds.at(-1)?.seed ?? 9, 0, MAX_SEED);
+  }
+  get steps(): number {
+    return integerAttribute(this, 'steps', 4000, 1, 100000);
+  }
+  get workers(): number {
+    return integerAttribute(this, 'workers', defaultWorkers(globalThis.navigator?.hardwareConcurrency), 1, 8);
+  }
 
   /** Seeds trained here whose every claim equals the file's. */
   private agreeing(): number[] {
@@ -124,14 +148,22 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
 
   /** Trains the seeds from..to in the workers, `workers` at a time, in seed order. */
   train(): void {
-    const from = this.from, to = this.to;
+    const from = this.from,
+      to = this.to;
     if (to < from || to - from > 99) throw new WidgetInputError(`attribute to="${to}" must lie between from="${from}" and from + 99`);
     if (this.status === 'training') return;
     this.here.clear();
     this.interrupted = [];
     this.queue = Array.from({ length: to - from + 1 }, (_, i) => from + i);
     const n = Math.min(this.workers, this.queue.length);
-    while (this.jobs.length < n) this.jobs.push(new TrainingJob(this, (text) => this.announce(text), () => this.requestRender()));
+    while (this.jobs.length < n)
+      this.jobs.push(
+        new TrainingJob(
+          this,
+          (text) => this.announce(text),
+          () => this.requestRender(),
+        ),
+      );
     this.running = this.jobs.map(() => -1);
     this.stepsDone = this.jobs.map(() => 0);
     this.status = 'training';
@@ -157,35 +189,55 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
     this.running[j] = seed;
     this.stepsDone[j] = 0;
     type Trained = { progress: { steps_taken: number }; analysis: MaxDigitAnalysisFile | null };
-    this.jobs[j].start<Trained>('max-digit-train', { settings: { seed, steps: this.steps }, chunk: 200 }, {
-      progress: (detail) => { this.stepsDone[j] = detail.steps_taken as number; this.requestRender(); },
-      done: ({ value }) => {
-        if (value.analysis) this.here.set(seed, value.analysis.claims);
-        else this.interrupted.push(seed);
-        this.next(j);
-        this.requestRender();
+    this.jobs[j].start<Trained>(
+      'max-digit-train',
+      { settings: { seed, steps: this.steps }, chunk: 200 },
+      {
+        progress: (detail) => {
+          this.stepsDone[j] = detail.steps_taken as number;
+          this.requestRender();
+        },
+        done: ({ value }) => {
+          if (value.analysis) this.here.set(seed, value.analysis.claims);
+          else this.interrupted.push(seed);
+          this.next(j);
+          this.requestRender();
+        },
+        // A failed job (its worker could not start, or crashed) ends the sweep: TrainingJob has
+        // announced the message; the other seeds stop, and the sweep ends when they have.
+        failed: () => {
+          this.status = 'failed';
+          this.stop();
+          this.next(j);
+        },
       },
-      // A failed job (its worker could not start, or crashed) ends the sweep: TrainingJob has
-      // announced the message; the other seeds stop, and the sweep ends when they have.
-      failed: () => {
-        this.status = 'failed';
-        this.stop();
-        this.next(j);
-      },
-    });
+    );
   }
 
   private finish(): void {
-    if (this.status === 'failed') { this.emitChange(); this.requestRender(); return; }
+    if (this.status === 'failed') {
+      this.emitChange();
+      this.requestRender();
+      return;
+    }
     const trained = this.trainedSeeds();
     const agree = this.agreeing();
     if (this.interrupted.length) {
       this.status = 'stopped';
-      const kept = trained.length === 0 ? 'no column was trained' : trained.length === 1 ? 'the column trained so far stays' : `the ${trained.length} columns trained so far stay`;
-      this.announce(`Stopped during seed${this.interrupted.length > 1 ? 's' : ''} ${seedList(this.interrupted.sort((a, b) => a - b))}; ${kept}.`);
+      const kept =
+        trained.length === 0
+          ? 'no column was trained'
+          : trained.length === 1
+            ? 'the column trained so far stays'
+            : `the ${trained.length} columns trained so far stay`;
+      this.announce(
+        `Stopped during seed${this.interrupted.length > 1 ? 's' : ''} ${seedList(this.interrupted.sort((a, b) => a - b))}; ${kept}.`,
+      );
     } else {
       this.status = 'done';
-      this.announce(`Trained ${trained.length} seeds here; ${agree.length === trained.length ? 'every column is the same as the command line’s' : `seeds ${trained.filter((s) => !agree.includes(s)).join(', ')} differ from the command line`}.`);
+      this.announce(
+        `Trained ${trained.length} seeds here; ${agree.length === trained.length ? 'every column is the same as the command line’s' : `seeds ${trained.filter((s) => !agree.includes(s)).join(', ')} differ from the command line`}.`,
+      );
     }
     this.emitChange();
     this.requestRender();
@@ -202,12 +254,17 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
     const src = this.getAttribute('src');
     if (!src) throw new WidgetInputError('a <headlab-seed-grid> needs src: the file `headlab max-digit seeds` wrote');
     const url = new URL(src, document.baseURI).href;
-    void fetch(url).then(async (r) => {
-      if (!r.ok) throw new Error(`HTTP ${r.status}`);
-      const file = (await r.json()) as SeedsFile;
-      if (!file || !Array.isArray(file.seeds) || file.seeds.some((s) => typeof s.seed !== 'number' || !s.claims)) throw new Error('it is not a seeds file');
-      this.file = file;
-    }).catch((err: Error) => { this.loadFailure = `The seeds file ${src} could not be read: ${err.message}`; })
+    void fetch(url)
+      .then(async (r) => {
+        if (!r.ok) throw new Error(`HTTP ${r.status}`);
+        const file = (await r.json()) as SeedsFile;
+        if (!file || !Array.isArray(file.seeds) || file.seeds.some((s) => typeof s.seed !== 'number' || !s.claims))
+          throw new Error('it is not a seeds file');
+        this.file = file;
+      })
+      .catch((err: Error) => {
+        this.loadFailure = `The seeds file ${src} could not be read: ${err.message}`;
+      })
       .finally(() => this.requestRender());
     const row = el('div', { class: 'train' });
     this.trainButton = el('button', { type: 'button' }, 'Train these seeds here');
@@ -263,7 +320,11 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
       for (const { seed, claims } of file.seeds) {
         const shown = this.here.get(seed) ?? claims;
         const text = row.cell(shown);
-        const td = el('td', { class: `${text !== row.cell(base) ? 'differs' : ''}${this.here.has(seed) ? ' here' : ''}`.trim(), 'data-seed': String(seed) }, text);
+        const td = el(
+          'td',
+          { class: `${text !== row.cell(base) ? 'differs' : ''}${this.here.has(seed) ? ' here' : ''}`.trim(), 'data-seed': String(seed) },
+          text,
+        );
         tr.append(td);
       }
     }
@@ -274,7 +335,17 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
       for (const { seed, claims } of file.seeds) {
         const mine = this.here.get(seed);
         const same = mine ? sameClaims(mine, claims) : null;
-        tr.append(el('td', { class: same === null ? '' : same ? 'same' : 'mismatch', 'data-seed': String(seed), 'data-agree': same === null ? '' : String(same) }, same === null ? '–' : same ? 'same' : 'differs'));
+        tr.append(
+          el(
+            'td',
+            {
+              class: same === null ? '' : same ? 'same' : 'mismatch',
+              'data-seed': String(seed),
+              'data-agree': same === null ? '' : String(same),
+            },
+            same === null ? '–' : same ? 'same' : 'differs',
+          ),
+        );
       }
     }
   }
@@ -286,7 +357,9 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
   }
 
   figures(): WidgetFigure[] {
-    return [{ name: 'grid', label: 'Claims across seeds', scene: () => tablesScene([this.table!], this.themeColours(), 'Claims across seeds') }];
+    return [
+      { name: 'grid', label: 'Claims across seeds', scene: () => tablesScene([this.table!], this.themeColours(), 'Claims across seeds') },
+    ];
   }
 }
 
@@ -296,5 +369,7 @@ export function sameClaims(a: MaxDigitClaims, b: MaxDigitClaims): boolean {
 }
 
 function normalise(c: MaxDigitClaims): unknown[] {
-  return Object.keys(c).sort().map((k) => (c as unknown as Record<string, unknown>)[k]);
+  return Object.keys(c)
+    .sort()
+    .map((k) => (c as unknown as Record<string, unknown>)[k]);
 }

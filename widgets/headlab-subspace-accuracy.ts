@@ -56,16 +56,27 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
   private shown: { variance: number[]; k: number; basis: MaxDigitBasis; text: string } | null = null;
   private cosVersion = -1;
 
-  get k(): number { return integerAttribute(this, 'k', 3, 1, 8); }
-  set k(v: number) { setNumberAttribute(this, 'k', v); }
+  get k(): number {
+    return integerAttribute(this, 'k', 3, 1, 8);
+  }
+  set k(v: number) {
+    setNumberAttribute(this, 'k', v);
+  }
   get basis(): MaxDigitBasis {
     return enumAttribute(this, 'basis', ['w_o', 'w_u'] as const, 'w_o');
   }
-  set basis(v: MaxDigitBasis) { this.setAttribute('basis', v); }
+  set basis(v: MaxDigitBasis) {
+    this.setAttribute('basis', v);
+  }
 
-  protected readState(): SubspaceAccuracyState { return { k: this.k, basis: this.basis, accuracy: this.lastAccuracy }; }
+  protected readState(): SubspaceAccuracyState {
+    return { k: this.k, basis: this.basis, accuracy: this.lastAccuracy };
+  }
 
-  protected modelChanged(): void { this.byMaxCache.clear(); this.cosVersion = -1; }
+  protected modelChanged(): void {
+    this.byMaxCache.clear();
+    this.cosVersion = -1;
+  }
 
   protected buildContent(content: HTMLDivElement): void {
     const controls = el('div', { class: 'row controls' });
@@ -73,7 +84,10 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
     this.slider = el('input', { type: 'range', min: '1', max: '8', step: '1', name: 'k' });
     this.kText = el('output', { class: 'k-value' });
     kLabel.append(this.slider, this.kText);
-    this.listen(this.slider, 'input', () => { this.k = Number(this.slider!.value); this.emitChange(); });
+    this.listen(this.slider, 'input', () => {
+      this.k = Number(this.slider!.value);
+      this.emitChange();
+    });
     const bLabel = el('label', {}, 'Principal directions of');
     this.select = el('select', { name: 'basis' });
     for (const b of ['w_o', 'w_u'] as const) {
@@ -81,7 +95,10 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
       this.select.append(o);
     }
     bLabel.append(this.select);
-    this.listen(this.select, 'change', () => { this.basis = this.select!.value as MaxDigitBasis; this.emitChange(); });
+    this.listen(this.select, 'change', () => {
+      this.basis = this.select!.value as MaxDigitBasis;
+      this.emitChange();
+    });
     controls.append(kLabel, bLabel);
     this.line = el('p', { class: 'figures', role: 'status', 'aria-live': 'polite' });
     this.byMax = el('p', { class: 'caption' });
@@ -95,7 +112,14 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
     this.cosTable = el('table', { class: 'cosine' });
     b.append(this.cosTable);
     tables.append(a, b);
-    content.append(el('p', { class: 'title' }, 'How many directions does the readout need?'), controls, this.line, this.byMax, figure, tables);
+    content.append(
+      el('p', { class: 'title' }, 'How many directions does the readout need?'),
+      controls,
+      this.line,
+      this.byMax,
+      figure,
+      tables,
+    );
   }
 
   protected renderContent(model: MaxDigitModel): void {
@@ -126,13 +150,19 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
     this.byMax!.textContent = `By maximum digit: ${byMax.map((x, m) => `${m}: ${percent(x, 1)}`).join(' · ')}`;
     this.byMax!.dataset.value = JSON.stringify(byMax);
     const name = basis === 'w_o' ? 'W_O' : 'W_U';
-    const text = `With every head projected on the top ${k} principal direction${k > 1 ? 's' : ''} of ${name}, the readout without the residual is ${percent(accuracy, 2)} accurate; those directions carry ${percent(kept, 1)} of the variance of ${name} (first ${SHOWN}: ${variance.slice(0, SHOWN).map((v) => percent(v, 1)).join(', ')}).`;
+    const text = `With every head projected on the top ${k} principal direction${k > 1 ? 's' : ''} of ${name}, the readout without the residual is ${percent(accuracy, 2)} accurate; those directions carry ${percent(kept, 1)} of the variance of ${name} (first ${SHOWN}: ${variance
+      .slice(0, SHOWN)
+      .map((v) => percent(v, 1))
+      .join(', ')}).`;
     this.shown = { variance, k, basis, text };
-    this.show(this.svgSlot!, this.fragment(model, `svg:${basis}${k}`, () => {
-      const svg = svgEl('svg', { role: 'img', 'aria-label': text });
-      drawSceneInto(svg, this.scene(variance, k, basis));
-      return svg;
-    }));
+    this.show(
+      this.svgSlot!,
+      this.fragment(model, `svg:${basis}${k}`, () => {
+        const svg = svgEl('svg', { role: 'img', 'aria-label': text });
+        drawSceneInto(svg, this.scene(variance, k, basis));
+        return svg;
+      }),
+    );
     this.kTable = this.fragment(model, `k:${k}`, () => {
       const table = el('table', { class: 'k-table' });
       this.renderKTable(table, model, k);
@@ -152,8 +182,22 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
   figures(): WidgetFigure[] {
     const shown = () => this.exportable(this.shown);
     return [
-      { name: 'variance', label: 'Variance explained', scene: () => { const s = shown(); return this.scene(s.variance, s.k, s.basis); } },
-      { name: 'tables', label: 'Accuracy and cosine tables', scene: () => { shown(); return tablesScene([this.kTable!, this.cosTable!], this.themeColours(), 'Accuracy for k = 1, 2, 3 and cosines between the bases'); } },
+      {
+        name: 'variance',
+        label: 'Variance explained',
+        scene: () => {
+          const s = shown();
+          return this.scene(s.variance, s.k, s.basis);
+        },
+      },
+      {
+        name: 'tables',
+        label: 'Accuracy and cosine tables',
+        scene: () => {
+          shown();
+          return tablesScene([this.kTable!, this.cosTable!], this.themeColours(), 'Accuracy for k = 1, 2, 3 and cosines between the bases');
+        },
+      },
     ];
   }
 
@@ -166,7 +210,14 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
     const hi = Math.max(0.5, ...variance.slice(0, SHOWN));
     const y = (v: number) => bottom - (v / hi) * (bottom - top);
     const slot = (WIDTH - left - 8) / SHOWN;
-    shapes.push({ kind: 'text', x: 4, y: 9, text: `variance explained, directions of ${BASIS_NAME[basis]} (kept: first ${k})`, fill: rgbText(c.fg), size: 11 });
+    shapes.push({
+      kind: 'text',
+      x: 4,
+      y: 9,
+      text: `variance explained, directions of ${BASIS_NAME[basis]} (kept: first ${k})`,
+      fill: rgbText(c.fg),
+      size: 11,
+    });
     for (const v of [0, 0.25, 0.5]) {
       shapes.push({ kind: 'line', x1: left, y1: y(v), x2: WIDTH - 8, y2: y(v), stroke: rgbText(c.rule) });
       shapes.push({ kind: 'text', x: left - 4, y: y(v), text: `${v * 100}%`, fill: rgbText(c.muted), size: 10, anchor: 'end' });
@@ -198,7 +249,13 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
       if (k === current) tr.className = 'current';
       tr.append(el('th', { scope: 'row' }, String(k)));
       for (const b of ['w_o', 'w_u'] as const) {
-        tr.append(el('td', { class: 'num plain', 'data-basis': b, 'data-k': String(k), 'data-value': String(a.subspace_accuracy[b][k - 1]) }, percent(a.subspace_accuracy[b][k - 1], 2)));
+        tr.append(
+          el(
+            'td',
+            { class: 'num plain', 'data-basis': b, 'data-k': String(k), 'data-value': String(a.subspace_accuracy[b][k - 1]) },
+            percent(a.subspace_accuracy[b][k - 1], 2),
+          ),
+        );
       }
     }
     const tr = body.insertRow();

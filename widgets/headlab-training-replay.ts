@@ -21,7 +21,15 @@
 import type { FeatureRecoveryExample } from '../web/headlab-core.js';
 import { WorkerJobs } from '../web/worker-client.js';
 import {
-  HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, jsonAttribute, numberAttribute, numberGrid, setNumberAttribute,
+  HeadlabElement,
+  MAX_SEED,
+  WidgetInputError,
+  el,
+  integerAttribute,
+  jsonAttribute,
+  numberAttribute,
+  numberGrid,
+  setNumberAttribute,
   type WidgetFigure,
 } from './base/headlab-element.js';
 import { formatNearOne, formatNumber, formatScientific, type BoundValue } from './chart/format.js';
@@ -35,11 +43,18 @@ import { setAttributeIfChanged, setText } from './chart/text.js';
 export interface ReplaySnapshot {
   step: number;
   loss: number | null;
-  w_q: Float64Array; w_v: Float64Array; keys: Float64Array; response_query: Float64Array; response_value: Float64Array;
+  w_q: Float64Array;
+  w_v: Float64Array;
+  keys: Float64Array;
+  response_query: Float64Array;
+  response_value: Float64Array;
 }
 
 export interface ReplayEvaluation {
-  heldout_mse: number; uniform_attention_mse: number; query_r2: number[]; value_r2: number[];
+  heldout_mse: number;
+  uniform_attention_mse: number;
+  query_r2: number[];
+  value_r2: number[];
 }
 
 export interface ReplayResult {
@@ -77,7 +92,7 @@ const EXPERIMENT_ATTRS = ['request-scale', 'learning-rate', 'learned-keys', 'key
 const SNAPSHOTS = 48;
 /** The four figures of a snapshot, in the order render draws them. */
 const FIGURES = ['latent', 'raw', 'loss', 'schematic'] as const;
-type Figure = typeof FIGURES[number];
+type Figure = (typeof FIGURES)[number];
 /** warmScenes works at most this long per slice (a quarter of a 60 Hz frame) ... */
 const WARM_SLICE_MS = 4;
 /** ... with this gap between slices, so input and frames are served between them. */
@@ -144,21 +159,38 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   /** The lesson of the finished run (the same for every snapshot; a chosen-keys lesson calls the core). */
   private readonly lessons = new Memo<string>();
 
-  get seed(): number { return integerAttribute(this, 'seed', 0, 0, MAX_SEED); }
-  set seed(v: number) { setNumberAttribute(this, 'seed', v); }
-  get steps(): number { return integerAttribute(this, 'steps', 1200, 1, 20000); }
-  set steps(v: number) { setNumberAttribute(this, 'steps', v); }
-  get learningRate(): number { return numberAttribute(this, 'learning-rate', 0.03, 1e-6, 10); }
-  set learningRate(v: number) { setNumberAttribute(this, 'learning-rate', v); }
-  get requestScale(): number { return numberAttribute(this, 'request-scale', 1.8, 0.01, 100); }
-  set requestScale(v: number) { setNumberAttribute(this, 'request-scale', v); }
+  get seed(): number {
+    return integerAttribute(this, 'seed', 0, 0, MAX_SEED);
+  }
+  set seed(v: number) {
+    setNumberAttribute(this, 'seed', v);
+  }
+  get steps(): number {
+    return integerAttribute(this, 'steps', 1200, 1, 20000);
+  }
+  set steps(v: number) {
+    setNumberAttribute(this, 'steps', v);
+  }
+  get learningRate(): number {
+    return numberAttribute(this, 'learning-rate', 0.03, 1e-6, 10);
+  }
+  set learningRate(v: number) {
+    setNumberAttribute(this, 'learning-rate', v);
+  }
+  get requestScale(): number {
+    return numberAttribute(this, 'request-scale', 1.8, 0.01, 100);
+  }
+  set requestScale(v: number) {
+    setNumberAttribute(this, 'request-scale', v);
+  }
   /** Snapshot index shown (clamped to the replay); null = the last. */
   get snapshot(): number | null {
     if (!this.hasAttribute('snapshot')) return null;
     return integerAttribute(this, 'snapshot', 0, 0, 400);
   }
   set snapshot(v: number | null) {
-    if (v === null) this.removeAttribute('snapshot'); else setNumberAttribute(this, 'snapshot', v);
+    if (v === null) this.removeAttribute('snapshot');
+    else setNumberAttribute(this, 'snapshot', v);
   }
 
   /** Learn the keys too (attribute learned-keys="true"; absent or "false": the fixed keys). */
@@ -168,20 +200,34 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     if (raw === 'true' || raw === '') return true;
     throw new WidgetInputError(`attribute learned-keys="${raw}" must be "true" or "false"`);
   }
-  set learnedKeys(v: boolean) { if (v) this.setAttribute('learned-keys', 'true'); else this.removeAttribute('learned-keys'); }
+  set learnedKeys(v: boolean) {
+    if (v) this.setAttribute('learned-keys', 'true');
+    else this.removeAttribute('learned-keys');
+  }
 
   /** The task's keys (attribute keys, JSON rows, 4 × 3, entries in [−10, 10]); null: the tetrahedron. */
   get keys(): number[][] | null {
     const raw = jsonAttribute(this, 'keys');
     if (raw === null || raw === undefined) return null;
     const g = numberGrid(raw, 'attribute keys', 4, 3);
-    for (const row of g) for (const x of row) if (!(Math.abs(x) <= 10)) throw new WidgetInputError('attribute keys entries must be between −10 and 10');
+    for (const row of g)
+      for (const x of row) if (!(Math.abs(x) <= 10)) throw new WidgetInputError('attribute keys entries must be between −10 and 10');
     return g;
   }
-  set keys(v: number[][] | null) { if (v === null) this.removeAttribute('keys'); else this.setAttribute('keys', JSON.stringify(v)); }
+  set keys(v: number[][] | null) {
+    if (v === null) this.removeAttribute('keys');
+    else this.setAttribute('keys', JSON.stringify(v));
+  }
 
   private settingsNow() {
-    return { seed: this.seed, steps: this.steps, learning_rate: this.learningRate, request_scale: this.requestScale, learned_keys: this.learnedKeys, keys: this.keys };
+    return {
+      seed: this.seed,
+      steps: this.steps,
+      learning_rate: this.learningRate,
+      request_scale: this.requestScale,
+      learned_keys: this.learnedKeys,
+      keys: this.keys,
+    };
   }
 
   /** The worker's settings: the keys as a core matrix (fixed_keys), absent for the tetrahedron. */
@@ -201,8 +247,14 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     const i = this.shownIndex();
     const snap = i === null ? null : this.result!.snapshots[i];
     return {
-      status: this.status, settings: this.settingsNow(), snapshot: i, step: snap?.step ?? null, loss: snap?.loss ?? null,
-      diverged_at: this.result?.diverged_at ?? 0, evaluation: this.result?.evaluation ?? null, lesson: this.lesson(),
+      status: this.status,
+      settings: this.settingsNow(),
+      snapshot: i,
+      step: snap?.step ?? null,
+      loss: snap?.loss ?? null,
+      diverged_at: this.result?.diverged_at ?? 0,
+      evaluation: this.result?.evaluation ?? null,
+      lesson: this.lesson(),
     };
   }
 
@@ -212,20 +264,30 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     if (!r || this.status !== 'done') return undefined;
     const e = r.evaluation;
     switch (name) {
-      case 'diverged_at': return { value: r.diverged_at, kind: 'count' };
-      case 'steps_done': return { value: r.loss_trace.length, kind: 'count' };
-      case 'heldout_mse': return e ? { value: e.heldout_mse, kind: 'loss' } : undefined;
-      case 'uniform_attention_mse': return e ? { value: e.uniform_attention_mse, kind: 'loss' } : undefined;
-      case 'min_query_r2': return e ? { value: Math.min(...e.query_r2), kind: 'number' } : undefined;
-      case 'min_value_r2': return e ? { value: Math.min(...e.value_r2), kind: 'number' } : undefined;
-      default: return undefined;
+      case 'diverged_at':
+        return { value: r.diverged_at, kind: 'count' };
+      case 'steps_done':
+        return { value: r.loss_trace.length, kind: 'count' };
+      case 'heldout_mse':
+        return e ? { value: e.heldout_mse, kind: 'loss' } : undefined;
+      case 'uniform_attention_mse':
+        return e ? { value: e.uniform_attention_mse, kind: 'loss' } : undefined;
+      case 'min_query_r2':
+        return e ? { value: Math.min(...e.query_r2), kind: 'number' } : undefined;
+      case 'min_value_r2':
+        return e ? { value: Math.min(...e.value_r2), kind: 'number' } : undefined;
+      default:
+        return undefined;
     }
   }
 
   protected build(): void {
     const title = el('p', { class: 'title' }, 'Training replay: watch the blocks form');
-    const intro = el('p', { class: 'caption' },
-      'Snapshots at step 0 and then at log-spaced steps, dense early. Drag the scrubber or press Play slowly.');
+    const intro = el(
+      'p',
+      { class: 'caption' },
+      'Snapshots at step 0 and then at log-spaced steps, dense early. Drag the scrubber or press Play slowly.',
+    );
     const experiments = el('div', { class: 'controls', role: 'group', 'aria-label': 'Break it: rerun with one setting changed' });
     experiments.append(el('span', {}, 'Run with:'));
     for (const [name, x] of Object.entries(EXPERIMENTS)) {
@@ -239,7 +301,14 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     const keysId = `keys-${Math.random().toString(36).slice(2)}`;
     const keysRow = el('div', { class: 'controls' });
     // A text area that wraps (a one-line field cut the four keys off at 320 to 560 px).
-    this.keysInput = el('textarea', { id: keysId, class: 'keys', rows: '1', spellcheck: 'false', autocomplete: 'off', autocapitalize: 'off' });
+    this.keysInput = el('textarea', {
+      id: keysId,
+      class: 'keys',
+      rows: '1',
+      spellcheck: 'false',
+      autocomplete: 'off',
+      autocapitalize: 'off',
+    });
     keysRow.append(el('label', { for: keysId }, 'Keys (rows k₁; k₂; k₃; k₄)'), this.keysInput);
     this.keysField = this.bindField(this.keysInput, {
       label: 'the keys',
@@ -261,7 +330,11 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     this.scrub = el('input', { type: 'range', id: scrubId, min: '0', max: '0', step: '1' });
     this.scrubOut = el('output', { for: scrubId, class: 'num' });
     this.playButton = el('button', { type: 'button', 'aria-pressed': 'false' }, 'Play slowly');
-    this.listen(this.scrub, 'input', () => { this.stopPlaying(); this.snapshot = this.scrub!.valueAsNumber; this.emitChange(); });
+    this.listen(this.scrub, 'input', () => {
+      this.stopPlaying();
+      this.snapshot = this.scrub!.valueAsNumber;
+      this.emitChange();
+    });
     this.listen(this.playButton, 'click', () => (this.playTimer ? this.stopPlaying() : this.play()));
     controls.append(el('label', { for: scrubId }, 'Snapshot'), this.scrub, this.scrubOut, this.playButton);
 
@@ -285,7 +358,10 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
         for (const e of entries) {
           const which = e.target === this.svgs!.loss.parentElement ? 'loss' : 'schematic';
           const w = e.contentRect.width;
-          if (Math.floor(w) !== Math.floor(this.boxWidths[which] ?? -1)) { this.boxWidths[which] = w; this.requestRender(); }
+          if (Math.floor(w) !== Math.floor(this.boxWidths[which] ?? -1)) {
+            this.boxWidths[which] = w;
+            this.requestRender();
+          }
         }
       });
       this.resizeObserver.observe(this.svgs.loss.parentElement!);
@@ -293,13 +369,16 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     }
     this.nearViewport = typeof IntersectionObserver !== 'function';
     if (!this.nearViewport) {
-      this.visibility = new IntersectionObserver((entries) => {
-        if (!entries.some((e) => e.isIntersecting)) return;
-        this.nearViewport = true;
-        this.visibility?.disconnect();
-        this.visibility = null;
-        this.safely(() => this.startRun());
-      }, { rootMargin: '300px' });
+      this.visibility = new IntersectionObserver(
+        (entries) => {
+          if (!entries.some((e) => e.isIntersecting)) return;
+          this.nearViewport = true;
+          this.visibility?.disconnect();
+          this.visibility = null;
+          this.safely(() => this.startRun());
+        },
+        { rootMargin: '300px' },
+      );
       this.visibility.observe(this);
     }
     this.lessonBox = el('p', { class: 'lesson', role: 'status' });
@@ -323,7 +402,8 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     this.lastExperiment = name;
     for (const attr of EXPERIMENT_ATTRS) {
       const v = EXPERIMENTS[name].attrs[attr];
-      if (v === undefined) this.removeAttribute(attr); else this.setAttribute(attr, v);
+      if (v === undefined) this.removeAttribute(attr);
+      else this.setAttribute(attr, v);
     }
     this.removeAttribute('snapshot');
     this.startRun();
@@ -346,25 +426,31 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
       this.showError('attributes keys and learned-keys exclude each other: learned keys start from random values');
       return;
     }
-    this.jobs.start<ReplayResult>('feature-recovery-replay', { settings: HeadlabTrainingReplay.trainerSettings(settings), count: SNAPSHOTS }, {
-      progress: (d) => { this.progressBar!.value = Number(d.steps_taken) / Math.max(1, Number(d.steps_total)); },
-      done: ({ value }) => {
-        this.result = value;
-        this.resultKeys = settings.keys;
-        this.status = 'done';
-        this.progressBar!.value = 1;
-        // The run is over: end its worker (a rerun starts a new one), so a finished replay holds none.
-        this.jobs.dispose();
-        this.requestRender();
-        this.warmScenes();
-        this.safely(() => this.emitChange());
+    this.jobs.start<ReplayResult>(
+      'feature-recovery-replay',
+      { settings: HeadlabTrainingReplay.trainerSettings(settings), count: SNAPSHOTS },
+      {
+        progress: (d) => {
+          this.progressBar!.value = Number(d.steps_taken) / Math.max(1, Number(d.steps_total));
+        },
+        done: ({ value }) => {
+          this.result = value;
+          this.resultKeys = settings.keys;
+          this.status = 'done';
+          this.progressBar!.value = 1;
+          // The run is over: end its worker (a rerun starts a new one), so a finished replay holds none.
+          this.jobs.dispose();
+          this.requestRender();
+          this.warmScenes();
+          this.safely(() => this.emitChange());
+        },
+        failed: (err) => {
+          this.status = 'failed';
+          this.jobs.dispose();
+          this.showError(`Training failed: ${err.message}`);
+        },
       },
-      failed: (err) => {
-        this.status = 'failed';
-        this.jobs.dispose();
-        this.showError(`Training failed: ${err.message}`);
-      },
-    });
+    );
     this.requestRender();
   }
 
@@ -384,11 +470,19 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     if ((this.shownIndex() ?? n - 1) >= n - 1) this.snapshot = 0;
     this.playButton!.textContent = 'Pause';
     this.playButton!.setAttribute('aria-pressed', 'true');
-    this.playTimer = window.setInterval(() => this.safely(() => {
-      const i = this.shownIndex() ?? 0;
-      if (i >= n - 1) { this.stopPlaying(); this.emitChange(); return; }
-      this.snapshot = i + 1;
-    }), PLAY_MS);
+    this.playTimer = window.setInterval(
+      () =>
+        this.safely(() => {
+          const i = this.shownIndex() ?? 0;
+          if (i >= n - 1) {
+            this.stopPlaying();
+            this.emitChange();
+            return;
+          }
+          this.snapshot = i + 1;
+        }),
+      PLAY_MS,
+    );
   }
 
   /** Every scrub step calls this: the button is written only when it changes (its text set again lays it out). */
@@ -412,20 +506,30 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     const s = r.settings;
     if (r.diverged_at > 0) {
       const before = r.diverged_at > 1 ? r.loss_trace[r.diverged_at - 2] : NaN;
-      return `Learning rate ${formatNumber(s.learning_rate, 4)}: training diverged at step ${r.diverged_at}` +
-        `${Number.isFinite(before) ? ` (the loss was ${formatScientific(before)} one step earlier)` : ''}; the replay stops there and no held-out numbers exist.`;
+      return (
+        `Learning rate ${formatNumber(s.learning_rate, 4)}: training diverged at step ${r.diverged_at}` +
+        `${Number.isFinite(before) ? ` (the loss was ${formatScientific(before)} one step earlier)` : ''}; the replay stops there and no held-out numbers exist.`
+      );
     }
     const e = r.evaluation!;
-    const qMin = Math.min(...e.query_r2), vMin = Math.min(...e.value_r2);
+    const qMin = Math.min(...e.query_r2),
+      vMin = Math.min(...e.value_r2);
     const final = r.loss_trace[r.loss_trace.length - 1];
     if (this.resultKeys) return this.keysLesson(this.resultKeys, e);
     if (s.learned_keys) {
-      return `Learned keys: held-out MSE ${formatScientific(e.heldout_mse)}, far below uniform attention's ${formatNumber(e.uniform_attention_mse, 3)}, yet the smallest query R² is ${formatNumber(qMin, 3)}: ` +
-        `the keys moved too, and any Q A with K A⁻ᵀ fits equally well, so R·Wq need not be the identity block (value R² still ${formatNearOne(vMin) === '1' ? '1 in double precision' : formatNearOne(vMin)}).`;
+      return (
+        `Learned keys: held-out MSE ${formatScientific(e.heldout_mse)}, far below uniform attention's ${formatNumber(e.uniform_attention_mse, 3)}, yet the smallest query R² is ${formatNumber(qMin, 3)}: ` +
+        `the keys moved too, and any Q A with K A⁻ᵀ fits equally well, so R·Wq need not be the identity block (value R² still ${formatNearOne(vMin) === '1' ? '1 in double precision' : formatNearOne(vMin)}).`
+      );
     }
     if (qMin < 0.9 && vMin > 0.99) {
-      return `Request scale ${formatNumber(s.request_scale, 4)}: held-out MSE ${formatScientific(e.heldout_mse)}, close to uniform attention's ${formatScientific(e.uniform_attention_mse)}, ` +
-        `but the smallest query R² is ${formatNumber(qMin, 3)}: with requests this small the scores barely vary, so the loss cannot tell W_q's direction and the query is not identified (value R² still ${formatNearOne(vMin)}).`.replace(/W_q/g, 'Wq');
+      return (
+        `Request scale ${formatNumber(s.request_scale, 4)}: held-out MSE ${formatScientific(e.heldout_mse)}, close to uniform attention's ${formatScientific(e.uniform_attention_mse)}, ` +
+        `but the smallest query R² is ${formatNumber(qMin, 3)}: with requests this small the scores barely vary, so the loss cannot tell W_q's direction and the query is not identified (value R² still ${formatNearOne(vMin)}).`.replace(
+          /W_q/g,
+          'Wq',
+        )
+      );
     }
     if (!(final < 1e-6)) {
       const vsUniform = e.heldout_mse > e.uniform_attention_mse ? 'worse than' : 'against';
@@ -454,18 +558,21 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     // A lost direction along a coordinate axis (as for keys in the plane q₃ = 0): that coordinate's
     // gradient is exactly zero, so its column of W_q (and of R·W_q) keeps its random start.
     const axis = lost.rows === 1 ? [0, 1, 2].find((j) => Math.abs(lost.data[j]) > 1 - 1e-9) : undefined;
-    const which = axis === undefined
-      ? `each coordinate loses as much R² as it leans on the lost direction${lost.rows > 1 ? 's' : ''}`
-      : `coordinate ${axis + 1} is lost (R² ${formatNumber(e.query_r2[axis], 3)}; R·Wq's column ${axis + 1} keeps its random start)`;
-    return `Keys ${keysText(keys)}: their differences miss the direction${lost.rows > 1 ? 's' : ''} ${directions}, so no score depends on that part of the query and the loss never trains it. ` +
-      `The fit is still good (${fit}), but the query R² per coordinate is ${r2}: ${which}.`;
+    const which =
+      axis === undefined
+        ? `each coordinate loses as much R² as it leans on the lost direction${lost.rows > 1 ? 's' : ''}`
+        : `coordinate ${axis + 1} is lost (R² ${formatNumber(e.query_r2[axis], 3)}; R·Wq's column ${axis + 1} keeps its random start)`;
+    return (
+      `Keys ${keysText(keys)}: their differences miss the direction${lost.rows > 1 ? 's' : ''} ${directions}, so no score depends on that part of the query and the loss never trains it. ` +
+      `The fit is still good (${fit}), but the query R² per coordinate is ${r2}: ${which}.`
+    );
   }
 
   private resolved(): ResolvedColours {
     const c = this.themeColours();
     if (c !== this.scenesColours) {
       this.scenesColours = c;
-      this.scenes = new WeakMap();  // drawn in the colours before
+      this.scenes = new WeakMap(); // drawn in the colours before
     }
     return c;
   }
@@ -501,9 +608,13 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   /** Width and builder of figure `which` at snapshot index i: render and warmScenes share them. */
   private figureAt(which: Figure, i: number | null, c: ResolvedColours): [number, () => Scene] {
     switch (which) {
-      case 'latent': case 'raw': return [0, () => this.pairScene(which, c, i)];
-      case 'loss': return [this.shownWidth('loss'), () => this.lossScene(c, i)];
-      case 'schematic': return [this.shownWidth('schematic'), () => schematicScene(this.example(i), c, this.shownWidth('schematic'))];
+      case 'latent':
+      case 'raw':
+        return [0, () => this.pairScene(which, c, i)];
+      case 'loss':
+        return [this.shownWidth('loss'), () => this.lossScene(c, i)];
+      case 'schematic':
+        return [this.shownWidth('schematic'), () => schematicScene(this.example(i), c, this.shownWidth('schematic'))];
     }
   }
 
@@ -519,17 +630,19 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     const c = this.resolved();
     let k = 0;
     const total = r.snapshots.length * FIGURES.length;
-    const slice = () => this.safely(() => {
-      if (this.result !== r || !this.isConnected || this.themeColours() !== c) return;
-      const t0 = performance.now();
-      while (k < total && performance.now() - t0 < WARM_SLICE_MS) {
-        const i = Math.floor(k / FIGURES.length), which = FIGURES[k % FIGURES.length];
-        const [width, make] = this.figureAt(which, i, c);
-        this.keptScene(which, r.snapshots[i], width, make);
-        k += 1;
-      }
-      if (k < total) this.warmTimer = window.setTimeout(slice, WARM_GAP_MS);
-    });
+    const slice = () =>
+      this.safely(() => {
+        if (this.result !== r || !this.isConnected || this.themeColours() !== c) return;
+        const t0 = performance.now();
+        while (k < total && performance.now() - t0 < WARM_SLICE_MS) {
+          const i = Math.floor(k / FIGURES.length),
+            which = FIGURES[k % FIGURES.length];
+          const [width, make] = this.figureAt(which, i, c);
+          this.keptScene(which, r.snapshots[i], width, make);
+          k += 1;
+        }
+        if (k < total) this.warmTimer = window.setTimeout(slice, WARM_GAP_MS);
+      });
     this.warmTimer = window.setTimeout(slice, WARM_GAP_MS);
   }
 
@@ -547,7 +660,14 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     const snap = i === null ? null : this.result!.snapshots[i];
     const step = snap ? `step ${snap.step}` : 'no run yet';
     return which === 'latent'
-      ? heatPairScene(snap?.response_query ?? null, snap?.response_value ?? null, ['R·W_q', 'R·W_v'], ROW_LATENT, c, `R·W_q and R·W_v at ${step}`)
+      ? heatPairScene(
+          snap?.response_query ?? null,
+          snap?.response_value ?? null,
+          ['R·W_q', 'R·W_v'],
+          ROW_LATENT,
+          c,
+          `R·W_q and R·W_v at ${step}`,
+        )
       : heatPairScene(snap?.w_q ?? null, snap?.w_v ?? null, ['W_q', 'W_v'], ROW_RAW, c, `Raw W_q and W_v at ${step}`);
   }
 
@@ -563,15 +683,21 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   /** Held-out example 0 traced by the core through the shown snapshot's W_q, W_v (null before a run). */
   private example(i = this.shownIndex()): FeatureRecoveryExample | null {
     if (i === null) return null;
-    const r = this.result!, snap = r.snapshots[i];
+    const r = this.result!,
+      snap = r.snapshots[i];
     const m = (data: Float64Array) => ({ rows: 9, cols: 3, data });
     // Example 0 is the first draw of the evaluation stream whatever the set's size, so a set of 2
     // gives the same example as the full 4,096 without sampling the rest on every redraw.
     const cached = this.examples.get(snap);
     if (cached) return cached;
     const e = this.featureRecovery!.featureRecoveryExample({
-      seed: r.settings.seed, request_scale: r.settings.request_scale, w_q: m(snap.w_q), w_v: m(snap.w_v),
-      keys: { rows: 4, cols: 3, data: snap.keys }, index: 0, eval_size: 2,
+      seed: r.settings.seed,
+      request_scale: r.settings.request_scale,
+      w_q: m(snap.w_q),
+      w_v: m(snap.w_v),
+      keys: { rows: 4, cols: 3, data: snap.keys },
+      index: 0,
+      eval_size: 2,
       ...(this.resultKeys ? { fixed_keys: keysMatrix(this.resultKeys) } : {}),
     });
     this.examples.set(snap, e);
@@ -587,14 +713,26 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     // The x axis spans the steps so far, so the early steps (most snapshots) are not squeezed into a corner.
     const scene = lossCurveScene({ losses, steps: Math.max(1, upTo), width, height: 220, colours: c, title: `Loss up to step ${upTo}` });
     if (r && r.diverged_at > 0) {
-      scene.shapes.push({ kind: 'text', x: width - 8, y: 40, text: `diverged at step ${r.diverged_at}`, fill: rgbText(c.fg), size: 12, anchor: 'end', weight: 'bold' });
+      scene.shapes.push({
+        kind: 'text',
+        x: width - 8,
+        y: 40,
+        text: `diverged at step ${r.diverged_at}`,
+        fill: rgbText(c.fg),
+        size: 12,
+        anchor: 'end',
+        weight: 'bold',
+      });
     }
     return scene;
   }
 
   protected summarize(): string {
     const s = this.readState();
-    if (s.status !== 'done') return s.status === 'training' ? 'Training the replay run; the snapshots appear when it ends.' : 'No run yet: the replay trains when it scrolls into view, or when a run is chosen above.';
+    if (s.status !== 'done')
+      return s.status === 'training'
+        ? 'Training the replay run; the snapshots appear when it ends.'
+        : 'No run yet: the replay trains when it scrolls into view, or when a run is chosen above.';
     return `Snapshot ${(s.snapshot ?? 0) + 1} of ${this.result!.snapshots.length}, step ${s.step}${s.loss !== null ? `, loss ${formatScientific(s.loss)}` : ''}. ${s.lesson}`;
   }
 
@@ -648,34 +786,88 @@ function mix(a: Rgb, b: Rgb, t: number): string {
  * identity blocks' entries are 0 and ±1); a cell beyond the scale gets a "+" or "−" mark, so
  * a run that blows up does not stretch the scale of the others.
  */
-export function heatPairScene(a: ArrayLike<number> | null, b: ArrayLike<number> | null, names: [string, string],
-  rowLabels: string[], c: ResolvedColours, title: string): Scene {
-  const fg = rgbText(c.fg), muted = rgbText(c.muted);
-  const cellW = 30, cellH = 19, labelW = 56, top = 38, gap = 14;
+export function heatPairScene(
+  a: ArrayLike<number> | null,
+  b: ArrayLike<number> | null,
+  names: [string, string],
+  rowLabels: string[],
+  c: ResolvedColours,
+  title: string,
+): Scene {
+  const fg = rgbText(c.fg),
+    muted = rgbText(c.muted);
+  const cellW = 30,
+    cellH = 19,
+    labelW = 56,
+    top = 38,
+    gap = 14;
   const blockW = labelW + 3 * cellW;
-  const width = 2 * blockW + gap + 4, height = top + 9 * cellH + 8;
+  const width = 2 * blockW + gap + 4,
+    height = top + 9 * cellH + 8;
   const shapes: Shape[] = [];
   [a, b].forEach((values, m) => {
     const x0 = m * (blockW + gap);
     const coord = names[m].endsWith('q') ? 'q' : 'v';
-    shapes.push({ kind: 'text', x: x0 + labelW + 1.5 * cellW, y: 11, text: names[m], fill: fg, size: 16, anchor: 'middle', weight: 'bold' });
-    for (let j = 0; j < 3; j++) shapes.push({ kind: 'text', x: x0 + labelW + (j + 0.5) * cellW, y: top - 10, text: `${coord}${'₁₂₃'[j]}`, fill: muted, size: 12.5, anchor: 'middle' });
+    shapes.push({
+      kind: 'text',
+      x: x0 + labelW + 1.5 * cellW,
+      y: 11,
+      text: names[m],
+      fill: fg,
+      size: 16,
+      anchor: 'middle',
+      weight: 'bold',
+    });
+    for (let j = 0; j < 3; j++)
+      shapes.push({
+        kind: 'text',
+        x: x0 + labelW + (j + 0.5) * cellW,
+        y: top - 10,
+        text: `${coord}${'₁₂₃'[j]}`,
+        fill: muted,
+        size: 12.5,
+        anchor: 'middle',
+      });
     for (let k = 0; k < 9; k++) {
-      shapes.push({ kind: 'text', x: x0 + labelW - 4, y: top + (k + 0.5) * cellH, text: rowLabels[k], fill: muted, size: 12.5, anchor: 'end' });
+      shapes.push({
+        kind: 'text',
+        x: x0 + labelW - 4,
+        y: top + (k + 0.5) * cellH,
+        text: rowLabels[k],
+        fill: muted,
+        size: 12.5,
+        anchor: 'end',
+      });
       for (let j = 0; j < 3; j++) {
         const v = values ? values[3 * k + j] : 0;
         const t = Math.min(1, Math.abs(v) / HEAT_LIMIT);
         const fill = values ? mix(c.panel, v < 0 ? c.neg : c.pos, t) : rgbText(c.panel);
-        const x = x0 + labelW + j * cellW, y = top + k * cellH;
+        const x = x0 + labelW + j * cellW,
+          y = top + k * cellH;
         shapes.push({ kind: 'rect', x, y, w: cellW - 1, h: cellH - 1, fill, stroke: rgbText(c.rule) });
-        if (values && Math.abs(v) > 1.5 * HEAT_LIMIT) shapes.push({ kind: 'text', x: x + cellW / 2, y: y + cellH / 2, text: v > 0 ? '+' : '−', fill: rgbText(c.panel), size: 12, anchor: 'middle', weight: 'bold' });
+        if (values && Math.abs(v) > 1.5 * HEAT_LIMIT)
+          shapes.push({
+            kind: 'text',
+            x: x + cellW / 2,
+            y: y + cellH / 2,
+            text: v > 0 ? '+' : '−',
+            fill: rgbText(c.panel),
+            size: 12,
+            anchor: 'middle',
+            weight: 'bold',
+          });
       }
     }
   });
   return { width, height, background: rgbText(c.panel), title, shapes };
 }
 
-const TETRAHEDRON = [[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]];
+const TETRAHEDRON = [
+  [1, 1, 1],
+  [1, -1, -1],
+  [-1, 1, -1],
+  [-1, -1, 1],
+];
 
 function sameRows(a: number[][], b: number[][]): boolean {
   return a.every((row, i) => row.every((x, j) => x === b[i][j]));
@@ -683,8 +875,16 @@ function sameRows(a: number[][], b: number[][]): boolean {
 
 /** "1 1 0; 1 −1 0; …": four rows of three numbers in [−10, 10] (spaces or commas; − or -). */
 export function parseKeys(text: string): number[][] {
-  const rows = text.split(';').map((r) => r.trim()).filter((r) => r !== '');
-  const keys = rows.map((r) => r.replace(/[−–]/g, '-').split(/[\s,]+/).map(Number));
+  const rows = text
+    .split(';')
+    .map((r) => r.trim())
+    .filter((r) => r !== '');
+  const keys = rows.map((r) =>
+    r
+      .replace(/[−–]/g, '-')
+      .split(/[\s,]+/)
+      .map(Number),
+  );
   if (keys.length !== 4 || keys.some((k) => k.length !== 3)) {
     throw new WidgetInputError('the keys must be four rows of three numbers, rows separated by ";"');
   }
@@ -714,23 +914,38 @@ function v3(row: ArrayLike<number>, offset = 0): string {
  * the target. Every number is from core.featureRecoveryExample.
  */
 export function schematicScene(e: FeatureRecoveryExample | null, c: ResolvedColours, width = 380): Scene {
-  const fg = rgbText(c.fg), muted = rgbText(c.muted), pos = rgbText(c.pos), neg = rgbText(c.neg), rule = rgbText(c.rule);
+  const fg = rgbText(c.fg),
+    muted = rgbText(c.muted),
+    pos = rgbText(c.pos),
+    neg = rgbText(c.neg),
+    rule = rgbText(c.rule);
   // Below 390 units each record takes two lines (the value under its key), so text keeps ≥ 12 px.
   const narrow = width < 390;
-  const rowH = narrow ? 50 : 34, top = 62, height = top + 4 * rowH + 64;
+  const rowH = narrow ? 50 : 34,
+    top = 62,
+    height = top + 4 * rowH + 64;
   const shapes: Shape[] = [];
   const title = 'One held-out example: request → scores → weights → mixture of values';
-  if (!e) return { width, height, background: rgbText(c.panel), title, shapes: [{ kind: 'text', x: 10, y: 20, text: 'training…', fill: muted, size: 13 }] };
+  if (!e)
+    return {
+      width,
+      height,
+      background: rgbText(c.panel),
+      title,
+      shapes: [{ kind: 'text', x: 10, y: 20, text: 'training…', fill: muted, size: 13 }],
+    };
   shapes.push({ kind: 'text', x: 6, y: 12, text: `request: query q = ${v3(e.query.data)}`, fill: pos, size: 13, weight: 'bold' });
   shapes.push({ kind: 'text', x: 6, y: 31, text: `(its request features z = ${v3(e.request_features.data)})`, fill: muted, size: 12 });
   shapes.push({ kind: 'text', x: 6, y: top - 12, text: 'key', fill: muted, size: 12 });
   shapes.push({ kind: 'text', x: 150, y: top - 12, text: 'score', fill: muted, size: 12, anchor: 'end' });
   shapes.push({ kind: 'text', x: 158, y: top - 12, text: 'weight (| teacher)', fill: muted, size: 12 });
   if (!narrow) shapes.push({ kind: 'text', x: width - 6, y: top - 12, text: 'value v', fill: muted, size: 12, anchor: 'end' });
-  const barX = 158, barW = narrow ? Math.max(50, width - barX - 50) : 66;
+  const barX = 158,
+    barW = narrow ? Math.max(50, width - barX - 50) : 66;
   for (let i = 0; i < 4; i++) {
     const y = top + i * rowH + (narrow ? 14 : rowH / 2);
-    const w = e.weights.data[i], t = e.teacher_weights.data[i];
+    const w = e.weights.data[i],
+      t = e.teacher_weights.data[i];
     const key = Array.from(e.keys.data.subarray(3 * i, 3 * i + 3), (x) => (Number.isInteger(x) ? formatNumber(x, 0) : formatNumber(x, 1)));
     shapes.push({ kind: 'text', x: 6, y, text: `[${key.join(', ')}]`, fill: neg, size: 12.5 });
     shapes.push({ kind: 'text', x: 150, y, text: formatNumber(e.scores.data[i], 2), fill: fg, size: 12.5, anchor: 'end' });
@@ -743,7 +958,15 @@ export function schematicScene(e: FeatureRecoveryExample | null, c: ResolvedColo
   }
   const yb = top + 4 * rowH + 18;
   shapes.push({ kind: 'line', x1: 6, y1: yb - 12, x2: width - 6, y2: yb - 12, stroke: rule });
-  shapes.push({ kind: 'text', x: 6, y: yb + 2, text: `${narrow ? 'prediction' : 'mixture Σ aᵢvᵢ = prediction'} ${v3(e.prediction.data)}`, fill: pos, size: 13, weight: 'bold' });
+  shapes.push({
+    kind: 'text',
+    x: 6,
+    y: yb + 2,
+    text: `${narrow ? 'prediction' : 'mixture Σ aᵢvᵢ = prediction'} ${v3(e.prediction.data)}`,
+    fill: pos,
+    size: 13,
+    weight: 'bold',
+  });
   shapes.push({ kind: 'text', x: 6, y: yb + 24, text: `teacher's target ${v3(e.target.data)}`, fill: fg, size: 13 });
   return { width, height, background: rgbText(c.panel), title, shapes };
 }

@@ -16,7 +16,18 @@ import type { Scene, Shape } from './chart/scene.js';
 import { tablesScene } from './chart/table-scene.js';
 import type { TransformerRun } from '../web/headlab-core.js';
 import { mixRgb } from './chart/palette.js';
-import { LayeredFigure, MASK_MIX, PixelHeatmaps, drawnSvg, heatmapShapes, legendShapes, outlineShapes, packRgb, sequentialWord, type PixelPanel } from './transformer/draw.js';
+import {
+  LayeredFigure,
+  MASK_MIX,
+  PixelHeatmaps,
+  drawnSvg,
+  heatmapShapes,
+  legendShapes,
+  outlineShapes,
+  packRgb,
+  sequentialWord,
+  type PixelPanel,
+} from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, tokenName } from './transformer/widget.js';
 
@@ -57,14 +68,20 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   private patternsColours: unknown = null;
   private legendSlot: HTMLDivElement | null = null;
 
-  get prompt(): string { return this.getAttribute('prompt') ?? ''; }
-  set prompt(v: string) { this.setAttribute('prompt', v); }
+  get prompt(): string {
+    return this.getAttribute('prompt') ?? '';
+  }
+  set prompt(v: string) {
+    this.setAttribute('prompt', v);
+  }
   get position(): number {
     const m = this.currentModel;
     const last = m && this.field ? this.field.tokens(m).length - 1 : 0;
     return this.hasAttribute('position') ? Math.min(integerAttribute(this, 'position', last, 0, 4095), last) : last;
   }
-  set position(v: number) { setNumberAttribute(this, 'position', v); }
+  set position(v: number) {
+    setNumberAttribute(this, 'position', v);
+  }
 
   protected readState(): TransformerAttentionState {
     const m = this.currentModel;
@@ -72,27 +89,57 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   }
 
   protected buildContent(content: HTMLDivElement): void {
-    this.field = new PromptField(this, 'Prompt (tokens separated by spaces):', (input, options) => this.bindField(input, options), () => { this.active = null; this.emitChange(); });
-    this.tokenRow = el('div', { class: 'tokens', role: 'toolbar', 'aria-label': 'Tokens of the prompt: pick one to see where each head looks from it and to it' });
+    this.field = new PromptField(
+      this,
+      'Prompt (tokens separated by spaces):',
+      (input, options) => this.bindField(input, options),
+      () => {
+        this.active = null;
+        this.emitChange();
+      },
+    );
+    this.tokenRow = el('div', {
+      class: 'tokens',
+      role: 'toolbar',
+      'aria-label': 'Tokens of the prompt: pick one to see where each head looks from it and to it',
+    });
     const figure = el('div', { class: 'figure' });
     this.figure = new LayeredFigure(false);
     this.legendSlot = el('div', { class: 'legend' });
     figure.append(this.figure.element, this.legendSlot);
     this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
-    const box = el('div', { class: 'scroll', tabindex: '0', role: 'group', 'aria-label': 'Where each head looks from and to the chosen token' });
+    const box = el('div', {
+      class: 'scroll',
+      tabindex: '0',
+      role: 'group',
+      'aria-label': 'Where each head looks from and to the chosen token',
+    });
     this.lookBox = box;
-    content.append(el('p', { class: 'title' }, 'Attention patterns, layer by layer and head by head'), this.field.element, this.tokenRow, figure, this.readout, box);
+    content.append(
+      el('p', { class: 'title' }, 'Attention patterns, layer by layer and head by head'),
+      this.field.element,
+      this.tokenRow,
+      figure,
+      this.readout,
+      box,
+    );
     // Pointer over (or a finger on) a cell: its query token becomes the active one (the cell found
     // from the pointer's position on the canvas).
     const pick = (e: Event) => {
       const p = e as PointerEvent;
       if (p.target !== this.patterns.canvas) return;
       const q = this.queryAt(p.offsetX, p.offsetY);
-      if (q !== null && q !== this.active) { this.active = q; this.requestRender(); }
+      if (q !== null && q !== this.active) {
+        this.active = q;
+        this.requestRender();
+      }
     };
     this.listen(this.figure.element, 'pointermove', pick);
     this.listen(this.figure.element, 'pointerdown', pick);
-    this.listen(this.figure.element, 'pointerleave', () => { this.active = null; this.requestRender(); });
+    this.listen(this.figure.element, 'pointerleave', () => {
+      this.active = null;
+      this.requestRender();
+    });
     this.listen(this.tokenRow, 'keydown', (e) => this.onTokenKey(e as KeyboardEvent));
     // One listener per kind for every token button (delegation): hover or focus makes a token the
     // active one, a click (or Enter, Space) pins it.
@@ -100,20 +147,38 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
       const b = (e.target as Element).closest?.('button[data-position]');
       return b ? Number(b.getAttribute('data-position')) : null;
     };
-    const activate = (e: Event) => { const p = positionOf(e); if (p !== null && p !== this.active) { this.active = p; this.requestRender(); } };
-    const release = () => { if (this.active !== null) { this.active = null; this.requestRender(); } };
+    const activate = (e: Event) => {
+      const p = positionOf(e);
+      if (p !== null && p !== this.active) {
+        this.active = p;
+        this.requestRender();
+      }
+    };
+    const release = () => {
+      if (this.active !== null) {
+        this.active = null;
+        this.requestRender();
+      }
+    };
     this.listen(this.tokenRow, 'pointerover', activate);
     this.listen(this.tokenRow, 'focusin', activate);
     this.listen(this.tokenRow, 'pointerleave', release);
     this.listen(this.tokenRow, 'focusout', release);
-    this.listen(this.tokenRow, 'click', (e) => { const p = positionOf(e); if (p !== null) { this.position = p; this.emitChange(); } });
+    this.listen(this.tokenRow, 'click', (e) => {
+      const p = positionOf(e);
+      if (p !== null) {
+        this.position = p;
+        this.emitChange();
+      }
+    });
   }
 
   private onTokenKey(e: KeyboardEvent): void {
     const buttons = [...this.tokenRow!.querySelectorAll('button')];
     const i = buttons.indexOf(e.target as HTMLButtonElement);
     if (i < 0) return;
-    const next = e.key === 'ArrowRight' ? i + 1 : e.key === 'ArrowLeft' ? i - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? buttons.length - 1 : -1;
+    const next =
+      e.key === 'ArrowRight' ? i + 1 : e.key === 'ArrowLeft' ? i - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? buttons.length - 1 : -1;
     if (next < 0 || next >= buttons.length) return;
     e.preventDefault();
     buttons[next].focus();
@@ -124,8 +189,15 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     if (key === this.buttonsFor) return;
     this.buttonsFor = key;
     // Plain buttons (the row listens for them all), built once per prompt.
-    const buttons = this.cached(model, `buttons:${tokens.join(',')}`, () => tokens.map((t, p) =>
-      el('button', { type: 'button', 'data-position': String(p), 'aria-label': `token ${tokenName(model.config, t)} at position ${p}` }, tokenName(model.config, t))));
+    const buttons = this.cached(model, `buttons:${tokens.join(',')}`, () =>
+      tokens.map((t, p) =>
+        el(
+          'button',
+          { type: 'button', 'data-position': String(p), 'aria-label': `token ${tokenName(model.config, t)} at position ${p}` },
+          tokenName(model.config, t),
+        ),
+      ),
+    );
     this.tokenRow!.replaceChildren(...buttons);
   }
 
@@ -161,15 +233,21 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     }
     const name = (p: number) => `${tokenName(model.config, tokens[p])} (position ${p})`;
     const looks = this.looksAt(model, run, position);
-    const text = `Attention of ${model.config.n_layers * model.config.n_heads} heads on the prompt ${tokens.map((t) => tokenName(model.config, t)).join(' ')}. From ${name(position)}: `
-      + looks.map((k) => `${headName(k.l, k.h)} looks most at ${name(k.to)} with weight ${formatNumber(k.weight, 2)}`).join('; ') + '.';
+    const text =
+      `Attention of ${model.config.n_layers * model.config.n_heads} heads on the prompt ${tokens.map((t) => tokenName(model.config, t)).join(' ')}. From ${name(position)}: ` +
+      looks.map((k) => `${headName(k.l, k.h)} looks most at ${name(k.to)} with weight ${formatNumber(k.weight, 2)}`).join('; ') +
+      '.';
     this.shown = { run, model, position, text };
     // The patterns are pixels of one canvas, sized once per shape and repainted for each run
     // (about 2,000 cells for 8 heads × 23 tokens: PixelHeatmaps); the head labels and the outlines
     // following the token are the overlay's SVG; the legend is drawn once, below.
     const layout = this.layout(model, run);
     const colours = this.themeColours();
-    if (this.patternsColours !== colours) { this.patterns.reset(); this.paintedRun = null; this.patternsColours = colours; }
+    if (this.patternsColours !== colours) {
+      this.patterns.reset();
+      this.paintedRun = null;
+      this.patternsColours = colours;
+    }
     const { n_layers: L, n_heads: H } = model.config;
     const T = tokens.length;
     const sized = this.patterns.layout(`${L}|${H}|${T}`, layout.width, layout.height - LEGEND_HEIGHT, this.panels(model, run));
@@ -179,14 +257,24 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
       this.paintedRun = run;
     }
     this.figure!.setBase(this.patterns.canvas);
-    this.figure!.drawOverlay(layout.width, layout.height - LEGEND_HEIGHT, [...this.labelShapes(model, run), ...this.outlines(model, run, position)]);
-    this.show(this.legendSlot!, this.fragment(model, 'legend', () => drawnSvg(this.legendScene(layout.width))));
+    this.figure!.drawOverlay(layout.width, layout.height - LEGEND_HEIGHT, [
+      ...this.labelShapes(model, run),
+      ...this.outlines(model, run, position),
+    ]);
+    this.show(
+      this.legendSlot!,
+      this.fragment(model, 'legend', () => drawnSvg(this.legendScene(layout.width))),
+    );
     this.figure!.label(text);
-    const readout = fresh === null
-      ? `Computing the patterns of the prompt ${asked.map((t) => tokenName(model.config, t)).join(' ')}…`
-      : `Token ${name(position)}${this.active === null ? ' (pinned)' : ''}: outlined row = where it looks, outlined column = what looks at it.`;
+    const readout =
+      fresh === null
+        ? `Computing the patterns of the prompt ${asked.map((t) => tokenName(model.config, t)).join(' ')}…`
+        : `Token ${name(position)}${this.active === null ? ' (pinned)' : ''}: outlined row = where it looks, outlined column = what looks at it.`;
     if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
-    this.show(this.lookBox!, this.fragment(model, `looks:${tokens.join(',')}|${position}`, () => this.lookTable(model, tokens, looks, position)));
+    this.show(
+      this.lookBox!,
+      this.fragment(model, `looks:${tokens.join(',')}|${position}`, () => this.lookTable(model, tokens, looks, position)),
+    );
   }
 
   /** looks() of `run` at `position`, computed once per run and position. */
@@ -233,9 +321,11 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     for (let l = 0; l < s.model.config.n_layers; l++) {
       for (let h = 0; h < s.model.config.n_heads; h++) {
         const [ox, oy] = origin(l, h);
-        const dx = x * u - ox, dy = y * u - oy;
+        const dx = x * u - ox,
+          dy = y * u - oy;
         if (dx < 0 || dy < 0 || dx >= size || dy >= size) continue;
-        const q = Math.floor(dy / cell), k = Math.floor(dx / cell);
+        const q = Math.floor(dy / cell),
+          k = Math.floor(dx / cell);
         return k <= q ? q : null;
       }
     }
@@ -243,7 +333,10 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   }
 
   /** For each head: the key position the query `position` attends to most, and the later query that attends most to `position`. */
-  private looks(run: TransformerRun, position: number): { l: number; h: number; to: number; weight: number; from: number; fromWeight: number }[] {
+  private looks(
+    run: TransformerRun,
+    position: number,
+  ): { l: number; h: number; to: number; weight: number; from: number; fromWeight: number }[] {
     const out = [];
     for (let l = 0; l < run.patterns.length; l++) {
       for (let h = 0; h < run.patterns[l].length; h++) {
@@ -259,7 +352,12 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     return out;
   }
 
-  private lookTable(model: LoadedTransformer, tokens: number[], looks: ReturnType<HeadlabTransformerAttention['looks']>, position: number): HTMLTableElement {
+  private lookTable(
+    model: LoadedTransformer,
+    tokens: number[],
+    looks: ReturnType<HeadlabTransformerAttention['looks']>,
+    position: number,
+  ): HTMLTableElement {
     const table = el('table', { class: 'looks compact' });
     table.createCaption().textContent = `Token ${tokenName(model.config, tokens[position])} at position ${position}, head by head: the token it looks at most and the later token looking at it most (positions in parentheses), with their attention weights.`;
     const head = table.createTHead().insertRow();
@@ -279,16 +377,32 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   }
 
   /** Where each head's pattern sits in the figure. */
-  private layout(model: LoadedTransformer, run: TransformerRun): { cell: number; size: number; cols: number; rowsPerLayer: number; width: number; height: number; origin: (l: number, h: number) => [number, number] } {
+  private layout(
+    model: LoadedTransformer,
+    run: TransformerRun,
+  ): {
+    cell: number;
+    size: number;
+    cols: number;
+    rowsPerLayer: number;
+    width: number;
+    height: number;
+    origin: (l: number, h: number) => [number, number];
+  } {
     const { n_layers: L, n_heads: H } = model.config;
     const T = run.tokens.length;
     const cell = Math.max(4, Math.min(16, Math.floor(PANEL / T)));
     const size = cell * T;
-    const gap = 18, top = 20, left = 8;
+    const gap = 18,
+      top = 20,
+      left = 8;
     const cols = Math.min(H, 4);
     const rowsPerLayer = Math.ceil(H / cols);
     const height = top + L * rowsPerLayer * (size + gap + 16);
-    const origin = (l: number, h: number): [number, number] => [left + (h % cols) * (size + gap), top + (l * rowsPerLayer + Math.floor(h / cols)) * (size + gap + 16)];
+    const origin = (l: number, h: number): [number, number] => [
+      left + (h % cols) * (size + gap),
+      top + (l * rowsPerLayer + Math.floor(h / cols)) * (size + gap + 16),
+    ];
     return { cell, size, cols, rowsPerLayer, width: Math.max(left + cols * (size + gap), 240), height: height + LEGEND_HEIGHT, origin };
   }
 
@@ -307,7 +421,13 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   /** The legend below the patterns (on the page a figure of its own, drawn once per model and theme). */
   private legendScene(width: number): Scene {
     const c = this.themeColours();
-    return { width, height: LEGEND_HEIGHT, background: rgbText(c.panel), title: 'Attention weight scale', shapes: legendShapes(c, 8, 0, 'sequential', '0', '1', 'attention weight (row: query, column: key)') };
+    return {
+      width,
+      height: LEGEND_HEIGHT,
+      background: rgbText(c.panel),
+      title: 'Attention weight scale',
+      shapes: legendShapes(c, 8, 0, 'sequential', '0', '1', 'attention weight (row: query, column: key)'),
+    };
   }
 
   /** The patterns (and, for a position, its outlines: the exported figure, with the legend). */
@@ -320,10 +440,21 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
       for (let h = 0; h < H; h++) {
         const [x, y] = origin(l, h);
         shapes.push({ kind: 'text', x, y: y - 8, text: headName(l, h), fill: rgbText(c.fg), size: 11, weight: 'bold' });
-        shapes.push(...heatmapShapes(c, { values: run.patterns[l][h], x, y, cell, scale: 'sequential', masked: (q, k) => k > q, data: (q) => ({ query: String(q) }) }));
+        shapes.push(
+          ...heatmapShapes(c, {
+            values: run.patterns[l][h],
+            x,
+            y,
+            cell,
+            scale: 'sequential',
+            masked: (q, k) => k > q,
+            data: (q) => ({ query: String(q) }),
+          }),
+        );
       }
     }
-    if (legend) shapes.push(...legendShapes(c, 8, height - LEGEND_HEIGHT, 'sequential', '0', '1', 'attention weight (row: query, column: key)'));
+    if (legend)
+      shapes.push(...legendShapes(c, 8, height - LEGEND_HEIGHT, 'sequential', '0', '1', 'attention weight (row: query, column: key)'));
     if (position !== null) shapes.push(...this.outlines(model, run, position));
     return { width, height: legend ? height : height - LEGEND_HEIGHT, background: rgbText(c.panel), title: 'Attention patterns', shapes };
   }
@@ -354,9 +485,19 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
 
   figures(): WidgetFigure[] {
     return [
-      { name: 'patterns', label: 'Attention patterns', scene: () => { const s = this.exportable(this.shown); return this.scene(s.model, s.run, s.position); } },
-      { name: 'table', label: 'Where each head looks', scene: () => tablesScene([this.lookBox!.querySelector('table')!], this.themeColours(), 'Where each head looks') },
+      {
+        name: 'patterns',
+        label: 'Attention patterns',
+        scene: () => {
+          const s = this.exportable(this.shown);
+          return this.scene(s.model, s.run, s.position);
+        },
+      },
+      {
+        name: 'table',
+        label: 'Where each head looks',
+        scene: () => tablesScene([this.lookBox!.querySelector('table')!], this.themeColours(), 'Where each head looks'),
+      },
     ];
   }
 }
-

@@ -39,16 +39,30 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
   private captionLine: HTMLParagraphElement | null = null;
   private shown: { analysis: TransformerAnalysis; model: LoadedTransformer; text: string } | null = null;
 
-  get prompt(): string { return this.getAttribute('prompt') ?? ''; }
-  set prompt(v: string) { this.setAttribute('prompt', v); }
+  get prompt(): string {
+    return this.getAttribute('prompt') ?? '';
+  }
+  set prompt(v: string) {
+    this.setAttribute('prompt', v);
+  }
 
   protected readState(): TransformerAttributionState {
     const a = this.shown?.analysis;
-    return { prompt: a?.tokens ?? [], position: a?.position ?? -1, token: a?.token ?? -1, logit: a?.direct_logit_attribution.logit ?? null };
+    return {
+      prompt: a?.tokens ?? [],
+      position: a?.position ?? -1,
+      token: a?.token ?? -1,
+      logit: a?.direct_logit_attribution.logit ?? null,
+    };
   }
 
   protected buildContent(content: HTMLDivElement): void {
-    this.field = new PromptField(this, 'Prompt:', (input, options) => this.bindField(input, options), () => this.emitChange());
+    this.field = new PromptField(
+      this,
+      'Prompt:',
+      (input, options) => this.bindField(input, options),
+      () => this.emitChange(),
+    );
     const controls = el('div', { class: 'controls' });
     const pl = el('label', {}, 'Position');
     this.positionSelect = el('select', { name: 'position' });
@@ -62,12 +76,20 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
       this.removeAttribute('token');
       this.emitChange();
     });
-    this.listen(this.tokenSelect, 'change', () => { this.setAttribute('token', this.tokenSelect!.value); this.emitChange(); });
+    this.listen(this.tokenSelect, 'change', () => {
+      this.setAttribute('token', this.tokenSelect!.value);
+      this.emitChange();
+    });
     const figure = el('div', { class: 'figure' });
     this.barSlot = el('div');
     this.captionLine = el('p', { class: 'caption' });
     figure.append(this.barSlot, this.captionLine);
-    content.append(el('p', { class: 'title' }, 'Direct logit attribution: what writes the chosen logit'), this.field.element, controls, figure);
+    content.append(
+      el('p', { class: 'title' }, 'Direct logit attribution: what writes the chosen logit'),
+      this.field.element,
+      controls,
+      figure,
+    );
   }
 
   private request(model: LoadedTransformer, tokens: number[]): { position: number; token: number | undefined } {
@@ -82,7 +104,13 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     const rawT = this.getAttribute('token');
     let token: number | undefined;
     if (rawT !== null && rawT.trim() !== '') {
-      const ids = (() => { try { return model.handle.tokenize(rawT); } catch (err) { throw new WidgetInputError(`attribute token="${rawT}": ${(err as Error).message}`); } })();
+      const ids = (() => {
+        try {
+          return model.handle.tokenize(rawT);
+        } catch (err) {
+          throw new WidgetInputError(`attribute token="${rawT}": ${(err as Error).message}`);
+        }
+      })();
       if (ids.length !== 1) throw new WidgetInputError(`attribute token="${rawT}" must be one token`);
       token = ids[0];
     }
@@ -112,15 +140,19 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     const name = tokenName(model.config, analysis.token);
     const heads = d.heads.flatMap((row, l) => row.map((v, h) => ({ v, l, h })));
     const top = [...heads].sort((a, b) => Math.abs(b.v) - Math.abs(a.v)).slice(0, 3);
-    const text = `The logit of ${name} at position ${analysis.position} is ${formatNumber(d.logit, 3)}: token embedding ${formatNumber(d.embed, 3)}`
-      + (model.config.positional_embedding === 'standard' ? `, positional embedding ${formatNumber(d.pos_embed, 3)}` : '')
-      + `; the heads writing most: ${top.map((t) => `${headName(t.l, t.h)} ${formatNumber(t.v, 3)}`).join(', ')}.`;
+    const text =
+      `The logit of ${name} at position ${analysis.position} is ${formatNumber(d.logit, 3)}: token embedding ${formatNumber(d.embed, 3)}` +
+      (model.config.positional_embedding === 'standard' ? `, positional embedding ${formatNumber(d.pos_embed, 3)}` : '') +
+      `; the heads writing most: ${top.map((t) => `${headName(t.l, t.h)} ${formatNumber(t.v, 3)}`).join(', ')}.`;
     this.shown = { analysis, model, text };
-    this.show(this.barSlot!, this.fragment(model, `dla:${tokens.join(',')}|${analysis.position}|${analysis.token}`, () => {
-      const svg = drawnSvg(this.scene(model, analysis), false);
-      svg.setAttribute('aria-label', text);
-      return svg;
-    }));
+    this.show(
+      this.barSlot!,
+      this.fragment(model, `dla:${tokens.join(',')}|${analysis.position}|${analysis.token}`, () => {
+        const svg = drawnSvg(this.scene(model, analysis), false);
+        svg.setAttribute('aria-label', text);
+        return svg;
+      }),
+    );
     if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
   }
 
@@ -128,18 +160,31 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     const pKey = a.tokens.join(',');
     if (this.positionSelect!.dataset.key !== `${model.version}|${pKey}`) {
       this.positionSelect!.dataset.key = `${model.version}|${pKey}`;
-      this.positionSelect!.replaceChildren(...a.tokens.map((t, p) => el('option', { value: String(p) }, `${p}: ${tokenName(model.config, t)}`)));
+      this.positionSelect!.replaceChildren(
+        ...a.tokens.map((t, p) => el('option', { value: String(p) }, `${p}: ${tokenName(model.config, t)}`)),
+      );
     }
     this.positionSelect!.value = String(a.position);
     const logits = a.logits[a.position];
-    const order = Array.from(logits, (_, t) => t).sort((x, y) => logits[y] - logits[x]).slice(0, MENU_TOKENS);
+    const order = Array.from(logits, (_, t) => t)
+      .sort((x, y) => logits[y] - logits[x])
+      .slice(0, MENU_TOKENS);
     if (!order.includes(a.token)) order.push(a.token);
     const tKey = `${model.version}|${pKey}|${a.position}|${order.join(',')}`;
     if (this.tokenSelect!.dataset.key !== tKey) {
       this.tokenSelect!.dataset.key = tKey;
       // The options per position are built once (a reader moving between positions re-inserts them).
-      this.tokenSelect!.replaceChildren(...this.cached(model, `options:${tKey}`,
-        () => order.map((t, i) => el('option', { value: String(t) }, `${tokenName(model.config, t)} (logit ${formatNumber(logits[t], 2)}${i === 0 ? ', top' : ''})`))));
+      this.tokenSelect!.replaceChildren(
+        ...this.cached(model, `options:${tKey}`, () =>
+          order.map((t, i) =>
+            el(
+              'option',
+              { value: String(t) },
+              `${tokenName(model.config, t)} (logit ${formatNumber(logits[t], 2)}${i === 0 ? ', top' : ''})`,
+            ),
+          ),
+        ),
+      );
     }
     this.tokenSelect!.value = String(a.token);
   }
@@ -147,8 +192,11 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
   private rows(model: LoadedTransformer, a: TransformerAnalysis): BarRow[] {
     const d = a.direct_logit_attribution;
     const rows: BarRow[] = [{ label: 'embedding', value: d.embed, data: { component: 'embed' } }];
-    if (model.config.positional_embedding === 'standard') rows.push({ label: 'position', value: d.pos_embed, data: { component: 'pos_embed' } });
-    d.heads.forEach((row, l) => row.forEach((v, h) => rows.push({ label: headName(l, h), value: v, data: { layer: String(l), head: String(h) } })));
+    if (model.config.positional_embedding === 'standard')
+      rows.push({ label: 'position', value: d.pos_embed, data: { component: 'pos_embed' } });
+    d.heads.forEach((row, l) =>
+      row.forEach((v, h) => rows.push({ label: headName(l, h), value: v, data: { layer: String(l), head: String(h) } })),
+    );
     d.attention_bias.forEach((v, l) => rows.push({ label: `L${l} bias`, value: v, data: { component: `b_O.${l}` } }));
     rows.push({ label: 'other biases', value: d.constant, data: { component: 'constant' } });
     rows.push({ label: 'logit = sum', value: d.logit, strong: true, data: { component: 'logit' } });
@@ -158,9 +206,17 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
   private scene(model: LoadedTransformer, a: TransformerAnalysis): Scene {
     const c = this.themeColours();
     const rows = this.rows(model, a);
-    const rowH = 18, width = 460;
+    const rowH = 18,
+      width = 460;
     const shapes = signedBarShapes(c, rows, 8, 28, width - 16, rowH, 96);
-    shapes.unshift({ kind: 'text', x: 8, y: 12, text: `logit of ${tokenName(model.config, a.token)} at position ${a.position}, by component (nats)`, fill: rgbText(c.muted), size: 11 });
+    shapes.unshift({
+      kind: 'text',
+      x: 8,
+      y: 12,
+      text: `logit of ${tokenName(model.config, a.token)} at position ${a.position}, by component (nats)`,
+      fill: rgbText(c.muted),
+      size: 11,
+    });
     return { width, height: 36 + rows.length * rowH, background: rgbText(c.panel), title: 'Direct logit attribution', shapes };
   }
 
@@ -177,6 +233,15 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
   }
 
   figures(): WidgetFigure[] {
-    return [{ name: 'attribution', label: 'Direct logit attribution', scene: () => { const s = this.exportable(this.shown); return this.scene(s.model, s.analysis); } }];
+    return [
+      {
+        name: 'attribution',
+        label: 'Direct logit attribution',
+        scene: () => {
+          const s = this.exportable(this.shown);
+          return this.scene(s.model, s.analysis);
+        },
+      },
+    ];
   }
 }

@@ -51,7 +51,15 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
   private readout: HTMLParagraphElement | null = null;
   private captionLine: HTMLParagraphElement | null = null;
   private cursor = { row: 0, col: 0 };
-  private shown: { model: LoadedTransformer; matrix: Float64Array[] | null; layer: number; head: number; circuit: CircuitKind; diagonal: number | null; text: string } | null = null;
+  private shown: {
+    model: LoadedTransformer;
+    matrix: Float64Array[] | null;
+    layer: number;
+    head: number;
+    circuit: CircuitKind;
+    diagonal: number | null;
+    text: string;
+  } | null = null;
   private selectsFor = '';
 
   get layer(): number {
@@ -59,14 +67,22 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     const L = m?.config.n_layers ?? 4;
     return integerAttribute(this, 'layer', L - 1, 0, L - 1);
   }
-  set layer(v: number) { setNumberAttribute(this, 'layer', v); }
+  set layer(v: number) {
+    setNumberAttribute(this, 'layer', v);
+  }
   get head(): number {
     const H = this.currentModel?.config.n_heads ?? 64;
     return integerAttribute(this, 'head', 0, 0, H - 1);
   }
-  set head(v: number) { setNumberAttribute(this, 'head', v); }
-  get circuit(): CircuitKind { return enumAttribute(this, 'circuit', ['qk', 'ov'] as const, 'ov'); }
-  set circuit(v: CircuitKind) { this.setAttribute('circuit', v); }
+  set head(v: number) {
+    setNumberAttribute(this, 'head', v);
+  }
+  get circuit(): CircuitKind {
+    return enumAttribute(this, 'circuit', ['qk', 'ov'] as const, 'ov');
+  }
+  set circuit(v: CircuitKind) {
+    this.setAttribute('circuit', v);
+  }
 
   protected readState(): TransformerCircuitsState {
     return { layer: this.layer, head: this.head, circuit: this.circuit, diagonal_share: this.shown?.diagonal ?? null };
@@ -85,9 +101,18 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     this.headSelect = mk('Head', 'head');
     this.kindSelect = mk('Circuit', 'circuit');
     this.kindSelect.append(el('option', { value: 'ov' }, 'OV (what it writes)'), el('option', { value: 'qk' }, 'QK (where it looks)'));
-    this.listen(this.layerSelect, 'change', () => { this.layer = Number(this.layerSelect!.value); this.emitChange(); });
-    this.listen(this.headSelect, 'change', () => { this.head = Number(this.headSelect!.value); this.emitChange(); });
-    this.listen(this.kindSelect, 'change', () => { this.circuit = this.kindSelect!.value as CircuitKind; this.emitChange(); });
+    this.listen(this.layerSelect, 'change', () => {
+      this.layer = Number(this.layerSelect!.value);
+      this.emitChange();
+    });
+    this.listen(this.headSelect, 'change', () => {
+      this.head = Number(this.headSelect!.value);
+      this.emitChange();
+    });
+    this.listen(this.kindSelect, 'change', () => {
+      this.circuit = this.kindSelect!.value as CircuitKind;
+      this.emitChange();
+    });
     const figure = el('div', { class: 'figure' });
     this.figure = new LayeredFigure(true);
     this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
@@ -104,7 +129,8 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
       if (p.target !== this.pixels.canvas || V === 0) return;
       const u = this.pixels.unitsPerPixel();
       const g = this.geometry(V);
-      const row = Math.floor((p.offsetY * u - g.top) / g.cell), col = Math.floor((p.offsetX * u - g.left) / g.cell);
+      const row = Math.floor((p.offsetY * u - g.top) / g.cell),
+        col = Math.floor((p.offsetX * u - g.left) / g.cell);
       if (row < 0 || col < 0 || row >= V || col >= V || (row === this.cursor.row && col === this.cursor.col)) return;
       this.cursor = { row, col };
       this.requestRender();
@@ -117,7 +143,10 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
       const V = this.shown?.matrix?.length ?? 0;
       if (!d || V === 0) return;
       e.preventDefault();
-      this.cursor = { row: Math.min(V - 1, Math.max(0, this.cursor.row + d[0])), col: Math.min(V - 1, Math.max(0, this.cursor.col + d[1])) };
+      this.cursor = {
+        row: Math.min(V - 1, Math.max(0, this.cursor.row + d[0])),
+        col: Math.min(V - 1, Math.max(0, this.cursor.col + d[1])),
+      };
       this.requestRender();
     });
   }
@@ -126,8 +155,12 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     const key = `${model.version}`;
     if (this.selectsFor === key) return;
     this.selectsFor = key;
-    this.layerSelect!.replaceChildren(...Array.from({ length: model.config.n_layers }, (_, l) => el('option', { value: String(l) }, String(l))));
-    this.headSelect!.replaceChildren(...Array.from({ length: model.config.n_heads }, (_, h) => el('option', { value: String(h) }, String(h))));
+    this.layerSelect!.replaceChildren(
+      ...Array.from({ length: model.config.n_layers }, (_, l) => el('option', { value: String(l) }, String(l))),
+    );
+    this.headSelect!.replaceChildren(
+      ...Array.from({ length: model.config.n_heads }, (_, h) => el('option', { value: String(h) }, String(h))),
+    );
   }
 
   protected renderContent(model: LoadedTransformer): void {
@@ -140,8 +173,11 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     const legible = V <= LEGIBLE_VOCAB;
     this.svgBox!.hidden = !legible;
     if (!legible) {
-      const text = `This model's vocabulary has ${formatCount(V)} tokens: a ${V} × ${V} heatmap of ${headName(layer, head)}'s ${circuit.toUpperCase()} circuit would not be legible here (up to ${LEGIBLE_VOCAB} tokens are drawn).`
-        + (V <= 512 ? ' A page script reads the numbers from the element\'s figureData.' : ' The core computes circuits for vocabularies up to 512 tokens.');
+      const text =
+        `This model's vocabulary has ${formatCount(V)} tokens: a ${V} × ${V} heatmap of ${headName(layer, head)}'s ${circuit.toUpperCase()} circuit would not be legible here (up to ${LEGIBLE_VOCAB} tokens are drawn).` +
+        (V <= 512
+          ? " A page script reads the numbers from the element's figureData."
+          : ' The core computes circuits for vocabularies up to 512 tokens.');
       this.shown = { model, matrix: null, layer, head, circuit, diagonal: null, text };
       if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
       this.captionLine!.classList.add('unavailable');
@@ -161,9 +197,10 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     const matrix = circuits[circuit][layer][head];
     const diagonal = matrix.filter((row, r) => row.every((v, c) => v <= row[r] || c === r)).length / V;
     const name = (t: number) => tokenName(model.config, t);
-    const text = circuit === 'ov'
-      ? `${headName(layer, head)}'s OV circuit: for ${formatNumber(diagonal * 100, 0)}% of the ${V} tokens, attending to the token raises its own logit more than any other (${diagonal > 0.5 ? 'a copying head' : 'not a copying head'}).`
-      : `${headName(layer, head)}'s QK circuit: for ${formatNumber(diagonal * 100, 0)}% of the ${V} query tokens, the key token they score highest is themselves.`;
+    const text =
+      circuit === 'ov'
+        ? `${headName(layer, head)}'s OV circuit: for ${formatNumber(diagonal * 100, 0)}% of the ${V} tokens, attending to the token raises its own logit more than any other (${diagonal > 0.5 ? 'a copying head' : 'not a copying head'}).`
+        : `${headName(layer, head)}'s QK circuit: for ${formatNumber(diagonal * 100, 0)}% of the ${V} query tokens, the key token they score highest is themselves.`;
     this.shown = { model, matrix, layer, head, circuit, diagonal, text };
     this.cursor = { row: Math.min(this.cursor.row, V - 1), col: Math.min(this.cursor.col, V - 1) };
     // The cells are pixels of one canvas, repainted when the head or circuit changes; the title,
@@ -178,17 +215,36 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
       this.painted = { matrix, colours };
     }
     this.figure!.setBase(this.pixels.canvas);
-    this.figure!.drawOverlay(g.width, g.heatHeight, [...this.labelShapes(model, layer, head, circuit),
-      ...outlineShapes(colours, g.left, g.top, g.cell, V, V, this.cursor.row, this.cursor.col)]);
-    this.show(this.legendSlot!, this.fragment(model, `legend:${layer}.${head}.${circuit}`, () => drawnSvg({
-      width: g.width, height: LEGEND_HEIGHT, background: rgbText(colours.panel), title: 'Circuit scale',
-      shapes: legendShapes(colours, g.left, 0, 'diverging', formatNumber(-limit, 2), formatNumber(limit, 2), circuit === 'ov' ? 'logit written' : 'score'),
-    })));
+    this.figure!.drawOverlay(g.width, g.heatHeight, [
+      ...this.labelShapes(model, layer, head, circuit),
+      ...outlineShapes(colours, g.left, g.top, g.cell, V, V, this.cursor.row, this.cursor.col),
+    ]);
+    this.show(
+      this.legendSlot!,
+      this.fragment(model, `legend:${layer}.${head}.${circuit}`, () =>
+        drawnSvg({
+          width: g.width,
+          height: LEGEND_HEIGHT,
+          background: rgbText(colours.panel),
+          title: 'Circuit scale',
+          shapes: legendShapes(
+            colours,
+            g.left,
+            0,
+            'diverging',
+            formatNumber(-limit, 2),
+            formatNumber(limit, 2),
+            circuit === 'ov' ? 'logit written' : 'score',
+          ),
+        }),
+      ),
+    );
     this.figure!.label(`${text} Arrow keys move through the cells.`);
     const v = matrix[this.cursor.row][this.cursor.col];
-    const readout = circuit === 'ov'
-      ? `Attending to ${name(this.cursor.row)} writes ${formatNumber(v, 4)} to the logit of ${name(this.cursor.col)}.`
-      : `Query ${name(this.cursor.row)} scores key ${name(this.cursor.col)} at ${formatNumber(v, 4)} (before the 1/√d_head scale).`;
+    const readout =
+      circuit === 'ov'
+        ? `Attending to ${name(this.cursor.row)} writes ${formatNumber(v, 4)} to the logit of ${name(this.cursor.col)}.`
+        : `Query ${name(this.cursor.row)} scores key ${name(this.cursor.col)} at ${formatNumber(v, 4)} (before the 1/√d_head scale).`;
     if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
     if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
   }
@@ -212,7 +268,8 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
   /** Where the V × V heatmap sits (heatHeight: the heatmap with its labels, above the legend). */
   private geometry(V: number): { cell: number; left: number; top: number; width: number; height: number; heatHeight: number } {
     const cell = Math.max(5, Math.min(14, Math.floor(420 / V)));
-    const left = 30, top = 30;
+    const left = 30,
+      top = 30;
     const heatHeight = top + V * cell + 8;
     return { cell, left, top, width: Math.max(left + V * cell + 8, 300), height: heatHeight + LEGEND_HEIGHT, heatHeight };
   }
@@ -221,8 +278,14 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
   private labelShapes(model: LoadedTransformer, layer: number, head: number, circuit: CircuitKind): Shape[] {
     return this.cached(model, `labels:${layer}.${head}.${circuit}`, () => {
       const V = model.config.d_vocab;
-      return this.scene(model, Array.from({ length: V }, () => new Float64Array(V)), layer, head, circuit, false)
-        .shapes.filter((x) => x.kind === 'text' && x.y < this.geometry(V).heatHeight);
+      return this.scene(
+        model,
+        Array.from({ length: V }, () => new Float64Array(V)),
+        layer,
+        head,
+        circuit,
+        false,
+      ).shapes.filter((x) => x.kind === 'text' && x.y < this.geometry(V).heatHeight);
     });
   }
 
@@ -244,9 +307,21 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     const { cell, left, top, width } = this.geometry(V);
     const limit = matrixLimit(matrix);
     const shapes: Shape[] = [
-      { kind: 'text', x: 4, y: 10, text: `${headName(layer, head)} ${circuit.toUpperCase()}: ${circuit === 'ov' ? 'attended token ↓ · output logit →' : 'query token ↓ · key token →'}`, fill: rgbText(c.muted), size: 11 },
+      {
+        kind: 'text',
+        x: 4,
+        y: 10,
+        text: `${headName(layer, head)} ${circuit.toUpperCase()}: ${circuit === 'ov' ? 'attended token ↓ · output logit →' : 'query token ↓ · key token →'}`,
+        fill: rgbText(c.muted),
+        size: 11,
+      },
       ...heatmapShapes(c, {
-        values: matrix, x: left, y: top, cell, scale: 'diverging', limit,
+        values: matrix,
+        x: left,
+        y: top,
+        cell,
+        scale: 'diverging',
+        limit,
         ...(cursor ? { outlineRow: this.cursor.row, outlineCol: this.cursor.col } : {}),
         data: (r, k) => ({ row: String(r), col: String(k) }),
       }),
@@ -254,11 +329,37 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     // A label every `step` tokens: two-digit ids need about 16 units.
     const step = cell >= 16 ? 1 : Math.ceil(16 / cell);
     for (let t = 0; t < V; t += step) {
-      shapes.push({ kind: 'text', x: left - 3, y: top + t * cell + cell / 2, text: tokenName(model.config, t), fill: rgbText(c.muted), size: 8, anchor: 'end' });
-      shapes.push({ kind: 'text', x: left + t * cell + cell / 2, y: top - 6, text: tokenName(model.config, t), fill: rgbText(c.muted), size: 8, anchor: 'middle' });
+      shapes.push({
+        kind: 'text',
+        x: left - 3,
+        y: top + t * cell + cell / 2,
+        text: tokenName(model.config, t),
+        fill: rgbText(c.muted),
+        size: 8,
+        anchor: 'end',
+      });
+      shapes.push({
+        kind: 'text',
+        x: left + t * cell + cell / 2,
+        y: top - 6,
+        text: tokenName(model.config, t),
+        fill: rgbText(c.muted),
+        size: 8,
+        anchor: 'middle',
+      });
     }
     const height = top + V * cell + 8;
-    shapes.push(...legendShapes(c, left, height, 'diverging', formatNumber(-limit, 2), formatNumber(limit, 2), circuit === 'ov' ? 'logit written' : 'score'));
+    shapes.push(
+      ...legendShapes(
+        c,
+        left,
+        height,
+        'diverging',
+        formatNumber(-limit, 2),
+        formatNumber(limit, 2),
+        circuit === 'ov' ? 'logit written' : 'score',
+      ),
+    );
     return { width, height: height + 36, background: rgbText(c.panel), title: `${circuit.toUpperCase()} circuit`, shapes };
   }
 
@@ -271,18 +372,26 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     const state = this.state;
     if (!this.shown || state === null) return null;
     const s = this.shown;
-    const matrix = s.matrix ?? (s.model.config.d_vocab <= 512 ? this.cached(s.model, 'circuits', () => s.model.handle.analyze(CIRCUITS_REQUEST)).circuits![s.circuit][s.layer][s.head] : null);
+    const matrix =
+      s.matrix ??
+      (s.model.config.d_vocab <= 512
+        ? this.cached(s.model, 'circuits', () => s.model.handle.analyze(CIRCUITS_REQUEST)).circuits![s.circuit][s.layer][s.head]
+        : null);
     return { ...state, matrix };
   }
 
   figures(): WidgetFigure[] {
-    return [{
-      name: 'circuit', label: 'Circuit heatmap', scene: () => {
-        const s = this.exportable(this.shown);
-        if (!s.matrix) throw new WidgetInputError('this vocabulary is too large for a legible heatmap');
-        return this.scene(s.model, s.matrix, s.layer, s.head, s.circuit);
+    return [
+      {
+        name: 'circuit',
+        label: 'Circuit heatmap',
+        scene: () => {
+          const s = this.exportable(this.shown);
+          if (!s.matrix) throw new WidgetInputError('this vocabulary is too large for a legible heatmap');
+          return this.scene(s.model, s.matrix, s.layer, s.head, s.circuit);
+        },
       },
-    }];
+    ];
   }
 }
 

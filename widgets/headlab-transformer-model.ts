@@ -75,18 +75,34 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   private analyzing = 0;
   private readonly jobs = new WorkerJobs(this);
 
-  get src(): string { return this.getAttribute('src') ?? ''; }
-  set src(v: string) { this.setAttribute('src', v); }
-  get config(): string { return this.getAttribute('config') ?? ''; }
-  set config(v: string) { this.setAttribute('config', v); }
-  get timeout(): number { return numberAttribute(this, 'timeout', DEFAULT_MODEL_TIMEOUT_S, MIN_DOWNLOAD_TIMEOUT_S, MAX_DOWNLOAD_TIMEOUT_S); }
-  set timeout(v: number) { setNumberAttribute(this, 'timeout', v); }
+  get src(): string {
+    return this.getAttribute('src') ?? '';
+  }
+  set src(v: string) {
+    this.setAttribute('src', v);
+  }
+  get config(): string {
+    return this.getAttribute('config') ?? '';
+  }
+  set config(v: string) {
+    this.setAttribute('config', v);
+  }
+  get timeout(): number {
+    return numberAttribute(this, 'timeout', DEFAULT_MODEL_TIMEOUT_S, MIN_DOWNLOAD_TIMEOUT_S, MAX_DOWNLOAD_TIMEOUT_S);
+  }
+  set timeout(v: number) {
+    setNumberAttribute(this, 'timeout', v);
+  }
 
   /** The headlab_transformer module the model was read with (null before; diagnostics and tests). */
-  get transformerCore(): TransformerCore | null { return this.source?.core ?? null; }
+  get transformerCore(): TransformerCore | null {
+    return this.source?.core ?? null;
+  }
 
   /** The source the widgets share (null before the element starts). */
-  get modelSource(): TransformerModelSource | null { return this.source; }
+  get modelSource(): TransformerModelSource | null {
+    return this.source;
+  }
 
   /** The config of the model shown (null while loading or after a failure). */
   get modelConfig(): TransformerConfigFile | null {
@@ -97,9 +113,15 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     const m = this.source?.status === 'ready' ? this.source.model : null;
     const c = m?.config;
     return {
-      status: this.source?.status ?? 'idle', label: m?.label ?? '',
-      n_layers: c?.n_layers ?? null, n_heads: c?.n_heads ?? null, d_model: c?.d_model ?? null,
-      d_vocab: c?.d_vocab ?? null, n_ctx: c?.n_ctx ?? null, parameters: m?.parameters ?? null, trained: m ? m.given : false,
+      status: this.source?.status ?? 'idle',
+      label: m?.label ?? '',
+      n_layers: c?.n_layers ?? null,
+      n_heads: c?.n_heads ?? null,
+      d_model: c?.d_model ?? null,
+      d_vocab: c?.d_vocab ?? null,
+      n_ctx: c?.n_ctx ?? null,
+      parameters: m?.parameters ?? null,
+      trained: m ? m.given : false,
     };
   }
 
@@ -157,19 +179,23 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
       this.analyzing = 0;
       if (this.source?.model?.version !== version) this.analyzeInWorker();
     };
-    this.jobs.start<{ analysis: TransformerAnalysis }>('transformer-analyze', { config: m.configText, safetensors: m.safetensors, request }, {
-      done: ({ value }) => {
-        if (this.source?.model?.version === version) {
-          this.analyzed = { version, value: value.analysis };
-          this.requestRender();
-        }
-        next();
+    this.jobs.start<{ analysis: TransformerAnalysis }>(
+      'transformer-analyze',
+      { config: m.configText, safetensors: m.safetensors, request },
+      {
+        done: ({ value }) => {
+          if (this.source?.model?.version === version) {
+            this.analyzed = { version, value: value.analysis };
+            this.requestRender();
+          }
+          next();
+        },
+        failed: (err) => {
+          if (this.source?.model?.version === version) this.showError(`The analysis behind the numbers failed: ${err.message}`);
+          next();
+        },
       },
-      failed: (err) => {
-        if (this.source?.model?.version === version) this.showError(`The analysis behind the numbers failed: ${err.message}`);
-        next();
-      },
-    });
+    );
   }
 
   /**
@@ -187,7 +213,10 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
 
   private urls(): { weights: string; config: string } {
     const src = this.src.trim();
-    if (src === '') throw new WidgetInputError('a <headlab-transformer-model> needs src="model.safetensors" (and config="model.json" unless it is beside it with the same name)');
+    if (src === '')
+      throw new WidgetInputError(
+        'a <headlab-transformer-model> needs src="model.safetensors" (and config="model.json" unless it is beside it with the same name)',
+      );
     // Checked before anything is fetched: a mistyped attribute gives a message, not a request for a missing file.
     if (!/\.safetensors$/i.test(src.replace(/[?#].*$/, '')) || src.length > 2048) {
       throw new WidgetInputError(`attribute src="${src}" must name a .safetensors file (e.g. src="model.safetensors")`);
@@ -231,7 +260,9 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     this.progressRow.append(this.bar, this.progressText);
     this.failureLine = el('p', { class: 'failure', role: 'alert' });
     this.loadedButton = el('button', { type: 'button' }, 'Back to the loaded model');
-    this.listen(this.loadedButton, 'click', () => { void this.useLoaded(); });
+    this.listen(this.loadedButton, 'click', () => {
+      void this.useLoaded();
+    });
     this.retryButton = el('button', { type: 'button' }, 'Try again');
     this.listen(this.retryButton, 'click', () => {
       // Focus stays in the element: the button leaves with the failure, the status line takes it.
@@ -241,7 +272,13 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     });
     const row = el('div', { class: 'row' });
     this.buttonRow = row;
-    this.body.append(this.now, this.progressRow, this.failureLine, row, this.exportControls({ json: true, jsonLabel: 'Model summary (JSON)' }));
+    this.body.append(
+      this.now,
+      this.progressRow,
+      this.failureLine,
+      row,
+      this.exportControls({ json: true, jsonLabel: 'Model summary (JSON)' }),
+    );
     // Figures nested inside the element are shown below its panel, outside the body, so they stay
     // on screen (with their own message) when the panel shows an error.
     if (!this.shadowRoot!.querySelector(':scope > slot')) this.shadowRoot!.append(el('slot'));
@@ -280,10 +317,14 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     this.progressRow!.hidden = s.status !== 'loading';
     if (s.status === 'loading') {
       const { received, total } = s.progress;
-      if (total > 0) { this.bar!.max = total; this.bar!.value = received; } else this.bar!.removeAttribute('value');
-      this.progressText!.textContent = total > 0
-        ? `${Math.round(received / 1024).toLocaleString('en-US')} of ${Math.round(total / 1024).toLocaleString('en-US')} KB`
-        : `${Math.round(received / 1024).toLocaleString('en-US')} KB`;
+      if (total > 0) {
+        this.bar!.max = total;
+        this.bar!.value = received;
+      } else this.bar!.removeAttribute('value');
+      this.progressText!.textContent =
+        total > 0
+          ? `${Math.round(received / 1024).toLocaleString('en-US')} of ${Math.round(total / 1024).toLocaleString('en-US')} KB`
+          : `${Math.round(received / 1024).toLocaleString('en-US')} KB`;
     }
     this.failureLine!.hidden = s.status !== 'failed';
     this.failureLine!.textContent = s.status === 'failed' ? `the model could not be loaded: ${s.failure}` : '';
@@ -292,10 +333,14 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     // A download that failed (timed out, no answer, an HTTP error) may work a moment later; a file the core refused will not.
     const retry = s.status === 'failed' && s.retryable;
     const buttons = [...(offer ? [this.loadedButton!] : []), ...(retry ? [this.retryButton!] : [])];
-    if (buttons.length !== this.buttonRow!.children.length || buttons.some((b, i) => this.buttonRow!.children[i] !== b)) this.buttonRow!.replaceChildren(...buttons);
-    const text = s.status === 'idle' || s.status === 'loading' ? 'Loading the model…'
-      : s.status === 'failed' ? 'No model loaded.'
-      : `Model: ${m!.label} — ${m!.config.n_layers} attention layer${m!.config.n_layers === 1 ? '' : 's'} × ${m!.config.n_heads} heads, d_model ${m!.config.d_model}, d_head ${m!.config.d_head}, vocabulary ${m!.config.d_vocab}, context ${m!.config.n_ctx}, ${m!.parameters.toLocaleString('en-US')} parameters${m!.config.normalization === 'none' ? '' : `, ${m!.config.normalization}`}.`;
+    if (buttons.length !== this.buttonRow!.children.length || buttons.some((b, i) => this.buttonRow!.children[i] !== b))
+      this.buttonRow!.replaceChildren(...buttons);
+    const text =
+      s.status === 'idle' || s.status === 'loading'
+        ? 'Loading the model…'
+        : s.status === 'failed'
+          ? 'No model loaded.'
+          : `Model: ${m!.label} — ${m!.config.n_layers} attention layer${m!.config.n_layers === 1 ? '' : 's'} × ${m!.config.n_heads} heads, d_model ${m!.config.d_model}, d_head ${m!.config.d_head}, vocabulary ${m!.config.d_vocab}, context ${m!.config.n_ctx}, ${m!.parameters.toLocaleString('en-US')} parameters${m!.config.normalization === 'none' ? '' : `, ${m!.config.normalization}`}.`;
     if (this.now!.textContent !== text) this.now!.textContent = text;
   }
 

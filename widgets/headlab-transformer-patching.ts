@@ -83,23 +83,40 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   protected readState(): TransformerPatchingState {
     const a = this.shown?.analysis;
     return {
-      prompt: a?.tokens ?? [], corrupted: a?.patching?.corrupted ?? [], answer: a?.patching?.answer ?? null, wrong: a?.patching?.wrong ?? null,
-      clean_logit_difference: a?.patching?.clean_logit_difference ?? null, corrupted_logit_difference: a?.patching?.corrupted_logit_difference ?? null,
+      prompt: a?.tokens ?? [],
+      corrupted: a?.patching?.corrupted ?? [],
+      answer: a?.patching?.answer ?? null,
+      wrong: a?.patching?.wrong ?? null,
+      clean_logit_difference: a?.patching?.clean_logit_difference ?? null,
+      corrupted_logit_difference: a?.patching?.corrupted_logit_difference ?? null,
     };
   }
 
   protected buildContent(content: HTMLDivElement): void {
     // A clean prompt of another length than the corrupted one: the corruption, answer and wrong token
     // go back to their defaults for the new prompt (rather than leaving a pair patching cannot use).
-    this.clean = new PromptField(this, 'Clean prompt:', (input, options) => this.bindField(input, options), () => {
-      const m = this.currentModel;
-      if (m && this.hasAttribute('corrupted') && this.corrupt!.tokens(m).length !== this.clean!.tokens(m).length) {
-        for (const a of ['corrupted', 'answer', 'wrong']) this.removeAttribute(a);
-      }
-      this.emitChange();
-    }, 'prompt', defaultCleanPrompt);
-    this.corrupt = new PromptField(this, 'Corrupted prompt (same length):', (input, options) => this.bindField(input, options), () => this.emitChange(), 'corrupted',
-      (config) => defaultCorruption(config, this.clean!.tokens(this.currentModel!)).corrupted);
+    this.clean = new PromptField(
+      this,
+      'Clean prompt:',
+      (input, options) => this.bindField(input, options),
+      () => {
+        const m = this.currentModel;
+        if (m && this.hasAttribute('corrupted') && this.corrupt!.tokens(m).length !== this.clean!.tokens(m).length) {
+          for (const a of ['corrupted', 'answer', 'wrong']) this.removeAttribute(a);
+        }
+        this.emitChange();
+      },
+      'prompt',
+      defaultCleanPrompt,
+    );
+    this.corrupt = new PromptField(
+      this,
+      'Corrupted prompt (same length):',
+      (input, options) => this.bindField(input, options),
+      () => this.emitChange(),
+      'corrupted',
+      (config) => defaultCorruption(config, this.clean!.tokens(this.currentModel!)).corrupted,
+    );
     const controls = el('div', { class: 'controls' });
     const al = el('label', {}, 'Answer');
     this.answerSelect = el('select', { name: 'answer' });
@@ -110,23 +127,37 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     controls.append(al, wl);
     this.problem = el('p', { class: 'input-problem', role: 'status' });
     controls.append(this.problem);
-    this.listen(this.answerSelect, 'change', () => { this.setAttribute('answer', this.answerSelect!.value); this.emitChange(); });
-    this.listen(this.wrongSelect, 'change', () => { this.setAttribute('wrong', this.wrongSelect!.value); this.emitChange(); });
+    this.listen(this.answerSelect, 'change', () => {
+      this.setAttribute('answer', this.answerSelect!.value);
+      this.emitChange();
+    });
+    this.listen(this.wrongSelect, 'change', () => {
+      this.setAttribute('wrong', this.wrongSelect!.value);
+      this.emitChange();
+    });
     const figure = el('div', { class: 'figure' });
     this.figure = new LayeredFigure(true);
     this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
     this.captionLine = el('p', { class: 'caption' });
     this.legendSlot = el('div', { class: 'legend' });
     figure.append(this.figure.element, this.legendSlot, this.readout, this.captionLine);
-    content.append(el('p', { class: 'title' }, 'Activation patching: which head, at which position, carries the answer'), this.clean.element, this.corrupt.element, controls, figure);
+    content.append(
+      el('p', { class: 'title' }, 'Activation patching: which head, at which position, carries the answer'),
+      this.clean.element,
+      this.corrupt.element,
+      controls,
+      figure,
+    );
     // The cell under the pointer, from its position on the canvas.
     const pick = (e: Event) => {
       const p = e as PointerEvent;
       if (p.target !== this.pixels.canvas || !this.shown) return;
       const g = this.geometry(this.shown.analysis);
-      const rows = this.shown.model.config.n_layers * this.shown.model.config.n_heads, cols = this.shown.analysis.tokens.length;
+      const rows = this.shown.model.config.n_layers * this.shown.model.config.n_heads,
+        cols = this.shown.analysis.tokens.length;
       const u = this.pixels.unitsPerPixel();
-      const row = Math.floor((p.offsetY * u - g.top) / g.cell), col = Math.floor((p.offsetX * u - g.left) / g.cell);
+      const row = Math.floor((p.offsetY * u - g.top) / g.cell),
+        col = Math.floor((p.offsetX * u - g.left) / g.cell);
       if (row < 0 || col < 0 || row >= rows || col >= cols || (row === this.cursor.row && col === this.cursor.col)) return;
       this.cursor = { row, col };
       this.requestRender();
@@ -138,8 +169,12 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       const d = k === 'ArrowUp' ? [-1, 0] : k === 'ArrowDown' ? [1, 0] : k === 'ArrowLeft' ? [0, -1] : k === 'ArrowRight' ? [0, 1] : null;
       if (!d || !this.shown) return;
       e.preventDefault();
-      const rows = this.shown.model.config.n_layers * this.shown.model.config.n_heads, cols = this.shown.analysis.tokens.length;
-      this.cursor = { row: Math.min(rows - 1, Math.max(0, this.cursor.row + d[0])), col: Math.min(cols - 1, Math.max(0, this.cursor.col + d[1])) };
+      const rows = this.shown.model.config.n_layers * this.shown.model.config.n_heads,
+        cols = this.shown.analysis.tokens.length;
+      this.cursor = {
+        row: Math.min(rows - 1, Math.max(0, this.cursor.row + d[0])),
+        col: Math.min(cols - 1, Math.max(0, this.cursor.col + d[1])),
+      };
       this.requestRender();
     });
   }
@@ -158,7 +193,9 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     const clean = this.clean!.tokens(model);
     const corrupted = this.corrupt!.tokens(model);
     if (corrupted.length !== clean.length) {
-      throw new WidgetInputError(`the corrupted prompt has ${corrupted.length} tokens and the clean one ${clean.length}: patching needs the same length`);
+      throw new WidgetInputError(
+        `the corrupted prompt has ${corrupted.length} tokens and the clean one ${clean.length}: patching needs the same length`,
+      );
     }
     const guess = defaultCorruption(model.config, clean);
     const answer = this.token(model, 'answer', guess.answer);
@@ -192,28 +229,48 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     const T = clean.length;
     this.cursor = { row: Math.min(this.cursor.row, rows.length - 1), col: Math.min(this.cursor.col, T - 1) };
     let worst = { v: Infinity, r: 0, c: 0 };
-    rows.forEach((row, r) => row.forEach((v, c) => { if (v < worst.v) worst = { v, r, c }; }));
+    rows.forEach((row, r) =>
+      row.forEach((v, c) => {
+        if (v < worst.v) worst = { v, r, c };
+      }),
+    );
     const H = model.config.n_heads;
     const name = (r: number) => headName(Math.floor(r / H), r % H);
-    const text = `Logit difference ${tokenName(model.config, answer)} − ${tokenName(model.config, wrong)}: clean ${formatNumber(p.clean_logit_difference, 3)}, corrupted ${formatNumber(p.corrupted_logit_difference, 3)}. `
-      + `Patching ${name(worst.r)} at position ${worst.c} (${tokenName(model.config, clean[worst.c])}) moves it furthest: normalised ${formatNumber(worst.v, 3)} (1 = unchanged, 0 = the corrupted run's).`;
+    const text =
+      `Logit difference ${tokenName(model.config, answer)} − ${tokenName(model.config, wrong)}: clean ${formatNumber(p.clean_logit_difference, 3)}, corrupted ${formatNumber(p.corrupted_logit_difference, 3)}. ` +
+      `Patching ${name(worst.r)} at position ${worst.c} (${tokenName(model.config, clean[worst.c])}) moves it furthest: normalised ${formatNumber(worst.v, 3)} (1 = unchanged, 0 = the corrupted run's).`;
     this.shown = { analysis, model, text };
     // The cells are pixels of one canvas, repainted for each choice; the labels and the outlined
     // cell (following the pointer and the arrow keys) are the overlay's SVG; the legend is below.
     const g = this.geometry(analysis);
     const colours = this.themeColours();
-    const sized = this.pixels.layout(`${rows.length}|${T}`, g.width, g.heatHeight, [{ x: g.left, y: g.top, rows: rows.length, cols: T, cell: g.cell }]);
+    const sized = this.pixels.layout(`${rows.length}|${T}`, g.width, g.heatHeight, [
+      { x: g.left, y: g.top, rows: rows.length, cols: T, cell: g.cell },
+    ]);
     if (sized || this.painted?.analysis !== analysis || this.painted.colours !== colours) {
       this.pixels.paint(0, (_, r, k) => divergingWord(colours, 1 - rows[r][k], EFFECT_LIMIT));
       this.painted = { analysis, colours };
     }
     this.figure!.setBase(this.pixels.canvas);
-    const labels = this.cached(model, `labels:${key}`, () => this.scene(model, analysis, false).shapes.filter((x) => x.kind === 'text' && x.y < g.heatHeight));
-    this.figure!.drawOverlay(g.width, g.heatHeight, [...labels, ...outlineShapes(colours, g.left, g.top, g.cell, rows.length, T, this.cursor.row, this.cursor.col)]);
-    this.show(this.legendSlot!, this.fragment(model, 'legend', () => drawnSvg({
-      width: g.width, height: LEGEND_HEIGHT, background: rgbText(colours.panel), title: 'Patching scale',
-      shapes: legendShapes(colours, g.left, 0, 'diverging', '−1', '+1', 'effect: 1 − normalised'),
-    })));
+    const labels = this.cached(model, `labels:${key}`, () =>
+      this.scene(model, analysis, false).shapes.filter((x) => x.kind === 'text' && x.y < g.heatHeight),
+    );
+    this.figure!.drawOverlay(g.width, g.heatHeight, [
+      ...labels,
+      ...outlineShapes(colours, g.left, g.top, g.cell, rows.length, T, this.cursor.row, this.cursor.col),
+    ]);
+    this.show(
+      this.legendSlot!,
+      this.fragment(model, 'legend', () =>
+        drawnSvg({
+          width: g.width,
+          height: LEGEND_HEIGHT,
+          background: rgbText(colours.panel),
+          title: 'Patching scale',
+          shapes: legendShapes(colours, g.left, 0, 'diverging', '−1', '+1', 'effect: 1 − normalised'),
+        }),
+      ),
+    );
     this.figure!.label(`${text} Arrow keys move through the cells.`);
     const v = rows[this.cursor.row][this.cursor.col];
     const readout = `${name(this.cursor.row)}, position ${this.cursor.col} (${tokenName(model.config, clean[this.cursor.col])} → ${tokenName(model.config, corrupted[this.cursor.col])}): ${formatNumber(v, 4)}`;
@@ -239,7 +296,8 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       const ids = V <= 512 ? Array.from({ length: V }, (_, t) => t) : [value];
       select.replaceChildren(...ids.map((t) => el('option', { value: String(t) }, tokenName(model.config, t))));
     }
-    if (![...select.options].some((o) => o.value === String(value))) select.append(el('option', { value: String(value) }, tokenName(model.config, value)));
+    if (![...select.options].some((o) => o.value === String(value)))
+      select.append(el('option', { value: String(value) }, tokenName(model.config, value)));
     select.value = String(value);
   }
 
@@ -248,7 +306,8 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     const T = a.tokens.length;
     const rows = a.patching!.normalised.flat().length;
     const cell = Math.max(12, Math.min(30, Math.floor(420 / T)));
-    const left = 58, top = 74;
+    const left = 58,
+      top = 74;
     const heatHeight = top + rows * cell + 6;
     return { cell, left, top, width: Math.max(left + T * cell + 8, 280), height: heatHeight + LEGEND_HEIGHT, heatHeight };
   }
@@ -274,17 +333,42 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     const shapes: Shape[] = [
       { kind: 'text', x: 4, y: 10, text: 'head ↓ · position → (clean→corrupted token)', fill: rgbText(c.muted), size: 11 },
       ...heatmapShapes(c, {
-        values: effect, x: left, y: top, cell, scale: 'diverging', limit: EFFECT_LIMIT,
+        values: effect,
+        x: left,
+        y: top,
+        cell,
+        scale: 'diverging',
+        limit: EFFECT_LIMIT,
         ...(cursor ? { outlineRow: this.cursor.row, outlineCol: this.cursor.col } : {}),
         data: (r, k) => ({ row: String(r), col: String(k) }),
       }),
     ];
-    rows.forEach((_, r) => shapes.push({ kind: 'text', x: left - 4, y: top + r * cell + cell / 2, text: headName(Math.floor(r / H), r % H), fill: rgbText(c.fg), size: 10, anchor: 'end' }));
+    rows.forEach((_, r) =>
+      shapes.push({
+        kind: 'text',
+        x: left - 4,
+        y: top + r * cell + cell / 2,
+        text: headName(Math.floor(r / H), r % H),
+        fill: rgbText(c.fg),
+        size: 10,
+        anchor: 'end',
+      }),
+    );
     // Token labels run upwards (legible at any width): the clean token, and "clean→corrupted" where they differ.
     a.tokens.forEach((t, k) => {
       const changed = t !== p.corrupted[k];
       const text = changed ? `${tokenName(model.config, t)}→${tokenName(model.config, p.corrupted[k])}` : tokenName(model.config, t);
-      shapes.push({ kind: 'text', x: left + k * cell + cell / 2, y: top - 5, text, fill: rgbText(changed ? c.pos : c.fg), size: 10, anchor: 'start', rotate: -90, weight: changed ? 'bold' : 'normal' });
+      shapes.push({
+        kind: 'text',
+        x: left + k * cell + cell / 2,
+        y: top - 5,
+        text,
+        fill: rgbText(changed ? c.pos : c.fg),
+        size: 10,
+        anchor: 'start',
+        rotate: -90,
+        weight: changed ? 'bold' : 'normal',
+      });
     });
     const height = top + rows.length * cell + 6;
     shapes.push(...legendShapes(c, left, height + 4, 'diverging', '−1', '+1', 'effect: 1 − normalised'));
@@ -304,7 +388,15 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   }
 
   figures(): WidgetFigure[] {
-    return [{ name: 'patching', label: 'Patching heatmap', scene: () => { const s = this.exportable(this.shown); return this.scene(s.model, s.analysis); } }];
+    return [
+      {
+        name: 'patching',
+        label: 'Patching heatmap',
+        scene: () => {
+          const s = this.exportable(this.shown);
+          return this.scene(s.model, s.analysis);
+        },
+      },
+    ];
   }
 }
-

@@ -20,7 +20,15 @@
 // Bound values (<headlab-value source="<this id>">): phase_change_step, steps_taken, loss_start/end
 // (in-context loss, nats), induction.best (attention mass); undefined until a run has produced them.
 import type { TransformerTrainTaskProgress, TransformerTrainTaskResult } from '../web/headlab-core.js';
-import { HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
+import {
+  HeadlabElement,
+  MAX_SEED,
+  WidgetInputError,
+  el,
+  integerAttribute,
+  setNumberAttribute,
+  type WidgetFigure,
+} from './base/headlab-element.js';
 import { TrainingJob, type TrainingStatus } from './base/training-job.js';
 import { formatCount, formatNumber, formatPercent, type BoundValue } from './chart/format.js';
 import { niceTicks } from './chart/loss-curve.js';
@@ -73,16 +81,33 @@ export function phaseChangeStep(trace: readonly TrainingTracePoint[]): number | 
   return null;
 }
 
-interface Series { label: string; colour: string; dash?: number[]; values: number[] }
+interface Series {
+  label: string;
+  colour: string;
+  dash?: number[];
+  values: number[];
+}
 
 /** A line chart over steps [0, steps] as a Scene: y from 0 to yMax, optional dashed reference lines and the phase-change marker. */
 export function stepChartScene(o: {
-  title: string; yLabel: string; steps: number; xs: number[]; series: Series[]; yMax: number; width: number; height: number;
-  colours: ResolvedColours; references?: { y: number; label: string }[]; marker?: number | null;
+  title: string;
+  yLabel: string;
+  steps: number;
+  xs: number[];
+  series: Series[];
+  yMax: number;
+  width: number;
+  height: number;
+  colours: ResolvedColours;
+  references?: { y: number; label: string }[];
+  marker?: number | null;
 }): Scene {
   const c = o.colours;
-  const fg = rgbText(c.fg), muted = rgbText(c.muted), rule = rgbText(c.rule);
-  const plotW = o.width - MARGIN.left - MARGIN.right, plotH = o.height - MARGIN.top - MARGIN.bottom;
+  const fg = rgbText(c.fg),
+    muted = rgbText(c.muted),
+    rule = rgbText(c.rule);
+  const plotW = o.width - MARGIN.left - MARGIN.right,
+    plotH = o.height - MARGIN.top - MARGIN.bottom;
   const x = (s: number) => MARGIN.left + (s / Math.max(1, o.steps)) * plotW;
   const y = (v: number) => MARGIN.top + (1 - Math.max(0, Math.min(o.yMax, v)) / o.yMax) * plotH;
   const shapes: Shape[] = [{ kind: 'text', x: MARGIN.left, y: 11, text: o.title, fill: fg, size: 13, weight: 'bold' }];
@@ -95,8 +120,24 @@ export function stepChartScene(o: {
     shapes.push({ kind: 'text', x: x(t), y: MARGIN.top + plotH + 13, text: formatCount(t), fill: muted, size: 11, anchor: 'middle' });
   }
   shapes.push({ kind: 'line', x1: MARGIN.left, y1: MARGIN.top, x2: MARGIN.left, y2: MARGIN.top + plotH, stroke: muted, width: 1 });
-  shapes.push({ kind: 'line', x1: MARGIN.left, y1: MARGIN.top + plotH, x2: MARGIN.left + plotW, y2: MARGIN.top + plotH, stroke: muted, width: 1 });
-  shapes.push({ kind: 'text', x: MARGIN.left + plotW / 2, y: o.height - 7, text: 'training step', fill: muted, size: 11, anchor: 'middle' });
+  shapes.push({
+    kind: 'line',
+    x1: MARGIN.left,
+    y1: MARGIN.top + plotH,
+    x2: MARGIN.left + plotW,
+    y2: MARGIN.top + plotH,
+    stroke: muted,
+    width: 1,
+  });
+  shapes.push({
+    kind: 'text',
+    x: MARGIN.left + plotW / 2,
+    y: o.height - 7,
+    text: 'training step',
+    fill: muted,
+    size: 11,
+    anchor: 'middle',
+  });
   shapes.push({ kind: 'text', x: 10, y: MARGIN.top + plotH / 2, text: o.yLabel, fill: muted, size: 11, anchor: 'middle', rotate: -90 });
   for (const r of o.references ?? []) {
     shapes.push({ kind: 'line', x1: MARGIN.left, y1: y(r.y), x2: MARGIN.left + plotW, y2: y(r.y), stroke: muted, width: 1, dash: [4, 4] });
@@ -104,16 +145,32 @@ export function stepChartScene(o: {
   }
   if (o.marker !== null && o.marker !== undefined) {
     const mx = x(o.marker);
-    shapes.push({ kind: 'line', x1: mx, y1: MARGIN.top, x2: mx, y2: MARGIN.top + plotH, stroke: rgbText(c.focus), width: 1.5, dash: [2, 3] });
+    shapes.push({
+      kind: 'line',
+      x1: mx,
+      y1: MARGIN.top,
+      x2: mx,
+      y2: MARGIN.top + plotH,
+      stroke: rgbText(c.focus),
+      width: 1.5,
+      dash: [2, 3],
+    });
     const right = mx > MARGIN.left + plotW * 0.6;
     shapes.push({
-      kind: 'text', x: right ? mx - 4 : mx + 4, y: MARGIN.top + 8, text: `phase change: step ${formatCount(o.marker)}`,
-      fill: rgbText(c.focus), size: 11, anchor: right ? 'end' : 'start',
+      kind: 'text',
+      x: right ? mx - 4 : mx + 4,
+      y: MARGIN.top + 8,
+      text: `phase change: step ${formatCount(o.marker)}`,
+      fill: rgbText(c.focus),
+      size: 11,
+      anchor: right ? 'end' : 'start',
     });
   }
   for (const s of o.series) {
     const points: [number, number][] = [];
-    s.values.forEach((v, i) => { if (Number.isFinite(v)) points.push([x(o.xs[i]), y(v)]); });
+    s.values.forEach((v, i) => {
+      if (Number.isFinite(v)) points.push([x(o.xs[i]), y(v)]);
+    });
     if (points.length) shapes.push({ kind: 'polyline', points, stroke: s.colour, width: 1.6, ...(s.dash ? { dash: s.dash } : {}) });
   }
   return { width: o.width, height: o.height, background: rgbText(c.panel), title: o.title, shapes };
@@ -136,7 +193,11 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     .input-problem { color: var(--hl-bad); font-size: 0.9em; margin: 0.2rem 0 0; }
   `;
 
-  private readonly training = new TrainingJob(this, (text) => this.announce(text), () => this.requestRender());
+  private readonly training = new TrainingJob(
+    this,
+    (text) => this.announce(text),
+    () => this.requestRender(),
+  );
   private trace: TrainingTracePoint[] = [];
   private runSteps = 2500;
   private runSeed = 0;
@@ -155,37 +216,68 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
   private indSvg: SVGSVGElement | null = null;
   private legend: HTMLUListElement | null = null;
 
-  get model(): string { return this.getAttribute('model') ?? ''; }
-  set model(v: string) { this.setAttribute('model', v); }
-  get seed(): number { return integerAttribute(this, 'seed', 0, 0, MAX_SEED); }
-  set seed(v: number) { setNumberAttribute(this, 'seed', v); }
-  get steps(): number { return integerAttribute(this, 'steps', 2500, 50, 20000); }
-  set steps(v: number) { setNumberAttribute(this, 'steps', v); }
-  get trainingStatus(): TransformerTrainingStatus { return this.training.status; }
+  get model(): string {
+    return this.getAttribute('model') ?? '';
+  }
+  set model(v: string) {
+    this.setAttribute('model', v);
+  }
+  get seed(): number {
+    return integerAttribute(this, 'seed', 0, 0, MAX_SEED);
+  }
+  set seed(v: number) {
+    setNumberAttribute(this, 'seed', v);
+  }
+  get steps(): number {
+    return integerAttribute(this, 'steps', 2500, 50, 20000);
+  }
+  set steps(v: number) {
+    setNumberAttribute(this, 'steps', v);
+  }
+  get trainingStatus(): TransformerTrainingStatus {
+    return this.training.status;
+  }
   /** The progress messages of the current or last run (step 0 first). */
-  get trainingTrace(): readonly TrainingTracePoint[] { return this.trace; }
+  get trainingTrace(): readonly TrainingTracePoint[] {
+    return this.trace;
+  }
   /** The files of the last finished or stopped run (model.json text, safetensors bytes), or null. */
-  get result(): TransformerTrainTaskResult | null { return this.lastResult; }
+  get result(): TransformerTrainTaskResult | null {
+    return this.lastResult;
+  }
 
   protected readState(): TransformerTrainingState {
     const last = this.trace[this.trace.length - 1];
-    return { status: this.training.status, seed: this.seed, steps: this.steps, steps_taken: last?.step ?? 0, phase_change_step: phaseChangeStep(this.trace), trace: this.trace };
+    return {
+      status: this.training.status,
+      seed: this.seed,
+      steps: this.steps,
+      steps_taken: last?.step ?? 0,
+      phase_change_step: phaseChangeStep(this.trace),
+      trace: this.trace,
+    };
   }
 
   /** Figures of the current or last run: phase_change_step (count), steps_taken, loss_start, loss_end (nats), induction.best. */
   boundValue(name: string): BoundValue | undefined {
-    const first = this.trace[0], last = this.trace[this.trace.length - 1];
+    const first = this.trace[0],
+      last = this.trace[this.trace.length - 1];
     if (!last) return undefined;
     switch (name) {
       case 'phase_change_step': {
         const s = phaseChangeStep(this.trace);
         return s === null ? undefined : { value: s, kind: 'count' };
       }
-      case 'steps_taken': return { value: last.step, kind: 'count' };
-      case 'loss_start': return { value: first.in_context_loss, kind: 'loss' };
-      case 'loss_end': return { value: last.in_context_loss, kind: 'loss' };
-      case 'induction.best': return { value: Math.max(...last.induction.flat()), kind: 'fraction' };
-      default: return undefined;
+      case 'steps_taken':
+        return { value: last.step, kind: 'count' };
+      case 'loss_start':
+        return { value: first.in_context_loss, kind: 'loss' };
+      case 'loss_end':
+        return { value: last.in_context_loss, kind: 'loss' };
+      case 'induction.best':
+        return { value: Math.max(...last.induction.flat()), kind: 'fraction' };
+      default:
+        return undefined;
     }
   }
 
@@ -197,31 +289,45 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     this.runSteps = settings.steps;
     this.runSeed = settings.seed;
     this.announce(`Training from seed ${settings.seed}: ${formatCount(settings.steps)} steps in a background worker…`);
-    this.training.start<TransformerTrainTaskResult>('transformer-train', { settings, chunk: CHUNK_STEPS }, {
-      progress: (d) => {
-        const p = d as unknown as TransformerTrainTaskProgress;
-        const before = phaseChangeStep(this.trace);
-        this.trace.push({ step: p.steps_taken, loss: p.loss, in_context_loss: p.in_context_loss, previous_token: p.previous_token, induction: p.induction });
-        const now = phaseChangeStep(this.trace);
-        if (before === null && now !== null) this.announce(`Phase change at step ${formatCount(now)}: an induction score passed ${PHASE_CHANGE_SCORE}.`);
-        this.requestRender();
-        this.emitChange();
+    this.training.start<TransformerTrainTaskResult>(
+      'transformer-train',
+      { settings, chunk: CHUNK_STEPS },
+      {
+        progress: (d) => {
+          const p = d as unknown as TransformerTrainTaskProgress;
+          const before = phaseChangeStep(this.trace);
+          this.trace.push({
+            step: p.steps_taken,
+            loss: p.loss,
+            in_context_loss: p.in_context_loss,
+            previous_token: p.previous_token,
+            induction: p.induction,
+          });
+          const now = phaseChangeStep(this.trace);
+          if (before === null && now !== null)
+            this.announce(`Phase change at step ${formatCount(now)}: an induction score passed ${PHASE_CHANGE_SCORE}.`);
+          this.requestRender();
+          this.emitChange();
+        },
+        done: ({ value, stopped }) => {
+          this.lastResult = value;
+          const taken = value.progress.steps_taken;
+          const label = `seed ${settings.seed}, ${stopped ? `stopped at step ${formatCount(taken)} of ${formatCount(settings.steps)}` : `${formatCount(taken)} steps`}, trained in this page`;
+          const change = phaseChangeStep(this.trace);
+          const summary = `${stopped ? 'Stopped' : 'Finished'} after ${formatCount(taken)} steps; ${change === null ? `no induction score passed ${PHASE_CHANGE_SCORE}` : `phase change at step ${formatCount(change)}`}.`;
+          this.announce(summary);
+          this.handOver(value, label).then(
+            (handed) => {
+              if (handed) this.announce(`${summary} Every figure tied to the model now shows this one.`);
+            },
+            (err: unknown) =>
+              this.announce(`${summary} The trained model could not be shown: ${err instanceof Error ? err.message : String(err)}`),
+          );
+          this.requestRender();
+          this.emitChange();
+        },
       },
-      done: ({ value, stopped }) => {
-        this.lastResult = value;
-        const taken = value.progress.steps_taken;
-        const label = `seed ${settings.seed}, ${stopped ? `stopped at step ${formatCount(taken)} of ${formatCount(settings.steps)}` : `${formatCount(taken)} steps`}, trained in this page`;
-        const change = phaseChangeStep(this.trace);
-        const summary = `${stopped ? 'Stopped' : 'Finished'} after ${formatCount(taken)} steps; ${change === null ? `no induction score passed ${PHASE_CHANGE_SCORE}` : `phase change at step ${formatCount(change)}`}.`;
-        this.announce(summary);
-        this.handOver(value, label).then(
-          (handed) => { if (handed) this.announce(`${summary} Every figure tied to the model now shows this one.`); },
-          (err: unknown) => this.announce(`${summary} The trained model could not be shown: ${err instanceof Error ? err.message : String(err)}`),
-        );
-        this.requestRender();
-        this.emitChange();
-      },
-    });
+    );
     this.requestRender();
   }
 
@@ -256,8 +362,13 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
   }
 
   figures(): WidgetFigure[] {
-    return ([['loss', 'Loss'], ['previous-token', 'Previous-token scores'], ['induction', 'Induction scores']] as const)
-      .map(([name, label]) => ({ name, label, scene: () => this.figure(name) }));
+    return (
+      [
+        ['loss', 'Loss'],
+        ['previous-token', 'Previous-token scores'],
+        ['induction', 'Induction scores'],
+      ] as const
+    ).map(([name, label]) => ({ name, label, scene: () => this.figure(name) }));
   }
 
   protected fileStem(): string {
@@ -274,7 +385,10 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
       const vocab = Math.log(32);
       const yMax = Math.max(4, ...this.trace.map((p) => p.loss).filter(Number.isFinite), ...this.trace.map((p) => p.in_context_loss));
       return stepChartScene({
-        ...common, title: `Loss, seed ${this.runSeed}`, yLabel: 'loss (nats)', yMax: Math.ceil(yMax),
+        ...common,
+        title: `Loss, seed ${this.runSeed}`,
+        yLabel: 'loss (nats)',
+        yMax: Math.ceil(yMax),
         references: [{ y: vocab, label: 'ln 32: a uniform guess' }],
         series: [
           { label: 'training loss (last step of each 50)', colour: rgbText(colours.muted), values: this.trace.map((p) => p.loss) },
@@ -285,12 +399,21 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     const key = name === 'induction' ? 'induction' : 'previous_token';
     const series: Series[] = [];
     const shape = this.trace[0]?.[key] ?? [];
-    shape.forEach((row, l) => row.forEach((_, h) => series.push({
-      label: `head ${l}.${h}`, colour: HEAD_COLOURS[h % HEAD_COLOURS.length], dash: LAYER_DASHES[l % LAYER_DASHES.length],
-      values: this.trace.map((p) => p[key][l][h]),
-    })));
+    shape.forEach((row, l) =>
+      row.forEach((_, h) =>
+        series.push({
+          label: `head ${l}.${h}`,
+          colour: HEAD_COLOURS[h % HEAD_COLOURS.length],
+          dash: LAYER_DASHES[l % LAYER_DASHES.length],
+          values: this.trace.map((p) => p[key][l][h]),
+        }),
+      ),
+    );
     return stepChartScene({
-      ...common, series, yMax: 1, yLabel: 'attention mass',
+      ...common,
+      series,
+      yMax: 1,
+      yLabel: 'attention mass',
       title: name === 'induction' ? 'Induction score of each head' : 'Previous-token score of each head',
       references: name === 'induction' ? [{ y: PHASE_CHANGE_SCORE, label: String(PHASE_CHANGE_SCORE) }] : [],
     });
@@ -298,18 +421,30 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
 
   protected summarize(): string {
     const last = this.trace[this.trace.length - 1];
-    if (!last) return this.training.status === 'failed' ? `Training failed: ${this.training.failure}` : `Not trained yet: press Train to run ${formatCount(this.steps)} steps from seed ${this.seed}.`;
+    if (!last)
+      return this.training.status === 'failed'
+        ? `Training failed: ${this.training.failure}`
+        : `Not trained yet: press Train to run ${formatCount(this.steps)} steps from seed ${this.seed}.`;
     const first = this.trace[0];
     const best = (m: number[][]) => {
       let b = { l: 0, h: 0, v: -Infinity };
-      m.forEach((r, l) => r.forEach((v, h) => { if (v > b.v) b = { l, h, v }; }));
+      m.forEach((r, l) =>
+        r.forEach((v, h) => {
+          if (v > b.v) b = { l, h, v };
+        }),
+      );
       return b;
     };
-    const ind = best(last.induction), prev = best(last.previous_token);
+    const ind = best(last.induction),
+      prev = best(last.previous_token);
     const change = phaseChangeStep(this.trace);
-    return `Step ${formatCount(last.step)} of ${formatCount(this.runSteps)} (seed ${this.runSeed}): in-context loss ${formatNumber(first.in_context_loss, 2)} nats at step 0 and ${formatNumber(last.in_context_loss, 2)} now; `
-      + `best induction score ${formatPercent(ind.v)} (L${ind.l} H${ind.h}), best previous-token score ${formatPercent(prev.v)} (L${prev.l} H${prev.h}); `
-      + (change === null ? `no induction score has passed ${PHASE_CHANGE_SCORE} yet.` : `the phase change (an induction score above ${PHASE_CHANGE_SCORE}) came at step ${formatCount(change)}.`);
+    return (
+      `Step ${formatCount(last.step)} of ${formatCount(this.runSteps)} (seed ${this.runSeed}): in-context loss ${formatNumber(first.in_context_loss, 2)} nats at step 0 and ${formatNumber(last.in_context_loss, 2)} now; ` +
+      `best induction score ${formatPercent(ind.v)} (L${ind.l} H${ind.h}), best previous-token score ${formatPercent(prev.v)} (L${prev.l} H${prev.h}); ` +
+      (change === null
+        ? `no induction score has passed ${PHASE_CHANGE_SCORE} yet.`
+        : `the phase change (an induction score above ${PHASE_CHANGE_SCORE}) came at step ${formatCount(change)}.`)
+    );
   }
 
   disconnectedCallback(): void {
@@ -320,7 +455,14 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
   }
 
   protected build(): void {
-    const integerField = (input: HTMLInputElement, label: string, min: number, max: number, commit: (v: number) => void, current: () => number) =>
+    const integerField = (
+      input: HTMLInputElement,
+      label: string,
+      min: number,
+      max: number,
+      commit: (v: number) => void,
+      current: () => number,
+    ) =>
       this.bindField(input, {
         label,
         message: problem,
@@ -331,14 +473,35 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
           }
           return v;
         },
-        commit: (v) => { commit(v); this.emitChange(); },
+        commit: (v) => {
+          commit(v);
+          this.emitChange();
+        },
         current: () => String(current()),
       });
     const problem = el('p', { class: 'input-problem', role: 'status' });
     const seedInput = el('input', { type: 'number', min: '0', max: String(MAX_SEED), step: '1', name: 'seed', inputmode: 'numeric' });
     const stepsInput = el('input', { type: 'number', min: '50', max: '20000', step: '50', name: 'steps', inputmode: 'numeric' });
-    this.seedField = integerField(seedInput, 'the seed', 0, MAX_SEED, (v) => { this.seed = v; }, () => this.seed);
-    this.stepsField = integerField(stepsInput, 'the number of steps', 50, 20000, (v) => { this.steps = v; }, () => this.steps);
+    this.seedField = integerField(
+      seedInput,
+      'the seed',
+      0,
+      MAX_SEED,
+      (v) => {
+        this.seed = v;
+      },
+      () => this.seed,
+    );
+    this.stepsField = integerField(
+      stepsInput,
+      'the number of steps',
+      50,
+      20000,
+      (v) => {
+        this.steps = v;
+      },
+      () => this.steps,
+    );
     const seedLabel = el('label', {}, 'Seed');
     seedLabel.append(seedInput);
     const stepsLabel = el('label', {}, 'Steps');
@@ -373,7 +536,13 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
 
     this.body.append(
       el('p', { class: 'title' }, 'Train the model in your browser'),
-      settings, problem, progress, statusLine, charts, this.legend, this.exportControls({ jsonLabel: 'Training state and trace (JSON)' }),
+      settings,
+      problem,
+      progress,
+      statusLine,
+      charts,
+      this.legend,
+      this.exportControls({ jsonLabel: 'Training state and trace (JSON)' }),
     );
 
     this.resizeObserver?.disconnect();
@@ -389,7 +558,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
   }
 
   protected render(): void {
-    this.sink();  // a wrong model="…" is shown at once, not after a whole run
+    this.sink(); // a wrong model="…" is shown at once, not after a whole run
     this.seedField!.show(String(this.seed));
     this.stepsField!.show(String(this.steps));
     const training = this.training.status === 'training';
@@ -398,9 +567,10 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     const last = this.trace[this.trace.length - 1];
     this.bar!.max = this.runSteps;
     this.bar!.value = last?.step ?? 0;
-    this.progressText!.textContent = this.training.status === 'idle'
-      ? `${formatCount(this.steps)} steps in a background worker`
-      : `step ${formatCount(last?.step ?? 0)} of ${formatCount(this.runSteps)}${last ? ` · in-context loss ${formatNumber(last.in_context_loss, 3)} nats` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`;
+    this.progressText!.textContent =
+      this.training.status === 'idle'
+        ? `${formatCount(this.steps)} steps in a background worker`
+        : `step ${formatCount(last?.step ?? 0)} of ${formatCount(this.runSteps)}${last ? ` · in-context loss ${formatNumber(last.in_context_loss, 3)} nats` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`;
     drawSceneInto(this.lossSvg!, this.figure('loss'), { size: false });
     drawSceneInto(this.prevSvg!, this.figure('previous-token'), { size: false });
     drawSceneInto(this.indSvg!, this.figure('induction'), { size: false });
@@ -409,14 +579,25 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
 
   private renderLegend(): void {
     const c = this.themeColours();
-    const layers = this.trace[0]?.induction.length ?? 2, heads = this.trace[0]?.induction[0]?.length ?? 4;
+    const layers = this.trace[0]?.induction.length ?? 2,
+      heads = this.trace[0]?.induction[0]?.length ?? 4;
     const key = `${layers}x${heads} ${rgbText(c.muted)} ${rgbText(c.focus)}`;
     if (this.legend!.dataset.key === key) return;
     this.legend!.dataset.key = key;
     const items: HTMLLIElement[] = [];
     const item = (text: string, colour: string, dash?: number[]) => {
       const svg = svgEl('svg', { width: '26', height: '10', 'aria-hidden': 'true' });
-      svg.append(svgEl('line', { x1: '1', y1: '5', x2: '25', y2: '5', stroke: colour, 'stroke-width': '2', ...(dash ? { 'stroke-dasharray': dash.join(' ') } : {}) }));
+      svg.append(
+        svgEl('line', {
+          x1: '1',
+          y1: '5',
+          x2: '25',
+          y2: '5',
+          stroke: colour,
+          'stroke-width': '2',
+          ...(dash ? { 'stroke-dasharray': dash.join(' ') } : {}),
+        }),
+      );
       const li = el('li');
       li.append(svg, text);
       items.push(li);

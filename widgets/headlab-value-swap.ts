@@ -16,7 +16,16 @@
 import type { AttentionResult } from '../web/headlab-core.js';
 import { identity, matrix } from '../web/matrix.js';
 import {
-  HeadlabElement, MAX_ATTRIBUTE_LENGTH, MAX_GRID_SIDE, WidgetInputError, el, integerAttribute, jsonAttribute, numberGrid, setNumberAttribute, type WidgetFigure,
+  HeadlabElement,
+  MAX_ATTRIBUTE_LENGTH,
+  MAX_GRID_SIDE,
+  WidgetInputError,
+  el,
+  integerAttribute,
+  jsonAttribute,
+  numberGrid,
+  setNumberAttribute,
+  type WidgetFigure,
 } from './base/headlab-element.js';
 import { stackedTableCss } from './base/theme.js';
 import { Memo } from './base/memo.js';
@@ -30,7 +39,12 @@ export const WEIGHT_SUM_TOLERANCE = 1e-9;
 
 const DEFAULT_DATA = {
   weights: [0.1, 0.2, 0.3, 0.4],
-  values: [[1, 0, 0], [0, 2, 0], [0, 0, 3], [1, 1, 1]],
+  values: [
+    [1, 0, 0],
+    [0, 2, 0],
+    [0, 0, 3],
+    [1, 1, 1],
+  ],
 };
 
 export interface ValueSwapData {
@@ -84,10 +98,18 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
   private readonly parsed = new Memo<ValueSwapData>();
   private readonly views = new Memo<ValueSwapView>();
 
-  get columnA(): number { return integerAttribute(this, 'column-a', 1, 1, this.data().values[0].length); }
-  set columnA(v: number) { setNumberAttribute(this, 'column-a', v); }
-  get columnB(): number { return integerAttribute(this, 'column-b', 2, 1, this.data().values[0].length); }
-  set columnB(v: number) { setNumberAttribute(this, 'column-b', v); }
+  get columnA(): number {
+    return integerAttribute(this, 'column-a', 1, 1, this.data().values[0].length);
+  }
+  set columnA(v: number) {
+    setNumberAttribute(this, 'column-a', v);
+  }
+  get columnB(): number {
+    return integerAttribute(this, 'column-b', 2, 1, this.data().values[0].length);
+  }
+  set columnB(v: number) {
+    setNumberAttribute(this, 'column-b', v);
+  }
 
   /** The records, weights and values in use, validated (throws WidgetInputError naming the problem); parsed once per change of the data. */
   data(): ValueSwapData {
@@ -103,7 +125,9 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
       // 500,000-row JSON content took one 95–600 ms task to parse before its row count was refused.
       const text = script.textContent ?? '';
       if (text.length > MAX_ATTRIBUTE_LENGTH) {
-        throw new WidgetInputError(`the JSON content is ${formatCount(text.length)} characters long; the limit is ${formatCount(MAX_ATTRIBUTE_LENGTH)}`);
+        throw new WidgetInputError(
+          `the JSON content is ${formatCount(text.length)} characters long; the limit is ${formatCount(MAX_ATTRIBUTE_LENGTH)}`,
+        );
       }
       try {
         json = JSON.parse(text);
@@ -135,19 +159,28 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
    */
   private view(): ValueSwapView {
     const data = this.data();
-    const a = this.columnA, b = this.columnB;
+    const a = this.columnA,
+      b = this.columnB;
     return this.views.get([data, a, b, this.core], () => {
       const core = this.core!;
-      const n = data.weights.length, d = data.values[0].length;
+      const n = data.weights.length,
+        d = data.values[0].length;
       const x = identity(n);
       const zeros = matrix(Array.from({ length: n }, () => [0]));
       const w_v = matrix(data.values, 'values');
-      const weights_override = matrix(Array.from({ length: n }, () => data.weights), 'weights');
+      const weights_override = matrix(
+        Array.from({ length: n }, () => data.weights),
+        'weights',
+      );
       const original = core.attention({ x, w_q: zeros, w_k: zeros, w_v, weights_override });
       const swappedWv = core.swapProjectionCoordinates(w_v, a - 1, b - 1);
       const swapped = core.attention({ x, w_q: zeros, w_k: zeros, w_v: swappedWv, weights_override });
       return {
-        data, a, b, original, swapped,
+        data,
+        a,
+        b,
+        original,
+        swapped,
         reading: Array.from(original.reading.data.subarray(0, d)),
         swappedReading: Array.from(swapped.reading.data.subarray(0, d)),
       };
@@ -160,16 +193,23 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
     this.lastShape = '';
     const title = el('p', { class: 'title' });
     title.append(subscripted('Swap two output columns of W_V'));
-    const intro = el('p', { class: 'caption' },
-      'The attention row is held fixed. Swapping two output columns of the value projection swaps those coordinates in every value vector, so the reading permutes while the weights stay the same.');
+    const intro = el(
+      'p',
+      { class: 'caption' },
+      'The attention row is held fixed. Swapping two output columns of the value projection swaps those coordinates in every value vector, so the reading permutes while the weights stay the same.',
+    );
     const controls = el('div', { class: 'row' });
-    for (const [n, text] of [[0, 'Swap output column'], [1, 'with column']] as const) {
+    for (const [n, text] of [
+      [0, 'Swap output column'],
+      [1, 'with column'],
+    ] as const) {
       const select = el('select');
       const label = el('label');
       label.append(`${text} `, select);
       this.listen(select, 'change', () => {
         const v = Number(select.value);
-        if (n === 0) this.columnA = v; else this.columnB = v;
+        if (n === 0) this.columnA = v;
+        else this.columnB = v;
         this.emitChange();
       });
       controls.append(label);
@@ -189,19 +229,27 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
   }
 
   figures(): WidgetFigure[] {
-    return [{
-      name: 'tables', label: 'Tables',
-      scene: () => tablesScene([this.recordTable!, this.readings!.table], this.themeColours(),
-        `Value swap: columns ${this.columnA} and ${this.columnB}`),
-    }];
+    return [
+      {
+        name: 'tables',
+        label: 'Tables',
+        scene: () =>
+          tablesScene(
+            [this.recordTable!, this.readings!.table],
+            this.themeColours(),
+            `Value swap: columns ${this.columnA} and ${this.columnB}`,
+          ),
+      },
+    ];
   }
 
   protected summarize(): string {
     const s = this.readState();
     const n = s.weights.length;
-    const swap = s.column_a === s.column_b
-      ? `Both chosen columns are ${s.column_a}: nothing is swapped and the reading stays ${formatVector(s.reading)}.`
-      : `Swapping value columns ${s.column_a} and ${s.column_b} turns the reading ${formatVector(s.reading)} into ${formatVector(s.swapped_reading)}; the attention weights do not change.`;
+    const swap =
+      s.column_a === s.column_b
+        ? `Both chosen columns are ${s.column_a}: nothing is swapped and the reading stays ${formatVector(s.reading)}.`
+        : `Swapping value columns ${s.column_a} and ${s.column_b} turns the reading ${formatVector(s.reading)} into ${formatVector(s.swapped_reading)}; the attention weights do not change.`;
     return `${n} records with attention weights ${s.weights.map((w) => formatNumber(w)).join(', ')}. ${swap}`;
   }
 
@@ -217,7 +265,7 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
     data.records.forEach((label, j) => {
       const row = this.recordRows[j];
       row.label.textContent = label;
-      const weight = w.data[j];  // row 0 of the weights the core used
+      const weight = w.data[j]; // row 0 of the weights the core used
       setNumberCell(row.weight, weight);
       row.bar.update(weight);
       setVectorCell(row.value, Array.from(original.v.data.subarray(j * d, (j + 1) * d)));
@@ -225,9 +273,10 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
     });
     this.readings!.update(matrix([reading, swappedReading]));
     const same = original.weights.data.every((x, i) => x === swapped.weights.data[i]);
-    this.sameRow!.textContent = a === b
-      ? 'Both columns are the same: nothing is swapped.'
-      : `Columns ${a} and ${b} swapped. Attention row in both computations: ${same ? 'identical' : 'different'}.`;
+    this.sameRow!.textContent =
+      a === b
+        ? 'Both columns are the same: nothing is swapped.'
+        : `Columns ${a} and ${b} swapped. Attention row in both computations: ${same ? 'identical' : 'different'}.`;
   }
 
   /** (Re)creates the per-record rows, the column options and the readings table for n records of width d. */
@@ -248,7 +297,8 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
       const bar = new Bar(1, false, 60, 12);
       box.append(bar.svg, weight);
       weightCell.append(box);
-      const value = tr.insertCell(), swapped = tr.insertCell();
+      const value = tr.insertCell(),
+        swapped = tr.insertCell();
       value.className = swapped.className = 'num vec';
       value.dataset.label = 'value';
       swapped.dataset.label = 'after swap';
@@ -267,9 +317,14 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
 
 function parseWeights(text: string): number[] {
   if (text.length > MAX_ATTRIBUTE_LENGTH) {
-    throw new WidgetInputError(`attribute weights is ${formatCount(text.length)} characters long; the limit is ${formatCount(MAX_ATTRIBUTE_LENGTH)}`);
+    throw new WidgetInputError(
+      `attribute weights is ${formatCount(text.length)} characters long; the limit is ${formatCount(MAX_ATTRIBUTE_LENGTH)}`,
+    );
   }
-  const parts = text.trim().split(/[\s,]+/).filter(Boolean);
+  const parts = text
+    .trim()
+    .split(/[\s,]+/)
+    .filter(Boolean);
   const weights = parts.map(Number);
   const bad = parts.findIndex((p, i) => !Number.isFinite(weights[i]));
   if (bad >= 0) throw new WidgetInputError(`attribute weights: "${parts[bad]}" is not a finite number`);
@@ -283,7 +338,8 @@ function checkWeights(raw: unknown, what: string): number[] {
     throw new WidgetInputError(`${what} has ${formatCount(raw.length)} entries (records); the limit is ${MAX_GRID_SIDE}`);
   }
   raw.forEach((w, i) => {
-    if (typeof w !== 'number' || !Number.isFinite(w)) throw new WidgetInputError(`${what}: entry ${i + 1} (${JSON.stringify(w)}) is not a finite number`);
+    if (typeof w !== 'number' || !Number.isFinite(w))
+      throw new WidgetInputError(`${what}: entry ${i + 1} (${JSON.stringify(w)}) is not a finite number`);
     if (w < 0) throw new WidgetInputError(`${what}: entry ${i + 1} is ${w}, but weights must be ≥ 0`);
   });
   const sum = raw.reduce((s: number, w: number) => s + w, 0);
@@ -299,4 +355,3 @@ function checkRecords(raw: unknown, n: number): string[] {
   }
   return raw as string[];
 }
-

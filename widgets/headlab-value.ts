@@ -121,7 +121,7 @@ export class HeadlabValue extends ElementBase {
 
   private show(v: BoundValue | undefined, state: 'pending' | 'missing' | 'bound'): void {
     this.shown = v;
-    const text = v ? formatBound(v, this.format) : this.fallback ?? '';
+    const text = v ? formatBound(v, this.format) : (this.fallback ?? '');
     if (this.textContent !== text) this.textContent = text;
     if (this.getAttribute('data-state') !== state) this.setAttribute('data-state', state);
   }

@@ -7,4 +7,6 @@ document.querySelector('#ablation').addEventListener('change', (e) => {
 });
 
 // The same core the widgets use, for a page's own computations.
-getCore().then((core) => { document.documentElement.dataset.coreVersion = core.version(); });
+getCore().then((core) => {
+  document.documentElement.dataset.coreVersion = core.version();
+});

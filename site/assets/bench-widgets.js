@@ -28,10 +28,11 @@ const q = (host, selector) => {
 const qa = (host, selector) => [...host.shadowRoot.querySelectorAll(selector)];
 /** A range input moved one step (what a drag of the thumb or an arrow key does). */
 function slide(input, i) {
-  const min = Number(input.min), max = Number(input.max);
+  const min = Number(input.min),
+    max = Number(input.max);
   const step = input.step === 'any' ? (max - min) / 100 : Number(input.step || 1);
   const n = Math.max(1, Math.round((max - min) / step));
-  const k = i % (2 * n);  // there and back again
+  const k = i % (2 * n); // there and back again
   input.value = String(min + (k <= n ? k : 2 * n - k) * step);
   fire(input, 'input');
 }
@@ -55,7 +56,8 @@ function type(input, text) {
 function freshPrompt(host, i) {
   const V = host.currentModel.config.d_vocab;
   const T = host.state.prompt.length;
-  const a = i % V, b = Math.floor(i / V) % V;
+  const a = i % V,
+    b = Math.floor(i / V) % V;
   return Array.from({ length: T }, (_, k) => (a + k * (b + 1) + k * k * 7 + k * 13) % V).join(' ');
 }
 const LISTS = ['7 1 3', '2 9 4 4', '5 0 8 1 6', '3 3 3', '9 0 9', '1 2', '6 2 8 4 0 5', '2 3 4 5 6'];
@@ -68,19 +70,43 @@ function dragger(target, path) {
     if (!down) {
       const r = target.getBoundingClientRect();
       origin = [r.left + r.width / 2, r.top + r.height / 2];
-      target.dispatchEvent(new PointerEvent('pointerdown', {
-        bubbles: true, composed: true, pointerId: 1, pointerType: 'mouse', isPrimary: true, buttons: 1, clientX: origin[0], clientY: origin[1],
-      }));
+      target.dispatchEvent(
+        new PointerEvent('pointerdown', {
+          bubbles: true,
+          composed: true,
+          pointerId: 1,
+          pointerType: 'mouse',
+          isPrimary: true,
+          buttons: 1,
+          clientX: origin[0],
+          clientY: origin[1],
+        }),
+      );
       down = true;
     }
     const [dx, dy] = path(i);
-    target.dispatchEvent(new PointerEvent('pointermove', {
-      bubbles: true, composed: true, pointerId: 1, pointerType: 'mouse', isPrimary: true, buttons: 1, clientX: origin[0] + dx, clientY: origin[1] + dy,
-    }));
+    target.dispatchEvent(
+      new PointerEvent('pointermove', {
+        bubbles: true,
+        composed: true,
+        pointerId: 1,
+        pointerType: 'mouse',
+        isPrimary: true,
+        buttons: 1,
+        clientX: origin[0] + dx,
+        clientY: origin[1] + dy,
+      }),
+    );
   };
 }
-const circle = (radius, period) => (i) => [radius * Math.cos((2 * Math.PI * i) / period) - radius, radius * Math.sin((2 * Math.PI * i) / period)];
-const endDrag = (target) => target.dispatchEvent(new PointerEvent('pointerup', { bubbles: true, composed: true, pointerId: 1, pointerType: 'mouse', isPrimary: true }));
+const circle = (radius, period) => (i) => [
+  radius * Math.cos((2 * Math.PI * i) / period) - radius,
+  radius * Math.sin((2 * Math.PI * i) / period),
+];
+const endDrag = (target) =>
+  target.dispatchEvent(
+    new PointerEvent('pointerup', { bubbles: true, composed: true, pointerId: 1, pointerType: 'mouse', isPrimary: true }),
+  );
 
 /**
  * tag → the inputs benchmarked on that element: { input, start(host) → step(i) , end?(host) }.
@@ -94,76 +120,215 @@ export const SCENARIOS = {
     { input: 'score-scale slider step', start: (h) => (i) => slide(qa(h, 'input[type=range]')[0], i) },
   ],
   'headlab-projection-ablation': [
-    { input: 'ablation preset', start: (h) => { const b = qa(h, '[aria-label=Presets] button'); return (i) => b[i % b.length].click(); } },
-    { input: 'typed matrix entry', start: (h) => { const f = q(h, 'input[type=number]'); return (i) => type(f, String(((i % 20) - 10) / 5)); } },
+    {
+      input: 'ablation preset',
+      start: (h) => {
+        const b = qa(h, '[aria-label=Presets] button');
+        return (i) => b[i % b.length].click();
+      },
+    },
+    {
+      input: 'typed matrix entry',
+      start: (h) => {
+        const f = q(h, 'input[type=number]');
+        return (i) => type(f, String(((i % 20) - 10) / 5));
+      },
+    },
   ],
   'headlab-value-swap': [
-    { input: 'value column select', start: (h) => { const s = q(h, 'select'); return (i) => choose(s, i); } },
+    {
+      input: 'value column select',
+      start: (h) => {
+        const s = q(h, 'select');
+        return (i) => choose(s, i);
+      },
+    },
   ],
-  'headlab-basis-rotation': [
-    { input: 'angle slider step', start: (h) => (i) => slide(q(h, 'input[type=range]'), i) },
-  ],
+  'headlab-basis-rotation': [{ input: 'angle slider step', start: (h) => (i) => slide(q(h, 'input[type=range]'), i) }],
   'headlab-choice-quiz': [
-    { input: 'choose an answer', start: (h) => { const r = qa(h, 'input[type=radio]'); return (i) => r[i % r.length].click(); } },
+    {
+      input: 'choose an answer',
+      start: (h) => {
+        const r = qa(h, 'input[type=radio]');
+        return (i) => r[i % r.length].click();
+      },
+    },
   ],
   'headlab-feature-recovery': [
-    { input: 'typed setting (steps)', start: (h) => { const f = q(h, 'input[name=steps]'); return (i) => type(f, String(1000 + (i % 50) * 10)); } },
+    {
+      input: 'typed setting (steps)',
+      start: (h) => {
+        const f = q(h, 'input[name=steps]');
+        return (i) => type(f, String(1000 + (i % 50) * 10));
+      },
+    },
   ],
-  'headlab-training-replay': [
-    { input: 'scrub the replay', start: (h) => (i) => slide(q(h, 'input[type=range]'), i) },
-  ],
+  'headlab-training-replay': [{ input: 'scrub the replay', start: (h) => (i) => slide(q(h, 'input[type=range]'), i) }],
   'headlab-interventions': [
-    { input: 'intervention radio', start: (h) => { const r = qa(h, 'fieldset.kinds input[type=radio]'); return (i) => r[i % r.length].click(); } },
+    {
+      input: 'intervention radio',
+      start: (h) => {
+        const r = qa(h, 'fieldset.kinds input[type=radio]');
+        return (i) => r[i % r.length].click();
+      },
+    },
     // Each sample a shift never typed before (±(1 + i/16), nothing kept): the core call every time.
-    { input: 'typed new shift', start: (h) => { const f = q(h, 'input[type=number]'); return (i) => type(f, String((i % 2 ? -1 : 1) * (1 + i / 16))); } },
+    {
+      input: 'typed new shift',
+      start: (h) => {
+        const f = q(h, 'input[type=number]');
+        return (i) => type(f, String((i % 2 ? -1 : 1) * (1 + i / 16)));
+      },
+    },
   ],
   'headlab-max-digit-mechanism': [
-    { input: 'typed list of digits', start: (h) => { const f = q(h, 'input[name=digits]'); return (i) => type(f, LISTS[i % LISTS.length]); } },
+    {
+      input: 'typed list of digits',
+      start: (h) => {
+        const f = q(h, 'input[name=digits]');
+        return (i) => type(f, LISTS[i % LISTS.length]);
+      },
+    },
   ],
-  'headlab-score-ramps': [
-    { input: 'runner-up slider step', start: (h) => (i) => slide(q(h, 'input[type=range]'), i) },
-  ],
+  'headlab-score-ramps': [{ input: 'runner-up slider step', start: (h) => (i) => slide(q(h, 'input[type=range]'), i) }],
   'headlab-attention-bars': [
-    { input: 'typed list of digits', start: (h) => { const f = q(h, 'input[name=digits]'); return (i) => type(f, LISTS[i % LISTS.length]); } },
+    {
+      input: 'typed list of digits',
+      start: (h) => {
+        const f = q(h, 'input[name=digits]');
+        return (i) => type(f, LISTS[i % LISTS.length]);
+      },
+    },
   ],
   'headlab-head-contributions': [
     { input: 'drag to rotate', start: (h) => dragger(q(h, 'svg.view3d'), circle(40, 90)), end: (h) => endDrag(q(h, 'svg.view3d')) },
-    { input: 'typed list of digits', start: (h) => { const f = q(h, 'input[name=digits]'); return (i) => type(f, LISTS[i % LISTS.length]); } },
+    {
+      input: 'typed list of digits',
+      start: (h) => {
+        const f = q(h, 'input[name=digits]');
+        return (i) => type(f, LISTS[i % LISTS.length]);
+      },
+    },
   ],
   'headlab-attention-patch': [
-    { input: 'patch (radio)', start: (h) => { const r = qa(h, 'input[type=radio]'); return (i) => r[(i * 7) % r.length].click(); } },
+    {
+      input: 'patch (radio)',
+      start: (h) => {
+        const r = qa(h, 'input[type=radio]');
+        return (i) => r[(i * 7) % r.length].click();
+      },
+    },
   ],
   'headlab-head-ablation': [
-    { input: 'ablation toggle', start: (h) => { const b = qa(h, 'button[data-head]'); return (i) => b[i % b.length].click(); } },
+    {
+      input: 'ablation toggle',
+      start: (h) => {
+        const b = qa(h, 'button[data-head]');
+        return (i) => b[i % b.length].click();
+      },
+    },
   ],
   'headlab-subspace-accuracy': [
     { input: 'k slider step', start: (h) => (i) => slide(q(h, 'input[type=range]'), i) },
-    { input: 'basis select', start: (h) => { const s = q(h, 'select'); return (i) => choose(s, i); } },
+    {
+      input: 'basis select',
+      start: (h) => {
+        const s = q(h, 'select');
+        return (i) => choose(s, i);
+      },
+    },
   ],
   'headlab-angle-dot': [
-    { input: 'matrix select', start: (h) => { const s = q(h, 'select'); return (i) => choose(s, i); } },
+    {
+      input: 'matrix select',
+      start: (h) => {
+        const s = q(h, 'select');
+        return (i) => choose(s, i);
+      },
+    },
   ],
   // The transformer widgets on an author's model (widgets/transformer/): a new prompt is a prompt
   // never seen before (each sample types another one: nothing cached), of the length shown.
   'headlab-transformer-attention': [
-    { input: 'hover a token', start: (h) => { const b = qa(h, '.tokens button'); return (i) => b[(i * 5) % b.length].dispatchEvent(new PointerEvent('pointerover', { bubbles: true, composed: true })); } },
-    { input: 'typed new prompt', start: (h) => { const f = q(h, '[name=prompt]'); return (i) => type(f, freshPrompt(h, i)); } },
+    {
+      input: 'hover a token',
+      start: (h) => {
+        const b = qa(h, '.tokens button');
+        return (i) => b[(i * 5) % b.length].dispatchEvent(new PointerEvent('pointerover', { bubbles: true, composed: true }));
+      },
+    },
+    {
+      input: 'typed new prompt',
+      start: (h) => {
+        const f = q(h, '[name=prompt]');
+        return (i) => type(f, freshPrompt(h, i));
+      },
+    },
   ],
   'headlab-transformer-attribution': [
-    { input: 'position select', start: (h) => { const s = q(h, 'select[name=position]'); return (i) => choose(s, i); } },
-    { input: 'token select', start: (h) => { const s = q(h, 'select[name=token]'); return (i) => choose(s, i); } },
-    { input: 'typed new prompt', start: (h) => { const f = q(h, '[name=prompt]'); return (i) => type(f, freshPrompt(h, i)); } },
+    {
+      input: 'position select',
+      start: (h) => {
+        const s = q(h, 'select[name=position]');
+        return (i) => choose(s, i);
+      },
+    },
+    {
+      input: 'token select',
+      start: (h) => {
+        const s = q(h, 'select[name=token]');
+        return (i) => choose(s, i);
+      },
+    },
+    {
+      input: 'typed new prompt',
+      start: (h) => {
+        const f = q(h, '[name=prompt]');
+        return (i) => type(f, freshPrompt(h, i));
+      },
+    },
   ],
   'headlab-transformer-ablation': [
-    { input: 'ablation toggle', start: (h) => { const b = qa(h, 'input[type=checkbox][data-head]'); return (i) => b[(i * 3) % b.length].click(); } },
+    {
+      input: 'ablation toggle',
+      start: (h) => {
+        const b = qa(h, 'input[type=checkbox][data-head]');
+        return (i) => b[(i * 3) % b.length].click();
+      },
+    },
   ],
   'headlab-transformer-patching': [
-    { input: 'move the outlined cell', start: (h) => { const f = q(h, '.layered'); return (i) => f.dispatchEvent(new KeyboardEvent('keydown', { key: i % 7 === 6 ? 'ArrowDown' : 'ArrowRight', bubbles: true, composed: true })); } },
-    { input: 'answer select', start: (h) => { const s = q(h, 'select[name=answer]'); return (i) => choose(s, i); } },
+    {
+      input: 'move the outlined cell',
+      start: (h) => {
+        const f = q(h, '.layered');
+        return (i) =>
+          f.dispatchEvent(new KeyboardEvent('keydown', { key: i % 7 === 6 ? 'ArrowDown' : 'ArrowRight', bubbles: true, composed: true }));
+      },
+    },
+    {
+      input: 'answer select',
+      start: (h) => {
+        const s = q(h, 'select[name=answer]');
+        return (i) => choose(s, i);
+      },
+    },
   ],
   'headlab-transformer-circuits': [
-    { input: 'head select', start: (h) => { const s = q(h, 'select[name=head]'); return (i) => choose(s, i); } },
-    { input: 'circuit select', start: (h) => { const s = q(h, 'select[name=circuit]'); return (i) => choose(s, i); } },
+    {
+      input: 'head select',
+      start: (h) => {
+        const s = q(h, 'select[name=head]');
+        return (i) => choose(s, i);
+      },
+    },
+    {
+      input: 'circuit select',
+      start: (h) => {
+        const s = q(h, 'select[name=circuit]');
+        return (i) => choose(s, i);
+      },
+    },
   ],
 };
 
@@ -217,14 +382,18 @@ export async function measureScenario(host, scenario, { samples = 200, warmup = 
       step(i);
       host.renderNow();
       const t1 = performance.now();
-      if (forceLayout) void document.body.offsetHeight;   // forces the style and layout the update caused
+      if (forceLayout) void document.body.offsetHeight; // forces the style and layout the update caused
       const t2 = performance.now();
-      if (i >= warmup) { script.push(t1 - t0); layout.push(t2 - t0); }
+      if (i >= warmup) {
+        script.push(t1 - t0);
+        layout.push(t2 - t0);
+      }
       if (host.busy) {
         measuring = i >= warmup;
         const began = performance.now();
         while (host.busy) {
-          if (performance.now() - began > SETTLE_TIMEOUT_MS) throw new Error(`${host.localName}#${host.id}: the worker did not answer "${scenario.input}" in ${SETTLE_TIMEOUT_MS} ms`);
+          if (performance.now() - began > SETTLE_TIMEOUT_MS)
+            throw new Error(`${host.localName}#${host.id}: the worker did not answer "${scenario.input}" in ${SETTLE_TIMEOUT_MS} ms`);
           await frame();
         }
         await frame();
@@ -237,7 +406,8 @@ export async function measureScenario(host, scenario, { samples = 200, warmup = 
   }
   scenario.end?.(host);
   const alert = host.shadowRoot.querySelector('.alert');
-  if (alert && !alert.hidden) throw new Error(`${host.localName}#${host.id} showed an error during "${scenario.input}": ${alert.textContent}`);
+  if (alert && !alert.hidden)
+    throw new Error(`${host.localName}#${host.id} showed an error during "${scenario.input}": ${alert.textContent}`);
   return { script, layout, settled };
 }
 

@@ -25,7 +25,11 @@ function device() {
   const ua = navigator.userAgentData;
   return {
     user_agent: navigator.userAgent,
-    browser: ua?.brands?.filter((b) => !/not.a.brand/i.test(b.brand)).map((b) => `${b.brand} ${b.version}`).join(', ') || null,
+    browser:
+      ua?.brands
+        ?.filter((b) => !/not.a.brand/i.test(b.brand))
+        .map((b) => `${b.brand} ${b.version}`)
+        .join(', ') || null,
     platform: ua?.platform ?? navigator.platform ?? null,
     mobile: ua?.mobile ?? null,
     cores: navigator.hardwareConcurrency ?? null,
@@ -42,13 +46,20 @@ $('bench-device').textContent = (() => {
 // Tasks that blocked the main thread for 50 ms or more (the Long Tasks API; Chromium only).
 const longTasks = [];
 try {
-  new PerformanceObserver((list) => { for (const e of list.getEntries()) longTasks.push({ at: e.startTime, ms: e.duration }); })
-    .observe({ type: 'longtask', buffered: true });
-} catch { /* not supported: reported as null */ }
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) longTasks.push({ at: e.startTime, ms: e.duration });
+  }).observe({ type: 'longtask', buffered: true });
+} catch {
+  /* not supported: reported as null */
+}
 const longTasksSupported = PerformanceObserver.supportedEntryTypes?.includes('longtask') ?? false;
 
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
-const fmt = (x) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+const fmt = (x) =>
+  x === null || x === undefined || !Number.isFinite(x) ? '–' : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
 
 let stopped = false;
 let client = null;
@@ -56,7 +67,9 @@ let client = null;
 let abortTraining = () => {};
 
 class Stopped extends Error {}
-const checkStop = () => { if (stopped) throw new Stopped('stopped'); };
+const checkStop = () => {
+  if (stopped) throw new Stopped('stopped');
+};
 
 /**
  * Times one training job in the worker: from posting it to its first progress report, with the
@@ -68,7 +81,9 @@ function timeTraining(kind, params) {
     abortTraining = () => reject(new Stopped('stopped'));
     let t0 = 0;
     let t1 = null;
-    const run = client.run(kind, params, () => { if (t1 === null) t1 = performance.now(); });
+    const run = client.run(kind, params, () => {
+      if (t1 === null) t1 = performance.now();
+    });
     t0 = performance.now();
     run.promise.then(() => (t1 === null ? reject(new Error(`${kind} reported no progress`)) : resolve(t1 - t0)), reject);
   });
@@ -76,8 +91,22 @@ function timeTraining(kind, params) {
 
 /** The training benchmarks, first run not counted (download, compile, first-call costs). */
 const TRAINING = [
-  { figure: 'max-digit recipe', target: 'max-digit recipe, WASM', native: 'max-digit recipe, native', kind: 'max-digit-train', params: { settings: { seed: 0 }, chunk: 4000 }, runs: 5 },
-  { figure: 'feature recovery', target: 'feature recovery, WASM', native: 'feature recovery, native', kind: 'feature-recovery-train', params: { settings: { seed: 0 }, chunk: 1200 }, runs: 7 },
+  {
+    figure: 'max-digit recipe',
+    target: 'max-digit recipe, WASM',
+    native: 'max-digit recipe, native',
+    kind: 'max-digit-train',
+    params: { settings: { seed: 0 }, chunk: 4000 },
+    runs: 5,
+  },
+  {
+    figure: 'feature recovery',
+    target: 'feature recovery, WASM',
+    native: 'feature recovery, native',
+    kind: 'feature-recovery-train',
+    params: { settings: { seed: 0 }, chunk: 1200 },
+    runs: 7,
+  },
 ];
 
 /** The widgets built in the stage, as in the articles; `ready` waits for a widget's training. */
@@ -88,9 +117,16 @@ const WIDGETS = [
   { tag: 'headlab-basis-rotation' },
   {
     tag: 'headlab-choice-quiz',
-    content: [['title', 'Which projection leaves the attention weights alone?'], ['question', 'Change one projection and keep every attention weight.'],
-      ['choice', 'The query projection'], ['choice', 'The key projection'], ['choice', 'The value projection', true],
-      ['why', 'It makes the queries.'], ['why', 'It makes the keys.'], ['why', 'It is in no score.']],
+    content: [
+      ['title', 'Which projection leaves the attention weights alone?'],
+      ['question', 'Change one projection and keep every attention weight.'],
+      ['choice', 'The query projection'],
+      ['choice', 'The key projection'],
+      ['choice', 'The value projection', true],
+      ['why', 'It makes the queries.'],
+      ['why', 'It makes the keys.'],
+      ['why', 'It is in no score.'],
+    ],
   },
   { tag: 'headlab-feature-recovery', attrs: { id: 'bench-feature-recovery', autostart: '' } },
   { tag: 'headlab-interventions', attrs: { source: 'bench-feature-recovery' }, ready: (el) => el.state.clean_mse !== null },
@@ -112,7 +148,14 @@ function render() {
   const lines = [];
   const row = (figure, mine, reference, native, target) => {
     const tr = document.createElement('tr');
-    const cells = [figure, fmt(mine), fmt(reference), fmt(native), target === null ? '–' : `≤ ${target}`, mine !== null && target ? (mine / target).toFixed(2) : '–'];
+    const cells = [
+      figure,
+      fmt(mine),
+      fmt(reference),
+      fmt(native),
+      target === null ? '–' : `≤ ${target}`,
+      mine !== null && target ? (mine / target).toFixed(2) : '–',
+    ];
     cells.forEach((text, i) => {
       const cell = document.createElement(i === 0 ? 'th' : 'td');
       if (i === 0) cell.scope = 'row';
@@ -123,16 +166,27 @@ function render() {
     return tr;
   };
   const out = [];
-  for (const t of results.training) out.push(row(`${t.figure}: training, median of ${t.runs_ms.length}`, t.median_ms, t.reference_ms, t.native_reference_ms, t.target_ms));
+  for (const t of results.training)
+    out.push(row(`${t.figure}: training, median of ${t.runs_ms.length}`, t.median_ms, t.reference_ms, t.native_reference_ms, t.target_ms));
   for (const u of results.updates) {
     const key = `${u.element} — ${u.input}`;
-    out.push(row(`${u.element.replace(/^headlab-/, '')}: ${u.input}, p95 of ${u.samples}${u.error ? ` (${u.error})` : ''}`, u.error ? null : u.p95_ms, REFERENCE.updates[key] ?? null, null, UPDATE_TARGET_MS));
+    out.push(
+      row(
+        `${u.element.replace(/^headlab-/, '')}: ${u.input}, p95 of ${u.samples}${u.error ? ` (${u.error})` : ''}`,
+        u.error ? null : u.p95_ms,
+        REFERENCE.updates[key] ?? null,
+        null,
+        UPDATE_TARGET_MS,
+      ),
+    );
   }
   for (const [phase, t] of Object.entries(results.long_tasks ?? {})) {
     out.push(row(`longest task ${phase} (${t.count} of 50 ms or more)`, t.longest_ms, null, null, TARGETS['longest main-thread task']));
   }
   rows.replaceChildren(...out);
-  results.table_text = ['Figure\tThis browser\tProject machine\tNative, project machine\tTarget\tThis browser / target', ...lines].join('\n');
+  results.table_text = ['Figure\tThis browser\tProject machine\tNative, project machine\tTarget\tThis browser / target', ...lines].join(
+    '\n',
+  );
   jsonText.value = JSON.stringify(results, (k, v) => (k === 'table_text' ? undefined : v), 1);
   // The table may now overflow on a phone: let the site script mark its scroll box.
   dispatchEvent(new Event('resize'));
@@ -158,7 +212,17 @@ async function run() {
   const samples = quick ? 5 : 100;
   const warmup = quick ? 1 : 10;
   const started = performance.now();
-  results = { when: new Date().toISOString(), page: location.href, quick, device: device(), reference_machine: REFERENCE.machine, targets_ms: TARGETS, training: [], updates: [], long_tasks: longTasksSupported ? {} : null };
+  results = {
+    when: new Date().toISOString(),
+    page: location.href,
+    quick,
+    device: device(),
+    reference_machine: REFERENCE.machine,
+    targets_ms: TARGETS,
+    training: [],
+    updates: [],
+    long_tasks: longTasksSupported ? {} : null,
+  };
   // Long tasks per phase: while the worker trains, while the widgets start, while they are driven.
   let phaseStart = longTasks.length;
   const endPhase = (name) => {
@@ -170,7 +234,12 @@ async function run() {
   const trainingUnits = TRAINING.reduce((n, t) => n + (quick ? 1 : t.runs) + 1, 0);
   const total = trainingUnits + 1 + scenarioCount;
   let done = 0;
-  const advance = (text) => { done++; progress.value = done / total; progress.textContent = `${Math.round((100 * done) / total)}%`; if (text) status.textContent = text; };
+  const advance = (text) => {
+    done++;
+    progress.value = done / total;
+    progress.textContent = `${Math.round((100 * done) / total)}%`;
+    if (text) status.textContent = text;
+  };
   try {
     client = new WorkerClient();
     for (const t of TRAINING) {
@@ -189,7 +258,14 @@ async function run() {
         checkStop();
         advance();
       }
-      results.training.push({ figure: t.figure, runs_ms: times, median_ms: median(times), target_ms: TARGETS[t.target], native_reference_ms: REFERENCE.training[t.native], reference_ms: REFERENCE.training[t.target] });
+      results.training.push({
+        figure: t.figure,
+        runs_ms: times,
+        median_ms: median(times),
+        target_ms: TARGETS[t.target],
+        native_reference_ms: REFERENCE.training[t.native],
+        reference_ms: REFERENCE.training[t.target],
+      });
       render();
     }
     client.terminate();
@@ -231,7 +307,14 @@ async function run() {
           const s = summarize(script);
           // A worker's answer drawn at a later frame is an update too (measureScenario: `settled`).
           const a = settled.length ? summarize(settled) : null;
-          Object.assign(entry, { p50_ms: s.p50, p95_ms: s.p95, max_ms: s.max, p95_with_layout_ms: summarize(layout).p95, answer_p95_ms: a?.p95 ?? null, pass: Math.max(s.p95, a?.p95 ?? 0) < UPDATE_TARGET_MS });
+          Object.assign(entry, {
+            p50_ms: s.p50,
+            p95_ms: s.p95,
+            max_ms: s.max,
+            p95_with_layout_ms: summarize(layout).p95,
+            answer_p95_ms: a?.p95 ?? null,
+            pass: Math.max(s.p95, a?.p95 ?? 0) < UPDATE_TARGET_MS,
+          });
         } catch (err) {
           if (err instanceof Stopped) throw err;
           entry.error = err.message;
@@ -244,7 +327,8 @@ async function run() {
     endPhase('while driving the widgets');
     status.textContent = `Done in ${((performance.now() - started) / 1000).toFixed(0)} s.`;
   } catch (err) {
-    status.textContent = err instanceof Stopped ? 'Stopped; the table shows what was measured before.' : `The benchmark failed: ${err.message}`;
+    status.textContent =
+      err instanceof Stopped ? 'Stopped; the table shows what was measured before.' : `The benchmark failed: ${err.message}`;
   } finally {
     client?.terminate();
     client = null;
@@ -260,7 +344,9 @@ async function run() {
   }
 }
 
-runButton.addEventListener('click', () => { void run(); });
+runButton.addEventListener('click', () => {
+  void run();
+});
 stopButton.addEventListener('click', () => {
   stopped = true;
   client?.terminate();

@@ -40,9 +40,11 @@ function schedule() {
 // After the first frame, not now: reading a box's width (or document.fonts) here would force
 // the page's first style and layout inside this script, a long task on a long article; the
 // first frame lays the page out anyway, and after it the widths are there to read.
-requestAnimationFrame(() => setTimeout(() => {
-  markAll();
-  // Web fonts (KaTeX) change equation widths once loaded.
-  document.fonts?.ready.then(schedule);
-}));
+requestAnimationFrame(() =>
+  setTimeout(() => {
+    markAll();
+    // Web fonts (KaTeX) change equation widths once loaded.
+    document.fonts?.ready.then(schedule);
+  }),
+);
 addEventListener('resize', schedule);

@@ -23,10 +23,17 @@ async function read(page) {
     const root = document.querySelector(tag).shadowRoot;
     const tables = {};
     for (const t of root.querySelectorAll('table.matrix')) {
-      tables[t.caption.textContent] = [...t.tBodies[0].rows].map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value)));
+      tables[t.caption.textContent] = [...t.tBodies[0].rows].map((tr) =>
+        [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value)),
+      );
     }
     const verdict = root.querySelector('.verdict');
-    return { tables, maxDiff: Number(verdict.dataset.value), verdict: verdict.textContent, angle: root.querySelector('input[type=range]').valueAsNumber };
+    return {
+      tables,
+      maxDiff: Number(verdict.dataset.value),
+      verdict: verdict.textContent,
+      angle: root.querySelector('input[type=range]').valueAsNumber,
+    };
   }, TAG);
 }
 
@@ -37,10 +44,16 @@ function check(r) {
   assert.ok(r.maxDiff <= SCORE_TOL, `angle ${r.angle}: max |ΔS| = ${r.maxDiff}`);
   assert.match(r.verdict, /scores unchanged/);
   // Q' = Q R with R = [[c, s], [−s, c]] (core/projection_edit.hpp's plane rotation).
-  const t = (r.angle * Math.PI) / 180, c = Math.cos(t), s = Math.sin(t);
+  const t = (r.angle * Math.PI) / 180,
+    c = Math.cos(t),
+    s = Math.sin(t);
   const rotate = ([x, y]) => [x * c - y * s, x * s + y * c];
-  r.tables['Q (before)'].forEach((q, i) => close(assert, r.tables['Q′ = QR (after)'][i], rotate(q), COORD_TOL, `angle ${r.angle}: q'${i + 1}`));
-  r.tables['K (before)'].forEach((k, i) => close(assert, r.tables['K′ = KR (after)'][i], rotate(k), COORD_TOL, `angle ${r.angle}: k'${i + 1}`));
+  r.tables['Q (before)'].forEach((q, i) =>
+    close(assert, r.tables['Q′ = QR (after)'][i], rotate(q), COORD_TOL, `angle ${r.angle}: q'${i + 1}`),
+  );
+  r.tables['K (before)'].forEach((k, i) =>
+    close(assert, r.tables['K′ = KR (after)'][i], rotate(k), COORD_TOL, `angle ${r.angle}: k'${i + 1}`),
+  );
 }
 
 /** Largest coordinate change |Q' − Q| (to show the coordinates really moved). */
@@ -70,7 +83,14 @@ for (const colorScheme of ['light', 'dark']) {
     assert.ok(moved(r) > 0.1, 'coordinates move at 30°');
     const slider = page.locator(TAG).getByRole('slider', { name: 'Rotation angle' });
     await slider.focus();
-    for (const [key, angle] of [['ArrowRight', 31], ['ArrowUp', 32], ['ArrowLeft', 31], ['End', 180], ['Home', -180], ['PageUp', -144]]) {
+    for (const [key, angle] of [
+      ['ArrowRight', 31],
+      ['ArrowUp', 32],
+      ['ArrowLeft', 31],
+      ['End', 180],
+      ['Home', -180],
+      ['PageUp', -144],
+    ]) {
       await page.keyboard.press(key);
       await frames(page);
       r = await read(page);
@@ -99,7 +119,9 @@ test('basis rotation: mouse on the slider and the angle attribute', async () => 
   let r = await read(page);
   assert.ok(r.angle > 100, `clicking near the right end gives a large angle (got ${r.angle})`);
   check(r);
-  await page.evaluate((tag) => { document.querySelector(tag).angle = 90; }, TAG);
+  await page.evaluate((tag) => {
+    document.querySelector(tag).angle = 90;
+  }, TAG);
   await frames(page);
   r = await read(page);
   assert.equal(r.angle, 90);
@@ -109,34 +131,59 @@ test('basis rotation: mouse on the slider and the angle attribute', async () => 
   // q'₁₁ shown exactly (1 at 0°), then rounded (0.616… at 30°: the rounded text aria-hidden beside
   // its 12-decimal copy), exactly again (kept in the two spans, no element made) and rounded
   // again: the text is the shown number once, and what a screen reader reads is the exact value.
-  const cell = () => page.evaluate((tag) => {
-    const td = document.querySelector(tag).shadowRoot.querySelectorAll('table.matrix')[2].tBodies[0].rows[0].querySelector('td');
-    const hidden = [...td.querySelectorAll('[aria-hidden="true"]')].map((x) => x.textContent);
-    return { text: td.textContent, read: td.textContent.length && !hidden.length ? td.textContent : td.querySelector('.sr-only')?.textContent, hidden, value: td.dataset.value };
-  }, TAG);
+  const cell = () =>
+    page.evaluate((tag) => {
+      const td = document.querySelector(tag).shadowRoot.querySelectorAll('table.matrix')[2].tBodies[0].rows[0].querySelector('td');
+      const hidden = [...td.querySelectorAll('[aria-hidden="true"]')].map((x) => x.textContent);
+      return {
+        text: td.textContent,
+        read: td.textContent.length && !hidden.length ? td.textContent : td.querySelector('.sr-only')?.textContent,
+        hidden,
+        value: td.dataset.value,
+      };
+    }, TAG);
   const exact = { text: '1', read: '1', hidden: [], value: '1' };
-  for (const [angle, want] of [[0, exact], [30, null], [0, exact], [30, null]]) {
-    await page.evaluate(([tag, a]) => { document.querySelector(tag).angle = a; }, [TAG, angle]);
+  for (const [angle, want] of [
+    [0, exact],
+    [30, null],
+    [0, exact],
+    [30, null],
+  ]) {
+    await page.evaluate(
+      ([tag, a]) => {
+        document.querySelector(tag).angle = a;
+      },
+      [TAG, angle],
+    );
     await frames(page);
     const got = await cell();
     if (want) assert.deepEqual(got, want, `q'₁₁ at ${angle}°`);
-    else assert.deepEqual(got, { text: '0.6160.616025403784', read: '0.616025403784', hidden: ['0.616'], value: '0.6160254037844387' }, `q'₁₁ at ${angle}°`);
+    else
+      assert.deepEqual(
+        got,
+        { text: '0.6160.616025403784', read: '0.616025403784', hidden: ['0.616'], value: '0.6160254037844387' },
+        `q'₁₁ at ${angle}°`,
+      );
   }
   assert.deepEqual(page.problems, []);
 });
 
 test('basis rotation at its size limit (docs/limits.md: 8 × 8): every score unchanged, coordinates 3–8 untouched; 9 rows refused with a message', async () => {
-  const grid = (n, seed) => Array.from({ length: n }, (_, i) => Array.from({ length: 8 }, (_, j) => Math.round(Math.sin(seed * 31 + i * 7 + j * 3) * 1000) / 500));
+  const grid = (n, seed) =>
+    Array.from({ length: n }, (_, i) => Array.from({ length: 8 }, (_, j) => Math.round(Math.sin(seed * 31 + i * 7 + j * 3) * 1000) / 500));
   const page = await session.newPage();
   await page.goto(`${session.url}${PAGE}`);
   await rendered(page, TAG);
-  await page.evaluate(([tag, x, q, k]) => {
-    const e = document.querySelector(tag);
-    e.setAttribute('x', JSON.stringify(x));
-    e.setAttribute('w-q', JSON.stringify(q));
-    e.setAttribute('w-k', JSON.stringify(k));
-    e.angle = 47;
-  }, [TAG, grid(8, 1), grid(8, 2), grid(8, 3)]);
+  await page.evaluate(
+    ([tag, x, q, k]) => {
+      const e = document.querySelector(tag);
+      e.setAttribute('x', JSON.stringify(x));
+      e.setAttribute('w-q', JSON.stringify(q));
+      e.setAttribute('w-k', JSON.stringify(k));
+      e.angle = 47;
+    },
+    [TAG, grid(8, 1), grid(8, 2), grid(8, 3)],
+  );
   await frames(page);
   const r = await read(page);
   assert.equal(r.tables['Q (before)'].length, 8);
@@ -145,7 +192,10 @@ test('basis rotation at its size limit (docs/limits.md: 8 × 8): every score unc
   assert.match(r.verdict, /scores unchanged/);
   // R rotates coordinates 1 and 2 only: the other six columns of Q' are Q's, bit for bit.
   r.tables['Q (before)'].forEach((q, i) => assert.deepEqual(r.tables['Q′ = QR (after)'][i].slice(2), q.slice(2), `q'${i + 1}`));
-  assert.equal(await page.evaluate((tag) => document.querySelector(tag).shadowRoot.querySelector('[role="alert"]')?.hidden ?? true, TAG), true);
+  assert.equal(
+    await page.evaluate((tag) => document.querySelector(tag).shadowRoot.querySelector('[role="alert"]')?.hidden ?? true, TAG),
+    true,
+  );
   await page.evaluate(([tag, x]) => document.querySelector(tag).setAttribute('x', JSON.stringify(x)), [TAG, grid(9, 1)]);
   const alert = page.locator(`${TAG} [role="alert"]`);
   await alert.waitFor({ state: 'visible' });

@@ -7,8 +7,12 @@ import { after, before, test } from 'node:test';
 import { screenshot, startSession } from './helpers.mjs';
 
 let session;
-before(async () => { session = await startSession({ csp: true }); });
-after(async () => { await session?.close(); });
+before(async () => {
+  session = await startSession({ csp: true });
+});
+after(async () => {
+  await session?.close();
+});
 
 test('bench page: a quick run fills the table and the JSON, in the worker, without a console error', async () => {
   const page = await session.newPage({ viewport: { width: 1280, height: 900 } });
@@ -23,13 +27,21 @@ test('bench page: a quick run fills the table and the JSON, in the worker, witho
   const results = JSON.parse(await page.locator('#bench-json-text').inputValue());
   assert.equal(results.quick, true);
   assert.ok(results.device.user_agent.length > 0 && results.device.cores >= 1, JSON.stringify(results.device));
-  assert.deepEqual(results.training.map((t) => t.figure), ['max-digit recipe', 'feature recovery']);
+  assert.deepEqual(
+    results.training.map((t) => t.figure),
+    ['max-digit recipe', 'feature recovery'],
+  );
   for (const t of results.training) assert.ok(Number.isFinite(t.median_ms) && t.median_ms > 0 && t.target_ms > 0, JSON.stringify(t));
-  assert.ok(workers.some((u) => u.endsWith('headlab-worker.js')), 'training ran in the headlab worker');
+  assert.ok(
+    workers.some((u) => u.endsWith('headlab-worker.js')),
+    'training ran in the headlab worker',
+  );
   const { SCENARIOS } = await import('../../site/assets/bench-widgets.js');
   // The transformer widgets are driven on their article pages (bench/widgets.bench.mjs, the
   // product sweep's long-task test); the benchmark page does not build them.
-  const expected = Object.entries(SCENARIOS).filter(([tag]) => !tag.startsWith('headlab-transformer-')).reduce((n, [, s]) => n + s.length, 0);
+  const expected = Object.entries(SCENARIOS)
+    .filter(([tag]) => !tag.startsWith('headlab-transformer-'))
+    .reduce((n, [, s]) => n + s.length, 0);
   assert.equal(results.updates.length, expected, 'one row per widget input');
   for (const u of results.updates) {
     assert.equal(u.error, undefined, `${u.element} — ${u.input}: ${u.error}`);
@@ -42,9 +54,14 @@ test('bench page: a quick run fills the table and the JSON, in the worker, witho
   assert.equal(await page.locator('#bench-rows tr').count(), 2 + expected + 3);
   const cells = await page.locator('#bench-rows tr:first-child > *').allTextContents();
   assert.match(cells[0], /^max-digit recipe: training, median of 1$/);
-  assert.ok(cells.slice(1, 5).every((c) => /^(\d+(\.\d+)?|≤ \d+(\.\d+)?)$/.test(c)), cells.join(' | '));
+  assert.ok(
+    cells.slice(1, 5).every((c) => /^(\d+(\.\d+)?|≤ \d+(\.\d+)?)$/.test(c)),
+    cells.join(' | '),
+  );
   assert.equal(await page.locator('#bench-stage').isHidden(), true, 'the widgets under test are removed');
-  await page.locator('#bench-json-text').evaluate((t) => { t.closest('details').open = true; });
+  await page.locator('#bench-json-text').evaluate((t) => {
+    t.closest('details').open = true;
+  });
   await screenshot(page.locator('main'), 'bench-page-1280-light');
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.setViewportSize({ width: 360, height: 800 });

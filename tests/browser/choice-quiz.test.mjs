@@ -8,8 +8,12 @@ import { changes, frames, openArticle } from './widget-fixtures.mjs';
 const TAG = 'headlab-choice-quiz';
 
 let session;
-before(async () => { session = await startSession({ csp: true }); });
-after(async () => { await session?.close(); });
+before(async () => {
+  session = await startSession({ csp: true });
+});
+after(async () => {
+  await session?.close();
+});
 
 const open = (colorScheme) => openArticle(session, TAG, colorScheme);
 
@@ -21,7 +25,7 @@ for (const colorScheme of ['light', 'dark']) {
     await quiz.getByRole('button', { name: 'Check' }).click();
     await assert.doesNotReject(feedback.getByText('Select one choice, then check.').waitFor());
 
-    await quiz.getByText('The query projection').click();   // clicking the slotted label text selects the radio
+    await quiz.getByText('The query projection').click(); // clicking the slotted label text selects the radio
     assert.equal(await quiz.getByRole('radio').nth(0).isChecked(), true);
     await quiz.getByRole('button', { name: 'Check' }).click();
     await frames(page);
@@ -57,21 +61,21 @@ test('choice quiz: keyboard only', async () => {
   const page = await open();
   const quiz = page.locator(`${TAG}#quiz`);
   await quiz.getByRole('radio').nth(0).focus();
-  await page.keyboard.press('Space');          // select choice 1
-  await page.keyboard.press('ArrowDown');      // choice 2
+  await page.keyboard.press('Space'); // select choice 1
+  await page.keyboard.press('ArrowDown'); // choice 2
   await frames(page);
   assert.equal(await quiz.getByRole('radio').nth(1).isChecked(), true);
-  await page.keyboard.press('Tab');            // radio group → Check
+  await page.keyboard.press('Tab'); // radio group → Check
   await page.keyboard.press('Enter');
   await frames(page);
   assert.match(await quiz.getByRole('status').textContent(), /Not quite: choice 2/);
   await quiz.getByRole('radio').nth(1).focus();
-  await page.keyboard.press('ArrowDown');      // choice 3
+  await page.keyboard.press('ArrowDown'); // choice 3
   await page.keyboard.press('Tab');
   await page.keyboard.press('Space');
   await frames(page);
   assert.match(await quiz.getByRole('status').textContent(), /Correct: choice 3/);
-  await page.keyboard.press('Tab');            // → Hint
+  await page.keyboard.press('Tab'); // → Hint
   await page.keyboard.press('Enter');
   await frames(page);
   assert.equal(await quiz.getByRole('button', { name: 'Hint' }).getAttribute('aria-expanded'), 'true');

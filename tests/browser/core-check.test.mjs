@@ -5,8 +5,12 @@ import { after, before, test } from 'node:test';
 import { screenshot, startSession } from './helpers.mjs';
 
 let session;
-before(async () => { session = await startSession({ csp: true }); });
-after(async () => { await session?.close(); });
+before(async () => {
+  session = await startSession({ csp: true });
+});
+after(async () => {
+  await session?.close();
+});
 
 for (const colorScheme of ['light', 'dark']) {
   test(`core-check page computes the two-token example (${colorScheme})`, async () => {

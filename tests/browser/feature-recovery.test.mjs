@@ -50,7 +50,11 @@ function native(args) {
 function maxRowsDiff(a, b) {
   assert.equal(a.length, b.length);
   let worst = 0;
-  a.forEach((row, i) => row.forEach((x, j) => { worst = Math.max(worst, Math.abs(x - b[i][j])); }));
+  a.forEach((row, i) =>
+    row.forEach((x, j) => {
+      worst = Math.max(worst, Math.abs(x - b[i][j]));
+    }),
+  );
   return worst;
 }
 
@@ -85,8 +89,12 @@ async function trainedArticle({ fast = true, ...options } = {}) {
 }
 
 let session;
-before(async () => { session = await startSession({ csp: true }); });
-after(async () => { await session?.close(); });
+before(async () => {
+  session = await startSession({ csp: true });
+});
+after(async () => {
+  await session?.close();
+});
 
 test('full default training in the page: held-out MSE, W_q and W_v equal the native CLI, no long main-thread task', async (t) => {
   const page = await trainedArticle({ fast: false });
@@ -102,7 +110,9 @@ test('full default training in the page: held-out MSE, W_q and W_v equal the nat
     // The interventions figure draws its worker's answer for the new matrices after the run: include it.
     await answered(page);
   });
-  t.diagnostic(`longest main-thread task while retraining: ${longest.ms.toFixed(1)} ms CPU computation (task ${longest.taskMs.toFixed(1)} ms CPU, ${longest.wallMs.toFixed(1)} ms wall); ${longest.what}`);
+  t.diagnostic(
+    `longest main-thread task while retraining: ${longest.ms.toFixed(1)} ms CPU computation (task ${longest.taskMs.toFixed(1)} ms CPU, ${longest.wallMs.toFixed(1)} ms wall); ${longest.what}`,
+  );
   assert.ok(longest.ms < LONG_TASK_MS, `a main-thread task of ${longest.ms.toFixed(1)} ms CPU while retraining (${longest.what})`);
 
   const r = await results(page);
@@ -111,7 +121,8 @@ test('full default training in the page: held-out MSE, W_q and W_v equal the nat
   assert.equal(r.loss_trace.length, 1200);
   assert.deepEqual(r.settings, cli.settings);
   assert.ok(r.heldout_mse < HELDOUT_BOUND, `held-out MSE ${r.heldout_mse}`);
-  const dq = maxRowsDiff(r.w_q, cli.w_q), dv = maxRowsDiff(r.w_v, cli.w_v);
+  const dq = maxRowsDiff(r.w_q, cli.w_q),
+    dv = maxRowsDiff(r.w_v, cli.w_v);
   t.diagnostic(`held-out MSE ${r.heldout_mse}; max |W_q − native| ${dq}, max |W_v − native| ${dv}`);
   assert.ok(dq <= NATIVE_BROWSER_TOLERANCE, `W_q differs from the CLI by ${dq}`);
   assert.ok(dv <= NATIVE_BROWSER_TOLERANCE, `W_v differs from the CLI by ${dv}`);
@@ -120,20 +131,35 @@ test('full default training in the page: held-out MSE, W_q and W_v equal the nat
   assert.ok(Math.min(...r.loss_trace.slice(-100)) < HELDOUT_BOUND);
   const axis = await page.evaluate((s) => {
     const svg = document.querySelector(s).shadowRoot.querySelector('.figure.loss svg');
-    return { labels: [...svg.querySelectorAll('text')].map((x) => x.textContent), points: svg.querySelector('polyline').getAttribute('points').split(' ').length };
+    return {
+      labels: [...svg.querySelectorAll('text')].map((x) => x.textContent),
+      points: svg.querySelector('polyline').getAttribute('points').split(' ').length,
+    };
   }, FR);
   for (const label of ['10⁰', '10⁻¹⁶', '10⁻³²']) assert.ok(axis.labels.includes(label), `axis label ${label} in ${axis.labels}`);
   assert.equal(axis.points, 1200, 'one point per step');
   // Progress bar at the end, and the results table shows the run next to the draft's seed 0.
-  const bar = await page.evaluate((s) => { const p = document.querySelector(s).shadowRoot.querySelector('progress'); return [p.value, p.max]; }, FR);
+  const bar = await page.evaluate((s) => {
+    const p = document.querySelector(s).shadowRoot.querySelector('progress');
+    return [p.value, p.max];
+  }, FR);
   assert.deepEqual(bar, [1200, 1200]);
-  const table = await page.evaluate((s) => [...document.querySelector(s).shadowRoot.querySelectorAll('.results tbody tr')]
-    .map((tr) => ({ value: Number(tr.cells[1].dataset.value), draft: tr.cells[2].textContent })), FR);
+  const table = await page.evaluate(
+    (s) =>
+      [...document.querySelector(s).shadowRoot.querySelectorAll('.results tbody tr')].map((tr) => ({
+        value: Number(tr.cells[1].dataset.value),
+        draft: tr.cells[2].textContent,
+      })),
+    FR,
+  );
   assert.equal(table[0].value, r.heldout_mse);
   assert.equal(table[1].value, r.uniform_attention_mse);
   assert.equal(table[2].value, Math.min(...r.query_r2));
   assert.equal(table[3].value, Math.min(...r.value_r2));
-  assert.deepEqual(table.map((x) => x.draft), ['1.3e−31', '0.332', 'above 0.999999', 'above 0.999999']);
+  assert.deepEqual(
+    table.map((x) => x.draft),
+    ['1.3e−31', '0.332', 'above 0.999999', 'above 0.999999'],
+  );
   assert.deepEqual(page.problems, []);
 });
 
@@ -141,17 +167,26 @@ test('interventions on the trained matrices equal the native figures', async () 
   const page = await trainedArticle();
   const cli = native(['--seed', '0']);
   await rendered(page, IV);
-  const read = () => page.evaluate((s) => {
-    const cells = [...document.querySelector(s).shadowRoot.querySelectorAll('.compare td')];
-    return cells.map((c) => Number(c.dataset.value));
-  }, IV);
+  const read = () =>
+    page.evaluate((s) => {
+      const cells = [...document.querySelector(s).shadowRoot.querySelectorAll('.compare td')];
+      return cells.map((c) => Number(c.dataset.value));
+    }, IV);
   const set = async (attrs) => {
-    await page.evaluate(([s, a]) => { for (const [k, v] of Object.entries(a)) document.querySelector(s).setAttribute(k, v); }, [IV, attrs]);
+    await page.evaluate(
+      ([s, a]) => {
+        for (const [k, v] of Object.entries(a)) document.querySelector(s).setAttribute(k, v);
+      },
+      [IV, attrs],
+    );
     await answered(page);
   };
   await page.waitForFunction((s) => document.querySelector(s).shadowRoot.querySelector('.waiting')?.hidden === true, IV);
   await answered(page);
-  for (const [kind, key] of [['erase-request', 'erase_request'], ['erase-payload', 'erase_payload']]) {
+  for (const [kind, key] of [
+    ['erase-request', 'erase_request'],
+    ['erase-payload', 'erase_payload'],
+  ]) {
     for (const feature of [1, 2, 3]) {
       await set({ intervention: kind, feature: String(feature) });
       const [clean, mse] = await read();
@@ -162,7 +197,10 @@ test('interventions on the trained matrices equal the native figures', async () 
   }
   await set({ intervention: 'shift', shift: '5' });
   let [, shifted] = await read();
-  assert.ok(shifted < SHIFT_BOUND && cli.interventions.irrelevant_shift_mse < SHIFT_BOUND, `shift 5: ${shifted}, native ${cli.interventions.irrelevant_shift_mse}`);
+  assert.ok(
+    shifted < SHIFT_BOUND && cli.interventions.irrelevant_shift_mse < SHIFT_BOUND,
+    `shift 5: ${shifted}, native ${cli.interventions.irrelevant_shift_mse}`,
+  );
   // A large shift by keyboard: type it in the shift box; still nothing moves (native with --shift 500 agrees).
   const shiftBox = page.locator(IV).getByLabel('Shift', { exact: true });
   await shiftBox.fill('500');
@@ -170,7 +208,10 @@ test('interventions on the trained matrices equal the native figures', async () 
   await answered(page);
   [, shifted] = await read();
   const cli500 = native(['--seed', '0', '--shift', '500']);
-  assert.ok(shifted < SHIFT_BOUND && cli500.interventions.irrelevant_shift_mse < SHIFT_BOUND, `shift 500: ${shifted}, native ${cli500.interventions.irrelevant_shift_mse}`);
+  assert.ok(
+    shifted < SHIFT_BOUND && cli500.interventions.irrelevant_shift_mse < SHIFT_BOUND,
+    `shift 500: ${shifted}, native ${cli500.interventions.irrelevant_shift_mse}`,
+  );
   assert.equal(await page.locator(IV).getAttribute('shift'), '500');
   // Choosing by keyboard: the payload radio, then feature 3.
   await page.locator(IV).getByLabel('Erase one payload feature from every record').check();
@@ -194,7 +235,10 @@ test('Stop ends the run within one progress update; the partial results still fo
     if (el.progressCount < 3) return false;
     el.renderNow();
     const root = el.shadowRoot;
-    window.__live = { text: root.querySelector('.progress-text').textContent, cells: [...root.querySelectorAll('.heatmap td.cell')].map((c) => Number(c.dataset.value)) };
+    window.__live = {
+      text: root.querySelector('.progress-text').textContent,
+      cells: [...root.querySelectorAll('.heatmap td.cell')].map((c) => Number(c.dataset.value)),
+    };
     return true;
   }, FR);
   const live = await page.evaluate(() => window.__live);
@@ -203,9 +247,11 @@ test('Stop ends the run within one progress update; the partial results still fo
   assert.equal(live.cells.length, 54);
   // Mid-run the maps are on their way: not zero, not yet the identity blocks (an early step's loss is far above 1e-6).
   const ideal = (k, j, offset) => (k - offset === j ? 1 : 0);
-  const distance = Math.max(...live.cells.map((x, i) => (i < 27
-    ? Math.abs(x - ideal(Math.floor(i / 3), i % 3, 0))
-    : Math.abs(x - ideal(Math.floor((i - 27) / 3), (i - 27) % 3, 3)))));
+  const distance = Math.max(
+    ...live.cells.map((x, i) =>
+      i < 27 ? Math.abs(x - ideal(Math.floor(i / 3), i % 3, 0)) : Math.abs(x - ideal(Math.floor((i - 27) / 3), (i - 27) % 3, 3)),
+    ),
+  );
   assert.ok(distance > 1e-6 && live.cells.some((x) => x !== 0), `mid-run maps ${distance} from the ideal`);
   // Click Stop and read the number of progress messages seen at that moment, in one task.
   const atStop = await page.evaluate((s) => {
@@ -234,16 +280,25 @@ test('Stop ends the run within one progress update; the partial results still fo
   assert.deepEqual(validate(schema, r), []);
   // After the stop, the maps show the stopped run's R·W_q and R·W_v exactly.
   await frames(page);
-  const shown = await page.evaluate((s) => [...document.querySelector(s).shadowRoot.querySelectorAll('.heatmap td.cell')].map((c) => Number(c.dataset.value)), FR);
+  const shown = await page.evaluate(
+    (s) => [...document.querySelector(s).shadowRoot.querySelectorAll('.heatmap td.cell')].map((c) => Number(c.dataset.value)),
+    FR,
+  );
   assert.deepEqual(shown, [...r.response_query.flat(), ...r.response_value.flat()]);
   assert.match(await fr.locator('.status').textContent(), new RegExp(`Stopped at step ${r.steps_done} of 1200`));
   assert.equal(await fr.getByRole('button', { name: 'Stop' }).isDisabled(), true);
   // The stopped run says it is partial: in results.json, beside the results and in the interventions widget.
   assert.equal(r.partial, true);
-  assert.match(await fr.locator('table.results caption').textContent(), new RegExp(`a partial run: stopped at step ${r.steps_done} of 1200`));
+  assert.match(
+    await fr.locator('table.results caption').textContent(),
+    new RegExp(`a partial run: stopped at step ${r.steps_done} of 1200`),
+  );
   await answered(page);
   await page.locator('#interventions .run').waitFor({ state: 'visible' });
-  assert.match(await page.locator('#interventions .run').textContent(), new RegExp(`Using a partial run: training was stopped at step ${r.steps_done} of 1200`));
+  assert.match(
+    await page.locator('#interventions .run').textContent(),
+    new RegExp(`Using a partial run: training was stopped at step ${r.steps_done} of 1200`),
+  );
   assert.equal(await page.evaluate(() => document.querySelector('#interventions').state.partial), true);
   assert.deepEqual(page.problems, []);
 });
@@ -264,8 +319,12 @@ test('exports under the strict CSP: results.json validates against the schema; f
   assert.ok(maxRowsDiff(exported.w_q, cli.w_q) <= NATIVE_BROWSER_TOLERANCE);
   assert.deepEqual(Object.keys(exported).sort(), Object.keys(cli).sort());
 
-  const figures = [['loss', 'Loss curve'], ['response-query', 'R·Wq'], ['response-value', 'R·Wv']];
-  await fr.locator('.export-menu > summary').click();   // the widget's one Download menu
+  const figures = [
+    ['loss', 'Loss curve'],
+    ['response-query', 'R·Wq'],
+    ['response-value', 'R·Wv'],
+  ];
+  await fr.locator('.export-menu > summary').click(); // the widget's one Download menu
   for (const [name, label] of figures) {
     const svg = await download(fr.getByRole('button', { name: `Download ${label} as SVG` }));
     assert.equal(svg.name, `feature-recovery-seed0-${name}.svg`);
@@ -294,7 +353,11 @@ test('exports under the strict CSP: results.json validates against the schema; f
 });
 
 test('heatmaps: exact values on hover and keyboard focus; screenshots light, dark and 360 px', async () => {
-  for (const [colorScheme, width] of [['light', 1000], ['dark', 1000], ['light', 360]]) {
+  for (const [colorScheme, width] of [
+    ['light', 1000],
+    ['dark', 1000],
+    ['light', 360],
+  ]) {
     const page = await trainedArticle({ colorScheme, viewport: { width, height: 900 } });
     const r = await results(page);
     const grid = page.locator(FR).getByRole('grid').first();
@@ -305,8 +368,13 @@ test('heatmaps: exact values on hover and keyboard focus; screenshots light, dar
     const focused = await page.evaluate((s) => {
       const root = document.querySelector(s).shadowRoot;
       const cell = root.activeElement;
-      return { label: cell.getAttribute('aria-label'), title: cell.title, value: Number(cell.dataset.value), tab: cell.tabIndex,
-        readout: root.querySelector('.readout').textContent };
+      return {
+        label: cell.getAttribute('aria-label'),
+        title: cell.title,
+        value: Number(cell.dataset.value),
+        tab: cell.tabIndex,
+        readout: root.querySelector('.readout').textContent,
+      };
     }, FR);
     // Row 1 (request 2), column 1 (q₂): the entry of R·W_q, ≈ 1 after training.
     assert.equal(focused.value, r.response_query[1][1]);
@@ -396,7 +464,13 @@ test('a worker that failed to load is replaced: after a transient 404 the next T
     Worker.prototype.addEventListener = function (type, fn, options) {
       if (type === 'error' && options?.signal) {
         window.__workerErrorListeners++;
-        options.signal.addEventListener('abort', () => { window.__workerErrorListeners--; }, { once: true });
+        options.signal.addEventListener(
+          'abort',
+          () => {
+            window.__workerErrorListeners--;
+          },
+          { once: true },
+        );
       }
       return add.call(this, type, fn, options);
     };
@@ -405,7 +479,12 @@ test('a worker that failed to load is replaced: after a transient 404 the next T
   await page.route('**/headlab-worker.js', (route) => (failing ? route.fulfill({ status: 404, body: 'gone' }) : route.continue()));
   await page.goto(`${session.url}${ARTICLE}`);
   await rendered(page, FR);
-  await page.evaluate((s) => { const e = document.querySelector(s); e.setAttribute('pace', 'fast'); e.steps = 100; e.train(); }, FR);
+  await page.evaluate((s) => {
+    const e = document.querySelector(s);
+    e.setAttribute('pace', 'fast');
+    e.steps = 100;
+    e.train();
+  }, FR);
   await status(page, 'failed');
   failing = false;
   for (let run = 0; run < 3; run++) {
@@ -416,6 +495,9 @@ test('a worker that failed to load is replaced: after a transient 404 the next T
   assert.equal(r.loss_trace.length, 100);
   assert.equal(await page.evaluate(() => window.__workerErrorListeners), 0, 'error listeners left registered after the runs');
   // The 404 and the failed worker script are the expected problems; nothing else.
-  assert.deepEqual(page.problems.filter((p) => !/headlab-worker\.js|404/.test(p)), []);
+  assert.deepEqual(
+    page.problems.filter((p) => !/headlab-worker\.js|404/.test(p)),
+    [],
+  );
   await page.close();
 });

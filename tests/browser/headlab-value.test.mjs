@@ -6,12 +6,16 @@ import { after, before, test } from 'node:test';
 import { startSession } from './helpers.mjs';
 
 let session;
-before(async () => { session = await startSession({ csp: true }); });
-after(async () => { await session?.close(); });
+before(async () => {
+  session = await startSession({ csp: true });
+});
+after(async () => {
+  await session?.close();
+});
 
 const ARTICLE = 'articles/projections-matching-and-content.html';
 
-test('a value before its source shows the fallback, then the source\'s number; retraining (change) updates it', async () => {
+test("a value before its source shows the fallback, then the source's number; retraining (change) updates it", async () => {
   const page = await session.newPage();
   await page.goto(`${session.url}index.html`);
   await page.waitForFunction(() => customElements.get('headlab-value'));
@@ -22,17 +26,24 @@ test('a value before its source shows the fallback, then the source\'s number; r
     src.id = 'model';
     document.body.append(src);
     const p = document.createElement('p');
-    p.innerHTML = 'Accuracy <headlab-value id="v1" source="model" name="accuracy">about 99%</headlab-value>, '
-      + 'or <headlab-value id="v2" source="model" name="accuracy" format="count">most</headlab-value>; '
-      + 'unknown <headlab-value id="v3" source="model" name="nope">n/a</headlab-value>; '
-      + 'missing <headlab-value id="v4" source="no-such-element" name="accuracy">n/a</headlab-value>.';
+    p.innerHTML =
+      'Accuracy <headlab-value id="v1" source="model" name="accuracy">about 99%</headlab-value>, ' +
+      'or <headlab-value id="v2" source="model" name="accuracy" format="count">most</headlab-value>; ' +
+      'unknown <headlab-value id="v3" source="model" name="nope">n/a</headlab-value>; ' +
+      'missing <headlab-value id="v4" source="no-such-element" name="accuracy">n/a</headlab-value>.';
     document.body.append(p);
-    const read = () => ['v1', 'v2', 'v3', 'v4'].map((id) => `${document.getElementById(id).textContent}|${document.getElementById(id).dataset.state}`);
+    const read = () =>
+      ['v1', 'v2', 'v3', 'v4'].map((id) => `${document.getElementById(id).textContent}|${document.getElementById(id).dataset.state}`);
     out.before = read();
     let wrong = 5;
-    customElements.define('test-model-source', class extends HTMLElement {
-      boundValue(name) { return name === 'accuracy' ? { value: (111110 - wrong) / 111110, kind: 'fraction', of: 111110 } : undefined; }
-    });
+    customElements.define(
+      'test-model-source',
+      class extends HTMLElement {
+        boundValue(name) {
+          return name === 'accuracy' ? { value: (111110 - wrong) / 111110, kind: 'fraction', of: 111110 } : undefined;
+        }
+      },
+    );
     // The values asked customElements.whenDefined before this wait did, so theirs have run by now.
     await customElements.whenDefined('test-model-source');
     out.defined = read();
@@ -46,7 +57,7 @@ test('a value before its source shows the fallback, then the source\'s number; r
     document.body.append(lateSrc);
     lateSrc.dispatchEvent(new Event('change', { bubbles: true }));
     out.lateAfter = document.getElementById('v5').textContent;
-    wrong = 0;   // "retrained": every item right now
+    wrong = 0; // "retrained": every item right now
     src.dispatchEvent(new Event('change', { bubbles: true }));
     out.retrained = read();
     wrong = 40000;

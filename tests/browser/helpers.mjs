@@ -10,8 +10,14 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const artifactsDir = path.join(root, 'test-results/screenshots');
 
 const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
 ];
 
 /**
@@ -35,9 +41,13 @@ export async function startSession({ dir, csp = false, handle = null } = {}) {
     contexts.push(context);
     const page = await context.newPage();
     page.problems = [];
-    page.on('console', (msg) => { if (msg.type() === 'error') page.problems.push(`console: ${msg.text()}`); });
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') page.problems.push(`console: ${msg.text()}`);
+    });
     page.on('pageerror', (err) => page.problems.push(`pageerror: ${err.message}`));
-    page.on('response', (res) => { if (res.status() >= 400) page.problems.push(`HTTP ${res.status()}: ${res.url()}`); });
+    page.on('response', (res) => {
+      if (res.status() >= 400) page.problems.push(`HTTP ${res.status()}: ${res.url()}`);
+    });
     page.on('request', (req) => {
       const u = req.url();
       if (!u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:')) page.problems.push(`off-origin request: ${u}`);

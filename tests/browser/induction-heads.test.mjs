@@ -17,7 +17,10 @@ import { cliRun } from '../wasm/helpers.mjs';
 const ARTICLE = 'articles/induction-heads.html';
 const MODEL = '#induction';
 const TRAINING = 'headlab-transformer-training';
-const SHIPPED = { config: path.join(root, 'site/pages/data/induction-seed0.json'), weights: path.join(root, 'site/pages/data/induction-seed0.safetensors') };
+const SHIPPED = {
+  config: path.join(root, 'site/pages/data/induction-seed0.json'),
+  weights: path.join(root, 'site/pages/data/induction-seed0.safetensors'),
+};
 // The issue's bound between the page (WASM) and the native CLI; the analyses agree far closer
 // (tests/wasm/transformer.test.mjs), but sums of exponentials in musl and glibc may differ in the last bits.
 const NATIVE_BROWSER_TOLERANCE = 1e-9;
@@ -37,8 +40,12 @@ function tmp(name) {
 }
 
 let session;
-before(async () => { session = await startSession({ csp: true }); });
-after(async () => { await session?.close(); });
+before(async () => {
+  session = await startSession({ csp: true });
+});
+after(async () => {
+  await session?.close();
+});
 
 async function openArticle(options = {}) {
   const page = await session.newPage(options);
@@ -48,13 +55,24 @@ async function openArticle(options = {}) {
   return page;
 }
 
-test('the shipped model: every number bound in the prose equals the CLI\'s `model analyze`; a short training in the worker equals `model train` bit for bit', async (t) => {
+test("the shipped model: every number bound in the prose equals the CLI's `model analyze`; a short training in the worker equals `model train` bit for bit", async (t) => {
   const page = await openArticle({ viewport: { width: 1280, height: 900 } });
 
   // 1. The analysis behind the prose, against the CLI on the same prompt.
   const analysis = await page.evaluate((s) => document.querySelector(s).analysis, MODEL);
   const out = tmp('analysis.json');
-  const r = cliRun(['model', 'analyze', '--config', SHIPPED.config, '--weights', SHIPPED.weights, '--prompt', analysis.tokens.join(' '), '--out', out]);
+  const r = cliRun([
+    'model',
+    'analyze',
+    '--config',
+    SHIPPED.config,
+    '--weights',
+    SHIPPED.weights,
+    '--prompt',
+    analysis.tokens.join(' '),
+    '--out',
+    out,
+  ]);
   assert.equal(r.status, 0, r.stderr);
   const cli = JSON.parse(fs.readFileSync(out, 'utf8'));
   const worst = (a, b) => a.flat(3).reduce((m, x, i) => Math.max(m, Math.abs(x - b.flat(3)[i])), 0);
@@ -70,11 +88,24 @@ test('the shipped model: every number bound in the prose equals the CLI\'s `mode
 
   // 2. Every <headlab-value source="induction"> shows a number, equal to the one computed from the CLI's document.
   const boundValue = await boundValueFunction();
-  const shown = await page.evaluate((s) => [...document.querySelectorAll(`headlab-value[source="${s.slice(1)}"]`)]
-    .map((v) => ({ name: v.getAttribute('name'), state: v.dataset.state, text: v.textContent, value: document.querySelector(s).boundValue(v.getAttribute('name'))?.value })), MODEL);
+  const shown = await page.evaluate(
+    (s) =>
+      [...document.querySelectorAll(`headlab-value[source="${s.slice(1)}"]`)].map((v) => ({
+        name: v.getAttribute('name'),
+        state: v.dataset.state,
+        text: v.textContent,
+        value: document.querySelector(s).boundValue(v.getAttribute('name'))?.value,
+      })),
+    MODEL,
+  );
   assert.ok(shown.length >= 15, `bound values in the prose: ${shown.length}`);
   for (const v of shown) {
-    const expected = v.name === 'layers' ? cli.induction.induction.length : v.name === 'heads' ? cli.induction.induction[0].length : boundValue(cli, v.name)?.value;
+    const expected =
+      v.name === 'layers'
+        ? cli.induction.induction.length
+        : v.name === 'heads'
+          ? cli.induction.induction[0].length
+          : boundValue(cli, v.name)?.value;
     assert.notEqual(expected, undefined, `${v.name} is a known bound value`);
     assert.notEqual(v.state, 'pending', `${v.name} is filled in`);
     assert.notEqual(v.state, 'missing', `${v.name} has its source`);
@@ -87,21 +118,50 @@ test('the shipped model: every number bound in the prose equals the CLI\'s `mode
   assert.ok(byName['ablation.max.ratio'] > 2.5);
 
   // 3. A short training in the worker: the same bytes as the CLI, then every figure reads the new model.
-  await page.evaluate(([s, steps]) => { const el = document.querySelector(s); el.seed = 0; el.steps = steps; }, [TRAINING, SHORT_STEPS]);
+  await page.evaluate(
+    ([s, steps]) => {
+      const el = document.querySelector(s);
+      el.seed = 0;
+      el.steps = steps;
+    },
+    [TRAINING, SHORT_STEPS],
+  );
   await page.locator(TRAINING).scrollIntoViewIfNeeded();
   await page.locator(TRAINING).getByRole('button', { name: 'Train', exact: true }).click();
   await page.waitForFunction((s) => document.querySelector(s).trainingStatus === 'done', TRAINING, { timeout: 120000 });
   const run = await page.evaluate((s) => {
     const el = document.querySelector(s);
-    return { bytes: Array.from(el.result.safetensors), config: el.result.config, trace: el.trainingTrace, state: el.state, summary: el.summary };
+    return {
+      bytes: Array.from(el.result.safetensors),
+      config: el.result.config,
+      trace: el.trainingTrace,
+      state: el.state,
+      summary: el.summary,
+    };
   }, TRAINING);
   const trained = tmp('trained.safetensors');
-  const c = cliRun(['model', 'train', '--task', 'induction', '--seed', '0', '--steps', String(SHORT_STEPS), '--out', trained, '--config-out', tmp('trained.json')]);
+  const c = cliRun([
+    'model',
+    'train',
+    '--task',
+    'induction',
+    '--seed',
+    '0',
+    '--steps',
+    String(SHORT_STEPS),
+    '--out',
+    trained,
+    '--config-out',
+    tmp('trained.json'),
+  ]);
   assert.equal(c.status, 0, c.stderr);
   const native = fs.readFileSync(trained);
   assert.equal(run.bytes.length, native.length, 'safetensors sizes');
-  assert.ok(Buffer.from(run.bytes).equals(native), 'the page\'s safetensors bytes equal `headlab model train`\'s');
-  assert.deepEqual(run.trace.map((p) => p.step), [0, 50, 100]);
+  assert.ok(Buffer.from(run.bytes).equals(native), "the page's safetensors bytes equal `headlab model train`'s");
+  assert.deepEqual(
+    run.trace.map((p) => p.step),
+    [0, 50, 100],
+  );
   for (const p of run.trace) {
     assert.equal(p.induction.length, 2);
     assert.equal(p.induction[0].length, 4);
@@ -111,7 +171,10 @@ test('the shipped model: every number bound in the prose equals the CLI\'s `mode
   assert.match(run.summary, /Step 100 of 100 \(seed 0\)/);
   // The model panel shows the trained model, and the prose follows it.
   await page.waitForFunction((s) => document.querySelector(s).state.trained === true && document.querySelector(s).analysis != null, MODEL);
-  const after = await page.evaluate((s) => ({ label: document.querySelector(s).state.label, loss: document.querySelector(s).boundValue('in_context_loss').value }), MODEL);
+  const after = await page.evaluate(
+    (s) => ({ label: document.querySelector(s).state.label, loss: document.querySelector(s).boundValue('in_context_loss').value }),
+    MODEL,
+  );
   assert.match(after.label, /trained in this page/);
   assert.ok(after.loss > analysis.induction.in_context_loss + 1, `100 steps leave the in-context loss high: ${after.loss}`);
   await frames(page);
@@ -129,7 +192,10 @@ test('the training figure at 360 px in dark mode, untrained, with a bad seed typ
   const seed = el.locator('input[name="seed"]');
   await seed.fill('-3');
   await seed.press('Enter');
-  await page.waitForFunction((s) => /the seed must be an integer/.test(document.querySelector(s).shadowRoot.querySelector('.input-problem').textContent), TRAINING);
+  await page.waitForFunction(
+    (s) => /the seed must be an integer/.test(document.querySelector(s).shadowRoot.querySelector('.input-problem').textContent),
+    TRAINING,
+  );
   assert.equal(await page.evaluate((s) => document.querySelector(s).seed, TRAINING), 0, 'the last valid seed is kept');
   assert.deepEqual(page.problems, []);
   await page.close();
@@ -148,29 +214,44 @@ test('appendix: the max-digit model in the generic widgets agrees with the max-d
   const md = await wasmMaxDigitCore();
   const weights = md.maxDigitWeightsFromJson(fs.readFileSync(path.join(root, 'site/pages/data/max-digit-seed0.json'), 'utf8'));
   const digits = [7, 1, 3];
-  const attention = md.maxDigitAnsAttention(weights, digits);  // 4 × 9
+  const attention = md.maxDigitAnsAttention(weights, digits); // 4 × 9
   const { logits } = md.maxDigitLogits(weights, digits);
-  const scores = md.maxDigitScoreTable(weights);  // 4 × 14
+  const scores = md.maxDigitScoreTable(weights); // 4 × 14
 
   const page = await session.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(`${session.url}${APPENDIX}`);
   for (const s of ['#generic', '#generic-attention', '#generic-attribution', '#generic-circuits', '#bars']) await rendered(page, s);
-  await page.waitForFunction(() => document.querySelector('#generic').modelSource?.status === 'ready' && /mass on the maximum/.test(document.querySelector('#bars').summary));
+  await page.waitForFunction(
+    () =>
+      document.querySelector('#generic').modelSource?.status === 'ready' &&
+      /mass on the maximum/.test(document.querySelector('#bars').summary),
+  );
   const generic = await page.evaluate(() => {
     const handle = document.querySelector('#generic').modelSource.model.handle;
     const a = handle.analyze({ prompt: 'BOS 7 1 3 PAD PAD PAD SEP ANS', token: '7', circuits: true });
-    return { patterns: a.patterns, logits: a.logits, dla: a.direct_logit_attribution, qk: a.circuits.qk, tokens: a.tokens,
-      shownPrompt: document.querySelector('#generic-attention').state.prompt, barsSummary: document.querySelector('#bars').summary };
+    return {
+      patterns: a.patterns,
+      logits: a.logits,
+      dla: a.direct_logit_attribution,
+      qk: a.circuits.qk,
+      tokens: a.tokens,
+      shownPrompt: document.querySelector('#generic-attention').state.prompt,
+      barsSummary: document.querySelector('#bars').summary,
+    };
   });
   assert.deepEqual(generic.tokens, [11, 7, 1, 3, 10, 10, 10, 12, 13]);
   assert.deepEqual(generic.shownPrompt, generic.tokens, 'the attention figure shows the same prompt');
-  let worstAttention = 0, worstLogit = 0, worstScore = 0;
+  let worstAttention = 0,
+    worstLogit = 0,
+    worstScore = 0;
   for (let h = 0; h < 4; h++) {
-    for (let p = 0; p < 9; p++) worstAttention = Math.max(worstAttention, Math.abs(generic.patterns[0][h][8][p] - attention.data[h * 9 + p]));
+    for (let p = 0; p < 9; p++)
+      worstAttention = Math.max(worstAttention, Math.abs(generic.patterns[0][h][8][p] - attention.data[h * 9 + p]));
     // The prose: in every head most of the ANS row lands on the 7 (position 1).
     assert.ok(generic.patterns[0][h][8][1] > 0.5, `head ${h} puts ${generic.patterns[0][h][8][1]} on the 7`);
     // The QK circuit's ANS row is 4 × the score table (1/√d_head = 1/4 left out).
-    for (let tok = 0; tok < 14; tok++) worstScore = Math.max(worstScore, Math.abs(generic.qk[0][h][13][tok] / 4 - scores.data[h * 14 + tok]));
+    for (let tok = 0; tok < 14; tok++)
+      worstScore = Math.max(worstScore, Math.abs(generic.qk[0][h][13][tok] / 4 - scores.data[h * 14 + tok]));
   }
   for (let v = 0; v < 14; v++) worstLogit = Math.max(worstLogit, Math.abs(generic.logits[8][v] - logits[v]));
   t.diagnostic(`generic vs max-digit: attention ${worstAttention}, logits ${worstLogit}, QK/4 vs scores ${worstScore}`);
@@ -178,7 +259,8 @@ test('appendix: the max-digit model in the generic widgets agrees with the max-d
   assert.ok(worstLogit <= FORWARD_PATHS_TOLERANCE, `logits differ by ${worstLogit}`);
   assert.ok(worstScore <= FORWARD_PATHS_TOLERANCE, `scores differ by ${worstScore}`);
   // The max-digit bars figure says the same masses on the maximum (its summary, three decimals).
-  for (let h = 0; h < 4; h++) assert.match(generic.barsSummary, new RegExp(`head ${h} ${String(Math.round(generic.patterns[0][h][8][1] * 1000) / 1000)}\\b`));
+  for (let h = 0; h < 4; h++)
+    assert.match(generic.barsSummary, new RegExp(`head ${h} ${String(Math.round(generic.patterns[0][h][8][1] * 1000) / 1000)}\\b`));
   // The prose: the answer is written by the heads, not the embedding.
   assert.ok(generic.dla.heads[0].reduce((x, y) => x + y, 0) > generic.dla.embed);
   await screenshot(page.locator('#fig-generic-attention'), 'max-digit-appendix-attention-1280-light');

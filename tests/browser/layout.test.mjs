@@ -53,8 +53,12 @@ const PAGES = (function walk(dir) {
 })(siteDir).sort();
 
 let session;
-before(async () => { session = await startSession({ csp: true }); });
-after(async () => { await session?.close(); });
+before(async () => {
+  session = await startSession({ csp: true });
+});
+after(async () => {
+  await session?.close();
+});
 
 /** Runs in the page: resolves when the fonts are loaded and every widget has rendered what the last resize asked for. */
 async function settle() {
@@ -63,8 +67,10 @@ async function settle() {
   // A resize reaches a widget in a ResizeObserver callback, which asks for a render at the next
   // frame; that render may resize an SVG (a new --hl-text-zoom) or a scroll box (site.js marks
   // it). Settled: three frames in a row without a render of any widget.
-  const renders = () => [...document.querySelectorAll('*')].reduce((n, e) => n + (e.localName.startsWith('headlab-') ? (e.renderCount ?? 0) : 0), 0);
-  let last = renders(), quiet = 0;
+  const renders = () =>
+    [...document.querySelectorAll('*')].reduce((n, e) => n + (e.localName.startsWith('headlab-') ? (e.renderCount ?? 0) : 0), 0);
+  let last = renders(),
+    quiet = 0;
   while (quiet < 3) {
     await frame();
     const now = renders();
@@ -77,7 +83,9 @@ async function settle() {
 async function openLive(name, width, colorScheme) {
   const phone = width <= 400;
   const page = await session.newPage({
-    colorScheme, viewport: { width, height: HEIGHT }, deviceScaleFactor: 1,
+    colorScheme,
+    viewport: { width, height: HEIGHT },
+    deviceScaleFactor: 1,
     ...(phone ? { isMobile: true, hasTouch: true } : {}),
   });
   await page.goto(`${session.url}${name}`);
@@ -89,7 +97,11 @@ async function openLive(name, width, colorScheme) {
     for (const m of document.querySelectorAll('headlab-max-digit-model')) m.load?.();
     return [...document.querySelectorAll('*')]
       .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
-      .every((e) => (e.renderCount > 0 && !e.shadowRoot?.querySelector('link[href*="headlab/snapshot/"]')) || !e.shadowRoot?.querySelector('.alert')?.hidden);
+      .every(
+        (e) =>
+          (e.renderCount > 0 && !e.shadowRoot?.querySelector('link[href*="headlab/snapshot/"]')) ||
+          !e.shadowRoot?.querySelector('.alert')?.hidden,
+      );
   });
   await page.evaluate(settle);
   return page;
@@ -137,9 +149,17 @@ function measure({ minText, minTarget, slack, phone, scriptOff }) {
     if (hiddenCache.has(e)) return hiddenCache.get(e);
     let result;
     const cs = getComputedStyle(e);
-    if (cs.display === 'none' || cs.visibility === 'hidden' || (cs.clip && cs.clip !== 'auto') || cs.clipPath !== 'none' || cs.contentVisibility === 'hidden') result = true;
+    if (
+      cs.display === 'none' ||
+      cs.visibility === 'hidden' ||
+      (cs.clip && cs.clip !== 'auto') ||
+      cs.clipPath !== 'none' ||
+      cs.contentVisibility === 'hidden'
+    )
+      result = true;
     else if (e.localName === 'title' || e.localName === 'desc' || e.localName === 'style' || e.localName === 'script') result = true;
-    else if (typeof e.checkVisibility === 'function' && !(e instanceof SVGElement) && !e.checkVisibility({ visibilityProperty: true })) result = true;
+    else if (typeof e.checkVisibility === 'function' && !(e instanceof SVGElement) && !e.checkVisibility({ visibilityProperty: true }))
+      result = true;
     else result = visuallyHidden(parentOf(e));
     hiddenCache.set(e, result);
     return result;
@@ -165,15 +185,24 @@ function measure({ minText, minTarget, slack, phone, scriptOff }) {
       const ar = a.getBoundingClientRect();
       if (r.right > ar.right + slack || r.left < ar.left - slack) {
         const ok = scrolls(getComputedStyle(a)) && (scriptOff || labelledRegion(a));
-        if (!ok) problems.clipped.push(`${describe(e)} sticks out of ${describe(a).slice(0, 60)} (${Math.round(r.left - ar.left)}…${Math.round(r.right - ar.left)} of ${Math.round(ar.width)} px)${scrolls(getComputedStyle(a)) ? ': the scroll box has no name or is not in the Tab order' : ''}`);
+        if (!ok)
+          problems.clipped.push(
+            `${describe(e)} sticks out of ${describe(a).slice(0, 60)} (${Math.round(r.left - ar.left)}…${Math.round(r.right - ar.left)} of ${Math.round(ar.width)} px)${scrolls(getComputedStyle(a)) ? ': the scroll box has no name or is not in the Tab order' : ''}`,
+          );
       }
     }
     // 4. Touch targets on the phone (widget controls and the export menu).
     // Table cells of a roving-tabindex grid (a heatmap) are read, not pressed, and are not counted.
-    if (phone && hostOf(e) && e.matches('button, select, summary, input:not([type="hidden"]), [role="button"], [tabindex="0"]:not([role="region"], td, th)') && !e.disabled) {
+    if (
+      phone &&
+      hostOf(e) &&
+      e.matches('button, select, summary, input:not([type="hidden"]), [role="button"], [tabindex="0"]:not([role="region"], td, th)') &&
+      !e.disabled
+    ) {
       let box = r;
       if (e.matches('input[type="radio"], input[type="checkbox"]')) box = (e.closest('label') ?? e).getBoundingClientRect();
-      if (box.height < minTarget - 0.5 || box.width < minTarget - 0.5) problems.targets.push(`${describe(e)} is ${Math.round(box.width)} × ${Math.round(box.height)} px`);
+      if (box.height < minTarget - 0.5 || box.width < minTarget - 0.5)
+        problems.targets.push(`${describe(e)} is ${Math.round(box.width)} × ${Math.round(box.height)} px`);
     }
   }
 
@@ -182,7 +211,9 @@ function measure({ minText, minTarget, slack, phone, scriptOff }) {
   for (const e of all) {
     if (!e.matches('textarea, input[type="text"], input:not([type])') || visuallyHidden(e) || !e.value) continue;
     if (e.scrollWidth > e.clientWidth + slack || e.scrollHeight > e.clientHeight + slack) {
-      problems.fields.push(`${describe(e)} shows part of "${e.value.slice(0, 30)}…" (${e.scrollWidth} × ${e.scrollHeight} px of text in ${e.clientWidth} × ${e.clientHeight})`);
+      problems.fields.push(
+        `${describe(e)} shows part of "${e.value.slice(0, 30)}…" (${e.scrollWidth} × ${e.scrollHeight} px of text in ${e.clientWidth} × ${e.clientHeight})`,
+      );
     }
   }
 
@@ -206,7 +237,6 @@ function measure({ minText, minTarget, slack, phone, scriptOff }) {
   return problems;
 }
 
-
 /** Adds one width's problems to `found` (kind and line → the widths, the most repeats at one width, the smallest text). */
 function record(found, problems, width) {
   for (const [kind, list] of Object.entries(problems)) {
@@ -226,7 +256,10 @@ function record(found, problems, width) {
 }
 
 function report(found, prefix) {
-  return [...found].map(([key, f]) => `${prefix} ${key}${f.count > 1 ? ` (×${f.count})` : ''}${Number.isFinite(f.px) ? ` at ${f.px.toFixed(1)} px` : ''} @ ${f.widths.join(', ')} px`);
+  return [...found].map(
+    ([key, f]) =>
+      `${prefix} ${key}${f.count > 1 ? ` (×${f.count})` : ''}${Number.isFinite(f.px) ? ` at ${f.px.toFixed(1)} px` : ''} @ ${f.widths.join(', ')} px`,
+  );
 }
 
 /** Resizes the page through every width of the sweep, measuring at each. */
@@ -235,14 +268,21 @@ async function sweep(page, scriptOff) {
   for (const width of SWEEP_WIDTHS) {
     await page.setViewportSize({ width, height: HEIGHT });
     if (!scriptOff) await page.evaluate(settle);
-    record(found, await page.evaluate(measure, { minText: MIN_TEXT_PX, minTarget: MIN_TARGET_PX, slack: EDGE_SLACK_PX, phone: false, scriptOff }), width);
+    record(
+      found,
+      await page.evaluate(measure, { minText: MIN_TEXT_PX, minTarget: MIN_TARGET_PX, slack: EDGE_SLACK_PX, phone: false, scriptOff }),
+      width,
+    );
   }
   return found;
 }
 
 function shoot(page, name, width, colorScheme) {
   fs.mkdirSync(artifactsDir, { recursive: true });
-  return page.screenshot({ path: path.join(artifactsDir, `layout-${name.replace(/\.html$/, '').replace(/\//g, '-')}-${width}-${colorScheme}.png`), fullPage: true });
+  return page.screenshot({
+    path: path.join(artifactsDir, `layout-${name.replace(/\.html$/, '').replace(/\//g, '-')}-${width}-${colorScheme}.png`),
+    fullPage: true,
+  });
 }
 
 for (const colorScheme of ['light', 'dark']) {
@@ -264,7 +304,17 @@ for (const colorScheme of ['light', 'dark']) {
 
       const phone = await openLive(name, PHONE_WIDTH, colorScheme);
       const found = new Map();
-      record(found, await phone.evaluate(measure, { minText: MIN_TEXT_PX, minTarget: MIN_TARGET_PX, slack: EDGE_SLACK_PX, phone: true, scriptOff: false }), PHONE_WIDTH);
+      record(
+        found,
+        await phone.evaluate(measure, {
+          minText: MIN_TEXT_PX,
+          minTarget: MIN_TARGET_PX,
+          slack: EDGE_SLACK_PX,
+          phone: true,
+          scriptOff: false,
+        }),
+        PHONE_WIDTH,
+      );
       failures.push(...report(found, `${name} touch phone ${colorScheme}`));
       await shoot(phone, name, PHONE_WIDTH, colorScheme);
       assert.deepEqual(phone.problems, [], `${name} @${PHONE_WIDTH}`);
@@ -277,4 +327,3 @@ for (const colorScheme of ['light', 'dark']) {
     assert.deepEqual(failures, [], `${failures.length} layout problems (also in test-results/layout-${colorScheme}.txt)`);
   });
 }
-

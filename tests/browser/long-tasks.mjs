@@ -24,8 +24,20 @@ const TASK_EVENTS = new Set(['RunTask', 'ThreadControllerImpl::RunTask']);
 
 /** The browser's document steps (HTML parsing, style, layout, paint, compositing) at a task's top level. */
 const RENDERING = new Set([
-  'ParseHTML', 'HTMLDocumentParser::MaybeFetchQueuedPreloads', 'UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'UpdateLayer', 'UpdateLayerTree',
-  'HitTest', 'ScrollLayer', 'Commit', 'IntersectionObserverController::computeIntersections', 'ParseAuthorStyleSheet',
+  'ParseHTML',
+  'HTMLDocumentParser::MaybeFetchQueuedPreloads',
+  'UpdateLayoutTree',
+  'Layout',
+  'PrePaint',
+  'Paint',
+  'Layerize',
+  'UpdateLayer',
+  'UpdateLayerTree',
+  'HitTest',
+  'ScrollLayer',
+  'Commit',
+  'IntersectionObserverController::computeIntersections',
+  'ParseAuthorStyleSheet',
 ]);
 
 /**
@@ -39,14 +51,18 @@ const RENDERING = new Set([
  * (a figure of 0 ms must not pass for a measurement).
  */
 export function pageMainThreads(events) {
-  const mains = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const mains = new Set(
+    events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`),
+  );
   const pagePids = new Set();
   for (const e of events) {
     if (!mains.has(`${e.pid}:${e.tid}`)) continue;
     const url = e.args?.data?.url ?? e.args?.beginData?.url;
-    if ((typeof url === 'string' && /^https?:/.test(url)) || (typeof e.name === 'string' && e.name.startsWith('headlab-'))) pagePids.add(e.pid);
+    if ((typeof url === 'string' && /^https?:/.test(url)) || (typeof e.name === 'string' && e.name.startsWith('headlab-')))
+      pagePids.add(e.pid);
   }
-  if (!pagePids.size) throw new Error('the trace shows no main thread of the page under test (no http(s) document or script, no headlab-* mark)');
+  if (!pagePids.size)
+    throw new Error('the trace shows no main thread of the page under test (no http(s) document or script, no headlab-* mark)');
   return new Set([...mains].filter((key) => pagePids.has(Number(key.split(':')[0]))));
 }
 
@@ -79,7 +95,9 @@ export function longestTask(buffer) {
       const end = task.ts + task.dur;
       while (p < parts.length && parts[p].ts < task.ts) p++;
       // Top-level parts: each starts after the one before has ended.
-      let rendering = 0, longest = null, topEnd = -Infinity;
+      let rendering = 0,
+        longest = null,
+        topEnd = -Infinity;
       for (let i = p; i < parts.length && parts[i].ts <= end; i++) {
         const e = parts[i];
         if (e.ts + e.dur > end) continue;
@@ -97,7 +115,9 @@ export function longestTask(buffer) {
   const d = part?.args?.data ?? {};
   const detail = d.functionName || d.url?.replace(/^https?:\/\/[^/]+\//, '') || d.type || '';
   return {
-    ms: best.work / 1000, taskMs: cpu(best.task) / 1000, wallMs: best.task.dur / 1000,
+    ms: best.work / 1000,
+    taskMs: cpu(best.task) / 1000,
+    wallMs: best.task.dur / 1000,
     what: part ? `${part.name}${detail ? ` (${detail})` : ''} ${(cpu(part) / 1000).toFixed(1)} ms` : '',
   };
 }

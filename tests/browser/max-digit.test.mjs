@@ -38,7 +38,9 @@ before(async () => {
   await page.goto(`${session.url}${ARTICLE}`);
   await ready(page);
 });
-after(async () => { await session?.close(); });
+after(async () => {
+  await session?.close();
+});
 
 /**
  * Waits until every max-digit widget has its model and has rendered it, and the 3-D views are
@@ -51,18 +53,35 @@ async function ready(p) {
   // The unit-norm model loads only when its section nears the viewport (loading="lazy").
   await p.evaluate(() => document.getElementById('unit')?.scrollIntoView());
   await p.waitForFunction(() => {
-    const widgets = [...document.querySelectorAll('headlab-attention-bars, headlab-attention-patch, headlab-head-ablation, headlab-subspace-accuracy, headlab-head-contributions, headlab-angle-dot')];
-    return widgets.length > 0 && widgets.every((w) => w.currentModel && w.renderCount > 0)
-      && [...document.querySelectorAll('headlab-head-contributions')].every((w) => w.view3d && w.view3d.svg.isConnected)
+    const widgets = [
+      ...document.querySelectorAll(
+        'headlab-attention-bars, headlab-attention-patch, headlab-head-ablation, headlab-subspace-accuracy, headlab-head-contributions, headlab-angle-dot',
+      ),
+    ];
+    return (
+      widgets.length > 0 &&
+      widgets.every((w) => w.currentModel && w.renderCount > 0) &&
+      [...document.querySelectorAll('headlab-head-contributions')].every((w) => w.view3d && w.view3d.svg.isConnected) &&
       // and every prerendered snapshot swapped for the live widget (one per frame)
-      && ![...document.querySelectorAll('*')].some((e) => e.localName.startsWith('headlab-') && e.shadowRoot?.querySelector('link[href*="headlab/snapshot/"]'));
+      ![...document.querySelectorAll('*')].some(
+        (e) => e.localName.startsWith('headlab-') && e.shadowRoot?.querySelector('link[href*="headlab/snapshot/"]'),
+      )
+    );
   });
   await frames(p);
 }
 
 /** data-value of every cell matching `cell` in the shadow root of the `index`-th `host`, with its data attributes. */
 async function cells(p, host, cell, index = 0) {
-  return p.evaluate(([h, c, i]) => [...document.querySelectorAll(h)[i].shadowRoot.querySelectorAll(c)].map((e) => ({ ...e.dataset, value: Number(e.dataset.value), text: e.textContent })), [host, cell, index]);
+  return p.evaluate(
+    ([h, c, i]) =>
+      [...document.querySelectorAll(h)[i].shadowRoot.querySelectorAll(c)].map((e) => ({
+        ...e.dataset,
+        value: Number(e.dataset.value),
+        text: e.textContent,
+      })),
+    [host, cell, index],
+  );
 }
 
 async function setAttr(p, host, name, value, index = 0) {
@@ -117,15 +136,21 @@ test('attention bars: scores, attention rows and the by-maximum table equal the 
   }, host);
   assert.equal(shown, null);
   // The page's max-digit module (the widget's own handle on it).
-  const rows = await page.evaluate(([d]) => {
-    const w = document.querySelector('headlab-attention-bars');
-    return Array.from(w.maxDigit.maxDigitAnsAttention(w.currentModel.weights, d).data);
-  }, [digits]);
+  const rows = await page.evaluate(
+    ([d]) => {
+      const w = document.querySelector('headlab-attention-bars');
+      return Array.from(w.maxDigit.maxDigitAnsAttention(w.currentModel.weights, d).data);
+    },
+    [digits],
+  );
   for (let h = 0; h < 4; h++) {
     const expected = attentionRow(shipped, h, tokens);
     for (let p = 0; p < 9; p++) near(rows[h * 9 + p], expected[p], NATIVE_TOLERANCE, `attention head ${h} position ${p}`);
   }
-  const barLabels = await page.evaluate((h) => [...document.querySelector(h).shadowRoot.querySelectorAll('svg text')].map((t) => t.textContent), host);
+  const barLabels = await page.evaluate(
+    (h) => [...document.querySelector(h).shadowRoot.querySelectorAll('svg text')].map((t) => t.textContent),
+    host,
+  );
   for (let h = 0; h < 4; h++) {
     const expected = attentionRow(shipped, h, tokens);
     assert.ok(barLabels.includes(String(Math.round(expected[7] * 100) / 100)), `bar label of head ${h} on the 6`);
@@ -203,7 +228,11 @@ test('head ablation: every set of heads, the residual-free and residual-only rea
     if (r.heads.length === 2) assert.ok(r.accuracy >= 0.9999, `without heads ${r.heads}: ${r.accuracy}`);
     if (r.heads.length === 3) assert.ok(r.accuracy >= 0.98, `without heads ${r.heads}: ${r.accuracy}`);
   }
-  assert.equal(shipped.head_ablation.filter((r) => r.heads.length === 3 && r.accuracy === 1).length >= 2, true, 'most single surviving heads answer every list');
+  assert.equal(
+    shipped.head_ablation.filter((r) => r.heads.length === 3 && r.accuracy === 1).length >= 2,
+    true,
+    'most single surviving heads answer every list',
+  );
   assert.equal(lowest([0, 1, 2, 3]), shipped.residual_only_accuracy);
 });
 
@@ -216,9 +245,17 @@ async function checkSubspace(p, index, analysis, what) {
       const [acc] = await cells(p, host, '[data-figure="accuracy"]', index);
       near(acc.value, analysis.subspace_accuracy[basis][k - 1], COUNT_TOLERANCE, `${what} ${basis} k=${k}`);
       const [kept] = await cells(p, host, '[data-figure="kept-variance"]', index);
-      near(kept.value, analysis.variance_explained[basis].slice(0, k).reduce((s, x) => s + x, 0), NATIVE_TOLERANCE, `${what} variance ${basis} k=${k}`);
+      near(
+        kept.value,
+        analysis.variance_explained[basis].slice(0, k).reduce((s, x) => s + x, 0),
+        NATIVE_TOLERANCE,
+        `${what} variance ${basis} k=${k}`,
+      );
       // The live by-maximum accuracies (the core in the page) must weigh up to the overall figure.
-      const byMax = await p.evaluate(([h, i]) => JSON.parse(document.querySelectorAll(h)[i].shadowRoot.querySelector('.caption[data-value]').dataset.value), [host, index]);
+      const byMax = await p.evaluate(
+        ([h, i]) => JSON.parse(document.querySelectorAll(h)[i].shadowRoot.querySelector('.caption[data-value]').dataset.value),
+        [host, index],
+      );
       const weighted = byMax.reduce((s, x, m) => s + x * analysis.evaluation.lists_by_max[m], 0) / analysis.evaluation.lists;
       near(weighted, analysis.subspace_accuracy[basis][k - 1], 1e-12, `${what} by-max ${basis} k=${k}`);
     }
@@ -242,20 +279,29 @@ test('subspace accuracy: every k and basis, the k table and the 3 × 3 cosines e
   }
   assert.ok(top3(shipped, 'w_o') > 0.95 && top3(shipped, 'w_u') > 0.5);
   assert.ok(shipped.cosine_top3[0][0] > 0.95);
-  for (const [i, j] of [[1, 1], [2, 2]]) {
+  for (const [i, j] of [
+    [1, 1],
+    [2, 2],
+  ]) {
     const inPlane = Math.hypot(shipped.cosine_top3[i][1], shipped.cosine_top3[i][2]);
     const inPlaneT = Math.hypot(shipped.cosine_top3[1][j], shipped.cosine_top3[2][j]);
     assert.ok(inPlane > 0.9 && inPlaneT > 0.9, 'second and third directions span nearly the same plane');
   }
   assert.equal(shippedUnit.accuracy, 1);
   assert.ok(shippedUnit.subspace_accuracy.w_u[2] < 1 && shippedUnit.subspace_accuracy.w_u[3] === 1, 'unit-norm W_U basis needs four');
-  assert.ok(shippedUnit.subspace_accuracy.w_o[2] < 1 && shippedUnit.subspace_accuracy.w_o[2] > 0.999, 'unit-norm W_O basis just short at three');
+  assert.ok(
+    shippedUnit.subspace_accuracy.w_o[2] < 1 && shippedUnit.subspace_accuracy.w_o[2] > 0.999,
+    'unit-norm W_O basis just short at three',
+  );
   assert.ok(top3(shippedUnit, 'w_u') < top3(shipped, 'w_u'), 'unit-norm variance spread more evenly');
 });
 
 test('angle vs dot: every cell equals the native analysis; no disagreement for the shipped weights', async () => {
   const host = 'headlab-angle-dot';
-  for (const [index, analysis] of [[0, shipped], [1, shippedUnit]]) {
+  for (const [index, analysis] of [
+    [0, shipped],
+    [1, shippedUnit],
+  ]) {
     const v = analysis.angle_vs_dot;
     for (const which of ['cosine', 'dot']) {
       await setAttr(page, host, 'matrix', which, index);
@@ -270,7 +316,10 @@ test('angle vs dot: every cell equals the native analysis; no disagreement for t
       assert.equal(Number(c.digit), list[m]);
     }
     const shown = await page.evaluate(([h, i]) => document.querySelectorAll(h)[i].state.disagreements, [host, index]);
-    assert.deepEqual(shown, v.best_by_cosine.flatMap((d, m) => (d === v.best_by_dot[m] ? [] : [m])));
+    assert.deepEqual(
+      shown,
+      v.best_by_cosine.flatMap((d, m) => (d === v.best_by_dot[m] ? [] : [m])),
+    );
   }
   assert.deepEqual(shipped.angle_vs_dot.best_by_cosine, shipped.angle_vs_dot.best_by_dot, 'the article: they agree for seed 0');
 });
@@ -278,12 +327,19 @@ test('angle vs dot: every cell equals the native analysis; no disagreement for t
 test('3-D contributions: coordinates equal head_h = Σ_p a_h(p) E[t_p] W_V^h W_O^h on the native top-3 W_O directions; the view turns by keyboard', async () => {
   const host = 'headlab-head-contributions';
   // Widget 0 (Figure "outputs"): outputs for 7 1 3; widget 1: corrections from the default for 2 3 4 5 6.
-  for (const [index, digits, mode] of [[1, [2, 3, 4, 5, 6], 'corrections'], [0, [7, 1, 3], 'outputs']]) {
+  for (const [index, digits, mode] of [
+    [1, [2, 3, 4, 5, 6], 'corrections'],
+    [0, [7, 1, 3], 'outputs'],
+  ]) {
     const tokens = promptTokens(digits);
     const heads = [0, 1, 2, 3].map((h) => {
       const a = attentionRow(shipped, h, tokens);
       const out = Array(64).fill(0);
-      tokens.forEach((t, p) => valueOut(h, t).forEach((x, c) => { out[c] += a[p] * x; }));
+      tokens.forEach((t, p) =>
+        valueOut(h, t).forEach((x, c) => {
+          out[c] += a[p] * x;
+        }),
+      );
       return out;
     });
     const defaults = [0, 1, 2, 3].map((h) => valueOut(h, ANS));
@@ -303,12 +359,17 @@ test('3-D contributions: coordinates equal head_h = Σ_p a_h(p) E[t_p] W_V^h W_O
     assert.equal(pick.pick, Math.max(...digits), 'the 3-D readout picks the maximum');
   }
   // Keyboard: focus the view, ArrowRight turns it by 10°, a digit's drawn position moves; Home resets.
-  const read = () => page.evaluate((h) => {
-    const w = document.querySelector(h);
-    const svg = w.view3d.svg;
-    const g = svg.querySelector('[data-id="digit-9"]');
-    return { azimuth: Number(svg.dataset.azimuth), x: Number(g.dataset.x), status: w.shadowRoot.querySelector('.row .caption').textContent };
-  }, host);
+  const read = () =>
+    page.evaluate((h) => {
+      const w = document.querySelector(h);
+      const svg = w.view3d.svg;
+      const g = svg.querySelector('[data-id="digit-9"]');
+      return {
+        azimuth: Number(svg.dataset.azimuth),
+        x: Number(g.dataset.x),
+        status: w.shadowRoot.querySelector('.row .caption').textContent,
+      };
+    }, host);
   const before = await read();
   await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('.stage').focus(), host);
   await page.keyboard.press('ArrowRight');
@@ -329,23 +390,45 @@ test('mechanism at a glance: scores, attention, what each head writes and the lo
   for (const digits of [[2, 3, 4, 5, 6], [0], [9, 1, 9, 4]]) {
     await setAttr(page, host, 'digits', digits.join(' '));
     const tokens = promptTokens(digits);
-    const bars = await page.evaluate((h) => [...document.querySelector(h).shadowRoot.querySelectorAll('svg')].map((svg) => [...svg.querySelectorAll('rect[data-value]')].map((r) => ({ ...r.dataset }))), host);
+    const bars = await page.evaluate(
+      (h) =>
+        [...document.querySelector(h).shadowRoot.querySelectorAll('svg')].map((svg) =>
+          [...svg.querySelectorAll('rect[data-value]')].map((r) => ({ ...r.dataset })),
+        ),
+      host,
+    );
     assert.equal(bars.length, 4);
     const [scores, attention, writes, readout] = bars;
     assert.equal(scores.length, 4 * 9);
-    for (const b of scores) near(Number(b.value), shipped.scores[Number(b.head)][tokens[Number(b.position)]], NATIVE_TOLERANCE, `score head ${b.head} position ${b.position}`);
-    for (const b of attention) near(Number(b.value), attentionRow(shipped, Number(b.head), tokens)[Number(b.position)], NATIVE_TOLERANCE, `attention head ${b.head} position ${b.position}`);
+    for (const b of scores)
+      near(
+        Number(b.value),
+        shipped.scores[Number(b.head)][tokens[Number(b.position)]],
+        NATIVE_TOLERANCE,
+        `score head ${b.head} position ${b.position}`,
+      );
+    for (const b of attention)
+      near(
+        Number(b.value),
+        attentionRow(shipped, Number(b.head), tokens)[Number(b.position)],
+        NATIVE_TOLERANCE,
+        `attention head ${b.head} position ${b.position}`,
+      );
     // head_h W_U for digit d, from the weights: Σ_p a_h(p) (E[t_p] W_V^h W_O^h) · W_U[:, d].
     const wu = (c, d) => weights.W_U[c][d];
     const headWrite = (h, d) => {
       const a = attentionRow(shipped, h, tokens);
       let total = 0;
-      tokens.forEach((t, p) => { const o = valueOut(h, t); for (let c = 0; c < 64; c++) total += a[p] * o[c] * wu(c, d); });
+      tokens.forEach((t, p) => {
+        const o = valueOut(h, t);
+        for (let c = 0; c < 64; c++) total += a[p] * o[c] * wu(c, d);
+      });
       return total;
     };
     assert.equal(writes.length, 4 * 10);
     // 9 positions × 64 × 16 products from the same doubles in another order: far inside 1e-9.
-    for (const b of writes) near(Number(b.value), headWrite(Number(b.head), Number(b.digit)), NATIVE_TOLERANCE, `write head ${b.head} digit ${b.digit}`);
+    for (const b of writes)
+      near(Number(b.value), headWrite(Number(b.head), Number(b.digit)), NATIVE_TOLERANCE, `write head ${b.head} digit ${b.digit}`);
     assert.equal(readout.length, 10);
     for (const b of readout) {
       let residual = 0;
@@ -361,12 +444,24 @@ test('mechanism at a glance: scores, attention, what each head writes and the lo
 
 test('score ramps: every point is the native s_h(t); the runner-up split equals the softmax and σ(gap) from the native scores', async () => {
   const host = 'headlab-score-ramps';
-  const points = await page.evaluate((h) => [...document.querySelector(h).shadowRoot.querySelectorAll('rect[data-token]')].map((r) => ({ ...r.dataset })), host);
+  const points = await page.evaluate(
+    (h) => [...document.querySelector(h).shadowRoot.querySelectorAll('rect[data-token]')].map((r) => ({ ...r.dataset })),
+    host,
+  );
   assert.equal(points.length, 4 * 14);
-  for (const pt of points) near(Number(pt.value), shipped.scores[Number(pt.head)][Number(pt.token)], NATIVE_TOLERANCE, `score head ${pt.head} token ${pt.token}`);
-  const slopes = await page.evaluate((h) => [...document.querySelector(h).shadowRoot.querySelectorAll('.slopes li')].map((li) => li.textContent), host);
+  for (const pt of points)
+    near(Number(pt.value), shipped.scores[Number(pt.head)][Number(pt.token)], NATIVE_TOLERANCE, `score head ${pt.head} token ${pt.token}`);
+  const slopes = await page.evaluate(
+    (h) => [...document.querySelector(h).shadowRoot.querySelectorAll('.slopes li')].map((li) => li.textContent),
+    host,
+  );
   slopes.forEach((text, h) => assert.match(text, new RegExp(`head ${h}: \\+${shipped.mechanism.score_slope[h].toFixed(2)} per digit`)));
-  for (const [m, r] of [[9, 8], [9, 2], [6, 5], [3, 0]]) {
+  for (const [m, r] of [
+    [9, 8],
+    [9, 2],
+    [6, 5],
+    [3, 0],
+  ]) {
     await setAttr(page, host, 'maximum', String(m));
     await setAttr(page, host, 'runner-up', String(r));
     const state = await page.evaluate((h) => document.querySelector(h).state, host);
@@ -382,14 +477,35 @@ test('score ramps: every point is the native s_h(t); the runner-up split equals 
     }
   }
   // The range control moves the runner-up; the maximum select clamps it below the new maximum.
-  await page.evaluate((h) => { const w = document.querySelector(h); w.setAttribute('maximum', '9'); w.setAttribute('runner-up', '8'); }, host);
+  await page.evaluate((h) => {
+    const w = document.querySelector(h);
+    w.setAttribute('maximum', '9');
+    w.setAttribute('runner-up', '8');
+  }, host);
   await frames(page);
-  await page.evaluate((h) => { const s = document.querySelector(h).shadowRoot.querySelector('select'); s.value = '4'; s.dispatchEvent(new Event('change')); }, host);
+  await page.evaluate((h) => {
+    const s = document.querySelector(h).shadowRoot.querySelector('select');
+    s.value = '4';
+    s.dispatchEvent(new Event('change'));
+  }, host);
   await frames(page);
-  assert.deepEqual(await page.evaluate((h) => { const w = document.querySelector(h); return [w.maximum, w.runnerUp]; }, host), [4, 3]);
+  assert.deepEqual(
+    await page.evaluate((h) => {
+      const w = document.querySelector(h);
+      return [w.maximum, w.runnerUp];
+    }, host),
+    [4, 3],
+  );
   await setAttr(page, host, 'runner-up', '7');
-  assert.match(await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('[role="alert"], .error')?.textContent ?? '', host), /runner-up="7" must be a digit below the maximum 4/);
-  await page.evaluate((h) => { const w = document.querySelector(h); w.removeAttribute('runner-up'); w.removeAttribute('maximum'); }, host);
+  assert.match(
+    await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('[role="alert"], .error')?.textContent ?? '', host),
+    /runner-up="7" must be a digit below the maximum 4/,
+  );
+  await page.evaluate((h) => {
+    const w = document.querySelector(h);
+    w.removeAttribute('runner-up');
+    w.removeAttribute('maximum');
+  }, host);
   await frames(page);
 });
 
@@ -416,7 +532,10 @@ test('linked highlighting: a head or digit hovered in one figure lights in the o
   await frames(page);
   const digit = await page.evaluate(() => {
     const svg = document.querySelector('headlab-head-contributions').view3d.svg;
-    return { lit: [...svg.querySelectorAll('g.lit[data-digit]')].map((g) => g.dataset.digit), dim: svg.querySelectorAll('g.dim[data-digit]').length };
+    return {
+      lit: [...svg.querySelectorAll('g.lit[data-digit]')].map((g) => g.dataset.digit),
+      dim: svg.querySelectorAll('g.dim[data-digit]').length,
+    };
   });
   assert.deepEqual(digit.lit, ['5']);
   assert.equal(digit.dim, 9);
@@ -424,7 +543,14 @@ test('linked highlighting: a head or digit hovered in one figure lights in the o
 });
 
 test('prose bound to the model: <headlab-value> shows the native analysis for the shipped weights', async () => {
-  const values = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('headlab-value[source="digits"]')].map((v) => [v.getAttribute('name'), { text: v.textContent, value: v.value?.value, state: v.dataset.state }])));
+  const values = await page.evaluate(() =>
+    Object.fromEntries(
+      [...document.querySelectorAll('headlab-value[source="digits"]')].map((v) => [
+        v.getAttribute('name'),
+        { text: v.textContent, value: v.value?.value, state: v.dataset.state },
+      ]),
+    ),
+  );
   for (const [name, v] of Object.entries(values)) assert.equal(v.state, 'bound', `${name} is bound`);
   near(values['slope.min'].value, Math.min(...shipped.mechanism.score_slope), NATIVE_TOLERANCE, 'slope.min');
   near(values['marker_gap.min'].value, Math.min(...shipped.mechanism.marker_gap), NATIVE_TOLERANCE, 'marker_gap.min');
@@ -440,7 +566,9 @@ test('prose bound to the model: <headlab-value> shows the native analysis for th
   // Never rounded up to 100%: two heads removed at worst leave 5 lists wrong.
   assert.equal(values['two_ablated.min'].text, '99.995%');
   // The unit-norm section's values bind once its model has loaded (lazily).
-  const unit = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('headlab-value[source="unit"]')].map((v) => [v.getAttribute('name'), v.value?.value])));
+  const unit = await page.evaluate(() =>
+    Object.fromEntries([...document.querySelectorAll('headlab-value[source="unit"]')].map((v) => [v.getAttribute('name'), v.value?.value])),
+  );
   assert.equal(unit['directions.w_u'], shippedUnit.claims.directions_w_u);
   near(unit['subspace.w_u.k3'], shippedUnit.subspace_accuracy.w_u[2], COUNT_TOLERANCE, 'unit subspace k = 3');
 });
@@ -448,16 +576,28 @@ test('prose bound to the model: <headlab-value> shows the native analysis for th
 test('patching labels name position and token; the digit field reacts while typing, without Enter', async () => {
   const host = 'headlab-attention-patch';
   await setAttr(page, host, 'digits', '2 3 4 5 6');
-  const labels = await page.evaluate((h) => [...document.querySelector(h).shadowRoot.querySelectorAll('fieldset[data-head="0"] label')].map((l) => l.textContent.replace(/\s+/g, ' ').trim()), host);
+  const labels = await page.evaluate(
+    (h) =>
+      [...document.querySelector(h).shadowRoot.querySelectorAll('fieldset[data-head="0"] label')].map((l) =>
+        l.textContent.replace(/\s+/g, ' ').trim(),
+      ),
+    host,
+  );
   assert.equal(labels[4], 'position 3digit 4', 'the two lines of the label: position, then token');
-  const aria = await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('fieldset[data-head="0"] input[value="3"]').getAttribute('aria-label'), host);
+  const aria = await page.evaluate(
+    (h) => document.querySelector(h).shadowRoot.querySelector('fieldset[data-head="0"] input[value="3"]').getAttribute('aria-label'),
+    host,
+  );
   assert.equal(aria, 'head 0: position 3 · digit 4');
   const field = page.locator(host).locator('input[name="digits"]');
   await field.fill('');
   await field.pressSequentially('1 9 4', { delay: 20 });
   await page.waitForFunction((h) => document.querySelector(h).getAttribute('digits') === '1 9 4', host);
   await field.fill('1 x');
-  await page.waitForFunction((h) => document.querySelector(h).shadowRoot.querySelector('input[name="digits"]').getAttribute('aria-invalid') === 'true', host);
+  await page.waitForFunction(
+    (h) => document.querySelector(h).shadowRoot.querySelector('input[name="digits"]').getAttribute('aria-invalid') === 'true',
+    host,
+  );
   const problem = await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('.input-problem').textContent, host);
   assert.match(problem, /"x" is not a digit 0–9; the last valid value \(1 9 4\) is kept/);
   assert.equal(await page.evaluate((h) => document.querySelector(h).getAttribute('digits'), host), '1 9 4');
@@ -469,16 +609,33 @@ test('cross-seed grid: the cells are the CLI file; seeds trained in the page equ
   const file = JSON.parse(fs.readFileSync(path.join(DATA, 'max-digit-seeds-0-9.json'), 'utf8'));
   const host = 'headlab-seed-grid';
   await page.waitForFunction((h) => document.querySelector(h).shadowRoot.querySelectorAll('tr[data-claim]').length > 0, host);
-  const defaults = await page.evaluate((h) => [...document.querySelector(h).shadowRoot.querySelectorAll('tr[data-claim="default"] td')].map((td) => td.textContent), host);
-  assert.deepEqual(defaults, file.seeds.map((s) => String(s.claims.default_answer)));
-  const pairs = await page.evaluate((h) => [...document.querySelector(h).shadowRoot.querySelectorAll('tr[data-claim="pair-flip"] td')].map((td) => td.textContent), host);
-  assert.deepEqual(pairs, file.seeds.map((s) => `${s.claims.pair_flips.length} of 6`));
+  const defaults = await page.evaluate(
+    (h) => [...document.querySelector(h).shadowRoot.querySelectorAll('tr[data-claim="default"] td')].map((td) => td.textContent),
+    host,
+  );
+  assert.deepEqual(
+    defaults,
+    file.seeds.map((s) => String(s.claims.default_answer)),
+  );
+  const pairs = await page.evaluate(
+    (h) => [...document.querySelector(h).shadowRoot.querySelectorAll('tr[data-claim="pair-flip"] td')].map((td) => td.textContent),
+    host,
+  );
+  assert.deepEqual(
+    pairs,
+    file.seeds.map((s) => `${s.claims.pair_flips.length} of 6`),
+  );
   // Train seeds 3 and 4 here (the two with the notes' one-hot exceptions): each column equals the CLI's.
   // The default number of seeds at once: every core up to 2, then cores − 1, at most 4.
   const [cores, workers] = await page.evaluate((h) => [navigator.hardwareConcurrency, document.querySelector(h).workers], host);
   assert.equal(workers, cores <= 2 ? cores : Math.min(4, cores - 1), `${cores} cores`);
   // Two workers: the two seeds train side by side, each column still the CLI's to the last bit.
-  await page.evaluate((h) => { const g = document.querySelector(h); g.setAttribute('from', '3'); g.setAttribute('to', '4'); g.setAttribute('workers', '2'); }, host);
+  await page.evaluate((h) => {
+    const g = document.querySelector(h);
+    g.setAttribute('from', '3');
+    g.setAttribute('to', '4');
+    g.setAttribute('workers', '2');
+  }, host);
   await frames(page);
   await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('.train button').click(), host);
   await page.waitForFunction((h) => document.querySelector(h).shadowRoot.querySelector('progress').value > 0, host);
@@ -490,23 +647,59 @@ test('cross-seed grid: the cells are the CLI file; seeds trained in the page equ
     const here = await page.evaluate(([h, s]) => document.querySelector(h).claimsHere(s), [host, seed]);
     assert.deepEqual(here, file.seeds[seed].claims, `seed ${seed}: page = CLI`);
   }
-  const check = await page.evaluate((h) => [...document.querySelector(h).shadowRoot.querySelectorAll('tr.check td')].map((td) => td.dataset.agree), host);
-  assert.deepEqual(check, file.seeds.map((s) => (s.seed === 3 || s.seed === 4 ? 'true' : '')));
+  const check = await page.evaluate(
+    (h) => [...document.querySelector(h).shadowRoot.querySelectorAll('tr.check td')].map((td) => td.dataset.agree),
+    host,
+  );
+  assert.deepEqual(
+    check,
+    file.seeds.map((s) => (s.seed === 3 || s.seed === 4 ? 'true' : '')),
+  );
   // Stop: a run stopped during its first seeds keeps nothing from them and says so.
-  await page.evaluate((h) => { const g = document.querySelector(h); g.setAttribute('from', '5'); g.setAttribute('to', '9'); g.train(); }, host);
+  await page.evaluate((h) => {
+    const g = document.querySelector(h);
+    g.setAttribute('from', '5');
+    g.setAttribute('to', '9');
+    g.train();
+  }, host);
   // The bar still holds the last run's value until this run reports: wait for this run's own text.
-  await page.waitForFunction((h) => /^seed 5: step [1-9]/.test(document.querySelector(h).shadowRoot.querySelector('.progress-text').textContent), host);
-  assert.match(await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('.progress-text').textContent, host), /^seed 5: step \d+ · seed 6: step \d+ of 4000 · 0 of 5 seeds done$/);
+  await page.waitForFunction(
+    (h) => /^seed 5: step [1-9]/.test(document.querySelector(h).shadowRoot.querySelector('.progress-text').textContent),
+    host,
+  );
+  assert.match(
+    await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('.progress-text').textContent, host),
+    /^seed 5: step \d+ · seed 6: step \d+ of 4000 · 0 of 5 seeds done$/,
+  );
   await page.evaluate((h) => document.querySelector(h).stop(), host);
   await page.waitForFunction((h) => document.querySelector(h).state.status === 'stopped', host);
-  assert.match(await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('.note').textContent, host), /Stopped during seeds 5 and 6; no column was trained/);
+  assert.match(
+    await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('.note').textContent, host),
+    /Stopped during seeds 5 and 6; no column was trained/,
+  );
   assert.deepEqual(await page.evaluate((h) => document.querySelector(h).state.trained, host), []);
   await page.evaluate((h) => document.querySelector(h).removeAttribute('workers'), host);
 });
 
 test('screenshots: light, dark and 360 px', async () => {
-  const tags = ['headlab-max-digit-model', 'headlab-max-digit-mechanism', 'headlab-score-ramps', 'headlab-attention-bars', 'headlab-attention-patch', 'headlab-head-ablation', 'headlab-subspace-accuracy', 'headlab-head-contributions', 'headlab-angle-dot', 'headlab-seed-grid'];
-  for (const [scheme, width] of [['light', 1280], ['dark', 1280], ['light', 360], ['dark', 360]]) {
+  const tags = [
+    'headlab-max-digit-model',
+    'headlab-max-digit-mechanism',
+    'headlab-score-ramps',
+    'headlab-attention-bars',
+    'headlab-attention-patch',
+    'headlab-head-ablation',
+    'headlab-subspace-accuracy',
+    'headlab-head-contributions',
+    'headlab-angle-dot',
+    'headlab-seed-grid',
+  ];
+  for (const [scheme, width] of [
+    ['light', 1280],
+    ['dark', 1280],
+    ['light', 360],
+    ['dark', 360],
+  ]) {
     const p = await session.newPage({ colorScheme: scheme, viewport: { width, height: 900 } });
     await p.goto(`${session.url}${ARTICLE}`);
     await ready(p);
@@ -517,7 +710,7 @@ test('screenshots: light, dark and 360 px', async () => {
   }
 });
 
-test('retraining seed 2 in the page gives the native run\'s accuracy, subspace and angle figures, and every widget follows', async () => {
+test("retraining seed 2 in the page gives the native run's accuracy, subspace and angle figures, and every widget follows", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'headlab-md-browser-'));
   const w = path.join(dir, 'w.json');
   const a = path.join(dir, 'a.json');
@@ -540,18 +733,30 @@ test('retraining seed 2 in the page gives the native run\'s accuracy, subspace a
   const table = await cells(page, 'headlab-subspace-accuracy', 'td[data-k]');
   for (const c of table) near(c.value, native.subspace_accuracy[c.basis][Number(c.k) - 1], COUNT_TOLERANCE, `seed 2 ${c.basis} k=${c.k}`);
   const top3 = await cells(page, 'headlab-subspace-accuracy', 'td[data-top3]');
-  for (const c of top3) near(c.value, native.variance_explained[c.top3].slice(0, 3).reduce((s, x) => s + x, 0), NATIVE_TOLERANCE, `seed 2 variance ${c.top3}`);
+  for (const c of top3)
+    near(
+      c.value,
+      native.variance_explained[c.top3].slice(0, 3).reduce((s, x) => s + x, 0),
+      NATIVE_TOLERANCE,
+      `seed 2 variance ${c.top3}`,
+    );
   const cos = await cells(page, 'headlab-subspace-accuracy', 'td[data-i]');
   for (const c of cos) near(c.value, native.cosine_top3[Number(c.i)][Number(c.j)], NATIVE_TOLERANCE, 'seed 2 cosine');
   const disagreements = await page.evaluate(() => document.querySelector('headlab-angle-dot').state.disagreements);
-  assert.deepEqual(disagreements, native.angle_vs_dot.best_by_cosine.flatMap((d, m) => (d === native.angle_vs_dot.best_by_dot[m] ? [] : [m])));
+  assert.deepEqual(
+    disagreements,
+    native.angle_vs_dot.best_by_cosine.flatMap((d, m) => (d === native.angle_vs_dot.best_by_dot[m] ? [] : [m])),
+  );
   // The article's seed-2 claims: two directions suffice; angle and dot disagree for several maxima
   // while the dot product is right for all; one head rests on ANS when the list is all zeros.
   assert.equal(native.subspace_accuracy.w_o[1], 1);
   assert.ok(disagreements.length >= 2);
   assert.deepEqual(native.angle_vs_dot.best_by_dot, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   const byMax = await cells(page, 'headlab-attention-bars', 'td[data-max="0"]');
-  assert.ok(byMax.some((c) => Number(c.ans) > 0.5), 'a head keeps most of its attention on ANS for maximum 0');
+  assert.ok(
+    byMax.some((c) => Number(c.ans) > 0.5),
+    'a head keeps most of its attention on ANS for maximum 0',
+  );
   // The unit-norm panel is another model: untouched.
   const unit = await cells(page, 'headlab-subspace-accuracy', 'td[data-k]', 1);
   for (const c of unit) near(c.value, shippedUnit.subspace_accuracy[c.basis][Number(c.k) - 1], COUNT_TOLERANCE, 'unit-norm unchanged');
@@ -567,13 +772,27 @@ test('bad author input and load failures show a message inside each widget; the 
   const dir = bundleDir({
     'default.html': { body: '<headlab-angle-dot></headlab-angle-dot>' },
     'bad-ref.html': { body: '<headlab-head-ablation model="nope"></headlab-head-ablation>' },
-    'missing.html': { body: '<headlab-max-digit-model id="m" src="data/none.json"></headlab-max-digit-model><headlab-subspace-accuracy model="m"></headlab-subspace-accuracy>' },
-    'bad-file.html': { body: '<headlab-max-digit-model id="m" src="data/bad.json"></headlab-max-digit-model><headlab-attention-bars model="m"></headlab-attention-bars>' },
-    'truncated.html': { body: '<headlab-max-digit-model id="m" src="data/truncated.json"></headlab-max-digit-model><headlab-head-contributions model="m"></headlab-head-contributions>' },
-    'tampered.html': { body: '<headlab-max-digit-model id="m" src="data/tampered.json"></headlab-max-digit-model><headlab-angle-dot model="m"></headlab-angle-dot>' },
-    'huge.html': { body: '<headlab-max-digit-model id="m" src="data/huge.json"></headlab-max-digit-model><headlab-attention-bars model="m"></headlab-attention-bars>' },
-    'stalled.html': { body: '<headlab-max-digit-model id="m" src="data/stalled.json" timeout="1" loading="eager"></headlab-max-digit-model><headlab-subspace-accuracy model="m"></headlab-subspace-accuracy>' },
-    'bad-attr.html': { body: '<headlab-subspace-accuracy k="12"></headlab-subspace-accuracy><headlab-attention-patch patches="3:9"></headlab-attention-patch><headlab-head-contributions digits="1 2 x"></headlab-head-contributions>' },
+    'missing.html': {
+      body: '<headlab-max-digit-model id="m" src="data/none.json"></headlab-max-digit-model><headlab-subspace-accuracy model="m"></headlab-subspace-accuracy>',
+    },
+    'bad-file.html': {
+      body: '<headlab-max-digit-model id="m" src="data/bad.json"></headlab-max-digit-model><headlab-attention-bars model="m"></headlab-attention-bars>',
+    },
+    'truncated.html': {
+      body: '<headlab-max-digit-model id="m" src="data/truncated.json"></headlab-max-digit-model><headlab-head-contributions model="m"></headlab-head-contributions>',
+    },
+    'tampered.html': {
+      body: '<headlab-max-digit-model id="m" src="data/tampered.json"></headlab-max-digit-model><headlab-angle-dot model="m"></headlab-angle-dot>',
+    },
+    'huge.html': {
+      body: '<headlab-max-digit-model id="m" src="data/huge.json"></headlab-max-digit-model><headlab-attention-bars model="m"></headlab-attention-bars>',
+    },
+    'stalled.html': {
+      body: '<headlab-max-digit-model id="m" src="data/stalled.json" timeout="1" loading="eager"></headlab-max-digit-model><headlab-subspace-accuracy model="m"></headlab-subspace-accuracy>',
+    },
+    'bad-attr.html': {
+      body: '<headlab-subspace-accuracy k="12"></headlab-subspace-accuracy><headlab-attention-patch patches="3:9"></headlab-attention-patch><headlab-head-contributions digits="1 2 x"></headlab-head-contributions>',
+    },
   });
   fs.mkdirSync(path.join(dir, 'data'));
   fs.copyFileSync(path.join(DATA, 'max-digit-seed0.json'), path.join(dir, 'data/max-digit-seed0.json'));
@@ -584,7 +803,7 @@ test('bad author input and load failures show a message inside each widget; the 
   tampered.W_K[1] = tampered.W_K[1].map((row) => row.slice(0, 15));
   fs.writeFileSync(path.join(dir, 'data/tampered.json'), JSON.stringify(tampered));
   const huge = JSON.parse(text);
-  huge.E[0][0] = 1e200;  // finite but huge: once NaN attention mass and "accuracy 0.00%"
+  huge.E[0][0] = 1e200; // finite but huge: once NaN attention mass and "accuracy 0.00%"
   fs.writeFileSync(path.join(dir, 'data/huge.json'), JSON.stringify(huge));
   const s = await startSession({ dir, csp: true });
   try {
@@ -594,8 +813,12 @@ test('bad author input and load failures show a message inside each widget; the 
     };
     let p = await s.newPage();
     await p.goto(`${s.url}default.html`);
-    await p.waitForFunction(() => document.querySelector('headlab-angle-dot')?.currentModel && document.querySelector('headlab-angle-dot').renderCount > 0);
-    const cell = await p.evaluate(() => Number(document.querySelector('headlab-angle-dot').shadowRoot.querySelector('td[data-figure="dot-m"]').dataset.value));
+    await p.waitForFunction(
+      () => document.querySelector('headlab-angle-dot')?.currentModel && document.querySelector('headlab-angle-dot').renderCount > 0,
+    );
+    const cell = await p.evaluate(() =>
+      Number(document.querySelector('headlab-angle-dot').shadowRoot.querySelector('td[data-figure="dot-m"]').dataset.value),
+    );
     near(cell, shipped.angle_vs_dot.dot[0][0], NATIVE_TOLERANCE, 'default weights');
     assert.deepEqual(p.problems, []);
 
@@ -616,11 +839,13 @@ test('bad author input and load failures show a message inside each widget; the 
 
     p = await s.newPage();
     await p.goto(`${s.url}truncated.html`);
-    for (const m of await alerts(p, ['headlab-max-digit-model', 'headlab-head-contributions'])) assert.match(m, /is not a max-digit weights file: the weights file is not valid JSON/);
+    for (const m of await alerts(p, ['headlab-max-digit-model', 'headlab-head-contributions']))
+      assert.match(m, /is not a max-digit weights file: the weights file is not valid JSON/);
 
     p = await s.newPage();
     await p.goto(`${s.url}tampered.html`);
-    for (const m of await alerts(p, ['headlab-max-digit-model', 'headlab-angle-dot'])) assert.match(m, /W_K\[1\] must be 64 × 16, got 64 × 15/);
+    for (const m of await alerts(p, ['headlab-max-digit-model', 'headlab-angle-dot']))
+      assert.match(m, /W_K\[1\] must be 64 × 16, got 64 × 15/);
 
     p = await s.newPage();
     await p.goto(`${s.url}huge.html`);
@@ -630,10 +855,13 @@ test('bad author input and load failures show a message inside each widget; the 
 
     // A weights URL that never answers: abandoned after timeout="1" second with a message, not "Loading…" for ever.
     p = await s.newPage();
-    await p.route('**/data/stalled.json', () => {});  // never fulfilled
+    await p.route('**/data/stalled.json', () => {}); // never fulfilled
     await p.goto(`${s.url}stalled.html`);
     for (const m of await alerts(p, ['headlab-max-digit-model', 'headlab-subspace-accuracy'])) {
-      assert.match(m, /the weights file \/data\/stalled\.json could not be fetched \(no complete answer within 1 s; the download was abandoned\)/);
+      assert.match(
+        m,
+        /the weights file \/data\/stalled\.json could not be fetched \(no complete answer within 1 s; the download was abandoned\)/,
+      );
     }
 
     p = await s.newPage();
@@ -657,7 +885,10 @@ test('a worker blocked at page load: the model fails with a clean message, and l
   await p.waitForFunction(() => [...document.querySelectorAll('#digits, #attention')].every((e) => e.error !== null));
   const failed = await p.evaluate(() => [...document.querySelectorAll('#digits, #attention')].map((e) => e.error));
   for (const m of failed) {
-    assert.match(m, /^The model could not be loaded: the background worker that reads the weights \(headlab-worker\.js\) could not be started( \([^)]*\))?; it is tried again at your next click or key press$/);
+    assert.match(
+      m,
+      /^The model could not be loaded: the background worker that reads the weights \(headlab-worker\.js\) could not be started( \([^)]*\))?; it is tried again at your next click or key press$/,
+    );
   }
   // Still failed without an interaction; reachable again, the next click loads the model everywhere.
   await p.unroute(blocked);
@@ -666,10 +897,18 @@ test('a worker blocked at page load: the model fails with a clean message, and l
   await p.locator('h1').first().click();
   await p.waitForFunction(() => document.querySelector('#digits').modelSource?.status === 'ready');
   await frames(p);
-  const after = await p.evaluate(() => [...document.querySelectorAll('#digits, #attention')].map((e) => ({ error: e.error, accuracy: e.localName === 'headlab-max-digit-model' ? e.state.accuracy : null })));
+  const after = await p.evaluate(() =>
+    [...document.querySelectorAll('#digits, #attention')].map((e) => ({
+      error: e.error,
+      accuracy: e.localName === 'headlab-max-digit-model' ? e.state.accuracy : null,
+    })),
+  );
   for (const a of after) assert.equal(a.error, null);
   assert.equal(after[0].accuracy, shipped.accuracy);
   // The blocked request and the worker's failure are what this test causes; nothing else.
-  assert.deepEqual(p.problems.filter((x) => !/headlab-worker\.js|net::ERR_FAILED/.test(x)), []);
+  assert.deepEqual(
+    p.problems.filter((x) => !/headlab-worker\.js|net::ERR_FAILED/.test(x)),
+    [],
+  );
   await p.close();
 });

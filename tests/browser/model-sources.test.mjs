@@ -39,9 +39,12 @@ const LARGE = withLargeHeader(844 * 1024);
  * Requests are counted by path. The path is decoded as the site's server does (a bare `%` is a 400).
  */
 const FILES = new Map([
-  ['ok.safetensors', WEIGHTS], ['ok.json', CONFIG],
-  ['50%.safetensors', WEIGHTS], ['50%.json', CONFIG],
-  ['large-header.safetensors', LARGE.file], ['large-header.json', CONFIG],
+  ['ok.safetensors', WEIGHTS],
+  ['ok.json', CONFIG],
+  ['50%.safetensors', WEIGHTS],
+  ['50%.json', CONFIG],
+  ['large-header.safetensors', LARGE.file],
+  ['large-header.json', CONFIG],
   // Configs beyond the page's limits (the weights beside them are never read).
   ['big-ctx.json', JSON.stringify({ ...JSON.parse(CONFIG), n_heads: 64, n_ctx: 4096 })],
   ['big-vocab.json', JSON.stringify({ ...JSON.parse(CONFIG), d_vocab: 65536 })],
@@ -62,7 +65,11 @@ function handle(req, res, headers) {
   requests.set(name, (requests.get(name) ?? 0) + 1);
   const behaviour = /^(stall|headers|drip)-(.*)$/.exec(name);
   const body = FILES.get(behaviour && healed ? `ok.${behaviour[2].split('.').pop()}` : name);
-  const type = { 'Content-Type': name.endsWith('.json') ? 'application/json' : 'application/octet-stream', 'Cache-Control': 'no-store', ...headers };
+  const type = {
+    'Content-Type': name.endsWith('.json') ? 'application/json' : 'application/octet-stream',
+    'Cache-Control': 'no-store',
+    ...headers,
+  };
   if (!behaviour || healed) {
     if (!body) res.writeHead(404, type).end('no such test model');
     else res.writeHead(200, { ...type, 'Content-Length': body.length }).end(body);
@@ -70,14 +77,20 @@ function handle(req, res, headers) {
   }
   held.add(res);
   res.on('close', () => held.delete(res));
-  if (behaviour[1] === 'stall') return true;  // no answer at all
+  if (behaviour[1] === 'stall') return true; // no answer at all
   const whole = FILES.get(`ok.${behaviour[2].split('.').pop()}`);
   res.writeHead(200, { ...type, 'Content-Length': whole.length });
-  if (behaviour[1] === 'headers') { res.flushHeaders(); return true; }
+  if (behaviour[1] === 'headers') {
+    res.flushHeaders();
+    return true;
+  }
   // 64 bytes a second, in 16-byte pieces.
   let at = 0;
   const timer = setInterval(() => {
-    if (res.destroyed || at >= whole.length) { clearInterval(timer); return; }
+    if (res.destroyed || at >= whole.length) {
+      clearInterval(timer);
+      return;
+    }
     res.write(whole.subarray(at, at + 16));
     at += 16;
   }, 250);
@@ -103,8 +116,13 @@ let session;
 before(async () => {
   const dir = bundleDir({
     'stalled.html': {
-      body: Object.entries(STALLED).map(([id, m]) => `<headlab-transformer-model id="${id}" src="${m.src}" config="${m.config}" timeout="1"></headlab-transformer-model>`).join('\n')
-        + '\n<headlab-transformer-attention model="drip"></headlab-transformer-attention>',
+      body:
+        Object.entries(STALLED)
+          .map(
+            ([id, m]) =>
+              `<headlab-transformer-model id="${id}" src="${m.src}" config="${m.config}" timeout="1"></headlab-transformer-model>`,
+          )
+          .join('\n') + '\n<headlab-transformer-attention model="drip"></headlab-transformer-attention>',
     },
     'percent.html': {
       body: `<headlab-transformer-model id="bare" src="models/50%.safetensors"></headlab-transformer-model>
@@ -129,29 +147,53 @@ after(async () => {
 
 /** Each model element's status, failure line and buttons. */
 function modelStates(p) {
-  return p.evaluate(() => Object.fromEntries([...document.querySelectorAll('headlab-transformer-model')].map((m) => {
-    const r = m.shadowRoot;
-    return [m.id, {
-      status: m.state.status, label: m.state.label, failure: r?.querySelector('.failure')?.hidden ? '' : r?.querySelector('.failure')?.textContent ?? '',
-      buttons: [...(r?.querySelectorAll('.row button') ?? [])].map((b) => b.textContent),
-    }];
-  })));
+  return p.evaluate(() =>
+    Object.fromEntries(
+      [...document.querySelectorAll('headlab-transformer-model')].map((m) => {
+        const r = m.shadowRoot;
+        return [
+          m.id,
+          {
+            status: m.state.status,
+            label: m.state.label,
+            failure: r?.querySelector('.failure')?.hidden ? '' : (r?.querySelector('.failure')?.textContent ?? ''),
+            buttons: [...(r?.querySelectorAll('.row button') ?? [])].map((b) => b.textContent),
+          },
+        ];
+      }),
+    ),
+  );
 }
 
 test('a stalled, header-only or dripping server ends in a message naming the file and the time, with a Try again button that loads it', async () => {
   healed = false;
   const p = await session.newPage();
   await p.goto(`${session.url}stalled.html`);
-  await p.waitForFunction(() => [...document.querySelectorAll('headlab-transformer-model')].every((m) => m.state.status === 'failed'), null, { timeout: 60_000 });
+  await p.waitForFunction(
+    () => [...document.querySelectorAll('headlab-transformer-model')].every((m) => m.state.status === 'failed'),
+    null,
+    { timeout: 60_000 },
+  );
   const states = await modelStates(p);
   for (const [id, m] of Object.entries(STALLED)) {
-    assert.equal(states[id].failure, `the model could not be loaded: the ${m.what} file ${m.file} could not be fetched (no complete answer within 1 s; the download was abandoned)`, id);
+    assert.equal(
+      states[id].failure,
+      `the model could not be loaded: the ${m.what} file ${m.file} could not be fetched (no complete answer within 1 s; the download was abandoned)`,
+      id,
+    );
     assert.deepEqual(states[id].buttons, ['Try again'], id);
   }
   // The figure reading the dripping model says so too.
-  const alert = await p.evaluate(() => document.querySelector('headlab-transformer-attention').shadowRoot.querySelector('.alert').textContent);
+  const alert = await p.evaluate(
+    () => document.querySelector('headlab-transformer-attention').shadowRoot.querySelector('.alert').textContent,
+  );
   assert.match(alert, /the weights file \/models\/drip-w\.safetensors could not be fetched \(no complete answer within 1 s/);
-  for (const [width, scheme] of [[360, 'light'], [360, 'dark'], [1280, 'light'], [1280, 'dark']]) {
+  for (const [width, scheme] of [
+    [360, 'light'],
+    [360, 'dark'],
+    [1280, 'light'],
+    [1280, 'dark'],
+  ]) {
     await p.setViewportSize({ width, height: 900 });
     await p.emulateMedia({ colorScheme: scheme });
     await frames(p);
@@ -162,14 +204,21 @@ test('a stalled, header-only or dripping server ends in a message naming the fil
   const before = requests.get('drip-w.safetensors');
   await p.evaluate(() => document.getElementById('drip').shadowRoot.querySelector('.row button').focus());
   await p.keyboard.press('Enter');
-  await p.waitForFunction(() => document.getElementById('drip').state.status === 'ready'
-    && document.querySelector('headlab-transformer-attention').currentModel && document.querySelector('headlab-transformer-attention').renderCount > 0);
+  await p.waitForFunction(
+    () =>
+      document.getElementById('drip').state.status === 'ready' &&
+      document.querySelector('headlab-transformer-attention').currentModel &&
+      document.querySelector('headlab-transformer-attention').renderCount > 0,
+  );
   assert.equal(requests.get('drip-w.safetensors'), before + 1);
   const after = await modelStates(p);
   assert.equal(after.drip.label, 'drip-w.safetensors');
   assert.deepEqual(after.drip.buttons, []);
   assert.equal(after['stall-w'].status, 'failed', 'the others wait for their own Try again');
-  assert.equal(await p.evaluate(() => document.querySelector('headlab-transformer-attention').shadowRoot.querySelector('.alert').hidden), true);
+  assert.equal(
+    await p.evaluate(() => document.querySelector('headlab-transformer-attention').shadowRoot.querySelector('.alert').hidden),
+    true,
+  );
   await p.close();
 });
 
@@ -177,7 +226,9 @@ test('a % in a file name: bare (a literal %) or escaped as %25, the file loads a
   requests.clear();
   const p = await session.newPage();
   await p.goto(`${session.url}percent.html`);
-  await p.waitForFunction(() => [...document.querySelectorAll('headlab-transformer-model')].every((m) => m.state.status !== 'loading' && m.state.status !== 'idle'));
+  await p.waitForFunction(() =>
+    [...document.querySelectorAll('headlab-transformer-model')].every((m) => m.state.status !== 'loading' && m.state.status !== 'idle'),
+  );
   const states = await modelStates(p);
   for (const id of ['bare', 'escaped']) {
     assert.equal(states[id].status, 'ready', `${id}: ${states[id].failure}`);
@@ -203,44 +254,74 @@ test('an 844 KB safetensors header is read in the worker: the page reads the can
   await p.close();
 });
 
-test('a model beyond the page\'s limits is refused up front with the limit named, in the element and its figures', async () => {
+test("a model beyond the page's limits is refused up front with the limit named, in the element and its figures", async () => {
   const p = await session.newPage();
   await p.goto(`${session.url}limits.html`);
   await p.waitForFunction(() => [...document.querySelectorAll('headlab-transformer-model')].every((m) => m.state.status === 'failed'));
   const states = await modelStates(p);
-  assert.equal(states.ctx.failure, 'the model could not be loaded: config: n_ctx = 4,096; a page reads models up to 128 (the page runs a prompt of n_ctx − 1 tokens, every head\'s T × T pattern)');
-  assert.equal(states.vocab.failure, 'the model could not be loaded: config: d_vocab = 65,536; a page reads models up to 4,096 (the page runs n_ctx × d_model × d_vocab multiply-adds for the logits)');
+  assert.equal(
+    states.ctx.failure,
+    "the model could not be loaded: config: n_ctx = 4,096; a page reads models up to 128 (the page runs a prompt of n_ctx − 1 tokens, every head's T × T pattern)",
+  );
+  assert.equal(
+    states.vocab.failure,
+    'the model could not be loaded: config: d_vocab = 65,536; a page reads models up to 4,096 (the page runs n_ctx × d_model × d_vocab multiply-adds for the logits)',
+  );
   assert.deepEqual(states.ctx.buttons, [], 'a refused model is not offered again');
   await p.waitForFunction(() => !document.querySelector('headlab-transformer-attention').shadowRoot.querySelector('.alert').hidden);
-  const alert = await p.evaluate(() => document.querySelector('headlab-transformer-attention').shadowRoot.querySelector('.alert').textContent);
+  const alert = await p.evaluate(
+    () => document.querySelector('headlab-transformer-attention').shadowRoot.querySelector('.alert').textContent,
+  );
   assert.match(alert, /config: n_ctx = 4,096; a page reads models up to 128/);
   assert.deepEqual(p.problems, []);
   await p.close();
 });
 
-test('file locations are never taken from the URL hash: no request, and the author\'s files stay', async () => {
-  const hostile = ['http://other-host.test/x.json', '//other-host.test/x.safetensors', 'javascript:alert(1)',
-    'data:application/json,{"n_layers":1}', 'models/stall-hash.json', 'models/stall-hash.safetensors'];
-  const author = { tm: { src: 'models/ok.safetensors', config: 'models/ok.json' }, md: { src: 'data/max-digit-seed0.json' }, sg: { src: 'data/max-digit-seeds-0-9.json' } };
-  const ready = () => document.getElementById('tm').state.status === 'ready' && document.getElementById('md').modelSource?.status === 'ready'
-    && document.querySelector('headlab-transformer-attention').renderCount > 0 && document.getElementById('sg').renderCount > 0;
+test("file locations are never taken from the URL hash: no request, and the author's files stay", async () => {
+  const hostile = [
+    'http://other-host.test/x.json',
+    '//other-host.test/x.safetensors',
+    'javascript:alert(1)',
+    'data:application/json,{"n_layers":1}',
+    'models/stall-hash.json',
+    'models/stall-hash.safetensors',
+  ];
+  const author = {
+    tm: { src: 'models/ok.safetensors', config: 'models/ok.json' },
+    md: { src: 'data/max-digit-seed0.json' },
+    sg: { src: 'data/max-digit-seeds-0-9.json' },
+  };
+  const ready = () =>
+    document.getElementById('tm').state.status === 'ready' &&
+    document.getElementById('md').modelSource?.status === 'ready' &&
+    document.querySelector('headlab-transformer-attention').renderCount > 0 &&
+    document.getElementById('sg').renderCount > 0;
   healed = false;
   for (const value of hostile) {
-    const hash = '#' + ['tm', 'md', 'sg'].flatMap((key) => ['src', 'config', 'weights', 'data']
-      .map((name) => `${encodeURIComponent(`${key}.${name}`)}=${encodeURIComponent(value)}`)).join('&');
+    const hash =
+      '#' +
+      ['tm', 'md', 'sg']
+        .flatMap((key) =>
+          ['src', 'config', 'weights', 'data'].map((name) => `${encodeURIComponent(`${key}.${name}`)}=${encodeURIComponent(value)}`),
+        )
+        .join('&');
     const p = await session.newPage();
     const seen = [];
     p.on('request', (r) => seen.push(r.url()));
     await p.goto(`${session.url}hash.html${hash}`);
     await p.waitForFunction(ready);
     // And once more as a followed link (hashchange).
-    await p.evaluate((h) => { location.hash = `${h}&again=1`; }, hash);
+    await p.evaluate((h) => {
+      location.hash = `${h}&again=1`;
+    }, hash);
     await frames(p);
     const state = await p.evaluate(() => ({
       tm: { src: document.getElementById('tm').getAttribute('src'), config: document.getElementById('tm').getAttribute('config') },
       md: { src: document.getElementById('md').getAttribute('src') },
       sg: { src: document.getElementById('sg').getAttribute('src') },
-      label: document.getElementById('tm').state.label, mdStatus: document.getElementById('md').modelSource?.status, mdLabel: document.getElementById('md').modelSource?.model?.label,
+      label: document.getElementById('tm').state.label,
+      mdStatus: document.getElementById('md').modelSource?.status,
+      mdLabel: document.getElementById('md').modelSource?.model?.label,
       figure: document.querySelector('headlab-transformer-attention').currentModel?.label,
     }));
     assert.deepEqual({ tm: state.tm, md: state.md, sg: state.sg }, author, value);

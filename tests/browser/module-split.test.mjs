@@ -4,8 +4,12 @@ import { after, before, test } from 'node:test';
 import { startSession } from './helpers.mjs';
 
 let session;
-before(async () => { session = await startSession({ csp: true }); });
-after(async () => { await session?.close(); });
+before(async () => {
+  session = await startSession({ csp: true });
+});
+after(async () => {
+  await session?.close();
+});
 
 test('the first article fetches headlab_core.wasm and never the feature-recovery or max-digit module', async () => {
   const page = await session.newPage();
@@ -13,8 +17,9 @@ test('the first article fetches headlab_core.wasm and never the feature-recovery
   page.on('request', (req) => fetched.push(new URL(req.url()).pathname));
   await page.goto(`${session.url}articles/projections-matching-and-content.html`, { waitUntil: 'networkidle' });
   // Every widget past its placeholder: the core has been instantiated and used.
-  await page.waitForFunction(() => [...document.querySelectorAll('headlab-projection-ablation, headlab-value-swap')]
-    .every((el) => el.renderCount > 0));
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('headlab-projection-ablation, headlab-value-swap')].every((el) => el.renderCount > 0),
+  );
   assert.ok(fetched.includes('/headlab/headlab_core.wasm'), fetched.join(', '));
   assert.ok(!fetched.some((p) => p.includes('headlab_max_digit') || p.includes('headlab_feature_recovery')), fetched.join(', '));
   assert.deepEqual(page.problems, []);
@@ -31,8 +36,13 @@ test('the feature-recovery article fetches headlab_feature_recovery.wasm once fo
   await page.waitForFunction(() => document.querySelector('#feature-recovery')?.renderCount > 0, null, { timeout: 120_000 });
   await page.evaluate(() => document.querySelector('#feature-recovery').setAttribute('pace', 'fast'));
   await page.locator('#feature-recovery').scrollIntoViewIfNeeded();
-  await page.waitForFunction(() => document.querySelector('#feature-recovery')?.trainingStatus === 'done'
-    && document.querySelector('#interventions')?.state?.clean_mse !== null, null, { timeout: 120_000 });
+  await page.waitForFunction(
+    () =>
+      document.querySelector('#feature-recovery')?.trainingStatus === 'done' &&
+      document.querySelector('#interventions')?.state?.clean_mse !== null,
+    null,
+    { timeout: 120_000 },
+  );
   const count = (name) => fetched.filter((p) => p === `/headlab/${name}`).length;
   assert.equal(count('headlab_feature_recovery.wasm'), 1, fetched.join(', '));
   // The value-swap figure on the page computes with headlab_core.

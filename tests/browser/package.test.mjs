@@ -13,7 +13,8 @@ import { pathToFileURL } from 'node:url';
 import { STRICT_CSP } from '../../site/serve.mjs';
 import { root, screenshot, startSession } from './helpers.mjs';
 
-const npm = (args, cwd) => execFileSync('npm', [...args, '--no-audit', '--no-fund'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const npm = (args, cwd) =>
+  execFileSync('npm', [...args, '--no-audit', '--no-fund'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 
 let tmp, tarball;
@@ -22,12 +23,14 @@ before(() => {
   const out = npm(['pack', '--pack-destination', tmp], root).trim().split('\n');
   tarball = path.join(tmp, out.at(-1));
 });
-after(() => { if (tmp) fs.rmSync(tmp, { recursive: true, force: true }); });
+after(() => {
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
 
 /** Copies examples/<name> into the temp folder and installs the tarball there. */
 function example(name) {
   const dir = path.join(tmp, name);
-  if (fs.existsSync(dir)) return dir;   // installed by an earlier test of this file
+  if (fs.existsSync(dir)) return dir; // installed by an earlier test of this file
   fs.cpSync(path.join(root, 'examples', name), dir, { recursive: true });
   npm(['install', '--offline', '--ignore-scripts', tarball], dir);
   return dir;
@@ -41,20 +44,30 @@ function example(name) {
 function layoutShiftProbe() {
   window.__definedAt = Infinity;
   const define = customElements.define.bind(customElements);
-  customElements.define = (...args) => { window.__definedAt = Math.min(window.__definedAt, performance.now()); return define(...args); };
+  customElements.define = (...args) => {
+    window.__definedAt = Math.min(window.__definedAt, performance.now());
+    return define(...args);
+  };
   window.__cls = 0;
   window.__clsBefore = 0;
   window.__shifts = [];
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       if (e.hadRecentInput) continue;
-      if (e.startTime < window.__definedAt) { window.__clsBefore += e.value; continue; }
+      if (e.startTime < window.__definedAt) {
+        window.__clsBefore += e.value;
+        continue;
+      }
       window.__cls += e.value;
       // What moved, and by how much: the shift's sources (node, top before → after).
-      window.__shifts.push(`${e.value.toFixed(4)} at ${e.startTime.toFixed(0)} ms: ${e.sources.map((s) => {
-        const n = s.node?.nodeType === 3 ? s.node.parentElement : s.node;
-        return `${n?.localName ?? '?'}${n?.id ? `#${n.id}` : ''} ${s.previousRect.top}→${s.currentRect.top}`;
-      }).join(', ')}`);
+      window.__shifts.push(
+        `${e.value.toFixed(4)} at ${e.startTime.toFixed(0)} ms: ${e.sources
+          .map((s) => {
+            const n = s.node?.nodeType === 3 ? s.node.parentElement : s.node;
+            return `${n?.localName ?? '?'}${n?.id ? `#${n.id}` : ''} ${s.previousRect.top}→${s.currentRect.top}`;
+          })
+          .join(', ')}`,
+      );
     }
   }).observe({ type: 'layout-shift', buffered: true });
 }
@@ -71,13 +84,20 @@ const CLS_BUDGET = 0.01;
 async function check(session, url, shot, { origin = null } = {}) {
   const page = await session.newPage({ viewport: { width: 1000, height: 900 } });
   const downloads = [];
-  page.on('request', (r) => { const p = new URL(r.url()).pathname; if (/\.(wasm|json)$/.test(p)) downloads.push(p); });
+  page.on('request', (r) => {
+    const p = new URL(r.url()).pathname;
+    if (/\.(wasm|json)$/.test(p)) downloads.push(p);
+  });
   await page.addInitScript(layoutShiftProbe);
   await page.goto(url);
-  await page.waitForFunction(() => {
-    const all = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'));
-    return all.length > 0 && all.every((e) => e.renderCount > 0);
-  }, null, { timeout: 120_000 });
+  await page.waitForFunction(
+    () => {
+      const all = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'));
+      return all.length > 0 && all.every((e) => e.renderCount > 0);
+    },
+    null,
+    { timeout: 120_000 },
+  );
   await page.waitForFunction(() => document.querySelector('headlab-attention-bars')?.currentModel, null, { timeout: 120_000 });
   // W_Q with swapped coordinates: query x₁ = [1, 0] gives q = [0, 1], so it matches x₂:
   // weights softmax([0, 1]/√2) = [1/(1+e^{1/√2}), e^{1/√2}/(1+e^{1/√2})].
@@ -94,38 +114,73 @@ async function check(session, url, shot, { origin = null } = {}) {
   assert.match(bars.label, /shipped weights.*seed 0/);
   const shift = await page.evaluate(() => ({ cls: window.__cls, before: window.__clsBefore, shifts: window.__shifts }));
   await page.evaluate(() => document.querySelector('#trainer').train());
-  await page.waitForFunction(() => ['done', 'failed'].includes(document.querySelector('#trainer').trainingStatus), null, { timeout: 120_000 });
-  const r = await page.evaluate(() => ({ status: document.querySelector('#trainer').trainingStatus, steps: document.querySelector('#trainer').results?.steps_done }));
+  await page.waitForFunction(() => ['done', 'failed'].includes(document.querySelector('#trainer').trainingStatus), null, {
+    timeout: 120_000,
+  });
+  const r = await page.evaluate(() => ({
+    status: document.querySelector('#trainer').trainingStatus,
+    steps: document.querySelector('#trainer').results?.steps_done,
+  }));
   assert.deepEqual(r, { status: 'done', steps: 60 });
   await screenshot(page, shot);
   // Pages served by another server than the session's (the Vite dev server) come from `origin`.
-  assert.deepEqual(page.problems.filter((p) => !(origin && p.startsWith(`off-origin request: ${origin}/`))), []);
+  assert.deepEqual(
+    page.problems.filter((p) => !(origin && p.startsWith(`off-origin request: ${origin}/`))),
+    [],
+  );
   // One download of each module for the page and its worker (the worker gets the page's compiled module).
   const count = (re) => downloads.filter((p) => re.test(p)).length;
   assert.equal(count(/headlab_core[^/]*\.wasm$/), 1, downloads.join(', '));
   assert.equal(count(/headlab_feature_recovery[^/]*\.wasm$/), 1, downloads.join(', '));
   assert.equal(count(/headlab_max_digit[^/]*\.wasm$/), 1, downloads.join(', '));
   assert.equal(count(/max-digit-seed0[^/]*\.json$/), 1, downloads.join(', '));
-  console.log(`# ${shot}: layout shift ${shift.cls.toFixed(4)} after the first definition, ${shift.before.toFixed(4)} before${shift.shifts.length ? ` (${shift.shifts.join('; ')})` : ''}; downloads ${downloads.map((p) => p.split('/').pop()).join(' ')}`);
+  console.log(
+    `# ${shot}: layout shift ${shift.cls.toFixed(4)} after the first definition, ${shift.before.toFixed(4)} before${shift.shifts.length ? ` (${shift.shifts.join('; ')})` : ''}; downloads ${downloads.map((p) => p.split('/').pop()).join(' ')}`,
+  );
   assert.ok(shift.cls <= CLS_BUDGET, `layout shift ${shift.cls}: ${shift.shifts.join('; ')}`);
   await page.close();
 }
 
 test('npm pack: the tarball holds the bundle, its chunk, worker and .wasm, the types and the embedding guide, and nothing else', () => {
-  const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').map((f) => f.replace(/^package\//, '')).sort();
-  for (const f of ['package.json', 'dist/headlab.js', 'dist/elements.js', 'dist/value-swap.js', 'dist/headlab-worker.js', 'dist/headlab_core.wasm',
-    'dist/headlab_feature_recovery.wasm', 'dist/headlab_max_digit.wasm', 'dist/data/max-digit-seed0.json', 'dist/custom-elements.json', 'types/headlab.d.ts', 'docs/embedding.md']) {
+  const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((f) => f.replace(/^package\//, ''))
+    .sort();
+  for (const f of [
+    'package.json',
+    'dist/headlab.js',
+    'dist/elements.js',
+    'dist/value-swap.js',
+    'dist/headlab-worker.js',
+    'dist/headlab_core.wasm',
+    'dist/headlab_feature_recovery.wasm',
+    'dist/headlab_max_digit.wasm',
+    'dist/data/max-digit-seed0.json',
+    'dist/custom-elements.json',
+    'types/headlab.d.ts',
+    'docs/embedding.md',
+  ]) {
     assert.ok(files.includes(f), `${f} missing from ${files.join(', ')}`);
   }
-  assert.ok(files.some((f) => /^dist\/chunk-[A-Z0-9]+\.js$/.test(f)), 'the shared chunk');
+  assert.ok(
+    files.some((f) => /^dist\/chunk-[A-Z0-9]+\.js$/.test(f)),
+    'the shared chunk',
+  );
   const allowed = /^(package\.json|README\.md|dist\/[^/]+|dist\/data\/max-digit-[\w-]+\.json|types\/[^/]+\.d\.ts|docs\/embedding\.md)$/;
-  assert.deepEqual(files.filter((f) => !allowed.test(f)), []);
+  assert.deepEqual(
+    files.filter((f) => !allowed.test(f)),
+    [],
+  );
   // Every path package.json exports exists in the tarball.
   for (const [key, target] of Object.entries(pkg.exports)) {
     const t = typeof target === 'string' ? target : target.default;
     if (t.includes('*')) {
       const prefix = t.replace(/^\.\//, '').replace(/\*.*$/, '');
-      assert.ok(files.some((f) => f.startsWith(prefix)), `exports["${key}"] → ${t}`);
+      assert.ok(
+        files.some((f) => f.startsWith(prefix)),
+        `exports["${key}"] → ${t}`,
+      );
       continue;
     }
     assert.ok(files.includes(t.replace(/^\.\//, '')), `exports["${key}"] → ${t}`);
@@ -148,23 +203,36 @@ test('examples/own-model with the installed tarball: the model from the folder, 
   try {
     const page = await session.newPage({ viewport: { width: 1000, height: 900 } });
     await page.goto(`${session.url}index.html`);
-    const tags = ['headlab-transformer-attention', 'headlab-transformer-attribution', 'headlab-transformer-patching', 'headlab-transformer-ablation', 'headlab-transformer-circuits'];
+    const tags = [
+      'headlab-transformer-attention',
+      'headlab-transformer-attribution',
+      'headlab-transformer-patching',
+      'headlab-transformer-ablation',
+      'headlab-transformer-circuits',
+    ];
     // Not busy and summarised: a figure whose numbers come from its worker (circuits, a new prompt)
     // renders its waiting state (an empty summary) before it asks the worker and before the answer.
     // The figures are read in the same task as the wait's last check: a figure that asks its worker
     // again (a new key) shows its waiting state between two reads taken in separate tasks.
-    const shown = await (await page.waitForFunction((t) => {
-      const figures = t.map((tag) => document.querySelector(tag));
-      // currentModel is the source's as soon as it is ready; the summary is the last render's, which
-      // says "loading" until the render the source's change requested (a frame later) has run.
-      if (!figures.every((e) => e?.currentModel && e.renderCount > 0 && !e.busy && e.summary !== '' && !/is loading/.test(e.summary))) return false;
-      return {
-        labels: figures.map((e) => e.currentModel.label),
-        summaries: figures.map((e) => e.summary),
-        // The nested figure found its model without a model attribute.
-        nested: document.querySelector('#again headlab-transformer-circuits').currentModel !== null,
-      };
-    }, tags, { timeout: 120_000 })).jsonValue();
+    const shown = await (
+      await page.waitForFunction(
+        (t) => {
+          const figures = t.map((tag) => document.querySelector(tag));
+          // currentModel is the source's as soon as it is ready; the summary is the last render's, which
+          // says "loading" until the render the source's change requested (a frame later) has run.
+          if (!figures.every((e) => e?.currentModel && e.renderCount > 0 && !e.busy && e.summary !== '' && !/is loading/.test(e.summary)))
+            return false;
+          return {
+            labels: figures.map((e) => e.currentModel.label),
+            summaries: figures.map((e) => e.summary),
+            // The nested figure found its model without a model attribute.
+            nested: document.querySelector('#again headlab-transformer-circuits').currentModel !== null,
+          };
+        },
+        tags,
+        { timeout: 120_000 },
+      )
+    ).jsonValue();
     assert.deepEqual(new Set(shown.labels), new Set(['model.safetensors']));
     for (const s of shown.summaries) assert.ok(s.length > 40 && !/NaN|undefined/.test(s), JSON.stringify(shown));
     assert.ok(shown.nested);
@@ -181,10 +249,22 @@ test('examples/vite with the installed tarball, built by Vite 7: .wasm, worker a
   const dir = example('vite');
   execFileSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const assets = fs.readdirSync(path.join(dir, 'dist/assets'));
-  assert.ok(assets.some((f) => /^headlab_core[-.].*\.wasm$/.test(f)), assets.join(', '));
-  assert.ok(assets.some((f) => /^headlab_feature_recovery[-.].*\.wasm$/.test(f)), assets.join(', '));
-  assert.ok(assets.some((f) => /^headlab-worker-.*\.js$/.test(f)), assets.join(', '));
-  assert.ok(assets.some((f) => /^max-digit-seed0[-.].*\.json$/.test(f)), assets.join(', '));
+  assert.ok(
+    assets.some((f) => /^headlab_core[-.].*\.wasm$/.test(f)),
+    assets.join(', '),
+  );
+  assert.ok(
+    assets.some((f) => /^headlab_feature_recovery[-.].*\.wasm$/.test(f)),
+    assets.join(', '),
+  );
+  assert.ok(
+    assets.some((f) => /^headlab-worker-.*\.js$/.test(f)),
+    assets.join(', '),
+  );
+  assert.ok(
+    assets.some((f) => /^max-digit-seed0[-.].*\.json$/.test(f)),
+    assets.join(', '),
+  );
   const session = await startSession({ dir: path.join(dir, 'dist'), csp: true });
   try {
     await check(session, `${session.url}index.html`, 'package-vite');
@@ -197,12 +277,15 @@ test('examples/vite on the Vite 7 dev server (strict CSP header): widgets comput
   const dir = example('vite');
   const { createServer } = await import(pathToFileURL(path.join(root, 'node_modules/vite/dist/node/index.js')).href);
   const server = await createServer({
-    root: dir, configFile: path.join(dir, 'vite.config.js'), logLevel: 'warn', clearScreen: false,
+    root: dir,
+    configFile: path.join(dir, 'vite.config.js'),
+    logLevel: 'warn',
+    clearScreen: false,
     server: { host: '127.0.0.1', port: 0, strictPort: false, headers: { 'Content-Security-Policy': STRICT_CSP }, hmr: false },
   });
   await server.listen();
   const url = server.resolvedUrls.local[0];
-  const session = await startSession({ dir, csp: true });   // the browser; pages come from Vite
+  const session = await startSession({ dir, csp: true }); // the browser; pages come from Vite
   try {
     await check(session, `${url}index.html`, 'package-vite-dev', { origin: new URL(url).origin });
   } finally {
@@ -230,13 +313,17 @@ test('examples/astro (Astro 5 + MDX) with the installed tarball: astro build, th
     const page = await session.newPage();
     await page.goto(`${session.url}posts/attention-heads/index.html`);
     // The bars are drawn once the default weights have loaded.
-    await page.waitForFunction(() => document.querySelector('headlab-attention-bars')?.shadowRoot.querySelector('svg text'), null, { timeout: 120_000 });
+    await page.waitForFunction(() => document.querySelector('headlab-attention-bars')?.shadowRoot.querySelector('svg text'), null, {
+      timeout: 120_000,
+    });
     const look = await page.evaluate(() => {
       const bars = document.querySelector('headlab-attention-bars').shadowRoot;
       const swap = document.querySelector('headlab-value-swap').shadowRoot.querySelector('[part="body"]');
       return {
-        text: getComputedStyle(bars.querySelector('.body')).fontFamily, chart: getComputedStyle(bars.querySelector('svg text')).fontFamily,
-        panel: getComputedStyle(swap).borderLeftWidth, title: getComputedStyle(bars.querySelector('[part~="title"]')).fontVariantCaps,
+        text: getComputedStyle(bars.querySelector('.body')).fontFamily,
+        chart: getComputedStyle(bars.querySelector('svg text')).fontFamily,
+        panel: getComputedStyle(swap).borderLeftWidth,
+        title: getComputedStyle(bars.querySelector('[part~="title"]')).fontVariantCaps,
       };
     });
     assert.equal(look.title, 'small-caps');

@@ -41,8 +41,12 @@ const AXE = fs.readFileSync(path.join(root, 'node_modules/axe-core/axe.min.js'),
 const shotName = (page, suffix) => `sweep-${page.replace(/\.html$/, '').replace(/\//g, '-')}-${suffix}`;
 
 let session;
-before(async () => { session = await startSession({ csp: true }); });
-after(async () => { await session?.close(); });
+before(async () => {
+  session = await startSession({ csp: true });
+});
+after(async () => {
+  await session?.close();
+});
 
 /**
  * A page of the session on which `__sweepWidgets()` (inside page.evaluate and waitForFunction)
@@ -53,8 +57,8 @@ async function sweepPage(options) {
   const page = await session.newPage(options);
   await trackWorkers(page);
   await page.addInitScript(() => {
-    window.__sweepWidgets = () => [...document.querySelectorAll('*')]
-      .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
+    window.__sweepWidgets = () =>
+      [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
   });
   return page;
 }
@@ -72,17 +76,30 @@ async function rendered(page) {
   // A lazily loaded model (loading="lazy") is fetched now, so every widget has its figures.
   await page.waitForFunction(() => {
     for (const m of document.querySelectorAll('headlab-max-digit-model')) m.load?.();
-    return __sweepWidgets()
-      .every((e) => (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel !== null)
-        // the prerendered snapshot swapped for the live widget (the max-digit figures swap one per frame)
-        && !e.shadowRoot?.querySelector('link[href*="headlab/snapshot/"]') && !e.busy) || !e.shadowRoot?.querySelector('.alert')?.hidden);
+    return __sweepWidgets().every(
+      (e) =>
+        (e.renderCount > 0 &&
+          (!('currentModel' in e) || e.currentModel !== null) &&
+          // the prerendered snapshot swapped for the live widget (the max-digit figures swap one per frame)
+          !e.shadowRoot?.querySelector('link[href*="headlab/snapshot/"]') &&
+          !e.busy) ||
+        !e.shadowRoot?.querySelector('.alert')?.hidden,
+    );
   });
 }
 
 /** [{ tag, key, hasFigures }] for each headlab-* element of the open page. */
 function listWidgets(page) {
-  return page.evaluate(() => __sweepWidgets()
-    .map((e, i) => ({ tag: e.localName, id: e.id, key: e.shareKey, index: i, figures: e.figures().length, share: e.hasAttribute('share-state') })));
+  return page.evaluate(() =>
+    __sweepWidgets().map((e, i) => ({
+      tag: e.localName,
+      id: e.id,
+      key: e.shareKey,
+      index: i,
+      figures: e.figures().length,
+      share: e.hasAttribute('share-state'),
+    })),
+  );
 }
 
 /**
@@ -147,15 +164,20 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
     const widgets = await listWidgets(page);
     for (const w of widgets) assert.ok(WIDGET_STATES[w.tag], `${w.tag} on ${name} has no entry in tests/browser/widget-states.mjs`);
     if (widgets.length) {
-      phases['sweeping the controls'] = await traced(session.browser, page, () => page.evaluate(async ([url, samples]) => {
-        const m = await import(url);
-        for (const e of __sweepWidgets()) {
-          for (const scenario of m.SCENARIOS[e.localName] ?? []) {
-            e.scrollIntoView({ block: 'center' });
-            await m.measureScenario(e, scenario, { samples, warmup: 0, forceLayout: false });
-          }
-        }
-      }, [scenarios, SWEEP_SAMPLES]));
+      phases['sweeping the controls'] = await traced(session.browser, page, () =>
+        page.evaluate(
+          async ([url, samples]) => {
+            const m = await import(url);
+            for (const e of __sweepWidgets()) {
+              for (const scenario of m.SCENARIOS[e.localName] ?? []) {
+                e.scrollIntoView({ block: 'center' });
+                await m.measureScenario(e, scenario, { samples, warmup: 0, forceLayout: false });
+              }
+            }
+          },
+          [scenarios, SWEEP_SAMPLES],
+        ),
+      );
       await settled(page);
     }
     // Every training element on every page is retrained to the end: what a new model is handed
@@ -167,13 +189,17 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
       trained.add(t.tag);
       const what = `${t.tag}${t.id ? `#${t.id}` : ''}`;
       const { label, toEnd } = TRAIN_BUTTONS[t.tag];
-      const press = (text) => page.evaluate(([i, text]) => {
-        const e = __sweepWidgets()[i];
-        e.scrollIntoView({ block: 'center' });
-        const b = [...e.shadowRoot.querySelectorAll('button')].find((x) => text.split('|').includes(x.textContent.trim()));
-        if (!b) throw new Error(`${e.localName} has no "${text}" button`);
-        b.click();
-      }, [t.index, text]);
+      const press = (text) =>
+        page.evaluate(
+          ([i, text]) => {
+            const e = __sweepWidgets()[i];
+            e.scrollIntoView({ block: 'center' });
+            const b = [...e.shadowRoot.querySelectorAll('button')].find((x) => text.split('|').includes(x.textContent.trim()));
+            if (!b) throw new Error(`${e.localName} has no "${text}" button`);
+            b.click();
+          },
+          [t.index, text],
+        );
       const statusOf = () => page.evaluate((i) => __sweepWidgets()[i].state.status, t.index);
       const ended = () => page.waitForFunction((i) => __sweepWidgets()[i].state.status !== 'training', t.index, { timeout: 180000 });
       if (toEnd) {
@@ -188,11 +214,15 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
       phases[`stopping ${what}`] = await traced(session.browser, page, async () => {
         await press(label);
         // Under way: its progress bar has moved (a progress message arrived), or it already ended.
-        await page.waitForFunction((i) => {
-          const e = __sweepWidgets()[i];
-          const bar = e.shadowRoot.querySelector('progress');
-          return e.state.status !== 'training' || (bar && bar.value > 0 && bar.value < bar.max);
-        }, t.index, { timeout: 180000 });
+        await page.waitForFunction(
+          (i) => {
+            const e = __sweepWidgets()[i];
+            const bar = e.shadowRoot.querySelector('progress');
+            return e.state.status !== 'training' || (bar && bar.value > 0 && bar.value < bar.max);
+          },
+          t.index,
+          { timeout: 180000 },
+        );
         await press('Stop');
         await ended();
         await settled(page);
@@ -203,10 +233,17 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
     assert.deepEqual(page.problems, [], name);
     await page.close();
   }
-  for (const r of report) console.log(`# longest task ${r.name} ${r.phase}: ${r.ms.toFixed(1)} ms computation (task ${r.taskMs.toFixed(1)} ms CPU, ${r.wallMs.toFixed(1)} ms wall); ${r.what}`);
+  for (const r of report)
+    console.log(
+      `# longest task ${r.name} ${r.phase}: ${r.ms.toFixed(1)} ms computation (task ${r.taskMs.toFixed(1)} ms CPU, ${r.wallMs.toFixed(1)} ms wall); ${r.what}`,
+    );
   console.log(`# long-task sweep of ${PAGES.length} pages in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const over = report.filter((r) => r.ms >= (OVER_THE_LIMIT[`${r.name}|${r.phase}`]?.ceilingMs ?? LONG_TASK_LIMIT_MS));
-  assert.deepEqual(over.map((r) => `${r.name} ${r.phase}: ${r.ms.toFixed(1)} ms (${r.what})`), [], `main-thread tasks over ${LONG_TASK_LIMIT_MS} ms of CPU (or over the ceiling of a phase still listed in OVER_THE_LIMIT)`);
+  assert.deepEqual(
+    over.map((r) => `${r.name} ${r.phase}: ${r.ms.toFixed(1)} ms (${r.what})`),
+    [],
+    `main-thread tasks over ${LONG_TASK_LIMIT_MS} ms of CPU (or over the ceiling of a phase still listed in OVER_THE_LIMIT)`,
+  );
 });
 
 /**
@@ -225,12 +262,24 @@ for (const colorScheme of ['light', 'dark']) {
       await page.evaluate(AXE);
       const violations = await page.evaluate(async () => {
         const r = await window.axe.run(document, { resultTypes: ['violations'] });
-        return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(' ')}`);
+        return r.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map(
+            (v) =>
+              `${v.id} (${v.impact}): ${v.nodes
+                .slice(0, 3)
+                .map((n) => JSON.stringify(n.target))
+                .join(' ')}`,
+          );
       });
       assert.deepEqual(violations, [], `${name} (${colorScheme})`);
-      const summaries = await page.evaluate(() => __sweepWidgets()
-        .map((e) => ({ tag: e.localName, summary: e.summary, inRoot: e.shadowRoot.querySelector('.summary')?.textContent })));
+      const summaries = await page.evaluate(() =>
+        __sweepWidgets().map((e) => ({
+          tag: e.localName,
+          summary: e.summary,
+          inRoot: e.shadowRoot.querySelector('.summary')?.textContent,
+        })),
+      );
       for (const s of summaries) {
         assert.ok(s.summary.length > 20, `${name}: ${s.tag} has no text summary`);
         assert.equal(s.inRoot, s.summary);
@@ -246,17 +295,21 @@ test('keyboard: Tab reaches every widget control in document order, each with a 
   for (const name of PAGES) {
     const page = await open(name);
     // Focusable controls per widget, radio groups counted once (arrow keys move inside a group).
-    const expected = await page.evaluate(() => __sweepWidgets()
-      .map((host) => {
+    const expected = await page.evaluate(() =>
+      __sweepWidgets().map((host) => {
         const seen = new Set();
         let n = 0;
         for (const c of host.shadowRoot.querySelectorAll('button, input, select, textarea, a[href], [tabindex]')) {
           if (c.disabled || c.tabIndex < 0 || !c.checkVisibility()) continue;
-          if (c.type === 'radio') { if (seen.has(c.name)) continue; seen.add(c.name); }
+          if (c.type === 'radio') {
+            if (seen.has(c.name)) continue;
+            seen.add(c.name);
+          }
           n++;
         }
         return n;
-      }));
+      }),
+    );
     const widgetsSeen = [];
     const reached = expected.map(() => new Set());
     for (let step = 0; step < 400; step++) {
@@ -264,13 +317,24 @@ test('keyboard: Tab reaches every widget control in document order, each with a 
       const f = await page.evaluate(() => {
         let a = document.activeElement;
         let host = null;
-        while (a?.shadowRoot?.activeElement) { host = a; a = a.shadowRoot.activeElement; }
+        while (a?.shadowRoot?.activeElement) {
+          host = a;
+          a = a.shadowRoot.activeElement;
+        }
         if (!a || a === document.body) return null;
         const all = __sweepWidgets();
         const cs = getComputedStyle(a);
         const visible = (cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) >= 1) || cs.boxShadow !== 'none';
-        const id = a.name && a.type === 'radio' ? `radio:${a.name}` : `${a.localName}:${[...(host?.shadowRoot ?? document).querySelectorAll('*')].indexOf(a)}`;
-        return { widget: host ? all.indexOf(host) : -1, id, visible, what: `${a.localName} ${a.getAttribute('aria-label') ?? a.textContent?.slice(0, 30) ?? ''}` };
+        const id =
+          a.name && a.type === 'radio'
+            ? `radio:${a.name}`
+            : `${a.localName}:${[...(host?.shadowRoot ?? document).querySelectorAll('*')].indexOf(a)}`;
+        return {
+          widget: host ? all.indexOf(host) : -1,
+          id,
+          visible,
+          what: `${a.localName} ${a.getAttribute('aria-label') ?? a.textContent?.slice(0, 30) ?? ''}`,
+        };
       });
       if (!f) break;
       assert.ok(f.visible, `${name}: no visible focus on ${f.what}`);
@@ -279,7 +343,11 @@ test('keyboard: Tab reaches every widget control in document order, each with a 
         if (widgetsSeen.at(-1) !== f.widget) widgetsSeen.push(f.widget);
       }
     }
-    assert.deepEqual(widgetsSeen, [...widgetsSeen].sort((a, b) => a - b), `${name}: widgets reached out of document order`);
+    assert.deepEqual(
+      widgetsSeen,
+      [...widgetsSeen].sort((a, b) => a - b),
+      `${name}: widgets reached out of document order`,
+    );
     assert.equal(new Set(widgetsSeen).size, widgetsSeen.length, `${name}: focus left a widget and came back`);
     expected.forEach((n, i) => assert.ok(reached[i].size >= n, `${name}: widget ${i} has ${n} controls, Tab reached ${reached[i].size}`));
     assert.deepEqual(page.problems, [], name);
@@ -291,10 +359,15 @@ test('prefers-reduced-motion: reduce turns widget transitions off (and the train
   const name = PAGES.find((p) => p.includes('projections-matching'));
   for (const reducedMotion of ['no-preference', 'reduce']) {
     const page = await open(name, { reducedMotion });
-    const durations = await page.evaluate(() => __sweepWidgets()
-      .flatMap((e) => [...e.shadowRoot.querySelectorAll('rect, line')].map((n) => getComputedStyle(n).transitionDuration)));
+    const durations = await page.evaluate(() =>
+      __sweepWidgets().flatMap((e) => [...e.shadowRoot.querySelectorAll('rect, line')].map((n) => getComputedStyle(n).transitionDuration)),
+    );
     assert.ok(durations.length > 0);
-    if (reducedMotion === 'reduce') assert.ok(durations.every((d) => d === '0s'), durations.join(' '));
+    if (reducedMotion === 'reduce')
+      assert.ok(
+        durations.every((d) => d === '0s'),
+        durations.join(' '),
+      );
     else assert.ok(durations.some((d) => d !== '0s'));
     await page.close();
   }
@@ -312,14 +385,17 @@ test('360 px with touch (mobile emulation): no horizontal scrolling, widgets fit
     const page = await open(name, { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 1 });
     const fit = await page.evaluate(() => ({
       scroll: document.scrollingElement.scrollWidth,
-      widths: __sweepWidgets()
-        .map((e) => ({ tag: e.localName, right: e.getBoundingClientRect().right })),
+      widths: __sweepWidgets().map((e) => ({ tag: e.localName, right: e.getBoundingClientRect().right })),
     }));
     assert.ok(fit.scroll <= 360, `${name}: page is ${fit.scroll} px wide at 360`);
     for (const w of fit.widths) assert.ok(w.right <= 360, `${name}: ${w.tag} ends at ${w.right} px`);
     const widgets = await listWidgets(page);
     for (const w of firstTimeWidgets(widgets, tapped)) {
-      const button = page.locator(w.tag).nth(widgets.filter((x) => x.tag === w.tag).indexOf(w)).locator('button:not([disabled]):not([data-export])').first();
+      const button = page
+        .locator(w.tag)
+        .nth(widgets.filter((x) => x.tag === w.tag).indexOf(w))
+        .locator('button:not([disabled]):not([data-export])')
+        .first();
       if (!(await button.count())) continue;
       const before = await page.evaluate((i) => __sweepWidgets()[i].renderCount, w.index);
       await button.scrollIntoViewIfNeeded();
@@ -331,7 +407,10 @@ test('360 px with touch (mobile emulation): no horizontal scrolling, widgets fit
       await screenshot(page.locator(w.tag).nth(nth), shotName(name, `${w.key}-360`));
     }
     await screenshot(page, shotName(name, 'mobile-360'));
-    await page.screenshot({ path: path.join(root, 'test-results/screenshots', `${shotName(name, 'mobile-360-full')}.png`), fullPage: true });
+    await page.screenshot({
+      path: path.join(root, 'test-results/screenshots', `${shotName(name, 'mobile-360-full')}.png`),
+      fullPage: true,
+    });
     assert.deepEqual(page.problems, [], name);
     await page.close();
   }
@@ -343,8 +422,13 @@ test('shareable state: restored from the URL hash, written back on change; a tam
     const widgets = (await listWidgets(probe)).filter((w) => w.share && !WIDGET_STATES[w.tag].setup);
     await probe.close();
     if (!widgets.length) continue;
-    const hash = '#' + widgets.flatMap((w) => Object.entries(WIDGET_STATES[w.tag].b)
-      .map(([k, v]) => `${encodeURIComponent(`${w.key}.${k}`)}=${encodeURIComponent(v)}`)).join('&');
+    const hash =
+      '#' +
+      widgets
+        .flatMap((w) =>
+          Object.entries(WIDGET_STATES[w.tag].b).map(([k, v]) => `${encodeURIComponent(`${w.key}.${k}`)}=${encodeURIComponent(v)}`),
+        )
+        .join('&');
     const page = await open(name, {}, hash);
     for (const w of widgets) {
       const shared = await page.evaluate((i) => __sweepWidgets()[i].sharedState, w.index);
@@ -379,15 +463,26 @@ test('a swept control writes the URL hash a few times, not once per step, and th
   const angle = await page.evaluate(() => {
     window.__hashWrites = 0;
     const original = history.replaceState.bind(history);
-    history.replaceState = (...args) => { window.__hashWrites++; return original(...args); };
+    history.replaceState = (...args) => {
+      window.__hashWrites++;
+      return original(...args);
+    };
     const e = document.querySelector('#qk-basis');
     // 300 changes as fast as a held arrow key sends them (one per frame would be slower).
-    for (let k = 1; k <= 300; k++) { e.angle = (k % 360) - 180; e.renderNow(); e.emitChange(); }
+    for (let k = 1; k <= 300; k++) {
+      e.angle = (k % 360) - 180;
+      e.renderNow();
+      e.emitChange();
+    }
     return e.angle;
   });
   // Until the hash holds the final state (the debounced write has happened), however late a loaded machine runs it.
   await page.waitForFunction((a) => new RegExp(`qk-basis\\.angle=${a}(&|$)`).test(decodeURIComponent(location.hash)), angle);
-  const result = await page.evaluate(() => ({ writes: window.__hashWrites, hash: decodeURIComponent(location.hash), angle: document.querySelector('#qk-basis').angle }));
+  const result = await page.evaluate(() => ({
+    writes: window.__hashWrites,
+    hash: decodeURIComponent(location.hash),
+    angle: document.querySelector('#qk-basis').angle,
+  }));
   // One write after the sweep (the debounce delay is 200 ms; a loaded machine may split it in two or three).
   assert.ok(result.writes >= 1 && result.writes <= 3, `${result.writes} hash writes for 300 changes`);
   assert.match(result.hash, new RegExp(`qk-basis\\.angle=${result.angle}(&|$)`), result.hash);
@@ -405,8 +500,12 @@ test('a swept control writes the URL hash a few times, not once per step, and th
 });
 
 /** Every tag the package registers: the defineElement('headlab-…') call of each widgets/*-define.ts. */
-const DEFINED_TAGS = fs.readdirSync(path.join(root, 'widgets')).filter((f) => f.endsWith('-define.ts'))
-  .flatMap((f) => [...fs.readFileSync(path.join(root, 'widgets', f), 'utf8').matchAll(/defineElement\('(headlab-[a-z0-9-]+)'/g)].map((m) => m[1]))
+const DEFINED_TAGS = fs
+  .readdirSync(path.join(root, 'widgets'))
+  .filter((f) => f.endsWith('-define.ts'))
+  .flatMap((f) =>
+    [...fs.readFileSync(path.join(root, 'widgets', f), 'utf8').matchAll(/defineElement\('(headlab-[a-z0-9-]+)'/g)].map((m) => m[1]),
+  )
   .sort();
 
 /**
@@ -414,25 +513,32 @@ const DEFINED_TAGS = fs.readdirSync(path.join(root, 'widgets')).filter((f) => f.
  * state b and state a: { renders, alert } after the cycles.
  */
 function reattached(page, index, a, b) {
-  return page.evaluate(async ([i, sa, sb]) => {
-    const e = __sweepWidgets()[i];
-    const frame = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
-    const parent = e.parentNode;
-    const next = e.nextSibling;
-    for (let k = 0; k < 3; k++) {
-      e.remove();
-      if (k % 2) await frame();  // removed for a frame (a tab switched away) or re-inserted in the same task (a framework's move)
-      parent.insertBefore(e, next);
+  return page.evaluate(
+    async ([i, sa, sb]) => {
+      const e = __sweepWidgets()[i];
+      const frame = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+      const parent = e.parentNode;
+      const next = e.nextSibling;
+      for (let k = 0; k < 3; k++) {
+        e.remove();
+        if (k % 2) await frame(); // removed for a frame (a tab switched away) or re-inserted in the same task (a framework's move)
+        parent.insertBefore(e, next);
+        await frame();
+      }
+      const before = e.renderCount;
+      // An element with nothing to share (the transformer model: its files are the author's) is asked to render instead.
+      const nothingShared = !Object.keys(sa).length && !Object.keys(sb).length;
+      e.sharedState = sb;
+      if (nothingShared) e.requestRender();
       await frame();
-    }
-    const before = e.renderCount;
-    // An element with nothing to share (the transformer model: its files are the author's) is asked to render instead.
-    const nothingShared = !Object.keys(sa).length && !Object.keys(sb).length;
-    e.sharedState = sb; if (nothingShared) e.requestRender(); await frame();
-    e.sharedState = sa; if (nothingShared) e.requestRender(); await frame();
-    const alert = e.shadowRoot.querySelector('.alert');
-    return { renders: e.renderCount - before, alert: alert.hidden ? '' : alert.textContent };
-  }, [index, a, b]);
+      e.sharedState = sa;
+      if (nothingShared) e.requestRender();
+      await frame();
+      const alert = e.shadowRoot.querySelector('.alert');
+      return { renders: e.renderCount - before, alert: alert.hidden ? '' : alert.textContent };
+    },
+    [index, a, b],
+  );
 }
 
 /** Re-attaches between the two listener counts of an element: a listener left behind per re-attach shows as 7 more. */
@@ -448,16 +554,34 @@ async function trackListenedTargets(page) {
   await page.addInitScript(() => {
     const targets = new Set();
     const seen = new WeakSet();
-    const note = (t) => { if (!seen.has(t)) { seen.add(t); targets.add(new WeakRef(t)); } };
+    const note = (t) => {
+      if (!seen.has(t)) {
+        seen.add(t);
+        targets.add(new WeakRef(t));
+      }
+    };
     window.__listenedTargets = () => {
       const live = [];
-      for (const r of targets) { const t = r.deref(); if (t) live.push(t); else targets.delete(r); }
+      for (const r of targets) {
+        const t = r.deref();
+        if (t) live.push(t);
+        else targets.delete(r);
+      }
       return live;
     };
     const add = EventTarget.prototype.addEventListener;
-    EventTarget.prototype.addEventListener = function (...args) { note(this); return add.apply(this, args); };
+    EventTarget.prototype.addEventListener = function (...args) {
+      note(this);
+      return add.apply(this, args);
+    };
     const Channel = window.MessageChannel;
-    window.MessageChannel = class extends Channel { constructor() { super(); note(this.port1); note(this.port2); } };
+    window.MessageChannel = class extends Channel {
+      constructor() {
+        super();
+        note(this.port1);
+        note(this.port2);
+      }
+    };
   });
 }
 
@@ -473,11 +597,14 @@ async function pageListeners(cdp) {
   const group = { objectGroup: 'listener-count' };
   try {
     const doc = await cdp.send('Runtime.evaluate', { expression: 'document', ...group });
-    const inDocument = (await cdp.send('DOMDebugger.getEventListeners', { objectId: doc.result.objectId, depth: -1, pierce: true })).listeners.length;
+    const inDocument = (await cdp.send('DOMDebugger.getEventListeners', { objectId: doc.result.objectId, depth: -1, pierce: true }))
+      .listeners.length;
     const win = await cdp.send('Runtime.evaluate', { expression: 'window', ...group });
     const onWindow = (await cdp.send('DOMDebugger.getEventListeners', { objectId: win.result.objectId })).listeners.length;
     const others = await cdp.send('Runtime.evaluate', {
-      expression: '__listenedTargets().filter((t) => t !== window && !(t instanceof Node && t.getRootNode({ composed: true }) === document))', ...group,
+      expression:
+        '__listenedTargets().filter((t) => t !== window && !(t instanceof Node && t.getRootNode({ composed: true }) === document))',
+      ...group,
     });
     const byTarget = {};
     let elsewhere = 0;
@@ -486,7 +613,10 @@ async function pageListeners(cdp) {
       const { listeners } = await cdp.send('DOMDebugger.getEventListeners', { objectId: p.value.objectId });
       if (!listeners.length) continue;
       elsewhere += listeners.length;
-      const kind = `${p.value.className} ${listeners.map((l) => l.type).sort().join(',')}`;
+      const kind = `${p.value.className} ${listeners
+        .map((l) => l.type)
+        .sort()
+        .join(',')}`;
       byTarget[kind] = (byTarget[kind] ?? 0) + 1;
     }
     return { total: inDocument + onWindow + elsewhere, inDocument, onWindow, elsewhere, byTarget };
@@ -501,17 +631,21 @@ async function pageListeners(cdp) {
  * reattached does), then waits until nothing is pending or busy (frames()).
  */
 async function reattachTimes(page, pick, n) {
-  await page.evaluate(async ([pick, n]) => {
-    const e = pick.value ? document.querySelectorAll('headlab-value')[pick.index] : __sweepWidgets()[pick.index];
-    const frame = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
-    const parent = e.parentNode, next = e.nextSibling;
-    for (let k = 0; k < n; k++) {
-      e.remove();
-      if (k % 2) await frame();
-      parent.insertBefore(e, next);
-      await frame();
-    }
-  }, [pick, n]);
+  await page.evaluate(
+    async ([pick, n]) => {
+      const e = pick.value ? document.querySelectorAll('headlab-value')[pick.index] : __sweepWidgets()[pick.index];
+      const frame = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+      const parent = e.parentNode,
+        next = e.nextSibling;
+      for (let k = 0; k < n; k++) {
+        e.remove();
+        if (k % 2) await frame();
+        parent.insertBefore(e, next);
+        await frame();
+      }
+    },
+    [pick, n],
+  );
   await frames(page);
 }
 
@@ -526,13 +660,21 @@ async function listenersKept(page, cdp, pick, what) {
   const one = await pageListeners(cdp);
   await reattachTimes(page, pick, LISTENER_REATTACHES - 1);
   const many = await pageListeners(cdp);
-  console.log(`# listeners ${what}: ${one.total} after 1 re-attach, ${many.total} after ${LISTENER_REATTACHES} (document ${one.inDocument} → ${many.inDocument}, window ${one.onWindow} → ${many.onWindow}, elsewhere ${one.elsewhere} → ${many.elsewhere})`);
-  const grew = Object.entries(many.byTarget).filter(([k, n]) => n !== (one.byTarget[k] ?? 0)).map(([k, n]) => `${k}: ${one.byTarget[k] ?? 0} → ${n}`);
-  assert.equal(many.total, one.total, `${what}: the page's listeners after ${LISTENER_REATTACHES} re-attaches against 1 (document ${one.inDocument} → ${many.inDocument}, window ${one.onWindow} → ${many.onWindow}; targets elsewhere: ${grew.join('; ')})`);
+  console.log(
+    `# listeners ${what}: ${one.total} after 1 re-attach, ${many.total} after ${LISTENER_REATTACHES} (document ${one.inDocument} → ${many.inDocument}, window ${one.onWindow} → ${many.onWindow}, elsewhere ${one.elsewhere} → ${many.elsewhere})`,
+  );
+  const grew = Object.entries(many.byTarget)
+    .filter(([k, n]) => n !== (one.byTarget[k] ?? 0))
+    .map(([k, n]) => `${k}: ${one.byTarget[k] ?? 0} → ${n}`);
+  assert.equal(
+    many.total,
+    one.total,
+    `${what}: the page's listeners after ${LISTENER_REATTACHES} re-attaches against 1 (document ${one.inDocument} → ${many.inDocument}, window ${one.onWindow} → ${many.onWindow}; targets elsewhere: ${grew.join('; ')})`,
+  );
   return { one: one.total, many: many.total };
 }
 
-test('re-attaching: every element the package defines (on the pages, or added to one as an author would) removed and re-inserted three times renders again, takes a new state, shows no error; 8 re-attaches leave the page\'s listeners as one does', async () => {
+test("re-attaching: every element the package defines (on the pages, or added to one as an author would) removed and re-inserted three times renders again, takes a new state, shows no error; 8 re-attaches leave the page's listeners as one does", async () => {
   const covered = new Set();
   const check = async (page, cdp, w, where) => {
     const { a, b } = WIDGET_STATES[w.tag];
@@ -557,7 +699,8 @@ test('re-attaching: every element the package defines (on the pages, or added to
       const out = [];
       for (const v of document.querySelectorAll('headlab-value')) {
         const before = { text: v.textContent, state: v.dataset.state };
-        const parent = v.parentNode, next = v.nextSibling;
+        const parent = v.parentNode,
+          next = v.nextSibling;
         for (let k = 0; k < 3; k++) {
           v.remove();
           if (k % 2) await frame();
@@ -609,7 +752,7 @@ test('re-attaching: every element the package defines (on the pages, or added to
     assert.deepEqual(page.problems, [], PAGES[0]);
     await page.close();
   }
-  assert.deepEqual([...covered].sort(), DEFINED_TAGS, 're-attached elements against the package\'s');
+  assert.deepEqual([...covered].sort(), DEFINED_TAGS, "re-attached elements against the package's");
 });
 
 test('exports of every element: SVG with <title> and the summary as <desc>, PNG, JSON; the download buttons work', async () => {
@@ -619,16 +762,25 @@ test('exports of every element: SVG with <title> and the summary as <desc>, PNG,
       const out = [];
       for (const e of __sweepWidgets()) {
         let json = null;
-        try { json = JSON.parse(e.exportJson()); } catch (err) { json = { error: err.message }; }
+        try {
+          json = JSON.parse(e.exportJson());
+        } catch (err) {
+          json = { error: err.message };
+        }
         const figures = [];
         for (const f of e.figures()) {
           const svg = e.exportSvg(f.name);
           const doc = new DOMParser().parseFromString(svg, 'image/svg+xml');
           const png = new Uint8Array(await (await e.exportPng(f.name)).arrayBuffer());
           figures.push({
-            name: f.name, parseError: doc.querySelector('parsererror') !== null, title: doc.querySelector('title')?.textContent,
-            desc: doc.querySelector('desc')?.textContent, style: /style=/.test(svg), texts: doc.querySelectorAll('text').length,
-            png: String.fromCharCode(...png.subarray(1, 4)), pngBytes: png.length,
+            name: f.name,
+            parseError: doc.querySelector('parsererror') !== null,
+            title: doc.querySelector('title')?.textContent,
+            desc: doc.querySelector('desc')?.textContent,
+            style: /style=/.test(svg),
+            texts: doc.querySelectorAll('text').length,
+            png: String.fromCharCode(...png.subarray(1, 4)),
+            pngBytes: png.length,
           });
         }
         out.push({ tag: e.localName, json, state: JSON.parse(JSON.stringify(e.state)), summary: e.summary, figures });
@@ -682,117 +834,146 @@ test('bad input: hostile values on every observed attribute and shared-link entr
       await rendered(page);
     }
     const widgets = firstTimeWidgets(await listWidgets(page), covered);
-    const report = await page.evaluate(async ([hostile, indices]) => {
-      const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
-      const all = __sweepWidgets();
-      const problems = [];
-      let alerts = 0;
-      // Page errors inside the loops (an observer's or a timer's callback), named by the value that caused them.
-      let doing = '';
-      const uncaught = (err) => problems.push(`${doing}: uncaught ${String(err?.message ?? err).slice(0, 120)}`);
-      const onError = (ev) => uncaught(ev.error ?? ev.message);
-      const onRejection = (ev) => uncaught(ev.reason);
-      window.addEventListener('error', onError);
-      window.addEventListener('unhandledrejection', onRejection);
-      // Reading an element never throws (docs/embedding.md, "Reading an element"): state (null while
-      // it cannot be computed), error (the alert's message when one shows), summary, busy, figureData
-      // and the element's other bookkeeping. Every other getter of its class is read too: one that
-      // parses attributes (`angle`, the trainer's `settings`, value swap's `columnA`) may throw only
-      // the WidgetInputError that says what is wrong, never anything else.
-      const READING = new Set(['state', 'error', 'summary', 'busy', 'figureData', 'sharedState', 'shareKey', 'updatePending', 'renderCount']);
-      const getters = (e) => {
-        const names = new Set();
-        for (let p = Object.getPrototypeOf(e); p && p !== HTMLElement.prototype; p = Object.getPrototypeOf(p)) {
-          for (const [k, d] of Object.entries(Object.getOwnPropertyDescriptors(p))) if (d.get) names.add(k);
-        }
-        return [...names];
-      };
-      const read = (e, what) => {
-        const got = {};
-        for (const p of getters(e)) {
-          try { got[p] = e[p]; } catch (err) {
-            if (READING.has(p) || err?.name !== 'WidgetInputError') problems.push(`${e.localName} ${what}: .${p} threw ${String(err?.name)} ${String(err?.message ?? err).slice(0, 80)}`);
+    const report = await page.evaluate(
+      async ([hostile, indices]) => {
+        const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+        const all = __sweepWidgets();
+        const problems = [];
+        let alerts = 0;
+        // Page errors inside the loops (an observer's or a timer's callback), named by the value that caused them.
+        let doing = '';
+        const uncaught = (err) => problems.push(`${doing}: uncaught ${String(err?.message ?? err).slice(0, 120)}`);
+        const onError = (ev) => uncaught(ev.error ?? ev.message);
+        const onRejection = (ev) => uncaught(ev.reason);
+        window.addEventListener('error', onError);
+        window.addEventListener('unhandledrejection', onRejection);
+        // Reading an element never throws (docs/embedding.md, "Reading an element"): state (null while
+        // it cannot be computed), error (the alert's message when one shows), summary, busy, figureData
+        // and the element's other bookkeeping. Every other getter of its class is read too: one that
+        // parses attributes (`angle`, the trainer's `settings`, value swap's `columnA`) may throw only
+        // the WidgetInputError that says what is wrong, never anything else.
+        const READING = new Set([
+          'state',
+          'error',
+          'summary',
+          'busy',
+          'figureData',
+          'sharedState',
+          'shareKey',
+          'updatePending',
+          'renderCount',
+        ]);
+        const getters = (e) => {
+          const names = new Set();
+          for (let p = Object.getPrototypeOf(e); p && p !== HTMLElement.prototype; p = Object.getPrototypeOf(p)) {
+            for (const [k, d] of Object.entries(Object.getOwnPropertyDescriptors(p))) if (d.get) names.add(k);
           }
-        }
-        const alert = e.shadowRoot.querySelector('.alert');
-        if (!alert.hidden && got.error !== alert.textContent) problems.push(`${e.localName} ${what}: .error is ${JSON.stringify(got.error)?.slice(0, 60)}, not the alert's message`);
-        if (typeof got.error === 'string' && got.error.length > 400) problems.push(`${e.localName} ${what}: .error of ${got.error.length} characters`);
-        if (got.state === null && !got.error) problems.push(`${e.localName} ${what}: .state is null and .error says nothing`);
-        for (const p of ['summary', 'busy']) if (!(p in got)) problems.push(`${e.localName} ${what}: no .${p}`);
-      };
-      for (const e of indices.map((i) => all[i])) {
-        const attrs = e.constructor.observedAttributes ?? [];
-        for (const a of attrs) {
-          const original = e.getAttribute(a);
-          for (const v of hostile) {
-            doing = `${e.localName} ${a}=${v.slice(0, 20)}`;
-            e.setAttribute(a, v);
-            read(e, `${a}=${v.slice(0, 20)} (before its render)`);
-            // One frame: the element's render was requested before this frame callback, so it has run.
+          return [...names];
+        };
+        const read = (e, what) => {
+          const got = {};
+          for (const p of getters(e)) {
+            try {
+              got[p] = e[p];
+            } catch (err) {
+              if (READING.has(p) || err?.name !== 'WidgetInputError')
+                problems.push(`${e.localName} ${what}: .${p} threw ${String(err?.name)} ${String(err?.message ?? err).slice(0, 80)}`);
+            }
+          }
+          const alert = e.shadowRoot.querySelector('.alert');
+          if (!alert.hidden && got.error !== alert.textContent)
+            problems.push(`${e.localName} ${what}: .error is ${JSON.stringify(got.error)?.slice(0, 60)}, not the alert's message`);
+          if (typeof got.error === 'string' && got.error.length > 400)
+            problems.push(`${e.localName} ${what}: .error of ${got.error.length} characters`);
+          if (got.state === null && !got.error) problems.push(`${e.localName} ${what}: .state is null and .error says nothing`);
+          for (const p of ['summary', 'busy']) if (!(p in got)) problems.push(`${e.localName} ${what}: no .${p}`);
+        };
+        for (const e of indices.map((i) => all[i])) {
+          const attrs = e.constructor.observedAttributes ?? [];
+          for (const a of attrs) {
+            const original = e.getAttribute(a);
+            for (const v of hostile) {
+              doing = `${e.localName} ${a}=${v.slice(0, 20)}`;
+              e.setAttribute(a, v);
+              read(e, `${a}=${v.slice(0, 20)} (before its render)`);
+              // One frame: the element's render was requested before this frame callback, so it has run.
+              await frame();
+              read(e, `${a}=${v.slice(0, 20)}`);
+              const alert = e.shadowRoot.querySelector('.alert');
+              const body = e.shadowRoot.querySelector('.body');
+              const showsAlert = !alert.hidden && alert.textContent.length > 0;
+              if (showsAlert) alerts++;
+              if (!showsAlert && (body.hidden || body.textContent.trim() === ''))
+                problems.push(`${e.localName} ${a}=${v.slice(0, 20)}: blank`);
+              if (e.shadowRoot.querySelector('img, script, iframe, object')) problems.push(`${e.localName} ${a}: injected element`);
+              if (showsAlert && alert.children.length) problems.push(`${e.localName} ${a}: markup in the alert`);
+            }
+            if (original === null) e.removeAttribute(a);
+            else e.setAttribute(a, original);
             await frame();
-            read(e, `${a}=${v.slice(0, 20)}`);
-            const alert = e.shadowRoot.querySelector('.alert');
-            const body = e.shadowRoot.querySelector('.body');
-            const showsAlert = !alert.hidden && alert.textContent.length > 0;
-            if (showsAlert) alerts++;
-            if (!showsAlert && (body.hidden || body.textContent.trim() === '')) problems.push(`${e.localName} ${a}=${v.slice(0, 20)}: blank`);
-            if (e.shadowRoot.querySelector('img, script, iframe, object')) problems.push(`${e.localName} ${a}: injected element`);
-            if (showsAlert && alert.children.length) problems.push(`${e.localName} ${a}: markup in the alert`);
+            await frame();
+            if (!e.shadowRoot.querySelector('.alert').hidden)
+              problems.push(`${e.localName} ${a}: does not recover after the attribute is restored`);
           }
-          if (original === null) e.removeAttribute(a); else e.setAttribute(a, original);
-          await frame(); await frame();
-          if (!e.shadowRoot.querySelector('.alert').hidden) problems.push(`${e.localName} ${a}: does not recover after the attribute is restored`);
-        }
-        // The same values arriving by a shared link: the URL hash's entry for each shared attribute,
-        // read as on `hashchange` (the hash set without an event, then the event sent at once, so
-        // the getters are read between the hash's write of the attribute and the render). A link
-        // that names the element scrolls it into view, so what starts there (the trainer's
-        // autostart) runs with the linked values: any page error fails the test.
-        const saved = e.sharedState;
-        const names = e.constructor.sharedAttributes ?? [];
-        for (const a of names) {
-          for (const v of hostile) {
-            doing = `${e.localName} hash ${a}=${v.slice(0, 20)}`;
-            history.replaceState(history.state, '', `#${encodeURIComponent(`${e.shareKey}.${a}`)}=${encodeURIComponent(v)}`);
+          // The same values arriving by a shared link: the URL hash's entry for each shared attribute,
+          // read as on `hashchange` (the hash set without an event, then the event sent at once, so
+          // the getters are read between the hash's write of the attribute and the render). A link
+          // that names the element scrolls it into view, so what starts there (the trainer's
+          // autostart) runs with the linked values: any page error fails the test.
+          const saved = e.sharedState;
+          const names = e.constructor.sharedAttributes ?? [];
+          for (const a of names) {
+            for (const v of hostile) {
+              doing = `${e.localName} hash ${a}=${v.slice(0, 20)}`;
+              history.replaceState(history.state, '', `#${encodeURIComponent(`${e.shareKey}.${a}`)}=${encodeURIComponent(v)}`);
+              window.dispatchEvent(new HashChangeEvent('hashchange'));
+              read(e, `hash ${a}=${v.slice(0, 20)} (before its render)`);
+              await frame();
+              read(e, `hash ${a}=${v.slice(0, 20)}`);
+              const alert = e.shadowRoot.querySelector('.alert');
+              if (e.state === null && (alert.hidden || !alert.textContent))
+                problems.push(`${e.localName} hash ${a}=${v.slice(0, 20)}: state is null and no message shows`);
+              if (e.shadowRoot.querySelector('img, script, iframe, object')) problems.push(`${e.localName} hash ${a}: injected element`);
+            }
+          }
+          if (names.length) {
+            doing = `${e.localName}: restoring after its hostile links`;
+            history.replaceState(history.state, '', location.pathname);
             window.dispatchEvent(new HashChangeEvent('hashchange'));
-            read(e, `hash ${a}=${v.slice(0, 20)} (before its render)`);
+            e.sharedState = saved;
             await frame();
-            read(e, `hash ${a}=${v.slice(0, 20)}`);
-            const alert = e.shadowRoot.querySelector('.alert');
-            if (e.state === null && (alert.hidden || !alert.textContent)) problems.push(`${e.localName} hash ${a}=${v.slice(0, 20)}: state is null and no message shows`);
-            if (e.shadowRoot.querySelector('img, script, iframe, object')) problems.push(`${e.localName} hash ${a}: injected element`);
+            await frame();
+            if (!e.shadowRoot.querySelector('.alert').hidden) problems.push(`${e.localName}: does not recover after its hostile links`);
           }
+          doing = `${e.localName}: rapid clicks`;
+          // Rapid repeated interactions: every button 25 times, as fast as the page lets a script click.
+          for (let k = 0; k < 25; k++) for (const b of e.shadowRoot.querySelectorAll('button:not([data-export])')) b.click();
+          await frame();
+          await frame();
+          const alert = e.shadowRoot.querySelector('.alert');
+          const body = e.shadowRoot.querySelector('.body');
+          if (alert.hidden && body.hidden) problems.push(`${e.localName}: blank after rapid clicks`);
         }
-        if (names.length) {
-          doing = `${e.localName}: restoring after its hostile links`;
-          history.replaceState(history.state, '', location.pathname);
-          window.dispatchEvent(new HashChangeEvent('hashchange'));
-          e.sharedState = saved;
-          await frame(); await frame();
-          if (!e.shadowRoot.querySelector('.alert').hidden) problems.push(`${e.localName}: does not recover after its hostile links`);
-        }
-        doing = `${e.localName}: rapid clicks`;
-        // Rapid repeated interactions: every button 25 times, as fast as the page lets a script click.
-        for (let k = 0; k < 25; k++) for (const b of e.shadowRoot.querySelectorAll('button:not([data-export])')) b.click();
-        await frame(); await frame();
-        const alert = e.shadowRoot.querySelector('.alert');
-        const body = e.shadowRoot.querySelector('.body');
-        if (alert.hidden && body.hidden) problems.push(`${e.localName}: blank after rapid clicks`);
-      }
-      window.removeEventListener('error', onError);
-      window.removeEventListener('unhandledrejection', onRejection);
-      return { problems, alerts, injected: window.__injected ?? null, polluted: ({}).polluted ?? null };
-    }, [HOSTILE_VALUES, widgets.map((w) => w.index)]);
+        window.removeEventListener('error', onError);
+        window.removeEventListener('unhandledrejection', onRejection);
+        return { problems, alerts, injected: window.__injected ?? null, polluted: {}.polluted ?? null };
+      },
+      [HOSTILE_VALUES, widgets.map((w) => w.index)],
+    );
     assert.deepEqual(report.problems, [], name);
     assert.equal(report.injected, null);
     assert.equal(report.polluted, null);
     if (widgets.length) assert.ok(report.alerts > 0, `${name}: no hostile value was reported`);
     // Still responsive: a fresh evaluate answers and every element renders again.
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(r)));
-    assert.deepEqual(page.problems.filter((p) => !/download/i.test(p)), [], name);
+    assert.deepEqual(
+      page.problems.filter((p) => !/download/i.test(p)),
+      [],
+      name,
+    );
     await page.close();
   }
-  assert.deepEqual([...covered].sort(), DEFINED_TAGS, 'elements swept against the package\'s');
+  assert.deepEqual([...covered].sort(), DEFINED_TAGS, "elements swept against the package's");
 });
 
 test('memory: 3,000 updates of each element (on the first page that has it) leave the WASM heap in use and the embind handle count flat; removal releases the worker', async () => {
@@ -805,9 +986,18 @@ test('memory: 3,000 updates of each element (on the first page that has it) leav
   for (const name of PAGES) {
     const page = await open(name);
     const widgets = await listWidgets(page);
-    if (!widgets.length) { await page.close(); continue; }
+    if (!widgets.length) {
+      await page.close();
+      continue;
+    }
     if (widgets.some((w) => WIDGET_STATES[w.tag].setup === 'trained')) {
-      await page.evaluate(() => { const fr = document.querySelector('headlab-feature-recovery'); fr.steps = 100; fr.pace = 'fast'; fr.evalSize = 64; fr.train(); });
+      await page.evaluate(() => {
+        const fr = document.querySelector('headlab-feature-recovery');
+        fr.steps = 100;
+        fr.pace = 'fast';
+        fr.evalSize = 64;
+        fr.train();
+      });
       await page.waitForFunction(() => document.querySelector('headlab-feature-recovery').trainingStatus === 'done');
       // The trainer's worker, and the interventions figure's (started for the run's first intervention).
       await page.waitForFunction(() => document.querySelector('headlab-interventions').state.mse !== null);
@@ -816,38 +1006,54 @@ test('memory: 3,000 updates of each element (on the first page that has it) leav
     const bundle = new URL('headlab/headlab.js', session.url).href;
     for (const w of firstTimeWidgets(widgets, covered)) {
       const { a, b } = WIDGET_STATES[w.tag];
-      const r = await page.evaluate(async ([i, sa, sb, n, url]) => {
-        const e = __sweepWidgets()[i];
-        // The module the element computes with: headlab_max_digit for the max-digit widgets,
-        // headlab_feature_recovery for the feature-recovery figures, headlab_transformer for the
-        // transformer figures, headlab_core for the others. The interventions figure computes in
-        // its worker, whose heap tests/wasm/diagnostics.test.mjs holds flat over 600 calls of
-        // that task; here its main-thread side (renders, handles) is what is measured.
-        const core = e.maxDigit ?? e.featureRecovery ?? e.transformerCore ?? await (await import(url)).getCore();
-        // An element with nothing to share (the transformer model: its files are the author's) is asked to render instead.
-        const nothingShared = !Object.keys(sa).length && !Object.keys(sb).length;
-        const step = (k) => { e.sharedState = k % 2 ? sb : sa; if (nothingShared) e.requestRender(); e.renderNow(); void e.state; };
-        for (let k = 0; k < 200; k++) step(k);  // warm-up: caches and allocator bins filled
-        await new Promise((r) => requestAnimationFrame(r));
-        const before = core.memoryDiagnostics();
-        const rendersBefore = e.renderCount;
-        const t0 = performance.now();
-        for (let k = 0; k < n; k++) {
-          step(k);
-          if (k % 500 === 499) await new Promise((r) => requestAnimationFrame(r));
-        }
-        const ms = performance.now() - t0;
-        const afterDiag = core.memoryDiagnostics();
-        const alert = e.shadowRoot.querySelector('.alert');
-        return { before, after: afterDiag, renders: e.renderCount - rendersBefore, ms, alert: alert.hidden ? '' : alert.textContent };
-      }, [w.index, a, b, UPDATES, bundle]);
+      const r = await page.evaluate(
+        async ([i, sa, sb, n, url]) => {
+          const e = __sweepWidgets()[i];
+          // The module the element computes with: headlab_max_digit for the max-digit widgets,
+          // headlab_feature_recovery for the feature-recovery figures, headlab_transformer for the
+          // transformer figures, headlab_core for the others. The interventions figure computes in
+          // its worker, whose heap tests/wasm/diagnostics.test.mjs holds flat over 600 calls of
+          // that task; here its main-thread side (renders, handles) is what is measured.
+          const core = e.maxDigit ?? e.featureRecovery ?? e.transformerCore ?? (await (await import(url)).getCore());
+          // An element with nothing to share (the transformer model: its files are the author's) is asked to render instead.
+          const nothingShared = !Object.keys(sa).length && !Object.keys(sb).length;
+          const step = (k) => {
+            e.sharedState = k % 2 ? sb : sa;
+            if (nothingShared) e.requestRender();
+            e.renderNow();
+            void e.state;
+          };
+          for (let k = 0; k < 200; k++) step(k); // warm-up: caches and allocator bins filled
+          await new Promise((r) => requestAnimationFrame(r));
+          const before = core.memoryDiagnostics();
+          const rendersBefore = e.renderCount;
+          const t0 = performance.now();
+          for (let k = 0; k < n; k++) {
+            step(k);
+            if (k % 500 === 499) await new Promise((r) => requestAnimationFrame(r));
+          }
+          const ms = performance.now() - t0;
+          const afterDiag = core.memoryDiagnostics();
+          const alert = e.shadowRoot.querySelector('.alert');
+          return { before, after: afterDiag, renders: e.renderCount - rendersBefore, ms, alert: alert.hidden ? '' : alert.textContent };
+        },
+        [w.index, a, b, UPDATES, bundle],
+      );
       const what = `${name}: ${w.tag}`;
       assert.equal(r.alert, '', what);
       assert.ok(r.renders >= UPDATES, `${what}: ${r.renders} renders`);
-      assert.equal(r.after.live_handles, r.before.live_handles, `${what}: embind handles ${r.before.live_handles} → ${r.after.live_handles}`);
-      assert.ok(r.after.heap_bytes_in_use - r.before.heap_bytes_in_use <= HEAP_SLACK_BYTES,
-        `${what}: heap in use ${r.before.heap_bytes_in_use} → ${r.after.heap_bytes_in_use}`);
-      console.log(`# memory ${what}: ${UPDATES} updates in ${Math.round(r.ms)} ms; heap ${r.before.heap_bytes_in_use} → ${r.after.heap_bytes_in_use} B; handles ${r.before.live_handles} → ${r.after.live_handles}`);
+      assert.equal(
+        r.after.live_handles,
+        r.before.live_handles,
+        `${what}: embind handles ${r.before.live_handles} → ${r.after.live_handles}`,
+      );
+      assert.ok(
+        r.after.heap_bytes_in_use - r.before.heap_bytes_in_use <= HEAP_SLACK_BYTES,
+        `${what}: heap in use ${r.before.heap_bytes_in_use} → ${r.after.heap_bytes_in_use}`,
+      );
+      console.log(
+        `# memory ${what}: ${UPDATES} updates in ${Math.round(r.ms)} ms; heap ${r.before.heap_bytes_in_use} → ${r.after.heap_bytes_in_use} B; handles ${r.before.live_handles} → ${r.after.live_handles}`,
+      );
     }
     // Removing every widget: every worker it made is terminated and closes (workersEnded waits
     // for each one's 'close', however long a loaded machine takes), nothing is left rendering, the
@@ -861,7 +1067,10 @@ test('memory: 3,000 updates of each element (on the first page that has it) leav
     }, bundle);
     await workersEnded(page, name);
     assert.equal(page.workers().length, 0, `${name}: a worker outlived its widget`);
-    assert.ok(after.heap_bytes_in_use <= baseline.heap_bytes_in_use && after.live_handles <= baseline.live_handles, `${name}: memory kept after removal`);
+    assert.ok(
+      after.heap_bytes_in_use <= baseline.heap_bytes_in_use && after.live_handles <= baseline.live_handles,
+      `${name}: memory kept after removal`,
+    );
     assert.deepEqual(page.problems, [], name);
     await page.close();
   }
@@ -873,37 +1082,60 @@ const HOSTILE_ROWS = 500000;
 test('hostile input costs no long task: a 500,000-row attribute or JSON content is refused by its length before it is parsed; a hostile link at load is refused by its value', async () => {
   const article = PAGES.find((p) => p.includes('projections-matching'));
   // Each on a fresh page: what a page does first (the first number formatted, the first parse) is what cost.
-  const cases = [['basis-rotation', 'x'], ['basis-rotation', 'w-q'], ['value-swap', 'values'], ['value-swap', 'weights'], ['value-swap', 'records'], ['value-swap', 'content']];
+  const cases = [
+    ['basis-rotation', 'x'],
+    ['basis-rotation', 'w-q'],
+    ['value-swap', 'values'],
+    ['value-swap', 'weights'],
+    ['value-swap', 'records'],
+    ['value-swap', 'content'],
+  ];
   for (const [name, attr] of cases) {
     const page = await open(article);
-    await page.evaluate(async ([name, attr, n]) => {
-      if (!document.querySelector(`headlab-${name}`)) {
-        await import(new URL(`/headlab/${name}.js`, location.href).href);
-        document.body.append(document.createElement(`headlab-${name}`));
-      }
-      // Built before the trace: the author's page holds it already.
-      window.__hostile = attr === 'weights' ? Array(n).fill('0').join(' ')
-        : attr === 'records' ? JSON.stringify(Array(n).fill('r'))
-          : attr === 'content' ? JSON.stringify({ weights: [0.5, 0.5], values: Array(n).fill([1, 2]) })
-            : `[${Array(n).fill('[1,2]').join(',')}]`;
-    }, [name, attr, HOSTILE_ROWS]);
+    await page.evaluate(
+      async ([name, attr, n]) => {
+        if (!document.querySelector(`headlab-${name}`)) {
+          await import(new URL(`/headlab/${name}.js`, location.href).href);
+          document.body.append(document.createElement(`headlab-${name}`));
+        }
+        // Built before the trace: the author's page holds it already.
+        window.__hostile =
+          attr === 'weights'
+            ? Array(n).fill('0').join(' ')
+            : attr === 'records'
+              ? JSON.stringify(Array(n).fill('r'))
+              : attr === 'content'
+                ? JSON.stringify({ weights: [0.5, 0.5], values: Array(n).fill([1, 2]) })
+                : `[${Array(n).fill('[1,2]').join(',')}]`;
+      },
+      [name, attr, HOSTILE_ROWS],
+    );
     await rendered(page);
     const t = await traced(session.browser, page, async () => {
-      await page.evaluate(([name, attr]) => {
-        const e = document.querySelector(`headlab-${name}`);
-        if (attr !== 'content') { e.setAttribute(attr, window.__hostile); return; }
-        const script = document.createElement('script');
-        script.type = 'application/json';
-        script.textContent = window.__hostile;
-        e.replaceChildren(script);
-        e.removeAttribute('weights'); e.removeAttribute('values');
-        e.setAttribute('column-b', '1');  // a render, which reads the new content
-      }, [name, attr]);
+      await page.evaluate(
+        ([name, attr]) => {
+          const e = document.querySelector(`headlab-${name}`);
+          if (attr !== 'content') {
+            e.setAttribute(attr, window.__hostile);
+            return;
+          }
+          const script = document.createElement('script');
+          script.type = 'application/json';
+          script.textContent = window.__hostile;
+          e.replaceChildren(script);
+          e.removeAttribute('weights');
+          e.removeAttribute('values');
+          e.setAttribute('column-b', '1'); // a render, which reads the new content
+        },
+        [name, attr],
+      );
       await page.waitForFunction((name) => !document.querySelector(`headlab-${name}`).shadowRoot.querySelector('.alert').hidden, name);
     });
     const message = await page.evaluate((name) => document.querySelector(`headlab-${name}`).error, name);
     const what = `${name} ${attr} of ${HOSTILE_ROWS.toLocaleString('en-US')} rows`;
-    console.log(`# longest task, ${what}: ${t.ms.toFixed(1)} ms computation (task ${t.taskMs.toFixed(1)} ms CPU, ${t.wallMs.toFixed(1)} ms wall); ${t.what}`);
+    console.log(
+      `# longest task, ${what}: ${t.ms.toFixed(1)} ms computation (task ${t.taskMs.toFixed(1)} ms CPU, ${t.wallMs.toFixed(1)} ms wall); ${t.what}`,
+    );
     assert.match(message, /characters long; the limit is 200,000$/, what);
     assert.ok(t.ms < LONG_TASK_LIMIT_MS, `${what}: a task of ${t.ms.toFixed(1)} ms (${t.what})`);
     assert.deepEqual(page.problems, [], what);
@@ -921,10 +1153,18 @@ test('hostile input costs no long task: a 500,000-row attribute or JSON content 
       // The shared entry is applied after the first render: wait for its message (a state, not a time).
       if (entry === 'replay.snapshot') await page.waitForFunction(() => document.querySelector('#replay').error !== null);
     });
-    const state = await page.evaluate(() => { const e = document.querySelector('#replay'); return { error: e.error, state: e.state, injected: window.__injected ?? null }; });
-    console.log(`# longest task, ${fr}#${entry}=<markup>: ${t.ms.toFixed(1)} ms computation (task ${t.taskMs.toFixed(1)} ms CPU, ${t.wallMs.toFixed(1)} ms wall); ${t.what}`);
+    const state = await page.evaluate(() => {
+      const e = document.querySelector('#replay');
+      return { error: e.error, state: e.state, injected: window.__injected ?? null };
+    });
+    console.log(
+      `# longest task, ${fr}#${entry}=<markup>: ${t.ms.toFixed(1)} ms computation (task ${t.taskMs.toFixed(1)} ms CPU, ${t.wallMs.toFixed(1)} ms wall); ${t.what}`,
+    );
     if (entry === 'replay.snapshot') {
-      assert.match(state.error, /^attribute snapshot="<svg><foreignObject><div style=color:red…" \(\d+ characters\) is not a finite number$/);
+      assert.match(
+        state.error,
+        /^attribute snapshot="<svg><foreignObject><div style=color:red…" \(\d+ characters\) is not a finite number$/,
+      );
       assert.equal(state.state, null);
     } else {
       assert.equal(state.error, null);

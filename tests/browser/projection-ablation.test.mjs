@@ -13,8 +13,12 @@ const a1 = 1 / (1 + Math.exp(-1 / Math.SQRT2));
 const BASE_WEIGHTS = [a1, 1 - a1];
 
 let session;
-before(async () => { session = await startSession({ csp: true }); });
-after(async () => { await session?.close(); });
+before(async () => {
+  session = await startSession({ csp: true });
+});
+after(async () => {
+  await session?.close();
+});
 
 const TAG = 'headlab-projection-ablation';
 
@@ -92,7 +96,10 @@ for (const colorScheme of ['light', 'dark']) {
     close(assert, r.v2.current, [0, 5], TOL, 'v2 after typing 5');
 
     const last = (await changes(page)).at(-1);
-    assert.deepEqual(last.w_v, [[2, 0], [0, 5]]);
+    assert.deepEqual(last.w_v, [
+      [2, 0],
+      [0, 5],
+    ]);
     close(assert, last.dot_products, [1, 0], TOL, 'change event dot products');
     await screenshot(widget, `projection-ablation-${colorScheme}`);
     assert.deepEqual(page.problems, []);
@@ -103,13 +110,13 @@ test('projection ablation: keyboard only (Tab, Space, Enter, arrow keys)', async
   const page = await open('light');
   const widget = page.locator(TAG);
   await widget.getByRole('button', { name: 'Swap coordinates of WQ' }).focus();
-  await page.keyboard.press('Tab');   // → "Swap coordinates of W_K"
+  await page.keyboard.press('Tab'); // → "Swap coordinates of W_K"
   await page.keyboard.press('Space');
   await frames(page);
   let r = byLabel(await readRows(page));
   close(assert, r.dots.current, [0, 1], TOL, 'dot products after W_K swap by keyboard');
 
-  await page.keyboard.press('Tab');   // → "W_V = diag(2, −3)"
+  await page.keyboard.press('Tab'); // → "W_V = diag(2, −3)"
   await page.keyboard.press('Enter');
   await frames(page);
   r = byLabel(await readRows(page));

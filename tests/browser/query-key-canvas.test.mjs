@@ -13,11 +13,18 @@ import { cliJson } from '../wasm/helpers.mjs';
 const NATIVE_WASM_TOLERANCE = 16 * Number.EPSILON;
 // The canvas's own "unchanged" threshold (SCORE_INVARIANCE_TOLERANCE in the widget).
 const SCORE_TOL = 1e-12;
-const I2 = [[1, 0], [0, 1]];
+const I2 = [
+  [1, 0],
+  [0, 1],
+];
 
 let session;
-before(async () => { session = await startSession({ csp: true }); });
-after(async () => { await session?.close(); });
+before(async () => {
+  session = await startSession({ csp: true });
+});
+after(async () => {
+  await session?.close();
+});
 
 /** Weights of the head x = I with these projections from the native CLI, at score scale s (the CLI uses 1/√2; rescale the dot products). */
 function nativeWeights({ w_q = I2, w_k = I2, w_v = I2 }, s) {
@@ -25,7 +32,10 @@ function nativeWeights({ w_q = I2, w_k = I2, w_v = I2 }, s) {
   if (Math.abs(s - Math.SQRT1_2) < 1e-15) return { weights: r.weights, reading: r.reading };
   // Other scales: softmax of s·(Q Kᵀ) computed from the CLI's own dot products.
   const weights = r.dot_products.map((row) => {
-    const z = row.map((d) => s * d), m = Math.max(...z), e = z.map((t) => Math.exp(t - m)), sum = e[0] + e[1];
+    const z = row.map((d) => s * d),
+      m = Math.max(...z),
+      e = z.map((t) => Math.exp(t - m)),
+      sum = e[0] + e[1];
     return e.map((t) => t / sum);
   });
   return { weights, reading: weights.map((w) => [0, 1].map((j) => w[0] * r.v[0][j] + w[1] * r.v[1][j])) };
@@ -54,7 +64,35 @@ test('query-key canvas: the three edits and the score scale match the native CLI
   // The article's "67%": softmax(1/√2, 0).
   assert.ok(Math.abs(s.weights[0][0] - 1 / (1 + Math.exp(-Math.SQRT1_2))) <= NATIVE_WASM_TOLERANCE);
   assert.equal(Math.round(100 * s.weights[0][0]), 67);
-  for (const [button, attrs] of [['Swap WQ', { w_q: [[0, 1], [1, 0]] }], ['Swap WK', { w_k: [[0, 1], [1, 0]] }], ['W_V = diag(2, −3)'.replace('_', ''), { w_v: [[2, 0], [0, -3]] }]]) {
+  for (const [button, attrs] of [
+    [
+      'Swap WQ',
+      {
+        w_q: [
+          [0, 1],
+          [1, 0],
+        ],
+      },
+    ],
+    [
+      'Swap WK',
+      {
+        w_k: [
+          [0, 1],
+          [1, 0],
+        ],
+      },
+    ],
+    [
+      'W_V = diag(2, −3)'.replace('_', ''),
+      {
+        w_v: [
+          [2, 0],
+          [0, -3],
+        ],
+      },
+    ],
+  ]) {
     await qk.getByRole('button', { name: button }).click();
     await frames(page);
     s = await state(page);
@@ -70,8 +108,24 @@ test('query-key canvas: the three edits and the score scale match the native CLI
   await frames(page);
   s = await state(page);
   assert.equal(s.score_scale, 4);
-  assert.deepEqual(s.w_q, [[0, 1], [1, 0]]);
-  assertClose(s.weights, nativeWeights({ w_q: [[0, 1], [1, 0]] }, 4).weights, NATIVE_WASM_TOLERANCE, 's = 4');
+  assert.deepEqual(s.w_q, [
+    [0, 1],
+    [1, 0],
+  ]);
+  assertClose(
+    s.weights,
+    nativeWeights(
+      {
+        w_q: [
+          [0, 1],
+          [1, 0],
+        ],
+      },
+      4,
+    ).weights,
+    NATIVE_WASM_TOLERANCE,
+    's = 4',
+  );
   assert.equal(Math.round(100 * s.weights[0][1]), 98);
   // The scale slider is logarithmic: End = 2³ = 8.
   await qk.getByRole('slider', { name: 'Score scale s' }).focus();
@@ -90,14 +144,18 @@ test('query-key canvas: keyboard, mouse and touch move the vector tips', async (
   await page.keyboard.press('Shift+ArrowLeft');
   await frames(page);
   let s = await state(page);
-  assert.deepEqual(s.w_q, [[0.5, 0.3], [0, 1]]);
+  assert.deepEqual(s.w_q, [
+    [0.5, 0.3],
+    [0, 1],
+  ]);
   assertClose(s.weights, nativeWeights({ w_q: s.w_q }, s.score_scale).weights, NATIVE_WASM_TOLERANCE, 'after keys');
   assert.match(await q1.getAttribute('aria-label'), /query 1 at \[0\.5, 0\.3\]/);
   assert.match(await qk.locator('[aria-live="polite"]').last().textContent(), /Query 1 at \[0\.5, 0\.3\]\. query 1 gives \d+% to key 1/);
   // Mouse: drag key 2's tip to a point; the row of W_K follows the pointer, the weights the CLI.
   const k2 = qk.getByRole('button', { name: /^key 2 at/ });
   const box = await k2.boundingBox();
-  const cx = box.x + box.width / 2, cy = box.y + box.height / 2;
+  const cx = box.x + box.width / 2,
+    cy = box.y + box.height / 2;
   await page.mouse.move(cx, cy);
   await page.mouse.down();
   await page.mouse.move(cx + 40, cy + 30, { steps: 5 });
@@ -128,7 +186,12 @@ test('query-key canvas: rotation and invertible A keep every score; a singular A
   assert.equal(s.basis, 'rotation');
   const th = (s.angle_degrees * Math.PI) / 180;
   // Q′ = Q R with R the plane rotation [[c, s], [−s, c]]: q₁ = [1, 0] → [c, s].
-  assertClose(s.q, s.q_before.map(([a, b]) => [a * Math.cos(th) - b * Math.sin(th), a * Math.sin(th) + b * Math.cos(th)]), 4 * Number.EPSILON, 'rotated queries');
+  assertClose(
+    s.q,
+    s.q_before.map(([a, b]) => [a * Math.cos(th) - b * Math.sin(th), a * Math.sin(th) + b * Math.cos(th)]),
+    4 * Number.EPSILON,
+    'rotated queries',
+  );
   assert.ok(s.max_score_difference <= SCORE_TOL);
   assert.ok(Math.abs(s.query_lengths[0] - s.query_lengths_before[0]) <= 4 * Number.EPSILON);
   await page.locator('a.state-link', { hasText: 'With a shear and stretch' }).click();
@@ -143,15 +206,32 @@ test('query-key canvas: rotation and invertible A keep every score; a singular A
   assert.equal(Math.round(s.query_angle_degrees_before), 90);
   assert.match(await fig.locator('.verdict').textContent(), /every score unchanged/);
   // Edges (weights) equal the original basis' weights.
-  const plain = nativeWeights({ w_k: [[1, 0.5], [-0.5, 1]] }, s.score_scale).weights;
+  const plain = nativeWeights(
+    {
+      w_k: [
+        [1, 0.5],
+        [-0.5, 1],
+      ],
+    },
+    s.score_scale,
+  ).weights;
   assertClose(s.weights, plain, NATIVE_WASM_TOLERANCE, 'weights after A');
   // A singular A: the core's message in the widget's alert, not a drawing.
   const boxes = fig.getByRole('spinbutton');
-  await boxes.nth(0).fill('1'); await boxes.nth(0).press('Enter');
-  await boxes.nth(1).fill('2'); await boxes.nth(1).press('Enter');
-  await boxes.nth(2).fill('2'); await boxes.nth(2).press('Enter');
-  await boxes.nth(3).fill('4'); await boxes.nth(3).press('Enter');
-  await assert.doesNotReject(fig.getByRole('alert').getByText(/A \(2 × 2\) is singular/).waitFor());
+  await boxes.nth(0).fill('1');
+  await boxes.nth(0).press('Enter');
+  await boxes.nth(1).fill('2');
+  await boxes.nth(1).press('Enter');
+  await boxes.nth(2).fill('2');
+  await boxes.nth(2).press('Enter');
+  await boxes.nth(3).fill('4');
+  await boxes.nth(3).press('Enter');
+  await assert.doesNotReject(
+    fig
+      .getByRole('alert')
+      .getByText(/A \(2 × 2\) is singular/)
+      .waitFor(),
+  );
   assert.deepEqual(page.problems, []);
 });
 
@@ -161,7 +241,9 @@ test('query-key canvas: a drag patches the drawn nodes in place, with the markup
     const host = document.getElementById('qk');
     const svgs = [...host.shadowRoot.querySelectorAll('svg svg, .fig svg, svg')].filter((s) => s.querySelector(':scope > defs'));
     let added = 0;
-    const observer = new MutationObserver((records) => { for (const m of records) added += m.addedNodes.length; });
+    const observer = new MutationObserver((records) => {
+      for (const m of records) added += m.addedNodes.length;
+    });
     // Only children of the figures' own svgs: shape nodes. (A changed label rewrites its text's children.)
     for (const svg of svgs) observer.observe(svg, { childList: true });
     const before = svgs.map((svg) => [...svg.children]);
@@ -176,10 +258,12 @@ test('query-key canvas: a drag patches the drawn nodes in place, with the markup
     // The on-page plane against the exported SVG of the same state (drawn fresh): child by child.
     const ser = new XMLSerializer();
     const fresh = new DOMParser().parseFromString(host.exportSvg('plane'), 'image/svg+xml').documentElement;
-    const freshChildren = [...fresh.children].filter((c) => c.localName !== 'title' && c.localName !== 'desc').slice(1);  // drop the background rect
+    const freshChildren = [...fresh.children].filter((c) => c.localName !== 'title' && c.localName !== 'desc').slice(1); // drop the background rect
     const plane = svgs.find((svg) => svg.children.length === freshChildren.length);
     return {
-      svgs: svgs.length, added, same,
+      svgs: svgs.length,
+      added,
+      same,
       equal: plane !== undefined && freshChildren.every((c, j) => ser.serializeToString(c) === ser.serializeToString(plane.children[j])),
     };
   });
@@ -198,7 +282,10 @@ test('predict-first quiz: each wrong choice says why; the try-it link sets the c
   await quiz.getByRole('button', { name: 'Check' }).click();
   await frames(page);
   assert.equal(await page.locator('#quiz-predict > [slot="why"]').nth(0).isVisible(), true);
-  assert.match(await page.locator('#quiz-predict > [slot="why"]').nth(0).textContent(), /every query, so the second query's weights flip too/);
+  assert.match(
+    await page.locator('#quiz-predict > [slot="why"]').nth(0).textContent(),
+    /every query, so the second query's weights flip too/,
+  );
   assert.equal(await page.locator('#quiz-predict > [slot="why"]').nth(2).isVisible(), false);
   await page.locator('#quiz-predict > [slot="choice"]').nth(2).click();
   await quiz.getByRole('button', { name: 'Check' }).click();
@@ -208,7 +295,10 @@ test('predict-first quiz: each wrong choice says why; the try-it link sets the c
   await page.locator('#quiz-predict > [slot="why"]').nth(2).getByRole('link', { name: 'Try it in the figure' }).click();
   await frames(page);
   const s = await state(page);
-  assert.deepEqual(s.w_q, [[0, 1], [0, 1]]);
+  assert.deepEqual(s.w_q, [
+    [0, 1],
+    [0, 1],
+  ]);
   // What the answer claims: query 2's weights exactly as with W_Q = I at the same scale; query 1's flipped.
   const identity = nativeWeights({}, s.score_scale).weights;
   assertClose([s.weights[1]], [identity[1]], NATIVE_WASM_TOLERANCE, 'query 2 unchanged');
@@ -220,8 +310,10 @@ test('predict-first quiz: each wrong choice says why; the try-it link sets the c
 for (const width of [360, 1280]) {
   for (const colorScheme of ['light', 'dark']) {
     test(`query-key canvas at ${width} px (${colorScheme}): text ≥ 11 px, targets ≥ 44 px, screenshots`, async () => {
-      const page = await open({ colorScheme, viewport: { width, height: 900 } },
-        '#qk.w-q=[[0,1],[1,0]]&qk.scale=4&qk-basis.basis=invertible&qk-basis.scale=4&qk-basis.w-k=[[1,0.5],[-0.5,1]]');
+      const page = await open(
+        { colorScheme, viewport: { width, height: 900 } },
+        '#qk.w-q=[[0,1],[1,0]]&qk.scale=4&qk-basis.basis=invertible&qk-basis.scale=4&qk-basis.w-k=[[1,0.5],[-0.5,1]]',
+      );
       for (const id of ['qk', 'qk-basis']) {
         const sizes = await page.evaluate((i) => {
           const host = document.getElementById(i);
@@ -235,8 +327,11 @@ for (const width of [360, 1280]) {
           }
           // The figure's own controls on screen now (hidden rows have no box; the shared download
           // menu is the base class's, sized for touch by the site's coarse-pointer rule).
-          const targets = [...host.shadowRoot.querySelectorAll('.handle:not([hidden]), button, input')].filter((e) => !e.closest('.export-menu, .exports'))
-            .map((e) => e.getBoundingClientRect()).filter((r) => r.width > 0 && r.height > 0).map((r) => Math.min(r.width, r.height));
+          const targets = [...host.shadowRoot.querySelectorAll('.handle:not([hidden]), button, input')]
+            .filter((e) => !e.closest('.export-menu, .exports'))
+            .map((e) => e.getBoundingClientRect())
+            .filter((r) => r.width > 0 && r.height > 0)
+            .map((r) => Math.min(r.width, r.height));
           return { smallestText: Math.min(...out), smallestTarget: Math.min(...targets) };
         }, id);
         assert.ok(sizes.smallestText >= 11, `${id}: smallest chart text ${sizes.smallestText.toFixed(2)} px`);

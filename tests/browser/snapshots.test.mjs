@@ -17,13 +17,19 @@ import { root, screenshot, startSession } from './helpers.mjs';
 import { longestTask, TRACE_CATEGORIES } from './long-tasks.mjs';
 
 const site = path.join(root, 'build/site');
-const ARTICLES = fs.readdirSync(path.join(site, 'articles')).filter((f) => f.endsWith('.html')).sort().map((f) => `articles/${f}`);
+const ARTICLES = fs
+  .readdirSync(path.join(site, 'articles'))
+  .filter((f) => f.endsWith('.html'))
+  .sort()
+  .map((f) => `articles/${f}`);
 /** Budget of docs/embedding.md ("No layout shift"): a layout shift score a reader does not notice (web.dev calls ≤ 0.1 "good"). */
 const CLS_BUDGET = 0.01;
 
 /** headlab-* elements whose snapshot is a declarative shadow root (the quiz's light DOM is its own fallback). */
-const snapshotElements = () => [...document.querySelectorAll('*')]
-  .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-choice-quiz' && e.localName !== 'headlab-value');
+const snapshotElements = () =>
+  [...document.querySelectorAll('*')].filter(
+    (e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-choice-quiz' && e.localName !== 'headlab-value',
+  );
 
 /**
  * The reader's first interaction with a max-digit page: the pointer moving onto the model panel
@@ -36,8 +42,12 @@ async function firstInteraction(page) {
 }
 
 let session;
-before(async () => { session = await startSession({ dir: site, csp: true }); });
-after(async () => { await session?.close(); });
+before(async () => {
+  session = await startSession({ dir: site, csp: true });
+});
+after(async () => {
+  await session?.close();
+});
 
 test('built articles: each widget carries a declarative shadow root and a light-DOM figure; no inline style attribute', () => {
   let count = 0;
@@ -45,9 +55,13 @@ test('built articles: each widget carries a declarative shadow root and a light-
     const html = fs.readFileSync(path.join(site, page), 'utf8');
     assert.doesNotMatch(html, /\sstyle="/, `${page} has an inline style attribute (refused by style-src 'self')`);
     for (const m of html.matchAll(/<(headlab-[a-z-]+)\b[^>]*>/g)) {
-      if (m[1] === 'headlab-choice-quiz' || m[1] === 'headlab-value') continue;  // the quiz's content is its light DOM; a value is prose
+      if (m[1] === 'headlab-choice-quiz' || m[1] === 'headlab-value') continue; // the quiz's content is its light DOM; a value is prose
       const after = html.slice(m.index + m[0].length, m.index + m[0].length + 200);
-      assert.match(after, new RegExp(`^<template shadowrootmode="open"><link rel="stylesheet" href="(\\.\\./)*headlab/snapshot/${m[1]}\\.css">`), `${page}: <${m[1]}>`);
+      assert.match(
+        after,
+        new RegExp(`^<template shadowrootmode="open"><link rel="stylesheet" href="(\\.\\./)*headlab/snapshot/${m[1]}\\.css">`),
+        `${page}: <${m[1]}>`,
+      );
       count++;
     }
     // Light-DOM copies: an SVG figure with its title and a text summary.
@@ -63,7 +77,9 @@ test('without JavaScript every figure shows its snapshot at its final size (1280
     const page = await session.newPage({ javaScriptEnabled: false, viewport: { width, height: 900 } });
     for (const url of ARTICLES) {
       await page.goto(`${session.url}${url}`);
-      const boxes = await page.evaluate(`(${String(snapshotElements)})().map((e) => ({ tag: e.localName, h: e.getBoundingClientRect().height, shadow: !!e.shadowRoot?.querySelector('.body:not([hidden])') }))`);
+      const boxes = await page.evaluate(
+        `(${String(snapshotElements)})().map((e) => ({ tag: e.localName, h: e.getBoundingClientRect().height, shadow: !!e.shadowRoot?.querySelector('.body:not([hidden])') }))`,
+      );
       assert.ok(boxes.length > 0, url);
       for (const b of boxes) assert.ok(b.shadow && b.h > 40, `${url} at ${width}: <${b.tag}> ${JSON.stringify(b)}`);
       // The notice is shown (no script to hide it).
@@ -84,16 +100,24 @@ for (const width of [1280, 360]) {
       // static HTML then; the KaTeX web fonts arriving re-flow math): counted apart.
       window.__definedAt = Infinity;
       const define = customElements.define.bind(customElements);
-      customElements.define = (...args) => { window.__definedAt = Math.min(window.__definedAt, performance.now()); return define(...args); };
+      customElements.define = (...args) => {
+        window.__definedAt = Math.min(window.__definedAt, performance.now());
+        return define(...args);
+      };
       window.__cls = 0;
       window.__before = 0;
       window.__shifts = [];
       const take = (entries) => {
         for (const e of entries) {
           if (e.hadRecentInput) continue;
-          if (e.startTime < window.__definedAt) { window.__before += e.value; continue; }
+          if (e.startTime < window.__definedAt) {
+            window.__before += e.value;
+            continue;
+          }
           window.__cls += e.value;
-          window.__shifts.push(`${e.value.toFixed(4)}: ${e.sources.map((s) => (s.node?.nodeType === 3 ? s.node.parentElement : s.node)?.localName).join(' ')}`);
+          window.__shifts.push(
+            `${e.value.toFixed(4)}: ${e.sources.map((s) => (s.node?.nodeType === 3 ? s.node.parentElement : s.node)?.localName).join(' ')}`,
+          );
         }
       };
       const observer = new PerformanceObserver((list) => take(list.getEntries()));
@@ -105,18 +129,28 @@ for (const width of [1280, 360]) {
     for (const url of ARTICLES) {
       await page.goto(`${session.url}${url}`);
       await firstInteraction(page);
-      await page.waitForFunction(() => {
-        // The unit-norm model of the max-digit article loads when its section nears the viewport.
-        for (const m of document.querySelectorAll('headlab-max-digit-model[loading="lazy"]')) m.load?.();
-        return [...document.querySelectorAll('*')]
-          .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value').every((e) => e.renderCount > 0);
-      }, null, { timeout: 90_000 });
+      await page.waitForFunction(
+        () => {
+          // The unit-norm model of the max-digit article loads when its section nears the viewport.
+          for (const m of document.querySelectorAll('headlab-max-digit-model[loading="lazy"]')) m.load?.();
+          return [...document.querySelectorAll('*')]
+            .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+            .every((e) => e.renderCount > 0);
+        },
+        null,
+        { timeout: 90_000 },
+      );
       // Every snapshot swapped for its live widget and nothing left scheduled (the swaps go one per
       // frame), then one frame drawn after it, whose layout shifts are taken now: a state, not a time.
       // (A function, not a string: the strict CSP refuses eval, which a string predicate needs.)
-      await page.waitForFunction(() => [...document.querySelectorAll('*')]
-        .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-choice-quiz' && e.localName !== 'headlab-value')
-        .every((e) => !e.shadowRoot.querySelector('link[href*="headlab/snapshot/"]') && !e.updatePending), null, { timeout: 90_000 });
+      await page.waitForFunction(
+        () =>
+          [...document.querySelectorAll('*')]
+            .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-choice-quiz' && e.localName !== 'headlab-value')
+            .every((e) => !e.shadowRoot.querySelector('link[href*="headlab/snapshot/"]') && !e.updatePending),
+        null,
+        { timeout: 90_000 },
+      );
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
       await page.evaluate(() => window.__takeShifts());
       const r = await page.evaluate(`({ cls: window.__cls, before: window.__before, shifts: window.__shifts,
@@ -137,37 +171,72 @@ const LONG_TASK_MS = 50;
 test('max-digit article: before the first interaction only the snapshots (no max-digit module, no weights); a hover brings the live widgets with no long main-thread task', async () => {
   const MAX_DIGIT = ARTICLES.find((a) => a.endsWith('max-digit-heads.html'));
   const report = [];
-  for (const [scheme, width] of [['light', 1280], ['dark', 1280], ['light', 360], ['dark', 360]]) {
+  for (const [scheme, width] of [
+    ['light', 1280],
+    ['dark', 1280],
+    ['light', 360],
+    ['dark', 360],
+  ]) {
     const page = await session.newPage({ colorScheme: scheme, viewport: { width, height: 900 } });
     const fetched = [];
     page.on('request', (r) => fetched.push(new URL(r.url()).pathname));
     await page.goto(`${session.url}${MAX_DIGIT}`, { waitUntil: 'networkidle' });
     // Every element defined (connected and upgraded: each has decided, synchronously, to wait for an interaction).
-    await page.waitForFunction(() => [...document.querySelectorAll('*')].every((e) => !e.localName.startsWith('headlab-') || customElements.get(e.localName)));
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('*')].every((e) => !e.localName.startsWith('headlab-') || customElements.get(e.localName)),
+    );
     // Before any interaction: every element defined, every figure its snapshot, nothing of the module.
     const idle = await page.evaluate(() => ({
       defined: !!customElements.get('headlab-attention-bars') && !!customElements.get('headlab-max-digit-model'),
-      rendered: [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-max-digit') || e.localName === 'headlab-attention-bars').map((e) => e.renderCount),
-      snapshots: [...document.querySelectorAll('headlab-max-digit-model, headlab-attention-bars, headlab-score-ramps')].every((e) => e.shadowRoot.querySelector('link[href*="headlab/snapshot/"]')),
-      placeholders: [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.shadowRoot?.querySelector('.placeholder:not([hidden])')).map((e) => e.localName),
+      rendered: [...document.querySelectorAll('*')]
+        .filter((e) => e.localName.startsWith('headlab-max-digit') || e.localName === 'headlab-attention-bars')
+        .map((e) => e.renderCount),
+      snapshots: [...document.querySelectorAll('headlab-max-digit-model, headlab-attention-bars, headlab-score-ramps')].every((e) =>
+        e.shadowRoot.querySelector('link[href*="headlab/snapshot/"]'),
+      ),
+      placeholders: [...document.querySelectorAll('*')]
+        .filter((e) => e.localName.startsWith('headlab-') && e.shadowRoot?.querySelector('.placeholder:not([hidden])'))
+        .map((e) => e.localName),
     }));
     assert.ok(idle.defined && idle.snapshots, JSON.stringify(idle));
-    assert.ok(idle.rendered.every((n) => n === 0), JSON.stringify(idle.rendered));
+    assert.ok(
+      idle.rendered.every((n) => n === 0),
+      JSON.stringify(idle.rendered),
+    );
     assert.deepEqual(idle.placeholders, []);
-    assert.deepEqual(fetched.filter((f) => /headlab_max_digit|max-digit-seed0|\.wasm$/.test(f)), [], 'before the first interaction');
+    assert.deepEqual(
+      fetched.filter((f) => /headlab_max_digit|max-digit-seed0|\.wasm$/.test(f)),
+      [],
+      'before the first interaction',
+    );
     // Scrolling is reading, not an interaction: the panel and the first figure come into view, still snapshots.
     // Until the scroll has been seen: an intersection observer made now reports #digits in view
     // after the page's own observers (notified in the order they were made) have had their turn.
-    await page.evaluate(() => new Promise((resolve) => {
-      const digits = document.getElementById('digits');
-      digits.scrollIntoView();
-      const seen = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) { seen.disconnect(); resolve(); } });
-      seen.observe(digits);
-    }));
+    await page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const digits = document.getElementById('digits');
+          digits.scrollIntoView();
+          const seen = new IntersectionObserver((entries) => {
+            if (entries.some((e) => e.isIntersecting)) {
+              seen.disconnect();
+              resolve();
+            }
+          });
+          seen.observe(digits);
+        }),
+    );
     assert.equal(await page.evaluate(() => document.getElementById('digits').renderCount), 0, 'scrolling loaded the model');
     await screenshot(page, `max-digit-before-interaction-${scheme}-${width}`);
-    const boxes = () => page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
-      .map((e) => { const r = e.getBoundingClientRect(); return { id: e.id || e.localName, top: r.top + scrollY, height: r.height }; }));
+    const boxes = () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll('*')]
+          .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+          .map((e) => {
+            const r = e.getBoundingClientRect();
+            return { id: e.id || e.localName, top: r.top + scrollY, height: r.height };
+          }),
+      );
     const before = await boxes();
     // The first interaction: the pointer onto the model panel. Time until every figure of the
     // seed-0 model is live (time to interactive after the first interaction).
@@ -176,14 +245,27 @@ test('max-digit article: before the first interaction only the snapshots (no max
     await browser.startTracing(page, { categories: TRACE_CATEGORIES });
     const t0 = await page.evaluate(() => performance.now());
     await page.locator('headlab-max-digit-model').first().hover();
-    await page.waitForFunction(() => [...document.querySelectorAll('headlab-max-digit-mechanism, headlab-score-ramps, headlab-attention-bars, headlab-attention-patch, headlab-head-ablation, #subspace, #outputs, #corrections, #angle')]
-      .every((w) => w.currentModel && w.renderCount > 0) && document.getElementById('digits').renderCount > 0, null, { timeout: 120_000 });
+    await page.waitForFunction(
+      () =>
+        [
+          ...document.querySelectorAll(
+            'headlab-max-digit-mechanism, headlab-score-ramps, headlab-attention-bars, headlab-attention-patch, headlab-head-ablation, #subspace, #outputs, #corrections, #angle',
+          ),
+        ].every((w) => w.currentModel && w.renderCount > 0) && document.getElementById('digits').renderCount > 0,
+      null,
+      { timeout: 120_000 },
+    );
     const t1 = await page.evaluate(() => performance.now());
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     // The page's own threads only, and the task's computation (tests/browser/long-tasks.mjs, as the
     // product sweep measures it): Chromium's own WebUI renderers and the document's first layout are no widget's work.
     const longest = longestTask(await browser.stopTracing());
-    await page.waitForFunction(() => ![...document.querySelectorAll('#digits, #mechanism, #ramps, #attention')].some((e) => e.shadowRoot.querySelector('link[href*="headlab/snapshot/"]')));
+    await page.waitForFunction(
+      () =>
+        ![...document.querySelectorAll('#digits, #mechanism, #ramps, #attention')].some((e) =>
+          e.shadowRoot.querySelector('link[href*="headlab/snapshot/"]'),
+        ),
+    );
     const after = await boxes();
     // The first screen's figures (the panel, the mechanism, the score ramps) go live where and
     // as large as their snapshots stood (within a pixel): nothing the reader sees moves.
@@ -192,14 +274,21 @@ test('max-digit article: before the first interaction only the snapshots (no max
       assert.ok(Math.abs(a.top - b.top) <= 1, `#${id} moved: ${b.top} → ${a.top}`);
       if (id !== 'ramps') assert.ok(Math.abs(a.height - b.height) <= 1, `#${id} resized: ${b.height} → ${a.height}`);
     }
-    const resized = after.filter((a, i) => Math.abs(a.height - before[i].height) > 1).map((a, i) => `${a.id} ${before[after.indexOf(a)].height.toFixed(0)}→${a.height.toFixed(0)} px`);
+    const resized = after
+      .filter((a, i) => Math.abs(a.height - before[i].height) > 1)
+      .map((a, i) => `${a.id} ${before[after.indexOf(a)].height.toFixed(0)}→${a.height.toFixed(0)} px`);
     // The analysis of the weights runs in the worker, and the figures swap in a few per frame:
     // no main-thread task over LONG_TASK_MS of CPU from the interaction until every figure is live.
-    assert.ok(longest.ms <= LONG_TASK_MS, `a main-thread task of ${longest.ms.toFixed(0)} ms CPU computation (task ${longest.taskMs.toFixed(0)} ms CPU, ${longest.wallMs.toFixed(0)} ms wall; ${longest.what}) after the first interaction`);
+    assert.ok(
+      longest.ms <= LONG_TASK_MS,
+      `a main-thread task of ${longest.ms.toFixed(0)} ms CPU computation (task ${longest.taskMs.toFixed(0)} ms CPU, ${longest.wallMs.toFixed(0)} ms wall; ${longest.what}) after the first interaction`,
+    );
     assert.equal(fetched.filter((f) => f.endsWith('headlab_max_digit.wasm')).length, 1);
     assert.equal(fetched.filter((f) => f.endsWith('max-digit-seed0.json')).length, 1);
     await screenshot(page, `max-digit-after-interaction-${scheme}-${width}`);
-    report.push(`${scheme} ${width} px: resized on going live: ${resized.join(', ') || 'none'}; every figure live ${(t1 - t0).toFixed(0)} ms after the hover; longest main-thread task meanwhile ${longest.ms.toFixed(0)} ms CPU computation (task ${longest.taskMs.toFixed(0)} ms CPU, ${longest.wallMs.toFixed(0)} ms wall, ${longest.what}; load average ${os.loadavg()[0].toFixed(1)})`);
+    report.push(
+      `${scheme} ${width} px: resized on going live: ${resized.join(', ') || 'none'}; every figure live ${(t1 - t0).toFixed(0)} ms after the hover; longest main-thread task meanwhile ${longest.ms.toFixed(0)} ms CPU computation (task ${longest.taskMs.toFixed(0)} ms CPU, ${longest.wallMs.toFixed(0)} ms wall, ${longest.what}; load average ${os.loadavg()[0].toFixed(1)})`,
+    );
     assert.deepEqual(page.problems, []);
     await page.close();
   }
@@ -215,10 +304,15 @@ test('opened from disk (file://): the notice and every snapshot show; the only e
     const hasWidgets = /<headlab-/.test(fs.readFileSync(path.join(site, url), 'utf8'));
     assert.equal(await page.locator('.hl-offline-notice').isVisible(), hasWidgets, url);
     if (!hasWidgets) continue;
-    const boxes = await page.evaluate(`(${String(snapshotElements)})().map((e) => ({ tag: e.localName, h: e.getBoundingClientRect().height, upgraded: e.renderCount !== undefined, body: !!e.shadowRoot?.querySelector('.body:not([hidden])') }))`);
+    const boxes = await page.evaluate(
+      `(${String(snapshotElements)})().map((e) => ({ tag: e.localName, h: e.getBoundingClientRect().height, upgraded: e.renderCount !== undefined, body: !!e.shadowRoot?.querySelector('.body:not([hidden])') }))`,
+    );
     for (const b of boxes) assert.ok(b.body && b.h > 40 && !b.upgraded, `${url}: ${JSON.stringify(b)}`);
     // Chromium's message for the refused module (CORS from origin 'null'), nothing else.
-    assert.ok(page.problems.every((p) => /CORS|origin 'null'|ERR_FAILED|file:\/\//.test(p)), page.problems.join('\n'));
+    assert.ok(
+      page.problems.every((p) => /CORS|origin 'null'|ERR_FAILED|file:\/\//.test(p)),
+      page.problems.join('\n'),
+    );
     if (url.includes('max-digit')) await screenshot(page, 'snapshot-file-url');
   }
   await page.close();

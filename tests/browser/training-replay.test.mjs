@@ -15,8 +15,12 @@ const NATIVE_BROWSER_TOLERANCE = 1e-9;
 const METRIC_TOLERANCE = 1e-12;
 
 let session;
-before(async () => { session = await startSession({ csp: true }); });
-after(async () => { await session?.close(); });
+before(async () => {
+  session = await startSession({ csp: true });
+});
+after(async () => {
+  await session?.close();
+});
 
 const cli = (args) => cliJson(['feature-recovery', '--seed', '0', '--out', '-', ...args]);
 const maxDiff = (flat, rows) => Math.max(...rows.flat().map((x, i) => Math.abs(x - flat[i])));
@@ -28,16 +32,19 @@ async function waitDone(page) {
   await frames(page);
 }
 
-const replay = (page) => page.evaluate(() => {
-  const el = document.getElementById('replay');
-  const r = el.result;
-  return {
-    state: el.state,
-    steps: r.steps, diverged_at: r.diverged_at, evaluation: r.evaluation,
-    snapshots: r.snapshots.map((s) => ({ step: s.step, loss: s.loss, w_q: Array.from(s.w_q), w_v: Array.from(s.w_v) })),
-    lesson: el.shadowRoot.querySelector('.lesson').textContent,
-  };
-});
+const replay = (page) =>
+  page.evaluate(() => {
+    const el = document.getElementById('replay');
+    const r = el.result;
+    return {
+      state: el.state,
+      steps: r.steps,
+      diverged_at: r.diverged_at,
+      evaluation: r.evaluation,
+      snapshots: r.snapshots.map((s) => ({ step: s.step, loss: s.loss, w_q: Array.from(s.w_q), w_v: Array.from(s.w_v) })),
+      lesson: el.shadowRoot.querySelector('.lesson').textContent,
+    };
+  });
 
 test('training replay: snapshots at log-spaced steps equal the CLI trained that many steps', async () => {
   const page = await session.newPage();
@@ -54,7 +61,10 @@ test('training replay: snapshots at log-spaced steps equal the CLI trained that 
     const native = cli(['--steps', String(s.step)]);
     assert.ok(maxDiff(s.w_q, native.w_q) <= NATIVE_BROWSER_TOLERANCE, `W_q at step ${s.step}`);
     assert.ok(maxDiff(s.w_v, native.w_v) <= NATIVE_BROWSER_TOLERANCE, `W_v at step ${s.step}`);
-    assert.ok(Math.abs(s.loss - native.loss_trace.at(-1)) <= NATIVE_BROWSER_TOLERANCE * Math.max(1, native.loss_trace.at(-1)), `loss at step ${s.step}`);
+    assert.ok(
+      Math.abs(s.loss - native.loss_trace.at(-1)) <= NATIVE_BROWSER_TOLERANCE * Math.max(1, native.loss_trace.at(-1)),
+      `loss at step ${s.step}`,
+    );
     if (s.step === 1200) {
       assert.ok(Math.abs(r.evaluation.heldout_mse - native.heldout_mse) <= METRIC_TOLERANCE);
       assert.ok(Math.abs(Math.min(...r.evaluation.query_r2) - Math.min(...native.query_r2)) <= METRIC_TOLERANCE);
@@ -115,7 +125,12 @@ test('break it: request scale 0.01 and learning rate 3, numbers from the run as 
     // there); the end state is compared in kind.
     const native = JSON.parse(large.stdout);
     const early = await page.evaluate(() => Array.from(document.getElementById('replay').result.loss_trace.subarray(0, 10)));
-    early.forEach((l, t) => assert.ok(Math.abs(l - native.loss_trace[t]) <= NATIVE_BROWSER_TOLERANCE * Math.max(1, native.loss_trace[t]), `loss of step ${t + 1}`));
+    early.forEach((l, t) =>
+      assert.ok(
+        Math.abs(l - native.loss_trace[t]) <= NATIVE_BROWSER_TOLERANCE * Math.max(1, native.loss_trace[t]),
+        `loss of step ${t + 1}`,
+      ),
+    );
     const peak = native.loss_trace.indexOf(Math.max(...native.loss_trace));
     assert.ok(peak < 10, `the leap is early (step ${peak + 1})`);
     assert.match(r.lesson, new RegExp(`at step ${peak + 1} and never settles`));
@@ -147,7 +162,12 @@ test('break it: keys in a plane lose query direction 3, numbers from the run as 
   await page.locator('#replay').getByRole('button', { name: 'Keys in a plane' }).click();
   await waitDone(page);
   const r = await replay(page);
-  const flat = [[1, 1, 0], [1, -1, 0], [-1, 1, 0], [-1, -1, 0]];
+  const flat = [
+    [1, 1, 0],
+    [1, -1, 0],
+    [-1, 1, 0],
+    [-1, -1, 0],
+  ];
   assert.deepEqual(r.state.settings.keys, flat);
   const native = cli(['--keys', flat.flat().join(',')]);
   // The whole run against the native CLI: final W_q, W_v and the held-out numbers.
@@ -164,12 +184,18 @@ test('break it: keys in a plane lose query direction 3, numbers from the run as 
   // W_q's column 3 never moved: the first snapshot's equals the last one's, bit for bit.
   for (let k = 0; k < 9; k++) assert.equal(last.w_q[3 * k + 2], r.snapshots[0].w_q[3 * k + 2]);
   const fmt = (x) => x.toFixed(3).replace('-', '−').replace(/0+$/, '').replace(/\.$/, '');
-  assert.match(r.lesson, /^Keys \[1, 1, 0\] \[1, −1, 0\] \[−1, 1, 0\] \[−1, −1, 0\]: their differences miss the direction \[0, 0, 1\], so no score depends on that part of the query/);
+  assert.match(
+    r.lesson,
+    /^Keys \[1, 1, 0\] \[1, −1, 0\] \[−1, 1, 0\] \[−1, −1, 0\]: their differences miss the direction \[0, 0, 1\], so no score depends on that part of the query/,
+  );
   assert.ok(r.lesson.includes(`coordinate 3 is lost (R² ${fmt(native.query_r2[2])};`), r.lesson);
   assert.match(await page.locator('#replay').getByRole('button', { name: 'Keys in a plane' }).getAttribute('aria-pressed'), /true/);
   // The schematic draws the chosen keys.
-  const keysDrawn = await page.evaluate(() => [...[...document.getElementById('replay').shadowRoot.querySelectorAll('.fig svg')].at(-1).querySelectorAll('text')]
-    .filter((t) => t.getAttribute('x') === '6' && /^\[[−\d.]+, [−\d.]+, [−\d.]+\]$/.test(t.textContent)).map((t) => t.textContent));
+  const keysDrawn = await page.evaluate(() =>
+    [...[...document.getElementById('replay').shadowRoot.querySelectorAll('.fig svg')].at(-1).querySelectorAll('text')]
+      .filter((t) => t.getAttribute('x') === '6' && /^\[[−\d.]+, [−\d.]+, [−\d.]+\]$/.test(t.textContent))
+      .map((t) => t.textContent),
+  );
   assert.deepEqual(keysDrawn, ['[1, 1, 0]', '[1, −1, 0]', '[−1, 1, 0]', '[−1, −1, 0]']);
   await screenshot(page.locator('#fig-replay'), 'training-replay-flat-keys-light');
   // A bad keys attribute is a message in the widget, not a crash.
@@ -197,11 +223,19 @@ test('keys the reader types: an invalid entry is flagged and kept out; a valid o
   await page.waitForFunction(() => document.getElementById('replay').getAttribute('keys') !== null);
   await waitDone(page);
   const r = await replay(page);
-  assert.deepEqual(r.state.settings.keys, [[2, 0, 0], [0, 2, 0], [0, 0, 2], [0, 0, 0]]);
+  assert.deepEqual(r.state.settings.keys, [
+    [2, 0, 0],
+    [0, 2, 0],
+    [0, 0, 2],
+    [0, 0, 0],
+  ]);
   const native = cli(['--keys', '2,0,0,0,2,0,0,0,2,0,0,0']);
   assert.ok(Math.abs(r.evaluation.heldout_mse - native.heldout_mse) <= METRIC_TOLERANCE);
   r.evaluation.query_r2.forEach((x, j) => assert.ok(Math.abs(x - native.query_r2[j]) <= METRIC_TOLERANCE, `query R² ${j + 1}`));
-  assert.match(r.lesson, /^Keys \[2, 0, 0\] \[0, 2, 0\] \[0, 0, 2\] \[0, 0, 0\]: their differences span all three query directions, so none is lost/);
+  assert.match(
+    r.lesson,
+    /^Keys \[2, 0, 0\] \[0, 2, 0\] \[0, 0, 2\] \[0, 0, 0\]: their differences span all three query directions, so none is lost/,
+  );
   assert.deepEqual(page.problems, []);
 });
 

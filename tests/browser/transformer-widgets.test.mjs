@@ -18,14 +18,22 @@ const PAGE = 'own-model.html';
 const DATA = path.join(root, 'site/pages/data');
 const SHIPPED = { config: path.join(DATA, 'induction-seed0.json'), weights: path.join(DATA, 'induction-seed0.safetensors') };
 const FIXTURE_DIR = path.join(root, 'tests/data/transformer');
-const FIXTURE = { config: path.join(FIXTURE_DIR, 'two_layer_ln_pos.json'), weights: path.join(FIXTURE_DIR, 'two_layer_ln_pos.safetensors') };
+const FIXTURE = {
+  config: path.join(FIXTURE_DIR, 'two_layer_ln_pos.json'),
+  weights: path.join(FIXTURE_DIR, 'two_layer_ln_pos.safetensors'),
+};
 
 // The issue's bound between the page (WASM) and the native CLI: the same reader and the same
 // float64 code, summed in other orders (Eigen SSE2 natively, scalar in WASM) and with exp/log from
 // another libm: ~1e-15 relative on logits of size ~10, far inside 1e-9.
 const NATIVE_TOLERANCE = 1e-9;
-const TAGS = ['headlab-transformer-attention', 'headlab-transformer-attribution', 'headlab-transformer-patching',
-  'headlab-transformer-ablation', 'headlab-transformer-circuits'];
+const TAGS = [
+  'headlab-transformer-attention',
+  'headlab-transformer-attribution',
+  'headlab-transformer-patching',
+  'headlab-transformer-ablation',
+  'headlab-transformer-circuits',
+];
 
 let session;
 let page;
@@ -43,7 +51,9 @@ before(async () => {
   await page.goto(`${session.url}${PAGE}`);
   await ready(page);
 });
-after(async () => { await session?.close(); });
+after(async () => {
+  await session?.close();
+});
 
 /** Files the route above serves, by name. */
 const served = new Map([
@@ -53,10 +63,21 @@ const served = new Map([
 
 /** Waits until every transformer figure has its model and has rendered it. */
 async function ready(p, label = null) {
-  await p.waitForFunction((want) => {
-    const figures = [...document.querySelectorAll('headlab-transformer-attention, headlab-transformer-attribution, headlab-transformer-patching, headlab-transformer-ablation, headlab-transformer-circuits')];
-    return figures.length === 5 && figures.every((w) => w.currentModel && w.renderCount > 0 && !w.busy && (!want || w.currentModel.label === want));
-  }, label, { timeout: 120_000 });
+  await p.waitForFunction(
+    (want) => {
+      const figures = [
+        ...document.querySelectorAll(
+          'headlab-transformer-attention, headlab-transformer-attribution, headlab-transformer-patching, headlab-transformer-ablation, headlab-transformer-circuits',
+        ),
+      ];
+      return (
+        figures.length === 5 &&
+        figures.every((w) => w.currentModel && w.renderCount > 0 && !w.busy && (!want || w.currentModel.label === want))
+      );
+    },
+    label,
+    { timeout: 120_000 },
+  );
   await frames(p);
 }
 
@@ -86,8 +107,15 @@ function within(a, b, what) {
 /** What each figure shows now (its figureData: the state and the core's numbers), keyed by tag. */
 async function exports(p) {
   // As JSON text (typed-array rows as arrays of their numbers, as the JSON export writes them).
-  return JSON.parse(await p.evaluate((tags) => JSON.stringify(Object.fromEntries(tags.map((t) => [t, document.querySelector(t).figureData])),
-    (_k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)), TAGS));
+  return JSON.parse(
+    await p.evaluate(
+      (tags) =>
+        JSON.stringify(Object.fromEntries(tags.map((t) => [t, document.querySelector(t).figureData])), (_k, v) =>
+          ArrayBuffer.isView(v) ? Array.from(v) : v,
+        ),
+      TAGS,
+    ),
+  );
 }
 
 /** Sets attributes on the figures and waits for their renders. */
@@ -107,7 +135,9 @@ async function setAll(p, attrs) {
 /** Every figure's numbers on `model` against the CLI for the figures' current states. */
 async function checkAgainstCli(p, model) {
   // The ablation figure's per-head losses come from the worker (repeated random sequences).
-  await p.waitForFunction(() => document.querySelector('headlab-transformer-ablation').figureData?.ablation != null, null, { timeout: 60_000 });
+  await p.waitForFunction(() => document.querySelector('headlab-transformer-ablation').figureData?.ablation != null, null, {
+    timeout: 60_000,
+  });
   const shown = await exports(p);
   const files = ['--config', model.config, '--weights', model.weights];
   const worst = {};
@@ -117,27 +147,75 @@ async function checkAgainstCli(p, model) {
   worst.logits = within(att.run.logits, run.logits, 'attention logits');
 
   const dla = shown['headlab-transformer-attribution'];
-  const a1 = cli(['analyze', ...files, '--prompt', dla.prompt.join(' '), '--position', String(dla.position), '--token', String(dla.token), '--sequences', '1']);
-  const d = dla.direct_logit_attribution, e = a1.direct_logit_attribution;
-  worst.attribution = within([d.embed, d.pos_embed, d.heads, d.attention_bias, d.constant, d.logit], [e.embed, e.pos_embed, e.heads, e.attention_bias, e.constant, e.logit], 'attribution');
+  const a1 = cli([
+    'analyze',
+    ...files,
+    '--prompt',
+    dla.prompt.join(' '),
+    '--position',
+    String(dla.position),
+    '--token',
+    String(dla.token),
+    '--sequences',
+    '1',
+  ]);
+  const d = dla.direct_logit_attribution,
+    e = a1.direct_logit_attribution;
+  worst.attribution = within(
+    [d.embed, d.pos_embed, d.heads, d.attention_bias, d.constant, d.logit],
+    [e.embed, e.pos_embed, e.heads, e.attention_bias, e.constant, e.logit],
+    'attribution',
+  );
   // The bars add up to the logit (the identity the figure's caption states).
   const sum = d.embed + d.pos_embed + d.heads.flat().reduce((x, y) => x + y, 0) + d.attention_bias.reduce((x, y) => x + y, 0) + d.constant;
   assert.ok(Math.abs(sum - d.logit) <= 1e-12 * Math.max(1, Math.abs(d.logit)), `attribution sums to ${sum}, logit ${d.logit}`);
 
   const pat = shown['headlab-transformer-patching'];
-  const a2 = cli(['analyze', ...files, '--prompt', pat.prompt.join(' '), '--corrupted', pat.corrupted.join(' '),
-    '--answer', String(pat.answer), '--wrong', String(pat.wrong), '--sequences', '1']);
-  worst.patching = within([pat.patching.normalised, pat.patching.clean_logit_difference, pat.patching.corrupted_logit_difference],
-    [a2.patching.normalised, a2.patching.clean_logit_difference, a2.patching.corrupted_logit_difference], 'patching');
+  const a2 = cli([
+    'analyze',
+    ...files,
+    '--prompt',
+    pat.prompt.join(' '),
+    '--corrupted',
+    pat.corrupted.join(' '),
+    '--answer',
+    String(pat.answer),
+    '--wrong',
+    String(pat.wrong),
+    '--sequences',
+    '1',
+  ]);
+  worst.patching = within(
+    [pat.patching.normalised, pat.patching.clean_logit_difference, pat.patching.corrupted_logit_difference],
+    [a2.patching.normalised, a2.patching.clean_logit_difference, a2.patching.corrupted_logit_difference],
+    'patching',
+  );
 
   const abl = shown['headlab-transformer-ablation'];
   assert.ok(abl.heads.length > 0, 'the ablation figure ablates heads');
-  const ablated = cli(['run', ...files, '--prompt', abl.prompt.join(' '), '--ablate', abl.heads.map(([l, h]) => `${l}.${h}`).join(' '),
-    '--ablation', abl.mode, '--sequences', '32', '--seed', '0']);
+  const ablated = cli([
+    'run',
+    ...files,
+    '--prompt',
+    abl.prompt.join(' '),
+    '--ablate',
+    abl.heads.map(([l, h]) => `${l}.${h}`).join(' '),
+    '--ablation',
+    abl.mode,
+    '--sequences',
+    '32',
+    '--seed',
+    '0',
+  ]);
   const last = abl.prompt.length - 1;
   worst.ablated_logits = within(abl.logits_after, ablated.logits[last], 'ablated logits');
-  within(abl.logits_before, run.logits.length === abl.prompt.length && att.prompt.join() === abl.prompt.join() ? run.logits[last]
-    : cli(['run', ...files, '--prompt', abl.prompt.join(' ')]).logits[last], 'logits before ablation');
+  within(
+    abl.logits_before,
+    run.logits.length === abl.prompt.length && att.prompt.join() === abl.prompt.join()
+      ? run.logits[last]
+      : cli(['run', ...files, '--prompt', abl.prompt.join(' ')]).logits[last],
+    'logits before ablation',
+  );
   const a3 = cli(['analyze', ...files, '--prompt', String(abl.prompt[0]), '--ablation', abl.mode, '--sequences', '32']);
   worst.ablation_loss = within([abl.ablation.loss, abl.ablation.clean_loss], [a3.ablation.loss, a3.ablation.clean_loss], 'ablation losses');
 
@@ -162,10 +240,14 @@ test('shipped induction model: every figure equals the native CLI within 1e-9', 
   // wrong token on the corrupted one; a patch before the first replaced position changes nothing
   // (causal attention: those head outputs are the same in both runs).
   const pat = (await exports(page))['headlab-transformer-patching'];
-  assert.ok(pat.clean_logit_difference > 0 && pat.corrupted_logit_difference < 0, `clean ${pat.clean_logit_difference}, corrupted ${pat.corrupted_logit_difference}`);
+  assert.ok(
+    pat.clean_logit_difference > 0 && pat.corrupted_logit_difference < 0,
+    `clean ${pat.clean_logit_difference}, corrupted ${pat.corrupted_logit_difference}`,
+  );
   const first = pat.prompt.findIndex((t, i) => t !== pat.corrupted[i]);
   assert.ok(first > 0, 'the corruption leaves a prefix');
-  for (const row of pat.patching.normalised.flat()) for (let p = 0; p < first; p++) assert.ok(Math.abs(row[p] - 1) <= 1e-12, `position ${p}: ${row[p]}`);
+  for (const row of pat.patching.normalised.flat())
+    for (let p = 0; p < first; p++) assert.ok(Math.abs(row[p] - 1) <= 1e-12, `position ${p}: ${row[p]}`);
   assert.ok(Math.min(...pat.patching.normalised.flat().flat()) < 0.95, 'some head at some position carries the answer');
   assert.deepEqual(page.problems, []);
 });
@@ -177,7 +259,10 @@ test('a fixture model shown on no page: every figure equals the native CLI withi
     const proto = Object.getPrototypeOf(document.querySelector('headlab-transformer-attribution').currentModel.handle);
     const analyze = proto.analyze;
     window.__mainThreadAnalyses = 0;
-    proto.analyze = function (...args) { window.__mainThreadAnalyses++; return analyze.apply(this, args); };
+    proto.analyze = function (...args) {
+      window.__mainThreadAnalyses++;
+      return analyze.apply(this, args);
+    };
     const m = document.getElementById('induction');
     m.setAttribute('config', 'test-models/fixture.json');
     m.setAttribute('src', 'test-models/fixture.safetensors');
@@ -197,7 +282,7 @@ test('a fixture model shown on no page: every figure equals the native CLI withi
   assert.deepEqual(page.problems, []);
 });
 
-test('bad files: the model element and every figure show the core\'s message', async () => {
+test("bad files: the model element and every figure show the core's message", async () => {
   const good = fs.readFileSync(SHIPPED.weights);
   const nan = Buffer.from(good);
   // The first tensor's first float64 (after the 8-byte length and the header) set to NaN.
@@ -216,24 +301,38 @@ test('bad files: the model element and every figure show the core\'s message', a
     const r = cliRun(['model', 'inspect', '--config', config === 'fixture.json' ? FIXTURE.config : SHIPPED.config, '--weights', file]);
     assert.equal(r.status, 1, `${name}: the CLI refuses it`);
     // "--weights <path>: <the core's message>" on one line.
-    const message = r.stderr.trim().split('\n').pop().replace(/^.*?--weights [^:]+: /, '');
+    const message = r.stderr
+      .trim()
+      .split('\n')
+      .pop()
+      .replace(/^.*?--weights [^:]+: /, '');
     fs.rmSync(path.dirname(file), { recursive: true });
-    await page.evaluate(([src, cfg]) => {
-      const m = document.getElementById('induction');
-      m.setAttribute('config', `test-models/${cfg}`);
-      m.setAttribute('src', `test-models/${src}`);
-    }, [name, config]);
+    await page.evaluate(
+      ([src, cfg]) => {
+        const m = document.getElementById('induction');
+        m.setAttribute('config', `test-models/${cfg}`);
+        m.setAttribute('src', `test-models/${src}`);
+      },
+      [name, config],
+    );
     // Until this file's failure is shown: right after the attributes change the element may still
     // be in the previous case's 'failed' state (it starts loading at its next render).
-    await page.waitForFunction((m) => {
-      const e = document.getElementById('induction');
-      return e.state.status === 'failed' && e.shadowRoot.querySelector('.failure')?.textContent.includes(m);
-    }, message, { timeout: 60_000 });
+    await page.waitForFunction(
+      (m) => {
+        const e = document.getElementById('induction');
+        return e.state.status === 'failed' && e.shadowRoot.querySelector('.failure')?.textContent.includes(m);
+      },
+      message,
+      { timeout: 60_000 },
+    );
     await frames(page);
-    const shown = await page.evaluate((tags) => ({
-      model: document.getElementById('induction').shadowRoot.querySelector('.failure').textContent,
-      figures: tags.map((t) => document.querySelector(t).shadowRoot.querySelector('.alert').textContent),
-    }), TAGS);
+    const shown = await page.evaluate(
+      (tags) => ({
+        model: document.getElementById('induction').shadowRoot.querySelector('.failure').textContent,
+        figures: tags.map((t) => document.querySelector(t).shadowRoot.querySelector('.alert').textContent),
+      }),
+      TAGS,
+    );
     assert.ok(message.length > 10, `${name}: CLI message "${message}"`);
     assert.ok(shown.model.includes(message), `${name}: the model element says "${shown.model}", the CLI "${message}"`);
     for (const f of shown.figures) assert.ok(f.includes(message), `${name}: a figure says "${f}", the CLI "${message}"`);
@@ -248,18 +347,27 @@ test('bad files: the model element and every figure show the core\'s message', a
   assert.deepEqual(page.problems, []);
 });
 
-test('a pasted prompt of 100,000 characters or 10,000 tokens is quoted by an excerpt in the field\'s message, as every message is', async () => {
+test("a pasted prompt of 100,000 characters or 10,000 tokens is quoted by an excerpt in the field's message, as every message is", async () => {
   const field = page.locator('headlab-transformer-attention textarea[name="prompt"]');
   const kept = await field.inputValue();
-  for (const [what, text] of [['100,000 characters', 'x'.repeat(100000)], ['10,000 tokens', Array(10000).fill('5').join(' ')]]) {
+  for (const [what, text] of [
+    ['100,000 characters', 'x'.repeat(100000)],
+    ['10,000 tokens', Array(10000).fill('5').join(' ')],
+  ]) {
     await field.fill(text);
     await field.press('Enter');
     const shown = await page.evaluate(() => {
       const e = document.querySelector('headlab-transformer-attention');
-      return { message: e.shadowRoot.querySelector('.prompt-row .input-problem').textContent, invalid: e.shadowRoot.querySelector('textarea[name="prompt"]').getAttribute('aria-invalid') };
+      return {
+        message: e.shadowRoot.querySelector('.prompt-row .input-problem').textContent,
+        invalid: e.shadowRoot.querySelector('textarea[name="prompt"]').getAttribute('aria-invalid'),
+      };
     });
     assert.equal(shown.invalid, 'true', what);
-    assert.ok(shown.message.startsWith(`the prompt "${text.slice(0, 40)}…" (${text.length.toLocaleString("en-US")} characters)`), `${what}: ${shown.message.slice(0, 120)}`);
+    assert.ok(
+      shown.message.startsWith(`the prompt "${text.slice(0, 40)}…" (${text.length.toLocaleString('en-US')} characters)`),
+      `${what}: ${shown.message.slice(0, 120)}`,
+    );
     // The excerpt, the core's reason (itself excerpted) and the kept prompt: a few hundred characters.
     assert.ok(shown.message.length < 400 + kept.length + 60, `${what}: a message of ${shown.message.length} characters`);
   }
@@ -302,7 +410,8 @@ test('screenshots at 360 and 1280 px, light and dark', async () => {
       await p.emulateMedia({ colorScheme: scheme });
       await p.setViewportSize({ width, height: 900 });
       await frames(p);
-      for (const tag of ['headlab-transformer-model', ...TAGS]) await screenshot(p.locator(tag).first(), `transformer-${tag.replace('headlab-transformer-', '')}-${scheme}-${width}`);
+      for (const tag of ['headlab-transformer-model', ...TAGS])
+        await screenshot(p.locator(tag).first(), `transformer-${tag.replace('headlab-transformer-', '')}-${scheme}-${width}`);
       // Nothing wider than the screen: every figure scales down with its box.
       const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(overflow <= 0, `${scheme} ${width}: the page scrolls sideways by ${overflow} px`);
@@ -321,7 +430,9 @@ test('removed, the model element and the figures end every worker they made and 
     trainer.setAttribute('steps', '50');
     document.body.append(trainer);
     const m = document.getElementById('induction');
-    const figures = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-transformer-') && e !== m && e !== trainer);
+    const figures = [...document.querySelectorAll('*')].filter(
+      (e) => e.localName.startsWith('headlab-transformer-') && e !== m && e !== trainer,
+    );
     const { configText, safetensors } = m.modelSource.model;
     // A model handed over while the element is on the page, read by the core after an await that
     // resolves once the element has been removed (with the figures and the trainer).

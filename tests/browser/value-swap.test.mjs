@@ -9,7 +9,12 @@ import { ARTICLE, bundleDir, changes, close, frames, recordChanges, rendered } f
 // Readings are sums of n ≤ 4 products of short decimals: a few ulps of rounding. 1e-12 is far above.
 const TOL = 1e-12;
 const WEIGHTS = [0.1, 0.2, 0.3, 0.4];
-const VALUES = [[1, 0, 0], [0, 2, 0], [0, 0, 3], [1, 1, 1]];
+const VALUES = [
+  [1, 0, 0],
+  [0, 2, 0],
+  [0, 0, 3],
+  [1, 1, 1],
+];
 
 /** Σⱼ wⱼ vⱼ with output columns a and b (0-based) of every value exchanged — computed here, independently of the core. */
 function expectedReading(weights, values, a, b) {
@@ -18,7 +23,9 @@ function expectedReading(weights, values, a, b) {
   values.forEach((v, j) => {
     const s = v.slice();
     [s[a], s[b]] = [s[b], s[a]];
-    s.forEach((x, c) => { out[c] += weights[j] * x; });
+    s.forEach((x, c) => {
+      out[c] += weights[j] * x;
+    });
   });
   return out;
 }
@@ -28,11 +35,14 @@ async function read(page, selector = 'headlab-value-swap') {
   return page.evaluate((sel) => {
     const root = document.querySelector(sel).shadowRoot;
     const alert = root.querySelector('[role="alert"]');
-    const readingRows = [...root.querySelectorAll('.readings tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value)));
+    const readingRows = [...root.querySelectorAll('.readings tbody tr')].map((tr) =>
+      [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value)),
+    );
     const records = [...root.querySelectorAll('.records tbody tr')];
     return {
       alert: alert.hidden ? null : alert.textContent,
-      reading: readingRows[0], swapped: readingRows[1],
+      reading: readingRows[0],
+      swapped: readingRows[1],
       weights: records.map((tr) => Number(tr.cells[1].querySelector('.num').dataset.value)),
       values: records.map((tr) => JSON.parse(tr.cells[2].dataset.values)),
       valuesSwapped: records.map((tr) => JSON.parse(tr.cells[3].dataset.values)),
@@ -44,8 +54,12 @@ async function read(page, selector = 'headlab-value-swap') {
 }
 
 let session;
-before(async () => { session = await startSession({ csp: true }); });
-after(async () => { await session?.close(); });
+before(async () => {
+  session = await startSession({ csp: true });
+});
+after(async () => {
+  await session?.close();
+});
 
 for (const colorScheme of ['light', 'dark']) {
   test(`value swap: draft numbers, columns chosen by mouse (${colorScheme})`, async () => {
@@ -58,7 +72,12 @@ for (const colorScheme of ['light', 'dark']) {
     close(assert, r.reading, [0.5, 0.8, 1.3], TOL, 'original reading');
     close(assert, r.swapped, [0.8, 0.5, 1.3], TOL, 'reading after swapping columns 1 and 2');
     close(assert, r.swapped, expectedReading(WEIGHTS, VALUES, 0, 1), TOL, 'swapped reading vs independent sum');
-    assert.deepEqual(r.valuesSwapped, [[0, 1, 0], [2, 0, 0], [0, 0, 3], [1, 1, 1]]);
+    assert.deepEqual(r.valuesSwapped, [
+      [0, 1, 0],
+      [2, 0, 0],
+      [0, 0, 3],
+      [1, 1, 1],
+    ]);
     assert.match(r.readingText, /0\.50\.81\.3/);
 
     const widget = page.locator('headlab-value-swap');
@@ -84,11 +103,11 @@ test('value swap: keyboard only', async () => {
   await rendered(page, 'headlab-value-swap');
   const widget = page.locator('headlab-value-swap');
   await widget.getByLabel('Swap output column').focus();
-  await page.keyboard.press('ArrowDown');  // column a: 1 → 2 (then a = b = 2: nothing swapped)
+  await page.keyboard.press('ArrowDown'); // column a: 1 → 2 (then a = b = 2: nothing swapped)
   await frames(page);
   let r = await read(page);
   close(assert, r.swapped, [0.5, 0.8, 1.3], TOL, 'a = b: reading unchanged');
-  await page.keyboard.press('ArrowDown');  // column a: 3, b: 2
+  await page.keyboard.press('ArrowDown'); // column a: 3, b: 2
   await frames(page);
   r = await read(page);
   close(assert, r.swapped, expectedReading(WEIGHTS, VALUES, 2, 1), TOL, 'reading after swapping columns 3 and 2');
@@ -111,13 +130,71 @@ test('value swap: author data as attributes and as JSON content; labels stay tex
     await rendered(page, '#attrs');
     await rendered(page, '#json');
     let r = await read(page, '#attrs');
-    close(assert, r.reading, expectedReading([0.25, 0.75], [[1, 2], [3, -4]], 0, 0), TOL, 'attribute data reading');
-    close(assert, r.swapped, expectedReading([0.25, 0.75], [[1, 2], [3, -4]], 0, 1), TOL, 'attribute data swapped');
+    close(
+      assert,
+      r.reading,
+      expectedReading(
+        [0.25, 0.75],
+        [
+          [1, 2],
+          [3, -4],
+        ],
+        0,
+        0,
+      ),
+      TOL,
+      'attribute data reading',
+    );
+    close(
+      assert,
+      r.swapped,
+      expectedReading(
+        [0.25, 0.75],
+        [
+          [1, 2],
+          [3, -4],
+        ],
+        0,
+        1,
+      ),
+      TOL,
+      'attribute data swapped',
+    );
     assert.deepEqual(r.labels, ['<b>first</b>', 'second']);
     assert.equal(r.labelHasMarkup, false);
     r = await read(page, '#json');
-    close(assert, r.reading, expectedReading([0.5, 0.25, 0.25], [[1, 0, 2], [0, 4, 0], [8, 0, 0]], 0, 0), TOL, 'JSON data reading');
-    close(assert, r.swapped, expectedReading([0.5, 0.25, 0.25], [[1, 0, 2], [0, 4, 0], [8, 0, 0]], 0, 1), TOL, 'JSON data swapped');
+    close(
+      assert,
+      r.reading,
+      expectedReading(
+        [0.5, 0.25, 0.25],
+        [
+          [1, 0, 2],
+          [0, 4, 0],
+          [8, 0, 0],
+        ],
+        0,
+        0,
+      ),
+      TOL,
+      'JSON data reading',
+    );
+    close(
+      assert,
+      r.swapped,
+      expectedReading(
+        [0.5, 0.25, 0.25],
+        [
+          [1, 0, 2],
+          [0, 4, 0],
+          [8, 0, 0],
+        ],
+        0,
+        1,
+      ),
+      TOL,
+      'JSON data swapped',
+    );
     assert.deepEqual(r.labels, ['a', 'b', 'c']);
 
     // One parse of the data per change of it and two core calls (plus the swap) per change of
@@ -126,19 +203,37 @@ test('value swap: author data as attributes and as JSON content; labels stay tex
       const w = document.querySelector('#json');
       const core = w.core;
       const parse = JSON.parse;
-      let calls = 0, parses = 0;
-      const counted = (name) => (...args) => { calls++; return core[name](...args); };
-      w.core = Object.assign(Object.create(core), { attention: counted('attention'), swapProjectionCoordinates: counted('swapProjectionCoordinates') });
-      JSON.parse = (...args) => { parses++; return parse(...args); };
+      let calls = 0,
+        parses = 0;
+      const counted =
+        (name) =>
+        (...args) => {
+          calls++;
+          return core[name](...args);
+        };
+      w.core = Object.assign(Object.create(core), {
+        attention: counted('attention'),
+        swapProjectionCoordinates: counted('swapProjectionCoordinates'),
+      });
+      JSON.parse = (...args) => {
+        parses++;
+        return parse(...args);
+      };
       try {
         w.columnB = 3;
         w.renderNow();
-        for (let i = 0; i < 3; i++) { void w.state; w.exportSvg(); }
+        for (let i = 0; i < 3; i++) {
+          void w.state;
+          w.exportSvg();
+        }
         const column = { calls, parses };
         w.querySelector('script').textContent = '{"weights": [0.5, 0.25, 0.25], "values": [[1, 0, 2], [0, 4, 0], [8, 0, 1]]}';
         w.columnA = 2;
         w.renderNow();
-        for (let i = 0; i < 3; i++) { void w.state; w.exportSvg(); }
+        for (let i = 0; i < 3; i++) {
+          void w.state;
+          w.exportSvg();
+        }
         return { column, data: { calls: calls - column.calls, parses: parses - column.parses }, reading: w.state.swapped_reading };
       } finally {
         JSON.parse = parse;
@@ -147,7 +242,22 @@ test('value swap: author data as attributes and as JSON content; labels stay tex
     });
     assert.deepEqual(counts.column, { calls: 3, parses: 0 }, 'a column change: two attention calls and one swap, no parse');
     assert.deepEqual(counts.data, { calls: 3, parses: 1 }, 'new JSON content: one parse');
-    close(assert, counts.reading, expectedReading([0.5, 0.25, 0.25], [[1, 0, 2], [0, 4, 0], [8, 0, 1]], 1, 2), TOL, 'reading of the new content');
+    close(
+      assert,
+      counts.reading,
+      expectedReading(
+        [0.5, 0.25, 0.25],
+        [
+          [1, 0, 2],
+          [0, 4, 0],
+          [8, 0, 1],
+        ],
+        1,
+        2,
+      ),
+      TOL,
+      'reading of the new content',
+    );
     await screenshot(page.locator('#attrs'), 'value-swap-author-data');
     assert.deepEqual(page.problems, []);
   } finally {
@@ -167,12 +277,18 @@ test('value swap: bad author data shows a message naming the problem, and recove
     ['column-b="7"', /column-b="7" must be between 1 and 3/],
     ['records=\'["only one"]\'', /records must be a list of 4 text labels/],
     // Limits (docs/limits.md): 16 records, |entry| ≤ 1e6; one beyond each is a message, never a freeze or Infinity.
-    [`weights="${Array(17).fill(1 / 17).join(' ')}"`, /attribute weights has 17 entries \(records\); the limit is 16/],
+    [
+      `weights="${Array(17)
+        .fill(1 / 17)
+        .join(' ')}"`,
+      /attribute weights has 17 entries \(records\); the limit is 16/,
+    ],
     ['weights="0.5 0.5" values="[[1e200, 2], [3, 4]]"', /values row 1, column 1 is 1e\+200, beyond the magnitude limit ±1e\+6/],
     [`values="${JSON.stringify(Array(4).fill(Array(17).fill(1)))}"`, /values has 17 columns; the limit is 16/],
   ];
-  const body = cases.map(([attrs], i) => `<headlab-value-swap id="bad${i}" ${attrs}></headlab-value-swap>`).join('\n')
-    + '\n<headlab-value-swap id="badjson"><script type="application/json">{"weights": [1], </script></headlab-value-swap>';
+  const body =
+    cases.map(([attrs], i) => `<headlab-value-swap id="bad${i}" ${attrs}></headlab-value-swap>`).join('\n') +
+    '\n<headlab-value-swap id="badjson"><script type="application/json">{"weights": [1], </script></headlab-value-swap>';
   const dir = bundleDir({ 'bad.html': { body } });
   const s = await startSession({ dir, csp: true });
   try {
@@ -188,8 +304,16 @@ test('value swap: bad author data shows a message naming the problem, and recove
     await page.evaluate(() => {
       const limit = document.createElement('headlab-value-swap');
       limit.id = 'limit';
-      limit.setAttribute('weights', Array(16).fill(1 / 16).join(' '));
-      limit.setAttribute('values', JSON.stringify(Array.from({ length: 16 }, (_, i) => Array.from({ length: 16 }, (_, j) => ((i + j) % 2 ? -1e6 : 1e6)))));
+      limit.setAttribute(
+        'weights',
+        Array(16)
+          .fill(1 / 16)
+          .join(' '),
+      );
+      limit.setAttribute(
+        'values',
+        JSON.stringify(Array.from({ length: 16 }, (_, i) => Array.from({ length: 16 }, (_, j) => ((i + j) % 2 ? -1e6 : 1e6)))),
+      );
       limit.setAttribute('column-b', '16');
       document.body.append(limit);
     });
@@ -221,12 +345,20 @@ test('value swap: bad author data shows a message naming the problem, and recove
       }
     }, 200000);
     await frames(page);
-    const lengthErrors = await page.evaluate(() => Object.fromEntries(['weights', 'values', 'content'].flatMap((k) => [0, 1]
-      .map((extra) => [`${k}-${extra}`, document.getElementById(`${k}-${extra}`).error]))));
+    const lengthErrors = await page.evaluate(() =>
+      Object.fromEntries(
+        ['weights', 'values', 'content'].flatMap((k) =>
+          [0, 1].map((extra) => [`${k}-${extra}`, document.getElementById(`${k}-${extra}`).error]),
+        ),
+      ),
+    );
     assert.deepEqual(lengthErrors, {
-      'weights-0': null, 'weights-1': 'attribute weights is 200,001 characters long; the limit is 200,000',
-      'values-0': null, 'values-1': 'attribute values is 200,001 characters long; the limit is 200,000',
-      'content-0': null, 'content-1': 'the JSON content is 200,001 characters long; the limit is 200,000',
+      'weights-0': null,
+      'weights-1': 'attribute weights is 200,001 characters long; the limit is 200,000',
+      'values-0': null,
+      'values-1': 'attribute values is 200,001 characters long; the limit is 200,000',
+      'content-0': null,
+      'content-1': 'the JSON content is 200,001 characters long; the limit is 200,000',
     });
     await screenshot(page.locator('#bad0'), 'value-swap-bad-attribute');
     // Fixing the attribute clears the message and shows the numbers.

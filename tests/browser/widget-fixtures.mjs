@@ -19,14 +19,17 @@ export function bundleDir(pages, { withoutWasm = false } = {}) {
   if (withoutWasm) fs.rmSync(path.join(dir, 'headlab/headlab_core.wasm'));
   fs.copyFileSync(path.join(root, 'site/assets/favicon.svg'), path.join(dir, 'favicon.svg'));
   for (const [name, { body, head = '' }] of Object.entries(pages)) {
-    fs.writeFileSync(path.join(dir, name), `<!doctype html>
+    fs.writeFileSync(
+      path.join(dir, name),
+      `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${name}</title><link rel="icon" href="favicon.svg" type="image/svg+xml">${head}
 <script type="module" src="headlab/headlab.js"></script></head>
 <body>
 ${body}
 </body></html>
-`);
+`,
+    );
   }
   return dir;
 }
@@ -38,7 +41,7 @@ export async function rendered(page, selector) {
   // shown the shadow root holds both the snapshot's nodes and the live ones. An alert counts too.
   await page.waitForFunction((s) => {
     const e = document.querySelector(s);
-    const shown = (c) => [...(e?.shadowRoot?.children ?? [])].find((n) => n.classList.contains(c))?.hidden === false;  // the live one comes first; the snapshot's own copies follow it until it is dropped
+    const shown = (c) => [...(e?.shadowRoot?.children ?? [])].find((n) => n.classList.contains(c))?.hidden === false; // the live one comes first; the snapshot's own copies follow it until it is dropped
     return e?.renderCount > 0 && (shown('body') || shown('alert'));
   }, selector);
 }
@@ -83,7 +86,9 @@ export async function openArticle(session, tag, colorScheme = 'light') {
 export async function recordChanges(page) {
   await page.evaluate(() => {
     window.__changes = [];
-    document.addEventListener('change', (e) => { if (e.detail) window.__changes.push(e.detail); });
+    document.addEventListener('change', (e) => {
+      if (e.detail) window.__changes.push(e.detail);
+    });
   });
 }
 

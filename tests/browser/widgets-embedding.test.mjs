@@ -20,8 +20,14 @@ const QUIZ = `<headlab-choice-quiz>
 let dir, session;
 before(async () => {
   dir = bundleDir({
-    'index.html': { body: `<h1>My post</h1>\n${TAGS.slice(0, 3).map((t) => `<${t}></${t}>`).join('\n')}\n${QUIZ}` },
-    'bad.html': { body: '<headlab-basis-rotation id="angle" angle="ninety"></headlab-basis-rotation>\n<headlab-projection-ablation id="wq" w-q="[[1, 0], [0]]"></headlab-projection-ablation>\n<headlab-projection-ablation id="query" query="3"></headlab-projection-ablation>\n<headlab-transformer-attention id="orphan" model="nope"></headlab-transformer-attention>\n<headlab-transformer-model id="nosrc"><headlab-transformer-circuits id="inside"></headlab-transformer-circuits></headlab-transformer-model>' },
+    'index.html': {
+      body: `<h1>My post</h1>\n${TAGS.slice(0, 3)
+        .map((t) => `<${t}></${t}>`)
+        .join('\n')}\n${QUIZ}`,
+    },
+    'bad.html': {
+      body: '<headlab-basis-rotation id="angle" angle="ninety"></headlab-basis-rotation>\n<headlab-projection-ablation id="wq" w-q="[[1, 0], [0]]"></headlab-projection-ablation>\n<headlab-projection-ablation id="query" query="3"></headlab-projection-ablation>\n<headlab-transformer-attention id="orphan" model="nope"></headlab-transformer-attention>\n<headlab-transformer-model id="nosrc"><headlab-transformer-circuits id="inside"></headlab-transformer-circuits></headlab-transformer-model>',
+    },
     'dark.html': { head: '<meta name="color-scheme" content="dark">', body: '<headlab-value-swap></headlab-value-swap>' },
   });
   session = await startSession({ dir, csp: true });
@@ -37,7 +43,10 @@ test('bundle folder alone: every element works under the strict CSP, no errors, 
   await page.goto(`${session.url}index.html`);
   for (const tag of TAGS) await rendered(page, tag);
   const reading = await page.evaluate(() => document.querySelector('headlab-value-swap').state.swapped_reading);
-  assert.deepEqual(reading.map((x) => Math.round(x * 1e12) / 1e12), [0.8, 0.5, 1.3]);
+  assert.deepEqual(
+    reading.map((x) => Math.round(x * 1e12) / 1e12),
+    [0.8, 0.5, 1.3],
+  );
   const maxDiff = await page.evaluate(() => document.querySelector('headlab-basis-rotation').state.max_score_difference);
   assert.ok(maxDiff <= 1e-12);
   await page.locator('headlab-choice-quiz').getByText('W_V', { exact: true }).click();
@@ -62,7 +71,9 @@ test('bad attributes show a message inside the widget (role="alert") naming the 
   assert.match(await alert('nosrc').first().textContent(), /needs src="model.safetensors"/);
   assert.match(await alert('inside').textContent(), /The model could not be loaded: a <headlab-transformer-model> needs src/);
   await screenshot(page.locator('#angle'), 'basis-rotation-bad-attribute');
-  await page.evaluate(() => { document.querySelector('#angle').angle = 45; });
+  await page.evaluate(() => {
+    document.querySelector('#angle').angle = 45;
+  });
   await alert('angle').waitFor({ state: 'hidden' });
   assert.equal(await page.evaluate(() => document.querySelector('#angle').state.angle_degrees), 45);
   assert.deepEqual(page.problems, []);
@@ -80,7 +91,10 @@ test('a core that fails to load gives a message in each core widget; the quiz st
     await rendered(page, 'headlab-choice-quiz');
     await screenshot(page.locator('headlab-value-swap'), 'value-swap-core-load-failure');
     // The only problems are the missing .wasm itself.
-    assert.ok(page.problems.length > 0 && page.problems.every((p) => /404|wasm|WebAssembly|abort|Aborted/i.test(p)), page.problems.join('\n'));
+    assert.ok(
+      page.problems.length > 0 && page.problems.every((p) => /404|wasm|WebAssembly|abort|Aborted/i.test(p)),
+      page.problems.join('\n'),
+    );
   } finally {
     await s.close();
     fs.rmSync(broken, { recursive: true, force: true });
@@ -103,23 +117,33 @@ test('renders coalesce to one per frame; removal cancels renders and listeners; 
     const w = document.querySelector('headlab-basis-rotation');
     const slider = w.shadowRoot.querySelector('input[type=range]');
     let events = 0;
-    document.addEventListener('change', () => { events++; });
-    w.angle = 50;                 // schedules a render …
-    w.remove();                   // … which removal cancels
+    document.addEventListener('change', () => {
+      events++;
+    });
+    w.angle = 50; // schedules a render …
+    w.remove(); // … which removal cancels
     const count = w.renderCount;
-    w.angle = 60;                 // detached: no render is scheduled
+    w.angle = 60; // detached: no render is scheduled
     slider.value = '10';
-    slider.dispatchEvent(new Event('input'));   // its listener was removed
+    slider.dispatchEvent(new Event('input')); // its listener was removed
     // Nothing scheduled is left (a state: no frame, task or field check to wait out), so nothing renders later.
-    const result = { count, countLater: w.renderCount, pending: w.updatePending, events, bodyChildren: w.shadowRoot.querySelector('.body').children.length };
-    document.body.append(w);      // re-attached: rebuilt and rendered with the current attribute
+    const result = {
+      count,
+      countLater: w.renderCount,
+      pending: w.updatePending,
+      events,
+      bodyChildren: w.shadowRoot.querySelector('.body').children.length,
+    };
+    document.body.append(w); // re-attached: rebuilt and rendered with the current attribute
     return result;
   });
   assert.equal(after.pending, false, 'removal cancels the scheduled render');
   assert.equal(after.countLater, after.count, 'no render after removal');
   assert.equal(after.events, 0, 'no change event from a removed widget');
   assert.equal(after.bodyChildren, 0, 'controls released on removal');
-  await page.waitForFunction(() => document.querySelector('headlab-basis-rotation')?.shadowRoot.querySelector('input[type=range]')?.valueAsNumber === 60);
+  await page.waitForFunction(
+    () => document.querySelector('headlab-basis-rotation')?.shadowRoot.querySelector('input[type=range]')?.valueAsNumber === 60,
+  );
   assert.deepEqual(page.problems, []);
 });
 
@@ -127,12 +151,16 @@ test('a page-set color-scheme wins over the reader preference', async () => {
   const page = await session.newPage({ colorScheme: 'light' });
   await page.goto(`${session.url}dark.html`);
   await rendered(page, 'headlab-value-swap');
-  const bg = await page.evaluate(() => getComputedStyle(document.querySelector('headlab-value-swap').shadowRoot.querySelector('.body')).backgroundColor);
-  assert.equal(bg, 'rgb(32, 32, 38)');   // the dark panel colour of widgets/base/theme.ts
+  const bg = await page.evaluate(
+    () => getComputedStyle(document.querySelector('headlab-value-swap').shadowRoot.querySelector('.body')).backgroundColor,
+  );
+  assert.equal(bg, 'rgb(32, 32, 38)'); // the dark panel colour of widgets/base/theme.ts
   const auto = await session.newPage({ colorScheme: 'dark' });
-  await auto.goto(`${session.url}index.html`);   // no color-scheme set by the page: follow the preference
+  await auto.goto(`${session.url}index.html`); // no color-scheme set by the page: follow the preference
   await rendered(auto, 'headlab-value-swap');
-  const bgAuto = await auto.evaluate(() => getComputedStyle(document.querySelector('headlab-value-swap').shadowRoot.querySelector('.body')).backgroundColor);
+  const bgAuto = await auto.evaluate(
+    () => getComputedStyle(document.querySelector('headlab-value-swap').shadowRoot.querySelector('.body')).backgroundColor,
+  );
   assert.equal(bgAuto, 'rgb(32, 32, 38)');
   assert.deepEqual([...page.problems, ...auto.problems], []);
 });

@@ -14,11 +14,18 @@ for (const [command, args, input] of cases) {
   // (Spawned directly, a fast command could write into the pipe before the close lands, and exit 0.)
   const child = spawn('/bin/sh', ['-c', 'read go; exec "$0" "$@"', exe, command, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
   // A command that reads no stdin (feature-recovery) may exit before the input is written: the
   // write then fails with EPIPE, which belongs to this harness, not to the command under test.
-  child.stdin.on('error', (e) => { if (e.code !== 'EPIPE') throw e; });
-  await new Promise((resolve) => { child.stdout.once('close', resolve); child.stdout.destroy(); });
+  child.stdin.on('error', (e) => {
+    if (e.code !== 'EPIPE') throw e;
+  });
+  await new Promise((resolve) => {
+    child.stdout.once('close', resolve);
+    child.stdout.destroy();
+  });
   child.stdin.end(`go\n${input}`);
   const [code, signal] = await new Promise((resolve) => child.on('close', (c, s) => resolve([c, s])));
   const ok = code === 1 && signal === null && /cannot write to stdout/.test(stderr);

@@ -27,10 +27,13 @@ for (const [signal, name, args] of cases) {
   for (const f of fs.readdirSync(root)) fs.rmSync(path.join(root, f), { force: true });
   const out = path.join(root, name);
   fs.writeFileSync(out, 'previous\n');
-  const child = spawn('/bin/sh', ['-c', 'mkfifo "$0.tmp-$$" && exec "$@"', out, exe, ...args, '--out', out],
-    { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('/bin/sh', ['-c', 'mkfifo "$0.tmp-$$" && exec "$@"', out, exe, ...args, '--out', out], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
   const exited = new Promise((resolve) => child.on('exit', (code, sig) => resolve([code, sig])));
   const temporary = `${out}.tmp-${child.pid}`;
   // The state, not a time: the FIFO exists (polled), then the command has opened it and written.
@@ -43,9 +46,11 @@ for (const [signal, name, args] of cases) {
   const left = fs.readdirSync(root).filter((f) => f.includes('.tmp-'));
   const previous = fs.readFileSync(out, 'utf8');
   const ok = bytesRead > 0 && code === null && sig === signal && left.length === 0 && previous === 'previous\n';
-  console.log(`${args.slice(0, 2).join(' ')} ${signal}: read ${bytesRead} bytes of the write, ended by ${sig} (exit code ${code}), ` +
-    `temporary files left ${JSON.stringify(left)}, old file ${previous === 'previous\n' ? 'intact' : 'CHANGED'}, ` +
-    `stderr ${JSON.stringify(stderr.slice(0, 200))} ${ok ? 'ok' : 'FAILED'}`);
+  console.log(
+    `${args.slice(0, 2).join(' ')} ${signal}: read ${bytesRead} bytes of the write, ended by ${sig} (exit code ${code}), ` +
+      `temporary files left ${JSON.stringify(left)}, old file ${previous === 'previous\n' ? 'intact' : 'CHANGED'}, ` +
+      `stderr ${JSON.stringify(stderr.slice(0, 200))} ${ok ? 'ok' : 'FAILED'}`,
+  );
   failed ||= !ok;
 }
 for (const f of fs.readdirSync(root)) fs.rmSync(path.join(root, f), { force: true });

@@ -153,7 +153,8 @@ TEST_CASE("Adam::step_within: the same bits as step, and false exactly when an e
   CHECK_THROWS_AS(checked.step_within({&g, &h}, -1.0), InputError);
 }
 
-TEST_CASE("Adam::step_within_unvalidated: step_within's bits, and false (not a throw) on a non-finite gradient", "[adam]") {
+TEST_CASE("Adam::step_within_unvalidated: step_within's bits, and false (not a throw) on a non-finite gradient",
+          "[adam]") {
   Matrix p(1, 37), q(1, 37);
   for (int j = 0; j < 37; ++j) p(0, j) = q(0, j) = 0.75 - 0.01 * j;
   AdamSettings settings;

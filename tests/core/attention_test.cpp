@@ -5,10 +5,10 @@
 
 #include <catch2/catch.hpp>
 
+using headlab::attention_forward;
 using headlab::AttentionOptions;
 using headlab::InputError;
 using headlab::Matrix;
-using headlab::attention_forward;
 
 namespace {
 // The draft's two tokens x1 = [1, 0], x2 = [0, 1] (rows of X).
@@ -81,8 +81,7 @@ TEST_CASE("general shapes: d_v may differ from d_k, and the reading is weights Â
   REQUIRE(r.reading.cols() == 5);
   const Matrix expected = r.weights * (x * w_v);
   CHECK((r.reading - expected).cwiseAbs().maxCoeff() == 0.0);
-  for (int i = 0; i < 3; ++i)
-    CHECK(std::abs(r.weights.row(i).sum() - 1.0) <= headlab::test::softmax_row_sum_bound(3));
+  for (int i = 0; i < 3; ++i) CHECK(std::abs(r.weights.row(i).sum() - 1.0) <= headlab::test::softmax_row_sum_bound(3));
 }
 
 TEST_CASE("causal mask: no weight on later positions", "[attention]") {

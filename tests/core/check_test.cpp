@@ -21,8 +21,8 @@ TEST_CASE("require_finite and require_usable give the first non-finite entry's r
   Matrix m = Matrix::Zero(2, 3);
   m(1, 2) = std::numeric_limits<double>::infinity();
   m(1, 0) = NAN;  // row-major order: (1, 0) comes before (1, 2)
-  CHECK_THROWS_WITH(headlab::require_finite("k", m), Catch::StartsWith("k (2 × 3) has a non-finite entry") &&
-                                                         Catch::EndsWith("at row 1, column 0"));
+  CHECK_THROWS_WITH(headlab::require_finite("k", m),
+                    Catch::StartsWith("k (2 × 3) has a non-finite entry") && Catch::EndsWith("at row 1, column 0"));
   CHECK_THROWS_AS(headlab::require_usable("k", m), InputError);
   CHECK_THROWS_WITH(headlab::require_usable("k", Matrix(0, 0)), Catch::StartsWith("k is empty"));
   CHECK_NOTHROW(headlab::require_usable("k", Matrix::Ones(2, 3)));

@@ -10,7 +10,8 @@
 
 using namespace headlab;
 
-TEST_CASE("acceptance: seeds 0, 1, 2 with the draft's settings recover the features", "[feature_recovery][acceptance]") {
+TEST_CASE("acceptance: seeds 0, 1, 2 with the draft's settings recover the features",
+          "[feature_recovery][acceptance]") {
   // Bounds from docs/feature-recovery-results.md, "Acceptance" (the draft's PyTorch runs landed inside them; our generator differs, so
   // these are ranges, not copied numbers).
   for (std::uint64_t seed : {0u, 1u, 2u}) {
@@ -151,12 +152,15 @@ TEST_CASE("an intervention's error is measured against the target for erasures, 
   const FeatureRecoveryEvaluation e = evaluate_feature_recovery(eval_set, mixing, w_q, w_v, 5.0);
   for (int j = 0; j < 3; ++j) {
     CHECK(e.erase_request_mse[j] == feature_recovery_intervention_mse(eval_set, mixing, w_q, w_v,
-                                                                      FeatureRecoveryIntervention::erase_request, j, 5.0));
+                                                                      FeatureRecoveryIntervention::erase_request, j,
+                                                                      5.0));
     CHECK(e.erase_payload_mse[j] == feature_recovery_intervention_mse(eval_set, mixing, w_q, w_v,
-                                                                      FeatureRecoveryIntervention::erase_payload, j, 5.0));
+                                                                      FeatureRecoveryIntervention::erase_payload, j,
+                                                                      5.0));
   }
-  CHECK(e.irrelevant_shift_mse ==
-        feature_recovery_intervention_mse(eval_set, mixing, w_q, w_v, FeatureRecoveryIntervention::irrelevant_shift, 0, 5.0));
+  CHECK(e.irrelevant_shift_mse == feature_recovery_intervention_mse(eval_set, mixing, w_q, w_v,
+                                                                    FeatureRecoveryIntervention::irrelevant_shift, 0,
+                                                                    5.0));
   // Against the target, the shift would count the model's own error (w_v scaled by 0.9) too.
   const Matrix shifted = feature_recovery_intervened_prediction(eval_set, mixing, w_q, w_v,
                                                                 FeatureRecoveryIntervention::irrelevant_shift, 0, 5.0);
@@ -183,7 +187,7 @@ TEST_CASE("evaluation of the known solution: zero error, R² = 1, interventions 
   // A model that reads noise instead of payloads fails R² badly.
   const Matrix w_noise = mixing.transpose().middleCols(6, 3);
   const FeatureRecoveryEvaluation bad = evaluate_feature_recovery(eval_set, mixing, w_q, w_noise, 5.0);
-  CHECK(bad.value_r2[0] < 0.0);  // 1 − Σ(n − p)²/Σp² ≈ 1 − 2 = −1
+  CHECK(bad.value_r2[0] < 0.0);           // 1 − Σ(n − p)²/Σp² ≈ 1 − 2 = −1
   CHECK(bad.irrelevant_shift_mse > 1.0);  // the value map reads the shifted noise
 }
 
@@ -193,11 +197,14 @@ TEST_CASE("settings and intervention arguments are checked and named", "[feature
     change(s);
     return s;
   };
-  CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.steps = -1; })), Catch::Contains("steps must lie in [0"));
-  CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.batch_size = 0; })), Catch::Contains("batch_size must lie in [1"));
+  CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.steps = -1; })),
+                    Catch::Contains("steps must lie in [0"));
+  CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.batch_size = 0; })),
+                    Catch::Contains("batch_size must lie in [1"));
   CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.learning_rate = -0.1; })),
                     Catch::Contains("learning_rate must be finite and > 0"));
-  CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.eval_size = 1; })), Catch::Contains("eval_size must lie in [2"));
+  CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.eval_size = 1; })),
+                    Catch::Contains("eval_size must lie in [2"));
   CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.request_scale = NAN; })),
                     Catch::Contains("request_scale must lie in [1e-06, 1e+06]"));
   CHECK_THROWS_WITH(FeatureRecoveryTrainer(with([](auto& s) { s.shift = INFINITY; })), Catch::Contains("shift"));
@@ -207,12 +214,12 @@ TEST_CASE("settings and intervention arguments are checked and named", "[feature
   const Matrix mixing = feature_recovery_mixing(0);
   const FeatureRecoveryBatch eval_set = feature_recovery_evaluation_set(0, 16, 1.8);
   const Matrix w = known_query_projection(mixing);
-  CHECK_THROWS_WITH(feature_recovery_intervention_mse(eval_set, mixing, w, w, FeatureRecoveryIntervention::erase_request,
-                                                      3, 5.0),
-                    Catch::Contains("request feature = 3 is out of range [0, 3)"));
-  CHECK_THROWS_WITH(feature_recovery_intervention_mse(eval_set, mixing, w, w, FeatureRecoveryIntervention::erase_payload,
-                                                      -1, 5.0),
-                    Catch::Contains("payload feature = -1 is out of range [0, 3)"));
+  CHECK_THROWS_WITH(
+      feature_recovery_intervention_mse(eval_set, mixing, w, w, FeatureRecoveryIntervention::erase_request, 3, 5.0),
+      Catch::Contains("request feature = 3 is out of range [0, 3)"));
+  CHECK_THROWS_WITH(
+      feature_recovery_intervention_mse(eval_set, mixing, w, w, FeatureRecoveryIntervention::erase_payload, -1, 5.0),
+      Catch::Contains("payload feature = -1 is out of range [0, 3)"));
   CHECK_THROWS_WITH(evaluate_feature_recovery(eval_set, mixing, w, Matrix::Zero(3, 9), 5.0),
                     Catch::Contains("w_v must be 9 × 3, got 3 × 9"));
 }
@@ -236,7 +243,8 @@ TEST_CASE("replay steps: 0 first, steps last, strictly increasing, dense early",
   CHECK_THROWS_WITH(feature_recovery_replay_steps(-1, 10), Catch::Contains("steps must lie in [0"));
 }
 
-TEST_CASE("stepping from snapshot to snapshot reproduces the uninterrupted run bit for bit", "[feature_recovery][replay]") {
+TEST_CASE("stepping from snapshot to snapshot reproduces the uninterrupted run bit for bit",
+          "[feature_recovery][replay]") {
   FeatureRecoverySettings settings;
   settings.steps = 300;
   FeatureRecoveryTrainer whole(settings), replay(settings);
@@ -253,7 +261,8 @@ TEST_CASE("stepping from snapshot to snapshot reproduces the uninterrupted run b
 TEST_CASE("one held-out example traced: the known solution routes like the teacher", "[feature_recovery][example]") {
   const Matrix mixing = feature_recovery_mixing(0);
   const FeatureRecoveryBatch eval_set = feature_recovery_evaluation_set(0, 16, 1.8);
-  const auto e = feature_recovery_example(eval_set, mixing, known_query_projection(mixing), known_value_projection(mixing), 3);
+  const auto e =
+      feature_recovery_example(eval_set, mixing, known_query_projection(mixing), known_value_projection(mixing), 3);
   // With the known W_q = Rᵀ[:, 0..2], the query is the request features (one 9-term rotation, O(1) entries).
   const double bound = test::dot_product_bound(9, 4.0);
   CHECK((e.query - e.request_features).cwiseAbs().maxCoeff() <= bound);
@@ -262,11 +271,13 @@ TEST_CASE("one held-out example traced: the known solution routes like the teach
   CHECK((e.prediction - e.target).cwiseAbs().maxCoeff() <= 16 * bound);
   CHECK(std::abs(e.weights.sum() - 1.0) <= test::softmax_row_sum_bound(4));
   CHECK((e.target - e.teacher_weights * e.payloads).cwiseAbs().maxCoeff() <= 8 * test::kEpsilon * 4.0);
-  CHECK_THROWS_WITH(feature_recovery_example(eval_set, mixing, known_query_projection(mixing), known_value_projection(mixing), 16),
-                    Catch::Contains("example = 16 is out of range [0, 16)"));
+  CHECK_THROWS_WITH(
+      feature_recovery_example(eval_set, mixing, known_query_projection(mixing), known_value_projection(mixing), 16),
+      Catch::Contains("example = 16 is out of range [0, 16)"));
 }
 
-TEST_CASE("break it: tiny requests leave the query unidentified, and learning rate 3 never settles", "[feature_recovery][break]") {
+TEST_CASE("break it: tiny requests leave the query unidentified, and learning rate 3 never settles",
+          "[feature_recovery][break]") {
   // The article's claims about the two "break it" runs, across seeds 0, 1, 2.
   for (std::uint64_t seed : {0u, 1u, 2u}) {
     FeatureRecoverySettings small;
@@ -304,7 +315,8 @@ TEST_CASE("a run whose numbers would overflow is reported as diverged at its ste
   CHECK_THROWS_WITH(run_feature_recovery(s), Catch::StartsWith("training diverged at step 1:"));
 }
 
-TEST_CASE("a run whose weights leave the weight limit while finite is reported as diverged", "[feature_recovery][break]") {
+TEST_CASE("a run whose weights leave the weight limit while finite is reported as diverged",
+          "[feature_recovery][break]") {
   // Adam moves each entry by about learning_rate per step: 1e10 takes W_q, W_v past ±1e6 at step 1
   // while every number stays finite (the held-out MSE reached 2e18 and the run counted as trained).
   FeatureRecoverySettings s;
@@ -313,11 +325,13 @@ TEST_CASE("a run whose weights leave the weight limit while finite is reported a
   FeatureRecoveryTrainer t(s);
   CHECK(t.step(50).steps_taken == 1);
   CHECK(t.diverged_at() == 1);
-  CHECK_THROWS_WITH(t.result(), "training diverged at step 1: the loss stopped being finite or W_q, W_v left ±1e+06 "
-                                "(learning_rate 1e+10); there are no results to evaluate");
+  CHECK_THROWS_WITH(t.result(),
+                    "training diverged at step 1: the loss stopped being finite or W_q, W_v left ±1e+06 "
+                    "(learning_rate 1e+10); there are no results to evaluate");
 }
 
-TEST_CASE("scales beyond their limits are refused by name, and at the limits every R² is finite", "[feature_recovery][limits]") {
+TEST_CASE("scales beyond their limits are refused by name, and at the limits every R² is finite",
+          "[feature_recovery][limits]") {
   FeatureRecoverySettings s;
   s.request_scale = 1e154;  // once wrote "query_r2": [null, null, null]
   CHECK_THROWS_WITH(s.validate(), "request_scale must lie in [1e-06, 1e+06], got 1e+154");
@@ -357,7 +371,8 @@ TEST_CASE("scales beyond their limits are refused by name, and at the limits eve
   }
 }
 
-TEST_CASE("learned keys: the loss still falls, but R·W_q is no longer the identity block", "[feature_recovery][learned_keys]") {
+TEST_CASE("learned keys: the loss still falls, but R·W_q is no longer the identity block",
+          "[feature_recovery][learned_keys]") {
   // The first article's change of basis returns: with K learned, Q A and K A^{-T} fit alike,
   // so the query coordinates need not read the request features one by one.
   for (std::uint64_t seed : {0u, 1u, 2u}) {
@@ -367,7 +382,7 @@ TEST_CASE("learned keys: the loss still falls, but R·W_q is no longer the ident
     const FeatureRecoveryResult r = run_feature_recovery(s);
     const FeatureRecoveryEvaluation& e = r.evaluation;
     INFO("seed " << seed << ": held-out " << e.heldout_mse << ", query R² " << e.query_r2[0] << ", " << e.query_r2[1]
-                  << ", " << e.query_r2[2]);
+                 << ", " << e.query_r2[2]);
     CHECK(e.heldout_mse < 1e-3 * e.uniform_attention_mse);
     CHECK(*std::min_element(e.query_r2.begin(), e.query_r2.end()) < 0.9);
     CHECK(*std::min_element(e.value_r2.begin(), e.value_r2.end()) > 0.999);

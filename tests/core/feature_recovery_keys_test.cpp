@@ -35,7 +35,8 @@ double r_squared(const Vector& reading, const Vector& feature) {
 
 }  // namespace
 
-TEST_CASE("lost query directions: none for the tetrahedron, the plane's normal for flat keys", "[feature_recovery][keys]") {
+TEST_CASE("lost query directions: none for the tetrahedron, the plane's normal for flat keys",
+          "[feature_recovery][keys]") {
   CHECK(lost_query_directions(feature_recovery_keys()).rows() == 0);
 
   // Flat keys: (k_i − k̄) all have third coordinate 0, so the lost direction is (0, 0, 1).
@@ -53,8 +54,7 @@ TEST_CASE("lost query directions: none for the tetrahedron, the plane's normal f
   const double third = 1.0 / std::sqrt(3.0);
   CHECK(std::abs(std::abs(face(0, 0)) - third) < 16 * kEpsilon);
   CHECK(std::abs(std::abs(face(0, 2)) - third) < 16 * kEpsilon);
-  CHECK(std::abs(face.row(0).dot(row3(1, 1, -1)) / std::sqrt(3.0)) >
-        1 - 16 * kEpsilon);
+  CHECK(std::abs(face.row(0).dot(row3(1, 1, -1)) / std::sqrt(3.0)) > 1 - 16 * kEpsilon);
 
   // Keys on one line keep one direction (two lost); equal keys keep none (all three lost).
   Matrix line(4, 3);
@@ -138,8 +138,7 @@ TEST_CASE("flat keys lose query direction 3: W_q's third column never moves and 
     const FeatureRecoveryResult r = run_feature_recovery(s);
     const FeatureRecoveryEvaluation& e = r.evaluation;
     INFO("seed " << seed << ": held-out " << e.heldout_mse << ", uniform " << e.uniform_attention_mse << ", query R² "
-                  << e.query_r2[0] << ", " << e.query_r2[1] << ", " << e.query_r2[2] << ", value R² "
-                  << e.value_r2[0]);
+                 << e.query_r2[0] << ", " << e.query_r2[1] << ", " << e.query_r2[2] << ", value R² " << e.value_r2[0]);
     // The two directions the keys see are recovered as with the tetrahedron (same bound as the
     // acceptance test), and so are the values; the loss still falls as far.
     CHECK(e.query_r2[0] > 0.999999);

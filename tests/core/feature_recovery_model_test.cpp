@@ -34,11 +34,11 @@ double loss_at(const Fixture& f, const Matrix& w_q, const Matrix& w_v) {
 
 }  // namespace
 
-TEST_CASE("backward matches central finite differences for every entry of W_q and W_v", "[feature_recovery][gradient]") {
+TEST_CASE("backward matches central finite differences for every entry of W_q and W_v",
+          "[feature_recovery][gradient]") {
   const Fixture f = fixture(5, 16);
-  const FeatureRecoveryGradients g =
-      feature_recovery_backward(feature_recovery_forward(f.x_request, f.x_records, f.w_q, f.w_v), f.x_request,
-                                f.x_records, f.latent.target);
+  const FeatureRecoveryGradients g = feature_recovery_backward(
+      feature_recovery_forward(f.x_request, f.x_records, f.w_q, f.w_v), f.x_request, f.x_records, f.latent.target);
   Matrix w_q = f.w_q, w_v = f.w_v;
   const auto loss = [&] { return loss_at(f, w_q, w_v); };
   test::check_gradient("W_q", loss, w_q, g.dw_q, test::kSmoothLossGradient);
@@ -49,9 +49,8 @@ TEST_CASE("backward matches central finite differences for every entry of W_q an
 TEST_CASE("the latent path through R·W gives the same loss and gradients as the observed path",
           "[feature_recovery][gradient]") {
   const Fixture f = fixture(9, 128);
-  const FeatureRecoveryGradients g =
-      feature_recovery_backward(feature_recovery_forward(f.x_request, f.x_records, f.w_q, f.w_v), f.x_request,
-                                f.x_records, f.latent.target);
+  const FeatureRecoveryGradients g = feature_recovery_backward(
+      feature_recovery_forward(f.x_request, f.x_records, f.w_q, f.w_v), f.x_request, f.x_records, f.latent.target);
   ResponseMap response_query = f.mixing * f.w_q, response_value = f.mixing * f.w_v, dresponse_query, dresponse_value;
   const double loss =
       feature_recovery_latent_backward(f.latent, response_query, response_value, dresponse_query, dresponse_value);
@@ -85,18 +84,22 @@ TEST_CASE("model arguments are checked and named", "[feature_recovery][errors]")
   bad(2, 1) = NAN;
   CHECK_THROWS_WITH(feature_recovery_forward(f.x_request, f.x_records, f.w_q, bad),
                     Catch::Contains("w_v (9 × 3) has a non-finite entry"));
-  CHECK_THROWS_WITH(mean_squared_error(Matrix::Zero(2, 3), Matrix::Zero(3, 3)), Catch::Contains("target must be 2 × 3"));
+  CHECK_THROWS_WITH(mean_squared_error(Matrix::Zero(2, 3), Matrix::Zero(3, 3)),
+                    Catch::Contains("target must be 2 × 3"));
 }
 
-TEST_CASE("with learned keys, dK, dW_q and dW_v match central finite differences", "[feature_recovery][gradient][learned_keys]") {
+TEST_CASE("with learned keys, dK, dW_q and dW_v match central finite differences",
+          "[feature_recovery][gradient][learned_keys]") {
   const Fixture f = fixture(7, 16);
   Random rng(11);
   const Matrix keys = rng.normal_matrix(4, 3);
   const auto loss_with = [&](const Matrix& w_q, const Matrix& k) {
-    return mean_squared_error(feature_recovery_forward(f.x_request, f.x_records, w_q, f.w_v, k).prediction, f.latent.target);
+    return mean_squared_error(feature_recovery_forward(f.x_request, f.x_records, w_q, f.w_v, k).prediction,
+                              f.latent.target);
   };
-  const FeatureRecoveryGradients g = feature_recovery_backward(
-      feature_recovery_forward(f.x_request, f.x_records, f.w_q, f.w_v, keys), f.x_request, f.x_records, f.latent.target, keys);
+  const FeatureRecoveryGradients g =
+      feature_recovery_backward(feature_recovery_forward(f.x_request, f.x_records, f.w_q, f.w_v, keys), f.x_request,
+                                f.x_records, f.latent.target, keys);
   REQUIRE(g.dkeys.rows() == 4);
   REQUIRE(g.dkeys.cols() == 3);
   // Same step and bound as for W_q and W_v above.

@@ -33,7 +33,8 @@ TEST_CASE("the mixing R is orthogonal, fixed by the seed and different across se
   CHECK((r0 - r1).cwiseAbs().maxCoeff() > 0.1);
 }
 
-TEST_CASE("the known solution (W_q, W_v read from Rᵀ) reproduces the teacher after mixing", "[feature_recovery][draft]") {
+TEST_CASE("the known solution (W_q, W_v read from Rᵀ) reproduces the teacher after mixing",
+          "[feature_recovery][draft]") {
   for (std::uint64_t seed : {0u, 1u, 2u}) {
     Random rng(seed + 100);
     const FeatureRecoveryBatch batch = sample_feature_recovery_batch(rng, 512, 1.8);
@@ -106,14 +107,16 @@ TEST_CASE("sampling into a reused batch draws the same numbers as into a fresh o
 TEST_CASE("task arguments are checked", "[feature_recovery][errors]") {
   Random rng(0);
   CHECK_THROWS_WITH(sample_feature_recovery_batch(rng, 0, 1.8), Catch::Contains("batch size must be ≥ 1, got 0"));
-  CHECK_THROWS_WITH(sample_feature_recovery_batch(rng, 4, 0.0), Catch::Contains("request scale must lie in [1e-06, 1e+06], got 0"));
+  CHECK_THROWS_WITH(sample_feature_recovery_batch(rng, 4, 0.0),
+                    Catch::Contains("request scale must lie in [1e-06, 1e+06], got 0"));
   CHECK_THROWS_WITH(sample_feature_recovery_batch(rng, 4, NAN), Catch::Contains("request scale"));
   CHECK_THROWS_WITH(feature_recovery_teacher(Matrix::Zero(2, 9), Matrix::Zero(7, 9)),
                     Catch::Contains("records must be 8 × 9, got 7 × 9"));
   CHECK_THROWS_WITH(known_query_projection(Matrix::Identity(8, 8)), Catch::Contains("mixing must be 9 × 9, got 8 × 8"));
 }
 
-TEST_CASE("a batch holds exactly the draws of example-by-example sampling and the teacher on them", "[feature_recovery]") {
+TEST_CASE("a batch holds exactly the draws of example-by-example sampling and the teacher on them",
+          "[feature_recovery]") {
   // The sampler draws the whole batch's normals in one call; the order of the draws is the
   // documented one (per example: request, then records 1–4), so every number is the same bits
   // as drawing nine and then thirty-six normals per example.

@@ -33,7 +33,7 @@ struct SeedRun {
   long passed = -1;
   std::vector<double> checked_loss;  // in-context loss on the 16 sequences of the check at step 50, 100, …
   double loss_before = 0.0, loss_after = 0.0;
-  TransformerAnalysis analysis;      // analyze_transformer's defaults (32 sequences, seed 0, mean ablation)
+  TransformerAnalysis analysis;               // analyze_transformer's defaults (32 sequences, seed 0, mean ablation)
   headlab::Matrix first_copy_previous_token;  // L × H
 };
 
@@ -98,9 +98,11 @@ void check_seed(std::uint64_t seed) {
   const SeedRun r = train_seed(seed);
   const auto& a = r.analysis;
   INFO("seed " << seed << ": passed 0.4 at " << r.passed << "; in-context loss " << r.loss_before << " -> "
-               << r.loss_after << "\nprevious-token\n" << a.induction.previous_token << "\nfirst-copy previous-token\n"
-               << r.first_copy_previous_token << "\ninduction\n" << a.induction.induction << "\nclean "
-               << a.clean_loss << " ablated\n" << a.ablation_loss);
+               << r.loss_after << "\nprevious-token\n"
+               << a.induction.previous_token << "\nfirst-copy previous-token\n"
+               << r.first_copy_previous_token << "\ninduction\n"
+               << a.induction.induction << "\nclean " << a.clean_loss << " ablated\n"
+               << a.ablation_loss);
   // Before training the model predicts about as well as a uniform guess over the 32 tokens.
   CHECK(r.loss_before > std::log(32.0));
   CHECK(r.loss_before < std::log(32.0) + 0.5);
@@ -165,8 +167,18 @@ void check_seed(std::uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("induction article claims acceptance: seed 0", "[transformer_training][claims][acceptance]") { check_seed(0); }
-TEST_CASE("induction article claims acceptance: seed 1", "[transformer_training][claims][acceptance]") { check_seed(1); }
-TEST_CASE("induction article claims acceptance: seed 2", "[transformer_training][claims][acceptance]") { check_seed(2); }
-TEST_CASE("induction article claims acceptance: seed 3", "[transformer_training][claims][acceptance]") { check_seed(3); }
-TEST_CASE("induction article claims acceptance: seed 4", "[transformer_training][claims][acceptance]") { check_seed(4); }
+TEST_CASE("induction article claims acceptance: seed 0", "[transformer_training][claims][acceptance]") {
+  check_seed(0);
+}
+TEST_CASE("induction article claims acceptance: seed 1", "[transformer_training][claims][acceptance]") {
+  check_seed(1);
+}
+TEST_CASE("induction article claims acceptance: seed 2", "[transformer_training][claims][acceptance]") {
+  check_seed(2);
+}
+TEST_CASE("induction article claims acceptance: seed 3", "[transformer_training][claims][acceptance]") {
+  check_seed(3);
+}
+TEST_CASE("induction article claims acceptance: seed 4", "[transformer_training][claims][acceptance]") {
+  check_seed(4);
+}

@@ -20,12 +20,12 @@ TEST_CASE("loss divergence: the mean of the last 16 losses against twice the lar
     }
     return w;
   };
-  CHECK_FALSE(run(3.9, 1.0).diverged());              // learned
-  CHECK_FALSE(run(3.9, 2 * 3.9).diverged());          // exactly at the bound
-  CHECK(run(3.9, 2 * 3.9 + 1e-9).diverged());         // just past it
-  CHECK(run(3.9, 7.3e7).diverged());                  // learning_rate 1e3: weights bounded, loss not
-  CHECK_FALSE(run(50.0, 90.0).diverged());            // a large start (init_scale) sets the bound
-  CHECK(run(3.9, NAN).diverged());                    // a NaN mean is no healthy end
+  CHECK_FALSE(run(3.9, 1.0).diverged());       // learned
+  CHECK_FALSE(run(3.9, 2 * 3.9).diverged());   // exactly at the bound
+  CHECK(run(3.9, 2 * 3.9 + 1e-9).diverged());  // just past it
+  CHECK(run(3.9, 7.3e7).diverged());           // learning_rate 1e3: weights bounded, loss not
+  CHECK_FALSE(run(50.0, 90.0).diverged());     // a large start (init_scale) sets the bound
+  CHECK(run(3.9, NAN).diverged());             // a NaN mean is no healthy end
   CHECK(run(3.9, 7.3e7).reason() ==
         "the loss averaged 7.3e+07 over the last 16 steps, above 2 × 3.9, the larger of the first step's loss (3.9) "
         "and the loss of the uniform prediction, ln 32 (3.46574)");

@@ -16,9 +16,9 @@
 
 using namespace headlab;
 using namespace headlab::max_digit;
-using headlab::test::kEpsilon;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
+using headlab::test::kEpsilon;
 
 namespace {
 
@@ -174,7 +174,9 @@ TEST_CASE("max-digit claims: derived from the analysis they summarise", "[max_di
 // names; `headlab max-digit seeds --from 0 --to 9` prints the same figures.
 namespace {
 
-bool in(std::initializer_list<int> seeds, int seed) { return std::find(seeds.begin(), seeds.end(), seed) != seeds.end(); }
+bool in(std::initializer_list<int> seeds, int seed) {
+  return std::find(seeds.begin(), seeds.end(), seed) != seeds.end();
+}
 
 void check_article_claims(int seed) {
   INFO("seed " << seed);
@@ -189,7 +191,9 @@ void check_article_claims(int seed) {
   // "all 40 (maximum, head) cells put more than half on the maximum, except in seeds 2, 3, 4"
   CHECK((c.recruited_cells == 40) == !in({2, 3, 4}, seed));
   // "every head one-hot on the maximum answers it, for every maximum, except seed 3 (at 1) and seed 4 (at 0 and 2)"
-  CHECK(c.one_hot_exceptions == (seed == 3 ? std::vector<int>{1} : seed == 4 ? std::vector<int>{0, 2} : std::vector<int>{}));
+  CHECK(c.one_hot_exceptions == (seed == 3   ? std::vector<int>{1}
+                                 : seed == 4 ? std::vector<int>{0, 2}
+                                             : std::vector<int>{}));
   // "the default (every head on ANS) answers 0 only in seed 3"
   CHECK((c.default_answer == 0) == (seed == 3));
   // "every head pointed at the 4 answers 4 in every seed"

@@ -81,7 +81,8 @@ constexpr double kSingleAgainstDouble = 2e-4;
 
 }  // namespace
 
-TEST_CASE("max-digit training bits: the batch sampler draws what sample_list + token_counts draw", "[max_digit][bits]") {
+TEST_CASE("max-digit training bits: the batch sampler draws what sample_list + token_counts draw",
+          "[max_digit][bits]") {
   for (std::uint64_t seed : {0u, 1u, 99u}) {
     Random a(seed), b(seed);
     for (int size : {1, 7, 256, 1000}) {
@@ -197,8 +198,9 @@ TEST_CASE("max-digit training: lists attending far below the table's maximum mat
       MaxDigitWeights w = w0;
       Matrix& p = *parameter_list(w)[m];
       INFO("gap " << gap);
-      test::check_gradient(names[m], [&] { return max_digit_loss(w, batch); }, p, *grads[m], test::kMaxDigitGradient,
-                           test::random_entries(pick, p.rows(), p.cols(), 8));
+      test::check_gradient(
+          names[m], [&] { return max_digit_loss(w, batch); }, p, *grads[m], test::kMaxDigitGradient,
+          test::random_entries(pick, p.rows(), p.cols(), 8));
     }
   }
 }

@@ -60,13 +60,15 @@ TEST_CASE("max-digit: the backward matches central finite differences", "[max_di
   for (std::size_t m = 0; m < grads.size(); ++m) {
     MaxDigitWeights w = w0;
     Matrix& p = *parameter_list(w)[m];
-    test::check_gradient(names[m], [&] { return max_digit_loss(w, batch); }, p, *grads[m], tolerance,
-                         test::random_entries(pick, p.rows(), p.cols(), 12));
+    test::check_gradient(
+        names[m], [&] { return max_digit_loss(w, batch); }, p, *grads[m], tolerance,
+        test::random_entries(pick, p.rows(), p.cols(), 12));
   }
   MaxDigitWeights w = w0;
   std::vector<test::Entry> ans_row;
   for (Eigen::Index i = 0; i < kDModel; ++i) ans_row.emplace_back(kAns, i);
-  test::check_gradient("E", [&] { return max_digit_loss(w, batch); }, w.E, g.dE, tolerance, ans_row);
+  test::check_gradient(
+      "E", [&] { return max_digit_loss(w, batch); }, w.E, g.dE, tolerance, ans_row);
 }
 
 TEST_CASE("max-digit: bad weights and settings give clear messages", "[max_digit]") {
@@ -99,8 +101,9 @@ TEST_CASE("max-digit: bad weights and settings give clear messages", "[max_digit
   CHECK_THROWS_WITH(MaxDigitTrainer(s), "steps must lie in [1, 10000000], got -1");
   s = {};
   s.weight_decay = 1000;
-  CHECK_THROWS_WITH(s.validate(), "learning_rate × weight_decay must be below 1 (AdamW multiplies each weight by 1 − their "
-                                  "product per step), got 0.003 × 1000 = 3");
+  CHECK_THROWS_WITH(s.validate(),
+                    "learning_rate × weight_decay must be below 1 (AdamW multiplies each weight by 1 − their "
+                    "product per step), got 0.003 × 1000 = 3");
   CHECK_THROWS_WITH(patch_attention(w, {1, 2}, {{4, 0}}), Catch::Contains("patch head"));
   CHECK_THROWS_WITH(patch_attention(w, {1, 2}, {{0, 9}}), Catch::Contains("patch position"));
   CHECK_THROWS_WITH(subspace_accuracy(w, Basis::w_o, 0), Catch::Contains("k must lie in 1…64"));

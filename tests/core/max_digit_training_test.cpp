@@ -132,11 +132,13 @@ TEST_CASE("max-digit acceptance: seed 0", "[max_digit][acceptance]") { check_see
 TEST_CASE("max-digit acceptance: seed 1", "[max_digit][acceptance]") { check_seed(1); }
 TEST_CASE("max-digit acceptance: seed 2", "[max_digit][acceptance]") { check_seed(2); }
 
-TEST_CASE("max-digit: a learning rate too large for the weight decay is named as both settings", "[max_digit][training][limits]") {
+TEST_CASE("max-digit: a learning rate too large for the weight decay is named as both settings",
+          "[max_digit][training][limits]") {
   MaxDigitTrainingSettings s;
   s.learning_rate = 1e6;  // weight_decay keeps its default 0.1: the product, not the decay, is wrong
-  CHECK_THROWS_WITH(s.validate(), "learning_rate × weight_decay must be below 1 (AdamW multiplies each weight by 1 − their "
-                                  "product per step), got 1e+06 × 0.1 = 100000");
+  CHECK_THROWS_WITH(s.validate(),
+                    "learning_rate × weight_decay must be below 1 (AdamW multiplies each weight by 1 − their "
+                    "product per step), got 1e+06 × 0.1 = 100000");
   s.learning_rate = 3e-3;
   s.weight_decay = -1;
   CHECK_THROWS_WITH(s.validate(), "weight_decay must be finite and ≥ 0, got -1");
@@ -155,7 +157,8 @@ TEST_CASE("max-digit: divergence ends training at its step with a message, never
   CHECK(t.diverged_at() == 1);
   CHECK(p.steps_taken == 0);
   CHECK(t.step(10).steps_taken == 0);
-  CHECK_THAT(t.divergence_message(), Catch::StartsWith("training diverged at step 1:") && Catch::Contains("learning_rate 1e+300"));
+  CHECK_THAT(t.divergence_message(),
+             Catch::StartsWith("training diverged at step 1:") && Catch::Contains("learning_rate 1e+300"));
   CHECK_THROWS_WITH(train_max_digit(s), Catch::StartsWith("training diverged at step 1:"));
   // A healthy run never reports divergence.
   s.learning_rate = 3e-3;

@@ -44,7 +44,8 @@ TEST_CASE("musl_exp_lanes: within 1 ulp of std::exp on the fast path, every 2^(i
   for (int i = 0; i < headlab::musl_exp::kN; ++i) REQUIRE(used[i] > 0);
 }
 
-TEST_CASE("musl_exp_lanes: arguments off the fast path are std::exp's own (0, tiny, ≥ 512 in magnitude, ±inf, NaN)", "[musl_exp]") {
+TEST_CASE("musl_exp_lanes: arguments off the fast path are std::exp's own (0, tiny, ≥ 512 in magnitude, ±inf, NaN)",
+          "[musl_exp]") {
   const double inf = std::numeric_limits<double>::infinity();
   const double off[] = {0.0, -0.0, 1e-300, -0x1p-60, -512.0, -745.5, -800.0, 600.0, 709.7, 720.0, -inf, inf};
   for (const double x : off) {

@@ -12,22 +12,27 @@
 using headlab::Matrix;
 using headlab::RowVector;
 
-TEST_CASE("ordered products equal Eigen's products within a dot-product bound, in every orientation", "[ordered_products]") {
+TEST_CASE("ordered products equal Eigen's products within a dot-product bound, in every orientation",
+          "[ordered_products]") {
   headlab::Random rng(5);
   const Matrix a = rng.normal_matrix(7, 13), b = rng.normal_matrix(13, 5), c = rng.normal_matrix(7, 5);
   const double bound = headlab::test::dot_product_bound(13, 16.0);
   CHECK((headlab::ordered_product(a, b) - a * b).cwiseAbs().maxCoeff() <= bound);
-  CHECK((headlab::ordered_product_tn(a, c) - a.transpose() * c).cwiseAbs().maxCoeff() <= headlab::test::dot_product_bound(7, 16.0));
+  CHECK((headlab::ordered_product_tn(a, c) - a.transpose() * c).cwiseAbs().maxCoeff() <=
+        headlab::test::dot_product_bound(7, 16.0));
   const Matrix bt = b.transpose();
   CHECK((headlab::ordered_product_nt(a, bt) - a * b).cwiseAbs().maxCoeff() <= bound);
   Matrix acc = Matrix::Ones(13, 5);
   headlab::add_ordered_product_tn(acc, a, c);
-  CHECK((acc - Matrix::Ones(13, 5) - a.transpose() * c).cwiseAbs().maxCoeff() <= headlab::test::dot_product_bound(7, 16.0));
-  CHECK((headlab::ordered_column_sums(c) - c.colwise().sum()).cwiseAbs().maxCoeff() <= headlab::test::dot_product_bound(7, 4.0));
+  CHECK((acc - Matrix::Ones(13, 5) - a.transpose() * c).cwiseAbs().maxCoeff() <=
+        headlab::test::dot_product_bound(7, 16.0));
+  CHECK((headlab::ordered_column_sums(c) - c.colwise().sum()).cwiseAbs().maxCoeff() <=
+        headlab::test::dot_product_bound(7, 4.0));
   CHECK_THROWS_AS(headlab::ordered_product(a, a), headlab::InputError);
 }
 
-TEST_CASE("ordered sums add in ascending index order from zero (the order is the contract, not the value)", "[ordered_products]") {
+TEST_CASE("ordered sums add in ascending index order from zero (the order is the contract, not the value)",
+          "[ordered_products]") {
   // (((0 + 1e16) + 1) − 1e16) + 1: the 1 added to 1e16 is lost, so index order gives 1, not 2 or 0.
   const double x[] = {1e16, 1.0, -1e16, 1.0};
   CHECK(headlab::ordered_sum(x, 4) == 1.0);
@@ -63,8 +68,10 @@ TEST_CASE("causal products skip the zeros above the diagonal and keep every othe
     const Matrix z = headlab::ordered_causal_product(pattern, v), z_full = headlab::ordered_product(pattern, v);
     CHECK((z.array() == z_full.array()).all());
   }
-  CHECK_THROWS_AS(headlab::ordered_causal_product(rng.normal_matrix(3, 4), rng.normal_matrix(4, 2)), headlab::InputError);
-  CHECK_THROWS_AS(headlab::ordered_causal_product_nt(rng.normal_matrix(3, 4), rng.normal_matrix(5, 4)), headlab::InputError);
+  CHECK_THROWS_AS(headlab::ordered_causal_product(rng.normal_matrix(3, 4), rng.normal_matrix(4, 2)),
+                  headlab::InputError);
+  CHECK_THROWS_AS(headlab::ordered_causal_product_nt(rng.normal_matrix(3, 4), rng.normal_matrix(5, 4)),
+                  headlab::InputError);
 }
 
 namespace {

@@ -18,7 +18,8 @@ TEST_CASE("swap_projection_coordinates swaps two output columns", "[projection_e
   CHECK_THROWS_WITH(headlab::swap_projection_coordinates(w, 0, 3), Catch::Contains("coordinate b = 3 is out of range"));
 }
 
-TEST_CASE("rotating Q and K by random orthogonal matrices leaves every score unchanged", "[projection_edit][property]") {
+TEST_CASE("rotating Q and K by random orthogonal matrices leaves every score unchanged",
+          "[projection_edit][property]") {
   headlab::Random rng(20261129);
   for (int d : {1, 2, 3, 5, 8, 16, 64}) {
     for (int trial = 0; trial < 5; ++trial) {
@@ -49,8 +50,7 @@ TEST_CASE("a non-orthogonal rotation is rejected with its defect", "[projection_
   const Matrix q = Matrix::Identity(2, 2);
   Matrix shear(2, 2);
   shear << 1, 0.5, 0, 1;
-  CHECK_THROWS_WITH(headlab::rotate_query_key(q, q, shear),
-                    Catch::Contains("rotation (2 × 2) is not orthogonal"));
+  CHECK_THROWS_WITH(headlab::rotate_query_key(q, q, shear), Catch::Contains("rotation (2 × 2) is not orthogonal"));
   CHECK_THROWS_WITH(headlab::rotate_query_key(q, q, Matrix::Identity(3, 3)),
                     Catch::Contains("rotation must be 2 × 2, got 3 × 3"));
   Matrix nan_r = Matrix::Identity(2, 2);
@@ -108,7 +108,8 @@ TEST_CASE("a non-orthogonal A changes query lengths and angles but not scores", 
   CHECK_THAT(via_a.condition_number, Catch::Matchers::WithinRel(1.0, headlab::test::kSvdRelative));
 }
 
-TEST_CASE("singular, ill-conditioned, non-finite or misshapen A is rejected with a message", "[projection_edit][errors]") {
+TEST_CASE("singular, ill-conditioned, non-finite or misshapen A is rejected with a message",
+          "[projection_edit][errors]") {
   const Matrix q = Matrix::Identity(2, 2);
   Matrix singular(2, 2);
   singular << 1, 2, 2, 4;
@@ -117,11 +118,13 @@ TEST_CASE("singular, ill-conditioned, non-finite or misshapen A is rejected with
   CHECK_THROWS_WITH(headlab::change_query_key_basis(q, q, zero), Catch::Contains("singular"));
   Matrix nearly(2, 2);
   nearly << 1, 0, 0, 1e-10;
-  CHECK_THROWS_WITH(headlab::change_query_key_basis(q, q, nearly), Catch::Contains("condition number 1e+10 exceeds 1e+08"));
+  CHECK_THROWS_WITH(headlab::change_query_key_basis(q, q, nearly),
+                    Catch::Contains("condition number 1e+10 exceeds 1e+08"));
   Matrix nan_a = Matrix::Identity(2, 2);
   nan_a(1, 0) = std::nan("");
   CHECK_THROWS_WITH(headlab::change_query_key_basis(q, q, nan_a), Catch::Contains("A (2 × 2) has a non-finite entry"));
-  CHECK_THROWS_WITH(headlab::change_query_key_basis(q, q, Matrix::Identity(3, 3)), Catch::Contains("A must be 2 × 2, got 3 × 3"));
+  CHECK_THROWS_WITH(headlab::change_query_key_basis(q, q, Matrix::Identity(3, 3)),
+                    Catch::Contains("A must be 2 × 2, got 3 × 3"));
 }
 
 TEST_CASE("query_key_picture matches the attention head at s = 1/sqrt(d_k) and sharpens with s", "[projection_edit]") {
@@ -134,18 +137,22 @@ TEST_CASE("query_key_picture matches the attention head at s = 1/sqrt(d_k) and s
   CHECK((p.scores - head.scores).cwiseAbs().maxCoeff() <= 2 * headlab::test::kEpsilon);
   CHECK((p.weights - head.weights).cwiseAbs().maxCoeff() <= headlab::test::softmax_row_sum_bound(2));
   // softmax(0, 1/√2): the first query leans 33/67 towards the second key ...
-  CHECK_THAT(p.weights(0, 1), Catch::Matchers::WithinRel(1.0 / (1.0 + std::exp(-1.0 / std::sqrt(2.0))), headlab::test::kLibmPathRelative));
+  CHECK_THAT(p.weights(0, 1), Catch::Matchers::WithinRel(1.0 / (1.0 + std::exp(-1.0 / std::sqrt(2.0))),
+                                                         headlab::test::kLibmPathRelative));
   // ... and at s = 4 by 98/2; at s = 0 the weights are uniform.
   const auto sharp = headlab::query_key_picture(q, k, v, 4.0);
-  CHECK_THAT(sharp.weights(0, 1), Catch::Matchers::WithinRel(1.0 / (1.0 + std::exp(-4.0)), headlab::test::kLibmPathRelative));
+  CHECK_THAT(sharp.weights(0, 1),
+             Catch::Matchers::WithinRel(1.0 / (1.0 + std::exp(-4.0)), headlab::test::kLibmPathRelative));
   const auto flat = headlab::query_key_picture(q, k, v, 0.0);
   CHECK(flat.weights(0, 0) == 0.5);
   CHECK((sharp.reading - sharp.weights * v).cwiseAbs().maxCoeff() == 0.0);
   CHECK(p.query_key_angles(0, 1) == 0.0);
   CHECK_THAT(p.query_key_angles(0, 0), Catch::Matchers::WithinRel(M_PI / 2, headlab::test::kAngleRelative));
-  CHECK_THROWS_WITH(headlab::query_key_picture(q, k, v, -1.0), Catch::Contains("score scale must be a finite number ≥ 0"));
+  CHECK_THROWS_WITH(headlab::query_key_picture(q, k, v, -1.0),
+                    Catch::Contains("score scale must be a finite number ≥ 0"));
   CHECK_THROWS_WITH(headlab::query_key_picture(q, k, v, std::nan("")), Catch::Contains("score scale"));
-  CHECK_THROWS_WITH(headlab::query_key_picture(q, k, Matrix::Identity(3, 2), 1.0), Catch::Contains("v (3 × 2) must have one row per key, 2"));
+  CHECK_THROWS_WITH(headlab::query_key_picture(q, k, Matrix::Identity(3, 2), 1.0),
+                    Catch::Contains("v (3 × 2) must have one row per key, 2"));
   Matrix huge = Matrix::Constant(2, 2, 1e200);
   CHECK_THROWS_WITH(headlab::query_key_picture(huge, huge, v, 1.0), Catch::Contains("overflowed"));
 }

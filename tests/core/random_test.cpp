@@ -81,7 +81,8 @@ TEST_CASE("fill_normal draws the same bits as repeated normal()", "[random]") {
   CHECK(a.next_u64() == b.next_u64());
 }
 
-TEST_CASE("fill_normal_groups draws as its fill_normal calls in order: first's group, then second's, per group", "[random]") {
+TEST_CASE("fill_normal_groups draws as its fill_normal calls in order: first's group, then second's, per group",
+          "[random]") {
   // 3,000 groups of 9 + 36 (a feature-recovery batch's request row and records): 135,000 draws,
   // the wedge and tail paths among them; then the state goes on as after the calls.
   Random a(7), b(7);

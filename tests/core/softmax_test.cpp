@@ -55,8 +55,8 @@ TEST_CASE("softmax row backward matches central differences", "[softmax][gradien
   const Matrix a = softmax_rows(s);
   const Matrix ds = headlab::softmax_row_backward(a.row(0), upstream);
   Matrix scores = s;
-  headlab::test::check_gradient("s", [&] { return softmax_rows(scores).row(0).dot(upstream); }, scores, ds,
-                                headlab::test::kSoftmaxGradient);
+  headlab::test::check_gradient(
+      "s", [&] { return softmax_rows(scores).row(0).dot(upstream); }, scores, ds, headlab::test::kSoftmaxGradient);
 }
 
 TEST_CASE("softmax on a row equals softmax_rows bit for bit, and its cross-entropy is −log of it", "[softmax]") {
@@ -71,6 +71,7 @@ TEST_CASE("softmax on a row equals softmax_rows bit for bit, and its cross-entro
   CHECK(weights[2] == weights[4]);
   const double loss = headlab::softmax_cross_entropy(scores, 5, 1, p, headlab::exp_nonpositive);
   // p is the softmax through exp_nonpositive (< 4 ulp from std::exp) times the sum's reciprocal.
-  for (int j = 0; j < 5; ++j) CHECK_THAT(p[j], Catch::Matchers::WithinRel(weights[j], headlab::test::kExpVariantRelative));
+  for (int j = 0; j < 5; ++j)
+    CHECK_THAT(p[j], Catch::Matchers::WithinRel(weights[j], headlab::test::kExpVariantRelative));
   CHECK_THAT(loss, Catch::Matchers::WithinRel(-std::log(weights[1]), headlab::test::kExpVariantRelative));
 }

@@ -136,19 +136,23 @@ TEST_CASE("ablated forward: mean ablation reproduces head_ablation_loss per head
   const std::vector<int> prompt = {1, 2, 3, 4, 1, 2, 3, 4};
   const std::vector<int> prefix(prompt.begin(), prompt.begin() + 5);
   CHECK((ablated_forward(w, prompt, {}, Ablation::mean, sequences, seed).logits - transformer_forward(w, prompt).logits)
-            .cwiseAbs().maxCoeff() == 0.0);
+            .cwiseAbs()
+            .maxCoeff() == 0.0);
   const auto full = ablated_forward(w, prompt, {{0, 1}, {1, 2}}, Ablation::mean, sequences, seed);
   const auto part = ablated_forward(w, prefix, {{0, 1}, {1, 2}}, Ablation::mean, sequences, seed);
   CHECK((full.logits.topRows(5) - part.logits).cwiseAbs().maxCoeff() <= headlab::test::kReorderedSumAbsolute);
   CHECK((full.logits - transformer_forward(w, prompt).logits).cwiseAbs().maxCoeff() > 1e-3);
-  CHECK_THROWS_WITH(ablated_forward(w, prompt, {{2, 0}}, Ablation::zero, 1, 0), Catch::Contains("head 2.0 is not in the model"));
+  CHECK_THROWS_WITH(ablated_forward(w, prompt, {{2, 0}}, Ablation::zero, 1, 0),
+                    Catch::Contains("head 2.0 is not in the model"));
   CHECK_THROWS_WITH(ablated_forward(w, prompt, {{1, 1}, {1, 1}}, Ablation::zero, 1, 0), Catch::Contains("named twice"));
-  CHECK_THROWS_WITH(ablated_forward(w, prompt, {{1, 1}}, Ablation::mean, 0, 0), Catch::Contains("sequences must be in [1, 10000]"));
+  CHECK_THROWS_WITH(ablated_forward(w, prompt, {{1, 1}}, Ablation::mean, 0, 0),
+                    Catch::Contains("sequences must be in [1, 10000]"));
 }
 
-TEST_CASE("activation patching: positions before the first difference change nothing, and in one layer without "
-          "LayerNorm the last position's effect is the head's direct logit difference",
-          "[transformer_analysis]") {
+TEST_CASE(
+    "activation patching: positions before the first difference change nothing, and in one layer without "
+    "LayerNorm the last position's effect is the head's direct logit difference",
+    "[transformer_analysis]") {
   const auto w = random_model(Normalization::none, true, 1, 6);
   const std::vector<int> clean{1, 2, 3, 4, 5, 6}, corrupted{1, 2, 3, 9, 5, 6};
   const int answer = 7, wrong = 8;
@@ -159,7 +163,8 @@ TEST_CASE("activation patching: positions before the first difference change not
     for (int p = 0; p < 3; ++p) CHECK(r.normalised(h, p) == 1.0);  // identical outputs before position 3 (causal)
     for (int p = 3; p < 5; ++p) CHECK(r.normalised(h, p) == 1.0);  // one layer: only the last row reaches the logits
     const auto dc = direct_logit_attribution(w, clean, 5, answer), dcw = direct_logit_attribution(w, clean, 5, wrong);
-    const auto rc = direct_logit_attribution(w, corrupted, 5, answer), rcw = direct_logit_attribution(w, corrupted, 5, wrong);
+    const auto rc = direct_logit_attribution(w, corrupted, 5, answer),
+               rcw = direct_logit_attribution(w, corrupted, 5, wrong);
     const double span = r.clean_logit_difference - r.corrupted_logit_difference;
     const double expected = 1.0 + ((rc.heads(0, h) - rcw.heads(0, h)) - (dc.heads(0, h) - dcw.heads(0, h))) / span;
     CHECK(std::abs(r.normalised(h, 5) - expected) <= headlab::test::dot_product_bound(100, 10.0) / std::abs(span));
@@ -195,7 +200,8 @@ TEST_CASE("analyze_transformer: defaults are the last position and the top token
   CHECK(a.qk.empty());
   AnalysisRequest bad = r;
   bad.position = -2;
-  CHECK_THROWS_WITH(analyze_transformer(w, bad), Catch::Contains("position must be -1 (the last) or in [0, 5), got -2"));
+  CHECK_THROWS_WITH(analyze_transformer(w, bad),
+                    Catch::Contains("position must be -1 (the last) or in [0, 5), got -2"));
   bad = r;
   bad.token = -3;
   CHECK_THROWS_WITH(analyze_transformer(w, bad), Catch::Contains("token must be -1"));
@@ -268,7 +274,8 @@ Matrix naive_patching(const TransformerWeights& w, const std::vector<int>& clean
         const HeadHook hook = [&](int layer, int head, Matrix& o) {
           if (layer == l && head == h) o.row(p) = corrupted_run.layers[l].head_output[h].row(p);
         };
-        out(l * c.n_heads + h, p) = (ld(transformer_forward(w, clean, hook).logits) - ld_corrupted) / (ld_clean - ld_corrupted);
+        out(l * c.n_heads + h, p) =
+            (ld(transformer_forward(w, clean, hook).logits) - ld_corrupted) / (ld_clean - ld_corrupted);
       }
   return out;
 }
@@ -324,7 +331,8 @@ TEST_CASE("the fast patching and ablation paths equal the naive full forward pas
       Random rng = Random(3).stream(kEvaluationStream);
       const auto batch = repeated_batch(w.config, rng, 3);
       for (const auto mode : {Ablation::zero, Ablation::mean}) {
-        CHECK((head_ablation_loss(w, batch, mode) - naive_ablation(w, batch, mode)).cwiseAbs().maxCoeff() <= kAblationLossBound);
+        CHECK((head_ablation_loss(w, batch, mode) - naive_ablation(w, batch, mode)).cwiseAbs().maxCoeff() <=
+              kAblationLossBound);
       }
     }
   }

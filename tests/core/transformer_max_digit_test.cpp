@@ -15,7 +15,8 @@
 using headlab::Random;
 using namespace headlab::transformer;
 
-TEST_CASE("the max-digit model through the transformer forward gives the per-token-table logits", "[transformer][max_digit]") {
+TEST_CASE("the max-digit model through the transformer forward gives the per-token-table logits",
+          "[transformer][max_digit]") {
   // Initial weights at two scales and weights after 300 steps of the article's recipe
   // (logits of order ten, as in the shipped model).
   headlab::max_digit::MaxDigitTrainingSettings s;

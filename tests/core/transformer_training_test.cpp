@@ -96,8 +96,9 @@ TEST_CASE("the transformer trainer follows the trainer protocol: chunking gives 
   TransformerTrainer diverging(wild);
   CHECK(diverging.step(10).done);
   CHECK(diverging.diverged_at() == 1);
-  CHECK_THAT(diverging.divergence_message(), Catch::StartsWith("training diverged at step 1: a weight reached") &&
-                                                 Catch::EndsWith("beyond the magnitude limit ±1e+06 (learning_rate 1e+08)"));
+  CHECK_THAT(diverging.divergence_message(),
+             Catch::StartsWith("training diverged at step 1: a weight reached") &&
+                 Catch::EndsWith("beyond the magnitude limit ±1e+06 (learning_rate 1e+08)"));
   TransformerTrainer healthy(tiny());
   healthy.step(5);
   CHECK(healthy.diverged_at() == 0);

@@ -22,7 +22,8 @@ TEST_CASE("files: an atomic write replaces the whole file and leaves no temporar
   CHECK_THROWS_WITH(read_text_file(path, "--in", 3), "--in: \"" + path + "\" is larger than 3 bytes");
   CHECK_THROWS_WITH(read_text_file((dir / "absent").string(), "--in"), Catch::StartsWith("--in: cannot open"));
   // Writing into a directory that does not exist fails with a message and creates nothing.
-  CHECK_THROWS_WITH(write_file_atomically((dir / "no" / "x.json").string(), "x"), Catch::StartsWith("--out: cannot write"));
+  CHECK_THROWS_WITH(write_file_atomically((dir / "no" / "x.json").string(), "x"),
+                    Catch::StartsWith("--out: cannot write"));
   std::filesystem::remove_all(dir);
 }
 

@@ -10,9 +10,10 @@ using namespace headlab;
 using namespace headlab::formats;
 
 TEST_CASE("json: numbers, strings and nesting read as RFC 8259 says", "[formats][json]") {
-  const JsonValue v = parse_json(" {\"a\": [1, -2, 3.5e2, 18446744073709551615, 1e-400],"
-                                 " \"b\": \"x\\u00e9\\ud83d\\ude00\\n\", \"c\": [true, false, null], \"d\": {}} ",
-                                 "test");
+  const JsonValue v = parse_json(
+      " {\"a\": [1, -2, 3.5e2, 18446744073709551615, 1e-400],"
+      " \"b\": \"x\\u00e9\\ud83d\\ude00\\n\", \"c\": [true, false, null], \"d\": {}} ",
+      "test");
   REQUIRE(v.is_object());
   const JsonValue& a = field(v, "a");
   CHECK(a.size() == 5);
@@ -28,8 +29,7 @@ TEST_CASE("json: numbers, strings and nesting read as RFC 8259 says", "[formats]
   CHECK_THROWS_WITH(field(v, "e"), "missing field \"e\"");
 }
 
-TEST_CASE("json: writes nlohmann's bytes (sorted keys, shortest doubles, integers, explicit null)",
-          "[formats][json]") {
+TEST_CASE("json: writes nlohmann's bytes (sorted keys, shortest doubles, integers, explicit null)", "[formats][json]") {
   JsonValue v = JsonValue::object();
   v["z"] = 0.1;
   v["a"] = 1200.0;
@@ -56,8 +56,9 @@ TEST_CASE("json: a non-finite number is refused by both writers, naming its fiel
   JsonValue v = JsonValue::object();
   v["results"]["loss"] = 0.5;
   v["results"]["query_r2"] = JsonValue(std::vector<double>{0.9, NAN, 0.8});
-  CHECK_THROWS_WITH(dump_json(v), "cannot write NaN as a JSON number (field \"results.query_r2[1]\"): the value is "
-                                  "undefined or overflowed; a file holds finite numbers only");
+  CHECK_THROWS_WITH(dump_json(v),
+                    "cannot write NaN as a JSON number (field \"results.query_r2[1]\"): the value is "
+                    "undefined or overflowed; a file holds finite numbers only");
   CHECK_THROWS_WITH(dump_json(JsonValue(INFINITY)), Catch::StartsWith("cannot write +Infinity as a JSON number: "));
   CHECK_THROWS_AS(dump_json(JsonValue(std::vector<double>{-INFINITY})), InputError);
   JsonWriter w;
@@ -129,9 +130,9 @@ TEST_CASE("json: the streaming writer gives dump_json's bytes and refuses keys o
   w.begin_object().key("a").value(1200.0).key("b").begin_array().value(true).value(-2L).end_array();
   w.key("m").matrix(m).key("n").numbers(m.data(), 2).key("s").value("x\ty").key("u").value(18446744073709551615ull);
   w.end_object();
-  JsonValue v = JsonValue::Object{{"a", 1200.0}, {"b", JsonValue::Array{true, -2L}}, {"m", matrix_to_json(m)},
-                                  {"n", std::vector<double>{1, 0.5}}, {"s", "x\ty"},
-                                  {"u", 18446744073709551615ull}};
+  JsonValue v = JsonValue::Object{
+      {"a", 1200.0}, {"b", JsonValue::Array{true, -2L}}, {"m", matrix_to_json(m)}, {"n", std::vector<double>{1, 0.5}},
+      {"s", "x\ty"}, {"u", 18446744073709551615ull}};
   CHECK(w.text() == dump_json(v));
   JsonWriter bad;
   bad.begin_object().key("b").value(1);
@@ -149,10 +150,11 @@ TEST_CASE("json: a repeated key and text that is not UTF-8 are refused, naming t
                     "the config has the key \"n\" twice (the second at line 2, column 2)");
   CHECK_THROWS_WITH(parse_json(R"({"a":{"b":1,"b":1}})", "w"), Catch::Contains("the key \"b\" twice"));
   CHECK(parse_json(R"({"a":{"b":1},"b":{"a":1}})", "w").size() == 2);  // one name in two objects is fine
-  for (const std::string bad : {"\x80", "\xc1\xbf", "\xf5\x80\x80\x80", "\xe0\x9f\xbf", "\xed\xbf\xbf", "\xf0\x8f\xbf\xbf",
-                                "\xf4\x90\x80\x80", "\xc3", "\xe2\x28\xa1"}) {
+  for (const std::string bad : {"\x80", "\xc1\xbf", "\xf5\x80\x80\x80", "\xe0\x9f\xbf", "\xed\xbf\xbf",
+                                "\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80", "\xc3", "\xe2\x28\xa1"}) {
     INFO(excerpt(bad));
-    CHECK_THROWS_WITH(parse_json("[\"" + bad + "\"]", "w"), Catch::Contains("is not valid JSON: invalid UTF-8 in a string"));
+    CHECK_THROWS_WITH(parse_json("[\"" + bad + "\"]", "w"),
+                      Catch::Contains("is not valid JSON: invalid UTF-8 in a string"));
   }
   // The smallest and largest well-formed sequence of each length.
   for (const std::string good : {"\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xed\x9f\xbf", "\xee\x80\x80", "\xef\xbf\xbf",

@@ -35,9 +35,9 @@ using headlab::test::shipped_file;
 namespace {
 
 struct LimitRow {
-  std::string input;                              // the docs/limits.md row
-  std::function<void(std::size_t extra)> read;   // reads the input at the limit + extra
-  std::string beyond;                             // what the message one past the limit says
+  std::string input;                            // the docs/limits.md row
+  std::function<void(std::size_t extra)> read;  // reads the input at the limit + extra
+  std::string beyond;                           // what the message one past the limit says
 };
 
 std::string padded(std::string text, std::size_t size) {
@@ -55,7 +55,8 @@ std::string just_above(double x) {
 
 std::string with_length_prefix(const std::string& header, const std::string& data) {
   std::string out;
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((static_cast<std::uint64_t>(header.size()) >> (8 * i)) & 0xFF));
+  for (int i = 0; i < 8; ++i)
+    out.push_back(static_cast<char>((static_cast<std::uint64_t>(header.size()) >> (8 * i)) & 0xFF));
   return out + header + data;
 }
 
@@ -166,14 +167,16 @@ TEST_CASE("limits: every reader's limit is read at the limit and refused one pas
        "the header lists 4097 tensors; the limit is 4096"},
       {"safetensors header, tensor name length",
        [&](std::size_t extra) {
-         read_bytes(with_length_prefix("{\"" + std::string(st.max_name_length + extra, 'n') + one_tensor_end, two_floats));
+         read_bytes(
+             with_length_prefix("{\"" + std::string(st.max_name_length + extra, 'n') + one_tensor_end, two_floats));
        },
        "its name has 257 bytes; the limit is 256"},
       {"safetensors header, tensor rank",
        [&](std::size_t extra) {
          std::string shape = "[2";
          for (std::size_t i = 1; i < st.max_rank + extra; ++i) shape += ",1";
-         read_bytes(with_length_prefix(R"({"a":{"dtype":"F32","shape":)" + shape + R"(],"data_offsets":[0,8]}})", two_floats));
+         read_bytes(
+             with_length_prefix(R"({"a":{"dtype":"F32","shape":)" + shape + R"(],"data_offsets":[0,8]}})", two_floats));
        },
        "has 5 dimensions; at most 4"},
       {"transformer config file, size",
@@ -181,15 +184,13 @@ TEST_CASE("limits: every reader's limit is read at the limit and refused one pas
        "config: the file has 4194305 bytes; the limit is 4194304"},
       {"transformer weights, |entry| of every tensor",
        [&](std::size_t extra) {
-         const auto [config_text, bytes] =
-             model_with_entry(extra ? just_above(kMaxWeightMagnitude) : "1e6");
+         const auto [config_text, bytes] = model_with_entry(extra ? just_above(kMaxWeightMagnitude) : "1e6");
          read_transformer(config_text, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
        },
        "embed.W_E has an entry 1e+06 at flat index 0 beyond the magnitude limit ±1e+06"},
       {"transformer weights, |entry| of every tensor (negative)",
        [&](std::size_t extra) {
-         const auto [config_text, bytes] =
-             model_with_entry(extra ? "-" + just_above(kMaxWeightMagnitude) : "-1e6");
+         const auto [config_text, bytes] = model_with_entry(extra ? "-" + just_above(kMaxWeightMagnitude) : "-1e6");
          read_transformer(config_text, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
        },
        "embed.W_E has an entry -1e+06 at flat index 0 beyond the magnitude limit ±1e+06"},
@@ -200,7 +201,8 @@ TEST_CASE("limits: every reader's limit is read at the limit and refused one pas
     CHECK_THROWS_WITH(row.read(1), Catch::Contains(row.beyond));
   }
   // The tensor count excludes __metadata__: 4096 tensors and the metadata are read.
-  CHECK(read_bytes(with_length_prefix(R"({"__metadata__":{"format":"pt"},)" + empty_tensors(st.max_tensors).substr(1), ""))
+  CHECK(read_bytes(
+            with_length_prefix(R"({"__metadata__":{"format":"pt"},)" + empty_tensors(st.max_tensors).substr(1), ""))
             .tensors.size() == st.max_tensors);
 }
 

@@ -36,5 +36,6 @@ TEST_CASE("weights at the magnitude limit: every analysis stays finite, so the f
   CHECK(file.find("inf") == std::string::npos);
   // Just beyond it: refused.
   w.E(2, 3) = std::nextafter(headlab::kMaxWeightMagnitude, 2e6);
-  CHECK_THROWS_WITH(md::validate_weights(w), Catch::Contains("E (14 × 64) has an entry 1e+06 at row 2, column 3 beyond"));
+  CHECK_THROWS_WITH(md::validate_weights(w),
+                    Catch::Contains("E (14 × 64) has an entry 1e+06 at row 2, column 3 beyond"));
 }

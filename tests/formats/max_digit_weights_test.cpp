@@ -69,16 +69,19 @@ TEST_CASE("weights file: every kind of bad file has its own short message", "[fo
     const auto from = at + matrix.size() + 5, to = t.find(',', from);
     return t.replace(from, to - from, value);
   };
-  CHECK_THROWS_WITH(read_max_digit_weights(first_entry("E", "1e200")),
-                    Catch::Contains("E (14 × 64) has an entry 1e+200 at row 0, column 0 beyond the magnitude limit ±1e+06"));
+  CHECK_THROWS_WITH(
+      read_max_digit_weights(first_entry("E", "1e200")),
+      Catch::Contains("E (14 × 64) has an entry 1e+200 at row 0, column 0 beyond the magnitude limit ±1e+06"));
   CHECK_THROWS_WITH(read_max_digit_weights(first_entry("W_U", "-1000001")),
                     Catch::Contains("W_U (64 × 14) has an entry -1e+06 at row 0, column 0 beyond"));
   CHECK_THROWS_WITH(read_max_digit_weights(with("\"format_version\":1", "\"format_version\":1.0000000000000002")),
                     "format_version 1.0000000000000002 is not supported; this core reads version 1");
-  CHECK_THROWS_WITH(read_max_digit_weights("[" + std::string(100000, '[')), Catch::Contains("nested deeper than 8 levels"));
+  CHECK_THROWS_WITH(read_max_digit_weights("[" + std::string(100000, '[')),
+                    Catch::Contains("nested deeper than 8 levels"));
   // A scalar field holding a 100,000-deep value or a 1 MB string: refused by the reader's limits
   // with a short excerpt, not dumped into the message.
-  for (const std::string& value : {std::string(100000, '[') + std::string(100000, ']'), "\"" + std::string(1 << 20, 'a') + "\""}) {
+  for (const std::string& value :
+       {std::string(100000, '[') + std::string(100000, ']'), "\"" + std::string(1 << 20, 'a') + "\""}) {
     try {
       read_max_digit_weights(with("\"format_version\":1", "\"format_version\":" + value));
       FAIL("accepted");

@@ -52,7 +52,8 @@ TEST_CASE("safetensors: a hand-written F32 file reads back with names, shapes an
   CHECK(file.find("c") == nullptr);
 }
 
-TEST_CASE("safetensors: the writer's bytes read back bit for bit (F64, F32, BOOL, non-finite recorded)", "[safetensors]") {
+TEST_CASE("safetensors: the writer's bytes read back bit for bit (F64, F32, BOOL, non-finite recorded)",
+          "[safetensors]") {
   std::vector<Tensor> tensors(3);
   tensors[0] = {"w", DType::F64, {2, 3}, {1.0 / 3, -0.0, 1e-300, 5, 6, 7}, -1};
   tensors[1] = {"m", DType::BOOL, {2}, {1, 0}, -1};
@@ -77,7 +78,9 @@ TEST_CASE("safetensors: every malformed file is an InputError naming what is wro
   // Sanity: the base case reads.
   CHECK(read(file_of(ok_header, data)).tensors.size() == 1);
 
-  SECTION("truncated before the header length") { CHECK_THROWS_WITH(read("abc"), Catch::Contains("truncated: 3 bytes")); }
+  SECTION("truncated before the header length") {
+    CHECK_THROWS_WITH(read("abc"), Catch::Contains("truncated: 3 bytes"));
+  }
   SECTION("header length past the end") {
     std::string bytes = file_of(ok_header, data);
     bytes[0] = static_cast<char>(200);
@@ -96,7 +99,8 @@ TEST_CASE("safetensors: every malformed file is an InputError naming what is wro
     CHECK_THROWS_WITH(read(file_of(ok_header, data + "zz")), Catch::Contains("[8, 10) at the end"));
   }
   SECTION("overlap") {
-    const std::string h = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})";
+    const std::string h =
+        R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})";
     CHECK_THROWS_WITH(read(file_of(h, data)), Catch::Contains("overlap"));
   }
   SECTION("gap") {
@@ -122,8 +126,7 @@ TEST_CASE("safetensors: every malformed file is an InputError naming what is wro
                       Catch::Contains("data_offsets"));
   }
   SECTION("an element count that overflows") {
-    const std::string h =
-        R"({"a":{"dtype":"F64","shape":[4294967296,4294967296,16],"data_offsets":[0,8]}})";
+    const std::string h = R"({"a":{"dtype":"F64","shape":[4294967296,4294967296,16],"data_offsets":[0,8]}})";
     CHECK_THROWS_WITH(read(file_of(h, data)), Catch::Contains("more elements"));
   }
   SECTION("too many dimensions") {
@@ -171,8 +174,9 @@ TEST_CASE("safetensors: a repeated key, bad UTF-8 and long free text are judged 
   SECTION("a tensor name given twice, the second pointing at other bytes") {
     // The first "a" covers the whole buffer; keeping only the second made the rest tile exactly.
     const std::string h = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)" + a + "," + b + "}";
-    CHECK_THROWS_WITH(read(file_of(h, data)),
-                      Catch::StartsWith("safetensors: the header has the key \"a\" twice (the second at line 1, column 55)"));
+    CHECK_THROWS_WITH(
+        read(file_of(h, data)),
+        Catch::StartsWith("safetensors: the header has the key \"a\" twice (the second at line 1, column 55)"));
   }
   SECTION("__metadata__ given twice") {
     const std::string h = R"({"__metadata__":{"format":"pt"},"__metadata__":{"format":"tf"},)" + a + "," + b + "}";
@@ -200,7 +204,8 @@ TEST_CASE("safetensors: a repeated key, bad UTF-8 and long free text are judged 
   }
   SECTION("a metadata value of 300 characters (a model card's description) is free text") {
     const std::string description(300, 'd');
-    const auto file = read(file_of(R"({"__metadata__":{"description":")" + description + "\"}," + a + "," + b + "}", data));
+    const auto file =
+        read(file_of(R"({"__metadata__":{"description":")" + description + "\"}," + a + "," + b + "}", data));
     CHECK(file.metadata.at("description") == description);
   }
   SECTION("a tensor name of exactly 256 characters is read; 257 are refused naming the limit") {

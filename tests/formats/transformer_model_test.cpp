@@ -98,35 +98,49 @@ TEST_CASE("transformer model: unsupported, unknown, missing, mis-shaped and NaN 
   const auto c = config_ln();
   const auto w = random_model(c, 5);
   const Tensor none{};
-  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "x", {"blocks.0.mlp.W_in", DType::F64, {4, 16}, std::vector<double>(64, 0.0), -1})),
-                    Catch::Contains("blocks.0.mlp.W_in: MLP blocks are not supported"));
-  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "x", {"blocks.1.ln2.w", DType::F64, {4}, std::vector<double>(4, 1.0), -1})),
+  CHECK_THROWS_WITH(
+      transformer_weights_from_safetensors(
+          c, edited(w, "x", {"blocks.0.mlp.W_in", DType::F64, {4, 16}, std::vector<double>(64, 0.0), -1})),
+      Catch::Contains("blocks.0.mlp.W_in: MLP blocks are not supported"));
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(
+                        c, edited(w, "x", {"blocks.1.ln2.w", DType::F64, {4}, std::vector<double>(4, 1.0), -1})),
                     Catch::Contains("blocks.1.ln2.w"));
-  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "x", {"blocks.0.attn.rotary_sin", DType::F64, {1}, {0.0}, -1})),
-                    Catch::Contains("rotary embeddings are not supported"));
-  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "x", {"decoder.weight", DType::F64, {1}, {0.0}, -1})),
-                    Catch::Contains("unknown tensor decoder.weight"));
-  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "x", {"blocks.2.attn.W_Q", DType::F64, {1}, {0.0}, -1})),
-                    Catch::Contains("belongs to layer 2; config.n_layers = 2"));
+  CHECK_THROWS_WITH(
+      transformer_weights_from_safetensors(c, edited(w, "x", {"blocks.0.attn.rotary_sin", DType::F64, {1}, {0.0}, -1})),
+      Catch::Contains("rotary embeddings are not supported"));
+  CHECK_THROWS_WITH(
+      transformer_weights_from_safetensors(c, edited(w, "x", {"decoder.weight", DType::F64, {1}, {0.0}, -1})),
+      Catch::Contains("unknown tensor decoder.weight"));
+  CHECK_THROWS_WITH(
+      transformer_weights_from_safetensors(c, edited(w, "x", {"blocks.2.attn.W_Q", DType::F64, {1}, {0.0}, -1})),
+      Catch::Contains("belongs to layer 2; config.n_layers = 2"));
   CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "blocks.1.attn.W_V", none)),
                     Catch::Contains("blocks.1.attn.W_V is missing"));
   CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "ln_final.w", none)),
                     Catch::Contains("ln_final.w is missing"));
-  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "blocks.0.attn.W_O", {"blocks.0.attn.W_O", DType::F64, {3, 4, 2}, std::vector<double>(24, 0.0), -1})),
-                    Catch::Contains("blocks.0.attn.W_O has shape [3, 4, 2]; the config implies [n_heads, d_head, d_model] = [3, 2, 4]"));
+  CHECK_THROWS_WITH(
+      transformer_weights_from_safetensors(
+          c, edited(w, "blocks.0.attn.W_O",
+                    {"blocks.0.attn.W_O", DType::F64, {3, 4, 2}, std::vector<double>(24, 0.0), -1})),
+      Catch::Contains(
+          "blocks.0.attn.W_O has shape [3, 4, 2]; the config implies [n_heads, d_head, d_model] = [3, 2, 4]"));
   std::vector<double> nan_values(24, 0.5);
   nan_values[7] = NAN;
-  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "embed.W_E", {"embed.W_E", DType::F64, {6, 4}, nan_values, -1})),
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(
+                        c, edited(w, "embed.W_E", {"embed.W_E", DType::F64, {6, 4}, nan_values, -1})),
                     Catch::Contains("embed.W_E has a non-finite value (nan) at flat index 7"));
   // Finite but huge: refused by magnitude (1e100 overflowed the residual to all-zero logits).
   std::vector<double> huge(24, 0.5);
   huge[3] = -1e100;
-  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "embed.W_E", {"embed.W_E", DType::F64, {6, 4}, huge, -1})),
-                    "embed.W_E has an entry -1e+100 at flat index 3 beyond the magnitude limit ±1e+06");
+  CHECK_THROWS_WITH(
+      transformer_weights_from_safetensors(c, edited(w, "embed.W_E", {"embed.W_E", DType::F64, {6, 4}, huge, -1})),
+      "embed.W_E has an entry -1e+100 at flat index 3 beyond the magnitude limit ±1e+06");
   huge[3] = headlab::kMaxWeightMagnitude;
-  CHECK_NOTHROW(transformer_weights_from_safetensors(c, edited(w, "embed.W_E", {"embed.W_E", DType::F64, {6, 4}, huge, -1})));
+  CHECK_NOTHROW(
+      transformer_weights_from_safetensors(c, edited(w, "embed.W_E", {"embed.W_E", DType::F64, {6, 4}, huge, -1})));
   std::vector<double> mask(25, 1.0);  // all ones: not causal
-  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "blocks.0.attn.mask", {"blocks.0.attn.mask", DType::BOOL, {5, 5}, mask, -1})),
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(
+                        c, edited(w, "blocks.0.attn.mask", {"blocks.0.attn.mask", DType::BOOL, {5, 5}, mask, -1})),
                     Catch::Contains("not the causal mask at (0, 1)"));
   // Config disagreeing with the tensors.
   auto pre = c;
@@ -146,18 +160,24 @@ TEST_CASE("transformer model: unsupported, unknown, missing, mis-shaped and NaN 
 TEST_CASE("transformer config: bad JSON and fields are named", "[formats]") {
   const std::string base = R"("n_layers":1,"n_heads":1,"d_model":2,"d_head":2,"n_ctx":3,"d_vocab":4)";
   CHECK(transformer_config_from_json("{" + base + "}").positional_embedding);
-  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"act_fn":"gelu"})"), Catch::Contains("unknown field \"act_fn\""));
+  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"act_fn":"gelu"})"),
+                    Catch::Contains("unknown field \"act_fn\""));
   CHECK_THROWS_WITH(transformer_config_from_json(R"({"n_layers":1})"), Catch::Contains("n_heads is missing"));
-  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"normalization":"RMS"})"), Catch::Contains("normalization must be"));
-  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"positional_embedding":"rotary"})"), Catch::Contains("rotary"));
-  CHECK_THROWS_WITH(transformer_config_from_json(R"({"n_layers":9,"n_heads":1,"d_model":2,"d_head":2,"n_ctx":3,"d_vocab":4})"),
-                    Catch::EndsWith("config.n_layers must lie in [1, 4], got 9"));
-  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"token_names":["a"]})"), Catch::Contains("token_names has 1"));
+  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"normalization":"RMS"})"),
+                    Catch::Contains("normalization must be"));
+  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"positional_embedding":"rotary"})"),
+                    Catch::Contains("rotary"));
+  CHECK_THROWS_WITH(
+      transformer_config_from_json(R"({"n_layers":9,"n_heads":1,"d_model":2,"d_head":2,"n_ctx":3,"d_vocab":4})"),
+      Catch::EndsWith("config.n_layers must lie in [1, 4], got 9"));
+  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"token_names":["a"]})"),
+                    Catch::Contains("token_names has 1"));
   CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"eps":0})"), Catch::Contains("eps"));
   CHECK_THROWS_WITH(transformer_config_from_json("{" + base), Catch::Contains("not valid JSON"));
   CHECK_THROWS_WITH(transformer_config_from_json(R"({"token_names":[[["x"]]]})"), Catch::Contains("deeper than 2"));
-  CHECK_THROWS_WITH(transformer_config_from_json(R"({"n_layers":1,"n_heads":1,"d_model":2.5,"d_head":2,"n_ctx":3,"d_vocab":4})"),
-                    Catch::Contains("d_model must be an integer"));
+  CHECK_THROWS_WITH(
+      transformer_config_from_json(R"({"n_layers":1,"n_heads":1,"d_model":2.5,"d_head":2,"n_ctx":3,"d_vocab":4})"),
+      Catch::Contains("d_model must be an integer"));
 }
 
 TEST_CASE("transformer model: a layer index has one spelling, so no tensor aliases another", "[formats]") {
@@ -168,7 +188,8 @@ TEST_CASE("transformer model: a layer index has one spelling, so no tensor alias
   CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "x", alias)),
                     "blocks.00.attn.W_Q: the layer index 00 has a leading zero; layer 0 is written blocks.0.");
   const Tensor alias1{"blocks.01.ln1.w", DType::F64, {4}, std::vector<double>(4, 1.0), -1};
-  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "x", alias1)), Catch::Contains("leading zero; layer 1"));
+  CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, edited(w, "x", alias1)),
+                    Catch::Contains("leading zero; layer 1"));
   // A file built in code (not through the reader) with one name twice.
   auto file = parse(transformer_to_safetensors(w));
   file.tensors.push_back(*file.find("embed.W_E"));

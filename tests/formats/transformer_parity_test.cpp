@@ -28,8 +28,10 @@ SafetensorsFile read_file(const std::string& path) {
 TEST_CASE("transformer forward and DLA match the PyTorch reference fixtures within 1e-10", "[transformer_parity]") {
   for (const char* name : {"one_layer_plain", "two_layer_ln_pos", "two_layer_lnpre_pos", "three_layer_ln_f32"}) {
     INFO(name);
-    const auto config = transformer_config_from_json(read_text_file(data_path(std::string(name) + ".json"), "fixture", 1 << 20));
-    const auto weights = transformer_weights_from_safetensors(config, read_file(data_path(std::string(name) + ".safetensors")));
+    const auto config =
+        transformer_config_from_json(read_text_file(data_path(std::string(name) + ".json"), "fixture", 1 << 20));
+    const auto weights =
+        transformer_weights_from_safetensors(config, read_file(data_path(std::string(name) + ".safetensors")));
     const auto expected = read_file(data_path(std::string(name) + ".expected.safetensors"));
     std::vector<int> tokens;
     for (double t : expected.find("tokens")->values) tokens.push_back(static_cast<int>(t));

@@ -31,7 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (count != t.values.size()) std::abort();
   }
   // The model the seed corpus was written for: 2 layers, 2 heads, d_model 4, d_head 2, 3 positions, 5 tokens.
-  const auto c = headlab::transformer::transformer_config({2, 2, 4, 2, 3, 5}, headlab::transformer::Normalization::layer_norm);
+  const auto c =
+      headlab::transformer::transformer_config({2, 2, 4, 2, 3, 5}, headlab::transformer::Normalization::layer_norm);
   bool decoded_ok = false, indexed_ok = false;
   headlab::transformer::TransformerWeights decoded, indexed;
   try {
@@ -42,12 +43,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (std::string(e.what()).empty()) std::abort();
   }
   try {
-    indexed = headlab::formats::transformer_weights_from_safetensors(c, headlab::formats::index_safetensors(bytes.data(), bytes.size()));
+    indexed = headlab::formats::transformer_weights_from_safetensors(
+        c, headlab::formats::index_safetensors(bytes.data(), bytes.size()));
     indexed_ok = true;
   } catch (const headlab::InputError& e) {
     if (std::string(e.what()).empty()) std::abort();
   }
   if (decoded_ok != indexed_ok) std::abort();
-  if (decoded_ok && (decoded.W_E != indexed.W_E || decoded.W_U != indexed.W_U || decoded.layers[1].W_O[1] != indexed.layers[1].W_O[1])) std::abort();
+  if (decoded_ok && (decoded.W_E != indexed.W_E || decoded.W_U != indexed.W_U ||
+                     decoded.layers[1].W_O[1] != indexed.layers[1].W_O[1]))
+    std::abort();
   return 0;
 }

@@ -14,7 +14,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
-    const auto config = headlab::formats::transformer_config_from_json(std::string(reinterpret_cast<const char*>(data), size));
+    const auto config =
+        headlab::formats::transformer_config_from_json(std::string(reinterpret_cast<const char*>(data), size));
     // An accepted config passed validate_config: every size at least 1, eps finite and positive,
     // token names absent or one per token.
     if (config.n_layers < 1 || config.n_heads < 1 || config.d_model < 1 || config.d_head < 1 || config.n_ctx < 1 ||

@@ -22,7 +22,7 @@ using namespace headlab::max_digit;
 // Independent textbook forward: all nine positions through attention_forward (causal),
 // heads' readings times W_O added to the residual, the ANS row times W_U.
 inline std::array<double, kVocab> generic_logits(const MaxDigitWeights& w, const std::vector<int>& digits,
-                                          const std::vector<AttentionPatch>& patches = {}) {
+                                                 const std::vector<AttentionPatch>& patches = {}) {
   const auto tokens = prompt_tokens(digits);
   Matrix x(kPromptLength, kDModel);
   for (int p = 0; p < kPromptLength; ++p) x.row(p) = w.E.row(tokens[p]);

@@ -34,8 +34,12 @@ import type * as Elements from '../../widgets/elements.js';
 type Assignable<Impl extends Declared, Declared> = [Impl, Declared];
 type SameKeys<A extends B, B extends string> = [Exclude<B, A>] extends [never] ? [A, B] : never;
 /** The tags the implementation registers: headlab-<kebab of the class name>, one per class in widgets/elements.ts. */
-type Kebab<S extends string> = S extends `${infer H}${infer T}` ? `${H extends Uppercase<H> ? (H extends Lowercase<H> ? H : `-${Lowercase<H>}`) : H}${Kebab<T>}` : S;
-type ImplementedTags = { [K in keyof typeof Elements]: K extends `Headlab${infer Rest}` ? `headlab${Kebab<Rest>}` : never }[keyof typeof Elements];
+type Kebab<S extends string> = S extends `${infer H}${infer T}`
+  ? `${H extends Uppercase<H> ? (H extends Lowercase<H> ? H : `-${Lowercase<H>}`) : H}${Kebab<T>}`
+  : S;
+type ImplementedTags = {
+  [K in keyof typeof Elements]: K extends `Headlab${infer Rest}` ? `headlab${Kebab<Rest>}` : never;
+}[keyof typeof Elements];
 
 export type Checks = [
   Assignable<HeadlabProjectionAblation, Package.HeadlabProjectionAblation>,
@@ -87,12 +91,19 @@ export type Checks = [
 /** How an app uses the package: the element from the tag map, its state from the change event. */
 export function usage(): void {
   const el = document.querySelector('headlab-value-swap');
-  el?.addEventListener('change', (e: CustomEvent<Package.ValueSwapState>) => { void e.detail.swapped_reading[0]; });
+  el?.addEventListener('change', (e: CustomEvent<Package.ValueSwapState>) => {
+    void e.detail.swapped_reading[0];
+  });
   if (el) el.columnB = 3;
 }
 
 /** JSX: an Astro, Preact or React author gets the attributes of each tag checked and completed. */
-export const jsxAttributes: Package.HeadlabJSXElements['headlab-subspace-accuracy'] = { k: 3, basis: 'w_u', model: 'digits', 'share-state': true };
+export const jsxAttributes: Package.HeadlabJSXElements['headlab-subspace-accuracy'] = {
+  k: 3,
+  basis: 'w_u',
+  model: 'digits',
+  'share-state': true,
+};
 export const intrinsic: JSX.IntrinsicElements['headlab-value-swap'] = { 'column-a': 1, 'column-b': '3', id: 'swap' };
 // @ts-expect-error an attribute value outside the declared choices is a type error
 export const badChoice: JSX.IntrinsicElements['headlab-angle-dot'] = { matrix: 'angle' };

@@ -6,8 +6,8 @@ import { importTs } from './load-ts.mjs';
 const f = await importTs('widgets/chart/format.ts');
 
 test('an accuracy is 100% only when every item is right, and 0% only when none is', () => {
-  assert.equal(f.formatPercent(0.999955), '99.996%');   // 5 wrong of 111,110: never "100.0%"
-  assert.equal(f.formatPercent(1 - 5 / 111110), '99.995%');   // 99.99550…: rounds down, as it should
+  assert.equal(f.formatPercent(0.999955), '99.996%'); // 5 wrong of 111,110: never "100.0%"
+  assert.equal(f.formatPercent(1 - 5 / 111110), '99.995%'); // 99.99550…: rounds down, as it should
   assert.equal(f.formatPercent(1), '100%');
   assert.equal(f.formatPercent(0), '0%');
   assert.equal(f.formatPercent(0.75), '75%');
@@ -28,7 +28,7 @@ test('an accuracy over a known number of items: snapped to its count; in words "
   assert.equal(f.formatAccuracy(111105 / 111110, 111110), '99.995%');
   assert.equal(f.formatAccuracy(111105 / 111110, 111110, { words: true }), 'all but 5 of 111,110');
   assert.equal(f.formatAccuracy(1, 111110, { words: true }), 'all 111,110');
-  assert.equal(f.formatAccuracy(0.1 + 0.2 - 0.3 + 1 - 1e-17, 10), '100%');   // 10/10 computed with rounding error
+  assert.equal(f.formatAccuracy(0.1 + 0.2 - 0.3 + 1 - 1e-17, 10), '100%'); // 10/10 computed with rounding error
   assert.equal(f.formatCountOf(94012, 111110), '94,012 of 111,110');
   assert.equal(f.formatCountOf(0, 40), 'none of 40');
   assert.equal(f.formatCountOf(5, 6), 'all but 1 of 6');
@@ -59,7 +59,7 @@ test('magnitudes in scientific notation; huge values never print as "Infinity"',
     assert.doesNotMatch(f.formatMagnitude(huge), /Infinity/);
   }
   assert.equal(f.formatScientific(-Infinity), '\u2212(more than 10\u00b3\u2070\u2078)');
-  assert.equal(f.formatMagnitude(1.3e-31), '1.3e\u221231');  // compact table form kept
+  assert.equal(f.formatMagnitude(1.3e-31), '1.3e\u221231'); // compact table form kept
 });
 
 test('bound values: the kind picks the default wording, the format attribute overrides it', () => {

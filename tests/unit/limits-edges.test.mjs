@@ -19,14 +19,19 @@ const grid = (rows, cols, entry = 1) => Array.from({ length: rows }, () => Array
 /** A 16 MiB + extra body streamed in 1 MiB chunks without a Content-Length (a chunked download). */
 function streamed(bytes) {
   let sent = 0;
-  return new Response(new ReadableStream({
-    pull(controller) {
-      const n = Math.min(1 << 20, bytes - sent);
-      if (n === 0) { controller.close(); return; }
-      controller.enqueue(new Uint8Array(n));
-      sent += n;
-    },
-  }));
+  return new Response(
+    new ReadableStream({
+      pull(controller) {
+        const n = Math.min(1 << 20, bytes - sent);
+        if (n === 0) {
+          controller.close();
+          return;
+        }
+        controller.enqueue(new Uint8Array(n));
+        sent += n;
+      },
+    }),
+  );
 }
 /** widgets/max-digit/model.ts's MAX_WEIGHTS_BYTES (that module starts workers, so it is read, not imported). */
 const MAX_WEIGHTS_BYTES = (() => {
@@ -47,22 +52,22 @@ const rows = [
     beyond: 'attribute seed="9007199254740992" must be between 0 and 9007199254740991',
   },
   {
-    input: 'rows of an author\'s matrix',
+    input: "rows of an author's matrix",
     read: (extra) => attributes.numberGrid(grid(MAX_GRID_SIDE + extra, 2), 'values'),
     beyond: 'values has 17 rows; the limit is 16',
   },
   {
-    input: 'columns of an author\'s matrix',
+    input: "columns of an author's matrix",
     read: (extra) => attributes.numberGrid(grid(2, MAX_GRID_SIDE + extra), 'values'),
     beyond: 'values has 17 columns; the limit is 16',
   },
   {
-    input: '|entry| of an author\'s matrix',
+    input: "|entry| of an author's matrix",
     read: (extra) => attributes.numberGrid(grid(1, 1, extra ? justAbove(MAX_ENTRY_MAGNITUDE) : MAX_ENTRY_MAGNITUDE), 'values'),
     beyond: 'values row 1, column 1 is 1000000.0000000001, beyond the magnitude limit ±1e+6',
   },
   {
-    input: '|entry| of an author\'s matrix (negative)',
+    input: "|entry| of an author's matrix (negative)",
     read: (extra) => attributes.numberGrid(grid(1, 1, extra ? -justAbove(MAX_ENTRY_MAGNITUDE) : -MAX_ENTRY_MAGNITUDE), 'values'),
     beyond: 'values row 1, column 1 is -1000000.0000000001, beyond the magnitude limit ±1e+6',
   },
@@ -76,20 +81,31 @@ const rows = [
 test('docs/limits.md: each widget limit is read at the limit and refused one past it', () => {
   for (const { input, read, beyond } of rows) {
     assert.doesNotThrow(() => read(0), `${input}: at the limit`);
-    assert.throws(() => read(1), (err) => err.message.startsWith(beyond) || assert.fail(`${input}: "${err.message}"`));
+    assert.throws(
+      () => read(1),
+      (err) => err.message.startsWith(beyond) || assert.fail(`${input}: "${err.message}"`),
+    );
   }
 });
 
 test('docs/limits.md: a weights download of 16 MiB is read, one byte more is refused, declared or streamed', async () => {
   for (const extra of [0, 1]) {
-    const declared = new Response(new Uint8Array(MAX_WEIGHTS_BYTES + extra), { headers: { 'content-length': String(MAX_WEIGHTS_BYTES + extra) } });
+    const declared = new Response(new Uint8Array(MAX_WEIGHTS_BYTES + extra), {
+      headers: { 'content-length': String(MAX_WEIGHTS_BYTES + extra) },
+    });
     const chunked = streamed(MAX_WEIGHTS_BYTES + extra);
     if (extra === 0) {
       assert.equal((await download.boundedBody(declared, MAX_WEIGHTS_BYTES)).byteLength, MAX_WEIGHTS_BYTES);
       assert.equal((await download.boundedBody(chunked, MAX_WEIGHTS_BYTES)).byteLength, MAX_WEIGHTS_BYTES);
     } else {
-      await assert.rejects(download.boundedBody(declared, MAX_WEIGHTS_BYTES), (err) => err instanceof download.BodyTooLarge && err.declared === MAX_WEIGHTS_BYTES + 1);
-      await assert.rejects(download.boundedBody(chunked, MAX_WEIGHTS_BYTES), (err) => err instanceof download.BodyTooLarge && err.declared === null);
+      await assert.rejects(
+        download.boundedBody(declared, MAX_WEIGHTS_BYTES),
+        (err) => err instanceof download.BodyTooLarge && err.declared === MAX_WEIGHTS_BYTES + 1,
+      );
+      await assert.rejects(
+        download.boundedBody(chunked, MAX_WEIGHTS_BYTES),
+        (err) => err instanceof download.BodyTooLarge && err.declared === null,
+      );
     }
   }
 });
@@ -105,7 +121,15 @@ test('docs/limits.md: a URL hash of 8,192 characters after the # is read, one mo
       Object.defineProperty(globalThis, 'location', { value: { hash: `#k.a=${value}` }, configurable: true, writable: true });
       let restored = null;
       const shown = [];
-      const element = { shareKey: 'k', set sharedState(v) { restored = v; }, get sharedState() { return {}; } };
+      const element = {
+        shareKey: 'k',
+        set sharedState(v) {
+          restored = v;
+        },
+        get sharedState() {
+          return {};
+        },
+      };
       const link = new SharedStateLink(element, { showError: (m) => shown.push(m), built: () => true });
       link.read('no');
       if (extra === 0) {
@@ -114,10 +138,11 @@ test('docs/limits.md: a URL hash of 8,192 characters after the # is read, one mo
         assert.deepEqual(restored, { a: value });
       } else {
         assert.equal(restored, null, 'one past the limit: not read');
-        assert.deepEqual(shown, ['The link\'s state is 8,193 characters long; links longer than 8,192 characters are not read.']);
+        assert.deepEqual(shown, ["The link's state is 8,193 characters long; links longer than 8,192 characters are not read."]);
       }
     }
   } finally {
-    if (saved) Object.defineProperty(globalThis, 'location', saved); else delete globalThis.location;
+    if (saved) Object.defineProperty(globalThis, 'location', saved);
+    else delete globalThis.location;
   }
 });

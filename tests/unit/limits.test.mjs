@@ -18,7 +18,12 @@ function limitRows() {
   const rows = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
-    rows.push(line.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim()));
+    rows.push(
+      line
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((c) => c.trim()),
+    );
   }
   return rows;
 }

@@ -9,7 +9,12 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export async function importTs(relativePath) {
   const out = await esbuild.build({
     entryPoints: [path.join(root, relativePath)],
-    bundle: true, write: false, format: 'esm', target: ['es2022'], platform: 'neutral', logLevel: 'error',
+    bundle: true,
+    write: false,
+    format: 'esm',
+    target: ['es2022'],
+    platform: 'neutral',
+    logLevel: 'error',
   });
   const code = out.outputFiles[0].text;
   return import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`);

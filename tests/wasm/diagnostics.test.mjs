@@ -23,7 +23,11 @@ test('memoryDiagnostics sees a live trainer (its W_q, W_v and Adam moments) and 
 
 test('1,000 attention calls and 1,000 failing calls leave the heap in use and the handle count exactly flat', async () => {
   const core = await wasmCore();
-  const x = identity(2), w = matrix([[0, 1], [1, 0]]);
+  const x = identity(2),
+    w = matrix([
+      [0, 1],
+      [1, 0],
+    ]);
   core.attention({ x, w_q: w, w_k: x, w_v: x });
   const before = core.memoryDiagnostics();
   for (let i = 0; i < 1000; i++) {
@@ -49,9 +53,13 @@ test('500 interventions through the worker task, and 100 failing ones, leave the
   }
   const base = { seed: 0, w_q: snapshot.w_q, w_v: snapshot.w_v, eval_size: 64 };
   const run = (params) => workerTasks['feature-recovery-intervene'].run(core, { ...base, ...params });
-  const kinds = (i) => [{ intervention: 'erase_request', feature: i % 3 }, { intervention: 'erase_payload', feature: i % 3 },
-    { intervention: 'irrelevant_shift', shift: 1 + i / 16, examples: 4 }][i % 3];
-  for (let i = 0; i < 3; i++) await run(kinds(i));  // warm-up: the allocator's bins for each kind
+  const kinds = (i) =>
+    [
+      { intervention: 'erase_request', feature: i % 3 },
+      { intervention: 'erase_payload', feature: i % 3 },
+      { intervention: 'irrelevant_shift', shift: 1 + i / 16, examples: 4 },
+    ][i % 3];
+  for (let i = 0; i < 3; i++) await run(kinds(i)); // warm-up: the allocator's bins for each kind
   const before = core.memoryDiagnostics();
   for (let i = 0; i < 500; i++) await run(kinds(i));
   for (let i = 0; i < 100; i++) await assert.rejects(run({ intervention: 'irrelevant_shift', shift: Infinity }), /shift must be finite/);
@@ -80,10 +88,21 @@ test('the CLI and the WASM modules refuse a setting out of its range with the sa
     [() => md.createMaxDigitTrainer({ steps: 0 }), ['max-digit', 'train', '--seed', '0', '--steps', '0', '--out', '-'], ''],
     [() => md.createMaxDigitTrainer({ batch_size: 0 }), ['max-digit', 'train', '--seed', '0', '--batch', '0', '--out', '-'], ''],
     [() => fr.createFeatureRecoveryTrainer({ eval_size: 1 }), ['feature-recovery', '--seed', '0', '--eval-size', '1', '--out', '-'], ''],
-    [() => fr.createFeatureRecoveryTrainer({ request_scale: 1e-160 }),
-      ['feature-recovery', '--seed', '0', '--request-scale', '1e-160', '--out', '-'], ''],
-    [() => tf.createTransformerTrainer({ steps: 0 }), ['model', 'train', '--task', 'induction', '--seed', '0', '--steps', '0', '--out', 'never.safetensors'], ''],
-    [() => tf.createTransformerTrainer({ seed: 2 ** 53 }), ['model', 'train', '--task', 'induction', '--seed', '9007199254740992', '--out', 'never.safetensors'], '--'],
+    [
+      () => fr.createFeatureRecoveryTrainer({ request_scale: 1e-160 }),
+      ['feature-recovery', '--seed', '0', '--request-scale', '1e-160', '--out', '-'],
+      '',
+    ],
+    [
+      () => tf.createTransformerTrainer({ steps: 0 }),
+      ['model', 'train', '--task', 'induction', '--seed', '0', '--steps', '0', '--out', 'never.safetensors'],
+      '',
+    ],
+    [
+      () => tf.createTransformerTrainer({ seed: 2 ** 53 }),
+      ['model', 'train', '--task', 'induction', '--seed', '9007199254740992', '--out', 'never.safetensors'],
+      '--',
+    ],
   ];
   for (const [wasm, args, prefix] of cases) {
     const expected = message(wasm);
@@ -93,4 +112,3 @@ test('the CLI and the WASM modules refuse a setting out of its range with the sa
     assert.ok(first.endsWith(`: ${prefix}${expected}`), `${args.join(' ')}: the CLI says "${first}", the page "${expected}"`);
   }
 });
-

@@ -31,7 +31,9 @@ function maxRowsDiff(a, b) {
   let worst = 0;
   a.forEach((row, i) => {
     assert.equal(row.length, b[i].length);
-    row.forEach((x, j) => { worst = Math.max(worst, Math.abs(x - b[i][j])); });
+    row.forEach((x, j) => {
+      worst = Math.max(worst, Math.abs(x - b[i][j]));
+    });
   });
   return worst;
 }
@@ -110,7 +112,7 @@ test('acceptance through WASM: seeds 0, 1, 2 with the draft settings', async () 
     const trainer = core.createFeatureRecoveryTrainer({ seed });
     try {
       const p = trainer.step(5000);
-      assert.equal(p.steps_taken, 1200);  // stops at the configured 1,200
+      assert.equal(p.steps_taken, 1200); // stops at the configured 1,200
       assert.equal(p.steps_total, 1200);
       assert.equal(p.done, true);
       checkAcceptance(trainer.result(), `seed ${seed}`);
@@ -119,7 +121,10 @@ test('acceptance through WASM: seeds 0, 1, 2 with the draft settings', async () 
     }
   }
   // The draft's figures are data for display, not expectations; they are there and well formed.
-  assert.deepEqual(DRAFT_PUBLISHED.seeds.map((s) => s.seed), [0, 1, 2]);
+  assert.deepEqual(
+    DRAFT_PUBLISHED.seeds.map((s) => s.seed),
+    [0, 1, 2],
+  );
 });
 
 test('WASM: steps in chunks give the same bits as one call; snapshot is plain data', async () => {
@@ -129,7 +134,8 @@ test('WASM: steps in chunks give the same bits as one call; snapshot is plain da
   try {
     a.step(300);
     for (const n of [1, 99, 0, 150, 77]) b.step(n);
-    const sa = a.snapshot(), sb = b.snapshot();
+    const sa = a.snapshot(),
+      sb = b.snapshot();
     assert.equal(sb.steps_taken, 300);
     assert.deepEqual(sb.w_q.data, sa.w_q.data);
     assert.deepEqual(sb.w_v.data, sa.w_v.data);
@@ -154,25 +160,31 @@ test('trainer handles are deleted on dispose and on failed construction; a dispo
   for (const t of trainers) t.dispose();
   assert.equal(core.featureRecoveryLiveTrainers(), before);
   const t = trainers[0];
-  t.dispose();  // twice is harmless
+  t.dispose(); // twice is harmless
   assert.equal(core.featureRecoveryLiveTrainers(), before);
   assert.equal(t.disposed, true);
   const disposed = (e) => e instanceof HeadlabError && /disposed/.test(e.message);
   assert.throws(() => t.step(1), disposed);
   assert.throws(() => t.snapshot(), disposed);
   assert.throws(() => t.evaluate(), disposed);
-  assert.throws(() => core.createFeatureRecoveryTrainer({ steps: -1 }), (e) => e instanceof HeadlabError && /steps must lie in \[0/.test(e.message));
+  assert.throws(
+    () => core.createFeatureRecoveryTrainer({ steps: -1 }),
+    (e) => e instanceof HeadlabError && /steps must lie in \[0/.test(e.message),
+  );
   assert.equal(core.featureRecoveryLiveTrainers(), before, 'a failed construction frees its handle');
 });
 
 test('bad settings and arguments name the argument', async () => {
   const core = await wasmFeatureRecoveryCore();
   const bad = (settings, pattern) =>
-    assert.throws(() => core.createFeatureRecoveryTrainer(settings), (e) => e instanceof HeadlabError && pattern.test(e.message));
+    assert.throws(
+      () => core.createFeatureRecoveryTrainer(settings),
+      (e) => e instanceof HeadlabError && pattern.test(e.message),
+    );
   bad({ seed: -1 }, /seed must be an integer in \[0, 9007199254740991\], got "-1"/);
   bad({ seed: 1.5 }, /seed must be an integer/);
   bad({ batch_size: 0 }, /batch_size must lie in \[1/);
-  bad({ batch: 0 }, /batch_size must lie in \[1/);  // the earlier name, still read
+  bad({ batch: 0 }, /batch_size must lie in \[1/); // the earlier name, still read
   bad({ learning_rate: NaN }, /learning_rate must be finite/);
   bad({ learning_rate: 0 }, /learning_rate must be finite and > 0/);
   bad({ steps: '12' }, /steps must be a number/);
@@ -191,15 +203,25 @@ test('bad settings and arguments name the argument', async () => {
   const task = core.featureRecoveryTask({ seed: 0 });
   assert.throws(() => core.featureRecoveryEvaluate({ seed: 0, w_q: task.known_w_q }), /w_v must be a matrix/);
   assert.throws(() => core.featureRecoveryEvaluate({ w_q: task.known_w_q, w_v: task.known_w_v }), /seed is required/);
-  assert.throws(() => core.featureRecoveryEvaluate({ seed: 0, w_q: matrix([[1, 2, 3]]), w_v: task.known_w_v }),
-    /w_q must be 9 × 3, got 1 × 3/);
+  assert.throws(
+    () => core.featureRecoveryEvaluate({ seed: 0, w_q: matrix([[1, 2, 3]]), w_v: task.known_w_v }),
+    /w_q must be 9 × 3, got 1 × 3/,
+  );
   const base = { seed: 0, w_q: task.known_w_q, w_v: task.known_w_v, eval_size: 64 };
   assert.throws(() => core.featureRecoveryIntervene({ ...base, intervention: 'erase_all' }), /intervention must be "erase_request"/);
   assert.throws(() => core.featureRecoveryIntervene({ ...base, intervention: 'erase_request' }), /feature \(0, 1 or 2\) is required/);
-  assert.throws(() => core.featureRecoveryIntervene({ ...base, intervention: 'erase_payload', feature: 3 }),
-    /payload feature = 3 is out of range \[0, 3\)/);
-  assert.throws(() => core.featureRecoveryIntervene({ ...base, intervention: 'irrelevant_shift', shift: Infinity }), /shift must be finite/);
-  assert.throws(() => core.featureRecoveryIntervene({ ...base, intervention: 'irrelevant_shift', examples: 65 }), /examples must lie in \[0, eval_size = 64\]/);
+  assert.throws(
+    () => core.featureRecoveryIntervene({ ...base, intervention: 'erase_payload', feature: 3 }),
+    /payload feature = 3 is out of range \[0, 3\)/,
+  );
+  assert.throws(
+    () => core.featureRecoveryIntervene({ ...base, intervention: 'irrelevant_shift', shift: Infinity }),
+    /shift must be finite/,
+  );
+  assert.throws(
+    () => core.featureRecoveryIntervene({ ...base, intervention: 'irrelevant_shift', examples: 65 }),
+    /examples must lie in \[0, eval_size = 64\]/,
+  );
 });
 
 test('interventions as plain functions: the same numbers as the evaluation, and the known solution', async () => {
@@ -216,10 +238,14 @@ test('interventions as plain functions: the same numbers as the evaluation, and 
   const base = { seed: 1, w_q: snapshot.w_q, w_v: snapshot.w_v, eval_size: 512 };
   // Same held-out set, same code path: identical bits.
   for (let j = 0; j < 3; j++) {
-    assert.equal(core.featureRecoveryIntervene({ ...base, intervention: 'erase_request', feature: j }).mse,
-      evaluation.interventions.erase_request[j]);
-    assert.equal(core.featureRecoveryIntervene({ ...base, intervention: 'erase_payload', feature: j }).mse,
-      evaluation.interventions.erase_payload[j]);
+    assert.equal(
+      core.featureRecoveryIntervene({ ...base, intervention: 'erase_request', feature: j }).mse,
+      evaluation.interventions.erase_request[j],
+    );
+    assert.equal(
+      core.featureRecoveryIntervene({ ...base, intervention: 'erase_payload', feature: j }).mse,
+      evaluation.interventions.erase_payload[j],
+    );
   }
   const shift = core.featureRecoveryIntervene({ ...base, intervention: 'irrelevant_shift', examples: 4 });
   assert.equal(shift.mse, evaluation.interventions.irrelevant_shift_mse);
@@ -229,11 +255,22 @@ test('interventions as plain functions: the same numbers as the evaluation, and 
   assert.equal(core.featureRecoveryEvaluate(base).heldout_mse, evaluation.heldout_mse);
   // The worker task the interventions figure uses: the same call, the same bits, its matrices' buffers moved to the page.
   let moved = [];
-  const inWorker = await workerTasks['feature-recovery-intervene'].run(core, { ...base, intervention: 'irrelevant_shift', examples: 4 }, { transfer: (b) => { moved = b; } });
+  const inWorker = await workerTasks['feature-recovery-intervene'].run(
+    core,
+    { ...base, intervention: 'irrelevant_shift', examples: 4 },
+    {
+      transfer: (b) => {
+        moved = b;
+      },
+    },
+  );
   assert.equal(inWorker.mse, shift.mse);
   assert.deepEqual([...inWorker.after.data], [...shift.after.data]);
   assert.deepEqual(moved, [inWorker.before.data.buffer, inWorker.after.data.buffer, inWorker.target.data.buffer]);
-  await assert.rejects(workerTasks['feature-recovery-intervene'].run(core, { ...base, intervention: 'erase_all' }, {}), /intervention must be "erase_request"/);
+  await assert.rejects(
+    workerTasks['feature-recovery-intervene'].run(core, { ...base, intervention: 'erase_all' }, {}),
+    /intervention must be "erase_request"/,
+  );
 
   // The known solution (W read from Rᵀ) reproduces the teacher; a larger shift still changes nothing.
   const task = core.featureRecoveryTask({ seed: 1 });
@@ -266,7 +303,10 @@ test('replay steps, divergence field and the traced example through the WASM mod
     const e = core.featureRecoveryExample({ seed: 0, w_q: task.known_w_q, w_v: task.known_w_v, index: 5 });
     for (let i = 0; i < 4; i++) assert.ok(Math.abs(e.weights.data[i] - e.teacher_weights.data[i]) <= 1e-14);
     for (let j = 0; j < 3; j++) assert.ok(Math.abs(e.prediction.data[j] - e.target.data[j]) <= 1e-14);
-    assert.throws(() => core.featureRecoveryExample({ seed: 0, w_q: task.known_w_q, w_v: task.known_w_v, index: 4096 }), /example = 4096 is out of range/);
+    assert.throws(
+      () => core.featureRecoveryExample({ seed: 0, w_q: task.known_w_q, w_v: task.known_w_v, index: 4096 }),
+      /example = 4096 is out of range/,
+    );
   } finally {
     trainer.dispose();
   }
@@ -280,8 +320,22 @@ test('learned keys through the WASM module: keys move, loss falls, query no long
     const k0 = trainer.snapshot().keys;
     trainer.step(1200);
     const s = trainer.snapshot();
-    assert.ok(maxAbsDiff(s.keys, [[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]]) > 0.1, 'random, learned keys');
-    assert.ok(maxAbsDiff(s.keys, Array.from({ length: 4 }, (_, i) => Array.from(k0.data.subarray(3 * i, 3 * i + 3)))) > 1e-3, 'the keys were trained');
+    assert.ok(
+      maxAbsDiff(s.keys, [
+        [1, 1, 1],
+        [1, -1, -1],
+        [-1, 1, -1],
+        [-1, -1, 1],
+      ]) > 0.1,
+      'random, learned keys',
+    );
+    assert.ok(
+      maxAbsDiff(
+        s.keys,
+        Array.from({ length: 4 }, (_, i) => Array.from(k0.data.subarray(3 * i, 3 * i + 3))),
+      ) > 1e-3,
+      'the keys were trained',
+    );
     const e = trainer.evaluate();
     assert.ok(e.heldout_mse < 1e-3 * e.uniform_attention_mse);
     assert.ok(Math.min(...e.query_r2) < 0.9);
@@ -293,12 +347,27 @@ test('learned keys through the WASM module: keys move, loss falls, query no long
 
 // Keys in the plane q₃ = 0 (the tetrahedron with every third coordinate 0): teacher and model
 // route by them, so query direction 3 gets no gradient.
-const FLAT_KEYS = [[1, 1, 0], [1, -1, 0], [-1, 1, 0], [-1, -1, 0]];
+const FLAT_KEYS = [
+  [1, 1, 0],
+  [1, -1, 0],
+  [-1, 1, 0],
+  [-1, -1, 0],
+];
 
 test('chosen keys through the WASM module: the lost direction, W_q column 3 untouched, the native CLI numbers', async () => {
   const core = await wasmFeatureRecoveryCore();
   // The directions the keys cannot see, from the core: none for the tetrahedron, (0, 0, 1) for flat keys.
-  assert.equal(core.featureRecoveryLostDirections(matrix([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]])).rows, 0);
+  assert.equal(
+    core.featureRecoveryLostDirections(
+      matrix([
+        [1, 1, 1],
+        [1, -1, -1],
+        [-1, 1, -1],
+        [-1, -1, 1],
+      ]),
+    ).rows,
+    0,
+  );
   const lost = core.featureRecoveryLostDirections(matrix(FLAT_KEYS));
   assert.equal(lost.rows, 1);
   // One 3 × 3 Jacobi SVD of entries ≤ 1: exact to a few ε.
@@ -324,15 +393,44 @@ test('chosen keys through the WASM module: the lost direction, W_q column 3 unto
     assert.ok(Math.abs(e.heldout_mse - native.heldout_mse) <= NATIVE_WASM_TOLERANCE);
     assert.ok(maxListDiff(e.query_r2, native.query_r2) <= NATIVE_WASM_TOLERANCE, `${e.query_r2} vs ${native.query_r2}`);
     // The traced example uses the chosen keys for the teacher too.
-    const ex = core.featureRecoveryExample({ seed: 0, w_q: s.w_q, w_v: s.w_v, keys: s.keys, fixed_keys: matrix(FLAT_KEYS), index: 0, eval_size: 2 });
+    const ex = core.featureRecoveryExample({
+      seed: 0,
+      w_q: s.w_q,
+      w_v: s.w_v,
+      keys: s.keys,
+      fixed_keys: matrix(FLAT_KEYS),
+      index: 0,
+      eval_size: 2,
+    });
     assert.deepEqual(Array.from(ex.keys.data), FLAT_KEYS.flat());
     assert.ok(maxListDiff(Array.from(ex.weights.data), Array.from(ex.teacher_weights.data)) < 1e-9, 'student routes as the teacher');
   } finally {
     trainer.dispose();
   }
   // Bad keys: messages naming the setting.
-  assert.throws(() => core.createFeatureRecoveryTrainer({ fixed_keys: matrix([[1, 1, 0], [1, -1, 0], [-1, 1, 0]]) }), /fixed_keys.*4 × 3/);
-  assert.throws(() => core.createFeatureRecoveryTrainer({ fixed_keys: matrix([[11, 1, 0], [1, -1, 0], [-1, 1, 0], [-1, -1, 0]]) }), /fixed_keys entries must lie in \[-10, 10\]/);
+  assert.throws(
+    () =>
+      core.createFeatureRecoveryTrainer({
+        fixed_keys: matrix([
+          [1, 1, 0],
+          [1, -1, 0],
+          [-1, 1, 0],
+        ]),
+      }),
+    /fixed_keys.*4 × 3/,
+  );
+  assert.throws(
+    () =>
+      core.createFeatureRecoveryTrainer({
+        fixed_keys: matrix([
+          [11, 1, 0],
+          [1, -1, 0],
+          [-1, 1, 0],
+          [-1, -1, 0],
+        ]),
+      }),
+    /fixed_keys entries must lie in \[-10, 10\]/,
+  );
   assert.throws(() => core.createFeatureRecoveryTrainer({ fixed_keys: matrix(FLAT_KEYS), learned_keys: true }), /exclude each other/);
   assert.throws(() => core.createFeatureRecoveryTrainer({ fixed_keys: [[1, 1, 0]] }), /fixed_keys must be a matrix|fixed_keys\.rows/);
   assert.equal(core.featureRecoveryLiveTrainers(), 0);

@@ -13,10 +13,13 @@ const loaded = new Map();
 /** The wrapped module `name` (build/wasm/web/<name>.mjs + .wasm) through `loader`, instantiated once per test file. */
 function wasmModule(name, loader) {
   if (!loaded.has(name)) {
-    loaded.set(name, (async () => {
-      const { default: factory } = await import(path.join(wasmDir, `${name}.mjs`));
-      return loader(factory, { wasmBinary: fs.readFileSync(path.join(wasmDir, `${name}.wasm`)) });
-    })());
+    loaded.set(
+      name,
+      (async () => {
+        const { default: factory } = await import(path.join(wasmDir, `${name}.mjs`));
+        return loader(factory, { wasmBinary: fs.readFileSync(path.join(wasmDir, `${name}.wasm`)) });
+      })(),
+    );
   }
   return loaded.get(name);
 }
@@ -63,7 +66,10 @@ export function layoutTensors(layout, config) {
   const perLayer = (row) => row.name.startsWith('blocks.{l}.');
   const out = [];
   for (let i = 0; i < layout.length; i++) {
-    if (!perLayer(layout[i])) { out.push([layout[i], -1]); continue; }
+    if (!perLayer(layout[i])) {
+      out.push([layout[i], -1]);
+      continue;
+    }
     let end = i;
     while (end < layout.length && perLayer(layout[end])) end++;
     for (let l = 0; l < config.n_layers; l++) for (let j = i; j < end; j++) out.push([layout[j], l]);

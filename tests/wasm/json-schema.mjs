@@ -3,20 +3,45 @@
 // exclusiveMinimum, exclusiveMaximum and local $ref ("#/$defs/name"). Returns a list of
 // "path: problem" strings (empty when the value conforms). Unknown keywords throw, so a schema
 // never silently relies on something this checker ignores.
-const KNOWN = new Set(['$schema', '$id', 'title', 'description', '$defs', 'type', 'const', 'required', 'properties',
-  'additionalProperties', 'items', 'minItems', 'maxItems', 'minimum', 'maximum', 'exclusiveMinimum',
-  'exclusiveMaximum', '$ref']);
+const KNOWN = new Set([
+  '$schema',
+  '$id',
+  'title',
+  'description',
+  '$defs',
+  'type',
+  'const',
+  'required',
+  'properties',
+  'additionalProperties',
+  'items',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  '$ref',
+]);
 
 function typeOk(type, value) {
   switch (type) {
-    case 'object': return value !== null && typeof value === 'object' && !Array.isArray(value);
-    case 'array': return Array.isArray(value);
-    case 'number': return typeof value === 'number' && Number.isFinite(value);
-    case 'integer': return Number.isInteger(value);
-    case 'string': return typeof value === 'string';
-    case 'boolean': return typeof value === 'boolean';
-    case 'null': return value === null;
-    default: throw new Error(`unsupported type ${type}`);
+    case 'object':
+      return value !== null && typeof value === 'object' && !Array.isArray(value);
+    case 'array':
+      return Array.isArray(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'integer':
+      return Number.isInteger(value);
+    case 'string':
+      return typeof value === 'string';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'null':
+      return value === null;
+    default:
+      throw new Error(`unsupported type ${type}`);
   }
 }
 

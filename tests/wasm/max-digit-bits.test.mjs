@@ -15,14 +15,19 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'headlab-max-digit-bits-'));
 /** Every matrix of a weights object as one list of doubles, in parameter order. */
 function flatten(w) {
   const out = [];
-  const push = (m) => { for (const x of m.data) out.push(x); };
+  const push = (m) => {
+    for (const x of m.data) out.push(x);
+  };
   push(w.E);
   for (let h = 0; h < 4; h++) for (const name of ['W_Q', 'W_K', 'W_V', 'W_O']) push(w[name][h]);
   push(w.W_U);
   return out;
 }
 
-for (const [flags, name] of [[[], 'max-digit-seed0.json'], [['--unit-norm-unembedding'], 'max-digit-seed0-unit-norm.json']]) {
+for (const [flags, name] of [
+  [[], 'max-digit-seed0.json'],
+  [['--unit-norm-unembedding'], 'max-digit-seed0-unit-norm.json'],
+]) {
   test(`the CLI regenerates ${name} byte for byte`, () => {
     const out = path.join(tmp, name);
     const r = cliRun(['max-digit', 'train', '--seed', '0', ...flags, '--out', out]);
@@ -33,7 +38,10 @@ for (const [flags, name] of [[[], 'max-digit-seed0.json'], [['--unit-norm-unembe
 
 test('WASM trains the seed-0 recipe to exactly the shipped native weights (default and unit-norm W_U)', async () => {
   const core = await wasmMaxDigitCore();
-  for (const [settings, name] of [[{ seed: 0 }, 'max-digit-seed0.json'], [{ seed: 0, unit_norm_unembedding: true }, 'max-digit-seed0-unit-norm.json']]) {
+  for (const [settings, name] of [
+    [{ seed: 0 }, 'max-digit-seed0.json'],
+    [{ seed: 0, unit_norm_unembedding: true }, 'max-digit-seed0-unit-norm.json'],
+  ]) {
     const wasm = flatten(core.maxDigitTrain(settings));
     const native = flatten(core.maxDigitWeightsFromJson(fs.readFileSync(path.join(dataDir, name), 'utf8')));
     assert.equal(wasm.length, native.length);

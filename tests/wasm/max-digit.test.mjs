@@ -45,7 +45,8 @@ for (const [flags, weightsName, analysisName] of [
   [['--unit-norm-unembedding'], 'max-digit-seed0-unit-norm.json', 'max-digit-seed0-unit-norm-analysis.json'],
 ]) {
   test(`the CLI regenerates ${weightsName} and its analysis within ${REGENERATION_TOLERANCE}`, () => {
-    const weights = path.join(tmp, weightsName), analysis = path.join(tmp, analysisName);
+    const weights = path.join(tmp, weightsName),
+      analysis = path.join(tmp, analysisName);
     let r = cliRun(['max-digit', 'train', '--seed', '0', ...flags, '--out', weights]);
     assert.equal(r.status, 0, r.stderr);
     r = cliRun(['max-digit', 'analyze', '--weights', weights, '--out', analysis]);
@@ -102,10 +103,16 @@ test('the trainer: chunked equals one-shot bit for bit, dispose frees it, a disp
   trainer.dispose();
   trainer.dispose();
   assert.equal(core.maxDigitLiveTrainers(), before);
-  assert.throws(() => trainer.step(1), (e) => e instanceof HeadlabError && /disposed/.test(e.message));
+  assert.throws(
+    () => trainer.step(1),
+    (e) => e instanceof HeadlabError && /disposed/.test(e.message),
+  );
   assert.throws(() => trainer.weights(), HeadlabError);
   // a bad setting throws and leaks nothing
-  assert.throws(() => core.createMaxDigitTrainer({ learning_rate: -1 }), (e) => e instanceof HeadlabError && /^learning_rate must be finite and > 0/.test(e.message));
+  assert.throws(
+    () => core.createMaxDigitTrainer({ learning_rate: -1 }),
+    (e) => e instanceof HeadlabError && /^learning_rate must be finite and > 0/.test(e.message),
+  );
   assert.throws(() => core.createMaxDigitTrainer({ batch: 8 }), /settings has an unknown field "batch"/);
   assert.throws(() => core.createMaxDigitTrainer({ steps: -1 }), /steps must lie in \[1, 10000000\], got -1$/);
   assert.throws(() => core.createMaxDigitTrainer({ init_scale: 1e100 }), /init_scale must lie in \(0, 10000\], got 1e\+100$/);
@@ -126,20 +133,66 @@ test('bad weights files: the same clear message natively and in JS', async () =>
   const core = await wasmMaxDigitCore();
   const good = JSON.parse(shippedText('max-digit-seed0.json'));
   const cases = [
-    ['wrong shape', (f) => { f.W_K[1] = f.W_K[1].map((row) => row.slice(0, 15)); }, /W_K\[1\] must be 64 × 16, got 64 × 15/],
-    ['missing matrix', (f) => { delete f.W_V; }, /missing field "W_V"/],
-    ['unknown version', (f) => { f.format_version = 2; }, /format_version 2 is not supported; this core reads version 1/],
-    ['too few heads', (f) => { f.W_O.pop(); }, /W_O must hold 4 matrices/],
-    ['ragged', (f) => { f.E[3].pop(); }, /E row 3 must have 64 numbers/],
+    [
+      'wrong shape',
+      (f) => {
+        f.W_K[1] = f.W_K[1].map((row) => row.slice(0, 15));
+      },
+      /W_K\[1\] must be 64 × 16, got 64 × 15/,
+    ],
+    [
+      'missing matrix',
+      (f) => {
+        delete f.W_V;
+      },
+      /missing field "W_V"/,
+    ],
+    [
+      'unknown version',
+      (f) => {
+        f.format_version = 2;
+      },
+      /format_version 2 is not supported; this core reads version 1/,
+    ],
+    [
+      'too few heads',
+      (f) => {
+        f.W_O.pop();
+      },
+      /W_O must hold 4 matrices/,
+    ],
+    [
+      'ragged',
+      (f) => {
+        f.E[3].pop();
+      },
+      /E row 3 must have 64 numbers/,
+    ],
     // Finite but huge (docs/limits.md): once "accuracy 0.00%" and NaN attention mass on the page.
-    ['huge entry', (f) => { f.E[0][0] = 1e200; }, /E \(14 × 64\) has an entry 1e\+200 at row 0, column 0 beyond the magnitude limit ±1e\+06/],
-    ['entry past the limit', (f) => { f.W_V[2][5][7] = -2e6; }, /W_V\[2\] \(64 × 16\) has an entry -2e\+06 at row 5, column 7 beyond/],
+    [
+      'huge entry',
+      (f) => {
+        f.E[0][0] = 1e200;
+      },
+      /E \(14 × 64\) has an entry 1e\+200 at row 0, column 0 beyond the magnitude limit ±1e\+06/,
+    ],
+    [
+      'entry past the limit',
+      (f) => {
+        f.W_V[2][5][7] = -2e6;
+      },
+      /W_V\[2\] \(64 × 16\) has an entry -2e\+06 at row 5, column 7 beyond/,
+    ],
   ];
   for (const [name, edit, message] of cases) {
     const file = structuredClone(good);
     edit(file);
     const text = JSON.stringify(file);
-    assert.throws(() => core.maxDigitWeightsFromJson(text), (e) => e instanceof HeadlabError && message.test(e.message), name);
+    assert.throws(
+      () => core.maxDigitWeightsFromJson(text),
+      (e) => e instanceof HeadlabError && message.test(e.message),
+      name,
+    );
     const p = path.join(tmp, `bad-${name.replace(/ /g, '-')}.json`);
     fs.writeFileSync(p, text);
     const r = cliRun(['max-digit', 'analyze', '--weights', p, '--out', path.join(tmp, 'never.json')]);
@@ -207,9 +260,14 @@ test('analyses through WASM: attention rows, patching, PCA invariants, bad argum
 test('the runner-up split in WASM: the measured masses are the attention rows, the pair share is σ(gap)', async () => {
   const core = await wasmMaxDigitCore();
   const w = core.maxDigitWeightsFromJson(shippedText('max-digit-seed0.json'));
-  for (const [m, r] of [[9, 8], [9, 0], [5, 4], [1, 0]]) {
+  for (const [m, r] of [
+    [9, 8],
+    [9, 0],
+    [5, 4],
+    [1, 0],
+  ]) {
     const split = core.maxDigitRunnerUp(w, m, r);
-    const att = core.maxDigitAnsAttention(w, [r, m]);  // positions: BOS, r, m, PAD ×4, SEP, ANS
+    const att = core.maxDigitAnsAttention(w, [r, m]); // positions: BOS, r, m, PAD ×4, SEP, ANS
     for (let h = 0; h < 4; h++) {
       // The same core function produces both: equal to the last bit.
       assert.equal(split.on_maximum[h], att.data[h * 9 + 2]);
@@ -219,7 +277,10 @@ test('the runner-up split in WASM: the measured masses are the attention rows, t
       assert.ok(Math.abs(share - split.two_token_share[h]) <= 16 * Number.EPSILON, `m ${m} r ${r} head ${h}`);
     }
   }
-  assert.throws(() => core.maxDigitRunnerUp(w, 4, 4), (e) => e instanceof HeadlabError && /runner_up must be below maximum/.test(e.message));
+  assert.throws(
+    () => core.maxDigitRunnerUp(w, 4, 4),
+    (e) => e instanceof HeadlabError && /runner_up must be below maximum/.test(e.message),
+  );
 });
 
 test('a seed trained in WASM has the claims `headlab max-digit seeds` prints for it', async () => {
@@ -234,6 +295,9 @@ test('a seed trained in WASM has the claims `headlab max-digit seeds` prints for
   assert.deepEqual(analysis.claims, cli.claims);
   // The shipped cross-seed file is the CLI's output for seeds 0–9.
   const shipped = JSON.parse(shippedText('max-digit-seeds-0-9.json'));
-  assert.deepEqual(shipped.seeds.map((s) => s.seed), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  assert.deepEqual(
+    shipped.seeds.map((s) => s.seed),
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+  );
   assert.deepEqual(shipped.seeds[1].claims, cli.claims);
 });

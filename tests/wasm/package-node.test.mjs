@@ -21,11 +21,34 @@ const jsEntries = Object.entries(pkg.exports)
   .map(([key, t]) => [key === '.' ? 'headlab' : `headlab${key.slice(1)}`, path.join(root, target(t))]);
 const elementEntries = jsEntries.filter(([spec]) => !['headlab', 'headlab/headlab.js', 'headlab/elements'].includes(spec));
 
-const TAGS = ['angle-dot', 'attention-bars', 'attention-patch', 'basis-rotation', 'choice-quiz', 'feature-recovery',
-  'head-ablation', 'head-contributions', 'interventions', 'max-digit-mechanism', 'max-digit-model', 'projection-ablation', 'query-key-canvas', 'score-ramps',
-  'seed-grid', 'subspace-accuracy', 'training-replay', 'transformer-ablation', 'transformer-attention', 'transformer-attribution',
-  'transformer-circuits', 'transformer-model', 'transformer-patching', 'transformer-training', 'value', 'value-swap']
-  .map((n) => `headlab-${n}`);
+const TAGS = [
+  'angle-dot',
+  'attention-bars',
+  'attention-patch',
+  'basis-rotation',
+  'choice-quiz',
+  'feature-recovery',
+  'head-ablation',
+  'head-contributions',
+  'interventions',
+  'max-digit-mechanism',
+  'max-digit-model',
+  'projection-ablation',
+  'query-key-canvas',
+  'score-ramps',
+  'seed-grid',
+  'subspace-accuracy',
+  'training-replay',
+  'transformer-ablation',
+  'transformer-attention',
+  'transformer-attribution',
+  'transformer-circuits',
+  'transformer-model',
+  'transformer-patching',
+  'transformer-training',
+  'value',
+  'value-swap',
+].map((n) => `headlab-${n}`);
 const classOf = (tag) => tag.replace(/(^|-)([a-z])/g, (_, __, c) => c.toUpperCase());
 
 /** Runs `code` (an ES module) in a fresh Node process and returns its JSON output. */
@@ -50,7 +73,8 @@ test('every JavaScript entry point imports in Node with no DOM: nothing thrown, 
   for (const [spec, keys] of Object.entries(out.results)) assert.ok(Array.isArray(keys), `${spec}: ${keys}`);
   // headlab exports every class and the core helpers; headlab/elements the classes only; headlab/<name> its class.
   for (const spec of ['headlab', 'headlab/headlab.js']) {
-    for (const name of [...TAGS.map(classOf), 'getCore', 'HeadlabError', 'WorkerClient', 'matrix']) assert.ok(out.results[spec].includes(name), `${spec} lacks ${name}`);
+    for (const name of [...TAGS.map(classOf), 'getCore', 'HeadlabError', 'WorkerClient', 'matrix'])
+      assert.ok(out.results[spec].includes(name), `${spec} lacks ${name}`);
   }
   assert.deepEqual(out.results['headlab/elements'], TAGS.map(classOf).sort());
   for (const [spec] of elementEntries) assert.deepEqual(out.results[spec], [classOf(`headlab-${spec.slice('headlab/'.length)}`)], spec);
@@ -95,19 +119,27 @@ test('custom-elements.json: current, every element and observed attribute, and a
   for (const d of declarations) {
     const cls = classes[d.name];
     const observed = cls.observedAttributes ?? [];
-    const widget = d.tagName !== 'headlab-value';   // <headlab-value>: a number in the prose, not a widget
+    const widget = d.tagName !== 'headlab-value'; // <headlab-value>: a number in the prose, not a widget
     // Every attribute the code observes is in the manifest, and named in the element's doc in the .d.ts.
-    assert.deepEqual(d.attributes.map((a) => a.name), [...observed, ...(widget ? ['share-state'] : [])], d.tagName);
+    assert.deepEqual(
+      d.attributes.map((a) => a.name),
+      [...observed, ...(widget ? ['share-state'] : [])],
+      d.tagName,
+    );
     const doc = declared[d.name].description + declared.MaxDigitElementBase?.description;
     for (const attr of observed) {
       assert.ok(doc.includes(attr), `types/headlab.d.ts does not document attribute "${attr}" of <${d.tagName}>`);
     }
     // Every writable property the .d.ts declares is an accessor of the class.
     const accessors = new Set();
-    for (let p = cls.prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) for (const k of Object.getOwnPropertyNames(p)) accessors.add(k);
+    for (let p = cls.prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p))
+      for (const k of Object.getOwnPropertyNames(p)) accessors.add(k);
     for (const m of d.members) assert.ok(accessors.has(m.name), `<${d.tagName}> declares ${m.name}, which the class lacks`);
     if (!widget) continue;
-    assert.ok(d.events.some((e) => e.name === 'change' && /^CustomEvent<\w+State>$/.test(e.type.text)), d.tagName);
+    assert.ok(
+      d.events.some((e) => e.name === 'change' && /^CustomEvent<\w+State>$/.test(e.type.text)),
+      d.tagName,
+    );
     assert.ok(d.cssParts.some((p) => p.name === 'body'));
   }
 });

@@ -105,18 +105,52 @@ test('the WASM module returns the bytes the CLI writes: inspect, run, analyze (p
     const cases = [
       [['inspect'], () => handle.inspect()],
       [['run', '--prompt', '1 2 3 4'], () => handle.run('1 2 3 4', undefined)],
-      [['run', '--prompt', '1 2 3', '--ablate', '0.1,1.2', '--ablation', 'zero'], () => handle.run('1 2 3', { ablate: [[0, 1], [1, 2]], mode: 'zero' })],
-      [['run', '--prompt', '5 1 2 5', '--ablate', '1.0', '--sequences', '3', '--seed', '2'], () => handle.run([5, 1, 2, 5], { ablate: [[1, 0]], sequences: 3, seed: 2 })],
-      [['analyze', '--prompt', '1 2 3 4 1 2', '--corrupted', '1 2 5 4 1 2', '--answer', '3', '--wrong', '5', '--circuits', '--sequences', '4'],
-        () => handle.analyze({ prompt: [1, 2, 3, 4, 1, 2], corrupted: '1 2 5 4 1 2', answer: 3, wrong: 5, circuits: true, sequences: 4 })],
-      [['analyze', '--prompt', '3 1', '--ablation', 'zero', '--seed', '7', '--sequences', '3', '--position', '0', '--token', '2'],
-        () => handle.analyze({ prompt: '3 1', ablation: 'zero', seed: 7, sequences: 3, position: 0, token: 2 })],
+      [
+        ['run', '--prompt', '1 2 3', '--ablate', '0.1,1.2', '--ablation', 'zero'],
+        () =>
+          handle.run('1 2 3', {
+            ablate: [
+              [0, 1],
+              [1, 2],
+            ],
+            mode: 'zero',
+          }),
+      ],
+      [
+        ['run', '--prompt', '5 1 2 5', '--ablate', '1.0', '--sequences', '3', '--seed', '2'],
+        () => handle.run([5, 1, 2, 5], { ablate: [[1, 0]], sequences: 3, seed: 2 }),
+      ],
+      [
+        [
+          'analyze',
+          '--prompt',
+          '1 2 3 4 1 2',
+          '--corrupted',
+          '1 2 5 4 1 2',
+          '--answer',
+          '3',
+          '--wrong',
+          '5',
+          '--circuits',
+          '--sequences',
+          '4',
+        ],
+        () => handle.analyze({ prompt: [1, 2, 3, 4, 1, 2], corrupted: '1 2 5 4 1 2', answer: 3, wrong: 5, circuits: true, sequences: 4 }),
+      ],
+      [
+        ['analyze', '--prompt', '3 1', '--ablation', 'zero', '--seed', '7', '--sequences', '3', '--position', '0', '--token', '2'],
+        () => handle.analyze({ prompt: '3 1', ablation: 'zero', seed: 7, sequences: 3, position: 0, token: 2 }),
+      ],
       // New prompts on the same (sequences, seed, ablation): the handle reads the scores and ablation
       // losses it kept from the analyses above (each CLI run computes them afresh); same bytes.
-      [['analyze', '--prompt', '7 7 1 2 7', '--corrupted', '7 8 1 2 7', '--answer', '2', '--wrong', '1', '--sequences', '4'],
-        () => handle.analyze({ prompt: '7 7 1 2 7', corrupted: '7 8 1 2 7', answer: 2, wrong: 1, sequences: 4 })],
-      [['analyze', '--prompt', '4 4 4', '--ablation', 'zero', '--seed', '7', '--sequences', '3'],
-        () => handle.analyze({ prompt: '4 4 4', ablation: 'zero', seed: 7, sequences: 3 })],
+      [
+        ['analyze', '--prompt', '7 7 1 2 7', '--corrupted', '7 8 1 2 7', '--answer', '2', '--wrong', '1', '--sequences', '4'],
+        () => handle.analyze({ prompt: '7 7 1 2 7', corrupted: '7 8 1 2 7', answer: 2, wrong: 1, sequences: 4 }),
+      ],
+      [
+        ['analyze', '--prompt', '4 4 4', '--ablation', 'zero', '--seed', '7', '--sequences', '3'],
+        () => handle.analyze({ prompt: '4 4 4', ablation: 'zero', seed: 7, sequences: 3 }),
+      ],
     ];
     // The same requests through web/transformer.js (rows as Float64Arrays, no JSON text): the CLI's numbers bit for bit.
     const core = await wasmTransformerCore();
@@ -124,7 +158,14 @@ test('the WASM module returns the bytes the CLI writes: inspect, run, analyze (p
     const typed = [
       null,
       () => model.run('1 2 3 4'),
-      () => model.run('1 2 3', { ablate: [[0, 1], [1, 2]], mode: 'zero' }),
+      () =>
+        model.run('1 2 3', {
+          ablate: [
+            [0, 1],
+            [1, 2],
+          ],
+          mode: 'zero',
+        }),
       () => model.run([5, 1, 2, 5], { ablate: [[1, 0]], sequences: 3, seed: 2 }),
       () => model.analyze({ prompt: [1, 2, 3, 4, 1, 2], corrupted: '1 2 5 4 1 2', answer: 3, wrong: 5, circuits: true, sequences: 4 }),
       () => model.analyze({ prompt: '3 1', ablation: 'zero', seed: 7, sequences: 3, position: 0, token: 2 }),
@@ -149,7 +190,7 @@ test('the WASM module returns the bytes the CLI writes: inspect, run, analyze (p
   }
 });
 
-test('induction training in WASM gives the native CLI\'s files bit for bit, however the steps are chunked', async () => {
+test("induction training in WASM gives the native CLI's files bit for bit, however the steps are chunked", async () => {
   const core = await wasmTransformerCore();
   const out = path.join(tmp, 'induction.safetensors');
   const r = cliRun(['model', 'train', '--task', 'induction', '--seed', '3', '--steps', '40', '--out', out]);
@@ -221,8 +262,17 @@ const f64 = (count, value = 0) => new Uint8Array(new Float64Array(count).fill(va
 
 const BAD_WEIGHTS = {
   'truncated before the header length': new Uint8Array([97, 98, 99]),
-  'header length past the end': (() => { const b = fileOf(OK_HEADER, DATA); b[0] = 200; b[1] = 1; return b; })(),
-  'header length over the limit': (() => { const b = new Uint8Array(16); b[7] = 1; return b; })(),
+  'header length past the end': (() => {
+    const b = fileOf(OK_HEADER, DATA);
+    b[0] = 200;
+    b[1] = 1;
+    return b;
+  })(),
+  'header length over the limit': (() => {
+    const b = new Uint8Array(16);
+    b[7] = 1;
+    return b;
+  })(),
   'data truncated': fileOf(OK_HEADER, DATA.subarray(0, 6)),
   'trailing bytes': fileOf(OK_HEADER, new Uint8Array([...DATA, 122, 122])),
   overlap: fileOf('{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}', DATA),
@@ -270,7 +320,8 @@ const BAD_CONFIGS = {
 
 /** The CLI's message for `headlab model inspect` on these files, without "headlab model inspect: <flag> <path>: ". */
 function cliMessage(config, weights) {
-  const configPath = path.join(tmp, 'bad.json'), weightsPath = path.join(tmp, 'bad.safetensors');
+  const configPath = path.join(tmp, 'bad.json'),
+    weightsPath = path.join(tmp, 'bad.safetensors');
   fs.writeFileSync(configPath, config);
   fs.writeFileSync(weightsPath, weights);
   const r = cliRun(['model', 'inspect', '--config', configPath, '--weights', weightsPath]);
@@ -280,7 +331,7 @@ function cliMessage(config, weights) {
   return m[1];
 }
 
-test('every bad safetensors file and config of the native tests gets the CLI\'s message in JS, and no handle survives', async () => {
+test("every bad safetensors file and config of the native tests gets the CLI's message in JS, and no handle survives", async () => {
   const core = await wasmTransformerCore();
   const live = core.transformerLiveHandles();
   const goodConfig = configText('two_layer_ln_pos');
@@ -290,18 +341,31 @@ test('every bad safetensors file and config of the native tests gets the CLI\'s 
   ];
   for (const [what, config, bytes] of cases) {
     const expected = cliMessage(config, bytes);
-    assert.throws(() => core.loadTransformer(config, bytes), (err) => {
-      assert.ok(err instanceof HeadlabError, what);
-      assert.equal(err.message, expected, what);
-      return true;
-    });
+    assert.throws(
+      () => core.loadTransformer(config, bytes),
+      (err) => {
+        assert.ok(err instanceof HeadlabError, what);
+        assert.equal(err.message, expected, what);
+        return true;
+      },
+    );
   }
   // A config over the 4 MiB limit (docs/limits.md): refused by size before it is parsed, in both
   // (the CLI says so while reading the file, before the core sees it, hence its own wording).
   const big = `{"n_layers":1${' '.repeat(4 << 20)}}`;
-  assert.throws(() => core.loadTransformer(big, weightsBytes('two_layer_ln_pos')), /config: the file has 4194318 bytes; the limit is 4194304$/);
+  assert.throws(
+    () => core.loadTransformer(big, weightsBytes('two_layer_ln_pos')),
+    /config: the file has 4194318 bytes; the limit is 4194304$/,
+  );
   fs.writeFileSync(path.join(tmp, 'big.json'), big);
-  const r = cliRun(['model', 'inspect', '--config', path.join(tmp, 'big.json'), '--weights', path.join(dataDir, 'two_layer_ln_pos.safetensors')]);
+  const r = cliRun([
+    'model',
+    'inspect',
+    '--config',
+    path.join(tmp, 'big.json'),
+    '--weights',
+    path.join(dataDir, 'two_layer_ln_pos.safetensors'),
+  ]);
   assert.equal(r.status, 1);
   assert.match(r.stderr, /--config: ".*big\.json" is larger than 4194304 bytes\n$/);
   assert.equal(core.transformerLiveHandles(), live);
@@ -316,34 +380,50 @@ test('a tensor the model has no place for is refused by its header entry, before
   const n = 16 << 20;
   const bytes = edited('junk', { name: 'junk', dtype: 'BOOL', shape: [n], data: new Uint8Array(n).fill(2) });
   const before = core.memoryDiagnostics().memory_bytes;
-  assert.throws(() => core.loadTransformer(configText('two_layer_ln_pos'), bytes), (err) => {
-    assert.match(err.message, /^unknown tensor junk \(expected TransformerLens names/);
-    return true;
-  });
+  assert.throws(
+    () => core.loadTransformer(configText('two_layer_ln_pos'), bytes),
+    (err) => {
+      assert.match(err.message, /^unknown tensor junk \(expected TransformerLens names/);
+      return true;
+    },
+  );
   // The module holds one copy of the file's bytes (n) while it reads; n doubles (8n) would not fit under 3n.
   const grown = core.memoryDiagnostics().memory_bytes - before;
   assert.ok(grown < 3 * n, `WASM memory grew by ${grown} bytes for a ${bytes.length}-byte file`);
-  assert.equal(cliMessage(configText('two_layer_ln_pos'), bytes), 'unknown tensor junk (expected TransformerLens names: embed.W_E, pos_embed.W_pos, blocks.L.ln1.*, blocks.L.attn.*, ln_final.*, unembed.*)');
+  assert.equal(
+    cliMessage(configText('two_layer_ln_pos'), bytes),
+    'unknown tensor junk (expected TransformerLens names: embed.W_E, pos_embed.W_pos, blocks.L.ln1.*, blocks.L.attn.*, ln_final.*, unembed.*)',
+  );
 });
 
-test('the core\'s layout table names and shapes the tensors of the canonical file, in its order', async () => {
+test("the core's layout table names and shapes the tensors of the canonical file, in its order", async () => {
   const core = await wasmTransformerCore();
   const layout = core.transformerLayout();
-  assert.deepEqual(layout.slice(0, 2).map((r) => [r.name, r.shape.join(' × '), r.presence, r.role]),
-    [['embed.W_E', 'd_vocab × d_model', 'always', 'required'], ['pos_embed.W_pos', 'n_ctx × d_model', 'positional_embedding', 'required']]);
+  assert.deepEqual(
+    layout.slice(0, 2).map((r) => [r.name, r.shape.join(' × '), r.presence, r.role]),
+    [
+      ['embed.W_E', 'd_vocab × d_model', 'always', 'required'],
+      ['pos_embed.W_pos', 'n_ctx × d_model', 'positional_embedding', 'required'],
+    ],
+  );
   for (const name of FIXTURES) {
     const model = core.loadTransformer(configText(name), weightsBytes(name));
     try {
-      const { config: text, safetensors } = model.canonical();  // written without the buffers
+      const { config: text, safetensors } = model.canonical(); // written without the buffers
       const config = JSON.parse(text);
-      const has = { always: true, positional_embedding: config.positional_embedding === 'standard', layer_norm_weights: config.normalization === 'LN' };
+      const has = {
+        always: true,
+        positional_embedding: config.positional_embedding === 'standard',
+        layer_norm_weights: config.normalization === 'LN',
+      };
       const expected = layoutTensors(layout, config)
         .filter(([row]) => row.role !== 'buffer' && has[row.presence])
         .map(([row, l]) => [row.name.replace('{l}', String(l)), row.shape.map((d) => config[d])]);
       const headerBytes = Number(new DataView(safetensors.buffer, safetensors.byteOffset).getBigUint64(0, true));
       const header = JSON.parse(new TextDecoder().decode(safetensors.subarray(8, 8 + headerBytes)));
-      const written = Object.entries(header).filter(([n]) => n !== '__metadata__')
-        .sort(([, a], [, b]) => a.data_offsets[0] - b.data_offsets[0])  // the order the writer stored them in
+      const written = Object.entries(header)
+        .filter(([n]) => n !== '__metadata__')
+        .sort(([, a], [, b]) => a.data_offsets[0] - b.data_offsets[0]) // the order the writer stored them in
         .map(([n, e]) => [n, e.shape]);
       assert.deepEqual(written, expected, name);
     } finally {
@@ -372,21 +452,37 @@ test('the canonical files of a model read back to the same weights, with a heade
   }
 });
 
-test('the worker\'s read of a model (transformer-load) holds the config to the page\'s limits before the weights, then the parameters', async () => {
+test("the worker's read of a model (transformer-load) holds the config to the page's limits before the weights, then the parameters", async () => {
   const core = await wasmTransformerCore();
   const run = (config, bytes, limits) => workerTasks['transformer-load'].run(core, { config, safetensors: bytes, limits });
-  const limits = { n_ctx: { value: 128, why: 'n' }, heads: { value: 16, why: 'h' }, d_vocab: { value: 4096, why: 'v' }, parameters: { value: 1000, why: 'p' } };
+  const limits = {
+    n_ctx: { value: 128, why: 'n' },
+    heads: { value: 16, why: 'h' },
+    d_vocab: { value: 4096, why: 'v' },
+    parameters: { value: 1000, why: 'p' },
+  };
   const config = JSON.parse(configText('two_layer_ln_pos'));
   // Beyond a config limit: refused with it, whatever the weights (these would not fit that config).
-  await assert.rejects(run(JSON.stringify({ ...config, n_heads: 64, n_ctx: 4096 }), weightsBytes('two_layer_ln_pos'), limits), { message: 'config: n_ctx = 4,096; a page reads models up to 128 (n)' });
-  await assert.rejects(run(JSON.stringify({ ...config, n_layers: 4, n_heads: 8 }), weightsBytes('two_layer_ln_pos'), limits), { message: 'config: n_layers × n_heads = 32; a page reads models up to 16 (h)' });
-  await assert.rejects(run(JSON.stringify({ ...config, d_vocab: 65536 }), weightsBytes('two_layer_ln_pos'), limits), { message: 'config: d_vocab = 65,536; a page reads models up to 4,096 (v)' });
+  await assert.rejects(run(JSON.stringify({ ...config, n_heads: 64, n_ctx: 4096 }), weightsBytes('two_layer_ln_pos'), limits), {
+    message: 'config: n_ctx = 4,096; a page reads models up to 128 (n)',
+  });
+  await assert.rejects(run(JSON.stringify({ ...config, n_layers: 4, n_heads: 8 }), weightsBytes('two_layer_ln_pos'), limits), {
+    message: 'config: n_layers × n_heads = 32; a page reads models up to 16 (h)',
+  });
+  await assert.rejects(run(JSON.stringify({ ...config, d_vocab: 65536 }), weightsBytes('two_layer_ln_pos'), limits), {
+    message: 'config: d_vocab = 65,536; a page reads models up to 4,096 (v)',
+  });
   const parameters = core.loadTransformer(configText('two_layer_ln_pos'), weightsBytes('two_layer_ln_pos'));
   const count = parameters.inspect().parameters;
   parameters.dispose();
-  await assert.rejects(run(configText('two_layer_ln_pos'), weightsBytes('two_layer_ln_pos'), limits), { message: `the model has ${count.toLocaleString('en-US')} parameters; a page reads at most 1,000 (p)` });
+  await assert.rejects(run(configText('two_layer_ln_pos'), weightsBytes('two_layer_ln_pos'), limits), {
+    message: `the model has ${count.toLocaleString('en-US')} parameters; a page reads at most 1,000 (p)`,
+  });
   // Within them: the canonical files, which read back to the same model.
-  const read = await run(configText('two_layer_ln_pos'), weightsBytes('two_layer_ln_pos'), { ...limits, parameters: { value: count, why: 'p' } });
+  const read = await run(configText('two_layer_ln_pos'), weightsBytes('two_layer_ln_pos'), {
+    ...limits,
+    parameters: { value: count, why: 'p' },
+  });
   assert.equal(read.parameters, count);
   const again = core.loadTransformer(read.config, read.safetensors);
   const model = core.loadTransformer(configText('two_layer_ln_pos'), weightsBytes('two_layer_ln_pos'));
@@ -402,10 +498,10 @@ test('every truncation of a valid file is an error, never a crash', async () => 
   for (let n = 0; n < bytes.length; n += n < 400 ? 1 : 37) {
     assert.throws(() => core.loadTransformer(config, bytes.subarray(0, n)), HeadlabError);
   }
-  core.loadTransformer(config, bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)).dispose();  // an ArrayBuffer works too
+  core.loadTransformer(config, bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)).dispose(); // an ArrayBuffer works too
 });
 
-test('bad prompts and requests get the core\'s message (the CLI\'s after its flag name)', async () => {
+test("bad prompts and requests get the core's message (the CLI's after its flag name)", async () => {
   const core = await wasmTransformerCore();
   const name = 'two_layer_ln_pos';
   const model = core.loadTransformer(configText(name), weightsBytes(name));
@@ -423,15 +519,28 @@ test('bad prompts and requests get the core\'s message (the CLI\'s after its fla
     assert.throws(() => model.analyze({ prompt: '1 2', ablation: 'half' }), { message: 'ablation must be "zero" or "mean", got "half"' });
     assert.throws(() => model.analyze({ prompt: '1 2', sequences: 0 }), { message: 'sequences must be in [1, 10000], got 0' });
     assert.throws(() => model.analyze({ prompt: '1 2', position: -2 }), { message: 'position must be -1 (the last) or in [0, 2), got -2' });
-    assert.throws(() => model.analyze({ prompt: '1 2', corrupted: '1 3' }), { message: 'patching needs answer and wrong tokens with the corrupted prompt' });
+    assert.throws(() => model.analyze({ prompt: '1 2', corrupted: '1 3' }), {
+      message: 'patching needs answer and wrong tokens with the corrupted prompt',
+    });
     assert.throws(() => model.analyze({ prompt: '1 2', corrupted: '1 3 4', answer: 1, wrong: 2 }), /corrupted prompt has 3 tokens/);
     assert.throws(() => model.analyze({ prompt: '1 2', answr: 3 }), { message: 'the analysis request has an unknown field "answr"' });
     assert.throws(() => core.createTransformerTrainer({ steps: -1 }), /steps/);
     assert.throws(() => core.createTransformerTrainer({ model: { n_ctx: 3 } }), /n_ctx/);
     assert.throws(() => core.createTransformerTrainer({ model: { act_fn: 'gelu' } }), /unknown field "act_fn"/);
     assert.deepEqual(model.tokenize('1, 2 3'), [1, 2, 3]);
-    assert.throws(() => model.run('1 2', { ablate: [[0, 3]] }), { message: 'head 0.3 is not in the model (2 layers × 3 heads, numbered from 0)' });
-    assert.throws(() => model.run('1 2', { ablate: [[0, 1], [0, 1]] }), { message: 'head 0.1 is named twice' });
+    assert.throws(() => model.run('1 2', { ablate: [[0, 3]] }), {
+      message: 'head 0.3 is not in the model (2 layers × 3 heads, numbered from 0)',
+    });
+    assert.throws(
+      () =>
+        model.run('1 2', {
+          ablate: [
+            [0, 1],
+            [0, 1],
+          ],
+        }),
+      { message: 'head 0.1 is named twice' },
+    );
     assert.throws(() => model.run('1 2', { ablate: [[0]] }), { message: 'ablate[0] must be a [layer, head] pair' });
     assert.throws(() => model.run('1 2', { heads: [] }), { message: 'the run options need ablate: [[layer, head], …]' });
     assert.deepEqual(model.run('1 2', { ablate: [] }).logits, model.run('1 2').logits);
@@ -445,11 +554,21 @@ test('worker tasks: transformer-train reports scores every chunk and stops betwe
   const core = await wasmTransformerCore();
   const live = core.transformerLiveHandles();
   const messages = [];
-  const result = await workerTasks['transformer-train'].run(core, { settings: { seed: 3, steps: 40 }, chunk: 15, score_sequences: 4 }, {
-    progress: (m) => messages.push(m), shouldStop: () => false, yieldToEvents: async () => {},
-  });
-  assert.deepEqual(messages.map((m) => m.steps_taken), [0, 15, 30, 40]);
-  const L = 2, H = 4;
+  const result = await workerTasks['transformer-train'].run(
+    core,
+    { settings: { seed: 3, steps: 40 }, chunk: 15, score_sequences: 4 },
+    {
+      progress: (m) => messages.push(m),
+      shouldStop: () => false,
+      yieldToEvents: async () => {},
+    },
+  );
+  assert.deepEqual(
+    messages.map((m) => m.steps_taken),
+    [0, 15, 30, 40],
+  );
+  const L = 2,
+    H = 4;
   for (const m of messages) {
     assert.equal(m.steps_total, 40);
     assert.equal(m.previous_token.length, L);
@@ -464,9 +583,17 @@ test('worker tasks: transformer-train reports scores every chunk and stops betwe
   trainer.dispose();
   // Stop after the second message: the result holds the steps taken.
   let calls = 0;
-  const stopped = await workerTasks['transformer-train'].run(core, { settings: { seed: 3, steps: 40 }, chunk: 10, score_sequences: 2 }, {
-    progress: () => { calls += 1; }, shouldStop: () => calls >= 2, yieldToEvents: async () => {},
-  });
+  const stopped = await workerTasks['transformer-train'].run(
+    core,
+    { settings: { seed: 3, steps: 40 }, chunk: 10, score_sequences: 2 },
+    {
+      progress: () => {
+        calls += 1;
+      },
+      shouldStop: () => calls >= 2,
+      yieldToEvents: async () => {},
+    },
+  );
   assert.equal(stopped.progress.steps_taken, 10);
   assert.equal(stopped.progress.done, true);
   await assert.rejects(workerTasks['transformer-train'].run(core, { chunk: 0 }, {}), /chunk must be an integer/);
@@ -477,21 +604,39 @@ test('worker tasks: transformer-train reports scores every chunk and stops betwe
   wild.dispose();
   assert.equal(diverged.done, true);
   assert.equal(diverged.diverged_at, 1);
-  assert.match(diverged.divergence, /^training diverged at step 1: a weight reached .* beyond the magnitude limit ±1e\+06 \(learning_rate 1e\+08\)$/);
-  await assert.rejects(workerTasks['transformer-train'].run(core, { settings: { steps: 10, learning_rate: 1e8, weight_decay: 0 }, chunk: 5, score_sequences: 1 }, {
-    progress: () => {}, shouldStop: () => false, yieldToEvents: async () => {},
-  }), /^HeadlabError: training diverged at step 1: /);
+  assert.match(
+    diverged.divergence,
+    /^training diverged at step 1: a weight reached .* beyond the magnitude limit ±1e\+06 \(learning_rate 1e\+08\)$/,
+  );
+  await assert.rejects(
+    workerTasks['transformer-train'].run(
+      core,
+      { settings: { steps: 10, learning_rate: 1e8, weight_decay: 0 }, chunk: 5, score_sequences: 1 },
+      {
+        progress: () => {},
+        shouldStop: () => false,
+        yieldToEvents: async () => {},
+      },
+    ),
+    /^HeadlabError: training diverged at step 1: /,
+  );
 
   const name = 'two_layer_ln_pos';
   const analyzed = await workerTasks['transformer-analyze'].run(core, {
-    config: configText(name), safetensors: weightsBytes(name), request: { prompt: '1 2 3', sequences: 2 },
+    config: configText(name),
+    safetensors: weightsBytes(name),
+    request: { prompt: '1 2 3', sequences: 2 },
   });
   assert.equal(analyzed.inspection.checks, 'ok');
   assert.deepEqual(analyzed.analysis.tokens, [1, 2, 3]);
   assert.equal(analyzed.run, null);
   // A run in the worker (what the figures send for a new prompt or an ablated run) is the page's run, bit for bit.
   const options = { ablate: [[1, 0]], mode: 'mean', sequences: 2, seed: 0 };
-  const ran = await workerTasks['transformer-analyze'].run(core, { config: configText(name), safetensors: weightsBytes(name), run: { prompt: [1, 2, 3], options } });
+  const ran = await workerTasks['transformer-analyze'].run(core, {
+    config: configText(name),
+    safetensors: weightsBytes(name),
+    run: { prompt: [1, 2, 3], options },
+  });
   assert.equal(ran.analysis, null);
   const here = core.loadTransformer(configText(name), weightsBytes(name));
   assert.deepEqual(ran.run, here.run([1, 2, 3], options));
@@ -500,8 +645,16 @@ test('worker tasks: transformer-train reports scores every chunk and stops betwe
   // numbers as a model loaded for the one task; the result's one buffer is offered for transfer.
   const request = { prompt: '1 2 3', corrupted: '1 2 4', answer: 3, wrong: 4, sequences: 2 };
   const moved = [];
-  const first = await workerTasks['transformer-analyze'].run(core, { model: 'm1', config: configText(name), safetensors: weightsBytes(name), request }, { transfer: (b) => moved.push(...b) });
-  const again = await workerTasks['transformer-analyze'].run(core, { model: 'm1', request: { ...request, prompt: '2 2 3' }, run: { prompt: [1, 2, 3], options } }, { transfer: (b) => moved.push(...b) });
+  const first = await workerTasks['transformer-analyze'].run(
+    core,
+    { model: 'm1', config: configText(name), safetensors: weightsBytes(name), request },
+    { transfer: (b) => moved.push(...b) },
+  );
+  const again = await workerTasks['transformer-analyze'].run(
+    core,
+    { model: 'm1', request: { ...request, prompt: '2 2 3' }, run: { prompt: [1, 2, 3], options } },
+    { transfer: (b) => moved.push(...b) },
+  );
   assert.deepEqual(first.analysis, here.analyze(request));
   assert.deepEqual(again.analysis, here.analyze({ ...request, prompt: '2 2 3' }));
   assert.deepEqual(again.run, ran.run);
@@ -511,9 +664,14 @@ test('worker tasks: transformer-train reports scores every chunk and stops betwe
   assert.equal(await workerTasks['transformer-release'].run(core, { model: 'm1' }), false);
   await assert.rejects(workerTasks['transformer-analyze'].run(core, { model: 'm1', request }), /model "m1" is not kept in this worker/);
   here.dispose();
-  await assert.rejects(workerTasks['transformer-analyze'].run(core, { config: configText(name), safetensors: weightsBytes(name), run: { prompt: [1, 99] } }), /99/);
-  await assert.rejects(workerTasks['transformer-analyze'].run(core, { config: configText(name), safetensors: weightsBytes('one_layer_plain') }),
-    /blocks.0.attn.W_K has shape \[2, 8, 4\]; the config implies/);
+  await assert.rejects(
+    workerTasks['transformer-analyze'].run(core, { config: configText(name), safetensors: weightsBytes(name), run: { prompt: [1, 99] } }),
+    /99/,
+  );
+  await assert.rejects(
+    workerTasks['transformer-analyze'].run(core, { config: configText(name), safetensors: weightsBytes('one_layer_plain') }),
+    /blocks.0.attn.W_K has shape \[2, 8, 4\]; the config implies/,
+  );
   assert.equal(core.transformerLiveHandles(), live);
 });
 
@@ -524,7 +682,7 @@ test('handles are released: load, analyse and train 30 times, the live count and
     const model = core.loadTransformer(configText(name), weightsBytes(name));
     model.analyze({ prompt: '1 2 3 4', corrupted: '1 2 5 4', answer: 3, wrong: 5, sequences: 2 });
     model.dispose();
-    model.dispose();  // idempotent
+    model.dispose(); // idempotent
     const trainer = core.createTransformerTrainer({ steps: 2, batch_size: 2 });
     trainer.step(2);
     trainer.result();
@@ -538,5 +696,8 @@ test('handles are released: load, analyse and train 30 times, the live count and
   assert.equal(core.transformerLiveHandles(), live);
   assert.equal(live, 0);
   // A leak of one model per cycle would be ≥ 30 × its 11 KB of weights.
-  assert.ok(core.memoryDiagnostics().heap_bytes_in_use - before < 64 * 1024, `heap grew by ${core.memoryDiagnostics().heap_bytes_in_use - before} bytes`);
+  assert.ok(
+    core.memoryDiagnostics().heap_bytes_in_use - before < 64 * 1024,
+    `heap grew by ${core.memoryDiagnostics().heap_bytes_in_use - before} bytes`,
+  );
 });

@@ -12,10 +12,11 @@ val attention_forward_js(val input) {
     AttentionOptions options;
     options.causal = optional_bool(input, "causal", false);
     const val override_v = input["weights_override"];
-    if (!override_v.isUndefined() && !override_v.isNull()) options.weights_override = matrix_from_js(override_v, "weights_override");
-    const AttentionResult r = attention_forward(matrix_from_js(input["x"], "x"), matrix_from_js(input["w_q"], "w_q"),
-                                                matrix_from_js(input["w_k"], "w_k"), matrix_from_js(input["w_v"], "w_v"),
-                                                options);
+    if (!override_v.isUndefined() && !override_v.isNull())
+      options.weights_override = matrix_from_js(override_v, "weights_override");
+    const AttentionResult r =
+        attention_forward(matrix_from_js(input["x"], "x"), matrix_from_js(input["w_q"], "w_q"),
+                          matrix_from_js(input["w_k"], "w_k"), matrix_from_js(input["w_v"], "w_v"), options);
     val out = val::object();
     out.set("q", matrix_to_js(r.q));
     out.set("k", matrix_to_js(r.k));
@@ -68,8 +69,8 @@ val change_query_key_basis_js(val q, val k, val a) {
 
 val query_key_picture_js(val q, val k, val v, val score_scale) {
   return guarded([&] {
-    const QueryKeyPicture p = query_key_picture(matrix_from_js(q, "q"), matrix_from_js(k, "k"),
-                                                matrix_from_js(v, "v"), number_arg(score_scale, "score scale"));
+    const QueryKeyPicture p = query_key_picture(matrix_from_js(q, "q"), matrix_from_js(k, "k"), matrix_from_js(v, "v"),
+                                                number_arg(score_scale, "score scale"));
     val out = val::object();
     out.set("dot_products", matrix_to_js(p.dot_products));
     out.set("scores", matrix_to_js(p.scores));

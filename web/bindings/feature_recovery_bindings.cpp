@@ -71,7 +71,7 @@ val evaluation_to_js(const FeatureRecoveryEvaluation& e) {
 // shift? } → the seed's R and held-out set, and the projections to run on it.
 struct HeldOut {
   FeatureRecoverySettings settings;
-  const Matrix& mixing;                // the cache's (below), valid until the next held_out_from_js
+  const Matrix& mixing;  // the cache's (below), valid until the next held_out_from_js
   const FeatureRecoveryBatch& eval_set;
   Matrix w_q, w_v;
 };
@@ -117,7 +117,8 @@ HeldOut held_out_from_js(ObjectReader& in) {
   HeldOutCache& c = held_out_cache();
   const Matrix task_keys = feature_recovery_task_keys(settings);
   if (!c.filled || c.seed != settings.seed || c.eval_size != settings.eval_size ||
-      std::memcmp(&c.request_scale, &settings.request_scale, sizeof(double)) != 0 || !same_matrix(c.task_keys, task_keys)) {
+      std::memcmp(&c.request_scale, &settings.request_scale, sizeof(double)) != 0 ||
+      !same_matrix(c.task_keys, task_keys)) {
     c.filled = false;
     c.has_prediction = false;
     c.mixing = feature_recovery_mixing(settings.seed);
@@ -137,7 +138,8 @@ HeldOut held_out_from_js(ObjectReader& in) {
 Matrix clean_prediction(const HeldOut& h) {
   HeldOutCache& c = held_out_cache();
   if (c.has_prediction && same_matrix(c.w_q, h.w_q) && same_matrix(c.w_v, h.w_v)) return c.prediction;
-  Matrix p = feature_recovery_forward(h.eval_set.request * h.mixing, h.eval_set.records * h.mixing, h.w_q, h.w_v).prediction;
+  Matrix p =
+      feature_recovery_forward(h.eval_set.request * h.mixing, h.eval_set.records * h.mixing, h.w_q, h.w_v).prediction;
   c.w_q = h.w_q;
   c.w_v = h.w_v;
   c.prediction = p;

@@ -34,13 +34,12 @@ inline Matrix matrix_from_js(const val& m, const std::string& name) {
         rows_d * cols_d <= 1 << 26)) {
     throw InputError(name + " has an invalid shape " + std::to_string(rows_d) + " × " + std::to_string(cols_d));
   }
-  if (!data.instanceof(val::global("Float64Array"))) throw InputError(name + ".data must be a Float64Array");
+  if (!data.instanceof (val::global("Float64Array"))) throw InputError(name + ".data must be a Float64Array");
   const auto rows = static_cast<Eigen::Index>(rows_d), cols = static_cast<Eigen::Index>(cols_d);
   const auto length = data["length"].as<double>();
   if (length != rows_d * cols_d) {
     throw InputError(name + ".data has length " + std::to_string(static_cast<long long>(length)) + " but " +
-                     std::to_string(rows) + " × " + std::to_string(cols) + " needs " +
-                     std::to_string(rows * cols));
+                     std::to_string(rows) + " × " + std::to_string(cols) + " needs " + std::to_string(rows * cols));
   }
   Matrix out(rows, cols);
   if (rows * cols > 0) {

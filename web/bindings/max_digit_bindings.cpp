@@ -71,11 +71,12 @@ std::vector<int> digits_from_js(const val& v) {
 }
 
 md::MaxDigitTrainingSettings settings_from_js(const val& s) {
-  return trainer_settings_from_js<md::MaxDigitTrainingSettings>(s, [](ObjectReader& in, md::MaxDigitTrainingSettings& out) {
-    in.number("weight_decay", out.weight_decay);
-    in.number("init_scale", out.init_scale);
-    in.boolean("unit_norm_unembedding", out.unit_norm_unembedding);
-  });
+  return trainer_settings_from_js<md::MaxDigitTrainingSettings>(
+      s, [](ObjectReader& in, md::MaxDigitTrainingSettings& out) {
+        in.number("weight_decay", out.weight_decay);
+        in.number("init_scale", out.init_scale);
+        in.boolean("unit_norm_unembedding", out.unit_norm_unembedding);
+      });
 }
 
 val doubles(const double* begin, std::size_t n) { return vector_to_js(std::vector<double>(begin, begin + n)); }
@@ -210,12 +211,13 @@ val attention_by_max_js(val w) {
 
 val patch_js_entry(val w, val digits, val patches) {
   return guarded([&] {
-    const auto list = array_from_js(patches, "patches", "an array of { head, position }", [](const val& p, const std::string& name) {
-      if (p.isUndefined() || p.isNull() || p.typeOf().as<std::string>() != "object") {
-        throw InputError(name + " must be { head, position }");
-      }
-      return md::AttentionPatch{int_arg(p["head"], name + ".head"), int_arg(p["position"], name + ".position")};
-    });
+    const auto list =
+        array_from_js(patches, "patches", "an array of { head, position }", [](const val& p, const std::string& name) {
+          if (p.isUndefined() || p.isNull() || p.typeOf().as<std::string>() != "object") {
+            throw InputError(name + " must be { head, position }");
+          }
+          return md::AttentionPatch{int_arg(p["head"], name + ".head"), int_arg(p["position"], name + ".position")};
+        });
     return patch_js(md::patch_attention(weights_from_js(w), digits_from_js(digits), list));
   });
 }
@@ -252,7 +254,8 @@ val principal_directions_js(val w, val basis) {
 }
 
 val subspace_accuracy_js(val w, val basis, val k) {
-  return guarded([&] { return report_js(md::subspace_accuracy(weights_from_js(w), basis_arg(basis), int_arg(k, "k"))); });
+  return guarded(
+      [&] { return report_js(md::subspace_accuracy(weights_from_js(w), basis_arg(basis), int_arg(k, "k"))); });
 }
 
 val cosine_top3_js(val w) {
@@ -288,14 +291,14 @@ val angle_vs_dot_to_js(const md::AngleVsDot& a) {
 }
 
 val angle_vs_dot_js(val w, val basis, val k) {
-  return guarded([&] {
-    return angle_vs_dot_to_js(md::angle_vs_dot(weights_from_js(w), basis_arg(basis), int_arg(k, "k")));
-  });
+  return guarded(
+      [&] { return angle_vs_dot_to_js(md::angle_vs_dot(weights_from_js(w), basis_arg(basis), int_arg(k, "k"))); });
 }
 
 val runner_up_js(val w, val maximum, val runner_up) {
   return guarded([&] {
-    const md::RunnerUpSplit r = md::runner_up_split(weights_from_js(w), int_arg(maximum, "maximum"), int_arg(runner_up, "runner_up"));
+    const md::RunnerUpSplit r =
+        md::runner_up_split(weights_from_js(w), int_arg(maximum, "maximum"), int_arg(runner_up, "runner_up"));
     val out = val::object();
     out.set("maximum", r.maximum);
     out.set("runner_up", r.runner_up);

@@ -28,7 +28,7 @@ std::string string_arg(const val& v, const std::string& name) {
 
 // A Uint8Array's bytes in one bulk copy into a string the size of the array.
 std::string bytes_from_js(const val& v, const std::string& name) {
-  if (v.isUndefined() || v.isNull() || !v.instanceof(val::global("Uint8Array"))) {
+  if (v.isUndefined() || v.isNull() || !v.instanceof (val::global("Uint8Array"))) {
     throw InputError(name + " must be a Uint8Array (or an ArrayBuffer) of the safetensors file");
   }
   const double length = v["length"].as<double>();
@@ -101,7 +101,8 @@ int token_from_js(const tf::TransformerConfig& c, const val& v, const std::strin
 }
 
 tf::AnalysisRequest request_from_js(const tf::TransformerConfig& c, const val& request) {
-  if (request.isUndefined() || request.isNull()) throw InputError("the analysis request must be an object with a prompt");
+  if (request.isUndefined() || request.isNull())
+    throw InputError("the analysis request must be an object with a prompt");
   tf::AnalysisRequest r;
   ObjectReader in(request, "the analysis request");
   if (!in.has("prompt")) throw InputError("the analysis request needs a prompt");
@@ -113,7 +114,8 @@ tf::AnalysisRequest request_from_js(const tf::TransformerConfig& c, const val& r
   if (in.has("wrong")) r.wrong = token_from_js(c, in.get("wrong"), "wrong");
   if (in.has("ablation")) {
     const std::string mode = string_arg(in.get("ablation"), "ablation");
-    if (mode != "zero" && mode != "mean") throw InputError("ablation must be \"zero\" or \"mean\", got \"" + mode + "\"");
+    if (mode != "zero" && mode != "mean")
+      throw InputError("ablation must be \"zero\" or \"mean\", got \"" + mode + "\"");
     r.ablation = mode == "zero" ? tf::Ablation::zero : tf::Ablation::mean;
   }
   in.integer("sequences", r.sequences);
@@ -213,9 +215,10 @@ class TransformerModelHandle {
       const std::string data = bytes_from_js(bytes, "the weights");
       const tf::TransformerConfig config = fm::transformer_config_from_json(text);
       // The header first: names, dtypes and shapes are checked before any tensor is converted (one at a time).
-      const fm::SafetensorsIndex index = fm::index_safetensors(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
+      const fm::SafetensorsIndex index =
+          fm::index_safetensors(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
       weights_ = std::make_unique<tf::TransformerWeights>(fm::transformer_weights_from_safetensors(config, index));
-      cache_.clear();  // the kept batch analyses were of the weights just replaced
+      cache_.clear();                     // the kept batch analyses were of the weights just replaced
       file_ = fm::without_values(index);  // inspect() needs names, dtypes, shapes
       return val(fm::transformer_config_to_json(config));
     });
@@ -269,7 +272,8 @@ class TransformerModelHandle {
     return guarded([&] { return ints_to_js(fm::parse_prompt(loaded().config, string_arg(text, "the prompt"))); });
   }
   val induction_scores(val count, val seed) {
-    return guarded([&] { return scores_to_js(tf::induction_scores(loaded(), int_arg(count, "sequences"), seed_arg(seed))); });
+    return guarded(
+        [&] { return scores_to_js(tf::induction_scores(loaded(), int_arg(count, "sequences"), seed_arg(seed))); });
   }
 
  private:
@@ -279,11 +283,12 @@ class TransformerModelHandle {
     if (options.isUndefined() || options.isNull()) return tf::transformer_forward(loaded(), tokens);
     ObjectReader in(options, "the run options");
     if (!in.has("ablate")) throw InputError("the run options need ablate: [[layer, head], …]");
-    const auto heads = array_from_js(in.get("ablate"), "ablate", "an array of [layer, head] pairs", [](const val& v, const std::string& name) {
-      const auto pair = array_from_js(v, name, "a [layer, head] pair", int_arg);
-      if (pair.size() != 2) throw InputError(name + " must be a [layer, head] pair");
-      return tf::HeadIndex{pair[0], pair[1]};
-    });
+    const auto heads = array_from_js(in.get("ablate"), "ablate", "an array of [layer, head] pairs",
+                                     [](const val& v, const std::string& name) {
+                                       const auto pair = array_from_js(v, name, "a [layer, head] pair", int_arg);
+                                       if (pair.size() != 2) throw InputError(name + " must be a [layer, head] pair");
+                                       return tf::HeadIndex{pair[0], pair[1]};
+                                     });
     tf::Ablation mode = tf::Ablation::mean;
     if (in.has("mode")) {
       const std::string name = string_arg(in.get("mode"), "mode");
@@ -310,11 +315,13 @@ class TransformerModelHandle {
 
 // --- the transformer trainer (induction task) ---
 tf::TransformerTrainingSettings settings_from_js(const val& s) {
-  return trainer_settings_from_js<tf::TransformerTrainingSettings>(s, [](ObjectReader& in, tf::TransformerTrainingSettings& out) {
-    if (in.has("model")) out.model = fm::transformer_config_from_json(string_arg(in.get("model"), "settings.model"));
-    in.number("weight_decay", out.weight_decay);
-    in.number("init_scale", out.init_scale);
-  });
+  return trainer_settings_from_js<tf::TransformerTrainingSettings>(
+      s, [](ObjectReader& in, tf::TransformerTrainingSettings& out) {
+        if (in.has("model"))
+          out.model = fm::transformer_config_from_json(string_arg(in.get("model"), "settings.model"));
+        in.number("weight_decay", out.weight_decay);
+        in.number("init_scale", out.init_scale);
+      });
 }
 
 class TransformerTrainerHandle {
@@ -362,8 +369,9 @@ class TransformerTrainerHandle {
     return guarded([&] { return progress_to_js(started().progress()); });
   }
   val scores(val count, val seed) {
-    return guarded(
-        [&] { return scores_to_js(tf::induction_scores(started().result(), int_arg(count, "sequences"), seed_arg(seed))); });
+    return guarded([&] {
+      return scores_to_js(tf::induction_scores(started().result(), int_arg(count, "sequences"), seed_arg(seed)));
+    });
   }
   // { config: text, safetensors: Uint8Array } of the current weights, as `headlab model train` writes them.
   val result() {

@@ -11,7 +11,6 @@ export const MAX_ATTRIBUTE_LENGTH = 200_000;
 /** Largest seed every widget accepts: the core's (core/check.hpp kMaxSeed), the integers a JS number holds exactly. */
 export { MAX_SEED };
 
-
 /** A finite number attribute in [min, max], or `fallback` when absent. */
 export function numberAttribute(host: Element, name: string, fallback: number, min = -Infinity, max = Infinity): number {
   const raw = host.getAttribute(name);
@@ -43,7 +42,9 @@ export function jsonAttribute(host: Element, name: string): unknown {
   const raw = host.getAttribute(name);
   if (raw === null) return undefined;
   if (raw.length > MAX_ATTRIBUTE_LENGTH) {
-    throw new WidgetInputError(`attribute ${name} is ${formatCount(raw.length)} characters long; the limit is ${formatCount(MAX_ATTRIBUTE_LENGTH)}`);
+    throw new WidgetInputError(
+      `attribute ${name} is ${formatCount(raw.length)} characters long; the limit is ${formatCount(MAX_ATTRIBUTE_LENGTH)}`,
+    );
   }
   try {
     return JSON.parse(raw);
@@ -91,7 +92,9 @@ export function numberGrid(value: unknown, what: string, rows = 0, cols = 0, max
         throw new WidgetInputError(`${what} row ${i + 1}, column ${j + 1} must be a finite number, got "${String(JSON.stringify(x))}"`);
       }
       if (Math.abs(x) > MAX_ENTRY_MAGNITUDE) {
-        throw new WidgetInputError(`${what} row ${i + 1}, column ${j + 1} is ${x}, beyond the magnitude limit ±${MAX_ENTRY_MAGNITUDE.toExponential()} (larger entries overflow the scores)`);
+        throw new WidgetInputError(
+          `${what} row ${i + 1}, column ${j + 1} is ${x}, beyond the magnitude limit ±${MAX_ENTRY_MAGNITUDE.toExponential()} (larger entries overflow the scores)`,
+        );
       }
     });
   });

@@ -53,7 +53,12 @@ export class LayoutWatcher {
     // The walk skips the inside of each SVG (a drawing of 2,000 cells is not walked on every render).
     const visit = (target: Element) => {
       if (this.observed.has(target)) return;
-      if (!(target.localName === 'svg' && target.hasAttribute('viewBox')) && !target.classList.contains('scroll') && !target.parentElement?.classList.contains('scroll')) return;
+      if (
+        !(target.localName === 'svg' && target.hasAttribute('viewBox')) &&
+        !target.classList.contains('scroll') &&
+        !target.parentElement?.classList.contains('scroll')
+      )
+        return;
       this.observed.add(target);
       this.resizes!.observe(target);
     };
@@ -81,7 +86,10 @@ export function markScrollBox(box: HTMLElement): void {
   if (overflows === box.hasAttribute('data-overflows')) return;
   if (overflows) {
     box.setAttribute('data-overflows', '');
-    if (!box.hasAttribute('tabindex')) { box.tabIndex = 0; box.setAttribute('data-added', 'tabindex'); }
+    if (!box.hasAttribute('tabindex')) {
+      box.tabIndex = 0;
+      box.setAttribute('data-added', 'tabindex');
+    }
     if (!box.hasAttribute('role')) box.setAttribute('role', 'region');
     if (!box.hasAttribute('aria-label') && !box.hasAttribute('aria-labelledby')) {
       const caption = box.querySelector('caption')?.textContent?.trim().replace(/\s+/g, ' ');
@@ -90,9 +98,15 @@ export function markScrollBox(box: HTMLElement): void {
     }
   } else {
     box.removeAttribute('data-overflows');
-    if (box.getAttribute('data-added') === 'tabindex') { box.removeAttribute('tabindex'); box.removeAttribute('data-added'); }
+    if (box.getAttribute('data-added') === 'tabindex') {
+      box.removeAttribute('tabindex');
+      box.removeAttribute('data-added');
+    }
     if (box.getAttribute('role') === 'region') box.removeAttribute('role');
-    if (box.hasAttribute('data-added-label')) { box.removeAttribute('aria-label'); box.removeAttribute('data-added-label'); }
+    if (box.hasAttribute('data-added-label')) {
+      box.removeAttribute('aria-label');
+      box.removeAttribute('data-added-label');
+    }
   }
 }
 
@@ -103,8 +117,13 @@ export function markScrollBox(box: HTMLElement): void {
  * button, exports (the download controls).
  */
 const PART_SELECTORS: [string, string][] = [
-  ['title', '.title'], ['caption', '.caption, .note'], ['chart', 'svg:not(svg svg)'], ['table', 'table'],
-  ['controls', '.row, .controls, fieldset'], ['button', 'button'], ['exports', '.export-menu, .exports'],
+  ['title', '.title'],
+  ['caption', '.caption, .note'],
+  ['chart', 'svg:not(svg svg)'],
+  ['table', 'table'],
+  ['controls', '.row, .controls, fieldset'],
+  ['button', 'button'],
+  ['exports', '.export-menu, .exports'],
 ];
 
 export function markParts(body: HTMLElement, added?: readonly Element[]): void {

@@ -17,7 +17,10 @@ export class BodyTooLarge extends Error {
 
 /** A download that did not give the file: `reason` says why ("HTTP 404 Not Found", "no complete answer within 30 s; …"). */
 export class DownloadFailed extends Error {
-  constructor(readonly reason: string, readonly timedOut = false) {
+  constructor(
+    readonly reason: string,
+    readonly timedOut = false,
+  ) {
     super(reason);
   }
 }
@@ -27,8 +30,11 @@ export class DownloadFailed extends Error {
  * reading, else counted as the chunks arrive (the read is then cancelled); `progress` after each
  * chunk with the bytes received and the declared total (0 when unknown). Throws BodyTooLarge.
  */
-export async function boundedBody(response: Response, maxBytes: number,
-  progress: (received: number, total: number) => void = () => {}): Promise<Uint8Array> {
+export async function boundedBody(
+  response: Response,
+  maxBytes: number,
+  progress: (received: number, total: number) => void = () => {},
+): Promise<Uint8Array> {
   const total = Number(response.headers.get('content-length') ?? 0) || 0;
   if (total > maxBytes) throw new BodyTooLarge(total);
   if (!response.body) return new Uint8Array(await response.arrayBuffer());
@@ -48,7 +54,10 @@ export async function boundedBody(response: Response, maxBytes: number,
   }
   const out = new Uint8Array(received);
   let at = 0;
-  for (const c of chunks) { out.set(c, at); at += c.byteLength; }
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
   return out;
 }
 
@@ -72,7 +81,10 @@ export interface DownloadOptions {
 export async function download(url: string, { maxBytes, timeoutS, progress, signal }: DownloadOptions): Promise<Uint8Array> {
   const abort = new AbortController();
   let timedOut = false;
-  const timer = setTimeout(() => { timedOut = true; abort.abort(); }, timeoutS * 1000);
+  const timer = setTimeout(() => {
+    timedOut = true;
+    abort.abort();
+  }, timeoutS * 1000);
   const cancel = () => abort.abort();
   signal?.addEventListener('abort', cancel);
   if (signal?.aborted) abort.abort();

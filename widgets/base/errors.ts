@@ -22,8 +22,9 @@ const MAX_MESSAGE_LENGTH = 400;
  * is cut at MAX_MESSAGE_LENGTH.
  */
 export function excerptQuotes(message: string): string {
-  const short = message.replace(/"([^"]*)"/g, (whole, inner: string) => (inner.length <= QUOTE_EXCERPT ? whole
-    : `"${inner.slice(0, QUOTE_EXCERPT)}…" (${formatCount(inner.length)} characters)`));
+  const short = message.replace(/"([^"]*)"/g, (whole, inner: string) =>
+    inner.length <= QUOTE_EXCERPT ? whole : `"${inner.slice(0, QUOTE_EXCERPT)}…" (${formatCount(inner.length)} characters)`,
+  );
   return short.length <= MAX_MESSAGE_LENGTH ? short : `${short.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
 }
 

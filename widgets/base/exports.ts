@@ -41,7 +41,8 @@ export async function downloadExport(source: ExportSource, format: ExportFormat,
     return;
   }
   const figure = figureNamed(source.figures(), name);
-  const blob = format === 'svg' ? new Blob([source.exportSvg(figure.name)], { type: 'image/svg+xml' }) : await source.exportPng(figure.name);
+  const blob =
+    format === 'svg' ? new Blob([source.exportSvg(figure.name)], { type: 'image/svg+xml' }) : await source.exportPng(figure.name);
   downloadBlob(blob, `${source.stem}-${figure.name}.${format}`);
 }
 
@@ -69,7 +70,10 @@ export interface ExportMenuHost {
  * returns focus to its button; `status` (beside the menu, outside it, so it stays visible once
  * the menu is closed) is where the widget reports a failed download.
  */
-export function exportMenu(host: ExportMenuHost, { only, json = true, jsonLabel = 'Data (JSON)' }: ExportMenuOptions = {}): { wrap: HTMLDivElement; status: HTMLElement } {
+export function exportMenu(
+  host: ExportMenuHost,
+  { only, json = true, jsonLabel = 'Data (JSON)' }: ExportMenuOptions = {},
+): { wrap: HTMLDivElement; status: HTMLElement } {
   const wrap = el('div', { class: 'exports' });
   const menu = el('details', { class: 'export-menu' });
   const toggle = el('summary', { 'aria-label': 'Download this figure or its data' });
@@ -89,20 +93,30 @@ export function exportMenu(host: ExportMenuHost, { only, json = true, jsonLabel 
       const group = el('span', { class: 'export-group' });
       group.append(el('span', { class: 'export-label' }, label));
       for (const format of ['svg', 'png'] as const) {
-        const b = el('button', { type: 'button', 'aria-label': `Download ${label} as ${format.toUpperCase()}`, 'data-export': `${f.name}.${format}` }, format.toUpperCase());
-        host.listen(b, 'click', () => { host.download(format, f.name); });
+        const b = el(
+          'button',
+          { type: 'button', 'aria-label': `Download ${label} as ${format.toUpperCase()}`, 'data-export': `${f.name}.${format}` },
+          format.toUpperCase(),
+        );
+        host.listen(b, 'click', () => {
+          host.download(format, f.name);
+        });
         group.append(b);
       }
       list.append(group);
     }
     if (json) {
       const b = el('button', { type: 'button', 'data-export': 'data.json' }, jsonLabel);
-      host.listen(b, 'click', () => { host.download('json'); });
+      host.listen(b, 'click', () => {
+        host.download('json');
+      });
       list.append(b);
     }
   };
   fill();
-  host.listen(menu, 'toggle', () => { if (menu.open) fill(); });
+  host.listen(menu, 'toggle', () => {
+    if (menu.open) fill();
+  });
   menu.append(toggle, list);
   host.listen(menu, 'keydown', (event) => {
     if ((event as KeyboardEvent).key !== 'Escape' || !menu.open) return;

@@ -20,7 +20,11 @@ export interface FieldOptions<T> {
 }
 
 /** `show(text)` (call it from render()) writes the field unless the reader is editing it or it holds an invalid entry. */
-export interface BoundField { message: HTMLElement; check: () => boolean; show: (text: string) => void }
+export interface BoundField {
+  message: HTMLElement;
+  check: () => boolean;
+  show: (text: string) => void;
+}
 
 /** What the field needs from its widget. */
 export interface FieldHost {
@@ -76,15 +80,23 @@ export function bindField<T>(input: HTMLInputElement | HTMLTextAreaElement, opti
   };
   host.listen(input, 'input', () => {
     cancel();
-    if (delay <= 0) { check(); return; }
+    if (delay <= 0) {
+      check();
+      return;
+    }
     timer = window.setTimeout(() => {
       timer = 0;
       host.checkScheduled?.(input, false);
-      if (host.isConnected()) host.guard(() => { check(); });
+      if (host.isConnected())
+        host.guard(() => {
+          check();
+        });
     }, delay);
     host.checkScheduled?.(input, true);
   });
-  host.listen(input, 'change', () => { check(); });
+  host.listen(input, 'change', () => {
+    check();
+  });
   // A text area (a prompt that wraps) commits on Enter as a one-line field does; Shift+Enter is a new line.
   if (input instanceof HTMLTextAreaElement) {
     host.listen(input, 'keydown', (event) => {

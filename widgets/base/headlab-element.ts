@@ -46,7 +46,18 @@ import type { BoundValue } from '../chart/format.js';
 import { resolveColours, type ResolvedColours } from '../chart/palette.js';
 import { sceneToPng, sceneToSvg } from '../chart/scene.js';
 import { setText } from '../chart/text.js';
-import { enumAttribute, integerAttribute, jsonAttribute, MAX_ATTRIBUTE_LENGTH, MAX_ENTRY_MAGNITUDE, MAX_GRID_SIDE, MAX_SEED, numberAttribute, numberGrid, setNumberAttribute } from './attributes.js';
+import {
+  enumAttribute,
+  integerAttribute,
+  jsonAttribute,
+  MAX_ATTRIBUTE_LENGTH,
+  MAX_ENTRY_MAGNITUDE,
+  MAX_GRID_SIDE,
+  MAX_SEED,
+  numberAttribute,
+  numberGrid,
+  setNumberAttribute,
+} from './attributes.js';
 import { el, LayoutWatcher, markParts } from './dom.js';
 import { excerptQuotes, messageOf, WidgetInputError } from './errors.js';
 import { downloadExport, exportMenu, figureNamed, type ExportFormat, type ExportMenuOptions, type WidgetFigure } from './exports.js';
@@ -55,7 +66,22 @@ import { LOCATION_ATTRIBUTES, MAX_HASH_LENGTH, SharedStateLink } from './share-s
 import { baseSheet, sheet } from './theme.js';
 
 // Widgets import their helpers from here (one import line per widget).
-export { el, enumAttribute, excerptQuotes, integerAttribute, jsonAttribute, MAX_ATTRIBUTE_LENGTH, MAX_ENTRY_MAGNITUDE, MAX_GRID_SIDE, MAX_HASH_LENGTH, MAX_SEED, numberAttribute, numberGrid, setNumberAttribute, WidgetInputError };
+export {
+  el,
+  enumAttribute,
+  excerptQuotes,
+  integerAttribute,
+  jsonAttribute,
+  MAX_ATTRIBUTE_LENGTH,
+  MAX_ENTRY_MAGNITUDE,
+  MAX_GRID_SIDE,
+  MAX_HASH_LENGTH,
+  MAX_SEED,
+  numberAttribute,
+  numberGrid,
+  setNumberAttribute,
+  WidgetInputError,
+};
 
 export type { ExportFormat, WidgetFigure };
 
@@ -299,14 +325,18 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   /** Offers a figure (svg/png) or the data (json) as a download; a failure is reported beside the buttons. */
   async download(format: ExportFormat, name?: string): Promise<void> {
     try {
-      await downloadExport({
-        figures: () => this.figures(),
-        exportJson: () => this.exportJson(),
-        exportSvg: (n) => this.exportSvg(n),
-        exportPng: (n) => this.exportPng(n),
-        stem: this.fileStem(),
-        jsonFile: this.jsonFileName(),
-      }, format, name);
+      await downloadExport(
+        {
+          figures: () => this.figures(),
+          exportJson: () => this.exportJson(),
+          exportSvg: (n) => this.exportSvg(n),
+          exportPng: (n) => this.exportPng(n),
+          stem: this.fileStem(),
+          jsonFile: this.jsonFileName(),
+        },
+        format,
+        name,
+      );
       if (this.exportStatus) this.exportStatus.textContent = '';
     } catch (err) {
       if (this.exportStatus) this.exportStatus.textContent = `The download failed: ${messageOf(err)}`;
@@ -321,11 +351,16 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
    * beside the menu (outside it, so it stays visible once the menu is closed).
    */
   protected exportControls(options: ExportMenuOptions = {}): HTMLDivElement {
-    const { wrap, status } = exportMenu({
-      figures: () => this.figures(),
-      download: (format, name) => { void this.download(format, name); },
-      listen: (target, type, handler) => this.listen(target, type, handler),
-    }, options);
+    const { wrap, status } = exportMenu(
+      {
+        figures: () => this.figures(),
+        download: (format, name) => {
+          void this.download(format, name);
+        },
+        listen: (target, type, handler) => this.listen(target, type, handler),
+      },
+      options,
+    );
     this.exportStatus = status;
     return wrap;
   }
@@ -348,7 +383,10 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       signal: this.listeners?.signal,
       isEditing: () => this.root.activeElement === input,
       isConnected: () => this.isConnected,
-      checkScheduled: (field, scheduled) => { if (scheduled) this.fieldsWaiting.add(field); else this.fieldsWaiting.delete(field); },
+      checkScheduled: (field, scheduled) => {
+        if (scheduled) this.fieldsWaiting.add(field);
+        else this.fieldsWaiting.delete(field);
+      },
     });
   }
 
@@ -406,7 +444,10 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   connectedCallback(): void {
     this.listeners = new AbortController();
     if (typeof matchMedia === 'function') {
-      this.listen(matchMedia('(prefers-color-scheme: dark)'), 'change', () => { this.resolvedColours = null; this.themeChanged(); });
+      this.listen(matchMedia('(prefers-color-scheme: dark)'), 'change', () => {
+        this.resolvedColours = null;
+        this.themeChanged();
+      });
     }
     // A page that sets no color-scheme (neither <meta name="color-scheme"> nor CSS)
     // leaves the widget on "normal": then follow prefers-color-scheme; a page that
@@ -429,23 +470,35 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       // reading one model) makes no long task.
       if (this.prerendered.length && ctor.goesLiveStaggered) {
         this.staggered = true;
-        setTimeout(() => { if (current()) this.start(); });
+        setTimeout(() => {
+          if (current()) this.start();
+        });
       } else this.start();
       return;
     }
     const load = () => {
       if (!current()) return;
-      const loaded: Promise<unknown> = ctor.coreModule === 'max-digit'
-        ? getMaxDigitCore().then((module) => { this.maxDigit = module; })
-        : ctor.coreModule === 'feature-recovery'
-          ? getFeatureRecoveryCore().then((module) => { this.featureRecovery = module; })
-          : getCore().then((core) => { this.core = core; });
+      const loaded: Promise<unknown> =
+        ctor.coreModule === 'max-digit'
+          ? getMaxDigitCore().then((module) => {
+              this.maxDigit = module;
+            })
+          : ctor.coreModule === 'feature-recovery'
+            ? getFeatureRecoveryCore().then((module) => {
+                this.featureRecovery = module;
+              })
+            : getCore().then((core) => {
+                this.core = core;
+              });
       loaded.then(
         () => {
           // Behind a snapshot nothing waits on screen: each widget builds in a task of its own,
           // so a page of figures starting together does not make one long task.
           if (!current()) return;
-          if (this.staggered) setTimeout(() => { if (current()) this.start(); });
+          if (this.staggered)
+            setTimeout(() => {
+              if (current()) this.start();
+            });
           else this.start();
         },
         (err: unknown) => this.showError(`The interactive figure could not start: ${messageOf(err)}`),
@@ -617,7 +670,10 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       if (newParts === 'all') markParts(this.body);
       else if (newParts.length) markParts(this.body, newParts);
       this.renders++;
-      if (this.hashLink.problem) { this.showError(this.hashLink.problem); return; }
+      if (this.hashLink.problem) {
+        this.showError(this.hashLink.problem);
+        return;
+      }
       if (this.prerendered.length && this.staggered && this.alertBox.hidden) this.swapAtFrame();
       else this.clearError();
       setText(this.summaryBox, this.summarize());
@@ -636,7 +692,9 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       if (this.hashLink.scrollOnRender) {
         this.hashLink.scrollOnRender = false;
         // After layout of this frame, so the element has its rendered height.
-        requestAnimationFrame(() => { if (this.isConnected) this.hashLink.reveal(false); });
+        requestAnimationFrame(() => {
+          if (this.isConnected) this.hashLink.reveal(false);
+        });
       }
     });
     // For <headlab-value> elements bound to this one (they listen on the document).
@@ -742,7 +800,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
 
   private start(): void {
     this.guard(() => {
-      this.resolvedColours = null;  // attached again, perhaps under another theme
+      this.resolvedColours = null; // attached again, perhaps under another theme
       this.build();
       this.body.append(this.summaryBox);
       this.built = true;

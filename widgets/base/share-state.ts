@@ -90,7 +90,10 @@ export class SharedStateLink {
   /** Scroll to the element after its next render (its state was named by the URL hash on load). */
   scrollOnRender = false;
 
-  constructor(private readonly element: SharedStateElement, private readonly host: { showError(message: string): void; built(): boolean }) {}
+  constructor(
+    private readonly element: SharedStateElement,
+    private readonly host: { showError(message: string): void; built(): boolean },
+  ) {}
 
   /**
    * Schedules writing the shareable state into the URL hash, HASH_WRITE_DELAY_MS after the
@@ -121,7 +124,10 @@ export class SharedStateLink {
       // Refused (rate limit, sandboxed frame): the state stays on the page; try once more later with the then-current state.
       if (!this.retried) {
         this.retried = true;
-        this.timer = window.setTimeout(() => { this.retried = false; this.flush(); }, HASH_RETRY_MS);
+        this.timer = window.setTimeout(() => {
+          this.retried = false;
+          this.flush();
+        }, HASH_RETRY_MS);
       }
     }
   }
@@ -138,8 +144,9 @@ export class SharedStateLink {
     if (hash.length > MAX_HASH_LENGTH) {
       // Not read; said in the widget until the hash changes (the render would otherwise clear the message).
       if (hash.includes(encodeURIComponent(`${key}.`)) || hash.includes(`${key}.`)) {
-        this.problem = `The link's state is ${formatCount(hash.length)} characters long; `
-          + `links longer than ${formatCount(MAX_HASH_LENGTH)} characters are not read.`;
+        this.problem =
+          `The link's state is ${formatCount(hash.length)} characters long; ` +
+          `links longer than ${formatCount(MAX_HASH_LENGTH)} characters are not read.`;
         this.host.showError(this.problem);
       }
       return;

@@ -16,7 +16,11 @@ export class TrainingJob {
    * owner: the widget (no worker is started while it is off the page; see WorkerJobs);
    * announce: its live region; render: its requestRender.
    */
-  constructor(owner: Element, private readonly announce: (text: string) => void, private readonly render: () => void) {
+  constructor(
+    owner: Element,
+    private readonly announce: (text: string) => void,
+    private readonly render: () => void,
+  ) {
     this.jobs = new WorkerJobs(owner);
   }
 
@@ -25,7 +29,11 @@ export class TrainingJob {
    * (a widget may refine it); a failure sets 'failed', announces the message, renders, then
    * calls handlers.failed when given (a widget running several jobs ends the others).
    */
-  start<T>(kind: string, params: unknown, handlers: Required<Pick<WorkerJobHandlers<T>, 'progress' | 'done'>> & Pick<WorkerJobHandlers<T>, 'failed'>): void {
+  start<T>(
+    kind: string,
+    params: unknown,
+    handlers: Required<Pick<WorkerJobHandlers<T>, 'progress' | 'done'>> & Pick<WorkerJobHandlers<T>, 'failed'>,
+  ): void {
     this.status = 'training';
     this.failure = '';
     this.jobs.start<T>(kind, params, {

@@ -10,7 +10,7 @@ export function formatNumber(x: number, digits = 4): string {
   if (x === -Infinity) return `${MINUS}∞`;
   const scale = 10 ** digits;
   let rounded = Math.round(x * scale) / scale;
-  if (rounded === 0) rounded = 0;  // −0 → 0
+  if (rounded === 0) rounded = 0; // −0 → 0
   let text = rounded.toFixed(digits);
   if (text.includes('.')) text = text.replace(/0+$/, '').replace(/\.$/, '');
   return text.replace('-', MINUS);
@@ -76,12 +76,26 @@ export interface BoundValue {
 export type ValueFormat = 'percent' | 'count' | 'number' | 'sci';
 
 const SUPERSCRIPT: Record<string, string> = {
-  '0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶', '7': '⁷', '8': '⁸', '9': '⁹', '-': '⁻', [MINUS]: '⁻',
+  '0': '⁰',
+  '1': '¹',
+  '2': '²',
+  '3': '³',
+  '4': '⁴',
+  '5': '⁵',
+  '6': '⁶',
+  '7': '⁷',
+  '8': '⁸',
+  '9': '⁹',
+  '-': '⁻',
+  [MINUS]: '⁻',
 };
 
 /** An integer exponent in superscript digits: −16 → "⁻¹⁶". */
 export function superscript(n: number): string {
-  return String(n).split('').map((c) => SUPERSCRIPT[c] ?? c).join('');
+  return String(n)
+    .split('')
+    .map((c) => SUPERSCRIPT[c] ?? c)
+    .join('');
 }
 
 /**
@@ -91,7 +105,9 @@ export function superscript(n: number): string {
  */
 export function formatCount(n: number): string {
   if (!Number.isFinite(n)) return formatScientific(n);
-  const text = Math.round(Math.abs(n)).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const text = Math.round(Math.abs(n))
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return n < 0 && Math.round(n) !== 0 ? `${MINUS}${text}` : text;
 }
 
@@ -169,7 +185,8 @@ export function formatAccuracy(fraction: number, of?: number, { words = false, d
 export function formatDifference(maxAbsDifference: number, roundingBound = 1e-12): string {
   if (Number.isNaN(maxAbsDifference)) return 'not comparable (not a number)';
   if (maxAbsDifference === 0) return 'unchanged to the last bit';
-  if (maxAbsDifference <= roundingBound) return `unchanged up to rounding (differences below ${formatScientific(10 ** Math.ceil(Math.log10(roundingBound)), 1)})`;
+  if (maxAbsDifference <= roundingBound)
+    return `unchanged up to rounding (differences below ${formatScientific(10 ** Math.ceil(Math.log10(roundingBound)), 1)})`;
   return `changed by up to ${formatScientific(maxAbsDifference, 2)}`;
 }
 

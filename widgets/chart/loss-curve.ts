@@ -21,20 +21,37 @@ export const LOSS_AXIS_FLOOR_DECADE = -32;
 
 const MARGIN = { left: 64, right: 14, top: 28, bottom: 40 };
 const SUPERSCRIPT: Record<string, string> = {
-  '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹',
+  '-': '⁻',
+  0: '⁰',
+  1: '¹',
+  2: '²',
+  3: '³',
+  4: '⁴',
+  5: '⁵',
+  6: '⁶',
+  7: '⁷',
+  8: '⁸',
+  9: '⁹',
 };
 
 /** "10⁻³²" for decade −32. */
 export function decadeLabel(decade: number): string {
-  return `10${String(decade).split('').map((ch) => SUPERSCRIPT[ch]).join('')}`;
+  return `10${String(decade)
+    .split('')
+    .map((ch) => SUPERSCRIPT[ch])
+    .join('')}`;
 }
 
 /** The y axis's decades [bottom, top] for these losses (non-positive losses ignored). */
 export function lossDecades(losses: ArrayLike<number>): [number, number] {
-  let lo = Infinity, hi = -Infinity;
+  let lo = Infinity,
+    hi = -Infinity;
   for (let i = 0; i < losses.length; i++) {
     const x = losses[i];
-    if (x > 0 && Number.isFinite(x)) { lo = Math.min(lo, x); hi = Math.max(hi, x); }
+    if (x > 0 && Number.isFinite(x)) {
+      lo = Math.min(lo, x);
+      hi = Math.max(hi, x);
+    }
   }
   const bottom = Math.min(LOSS_AXIS_FLOOR_DECADE, Number.isFinite(lo) ? Math.floor(Math.log10(lo)) : 0);
   const top = Math.max(0, Number.isFinite(hi) ? Math.ceil(Math.log10(hi)) : 0);
@@ -55,7 +72,9 @@ export function niceTicks(max: number, target = 5): number[] {
 export function lossCurveScene(input: LossCurveInput): Scene {
   const { losses, width, height, colours: c } = input;
   const steps = Math.max(1, input.steps);
-  const fg = rgbText(c.fg), muted = rgbText(c.muted), rule = rgbText(c.rule);
+  const fg = rgbText(c.fg),
+    muted = rgbText(c.muted),
+    rule = rgbText(c.rule);
   const plotW = width - MARGIN.left - MARGIN.right;
   const plotH = height - MARGIN.top - MARGIN.bottom;
   const [bottom, top] = lossDecades(losses);
@@ -84,17 +103,43 @@ export function lossCurveScene(input: LossCurveInput): Scene {
     shapes.push({ kind: 'text', x: xx, y: MARGIN.top + plotH + 13, text: String(t), fill: muted, size: 11, anchor: 'middle' });
   }
   shapes.push({ kind: 'line', x1: MARGIN.left, y1: MARGIN.top, x2: MARGIN.left, y2: MARGIN.top + plotH, stroke: muted, width: 1 });
-  shapes.push({ kind: 'line', x1: MARGIN.left, y1: MARGIN.top + plotH, x2: MARGIN.left + plotW, y2: MARGIN.top + plotH, stroke: muted, width: 1 });
+  shapes.push({
+    kind: 'line',
+    x1: MARGIN.left,
+    y1: MARGIN.top + plotH,
+    x2: MARGIN.left + plotW,
+    y2: MARGIN.top + plotH,
+    stroke: muted,
+    width: 1,
+  });
   shapes.push({ kind: 'text', x: MARGIN.left + plotW / 2, y: height - 8, text: 'training step', fill: muted, size: 11, anchor: 'middle' });
   shapes.push({
-    kind: 'text', x: 12, y: MARGIN.top + plotH / 2, text: 'loss (MSE, log scale)', fill: muted, size: 11, anchor: 'middle', rotate: -90,
+    kind: 'text',
+    x: 12,
+    y: MARGIN.top + plotH / 2,
+    text: 'loss (MSE, log scale)',
+    fill: muted,
+    size: 11,
+    anchor: 'middle',
+    rotate: -90,
   });
 
-  shapes.push({ kind: 'polyline', points: curvePoints(losses, x, y, plotW, `${steps} ${plotW} ${plotH} ${bottom} ${top}`), stroke: rgbText(c.focus), width: 1.5 });
+  shapes.push({
+    kind: 'polyline',
+    points: curvePoints(losses, x, y, plotW, `${steps} ${plotW} ${plotH} ${bottom} ${top}`),
+    stroke: rgbText(c.focus),
+    width: 1.5,
+  });
   const n = losses.length;
-  if (n > 0 && width >= 460) {  // narrower: the title needs the line; the widget's progress text has the number
+  if (n > 0 && width >= 460) {
+    // narrower: the title needs the line; the widget's progress text has the number
     shapes.push({
-      kind: 'text', x: MARGIN.left + plotW, y: 12, anchor: 'end', fill: muted, size: 11,
+      kind: 'text',
+      x: MARGIN.left + plotW,
+      y: 12,
+      anchor: 'end',
+      fill: muted,
+      size: 11,
       text: `step ${n}: ${formatMagnitude(losses[n - 1])}`,
     });
   }
@@ -116,20 +161,34 @@ let lastCurve: { losses: ArrayLike<number>; axes: string; points: (readonly [num
  * highest loss (in step order), so a long run draws in bounded time and keeps its spread.
  * `axes` names the x and y mappings (steps, plot size, decades).
  */
-function curvePoints(losses: ArrayLike<number>, x: (s: number) => number, y: (l: number) => number, plotW: number, axes: string): (readonly [number, number])[] {
+function curvePoints(
+  losses: ArrayLike<number>,
+  x: (s: number) => number,
+  y: (l: number) => number,
+  plotW: number,
+  axes: string,
+): (readonly [number, number])[] {
   const n = losses.length;
   if (n <= 4 * plotW) {
-    const kept = lastCurve && lastCurve.losses === losses && lastCurve.axes === axes && lastCurve.points.length <= n ? lastCurve.points : [];
+    const kept =
+      lastCurve && lastCurve.losses === losses && lastCurve.axes === axes && lastCurve.points.length <= n ? lastCurve.points : [];
     const points = kept.slice();
     for (let i = points.length; i < n; i++) points.push([x(i + 1), y(losses[i])]);
     lastCurve = { losses, axes, points };
     return points;
   }
   const points: [number, number][] = [];
-  let column = -1, lo = 0, hi = 0, loAt = 0, hiAt = 0;
+  let column = -1,
+    lo = 0,
+    hi = 0,
+    loAt = 0,
+    hiAt = 0;
   const flush = () => {
     if (column < 0) return;
-    const pair: [number, number][] = [[x(loAt + 1), y(losses[loAt])], [x(hiAt + 1), y(losses[hiAt])]];
+    const pair: [number, number][] = [
+      [x(loAt + 1), y(losses[loAt])],
+      [x(hiAt + 1), y(losses[hiAt])],
+    ];
     if (hiAt < loAt) pair.reverse();
     points.push(...pair);
   };
@@ -138,10 +197,18 @@ function curvePoints(losses: ArrayLike<number>, x: (s: number) => number, y: (l:
     const v = losses[i];
     if (col !== column) {
       flush();
-      column = col; lo = hi = v; loAt = hiAt = i;
+      column = col;
+      lo = hi = v;
+      loAt = hiAt = i;
     } else {
-      if (v < lo) { lo = v; loAt = i; }
-      if (v > hi) { hi = v; hiAt = i; }
+      if (v < lo) {
+        lo = v;
+        loAt = i;
+      }
+      if (v > hi) {
+        hi = v;
+        hiAt = i;
+      }
     }
   }
   flush();

@@ -80,7 +80,13 @@ export class MatrixTable {
  * rewrites the text of the same two spans instead of building new ones (docs/limits.md: a
  * 16 × 16 table per slider step within the 4 ms budget).
  */
-interface CellMemo { key: number | string; digits: number; first: Node | null; visible: HTMLSpanElement | null; spoken: HTMLSpanElement | null }
+interface CellMemo {
+  key: number | string;
+  digits: number;
+  first: Node | null;
+  visible: HTMLSpanElement | null;
+  spoken: HTMLSpanElement | null;
+}
 const cellMemos = new WeakMap<HTMLElement, CellMemo>();
 
 /** The memo of `cell` if its content is still what setNumberCell/setVectorCell last wrote. */

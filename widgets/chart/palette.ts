@@ -27,7 +27,13 @@ export type Rgb = readonly [number, number, number];
 
 /** The theme's colours resolved to sRGB, for figures drawn outside CSS (SVG/PNG export, heat cells). */
 export interface ResolvedColours {
-  fg: Rgb; muted: Rgb; panel: Rgb; rule: Rgb; neg: Rgb; pos: Rgb; focus: Rgb;
+  fg: Rgb;
+  muted: Rgb;
+  panel: Rgb;
+  rule: Rgb;
+  neg: Rgb;
+  pos: Rgb;
+  focus: Rgb;
 }
 
 /**
@@ -43,8 +49,13 @@ export function resolveColours(container: HTMLElement | ShadowRoot): ResolvedCol
     return parseRgb(getComputedStyle(probe).color);
   };
   const colours = {
-    fg: read('fg'), muted: read('muted'), panel: read('panel'), rule: read('rule'),
-    neg: read('neg'), pos: read('pos'), focus: read('focus'),
+    fg: read('fg'),
+    muted: read('muted'),
+    panel: read('panel'),
+    rule: read('rule'),
+    neg: read('neg'),
+    pos: read('pos'),
+    focus: read('focus'),
   };
   probe.remove();
   return colours;
@@ -69,7 +80,10 @@ export function mixRgb(a: Rgb, b: Rgb, t: number): Rgb {
 
 /** WCAG relative luminance. */
 function luminance([r, g, b]: Rgb): number {
-  const lin = (c: number) => { const s = c / 255; return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4; };
+  const lin = (c: number) => {
+    const s = c / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  };
   return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
 }
 

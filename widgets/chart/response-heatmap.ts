@@ -14,7 +14,8 @@ export const FEATURE_LABELS = FEATURE_GROUPS.flatMap((g) => [1, 2, 3].map((i) =>
 /** |value| drawn at full colour: the ideal response maps hold identity blocks (entries 0 and 1). */
 export const HEAT_LIMIT = 1;
 
-const ROWS = 9, COLS = 3;
+const ROWS = 9,
+  COLS = 3;
 
 export const RESPONSE_HEATMAP_CSS = /* css */ `
   .heatmap table { border-collapse: separate; border-spacing: 2px; }
@@ -51,7 +52,11 @@ export class ResponseHeatmap {
    * @param coord    the coordinate letter, e.g. "q" (columns q₁, q₂, q₃)
    * @param caption  the grid's caption
    */
-  constructor(private readonly name: string, private readonly coord: string, caption: string) {
+  constructor(
+    private readonly name: string,
+    private readonly coord: string,
+    caption: string,
+  ) {
     this.element = document.createElement('div');
     this.element.className = 'heatmap';
     const scroll = document.createElement('div');
@@ -144,7 +149,8 @@ export class ResponseHeatmap {
       const x = this.values[index];
       if (same && Object.is(before[index], x)) return;
       const { fill, text } = divergingFill(colours, x, HEAT_LIMIT);
-      const background = rgbText(fill), color = rgbText(text);
+      const background = rgbText(fill),
+        color = rgbText(text);
       if (this.written[2 * index] !== background) td.style.backgroundColor = this.written[2 * index] = background;
       if (this.written[2 * index + 1] !== color) td.style.color = this.written[2 * index + 1] = color;
       setText(td, formatNumber(x, 2));
@@ -161,7 +167,8 @@ export class ResponseHeatmap {
 
   /** "request 2 → q₁ = 0.999999999998" with the value to 12 decimals. */
   describe(index: number): string {
-    const k = Math.floor(index / COLS), j = index % COLS;
+    const k = Math.floor(index / COLS),
+      j = index % COLS;
     return `${this.name.replace('_', '')}: ${FEATURE_LABELS[k]} → ${this.coord}${'₁₂₃'[j]} = ${exactNumber(this.values[index])}`;
   }
 
@@ -179,12 +186,18 @@ export class ResponseHeatmap {
   }
 
   private onKey(e: KeyboardEvent): void {
-    const k = Math.floor(this.focusIndex / COLS), j = this.focusIndex % COLS;
+    const k = Math.floor(this.focusIndex / COLS),
+      j = this.focusIndex % COLS;
     const to = (r: number, c: number) => Math.max(0, Math.min(ROWS - 1, r)) * COLS + Math.max(0, Math.min(COLS - 1, c));
     const moves: Record<string, number> = {
-      ArrowUp: to(k - 1, j), ArrowDown: to(k + 1, j), ArrowLeft: to(k, j - 1), ArrowRight: to(k, j + 1),
-      Home: e.ctrlKey ? 0 : to(k, 0), End: e.ctrlKey ? ROWS * COLS - 1 : to(k, COLS - 1),
-      PageUp: to(0, j), PageDown: to(ROWS - 1, j),
+      ArrowUp: to(k - 1, j),
+      ArrowDown: to(k + 1, j),
+      ArrowLeft: to(k, j - 1),
+      ArrowRight: to(k, j + 1),
+      Home: e.ctrlKey ? 0 : to(k, 0),
+      End: e.ctrlKey ? ROWS * COLS - 1 : to(k, COLS - 1),
+      PageUp: to(0, j),
+      PageDown: to(ROWS - 1, j),
     };
     if (!(e.key in moves)) return;
     e.preventDefault();
@@ -199,12 +212,26 @@ export class ResponseHeatmap {
 
 /** A 9 × 3 response map as a Scene (the export of ResponseHeatmap; also usable alone). */
 export function responseHeatmapScene(values: ArrayLike<number>, coord: string, c: ResolvedColours, title: string): Scene {
-  const cellW = 58, cellH = 22, gap = 2, groupGap = 8;
-  const left = 132, top = 50;
-  const fg = rgbText(c.fg), muted = rgbText(c.muted);
+  const cellW = 58,
+    cellH = 22,
+    gap = 2,
+    groupGap = 8;
+  const left = 132,
+    top = 50;
+  const fg = rgbText(c.fg),
+    muted = rgbText(c.muted);
   const shapes: Shape[] = [{ kind: 'text', x: 10, y: 14, text: title, fill: fg, size: 13, weight: 'bold' }];
   for (let j = 0; j < COLS; j++) {
-    shapes.push({ kind: 'text', x: left + j * (cellW + gap) + cellW / 2, y: top - 11, text: `${coord}${'₁₂₃'[j]}`, fill: fg, size: 12, anchor: 'middle', weight: 'bold' });
+    shapes.push({
+      kind: 'text',
+      x: left + j * (cellW + gap) + cellW / 2,
+      y: top - 11,
+      text: `${coord}${'₁₂₃'[j]}`,
+      fill: fg,
+      size: 12,
+      anchor: 'middle',
+      weight: 'bold',
+    });
   }
   const rowY = (k: number) => top + k * (cellH + gap) + Math.floor(k / 3) * groupGap;
   FEATURE_GROUPS.forEach((group, g) => {
@@ -218,13 +245,29 @@ export function responseHeatmapScene(values: ArrayLike<number>, coord: string, c
       const { fill, text } = divergingFill(c, x, HEAT_LIMIT);
       const cx = left + j * (cellW + gap);
       shapes.push({ kind: 'rect', x: cx, y, w: cellW, h: cellH, fill: rgbText(fill) });
-      shapes.push({ kind: 'text', x: cx + cellW / 2, y: y + cellH / 2, text: formatNumber(x, 2), fill: rgbText(text), size: 12, anchor: 'middle' });
+      shapes.push({
+        kind: 'text',
+        x: cx + cellW / 2,
+        y: y + cellH / 2,
+        text: formatNumber(x, 2),
+        fill: rgbText(text),
+        size: 12,
+        anchor: 'middle',
+      });
     }
   }
   const legendY = rowY(ROWS - 1) + cellH + 18;
   const rampW = 3 * cellW + 2 * gap;
   const end = (rgb: typeof c.pos) => rgbText(divergingFill(c, rgb === c.pos ? HEAT_LIMIT : -HEAT_LIMIT, HEAT_LIMIT).fill);
-  shapes.push({ kind: 'ramp', x: left, y: legendY, w: rampW, h: 10, stops: [end(c.neg), rgbText(c.panel), end(c.pos)], stroke: rgbText(c.rule) });
+  shapes.push({
+    kind: 'ramp',
+    x: left,
+    y: legendY,
+    w: rampW,
+    h: 10,
+    stops: [end(c.neg), rgbText(c.panel), end(c.pos)],
+    stroke: rgbText(c.rule),
+  });
   shapes.push({ kind: 'text', x: left - 6, y: legendY + 5, text: formatNumber(-HEAT_LIMIT), fill: muted, size: 11, anchor: 'end' });
   shapes.push({ kind: 'text', x: left + rampW / 2, y: legendY + 20, text: '0', fill: muted, size: 11, anchor: 'middle' });
   shapes.push({ kind: 'text', x: left + rampW + 6, y: legendY + 5, text: `+${HEAT_LIMIT}`, fill: muted, size: 11 });

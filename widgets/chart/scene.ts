@@ -16,9 +16,16 @@ type ShapeBody =
   | { kind: 'line'; x1: number; y1: number; x2: number; y2: number; stroke: string; width?: number; dash?: number[] }
   | { kind: 'polyline'; points: ReadonlyArray<readonly [number, number]>; stroke: string; width?: number; dash?: number[] }
   | {
-    kind: 'text'; x: number; y: number; text: string; fill: string; size?: number;
-    anchor?: Anchor; weight?: 'normal' | 'bold'; rotate?: number;
-  }
+      kind: 'text';
+      x: number;
+      y: number;
+      text: string;
+      fill: string;
+      size?: number;
+      anchor?: Anchor;
+      weight?: 'normal' | 'bold';
+      rotate?: number;
+    }
   /** A horizontal colour ramp: stops at evenly spaced offsets from x to x + w. */
   | { kind: 'ramp'; x: number; y: number; w: number; h: number; stops: string[]; stroke?: string };
 
@@ -52,8 +59,11 @@ const DEFAULT_TEXT_SIZE = 12;
  * computed once and kept with the scene, and drawing it again into the svg it was last drawn
  * into does nothing, so a scrub over kept scenes allocates almost nothing per frame.
  */
-export function drawSceneInto(svg: SVGSVGElement, scene: Scene,
-  { reuse = false, size = true, kept = false }: { reuse?: boolean; size?: boolean; kept?: boolean } = {}): void {
+export function drawSceneInto(
+  svg: SVGSVGElement,
+  scene: Scene,
+  { reuse = false, size = true, kept = false }: { reuse?: boolean; size?: boolean; kept?: boolean } = {},
+): void {
   setAttributeIfChanged(svg, 'viewBox', `0 0 ${scene.width} ${scene.height}`);
   if (size) {
     setAttributeIfChanged(svg, 'width', String(scene.width));
@@ -83,8 +93,10 @@ export function drawSceneInto(svg: SVGSVGElement, scene: Scene,
   // unused node (same tag and attribute names) patches it; one that matches a node a few places
   // on drops the nodes in between (shapes that disappeared, e.g. a mark beside a heat cell);
   // otherwise a node is created in place. Node order stays the shape order (the z-order).
-  const old = d.nodes, oldSpecs = d.specs;
-  const nodes: SVGElement[] = [], specs: NodeSpec[] = keptSpecs ?? [];
+  const old = d.nodes,
+    oldSpecs = d.specs;
+  const nodes: SVGElement[] = [],
+    specs: NodeSpec[] = keptSpecs ?? [];
   let o = 0;
   const matches = (a: NodeSpec | undefined, b: NodeSpec) => a !== undefined && a.tag === b.tag && a.names === b.names;
   for (let n = 0; n < scene.shapes.length; n++) {
@@ -94,7 +106,8 @@ export function drawSceneInto(svg: SVGSVGElement, scene: Scene,
     while (j < old.length && j < o + LOOKAHEAD && !matches(oldSpecs[j], spec)) j++;
     if (j < old.length && matches(oldSpecs[j], spec)) {
       for (let k = o; k < j; k++) old[k].remove();
-      const node = old[j], was = oldSpecs[j];
+      const node = old[j],
+        was = oldSpecs[j];
       for (let v = 0; v < spec.values.length; v++) {
         if (was.values[v] !== spec.values[v]) node.setAttribute(spec.list[v], spec.values[v]);
       }
@@ -120,7 +133,13 @@ export function drawSceneInto(svg: SVGSVGElement, scene: Scene,
 const LOOKAHEAD = 8;
 
 /** A node as drawn: tag, attribute names (joined, for a quick match, and listed) and values as text. */
-interface NodeSpec { tag: 'rect' | 'line' | 'polyline' | 'text'; names: string; list: string[]; values: string[]; runs?: string }
+interface NodeSpec {
+  tag: 'rect' | 'line' | 'polyline' | 'text';
+  names: string;
+  list: string[];
+  values: string[];
+  runs?: string;
+}
 /** What drawSceneInto(…, { reuse: true }) last drew into an on-page svg. */
 const drawn = new WeakMap<SVGSVGElement, { defs: SVGDefsElement; nodes: SVGElement[]; specs: NodeSpec[]; scene: Scene | null }>();
 /** The node specs of scenes drawn with `kept: true` (scenes that never change once drawn). */
@@ -144,21 +163,34 @@ function shapeAttributes(s: Shape): Record<string, string | number> {
       break;
     case 'line':
       a = {
-        x1: s.x1, y1: s.y1, x2: s.x2, y2: s.y2, stroke: s.stroke, 'stroke-width': s.width ?? 1,
+        x1: s.x1,
+        y1: s.y1,
+        x2: s.x2,
+        y2: s.y2,
+        stroke: s.stroke,
+        'stroke-width': s.width ?? 1,
         ...(s.dash ? { 'stroke-dasharray': s.dash.join(' ') } : {}),
       };
       break;
     case 'polyline':
       a = {
-        points: s.points.map(pointText).join(' '), fill: 'none', stroke: s.stroke,
-        'stroke-width': s.width ?? 1.5, 'stroke-linejoin': 'round',
+        points: s.points.map(pointText).join(' '),
+        fill: 'none',
+        stroke: s.stroke,
+        'stroke-width': s.width ?? 1.5,
+        'stroke-linejoin': 'round',
         ...(s.dash ? { 'stroke-dasharray': s.dash.join(' ') } : {}),
       };
       break;
     case 'text':
       a = {
-        x: s.x, y: s.y, fill: s.fill, 'font-size': s.size ?? DEFAULT_TEXT_SIZE, 'text-anchor': s.anchor ?? 'start',
-        'dominant-baseline': 'central', 'font-family': FONT_FAMILY,
+        x: s.x,
+        y: s.y,
+        fill: s.fill,
+        'font-size': s.size ?? DEFAULT_TEXT_SIZE,
+        'text-anchor': s.anchor ?? 'start',
+        'dominant-baseline': 'central',
+        'font-family': FONT_FAMILY,
         ...(s.weight === 'bold' ? { 'font-weight': 'bold' } : {}),
         ...(s.rotate ? { transform: `rotate(${s.rotate} ${s.x} ${s.y})` } : {}),
       };
@@ -174,7 +206,10 @@ function specOf(s: Shape): NodeSpec {
   const a = shapeAttributes(s);
   const list = Object.keys(a);
   return {
-    tag: s.kind as NodeSpec['tag'], names: list.join(' '), list, values: list.map((k) => String(a[k])),
+    tag: s.kind as NodeSpec['tag'],
+    names: list.join(' '),
+    list,
+    values: list.map((k) => String(a[k])),
     ...(s.kind === 'text' ? { runs: `${s.size ?? ''}|${s.text}` } : {}),
   };
 }
@@ -194,7 +229,10 @@ function setTextRuns(t: SVGElement, s: Extract<ShapeBody, { kind: 'text' }>): vo
 /** The text of a text shape, with subscripts as smaller lowered tspans (runs: textRuns(s.text), when already split). */
 function appendTextRuns(t: SVGElement, s: Extract<ShapeBody, { kind: 'text' }>, runs = textRuns(s.text)): void {
   for (const [part, sub] of runs) {
-    if (!sub) { t.append(part); continue; }
+    if (!sub) {
+      t.append(part);
+      continue;
+    }
     const span = svgEl('tspan', { 'baseline-shift': 'sub', 'font-size': subSize(s.size) });
     span.textContent = part;
     t.append(span);
@@ -245,7 +283,11 @@ export function drawSceneOnCanvas(ctx: CanvasRenderingContext2D, scene: Scene, s
       case 'rect':
         ctx.fillStyle = s.fill;
         ctx.fillRect(s.x, s.y, s.w, s.h);
-        if (s.stroke) { ctx.strokeStyle = s.stroke; ctx.lineWidth = 1; ctx.strokeRect(s.x, s.y, s.w, s.h); }
+        if (s.stroke) {
+          ctx.strokeStyle = s.stroke;
+          ctx.lineWidth = 1;
+          ctx.strokeRect(s.x, s.y, s.w, s.h);
+        }
         break;
       case 'line':
         ctx.beginPath();
@@ -276,7 +318,11 @@ export function drawSceneOnCanvas(ctx: CanvasRenderingContext2D, scene: Scene, s
         s.stops.forEach((colour, i) => g.addColorStop(i / (s.stops.length - 1), colour));
         ctx.fillStyle = g;
         ctx.fillRect(s.x, s.y, s.w, s.h);
-        if (s.stroke) { ctx.strokeStyle = s.stroke; ctx.lineWidth = 1; ctx.strokeRect(s.x, s.y, s.w, s.h); }
+        if (s.stroke) {
+          ctx.strokeStyle = s.stroke;
+          ctx.lineWidth = 1;
+          ctx.strokeRect(s.x, s.y, s.w, s.h);
+        }
         break;
       }
     }
@@ -313,7 +359,10 @@ export function downloadBlob(blob: Blob, name: string): void {
 
 /** Splits "R·W_q after" into runs [["R·W", false], ["q", true], [" after", false]]: "_" + one letter or digit is a subscript. */
 export function textRuns(text: string): [string, boolean][] {
-  return text.split(/_([A-Za-z0-9])/).map((part, i) => [part, i % 2 === 1] as [string, boolean]).filter(([p]) => p !== '');
+  return text
+    .split(/_([A-Za-z0-9])/)
+    .map((part, i) => [part, i % 2 === 1] as [string, boolean])
+    .filter(([p]) => p !== '');
 }
 
 function subSize(size = DEFAULT_TEXT_SIZE): number {

@@ -2,7 +2,10 @@
 // SVG here is decoration beside the numbers: always aria-hidden, the text carries the value.
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
-export function svgEl<K extends keyof SVGElementTagNameMap>(tag: K, attributes: Record<string, string | number> = {}): SVGElementTagNameMap[K] {
+export function svgEl<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attributes: Record<string, string | number> = {},
+): SVGElementTagNameMap[K] {
   const node = document.createElementNS(SVG_NS, tag);
   for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
   return node;
@@ -16,7 +19,12 @@ export class Bar {
   readonly svg: SVGSVGElement;
   private readonly rect: SVGRectElement;
 
-  constructor(private readonly limit: number, private readonly signed = false, private readonly width = 120, height = 14) {
+  constructor(
+    private readonly limit: number,
+    private readonly signed = false,
+    private readonly width = 120,
+    height = 14,
+  ) {
     this.svg = svgEl('svg', { width, height, viewBox: `0 0 ${width} ${height}`, 'aria-hidden': 'true', class: 'bar', focusable: 'false' });
     this.rect = svgEl('rect', { x: 0, y: 1, height: height - 2, width: 0, rx: 2 });
     this.svg.append(this.rect);

@@ -15,7 +15,9 @@ export function visibleText(node: Node): string {
   if (node.nodeType === Node.TEXT_NODE) return node.textContent ?? '';
   if (node instanceof Element && node.classList.contains('sr-only')) return '';
   let out = '';
-  node.childNodes.forEach((c) => { out += visibleText(c); });
+  node.childNodes.forEach((c) => {
+    out += visibleText(c);
+  });
   return out;
 }
 
@@ -35,7 +37,9 @@ function textWidth(text: string, size: number, bold: boolean): number {
  * widest cell.
  */
 export function tablesScene(tables: HTMLTableElement[], colours: ResolvedColours, title: string): Scene {
-  const fg = rgbText(colours.fg), muted = rgbText(colours.muted), rule = rgbText(colours.rule);
+  const fg = rgbText(colours.fg),
+    muted = rgbText(colours.muted),
+    rule = rgbText(colours.rule);
   const shapes: Shape[] = [{ kind: 'text', x: MARGIN, y: MARGIN + 8, text: title, fill: fg, size: 13, weight: 'bold' }];
   let y = MARGIN + 26;
   let width = MARGIN * 2 + textWidth(title, 13, true);
@@ -46,12 +50,17 @@ export function tablesScene(tables: HTMLTableElement[], colours: ResolvedColours
       width = Math.max(width, MARGIN * 2 + textWidth(caption, TEXT_SIZE, false));
       y += 22;
     }
-    const rows = Array.from(table.rows).map((tr) => Array.from(tr.cells).map((c) => ({
-      text: visibleText(c).replace(/\s+/g, ' ').trim(), header: c.tagName === 'TH',
-    })));
+    const rows = Array.from(table.rows).map((tr) =>
+      Array.from(tr.cells).map((c) => ({
+        text: visibleText(c).replace(/\s+/g, ' ').trim(),
+        header: c.tagName === 'TH',
+      })),
+    );
     const columns = Math.max(0, ...rows.map((r) => r.length));
-    const widths = Array.from({ length: columns }, (_, j) =>
-      Math.max(0, ...rows.map((r) => (r[j] ? textWidth(r[j].text, TEXT_SIZE, r[j].header) : 0))) + 2 * CELL_PADDING);
+    const widths = Array.from(
+      { length: columns },
+      (_, j) => Math.max(0, ...rows.map((r) => (r[j] ? textWidth(r[j].text, TEXT_SIZE, r[j].header) : 0))) + 2 * CELL_PADDING,
+    );
     const tableWidth = widths.reduce((a, b) => a + b, 0);
     width = Math.max(width, MARGIN * 2 + tableWidth);
     for (const row of rows) {
@@ -59,8 +68,14 @@ export function tablesScene(tables: HTMLTableElement[], colours: ResolvedColours
       row.forEach((cell, j) => {
         if (cell.text) {
           shapes.push({
-            kind: 'text', x: j === 0 ? x + CELL_PADDING : x + widths[j] - CELL_PADDING, y: y + ROW_HEIGHT / 2, text: cell.text,
-            fill: fg, size: TEXT_SIZE, anchor: j === 0 ? 'start' : 'end', ...(cell.header ? { weight: 'bold' as const } : {}),
+            kind: 'text',
+            x: j === 0 ? x + CELL_PADDING : x + widths[j] - CELL_PADDING,
+            y: y + ROW_HEIGHT / 2,
+            text: cell.text,
+            fill: fg,
+            size: TEXT_SIZE,
+            anchor: j === 0 ? 'start' : 'end',
+            ...(cell.header ? { weight: 'bold' as const } : {}),
           });
         }
         x += widths[j];

@@ -52,7 +52,11 @@ export function applyHighlight(root: ParentNode, h: Highlight | null): void {
   for (const node of root.querySelectorAll('[data-head], [data-digit], [data-position]')) {
     let match: boolean | null = null;
     if (h) {
-      for (const [key, attr] of [['head', 'data-head'], ['digit', 'data-digit'], ['position', 'data-position']] as const) {
+      for (const [key, attr] of [
+        ['head', 'data-head'],
+        ['digit', 'data-digit'],
+        ['position', 'data-position'],
+      ] as const) {
         const want = h[key];
         const has = node.getAttribute(attr);
         if (want === undefined || has === null || has === '') continue;

@@ -63,7 +63,11 @@ export function firstInteraction(): Promise<void> {
 /** Releases the page's deferred widgets when a pointer or focus reaches `host` (a max-digit element); returns the clean-up. */
 export function watchReach(host: HTMLElement): () => void {
   const stop = new AbortController();
-  const go = () => { stop.abort(); loadMaxDigitNow(); };
-  for (const type of ['pointerover', 'touchstart', 'focusin'] as const) host.addEventListener(type, go, { passive: true, signal: stop.signal });
+  const go = () => {
+    stop.abort();
+    loadMaxDigitNow();
+  };
+  for (const type of ['pointerover', 'touchstart', 'focusin'] as const)
+    host.addEventListener(type, go, { passive: true, signal: stop.signal });
   return () => stop.abort();
 }

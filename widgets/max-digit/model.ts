@@ -13,7 +13,11 @@ import type { MaxDigitAnalysisFile } from '../../formats/max-digit-analysis.js';
 
 // The file formats' types are written once, beside their C++ writer in formats/.
 export type {
-  MaxDigitAccuracyRow, MaxDigitAnalysisFile, MaxDigitClaims, MaxDigitMechanism, MaxDigitSeedsFile,
+  MaxDigitAccuracyRow,
+  MaxDigitAnalysisFile,
+  MaxDigitClaims,
+  MaxDigitMechanism,
+  MaxDigitSeedsFile,
 } from '../../formats/max-digit-analysis.js';
 
 export interface MaxDigitModel {
@@ -95,10 +99,14 @@ export class MaxDigitModelSource extends EventTarget {
         // A missing file (HTTP 4xx) or one over the size limit stays so; a server error, a
         // timeout or no network may pass.
         transient = !(err instanceof BodyTooLarge) && !/^HTTP 4/.test((err as Error).message);
-        const reason = !(err instanceof BodyTooLarge) ? (err as Error).message
-          : err.declared !== null ? `it is ${formatCount(err.declared)} bytes; the limit is ${formatCount(MAX_WEIGHTS_BYTES)}`
-          : `it is larger than ${formatCount(MAX_WEIGHTS_BYTES)} bytes, the limit`;
-        throw new Error(`the weights file ${shortUrl(url)} could not be fetched (${reason})${transient ? '; it is tried again at your next click or key press' : ''}`);
+        const reason = !(err instanceof BodyTooLarge)
+          ? (err as Error).message
+          : err.declared !== null
+            ? `it is ${formatCount(err.declared)} bytes; the limit is ${formatCount(MAX_WEIGHTS_BYTES)}`
+            : `it is larger than ${formatCount(MAX_WEIGHTS_BYTES)} bytes, the limit`;
+        throw new Error(
+          `the weights file ${shortUrl(url)} could not be fetched (${reason})${transient ? '; it is tried again at your next click or key press' : ''}`,
+        );
       }
       type Loaded = { weights: MaxDigitWeights; analysis: MaxDigitAnalysisFile; seed: number | null };
       const jobs = new WorkerJobs();
@@ -111,7 +119,9 @@ export class MaxDigitModelSource extends EventTarget {
         // with the file, so the next interaction tries again (retry()).
         const failure = (jobs.client as { failure: string | null } | null)?.failure ?? null;
         if (failure !== null) {
-          throw new Error(`the background worker that reads the weights (headlab-worker.js) could not be started${workerReason(failure)}; it is tried again at your next click or key press`);
+          throw new Error(
+            `the background worker that reads the weights (headlab-worker.js) could not be started${workerReason(failure)}; it is tried again at your next click or key press`,
+          );
         }
         transient = false;
         throw new Error(`the weights file ${shortUrl(url)} ${(err as Error).message}`);
@@ -119,18 +129,21 @@ export class MaxDigitModelSource extends EventTarget {
         jobs.dispose();
       }
     })();
-    this.loading = attempt.then(({ weights, analysis, seed }) => {
-      if (this.url !== url) return;
-      const name = url.split('/').pop() ?? url;
-      this.replace(weights, analysis, `the shipped weights ${name}${seed === null ? '' : ` (seed ${seed})`}`, seed);
-      this.loaded = this.model;
-    }, (err: Error) => {
-      if (this.url !== url) return;
-      this.status = 'failed';
-      this.failure = err.message;
-      this.retryable = transient;
-      this.notify();
-    });
+    this.loading = attempt.then(
+      ({ weights, analysis, seed }) => {
+        if (this.url !== url) return;
+        const name = url.split('/').pop() ?? url;
+        this.replace(weights, analysis, `the shipped weights ${name}${seed === null ? '' : ` (seed ${seed})`}`, seed);
+        this.loaded = this.model;
+      },
+      (err: Error) => {
+        if (this.url !== url) return;
+        this.status = 'failed';
+        this.failure = err.message;
+        this.retryable = transient;
+        this.notify();
+      },
+    );
     return this.loading;
   }
 
@@ -170,7 +183,10 @@ const sources = new Map<string, MaxDigitModelSource>();
  * leaves the page): the model element and every figure reading a source do this, as the training
  * widgets start a new worker at the next press of their button.
  */
-export function retryOnInteraction(listen: (target: EventTarget, type: string, handler: () => void) => void, source: () => MaxDigitModelSource | null): void {
+export function retryOnInteraction(
+  listen: (target: EventTarget, type: string, handler: () => void) => void,
+  source: () => MaxDigitModelSource | null,
+): void {
   for (const type of ['pointerdown', 'keydown']) listen(window, type, () => source()?.retry());
 }
 

@@ -15,8 +15,22 @@ import { svgEl } from '../chart/svg.js';
 
 export type Vec3 = readonly [number, number, number];
 
-export interface ViewPoint { at: Vec3; label: string; colour: string; strong?: boolean; id?: string }
-export interface ViewArrow { from: Vec3; to: Vec3; colour: string; width?: number; dashed?: boolean; label?: string; id?: string }
+export interface ViewPoint {
+  at: Vec3;
+  label: string;
+  colour: string;
+  strong?: boolean;
+  id?: string;
+}
+export interface ViewArrow {
+  from: Vec3;
+  to: Vec3;
+  colour: string;
+  width?: number;
+  dashed?: boolean;
+  label?: string;
+  id?: string;
+}
 export interface ViewContent {
   points: ViewPoint[];
   arrows: ViewArrow[];
@@ -59,7 +73,11 @@ export class View3D {
    * `focusTarget` receives the keys; `listen` registers listeners the owner removes on
    * disconnect; `onRotate` is told after every rotation (to announce the angles).
    */
-  constructor(focusTarget: HTMLElement, listen: (t: EventTarget, type: string, h: (e: Event) => void) => void, private readonly onRotate: () => void) {
+  constructor(
+    focusTarget: HTMLElement,
+    listen: (t: EventTarget, type: string, h: (e: Event) => void) => void,
+    private readonly onRotate: () => void,
+  ) {
     this.svg = svgEl('svg', { viewBox: `0 0 ${SIZE} ${SIZE}`, width: SIZE, height: SIZE, role: 'img', class: 'view3d' });
     listen(focusTarget, 'keydown', (e) => this.onKey(e as KeyboardEvent));
     listen(this.svg, 'pointerdown', (e) => {
@@ -77,10 +95,12 @@ export class View3D {
       this.drag.y = p.clientY;
       this.rotate(dx * DRAG_DEGREES_PER_PX, dy * DRAG_DEGREES_PER_PX);
     });
-    const end = (e: Event) => { if (this.drag && (e as PointerEvent).pointerId === this.drag.id) this.drag = null; };
+    const end = (e: Event) => {
+      if (this.drag && (e as PointerEvent).pointerId === this.drag.id) this.drag = null;
+    };
     if (typeof ResizeObserver === 'function') {
       const observer = new ResizeObserver(() => {
-        const w = this.svg.clientWidth;   // layout is clean in a ResizeObserver callback
+        const w = this.svg.clientWidth; // layout is clean in a ResizeObserver callback
         this.shownWidth = w;
         const k = w > 0 && w < SIZE ? Math.round((SIZE / w) * 20) / 20 : 1;
         if (k !== this.textScale) this.draw();
@@ -122,7 +142,10 @@ export class View3D {
   private onKey(e: KeyboardEvent): void {
     const step = e.shiftKey ? KEY_STEP / 5 : KEY_STEP;
     const moves: Record<string, [number, number]> = {
-      ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, step], ArrowDown: [0, -step],
+      ArrowLeft: [-step, 0],
+      ArrowRight: [step, 0],
+      ArrowUp: [0, step],
+      ArrowDown: [0, -step],
     };
     if (moves[e.key]) {
       e.preventDefault();
@@ -175,26 +198,58 @@ export class View3D {
       back[i] = -reach;
       const s = this.project(tip, scale);
       const b = this.project(back, scale);
-      defs.append(svgEl('line', { x1: b.x, y1: b.y, x2: s.x, y2: s.y, stroke: c.axisColour, 'stroke-width': 1, 'stroke-dasharray': '3 3' }));
+      defs.append(
+        svgEl('line', { x1: b.x, y1: b.y, x2: s.x, y2: s.y, stroke: c.axisColour, 'stroke-width': 1, 'stroke-dasharray': '3 3' }),
+      );
       const at = labels.place(s.x, s.y, name.length * 7 * k, 12 * k, 2);
-      const t = svgEl('text', { x: at.x, y: at.y, fill: c.axisColour, 'font-size': 11 * k, 'text-anchor': at.anchor, 'dominant-baseline': 'central' });
+      const t = svgEl('text', {
+        x: at.x,
+        y: at.y,
+        fill: c.axisColour,
+        'font-size': 11 * k,
+        'text-anchor': at.anchor,
+        'dominant-baseline': 'central',
+      });
       t.textContent = name;
       defs.append(t);
     });
     if (c.path && c.path.points.length > 1) {
       const pts = c.path.points.map((p) => this.project(p, scale));
-      defs.append(svgEl('polyline', { points: pts.map((p) => `${r(p.x)},${r(p.y)}`).join(' '), fill: 'none', stroke: c.path.colour, 'stroke-width': 1.2, 'stroke-dasharray': '1 3', 'stroke-linecap': 'round', class: 'digit-path' }));
+      defs.append(
+        svgEl('polyline', {
+          points: pts.map((p) => `${r(p.x)},${r(p.y)}`).join(' '),
+          fill: 'none',
+          stroke: c.path.colour,
+          'stroke-width': 1.2,
+          'stroke-dasharray': '1 3',
+          'stroke-linecap': 'round',
+          class: 'digit-path',
+        }),
+      );
     }
     for (const p of c.points) {
       const s = this.project(p.at, scale);
       const digit: Record<string, string> = p.id?.startsWith('digit-') ? { 'data-digit': p.id.slice(6) } : {};
-      const g = svgEl('g', p.id ? { 'data-id': p.id, 'data-x': r(s.x), 'data-y': r(s.y), 'data-depth': r(s.depth), ...digit, opacity: fade(s.depth) } : { opacity: fade(s.depth) });
+      const g = svgEl(
+        'g',
+        p.id
+          ? { 'data-id': p.id, 'data-x': r(s.x), 'data-y': r(s.y), 'data-depth': r(s.depth), ...digit, opacity: fade(s.depth) }
+          : { opacity: fade(s.depth) },
+      );
       const size = (p.strong ? 5 : 3.5) * (0.8 + 0.45 * nearness(s.depth));
       g.append(svgEl('circle', { cx: s.x, cy: s.y, r: r(size), fill: p.colour, stroke: c.textColour, 'stroke-width': p.strong ? 1.5 : 0 }));
       const at = labels.place(s.x, s.y, p.label.length * 8 * k, (p.strong ? 15 : 13) * k, size + 3);
       const t = svgEl('text', {
-        x: at.x, y: at.y, 'text-anchor': at.anchor, fill: p.colour, 'font-size': (p.strong ? 14 : 12) * k, 'font-weight': p.strong ? 'bold' : 'normal', 'dominant-baseline': 'central',
-        stroke: 'var(--hl-panel)', 'stroke-width': 3, 'paint-order': 'stroke',
+        x: at.x,
+        y: at.y,
+        'text-anchor': at.anchor,
+        fill: p.colour,
+        'font-size': (p.strong ? 14 : 12) * k,
+        'font-weight': p.strong ? 'bold' : 'normal',
+        'dominant-baseline': 'central',
+        stroke: 'var(--hl-panel)',
+        'stroke-width': 3,
+        'paint-order': 'stroke',
       });
       t.textContent = p.label;
       g.append(t);
@@ -203,26 +258,51 @@ export class View3D {
     for (const a of c.arrows) {
       const f = this.project(a.from, scale);
       const t = this.project(a.to, scale);
-      const g = svgEl('g', { ...(a.id ? { 'data-id': a.id } : {}), ...(a.id?.startsWith('head-') ? { 'data-head': a.id.slice(5) } : {}), opacity: fade((f.depth + t.depth) / 2) });
+      const g = svgEl('g', {
+        ...(a.id ? { 'data-id': a.id } : {}),
+        ...(a.id?.startsWith('head-') ? { 'data-head': a.id.slice(5) } : {}),
+        opacity: fade((f.depth + t.depth) / 2),
+      });
       const w = a.width ?? 2.5;
       const len = Math.hypot(t.x - f.x, t.y - f.y);
       const head = Math.min(10 + w, len * 0.5);
       const ux = len > 0 ? (t.x - f.x) / len : 0;
       const uy = len > 0 ? (t.y - f.y) / len : 0;
-      g.append(svgEl('line', {
-        x1: f.x, y1: f.y, x2: t.x - ux * head * 0.8, y2: t.y - uy * head * 0.8, stroke: a.colour, 'stroke-width': w, 'stroke-linecap': 'round',
-        ...(a.dashed ? { 'stroke-dasharray': '6 4' } : {}),
-      }));
+      g.append(
+        svgEl('line', {
+          x1: f.x,
+          y1: f.y,
+          x2: t.x - ux * head * 0.8,
+          y2: t.y - uy * head * 0.8,
+          stroke: a.colour,
+          'stroke-width': w,
+          'stroke-linecap': 'round',
+          ...(a.dashed ? { 'stroke-dasharray': '6 4' } : {}),
+        }),
+      );
       if (len > 1) {
         const bx = t.x - ux * head;
         const by = t.y - uy * head;
         const px = -uy * head * 0.45;
         const py = ux * head * 0.45;
-        g.append(svgEl('polygon', { points: `${r(t.x)},${r(t.y)} ${r(bx + px)},${r(by + py)} ${r(bx - px)},${r(by - py)}`, fill: a.colour }));
+        g.append(
+          svgEl('polygon', { points: `${r(t.x)},${r(t.y)} ${r(bx + px)},${r(by + py)} ${r(bx - px)},${r(by - py)}`, fill: a.colour }),
+        );
       }
       if (a.label) {
         const at = labels.place(t.x, t.y, (a.label.length * 7 + 4) * k, 13 * k, 6);
-        const lbl = svgEl('text', { x: at.x, y: at.y, 'text-anchor': at.anchor, 'dominant-baseline': 'central', fill: a.colour, 'font-size': 11 * k, 'font-weight': 'bold', stroke: 'var(--hl-panel)', 'stroke-width': 3, 'paint-order': 'stroke' });
+        const lbl = svgEl('text', {
+          x: at.x,
+          y: at.y,
+          'text-anchor': at.anchor,
+          'dominant-baseline': 'central',
+          fill: a.colour,
+          'font-size': 11 * k,
+          'font-weight': 'bold',
+          stroke: 'var(--hl-panel)',
+          'stroke-width': 3,
+          'paint-order': 'stroke',
+        });
         lbl.textContent = a.label;
         g.append(lbl);
       }
@@ -265,13 +345,34 @@ export function viewScene(view: View3D, content: ViewContent, background: string
     const head = Math.min(10 + w, len * 0.5);
     const ux = len > 0 ? (t.x - f.x) / len : 0;
     const uy = len > 0 ? (t.y - f.y) / len : 0;
-    const out: Shape[] = [{ kind: 'line', x1: f.x, y1: f.y, x2: t.x - ux * head * 0.8, y2: t.y - uy * head * 0.8, stroke: a.colour, width: w, ...(a.dashed ? { dash: [6, 4] } : {}) }];
+    const out: Shape[] = [
+      {
+        kind: 'line',
+        x1: f.x,
+        y1: f.y,
+        x2: t.x - ux * head * 0.8,
+        y2: t.y - uy * head * 0.8,
+        stroke: a.colour,
+        width: w,
+        ...(a.dashed ? { dash: [6, 4] } : {}),
+      },
+    ];
     if (len > 1) {
       const bx = t.x - ux * head;
       const by = t.y - uy * head;
       const px = -uy * head * 0.45;
       const py = ux * head * 0.45;
-      out.push({ kind: 'polyline', points: [[t.x, t.y], [bx + px, by + py], [bx - px, by - py], [t.x, t.y]], stroke: a.colour, width: 2 });
+      out.push({
+        kind: 'polyline',
+        points: [
+          [t.x, t.y],
+          [bx + px, by + py],
+          [bx - px, by - py],
+          [t.x, t.y],
+        ],
+        stroke: a.colour,
+        width: 2,
+      });
     }
     if (a.label) out.push({ kind: 'text', x: t.x + 6, y: t.y - 8, text: a.label, fill: a.colour, size: 11, weight: 'bold' });
     items.push({ depth: (f.depth + t.depth) / 2, shapes: out });
@@ -310,21 +411,27 @@ class LabelPlacer {
   private boxes: { x0: number; y0: number; x1: number; y1: number }[] = [];
 
   place(x: number, y: number, w: number, h: number, gap: number): { x: number; y: number; anchor: 'start' | 'end' | 'middle' } {
-    const options: { x: number; y: number; anchor: 'start' | 'end' | 'middle'; box: { x0: number; y0: number; x1: number; y1: number } }[] = [
-      { x: x + gap, y, anchor: 'start', box: { x0: x + gap, y0: y - h / 2, x1: x + gap + w, y1: y + h / 2 } },
-      { x: x - gap, y, anchor: 'end', box: { x0: x - gap - w, y0: y - h / 2, x1: x - gap, y1: y + h / 2 } },
-      { x, y: y - gap - h / 2, anchor: 'middle', box: { x0: x - w / 2, y0: y - gap - h, x1: x + w / 2, y1: y - gap } },
-      { x, y: y + gap + h / 2, anchor: 'middle', box: { x0: x - w / 2, y0: y + gap, x1: x + w / 2, y1: y + gap + h } },
-    ];
+    const options: { x: number; y: number; anchor: 'start' | 'end' | 'middle'; box: { x0: number; y0: number; x1: number; y1: number } }[] =
+      [
+        { x: x + gap, y, anchor: 'start', box: { x0: x + gap, y0: y - h / 2, x1: x + gap + w, y1: y + h / 2 } },
+        { x: x - gap, y, anchor: 'end', box: { x0: x - gap - w, y0: y - h / 2, x1: x - gap, y1: y + h / 2 } },
+        { x, y: y - gap - h / 2, anchor: 'middle', box: { x0: x - w / 2, y0: y - gap - h, x1: x + w / 2, y1: y - gap } },
+        { x, y: y + gap + h / 2, anchor: 'middle', box: { x0: x - w / 2, y0: y + gap, x1: x + w / 2, y1: y + gap + h } },
+      ];
     let best = options[0];
     let bestOverlap = Infinity;
     for (const o of options) {
       let overlap = 0;
       for (const b of this.boxes) {
-        overlap += Math.max(0, Math.min(o.box.x1, b.x1) - Math.max(o.box.x0, b.x0)) * Math.max(0, Math.min(o.box.y1, b.y1) - Math.max(o.box.y0, b.y0));
+        overlap +=
+          Math.max(0, Math.min(o.box.x1, b.x1) - Math.max(o.box.x0, b.x0)) *
+          Math.max(0, Math.min(o.box.y1, b.y1) - Math.max(o.box.y0, b.y0));
       }
       if (o.box.x0 < 0 || o.box.x1 > SIZE || o.box.y0 < 0 || o.box.y1 > SIZE) overlap += 1e6;
-      if (overlap < bestOverlap) { best = o; bestOverlap = overlap; }
+      if (overlap < bestOverlap) {
+        best = o;
+        bestOverlap = overlap;
+      }
       if (overlap === 0) break;
     }
     this.boxes.push(best.box);
@@ -333,7 +440,7 @@ class LabelPlacer {
 }
 
 function wrapDegrees(d: number): number {
-  const w = ((d + 180) % 360 + 360) % 360 - 180;
+  const w = ((((d + 180) % 360) + 360) % 360) - 180;
   return w === -180 ? 180 : w;
 }
 

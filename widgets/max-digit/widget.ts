@@ -203,7 +203,10 @@ export abstract class MaxDigitWidget<State = unknown> extends ModelFigure<MaxDig
     super.build();
     // A model that failed to load for a reason that may pass (the worker blocked, the network) is
     // loaded again at the reader's next click or key press.
-    retryOnInteraction((target, type, handler) => this.listen(target, type, handler), () => this.source);
+    retryOnInteraction(
+      (target, type, handler) => this.listen(target, type, handler),
+      () => this.source,
+    );
     const content = this.content!;
     // Linked highlighting: what the pointer or focus names here lights up in every max-digit figure.
     const pick = (e: Event) => setHighlight(highlightOf(e.composedPath()));
@@ -213,7 +216,9 @@ export abstract class MaxDigitWidget<State = unknown> extends ModelFigure<MaxDig
     this.listen(content, 'focusout', (e) => {
       if (!content.contains((e as FocusEvent).relatedTarget as Node | null)) setHighlight(null);
     });
-    this.unsubscribeHighlight = onHighlight((h) => { if (this.content) applyHighlight(this.content, h); });
+    this.unsubscribeHighlight = onHighlight((h) => {
+      if (this.content) applyHighlight(this.content, h);
+    });
   }
 
   /** Re-applies the page's highlight to freshly rendered nodes. */
@@ -240,9 +245,16 @@ export abstract class MaxDigitWidget<State = unknown> extends ModelFigure<MaxDig
 }
 
 /** The base class's bindField, as a DigitsField uses it. */
-export type BindField = (input: HTMLInputElement, options: {
-  label: string; parse: (text: string) => number[]; commit: (value: number[]) => void; current?: () => string; message?: HTMLElement;
-}) => { show: (text: string) => void };
+export type BindField = (
+  input: HTMLInputElement,
+  options: {
+    label: string;
+    parse: (text: string) => number[];
+    commit: (value: number[]) => void;
+    current?: () => string;
+    message?: HTMLElement;
+  },
+) => { show: (text: string) => void };
 
 /**
  * A text field for the reader's list of digits, mirrored to the `digits` attribute. It reacts
@@ -255,7 +267,12 @@ export class DigitsField {
   private readonly problem: HTMLParagraphElement;
   private readonly bound: { show: (text: string) => void };
 
-  constructor(private readonly host: HTMLElement, label: string, bind: BindField, onValid: () => void) {
+  constructor(
+    private readonly host: HTMLElement,
+    label: string,
+    bind: BindField,
+    onValid: () => void,
+  ) {
     this.element = el('div', { class: 'row digits-row' });
     const l = el('label', {}, label);
     this.input = el('input', { type: 'text', inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false', name: 'digits' });

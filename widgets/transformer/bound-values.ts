@@ -21,18 +21,27 @@
 import type { TransformerAnalysisFile } from '../../formats/transformer.js';
 import type { BoundValue } from '../chart/format.js';
 
-interface Best { layer: number; head: number; value: number }
+interface Best {
+  layer: number;
+  head: number;
+  value: number;
+}
 
 /** The (layer, head) with the largest entry of an L × H table (ties: the first in row-major order). */
 export function bestHead(table: number[][]): Best {
   let best: Best = { layer: 0, head: 0, value: -Infinity };
-  table.forEach((row, layer) => row.forEach((value, head) => {
-    if (value > best.value) best = { layer, head, value };
-  }));
+  table.forEach((row, layer) =>
+    row.forEach((value, head) => {
+      if (value > best.value) best = { layer, head, value };
+    }),
+  );
   return best;
 }
 
-export function transformerBoundValue(a: Pick<TransformerAnalysisFile, 'induction' | 'ablation'> | null | undefined, name: string): BoundValue | undefined {
+export function transformerBoundValue(
+  a: Pick<TransformerAnalysisFile, 'induction' | 'ablation'> | null | undefined,
+  name: string,
+): BoundValue | undefined {
   if (!a) return undefined;
   const count = (value: number): BoundValue => ({ value, kind: 'count' });
   const number = (value: number): BoundValue => ({ value, kind: 'number' });
@@ -51,18 +60,27 @@ export function transformerBoundValue(a: Pick<TransformerAnalysisFile, 'inductio
   if (part) {
     const best = bestHead(part[1] === 'previous_token' ? prev : part[1] === 'induction' ? ind : abl);
     switch (part[2]) {
-      case 'layer': return count(best.layer);
-      case 'head': return count(best.head);
-      case 'score': return part[1] === 'ablation.max' ? undefined : mass(best.value);
-      case 'loss': return part[1] === 'ablation.max' ? loss(best.value) : undefined;
-      case 'ratio': return part[1] === 'ablation.max' ? number(best.value / a.ablation.clean_loss) : undefined;
+      case 'layer':
+        return count(best.layer);
+      case 'head':
+        return count(best.head);
+      case 'score':
+        return part[1] === 'ablation.max' ? undefined : mass(best.value);
+      case 'loss':
+        return part[1] === 'ablation.max' ? loss(best.value) : undefined;
+      case 'ratio':
+        return part[1] === 'ablation.max' ? number(best.value / a.ablation.clean_loss) : undefined;
     }
   }
   switch (name) {
-    case 'layers': return count(ind.length);
-    case 'heads': return count(ind[0]?.length ?? 0);
-    case 'in_context_loss': return loss(a.induction.in_context_loss);
-    case 'ablation.clean_loss': return loss(a.ablation.clean_loss);
+    case 'layers':
+      return count(ind.length);
+    case 'heads':
+      return count(ind[0]?.length ?? 0);
+    case 'in_context_loss':
+      return loss(a.induction.in_context_loss);
+    case 'ablation.clean_loss':
+      return loss(a.ablation.clean_loss);
     case 'ablation.induction': {
       const best = bestHead(ind);
       return loss(abl[best.layer][best.head]);
@@ -72,6 +90,7 @@ export function transformerBoundValue(a: Pick<TransformerAnalysisFile, 'inductio
       const others = ind.flatMap((row, l) => (l === best.layer ? [] : row));
       return others.length ? mass(Math.max(...others)) : undefined;
     }
-    default: return undefined;
+    default:
+      return undefined;
   }
 }

@@ -49,36 +49,86 @@ export function heatmapShapes(c: ResolvedColours, spec: HeatmapSpec): Shape[] {
   // through where no cell is drawn (half the nodes of a causal pattern: fewer nodes to style and walk).
   const maskFill = rgbText(mixRgb(c.panel, c.rule, MASK_MIX));
   if (spec.masked) shapes.push({ kind: 'rect', x, y, w: (values[0]?.length ?? 0) * cell - 1, h: values.length * cell - 1, fill: maskFill });
-  values.forEach((row, r) => row.forEach((v, k) => {
-    const masked = spec.masked?.(r, k) ?? false;
-    if (masked) return;
-    let fill: string, text = rgbText(c.fg);
-    if (spec.scale === 'sequential') fill = sequentialFill(c, v);
-    else {
-      const d = divergingFill(c, v, limit);
-      fill = rgbText(d.fill);
-      text = rgbText(d.text);
-    }
-    shapes.push({ kind: 'rect', x: x + k * cell, y: y + r * cell, w: cell - 1, h: cell - 1, fill, ...(spec.data ? { data: spec.data(r, k) } : {}) });
-    if (spec.numbers) {
-      shapes.push({ kind: 'text', x: x + k * cell + cell / 2, y: y + r * cell + cell / 2, text: formatNumber(v, 2), fill: text, size: Math.min(10, cell / 3), anchor: 'middle' });
-    }
-  }));
+  values.forEach((row, r) =>
+    row.forEach((v, k) => {
+      const masked = spec.masked?.(r, k) ?? false;
+      if (masked) return;
+      let fill: string,
+        text = rgbText(c.fg);
+      if (spec.scale === 'sequential') fill = sequentialFill(c, v);
+      else {
+        const d = divergingFill(c, v, limit);
+        fill = rgbText(d.fill);
+        text = rgbText(d.text);
+      }
+      shapes.push({
+        kind: 'rect',
+        x: x + k * cell,
+        y: y + r * cell,
+        w: cell - 1,
+        h: cell - 1,
+        fill,
+        ...(spec.data ? { data: spec.data(r, k) } : {}),
+      });
+      if (spec.numbers) {
+        shapes.push({
+          kind: 'text',
+          x: x + k * cell + cell / 2,
+          y: y + r * cell + cell / 2,
+          text: formatNumber(v, 2),
+          fill: text,
+          size: Math.min(10, cell / 3),
+          anchor: 'middle',
+        });
+      }
+    }),
+  );
   shapes.push(...outlineShapes(c, x, y, cell, values.length, values[0]?.length ?? 0, spec.outlineRow, spec.outlineCol));
   return shapes;
 }
 
 /** The focus-coloured outlines of row `row` and column `col` of a rows × cols heatmap at (x, y) (either may be undefined). */
-export function outlineShapes(c: ResolvedColours, x: number, y: number, cell: number, rows: number, cols: number, row?: number, col?: number): Shape[] {
+export function outlineShapes(
+  c: ResolvedColours,
+  x: number,
+  y: number,
+  cell: number,
+  rows: number,
+  cols: number,
+  row?: number,
+  col?: number,
+): Shape[] {
   const shapes: Shape[] = [];
   const focus = rgbText(c.focus);
   if (row !== undefined && row >= 0 && row < rows) {
     const yy = y + row * cell - 0.5;
-    shapes.push({ kind: 'polyline', points: [[x - 0.5, yy], [x + cols * cell - 0.5, yy], [x + cols * cell - 0.5, yy + cell], [x - 0.5, yy + cell], [x - 0.5, yy]], stroke: focus, width: 1.5 });
+    shapes.push({
+      kind: 'polyline',
+      points: [
+        [x - 0.5, yy],
+        [x + cols * cell - 0.5, yy],
+        [x + cols * cell - 0.5, yy + cell],
+        [x - 0.5, yy + cell],
+        [x - 0.5, yy],
+      ],
+      stroke: focus,
+      width: 1.5,
+    });
   }
   if (col !== undefined && col >= 0 && col < cols) {
     const xx = x + col * cell - 0.5;
-    shapes.push({ kind: 'polyline', points: [[xx, y - 0.5], [xx + cell, y - 0.5], [xx + cell, y + rows * cell - 0.5], [xx, y + rows * cell - 0.5], [xx, y - 0.5]], stroke: focus, width: 1.5 });
+    shapes.push({
+      kind: 'polyline',
+      points: [
+        [xx, y - 0.5],
+        [xx + cell, y - 0.5],
+        [xx + cell, y + rows * cell - 0.5],
+        [xx, y + rows * cell - 0.5],
+        [xx, y - 0.5],
+      ],
+      stroke: focus,
+      width: 1.5,
+    });
   }
   return shapes;
 }
@@ -130,10 +180,19 @@ export function drawnSvg(scene: Scene, hidden = true): SVGSVGElement {
 }
 
 /** A horizontal legend ramp with its end labels, for a heatmap's scale. */
-export function legendShapes(c: ResolvedColours, x: number, y: number, scale: 'sequential' | 'diverging', low: string, high: string, title: string): Shape[] {
-  const stops = scale === 'sequential'
-    ? [0, 0.25, 0.5, 0.75, 1].map((t) => sequentialFill(c, t))
-    : [-1, -0.5, 0, 0.5, 1].map((t) => rgbText(divergingFill(c, t, 1).fill));
+export function legendShapes(
+  c: ResolvedColours,
+  x: number,
+  y: number,
+  scale: 'sequential' | 'diverging',
+  low: string,
+  high: string,
+  title: string,
+): Shape[] {
+  const stops =
+    scale === 'sequential'
+      ? [0, 0.25, 0.5, 0.75, 1].map((t) => sequentialFill(c, t))
+      : [-1, -0.5, 0, 0.5, 1].map((t) => rgbText(divergingFill(c, t, 1).fill));
   return [
     { kind: 'text', x, y: y + 6, text: title, fill: rgbText(c.muted), size: 11 },
     { kind: 'text', x, y: y + 22, text: low, fill: rgbText(c.muted), size: 10 },
@@ -142,13 +201,26 @@ export function legendShapes(c: ResolvedColours, x: number, y: number, scale: 's
   ];
 }
 
-export interface BarRow { label: string; value: number; data?: Record<string, string>; strong?: boolean }
+export interface BarRow {
+  label: string;
+  value: number;
+  data?: Record<string, string>;
+  strong?: boolean;
+}
 
 /**
  * Signed horizontal bars from a zero line: one row per entry, labels on the left, the value at the
  * bar's end. Negative bars in blue, positive in orange (the diverging scale's ends).
  */
-export function signedBarShapes(c: ResolvedColours, rows: BarRow[], x: number, y: number, width: number, rowH: number, labelW: number): Shape[] {
+export function signedBarShapes(
+  c: ResolvedColours,
+  rows: BarRow[],
+  x: number,
+  y: number,
+  width: number,
+  rowH: number,
+  labelW: number,
+): Shape[] {
   const shapes: Shape[] = [];
   const limit = Math.max(1e-12, ...rows.map((r) => Math.abs(r.value)));
   const barArea = width - labelW - 96;
@@ -159,16 +231,48 @@ export function signedBarShapes(c: ResolvedColours, rows: BarRow[], x: number, y
     const top = y + i * rowH;
     const len = (Math.abs(r.value) / limit) * half;
     const bx = r.value < 0 ? zero - len : zero;
-    shapes.push({ kind: 'text', x: x + labelW, y: top + rowH / 2, text: r.label, fill: rgbText(c.fg), size: 11, anchor: 'end', weight: r.strong ? 'bold' : 'normal', ...(r.data ? { data: r.data } : {}) });
-    shapes.push({ kind: 'rect', x: bx, y: top + 3, w: Math.max(0.5, len), h: rowH - 6, fill: rgbText(r.value < 0 ? c.neg : c.pos), ...(r.data ? { data: r.data } : {}) });
+    shapes.push({
+      kind: 'text',
+      x: x + labelW,
+      y: top + rowH / 2,
+      text: r.label,
+      fill: rgbText(c.fg),
+      size: 11,
+      anchor: 'end',
+      weight: r.strong ? 'bold' : 'normal',
+      ...(r.data ? { data: r.data } : {}),
+    });
+    shapes.push({
+      kind: 'rect',
+      x: bx,
+      y: top + 3,
+      w: Math.max(0.5, len),
+      h: rowH - 6,
+      fill: rgbText(r.value < 0 ? c.neg : c.pos),
+      ...(r.data ? { data: r.data } : {}),
+    });
     const tx = r.value < 0 ? bx - 4 : bx + len + 4;
-    shapes.push({ kind: 'text', x: tx, y: top + rowH / 2, text: formatNumber(r.value, 3), fill: rgbText(c.fg), size: 10, anchor: r.value < 0 ? 'end' : 'start' });
+    shapes.push({
+      kind: 'text',
+      x: tx,
+      y: top + rowH / 2,
+      text: formatNumber(r.value, 3),
+      fill: rgbText(c.fg),
+      size: 10,
+      anchor: r.value < 0 ? 'end' : 'start',
+    });
   });
   return shapes;
 }
 
 /** One heatmap panel of a PixelHeatmaps: its top-left corner (SVG units), rows × cols cells of `cell` units (a 1-unit gap between cells). */
-export interface PixelPanel { x: number; y: number; rows: number; cols: number; cell: number }
+export interface PixelPanel {
+  x: number;
+  y: number;
+  rows: number;
+  cols: number;
+  cell: number;
+}
 
 /**
  * Heatmap panels drawn as pixels on a canvas: for the attention patterns (about 2,000 cells for
@@ -210,7 +314,8 @@ export class PixelHeatmaps {
     this.canvas.style.width = `${width}px`;
     const ctx = this.canvas.getContext('2d')!;
     this.panels = panels.map((panel) => {
-      const x0 = Math.round(panel.x * scale), y0 = Math.round(panel.y * scale);
+      const x0 = Math.round(panel.x * scale),
+        y0 = Math.round(panel.y * scale);
       const w = Math.round((panel.x + panel.cols * panel.cell - 1) * scale) - x0;
       const h = Math.round((panel.y + panel.rows * panel.cell - 1) * scale) - y0;
       const image = ctx.createImageData(Math.max(1, w), Math.max(1, h));
@@ -271,8 +376,11 @@ export function packRgb([r, g, b]: readonly [number, number, number]): number {
 /** packRgb of sequentialFill(c, a), with no string or array made (it runs for every cell of a repaint). */
 export function sequentialWord(c: ResolvedColours, a: number): number {
   const t = (Number.isFinite(a) ? Math.min(1, Math.max(0, a)) : 0) * SEQUENTIAL_MAX_MIX;
-  const p = c.panel, q = c.pos;
-  const r = Math.round(p[0] + (q[0] - p[0]) * t), g = Math.round(p[1] + (q[1] - p[1]) * t), b = Math.round(p[2] + (q[2] - p[2]) * t);
+  const p = c.panel,
+    q = c.pos;
+  const r = Math.round(p[0] + (q[0] - p[0]) * t),
+    g = Math.round(p[1] + (q[1] - p[1]) * t),
+    b = Math.round(p[2] + (q[2] - p[2]) * t);
   return ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
 }
 
@@ -282,7 +390,10 @@ const DIVERGING_MAX_MIX = 0.85;
 /** packRgb of divergingFill(c, value, limit).fill, with no string or array made. */
 export function divergingWord(c: ResolvedColours, value: number, limit: number): number {
   const t = (Number.isFinite(value) && limit > 0 ? Math.min(1, Math.abs(value) / limit) : 0) * DIVERGING_MAX_MIX;
-  const p = c.panel, q = value < 0 ? c.neg : c.pos;
-  const r = Math.round(p[0] + (q[0] - p[0]) * t), g = Math.round(p[1] + (q[1] - p[1]) * t), b = Math.round(p[2] + (q[2] - p[2]) * t);
+  const p = c.panel,
+    q = value < 0 ? c.neg : c.pos;
+  const r = Math.round(p[0] + (q[0] - p[0]) * t),
+    g = Math.round(p[1] + (q[1] - p[1]) * t),
+    b = Math.round(p[2] + (q[2] - p[2]) * t);
   return ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
 }

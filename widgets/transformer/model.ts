@@ -30,7 +30,10 @@ export interface LoadedTransformer {
 export type TransformerSourceStatus = 'idle' | 'loading' | 'ready' | 'failed';
 
 /** A file of the model as it arrives: bytes received and expected (0 when the server does not say). */
-export interface DownloadProgress { received: number; total: number }
+export interface DownloadProgress {
+  received: number;
+  total: number;
+}
 
 let versions = 0;
 
@@ -50,10 +53,10 @@ export const MAX_PAGE_HEADS = 16;
 export const MAX_PAGE_VOCAB = 4096;
 export const MAX_PAGE_PARAMETERS = 262144;
 export const PAGE_MODEL_LIMITS = {
-  n_ctx: { value: MAX_PAGE_CONTEXT, why: 'the page runs a prompt of n_ctx − 1 tokens, every head\'s T × T pattern' },
-  heads: { value: MAX_PAGE_HEADS, why: 'the page runs and draws every head\'s pattern' },
+  n_ctx: { value: MAX_PAGE_CONTEXT, why: "the page runs a prompt of n_ctx − 1 tokens, every head's T × T pattern" },
+  heads: { value: MAX_PAGE_HEADS, why: "the page runs and draws every head's pattern" },
   d_vocab: { value: MAX_PAGE_VOCAB, why: 'the page runs n_ctx × d_model × d_vocab multiply-adds for the logits' },
-  parameters: { value: MAX_PAGE_PARAMETERS, why: 'the page reads them on its main thread and each figure\'s worker holds them as doubles' },
+  parameters: { value: MAX_PAGE_PARAMETERS, why: "the page reads them on its main thread and each figure's worker holds them as doubles" },
 } as const;
 
 export class TransformerModelSource extends EventTarget {
@@ -97,7 +100,10 @@ export class TransformerModelSource extends EventTarget {
       try {
         files = await Promise.all([
           fetchBytes(configUrl, 'config', timeoutS, sibling.signal).then((b) => new TextDecoder().decode(b)),
-          fetchBytes(weightsUrl, 'weights', timeoutS, sibling.signal, (p) => { this.progress = p; this.dispatchEvent(new Event('progress')); }),
+          fetchBytes(weightsUrl, 'weights', timeoutS, sibling.signal, (p) => {
+            this.progress = p;
+            this.dispatchEvent(new Event('progress'));
+          }),
         ]);
       } catch (err) {
         sibling.abort();
@@ -106,15 +112,17 @@ export class TransformerModelSource extends EventTarget {
       const read = await readInWorker(files[0], files[1]);
       return { core: await core, ...read };
     })();
-    this.loading = attempt.then(({ core, configText, safetensors, parameters }) => {
-      if (this.key !== key) return;
-      const label = fileName(weightsUrl);
-      this.install(core, configText, safetensors, label, parameters, false);
-      this.fromFiles = { configText, safetensors, label, parameters };
-    }).catch((err: Error) => {
-      if (this.key !== key) return;
-      this.fail(err.message, err instanceof FetchFailed);
-    });
+    this.loading = attempt
+      .then(({ core, configText, safetensors, parameters }) => {
+        if (this.key !== key) return;
+        const label = fileName(weightsUrl);
+        this.install(core, configText, safetensors, label, parameters, false);
+        this.fromFiles = { configText, safetensors, label, parameters };
+      })
+      .catch((err: Error) => {
+        if (this.key !== key) return;
+        this.fail(err.message, err instanceof FetchFailed);
+      });
     return this.loading;
   }
 
@@ -162,7 +170,14 @@ export class TransformerModelSource extends EventTarget {
    * Reads the canonical files the worker wrote (readInWorker: a header of a few KB and F64 data of a
    * model within PAGE_MODEL_LIMITS) into the page's handle, which the figures compute with.
    */
-  private install(core: TransformerCore, configText: string, safetensors: Uint8Array, label: string, parameters: number, given: boolean): void {
+  private install(
+    core: TransformerCore,
+    configText: string,
+    safetensors: Uint8Array,
+    label: string,
+    parameters: number,
+    given: boolean,
+  ): void {
     this.core = core;
     const handle = core.loadTransformer(configText, safetensors);
     // One forward pass of a single token here, in the task that reads the model: the engine
@@ -204,16 +219,28 @@ export const MAX_MODEL_BYTES = 64 * 1024 * 1024;
 class FetchFailed extends Error {}
 
 /** The body of `url` as bytes within `timeoutS` seconds, reporting progress; a failed download names the file and the reason. */
-async function fetchBytes(url: string, what: string, timeoutS: number, signal: AbortSignal,
-  progress: (p: DownloadProgress) => void = () => {}): Promise<Uint8Array> {
+async function fetchBytes(
+  url: string,
+  what: string,
+  timeoutS: number,
+  signal: AbortSignal,
+  progress: (p: DownloadProgress) => void = () => {},
+): Promise<Uint8Array> {
   try {
-    return await download(url, { maxBytes: MAX_MODEL_BYTES, timeoutS, signal, progress: (received, total) => progress({ received, total }) });
+    return await download(url, {
+      maxBytes: MAX_MODEL_BYTES,
+      timeoutS,
+      signal,
+      progress: (received, total) => progress({ received, total }),
+    });
   } catch (err) {
     if (err instanceof DownloadFailed) throw new FetchFailed(`the ${what} file ${shortUrl(url)} could not be fetched (${err.reason})`);
     if (!(err instanceof BodyTooLarge)) throw err;
-    throw new Error(err.declared !== null
-      ? `the ${what} file ${shortUrl(url)} is ${err.declared.toLocaleString('en-US')} bytes; the widgets read at most ${MAX_MODEL_BYTES.toLocaleString('en-US')}`
-      : `the ${what} file ${shortUrl(url)} is over ${MAX_MODEL_BYTES.toLocaleString('en-US')} bytes; the widgets read at most that`);
+    throw new Error(
+      err.declared !== null
+        ? `the ${what} file ${shortUrl(url)} is ${err.declared.toLocaleString('en-US')} bytes; the widgets read at most ${MAX_MODEL_BYTES.toLocaleString('en-US')}`
+        : `the ${what} file ${shortUrl(url)} is over ${MAX_MODEL_BYTES.toLocaleString('en-US')} bytes; the widgets read at most that`,
+    );
   }
 }
 
@@ -223,14 +250,23 @@ async function fetchBytes(url: string, what: string, timeoutS: number, signal: A
  * count, rejects with the limit's or the core's message. The files are copied to the worker (the
  * page keeps its bytes); the worker ends with the read.
  */
-function readInWorker(configText: string, safetensors: Uint8Array): Promise<{ configText: string; safetensors: Uint8Array; parameters: number }> {
+function readInWorker(
+  configText: string,
+  safetensors: Uint8Array,
+): Promise<{ configText: string; safetensors: Uint8Array; parameters: number }> {
   const jobs = new WorkerJobs();
   type Read = { config: string; safetensors: Uint8Array; parameters: number };
   return new Promise<Read>((resolve, reject) => {
-    jobs.start<Read>('transformer-load', { config: configText, safetensors, limits: PAGE_MODEL_LIMITS }, {
-      done: ({ value }) => resolve(value), failed: reject,
-    });
-  }).then((v) => ({ configText: v.config, safetensors: v.safetensors, parameters: v.parameters }))
+    jobs.start<Read>(
+      'transformer-load',
+      { config: configText, safetensors, limits: PAGE_MODEL_LIMITS },
+      {
+        done: ({ value }) => resolve(value),
+        failed: reject,
+      },
+    );
+  })
+    .then((v) => ({ configText: v.config, safetensors: v.safetensors, parameters: v.parameters }))
     .finally(() => jobs.dispose());
 }
 

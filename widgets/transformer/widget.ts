@@ -10,14 +10,26 @@
 import { WidgetInputError, el } from '../base/headlab-element.js';
 import { MODEL_FIGURE_CSS, ModelFigure } from '../base/model-figure.js';
 import { WorkerJobs } from '../../web/worker-client.js';
-import type { TransformerAnalysis, TransformerConfigFile, TransformerCore, TransformerRun, TransformerRunOptions } from '../../web/headlab-core.js';
+import type {
+  TransformerAnalysis,
+  TransformerConfigFile,
+  TransformerCore,
+  TransformerRun,
+  TransformerRunOptions,
+} from '../../web/headlab-core.js';
 import { sourceOf, type LoadedTransformer, type TransformerModelSource } from './model.js';
 
 export const MODEL_TAG = 'headlab-transformer-model';
 
 /** What a figure asks the worker's 'transformer-analyze' task for (web/worker-tasks.js), and what it answers. */
-interface WorkerJob { request?: Record<string, unknown>; run?: { prompt: number[]; options?: TransformerRunOptions } }
-interface WorkerResult { analysis: TransformerAnalysis | null; run: TransformerRun | null }
+interface WorkerJob {
+  request?: Record<string, unknown>;
+  run?: { prompt: number[]; options?: TransformerRunOptions };
+}
+interface WorkerResult {
+  analysis: TransformerAnalysis | null;
+  run: TransformerRun | null;
+}
 
 export const TRANSFORMER_CSS = /* css */ `
   .figure svg { display: block; max-width: 100%; height: auto; touch-action: manipulation; }
@@ -156,22 +168,26 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
     const client = this.workerJobs.client;
     const holds = client !== null && !client.failure && this.workerHolds?.client === client && this.workerHolds.version === model.version;
     const files = holds ? {} : { config: model.configText, safetensors: model.safetensors };
-    this.workerJobs.start<WorkerResult>('transformer-analyze', { model: String(model.version), ...files, ...job }, {
-      done: ({ value }) => {
-        this.workerBusy = false;
-        if (this.currentModel?.version === model.version) {
-          this.memo.put(model.version, `worker:${key}`, pick(value));
-          this.requestRender();
-        }
-        this.startWanted();
+    this.workerJobs.start<WorkerResult>(
+      'transformer-analyze',
+      { model: String(model.version), ...files, ...job },
+      {
+        done: ({ value }) => {
+          this.workerBusy = false;
+          if (this.currentModel?.version === model.version) {
+            this.memo.put(model.version, `worker:${key}`, pick(value));
+            this.requestRender();
+          }
+          this.startWanted();
+        },
+        failed: (err) => {
+          this.workerBusy = false;
+          this.workerHolds = null;
+          if (this.currentModel?.version === model.version) this.workerFailed(model, key.replace(/^(analysis|run):/, ''), err);
+          this.startWanted();
+        },
       },
-      failed: (err) => {
-        this.workerBusy = false;
-        this.workerHolds = null;
-        if (this.currentModel?.version === model.version) this.workerFailed(model, key.replace(/^(analysis|run):/, ''), err);
-        this.startWanted();
-      },
-    });
+    );
     // Jobs on one port run in order: the next job finds the model this one reads (or its failure resets this).
     this.workerHolds = { version: model.version, client: this.workerJobs.client };
   }
@@ -181,7 +197,8 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
     const id = this.getAttribute('model') ?? '';
     if (id !== '') {
       const owner = document.getElementById(id);
-      if (!owner || owner.localName !== MODEL_TAG) throw new WidgetInputError(`attribute model="${id}" names no <${MODEL_TAG} id="${id}"> on this page`);
+      if (!owner || owner.localName !== MODEL_TAG)
+        throw new WidgetInputError(`attribute model="${id}" names no <${MODEL_TAG} id="${id}"> on this page`);
       return owner;
     }
     const around = this.closest(MODEL_TAG);
@@ -230,9 +247,16 @@ export class PromptField {
   constructor(
     private readonly host: TransformerWidget & { currentModel: LoadedTransformer | null },
     label: string,
-    bind: (input: HTMLTextAreaElement, options: {
-      label: string; parse: (text: string) => number[]; commit: (value: number[]) => void; current?: () => string; message?: HTMLElement;
-    }) => { show: (text: string) => void },
+    bind: (
+      input: HTMLTextAreaElement,
+      options: {
+        label: string;
+        parse: (text: string) => number[];
+        commit: (value: number[]) => void;
+        current?: () => string;
+        message?: HTMLElement;
+      },
+    ) => { show: (text: string) => void },
     onValid: () => void,
     private readonly attribute = 'prompt',
     private readonly fallback: (config: TransformerConfigFile) => number[] = defaultPrompt,
@@ -264,7 +288,10 @@ export class PromptField {
         this.host.setAttribute(this.attribute, text);
         onValid();
       },
-      current: () => { const m = this.host.currentModel; return m ? promptText(m.config, this.tokens(m)) : ''; },
+      current: () => {
+        const m = this.host.currentModel;
+        return m ? promptText(m.config, this.tokens(m)) : '';
+      },
     });
   }
 
