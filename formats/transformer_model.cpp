@@ -4,6 +4,7 @@
 #include "core/transformer_layout.hpp"
 
 #include "formats/json.hpp"
+#include "formats/transformerlens_config.hpp"
 
 #include <cmath>
 #include <set>
@@ -78,6 +79,10 @@ TransformerConfig transformer_config_from_json(const std::string& text) {
     config_fail(e.what());  // "the config is not valid JSON: <reason> at line L, column C near "<excerpt>""
   }
   if (!doc.is_object()) config_fail("must be a JSON object");
+  // TransformerLens's own config (cfg.to_dict() as JSON) has its own reader.
+  if (transformerlens_config_kind(doc) != TransformerLensConfigKind::none) {
+    return transformer_config_from_transformerlens(doc);
+  }
   static const std::set<std::string> known{"n_layers", "n_heads",    "d_model",       "d_head",
                                            "n_ctx",    "d_vocab",    "normalization", "positional_embedding",
                                            "eps",      "token_names"};

@@ -87,6 +87,13 @@ write('transformer_config', 'depth-3.json', '{' + base + ',"token_names":[["a"],
 write('transformer_config', 'largest-sizes.json',
       '{"n_layers":4,"n_heads":64,"d_model":4096,"d_head":1024,"n_ctx":4096,"d_vocab":65536}')
 
+# --- transformerlens_config: TransformerLens's to_dict() at the config's depth limit (attn_types
+# nested once more) and with the largest sizes the core accepts.
+tl = json.loads(read('tests/data/transformerlens_config/hooked_ln.json'))
+write('transformerlens_config', 'depth-3.json', json.dumps(dict(tl, attn_types=[["global"], "global"])))
+write('transformerlens_config', 'largest-sizes.json',
+      json.dumps(dict(tl, n_layers=4, n_heads=64, d_model=4096, d_head=1024, n_ctx=4096, d_vocab=65536)))
+
 # --- prompt: the first byte picks the model (even: ids only; odd: with token names); n_ctx = 8.
 for name, first_byte, text in [('ids', b'\0', '1 2 3'), ('names', b'\1', 'a,bb <s>\tcaf\u00e9\n7 -1'),
                                ('n-ctx', b'\0', ' '.join(['5'] * 8)), ('n-ctx-plus-1', b'\0', ' '.join(['5'] * 9)),
