@@ -202,7 +202,7 @@ void require_shape(const Meta& t, const std::vector<std::int64_t>& expected, con
 }
 
 void require_dtype(const Meta& t) {
-  if (t.dtype == DType::BOOL) throw InputError(t.name + " has dtype BOOL; it needs F32 or F64");
+  if (t.dtype == DType::BOOL) throw InputError(t.name + " has dtype BOOL; it needs F64, F32, F16 or BF16");
 }
 
 void require_float(const Tensor& t) {

@@ -279,7 +279,7 @@ const BAD_WEIGHTS = {
   gap: fileOf('{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}', DATA),
   'shape disagrees with offsets': fileOf('{"a":{"dtype":"F64","shape":[2],"data_offsets":[0,8]}}', DATA),
   'offsets reversed': fileOf('{"a":{"dtype":"F32","shape":[0],"data_offsets":[8,0]}}', DATA),
-  'unsupported dtype': fileOf('{"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]}}', DATA),
+  'unsupported dtype': fileOf('{"a":{"dtype":"I16","shape":[4],"data_offsets":[0,8]}}', DATA),
   'negative shape': fileOf('{"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}}', DATA),
   'fractional offset': fileOf('{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8.0]}}', DATA),
   'element count overflow': fileOf('{"a":{"dtype":"F64","shape":[4294967296,4294967296,16],"data_offsets":[0,8]}}', DATA),
