@@ -208,7 +208,7 @@ TEST_CASE("transformer model: every row of the layout is required, optional or a
     INFO(name);
     const auto file = edited(w, name, none);  // the file without this tensor
     if (row.role == Role::required) {
-      CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, file), name + " is missing from the safetensors file");
+      CHECK_THROWS_WITH(transformer_weights_from_safetensors(c, file), name + " is missing from the file");
       return;
     }
     const auto back = transformer_weights_from_safetensors(c, file);

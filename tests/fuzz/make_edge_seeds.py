@@ -120,6 +120,18 @@ write('transformer_model', 'aliased-layer.bin', model(plain_config, safetensors(
 two_layers = plain_config.replace(b'"n_layers": 1', b'"n_layers": 2')
 write('transformer_model', 'missing-layer.bin', model(two_layers, plain))
 write('transformer_model', 'config-only.bin', model(plain_config, b''))
+# TransformerLens 4 bridge names under TransformerLens 4's config, one tensor renamed to the legacy
+# naming (refused: mixed), and float16 / bfloat16 weights.
+bridge_config = read('tests/data/transformerlens_config/bridge_native_ln.json')
+bridge = read('tests/data/transformerlens_names/bridge.safetensors')
+write('transformer_model', 'bridge-names.bin', model(bridge_config, bridge))
+h, d = split_header(bridge)
+mixed = {('blocks.0.attn.W_O' if k == 'blocks.0.attn.o.bias' else k): v for k, v in json.loads(h).items()}
+write('transformer_model', 'bridge-mixed-names.bin', model(bridge_config, safetensors(json.dumps(mixed), d)))
+for dtype in ('f16', 'bf16'):
+    write('transformer_model', f'two_layer_ln_pos-{dtype}.bin',
+          model(read('tests/data/transformer/two_layer_ln_pos.json'),
+                read(f'tests/data/dtypes/two_layer_ln_pos.{dtype}.safetensors')))
 
 # --- torch_checkpoint: torch.save's files, and archives built by hand (stored entries, as torch
 # writes them) around data.pkl texts at the unpickler's limits.

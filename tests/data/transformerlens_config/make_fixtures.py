@@ -26,6 +26,9 @@ Writes:
                             attention scale (use_attn_scale False)
   bridge_native.json        TransformerBridgeConfig of TransformerBridge.boot_native: attn_only,
                             rotary, RMS, seed 0
+  bridge_native_ln.json     the same of a LayerNorm, learned-position model (2 layers × 3 heads,
+                            d_model 8, d_head 4, n_ctx 7, d_vocab 11: the model of
+                            tests/data/transformerlens_names/)
   hooked_mlp.json           HookedTransformerConfig of a model with MLP blocks (refused)
 Regenerate: /usr/bin/python3 tests/data/transformerlens_config/make_fixtures.py
 """
@@ -171,6 +174,9 @@ def main():
     write("bridge_native.json", bridge_native_to_dict(
         n_layers=2, n_heads=4, d_model=16, d_head=4, n_ctx=12, d_vocab=10, attn_only=True,
         normalization_type="RMS", positional_embedding_type="rotary", seed=0))
+    write("bridge_native_ln.json", bridge_native_to_dict(
+        n_layers=2, n_heads=3, d_model=8, d_head=4, n_ctx=7, d_vocab=11, attn_only=True,
+        normalization_type="LN", positional_embedding_type="standard", seed=1))
     write("hooked_mlp.json", hooked_to_dict(
         n_layers=1, n_heads=2, d_model=8, d_head=4, n_ctx=6, d_vocab=5, act_fn="gelu"))
 
