@@ -597,6 +597,10 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
     out.patching = patching_of(w, out.run, r.corrupted, r.answer, r.wrong);
     out.has_patching = true;
   }
+  if (r.qk_attribution) {
+    out.qk_attribution = transformer::qk_attribution(w, out.run, r.qk_head.layer, r.qk_head.head, out.position);
+    out.has_qk_attribution = true;
+  }
   if (r.circuits) {
     for (int l = 0; l < w.config.n_layers; ++l) {
       for (int h = 0; h < w.config.n_heads; ++h) {

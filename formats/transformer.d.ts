@@ -113,4 +113,21 @@ export interface TransformerAnalysisFile extends TransformerRunFile {
     /** [L][H] V × V: attended token × output logit, W_E W_V^h W_O^h W_U. */
     ov: number[][][][];
   };
+  /**
+   * Only when asked for (`--qk-attribution L.H`): head (layer, head)'s scaled scores s_ij at query
+   * i = `position`, split exactly over pairs (query-side source, key-side source) with the
+   * normalisation's scale frozen at the forward pass's value (core/qk_attribution.hpp, docs/own-model.md).
+   */
+  qk_attribution?: {
+    layer: number;
+    head: number;
+    /** The query position i (the analysis's position). */
+    position: number;
+    /** S names: "embed", "pos" (learned positions only), "L{l}H{h}" for every earlier head, "bias". */
+    sources: string[];
+    /** [i + 1][S][S]: parts[j][a][b] = query-side source a against key-side source b, for key j ≤ i. */
+    parts: number[][][];
+    /** [i + 1]: s_ij = q_i·k_j/√d_head as the forward pass computes it; Σ_{a,b} parts[j][a][b] = scores[j] to rounding. */
+    scores: number[];
+  };
 }
