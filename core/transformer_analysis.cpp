@@ -45,7 +45,7 @@ LogitAttribution attribution_of(const TransformerWeights& w, const TransformerAc
   }
   LogitAttribution out;
   out.embed = dir.of(a.embed.row(position));
-  out.pos_embed = c.positional_embedding ? dir.of(a.pos_embed.row(position)) : 0.0;
+  out.pos_embed = c.positions == Positions::learned ? dir.of(a.pos_embed.row(position)) : 0.0;
   out.heads = Matrix::Zero(c.n_layers, c.n_heads);
   out.attention_bias = RowVector::Zero(c.n_layers);
   for (int l = 0; l < c.n_layers; ++l) {
