@@ -20,6 +20,20 @@ void require_head(const TransformerConfig& c, int layer, int head) {
   }
 }
 
+// The split is written for learned or no positions and LayerNorm / LNPre / none; a config the
+// forward pass computes beyond those (RMSNorm, shortformer or rotary positions) is refused by name
+// rather than split wrongly.
+void require_split_supported(const TransformerConfig& c) {
+  if (c.positions == Positions::shortformer || c.positions == Positions::rotary) {
+    throw InputError(std::string("qk attribution does not split models with positional_embedding = \"") +
+                     positions_name(c.positions) + "\" yet");
+  }
+  if (c.normalization == Normalization::rms || c.normalization == Normalization::rms_pre) {
+    throw InputError(std::string("qk attribution does not split models with normalization = \"") +
+                     normalization_name(c.normalization) + "\" yet");
+  }
+}
+
 void require_run(const TransformerConfig& c, const TransformerActivations& run) {
   const Eigen::Index T = static_cast<Eigen::Index>(run.tokens.size());
   if (T == 0 || static_cast<int>(run.layers.size()) != c.n_layers || run.embed.rows() != T ||
@@ -57,7 +71,7 @@ Matrix bias_input(const TransformerWeights& w, const LayerActivations& la, int l
   return u;
 }
 
-// One part's score: q^a_i · k^b_j / √c, the dot product in the forward pass's order.
+// One part's score: q^a_i · k^b_j / attn_scale (√c by default), the dot product in the forward pass's order.
 double part_score(const QkSourceProjections& p, std::size_t a, std::size_t b, Eigen::Index i, Eigen::Index j) {
   const Matrix& q = p.query[a];
   const Matrix& k = p.key[b];
@@ -75,7 +89,7 @@ Matrix parts_of(const QkSourceProjections& p, Eigen::Index i, Eigen::Index j) {
 }
 
 // The forward pass's scaled score s_ij: ordered_causal_product_nt's entry (Σ_k q(i, k) k(j, k),
-// k ascending) times 1/√c, as transformer_forward computes it before the softmax.
+// k ascending) times 1/attn_scale, as transformer_forward computes it before the softmax.
 double model_score(const LayerActivations& la, int head, double scale, Eigen::Index i, Eigen::Index j) {
   const Matrix& q = la.q[static_cast<std::size_t>(head)];
   const Matrix& k = la.k[static_cast<std::size_t>(head)];
@@ -86,7 +100,7 @@ double model_score(const LayerActivations& la, int head, double scale, Eigen::In
 
 std::vector<std::string> qk_source_names(const TransformerConfig& c, int layer) {
   std::vector<std::string> names{"embed"};
-  if (c.positional_embedding) names.emplace_back("pos");
+  if (has_pos_embed(c)) names.emplace_back("pos");
   for (int l = 0; l < layer; ++l)
     for (int h = 0; h < c.n_heads; ++h) names.push_back("L" + std::to_string(l) + "H" + std::to_string(h));
   names.emplace_back("bias");
@@ -97,27 +111,30 @@ QkSourceProjections qk_source_projections(const TransformerWeights& w, const Tra
                                           int head) {
   const TransformerConfig& c = w.config;
   require_head(c, layer, head);
+  require_split_supported(c);
   require_run(c, run);
   const Eigen::Index T = run.embed.rows();
   const LayerActivations& la = run.layers[static_cast<std::size_t>(layer)];
   const AttentionLayerWeights& lw = w.layers[static_cast<std::size_t>(layer)];
   const Matrix& W_Q = lw.W_Q[static_cast<std::size_t>(head)];
-  const Matrix& W_K = lw.W_K[static_cast<std::size_t>(head)];
+  // Query head h reads key head h / (H / G) (G = H without grouping: its own).
+  const int key_head = head / (c.n_heads / key_value_heads(c));
+  const Matrix& W_K = lw.W_K[static_cast<std::size_t>(key_head)];
   QkSourceProjections p;
   p.names = qk_source_names(c, layer);
-  p.score_scale = 1.0 / std::sqrt(static_cast<double>(c.d_head));
+  p.score_scale = 1.0 / attention_scale(c);
   const auto add = [&](const Matrix& u) {
     p.query.push_back(ordered_product(u, W_Q));
     p.key.push_back(ordered_product(u, W_K));
   };
   add(frozen_normalized(c, run.embed, la.scale, lw.ln_w));
-  if (c.positional_embedding) add(frozen_normalized(c, run.pos_embed, la.scale, lw.ln_w));
+  if (has_pos_embed(c)) add(frozen_normalized(c, run.pos_embed, la.scale, lw.ln_w));
   for (int l = 0; l < layer; ++l)
     for (const Matrix& out : run.layers[static_cast<std::size_t>(l)].head_output)
       add(frozen_normalized(c, out, la.scale, lw.ln_w));
   add(bias_input(w, la, layer, T));
   p.query.back().rowwise() += lw.b_Q.row(head);
-  p.key.back().rowwise() += lw.b_K.row(head);
+  p.key.back().rowwise() += lw.b_K.row(key_head);
   return p;
 }
 

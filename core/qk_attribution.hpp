@@ -10,7 +10,7 @@
 //   q_i = Σ_a q^a_i,  q^a_i = u_a,i W_Q        k_j = Σ_b k^b_j,  k^b_j = u_b,j W_K   (each 1 × c)
 // the "bias" source carrying every constant: u_bias = centred b_O of the earlier layers / σ ⊙ w,
 // plus ln.b, projected, plus b_Q (query side) or b_K (key side). The scaled score splits exactly:
-//   s_ij = q_i · k_j / √c = Σ_a Σ_b part_ij(a, b),   part_ij(a, b) = q^a_i · k^b_j / √c
+//   s_ij = q_i · k_j / attn_scale = Σ_a Σ_b part_ij(a, b),   part_ij(a, b) = q^a_i · k^b_j / attn_scale
 // for every key j ≤ i (the causal mask comes after). Only rounding separates Σ parts from s_ij.
 //
 // Shapes: T = prompt length, S = number of sources = 1 (embed) + [1] (pos) + l·H + 1 (bias),
@@ -34,10 +34,11 @@ struct QkSourceProjections {
   std::vector<std::string> names;  // S
   std::vector<Matrix> query;       // S × (T × c): q^a, rows = positions; Σ_a q^a = q (to rounding)
   std::vector<Matrix> key;         // S × (T × c): k^b
-  double score_scale = 1.0;        // 1/√c, the forward pass's scale of q·k
+  double score_scale = 1.0;        // 1/attn_scale (1/√c by default), the forward pass's scale of q·k
 };
 // `run` is transformer_forward of these weights (its σ per position is the frozen scale). Throws
-// InputError naming layer or head when out of range.
+// InputError naming layer or head when out of range, and for a model whose positions (shortformer,
+// rotary) or normalisation (RMS) the split does not cover yet.
 QkSourceProjections qk_source_projections(const TransformerWeights& weights, const TransformerActivations& run,
                                           int layer, int head);
 

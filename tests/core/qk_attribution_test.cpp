@@ -16,8 +16,10 @@ using namespace headlab::transformer;
 namespace {
 
 // 3 layers of 2 heads, d_model 6, d_head 3, n_ctx 5: layer 2 reads 4 earlier heads (S = 7 with W_pos).
-TransformerConfig small_config(Normalization norm, bool positional) {
-  return transformer_config({3, 2, 6, 3, 5, 7}, norm, positional);
+TransformerConfig small_config(Normalization norm, bool positional, double attn_scale = 0) {
+  TransformerConfig c = transformer_config({3, 2, 6, 3, 5, 7}, norm, positional ? Positions::learned : Positions::none);
+  c.attn_scale = attn_scale;
+  return c;
 }
 
 // Every parameter ~ N(0, scale²), LayerNorm weights around one (biases non-zero: the bias source matters).
@@ -38,7 +40,9 @@ const std::vector<int> kPrompt{3, 0, 6, 3, 1};
 TEST_CASE("QK attribution: the parts sum to the forward pass's scores within 1e-12 relative", "[qk_attribution]") {
   for (auto norm : {Normalization::none, Normalization::layer_norm, Normalization::layer_norm_pre}) {
     for (bool positional : {false, true}) {
-      const auto w = random_weights(small_config(norm, positional), 21, 0.8);
+      // attn_scale 2.5 (TransformerLens's own divisor) with LNPre, √d_head otherwise.
+      const double attn_scale = norm == Normalization::layer_norm_pre ? 2.5 : 0.0;
+      const auto w = random_weights(small_config(norm, positional, attn_scale), 21, 0.8);
       const auto run = transformer_forward(w, kPrompt);
       int checked = 0;
       for (int l = 0; l < 3; ++l) {
