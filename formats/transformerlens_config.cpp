@@ -8,6 +8,7 @@
 namespace headlab::formats {
 
 using transformer::Normalization;
+using transformer::Positions;
 using transformer::TransformerConfig;
 using Kind = TransformerLensConfigKind;
 
@@ -315,27 +316,21 @@ struct Settings {
   double attn_scale = 0;      // 0: √d_head
 };
 
-// The core's config for the settings. The features the core does not compute yet are refused here,
-// naming the field that asks for them.
+// The core's config for the settings (validate_config then names what the core does not compute).
 TransformerConfig core_config(TransformerConfig c, const Settings& s) {
-  if (s.normalization == "RMS" || s.normalization == "RMSPre") {
-    fail("normalization_type = \"" + s.normalization + "\": RMSNorm is not supported yet (LN, LNPre or null)");
-  }
-  c.normalization = s.normalization == "LN"      ? Normalization::layer_norm
-                    : s.normalization == "LNPre" ? Normalization::layer_norm_pre
-                                                 : Normalization::none;
-  if (s.positions != "standard") {
-    fail("positional_embedding_type = \"" + s.positions + "\" is not supported yet (standard)");
-  }
-  c.positional_embedding = true;
-  if (s.n_key_value_heads != 0) {
-    fail("n_key_value_heads = " + std::to_string(s.n_key_value_heads) +
-         ": grouped key-value heads are not supported yet (null)");
-  }
-  if (s.attn_scale != 0) {
-    fail("the attention scale " + number_text(s.attn_scale) +
-         " is not supported yet (√d_head = " + number_text(std::sqrt(static_cast<double>(c.d_head))) + ")");
-  }
+  c.normalization = s.normalization == "LN"       ? Normalization::layer_norm
+                    : s.normalization == "LNPre"  ? Normalization::layer_norm_pre
+                    : s.normalization == "RMS"    ? Normalization::rms
+                    : s.normalization == "RMSPre" ? Normalization::rms_pre
+                                                  : Normalization::none;
+  c.positions = s.positions == "shortformer" ? Positions::shortformer
+                : s.positions == "rotary"    ? Positions::rotary
+                                             : Positions::learned;
+  c.rotary_dim = s.rotary_dim;
+  c.rotary_base = s.rotary_base;
+  c.rotary_adjacent_pairs = s.rotary_adjacent_pairs;
+  c.n_key_value_heads = s.n_key_value_heads;
+  c.attn_scale = s.attn_scale;
   return c;
 }
 
@@ -353,6 +348,16 @@ Kind transformerlens_config_kind(const JsonValue& doc) {
 }
 
 TransformerConfig transformer_config_from_transformerlens(const JsonValue& doc) {
+  TransformerConfig c = transformerlens_config_fields(doc);
+  try {
+    transformer::validate_config(c);
+  } catch (const InputError& e) {
+    fail(e.what());
+  }
+  return c;
+}
+
+TransformerConfig transformerlens_config_fields(const JsonValue& doc) {
   const Kind kind = transformerlens_config_kind(doc);
   if (kind == Kind::none) fail("is not a TransformerLens config");
   const bool bridge = kind == Kind::bridge;
@@ -457,10 +462,7 @@ TransformerConfig transformer_config_from_transformerlens(const JsonValue& doc) 
       fail("rotary_dim = " + std::to_string(s.rotary_dim) +
            " must be even and between 2 and d_head = " + std::to_string(c.d_head));
     }
-    s.rotary_base = number_field(doc, "rotary_base", 10000);
-    if (!(s.rotary_base > 1) || !std::isfinite(s.rotary_base)) {
-      fail("rotary_base = " + number_text(s.rotary_base) + " must be a finite number above 1");
-    }
+    s.rotary_base = number_field(doc, "rotary_base", 10000);  // its bounds: validate_config
     // NativeRotary rotates adjacent pairs whatever the field says.
     s.rotary_adjacent_pairs = bridge || bool_field(doc, "rotary_adjacent_pairs", false);
   }
@@ -502,13 +504,7 @@ TransformerConfig transformer_config_from_transformerlens(const JsonValue& doc) 
     }
   }
 
-  c = core_config(c, s);
-  try {
-    transformer::validate_config(c);
-  } catch (const InputError& e) {
-    fail(e.what());
-  }
-  return c;
+  return core_config(c, s);
 }
 
 }  // namespace headlab::formats

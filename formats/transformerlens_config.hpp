@@ -55,5 +55,8 @@ TransformerLensConfigKind transformerlens_config_kind(const JsonValue& doc);
 // The core's config for a TransformerLens config object (kind hooked or bridge). Throws InputError
 // starting "config: " naming the field and its value.
 transformer::TransformerConfig transformer_config_from_transformerlens(const JsonValue& doc);
+// The same config before validate_config: what the fields ask of the core, the checks above made
+// but not the core's own bounds (and not whether the core computes each setting yet).
+transformer::TransformerConfig transformerlens_config_fields(const JsonValue& doc);
 
 }  // namespace headlab::formats

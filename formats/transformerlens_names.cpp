@@ -23,12 +23,13 @@ std::string block_prefix(const std::string& name) {
 
 }  // namespace
 
-BridgeMatch match_bridge_name(const std::string& name) {
+BridgeMatch match_bridge_name(const std::string& name, bool grouped) {
   const std::string prefix = block_prefix(name);
   for (const auto& row : kBridgeNames) {
     if (per_layer(row.bridge)) {
+      const char* layout = grouped && row.grouped_layout ? row.grouped_layout : row.layout;
       if (!prefix.empty() && name.compare(prefix.size(), std::string::npos, row.bridge + kBlockLength) == 0)
-        return {&row, prefix + (row.layout + kBlockLength)};
+        return {&row, prefix + (layout + kBlockLength)};
     } else if (name == row.bridge) {
       return {&row, row.layout};
     }
@@ -40,8 +41,10 @@ std::string bridge_name_of(const std::string& layout_name) {
   const std::string prefix = block_prefix(layout_name);
   for (const auto& row : kBridgeNames) {
     if (per_layer(row.layout)) {
-      if (!prefix.empty() && layout_name.compare(prefix.size(), std::string::npos, row.layout + kBlockLength) == 0)
-        return prefix + (row.bridge + kBlockLength);
+      const auto is = [&](const char* layout) {
+        return layout && layout_name.compare(prefix.size(), std::string::npos, layout + kBlockLength) == 0;
+      };
+      if (!prefix.empty() && (is(row.layout) || is(row.grouped_layout))) return prefix + (row.bridge + kBlockLength);
     } else if (layout_name == row.layout) {
       return row.bridge;
     }

@@ -12,8 +12,8 @@
 //   embed.weight            [V, d]       = embed.W_E
 //   pos_embed.weight        [n_ctx, d]   = pos_embed.W_pos
 //   blocks.{l}.ln1.weight   [d]          = blocks.{l}.ln1.w      (.bias = .b)
-//   blocks.{l}.attn.q.weight [H·c, d]    : W_Q[h][i][j] = q.weight[h·c + j][i]   (k, v: H_kv)
-//   blocks.{l}.attn.q.bias  [H·c]        : b_Q[h][j]    = q.bias[h·c + j]        (k, v: H_kv)
+//   blocks.{l}.attn.q.weight [H·c, d]    : W_Q[h][i][j] = q.weight[h·c + j][i]   (k, v: H_kv; _W_K, _W_V
+//   blocks.{l}.attn.q.bias  [H·c]        : b_Q[h][j]    = q.bias[h·c + j]         when grouped)
 //   blocks.{l}.attn.o.weight [d, H·c]    : W_O[h][j][i] = o.weight[i][h·c + j]
 //   blocks.{l}.attn.o.bias  [d]          = blocks.{l}.attn.b_O
 //   ln_final.weight         [d]          = ln_final.w            (.bias = .b)
@@ -43,6 +43,9 @@ struct BridgeName {
   const char* bridge;  // TransformerLens 4 name; "blocks.{l}." is one tensor per layer
   const char* layout;  // the kTransformerLayout row it is
   Rearrange rearrange;
+  // The row it is with grouped key-value heads (n_key_value_heads > 0: TransformerLens 3's _W_K,
+  // _W_V, _b_K, _b_V, of n_key_value_heads heads), or nullptr when the same.
+  const char* grouped_layout = nullptr;
 };
 
 // clang-format off
@@ -52,12 +55,12 @@ inline constexpr BridgeName kBridgeNames[] = {
     {"blocks.{l}.ln1.weight",     "blocks.{l}.ln1.w",    Rearrange::same},
     {"blocks.{l}.ln1.bias",       "blocks.{l}.ln1.b",    Rearrange::same},
     {"blocks.{l}.attn.q.weight",  "blocks.{l}.attn.W_Q", Rearrange::heads_out_in},
-    {"blocks.{l}.attn.k.weight",  "blocks.{l}.attn.W_K", Rearrange::heads_out_in},
-    {"blocks.{l}.attn.v.weight",  "blocks.{l}.attn.W_V", Rearrange::heads_out_in},
+    {"blocks.{l}.attn.k.weight",  "blocks.{l}.attn.W_K", Rearrange::heads_out_in, "blocks.{l}.attn._W_K"},
+    {"blocks.{l}.attn.v.weight",  "blocks.{l}.attn.W_V", Rearrange::heads_out_in, "blocks.{l}.attn._W_V"},
     {"blocks.{l}.attn.o.weight",  "blocks.{l}.attn.W_O", Rearrange::heads_in_out},
     {"blocks.{l}.attn.q.bias",    "blocks.{l}.attn.b_Q", Rearrange::split_heads},
-    {"blocks.{l}.attn.k.bias",    "blocks.{l}.attn.b_K", Rearrange::split_heads},
-    {"blocks.{l}.attn.v.bias",    "blocks.{l}.attn.b_V", Rearrange::split_heads},
+    {"blocks.{l}.attn.k.bias",    "blocks.{l}.attn.b_K", Rearrange::split_heads,  "blocks.{l}.attn._b_K"},
+    {"blocks.{l}.attn.v.bias",    "blocks.{l}.attn.b_V", Rearrange::split_heads,  "blocks.{l}.attn._b_V"},
     {"blocks.{l}.attn.o.bias",    "blocks.{l}.attn.b_O", Rearrange::same},
     {"ln_final.weight",           "ln_final.w",          Rearrange::same},
     {"ln_final.bias",             "ln_final.b",          Rearrange::same},
@@ -67,13 +70,14 @@ inline constexpr BridgeName kBridgeNames[] = {
 // clang-format on
 
 // A file's name as a bridge name: its row of kBridgeNames and the layout name it stands for
-// ("blocks.1.attn.q.weight" → "blocks.1.attn.W_Q"; the layer index is copied as written), or
-// row nullptr when the name is not one.
+// ("blocks.1.attn.q.weight" → "blocks.1.attn.W_Q"; with `grouped` key-value heads
+// "blocks.1.attn.k.weight" → "blocks.1.attn._W_K"; the layer index is copied as written), or row
+// nullptr when the name is not one.
 struct BridgeMatch {
   const BridgeName* row = nullptr;
   std::string layout_name;
 };
-BridgeMatch match_bridge_name(const std::string& name);
+BridgeMatch match_bridge_name(const std::string& name, bool grouped = false);
 // The layout name back as its bridge name, for a message ("" when the table has no such row).
 std::string bridge_name_of(const std::string& layout_name);
 

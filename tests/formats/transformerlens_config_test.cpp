@@ -71,7 +71,7 @@ TEST_CASE("transformerlens config: HookedTransformerConfig.to_dict() of an atten
   CHECK(c.n_ctx == 24);
   CHECK(c.d_vocab == 32);
   CHECK(c.normalization == Normalization::layer_norm);
-  CHECK(c.positional_embedding);
+  CHECK(c.positions == Positions::learned);
   CHECK(c.layer_norm_eps == 1e-5);
   CHECK(c.token_names.empty());
   // LNPre and no normalisation; eps as written.
@@ -114,7 +114,8 @@ TEST_CASE("transformerlens config: fields with no effect on an attention-only fo
     CHECK(c.d_model == base.d_model);
     CHECK(c.d_vocab == base.d_vocab);
     CHECK(c.normalization == base.normalization);
-    CHECK(c.positional_embedding == base.positional_embedding);
+    CHECK(c.positions == base.positions);
+    CHECK(c.attn_scale == base.attn_scale);
   }
   // A field TransformerLens gives a default may be absent (a dict written by hand).
   for (const char* key : {"act_fn", "eps", "dtype", "device", "n_heads", "attn_scale", "positional_embedding_type"}) {
@@ -225,4 +226,77 @@ TEST_CASE("transformerlens config: the bridge config of another architecture is 
             .rfind("config: rmsnorm_uses_offset = true asks for RMSNorm scaled by (1 + weight)", 0) == 0);
   CHECK(refusal(with_field("bridge_native.json", "attn_scale", 1.0))
             .rfind("config: attn_scale = 1 with d_head = 4 is unscaled attention", 0) == 0);
+}
+
+TEST_CASE("transformerlens config: positions, normalisations, grouping and scale as each version builds them",
+          "[formats]") {
+  // ARENA's induction model: shortformer, no normalisation, attn_scale = √64 written as 8.0.
+  TransformerConfig c = transformerlens_config_fields(fixture_json("hooked_arena_induction.json"));
+  CHECK(c.n_heads == 12);
+  CHECK(c.d_model == 768);
+  CHECK(c.d_head == 64);
+  CHECK(c.n_ctx == 2048);
+  CHECK(c.d_vocab == 50278);
+  CHECK(c.normalization == Normalization::none);
+  CHECK(c.positions == Positions::shortformer);
+  CHECK(c.attn_scale == 0);
+  CHECK(c.rotary_dim == 0);
+  // HookedTransformer: GPT-NeoX halves (rotary_adjacent_pairs false), rotary_dim 4 of 8, base 500,
+  // 2 key-value heads kept as written, use_attn_scale false: scores divided by 1.
+  c = transformerlens_config_fields(fixture_json("hooked_rotary_rms_gqa.json"));
+  CHECK(c.normalization == Normalization::rms);
+  CHECK(c.positions == Positions::rotary);
+  CHECK(c.rotary_dim == 4);
+  CHECK(c.rotary_base == 500);
+  CHECK_FALSE(c.rotary_adjacent_pairs);
+  CHECK(c.n_key_value_heads == 2);
+  CHECK(c.attn_scale == 1.0);
+  const auto hooked = [](const char* key, const JsonValue& v) {
+    return transformerlens_config_fields(parse_json(with_field("hooked_rotary_rms_gqa.json", key, v), "edited"));
+  };
+  CHECK(hooked("rotary_adjacent_pairs", true).rotary_adjacent_pairs);
+  CHECK(hooked("rotary_dim", nullptr).rotary_dim == 8);  // None: d_head
+  CHECK(hooked("normalization_type", "RMSPre").normalization == Normalization::rms_pre);
+  CHECK(hooked("n_key_value_heads", 4).n_key_value_heads == 4);          // set: TransformerLens keeps _W_K, _W_V
+  CHECK(hooked("final_rms", true).normalization == Normalization::rms);  // RMS already: no effect
+  CHECK(hooked("use_attn_scale", true).attn_scale == 0);                 // attn_scale −1: √d_head
+  CHECK(refusal(with_field("hooked_rotary_rms_gqa.json", "rotary_dim", 3))
+            .rfind("config: rotary_dim = 3 must be even and between 2 and d_head = 8", 0) == 0);
+
+  // TransformerBridge.boot_native: adjacent pairs always, rotary_dim None = d_head, −1 scale = √d_head.
+  c = transformerlens_config_fields(fixture_json("bridge_native.json"));
+  CHECK(c.normalization == Normalization::rms);
+  CHECK(c.positions == Positions::rotary);
+  CHECK(c.rotary_dim == 4);
+  CHECK(c.rotary_base == 10000);
+  CHECK(c.rotary_adjacent_pairs);
+  CHECK(c.n_key_value_heads == 0);
+  CHECK(c.attn_scale == 0);
+  const auto bridge = [](const char* key, const JsonValue& v) {
+    return transformerlens_config_fields(parse_json(with_field("bridge_native.json", key, v), "edited"));
+  };
+  CHECK(bridge("rotary_adjacent_pairs", false).rotary_adjacent_pairs);
+  CHECK(bridge("normalization_type", "LNPre").normalization == Normalization::layer_norm);  // nn.LayerNorm
+  CHECK(bridge("normalization_type", "rmspre").normalization == Normalization::rms);        // NativeRMSNorm
+  CHECK(bridge("normalization_type", "ln").normalization == Normalization::layer_norm);
+  CHECK(bridge("use_attn_scale", false).attn_scale == 0);  // NativeAttention: √d_head
+  CHECK(bridge("attn_scale", 2.5).attn_scale == 2.5);
+  CHECK(bridge("attn_scale", 2.0).attn_scale == 0);              // √4
+  CHECK(bridge("n_key_value_heads", 4).n_key_value_heads == 0);  // k, v of n_heads · d_head: no grouping
+  CHECK(bridge("n_key_value_heads", 2).n_key_value_heads == 2);
+  CHECK(bridge("final_rms", true).normalization == Normalization::rms);
+  const std::string ln = with_field("bridge_native.json", "normalization_type", "LN");
+  JsonValue::Object m = parse_json(ln, "ln").members();
+  m["final_rms"] = true;
+  CHECK(refusal(dump_json(JsonValue(m)))
+            .rfind("config: final_rms = true with normalization_type = \"LN\" asks for an RMSNorm before the "
+                   "unembedding",
+                   0) == 0);
+  m["normalization_type"] = nullptr;
+  CHECK(refusal(dump_json(JsonValue(m))).rfind("config: final_rms = true with normalization_type = null", 0) == 0);
+  // HookedTransformer has no final norm without normalization_type: final_rms has no effect there.
+  JsonValue::Object h = fixture_json("hooked_ln.json").members();
+  h["final_rms"] = true;
+  h["normalization_type"] = nullptr;
+  CHECK(transformer_config_from_json(dump_json(JsonValue(h))).normalization == Normalization::none);
 }

@@ -138,10 +138,11 @@ def hooked_to_dict(**given):
 
 def bridge_native_to_dict(**given):
     d = {}
-    # super().__init__ gets only d_model, d_head, n_layers, n_ctx, d_vocab, n_heads (and **kwargs);
-    # the base's other fields take their defaults, then __init__ assigns its own.
-    assign(BASE_FIELDS, {k: given[k] for k in ("d_model", "d_head", "n_layers", "n_ctx", "d_vocab", "n_heads")
-                         if k in given}, d)
+    # super().__init__ gets d_model, d_head, n_layers, n_ctx, d_vocab, n_heads and **kwargs (the
+    # arguments __init__ does not name: positional_embedding_type, d_mlp, use_attn_result, …); the
+    # base's other fields take their defaults, then __init__ assigns its own.
+    own = {name for name, _ in BRIDGE_FIELDS}
+    assign(BASE_FIELDS, {k: v for k, v in given.items() if k not in own}, d)
     assign(BRIDGE_FIELDS, given, d)
     d["rotary_base"] = int(d["rotary_base"])
     base_post_init(d)
