@@ -3,6 +3,7 @@
 // are (L·H) × … matrices with row l·H + h.
 #pragma once
 
+#include "core/qk_attribution.hpp"
 #include "core/transformer.hpp"
 
 #include <cstdint>
@@ -94,7 +95,9 @@ struct AnalysisRequest {
   Ablation ablation = Ablation::mean;
   int sequences = 32;  // repeated random sequences for ablation and induction scores
   std::uint64_t seed = 0;
-  bool circuits = false;  // QK and OV circuits of every head (d_vocab ≤ kMaxCircuitVocab)
+  bool circuits = false;        // QK and OV circuits of every head (d_vocab ≤ kMaxCircuitVocab)
+  bool qk_attribution = false;  // QK attribution of head qk_head's scores at query `position`
+  HeadIndex qk_head;
 };
 struct TransformerAnalysis {
   TransformerActivations run;  // patterns, logits, every activation of the prompt
@@ -106,6 +109,8 @@ struct TransformerAnalysis {
   PatchingResult patching;
   InductionScores induction;
   std::vector<Matrix> qk, ov;  // L·H circuits (row l·H + h order), when asked for
+  bool has_qk_attribution = false;
+  QkAttribution qk_attribution;  // at query `position`, when asked for
 };
 
 // The part of an analysis that does not read the prompt: the previous-token and induction scores,
@@ -139,7 +144,8 @@ class AnalysisCache {
   std::vector<BatchAnalysis> kept_;
 };
 
-// Throws InputError naming the request field (prompt, position, token, corrupted, answer, wrong, sequences).
+// Throws InputError naming the request field (prompt, position, token, corrupted, answer, wrong, sequences,
+// the QK attribution's layer and head).
 // With a cache, the prompt-independent part (BatchAnalysis) is read from it (and computed into it
 // the first time): the same result, bit for bit, as without.
 TransformerAnalysis analyze_transformer(const TransformerWeights& weights, const AnalysisRequest& request,

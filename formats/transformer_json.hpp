@@ -9,7 +9,10 @@
 //            "induction": {"previous_token": L × H, "induction": L × H, "in_context_loss"},
 //            "patching"?: {"answer", "wrong", "clean_logit_difference", "corrupted_logit_difference",
 //                          "normalised": [L][H] [T]},
-//            "circuits"?: {"qk": [L][H] V × V, "ov": [L][H] V × V}}
+//            "circuits"?: {"qk": [L][H] V × V, "ov": [L][H] V × V},
+//            "qk_attribution"?: {"layer", "head", "position" (the query i), "sources": [S] names,
+//                                "parts": [i + 1][S][S] (key j, query-side source, key-side source),
+//                                "scores": [i + 1] (the scaled scores s_ij the parts sum to)}}
 // inspect:  {"config": <config>, "parameters": N, "tensors": [{"name", "dtype", "shape"}], "checks": "ok"}
 #pragma once
 
