@@ -77,21 +77,9 @@ LoadedModel load(const std::map<std::string, std::string>& flags) {
     throw InputError("--config " + config_path + ": " + e.what());
   }
   try {
-    const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
-    if (fm::looks_like_zip(data, bytes.size())) {
-      // A PyTorch checkpoint (torch.save of a state_dict): its tensors are read whole, then held to
-      // the config as a safetensors file's are.
-      fm::SafetensorsFile file = fm::read_torch_checkpoint(data, bytes.size());
-      m.weights = fm::transformer_weights_from_safetensors(config, file);
-      for (auto& t : file.tensors) t.values = {};
-      m.file = std::move(file);
-      return m;
-    }
-    // Names, dtypes and shapes are checked before any tensor is converted (one at a time), as in the page.
-    const fm::SafetensorsIndex index =
-        fm::index_safetensors(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), limits);
-    m.weights = fm::transformer_weights_from_safetensors(config, index);
-    m.file = fm::without_values(index);
+    // A PyTorch checkpoint or a safetensors file, by its first bytes, as in the page.
+    m.weights = fm::transformer_weights_from_file(config, reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                                                  bytes.size(), m.file);
   } catch (const InputError& e) {
     throw InputError("--weights " + weights_path + ": " + e.what());
   }

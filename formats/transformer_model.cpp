@@ -4,6 +4,7 @@
 #include "core/transformer_layout.hpp"
 
 #include "formats/json.hpp"
+#include "formats/torch_checkpoint.hpp"
 #include "formats/transformerlens_config.hpp"
 #include "formats/transformerlens_names.hpp"
 
@@ -563,9 +564,25 @@ TransformerWeights transformer_weights_from_safetensors(const TransformerConfig&
   return weights_from(c, Lazy{index, {}, static_cast<std::size_t>(-1)});
 }
 
+TransformerWeights transformer_weights_from_file(const TransformerConfig& c, const std::uint8_t* data, std::size_t size,
+                                                 SafetensorsFile& listing) {
+  if (looks_like_zip(data, size)) {
+    SafetensorsFile file = read_torch_checkpoint(data, size);
+    TransformerWeights w = transformer_weights_from_safetensors(c, file);
+    for (auto& t : file.tensors) t.values = {};
+    listing = std::move(file);
+    return w;
+  }
+  const SafetensorsIndex index = index_safetensors(data, size);
+  TransformerWeights w = transformer_weights_from_safetensors(c, index);
+  listing = without_values(index);
+  return w;
+}
+
 TransformerWeights read_transformer(const std::string& config_text, const std::uint8_t* data, std::size_t size) {
   const TransformerConfig c = transformer_config_from_json(config_text);
-  return transformer_weights_from_safetensors(c, index_safetensors(data, size));
+  SafetensorsFile listing;
+  return transformer_weights_from_file(c, data, size, listing);
 }
 
 namespace {

@@ -45,7 +45,16 @@ transformer::TransformerWeights transformer_weights_from_safetensors(const trans
 // doubles besides the weights.
 transformer::TransformerWeights transformer_weights_from_safetensors(const transformer::TransformerConfig& config,
                                                                      const SafetensorsIndex& index);
-// Both steps: config text and safetensors bytes.
+// A weights file of either format, told apart by its first bytes (not its name): a torch.save
+// checkpoint (a ZIP archive, formats/torch_checkpoint.hpp: its tensors are read whole, then held to
+// the config as a safetensors file's are) or a safetensors file (from its index: names, dtypes and
+// shapes checked before any tensor is converted). `listing` receives the file's tensors without
+// their values (what an inspection lists). Messages as the reader's ("torch checkpoint: …",
+// "safetensors: …", or the tensor's).
+transformer::TransformerWeights transformer_weights_from_file(const transformer::TransformerConfig& config,
+                                                              const std::uint8_t* data, std::size_t size,
+                                                              SafetensorsFile& listing);
+// Both steps: config text and the weights file's bytes (either format).
 transformer::TransformerWeights read_transformer(const std::string& config_text, const std::uint8_t* data,
                                                  std::size_t size);
 

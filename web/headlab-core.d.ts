@@ -832,9 +832,11 @@ export interface TransformerAnalyzeTaskResult {
 /** headlab_transformer.wasm: attention-only transformers read from safetensors (getTransformerCore() in a page). */
 export interface TransformerCore extends HeadlabModule {
   /**
-   * Reads a model: config text (model.json) and the safetensors bytes, with the one reader
-   * (every name, shape, dtype, offset and value checked). Throws HeadlabError with the core's
-   * message: "config: …" for the config, "safetensors: …" or the tensor's name for the weights.
+   * Reads a model: config text (model.json, or TransformerLens's own cfg.to_dict() as JSON) and the
+   * weights file's bytes — safetensors or a torch.save checkpoint (.pt), told apart by their first
+   * bytes — with the one reader (every name, shape, dtype, offset and value checked). Throws
+   * HeadlabError with the core's message: "config: …" for the config, "safetensors: …",
+   * "torch checkpoint: …" or the tensor's name for the weights.
    */
   loadTransformer(configText: string, safetensorsBytes: Uint8Array | ArrayBuffer): TransformerModel;
   createTransformerTrainer(settings?: TransformerTrainingSettings): TransformerTrainer;

@@ -370,8 +370,9 @@ export const workerTasks = {
    * weights are read), then the core reads both files (every name, shape and dtype checked before
    * any value is converted; then every value). The page then reads the canonical files: a header
    * of a few KB, whatever the author's file held (a header of 844 KB took 150–200 ms to parse).
-   * params: { config: model.json text, safetensors: Uint8Array | ArrayBuffer,
-   *           limits?: { [field]: { value, why } } (fields of the config, and `parameters`) }.
+   * params: { config: model.json text, safetensors: Uint8Array | ArrayBuffer (the weights file: safetensors
+   *           or a torch.save checkpoint, by its first bytes), limits?: { [field]: { value, why } } (fields
+   *           of the config, and `parameters`) }.
    * result: { config: text, safetensors: Uint8Array (TransformerModel.canonical(); moved to the
    *           page), parameters: scalar parameter count }. A refused file fails with the core's message.
    */

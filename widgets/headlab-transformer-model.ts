@@ -9,8 +9,9 @@
 // label)` (the training widget's result), or by dispatching a bubbling `headlab-transformer-trained`
 // event with that detail from inside the element; `useLoaded()` goes back to the files.
 //
-// Attributes: id (what widgets name), src (the .safetensors file, resolved against the page),
-// config (its JSON; default: src with .safetensors replaced by .json), timeout (seconds the two
+// Attributes: id (what widgets name), src (the weights: a .safetensors file or a torch.save .pt /
+// .pth checkpoint, told apart by their bytes; resolved against the page), config (its JSON, headlab's
+// or TransformerLens's own cfg.to_dict(); default: src with its suffix replaced by .json), timeout (seconds the two
 // downloads may take before they are abandoned with a message, 1–600, default
 // DEFAULT_MODEL_TIMEOUT_S; a "Try again" button then loads them again). The files are the
 // author's: src and config are never taken from the URL hash (share-state has nothing to share here).
@@ -46,6 +47,9 @@ export interface TransformerModelFiles {
   /** model.safetensors bytes. */
   safetensors: Uint8Array;
 }
+
+/** The names src may end in: a safetensors file or a torch.save checkpoint (the suffix is what the config's default name drops). */
+const WEIGHTS_FILE = /\.(safetensors|pth?)$/i;
 
 export class HeadlabTransformerModel extends HeadlabElement<TransformerModelState> {
   static observedAttributes = ['src', 'config', 'timeout'];
@@ -217,16 +221,19 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
       throw new WidgetInputError(
         'a <headlab-transformer-model> needs src="model.safetensors" (and config="model.json" unless it is beside it with the same name)',
       );
-    // Checked before anything is fetched: a mistyped attribute gives a message, not a request for a missing file.
-    if (!/\.safetensors$/i.test(src.replace(/[?#].*$/, '')) || src.length > 2048) {
-      throw new WidgetInputError(`attribute src="${src}" must name a .safetensors file (e.g. src="model.safetensors")`);
+    // Checked before anything is fetched: a mistyped attribute gives a message, not a request for a
+    // missing file. The core tells the formats apart by their first bytes, not by this name.
+    if (!WEIGHTS_FILE.test(src.replace(/[?#].*$/, '')) || src.length > 2048) {
+      throw new WidgetInputError(
+        `attribute src="${src}" must name a weights file: .safetensors, or .pt / .pth as torch.save writes them (e.g. src="model.safetensors")`,
+      );
     }
     const weights = fileUrl(src);
     const configAttr = this.config.trim();
     if (configAttr !== '' && (!/\.json$/i.test(configAttr.replace(/[?#].*$/, '')) || configAttr.length > 2048)) {
       throw new WidgetInputError(`attribute config="${configAttr}" must name a .json file (e.g. config="model.json")`);
     }
-    const config = fileUrl(configAttr !== '' ? configAttr : `${src.replace(/[?#].*$/, '').replace(/\.safetensors$/i, '')}.json`);
+    const config = fileUrl(configAttr !== '' ? configAttr : `${src.replace(/[?#].*$/, '').replace(WEIGHTS_FILE, '')}.json`);
     return { weights, config };
   }
 

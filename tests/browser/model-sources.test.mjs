@@ -32,6 +32,7 @@ function withLargeHeader(bytes) {
   return { file: Buffer.concat([out, Buffer.from(text), WEIGHTS.subarray(8 + n)]), headerBytes: text.length };
 }
 const LARGE = withLargeHeader(844 * 1024);
+const TORCH = (file) => fs.readFileSync(path.join(root, 'tests/data', file));
 
 /**
  * The test's files under /models/: whole ones, and ones that stall (no answer), send their headers
@@ -45,6 +46,15 @@ const FILES = new Map([
   ['50%.json', CONFIG],
   ['large-header.safetensors', LARGE.file],
   ['large-header.json', CONFIG],
+  // torch.save checkpoints (told apart by their bytes, whatever the name), TransformerLens 4 names
+  // under TransformerLens 4's own config, and a checkpoint the reader refuses.
+  ['pt.pt', TORCH('torch_checkpoint/two_layer_ln_pos.pt')],
+  ['pt.json', TORCH('transformer/two_layer_ln_pos.json')],
+  ['pt-safetensors.safetensors', TORCH('transformer/two_layer_ln_pos.safetensors')],
+  ['pt-named.safetensors', TORCH('torch_checkpoint/two_layer_ln_pos.pt')],
+  ['bridge.pth', TORCH('transformerlens_names/bridge.pt')],
+  ['bridge.json', TORCH('transformerlens_config/bridge_native_ln.json')],
+  ['long.pt', TORCH('torch_checkpoint/long.pt')],
   // Configs beyond the page's limits (the weights beside them are never read).
   ['big-ctx.json', JSON.stringify({ ...JSON.parse(CONFIG), n_heads: 64, n_ctx: 4096 })],
   ['big-vocab.json', JSON.stringify({ ...JSON.parse(CONFIG), d_vocab: 65536 })],
@@ -130,6 +140,13 @@ before(async () => {
     },
     'large-header.html': { body: '<headlab-transformer-model id="m" src="models/large-header.safetensors"></headlab-transformer-model>' },
     'hash.html': { body: HASH_PAGE },
+    'torch.html': {
+      body: `<headlab-transformer-model id="st" src="models/pt-safetensors.safetensors" config="models/pt.json"></headlab-transformer-model>
+<headlab-transformer-model id="pt" src="models/pt.pt"></headlab-transformer-model>
+<headlab-transformer-model id="named" src="models/pt-named.safetensors" config="models/pt.json"></headlab-transformer-model>
+<headlab-transformer-model id="bridge" src="models/bridge.pth"></headlab-transformer-model>
+<headlab-transformer-model id="long" src="models/long.pt" config="models/pt.json"></headlab-transformer-model>`,
+    },
     'limits.html': {
       body: `<headlab-transformer-model id="ctx" src="models/ok.safetensors" config="models/big-ctx.json"></headlab-transformer-model>
 <headlab-transformer-model id="vocab" src="models/ok.safetensors" config="models/big-vocab.json"></headlab-transformer-model>
@@ -250,6 +267,32 @@ test('an 844 KB safetensors header is read in the worker: the page reads the can
   });
   assert.ok(LARGE.headerBytes > 844 * 1024, `served header ${LARGE.headerBytes}`);
   assert.ok(pageHeader < 8192, `the page's copy has a header of ${pageHeader} bytes`);
+  assert.deepEqual(p.problems, []);
+  await p.close();
+});
+
+test("a torch.save checkpoint loads in the worker as its safetensors file does, by its bytes; a refused one shows the reader's message", async () => {
+  const p = await session.newPage();
+  await p.goto(`${session.url}torch.html`);
+  await p.waitForFunction(() =>
+    [...document.querySelectorAll('headlab-transformer-model')].every((m) => m.state.status !== 'loading' && m.state.status !== 'idle'),
+  );
+  const states = await modelStates(p);
+  for (const id of ['st', 'pt', 'named', 'bridge']) assert.equal(states[id].status, 'ready', `${id}: ${states[id].failure}`);
+  assert.equal(states.pt.label, 'pt.pt');
+  assert.equal(states.bridge.label, 'bridge.pth');
+  // The worker's canonical files: the .pt, and the .pt named .safetensors, are the safetensors file's model.
+  const canonical = await p.evaluate(() =>
+    Object.fromEntries(
+      ['st', 'pt', 'named', 'bridge'].map((id) => [id, Array.from(document.getElementById(id).modelSource.model.safetensors)]),
+    ),
+  );
+  assert.deepEqual(canonical.pt, canonical.st);
+  assert.deepEqual(canonical.named, canonical.st);
+  assert.equal(
+    states.long.failure,
+    'the model could not be loaded: torch checkpoint: tensor steps is stored as torch.LongStorage; read are float32, float64, float16, bfloat16 and bool',
+  );
   assert.deepEqual(p.problems, []);
   await p.close();
 });

@@ -128,6 +128,8 @@ write('transformer_model', 'bridge-names.bin', model(bridge_config, bridge))
 h, d = split_header(bridge)
 mixed = {('blocks.0.attn.W_O' if k == 'blocks.0.attn.o.bias' else k): v for k, v in json.loads(h).items()}
 write('transformer_model', 'bridge-mixed-names.bin', model(bridge_config, safetensors(json.dumps(mixed), d)))
+write('transformer_model', 'two_layer_ln_pos-pt.bin',
+      model(read('tests/data/transformer/two_layer_ln_pos.json'), read('tests/data/torch_checkpoint/two_layer_ln_pos.pt')))
 for dtype in ('f16', 'bf16'):
     write('transformer_model', f'two_layer_ln_pos-{dtype}.bin',
           model(read('tests/data/transformer/two_layer_ln_pos.json'),

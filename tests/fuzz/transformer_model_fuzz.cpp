@@ -1,6 +1,6 @@
 // libFuzzer target: arbitrary bytes as the two files `headlab model` reads (and the
 // <headlab-transformer-model> element loads in WASM): model.json and model.safetensors, through
-// formats/transformer_model.hpp read_transformer. The input is split by its first two bytes, a
+// formats/transformer_model.hpp read_transformer (the weights safetensors or a torch.save checkpoint). The input is split by its first two bytes, a
 // little-endian length n: the next n bytes are the config, the rest the safetensors file (the
 // seeds were written so, from tests/data/transformer and site/pages/data). Where
 // tests/fuzz/safetensors_fuzz.cpp keeps one config, here config and tensors vary together

@@ -372,6 +372,50 @@ test("every bad safetensors file and config of the native tests gets the CLI's m
   assert.equal(core.transformerLiveHandles(), live);
 });
 
+test("torch.save checkpoints, TransformerLens 4 names and TransformerLens's own configs: the CLI's bytes, the CLI's refusals", async () => {
+  const data = path.join(root, 'tests/data');
+  // [config, weights]: a .pt (W_U a transposed view), a float16 .pt, TransformerLens 4 bridge names in
+  // both formats under TransformerLens 4's own config; each told apart by its bytes, not its name.
+  const pairs = [
+    ['transformer/two_layer_ln_pos.json', 'torch_checkpoint/two_layer_ln_pos.pt'],
+    ['transformer/two_layer_ln_pos.json', 'dtypes/two_layer_ln_pos.f16.pt'],
+    ['transformerlens_config/bridge_native_ln.json', 'transformerlens_names/bridge.pt'],
+    ['transformerlens_config/bridge_native_ln.json', 'transformerlens_names/bridge.safetensors'],
+  ];
+  const raw = await rawModule();
+  const handle = new raw.TransformerModelHandle();
+  try {
+    for (const [config, weights] of pairs) {
+      const files = ['--config', path.join(data, config), '--weights', path.join(data, weights)];
+      handle.load(fs.readFileSync(path.join(data, config), 'utf8'), new Uint8Array(fs.readFileSync(path.join(data, weights))));
+      for (const [args, wasm] of [
+        [['inspect'], () => handle.inspect()],
+        [['run', '--prompt', '1 2 3'], () => handle.run('1 2 3', undefined)],
+      ]) {
+        const r = cliRun(['model', args[0], ...files, ...args.slice(1)]);
+        assert.equal(r.status, 0, r.stderr);
+        assert.equal(wasm(), r.stdout, `${weights}: ${args.join(' ')}`);
+      }
+    }
+  } finally {
+    handle.delete();
+  }
+  // A refused checkpoint gets the CLI's message; the handle that refused it keeps no model.
+  const core = await wasmTransformerCore();
+  const goodConfig = configText('two_layer_ln_pos');
+  const pt = new Uint8Array(fs.readFileSync(path.join(data, 'torch_checkpoint/two_layer_ln_pos.pt')));
+  const bad = {
+    'int64 buffer': new Uint8Array(fs.readFileSync(path.join(data, 'torch_checkpoint/long.pt'))),
+    'nested state_dict': new Uint8Array(fs.readFileSync(path.join(data, 'torch_checkpoint/nested.pt'))),
+    truncated: pt.subarray(0, pt.length - 100),
+  };
+  for (const [what, bytes] of Object.entries(bad)) {
+    const expected = cliMessage(goodConfig, bytes);
+    assert.match(expected, /^torch checkpoint: /, what);
+    assert.throws(() => core.loadTransformer(goodConfig, bytes), { message: expected }, what);
+  }
+});
+
 test('a tensor the model has no place for is refused by its header entry, before any tensor data is converted', async () => {
   // A fresh module, so its memory starts at its initial size (a module's memory never shrinks).
   const { default: factory } = await import(path.join(wasmDir, 'headlab_transformer.mjs'));

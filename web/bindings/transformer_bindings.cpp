@@ -242,12 +242,12 @@ class TransformerModelHandle {
       const std::string text = string_arg(config_text, "the config");
       const std::string data = bytes_from_js(bytes, "the weights");
       const tf::TransformerConfig config = fm::transformer_config_from_json(text);
-      // The header first: names, dtypes and shapes are checked before any tensor is converted (one at a time).
-      const fm::SafetensorsIndex index =
-          fm::index_safetensors(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
-      weights_ = std::make_unique<tf::TransformerWeights>(fm::transformer_weights_from_safetensors(config, index));
-      cache_.clear();                     // the kept batch analyses were of the weights just replaced
-      file_ = fm::without_values(index);  // inspect() needs names, dtypes, shapes
+      // safetensors or a torch.save checkpoint, by the first bytes; file_ (names, dtypes, shapes) for inspect().
+      fm::SafetensorsFile listing;
+      weights_ = std::make_unique<tf::TransformerWeights>(fm::transformer_weights_from_file(
+          config, reinterpret_cast<const std::uint8_t*>(data.data()), data.size(), listing));
+      cache_.clear();  // the kept batch analyses were of the weights just replaced
+      file_ = std::move(listing);
       return val(fm::transformer_config_to_json(config));
     });
   }
