@@ -65,11 +65,15 @@ PatchingResult head_position_patching(const TransformerWeights& weights, const s
 
 // Token-space circuits of head h in layer l along the direct path from the embedding (positional
 // embedding, LayerNorm and biases left out, as TransformerLens's FactoredMatrix circuits do):
-//   QK = W_E W_Q^h (W_E W_K^h)ᵀ (V × V: query token × key token, unscaled)
-//   OV = W_E W_V^h W_O^h W_U   (V × V: attended token × output logit)
-// Throws InputError when d_vocab > kMaxCircuitVocab.
+//   QK = W_E W_Q^h (W_E W_K^g)ᵀ (V × V: query token × key token, unscaled; g the key-value head of h)
+//   OV = W_E W_V^g W_O^h W_U   (V × V: attended token × output logit)
+// With rotary positions a score depends on how far the key lies before the query, so QK is one
+// matrix per offset o: the query row rotated to position o, the key row to position 0,
+//   QK_o = R_o(W_E W_Q^h) (W_E W_K^g)ᵀ   (any pair of positions o apart gives the same matrix);
+// without rotary positions `offset` changes nothing. Throws InputError when d_vocab >
+// kMaxCircuitVocab or offset is outside [0, n_ctx).
 constexpr int kMaxCircuitVocab = 512;
-Matrix qk_circuit(const TransformerWeights& weights, int layer, int head);
+Matrix qk_circuit(const TransformerWeights& weights, int layer, int head, int offset = 0);
 Matrix ov_circuit(const TransformerWeights& weights, int layer, int head);
 
 // Previous-token and induction (prefix-matching) scores of every head on `count` repeated random
@@ -95,6 +99,7 @@ struct AnalysisRequest {
   int sequences = 32;  // repeated random sequences for ablation and induction scores
   std::uint64_t seed = 0;
   bool circuits = false;  // QK and OV circuits of every head (d_vocab ≤ kMaxCircuitVocab)
+  int qk_offset = 0;      // the query-key offset of the QK circuits (it matters with rotary positions only)
 };
 struct TransformerAnalysis {
   TransformerActivations run;  // patterns, logits, every activation of the prompt

@@ -101,3 +101,16 @@ namespace headlab::test {
 constexpr double kReferenceParityBound = 1e-10;
 
 }  // namespace headlab::test
+
+namespace headlab::test {
+
+// A vector of order one rotated by deterministic_sin_cos's sine and cosine (each within 4 ulp, so
+// sin² + cos² within a few ε of 1), against its length, its rotation back or the closed form with
+// libm's cos and sin: a few roundings per component, 1e-14 ≈ 45ε.
+constexpr double kRotationAbsolute = 1e-14;
+// Scores of rotated vectors at two position pairs the same offset apart: each angle p·ω rounds on
+// its own (ω within 4 ulp of e^{−(2k/R) ln base}, then the product), ≤ p·8ε ≈ 2e-13 rad at p ≈ 100,
+// times |q||k| ≈ 5: 1e-12.
+constexpr double kRotaryOffsetAbsolute = 1e-12;
+
+}  // namespace headlab::test
