@@ -35,6 +35,7 @@ const char* kModelUsage =
     "       headlab model analyze --config model.json --weights model.safetensors --prompt \"1 2 3\"\n"
     "                             [--position P] [--token T] [--corrupted \"1 2 4\" --answer A --wrong B]\n"
     "                             [--ablation zero|mean] [--sequences N] [--seed S] [--circuits] [--out analysis.json]\n"
+    "                             [--composition] [--logit-lens] [--head-svd [--directions D]] [--top K]\n"
     "       headlab model train --task induction --seed S [--steps N] [--batch B] [--lr X] [--weight-decay X]\n"
     "                           --out model.safetensors [--config-out model.json]\n"
     "       headlab model convert-max-digit --weights weights.json --out model.safetensors [--config-out model.json]\n";
@@ -216,8 +217,8 @@ int run(const Args& args, std::ostream& out) {
 int analyze(const Args& args, std::ostream& out) {
   const auto flags = flags_of(args,
                               {"--config", "--weights", "--prompt", "--out", "--position", "--token", "--corrupted",
-                               "--answer", "--wrong", "--ablation", "--sequences", "--seed"},
-                              {"--circuits"});
+                               "--answer", "--wrong", "--ablation", "--sequences", "--seed", "--top", "--directions"},
+                              {"--circuits", "--composition", "--logit-lens", "--head-svd"});
   refuse_overwriting_model_inputs(flags);
   tf::AnalysisRequest r;
   // The flags that need no model first, so a bad one is a usage error before any file is read.
@@ -248,6 +249,14 @@ int analyze(const Args& args, std::ostream& out) {
     r.ablation = mode == "zero" ? tf::Ablation::zero : tf::Ablation::mean;
   }
   r.circuits = flags.count("--circuits") > 0;
+  r.composition = flags.count("--composition") > 0;
+  r.logit_lens = flags.count("--logit-lens") > 0;
+  r.head_svd = flags.count("--head-svd") > 0;
+  if (flags.count("--directions") && !r.head_svd) throw UsageError("--directions applies only with --head-svd");
+  if (flags.count("--top") && !r.head_svd && !r.logit_lens)
+    throw UsageError("--top applies only with --logit-lens or --head-svd");
+  r.top = static_cast<int>(integer_flag(flags, "--top", 5, 1, std::min(tf::kMaxLogitLensTop, c.d_vocab)));
+  r.directions = static_cast<int>(integer_flag(flags, "--directions", -1, 1, c.d_head));
   emit(flags, fm::write_transformer_analysis(m.weights, r, tf::analyze_transformer(m.weights, r)), out);
   return 0;
 }

@@ -102,6 +102,8 @@ function analysisOf(config, packed) {
     at += L * H * V * V;
     out.circuits = { qk, ov: perHead(data, at, L, H, V, V) };
   }
+  // composition, logit_lens, head_svd: the writer's own text of those members.
+  if (packed.head_circuits) Object.assign(out, JSON.parse(packed.head_circuits));
   return out;
 }
 

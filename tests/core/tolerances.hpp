@@ -99,5 +99,12 @@ namespace headlab::test {
 // layers of length-≤16 dot products, softmax and LayerNorm: a few hundred roundings, ≈ 1e-13; the
 // promised bound is 1e-10.
 constexpr double kReferenceParityBound = 1e-10;
+// Composition scores, singular values, eigenvalue moduli, copying scores, token readings and
+// logit-lens probabilities against the torch float64 reference (tests/data/head_circuits/
+// make_fixtures.py), which forms each d × d matrix whole where the core factors through d_head
+// (Gram traces, Jacobi rotations) and takes LAPACK's SVD and eigenvalues: values of order one to a
+// few hundred after ~10⁴ roundings, ≈ 1e-12 relative; an eigenvalue modulus moves by ≈ ε‖M‖ times
+// its condition number. The promised bound, relative to max(1, |reference|): 1e-9.
+constexpr double kCircuitReferenceRelative = 1e-9;
 
 }  // namespace headlab::test
