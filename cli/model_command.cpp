@@ -34,8 +34,9 @@ const char* kModelUsage =
     "                         [--ablate \"1.2 0.3\" [--ablation zero|mean] [--sequences N] [--seed S]]\n"
     "       headlab model analyze --config model.json --weights model.safetensors --prompt \"1 2 3\"\n"
     "                             [--position P] [--token T] [--corrupted \"1 2 4\" --answer A --wrong B]\n"
-    "                             [--ablation zero|mean] [--sequences N] [--seed S] [--circuits] [--out analysis.json]\n"
-    "                             [--composition] [--logit-lens] [--head-svd [--directions D]] [--top K]\n"
+    "                             [--ablation zero|mean] [--sequences N] [--seed S] [--circuits]\n"
+    "                             [--qk-attribution L.H] [--composition] [--logit-lens]\n"
+    "                             [--head-svd [--directions D]] [--top K] [--out analysis.json]\n"
     "       headlab model train --task induction --seed S [--steps N] [--batch B] [--lr X] [--weight-decay X]\n"
     "                           --out model.safetensors [--config-out model.json]\n"
     "       headlab model convert-max-digit --weights weights.json --out model.safetensors [--config-out model.json]\n";
@@ -164,8 +165,8 @@ int inspect(const Args& args, std::ostream& out) {
   return 0;
 }
 
-// --ablate "1.2 0.3": heads as layer.head pairs separated by spaces or commas.
-std::vector<tf::HeadIndex> heads_flag(const std::string& text) {
+// --ablate "1.2 0.3": heads as layer.head pairs separated by spaces or commas (`flag` names the flag).
+std::vector<tf::HeadIndex> heads_flag(const std::string& text, const std::string& flag = "--ablate") {
   std::vector<tf::HeadIndex> heads;
   std::string part;
   auto flush = [&]() {
@@ -175,7 +176,7 @@ std::vector<tf::HeadIndex> heads_flag(const std::string& text) {
       return !s.empty() && s.size() <= 4 && s.find_first_not_of("0123456789") == std::string::npos;
     };
     if (dot == std::string::npos || !digits(part.substr(0, dot)) || !digits(part.substr(dot + 1))) {
-      throw UsageError("--ablate: \"" + part.substr(0, 40) + "\" is not a layer.head pair such as 1.2");
+      throw UsageError(flag + ": \"" + part.substr(0, 40) + "\" is not a layer.head pair such as 1.2");
     }
     heads.push_back({std::stoi(part.substr(0, dot)), std::stoi(part.substr(dot + 1))});
     part.clear();
@@ -214,11 +215,20 @@ int run(const Args& args, std::ostream& out) {
   return 0;
 }
 
-int analyze(const Args& args, std::ostream& out) {
-  const auto flags = flags_of(args,
-                              {"--config", "--weights", "--prompt", "--out", "--position", "--token", "--corrupted",
-                               "--answer", "--wrong", "--ablation", "--sequences", "--seed", "--top", "--directions"},
-                              {"--circuits", "--composition", "--logit-lens", "--head-svd"});
+// --qk-attribution L.H: one head; its layer and head are checked against the model by the core.
+tf::HeadIndex qk_head_flag(const std::string& text) {
+  const auto heads = heads_flag(text, "--qk-attribution");
+  if (heads.size() != 1)
+    throw UsageError("--qk-attribution takes one layer.head pair such as 1.2, got " + std::to_string(heads.size()));
+  return heads[0];
+}
+
+int analyze(const Args& args, std::ostream& out, std::ostream& err) {
+  const auto flags =
+      flags_of(args,
+               {"--config", "--weights", "--prompt", "--out", "--position", "--token", "--corrupted", "--answer",
+                "--wrong", "--ablation", "--sequences", "--seed", "--qk-attribution", "--top", "--directions"},
+               {"--circuits", "--composition", "--logit-lens", "--head-svd"});
   refuse_overwriting_model_inputs(flags);
   tf::AnalysisRequest r;
   // The flags that need no model first, so a bad one is a usage error before any file is read.
@@ -257,7 +267,19 @@ int analyze(const Args& args, std::ostream& out) {
     throw UsageError("--top applies only with --logit-lens or --head-svd");
   r.top = static_cast<int>(integer_flag(flags, "--top", 5, 1, std::min(tf::kMaxLogitLensTop, c.d_vocab)));
   r.directions = static_cast<int>(integer_flag(flags, "--directions", -1, 1, c.d_head));
-  emit(flags, fm::write_transformer_analysis(m.weights, r, tf::analyze_transformer(m.weights, r)), out);
+  if (flags.count("--qk-attribution")) {
+    r.qk_attribution = true;
+    r.qk_head = qk_head_flag(flags.at("--qk-attribution"));
+  }
+  const auto analysis = tf::analyze_transformer(m.weights, r);
+  if (analysis.has_qk_attribution && r.qk_head.layer == 0) {
+    // Not an error: layer 0's scores are still split, over the sources it has.
+    std::string names;
+    for (const auto& name : analysis.qk_attribution.sources) names += (names.empty() ? "" : ", ") + name;
+    err << "headlab model analyze: --qk-attribution " << r.qk_head.layer << "." << r.qk_head.head
+        << ": layer 0 reads no earlier heads; its scores split over " << names << "\n";
+  }
+  emit(flags, fm::write_transformer_analysis(m.weights, r, analysis), out);
   return 0;
 }
 
@@ -319,7 +341,7 @@ int run_model(const Args& args, std::istream& in, std::ostream& out, std::ostrea
   try {
     if (args[0] == "inspect") return inspect(args, out);
     if (args[0] == "run") return run(args, out);
-    if (args[0] == "analyze") return analyze(args, out);
+    if (args[0] == "analyze") return analyze(args, out, err);
     if (args[0] == "train") return train(args, out);
     return convert_max_digit(args, out);
   } catch (const UsageError& e) {

@@ -9,7 +9,7 @@ namespace headlab::transformer {
 
 TransformerConfig induction_default_config() {
   // 2 layers of 4 heads, d_model 32, d_head 8, 24 positions, 32 tokens.
-  return transformer_config({2, 4, 32, 8, 24, 32}, Normalization::layer_norm, true);
+  return transformer_config({2, 4, 32, 8, 24, 32}, Normalization::layer_norm, Positions::learned);
 }
 
 TokenSequence induction_sequence(const TransformerConfig& c, Random& rng, int period) {

@@ -45,7 +45,7 @@ LogitAttribution attribution_of(const TransformerWeights& w, const TransformerAc
   }
   LogitAttribution out;
   out.embed = dir.of(a.embed.row(position));
-  out.pos_embed = c.positional_embedding ? dir.of(a.pos_embed.row(position)) : 0.0;
+  out.pos_embed = c.positions == Positions::learned ? dir.of(a.pos_embed.row(position)) : 0.0;
   out.heads = Matrix::Zero(c.n_layers, c.n_heads);
   out.attention_bias = RowVector::Zero(c.n_layers);
   for (int l = 0; l < c.n_layers; ++l) {
@@ -596,6 +596,10 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
       throw InputError("patching needs answer and wrong tokens with the corrupted prompt");
     out.patching = patching_of(w, out.run, r.corrupted, r.answer, r.wrong);
     out.has_patching = true;
+  }
+  if (r.qk_attribution) {
+    out.qk_attribution = transformer::qk_attribution(w, out.run, r.qk_head.layer, r.qk_head.head, out.position);
+    out.has_qk_attribution = true;
   }
   if (r.circuits) {
     for (int l = 0; l < w.config.n_layers; ++l) {

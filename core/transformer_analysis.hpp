@@ -6,6 +6,7 @@
 #include "core/head_composition.hpp"
 #include "core/head_svd.hpp"
 #include "core/logit_lens.hpp"
+#include "core/qk_attribution.hpp"
 #include "core/transformer.hpp"
 
 #include <cstdint>
@@ -98,7 +99,9 @@ struct AnalysisRequest {
   Ablation ablation = Ablation::mean;
   int sequences = 32;  // repeated random sequences for ablation and induction scores
   std::uint64_t seed = 0;
-  bool circuits = false;  // QK and OV circuits of every head (d_vocab ≤ kMaxCircuitVocab)
+  bool circuits = false;        // QK and OV circuits of every head (d_vocab ≤ kMaxCircuitVocab)
+  bool qk_attribution = false;  // QK attribution of head qk_head's scores at query `position`
+  HeadIndex qk_head;
   // Composition scores (baseline: kCompositionBaselineSamples draws from `seed`), the logit lens
   // (answers: the next prompt token, and the top prediction at the last position) and the head
   // SVDs, each when asked for.
@@ -117,6 +120,8 @@ struct TransformerAnalysis {
   PatchingResult patching;
   InductionScores induction;
   std::vector<Matrix> qk, ov;  // L·H circuits (row l·H + h order), when asked for
+  bool has_qk_attribution = false;
+  QkAttribution qk_attribution;  // at query `position`, when asked for
   std::optional<CompositionScores> composition;
   std::optional<LogitLens> lens;
   std::vector<HeadSvd> svd;  // L·H (row l·H + h order), when asked for
@@ -155,7 +160,7 @@ class AnalysisCache {
 };
 
 // Throws InputError naming the request field (prompt, position, token, corrupted, answer, wrong, sequences,
-// top, directions).
+// the QK attribution's layer and head, top, directions).
 // With a cache, the prompt-independent part (BatchAnalysis) is read from it (and computed into it
 // the first time): the same result, bit for bit, as without.
 TransformerAnalysis analyze_transformer(const TransformerWeights& weights, const AnalysisRequest& request,

@@ -19,12 +19,25 @@ export interface TransformerConfigFile {
   n_ctx: number;
   /** Vocabulary size, integer in [1, 65536]. */
   d_vocab: number;
-  /** TransformerLens normalization_type: "LN" (with weights), "LNPre" (weightless, after fold_ln) or "none". Default "none" when read; always written. */
-  normalization: 'LN' | 'LNPre' | 'none';
-  /** "standard": learned W_pos; "none": no positional embedding. Default "standard" when read; always written. */
-  positional_embedding: 'standard' | 'none';
-  /** LayerNorm ε (added to the variance), finite and > 0. Default 1e-5 when read; always written. */
+  /** TransformerLens normalization_type: "LN" (with weights), "LNPre" (weightless, after fold_ln),
+   *  "RMS" (RMSNorm with a scale w), "RMSPre" (weightless RMSNorm) or "none". Default "none" when read; always written. */
+  normalization: 'LN' | 'LNPre' | 'RMS' | 'RMSPre' | 'none';
+  /** TransformerLens positional_embedding_type: "standard" (learned W_pos added to the residual stream),
+   *  "shortformer" (W_pos added to the query and key inputs only), "rotary" (RoPE on q and k) or
+   *  "none". Default "standard" when read; always written. */
+  positional_embedding: 'standard' | 'shortformer' | 'rotary' | 'none';
+  /** LayerNorm / RMSNorm ε (added to the variance or mean square), finite and > 0. Default 1e-5 when read; always written. */
   eps: number;
+  /** Rotary only (required there, written there): rotated components of q and k, even, in [2, d_head]. */
+  rotary_dim?: number;
+  /** Rotary only: frequencies rotary_base^(−2k/rotary_dim), in [1, 1e12]. Default 10000. */
+  rotary_base?: number;
+  /** Rotary only: true pairs components (2k, 2k+1) (GPT-J), false pairs (k, k + rotary_dim/2) (GPT-NeoX). Default false. */
+  rotary_adjacent_pairs?: boolean;
+  /** Grouped key-value heads: a divisor of n_heads (the file then holds attn._W_K, _W_V, _b_K, _b_V); absent or 0: none. */
+  n_key_value_heads?: number;
+  /** Divisor of the attention scores, in [0.001, 1e6]; absent or 0: √d_head. */
+  attn_scale?: number;
   /** Optional display names, exactly d_vocab strings of ≤ 64 bytes; prompts may then use them. */
   token_names?: string[];
 }
@@ -178,4 +191,21 @@ export interface TransformerHeadSvd {
     qk_query: TransformerTokenReading;
     qk_key: TransformerTokenReading;
   }[][];
+  /**
+   * Only when asked for (`--qk-attribution L.H`): head (layer, head)'s scaled scores s_ij at query
+   * i = `position`, split exactly over pairs (query-side source, key-side source) with the
+   * normalisation's scale frozen at the forward pass's value (core/qk_attribution.hpp, docs/own-model.md).
+   */
+  qk_attribution?: {
+    layer: number;
+    head: number;
+    /** The query position i (the analysis's position). */
+    position: number;
+    /** S names: "embed", "pos" (learned positions only), "L{l}H{h}" for every earlier head, "bias". */
+    sources: string[];
+    /** [i + 1][S][S]: parts[j][a][b] = query-side source a against key-side source b, for key j ≤ i. */
+    parts: number[][][];
+    /** [i + 1]: s_ij = q_i·k_j/√d_head as the forward pass computes it; Σ_{a,b} parts[j][a][b] = scores[j] to rounding. */
+    scores: number[];
+  };
 }

@@ -238,6 +238,21 @@ std::string write_transformer_analysis(const TransformerWeights& w, const Analys
     per_head(out, c, a.ov);
     out.end_object();
   }
+  if (a.has_qk_attribution) {
+    const QkAttribution& q = a.qk_attribution;
+    out.key("qk_attribution").begin_object();
+    out.key("layer").value(q.layer);
+    out.key("head").value(q.head);
+    out.key("position").value(q.position);
+    out.key("sources").begin_array();
+    for (const auto& name : q.sources) out.value(name);
+    out.end_array();
+    out.key("parts").begin_array();  // [j][a][b]: key j, query-side source a, key-side source b
+    for (const Matrix& p : q.parts) out.matrix(p);
+    out.end_array();
+    out.key("scores").numbers(q.scores.data(), static_cast<std::size_t>(q.scores.size()));
+    out.end_object();
+  }
   head_circuit_members(out, c, r, a);
   out.end_object();
   return finish(out);

@@ -579,10 +579,14 @@ export interface TransformerLayoutRow {
   /** TransformerLens name; "blocks.{l}." names are one tensor per layer l (e.g. "blocks.{l}.attn.W_Q"). */
   name: string;
   /** Shape as config fields, e.g. ["n_heads", "d_model", "d_head"]; [] for a scalar. */
-  shape: Array<'n_heads' | 'd_model' | 'd_head' | 'n_ctx' | 'd_vocab'>;
-  /** The config setting that gives the model the tensor: positional_embedding "standard", normalization "LN". */
-  presence: 'always' | 'positional_embedding' | 'layer_norm_weights';
-  /** required in a file; optional (a bias, zero when absent); buffer (attn.mask / attn.IGNORE: checked, not stored). */
+  shape: Array<'n_heads' | 'd_model' | 'd_head' | 'n_ctx' | 'd_vocab' | 'n_key_value_heads' | 'rotary_dim'>;
+  /** The config setting that gives the model the tensor: positional_embedding (W_pos: "standard" or
+   *  "shortformer"), normalization_weight (ln*.w: "LN" or "RMS"), layer_norm_bias (ln*.b: "LN"),
+   *  ungrouped (W_K…: n_key_value_heads 0), grouped (_W_K…: n_key_value_heads > 0), rotary
+   *  (the rotary_sin / rotary_cos buffers). */
+  presence: 'always' | 'positional_embedding' | 'normalization_weight' | 'layer_norm_bias' | 'ungrouped' | 'grouped' | 'rotary';
+  /** required in a file; optional (a bias, zero when absent); buffer (attn.mask / attn.IGNORE /
+   *  attn.rotary_sin / attn.rotary_cos: checked, not stored). */
   role: 'required' | 'optional' | 'buffer';
 }
 

@@ -108,3 +108,18 @@ constexpr double kReferenceParityBound = 1e-10;
 constexpr double kCircuitReferenceRelative = 1e-9;
 
 }  // namespace headlab::test
+
+namespace headlab::test {
+
+// QK attribution (core/qk_attribution.hpp): Σ_{a,b} part_ij(a, b) against the forward pass's s_ij.
+// Both are the same sum in two orders: S² parts (S ≤ 12 in the tests) of dot products of length
+// c ≤ 8, after projections of length d ≤ 32 and a LayerNorm; each path rounds a few hundred times,
+// each rounding ≤ ε/2 of what it adds, so |Σ parts − s_ij| ≲ 300·ε·Σ|parts| ≈ 7e-14·Σ|parts|.
+// The promise: 1e-12 relative to Σ_{a,b} |part_ij(a, b)| (relative to s_ij itself would fail where
+// the parts cancel, which is the interesting case).
+constexpr double kQkPartsSumRelative = 1e-12;
+// The parts against the PyTorch float64 reference (tests/data/qk_attribution/make_fixtures.py):
+// values of order ten, each a few hundred roundings in another order (≈ 1e-13); promised 1e-9.
+constexpr double kQkReferenceParityBound = 1e-9;
+
+}  // namespace headlab::test
