@@ -2,12 +2,17 @@
 // transformers (docs/own-model.md).
 #include "cli/commands.hpp"
 #include "cli/flags.hpp"
+#include "core/batch_patching.hpp"
 #include "core/check.hpp"
+#include "core/induction_task.hpp"
+#include "core/max_digit_task.hpp"
 #include "core/transformer_analysis.hpp"
 #include "core/transformer_max_digit.hpp"
 #include "core/transformer_training.hpp"
+#include "formats/batch_patching_json.hpp"
 #include "formats/file_io.hpp"
 #include "formats/max_digit_weights.hpp"
+#include "formats/prompt_pairs.hpp"
 #include "formats/safetensors.hpp"
 #include "formats/torch_checkpoint.hpp"
 #include "formats/transformer_json.hpp"
@@ -37,6 +42,9 @@ const char* kModelUsage =
     "                             [--ablation zero|mean] [--sequences N] [--seed S] [--circuits]\n"
     "                             [--qk-attribution L.H] [--composition] [--logit-lens]\n"
     "                             [--head-svd [--directions D]] [--top K] [--out analysis.json]\n"
+    "       headlab model analyze --config model.json --weights model.safetensors\n"
+    "                             (--pairs pairs.json | --pairs-task induction|max-digit [--count N] [--pairs-seed S])\n"
+    "                             [--resamples B] [--permutations K] [--seed S] [--out patching.json]\n"
     "       headlab model train --task induction --seed S [--steps N] [--batch B] [--lr X] [--weight-decay X]\n"
     "                           --out model.safetensors [--config-out model.json]\n"
     "       headlab model convert-max-digit --weights weights.json --out model.safetensors [--config-out model.json]\n";
@@ -109,7 +117,7 @@ void emit(const std::map<std::string, std::string>& flags, const std::string& te
 // Refuses an --out that is the same file as the --config or --weights this command reads.
 void refuse_overwriting_model_inputs(const std::map<std::string, std::string>& flags) {
   std::vector<std::pair<std::string, std::string>> inputs;
-  for (const char* f : {"--config", "--weights"}) {
+  for (const char* f : {"--config", "--weights", "--pairs"}) {
     if (flags.count(f)) inputs.emplace_back(f, flags.at(f));
   }
   if (flags.count("--out")) refuse_overwriting_inputs("--out", flags.at("--out"), inputs);
@@ -215,6 +223,46 @@ int run(const Args& args, std::ostream& out) {
   return 0;
 }
 
+// analyze over a batch of prompt pairs (--pairs or --pairs-task): activation patching with intervals
+// (core/batch_patching.hpp), the document of formats/batch_patching_json.hpp.
+int analyze_pairs(const std::map<std::string, std::string>& flags, std::ostream& out) {
+  for (const char* f : {"--prompt", "--position", "--token", "--corrupted", "--answer", "--wrong", "--ablation",
+                        "--sequences", "--circuits", "--qk-attribution"}) {
+    if (flags.count(f)) throw UsageError(std::string(f) + " applies to one prompt, not with --pairs or --pairs-task");
+  }
+  if (flags.count("--pairs") && flags.count("--pairs-task")) throw UsageError("give --pairs or --pairs-task, not both");
+  if (flags.count("--pairs")) {
+    for (const char* f : {"--count", "--pairs-seed"})
+      if (flags.count(f)) throw UsageError(std::string(f) + " applies only with --pairs-task (a generator)");
+  }
+  tf::IntervalSettings settings;
+  settings.resamples = static_cast<int>(count_flag(flags, "--resamples", settings.resamples));
+  settings.permutations = static_cast<int>(count_flag(flags, "--permutations", settings.permutations));
+  settings.seed = optional_seed_flag(flags, "--seed", 0);
+  as_usage([&] { settings.validate(); });
+  const int count = static_cast<int>(integer_flag(flags, "--count", 64, 1, kMaxPromptPairs));
+  const auto pairs_seed = optional_seed_flag(flags, "--pairs-seed", 0);
+  std::string task;
+  if (flags.count("--pairs-task")) {
+    task = flags.at("--pairs-task");
+    if (task != "induction" && task != "max-digit")
+      throw UsageError("--pairs-task must be induction or max-digit, got \"" + task.substr(0, 40) + "\"");
+  }
+  const auto m = load(flags);
+  const auto& c = m.weights.config;
+  std::vector<PromptPair> pairs;
+  if (task == "induction") {
+    pairs = tf::induction_pairs(c, pairs_seed, count);
+  } else if (task == "max-digit") {
+    pairs = max_digit::max_digit_pairs(pairs_seed, count);
+  } else {
+    const std::string& path = flags.at("--pairs");
+    pairs = fm::read_prompt_pairs(c, fm::read_text_file(path, "--pairs", fm::kMaxPromptPairsBytes), "--pairs " + path);
+  }
+  emit(flags, fm::write_batch_patching(c, tf::batch_patching(m.weights, pairs, settings)), out);
+  return 0;
+}
+
 // --qk-attribution L.H: one head; its layer and head are checked against the model by the core.
 tf::HeadIndex qk_head_flag(const std::string& text) {
   const auto heads = heads_flag(text, "--qk-attribution");
@@ -225,11 +273,16 @@ tf::HeadIndex qk_head_flag(const std::string& text) {
 
 int analyze(const Args& args, std::ostream& out, std::ostream& err) {
   const auto flags =
-      flags_of(args,
-               {"--config", "--weights", "--prompt", "--out", "--position", "--token", "--corrupted", "--answer",
-                "--wrong", "--ablation", "--sequences", "--seed", "--qk-attribution", "--top", "--directions"},
+      flags_of(args, {"--config",         "--weights", "--prompt",     "--out",      "--position",   "--token",
+                      "--corrupted",      "--answer",  "--wrong",      "--ablation", "--sequences",  "--seed",
+                      "--qk-attribution", "--pairs",   "--pairs-task", "--count",    "--pairs-seed", "--resamples",
+                      "--permutations",   "--top",     "--directions"},
                {"--circuits", "--composition", "--logit-lens", "--head-svd"});
   refuse_overwriting_model_inputs(flags);
+  if (flags.count("--pairs") || flags.count("--pairs-task")) return analyze_pairs(flags, out);
+  for (const char* f : {"--count", "--pairs-seed", "--resamples", "--permutations"}) {
+    if (flags.count(f)) throw UsageError(std::string(f) + " applies only with --pairs or --pairs-task");
+  }
   tf::AnalysisRequest r;
   // The flags that need no model first, so a bad one is a usage error before any file is read.
   r.sequences = static_cast<int>(integer_flag(flags, "--sequences", 32, 1, 10000));
