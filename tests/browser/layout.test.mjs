@@ -44,7 +44,10 @@ const EDGE_SLACK_PX = 1;
 const ANCHOR_WIDTHS = [320, 360, 375, 390, 412, 428, 768, 1024, 1280, 1600];
 const RANDOM_WIDTHS = 5;
 const LAYOUT_SEED = process.env.LAYOUT_SEED !== undefined ? Number(process.env.LAYOUT_SEED) : Date.now() % 2 ** 31;
-assert.ok(Number.isSafeInteger(LAYOUT_SEED) && LAYOUT_SEED >= 0, `LAYOUT_SEED must be a non-negative integer, got ${process.env.LAYOUT_SEED}`);
+assert.ok(
+  Number.isSafeInteger(LAYOUT_SEED) && LAYOUT_SEED >= 0,
+  `LAYOUT_SEED must be a non-negative integer, got ${process.env.LAYOUT_SEED}`,
+);
 /** A 32-bit LCG (Numerical Recipes' constants): the test's own reproducible draw, not the core's generator. */
 function drawWidths(seed, count) {
   let x = seed >>> 0;
@@ -342,6 +345,10 @@ for (const colorScheme of ['light', 'dark']) {
       fs.mkdirSync(path.join(root, 'test-results'), { recursive: true });
       fs.writeFileSync(path.join(root, `test-results/layout-${colorScheme}.txt`), `${failures.join('\n')}\n`);
     }
-    assert.deepEqual(failures, [], `${failures.length} layout problems (also in test-results/layout-${colorScheme}.txt); replay with LAYOUT_SEED=${LAYOUT_SEED}`);
+    assert.deepEqual(
+      failures,
+      [],
+      `${failures.length} layout problems (also in test-results/layout-${colorScheme}.txt); replay with LAYOUT_SEED=${LAYOUT_SEED}`,
+    );
   });
 }
