@@ -609,6 +609,14 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
       }
     }
   }
+  if (r.composition) out.composition = composition_scores(w, kCompositionBaselineSamples, r.seed);
+  if (r.logit_lens) out.lens = logit_lens(w, out.run, {}, r.top);
+  if (r.head_svd) {
+    require_integer_in("top", r.top, 1, std::min(kMaxLogitLensTop, w.config.d_vocab));
+    if (r.directions != -1) require_integer_in("directions", r.directions, 1, w.config.d_head);
+    out.directions = r.directions == -1 ? std::min(3, w.config.d_head) : r.directions;
+    out.svd = head_svds(w, out.directions);
+  }
   return out;
 }
 

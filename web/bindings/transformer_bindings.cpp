@@ -139,6 +139,11 @@ tf::AnalysisRequest request_from_js(const tf::TransformerConfig& c, const val& r
     r.qk_attribution = true;
     r.qk_head = head_from_js(in.get("qk_attribution"), "qk_attribution");
   }
+  in.boolean("composition", r.composition);
+  in.boolean("logit_lens", r.logit_lens);
+  in.boolean("head_svd", r.head_svd);
+  in.integer("top", r.top);
+  in.integer("directions", r.directions);
   in.finish();
   return r;
 }
@@ -179,7 +184,8 @@ val run_to_js(const tf::TransformerActivations& run, std::vector<double>&& numbe
   return out;
 }
 
-val analysis_to_js(const tf::TransformerConfig& c, const tf::AnalysisRequest& r, const tf::TransformerAnalysis& a) {
+val analysis_to_js(const tf::TransformerWeights& w, const tf::AnalysisRequest& r, const tf::TransformerAnalysis& a) {
+  const tf::TransformerConfig& c = w.config;
   const std::size_t LH = static_cast<std::size_t>(c.n_layers * c.n_heads);
   std::size_t extra = 4 * LH + static_cast<std::size_t>(c.n_layers);
   if (a.has_patching) extra += static_cast<std::size_t>(a.patching.normalised.size());
@@ -223,6 +229,9 @@ val analysis_to_js(const tf::TransformerConfig& c, const tf::AnalysisRequest& r,
     out.set("qk_head", a.qk_attribution.head);
     out.set("qk_sources", strings_to_js(a.qk_attribution.sources));
   }
+  // Composition, logit lens and head SVD (small: (L·H)², (L+1)·T·k, L·H·c numbers) travel as the
+  // writer's JSON text of just those members; web/transformer.js parses it into the document.
+  if (a.composition || a.lens || !a.svd.empty()) out.set("head_circuits", fm::write_head_circuits(w, r, a));
   return out;
 }
 
@@ -286,7 +295,7 @@ class TransformerModelHandle {
   val analyze_arrays(val request) {
     return guarded([&] {
       const tf::AnalysisRequest r = request_from_js(loaded().config, request);
-      return analysis_to_js(loaded().config, r, tf::analyze_transformer(loaded(), r, &cache_));
+      return analysis_to_js(loaded(), r, tf::analyze_transformer(loaded(), r, &cache_));
     });
   }
   // Forgets the prompt-independent analyses kept since load (the next analyze computes them again):
