@@ -14,7 +14,7 @@ const RUNS = Number(process.env.HEADLAB_BENCH_RUNS) || 5;
 /** A safetensors file of F32 tensors (the required ones of the core's TransformerLens layout for
  *  learned W_pos and no LayerNorm, values uniform in ±scale) for `c`. */
 function modelFile(core, c) {
-  const has = { always: true, positional_embedding: true, layer_norm_weights: false };
+  const has = { always: true, positional_embedding: true, ungrouped: true };
   const tensors = layoutTensors(core.transformerLayout(), c)
     .filter(([row]) => row.role === 'required' && has[row.presence])
     .map(([row, l]) => [row.name.replace('{l}', String(l)), row.shape.map((dim) => c[dim])]);

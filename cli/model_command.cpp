@@ -2,12 +2,17 @@
 // transformers (docs/own-model.md).
 #include "cli/commands.hpp"
 #include "cli/flags.hpp"
+#include "core/batch_patching.hpp"
 #include "core/check.hpp"
+#include "core/induction_task.hpp"
+#include "core/max_digit_task.hpp"
 #include "core/transformer_analysis.hpp"
 #include "core/transformer_max_digit.hpp"
 #include "core/transformer_training.hpp"
+#include "formats/batch_patching_json.hpp"
 #include "formats/file_io.hpp"
 #include "formats/max_digit_weights.hpp"
+#include "formats/prompt_pairs.hpp"
 #include "formats/safetensors.hpp"
 #include "formats/torch_checkpoint.hpp"
 #include "formats/transformer_json.hpp"
@@ -34,7 +39,12 @@ const char* kModelUsage =
     "                         [--ablate \"1.2 0.3\" [--ablation zero|mean] [--sequences N] [--seed S]]\n"
     "       headlab model analyze --config model.json --weights model.safetensors --prompt \"1 2 3\"\n"
     "                             [--position P] [--token T] [--corrupted \"1 2 4\" --answer A --wrong B]\n"
-    "                             [--ablation zero|mean] [--sequences N] [--seed S] [--circuits] [--out analysis.json]\n"
+    "                             [--ablation zero|mean] [--sequences N] [--seed S] [--circuits]\n"
+    "                             [--qk-attribution L.H] [--composition] [--logit-lens]\n"
+    "                             [--head-svd [--directions D]] [--top K] [--out analysis.json]\n"
+    "       headlab model analyze --config model.json --weights model.safetensors\n"
+    "                             (--pairs pairs.json | --pairs-task induction|max-digit [--count N] [--pairs-seed S])\n"
+    "                             [--resamples B] [--permutations K] [--seed S] [--out patching.json]\n"
     "       headlab model train --task induction --seed S [--steps N] [--batch B] [--lr X] [--weight-decay X]\n"
     "                           --out model.safetensors [--config-out model.json]\n"
     "       headlab model convert-max-digit --weights weights.json --out model.safetensors [--config-out model.json]\n";
@@ -107,7 +117,7 @@ void emit(const std::map<std::string, std::string>& flags, const std::string& te
 // Refuses an --out that is the same file as the --config or --weights this command reads.
 void refuse_overwriting_model_inputs(const std::map<std::string, std::string>& flags) {
   std::vector<std::pair<std::string, std::string>> inputs;
-  for (const char* f : {"--config", "--weights"}) {
+  for (const char* f : {"--config", "--weights", "--pairs"}) {
     if (flags.count(f)) inputs.emplace_back(f, flags.at(f));
   }
   if (flags.count("--out")) refuse_overwriting_inputs("--out", flags.at("--out"), inputs);
@@ -163,8 +173,8 @@ int inspect(const Args& args, std::ostream& out) {
   return 0;
 }
 
-// --ablate "1.2 0.3": heads as layer.head pairs separated by spaces or commas.
-std::vector<tf::HeadIndex> heads_flag(const std::string& text) {
+// --ablate "1.2 0.3": heads as layer.head pairs separated by spaces or commas (`flag` names the flag).
+std::vector<tf::HeadIndex> heads_flag(const std::string& text, const std::string& flag = "--ablate") {
   std::vector<tf::HeadIndex> heads;
   std::string part;
   auto flush = [&]() {
@@ -174,7 +184,7 @@ std::vector<tf::HeadIndex> heads_flag(const std::string& text) {
       return !s.empty() && s.size() <= 4 && s.find_first_not_of("0123456789") == std::string::npos;
     };
     if (dot == std::string::npos || !digits(part.substr(0, dot)) || !digits(part.substr(dot + 1))) {
-      throw UsageError("--ablate: \"" + part.substr(0, 40) + "\" is not a layer.head pair such as 1.2");
+      throw UsageError(flag + ": \"" + part.substr(0, 40) + "\" is not a layer.head pair such as 1.2");
     }
     heads.push_back({std::stoi(part.substr(0, dot)), std::stoi(part.substr(dot + 1))});
     part.clear();
@@ -213,12 +223,66 @@ int run(const Args& args, std::ostream& out) {
   return 0;
 }
 
-int analyze(const Args& args, std::ostream& out) {
-  const auto flags = flags_of(args,
-                              {"--config", "--weights", "--prompt", "--out", "--position", "--token", "--corrupted",
-                               "--answer", "--wrong", "--ablation", "--sequences", "--seed"},
-                              {"--circuits"});
+// analyze over a batch of prompt pairs (--pairs or --pairs-task): activation patching with intervals
+// (core/batch_patching.hpp), the document of formats/batch_patching_json.hpp.
+int analyze_pairs(const std::map<std::string, std::string>& flags, std::ostream& out) {
+  for (const char* f : {"--prompt", "--position", "--token", "--corrupted", "--answer", "--wrong", "--ablation",
+                        "--sequences", "--circuits", "--qk-attribution"}) {
+    if (flags.count(f)) throw UsageError(std::string(f) + " applies to one prompt, not with --pairs or --pairs-task");
+  }
+  if (flags.count("--pairs") && flags.count("--pairs-task")) throw UsageError("give --pairs or --pairs-task, not both");
+  if (flags.count("--pairs")) {
+    for (const char* f : {"--count", "--pairs-seed"})
+      if (flags.count(f)) throw UsageError(std::string(f) + " applies only with --pairs-task (a generator)");
+  }
+  tf::IntervalSettings settings;
+  settings.resamples = static_cast<int>(count_flag(flags, "--resamples", settings.resamples));
+  settings.permutations = static_cast<int>(count_flag(flags, "--permutations", settings.permutations));
+  settings.seed = optional_seed_flag(flags, "--seed", 0);
+  as_usage([&] { settings.validate(); });
+  const int count = static_cast<int>(integer_flag(flags, "--count", 64, 1, kMaxPromptPairs));
+  const auto pairs_seed = optional_seed_flag(flags, "--pairs-seed", 0);
+  std::string task;
+  if (flags.count("--pairs-task")) {
+    task = flags.at("--pairs-task");
+    if (task != "induction" && task != "max-digit")
+      throw UsageError("--pairs-task must be induction or max-digit, got \"" + task.substr(0, 40) + "\"");
+  }
+  const auto m = load(flags);
+  const auto& c = m.weights.config;
+  std::vector<PromptPair> pairs;
+  if (task == "induction") {
+    pairs = tf::induction_pairs(c, pairs_seed, count);
+  } else if (task == "max-digit") {
+    pairs = max_digit::max_digit_pairs(pairs_seed, count);
+  } else {
+    const std::string& path = flags.at("--pairs");
+    pairs = fm::read_prompt_pairs(c, fm::read_text_file(path, "--pairs", fm::kMaxPromptPairsBytes), "--pairs " + path);
+  }
+  emit(flags, fm::write_batch_patching(c, tf::batch_patching(m.weights, pairs, settings)), out);
+  return 0;
+}
+
+// --qk-attribution L.H: one head; its layer and head are checked against the model by the core.
+tf::HeadIndex qk_head_flag(const std::string& text) {
+  const auto heads = heads_flag(text, "--qk-attribution");
+  if (heads.size() != 1)
+    throw UsageError("--qk-attribution takes one layer.head pair such as 1.2, got " + std::to_string(heads.size()));
+  return heads[0];
+}
+
+int analyze(const Args& args, std::ostream& out, std::ostream& err) {
+  const auto flags =
+      flags_of(args, {"--config",         "--weights", "--prompt",     "--out",      "--position",   "--token",
+                      "--corrupted",      "--answer",  "--wrong",      "--ablation", "--sequences",  "--seed",
+                      "--qk-attribution", "--pairs",   "--pairs-task", "--count",    "--pairs-seed", "--resamples",
+                      "--permutations",   "--top",     "--directions"},
+               {"--circuits", "--composition", "--logit-lens", "--head-svd"});
   refuse_overwriting_model_inputs(flags);
+  if (flags.count("--pairs") || flags.count("--pairs-task")) return analyze_pairs(flags, out);
+  for (const char* f : {"--count", "--pairs-seed", "--resamples", "--permutations"}) {
+    if (flags.count(f)) throw UsageError(std::string(f) + " applies only with --pairs or --pairs-task");
+  }
   tf::AnalysisRequest r;
   // The flags that need no model first, so a bad one is a usage error before any file is read.
   r.sequences = static_cast<int>(integer_flag(flags, "--sequences", 32, 1, 10000));
@@ -248,7 +312,27 @@ int analyze(const Args& args, std::ostream& out) {
     r.ablation = mode == "zero" ? tf::Ablation::zero : tf::Ablation::mean;
   }
   r.circuits = flags.count("--circuits") > 0;
-  emit(flags, fm::write_transformer_analysis(m.weights, r, tf::analyze_transformer(m.weights, r)), out);
+  r.composition = flags.count("--composition") > 0;
+  r.logit_lens = flags.count("--logit-lens") > 0;
+  r.head_svd = flags.count("--head-svd") > 0;
+  if (flags.count("--directions") && !r.head_svd) throw UsageError("--directions applies only with --head-svd");
+  if (flags.count("--top") && !r.head_svd && !r.logit_lens)
+    throw UsageError("--top applies only with --logit-lens or --head-svd");
+  r.top = static_cast<int>(integer_flag(flags, "--top", 5, 1, std::min(tf::kMaxLogitLensTop, c.d_vocab)));
+  r.directions = static_cast<int>(integer_flag(flags, "--directions", -1, 1, c.d_head));
+  if (flags.count("--qk-attribution")) {
+    r.qk_attribution = true;
+    r.qk_head = qk_head_flag(flags.at("--qk-attribution"));
+  }
+  const auto analysis = tf::analyze_transformer(m.weights, r);
+  if (analysis.has_qk_attribution && r.qk_head.layer == 0) {
+    // Not an error: layer 0's scores are still split, over the sources it has.
+    std::string names;
+    for (const auto& name : analysis.qk_attribution.sources) names += (names.empty() ? "" : ", ") + name;
+    err << "headlab model analyze: --qk-attribution " << r.qk_head.layer << "." << r.qk_head.head
+        << ": layer 0 reads no earlier heads; its scores split over " << names << "\n";
+  }
+  emit(flags, fm::write_transformer_analysis(m.weights, r, analysis), out);
   return 0;
 }
 
@@ -310,7 +394,7 @@ int run_model(const Args& args, std::istream& in, std::ostream& out, std::ostrea
   try {
     if (args[0] == "inspect") return inspect(args, out);
     if (args[0] == "run") return run(args, out);
-    if (args[0] == "analyze") return analyze(args, out);
+    if (args[0] == "analyze") return analyze(args, out, err);
     if (args[0] == "train") return train(args, out);
     return convert_max_digit(args, out);
   } catch (const UsageError& e) {

@@ -3,13 +3,14 @@
 #include "core/check.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <string>
 
 namespace headlab::transformer {
 
 TransformerConfig induction_default_config() {
   // 2 layers of 4 heads, d_model 32, d_head 8, 24 positions, 32 tokens.
-  return transformer_config({2, 4, 32, 8, 24, 32}, Normalization::layer_norm, true);
+  return transformer_config({2, 4, 32, 8, 24, 32}, Normalization::layer_norm, Positions::learned);
 }
 
 TokenSequence induction_sequence(const TransformerConfig& c, Random& rng, int period) {
@@ -42,6 +43,34 @@ std::vector<TokenSequence> repeated_batch(const TransformerConfig& c, Random& rn
   batch.reserve(batch_size);
   for (int b = 0; b < batch_size; ++b) batch.push_back(induction_sequence(c, rng, c.n_ctx / 2));
   return batch;
+}
+
+std::vector<PromptPair> induction_pairs(const TransformerConfig& c, std::uint64_t seed, int count) {
+  require_integer_in("count", count, 1, kMaxPromptPairs);
+  if (c.n_ctx < 4) throw InputError("induction pairs need n_ctx ≥ 4, got " + std::to_string(c.n_ctx));
+  const int m = c.n_ctx / 2;
+  if (c.d_vocab < m + 1) {
+    throw InputError("induction pairs need d_vocab ≥ n_ctx/2 + 1 = " + std::to_string(m + 1) +
+                     " distinct tokens, got " + std::to_string(c.d_vocab));
+  }
+  Random rng = Random(seed).stream(kPairsStream);
+  std::vector<int> deck(static_cast<std::size_t>(c.d_vocab));
+  std::vector<PromptPair> pairs(static_cast<std::size_t>(count));
+  for (auto& pair : pairs) {
+    for (int t = 0; t < c.d_vocab; ++t) deck[static_cast<std::size_t>(t)] = t;
+    // Partial Fisher–Yates: deck[0 … m] become m + 1 distinct tokens, each swap one draw.
+    for (int i = 0; i <= m; ++i) {
+      const int j = i + static_cast<int>(rng.below(static_cast<std::uint32_t>(c.d_vocab - i)));
+      std::swap(deck[static_cast<std::size_t>(i)], deck[static_cast<std::size_t>(j)]);
+    }
+    pair.clean.assign(deck.begin(), deck.begin() + m);
+    pair.clean.insert(pair.clean.end(), deck.begin(), deck.begin() + (m - 1));
+    pair.corrupted = pair.clean;
+    pair.corrupted[static_cast<std::size_t>(m - 2)] = deck[static_cast<std::size_t>(m)];
+    pair.answer = deck[static_cast<std::size_t>(m - 1)];
+    pair.wrong = deck[static_cast<std::size_t>(m)];
+  }
+  return pairs;
 }
 
 }  // namespace headlab::transformer

@@ -12,6 +12,7 @@
 //
 #pragma once
 
+#include "core/prompt_pairs.hpp"
 #include "core/random.hpp"
 #include "core/transformer.hpp"
 
@@ -29,5 +30,16 @@ TokenSequence induction_sequence(const TransformerConfig& config, Random& rng, i
 std::vector<TokenSequence> induction_batch(const TransformerConfig& config, Random& rng, int batch_size);
 // An evaluation batch: every period ⌊n_ctx/2⌋ (TransformerLens's repeated random tokens).
 std::vector<TokenSequence> repeated_batch(const TransformerConfig& config, Random& rng, int batch_size);
+
+// `count` prompt pairs for patching the induction circuit, drawn from Random(seed).stream(kPairsStream).
+// Period m = ⌊n_ctx/2⌋; a block r_1 … r_m of m distinct tokens and, distinct from them, a token c:
+//   clean     = [r_1 … r_m, r_1 … r_{m−1}]  (2m − 1 tokens): induction predicts r_m next;
+//   corrupted = the clean prompt with the earlier r_{m−1} (position m − 2) replaced by c, so the last
+//               token has no earlier occurrence to copy from;
+//   answer = r_m, wrong = c (the article's example: m = 12, r_11 = 26 → c = 2, answer 8, wrong 2).
+// The m + 1 tokens are the first m + 1 of a Fisher–Yates shuffle of [0, d_vocab) (one rng.below per
+// swap). Throws InputError on count ∉ [1, kMaxPromptPairs], n_ctx < 4 or d_vocab < m + 1.
+constexpr std::uint64_t kPairsStream = 7;
+std::vector<PromptPair> induction_pairs(const TransformerConfig& config, std::uint64_t seed, int count);
 
 }  // namespace headlab::transformer

@@ -2,6 +2,8 @@
 
 #include "core/check.hpp"
 
+#include <algorithm>
+
 namespace headlab::max_digit {
 
 const std::array<std::string, kVocab>& vocab_names() {
@@ -93,6 +95,31 @@ void sample_batch(Random& rng, int batch_size, std::vector<TokenCounts>& batch) 
     counts[kBos] = counts[kSep] = counts[kAns] = 1;
   }
   rng = local;
+}
+
+std::vector<PromptPair> max_digit_pairs(std::uint64_t seed, int count) {
+  require_integer_in("count", count, 1, kMaxPromptPairs);
+  Random rng(seed);
+  std::vector<PromptPair> pairs(static_cast<std::size_t>(count));
+  for (auto& pair : pairs) {
+    std::vector<int> digits;
+    int m = 0;
+    do {
+      digits = sample_list(rng);
+      m = *std::max_element(digits.begin(), digits.end());
+    } while (m == 0);
+    const int replacement = static_cast<int>(rng.below(static_cast<std::uint32_t>(m)));
+    std::vector<int> corrupted = digits;
+    for (int& d : corrupted)
+      if (d == m) d = replacement;
+    const auto clean_tokens = prompt_tokens(digits);
+    const auto corrupted_tokens = prompt_tokens(corrupted);
+    pair.clean.assign(clean_tokens.begin(), clean_tokens.end());
+    pair.corrupted.assign(corrupted_tokens.begin(), corrupted_tokens.end());
+    pair.answer = m;
+    pair.wrong = *std::max_element(corrupted.begin(), corrupted.end());
+  }
+  return pairs;
 }
 
 }  // namespace headlab::max_digit

@@ -8,6 +8,7 @@
 // counts c(t) (TokenCounts, 14 entries): the sums over positions are sums over tokens.
 #pragma once
 
+#include "core/prompt_pairs.hpp"
 #include "core/random.hpp"
 
 #include <array>
@@ -49,5 +50,12 @@ std::vector<int> sample_list(Random& rng);
 std::vector<TokenCounts> sample_batch(Random& rng, int batch_size);
 // The same, into out (resized to batch_size; its storage is reused from call to call).
 void sample_batch(Random& rng, int batch_size, std::vector<TokenCounts>& out);
+
+// `count` prompt pairs for patching a max-digit model (9-token prompts, prompt_tokens), drawn from
+// Random(seed): the clean list is sample_list's, drawn again while its maximum m is 0 (there is no
+// smaller digit to corrupt it to); the corrupted list replaces every occurrence of m by one digit
+// drawn uniformly from [0, m). answer = m, wrong = the corrupted list's maximum (< m).
+// Throws InputError on count ∉ [1, kMaxPromptPairs].
+std::vector<PromptPair> max_digit_pairs(std::uint64_t seed, int count);
 
 }  // namespace headlab::max_digit

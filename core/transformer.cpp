@@ -16,8 +16,29 @@ const char* normalization_name(Normalization n) {
   switch (n) {
     case Normalization::layer_norm: return "LN";
     case Normalization::layer_norm_pre: return "LNPre";
+    case Normalization::rms: return "RMS";
+    case Normalization::rms_pre: return "RMSPre";
     default: return "none";
   }
+}
+
+const char* positions_name(Positions p) {
+  switch (p) {
+    case Positions::shortformer: return "shortformer";
+    case Positions::rotary: return "rotary";
+    case Positions::none: return "none";
+    default: return "standard";
+  }
+}
+
+int key_value_heads(const TransformerConfig& c) { return c.n_key_value_heads > 0 ? c.n_key_value_heads : c.n_heads; }
+
+double attention_scale(const TransformerConfig& c) {
+  return c.attn_scale > 0 ? c.attn_scale : std::sqrt(static_cast<double>(c.d_head));
+}
+
+bool has_pos_embed(const TransformerConfig& c) {
+  return c.positions == Positions::learned || c.positions == Positions::shortformer;
 }
 
 namespace {
@@ -37,10 +58,52 @@ void require_tensor(const std::string& name, const Matrix& m, Eigen::Index rows,
   require_finite(name.c_str(), m);
 }
 
+// A double field in [low, high] (finite), the message naming field, value and bound.
+void require_real_range(const char* name, double value, double low, double high) {
+  if (!(std::isfinite(value) && value >= low && value <= high)) {
+    throw InputError(std::string("config.") + name + " must lie in [" + number_text(low) + ", " + number_text(high) +
+                     "], got " + number_text(value));
+  }
+}
+
+// The rotary, grouping and scale fields against each other and the sizes.
+void validate_architecture(const TransformerConfig& c) {
+  if (c.positions == Positions::rotary) {
+    if (c.rotary_dim < 2 || c.rotary_dim > c.d_head || c.rotary_dim % 2 != 0) {
+      throw InputError("config.rotary_dim must be even and lie in [2, d_head = " + std::to_string(c.d_head) +
+                       "] for rotary positions, got " + std::to_string(c.rotary_dim));
+    }
+    require_real_range("rotary_base", c.rotary_base, kMinRotaryBase, kMaxRotaryBase);
+  } else if (c.rotary_dim != 0) {
+    throw InputError("config.rotary_dim = " + std::to_string(c.rotary_dim) +
+                     " is only for rotary positions; config.positional_embedding is \"" + positions_name(c.positions) +
+                     "\" (rotary_dim must be 0)");
+  }
+  if (c.n_key_value_heads != 0 &&
+      (c.n_key_value_heads < 1 || c.n_key_value_heads > c.n_heads || c.n_heads % c.n_key_value_heads != 0)) {
+    throw InputError("config.n_key_value_heads = " + std::to_string(c.n_key_value_heads) +
+                     " must divide n_heads = " + std::to_string(c.n_heads) + " (or be 0: no grouping)");
+  }
+  if (c.attn_scale != 0) require_real_range("attn_scale", c.attn_scale, kMinAttnScale, kMaxAttnScale);
+  // Not computed yet: refused by name until the forward, backward and analyses cover them.
+  if (c.normalization == Normalization::rms || c.normalization == Normalization::rms_pre) {
+    throw InputError(std::string("config.normalization = \"") + normalization_name(c.normalization) +
+                     "\" is not computed yet (supported: \"LN\", \"LNPre\", \"none\")");
+  }
+  if (c.positions == Positions::shortformer || c.positions == Positions::rotary) {
+    throw InputError(std::string("config.positional_embedding = \"") + positions_name(c.positions) +
+                     "\" is not computed yet (supported: \"standard\", \"none\")");
+  }
+  if (c.n_key_value_heads != 0 && c.n_key_value_heads != c.n_heads) {
+    throw InputError("config.n_key_value_heads = " + std::to_string(c.n_key_value_heads) +
+                     ": grouped key-value heads are not computed yet (0 or n_heads = " + std::to_string(c.n_heads) +
+                     ")");
+  }
+}
+
 }  // namespace
 
-TransformerConfig transformer_config(const TransformerSizes& sizes, Normalization normalization,
-                                     bool positional_embedding) {
+TransformerConfig transformer_config(const TransformerSizes& sizes, Normalization normalization, Positions positions) {
   TransformerConfig c;
   c.n_layers = sizes.n_layers;
   c.n_heads = sizes.n_heads;
@@ -49,7 +112,7 @@ TransformerConfig transformer_config(const TransformerSizes& sizes, Normalizatio
   c.n_ctx = sizes.n_ctx;
   c.d_vocab = sizes.d_vocab;
   c.normalization = normalization;
-  c.positional_embedding = positional_embedding;
+  c.positions = positions;
   return c;
 }
 
@@ -75,6 +138,7 @@ void validate_config(const TransformerConfig& c) {
   require_range("n_ctx", c.n_ctx, 1, kMaxContext);
   require_range("d_vocab", c.d_vocab, 1, kMaxVocab);
   require_positive("config.eps", c.layer_norm_eps);
+  validate_architecture(c);
   if (!c.token_names.empty() && static_cast<int>(c.token_names.size()) != c.d_vocab) {
     throw InputError("config.token_names has " + std::to_string(c.token_names.size()) +
                      " names; it needs d_vocab = " + std::to_string(c.d_vocab) + " (or none)");
@@ -94,7 +158,7 @@ TransformerWeights zero_weights(const TransformerConfig& c) {
   for_each_tensor(c, [&](const TensorLayout& row, int layer) {
     if (row.role == Role::buffer || !present(c, row.presence)) return;  // absent: left 0 × 0
     const Matrix zero = Matrix::Zero(matrix_rows(c, row), matrix_cols(c, row));
-    if (auto* heads = heads_of(w, row, layer)) heads->assign(c.n_heads, zero);
+    if (auto* heads = heads_of(w, row, layer)) heads->assign(static_cast<std::size_t>(stack_size(c, row)), zero);
     else *matrix_of(w, row, layer) = zero;
   });
   return w;
@@ -107,6 +171,7 @@ namespace {
 void require_layout_tensor(const TransformerWeights& w, const TensorLayout& row, int layer) {
   const TransformerConfig& c = w.config;
   const bool has = present(c, row.presence);
+  if (!has && stored_by_other_row(c, row)) return;  // checked as the present row
   const Eigen::Index rows = has ? matrix_rows(c, row) : 0, cols = has ? matrix_cols(c, row) : 0;
   const std::string name = tensor_name(row, layer);
   const std::vector<Matrix>* heads = heads_of(w, row, layer);
@@ -114,9 +179,10 @@ void require_layout_tensor(const TransformerWeights& w, const TensorLayout& row,
     require_tensor(name, *matrix_of(w, row, layer), rows, cols);
     return;
   }
-  const int H = has ? c.n_heads : 0;
+  const int H = has ? static_cast<int>(stack_size(c, row)) : 0;
   if (static_cast<int>(heads->size()) != H) {
-    throw InputError(name + " has " + std::to_string(heads->size()) + " heads; config.n_heads = " + std::to_string(H));
+    throw InputError(name + " has " + std::to_string(heads->size()) + " heads; config." + dim_name(row.shape.dims[0]) +
+                     " = " + std::to_string(H));
   }
   for (int h = 0; h < H; ++h) require_tensor(name + "[" + std::to_string(h) + "]", (*heads)[h], rows, cols);
 }
@@ -233,12 +299,12 @@ TransformerActivations transformer_forward_unchecked(const TransformerWeights& w
   const TransformerConfig& c = w.config;
   const Eigen::Index T = static_cast<Eigen::Index>(tokens.size());
   const int H = c.n_heads;
-  const double inv_sqrt_dh = 1.0 / std::sqrt(static_cast<double>(c.d_head));
+  const double inv_sqrt_dh = 1.0 / attention_scale(c);
   TransformerActivations a;
   a.tokens = tokens;
   a.embed.resize(T, c.d_model);
   for (Eigen::Index i = 0; i < T; ++i) a.embed.row(i) = w.W_E.row(tokens[i]);
-  a.pos_embed = c.positional_embedding ? Matrix(w.W_pos.topRows(T)) : Matrix::Zero(T, c.d_model);
+  a.pos_embed = c.positions == Positions::learned ? Matrix(w.W_pos.topRows(T)) : Matrix::Zero(T, c.d_model);
   Matrix resid = a.embed + a.pos_embed;
   a.layers.resize(c.n_layers);
   for (int l = 0; l < c.n_layers; ++l) {
@@ -343,7 +409,7 @@ Matrix resume_final_normalized(const TransformerWeights& w, const TransformerAct
       first_row > logit_row || logit_row >= T) {
     throw InputError("resume_forward: inconsistent layer, rows or residual shape");
   }
-  const double inv_sqrt_dh = 1.0 / std::sqrt(static_cast<double>(c.d_head));
+  const double inv_sqrt_dh = 1.0 / attention_scale(c);
   // The clean residual stream entering first_layer supplies the rows from changed_end on until a layer
   // has been recomputed; after that `*resid` holds every row from first_row.
   const Matrix& clean_resid =
@@ -433,7 +499,7 @@ void head_backward(const AttentionLayerWeights& lw, const LayerActivations& la, 
 void transformer_backward(const TransformerWeights& w, const TransformerActivations& a, const Matrix& dlogits,
                           TransformerWeights& dw) {
   const TransformerConfig& c = w.config;
-  const double inv_sqrt_dh = 1.0 / std::sqrt(static_cast<double>(c.d_head));
+  const double inv_sqrt_dh = 1.0 / attention_scale(c);
   const Eigen::Index T = a.logits.rows();
   require_shape("dlogits", dlogits, T, c.d_vocab);
   // logits = x̂_final W_U + b_U
@@ -460,7 +526,7 @@ void transformer_backward(const TransformerWeights& w, const TransformerActivati
   // resid_0 = W_E[tokens] + W_pos[0:T]
   for (Eigen::Index i = 0; i < T; ++i) {
     dw.W_E.row(a.tokens[i]) += dresid.row(i);
-    if (c.positional_embedding) dw.W_pos.row(i) += dresid.row(i);
+    if (c.positions == Positions::learned) dw.W_pos.row(i) += dresid.row(i);
   }
 }
 

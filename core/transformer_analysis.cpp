@@ -45,7 +45,7 @@ LogitAttribution attribution_of(const TransformerWeights& w, const TransformerAc
   }
   LogitAttribution out;
   out.embed = dir.of(a.embed.row(position));
-  out.pos_embed = c.positional_embedding ? dir.of(a.pos_embed.row(position)) : 0.0;
+  out.pos_embed = c.positions == Positions::learned ? dir.of(a.pos_embed.row(position)) : 0.0;
   out.heads = Matrix::Zero(c.n_layers, c.n_heads);
   out.attention_bias = RowVector::Zero(c.n_layers);
   for (int l = 0; l < c.n_layers; ++l) {
@@ -597,6 +597,10 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
     out.patching = patching_of(w, out.run, r.corrupted, r.answer, r.wrong);
     out.has_patching = true;
   }
+  if (r.qk_attribution) {
+    out.qk_attribution = transformer::qk_attribution(w, out.run, r.qk_head.layer, r.qk_head.head, out.position);
+    out.has_qk_attribution = true;
+  }
   if (r.circuits) {
     for (int l = 0; l < w.config.n_layers; ++l) {
       for (int h = 0; h < w.config.n_heads; ++h) {
@@ -604,6 +608,14 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
         out.ov.push_back(ov_circuit(w, l, h));
       }
     }
+  }
+  if (r.composition) out.composition = composition_scores(w, kCompositionBaselineSamples, r.seed);
+  if (r.logit_lens) out.lens = logit_lens(w, out.run, {}, r.top);
+  if (r.head_svd) {
+    require_integer_in("top", r.top, 1, std::min(kMaxLogitLensTop, w.config.d_vocab));
+    if (r.directions != -1) require_integer_in("directions", r.directions, 1, w.config.d_head);
+    out.directions = r.directions == -1 ? std::min(3, w.config.d_head) : r.directions;
+    out.svd = head_svds(w, out.directions);
   }
   return out;
 }

@@ -3,9 +3,14 @@
 // are (L·H) × … matrices with row l·H + h.
 #pragma once
 
+#include "core/head_composition.hpp"
+#include "core/head_svd.hpp"
+#include "core/logit_lens.hpp"
+#include "core/qk_attribution.hpp"
 #include "core/transformer.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace headlab::transformer {
@@ -94,8 +99,17 @@ struct AnalysisRequest {
   Ablation ablation = Ablation::mean;
   int sequences = 32;  // repeated random sequences for ablation and induction scores
   std::uint64_t seed = 0;
-  bool circuits = false;  // QK and OV circuits of every head (d_vocab ≤ kMaxCircuitVocab)
+  bool circuits = false;        // QK and OV circuits of every head (d_vocab ≤ kMaxCircuitVocab)
+  bool qk_attribution = false;  // QK attribution of head qk_head's scores at query `position`
+  HeadIndex qk_head;
+  // Composition scores (baseline: kCompositionBaselineSamples draws from `seed`), the logit lens
+  // (answers: the next prompt token, and the top prediction at the last position) and the head
+  // SVDs, each when asked for.
+  bool composition = false, logit_lens = false, head_svd = false;
+  int top = 5;          // tokens per logit-lens position and per head-SVD direction
+  int directions = -1;  // head-SVD directions read in token space; −1: min(3, d_head)
 };
+constexpr int kCompositionBaselineSamples = 200;
 struct TransformerAnalysis {
   TransformerActivations run;  // patterns, logits, every activation of the prompt
   int position = 0, token = 0;
@@ -106,6 +120,12 @@ struct TransformerAnalysis {
   PatchingResult patching;
   InductionScores induction;
   std::vector<Matrix> qk, ov;  // L·H circuits (row l·H + h order), when asked for
+  bool has_qk_attribution = false;
+  QkAttribution qk_attribution;  // at query `position`, when asked for
+  std::optional<CompositionScores> composition;
+  std::optional<LogitLens> lens;
+  std::vector<HeadSvd> svd;  // L·H (row l·H + h order), when asked for
+  int directions = 0;        // the head SVD's directions
 };
 
 // The part of an analysis that does not read the prompt: the previous-token and induction scores,
@@ -139,7 +159,8 @@ class AnalysisCache {
   std::vector<BatchAnalysis> kept_;
 };
 
-// Throws InputError naming the request field (prompt, position, token, corrupted, answer, wrong, sequences).
+// Throws InputError naming the request field (prompt, position, token, corrupted, answer, wrong, sequences,
+// the QK attribution's layer and head, top, directions).
 // With a cache, the prompt-independent part (BatchAnalysis) is read from it (and computed into it
 // the first time): the same result, bit for bit, as without.
 TransformerAnalysis analyze_transformer(const TransformerWeights& weights, const AnalysisRequest& request,

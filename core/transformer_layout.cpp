@@ -33,6 +33,8 @@ const char* dim_name(Dim dim) {
     case Dim::d_model: return "d_model";
     case Dim::d_head: return "d_head";
     case Dim::n_ctx: return "n_ctx";
+    case Dim::n_key_value_heads: return "n_key_value_heads";
+    case Dim::rotary_dim: return "rotary_dim";
     default: return "d_vocab";
   }
 }
@@ -40,7 +42,11 @@ const char* dim_name(Dim dim) {
 const char* presence_name(Presence presence) {
   switch (presence) {
     case Presence::positional_embedding: return "positional_embedding";
-    case Presence::layer_norm_weights: return "layer_norm_weights";
+    case Presence::normalization_weight: return "normalization_weight";
+    case Presence::layer_norm_bias: return "layer_norm_bias";
+    case Presence::ungrouped: return "ungrouped";
+    case Presence::grouped: return "grouped";
+    case Presence::rotary: return "rotary";
     default: return "always";
   }
 }
@@ -59,22 +65,46 @@ long long dim_size(const TransformerConfig& c, Dim dim) {
     case Dim::d_model: return c.d_model;
     case Dim::d_head: return c.d_head;
     case Dim::n_ctx: return c.n_ctx;
+    case Dim::n_key_value_heads: return key_value_heads(c);
+    case Dim::rotary_dim: return c.rotary_dim;
     default: return c.d_vocab;
   }
 }
 
 bool present(const TransformerConfig& c, Presence presence) {
   switch (presence) {
-    case Presence::positional_embedding: return c.positional_embedding;
-    case Presence::layer_norm_weights: return c.normalization == Normalization::layer_norm;
+    case Presence::positional_embedding: return has_pos_embed(c);
+    case Presence::normalization_weight:
+      return c.normalization == Normalization::layer_norm || c.normalization == Normalization::rms;
+    case Presence::layer_norm_bias: return c.normalization == Normalization::layer_norm;
+    case Presence::ungrouped: return c.n_key_value_heads == 0;
+    case Presence::grouped: return c.n_key_value_heads > 0;
+    case Presence::rotary: return c.positions == Positions::rotary;
     default: return true;
   }
 }
 
 std::string absence_reason(const TransformerConfig& c, Presence presence) {
-  if (presence == Presence::positional_embedding) return "config.positional_embedding is \"none\"";
-  return std::string("config.normalization is \"") + normalization_name(c.normalization) +
-         "\" (LayerNorm weights need \"LN\")";
+  const std::string normalization = std::string("config.normalization is \"") + normalization_name(c.normalization);
+  switch (presence) {
+    case Presence::normalization_weight: return normalization + "\" (ln*.w needs \"LN\" or \"RMS\")";
+    case Presence::layer_norm_bias: return normalization + "\" (ln*.b needs \"LN\")";
+    case Presence::ungrouped:
+      return "config.n_key_value_heads is " + std::to_string(c.n_key_value_heads) +
+             " (grouped heads are stored as attn._W_K, _W_V, _b_K, _b_V)";
+    case Presence::grouped: return "config.n_key_value_heads is 0 (no grouped key-value heads)";
+    default: return std::string("config.positional_embedding is \"") + positions_name(c.positions) + "\"";
+  }
+}
+
+bool stored_by_other_row(const TransformerConfig& c, const TensorLayout& row) {
+  for (const TensorLayout& other : kTransformerLayout) {
+    if (&other == &row || other.role == Role::buffer || !present(c, other.presence)) continue;
+    if ((row.model && other.model == row.model) || (row.layer && other.layer == row.layer) ||
+        (row.heads && other.heads == row.heads))
+      return true;
+  }
+  return false;
 }
 
 bool per_layer(const TensorLayout& row) { return starts_with_prefix(row.name); }
@@ -96,6 +126,10 @@ std::vector<std::int64_t> tensor_shape(const TransformerConfig& c, const TensorL
   std::vector<std::int64_t> out;
   for (int i = 0; i < row.shape.rank; ++i) out.push_back(dim_size(c, row.shape.dims[i]));
   return out;
+}
+
+long long stack_size(const TransformerConfig& c, const TensorLayout& row) {
+  return row.shape.rank == 3 ? dim_size(c, row.shape.dims[0]) : 0;
 }
 
 // [n] → 1 × n, [r, c] → r × c, [H, r, c] → each head r × c.

@@ -7,7 +7,7 @@ TransformerWeights from_max_digit(const max_digit::MaxDigitWeights& m) {
   // One layer, no normalisation, no positional embedding (the max-digit model has neither).
   TransformerConfig c = transformer_config(
       {1, max_digit::kHeads, max_digit::kDModel, max_digit::kDHead, max_digit::kPromptLength, max_digit::kVocab},
-      Normalization::none, false);
+      Normalization::none, Positions::none);
   const auto& names = max_digit::vocab_names();
   c.token_names.assign(names.begin(), names.end());
   TransformerWeights w = zero_weights(c);

@@ -19,12 +19,25 @@ export interface TransformerConfigFile {
   n_ctx: number;
   /** Vocabulary size, integer in [1, 65536]. */
   d_vocab: number;
-  /** TransformerLens normalization_type: "LN" (with weights), "LNPre" (weightless, after fold_ln) or "none". Default "none" when read; always written. */
-  normalization: 'LN' | 'LNPre' | 'none';
-  /** "standard": learned W_pos; "none": no positional embedding. Default "standard" when read; always written. */
-  positional_embedding: 'standard' | 'none';
-  /** LayerNorm ε (added to the variance), finite and > 0. Default 1e-5 when read; always written. */
+  /** TransformerLens normalization_type: "LN" (with weights), "LNPre" (weightless, after fold_ln),
+   *  "RMS" (RMSNorm with a scale w), "RMSPre" (weightless RMSNorm) or "none". Default "none" when read; always written. */
+  normalization: 'LN' | 'LNPre' | 'RMS' | 'RMSPre' | 'none';
+  /** TransformerLens positional_embedding_type: "standard" (learned W_pos added to the residual stream),
+   *  "shortformer" (W_pos added to the query and key inputs only), "rotary" (RoPE on q and k) or
+   *  "none". Default "standard" when read; always written. */
+  positional_embedding: 'standard' | 'shortformer' | 'rotary' | 'none';
+  /** LayerNorm / RMSNorm ε (added to the variance or mean square), finite and > 0. Default 1e-5 when read; always written. */
   eps: number;
+  /** Rotary only (required there, written there): rotated components of q and k, even, in [2, d_head]. */
+  rotary_dim?: number;
+  /** Rotary only: frequencies rotary_base^(−2k/rotary_dim), in [1, 1e12]. Default 10000. */
+  rotary_base?: number;
+  /** Rotary only: true pairs components (2k, 2k+1) (GPT-J), false pairs (k, k + rotary_dim/2) (GPT-NeoX). Default false. */
+  rotary_adjacent_pairs?: boolean;
+  /** Grouped key-value heads: a divisor of n_heads (the file then holds attn._W_K, _W_V, _b_K, _b_V); absent or 0: none. */
+  n_key_value_heads?: number;
+  /** Divisor of the attention scores, in [0.001, 1e6]; absent or 0: √d_head. */
+  attn_scale?: number;
   /** Optional display names, exactly d_vocab strings of ≤ 64 bytes; prompts may then use them. */
   token_names?: string[];
 }
@@ -112,5 +125,87 @@ export interface TransformerAnalysisFile extends TransformerRunFile {
     qk: number[][][][];
     /** [L][H] V × V: attended token × output logit, W_E W_V^h W_O^h W_U. */
     ov: number[][][][];
+  };
+  /** Only when asked for (`composition`): scores of every pair of heads in different layers (docs/own-model.md). */
+  composition?: TransformerComposition;
+  /** Only when asked for (`logit_lens`). */
+  logit_lens?: TransformerLogitLens;
+  /** Only when asked for (`head_svd`). */
+  head_svd?: TransformerHeadSvd;
+}
+
+/** Q-, K- and V-composition, ‖W_OV^e M^ℓ‖_F / (‖W_OV^e‖_F ‖M^ℓ‖_F), normalisation weights folded in. */
+export interface TransformerComposition {
+  /** L·H names "l.h", in row order. */
+  heads: string[];
+  /** (L·H) × (L·H), [later][earlier], in [0, 1]; 0 unless earlier's layer < later's. */
+  q: number[][];
+  k: number[][];
+  v: number[][];
+  /** The same score of random Gaussian matrices of the heads' shapes: mean and sample standard deviation over `samples` draws. */
+  baseline: { mean: number; std: number; samples: number; seed: number };
+}
+
+/** The stream after the embedding (stage 0) and after each layer (stage l + 1) read through the final normalisation (σ recomputed) and W_U. */
+export interface TransformerLogitLens {
+  /** k tokens per position. */
+  top: number;
+  /** T: the token tracked at each position (the next prompt token; at the last, the model's top prediction). */
+  answers: number[];
+  /** (L + 1) × T probabilities of the answer. */
+  answer_probability: number[][];
+  /** (L + 1) × T: 0 = the answer is the stage's top token. */
+  answer_rank: number[][];
+  /** [L + 1] T × k token ids, most probable first. */
+  top_tokens: number[][][];
+  /** [L + 1] T × k their probabilities. */
+  top_probability: number[][][];
+}
+
+/** One token-space reading of the top singular directions: `top` tokens per direction, largest value first. */
+export interface TransformerTokenReading {
+  /** directions × top token ids. */
+  tokens: number[][];
+  /** directions × top values. */
+  values: number[][];
+}
+
+/** Singular values of each head's OV and QK matrices, their top directions in token space, and the OV copying score. */
+export interface TransformerHeadSvd {
+  directions: number;
+  top: number;
+  /** [L][H] */
+  heads: {
+    /** d_head values, descending. */
+    ov_singular_values: number[];
+    qk_singular_values: number[];
+    /** Σ max(Re λ, 0) / Σ |λ| over the eigenvalues of W_E W_OV W_U, in [0, 1]. */
+    copying: number;
+    /** d_head [re, im], largest |λ| first. */
+    ov_eigenvalues: [number, number][];
+    /** W_E u: tokens the head reads along each OV input direction. */
+    ov_input: TransformerTokenReading;
+    /** v W_U: logits each OV output direction raises. */
+    ov_output: TransformerTokenReading;
+    /** W_E u and W_E v of the QK directions. */
+    qk_query: TransformerTokenReading;
+    qk_key: TransformerTokenReading;
+  }[][];
+  /**
+   * Only when asked for (`--qk-attribution L.H`): head (layer, head)'s scaled scores s_ij at query
+   * i = `position`, split exactly over pairs (query-side source, key-side source) with the
+   * normalisation's scale frozen at the forward pass's value (core/qk_attribution.hpp, docs/own-model.md).
+   */
+  qk_attribution?: {
+    layer: number;
+    head: number;
+    /** The query position i (the analysis's position). */
+    position: number;
+    /** S names: "embed", "pos" (learned positions only), "L{l}H{h}" for every earlier head, "bias". */
+    sources: string[];
+    /** [i + 1][S][S]: parts[j][a][b] = query-side source a against key-side source b, for key j ≤ i. */
+    parts: number[][][];
+    /** [i + 1]: s_ij = q_i·k_j/√d_head as the forward pass computes it; Σ_{a,b} parts[j][a][b] = scores[j] to rounding. */
+    scores: number[];
   };
 }

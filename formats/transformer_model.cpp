@@ -37,6 +37,21 @@ int config_size(const JsonValue& doc, const char* key) {
   return static_cast<int>(is_signed ? v->as_integer() : static_cast<long long>(v->as_unsigned()));
 }
 
+// A value for a message: a string quoted, anything else as its kind.
+std::string shown(const JsonValue& v) {
+  if (v.is_string()) return "\"" + short_text(v.as_string()) + "\"";
+  if (v.is_number()) return number_text(v.as_double());
+  return v.is_null() ? "null" : "a non-string value";
+}
+
+// An optional number field (absent: `fallback`).
+double config_number(const JsonValue& doc, const char* key, double fallback) {
+  const JsonValue* v = doc.find(key);
+  if (!v) return fallback;
+  if (!v->is_number()) config_fail(std::string(key) + " must be a number");
+  return v->as_double();
+}
+
 // One scalar as the JSON layer writes it (strings escaped, doubles shortest round-trip).
 template <class T>
 std::string json_scalar(const T& x) {
@@ -78,14 +93,28 @@ TransformerConfig transformer_config_from_json(const std::string& text) {
     config_fail(e.what());  // "the config is not valid JSON: <reason> at line L, column C near "<excerpt>""
   }
   if (!doc.is_object()) config_fail("must be a JSON object");
-  static const std::set<std::string> known{"n_layers", "n_heads",    "d_model",       "d_head",
-                                           "n_ctx",    "d_vocab",    "normalization", "positional_embedding",
-                                           "eps",      "token_names"};
+  static const char* const known_fields[] = {"n_layers",
+                                             "n_heads",
+                                             "d_model",
+                                             "d_head",
+                                             "n_ctx",
+                                             "d_vocab",
+                                             "normalization",
+                                             "positional_embedding",
+                                             "eps",
+                                             "rotary_dim",
+                                             "rotary_base",
+                                             "rotary_adjacent_pairs",
+                                             "n_key_value_heads",
+                                             "attn_scale",
+                                             "token_names"};
   for (const auto& member : doc.members()) {
-    if (!known.count(member.first)) {
-      config_fail("unknown field \"" + short_text(member.first) +
-                  "\" (known: n_layers, n_heads, d_model, d_head, n_ctx, d_vocab, normalization, positional_embedding, "
-                  "eps, token_names)");
+    bool known = false;
+    for (const char* field : known_fields) known = known || member.first == field;
+    if (!known) {
+      std::string list;
+      for (const char* field : known_fields) list += (list.empty() ? "" : ", ") + std::string(field);
+      config_fail("unknown field \"" + short_text(member.first) + "\" (known: " + list + ")");
     }
   }
   TransformerConfig c;
@@ -99,18 +128,30 @@ TransformerConfig transformer_config_from_json(const std::string& text) {
     const std::string s = v->is_string() ? v->as_string() : "";
     if (s == "LN") c.normalization = Normalization::layer_norm;
     else if (s == "LNPre") c.normalization = Normalization::layer_norm_pre;
+    else if (s == "RMS") c.normalization = Normalization::rms;
+    else if (s == "RMSPre") c.normalization = Normalization::rms_pre;
     else if (s == "none") c.normalization = Normalization::none;
-    else config_fail("normalization must be \"LN\", \"LNPre\" or \"none\" (other normalisations are not supported)");
+    else config_fail("normalization must be \"LN\", \"LNPre\", \"RMS\", \"RMSPre\" or \"none\", got " + shown(*v));
   }
   if (const JsonValue* v = doc.find("positional_embedding")) {
     const std::string s = v->is_string() ? v->as_string() : "";
-    if (s == "standard") c.positional_embedding = true;
-    else if (s == "none") c.positional_embedding = false;
-    else config_fail("positional_embedding must be \"standard\" or \"none\" (rotary and others are not supported)");
+    if (s == "standard") c.positions = transformer::Positions::learned;
+    else if (s == "shortformer") c.positions = transformer::Positions::shortformer;
+    else if (s == "rotary") c.positions = transformer::Positions::rotary;
+    else if (s == "none") c.positions = transformer::Positions::none;
+    else
+      config_fail("positional_embedding must be \"standard\", \"shortformer\", \"rotary\" or \"none\", got " +
+                  shown(*v));
   }
-  if (const JsonValue* v = doc.find("eps")) {
-    if (!v->is_number()) config_fail("eps must be a number");
-    c.layer_norm_eps = v->as_double();
+  c.layer_norm_eps = config_number(doc, "eps", c.layer_norm_eps);
+  c.rotary_base = config_number(doc, "rotary_base", c.rotary_base);
+  c.attn_scale = config_number(doc, "attn_scale", c.attn_scale);
+  if (const JsonValue* v = doc.find("rotary_dim"); v && !v->is_null()) c.rotary_dim = config_size(doc, "rotary_dim");
+  if (const JsonValue* v = doc.find("n_key_value_heads"); v && !v->is_null())
+    c.n_key_value_heads = config_size(doc, "n_key_value_heads");
+  if (const JsonValue* v = doc.find("rotary_adjacent_pairs")) {
+    if (!v->is_boolean()) config_fail("rotary_adjacent_pairs must be true or false, got " + shown(*v));
+    c.rotary_adjacent_pairs = v->as_bool();
   }
   if (const JsonValue* names = doc.find("token_names")) {
     if (!names->is_array()) config_fail("token_names must be an array of strings");
@@ -140,8 +181,15 @@ std::string transformer_config_to_json(const TransformerConfig& c) {
       {"n_ctx", json_scalar(c.n_ctx)},
       {"d_vocab", json_scalar(c.d_vocab)},
       {"normalization", json_scalar(transformer::normalization_name(c.normalization))},
-      {"positional_embedding", json_scalar(c.positional_embedding ? "standard" : "none")},
+      {"positional_embedding", json_scalar(transformer::positions_name(c.positions))},
       {"eps", json_scalar(c.layer_norm_eps)}};
+  if (c.positions == transformer::Positions::rotary) {
+    members.emplace_back("rotary_dim", json_scalar(c.rotary_dim));
+    members.emplace_back("rotary_base", json_scalar(c.rotary_base));
+    members.emplace_back("rotary_adjacent_pairs", json_scalar(c.rotary_adjacent_pairs));
+  }
+  if (c.n_key_value_heads > 0) members.emplace_back("n_key_value_heads", json_scalar(c.n_key_value_heads));
+  if (c.attn_scale != 0) members.emplace_back("attn_scale", json_scalar(c.attn_scale));
   if (!c.token_names.empty()) {
     std::string names = "[";
     for (std::size_t i = 0; i < c.token_names.size(); ++i)
@@ -164,8 +212,15 @@ void write_transformer_config(JsonWriter& out, const TransformerConfig& c) {
   out.key("n_ctx").value(c.n_ctx);
   out.key("d_vocab").value(c.d_vocab);
   out.key("normalization").value(transformer::normalization_name(c.normalization));
-  out.key("positional_embedding").value(c.positional_embedding ? "standard" : "none");
+  out.key("positional_embedding").value(transformer::positions_name(c.positions));
   out.key("eps").value(c.layer_norm_eps);
+  if (c.positions == transformer::Positions::rotary) {
+    out.key("rotary_dim").value(c.rotary_dim);
+    out.key("rotary_base").value(c.rotary_base);
+    out.key("rotary_adjacent_pairs").value(c.rotary_adjacent_pairs);
+  }
+  if (c.n_key_value_heads > 0) out.key("n_key_value_heads").value(c.n_key_value_heads);
+  if (c.attn_scale != 0) out.key("attn_scale").value(c.attn_scale);
   if (!c.token_names.empty()) {
     out.key("token_names").begin_array();
     for (const auto& name : c.token_names) out.value(name);
@@ -283,7 +338,6 @@ int layer_of(const TransformerConfig& c, const std::string& name, std::string& r
   rest = name.substr(pos + 1);
   if (rest.rfind("mlp.", 0) == 0) unsupported(name, "MLP blocks are");
   if (rest.rfind("ln2.", 0) == 0) unsupported(name, "the LayerNorm before an MLP block is");
-  if (rest.find("rotary") != std::string::npos) unsupported(name, "rotary embeddings are");
   if (layer >= c.n_layers) {
     throw InputError(short_text(name) + " belongs to layer " + std::to_string(layer) +
                      "; config.n_layers = " + std::to_string(c.n_layers));

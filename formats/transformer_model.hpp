@@ -3,9 +3,12 @@
 //
 // Config (all sizes integers; keys other than these are refused):
 //   {"n_layers": 2, "n_heads": 4, "d_model": 64, "d_head": 16, "n_ctx": 32, "d_vocab": 48,
-//    "normalization": "LN" | "LNPre" | "none",          (optional, default "none"; null means "none")
-//    "positional_embedding": "standard" | "none",        (optional, default "standard")
-//    "eps": 1e-5,                                        (optional, LayerNorm ε)
+//    "normalization": "LN" | "LNPre" | "RMS" | "RMSPre" | "none",  (optional, default "none"; null means "none")
+//    "positional_embedding": "standard" | "shortformer" | "rotary" | "none",  (optional, default "standard")
+//    "eps": 1e-5,                                        (optional, LayerNorm / RMSNorm ε)
+//    "rotary_dim": 8, "rotary_base": 10000, "rotary_adjacent_pairs": false,  (rotary only; rotary_dim required)
+//    "n_key_value_heads": 2,                             (optional, 0 or absent: no grouping)
+//    "attn_scale": 4.0,                                  (optional, default √d_head)
 //    "token_names": ["a", …] }                           (optional, d_vocab strings)
 //
 // Tensors: TransformerLens state_dict names and shapes, one row each in the table of

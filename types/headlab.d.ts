@@ -592,11 +592,15 @@ export interface TransformerElementBase<State> extends HeadlabElementBase<State>
 export interface TransformerAttentionState {
   prompt: number[];
   position: number;
+  /** The clicked cell (head and key; its query is `position`), null when none is selected. */
+  cell: { layer: number; head: number; key: number } | null;
 }
-/** Every head's attention pattern on the reader's prompt; a token's row and column outlined. Attributes: prompt, position (pinned token, default the last), model. Shared: prompt, position. */
+/** Every head's attention pattern on the reader's prompt; a token's row and column outlined; a clicked cell selected. Attributes: prompt, position (pinned token, default the last), cell ("layer.head.key", the selected cell), model. Shared: prompt, position, cell. */
 export interface HeadlabTransformerAttention extends TransformerElementBase<TransformerAttentionState> {
   prompt: string;
   position: number;
+  /** The selected cell from attribute cell (null when none). */
+  readonly cell: { layer: number; head: number; key: number } | null;
 }
 
 export interface TransformerAttributionState {
@@ -647,6 +651,34 @@ export interface HeadlabTransformerCircuits extends TransformerElementBase<Trans
   layer: number;
   head: number;
   circuit: 'qk' | 'ov';
+}
+
+export interface QkAttributionState {
+  prompt: number[];
+  layer: number;
+  head: number;
+  /** The query position i. */
+  position: number;
+  /** The key position j ≤ i. */
+  key: number;
+  /** s_ij = q_i·k_j/√d_head, the score the parts sum to; null until computed. */
+  score: number | null;
+  /** The largest part by size: its sources (query side, key side: embed, pos, L{l}H{h}, bias), value and share (part / score). */
+  dominant: { query: string; key: string; part: number; share: number } | null;
+}
+/**
+ * Why a head attends where it does: the score from a query to a key split exactly into parts, one per
+ * pair (query-side source, key-side source) of the residual stream (token, position, each earlier head,
+ * biases; LayerNorm scale frozen), as a grid with the largest part named in words. Attributes: prompt,
+ * layer (default the last), head (default 0), position (the query, default the last), key (default the
+ * key with the largest score), attention (id of a headlab-transformer-attention whose clicked cell it
+ * follows), model. Shared: prompt, layer, head, position, key. Bound values: score, share,
+ * share.<query source>.<key source>, part.<query source>.<key source>.
+ */
+export interface HeadlabQkAttribution extends TransformerElementBase<QkAttributionState> {
+  prompt: string;
+  layer: number;
+  head: number;
 }
 
 // ---------- <headlab-value> ----------
@@ -710,6 +742,7 @@ export interface HeadlabElementTagNameMap {
   'headlab-transformer-patching': HeadlabTransformerPatching;
   'headlab-transformer-ablation': HeadlabTransformerAblation;
   'headlab-transformer-circuits': HeadlabTransformerCircuits;
+  'headlab-qk-attribution': HeadlabQkAttribution;
   'headlab-transformer-training': HeadlabTransformerTraining;
 }
 
@@ -740,6 +773,7 @@ export const HeadlabTransformerAttribution: ElementClass<HeadlabTransformerAttri
 export const HeadlabTransformerPatching: ElementClass<HeadlabTransformerPatching>;
 export const HeadlabTransformerAblation: ElementClass<HeadlabTransformerAblation>;
 export const HeadlabTransformerCircuits: ElementClass<HeadlabTransformerCircuits>;
+export const HeadlabQkAttribution: ElementClass<HeadlabQkAttribution>;
 export const HeadlabTransformerTraining: ElementClass<HeadlabTransformerTraining>;
 
 // ---------- JSX (React, Preact, Astro, Solid): attributes as written in markup ----------
@@ -819,11 +853,19 @@ export interface HeadlabJSXElements {
     snapshot?: Num;
   };
   'headlab-transformer-model': HeadlabBaseAttributes & { src?: string; config?: string; timeout?: Num };
-  'headlab-transformer-attention': TransformerAttributes & { prompt?: string; position?: Num };
+  'headlab-transformer-attention': TransformerAttributes & { prompt?: string; position?: Num; cell?: string };
   'headlab-transformer-attribution': TransformerAttributes & { prompt?: string; position?: Num; token?: Num };
   'headlab-transformer-patching': TransformerAttributes & { prompt?: string; corrupted?: string; answer?: Num; wrong?: Num };
   'headlab-transformer-ablation': TransformerAttributes & { prompt?: string; mode?: 'zero' | 'mean'; heads?: string };
   'headlab-transformer-circuits': TransformerAttributes & { layer?: Num; head?: Num; circuit?: 'qk' | 'ov' };
+  'headlab-qk-attribution': TransformerAttributes & {
+    prompt?: string;
+    layer?: Num;
+    head?: Num;
+    position?: Num;
+    key?: Num;
+    attention?: string;
+  };
 }
 
 declare global {

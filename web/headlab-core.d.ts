@@ -558,6 +558,10 @@ export interface MaxDigitCore extends HeadlabModule {
 
 export type {
   TransformerAnalysisFile,
+  TransformerComposition,
+  TransformerHeadSvd,
+  TransformerLogitLens,
+  TransformerTokenReading,
   TransformerConfigFile,
   TransformerInspectionFile,
   TransformerLogitAttribution,
@@ -575,10 +579,14 @@ export interface TransformerLayoutRow {
   /** TransformerLens name; "blocks.{l}." names are one tensor per layer l (e.g. "blocks.{l}.attn.W_Q"). */
   name: string;
   /** Shape as config fields, e.g. ["n_heads", "d_model", "d_head"]; [] for a scalar. */
-  shape: Array<'n_heads' | 'd_model' | 'd_head' | 'n_ctx' | 'd_vocab'>;
-  /** The config setting that gives the model the tensor: positional_embedding "standard", normalization "LN". */
-  presence: 'always' | 'positional_embedding' | 'layer_norm_weights';
-  /** required in a file; optional (a bias, zero when absent); buffer (attn.mask / attn.IGNORE: checked, not stored). */
+  shape: Array<'n_heads' | 'd_model' | 'd_head' | 'n_ctx' | 'd_vocab' | 'n_key_value_heads' | 'rotary_dim'>;
+  /** The config setting that gives the model the tensor: positional_embedding (W_pos: "standard" or
+   *  "shortformer"), normalization_weight (ln*.w: "LN" or "RMS"), layer_norm_bias (ln*.b: "LN"),
+   *  ungrouped (W_K…: n_key_value_heads 0), grouped (_W_K…: n_key_value_heads > 0), rotary
+   *  (the rotary_sin / rotary_cos buffers). */
+  presence: 'always' | 'positional_embedding' | 'normalization_weight' | 'layer_norm_bias' | 'ungrouped' | 'grouped' | 'rotary';
+  /** required in a file; optional (a bias, zero when absent); buffer (attn.mask / attn.IGNORE /
+   *  attn.rotary_sin / attn.rotary_cos: checked, not stored). */
   role: 'required' | 'optional' | 'buffer';
 }
 
@@ -614,6 +622,21 @@ export interface TransformerAnalysisRequest {
   seed?: number;
   /** Also the QK and OV circuits of every head (d_vocab ≤ 512; L·H·2·V² numbers). Default false. */
   circuits?: boolean;
+  /**
+   * Also the QK attribution of this head's scores at query `position`: [layer, head], layer in
+   * [0, n_layers), head in [0, n_heads). Default: none (no `qk_attribution` in the result).
+   */
+  qk_attribution?: [number, number];
+  /** Also Q/K/V composition scores of every pair of heads and their random baseline (200 draws from `seed`). Default false. */
+  composition?: boolean;
+  /** Also the logit lens: every stage's top tokens and the answer's probability at every position. Default false. */
+  logit_lens?: boolean;
+  /** Also each head's OV/QK singular values, top directions in token space and OV copying score. Default false. */
+  head_svd?: boolean;
+  /** Tokens per logit-lens position and per head-SVD direction, integer in [1, min(20, d_vocab)]. Default 5. */
+  top?: number;
+  /** Head-SVD directions read in token space, integer in [1, d_head]. Default min(3, d_head). */
+  directions?: number;
 }
 
 /** Heads to ablate in run() (`headlab model run --ablate "0.1 1.3" --ablation … --sequences … --seed …`). */
@@ -654,9 +677,27 @@ export interface TransformerRun extends Omit<TransformerRunFile, 'logits' | 'pat
  * plain arrays of numbers.
  */
 export interface TransformerAnalysis
-  extends Omit<TransformerAnalysisFile, 'logits' | 'patterns' | 'patching' | 'circuits'>, TransformerRun {
+  extends Omit<TransformerAnalysisFile, 'logits' | 'patterns' | 'patching' | 'circuits' | 'qk_attribution'>, TransformerRun {
   patching?: Omit<NonNullable<TransformerAnalysisFile['patching']>, 'normalised'> & { normalised: Float64Array[][] };
   circuits?: { qk: Float64Array[][][]; ov: Float64Array[][][] };
+  qk_attribution?: Omit<NonNullable<TransformerAnalysisFile['qk_attribution']>, 'parts' | 'scores'> & {
+    parts: Float64Array[][];
+    scores: Float64Array;
+  };
+}
+
+/** One head's QK attribution for every query of a prompt (TransformerModel.qkAttributionTable). */
+export interface TransformerQkAttributionTable {
+  layer: number;
+  head: number;
+  /** T, the prompt's length. */
+  positions: number;
+  /** S source names, as in qk_attribution.sources. */
+  sources: string[];
+  /** T × T × S × S row-major: parts[((i·T + j)·S + a)·S + b], query i, key j, query-side source a, key-side source b; 0 for j > i. */
+  parts: Float64Array;
+  /** T × T row-major: the scaled scores s_ij for j ≤ i, 0 above the diagonal. */
+  scores: Float64Array;
 }
 
 /** The buffers behind a TransformerRun or TransformerAnalysis (its one), for postMessage's transfer list; [] for anything else. */
@@ -692,6 +733,8 @@ export interface TransformerModel {
    * and reuses it for every later prompt (same results). This forgets it; returns how many were kept.
    */
   clearAnalysisCache(): number;
+  /** QK attribution of head (layer, head) for every query of the prompt; throws HeadlabError naming a bad layer, head or token. */
+  qkAttributionTable(prompt: TransformerPrompt, layer: number, head: number): TransformerQkAttributionTable;
   /** Prompt text → token ids (the reader of `--prompt`); throws HeadlabError naming the bad token's position. */
   tokenize(text: string): number[];
   /** Scores on `sequences` (integer in [1, 100000], default 32) repeated random sequences of length n_ctx (n_ctx ≥ 4), seed default 0. */

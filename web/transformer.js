@@ -101,7 +101,24 @@ function analysisOf(config, packed) {
     const qk = perHead(data, at, L, H, V, V);
     at += L * H * V * V;
     out.circuits = { qk, ov: perHead(data, at, L, H, V, V) };
+    at += L * H * V * V;
   }
+  if (packed.qk_attribution) {
+    const keys = out.position + 1,
+      S = packed.qk_sources.length;
+    const parts = Array.from({ length: keys }, (_, j) => viewRows(data, at + j * S * S, S, S));
+    at += keys * S * S;
+    out.qk_attribution = {
+      layer: packed.qk_layer,
+      head: packed.qk_head,
+      position: out.position,
+      sources: packed.qk_sources,
+      parts,
+      scores: data.subarray(at, at + keys),
+    };
+  }
+  // composition, logit_lens, head_svd: the writer's own text of those members.
+  if (packed.head_circuits) Object.assign(out, JSON.parse(packed.head_circuits));
   return out;
 }
 
@@ -155,6 +172,15 @@ export class TransformerModel extends OwnedHandle {
    */
   clearAnalysisCache() {
     return live(this).clear_analysis_cache();
+  }
+
+  /**
+   * Head (layer, head)'s QK attribution for every query of the prompt: { layer, head, positions: T,
+   * sources: [S] names, parts: Float64Array T × T × S × S ([i][j][a][b], zero for j > i), scores:
+   * Float64Array T × T } (core/qk_attribution.hpp).
+   */
+  qkAttributionTable(prompt, layer, head) {
+    return unwrap(live(this).qk_attribution_table(promptArg(prompt), layer, head));
   }
 
   tokenize(text) {

@@ -42,6 +42,24 @@ function keepTransformer(id, model) {
 }
 
 /**
+ * The model a transformer task reads: without params.model the files, read for this task (the
+ * caller disposes it); with it and the files, read and kept as that id; with the id alone, the model
+ * kept under it.
+ */
+function transformerOf(core, params) {
+  const id = params?.model;
+  if (id !== undefined && typeof id !== 'string') throw new HeadlabError(`model must be an id string, got ${typeof id}`);
+  if (params?.config !== undefined || params?.safetensors !== undefined || id === undefined) {
+    const model = core.loadTransformer(params?.config, params?.safetensors);
+    if (id !== undefined) keepTransformer(id, model);
+    return model;
+  }
+  const model = keptTransformers.get(id);
+  if (!model) throw new HeadlabError(`model "${id}" is not kept in this worker; send its config and safetensors`);
+  return model;
+}
+
+/**
  * Holds a model's config to a page's limits ({ field: { value, why } }, widgets/transformer/model.ts)
  * before its weights are read. A config that is not JSON, or whose sizes are not numbers, is left to
  * the core's reader and its message. n_layers × n_heads is limited as `heads`.
@@ -312,23 +330,35 @@ export const workerTasks = {
   'transformer-analyze': {
     module: 'transformer',
     run: async (core, params, { transfer = () => {} } = {}) => {
-      const id = params?.model;
-      if (id !== undefined && typeof id !== 'string') throw new HeadlabError(`model must be an id string, got ${typeof id}`);
-      let model;
-      if (params?.config !== undefined || params?.safetensors !== undefined || id === undefined) {
-        model = core.loadTransformer(params?.config, params?.safetensors);
-        if (id !== undefined) keepTransformer(id, model);
-      } else {
-        model = keptTransformers.get(id);
-        if (!model) throw new HeadlabError(`model "${id}" is not kept in this worker; send its config and safetensors`);
-      }
+      const model = transformerOf(core, params);
       try {
         const run = params?.run == null ? null : model.run(params.run.prompt, params.run.options);
         const analysis = params?.request == null ? null : model.analyze(params.request);
         transfer([...transferOf(run), ...transferOf(analysis)]);
         return { inspection: model.inspect(), analysis, run };
       } finally {
-        if (id === undefined) model.dispose();
+        if (params?.model === undefined) model.dispose();
+      }
+    },
+  },
+
+  /**
+   * One head's QK attribution for every query of a prompt (TransformerModel.qkAttributionTable):
+   * the T × T table a <headlab-qk-attribution> reads a clicked cell from without another task.
+   * params: { model?, config?, safetensors? (as 'transformer-analyze'), prompt: token ids, layer, head }.
+   * result: { layer, head, positions, sources, parts: Float64Array T × T × S × S, scores: Float64Array
+   *         T × T } (both buffers moved to the page). A bad head, layer or prompt fails with the core's message.
+   */
+  'transformer-qk-attribution': {
+    module: 'transformer',
+    run: async (core, params, { transfer = () => {} } = {}) => {
+      const model = transformerOf(core, params);
+      try {
+        const table = model.qkAttributionTable(params?.prompt, params?.layer, params?.head);
+        transfer([table.parts.buffer, table.scores.buffer]);
+        return table;
+      } finally {
+        if (params?.model === undefined) model.dispose();
       }
     },
   },

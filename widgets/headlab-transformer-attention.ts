@@ -6,10 +6,15 @@
 // (what looks at it) in every head, and the table below says, head by head, where that token looks
 // most and which later token looks at it most.
 //
+// Clicking a cell of a head's pattern selects it: its query becomes the pinned token and the cell
+// (layer, head, key) is outlined and carried by `change`, for a <headlab-qk-attribution
+// attention="this id"> to split that cell's score.
+//
 // Attributes: model (id of a <headlab-transformer-model>; default the enclosing one), prompt
-// (token names or ids; default a repeated block of tokens), position (the token pinned, default the last).
-// Events: `change` with { prompt, position } when the reader edits the prompt or pins a token.
-import { el, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
+// (token names or ids; default a repeated block of tokens), position (the token pinned, default the
+// last), cell (the selected cell as "layer.head.key", its query being `position`; default none).
+// Events: `change` with { prompt, position, cell } when the reader edits the prompt, pins a token or clicks a cell.
+import { WidgetInputError, el, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
@@ -34,6 +39,8 @@ import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, tokenName } 
 export interface TransformerAttentionState {
   prompt: number[];
   position: number;
+  /** The clicked cell: head (layer, head), query `position`, key `key`; null when none is selected. */
+  cell: { layer: number; head: number; key: number } | null;
 }
 
 /** Width of one head's pattern in the figure (SVG units); cells are at least 4 and at most 16 units. */
@@ -42,8 +49,8 @@ const PANEL = 150;
 const LEGEND_HEIGHT = 36;
 
 export class HeadlabTransformerAttention extends TransformerWidget<TransformerAttentionState> {
-  static observedAttributes = ['model', 'prompt', 'position'];
-  protected static sharedAttributes = ['prompt', 'position'];
+  static observedAttributes = ['model', 'prompt', 'position', 'cell'];
+  protected static sharedAttributes = ['prompt', 'position', 'cell'];
   protected static css = /* css */ `${TRANSFORMER_CSS}
     .tokens button[aria-pressed="true"] { font-weight: 700; }
     .tokens button.active { outline: 2px solid var(--hl-focus); outline-offset: 1px; }
@@ -83,9 +90,21 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     setNumberAttribute(this, 'position', v);
   }
 
+  /** The selected cell from attribute `cell` ("layer.head.key"), held to the model and the pinned query; null when absent. */
+  get cell(): { layer: number; head: number; key: number } | null {
+    const raw = this.getAttribute('cell');
+    if (raw === null || raw.trim() === '') return null;
+    const m = /^\s*(\d+)\.(\d+)\.(\d+)\s*$/.exec(raw);
+    const c = this.currentModel?.config;
+    const [layer, head, key] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [NaN, NaN, NaN];
+    if (!m || (c && (layer >= c.n_layers || head >= c.n_heads)))
+      throw new WidgetInputError(`attribute cell="${raw}" must be layer.head.key, such as 1.1.11, with a head of the model`);
+    return { layer, head, key: Math.min(key, this.position) };
+  }
+
   protected readState(): TransformerAttentionState {
     const m = this.currentModel;
-    return { prompt: m && this.field ? this.field.tokens(m) : [], position: this.position };
+    return { prompt: m && this.field ? this.field.tokens(m) : [], position: this.position, cell: this.cell };
   }
 
   protected buildContent(content: HTMLDivElement): void {
@@ -95,6 +114,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
       (input, options) => this.bindField(input, options),
       () => {
         this.active = null;
+        this.removeAttribute('cell');
         this.emitChange();
       },
     );
@@ -136,6 +156,16 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     };
     this.listen(this.figure.element, 'pointermove', pick);
     this.listen(this.figure.element, 'pointerdown', pick);
+    // A click (or tap) on a cell selects it: its query is pinned, the cell outlined and announced.
+    this.listen(this.figure.element, 'click', (e) => {
+      const p = e as MouseEvent;
+      if (p.target !== this.patterns.canvas) return;
+      const at = this.cellAt(p.offsetX, p.offsetY);
+      if (!at) return;
+      this.position = at.query;
+      this.setAttribute('cell', `${at.layer}.${at.head}.${at.key}`);
+      this.emitChange();
+    });
     this.listen(this.figure.element, 'pointerleave', () => {
       this.active = null;
       this.requestRender();
@@ -168,6 +198,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
       const p = positionOf(e);
       if (p !== null) {
         this.position = p;
+        this.removeAttribute('cell');
         this.emitChange();
       }
     });
@@ -232,6 +263,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
       b.tabIndex = p === pinned ? 0 : -1;
     }
     const name = (p: number) => `${tokenName(model.config, tokens[p])} (position ${p})`;
+    const selected = this.cell;
     const looks = this.looksAt(model, run, position);
     const text =
       `Attention of ${model.config.n_layers * model.config.n_heads} heads on the prompt ${tokens.map((t) => tokenName(model.config, t)).join(' ')}. From ${name(position)}: ` +
@@ -260,6 +292,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     this.figure!.drawOverlay(layout.width, layout.height - LEGEND_HEIGHT, [
       ...this.labelShapes(model, run),
       ...this.outlines(model, run, position),
+      ...this.cellOutline(model, run, pinned),
     ]);
     this.show(
       this.legendSlot!,
@@ -269,7 +302,10 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     const readout =
       fresh === null
         ? `Computing the patterns of the prompt ${asked.map((t) => tokenName(model.config, t)).join(' ')}…`
-        : `Token ${name(position)}${this.active === null ? ' (pinned)' : ''}: outlined row = where it looks, outlined column = what looks at it.`;
+        : `Token ${name(position)}${this.active === null ? ' (pinned)' : ''}: outlined row = where it looks, outlined column = what looks at it.` +
+          (selected
+            ? ` Selected cell: ${headName(selected.layer, selected.head)} from ${name(pinned)} to ${name(selected.key)}.`
+            : ' Click a cell to select it.');
     if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
     this.show(
       this.lookBox!,
@@ -314,6 +350,11 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
 
   /** The query position under a pointer at (x, y) CSS px from the canvas's corner (null outside every cell drawn). */
   private queryAt(x: number, y: number): number | null {
+    return this.cellAt(x, y)?.query ?? null;
+  }
+
+  /** The cell (head, query, key ≤ query) under a pointer at (x, y) CSS px from the canvas's corner; null outside every cell drawn. */
+  private cellAt(x: number, y: number): { layer: number; head: number; query: number; key: number } | null {
     const s = this.shown;
     if (!s) return null;
     const u = this.patterns.unitsPerPixel();
@@ -326,7 +367,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
         if (dx < 0 || dy < 0 || dx >= size || dy >= size) continue;
         const q = Math.floor(dy / cell),
           k = Math.floor(dx / cell);
-        return k <= q ? q : null;
+        return k <= q ? { layer: l, head: h, query: q, key: k } : null;
       }
     }
     return null;
@@ -404,6 +445,32 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
       top + (l * rowsPerLayer + Math.floor(h / cols)) * (size + gap + 16),
     ];
     return { cell, size, cols, rowsPerLayer, width: Math.max(left + cols * (size + gap), 240), height: height + LEGEND_HEIGHT, origin };
+  }
+
+  /** The selected cell (attribute `cell`, query = the pinned token) ringed in its head's pattern. */
+  private cellOutline(model: LoadedTransformer, run: TransformerRun, pinned: number): Shape[] {
+    const selected = this.cell;
+    if (!selected) return [];
+    const { cell, origin } = this.layout(model, run);
+    const [ox, oy] = origin(selected.layer, selected.head);
+    const x = ox + Math.min(selected.key, pinned) * cell - 1.5,
+      y = oy + pinned * cell - 1.5,
+      w = cell + 2;
+    const stroke = rgbText(this.themeColours().fg);
+    return [
+      {
+        kind: 'polyline',
+        points: [
+          [x, y],
+          [x + w, y],
+          [x + w, y + w],
+          [x, y + w],
+          [x, y],
+        ],
+        stroke,
+        width: 2,
+      },
+    ];
   }
 
   /** The chosen token's row and column outlined in every head. */

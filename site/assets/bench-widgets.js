@@ -314,6 +314,22 @@ export const SCENARIOS = {
       },
     },
   ],
+  'headlab-qk-attribution': [
+    {
+      input: 'key select',
+      start: (h) => {
+        const s = q(h, 'select[name=key]');
+        return (i) => choose(s, i);
+      },
+    },
+    {
+      input: 'query select',
+      start: (h) => {
+        const s = q(h, 'select[name=position]');
+        return (i) => choose(s, i);
+      },
+    },
+  ],
   'headlab-transformer-circuits': [
     {
       input: 'head select',

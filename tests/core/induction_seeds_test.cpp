@@ -15,6 +15,7 @@
 //     p ∈ [1, m) of the first copy of the repeated block (m = 12). TransformerLens's score averages over
 //     the repeated half, where the induction head's queries sit; the previous-token heads of these
 //     models are needed where the induction head's keys sit — in the first copy — and act only there.
+#include "core/qk_attribution.hpp"
 #include "core/transformer_analysis.hpp"
 #include "core/transformer_training.hpp"
 
@@ -35,6 +36,7 @@ struct SeedRun {
   double loss_before = 0.0, loss_after = 0.0;
   TransformerAnalysis analysis;               // analyze_transformer's defaults (32 sequences, seed 0, mean ablation)
   headlab::Matrix first_copy_previous_token;  // L × H
+  std::vector<QkAttribution> layer1_qk;       // each layer-1 head's QK attribution at the prompt's last position
 };
 
 SeedRun train_seed(std::uint64_t seed) {
@@ -60,6 +62,7 @@ SeedRun train_seed(std::uint64_t seed) {
   request.answer = 8;
   request.wrong = 2;
   run.analysis = analyze_transformer(w, request);
+  for (int h = 0; h < w.config.n_heads; ++h) run.layer1_qk.push_back(qk_attribution(w, run.analysis.run, 1, h, 22));
   // First-copy previous-token score on the page's 32 evaluation sequences (period m = n_ctx/2).
   const auto& c = w.config;
   const int m = c.n_ctx / 2;
@@ -143,6 +146,21 @@ void check_seed(std::uint64_t seed) {
   const auto ind_head = arg_max(ind);
   CHECK(a.ablation_loss(ind_head.first, ind_head.second) > 1.5 * a.clean_loss);
   CHECK(a.ablation_loss(ind_head.first, ind_head.second) < a.ablation_loss(prev_head.first, prev_head.second));
+  // Why the induction heads attend where they do (the QK attribution section): from the last token (26,
+  // position 22) to the token after its earlier occurrence (8, position 11), the largest part of every
+  // layer-1 head's score is the query's token against the previous-token head's output at the key, more
+  // than a third of the score; for the best induction head more than half.
+  const std::string previous_head = "L0H" + std::to_string(prev_head.second);
+  for (const QkAttribution& qk : r.layer1_qk) {
+    INFO("QK attribution of L1H" << qk.head << " at 22 → 11\n" << qk.parts[11] << "\nscore " << qk.scores(11));
+    const headlab::Matrix& p = qk.parts[11];
+    Eigen::Index a = 0, b = 0;
+    p.cwiseAbs().maxCoeff(&a, &b);
+    CHECK(qk.sources[static_cast<std::size_t>(a)] == "embed");
+    CHECK(qk.sources[static_cast<std::size_t>(b)] == previous_head);
+    CHECK(p(a, b) > qk.scores(11) / 3);
+    if (qk.head == ind_head.second) CHECK(p(a, b) > qk.scores(11) / 2);
+  }
   // Patching the earlier copy's "26" to "2" (the page's example): only two places carry the effect —
   // layer-0 heads at position 11, right after the earlier occurrence (what their keys say about the previous
   // token), and layer-1 heads at the last position 22 (the copy). Everywhere else the normalised logit

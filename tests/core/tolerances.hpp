@@ -99,5 +99,31 @@ namespace headlab::test {
 // layers of length-≤16 dot products, softmax and LayerNorm: a few hundred roundings, ≈ 1e-13; the
 // promised bound is 1e-10.
 constexpr double kReferenceParityBound = 1e-10;
+// Composition scores, singular values, eigenvalue moduli, copying scores, token readings and
+// logit-lens probabilities against the torch float64 reference (tests/data/head_circuits/
+// make_fixtures.py), which forms each d × d matrix whole where the core factors through d_head
+// (Gram traces, Jacobi rotations) and takes LAPACK's SVD and eigenvalues: values of order one to a
+// few hundred after ~10⁴ roundings, ≈ 1e-12 relative; an eigenvalue modulus moves by ≈ ε‖M‖ times
+// its condition number. The promised bound, relative to max(1, |reference|): 1e-9.
+constexpr double kCircuitReferenceRelative = 1e-9;
+// A patching effect against the PyTorch float64 reference (tests/data/batch_patching/make_fixtures.py):
+// e = 1 − (LD_patched − LD_corrupted)/(LD_clean − LD_corrupted), so the forward's ≈ 1e-13 error in each
+// logit difference is divided by the span (> 0.1 in the fixture): ≈ 1e-12; the promised bound is 1e-9.
+constexpr double kPatchingReferenceBound = 1e-9;
+
+}  // namespace headlab::test
+
+namespace headlab::test {
+
+// QK attribution (core/qk_attribution.hpp): Σ_{a,b} part_ij(a, b) against the forward pass's s_ij.
+// Both are the same sum in two orders: S² parts (S ≤ 12 in the tests) of dot products of length
+// c ≤ 8, after projections of length d ≤ 32 and a LayerNorm; each path rounds a few hundred times,
+// each rounding ≤ ε/2 of what it adds, so |Σ parts − s_ij| ≲ 300·ε·Σ|parts| ≈ 7e-14·Σ|parts|.
+// The promise: 1e-12 relative to Σ_{a,b} |part_ij(a, b)| (relative to s_ij itself would fail where
+// the parts cancel, which is the interesting case).
+constexpr double kQkPartsSumRelative = 1e-12;
+// The parts against the PyTorch float64 reference (tests/data/qk_attribution/make_fixtures.py):
+// values of order ten, each a few hundred roundings in another order (≈ 1e-13); promised 1e-9.
+constexpr double kQkReferenceParityBound = 1e-9;
 
 }  // namespace headlab::test

@@ -19,8 +19,9 @@ using namespace headlab::transformer;
 namespace {
 
 TransformerWeights random_model(Normalization norm, bool positional, int layers, std::uint64_t seed) {
-  const TransformerConfig c = transformer_config(
-      {layers, /*n_heads*/ 3, /*d_model*/ 8, /*d_head*/ 4, /*n_ctx*/ 8, /*d_vocab*/ 10}, norm, positional);
+  const TransformerConfig c =
+      transformer_config({layers, /*n_heads*/ 3, /*d_model*/ 8, /*d_head*/ 4, /*n_ctx*/ 8, /*d_vocab*/ 10}, norm,
+                         positional ? Positions::learned : Positions::none);
   TransformerWeights w = zero_weights(c);
   Random rng(seed);
   for (auto& p : named_parameters(w)) {

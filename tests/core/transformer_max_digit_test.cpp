@@ -60,7 +60,7 @@ TEST_CASE("the max-digit model as a transformer: its config and token names", "[
   CHECK(c.n_ctx == md::kPromptLength);
   CHECK(c.d_vocab == md::kVocab);
   CHECK(c.normalization == Normalization::none);
-  CHECK_FALSE(c.positional_embedding);
+  CHECK(c.positions == Positions::none);
   const auto& names = md::vocab_names();
   REQUIRE(c.token_names.size() == names.size());
   CHECK(std::equal(names.begin(), names.end(), c.token_names.begin()));

@@ -17,7 +17,7 @@ namespace {
 
 TransformerConfig small_config(Normalization norm, bool positional) {
   return transformer_config({/*n_layers*/ 2, /*n_heads*/ 2, /*d_model*/ 6, /*d_head*/ 3, /*n_ctx*/ 5, /*d_vocab*/ 7},
-                            norm, positional);
+                            norm, positional ? Positions::learned : Positions::none);
 }
 
 // Every parameter ~ N(0, scale²); LayerNorm weights around one so the layer is not degenerate.
@@ -39,7 +39,7 @@ headlab::RowVector reference_last_logits(const TransformerWeights& w, const std:
   std::vector<Matrix> resid(1, Matrix(T, c.d_model));
   for (int i = 0; i < T; ++i) {
     resid[0].row(i) = w.W_E.row(tokens[i]);
-    if (c.positional_embedding) resid[0].row(i) += w.W_pos.row(i);
+    if (c.positions == Positions::learned) resid[0].row(i) += w.W_pos.row(i);
   }
   const auto norm = [&](const Matrix& x, const Matrix& g, const Matrix& b) {
     if (c.normalization == Normalization::none) return x;

@@ -55,7 +55,7 @@ TEST_CASE("transformer model: config and weights round-trip through JSON and saf
   for (auto norm : {Normalization::none, Normalization::layer_norm, Normalization::layer_norm_pre}) {
     auto c = config_ln();
     c.normalization = norm;
-    c.positional_embedding = norm != Normalization::layer_norm_pre;
+    c.positions = norm != Normalization::layer_norm_pre ? Positions::learned : Positions::none;
     c.token_names = {"a", "b", "c", "d", "e", "\"f\""};
     const auto w = random_model(c, 3);
     const std::string config_text = transformer_config_to_json(c);
@@ -107,7 +107,7 @@ TEST_CASE("transformer model: unsupported, unknown, missing, mis-shaped and NaN 
                     Catch::Contains("blocks.1.ln2.w"));
   CHECK_THROWS_WITH(
       transformer_weights_from_safetensors(c, edited(w, "x", {"blocks.0.attn.rotary_sin", DType::F64, {1}, {0.0}, -1})),
-      Catch::Contains("rotary embeddings are not supported"));
+      "blocks.0.attn.rotary_sin is present but config.positional_embedding is \"standard\"");
   CHECK_THROWS_WITH(
       transformer_weights_from_safetensors(c, edited(w, "x", {"decoder.weight", DType::F64, {1}, {0.0}, -1})),
       Catch::Contains("unknown tensor decoder.weight"));
@@ -148,7 +148,7 @@ TEST_CASE("transformer model: unsupported, unknown, missing, mis-shaped and NaN 
   CHECK_THROWS_WITH(transformer_weights_from_safetensors(pre, parse(transformer_to_safetensors(w))),
                     Catch::Contains("config.normalization is \"LNPre\""));
   auto nopos = c;
-  nopos.positional_embedding = false;
+  nopos.positions = Positions::none;
   CHECK_THROWS_WITH(transformer_weights_from_safetensors(nopos, parse(transformer_to_safetensors(w))),
                     Catch::Contains("pos_embed.W_pos is present"));
   auto wider = c;
@@ -159,14 +159,30 @@ TEST_CASE("transformer model: unsupported, unknown, missing, mis-shaped and NaN 
 
 TEST_CASE("transformer config: bad JSON and fields are named", "[formats]") {
   const std::string base = R"("n_layers":1,"n_heads":1,"d_model":2,"d_head":2,"n_ctx":3,"d_vocab":4)";
-  CHECK(transformer_config_from_json("{" + base + "}").positional_embedding);
+  CHECK(transformer_config_from_json("{" + base + "}").positions == Positions::learned);
   CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"act_fn":"gelu"})"),
                     Catch::Contains("unknown field \"act_fn\""));
   CHECK_THROWS_WITH(transformer_config_from_json(R"({"n_layers":1})"), Catch::Contains("n_heads is missing"));
-  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"normalization":"RMS"})"),
-                    Catch::Contains("normalization must be"));
-  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"positional_embedding":"rotary"})"),
-                    Catch::Contains("rotary"));
+  CHECK_THROWS_WITH(
+      transformer_config_from_json("{" + base + R"(,"normalization":"BatchNorm"})"),
+      Catch::EndsWith(R"(normalization must be "LN", "LNPre", "RMS", "RMSPre" or "none", got "BatchNorm")"));
+  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"positional_embedding":"alibi"})"),
+                    Catch::Contains(R"(, "rotary" or "none", got "alibi")"));
+  CHECK_THROWS_WITH(
+      transformer_config_from_json("{" + base + R"(,"positional_embedding":"rotary"})"),
+      Catch::EndsWith("config.rotary_dim must be even and lie in [2, d_head = 2] for rotary positions, got 0"));
+  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"rotary_dim":2})"),
+                    Catch::Contains("config.rotary_dim = 2 is only for rotary positions"));
+  CHECK_THROWS_WITH(transformer_config_from_json(
+                        "{" + base + R"(,"positional_embedding":"rotary","rotary_dim":2,"rotary_base":0.5})"),
+                    Catch::EndsWith("config.rotary_base must lie in [1, 1e+12], got 0.5"));
+  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"n_key_value_heads":2})"),
+                    Catch::EndsWith("config.n_key_value_heads = 2 must divide n_heads = 1 (or be 0: no grouping)"));
+  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"attn_scale":-1})"),
+                    Catch::Contains("config.attn_scale must lie in"));
+  CHECK_THROWS_WITH(transformer_config_from_json("{" + base + R"(,"rotary_adjacent_pairs":1})"),
+                    Catch::Contains("rotary_adjacent_pairs must be true or false"));
+  CHECK(transformer_config_from_json("{" + base + R"(,"attn_scale":1})").attn_scale == 1.0);
   CHECK_THROWS_WITH(
       transformer_config_from_json(R"({"n_layers":9,"n_heads":1,"d_model":2,"d_head":2,"n_ctx":3,"d_vocab":4})"),
       Catch::EndsWith("config.n_layers must lie in [1, 4], got 9"));
@@ -201,6 +217,7 @@ TEST_CASE("transformer model: every row of the layout is required, optional or a
   const auto w = random_model(c, 7);
   const Tensor none{};
   for_each_tensor(c, [&](const TensorLayout& row, int layer) {
+    if (!present(c, row.presence)) return;
     const std::string name = tensor_name(row, layer);
     INFO(name);
     const auto file = edited(w, name, none);  // the file without this tensor
@@ -212,7 +229,7 @@ TEST_CASE("transformer model: every row of the layout is required, optional or a
     if (row.role == Role::optional) CHECK(matrix_of(back, row, layer)->isZero(0));  // an absent bias is zero
     // Every other parameter is read as written.
     for_each_tensor(c, [&](const TensorLayout& other, int other_layer) {
-      if (other.role == Role::buffer || (&other == &row && other_layer == layer)) return;
+      if (other.role == Role::buffer || !present(c, other.presence) || (&other == &row && other_layer == layer)) return;
       if (const auto* heads = heads_of(back, other, other_layer)) {
         CHECK(*heads == *heads_of(w, other, other_layer));
       } else {
@@ -223,11 +240,11 @@ TEST_CASE("transformer model: every row of the layout is required, optional or a
   // A row the config does not give the model is refused, naming the setting.
   auto bare = c;
   bare.normalization = Normalization::none;
-  bare.positional_embedding = false;
+  bare.positions = Positions::none;
   const auto wb = random_model(bare, 8);
   int refused = 0;
   for_each_tensor(c, [&](const TensorLayout& row, int layer) {
-    if (present(bare, row.presence)) return;
+    if (!present(c, row.presence) || present(bare, row.presence)) return;
     const std::string name = tensor_name(row, layer);
     INFO(name);
     std::size_t count = 1;

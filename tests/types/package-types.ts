@@ -29,6 +29,7 @@ import type { HeadlabTransformerAttribution } from '../../widgets/headlab-transf
 import type { HeadlabTransformerPatching } from '../../widgets/headlab-transformer-patching.js';
 import type { HeadlabTransformerAblation } from '../../widgets/headlab-transformer-ablation.js';
 import type { HeadlabTransformerCircuits } from '../../widgets/headlab-transformer-circuits.js';
+import type { HeadlabQkAttribution } from '../../widgets/headlab-qk-attribution.js';
 import type * as Elements from '../../widgets/elements.js';
 
 type Assignable<Impl extends Declared, Declared> = [Impl, Declared];
@@ -68,12 +69,14 @@ export type Checks = [
   Assignable<HeadlabTransformerPatching, Package.HeadlabTransformerPatching>,
   Assignable<HeadlabTransformerAblation, Package.HeadlabTransformerAblation>,
   Assignable<HeadlabTransformerCircuits, Package.HeadlabTransformerCircuits>,
+  Assignable<HeadlabQkAttribution, Package.HeadlabQkAttribution>,
   Assignable<HeadlabTransformerModel['state'], Package.TransformerModelState | null>,
   Assignable<HeadlabTransformerAttention['state'], Package.TransformerAttentionState | null>,
   Assignable<HeadlabTransformerAttribution['state'], Package.TransformerAttributionState | null>,
   Assignable<HeadlabTransformerPatching['state'], Package.TransformerPatchingState | null>,
   Assignable<HeadlabTransformerAblation['state'], Package.TransformerAblationState | null>,
   Assignable<HeadlabTransformerCircuits['state'], Package.TransformerCircuitsState | null>,
+  Assignable<HeadlabQkAttribution['state'], Package.QkAttributionState | null>,
   Assignable<HeadlabQueryKeyCanvas['state'], Package.QueryKeyCanvasState | null>,
   Assignable<HeadlabTrainingReplay['state'], Package.TrainingReplayState | null>,
   Assignable<HeadlabProjectionAblation['state'], Package.ProjectionAblationState | null>,

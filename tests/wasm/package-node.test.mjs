@@ -34,6 +34,7 @@ const TAGS = [
   'max-digit-mechanism',
   'max-digit-model',
   'projection-ablation',
+  'qk-attribution',
   'query-key-canvas',
   'score-ramps',
   'seed-grid',

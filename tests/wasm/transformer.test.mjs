@@ -413,8 +413,12 @@ test("the core's layout table names and shapes the tensors of the canonical file
       const config = JSON.parse(text);
       const has = {
         always: true,
-        positional_embedding: config.positional_embedding === 'standard',
-        layer_norm_weights: config.normalization === 'LN',
+        positional_embedding: ['standard', 'shortformer'].includes(config.positional_embedding),
+        normalization_weight: ['LN', 'RMS'].includes(config.normalization),
+        layer_norm_bias: config.normalization === 'LN',
+        ungrouped: !config.n_key_value_heads,
+        grouped: config.n_key_value_heads > 0,
+        rotary: config.positional_embedding === 'rotary',
       };
       const expected = layoutTensors(layout, config)
         .filter(([row]) => row.role !== 'buffer' && has[row.presence])

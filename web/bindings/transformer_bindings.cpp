@@ -6,6 +6,7 @@
 // parses it. Every rule (ranges, names, lengths) is the core's; both handles stay inside
 // web/transformer.js.
 #include "bindings/marshal.hpp"
+#include "core/qk_attribution.hpp"
 #include "core/transformer_analysis.hpp"
 #include "core/transformer_layout.hpp"
 #include "core/transformer_training.hpp"
@@ -55,6 +56,12 @@ val ints_to_js(const std::vector<int>& v) {
   return out;
 }
 
+val strings_to_js(const std::vector<std::string>& v) {
+  val out = val::array();
+  for (const auto& x : v) out.call<void>("push", x);
+  return out;
+}
+
 // A matrix as an array of rows of numbers (the shape the JSON documents use).
 val rows_to_js(const Matrix& m) {
   val out = val::array();
@@ -100,6 +107,13 @@ int token_from_js(const tf::TransformerConfig& c, const val& v, const std::strin
   return tokens[0];
 }
 
+// [layer, head]: one head of the model.
+tf::HeadIndex head_from_js(const val& v, const std::string& name) {
+  const auto pair = array_from_js(v, name, "a [layer, head] pair", int_arg);
+  if (pair.size() != 2) throw InputError(name + " must be a [layer, head] pair");
+  return tf::HeadIndex{pair[0], pair[1]};
+}
+
 tf::AnalysisRequest request_from_js(const tf::TransformerConfig& c, const val& request) {
   if (request.isUndefined() || request.isNull())
     throw InputError("the analysis request must be an object with a prompt");
@@ -121,6 +135,15 @@ tf::AnalysisRequest request_from_js(const tf::TransformerConfig& c, const val& r
   in.integer("sequences", r.sequences);
   in.seed("seed", r.seed);
   in.boolean("circuits", r.circuits);
+  if (in.has("qk_attribution")) {
+    r.qk_attribution = true;
+    r.qk_head = head_from_js(in.get("qk_attribution"), "qk_attribution");
+  }
+  in.boolean("composition", r.composition);
+  in.boolean("logit_lens", r.logit_lens);
+  in.boolean("head_svd", r.head_svd);
+  in.integer("top", r.top);
+  in.integer("directions", r.directions);
   in.finish();
   return r;
 }
@@ -132,7 +155,8 @@ tf::AnalysisRequest request_from_js(const tf::TransformerConfig& c, const val& r
 //   logits T × V, patterns L × H × T × T                                        (run and analysis)
 //   DLA heads L × H, DLA attention_bias L, ablation loss L × H, previous_token L × H,
 //   induction L × H                                                            (analysis)
-//   patching normalised (L·H) × T when asked; circuits qk then ov, (L·H) × V × V when asked.
+//   patching normalised (L·H) × T when asked; circuits qk then ov, (L·H) × V × V when asked;
+//   QK attribution parts (i + 1) × S × S then its scores (i + 1) when asked (i = position).
 // The scalars and token ids travel beside it (run_to_js, analysis_to_js).
 void append(std::vector<double>& out, const Matrix& m) { out.insert(out.end(), m.data(), m.data() + m.size()); }
 
@@ -160,11 +184,13 @@ val run_to_js(const tf::TransformerActivations& run, std::vector<double>&& numbe
   return out;
 }
 
-val analysis_to_js(const tf::TransformerConfig& c, const tf::AnalysisRequest& r, const tf::TransformerAnalysis& a) {
+val analysis_to_js(const tf::TransformerWeights& w, const tf::AnalysisRequest& r, const tf::TransformerAnalysis& a) {
+  const tf::TransformerConfig& c = w.config;
   const std::size_t LH = static_cast<std::size_t>(c.n_layers * c.n_heads);
   std::size_t extra = 4 * LH + static_cast<std::size_t>(c.n_layers);
   if (a.has_patching) extra += static_cast<std::size_t>(a.patching.normalised.size());
   for (const auto& m : a.qk) extra += 2 * static_cast<std::size_t>(m.size());
+  for (const auto& m : a.qk_attribution.parts) extra += static_cast<std::size_t>(m.size()) + 1;
   std::vector<double> numbers = run_numbers(a.run, extra);
   append(numbers, a.attribution.heads);
   append(numbers, a.attribution.attention_bias);
@@ -174,6 +200,8 @@ val analysis_to_js(const tf::TransformerConfig& c, const tf::AnalysisRequest& r,
   if (a.has_patching) append(numbers, a.patching.normalised);
   for (const auto& m : a.qk) append(numbers, m);
   for (const auto& m : a.ov) append(numbers, m);
+  for (const auto& m : a.qk_attribution.parts) append(numbers, m);
+  append(numbers, a.qk_attribution.scores);
   val out = run_to_js(a.run, std::move(numbers));
   out.set("position", a.position);
   out.set("token", a.token);
@@ -195,6 +223,15 @@ val analysis_to_js(const tf::TransformerConfig& c, const tf::AnalysisRequest& r,
     out.set("corrupted_logit_difference", a.patching.corrupted_logit_difference);
   }
   out.set("circuits", !a.qk.empty());
+  out.set("qk_attribution", a.has_qk_attribution);
+  if (a.has_qk_attribution) {
+    out.set("qk_layer", a.qk_attribution.layer);
+    out.set("qk_head", a.qk_attribution.head);
+    out.set("qk_sources", strings_to_js(a.qk_attribution.sources));
+  }
+  // Composition, logit lens and head SVD (small: (L·H)², (L+1)·T·k, L·H·c numbers) travel as the
+  // writer's JSON text of just those members; web/transformer.js parses it into the document.
+  if (a.composition || a.lens || !a.svd.empty()) out.set("head_circuits", fm::write_head_circuits(w, r, a));
   return out;
 }
 
@@ -258,7 +295,7 @@ class TransformerModelHandle {
   val analyze_arrays(val request) {
     return guarded([&] {
       const tf::AnalysisRequest r = request_from_js(loaded().config, request);
-      return analysis_to_js(loaded().config, r, tf::analyze_transformer(loaded(), r, &cache_));
+      return analysis_to_js(loaded(), r, tf::analyze_transformer(loaded(), r, &cache_));
     });
   }
   // Forgets the prompt-independent analyses kept since load (the next analyze computes them again):
@@ -267,6 +304,25 @@ class TransformerModelHandle {
     const int n = static_cast<int>(cache_.size());
     cache_.clear();
     return n;
+  }
+  // Head (layer, head)'s QK attribution for every query of the prompt (transformer::qk_attribution_table):
+  // { layer, head, positions: T, sources: [S] names, parts: Float64Array T × T × S × S ([i][j][a][b],
+  // zero for j > i), scores: Float64Array T × T (zero above the diagonal) }.
+  val qk_attribution_table(val prompt, val layer, val head) {
+    return guarded([&] {
+      const auto tokens = prompt_from_js(loaded().config, prompt, "prompt");
+      const auto t = tf::qk_attribution_table(loaded(), tf::transformer_forward(loaded(), tokens),
+                                              int_arg(layer, "layer"), int_arg(head, "head"));
+      val out = val::object();
+      out.set("layer", t.layer);
+      out.set("head", t.head);
+      out.set("positions", t.positions);
+      out.set("sources", strings_to_js(t.sources));
+      out.set("parts", vector_to_js(t.parts));
+      const std::vector<double> scores(t.scores.data(), t.scores.data() + t.scores.size());
+      out.set("scores", vector_to_js(scores));
+      return out;
+    });
   }
   val tokenize(val text) {
     return guarded([&] { return ints_to_js(fm::parse_prompt(loaded().config, string_arg(text, "the prompt"))); });
@@ -283,12 +339,7 @@ class TransformerModelHandle {
     if (options.isUndefined() || options.isNull()) return tf::transformer_forward(loaded(), tokens);
     ObjectReader in(options, "the run options");
     if (!in.has("ablate")) throw InputError("the run options need ablate: [[layer, head], …]");
-    const auto heads = array_from_js(in.get("ablate"), "ablate", "an array of [layer, head] pairs",
-                                     [](const val& v, const std::string& name) {
-                                       const auto pair = array_from_js(v, name, "a [layer, head] pair", int_arg);
-                                       if (pair.size() != 2) throw InputError(name + " must be a [layer, head] pair");
-                                       return tf::HeadIndex{pair[0], pair[1]};
-                                     });
+    const auto heads = array_from_js(in.get("ablate"), "ablate", "an array of [layer, head] pairs", head_from_js);
     tf::Ablation mode = tf::Ablation::mean;
     if (in.has("mode")) {
       const std::string name = string_arg(in.get("mode"), "mode");
@@ -427,6 +478,7 @@ EMSCRIPTEN_BINDINGS(headlab_transformer) {
       .function("run_arrays", &TransformerModelHandle::run_arrays)
       .function("analyze_arrays", &TransformerModelHandle::analyze_arrays)
       .function("clear_analysis_cache", &TransformerModelHandle::clear_analysis_cache)
+      .function("qk_attribution_table", &TransformerModelHandle::qk_attribution_table)
       .function("tokenize", &TransformerModelHandle::tokenize)
       .function("induction_scores", &TransformerModelHandle::induction_scores);
   emscripten::class_<TransformerTrainerHandle>("TransformerTrainerHandle")

@@ -14,6 +14,7 @@ import type {
   TransformerAnalysis,
   TransformerConfigFile,
   TransformerCore,
+  TransformerQkAttributionTable,
   TransformerRun,
   TransformerRunOptions,
 } from '../../web/headlab-core.js';
@@ -21,10 +22,17 @@ import { sourceOf, type LoadedTransformer, type TransformerModelSource } from '.
 
 export const MODEL_TAG = 'headlab-transformer-model';
 
-/** What a figure asks the worker's 'transformer-analyze' task for (web/worker-tasks.js), and what it answers. */
+/**
+ * What a figure asks the worker's 'transformer-analyze' task for (web/worker-tasks.js), and what it
+ * answers; or, with `task`, the parameters of that task (which reads the kept model the same way).
+ */
 interface WorkerJob {
+  task?: 'transformer-qk-attribution';
   request?: Record<string, unknown>;
   run?: { prompt: number[]; options?: TransformerRunOptions };
+  prompt?: number[];
+  layer?: number;
+  head?: number;
 }
 interface WorkerResult {
   analysis: TransformerAnalysis | null;
@@ -95,7 +103,7 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
   private readonly workerJobs = new WorkerJobs(this);
   /** Whether an analysis is in the worker, and the one asked for after it (analyzedInWorker). */
   private workerBusy = false;
-  private workerWanted: { model: LoadedTransformer; key: string; job: WorkerJob; pick: (value: WorkerResult) => unknown } | null = null;
+  private workerWanted: { model: LoadedTransformer; key: string; job: WorkerJob; pick: (value: never) => unknown } | null = null;
   /**
    * The model this figure's worker keeps (its version: the task's model id) and the client that
    * holds it: its files are posted with the first job only, and every later job names the id, so
@@ -124,12 +132,33 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
    * computed once.
    */
   protected analyzedInWorker(model: LoadedTransformer, key: string, request: Record<string, unknown>): TransformerAnalysis | null {
-    return this.computedInWorker<TransformerAnalysis>(model, `analysis:${key}`, { request }, (v) => v.analysis);
+    return this.computedInWorker<TransformerAnalysis>(model, `analysis:${key}`, { request }, (v: WorkerResult) => v.analysis);
   }
 
   /** `headlab model run` of `prompt` (with `options`: ablated heads) on the current model in the worker, as analyzedInWorker. */
   protected ranInWorker(model: LoadedTransformer, key: string, prompt: number[], options?: TransformerRunOptions): TransformerRun | null {
-    return this.computedInWorker<TransformerRun>(model, `run:${key}`, { run: { prompt, ...(options ? { options } : {}) } }, (v) => v.run);
+    return this.computedInWorker<TransformerRun>(
+      model,
+      `run:${key}`,
+      { run: { prompt, ...(options ? { options } : {}) } },
+      (v: WorkerResult) => v.run,
+    );
+  }
+
+  /** One head's QK attribution table on `prompt` (task 'transformer-qk-attribution'), as analyzedInWorker. */
+  protected qkTableInWorker(
+    model: LoadedTransformer,
+    key: string,
+    prompt: number[],
+    layer: number,
+    head: number,
+  ): TransformerQkAttributionTable | null {
+    return this.computedInWorker<TransformerQkAttributionTable>(
+      model,
+      `qk:${key}`,
+      { task: 'transformer-qk-attribution', prompt, layer, head },
+      (v: TransformerQkAttributionTable) => v,
+    );
   }
 
   /**
@@ -140,7 +169,7 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
     return (this.memo.find(model.version, key) ?? this.memo.find(model.version, `worker:${key}`)) as T | undefined;
   }
 
-  private computedInWorker<T>(model: LoadedTransformer, key: string, job: WorkerJob, pick: (value: WorkerResult) => unknown): T | null {
+  private computedInWorker<T>(model: LoadedTransformer, key: string, job: WorkerJob, pick: (value: never) => unknown): T | null {
     const hit = this.kept<T>(model, key);
     if (hit) return hit;
     this.workerWanted = { model, key, job, pick };
@@ -163,19 +192,20 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
     const wanted = this.workerWanted;
     this.workerWanted = null;
     if (!wanted || this.currentModel?.version !== wanted.model.version || this.kept(wanted.model, wanted.key) !== undefined) return;
-    const { model, key, job, pick } = wanted;
+    const { model, key, job: asked, pick } = wanted;
+    const { task = 'transformer-analyze', ...job } = asked;
     this.workerBusy = true;
     const client = this.workerJobs.client;
     const holds = client !== null && !client.failure && this.workerHolds?.client === client && this.workerHolds.version === model.version;
     const files = holds ? {} : { config: model.configText, safetensors: model.safetensors };
     this.workerJobs.start<WorkerResult>(
-      'transformer-analyze',
+      task,
       { model: String(model.version), ...files, ...job },
       {
         done: ({ value }) => {
           this.workerBusy = false;
           if (this.currentModel?.version === model.version) {
-            this.memo.put(model.version, `worker:${key}`, pick(value));
+            this.memo.put(model.version, `worker:${key}`, pick(value as never));
             this.requestRender();
           }
           this.startWanted();
@@ -183,7 +213,7 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
         failed: (err) => {
           this.workerBusy = false;
           this.workerHolds = null;
-          if (this.currentModel?.version === model.version) this.workerFailed(model, key.replace(/^(analysis|run):/, ''), err);
+          if (this.currentModel?.version === model.version) this.workerFailed(model, key.replace(/^(analysis|run|qk):/, ''), err);
           this.startWanted();
         },
       },

@@ -1,0 +1,199 @@
+#include "core/batch_patching.hpp"
+
+#include "core/check.hpp"
+#include "core/ordered_products.hpp"
+#include "core/random.hpp"
+#include "core/transformer_analysis.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace headlab::transformer {
+
+void IntervalSettings::validate() const {
+  require_integer_in("resamples", resamples, kMinResamples, kMaxResamples);
+  require_integer_in("permutations", permutations, kMinResamples, kMaxResamples);
+}
+
+ResamplingPlan resampling_plan(int pairs, const IntervalSettings& s) {
+  s.validate();
+  require_integer_in("pairs", pairs, 1, kMaxPromptPairs);
+  ResamplingPlan plan;
+  plan.pairs = pairs;
+  plan.resamples = s.resamples;
+  plan.permutations = s.permutations;
+  plan.words = (pairs + 63) / 64;
+  plan.indices.resize(static_cast<std::size_t>(s.resamples) * static_cast<std::size_t>(pairs));
+  Random boot = Random(s.seed).stream(kBootstrapStream);
+  for (auto& index : plan.indices) index = static_cast<std::uint16_t>(boot.below(static_cast<std::uint32_t>(pairs)));
+  plan.signs.resize(static_cast<std::size_t>(s.permutations) * static_cast<std::size_t>(plan.words));
+  Random flip = Random(s.seed).stream(kPermutationStream);
+  for (auto& word : plan.signs) word = flip.next_u64();
+  return plan;
+}
+
+CellInterval cell_interval(const double* e, const ResamplingPlan& plan) {
+  const int N = plan.pairs, B = plan.resamples, K = plan.permutations;
+  const double n = static_cast<double>(N);
+  CellInterval out;
+  double sum = 0.0;
+  for (int i = 0; i < N; ++i) sum += e[i];
+  out.mean = sum / n;
+  std::vector<double> means(static_cast<std::size_t>(B));
+  for (int b = 0; b < B; ++b) {
+    const std::uint16_t* row = plan.indices.data() + static_cast<std::size_t>(b) * static_cast<std::size_t>(N);
+    double s = 0.0;
+    for (int i = 0; i < N; ++i) s += e[row[i]];
+    means[static_cast<std::size_t>(b)] = s / n;
+  }
+  std::sort(means.begin(), means.end());
+  // Order statistics ⌊0.025 (B − 1)⌋ and ⌈0.975 (B − 1)⌉ in integer arithmetic (no rounding of 0.025).
+  const long last = B - 1;
+  out.lower = means[static_cast<std::size_t>(last * 25 / 1000)];
+  out.upper = means[static_cast<std::size_t>((last * 975 + 999) / 1000)];
+  const double observed = std::abs(out.mean);
+  long extreme = 0;
+  for (int k = 0; k < K; ++k) {
+    const std::uint64_t* row = plan.signs.data() + static_cast<std::size_t>(k) * static_cast<std::size_t>(plan.words);
+    double s = 0.0;
+    for (int i = 0; i < N; ++i) s += (row[i / 64] >> (i % 64)) & 1u ? -e[i] : e[i];
+    if (std::abs(s / n) >= observed) ++extreme;
+  }
+  out.p_value = static_cast<double>(1 + extreme) / static_cast<double>(1 + K);
+  return out;
+}
+
+namespace {
+
+// One pair's clean and corrupted runs and what every patch of it reads.
+struct PairRuns {
+  const TransformerWeights& w;
+  TransformerActivations clean, corrupted;
+  int answer, wrong;
+  Eigen::Index last;
+  double clean_ld, corrupted_ld, span;
+  RowVector u_answer, u_wrong;
+  // e = 1 − (LD − LD_corrupted)/span from a final-LayerNorm row x (d wide): LD as resume_forward forms
+  // each logit, Σ_k x_k W_U(k, t) (k ascending) + b_U(t).
+  double effect(const double* x) const {
+    const Eigen::Index d = w.config.d_model;
+    const double ld =
+        (ordered_dot(x, u_answer.data(), d) + w.b_U(0, answer)) - (ordered_dot(x, u_wrong.data(), d) + w.b_U(0, wrong));
+    return 1.0 - (ld - corrupted_ld) / span;
+  }
+};
+
+// Head (l, h) with one of q, k, v (component 0, 1, 2) taken from the corrupted run at every
+// position, or z (3): the head's output T × d. q, k, v: pattern = causal softmax(q kᵀ/√c), z = pattern v,
+// output = z W_O, the forward pass's operations; z: the corrupted run's output, which is z_corrupted W_O.
+Matrix component_output(const PairRuns& r, int l, int h, int component) {
+  const auto& clean = r.clean.layers[static_cast<std::size_t>(l)];
+  const auto& corrupted = r.corrupted.layers[static_cast<std::size_t>(l)];
+  if (component == 3) return corrupted.head_output[h];
+  const Matrix& q = component == 0 ? corrupted.q[h] : clean.q[h];
+  const Matrix& k = component == 1 ? corrupted.k[h] : clean.k[h];
+  const Matrix& v = component == 2 ? corrupted.v[h] : clean.v[h];
+  const double inv_sqrt_dh = 1.0 / std::sqrt(static_cast<double>(r.w.config.d_head));
+  Matrix pattern = ordered_causal_product_nt(q, k) * inv_sqrt_dh;
+  causal_softmax(pattern);
+  return ordered_product(ordered_causal_product(pattern, v), r.w.layers[static_cast<std::size_t>(l)].W_O[h]);
+}
+
+double component_effect(const PairRuns& r, int l, int h, int component) {
+  const auto& clean = r.clean.layers[static_cast<std::size_t>(l)];
+  const Matrix patched = component_output(r, l, h, component);
+  // Layer l's output summed as the forward pass sums it: resid_pre, each head in order, then b_O.
+  Matrix resid = clean.resid_pre;
+  for (int g = 0; g < r.w.config.n_heads; ++g) resid += g == h ? patched : clean.head_output[g];
+  resid.rowwise() += r.w.layers[static_cast<std::size_t>(l)].b_O.row(0);
+  const Matrix x = resume_final_normalized(r.w, r.clean, l + 1, resid, 0, r.last);
+  return r.effect(x.data());
+}
+
+double resid_effect(const PairRuns& r, int l, Eigen::Index p) {
+  const Matrix row = r.corrupted.layers[static_cast<std::size_t>(l)].resid_pre.row(p);
+  const Matrix x = resume_final_normalized(r.w, r.clean, l, row, p, r.last);
+  return r.effect(x.data());
+}
+
+void fill_intervals(PatchingGrid& g, const ResamplingPlan& plan) {
+  const Eigen::Index rows = g.effects[0].rows(), cols = g.effects[0].cols();
+  g.mean.resize(rows, cols);
+  g.lower.resize(rows, cols);
+  g.upper.resize(rows, cols);
+  g.p_value.resize(rows, cols);
+  std::vector<double> values(g.effects.size());
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    for (Eigen::Index j = 0; j < cols; ++j) {
+      for (std::size_t n = 0; n < g.effects.size(); ++n) values[n] = g.effects[n](i, j);
+      const CellInterval c = cell_interval(values.data(), plan);
+      g.mean(i, j) = c.mean;
+      g.lower(i, j) = c.lower;
+      g.upper(i, j) = c.upper;
+      g.p_value(i, j) = c.p_value;
+    }
+  }
+}
+
+}  // namespace
+
+BatchPatching batch_patching(const TransformerWeights& w, const std::vector<PromptPair>& pairs,
+                             const IntervalSettings& settings, const std::function<void(int, int)>& progress) {
+  validate_weights(w);
+  const auto& c = w.config;
+  require_prompt_pairs(pairs, c.d_vocab, c.n_ctx);
+  settings.validate();
+  const std::size_t T = pairs[0].clean.size();
+  for (std::size_t i = 1; i < pairs.size(); ++i) {
+    if (pairs[i].clean.size() != T) {
+      throw InputError("pair " + std::to_string(i) + " has " + std::to_string(pairs[i].clean.size()) +
+                       " tokens, pair 0 has " + std::to_string(T) +
+                       " (the grids of a batch are over positions: one prompt length for every pair)");
+    }
+  }
+  const ResamplingPlan plan = resampling_plan(static_cast<int>(pairs.size()), settings);
+  const int L = c.n_layers, H = c.n_heads, N = static_cast<int>(pairs.size());
+  const Eigen::Index Tn = static_cast<Eigen::Index>(T);
+  BatchPatching out;
+  out.settings = settings;
+  for (int i = 0; i < N; ++i) {
+    const PromptPair& pair = pairs[static_cast<std::size_t>(i)];
+    PatchingResult heads;
+    try {
+      heads = head_position_patching(w, pair.clean, pair.corrupted, pair.answer, pair.wrong);
+    } catch (const InputError& e) {
+      throw InputError("pair " + std::to_string(i) + ": " + e.what());
+    }
+    PairRuns r{w,
+               transformer_forward_unchecked(w, pair.clean),
+               transformer_forward_unchecked(w, pair.corrupted),
+               pair.answer,
+               pair.wrong,
+               Tn - 1,
+               heads.clean_logit_difference,
+               heads.corrupted_logit_difference,
+               heads.clean_logit_difference - heads.corrupted_logit_difference,
+               w.W_U.col(pair.answer).transpose(),
+               w.W_U.col(pair.wrong).transpose()};
+    out.clean_logit_difference.push_back(r.clean_ld);
+    out.corrupted_logit_difference.push_back(r.corrupted_ld);
+    out.head_position.effects.push_back((1.0 - heads.normalised.array()).matrix());
+    Matrix resid(L, Tn);
+    for (int l = 0; l < L; ++l)
+      for (Eigen::Index p = 0; p < Tn; ++p) resid(l, p) = resid_effect(r, l, p);
+    out.resid_position.effects.push_back(std::move(resid));
+    Matrix comp(L * H, kHeadComponents);
+    for (int l = 0; l < L; ++l)
+      for (int h = 0; h < H; ++h)
+        for (int k = 0; k < kHeadComponents; ++k) comp(l * H + h, k) = component_effect(r, l, h, k);
+    out.head_component.effects.push_back(std::move(comp));
+    if (progress) progress(i + 1, N);
+  }
+  fill_intervals(out.head_position, plan);
+  fill_intervals(out.resid_position, plan);
+  fill_intervals(out.head_component, plan);
+  return out;
+}
+
+}  // namespace headlab::transformer

@@ -1,0 +1,84 @@
+// Activation patching over a batch of prompt pairs (core/prompt_pairs.hpp), with intervals.
+//
+// For each pair i (clean prompt, corrupted prompt of the same length T, answer a, wrong b) the logit
+// difference at the last position is LD = logit[a] − logit[b]. A patch runs the clean prompt with one
+// activation replaced by its value on the corrupted prompt; its effect on pair i is
+//   e_i = 1 − n_i,   n_i = (LD_patched − LD_corrupted) / (LD_clean − LD_corrupted)
+// (n_i as head_position_patching normalises it): e = 0 when the patch changes nothing, e = 1 when it
+// moves the logit difference all the way to the corrupted run's. Three grids of patches:
+//   head_position   (L·H) × T  head h of layer l's output at position p (row l·H + h), as
+//                              head_position_patching;
+//   resid_position  L × T      the residual stream entering layer l (resid_pre) at position p;
+//   head_component  (L·H) × 4  one activation of head (l, h) at every position: its query, key or
+//                              value input (q, k, v: the head's pattern and mix recomputed with it)
+//                              or its z (equivalently its output z W_O).
+// For every cell: the N per-pair effects, their mean, a percentile bootstrap 95 % interval of the
+// mean and a sign-flip permutation p-value (ResamplingPlan). A pair whose clean and corrupted runs
+// give the same LD has nothing to normalise by: an InputError names it.
+#pragma once
+
+#include "core/prompt_pairs.hpp"
+#include "core/transformer.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace headlab::transformer {
+
+// B bootstrap resamples and K sign-flip permutations, drawn from `seed` (docs/limits.md).
+constexpr int kMinResamples = 100;
+constexpr int kMaxResamples = 10000;
+struct IntervalSettings {
+  int resamples = 1000;     // B ∈ [kMinResamples, kMaxResamples]
+  int permutations = 1000;  // K, the same range
+  std::uint64_t seed = 0;
+  void validate() const;  // InputError naming resamples, permutations
+};
+
+// The resampling every cell shares (paired across cells: cell statistics are computed on the same
+// resamples), from core/random only:
+//   indices: B × N, row b the pair indices of resample b, each Random::below(N), drawn b-major from
+//            Random(seed).stream(kBootstrapStream);
+//   signs:   K × W 64-bit words, W = ⌈N/64⌉: bit (i mod 64) of word i/64 of row k set = pair i's
+//            effect negated in permutation k; words next_u64() of Random(seed).stream(kPermutationStream).
+constexpr std::uint64_t kBootstrapStream = 11;
+constexpr std::uint64_t kPermutationStream = 12;
+struct ResamplingPlan {
+  int pairs = 0, resamples = 0, permutations = 0, words = 0;
+  std::vector<std::uint16_t> indices;  // resamples × pairs (N ≤ kMaxPromptPairs < 2^16)
+  std::vector<std::uint64_t> signs;    // permutations × words
+};
+ResamplingPlan resampling_plan(int pairs, const IntervalSettings& settings);
+
+// The statistics of one cell from its N per-pair effects e_0 … e_{N−1}:
+//   mean  = (Σ_i e_i, i ascending from 0.0) / N;
+//   the bootstrap means m_b = (Σ_i e_{indices(b, i)}, i ascending) / N, sorted ascending:
+//   lower = m_(⌊0.025 (B − 1)⌋), upper = m_(⌈0.975 (B − 1)⌉) (order statistics, 0-based);
+//   p_value = (1 + #{k : |s_k / N| ≥ |mean|}) / (1 + K), s_k = Σ_i ±e_i (i ascending, − where sign
+//   bit set): the two-sided test of "the effect is symmetric about 0" (no effect).
+struct CellInterval {
+  double mean = 0.0, lower = 0.0, upper = 0.0, p_value = 1.0;
+};
+CellInterval cell_interval(const double* effects, const ResamplingPlan& plan);
+
+struct PatchingGrid {
+  std::vector<Matrix> effects;  // N × (rows × cols): e per pair
+  Matrix mean, lower, upper, p_value;
+};
+struct BatchPatching {
+  IntervalSettings settings;
+  std::vector<double> clean_logit_difference, corrupted_logit_difference;  // N
+  PatchingGrid head_position;                                              // (L·H) × T
+  PatchingGrid resid_position;                                             // L × T
+  PatchingGrid head_component;                                             // (L·H) × 4: q, k, v, z
+};
+constexpr int kHeadComponents = 4;  // q, k, v, z: the columns of head_component
+
+// Throws InputError on bad pairs (require_prompt_pairs), bad settings, or a pair whose clean and
+// corrupted runs give the same logit difference. `progress(done, N)` is called after each pair.
+BatchPatching batch_patching(const TransformerWeights& weights, const std::vector<PromptPair>& pairs,
+                             const IntervalSettings& settings,
+                             const std::function<void(int done, int total)>& progress = nullptr);
+
+}  // namespace headlab::transformer

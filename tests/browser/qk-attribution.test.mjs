@@ -1,0 +1,150 @@
+// <headlab-qk-attribution> on the induction article under the strict CSP: the split it shows (parts,
+// score, the dominant part in words, the bound values in the prose) against the native CLI's
+// `headlab model analyze --qk-attribution`, a click on a cell of <headlab-transformer-attention>
+// followed by the figure (linked selection), keyboard use, and screenshots at 360, 700 and 1280 px in
+// light and dark. One page load; the screenshots reuse it.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { root, screenshot, startSession } from './helpers.mjs';
+import { frames } from './widget-fixtures.mjs';
+import { cliRun } from '../wasm/helpers.mjs';
+
+const PAGE = 'articles/induction-heads.html';
+const DATA = path.join(root, 'site/pages/data');
+const PROMPT = '5 9 14 3 22 7 30 1 17 11 26 8 5 9 14 3 22 7 30 1 17 11 26';
+// The page (WASM) against the native CLI: the same float64 code in the same summation order
+// (core/ordered_products.hpp); 1e-9 is the bound the transformer figures are held to.
+const NATIVE_TOLERANCE = 1e-9;
+
+let session, page;
+before(async () => {
+  session = await startSession({ csp: true });
+  page = await session.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(`${session.url}${PAGE}`);
+  await settled();
+});
+after(async () => {
+  await session?.close();
+});
+
+/** Waits until the figure has its model, has drawn a split and nothing on the page is computing. */
+async function settled(p = page) {
+  await p.waitForFunction(
+    () => {
+      const q = document.querySelector('#qk');
+      return q?.currentModel && q.renderCount > 0 && !q.busy && q.state?.score !== null && q.summary !== '';
+    },
+    null,
+    { timeout: 120_000 },
+  );
+  await frames(p);
+}
+
+/** The CLI's split of head (layer, head)'s score from `position` to `key` on the article's prompt. */
+function cliSplit(layer, head, position, key) {
+  const r = cliRun([
+    'model',
+    'analyze',
+    '--config',
+    path.join(DATA, 'induction-seed0.json'),
+    '--weights',
+    path.join(DATA, 'induction-seed0.safetensors'),
+    '--prompt',
+    PROMPT,
+    '--position',
+    String(position),
+    '--sequences',
+    '1',
+    '--qk-attribution',
+    `${layer}.${head}`,
+  ]);
+  assert.equal(r.status, 0, r.stderr);
+  const q = JSON.parse(r.stdout).qk_attribution;
+  return { sources: q.sources, parts: q.parts[key], score: q.scores[key] };
+}
+
+/** The figure's numbers now: its state, sources and S × S parts as plain arrays. */
+async function shown() {
+  return JSON.parse(
+    await page.evaluate(() =>
+      JSON.stringify(document.querySelector('#qk').figureData, (_k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)),
+    ),
+  );
+}
+
+function assertSplit(got, want, what) {
+  assert.deepEqual(got.sources, want.sources, what);
+  let worst = Math.abs(got.score - want.score);
+  got.parts.forEach((row, a) => row.forEach((v, b) => (worst = Math.max(worst, Math.abs(v - want.parts[a][b])))));
+  assert.ok(worst <= NATIVE_TOLERANCE, `${what}: page and CLI differ by ${worst}`);
+}
+
+test("the article figure shows the CLI's split, names its largest part, and the prose reads its share", async () => {
+  const got = await shown();
+  assert.deepEqual([got.layer, got.head, got.position, got.key], [1, 1, 22, 11]);
+  const want = cliSplit(1, 1, 22, 11);
+  assertSplit(got, want, 'L1 H1 22 → 11');
+  // The largest part by size, found here from the CLI's numbers.
+  let a = 0,
+    b = 0;
+  want.parts.forEach((row, r) => row.forEach((v, c) => Math.abs(v) > Math.abs(want.parts[a][b]) && ((a = r), (b = c))));
+  assert.deepEqual([want.sources[a], want.sources[b]], ['embed', 'L0H0']);
+  assert.equal(got.dominant.query, 'embed');
+  assert.equal(got.dominant.key, 'L0H0');
+  const summary = await page.evaluate(() => document.querySelector('#qk').summary);
+  const said = /([0-9.]+)% of this score is the token at the query against L0 H0’s output at the key/.exec(summary);
+  assert.ok(said, summary);
+  // Printed with one decimal at most (formatPercent): within 0.05 percentage points of the CLI's share.
+  assert.ok(Math.abs(Number(said[1]) - (100 * want.parts[a][b]) / want.score) <= 0.05 + 1e-9, summary);
+  const percent = `${said[1]}%`;
+  const bound = await page.evaluate(() => ({
+    share: document.querySelector('headlab-value[source=qk][name=share]').textContent,
+    head: document.querySelector('headlab-value[source=qk][name="dominant.key.head"]').textContent,
+  }));
+  assert.deepEqual(bound, { share: percent, head: '0' });
+  assert.deepEqual(page.problems, []);
+});
+
+test('a click on a cell of the attention figure splits that cell; the selects move the key by keyboard', async () => {
+  // Cell L1 H3, query 20, key 9: its place on the canvas from the figure's layout (cell 6 units,
+  // panels 138 + 18 apart, the layer-1 row 172 below the layer-0 one, 20 from the top, 8 from the left).
+  await page.evaluate(() => {
+    const host = document.querySelector('#attention');
+    const canvas = host.shadowRoot.querySelector('canvas');
+    const units = parseFloat(canvas.style.width);
+    const rect = canvas.getBoundingClientRect();
+    const s = rect.width / units;
+    const x = 8 + 3 * (138 + 18) + 9 * 6 + 3,
+      y = 20 + 1 * (138 + 18 + 16) + 20 * 6 + 3;
+    canvas.dispatchEvent(new MouseEvent('click', { bubbles: true, composed: true, clientX: rect.left + x * s, clientY: rect.top + y * s }));
+  });
+  await settled();
+  const attention = await page.evaluate(() => document.querySelector('#attention').state);
+  assert.deepEqual(attention.cell, { layer: 1, head: 3, key: 9 });
+  await screenshot(page.locator('#attention'), 'qk-attribution-attention-cell');
+  assert.equal(attention.position, 20);
+  const got = await shown();
+  assert.deepEqual([got.layer, got.head, got.position, got.key], [1, 3, 20, 9]);
+  assertSplit(got, cliSplit(1, 3, 20, 9), 'L1 H3 20 → 9');
+  // Keyboard: focus the key menu and step to the next key.
+  await page.locator('#qk select[name=key]').focus();
+  await page.keyboard.press('ArrowDown');
+  await settled();
+  const next = await shown();
+  assert.equal(next.key, 10);
+  assertSplit(next, cliSplit(1, 3, 20, 10), 'L1 H3 20 → 10');
+  assert.deepEqual(page.problems, []);
+});
+
+test('screenshots at 360, 700 and 1280 px, light and dark', async () => {
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [360, 700, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await settled();
+      await screenshot(page.locator('#qk'), `qk-attribution-${scheme}-${width}`);
+    }
+  }
+  assert.deepEqual(page.problems, []);
+});

@@ -1,0 +1,34 @@
+# headlab model analyze over a batch of prompt pairs (--pairs, --pairs-task): the document, and bad
+# pairs files named with the pair and the field (headlab_model_case is defined in model.cmake).
+set(_pairs_dir ${CMAKE_CURRENT_BINARY_DIR}/model-cli-pairs)
+file(MAKE_DIRECTORY ${_pairs_dir})
+file(WRITE ${_pairs_dir}/lengths.json
+     "{\"pairs\":[{\"clean\":\"1 2 3\",\"corrupted\":\"1 4 3\",\"answer\":5,\"wrong\":6},{\"clean\":\"1 2 3\",\"corrupted\":\"1 2\",\"answer\":5,\"wrong\":6}]}")
+file(WRITE ${_pairs_dir}/token.json
+     "{\"pairs\":[{\"clean\":[1,2,3],\"corrupted\":[1,40,3],\"answer\":5,\"wrong\":6}]}")
+file(WRITE ${_pairs_dir}/field.json "{\"pairs\":[{\"clean\":\"1 2\",\"corupted\":\"1 3\",\"answer\":5,\"wrong\":6}]}")
+string(REPEAT "{\"clean\":\"1 2\",\"corrupted\":\"1 3\",\"answer\":5,\"wrong\":6}," 1024 _many)
+file(WRITE ${_pairs_dir}/many.json "{\"pairs\":[${_many}{\"clean\":\"1 2\",\"corrupted\":\"1 3\",\"answer\":5,\"wrong\":6}]}")
+set(_model --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors)
+headlab_model_case(pairs_lengths "--pairs .*lengths.json: pair 1: the corrupted prompt has 2 tokens, the clean one 3.*exit=1"
+                   analyze ${_model} --pairs ${_pairs_dir}/lengths.json)
+headlab_model_case(pairs_token "--pairs .*token.json: pair 0 corrupted\\[1\\] must be a token id in \\[0, 17\\).*exit=1"
+                   analyze ${_model} --pairs ${_pairs_dir}/token.json)
+headlab_model_case(pairs_field "--pairs .*field.json: pair 0: unknown field \"corupted\".*exit=1"
+                   analyze ${_model} --pairs ${_pairs_dir}/field.json)
+headlab_model_case(pairs_too_many "--pairs .*many.json: a batch holds at most 1024 prompt pairs, got 1025.*exit=1"
+                   analyze ${_model} --pairs ${_pairs_dir}/many.json)
+headlab_model_case(pairs_with_prompt "--prompt applies to one prompt, not with --pairs or --pairs-task.*exit=2"
+                   analyze ${_model} --pairs ${_pairs_dir}/token.json --prompt "1 2")
+headlab_model_case(pairs_resamples "resamples must lie in \\[100, 10000\\], got 5.*exit=2"
+                   analyze ${_model} --pairs-task induction --resamples 5)
+headlab_model_case(pairs_task "--pairs-task must be induction or max-digit, got \"copy\".*exit=2"
+                   analyze ${_model} --pairs-task copy)
+headlab_model_case(resamples_without_pairs "--resamples applies only with --pairs or --pairs-task.*exit=2"
+                   analyze ${_model} --prompt "1 2" --resamples 200)
+# The fixture's pairs: a document with N = 66 and a head_position grid of [2][3][6].
+headlab_model_case(pairs_ok "^\\{\"pairs\":66,\"prompt_length\":6,\"resamples\":100,\"permutations\":100,\"seed\":3,\"confidence\":0.95,\"components\":\\[\"q\",\"k\",\"v\",\"z\"\\],.*\"head_position\":\\{\"mean\":\\[\\[\\[[-0-9.e]+,[-0-9.e]+,[-0-9.e]+,[-0-9.e]+,[-0-9.e]+,[-0-9.e]+\\],.*exit=0"
+                   analyze ${_model} --pairs ${CMAKE_CURRENT_SOURCE_DIR}/data/batch_patching/pairs.json --resamples 100 --permutations 100 --seed 3)
+# The induction generator on a model with n_ctx 10, d_vocab 17: prompts of 2·5 − 1 = 9 tokens.
+headlab_model_case(pairs_task_ok "^\\{\"pairs\":4,\"prompt_length\":9,.*exit=0"
+                   analyze ${_model} --pairs-task induction --count 4 --pairs-seed 2 --resamples 100 --permutations 100)

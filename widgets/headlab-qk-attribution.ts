@@ -1,0 +1,494 @@
+// <headlab-qk-attribution model="m">: why a head attends where it does. For head (layer, head),
+// query position i and key position j ≤ i, the score s_ij (q_i·k_j/√d_head, before the mask and
+// the softmax) split exactly into parts, one per pair (query-side source, key-side source), the
+// sources being the residual stream's components entering the layer: the token embedding, the
+// positions, every earlier head's output and the biases (core/qk_attribution.hpp; LayerNorm's scale
+// frozen at its value on this prompt, so the parts sum to the score). Drawn as a query-source ×
+// key-source grid on the diverging scale, the largest part named in words.
+//
+// The head's whole T × T table is computed once per (prompt, head) in the worker (task
+// 'transformer-qk-attribution'); choosing another query or key only reads it.
+//
+// Attributes: model, prompt, layer (default the last), head (default 0), position (the query,
+// default the last), key (default the key the head attends to most from the query), attention
+// (id of a <headlab-transformer-attention> whose clicked cell this figure follows).
+// Events: `change` with QkAttributionState when the reader changes any of them.
+import type { TransformerQkAttributionTable } from '../web/headlab-core.js';
+import { el, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
+import type { BoundValue } from './chart/format.js';
+import { formatNumber, formatPercent } from './chart/format.js';
+import { divergingFill, rgbText } from './chart/palette.js';
+import type { Scene, Shape } from './chart/scene.js';
+import { drawSceneInto } from './chart/scene.js';
+import { drawnSvg, heatmapShapes, legendShapes } from './transformer/draw.js';
+import type { LoadedTransformer } from './transformer/model.js';
+import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, promptText, tokenName } from './transformer/widget.js';
+
+export interface QkAttributionState {
+  prompt: number[];
+  layer: number;
+  head: number;
+  /** The query position i. */
+  position: number;
+  /** The key position j ≤ i. */
+  key: number;
+  /** s_ij, the scaled score the parts sum to (null until computed). */
+  score: number | null;
+  /** The largest part by size: its sources (query side, key side), value and share of the score (part / s_ij). */
+  dominant: { query: string; key: string; part: number; share: number } | null;
+}
+
+/** One cell's split, read from the table. */
+interface Split {
+  sources: string[];
+  /** S rows of S parts: parts[a][b], query-side source a, key-side source b. */
+  parts: Float64Array[];
+  score: number;
+  dominant: { a: number; b: number };
+}
+
+/** Height of the legend under the grid (SVG units). */
+const LEGEND_HEIGHT = 36;
+
+/** The largest |part| of a split (at least 1e-12): the diverging scale's full colour. */
+function partsLimit(split: Split): number {
+  let limit = 1e-12;
+  for (const row of split.parts) for (const v of row) limit = Math.max(limit, Math.abs(v));
+  return limit;
+}
+
+/** A source in words, on one side of the score: "the token", "the position", "L0 H3's output", "the biases". */
+export function sourceWords(source: string): string {
+  if (source === 'embed') return 'the token';
+  if (source === 'pos') return 'the position';
+  if (source === 'bias') return 'the biases';
+  const m = /^L(\d+)H(\d+)$/.exec(source);
+  return m ? `${headName(Number(m[1]), Number(m[2]))}’s output` : source;
+}
+
+/** A source as a grid label: "token", "position", "L0 H3", "biases". */
+function sourceLabel(source: string): string {
+  if (source === 'embed') return 'token';
+  if (source === 'pos') return 'position';
+  if (source === 'bias') return 'biases';
+  const m = /^L(\d+)H(\d+)$/.exec(source);
+  return m ? headName(Number(m[1]), Number(m[2])) : source;
+}
+
+export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> {
+  static observedAttributes = ['model', 'prompt', 'layer', 'head', 'position', 'key', 'attention'];
+  protected static sharedAttributes = ['prompt', 'layer', 'head', 'position', 'key'];
+  protected static css = /* css */ `${TRANSFORMER_CSS}
+    table.parts td, table.parts th { font-size: 0.85em; padding: 0.15rem 0.3rem; white-space: nowrap; }
+  `;
+
+  private field: PromptField | null = null;
+  private headSelect: HTMLSelectElement | null = null;
+  private querySelect: HTMLSelectElement | null = null;
+  private keySelect: HTMLSelectElement | null = null;
+  private gridSlot: HTMLDivElement | null = null;
+  private gridSvg: SVGSVGElement | null = null;
+  private captionLine: HTMLParagraphElement | null = null;
+  private tableBox: HTMLDivElement | null = null;
+  private shown: {
+    model: LoadedTransformer;
+    tokens: number[];
+    layer: number;
+    head: number;
+    position: number;
+    key: number;
+    split: Split;
+    text: string;
+  } | null = null;
+  private following: AbortController | null = null;
+  private followed: string | null = null;
+
+  get prompt(): string {
+    return this.getAttribute('prompt') ?? '';
+  }
+  set prompt(v: string) {
+    this.setAttribute('prompt', v);
+  }
+  get layer(): number {
+    const L = this.currentModel?.config.n_layers ?? 4;
+    return integerAttribute(this, 'layer', L - 1, 0, L - 1);
+  }
+  set layer(v: number) {
+    setNumberAttribute(this, 'layer', v);
+  }
+  get head(): number {
+    const H = this.currentModel?.config.n_heads ?? 64;
+    return integerAttribute(this, 'head', 0, 0, H - 1);
+  }
+  set head(v: number) {
+    setNumberAttribute(this, 'head', v);
+  }
+
+  /** The query position: the attribute, at most the prompt's last (default the last). */
+  private queryOf(T: number): number {
+    return this.hasAttribute('position') ? Math.min(integerAttribute(this, 'position', T - 1, 0, 4095), T - 1) : T - 1;
+  }
+
+  protected readState(): QkAttributionState {
+    const s = this.shown;
+    const d = s ? s.split.dominant : null;
+    return {
+      prompt: s?.tokens ?? [],
+      layer: this.layer,
+      head: this.head,
+      position: s?.position ?? -1,
+      key: s?.key ?? -1,
+      score: s?.split.score ?? null,
+      dominant:
+        s && d
+          ? {
+              query: s.split.sources[d.a],
+              key: s.split.sources[d.b],
+              part: s.split.parts[d.a][d.b],
+              share: s.split.parts[d.a][d.b] / s.split.score,
+            }
+          : null,
+    };
+  }
+
+  connectedCallback(): void {
+    super.connectedCallback();
+    this.follow();
+  }
+
+  disconnectedCallback(): void {
+    this.following?.abort();
+    this.following = null;
+    super.disconnectedCallback();
+  }
+
+  /**
+   * Follows the <headlab-transformer-attention> named by `attention`: a cell the reader clicks
+   * there (its `change` carrying `cell`) becomes this figure's prompt, head, query and key.
+   */
+  private follow(): void {
+    this.following?.abort();
+    this.following = null;
+    const id = this.getAttribute('attention');
+    this.followed = id;
+    if (!id) return;
+    this.following = new AbortController();
+    document.addEventListener(
+      'change',
+      (event) => {
+        if ((event.target as Element | null)?.id !== id) return;
+        const detail = (event as CustomEvent).detail as {
+          prompt?: number[];
+          position?: number;
+          cell?: { layer: number; head: number; key: number } | null;
+        };
+        const model = this.currentModel;
+        if (!detail?.cell || !model || !detail.prompt) return;
+        this.setAttribute('prompt', promptText(model.config, detail.prompt));
+        this.layer = detail.cell.layer;
+        this.head = detail.cell.head;
+        setNumberAttribute(this, 'position', detail.position ?? detail.prompt.length - 1);
+        setNumberAttribute(this, 'key', detail.cell.key);
+        this.emitChange();
+      },
+      { signal: this.following.signal },
+    );
+  }
+
+  protected buildContent(content: HTMLDivElement): void {
+    this.field = new PromptField(
+      this,
+      'Prompt:',
+      (input, options) => this.bindField(input, options),
+      () => this.emitChange(),
+    );
+    const controls = el('div', { class: 'controls' });
+    const select = (label: string, name: string): HTMLSelectElement => {
+      const l = el('label', {}, label);
+      const s = el('select', { name });
+      l.append(s);
+      controls.append(l);
+      return s;
+    };
+    this.headSelect = select('Head', 'head');
+    this.querySelect = select('Query', 'position');
+    this.keySelect = select('Key', 'key');
+    this.listen(this.headSelect, 'change', () => {
+      const [l, h] = this.headSelect!.value.split('.').map(Number);
+      this.layer = l;
+      this.head = h;
+      this.removeAttribute('key');
+      this.emitChange();
+    });
+    this.listen(this.querySelect, 'change', () => {
+      this.setAttribute('position', this.querySelect!.value);
+      this.removeAttribute('key');
+      this.emitChange();
+    });
+    this.listen(this.keySelect, 'change', () => {
+      this.setAttribute('key', this.keySelect!.value);
+      this.emitChange();
+    });
+    const figure = el('div', { class: 'figure' });
+    this.gridSlot = el('div');
+    this.captionLine = el('p', { class: 'caption', 'aria-live': 'polite' });
+    figure.append(this.gridSlot, this.captionLine);
+    this.tableBox = el('div', { class: 'scroll', tabindex: '0', role: 'group', 'aria-label': 'The largest parts of the score' });
+    content.append(
+      el('p', { class: 'title' }, 'Why a head attends there: its score split into query-side × key-side parts'),
+      this.field.element,
+      controls,
+      figure,
+      this.tableBox,
+    );
+  }
+
+  protected renderContent(model: LoadedTransformer): void {
+    if (this.getAttribute('attention') !== this.followed) this.follow();
+    this.field!.sync(model);
+    const tokens = this.field!.tokens(model);
+    const T = tokens.length;
+    const { layer, head } = this;
+    const position = this.queryOf(T);
+    const table = this.qkTableInWorker(model, `${tokens.join(',')}|${layer}.${head}`, tokens, layer, head);
+    this.fillSelects(model, tokens, position);
+    if (!table) {
+      const waiting = `Computing ${headName(layer, head)}’s score split on this prompt…`;
+      if (this.captionLine!.textContent !== waiting) this.captionLine!.textContent = waiting;
+      if (this.shown?.model !== model) this.show(this.gridSlot!, el('p', { class: 'waiting' }, waiting));
+      return;
+    }
+    const key = this.keyOf(table, position);
+    this.keySelect!.value = String(key);
+    const split = this.splitOf(model, table, position, key);
+    const name = (p: number) => `${tokenName(model.config, tokens[p])} (position ${p})`;
+    const { a, b } = split.dominant;
+    const part = split.parts[a][b];
+    const text =
+      `${headName(layer, head)}’s score from ${name(position)} to ${name(key)} is ${formatNumber(split.score, 3)}. ` +
+      `${formatPercent(part / split.score)} of this score is ${sourceWords(split.sources[a])} at the query against ${sourceWords(split.sources[b])} at the key (${formatNumber(part, 3)}).`;
+    this.shown = { model, tokens, layer, head, position, key, split, text };
+    // One SVG for the grid, patched in place from one cell to the next (drawSceneInto's reuse: no new
+    // nodes for a grid of the same sources); the legend, whose ends name this split's largest part,
+    // drawn below it once per limit.
+    const grid = this.scene(split, false);
+    if (!this.gridSvg) this.gridSvg = drawnSvg(grid, false);
+    else drawSceneInto(this.gridSvg, grid, { reuse: true });
+    if (this.gridSvg.getAttribute('aria-label') !== text) this.gridSvg.setAttribute('aria-label', text);
+    const limit = partsLimit(split);
+    const { left, width } = this.geometry(split.sources.length);
+    const legend = this.fragment(model, `legend:${formatNumber(limit, 2)}|${width}`, () =>
+      drawnSvg({
+        width,
+        height: LEGEND_HEIGHT,
+        background: rgbText(this.themeColours().panel),
+        title: 'Scale of the parts',
+        shapes: legendShapes(
+          this.themeColours(),
+          left,
+          0,
+          'diverging',
+          formatNumber(-limit, 2),
+          formatNumber(limit, 2),
+          'part of the score',
+        ),
+      }),
+    );
+    if (this.gridSlot!.firstChild !== this.gridSvg || this.gridSlot!.lastChild !== legend)
+      this.gridSlot!.replaceChildren(this.gridSvg, legend);
+    if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
+    this.show(
+      this.tableBox!,
+      this.fragment(model, `parts:${tokens.join(',')}|${layer}.${head}|${position}|${key}`, () => this.partsTable(split)),
+    );
+  }
+
+  /** The key: the attribute (at most the query), else the key the head attends to most from the query (largest score). */
+  private keyOf(table: TransformerQkAttributionTable, position: number): number {
+    if (this.hasAttribute('key')) return Math.min(integerAttribute(this, 'key', 0, 0, 4095), position);
+    const T = table.positions;
+    let best = 0;
+    for (let j = 1; j <= position; j++) if (table.scores[position * T + j] > table.scores[position * T + best]) best = j;
+    return best;
+  }
+
+  /** The S × S parts of score (position, key), views of the table (no copy), and the largest by size. */
+  private splitOf(model: LoadedTransformer, table: TransformerQkAttributionTable, position: number, key: number): Split {
+    return this.cached(model, `split:${table.layer}.${table.head}|${position}|${key}|${table.positions}`, () => {
+      const T = table.positions,
+        S = table.sources.length;
+      const at = (position * T + key) * S * S;
+      const parts = Array.from({ length: S }, (_, r) => table.parts.subarray(at + r * S, at + (r + 1) * S));
+      let dominant = { a: 0, b: 0 };
+      for (let r = 0; r < S; r++)
+        for (let c = 0; c < S; c++) if (Math.abs(parts[r][c]) > Math.abs(parts[dominant.a][dominant.b])) dominant = { a: r, b: c };
+      return { sources: table.sources, parts, score: table.scores[position * T + key], dominant };
+    });
+  }
+
+  private fillSelects(model: LoadedTransformer, tokens: number[], position: number): void {
+    const { n_layers: L, n_heads: H } = model.config;
+    const hKey = `${model.version}`;
+    if (this.headSelect!.dataset.key !== hKey) {
+      this.headSelect!.dataset.key = hKey;
+      const options = [];
+      for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) options.push(el('option', { value: `${l}.${h}` }, headName(l, h)));
+      this.headSelect!.replaceChildren(...options);
+    }
+    this.headSelect!.value = `${this.layer}.${this.head}`;
+    const pKey = `${model.version}|${tokens.join(',')}`;
+    if (this.querySelect!.dataset.key !== pKey) {
+      this.querySelect!.dataset.key = pKey;
+      this.querySelect!.replaceChildren(...tokens.map((t, p) => el('option', { value: String(p) }, `${p}: ${tokenName(model.config, t)}`)));
+    }
+    this.querySelect!.value = String(position);
+    const kKey = `${pKey}|${position}`;
+    if (this.keySelect!.dataset.key !== kKey) {
+      this.keySelect!.dataset.key = kKey;
+      // The options of each query are built once (a reader moving between queries re-inserts them).
+      this.keySelect!.replaceChildren(
+        ...this.cached(model, `keys:${kKey}`, () =>
+          tokens.slice(0, position + 1).map((t, p) => el('option', { value: String(p) }, `${p}: ${tokenName(model.config, t)}`)),
+        ),
+      );
+    }
+  }
+
+  /** The five largest parts by size, with their share of the score. */
+  private partsTable(split: Split): HTMLTableElement {
+    const S = split.sources.length;
+    const cells: { a: number; b: number; v: number }[] = [];
+    for (let a = 0; a < S; a++) for (let b = 0; b < S; b++) cells.push({ a, b, v: split.parts[a][b] });
+    cells.sort((x, y) => Math.abs(y.v) - Math.abs(x.v));
+    const table = el('table', { class: 'parts compact' });
+    table.createCaption().textContent = `The largest parts of the score ${formatNumber(split.score, 3)} (all ${S * S} parts sum to it): the source read at the query, the source read at the key, the part and its share of the score.`;
+    const head = table.createTHead().insertRow();
+    for (const t of ['query', 'key', 'part', 'share']) head.append(el('th', { scope: 'col' }, t));
+    const body = table.createTBody();
+    for (const c of cells.slice(0, 5)) {
+      const tr = body.insertRow();
+      tr.append(el('th', { scope: 'row' }, sourceLabel(split.sources[c.a])));
+      tr.append(el('td', {}, sourceLabel(split.sources[c.b])));
+      tr.append(el('td', { class: 'num', 'data-value': String(c.v) }, formatNumber(c.v, 3)));
+      tr.append(el('td', { class: 'num' }, formatPercent(c.v / split.score)));
+    }
+    return table;
+  }
+
+  /** Where the S × S grid sits. */
+  private geometry(S: number): { cell: number; left: number; top: number; width: number; gridHeight: number } {
+    const cell = Math.max(14, Math.min(40, Math.floor(260 / S)));
+    const left = 70,
+      top = 78;
+    return { cell, left, top, width: Math.max(left + S * cell + 8, 300), gridHeight: top + S * cell + 8 };
+  }
+
+  /** The grid: rows = query-side source, columns = key-side source, each cell its part (and the legend below: the exported figure). */
+  private scene(split: Split, legend = true): Scene {
+    const c = this.themeColours();
+    const S = split.sources.length;
+    const { cell, left, top, width, gridHeight } = this.geometry(S);
+    const limit = partsLimit(split);
+    const shapes: Shape[] = [
+      { kind: 'text', x: 4, y: 12, text: 'row: read at the query · column: at the key', fill: rgbText(c.muted), size: 11 },
+      ...heatmapShapes(c, {
+        values: split.parts,
+        x: left,
+        y: top,
+        cell,
+        scale: 'diverging',
+        limit,
+        outlineRow: split.dominant.a,
+        outlineCol: split.dominant.b,
+        data: (r, k) => ({ query: split.sources[r], key: split.sources[k] }),
+      }),
+    ];
+    // Each part's value in its cell, one decimal (two would touch their neighbours in a 37-unit cell).
+    if (cell >= 28) {
+      split.parts.forEach((row, r) =>
+        row.forEach((v, k) => {
+          const fill = rgbText(divergingFill(c, v, limit).text);
+          shapes.push({
+            kind: 'text',
+            x: left + k * cell + cell / 2,
+            y: top + r * cell + cell / 2,
+            text: formatNumber(v, 1),
+            fill,
+            size: 10,
+            anchor: 'middle',
+          });
+        }),
+      );
+    }
+    split.sources.forEach((s, i) => {
+      shapes.push({
+        kind: 'text',
+        x: left - 4,
+        y: top + i * cell + cell / 2,
+        text: sourceLabel(s),
+        fill: rgbText(c.fg),
+        size: 10,
+        anchor: 'end',
+      });
+      shapes.push({
+        kind: 'text',
+        x: left + i * cell + cell / 2,
+        y: top - 6,
+        text: sourceLabel(s),
+        fill: rgbText(c.fg),
+        size: 10,
+        anchor: 'start',
+        rotate: -60,
+      });
+    });
+    if (!legend) return { width, height: gridHeight, background: rgbText(c.panel), title: 'QK attribution', shapes };
+    shapes.push(...legendShapes(c, left, gridHeight, 'diverging', formatNumber(-limit, 2), formatNumber(limit, 2), 'part of the score'));
+    return { width, height: gridHeight + LEGEND_HEIGHT, background: rgbText(c.panel), title: 'QK attribution', shapes };
+  }
+
+  protected describe(): string {
+    return this.shown?.text ?? '';
+  }
+
+  /**
+   * Numbers for <headlab-value source="<this id>">: `score` (s_ij), `share` (the largest part / s_ij),
+   * `share.<query source>.<key source>` (that pair's part / s_ij, sources as the core names them:
+   * embed, pos, L0H3, bias), `part.<query source>.<key source>`, `dominant.{query,key}.{layer,head}`
+   * (the head on that side of the largest part; none when that source is not a head).
+   */
+  boundValue(name: string): BoundValue | undefined {
+    const s = this.shown;
+    if (!s) return undefined;
+    const { sources, parts, score, dominant } = s.split;
+    if (name === 'score') return { value: score, kind: 'number' };
+    if (name === 'share') return { value: parts[dominant.a][dominant.b] / score, kind: 'fraction' };
+    const side = /^dominant\.(query|key)\.(layer|head)$/.exec(name);
+    if (side) {
+      const head = /^L(\d+)H(\d+)$/.exec(sources[side[1] === 'query' ? dominant.a : dominant.b]);
+      return head ? { value: Number(head[side[2] === 'layer' ? 1 : 2]), kind: 'count' } : undefined;
+    }
+    const m = /^(share|part)\.(\w+)\.(\w+)$/.exec(name);
+    if (!m) return undefined;
+    const a = sources.indexOf(m[2]),
+      b = sources.indexOf(m[3]);
+    if (a < 0 || b < 0) return undefined;
+    return m[1] === 'share' ? { value: parts[a][b] / score, kind: 'fraction' } : { value: parts[a][b], kind: 'number' };
+  }
+
+  /** The state with the core's numbers behind the figure (null before the model has loaded). */
+  get figureData(): Record<string, unknown> | null {
+    const state = this.state;
+    if (!this.shown || state === null) return null;
+    return { ...state, sources: this.shown.split.sources, parts: this.shown.split.parts };
+  }
+
+  figures(): WidgetFigure[] {
+    return [
+      {
+        name: 'parts',
+        label: 'Score split into parts',
+        scene: () => this.scene(this.exportable(this.shown).split),
+      },
+    ];
+  }
+}
