@@ -19,8 +19,37 @@ const char* dtype_name(DType dtype) {
   switch (dtype) {
     case DType::F32: return "F32";
     case DType::BOOL: return "BOOL";
+    case DType::F16: return "F16";
+    case DType::BF16: return "BF16";
     default: return "F64";
   }
+}
+
+std::size_t dtype_size(DType d) {
+  switch (d) {
+    case DType::F64: return 8;
+    case DType::F32: return 4;
+    case DType::F16:
+    case DType::BF16: return 2;
+    default: return 1;
+  }
+}
+
+// binary16: e = 0 is ±m·2⁻²⁴ (subnormal), e = 31 ±inf (m = 0) or NaN, else ±(1024 + m)·2^(e − 25).
+double float16_to_double(std::uint16_t h) {
+  const int e = (h >> 10) & 0x1F, m = h & 0x3FF;
+  double v;
+  if (e == 0) v = std::ldexp(m, -24);
+  else if (e == 31) v = m ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  else v = std::ldexp(1024 + m, e - 25);
+  return (h >> 15) ? -v : v;
+}
+
+double bfloat16_to_double(std::uint16_t h) {
+  const std::uint32_t bits = static_cast<std::uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
 }
 
 const Tensor* SafetensorsFile::find(const std::string& name) const {
@@ -40,8 +69,6 @@ std::string short_text(const std::string& s) {
   for (char ch : s.substr(0, 40)) out += (ch >= 32 && ch < 127) ? ch : '?';
   return s.size() > 40 ? out + "…" : out;
 }
-
-std::size_t dtype_size(DType d) { return d == DType::F64 ? 8 : d == DType::F32 ? 4 : 1; }
 
 // Little-endian decoding byte by byte, so the host's byte order does not matter.
 std::uint64_t load_u64(const std::uint8_t* p) {
@@ -91,10 +118,12 @@ Entry parse_entry(const std::string& name, const JsonValue& e, const Safetensors
   const std::string dtype = dtype_value->as_string();
   if (dtype == "F32") out.dtype = DType::F32;
   else if (dtype == "F64") out.dtype = DType::F64;
+  else if (dtype == "F16") out.dtype = DType::F16;
+  else if (dtype == "BF16") out.dtype = DType::BF16;
   else if (dtype == "BOOL") out.dtype = DType::BOOL;
   else
     fail("tensor " + short_text(name) + " has dtype " + short_text(dtype) +
-         "; supported: F32, F64 (and BOOL for masks)");
+         "; supported: F64, F32, F16, BF16 (and BOOL for masks)");
   if (shape->size() > limits.max_rank) {
     fail("tensor " + short_text(name) + " has " + std::to_string(shape->size()) + " dimensions; at most " +
          std::to_string(limits.max_rank));
@@ -229,6 +258,9 @@ Tensor decode_tensor(const SafetensorsIndex& index, const TensorEntry& e) {
       float f;
       std::memcpy(&f, &bits, 4);
       v = f;
+    } else if (e.dtype == DType::F16 || e.dtype == DType::BF16) {
+      const auto bits = static_cast<std::uint16_t>(p[2 * i] | (p[2 * i + 1] << 8));
+      v = e.dtype == DType::F16 ? float16_to_double(bits) : bfloat16_to_double(bits);
     } else {
       if (p[i] > 1)
         fail("tensor " + short_text(e.name) + ": BOOL value " + std::to_string(p[i]) + " at index " +
@@ -261,6 +293,44 @@ SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, con
   for (const auto& e : index.entries) file.tensors.push_back(decode_tensor(index, e));
   return file;
 }
+
+namespace {
+
+[[noreturn]] void not_exact(double v, const std::string& name, const char* dtype) {
+  throw InputError("safetensors writer: tensor " + short_text(name) + " holds " + number_text(v) + ", which " + dtype +
+                   " does not hold exactly");
+}
+
+// The binary16 bits of a value binary16 holds exactly (NaN as the quiet NaN 0x7E00).
+std::uint16_t exact_float16(double v, const std::string& name) {
+  if (std::isnan(v)) return 0x7E00;
+  const std::uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+  const double a = std::fabs(v);
+  if (a == 0) return sign;
+  if (std::isinf(a)) return sign | 0x7C00;
+  int e;
+  const double m = std::frexp(a, &e);  // a = m·2^e, m ∈ [0.5, 1)
+  if (e - 1 < -14) {                   // subnormal: a = k·2⁻²⁴, k < 1024
+    const double k = std::ldexp(a, 24);
+    if (k != std::floor(k)) not_exact(v, name, "F16");
+    return sign | static_cast<std::uint16_t>(k);
+  }
+  const double frac = std::ldexp(m, 11) - 1024;  // (2m − 1)·1024: the 10 mantissa bits
+  if (e - 1 > 15 || frac != std::floor(frac)) not_exact(v, name, "F16");
+  return sign | static_cast<std::uint16_t>((e - 1 + 15) << 10) | static_cast<std::uint16_t>(frac);
+}
+
+// The bfloat16 bits of a value bfloat16 holds exactly: a float32 whose low 16 bits are zero.
+std::uint16_t exact_bfloat16(double v, const std::string& name) {
+  if (std::isnan(v)) return 0x7FC0;
+  const float f = static_cast<float>(v);
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  if (static_cast<double>(f) != v || (bits & 0xFFFF) != 0) not_exact(v, name, "BF16");
+  return static_cast<std::uint16_t>(bits >> 16);
+}
+
+}  // namespace
 
 std::string write_safetensors(const std::vector<Tensor>& tensors, const std::map<std::string, std::string>& metadata) {
   JsonValue header = JsonValue::object();
@@ -308,6 +378,10 @@ std::string write_safetensors(const std::vector<Tensor>& tensors, const std::map
         std::uint32_t bits;
         std::memcpy(&bits, &f, 4);
         for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((bits >> (8 * i)) & 0xFF));
+      } else if (t.dtype == DType::F16 || t.dtype == DType::BF16) {
+        const std::uint16_t bits = t.dtype == DType::F16 ? exact_float16(v, t.name) : exact_bfloat16(v, t.name);
+        out.push_back(static_cast<char>(bits & 0xFF));
+        out.push_back(static_cast<char>(bits >> 8));
       } else {
         out.push_back(v != 0.0 ? 1 : 0);
       }

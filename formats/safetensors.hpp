@@ -7,8 +7,9 @@
 // tensor occupies bytes [begin, end) (relative to the buffer's start), row-major, little-endian.
 // The tensors cover the buffer exactly: no overlap, no gap, nothing after the last one.
 //
-// The reader accepts F32 and F64 (returned as double, the core's precision) and BOOL (returned as
-// 0/1; TransformerLens stores its causal mask this way). Every bound is checked before it is used:
+// The reader accepts F64, F32, F16 and BF16 (returned as double, the core's precision: every value
+// of each is a double, so nothing is rounded) and BOOL (returned as 0/1; TransformerLens stores its
+// causal mask this way). Every bound is checked before it is used:
 // header length against the file and the limit, JSON nesting depth as it parses, shape × dtype
 // size against the offsets, offsets against the buffer. It never reads past `size`. A key given
 // twice (a tensor name, __metadata__, a field), a string that is not well-formed UTF-8 and a
@@ -26,8 +27,15 @@
 
 namespace headlab::formats {
 
-enum class DType { F32, F64, BOOL };
+enum class DType { F32, F64, BOOL, F16, BF16 };
+// "F32", "F64", "BOOL", "F16", "BF16": safetensors's names.
 const char* dtype_name(DType dtype);
+// Bytes of one element.
+std::size_t dtype_size(DType dtype);
+// IEEE-754 binary16 (sign, 5 exponent bits, 10 mantissa bits) and bfloat16 (the top 16 bits of a
+// binary32) as doubles, exactly: ±0, subnormals, ±inf and NaN included.
+double float16_to_double(std::uint16_t bits);
+double bfloat16_to_double(std::uint16_t bits);
 
 struct Tensor {
   std::string name;
@@ -84,7 +92,7 @@ SafetensorsFile without_values(const SafetensorsIndex& index);
 SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, const SafetensorsLimits& limits = {});
 
 // The bytes of a safetensors file holding `tensors` (values written as their dtype: F32 rounds to
-// nearest, BOOL writes value != 0), data in the given order, header padded with spaces to a
+// nearest, F16 and BF16 must be exact — a value the format does not hold throws —, BOOL writes value != 0), data in the given order, header padded with spaces to a
 // multiple of 8 as the reference implementation does. Throws InputError on a duplicate or empty
 // name or a value count that disagrees with the shape.
 std::string write_safetensors(const std::vector<Tensor>& tensors,

@@ -606,23 +606,14 @@ struct ElementType {
 bool element_type(const std::string& storage_class, ElementType& out) {
   if (storage_class == "FloatStorage") out = {"float32", 4, DType::F32};
   else if (storage_class == "DoubleStorage") out = {"float64", 8, DType::F64};
-  else if (storage_class == "HalfStorage") out = {"float16", 2, DType::F32};
-  else if (storage_class == "BFloat16Storage") out = {"bfloat16", 2, DType::F32};
+  else if (storage_class == "HalfStorage") out = {"float16", 2, DType::F16};
+  else if (storage_class == "BFloat16Storage") out = {"bfloat16", 2, DType::BF16};
   else if (storage_class == "BoolStorage") out = {"bool", 1, DType::BOOL};
   else return false;
   return true;
 }
 
 // IEEE binary16 → double, exactly: subnormals m · 2^−24, normals (1024 + m) · 2^(e − 25).
-double half_to_double(std::uint16_t h) {
-  const int sign = h >> 15, e = (h >> 10) & 0x1F, m = h & 0x3FF;
-  double v;
-  if (e == 0) v = std::ldexp(m, -24);
-  else if (e == 31) v = m ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
-  else v = std::ldexp(1024 + m, e - 25);
-  return sign ? -v : v;
-}
-
 bool well_formed_utf8(const std::string& s) {
   for (std::size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
@@ -795,14 +786,8 @@ SafetensorsFile read_torch_checkpoint(const std::uint8_t* data, std::size_t size
           break;
         }
         case 2:
-          if (half) v = half_to_double(static_cast<std::uint16_t>(le(b, 2)));
-          else {
-            const std::uint32_t bits = static_cast<std::uint32_t>(le(b, 2))
-                                       << 16;  // bfloat16: the top half of a float32
-            float f;
-            std::memcpy(&f, &bits, 4);
-            v = f;
-          }
+          v = half ? float16_to_double(static_cast<std::uint16_t>(le(b, 2)))
+                   : bfloat16_to_double(static_cast<std::uint16_t>(le(b, 2)));
           break;
         default:
           if (*b > 1)

@@ -53,8 +53,8 @@ struct TorchCheckpointLimits {
 bool looks_like_zip(const std::uint8_t* data, std::size_t size);
 
 // The state_dict's tensors, sorted by name (as a safetensors file lists them), as SafetensorsFile
-// holds them: float64 → F64; float32, float16, bfloat16 → F32 (every float16 and bfloat16 value is
-// a float32 value, so nothing is rounded); bool → BOOL; non-finite values recorded per tensor.
+// holds them: float64 → F64, float32 → F32, float16 → F16, bfloat16 → BF16 (each value exactly as a
+// double); bool → BOOL; non-finite values recorded per tensor.
 // metadata is empty. Throws headlab::InputError with a message that starts "torch checkpoint: "
 // and names the entry, the tensor, or the opcode and its byte offset in data.pkl.
 SafetensorsFile read_torch_checkpoint(const std::uint8_t* data, std::size_t size,

@@ -4,6 +4,8 @@
 #include "core/transformer_layout.hpp"
 
 #include "formats/json.hpp"
+#include "formats/transformerlens_config.hpp"
+#include "formats/transformerlens_names.hpp"
 
 #include <cmath>
 #include <set>
@@ -93,6 +95,10 @@ TransformerConfig transformer_config_from_json(const std::string& text) {
     config_fail(e.what());  // "the config is not valid JSON: <reason> at line L, column C near "<excerpt>""
   }
   if (!doc.is_object()) config_fail("must be a JSON object");
+  // TransformerLens's own config (cfg.to_dict() as JSON) has its own reader.
+  if (transformerlens_config_kind(doc) != TransformerLensConfigKind::none) {
+    return transformer_config_from_transformerlens(doc);
+  }
   static const char* const known_fields[] = {"n_layers",
                                              "n_heads",
                                              "d_model",
@@ -252,7 +258,7 @@ void require_shape(const Meta& t, const std::vector<std::int64_t>& expected, con
 }
 
 void require_dtype(const Meta& t) {
-  if (t.dtype == DType::BOOL) throw InputError(t.name + " has dtype BOOL; it needs F32 or F64");
+  if (t.dtype == DType::BOOL) throw InputError(t.name + " has dtype BOOL; it needs F64, F32, F16 or BF16");
 }
 
 void require_float(const Tensor& t) {
@@ -409,13 +415,67 @@ void fill(TransformerWeights& w, const Placed& p, const Tensor& v) {
   }
 }
 
-// Every required tensor the config gives the model must be in the file.
-void require_complete(const TransformerConfig& c, const std::set<std::string>& seen) {
+// Every required tensor the config gives the model must be in the file (named as the file names
+// its tensors: TransformerLens 4 bridge names when `bridge`).
+void require_complete(const TransformerConfig& c, const std::set<std::string>& seen, bool bridge) {
   transformer::for_each_tensor(c, [&](const transformer::TensorLayout& row, int layer) {
     if (row.role != transformer::Role::required || !transformer::present(c, row.presence)) return;
     const std::string name = transformer::tensor_name(row, layer);
-    if (!seen.count(name)) throw InputError(name + " is missing from the safetensors file");
+    if (seen.count(name)) return;
+    const std::string shown = bridge ? bridge_name_of(name) : std::string();
+    throw InputError((shown.empty() ? name : shown + " (" + name + ")") + " is missing from the file");
   });
+}
+
+// Whether a name is one of the layout's (TransformerLens ≤ 3), in any layer.
+bool is_layout_name(const std::string& name) {
+  const std::size_t dot = name.rfind("blocks.", 0) == 0 ? name.find('.', 7) : std::string::npos;
+  const std::string rest = dot == std::string::npos ? name : name.substr(dot + 1);
+  for (const auto& row : transformer::kTransformerLayout)
+    if ((dot != std::string::npos) == transformer::per_layer(row) && rest == transformer::layer_suffix(row))
+      return true;
+  return false;
+}
+
+// A file's tensor as the layout knows it: its own name, or the layout name a TransformerLens 4
+// bridge name stands for (formats/transformerlens_names.hpp) with its arrangement.
+struct Named {
+  std::string layout_name;
+  const BridgeName* bridge = nullptr;
+};
+
+// Where a bridge tensor belongs; a refusal names the file's tensor and the layout tensor it is.
+Placed place_bridge(const TransformerConfig& c, const std::string& name, const std::string& layout_name) {
+  try {
+    return place(c, layout_name);
+  } catch (const InputError& e) {
+    throw InputError(short_text(name) + " is TransformerLens 4's name of " + layout_name + ": " + e.what());
+  }
+}
+
+// The shape a bridge tensor has, in config sizes ("[n_heads·d_head, d_model]"), for a message.
+std::string bridge_shape_text(const transformer::TensorLayout& row, Rearrange r) {
+  std::vector<std::string> d;
+  for (int k = 0; k < row.shape.rank; ++k) d.push_back(transformer::dim_name(row.shape.dims[k]));
+  std::vector<std::string> b = d;
+  if (r == Rearrange::split_heads) b = {d[0] + "·" + d[1]};
+  else if (r == Rearrange::heads_out_in) b = {d[0] + "·" + d[2], d[1]};
+  else if (r == Rearrange::heads_in_out) b = {d[2], d[0] + "·" + d[1]};
+  else if (r == Rearrange::transpose) b = {d[1], d[0]};
+  std::string out = "[";
+  for (std::size_t k = 0; k < b.size(); ++k) out += (k ? ", " : "") + b[k];
+  return out + "]";
+}
+
+// What the header may say of a bridge tensor: as check_header, the shape in bridge terms.
+void check_bridge_header(const TransformerConfig& c, const Placed& p, const BridgeName& bridge, const Meta& t) {
+  const auto& row = *p.row;
+  if (!transformer::present(c, row.presence)) {
+    throw InputError(t.name + " is present but " + transformer::absence_reason(c, row.presence));
+  }
+  const std::string meaning = bridge_shape_text(row, bridge.rearrange);
+  require_shape(t, bridge_shape(bridge.rearrange, transformer::tensor_shape(c, row)), meaning.c_str());
+  require_dtype(t);
 }
 
 // The file's tensors in two passes. Pass 0 reads only what the header says (names, dtypes, shapes;
@@ -423,21 +483,46 @@ void require_complete(const TransformerConfig& c, const std::set<std::string>& s
 // before any value is converted (a 60M-element BOOL tensor of an unknown name once became 480 MB of
 // doubles first). Pass 1 converts each tensor (source.tensor(i)) and checks and copies its values.
 // Source: size(), name(i), dtype(i), shape(i), tensor(i).
+// A file holds TransformerLens ≤ 3 names or TransformerLens 4 bridge names, not both: the naming is
+// the bridge's when any name is a bridge name, and then a layout name is refused.
 template <class Source>
 TransformerWeights weights_from(const TransformerConfig& c, const Source& source) {
+  const std::string* bridge_example = nullptr;
+  std::vector<Named> named(source.size());
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    const BridgeMatch m = match_bridge_name(source.name(i), c.n_key_value_heads > 0);
+    if (m.row) named[i] = {m.layout_name, m.row};
+    else named[i].layout_name = source.name(i);
+    if (m.row && !bridge_example) bridge_example = &source.name(i);
+  }
   std::set<std::string> seen;
   for (std::size_t i = 0; i < source.size(); ++i) {
     const std::string& name = source.name(i);
+    if (bridge_example && !named[i].bridge && is_layout_name(name)) {
+      throw InputError("the file mixes TransformerLens 4 names (" + short_text(*bridge_example) +
+                       ") and TransformerLens ≤ 3 names (" + short_text(name) +
+                       "); a file holds one model's state_dict under one naming");
+    }
     // The safetensors reader refuses a repeated name; a file built in code is checked here too.
-    if (!seen.insert(name).second) throw InputError(short_text(name) + " appears twice");
-    check_header(c, place(c, name), Meta{name, source.dtype(i), source.shape(i)});
+    if (!seen.insert(named[i].layout_name).second) throw InputError(short_text(name) + " appears twice");
+    const Meta meta{name, source.dtype(i), source.shape(i)};
+    if (named[i].bridge) check_bridge_header(c, place_bridge(c, name, named[i].layout_name), *named[i].bridge, meta);
+    else check_header(c, place(c, name), meta);
   }
-  require_complete(c, seen);
+  require_complete(c, seen, bridge_example != nullptr);
   TransformerWeights w = transformer::zero_weights(c);
   for (std::size_t i = 0; i < source.size(); ++i) {
-    const Placed p = place(c, source.name(i));
-    if (p.row->role == transformer::Role::buffer) check_buffer(c, p, source.tensor(i));
-    else fill(w, p, source.tensor(i));
+    const Placed p = place(c, named[i].layout_name);
+    if (p.row->role == transformer::Role::buffer) {
+      check_buffer(c, p, source.tensor(i));
+    } else if (named[i].bridge) {
+      const Tensor& t = source.tensor(i);
+      require_float(t);  // a refusal names the file's tensor and its own flat index
+      fill(w, p,
+           to_layout_tensor(t, named[i].bridge->rearrange, named[i].layout_name, transformer::tensor_shape(c, *p.row)));
+    } else {
+      fill(w, p, source.tensor(i));
+    }
   }
   transformer::validate_weights(w);
   return w;

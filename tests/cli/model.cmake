@@ -29,6 +29,18 @@ add_test(NAME cli.model.torch_checkpoint_same_run
 set_tests_properties(cli.model.torch_checkpoint_same_run PROPERTIES PASS_REGULAR_EXPRESSION "^same\n$")
 headlab_model_case(torch_checkpoint_refused "--weights .*long.pt: torch checkpoint: tensor steps is stored as torch.LongStorage; .*exit=1"
                    inspect --config ${_data}/two_layer_ln_pos.json --weights ${_pt}/long.pt)
+# TransformerLens's own config (HookedTransformerConfig.to_dict() of the induction model's shape)
+# reads the shipped induction model as its headlab config does: the same run, byte for byte; an
+# MLP model's is refused naming the field.
+set(_tl ${CMAKE_CURRENT_SOURCE_DIR}/data/transformerlens_config)
+add_test(NAME cli.model.transformerlens_config_same_run
+         COMMAND sh -c "a=$(\"$1\" model run --config \"$2.json\" --weights \"$2.safetensors\" --prompt '1 2 3 4') &&
+                        b=$(\"$1\" model run --config \"$3\" --weights \"$2.safetensors\" --prompt '1 2 3 4') &&
+                        [ -n \"$a\" ] && [ \"$a\" = \"$b\" ] && echo same"
+                 sh $<TARGET_FILE:headlab> ${CMAKE_SOURCE_DIR}/site/pages/data/induction-seed0 ${_tl}/hooked_ln.json)
+set_tests_properties(cli.model.transformerlens_config_same_run PROPERTIES PASS_REGULAR_EXPRESSION "^same\n$")
+headlab_model_case(transformerlens_config_mlp "--config .*hooked_mlp.json: config: attn_only = false asks for MLP blocks of d_mlp = 32.*exit=1"
+                   inspect --config ${_tl}/hooked_mlp.json --weights ${_data}/two_layer_ln_pos.safetensors)
 headlab_model_case(prompt_out_of_vocab "--prompt: token 17 at position 1 is outside the vocabulary \\[0, 17\\).*exit=1"
                    run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 17")
 headlab_model_case(prompt_too_long "--prompt: the prompt has 11 tokens; the model's context n_ctx = 10.*exit=1"

@@ -141,8 +141,8 @@ TEST_CASE("torch checkpoint: torch.save's state_dict reads back exactly as torch
   }
   CHECK(file.find("lin.weight")->dtype == DType::F32);
   CHECK(file.find("f64")->dtype == DType::F64);
-  CHECK(file.find("f16")->dtype == DType::F32);
-  CHECK(file.find("bf16")->dtype == DType::F32);
+  CHECK(file.find("f16")->dtype == DType::F16);
+  CHECK(file.find("bf16")->dtype == DType::BF16);
   CHECK(file.find("mask")->dtype == DType::BOOL);
   CHECK(file.find("mask")->values == std::vector<double>{1, 0, 1, 1});
   // Values torch rounds them to, by hand: float16 65504 (its largest), 6e-8 → 1 · 2^−24 (subnormal).

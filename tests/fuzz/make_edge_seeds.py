@@ -87,6 +87,13 @@ write('transformer_config', 'depth-3.json', '{' + base + ',"token_names":[["a"],
 write('transformer_config', 'largest-sizes.json',
       '{"n_layers":4,"n_heads":64,"d_model":4096,"d_head":1024,"n_ctx":4096,"d_vocab":65536}')
 
+# --- transformerlens_config: TransformerLens's to_dict() at the config's depth limit (attn_types
+# nested once more) and with the largest sizes the core accepts.
+tl = json.loads(read('tests/data/transformerlens_config/hooked_ln.json'))
+write('transformerlens_config', 'depth-3.json', json.dumps(dict(tl, attn_types=[["global"], "global"])))
+write('transformerlens_config', 'largest-sizes.json',
+      json.dumps(dict(tl, n_layers=4, n_heads=64, d_model=4096, d_head=1024, n_ctx=4096, d_vocab=65536)))
+
 # --- prompt: the first byte picks the model (even: ids only; odd: with token names); n_ctx = 8.
 for name, first_byte, text in [('ids', b'\0', '1 2 3'), ('names', b'\1', 'a,bb <s>\tcaf\u00e9\n7 -1'),
                                ('n-ctx', b'\0', ' '.join(['5'] * 8)), ('n-ctx-plus-1', b'\0', ' '.join(['5'] * 9)),
@@ -113,6 +120,18 @@ write('transformer_model', 'aliased-layer.bin', model(plain_config, safetensors(
 two_layers = plain_config.replace(b'"n_layers": 1', b'"n_layers": 2')
 write('transformer_model', 'missing-layer.bin', model(two_layers, plain))
 write('transformer_model', 'config-only.bin', model(plain_config, b''))
+# TransformerLens 4 bridge names under TransformerLens 4's config, one tensor renamed to the legacy
+# naming (refused: mixed), and float16 / bfloat16 weights.
+bridge_config = read('tests/data/transformerlens_config/bridge_native_ln.json')
+bridge = read('tests/data/transformerlens_names/bridge.safetensors')
+write('transformer_model', 'bridge-names.bin', model(bridge_config, bridge))
+h, d = split_header(bridge)
+mixed = {('blocks.0.attn.W_O' if k == 'blocks.0.attn.o.bias' else k): v for k, v in json.loads(h).items()}
+write('transformer_model', 'bridge-mixed-names.bin', model(bridge_config, safetensors(json.dumps(mixed), d)))
+for dtype in ('f16', 'bf16'):
+    write('transformer_model', f'two_layer_ln_pos-{dtype}.bin',
+          model(read('tests/data/transformer/two_layer_ln_pos.json'),
+                read(f'tests/data/dtypes/two_layer_ln_pos.{dtype}.safetensors')))
 
 # --- torch_checkpoint: torch.save's files, and archives built by hand (stored entries, as torch
 # writes them) around data.pkl texts at the unpickler's limits.

@@ -6,10 +6,15 @@
 // parses it. Every rule (ranges, names, lengths) is the core's; both handles stay inside
 // web/transformer.js.
 #include "bindings/marshal.hpp"
+#include "core/batch_patching.hpp"
+#include "core/induction_task.hpp"
+#include "core/max_digit_task.hpp"
 #include "core/qk_attribution.hpp"
 #include "core/transformer_analysis.hpp"
 #include "core/transformer_layout.hpp"
 #include "core/transformer_training.hpp"
+#include "formats/batch_patching_json.hpp"
+#include "formats/prompt_pairs.hpp"
 #include "formats/safetensors.hpp"
 #include "formats/transformer_json.hpp"
 #include "formats/transformer_model.hpp"
@@ -285,6 +290,36 @@ class TransformerModelHandle {
       return run_to_js(a, run_numbers(a, 0));
     });
   }
+  // request: { pairs: <pairs file text> } or { task: "induction" | "max-digit", count?: 64,
+  // pairs_seed?: 0 }, with resamples?, permutations?, seed? (core/batch_patching.hpp). Returns the
+  // document `headlab model analyze --pairs / --pairs-task` writes, byte for byte.
+  val batch_patching(val request) {
+    return guarded([&] {
+      const auto& c = loaded().config;
+      ObjectReader in(request, "the batch-patching request");
+      tf::IntervalSettings settings;
+      in.integer("resamples", settings.resamples);
+      in.integer("permutations", settings.permutations);
+      in.seed("seed", settings.seed);
+      int count = 64;
+      std::uint64_t pairs_seed = 0;
+      in.integer("count", count);
+      in.seed("pairs_seed", pairs_seed);
+      std::vector<PromptPair> pairs;
+      if (in.has("pairs")) {
+        pairs = fm::read_prompt_pairs(c, string_arg(in.get("pairs"), "pairs"), "pairs");
+      } else if (in.has("task")) {
+        const std::string task = string_arg(in.get("task"), "task");
+        if (task == "induction") pairs = tf::induction_pairs(c, pairs_seed, count);
+        else if (task == "max-digit") pairs = max_digit::max_digit_pairs(pairs_seed, count);
+        else throw InputError("task must be \"induction\" or \"max-digit\", got \"" + task.substr(0, 40) + "\"");
+      } else {
+        throw InputError("the batch-patching request needs pairs (a pairs file's text) or a task");
+      }
+      in.finish();
+      return val(fm::write_batch_patching(c, tf::batch_patching(loaded(), pairs, settings)));
+    });
+  }
   val analyze(val request) {
     return guarded([&] {
       const tf::AnalysisRequest r = request_from_js(loaded().config, request);
@@ -475,6 +510,7 @@ EMSCRIPTEN_BINDINGS(headlab_transformer) {
       .function("canonical", &TransformerModelHandle::canonical)
       .function("run", &TransformerModelHandle::run)
       .function("analyze", &TransformerModelHandle::analyze)
+      .function("batch_patching", &TransformerModelHandle::batch_patching)
       .function("run_arrays", &TransformerModelHandle::run_arrays)
       .function("analyze_arrays", &TransformerModelHandle::analyze_arrays)
       .function("clear_analysis_cache", &TransformerModelHandle::clear_analysis_cache)
