@@ -40,7 +40,8 @@ const char* kModelUsage =
     "       headlab model analyze --config model.json --weights model.safetensors --prompt \"1 2 3\"\n"
     "                             [--position P] [--token T] [--corrupted \"1 2 4\" --answer A --wrong B]\n"
     "                             [--ablation zero|mean] [--sequences N] [--seed S] [--circuits]\n"
-    "                             [--qk-attribution L.H] [--out analysis.json]\n"
+    "                             [--qk-attribution L.H] [--composition] [--logit-lens]\n"
+    "                             [--head-svd [--directions D]] [--top K] [--out analysis.json]\n"
     "       headlab model analyze --config model.json --weights model.safetensors\n"
     "                             (--pairs pairs.json | --pairs-task induction|max-digit [--count N] [--pairs-seed S])\n"
     "                             [--resamples B] [--permutations K] [--seed S] [--out patching.json]\n"
@@ -259,11 +260,12 @@ tf::HeadIndex qk_head_flag(const std::string& text) {
 }
 
 int analyze(const Args& args, std::ostream& out, std::ostream& err) {
-  const auto flags = flags_of(args,
-                              {"--config", "--weights", "--prompt", "--out", "--position", "--token", "--corrupted",
-                               "--answer", "--wrong", "--ablation", "--sequences", "--seed", "--qk-attribution",
-                               "--pairs", "--pairs-task", "--count", "--pairs-seed", "--resamples", "--permutations"},
-                              {"--circuits"});
+  const auto flags =
+      flags_of(args, {"--config",         "--weights", "--prompt",     "--out",      "--position",   "--token",
+                      "--corrupted",      "--answer",  "--wrong",      "--ablation", "--sequences",  "--seed",
+                      "--qk-attribution", "--pairs",   "--pairs-task", "--count",    "--pairs-seed", "--resamples",
+                      "--permutations",   "--top",     "--directions"},
+               {"--circuits", "--composition", "--logit-lens", "--head-svd"});
   refuse_overwriting_model_inputs(flags);
   if (flags.count("--pairs") || flags.count("--pairs-task")) return analyze_pairs(flags, out);
   for (const char* f : {"--count", "--pairs-seed", "--resamples", "--permutations"}) {
@@ -298,6 +300,14 @@ int analyze(const Args& args, std::ostream& out, std::ostream& err) {
     r.ablation = mode == "zero" ? tf::Ablation::zero : tf::Ablation::mean;
   }
   r.circuits = flags.count("--circuits") > 0;
+  r.composition = flags.count("--composition") > 0;
+  r.logit_lens = flags.count("--logit-lens") > 0;
+  r.head_svd = flags.count("--head-svd") > 0;
+  if (flags.count("--directions") && !r.head_svd) throw UsageError("--directions applies only with --head-svd");
+  if (flags.count("--top") && !r.head_svd && !r.logit_lens)
+    throw UsageError("--top applies only with --logit-lens or --head-svd");
+  r.top = static_cast<int>(integer_flag(flags, "--top", 5, 1, std::min(tf::kMaxLogitLensTop, c.d_vocab)));
+  r.directions = static_cast<int>(integer_flag(flags, "--directions", -1, 1, c.d_head));
   if (flags.count("--qk-attribution")) {
     r.qk_attribution = true;
     r.qk_head = qk_head_flag(flags.at("--qk-attribution"));

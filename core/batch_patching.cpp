@@ -85,7 +85,7 @@ struct PairRuns {
 };
 
 // Head (l, h) with one of q, k, v (component 0, 1, 2) taken from the corrupted run at every
-// position, or z (3): the head's output T × d. q, k, v: pattern = causal softmax(q kᵀ/√c), z = pattern v,
+// position, or z (3): the head's output T × d. q, k, v: pattern = causal softmax(q kᵀ/attn_scale), z = pattern v,
 // output = z W_O, the forward pass's operations; z: the corrupted run's output, which is z_corrupted W_O.
 Matrix component_output(const PairRuns& r, int l, int h, int component) {
   const auto& clean = r.clean.layers[static_cast<std::size_t>(l)];
@@ -94,7 +94,7 @@ Matrix component_output(const PairRuns& r, int l, int h, int component) {
   const Matrix& q = component == 0 ? corrupted.q[h] : clean.q[h];
   const Matrix& k = component == 1 ? corrupted.k[h] : clean.k[h];
   const Matrix& v = component == 2 ? corrupted.v[h] : clean.v[h];
-  const double inv_sqrt_dh = 1.0 / std::sqrt(static_cast<double>(r.w.config.d_head));
+  const double inv_sqrt_dh = 1.0 / attention_scale(r.w.config);  // √c unless attn_scale is set
   Matrix pattern = ordered_causal_product_nt(q, k) * inv_sqrt_dh;
   causal_softmax(pattern);
   return ordered_product(ordered_causal_product(pattern, v), r.w.layers[static_cast<std::size_t>(l)].W_O[h]);

@@ -30,6 +30,38 @@ double exp_nonpositive(double x) {
   return tiny ? (p * scale) * 0x1p-64 : p * scale;
 }
 
+namespace {
+// 1/n! for n = 0 … 19, folded at compile time (IEEE double on every compiler).
+struct InverseFactorials19 {
+  double c[20];
+  constexpr InverseFactorials19() : c{} {
+    c[0] = 1.0;
+    for (int n = 1; n < 20; ++n) c[n] = c[n - 1] / n;
+  }
+};
+constexpr InverseFactorials19 kInverseFactorial19{};
+}  // namespace
+
+void deterministic_sin_cos(double x, double& sine, double& cosine) {
+  // π/2 = pio2_1 + pio2_2 + pio2_3 (fdlibm's split: pio2_1, pio2_2 have 33 significant bits).
+  constexpr double pio2_1 = 1.57079632673412561417e+00, pio2_2 = 6.07710050630396597660e-11,
+                   pio2_3 = 2.02226624871116645580e-21, two_over_pi = 6.36619772367581382433e-01;
+  const double n = (x * two_over_pi + round_shift) - round_shift;
+  const double r = ((x - n * pio2_1) - n * pio2_2) - n * pio2_3;
+  const double r2 = r * r;
+  // sin r = r Σ (−r²)^k / (2k+1)!,  cos r = Σ (−r²)^k / (2k)!,  k = 0 … 9, Horner from k = 9.
+  double s = 0.0, c = 0.0;
+  for (int k = 9; k >= 0; --k) {
+    const double sign = k % 2 ? -1.0 : 1.0;
+    s = s * r2 + sign * kInverseFactorial19.c[2 * k + 1];
+    c = c * r2 + sign * kInverseFactorial19.c[2 * k];
+  }
+  s *= r;
+  const long long quadrant = static_cast<long long>(n) & 3;  // two's complement: −1 & 3 = 3
+  sine = quadrant == 0 ? s : quadrant == 1 ? c : quadrant == 2 ? -s : -c;
+  cosine = quadrant == 0 ? c : quadrant == 1 ? -s : quadrant == 2 ? -c : s;
+}
+
 double deterministic_log(double x) {
   if (!(x > 0.0) || !std::isfinite(x)) return std::nan("");
   int e = 0;

@@ -28,6 +28,13 @@ double exp_nonpositive(double x);
 // ln(x) for finite x > 0; absolute error below 4 ulp of |ln x|.
 double deterministic_log(double x);
 
+// sin x and cos x for finite |x| ≤ 2^20 (the rotary angles: at most n_ctx − 1 rad). x = n·π/2 + r
+// with n = round(2x/π) and r from a three-part π/2 (33 + 33 + 53 bits: n·pio2_1 and n·pio2_2 are
+// exact for |n| < 2^20), |r| ≤ π/4 + ε; then the Taylor series of sin r and cos r to r^19 and r^18
+// on r² (truncation below 1e-19 at π/4), and the quadrant n mod 4 picks ±sin r, ±cos r. Absolute
+// error within 4 ulp of 1 (tests/core/deterministic_math_test.cpp).
+void deterministic_sin_cos(double x, double& sine, double& cosine);
+
 namespace exp_reduction {
 // ln 2 split so that k·ln2_hi is exact for |k| < 2^11 (ln2_hi has 32 significant bits).
 constexpr double ln2_hi = 6.93147180369123816490e-01;

@@ -2,6 +2,9 @@
 
 #include "core/check.hpp"
 #include "core/deterministic_math.hpp"
+#include "core/normalization.hpp"
+#include "core/rotary.hpp"
+#include "core/transformer_heads.hpp"
 #include "core/ordered_products.hpp"
 #include "core/softmax.hpp"
 #include "core/transformer_layout.hpp"
@@ -48,8 +51,6 @@ void require_range(const char* name, long long value, long long low, long long h
   require_integer_in((std::string("config.") + name).c_str(), value, low, high);
 }
 
-bool normalizes(const TransformerConfig& c) { return c.normalization != Normalization::none; }
-
 // Shape and finiteness of one tensor, the message naming it in TransformerLens terms.
 void require_tensor(const std::string& name, const Matrix& m, Eigen::Index rows, Eigen::Index cols) {
   if (m.rows() != rows || m.cols() != cols) {
@@ -85,20 +86,6 @@ void validate_architecture(const TransformerConfig& c) {
                      " must divide n_heads = " + std::to_string(c.n_heads) + " (or be 0: no grouping)");
   }
   if (c.attn_scale != 0) require_real_range("attn_scale", c.attn_scale, kMinAttnScale, kMaxAttnScale);
-  // Not computed yet: refused by name until the forward, backward and analyses cover them.
-  if (c.normalization == Normalization::rms || c.normalization == Normalization::rms_pre) {
-    throw InputError(std::string("config.normalization = \"") + normalization_name(c.normalization) +
-                     "\" is not computed yet (supported: \"LN\", \"LNPre\", \"none\")");
-  }
-  if (c.positions == Positions::shortformer || c.positions == Positions::rotary) {
-    throw InputError(std::string("config.positional_embedding = \"") + positions_name(c.positions) +
-                     "\" is not computed yet (supported: \"standard\", \"none\")");
-  }
-  if (c.n_key_value_heads != 0 && c.n_key_value_heads != c.n_heads) {
-    throw InputError("config.n_key_value_heads = " + std::to_string(c.n_key_value_heads) +
-                     ": grouped key-value heads are not computed yet (0 or n_heads = " + std::to_string(c.n_heads) +
-                     ")");
-  }
 }
 
 }  // namespace
@@ -242,46 +229,6 @@ void require_tokens(const TransformerConfig& c, const std::vector<int>& tokens) 
   }
 }
 
-Matrix layer_norm_forward(const Matrix& x, const Matrix& w, const Matrix& b, double eps, Vector& scale) {
-  const Eigen::Index T = x.rows(), d = x.cols();
-  Matrix y(T, d);
-  scale.resize(T);
-  for (Eigen::Index i = 0; i < T; ++i) {
-    // Sums in one order on every target (core/ordered_products.hpp); sqrt is correctly rounded everywhere.
-    const double mean = ordered_sum(x.data() + i * d, d) / static_cast<double>(d);
-    y.row(i) = x.row(i).array() - mean;
-    const double variance = ordered_dot(y.data() + i * d, y.data() + i * d, d) / static_cast<double>(d);
-    scale(i) = std::sqrt(variance + eps);
-    y.row(i) /= scale(i);
-  }
-  if (w.size() > 0) {
-    y.array().rowwise() *= w.row(0).array();
-    y.rowwise() += b.row(0);
-  }
-  return y;
-}
-
-Matrix layer_norm_backward(const Matrix& x, const Vector& scale, const Matrix& w, const Matrix& dy, Matrix& dw,
-                           Matrix& db) {
-  const Eigen::Index T = x.rows(), d = x.cols();
-  Matrix dx(T, d);
-  for (Eigen::Index i = 0; i < T; ++i) {
-    // x̂ = (x − μ)/σ;  y = x̂ ⊙ w + b.  dx̂ = dy ⊙ w;  dx = (dx̂ − mean(dx̂) − x̂·mean(dx̂ ⊙ x̂)) / σ.
-    const RowVector centred = (x.row(i).array() - ordered_sum(x.data() + i * d, d) / static_cast<double>(d)).matrix();
-    const RowVector xhat = centred / scale(i);
-    RowVector dxhat = dy.row(i);
-    if (w.size() > 0) {
-      dw.row(0).array() += dy.row(i).array() * xhat.array();
-      db.row(0) += dy.row(i);
-      dxhat.array() *= w.row(0).array();
-    }
-    const double mean_dxhat = ordered_sum(dxhat.data(), d) / static_cast<double>(d);
-    const double mean_dxhat_xhat = ordered_dot(dxhat.data(), xhat.data(), d) / static_cast<double>(d);
-    dx.row(i) = ((dxhat.array() - mean_dxhat) - xhat.array() * mean_dxhat_xhat) / scale(i);
-  }
-  return dx;
-}
-
 // The core's one softmax (core/softmax.hpp) over the kept columns of each row (contiguous: Matrix
 // is row-major), with exp_nonpositive, so the same bits natively and in WASM (core/deterministic_math.hpp).
 void causal_softmax(Matrix& s, Eigen::Index first_query) {
@@ -311,7 +258,9 @@ TransformerActivations transformer_forward_unchecked(const TransformerWeights& w
     const auto& lw = w.layers[l];
     auto& la = a.layers[l];
     la.resid_pre = resid;
-    la.normalized = normalizes(c) ? layer_norm_forward(resid, lw.ln_w, lw.ln_b, c.layer_norm_eps, la.scale) : resid;
+    la.normalized = normalize(c, resid, lw.ln_w, lw.ln_b, la.scale);
+    if (c.positions == Positions::shortformer) la.qk_input = query_key_input(w, la.normalized, {});
+    const Matrix& qk_input = c.positions == Positions::shortformer ? la.qk_input : la.normalized;
     la.q.resize(H);
     la.k.resize(H);
     la.v.resize(H);
@@ -319,13 +268,9 @@ TransformerActivations transformer_forward_unchecked(const TransformerWeights& w
     la.z.resize(H);
     la.head_output.resize(H);
     for (int h = 0; h < H; ++h) {
-      // Every product in one summation order on every target (core/ordered_products.hpp).
-      la.q[h] = ordered_product(la.normalized, lw.W_Q[h]);
-      la.q[h].rowwise() += lw.b_Q.row(h);
-      la.k[h] = ordered_product(la.normalized, lw.W_K[h]);
-      la.k[h].rowwise() += lw.b_K.row(h);
-      la.v[h] = ordered_product(la.normalized, lw.W_V[h]);
-      la.v[h].rowwise() += lw.b_V.row(h);
+      la.q[h] = head_queries(w, l, h, qk_input, {});
+      la.k[h] = head_keys(w, l, h, qk_input, {});
+      la.v[h] = head_values(w, l, h, la.normalized);
       // Scores and pattern × values below the diagonal only (the causal zeros add nothing: the same
       // bits as the full products, core/ordered_products.hpp).
       la.pattern[h] = ordered_causal_product_nt(la.q[h], la.k[h]) * inv_sqrt_dh;
@@ -338,8 +283,7 @@ TransformerActivations transformer_forward_unchecked(const TransformerWeights& w
     resid.rowwise() += lw.b_O.row(0);
     la.resid_post = resid;
   }
-  a.final_normalized =
-      normalizes(c) ? layer_norm_forward(resid, w.ln_final_w, w.ln_final_b, c.layer_norm_eps, a.final_scale) : resid;
+  a.final_normalized = normalize(c, resid, w.ln_final_w, w.ln_final_b, a.final_scale);
   a.logits = ordered_product(a.final_normalized, w.W_U);
   a.logits.rowwise() += w.b_U.row(0);
   return a;
@@ -368,20 +312,19 @@ Matrix mixed_values_product(const Matrix& pattern, const Matrix& clean, const Ma
 // One head h of a resumed layer: its write into the residual stream, z_h W_O^h, for query rows
 // [q0, T) ((T − q0) × d). x (rows [first_row, changed_end), each d wide) is the layer's normalized
 // input where it differs from the clean run `la`; every other row is the clean run's.
-Matrix resumed_head_output(const AttentionLayerWeights& lw, const LayerActivations& la, const Matrix& x, int h,
+Matrix resumed_head_output(const TransformerWeights& w, int l, const LayerActivations& la, const Matrix& x, int h,
                            Eigen::Index first_row, Eigen::Index changed_end, Eigen::Index q0, double inv_sqrt_dh) {
+  const AttentionLayerWeights& lw = w.layers[static_cast<std::size_t>(l)];
   const Eigen::Index T = la.q[h].rows(), changed = changed_end - first_row;
   // Keys and values: the clean run's, with rows [first_row, changed_end) recomputed.
-  Matrix k = ordered_product(x, lw.W_K[h]);
-  k.rowwise() += lw.b_K.row(h);
-  Matrix v = ordered_product(x, lw.W_V[h]);
-  v.rowwise() += lw.b_V.row(h);
+  const Matrix qk_input = query_key_input(w, x, {first_row, 1});
+  Matrix k = head_keys(w, l, h, qk_input, {first_row, 1});
+  Matrix v = head_values(w, l, h, x);
   // Query rows [q0, T): recomputed where the input changed (rows < changed_end), else the clean run's.
   const Eigen::Index q_changed = std::max<Eigen::Index>(0, changed_end - q0);
   Matrix q = la.q[h].bottomRows(T - q0);
   if (q_changed > 0) {
-    q.topRows(q_changed) = ordered_product(x.middleRows(q0 - first_row, q_changed), lw.W_Q[h]);
-    q.topRows(q_changed).rowwise() += lw.b_Q.row(h);
+    q.topRows(q_changed) = head_queries(w, l, h, qk_input.middleRows(q0 - first_row, q_changed), {q0, 1});
   }
   // Scores q kᵀ / √c: each entry one dot product, so the clean columns and the recomputed ones can be
   // formed apart.
@@ -430,10 +373,10 @@ Matrix resume_final_normalized(const TransformerWeights& w, const TransformerAct
     // Queries needed: every row from first_row, or in the last layer only those whose logits are asked for.
     const Eigen::Index q0 = l + 1 == c.n_layers ? logit_row : first_row;
     Vector scale;
-    const Matrix x = normalizes(c) ? layer_norm_forward(*resid, lw.ln_w, lw.ln_b, c.layer_norm_eps, scale) : *resid;
+    const Matrix x = normalize(c, *resid, lw.ln_w, lw.ln_b, scale);
     Matrix next = rows_from(q0);  // resid_pre of the query rows, heads added below in head order
     for (int h = 0; h < c.n_heads; ++h)
-      next += resumed_head_output(lw, la, x, h, first_row, changed_end, q0, inv_sqrt_dh);
+      next += resumed_head_output(w, l, la, x, h, first_row, changed_end, q0, inv_sqrt_dh);
     next.rowwise() += lw.b_O.row(0);
     resid_next = std::move(next);
     resid = &resid_next;
@@ -442,7 +385,7 @@ Matrix resume_final_normalized(const TransformerWeights& w, const TransformerAct
   }
   const Matrix rows = rows_from(logit_row);
   Vector scale;
-  return normalizes(c) ? layer_norm_forward(rows, w.ln_final_w, w.ln_final_b, c.layer_norm_eps, scale) : rows;
+  return normalize(c, rows, w.ln_final_w, w.ln_final_b, scale);
 }
 
 Matrix resume_forward(const TransformerWeights& w, const TransformerActivations& clean, int first_layer,
@@ -463,9 +406,12 @@ TransformerActivations transformer_forward(const TransformerWeights& w, const st
 namespace {
 
 // Backward of one head h of a layer, given dresid (T × d, dL/d resid_post): adds the head's
-// gradients to lg and its three terms of dL/dx̂ to dnormalized (T × d), q's, k's, v's in that order.
-void head_backward(const AttentionLayerWeights& lw, const LayerActivations& la, int h, const Matrix& dresid,
-                   double inv_sqrt_dh, AttentionLayerWeights& lg, Matrix& dnormalized) {
+// gradients to lg (the key and value ones to its key-value head g) and its three terms of dL/dx̂ to
+// dnormalized (T × d), q's, k's, v's in that order; with shortformer positions the q and k terms
+// are dL/d qk_input, which W_pos[0:T] receives too (into dpos, T × d).
+void head_backward(const TransformerConfig& c, const AttentionLayerWeights& lw, const LayerActivations& la, int h,
+                   const Matrix& dresid, double inv_sqrt_dh, AttentionLayerWeights& lg, Matrix& dnormalized,
+                   Matrix& dpos) {
   const Eigen::Index T = dresid.rows();
   // head_output = z W_O
   add_ordered_product_tn(lg.W_O[h], la.z[h], dresid);
@@ -479,19 +425,34 @@ void head_backward(const AttentionLayerWeights& lw, const LayerActivations& la, 
     const double inner = ordered_dot(dpattern.data() + i * T, la.pattern[h].data() + i * T, T);
     dscores.row(i) = la.pattern[h].row(i).array() * (dpattern.row(i).array() - inner);
   }
-  dscores *= inv_sqrt_dh;  // scores = q kᵀ / √c
-  const Matrix dq = ordered_product(dscores, la.k[h]);
-  const Matrix dk = ordered_product_tn(dscores, la.q[h]);
-  // q = x̂ W_Q + b_Q (and k, v alike)
-  add_ordered_product_tn(lg.W_Q[h], la.normalized, dq);
-  add_ordered_product_tn(lg.W_K[h], la.normalized, dk);
-  add_ordered_product_tn(lg.W_V[h], la.normalized, dv);
+  dscores *= inv_sqrt_dh;  // scores = q kᵀ / attn_scale
+  Matrix dq = ordered_product(dscores, la.k[h]);
+  Matrix dk = ordered_product_tn(dscores, la.q[h]);
+  // q = rotate(qk_input W_Q + b_Q), k alike: a rotation's transpose is the rotation back.
+  if (c.positions == Positions::rotary) {
+    rotate_rows(c, dq, 0, true);
+    rotate_rows(c, dk, 0, true);
+  }
+  // q, k read qk_input (x̂, or x̂ + W_pos for shortformer), v reads x̂; k and v use key-value head g.
+  const Matrix& qk_input = c.positions == Positions::shortformer ? la.qk_input : la.normalized;
+  const int g = h / (c.n_heads / key_value_heads(c));
+  add_ordered_product_tn(lg.W_Q[h], qk_input, dq);
+  add_ordered_product_tn(lg.W_K[g], qk_input, dk);
+  add_ordered_product_tn(lg.W_V[g], la.normalized, dv);
   lg.b_Q.row(h) += ordered_column_sums(dq);
-  lg.b_K.row(h) += ordered_column_sums(dk);
-  lg.b_V.row(h) += ordered_column_sums(dv);
-  dnormalized += ordered_product_nt(dq, lw.W_Q[h]);
-  dnormalized += ordered_product_nt(dk, lw.W_K[h]);
-  dnormalized += ordered_product_nt(dv, lw.W_V[h]);
+  lg.b_K.row(g) += ordered_column_sums(dk);
+  lg.b_V.row(g) += ordered_column_sums(dv);
+  if (c.positions != Positions::shortformer) {
+    dnormalized += ordered_product_nt(dq, lw.W_Q[h]);
+    dnormalized += ordered_product_nt(dk, lw.W_K[g]);
+  } else {
+    const Matrix dq_input = ordered_product_nt(dq, lw.W_Q[h]), dk_input = ordered_product_nt(dk, lw.W_K[g]);
+    dnormalized += dq_input;
+    dnormalized += dk_input;
+    dpos += dq_input;
+    dpos += dk_input;
+  }
+  dnormalized += ordered_product_nt(dv, lw.W_V[g]);
 }
 
 }  // namespace
@@ -507,22 +468,20 @@ void transformer_backward(const TransformerWeights& w, const TransformerActivati
   dw.b_U.row(0) += ordered_column_sums(dlogits);
   Matrix dfinal = ordered_product_nt(dlogits, w.W_U);
   const Matrix& resid_last = c.n_layers > 0 ? a.layers.back().resid_post : a.embed;
-  Matrix dresid =
-      normalizes(c) ? layer_norm_backward(resid_last, a.final_scale, w.ln_final_w, dfinal, dw.ln_final_w, dw.ln_final_b)
-                    : dfinal;
+  Matrix dresid = normalize_backward(c, resid_last, a.final_scale, w.ln_final_w, dfinal, dw.ln_final_w, dw.ln_final_b);
+  // dL/dW_pos[0:T] through the queries and keys of every layer (shortformer), summed over layers.
+  Matrix dpos = c.positions == Positions::shortformer ? Matrix::Zero(T, c.d_model) : Matrix();
   for (int l = c.n_layers - 1; l >= 0; --l) {
     const auto& la = a.layers[l];
     auto& lg = dw.layers[l];
     // resid_post = resid_pre + Σ_h z_h W_O^h + b_O: dresid flows to resid_pre and to every head.
     lg.b_O.row(0) += ordered_column_sums(dresid);
     Matrix dnormalized = Matrix::Zero(T, c.d_model);
-    for (int h = 0; h < c.n_heads; ++h) head_backward(w.layers[l], la, h, dresid, inv_sqrt_dh, lg, dnormalized);
-    if (normalizes(c)) {
-      dresid += layer_norm_backward(la.resid_pre, la.scale, w.layers[l].ln_w, dnormalized, lg.ln_w, lg.ln_b);
-    } else {
-      dresid += dnormalized;
-    }
+    for (int h = 0; h < c.n_heads; ++h)
+      head_backward(c, w.layers[l], la, h, dresid, inv_sqrt_dh, lg, dnormalized, dpos);
+    dresid += normalize_backward(c, la.resid_pre, la.scale, w.layers[l].ln_w, dnormalized, lg.ln_w, lg.ln_b);
   }
+  if (c.positions == Positions::shortformer) dw.W_pos.topRows(T) += dpos;
   // resid_0 = W_E[tokens] + W_pos[0:T]
   for (Eigen::Index i = 0; i < T; ++i) {
     dw.W_E.row(a.tokens[i]) += dresid.row(i);

@@ -1,24 +1,29 @@
 // Attention-only transformers as TransformerLens builds them with attn_only=True.
 //
-// Shapes (T = sequence length ≤ n_ctx, H = n_heads, d = d_model, c = d_head, V = d_vocab):
-//   resid_0 = W_E[tokens] + W_pos[0:T]                              T × d
+// Shapes (T = sequence length ≤ n_ctx, H = n_heads, d = d_model, c = d_head, V = d_vocab,
+// G = key-value heads, g = h / (H / G) the one head h reads):
+//   resid_0 = W_E[tokens] (+ W_pos[0:T] with learned positions)      T × d
 //   for each layer l:
 //     x̂ = LN_l(resid_l)                                              T × d  (identity without normalisation)
-//     q_h = x̂ W_Q^h + b_Q^h,  k_h = x̂ W_K^h + b_K^h,  v_h = x̂ W_V^h + b_V^h     T × c
-//     pattern_h = softmax_rows(q_h k_hᵀ / √c, causal: key j ≤ query i)           T × T
+//     u = x̂ + W_pos[0:T] (shortformer positions), else u = x̂         T × d  (what queries and keys read)
+//     q_h = R(u W_Q^h + b_Q^h),  k_h = R(u W_K^g + b_K^g),  v_h = x̂ W_V^g + b_V^g   T × c
+//       (R rotates row i to position i with rotary positions, core/rotary.hpp; identity otherwise)
+//     pattern_h = softmax_rows(q_h k_hᵀ / attn_scale, causal: key j ≤ query i)     T × T  (attn_scale √c by default)
 //     z_h = pattern_h v_h                                              T × c
 //     head_output_h = z_h W_O^h                                        T × d  (the head's write into the residual stream)
 //     resid_{l+1} = resid_l + Σ_h head_output_h + b_O
 //   logits = LN_final(resid_L) W_U + b_U                               T × V
 //
-// Normalisation (TransformerLens `normalization_type`): none; "LN", LayerNorm with weights
-// w, b before every attention layer and before the unembedding:
+// Normalisation (TransformerLens `normalization_type`, core/normalization.hpp): none; "LN",
+// LayerNorm with weights w, b before every attention layer and before the unembedding:
 //   LN(x) = (x − mean(x)) / σ ⊙ w + b,   σ = √(mean((x − mean(x))²) + eps)   (per position, biased variance);
-// or "LNPre", the same without w and b (what fold_ln leaves behind).
+// "LNPre", the same without w and b (what fold_ln leaves behind); "RMS", x / √(mean(x²) + eps) ⊙ w;
+// "RMSPre", the same without w.
 //
 // Tensors as in TransformerLens's state_dict (names, shapes, which config setting gives the model
 // each one: the table of core/transformer_layout.hpp): W_Q, W_K, W_V are H × (d × c), W_O is
-// H × (c × d), b_Q, b_K, b_V are H × c (one row per head). Biases absent from a file are zero.
+// H × (c × d), b_Q, b_K, b_V are H × c (one row per head); with grouped key-value heads W_K, W_V,
+// b_K, b_V have G heads. Biases absent from a file are zero.
 #pragma once
 
 #include "core/limits.hpp"
@@ -111,7 +116,7 @@ constexpr double kMaxAttnScale = 1e6;
 // layer_norm_eps finite and > 0, rotary_dim even in [2, d_head] for rotary positions and 0 otherwise,
 // rotary_base in [kMinRotaryBase, kMaxRotaryBase], n_key_value_heads 0 or a divisor of n_heads,
 // attn_scale 0 or in [kMinAttnScale, kMaxAttnScale], token_names empty or d_vocab long,
-// parameter count ≤ kMaxParameters; and any combination the core does not compute yet.
+// parameter count ≤ kMaxParameters.
 void validate_config(const TransformerConfig& config);
 // Number of scalar parameters (biases and LayerNorm weights included).
 long long parameter_count(const TransformerConfig& config);
@@ -157,23 +162,26 @@ std::vector<const Matrix*> parameter_list(const TransformerWeights& weights);
 
 // Every activation of one forward pass over a token sequence of length T.
 struct LayerActivations {
-  Matrix resid_pre;                 // T × d, the residual stream entering the layer
-  Matrix normalized;                // T × d, x̂ (equals resid_pre without normalisation)
-  Vector scale;                     // T, σ per position (LN / LNPre), else empty
-  std::vector<Matrix> q, k, v;      // H × (T × c)
-  std::vector<Matrix> pattern;      // H × (T × T), row i = query position i, zero above the diagonal
-  std::vector<Matrix> z;            // H × (T × c)
+  Matrix resid_pre;             // T × d, the residual stream entering the layer
+  Matrix normalized;            // T × d, x̂ (equals resid_pre without normalisation)
+  Vector scale;                 // T, σ per position (LN, LNPre, RMS, RMSPre), else empty
+  Matrix qk_input;              // T × d, x̂ + W_pos[0:T] with shortformer positions (what q and k read), else empty
+  std::vector<Matrix> q, k, v;  // H × (T × c); q, k rotated to their positions (rotary); a grouped
+                                // head's k, v are its key-value head's
+  std::vector<Matrix> pattern;  // H × (T × T), row i = query position i, zero above the diagonal
+  std::vector<Matrix> z;        // H × (T × c)
   std::vector<Matrix> head_output;  // H × (T × d): z_h W_O^h, each head's write into the residual stream
   Matrix resid_post;                // T × d = resid_pre + Σ_h head_output_h + b_O
 };
 
 struct TransformerActivations {
   std::vector<int> tokens;
-  Matrix embed;      // T × d, W_E[tokens]
-  Matrix pos_embed;  // T × d, W_pos[0:T] (zero without positional embedding)
+  Matrix embed;  // T × d, W_E[tokens]
+  Matrix
+      pos_embed;  // T × d, W_pos[0:T] with learned positions (zero otherwise: shortformer adds W_pos to q and k only)
   std::vector<LayerActivations> layers;
   Matrix final_normalized;  // T × d, LN_final(resid_L)
-  Vector final_scale;       // T, σ of the final LayerNorm, else empty
+  Vector final_scale;       // T, σ of the final normalisation, else empty
   Matrix logits;            // T × V
 };
 
@@ -220,13 +228,6 @@ void causal_softmax(Matrix& scores, Eigen::Index first_query = 0);
 // dweights (shaped by zero_weights(config)).
 void transformer_backward(const TransformerWeights& weights, const TransformerActivations& activations,
                           const Matrix& dlogits, TransformerWeights& dweights);
-
-// LayerNorm over the rows of x (T × d): returns x̂ and writes σ per row into scale.
-// w, b are 1 × d, or both empty for LNPre.
-Matrix layer_norm_forward(const Matrix& x, const Matrix& w, const Matrix& b, double eps, Vector& scale);
-// Backward: from dy (T × d) returns dx and adds to dw, db (when w is non-empty).
-Matrix layer_norm_backward(const Matrix& x, const Vector& scale, const Matrix& w, const Matrix& dy, Matrix& dw,
-                           Matrix& db);
 
 // A training sequence: next-token cross-entropy is taken at positions p ∈ [loss_from, T − 2]
 // (predicting tokens[p + 1]); loss_from = 0 is ordinary language-model loss.

@@ -2,7 +2,10 @@
 
 #include "core/check.hpp"
 #include "core/deterministic_math.hpp"
+#include "core/normalization.hpp"
 #include "core/ordered_products.hpp"
+#include "core/rotary.hpp"
+#include "core/transformer_heads.hpp"
 #include "core/transformer_training.hpp"
 
 #include <algorithm>
@@ -13,14 +16,19 @@ namespace headlab::transformer {
 
 namespace {
 
-// The frozen-scale map of the final LayerNorm followed by W_U[:, token]: c ↦ ((c − mean c)/σ ⊙ w) · u.
+// The frozen-scale map of the final normalisation followed by W_U[:, token]: c ↦ ((c − mean c)/σ ⊙ w) · u
+// (LN; LNPre without w), c ↦ (c/σ ⊙ w) · u (RMS; RMSPre without w), c ↦ c · u (none).
 struct LogitDirection {
   RowVector direction;  // w ⊙ u (or u)
   double inv_scale = 1.0;
   bool centre = false;
+  bool scaled = false;
   double of(const RowVector& c) const {
     const Eigen::Index n = c.size();
-    if (!centre) return ordered_dot(c.data(), direction.data(), n);
+    if (!centre) {
+      const double dot = ordered_dot(c.data(), direction.data(), n);
+      return scaled ? dot * inv_scale : dot;
+    }
     const double mean = ordered_sum(c.data(), n) / static_cast<double>(n);
     const RowVector centred = (c.array() - mean).matrix();
     return ordered_dot(centred.data(), direction.data(), n) * inv_scale;
@@ -38,10 +46,11 @@ LogitAttribution attribution_of(const TransformerWeights& w, const TransformerAc
   const auto& c = w.config;
   LogitDirection dir;
   dir.direction = w.W_U.col(token).transpose();
-  if (c.normalization != Normalization::none) {
-    dir.centre = true;
+  if (normalizes(c)) {
+    dir.centre = centres(c);
+    dir.scaled = true;
     dir.inv_scale = 1.0 / a.final_scale(position);
-    if (c.normalization == Normalization::layer_norm) dir.direction.array() *= w.ln_final_w.row(0).array();
+    if (w.ln_final_w.size() > 0) dir.direction.array() *= w.ln_final_w.row(0).array();  // LN, RMS
   }
   LogitAttribution out;
   out.embed = dir.of(a.embed.row(position));
@@ -328,7 +337,7 @@ CleanSoftmax clean_softmax_of(const Patching& P, int g) {
   for (Eigen::Index j = 0; j < T; ++j)
     scores(j) = ordered_dot(top_run.q[g].data() + P.last * dh, top_run.k[g].data() + j * dh, dh);
   CleanSoftmax cs;
-  cs.scaled = scores * (1.0 / std::sqrt(static_cast<double>(dh)));
+  cs.scaled = scores * (1.0 / attention_scale(P.w.config));
   cs.top = cs.scaled.maxCoeff();
   // Prefix and suffix maxima: top_without[j] = max(max s_{<j}, max s_{>j}).
   std::vector<double> before(static_cast<std::size_t>(T + 1), -std::numeric_limits<double>::infinity()), after = before;
@@ -351,7 +360,7 @@ void last_query_z(const Patching& P, const CleanSoftmax& clean, int g, Eigen::In
                   const double* v_p, double* zh) {
   const auto& top_run = P.clean_run.layers.back();
   const Eigen::Index T = P.T, dh = P.w.config.d_head;
-  const double inv_sqrt_dh = 1.0 / std::sqrt(static_cast<double>(dh));
+  const double inv_sqrt_dh = 1.0 / attention_scale(P.w.config);
   const double score_p = ordered_dot(top_run.q[g].data() + P.last * dh, k_p, dh) * inv_sqrt_dh;
   const double row_top = std::max(clean.top_without[static_cast<std::size_t>(p)], score_p);
   RowVector pattern(T);
@@ -386,16 +395,16 @@ void second_to_last_patches(const Patching& P, const std::vector<CleanSoftmax>& 
   Matrix rows(H, d);  // H × d: the patched rows, one per head h
   for (int h = 0; h < H; ++h) patched_row(P, l, h, p, rows.data() + h * d);
   Vector scale;
-  const bool norm = c.normalization != Normalization::none;
-  const Matrix x = norm ? layer_norm_forward(rows, top.ln_w, top.ln_b, c.layer_norm_eps, scale) : rows;
+  const Matrix x = normalize(c, rows, top.ln_w, top.ln_b, scale);
+  const RowPositions at_p{p, 0};  // every row is an alternative at position p
+  const Matrix qk_input = query_key_input(P.w, x, at_p);
+  const int last_layer = c.n_layers - 1;
   Matrix next(H, d);  // the last row of the last layer's output, per patch h
   for (int h = 0; h < H; ++h) next.row(h) = P.clean_run.layers.back().resid_pre.row(P.last);
   Matrix z(H, dh);
   for (int g = 0; g < H; ++g) {
-    Matrix k = ordered_product(x, top.W_K[g]);  // H × c
-    k.rowwise() += top.b_K.row(g);
-    Matrix v = ordered_product(x, top.W_V[g]);  // H × c
-    v.rowwise() += top.b_V.row(g);
+    const Matrix k = head_keys(P.w, last_layer, g, qk_input, at_p);  // H × c
+    const Matrix v = head_values(P.w, last_layer, g, x);             // H × c
     for (int h = 0; h < H; ++h) {
       last_query_z(P, clean[static_cast<std::size_t>(g)], g, p, k.data() + h * dh, v.data() + h * dh,
                    z.data() + h * dh);
@@ -403,8 +412,7 @@ void second_to_last_patches(const Patching& P, const std::vector<CleanSoftmax>& 
     next += ordered_product(z, top.W_O[g]);
   }
   next.rowwise() += top.b_O.row(0);
-  const Matrix final_x =
-      norm ? layer_norm_forward(next, P.w.ln_final_w, P.w.ln_final_b, c.layer_norm_eps, scale) : next;
+  const Matrix final_x = normalize(c, next, P.w.ln_final_w, P.w.ln_final_b, scale);
   for (int h = 0; h < H; ++h) out(l * H + h, p) = normalised(P, final_logit_difference(P, final_x.data() + h * d));
 }
 
@@ -490,16 +498,20 @@ void require_circuit(const TransformerWeights& w, int layer, int head) {
 
 }  // namespace
 
-Matrix qk_circuit(const TransformerWeights& w, int layer, int head) {
+Matrix qk_circuit(const TransformerWeights& w, int layer, int head, int offset) {
   require_circuit(w, layer, head);
-  const Matrix q = ordered_product(w.W_E, w.layers[layer].W_Q[head]);
-  const Matrix k = ordered_product(w.W_E, w.layers[layer].W_K[head]);
+  require_index("offset", offset, w.config.n_ctx);
+  Matrix q = ordered_product(w.W_E, w.layers[layer].W_Q[head]);
+  if (w.config.positions == Positions::rotary) {
+    for (Eigen::Index t = 0; t < q.rows(); ++t) apply_rotary(w.config, q.row(t).data(), offset);
+  }
+  const Matrix k = ordered_product(w.W_E, w.layers[layer].W_K[key_value_group(w.config, head)]);
   return ordered_product_nt(q, k);
 }
 
 Matrix ov_circuit(const TransformerWeights& w, int layer, int head) {
   require_circuit(w, layer, head);
-  const Matrix v = ordered_product(w.W_E, w.layers[layer].W_V[head]);
+  const Matrix v = ordered_product(w.W_E, w.layers[layer].W_V[key_value_group(w.config, head)]);
   return ordered_product(ordered_product(v, w.layers[layer].W_O[head]), w.W_U);
 }
 
@@ -604,10 +616,18 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
   if (r.circuits) {
     for (int l = 0; l < w.config.n_layers; ++l) {
       for (int h = 0; h < w.config.n_heads; ++h) {
-        out.qk.push_back(qk_circuit(w, l, h));
+        out.qk.push_back(qk_circuit(w, l, h, r.qk_offset));
         out.ov.push_back(ov_circuit(w, l, h));
       }
     }
+  }
+  if (r.composition) out.composition = composition_scores(w, kCompositionBaselineSamples, r.seed);
+  if (r.logit_lens) out.lens = logit_lens(w, out.run, {}, r.top);
+  if (r.head_svd) {
+    require_integer_in("top", r.top, 1, std::min(kMaxLogitLensTop, w.config.d_vocab));
+    if (r.directions != -1) require_integer_in("directions", r.directions, 1, w.config.d_head);
+    out.directions = r.directions == -1 ? std::min(3, w.config.d_head) : r.directions;
+    out.svd = head_svds(w, out.directions);
   }
   return out;
 }

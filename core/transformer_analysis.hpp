@@ -3,10 +3,14 @@
 // are (L·H) × … matrices with row l·H + h.
 #pragma once
 
+#include "core/head_composition.hpp"
+#include "core/head_svd.hpp"
+#include "core/logit_lens.hpp"
 #include "core/qk_attribution.hpp"
 #include "core/transformer.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace headlab::transformer {
@@ -66,11 +70,15 @@ PatchingResult head_position_patching(const TransformerWeights& weights, const s
 
 // Token-space circuits of head h in layer l along the direct path from the embedding (positional
 // embedding, LayerNorm and biases left out, as TransformerLens's FactoredMatrix circuits do):
-//   QK = W_E W_Q^h (W_E W_K^h)ᵀ (V × V: query token × key token, unscaled)
-//   OV = W_E W_V^h W_O^h W_U   (V × V: attended token × output logit)
-// Throws InputError when d_vocab > kMaxCircuitVocab.
+//   QK = W_E W_Q^h (W_E W_K^g)ᵀ (V × V: query token × key token, unscaled; g the key-value head of h)
+//   OV = W_E W_V^g W_O^h W_U   (V × V: attended token × output logit)
+// With rotary positions a score depends on how far the key lies before the query, so QK is one
+// matrix per offset o: the query row rotated to position o, the key row to position 0,
+//   QK_o = R_o(W_E W_Q^h) (W_E W_K^g)ᵀ   (any pair of positions o apart gives the same matrix);
+// without rotary positions `offset` changes nothing. Throws InputError when d_vocab >
+// kMaxCircuitVocab or offset is outside [0, n_ctx).
 constexpr int kMaxCircuitVocab = 512;
-Matrix qk_circuit(const TransformerWeights& weights, int layer, int head);
+Matrix qk_circuit(const TransformerWeights& weights, int layer, int head, int offset = 0);
 Matrix ov_circuit(const TransformerWeights& weights, int layer, int head);
 
 // Previous-token and induction (prefix-matching) scores of every head on `count` repeated random
@@ -96,9 +104,17 @@ struct AnalysisRequest {
   int sequences = 32;  // repeated random sequences for ablation and induction scores
   std::uint64_t seed = 0;
   bool circuits = false;        // QK and OV circuits of every head (d_vocab ≤ kMaxCircuitVocab)
+  int qk_offset = 0;            // the query-key offset of the QK circuits (it matters with rotary positions only)
   bool qk_attribution = false;  // QK attribution of head qk_head's scores at query `position`
   HeadIndex qk_head;
+  // Composition scores (baseline: kCompositionBaselineSamples draws from `seed`), the logit lens
+  // (answers: the next prompt token, and the top prediction at the last position) and the head
+  // SVDs, each when asked for.
+  bool composition = false, logit_lens = false, head_svd = false;
+  int top = 5;          // tokens per logit-lens position and per head-SVD direction
+  int directions = -1;  // head-SVD directions read in token space; −1: min(3, d_head)
 };
+constexpr int kCompositionBaselineSamples = 200;
 struct TransformerAnalysis {
   TransformerActivations run;  // patterns, logits, every activation of the prompt
   int position = 0, token = 0;
@@ -111,6 +127,10 @@ struct TransformerAnalysis {
   std::vector<Matrix> qk, ov;  // L·H circuits (row l·H + h order), when asked for
   bool has_qk_attribution = false;
   QkAttribution qk_attribution;  // at query `position`, when asked for
+  std::optional<CompositionScores> composition;
+  std::optional<LogitLens> lens;
+  std::vector<HeadSvd> svd;  // L·H (row l·H + h order), when asked for
+  int directions = 0;        // the head SVD's directions
 };
 
 // The part of an analysis that does not read the prompt: the previous-token and induction scores,
@@ -145,7 +165,7 @@ class AnalysisCache {
 };
 
 // Throws InputError naming the request field (prompt, position, token, corrupted, answer, wrong, sequences,
-// the QK attribution's layer and head).
+// the QK attribution's layer and head, top, directions).
 // With a cache, the prompt-independent part (BatchAnalysis) is read from it (and computed into it
 // the first time): the same result, bit for bit, as without.
 TransformerAnalysis analyze_transformer(const TransformerWeights& weights, const AnalysisRequest& request,

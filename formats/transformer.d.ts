@@ -126,6 +126,71 @@ export interface TransformerAnalysisFile extends TransformerRunFile {
     /** [L][H] V × V: attended token × output logit, W_E W_V^h W_O^h W_U. */
     ov: number[][][][];
   };
+  /** Only when asked for (`composition`): scores of every pair of heads in different layers (docs/own-model.md). */
+  composition?: TransformerComposition;
+  /** Only when asked for (`logit_lens`). */
+  logit_lens?: TransformerLogitLens;
+  /** Only when asked for (`head_svd`). */
+  head_svd?: TransformerHeadSvd;
+}
+
+/** Q-, K- and V-composition, ‖W_OV^e M^ℓ‖_F / (‖W_OV^e‖_F ‖M^ℓ‖_F), normalisation weights folded in. */
+export interface TransformerComposition {
+  /** L·H names "l.h", in row order. */
+  heads: string[];
+  /** (L·H) × (L·H), [later][earlier], in [0, 1]; 0 unless earlier's layer < later's. */
+  q: number[][];
+  k: number[][];
+  v: number[][];
+  /** The same score of random Gaussian matrices of the heads' shapes: mean and sample standard deviation over `samples` draws. */
+  baseline: { mean: number; std: number; samples: number; seed: number };
+}
+
+/** The stream after the embedding (stage 0) and after each layer (stage l + 1) read through the final normalisation (σ recomputed) and W_U. */
+export interface TransformerLogitLens {
+  /** k tokens per position. */
+  top: number;
+  /** T: the token tracked at each position (the next prompt token; at the last, the model's top prediction). */
+  answers: number[];
+  /** (L + 1) × T probabilities of the answer. */
+  answer_probability: number[][];
+  /** (L + 1) × T: 0 = the answer is the stage's top token. */
+  answer_rank: number[][];
+  /** [L + 1] T × k token ids, most probable first. */
+  top_tokens: number[][][];
+  /** [L + 1] T × k their probabilities. */
+  top_probability: number[][][];
+}
+
+/** One token-space reading of the top singular directions: `top` tokens per direction, largest value first. */
+export interface TransformerTokenReading {
+  /** directions × top token ids. */
+  tokens: number[][];
+  /** directions × top values. */
+  values: number[][];
+}
+
+/** Singular values of each head's OV and QK matrices, their top directions in token space, and the OV copying score. */
+export interface TransformerHeadSvd {
+  directions: number;
+  top: number;
+  /** [L][H] */
+  heads: {
+    /** d_head values, descending. */
+    ov_singular_values: number[];
+    qk_singular_values: number[];
+    /** Σ max(Re λ, 0) / Σ |λ| over the eigenvalues of W_E W_OV W_U, in [0, 1]. */
+    copying: number;
+    /** d_head [re, im], largest |λ| first. */
+    ov_eigenvalues: [number, number][];
+    /** W_E u: tokens the head reads along each OV input direction. */
+    ov_input: TransformerTokenReading;
+    /** v W_U: logits each OV output direction raises. */
+    ov_output: TransformerTokenReading;
+    /** W_E u and W_E v of the QK directions. */
+    qk_query: TransformerTokenReading;
+    qk_key: TransformerTokenReading;
+  }[][];
   /**
    * Only when asked for (`--qk-attribution L.H`): head (layer, head)'s scaled scores s_ij at query
    * i = `position`, split exactly over pairs (query-side source, key-side source) with the

@@ -1,6 +1,7 @@
 #include "formats/transformer_json.hpp"
 
 #include "core/check.hpp"
+#include "core/top_tokens.hpp"
 #include "formats/json.hpp"
 #include "formats/transformer_model.hpp"
 
@@ -56,7 +57,121 @@ void run_members(JsonWriter& out, const TransformerWeights& w, const Transformer
 
 std::string finish(JsonWriter& out) { return std::move(out.text()) + "\n"; }
 
+// "composition": every (later, earlier) pair of heads in different layers; matrices indexed
+// [later l·H + h][earlier l·H + h], named by "heads".
+void composition_member(JsonWriter& out, const TransformerConfig& c, const CompositionScores& s) {
+  out.key("composition").begin_object();
+  out.key("heads").begin_array();
+  for (int l = 0; l < c.n_layers; ++l)
+    for (int h = 0; h < c.n_heads; ++h) out.value(std::to_string(l) + "." + std::to_string(h));
+  out.end_array();
+  out.key("q").matrix(s.q);
+  out.key("k").matrix(s.k);
+  out.key("v").matrix(s.v);
+  out.key("baseline").begin_object();
+  out.key("mean").value(s.baseline_mean);
+  out.key("std").value(s.baseline_std);
+  out.key("samples").value(s.baseline_samples);
+  out.key("seed").value(static_cast<unsigned long long>(s.seed));
+  out.end_object();
+  out.end_object();
+}
+
+void int_matrix(JsonWriter& out, const Matrix& m) {
+  out.begin_array();
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    out.begin_array();
+    for (Eigen::Index j = 0; j < m.cols(); ++j) out.value(static_cast<long long>(m(i, j)));
+    out.end_array();
+  }
+  out.end_array();
+}
+
+void logit_lens_member(JsonWriter& out, const LogitLens& lens) {
+  out.key("logit_lens").begin_object();
+  out.key("top").value(lens.top);
+  out.key("answers");
+  ints(out, lens.answers);
+  out.key("answer_probability").matrix(lens.answer_probability);
+  out.key("answer_rank");
+  int_matrix(out, lens.answer_rank);
+  out.key("top_tokens").begin_array();
+  for (const auto& m : lens.top_tokens) int_matrix(out, m);
+  out.end_array();
+  out.key("top_probability").begin_array();
+  for (const auto& m : lens.top_probability) out.matrix(m);
+  out.end_array();
+  out.end_object();
+}
+
+// One token-space reading (directions × V) as its `top` largest tokens per direction.
+void reading_member(JsonWriter& out, const char* name, const Matrix& reading, int top) {
+  out.key(name).begin_object();
+  Matrix tokens(reading.rows(), top), values(reading.rows(), top);
+  for (Eigen::Index i = 0; i < reading.rows(); ++i) {
+    const auto best = top_indices(reading.row(i).data(), static_cast<int>(reading.cols()), top);
+    for (int r = 0; r < top; ++r) {
+      tokens(i, r) = best[static_cast<std::size_t>(r)];
+      values(i, r) = reading(i, best[static_cast<std::size_t>(r)]);
+    }
+  }
+  out.key("tokens");
+  int_matrix(out, tokens);
+  out.key("values").matrix(values);
+  out.end_object();
+}
+
+void head_svd_member(JsonWriter& out, const TransformerConfig& c, const std::vector<HeadSvd>& svds, int directions,
+                     int top) {
+  out.key("head_svd").begin_object();
+  out.key("directions").value(directions);
+  out.key("top").value(top);
+  out.key("heads").begin_array();
+  for (int l = 0; l < c.n_layers; ++l) {
+    out.begin_array();
+    for (int h = 0; h < c.n_heads; ++h) {
+      const HeadSvd& s = svds[static_cast<std::size_t>(l * c.n_heads + h)];
+      out.begin_object();
+      out.key("ov_singular_values")
+          .numbers(s.ov_singular_values.data(), static_cast<std::size_t>(s.ov_singular_values.size()));
+      out.key("qk_singular_values")
+          .numbers(s.qk_singular_values.data(), static_cast<std::size_t>(s.qk_singular_values.size()));
+      out.key("copying").value(s.copying);
+      out.key("ov_eigenvalues").begin_array();
+      for (const auto& e : s.ov_eigenvalues) {
+        const double pair[2] = {e.real(), e.imag()};
+        out.numbers(pair, 2);
+      }
+      out.end_array();
+      reading_member(out, "ov_input", s.ov_input, top);
+      reading_member(out, "ov_output", s.ov_output, top);
+      reading_member(out, "qk_query", s.qk_query, top);
+      reading_member(out, "qk_key", s.qk_key, top);
+      out.end_object();
+    }
+    out.end_array();
+  }
+  out.end_array();
+  out.end_object();
+}
+
+// The members "composition", "logit_lens", "head_svd" that were asked for, inside an open object.
+void head_circuit_members(JsonWriter& out, const TransformerConfig& c, const AnalysisRequest& r,
+                          const TransformerAnalysis& a) {
+  if (a.composition) composition_member(out, c, *a.composition);
+  if (a.lens) logit_lens_member(out, *a.lens);
+  if (!a.svd.empty()) head_svd_member(out, c, a.svd, a.directions, r.top);
+}
+
 }  // namespace
+
+std::string write_head_circuits(const TransformerWeights& w, const AnalysisRequest& r, const TransformerAnalysis& a) {
+  JsonWriter out(KeyOrder::as_written);
+  out.begin_object();
+  head_circuit_members(out, w.config, r, a);
+  out.end_object();
+  return finish(out);
+}
 
 std::string write_transformer_run(const TransformerWeights& w, const TransformerActivations& run) {
   JsonWriter out(KeyOrder::as_written);
@@ -138,6 +253,7 @@ std::string write_transformer_analysis(const TransformerWeights& w, const Analys
     out.key("scores").numbers(q.scores.data(), static_cast<std::size_t>(q.scores.size()));
     out.end_object();
   }
+  head_circuit_members(out, c, r, a);
   out.end_object();
   return finish(out);
 }

@@ -12,7 +12,14 @@
 //            "circuits"?: {"qk": [L][H] V × V, "ov": [L][H] V × V},
 //            "qk_attribution"?: {"layer", "head", "position" (the query i), "sources": [S] names,
 //                                "parts": [i + 1][S][S] (key j, query-side source, key-side source),
-//                                "scores": [i + 1] (the scaled scores s_ij the parts sum to)}}
+//                                "scores": [i + 1] (the scaled scores s_ij the parts sum to)},
+//            "composition"?: {"heads": ["l.h"…], "q", "k", "v": (L·H) × (L·H) [later][earlier],
+//                             "baseline": {"mean", "std", "samples", "seed"}},
+//            "logit_lens"?: {"top": k, "answers": [T], "answer_probability": (L+1) × T,
+//                            "answer_rank": (L+1) × T, "top_tokens": [L+1] T × k, "top_probability": [L+1] T × k},
+//            "head_svd"?: {"directions": D, "top": k, "heads": [L][H] {"ov_singular_values": [c],
+//                          "qk_singular_values": [c], "copying", "ov_eigenvalues": [c] [re, im],
+//                          "ov_input", "ov_output", "qk_query", "qk_key": {"tokens": D × k, "values": D × k}}}}
 // inspect:  {"config": <config>, "parameters": N, "tensors": [{"name", "dtype", "shape"}], "checks": "ok"}
 #pragma once
 
@@ -28,6 +35,11 @@ std::string write_transformer_run(const transformer::TransformerWeights& weights
 std::string write_transformer_analysis(const transformer::TransformerWeights& weights,
                                        const transformer::AnalysisRequest& request,
                                        const transformer::TransformerAnalysis& analysis);
+// Only the analysis's "composition", "logit_lens" and "head_svd" members (those asked for), as one
+// object: the bytes of those members in write_transformer_analysis's document.
+std::string write_head_circuits(const transformer::TransformerWeights& weights,
+                                const transformer::AnalysisRequest& request,
+                                const transformer::TransformerAnalysis& analysis);
 std::string write_transformer_inspection(const transformer::TransformerWeights& weights, const SafetensorsFile& file);
 
 // A prompt as text: tokens separated by spaces or commas, each an integer id or (when the config has

@@ -614,6 +614,28 @@ export interface HeadlabTransformerAttribution extends TransformerElementBase<Tr
   prompt: string;
 }
 
+export interface TransformerCompositionEdge {
+  kind: 'q' | 'k' | 'v';
+  /** Heads as "l.h". */
+  later: string;
+  earlier: string;
+  /** ‖W_OV^earlier M^later‖_F / (‖W_OV^earlier‖_F ‖M^later‖_F), normalisation weights folded in. */
+  score: number;
+  /** (score − baseline mean) / baseline standard deviation (random matrices of the same shapes). */
+  sigmas: number;
+}
+export interface TransformerCompositionState {
+  kind: 'all' | 'q' | 'k' | 'v';
+  head: string;
+  strongest: TransformerCompositionEdge | null;
+}
+/** Q-, K- and V-composition of every pair of heads in different layers, against a random baseline. Attributes: kind (all|q|k|v), head (a later head "l.h"), seed (the baseline's draws), model. Shared: kind, head. */
+export interface HeadlabTransformerComposition extends TransformerElementBase<TransformerCompositionState> {
+  kind: 'all' | 'q' | 'k' | 'v';
+  head: string;
+  seed: number;
+}
+
 export interface TransformerPatchingState {
   prompt: number[];
   corrupted: number[];
@@ -739,6 +761,7 @@ export interface HeadlabElementTagNameMap {
   'headlab-transformer-model': HeadlabTransformerModel;
   'headlab-transformer-attention': HeadlabTransformerAttention;
   'headlab-transformer-attribution': HeadlabTransformerAttribution;
+  'headlab-transformer-composition': HeadlabTransformerComposition;
   'headlab-transformer-patching': HeadlabTransformerPatching;
   'headlab-transformer-ablation': HeadlabTransformerAblation;
   'headlab-transformer-circuits': HeadlabTransformerCircuits;
@@ -770,6 +793,7 @@ export const HeadlabTrainingReplay: ElementClass<HeadlabTrainingReplay>;
 export const HeadlabTransformerModel: ElementClass<HeadlabTransformerModel>;
 export const HeadlabTransformerAttention: ElementClass<HeadlabTransformerAttention>;
 export const HeadlabTransformerAttribution: ElementClass<HeadlabTransformerAttribution>;
+export const HeadlabTransformerComposition: ElementClass<HeadlabTransformerComposition>;
 export const HeadlabTransformerPatching: ElementClass<HeadlabTransformerPatching>;
 export const HeadlabTransformerAblation: ElementClass<HeadlabTransformerAblation>;
 export const HeadlabTransformerCircuits: ElementClass<HeadlabTransformerCircuits>;
@@ -855,6 +879,7 @@ export interface HeadlabJSXElements {
   'headlab-transformer-model': HeadlabBaseAttributes & { src?: string; config?: string; timeout?: Num };
   'headlab-transformer-attention': TransformerAttributes & { prompt?: string; position?: Num; cell?: string };
   'headlab-transformer-attribution': TransformerAttributes & { prompt?: string; position?: Num; token?: Num };
+  'headlab-transformer-composition': TransformerAttributes & { kind?: 'all' | 'q' | 'k' | 'v'; head?: string; seed?: Num };
   'headlab-transformer-patching': TransformerAttributes & { prompt?: string; corrupted?: string; answer?: Num; wrong?: Num };
   'headlab-transformer-ablation': TransformerAttributes & { prompt?: string; mode?: 'zero' | 'mean'; heads?: string };
   'headlab-transformer-circuits': TransformerAttributes & { layer?: Num; head?: Num; circuit?: 'qk' | 'ov' };

@@ -558,6 +558,10 @@ export interface MaxDigitCore extends HeadlabModule {
 
 export type {
   TransformerAnalysisFile,
+  TransformerComposition,
+  TransformerHeadSvd,
+  TransformerLogitLens,
+  TransformerTokenReading,
   TransformerConfigFile,
   TransformerInspectionFile,
   TransformerLogitAttribution,
@@ -623,6 +627,16 @@ export interface TransformerAnalysisRequest {
    * [0, n_layers), head in [0, n_heads). Default: none (no `qk_attribution` in the result).
    */
   qk_attribution?: [number, number];
+  /** Also Q/K/V composition scores of every pair of heads and their random baseline (200 draws from `seed`). Default false. */
+  composition?: boolean;
+  /** Also the logit lens: every stage's top tokens and the answer's probability at every position. Default false. */
+  logit_lens?: boolean;
+  /** Also each head's OV/QK singular values, top directions in token space and OV copying score. Default false. */
+  head_svd?: boolean;
+  /** Tokens per logit-lens position and per head-SVD direction, integer in [1, min(20, d_vocab)]. Default 5. */
+  top?: number;
+  /** Head-SVD directions read in token space, integer in [1, d_head]. Default min(3, d_head). */
+  directions?: number;
 }
 
 /** Heads to ablate in run() (`headlab model run --ablate "0.1 1.3" --ablation … --sequences … --seed …`). */

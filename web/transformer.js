@@ -117,6 +117,8 @@ function analysisOf(config, packed) {
       scores: data.subarray(at, at + keys),
     };
   }
+  // composition, logit_lens, head_svd: the writer's own text of those members.
+  if (packed.head_circuits) Object.assign(out, JSON.parse(packed.head_circuits));
   return out;
 }
 

@@ -19,6 +19,7 @@ import type { BoundValue } from './chart/format.js';
 import { formatNumber, formatPercent } from './chart/format.js';
 import { divergingFill, rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
+import { drawSceneInto } from './chart/scene.js';
 import { drawnSvg, heatmapShapes, legendShapes } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, promptText, tokenName } from './transformer/widget.js';
@@ -48,6 +49,13 @@ interface Split {
 
 /** Height of the legend under the grid (SVG units). */
 const LEGEND_HEIGHT = 36;
+
+/** The largest |part| of a split (at least 1e-12): the diverging scale's full colour. */
+function partsLimit(split: Split): number {
+  let limit = 1e-12;
+  for (const row of split.parts) for (const v of row) limit = Math.max(limit, Math.abs(v));
+  return limit;
+}
 
 /** A source in words, on one side of the score: "the token", "the position", "L0 H3's output", "the biases". */
 export function sourceWords(source: string): string {
@@ -79,6 +87,7 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
   private querySelect: HTMLSelectElement | null = null;
   private keySelect: HTMLSelectElement | null = null;
   private gridSlot: HTMLDivElement | null = null;
+  private gridSvg: SVGSVGElement | null = null;
   private captionLine: HTMLParagraphElement | null = null;
   private tableBox: HTMLDivElement | null = null;
   private shown: {
@@ -259,14 +268,34 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
       `${headName(layer, head)}’s score from ${name(position)} to ${name(key)} is ${formatNumber(split.score, 3)}. ` +
       `${formatPercent(part / split.score)} of this score is ${sourceWords(split.sources[a])} at the query against ${sourceWords(split.sources[b])} at the key (${formatNumber(part, 3)}).`;
     this.shown = { model, tokens, layer, head, position, key, split, text };
-    this.show(
-      this.gridSlot!,
-      this.fragment(model, `grid:${tokens.join(',')}|${layer}.${head}|${position}|${key}`, () => {
-        const svg = drawnSvg(this.scene(split), false);
-        svg.setAttribute('aria-label', text);
-        return svg;
+    // One SVG for the grid, patched in place from one cell to the next (drawSceneInto's reuse: no new
+    // nodes for a grid of the same sources); the legend, whose ends name this split's largest part,
+    // drawn below it once per limit.
+    const grid = this.scene(split, false);
+    if (!this.gridSvg) this.gridSvg = drawnSvg(grid, false);
+    else drawSceneInto(this.gridSvg, grid, { reuse: true });
+    if (this.gridSvg.getAttribute('aria-label') !== text) this.gridSvg.setAttribute('aria-label', text);
+    const limit = partsLimit(split);
+    const { left, width } = this.geometry(split.sources.length);
+    const legend = this.fragment(model, `legend:${formatNumber(limit, 2)}|${width}`, () =>
+      drawnSvg({
+        width,
+        height: LEGEND_HEIGHT,
+        background: rgbText(this.themeColours().panel),
+        title: 'Scale of the parts',
+        shapes: legendShapes(
+          this.themeColours(),
+          left,
+          0,
+          'diverging',
+          formatNumber(-limit, 2),
+          formatNumber(limit, 2),
+          'part of the score',
+        ),
       }),
     );
+    if (this.gridSlot!.firstChild !== this.gridSvg || this.gridSlot!.lastChild !== legend)
+      this.gridSlot!.replaceChildren(this.gridSvg, legend);
     if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
     this.show(
       this.tableBox!,
@@ -316,8 +345,11 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
     const kKey = `${pKey}|${position}`;
     if (this.keySelect!.dataset.key !== kKey) {
       this.keySelect!.dataset.key = kKey;
+      // The options of each query are built once (a reader moving between queries re-inserts them).
       this.keySelect!.replaceChildren(
-        ...tokens.slice(0, position + 1).map((t, p) => el('option', { value: String(p) }, `${p}: ${tokenName(model.config, t)}`)),
+        ...this.cached(model, `keys:${kKey}`, () =>
+          tokens.slice(0, position + 1).map((t, p) => el('option', { value: String(p) }, `${p}: ${tokenName(model.config, t)}`)),
+        ),
       );
     }
   }
@@ -351,13 +383,12 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
     return { cell, left, top, width: Math.max(left + S * cell + 8, 300), gridHeight: top + S * cell + 8 };
   }
 
-  /** The grid: rows = query-side source, columns = key-side source, each cell its part. */
-  private scene(split: Split): Scene {
+  /** The grid: rows = query-side source, columns = key-side source, each cell its part (and the legend below: the exported figure). */
+  private scene(split: Split, legend = true): Scene {
     const c = this.themeColours();
     const S = split.sources.length;
     const { cell, left, top, width, gridHeight } = this.geometry(S);
-    let limit = 1e-12;
-    for (const row of split.parts) for (const v of row) limit = Math.max(limit, Math.abs(v));
+    const limit = partsLimit(split);
     const shapes: Shape[] = [
       { kind: 'text', x: 4, y: 12, text: 'row: read at the query · column: at the key', fill: rgbText(c.muted), size: 11 },
       ...heatmapShapes(c, {
@@ -410,6 +441,7 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
         rotate: -60,
       });
     });
+    if (!legend) return { width, height: gridHeight, background: rgbText(c.panel), title: 'QK attribution', shapes };
     shapes.push(...legendShapes(c, left, gridHeight, 'diverging', formatNumber(-limit, 2), formatNumber(limit, 2), 'part of the score'));
     return { width, height: gridHeight + LEGEND_HEIGHT, background: rgbText(c.panel), title: 'QK attribution', shapes };
   }

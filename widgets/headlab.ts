@@ -29,6 +29,7 @@ import './headlab-max-digit-model-define.js';
 import './headlab-transformer-model-define.js';
 import './headlab-transformer-attention-define.js';
 import './headlab-transformer-attribution-define.js';
+import './headlab-transformer-composition-define.js';
 import './headlab-transformer-patching-define.js';
 import './headlab-transformer-ablation-define.js';
 import './headlab-transformer-circuits-define.js';

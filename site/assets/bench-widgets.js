@@ -346,6 +346,22 @@ export const SCENARIOS = {
       },
     },
   ],
+  'headlab-transformer-composition': [
+    {
+      input: 'kind select',
+      start: (h) => {
+        const s = q(h, 'select[name=kind]');
+        return (i) => choose(s, i);
+      },
+    },
+    {
+      input: 'head select',
+      start: (h) => {
+        const s = q(h, 'select[name=head]');
+        return (i) => choose(s, i);
+      },
+    },
+  ],
 };
 
 const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));

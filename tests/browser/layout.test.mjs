@@ -1,4 +1,4 @@
-// Layout of every built page at every width from 320 to 1,600 px, light and dark, in the
+// Layout of every built page at widths from 320 to 1,600 px (anchors and seeded random widths), light and dark, in the
 // rendered page, shadow roots included:
 //   - no horizontal page overflow;
 //   - nothing clipped: an element that sticks out of an ancestor that clips it (overflow other
@@ -34,10 +34,31 @@ const MIN_TARGET_PX = 44;
 const EDGE_SLACK_PX = 1;
 
 /**
- * The widths swept: every 40 px from 320 to 1,600, the common phone widths between (375, 390,
- * 412, 428: a figure whose layout changes in steps can fail between the grid's widths) and 1,024.
+ * The widths swept: fixed anchors (the narrowest, the common phone widths 360, 375, 390, 412 and
+ * 428, a tablet 768, 1,024, the wide 1,280 and the widest 1,600) and RANDOM_WIDTHS more drawn
+ * uniformly from 320–1,600 px, so that over many runs every width is visited while one run
+ * costs 15 resizes instead of 37 (a figure whose layout changes in steps fails between any two
+ * grid widths as readily as on them). The draw's seed is printed and named in every failure;
+ * LAYOUT_SEED=n replays it, LAYOUT_WIDTHS=all sweeps every 40 px from 320 to 1,600 as well.
  */
-const SWEEP_WIDTHS = [...new Set([...Array.from({ length: 33 }, (_, i) => 320 + 40 * i), 375, 390, 412, 428, 1024])].sort((a, b) => a - b);
+const ANCHOR_WIDTHS = [320, 360, 375, 390, 412, 428, 768, 1024, 1280, 1600];
+const RANDOM_WIDTHS = 5;
+const LAYOUT_SEED = process.env.LAYOUT_SEED !== undefined ? Number(process.env.LAYOUT_SEED) : Date.now() % 2 ** 31;
+assert.ok(
+  Number.isSafeInteger(LAYOUT_SEED) && LAYOUT_SEED >= 0,
+  `LAYOUT_SEED must be a non-negative integer, got ${process.env.LAYOUT_SEED}`,
+);
+/** A 32-bit LCG (Numerical Recipes' constants): the test's own reproducible draw, not the core's generator. */
+function drawWidths(seed, count) {
+  let x = seed >>> 0;
+  return Array.from({ length: count }, () => {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    return 320 + Math.floor((x / 2 ** 32) * (1600 - 320 + 1));
+  });
+}
+const GRID_WIDTHS = process.env.LAYOUT_WIDTHS === 'all' ? Array.from({ length: 33 }, (_, i) => 320 + 40 * i) : [];
+const SWEEP_WIDTHS = [...new Set([...ANCHOR_WIDTHS, ...drawWidths(LAYOUT_SEED, RANDOM_WIDTHS), ...GRID_WIDTHS])].sort((a, b) => a - b);
+console.log(`layout sweep: LAYOUT_SEED=${LAYOUT_SEED} widths ${SWEEP_WIDTHS.join(', ')}`);
 const PHONE_WIDTH = 360;
 const WIDE_WIDTH = 1280;
 /** Window height while sweeping (the widths are what changes). */
@@ -324,6 +345,10 @@ for (const colorScheme of ['light', 'dark']) {
       fs.mkdirSync(path.join(root, 'test-results'), { recursive: true });
       fs.writeFileSync(path.join(root, `test-results/layout-${colorScheme}.txt`), `${failures.join('\n')}\n`);
     }
-    assert.deepEqual(failures, [], `${failures.length} layout problems (also in test-results/layout-${colorScheme}.txt)`);
+    assert.deepEqual(
+      failures,
+      [],
+      `${failures.length} layout problems (also in test-results/layout-${colorScheme}.txt); replay with LAYOUT_SEED=${LAYOUT_SEED}`,
+    );
   });
 }

@@ -90,3 +90,13 @@ headlab_model_case(ablation_without_ablate "--ablation applies only with --ablat
                    run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --ablation zero)
 headlab_model_case(ablate_ok "\"tokens\":\\[1,2,3\\],\"logits\":\\[\\[.*exit=0"
                    run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2 3" --ablate "0.1 1.0" --ablation mean --sequences 4)
+# analyze --composition / --logit-lens / --head-svd: their sections, and their flags' bounds.
+headlab_model_case(analyze_circuit_sections
+                   "\"composition\":\\{\"heads\":\\[\"0.0\",\"0.1\",\"0.2\",\"1.0\",\"1.1\",\"1.2\"\\],\"q\":.*\"baseline\":\\{\"mean\":0\\.[0-9]+,\"std\":.*\"samples\":200,\"seed\":3\\}.*\"logit_lens\":\\{\"top\":2,\"answers\":\\[2,3,[0-9]+\\],.*\"head_svd\":\\{\"directions\":4,\"top\":2,\"heads\":\\[\\[\\{\"ov_singular_values\":.*exit=0"
+                   analyze --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2 3" --sequences 2 --seed 3 --composition --logit-lens --head-svd --top 2 --directions 4)
+headlab_model_case(analyze_directions_without_svd "--directions applies only with --head-svd.*exit=2"
+                   analyze --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --directions 2)
+headlab_model_case(analyze_top_without_section "--top applies only with --logit-lens or --head-svd.*exit=2"
+                   analyze --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --top 2)
+headlab_model_case(analyze_directions_bound "--directions.*5.*exit=2"
+                   analyze --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --head-svd --directions 5)

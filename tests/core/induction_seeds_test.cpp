@@ -15,6 +15,8 @@
 //     p ∈ [1, m) of the first copy of the repeated block (m = 12). TransformerLens's score averages over
 //     the repeated half, where the induction head's queries sit; the previous-token heads of these
 //     models are needed where the induction head's keys sit — in the first copy — and act only there.
+#include "core/batch_patching.hpp"
+#include "core/induction_task.hpp"
 #include "core/qk_attribution.hpp"
 #include "core/transformer_analysis.hpp"
 #include "core/transformer_training.hpp"
@@ -35,6 +37,7 @@ struct SeedRun {
   std::vector<double> checked_loss;  // in-context loss on the 16 sequences of the check at step 50, 100, …
   double loss_before = 0.0, loss_after = 0.0;
   TransformerAnalysis analysis;               // analyze_transformer's defaults (32 sequences, seed 0, mean ablation)
+  BatchPatching batch;                        // 64 induction pairs of pair seed 0, B = K = 1000, seed 0
   headlab::Matrix first_copy_previous_token;  // L × H
   std::vector<QkAttribution> layer1_qk;       // each layer-1 head's QK attribution at the prompt's last position
 };
@@ -62,6 +65,10 @@ SeedRun train_seed(std::uint64_t seed) {
   request.answer = 8;
   request.wrong = 2;
   run.analysis = analyze_transformer(w, request);
+  // The article's patching claims over a batch: 64 generated pairs of the same shape as its example
+  // (a block of 12 distinct tokens and its repeat up to the 11th; the earlier 11th token corrupted at
+  // position 10; answer the 12th, wrong the replacement), intervals from 1,000 resamples.
+  run.batch = batch_patching(w, induction_pairs(w.config, 0, 64), IntervalSettings{});
   for (int h = 0; h < w.config.n_heads; ++h) run.layer1_qk.push_back(qk_attribution(w, run.analysis.run, 1, h, 22));
   // First-copy previous-token score on the page's 32 evaluation sequences (period m = n_ctx/2).
   const auto& c = w.config;
@@ -111,6 +118,11 @@ void check_seed(std::uint64_t seed) {
   CHECK(r.loss_before < std::log(32.0) + 0.5);
   CHECK(r.passed == expected_phase_change(seed));
   const auto& ind = a.induction.induction;
+  // Batch patching: the mean effect e = 1 − normalised LD of each head at each position over 64 pairs,
+  // with its bootstrap 95 % interval.
+  const auto& bp = r.batch.head_position;
+  const int H = static_cast<int>(r.analysis.run.layers[0].pattern.size());
+  INFO("batch mean effect\n" << bp.mean << "\nlower\n" << bp.lower << "\nupper\n" << bp.upper);
   if (r.passed < 0) {
     // On the plateau: in-context loss between 1.7 and 2 nats, no head above 0.15.
     CHECK(r.loss_after > 1.7);
@@ -181,6 +193,26 @@ void check_seed(std::uint64_t seed) {
   CHECK(layer0_at_11 < 0.65);
   CHECK(layer1_at_22 < 0.7);
   CHECK(layer0_at_11 < layer1_at_22);
+  // The same claims over the batch, with intervals: outside the two carriers (layer-0 heads at
+  // position 11, layer-1 heads at the last position 22) every cell's 95 % interval lies within 0.1 of
+  // 0; every layer-1 head at 22 has an interval above 0 (each carries part of the copy); the largest
+  // mean effect is a layer-0 head at 11, and its interval lies above 0.3.
+  Eigen::Index top_row = 0, top_col = 0;
+  bp.mean.maxCoeff(&top_row, &top_col);
+  CHECK(top_row / H == 0);
+  CHECK(top_col == 11);
+  CHECK(bp.lower(top_row, top_col) > 0.3);
+  for (int row = 0; row < bp.mean.rows(); ++row) {
+    const int layer = row / H;
+    for (int p = 0; p < bp.mean.cols(); ++p) {
+      const bool carrier = (layer == 0 && p == 11) || (layer == 1 && p == 22);
+      if (!carrier) {
+        CHECK(bp.lower(row, p) > -0.1);
+        CHECK(bp.upper(row, p) < 0.1);
+      }
+      if (layer == 1 && p == 22) CHECK(bp.lower(row, p) > 0.0);
+    }
+  }
 }
 
 }  // namespace

@@ -99,6 +99,13 @@ namespace headlab::test {
 // layers of length-≤16 dot products, softmax and LayerNorm: a few hundred roundings, ≈ 1e-13; the
 // promised bound is 1e-10.
 constexpr double kReferenceParityBound = 1e-10;
+// Composition scores, singular values, eigenvalue moduli, copying scores, token readings and
+// logit-lens probabilities against the torch float64 reference (tests/data/head_circuits/
+// make_fixtures.py), which forms each d × d matrix whole where the core factors through d_head
+// (Gram traces, Jacobi rotations) and takes LAPACK's SVD and eigenvalues: values of order one to a
+// few hundred after ~10⁴ roundings, ≈ 1e-12 relative; an eigenvalue modulus moves by ≈ ε‖M‖ times
+// its condition number. The promised bound, relative to max(1, |reference|): 1e-9.
+constexpr double kCircuitReferenceRelative = 1e-9;
 // A patching effect against the PyTorch float64 reference (tests/data/batch_patching/make_fixtures.py):
 // e = 1 − (LD_patched − LD_corrupted)/(LD_clean − LD_corrupted), so the forward's ≈ 1e-13 error in each
 // logit difference is divided by the span (> 0.1 in the fixture): ≈ 1e-12; the promised bound is 1e-9.
@@ -118,5 +125,18 @@ constexpr double kQkPartsSumRelative = 1e-12;
 // The parts against the PyTorch float64 reference (tests/data/qk_attribution/make_fixtures.py):
 // values of order ten, each a few hundred roundings in another order (≈ 1e-13); promised 1e-9.
 constexpr double kQkReferenceParityBound = 1e-9;
+
+}  // namespace headlab::test
+
+namespace headlab::test {
+
+// A vector of order one rotated by deterministic_sin_cos's sine and cosine (each within 4 ulp, so
+// sin² + cos² within a few ε of 1), against its length, its rotation back or the closed form with
+// libm's cos and sin: a few roundings per component, 1e-14 ≈ 45ε.
+constexpr double kRotationAbsolute = 1e-14;
+// Scores of rotated vectors at two position pairs the same offset apart: each angle p·ω rounds on
+// its own (ω within 4 ulp of e^{−(2k/R) ln base}, then the product), ≤ p·8ε ≈ 2e-13 rad at p ≈ 100,
+// times |q||k| ≈ 5: 1e-12.
+constexpr double kRotaryOffsetAbsolute = 1e-12;
 
 }  // namespace headlab::test

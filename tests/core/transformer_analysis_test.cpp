@@ -18,10 +18,7 @@ using namespace headlab::transformer;
 
 namespace {
 
-TransformerWeights random_model(Normalization norm, bool positional, int layers, std::uint64_t seed) {
-  const TransformerConfig c =
-      transformer_config({layers, /*n_heads*/ 3, /*d_model*/ 8, /*d_head*/ 4, /*n_ctx*/ 8, /*d_vocab*/ 10}, norm,
-                         positional ? Positions::learned : Positions::none);
+TransformerWeights random_model_of(const TransformerConfig& c, std::uint64_t seed) {
   TransformerWeights w = zero_weights(c);
   Random rng(seed);
   for (auto& p : named_parameters(w)) {
@@ -29,6 +26,41 @@ TransformerWeights random_model(Normalization norm, bool positional, int layers,
     if (p.name.find("ln") != std::string::npos && p.name.back() == 'w') p.value->array() += 1.0;
   }
   return w;
+}
+
+TransformerWeights random_model(Normalization norm, bool positional, int layers, std::uint64_t seed) {
+  return random_model_of(
+      transformer_config({layers, /*n_heads*/ 3, /*d_model*/ 8, /*d_head*/ 4, /*n_ctx*/ 8, /*d_vocab*/ 10}, norm,
+                         positional ? Positions::learned : Positions::none),
+      seed);
+}
+
+// The architectures beyond LayerNorm and learned positions, 4 heads of d_head 4 in d_model 8:
+// RoPE (NeoX, full width) with RMSNorm; RoPE (GPT-J pairs, half width, base 100) with RMSPre, two
+// key-value heads and attn_scale 1; shortformer positions with LayerNorm; one key-value head.
+std::vector<TransformerConfig> architecture_configs(int layers) {
+  std::vector<TransformerConfig> out;
+  const TransformerSizes sizes{layers, /*n_heads*/ 4, /*d_model*/ 8, /*d_head*/ 4, /*n_ctx*/ 8, /*d_vocab*/ 10};
+  auto rope = transformer_config(sizes, Normalization::rms, Positions::rotary);
+  rope.rotary_dim = 4;
+  out.push_back(rope);
+  auto gptj = transformer_config(sizes, Normalization::rms_pre, Positions::rotary);
+  gptj.rotary_dim = 2;
+  gptj.rotary_base = 100;
+  gptj.rotary_adjacent_pairs = true;
+  gptj.n_key_value_heads = 2;
+  gptj.attn_scale = 1.0;
+  out.push_back(gptj);
+  out.push_back(transformer_config(sizes, Normalization::layer_norm, Positions::shortformer));
+  auto mqa = transformer_config(sizes, Normalization::layer_norm_pre, Positions::learned);
+  mqa.n_key_value_heads = 1;
+  out.push_back(mqa);
+  return out;
+}
+
+std::string describe(const TransformerConfig& c) {
+  return std::string(normalization_name(c.normalization)) + ", " + positions_name(c.positions) +
+         ", G = " + std::to_string(key_value_heads(c)) + ", " + std::to_string(c.n_layers) + " layers";
 }
 
 // The max-digit model at initialisation scale 1: one layer, no LN, no W_pos, zero biases.
@@ -337,4 +369,76 @@ TEST_CASE("the fast patching and ablation paths equal the naive full forward pas
       }
     }
   }
+}
+
+TEST_CASE("RMS, rotary, shortformer and grouped heads: fast patching and ablation equal the naive passes",
+          "[transformer_analysis]") {
+  constexpr double kFastPathBound = 0.0;  // the same operations on the same rows (see the test above)
+  constexpr double kAblationLossBound = 1e-12;
+  for (int layers : {1, 2, 3}) {
+    for (const auto& c : architecture_configs(layers)) {
+      INFO(describe(c));
+      const auto w = random_model_of(c, 40 + layers);
+      const std::vector<int> clean{1, 5, 2, 7, 1, 5, 2}, corrupted{1, 5, 3, 7, 1, 9, 2};
+      const auto fast = head_position_patching(w, clean, corrupted, 2, 3);
+      CHECK((fast.normalised - naive_patching(w, clean, corrupted, 2, 3)).cwiseAbs().maxCoeff() <= kFastPathBound);
+      Random rng = Random(3).stream(kEvaluationStream);
+      const auto batch = repeated_batch(w.config, rng, 2);
+      for (const auto mode : {Ablation::zero, Ablation::mean}) {
+        CHECK((head_ablation_loss(w, batch, mode) - naive_ablation(w, batch, mode)).cwiseAbs().maxCoeff() <=
+              kAblationLossBound);
+      }
+    }
+  }
+}
+
+TEST_CASE("RMS and RMSPre: direct logit attribution with the final scale frozen adds up to the logit",
+          "[transformer_analysis]") {
+  for (const auto& c : architecture_configs(2)) {
+    INFO(describe(c));
+    const auto w = random_model_of(c, 7);
+    const std::vector<int> tokens{3, 1, 4, 1, 5, 9};
+    const auto a = transformer_forward(w, tokens);
+    const auto d = direct_logit_attribution(w, tokens, 5, 2);
+    // logit = Σ components through the frozen map + b_U (+ ln_final.b · u for LN): the residual at
+    // the last position is embed (+ pos_embed) + Σ head outputs + Σ b_O, and the map is linear.
+    double sum = d.embed + d.pos_embed + d.constant;
+    for (int l = 0; l < c.n_layers; ++l) {
+      sum += d.attention_bias(l);
+      for (int h = 0; h < c.n_heads; ++h) sum += d.heads(l, h);
+    }
+    CHECK(std::abs(sum - a.logits(5, 2)) <= headlab::test::kReorderedSumAbsolute);
+    CHECK(d.logit == a.logits(5, 2));
+  }
+}
+
+TEST_CASE("QK circuit of a rotary head: one matrix per query-key offset, the scores of two-token prompts",
+          "[transformer_analysis]") {
+  auto c = architecture_configs(1)[0];  // RoPE, RMSNorm: the circuit leaves the normalisation out
+  c.normalization = Normalization::none;
+  const auto w = random_model_of(c, 9);
+  const auto bare = [&] {
+    auto z = w;
+    for (auto& l : z.layers) {
+      l.b_Q.setZero();
+      l.b_K.setZero();
+    }
+    return z;
+  }();
+  for (int h = 0; h < c.n_heads; ++h) {
+    const Matrix qk0 = qk_circuit(bare, 0, h, 0), qk1 = qk_circuit(bare, 0, h, 1);
+    CHECK((qk0 - qk1).cwiseAbs().maxCoeff() > 1e-3);  // rotary: the offset matters
+    for (int key : {0, 6}) {
+      for (int query : {2, 9}) {
+        // On [key, query] the query at position 1 sees the key at offset 1 and itself at offset 0.
+        const auto a = transformer_forward(bare, {key, query});
+        const double expected = 1.0 / (1.0 + std::exp(-(qk1(query, key) - qk0(query, query)) / attention_scale(c)));
+        CHECK(std::abs(a.layers[0].pattern[h](1, 0) - expected) <= 64 * headlab::test::kEpsilon);
+      }
+    }
+  }
+  CHECK_THROWS_WITH(qk_circuit(bare, 0, 0, 8), Catch::Contains("offset"));
+  // Without rotary positions every offset gives the same circuit.
+  const auto plain = random_model(Normalization::none, true, 1, 3);
+  CHECK(qk_circuit(plain, 0, 1, 0) == qk_circuit(plain, 0, 1, 5));
 }

@@ -2,6 +2,7 @@
 
 #include "core/check.hpp"
 #include "core/random.hpp"
+#include "core/rotary.hpp"
 #include "core/tolerances.hpp"
 
 #include <catch2/catch.hpp>
@@ -172,4 +173,85 @@ TEST_CASE("transformer inputs: bad config, shapes, NaN and tokens name what is w
   CHECK_THROWS_WITH(transformer_forward(w, {1, 1, 1, 1, 1, 1}), Catch::Contains("n_ctx = 5"));
   CHECK_THROWS_AS(transformer_forward(w, {}), InputError);
   CHECK_THROWS_WITH(transformer_loss(w, {{{1, 2}, 1}}), Catch::Contains("loss_from = 1"));
+}
+
+TEST_CASE("backward through RMSNorm, RoPE, shortformer positions and grouped heads matches finite differences",
+          "[transformer]") {
+  const TransformerSizes sizes{/*n_layers*/ 2, /*n_heads*/ 4, /*d_model*/ 6,
+                               /*d_head*/ 4,   /*n_ctx*/ 5,   /*d_vocab*/ 7};
+  std::vector<TransformerConfig> configs;
+  auto rope = transformer_config(sizes, Normalization::rms, Positions::rotary);  // NeoX, full width
+  rope.rotary_dim = 4;
+  rope.n_key_value_heads = 2;
+  configs.push_back(rope);
+  auto gptj = transformer_config(sizes, Normalization::rms_pre, Positions::rotary);  // GPT-J pairs, half width
+  gptj.rotary_dim = 2;
+  gptj.rotary_base = 50;
+  gptj.rotary_adjacent_pairs = true;
+  gptj.attn_scale = 1.5;
+  configs.push_back(gptj);
+  auto shortformer = transformer_config(sizes, Normalization::layer_norm, Positions::shortformer);
+  shortformer.n_key_value_heads = 1;
+  configs.push_back(shortformer);
+  for (const auto& c : configs) {
+    auto w = random_weights(c, 5, 0.6);
+    const std::vector<TokenSequence> batch{{{1, 4, 2, 1, 4}, 1}, {{6, 0, 6}, 0}};
+    TransformerWeights dw = zero_weights(c);
+    transformer_loss_backward(w, batch, dw);
+    auto params = named_parameters(w);
+    auto grads = named_parameters(dw);
+    const double step = headlab::test::kFiniteDifferenceStep;
+    int checked = 0;
+    for (std::size_t p = 0; p < params.size(); ++p) {
+      Matrix& m = *params[p].value;
+      for (Eigen::Index i = 0; i < m.size(); ++i) {
+        const double saved = m.data()[i];
+        const auto loss_at = [&](double offset) {
+          m.data()[i] = saved + offset;
+          return transformer_loss(w, batch);
+        };
+        const double numeric =
+            (loss_at(-2 * step) - 8 * loss_at(-step) + 8 * loss_at(step) - loss_at(2 * step)) / (12 * step);
+        m.data()[i] = saved;
+        const double analytic = grads[p].value->data()[i];
+        INFO(params[p].name << " entry " << i << ", " << normalization_name(c.normalization) << ", "
+                            << positions_name(c.positions) << ", G = " << key_value_heads(c));
+        CHECK(std::abs(analytic - numeric) <= headlab::test::finite_difference_bound(std::abs(numeric)));
+        ++checked;
+      }
+    }
+    CHECK(checked == parameter_count(c));
+  }
+}
+
+TEST_CASE("rotary: the rotation keeps lengths, its inverse undoes it, and scores see only the offset",
+          "[transformer]") {
+  for (bool adjacent : {false, true}) {
+    auto c = transformer_config({1, 1, 4, 6, 4096, 3}, Normalization::none, Positions::rotary);
+    c.rotary_dim = 4;
+    c.rotary_adjacent_pairs = adjacent;
+    const double x[6] = {0.3, -1.2, 0.7, 2.0, -0.4, 0.9}, y[6] = {1.1, 0.2, -0.5, 0.8, 0.6, -1.3};
+    const auto rotated = [&](const double* v, long long p) {
+      Matrix m = Eigen::Map<const headlab::RowVector>(v, 6);
+      apply_rotary(c, m.data(), p);
+      return m;
+    };
+    for (long long p : {0LL, 1LL, 7LL, 4095LL}) {
+      Matrix m = rotated(x, p);
+      CHECK(std::abs(m.squaredNorm() - Eigen::Map<const headlab::RowVector>(x, 6).squaredNorm()) <=
+            headlab::test::kRotationAbsolute);
+      CHECK((m(0, 4) == x[4] && m(0, 5) == x[5]));  // components past rotary_dim pass unchanged
+      apply_rotary(c, m.data(), p, true);
+      for (int i = 0; i < 6; ++i) CHECK(std::abs(m(0, i) - x[i]) <= headlab::test::kRotationAbsolute);
+    }
+    // q at position i against k at j depends on i − j only (up to rounding of the angles).
+    const double s1 = rotated(x, 9).row(0).dot(rotated(y, 4).row(0)),
+                 s2 = rotated(x, 105).row(0).dot(rotated(y, 100).row(0));
+    CHECK(std::abs(s1 - s2) <= headlab::test::kRotaryOffsetAbsolute);
+    // Pair 0 turns by exactly p radians (ω_0 = 1): compare with the closed form.
+    const Matrix at3 = rotated(x, 3);
+    const int a = 0, b = adjacent ? 1 : 2;
+    CHECK(std::abs(at3(0, a) - (x[a] * std::cos(3.0) - x[b] * std::sin(3.0))) <= headlab::test::kRotationAbsolute);
+    CHECK(std::abs(at3(0, b) - (x[b] * std::cos(3.0) + x[a] * std::sin(3.0))) <= headlab::test::kRotationAbsolute);
+  }
 }

@@ -26,6 +26,7 @@ import type { HeadlabTrainingReplay } from '../../widgets/headlab-training-repla
 import type { HeadlabTransformerModel } from '../../widgets/headlab-transformer-model.js';
 import type { HeadlabTransformerAttention } from '../../widgets/headlab-transformer-attention.js';
 import type { HeadlabTransformerAttribution } from '../../widgets/headlab-transformer-attribution.js';
+import type { HeadlabTransformerComposition } from '../../widgets/headlab-transformer-composition.js';
 import type { HeadlabTransformerPatching } from '../../widgets/headlab-transformer-patching.js';
 import type { HeadlabTransformerAblation } from '../../widgets/headlab-transformer-ablation.js';
 import type { HeadlabTransformerCircuits } from '../../widgets/headlab-transformer-circuits.js';
@@ -66,6 +67,7 @@ export type Checks = [
   Assignable<HeadlabTransformerModel, Package.HeadlabTransformerModel>,
   Assignable<HeadlabTransformerAttention, Package.HeadlabTransformerAttention>,
   Assignable<HeadlabTransformerAttribution, Package.HeadlabTransformerAttribution>,
+  Assignable<HeadlabTransformerComposition, Package.HeadlabTransformerComposition>,
   Assignable<HeadlabTransformerPatching, Package.HeadlabTransformerPatching>,
   Assignable<HeadlabTransformerAblation, Package.HeadlabTransformerAblation>,
   Assignable<HeadlabTransformerCircuits, Package.HeadlabTransformerCircuits>,
@@ -73,6 +75,7 @@ export type Checks = [
   Assignable<HeadlabTransformerModel['state'], Package.TransformerModelState | null>,
   Assignable<HeadlabTransformerAttention['state'], Package.TransformerAttentionState | null>,
   Assignable<HeadlabTransformerAttribution['state'], Package.TransformerAttributionState | null>,
+  Assignable<HeadlabTransformerComposition['state'], Package.TransformerCompositionState | null>,
   Assignable<HeadlabTransformerPatching['state'], Package.TransformerPatchingState | null>,
   Assignable<HeadlabTransformerAblation['state'], Package.TransformerAblationState | null>,
   Assignable<HeadlabTransformerCircuits['state'], Package.TransformerCircuitsState | null>,

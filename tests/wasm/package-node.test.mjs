@@ -44,6 +44,7 @@ const TAGS = [
   'transformer-attention',
   'transformer-attribution',
   'transformer-circuits',
+  'transformer-composition',
   'transformer-model',
   'transformer-patching',
   'transformer-training',

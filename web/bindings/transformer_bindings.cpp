@@ -6,10 +6,15 @@
 // parses it. Every rule (ranges, names, lengths) is the core's; both handles stay inside
 // web/transformer.js.
 #include "bindings/marshal.hpp"
+#include "core/batch_patching.hpp"
+#include "core/induction_task.hpp"
+#include "core/max_digit_task.hpp"
 #include "core/qk_attribution.hpp"
 #include "core/transformer_analysis.hpp"
 #include "core/transformer_layout.hpp"
 #include "core/transformer_training.hpp"
+#include "formats/batch_patching_json.hpp"
+#include "formats/prompt_pairs.hpp"
 #include "formats/safetensors.hpp"
 #include "formats/transformer_json.hpp"
 #include "formats/transformer_model.hpp"
@@ -139,6 +144,11 @@ tf::AnalysisRequest request_from_js(const tf::TransformerConfig& c, const val& r
     r.qk_attribution = true;
     r.qk_head = head_from_js(in.get("qk_attribution"), "qk_attribution");
   }
+  in.boolean("composition", r.composition);
+  in.boolean("logit_lens", r.logit_lens);
+  in.boolean("head_svd", r.head_svd);
+  in.integer("top", r.top);
+  in.integer("directions", r.directions);
   in.finish();
   return r;
 }
@@ -179,7 +189,8 @@ val run_to_js(const tf::TransformerActivations& run, std::vector<double>&& numbe
   return out;
 }
 
-val analysis_to_js(const tf::TransformerConfig& c, const tf::AnalysisRequest& r, const tf::TransformerAnalysis& a) {
+val analysis_to_js(const tf::TransformerWeights& w, const tf::AnalysisRequest& r, const tf::TransformerAnalysis& a) {
+  const tf::TransformerConfig& c = w.config;
   const std::size_t LH = static_cast<std::size_t>(c.n_layers * c.n_heads);
   std::size_t extra = 4 * LH + static_cast<std::size_t>(c.n_layers);
   if (a.has_patching) extra += static_cast<std::size_t>(a.patching.normalised.size());
@@ -223,6 +234,9 @@ val analysis_to_js(const tf::TransformerConfig& c, const tf::AnalysisRequest& r,
     out.set("qk_head", a.qk_attribution.head);
     out.set("qk_sources", strings_to_js(a.qk_attribution.sources));
   }
+  // Composition, logit lens and head SVD (small: (L·H)², (L+1)·T·k, L·H·c numbers) travel as the
+  // writer's JSON text of just those members; web/transformer.js parses it into the document.
+  if (a.composition || a.lens || !a.svd.empty()) out.set("head_circuits", fm::write_head_circuits(w, r, a));
   return out;
 }
 
@@ -276,6 +290,36 @@ class TransformerModelHandle {
       return run_to_js(a, run_numbers(a, 0));
     });
   }
+  // request: { pairs: <pairs file text> } or { task: "induction" | "max-digit", count?: 64,
+  // pairs_seed?: 0 }, with resamples?, permutations?, seed? (core/batch_patching.hpp). Returns the
+  // document `headlab model analyze --pairs / --pairs-task` writes, byte for byte.
+  val batch_patching(val request) {
+    return guarded([&] {
+      const auto& c = loaded().config;
+      ObjectReader in(request, "the batch-patching request");
+      tf::IntervalSettings settings;
+      in.integer("resamples", settings.resamples);
+      in.integer("permutations", settings.permutations);
+      in.seed("seed", settings.seed);
+      int count = 64;
+      std::uint64_t pairs_seed = 0;
+      in.integer("count", count);
+      in.seed("pairs_seed", pairs_seed);
+      std::vector<PromptPair> pairs;
+      if (in.has("pairs")) {
+        pairs = fm::read_prompt_pairs(c, string_arg(in.get("pairs"), "pairs"), "pairs");
+      } else if (in.has("task")) {
+        const std::string task = string_arg(in.get("task"), "task");
+        if (task == "induction") pairs = tf::induction_pairs(c, pairs_seed, count);
+        else if (task == "max-digit") pairs = max_digit::max_digit_pairs(pairs_seed, count);
+        else throw InputError("task must be \"induction\" or \"max-digit\", got \"" + task.substr(0, 40) + "\"");
+      } else {
+        throw InputError("the batch-patching request needs pairs (a pairs file's text) or a task");
+      }
+      in.finish();
+      return val(fm::write_batch_patching(c, tf::batch_patching(loaded(), pairs, settings)));
+    });
+  }
   val analyze(val request) {
     return guarded([&] {
       const tf::AnalysisRequest r = request_from_js(loaded().config, request);
@@ -286,7 +330,7 @@ class TransformerModelHandle {
   val analyze_arrays(val request) {
     return guarded([&] {
       const tf::AnalysisRequest r = request_from_js(loaded().config, request);
-      return analysis_to_js(loaded().config, r, tf::analyze_transformer(loaded(), r, &cache_));
+      return analysis_to_js(loaded(), r, tf::analyze_transformer(loaded(), r, &cache_));
     });
   }
   // Forgets the prompt-independent analyses kept since load (the next analyze computes them again):
@@ -466,6 +510,7 @@ EMSCRIPTEN_BINDINGS(headlab_transformer) {
       .function("canonical", &TransformerModelHandle::canonical)
       .function("run", &TransformerModelHandle::run)
       .function("analyze", &TransformerModelHandle::analyze)
+      .function("batch_patching", &TransformerModelHandle::batch_patching)
       .function("run_arrays", &TransformerModelHandle::run_arrays)
       .function("analyze_arrays", &TransformerModelHandle::analyze_arrays)
       .function("clear_analysis_cache", &TransformerModelHandle::clear_analysis_cache)
