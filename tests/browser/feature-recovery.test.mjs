@@ -96,6 +96,9 @@ after(async () => {
   await session?.close();
 });
 
+/** How long a run's error listener may take to be removed after the figure says done (a leak never is). */
+const LISTENER_SETTLE_TIMEOUT_MS = 60000;
+
 test('full default training in the page: held-out MSE, W_q and W_v equal the native CLI, no long main-thread task', async (t) => {
   const page = await trainedArticle({ fast: false });
   // Run the full default training again (Restart) under a trace of the main thread. The page's
@@ -493,6 +496,10 @@ test('a worker that failed to load is replaced: after a transient 404 the next T
   }
   const r = await results(page);
   assert.equal(r.loss_trace.length, 100);
+  // A run's listener is removed when the run settles; the figure may still be settling a job of
+  // its own after the status reads "done" (on a loaded machine, visibly so). So the state waited
+  // for is "no listener registered", and a listener that is never removed fails the test.
+  await page.waitForFunction(() => window.__workerErrorListeners === 0, null, { timeout: LISTENER_SETTLE_TIMEOUT_MS }).catch(() => {});
   assert.equal(await page.evaluate(() => window.__workerErrorListeners), 0, 'error listeners left registered after the runs');
   // The 404 and the failed worker script are the expected problems; nothing else.
   assert.deepEqual(
