@@ -233,7 +233,15 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
     this.gridSlot = el('div');
     this.captionLine = el('p', { class: 'caption', 'aria-live': 'polite' });
     figure.append(this.gridSlot, this.captionLine);
-    this.tableBox = el('div', { class: 'scroll', tabindex: '0', role: 'group', 'aria-label': 'The largest parts of the score' });
+    // Hidden until it holds a table: an empty scroll region would be a Tab stop (and a touch
+    // target) of no size.
+    this.tableBox = el('div', {
+      class: 'scroll',
+      tabindex: '0',
+      role: 'group',
+      'aria-label': 'The largest parts of the score',
+      hidden: '',
+    });
     content.append(
       el('p', { class: 'title' }, 'Why a head attends there: its score split into query-side × key-side parts'),
       this.field.element,
@@ -297,6 +305,7 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
     if (this.gridSlot!.firstChild !== this.gridSvg || this.gridSlot!.lastChild !== legend)
       this.gridSlot!.replaceChildren(this.gridSvg, legend);
     if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
+    this.tableBox!.hidden = false;
     this.show(
       this.tableBox!,
       this.fragment(model, `parts:${tokens.join(',')}|${layer}.${head}|${position}|${key}`, () => this.partsTable(split)),
