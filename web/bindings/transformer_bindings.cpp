@@ -263,6 +263,7 @@ class TransformerModelHandle {
       weights_ = std::make_unique<tf::TransformerWeights>(fm::transformer_weights_from_file(
           config, reinterpret_cast<const std::uint8_t*>(data.data()), data.size(), listing));
       cache_.clear();  // the kept batch analyses were of the weights just replaced
+      batch_run_.reset();
       file_ = std::move(listing);
       return val(fm::transformer_config_to_json(config));
     });
@@ -300,6 +301,32 @@ class TransformerModelHandle {
       tf::IntervalSettings settings;
       const auto pairs = pairs_request(request, "the batch-patching request", settings);
       return val(fm::write_batch_patching(loaded().config, tf::batch_patching(loaded(), pairs, settings)));
+    });
+  }
+  // batch_patching a few pairs at a time (core BatchPatchingRun), for the worker task that reports
+  // progress and stops between steps: start(request) checks the request and returns { done: 0, total: N };
+  // step(k) patches k more pairs and returns { done, total }; result() the document batch_patching
+  // returns, byte for byte, once done = total. One run per handle; a new start or load replaces it.
+  val batch_patching_start(val request) {
+    return guarded([&] {
+      batch_run_.reset();
+      tf::IntervalSettings settings;
+      auto pairs = pairs_request(request, "the batch-patching request", settings);
+      batch_run_ = std::make_unique<tf::BatchPatchingRun>(loaded(), std::move(pairs), settings);
+      return run_progress();
+    });
+  }
+  val batch_patching_step(val pairs) {
+    return guarded([&] {
+      running().step(int_arg(pairs, "pairs"));
+      return run_progress();
+    });
+  }
+  val batch_patching_result() {
+    return guarded([&] {
+      const std::string text = fm::write_batch_patching(loaded().config, running().result());
+      batch_run_.reset();
+      return val(text);
     });
   }
   // The same request; path patching between heads (core/path_patching.hpp). Returns the document
@@ -405,6 +432,16 @@ class TransformerModelHandle {
     in.finish();
     return pairs;
   }
+  tf::BatchPatchingRun& running() {
+    if (!batch_run_) throw InputError("no batch-patching run: call batch_patching_start first");
+    return *batch_run_;
+  }
+  val run_progress() {
+    val out = val::object();
+    out.set("done", batch_run_->done());
+    out.set("total", batch_run_->total());
+    return out;
+  }
   const tf::TransformerWeights& loaded() const {
     if (!weights_) throw InputError("the model was not loaded");
     return *weights_;
@@ -414,6 +451,8 @@ class TransformerModelHandle {
   // Scores, in-context loss and ablation losses per (sequences, seed, ablation) of weights_, which
   // never change between loads: a new prompt's analysis pays only for what reads the prompt.
   tf::AnalysisCache cache_;
+  // The batch-patching run in progress (batch_patching_start), of weights_.
+  std::unique_ptr<tf::BatchPatchingRun> batch_run_;
 };
 
 // --- the transformer trainer (induction task) ---
@@ -529,6 +568,9 @@ EMSCRIPTEN_BINDINGS(headlab_transformer) {
       .function("analyze", &TransformerModelHandle::analyze)
       .function("batch_patching", &TransformerModelHandle::batch_patching)
       .function("path_patching", &TransformerModelHandle::path_patching)
+      .function("batch_patching_start", &TransformerModelHandle::batch_patching_start)
+      .function("batch_patching_step", &TransformerModelHandle::batch_patching_step)
+      .function("batch_patching_result", &TransformerModelHandle::batch_patching_result)
       .function("run_arrays", &TransformerModelHandle::run_arrays)
       .function("analyze_arrays", &TransformerModelHandle::analyze_arrays)
       .function("clear_analysis_cache", &TransformerModelHandle::clear_analysis_cache)
