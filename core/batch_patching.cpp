@@ -117,6 +117,8 @@ double resid_effect(const PairRuns& r, int l, Eigen::Index p) {
   return r.effect(x.data());
 }
 
+}  // namespace
+
 void fill_intervals(PatchingGrid& g, const ResamplingPlan& plan) {
   const Eigen::Index rows = g.effects[0].rows(), cols = g.effects[0].cols();
   g.mean.resize(rows, cols);
@@ -136,14 +138,7 @@ void fill_intervals(PatchingGrid& g, const ResamplingPlan& plan) {
   }
 }
 
-}  // namespace
-
-BatchPatching batch_patching(const TransformerWeights& w, const std::vector<PromptPair>& pairs,
-                             const IntervalSettings& settings, const std::function<void(int, int)>& progress) {
-  validate_weights(w);
-  const auto& c = w.config;
-  require_prompt_pairs(pairs, c.d_vocab, c.n_ctx);
-  settings.validate();
+std::size_t require_one_prompt_length(const std::vector<PromptPair>& pairs) {
   const std::size_t T = pairs[0].clean.size();
   for (std::size_t i = 1; i < pairs.size(); ++i) {
     if (pairs[i].clean.size() != T) {
@@ -152,6 +147,16 @@ BatchPatching batch_patching(const TransformerWeights& w, const std::vector<Prom
                        " (the grids of a batch are over positions: one prompt length for every pair)");
     }
   }
+  return T;
+}
+
+BatchPatching batch_patching(const TransformerWeights& w, const std::vector<PromptPair>& pairs,
+                             const IntervalSettings& settings, const std::function<void(int, int)>& progress) {
+  validate_weights(w);
+  const auto& c = w.config;
+  require_prompt_pairs(pairs, c.d_vocab, c.n_ctx);
+  settings.validate();
+  const std::size_t T = require_one_prompt_length(pairs);
   const ResamplingPlan plan = resampling_plan(static_cast<int>(pairs.size()), settings);
   const int L = c.n_layers, H = c.n_heads, N = static_cast<int>(pairs.size());
   const Eigen::Index Tn = static_cast<Eigen::Index>(T);

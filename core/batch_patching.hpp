@@ -20,6 +20,7 @@
 #include "core/prompt_pairs.hpp"
 #include "core/transformer.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -74,6 +75,12 @@ struct BatchPatching {
   PatchingGrid head_component;                                             // (L·H) × 4: q, k, v, z
 };
 constexpr int kHeadComponents = 4;  // q, k, v, z: the columns of head_component
+
+// Fills mean, lower, upper and p_value of every cell from its N per-pair effects (cell_interval).
+void fill_intervals(PatchingGrid& grid, const ResamplingPlan& plan);
+// The grids of a batch are over positions: throws InputError naming the first pair whose prompts
+// are not as long as pair 0's. Returns that length T.
+std::size_t require_one_prompt_length(const std::vector<PromptPair>& pairs);
 
 // Throws InputError on bad pairs (require_prompt_pairs), bad settings, or a pair whose clean and
 // corrupted runs give the same logit difference. `progress(done, N)` is called after each pair.

@@ -85,7 +85,9 @@ export interface WidgetFigure {
 export interface HeadlabElementBase<State> extends HTMLElement {
   /**
    * The state, as carried by the `change` event; null while it cannot be computed (an attribute,
-   * set by the page or by the URL hash, is invalid: `error` says why). Never throws.
+   * set by the page or by the URL hash, is invalid: `error` says why) or, for an element whose
+   * state the WASM core computes, before the core has loaded (`error` null then: await
+   * `updateComplete`). Never throws, logs nothing, before or after the first render.
    */
   readonly state: State | null;
   /**
@@ -96,6 +98,14 @@ export interface HeadlabElementBase<State> extends HTMLElement {
   readonly error: string | null;
   /** Whether a computation the element will draw is under way (a worker analysis, a new model to draw); false for most elements. Never throws. */
   readonly busy: boolean;
+  /**
+   * Resolves once the element shows what its attributes and data ask for (rendered, nothing
+   * scheduled, no work in its worker, its model loaded) — true — or shows an error instead —
+   * false (`error` says why). Never rejects. Read it again after a change for that change's
+   * render (as Lit's `updateComplete`). Await `customElements.whenDefined(tag)` first on a page
+   * where the element may not be upgraded yet.
+   */
+  readonly updateComplete: Promise<boolean>;
   /** Completed renders (diagnostics). */
   readonly renderCount: number;
   /** The text alternative of what the element shows now (also in the shadow root for screen readers, and the <desc> of exported SVGs). Never throws. */
@@ -760,6 +770,8 @@ export interface HeadlabValue extends HTMLElement {
   format: 'percent' | 'count' | 'number' | 'sci' | undefined;
   /** The value as last shown; undefined while the source has none. */
   readonly value: BoundValue | undefined;
+  /** Resolves once the number is shown (true) or the source is missing (false, the fallback text stays). Never rejects. */
+  readonly updateComplete: Promise<boolean>;
   /** Reads the value from the source again and shows it. */
   update(): void;
 }

@@ -1,6 +1,6 @@
-// Batch patching (core/batch_patching.hpp) in the WASM module: the document the native CLI writes,
-// byte for byte (every per-pair effect, mean, interval bound and p-value the same bits), from a
-// pairs file and from the induction generator, and a bad pairs file refused with the CLI's message.
+// Batch patching (core/batch_patching.hpp) and path patching (core/path_patching.hpp) in the WASM
+// module: the documents the native CLI writes, byte for byte (every per-pair effect, mean, interval
+// bound and p-value the same bits), from a pairs file and from the induction generator, and a bad pairs file refused with the CLI's message.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -47,6 +47,13 @@ test('batch patching in WASM gives the CLI document byte for byte: a pairs file 
       const text = handle.batch_patching(request);
       assert.equal(typeof text, 'string', JSON.stringify(text));
       assert.equal(text, r.stdout, flags.join(' '));
+      // Path patching (core/path_patching.hpp) over the same pairs: the same request, --path-patching.
+      const p = cliRun(['model', 'analyze', ...files, ...flags, '--path-patching']);
+      assert.equal(p.status, 0, p.stderr);
+      const paths = handle.path_patching(request);
+      assert.equal(typeof paths, 'string', JSON.stringify(paths));
+      assert.equal(paths, p.stdout, `${flags.join(' ')} --path-patching`);
+      assert.ok(JSON.parse(paths).edges.length > 0);
     }
     // A pair whose prompts differ in length: the CLI's message after its "--pairs <path>: " prefix.
     const text = JSON.stringify({ pairs: [{ clean: '1 2 3', corrupted: '1 2', answer: 5, wrong: 6 }] });

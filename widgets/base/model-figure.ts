@@ -130,6 +130,11 @@ export abstract class ModelFigure<M extends FigureModel, State = unknown> extend
     this.sourceBound(key);
   }
 
+  /** updateComplete waits for the model (a failed load shows an error, which completes it too). */
+  protected get settled(): boolean {
+    return this.currentModel !== null;
+  }
+
   /** The prerendered snapshot stays until the model is ready (or has failed, which the widget then says). */
   protected snapshotReplaceable(): boolean {
     return !this.source || this.source.status === 'ready' || this.source.status === 'failed';
