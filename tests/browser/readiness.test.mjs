@@ -53,13 +53,15 @@ test(`all ${TAGS.length} elements: read before connection and before the first r
     // Created first (and read like the others): the transformer figures are put inside it.
     const model = document.createElement('headlab-transformer-model');
     model.setAttribute('src', 'induction-seed0.safetensors');
-    const readsModel = (tag) => tag === 'headlab-qk-attribution' || (tag.startsWith('headlab-transformer-') && tag !== 'headlab-transformer-model');
+    const readsModel = (tag) =>
+      tag === 'headlab-qk-attribution' || (tag.startsWith('headlab-transformer-') && tag !== 'headlab-transformer-model');
     for (const tag of ['headlab-transformer-model', ...tags.filter((t) => t !== 'headlab-transformer-model')]) {
       const e = tag === 'headlab-transformer-model' ? model : document.createElement(tag);
       e.id = tag;
       // The quiz's question and choices are the author's markup (light DOM).
       if (tag === 'headlab-seed-grid') e.setAttribute('src', 'max-digit-seeds-0-9.json');
-      if (tag === 'headlab-choice-quiz') e.innerHTML = '<p slot="question">Which?</p><div slot="choice">W_Q</div><div slot="choice" data-correct>W_V</div>';
+      if (tag === 'headlab-choice-quiz')
+        e.innerHTML = '<p slot="question">Which?</p><div slot="choice">W_Q</div><div slot="choice" data-correct>W_V</div>';
       const detached = read(e);
       (readsModel(tag) ? model : document.querySelector('main')).append(e);
       out[tag] = { detached, connected: read(e) };
