@@ -163,3 +163,17 @@ TEST_CASE("tokenizer.json: the bounds are inclusive and named", "[tokenizer_json
   CHECK(refusal(tiny_with(R"("added_tokens": [)", R"("added_tokens": [)" + added + ",")) ==
         "t.json: added_tokens has 4098 entries; the limit is 4096");
 }
+
+TEST_CASE("tokenizer.json: a prompt for a model checks each id against d_vocab and names every id",
+          "[tokenizer_json]") {
+  const Tokenizer tk = read_tokenizer_json(fixture("tiny_bpe.json"), "tiny_bpe.json");
+  CHECK(encode_prompt(tk, "the cat", 264) == std::vector<int>{'t', 256, 262});
+  CHECK_THROWS_WITH(encode_prompt(tk, "the cat", 262), "token 2 \" cat\" has id 262; the model's d_vocab is 262");
+  CHECK_THROWS_WITH(encode_prompt(tk, "", 264), "the text gives no tokens");
+  const auto names = token_names(tk, 266);
+  REQUIRE(names.size() == 266);
+  CHECK(names[' '] == " ");
+  CHECK(names[0xC3] == "\\xc3");
+  CHECK(names[263] == "<|endoftext|>");
+  CHECK(names[264] == "<unused 264>");
+}
