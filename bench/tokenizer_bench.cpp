@@ -54,10 +54,12 @@ int main() {
   json += R"(]},"pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false}})";
 
   const std::vector<std::string> words = {
-      "the", "The", "attention", "head", "copies", "tokens", "induction", "naïve", "café", "Straße", "Привет", "мир",
-      "Ελληνικά", "שלום", "مرحبا", "नमस्ते", "日本語", "中文测试", "カタカナ", "한국어", "e\u0301", "n\u0303o", "👋",
-      "👋🏽", "🇫🇷", "x²", "½", "it's", "don't", "they're", "we've", "I'm", "you'll", "he'd", "123", "4567", "3.14159",
-      "1,000,000", "2026-12-03", "...", "!?", "—", "“quoted”", "(paren)", "C++", "foo_bar", "camelCase"};
+      "the",    "The",      "attention", "head",    "copies",   "tokens",    "induction",  "naïve",
+      "café",   "Straße",   "Привет",    "мир",     "Ελληνικά", "שלום",      "مرحبا",      "नमस्ते",
+      "日本語", "中文测试", "カタカナ",  "한국어",  "e\u0301",  "n\u0303o",  "👋",          "👋🏽",
+      "🇫🇷",     "x²",       "½",         "it's",    "don't",    "they're",   "we've",      "I'm",
+      "you'll", "he'd",     "123",       "4567",    "3.14159",  "1,000,000", "2026-12-03", "...",
+      "!?",     "—",        "“quoted”",  "(paren)", "C++",      "foo_bar",   "camelCase"};
   const std::vector<std::string> spaces = {" ", " ", " ", " ", "  ", "   ", "\t", " \t ", "\u00a0", "\u3000", "\n"};
   std::uint32_t s = 0x9e3779b9u;
   const auto next = [&] {
@@ -91,7 +93,8 @@ int main() {
   std::printf("tokenizer, GPT-2 (50,257 tokens, 50,000 merges), median of %d (native):\n", kRuns);
   std::printf("  %-58s %8.1f ms (%.1f ms CPU)\n", "read tokenizer.json (1.4 MB of JSON)", load.wall, load.cpu);
   std::printf("  %-58s %8.1f ms (%.1f ms CPU)\n", "encode 2,400 lines, one by one", encode.wall, encode.cpu);
-  std::printf("  %zu bytes, %zu tokens: %.2f MB/s of CPU time\n", bytes, tokens, static_cast<double>(bytes) / (encode.cpu * 1e3));
+  std::printf("  %zu bytes, %zu tokens: %.2f MB/s of CPU time\n", bytes, tokens,
+              static_cast<double>(bytes) / (encode.cpu * 1e3));
   std::printf("NATIVE_TOKENIZER_LOAD_MS %.3f\n", load.wall);
   std::printf("NATIVE_TOKENIZER_ENCODE_2400_LINES_MS %.3f\n", encode.wall);
   return 0;
