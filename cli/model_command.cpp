@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 #include "cli/flags.hpp"
 #include "core/batch_patching.hpp"
+#include "core/path_patching.hpp"
 #include "core/check.hpp"
 #include "core/induction_task.hpp"
 #include "core/max_digit_task.hpp"
@@ -10,6 +11,7 @@
 #include "core/transformer_max_digit.hpp"
 #include "core/transformer_training.hpp"
 #include "formats/batch_patching_json.hpp"
+#include "formats/path_patching_json.hpp"
 #include "formats/file_io.hpp"
 #include "formats/max_digit_weights.hpp"
 #include "formats/prompt_pairs.hpp"
@@ -44,7 +46,7 @@ const char* kModelUsage =
     "                             [--head-svd [--directions D]] [--top K] [--out analysis.json]\n"
     "       headlab model analyze --config model.json --weights model.safetensors\n"
     "                             (--pairs pairs.json | --pairs-task induction|max-digit [--count N] [--pairs-seed S])\n"
-    "                             [--resamples B] [--permutations K] [--seed S] [--out patching.json]\n"
+    "                             [--path-patching] [--resamples B] [--permutations K] [--seed S] [--out patching.json]\n"
     "       headlab model train --task induction --seed S [--steps N] [--batch B] [--lr X] [--weight-decay X]\n"
     "                           --out model.safetensors [--config-out model.json] [--history-out history.json]\n"
     "       headlab model convert-max-digit --weights weights.json --out model.safetensors [--config-out model.json]\n";
@@ -212,7 +214,8 @@ int run(const Args& args, std::ostream& out) {
 }
 
 // analyze over a batch of prompt pairs (--pairs or --pairs-task): activation patching with intervals
-// (core/batch_patching.hpp), the document of formats/batch_patching_json.hpp.
+// (core/batch_patching.hpp), the document of formats/batch_patching_json.hpp; with --path-patching,
+// path patching between heads instead (core/path_patching.hpp, formats/path_patching_json.hpp).
 int analyze_pairs(const std::map<std::string, std::string>& flags, std::ostream& out) {
   for (const char* f : {"--prompt", "--position", "--token", "--corrupted", "--answer", "--wrong", "--ablation",
                         "--sequences", "--circuits", "--qk-attribution"}) {
@@ -247,7 +250,9 @@ int analyze_pairs(const std::map<std::string, std::string>& flags, std::ostream&
     const std::string& path = flags.at("--pairs");
     pairs = fm::read_prompt_pairs(c, fm::read_text_file(path, "--pairs", fm::kMaxPromptPairsBytes), "--pairs " + path);
   }
-  emit(flags, fm::write_batch_patching(c, tf::batch_patching(m.weights, pairs, settings)), out);
+  if (flags.count("--path-patching"))
+    emit(flags, fm::write_path_patching(tf::path_patching(m.weights, pairs, settings)), out);
+  else emit(flags, fm::write_batch_patching(c, tf::batch_patching(m.weights, pairs, settings)), out);
   return 0;
 }
 
@@ -265,10 +270,10 @@ int analyze(const Args& args, std::ostream& out, std::ostream& err) {
                       "--corrupted",      "--answer",  "--wrong",      "--ablation", "--sequences",  "--seed",
                       "--qk-attribution", "--pairs",   "--pairs-task", "--count",    "--pairs-seed", "--resamples",
                       "--permutations",   "--top",     "--directions"},
-               {"--circuits", "--composition", "--logit-lens", "--head-svd"});
+               {"--circuits", "--composition", "--logit-lens", "--head-svd", "--path-patching"});
   refuse_overwriting_model_inputs(flags);
   if (flags.count("--pairs") || flags.count("--pairs-task")) return analyze_pairs(flags, out);
-  for (const char* f : {"--count", "--pairs-seed", "--resamples", "--permutations"}) {
+  for (const char* f : {"--count", "--pairs-seed", "--resamples", "--permutations", "--path-patching"}) {
     if (flags.count(f)) throw UsageError(std::string(f) + " applies only with --pairs or --pairs-task");
   }
   tf::AnalysisRequest r;

@@ -686,6 +686,64 @@ export interface TransformerAnalysis
   };
 }
 
+/**
+ * A batch of prompt pairs (docs/own-model.md, "Patching over a batch of prompt pairs"): a pairs
+ * file's text, or a generator's task with its count (default 64) and seed; with the interval
+ * settings (resamples and permutations in [100, 10000], default 1000; seed default 0).
+ */
+export interface TransformerPairsRequest {
+  pairs?: string;
+  task?: 'induction' | 'max-digit';
+  count?: number;
+  pairs_seed?: number;
+  resamples?: number;
+  permutations?: number;
+  seed?: number;
+}
+
+/** One grid of batch patching: per cell the mean effect, its bootstrap 95 % interval, the sign-flip p-value and the N per-pair effects. */
+export interface TransformerPatchingGrid<Cells> {
+  mean: Cells;
+  lower: Cells;
+  upper: Cells;
+  p_value: Cells;
+  effects: Cells[];
+}
+
+/** `headlab model analyze --pairs`'s document (formats/batch_patching_json.hpp). */
+export interface TransformerBatchPatchingFile {
+  pairs: number;
+  prompt_length: number;
+  resamples: number;
+  permutations: number;
+  seed: number;
+  confidence: number;
+  components: string[];
+  clean_logit_difference: number[];
+  corrupted_logit_difference: number[];
+  /** Cells [L][H][T]. */
+  head_position: TransformerPatchingGrid<number[][][]>;
+  /** Cells [L][T]. */
+  resid_position: TransformerPatchingGrid<number[][]>;
+  /** Cells [L][H][4]: q, k, v, z. */
+  head_component: TransformerPatchingGrid<number[][][]>;
+}
+
+/** `headlab model analyze --path-patching`'s document (formats/path_patching_json.hpp); cells [E][3]: q, k, v. */
+export interface TransformerPathPatchingFile extends TransformerPatchingGrid<number[][]> {
+  pairs: number;
+  prompt_length: number;
+  resamples: number;
+  permutations: number;
+  seed: number;
+  confidence: number;
+  inputs: string[];
+  clean_logit_difference: number[];
+  corrupted_logit_difference: number[];
+  /** [sender_layer, sender_head, receiver_layer, receiver_head], sender-major. */
+  edges: [number, number, number, number][];
+}
+
 /** One head's QK attribution for every query of a prompt (TransformerModel.qkAttributionTable). */
 export interface TransformerQkAttributionTable {
   layer: number;
@@ -739,6 +797,16 @@ export interface TransformerModel {
   tokenize(text: string): number[];
   /** Scores on `sequences` (integer in [1, 100000], default 32) repeated random sequences of length n_ctx (n_ctx ≥ 4), seed default 0. */
   inductionScores(sequences?: number, seed?: number): TransformerInductionScores;
+  /** Activation patching over a batch of prompt pairs, with intervals; throws HeadlabError naming a bad pair, field or setting. */
+  batchPatching(request: TransformerPairsRequest): TransformerBatchPatchingFile;
+  /** Path patching over a batch (sender head → each later receiver's q, k, v), with intervals; refused for a one-layer model. */
+  pathPatching(request: TransformerPairsRequest): TransformerPathPatchingFile;
+  /** batchPatching() in steps: checks the request, patches nothing yet. */
+  batchPatchingStart(request: TransformerPairsRequest): { done: number; total: number };
+  /** Patches the next `pairs` (integer in [1, 1024]) pairs of the started run. */
+  batchPatchingStep(pairs: number): { done: number; total: number };
+  /** The started run's document (the same bits as batchPatching()); throws HeadlabError while pairs are left. */
+  batchPatchingResult(): TransformerBatchPatchingFile;
   readonly disposed: boolean;
   /** Idempotent. */
   dispose(): void;

@@ -190,6 +190,41 @@ export class TransformerModel extends OwnedHandle {
   inductionScores(sequences = 32, seed = 0) {
     return unwrap(live(this).induction_scores(sequences, seed));
   }
+
+  /** Activation patching over a batch of prompt pairs with intervals: `headlab model analyze --pairs`'s document, parsed. */
+  batchPatching(request) {
+    return JSON.parse(unwrap(live(this).batch_patching(pairsRequest(request))));
+  }
+
+  /** Path patching over a batch (sender head → receiver's q, k, v): `headlab model analyze --path-patching`'s document, parsed. */
+  pathPatching(request) {
+    return JSON.parse(unwrap(live(this).path_patching(pairsRequest(request))));
+  }
+
+  /**
+   * batchPatching() a few pairs at a time (the worker task 'transformer-batch-patching'):
+   * start checks the request and returns { done: 0, total: N }; step(k) patches k more pairs and
+   * returns { done, total }; result() the document batchPatching() returns, once done = total.
+   */
+  batchPatchingStart(request) {
+    return unwrap(live(this).batch_patching_start(pairsRequest(request)));
+  }
+
+  batchPatchingStep(pairs) {
+    return unwrap(live(this).batch_patching_step(pairs));
+  }
+
+  batchPatchingResult() {
+    return JSON.parse(unwrap(live(this).batch_patching_result()));
+  }
+}
+
+/** A batch request is an object ({ pairs } or { task, … }); anything else is refused here, by name. */
+function pairsRequest(request) {
+  if (!request || typeof request !== 'object' || Array.isArray(request)) {
+    throw new HeadlabError("the batch-patching request must be an object with pairs (a pairs file's text) or a task");
+  }
+  return request;
 }
 
 /** The transformer trainer (on the induction task) in the trainer protocol (TransformerTrainer in web/headlab-core.d.ts). */

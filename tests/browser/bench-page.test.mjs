@@ -37,10 +37,10 @@ test('bench page: a quick run fills the table and the JSON, in the worker, witho
     'training ran in the headlab worker',
   );
   const { SCENARIOS } = await import('../../site/assets/bench-widgets.js');
-  // The transformer figures (headlab-transformer-* and the QK attribution that follows one) are
-  // driven on their article pages (bench/widgets.bench.mjs, the product sweep's long-task test);
-  // the benchmark page does not build them.
-  const TRANSFORMER_FIGURES = ['headlab-transformer-', 'headlab-qk-'];
+  // The transformer figures (headlab-transformer-*, the QK attribution that follows one, the logit
+  // lens and the head SVD) are driven on their article pages (bench/widgets.bench.mjs, the product
+  // sweep's long-task test); the benchmark page does not build them.
+  const TRANSFORMER_FIGURES = ['headlab-transformer-', 'headlab-qk-', 'headlab-logit-lens', 'headlab-head-svd'];
   const expected = Object.entries(SCENARIOS)
     .filter(([tag]) => !TRANSFORMER_FIGURES.some((prefix) => tag.startsWith(prefix)))
     .reduce((n, [, s]) => n + s.length, 0);

@@ -30,7 +30,9 @@ const TAGS = [
   'feature-recovery',
   'head-ablation',
   'head-contributions',
+  'head-svd',
   'interventions',
+  'logit-lens',
   'max-digit-mechanism',
   'max-digit-model',
   'projection-ablation',
@@ -137,7 +139,12 @@ test('custom-elements.json: current, every element and observed attribute, and a
     for (let p = cls.prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p))
       for (const k of Object.getOwnPropertyNames(p)) accessors.add(k);
     for (const m of d.members) assert.ok(accessors.has(m.name), `<${d.tagName}> declares ${m.name}, which the class lacks`);
+    // The readiness promise of every element (<headlab-value> included).
+    const member = (name) => d.members.find((m) => m.name === name);
+    assert.equal(member('updateComplete')?.type.text, 'Promise<boolean>', d.tagName);
     if (!widget) continue;
+    // And what every widget has (types/headlab.d.ts, HeadlabElementBase), typed with its state.
+    assert.match(member('state')?.type.text ?? '', /^\w+State \| null$/, d.tagName);
     assert.ok(
       d.events.some((e) => e.name === 'change' && /^CustomEvent<\w+State>$/.test(e.type.text)),
       d.tagName,
