@@ -342,12 +342,11 @@ int train(const Args& args, std::ostream& out) {
   s.weight_decay = number_flag(flags, "--weight-decay", s.weight_decay);
   const ModelOutputs outputs = model_outputs(flags, {});
   as_usage([&] { s.validate(); });
+  // The history is a third output: not stdout (it holds the summary line), not a model file.
   const auto history_out = flags.find("--history-out");
   if (history_out != flags.end()) {
     if (history_out->second == "-") throw UsageError("--history-out -: stdout holds the summary line; give a path");
-    if (history_out->second == outputs.weights || history_out->second == outputs.config) {
-      throw UsageError("--history-out \"" + history_out->second + "\" is also a model file; give another path");
-    }
+    refuse_same_outputs({{"--out", outputs.weights}, {"--config-out", outputs.config}, {"--history-out", history_out->second}});
   }
   const auto before = tf::induction_scores(tf::initial_weights(s), 64, s.seed);
   tf::TransformerTrainer trainer(s);

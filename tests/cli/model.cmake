@@ -60,7 +60,7 @@ add_test(NAME cli.model.train_regenerates_shipped_induction
 set_tests_properties(cli.model.train_regenerates_shipped_induction PROPERTIES PASS_REGULAR_EXPRESSION "passed 0.4 at step 2000.*same\n$")
 headlab_model_case(train_history_stdout "--history-out -: stdout holds the summary line.*exit=2"
                    train --task induction --seed 0 --steps 50 --out ${_md}-h.safetensors --history-out -)
-headlab_model_case(train_history_over_model "--history-out .*-h2.json\" is also a model file.*exit=2"
+headlab_model_case(train_history_over_model "--history-out .*-h2.json\" is the same file as --config-out .*exit=2"
                    train --task induction --seed 0 --steps 50 --out ${_md}-h2.safetensors --history-out ${_md}-h2.json)
 headlab_model_case(bad_task "--task must be induction.*exit=2" train --task copy --seed 0 --out ${_md}.safetensors)
 # Divergence is reported with its step and writes no model (a loss of 1e18 used to be "trained", exit 0).
