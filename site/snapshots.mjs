@@ -311,8 +311,9 @@ const MEASURE_ATTRIBUTES = {
   'headlab-seed-grid': 'src="data/max-digit-seeds-0-9.json"',
   'headlab-max-digit-model': 'id="hl-measure-digits"', // its figures name it by id
 };
+/** Whether the element is a transformer figure (its class extends TransformerWidget), which reads a model element. */
 const readsTransformer = (tag) =>
-  tag === 'headlab-qk-attribution' || (tag.startsWith('headlab-transformer-') && tag !== 'headlab-transformer-model');
+  fs.readFileSync(new URL(`../widgets/${tag}.ts`, import.meta.url), 'utf8').includes(' extends TransformerWidget<');
 
 /**
  * headlab.css: for pages without snapshots (an author's Vite or Astro page), each element's

@@ -761,6 +761,29 @@ export interface TransformerQkAttributionTable {
 /** The buffers behind a TransformerRun or TransformerAnalysis (its one), for postMessage's transfer list; [] for anything else. */
 export function transferOf(value: unknown): ArrayBuffer[];
 
+/** A text encoded by a Tokenizer: each token's id, UTF-8 byte span [begin, end) and readable text. */
+export interface TokenizedText {
+  ids: number[];
+  begins: number[];
+  ends: number[];
+  /** The token's bytes as text; a byte that is part of no whole character as \xNN. */
+  texts: string[];
+}
+
+/**
+ * A Hugging Face tokenizer.json read by the core (formats/tokenizer_json.hpp: byte-level BPE as
+ * GPT-2 and GPT-NeoX, WordLevel). encode() throws HeadlabError for text it cannot encode.
+ * Call dispose() when done.
+ */
+export interface Tokenizer {
+  readonly model: 'BPE' | 'WordLevel';
+  /** One past the largest id. */
+  readonly vocabSize: number;
+  encode(text: string): TokenizedText;
+  dispose(): void;
+  readonly disposed: boolean;
+}
+
 /**
  * A loaded model (config + weights checked by the one reader, formats/transformer_model.hpp).
  * Every method returns a fresh object: inspect() is exactly the text the CLI writes, parsed; run()
@@ -922,6 +945,8 @@ export interface TransformerCore extends HeadlabModule {
    */
   loadTransformer(configText: string, safetensorsBytes: Uint8Array | ArrayBuffer): TransformerModel;
   createTransformerTrainer(settings?: TransformerTrainingSettings): TransformerTrainer;
+  /** Reads a tokenizer.json (its text); throws HeadlabError "tokenizer: …" naming the field and bound. */
+  loadTokenizer(tokenizerJsonText: string): Tokenizer;
   /** The induction task's default model config. */
   transformerInductionDefaultConfig(): TransformerConfigFile;
   /** Models and trainers alive in the WASM heap (for leak tests). */

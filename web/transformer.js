@@ -227,6 +227,25 @@ function pairsRequest(request) {
   return request;
 }
 
+/**
+ * A Hugging Face tokenizer.json read by the core (Tokenizer in web/headlab-core.d.ts): encode(text)
+ * gives { ids, begins, ends (UTF-8 byte spans of the text), texts (each token readable) }.
+ */
+export class Tokenizer extends OwnedHandle {
+  constructor(module, text) {
+    if (typeof text !== 'string') throw new HeadlabError('the tokenizer must be the text of tokenizer.json');
+    const handle = new module.TokenizerHandle();
+    const info = started(handle, (h) => unwrap(h.load(text)));
+    super(handle, 'this Tokenizer was disposed; load it again');
+    this.model = info.model;
+    this.vocabSize = info.vocab_size;
+  }
+
+  encode(text) {
+    return unwrap(live(this).encode(text));
+  }
+}
+
 /** The transformer trainer (on the induction task) in the trainer protocol (TransformerTrainer in web/headlab-core.d.ts). */
 export class TransformerTrainer extends OwnedTrainer {
   #module;
@@ -274,6 +293,7 @@ export class TransformerTrainer extends OwnedTrainer {
 export function transformerApi(module) {
   return {
     loadTransformer: (configText, safetensorsBytes) => new TransformerModel(module, configText, safetensorsBytes),
+    loadTokenizer: (tokenizerJsonText) => new Tokenizer(module, tokenizerJsonText),
     createTransformerTrainer: (settings = {}) => new TransformerTrainer(module, settings),
     transformerInductionDefaultConfig: () => JSON.parse(module.transformer_induction_default_config()),
     transformerLiveHandles: () => module.transformer_live_handles(),

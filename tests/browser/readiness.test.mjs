@@ -17,6 +17,10 @@ const TAGS = fs
   .filter((f) => /^headlab-.+-define\.ts$/.test(f))
   .map((f) => f.replace(/-define\.ts$/, ''))
   .sort();
+/** The transformer figures (classes extending TransformerWidget): they read a model element. */
+const TRANSFORMER_FIGURES = TAGS.filter((t) =>
+  fs.readFileSync(path.join(root, 'widgets', `${t}.ts`), 'utf8').includes(' extends TransformerWidget<'),
+);
 
 let dir, session;
 before(async () => {
@@ -36,38 +40,39 @@ test(`all ${TAGS.length} elements: read before connection and before the first r
   const page = await session.newPage({ viewport: { width: 1000, height: 800 } });
   await page.goto(`${session.url}empty.html`);
   await page.waitForFunction((tags) => tags.every((t) => customElements.get(t)), TAGS);
-  const early = await page.evaluate((tags) => {
-    const out = {};
-    const read = (e) => {
-      const r = {};
-      for (const k of ['state', 'error', 'summary', 'busy', 'renderCount', 'updateComplete', 'value']) {
-        try {
-          const v = e[k];
-          r[k] = v instanceof Promise ? 'promise' : v === null ? null : k === 'error' ? v : typeof v;
-        } catch (err) {
-          r[k] = `throws ${err.name}: ${err.message}`;
+  const early = await page.evaluate(
+    ([tags, figures]) => {
+      const out = {};
+      const read = (e) => {
+        const r = {};
+        for (const k of ['state', 'error', 'summary', 'busy', 'renderCount', 'updateComplete', 'value']) {
+          try {
+            const v = e[k];
+            r[k] = v instanceof Promise ? 'promise' : v === null ? null : k === 'error' ? v : typeof v;
+          } catch (err) {
+            r[k] = `throws ${err.name}: ${err.message}`;
+          }
         }
+        return r;
+      };
+      // Created first (and read like the others): the transformer figures are put inside it.
+      const model = document.createElement('headlab-transformer-model');
+      model.setAttribute('src', 'induction-seed0.safetensors');
+      for (const tag of ['headlab-transformer-model', ...tags.filter((t) => t !== 'headlab-transformer-model')]) {
+        const e = tag === 'headlab-transformer-model' ? model : document.createElement(tag);
+        e.id = tag;
+        // The quiz's question and choices are the author's markup (light DOM).
+        if (tag === 'headlab-seed-grid') e.setAttribute('src', 'max-digit-seeds-0-9.json');
+        if (tag === 'headlab-choice-quiz')
+          e.innerHTML = '<p slot="question">Which?</p><div slot="choice">W_Q</div><div slot="choice" data-correct>W_V</div>';
+        const detached = read(e);
+        (figures.includes(tag) ? model : document.querySelector('main')).append(e);
+        out[tag] = { detached, connected: read(e) };
       }
-      return r;
-    };
-    // Created first (and read like the others): the transformer figures are put inside it.
-    const model = document.createElement('headlab-transformer-model');
-    model.setAttribute('src', 'induction-seed0.safetensors');
-    const readsModel = (tag) =>
-      tag === 'headlab-qk-attribution' || (tag.startsWith('headlab-transformer-') && tag !== 'headlab-transformer-model');
-    for (const tag of ['headlab-transformer-model', ...tags.filter((t) => t !== 'headlab-transformer-model')]) {
-      const e = tag === 'headlab-transformer-model' ? model : document.createElement(tag);
-      e.id = tag;
-      // The quiz's question and choices are the author's markup (light DOM).
-      if (tag === 'headlab-seed-grid') e.setAttribute('src', 'max-digit-seeds-0-9.json');
-      if (tag === 'headlab-choice-quiz')
-        e.innerHTML = '<p slot="question">Which?</p><div slot="choice">W_Q</div><div slot="choice" data-correct>W_V</div>';
-      const detached = read(e);
-      (readsModel(tag) ? model : document.querySelector('main')).append(e);
-      out[tag] = { detached, connected: read(e) };
-    }
-    return out;
-  }, TAGS);
+      return out;
+    },
+    [TAGS, TRANSFORMER_FIGURES],
+  );
   for (const tag of TAGS) {
     for (const when of ['detached', 'connected']) {
       const r = early[tag][when];

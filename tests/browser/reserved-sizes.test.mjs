@@ -22,7 +22,8 @@ const TAGS = fs
   .map((f) => f.replace(/-define\.ts$/, ''))
   .filter((t) => t !== 'headlab-choice-quiz' && t !== 'headlab-value') // the quiz is the author's content; the value is inline
   .sort();
-const readsModel = (t) => t === 'headlab-qk-attribution' || (t.startsWith('headlab-transformer-') && t !== 'headlab-transformer-model');
+/** The transformer figures (classes extending TransformerWidget): they read a model element. */
+const readsModel = (t) => fs.readFileSync(path.join(root, 'widgets', `${t}.ts`), 'utf8').includes(' extends TransformerWidget<');
 const ATTRIBUTES = {
   'headlab-transformer-model': 'id="m" src="data/induction-seed0.safetensors" config="data/induction-seed0.json"',
   'headlab-seed-grid': 'src="data/max-digit-seeds-0-9.json"',

@@ -19,7 +19,9 @@ const target = (t) => (typeof t === 'string' ? t : t.default);
 const jsEntries = Object.entries(pkg.exports)
   .filter(([key, t]) => target(t).endsWith('.js') && key !== './headlab-worker.js')
   .map(([key, t]) => [key === '.' ? 'headlab' : `headlab${key.slice(1)}`, path.join(root, target(t))]);
-const elementEntries = jsEntries.filter(([spec]) => !['headlab', 'headlab/headlab.js', 'headlab/elements'].includes(spec));
+const elementEntries = jsEntries.filter(
+  ([spec]) => !['headlab', 'headlab/headlab.js', 'headlab/elements', 'headlab/autoload'].includes(spec),
+);
 
 const TAGS = [
   'angle-dot',
@@ -81,6 +83,7 @@ test('every JavaScript entry point imports in Node with no DOM: nothing thrown, 
       assert.ok(out.results[spec].includes(name), `${spec} lacks ${name}`);
   }
   assert.deepEqual(out.results['headlab/elements'], TAGS.map(classOf).sort());
+  assert.deepEqual(out.results['headlab/autoload'], ['discover']);
   for (const [spec] of elementEntries) assert.deepEqual(out.results[spec], [classOf(`headlab-${spec.slice('headlab/'.length)}`)], spec);
 });
 
@@ -151,4 +154,13 @@ test('custom-elements.json: current, every element and observed attribute, and a
     );
     assert.ok(d.cssParts.some((p) => p.name === 'body'));
   }
+});
+
+test('headlab/autoload knows every element: each tag imports its own entry point', () => {
+  const js = fs.readFileSync(path.join(dist, 'autoload.js'), 'utf8');
+  const loaders = [...js.matchAll(/"(headlab-[a-z-]+)":\(\)=>import\("\.\/([a-z-]+)\.js"\)/g)].map((m) => [m[1], m[2]]);
+  assert.deepEqual(
+    loaders.sort(([a], [b]) => a.localeCompare(b)),
+    [...TAGS].sort().map((t) => [t, t.slice('headlab-'.length)]),
+  );
 });

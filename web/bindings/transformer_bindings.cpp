@@ -18,6 +18,7 @@
 #include "formats/path_patching_json.hpp"
 #include "formats/prompt_pairs.hpp"
 #include "formats/safetensors.hpp"
+#include "formats/tokenizer_json.hpp"
 #include "formats/transformer_json.hpp"
 #include "formats/transformer_model.hpp"
 
@@ -533,6 +534,49 @@ class TransformerTrainerHandle {
   std::unique_ptr<tf::TransformerTrainer> trainer_;
 };
 
+// A tokenizer.json read by the one reader (formats/tokenizer_json.hpp); encode() gives each
+// token's id, its readable text and its UTF-8 byte span of the text.
+class TokenizerHandle {
+ public:
+  TokenizerHandle() { ++live_handles; }
+  ~TokenizerHandle() { --live_handles; }
+  TokenizerHandle(const TokenizerHandle&) = delete;
+  TokenizerHandle& operator=(const TokenizerHandle&) = delete;
+
+  val load(val text) {
+    return guarded([&] {
+      tokenizer_ = std::make_unique<headlab::tokenizer::Tokenizer>(
+          fm::read_tokenizer_json(string_arg(text, "the tokenizer"), "tokenizer"));
+      val out = val::object();
+      out.set("model", tokenizer_->model == headlab::tokenizer::Model::bpe ? "BPE" : "WordLevel");
+      out.set("vocab_size", static_cast<int>(tokenizer_->tokens.size()));
+      return out;
+    });
+  }
+  val encode(val text) {
+    return guarded([&] {
+      if (!tokenizer_) throw InputError("no tokenizer is loaded");
+      const auto pieces = headlab::tokenizer::encode(*tokenizer_, string_arg(text, "the text"));
+      val ids = val::array(), begins = val::array(), ends = val::array(), texts = val::array();
+      for (const auto& p : pieces) {
+        ids.call<void>("push", p.id);
+        begins.call<void>("push", static_cast<double>(p.begin));
+        ends.call<void>("push", static_cast<double>(p.end));
+        texts.call<void>("push", headlab::tokenizer::token_text(*tokenizer_, p.id));
+      }
+      val out = val::object();
+      out.set("ids", ids);
+      out.set("begins", begins);
+      out.set("ends", ends);
+      out.set("texts", texts);
+      return out;
+    });
+  }
+
+ private:
+  std::unique_ptr<headlab::tokenizer::Tokenizer> tokenizer_;
+};
+
 int live_handles_js() { return live_handles; }
 
 // The core's table of TransformerLens tensors (core/transformer_layout.hpp), row for row:
@@ -586,6 +630,10 @@ EMSCRIPTEN_BINDINGS(headlab_transformer) {
       .function("progress", &TransformerTrainerHandle::progress)
       .function("scores", &TransformerTrainerHandle::scores)
       .function("result", &TransformerTrainerHandle::result);
+  emscripten::class_<TokenizerHandle>("TokenizerHandle")
+      .constructor<>()
+      .function("load", &TokenizerHandle::load)
+      .function("encode", &TokenizerHandle::encode);
   emscripten::function("transformer_live_handles", &live_handles_js);
   emscripten::function("transformer_induction_default_config", &induction_default_config_js);
   emscripten::function("transformer_layout", &layout_js);
