@@ -117,6 +117,8 @@ double resid_effect(const PairRuns& r, int l, Eigen::Index p) {
   return r.effect(x.data());
 }
 
+}  // namespace
+
 void fill_intervals(PatchingGrid& g, const ResamplingPlan& plan) {
   const Eigen::Index rows = g.effects[0].rows(), cols = g.effects[0].cols();
   g.mean.resize(rows, cols);
@@ -136,14 +138,7 @@ void fill_intervals(PatchingGrid& g, const ResamplingPlan& plan) {
   }
 }
 
-}  // namespace
-
-BatchPatching batch_patching(const TransformerWeights& w, const std::vector<PromptPair>& pairs,
-                             const IntervalSettings& settings, const std::function<void(int, int)>& progress) {
-  validate_weights(w);
-  const auto& c = w.config;
-  require_prompt_pairs(pairs, c.d_vocab, c.n_ctx);
-  settings.validate();
+std::size_t require_one_prompt_length(const std::vector<PromptPair>& pairs) {
   const std::size_t T = pairs[0].clean.size();
   for (std::size_t i = 1; i < pairs.size(); ++i) {
     if (pairs[i].clean.size() != T) {
@@ -152,48 +147,87 @@ BatchPatching batch_patching(const TransformerWeights& w, const std::vector<Prom
                        " (the grids of a batch are over positions: one prompt length for every pair)");
     }
   }
-  const ResamplingPlan plan = resampling_plan(static_cast<int>(pairs.size()), settings);
-  const int L = c.n_layers, H = c.n_heads, N = static_cast<int>(pairs.size());
-  const Eigen::Index Tn = static_cast<Eigen::Index>(T);
-  BatchPatching out;
-  out.settings = settings;
-  for (int i = 0; i < N; ++i) {
-    const PromptPair& pair = pairs[static_cast<std::size_t>(i)];
-    PatchingResult heads;
-    try {
-      heads = head_position_patching(w, pair.clean, pair.corrupted, pair.answer, pair.wrong);
-    } catch (const InputError& e) {
-      throw InputError("pair " + std::to_string(i) + ": " + e.what());
-    }
-    PairRuns r{w,
-               transformer_forward_unchecked(w, pair.clean),
-               transformer_forward_unchecked(w, pair.corrupted),
-               pair.answer,
-               pair.wrong,
-               Tn - 1,
-               heads.clean_logit_difference,
-               heads.corrupted_logit_difference,
-               heads.clean_logit_difference - heads.corrupted_logit_difference,
-               w.W_U.col(pair.answer).transpose(),
-               w.W_U.col(pair.wrong).transpose()};
-    out.clean_logit_difference.push_back(r.clean_ld);
-    out.corrupted_logit_difference.push_back(r.corrupted_ld);
-    out.head_position.effects.push_back((1.0 - heads.normalised.array()).matrix());
-    Matrix resid(L, Tn);
-    for (int l = 0; l < L; ++l)
-      for (Eigen::Index p = 0; p < Tn; ++p) resid(l, p) = resid_effect(r, l, p);
-    out.resid_position.effects.push_back(std::move(resid));
-    Matrix comp(L * H, kHeadComponents);
-    for (int l = 0; l < L; ++l)
-      for (int h = 0; h < H; ++h)
-        for (int k = 0; k < kHeadComponents; ++k) comp(l * H + h, k) = component_effect(r, l, h, k);
-    out.head_component.effects.push_back(std::move(comp));
-    if (progress) progress(i + 1, N);
+  return T;
+}
+
+namespace {
+
+// Pair i's effects on every grid and its two logit differences, appended to `out`.
+void patch_pair(const TransformerWeights& w, const PromptPair& pair, int i, BatchPatching& out) {
+  const auto& c = w.config;
+  const int L = c.n_layers, H = c.n_heads;
+  const Eigen::Index Tn = static_cast<Eigen::Index>(pair.clean.size());
+  PatchingResult heads;
+  try {
+    heads = head_position_patching(w, pair.clean, pair.corrupted, pair.answer, pair.wrong);
+  } catch (const InputError& e) {
+    throw InputError("pair " + std::to_string(i) + ": " + e.what());
   }
+  PairRuns r{w,
+             transformer_forward_unchecked(w, pair.clean),
+             transformer_forward_unchecked(w, pair.corrupted),
+             pair.answer,
+             pair.wrong,
+             Tn - 1,
+             heads.clean_logit_difference,
+             heads.corrupted_logit_difference,
+             heads.clean_logit_difference - heads.corrupted_logit_difference,
+             w.W_U.col(pair.answer).transpose(),
+             w.W_U.col(pair.wrong).transpose()};
+  out.clean_logit_difference.push_back(r.clean_ld);
+  out.corrupted_logit_difference.push_back(r.corrupted_ld);
+  out.head_position.effects.push_back((1.0 - heads.normalised.array()).matrix());
+  Matrix resid(L, Tn);
+  for (int l = 0; l < L; ++l)
+    for (Eigen::Index p = 0; p < Tn; ++p) resid(l, p) = resid_effect(r, l, p);
+  out.resid_position.effects.push_back(std::move(resid));
+  Matrix comp(L * H, kHeadComponents);
+  for (int l = 0; l < L; ++l)
+    for (int h = 0; h < H; ++h)
+      for (int k = 0; k < kHeadComponents; ++k) comp(l * H + h, k) = component_effect(r, l, h, k);
+  out.head_component.effects.push_back(std::move(comp));
+}
+
+}  // namespace
+
+BatchPatchingRun::BatchPatchingRun(const TransformerWeights& w, std::vector<PromptPair> pairs,
+                                   const IntervalSettings& settings)
+    : w_(w), pairs_(std::move(pairs)) {
+  validate_weights(w_);
+  require_prompt_pairs(pairs_, w_.config.d_vocab, w_.config.n_ctx);
+  settings.validate();
+  require_one_prompt_length(pairs_);
+  out_.settings = settings;
+}
+
+int BatchPatchingRun::step(int pairs) {
+  require_integer_in("pairs per step", pairs, 1, kMaxPromptPairs);
+  for (int k = 0; k < pairs && done() < total(); ++k)
+    patch_pair(w_, pairs_[static_cast<std::size_t>(done())], done(), out_);
+  return done();
+}
+
+BatchPatching BatchPatchingRun::result() const {
+  if (done() < total()) {
+    throw InputError("batch patching has " + std::to_string(total() - done()) + " of " + std::to_string(total()) +
+                     " pairs left; no result before every pair is patched");
+  }
+  BatchPatching out = out_;
+  const ResamplingPlan plan = resampling_plan(total(), out.settings);
   fill_intervals(out.head_position, plan);
   fill_intervals(out.resid_position, plan);
   fill_intervals(out.head_component, plan);
   return out;
+}
+
+BatchPatching batch_patching(const TransformerWeights& w, const std::vector<PromptPair>& pairs,
+                             const IntervalSettings& settings, const std::function<void(int, int)>& progress) {
+  BatchPatchingRun run(w, pairs, settings);
+  while (run.done() < run.total()) {
+    run.step(1);
+    if (progress) progress(run.done(), run.total());
+  }
+  return run.result();
 }
 
 }  // namespace headlab::transformer

@@ -20,6 +20,7 @@
 #include "core/prompt_pairs.hpp"
 #include "core/transformer.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -74,6 +75,33 @@ struct BatchPatching {
   PatchingGrid head_component;                                             // (L·H) × 4: q, k, v, z
 };
 constexpr int kHeadComponents = 4;  // q, k, v, z: the columns of head_component
+
+// Fills mean, lower, upper and p_value of every cell from its N per-pair effects (cell_interval).
+void fill_intervals(PatchingGrid& grid, const ResamplingPlan& plan);
+// The grids of a batch are over positions: throws InputError naming the first pair whose prompts
+// are not as long as pair 0's. Returns that length T.
+std::size_t require_one_prompt_length(const std::vector<PromptPair>& pairs);
+
+// batch_patching a few pairs at a time, for a caller that reports progress or stops between steps
+// (the page's worker task 'transformer-batch-patching'): the constructor checks everything
+// batch_patching checks up front (weights, pairs, settings, one prompt length), step(k) patches the
+// next k pairs (a pair with nothing to normalise by throws there), result() fills the intervals
+// once every pair is done. The same bits as batch_patching, which is this loop. The weights must
+// outlive the run.
+class BatchPatchingRun {
+ public:
+  BatchPatchingRun(const TransformerWeights& weights, std::vector<PromptPair> pairs, const IntervalSettings& settings);
+  int step(int pairs);  // patches up to `pairs` (≥ 1) more; returns how many are done
+  int done() const { return static_cast<int>(out_.clean_logit_difference.size()); }
+  int total() const { return static_cast<int>(pairs_.size()); }
+  // Throws InputError naming how many pairs are left unless done() == total().
+  BatchPatching result() const;
+
+ private:
+  const TransformerWeights& w_;
+  std::vector<PromptPair> pairs_;
+  BatchPatching out_;
+};
 
 // Throws InputError on bad pairs (require_prompt_pairs), bad settings, or a pair whose clean and
 // corrupted runs give the same logit difference. `progress(done, N)` is called after each pair.

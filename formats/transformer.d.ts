@@ -132,6 +132,23 @@ export interface TransformerAnalysisFile extends TransformerRunFile {
   logit_lens?: TransformerLogitLens;
   /** Only when asked for (`head_svd`). */
   head_svd?: TransformerHeadSvd;
+  /**
+   * Only when asked for (`--qk-attribution L.H`): head (layer, head)'s scaled scores s_ij at query
+   * i = `position`, split exactly over pairs (query-side source, key-side source) with the
+   * normalisation's scale frozen at the forward pass's value (core/qk_attribution.hpp, docs/own-model.md).
+   */
+  qk_attribution?: {
+    layer: number;
+    head: number;
+    /** The query position i (the analysis's position). */
+    position: number;
+    /** S names: "embed", "pos" (learned positions only), "L{l}H{h}" for every earlier head, "bias". */
+    sources: string[];
+    /** [i + 1][S][S]: parts[j][a][b] = query-side source a against key-side source b, for key j ≤ i. */
+    parts: number[][][];
+    /** [i + 1]: s_ij = q_i·k_j/√d_head as the forward pass computes it; Σ_{a,b} parts[j][a][b] = scores[j] to rounding. */
+    scores: number[];
+  };
 }
 
 /** Q-, K- and V-composition, ‖W_OV^e M^ℓ‖_F / (‖W_OV^e‖_F ‖M^ℓ‖_F), normalisation weights folded in. */
@@ -191,21 +208,4 @@ export interface TransformerHeadSvd {
     qk_query: TransformerTokenReading;
     qk_key: TransformerTokenReading;
   }[][];
-  /**
-   * Only when asked for (`--qk-attribution L.H`): head (layer, head)'s scaled scores s_ij at query
-   * i = `position`, split exactly over pairs (query-side source, key-side source) with the
-   * normalisation's scale frozen at the forward pass's value (core/qk_attribution.hpp, docs/own-model.md).
-   */
-  qk_attribution?: {
-    layer: number;
-    head: number;
-    /** The query position i (the analysis's position). */
-    position: number;
-    /** S names: "embed", "pos" (learned positions only), "L{l}H{h}" for every earlier head, "bias". */
-    sources: string[];
-    /** [i + 1][S][S]: parts[j][a][b] = query-side source a against key-side source b, for key j ≤ i. */
-    parts: number[][][];
-    /** [i + 1]: s_ij = q_i·k_j/√d_head as the forward pass computes it; Σ_{a,b} parts[j][a][b] = scores[j] to rounding. */
-    scores: number[];
-  };
 }

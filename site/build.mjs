@@ -213,8 +213,14 @@ export async function buildSite({ quiet = false, snapshots = true } = {}) {
   fs.mkdirSync(path.join(outDir, 'headlab'), { recursive: true });
 
   // Entries: headlab.js (every element), one per element (value-swap.js → `headlab/value-swap`,
-  // registering that element alone), elements.js (the classes, registering nothing) and the worker.
-  const entries = { headlab: path.join(root, 'widgets/headlab.ts'), elements: path.join(root, 'widgets/elements.ts') };
+  // registering that element alone), elements.js (the classes, registering nothing), autoload.js
+  // (the elements a page uses, found as they appear) and the worker.
+  // autoload.js imports each element's entry on demand (`headlab/autoload`).
+  const entries = {
+    headlab: path.join(root, 'widgets/headlab.ts'),
+    elements: path.join(root, 'widgets/elements.ts'),
+    autoload: path.join(root, 'widgets/autoload.ts'),
+  };
   for (const name of elementNames()) entries[name] = path.join(root, `widgets/headlab-${name}-define.ts`);
   const workerEntry = path.join(root, 'web/worker.js');
   if (fs.existsSync(workerEntry)) entries['headlab-worker'] = workerEntry;

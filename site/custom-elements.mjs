@@ -134,7 +134,15 @@ export async function customElementsManifest(bundleDir) {
         ...(member && hasAccessor(field) ? { fieldName: field, type: { text: member.type } } : {}),
       };
     });
-    const members = d.members.map((m) => ({
+    // A widget has, besides its own members, those every element has (HeadlabElementBase: state,
+    // error, updateComplete…), with its state type in place of the base's `State`.
+    const own = new Set(d.members.map((m) => m.name));
+    const base = widget
+      ? declared.HeadlabElementBase.members
+          .filter((m) => m.name !== 'addEventListener' && !own.has(m.name))
+          .map((m) => ({ ...m, type: m.type.replace(/\bState\b/g, d.stateType ?? 'unknown') }))
+      : [];
+    const members = [...d.members, ...base].map((m) => ({
       kind: m.method ? 'method' : 'field',
       name: m.name,
       ...(m.method ? { signature: m.type } : { type: { text: m.type } }),

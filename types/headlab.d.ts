@@ -85,7 +85,9 @@ export interface WidgetFigure {
 export interface HeadlabElementBase<State> extends HTMLElement {
   /**
    * The state, as carried by the `change` event; null while it cannot be computed (an attribute,
-   * set by the page or by the URL hash, is invalid: `error` says why). Never throws.
+   * set by the page or by the URL hash, is invalid: `error` says why) or, for an element whose
+   * state the WASM core computes, before the core has loaded (`error` null then: await
+   * `updateComplete`). Never throws, logs nothing, before or after the first render.
    */
   readonly state: State | null;
   /**
@@ -96,6 +98,14 @@ export interface HeadlabElementBase<State> extends HTMLElement {
   readonly error: string | null;
   /** Whether a computation the element will draw is under way (a worker analysis, a new model to draw); false for most elements. Never throws. */
   readonly busy: boolean;
+  /**
+   * Resolves once the element shows what its attributes and data ask for (rendered, nothing
+   * scheduled, no work in its worker, its model loaded) — true — or shows an error instead —
+   * false (`error` says why). Never rejects. Read it again after a change for that change's
+   * render (as Lit's `updateComplete`). Await `customElements.whenDefined(tag)` first on a page
+   * where the element may not be upgraded yet.
+   */
+  readonly updateComplete: Promise<boolean>;
   /** Completed renders (diagnostics). */
   readonly renderCount: number;
   /** The text alternative of what the element shows now (also in the shadow root for screen readers, and the <desc> of exported SVGs). Never throws. */
@@ -636,6 +646,38 @@ export interface HeadlabTransformerComposition extends TransformerElementBase<Tr
   seed: number;
 }
 
+export interface LogitLensState {
+  prompt: number[];
+  /** The chosen position i. */
+  position: number;
+  /** The token tracked at i: the next prompt token; at the last position the model's top prediction (−1 before computing). */
+  answer: number;
+  /** L + 1 probabilities of the answer at i: stage 0 the embedding, stage L the output ([] before computing). */
+  probability: number[];
+  /** The first stage whose top token at i is the answer (null if none, or before computing). */
+  firstTop: number | null;
+}
+/** The logit lens: the residual stream after the embedding and after each layer read through the final normalisation and W_U, the answer's probability per stage and position, each cell's top token. Attributes: prompt, position, model. Shared: prompt, position. Bound values: answer.probability.<s>, answer.rank.<s>, answer.first_top, top.probability.<s>. */
+export interface HeadlabLogitLens extends TransformerElementBase<LogitLensState> {
+  prompt: string;
+  position: number;
+}
+
+export interface HeadSvdState {
+  layer: number;
+  head: number;
+  /** The chosen head's OV copying score Σ max(Re λ, 0) / Σ |λ| over the eigenvalues of W_E W_OV W_U, in [0, 1] (null before computing). */
+  copying: number | null;
+  /** Its d_head OV and QK singular values, descending ([] before computing). */
+  ov: number[];
+  qk: number[];
+}
+/** Singular values of every head's OV and QK matrices, the chosen head's top directions read in tokens, and every head's OV copying score. Attributes: layer, head (default the head that copies most), model. Shared: layer, head. Bound values: copying, ov.share.<k>, qk.share.<k>, ov.value.<k>, qk.value.<k>, copying.max.{layer,head,score}. */
+export interface HeadlabHeadSvd extends TransformerElementBase<HeadSvdState> {
+  layer: number;
+  head: number;
+}
+
 export interface TransformerPatchingState {
   prompt: number[];
   corrupted: number[];
@@ -728,6 +770,8 @@ export interface HeadlabValue extends HTMLElement {
   format: 'percent' | 'count' | 'number' | 'sci' | undefined;
   /** The value as last shown; undefined while the source has none. */
   readonly value: BoundValue | undefined;
+  /** Resolves once the number is shown (true) or the source is missing (false, the fallback text stays). Never rejects. */
+  readonly updateComplete: Promise<boolean>;
   /** Reads the value from the source again and shows it. */
   update(): void;
 }
@@ -762,6 +806,8 @@ export interface HeadlabElementTagNameMap {
   'headlab-transformer-attention': HeadlabTransformerAttention;
   'headlab-transformer-attribution': HeadlabTransformerAttribution;
   'headlab-transformer-composition': HeadlabTransformerComposition;
+  'headlab-logit-lens': HeadlabLogitLens;
+  'headlab-head-svd': HeadlabHeadSvd;
   'headlab-transformer-patching': HeadlabTransformerPatching;
   'headlab-transformer-ablation': HeadlabTransformerAblation;
   'headlab-transformer-circuits': HeadlabTransformerCircuits;
@@ -794,6 +840,8 @@ export const HeadlabTransformerModel: ElementClass<HeadlabTransformerModel>;
 export const HeadlabTransformerAttention: ElementClass<HeadlabTransformerAttention>;
 export const HeadlabTransformerAttribution: ElementClass<HeadlabTransformerAttribution>;
 export const HeadlabTransformerComposition: ElementClass<HeadlabTransformerComposition>;
+export const HeadlabLogitLens: ElementClass<HeadlabLogitLens>;
+export const HeadlabHeadSvd: ElementClass<HeadlabHeadSvd>;
 export const HeadlabTransformerPatching: ElementClass<HeadlabTransformerPatching>;
 export const HeadlabTransformerAblation: ElementClass<HeadlabTransformerAblation>;
 export const HeadlabTransformerCircuits: ElementClass<HeadlabTransformerCircuits>;
@@ -880,6 +928,8 @@ export interface HeadlabJSXElements {
   'headlab-transformer-attention': TransformerAttributes & { prompt?: string; position?: Num; cell?: string };
   'headlab-transformer-attribution': TransformerAttributes & { prompt?: string; position?: Num; token?: Num };
   'headlab-transformer-composition': TransformerAttributes & { kind?: 'all' | 'q' | 'k' | 'v'; head?: string; seed?: Num };
+  'headlab-logit-lens': TransformerAttributes & { prompt?: string; position?: Num };
+  'headlab-head-svd': TransformerAttributes & { layer?: Num; head?: Num };
   'headlab-transformer-patching': TransformerAttributes & { prompt?: string; corrupted?: string; answer?: Num; wrong?: Num };
   'headlab-transformer-ablation': TransformerAttributes & { prompt?: string; mode?: 'zero' | 'mean'; heads?: string };
   'headlab-transformer-circuits': TransformerAttributes & { layer?: Num; head?: Num; circuit?: 'qk' | 'ov' };

@@ -686,6 +686,64 @@ export interface TransformerAnalysis
   };
 }
 
+/**
+ * A batch of prompt pairs (docs/own-model.md, "Patching over a batch of prompt pairs"): a pairs
+ * file's text, or a generator's task with its count (default 64) and seed; with the interval
+ * settings (resamples and permutations in [100, 10000], default 1000; seed default 0).
+ */
+export interface TransformerPairsRequest {
+  pairs?: string;
+  task?: 'induction' | 'max-digit';
+  count?: number;
+  pairs_seed?: number;
+  resamples?: number;
+  permutations?: number;
+  seed?: number;
+}
+
+/** One grid of batch patching: per cell the mean effect, its bootstrap 95 % interval, the sign-flip p-value and the N per-pair effects. */
+export interface TransformerPatchingGrid<Cells> {
+  mean: Cells;
+  lower: Cells;
+  upper: Cells;
+  p_value: Cells;
+  effects: Cells[];
+}
+
+/** `headlab model analyze --pairs`'s document (formats/batch_patching_json.hpp). */
+export interface TransformerBatchPatchingFile {
+  pairs: number;
+  prompt_length: number;
+  resamples: number;
+  permutations: number;
+  seed: number;
+  confidence: number;
+  components: string[];
+  clean_logit_difference: number[];
+  corrupted_logit_difference: number[];
+  /** Cells [L][H][T]. */
+  head_position: TransformerPatchingGrid<number[][][]>;
+  /** Cells [L][T]. */
+  resid_position: TransformerPatchingGrid<number[][]>;
+  /** Cells [L][H][4]: q, k, v, z. */
+  head_component: TransformerPatchingGrid<number[][][]>;
+}
+
+/** `headlab model analyze --path-patching`'s document (formats/path_patching_json.hpp); cells [E][3]: q, k, v. */
+export interface TransformerPathPatchingFile extends TransformerPatchingGrid<number[][]> {
+  pairs: number;
+  prompt_length: number;
+  resamples: number;
+  permutations: number;
+  seed: number;
+  confidence: number;
+  inputs: string[];
+  clean_logit_difference: number[];
+  corrupted_logit_difference: number[];
+  /** [sender_layer, sender_head, receiver_layer, receiver_head], sender-major. */
+  edges: [number, number, number, number][];
+}
+
 /** One head's QK attribution for every query of a prompt (TransformerModel.qkAttributionTable). */
 export interface TransformerQkAttributionTable {
   layer: number;
@@ -702,6 +760,29 @@ export interface TransformerQkAttributionTable {
 
 /** The buffers behind a TransformerRun or TransformerAnalysis (its one), for postMessage's transfer list; [] for anything else. */
 export function transferOf(value: unknown): ArrayBuffer[];
+
+/** A text encoded by a Tokenizer: each token's id, UTF-8 byte span [begin, end) and readable text. */
+export interface TokenizedText {
+  ids: number[];
+  begins: number[];
+  ends: number[];
+  /** The token's bytes as text; a byte that is part of no whole character as \xNN. */
+  texts: string[];
+}
+
+/**
+ * A Hugging Face tokenizer.json read by the core (formats/tokenizer_json.hpp: byte-level BPE as
+ * GPT-2 and GPT-NeoX, WordLevel). encode() throws HeadlabError for text it cannot encode.
+ * Call dispose() when done.
+ */
+export interface Tokenizer {
+  readonly model: 'BPE' | 'WordLevel';
+  /** One past the largest id. */
+  readonly vocabSize: number;
+  encode(text: string): TokenizedText;
+  dispose(): void;
+  readonly disposed: boolean;
+}
 
 /**
  * A loaded model (config + weights checked by the one reader, formats/transformer_model.hpp).
@@ -739,6 +820,16 @@ export interface TransformerModel {
   tokenize(text: string): number[];
   /** Scores on `sequences` (integer in [1, 100000], default 32) repeated random sequences of length n_ctx (n_ctx ≥ 4), seed default 0. */
   inductionScores(sequences?: number, seed?: number): TransformerInductionScores;
+  /** Activation patching over a batch of prompt pairs, with intervals; throws HeadlabError naming a bad pair, field or setting. */
+  batchPatching(request: TransformerPairsRequest): TransformerBatchPatchingFile;
+  /** Path patching over a batch (sender head → each later receiver's q, k, v), with intervals; refused for a one-layer model. */
+  pathPatching(request: TransformerPairsRequest): TransformerPathPatchingFile;
+  /** batchPatching() in steps: checks the request, patches nothing yet. */
+  batchPatchingStart(request: TransformerPairsRequest): { done: number; total: number };
+  /** Patches the next `pairs` (integer in [1, 1024]) pairs of the started run. */
+  batchPatchingStep(pairs: number): { done: number; total: number };
+  /** The started run's document (the same bits as batchPatching()); throws HeadlabError while pairs are left. */
+  batchPatchingResult(): TransformerBatchPatchingFile;
   readonly disposed: boolean;
   /** Idempotent. */
   dispose(): void;
@@ -854,6 +945,8 @@ export interface TransformerCore extends HeadlabModule {
    */
   loadTransformer(configText: string, safetensorsBytes: Uint8Array | ArrayBuffer): TransformerModel;
   createTransformerTrainer(settings?: TransformerTrainingSettings): TransformerTrainer;
+  /** Reads a tokenizer.json (its text); throws HeadlabError "tokenizer: …" naming the field and bound. */
+  loadTokenizer(tokenizerJsonText: string): Tokenizer;
   /** The induction task's default model config. */
   transformerInductionDefaultConfig(): TransformerConfigFile;
   /** Models and trainers alive in the WASM heap (for leak tests). */

@@ -190,6 +190,60 @@ export class TransformerModel extends OwnedHandle {
   inductionScores(sequences = 32, seed = 0) {
     return unwrap(live(this).induction_scores(sequences, seed));
   }
+
+  /** Activation patching over a batch of prompt pairs with intervals: `headlab model analyze --pairs`'s document, parsed. */
+  batchPatching(request) {
+    return JSON.parse(unwrap(live(this).batch_patching(pairsRequest(request))));
+  }
+
+  /** Path patching over a batch (sender head → receiver's q, k, v): `headlab model analyze --path-patching`'s document, parsed. */
+  pathPatching(request) {
+    return JSON.parse(unwrap(live(this).path_patching(pairsRequest(request))));
+  }
+
+  /**
+   * batchPatching() a few pairs at a time (the worker task 'transformer-batch-patching'):
+   * start checks the request and returns { done: 0, total: N }; step(k) patches k more pairs and
+   * returns { done, total }; result() the document batchPatching() returns, once done = total.
+   */
+  batchPatchingStart(request) {
+    return unwrap(live(this).batch_patching_start(pairsRequest(request)));
+  }
+
+  batchPatchingStep(pairs) {
+    return unwrap(live(this).batch_patching_step(pairs));
+  }
+
+  batchPatchingResult() {
+    return JSON.parse(unwrap(live(this).batch_patching_result()));
+  }
+}
+
+/** A batch request is an object ({ pairs } or { task, … }); anything else is refused here, by name. */
+function pairsRequest(request) {
+  if (!request || typeof request !== 'object' || Array.isArray(request)) {
+    throw new HeadlabError("the batch-patching request must be an object with pairs (a pairs file's text) or a task");
+  }
+  return request;
+}
+
+/**
+ * A Hugging Face tokenizer.json read by the core (Tokenizer in web/headlab-core.d.ts): encode(text)
+ * gives { ids, begins, ends (UTF-8 byte spans of the text), texts (each token readable) }.
+ */
+export class Tokenizer extends OwnedHandle {
+  constructor(module, text) {
+    if (typeof text !== 'string') throw new HeadlabError('the tokenizer must be the text of tokenizer.json');
+    const handle = new module.TokenizerHandle();
+    const info = started(handle, (h) => unwrap(h.load(text)));
+    super(handle, 'this Tokenizer was disposed; load it again');
+    this.model = info.model;
+    this.vocabSize = info.vocab_size;
+  }
+
+  encode(text) {
+    return unwrap(live(this).encode(text));
+  }
 }
 
 /** The transformer trainer (on the induction task) in the trainer protocol (TransformerTrainer in web/headlab-core.d.ts). */
@@ -239,6 +293,7 @@ export class TransformerTrainer extends OwnedTrainer {
 export function transformerApi(module) {
   return {
     loadTransformer: (configText, safetensorsBytes) => new TransformerModel(module, configText, safetensorsBytes),
+    loadTokenizer: (tokenizerJsonText) => new Tokenizer(module, tokenizerJsonText),
     createTransformerTrainer: (settings = {}) => new TransformerTrainer(module, settings),
     transformerInductionDefaultConfig: () => JSON.parse(module.transformer_induction_default_config()),
     transformerLiveHandles: () => module.transformer_live_handles(),

@@ -19,6 +19,12 @@ const MAX_DIGIT_DEFAULT_CHUNK = 100;
 const TRANSFORMER_DEFAULT_CHUNK = 50;
 /** Repeated random sequences behind each message's scores: as many as the CLI's check every 50 steps. */
 const TRANSFORMER_DEFAULT_SCORE_SEQUENCES = 16;
+/**
+ * Prompt pairs per step of 'transformer-batch-patching' when the caller gives none: a pair of the
+ * shipped induction model is ≈ 4 ms of WASM work (bench/batch-patching.bench.mjs), so a step is
+ * ≈ 30 ms and a stop waits at most that long (the intervals at the end are one step of their own).
+ */
+const BATCH_PATCHING_DEFAULT_CHUNK = 8;
 
 /** A progress message of 'transformer-train': the trainer protocol's fields and the scores of the current weights. */
 function transformerProgress(trainer, p, sequences) {
@@ -336,6 +342,63 @@ export const workerTasks = {
         const analysis = params?.request == null ? null : model.analyze(params.request);
         transfer([...transferOf(run), ...transferOf(analysis)]);
         return { inspection: model.inspect(), analysis, run };
+      } finally {
+        if (params?.model === undefined) model.dispose();
+      }
+    },
+  },
+
+  /**
+   * Activation patching over a batch of prompt pairs, with intervals (core/batch_patching.hpp), a
+   * few pairs per step so the page shows progress and can stop it.
+   * params: { model?, config?, safetensors? (as 'transformer-analyze'), request: TransformerPairsRequest
+   *           ({ pairs: file text } or { task, count?, pairs_seed? }, with resamples?, permutations?, seed?),
+   *           chunk?: pairs per step (integer in [1, 1024], default BATCH_PATCHING_DEFAULT_CHUNK) }.
+   * progress: { pairs_done, pairs_total } after the request is checked and after every step.
+   * result: `headlab model analyze --pairs`'s document as an object, the same bits as the CLI; or
+   *         null when stopped between steps (nothing half-computed is returned). A bad request, pair
+   *         or setting fails with the core's message before any pair is patched.
+   */
+  'transformer-batch-patching': {
+    module: 'transformer',
+    run: async (core, params, { progress = () => {}, shouldStop = () => false, yieldToEvents = async () => {} } = {}) => {
+      const chunk = params?.chunk ?? BATCH_PATCHING_DEFAULT_CHUNK;
+      if (!Number.isInteger(chunk) || chunk < 1 || chunk > 1024) {
+        throw new HeadlabError(`chunk must be an integer from 1 to 1024, got ${chunk}`);
+      }
+      const model = transformerOf(core, params);
+      try {
+        let p = model.batchPatchingStart(params?.request);
+        progress({ pairs_done: p.done, pairs_total: p.total });
+        while (p.done < p.total) {
+          await yieldToEvents();
+          if (shouldStop()) return null;
+          p = model.batchPatchingStep(chunk);
+          progress({ pairs_done: p.done, pairs_total: p.total });
+        }
+        await yieldToEvents();
+        if (shouldStop()) return null;
+        return model.batchPatchingResult();
+      } finally {
+        if (params?.model === undefined) model.dispose();
+      }
+    },
+  },
+
+  /**
+   * Path patching over a batch of prompt pairs (core/path_patching.hpp: sender head → each later
+   * receiver's q, k, v), with intervals, in one call (the shipped induction model's 64 pairs take
+   * ≈ 100 ms of WASM work: bench/batch-patching.bench.mjs).
+   * params: { model?, config?, safetensors? (as 'transformer-analyze'), request: TransformerPairsRequest }.
+   * result: `headlab model analyze --path-patching`'s document as an object, the same bits as the CLI.
+   * A bad request or pair, or a one-layer model, fails with the core's message.
+   */
+  'transformer-path-patching': {
+    module: 'transformer',
+    run: async (core, params) => {
+      const model = transformerOf(core, params);
+      try {
+        return model.pathPatching(params?.request);
       } finally {
         if (params?.model === undefined) model.dispose();
       }

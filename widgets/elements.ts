@@ -24,6 +24,8 @@ export { HeadlabTransformerAblation } from './headlab-transformer-ablation.js';
 export { HeadlabTransformerAttention } from './headlab-transformer-attention.js';
 export { HeadlabTransformerAttribution } from './headlab-transformer-attribution.js';
 export { HeadlabTransformerComposition } from './headlab-transformer-composition.js';
+export { HeadlabLogitLens } from './headlab-logit-lens.js';
+export { HeadlabHeadSvd } from './headlab-head-svd.js';
 export { HeadlabTransformerCircuits } from './headlab-transformer-circuits.js';
 export { HeadlabTransformerModel } from './headlab-transformer-model.js';
 export { HeadlabTransformerPatching } from './headlab-transformer-patching.js';

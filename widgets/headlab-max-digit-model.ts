@@ -254,6 +254,11 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     return firstInteraction();
   }
 
+  /** updateComplete waits for the model (a failed load shows an error, which completes it too). */
+  protected get settled(): boolean {
+    return this.source?.status === 'ready';
+  }
+
   /** The snapshot (which shows the loaded model) stays until the model is ready or has failed. */
   protected snapshotReplaceable(): boolean {
     return !this.source || this.source.status === 'ready' || this.source.status === 'failed';

@@ -11,8 +11,12 @@
 // Attributes: model, kind ("all" | "q" | "k" | "v", default "all"), head (a later head "l.h"; default
 // the head with the strongest composition), seed (the baseline's draws, default 0).
 // Events: `change` with { kind, head, strongest } when the reader changes kind or head.
+// Bound values (boundValue, for <headlab-value> in the prose): baseline.{mean,std}, and
+// reads.{q,k,v}.{layer,head,score,sigmas}: the earlier head whose composition of that kind with the
+// chosen later head (`head`) is the largest, its score and its distance above the baseline.
 import type { TransformerComposition } from '../web/headlab-core.js';
 import { el, enumAttribute, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
+import type { BoundValue } from './chart/format.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText, type ResolvedColours } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
@@ -300,6 +304,37 @@ export class HeadlabTransformerComposition extends TransformerWidget<Transformer
 
   protected describe(): string {
     return this.shown?.text ?? WAITING;
+  }
+
+  /**
+   * Numbers for <headlab-value source="<this id>">: `baseline.mean`, `baseline.std` (the random
+   * baseline), `reads.<kind>.{layer,head,score,sigmas}` (kind q, k or v: of the earlier heads, the one
+   * whose composition of that kind with the chosen later head is the largest; sigmas = (score −
+   * baseline mean) / baseline standard deviation). Undefined before the scores arrive.
+   */
+  boundValue(name: string): BoundValue | undefined {
+    const s = this.shown;
+    if (!s) return undefined;
+    const b = s.composition.baseline;
+    if (name === 'baseline.mean') return { value: b.mean, kind: 'number' };
+    if (name === 'baseline.std') return { value: b.std, kind: 'number' };
+    const m = /^reads\.([qkv])\.(layer|head|score|sigmas)$/.exec(name);
+    if (!m || !s.head) return undefined;
+    const best = compositionEdges(s.composition, s.model.config.n_heads, m[1] as CompositionKind)
+      .filter((e) => e.later === s.head)
+      .reduce<CompositionEdge | null>((top, e) => (top === null || e.score > top.score ? e : top), null);
+    if (!best) return undefined;
+    const [layer, head] = best.earlier.split('.').map(Number);
+    switch (m[2]) {
+      case 'layer':
+        return { value: layer, kind: 'count' };
+      case 'head':
+        return { value: head, kind: 'count' };
+      case 'score':
+        return { value: best.score, kind: 'number' };
+      default:
+        return { value: best.sigmas, kind: 'number' };
+    }
   }
 
   /** The state with the core's composition scores and baseline (null before the model has loaded). */

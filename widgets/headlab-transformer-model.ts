@@ -312,6 +312,11 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
 
   private filesKey = '';
 
+  /** updateComplete waits for the model (a failed load shows an error, which completes it too). */
+  protected get settled(): boolean {
+    return this.source?.status === 'ready';
+  }
+
   /** The prerendered snapshot (which shows the loaded model) stays until the model is ready or has failed. */
   protected snapshotReplaceable(): boolean {
     return !this.source || this.source.status === 'ready' || this.source.status === 'failed';

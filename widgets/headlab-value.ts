@@ -66,6 +66,22 @@ export class HeadlabValue extends ElementBase {
     return this.shown;
   }
 
+  /**
+   * Resolves once the number is shown (true) or the source is missing (false: the fallback text
+   * stays); while the source has no value yet (data-state="pending"), it waits. Never rejects.
+   */
+  get updateComplete(): Promise<boolean> {
+    const state = this.getAttribute('data-state');
+    if (this.isConnected && (state === 'bound' || state === 'missing')) return Promise.resolve(state === 'bound');
+    this.completion ??= new Promise<boolean>((resolve) => {
+      this.completed = resolve;
+    });
+    return this.completion;
+  }
+
+  private completion: Promise<boolean> | null = null;
+  private completed: ((bound: boolean) => void) | null = null;
+
   connectedCallback(): void {
     if (this.fallback === null) this.fallback = this.textContent ?? '';
     this.listeners = new AbortController();
@@ -124,5 +140,10 @@ export class HeadlabValue extends ElementBase {
     const text = v ? formatBound(v, this.format) : (this.fallback ?? '');
     if (this.textContent !== text) this.textContent = text;
     if (this.getAttribute('data-state') !== state) this.setAttribute('data-state', state);
+    if (state !== 'pending' && this.completed) {
+      const resolve = this.completed;
+      this.completion = this.completed = null;
+      resolve(state === 'bound');
+    }
   }
 }

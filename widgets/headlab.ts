@@ -30,6 +30,8 @@ import './headlab-transformer-model-define.js';
 import './headlab-transformer-attention-define.js';
 import './headlab-transformer-attribution-define.js';
 import './headlab-transformer-composition-define.js';
+import './headlab-logit-lens-define.js';
+import './headlab-head-svd-define.js';
 import './headlab-transformer-patching-define.js';
 import './headlab-transformer-ablation-define.js';
 import './headlab-transformer-circuits-define.js';

@@ -346,6 +346,24 @@ export const SCENARIOS = {
       },
     },
   ],
+  'headlab-logit-lens': [
+    {
+      input: 'position select',
+      start: (h) => {
+        const s = q(h, 'select[name=position]');
+        return (i) => choose(s, i);
+      },
+    },
+  ],
+  'headlab-head-svd': [
+    {
+      input: 'head select',
+      start: (h) => {
+        const s = q(h, 'select[name=head]');
+        return (i) => choose(s, i);
+      },
+    },
+  ],
   'headlab-transformer-composition': [
     {
       input: 'kind select',

@@ -84,9 +84,11 @@ const CLS_BUDGET = 0.01;
 async function check(session, url, shot, { origin = null } = {}) {
   const page = await session.newPage({ viewport: { width: 1000, height: 900 } });
   const downloads = [];
+  const scripts = [];
   page.on('request', (r) => {
     const p = new URL(r.url()).pathname;
     if (/\.(wasm|json)$/.test(p)) downloads.push(p);
+    if (p.endsWith('.js')) scripts.push(p.split('/').pop());
   });
   await page.addInitScript(layoutShiftProbe);
   await page.goto(url);
@@ -139,6 +141,7 @@ async function check(session, url, shot, { origin = null } = {}) {
   );
   assert.ok(shift.cls <= CLS_BUDGET, `layout shift ${shift.cls}: ${shift.shifts.join('; ')}`);
   await page.close();
+  return { scripts };
 }
 
 test('npm pack: the tarball holds the bundle, its chunk, worker and .wasm, the types and the embedding guide, and nothing else', () => {
@@ -191,7 +194,15 @@ test('examples/plain-html with the installed tarball: widgets compute under the 
   const dir = example('plain-html');
   const session = await startSession({ dir, csp: true });
   try {
-    await check(session, `${session.url}index.html`, 'package-plain-html');
+    const { scripts } = await check(session, `${session.url}index.html`, 'package-plain-html');
+    // The recipe loads only the elements on the page (headlab/autoload): the entry of each of its
+    // tags and the shared chunks, never headlab.js (every element) nor another element's entry.
+    const tags = new Set(
+      [...fs.readFileSync(path.join(dir, 'index.html'), 'utf8').matchAll(/<headlab-([a-z-]+)/g)].map((m) => `${m[1]}.js`),
+    );
+    const entries = new Set(scripts.filter((f) => !/^(chunk-|headlab[-_])/.test(f)));
+    assert.deepEqual([...entries].sort(), ['autoload.js', ...tags].sort(), scripts.join(' '));
+    console.log(`# plain-html: ${scripts.length} script requests (${[...entries].join(', ')} and chunks)`);
   } finally {
     await session.close();
   }
@@ -242,6 +253,18 @@ test('examples/own-model with the installed tarball: the model from the folder, 
     await session.close();
   }
 });
+
+/** The Astro recipe of docs/embedding.md ("Astro 5 with MDX"): its layout and its MDX post, as printed. */
+function docsRecipe() {
+  const doc = fs.readFileSync(path.join(root, 'docs/embedding.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('### Astro 5 with MDX'), doc.indexOf('### Types, JSX and the manifest'));
+  const block = (lang) => {
+    const m = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(section);
+    assert.ok(m, `docs/embedding.md: no \`\`\`${lang} block in the Astro recipe`);
+    return m[1];
+  };
+  return { layout: block('astro'), mdx: block('mdx') };
+}
 
 const vite = path.join(root, 'node_modules/vite/bin/vite.js');
 
@@ -300,6 +323,12 @@ test('examples/astro (Astro 5 + MDX) with the installed tarball: astro build, th
   // Astro and @astrojs/mdx from the registry (the example's lock file; the npm cache serves repeats), headlab from the tarball.
   npm(['ci', '--prefer-offline'], dir);
   npm(['install', '--offline', '--ignore-scripts', '--no-save', tarball], dir);
+  // docs/embedding.md's own recipe beside the example's post: its layout and its MDX post, as printed.
+  const recipe = docsRecipe();
+  const { compile } = await import(pathToFileURL(path.join(dir, 'node_modules/@mdx-js/mdx/index.js')).href);
+  await compile(recipe.mdx); // throws on an MDX syntax error (an ESM line with a comment after it)
+  fs.writeFileSync(path.join(dir, 'src/layouts/Recipe.astro'), recipe.layout);
+  fs.writeFileSync(path.join(dir, 'src/pages/posts/recipe.mdx'), recipe.mdx.replace('layouts/Post.astro', 'layouts/Recipe.astro'));
   const astro = path.join(dir, 'node_modules/astro/astro.js');
   execFileSync(process.execPath, [astro, 'build', '--silent'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const html = fs.readFileSync(path.join(dir, 'dist/posts/attention-heads/index.html'), 'utf8');
@@ -308,6 +337,21 @@ test('examples/astro (Astro 5 + MDX) with the installed tarball: astro build, th
   const session = await startSession({ dir: path.join(dir, 'dist'), csp: true });
   try {
     await check(session, `${session.url}posts/attention-heads/index.html`, 'package-astro');
+    // The docs' recipe registers every element of its post in the browser, and each draws.
+    const post = await session.newPage();
+    await post.goto(`${session.url}posts/recipe/index.html`);
+    const tags = [...recipe.mdx.matchAll(/<(headlab-[a-z-]+)/g)].map((m) => m[1]);
+    assert.ok(tags.length >= 3, recipe.mdx);
+    await post.waitForFunction((t) => t.every((tag) => customElements.get(tag)), tags, { timeout: 120_000 });
+    const drawn = await post.evaluate(() =>
+      Promise.all([...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-')).map((e) => e.updateComplete)),
+    );
+    assert.deepEqual(
+      drawn,
+      tags.map(() => true),
+    );
+    assert.deepEqual(post.problems, []);
+    await post.close();
     // The blog's serif reached the widgets' text and chart text through --headlab-font-family,
     // and its panel style through ::part(body).
     const page = await session.newPage();

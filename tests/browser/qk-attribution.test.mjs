@@ -106,6 +106,59 @@ test("the article figure shows the CLI's split, names its largest part, and the 
   assert.deepEqual(page.problems, []);
 });
 
+test("the article's composition claim: the numbers bound in the prose are the CLI's K-composition of L1 H1 and its baseline", async () => {
+  await page.waitForFunction(() => document.querySelector('#composition')?.figureData != null, null, { timeout: 120_000 });
+  await frames(page);
+  const r = cliRun([
+    'model',
+    'analyze',
+    '--config',
+    path.join(DATA, 'induction-seed0.json'),
+    '--weights',
+    path.join(DATA, 'induction-seed0.safetensors'),
+    '--prompt',
+    '0',
+    '--sequences',
+    '1',
+    '--composition',
+  ]);
+  assert.equal(r.status, 0, r.stderr);
+  const c = JSON.parse(r.stdout).composition;
+  const { mean, std } = c.baseline;
+  // The earlier head whose K-composition with L1 H1 (row 1·4 + 1) is the largest, found here from the CLI's matrix.
+  const row = c.k[c.heads.indexOf('1.1')].slice(0, 4);
+  const earlier = row.indexOf(Math.max(...row));
+  const bound = await page.evaluate(() =>
+    Object.fromEntries(
+      [...document.querySelectorAll('headlab-value[source=composition]')].map((v) => [
+        v.getAttribute('name'),
+        { value: document.querySelector('#composition').boundValue(v.getAttribute('name'))?.value, state: v.dataset.state },
+      ]),
+    ),
+  );
+  assert.deepEqual(Object.keys(bound).sort(), [
+    'baseline.mean',
+    'baseline.std',
+    'reads.k.head',
+    'reads.k.layer',
+    'reads.k.score',
+    'reads.k.sigmas',
+  ]);
+  for (const [name, v] of Object.entries(bound)) assert.equal(v.state, 'bound', name);
+  // Composition is bit-identical natively and in WASM.
+  assert.equal(bound['baseline.mean'].value, mean);
+  assert.equal(bound['baseline.std'].value, std);
+  assert.equal(bound['reads.k.layer'].value, 0);
+  assert.equal(bound['reads.k.head'].value, earlier);
+  assert.equal(bound['reads.k.score'].value, row[earlier]);
+  assert.ok(Math.abs(bound['reads.k.sigmas'].value - (row[earlier] - mean) / std) < 1e-12);
+  // What the prose says of the shipped model (tests/core/induction_seeds_test.cpp checks seeds 0–4):
+  // L1 H1's keys read most from the previous-token head L0 H0, more than two standard deviations above the baseline.
+  assert.equal(earlier, 0);
+  assert.ok(row[earlier] > mean + 2 * std);
+  assert.deepEqual(page.problems, []);
+});
+
 test('a click on a cell of the attention figure splits that cell; the selects move the key by keyboard', async () => {
   // Cell L1 H3, query 20, key 9: its place on the canvas from the figure's layout (cell 6 units,
   // panels 138 + 18 apart, the layer-1 row 172 below the layer-0 one, 20 from the top, 8 from the left).

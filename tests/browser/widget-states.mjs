@@ -39,6 +39,8 @@ export const WIDGET_STATES = {
   'headlab-transformer-patching': { a: {}, b: { prompt: '4 11 19 4', corrupted: '4 30 19 4', answer: '11', wrong: '30' } },
   'headlab-transformer-ablation': { a: { heads: '1.2' }, b: { mode: 'zero', heads: '0.1 1.3', prompt: '6 1 6' } },
   'headlab-transformer-composition': { a: { kind: 'k' }, b: { kind: 'all', head: '1.0' } },
+  'headlab-logit-lens': { a: { position: '4' }, b: { prompt: '7 2 8 7 2', position: '2' } },
+  'headlab-head-svd': { a: { layer: '1', head: '2' }, b: { layer: '0', head: '1' } },
   'headlab-transformer-circuits': { a: { circuit: 'qk', head: '1' }, b: { layer: '0', head: '3', circuit: 'ov' } },
   'headlab-transformer-training': { a: {}, b: { seed: '3', steps: '200' } },
   'headlab-qk-attribution': { a: { key: '3' }, b: { prompt: '5 9 1 5 9', layer: '1', head: '2', position: '3', key: '1' } },

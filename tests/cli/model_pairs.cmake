@@ -32,3 +32,11 @@ headlab_model_case(pairs_ok "^\\{\"pairs\":66,\"prompt_length\":6,\"resamples\":
 # The induction generator on a model with n_ctx 10, d_vocab 17: prompts of 2·5 − 1 = 9 tokens.
 headlab_model_case(pairs_task_ok "^\\{\"pairs\":4,\"prompt_length\":9,.*exit=0"
                    analyze ${_model} --pairs-task induction --count 4 --pairs-seed 2 --resamples 100 --permutations 100)
+# --path-patching: the fixture's 2 × 3 heads give 9 edges (every layer-0 head into every layer-1
+# head), each cell [q, k, v]; a one-layer model has no path between heads.
+headlab_model_case(path_patching_ok "^\\{\"pairs\":66,\"prompt_length\":6,\"resamples\":100,\"permutations\":100,\"seed\":3,\"confidence\":0.95,\"inputs\":\\[\"q\",\"k\",\"v\"\\],.*\"edges\":\\[\\[0,0,1,0\\],\\[0,0,1,1\\],\\[0,0,1,2\\],\\[0,1,1,0\\],.*\\[0,2,1,2\\]\\],\"mean\":\\[\\[[-0-9.e]+,[-0-9.e]+,[-0-9.e]+\\],.*exit=0"
+                   analyze ${_model} --pairs ${CMAKE_CURRENT_SOURCE_DIR}/data/batch_patching/pairs.json --path-patching --resamples 100 --permutations 100 --seed 3)
+headlab_model_case(path_patching_one_layer "path patching needs at least 2 layers .* the model has 1.*exit=1"
+                   analyze --config ${_data}/one_layer_plain.json --weights ${_data}/one_layer_plain.safetensors --pairs-task induction --count 2 --path-patching)
+headlab_model_case(path_patching_without_pairs "--path-patching applies only with --pairs or --pairs-task.*exit=2"
+                   analyze ${_model} --prompt "1 2" --path-patching)

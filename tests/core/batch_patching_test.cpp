@@ -162,6 +162,42 @@ TEST_CASE("one pair's head grid is 1 − head_position_patching, bit for bit", "
   }
 }
 
+TEST_CASE("a run stepped a few pairs at a time gives batch_patching's bits", "[batch_patching]") {
+  const auto w = fixture_model();
+  const auto pairs = small_pairs(w, 7);
+  IntervalSettings s;
+  s.resamples = s.permutations = 100;
+  s.seed = 4;
+  const BatchPatching whole = batch_patching(w, pairs, s);
+  BatchPatchingRun run(w, pairs, s);
+  CHECK(run.done() == 0);
+  CHECK(run.total() == 7);
+  CHECK_THROWS_WITH(run.result(), Catch::Contains("7 of 7 pairs left"));
+  CHECK(run.step(3) == 3);
+  CHECK(run.step(3) == 6);
+  CHECK_THROWS_WITH(run.result(), Catch::Contains("1 of 7 pairs left"));
+  CHECK(run.step(3) == 7);  // only one was left
+  CHECK(run.step(1) == 7);
+  const BatchPatching stepped = run.result();
+  CHECK(stepped.clean_logit_difference == whole.clean_logit_difference);
+  for (int g = 0; g < 3; ++g) {
+    INFO(kGrids[g]);
+    const PatchingGrid &a = grid_of(stepped, g), &b = grid_of(whole, g);
+    CHECK(a.effects == b.effects);
+    CHECK(a.mean == b.mean);
+    CHECK(a.lower == b.lower);
+    CHECK(a.upper == b.upper);
+    CHECK(a.p_value == b.p_value);
+  }
+  CHECK_THROWS_WITH(run.step(0), Catch::Contains("pairs per step"));
+  // The checks batch_patching makes up front, before any pair: a bad pair, bad settings.
+  auto bad = pairs;
+  bad[5].wrong = bad[5].answer;
+  CHECK_THROWS_WITH(BatchPatchingRun(w, bad, s), Catch::Contains("pair 5: answer and wrong are both"));
+  s.permutations = 10001;
+  CHECK_THROWS_WITH(BatchPatchingRun(w, pairs, s), Catch::Contains("permutations"));
+}
+
 TEST_CASE("the same seed gives the same intervals; another seed other resamples", "[batch_patching]") {
   IntervalSettings s;
   s.resamples = s.permutations = 100;

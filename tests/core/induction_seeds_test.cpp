@@ -16,6 +16,7 @@
 //     the repeated half, where the induction head's queries sit; the previous-token heads of these
 //     models are needed where the induction head's keys sit — in the first copy — and act only there.
 #include "core/batch_patching.hpp"
+#include "core/head_composition.hpp"
 #include "core/induction_task.hpp"
 #include "core/qk_attribution.hpp"
 #include "core/transformer_analysis.hpp"
@@ -40,6 +41,7 @@ struct SeedRun {
   BatchPatching batch;                        // 64 induction pairs of pair seed 0, B = K = 1000, seed 0
   headlab::Matrix first_copy_previous_token;  // L × H
   std::vector<QkAttribution> layer1_qk;       // each layer-1 head's QK attribution at the prompt's last position
+  CompositionScores composition;              // as the page computes it: 200 baseline draws from seed 0
 };
 
 SeedRun train_seed(std::uint64_t seed) {
@@ -70,6 +72,7 @@ SeedRun train_seed(std::uint64_t seed) {
   // position 10; answer the 12th, wrong the replacement), intervals from 1,000 resamples.
   run.batch = batch_patching(w, induction_pairs(w.config, 0, 64), IntervalSettings{});
   for (int h = 0; h < w.config.n_heads; ++h) run.layer1_qk.push_back(qk_attribution(w, run.analysis.run, 1, h, 22));
+  run.composition = composition_scores(w, kCompositionBaselineSamples, request.seed);
   // First-copy previous-token score on the page's 32 evaluation sequences (period m = n_ctx/2).
   const auto& c = w.config;
   const int m = c.n_ctx / 2;
@@ -172,6 +175,21 @@ void check_seed(std::uint64_t seed) {
     CHECK(qk.sources[static_cast<std::size_t>(b)] == previous_head);
     CHECK(p(a, b) > qk.scores(11) / 3);
     if (qk.head == ind_head.second) CHECK(p(a, b) > qk.scores(11) / 2);
+  }
+  // The same pairing in the weights alone (the composition figure): of the layer-0 heads, the best
+  // induction head's keys read most from the previous-token head — its K-composition score
+  // ‖W_OV^prev W_QK^indᵀ‖_F / (‖W_OV^prev‖_F ‖W_QK^ind‖_F) is the largest of the four — and that score
+  // stands more than two standard deviations above the baseline of random matrices of the same shapes.
+  {
+    const auto& cs = r.composition;
+    const int later = ind_head.first * H + ind_head.second;
+    Eigen::Index earlier = 0;
+    cs.k.row(later).head(H).maxCoeff(&earlier);
+    const double k_score = cs.k(later, prev_head.second);
+    INFO("K-composition into L1H" << ind_head.second << ": " << cs.k.row(later).head(H) << "; baseline "
+                                  << cs.baseline_mean << " ± " << cs.baseline_std);
+    CHECK(earlier == prev_head.second);
+    CHECK(k_score > cs.baseline_mean + 2 * cs.baseline_std);
   }
   // Patching the earlier copy's "26" to "2" (the page's example): only two places carry the effect —
   // layer-0 heads at position 11, right after the earlier occurrence (what their keys say about the previous

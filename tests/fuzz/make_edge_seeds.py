@@ -100,6 +100,28 @@ for name, first_byte, text in [('ids', b'\0', '1 2 3'), ('names', b'\1', 'a,bb <
                                ('out-of-vocab', b'\0', '6 -1 999999999 1234567890'), ('unknown-name', b'\1', 'zz -')]:
     write('prompt', f'{name}.txt', first_byte + text.encode())
 
+# --- prompt_pairs: the first byte picks the model as for prompt (n_ctx = 8, d_vocab = 6); the
+# pair-count limit (1,024 / 1,025 pairs), prompts at n_ctx and one more, and each refusal once.
+def pairs_doc(items):
+    return json.dumps({'pairs': items}, separators=(',', ':'))
+
+
+one = {'clean': [0, 1, 2], 'corrupted': [0, 3, 2], 'answer': 4, 'wrong': 5}
+write('prompt_pairs', 'ids.json', b'\0' + pairs_doc([one, dict(one, clean=[5, 1, 2])]).encode())
+write('prompt_pairs', 'names.json', b'\1' + pairs_doc([{'clean': 'a bb <s>', 'corrupted': 'a caf\u00e9 <s>',
+                                                       'answer': '7', 'wrong': '-1'}]).encode())
+for n in (1024, 1025):
+    write('prompt_pairs', f'count-{n}.json', b'\0' + pairs_doc([one] * n).encode())
+for n in (8, 9):
+    write('prompt_pairs', f'n-ctx-{n}.json',
+          b'\0' + pairs_doc([dict(one, clean=[1] * n, corrupted=[2] * n)]).encode())
+write('prompt_pairs', 'lengths-differ.json', b'\0' + pairs_doc([dict(one, corrupted=[0, 3])]).encode())
+write('prompt_pairs', 'batch-lengths-differ.json', b'\0' + pairs_doc([one, dict(one, clean=[1], corrupted=[2])]).encode())
+write('prompt_pairs', 'answer-is-wrong.json', b'\0' + pairs_doc([dict(one, wrong=4)]).encode())
+write('prompt_pairs', 'out-of-vocab.json', b'\0' + pairs_doc([dict(one, answer=6, corrupted=[0, -1, 99])]).encode())
+write('prompt_pairs', 'unknown-field.json', b'\0' + pairs_doc([dict(one, clean_prompt=[1, 2, 3])]).encode())
+write('prompt_pairs', 'empty.json', b'\0{"pairs":[]}')
+
 # --- transformer_model: two little-endian length bytes, the config, the safetensors file.
 def model(config_bytes, weights):
     return struct.pack('<H', len(config_bytes)) + config_bytes + weights

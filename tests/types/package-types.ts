@@ -27,6 +27,8 @@ import type { HeadlabTransformerModel } from '../../widgets/headlab-transformer-
 import type { HeadlabTransformerAttention } from '../../widgets/headlab-transformer-attention.js';
 import type { HeadlabTransformerAttribution } from '../../widgets/headlab-transformer-attribution.js';
 import type { HeadlabTransformerComposition } from '../../widgets/headlab-transformer-composition.js';
+import type { HeadlabLogitLens } from '../../widgets/headlab-logit-lens.js';
+import type { HeadlabHeadSvd } from '../../widgets/headlab-head-svd.js';
 import type { HeadlabTransformerPatching } from '../../widgets/headlab-transformer-patching.js';
 import type { HeadlabTransformerAblation } from '../../widgets/headlab-transformer-ablation.js';
 import type { HeadlabTransformerCircuits } from '../../widgets/headlab-transformer-circuits.js';
@@ -68,6 +70,8 @@ export type Checks = [
   Assignable<HeadlabTransformerAttention, Package.HeadlabTransformerAttention>,
   Assignable<HeadlabTransformerAttribution, Package.HeadlabTransformerAttribution>,
   Assignable<HeadlabTransformerComposition, Package.HeadlabTransformerComposition>,
+  Assignable<HeadlabLogitLens, Package.HeadlabLogitLens>,
+  Assignable<HeadlabHeadSvd, Package.HeadlabHeadSvd>,
   Assignable<HeadlabTransformerPatching, Package.HeadlabTransformerPatching>,
   Assignable<HeadlabTransformerAblation, Package.HeadlabTransformerAblation>,
   Assignable<HeadlabTransformerCircuits, Package.HeadlabTransformerCircuits>,
@@ -76,6 +80,8 @@ export type Checks = [
   Assignable<HeadlabTransformerAttention['state'], Package.TransformerAttentionState | null>,
   Assignable<HeadlabTransformerAttribution['state'], Package.TransformerAttributionState | null>,
   Assignable<HeadlabTransformerComposition['state'], Package.TransformerCompositionState | null>,
+  Assignable<HeadlabLogitLens['state'], Package.LogitLensState | null>,
+  Assignable<HeadlabHeadSvd['state'], Package.HeadSvdState | null>,
   Assignable<HeadlabTransformerPatching['state'], Package.TransformerPatchingState | null>,
   Assignable<HeadlabTransformerAblation['state'], Package.TransformerAblationState | null>,
   Assignable<HeadlabTransformerCircuits['state'], Package.TransformerCircuitsState | null>,

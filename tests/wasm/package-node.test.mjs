@@ -19,7 +19,9 @@ const target = (t) => (typeof t === 'string' ? t : t.default);
 const jsEntries = Object.entries(pkg.exports)
   .filter(([key, t]) => target(t).endsWith('.js') && key !== './headlab-worker.js')
   .map(([key, t]) => [key === '.' ? 'headlab' : `headlab${key.slice(1)}`, path.join(root, target(t))]);
-const elementEntries = jsEntries.filter(([spec]) => !['headlab', 'headlab/headlab.js', 'headlab/elements'].includes(spec));
+const elementEntries = jsEntries.filter(
+  ([spec]) => !['headlab', 'headlab/headlab.js', 'headlab/elements', 'headlab/autoload'].includes(spec),
+);
 
 const TAGS = [
   'angle-dot',
@@ -30,7 +32,9 @@ const TAGS = [
   'feature-recovery',
   'head-ablation',
   'head-contributions',
+  'head-svd',
   'interventions',
+  'logit-lens',
   'max-digit-mechanism',
   'max-digit-model',
   'projection-ablation',
@@ -79,6 +83,7 @@ test('every JavaScript entry point imports in Node with no DOM: nothing thrown, 
       assert.ok(out.results[spec].includes(name), `${spec} lacks ${name}`);
   }
   assert.deepEqual(out.results['headlab/elements'], TAGS.map(classOf).sort());
+  assert.deepEqual(out.results['headlab/autoload'], ['discover']);
   for (const [spec] of elementEntries) assert.deepEqual(out.results[spec], [classOf(`headlab-${spec.slice('headlab/'.length)}`)], spec);
 });
 
@@ -137,11 +142,25 @@ test('custom-elements.json: current, every element and observed attribute, and a
     for (let p = cls.prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p))
       for (const k of Object.getOwnPropertyNames(p)) accessors.add(k);
     for (const m of d.members) assert.ok(accessors.has(m.name), `<${d.tagName}> declares ${m.name}, which the class lacks`);
+    // The readiness promise of every element (<headlab-value> included).
+    const member = (name) => d.members.find((m) => m.name === name);
+    assert.equal(member('updateComplete')?.type.text, 'Promise<boolean>', d.tagName);
     if (!widget) continue;
+    // And what every widget has (types/headlab.d.ts, HeadlabElementBase), typed with its state.
+    assert.match(member('state')?.type.text ?? '', /^\w+State \| null$/, d.tagName);
     assert.ok(
       d.events.some((e) => e.name === 'change' && /^CustomEvent<\w+State>$/.test(e.type.text)),
       d.tagName,
     );
     assert.ok(d.cssParts.some((p) => p.name === 'body'));
   }
+});
+
+test('headlab/autoload knows every element: each tag imports its own entry point', () => {
+  const js = fs.readFileSync(path.join(dist, 'autoload.js'), 'utf8');
+  const loaders = [...js.matchAll(/"(headlab-[a-z-]+)":\(\)=>import\("\.\/([a-z-]+)\.js"\)/g)].map((m) => [m[1], m[2]]);
+  assert.deepEqual(
+    loaders.sort(([a], [b]) => a.localeCompare(b)),
+    [...TAGS].sort().map((t) => [t, t.slice('headlab-'.length)]),
+  );
 });

@@ -7,6 +7,7 @@
 // web/transformer.js.
 #include "bindings/marshal.hpp"
 #include "core/batch_patching.hpp"
+#include "core/path_patching.hpp"
 #include "core/induction_task.hpp"
 #include "core/max_digit_task.hpp"
 #include "core/qk_attribution.hpp"
@@ -14,8 +15,10 @@
 #include "core/transformer_layout.hpp"
 #include "core/transformer_training.hpp"
 #include "formats/batch_patching_json.hpp"
+#include "formats/path_patching_json.hpp"
 #include "formats/prompt_pairs.hpp"
 #include "formats/safetensors.hpp"
+#include "formats/tokenizer_json.hpp"
 #include "formats/transformer_json.hpp"
 #include "formats/transformer_model.hpp"
 
@@ -261,6 +264,7 @@ class TransformerModelHandle {
       weights_ = std::make_unique<tf::TransformerWeights>(fm::transformer_weights_from_file(
           config, reinterpret_cast<const std::uint8_t*>(data.data()), data.size(), listing));
       cache_.clear();  // the kept batch analyses were of the weights just replaced
+      batch_run_.reset();
       file_ = std::move(listing);
       return val(fm::transformer_config_to_json(config));
     });
@@ -295,29 +299,44 @@ class TransformerModelHandle {
   // document `headlab model analyze --pairs / --pairs-task` writes, byte for byte.
   val batch_patching(val request) {
     return guarded([&] {
-      const auto& c = loaded().config;
-      ObjectReader in(request, "the batch-patching request");
       tf::IntervalSettings settings;
-      in.integer("resamples", settings.resamples);
-      in.integer("permutations", settings.permutations);
-      in.seed("seed", settings.seed);
-      int count = 64;
-      std::uint64_t pairs_seed = 0;
-      in.integer("count", count);
-      in.seed("pairs_seed", pairs_seed);
-      std::vector<PromptPair> pairs;
-      if (in.has("pairs")) {
-        pairs = fm::read_prompt_pairs(c, string_arg(in.get("pairs"), "pairs"), "pairs");
-      } else if (in.has("task")) {
-        const std::string task = string_arg(in.get("task"), "task");
-        if (task == "induction") pairs = tf::induction_pairs(c, pairs_seed, count);
-        else if (task == "max-digit") pairs = max_digit::max_digit_pairs(pairs_seed, count);
-        else throw InputError("task must be \"induction\" or \"max-digit\", got \"" + task.substr(0, 40) + "\"");
-      } else {
-        throw InputError("the batch-patching request needs pairs (a pairs file's text) or a task");
-      }
-      in.finish();
-      return val(fm::write_batch_patching(c, tf::batch_patching(loaded(), pairs, settings)));
+      const auto pairs = pairs_request(request, "the batch-patching request", settings);
+      return val(fm::write_batch_patching(loaded().config, tf::batch_patching(loaded(), pairs, settings)));
+    });
+  }
+  // batch_patching a few pairs at a time (core BatchPatchingRun), for the worker task that reports
+  // progress and stops between steps: start(request) checks the request and returns { done: 0, total: N };
+  // step(k) patches k more pairs and returns { done, total }; result() the document batch_patching
+  // returns, byte for byte, once done = total. One run per handle; a new start or load replaces it.
+  val batch_patching_start(val request) {
+    return guarded([&] {
+      batch_run_.reset();
+      tf::IntervalSettings settings;
+      auto pairs = pairs_request(request, "the batch-patching request", settings);
+      batch_run_ = std::make_unique<tf::BatchPatchingRun>(loaded(), std::move(pairs), settings);
+      return run_progress();
+    });
+  }
+  val batch_patching_step(val pairs) {
+    return guarded([&] {
+      running().step(int_arg(pairs, "pairs"));
+      return run_progress();
+    });
+  }
+  val batch_patching_result() {
+    return guarded([&] {
+      const std::string text = fm::write_batch_patching(loaded().config, running().result());
+      batch_run_.reset();
+      return val(text);
+    });
+  }
+  // The same request; path patching between heads (core/path_patching.hpp). Returns the document
+  // `headlab model analyze --path-patching` writes, byte for byte.
+  val path_patching(val request) {
+    return guarded([&] {
+      tf::IntervalSettings settings;
+      const auto pairs = pairs_request(request, "the path-patching request", settings);
+      return val(fm::write_path_patching(tf::path_patching(loaded(), pairs, settings)));
     });
   }
   val analyze(val request) {
@@ -388,6 +407,42 @@ class TransformerModelHandle {
     in.finish();
     return tf::ablated_forward(loaded(), tokens, heads, mode, sequences, seed);
   }
+  // The pairs of a batch request ({ pairs } or { task, count?, pairs_seed? }) and its interval settings
+  // (resamples?, permutations?, seed?); `what` names the request in messages.
+  std::vector<PromptPair> pairs_request(const val& request, const char* what, tf::IntervalSettings& settings) const {
+    const auto& c = loaded().config;
+    ObjectReader in(request, what);
+    in.integer("resamples", settings.resamples);
+    in.integer("permutations", settings.permutations);
+    in.seed("seed", settings.seed);
+    int count = 64;
+    std::uint64_t pairs_seed = 0;
+    in.integer("count", count);
+    in.seed("pairs_seed", pairs_seed);
+    std::vector<PromptPair> pairs;
+    if (in.has("pairs")) {
+      pairs = fm::read_prompt_pairs(c, string_arg(in.get("pairs"), "pairs"), "pairs");
+    } else if (in.has("task")) {
+      const std::string task = string_arg(in.get("task"), "task");
+      if (task == "induction") pairs = tf::induction_pairs(c, pairs_seed, count);
+      else if (task == "max-digit") pairs = max_digit::max_digit_pairs(pairs_seed, count);
+      else throw InputError("task must be \"induction\" or \"max-digit\", got \"" + task.substr(0, 40) + "\"");
+    } else {
+      throw InputError(std::string(what) + " needs pairs (a pairs file's text) or a task");
+    }
+    in.finish();
+    return pairs;
+  }
+  tf::BatchPatchingRun& running() {
+    if (!batch_run_) throw InputError("no batch-patching run: call batch_patching_start first");
+    return *batch_run_;
+  }
+  val run_progress() {
+    val out = val::object();
+    out.set("done", batch_run_->done());
+    out.set("total", batch_run_->total());
+    return out;
+  }
   const tf::TransformerWeights& loaded() const {
     if (!weights_) throw InputError("the model was not loaded");
     return *weights_;
@@ -397,6 +452,8 @@ class TransformerModelHandle {
   // Scores, in-context loss and ablation losses per (sequences, seed, ablation) of weights_, which
   // never change between loads: a new prompt's analysis pays only for what reads the prompt.
   tf::AnalysisCache cache_;
+  // The batch-patching run in progress (batch_patching_start), of weights_.
+  std::unique_ptr<tf::BatchPatchingRun> batch_run_;
 };
 
 // --- the transformer trainer (induction task) ---
@@ -477,6 +534,49 @@ class TransformerTrainerHandle {
   std::unique_ptr<tf::TransformerTrainer> trainer_;
 };
 
+// A tokenizer.json read by the one reader (formats/tokenizer_json.hpp); encode() gives each
+// token's id, its readable text and its UTF-8 byte span of the text.
+class TokenizerHandle {
+ public:
+  TokenizerHandle() { ++live_handles; }
+  ~TokenizerHandle() { --live_handles; }
+  TokenizerHandle(const TokenizerHandle&) = delete;
+  TokenizerHandle& operator=(const TokenizerHandle&) = delete;
+
+  val load(val text) {
+    return guarded([&] {
+      tokenizer_ = std::make_unique<headlab::tokenizer::Tokenizer>(
+          fm::read_tokenizer_json(string_arg(text, "the tokenizer"), "tokenizer"));
+      val out = val::object();
+      out.set("model", tokenizer_->model == headlab::tokenizer::Model::bpe ? "BPE" : "WordLevel");
+      out.set("vocab_size", static_cast<int>(tokenizer_->tokens.size()));
+      return out;
+    });
+  }
+  val encode(val text) {
+    return guarded([&] {
+      if (!tokenizer_) throw InputError("no tokenizer is loaded");
+      const auto pieces = headlab::tokenizer::encode(*tokenizer_, string_arg(text, "the text"));
+      val ids = val::array(), begins = val::array(), ends = val::array(), texts = val::array();
+      for (const auto& p : pieces) {
+        ids.call<void>("push", p.id);
+        begins.call<void>("push", static_cast<double>(p.begin));
+        ends.call<void>("push", static_cast<double>(p.end));
+        texts.call<void>("push", headlab::tokenizer::token_text(*tokenizer_, p.id));
+      }
+      val out = val::object();
+      out.set("ids", ids);
+      out.set("begins", begins);
+      out.set("ends", ends);
+      out.set("texts", texts);
+      return out;
+    });
+  }
+
+ private:
+  std::unique_ptr<headlab::tokenizer::Tokenizer> tokenizer_;
+};
+
 int live_handles_js() { return live_handles; }
 
 // The core's table of TransformerLens tensors (core/transformer_layout.hpp), row for row:
@@ -511,6 +611,10 @@ EMSCRIPTEN_BINDINGS(headlab_transformer) {
       .function("run", &TransformerModelHandle::run)
       .function("analyze", &TransformerModelHandle::analyze)
       .function("batch_patching", &TransformerModelHandle::batch_patching)
+      .function("path_patching", &TransformerModelHandle::path_patching)
+      .function("batch_patching_start", &TransformerModelHandle::batch_patching_start)
+      .function("batch_patching_step", &TransformerModelHandle::batch_patching_step)
+      .function("batch_patching_result", &TransformerModelHandle::batch_patching_result)
       .function("run_arrays", &TransformerModelHandle::run_arrays)
       .function("analyze_arrays", &TransformerModelHandle::analyze_arrays)
       .function("clear_analysis_cache", &TransformerModelHandle::clear_analysis_cache)
@@ -526,6 +630,10 @@ EMSCRIPTEN_BINDINGS(headlab_transformer) {
       .function("progress", &TransformerTrainerHandle::progress)
       .function("scores", &TransformerTrainerHandle::scores)
       .function("result", &TransformerTrainerHandle::result);
+  emscripten::class_<TokenizerHandle>("TokenizerHandle")
+      .constructor<>()
+      .function("load", &TokenizerHandle::load)
+      .function("encode", &TokenizerHandle::encode);
   emscripten::function("transformer_live_handles", &live_handles_js);
   emscripten::function("transformer_induction_default_config", &induction_default_config_js);
   emscripten::function("transformer_layout", &layout_js);

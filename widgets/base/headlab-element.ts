@@ -232,9 +232,18 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     try {
       return this.readState();
     } catch (err) {
-      if (!isExpected(err)) console.error(err);
+      // Before its WASM module has loaded a widget whose state is computed cannot compute it:
+      // null, as documented, and nothing logged (a page reading `state` before awaiting
+      // updateComplete did nothing wrong).
+      if (!isExpected(err) && !this.moduleMissing) console.error(err);
       return null;
     }
+  }
+
+  /** Whether the widget computes with a WASM module that has not loaded yet. */
+  private get moduleMissing(): boolean {
+    const ctor = this.constructor as typeof HeadlabElement;
+    return ctor.needsCore && !this.core && !this.featureRecovery && !this.maxDigit;
   }
 
   /**
@@ -247,7 +256,9 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     try {
       this.readState();
     } catch (err) {
-      return excerptQuotes(isExpected(err) ? messageOf(err) : `Unexpected error: ${messageOf(err)}`);
+      if (isExpected(err)) return excerptQuotes(messageOf(err));
+      // Not an error of the page's: the module it computes with is still loading.
+      return this.moduleMissing ? null : excerptQuotes(`Unexpected error: ${messageOf(err)}`);
     }
     return null;
   }
@@ -259,6 +270,57 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
    */
   get busy(): boolean {
     return false;
+  }
+
+  /**
+   * Resolves once the widget shows what its attributes and data ask for: it has rendered, no
+   * render, snapshot swap or field check is scheduled (updatePending), no work is under way in its
+   * worker (busy) and its data have arrived (settled: a figure's model has loaded) — or once it
+   * shows an error instead. The value is true for a figure, false for an error (`error` says
+   * why). Never rejects. Read again after a change (an attribute set, a model replaced) for a
+   * promise of that change's render, as Lit's `updateComplete`. Before the element is connected
+   * it waits for the connection; behind a prerendered snapshot, for the widget to go live.
+   */
+  get updateComplete(): Promise<boolean> {
+    if (this.isComplete()) return Promise.resolve(this.alertBox.hidden);
+    if (!this.completion) {
+      let resolve!: (ok: boolean) => void;
+      const promise = new Promise<boolean>((r) => {
+        resolve = r;
+      });
+      this.completion = { promise, resolve };
+    }
+    return this.completion.promise;
+  }
+
+  /** The pending updateComplete promise and its resolver (null when none is waiting). */
+  private completion: { promise: Promise<boolean>; resolve: (ok: boolean) => void } | null = null;
+
+  /** Whether the widget shows an error, or has rendered with nothing scheduled, under way or still loading. */
+  private isComplete(): boolean {
+    if (!this.alertBox.hidden) return true;
+    if (!this.isConnected || !this.built || this.renders === 0 || this.prerendered.length > 0) return false;
+    try {
+      return !this.updatePending && !this.busy && this.settled;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Resolves a waiting updateComplete once the widget is complete (after a render, a swap, an error). */
+  private settle(): void {
+    if (!this.completion || !this.isComplete()) return;
+    const { resolve } = this.completion;
+    this.completion = null;
+    resolve(this.alertBox.hidden);
+  }
+
+  /**
+   * Whether the data the widget draws have arrived (updateComplete waits for true; a render follows
+   * their arrival). True by default; a figure reading a page's model answers false while it loads.
+   */
+  protected get settled(): boolean {
+    return true;
   }
 
   /** The text alternative of what the widget shows now, as last rendered (empty before the first render). */
@@ -385,7 +447,11 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       isConnected: () => this.isConnected,
       checkScheduled: (field, scheduled) => {
         if (scheduled) this.fieldsWaiting.add(field);
-        else this.fieldsWaiting.delete(field);
+        else {
+          this.fieldsWaiting.delete(field);
+          // A check that committed nothing (an invalid entry) renders nothing: settle here.
+          queueMicrotask(() => this.settle());
+        }
       },
     });
   }
@@ -646,6 +712,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       }
       swapFrame.time = time;
       this.clearError();
+      this.settle();
     });
   }
 
@@ -700,6 +767,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     // For <headlab-value> elements bound to this one (they listen on the document).
     this.dispatchEvent(new Event('headlab-render', { bubbles: true, composed: true }));
     this.lastRenderTime = performance.now() - started;
+    this.settle();
   }
 
   /** Takes the structure records so far: the added elements for markParts, and that the root grew for the layout watcher. */
@@ -785,6 +853,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     this.alertBox.textContent = excerptQuotes(message);
     this.alertBox.hidden = false;
     this.body.hidden = true;
+    this.settle();
   }
 
   /** Runs after every render, so it writes only what changes: a box made hidden again has its style recalculated. */

@@ -50,6 +50,7 @@ export abstract class ModelFigure<M extends FigureModel, State = unknown> extend
   /** The figure's controls and drawings (buildContent), hidden while the model loads. */
   protected content: HTMLDivElement | null = null;
   private modelNote: HTMLParagraphElement | null = null;
+  private exports: HTMLDivElement | null = null;
   /** Core results per input, for the current model: a reader toggling between two inputs costs no core call. */
   protected readonly memo = new VersionedCache<unknown>((this.constructor as typeof ModelFigure).cachedInputs);
   /** Drawn figures per input (theme and model included in the key): going back to an input costs no drawing. */
@@ -130,6 +131,11 @@ export abstract class ModelFigure<M extends FigureModel, State = unknown> extend
     this.sourceBound(key);
   }
 
+  /** updateComplete waits for the model (a failed load shows an error, which completes it too). */
+  protected get settled(): boolean {
+    return this.currentModel !== null;
+  }
+
   /** The prerendered snapshot stays until the model is ready (or has failed, which the widget then says). */
   protected snapshotReplaceable(): boolean {
     return !this.source || this.source.status === 'ready' || this.source.status === 'failed';
@@ -153,7 +159,8 @@ export abstract class ModelFigure<M extends FigureModel, State = unknown> extend
     this.content = el('div', { class: 'content' });
     this.modelNote = el('p', { class: 'model-note' });
     this.buildContent(this.content);
-    this.body.append(this.waitNote, this.content, this.modelNote, this.exportControls());
+    this.exports = this.exportControls();
+    this.body.append(this.waitNote, this.content, this.modelNote, this.exports);
     this.resolveSource();
   }
 
@@ -164,6 +171,11 @@ export abstract class ModelFigure<M extends FigureModel, State = unknown> extend
     const model = this.currentModel;
     this.waitNote!.hidden = model !== null;
     this.content!.hidden = model === null;
+    // The model note and the Download menu appear with the figure: shown under the waiting note
+    // they moved down by the figure's height when it arrived (a layout shift inside the element,
+    // which the space headlab.css reserves cannot prevent).
+    this.modelNote!.hidden = model === null;
+    this.exports!.hidden = model === null;
     if (!model) {
       this.modelNote!.textContent = '';
       return;

@@ -12,7 +12,7 @@ import { svgEl } from '../chart/svg.js';
 export const MASK_MIX = 0.35;
 
 /** Strongest mix of the sequential scale (as the diverging one's): numbers written on a cell stay legible. */
-const SEQUENTIAL_MAX_MIX = 0.85;
+export const SEQUENTIAL_MAX_MIX = 0.85;
 
 /** Fill for an attention weight a ∈ [0, 1] (clamped): the panel colour mixed towards orange. */
 export function sequentialFill(c: ResolvedColours, a: number): string {

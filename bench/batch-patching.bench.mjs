@@ -1,0 +1,60 @@
+// Patching over a batch with intervals in WASM under Node, on the shipped induction model
+// (site/pages/data/induction-seed0): N = 64 induction pairs (seed 0), B = K = 1000. Activation
+// patching (every grid, core/batch_patching.hpp) and path patching (core/path_patching.hpp), each
+// returning the CLI's document; medians of 5 runs after one warm-up, wall and CPU time, with the
+// native figures of build/native/bench/batch_patching_bench beside them. Not a test.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { medianCpuMs, medianMs } from './median.mjs';
+import { targetVerdict } from './transformer.bench.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const wasmDir = path.join(root, 'build/wasm/web');
+const data = path.join(root, 'site/pages/data');
+const { default: factory } = await import(path.join(wasmDir, 'headlab_transformer.mjs'));
+const raw = await factory({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'headlab_transformer.wasm')) });
+const handle = new raw.TransformerModelHandle();
+handle.load(
+  fs.readFileSync(path.join(data, 'induction-seed0.json'), 'utf8'),
+  new Uint8Array(fs.readFileSync(path.join(data, 'induction-seed0.safetensors'))),
+);
+
+const RUNS = 5;
+const request = { task: 'induction', count: 64, pairs_seed: 0 };
+const figures = {};
+for (const method of ['batch_patching', 'path_patching']) {
+  const run = () => {
+    const text = handle[method](request);
+    if (typeof text !== 'string') throw new Error(`${method}: ${JSON.stringify(text)}`);
+  };
+  figures[method] = { wall: medianMs(RUNS, run, { warmup: true }), cpu: medianCpuMs(RUNS, run) };
+}
+handle.delete();
+
+let native = '';
+try {
+  native = execFileSync(path.join(root, 'build/native/bench/batch_patching_bench'), { encoding: 'utf8' });
+} catch {
+  native = '';
+}
+const nativeMs = (tag) => Number(new RegExp(`^${tag} (\\S+)$`, 'm').exec(native)?.[1]);
+const ratio = (wasm, tag) => {
+  const n = nativeMs(tag);
+  return Number.isFinite(n) ? `, native ${n.toFixed(1)} ms (WASM / native ${(wasm / n).toFixed(2)})` : '';
+};
+const load = os.loadavg()[0].toFixed(2);
+console.log(`patching over a batch in WASM (shipped induction model, N = 64, B = K = 1000), median of ${RUNS}, load average ${load}:`);
+// The page's target for this run (activation patching with intervals, N = 64, in the worker): under 1 s.
+const TARGET_MS = 1000;
+const b = figures.batch_patching;
+const p = figures.path_patching;
+console.log(
+  `  activation patching with intervals (every grid) ${b.wall.toFixed(1)} ms (${b.cpu.toFixed(1)} ms CPU)${ratio(b.wall, 'NATIVE_BATCH_PATCHING_N64_MS')}`,
+);
+console.log(`  against the target for N = 64 in the worker: ${targetVerdict(b, load, TARGET_MS)}`);
+console.log(
+  `  path patching with intervals (16 edges × q, k, v) ${p.wall.toFixed(1)} ms (${p.cpu.toFixed(1)} ms CPU)${ratio(p.wall, 'NATIVE_PATH_PATCHING_N64_MS')}`,
+);
