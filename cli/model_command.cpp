@@ -365,7 +365,8 @@ int train(const Args& args, std::ostream& out) {
   const auto history_out = flags.find("--history-out");
   if (history_out != flags.end()) {
     if (history_out->second == "-") throw UsageError("--history-out -: stdout holds the summary line; give a path");
-    refuse_same_outputs({{"--out", outputs.weights}, {"--config-out", outputs.config}, {"--history-out", history_out->second}});
+    refuse_same_outputs(
+        {{"--out", outputs.weights}, {"--config-out", outputs.config}, {"--history-out", history_out->second}});
   }
   const auto before = tf::induction_scores(tf::initial_weights(s), 64, s.seed);
   tf::TransformerTrainer trainer(s);

@@ -43,10 +43,13 @@ test('a malformed history is refused naming the file and the field', () => {
   cases.push([edit((d) => delete d.points[5].loss), /points\[5\]\.loss must be a finite loss ≥ 0, got undefined/]);
   cases.push([edit((d) => (d.points[0].step = 50)), /points\[1\]\.step = 50 does not follow 50|the first point, and only it, is step 0/]);
   for (const [text, message] of cases) {
-    assert.throws(() => parseTrainingHistory(text, 'h.json'), (err) => {
-      assert.match(err.message, /^history file h\.json: /);
-      assert.match(err.message, message);
-      return true;
-    });
+    assert.throws(
+      () => parseTrainingHistory(text, 'h.json'),
+      (err) => {
+        assert.match(err.message, /^history file h\.json: /);
+        assert.match(err.message, message);
+        return true;
+      },
+    );
   }
 });

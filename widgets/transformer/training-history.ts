@@ -88,4 +88,3 @@ export function parseTrainingHistory(text: string, file: string): RecordedRun {
   });
   return { seed, steps, trace };
 }
-
