@@ -52,7 +52,7 @@ const char* kModelUsage =
     "                             (--pairs pairs.json | --pairs-task induction|max-digit [--count N] [--pairs-seed S])\n"
     "                             [--path-patching] [--resamples B] [--permutations K] [--seed S] [--out patching.json]\n"
     "       headlab model train --task induction --seed S [--steps N] [--batch B] [--lr X] [--weight-decay X]\n"
-    "                           --out model.safetensors [--config-out model.json]\n"
+    "                           --out model.safetensors [--config-out model.json] [--history-out history.json]\n"
     "       headlab model convert-max-digit --weights weights.json --out model.safetensors [--config-out model.json]\n";
 
 // Every model sub-command's flags follow the one flag rule (cli/flags.hpp).
@@ -349,8 +349,8 @@ int analyze(const Args& args, std::ostream& out, std::ostream& err) {
 }
 
 int train(const Args& args, std::ostream& out) {
-  const auto flags =
-      flags_of(args, {"--task", "--seed", "--steps", "--batch", "--lr", "--weight-decay", "--out", "--config-out"});
+  const auto flags = flags_of(args, {"--task", "--seed", "--steps", "--batch", "--lr", "--weight-decay", "--out",
+                                     "--config-out", "--history-out"});
   const std::string task = required(flags, "--task");
   if (task != "induction") throw UsageError("--task must be induction, got \"" + task + "\"");
   tf::TransformerTrainingSettings s;
@@ -361,20 +361,32 @@ int train(const Args& args, std::ostream& out) {
   s.weight_decay = number_flag(flags, "--weight-decay", s.weight_decay);
   const ModelOutputs outputs = model_outputs(flags, {});
   as_usage([&] { s.validate(); });
+  // The history is a third output: not stdout (it holds the summary line), not a model file.
+  const auto history_out = flags.find("--history-out");
+  if (history_out != flags.end()) {
+    if (history_out->second == "-") throw UsageError("--history-out -: stdout holds the summary line; give a path");
+    refuse_same_outputs({{"--out", outputs.weights}, {"--config-out", outputs.config}, {"--history-out", history_out->second}});
+  }
   const auto before = tf::induction_scores(tf::initial_weights(s), 64, s.seed);
   tf::TransformerTrainer trainer(s);
-  // The step at which the best head's induction score first passes 0.4, checked every 50 steps.
+  // Every 50 steps the scores of 16 repeated sequences (the page's worker reports the same after each
+  // chunk): the step at which the best head's induction score first passes 0.4, and the history.
+  constexpr int kEvery = 50, kScoreSequences = 16;
+  std::vector<tf::TrainingCheckpoint> history{tf::training_checkpoint(trainer, kScoreSequences)};
   long passed = -1;
   while (!trainer.progress().done) {
-    trainer.step(50);
-    if (passed < 0 && tf::induction_scores(trainer.result(), 16, s.seed).induction.maxCoeff() > 0.4) {
-      passed = trainer.progress().steps_taken;
-    }
+    trainer.step(kEvery);
+    history.push_back(tf::training_checkpoint(trainer, kScoreSequences));
+    if (passed < 0 && history.back().induction.maxCoeff() > 0.4) passed = trainer.progress().steps_taken;
   }
   // Diverged weights are not a model: no file (the message names the step; docs/limits.md).
   if (trainer.diverged_at() > 0) throw InputError(trainer.divergence_message());
   const auto after = tf::induction_scores(trainer.result(), 64, s.seed);
   write_model(trainer.result(), outputs);
+  if (history_out != flags.end()) {
+    fm::write_file_atomically(history_out->second, fm::write_training_history(s, kEvery, kScoreSequences, history),
+                              "--history-out");
+  }
   out << "trained " << trainer.progress().steps_taken << " steps; last loss " << trainer.progress().loss
       << "; in-context loss " << before.in_context_loss << " -> " << after.in_context_loss << "; best induction score "
       << after.induction.maxCoeff() << " (passed 0.4 at step "
