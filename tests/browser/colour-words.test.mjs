@@ -26,7 +26,8 @@ before(async () => {
       body: `<headlab-transformer-model id="m" src="induction-seed0.safetensors">\n${figures}\n</headlab-transformer-model>`,
     },
   });
-  for (const f of ['induction-seed0.safetensors', 'induction-seed0.json']) fs.copyFileSync(path.join(root, 'site/pages/data', f), path.join(dir, f));
+  for (const f of ['induction-seed0.safetensors', 'induction-seed0.json'])
+    fs.copyFileSync(path.join(root, 'site/pages/data', f), path.join(dir, f));
   session = await startSession({ dir, csp: true });
 });
 after(async () => {
@@ -53,7 +54,10 @@ test('own-model figures name no hue in their text or exported SVGs', async () =>
     const hit = HUES.exec(texts[t].text);
     assert.equal(hit, null, `${t}: "…${hit ? texts[t].text.slice(Math.max(0, hit.index - 60), hit.index + 20) : ''}…"`);
   }
-  assert.ok(/before \(upper bar\), after \(lower bar\)/.test(texts['headlab-transformer-ablation'].text), 'the ablation figure draws its heads ablated');
+  assert.ok(
+    /before \(upper bar\), after \(lower bar\)/.test(texts['headlab-transformer-ablation'].text),
+    'the ablation figure draws its heads ablated',
+  );
   assert.deepEqual(page.problems, []);
   await page.close();
 });
