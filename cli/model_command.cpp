@@ -7,6 +7,7 @@
 #include "core/check.hpp"
 #include "core/induction_task.hpp"
 #include "core/max_digit_task.hpp"
+#include "core/tokenizer.hpp"
 #include "core/transformer_analysis.hpp"
 #include "core/transformer_max_digit.hpp"
 #include "core/transformer_training.hpp"
@@ -16,6 +17,7 @@
 #include "formats/max_digit_weights.hpp"
 #include "formats/prompt_pairs.hpp"
 #include "formats/safetensors.hpp"
+#include "formats/tokenizer_json.hpp"
 #include "formats/torch_checkpoint.hpp"
 #include "formats/transformer_json.hpp"
 #include "formats/transformer_model.hpp"
@@ -27,6 +29,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 
 namespace headlab::cli {
 
@@ -38,6 +41,7 @@ namespace fm = headlab::formats;
 const char* kModelUsage =
     "usage: headlab model inspect --config model.json --weights model.safetensors\n"
     "       headlab model run --config model.json --weights model.safetensors --prompt \"1 2 3\" [--out run.json]\n"
+    "                         [--tokenizer tokenizer.json (then --prompt and --corrupted are text)]\n"
     "                         [--ablate \"1.2 0.3\" [--ablation zero|mean] [--sequences N] [--seed S]]\n"
     "       headlab model analyze --config model.json --weights model.safetensors --prompt \"1 2 3\"\n"
     "                             [--position P] [--token T] [--corrupted \"1 2 4\" --answer A --wrong B]\n"
@@ -48,7 +52,7 @@ const char* kModelUsage =
     "                             (--pairs pairs.json | --pairs-task induction|max-digit [--count N] [--pairs-seed S])\n"
     "                             [--path-patching] [--resamples B] [--permutations K] [--seed S] [--out patching.json]\n"
     "       headlab model train --task induction --seed S [--steps N] [--batch B] [--lr X] [--weight-decay X]\n"
-    "                           --out model.safetensors [--config-out model.json]\n"
+    "                           --out model.safetensors [--config-out model.json] [--history-out history.json]\n"
     "       headlab model convert-max-digit --weights weights.json --out model.safetensors [--config-out model.json]\n";
 
 // Every model sub-command's flags follow the one flag rule (cli/flags.hpp).
@@ -64,6 +68,7 @@ const std::string& required(const std::map<std::string, std::string>& flags, con
 struct LoadedModel {
   tf::TransformerWeights weights;
   fm::SafetensorsFile file;
+  std::unique_ptr<headlab::tokenizer::Tokenizer> tokenizer;  // with --tokenizer: prompts are text
 };
 
 LoadedModel load(const std::map<std::string, std::string>& flags) {
@@ -86,13 +91,27 @@ LoadedModel load(const std::map<std::string, std::string>& flags) {
   } catch (const InputError& e) {
     throw InputError("--weights " + weights_path + ": " + e.what());
   }
+  if (flags.count("--tokenizer")) {
+    // The tokenizer's names become the config's token names, so the documents name each token.
+    const std::string& path = flags.at("--tokenizer");
+    const std::string text = fm::read_text_file(path, "--tokenizer", fm::kMaxTokenizerBytes);
+    try {
+      m.tokenizer = std::make_unique<headlab::tokenizer::Tokenizer>(fm::read_tokenizer_json(text, "tokenizer"));
+    } catch (const InputError& e) {
+      throw InputError("--tokenizer " + path + ": " + e.what());
+    }
+    m.weights.config.token_names = headlab::tokenizer::token_names(*m.tokenizer, m.weights.config.d_vocab);
+  }
   return m;
 }
 
-std::vector<int> prompt_flag(const tf::TransformerConfig& c, const std::map<std::string, std::string>& flags,
+// A prompt flag: text through the tokenizer when there is one, token ids or names otherwise.
+std::vector<int> prompt_flag(const LoadedModel& m, const std::map<std::string, std::string>& flags,
                              const std::string& name) {
   try {
-    return fm::parse_prompt(c, required(flags, name));
+    if (m.tokenizer)
+      return headlab::tokenizer::encode_prompt(*m.tokenizer, required(flags, name), m.weights.config.d_vocab);
+    return fm::parse_prompt(m.weights.config, required(flags, name));
   } catch (const InputError& e) {
     throw InputError(name + ": " + e.what());
   }
@@ -107,7 +126,7 @@ void emit(const std::map<std::string, std::string>& flags, const std::string& te
 // Refuses an --out that is the same file as the --config or --weights this command reads.
 void refuse_overwriting_model_inputs(const std::map<std::string, std::string>& flags) {
   std::vector<std::pair<std::string, std::string>> inputs;
-  for (const char* f : {"--config", "--weights", "--pairs"}) {
+  for (const char* f : {"--config", "--weights", "--tokenizer", "--pairs"}) {
     if (flags.count(f)) inputs.emplace_back(f, flags.at(f));
   }
   if (flags.count("--out")) refuse_overwriting_inputs("--out", flags.at("--out"), inputs);
@@ -188,11 +207,11 @@ std::vector<tf::HeadIndex> heads_flag(const std::string& text, const std::string
 }
 
 int run(const Args& args, std::ostream& out) {
-  const auto flags =
-      flags_of(args, {"--config", "--weights", "--prompt", "--out", "--ablate", "--ablation", "--sequences", "--seed"});
+  const auto flags = flags_of(args, {"--config", "--weights", "--tokenizer", "--prompt", "--out", "--ablate",
+                                     "--ablation", "--sequences", "--seed"});
   refuse_overwriting_model_inputs(flags);
   const auto m = load(flags);
-  const auto tokens = prompt_flag(m.weights.config, flags, "--prompt");
+  const auto tokens = prompt_flag(m, flags, "--prompt");
   if (!flags.count("--ablate")) {
     for (const char* f : {"--ablation", "--sequences", "--seed"}) {
       if (flags.count(f)) throw UsageError(std::string(f) + " applies only with --ablate");
@@ -217,8 +236,8 @@ int run(const Args& args, std::ostream& out) {
 // (core/batch_patching.hpp), the document of formats/batch_patching_json.hpp; with --path-patching,
 // path patching between heads instead (core/path_patching.hpp, formats/path_patching_json.hpp).
 int analyze_pairs(const std::map<std::string, std::string>& flags, std::ostream& out) {
-  for (const char* f : {"--prompt", "--position", "--token", "--corrupted", "--answer", "--wrong", "--ablation",
-                        "--sequences", "--circuits", "--qk-attribution"}) {
+  for (const char* f : {"--prompt", "--tokenizer", "--position", "--token", "--corrupted", "--answer", "--wrong",
+                        "--ablation", "--sequences", "--circuits", "--qk-attribution"}) {
     if (flags.count(f)) throw UsageError(std::string(f) + " applies to one prompt, not with --pairs or --pairs-task");
   }
   if (flags.count("--pairs") && flags.count("--pairs-task")) throw UsageError("give --pairs or --pairs-task, not both");
@@ -266,10 +285,10 @@ tf::HeadIndex qk_head_flag(const std::string& text) {
 
 int analyze(const Args& args, std::ostream& out, std::ostream& err) {
   const auto flags =
-      flags_of(args, {"--config",         "--weights", "--prompt",     "--out",      "--position",   "--token",
-                      "--corrupted",      "--answer",  "--wrong",      "--ablation", "--sequences",  "--seed",
-                      "--qk-attribution", "--pairs",   "--pairs-task", "--count",    "--pairs-seed", "--resamples",
-                      "--permutations",   "--top",     "--directions"},
+      flags_of(args, {"--config",    "--weights",        "--prompt", "--out",        "--position", "--token",
+                      "--tokenizer", "--corrupted",      "--answer", "--wrong",      "--ablation", "--sequences",
+                      "--seed",      "--qk-attribution", "--pairs",  "--pairs-task", "--count",    "--pairs-seed",
+                      "--resamples", "--permutations",   "--top",    "--directions"},
                {"--circuits", "--composition", "--logit-lens", "--head-svd", "--path-patching"});
   refuse_overwriting_model_inputs(flags);
   if (flags.count("--pairs") || flags.count("--pairs-task")) return analyze_pairs(flags, out);
@@ -290,11 +309,11 @@ int analyze(const Args& args, std::ostream& out, std::ostream& err) {
   }
   const auto m = load(flags);
   const auto& c = m.weights.config;
-  r.prompt = prompt_flag(c, flags, "--prompt");
+  r.prompt = prompt_flag(m, flags, "--prompt");
   r.position = static_cast<int>(integer_flag(flags, "--position", -1, -1, c.n_ctx - 1));
   r.token = static_cast<int>(integer_flag(flags, "--token", -1, -1, c.d_vocab - 1));
   if (flags.count("--corrupted")) {
-    r.corrupted = prompt_flag(c, flags, "--corrupted");
+    r.corrupted = prompt_flag(m, flags, "--corrupted");
     r.answer = static_cast<int>(integer_flag(flags, "--answer", -1, 0, c.d_vocab - 1));
     r.wrong = static_cast<int>(integer_flag(flags, "--wrong", -1, 0, c.d_vocab - 1));
     if (r.answer < 0 || r.wrong < 0) throw UsageError("--corrupted needs --answer and --wrong");
@@ -330,8 +349,8 @@ int analyze(const Args& args, std::ostream& out, std::ostream& err) {
 }
 
 int train(const Args& args, std::ostream& out) {
-  const auto flags =
-      flags_of(args, {"--task", "--seed", "--steps", "--batch", "--lr", "--weight-decay", "--out", "--config-out"});
+  const auto flags = flags_of(args, {"--task", "--seed", "--steps", "--batch", "--lr", "--weight-decay", "--out",
+                                     "--config-out", "--history-out"});
   const std::string task = required(flags, "--task");
   if (task != "induction") throw UsageError("--task must be induction, got \"" + task + "\"");
   tf::TransformerTrainingSettings s;
@@ -342,20 +361,32 @@ int train(const Args& args, std::ostream& out) {
   s.weight_decay = number_flag(flags, "--weight-decay", s.weight_decay);
   const ModelOutputs outputs = model_outputs(flags, {});
   as_usage([&] { s.validate(); });
+  // The history is a third output: not stdout (it holds the summary line), not a model file.
+  const auto history_out = flags.find("--history-out");
+  if (history_out != flags.end()) {
+    if (history_out->second == "-") throw UsageError("--history-out -: stdout holds the summary line; give a path");
+    refuse_same_outputs({{"--out", outputs.weights}, {"--config-out", outputs.config}, {"--history-out", history_out->second}});
+  }
   const auto before = tf::induction_scores(tf::initial_weights(s), 64, s.seed);
   tf::TransformerTrainer trainer(s);
-  // The step at which the best head's induction score first passes 0.4, checked every 50 steps.
+  // Every 50 steps the scores of 16 repeated sequences (the page's worker reports the same after each
+  // chunk): the step at which the best head's induction score first passes 0.4, and the history.
+  constexpr int kEvery = 50, kScoreSequences = 16;
+  std::vector<tf::TrainingCheckpoint> history{tf::training_checkpoint(trainer, kScoreSequences)};
   long passed = -1;
   while (!trainer.progress().done) {
-    trainer.step(50);
-    if (passed < 0 && tf::induction_scores(trainer.result(), 16, s.seed).induction.maxCoeff() > 0.4) {
-      passed = trainer.progress().steps_taken;
-    }
+    trainer.step(kEvery);
+    history.push_back(tf::training_checkpoint(trainer, kScoreSequences));
+    if (passed < 0 && history.back().induction.maxCoeff() > 0.4) passed = trainer.progress().steps_taken;
   }
   // Diverged weights are not a model: no file (the message names the step; docs/limits.md).
   if (trainer.diverged_at() > 0) throw InputError(trainer.divergence_message());
   const auto after = tf::induction_scores(trainer.result(), 64, s.seed);
   write_model(trainer.result(), outputs);
+  if (history_out != flags.end()) {
+    fm::write_file_atomically(history_out->second, fm::write_training_history(s, kEvery, kScoreSequences, history),
+                              "--history-out");
+  }
   out << "trained " << trainer.progress().steps_taken << " steps; last loss " << trainer.progress().loss
       << "; in-context loss " << before.in_context_loss << " -> " << after.in_context_loss << "; best induction score "
       << after.induction.maxCoeff() << " (passed 0.4 at step "

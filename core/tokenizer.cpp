@@ -355,8 +355,7 @@ std::vector<Piece> encode(const Tokenizer& tk, std::string_view text) {
       split_whitespace_split(t, part, upto, pieces);
     }
     // add_prefix_space: one space before the part when it does not start with one (on its first piece).
-    const bool prefix =
-        tk.pre_tokenizer == PreTokenizer::byte_level && tk.add_prefix_space && t.cp[part] != ' ';
+    const bool prefix = tk.pre_tokenizer == PreTokenizer::byte_level && tk.add_prefix_space && t.cp[part] != ' ';
     for (std::size_t k = 0; k < pieces.size(); ++k) {
       encode_piece(tk, text, pieces[k].first, pieces[k].second, prefix && k == 0, cache, out);
     }
@@ -395,10 +394,41 @@ std::vector<int> encode_ids(const Tokenizer& tokenizer, std::string_view text) {
   return ids;
 }
 
+std::vector<int> encode_prompt(const Tokenizer& tk, std::string_view text, int d_vocab) {
+  const auto pieces = encode(tk, text);
+  if (pieces.empty()) throw InputError("the text gives no tokens");
+  std::vector<int> ids;
+  for (std::size_t k = 0; k < pieces.size(); ++k) {
+    if (pieces[k].id >= d_vocab) {
+      throw InputError("token " + std::to_string(k) + " " + describe(token_text(tk, pieces[k].id)) + " has id " +
+                       std::to_string(pieces[k].id) + "; the model's d_vocab is " + std::to_string(d_vocab));
+    }
+    ids.push_back(pieces[k].id);
+  }
+  return ids;
+}
+
+std::vector<std::string> token_names(const Tokenizer& tk, int d_vocab) {
+  std::vector<std::string> names;
+  names.reserve(static_cast<std::size_t>(std::max(d_vocab, 0)));
+  std::unordered_map<int, const std::string*> added;
+  for (const auto& a : tk.added) added.emplace(a.id, &a.content);
+  for (int id = 0; id < d_vocab; ++id) {
+    const auto it = added.find(id);
+    std::string name = readable(it != added.end() ? *it->second : vocab_bytes(tk, id));
+    names.push_back(name.empty() ? "<unused " + std::to_string(id) + ">" : std::move(name));
+  }
+  return names;
+}
+
 std::string token_bytes(const Tokenizer& tk, int id) {
   for (const auto& a : tk.added) {
     if (a.id == id) return a.content;
   }
+  return vocab_bytes(tk, id);
+}
+
+std::string vocab_bytes(const Tokenizer& tk, int id) {
   if (id < 0 || static_cast<std::size_t>(id) >= tk.tokens.size()) return {};
   const std::string& s = tk.tokens[static_cast<std::size_t>(id)];
   if (tk.pre_tokenizer != PreTokenizer::byte_level) return s;
@@ -421,8 +451,9 @@ std::string token_bytes(const Tokenizer& tk, int id) {
   return out;
 }
 
-std::string token_text(const Tokenizer& tk, int id) {
-  const std::string b = token_bytes(tk, id);
+std::string token_text(const Tokenizer& tk, int id) { return readable(token_bytes(tk, id)); }
+
+std::string readable(const std::string& b) {
   std::string out;
   std::size_t i = 0;
   while (i < b.size()) {

@@ -47,10 +47,10 @@ struct AddedToken {
 struct Tokenizer {
   Model model = Model::bpe;
   PreTokenizer pre_tokenizer = PreTokenizer::byte_level;
-  bool add_prefix_space = false;  // byte_level: a space before each part that does not start with one
-  bool use_regex = true;          // byte_level: split by GPT-2's pattern (else each part is one piece)
-  bool ignore_merges = false;     // bpe: a piece found whole in the vocabulary is one token
-  int unk_id = -1;                // the unknown token's id, −1 when there is none
+  bool add_prefix_space = false;               // byte_level: a space before each part that does not start with one
+  bool use_regex = true;                       // byte_level: split by GPT-2's pattern (else each part is one piece)
+  bool ignore_merges = false;                  // bpe: a piece found whole in the vocabulary is one token
+  int unk_id = -1;                             // the unknown token's id, −1 when there is none
   std::unordered_map<std::string, int> vocab;  // token string (as stored: byte-mapped for byte_level) → id
   std::vector<std::string> tokens;             // id → token string ("" for an id no token has)
   // bpe: (left id << 32 | right id) → {rank, merged id}; the reader checks the merged string is in vocab.
@@ -71,10 +71,22 @@ struct Piece {
 std::vector<Piece> encode(const Tokenizer& tokenizer, std::string_view text);
 std::vector<int> encode_ids(const Tokenizer& tokenizer, std::string_view text);
 
+// A prompt for a model of d_vocab tokens: encode()'s ids, refused when there are none ("the text
+// gives no tokens") or when one is beyond the model ("token 3 " cat" has id 262; the model's
+// d_vocab is 100").
+std::vector<int> encode_prompt(const Tokenizer& tokenizer, std::string_view text, int d_vocab);
+// Every id's name for a model of d_vocab tokens: token_text(), or "<unused N>" for an id the
+// tokenizer has no token for.
+std::vector<std::string> token_names(const Tokenizer& tokenizer, int d_vocab);
+
 // The bytes a token stands for: the byte-level map undone for byte_level, the vocabulary string
 // otherwise (an added token: its content). May be part of a UTF-8 character.
 std::string token_bytes(const Tokenizer& tokenizer, int id);
-// The same as readable UTF-8: every byte that is not part of a whole UTF-8 character as \xNN.
+// token_bytes() of a vocabulary id, added tokens aside.
+std::string vocab_bytes(const Tokenizer& tokenizer, int id);
+// Bytes as readable UTF-8: every byte that is not part of a whole UTF-8 character as \xNN.
+std::string readable(const std::string& bytes);
+// token_bytes() as readable UTF-8: every byte that is not part of a whole UTF-8 character as \xNN.
 std::string token_text(const Tokenizer& tokenizer, int id);
 
 // GPT-2's byte→unicode map: byte b stands for the character byte_char(b) in vocabulary strings.

@@ -1,6 +1,7 @@
 #include "core/transformer_training.hpp"
 
 #include "core/check.hpp"
+#include "core/transformer_analysis.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -105,5 +106,16 @@ TrainingProgress TransformerTrainer::progress() const {
 }
 
 void TransformerTrainer::stop() { stopped_ = true; }
+
+TrainingCheckpoint training_checkpoint(const TransformerTrainer& trainer, int sequences) {
+  const auto scores = induction_scores(trainer.result(), sequences, trainer.settings().seed);
+  TrainingCheckpoint c;
+  c.step = trainer.progress().steps_taken;
+  c.loss = trainer.progress().loss;
+  c.in_context_loss = scores.in_context_loss;
+  c.previous_token = scores.previous_token;
+  c.induction = scores.induction;
+  return c;
+}
 
 }  // namespace headlab::transformer

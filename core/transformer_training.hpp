@@ -42,6 +42,16 @@ struct TransformerTrainingSettings {
 // Weights drawn from stream kInitialisationStream of Random(seed), in named_parameters order.
 TransformerWeights initial_weights(const TransformerTrainingSettings& settings);
 
+// One point of a run's training history: what `headlab model train` checks every 50 steps and the
+// page's worker reports after every chunk (web/worker-tasks.js, 'transformer-train'), both on 16 repeated
+// random sequences of period ⌊n_ctx/2⌋ drawn from the run's seed.
+struct TrainingCheckpoint {
+  long step = 0;
+  double loss = 0.0;  // the last step's training loss; NaN at step 0 (before any step)
+  double in_context_loss = 0.0;
+  Matrix previous_token, induction;  // L × H attention masses
+};
+
 class TransformerTrainer {
  public:
   explicit TransformerTrainer(const TransformerTrainingSettings& settings);
@@ -72,5 +82,9 @@ class TransformerTrainer {
   std::string divergence_;
   LossWatch loss_watch_;
 };
+
+// The checkpoint of the trainer's current weights: its step and last loss, the scores of
+// induction_scores(weights, sequences, settings.seed) (core/transformer_analysis.hpp).
+TrainingCheckpoint training_checkpoint(const TransformerTrainer& trainer, int sequences);
 
 }  // namespace headlab::transformer

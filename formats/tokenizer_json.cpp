@@ -38,8 +38,8 @@ struct Reader {
   }
   // A member that must be null, absent, or (allowed) false / "" / 0.
   bool is_off(const JsonValue* v) const {
-    return v == nullptr || v->is_null() || (v->is_boolean() && !v->as_bool()) || (v->is_string() && v->as_string().empty()) ||
-           (v->is_number() && v->as_double() == 0);
+    return v == nullptr || v->is_null() || (v->is_boolean() && !v->as_bool()) ||
+           (v->is_string() && v->as_string().empty()) || (v->is_number() && v->as_double() == 0);
   }
   bool flag(const JsonValue& object, const char* name, const std::string& path, bool fallback) const {
     const JsonValue* v = member(object, name, path);
@@ -78,7 +78,8 @@ void refuse_type(const Reader& r, const std::string& path, const std::string& ty
 Tokenizer read_tokenizer_json(std::string_view text, const std::string& what) {
   const Reader r{what};
   if (text.size() > kMaxTokenizerBytes) {
-    r.fail("the file has " + std::to_string(text.size()) + " bytes; the limit is " + std::to_string(kMaxTokenizerBytes));
+    r.fail("the file has " + std::to_string(text.size()) + " bytes; the limit is " +
+           std::to_string(kMaxTokenizerBytes));
   }
   JsonLimits limits;
   limits.max_bytes = kMaxTokenizerBytes;
@@ -90,7 +91,8 @@ Tokenizer read_tokenizer_json(std::string_view text, const std::string& what) {
   // truncation, padding: they change a single text's ids; refused when set.
   for (const char* name : {"truncation", "padding"}) {
     const JsonValue* v = doc.find(name);
-    if (v != nullptr && !v->is_null()) r.fail(std::string(name) + " is set; headlab reads tokenizers without it (null)");
+    if (v != nullptr && !v->is_null())
+      r.fail(std::string(name) + " is set; headlab reads tokenizers without it (null)");
   }
   if (const JsonValue* v = doc.find("normalizer"); v != nullptr && !v->is_null()) {
     refuse_type(r, "normalizer", r.type_of(*v, "normalizer"), "null");
@@ -164,7 +166,8 @@ Tokenizer read_tokenizer_json(std::string_view text, const std::string& what) {
     tk.tokens[static_cast<std::size_t>(id)] = token;
     tk.vocab.emplace(token, id);
   }
-  if (tk.model == tokenizer::Model::bpe && tk.pre_tokenizer == tokenizer::PreTokenizer::byte_level && !tk.vocab.empty()) {
+  if (tk.model == tokenizer::Model::bpe && tk.pre_tokenizer == tokenizer::PreTokenizer::byte_level &&
+      !tk.vocab.empty()) {
     // Every byte must be spelled, or some texts cannot be encoded at all.
     for (int b = 0; b < 256; ++b) {
       std::string s;
@@ -221,8 +224,7 @@ Tokenizer read_tokenizer_json(std::string_view text, const std::string& what) {
       for (const auto& [it, s] : {std::pair{ia, a}, std::pair{ib, b}, std::pair{iab, a + b}}) {
         if (it == tk.vocab.end()) r.fail(path + ": " + quoted(s) + " is not in model.vocab");
       }
-      const std::uint64_t key =
-          static_cast<std::uint64_t>(ia->second) << 32 | static_cast<std::uint32_t>(ib->second);
+      const std::uint64_t key = static_cast<std::uint64_t>(ia->second) << 32 | static_cast<std::uint32_t>(ib->second);
       // A pair listed twice keeps its first (lowest) rank, as the tokenizers library does.
       tk.merges.emplace(key, Tokenizer::Merge{static_cast<int>(rank), iab->second});
     }
@@ -249,7 +251,8 @@ Tokenizer read_tokenizer_json(std::string_view text, const std::string& what) {
       t.id = r.id_of(*id, path + ".id");
       t.special = r.flag(a, "special", path, false);
       for (const char* name : {"single_word", "lstrip", "rstrip"}) {
-        if (r.flag(a, name, path, false)) r.fail(path + "." + name + " is true; headlab matches added tokens as written");
+        if (r.flag(a, name, path, false))
+          r.fail(path + "." + name + " is true; headlab matches added tokens as written");
       }
       if (static_cast<std::size_t>(t.id) < tk.tokens.size() && !tk.tokens[static_cast<std::size_t>(t.id)].empty() &&
           tk.tokens[static_cast<std::size_t>(t.id)] != t.content) {

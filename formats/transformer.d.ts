@@ -209,3 +209,27 @@ export interface TransformerHeadSvd {
     qk_key: TransformerTokenReading;
   }[][];
 }
+
+/**
+ * A recorded training run (`headlab model train --history-out`, formats/transformer_json.hpp): every
+ * `every` steps the scores of `score_sequences` repeated random sequences from the seed, step 0 first.
+ */
+export interface TrainingHistory {
+  task: 'induction';
+  seed: number;
+  steps: number;
+  batch: number;
+  learning_rate: number;
+  weight_decay: number;
+  every: number;
+  score_sequences: number;
+  points: {
+    step: number;
+    /** The last step's training loss (nats); absent at step 0. */
+    loss?: number;
+    in_context_loss: number;
+    /** L × H attention masses. */
+    previous_token: number[][];
+    induction: number[][];
+  }[];
+}

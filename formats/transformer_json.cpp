@@ -321,4 +321,32 @@ std::vector<int> parse_prompt(const TransformerConfig& c, const std::string& tex
   return tokens;
 }
 
+
+std::string write_training_history(const TransformerTrainingSettings& s, int every, int score_sequences,
+                                   const std::vector<TrainingCheckpoint>& points) {
+  JsonWriter out(KeyOrder::as_written);
+  out.begin_object();
+  out.key("task").value("induction");
+  out.key("seed").value(static_cast<unsigned long long>(s.seed));
+  out.key("steps").value(s.steps);
+  out.key("batch").value(s.batch_size);
+  out.key("learning_rate").value(s.learning_rate);
+  out.key("weight_decay").value(s.weight_decay);
+  out.key("every").value(every);
+  out.key("score_sequences").value(score_sequences);
+  out.key("points").begin_array();
+  for (const auto& p : points) {
+    out.begin_object();
+    out.key("step").value(p.step);
+    if (p.step > 0) out.key("loss").value(p.loss);  // no step, no loss (NaN is not JSON)
+    out.key("in_context_loss").value(p.in_context_loss);
+    out.key("previous_token").matrix(p.previous_token);
+    out.key("induction").matrix(p.induction);
+    out.end_object();
+  }
+  out.end_array();
+  out.end_object();
+  return finish(out);
+}
+
 }  // namespace headlab::formats

@@ -20,13 +20,19 @@
 //            "head_svd"?: {"directions": D, "top": k, "heads": [L][H] {"ov_singular_values": [c],
 //                          "qk_singular_values": [c], "copying", "ov_eigenvalues": [c] [re, im],
 //                          "ov_input", "ov_output", "qk_query", "qk_key": {"tokens": D × k, "values": D × k}}}}
+// training history (`headlab model train --history-out`): {"task": "induction", "seed", "steps", "batch",
+//            "learning_rate", "weight_decay", "every" (steps between points), "score_sequences",
+//            "points": [{"step", "loss"? (absent at step 0), "in_context_loss", "previous_token": L × H,
+//                        "induction": L × H}]}, step 0 first
 // inspect:  {"config": <config>, "parameters": N, "tensors": [{"name", "dtype", "shape"}], "checks": "ok"}
 #pragma once
 
 #include "core/transformer_analysis.hpp"
+#include "core/transformer_training.hpp"
 #include "formats/safetensors.hpp"
 
 #include <string>
+#include <vector>
 
 namespace headlab::formats {
 
@@ -41,6 +47,9 @@ std::string write_head_circuits(const transformer::TransformerWeights& weights,
                                 const transformer::AnalysisRequest& request,
                                 const transformer::TransformerAnalysis& analysis);
 std::string write_transformer_inspection(const transformer::TransformerWeights& weights, const SafetensorsFile& file);
+// The points a run checked, every `every` steps with `score_sequences` sequences (see above).
+std::string write_training_history(const transformer::TransformerTrainingSettings& settings, int every,
+                                   int score_sequences, const std::vector<transformer::TrainingCheckpoint>& points);
 
 // A prompt as text: tokens separated by spaces or commas, each an integer id or (when the config has
 // token_names) a token name. Throws InputError naming the position of a token it cannot read.

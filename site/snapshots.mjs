@@ -85,6 +85,23 @@ function collect(variant) {
         canvases.push([stand, canvas]);
       }
     }
+    // A drawing inside a wrapping flex row (the query-key canvas's figures) is narrower when a
+    // wider window fits two of them on a line than when one fills it: the 360 px drawing shown
+    // at 622 px was 268 px wide instead of 299, its 12 px text 10.8 px. The row's item holding a
+    // drawing keeps at least the width it was drawn at, so over the snapshot's range of windows
+    // (each at least as wide) the row wraps as drawn or looser, never into narrower columns.
+    for (const svg of root.querySelectorAll('svg')) {
+      for (let node = svg; node.parentElement; node = node.parentElement) {
+        const row = getComputedStyle(node.parentElement);
+        if (!row.display.endsWith('flex') || row.flexWrap === 'nowrap') continue;
+        const width = Math.floor(node.getBoundingClientRect().width);
+        if (width > 0 && !restore.some(([n, name]) => n === node && name === 'style')) {
+          restore.push([node, 'style', node.getAttribute('style')]);
+          node.style.minWidth = `${width}px`;
+        }
+        break;
+      }
+    }
     const marked = [...root.children].map((child) => [child, child.getAttribute('class')]);
     for (const [child] of marked) child.classList.add(variant);
     item.html = root.innerHTML;

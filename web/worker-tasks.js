@@ -386,6 +386,26 @@ export const workerTasks = {
   },
 
   /**
+   * Path patching over a batch of prompt pairs (core/path_patching.hpp: sender head → each later
+   * receiver's q, k, v), with intervals, in one call (the shipped induction model's 64 pairs take
+   * ≈ 100 ms of WASM work: bench/batch-patching.bench.mjs).
+   * params: { model?, config?, safetensors? (as 'transformer-analyze'), request: TransformerPairsRequest }.
+   * result: `headlab model analyze --path-patching`'s document as an object, the same bits as the CLI.
+   * A bad request or pair, or a one-layer model, fails with the core's message.
+   */
+  'transformer-path-patching': {
+    module: 'transformer',
+    run: async (core, params) => {
+      const model = transformerOf(core, params);
+      try {
+        return model.pathPatching(params?.request);
+      } finally {
+        if (params?.model === undefined) model.dispose();
+      }
+    },
+  },
+
+  /**
    * One head's QK attribution for every query of a prompt (TransformerModel.qkAttributionTable):
    * the T × T table a <headlab-qk-attribution> reads a clicked cell from without another task.
    * params: { model?, config?, safetensors? (as 'transformer-analyze'), prompt: token ids, layer, head }.

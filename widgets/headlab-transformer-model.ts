@@ -312,9 +312,13 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
 
   private filesKey = '';
 
-  /** updateComplete waits for the model (a failed load shows an error, which completes it too). */
+  /** updateComplete waits for the model, or for its failure (shown here, with "Try again"). */
   protected get settled(): boolean {
-    return this.source?.status === 'ready';
+    return this.source?.status === 'ready' || this.source?.status === 'failed';
+  }
+
+  protected get failure(): string | null {
+    return this.source?.status === 'failed' ? `The model could not be loaded: ${this.source.failure}` : null;
   }
 
   /** The prerendered snapshot (which shows the loaded model) stays until the model is ready or has failed. */

@@ -11,7 +11,14 @@
 // prompt given without the others: a repeated block with its last token cut (the answer), and the
 // same prompt with the first occurrence of the answer replaced (the wrong token).
 // Events: `change` with { prompt, corrupted, answer, wrong, clean_logit_difference, corrupted_logit_difference }.
-import type { TransformerAnalysis, TransformerConfigFile } from '../web/headlab-core.js';
+//
+// Over a batch: pairs-task="induction" | "max-digit" (with count, default 64, and pairs-seed,
+// default 0) replaces the one pair by that many generated pairs (core/batch_patching.hpp, in the
+// worker a few pairs per step, its progress in the caption). Each cell is then the mean effect
+// 1 − normalised over the pairs, with its bootstrap 95 % interval and sign-flip p-value in the
+// readout (pointer or arrow keys) and the figure data; a cell whose interval crosses 0 is crossed
+// by a diagonal stroke (its effect is not distinguishable from none over these pairs).
+import type { TransformerAnalysis, TransformerBatchPatchingFile, TransformerConfigFile } from '../web/headlab-core.js';
 import { el, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
@@ -57,11 +64,24 @@ const WAITING = 'Computing the patched runs (every head at every position, clean
 /** Height of the legend under the heatmap (SVG units; the exported scene's legend band). */
 const LEGEND_HEIGHT = 44;
 
+/** An attribute's value as a message quotes it: at most 40 characters. */
+function excerpt(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+/**
+ * Whether a cell's interval crosses 0: it includes 0 and has width (an interval of exactly [0, 0], a
+ * cell no pair's patch changes, is drawn as no effect, unstroked).
+ */
+export function crossesZero(lower: number, upper: number): boolean {
+  return lower <= 0 && upper >= 0 && lower < upper;
+}
+
 /** How far from "nothing changed" (1) a normalised value is drawn at full colour. */
 const EFFECT_LIMIT = 1;
 
 export class HeadlabTransformerPatching extends TransformerWidget<TransformerPatchingState> {
-  static observedAttributes = ['model', 'prompt', 'corrupted', 'answer', 'wrong'];
+  static observedAttributes = ['model', 'prompt', 'corrupted', 'answer', 'wrong', 'pairs-task', 'count', 'pairs-seed'];
   protected static sharedAttributes = ['prompt', 'corrupted', 'answer', 'wrong'];
   protected static css = TRANSFORMER_CSS;
 
@@ -76,9 +96,14 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   private legendSlot: HTMLDivElement | null = null;
   /** The heatmap as pixels (PixelHeatmaps), repainted for each choice's analysis. */
   private readonly pixels = new PixelHeatmaps();
-  private painted: { analysis: TransformerAnalysis; colours: unknown } | null = null;
+  private painted: { analysis: unknown; colours: unknown } | null = null;
   private cursor = { row: 0, col: 0 };
   private shown: { analysis: TransformerAnalysis; model: LoadedTransformer; text: string } | null = null;
+  private controls: HTMLDivElement | null = null;
+  /** The batch shown (pairs-task): the document, its rows (L·H) × T flattened, and the summary. */
+  private batchShown: { doc: TransformerBatchPatchingFile; model: LoadedTransformer; key: string; text: string } | null = null;
+  /** The batch job's last step (batchProgressed): pairs done of total, for the key asked for. */
+  private batchStep: { key: string; done: number; total: number } | null = null;
 
   protected readState(): TransformerPatchingState {
     const a = this.shown?.analysis;
@@ -118,6 +143,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       (config) => defaultCorruption(config, this.clean!.tokens(this.currentModel!)).corrupted,
     );
     const controls = el('div', { class: 'controls' });
+    this.controls = controls;
     const al = el('label', {}, 'Answer');
     this.answerSelect = el('select', { name: 'answer' });
     al.append(this.answerSelect);
@@ -151,10 +177,10 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     // The cell under the pointer, from its position on the canvas.
     const pick = (e: Event) => {
       const p = e as PointerEvent;
-      if (p.target !== this.pixels.canvas || !this.shown) return;
-      const g = this.geometry(this.shown.analysis);
-      const rows = this.shown.model.config.n_layers * this.shown.model.config.n_heads,
-        cols = this.shown.analysis.tokens.length;
+      const grid = this.gridShown();
+      if (p.target !== this.pixels.canvas || !grid) return;
+      const g = this.geometryOf(grid.rows, grid.cols);
+      const { rows, cols } = grid;
       const u = this.pixels.unitsPerPixel();
       const row = Math.floor((p.offsetY * u - g.top) / g.cell),
         col = Math.floor((p.offsetX * u - g.left) / g.cell);
@@ -167,10 +193,10 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     this.listen(this.figure.element, 'keydown', (e) => {
       const k = (e as KeyboardEvent).key;
       const d = k === 'ArrowUp' ? [-1, 0] : k === 'ArrowDown' ? [1, 0] : k === 'ArrowLeft' ? [0, -1] : k === 'ArrowRight' ? [0, 1] : null;
-      if (!d || !this.shown) return;
+      const grid = this.gridShown();
+      if (!d || !grid) return;
       e.preventDefault();
-      const rows = this.shown.model.config.n_layers * this.shown.model.config.n_heads,
-        cols = this.shown.analysis.tokens.length;
+      const { rows, cols } = grid;
       this.cursor = {
         row: Math.min(rows - 1, Math.max(0, this.cursor.row + d[0])),
         col: Math.min(cols - 1, Math.max(0, this.cursor.col + d[1])),
@@ -187,7 +213,185 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     return ids[0];
   }
 
+  /** Rows and columns of the heatmap on show (one pair or a batch), null before one is drawn. */
+  private gridShown(): { rows: number; cols: number } | null {
+    if (this.batchShown) return { rows: this.batchShown.doc.head_position.mean.flat().length, cols: this.batchShown.doc.prompt_length };
+    if (this.shown)
+      return { rows: this.shown.model.config.n_layers * this.shown.model.config.n_heads, cols: this.shown.analysis.tokens.length };
+    return null;
+  }
+
+  /** An integer attribute in [low, high], else `fallback` when absent; a bad value names the attribute and the bound. */
+  private integerAttribute(name: string, fallback: number, low: number, high: number): number {
+    const raw = this.getAttribute(name);
+    if (raw === null || raw.trim() === '') return fallback;
+    const v = Number(raw);
+    if (!Number.isInteger(v) || v < low || v > high)
+      throw new WidgetInputError(`attribute ${name}="${excerpt(raw)}" must be an integer from ${low} to ${high}`);
+    return v;
+  }
+
+  protected batchProgressed(_model: LoadedTransformer, key: string, done: number, total: number): void {
+    this.batchStep = { key, done, total };
+    this.requestRender();
+  }
+
+  /** pairs-task: the batch's mean effects with their intervals (see the header). */
+  private renderBatch(model: LoadedTransformer, task: string): void {
+    if (task !== 'induction' && task !== 'max-digit') {
+      throw new WidgetInputError(`attribute pairs-task="${excerpt(task)}" must be induction or max-digit`);
+    }
+    const count = this.integerAttribute('count', 64, 1, 1024);
+    const seed = this.integerAttribute('pairs-seed', 0, 0, 4294967295);
+    const key = `pairs:${task}|${count}|${seed}`;
+    const failure = this.failures.get(`${model.version}|${key}`);
+    if (failure !== undefined) throw new WidgetInputError(`Batch patching cannot be computed for these pairs: ${failure}`);
+    const doc = this.batchPatchedInWorker(model, key, { task, count, pairs_seed: seed });
+    if (!doc) {
+      if (this.batchShown?.model !== model || this.batchShown.key !== key) {
+        this.batchShown = null;
+        const step = this.batchStep?.key === key ? this.batchStep : null;
+        const waiting = `Patching ${count} ${task} prompt pairs in the worker (every head at every position)… ${step ? `${step.done} of ${step.total} pairs done` : 'starting'}`;
+        this.figure!.label(`Activation patching over a batch: ${waiting}`);
+        if (this.captionLine!.textContent !== waiting) this.captionLine!.textContent = waiting;
+      }
+      return;
+    }
+    const H = model.config.n_heads;
+    const name = (r: number) => headName(Math.floor(r / H), r % H);
+    const grid = doc.head_position;
+    const mean = grid.mean.flat(),
+      lower = grid.lower.flat(),
+      upper = grid.upper.flat(),
+      pv = grid.p_value.flat();
+    const T = doc.prompt_length;
+    let best = { v: -Infinity, r: 0, c: 0 };
+    let crossing = 0,
+      zero = 0;
+    mean.forEach((row, r) =>
+      row.forEach((v, c) => {
+        if (Math.abs(v) > best.v) best = { v: Math.abs(v), r, c };
+        if (crossesZero(lower[r][c], upper[r][c])) crossing++;
+        else if (lower[r][c] === 0 && upper[r][c] === 0) zero++;
+      }),
+    );
+    const b = best;
+    const text =
+      `Over ${doc.pairs} ${task} prompt pairs (pair seed ${seed}; ${doc.resamples.toLocaleString('en-US')} bootstrap resamples): the largest mean effect is ${name(b.r)} at position ${b.c}, ` +
+      `${formatNumber(mean[b.r][b.c], 3)} (95 % interval ${formatNumber(lower[b.r][b.c], 3)} to ${formatNumber(upper[b.r][b.c], 3)}). ` +
+      `${crossing} of ${mean.length * T} cells have an interval that crosses 0 (a diagonal stroke: no effect distinguishable over these pairs); ${zero} are exactly 0 for every pair.`;
+    this.batchShown = { doc, model, key, text };
+    this.cursor = { row: Math.min(this.cursor.row, mean.length - 1), col: Math.min(this.cursor.col, T - 1) };
+    const g = this.geometryOf(mean.length, T);
+    const colours = this.themeColours();
+    const sized = this.pixels.layout(`batch|${mean.length}|${T}`, g.width, g.heatHeight, [
+      { x: g.left, y: g.top, rows: mean.length, cols: T, cell: g.cell },
+    ]);
+    if (sized || this.painted?.analysis !== doc || this.painted.colours !== colours) {
+      this.pixels.paint(0, (_, r, k) => divergingWord(colours, mean[r][k], EFFECT_LIMIT));
+      this.painted = { analysis: doc, colours };
+    }
+    this.figure!.setBase(this.pixels.canvas);
+    const overlay = this.cached(model, `batch-overlay:${key}`, () =>
+      this.batchScene(model, doc, false).shapes.filter((x) => (x.kind === 'text' && x.y < g.heatHeight) || x.kind === 'line'),
+    );
+    this.figure!.drawOverlay(g.width, g.heatHeight, [
+      ...overlay,
+      ...outlineShapes(colours, g.left, g.top, g.cell, mean.length, T, this.cursor.row, this.cursor.col),
+    ]);
+    this.show(
+      this.legendSlot!,
+      this.fragment(model, 'legend-batch', () =>
+        drawnSvg({
+          width: g.width,
+          height: LEGEND_HEIGHT,
+          background: rgbText(colours.panel),
+          title: 'Patching scale',
+          shapes: legendShapes(colours, g.left, 0, 'diverging', '−1', '+1', 'mean effect over the pairs'),
+        }),
+      ),
+    );
+    this.figure!.label(`${text} Arrow keys move through the cells.`);
+    const { row: r, col: c } = this.cursor;
+    const includes = crossesZero(lower[r][c], upper[r][c]);
+    const readout =
+      `${name(r)}, position ${c}: mean effect ${formatNumber(mean[r][c], 4)}, 95 % interval ${formatNumber(lower[r][c], 4)} to ${formatNumber(upper[r][c], 4)}, ` +
+      `p = ${formatNumber(pv[r][c], 3)}${includes ? ' (the interval crosses 0)' : ''}`;
+    if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
+    if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
+  }
+
+  /** The batch heatmap: mean effects, a diagonal stroke over each cell whose interval crosses 0, labels, legend. */
+  private batchScene(model: LoadedTransformer, doc: TransformerBatchPatchingFile, cursor = true): Scene {
+    const c = this.themeColours();
+    const grid = doc.head_position;
+    const mean = grid.mean.flat(),
+      lower = grid.lower.flat(),
+      upper = grid.upper.flat();
+    const T = doc.prompt_length;
+    const { cell, left, top, width } = this.geometryOf(mean.length, T);
+    const H = model.config.n_heads;
+    const shapes: Shape[] = [
+      { kind: 'text', x: 4, y: 10, text: `head ↓ · position → (mean over ${doc.pairs} pairs)`, fill: rgbText(c.muted), size: 11 },
+      ...heatmapShapes(c, {
+        values: mean,
+        x: left,
+        y: top,
+        cell,
+        scale: 'diverging',
+        limit: EFFECT_LIMIT,
+        ...(cursor ? { outlineRow: this.cursor.row, outlineCol: this.cursor.col } : {}),
+        data: (r, k) => ({ row: String(r), col: String(k) }),
+      }),
+    ];
+    mean.forEach((row, r) =>
+      row.forEach((_, k) => {
+        if (crossesZero(lower[r][k], upper[r][k])) {
+          const x = left + k * cell,
+            y = top + r * cell;
+          shapes.push({ kind: 'line', x1: x + 3, y1: y + cell - 3, x2: x + cell - 3, y2: y + 3, stroke: rgbText(c.fg), width: 1 });
+        }
+      }),
+    );
+    mean.forEach((_, r) =>
+      shapes.push({
+        kind: 'text',
+        x: left - 4,
+        y: top + r * cell + cell / 2,
+        text: headName(Math.floor(r / H), r % H),
+        fill: rgbText(c.fg),
+        size: 10,
+        anchor: 'end',
+      }),
+    );
+    for (let k = 0; k < T; k++)
+      shapes.push({
+        kind: 'text',
+        x: left + k * cell + cell / 2,
+        y: top - 5,
+        text: String(k),
+        fill: rgbText(c.fg),
+        size: 10,
+        anchor: 'start',
+        rotate: -90,
+      });
+    const height = top + mean.length * cell + 6;
+    shapes.push(...legendShapes(c, left, height + 4, 'diverging', '−1', '+1', 'mean effect over the pairs'));
+    return { width, height: height + 44, background: rgbText(c.panel), title: 'Activation patching over a batch', shapes };
+  }
+
   protected renderContent(model: LoadedTransformer): void {
+    const task = this.getAttribute('pairs-task');
+    const batch = task !== null;
+    this.clean!.element.hidden = batch;
+    this.corrupt!.element.hidden = batch;
+    this.controls!.hidden = batch;
+    if (batch) {
+      this.shown = null;
+      this.renderBatch(model, task);
+      return;
+    }
+    this.batchShown = null;
     this.clean!.sync(model);
     this.corrupt!.sync(model);
     const clean = this.clean!.tokens(model);
@@ -303,8 +507,14 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
 
   /** Where the heatmap sits: cell size, origin and the figure's size. */
   private geometry(a: TransformerAnalysis): { cell: number; left: number; top: number; width: number; height: number; heatHeight: number } {
-    const T = a.tokens.length;
-    const rows = a.patching!.normalised.flat().length;
+    return this.geometryOf(a.patching!.normalised.flat().length, a.tokens.length);
+  }
+
+  /** The same for `rows` heads × T positions. */
+  private geometryOf(
+    rows: number,
+    T: number,
+  ): { cell: number; left: number; top: number; width: number; height: number; heatHeight: number } {
     const cell = Math.max(12, Math.min(30, Math.floor(420 / T)));
     const left = 58,
       top = 74;
@@ -314,6 +524,12 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
 
   /** The prerendered snapshot's stand-in for the canvas (site/snapshots.mjs): the cells as SVG, from the exported scene. */
   snapshotDrawing(canvas: HTMLCanvasElement): SVGSVGElement | null {
+    const b = this.batchShown;
+    if (b && canvas === this.pixels.canvas) {
+      const scene = this.batchScene(b.model, b.doc, false);
+      const g = this.geometryOf(b.doc.head_position.mean.flat().length, b.doc.prompt_length);
+      return drawnSvg({ ...scene, height: g.heatHeight, shapes: scene.shapes.filter((x) => x.kind === 'rect') });
+    }
     const s = this.shown;
     if (!s || canvas !== this.pixels.canvas) return null;
     const scene = this.scene(s.model, s.analysis, false);
@@ -376,12 +592,21 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   }
 
   protected describe(): string {
-    return this.shown?.text ?? WAITING;
+    return this.batchShown?.text ?? this.shown?.text ?? WAITING;
   }
 
   /** The state with the core's numbers behind the figure (null before the model has loaded). */
   get figureData(): Record<string, unknown> | null {
     const state = this.state;
+    const b = this.batchShown;
+    if (b && state !== null) {
+      return {
+        pairs_task: this.getAttribute('pairs-task'),
+        count: b.doc.pairs,
+        pairs_seed: this.integerAttribute('pairs-seed', 0, 0, 4294967295),
+        batch_patching: b.doc,
+      };
+    }
     if (!this.shown || state === null) return null;
     const s = this.shown;
     return { ...state, patching: s.analysis.patching };
@@ -393,6 +618,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
         name: 'patching',
         label: 'Patching heatmap',
         scene: () => {
+          if (this.batchShown) return this.batchScene(this.batchShown.model, this.batchShown.doc);
           const s = this.exportable(this.shown);
           return this.scene(s.model, s.analysis);
         },

@@ -14,11 +14,18 @@
 // to the page's <headlab-transformer-model id="…"> named by `model`, through its useModel(), so every
 // figure reading that element shows the model just trained.
 //
+// Before any run the charts show a recorded run: `history` names the JSON file `headlab model train
+// --history-out` wrote beside the shipped model (TrainingHistory in formats/transformer.d.ts), the same
+// points the worker reports. A run of the reader's is drawn over it; the recorded run stays behind it,
+// faint (in-context loss and best induction/previous-token score), so the two can be compared.
+//
 // Attributes (mirrored by properties): model (id of the source element; none: the run is only plotted),
-// seed (default 0, integer in [0, 2⁵³ − 1]), steps (default 2500, integer in [50, 20000]).
+// seed (default 0, integer in [0, 2⁵³ − 1]), steps (default 2500, integer in [50, 20000]), history (a
+// recorded run's JSON file, at most MAX_HISTORY_BYTES; none: the charts are empty until a run).
 // Events: `change` (bubbling) with TransformerTrainingState when a setting changes or a run ends.
 // Bound values (<headlab-value source="<this id>">): phase_change_step, steps_taken, loss_start/end
-// (in-context loss, nats), induction.best (attention mass); undefined until a run has produced them.
+// (in-context loss, nats), induction.best (attention mass) of the run on screen (the reader's, else the
+// recorded one); undefined while neither has produced them.
 import type { TransformerTrainTaskProgress, TransformerTrainTaskResult } from '../web/headlab-core.js';
 import {
   HeadlabElement,
@@ -30,6 +37,9 @@ import {
   type WidgetFigure,
 } from './base/headlab-element.js';
 import { TrainingJob, type TrainingStatus } from './base/training-job.js';
+import { BodyTooLarge, download, fileUrl } from './base/download.js';
+import { MAX_HISTORY_BYTES, parseTrainingHistory, type RecordedRun, type TrainingTracePoint } from './transformer/training-history.js';
+export { MAX_HISTORY_BYTES, parseTrainingHistory, type RecordedRun, type TrainingTracePoint };
 import { formatCount, formatNumber, formatPercent, type BoundValue } from './chart/format.js';
 import { niceTicks } from './chart/loss-curve.js';
 import { rgbText, type ResolvedColours } from './chart/palette.js';
@@ -49,20 +59,14 @@ export interface TransformerTrainingState {
   trace: TrainingTracePoint[];
 }
 
-/** One point of the trace: what a progress message of the worker carries. */
-export interface TrainingTracePoint {
-  step: number;
-  /** Loss of the last step taken (nats); NaN at step 0. */
-  loss: number;
-  in_context_loss: number;
-  /** L × H attention masses. */
-  previous_token: number[][];
-  induction: number[][];
-}
-
 /** What the source element offers the training widget (widgets/headlab-transformer-model.ts). */
 export interface TrainedModelSink extends Element {
   useModel(model: { config: string; safetensors: Uint8Array; label: string }): unknown;
+}
+
+/** The largest entry of an L × H score matrix. */
+function best(m: number[][]): number {
+  return Math.max(...m.flat());
 }
 
 /** The induction score the phase change is said to pass (the CLI's threshold). */
@@ -141,7 +145,8 @@ export function stepChartScene(o: {
   shapes.push({ kind: 'text', x: 10, y: MARGIN.top + plotH / 2, text: o.yLabel, fill: muted, size: 11, anchor: 'middle', rotate: -90 });
   for (const r of o.references ?? []) {
     shapes.push({ kind: 'line', x1: MARGIN.left, y1: y(r.y), x2: MARGIN.left + plotW, y2: y(r.y), stroke: muted, width: 1, dash: [4, 4] });
-    shapes.push({ kind: 'text', x: MARGIN.left + plotW - 2, y: y(r.y) - 7, text: r.label, fill: muted, size: 11, anchor: 'end' });
+    // Below its line: above it, at the top of the loss chart, it would meet the phase-change label.
+    shapes.push({ kind: 'text', x: MARGIN.left + plotW - 2, y: y(r.y) + 9, text: r.label, fill: muted, size: 11, anchor: 'end' });
   }
   if (o.marker !== null && o.marker !== undefined) {
     const mx = x(o.marker);
@@ -177,7 +182,7 @@ export function stepChartScene(o: {
 }
 
 export class HeadlabTransformerTraining extends HeadlabElement<TransformerTrainingState> {
-  static observedAttributes = ['model', 'seed', 'steps'];
+  static observedAttributes = ['model', 'seed', 'steps', 'history'];
   protected static sharedAttributes = ['seed', 'steps'];
   protected static needsCore = false;
   protected static css = /* css */ `
@@ -185,8 +190,10 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     .row input[type="number"] { width: 6.5em; text-align: left; }
     progress { width: 10rem; height: 1rem; accent-color: var(--hl-focus); }
     .progress-text { font-variant-numeric: tabular-nums; font-size: 0.9em; }
-    .charts { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; margin-top: 0.5rem; }
-    .chart { flex: 1 1 18rem; min-width: 0; }
+    /* A grid, not a wrapping flex row: a chart alone on the last row keeps its column's width
+       instead of stretching (with the text in it) to the whole figure. */
+    .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 16rem), 1fr)); gap: 0.5rem 1rem; margin-top: 0.5rem; }
+    .chart { min-width: 0; }
     .chart svg { display: block; width: 100%; height: auto; }
     .legend { display: flex; flex-wrap: wrap; gap: 0.2rem 0.9rem; font-size: 0.9em; margin: 0.3rem 0 0; padding: 0; list-style: none; }
     .legend svg { vertical-align: middle; margin-right: 0.3rem; }
@@ -204,6 +211,9 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
   private chartWidth = 360;
   private resizeObserver: ResizeObserver | null = null;
   private lastResult: TransformerTrainTaskResult | null = null;
+  private recorded: RecordedRun | null = null;
+  private recordedFrom = '';
+  private historyProblem = '';
 
   private seedField: { show: (text: string) => void } | null = null;
   private stepsField: { show: (text: string) => void } | null = null;
@@ -215,6 +225,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
   private prevSvg: SVGSVGElement | null = null;
   private indSvg: SVGSVGElement | null = null;
   private legend: HTMLUListElement | null = null;
+  private historyLine: HTMLParagraphElement | null = null;
 
   get model(): string {
     return this.getAttribute('model') ?? '';
@@ -233,6 +244,16 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
   }
   set steps(v: number) {
     setNumberAttribute(this, 'steps', v);
+  }
+  get history(): string {
+    return this.getAttribute('history') ?? '';
+  }
+  set history(v: string) {
+    this.setAttribute('history', v);
+  }
+  /** The recorded run read from `history` (null before it has arrived, without the attribute, or on a bad file). */
+  get recordedRun(): RecordedRun | null {
+    return this.recorded;
   }
   get trainingStatus(): TransformerTrainingStatus {
     return this.training.status;
@@ -260,12 +281,13 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
 
   /** Figures of the current or last run: phase_change_step (count), steps_taken, loss_start, loss_end (nats), induction.best. */
   boundValue(name: string): BoundValue | undefined {
-    const first = this.trace[0],
-      last = this.trace[this.trace.length - 1];
+    const trace = this.shown().trace;
+    const first = trace[0],
+      last = trace[trace.length - 1];
     if (!last) return undefined;
     switch (name) {
       case 'phase_change_step': {
-        const s = phaseChangeStep(this.trace);
+        const s = phaseChangeStep(trace);
         return s === null ? undefined : { value: s, kind: 'count' };
       }
       case 'steps_taken':
@@ -279,6 +301,49 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
       default:
         return undefined;
     }
+  }
+
+  /** The run on screen: the reader's once it has a point, else the recorded one (else nothing). */
+  private shown(): { trace: TrainingTracePoint[]; steps: number; seed: number; recorded: boolean } {
+    if (this.trace.length > 0 || !this.recorded) return { trace: this.trace, steps: this.runSteps, seed: this.runSeed, recorded: false };
+    return { trace: this.recorded.trace, steps: this.recorded.steps, seed: this.recorded.seed, recorded: true };
+  }
+
+  /** Reads the file named by `history` (again when the attribute changes). */
+  private loadHistory(): void {
+    const name = this.history.trim();
+    if (name === this.recordedFrom) return;
+    this.recordedFrom = name;
+    this.recorded = null;
+    this.historyProblem = '';
+    if (name === '') return;
+    if (!/\.json$/i.test(name.replace(/[?#].*$/, '')) || name.length > 2048) {
+      this.historyProblem = `attribute history="${name}" must name a .json file (e.g. history="model-training.json")`;
+      return;
+    }
+    download(fileUrl(name), { maxBytes: MAX_HISTORY_BYTES, timeoutS: 30 }).then(
+      (bytes) => {
+        if (this.recordedFrom !== name) return;
+        try {
+          this.recorded = parseTrainingHistory(new TextDecoder().decode(bytes), name);
+        } catch (err) {
+          this.historyProblem = (err as Error).message;
+        }
+        this.requestRender();
+        this.emitChange();
+      },
+      (err: unknown) => {
+        if (this.recordedFrom !== name) return;
+        const why =
+          err instanceof BodyTooLarge
+            ? `it is larger than ${formatCount(MAX_HISTORY_BYTES)} bytes, the limit`
+            : err instanceof Error
+              ? err.message
+              : String(err);
+        this.historyProblem = `history file ${name} could not be read (${why}); the charts stay empty until a run`;
+        this.requestRender();
+      },
+    );
   }
 
   /** Starts a run with the current seed and steps (stopping one in progress). */
@@ -378,34 +443,61 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
   /** A figure as drawn now. */
   figure(name: 'loss' | 'previous-token' | 'induction'): Scene {
     const colours = this.themeColours();
-    const xs = this.trace.map((p) => p.step);
-    const marker = phaseChangeStep(this.trace);
-    const common = { steps: this.runSteps, xs, width: this.chartWidth, height: 230, colours, marker };
+    const shown = this.shown();
+    const trace = shown.trace;
+    // Behind the reader's run, the recorded one, faint: its in-context loss, or its best head's score.
+    const behind = !shown.recorded && this.recorded ? this.recorded : null;
+    const steps = Math.max(shown.steps, behind?.steps ?? 0);
+    const faint = (values: number[]): Series[] => (behind ? [{ label: 'recorded run', colour: rgbText(colours.rule), values }] : []);
+    const xs = [...(behind ? behind.trace.map((p) => p.step) : []), ...trace.map((p) => p.step)];
+    // Each series is padded to the joint xs: the faint one takes the first part, the run's the rest.
+    const pad = (values: number[], own: 'behind' | 'run') =>
+      own === 'behind' ? [...values, ...trace.map(() => NaN)] : [...(behind ? behind.trace.map(() => NaN) : []), ...values];
+    const marker = phaseChangeStep(trace);
+    const common = { steps, xs, width: this.chartWidth, height: 230, colours, marker };
     if (name === 'loss') {
       const vocab = Math.log(32);
-      const yMax = Math.max(4, ...this.trace.map((p) => p.loss).filter(Number.isFinite), ...this.trace.map((p) => p.in_context_loss));
+      const yMax = Math.max(4, ...trace.map((p) => p.loss).filter(Number.isFinite), ...trace.map((p) => p.in_context_loss));
       return stepChartScene({
         ...common,
-        title: `Loss, seed ${this.runSeed}`,
+        title: `Loss, seed ${shown.seed}${shown.recorded ? ', recorded' : ''}`,
         yLabel: 'loss (nats)',
         yMax: Math.ceil(yMax),
         references: [{ y: vocab, label: 'ln 32: a uniform guess' }],
         series: [
-          { label: 'training loss (last step of each 50)', colour: rgbText(colours.muted), values: this.trace.map((p) => p.loss) },
-          { label: 'in-context loss', colour: rgbText(colours.focus), values: this.trace.map((p) => p.in_context_loss) },
+          ...faint(pad(behind?.trace.map((p) => p.in_context_loss) ?? [], 'behind')),
+          {
+            label: 'training loss (last step of each 50)',
+            colour: rgbText(colours.muted),
+            values: pad(
+              trace.map((p) => p.loss),
+              'run',
+            ),
+          },
+          {
+            label: 'in-context loss',
+            colour: rgbText(colours.focus),
+            values: pad(
+              trace.map((p) => p.in_context_loss),
+              'run',
+            ),
+          },
         ],
       });
     }
     const key = name === 'induction' ? 'induction' : 'previous_token';
-    const series: Series[] = [];
-    const shape = this.trace[0]?.[key] ?? [];
+    const series: Series[] = [...faint(pad(behind?.trace.map((p) => best(p[key])) ?? [], 'behind'))];
+    const shape = trace[0]?.[key] ?? [];
     shape.forEach((row, l) =>
       row.forEach((_, h) =>
         series.push({
           label: `head ${l}.${h}`,
           colour: HEAD_COLOURS[h % HEAD_COLOURS.length],
           dash: LAYER_DASHES[l % LAYER_DASHES.length],
-          values: this.trace.map((p) => p[key][l][h]),
+          values: pad(
+            trace.map((p) => p[key][l][h]),
+            'run',
+          ),
         }),
       ),
     );
@@ -420,13 +512,14 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
   }
 
   protected summarize(): string {
-    const last = this.trace[this.trace.length - 1];
+    const shown = this.shown();
+    const last = shown.trace[shown.trace.length - 1];
     if (!last)
       return this.training.status === 'failed'
         ? `Training failed: ${this.training.failure}`
         : `Not trained yet: press Train to run ${formatCount(this.steps)} steps from seed ${this.seed}.`;
-    const first = this.trace[0];
-    const best = (m: number[][]) => {
+    const first = shown.trace[0];
+    const top = (m: number[][]) => {
       let b = { l: 0, h: 0, v: -Infinity };
       m.forEach((r, l) =>
         r.forEach((v, h) => {
@@ -435,11 +528,12 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
       );
       return b;
     };
-    const ind = best(last.induction),
-      prev = best(last.previous_token);
-    const change = phaseChangeStep(this.trace);
+    const ind = top(last.induction),
+      prev = top(last.previous_token);
+    const change = phaseChangeStep(shown.trace);
     return (
-      `Step ${formatCount(last.step)} of ${formatCount(this.runSteps)} (seed ${this.runSeed}): in-context loss ${formatNumber(first.in_context_loss, 2)} nats at step 0 and ${formatNumber(last.in_context_loss, 2)} now; ` +
+      (shown.recorded ? `The run that made the shipped model (press Train to run one live): ` : '') +
+      `Step ${formatCount(last.step)} of ${formatCount(shown.steps)} (seed ${shown.seed}): in-context loss ${formatNumber(first.in_context_loss, 2)} nats at step 0 and ${formatNumber(last.in_context_loss, 2)} now; ` +
       `best induction score ${formatPercent(ind.v)} (L${ind.l} H${ind.h}), best previous-token score ${formatPercent(prev.v)} (L${prev.l} H${prev.h}); ` +
       (change === null
         ? `no induction score has passed ${PHASE_CHANGE_SCORE} yet.`
@@ -533,6 +627,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     const charts = el('div', { class: 'charts' });
     charts.append(loss.box, prev.box, ind.box);
     this.legend = el('ul', { class: 'legend', 'aria-label': 'Line styles' });
+    this.historyLine = el('p', { class: 'input-problem', role: 'alert' });
 
     this.body.append(
       el('p', { class: 'title' }, 'Train the model in your browser'),
@@ -540,6 +635,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
       problem,
       progress,
       statusLine,
+      this.historyLine,
       charts,
       this.legend,
       this.exportControls({ jsonLabel: 'Training state and trace (JSON)' }),
@@ -559,6 +655,9 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
 
   protected render(): void {
     this.sink(); // a wrong model="…" is shown at once, not after a whole run
+    this.loadHistory();
+    this.historyLine!.textContent = this.historyProblem;
+    this.historyLine!.hidden = this.historyProblem === '';
     this.seedField!.show(String(this.seed));
     this.stepsField!.show(String(this.steps));
     const training = this.training.status === 'training';
@@ -567,9 +666,12 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     const last = this.trace[this.trace.length - 1];
     this.bar!.max = this.runSteps;
     this.bar!.value = last?.step ?? 0;
+    const recorded = this.shown().recorded ? this.recorded : null;
     this.progressText!.textContent =
       this.training.status === 'idle'
-        ? `${formatCount(this.steps)} steps in a background worker`
+        ? recorded
+          ? `Shown: the run that made the shipped model (seed ${recorded.seed}, ${formatCount(recorded.steps)} steps). Train runs ${formatCount(this.steps)} steps live.`
+          : `${formatCount(this.steps)} steps in a background worker`
         : `step ${formatCount(last?.step ?? 0)} of ${formatCount(this.runSteps)}${last ? ` · in-context loss ${formatNumber(last.in_context_loss, 3)} nats` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`;
     drawSceneInto(this.lossSvg!, this.figure('loss'), { size: false });
     drawSceneInto(this.prevSvg!, this.figure('previous-token'), { size: false });
@@ -579,9 +681,11 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
 
   private renderLegend(): void {
     const c = this.themeColours();
-    const layers = this.trace[0]?.induction.length ?? 2,
-      heads = this.trace[0]?.induction[0]?.length ?? 4;
-    const key = `${layers}x${heads} ${rgbText(c.muted)} ${rgbText(c.focus)}`;
+    const first = this.shown().trace[0];
+    const layers = first?.induction.length ?? 2,
+      heads = first?.induction[0]?.length ?? 4;
+    const behind = this.trace.length > 0 && this.recorded !== null;
+    const key = `${layers}x${heads} ${rgbText(c.muted)} ${rgbText(c.focus)} ${behind}`;
     if (this.legend!.dataset.key === key) return;
     this.legend!.dataset.key = key;
     const items: HTMLLIElement[] = [];
@@ -606,6 +710,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     item('in-context loss', rgbText(c.focus));
     for (let h = 0; h < heads; h++) item(`head ${h}`, HEAD_COLOURS[h % HEAD_COLOURS.length]);
     for (let l = 0; l < layers; l++) item(`layer ${l}`, rgbText(c.fg), LAYER_DASHES[l % LAYER_DASHES.length]);
+    if (behind) item("the shipped model's run (in-context loss, best head)", rgbText(c.rule));
     this.legend!.replaceChildren(...items);
   }
 }

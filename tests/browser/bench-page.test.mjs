@@ -37,13 +37,11 @@ test('bench page: a quick run fills the table and the JSON, in the worker, witho
     'training ran in the headlab worker',
   );
   const { SCENARIOS } = await import('../../site/assets/bench-widgets.js');
-  // The transformer figures (headlab-transformer-*, the QK attribution that follows one, the logit
-  // lens and the head SVD) are driven on their article pages (bench/widgets.bench.mjs, the product
-  // sweep's long-task test); the benchmark page does not build them.
-  const TRANSFORMER_FIGURES = ['headlab-transformer-', 'headlab-qk-', 'headlab-logit-lens', 'headlab-head-svd'];
-  const expected = Object.entries(SCENARIOS)
-    .filter(([tag]) => !TRANSFORMER_FIGURES.some((prefix) => tag.startsWith(prefix)))
-    .reduce((n, [, s]) => n + s.length, 0);
+  const { WIDGETS } = await import('../../site/assets/bench-stage.js');
+  // One row per scenario of each widget the page builds (the transformer figures are driven on
+  // their article pages instead: bench/widgets.bench.mjs and the product sweep's long-task test).
+  const expected = WIDGETS.reduce((n, w) => n + (SCENARIOS[w.tag]?.length ?? 0), 0);
+  assert.ok(expected > 0, 'the stage has widgets with scenarios');
   assert.equal(results.updates.length, expected, 'one row per widget input');
   for (const u of results.updates) {
     assert.equal(u.error, undefined, `${u.element} — ${u.input}: ${u.error}`);

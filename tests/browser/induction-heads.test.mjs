@@ -20,7 +20,19 @@ const TRAINING = 'headlab-transformer-training';
 const SHIPPED = {
   config: path.join(root, 'site/pages/data/induction-seed0.json'),
   weights: path.join(root, 'site/pages/data/induction-seed0.safetensors'),
+  // The run that made the model, as `headlab model train --history-out` recorded it (cli.model.train_regenerates_shipped_induction).
+  history: path.join(root, 'site/pages/data/induction-seed0-training.json'),
 };
+
+/** The polylines drawn in each chart of the training figure, as point counts (the live body's charts). */
+function chartLines(page) {
+  return page.evaluate((s) => {
+    const body = [...document.querySelector(s).shadowRoot.children].find((n) => n.classList.contains('body') && !n.hidden);
+    return [...body.querySelectorAll('.chart svg')].map((svg) =>
+      [...svg.querySelectorAll('polyline')].map((l) => l.getAttribute('points').trim().split(/\s+/).length),
+    );
+  }, TRAINING);
+}
 // The issue's bound between the page (WASM) and the native CLI; the analyses agree far closer
 // (tests/wasm/transformer.test.mjs), but sums of exponentials in musl and glibc may differ in the last bits.
 const NATIVE_BROWSER_TOLERANCE = 1e-9;
@@ -177,17 +189,56 @@ test("the shipped model: every number bound in the prose equals the CLI's `model
   );
   assert.match(after.label, /trained in this page/);
   assert.ok(after.loss > analysis.induction.in_context_loss + 1, `100 steps leave the in-context loss high: ${after.loss}`);
+  // The recorded run stays behind the reader's, one faint line per chart (51 points), then the run's own
+  // (3 points): the loss chart's training and in-context loss, each score chart's 8 heads.
   await frames(page);
+  const lines = await chartLines(page);
+  const recordedPoints = JSON.parse(fs.readFileSync(SHIPPED.history, 'utf8')).points.length;
+  assert.deepEqual(
+    lines.map((chart) => chart.length),
+    [3, 9, 9],
+  );
+  for (const chart of lines) assert.equal(chart[0], recordedPoints, 'the recorded run is drawn first, whole');
   await screenshot(page.locator(TRAINING), 'induction-training-1280-light');
   assert.deepEqual(page.problems, []);
   await page.close();
 });
 
-test('the training figure at 360 px in dark mode, untrained, with a bad seed typed', async () => {
+test("the training figure at 360 px in dark mode, before any action, draws the shipped model's recorded run; a bad seed typed", async () => {
   const page = await openArticle({ viewport: { width: 360, height: 780 }, colorScheme: 'dark', hasTouch: true, isMobile: true });
   const el = page.locator(TRAINING);
   await el.scrollIntoViewIfNeeded();
   await rendered(page, TRAINING);
+  await page.waitForFunction((s) => document.querySelector(s).recordedRun !== null, TRAINING);
+  await frames(page);
+  // Not empty: every chart holds the recorded run's lines, one point per recorded step (the loss chart
+  // its training and in-context loss, each score chart one line per head), before any click.
+  const recorded = JSON.parse(fs.readFileSync(SHIPPED.history, 'utf8'));
+  const n = recorded.points.length;
+  assert.equal(n, recorded.steps / recorded.every + 1);
+  assert.deepEqual(await chartLines(page), [
+    [n - 1, n], // the training loss has no point at step 0
+    Array(8).fill(n),
+    Array(8).fill(n),
+  ]);
+  // The prose's numbers are the recorded run's: the first step whose best induction score passes 0.4,
+  // the in-context loss at step 0 and at the end.
+  const phase = recorded.points.find((p) => Math.max(...p.induction.flat()) > 0.4).step;
+  const bound = await page.evaluate((s) => {
+    const t = document.querySelector(s);
+    return {
+      status: t.trainingStatus,
+      phase: t.boundValue('phase_change_step').value,
+      start: t.boundValue('loss_start').value,
+      end: t.boundValue('loss_end').value,
+      text: document.querySelector('headlab-value[source="training"][name="phase_change_step"]').textContent.trim(),
+    };
+  }, TRAINING);
+  assert.equal(bound.status, 'idle');
+  assert.equal(bound.phase, phase);
+  assert.equal(bound.start, recorded.points[0].in_context_loss);
+  assert.equal(bound.end, recorded.points[n - 1].in_context_loss);
+  assert.equal(bound.text, phase.toLocaleString('en-US'));
   await screenshot(el, 'induction-training-360-dark');
   const seed = el.locator('input[name="seed"]');
   await seed.fill('-3');

@@ -122,3 +122,26 @@ test(`all ${TAGS.length} elements: read before connection and before the first r
   assert.deepEqual(page.problems, []);
   await page.close();
 });
+
+// The timeout turns a promise that never resolves (the model element waited for a model that had failed) into a failure.
+test(
+  'a model that cannot be loaded: updateComplete resolves to false on the model element and its figure, error names the file',
+  { timeout: 120_000 },
+  async () => {
+    const page = await session.newPage();
+    await page.goto(`${session.url}empty.html`);
+    const r = await page.evaluate(async () => {
+      await customElements.whenDefined('headlab-transformer-model');
+      document.querySelector('main').innerHTML =
+        '<headlab-transformer-model id="gone" src="missing.safetensors"></headlab-transformer-model><headlab-transformer-attention model="gone"></headlab-transformer-attention>';
+      const [model, figure] = document.querySelector('main').children;
+      await customElements.whenDefined('headlab-transformer-attention');
+      return { model: await model.updateComplete, figure: await figure.updateComplete, modelError: model.error, figureError: figure.error };
+    });
+    assert.equal(r.model, false);
+    assert.equal(r.figure, false);
+    assert.match(r.modelError, /could not be loaded: the config file \/missing\.json could not be fetched \(HTTP 404/);
+    assert.match(r.figureError, /could not be loaded: the config file \/missing\.json/);
+    await page.close();
+  },
+);

@@ -35,7 +35,8 @@ Tokenizer byte_bpe(const std::vector<std::pair<std::string, std::string>>& merge
     const int id = static_cast<int>(tk.tokens.size());
     tk.vocab[a + b] = id;
     tk.tokens.push_back(a + b);
-    const std::uint64_t key = static_cast<std::uint64_t>(tk.vocab.at(a)) << 32 | static_cast<std::uint32_t>(tk.vocab.at(b));
+    const std::uint64_t key =
+        static_cast<std::uint64_t>(tk.vocab.at(a)) << 32 | static_cast<std::uint32_t>(tk.vocab.at(b));
     tk.merges[key] = {rank++, id};
   }
   return tk;
@@ -43,8 +44,7 @@ Tokenizer byte_bpe(const std::vector<std::pair<std::string, std::string>>& merge
 
 }  // namespace
 
-TEST_CASE("tokenizer: GPT-2's pattern splits contractions, letters, digits, others and spaces",
-          "[tokenizer]") {
+TEST_CASE("tokenizer: GPT-2's pattern splits contractions, letters, digits, others and spaces", "[tokenizer]") {
   CHECK(split("Hello world") == Strings{"Hello", " world"});
   CHECK(split("it's they're we've I'm you'll he'd don't") ==
         Strings{"it", "'s", " they", "'re", " we", "'ve", " I", "'m", " you", "'ll", " he", "'d", " don", "'t"});
@@ -62,17 +62,18 @@ TEST_CASE("tokenizer: GPT-2's pattern splits contractions, letters, digits, othe
   CHECK(split("e\xCC\x81t\xC3\xA9") == Strings{"e", "\xCC\x81", "t\xC3\xA9"});
   CHECK(split("hi 👋🏽!") == Strings{"hi", " 👋🏽!"});
   // U+3000 (ideographic space) is \s; U+00A0 (no-break space) too, U+0085 not (JavaScript's \s).
-  CHECK(split("a\xE3\x80\x80" "b") == Strings{"a", "\xE3\x80\x80", "b"});
-  CHECK(split("a\xC2\x85" "b") == Strings{"a", "\xC2\x85", "b"});
+  CHECK(split("a\xE3\x80\x80"
+              "b") == Strings{"a", "\xE3\x80\x80", "b"});
+  CHECK(split("a\xC2\x85"
+              "b") == Strings{"a", "\xC2\x85", "b"});
   CHECK(split("").empty());
 }
 
-TEST_CASE("tokenizer: GPT-2's byte map keeps printable bytes and moves the others past U+00FF",
-          "[tokenizer]") {
+TEST_CASE("tokenizer: GPT-2's byte map keeps printable bytes and moves the others past U+00FF", "[tokenizer]") {
   CHECK(byte_char('A') == 'A');
   CHECK(byte_char(0xE9) == 0xE9);
   CHECK(byte_char(0) == 0x100);
-  CHECK(byte_char(' ') == 0x120);  // Ġ
+  CHECK(byte_char(' ') == 0x120);   // Ġ
   CHECK(byte_char('\n') == 0x10A);  // Ċ
   CHECK(byte_char(0xAD) == 0x143);  // the soft hyphen is the last one moved
 }
@@ -103,8 +104,7 @@ TEST_CASE("tokenizer: BPE merges the lowest rank first, the leftmost of equal pa
   CHECK(token_text(tk, aa) == "aa");
 }
 
-TEST_CASE("tokenizer: a long word merges in far fewer than n² steps and gives the same tokens",
-          "[tokenizer]") {
+TEST_CASE("tokenizer: a long word merges in far fewer than n² steps and gives the same tokens", "[tokenizer]") {
   // 65536 'a' bytes: every a+a merge, then aa+aa: 16384 tokens "aaaa".
   const Tokenizer tk = byte_bpe({{"a", "a"}, {"aa", "aa"}});
   const auto ids = encode_ids(tk, std::string(kMaxPromptTextBytes, 'a'));

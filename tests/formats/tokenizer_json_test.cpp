@@ -87,14 +87,16 @@ TEST_CASE("tokenizer.json: what headlab does not implement is refused by name", 
   CHECK(refusal(tiny_with(R"("normalizer": null)", R"("normalizer": {"type": "NFKC"})")) ==
         "t.json: normalizer type \"NFKC\" is not implemented (headlab reads null)");
   CHECK(refusal(tiny_with(R"("type": "ByteLevel",
-  "add_prefix_space": false)", R"("type": "Metaspace",
+  "add_prefix_space": false)",
+                          R"("type": "Metaspace",
   "add_prefix_space": false)")) ==
         "t.json: pre_tokenizer type \"Metaspace\" is not implemented (headlab reads ByteLevel, Whitespace or "
         "WhitespaceSplit)");
   CHECK(refusal(tiny_with(R"("type": "BPE")", R"("type": "Unigram")")) ==
         "t.json: model type \"Unigram\" is not implemented (headlab reads BPE or WordLevel)");
   CHECK(refusal(tiny_with(R"("post_processor": {
-  "type": "ByteLevel")", R"("post_processor": {
+  "type": "ByteLevel")",
+                          R"("post_processor": {
   "type": "TemplateProcessing")")) ==
         "t.json: post_processor type \"TemplateProcessing\" is not implemented (headlab reads null or ByteLevel)");
   CHECK(refusal(tiny_with(R"("dropout": null)", R"("dropout": 0.1)")) ==
@@ -109,14 +111,15 @@ TEST_CASE("tokenizer.json: what headlab does not implement is refused by name", 
 
 TEST_CASE("tokenizer.json: broken entries are refused naming the entry", "[tokenizer_json]") {
   CHECK(refusal("[1]") == "t.json: the document must be a JSON object (a Hugging Face tokenizer.json)");
-  CHECK(refusal("{") .rfind("t.json is not valid JSON", 0) == 0);
+  CHECK(refusal("{").rfind("t.json is not valid JSON", 0) == 0);
   CHECK(refusal(R"({"model":{"type":"BPE"},"pre_tokenizer":{"type":"ByteLevel"}})") ==
         "t.json: missing field \"model.vocab\" (an object of token: id)");
   CHECK(refusal(byte_level_json(R"("ab":256)", R"("a c")")) == "t.json: model.merges[0]: \"ac\" is not in model.vocab");
   CHECK(refusal(byte_level_json(R"("ab":256)", R"("a b c")")) ==
         "t.json: model.merges[0] \"a b c\" must be two tokens separated by one space");
   CHECK(refusal(byte_level_json(R"("ab":65)", "")) == "t.json: model.vocab[\"ab\"]: id 65 is also \"A\"");
-  CHECK(refusal(byte_level_json(R"("ab":-1)", "")) == "t.json: model.vocab[\"ab\"] must be an integer id in [0, 262143]");
+  CHECK(refusal(byte_level_json(R"("ab":-1)", "")) ==
+        "t.json: model.vocab[\"ab\"] must be an integer id in [0, 262143]");
   CHECK(refusal(byte_level_json(R"("ab":262144)", "")) ==
         "t.json: model.vocab[\"ab\"] must be an integer id in [0, 262143]");
   CHECK(refusal(tiny_with(R"("Ġ": 32,)", "")) ==
@@ -135,8 +138,9 @@ TEST_CASE("tokenizer.json: the bounds are inclusive and named", "[tokenizer_json
   // A token string of kMaxTokenBytes is read, one byte more is not.
   const std::string at_limit(kMaxTokenBytes, 'x');
   CHECK_NOTHROW(read_tokenizer_json(byte_level_json("\"" + at_limit + "\":256", "")));
-  CHECK(refusal(byte_level_json("\"" + at_limit + "x\":256", "")) ==
-        "t.json: model.vocab key \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…\" has 1025 bytes; a token has at most 1024");
+  CHECK(
+      refusal(byte_level_json("\"" + at_limit + "x\":256", "")) ==
+      "t.json: model.vocab key \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…\" has 1025 bytes; a token has at most 1024");
   // JSON nesting: kMaxTokenizerDepth levels are read, one more is not.
   std::string nested = "1";
   for (int d = 0; d < kMaxTokenizerDepth - 1; ++d) nested = "[" + nested + "]";
@@ -144,16 +148,32 @@ TEST_CASE("tokenizer.json: the bounds are inclusive and named", "[tokenizer_json
   CHECK(refusal(tiny_with(R"("version": "1.0")", R"("version": [)" + nested + "]"))
             .find("values nested deeper than 16 levels") != std::string::npos);
   // The file size.
-  CHECK(refusal(std::string(kMaxTokenizerBytes + 1, ' ')) == "t.json: the file has 8388609 bytes; the limit is 8388608");
+  CHECK(refusal(std::string(kMaxTokenizerBytes + 1, ' ')) ==
+        "t.json: the file has 8388609 bytes; the limit is 8388608");
   // The vocabulary and merge counts: one past each limit (entries are checked by count first).
   std::string vocab, merges;
   for (std::size_t i = 0; i <= kMaxTokenizerVocab; ++i) vocab += (i ? ",\"" : "\"") + std::to_string(i) + "\":0";
   CHECK(refusal(R"({"model":{"type":"WordLevel","vocab":{)" + vocab + "}}}") ==
         "t.json: model.vocab has 262145 entries; the limit is 262144");
   for (std::size_t i = 0; i <= kMaxTokenizerMerges; ++i) merges += i ? ",\"a b\"" : "\"a b\"";
-  CHECK(refusal(byte_level_json(R"("ab":256)", merges)) == "t.json: model.merges has 262145 entries; the limit is 262144");
+  CHECK(refusal(byte_level_json(R"("ab":256)", merges)) ==
+        "t.json: model.merges has 262145 entries; the limit is 262144");
   std::string added;
   for (std::size_t i = 0; i <= kMaxAddedTokens; ++i) added += std::string(i ? "," : "") + R"({"id":1,"content":"x"})";
   CHECK(refusal(tiny_with(R"("added_tokens": [)", R"("added_tokens": [)" + added + ",")) ==
         "t.json: added_tokens has 4098 entries; the limit is 4096");
+}
+
+TEST_CASE("tokenizer.json: a prompt for a model checks each id against d_vocab and names every id",
+          "[tokenizer_json]") {
+  const Tokenizer tk = read_tokenizer_json(fixture("tiny_bpe.json"), "tiny_bpe.json");
+  CHECK(encode_prompt(tk, "the cat", 264) == std::vector<int>{'t', 256, 262});
+  CHECK_THROWS_WITH(encode_prompt(tk, "the cat", 262), "token 2 \" cat\" has id 262; the model's d_vocab is 262");
+  CHECK_THROWS_WITH(encode_prompt(tk, "", 264), "the text gives no tokens");
+  const auto names = token_names(tk, 266);
+  REQUIRE(names.size() == 266);
+  CHECK(names[' '] == " ");
+  CHECK(names[0xC3] == "\\xc3");
+  CHECK(names[263] == "<|endoftext|>");
+  CHECK(names[264] == "<unused 264>");
 }

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { test } from 'node:test';
 import { unicodeTables } from '../support/unicode-tables.mjs';
 
-test('core/unicode_classes.hpp is the generator\'s output for this Node\'s Unicode version', () => {
+test("core/unicode_classes.hpp is the generator's output for this Node's Unicode version", () => {
   const header = fs.readFileSync(new URL('../../core/unicode_classes.hpp', import.meta.url), 'utf8');
   assert.equal(header, unicodeTables());
 });

@@ -151,3 +151,32 @@ test('worker task transformer-batch-patching: progress per step, the same docume
   assert.deepEqual(none, []);
   assert.equal(core.transformerLiveHandles(), live); // every model the task read was released
 });
+
+test('worker task transformer-path-patching: the document pathPatching() gives; a one-layer model refused', async () => {
+  const core = await wasmTransformerCore();
+  const config = fs.readFileSync(path.join(shipped, 'induction-seed0.json'), 'utf8');
+  const safetensors = new Uint8Array(fs.readFileSync(path.join(shipped, 'induction-seed0.safetensors')));
+  const request = { task: 'induction', count: 8, pairs_seed: 3, resamples: 100, permutations: 100 };
+  const live = core.transformerLiveHandles();
+  const result = await workerTasks['transformer-path-patching'].run(core, { config, safetensors, request });
+  const model = core.loadTransformer(config, safetensors);
+  try {
+    assert.deepEqual(result, model.pathPatching(request));
+  } finally {
+    model.dispose();
+  }
+  // 2 layers × 4 heads: every layer-0 head into every layer-1 head, each cell [q, k, v].
+  assert.equal(result.edges.length, 16);
+  assert.deepEqual(result.edges[5], [0, 1, 1, 1]);
+  assert.equal(result.effects.length, 8);
+  const one = (name) => fs.readFileSync(path.join(dataDir, `transformer/one_layer_plain.${name}`));
+  await assert.rejects(
+    workerTasks['transformer-path-patching'].run(core, {
+      config: one('json').toString('utf8'),
+      safetensors: new Uint8Array(one('safetensors')),
+      request: { task: 'induction', count: 2 },
+    }),
+    /path patching needs at least 2 layers/,
+  );
+  assert.equal(core.transformerLiveHandles(), live);
+});

@@ -29,7 +29,16 @@ export function gpt2TokenizerJson() {
     pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
     post_processor: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: false, use_regex: true },
     decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
-    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '', end_of_word_suffix: '', fuse_unk: false, vocab, merges },
+    model: {
+      type: 'BPE',
+      dropout: null,
+      unk_token: null,
+      continuing_subword_prefix: '',
+      end_of_word_suffix: '',
+      fuse_unk: false,
+      vocab,
+      merges,
+    },
   });
 }
 
@@ -46,14 +55,94 @@ export function corpus(count = 2400) {
   };
   const pick = (a) => a[Math.floor(next() * a.length)];
   const words = [
-    'the', 'The', 'attention', 'head', 'copies', 'tokens', 'induction', 'Transformer', 'naïve', 'café', 'résumé',
-    'Straße', 'über', 'élan', 'Привет', 'мир', 'Ελληνικά', 'שלום', 'مرحبا', 'नमस्ते', 'ไทย', '日本語', '漢字',
-    '中文测试', 'カタカナ', 'ひらがな', '한국어', 'e\u0301', 'a\u0308\u0304', 'n\u0303o', 'Z\u0351\u0352a\u0353',
-    '👋', '👋🏽', '👨‍👩‍👧', '🇫🇷', '🙂🙂', '❤️', 'x²', 'Ⅻ', '½', '١٢٣', '௧௨', 'ﬁ', 'ǅ', 'ℌ', '𝔘𝔫𝔦', '𐍈',
-    'it\'s', 'don\'t', 'they\'re', 'we\'ve', 'I\'m', 'you\'ll', 'he\'d', 'IT\'S', 'o\'clock', 'rock\'n\'roll',
-    '123', '4567', '3.14159', '1,000,000', '2026-12-03', '0x1F', '1e-9', '$5', '100%', '#42', '@user',
-    '...', '!?', '—', '–', '«', '»', '“quoted”', '(paren)', '[bracket]', '{brace}', 'a/b', 'C++', 'foo_bar',
-    'camelCase', 'URL:https://example.com/x?y=1', '<|endoftext|>', '\\n', '\u00ad', '\u200b', 'tab\there',
+    'the',
+    'The',
+    'attention',
+    'head',
+    'copies',
+    'tokens',
+    'induction',
+    'Transformer',
+    'naïve',
+    'café',
+    'résumé',
+    'Straße',
+    'über',
+    'élan',
+    'Привет',
+    'мир',
+    'Ελληνικά',
+    'שלום',
+    'مرحبا',
+    'नमस्ते',
+    'ไทย',
+    '日本語',
+    '漢字',
+    '中文测试',
+    'カタカナ',
+    'ひらがな',
+    '한국어',
+    'e\u0301',
+    'a\u0308\u0304',
+    'n\u0303o',
+    'Z\u0351\u0352a\u0353',
+    '👋',
+    '👋🏽',
+    '👨‍👩‍👧',
+    '🇫🇷',
+    '🙂🙂',
+    '❤️',
+    'x²',
+    'Ⅻ',
+    '½',
+    '١٢٣',
+    '௧௨',
+    'ﬁ',
+    'ǅ',
+    'ℌ',
+    '𝔘𝔫𝔦',
+    '𐍈',
+    "it's",
+    "don't",
+    "they're",
+    "we've",
+    "I'm",
+    "you'll",
+    "he'd",
+    "IT'S",
+    "o'clock",
+    "rock'n'roll",
+    '123',
+    '4567',
+    '3.14159',
+    '1,000,000',
+    '2026-12-03',
+    '0x1F',
+    '1e-9',
+    '$5',
+    '100%',
+    '#42',
+    '@user',
+    '...',
+    '!?',
+    '—',
+    '–',
+    '«',
+    '»',
+    '“quoted”',
+    '(paren)',
+    '[bracket]',
+    '{brace}',
+    'a/b',
+    'C++',
+    'foo_bar',
+    'camelCase',
+    'URL:https://example.com/x?y=1',
+    '<|endoftext|>',
+    '\\n',
+    '\u00ad',
+    '\u200b',
+    'tab\there',
   ];
   const spaces = [' ', ' ', ' ', ' ', '  ', '   ', '\t', ' \t ', '\u00a0', '\u3000', '\u2003', '\u0085', '\n', ' \n  '];
   const lines = [];
@@ -62,7 +151,7 @@ export function corpus(count = 2400) {
     let line = next() < 0.1 ? pick(spaces) : '';
     for (let k = 0; k < n; k++) {
       line += pick(words);
-      if (next() < 0.15) line += pick(['.', ',', '!', '?', ':', ';', '\'s', '\'t', '\'re', '"', '\'']);
+      if (next() < 0.15) line += pick(['.', ',', '!', '?', ':', ';', "'s", "'t", "'re", '"', "'"]);
       if (k < n - 1) line += pick(spaces);
     }
     if (next() < 0.1) line += pick(spaces);
@@ -96,22 +185,39 @@ test('tokenizer: GPT-2 byte-level BPE matches gpt-3-encoder token for token on 2
     // The whole corpus as one text too (pieces across line breaks).
     assert.deepEqual(tokenizer.encode(lines.slice(0, 300).join('\n')).ids, reference.encode(lines.slice(0, 300).join('\n')));
     // Each token's readable text; bytes of a character split across tokens as \xNN.
-    const hello = tokenizer.encode('Hello world, it\'s 2026! 日本');
-    assert.deepEqual(hello.ids, reference.encode('Hello world, it\'s 2026! 日本'));
-    assert.deepEqual(hello.texts, ['Hello', ' world', ',', ' it', "'s", ' 20', '26', '!', ' \\xe6', '\\x97', '\\xa5', '\\xe6\\x9c', '\\xac']);
+    const hello = tokenizer.encode("Hello world, it's 2026! 日本");
+    assert.deepEqual(hello.ids, reference.encode("Hello world, it's 2026! 日本"));
+    assert.deepEqual(hello.texts, [
+      'Hello',
+      ' world',
+      ',',
+      ' it',
+      "'s",
+      ' 20',
+      '26',
+      '!',
+      ' \\xe6',
+      '\\x97',
+      '\\xa5',
+      '\\xe6\\x9c',
+      '\\xac',
+    ]);
     t.diagnostic(`${lines.length} lines, ${compared} tokens compared, ${mismatches.length} mismatches`);
   } finally {
     tokenizer.dispose();
   }
 });
 
-test('tokenizer: a bad tokenizer.json gets the reader\'s message; text that is not a string is refused', async () => {
+test("tokenizer: a bad tokenizer.json gets the reader's message; text that is not a string is refused", async () => {
   const core = await wasmTransformerCore();
-  assert.throws(() => core.loadTokenizer('{"model": {"type": "Unigram"}}'), (e) => {
-    assert.ok(e instanceof HeadlabError);
-    assert.equal(e.message, 'tokenizer: model type "Unigram" is not implemented (headlab reads BPE or WordLevel)');
-    return true;
-  });
+  assert.throws(
+    () => core.loadTokenizer('{"model": {"type": "Unigram"}}'),
+    (e) => {
+      assert.ok(e instanceof HeadlabError);
+      assert.equal(e.message, 'tokenizer: model type "Unigram" is not implemented (headlab reads BPE or WordLevel)');
+      return true;
+    },
+  );
   const before = core.transformerLiveHandles();
   assert.throws(() => core.loadTokenizer('{'), /tokenizer is not valid JSON/);
   assert.equal(core.transformerLiveHandles(), before);

@@ -253,6 +253,8 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
    */
   get error(): string | null {
     if (!this.alertBox.hidden) return this.alertBox.textContent;
+    const failure = this.failure;
+    if (failure !== null) return excerptQuotes(failure);
     try {
       this.readState();
     } catch (err) {
@@ -282,7 +284,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
    * it waits for the connection; behind a prerendered snapshot, for the widget to go live.
    */
   get updateComplete(): Promise<boolean> {
-    if (this.isComplete()) return Promise.resolve(this.alertBox.hidden);
+    if (this.isComplete()) return Promise.resolve(this.alertBox.hidden && this.failure === null);
     if (!this.completion) {
       let resolve!: (ok: boolean) => void;
       const promise = new Promise<boolean>((r) => {
@@ -312,7 +314,16 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     if (!this.completion || !this.isComplete()) return;
     const { resolve } = this.completion;
     this.completion = null;
-    resolve(this.alertBox.hidden);
+    resolve(this.alertBox.hidden && this.failure === null);
+  }
+
+  /**
+   * A failure the widget shows in its own content rather than in the alert box (a model element
+   * whose files could not be loaded keeps its "Try again" button): `error` returns it, and
+   * updateComplete resolves to false. None by default.
+   */
+  protected get failure(): string | null {
+    return null;
   }
 
   /**

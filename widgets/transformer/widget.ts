@@ -12,8 +12,10 @@ import { MODEL_FIGURE_CSS, ModelFigure } from '../base/model-figure.js';
 import { WorkerJobs } from '../../web/worker-client.js';
 import type {
   TransformerAnalysis,
+  TransformerBatchPatchingFile,
   TransformerConfigFile,
   TransformerCore,
+  TransformerPairsRequest,
   TransformerQkAttributionTable,
   TransformerRun,
   TransformerRunOptions,
@@ -27,7 +29,7 @@ export const MODEL_TAG = 'headlab-transformer-model';
  * answers; or, with `task`, the parameters of that task (which reads the kept model the same way).
  */
 interface WorkerJob {
-  task?: 'transformer-qk-attribution';
+  task?: 'transformer-qk-attribution' | 'transformer-batch-patching';
   request?: Record<string, unknown>;
   run?: { prompt: number[]; options?: TransformerRunOptions };
   prompt?: number[];
@@ -162,6 +164,26 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
   }
 
   /**
+   * Activation patching over a batch of prompt pairs with intervals (task 'transformer-batch-patching',
+   * a few pairs per step), as analyzedInWorker; batchProgressed(model, key, done, total) after each step.
+   */
+  protected batchPatchedInWorker(
+    model: LoadedTransformer,
+    key: string,
+    request: TransformerPairsRequest,
+  ): TransformerBatchPatchingFile | null {
+    return this.computedInWorker<TransformerBatchPatchingFile>(
+      model,
+      `batch:${key}`,
+      { task: 'transformer-batch-patching', request: request as Record<string, unknown> },
+      (v: TransformerBatchPatchingFile) => v,
+    );
+  }
+
+  /** A step of a batch job of the current model is done (batchPatchedInWorker): by default nothing. */
+  protected batchProgressed(_model: LoadedTransformer, _key: string, _done: number, _total: number): void {}
+
+  /**
    * The value kept for `key` under `model`, computed here (cached) or in the worker (`run:…` for
    * ranInWorker's key, `analysis:…` for analyzedInWorker's); undefined when neither has it.
    */
@@ -202,6 +224,10 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
       task,
       { model: String(model.version), ...files, ...job },
       {
+        progress: (detail) => {
+          if (this.currentModel?.version !== model.version || typeof detail.pairs_done !== 'number') return;
+          this.batchProgressed(model, key.replace(/^batch:/, ''), detail.pairs_done, Number(detail.pairs_total));
+        },
         done: ({ value }) => {
           this.workerBusy = false;
           if (this.currentModel?.version === model.version) {
@@ -213,7 +239,7 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
         failed: (err) => {
           this.workerBusy = false;
           this.workerHolds = null;
-          if (this.currentModel?.version === model.version) this.workerFailed(model, key.replace(/^(analysis|run|qk):/, ''), err);
+          if (this.currentModel?.version === model.version) this.workerFailed(model, key.replace(/^(analysis|run|qk|batch):/, ''), err);
           this.startWanted();
         },
       },

@@ -28,7 +28,17 @@ const tinyBpe = {
   pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
   post_processor: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: false, use_regex: true },
   decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
-  model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '', end_of_word_suffix: '', fuse_unk: false, byte_fallback: false, vocab: { ...vocab, '<|endoftext|>': 263 }, merges },
+  model: {
+    type: 'BPE',
+    dropout: null,
+    unk_token: null,
+    continuing_subword_prefix: '',
+    end_of_word_suffix: '',
+    fuse_unk: false,
+    byte_fallback: false,
+    vocab: { ...vocab, '<|endoftext|>': 263 },
+    merges,
+  },
 };
 writeFileSync(new URL('tiny_bpe.json', here), JSON.stringify(tinyBpe, null, 1) + '\n');
 
