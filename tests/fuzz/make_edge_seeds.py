@@ -206,3 +206,15 @@ for k in (64, 65):
     write('torch_checkpoint', f'marks-{k}.pt', torch_archive(b'\x80\x02' + b'(' * k + b't' * k + b'.'))
 write('torch_checkpoint', 'os-system.pt', torch_archive(b'\x80\x02cos\nsystem\nq\x00' + pstr(b'ls') + b'q\x01\x85q\x02Rq\x03.'))
 write('torch_checkpoint', 'self-list.pt', torch_archive(b'\x80\x02]q\x00h\x00a.'))
+
+
+# --- tokenizer_json: the fixtures with texts (file, two zero bytes, text), and the limits ± 1.
+tiny = read('tests/data/tokenizer/tiny_bpe.json')
+word = read('tests/data/tokenizer/word_level.json')
+write('tokenizer_json', 'tiny-bpe.txt', tiny + b'\0\0the cat<|endoftext|>  it\'s 2026! \xe6\x97\xa5\xe6\x9c\xac e\xcc\x81 \xf0\x9f\x91\x8b\t\n')
+write('tokenizer_json', 'word-level.txt', word + b'\0\0the cat sat on the mat. na\xc3\xafve dog!')
+write('tokenizer_json', 'not-utf8-text.txt', tiny + b'\0\0ab\xc3')
+for k in (16, 17):
+    write('tokenizer_json', f'depth-{k}.json', tiny.replace(b'"version": "1.0"', b'"version": ' + b'[' * (k - 1) + b']' * (k - 1), 1))
+for n in (1024, 1025):
+    write('tokenizer_json', f'token-{n}.json', word.replace(b'"the": 1', b'"' + b'x' * n + b'": 1', 1))
