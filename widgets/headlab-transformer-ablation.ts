@@ -296,7 +296,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
         kind: 'text',
         x: 4,
         y: 10,
-        text: `next-token logits (nats)${ablated ? ': before (upper, blue), after (lower, orange)' : ''}`,
+        text: `next-token logits (nats)${ablated ? ': before (upper bar), after (lower bar)' : ''}`,
         fill: rgbText(c.muted),
         size: 11,
       },
