@@ -85,20 +85,29 @@ function collect(variant) {
         canvases.push([stand, canvas]);
       }
     }
-    // A drawing inside a wrapping flex row (the query-key canvas's figures) is narrower when a
-    // wider window fits two of them on a line than when one fills it: the 360 px drawing shown
-    // at 622 px was 268 px wide instead of 299, its 12 px text 10.8 px. The row's item holding a
-    // drawing keeps at least the width it was drawn at, so over the snapshot's range of windows
-    // (each at least as wide) the row wraps as drawn or looser, never into narrower columns.
+    // A drawing laid out by a row that wraps with the room it has (the query-key canvas's flex
+    // row of figures, the training figure's auto-fit grid of charts) is narrower when a wider
+    // window fits two of them on a line than when one fills it: the 360 px drawing shown at
+    // 622 px was 268 px wide instead of 299, its 12 px text 10.8 px. So the snapshot keeps the
+    // row as drawn: a wrapping flex item keeps at least the width it was drawn at, a grid keeps
+    // the columns it had (in their proportions). Over the snapshot's range of windows (each at
+    // least as wide) the row is so as wide as drawn or wider, never split into narrower columns.
+    const keepStyle = (node, property, value) => {
+      if (!restore.some(([n, name]) => n === node && name === 'style')) restore.push([node, 'style', node.getAttribute('style')]);
+      node.style.setProperty(property, value);
+    };
     for (const svg of root.querySelectorAll('svg')) {
       for (let node = svg; node.parentElement; node = node.parentElement) {
         const row = getComputedStyle(node.parentElement);
+        if (row.display.endsWith('grid')) {
+          const tracks = row.gridTemplateColumns.split(' ').map(parseFloat);
+          if (tracks.length && tracks.every((t) => t > 0))
+            keepStyle(node.parentElement, 'grid-template-columns', tracks.map((t) => `minmax(0, ${t.toFixed(2)}fr)`).join(' '));
+          break;
+        }
         if (!row.display.endsWith('flex') || row.flexWrap === 'nowrap') continue;
         const width = Math.floor(node.getBoundingClientRect().width);
-        if (width > 0 && !restore.some(([n, name]) => n === node && name === 'style')) {
-          restore.push([node, 'style', node.getAttribute('style')]);
-          node.style.minWidth = `${width}px`;
-        }
+        if (width > 0) keepStyle(node, 'min-width', `${width}px`);
         break;
       }
     }
