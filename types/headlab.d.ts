@@ -687,7 +687,7 @@ export interface TransformerPatchingState {
   clean_logit_difference: number | null;
   corrupted_logit_difference: number | null;
 }
-/** Activation patching of every head at every position (normalised logit difference). Attributes: prompt (clean), corrupted (same length), answer, wrong, model. Shared: all four. */
+/** Activation patching of every head at every position (normalised logit difference). Attributes: prompt (clean), corrupted (same length), answer, wrong, model; over a batch instead of one pair: pairs-task ("induction" | "max-digit"), count (pairs, default 64), pairs-seed (default 0), each cell then the mean effect with its bootstrap 95% interval. Shared: prompt, corrupted, answer, wrong. */
 export interface HeadlabTransformerPatching extends TransformerElementBase<TransformerPatchingState> {}
 
 export interface TransformerAblationState {
