@@ -20,7 +20,7 @@ const TRAINING = 'headlab-transformer-training';
 const SHIPPED = {
   config: path.join(root, 'site/pages/data/induction-seed0.json'),
   weights: path.join(root, 'site/pages/data/induction-seed0.safetensors'),
-  // The run that made the model, as `headlab model train --history-out` recorded it (cli.model.train_regenerates_shipped_induction).
+  // The run that made the model, as `headlab model train --history-out` recorded it (cli.model.train_regenerates_shipped_induction_acceptance).
   history: path.join(root, 'site/pages/data/induction-seed0-training.json'),
 };
 

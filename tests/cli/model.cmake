@@ -51,13 +51,13 @@ headlab_model_case(run_ok "\"tokens\":\\[1,2,3\\],\"logits\":\\[\\[.*\"patterns\
                    run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2 3")
 # The shipped induction model and its recorded training run (site/pages/data/induction-seed0*, the
 # article's Figure 1 draws the history on load) regenerate byte for byte from the default recipe.
-add_test(NAME cli.model.train_regenerates_shipped_induction
+add_test(NAME cli.model.train_regenerates_shipped_induction_acceptance
          COMMAND sh -c "set -e; d=\"$3\"; rm -rf \"$d\"; mkdir -p \"$d\";
                         \"$1\" model train --task induction --seed 0 --out \"$d/m.safetensors\" --history-out \"$d/h.json\";
                         cmp \"$d/m.safetensors\" \"$2.safetensors\"; cmp \"$d/m.json\" \"$2.json\";
                         cmp \"$d/h.json\" \"$2-training.json\"; echo same"
                  sh $<TARGET_FILE:headlab> ${CMAKE_SOURCE_DIR}/site/pages/data/induction-seed0 ${_md}-shipped-induction)
-set_tests_properties(cli.model.train_regenerates_shipped_induction PROPERTIES PASS_REGULAR_EXPRESSION "passed 0.4 at step 2000.*same\n$")
+set_tests_properties(cli.model.train_regenerates_shipped_induction_acceptance PROPERTIES PASS_REGULAR_EXPRESSION "passed 0.4 at step 2000.*same\n$")
 headlab_model_case(train_history_stdout "--history-out -: stdout holds the summary line.*exit=2"
                    train --task induction --seed 0 --steps 50 --out ${_md}-h.safetensors --history-out -)
 headlab_model_case(train_history_over_model "--history-out .*-h2.json\" is the same file as --config-out .*exit=2"
