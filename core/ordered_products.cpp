@@ -64,105 +64,44 @@ void product_portable(const double* a, Eigen::Index ars, Eigen::Index aks, const
 }
 
 // GCC notes the ABI of AVX vectors at the end of the file, outside any push/pop: no vector crosses a
-// call boundary here (every helper below is always inlined into its target's kernel).
+// call boundary here (every helper is always inlined into its target's kernel).
 #pragma GCC diagnostic ignored "-Wpsabi"
-// The wide kernels: the same R × C blocks with GCC vector types of W doubles (W = 1: a plain
-// double), compiled for AVX2 and for AVX-512F below. Each lane is one entry's running sum, a(i, k)
-// broadcast times W entries of row k of b, then added: the portable kernel's operations in its
-// order, only W entries per instruction.
-template <int W>
-struct Pack {
-  typedef double type __attribute__((vector_size(8 * W)));
-};
-template <>
-struct Pack<1> {
-  typedef double type;
-};
-template <class V>
-__attribute__((always_inline)) inline V load(const double* x) {
-  V v;
-  std::memcpy(&v, x, sizeof v);
-  return v;
-}
-template <class V>
-__attribute__((always_inline)) inline void store(double* x, V v) {
-  std::memcpy(x, &v, sizeof v);
-}
-template <class V>
-__attribute__((always_inline)) inline V splat(double x) {
-  if constexpr (sizeof(V) == sizeof(double)) {
-    return x;
-  } else {
-    V v;
-    for (unsigned l = 0; l < sizeof(V) / sizeof(double); ++l) v[l] = x;
-    return v;
-  }
-}
-
-// One R × C block, C = P·W columns as P vectors of W lanes per row.
-template <int R, int C, int W, bool add>
-__attribute__((always_inline)) inline void wide_block(const double* a, Eigen::Index ars, Eigen::Index aks,
-                                                      const double* b, Eigen::Index ldb, double* c, Eigen::Index ldc,
-                                                      Eigen::Index m) {
-  typedef typename Pack<W>::type V;
-  constexpr int P = C / W;
-  static_assert(P * W == C, "a block holds whole vectors");
-  V acc[R][P];
-  for (int r = 0; r < R; ++r)
-    for (int q = 0; q < P; ++q) acc[r][q] = V{};
-  for (Eigen::Index k = 0; k < m; ++k) {
-    V bk[P];
-    for (int q = 0; q < P; ++q) bk[q] = load<V>(b + k * ldb + q * W);
-    for (int r = 0; r < R; ++r) {
-      const V ar = splat<V>(a[r * ars + k * aks]);
-      for (int q = 0; q < P; ++q) acc[r][q] += ar * bk[q];
-    }
-  }
-  for (int r = 0; r < R; ++r)
-    for (int q = 0; q < P; ++q) {
-      double* cr = c + r * ldc + q * W;
-      store<V>(cr, add ? load<V>(cr) + acc[r][q] : acc[r][q]);
-    }
-}
-
-// Rows [i, i + R): column blocks of 8, then 4 (W ≤ 4 lanes), then single columns.
-template <int R, int W, bool add>
-__attribute__((always_inline)) inline void wide_row_block(const double* a, Eigen::Index ars, Eigen::Index aks,
-                                                          const double* b, Eigen::Index ldb, double* c,
-                                                          Eigen::Index ldc, Eigen::Index m, Eigen::Index p) {
-  constexpr int W4 = W < 4 ? W : 4;
-  Eigen::Index j = 0;
-  for (; j + 8 <= p; j += 8) wide_block<R, 8, W, add>(a, ars, aks, b + j, ldb, c + j, ldc, m);
-  for (; j + 4 <= p; j += 4) wide_block<R, 4, W4, add>(a, ars, aks, b + j, ldb, c + j, ldc, m);
-  for (; j < p; ++j) wide_block<R, 1, 1, add>(a, ars, aks, b + j, ldb, c + j, ldc, m);
-}
-
-// Rows in fours (4 × 8 blocks: 8 of AVX2's 16 registers hold the sums), then a pair, then one.
-template <int W, bool add>
-__attribute__((always_inline)) inline void product_wide(const double* a, Eigen::Index ars, Eigen::Index aks,
-                                                        const double* b, Eigen::Index ldb, double* c, Eigen::Index ldc,
-                                                        Eigen::Index n, Eigen::Index m, Eigen::Index p) {
-  Eigen::Index i = 0;
-  for (; i + 4 <= n; i += 4) wide_row_block<4, W, add>(a + i * ars, ars, aks, b, ldb, c + i * ldc, ldc, m, p);
-  for (; i + 2 <= n; i += 2) wide_row_block<2, W, add>(a + i * ars, ars, aks, b, ldb, c + i * ldc, ldc, m, p);
-  for (; i < n; ++i) wide_row_block<1, W, add>(a + i * ars, ars, aks, b, ldb, c + i * ldc, ldc, m, p);
-}
-
 #if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
 #define HEADLAB_PRODUCT_X86 1
 // AVX2 without FMA (4 doubles) and AVX-512F (8): the core builds with -ffp-contract=off, and
-// neither target enables FMA, so every product and sum stays rounded on its own.
+// neither target enables FMA, so every product and sum stays rounded on its own. Each gets its own
+// copy of the wide helpers compiled for its instructions (core/ordered_products_wide.inc).
+// (GCC only: clang compiles an inlined helper for the function it lands in, and has no such pragma.)
+#if !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#endif
+namespace avx2_kernels {
+#include "core/ordered_products_wide.inc"
+}  // namespace avx2_kernels
+#if !defined(__clang__)
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+#endif
+namespace avx512_kernels {
+#include "core/ordered_products_wide.inc"
+}  // namespace avx512_kernels
+#if !defined(__clang__)
+#pragma GCC pop_options
+#endif
+
 template <bool add>
 __attribute__((target("avx2"))) void product_avx2(const double* a, Eigen::Index ars, Eigen::Index aks, const double* b,
                                                   Eigen::Index ldb, double* c, Eigen::Index ldc, Eigen::Index n,
                                                   Eigen::Index m, Eigen::Index p) {
-  product_wide<4, add>(a, ars, aks, b, ldb, c, ldc, n, m, p);
+  avx2_kernels::product_wide<4, add>(a, ars, aks, b, ldb, c, ldc, n, m, p);
 }
 template <bool add>
 __attribute__((target("avx512f"))) void product_avx512(const double* a, Eigen::Index ars, Eigen::Index aks,
                                                        const double* b, Eigen::Index ldb, double* c, Eigen::Index ldc,
                                                        Eigen::Index n, Eigen::Index m, Eigen::Index p) {
-  product_wide<8, add>(a, ars, aks, b, ldb, c, ldc, n, m, p);
+  avx512_kernels::product_wide<8, add>(a, ars, aks, b, ldb, c, ldc, n, m, p);
 }
 #endif
 
