@@ -22,7 +22,7 @@ import { WorkerJobs } from '../web/worker-client.js';
 import { numberAttribute, setNumberAttribute } from './base/attributes.js';
 import { MAX_DOWNLOAD_TIMEOUT_S, MIN_DOWNLOAD_TIMEOUT_S, fileUrl } from './base/download.js';
 import { HeadlabElement, WidgetInputError, el } from './base/headlab-element.js';
-import type { BoundValue } from './chart/format.js';
+import { formatCount, type BoundValue } from './chart/format.js';
 import { transformerBoundValue } from './transformer/bound-values.js';
 import { DEFAULT_MODEL_TIMEOUT_S, sourceOf, type TransformerModelSource, type TransformerSourceStatus } from './transformer/model.js';
 import { defaultPrompt } from './transformer/widget.js';
@@ -338,9 +338,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
         this.bar!.value = received;
       } else this.bar!.removeAttribute('value');
       this.progressText!.textContent =
-        total > 0
-          ? `${Math.round(received / 1024).toLocaleString('en-US')} of ${Math.round(total / 1024).toLocaleString('en-US')} KB`
-          : `${Math.round(received / 1024).toLocaleString('en-US')} KB`;
+        total > 0 ? `${formatCount(received / 1024)} of ${formatCount(total / 1024)} KB` : `${formatCount(received / 1024)} KB`;
     }
     this.failureLine!.hidden = s.status !== 'failed';
     this.failureLine!.textContent = s.status === 'failed' ? `the model could not be loaded: ${s.failure}` : '';
@@ -356,7 +354,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
         ? 'Loading the model…'
         : s.status === 'failed'
           ? 'No model loaded.'
-          : `Model: ${m!.label} — ${m!.config.n_layers} attention layer${m!.config.n_layers === 1 ? '' : 's'} × ${m!.config.n_heads} heads, d_model ${m!.config.d_model}, d_head ${m!.config.d_head}, vocabulary ${m!.config.d_vocab}, context ${m!.config.n_ctx}, ${m!.parameters.toLocaleString('en-US')} parameters${m!.config.normalization === 'none' ? '' : `, ${m!.config.normalization}`}.`;
+          : `Model: ${m!.label} — ${m!.config.n_layers} attention layer${m!.config.n_layers === 1 ? '' : 's'} × ${m!.config.n_heads} heads, d_model ${m!.config.d_model}, d_head ${m!.config.d_head}, vocabulary ${m!.config.d_vocab}, context ${m!.config.n_ctx}, ${formatCount(m!.parameters)} parameters${m!.config.normalization === 'none' ? '' : `, ${m!.config.normalization}`}.`;
     if (this.now!.textContent !== text) this.now!.textContent = text;
   }
 

@@ -20,7 +20,7 @@
 // by a diagonal stroke (its effect is not distinguishable from none over these pairs).
 import type { TransformerAnalysis, TransformerBatchPatchingFile, TransformerConfigFile } from '../web/headlab-core.js';
 import { el, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
-import { formatNumber } from './chart/format.js';
+import { formatCount, formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
 import { LayeredFigure, PixelHeatmaps, divergingWord, drawnSvg, heatmapShapes, legendShapes, outlineShapes } from './transformer/draw.js';
@@ -277,7 +277,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     );
     const b = best;
     const text =
-      `Over ${doc.pairs} ${task} prompt pairs (pair seed ${seed}; ${doc.resamples.toLocaleString('en-US')} bootstrap resamples): the largest mean effect is ${name(b.r)} at position ${b.c}, ` +
+      `Over ${doc.pairs} ${task} prompt pairs (pair seed ${seed}; ${formatCount(doc.resamples)} bootstrap resamples): the largest mean effect is ${name(b.r)} at position ${b.c}, ` +
       `${formatNumber(mean[b.r][b.c], 3)} (95 % interval ${formatNumber(lower[b.r][b.c], 3)} to ${formatNumber(upper[b.r][b.c], 3)}). ` +
       `${crossing} of ${mean.length * T} cells have an interval that crosses 0 (a diagonal stroke: no effect distinguishable over these pairs); ${zero} are exactly 0 for every pair.`;
     this.batchShown = { doc, model, key, text };
@@ -520,20 +520,6 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       top = 74;
     const heatHeight = top + rows * cell + 6;
     return { cell, left, top, width: Math.max(left + T * cell + 8, 280), height: heatHeight + LEGEND_HEIGHT, heatHeight };
-  }
-
-  /** The prerendered snapshot's stand-in for the canvas (site/snapshots.mjs): the cells as SVG, from the exported scene. */
-  snapshotDrawing(canvas: HTMLCanvasElement): SVGSVGElement | null {
-    const b = this.batchShown;
-    if (b && canvas === this.pixels.canvas) {
-      const scene = this.batchScene(b.model, b.doc, false);
-      const g = this.geometryOf(b.doc.head_position.mean.flat().length, b.doc.prompt_length);
-      return drawnSvg({ ...scene, height: g.heatHeight, shapes: scene.shapes.filter((x) => x.kind === 'rect') });
-    }
-    const s = this.shown;
-    if (!s || canvas !== this.pixels.canvas) return null;
-    const scene = this.scene(s.model, s.analysis, false);
-    return drawnSvg({ ...scene, height: this.geometry(s.analysis).heatHeight, shapes: scene.shapes.filter((x) => x.kind === 'rect') });
   }
 
   /** The heatmap (with the outlined cell: the exported figure). */

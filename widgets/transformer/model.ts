@@ -9,6 +9,7 @@ import { getTransformerCore } from '../../web/browser-core.js';
 import type { TransformerConfigFile, TransformerCore, TransformerModel } from '../../web/headlab-core.js';
 import { WorkerJobs } from '../../web/worker-client.js';
 import { BodyTooLarge, DownloadFailed, download, fileName, shortUrl } from '../base/download.js';
+import { formatCount } from '../chart/format.js';
 
 export interface LoadedTransformer {
   /** The core's handle (weights in the WASM heap); disposed when the source moves to another model. */
@@ -238,8 +239,8 @@ async function fetchBytes(
     if (!(err instanceof BodyTooLarge)) throw err;
     throw new Error(
       err.declared !== null
-        ? `the ${what} file ${shortUrl(url)} is ${err.declared.toLocaleString('en-US')} bytes; the widgets read at most ${MAX_MODEL_BYTES.toLocaleString('en-US')}`
-        : `the ${what} file ${shortUrl(url)} is over ${MAX_MODEL_BYTES.toLocaleString('en-US')} bytes; the widgets read at most that`,
+        ? `the ${what} file ${shortUrl(url)} is ${formatCount(err.declared)} bytes; the widgets read at most ${formatCount(MAX_MODEL_BYTES)}`
+        : `the ${what} file ${shortUrl(url)} is over ${formatCount(MAX_MODEL_BYTES)} bytes; the widgets read at most that`,
     );
   }
 }
