@@ -28,6 +28,7 @@
 // was drawn for (a window at least as wide gives every box at least as much room), and its
 // text keeps its size at every width: one drawing scaled down to a phone shrank 12 px chart
 // text to 7 px.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -50,7 +51,7 @@ function collect(variant) {
   const out = [];
   for (const el of document.querySelectorAll('*')) {
     if (!el.localName.startsWith('headlab-')) continue;
-    const item = { tag: el.localName, html: '', sheets: [], svg: '', summary: '' };
+    const item = { tag: el.localName, html: '', sheets: [], svg: '', summary: '', images: [] };
     out.push(item);
     // An element without a shadow root (<headlab-value> in the prose) keeps its markup; it is
     // listed so the page's elements and the file's tags stay in step.
@@ -75,15 +76,21 @@ function collect(variant) {
       restore.push([input, 'disabled', input.hasAttribute('disabled')]);
       input.setAttribute('disabled', '');
     }
-    // A canvas serialises empty: the element's SVG drawing of it (snapshotDrawing) stands in for
-    // it in the snapshot (the live widget, drawing the canvas, replaces the snapshot).
+    // A canvas serialises empty: a picture of its pixels stands in for it (an <img> with the
+    // canvas's attributes, its PNG written beside the snapshot stylesheets by prerenderSnapshots;
+    // the live widget, drawing the canvas, replaces the snapshot). A heatmap's cells as SVG were
+    // one <rect> each: 14,228 of them made the own-model page 1.7 MB, and the elements' upgrade
+    // and snapshot swap moved every one of them on the main thread.
     const canvases = [];
     for (const canvas of root.querySelectorAll('canvas')) {
-      const stand = typeof el.snapshotDrawing === 'function' ? el.snapshotDrawing(canvas) : null;
-      if (stand) {
-        canvas.replaceWith(stand);
-        canvases.push([stand, canvas]);
-      }
+      if (!canvas.width || !canvas.height) continue;
+      const img = document.createElement('img');
+      for (const a of canvas.attributes) img.setAttribute(a.name, a.value);
+      img.setAttribute('alt', '');
+      img.setAttribute('data-hl-png', String(item.images.length));
+      item.images.push(canvas.toDataURL('image/png'));
+      canvas.replaceWith(img);
+      canvases.push([img, canvas]);
     }
     // A drawing laid out by a row that wraps with the room it has (the query-key canvas's flex
     // row of figures, the training figure's auto-fit grid of charts) is narrower when a wider
@@ -142,10 +149,13 @@ function collect(variant) {
 
 /**
  * Window widths at which the snapshots are drawn (px): the narrowest supported window, a phone,
- * the width from which the text column stops growing, and a wide window (whose drawing serves
- * every wider one: the page column stops growing at 62rem).
+ * a tablet, a small laptop, and the width from which the page column has its full 62rem (992 px
+ * with the page's margins from 1,105 px), whose drawing serves every wider window. A drawing keeps
+ * at least the width it was drawn at (collect), so a row of panels drawn for the 1,000 px window's
+ * narrower column (three panels and a fourth alone, 956 px tall) stood where the live figure
+ * puts four in a row (630 px) at 1,280 px: the figure shrank when it went live.
  */
-export const CAPTURE_WIDTHS = [320, 360, 720, 1000];
+export const CAPTURE_WIDTHS = [320, 360, 720, 1000, 1120];
 
 /** The class marking, while the pages are captured, the snapshot drawn at `width` (replaced by its range's class when written). */
 const captureMark = (width) => `hl-captured-at-${width}`;
@@ -184,6 +194,22 @@ async function settle() {
 
 const escapeText = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
+const hex2 = (n) => Number(n).toString(16).padStart(2, '0');
+/**
+ * The still's drawing in fewer bytes, drawn the same: a heatmap is one <rect> per cell, and the
+ * own-model page's snapshots held 10,671 of them (1.03 MB of its 1.73 MB). Its live widget's
+ * hooks (data-* on a rect: the cell's query, row, column… for pointer and highlight) do nothing in
+ * a still, `rgb(r, g, b)` is `#rrggbb`, and an SVG element may close itself (`<rect … />` is
+ * valid in HTML's foreign content). The reader's browser receives and decodes the page on its main
+ * thread, about 30 ms per MB on CI's machine: the 1.73 MB page took a 48–57 ms task.
+ */
+export function compactDrawing(markup) {
+  return markup
+    .replace(/<rect\b[^>]*>/g, (tag) => tag.replace(/ data-[\w-]+="[^"]*"/g, ''))
+    .replace(/ (fill|stroke)="rgb\((\d+), ?(\d+), ?(\d+)\)"/g, (_, attr, r, g, b) => ` ${attr}="#${hex2(r)}${hex2(g)}${hex2(b)}"`)
+    .replace(/<(rect|circle|line|path|polygon|polyline|ellipse|use)\b([^>]*)><\/\1>/g, '<$1$2/>');
+}
+
 /**
  * Adds the snapshots to every built page of `siteDir` that has headlab-* elements.
  * Returns { pages, elements, seconds }. Throws if a widget fails to render.
@@ -199,6 +225,15 @@ export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
     headless: true,
   });
   const perTag = new Map(); // tag → { sheets: string[], styles: Map<style, class> }
+  // The canvases' pictures, named by their content (the same picture at two widths is one file).
+  const snapshotDir = path.join(siteDir, 'headlab/snapshot');
+  fs.mkdirSync(snapshotDir, { recursive: true });
+  const writePng = (dataUrl) => {
+    const bytes = Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64');
+    const name = `canvas-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}.png`;
+    fs.writeFileSync(path.join(snapshotDir, name), bytes);
+    return name;
+  };
   let elements = 0;
   const pages = [];
   try {
@@ -268,8 +303,9 @@ export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
         for (const [i, v] of variants.entries()) {
           const mark = captureMark(captures[i].width);
           const same = groups.at(-1);
-          if (same && same.html.replaceAll(same.mark, mark) === v.html) same.from = captures[i].width;
-          else groups.push({ html: v.html, mark, from: captures[i].width, to: groups.at(-1)?.from ?? Infinity });
+          if (same && same.html.replaceAll(same.mark, mark) === v.html && same.images.join() === v.images.join())
+            same.from = captures[i].width;
+          else groups.push({ html: v.html, images: v.images, mark, from: captures[i].width, to: groups.at(-1)?.from ?? Infinity });
         }
         groups.at(-1).from = 0;
         const markup = groups
@@ -277,7 +313,9 @@ export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
           .map((g) => {
             const cls = rangeClass(g.from, g.to);
             entry.ranges.set(cls, [g.from, g.to]);
-            return g.html.replaceAll(g.mark, cls);
+            return g.html
+              .replaceAll(g.mark, cls)
+              .replace(/ data-hl-png="(\d+)"/g, (_, i) => ` src="${up}headlab/snapshot/${writePng(g.images[+i])}"`);
           })
           .join('');
         const hoisted = markup.replace(/<([\w-]+)([^>]*?) style="([^"]*)"([^>]*)>/g, (_, name, before, style, after) => {
@@ -290,11 +328,12 @@ export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
             : `<${name}${attrs} class="${cls}">`;
         });
         elements++;
+        const drawn = compactDrawing(hoisted);
         const fallback =
           item.svg || item.summary
-            ? `<div class="hl-snapshot" slot="hl-snapshot">${item.svg}${item.summary ? `<p>${escapeText(item.summary)}</p>` : ''}</div>`
+            ? `<div class="hl-snapshot" slot="hl-snapshot">${compactDrawing(item.svg)}${item.summary ? `<p>${escapeText(item.summary)}</p>` : ''}</div>`
             : '';
-        return `${open}<template shadowrootmode="open"><link rel="stylesheet" href="${up}headlab/snapshot/${tag}.css">${hoisted}</template>${fallback}`;
+        return `${open}<template shadowrootmode="open"><link rel="stylesheet" href="${up}headlab/snapshot/${tag}.css">${drawn}</template>${fallback}`;
       });
       fs.writeFileSync(file, out);
       pages.push(rel);

@@ -530,18 +530,6 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     return this.shown?.text ?? '';
   }
 
-  /**
-   * The prerendered snapshot's stand-in for the canvas (site/snapshots.mjs: a canvas serialises
-   * empty): the patterns as SVG, drawn from the scene the export draws, without the overlay's
-   * labels and outlines (the snapshot keeps the overlay).
-   */
-  snapshotDrawing(canvas: HTMLCanvasElement): SVGSVGElement | null {
-    const s = this.shown;
-    if (!s || canvas !== this.patterns.canvas) return null;
-    const scene = this.scene(s.model, s.run, null, false);
-    return drawnSvg({ ...scene, background: 'none', shapes: scene.shapes.filter((x) => x.kind !== 'text') });
-  }
-
   /** The state with the core's numbers behind the figure (null before the model has loaded). */
   get figureData(): Record<string, unknown> | null {
     const state = this.state;

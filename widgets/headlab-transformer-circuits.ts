@@ -289,17 +289,6 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     });
   }
 
-  /**
-   * The prerendered snapshot's stand-in for the canvas (site/snapshots.mjs): the cells as SVG,
-   * from the scene the export draws, without the overlay's text and the legend drawn below.
-   */
-  snapshotDrawing(canvas: HTMLCanvasElement): SVGSVGElement | null {
-    const s = this.shown;
-    if (!s?.matrix || canvas !== this.pixels.canvas) return null;
-    const scene = this.scene(s.model, s.matrix, s.layer, s.head, s.circuit, false);
-    return drawnSvg({ ...scene, height: this.geometry(s.matrix.length).heatHeight, shapes: scene.shapes.filter((x) => x.kind === 'rect') });
-  }
-
   /** The heatmap (with the outlined cell: the exported figure). */
   private scene(model: LoadedTransformer, matrix: Float64Array[], layer: number, head: number, circuit: CircuitKind, cursor = true): Scene {
     const c = this.themeColours();
