@@ -97,12 +97,12 @@ const swapFrame = { time: -1 };
 
 /**
  * The renders run in the current animation frame (its requestAnimationFrame timestamp) and their
- * total time. A frame's callbacks are one task: on the own-model page, four figures whose worker
+ * the clock time at which their budget ends. A frame's callbacks are one task: on the own-model page, four figures whose worker
  * answers landed together drew 9–18 ms each in one 48–58 ms frame task. A render asked for a frame
  * that has already spent FRAME_RENDER_BUDGET_MS waits for the next frame, so a frame task is at
  * most the budget plus one render.
  */
-const frameRenders = { time: -1, ms: 0 };
+const frameRenders = { time: -1, until: 0 };
 const FRAME_RENDER_BUDGET_MS = 10;
 
 /**
@@ -694,11 +694,12 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     }
     this.frame = requestAnimationFrame((time) => {
       this.frame = 0;
-      if (frameRenders.time !== time) Object.assign(frameRenders, { time, ms: 0 });
-      else if (frameRenders.ms >= FRAME_RENDER_BUDGET_MS) return this.requestRender();
-      const started = performance.now();
+      // The frame's callbacks run back to back in one task: its budget ends at a clock time.
+      const now = performance.now();
+      if (frameRenders.time !== time) frameRenders.until = now + FRAME_RENDER_BUDGET_MS;
+      else if (now > frameRenders.until) return this.requestRender();
+      frameRenders.time = time;
       this.runRender();
-      frameRenders.ms += performance.now() - started;
     });
   }
 
