@@ -197,7 +197,7 @@ const escapeText = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace
 const hex2 = (n) => Number(n).toString(16).padStart(2, '0');
 /**
  * The still's drawing in fewer bytes, drawn the same: a heatmap is one <rect> per cell, and the
- * own-model page's snapshots held 10,671 of them (1.03 MB of its 1.73 MB). Its live widget's
+ * own-model page's snapshots held 14,228 of them (about 1 MB of its 1.73 MB). Its live widget's
  * hooks (data-* on a rect: the cell's query, row, column… for pointer and highlight) do nothing in
  * a still, `rgb(r, g, b)` is `#rrggbb`, and an SVG element may close itself (`<rect … />` is
  * valid in HTML's foreign content). The reader's browser receives and decodes the page on its main
@@ -228,11 +228,15 @@ export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
   // The canvases' pictures, named by their content (the same picture at two widths is one file).
   const snapshotDir = path.join(siteDir, 'headlab/snapshot');
   fs.mkdirSync(snapshotDir, { recursive: true });
+  const pngNames = new Map(); // data URL → file name, each picture written once
   const writePng = (dataUrl) => {
-    const bytes = Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64');
-    const name = `canvas-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}.png`;
-    fs.writeFileSync(path.join(snapshotDir, name), bytes);
-    return name;
+    if (!pngNames.has(dataUrl)) {
+      const bytes = Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64');
+      const name = `canvas-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}.png`;
+      fs.writeFileSync(path.join(snapshotDir, name), bytes);
+      pngNames.set(dataUrl, name);
+    }
+    return pngNames.get(dataUrl);
   };
   let elements = 0;
   const pages = [];
@@ -343,8 +347,6 @@ export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
     await browser.close();
     await new Promise((r) => server.close(r));
   }
-  const dir = path.join(siteDir, 'headlab/snapshot');
-  fs.mkdirSync(dir, { recursive: true });
   for (const [tag, { sheets, styles, ranges }] of perTag) {
     const important = (css) =>
       css
@@ -353,7 +355,7 @@ export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
         .map((d) => `${d.trim()} !important`)
         .join(';');
     const hoisted = [...styles].map(([css, name]) => `.${name}{${important(css)}}`).join('\n');
-    fs.writeFileSync(path.join(dir, `${tag}.css`), `${sheets.join('\n')}\n${hoisted}\n${rangeCss(ranges.values())}`);
+    fs.writeFileSync(path.join(snapshotDir, `${tag}.css`), `${sheets.join('\n')}\n${hoisted}\n${rangeCss(ranges.values())}`);
   }
   const seconds = (Date.now() - started) / 1000;
   if (!quiet) console.log(`snapshots: ${elements} elements on ${pages.length} pages in ${seconds.toFixed(1)} s`);

@@ -96,11 +96,11 @@ const ElementBase = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement
 const swapFrame = { time: -1 };
 
 /**
- * The renders run in the current animation frame (its requestAnimationFrame timestamp) and their
- * the clock time at which their budget ends. A frame's callbacks are one task: on the own-model page, four figures whose worker
- * answers landed together drew 9–18 ms each in one 48–58 ms frame task. A render asked for a frame
- * that has already spent FRAME_RENDER_BUDGET_MS waits for the next frame, so a frame task is at
- * most the budget plus one render.
+ * The current animation frame's renders: its requestAnimationFrame timestamp and the clock time at
+ * which their budget ends. A frame's callbacks are one task: on the own-model page, four figures
+ * whose worker answers landed together drew 9–18 ms each in one 48–58 ms frame task. A render
+ * asked for a frame that has already spent FRAME_RENDER_BUDGET_MS waits for the next frame, so a
+ * frame task is at most the budget plus one render.
  */
 const frameRenders = { time: -1, until: 0 };
 const FRAME_RENDER_BUDGET_MS = 10;
@@ -694,7 +694,6 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     }
     this.frame = requestAnimationFrame((time) => {
       this.frame = 0;
-      // The frame's callbacks run back to back in one task: its budget ends at a clock time.
       const now = performance.now();
       if (frameRenders.time !== time) frameRenders.until = now + FRAME_RENDER_BUDGET_MS;
       else if (now > frameRenders.until) return this.requestRender();
