@@ -868,6 +868,8 @@ test("re-attaching: every element the package defines (on the pages, or added to
     const cdp = await page.context().newCDPSession(page);
     const widgets = await listWidgets(page);
     await checkAll(page, widgets, name);
+    // Every source done with the states just set (its worker's answer drawn) before a value is read.
+    await frames(page);
     // The prose values (<headlab-value>): after the same cycles each still follows its source —
     // a value the source reports after the re-insertions is shown, and the source's own after that.
     // The cycles run side by side (each value's own, as alone); the sources are then driven one value at a time.
