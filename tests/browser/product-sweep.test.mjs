@@ -627,7 +627,7 @@ const DEFINED_TAGS = fs
 
 /**
  * The phase in which each element `indices` (listWidgets) is driven when a page's elements are
- * driven side by side (re-attaching, hostile input): 0 for an element bound to no other (models,
+ * driven side by side (hostile input): 0 for an element bound to no other (models,
  * the feature-recovery trainer, standalone widgets), 1 for a trainer bound to a model (it hands
  * the model a new one), 2 for a figure bound to a model or source. An element others read is done
  * before its readers, so no figure is checked while the element it reads is itself being driven.
@@ -645,54 +645,35 @@ function phasesOf(page, indices) {
 }
 
 /**
- * Removes each widget of `items` ([{ index (listWidgets), a, b }]) and re-inserts it three times,
- * then gives it state b and state a: [{ renders, alert }] after the cycles, in the order of `items`.
- * Each element goes through its own cycles exactly as it would alone; the elements of a phase
- * (phasesOf) go through theirs side by side, so the frames they wait for are shared.
+ * Removes the widget numbered `index` (listWidgets) and re-inserts it three times, then gives it
+ * state b and state a: { renders, alert } after the cycles.
  */
-async function reattached(page, items) {
-  const phases = await phasesOf(
-    page,
-    items.map((x) => x.index),
-  );
+function reattached(page, index, a, b) {
   return page.evaluate(
-    async ([items, phases]) => {
+    async ([i, sa, sb]) => {
+      const e = __sweepWidgets()[i];
       const frame = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
-      const one = async ({ index, a: sa, b: sb }) => {
-        const e = __sweepWidgets()[index];
-        const parent = e.parentNode;
-        const next = e.nextSibling;
-        for (let k = 0; k < 3; k++) {
-          e.remove();
-          if (k % 2) await frame(); // removed for a frame (a tab switched away) or re-inserted in the same task (a framework's move)
-          parent.insertBefore(e, next);
-          await frame();
-        }
-        const before = e.renderCount;
-        // An element with nothing to share (the transformer model: its files are the author's) is asked to render instead.
-        const nothingShared = !Object.keys(sa).length && !Object.keys(sb).length;
-        e.sharedState = sb;
-        if (nothingShared) e.requestRender();
+      const parent = e.parentNode;
+      const next = e.nextSibling;
+      for (let k = 0; k < 3; k++) {
+        e.remove();
+        if (k % 2) await frame(); // removed for a frame (a tab switched away) or re-inserted in the same task (a framework's move)
+        parent.insertBefore(e, next);
         await frame();
-        e.sharedState = sa;
-        if (nothingShared) e.requestRender();
-        await frame();
-        // Its render has run (a frame's renders past its budget wait for the next frame).
-        while (e.updatePending) await frame();
-        const alert = e.shadowRoot.querySelector('.alert');
-        return { renders: e.renderCount - before, alert: alert.hidden ? '' : alert.textContent };
-      };
-      const out = new Array(items.length);
-      for (const p of [0, 1, 2]) {
-        await Promise.all(
-          items.map(async (item, k) => {
-            if (phases[k] === p) out[k] = await one(item);
-          }),
-        );
       }
-      return out;
+      const before = e.renderCount;
+      // An element with nothing to share (the transformer model: its files are the author's) is asked to render instead.
+      const nothingShared = !Object.keys(sa).length && !Object.keys(sb).length;
+      e.sharedState = sb;
+      if (nothingShared) e.requestRender();
+      await frame();
+      e.sharedState = sa;
+      if (nothingShared) e.requestRender();
+      await frame();
+      const alert = e.shadowRoot.querySelector('.alert');
+      return { renders: e.renderCount - before, alert: alert.hidden ? '' : alert.textContent };
     },
-    [items, phases],
+    [index, a, b],
   );
 }
 
@@ -805,18 +786,18 @@ async function reattachTimes(page, pick, n) {
 }
 
 /**
- * Asserts that the page's listeners (pageListeners) after LISTENER_REATTACHES − 1 more re-attaches
- * of the element `pick` are as many as `one`, the count taken when it had been re-attached at least
- * once (its render check's three cycles) and nothing else has moved since: every listener a
- * connection adds is removed on disconnect, and a worker ended on disconnect, its port and its
- * listeners are released. A listener left behind per re-attach shows as 7 more. Returns the new
- * count, the next element's `one` (counts chain along a page's elements: one count each, not two).
+ * Asserts that the page's listeners (pageListeners) after LISTENER_REATTACHES re-attaches of the
+ * element `pick` are as many as after one: every listener a connection adds is removed on
+ * disconnect, and a worker ended on disconnect, its port and its listeners are released. Returns
+ * the two counts.
  */
-async function listenersKept(page, cdp, pick, what, one) {
+async function listenersKept(page, cdp, pick, what) {
+  await reattachTimes(page, pick, 1);
+  const one = await pageListeners(cdp);
   await reattachTimes(page, pick, LISTENER_REATTACHES - 1);
   const many = await pageListeners(cdp);
   console.log(
-    `# listeners ${what}: ${one.total} after its first re-attaches, ${many.total} after ${LISTENER_REATTACHES - 1} more (document ${one.inDocument} → ${many.inDocument}, window ${one.onWindow} → ${many.onWindow}, elsewhere ${one.elsewhere} → ${many.elsewhere})`,
+    `# listeners ${what}: ${one.total} after 1 re-attach, ${many.total} after ${LISTENER_REATTACHES} (document ${one.inDocument} → ${many.inDocument}, window ${one.onWindow} → ${many.onWindow}, elsewhere ${one.elsewhere} → ${many.elsewhere})`,
   );
   const grew = Object.entries(many.byTarget)
     .filter(([k, n]) => n !== (one.byTarget[k] ?? 0))
@@ -824,41 +805,29 @@ async function listenersKept(page, cdp, pick, what, one) {
   assert.equal(
     many.total,
     one.total,
-    `${what}: the page's listeners after ${LISTENER_REATTACHES - 1} more re-attaches against before them (document ${one.inDocument} → ${many.inDocument}, window ${one.onWindow} → ${many.onWindow}; targets elsewhere: ${grew.join('; ')})`,
+    `${what}: the page's listeners after ${LISTENER_REATTACHES} re-attaches against 1 (document ${one.inDocument} → ${many.inDocument}, window ${one.onWindow} → ${many.onWindow}; targets elsewhere: ${grew.join('; ')})`,
   );
-  return many;
+  return { one: one.total, many: many.total };
 }
 
 test("re-attaching: every element the package defines (on the pages, or added to one as an author would) removed and re-inserted three times renders again, takes a new state, shows no error; 8 re-attaches leave the page's listeners as one does", async () => {
   const covered = new Set();
-  // The listener count (a full collection and a CDP walk of every target, per element) is
+  // The listener count (two full collections and a CDP walk of every target, per element) is
   // taken once per kind of element: a tag with the same attribute names (a figure bound to a
   // model element listens as its kind does, wherever it stands), and a prose value per kind of
   // source. Every instance is still re-attached and checked for its render, state and alert.
   const listenerKinds = new Set();
-  /** Re-attaches `widgets` (listWidgets) and checks each one's render, state and alert. */
-  const checkAll = async (page, widgets, where) => {
-    const results = await reattached(
-      page,
-      widgets.map((w) => ({ index: w.index, ...WIDGET_STATES[w.tag] })),
-    );
-    for (const [k, w] of widgets.entries()) {
-      const r = results[k];
-      const what = `${where}: ${w.tag} (#${w.index})`;
-      assert.equal(r.alert, '', what);
-      assert.ok(r.renders >= 1, `${what}: no render after re-attaching`);
-      covered.add(w.tag);
-    }
-  };
-  /** Counts the listeners over 7 more re-attaches of each new kind among `widgets`, one after another; returns the last count. */
-  const listenersOf = async (page, cdp, widgets, where, one) => {
-    for (const w of widgets) {
-      const kind = `${w.tag} ${w.attributes}`;
-      if (listenerKinds.has(kind)) continue;
-      listenerKinds.add(kind);
-      one = await listenersKept(page, cdp, { index: w.index }, `${where}: ${w.tag} (#${w.index})`, one);
-    }
-    return one;
+  const check = async (page, cdp, w, where) => {
+    const { a, b } = WIDGET_STATES[w.tag];
+    const r = await reattached(page, w.index, a, b);
+    const what = `${where}: ${w.tag} (#${w.index})`;
+    assert.equal(r.alert, '', what);
+    assert.ok(r.renders >= 1, `${what}: no render after re-attaching`);
+    covered.add(w.tag);
+    const kind = `${w.tag} ${w.attributes}`;
+    if (listenerKinds.has(kind)) return;
+    listenerKinds.add(kind);
+    await listenersKept(page, cdp, { index: w.index }, what);
   };
   for (const name of PAGES) {
     const page = await sweepPage();
@@ -866,33 +835,24 @@ test("re-attaching: every element the package defines (on the pages, or added to
     await page.goto(`${session.url}${name}`);
     await rendered(page);
     const cdp = await page.context().newCDPSession(page);
-    const widgets = await listWidgets(page);
-    await checkAll(page, widgets, name);
-    // Every source done with the states just set (its worker's answer drawn) before a value is read.
-    await frames(page);
+    for (const w of await listWidgets(page)) await check(page, cdp, w, name);
     // The prose values (<headlab-value>): after the same cycles each still follows its source —
     // a value the source reports after the re-insertions is shown, and the source's own after that.
-    // The cycles run side by side (each value's own, as alone); the sources are then driven one value at a time.
     const values = await page.evaluate(async () => {
       const frame = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
-      const all = [...document.querySelectorAll('headlab-value')];
-      const befores = all.map((v) => ({ text: v.textContent, state: v.dataset.state }));
-      await Promise.all(
-        all.map(async (v) => {
-          const parent = v.parentNode,
-            next = v.nextSibling;
-          for (let k = 0; k < 3; k++) {
-            v.remove();
-            if (k % 2) await frame();
-            parent.insertBefore(v, next);
-            await frame();
-          }
-        }),
-      );
-      const agains = all.map((v) => ({ text: v.textContent, state: v.dataset.state }));
       const out = [];
-      for (const [k, v] of all.entries()) {
+      for (const v of document.querySelectorAll('headlab-value')) {
+        const before = { text: v.textContent, state: v.dataset.state };
+        const parent = v.parentNode,
+          next = v.nextSibling;
+        for (let k = 0; k < 3; k++) {
+          v.remove();
+          if (k % 2) await frame();
+          parent.insertBefore(v, next);
+          await frame();
+        }
         const source = document.getElementById(v.source);
+        const again = { text: v.textContent, state: v.dataset.state };
         source.boundValue = () => ({ value: 123456789, kind: 'count' });
         source.dispatchEvent(new Event('headlab-render', { bubbles: true }));
         const followed = { text: v.textContent, state: v.dataset.state };
@@ -902,31 +862,25 @@ test("re-attaching: every element the package defines (on the pages, or added to
           source: v.source,
           sourceTag: source.localName,
           name: v.name,
-          before: befores[k],
-          again: agains[k],
+          before,
+          again,
           followed,
           restored: { text: v.textContent, state: v.dataset.state },
         });
       }
       return out;
     });
-    for (const v of values) {
+    for (const [index, v] of values.entries()) {
       const what = `${name}: <headlab-value source="${v.source}" name="${v.name}">`;
       assert.deepEqual(v.again, v.before, what);
       assert.equal(v.followed.state, 'bound', what);
       assert.notEqual(v.followed.text, v.before.text, `${what}: the source's new value not shown`);
       assert.deepEqual(v.restored, v.before, what);
       covered.add('headlab-value');
-    }
-    // Listeners: every element has been re-attached three times above; now each new kind 7 times more.
-    await frames(page);
-    let one = await pageListeners(cdp);
-    one = await listenersOf(page, cdp, widgets, name, one);
-    for (const [index, v] of values.entries()) {
       const kind = `headlab-value of ${v.sourceTag}`;
       if (listenerKinds.has(kind)) continue;
       listenerKinds.add(kind);
-      one = await listenersKept(page, cdp, { value: true, index }, `${name}: <headlab-value source="${v.source}" name="${v.name}">`, one);
+      await listenersKept(page, cdp, { value: true, index }, what);
     }
     await cdp.detach();
     assert.deepEqual(page.problems, [], name);
@@ -948,10 +902,7 @@ test("re-attaching: every element the package defines (on the pages, or added to
       }
     }, absent);
     await rendered(page);
-    const added = (await listWidgets(page)).filter((x) => absent.includes(x.tag));
-    await checkAll(page, added, `${PAGES[0]} (added)`);
-    await frames(page);
-    await listenersOf(page, cdp, added, `${PAGES[0]} (added)`, await pageListeners(cdp));
+    for (const w of (await listWidgets(page)).filter((x) => absent.includes(x.tag))) await check(page, cdp, w, `${PAGES[0]} (added)`);
     await cdp.detach();
     assert.deepEqual(page.problems, [], PAGES[0]);
     await page.close();
