@@ -464,67 +464,19 @@ test('360 px with touch (mobile emulation): no horizontal scrolling, widgets fit
       await button.tap();
       await page.waitForFunction(([i, n]) => __sweepWidgets()[i].renderCount > n, [w.index, before]);
     }
-    await screenshot(page, shotName(name, 'mobile-360'));
-    // One capture of the whole page; each widget's screenshot is cut from it (one element
-    // screenshot apiece scrolled, waited for stability and captured again, most of this test's time).
-    const crops = await wholePageShot(page, path.join(root, 'test-results/screenshots', `${shotName(name, 'mobile-360-full')}.png`));
-    assert.equal(crops.length, widgets.length, `${name}: a screenshot per widget`);
-    for (const [i, w] of widgets.entries()) {
-      assert.ok(crops[i].length > 100, `${name}: ${w.tag} has an empty box`);
-      fs.writeFileSync(path.join(root, 'test-results/screenshots', `${shotName(name, `${w.key}-360`)}.png`), crops[i]);
+    for (const w of widgets) {
+      const nth = widgets.filter((x) => x.tag === w.tag).indexOf(w);
+      await screenshot(page.locator(w.tag).nth(nth), shotName(name, `${w.key}-360`));
     }
+    await screenshot(page, shotName(name, 'mobile-360'));
+    await page.screenshot({
+      path: path.join(root, 'test-results/screenshots', `${shotName(name, 'mobile-360-full')}.png`),
+      fullPage: true,
+    });
     assert.deepEqual(page.problems, [], name);
   }
   await page.close();
 });
-
-/**
- * Saves a screenshot of the whole of `page` at `file` and returns PNGs of each of its widgets (in
- * __sweepWidgets order) cut from it. The viewport is made as tall as the document for the capture
- * (a full-page capture lays the page out at that height anyway, so the boxes are measured in that
- * layout, once they hold still from one frame to the next) and restored after. At device scale 1
- * a CSS pixel is an image pixel; each widget's border box is drawn into a canvas of its size in
- * the page itself (no image library in node).
- */
-async function wholePageShot(page, file) {
-  const size = page.viewportSize();
-  await page.setViewportSize({ width: size.width, height: await page.evaluate(() => document.scrollingElement.scrollHeight) });
-  await page.evaluate(async () => {
-    const boxes = () => JSON.stringify(__sweepWidgets().map((e) => e.getBoundingClientRect()));
-    for (let last = null; ;) {
-      await new Promise((r) => requestAnimationFrame(r));
-      const now = boxes();
-      if (now === last) return;
-      last = now;
-    }
-  });
-  const full = await page.screenshot({ path: file, fullPage: true });
-  const crops = await page.evaluate(async (b64) => {
-    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-    const image = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
-    const out = [];
-    for (const e of __sweepWidgets()) {
-      const r = e.getBoundingClientRect();
-      const x = Math.max(0, Math.floor(r.left + scrollX));
-      const y = Math.max(0, Math.floor(r.top + scrollY));
-      const w = Math.min(image.width, Math.ceil(r.right + scrollX)) - x;
-      const h = Math.min(image.height, Math.ceil(r.bottom + scrollY)) - y;
-      if (w <= 0 || h <= 0) {
-        out.push('');
-        continue;
-      }
-      const canvas = new OffscreenCanvas(w, h);
-      canvas.getContext('2d').drawImage(image, x, y, w, h, 0, 0, w, h);
-      const png = new Uint8Array(await (await canvas.convertToBlob({ type: 'image/png' })).arrayBuffer());
-      let s = '';
-      for (let i = 0; i < png.length; i += 0x8000) s += String.fromCharCode(...png.subarray(i, i + 0x8000));
-      out.push(btoa(s));
-    }
-    return out;
-  }, full.toString('base64'));
-  await page.setViewportSize(size);
-  return crops.map((c) => Buffer.from(c, 'base64'));
-}
 
 test('shareable state: restored from the URL hash, written back on change; a tampered hash is reported in the widget', async () => {
   for (const name of PAGES) {
