@@ -4,6 +4,7 @@
 // state hold in the code (core → formats → cli / web → widgets → site).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,12 +46,32 @@ function relativeLinks(text) {
   return links;
 }
 
+/**
+ * The top-level folders of the source: in a git checkout the ones git tracks a file in, so a
+ * contributor's untracked scratch folder (a copy of test-results, say) is not taken for source;
+ * elsewhere (an unpacked archive) the folders on disk, less dot-folders and NOT_SOURCE.
+ */
+function topLevelFolders() {
+  let tracked;
+  try {
+    tracked = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch {
+    tracked = null;
+  }
+  const names = tracked
+    ? tracked
+        .split('\0')
+        .filter((f) => f.includes('/'))
+        .map((f) => f.slice(0, f.indexOf('/')))
+    : fs
+        .readdirSync(root, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name);
+  return [...new Set(names)].filter((n) => !n.startsWith('.') && !NOT_SOURCE.has(n)).sort();
+}
+
 test('every top-level source folder has a guide that states its imports and its tests', () => {
-  const dirs = fs
-    .readdirSync(root, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !NOT_SOURCE.has(e.name))
-    .map((e) => e.name)
-    .sort();
+  const dirs = topLevelFolders();
   assert.deepEqual(dirs, [...FOLDERS].sort(), 'the top-level folders are the ones with guides');
   for (const folder of FOLDERS) {
     const guide = `${folder}/README.md`;
