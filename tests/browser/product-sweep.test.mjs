@@ -16,7 +16,7 @@
 //   - re-attaching: every element removed and re-inserted renders again, and 8 re-attaches
 //     leave the page's event listeners (counted by CDP) as many as one does;
 //   - bad input: hostile values on every observed attribute, rapid repeated clicks;
-//   - memory: 10,000 updates per element leave the WASM heap in use and the embind
+//   - memory: 500 updates per element leave the WASM heap in use and the embind
 //     handle count flat; removing the widgets releases their worker;
 //   - long tasks: no main-thread task over 50 ms of computation at start-up, sweeping every
 //     control, retraining or stopping (the first test, on its first visit of each page).
@@ -105,7 +105,7 @@ function listWidgets(page) {
 
 /**
  * The widgets of a page whose tag no earlier page had (`covered` collects the tags): the loops
- * that drive one element thousands of times (hostile values, 10,000 updates) test each element
+ * that drive one element thousands of times (hostile values, 500 updates) test each element
  * once, on the first page that has it — the element, not the page, is what they exercise.
  */
 function firstTimeWidgets(widgets, covered) {

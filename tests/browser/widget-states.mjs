@@ -1,6 +1,6 @@
 // Two shareable states per headlab-* element (el.sharedState values, i.e. attribute
 // name → text). The product sweeps (tests/browser/product-sweep.test.mjs) restore them
-// from the URL hash and alternate between them 10,000 times in the memory test.
+// from the URL hash and alternate between them 500 times in the memory test.
 // A new widget adds one entry here; the sweep fails for any element on a page without one.
 // `setup` (optional) names a step the sweep runs first, e.g. 'trained' (a finished run on the page).
 export const WIDGET_STATES = {
