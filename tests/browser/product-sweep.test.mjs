@@ -1021,7 +1021,7 @@ test('bad input: hostile values on every observed attribute and shared-link entr
               doing.set(e, `${e.localName} ${a}=${v.slice(0, 20)}`);
               e.setAttribute(a, v);
               read(e, `${a}=${v.slice(0, 20)} (before its render)`);
-              // One frame: the element's render was requested before this frame callback, so it has run.
+              // drawn(): the render this value requested has run (one frame, more while it is still pending).
               await drawn(e);
               read(e, `${a}=${v.slice(0, 20)}`);
               const alert = e.shadowRoot.querySelector('.alert');
