@@ -121,6 +121,8 @@ void refuse_overwriting_inputs(const std::string& out_flag, const std::string& o
                                const std::vector<std::pair<std::string, std::string>>& inputs) {
   struct stat out_stat {};
   if (out_path == "-" || stat(out_path.c_str(), &out_stat) != 0) return;  // stdout, or no file there yet
+  // Refused here, before the command computes, with the message the write would give after it.
+  if (S_ISDIR(out_stat.st_mode)) throw InputError(out_flag + ": \"" + out_path + "\" is a directory, not a file");
   for (const auto& [flag, path] : inputs) {
     struct stat in_stat {};
     if (stat(path.c_str(), &in_stat) == 0 && in_stat.st_dev == out_stat.st_dev && in_stat.st_ino == out_stat.st_ino) {

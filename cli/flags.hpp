@@ -74,7 +74,8 @@ std::uint64_t optional_seed_flag(const std::map<std::string, std::string>& flags
 
 // Refuses (InputError, exit kExitRefused) an output path that is the same file as one of the
 // inputs (flag, path) of the command: same device and inode, so "./w.json", "dir/../w.json", a
-// hard link and a symlink to it all count. An output that does not exist yet is no input.
+// hard link and a symlink to it all count. An output that does not exist yet is no input. An
+// output that is a directory (or a symlink to one) is refused too, before the command's work.
 void refuse_overwriting_inputs(const std::string& out_flag, const std::string& out_path,
                                const std::vector<std::pair<std::string, std::string>>& inputs);
 // Refuses (UsageError, exit kExitUsage) two outputs (flag, path) of one command that are the same

@@ -79,8 +79,13 @@ headlab_convention_case(directory_config "--config: \"[^\"]*\" is a directory, n
   "\"$exe\" model inspect --config \"$d\" --weights \"$d\" 2>&1")
 headlab_convention_case(directory_weights "--weights: \"[^\"]*\" is a directory, not a file.*exit=1"
   "\"$exe\" max-digit analyze --weights \"$d\" --out - 2>&1")
+# A command that checks its outputs against its inputs refuses a directory there too, before it
+# reads anything (here a --weights file that is not there, which would be the message otherwise);
+# the others at the write.
 headlab_convention_case(directory_out "--out: \"[^\"]*\" is a directory, not a file.*exit=1"
-  "mkdir -p \"$d/a.json\"; \"$exe\" max-digit analyze --weights \"$w\" --out \"$d/a.json\" 2>&1")
+  "mkdir -p \"$d/a.json\"; \"$exe\" max-digit analyze --weights \"$d/missing.json\" --out \"$d/a.json\" 2>&1")
+headlab_convention_case(directory_out_at_write "--out: \"[^\"]*\" is a directory, not a file.*exit=1"
+  "mkdir -p \"$d/a.json\"; \"$exe\" feature-recovery --seed 0 --steps 0 --eval-size 4 --out \"$d/a.json\" 2>&1")
 
 # A file write that fails part-way (here the file-size limit, ulimit -f 1 = 512 bytes, standing in
 # for a full disk): exit 1 with a message, the previous file whole, no temporary file left beside it.
