@@ -119,10 +119,11 @@ std::uint64_t optional_seed_flag(const std::map<std::string, std::string>& flags
 
 void refuse_overwriting_inputs(const std::string& out_flag, const std::string& out_path,
                                const std::vector<std::pair<std::string, std::string>>& inputs) {
+  if (out_path == "-") return;  // stdout
+  // Refused here, before the command computes, as the write would refuse it after.
+  formats::refuse_directory(out_flag, out_path);
   struct stat out_stat {};
-  if (out_path == "-" || stat(out_path.c_str(), &out_stat) != 0) return;  // stdout, or no file there yet
-  // Refused here, before the command computes, with the message the write would give after it.
-  if (S_ISDIR(out_stat.st_mode)) throw InputError(out_flag + ": \"" + out_path + "\" is a directory, not a file");
+  if (stat(out_path.c_str(), &out_stat) != 0) return;  // no file there yet
   for (const auto& [flag, path] : inputs) {
     struct stat in_stat {};
     if (stat(path.c_str(), &in_stat) == 0 && in_stat.st_dev == out_stat.st_dev && in_stat.st_ino == out_stat.st_ino) {

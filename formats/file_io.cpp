@@ -17,13 +17,17 @@
 
 namespace headlab::formats {
 
-std::string read_text_file(const std::string& path, const std::string& flag, std::size_t max_bytes) {
-  // A directory opens as a stream on Linux and reports a size of 2^63 − 1, which read as "larger
-  // than N bytes"; say what it is instead.
+void refuse_directory(const std::string& flag, const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     throw InputError(flag + ": \"" + path + "\" is a directory, not a file");
   }
+}
+
+std::string read_text_file(const std::string& path, const std::string& flag, std::size_t max_bytes) {
+  // A directory opens as a stream on Linux and reports a size of 2^63 − 1, which read as "larger
+  // than N bytes"; say what it is instead.
+  refuse_directory(flag, path);
   std::ifstream file(path, std::ios::binary);
   if (!file) throw InputError(flag + ": cannot open \"" + path + "\"");
   file.seekg(0, std::ios::end);
@@ -97,11 +101,9 @@ void remove_temporaries_on_signals() {
 }
 
 void write_file_atomically(const std::string& given_path, const std::string& text, const std::string& flag) {
+  // stat follows symlinks as write_target does, so the given path tells a directory as well.
+  refuse_directory(flag, given_path);
   const std::string path = write_target(given_path);
-  struct stat st {};
-  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    throw InputError(flag + ": \"" + given_path + "\" is a directory, not a file");
-  }
   // Same directory as the target, so rename() stays on one file system and is atomic.
   const std::string temporary = path + ".tmp-" + std::to_string(static_cast<long>(getpid()));
   // Registered before the file exists, so a signal at any point of the write removes it.

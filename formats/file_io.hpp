@@ -5,6 +5,10 @@
 
 namespace headlab::formats {
 
+// Throws InputError "<flag>: "<path>" is a directory, not a file" when path names a directory
+// (or a symlink to one); otherwise nothing, whether or not a file is there.
+void refuse_directory(const std::string& flag, const std::string& path);
+
 // The whole file as text. Throws InputError "<flag>: cannot open "<path>"", "<flag>: "<path>" is
 // a directory, not a file" or, before reading it, "<flag>: "<path>" is larger than N bytes".
 std::string read_text_file(const std::string& path, const std::string& flag, std::size_t max_bytes = 64u << 20);
