@@ -11,11 +11,14 @@
 //
 // Attributes: id (what widgets name), src (the weights: a .safetensors file or a torch.save .pt /
 // .pth checkpoint, told apart by their bytes; resolved against the page), config (its JSON, headlab's
-// or TransformerLens's own cfg.to_dict(); default: src with its suffix replaced by .json), timeout (seconds the two
-// downloads may take before they are abandoned with a message, 1–600, default
+// or TransformerLens's own cfg.to_dict(); default: src with its suffix replaced by .json), tokenizer
+// (optional: the model's Hugging Face tokenizer.json, read by the core in the worker beside the
+// other two; every figure's prompt is then text, encoded by it, and shows its tokens; a file the
+// reader refuses is reported here, naming the file, and a model already shown stays as it was),
+// timeout (seconds the downloads may take before they are abandoned with a message, 1–600, default
 // DEFAULT_MODEL_TIMEOUT_S; a "Try again" button then loads them again). The files are the
-// author's: src and config are never taken from the URL hash (share-state has nothing to share here).
-// Events: `change` with { status, label, n_layers, n_heads, d_model, d_vocab, n_ctx, parameters, trained }
+// author's: src, config and tokenizer are never taken from the URL hash (share-state has nothing to share here).
+// Events: `change` with { status, label, tokenizer, n_layers, n_heads, d_model, d_vocab, n_ctx, parameters, trained }
 // whenever the model is loaded, replaced or fails.
 import type { TransformerAnalysis, TransformerConfigFile, TransformerCore } from '../web/headlab-core.js';
 import { WorkerJobs } from '../web/worker-client.js';
@@ -30,6 +33,8 @@ import { defaultPrompt } from './transformer/widget.js';
 export interface TransformerModelState {
   status: TransformerSourceStatus;
   label: string;
+  /** The tokenizer's file name when the model shown has one (its prompts are text), else null. */
+  tokenizer: string | null;
   n_layers: number | null;
   n_heads: number | null;
   d_model: number | null;
@@ -52,7 +57,7 @@ export interface TransformerModelFiles {
 const WEIGHTS_FILE = /\.(safetensors|pth?)$/i;
 
 export class HeadlabTransformerModel extends HeadlabElement<TransformerModelState> {
-  static observedAttributes = ['src', 'config', 'timeout'];
+  static observedAttributes = ['src', 'config', 'tokenizer', 'timeout'];
   protected static needsCore = false;
   protected static css = /* css */ `
     .now { margin: 0.2rem 0 0.3rem; }
@@ -91,6 +96,12 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   set config(v: string) {
     this.setAttribute('config', v);
   }
+  get tokenizer(): string {
+    return this.getAttribute('tokenizer') ?? '';
+  }
+  set tokenizer(v: string) {
+    this.setAttribute('tokenizer', v);
+  }
   get timeout(): number {
     return numberAttribute(this, 'timeout', DEFAULT_MODEL_TIMEOUT_S, MIN_DOWNLOAD_TIMEOUT_S, MAX_DOWNLOAD_TIMEOUT_S);
   }
@@ -119,6 +130,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     return {
       status: this.source?.status ?? 'idle',
       label: m?.label ?? '',
+      tokenizer: m?.tokenizerLabel ?? null,
       n_layers: c?.n_layers ?? null,
       n_heads: c?.n_heads ?? null,
       d_model: c?.d_model ?? null,
@@ -215,7 +227,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     return transformerBoundValue(this.analysis, name);
   }
 
-  private urls(): { weights: string; config: string } {
+  private urls(): { weights: string; config: string; tokenizer: string | null } {
     const src = this.src.trim();
     if (src === '')
       throw new WidgetInputError(
@@ -234,7 +246,11 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
       throw new WidgetInputError(`attribute config="${configAttr}" must name a .json file (e.g. config="model.json")`);
     }
     const config = fileUrl(configAttr !== '' ? configAttr : `${src.replace(/[?#].*$/, '').replace(WEIGHTS_FILE, '')}.json`);
-    return { weights, config };
+    const tokenizerAttr = this.tokenizer.trim();
+    if (tokenizerAttr !== '' && (!/\.json$/i.test(tokenizerAttr.replace(/[?#].*$/, '')) || tokenizerAttr.length > 2048)) {
+      throw new WidgetInputError(`attribute tokenizer="${tokenizerAttr}" must name a .json file (e.g. tokenizer="tokenizer.json")`);
+    }
+    return { weights, config, tokenizer: tokenizerAttr === '' ? null : fileUrl(tokenizerAttr) };
   }
 
   disconnectedCallback(): void {
@@ -294,7 +310,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
 
   /** Reads the files named by src and config (again when either attribute changes: widgets switch when they are ready). */
   private loadFiles(): void {
-    let urls: { weights: string; config: string };
+    let urls: { weights: string; config: string; tokenizer: string | null };
     try {
       urls = this.urls();
     } catch (err) {
@@ -303,11 +319,11 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
       this.filesKey = '';
       throw err;
     }
-    const { weights, config } = urls;
-    const key = `${weights}\u0000${config}`;
+    const { weights, config, tokenizer } = urls;
+    const key = `${weights}\u0000${config}\u0000${tokenizer ?? ''}`;
     if (key === this.filesKey) return;
     this.filesKey = key;
-    void this.source!.load(weights, config, this.timeout);
+    void this.source!.load(weights, config, this.timeout, tokenizer);
   }
 
   private filesKey = '';
@@ -340,8 +356,15 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
       this.progressText!.textContent =
         total > 0 ? `${formatCount(received / 1024)} of ${formatCount(total / 1024)} KB` : `${formatCount(received / 1024)} KB`;
     }
-    this.failureLine!.hidden = s.status !== 'failed';
-    this.failureLine!.textContent = s.status === 'failed' ? `the model could not be loaded: ${s.failure}` : '';
+    // A failed load, or files refused while the model shown stayed (a bad tokenizer.json).
+    const failureText =
+      s.status === 'failed'
+        ? `the model could not be loaded: ${s.failure}`
+        : s.status === 'ready' && s.problem !== ''
+          ? `${s.problem}; the model shown is unchanged.`
+          : '';
+    this.failureLine!.hidden = failureText === '';
+    if (this.failureLine!.textContent !== failureText) this.failureLine!.textContent = failureText;
     // The button is there only when it does something (a hidden button would still be a tap target for tests and tools).
     const offer = Boolean(m && m.given && s.hasFileModel);
     // A download that failed (timed out, no answer, an HTTP error) may work a moment later; a file the core refused will not.
@@ -354,7 +377,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
         ? 'Loading the model…'
         : s.status === 'failed'
           ? 'No model loaded.'
-          : `Model: ${m!.label} — ${m!.config.n_layers} attention layer${m!.config.n_layers === 1 ? '' : 's'} × ${m!.config.n_heads} heads, d_model ${m!.config.d_model}, d_head ${m!.config.d_head}, vocabulary ${m!.config.d_vocab}, context ${m!.config.n_ctx}, ${formatCount(m!.parameters)} parameters${m!.config.normalization === 'none' ? '' : `, ${m!.config.normalization}`}.`;
+          : `Model: ${m!.label} — ${m!.config.n_layers} attention layer${m!.config.n_layers === 1 ? '' : 's'} × ${m!.config.n_heads} heads, d_model ${m!.config.d_model}, d_head ${m!.config.d_head}, vocabulary ${m!.config.d_vocab}, context ${m!.config.n_ctx}, ${formatCount(m!.parameters)} parameters${m!.config.normalization === 'none' ? '' : `, ${m!.config.normalization}`}${m!.tokenizer ? `; prompts are text, tokenized by ${m!.tokenizerLabel} (${m!.tokenizer.model})` : ''}.`;
     if (this.now!.textContent !== text) this.now!.textContent = text;
   }
 
