@@ -566,7 +566,7 @@ export interface TransformerModelState {
   n_ctx: number | null;
   /** Scalar parameters, biases and LayerNorm weights included. */
   parameters: number | null;
-  /** Whether the model shown was handed over from the page (trained there). */
+  /** Whether the model shown was handed over from the page (trained there, or files the reader opened). */
   trained: boolean;
 }
 /** A model as two files: model.json text and model.safetensors bytes. */
@@ -599,6 +599,13 @@ export interface HeadlabTransformerModel extends HeadlabElementBase<TransformerM
   useModel(files: TransformerModelFiles, label?: string): Promise<void>;
   /** Back to the model read from src and config. */
   useLoaded(): Promise<void>;
+  /**
+   * Opens a model from a reader's files (as dropping them on the element or picking them with its
+   * "Open a model…" button does): one weights file (.safetensors, .pt, .pth), its config .json and
+   * optionally tokenizer.json. Every figure switches once they are read; files that cannot be used
+   * get the reason in the element, naming them, and the model shown stays.
+   */
+  openFiles(files: File[]): Promise<void>;
 }
 
 /** Common to the transformer figures. Attribute: model (id of a headlab-transformer-model; default the enclosing one). */

@@ -5,6 +5,12 @@
 // value checked) and shows what is loaded: layers, heads, widths, parameters. A file the core
 // refuses is shown here, and in every widget reading it, with the core's message.
 //
+// A reader brings their own model by dropping its files on the element (the weights: .safetensors,
+// .pt or .pth; its config .json; optionally its tokenizer.json) or picking them with its "Open a
+// model…" button: read with progress, then by the worker as the page's own files are, and every
+// figure reading the element switches to it; files that cannot be used get the reason, naming the
+// files, in the element, and the model shown stays.
+//
 // A model trained in the page replaces the loaded one through `useModel({ config, safetensors },
 // label)` (the training widget's result), or by dispatching a bubbling `headlab-transformer-trained`
 // event with that detail from inside the element; `useLoaded()` goes back to the files.
@@ -27,7 +33,13 @@ import { MAX_DOWNLOAD_TIMEOUT_S, MIN_DOWNLOAD_TIMEOUT_S, fileUrl } from './base/
 import { HeadlabElement, WidgetInputError, el } from './base/headlab-element.js';
 import { formatCount, type BoundValue } from './chart/format.js';
 import { transformerBoundValue } from './transformer/bound-values.js';
-import { DEFAULT_MODEL_TIMEOUT_S, sourceOf, type TransformerModelSource, type TransformerSourceStatus } from './transformer/model.js';
+import {
+  DEFAULT_MODEL_TIMEOUT_S,
+  sourceOf,
+  type OpenedFiles,
+  type TransformerModelSource,
+  type TransformerSourceStatus,
+} from './transformer/model.js';
 import { defaultPrompt } from './transformer/widget.js';
 
 export interface TransformerModelState {
@@ -56,6 +68,50 @@ export interface TransformerModelFiles {
 /** The names src may end in: a safetensors file or a torch.save checkpoint (the suffix is what the config's default name drops). */
 const WEIGHTS_FILE = /\.(safetensors|pth?)$/i;
 
+/**
+ * The weights, config and tokenizer among files a reader offered, or an error saying what is
+ * missing or extra (naming the files). JSON files are told apart by their content: a tokenizer.json
+ * has a "model" object (Hugging Face's format); any other JSON is taken as the config (the core
+ * then says what is wrong with it).
+ */
+async function classifyFiles(files: File[]): Promise<OpenedFiles> {
+  const names = files.map((f) => f.name).join(', ');
+  const weights = files.filter((f) => WEIGHTS_FILE.test(f.name));
+  const jsons = files.filter((f) => /\.json$/i.test(f.name));
+  const other = files.filter((f) => !weights.includes(f) && !jsons.includes(f));
+  if (other.length)
+    throw new Error(
+      `${other.map((f) => f.name).join(', ')}: not a model's file (the weights: .safetensors, .pt or .pth; the config and tokenizer: .json)`,
+    );
+  if (weights.length !== 1)
+    throw new Error(
+      weights.length === 0
+        ? `${names}: no weights file among them (.safetensors, .pt or .pth); open the weights with their config`
+        : `${weights.map((f) => f.name).join(', ')}: one weights file at a time`,
+    );
+  if (jsons.length === 0) throw new Error(`${weights[0].name}: its config (.json) is missing; open the weights with their config`);
+  if (jsons.length > 2) throw new Error(`${jsons.map((f) => f.name).join(', ')}: at most two .json files (the config and tokenizer.json)`);
+  const isTokenizer = async (f: File): Promise<boolean> => {
+    if (f.size > 64 * 1024 * 1024) return /tokenizer/i.test(f.name);
+    try {
+      const v = JSON.parse(await f.text()) as unknown;
+      return typeof v === 'object' && v !== null && typeof (v as { model?: unknown }).model === 'object';
+    } catch {
+      return /tokenizer/i.test(f.name);
+    }
+  };
+  const kinds = await Promise.all(jsons.map(isTokenizer));
+  const configs = jsons.filter((_, i) => !kinds[i]);
+  const tokenizers = jsons.filter((_, i) => kinds[i]);
+  if (configs.length !== 1)
+    throw new Error(
+      configs.length === 0
+        ? `${jsons.map((f) => f.name).join(', ')}: no config among them (only a tokenizer); open the weights with their config`
+        : `${configs.map((f) => f.name).join(', ')}: two configs; open one config with the weights`,
+    );
+  return { weights: weights[0], config: configs[0], tokenizer: tokenizers[0] ?? null };
+}
+
 export class HeadlabTransformerModel extends HeadlabElement<TransformerModelState> {
   static observedAttributes = ['src', 'config', 'tokenizer', 'timeout'];
   protected static needsCore = false;
@@ -66,6 +122,10 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     .progress-text { font-variant-numeric: tabular-nums; font-size: 0.9em; }
     .failure { color: var(--hl-fg); border-left: 3px solid var(--hl-bad); padding-left: 0.5rem; margin: 0.3rem 0; }
     .failure::before { content: "Problem: "; font-weight: 600; color: var(--hl-bad); }
+    .open-hint { font-size: 0.9em; color: var(--hl-muted); }
+    button { min-height: 2.75rem; }
+    /* Files dragged over the element: the whole panel is where they go. */
+    .body[data-dropping] { outline: 3px dashed var(--hl-focus); outline-offset: 4px; border-radius: 4px; }
   `;
 
   private source: TransformerModelSource | null = null;
@@ -77,6 +137,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   private loadedButton: HTMLButtonElement | null = null;
   private retryButton: HTMLButtonElement | null = null;
   private buttonRow: HTMLDivElement | null = null;
+  private fileInput: HTMLInputElement | null = null;
   private lastStatus = '';
   /** The analysis behind the bound values, computed once per model in the worker. */
   private analyzed: { version: number; value: TransformerAnalysis } | null = null;
@@ -149,6 +210,29 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     const source = this.source ?? sourceOf(this);
     const bytes = files.safetensors instanceof Uint8Array ? files.safetensors : new Uint8Array(files.safetensors as ArrayBuffer);
     await source.use(files.config, bytes, label ?? files.label ?? 'a model trained in this page');
+  }
+
+  /**
+   * Opens a model from files the reader dropped or picked (File objects): one weights file
+   * (.safetensors, .pt, .pth), one config and optionally one tokenizer.json (told apart from the
+   * config by its content: a Hugging Face tokenizer has a "model" object). Resolves once read or
+   * refused; a refusal (which files are missing or extra, a size, the reader's message) is shown in
+   * the element, naming the files, and the model shown stays.
+   */
+  async openFiles(files: File[]): Promise<void> {
+    await this.offer(files);
+  }
+
+  private async offer(files: File[]): Promise<void> {
+    const source = this.source ?? sourceOf(this);
+    let opened: OpenedFiles;
+    try {
+      opened = await classifyFiles(files);
+    } catch (err) {
+      source.refuseOffered((err as Error).message);
+      return;
+    }
+    await source.open(opened);
   }
 
   /** Back to the model read from `src` and `config`. */
@@ -295,11 +379,48 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     });
     const row = el('div', { class: 'row' });
     this.buttonRow = row;
+    // The reader's own model: a file button (the input itself hidden: the button is its label and
+    // tap target) and the element as a drop target.
+    const openRow = el('div', { class: 'row open-row' });
+    this.fileInput = el('input', { type: 'file', multiple: '', accept: '.safetensors,.pt,.pth,.json', hidden: '' });
+    const hint = el(
+      'span',
+      { class: 'open-hint', id: 'open-hint' },
+      'or drop its files here: the weights (.safetensors, .pt), its config (.json) and, if it has one, tokenizer.json',
+    );
+    const openButton = el('button', { type: 'button', 'aria-describedby': 'open-hint' }, 'Open a model…');
+    this.listen(openButton, 'click', () => this.fileInput!.click());
+    this.listen(this.fileInput, 'change', () => {
+      const files = [...(this.fileInput!.files ?? [])];
+      this.fileInput!.value = '';
+      if (files.length) void this.offer(files);
+    });
+    openRow.append(openButton, hint, this.fileInput);
+    const carriesFiles = (e: Event): boolean => [...((e as DragEvent).dataTransfer?.types ?? [])].includes('Files');
+    this.listen(this, 'dragover', (e) => {
+      if (!carriesFiles(e)) return;
+      e.preventDefault();
+      (e as DragEvent).dataTransfer!.dropEffect = 'copy';
+      this.body.setAttribute('data-dropping', '');
+    });
+    this.listen(this, 'dragleave', (e) => {
+      // Leaving the element, not moving between its children.
+      const to = (e as DragEvent).relatedTarget as Node | null;
+      if (!to || !this.contains(to)) this.body.removeAttribute('data-dropping');
+    });
+    this.listen(this, 'drop', (e) => {
+      this.body.removeAttribute('data-dropping');
+      const files = [...((e as DragEvent).dataTransfer?.files ?? [])];
+      if (!files.length) return;
+      e.preventDefault();
+      void this.offer(files);
+    });
     this.body.append(
       this.now,
       this.progressRow,
       this.failureLine,
       row,
+      openRow,
       this.exportControls({ json: true, jsonLabel: 'Model summary (JSON)' }),
     );
     // Figures nested inside the element are shown below its panel, outside the body, so they stay

@@ -493,6 +493,141 @@ test('a tokenizer: every prompt is text, encoded as the CLI encodes it, its toke
   assert.deepEqual(page.problems, []);
 });
 
+test("a reader's own model: picked with the file button from the keyboard, every figure switches; dropped bad files are named and the model stays", async () => {
+  const FIXTURE_B = {
+    config: path.join(FIXTURE_DIR, 'two_layer_lnpre_pos.json'),
+    weights: path.join(FIXTURE_DIR, 'two_layer_lnpre_pos.safetensors'),
+  };
+  const TOKENIZER = path.join(root, 'tests/data/tokenizer/word_level.json');
+  const before = await page.evaluate(() => document.getElementById('induction').modelSource.model.version);
+  const kept = await page.evaluate((tags) => tags.map((t) => [t, document.querySelector(t).sharedState]), TAGS);
+  // Keyboard: Enter on the focused button opens the file input's chooser (its click; headless
+  // Chromium does not always show the dialog itself, so the files are then set on the input).
+  const button = page.locator('#induction button', { hasText: 'Open a model…' });
+  assert.equal(await button.getAttribute('aria-describedby'), 'open-hint');
+  await button.focus();
+  await page.evaluate(() => {
+    const input = document.getElementById('induction').shadowRoot.querySelector('input[type=file]');
+    window.__chooserAsked = 0;
+    input.addEventListener('click', (e) => {
+      window.__chooserAsked++;
+      e.preventDefault();
+    });
+  });
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => window.__chooserAsked), 1, 'Enter on the button opens the chooser');
+  const input = page.locator('#induction input[type=file]');
+  assert.equal(await input.getAttribute('multiple'), '');
+  await input.setInputFiles([FIXTURE_B.weights, FIXTURE_B.config, TOKENIZER]);
+  await page.waitForFunction(() => document.getElementById('induction').state.label === 'two_layer_lnpre_pos.safetensors', null, {
+    timeout: 60_000,
+  });
+  await ready(page, 'two_layer_lnpre_pos.safetensors');
+  const opened = await page.evaluate(() => {
+    const e = document.getElementById('induction');
+    return { state: e.state, now: e.shadowRoot.querySelector('.now').textContent, version: e.modelSource.model.version };
+  });
+  assert.equal(opened.state.tokenizer, 'word_level.json');
+  assert.equal(opened.state.d_vocab, 13);
+  assert.match(
+    opened.now,
+    /^Model: two_layer_lnpre_pos\.safetensors — 2 attention layers .* tokenized by word_level\.json \(WordLevel\)\.$/,
+  );
+  // Every figure computes with it: the attention figure's patterns are the CLI's on the same text.
+  await setAll(page, { 'headlab-transformer-attention': { prompt: 'the cat sat on the mat', position: '1' } });
+  const att = (await exports(page))['headlab-transformer-attention'];
+  const cliRun1 = cli([
+    'run',
+    '--config',
+    FIXTURE_B.config,
+    '--weights',
+    FIXTURE_B.weights,
+    '--tokenizer',
+    TOKENIZER,
+    '--prompt',
+    'the cat sat on the mat',
+  ]);
+  assert.deepEqual(att.prompt, cliRun1.tokens);
+  within(att.run.patterns, cliRun1.patterns, "patterns of the reader's model");
+
+  // A synthetic drop of a truncated weights file with its config: the reader's message naming the files; the model stays.
+  const good = fs.readFileSync(FIXTURE_B.weights);
+  const truncated = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'headlab-drop-')), 'cut.safetensors');
+  fs.writeFileSync(truncated, good.subarray(0, good.length - 50));
+  const r = cliRun(['model', 'inspect', '--config', FIXTURE_B.config, '--weights', truncated]);
+  fs.rmSync(path.dirname(truncated), { recursive: true });
+  assert.equal(r.status, 1);
+  const message = r.stderr
+    .trim()
+    .split('\n')
+    .pop()
+    .replace(/^.*?--weights [^:]+: /, '');
+  const drop = (files) =>
+    page.evaluate(async (files) => {
+      const e = document.getElementById('induction');
+      const data = new DataTransfer();
+      for (const [name, base64] of files) data.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
+      e.dispatchEvent(new DragEvent('dragover', { dataTransfer: data, bubbles: true, cancelable: true, composed: true }));
+      const highlighted = e.shadowRoot.querySelector('.body').hasAttribute('data-dropping');
+      const accepted = !e.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true, composed: true }));
+      return { highlighted, accepted };
+    }, files);
+  const b64 = (buffer) => Buffer.from(buffer).toString('base64');
+  const problem = async (pattern) => {
+    await page.waitForFunction((p) => new RegExp(p).test(document.getElementById('induction').modelSource.problem), pattern, {
+      timeout: 60_000,
+    });
+    await ready(page, 'two_layer_lnpre_pos.safetensors');
+    return page.evaluate(() => {
+      const e = document.getElementById('induction');
+      return { text: e.shadowRoot.querySelector('.failure').textContent, status: e.state.status, version: e.modelSource.model.version };
+    });
+  };
+  const dropped = await drop([
+    ['cut.safetensors', b64(good.subarray(0, good.length - 50))],
+    ['model.json', b64(fs.readFileSync(FIXTURE_B.config))],
+  ]);
+  assert.deepEqual(dropped, { highlighted: true, accepted: true });
+  const cut = await problem('cut\\.safetensors');
+  assert.equal(cut.text, `cut.safetensors with model.json: ${message}; the model shown is unchanged.`);
+  assert.deepEqual([cut.status, cut.version], ['ready', opened.version]);
+  // Weights without a config, and a bad tokenizer beside good files: named, the model stays.
+  await drop([['w.pt', b64(good)]]);
+  assert.match(
+    (await problem('w\\.pt')).text,
+    /^w\.pt: its config \(\.json\) is missing; open the weights with their config; the model shown is unchanged\.$/,
+  );
+  await drop([
+    ['w.safetensors', b64(good)],
+    ['model.json', b64(fs.readFileSync(FIXTURE_B.config))],
+    ['tok.json', b64(Buffer.from('{"model":{"type":"Unigram","vocab":[]}}'))],
+  ]);
+  const tok = await problem('tok\\.json');
+  assert.equal(
+    tok.text,
+    'the tokenizer file tok.json: tokenizer: model type "Unigram" is not implemented (headlab reads BPE or WordLevel); the model shown is unchanged.',
+  );
+  assert.equal(tok.version, opened.version);
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [360, 700, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await frames(page);
+      await screenshot(page.locator('#induction'), `transformer-model-opened-${scheme}-${width}`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1000, height: 800 });
+
+  // Back to the page's model, with the figures' states as they were (valid text for the tokenizer too).
+  await setAll(page, Object.fromEntries(kept));
+  await page.locator('#induction button', { hasText: 'Back to the loaded model' }).click();
+  await ready(page, 'fixture.safetensors');
+  assert.notEqual(await page.evaluate(() => document.getElementById('induction').modelSource.model.version), before);
+  assert.equal(await page.evaluate(() => document.getElementById('induction').state.tokenizer), null);
+  assert.deepEqual(page.problems, []);
+});
+
 test("bad files: the model element and every figure show the core's message", async () => {
   const good = fs.readFileSync(SHIPPED.weights);
   const nan = Buffer.from(good);

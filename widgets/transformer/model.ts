@@ -199,6 +199,72 @@ export class TransformerModelSource extends EventTarget {
     }
   }
 
+  /**
+   * Uses files the reader opened (dropped on the model element or picked with its file button): the
+   * weights, their config and an optional tokenizer.json, read here with progress and then by the
+   * worker as the page's own files are. Every figure reading the source switches once they are
+   * read; files refused (by their sizes, the limits, the reader) leave the model shown as it was,
+   * with the message, naming the files, in `problem` (without a model shown the source fails).
+   */
+  async open(files: OpenedFiles): Promise<void> {
+    this.key = `given:${++versions}`;
+    const key = this.key;
+    this.loading = null;
+    const shown = this.status === 'ready' ? this.model : null;
+    const { weights, config, tokenizer } = files;
+    const named = `${weights.name} with ${config.name}`;
+    this.status = 'loading';
+    this.failure = '';
+    this.problem = '';
+    this.retryable = false;
+    const all = [config, weights, ...(tokenizer ? [tokenizer] : [])];
+    const total = all.reduce((n, f) => n + f.size, 0);
+    this.progress = { received: 0, total };
+    this.notify();
+    try {
+      for (const f of all) {
+        const limit = f === weights ? MAX_MODEL_BYTES : MAX_TOKENIZER_BYTES;
+        if (f.size > limit)
+          throw new Error(`the file ${f.name} is ${formatCount(f.size)} bytes; the widgets read at most ${formatCount(limit)}`);
+      }
+      // Read one after another, the bar following the bytes of all three.
+      let before = 0;
+      const read = async (f: File): Promise<Uint8Array> => {
+        const bytes = await readFile(f, (n) => {
+          this.progress = { received: before + n, total };
+          this.dispatchEvent(new Event('progress'));
+        });
+        before += f.size;
+        return bytes;
+      };
+      const decoder = new TextDecoder();
+      const configText = decoder.decode(await read(config));
+      const weightBytes = await read(weights);
+      const tokenizerText = tokenizer ? decoder.decode(await read(tokenizer)) : null;
+      if (this.key !== key) return;
+      const [core, out] = await Promise.all([
+        getTransformerCore(),
+        readInWorker(configText, weightBytes, tokenizerText === null ? null : { text: tokenizerText }).catch((err: Error) => {
+          throw new Error(`${named}: ${err.message}`);
+        }),
+      ]);
+      if (this.key !== key) return;
+      if (out.tokenizerFailure) {
+        this.refuseFiles(`the tokenizer file ${tokenizer!.name}: ${out.tokenizerFailure}`, shown);
+        return;
+      }
+      const label = weights.name;
+      this.install(core, { ...out, label, tokenizer: tokenizer ? { text: tokenizerText!, label: tokenizer.name } : null }, true);
+    } catch (err) {
+      if (this.key === key) this.refuseFiles((err as Error).message, shown);
+    }
+  }
+
+  /** Files the reader offered that cannot be used (`message` says why, naming them): the model shown stays. */
+  refuseOffered(message: string): void {
+    this.refuseFiles(message, this.status === 'ready' ? this.model : null);
+  }
+
   /** Back to the model read from the files (after a model trained in the page). */
   async restore(): Promise<void> {
     if (!this.fromFiles) return;
@@ -282,6 +348,29 @@ export class TransformerModelSource extends EventTarget {
 export const MAX_MODEL_BYTES = 64 * 1024 * 1024;
 /** Longest tokenizer.json fetched: the core's own limit (formats/tokenizer_json.hpp, kMaxTokenizerBytes; GPT-2's is 1.4 MB). */
 export const MAX_TOKENIZER_BYTES = 8 * 1024 * 1024;
+
+/** Files a reader opened: the weights, their config and optionally the tokenizer (LocalFiles: File objects). */
+export interface OpenedFiles {
+  weights: File;
+  config: File;
+  tokenizer: File | null;
+}
+
+/** A local file's bytes, `progress(bytes read so far)` as they arrive. */
+async function readFile(file: File, progress: (n: number) => void): Promise<Uint8Array> {
+  const out = new Uint8Array(file.size);
+  const reader = file.stream().getReader();
+  let at = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (at + value.length > out.length) throw new Error(`the file ${file.name} changed while it was read`);
+    out.set(value, at);
+    at += value.length;
+    progress(at);
+  }
+  return at === out.length ? out : out.subarray(0, at);
+}
 
 /** A model's files as read by the worker (the canonical config and F64 weights) with its tokenizer and caption. */
 interface ModelFiles {
