@@ -388,7 +388,8 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
       { class: 'open-hint', id: 'open-hint' },
       'or drop its files here: the weights (.safetensors, .pt), its config (.json) and, if it has one, tokenizer.json',
     );
-    const openButton = el('button', { type: 'button', 'aria-describedby': 'open-hint' }, 'Open a model…');
+    // data-opens-files: a tap opens the system's file chooser, not a render (the product sweep's tap test skips it).
+    const openButton = el('button', { type: 'button', 'aria-describedby': 'open-hint', 'data-opens-files': '' }, 'Open a model…');
     this.listen(openButton, 'click', () => this.fileInput!.click());
     this.listen(this.fileInput, 'change', () => {
       const files = [...(this.fileInput!.files ?? [])];
