@@ -387,28 +387,25 @@ try {
             .status,
         i,
       );
+    // Waits until element i (as press and status count them) is no longer training.
+    const trainingEnded = (i, timeout) =>
+      waitFor(
+        page,
+        (i) =>
+          [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i].state
+            .status !== 'training',
+        i,
+        timeout,
+      );
     for (const t of trainers) {
       // The seed grid trains ten models and the induction run 2,500 steps (long runs): their stop
       // (with the hand-over of the stopped model to every figure) is measured, their full run is not.
       if (t.tag !== 'headlab-seed-grid' && t.tag !== 'headlab-transformer-training') {
-        await waitFor(
-          page,
-          (i) =>
-            [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i]
-              .state.status !== 'training',
-          t.index,
-        );
+        await trainingEnded(t.index);
         const began = Date.now();
         out.longTasks[`retraining ${t.tag}#${t.id}`] = await traced(page, async () => {
           await press(t.index, t.button);
-          await waitFor(
-            page,
-            (i) =>
-              [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i]
-                .state.status !== 'training',
-            t.index,
-            180000,
-          );
+          await trainingEnded(t.index, 180000);
         });
         out.longTasks[`retraining ${t.tag}#${t.id}`].wallMs = Date.now() - began;
         out.longTasks[`retraining ${t.tag}#${t.id}`].status = await status(t.index);
@@ -417,14 +414,7 @@ try {
         await press(t.index, t.button);
         await page.waitForTimeout(400);
         await press(t.index, 'Stop');
-        await waitFor(
-          page,
-          (i) =>
-            [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')[i]
-              .state.status !== 'training',
-          t.index,
-          60000,
-        );
+        await trainingEnded(t.index, 60000);
         await page.waitForTimeout(200);
       });
       out.longTasks[`stopping ${t.tag}#${t.id}`].status = await status(t.index);

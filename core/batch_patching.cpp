@@ -64,25 +64,42 @@ CellInterval cell_interval(const double* e, const ResamplingPlan& plan) {
   return out;
 }
 
-namespace {
+double PairRuns::effect(const double* x) const {
+  const Eigen::Index d = w.config.d_model;
+  const double ld =
+      (ordered_dot(x, u_answer.data(), d) + w.b_U(0, answer)) - (ordered_dot(x, u_wrong.data(), d) + w.b_U(0, wrong));
+  return 1.0 - (ld - corrupted_ld) / span;
+}
 
-// One pair's clean and corrupted runs and what every patch of it reads.
-struct PairRuns {
-  const TransformerWeights& w;
-  TransformerActivations clean, corrupted;
-  int answer, wrong;
-  Eigen::Index last;
-  double clean_ld, corrupted_ld, span;
-  RowVector u_answer, u_wrong;
-  // e = 1 − (LD − LD_corrupted)/span from a final-LayerNorm row x (d wide): LD as resume_forward forms
-  // each logit, Σ_k x_k W_U(k, t) (k ascending) + b_U(t).
-  double effect(const double* x) const {
-    const Eigen::Index d = w.config.d_model;
-    const double ld =
-        (ordered_dot(x, u_answer.data(), d) + w.b_U(0, answer)) - (ordered_dot(x, u_wrong.data(), d) + w.b_U(0, wrong));
-    return 1.0 - (ld - corrupted_ld) / span;
-  }
-};
+PairRuns pair_runs(const TransformerWeights& w, const PromptPair& pair) {
+  const Eigen::Index last = static_cast<Eigen::Index>(pair.clean.size()) - 1;
+  PairRuns r{w,
+             transformer_forward_unchecked(w, pair.clean),
+             transformer_forward_unchecked(w, pair.corrupted),
+             pair.answer,
+             pair.wrong,
+             last,
+             0.0,
+             0.0,
+             0.0,
+             w.W_U.col(pair.answer).transpose(),
+             w.W_U.col(pair.wrong).transpose()};
+  r.clean_ld = r.clean.logits(last, pair.answer) - r.clean.logits(last, pair.wrong);
+  r.corrupted_ld = r.corrupted.logits(last, pair.answer) - r.corrupted.logits(last, pair.wrong);
+  r.span = r.clean_ld - r.corrupted_ld;
+  return r;
+}
+
+double head_output_effect(const PairRuns& r, int l, int h, const Matrix& output) {
+  const auto& clean = r.clean.layers[static_cast<std::size_t>(l)];
+  Matrix resid = clean.resid_pre;
+  for (int g = 0; g < r.w.config.n_heads; ++g) resid += g == h ? output : clean.head_output[g];
+  resid.rowwise() += r.w.layers[static_cast<std::size_t>(l)].b_O.row(0);
+  const Matrix x = resume_final_normalized(r.w, r.clean, l + 1, resid, 0, r.last);
+  return r.effect(x.data());
+}
+
+namespace {
 
 // Head (l, h) with one of q, k, v (component 0, 1, 2) taken from the corrupted run at every
 // position, or z (3): the head's output T × d. q, k, v: pattern = causal softmax(q kᵀ/attn_scale), z = pattern v,
@@ -101,14 +118,7 @@ Matrix component_output(const PairRuns& r, int l, int h, int component) {
 }
 
 double component_effect(const PairRuns& r, int l, int h, int component) {
-  const auto& clean = r.clean.layers[static_cast<std::size_t>(l)];
-  const Matrix patched = component_output(r, l, h, component);
-  // Layer l's output summed as the forward pass sums it: resid_pre, each head in order, then b_O.
-  Matrix resid = clean.resid_pre;
-  for (int g = 0; g < r.w.config.n_heads; ++g) resid += g == h ? patched : clean.head_output[g];
-  resid.rowwise() += r.w.layers[static_cast<std::size_t>(l)].b_O.row(0);
-  const Matrix x = resume_final_normalized(r.w, r.clean, l + 1, resid, 0, r.last);
-  return r.effect(x.data());
+  return head_output_effect(r, l, h, component_output(r, l, h, component));
 }
 
 double resid_effect(const PairRuns& r, int l, Eigen::Index p) {
@@ -163,17 +173,11 @@ void patch_pair(const TransformerWeights& w, const PromptPair& pair, int i, Batc
   } catch (const InputError& e) {
     throw InputError("pair " + std::to_string(i) + ": " + e.what());
   }
-  PairRuns r{w,
-             transformer_forward_unchecked(w, pair.clean),
-             transformer_forward_unchecked(w, pair.corrupted),
-             pair.answer,
-             pair.wrong,
-             Tn - 1,
-             heads.clean_logit_difference,
-             heads.corrupted_logit_difference,
-             heads.clean_logit_difference - heads.corrupted_logit_difference,
-             w.W_U.col(pair.answer).transpose(),
-             w.W_U.col(pair.wrong).transpose()};
+  PairRuns r = pair_runs(w, pair);
+  // The differences head_position_patching normalised by, so that every grid shares one span.
+  r.clean_ld = heads.clean_logit_difference;
+  r.corrupted_ld = heads.corrupted_logit_difference;
+  r.span = heads.clean_logit_difference - heads.corrupted_logit_difference;
   out.clean_logit_difference.push_back(r.clean_ld);
   out.corrupted_logit_difference.push_back(r.corrupted_ld);
   out.head_position.effects.push_back((1.0 - heads.normalised.array()).matrix());

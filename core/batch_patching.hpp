@@ -76,6 +76,29 @@ struct BatchPatching {
 };
 constexpr int kHeadComponents = 4;  // q, k, v, z: the columns of head_component
 
+// One pair's clean and corrupted runs (prompts of length T) and what every patch of it reads:
+// the logit differences LD at the last position, span = LD_clean − LD_corrupted, and the
+// unembedding columns of the answer and wrong tokens (d_model wide). Shared by batch and path
+// patching. The weights must outlive it.
+struct PairRuns {
+  const TransformerWeights& w;
+  TransformerActivations clean, corrupted;
+  int answer, wrong;
+  Eigen::Index last;  // T − 1
+  double clean_ld, corrupted_ld, span;
+  RowVector u_answer, u_wrong;
+  // e = 1 − (LD − LD_corrupted)/span from a final-normalised row x (d_model wide): LD as
+  // resume_forward forms each logit, Σ_k x_k W_U(k, t) (k ascending) + b_U(t).
+  double effect(const double* x) const;
+};
+// Runs both prompts of `pair` (checked by the caller); LD_clean and LD_corrupted are read from the
+// runs' logits at T − 1.
+PairRuns pair_runs(const TransformerWeights& weights, const PromptPair& pair);
+// The effect of replacing head (l, h)'s output (T × d_model) by `output` in the clean run: layer
+// l's output summed as the forward pass sums it (resid_pre, each head in order, then b_O), the
+// layers after l resumed from it, and the effect of the last row.
+double head_output_effect(const PairRuns& runs, int l, int h, const Matrix& output);
+
 // Fills mean, lower, upper and p_value of every cell from its N per-pair effects (cell_interval).
 void fill_intervals(PatchingGrid& grid, const ResamplingPlan& plan);
 // The grids of a batch are over positions: throws InputError naming the first pair whose prompts

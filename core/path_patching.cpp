@@ -21,26 +21,10 @@ std::vector<PathEdge> path_edges(const TransformerConfig& c) {
 
 namespace {
 
-// One pair's clean and corrupted runs and the logit difference's pieces (as batch_patching forms them).
-struct PathRuns {
-  const TransformerWeights& w;
-  TransformerActivations clean, corrupted;
-  int answer, wrong;
-  Eigen::Index last;
-  double corrupted_ld, span;
-  RowVector u_answer, u_wrong;
-  double effect(const double* x) const {
-    const Eigen::Index d = w.config.d_model;
-    const double ld =
-        (ordered_dot(x, u_answer.data(), d) + w.b_U(0, answer)) - (ordered_dot(x, u_wrong.data(), d) + w.b_U(0, wrong));
-    return 1.0 - (ld - corrupted_ld) / span;
-  }
-};
-
 // The receiver (l, h) with input κ (0 q, 1 k, 2 v) read from x̂' (T × d, its layer's normalised
 // input with the sender's change) and the other two from the clean run: its output T × d, by the
 // forward pass's operations.
-Matrix receiver_output(const PathRuns& r, int l, int h, int input, const Matrix& normalized) {
+Matrix receiver_output(const PairRuns& r, int l, int h, int input, const Matrix& normalized) {
   const auto& clean = r.clean.layers[static_cast<std::size_t>(l)];
   Matrix q = clean.q[h], k = clean.k[h], v = clean.v[h];
   if (input == 2) {
@@ -55,15 +39,42 @@ Matrix receiver_output(const PathRuns& r, int l, int h, int input, const Matrix&
   return ordered_product(ordered_causal_product(pattern, v), r.w.layers[static_cast<std::size_t>(l)].W_O[h]);
 }
 
-double path_effect(const PathRuns& r, int l, int h, int input, const Matrix& normalized) {
-  const auto& clean = r.clean.layers[static_cast<std::size_t>(l)];
-  const Matrix patched = receiver_output(r, l, h, input, normalized);
-  // Layer l's output summed as the forward pass sums it: resid_pre, each head in order, then b_O.
-  Matrix resid = clean.resid_pre;
-  for (int g = 0; g < r.w.config.n_heads; ++g) resid += g == h ? patched : clean.head_output[g];
-  resid.rowwise() += r.w.layers[static_cast<std::size_t>(l)].b_O.row(0);
-  const Matrix x = resume_final_normalized(r.w, r.clean, l + 1, resid, 0, r.last);
-  return r.effect(x.data());
+// Pair i's runs; throws InputError naming the pair when its clean and corrupted runs give the
+// same logit difference (nothing to normalise by).
+PairRuns checked_pair_runs(const TransformerWeights& w, const PromptPair& pair, int i) {
+  PairRuns r = pair_runs(w, pair);
+  if (!(std::abs(r.span) > 0)) {
+    throw InputError("pair " + std::to_string(i) +
+                     ": the clean and corrupted prompts give the same logit difference; there is nothing to "
+                     "normalise by");
+  }
+  return r;
+}
+
+// One pair's effects, E × 3 (rows in path_edges order, columns q, k, v): for each sender (l_s, h_s)
+// its change δ (T × d) is added to each later layer's clean resid_pre, normalised once for every
+// receiver head of that layer, and each receiver input read from it in turn.
+Matrix pair_path_effects(const PairRuns& r, Eigen::Index edges) {
+  const auto& c = r.w.config;
+  const int L = c.n_layers, H = c.n_heads;
+  Matrix effects(edges, kReceiverInputs);
+  Eigen::Index e = 0;
+  for (int ls = 0; ls < L; ++ls) {
+    for (int hs = 0; hs < H; ++hs) {
+      const Matrix delta = r.corrupted.layers[static_cast<std::size_t>(ls)].head_output[hs] -
+                           r.clean.layers[static_cast<std::size_t>(ls)].head_output[hs];
+      for (int lr = ls + 1; lr < L; ++lr) {
+        const auto& lw = r.w.layers[static_cast<std::size_t>(lr)];
+        Vector scale;
+        const Matrix normalized =
+            normalize(c, r.clean.layers[static_cast<std::size_t>(lr)].resid_pre + delta, lw.ln_w, lw.ln_b, scale);
+        for (int hr = 0; hr < H; ++hr, ++e)
+          for (int input = 0; input < kReceiverInputs; ++input)
+            effects(e, input) = head_output_effect(r, lr, hr, receiver_output(r, lr, hr, input, normalized));
+      }
+    }
+  }
+  return effects;
 }
 
 }  // namespace
@@ -78,55 +89,17 @@ PathPatching path_patching(const TransformerWeights& w, const std::vector<Prompt
   }
   require_prompt_pairs(pairs, c.d_vocab, c.n_ctx);
   settings.validate();
-  const Eigen::Index T = static_cast<Eigen::Index>(require_one_prompt_length(pairs));
-  const ResamplingPlan plan = resampling_plan(static_cast<int>(pairs.size()), settings);
-  const int L = c.n_layers, H = c.n_heads, N = static_cast<int>(pairs.size());
+  const int T = static_cast<int>(require_one_prompt_length(pairs)), N = static_cast<int>(pairs.size());
+  const ResamplingPlan plan = resampling_plan(N, settings);
   PathPatching out;
   out.settings = settings;
-  out.prompt_length = static_cast<int>(T);
+  out.prompt_length = T;
   out.edges = path_edges(c);
-  const Eigen::Index E = static_cast<Eigen::Index>(out.edges.size());
   for (int i = 0; i < N; ++i) {
-    const PromptPair& pair = pairs[static_cast<std::size_t>(i)];
-    PathRuns r{w,
-               transformer_forward_unchecked(w, pair.clean),
-               transformer_forward_unchecked(w, pair.corrupted),
-               pair.answer,
-               pair.wrong,
-               T - 1,
-               0.0,
-               0.0,
-               w.W_U.col(pair.answer).transpose(),
-               w.W_U.col(pair.wrong).transpose()};
-    const double clean_ld = r.clean.logits(T - 1, pair.answer) - r.clean.logits(T - 1, pair.wrong);
-    r.corrupted_ld = r.corrupted.logits(T - 1, pair.answer) - r.corrupted.logits(T - 1, pair.wrong);
-    r.span = clean_ld - r.corrupted_ld;
-    if (!(std::abs(r.span) > 0)) {
-      throw InputError("pair " + std::to_string(i) +
-                       ": the clean and corrupted prompts give the same logit difference; there is nothing to "
-                       "normalise by");
-    }
-    out.clean_logit_difference.push_back(clean_ld);
+    const PairRuns r = checked_pair_runs(w, pairs[static_cast<std::size_t>(i)], i);
+    out.clean_logit_difference.push_back(r.clean_ld);
     out.corrupted_logit_difference.push_back(r.corrupted_ld);
-    Matrix effects(E, kReceiverInputs);
-    Eigen::Index e = 0;
-    for (int ls = 0; ls < L; ++ls) {
-      for (int hs = 0; hs < H; ++hs) {
-        const Matrix delta = r.corrupted.layers[static_cast<std::size_t>(ls)].head_output[hs] -
-                             r.clean.layers[static_cast<std::size_t>(ls)].head_output[hs];
-        for (int lr = ls + 1; lr < L; ++lr) {
-          // The receivers' input with the sender's change, normalised once for every head of layer lr.
-          const auto& lw = w.layers[static_cast<std::size_t>(lr)];
-          Vector scale;
-          const Matrix normalized =
-              normalize(c, r.clean.layers[static_cast<std::size_t>(lr)].resid_pre + delta, lw.ln_w, lw.ln_b, scale);
-          for (int hr = 0; hr < H; ++hr, ++e)
-            for (int input = 0; input < kReceiverInputs; ++input)
-              effects(e, input) = path_effect(r, lr, hr, input, normalized);
-        }
-      }
-    }
-    out.grid.effects.push_back(std::move(effects));
+    out.grid.effects.push_back(pair_path_effects(r, static_cast<Eigen::Index>(out.edges.size())));
     if (progress) progress(i + 1, N);
   }
   fill_intervals(out.grid, plan);

@@ -1,7 +1,10 @@
 #include "core/qk_attribution.hpp"
 
 #include "core/check.hpp"
+#include "core/normalization.hpp"
 #include "core/ordered_products.hpp"
+#include "core/rotary.hpp"
+#include "core/transformer_heads.hpp"
 
 #include <cmath>
 
@@ -20,20 +23,6 @@ void require_head(const TransformerConfig& c, int layer, int head) {
   }
 }
 
-// The split is written for learned or no positions and LayerNorm / LNPre / none; a config the
-// forward pass computes beyond those (RMSNorm, shortformer or rotary positions) is refused by name
-// rather than split wrongly.
-void require_split_supported(const TransformerConfig& c) {
-  if (c.positions == Positions::shortformer || c.positions == Positions::rotary) {
-    throw InputError(std::string("qk attribution does not split models with positional_embedding = \"") +
-                     positions_name(c.positions) + "\" yet");
-  }
-  if (c.normalization == Normalization::rms || c.normalization == Normalization::rms_pre) {
-    throw InputError(std::string("qk attribution does not split models with normalization = \"") +
-                     normalization_name(c.normalization) + "\" yet");
-  }
-}
-
 void require_run(const TransformerConfig& c, const TransformerActivations& run) {
   const Eigen::Index T = static_cast<Eigen::Index>(run.tokens.size());
   if (T == 0 || static_cast<int>(run.layers.size()) != c.n_layers || run.embed.rows() != T ||
@@ -43,23 +32,25 @@ void require_run(const TransformerConfig& c, const TransformerActivations& run) 
   }
 }
 
-// u = (x − mean(x)) / σ ⊙ w per row, σ the forward pass's (frozen); x itself without normalisation.
-// The centring is linear, so the u of the sources add up to the normalised residual minus ln.b.
+// u = (x − mean(x)) / σ ⊙ w per row for LN (w = 1 for LNPre), u = x / σ ⊙ w for RMS (w = 1 for
+// RMSPre: no centring), σ the forward pass's (frozen); x itself without normalisation. Both maps
+// are linear in x once σ is fixed, so the u of the sources add up to x̂ minus LN's offset b.
 //                                                                             T × d → T × d
 Matrix frozen_normalized(const TransformerConfig& c, const Matrix& x, const Vector& scale, const Matrix& ln_w) {
-  if (c.normalization == Normalization::none) return x;
+  if (!normalizes(c)) return x;
   const Eigen::Index T = x.rows(), d = x.cols();
   Matrix u(T, d);
   for (Eigen::Index i = 0; i < T; ++i) {
-    const double mean = ordered_sum(x.data() + i * d, d) / static_cast<double>(d);
+    const double mean = centres(c) ? ordered_sum(x.data() + i * d, d) / static_cast<double>(d) : 0.0;
     u.row(i) = (x.row(i).array() - mean) / scale(i);
   }
-  if (c.normalization == Normalization::layer_norm) u.array().rowwise() *= ln_w.row(0).array();
+  if (c.normalization == Normalization::layer_norm || c.normalization == Normalization::rms)
+    u.array().rowwise() *= ln_w.row(0).array();
   return u;
 }
 
 // Every constant the residual stream and the normalisation add before W_Q / W_K, normalised:
-// u_bias = frozen_normalized(Σ_{l' < layer} b_O^{l'}) + ln.b.                               T × d
+// u_bias = frozen_normalized(Σ_{l' < layer} b_O^{l'}) + ln.b (LN only: RMSNorm has no offset). T × d
 Matrix bias_input(const TransformerWeights& w, const LayerActivations& la, int layer, Eigen::Index T) {
   const TransformerConfig& c = w.config;
   RowVector b_O = RowVector::Zero(c.d_model);
@@ -111,30 +102,41 @@ QkSourceProjections qk_source_projections(const TransformerWeights& w, const Tra
                                           int head) {
   const TransformerConfig& c = w.config;
   require_head(c, layer, head);
-  require_split_supported(c);
   require_run(c, run);
   const Eigen::Index T = run.embed.rows();
   const LayerActivations& la = run.layers[static_cast<std::size_t>(layer)];
   const AttentionLayerWeights& lw = w.layers[static_cast<std::size_t>(layer)];
   const Matrix& W_Q = lw.W_Q[static_cast<std::size_t>(head)];
   // Query head h reads key head h / (H / G) (G = H without grouping: its own).
-  const int key_head = head / (c.n_heads / key_value_heads(c));
+  const int key_head = key_value_group(c, head);
   const Matrix& W_K = lw.W_K[static_cast<std::size_t>(key_head)];
   QkSourceProjections p;
   p.names = qk_source_names(c, layer);
   p.score_scale = 1.0 / attention_scale(c);
+  // Each source's u projected by W_Q and W_K (the biases join the bias source below).
   const auto add = [&](const Matrix& u) {
     p.query.push_back(ordered_product(u, W_Q));
     p.key.push_back(ordered_product(u, W_K));
   };
   add(frozen_normalized(c, run.embed, la.scale, lw.ln_w));
-  if (has_pos_embed(c)) add(frozen_normalized(c, run.pos_embed, la.scale, lw.ln_w));
+  // Learned positions are in the residual stream and normalised with it; shortformer positions
+  // are added after the normalisation to the query and key inputs only (x̂ + W_pos[0:T]), so
+  // their u is W_pos[0:T] itself, on both sides.
+  if (c.positions == Positions::learned) add(frozen_normalized(c, run.pos_embed, la.scale, lw.ln_w));
+  if (c.positions == Positions::shortformer) add(w.W_pos.topRows(T));
   for (int l = 0; l < layer; ++l)
     for (const Matrix& out : run.layers[static_cast<std::size_t>(l)].head_output)
       add(frozen_normalized(c, out, la.scale, lw.ln_w));
   add(bias_input(w, la, layer, T));
   p.query.back().rowwise() += lw.b_Q.row(head);
   p.key.back().rowwise() += lw.b_K.row(key_head);
+  // RoPE turns q_i by R(φ_i) and k_j by R(φ_j) after the biases (core/transformer_heads.cpp). R is
+  // linear, so R q_i = Σ_a R q^a_i: rotating every part keeps the split exact, and each part's
+  // product R(φ_i) q^a_i · R(φ_j) k^b_j depends on the positions only through i − j.
+  if (c.positions == Positions::rotary) {
+    for (Matrix& q : p.query) rotate_rows(c, q);
+    for (Matrix& k : p.key) rotate_rows(c, k);
+  }
   return p;
 }
 

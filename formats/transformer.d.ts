@@ -142,11 +142,11 @@ export interface TransformerAnalysisFile extends TransformerRunFile {
     head: number;
     /** The query position i (the analysis's position). */
     position: number;
-    /** S names: "embed", "pos" (learned positions only), "L{l}H{h}" for every earlier head, "bias". */
+    /** S names: "embed", "pos" (learned or shortformer positions), "L{l}H{h}" for every earlier head, "bias". */
     sources: string[];
     /** [i + 1][S][S]: parts[j][a][b] = query-side source a against key-side source b, for key j ≤ i. */
     parts: number[][][];
-    /** [i + 1]: s_ij = q_i·k_j/√d_head as the forward pass computes it; Σ_{a,b} parts[j][a][b] = scores[j] to rounding. */
+    /** [i + 1]: s_ij = q_i·k_j/attn_scale as the forward pass computes it; Σ_{a,b} parts[j][a][b] = scores[j] to rounding. */
     scores: number[];
   };
 }

@@ -549,13 +549,16 @@ export interface HeadlabTrainingReplay extends HeadlabElementBase<TrainingReplay
 // Each figure reads the model of a <headlab-transformer-model>: the one its `model` attribute
 // names, or the one it is nested in. Layers and heads are numbered from 0 (TransformerLens's
 // numbering); prompts are token names (when the config has token_names) or ids, separated by
-// spaces or commas, at most n_ctx of them. A bad file shows the core's message in the model
+// spaces or commas, at most n_ctx of them; text when the model element has a tokenizer (encoded by
+// it, the tokens shown under the field). A bad file shows the core's message in the model
 // element and in every figure reading it.
 
 export interface TransformerModelState {
   status: 'idle' | 'loading' | 'ready' | 'failed';
   /** Where the model comes from, e.g. "induction-seed0.safetensors". */
   label: string;
+  /** The tokenizer's file name when the model shown has one (its prompts are text), else null. */
+  tokenizer: string | null;
   n_layers: number | null;
   n_heads: number | null;
   d_model: number | null;
@@ -563,7 +566,7 @@ export interface TransformerModelState {
   n_ctx: number | null;
   /** Scalar parameters, biases and LayerNorm weights included. */
   parameters: number | null;
-  /** Whether the model shown was handed over from the page (trained there). */
+  /** Whether the model shown was handed over from the page (trained there, or files the reader opened). */
   trained: boolean;
 }
 /** A model as two files: model.json text and model.safetensors bytes. */
@@ -576,13 +579,17 @@ export interface TransformerModelFiles {
  * <headlab-transformer-model id="…" src="model.safetensors" config="model.json">: an attention-only
  * transformer read by the core (progress while downloading; the core's message for a bad file).
  * Attributes: src (the .safetensors file, resolved against the page; required), config (its JSON;
- * default: src with .safetensors replaced by .json), timeout (seconds the two downloads may take, 1–600, default 60;
+ * default: src with .safetensors replaced by .json), tokenizer (optional: the model's Hugging Face tokenizer.json;
+ * every figure's prompt is then text, encoded by the core, its tokens shown under the field; a file
+ * the reader refuses is reported in the element, naming it, and a model already shown stays),
+ * timeout (seconds the downloads may take, 1–600, default 60;
  * then a message and a Try again button). File locations are never shared through the URL hash.
  * Event `change` when a model is loaded, replaced or fails.
  */
 export interface HeadlabTransformerModel extends HeadlabElementBase<TransformerModelState> {
   src: string;
   config: string;
+  tokenizer: string;
   timeout: number;
   /** The config of the model shown (null while loading or after a failure). */
   readonly modelConfig: object | null;
@@ -592,6 +599,13 @@ export interface HeadlabTransformerModel extends HeadlabElementBase<TransformerM
   useModel(files: TransformerModelFiles, label?: string): Promise<void>;
   /** Back to the model read from src and config. */
   useLoaded(): Promise<void>;
+  /**
+   * Opens a model from a reader's files (as dropping them on the element or picking them with its
+   * "Open a model…" button does): one weights file (.safetensors, .pt, .pth), its config .json and
+   * optionally tokenizer.json. Every figure switches once they are read; files that cannot be used
+   * get the reason in the element, naming them, and the model shown stays.
+   */
+  openFiles(files: File[]): Promise<void>;
 }
 
 /** Common to the transformer figures. Attribute: model (id of a headlab-transformer-model; default the enclosing one). */
@@ -927,7 +941,7 @@ export interface HeadlabJSXElements {
     keys?: string;
     snapshot?: Num;
   };
-  'headlab-transformer-model': HeadlabBaseAttributes & { src?: string; config?: string; timeout?: Num };
+  'headlab-transformer-model': HeadlabBaseAttributes & { src?: string; config?: string; tokenizer?: string; timeout?: Num };
   'headlab-transformer-attention': TransformerAttributes & { prompt?: string; position?: Num; cell?: string };
   'headlab-transformer-attribution': TransformerAttributes & { prompt?: string; position?: Num; token?: Num };
   'headlab-transformer-composition': TransformerAttributes & { kind?: 'all' | 'q' | 'k' | 'v'; head?: string; seed?: Num };

@@ -780,6 +780,13 @@ export interface Tokenizer {
   /** One past the largest id. */
   readonly vocabSize: number;
   encode(text: string): TokenizedText;
+  /**
+   * encode() of a prompt for a model of dVocab tokens, as `headlab model run --tokenizer … --prompt`
+   * reads it: throws HeadlabError when the text gives no tokens or a token's id is dVocab or more.
+   */
+  encodePrompt(text: string, dVocab: number): TokenizedText;
+  /** Every id's name for a model of dVocab tokens (the CLI documents' token_names): its text, or "<unused N>". */
+  tokenNames(dVocab: number): string[];
   dispose(): void;
   readonly disposed: boolean;
 }

@@ -244,6 +244,16 @@ export class Tokenizer extends OwnedHandle {
   encode(text) {
     return unwrap(live(this).encode(text));
   }
+
+  /** encode() of a prompt for a model of dVocab tokens, refused as the CLI's --prompt with --tokenizer refuses it. */
+  encodePrompt(text, dVocab) {
+    return unwrap(live(this).encode_prompt(text, dVocab));
+  }
+
+  /** Every id's name for a model of dVocab tokens, as the CLI's documents name them ("<unused N>" for an id without a token). */
+  tokenNames(dVocab) {
+    return unwrap(live(this).token_names(dVocab));
+  }
 }
 
 /** The transformer trainer (on the induction task) in the trainer protocol (TransformerTrainer in web/headlab-core.d.ts). */

@@ -435,9 +435,10 @@ export const workerTasks = {
    * of a few KB, whatever the author's file held (a header of 844 KB took 150–200 ms to parse).
    * params: { config: model.json text, safetensors: Uint8Array | ArrayBuffer (the weights file: safetensors
    *           or a torch.save checkpoint, by its first bytes), limits?: { [field]: { value, why } } (fields
-   *           of the config, and `parameters`) }.
+   *           of the config, and `parameters`), tokenizer?: tokenizer.json text }.
    * result: { config: text, safetensors: Uint8Array (TransformerModel.canonical(); moved to the
-   *           page), parameters: scalar parameter count }. A refused file fails with the core's message.
+   *           page), parameters: scalar parameter count, tokenizer_failure?: the reader's message
+   *           for a tokenizer it refused }. A refused model file fails with the core's message.
    */
   'transformer-load': {
     module: 'transformer',
@@ -454,7 +455,19 @@ export const workerTasks = {
         }
         const files = model.canonical();
         transfer([files.safetensors.buffer]);
-        return { config: files.config, safetensors: files.safetensors, parameters };
+        const out = { config: files.config, safetensors: files.safetensors, parameters };
+        // A tokenizer.json beside the model: read by the core here too, so a bad one is found off
+        // the main thread; its refusal is answered (tokenizer_failure: the reader's message), not
+        // thrown, as the page may keep the model it shows rather than fail.
+        if (params.tokenizer != null) {
+          try {
+            core.loadTokenizer(params.tokenizer).dispose();
+          } catch (err) {
+            if (!(err instanceof HeadlabError)) throw err;
+            out.tokenizer_failure = err.message;
+          }
+        }
+        return out;
       } finally {
         model.dispose();
       }

@@ -184,7 +184,12 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
         };
         const model = this.currentModel;
         if (!detail?.cell || !model || !detail.prompt) return;
-        this.setAttribute('prompt', promptText(model.config, detail.prompt));
+        // With a tokenizer the prompt is the attention figure's text (its encoding is the tokens;
+        // the tokens' texts run together may encode otherwise), or the same default prompt.
+        const typed = (event.target as Element).getAttribute('prompt');
+        if (!model.tokenizer) this.setAttribute('prompt', promptText(model.config, detail.prompt));
+        else if (typed !== null && typed.trim() !== '') this.setAttribute('prompt', typed);
+        else this.removeAttribute('prompt');
         this.layer = detail.cell.layer;
         this.head = detail.cell.head;
         setNumberAttribute(this, 'position', detail.position ?? detail.prompt.length - 1);

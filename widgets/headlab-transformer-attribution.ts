@@ -14,7 +14,7 @@ import { rgbText } from './chart/palette.js';
 import type { Scene } from './chart/scene.js';
 import { drawnSvg, signedBarShapes, type BarRow } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
-import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, tokenName } from './transformer/widget.js';
+import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, tokenName, tokenize } from './transformer/widget.js';
 
 export interface TransformerAttributionState {
   prompt: number[];
@@ -104,13 +104,7 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     const rawT = this.getAttribute('token');
     let token: number | undefined;
     if (rawT !== null && rawT.trim() !== '') {
-      const ids = (() => {
-        try {
-          return model.handle.tokenize(rawT);
-        } catch (err) {
-          throw new WidgetInputError(`attribute token="${rawT}": ${(err as Error).message}`);
-        }
-      })();
+      const ids = tokenize(model, rawT, 'attribute token');
       if (ids.length !== 1) throw new WidgetInputError(`attribute token="${rawT}" must be one token`);
       token = ids[0];
     }

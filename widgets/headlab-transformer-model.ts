@@ -5,17 +5,26 @@
 // value checked) and shows what is loaded: layers, heads, widths, parameters. A file the core
 // refuses is shown here, and in every widget reading it, with the core's message.
 //
+// A reader brings their own model by dropping its files on the element (the weights: .safetensors,
+// .pt or .pth; its config .json; optionally its tokenizer.json) or picking them with its "Open a
+// model…" button: read with progress, then by the worker as the page's own files are, and every
+// figure reading the element switches to it; files that cannot be used get the reason, naming the
+// files, in the element, and the model shown stays.
+//
 // A model trained in the page replaces the loaded one through `useModel({ config, safetensors },
 // label)` (the training widget's result), or by dispatching a bubbling `headlab-transformer-trained`
 // event with that detail from inside the element; `useLoaded()` goes back to the files.
 //
 // Attributes: id (what widgets name), src (the weights: a .safetensors file or a torch.save .pt /
 // .pth checkpoint, told apart by their bytes; resolved against the page), config (its JSON, headlab's
-// or TransformerLens's own cfg.to_dict(); default: src with its suffix replaced by .json), timeout (seconds the two
-// downloads may take before they are abandoned with a message, 1–600, default
+// or TransformerLens's own cfg.to_dict(); default: src with its suffix replaced by .json), tokenizer
+// (optional: the model's Hugging Face tokenizer.json, read by the core in the worker beside the
+// other two; every figure's prompt is then text, encoded by it, and shows its tokens; a file the
+// reader refuses is reported here, naming the file, and a model already shown stays as it was),
+// timeout (seconds the downloads may take before they are abandoned with a message, 1–600, default
 // DEFAULT_MODEL_TIMEOUT_S; a "Try again" button then loads them again). The files are the
-// author's: src and config are never taken from the URL hash (share-state has nothing to share here).
-// Events: `change` with { status, label, n_layers, n_heads, d_model, d_vocab, n_ctx, parameters, trained }
+// author's: src, config and tokenizer are never taken from the URL hash (share-state has nothing to share here).
+// Events: `change` with { status, label, tokenizer, n_layers, n_heads, d_model, d_vocab, n_ctx, parameters, trained }
 // whenever the model is loaded, replaced or fails.
 import type { TransformerAnalysis, TransformerConfigFile, TransformerCore } from '../web/headlab-core.js';
 import { WorkerJobs } from '../web/worker-client.js';
@@ -24,12 +33,20 @@ import { MAX_DOWNLOAD_TIMEOUT_S, MIN_DOWNLOAD_TIMEOUT_S, fileUrl } from './base/
 import { HeadlabElement, WidgetInputError, el } from './base/headlab-element.js';
 import { formatCount, type BoundValue } from './chart/format.js';
 import { transformerBoundValue } from './transformer/bound-values.js';
-import { DEFAULT_MODEL_TIMEOUT_S, sourceOf, type TransformerModelSource, type TransformerSourceStatus } from './transformer/model.js';
+import {
+  DEFAULT_MODEL_TIMEOUT_S,
+  sourceOf,
+  type OpenedFiles,
+  type TransformerModelSource,
+  type TransformerSourceStatus,
+} from './transformer/model.js';
 import { defaultPrompt } from './transformer/widget.js';
 
 export interface TransformerModelState {
   status: TransformerSourceStatus;
   label: string;
+  /** The tokenizer's file name when the model shown has one (its prompts are text), else null. */
+  tokenizer: string | null;
   n_layers: number | null;
   n_heads: number | null;
   d_model: number | null;
@@ -51,8 +68,52 @@ export interface TransformerModelFiles {
 /** The names src may end in: a safetensors file or a torch.save checkpoint (the suffix is what the config's default name drops). */
 const WEIGHTS_FILE = /\.(safetensors|pth?)$/i;
 
+/**
+ * The weights, config and tokenizer among files a reader offered, or an error saying what is
+ * missing or extra (naming the files). JSON files are told apart by their content: a tokenizer.json
+ * has a "model" object (Hugging Face's format); any other JSON is taken as the config (the core
+ * then says what is wrong with it).
+ */
+async function classifyFiles(files: File[]): Promise<OpenedFiles> {
+  const names = files.map((f) => f.name).join(', ');
+  const weights = files.filter((f) => WEIGHTS_FILE.test(f.name));
+  const jsons = files.filter((f) => /\.json$/i.test(f.name));
+  const other = files.filter((f) => !weights.includes(f) && !jsons.includes(f));
+  if (other.length)
+    throw new Error(
+      `${other.map((f) => f.name).join(', ')}: not a model's file (the weights: .safetensors, .pt or .pth; the config and tokenizer: .json)`,
+    );
+  if (weights.length !== 1)
+    throw new Error(
+      weights.length === 0
+        ? `${names}: no weights file among them (.safetensors, .pt or .pth); open the weights with their config`
+        : `${weights.map((f) => f.name).join(', ')}: one weights file at a time`,
+    );
+  if (jsons.length === 0) throw new Error(`${weights[0].name}: its config (.json) is missing; open the weights with their config`);
+  if (jsons.length > 2) throw new Error(`${jsons.map((f) => f.name).join(', ')}: at most two .json files (the config and tokenizer.json)`);
+  const isTokenizer = async (f: File): Promise<boolean> => {
+    if (f.size > 64 * 1024 * 1024) return /tokenizer/i.test(f.name);
+    try {
+      const v = JSON.parse(await f.text()) as unknown;
+      return typeof v === 'object' && v !== null && typeof (v as { model?: unknown }).model === 'object';
+    } catch {
+      return /tokenizer/i.test(f.name);
+    }
+  };
+  const kinds = await Promise.all(jsons.map(isTokenizer));
+  const configs = jsons.filter((_, i) => !kinds[i]);
+  const tokenizers = jsons.filter((_, i) => kinds[i]);
+  if (configs.length !== 1)
+    throw new Error(
+      configs.length === 0
+        ? `${jsons.map((f) => f.name).join(', ')}: no config among them (only a tokenizer); open the weights with their config`
+        : `${configs.map((f) => f.name).join(', ')}: two configs; open one config with the weights`,
+    );
+  return { weights: weights[0], config: configs[0], tokenizer: tokenizers[0] ?? null };
+}
+
 export class HeadlabTransformerModel extends HeadlabElement<TransformerModelState> {
-  static observedAttributes = ['src', 'config', 'timeout'];
+  static observedAttributes = ['src', 'config', 'tokenizer', 'timeout'];
   protected static needsCore = false;
   protected static css = /* css */ `
     .now { margin: 0.2rem 0 0.3rem; }
@@ -61,6 +122,10 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     .progress-text { font-variant-numeric: tabular-nums; font-size: 0.9em; }
     .failure { color: var(--hl-fg); border-left: 3px solid var(--hl-bad); padding-left: 0.5rem; margin: 0.3rem 0; }
     .failure::before { content: "Problem: "; font-weight: 600; color: var(--hl-bad); }
+    .open-hint { font-size: 0.9em; color: var(--hl-muted); }
+    button { min-height: 2.75rem; }
+    /* Files dragged over the element: the whole panel is where they go. */
+    .body[data-dropping] { outline: 3px dashed var(--hl-focus); outline-offset: 4px; border-radius: 4px; }
   `;
 
   private source: TransformerModelSource | null = null;
@@ -72,6 +137,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   private loadedButton: HTMLButtonElement | null = null;
   private retryButton: HTMLButtonElement | null = null;
   private buttonRow: HTMLDivElement | null = null;
+  private fileInput: HTMLInputElement | null = null;
   private lastStatus = '';
   /** The analysis behind the bound values, computed once per model in the worker. */
   private analyzed: { version: number; value: TransformerAnalysis } | null = null;
@@ -90,6 +156,12 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   }
   set config(v: string) {
     this.setAttribute('config', v);
+  }
+  get tokenizer(): string {
+    return this.getAttribute('tokenizer') ?? '';
+  }
+  set tokenizer(v: string) {
+    this.setAttribute('tokenizer', v);
   }
   get timeout(): number {
     return numberAttribute(this, 'timeout', DEFAULT_MODEL_TIMEOUT_S, MIN_DOWNLOAD_TIMEOUT_S, MAX_DOWNLOAD_TIMEOUT_S);
@@ -119,6 +191,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     return {
       status: this.source?.status ?? 'idle',
       label: m?.label ?? '',
+      tokenizer: m?.tokenizerLabel ?? null,
       n_layers: c?.n_layers ?? null,
       n_heads: c?.n_heads ?? null,
       d_model: c?.d_model ?? null,
@@ -137,6 +210,29 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     const source = this.source ?? sourceOf(this);
     const bytes = files.safetensors instanceof Uint8Array ? files.safetensors : new Uint8Array(files.safetensors as ArrayBuffer);
     await source.use(files.config, bytes, label ?? files.label ?? 'a model trained in this page');
+  }
+
+  /**
+   * Opens a model from files the reader dropped or picked (File objects): one weights file
+   * (.safetensors, .pt, .pth), one config and optionally one tokenizer.json (told apart from the
+   * config by its content: a Hugging Face tokenizer has a "model" object). Resolves once read or
+   * refused; a refusal (which files are missing or extra, a size, the reader's message) is shown in
+   * the element, naming the files, and the model shown stays.
+   */
+  async openFiles(files: File[]): Promise<void> {
+    await this.offer(files);
+  }
+
+  private async offer(files: File[]): Promise<void> {
+    const source = this.source ?? sourceOf(this);
+    let opened: OpenedFiles;
+    try {
+      opened = await classifyFiles(files);
+    } catch (err) {
+      source.refuseOffered((err as Error).message);
+      return;
+    }
+    await source.open(opened);
   }
 
   /** Back to the model read from `src` and `config`. */
@@ -215,7 +311,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     return transformerBoundValue(this.analysis, name);
   }
 
-  private urls(): { weights: string; config: string } {
+  private urls(): { weights: string; config: string; tokenizer: string | null } {
     const src = this.src.trim();
     if (src === '')
       throw new WidgetInputError(
@@ -234,7 +330,11 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
       throw new WidgetInputError(`attribute config="${configAttr}" must name a .json file (e.g. config="model.json")`);
     }
     const config = fileUrl(configAttr !== '' ? configAttr : `${src.replace(/[?#].*$/, '').replace(WEIGHTS_FILE, '')}.json`);
-    return { weights, config };
+    const tokenizerAttr = this.tokenizer.trim();
+    if (tokenizerAttr !== '' && (!/\.json$/i.test(tokenizerAttr.replace(/[?#].*$/, '')) || tokenizerAttr.length > 2048)) {
+      throw new WidgetInputError(`attribute tokenizer="${tokenizerAttr}" must name a .json file (e.g. tokenizer="tokenizer.json")`);
+    }
+    return { weights, config, tokenizer: tokenizerAttr === '' ? null : fileUrl(tokenizerAttr) };
   }
 
   disconnectedCallback(): void {
@@ -279,11 +379,49 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     });
     const row = el('div', { class: 'row' });
     this.buttonRow = row;
+    // The reader's own model: a file button (the input itself hidden: the button is its label and
+    // tap target) and the element as a drop target.
+    const openRow = el('div', { class: 'row open-row' });
+    this.fileInput = el('input', { type: 'file', multiple: '', accept: '.safetensors,.pt,.pth,.json', hidden: '' });
+    const hint = el(
+      'span',
+      { class: 'open-hint', id: 'open-hint' },
+      'or drop its files here: the weights (.safetensors, .pt), its config (.json) and, if it has one, tokenizer.json',
+    );
+    // data-opens-files: a tap opens the system's file chooser, not a render (the product sweep's tap test skips it).
+    const openButton = el('button', { type: 'button', 'aria-describedby': 'open-hint', 'data-opens-files': '' }, 'Open a model…');
+    this.listen(openButton, 'click', () => this.fileInput!.click());
+    this.listen(this.fileInput, 'change', () => {
+      const files = [...(this.fileInput!.files ?? [])];
+      this.fileInput!.value = '';
+      if (files.length) void this.offer(files);
+    });
+    openRow.append(openButton, hint, this.fileInput);
+    const carriesFiles = (e: Event): boolean => [...((e as DragEvent).dataTransfer?.types ?? [])].includes('Files');
+    this.listen(this, 'dragover', (e) => {
+      if (!carriesFiles(e)) return;
+      e.preventDefault();
+      (e as DragEvent).dataTransfer!.dropEffect = 'copy';
+      this.body.setAttribute('data-dropping', '');
+    });
+    this.listen(this, 'dragleave', (e) => {
+      // Leaving the element, not moving between its children.
+      const to = (e as DragEvent).relatedTarget as Node | null;
+      if (!to || !this.contains(to)) this.body.removeAttribute('data-dropping');
+    });
+    this.listen(this, 'drop', (e) => {
+      this.body.removeAttribute('data-dropping');
+      const files = [...((e as DragEvent).dataTransfer?.files ?? [])];
+      if (!files.length) return;
+      e.preventDefault();
+      void this.offer(files);
+    });
     this.body.append(
       this.now,
       this.progressRow,
       this.failureLine,
       row,
+      openRow,
       this.exportControls({ json: true, jsonLabel: 'Model summary (JSON)' }),
     );
     // Figures nested inside the element are shown below its panel, outside the body, so they stay
@@ -294,7 +432,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
 
   /** Reads the files named by src and config (again when either attribute changes: widgets switch when they are ready). */
   private loadFiles(): void {
-    let urls: { weights: string; config: string };
+    let urls: { weights: string; config: string; tokenizer: string | null };
     try {
       urls = this.urls();
     } catch (err) {
@@ -303,11 +441,11 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
       this.filesKey = '';
       throw err;
     }
-    const { weights, config } = urls;
-    const key = `${weights}\u0000${config}`;
+    const { weights, config, tokenizer } = urls;
+    const key = `${weights}\u0000${config}\u0000${tokenizer ?? ''}`;
     if (key === this.filesKey) return;
     this.filesKey = key;
-    void this.source!.load(weights, config, this.timeout);
+    void this.source!.load(weights, config, this.timeout, tokenizer);
   }
 
   private filesKey = '';
@@ -340,8 +478,15 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
       this.progressText!.textContent =
         total > 0 ? `${formatCount(received / 1024)} of ${formatCount(total / 1024)} KB` : `${formatCount(received / 1024)} KB`;
     }
-    this.failureLine!.hidden = s.status !== 'failed';
-    this.failureLine!.textContent = s.status === 'failed' ? `the model could not be loaded: ${s.failure}` : '';
+    // A failed load, or files refused while the model shown stayed (a bad tokenizer.json).
+    const failureText =
+      s.status === 'failed'
+        ? `the model could not be loaded: ${s.failure}`
+        : s.status === 'ready' && s.problem !== ''
+          ? `${s.problem}; the model shown is unchanged.`
+          : '';
+    this.failureLine!.hidden = failureText === '';
+    if (this.failureLine!.textContent !== failureText) this.failureLine!.textContent = failureText;
     // The button is there only when it does something (a hidden button would still be a tap target for tests and tools).
     const offer = Boolean(m && m.given && s.hasFileModel);
     // A download that failed (timed out, no answer, an HTTP error) may work a moment later; a file the core refused will not.
@@ -354,7 +499,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
         ? 'Loading the model…'
         : s.status === 'failed'
           ? 'No model loaded.'
-          : `Model: ${m!.label} — ${m!.config.n_layers} attention layer${m!.config.n_layers === 1 ? '' : 's'} × ${m!.config.n_heads} heads, d_model ${m!.config.d_model}, d_head ${m!.config.d_head}, vocabulary ${m!.config.d_vocab}, context ${m!.config.n_ctx}, ${formatCount(m!.parameters)} parameters${m!.config.normalization === 'none' ? '' : `, ${m!.config.normalization}`}.`;
+          : `Model: ${m!.label} — ${m!.config.n_layers} attention layer${m!.config.n_layers === 1 ? '' : 's'} × ${m!.config.n_heads} heads, d_model ${m!.config.d_model}, d_head ${m!.config.d_head}, vocabulary ${m!.config.d_vocab}, context ${m!.config.n_ctx}, ${formatCount(m!.parameters)} parameters${m!.config.normalization === 'none' ? '' : `, ${m!.config.normalization}`}${m!.tokenizer ? `; prompts are text, tokenized by ${m!.tokenizerLabel} (${m!.tokenizer.model})` : ''}.`;
     if (this.now!.textContent !== text) this.now!.textContent = text;
   }
 

@@ -41,6 +41,22 @@ function choose(select, i) {
   select.selectedIndex = (i + 1) % select.options.length;
   fire(select, 'change');
 }
+/** A scenario named `input`: each sample moves the <select> `selector` to its next option. */
+const selectScenario = (input, selector = 'select') => ({
+  input,
+  start: (h) => {
+    const s = q(h, selector);
+    return (i) => choose(s, i);
+  },
+});
+/** A scenario named `input`: each sample clicks the next of the buttons `selector`, in turn. */
+const buttonsScenario = (input, selector) => ({
+  input,
+  start: (h) => {
+    const b = qa(h, selector);
+    return (i) => b[i % b.length].click();
+  },
+});
 /** A typed field committed (Enter or leaving it: the change event; the input event debounces). */
 function type(input, text) {
   input.value = text;
@@ -120,13 +136,7 @@ export const SCENARIOS = {
     { input: 'score-scale slider step', start: (h) => (i) => slide(qa(h, 'input[type=range]')[0], i) },
   ],
   'headlab-projection-ablation': [
-    {
-      input: 'ablation preset',
-      start: (h) => {
-        const b = qa(h, '[aria-label=Presets] button');
-        return (i) => b[i % b.length].click();
-      },
-    },
+    buttonsScenario('ablation preset', '[aria-label=Presets] button'),
     {
       input: 'typed matrix entry',
       start: (h) => {
@@ -135,15 +145,7 @@ export const SCENARIOS = {
       },
     },
   ],
-  'headlab-value-swap': [
-    {
-      input: 'value column select',
-      start: (h) => {
-        const s = q(h, 'select');
-        return (i) => choose(s, i);
-      },
-    },
-  ],
+  'headlab-value-swap': [selectScenario('value column select')],
   'headlab-basis-rotation': [{ input: 'angle slider step', start: (h) => (i) => slide(q(h, 'input[type=range]'), i) }],
   'headlab-choice-quiz': [
     {
@@ -219,34 +221,12 @@ export const SCENARIOS = {
       },
     },
   ],
-  'headlab-head-ablation': [
-    {
-      input: 'ablation toggle',
-      start: (h) => {
-        const b = qa(h, 'button[data-head]');
-        return (i) => b[i % b.length].click();
-      },
-    },
-  ],
+  'headlab-head-ablation': [buttonsScenario('ablation toggle', 'button[data-head]')],
   'headlab-subspace-accuracy': [
     { input: 'k slider step', start: (h) => (i) => slide(q(h, 'input[type=range]'), i) },
-    {
-      input: 'basis select',
-      start: (h) => {
-        const s = q(h, 'select');
-        return (i) => choose(s, i);
-      },
-    },
+    selectScenario('basis select'),
   ],
-  'headlab-angle-dot': [
-    {
-      input: 'matrix select',
-      start: (h) => {
-        const s = q(h, 'select');
-        return (i) => choose(s, i);
-      },
-    },
-  ],
+  'headlab-angle-dot': [selectScenario('matrix select')],
   // The transformer widgets on an author's model (widgets/transformer/): a new prompt is a prompt
   // never seen before (each sample types another one: nothing cached), of the length shown.
   'headlab-transformer-attention': [
@@ -266,20 +246,8 @@ export const SCENARIOS = {
     },
   ],
   'headlab-transformer-attribution': [
-    {
-      input: 'position select',
-      start: (h) => {
-        const s = q(h, 'select[name=position]');
-        return (i) => choose(s, i);
-      },
-    },
-    {
-      input: 'token select',
-      start: (h) => {
-        const s = q(h, 'select[name=token]');
-        return (i) => choose(s, i);
-      },
-    },
+    selectScenario('position select', 'select[name=position]'),
+    selectScenario('token select', 'select[name=token]'),
     {
       input: 'typed new prompt',
       start: (h) => {
@@ -306,79 +274,18 @@ export const SCENARIOS = {
           f.dispatchEvent(new KeyboardEvent('keydown', { key: i % 7 === 6 ? 'ArrowDown' : 'ArrowRight', bubbles: true, composed: true }));
       },
     },
-    {
-      input: 'answer select',
-      start: (h) => {
-        const s = q(h, 'select[name=answer]');
-        return (i) => choose(s, i);
-      },
-    },
+    selectScenario('answer select', 'select[name=answer]'),
   ],
-  'headlab-qk-attribution': [
-    {
-      input: 'key select',
-      start: (h) => {
-        const s = q(h, 'select[name=key]');
-        return (i) => choose(s, i);
-      },
-    },
-    {
-      input: 'query select',
-      start: (h) => {
-        const s = q(h, 'select[name=position]');
-        return (i) => choose(s, i);
-      },
-    },
-  ],
+  'headlab-qk-attribution': [selectScenario('key select', 'select[name=key]'), selectScenario('query select', 'select[name=position]')],
   'headlab-transformer-circuits': [
-    {
-      input: 'head select',
-      start: (h) => {
-        const s = q(h, 'select[name=head]');
-        return (i) => choose(s, i);
-      },
-    },
-    {
-      input: 'circuit select',
-      start: (h) => {
-        const s = q(h, 'select[name=circuit]');
-        return (i) => choose(s, i);
-      },
-    },
+    selectScenario('head select', 'select[name=head]'),
+    selectScenario('circuit select', 'select[name=circuit]'),
   ],
-  'headlab-logit-lens': [
-    {
-      input: 'position select',
-      start: (h) => {
-        const s = q(h, 'select[name=position]');
-        return (i) => choose(s, i);
-      },
-    },
-  ],
-  'headlab-head-svd': [
-    {
-      input: 'head select',
-      start: (h) => {
-        const s = q(h, 'select[name=head]');
-        return (i) => choose(s, i);
-      },
-    },
-  ],
+  'headlab-logit-lens': [selectScenario('position select', 'select[name=position]')],
+  'headlab-head-svd': [selectScenario('head select', 'select[name=head]')],
   'headlab-transformer-composition': [
-    {
-      input: 'kind select',
-      start: (h) => {
-        const s = q(h, 'select[name=kind]');
-        return (i) => choose(s, i);
-      },
-    },
-    {
-      input: 'head select',
-      start: (h) => {
-        const s = q(h, 'select[name=head]');
-        return (i) => choose(s, i);
-      },
-    },
+    selectScenario('kind select', 'select[name=kind]'),
+    selectScenario('head select', 'select[name=head]'),
   ],
 };
 

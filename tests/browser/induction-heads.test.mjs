@@ -260,7 +260,7 @@ const APPENDIX = 'articles/max-digit-heads-appendix.html';
 // Two forward paths through the same float64 weights (tests/core/transformer_test.cpp: within 1e-12).
 const FORWARD_PATHS_TOLERANCE = 1e-12;
 
-test('appendix: the max-digit model in the generic widgets agrees with the max-digit widgets (attention, logits, score ramp)', async (t) => {
+test('appendix: the max-digit model in the generic widgets agrees with the max-digit widgets (attention, logits, score ramp, QK attribution)', async (t) => {
   const { wasmMaxDigitCore } = await import('../wasm/helpers.mjs');
   const md = await wasmMaxDigitCore();
   const weights = md.maxDigitWeightsFromJson(fs.readFileSync(path.join(root, 'site/pages/data/max-digit-seed0.json'), 'utf8'));
@@ -271,7 +271,8 @@ test('appendix: the max-digit model in the generic widgets agrees with the max-d
 
   const page = await session.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(`${session.url}${APPENDIX}`);
-  for (const s of ['#generic', '#generic-attention', '#generic-attribution', '#generic-circuits', '#bars']) await rendered(page, s);
+  for (const s of ['#generic', '#generic-attention', '#generic-attribution', '#generic-circuits', '#bars', '#generic-qk'])
+    await rendered(page, s);
   await page.waitForFunction(
     () =>
       document.querySelector('#generic').modelSource?.status === 'ready' &&
@@ -315,6 +316,45 @@ test('appendix: the max-digit model in the generic widgets agrees with the max-d
   // The prose: the answer is written by the heads, not the embedding.
   assert.ok(generic.dla.heads[0].reduce((x, y) => x + y, 0) > generic.dla.embed);
   await screenshot(page.locator('#fig-generic-attention'), 'max-digit-appendix-attention-1280-light');
+
+  // QK attribution of the max-digit heads: one layer, no positions, no biases, so at ANS every score
+  // is one part, embed × embed, equal to the score table (the article's ramp); the bias parts are 0.
+  await rendered(page, '#generic-qk');
+  await page.waitForFunction(() => document.querySelector('#generic-qk').boundValue('score') !== undefined);
+  const qk = await page.evaluate(() => {
+    const handle = document.querySelector('#generic').modelSource.model.handle;
+    const prompt = 'BOS 7 1 3 PAD PAD PAD SEP ANS';
+    const tables = [0, 1, 2, 3].map((h) => {
+      const t = handle.qkAttributionTable(prompt, 0, h);
+      return { sources: t.sources, parts: Array.from(t.parts), scores: Array.from(t.scores) };
+    });
+    const q = document.querySelector('#generic-qk');
+    const bound = [...document.querySelectorAll('headlab-value[source="generic-qk"]')].map((v) => ({
+      name: v.getAttribute('name'),
+      state: v.dataset.state,
+      value: q.boundValue(v.getAttribute('name'))?.value,
+    }));
+    return { tables, bound, summary: q.summary };
+  });
+  let worstRamp = 0;
+  for (let h = 0; h < 4; h++) {
+    const { sources, parts, scores: s } = qk.tables[h];
+    assert.deepEqual(sources, ['embed', 'bias']);
+    for (let j = 0; j <= 8; j++) {
+      const cell = parts.slice((8 * 9 + j) * 4, (8 * 9 + j) * 4 + 4); // [embed·embed, embed·bias, bias·embed, bias·bias]
+      assert.deepEqual(cell.slice(1), [0, 0, 0], `head ${h} key ${j}: the bias parts are zero`);
+      assert.ok(Object.is(cell[0], s[8 * 9 + j]), `head ${h} key ${j}: the one part is the score`);
+      worstRamp = Math.max(worstRamp, Math.abs(cell[0] - scores.data[h * 14 + generic.tokens[j]]));
+    }
+  }
+  t.diagnostic(`QK attribution at ANS vs the score table: ${worstRamp}`);
+  assert.ok(worstRamp <= FORWARD_PATHS_TOLERANCE, `the embed × embed part differs from the ramp by ${worstRamp}`);
+  // The prose: head 0's part for the 7 is its ramp value, all of the score.
+  const prose = Object.fromEntries(qk.bound.map((v) => [v.name, v]));
+  assert.ok(Object.values(prose).every((v) => v.state !== 'pending' && v.state !== 'missing'));
+  assert.ok(Math.abs(prose['part.embed.embed'].value - scores.data[0 * 14 + 7]) <= FORWARD_PATHS_TOLERANCE);
+  assert.equal(prose['share.embed.embed'].value, 1);
+  await screenshot(page.locator('#fig-generic-qk'), 'max-digit-appendix-qk-1280-light');
   assert.deepEqual(page.problems, []);
   await page.close();
 });

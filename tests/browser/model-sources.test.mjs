@@ -174,7 +174,8 @@ function modelStates(p) {
             status: m.state.status,
             label: m.state.label,
             failure: r?.querySelector('.failure')?.hidden ? '' : (r?.querySelector('.failure')?.textContent ?? ''),
-            buttons: [...(r?.querySelectorAll('.row button') ?? [])].map((b) => b.textContent),
+            // The buttons a load's outcome offers (the file button, "Open a model…", is always there).
+            buttons: [...(r?.querySelectorAll('.row button:not([data-opens-files])') ?? [])].map((b) => b.textContent),
           },
         ];
       }),

@@ -456,7 +456,9 @@ test('360 px with touch (mobile emulation): no horizontal scrolling, widgets fit
       const button = page
         .locator(w.tag)
         .nth(widgets.filter((x) => x.tag === w.tag).indexOf(w))
-        .locator('button:not([disabled]):not([data-export])')
+        // Not a file button (data-opens-files): its tap opens the system's chooser, which renders
+        // nothing (transformer-widgets.test.mjs checks it opens the chooser and what the files do).
+        .locator('button:not([disabled]):not([data-export]):not([data-opens-files])')
         .first();
       if (!(await button.count())) continue;
       const before = await page.evaluate((i) => __sweepWidgets()[i].renderCount, w.index);

@@ -282,6 +282,352 @@ test('a fixture model shown on no page: every figure equals the native CLI withi
   assert.deepEqual(page.problems, []);
 });
 
+test('a tokenizer: every prompt is text, encoded as the CLI encodes it, its tokens shown as chips; a bad tokenizer file is named and the model stays', async () => {
+  // The fixture model (d_vocab 17) with the WordLevel fixture (ids 0–7), as tests/cli/model_tokenizer.cmake runs them.
+  const TOKENIZER = path.join(root, 'tests/data/tokenizer/word_level.json');
+  served.set('word_level.json', fs.readFileSync(TOKENIZER));
+  const UNIGRAM = '{"model":{"type":"Unigram","vocab":[]}}';
+  served.set('unigram.json', Buffer.from(UNIGRAM));
+  const kept = await page.evaluate((tags) => tags.map((t) => [t, document.querySelector(t).sharedState]), TAGS);
+  const tokenizerShown = (name) =>
+    page.waitForFunction(
+      (n) => {
+        const e = document.getElementById('induction');
+        return e.state.status === 'ready' && e.state.tokenizer === n;
+      },
+      name,
+      { timeout: 60_000 },
+    );
+  await page.evaluate(() => document.getElementById('induction').setAttribute('tokenizer', 'test-models/word_level.json'));
+  await tokenizerShown('word_level.json');
+  await ready(page, 'fixture.safetensors');
+  const texts = {
+    'headlab-transformer-attention': { prompt: 'the cat sat on the mat.', position: '2' },
+    'headlab-transformer-attribution': { prompt: 'the naïve cat sat on', token: 'mat' },
+    'headlab-transformer-patching': { prompt: 'the cat sat on the', corrupted: 'the mat sat on the', answer: 'mat', wrong: 'cat' },
+    'headlab-transformer-ablation': { prompt: 'the dog sat', heads: '0.0' },
+  };
+  await setAll(page, texts);
+  const shown = await exports(page);
+  const tokenizerFiles = ['--config', FIXTURE.config, '--weights', FIXTURE.weights, '--tokenizer', TOKENIZER];
+  const encoded = (text) => cli(['run', ...tokenizerFiles, '--prompt', text]);
+  // The ids each figure uses are the CLI's encoding of the same text, and the numbers on them the CLI's.
+  const att = encoded(texts['headlab-transformer-attention'].prompt);
+  assert.deepEqual(att.tokens, [1, 2, 3, 5, 1, 6, 4]);
+  assert.deepEqual(shown['headlab-transformer-attention'].prompt, att.tokens);
+  within(shown['headlab-transformer-attention'].run.patterns, att.patterns, 'attention patterns of a text prompt');
+  const dla = shown['headlab-transformer-attribution'];
+  assert.deepEqual(dla.prompt, encoded(texts['headlab-transformer-attribution'].prompt).tokens);
+  assert.equal(dla.token, encoded('mat').tokens[0]);
+  const pat = shown['headlab-transformer-patching'];
+  assert.deepEqual(pat.prompt, encoded(texts['headlab-transformer-patching'].prompt).tokens);
+  assert.deepEqual(pat.corrupted, encoded(texts['headlab-transformer-patching'].corrupted).tokens);
+  assert.deepEqual([pat.answer, pat.wrong], [encoded('mat').tokens[0], encoded('cat').tokens[0]]);
+  assert.deepEqual(shown['headlab-transformer-ablation'].prompt, encoded('the dog sat').tokens); // "dog": [UNK]
+  // The boundaries: one chip per token, its text and id as the CLI names them, announced by the count line.
+  const chips = (tag) =>
+    page.evaluate((t) => {
+      const r = document.querySelector(t).shadowRoot;
+      const items = [...r.querySelectorAll('.prompt-row .token-chips li')];
+      const boxes = items.map((li) => li.getBoundingClientRect());
+      return {
+        texts: items.map((li) => li.querySelector('.text').textContent),
+        ids: items.map((li) => Number(li.querySelector('.id').textContent.replace(/^, id /, ''))),
+        spoken: items.map((li) => li.textContent),
+        count: r.querySelector('.prompt-row .token-count').textContent,
+        role: r.querySelector('.prompt-row .token-count').getAttribute('role'),
+        // Chips side by side or wrapped, never overlapping: each starts after the one before on its line.
+        separate: boxes.every((b, i) => i === 0 || b.left >= boxes[i - 1].right || b.top >= boxes[i - 1].bottom),
+        field: r.querySelector('textarea[name="prompt"]').value,
+      };
+    }, tag);
+  const a = await chips('headlab-transformer-attention');
+  assert.deepEqual(a.texts, att.token_names);
+  assert.deepEqual(a.ids, att.tokens);
+  assert.equal(a.count, '7 tokens, as word_level.json cuts the prompt:');
+  assert.equal(a.role, 'status');
+  assert.equal(a.spoken[1], 'token 2: cat, id 2');
+  assert.ok(a.separate, 'the chips overlap');
+  assert.equal(a.field, 'the cat sat on the mat.');
+  assert.deepEqual((await chips('headlab-transformer-ablation')).texts, ['the', '[UNK]', 'sat']);
+
+  // Keyboard: the field takes typed text; Enter encodes it, the chips and the figure follow.
+  const field = page.locator('headlab-transformer-attention textarea[name="prompt"]');
+  await field.focus();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('the mat sat on the cat');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => !document.querySelector('headlab-transformer-attention').busy);
+  await frames(page);
+  const typed = await chips('headlab-transformer-attention');
+  assert.equal(
+    await page.evaluate(() => document.querySelector('headlab-transformer-attention').getAttribute('prompt')),
+    'the mat sat on the cat',
+  );
+  assert.deepEqual(typed.ids, encoded('the mat sat on the cat').tokens);
+  assert.equal(typed.count, '6 tokens, as word_level.json cuts the prompt:');
+  // Leaving the field (a field being edited is not rewritten by the figure).
+  await page.keyboard.press('Tab');
+
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [360, 700, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await frames(page);
+      await screenshot(page.locator('headlab-transformer-attention .prompt-row').first(), `transformer-tokens-${scheme}-${width}`);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(overflow <= 0, `${scheme} ${width}: the page scrolls sideways by ${overflow} px`);
+    }
+  }
+
+  // A tokenizer file the reader refuses: its message, naming the file, in the model element; the model stays as it was.
+  const bad = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'headlab-bad-tokenizer-')), 'unigram.json');
+  fs.writeFileSync(bad, UNIGRAM);
+  const r = cliRun(['model', 'run', '--config', FIXTURE.config, '--weights', FIXTURE.weights, '--tokenizer', bad, '--prompt', 'the']);
+  fs.rmSync(path.dirname(bad), { recursive: true });
+  assert.equal(r.status, 1);
+  const message = r.stderr
+    .trim()
+    .split('\n')
+    .pop()
+    .replace(/^.*?--tokenizer [^:]+: /, '');
+  assert.equal(message, 'tokenizer: model type "Unigram" is not implemented (headlab reads BPE or WordLevel)');
+  const version = await page.evaluate(() => document.getElementById('induction').modelSource.model.version);
+  await page.evaluate(() => document.getElementById('induction').setAttribute('tokenizer', 'test-models/unigram.json'));
+  await page.waitForFunction(() => document.getElementById('induction').modelSource.problem !== '', null, { timeout: 60_000 });
+  await ready(page, 'fixture.safetensors');
+  const after = await page.evaluate(() => {
+    const e = document.getElementById('induction');
+    return {
+      failure: e.shadowRoot.querySelector('.failure').textContent,
+      hidden: e.shadowRoot.querySelector('.failure').hidden,
+      state: e.state,
+      version: e.modelSource.model.version,
+      alerts: [...document.querySelectorAll('headlab-transformer-attention, headlab-transformer-ablation')].map(
+        (f) => f.shadowRoot.querySelector('.alert')?.textContent ?? '',
+      ),
+    };
+  });
+  assert.equal(after.failure, `the tokenizer file /test-models/unigram.json: ${message}; the model shown is unchanged.`);
+  assert.equal(after.hidden, false);
+  assert.deepEqual([after.state.status, after.state.tokenizer, after.version], ['ready', 'word_level.json', version]);
+  assert.deepEqual(after.alerts, ['', '']);
+  assert.deepEqual((await chips('headlab-transformer-attention')).ids, typed.ids);
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [360, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await frames(page);
+      await screenshot(page.locator('#induction'), `transformer-model-bad-tokenizer-${scheme}-${width}`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1000, height: 800 });
+  // A tokenizer file that is not there: named, and the model stays too.
+  await page.evaluate(() => document.getElementById('induction').setAttribute('tokenizer', 'test-models/missing.json'));
+  await page.waitForFunction(() => /missing\.json/.test(document.getElementById('induction').modelSource.problem), null, {
+    timeout: 60_000,
+  });
+  await ready(page, 'fixture.safetensors');
+  const missing = await page.evaluate(() => {
+    const e = document.getElementById('induction');
+    return [e.shadowRoot.querySelector('.failure').textContent, e.state.status, e.modelSource.model.version];
+  });
+  assert.match(
+    missing[0],
+    /^the tokenizer file \/test-models\/missing\.json could not be fetched \(.*404.*\); the model shown is unchanged\.$/,
+  );
+  assert.deepEqual(missing.slice(1), ['ready', version]);
+  // The 404 asked for here is the only problem the page logged.
+  assert.ok(page.problems.length > 0 && page.problems.every((p) => /missing\.json|404/.test(p)), page.problems.join('\n'));
+  page.problems.length = 0;
+
+  // A byte-level tokenizer whose ids pass the model's vocabulary: the figure refuses the prompt in the CLI's words.
+  const BPE = path.join(root, 'tests/data/tokenizer/tiny_bpe.json');
+  served.set('tiny_bpe.json', fs.readFileSync(BPE));
+  await page.evaluate(() => document.getElementById('induction').setAttribute('tokenizer', 'test-models/tiny_bpe.json'));
+  await tokenizerShown('tiny_bpe.json');
+  await frames(page);
+  const beyond = cliRun([
+    'model',
+    'run',
+    '--config',
+    FIXTURE.config,
+    '--weights',
+    FIXTURE.weights,
+    '--tokenizer',
+    BPE,
+    '--prompt',
+    'the mat sat on the cat',
+  ]);
+  assert.equal(beyond.status, 1);
+  const beyondMessage = beyond.stderr
+    .trim()
+    .split('\n')
+    .pop()
+    .replace(/^.*?--prompt: /, '');
+  assert.equal(beyondMessage, 'token 0 "t" has id 116; the model\'s d_vocab is 17');
+  await page.waitForFunction(
+    () => document.querySelector('headlab-transformer-attention').shadowRoot.querySelector('.alert')?.textContent,
+    null,
+    { timeout: 60_000 },
+  );
+  const alert = await page.evaluate(
+    () => document.querySelector('headlab-transformer-attention').shadowRoot.querySelector('.alert').textContent,
+  );
+  assert.ok(alert.includes(`attribute prompt "the mat sat on the cat": ${beyondMessage}`), alert);
+
+  // Without the tokenizer: ids again, as before (the kept states are valid text for the WordLevel tokenizer too).
+  await page.evaluate(() => document.getElementById('induction').setAttribute('tokenizer', 'test-models/word_level.json'));
+  await tokenizerShown('word_level.json');
+  await setAll(page, Object.fromEntries(kept));
+  await page.evaluate(() => document.getElementById('induction').removeAttribute('tokenizer'));
+  await page.waitForFunction(
+    () => document.getElementById('induction').state.tokenizer === null && document.getElementById('induction').state.status === 'ready',
+    null,
+    { timeout: 60_000 },
+  );
+  await ready(page, 'fixture.safetensors');
+  assert.equal(await page.evaluate(() => document.getElementById('induction').shadowRoot.querySelector('.failure').hidden), true);
+  assert.equal((await chips('headlab-transformer-attention')).texts.length, 0);
+  assert.deepEqual(page.problems, []);
+});
+
+test("a reader's own model: picked with the file button from the keyboard, every figure switches; dropped bad files are named and the model stays", async () => {
+  const FIXTURE_B = {
+    config: path.join(FIXTURE_DIR, 'two_layer_lnpre_pos.json'),
+    weights: path.join(FIXTURE_DIR, 'two_layer_lnpre_pos.safetensors'),
+  };
+  const TOKENIZER = path.join(root, 'tests/data/tokenizer/word_level.json');
+  const before = await page.evaluate(() => document.getElementById('induction').modelSource.model.version);
+  const kept = await page.evaluate((tags) => tags.map((t) => [t, document.querySelector(t).sharedState]), TAGS);
+  // Keyboard: Enter on the focused button opens the file input's chooser (its click; headless
+  // Chromium does not always show the dialog itself, so the files are then set on the input).
+  const button = page.locator('#induction button', { hasText: 'Open a model…' });
+  assert.equal(await button.getAttribute('aria-describedby'), 'open-hint');
+  await button.focus();
+  await page.evaluate(() => {
+    const input = document.getElementById('induction').shadowRoot.querySelector('input[type=file]');
+    window.__chooserAsked = 0;
+    input.addEventListener('click', (e) => {
+      window.__chooserAsked++;
+      e.preventDefault();
+    });
+  });
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => window.__chooserAsked), 1, 'Enter on the button opens the chooser');
+  const input = page.locator('#induction input[type=file]');
+  assert.equal(await input.getAttribute('multiple'), '');
+  await input.setInputFiles([FIXTURE_B.weights, FIXTURE_B.config, TOKENIZER]);
+  await page.waitForFunction(() => document.getElementById('induction').state.label === 'two_layer_lnpre_pos.safetensors', null, {
+    timeout: 60_000,
+  });
+  await ready(page, 'two_layer_lnpre_pos.safetensors');
+  const opened = await page.evaluate(() => {
+    const e = document.getElementById('induction');
+    return { state: e.state, now: e.shadowRoot.querySelector('.now').textContent, version: e.modelSource.model.version };
+  });
+  assert.equal(opened.state.tokenizer, 'word_level.json');
+  assert.equal(opened.state.d_vocab, 13);
+  assert.match(
+    opened.now,
+    /^Model: two_layer_lnpre_pos\.safetensors — 2 attention layers .* tokenized by word_level\.json \(WordLevel\)\.$/,
+  );
+  // Every figure computes with it: the attention figure's patterns are the CLI's on the same text.
+  await setAll(page, { 'headlab-transformer-attention': { prompt: 'the cat sat on the mat', position: '1' } });
+  const att = (await exports(page))['headlab-transformer-attention'];
+  const cliRun1 = cli([
+    'run',
+    '--config',
+    FIXTURE_B.config,
+    '--weights',
+    FIXTURE_B.weights,
+    '--tokenizer',
+    TOKENIZER,
+    '--prompt',
+    'the cat sat on the mat',
+  ]);
+  assert.deepEqual(att.prompt, cliRun1.tokens);
+  within(att.run.patterns, cliRun1.patterns, "patterns of the reader's model");
+
+  // A synthetic drop of a truncated weights file with its config: the reader's message naming the files; the model stays.
+  const good = fs.readFileSync(FIXTURE_B.weights);
+  const truncated = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'headlab-drop-')), 'cut.safetensors');
+  fs.writeFileSync(truncated, good.subarray(0, good.length - 50));
+  const r = cliRun(['model', 'inspect', '--config', FIXTURE_B.config, '--weights', truncated]);
+  fs.rmSync(path.dirname(truncated), { recursive: true });
+  assert.equal(r.status, 1);
+  const message = r.stderr
+    .trim()
+    .split('\n')
+    .pop()
+    .replace(/^.*?--weights [^:]+: /, '');
+  const drop = (files) =>
+    page.evaluate(async (files) => {
+      const e = document.getElementById('induction');
+      const data = new DataTransfer();
+      for (const [name, base64] of files) data.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
+      e.dispatchEvent(new DragEvent('dragover', { dataTransfer: data, bubbles: true, cancelable: true, composed: true }));
+      const highlighted = e.shadowRoot.querySelector('.body').hasAttribute('data-dropping');
+      const accepted = !e.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true, composed: true }));
+      return { highlighted, accepted };
+    }, files);
+  const b64 = (buffer) => Buffer.from(buffer).toString('base64');
+  const problem = async (pattern) => {
+    await page.waitForFunction((p) => new RegExp(p).test(document.getElementById('induction').modelSource.problem), pattern, {
+      timeout: 60_000,
+    });
+    await ready(page, 'two_layer_lnpre_pos.safetensors');
+    return page.evaluate(() => {
+      const e = document.getElementById('induction');
+      return { text: e.shadowRoot.querySelector('.failure').textContent, status: e.state.status, version: e.modelSource.model.version };
+    });
+  };
+  const dropped = await drop([
+    ['cut.safetensors', b64(good.subarray(0, good.length - 50))],
+    ['model.json', b64(fs.readFileSync(FIXTURE_B.config))],
+  ]);
+  assert.deepEqual(dropped, { highlighted: true, accepted: true });
+  const cut = await problem('cut\\.safetensors');
+  assert.equal(cut.text, `cut.safetensors with model.json: ${message}; the model shown is unchanged.`);
+  assert.deepEqual([cut.status, cut.version], ['ready', opened.version]);
+  // Weights without a config, and a bad tokenizer beside good files: named, the model stays.
+  await drop([['w.pt', b64(good)]]);
+  assert.match(
+    (await problem('w\\.pt')).text,
+    /^w\.pt: its config \(\.json\) is missing; open the weights with their config; the model shown is unchanged\.$/,
+  );
+  await drop([
+    ['w.safetensors', b64(good)],
+    ['model.json', b64(fs.readFileSync(FIXTURE_B.config))],
+    ['tok.json', b64(Buffer.from('{"model":{"type":"Unigram","vocab":[]}}'))],
+  ]);
+  const tok = await problem('tok\\.json');
+  assert.equal(
+    tok.text,
+    'the tokenizer file tok.json: tokenizer: model type "Unigram" is not implemented (headlab reads BPE or WordLevel); the model shown is unchanged.',
+  );
+  assert.equal(tok.version, opened.version);
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [360, 700, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await frames(page);
+      await screenshot(page.locator('#induction'), `transformer-model-opened-${scheme}-${width}`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1000, height: 800 });
+
+  // Back to the page's model, with the figures' states as they were (valid text for the tokenizer too).
+  await setAll(page, Object.fromEntries(kept));
+  await page.locator('#induction button', { hasText: 'Back to the loaded model' }).click();
+  await ready(page, 'fixture.safetensors');
+  assert.notEqual(await page.evaluate(() => document.getElementById('induction').modelSource.model.version), before);
+  assert.equal(await page.evaluate(() => document.getElementById('induction').state.tokenizer), null);
+  assert.deepEqual(page.problems, []);
+});
+
 test("bad files: the model element and every figure show the core's message", async () => {
   const good = fs.readFileSync(SHIPPED.weights);
   const nan = Buffer.from(good);

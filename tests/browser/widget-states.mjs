@@ -29,7 +29,7 @@ export const WIDGET_STATES = {
   'headlab-max-digit-mechanism': { a: {}, b: { digits: '9 0 9' } },
   'headlab-score-ramps': { a: {}, b: { maximum: '6', 'runner-up': '2' } },
   'headlab-seed-grid': { a: {}, b: { from: '2', to: '4' } },
-  // Its files (src, config) are the author's: never in the hash, so no state to share.
+  // Its files (src, config, tokenizer) are the author's: never in the hash, so no state to share.
   'headlab-transformer-model': { a: {}, b: {} },
   'headlab-transformer-attention': {
     a: { prompt: '5 9 1 5 9', position: '3' },

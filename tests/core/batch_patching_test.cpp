@@ -7,12 +7,9 @@
 #include "core/induction_task.hpp"
 #include "core/max_digit_task.hpp"
 #include "core/tolerances.hpp"
+#include "support/patching_fixtures.hpp"
 #include "core/transformer_analysis.hpp"
-#include "formats/file_io.hpp"
 #include "formats/json.hpp"
-#include "formats/prompt_pairs.hpp"
-#include "formats/safetensors.hpp"
-#include "formats/transformer_model.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -28,30 +25,12 @@ namespace fm = headlab::formats;
 
 namespace {
 
-std::string data(const std::string& name) { return std::string(HEADLAB_TEST_DATA) + "/" + name; }
-
-TransformerWeights fixture_model() {
-  const auto config = fm::transformer_config_from_json(
-      fm::read_text_file(data("transformer/two_layer_ln_pos.json"), "fixture", 1 << 20));
-  const std::string bytes = fm::read_text_file(data("transformer/two_layer_ln_pos.safetensors"), "fixture", 1 << 24);
-  return fm::transformer_weights_from_safetensors(
-      config, fm::read_safetensors(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
-}
-
 const fm::JsonValue& expected() {
-  static const fm::JsonValue doc =
-      fm::parse_json(fm::read_text_file(data("batch_patching/expected.json"), "fixture", 1 << 24), "expected.json");
+  static const fm::JsonValue doc = headlab::test::patching_reference("expected.json");
   return doc;
 }
 
-IntervalSettings fixture_settings() {
-  const auto& s = *expected().find("settings");
-  IntervalSettings out;
-  out.resamples = static_cast<int>(s.find("resamples")->as_double());
-  out.permutations = static_cast<int>(s.find("permutations")->as_double());
-  out.seed = static_cast<std::uint64_t>(s.find("seed")->as_double());
-  return out;
-}
+IntervalSettings fixture_settings() { return headlab::test::reference_settings(expected()); }
 
 const char* const kGrids[] = {"head_position", "resid_position", "head_component"};
 
@@ -77,9 +56,8 @@ std::vector<PromptPair> small_pairs(const TransformerWeights& w, int count) {
 }  // namespace
 
 TEST_CASE("batch patching matches the PyTorch float64 reference per pair within 1e-9", "[batch_patching]") {
-  const auto w = fixture_model();
-  const auto pairs = fm::read_prompt_pairs(
-      w.config, fm::read_text_file(data("batch_patching/pairs.json"), "fixture", 1 << 20), "pairs.json");
+  const auto w = headlab::test::patching_model();
+  const auto pairs = headlab::test::patching_pairs(w);
   REQUIRE(pairs.size() == 66);
   const BatchPatching b = batch_patching(w, pairs, fixture_settings());
   const double bound = headlab::test::kPatchingReferenceBound;
@@ -144,7 +122,7 @@ TEST_CASE("cell intervals are the reference's bits for the reference's per-pair 
 }
 
 TEST_CASE("one pair's head grid is 1 − head_position_patching, bit for bit", "[batch_patching]") {
-  const auto w = fixture_model();
+  const auto w = headlab::test::patching_model();
   const auto pairs = small_pairs(w, 3);
   IntervalSettings s;
   s.resamples = s.permutations = 100;
@@ -163,7 +141,7 @@ TEST_CASE("one pair's head grid is 1 − head_position_patching, bit for bit", "
 }
 
 TEST_CASE("a run stepped a few pairs at a time gives batch_patching's bits", "[batch_patching]") {
-  const auto w = fixture_model();
+  const auto w = headlab::test::patching_model();
   const auto pairs = small_pairs(w, 7);
   IntervalSettings s;
   s.resamples = s.permutations = 100;
@@ -225,7 +203,7 @@ TEST_CASE("the same seed gives the same intervals; another seed other resamples"
 }
 
 TEST_CASE("batch patching names bad input", "[batch_patching]") {
-  const auto w = fixture_model();
+  const auto w = headlab::test::patching_model();
   IntervalSettings s;
   s.resamples = s.permutations = 100;
   auto pairs = small_pairs(w, 3);

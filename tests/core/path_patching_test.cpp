@@ -5,11 +5,8 @@
 
 #include "core/check.hpp"
 #include "core/tolerances.hpp"
-#include "formats/file_io.hpp"
+#include "support/patching_fixtures.hpp"
 #include "formats/json.hpp"
-#include "formats/prompt_pairs.hpp"
-#include "formats/safetensors.hpp"
-#include "formats/transformer_model.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -25,35 +22,12 @@ namespace fm = headlab::formats;
 
 namespace {
 
-std::string data(const std::string& name) { return std::string(HEADLAB_TEST_DATA) + "/" + name; }
-
-TransformerWeights fixture_model() {
-  const auto config = fm::transformer_config_from_json(
-      fm::read_text_file(data("transformer/two_layer_ln_pos.json"), "fixture", 1 << 20));
-  const std::string bytes = fm::read_text_file(data("transformer/two_layer_ln_pos.safetensors"), "fixture", 1 << 24);
-  return fm::transformer_weights_from_safetensors(
-      config, fm::read_safetensors(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
-}
-
 const fm::JsonValue& expected() {
-  static const fm::JsonValue doc = fm::parse_json(
-      fm::read_text_file(data("batch_patching/path_expected.json"), "fixture", 1 << 24), "path_expected.json");
+  static const fm::JsonValue doc = headlab::test::patching_reference("path_expected.json");
   return doc;
 }
 
-std::vector<PromptPair> fixture_pairs(const TransformerWeights& w) {
-  return fm::read_prompt_pairs(w.config, fm::read_text_file(data("batch_patching/pairs.json"), "fixture", 1 << 20),
-                               "pairs.json");
-}
-
-IntervalSettings fixture_settings() {
-  const auto& s = *expected().find("settings");
-  IntervalSettings out;
-  out.resamples = static_cast<int>(s.find("resamples")->as_double());
-  out.permutations = static_cast<int>(s.find("permutations")->as_double());
-  out.seed = static_cast<std::uint64_t>(s.find("seed")->as_double());
-  return out;
-}
+IntervalSettings fixture_settings() { return headlab::test::reference_settings(expected()); }
 
 IntervalSettings quick_settings() {
   IntervalSettings s;
@@ -64,8 +38,8 @@ IntervalSettings quick_settings() {
 }  // namespace
 
 TEST_CASE("path patching matches the PyTorch float64 reference per pair within 1e-9", "[path_patching]") {
-  const auto w = fixture_model();
-  const auto pairs = fixture_pairs(w);
+  const auto w = headlab::test::patching_model();
+  const auto pairs = headlab::test::patching_pairs(w);
   REQUIRE(pairs.size() == 66);
   const PathPatching p = path_patching(w, pairs, fixture_settings());
   // 2 layers × 3 heads: every layer-0 head into every layer-1 head.
@@ -115,11 +89,11 @@ TEST_CASE("path patching matches the PyTorch float64 reference per pair within 1
 }
 
 TEST_CASE("a receiver whose queries ignore their input carries nothing through q", "[path_patching]") {
-  auto w = fixture_model();
+  auto w = headlab::test::patching_model();
   // Receiver head 1 of layer 1: W_Q = 0 makes q = b_Q at every position whatever the input, so the
   // path into its query changes no bit; its key and value paths still carry the sender's change.
   w.layers[1].W_Q[1].setZero();
-  const auto pairs = fixture_pairs(w);
+  const auto pairs = headlab::test::patching_pairs(w);
   const std::vector<PromptPair> few(pairs.begin(), pairs.begin() + 4);
   const PathPatching p = path_patching(w, few, quick_settings());
   int checked = 0;
@@ -137,8 +111,8 @@ TEST_CASE("a receiver whose queries ignore their input carries nothing through q
 }
 
 TEST_CASE("path patching names bad input", "[path_patching]") {
-  const auto w = fixture_model();
-  const auto pairs = fixture_pairs(w);
+  const auto w = headlab::test::patching_model();
+  const auto pairs = headlab::test::patching_pairs(w);
   std::vector<PromptPair> few(pairs.begin(), pairs.begin() + 3);
   few[2].clean.push_back(1);
   few[2].corrupted.push_back(1);

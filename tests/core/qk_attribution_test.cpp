@@ -35,6 +35,52 @@ TransformerWeights random_weights(const TransformerConfig& c, std::uint64_t seed
 
 const std::vector<int> kPrompt{3, 0, 6, 3, 1};
 
+// One layout per case: the positions (rotary in both pairings, GPT-J on half of d_head), grouping
+// and biases the own-model path opens, on 3 layers of 2 heads, d_model 6, d_head 4, n_ctx 5.
+struct Layout {
+  Positions positions;
+  bool adjacent_pairs;  // rotary only: GPT-J pairs on rotary_dim 2, else GPT-NeoX on all 4
+  int key_value_heads;  // 0 = one per head, 1 = multi-query
+  bool biases;
+};
+
+TransformerConfig layout_config(Normalization norm, const Layout& layout) {
+  TransformerConfig c = transformer_config({3, 2, 6, 4, 5, 7}, norm, layout.positions);
+  if (layout.positions == Positions::rotary) {
+    c.rotary_dim = layout.adjacent_pairs ? 2 : 4;
+    c.rotary_adjacent_pairs = layout.adjacent_pairs;
+    c.rotary_base = layout.adjacent_pairs ? 50.0 : 10000.0;
+  }
+  c.n_key_value_heads = layout.key_value_heads;
+  return c;
+}
+
+// The split is exact (to rounding) and its scores are the forward pass's, for every head and query.
+void check_parts_sum_to_scores(const TransformerWeights& w) {
+  const auto run = transformer_forward(w, kPrompt);
+  int checked = 0;
+  for (int l = 0; l < 3; ++l) {
+    for (int h = 0; h < 2; ++h) {
+      for (int i = 0; i < 5; ++i) {
+        const auto qk = qk_attribution(w, run, l, h, i);
+        REQUIRE(qk.parts.size() == static_cast<std::size_t>(i + 1));
+        for (int j = 0; j <= i; ++j) {
+          const Matrix& p = qk.parts[static_cast<std::size_t>(j)];
+          const double magnitude = p.cwiseAbs().sum();
+          CHECK(std::abs(p.sum() - qk.scores(j)) <= headlab::test::kQkPartsSumRelative * magnitude);
+          ++checked;
+        }
+        // The scores are the forward pass's own: its causal softmax gives the pattern, bit for bit.
+        Matrix row = Matrix::Zero(1, 5);
+        row.leftCols(i + 1) = qk.scores;
+        causal_softmax(row, i);
+        CHECK((row.row(0) - run.layers[l].pattern[h].row(i)).cwiseAbs().maxCoeff() == 0.0);
+      }
+    }
+  }
+  CHECK(checked == 3 * 2 * 15);
+}
+
 }  // namespace
 
 TEST_CASE("QK attribution: the parts sum to the forward pass's scores within 1e-12 relative", "[qk_attribution]") {
@@ -42,31 +88,48 @@ TEST_CASE("QK attribution: the parts sum to the forward pass's scores within 1e-
     for (bool positional : {false, true}) {
       // attn_scale 2.5 (TransformerLens's own divisor) with LNPre, √d_head otherwise.
       const double attn_scale = norm == Normalization::layer_norm_pre ? 2.5 : 0.0;
-      const auto w = random_weights(small_config(norm, positional, attn_scale), 21, 0.8);
-      const auto run = transformer_forward(w, kPrompt);
-      int checked = 0;
-      for (int l = 0; l < 3; ++l) {
-        for (int h = 0; h < 2; ++h) {
-          for (int i = 0; i < 5; ++i) {
-            const auto qk = qk_attribution(w, run, l, h, i);
-            REQUIRE(qk.parts.size() == static_cast<std::size_t>(i + 1));
-            for (int j = 0; j <= i; ++j) {
-              const Matrix& p = qk.parts[static_cast<std::size_t>(j)];
-              const double magnitude = p.cwiseAbs().sum();
-              CHECK(std::abs(p.sum() - qk.scores(j)) <= headlab::test::kQkPartsSumRelative * magnitude);
-              ++checked;
-            }
-            // The scores are the forward pass's own: its causal softmax gives the pattern, bit for bit.
-            Matrix row = Matrix::Zero(1, 5);
-            row.leftCols(i + 1) = qk.scores;
-            causal_softmax(row, i);
-            CHECK((row.row(0) - run.layers[l].pattern[h].row(i)).cwiseAbs().maxCoeff() == 0.0);
-          }
-        }
-      }
-      CHECK(checked == 3 * 2 * 15);
+      check_parts_sum_to_scores(random_weights(small_config(norm, positional, attn_scale), 21, 0.8));
     }
   }
+}
+
+TEST_CASE("QK attribution is exact for every normalisation, positions, grouping and bias layout", "[qk_attribution]") {
+  const std::vector<Layout> layouts{
+      {Positions::none, false, 0, true},        {Positions::learned, false, 1, true},
+      {Positions::shortformer, false, 0, true}, {Positions::shortformer, false, 1, false},
+      {Positions::rotary, false, 0, true},      {Positions::rotary, true, 1, true},
+      {Positions::rotary, false, 1, false},     {Positions::learned, false, 0, false},
+  };
+  for (auto norm : {Normalization::none, Normalization::layer_norm, Normalization::layer_norm_pre, Normalization::rms,
+                    Normalization::rms_pre}) {
+    for (const Layout& layout : layouts) {
+      INFO("normalization " << normalization_name(norm) << ", positions " << positions_name(layout.positions)
+                            << (layout.adjacent_pairs ? " (adjacent pairs)" : "") << ", key-value heads "
+                            << layout.key_value_heads << (layout.biases ? ", biases" : ", no biases"));
+      auto w = random_weights(layout_config(norm, layout), 31, 0.8);
+      if (!layout.biases) {
+        for (auto& p : named_parameters(w))
+          if (p.name.find(".b_") != std::string::npos) p.value->setZero();
+      }
+      check_parts_sum_to_scores(w);
+    }
+  }
+}
+
+TEST_CASE("QK attribution: shortformer positions are a source on both sides, outside the residual stream",
+          "[qk_attribution]") {
+  auto w = random_weights(layout_config(Normalization::rms, {Positions::shortformer, false, 0, true}), 9, 0.7);
+  const auto run = transformer_forward(w, kPrompt);
+  // Sources of layer 1: embed 0, pos 1, L0H0 2, L0H1 3, bias 4. W_pos enters q and k unnormalised.
+  const auto qk = qk_attribution(w, run, 1, 0, 4);
+  REQUIRE(qk.sources == std::vector<std::string>{"embed", "pos", "L0H0", "L0H1", "bias"});
+  for (const Matrix& p : qk.parts) {
+    CHECK(p.row(1).cwiseAbs().maxCoeff() > 0.0);
+    CHECK(p.col(1).cwiseAbs().maxCoeff() > 0.0);
+  }
+  // The (pos, pos) part is W_pos[i] W_Q · W_pos[j] W_K / attn_scale whatever the tokens say.
+  const auto other = qk_attribution(w, transformer_forward(w, {6, 6, 2, 5, 0}), 1, 0, 4);
+  for (std::size_t j = 0; j < qk.parts.size(); ++j) CHECK(other.parts[j](1, 1) == qk.parts[j](1, 1));
 }
 
 TEST_CASE("QK attribution: sources are embed, pos, every earlier head, bias", "[qk_attribution]") {

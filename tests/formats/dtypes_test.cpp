@@ -8,6 +8,8 @@
 #include "core/check.hpp"
 #include "core/transformer.hpp"
 
+#include "support/fixtures.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -19,16 +21,9 @@ using namespace headlab::transformer;
 
 namespace {
 
-std::string fixture(const std::string& path) {
-  return read_text_file(std::string(HEADLAB_TEST_DATA) + "/" + path, "fixture", std::size_t{1} << 20);
-}
-
-const std::uint8_t* bytes_of(const std::string& s) { return reinterpret_cast<const std::uint8_t*>(s.data()); }
-
-SafetensorsFile read_any(const std::string& bytes) {
-  return looks_like_zip(bytes_of(bytes), bytes.size()) ? read_torch_checkpoint(bytes_of(bytes), bytes.size())
-                                                       : read_safetensors(bytes_of(bytes), bytes.size());
-}
+using headlab::test::bytes_of;
+using headlab::test::fixture_file;
+using headlab::test::read_weights_file;
 
 // Every value of both files, bit for bit (−0.0 and ±inf included).
 void check_same_values(const SafetensorsFile& got, const SafetensorsFile& want) {
@@ -46,8 +41,8 @@ void check_same_values(const SafetensorsFile& got, const SafetensorsFile& want) 
 }  // namespace
 
 TEST_CASE("dtypes: F16 and BF16 safetensors tensors read as torch converts them to float64", "[formats]") {
-  const auto file = read_any(fixture("dtypes/dtypes.safetensors"));
-  check_same_values(file, read_any(fixture("dtypes/dtypes.expected.safetensors")));
+  const auto file = read_weights_file(fixture_file("dtypes/dtypes.safetensors"));
+  check_same_values(file, read_weights_file(fixture_file("dtypes/dtypes.expected.safetensors")));
   CHECK(file.find("f16")->dtype == DType::F16);
   CHECK(file.find("bf16")->dtype == DType::BF16);
   CHECK(file.find("f32")->dtype == DType::F32);
@@ -66,13 +61,13 @@ TEST_CASE("dtypes: F16 and BF16 safetensors tensors read as torch converts them 
 }
 
 TEST_CASE("dtypes: a model in F16 or BF16 reads the same from safetensors and torch.save", "[formats]") {
-  const TransformerConfig c = transformer_config_from_json(fixture("transformer/two_layer_ln_pos.json"));
+  const TransformerConfig c = transformer_config_from_json(fixture_file("transformer/two_layer_ln_pos.json"));
   for (const std::string d : {"f16", "bf16"}) {
     INFO(d);
     const std::string stem = "dtypes/two_layer_ln_pos." + d;
-    const auto st = read_any(fixture(stem + ".safetensors"));
-    const auto pt = read_any(fixture(stem + ".pt"));
-    const auto expected = read_any(fixture(stem + ".expected.safetensors"));
+    const auto st = read_weights_file(fixture_file(stem + ".safetensors"));
+    const auto pt = read_weights_file(fixture_file(stem + ".pt"));
+    const auto expected = read_weights_file(fixture_file(stem + ".expected.safetensors"));
     check_same_values(st, expected);
     check_same_values(pt, expected);
     CHECK(st.find("blocks.0.attn.W_Q")->dtype == (d == "f16" ? DType::F16 : DType::BF16));

@@ -1,6 +1,8 @@
 // QK attribution against the PyTorch float64 reference written by
 // tests/data/qk_attribution/make_fixtures.py, on the models of tests/data/transformer (no
-// normalisation, LN, LNPre, F32 storage; with and without learned positions).
+// normalisation, LN, LNPre, F32 storage; with and without learned positions) and tests/data/archs
+// (RMS with GPT-NeoX rotary and no biases, RMSPre with partial GPT-J rotary and grouped heads,
+// LN with shortformer positions, LNPre with one key-value head).
 #include "core/qk_attribution.hpp"
 #include "core/tolerances.hpp"
 #include "formats/file_io.hpp"
@@ -10,6 +12,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 using namespace headlab::formats;
 using namespace headlab::transformer;
@@ -27,9 +31,17 @@ SafetensorsFile read_file(const std::string& path) {
 
 TEST_CASE("QK attribution matches the PyTorch reference fixture within 1e-9", "[qk_attribution_parity]") {
   const auto expected = read_file(data_path("qk_attribution/qk_attribution.expected.safetensors"));
-  for (const std::string name : {"one_layer_plain", "two_layer_ln_pos", "two_layer_lnpre_pos", "three_layer_ln_f32"}) {
+  const std::vector<std::pair<std::string, std::string>> models{{"transformer", "one_layer_plain"},
+                                                                {"transformer", "two_layer_ln_pos"},
+                                                                {"transformer", "two_layer_lnpre_pos"},
+                                                                {"transformer", "three_layer_ln_f32"},
+                                                                {"archs", "rope_neox_rms_nobias"},
+                                                                {"archs", "rope_gptj_partial_gqa"},
+                                                                {"archs", "shortformer_ln"},
+                                                                {"archs", "mqa_nopos_lnpre"}};
+  for (const auto& [folder, name] : models) {
     INFO(name);
-    const std::string model = data_path("transformer/" + name);
+    const std::string model = data_path(folder + "/" + name);
     const auto config = transformer_config_from_json(read_text_file(model + ".json", "fixture", 1 << 20));
     const auto weights = transformer_weights_from_safetensors(config, read_file(model + ".safetensors"));
     const auto forward = read_file(model + ".expected.safetensors");

@@ -14,6 +14,8 @@
 #include "formats/torch_checkpoint.hpp"
 #include "formats/transformer_model.hpp"
 
+#include "support/fixtures.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -25,22 +27,15 @@ using namespace headlab::transformer;
 
 namespace {
 
-std::string fixture(const std::string& path) {
-  return read_text_file(std::string(HEADLAB_TEST_DATA) + "/" + path, "fixture", std::size_t{1} << 20);
-}
-
-const std::uint8_t* bytes_of(const std::string& s) { return reinterpret_cast<const std::uint8_t*>(s.data()); }
-
-SafetensorsFile read_any(const std::string& bytes) {
-  return looks_like_zip(bytes_of(bytes), bytes.size()) ? read_torch_checkpoint(bytes_of(bytes), bytes.size())
-                                                       : read_safetensors(bytes_of(bytes), bytes.size());
-}
+using headlab::test::bytes_of;
+using headlab::test::fixture_file;
+using headlab::test::read_weights_file;
 
 TransformerConfig config() {
-  return transformer_config_from_json(fixture("transformerlens_config/bridge_native_ln.json"));
+  return transformer_config_from_json(fixture_file("transformerlens_config/bridge_native_ln.json"));
 }
 
-SafetensorsFile bridge_file() { return read_any(fixture("transformerlens_names/bridge.safetensors")); }
+SafetensorsFile bridge_file() { return read_weights_file(fixture_file("transformerlens_names/bridge.safetensors")); }
 
 // The bridge file with tensor `name` replaced by `t` (removed when t has no name; added when absent).
 SafetensorsFile edited(const std::string& name, const Tensor& t) {
@@ -69,11 +64,11 @@ std::string refusal(const SafetensorsFile& file) {
 
 TEST_CASE("transformerlens names: the bridge's names and shapes read as the legacy file, bit for bit", "[formats]") {
   const TransformerConfig c = config();
-  const auto legacy =
-      transformer_weights_from_safetensors(c, read_any(fixture("transformerlens_names/legacy.safetensors")));
+  const auto legacy = transformer_weights_from_safetensors(
+      c, read_weights_file(fixture_file("transformerlens_names/legacy.safetensors")));
   for (const char* file : {"transformerlens_names/bridge.safetensors", "transformerlens_names/bridge.pt"}) {
     INFO(file);
-    auto w = transformer_weights_from_safetensors(c, read_any(fixture(file)));
+    auto w = transformer_weights_from_safetensors(c, read_weights_file(fixture_file(file)));
     auto a = named_parameters(w);
     auto b = named_parameters(const_cast<TransformerWeights&>(legacy));
     REQUIRE(a.size() == b.size());
@@ -87,7 +82,7 @@ TEST_CASE("transformerlens names: the bridge's names and shapes read as the lega
 TEST_CASE("transformerlens names: the bridge file's forward pass matches NativeModel's in float64", "[formats]") {
   const TransformerConfig c = config();
   const auto w = transformer_weights_from_safetensors(c, bridge_file());
-  const JsonValue ref = parse_json(fixture("transformerlens_names/reference.json"), "reference");
+  const JsonValue ref = parse_json(fixture_file("transformerlens_names/reference.json"), "reference");
   std::vector<int> tokens;
   for (const auto& t : ref.find("prompt")->items()) tokens.push_back(static_cast<int>(t.as_unsigned()));
   const auto a = transformer_forward(w, tokens);

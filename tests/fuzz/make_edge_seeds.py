@@ -87,11 +87,13 @@ write('transformer_config', 'depth-3.json', '{' + base + ',"token_names":[["a"],
 write('transformer_config', 'largest-sizes.json',
       '{"n_layers":4,"n_heads":64,"d_model":4096,"d_head":1024,"n_ctx":4096,"d_vocab":65536}')
 
-# --- transformerlens_config: TransformerLens's to_dict() at the config's depth limit (attn_types
-# nested once more) and with the largest sizes the core accepts.
+# --- transformer_config, TransformerLens's to_dict() (the same reader hands it to
+# formats/transformerlens_config.hpp): at the config's depth limit (attn_types nested once more) and
+# with the largest sizes the core accepts. The tl-hooked_*, tl-bridge_native seeds are to_dict()
+# documents of tests/data/transformerlens_config/, copied.
 tl = json.loads(read('tests/data/transformerlens_config/hooked_ln.json'))
-write('transformerlens_config', 'depth-3.json', json.dumps(dict(tl, attn_types=[["global"], "global"])))
-write('transformerlens_config', 'largest-sizes.json',
+write('transformer_config', 'tl-depth-3.json', json.dumps(dict(tl, attn_types=[["global"], "global"])))
+write('transformer_config', 'tl-largest-sizes.json',
       json.dumps(dict(tl, n_layers=4, n_heads=64, d_model=4096, d_head=1024, n_ctx=4096, d_vocab=65536)))
 
 # --- prompt: the first byte picks the model (even: ids only; odd: with token names); n_ctx = 8.

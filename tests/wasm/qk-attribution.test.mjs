@@ -1,5 +1,6 @@
 // QK attribution through the WASM module (headlab_transformer): the PyTorch float64 reference
-// fixture, the CLI's document byte for byte (and analyze()'s arrays bit for bit), the T × T table
+// fixture (every normalisation and positions layout), the CLI's document byte for byte (LN with
+// learned positions, RMSPre with partial GPT-J rotary and grouped heads) (and analyze()'s arrays bit for bit), the T × T table
 // and its worker task against the single-query split, and bad heads refused with the core's message.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -8,14 +9,24 @@ import { test } from 'node:test';
 import { workerTasks } from '../../web/worker-tasks.js';
 import { cliRun, root, wasmTransformerCore } from './helpers.mjs';
 
-const modelDir = path.join(root, 'tests/data/transformer');
 const fixture = path.join(root, 'tests/data/qk_attribution/qk_attribution.expected.safetensors');
-const FIXTURES = ['one_layer_plain', 'two_layer_ln_pos', 'two_layer_lnpre_pos', 'three_layer_ln_f32'];
+const FOLDER = {
+  one_layer_plain: 'transformer',
+  two_layer_ln_pos: 'transformer',
+  two_layer_lnpre_pos: 'transformer',
+  three_layer_ln_f32: 'transformer',
+  rope_neox_rms_nobias: 'archs',
+  rope_gptj_partial_gqa: 'archs',
+  shortformer_ln: 'archs',
+  mqa_nopos_lnpre: 'archs',
+};
+const FIXTURES = Object.keys(FOLDER);
+const modelPath = (name, ext) => path.join(root, 'tests/data', FOLDER[name] ?? 'transformer', `${name}${ext}`);
 // tests/core/tolerances.hpp kQkReferenceParityBound: torch's sums in another order (≈ 1e-13), promised 1e-9.
 const QK_REFERENCE_PARITY_BOUND = 1e-9;
 
-const configText = (name) => fs.readFileSync(path.join(modelDir, `${name}.json`), 'utf8');
-const weightsBytes = (name) => new Uint8Array(fs.readFileSync(path.join(modelDir, `${name}.safetensors`)));
+const configText = (name) => fs.readFileSync(modelPath(name, '.json'), 'utf8');
+const weightsBytes = (name) => new Uint8Array(fs.readFileSync(modelPath(name, '.safetensors')));
 
 /** The F64 tensors of a safetensors file as { name: Float64Array }. */
 function readF64(file) {
@@ -45,7 +56,7 @@ async function withModel(name, use) {
 test(`WASM QK attribution matches the PyTorch fixture within ${QK_REFERENCE_PARITY_BOUND}`, async () => {
   const expected = readF64(fixture);
   for (const name of FIXTURES) {
-    const tokens = Array.from(readF64(path.join(modelDir, `${name}.expected.safetensors`)).tokens);
+    const tokens = Array.from(readF64(modelPath(name, '.expected.safetensors')).tokens);
     const [layer, head, position] = expected[`${name}.query`];
     await withModel(name, (model) => {
       const q = model.analyze({ prompt: tokens, position, sequences: 1, qk_attribution: [layer, head] }).qk_attribution;
@@ -66,39 +77,44 @@ test(`WASM QK attribution matches the PyTorch fixture within ${QK_REFERENCE_PARI
 test("the QK attribution document is the CLI's bytes, and analyze() holds its numbers bit for bit", async () => {
   const { default: factory } = await import(path.join(root, 'build/wasm/web/headlab_transformer.mjs'));
   const raw = await factory({ wasmBinary: fs.readFileSync(path.join(root, 'build/wasm/web/headlab_transformer.wasm')) });
-  const name = 'two_layer_ln_pos';
-  const files = ['--config', path.join(modelDir, `${name}.json`), '--weights', path.join(modelDir, `${name}.safetensors`)];
-  const handle = new raw.TransformerModelHandle();
-  try {
-    handle.load(configText(name), weightsBytes(name));
-    const r = cliRun([
-      'model',
-      'analyze',
-      ...files,
-      '--prompt',
-      '1 2 3 1 2',
-      '--position',
-      '3',
-      '--sequences',
-      '1',
-      '--qk-attribution',
-      '1.2',
-    ]);
-    assert.equal(r.status, 0, r.stderr);
-    assert.equal(handle.analyze({ prompt: '1 2 3 1 2', position: 3, sequences: 1, qk_attribution: [1, 2] }), r.stdout);
-    const doc = JSON.parse(r.stdout).qk_attribution;
-    assert.deepEqual(doc.sources, ['embed', 'pos', 'L0H0', 'L0H1', 'L0H2', 'bias']);
-    await withModel(name, (model) => {
-      const q = model.analyze({ prompt: [1, 2, 3, 1, 2], position: 3, sequences: 1, qk_attribution: [1, 2] }).qk_attribution;
-      assert.deepEqual(Object.keys(q), Object.keys(doc));
-      assert.ok(
-        doc.parts.every((rows, j) => rows.every((row, a) => row.every((v, b) => Object.is(q.parts[j][a][b], v)))),
-        'parts differ from the CLI document',
-      );
-      assert.ok(doc.scores.every((v, j) => Object.is(q.scores[j], v)));
-    });
-  } finally {
-    handle.delete();
+  const cases = [
+    { name: 'two_layer_ln_pos', head: [1, 2], sources: ['embed', 'pos', 'L0H0', 'L0H1', 'L0H2', 'bias'] },
+    { name: 'rope_gptj_partial_gqa', head: [1, 3], sources: ['embed', 'L0H0', 'L0H1', 'L0H2', 'L0H3', 'bias'] },
+  ];
+  for (const { name, head, sources } of cases) {
+    const files = ['--config', modelPath(name, '.json'), '--weights', modelPath(name, '.safetensors')];
+    const handle = new raw.TransformerModelHandle();
+    try {
+      handle.load(configText(name), weightsBytes(name));
+      const r = cliRun([
+        'model',
+        'analyze',
+        ...files,
+        '--prompt',
+        '1 2 3 1 2',
+        '--position',
+        '3',
+        '--sequences',
+        '1',
+        '--qk-attribution',
+        head.join('.'),
+      ]);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(handle.analyze({ prompt: '1 2 3 1 2', position: 3, sequences: 1, qk_attribution: head }), r.stdout, name);
+      const doc = JSON.parse(r.stdout).qk_attribution;
+      assert.deepEqual(doc.sources, sources);
+      await withModel(name, (model) => {
+        const q = model.analyze({ prompt: [1, 2, 3, 1, 2], position: 3, sequences: 1, qk_attribution: head }).qk_attribution;
+        assert.deepEqual(Object.keys(q), Object.keys(doc));
+        assert.ok(
+          doc.parts.every((rows, j) => rows.every((row, a) => row.every((v, b) => Object.is(q.parts[j][a][b], v)))),
+          `${name}: parts differ from the CLI document`,
+        );
+        assert.ok(doc.scores.every((v, j) => Object.is(q.scores[j], v)));
+      });
+    } finally {
+      handle.delete();
+    }
   }
 });
 
@@ -143,7 +159,7 @@ test("the T × T table and its worker task hold each query's split bit for bit",
 
 test("a bad QK attribution head gets the CLI's message", async () => {
   const name = 'two_layer_ln_pos';
-  const files = ['--config', path.join(modelDir, `${name}.json`), '--weights', path.join(modelDir, `${name}.safetensors`)];
+  const files = ['--config', modelPath(name, '.json'), '--weights', modelPath(name, '.safetensors')];
   await withModel(name, (model) => {
     for (const [layer, head] of [
       [2, 0],

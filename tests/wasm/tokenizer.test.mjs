@@ -224,6 +224,13 @@ test("tokenizer: a bad tokenizer.json gets the reader's message; text that is no
   const tokenizer = core.loadTokenizer(fs.readFileSync(new URL('../data/tokenizer/word_level.json', import.meta.url), 'utf8'));
   assert.deepEqual(tokenizer.encode('the cat sat.').ids, [1, 2, 3, 4]);
   assert.throws(() => tokenizer.encode(5), /the text must be a string/);
+  // A prompt for a model of d_vocab tokens: the CLI's encode_prompt (tests/cli/model_tokenizer.cmake
+  // words its refusals the same), with encode()'s spans; the names the CLI's documents give each id.
+  const prompt = tokenizer.encodePrompt('the naïve cat', 17);
+  assert.deepEqual(prompt, { ids: [1, 7, 2], begins: [0, 4, 11], ends: [3, 10, 14], texts: ['the', 'naïve', 'cat'] });
+  assert.throws(() => tokenizer.encodePrompt('   ', 17), /^HeadlabError: the text gives no tokens$/);
+  assert.throws(() => tokenizer.encodePrompt('the mat', 6), /^HeadlabError: token 1 "mat" has id 6; the model's d_vocab is 6$/);
+  assert.deepEqual(tokenizer.tokenNames(10), ['[UNK]', 'the', 'cat', 'sat', '.', 'on', 'mat', 'naïve', '<unused 8>', '<unused 9>']);
   tokenizer.dispose();
   assert.throws(() => tokenizer.encode('x'), /this Tokenizer was disposed/);
 });

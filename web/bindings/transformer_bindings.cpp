@@ -556,24 +556,44 @@ class TokenizerHandle {
   val encode(val text) {
     return guarded([&] {
       if (!tokenizer_) throw InputError("no tokenizer is loaded");
-      const auto pieces = headlab::tokenizer::encode(*tokenizer_, string_arg(text, "the text"));
-      val ids = val::array(), begins = val::array(), ends = val::array(), texts = val::array();
-      for (const auto& p : pieces) {
-        ids.call<void>("push", p.id);
-        begins.call<void>("push", static_cast<double>(p.begin));
-        ends.call<void>("push", static_cast<double>(p.end));
-        texts.call<void>("push", headlab::tokenizer::token_text(*tokenizer_, p.id));
-      }
-      val out = val::object();
-      out.set("ids", ids);
-      out.set("begins", begins);
-      out.set("ends", ends);
-      out.set("texts", texts);
-      return out;
+      return pieces_to_js(headlab::tokenizer::encode(*tokenizer_, string_arg(text, "the text")));
+    });
+  }
+  // A prompt for a model of d_vocab tokens, as the CLI's --prompt with --tokenizer reads it
+  // (encode_prompt: refused when it gives no tokens or a token beyond d_vocab), with encode()'s spans.
+  val encode_prompt(val text, val d_vocab) {
+    return guarded([&] {
+      if (!tokenizer_) throw InputError("no tokenizer is loaded");
+      const std::string s = string_arg(text, "the text");
+      headlab::tokenizer::encode_prompt(*tokenizer_, s, int_arg(d_vocab, "d_vocab"));
+      return pieces_to_js(headlab::tokenizer::encode(*tokenizer_, s));
+    });
+  }
+  // Every id's name for a model of d_vocab tokens (token_names: what the CLI's documents name them).
+  val token_names(val d_vocab) {
+    return guarded([&] {
+      if (!tokenizer_) throw InputError("no tokenizer is loaded");
+      return strings_to_js(headlab::tokenizer::token_names(*tokenizer_, int_arg(d_vocab, "d_vocab")));
     });
   }
 
  private:
+  val pieces_to_js(const std::vector<headlab::tokenizer::Piece>& pieces) const {
+    val ids = val::array(), begins = val::array(), ends = val::array(), texts = val::array();
+    for (const auto& p : pieces) {
+      ids.call<void>("push", p.id);
+      begins.call<void>("push", static_cast<double>(p.begin));
+      ends.call<void>("push", static_cast<double>(p.end));
+      texts.call<void>("push", headlab::tokenizer::token_text(*tokenizer_, p.id));
+    }
+    val out = val::object();
+    out.set("ids", ids);
+    out.set("begins", begins);
+    out.set("ends", ends);
+    out.set("texts", texts);
+    return out;
+  }
+
   std::unique_ptr<headlab::tokenizer::Tokenizer> tokenizer_;
 };
 
@@ -633,7 +653,9 @@ EMSCRIPTEN_BINDINGS(headlab_transformer) {
   emscripten::class_<TokenizerHandle>("TokenizerHandle")
       .constructor<>()
       .function("load", &TokenizerHandle::load)
-      .function("encode", &TokenizerHandle::encode);
+      .function("encode", &TokenizerHandle::encode)
+      .function("encode_prompt", &TokenizerHandle::encode_prompt)
+      .function("token_names", &TokenizerHandle::token_names);
   emscripten::function("transformer_live_handles", &live_handles_js);
   emscripten::function("transformer_induction_default_config", &induction_default_config_js);
   emscripten::function("transformer_layout", &layout_js);

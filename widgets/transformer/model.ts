@@ -6,7 +6,7 @@
 // source is an EventTarget: `change` when its status or its model changes, `progress` while the
 // files download.
 import { getTransformerCore } from '../../web/browser-core.js';
-import type { TransformerConfigFile, TransformerCore, TransformerModel } from '../../web/headlab-core.js';
+import type { Tokenizer, TransformerConfigFile, TransformerCore, TransformerModel } from '../../web/headlab-core.js';
 import { WorkerJobs } from '../../web/worker-client.js';
 import { BodyTooLarge, DownloadFailed, download, fileName, shortUrl } from '../base/download.js';
 import { formatCount } from '../chart/format.js';
@@ -14,7 +14,17 @@ import { formatCount } from '../chart/format.js';
 export interface LoadedTransformer {
   /** The core's handle (weights in the WASM heap); disposed when the source moves to another model. */
   handle: TransformerModel;
+  /** The config as read; with a tokenizer, its token_names are the tokenizer's (as the CLI's --tokenizer sets them). */
   config: TransformerConfigFile;
+  /**
+   * The model's tokenizer.json read by the core (null without one): prompts are then text, encoded
+   * by it (encodePrompt: the CLI's --prompt with --tokenizer). Disposed with the handle.
+   */
+  tokenizer: Tokenizer | null;
+  /** The tokenizer.json text (null without one), kept to restore the model. */
+  tokenizerText: string | null;
+  /** The tokenizer's file name, for captions (null without one). */
+  tokenizerLabel: string | null;
   /** The two files, kept so a page can hand the model on (export, worker) and restore it. */
   configText: string;
   safetensors: Uint8Array;
@@ -67,29 +77,38 @@ export class TransformerModelSource extends EventTarget {
   failure = '';
   model: LoadedTransformer | null = null;
   /** The model as loaded from the files (what "back to the loaded model" restores). */
-  private fromFiles: { configText: string; safetensors: Uint8Array; label: string; parameters: number } | null = null;
+  private fromFiles: ModelFiles | null = null;
+  /**
+   * Why the last files offered could not be used while the model shown stayed (a bad tokenizer.json
+   * for a page's model; a bad file dropped or picked by the reader): '' when there is none.
+   */
+  problem = '';
   progress: DownloadProgress = { received: 0, total: 0 };
   private key = '';
   private loading: Promise<void> | null = null;
 
   /** Whether the last failure was a download (timed out, no answer, an HTTP error): loading again may work. */
   retryable = false;
-  private urls: { weights: string; config: string; timeoutS: number } | null = null;
+  private urls: { weights: string; config: string; tokenizer: string | null; timeoutS: number } | null = null;
 
   /**
    * Fetches the weights at `weightsUrl` and the config at `configUrl` (absolute URLs), both within
    * `timeoutS` seconds (widgets/base/download.ts: a stalled or dripping server is abandoned then),
    * and has the worker read them (readInWorker). A second call with the same URLs does nothing.
    * A failed download ends in status 'failed' with `retryable` set (retry() loads again); a bad
-   * file in 'failed' with the core's message (prefixed by the file) in `failure`.
+   * file in 'failed' with the core's message (prefixed by the file) in `failure`. With
+   * `tokenizerUrl` the tokenizer.json there is fetched too and read in the worker; a bad one while
+   * a model is shown leaves that model as it was, with the reader's message in `problem`.
    */
-  load(weightsUrl: string, configUrl: string, timeoutS = DEFAULT_MODEL_TIMEOUT_S): Promise<void> {
-    const key = `${weightsUrl}\u0000${configUrl}`;
+  load(weightsUrl: string, configUrl: string, timeoutS = DEFAULT_MODEL_TIMEOUT_S, tokenizerUrl: string | null = null): Promise<void> {
+    const key = `${weightsUrl}\u0000${configUrl}\u0000${tokenizerUrl ?? ''}`;
     if (this.loading && this.key === key) return this.loading;
     this.key = key;
-    this.urls = { weights: weightsUrl, config: configUrl, timeoutS };
+    this.urls = { weights: weightsUrl, config: configUrl, tokenizer: tokenizerUrl, timeoutS };
+    const shown = this.status === 'ready' ? this.model : null;
     this.status = 'loading';
     this.failure = '';
+    this.problem = '';
     this.retryable = false;
     this.progress = { received: 0, total: 0 };
     this.notify();
@@ -97,7 +116,7 @@ export class TransformerModelSource extends EventTarget {
       const core = getTransformerCore();
       // One failed file ends the other's download too.
       const sibling = new AbortController();
-      let files: [string, Uint8Array];
+      let files: [string, Uint8Array, string | null];
       try {
         files = await Promise.all([
           fetchBytes(configUrl, 'config', timeoutS, sibling.signal).then((b) => new TextDecoder().decode(b)),
@@ -105,33 +124,60 @@ export class TransformerModelSource extends EventTarget {
             this.progress = p;
             this.dispatchEvent(new Event('progress'));
           }),
+          tokenizerUrl === null
+            ? null
+            : fetchBytes(tokenizerUrl, 'tokenizer', timeoutS, sibling.signal, undefined, MAX_TOKENIZER_BYTES).then((b) =>
+                new TextDecoder().decode(b),
+              ),
         ]);
       } catch (err) {
         sibling.abort();
         throw err;
       }
-      const read = await readInWorker(files[0], files[1]);
-      return { core: await core, ...read };
+      const tokenizer = files[2] === null ? null : { text: files[2], label: fileName(tokenizerUrl!) };
+      const read = await readInWorker(files[0], files[1], tokenizer);
+      return { core: await core, read, tokenizer };
     })();
     this.loading = attempt
-      .then(({ core, configText, safetensors, parameters }) => {
+      .then(({ core, read, tokenizer }) => {
         if (this.key !== key) return;
-        const label = fileName(weightsUrl);
-        this.install(core, configText, safetensors, label, parameters, false);
-        this.fromFiles = { configText, safetensors, label, parameters };
+        if (read.tokenizerFailure) {
+          this.refuseFiles(`the tokenizer file ${shortUrl(tokenizerUrl!)}: ${read.tokenizerFailure}`, shown);
+          return;
+        }
+        const files: ModelFiles = { ...read, label: fileName(weightsUrl), tokenizer };
+        this.install(core, files, false);
+        this.fromFiles = files;
       })
       .catch((err: Error) => {
         if (this.key !== key) return;
-        this.fail(err.message, err instanceof FetchFailed);
+        // A tokenizer that could not be fetched is a bad tokenizer file: the model shown stays.
+        if ((err instanceof FileRefused || err instanceof FetchFailed) && err.what === 'tokenizer') this.refuseFiles(err.message, shown);
+        else this.fail(err.message, err instanceof FetchFailed);
       });
     return this.loading;
+  }
+
+  /**
+   * Files that cannot be used (`message` names the file and the reader's reason): the model `shown`
+   * before them stays, with the message in `problem`; without one, the source fails with it.
+   */
+  private refuseFiles(message: string, shown: LoadedTransformer | null): void {
+    if (!shown || shown !== this.model) {
+      this.fail(message, false);
+      return;
+    }
+    this.status = 'ready';
+    this.failure = '';
+    this.problem = message;
+    this.notify();
   }
 
   /** Loads the files of the last load() again (after a failed download). */
   retry(): Promise<void> {
     if (!this.urls || this.status === 'loading') return this.loading ?? Promise.resolve();
     this.loading = null;
-    return this.load(this.urls.weights, this.urls.config, this.urls.timeoutS);
+    return this.load(this.urls.weights, this.urls.config, this.urls.timeoutS, this.urls.tokenizer);
   }
 
   /**
@@ -143,13 +189,80 @@ export class TransformerModelSource extends EventTarget {
     this.key = `given:${++versions}`;
     const key = this.key;
     this.loading = null;
+    this.problem = '';
     try {
-      const [core, read] = await Promise.all([getTransformerCore(), readInWorker(configText, safetensors)]);
+      const [core, read] = await Promise.all([getTransformerCore(), readInWorker(configText, safetensors, null)]);
       if (this.key !== key) return;
-      this.install(core, read.configText, read.safetensors, label, read.parameters, true);
+      this.install(core, { ...read, label, tokenizer: null }, true);
     } catch (err) {
       if (this.key === key) this.fail((err as Error).message, false);
     }
+  }
+
+  /**
+   * Uses files the reader opened (dropped on the model element or picked with its file button): the
+   * weights, their config and an optional tokenizer.json, read here with progress and then by the
+   * worker as the page's own files are. Every figure reading the source switches once they are
+   * read; files refused (by their sizes, the limits, the reader) leave the model shown as it was,
+   * with the message, naming the files, in `problem` (without a model shown the source fails).
+   */
+  async open(files: OpenedFiles): Promise<void> {
+    this.key = `given:${++versions}`;
+    const key = this.key;
+    this.loading = null;
+    const shown = this.status === 'ready' ? this.model : null;
+    const { weights, config, tokenizer } = files;
+    const named = `${weights.name} with ${config.name}`;
+    this.status = 'loading';
+    this.failure = '';
+    this.problem = '';
+    this.retryable = false;
+    const all = [config, weights, ...(tokenizer ? [tokenizer] : [])];
+    const total = all.reduce((n, f) => n + f.size, 0);
+    this.progress = { received: 0, total };
+    this.notify();
+    try {
+      for (const f of all) {
+        const limit = f === weights ? MAX_MODEL_BYTES : MAX_TOKENIZER_BYTES;
+        if (f.size > limit)
+          throw new Error(`the file ${f.name} is ${formatCount(f.size)} bytes; the widgets read at most ${formatCount(limit)}`);
+      }
+      // Read one after another, the bar following the bytes of all three.
+      let before = 0;
+      const read = async (f: File): Promise<Uint8Array> => {
+        const bytes = await readFile(f, (n) => {
+          this.progress = { received: before + n, total };
+          this.dispatchEvent(new Event('progress'));
+        });
+        before += f.size;
+        return bytes;
+      };
+      const decoder = new TextDecoder();
+      const configText = decoder.decode(await read(config));
+      const weightBytes = await read(weights);
+      const tokenizerText = tokenizer ? decoder.decode(await read(tokenizer)) : null;
+      if (this.key !== key) return;
+      const [core, out] = await Promise.all([
+        getTransformerCore(),
+        readInWorker(configText, weightBytes, tokenizerText === null ? null : { text: tokenizerText }).catch((err: Error) => {
+          throw new Error(`${named}: ${err.message}`);
+        }),
+      ]);
+      if (this.key !== key) return;
+      if (out.tokenizerFailure) {
+        this.refuseFiles(`the tokenizer file ${tokenizer!.name}: ${out.tokenizerFailure}`, shown);
+        return;
+      }
+      const label = weights.name;
+      this.install(core, { ...out, label, tokenizer: tokenizer ? { text: tokenizerText!, label: tokenizer.name } : null }, true);
+    } catch (err) {
+      if (this.key === key) this.refuseFiles((err as Error).message, shown);
+    }
+  }
+
+  /** Files the reader offered that cannot be used (`message` says why, naming them): the model shown stays. */
+  refuseOffered(message: string): void {
+    this.refuseFiles(message, this.status === 'ready' ? this.model : null);
   }
 
   /** Back to the model read from the files (after a model trained in the page). */
@@ -158,8 +271,8 @@ export class TransformerModelSource extends EventTarget {
     // Read by the worker once already: the canonical files, installed as they are.
     this.key = `given:${++versions}`;
     this.loading = null;
-    const { configText, safetensors, label, parameters } = this.fromFiles;
-    this.install(await getTransformerCore(), configText, safetensors, label, parameters, false);
+    this.problem = '';
+    this.install(await getTransformerCore(), this.fromFiles, false);
   }
 
   /** Whether a model read from files is there to go back to. */
@@ -171,22 +284,38 @@ export class TransformerModelSource extends EventTarget {
    * Reads the canonical files the worker wrote (readInWorker: a header of a few KB and F64 data of a
    * model within PAGE_MODEL_LIMITS) into the page's handle, which the figures compute with.
    */
-  private install(
-    core: TransformerCore,
-    configText: string,
-    safetensors: Uint8Array,
-    label: string,
-    parameters: number,
-    given: boolean,
-  ): void {
+  private install(core: TransformerCore, files: ModelFiles, given: boolean): void {
     this.core = core;
+    const { configText, safetensors, label, parameters } = files;
     const handle = core.loadTransformer(configText, safetensors);
     // One forward pass of a single token here, in the task that reads the model: the engine
     // compiles the WASM forward pass on its first call, which then is not paid inside the first
     // figure's render (each figure renders in a task of its own).
     handle.run([0]);
+    // The tokenizer was read in the worker already (a refusal never reaches here); read again for
+    // this thread, where the prompt fields encode as the reader types. Its names become the
+    // config's token_names, as the CLI's --tokenizer makes them (labels, tables, documents).
+    let tokenizer: Tokenizer | null = null;
+    let config = handle.config;
+    if (files.tokenizer) {
+      tokenizer = core.loadTokenizer(files.tokenizer.text);
+      config = { ...config, token_names: tokenizer.tokenNames(config.d_vocab) };
+    }
     this.model?.handle.dispose();
-    this.model = { handle, config: handle.config, configText, safetensors, label, parameters, version: ++versions, given };
+    this.model?.tokenizer?.dispose();
+    this.model = {
+      handle,
+      config,
+      tokenizer,
+      tokenizerText: files.tokenizer?.text ?? null,
+      tokenizerLabel: files.tokenizer?.label ?? null,
+      configText,
+      safetensors,
+      label,
+      parameters,
+      version: ++versions,
+      given,
+    };
     this.status = 'ready';
     this.failure = '';
     this.notify();
@@ -201,7 +330,9 @@ export class TransformerModelSource extends EventTarget {
 
   private fail(message: string, retryable: boolean): void {
     this.retryable = retryable;
+    this.problem = '';
     this.model?.handle.dispose();
+    this.model?.tokenizer?.dispose();
     this.model = null;
     this.status = 'failed';
     this.failure = message;
@@ -215,9 +346,60 @@ export class TransformerModelSource extends EventTarget {
 
 /** Longest file fetched (the core's own limit on a safetensors file is 512 MiB; a page's model is far smaller). */
 export const MAX_MODEL_BYTES = 64 * 1024 * 1024;
+/** Longest tokenizer.json fetched: the core's own limit (formats/tokenizer_json.hpp, kMaxTokenizerBytes; GPT-2's is 1.4 MB). */
+export const MAX_TOKENIZER_BYTES = 8 * 1024 * 1024;
+
+/** Files a reader opened: the weights, their config and optionally the tokenizer (LocalFiles: File objects). */
+export interface OpenedFiles {
+  weights: File;
+  config: File;
+  tokenizer: File | null;
+}
+
+/** A local file's bytes, `progress(bytes read so far)` as they arrive. */
+async function readFile(file: File, progress: (n: number) => void): Promise<Uint8Array> {
+  const out = new Uint8Array(file.size);
+  const reader = file.stream().getReader();
+  let at = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (at + value.length > out.length) throw new Error(`the file ${file.name} changed while it was read`);
+    out.set(value, at);
+    at += value.length;
+    progress(at);
+  }
+  return at === out.length ? out : out.subarray(0, at);
+}
+
+/** A model's files as read by the worker (the canonical config and F64 weights) with its tokenizer and caption. */
+interface ModelFiles {
+  configText: string;
+  safetensors: Uint8Array;
+  parameters: number;
+  label: string;
+  tokenizer: { text: string; label: string } | null;
+}
 
 /** A file that could not be downloaded (as opposed to one the core refused): loading again may work. */
-class FetchFailed extends Error {}
+class FetchFailed extends Error {
+  constructor(
+    message: string,
+    readonly what: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A file over the widgets' limit (its size named in the message). */
+class FileRefused extends Error {
+  constructor(
+    message: string,
+    readonly what: string,
+  ) {
+    super(message);
+  }
+}
 
 /** The body of `url` as bytes within `timeoutS` seconds, reporting progress; a failed download names the file and the reason. */
 async function fetchBytes(
@@ -226,48 +408,58 @@ async function fetchBytes(
   timeoutS: number,
   signal: AbortSignal,
   progress: (p: DownloadProgress) => void = () => {},
+  maxBytes = MAX_MODEL_BYTES,
 ): Promise<Uint8Array> {
   try {
     return await download(url, {
-      maxBytes: MAX_MODEL_BYTES,
+      maxBytes,
       timeoutS,
       signal,
       progress: (received, total) => progress({ received, total }),
     });
   } catch (err) {
-    if (err instanceof DownloadFailed) throw new FetchFailed(`the ${what} file ${shortUrl(url)} could not be fetched (${err.reason})`);
+    if (err instanceof DownloadFailed)
+      throw new FetchFailed(`the ${what} file ${shortUrl(url)} could not be fetched (${err.reason})`, what);
     if (!(err instanceof BodyTooLarge)) throw err;
-    throw new Error(
+    throw new FileRefused(
       err.declared !== null
-        ? `the ${what} file ${shortUrl(url)} is ${formatCount(err.declared)} bytes; the widgets read at most ${formatCount(MAX_MODEL_BYTES)}`
-        : `the ${what} file ${shortUrl(url)} is over ${formatCount(MAX_MODEL_BYTES)} bytes; the widgets read at most that`,
+        ? `the ${what} file ${shortUrl(url)} is ${formatCount(err.declared)} bytes; the widgets read at most ${formatCount(maxBytes)}`
+        : `the ${what} file ${shortUrl(url)} is over ${formatCount(maxBytes)} bytes; the widgets read at most that`,
+      what,
     );
   }
 }
 
 /**
- * The worker's reading of a model's two files (task 'transformer-load'): held to PAGE_MODEL_LIMITS,
- * then read by the core, off the main thread; resolves to the canonical files and the parameter
- * count, rejects with the limit's or the core's message. The files are copied to the worker (the
- * page keeps its bytes); the worker ends with the read.
+ * The worker's reading of a model's files (task 'transformer-load'): held to PAGE_MODEL_LIMITS,
+ * then read by the core, off the main thread, with the tokenizer.json text when there is one;
+ * resolves to the canonical files, the parameter count and the reader's message for a tokenizer
+ * it refused (tokenizerFailure), rejects with the limit's or the core's message for the model.
+ * The files are copied to the worker (the page keeps its bytes); the worker ends with the read.
  */
 function readInWorker(
   configText: string,
   safetensors: Uint8Array,
-): Promise<{ configText: string; safetensors: Uint8Array; parameters: number }> {
+  tokenizer: { text: string } | null,
+): Promise<{ configText: string; safetensors: Uint8Array; parameters: number; tokenizerFailure: string }> {
   const jobs = new WorkerJobs();
-  type Read = { config: string; safetensors: Uint8Array; parameters: number };
+  type Read = { config: string; safetensors: Uint8Array; parameters: number; tokenizer_failure?: string };
   return new Promise<Read>((resolve, reject) => {
     jobs.start<Read>(
       'transformer-load',
-      { config: configText, safetensors, limits: PAGE_MODEL_LIMITS },
+      { config: configText, safetensors, limits: PAGE_MODEL_LIMITS, ...(tokenizer ? { tokenizer: tokenizer.text } : {}) },
       {
         done: ({ value }) => resolve(value),
         failed: reject,
       },
     );
   })
-    .then((v) => ({ configText: v.config, safetensors: v.safetensors, parameters: v.parameters }))
+    .then((v) => ({
+      configText: v.config,
+      safetensors: v.safetensors,
+      parameters: v.parameters,
+      tokenizerFailure: v.tokenizer_failure ?? '',
+    }))
     .finally(() => jobs.dispose());
 }
 

@@ -57,6 +57,15 @@ export const TRANSFORMER_CSS = /* css */ `
   select { font: inherit; max-width: 100%; min-height: 2.75rem; color: var(--hl-fg); background: var(--hl-control); border: 1px solid var(--hl-rule); border-radius: 4px; }
   .tokens { display: flex; flex-wrap: wrap; gap: 0.25rem; margin: 0.3rem 0; padding: 0; list-style: none; }
   .tokens button { min-width: 2.75rem; min-height: 2.75rem; font-variant-numeric: tabular-nums; }
+  /* The prompt's tokens as the model's tokenizer cut it: one chip per token, its text (spaces and
+     line breaks drawn) over its id; wrapping at any width. */
+  .token-count { flex-basis: 100%; font-size: 0.9em; margin: 0.25rem 0 0; color: var(--hl-muted); }
+  .token-chips { flex-basis: 100%; display: flex; flex-wrap: wrap; gap: 0.2rem; margin: 0.2rem 0 0; padding: 0; list-style: none; }
+  .token-chips li { display: inline-flex; flex-direction: column; align-items: center; max-width: 100%; padding: 0.05rem 0.3rem;
+    border: 1px solid var(--hl-rule); border-radius: 4px; background: var(--hl-control); color: var(--hl-fg); line-height: 1.3; }
+  .token-chips .text { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; white-space: pre-wrap; overflow-wrap: anywhere; }
+  .token-chips .id { font-size: max(11px, 0.75em); color: var(--hl-muted); font-variant-numeric: tabular-nums; }
+  .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
   .readout { min-height: 1.4em; font-size: 0.9em; margin: 0.2rem 0 0; font-variant-numeric: tabular-nums; }
   svg[tabindex]:focus-visible { outline: 3px solid var(--hl-focus); outline-offset: 2px; }
   .unavailable { color: var(--hl-muted); font-style: italic; }
@@ -93,6 +102,15 @@ export function defaultPrompt(config: TransformerConfigFile): number[] {
 /** A prompt as the text a reader types: names (when the config has them) or ids, space separated. */
 export function promptText(config: TransformerConfigFile, tokens: number[]): string {
   return tokens.map((t) => tokenName(config, t)).join(' ');
+}
+
+/**
+ * Token ids as the text a reader of `model` types: with a tokenizer, the tokens' texts run together
+ * (its encoding of that text may cut it otherwise: the figure shows the ids it uses); without one,
+ * promptText.
+ */
+export function modelPromptText(model: LoadedTransformer, tokens: number[]): string {
+  return model.tokenizer ? tokens.map((t) => tokenName(model.config, t)).join('') : promptText(model.config, tokens);
 }
 
 /** "L1 H3" for head h of layer l (TransformerLens's numbering: both from 0). */
@@ -309,8 +327,8 @@ export class PromptField {
       input: HTMLTextAreaElement,
       options: {
         label: string;
-        parse: (text: string) => number[];
-        commit: (value: number[]) => void;
+        parse: (text: string) => { ids: number[]; text: string };
+        commit: (value: { ids: number[]; text: string }) => void;
         current?: () => string;
         message?: HTMLElement;
       },
@@ -321,6 +339,8 @@ export class PromptField {
   ) {
     this.element = el('div', { class: 'row prompt-row' });
     const l = el('label', {}, label);
+    this.labelText = l.firstChild as Text;
+    this.labelWords = label;
     // A text area, not a one-line input: a prompt of n_ctx − 1 tokens is wider than a phone (or
     // than a one-line field at any width), and the reader should see all of it (the repeated block).
     this.input = el('textarea', { rows: '1', autocomplete: 'off', spellcheck: 'false', autocapitalize: 'off', name: attribute });
@@ -330,28 +350,41 @@ export class PromptField {
       if (typeof ResizeObserver === 'function') new ResizeObserver(() => this.fitHeight()).observe(this.input);
     }
     const problem = el('p', { class: 'input-problem', role: 'status' });
-    this.element.append(l, problem);
+    // With a tokenizer: how many tokens the text gives (announced as it changes) and the tokens themselves.
+    this.count = el('p', { class: 'token-count', role: 'status', id: `token-count-${++promptFields}` });
+    this.chips = el('ol', { class: 'token-chips', 'aria-labelledby': this.count.id });
+    this.count.hidden = this.chips.hidden = true;
+    this.element.append(l, problem, this.count, this.chips);
     this.bound = bind(this.input, {
       label: `the ${attribute === 'prompt' ? 'prompt' : `${attribute} prompt`}`,
       message: problem,
       parse: (text) => {
         const model = this.host.currentModel;
         if (!model) throw new WidgetInputError('the model is still loading');
-        return tokenize(model, text, attribute === 'prompt' ? 'the prompt' : `the ${attribute} prompt`);
+        return { ids: tokenize(model, text, attribute === 'prompt' ? 'the prompt' : `the ${attribute} prompt`), text };
       },
-      commit: (tokens) => {
+      commit: ({ ids, text: typed }) => {
         const model = this.host.currentModel!;
-        const text = promptText(model.config, tokens);
+        // With a tokenizer the attribute keeps the text as typed (its encoding is the prompt);
+        // without one, the tokens' names or ids.
+        const text = model.tokenizer ? typed : promptText(model.config, ids);
         if (this.host.getAttribute(this.attribute) === text) return;
         this.host.setAttribute(this.attribute, text);
         onValid();
       },
       current: () => {
         const m = this.host.currentModel;
-        return m ? promptText(m.config, this.tokens(m)) : '';
+        return m ? this.text(m) : '';
       },
     });
   }
+
+  private readonly labelText: Text;
+  private readonly labelWords: string;
+  private readonly count: HTMLParagraphElement;
+  private readonly chips: HTMLOListElement;
+  /** The chips drawn last (model version and text), so a render that changes neither leaves them. */
+  private chipsKey = '';
 
   /** The prompt as token ids for `model` (the attribute, or the fallback prompt). */
   tokens(model: LoadedTransformer): number[] {
@@ -359,9 +392,55 @@ export class PromptField {
     return raw === null || raw.trim() === '' ? this.fallback(model.config) : tokenize(model, raw, `attribute ${this.attribute}`);
   }
 
+  /** The field's text for `model`: with a tokenizer the attribute as written, else the tokens' names or ids. */
+  private text(model: LoadedTransformer): string {
+    const raw = this.host.getAttribute(this.attribute);
+    if (model.tokenizer && raw !== null && raw.trim() !== '') return raw.trim();
+    return modelPromptText(model, this.tokens(model));
+  }
+
   sync(model: LoadedTransformer): void {
-    this.bound.show(promptText(model.config, this.tokens(model)));
+    // "Prompt (tokens separated by spaces):" says how ids are typed; with a tokenizer it is text.
+    const words = model.tokenizer ? this.labelWords.replace(/\s*\(tokens separated by spaces\)/, ' (text)') : this.labelWords;
+    if (this.labelText.data !== words) this.labelText.data = words;
+    this.bound.show(this.text(model));
+    this.showTokens(model);
     if (!fieldSizingSupported()) this.fitHeight();
+  }
+
+  /**
+   * With a tokenizer, the prompt's tokens under the field: one chip per token (its text, a space
+   * drawn as ␣ and a line break as ↵, over its id), in a list named by the count line, which a
+   * screen reader announces when it changes ("7 tokens: the · cat · …" is read from the list).
+   */
+  private showTokens(model: LoadedTransformer): void {
+    const tokenizer = model.tokenizer;
+    this.count.hidden = this.chips.hidden = !tokenizer;
+    if (!tokenizer) {
+      if (this.chipsKey !== '') this.chips.replaceChildren();
+      this.chipsKey = '';
+      return;
+    }
+    const ids = this.tokens(model);
+    const key = `${model.version}\u0000${ids.join(' ')}`;
+    if (key === this.chipsKey) return;
+    this.chipsKey = key;
+    this.count.textContent = `${ids.length} token${ids.length === 1 ? '' : 's'}, as ${model.tokenizerLabel ?? 'the tokenizer'} cuts the ${this.attribute === 'prompt' ? 'prompt' : `${this.attribute} prompt`}:`;
+    this.chips.replaceChildren(
+      ...ids.map((id, i) => {
+        const name = tokenName(model.config, id);
+        const shown = name.replace(/ /g, '␣').replace(/\n/g, '↵').replace(/\t/g, '⇥').replace(/\r/g, '␍');
+        const li = el('li');
+        const idLine = el('span', { class: 'id' });
+        idLine.append(el('span', { class: 'visually-hidden' }, ', id '), String(id));
+        li.append(
+          el('span', { class: 'visually-hidden' }, `token ${i + 1}: `),
+          el('span', { class: 'text' }, shown === '' ? '∅' : shown),
+          idLine,
+        );
+        return li;
+      }),
+    );
   }
 
   /** Without field-sizing: the text area as tall as its wrapped text (the scroll height, borders added). */
@@ -373,14 +452,21 @@ export class PromptField {
   }
 }
 
+let promptFields = 0;
+
 /** Whether the browser sizes a text area to its content from CSS (field-sizing: content). */
 function fieldSizingSupported(): boolean {
   return typeof CSS !== 'undefined' && CSS.supports('field-sizing', 'content');
 }
 
-/** Text → token ids by the core's prompt reader; its message (naming the bad token's position) as a WidgetInputError. */
+/**
+ * Text → token ids: by the model's tokenizer when it has one (encodePrompt: the CLI's --prompt with
+ * --tokenizer), else by the core's prompt reader (names or ids); the core's message (naming the
+ * bad token and its position) as a WidgetInputError.
+ */
 export function tokenize(model: LoadedTransformer, text: string, what: string): number[] {
   try {
+    if (model.tokenizer) return model.tokenizer.encodePrompt(text, model.config.d_vocab).ids;
     return model.handle.tokenize(text);
   } catch (err) {
     if (err instanceof Error && err.name === 'HeadlabError') throw new WidgetInputError(`${what} "${text}": ${err.message}`);
