@@ -31,17 +31,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
+import { launchChromium } from './chromium.mjs';
 
 /**
  * Serializes what each headlab-* element of the page shows now (runs in the page), its shadow
@@ -219,11 +209,7 @@ export async function prerenderSnapshots(siteDir, { quiet = false } = {}) {
   const { serve } = await import('./serve.mjs');
   const { chromium } = await import('playwright-core');
   const { server, url } = await serve({ dir: siteDir, port: 0, csp: true });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: CHROMIUM_ARGS,
-    headless: true,
-  });
+  const browser = await launchChromium(chromium);
   const perTag = new Map(); // tag → { sheets: string[], styles: Map<style, class> }
   // The canvases' pictures, named by their content (the same picture at two widths is one file).
   const snapshotDir = path.join(siteDir, 'headlab/snapshot');

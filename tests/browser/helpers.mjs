@@ -5,20 +5,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../../site/serve.mjs';
+import { launchChromium } from '../../site/chromium.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const artifactsDir = path.join(root, 'test-results/screenshots');
-
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
 /**
  * Starts the server and a browser (`handle`: site/serve.mjs's hook for answers of the test's own).
@@ -28,12 +18,8 @@ const CHROMIUM_ARGS = [
  */
 export async function startSession({ dir, csp = false, handle = null } = {}) {
   const { server, url } = await serve({ dir, port: 0, csp, handle });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    // playwright gives every launch a fresh temporary profile (its own --user-data-dir).
-    args: CHROMIUM_ARGS,
-    headless: true,
-  });
+  // playwright gives every launch a fresh temporary profile (its own --user-data-dir).
+  const browser = await launchChromium(chromium);
   const origin = new URL(url).origin;
   const contexts = [];
   async function newPage({ colorScheme = 'light', viewport = { width: 1000, height: 800 }, ...rest } = {}) {
