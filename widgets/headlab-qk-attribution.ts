@@ -80,6 +80,7 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
   protected static sharedAttributes = ['prompt', 'layer', 'head', 'position', 'key'];
   protected static css = /* css */ `${TRANSFORMER_CSS}
     table.parts td, table.parts th { font-size: 0.85em; padding: 0.15rem 0.3rem; white-space: nowrap; }
+    table.parts { min-width: min(100%, 20em); }
   `;
 
   private field: PromptField | null = null;
@@ -375,7 +376,8 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
     for (let a = 0; a < S; a++) for (let b = 0; b < S; b++) cells.push({ a, b, v: split.parts[a][b] });
     cells.sort((x, y) => Math.abs(y.v) - Math.abs(x.v));
     const table = el('table', { class: 'parts compact' });
-    table.createCaption().textContent = `The largest parts of the score ${formatNumber(split.score, 3)} (all ${S * S} parts sum to it): the source read at the query, the source read at the key, the part and its share of the score.`;
+    // Short: the caption is as wide as the table's four narrow columns, which say the rest.
+    table.createCaption().textContent = `Largest parts of the score ${formatNumber(split.score, 3)} (all ${S * S} sum to it)`;
     const head = table.createTHead().insertRow();
     for (const t of ['query', 'key', 'part', 'share']) head.append(el('th', { scope: 'col' }, t));
     const body = table.createTBody();
