@@ -27,7 +27,7 @@ import { after, before, test } from 'node:test';
 import { root, screenshot, startSession, trackWorkers, workersEnded } from './helpers.mjs';
 import { HOSTILE_VALUES, WIDGET_STATES } from './widget-states.mjs';
 import { traced } from './long-tasks.mjs';
-import { frames } from './widget-fixtures.mjs';
+import { drawn, frames } from './widget-fixtures.mjs';
 
 const siteDir = path.join(root, 'build/site');
 const PAGES = (function walk(dir) {
@@ -790,6 +790,9 @@ test("re-attaching: every element the package defines (on the pages, or added to
     await rendered(page);
     const cdp = await page.context().newCDPSession(page);
     for (const w of await listWidgets(page)) await check(page, cdp, w, name);
+    // The last states set above have drawn (a figure waiting on its worker shows its previous
+    // numbers until the answer comes, and its values follow then): `before` below is settled.
+    await drawn(page);
     // The prose values (<headlab-value>): after the same cycles each still follows its source —
     // a value the source reports after the re-insertions is shown, and the source's own after that.
     const values = await page.evaluate(async () => {
