@@ -21,8 +21,6 @@ export interface LoadedTransformer {
    * by it (encodePrompt: the CLI's --prompt with --tokenizer). Disposed with the handle.
    */
   tokenizer: Tokenizer | null;
-  /** The tokenizer.json text (null without one), kept to restore the model. */
-  tokenizerText: string | null;
   /** The tokenizer's file name, for captions (null without one). */
   tokenizerLabel: string | null;
   /** The two files, kept so a page can hand the model on (export, worker) and restore it. */
@@ -152,7 +150,7 @@ export class TransformerModelSource extends EventTarget {
       .catch((err: Error) => {
         if (this.key !== key) return;
         // A tokenizer that could not be fetched is a bad tokenizer file: the model shown stays.
-        if ((err instanceof FileRefused || err instanceof FetchFailed) && err.what === 'tokenizer') this.refuseFiles(err.message, shown);
+        if (err instanceof FileProblem && err.what === 'tokenizer') this.refuseFiles(err.message, shown);
         else this.fail(err.message, err instanceof FetchFailed);
       });
     return this.loading;
@@ -307,7 +305,6 @@ export class TransformerModelSource extends EventTarget {
       handle,
       config,
       tokenizer,
-      tokenizerText: files.tokenizer?.text ?? null,
       tokenizerLabel: files.tokenizer?.label ?? null,
       configText,
       safetensors,
@@ -381,8 +378,8 @@ interface ModelFiles {
   tokenizer: { text: string; label: string } | null;
 }
 
-/** A file that could not be downloaded (as opposed to one the core refused): loading again may work. */
-class FetchFailed extends Error {
+/** A file of the model that could not be used, `what` naming which ('config', 'weights', 'tokenizer'). */
+class FileProblem extends Error {
   constructor(
     message: string,
     readonly what: string,
@@ -391,15 +388,11 @@ class FetchFailed extends Error {
   }
 }
 
+/** A file that could not be downloaded (as opposed to one the core refused): loading again may work. */
+class FetchFailed extends FileProblem {}
+
 /** A file over the widgets' limit (its size named in the message). */
-class FileRefused extends Error {
-  constructor(
-    message: string,
-    readonly what: string,
-  ) {
-    super(message);
-  }
-}
+class FileRefused extends FileProblem {}
 
 /** The body of `url` as bytes within `timeoutS` seconds, reporting progress; a failed download names the file and the reason. */
 async function fetchBytes(
