@@ -35,6 +35,7 @@ import { formatCount, type BoundValue } from './chart/format.js';
 import { transformerBoundValue } from './transformer/bound-values.js';
 import {
   DEFAULT_MODEL_TIMEOUT_S,
+  MAX_MODEL_BYTES,
   sourceOf,
   type OpenedFiles,
   type TransformerModelSource,
@@ -92,7 +93,7 @@ async function classifyFiles(files: File[]): Promise<OpenedFiles> {
   if (jsons.length === 0) throw new Error(`${weights[0].name}: its config (.json) is missing; open the weights with their config`);
   if (jsons.length > 2) throw new Error(`${jsons.map((f) => f.name).join(', ')}: at most two .json files (the config and tokenizer.json)`);
   const isTokenizer = async (f: File): Promise<boolean> => {
-    if (f.size > 64 * 1024 * 1024) return /tokenizer/i.test(f.name);
+    if (f.size > MAX_MODEL_BYTES) return /tokenizer/i.test(f.name);
     try {
       const v = JSON.parse(await f.text()) as unknown;
       return typeof v === 'object' && v !== null && typeof (v as { model?: unknown }).model === 'object';
@@ -220,10 +221,6 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
    * the element, naming the files, and the model shown stays.
    */
   async openFiles(files: File[]): Promise<void> {
-    await this.offer(files);
-  }
-
-  private async offer(files: File[]): Promise<void> {
     const source = this.source ?? sourceOf(this);
     let opened: OpenedFiles;
     try {
@@ -325,16 +322,19 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
       );
     }
     const weights = fileUrl(src);
-    const configAttr = this.config.trim();
-    if (configAttr !== '' && (!/\.json$/i.test(configAttr.replace(/[?#].*$/, '')) || configAttr.length > 2048)) {
-      throw new WidgetInputError(`attribute config="${configAttr}" must name a .json file (e.g. config="model.json")`);
-    }
+    const configAttr = this.jsonFileAttribute('config', 'model.json');
     const config = fileUrl(configAttr !== '' ? configAttr : `${src.replace(/[?#].*$/, '').replace(WEIGHTS_FILE, '')}.json`);
-    const tokenizerAttr = this.tokenizer.trim();
-    if (tokenizerAttr !== '' && (!/\.json$/i.test(tokenizerAttr.replace(/[?#].*$/, '')) || tokenizerAttr.length > 2048)) {
-      throw new WidgetInputError(`attribute tokenizer="${tokenizerAttr}" must name a .json file (e.g. tokenizer="tokenizer.json")`);
-    }
+    const tokenizerAttr = this.jsonFileAttribute('tokenizer', 'tokenizer.json');
     return { weights, config, tokenizer: tokenizerAttr === '' ? null : fileUrl(tokenizerAttr) };
+  }
+
+  /** The attribute `name` trimmed ('' when absent), which must name a .json file of at most 2,048 characters. */
+  private jsonFileAttribute(name: 'config' | 'tokenizer', example: string): string {
+    const value = (this.getAttribute(name) ?? '').trim();
+    if (value !== '' && (!/\.json$/i.test(value.replace(/[?#].*$/, '')) || value.length > 2048)) {
+      throw new WidgetInputError(`attribute ${name}="${value}" must name a .json file (e.g. ${name}="${example}")`);
+    }
+    return value;
   }
 
   disconnectedCallback(): void {
@@ -394,7 +394,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     this.listen(this.fileInput, 'change', () => {
       const files = [...(this.fileInput!.files ?? [])];
       this.fileInput!.value = '';
-      if (files.length) void this.offer(files);
+      if (files.length) void this.openFiles(files);
     });
     openRow.append(openButton, hint, this.fileInput);
     const carriesFiles = (e: Event): boolean => [...((e as DragEvent).dataTransfer?.types ?? [])].includes('Files');
@@ -414,7 +414,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
       const files = [...((e as DragEvent).dataTransfer?.files ?? [])];
       if (!files.length) return;
       e.preventDefault();
-      void this.offer(files);
+      void this.openFiles(files);
     });
     this.body.append(
       this.now,
