@@ -394,17 +394,22 @@ std::vector<int> encode_ids(const Tokenizer& tokenizer, std::string_view text) {
   return ids;
 }
 
-std::vector<int> encode_prompt(const Tokenizer& tk, std::string_view text, int d_vocab) {
-  const auto pieces = encode(tk, text);
+void check_prompt(const Tokenizer& tk, const std::vector<Piece>& pieces, int d_vocab) {
   if (pieces.empty()) throw InputError("the text gives no tokens");
-  std::vector<int> ids;
   for (std::size_t k = 0; k < pieces.size(); ++k) {
     if (pieces[k].id >= d_vocab) {
       throw InputError("token " + std::to_string(k) + " " + describe(token_text(tk, pieces[k].id)) + " has id " +
                        std::to_string(pieces[k].id) + "; the model's d_vocab is " + std::to_string(d_vocab));
     }
-    ids.push_back(pieces[k].id);
   }
+}
+
+std::vector<int> encode_prompt(const Tokenizer& tk, std::string_view text, int d_vocab) {
+  const auto pieces = encode(tk, text);
+  check_prompt(tk, pieces, d_vocab);
+  std::vector<int> ids;
+  ids.reserve(pieces.size());
+  for (const auto& p : pieces) ids.push_back(p.id);
   return ids;
 }
 

@@ -71,9 +71,11 @@ struct Piece {
 std::vector<Piece> encode(const Tokenizer& tokenizer, std::string_view text);
 std::vector<int> encode_ids(const Tokenizer& tokenizer, std::string_view text);
 
-// A prompt for a model of d_vocab tokens: encode()'s ids, refused when there are none ("the text
-// gives no tokens") or when one is beyond the model ("token 3 " cat" has id 262; the model's
-// d_vocab is 100").
+// Throws unless `pieces` (encode()'s) are a prompt for a model of d_vocab tokens: refused when
+// there are none ("the text gives no tokens") or when one is beyond the model ("token 3 " cat" has
+// id 262; the model's d_vocab is 100").
+void check_prompt(const Tokenizer& tokenizer, const std::vector<Piece>& pieces, int d_vocab);
+// A prompt for a model of d_vocab tokens: encode()'s ids, checked by check_prompt.
 std::vector<int> encode_prompt(const Tokenizer& tokenizer, std::string_view text, int d_vocab);
 // Every id's name for a model of d_vocab tokens: token_text(), or "<unused N>" for an id the
 // tokenizer has no token for.

@@ -560,13 +560,13 @@ class TokenizerHandle {
     });
   }
   // A prompt for a model of d_vocab tokens, as the CLI's --prompt with --tokenizer reads it
-  // (encode_prompt: refused when it gives no tokens or a token beyond d_vocab), with encode()'s spans.
+  // (check_prompt: refused when it gives no tokens or a token beyond d_vocab), with encode()'s spans.
   val encode_prompt(val text, val d_vocab) {
     return guarded([&] {
       if (!tokenizer_) throw InputError("no tokenizer is loaded");
-      const std::string s = string_arg(text, "the text");
-      headlab::tokenizer::encode_prompt(*tokenizer_, s, int_arg(d_vocab, "d_vocab"));
-      return pieces_to_js(headlab::tokenizer::encode(*tokenizer_, s));
+      const auto pieces = headlab::tokenizer::encode(*tokenizer_, string_arg(text, "the text"));
+      headlab::tokenizer::check_prompt(*tokenizer_, pieces, int_arg(d_vocab, "d_vocab"));
+      return pieces_to_js(pieces);
     });
   }
   // Every id's name for a model of d_vocab tokens (token_names: what the CLI's documents name them).
