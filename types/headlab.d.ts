@@ -583,7 +583,8 @@ export interface TransformerModelFiles {
  * every figure's prompt is then text, encoded by the core, its tokens shown under the field; a file
  * the reader refuses is reported in the element, naming it, and a model already shown stays),
  * timeout (seconds the downloads may take, 1–600, default 60;
- * then a message and a Try again button). File locations are never shared through the URL hash.
+ * then a message and a Try again button), label (how the panel and its figures name the model to
+ * readers; default no name: never the file's URL, which a build tool may hash). File locations are never shared through the URL hash.
  * Event `change` when a model is loaded, replaced or fails.
  */
 export interface HeadlabTransformerModel extends HeadlabElementBase<TransformerModelState> {
@@ -593,6 +594,12 @@ export interface HeadlabTransformerModel extends HeadlabElementBase<TransformerM
   timeout: number;
   /** The config of the model shown (null while loading or after a failure). */
   readonly modelConfig: object | null;
+  /**
+   * The warning the panel shows for config token_names a reader cannot type unambiguously in a prompt
+   * (a name given to several tokens, a name with a space or comma, an empty one, digits other than its
+   * own id); '' when there is none or the model has a tokenizer.
+   */
+  readonly tokenNamesWarning: string;
   /** `headlab model analyze` of the model shown on its default prompt (what the bound values read); null while loading. */
   readonly analysis: object | null;
   /** Uses a model given as its two files (e.g. trained in the page); every figure reading this element switches to it. */
@@ -711,13 +718,16 @@ export interface TransformerAblationState {
   prompt: number[];
   mode: 'zero' | 'mean';
   heads: [number, number][];
+  /** The prompt's next-token loss (nats) with no head ablated; null before it is computed or for a one-token prompt. */
   clean_loss: number | null;
 }
-/** Logits on the reader's prompt before and after ablating chosen heads, and each head's in-context loss when ablated. Attributes: prompt, mode ("zero" | "mean", default "mean"), heads ("1.2 0.3": layer.head pairs), model. Shared: prompt, mode, heads. */
+/** Logits on the reader's prompt before and after ablating chosen heads, and the prompt's next-token loss with each head ablated alone. Attributes: prompt, mode ("zero" | "mean", default "mean"), heads ("1.2 0.3": layer.head pairs), reference (the author's: a JSON list of prompts that mean ablation averages each head's output over; default 32 repeated random sequences), model. Shared: prompt, mode, heads. */
 export interface HeadlabTransformerAblation extends TransformerElementBase<TransformerAblationState> {
   mode: 'zero' | 'mean';
   /** The heads of the `heads` attribute as [layer, head] pairs. */
   heads(): [number, number][];
+  /** The `reference` attribute's sequences as token ids ([] when absent). */
+  reference(): number[][];
 }
 
 export interface TransformerCircuitsState {
@@ -941,14 +951,14 @@ export interface HeadlabJSXElements {
     keys?: string;
     snapshot?: Num;
   };
-  'headlab-transformer-model': HeadlabBaseAttributes & { src?: string; config?: string; tokenizer?: string; timeout?: Num };
+  'headlab-transformer-model': HeadlabBaseAttributes & { src?: string; config?: string; tokenizer?: string; timeout?: Num; label?: string };
   'headlab-transformer-attention': TransformerAttributes & { prompt?: string; position?: Num; cell?: string };
   'headlab-transformer-attribution': TransformerAttributes & { prompt?: string; position?: Num; token?: Num };
   'headlab-transformer-composition': TransformerAttributes & { kind?: 'all' | 'q' | 'k' | 'v'; head?: string; seed?: Num };
   'headlab-logit-lens': TransformerAttributes & { prompt?: string; position?: Num };
   'headlab-head-svd': TransformerAttributes & { layer?: Num; head?: Num };
   'headlab-transformer-patching': TransformerAttributes & { prompt?: string; corrupted?: string; answer?: Num; wrong?: Num };
-  'headlab-transformer-ablation': TransformerAttributes & { prompt?: string; mode?: 'zero' | 'mean'; heads?: string };
+  'headlab-transformer-ablation': TransformerAttributes & { prompt?: string; mode?: 'zero' | 'mean'; heads?: string; reference?: string };
   'headlab-transformer-circuits': TransformerAttributes & { layer?: Num; head?: Num; circuit?: 'qk' | 'ov' };
   'headlab-qk-attribution': TransformerAttributes & {
     prompt?: string;
