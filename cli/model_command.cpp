@@ -2,6 +2,7 @@
 // transformers (docs/own-model.md).
 #include "cli/commands.hpp"
 #include "cli/flags.hpp"
+#include "core/attribution_patching.hpp"
 #include "core/batch_patching.hpp"
 #include "core/path_patching.hpp"
 #include "core/check.hpp"
@@ -11,6 +12,7 @@
 #include "core/transformer_analysis.hpp"
 #include "core/transformer_max_digit.hpp"
 #include "core/transformer_training.hpp"
+#include "formats/attribution_patching_json.hpp"
 #include "formats/batch_patching_json.hpp"
 #include "formats/path_patching_json.hpp"
 #include "formats/file_io.hpp"
@@ -51,7 +53,8 @@ const char* kModelUsage =
     "                             [--head-svd [--directions D]] [--top K] [--out analysis.json]\n"
     "       headlab model analyze --config model.json --weights model.safetensors\n"
     "                             (--pairs pairs.json | --pairs-task induction|max-digit [--count N] [--pairs-seed S])\n"
-    "                             [--path-patching] [--resamples B] [--permutations K] [--seed S] [--out patching.json]\n"
+    "                             [--path-patching | --attribution-patching] [--resamples B] [--permutations K]\n"
+    "                             [--seed S] [--out patching.json]\n"
     "       headlab model train --task induction --seed S [--steps N] [--batch B] [--lr X] [--weight-decay X]\n"
     "                           --out model.safetensors [--config-out model.json] [--history-out history.json]\n"
     "       headlab model convert-max-digit --weights weights.json --out model.safetensors [--config-out model.json]\n";
@@ -271,13 +274,22 @@ int run(const Args& args, std::ostream& out) {
 
 // analyze over a batch of prompt pairs (--pairs or --pairs-task): activation patching with intervals
 // (core/batch_patching.hpp), the document of formats/batch_patching_json.hpp; with --path-patching,
-// path patching between heads instead (core/path_patching.hpp, formats/path_patching_json.hpp).
+// path patching between heads instead (core/path_patching.hpp, formats/path_patching_json.hpp); with
+// --attribution-patching, the first-order estimates of head and edge patches and their agreement with
+// the real ones (core/attribution_patching.hpp, formats/attribution_patching_json.hpp).
 int analyze_pairs(const std::map<std::string, std::string>& flags, std::ostream& out) {
   for (const char* f : {"--prompt", "--tokenizer", "--position", "--token", "--corrupted", "--answer", "--wrong",
                         "--ablation", "--sequences", "--circuits", "--qk-attribution"}) {
     if (flags.count(f)) throw UsageError(std::string(f) + " applies to one prompt, not with --pairs or --pairs-task");
   }
   if (flags.count("--pairs") && flags.count("--pairs-task")) throw UsageError("give --pairs or --pairs-task, not both");
+  if (flags.count("--path-patching") && flags.count("--attribution-patching"))
+    throw UsageError("give --path-patching or --attribution-patching, not both");
+  if (flags.count("--attribution-patching")) {
+    for (const char* f : {"--resamples", "--permutations", "--seed"})
+      if (flags.count(f))
+        throw UsageError(std::string(f) + " sets intervals, which --attribution-patching does not draw");
+  }
   if (flags.count("--pairs")) {
     for (const char* f : {"--count", "--pairs-seed"})
       if (flags.count(f)) throw UsageError(std::string(f) + " applies only with --pairs-task (a generator)");
@@ -308,6 +320,8 @@ int analyze_pairs(const std::map<std::string, std::string>& flags, std::ostream&
   }
   if (flags.count("--path-patching"))
     emit(flags, fm::write_path_patching(tf::path_patching(m.weights, pairs, settings)), out);
+  else if (flags.count("--attribution-patching"))
+    emit(flags, fm::write_attribution_patching(c, tf::attribution_patching(m.weights, pairs)), out);
   else emit(flags, fm::write_batch_patching(c, tf::batch_patching(m.weights, pairs, settings)), out);
   return 0;
 }
@@ -321,15 +335,16 @@ tf::HeadIndex qk_head_flag(const std::string& text) {
 }
 
 int analyze(const Args& args, std::ostream& out, std::ostream& err) {
-  const auto flags =
-      flags_of(args, {"--config",    "--weights",        "--prompt", "--out",        "--position", "--token",
-                      "--tokenizer", "--corrupted",      "--answer", "--wrong",      "--ablation", "--sequences",
-                      "--seed",      "--qk-attribution", "--pairs",  "--pairs-task", "--count",    "--pairs-seed",
-                      "--resamples", "--permutations",   "--top",    "--directions"},
-               {"--circuits", "--composition", "--logit-lens", "--head-svd", "--path-patching"});
+  const auto flags = flags_of(
+      args, {"--config",    "--weights",        "--prompt", "--out",        "--position", "--token",
+             "--tokenizer", "--corrupted",      "--answer", "--wrong",      "--ablation", "--sequences",
+             "--seed",      "--qk-attribution", "--pairs",  "--pairs-task", "--count",    "--pairs-seed",
+             "--resamples", "--permutations",   "--top",    "--directions"},
+      {"--circuits", "--composition", "--logit-lens", "--head-svd", "--path-patching", "--attribution-patching"});
   refuse_overwriting_model_inputs(flags);
   if (flags.count("--pairs") || flags.count("--pairs-task")) return analyze_pairs(flags, out);
-  for (const char* f : {"--count", "--pairs-seed", "--resamples", "--permutations", "--path-patching"}) {
+  for (const char* f :
+       {"--count", "--pairs-seed", "--resamples", "--permutations", "--path-patching", "--attribution-patching"}) {
     if (flags.count(f)) throw UsageError(std::string(f) + " applies only with --pairs or --pairs-task");
   }
   tf::AnalysisRequest r;

@@ -19,8 +19,6 @@ std::vector<PathEdge> path_edges(const TransformerConfig& c) {
   return edges;
 }
 
-namespace {
-
 // The receiver (l, h) with input κ (0 q, 1 k, 2 v) read from x̂' (T × d, its layer's normalised
 // input with the sender's change) and the other two from the clean run: its output T × d, by the
 // forward pass's operations.
@@ -76,8 +74,6 @@ Matrix pair_path_effects(const PairRuns& r, Eigen::Index edges) {
   }
   return effects;
 }
-
-}  // namespace
 
 PathPatching path_patching(const TransformerWeights& w, const std::vector<PromptPair>& pairs,
                            const IntervalSettings& settings, const std::function<void(int, int)>& progress) {

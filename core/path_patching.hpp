@@ -49,6 +49,16 @@ struct PathPatching {
   PatchingGrid grid;                                                       // E × 3
 };
 
+// The pieces of path patching that attribution patching (core/attribution_patching.hpp) compares with
+// and its gradient test differentiates:
+// the receiver (l, h) with input κ (0 q, 1 k, 2 v) read from x̂' (T × d, its layer's normalised input
+// with the sender's change) and the other two from the clean run: its output T × d;
+Matrix receiver_output(const PairRuns& runs, int l, int h, int input, const Matrix& normalized);
+// pair i's runs, throwing InputError naming the pair when span = 0 (nothing to normalise by);
+PairRuns checked_pair_runs(const TransformerWeights& weights, const PromptPair& pair, int i);
+// one pair's path-patching effects, edges × 3 (rows in path_edges order, columns q, k, v).
+Matrix pair_path_effects(const PairRuns& runs, Eigen::Index edges);
+
 // Throws InputError on bad pairs (require_prompt_pairs; prompts of one length across the batch), bad
 // settings, a one-layer model (no path between heads), or a pair whose clean and corrupted runs give
 // the same logit difference. `progress(done, N)` is called after each pair.

@@ -403,6 +403,32 @@ TransformerActivations transformer_forward(const TransformerWeights& w, const st
   return transformer_forward_unchecked(w, tokens, hook);
 }
 
+HeadInputGradients head_input_gradients(const TransformerConfig& c, const AttentionLayerWeights& lw,
+                                        const LayerActivations& la, int h, const Matrix& dresid) {
+  const Eigen::Index T = dresid.rows();
+  // head_output = z W_O
+  const Matrix dz = ordered_product_nt(dresid, lw.W_O[h]);
+  // z = pattern v
+  Matrix dpattern = ordered_product_nt(dz, la.v[h]);
+  HeadInputGradients d;
+  d.dv = ordered_product_tn(la.pattern[h], dz);
+  // pattern = softmax(scores) per row over j ≤ i: dscores = pattern ⊙ (dpattern − Σ_j dpattern ⊙ pattern)
+  Matrix dscores(T, T);
+  for (Eigen::Index i = 0; i < T; ++i) {
+    const double inner = ordered_dot(dpattern.data() + i * T, la.pattern[h].data() + i * T, T);
+    dscores.row(i) = la.pattern[h].row(i).array() * (dpattern.row(i).array() - inner);
+  }
+  dscores *= 1.0 / attention_scale(c);  // scores = q kᵀ / attn_scale
+  d.dq = ordered_product(dscores, la.k[h]);
+  d.dk = ordered_product_tn(dscores, la.q[h]);
+  // q = rotate(qk_input W_Q + b_Q), k alike: a rotation's transpose is the rotation back.
+  if (c.positions == Positions::rotary) {
+    rotate_rows(c, d.dq, 0, true);
+    rotate_rows(c, d.dk, 0, true);
+  }
+  return d;
+}
+
 namespace {
 
 // Backward of one head h of a layer, given dresid (T × d, dL/d resid_post): adds the head's
@@ -410,49 +436,30 @@ namespace {
 // dnormalized (T × d), q's, k's, v's in that order; with shortformer positions the q and k terms
 // are dL/d qk_input, which W_pos[0:T] receives too (into dpos, T × d).
 void head_backward(const TransformerConfig& c, const AttentionLayerWeights& lw, const LayerActivations& la, int h,
-                   const Matrix& dresid, double inv_sqrt_dh, AttentionLayerWeights& lg, Matrix& dnormalized,
-                   Matrix& dpos) {
-  const Eigen::Index T = dresid.rows();
+                   const Matrix& dresid, AttentionLayerWeights& lg, Matrix& dnormalized, Matrix& dpos) {
   // head_output = z W_O
   add_ordered_product_tn(lg.W_O[h], la.z[h], dresid);
-  const Matrix dz = ordered_product_nt(dresid, lw.W_O[h]);
-  // z = pattern v
-  Matrix dpattern = ordered_product_nt(dz, la.v[h]);
-  const Matrix dv = ordered_product_tn(la.pattern[h], dz);
-  // pattern = softmax(scores) per row over j ≤ i: dscores = pattern ⊙ (dpattern − Σ_j dpattern ⊙ pattern)
-  Matrix dscores(T, T);
-  for (Eigen::Index i = 0; i < T; ++i) {
-    const double inner = ordered_dot(dpattern.data() + i * T, la.pattern[h].data() + i * T, T);
-    dscores.row(i) = la.pattern[h].row(i).array() * (dpattern.row(i).array() - inner);
-  }
-  dscores *= inv_sqrt_dh;  // scores = q kᵀ / attn_scale
-  Matrix dq = ordered_product(dscores, la.k[h]);
-  Matrix dk = ordered_product_tn(dscores, la.q[h]);
-  // q = rotate(qk_input W_Q + b_Q), k alike: a rotation's transpose is the rotation back.
-  if (c.positions == Positions::rotary) {
-    rotate_rows(c, dq, 0, true);
-    rotate_rows(c, dk, 0, true);
-  }
+  const HeadInputGradients d = head_input_gradients(c, lw, la, h, dresid);
   // q, k read qk_input (x̂, or x̂ + W_pos for shortformer), v reads x̂; k and v use key-value head g.
   const Matrix& qk_input = c.positions == Positions::shortformer ? la.qk_input : la.normalized;
   const int g = h / (c.n_heads / key_value_heads(c));
-  add_ordered_product_tn(lg.W_Q[h], qk_input, dq);
-  add_ordered_product_tn(lg.W_K[g], qk_input, dk);
-  add_ordered_product_tn(lg.W_V[g], la.normalized, dv);
-  lg.b_Q.row(h) += ordered_column_sums(dq);
-  lg.b_K.row(g) += ordered_column_sums(dk);
-  lg.b_V.row(g) += ordered_column_sums(dv);
+  add_ordered_product_tn(lg.W_Q[h], qk_input, d.dq);
+  add_ordered_product_tn(lg.W_K[g], qk_input, d.dk);
+  add_ordered_product_tn(lg.W_V[g], la.normalized, d.dv);
+  lg.b_Q.row(h) += ordered_column_sums(d.dq);
+  lg.b_K.row(g) += ordered_column_sums(d.dk);
+  lg.b_V.row(g) += ordered_column_sums(d.dv);
   if (c.positions != Positions::shortformer) {
-    dnormalized += ordered_product_nt(dq, lw.W_Q[h]);
-    dnormalized += ordered_product_nt(dk, lw.W_K[g]);
+    dnormalized += ordered_product_nt(d.dq, lw.W_Q[h]);
+    dnormalized += ordered_product_nt(d.dk, lw.W_K[g]);
   } else {
-    const Matrix dq_input = ordered_product_nt(dq, lw.W_Q[h]), dk_input = ordered_product_nt(dk, lw.W_K[g]);
+    const Matrix dq_input = ordered_product_nt(d.dq, lw.W_Q[h]), dk_input = ordered_product_nt(d.dk, lw.W_K[g]);
     dnormalized += dq_input;
     dnormalized += dk_input;
     dpos += dq_input;
     dpos += dk_input;
   }
-  dnormalized += ordered_product_nt(dv, lw.W_V[g]);
+  dnormalized += ordered_product_nt(d.dv, lw.W_V[g]);
 }
 
 }  // namespace
@@ -460,7 +467,6 @@ void head_backward(const TransformerConfig& c, const AttentionLayerWeights& lw, 
 void transformer_backward(const TransformerWeights& w, const TransformerActivations& a, const Matrix& dlogits,
                           TransformerWeights& dw) {
   const TransformerConfig& c = w.config;
-  const double inv_sqrt_dh = 1.0 / attention_scale(c);
   const Eigen::Index T = a.logits.rows();
   require_shape("dlogits", dlogits, T, c.d_vocab);
   // logits = x̂_final W_U + b_U
@@ -477,8 +483,7 @@ void transformer_backward(const TransformerWeights& w, const TransformerActivati
     // resid_post = resid_pre + Σ_h z_h W_O^h + b_O: dresid flows to resid_pre and to every head.
     lg.b_O.row(0) += ordered_column_sums(dresid);
     Matrix dnormalized = Matrix::Zero(T, c.d_model);
-    for (int h = 0; h < c.n_heads; ++h)
-      head_backward(c, w.layers[l], la, h, dresid, inv_sqrt_dh, lg, dnormalized, dpos);
+    for (int h = 0; h < c.n_heads; ++h) head_backward(c, w.layers[l], la, h, dresid, lg, dnormalized, dpos);
     dresid += normalize_backward(c, la.resid_pre, la.scale, w.layers[l].ln_w, dnormalized, lg.ln_w, lg.ln_b);
   }
   if (c.positions == Positions::shortformer) dw.W_pos.topRows(T) += dpos;

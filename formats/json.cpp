@@ -589,6 +589,12 @@ JsonWriter& JsonWriter::value(bool b) {
   return *this;
 }
 
+JsonWriter& JsonWriter::value(std::nullptr_t) {
+  separate();
+  out_ += "null";
+  return *this;
+}
+
 JsonWriter& JsonWriter::value(const char* s) {
   separate();
   dump_string(s, out_);

@@ -17,6 +17,7 @@
 #include "core/matrix.hpp"
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -133,6 +134,7 @@ class JsonWriter {
   JsonWriter& value(long x) { return value(static_cast<long long>(x)); }
   JsonWriter& value(unsigned long x) { return value(static_cast<unsigned long long>(x)); }
   JsonWriter& value(bool b);
+  JsonWriter& value(std::nullptr_t);  // an explicit null: a value undefined by nature, documented by its format
   JsonWriter& value(const char* s);
   JsonWriter& value(const std::string& s) { return value(s.c_str()); }
   JsonWriter& numbers(const double* x, std::size_t n);  // an array of numbers

@@ -1,6 +1,8 @@
 #include "formats/transformer_model.hpp"
 
 #include "core/check.hpp"
+#include "core/deterministic_math.hpp"
+#include "core/rotary.hpp"
 #include "core/transformer_layout.hpp"
 
 #include "formats/json.hpp"
@@ -371,6 +373,25 @@ Placed place(const TransformerConfig& c, const std::string& name) {
                    " (expected TransformerLens names: " + layout_names(false, false) + ")");
 }
 
+// The buffer that is TransformerLens's causal mask (the other buffer, IGNORE, is a scalar fill value).
+bool is_causal_mask(const transformer::TensorLayout& row) {
+  return row.role == transformer::Role::buffer && std::string(transformer::layer_suffix(row)) == "attn.mask";
+}
+
+// TransformerLens from 3.5 keeps the mask as an empty [0, 0] placeholder (it builds the causal mask
+// for each forward pass) and its rotary tables with min(n_ctx, 2048) rows (ROTARY_INITIAL_CACHE_SIZE
+// in components/abstract_attention.py), so a file saved from it holds buffers of other shapes than
+// the layout's [n_ctx, n_ctx] and [n_ctx, rotary_dim]. Buffers are checked, never used: those shapes
+// are read as the layout's are; any other is refused with the layout's shape.
+bool newer_buffer_shape(const TransformerConfig& c, const transformer::TensorLayout& row,
+                        const std::vector<std::int64_t>& shape) {
+  if (is_causal_mask(row)) return shape == std::vector<std::int64_t>{0, 0};
+  const std::string suffix = transformer::layer_suffix(row);
+  if (suffix != "attn.rotary_sin" && suffix != "attn.rotary_cos") return false;
+  const auto full = transformer::tensor_shape(c, row);  // [n_ctx, rotary_dim]
+  return shape.size() == 2 && shape[1] == full[1] && shape[0] >= 1 && shape[0] < full[0];
+}
+
 // What the header may say of a placed tensor: present in the config's model, the layout's shape, a
 // float dtype for a parameter.
 void check_header(const TransformerConfig& c, const Placed& p, const Meta& t) {
@@ -379,20 +400,16 @@ void check_header(const TransformerConfig& c, const Placed& p, const Meta& t) {
     throw InputError(t.name + " is present but " + transformer::absence_reason(c, row.presence));
   }
   const std::string meaning = row.shape.rank == 0 ? "a scalar" : transformer::shape_text(row);
+  if (row.role == transformer::Role::buffer && newer_buffer_shape(c, row, t.shape)) return;
   require_shape(t, transformer::tensor_shape(c, row), meaning.c_str());
   if (row.role != transformer::Role::buffer) require_dtype(t);
-}
-
-// The buffer that is TransformerLens's causal mask (the other buffer, IGNORE, is a scalar fill value).
-bool is_causal_mask(const transformer::TensorLayout& row) {
-  return row.role == transformer::Role::buffer && std::string(transformer::layer_suffix(row)) == "attn.mask";
 }
 
 // A buffer's values: the mask must be TransformerLens's causal mask (1 on and below the diagonal),
 // any other mask would describe a model this forward does not compute; IGNORE (the masked-score
 // fill value) is unused.
 void check_buffer(const TransformerConfig& c, const Placed& p, const Tensor& v) {
-  if (!is_causal_mask(*p.row)) return;
+  if (!is_causal_mask(*p.row) || v.values.empty()) return;  // empty: TransformerLens ≥ 3.5's [0, 0] placeholder
   const std::int64_t n_ctx = c.n_ctx;
   for (std::int64_t r = 0; r < n_ctx; ++r)
     for (std::int64_t j = 0; j < n_ctx; ++j)
@@ -587,16 +604,29 @@ TransformerWeights read_transformer(const std::string& config_text, const std::u
 
 namespace {
 
-// A buffer as TransformerLens holds it: the causal mask (BOOL, 1 on and below the diagonal) and
-// IGNORE, the masked-score fill value −inf.
+// A buffer as TransformerLens holds it: the causal mask (BOOL, 1 on and below the diagonal),
+// IGNORE, the masked-score fill value −inf, and the rotary tables (n_ctx × R): column j of position p
+// holds sin or cos of the angle of pair k = j / 2 (GPT-J) or j mod R/2 (GPT-NeoX), as
+// AbstractAttention.calculate_sin_cos_rotary repeats each frequency "(d 2)" or "(2 d)".
 Tensor buffer_tensor(const TransformerConfig& c, const transformer::TensorLayout& row, int layer) {
   Tensor t;
   t.name = transformer::tensor_name(row, layer);
   t.shape = transformer::tensor_shape(c, row);
+  const std::string suffix = transformer::layer_suffix(row);
   if (is_causal_mask(row)) {
     t.dtype = DType::BOOL;
     for (std::int64_t i = 0; i < c.n_ctx; ++i)
       for (std::int64_t j = 0; j < c.n_ctx; ++j) t.values.push_back(j <= i ? 1.0 : 0.0);
+  } else if (suffix == "attn.rotary_sin" || suffix == "attn.rotary_cos") {
+    t.dtype = DType::F64;
+    const int R = c.rotary_dim;
+    for (std::int64_t p = 0; p < c.n_ctx; ++p)
+      for (int j = 0; j < R; ++j) {
+        double sine = 0, cosine = 0;
+        deterministic_sin_cos(transformer::rotary_angle(c, c.rotary_adjacent_pairs ? j / 2 : j % (R / 2), p), sine,
+                              cosine);
+        t.values.push_back(suffix == "attn.rotary_sin" ? sine : cosine);
+      }
   } else {
     t.dtype = DType::F64;
     t.values = {-INFINITY};

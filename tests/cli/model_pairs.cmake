@@ -40,3 +40,15 @@ headlab_model_case(path_patching_one_layer "path patching needs at least 2 layer
                    analyze --config ${_data}/one_layer_plain.json --weights ${_data}/one_layer_plain.safetensors --pairs-task induction --count 2 --path-patching)
 headlab_model_case(path_patching_without_pairs "--path-patching applies only with --pairs or --pairs-task.*exit=2"
                    analyze ${_model} --prompt "1 2" --path-patching)
+# --attribution-patching: the fixture's 6 heads as nodes [2][3] and its 9 edges [q, k, v], the
+# agreement with the real patches; a one-layer model has nodes only (edge correlations null).
+headlab_model_case(attribution_patching_ok "^\\{\"pairs\":66,\"prompt_length\":6,\"inputs\":\\[\"q\",\"k\",\"v\"\\],.*\"nodes\":\\{\"estimate\":\\[\\[[-0-9.e]+,[-0-9.e]+,[-0-9.e]+\\],\\[[-0-9.e]+,[-0-9.e]+,[-0-9.e]+\\]\\],.*\"edges\":\\{\"edges\":\\[\\[0,0,1,0\\],.*\\[0,2,1,2\\]\\],.*\"agreement\":\\{\"nodes\":\\{\"spearman\":0\\.88571428571428[0-9]*,\"largest\":\\[\\{\"layer\":0,\"head\":0,.*exit=0"
+                   analyze ${_model} --pairs ${CMAKE_CURRENT_SOURCE_DIR}/data/batch_patching/pairs.json --attribution-patching)
+headlab_model_case(attribution_patching_one_layer "\"edges\":\\{\"edges\":\\[\\],\"estimate\":\\[\\],.*\"edges\":\\{\"spearman\":null,\"spearman_by_input\":\\{\"q\":null,\"k\":null,\"v\":null\\},\"largest\":\\[\\]\\}\\}\\}.*exit=0"
+                   analyze --config ${_data}/one_layer_plain.json --weights ${_data}/one_layer_plain.safetensors --pairs-task induction --count 2 --attribution-patching)
+headlab_model_case(attribution_patching_with_path "give --path-patching or --attribution-patching, not both.*exit=2"
+                   analyze ${_model} --pairs-task induction --path-patching --attribution-patching)
+headlab_model_case(attribution_patching_resamples "--resamples sets intervals, which --attribution-patching does not draw.*exit=2"
+                   analyze ${_model} --pairs-task induction --attribution-patching --resamples 200)
+headlab_model_case(attribution_patching_without_pairs "--attribution-patching applies only with --pairs or --pairs-task.*exit=2"
+                   analyze ${_model} --prompt "1 2" --attribution-patching)

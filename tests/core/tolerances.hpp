@@ -26,6 +26,13 @@ constexpr GradientTolerance kSmoothLossGradient{1e-5, 1e-8, 0.0};
 // The max-digit loss (|f| ≈ 3, gradients up to ≈ 10): the same plus a relative 1e-6, which
 // still catches a wrong or missing term (those are off by their own size).
 constexpr GradientTolerance kMaxDigitGradient{1e-5, 1e-8, 1e-6};
+// A patching effect e = 1 − (LD − LD_corrupted)/span as a function of a head's output or of one
+// receiver input's resid_pre (tests/core/attribution_patching_test.cpp), h = 1e-5: dividing by span
+// (≥ 0.05 in those tests) and LayerNorm over d = 6 (see kFiniteDifferenceStep below) raise |f‴| to
+// ~1e3, so the truncation h²|f‴|/6 reaches ≈ 2e-8 (seen: 1.2e-8 at a gradient of 3.1); the rounding
+// ε|f|/h stays ≈ 1e-10. 1e-7 absolute plus 1e-6 relative is ≥ 5× that, and a dropped or mis-scaled
+// term (off by its own size, ≳ 1e-3) still fails.
+constexpr GradientTolerance kPatchEffectGradient{1e-5, 1e-7, 1e-6};
 // softmax of a row with h = 1e-6: truncation ≈ 1e-12, rounding ε/h ≈ 1e-10.
 constexpr GradientTolerance kSoftmaxGradient{1e-6, 1e-9, 0.0};
 

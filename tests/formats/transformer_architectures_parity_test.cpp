@@ -77,3 +77,29 @@ TEST_CASE("RoPE, RMSNorm, shortformer and grouped heads match the PyTorch refere
     }
   }
 }
+
+// The writer's rotary tables (transformer_to_safetensors with buffers, for a file TransformerLens's
+// load_state_dict(strict=True) accepts) against the reference's float32 tables, GPT-NeoX and GPT-J:
+// equal to float32 rounding, a half unit in the last place of numbers of magnitude ≤ 1 (2^-25),
+// doubled for the reference's own float64 → float32 conversion of a different sin.
+TEST_CASE("the writer's rotary tables are TransformerLens's", "[transformer_parity]") {
+  const double float32_bound = std::ldexp(1.0, -24);
+  for (const char* name : {"rope_neox_rms_nobias", "rope_gptj_partial_gqa"}) {
+    INFO(name);
+    const auto config =
+        transformer_config_from_json(read_text_file(data_path(std::string(name) + ".json"), "fixture", 1 << 20));
+    const auto file = read_file(data_path(std::string(name) + ".safetensors"));
+    const auto written_bytes = transformer_to_safetensors(transformer_weights_from_safetensors(config, file));
+    const auto written =
+        read_safetensors(reinterpret_cast<const std::uint8_t*>(written_bytes.data()), written_bytes.size());
+    for (const char* table : {"blocks.1.attn.rotary_sin", "blocks.1.attn.rotary_cos"}) {
+      INFO(table);
+      const auto& ours = written.find(table)->values;
+      const auto& theirs = file.find(table)->values;
+      REQUIRE(ours.size() == theirs.size());
+      double worst = 0;
+      for (std::size_t i = 0; i < ours.size(); ++i) worst = std::max(worst, std::abs(ours[i] - theirs[i]));
+      CHECK(worst <= float32_bound);
+    }
+  }
+}

@@ -157,6 +157,43 @@ TEST_CASE("transformer model: unsupported, unknown, missing, mis-shaped and NaN 
                     Catch::Contains("embed.W_E has shape [6, 4]"));
 }
 
+// TransformerLens from 3.5 saves the mask as an empty [0, 0] placeholder and its rotary tables with
+// min(n_ctx, 2048) rows: read as the layout's buffers are, the weights unchanged; other shapes refused.
+TEST_CASE("transformer model: TransformerLens 3.5's placeholder mask and shorter rotary tables read", "[formats]") {
+  auto c = config_ln();
+  const auto w = random_model(c, 5);
+  const auto read = [&](const TransformerConfig& config, const SafetensorsFile& f) {
+    return transformer_weights_from_safetensors(config, f);
+  };
+  const Tensor empty_mask{"blocks.1.attn.mask", DType::BOOL, {0, 0}, {}, -1};
+  const auto from_placeholder = read(c, edited(w, "blocks.1.attn.mask", empty_mask));
+  CHECK(from_placeholder.layers[1].W_Q[2] == w.layers[1].W_Q[2]);
+  CHECK_THROWS_WITH(read(c, edited(w, "blocks.1.attn.mask", {"blocks.1.attn.mask", DType::BOOL, {5, 0}, {}, -1})),
+                    "blocks.1.attn.mask has shape [5, 0]; the config implies [n_ctx, n_ctx] = [5, 5]");
+
+  auto r = c;
+  r.positions = Positions::rotary;
+  r.rotary_dim = 2;
+  const auto wr = random_model(r, 6);
+  const auto table = [](std::int64_t rows, std::int64_t cols) {
+    return Tensor{"blocks.0.attn.rotary_sin",
+                  DType::F32,
+                  {rows, cols},
+                  std::vector<double>(static_cast<std::size_t>(rows * cols), 0.5),
+                  -1};
+  };
+  for (std::int64_t rows : {1, 3, 5}) {
+    INFO(rows);
+    CHECK(read(r, edited(wr, "blocks.0.attn.rotary_sin", table(rows, 2))).layers[0].W_K[1] == wr.layers[0].W_K[1]);
+  }
+  CHECK_THROWS_WITH(read(r, edited(wr, "blocks.0.attn.rotary_sin", table(6, 2))),
+                    "blocks.0.attn.rotary_sin has shape [6, 2]; the config implies [n_ctx, rotary_dim] = [5, 2]");
+  CHECK_THROWS_WITH(read(r, edited(wr, "blocks.0.attn.rotary_sin", table(3, 1))),
+                    "blocks.0.attn.rotary_sin has shape [3, 1]; the config implies [n_ctx, rotary_dim] = [5, 2]");
+  CHECK_THROWS_WITH(read(r, edited(wr, "blocks.0.attn.rotary_sin", table(0, 2))),
+                    "blocks.0.attn.rotary_sin has shape [0, 2]; the config implies [n_ctx, rotary_dim] = [5, 2]");
+}
+
 TEST_CASE("transformer config: bad JSON and fields are named", "[formats]") {
   const std::string base = R"("n_layers":1,"n_heads":1,"d_model":2,"d_head":2,"n_ctx":3,"d_vocab":4)";
   CHECK(transformer_config_from_json("{" + base + "}").positions == Positions::learned);

@@ -98,6 +98,22 @@ TEST_CASE("transformerlens names: the bridge file's forward pass matches NativeM
     }
 }
 
+// examples/own-model/export_model.py on plain PyTorch (tests/data/export/make_fixtures.py runs it):
+// torch.save of a bridge-named float32 state_dict and headlab's small config, read as the CLI reads
+// them, against the exporter's own torch module in float64 on the same float32 values.
+TEST_CASE("transformerlens names: the example exporter's files run as its torch module does", "[formats]") {
+  const std::string weights = fixture_file("export/model.pt");
+  const auto w = read_transformer(fixture_file("export/model.json"), bytes_of(weights), weights.size());
+  const JsonValue ref = parse_json(fixture_file("export/reference.json"), "reference");
+  std::vector<int> tokens;
+  for (const auto& t : ref.find("prompt")->items()) tokens.push_back(static_cast<int>(t.as_unsigned()));
+  const Matrix logits = matrix_from_json(*ref.find("logits"), "logits");
+  const auto a = transformer_forward(w, tokens);
+  REQUIRE(logits.rows() == a.logits.rows());
+  REQUIRE(logits.cols() == a.logits.cols());
+  CHECK((a.logits - logits).cwiseAbs().maxCoeff() <= headlab::test::kReferenceParityBound);
+}
+
 TEST_CASE("transformerlens names: a mixed, mis-shaped, missing or misplaced bridge tensor is named", "[formats]") {
   Tensor legacy_q{"blocks.0.attn.W_Q", DType::F64, {3, 8, 4}, std::vector<double>(96, 0.1), -1};
   CHECK(refusal(edited("blocks.0.attn.W_Q", legacy_q)) ==

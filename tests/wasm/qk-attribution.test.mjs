@@ -118,43 +118,60 @@ test("the QK attribution document is the CLI's bytes, and analyze() holds its nu
   }
 });
 
-test("the T × T table and its worker task hold each query's split bit for bit", async () => {
-  const name = 'two_layer_lnpre_pos';
-  const prompt = [4, 1, 7, 4, 1, 7];
-  await withModel(name, async (model, core) => {
-    const table = model.qkAttributionTable(prompt, 1, 3);
-    const T = prompt.length,
-      S = table.sources.length;
-    assert.equal(table.positions, T);
-    assert.equal(table.parts.length, T * T * S * S);
-    for (let i = 0; i < T; i++) {
-      const q = model.analyze({ prompt, position: i, sequences: 1, qk_attribution: [1, 3] }).qk_attribution;
-      for (let j = 0; j < T; j++) {
-        assert.ok(Object.is(table.scores[i * T + j], j <= i ? q.scores[j] : 0), `score ${i},${j}`);
-        for (let a = 0; a < S; a++)
-          for (let b = 0; b < S; b++)
-            assert.ok(Object.is(table.parts[((i * T + j) * S + a) * S + b], j <= i ? q.parts[j][a][b] : 0), `part ${i},${j},${a},${b}`);
+// One model per position scheme the worker must carry through: learned positions in the residual
+// stream, rotary (half split; adjacent pairs with rotary_dim < d_head and grouped key-value heads),
+// shortformer positions on the query and key inputs only, and one-layer MQA without positions.
+const TABLE_CASES = [
+  { name: 'two_layer_lnpre_pos', prompt: [4, 1, 7, 4, 1, 7], layer: 1, head: 3 },
+  { name: 'rope_neox_rms_nobias', prompt: [5, 2, 9, 5, 2, 9, 1], layer: 1, head: 2 },
+  { name: 'rope_gptj_partial_gqa', prompt: [3, 8, 1, 3, 8, 1], layer: 1, head: 3 },
+  { name: 'shortformer_ln', prompt: [6, 0, 11, 6, 0, 11, 2], layer: 1, head: 1 },
+  { name: 'mqa_nopos_lnpre', prompt: [2, 7, 4, 2, 7], layer: 0, head: 2 },
+];
+
+test("the T × T table and its worker task hold each query's split bit for bit, for every position scheme", async () => {
+  for (const { name, prompt, layer, head } of TABLE_CASES) {
+    await withModel(name, async (model, core) => {
+      const table = model.qkAttributionTable(prompt, layer, head);
+      const T = prompt.length,
+        S = table.sources.length;
+      assert.equal(table.positions, T, name);
+      assert.equal(table.parts.length, T * T * S * S, name);
+      for (let i = 0; i < T; i++) {
+        const q = model.analyze({ prompt, position: i, sequences: 1, qk_attribution: [layer, head] }).qk_attribution;
+        assert.deepEqual(q.sources, table.sources, name);
+        for (let j = 0; j < T; j++) {
+          assert.ok(Object.is(table.scores[i * T + j], j <= i ? q.scores[j] : 0), `${name} score ${i},${j}`);
+          for (let a = 0; a < S; a++)
+            for (let b = 0; b < S; b++)
+              assert.ok(
+                Object.is(table.parts[((i * T + j) * S + a) * S + b], j <= i ? q.parts[j][a][b] : 0),
+                `${name} part ${i},${j},${a},${b}`,
+              );
+        }
       }
-    }
-    const moved = [];
-    const fromWorker = await workerTasks['transformer-qk-attribution'].run(
-      core,
-      { config: configText(name), safetensors: weightsBytes(name), prompt, layer: 1, head: 3 },
-      { transfer: (buffers) => moved.push(...buffers) },
-    );
-    assert.deepEqual(fromWorker, table);
-    assert.deepEqual(moved, [fromWorker.parts.buffer, fromWorker.scores.buffer]);
-    await assert.rejects(
-      workerTasks['transformer-qk-attribution'].run(core, {
-        config: configText(name),
-        safetensors: weightsBytes(name),
-        prompt,
-        layer: 2,
-        head: 0,
-      }),
-      { message: "qk attribution: layer 2 is outside the model's layers [0, 2)" },
-    );
-  });
+      const moved = [];
+      const fromWorker = await workerTasks['transformer-qk-attribution'].run(
+        core,
+        { config: configText(name), safetensors: weightsBytes(name), prompt, layer, head },
+        { transfer: (buffers) => moved.push(...buffers) },
+      );
+      assert.deepEqual(fromWorker, table, name);
+      assert.deepEqual(moved, [fromWorker.parts.buffer, fromWorker.scores.buffer], name);
+    });
+  }
+  const name = 'two_layer_lnpre_pos';
+  const core = await wasmTransformerCore();
+  await assert.rejects(
+    workerTasks['transformer-qk-attribution'].run(core, {
+      config: configText(name),
+      safetensors: weightsBytes(name),
+      prompt: [4, 1, 7],
+      layer: 2,
+      head: 0,
+    }),
+    { message: "qk attribution: layer 2 is outside the model's layers [0, 2)" },
+  );
 });
 
 test("a bad QK attribution head gets the CLI's message", async () => {
