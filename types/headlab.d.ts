@@ -566,7 +566,13 @@ export interface TransformerModelState {
   n_ctx: number | null;
   /** Scalar parameters, biases and LayerNorm weights included. */
   parameters: number | null;
-  /** Whether the model shown was handed over from the page (trained there, or files the reader opened). */
+  /**
+   * Where the model shown comes from: 'files' (the author's src and config), 'page' (handed over by
+   * useModel or a training widget: trained in this page) or 'reader' (files the reader dropped or
+   * picked); null while nothing is shown.
+   */
+  origin: 'files' | 'page' | 'reader' | null;
+  /** Whether the model shown was trained in this page (origin 'page'); a reader's model is not known to be: false. */
   trained: boolean;
 }
 /** A model as two files: model.json text and model.safetensors bytes. */

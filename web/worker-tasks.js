@@ -66,6 +66,70 @@ function transformerOf(core, params) {
 }
 
 /**
+ * The tokenizers 'transformer-load' and 'tokenizer-encode' keep by id: at most one (a page's
+ * model element reads one tokenizer at a time in its own worker).
+ */
+const keptTokenizers = new Map();
+function keepTokenizer(id, tokenizer) {
+  for (const t of keptTokenizers.values()) if (t !== tokenizer) t.dispose();
+  keptTokenizers.clear();
+  keptTokenizers.set(id, tokenizer);
+}
+
+/**
+ * Words of a vocabulary a default prompt is made of: letters only, three or more (after the one
+ * leading space of a byte-level BPE token); two or more when fewer than two tokens have three.
+ */
+const PROMPT_WORDS = { BPE: [/^ [A-Za-z]{3,}$/, /^ [A-Za-z]{2,}$/], WordLevel: [/^[A-Za-z]{3,}$/, /^[A-Za-z]{2,}$/] };
+
+/**
+ * A default prompt for a model with a tokenizer that reads as text: k = min(6, ⌊n_ctx / 2⌋)
+ * distinct words of the vocabulary (the first ids below d_vocab whose text is a word, PROMPT_WORDS),
+ * repeated to n_ctx − 1 tokens and written as text (a byte-level BPE's words carry their leading
+ * space; WordLevel's are joined by spaces), the text trimmed as a prompt field trims it. Its ids
+ * are the tokenizer's encoding of that text, so the text typed back gives the same prompt; words
+ * are dropped from the end while the encoding is longer than n_ctx − 1 (a first word without its
+ * space may be two tokens). Null when fewer than two words qualify or an id of the encoding is
+ * d_vocab or more: the figures then use the block of ids (widgets/transformer/widget.ts, defaultPrompt).
+ * Returns { text, ids, texts } (texts: each token's text, as encode() gives them).
+ */
+function textPrompt(tokenizer, names, nCtx) {
+  const k = Math.max(1, Math.min(6, Math.floor(nCtx / 2)));
+  let words = [];
+  for (const pattern of PROMPT_WORDS[tokenizer.model] ?? []) {
+    words = [];
+    for (let id = 0; id < names.length && words.length < k; id++) if (pattern.test(names[id])) words.push(names[id]);
+    if (words.length >= 2) break;
+  }
+  if (words.length < 2) return null;
+  const length = Math.max(1, nCtx > 2 ? nCtx - 1 : nCtx);
+  for (let count = length; count >= 1;) {
+    const chosen = Array.from({ length: count }, (_, i) => words[i % words.length]);
+    const text = (tokenizer.model === 'BPE' ? chosen.join('') : chosen.join(' ')).trim();
+    const encoded = tokenizer.encode(text);
+    if (encoded.ids.some((id) => id >= names.length)) return null;
+    if (encoded.ids.length <= length) return { text, ids: encoded.ids, texts: encoded.texts };
+    count -= encoded.ids.length - length;
+  }
+  return null;
+}
+
+/**
+ * What the page needs of a tokenizer read in the worker (task 'transformer-load'), without reading
+ * it itself: its kind and size, every id's name for the model's d_vocab (the CLI documents'
+ * token_names) and the default prompt as text (textPrompt).
+ */
+function tokenizerSummary(tokenizer, dVocab, nCtx) {
+  const names = tokenizer.tokenNames(dVocab);
+  return {
+    model: tokenizer.model,
+    vocab_size: tokenizer.vocabSize,
+    token_names: names,
+    default_prompt: textPrompt(tokenizer, names, nCtx),
+  };
+}
+
+/**
  * Holds a model's config to a page's limits ({ field: { value, why } }, widgets/transformer/model.ts)
  * before its weights are read. A config that is not JSON, or whose sizes are not numbers, is left to
  * the core's reader and its message. n_layers × n_heads is limited as `heads`.
@@ -454,10 +518,13 @@ export const workerTasks = {
    * of a few KB, whatever the author's file held (a header of 844 KB took 150–200 ms to parse).
    * params: { config: model.json text, safetensors: Uint8Array | ArrayBuffer (the weights file: safetensors
    *           or a torch.save checkpoint, by its first bytes), limits?: { [field]: { value, why } } (fields
-   *           of the config, and `parameters`), tokenizer?: tokenizer.json text }.
+   *           of the config, and `parameters`), tokenizer?: tokenizer.json text, keep_tokenizer?: an id
+   *           under which this worker keeps the tokenizer read ('tokenizer-encode' then encodes with it) }.
    * result: { config: text, safetensors: Uint8Array (TransformerModel.canonical(); moved to the
-   *           page), parameters: scalar parameter count, tokenizer_failure?: the reader's message
-   *           for a tokenizer it refused }. A refused model file fails with the core's message.
+   *           page), parameters: scalar parameter count, tokenizer?: tokenizerSummary (kind, size,
+   *           token_names, default_prompt), tokenizer_failure?: the reader's message for a
+   *           tokenizer it refused }. A refused model file fails with the core's message. The page
+   *           never reads the tokenizer itself (GPT-2's tokenizer.json of 1.3 MB takes about 0.5 s to read).
    */
   'transformer-load': {
     module: 'transformer',
@@ -479,17 +546,56 @@ export const workerTasks = {
         // the main thread; its refusal is answered (tokenizer_failure: the reader's message), not
         // thrown, as the page may keep the model it shows rather than fail.
         if (params.tokenizer != null) {
+          let tokenizer = null;
           try {
-            core.loadTokenizer(params.tokenizer).dispose();
+            tokenizer = core.loadTokenizer(params.tokenizer);
           } catch (err) {
             if (!(err instanceof HeadlabError)) throw err;
             out.tokenizer_failure = err.message;
+          }
+          if (tokenizer) {
+            const c = JSON.parse(files.config);
+            out.tokenizer = tokenizerSummary(tokenizer, c.d_vocab, c.n_ctx);
+            if (typeof params.keep_tokenizer === 'string') keepTokenizer(params.keep_tokenizer, tokenizer);
+            else tokenizer.dispose();
           }
         }
         return out;
       } finally {
         model.dispose();
       }
+    },
+  },
+
+  /**
+   * Encodes prompts with a tokenizer this worker keeps (TokenizerLink, widgets/transformer/model.ts):
+   * the page's prompt fields are text, encoded here rather than on the page.
+   * params: { tokenizer: the id it is kept under, text?: its tokenizer.json text (read and kept
+   *           when this worker does not hold it: a new worker after the page ended the first),
+   *           texts: string[], d_vocab: the model's vocabulary }.
+   * result: one entry per text: encodePrompt(text, d_vocab)'s { ids, begins, ends, texts }, or
+   *         { error: the core's message } for a text it refuses (no token, an id ≥ d_vocab).
+   */
+  'tokenizer-encode': {
+    module: 'transformer',
+    run: async (core, params) => {
+      const id = params?.tokenizer;
+      if (typeof id !== 'string') throw new HeadlabError('tokenizer must be the id of a kept tokenizer');
+      let tokenizer = keptTokenizers.get(id);
+      if (!tokenizer) {
+        if (typeof params.text !== 'string') throw new HeadlabError(`tokenizer "${id}" is not kept in this worker; send its text`);
+        tokenizer = core.loadTokenizer(params.text);
+        keepTokenizer(id, tokenizer);
+      }
+      if (!Array.isArray(params.texts)) throw new HeadlabError('texts must be an array of strings');
+      return params.texts.map((text) => {
+        try {
+          return tokenizer.encodePrompt(text, params.d_vocab);
+        } catch (err) {
+          if (!(err instanceof HeadlabError)) throw err;
+          return { error: err.message };
+        }
+      });
     },
   },
 

@@ -100,6 +100,8 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
     key: number;
     split: Split;
     text: string;
+    /** The inputs it answers (requestKey): a split shown for other inputs is not the figure's answer. */
+    request: string;
   } | null = null;
   private following: AbortController | null = null;
   private followed: string | null = null;
@@ -130,8 +132,32 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
     return this.hasAttribute('position') ? Math.min(integerAttribute(this, 'position', T - 1, 0, 4095), T - 1) : T - 1;
   }
 
-  protected readState(): QkAttributionState {
+  /**
+   * The inputs a split answers: the model shown and the attributes that choose the cell (the prompt
+   * as written, layer, head, query and key). Read from the attributes, so it changes the moment one
+   * is set (a followed click sets them and announces the change before the figure renders).
+   */
+  private requestKey(): string {
+    const a = (name: string) => this.getAttribute(name) ?? '';
+    return `${this.currentModel?.version ?? ''}|${a('prompt')}|${this.layer}.${this.head}|${a('position')}|${a('key')}`;
+  }
+
+  /**
+   * The split shown, when it answers the current inputs; null while the worker computes the table
+   * of a new prompt or head, or before the render that reads a new cell: the figure keeps drawing
+   * the previous split under its "Computing…" caption, but its state and bound values say nothing
+   * of it (a <headlab-value> bound to the figure shows "computing…", not the previous number).
+   */
+  private get answered(): NonNullable<HeadlabQkAttribution['shown']> | null {
     const s = this.shown;
+    return s && !this.computing && s.request === this.requestKey() ? s : null;
+  }
+
+  /** Whether the last render waited for the worker's table (the split shown is an earlier one). */
+  private computing = false;
+
+  protected readState(): QkAttributionState {
+    const s = this.answered;
     const d = s ? s.split.dominant : null;
     return {
       prompt: s?.tokens ?? [],
@@ -266,6 +292,7 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
     const position = this.queryOf(T);
     const table = this.qkTableInWorker(model, `${tokens.join(',')}|${layer}.${head}`, tokens, layer, head);
     this.fillSelects(model, tokens, position);
+    this.computing = !table;
     if (!table) {
       const waiting = `Computing ${headName(layer, head)}’s score split on this prompt…`;
       if (this.captionLine!.textContent !== waiting) this.captionLine!.textContent = waiting;
@@ -281,7 +308,7 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
     const text =
       `${headName(layer, head)}’s score from ${name(position)} to ${name(key)} is ${formatNumber(split.score, 3)}. ` +
       `${formatPercent(part / split.score)} of this score is ${sourceWords(split.sources[a])} at the query against ${sourceWords(split.sources[b])} at the key (${formatNumber(part, 3)}).`;
-    this.shown = { model, tokens, layer, head, position, key, split, text };
+    this.shown = { model, tokens, layer, head, position, key, split, text, request: this.requestKey() };
     // One SVG for the grid, patched in place from one cell to the next (drawSceneInto's reuse: no new
     // nodes for a grid of the same sources); the legend, whose ends name this split's largest part,
     // drawn below it once per limit.
@@ -473,7 +500,7 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
    * (the head on that side of the largest part; none when that source is not a head).
    */
   boundValue(name: string): BoundValue | undefined {
-    const s = this.shown;
+    const s = this.answered;
     if (!s) return undefined;
     const { sources, parts, score, dominant } = s.split;
     if (name === 'score') return { value: score, kind: 'number' };
@@ -494,8 +521,9 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
   /** The state with the core's numbers behind the figure (null before the model has loaded). */
   get figureData(): Record<string, unknown> | null {
     const state = this.state;
-    if (!this.shown || state === null) return null;
-    return { ...state, sources: this.shown.split.sources, parts: this.shown.split.parts };
+    const s = this.answered;
+    if (!s || state === null) return null;
+    return { ...state, sources: s.split.sources, parts: s.split.parts };
   }
 
   figures(): WidgetFigure[] {

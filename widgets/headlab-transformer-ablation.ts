@@ -59,6 +59,8 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     before: TransformerRun;
     after: TransformerRun | null;
     losses: TransformerHeadLosses | null;
+    /** The reference sequences the means came from ([]: repeated random sequences). */
+    reference: number[][];
     heads: [number, number][];
     text: string;
   } | null = null;
@@ -237,7 +239,15 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
       heads.length === 0
         ? `No head ablated: after ${name(tokens[last])} the model's top next token is ${name(order[0])} (logit ${formatNumber(lb[order[0]], 3)}). Tick heads to ablate them.`
         : `With ${heads.map(([l, h]) => headName(l, h)).join(', ')} ${mode}-ablated, the logit of ${name(order[0])} goes from ${formatNumber(lb[order[0]], 3)} to ${formatNumber(la[order[0]], 3)}; the top next token is ${name(topAfter)}${topAfter === order[0] ? ' still' : ` instead of ${name(order[0])}`}.`;
-    this.shown = { model, before, after: heads.length ? after : null, losses, heads, text };
+    this.shown = {
+      model,
+      before,
+      after: heads.length ? after : null,
+      losses,
+      reference: 'reference' in means ? means.reference : [],
+      heads,
+      text,
+    };
     this.show(
       this.logitSlot!,
       this.fragment(model, `logits:${tokens.join(',')}|${mode}|${headKey}|${meansKey}`, () => {
@@ -413,7 +423,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
       ...state,
       logits_before: s.before.logits[last],
       logits_after: s.after ? s.after.logits[last] : null,
-      reference: this.reference(s.model),
+      reference: s.reference,
       head_losses: s.losses,
     };
   }

@@ -26,7 +26,7 @@
 // figures name the model to readers, e.g. "the induction model of the post"; default: no name, never
 // the file's URL, which a build tool may have hashed). The files are the
 // author's: src, config and tokenizer are never taken from the URL hash (share-state has nothing to share here).
-// Events: `change` with { status, label, tokenizer, n_layers, n_heads, d_model, d_vocab, n_ctx, parameters, trained }
+// Events: `change` with { status, label, tokenizer, n_layers, n_heads, d_model, d_vocab, n_ctx, parameters, origin, trained }
 // whenever the model is loaded, replaced or fails.
 import type { TransformerAnalysis, TransformerConfigFile, TransformerCore } from '../web/headlab-core.js';
 import { WorkerJobs } from '../web/worker-client.js';
@@ -42,11 +42,12 @@ import {
   readerModelName,
   tokenNameWarnings,
   type LoadedTransformer,
+  type ModelOrigin,
   type OpenedFiles,
   type TransformerModelSource,
   type TransformerSourceStatus,
 } from './transformer/model.js';
-import { defaultPrompt } from './transformer/widget.js';
+import { modelDefaultPrompt } from './transformer/widget.js';
 
 export interface TransformerModelState {
   status: TransformerSourceStatus;
@@ -59,7 +60,16 @@ export interface TransformerModelState {
   d_vocab: number | null;
   n_ctx: number | null;
   parameters: number | null;
-  /** Whether the model shown was handed over from the page (trained there) rather than read from the files. */
+  /**
+   * Where the model shown comes from: 'files' (the author's src and config), 'page' (handed over by
+   * useModel or the training widget: trained in this page) or 'reader' (files the reader opened);
+   * null while nothing is shown.
+   */
+  origin: ModelOrigin | null;
+  /**
+   * Whether the model shown was trained in this page (origin 'page'). A model the reader opened is
+   * not known to be trained or not: false here, with origin 'reader'.
+   */
   trained: boolean;
 }
 
@@ -207,7 +217,8 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
       d_vocab: c?.d_vocab ?? null,
       n_ctx: c?.n_ctx ?? null,
       parameters: m?.parameters ?? null,
-      trained: m ? m.given : false,
+      origin: m?.origin ?? null,
+      trained: m?.origin === 'page',
     };
   }
 
@@ -247,8 +258,8 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   }
 
   /**
-   * `headlab model analyze` of the model shown, on the default prompt (a repeated block of tokens,
-   * widgets/transformer/widget.ts) with the CLI's defaults (mean ablation and the scores on 32
+   * `headlab model analyze` of the model shown, on the figures' default prompt (a repeated block of
+   * tokens, or of words with a tokenizer: modelDefaultPrompt in widgets/transformer/widget.ts) with the CLI's defaults (mean ablation and the scores on 32
    * repeated random sequences, seed 0); computed once per model in the worker (task
    * 'transformer-analyze': about 130 ms for the shipped induction model, too long for the main
    * thread). Null while loading or computing; the element renders (and so every
@@ -279,7 +290,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     if (!m || !this.isConnected || this.analyzing !== 0 || this.analyzed?.version === m.version) return;
     const version = m.version;
     this.analyzing = version;
-    const request = { prompt: defaultPrompt(m.config) };
+    const request = { prompt: modelDefaultPrompt(m) };
     const next = () => {
       this.analyzing = 0;
       if (this.source?.model?.version !== version) this.analyzeInWorker();
@@ -349,6 +360,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     // The worker ends with the element; a re-inserted element starts the analysis again if needed.
     this.jobs.dispose();
     this.analyzing = 0;
+    this.source?.endWorkers();
     super.disconnectedCallback();
   }
 
@@ -446,10 +458,15 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     try {
       urls = this.urls();
     } catch (err) {
-      // The figures reading this element say it too (rather than waiting for a model forever).
-      if (this.source!.status !== 'failed') this.source!.refuse((err as Error).message);
-      this.filesKey = '';
-      throw err;
+      if (!(err instanceof WidgetInputError)) throw err;
+      // Shown as a failed load (the failure line), not in the alert box that hides the panel: the
+      // reader can still open a model of their own. The figures reading this element say it too
+      // (rather than waiting for a model forever).
+      // Once per mistake: a model the reader opens meanwhile stays.
+      const refused = `refused\u0000${err.message}`;
+      if (this.filesKey !== refused) this.source!.refuse(err.message);
+      this.filesKey = refused;
+      return;
     }
     const { weights, config, tokenizer } = urls;
     const key = `${weights}\u0000${config}\u0000${tokenizer ?? ''}`;

@@ -25,7 +25,15 @@ import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
 import { LayeredFigure, PixelHeatmaps, divergingWord, drawnSvg, heatmapShapes, legendShapes, outlineShapes } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
-import { PromptField, TRANSFORMER_CSS, TransformerWidget, defaultPrompt, headName, tokenName, tokenize } from './transformer/widget.js';
+import {
+  PromptField,
+  TRANSFORMER_CSS,
+  TransformerWidget,
+  headName,
+  modelDefaultPrompt,
+  tokenName,
+  tokenize,
+} from './transformer/widget.js';
 
 export interface TransformerPatchingState {
   prompt: number[];
@@ -36,9 +44,9 @@ export interface TransformerPatchingState {
   corrupted_logit_difference: number | null;
 }
 
-/** The default clean prompt: the default prompt (a repeated block), whose next token copying predicts. */
-export function defaultCleanPrompt(config: TransformerConfigFile): number[] {
-  return defaultPrompt(config);
+/** The default clean prompt: the model's default prompt (a repeated block), whose next token copying predicts. */
+export function defaultCleanPrompt(model: LoadedTransformer): number[] {
+  return modelDefaultPrompt(model);
 }
 
 /**
@@ -140,7 +148,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       (input, options) => this.bindField(input, options),
       () => this.emitChange(),
       'corrupted',
-      (config) => defaultCorruption(config, this.clean!.tokens(this.currentModel!)).corrupted,
+      (model) => defaultCorruption(model.config, this.clean!.tokens(model)).corrupted,
     );
     const controls = el('div', { class: 'controls' });
     this.controls = controls;

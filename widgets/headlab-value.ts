@@ -9,7 +9,10 @@
 // (an accuracy is "100%" only when every item is right).
 //
 // Until the source answers, the element shows its own fallback text (what the author wrote
-// inside it), marked data-state="pending"; an unknown source id gives data-state="missing".
+// inside it), marked data-state="pending"; an unknown source id gives data-state="missing". Once a
+// value has been shown, a source with no value (computing another one: a new model, another head)
+// gives "computing…", marked data-state="computing" and aria-busy: the author's text describes
+// the page as it opened, and the value shown before describes another input, so neither is shown.
 // The number is plain light-DOM text in the sentence: selectable, found by find-in-page and
 // read by screen readers as part of the sentence.
 import { formatBound, type BoundValue, type ValueFormat } from './chart/format.js';
@@ -20,6 +23,9 @@ export interface BoundSource extends Element {
 }
 
 const FORMATS: readonly ValueFormat[] = ['percent', 'count', 'number', 'sci'];
+
+/** What the element shows while its source computes a new value (data-state="computing"). */
+export const COMPUTING_TEXT = 'computing…';
 
 // Importable during server rendering: no browser global is touched at module load.
 const ElementBase = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement) as typeof HTMLElement;
@@ -68,7 +74,7 @@ export class HeadlabValue extends ElementBase {
 
   /**
    * Resolves once the number is shown (true) or the source is missing (false: the fallback text
-   * stays); while the source has no value yet (data-state="pending"), it waits. Never rejects.
+   * stays); while the source has no value yet (data-state="pending" or "computing"), it waits. Never rejects.
    */
   get updateComplete(): Promise<boolean> {
     const state = this.getAttribute('data-state');
@@ -103,6 +109,8 @@ export class HeadlabValue extends ElementBase {
   }
 
   attributeChangedCallback(): void {
+    // Another source or name: its first value is awaited as a page's first one is (the fallback text).
+    this.everBound = false;
     if (this.listeners) this.update();
   }
 
@@ -132,15 +140,22 @@ export class HeadlabValue extends ElementBase {
     } catch {
       v = undefined;
     }
-    this.show(v !== undefined && typeof v.value === 'number' ? v : undefined, v === undefined ? 'pending' : 'bound');
+    const known = v !== undefined && typeof v.value === 'number';
+    if (known) this.everBound = true;
+    this.show(known ? v : undefined, v === undefined ? (this.everBound ? 'computing' : 'pending') : 'bound');
   }
 
-  private show(v: BoundValue | undefined, state: 'pending' | 'missing' | 'bound'): void {
+  /** Whether this element has shown a value of its source (after which no value means "computing"). */
+  private everBound = false;
+
+  private show(v: BoundValue | undefined, state: 'pending' | 'missing' | 'bound' | 'computing'): void {
     this.shown = v;
-    const text = v ? formatBound(v, this.format) : (this.fallback ?? '');
+    const text = v ? formatBound(v, this.format) : state === 'computing' ? COMPUTING_TEXT : (this.fallback ?? '');
     if (this.textContent !== text) this.textContent = text;
     if (this.getAttribute('data-state') !== state) this.setAttribute('data-state', state);
-    if (state !== 'pending' && this.completed) {
+    if (state === 'computing') this.setAttribute('aria-busy', 'true');
+    else if (this.hasAttribute('aria-busy')) this.removeAttribute('aria-busy');
+    if ((state === 'bound' || state === 'missing') && this.completed) {
       const resolve = this.completed;
       this.completion = this.completed = null;
       resolve(state === 'bound');

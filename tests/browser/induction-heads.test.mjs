@@ -120,6 +120,7 @@ test("the shipped model: every number bound in the prose equals the CLI's `model
           : boundValue(cli, v.name)?.value;
     assert.notEqual(expected, undefined, `${v.name} is a known bound value`);
     assert.notEqual(v.state, 'pending', `${v.name} is filled in`);
+    assert.notEqual(v.state, 'computing', `${v.name} is computed`);
     assert.notEqual(v.state, 'missing', `${v.name} has its source`);
     assert.ok(Math.abs(v.value - expected) <= NATIVE_BROWSER_TOLERANCE, `${v.name}: page ${v.value}, CLI ${expected}`);
   }
@@ -351,7 +352,7 @@ test('appendix: the max-digit model in the generic widgets agrees with the max-d
   assert.ok(worstRamp <= FORWARD_PATHS_TOLERANCE, `the embed × embed part differs from the ramp by ${worstRamp}`);
   // The prose: head 0's part for the 7 is its ramp value, all of the score.
   const prose = Object.fromEntries(qk.bound.map((v) => [v.name, v]));
-  assert.ok(Object.values(prose).every((v) => v.state !== 'pending' && v.state !== 'missing'));
+  assert.ok(Object.values(prose).every((v) => v.state === 'bound'));
   assert.ok(Math.abs(prose['part.embed.embed'].value - scores.data[0 * 14 + 7]) <= FORWARD_PATHS_TOLERANCE);
   assert.equal(prose['share.embed.embed'].value, 1);
   await screenshot(page.locator('#fig-generic-qk'), 'max-digit-appendix-qk-1280-light');

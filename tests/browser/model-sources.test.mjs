@@ -7,10 +7,14 @@
 // strict CSP; screenshots of the message state at 360 and 1280 px, light and dark.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { gpt2TokenizerJson } from '../support/gpt2-tokenizer.mjs';
 import { root, screenshot, startSession } from './helpers.mjs';
+import { traced } from './long-tasks.mjs';
 import { bundleDir, frames } from './widget-fixtures.mjs';
+import { cliRun } from '../wasm/helpers.mjs';
 
 const DATA = path.join(root, 'site/pages/data');
 const WEIGHTS = fs.readFileSync(path.join(DATA, 'induction-seed0.safetensors'));
@@ -35,6 +39,57 @@ const LARGE = withLargeHeader(844 * 1024);
 const TORCH = (file) => fs.readFileSync(path.join(root, 'tests/data', file));
 
 /**
+ * The fixture model (tests/data/transformer/two_layer_ln_pos: 2 layers × 3 heads, d_model 12,
+ * n_ctx 10) with a vocabulary of `vocab` tokens, so that GPT-2's tokenizer has words in it: row i of
+ * W_E and column i of W_U (and b_U[i]) are the fixture's token i mod 17 scaled by 1 + i / vocab;
+ * every other tensor is the fixture's. A valid safetensors file and its config.
+ */
+function widerVocabulary(vocab) {
+  const file = TORCH('transformer/two_layer_ln_pos.safetensors');
+  const n = Number(file.readBigUInt64LE(0));
+  const header = JSON.parse(file.subarray(8, 8 + n).toString('utf8'));
+  const data = file.subarray(8 + n);
+  const tensor = (name) => {
+    const [begin, end] = header[name].data_offsets;
+    return new Float64Array(data.buffer.slice(data.byteOffset + begin, data.byteOffset + end));
+  };
+  const V = 17,
+    D = 12;
+  const W_E = tensor('embed.W_E'),
+    W_U = tensor('unembed.W_U'),
+    b_U = tensor('unembed.b_U');
+  const scale = (i) => 1 + i / vocab;
+  const wide = {
+    'embed.W_E': Float64Array.from({ length: vocab * D }, (_, k) => W_E[(Math.floor(k / D) % V) * D + (k % D)] * scale(Math.floor(k / D))),
+    'unembed.W_U': Float64Array.from(
+      { length: D * vocab },
+      (_, k) => W_U[Math.floor(k / vocab) * V + ((k % vocab) % V)] * scale(k % vocab),
+    ),
+    'unembed.b_U': Float64Array.from({ length: vocab }, (_, i) => b_U[i % V] * scale(i)),
+  };
+  const shapes = { 'embed.W_E': [vocab, D], 'unembed.W_U': [D, vocab], 'unembed.b_U': [vocab] };
+  const out = {};
+  const parts = [];
+  let at = 0;
+  for (const [name, info] of Object.entries(header)) {
+    if (name === '__metadata__') continue;
+    const bytes = wide[name] ? Buffer.from(wide[name].buffer) : data.subarray(info.data_offsets[0], info.data_offsets[1]);
+    out[name] = { dtype: info.dtype, shape: shapes[name] ?? info.shape, data_offsets: [at, at + bytes.length] };
+    parts.push(bytes);
+    at += bytes.length;
+  }
+  let text = JSON.stringify(out);
+  while (text.length % 8) text += ' ';
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(text.length), 0);
+  const config = { ...JSON.parse(TORCH('transformer/two_layer_ln_pos.json')), d_vocab: vocab };
+  return { weights: Buffer.concat([length, Buffer.from(text), ...parts]), config: JSON.stringify(config) };
+}
+/** GPT-2's 1.3 MB tokenizer.json (50,257 tokens) beside a model of its first 4,096 (the page's vocabulary limit). */
+const GPT2 = gpt2TokenizerJson();
+const WIDE = widerVocabulary(4096);
+
+/**
  * The test's files under /models/: whole ones, and ones that stall (no answer), send their headers
  * and then nothing, or drip 64 bytes a second — until `healed`, when every one is served whole.
  * Requests are counted by path. The path is decoded as the site's server does (a bare `%` is a 400).
@@ -55,6 +110,10 @@ const FILES = new Map([
   ['bridge.pth', TORCH('transformerlens_names/bridge.pt')],
   ['bridge.json', TORCH('transformerlens_config/bridge_native_ln.json')],
   ['long.pt', TORCH('torch_checkpoint/long.pt')],
+  // A model with GPT-2's tokenizer (its first 4,096 ids).
+  ['wide.safetensors', WIDE.weights],
+  ['wide.json', WIDE.config],
+  ['gpt2.json', Buffer.from(GPT2)],
   // Configs beyond the page's limits (the weights beside them are never read).
   ['big-ctx.json', JSON.stringify({ ...JSON.parse(CONFIG), n_heads: 64, n_ctx: 4096 })],
   ['big-vocab.json', JSON.stringify({ ...JSON.parse(CONFIG), d_vocab: 65536 })],
@@ -146,6 +205,15 @@ before(async () => {
 <headlab-transformer-model id="named" src="models/pt-named.safetensors" config="models/pt.json"></headlab-transformer-model>
 <headlab-transformer-model id="bridge" src="models/bridge.pth"></headlab-transformer-model>
 <headlab-transformer-model id="long" src="models/long.pt" config="models/pt.json"></headlab-transformer-model>`,
+    },
+    'gpt2.html': {
+      body: `<headlab-transformer-model id="gpt" src="models/wide.safetensors" config="models/wide.json" tokenizer="models/gpt2.json"></headlab-transformer-model>
+<headlab-transformer-attention model="gpt"></headlab-transformer-attention>`,
+    },
+    'missing.html': {
+      body: `<headlab-transformer-model id="missing" src="models/missing.safetensors" config="models/ok.json"></headlab-transformer-model>
+<headlab-transformer-model id="refused" src="models/ok.safetensors" config="models/big-vocab.json"></headlab-transformer-model>
+<headlab-transformer-model id="nosrc"></headlab-transformer-model>`,
     },
     'limits.html': {
       body: `<headlab-transformer-model id="ctx" src="models/ok.safetensors" config="models/big-ctx.json"></headlab-transformer-model>
@@ -385,4 +453,191 @@ test("file locations are never taken from the URL hash: no request, and the auth
     assert.deepEqual(p.problems, [], value);
     await p.close();
   }
+});
+
+/** The longest main-thread task a reader may wait behind (docs/limits.md, "Main-thread tasks"). */
+const LONG_TASK_MS = 50;
+
+test("GPT-2's 1.3 MB tokenizer is read and prompts encoded in the worker only: no main-thread task over 50 ms loading it or typing; the default prompt reads as text", async () => {
+  const p = await session.newPage();
+  const figureReady = () =>
+    p.waitForFunction(
+      () => {
+        const m = document.getElementById('gpt');
+        const f = document.querySelector('headlab-transformer-attention');
+        return (
+          m.state.status !== 'loading' && m.state.status !== 'idle' && f.currentModel && f.renderCount > 0 && !f.busy && !f.updatePending
+        );
+      },
+      null,
+      { timeout: 60_000 },
+    );
+  const loading = await traced(session.browser, p, async () => {
+    await p.goto(`${session.url}gpt2.html`);
+    await figureReady();
+  });
+  const state = await p.evaluate(() => document.getElementById('gpt').state);
+  assert.deepEqual([state.status, state.tokenizer, state.d_vocab], ['ready', 'gpt2.json', 4096]);
+  console.log(`# loading a model with GPT-2's tokenizer: longest main-thread task ${loading.ms.toFixed(1)} ms (${loading.what})`);
+  assert.ok(loading.ms < LONG_TASK_MS, `loading: a main-thread task of ${loading.ms.toFixed(1)} ms (${loading.what})`);
+
+  // The default prompt: the first min(6, ⌊n_ctx / 2⌋) = 5 words of three letters or more of the
+  // vocabulary below d_vocab (GPT-2's " the", …), found here from encoder.json, repeated to
+  // n_ctx − 1 = 9 tokens, as text; its ids are the CLI's
+  // encoding of that text, and the chips show its tokens.
+  const encoder = JSON.parse(GPT2).model.vocab;
+  const words = Object.entries(encoder)
+    .filter(([t, id]) => id < 4096 && /^Ġ[A-Za-z]{3,}$/.test(t))
+    .sort((a, b) => a[1] - b[1])
+    .slice(0, 5)
+    .map(([t]) => ` ${t.slice(1)}`);
+  const text = Array.from({ length: 9 }, (_, i) => words[i % 5])
+    .join('')
+    .trim();
+  const shown = await p.evaluate(() => {
+    const f = document.querySelector('headlab-transformer-attention');
+    const r = f.shadowRoot;
+    return {
+      field: r.querySelector('textarea[name="prompt"]').value,
+      prompt: f.state.prompt,
+      chips: [...r.querySelectorAll('.token-chips li .text')].map((c) => c.textContent),
+      count: r.querySelector('.token-count').textContent,
+    };
+  });
+  assert.equal(shown.field, text);
+  assert.match(shown.field, /^[A-Za-z]+( [A-Za-z]+){8}$/, 'nine words separated by spaces');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'headlab-gpt2-'));
+  const files = {
+    config: path.join(dir, 'wide.json'),
+    weights: path.join(dir, 'wide.safetensors'),
+    tokenizer: path.join(dir, 'gpt2.json'),
+  };
+  fs.writeFileSync(files.config, WIDE.config);
+  fs.writeFileSync(files.weights, WIDE.weights);
+  fs.writeFileSync(files.tokenizer, GPT2);
+  const cli = (prompt) => {
+    const r = cliRun([
+      'model',
+      'run',
+      '--config',
+      files.config,
+      '--weights',
+      files.weights,
+      '--tokenizer',
+      files.tokenizer,
+      '--prompt',
+      prompt,
+    ]);
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const want = cli(text);
+  assert.deepEqual(shown.prompt, want.tokens);
+  assert.equal(shown.count, `${want.tokens.length} tokens, as gpt2.json cuts the prompt:`);
+  assert.deepEqual(
+    shown.chips,
+    want.token_names.map((n) => n.replace(/ /g, '␣')),
+  );
+
+  // Typing a prompt: each keystroke and the encoding in the worker, the figure redrawn on the new ids.
+  const typed = 'the cat sat on the mat';
+  const field = p.locator('headlab-transformer-attention textarea[name="prompt"]');
+  const typing = await traced(session.browser, p, async () => {
+    await field.focus();
+    await p.keyboard.press('Control+A');
+    await p.keyboard.type(typed);
+    await p.keyboard.press('Enter');
+    await p.waitForFunction((t) => document.querySelector('headlab-transformer-attention').getAttribute('prompt') === t, typed);
+    await figureReady();
+  });
+  console.log(`# typing a prompt: longest main-thread task ${typing.ms.toFixed(1)} ms (${typing.what})`);
+  assert.ok(typing.ms < LONG_TASK_MS, `typing: a main-thread task of ${typing.ms.toFixed(1)} ms (${typing.what})`);
+  assert.deepEqual(await p.evaluate(() => document.querySelector('headlab-transformer-attention').state.prompt), cli(typed).tokens);
+  fs.rmSync(dir, { recursive: true });
+  for (const [width, scheme] of [
+    [360, 'light'],
+    [360, 'dark'],
+    [1280, 'light'],
+    [1280, 'dark'],
+  ]) {
+    await p.setViewportSize({ width, height: 900 });
+    await p.emulateMedia({ colorScheme: scheme });
+    await field.evaluate((f) => f.blur());
+    await p.evaluate(() => document.querySelector('headlab-transformer-attention').removeAttribute('prompt'));
+    await figureReady();
+    await frames(p);
+    await screenshot(p.locator('headlab-transformer-attention .prompt-row'), `model-sources-gpt2-default-prompt-${width}-${scheme}`);
+  }
+  assert.deepEqual(p.problems, []);
+  await p.close();
+});
+
+test('after a failed first load (a missing file, a refused config, no src) "Open a model…" is there, reachable by Tab, and opens the files', async () => {
+  const p = await session.newPage();
+  await p.goto(`${session.url}missing.html`);
+  await p.waitForFunction(() => [...document.querySelectorAll('headlab-transformer-model')].every((m) => m.state.status === 'failed'));
+  await frames(p);
+  const shown = await p.evaluate(() =>
+    [...document.querySelectorAll('headlab-transformer-model')].map((m) => {
+      const r = m.shadowRoot;
+      const open = r.querySelector('button[data-opens-files]');
+      return {
+        id: m.id,
+        body: !r.querySelector('.body').hidden,
+        open: open?.checkVisibility() ?? false,
+        failure: r.querySelector('.failure').hidden ? '' : r.querySelector('.failure').textContent,
+      };
+    }),
+  );
+  for (const s of shown) {
+    assert.ok(s.body && s.open, `${s.id}: the panel with "Open a model…" is shown (${JSON.stringify(s)})`);
+    assert.match(s.failure, /^the model could not be loaded: /, s.id);
+  }
+  assert.match(shown[2].failure, /needs src="model\.safetensors"/);
+  // Tab from the top of the page reaches each element's file button.
+  const reached = [];
+  await p.evaluate(() => document.activeElement?.blur());
+  for (let i = 0; i < 12 && reached.length < 3; i++) {
+    await p.keyboard.press('Tab');
+    const at = await p.evaluate(() => {
+      const host = document.activeElement;
+      const inner = host?.shadowRoot?.activeElement;
+      return inner?.hasAttribute('data-opens-files') ? host.id : null;
+    });
+    if (at && !reached.includes(at)) reached.push(at);
+  }
+  assert.deepEqual(reached, ['missing', 'refused', 'nosrc']);
+  for (const [width, scheme] of [
+    [360, 'light'],
+    [360, 'dark'],
+    [1280, 'light'],
+    [1280, 'dark'],
+  ]) {
+    await p.setViewportSize({ width, height: 900 });
+    await p.emulateMedia({ colorScheme: scheme });
+    await frames(p);
+    await screenshot(p.locator('#nosrc'), `model-sources-failed-open-${width}-${scheme}`);
+  }
+  // The reader recovers: the file button of each takes the model's files.
+  for (const id of ['missing', 'nosrc']) {
+    await p
+      .locator(`#${id} input[type=file]`)
+      .setInputFiles([path.join(DATA, 'induction-seed0.safetensors'), path.join(DATA, 'induction-seed0.json')]);
+    await p.waitForFunction((i) => document.getElementById(i).state.status === 'ready', id, { timeout: 60_000 });
+    const after = await p.evaluate((i) => {
+      const e = document.getElementById(i);
+      return { state: e.state, failure: e.shadowRoot.querySelector('.failure').hidden };
+    }, id);
+    assert.deepEqual(
+      [after.state.label, after.state.origin, after.state.trained, after.failure],
+      ['induction-seed0.safetensors', 'reader', false, true],
+      id,
+    );
+  }
+  // Only the missing file's 404 was logged.
+  assert.ok(
+    p.problems.every((m) => /missing\.safetensors|404/.test(m)),
+    p.problems.join('\n'),
+  );
+  await p.close();
 });

@@ -162,6 +162,27 @@ test("the article's composition claim: the numbers bound in the prose are the CL
 test('a click on a cell of the attention figure splits that cell; the selects move the key by keyboard', async () => {
   // Cell L1 H3, query 20, key 9: its place on the canvas from the figure's layout (cell 6 units,
   // panels 138 + 18 apart, the layer-1 row 172 below the layer-0 one, 20 from the top, 8 from the left).
+  // Everything the prose's bound share shows from the click on: its text and state at each change,
+  // and what the figure's boundValue and state say at each of its change events.
+  const before = await page.evaluate(() => {
+    const value = document.querySelector('headlab-value[source=qk][name=share]');
+    const qk = document.querySelector('#qk');
+    const seen = (window.__shareSeen = []);
+    const record = (what) => () =>
+      seen.push({
+        what,
+        state: value.dataset.state,
+        busy: value.getAttribute('aria-busy'),
+        text: value.textContent,
+        bound: qk.boundValue('share')?.value ?? null,
+        score: qk.state?.score ?? null,
+        cell: `${qk.layer}.${qk.head}`,
+      });
+    window.__shareObserver = new MutationObserver(record('value'));
+    window.__shareObserver.observe(value, { childList: true, characterData: true, subtree: true, attributes: true });
+    qk.addEventListener('change', record('figure'));
+    return { text: value.textContent, bound: qk.boundValue('share').value };
+  });
   await page.evaluate(() => {
     const host = document.querySelector('#attention');
     const canvas = host.shadowRoot.querySelector('canvas');
@@ -180,6 +201,30 @@ test('a click on a cell of the attention figure splits that cell; the selects mo
   const got = await shown();
   assert.deepEqual([got.layer, got.head, got.position, got.key], [1, 3, 20, 9]);
   assertSplit(got, cliSplit(1, 3, 20, 9), 'L1 H3 20 → 9');
+  // While the worker computed L1 H3's table, nothing showed L1 H1's split: the figure's bound value
+  // and score were empty from its first change event on, and the prose said "computing…" (busy)
+  // until the new share arrived, never the previous number nor the author's text.
+  const seen = await page.evaluate(() => {
+    window.__shareObserver.disconnect();
+    return window.__shareSeen;
+  });
+  const after = await page.evaluate(() => ({
+    text: document.querySelector('headlab-value[source=qk][name=share]').textContent,
+    bound: document.querySelector('#qk').boundValue('share').value,
+  }));
+  assert.notEqual(after.bound, before.bound, 'the new cell has another share');
+  const firstNew = seen.findIndex((e) => e.state === 'bound' && e.text === after.text);
+  assert.ok(firstNew > 0, `the new share arrived after a computing state: ${JSON.stringify(seen)}`);
+  // (A figure event is recorded before the value, listening on the document, has read it.)
+  for (const e of seen.slice(0, firstNew)) {
+    if (e.cell === '1.3') assert.deepEqual([e.bound, e.score], [null, null], `a stale split for L1 H3: ${JSON.stringify(e)}`);
+    if (e.what === 'value') assert.deepEqual([e.state, e.text, e.busy], ['computing', 'computing…', 'true'], JSON.stringify(e));
+  }
+  assert.ok(
+    seen.some((e) => e.what === 'value' && e.state === 'computing'),
+    `the bound value showed its computing state: ${JSON.stringify(seen)}`,
+  );
+  assert.equal(seen.at(-1).busy, null);
   // Keyboard: focus the key menu and step to the next key.
   await page.locator('#qk select[name=key]').focus();
   await page.keyboard.press('ArrowDown');

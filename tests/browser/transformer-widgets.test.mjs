@@ -545,6 +545,8 @@ test("a reader's own model: picked with the file button from the keyboard, every
   });
   assert.equal(opened.state.tokenizer, 'word_level.json');
   assert.equal(opened.state.d_vocab, 13);
+  // The reader's files: where they come from is known, whether they were trained is not (not in this page).
+  assert.deepEqual([opened.state.origin, opened.state.trained], ['reader', false]);
   assert.match(
     opened.now,
     /^Model: two_layer_lnpre_pos\.safetensors — 2 attention layers .* tokenized by word_level\.json \(WordLevel\)\.$/,
@@ -640,7 +642,13 @@ test("a reader's own model: picked with the file button from the keyboard, every
   await page.locator('#induction button', { hasText: 'Back to the loaded model' }).click();
   await ready(page, 'fixture.safetensors');
   assert.notEqual(await page.evaluate(() => document.getElementById('induction').modelSource.model.version), before);
-  assert.equal(await page.evaluate(() => document.getElementById('induction').state.tokenizer), null);
+  assert.deepEqual(
+    await page.evaluate(() => {
+      const s = document.getElementById('induction').state;
+      return [s.tokenizer, s.origin, s.trained];
+    }),
+    [null, 'files', false],
+  );
   assert.deepEqual(page.problems, []);
 });
 

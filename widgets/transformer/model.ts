@@ -6,7 +6,7 @@
 // source is an EventTarget: `change` when its status or its model changes, `progress` while the
 // files download.
 import { getTransformerCore } from '../../web/browser-core.js';
-import type { Tokenizer, TransformerConfigFile, TransformerCore, TransformerModel } from '../../web/headlab-core.js';
+import type { TokenizedText, TransformerConfigFile, TransformerCore, TransformerModel } from '../../web/headlab-core.js';
 import { WorkerJobs } from '../../web/worker-client.js';
 import { BodyTooLarge, DownloadFailed, download, fileName, shortUrl } from '../base/download.js';
 import { formatCount } from '../chart/format.js';
@@ -17,10 +17,11 @@ export interface LoadedTransformer {
   /** The config as read; with a tokenizer, its token_names are the tokenizer's (as the CLI's --tokenizer sets them). */
   config: TransformerConfigFile;
   /**
-   * The model's tokenizer.json read by the core (null without one): prompts are then text, encoded
-   * by it (encodePrompt: the CLI's --prompt with --tokenizer). Disposed with the handle.
+   * The model's tokenizer.json, read by the core in a worker (null without one): prompts are then
+   * text, encoded there (encodePrompt: the CLI's --prompt with --tokenizer) and the page gets the
+   * ids and the tokens' texts back (TokenizerLink). The page never reads the tokenizer itself.
    */
-  tokenizer: Tokenizer | null;
+  tokenizer: TokenizerLink | null;
   /** The tokenizer's file name, for captions (null without one). */
   tokenizerLabel: string | null;
   /** The two files, kept so a page can hand the model on (export, worker) and restore it. */
@@ -32,9 +33,18 @@ export interface LoadedTransformer {
   parameters: number;
   /** Increases with every replacement (widgets key their caches on it). */
   version: number;
-  /** Whether the model was handed over from the page (use(): trained there) rather than read from the files. */
+  /** Whether the model was handed over (trained in the page, or files the reader opened) rather than read from the author's files. */
   given: boolean;
+  /**
+   * Where the model comes from: 'files' (the author's src and config), 'page' (handed over by a
+   * script or the training widget: trained in this page) or 'reader' (files the reader dropped or
+   * picked, which may or may not have been trained).
+   */
+  origin: ModelOrigin;
 }
+
+/** Where a model shown comes from (LoadedTransformer.origin). */
+export type ModelOrigin = 'files' | 'page' | 'reader';
 
 export type TransformerSourceStatus = 'idle' | 'loading' | 'ready' | 'failed';
 
@@ -80,6 +90,11 @@ export const PAGE_MODEL_LIMITS = {
 } as const;
 
 export class TransformerModelSource extends EventTarget {
+  /** The <headlab-transformer-model> element whose source this is (its tokenizer's worker belongs to it). */
+  constructor(private readonly owner: Element | null = null) {
+    super();
+  }
+
   /** The headlab_transformer module the model was read with (null before the first model). */
   core: TransformerCore | null = null;
   status: TransformerSourceStatus = 'idle';
@@ -109,6 +124,38 @@ export class TransformerModelSource extends EventTarget {
    * `tokenizerUrl` the tokenizer.json there is fetched too and read in the worker; a bad one while
    * a model is shown leaves that model as it was, with the reader's message in `problem`.
    */
+  /**
+   * The tokenizer of a worker's read (null without one) as the page holds it: a link to the worker
+   * that keeps it, and the token names it sent. `text` is the tokenizer.json text.
+   */
+  private tokenizerOf(read: WorkerRead, text: string | null, label: string): ModelFiles['tokenizer'] {
+    if (!read.tokenizer || text === null) return null;
+    const { summary } = read.tokenizer;
+    const dVocab = summary.token_names.length;
+    const link = new TokenizerLink(summary, read.tokenizer, text, dVocab, this.owner, () => this.dispatchEvent(new Event('tokens')));
+    return { label, names: summary.token_names, link };
+  }
+
+  /** Ends the tokenizer worker a read kept when its model is not used (a newer load, a refusal). */
+  private static dropRead(read: WorkerRead): void {
+    read.tokenizer?.worker.dispose();
+  }
+
+  /** Ends the worker of a tokenizer no longer shown, unless it is `unless` (its encodings stay; a later use starts another). */
+  private static endTokenizer(link: TokenizerLink | null | undefined, unless: TokenizerLink | null = null): void {
+    if (link && link !== unless) link.end();
+  }
+
+  /**
+   * Ends the workers that hold the tokenizers of the model shown and of the files to go back to
+   * (the model element left the page): a prompt encoded after that starts a worker again, once
+   * the element is back on the page.
+   */
+  endWorkers(): void {
+    this.model?.tokenizer?.end();
+    this.fromFiles?.tokenizer?.link.end();
+  }
+
   load(weightsUrl: string, configUrl: string, timeoutS = DEFAULT_MODEL_TIMEOUT_S, tokenizerUrl: string | null = null): Promise<void> {
     const key = `${weightsUrl}\u0000${configUrl}\u0000${tokenizerUrl ?? ''}`;
     if (this.loading && this.key === key) return this.loading;
@@ -143,20 +190,25 @@ export class TransformerModelSource extends EventTarget {
         sibling.abort();
         throw err;
       }
-      const tokenizer = files[2] === null ? null : { text: files[2], label: fileName(tokenizerUrl!) };
-      const read = await readInWorker(files[0], files[1], tokenizer);
-      return { core: await core, read, tokenizer };
+      const read = await readInWorker(files[0], files[1], files[2] === null ? null : { text: files[2] });
+      return { core: await core, read, tokenizerText: files[2] };
     })();
     this.loading = attempt
-      .then(({ core, read, tokenizer }) => {
-        if (this.key !== key) return;
+      .then(({ core, read, tokenizerText }) => {
+        if (this.key !== key) {
+          TransformerModelSource.dropRead(read);
+          return;
+        }
         if (read.tokenizerFailure) {
           this.refuseFiles(`the tokenizer file ${shortUrl(tokenizerUrl!)}: ${read.tokenizerFailure}`, shown);
           return;
         }
+        const tokenizer = this.tokenizerOf(read, tokenizerText, tokenizerUrl === null ? '' : fileName(tokenizerUrl));
         const files: ModelFiles = { ...read, label: fileName(weightsUrl), tokenizer };
-        this.install(core, files, false);
+        const before = this.fromFiles;
+        this.install(core, files, 'files');
         this.fromFiles = files;
+        TransformerModelSource.endTokenizer(before?.tokenizer?.link, tokenizer?.link ?? null);
       })
       .catch((err: Error) => {
         if (this.key !== key) return;
@@ -202,7 +254,7 @@ export class TransformerModelSource extends EventTarget {
     try {
       const [core, read] = await Promise.all([getTransformerCore(), readInWorker(configText, safetensors, null)]);
       if (this.key !== key) return;
-      this.install(core, { ...read, label, tokenizer: null }, true);
+      this.install(core, { ...read, label, tokenizer: null }, 'page');
     } catch (err) {
       if (this.key === key) this.fail((err as Error).message, false);
     }
@@ -257,13 +309,16 @@ export class TransformerModelSource extends EventTarget {
           throw new Error(`${named}: ${err.message}`);
         }),
       ]);
-      if (this.key !== key) return;
+      if (this.key !== key) {
+        TransformerModelSource.dropRead(out);
+        return;
+      }
       if (out.tokenizerFailure) {
         this.refuseFiles(`the tokenizer file ${tokenizer!.name}: ${out.tokenizerFailure}`, shown);
         return;
       }
       const label = weights.name;
-      this.install(core, { ...out, label, tokenizer: tokenizer ? { text: tokenizerText!, label: tokenizer.name } : null }, true);
+      this.install(core, { ...out, label, tokenizer: this.tokenizerOf(out, tokenizerText, tokenizer?.name ?? '') }, 'reader');
     } catch (err) {
       if (this.key === key) this.refuseFiles((err as Error).message, shown);
     }
@@ -281,7 +336,7 @@ export class TransformerModelSource extends EventTarget {
     this.key = `given:${++versions}`;
     this.loading = null;
     this.problem = '';
-    this.install(await getTransformerCore(), this.fromFiles, false);
+    this.install(await getTransformerCore(), this.fromFiles, 'files');
   }
 
   /** Whether a model read from files is there to go back to. */
@@ -293,7 +348,7 @@ export class TransformerModelSource extends EventTarget {
    * Reads the canonical files the worker wrote (readInWorker: a header of a few KB and F64 data of a
    * model within PAGE_MODEL_LIMITS) into the page's handle, which the figures compute with.
    */
-  private install(core: TransformerCore, files: ModelFiles, given: boolean): void {
+  private install(core: TransformerCore, files: ModelFiles, origin: ModelOrigin): void {
     this.core = core;
     const { configText, safetensors, label, parameters } = files;
     const handle = core.loadTransformer(configText, safetensors);
@@ -301,17 +356,15 @@ export class TransformerModelSource extends EventTarget {
     // compiles the WASM forward pass on its first call, which then is not paid inside the first
     // figure's render (each figure renders in a task of its own).
     handle.run([0]);
-    // The tokenizer was read in the worker already (a refusal never reaches here); read again for
-    // this thread, where the prompt fields encode as the reader types. Its names become the
-    // config's token_names, as the CLI's --tokenizer makes them (labels, tables, documents).
-    let tokenizer: Tokenizer | null = null;
+    // The tokenizer stays in the worker that read it (TokenizerLink: the prompt fields are encoded
+    // there); its names, sent from there, become the config's token_names, as the CLI's
+    // --tokenizer makes them (labels, tables, documents).
+    const tokenizer = files.tokenizer?.link ?? null;
     let config = handle.config;
-    if (files.tokenizer) {
-      tokenizer = core.loadTokenizer(files.tokenizer.text);
-      config = { ...config, token_names: tokenizer.tokenNames(config.d_vocab) };
-    }
+    if (files.tokenizer) config = { ...config, token_names: files.tokenizer.names };
     this.model?.handle.dispose();
-    this.model?.tokenizer?.dispose();
+    // The worker of the tokenizer shown before, unless the files kept to go back to hold it ("Back to the loaded model").
+    if (this.model?.tokenizer !== this.fromFiles?.tokenizer?.link) TransformerModelSource.endTokenizer(this.model?.tokenizer, tokenizer);
     this.model = {
       handle,
       config,
@@ -322,7 +375,8 @@ export class TransformerModelSource extends EventTarget {
       label,
       parameters,
       version: ++versions,
-      given,
+      given: origin !== 'files',
+      origin,
     };
     this.status = 'ready';
     this.failure = '';
@@ -340,7 +394,7 @@ export class TransformerModelSource extends EventTarget {
     this.retryable = retryable;
     this.problem = '';
     this.model?.handle.dispose();
-    this.model?.tokenizer?.dispose();
+    this.model?.tokenizer?.end();
     this.model = null;
     this.status = 'failed';
     this.failure = message;
@@ -386,7 +440,7 @@ interface ModelFiles {
   safetensors: Uint8Array;
   parameters: number;
   label: string;
-  tokenizer: { text: string; label: string } | null;
+  tokenizer: { label: string; names: string[]; link: TokenizerLink } | null;
 }
 
 /** A file of the model that could not be used, `what` naming which ('config', 'weights', 'tokenizer'). */
@@ -441,30 +495,174 @@ async function fetchBytes(
  * it refused (tokenizerFailure), rejects with the limit's or the core's message for the model.
  * The files are copied to the worker (the page keeps its bytes); the worker ends with the read.
  */
-function readInWorker(
-  configText: string,
-  safetensors: Uint8Array,
-  tokenizer: { text: string } | null,
-): Promise<{ configText: string; safetensors: Uint8Array; parameters: number; tokenizerFailure: string }> {
+function readInWorker(configText: string, safetensors: Uint8Array, tokenizer: { text: string } | null): Promise<WorkerRead> {
   const jobs = new WorkerJobs();
-  type Read = { config: string; safetensors: Uint8Array; parameters: number; tokenizer_failure?: string };
+  const keep = tokenizer ? `tokenizer-load-${++tokenizerIds}` : null;
+  type Read = { config: string; safetensors: Uint8Array; parameters: number; tokenizer?: TokenizerSummary; tokenizer_failure?: string };
+  let kept = false;
   return new Promise<Read>((resolve, reject) => {
     jobs.start<Read>(
       'transformer-load',
-      { config: configText, safetensors, limits: PAGE_MODEL_LIMITS, ...(tokenizer ? { tokenizer: tokenizer.text } : {}) },
+      {
+        config: configText,
+        safetensors,
+        limits: PAGE_MODEL_LIMITS,
+        ...(tokenizer ? { tokenizer: tokenizer.text, keep_tokenizer: keep } : {}),
+      },
       {
         done: ({ value }) => resolve(value),
         failed: reject,
       },
     );
   })
-    .then((v) => ({
-      configText: v.config,
-      safetensors: v.safetensors,
-      parameters: v.parameters,
-      tokenizerFailure: v.tokenizer_failure ?? '',
-    }))
-    .finally(() => jobs.dispose());
+    .then((v) => {
+      const summary = v.tokenizer ?? null;
+      kept = summary !== null;
+      return {
+        configText: v.config,
+        safetensors: v.safetensors,
+        parameters: v.parameters,
+        tokenizerFailure: v.tokenizer_failure ?? '',
+        tokenizer: summary ? { summary, keptAs: keep!, worker: jobs } : null,
+      };
+    })
+    .finally(() => {
+      // The worker that read a tokenizer stays: it encodes the prompts (TokenizerLink).
+      if (!kept) jobs.dispose();
+    });
+}
+
+/** The worker's reading of a model's files (readInWorker), with the tokenizer it keeps (and the worker that keeps it). */
+interface WorkerRead {
+  configText: string;
+  safetensors: Uint8Array;
+  parameters: number;
+  tokenizerFailure: string;
+  tokenizer: { summary: TokenizerSummary; keptAs: string; worker: WorkerJobs } | null;
+}
+
+/** A prompt's encoding as the worker answers it: the tokens (ids, UTF-8 byte spans, texts), or the core's refusal. */
+export type PromptEncoding = TokenizedText | { error: string };
+
+/** What the worker's 'transformer-load' says of a tokenizer it read (tokenizerSummary in web/worker-tasks.js). */
+export interface TokenizerSummary {
+  model: 'BPE' | 'WordLevel';
+  vocab_size: number;
+  /** Every id's name below d_vocab (its text, or "<unused N>"). */
+  token_names: string[];
+  /** A default prompt that reads as text, with its encoding (null when the vocabulary has no words for one). */
+  default_prompt: { text: string; ids: number[]; texts: string[] } | null;
+}
+
+/** Encodings kept per tokenizer (the texts of a page's fields and attributes, and what a reader typed). */
+const KEPT_ENCODINGS = 256;
+
+let tokenizerIds = 0;
+
+/**
+ * The page's side of a tokenizer read in a worker: prompts are encoded there, never on the main
+ * thread (reading GPT-2's 1.3 MB tokenizer.json is a task of about 0.5 s). `encoded(text)` answers
+ * from what the worker has sent (undefined while it is asked; the source then fires `tokens`
+ * when the answer arrives), so a figure draws with ids it has and renders again when new ones come.
+ * The worker is the one that read the tokenizer for the model ('transformer-load' kept it there);
+ * once ended (end(): the model element left the page, or the model was replaced) a later request
+ * starts a new worker, which reads the text again.
+ */
+export class TokenizerLink {
+  /** The id the worker keeps the tokenizer under. */
+  readonly id: string;
+  readonly model: 'BPE' | 'WordLevel';
+  readonly vocabSize: number;
+  readonly defaultPrompt: TokenizerSummary['default_prompt'];
+  private readonly cache = new Map<string, PromptEncoding>();
+  private readonly wanted = new Set<string>();
+  private asking: string[] | null = null;
+  private jobs: WorkerJobs | null;
+  /** Whether the worker in `jobs` holds the tokenizer (under `id`); otherwise the text goes with the next job. */
+  private held: boolean;
+
+  /**
+   * `summary` and `kept` (the worker that read the tokenizer and the id it keeps it under) from
+   * readInWorker; `text` the tokenizer.json text (sent again to a new worker); `owner` the model
+   * element (no worker is started for it while it is off the page); `notify` is called when
+   * encodings arrive.
+   */
+  constructor(
+    summary: TokenizerSummary,
+    kept: { keptAs: string; worker: WorkerJobs },
+    private readonly text: string,
+    private readonly dVocab: number,
+    private readonly owner: Element | null,
+    private readonly notify: () => void,
+  ) {
+    this.id = kept.keptAs;
+    this.model = summary.model;
+    this.vocabSize = summary.vocab_size;
+    this.defaultPrompt = summary.default_prompt;
+    this.jobs = kept.worker;
+    this.held = true;
+    if (summary.default_prompt) {
+      const { ids, texts } = summary.default_prompt;
+      this.cache.set(summary.default_prompt.text, { ids, texts, begins: [], ends: [] });
+    }
+  }
+
+  /** The encoding of `text` if the worker has sent it; else undefined, and the text is asked for. */
+  encoded(text: string): PromptEncoding | undefined {
+    const hit = this.cache.get(text);
+    if (hit) return hit;
+    this.wanted.add(text);
+    if (!this.asking) queueMicrotask(() => this.ask());
+    return undefined;
+  }
+
+  /** Whether texts are being encoded in the worker or wait to be (tests and the build wait for false). */
+  get busy(): boolean {
+    return this.asking !== null || this.wanted.size > 0;
+  }
+
+  /** Ends the worker (the encodings kept stay); a later request starts another. */
+  end(): void {
+    this.jobs?.dispose();
+    this.jobs = null;
+    this.held = false;
+    this.asking = null;
+  }
+
+  /** Sends every text asked for since the last job, in one job (one at a time). */
+  private ask(): void {
+    if (this.asking || this.wanted.size === 0) return;
+    const texts = [...this.wanted].filter((t) => !this.cache.has(t));
+    this.wanted.clear();
+    if (!texts.length) return;
+    this.asking = texts;
+    this.jobs ??= new WorkerJobs(this.owner);
+    const params = { tokenizer: this.id, texts, d_vocab: this.dVocab, ...(this.held ? {} : { text: this.text }) };
+    this.held = true;
+    const settle = () => {
+      this.asking = null;
+      if (this.wanted.size) this.ask();
+    };
+    this.jobs.start<PromptEncoding[]>('tokenizer-encode', params, {
+      done: ({ value }) => {
+        value.forEach((e, i) => this.cache.set(texts[i], e));
+        while (this.cache.size > KEPT_ENCODINGS) this.cache.delete(this.cache.keys().next().value!);
+        settle();
+        this.notify();
+      },
+      failed: (err) => {
+        // A worker that failed (or was ended) is replaced with the next job, which sends the text again.
+        this.held = false;
+        this.jobs?.dispose();
+        this.jobs = null;
+        // Off the page no worker starts: the texts are asked again when a figure renders on the page.
+        const offPage = this.owner !== null && !this.owner.isConnected;
+        if (!offPage) for (const t of texts) this.cache.set(t, { error: err.message });
+        settle();
+        if (!offPage) this.notify();
+      },
+    });
+  }
 }
 
 const sources = new WeakMap<Element, TransformerModelSource>();
@@ -473,7 +671,7 @@ const sources = new WeakMap<Element, TransformerModelSource>();
 export function sourceOf(owner: Element): TransformerModelSource {
   let s = sources.get(owner);
   if (!s) {
-    s = new TransformerModelSource();
+    s = new TransformerModelSource(owner);
     sources.set(owner, s);
   }
   return s;

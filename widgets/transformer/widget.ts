@@ -102,18 +102,45 @@ export function defaultPrompt(config: TransformerConfigFile): number[] {
   return Array.from({ length: Math.max(1, config.n_ctx > 2 ? config.n_ctx - 1 : config.n_ctx) }, (_, i) => block[i % k]);
 }
 
+/**
+ * The prompt a figure of `model` shows without a `prompt` attribute: with a tokenizer whose
+ * vocabulary has words, a text of words repeated to n_ctx − 1 tokens and its encoding (chosen in
+ * the worker that read the tokenizer: textPrompt in web/worker-tasks.js), so the field reads as
+ * text and typing it back gives the same ids; otherwise the block of ids of defaultPrompt.
+ */
+export function modelDefaultPrompt(model: LoadedTransformer): number[] {
+  return model.tokenizer?.defaultPrompt?.ids ?? defaultPrompt(model.config);
+}
+
 /** A prompt as the text a reader types: names (when the config has them) or ids, space separated. */
 export function promptText(config: TransformerConfigFile, tokens: number[]): string {
   return tokens.map((t) => tokenName(config, t)).join(' ');
 }
 
 /**
- * Token ids as the text a reader of `model` types: with a tokenizer, the tokens' texts run together
- * (its encoding of that text may cut it otherwise: the figure shows the ids it uses); without one,
- * promptText.
+ * Token ids as the text a reader of `model` types: with a tokenizer, the default prompt's text
+ * when they are its ids, else the tokens' texts written out — run together for a byte-level BPE
+ * (each token carries its own spaces), separated by spaces for WordLevel (whose words carry none);
+ * its encoding of that text may cut it otherwise: the figure shows the ids it uses. Without a
+ * tokenizer, promptText.
  */
 export function modelPromptText(model: LoadedTransformer, tokens: number[]): string {
-  return model.tokenizer ? tokens.map((t) => tokenName(model.config, t)).join('') : promptText(model.config, tokens);
+  const tokenizer = model.tokenizer;
+  if (!tokenizer) return promptText(model.config, tokens);
+  const d = tokenizer.defaultPrompt;
+  if (d && d.ids.length === tokens.length && d.ids.every((t, i) => t === tokens[i])) return d.text;
+  return tokens.map((t) => tokenName(model.config, t)).join(tokenizer.model === 'WordLevel' ? ' ' : '');
+}
+
+/**
+ * Thrown where a text prompt's ids are needed before the worker has encoded it (tokenize): the
+ * figure keeps what it shows and renders again when the ids arrive (the source's `tokens` event).
+ * A WidgetInputError so that `state` and `error` read it quietly, never shown: the figure's render catches it.
+ */
+export class TokensPending extends WidgetInputError {
+  constructor(text: string) {
+    super(`the text "${text}" is being encoded`);
+  }
 }
 
 /** "L1 H3" for head h of layer l (TransformerLens's numbering: both from 0). */
@@ -244,7 +271,50 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
 
   /** Whether an analysis is in the worker or waiting for it (the build's snapshot pass waits for false). */
   get busy(): boolean {
-    return this.workerBusy || this.workerWanted !== null;
+    return (
+      this.workerBusy ||
+      this.workerWanted !== null ||
+      this.waitingForTokens ||
+      (this.currentModel?.tokenizer?.busy ?? false) ||
+      this.promptFields.some((f) => f.waiting)
+    );
+  }
+
+  /** The prompt fields of this figure (PromptField adds itself): a typed text awaiting its encoding keeps the figure busy. */
+  readonly promptFields: PromptField[] = [];
+
+  /** Whether the last render stopped at a text prompt the worker had not yet encoded (TokensPending). */
+  private waitingForTokens = false;
+  /** The source whose `tokens` event this figure listens to (encodings arriving from the tokenizer's worker). */
+  private tokensFrom: TransformerModelSource | null = null;
+  private readonly onTokens = () => this.requestRender();
+
+  /** Draws `model`; a prompt still being encoded leaves the figure as it is until the ids arrive. */
+  protected drawModel(model: LoadedTransformer): void {
+    try {
+      this.renderContent(model);
+      this.waitingForTokens = false;
+    } catch (err) {
+      // Only a pending encoding waits; a refused prompt (or any error) is shown and waits for nothing.
+      this.waitingForTokens = err instanceof TokensPending;
+      if (!this.waitingForTokens) throw err;
+    }
+  }
+
+  protected summarize(): string {
+    try {
+      return super.summarize();
+    } catch (err) {
+      if (!(err instanceof TokensPending)) throw err;
+      return 'The prompt is being encoded.';
+    }
+  }
+
+  protected sourceBound(key: unknown): void {
+    super.sourceBound(key);
+    this.tokensFrom?.removeEventListener('tokens', this.onTokens);
+    this.tokensFrom = this.source;
+    this.tokensFrom?.addEventListener('tokens', this.onTokens);
   }
 
   /** Starts the waiting job unless its value is already kept (one job at a time). */
@@ -319,6 +389,11 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
     this.workerBusy = false;
     this.workerWanted = null;
     this.owner = null;
+    this.tokensFrom?.removeEventListener('tokens', this.onTokens);
+    this.tokensFrom = null;
+    this.waitingForTokens = false;
+    // Re-attached, the figure builds its fields again.
+    this.promptFields.length = 0;
     super.disconnectedCallback();
   }
 
@@ -338,7 +413,7 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
 export class PromptField {
   readonly element: HTMLDivElement;
   readonly input: HTMLTextAreaElement;
-  private readonly bound: { show: (text: string) => void };
+  private readonly bound: { show: (text: string) => void; check: () => boolean };
 
   constructor(
     private readonly host: TransformerWidget & { currentModel: LoadedTransformer | null },
@@ -347,16 +422,17 @@ export class PromptField {
       input: HTMLTextAreaElement,
       options: {
         label: string;
-        parse: (text: string) => { ids: number[]; text: string };
-        commit: (value: { ids: number[]; text: string }) => void;
+        parse: (text: string) => { ids: number[] | null; text: string };
+        commit: (value: { ids: number[] | null; text: string }) => void;
         current?: () => string;
         message?: HTMLElement;
       },
-    ) => { show: (text: string) => void },
+    ) => { show: (text: string) => void; check: () => boolean },
     onValid: () => void,
     private readonly attribute = 'prompt',
-    private readonly fallback: (config: TransformerConfigFile) => number[] = defaultPrompt,
+    private readonly fallback: (model: LoadedTransformer) => number[] = modelDefaultPrompt,
   ) {
+    host.promptFields.push(this);
     this.element = el('div', { class: 'row prompt-row' });
     const l = el('label', {}, label);
     this.labelText = l.firstChild as Text;
@@ -381,9 +457,18 @@ export class PromptField {
       parse: (text) => {
         const model = this.host.currentModel;
         if (!model) throw new WidgetInputError('the model is still loading');
-        return { ids: tokenize(model, text, attribute === 'prompt' ? 'the prompt' : `the ${attribute} prompt`), text };
+        this.awaiting = null;
+        try {
+          return { ids: tokenize(model, text, attribute === 'prompt' ? 'the prompt' : `the ${attribute} prompt`), text };
+        } catch (err) {
+          if (!(err instanceof TokensPending)) throw err;
+          // Encoded in the worker: checked again when the ids arrive (sync), committed then if valid.
+          this.awaiting = text;
+          return { ids: null, text };
+        }
       },
       commit: ({ ids, text: typed }) => {
+        if (ids === null) return;
         const model = this.host.currentModel!;
         // With a tokenizer the attribute keeps the text as typed (its encoding is the prompt);
         // without one, the tokens' names or ids.
@@ -405,11 +490,20 @@ export class PromptField {
   private readonly chips: HTMLOListElement;
   /** The chips drawn last (model version and text), so a render that changes neither leaves them. */
   private chipsKey = '';
+  /** A typed text whose encoding the worker was asked for when the field was checked (null: none). */
+  private awaiting: string | null = null;
+  /** Whether the check of the awaited text, now encoded, is queued. */
+  private rechecking = false;
 
-  /** The prompt as token ids for `model` (the attribute, or the fallback prompt). */
+  /** Whether a typed text waits for its encoding (the widget is busy until it is checked again). */
+  get waiting(): boolean {
+    return this.awaiting !== null;
+  }
+
+  /** The prompt as token ids for `model` (the attribute, or the fallback prompt); TokensPending while a text is encoded. */
   tokens(model: LoadedTransformer): number[] {
     const raw = this.host.getAttribute(this.attribute);
-    return raw === null || raw.trim() === '' ? this.fallback(model.config) : tokenize(model, raw, `attribute ${this.attribute}`);
+    return raw === null || raw.trim() === '' ? this.fallback(model) : tokenize(model, raw, `attribute ${this.attribute}`);
   }
 
   /** The field's text for `model`: with a tokenizer the attribute as written, else the tokens' names or ids. */
@@ -420,10 +514,22 @@ export class PromptField {
   }
 
   sync(model: LoadedTransformer): void {
+    // A typed text the worker has encoded since the field was checked: check it again (committed if valid).
+    const awaited = this.awaiting;
+    if (awaited !== null && !this.rechecking && model.tokenizer?.encoded(awaited) !== undefined) {
+      this.rechecking = true;
+      queueMicrotask(() => {
+        this.rechecking = false;
+        if (this.awaiting !== awaited) return;
+        this.awaiting = null;
+        if (this.input.value.trim() === awaited && this.host.currentModel === model) this.bound.check();
+      });
+    }
     // "Prompt (tokens separated by spaces):" says how ids are typed; with a tokenizer it is text.
     const words = model.tokenizer ? this.labelWords.replace(/\s*\(tokens separated by spaces\)/, ' (text)') : this.labelWords;
     if (this.labelText.data !== words) this.labelText.data = words;
-    this.bound.show(this.text(model));
+    // A typed text awaiting its encoding stays in the field (it is checked again when the ids arrive).
+    if (this.awaiting === null) this.bound.show(this.text(model));
     this.showTokens(model);
     if (!fieldSizingSupported()) this.fitHeight();
   }
@@ -485,8 +591,14 @@ function fieldSizingSupported(): boolean {
  * bad token and its position) as a WidgetInputError.
  */
 export function tokenize(model: LoadedTransformer, text: string, what: string): number[] {
+  if (model.tokenizer) {
+    // Encoded in the tokenizer's worker (TokenizerLink): the ids once it has answered, its refusal as the CLI words it.
+    const encoded = model.tokenizer.encoded(text);
+    if (encoded === undefined) throw new TokensPending(text);
+    if ('error' in encoded) throw new WidgetInputError(`${what} "${text}": ${encoded.error}`);
+    return encoded.ids;
+  }
   try {
-    if (model.tokenizer) return model.tokenizer.encodePrompt(text, model.config.d_vocab).ids;
     return model.handle.tokenize(text);
   } catch (err) {
     if (err instanceof Error && err.name === 'HeadlabError') throw new WidgetInputError(`${what} "${text}": ${err.message}`);
