@@ -744,6 +744,44 @@ export interface TransformerPathPatchingFile extends TransformerPatchingGrid<num
   edges: [number, number, number, number][];
 }
 
+/** A cell where attribution patching's estimate and the real patch differ most (gap = |estimate − actual|). */
+export interface TransformerAttributionGap {
+  estimate: number;
+  actual: number;
+  gap: number;
+}
+
+/**
+ * `headlab model analyze --attribution-patching`'s document (formats/attribution_patching_json.hpp):
+ * first-order estimates (activation difference × gradient at the clean run) of the effect of
+ * patching each head's output (nodes [L][H]) and each edge (cells [E][3]: q, k, v), beside the real
+ * patches, and their agreement. A correlation that is undefined (a one-layer model's edges) is null.
+ */
+export interface TransformerAttributionPatchingFile {
+  pairs: number;
+  prompt_length: number;
+  inputs: string[];
+  clean_logit_difference: number[];
+  corrupted_logit_difference: number[];
+  nodes: { estimate: number[][]; actual: number[][]; estimates: number[][][]; actuals: number[][][] };
+  edges: {
+    /** [sender_layer, sender_head, receiver_layer, receiver_head], sender-major. */
+    edges: [number, number, number, number][];
+    estimate: number[][];
+    actual: number[][];
+    estimates: number[][][];
+    actuals: number[][][];
+  };
+  agreement: {
+    nodes: { spearman: number | null; largest: (TransformerAttributionGap & { layer: number; head: number })[] };
+    edges: {
+      spearman: number | null;
+      spearman_by_input: { q: number | null; k: number | null; v: number | null };
+      largest: (TransformerAttributionGap & { sender: [number, number]; receiver: [number, number]; input: 'q' | 'k' | 'v' })[];
+    };
+  };
+}
+
 /** One head's QK attribution for every query of a prompt (TransformerModel.qkAttributionTable). */
 export interface TransformerQkAttributionTable {
   layer: number;
@@ -831,6 +869,11 @@ export interface TransformerModel {
   batchPatching(request: TransformerPairsRequest): TransformerBatchPatchingFile;
   /** Path patching over a batch (sender head → each later receiver's q, k, v), with intervals; refused for a one-layer model. */
   pathPatching(request: TransformerPairsRequest): TransformerPathPatchingFile;
+  /**
+   * Attribution patching over a batch (the pairs or task of the request; resamples, permutations and
+   * seed are refused: no intervals are drawn), with the real node and path patches it is compared with.
+   */
+  attributionPatching(request: TransformerPairsRequest): TransformerAttributionPatchingFile;
   /** batchPatching() in steps: checks the request, patches nothing yet. */
   batchPatchingStart(request: TransformerPairsRequest): { done: number; total: number };
   /** Patches the next `pairs` (integer in [1, 1024]) pairs of the started run. */

@@ -202,6 +202,14 @@ export class TransformerModel extends OwnedHandle {
   }
 
   /**
+   * Attribution patching over a batch (first-order estimates of every head and edge patch, and their
+   * agreement with the real patches): `headlab model analyze --attribution-patching`'s document, parsed.
+   */
+  attributionPatching(request) {
+    return JSON.parse(unwrap(live(this).attribution_patching(pairsRequest(request))));
+  }
+
+  /**
    * batchPatching() a few pairs at a time (the worker task 'transformer-batch-patching'):
    * start checks the request and returns { done: 0, total: N }; step(k) patches k more pairs and
    * returns { done, total }; result() the document batchPatching() returns, once done = total.

@@ -152,6 +152,26 @@ TEST_CASE("attribution patching matches the PyTorch float64 autograd reference p
   }
 }
 
+TEST_CASE("the real node patches are batch patching's z cells; the real edges are path patching's", "[attribution]") {
+  // Batch patching normalises by head_position_patching's logit differences, attribution patching by
+  // pair_runs', the same forward read in another order: equal to ≈ 1e-15 relative; effects of order
+  // one divided by spans > 0.1 agree within 1e-12. Path patching runs the very same function per
+  // pair: the same bits.
+  const auto w = headlab::test::patching_model();
+  const auto all = headlab::test::patching_pairs(w);
+  const std::vector<PromptPair> pairs(all.begin(), all.begin() + 4);
+  IntervalSettings quick;
+  quick.resamples = quick.permutations = kMinResamples;
+  const AttributionPatching a = attribution_patching(w, pairs);
+  const BatchPatching b = batch_patching(w, pairs, quick);
+  const PathPatching p = path_patching(w, pairs, quick);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    for (Eigen::Index n = 0; n < a.node_actual[i].cols(); ++n)
+      CHECK_THAT(a.node_actual[i](0, n), Catch::Matchers::WithinAbs(b.head_component.effects[i](n, 3), 1e-12));
+    CHECK(a.edge_actual[i] == p.grid.effects[i]);
+  }
+}
+
 TEST_CASE("attribution patching is exact where the metric is linear: one layer, no normalisation", "[attribution]") {
   // One layer and no final normalisation: LD is linear in each head's output (the logits read the
   // residual stream through W_U alone), so the estimate is the real patch up to rounding: values of

@@ -7,6 +7,7 @@
 // web/transformer.js.
 #include "bindings/marshal.hpp"
 #include "core/batch_patching.hpp"
+#include "core/attribution_patching.hpp"
 #include "core/path_patching.hpp"
 #include "core/induction_task.hpp"
 #include "core/max_digit_task.hpp"
@@ -15,6 +16,7 @@
 #include "core/transformer_layout.hpp"
 #include "core/transformer_training.hpp"
 #include "formats/batch_patching_json.hpp"
+#include "formats/attribution_patching_json.hpp"
 #include "formats/path_patching_json.hpp"
 #include "formats/prompt_pairs.hpp"
 #include "formats/safetensors.hpp"
@@ -339,6 +341,19 @@ class TransformerModelHandle {
       return val(fm::write_path_patching(tf::path_patching(loaded(), pairs, settings)));
     });
   }
+  // The same request without interval settings; attribution patching (core/attribution_patching.hpp).
+  // Returns the document `headlab model analyze --attribution-patching` writes, byte for byte.
+  val attribution_patching(val request) {
+    return guarded([&] {
+      tf::IntervalSettings unused;
+      const auto pairs = pairs_request(request, "the attribution-patching request", unused);
+      for (const char* key : {"resamples", "permutations", "seed"}) {
+        if (request.call<bool>("hasOwnProperty", std::string(key)))
+          throw InputError(std::string(key) + " sets intervals, which attribution patching does not draw");
+      }
+      return val(fm::write_attribution_patching(loaded().config, tf::attribution_patching(loaded(), pairs)));
+    });
+  }
   val analyze(val request) {
     return guarded([&] {
       const tf::AnalysisRequest r = request_from_js(loaded().config, request);
@@ -632,6 +647,7 @@ EMSCRIPTEN_BINDINGS(headlab_transformer) {
       .function("analyze", &TransformerModelHandle::analyze)
       .function("batch_patching", &TransformerModelHandle::batch_patching)
       .function("path_patching", &TransformerModelHandle::path_patching)
+      .function("attribution_patching", &TransformerModelHandle::attribution_patching)
       .function("batch_patching_start", &TransformerModelHandle::batch_patching_start)
       .function("batch_patching_step", &TransformerModelHandle::batch_patching_step)
       .function("batch_patching_result", &TransformerModelHandle::batch_patching_result)
