@@ -126,8 +126,11 @@ export interface HeadlabElementBase<State> extends HTMLElement {
   download(format: 'svg' | 'png' | 'json', name?: string): Promise<void>;
   /** Runs a scheduled render now instead of at the next animation frame. */
   renderNow(): void;
-  /** A number computed from the model on the page, for <headlab-value> (undefined while not ready or for an unknown name). */
-  boundValue(name: string): BoundValue | undefined;
+  /**
+   * A number computed from the model on the page, for <headlab-value> (undefined while not ready or
+   * for an unknown name; { computing: true } while a new value is computed after one was shown).
+   */
+  boundValue(name: string): BoundValue | BoundComputing | undefined;
   addEventListener<K extends keyof HTMLElementEventMap>(
     type: K,
     listener: (this: this, ev: HTMLElementEventMap[K]) => unknown,
@@ -780,6 +783,10 @@ export interface HeadlabQkAttribution extends TransformerElementBase<QkAttributi
 
 // ---------- <headlab-value> ----------
 
+/** What boundValue(name) returns while the source computes a new value after one was shown: the value shows "computing…". */
+export interface BoundComputing {
+  computing: true;
+}
 /** A number a source element offers for the prose: what its boundValue(name) returns. */
 export interface BoundValue {
   value: number;
