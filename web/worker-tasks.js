@@ -470,6 +470,25 @@ export const workerTasks = {
   },
 
   /**
+   * A prompt's next-token loss with each head ablated alone (TransformerModel.headLosses, `headlab model
+   * run --head-losses`): mean ablation averages each head's output over the author's reference
+   * sequences, or over repeated random sequences (the first pass is ~20 ms in WASM).
+   * params: { model?, config?, safetensors? (as 'transformer-analyze'), prompt, options?: { mode?, sequences?, seed?, reference? } }.
+   * result: TransformerHeadLosses.
+   */
+  'transformer-head-losses': {
+    module: 'transformer',
+    run: async (core, params) => {
+      const model = transformerOf(core, params);
+      try {
+        return model.headLosses(params?.prompt, params?.options);
+      } finally {
+        if (params?.model === undefined) model.dispose();
+      }
+    },
+  },
+
+  /**
    * One head's QK attribution for every query of a prompt (TransformerModel.qkAttributionTable):
    * the T × T table a <headlab-qk-attribution> reads a clicked cell from without another task.
    * params: { model?, config?, safetensors? (as 'transformer-analyze'), prompt: token ids, layer, head }.
