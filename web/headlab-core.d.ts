@@ -806,6 +806,41 @@ export interface TransformerAttributionPatchingFile {
   };
 }
 
+/** A faithfulness request: the pairs or task, the circuit's heads and what replaces every other head. */
+export interface TransformerFaithfulnessRequest extends TransformerPairsRequest {
+  circuit: [number, number][];
+  ablation?: 'corrupted' | 'mean';
+}
+
+/** One row of the faithfulness document: the mean recovery, its bootstrap 95 % interval, the sign-flip p-value of "no recovery" and the N per-pair recoveries. */
+export interface TransformerRecoveryRow {
+  mean: number;
+  lower: number;
+  upper: number;
+  p_value: number;
+  pairs: number[];
+}
+
+/**
+ * `headlab model analyze --faithfulness`'s document (formats/faithfulness_json.hpp): the share of the
+ * clean-vs-corrupted logit difference the circuit recovers with every other head replaced, and the
+ * same without each circuit head in turn (the circuit's layer-then-head order).
+ */
+export interface TransformerFaithfulnessFile {
+  pairs: number;
+  prompt_length: number;
+  resamples: number;
+  permutations: number;
+  seed: number;
+  confidence: number;
+  ablation: 'corrupted' | 'mean';
+  circuit: [number, number][];
+  clean_logit_difference: number[];
+  corrupted_logit_difference: number[];
+  recovery: TransformerRecoveryRow;
+  leave_one_out: (TransformerRecoveryRow & { layer: number; head: number })[];
+}
+
 /** One head's QK attribution for every query of a prompt (TransformerModel.qkAttributionTable). */
 export interface TransformerQkAttributionTable {
   layer: number;
@@ -903,6 +938,8 @@ export interface TransformerModel {
    * seed are refused: no intervals are drawn), with the real node and path patches it is compared with.
    */
   attributionPatching(request: TransformerPairsRequest): TransformerAttributionPatchingFile;
+  /** Circuit faithfulness over a batch, with its interval and the leave-one-out table. */
+  faithfulness(request: TransformerFaithfulnessRequest): TransformerFaithfulnessFile;
   /** batchPatching() in steps: checks the request, patches nothing yet. */
   batchPatchingStart(request: TransformerPairsRequest): { done: number; total: number };
   /** Patches the next `pairs` (integer in [1, 1024]) pairs of the started run. */

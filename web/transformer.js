@@ -216,6 +216,14 @@ export class TransformerModel extends OwnedHandle {
   }
 
   /**
+   * Circuit faithfulness over a batch (request: the pairs or task, circuit [[layer, head], …],
+   * ablation 'corrupted' or 'mean', interval settings): `headlab model analyze --faithfulness`'s document, parsed.
+   */
+  faithfulness(request) {
+    return JSON.parse(unwrap(live(this).faithfulness(pairsRequest(request))));
+  }
+
+  /**
    * batchPatching() a few pairs at a time (the worker task 'transformer-batch-patching'):
    * start checks the request and returns { done: 0, total: N }; step(k) patches k more pairs and
    * returns { done, total }; result() the document batchPatching() returns, once done = total.

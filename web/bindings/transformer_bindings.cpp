@@ -7,6 +7,7 @@
 // web/transformer.js.
 #include "bindings/marshal.hpp"
 #include "core/batch_patching.hpp"
+#include "core/circuit_faithfulness.hpp"
 #include "core/attribution_patching.hpp"
 #include "core/path_patching.hpp"
 #include "core/induction_task.hpp"
@@ -16,6 +17,7 @@
 #include "core/transformer_layout.hpp"
 #include "core/transformer_training.hpp"
 #include "formats/batch_patching_json.hpp"
+#include "formats/faithfulness_json.hpp"
 #include "formats/attribution_patching_json.hpp"
 #include "formats/path_patching_json.hpp"
 #include "formats/prompt_pairs.hpp"
@@ -24,6 +26,7 @@
 #include "formats/transformer_json.hpp"
 #include "formats/transformer_model.hpp"
 
+#include <functional>
 #include <memory>
 
 namespace headlab::web {
@@ -381,6 +384,27 @@ class TransformerModelHandle {
       return val(fm::write_attribution_patching(loaded().config, tf::attribution_patching(loaded(), pairs)));
     });
   }
+  // The same request with circuit: [[layer, head]…] and ablation?: "corrupted" | "mean"; circuit
+  // faithfulness (core/circuit_faithfulness.hpp). Returns the document `headlab model analyze
+  // --faithfulness` writes, byte for byte.
+  val faithfulness(val request) {
+    return guarded([&] {
+      tf::IntervalSettings settings;
+      std::vector<tf::HeadIndex> circuit;
+      auto ablation = tf::CircuitAblation::corrupted;
+      const auto pairs = pairs_request(request, "the faithfulness request", settings, [&](ObjectReader& in) {
+        if (!in.has("circuit")) throw InputError("the faithfulness request needs a circuit: [[layer, head], …]");
+        circuit = array_from_js(in.get("circuit"), "circuit", "an array of [layer, head] pairs", head_from_js);
+        if (in.has("ablation")) {
+          const std::string name = string_arg(in.get("ablation"), "ablation");
+          if (name != "corrupted" && name != "mean")
+            throw InputError("ablation must be \"corrupted\" or \"mean\", got \"" + name.substr(0, 40) + "\"");
+          ablation = name == "mean" ? tf::CircuitAblation::mean : tf::CircuitAblation::corrupted;
+        }
+      });
+      return val(fm::write_faithfulness(tf::circuit_faithfulness(loaded(), pairs, circuit, ablation, settings)));
+    });
+  }
   val analyze(val request) {
     return guarded([&] {
       const tf::AnalysisRequest r = request_from_js(loaded().config, request);
@@ -462,7 +486,9 @@ class TransformerModelHandle {
   }
   // The pairs of a batch request ({ pairs } or { task, count?, pairs_seed? }) and its interval settings
   // (resamples?, permutations?, seed?); `what` names the request in messages.
-  std::vector<PromptPair> pairs_request(const val& request, const char* what, tf::IntervalSettings& settings) const {
+  // `extra` reads a caller's own keys before unknown keys are refused.
+  std::vector<PromptPair> pairs_request(const val& request, const char* what, tf::IntervalSettings& settings,
+                                        const std::function<void(ObjectReader&)>& extra = nullptr) const {
     const auto& c = loaded().config;
     ObjectReader in(request, what);
     in.integer("resamples", settings.resamples);
@@ -483,6 +509,7 @@ class TransformerModelHandle {
     } else {
       throw InputError(std::string(what) + " needs pairs (a pairs file's text) or a task");
     }
+    if (extra) extra(in);
     in.finish();
     return pairs;
   }
@@ -686,6 +713,7 @@ EMSCRIPTEN_BINDINGS(headlab_transformer) {
       .function("batch_patching", &TransformerModelHandle::batch_patching)
       .function("path_patching", &TransformerModelHandle::path_patching)
       .function("attribution_patching", &TransformerModelHandle::attribution_patching)
+      .function("faithfulness", &TransformerModelHandle::faithfulness)
       .function("batch_patching_start", &TransformerModelHandle::batch_patching_start)
       .function("batch_patching_step", &TransformerModelHandle::batch_patching_step)
       .function("batch_patching_result", &TransformerModelHandle::batch_patching_result)

@@ -1,0 +1,113 @@
+// Circuit faithfulness (core/circuit_faithfulness.hpp) in the WASM module: the document the native CLI
+// writes (--faithfulness), byte for byte (every per-pair recovery, mean, interval, p-value and
+// leave-one-out row the same bits), for the two-layer fixture with its pairs file (corrupted and mean
+// replacement) and for the shipped induction model with the induction generator; the wrapper's parsed
+// document; bad circuits named as the CLI names them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { cliRun, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
+
+const dataDir = path.join(root, 'tests/data');
+const shipped = path.join(root, 'site/pages/data');
+
+test('faithfulness in WASM gives the CLI document byte for byte', async () => {
+  const { default: factory } = await import(path.join(wasmDir, 'headlab_transformer.mjs'));
+  const raw = await factory({ wasmBinary: fs.readFileSync(path.join(wasmDir, 'headlab_transformer.wasm')) });
+  const pairsPath = path.join(dataDir, 'batch_patching/pairs.json');
+  const fixture = path.join(dataDir, 'transformer/two_layer_ln_pos');
+  const pairs = { pairs: fs.readFileSync(pairsPath, 'utf8') };
+  const cases = [
+    [
+      fixture,
+      ['--pairs', pairsPath, '--faithfulness', '0.1 1.0 1.2', '--seed', '4'],
+      {
+        ...pairs,
+        circuit: [
+          [0, 1],
+          [1, 0],
+          [1, 2],
+        ],
+        seed: 4,
+      },
+    ],
+    [
+      fixture,
+      ['--pairs', pairsPath, '--faithfulness', '1.1,0.0', '--ablation', 'mean', '--resamples', '300'],
+      {
+        ...pairs,
+        circuit: [
+          [1, 1],
+          [0, 0],
+        ],
+        ablation: 'mean',
+        resamples: 300,
+      },
+    ],
+    [
+      path.join(shipped, 'induction-seed0'),
+      ['--pairs-task', 'induction', '--count', '16', '--pairs-seed', '1', '--faithfulness', '0.0 1.0'],
+      {
+        task: 'induction',
+        count: 16,
+        pairs_seed: 1,
+        circuit: [
+          [0, 0],
+          [1, 0],
+        ],
+      },
+    ],
+  ];
+  for (const [stem, flags, request] of cases) {
+    const handle = new raw.TransformerModelHandle();
+    try {
+      handle.load(fs.readFileSync(`${stem}.json`, 'utf8'), new Uint8Array(fs.readFileSync(`${stem}.safetensors`)));
+      const r = cliRun(['model', 'analyze', '--config', `${stem}.json`, '--weights', `${stem}.safetensors`, ...flags]);
+      assert.equal(r.status, 0, r.stderr);
+      const text = handle.faithfulness(request);
+      assert.equal(typeof text, 'string', JSON.stringify(text));
+      assert.equal(text, r.stdout, flags.join(' '));
+      const doc = JSON.parse(text);
+      assert.equal(doc.leave_one_out.length, request.circuit.length);
+      assert.equal(doc.recovery.pairs.length, doc.pairs);
+    } finally {
+      handle.delete();
+    }
+  }
+});
+
+test('TransformerModel.faithfulness: the parsed document; bad circuits named', async () => {
+  const core = await wasmTransformerCore();
+  const stem = path.join(dataDir, 'transformer/two_layer_ln_pos');
+  const model = core.loadTransformer(fs.readFileSync(`${stem}.json`, 'utf8'), new Uint8Array(fs.readFileSync(`${stem}.safetensors`)));
+  try {
+    const request = { task: 'induction', count: 4, pairs_seed: 2 };
+    // Every head kept: nothing is replaced, the clean run, recovery exactly 1 for every pair.
+    const all = [0, 1].flatMap((l) => [0, 1, 2].map((h) => [l, h]));
+    const doc = model.faithfulness({ ...request, circuit: all });
+    assert.equal(doc.pairs, 4);
+    assert.equal(doc.ablation, 'corrupted');
+    assert.deepEqual(doc.recovery.pairs, [1, 1, 1, 1]);
+    assert.equal(doc.leave_one_out.length, 6);
+    assert.throws(() => model.faithfulness({ ...request, circuit: [[2, 0]] }), /circuit head 2\.0: layer must lie in \[0, 1\]/);
+    assert.throws(() => model.faithfulness({ ...request, circuit: [[0, 3]] }), /circuit head 0\.3: head must lie in \[0, 2\]/);
+    assert.throws(
+      () =>
+        model.faithfulness({
+          ...request,
+          circuit: [
+            [0, 1],
+            [0, 1],
+          ],
+        }),
+      /circuit head 0\.1 is named twice/,
+    );
+    assert.throws(() => model.faithfulness({ ...request, circuit: [] }), /circuit is empty/);
+    assert.throws(() => model.faithfulness(request), /the faithfulness request needs a circuit/);
+    assert.throws(() => model.faithfulness({ ...request, circuit: [[0, 1]], ablation: 'zero' }), /ablation must be "corrupted" or "mean"/);
+  } finally {
+    model.dispose();
+  }
+});
