@@ -470,6 +470,35 @@ export const workerTasks = {
   },
 
   /**
+   * Attribution patching over a batch of prompt pairs (core/attribution_patching.hpp): every head's
+   * and every edge's (sender → receiver's q, k, v) first-order estimate beside the real patch, and
+   * their agreement, in one call (the core's pairs are not resumable between calls; the shipped
+   * induction model's 64 pairs take a few hundred ms of WASM work). progress: { pairs_done: 0,
+   * pairs_total: N } once the request is read (N: the pairs file's length or the task's count),
+   * then { pairs_done: N, pairs_total: N } with the result.
+   * params: { model?, config?, safetensors? (as 'transformer-analyze'), request: TransformerPairsRequest
+   *           ({ pairs } or { task, count?, pairs_seed? }; resamples, permutations and seed are refused) }.
+   * result: `headlab model analyze --attribution-patching`'s document as an object, the same bits as
+   *         the CLI. A bad request or pair fails with the core's message; nothing half-computed is returned.
+   */
+  'transformer-attribution-patching': {
+    module: 'transformer',
+    run: async (core, params, { progress = () => {} } = {}) => {
+      const model = transformerOf(core, params);
+      try {
+        const request = params?.request;
+        const total = typeof request?.pairs === 'string' ? null : (request?.count ?? 64);
+        if (Number.isInteger(total)) progress({ pairs_done: 0, pairs_total: total });
+        const doc = model.attributionPatching(request);
+        progress({ pairs_done: doc.pairs, pairs_total: doc.pairs });
+        return doc;
+      } finally {
+        if (params?.model === undefined) model.dispose();
+      }
+    },
+  },
+
+  /**
    * One head's QK attribution for every query of a prompt (TransformerModel.qkAttributionTable):
    * the T × T table a <headlab-qk-attribution> reads a clicked cell from without another task.
    * params: { model?, config?, safetensors? (as 'transformer-analyze'), prompt: token ids, layer, head }.
