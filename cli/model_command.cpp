@@ -44,7 +44,8 @@ const char* kModelUsage =
     "usage: headlab model inspect --config model.json --weights model.safetensors\n"
     "       headlab model run --config model.json --weights model.safetensors --prompt \"1 2 3\" [--out run.json]\n"
     "                         [--tokenizer tokenizer.json (then --prompt and --corrupted are text)]\n"
-    "                         [--ablate \"1.2 0.3\" [--ablation zero|mean] [--sequences N] [--seed S]]\n"
+    "                         [--ablate \"1.2 0.3\"] [--head-losses] [--ablation zero|mean]\n"
+    "                         [--sequences N] [--seed S | --reference \"3 4 5; 6 7 8\"]\n"
     "       headlab model analyze --config model.json --weights model.safetensors --prompt \"1 2 3\"\n"
     "                             [--position P] [--token T] [--corrupted \"1 2 4\" --answer A --wrong B]\n"
     "                             [--ablation zero|mean] [--sequences N] [--seed S] [--circuits]\n"
@@ -209,15 +210,40 @@ std::vector<tf::HeadIndex> heads_flag(const std::string& text, const std::string
   return heads;
 }
 
+// --reference "3 4 5; 6 7 8": the sequences mean ablation averages over, separated by ';', each read
+// as --prompt is (token ids or names, or text with --tokenizer).
+std::vector<std::vector<int>> reference_flag(const LoadedModel& m, const std::map<std::string, std::string>& flags) {
+  std::vector<std::vector<int>> out;
+  if (!flags.count("--reference")) return out;
+  const std::string& text = flags.at("--reference");
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = text.find(';', start);
+    const std::string part = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::map<std::string, std::string> one{{"--reference", part}};
+    try {
+      out.push_back(prompt_flag(m, one, "--reference"));
+    } catch (const InputError& e) {
+      throw InputError("sequence " + std::to_string(out.size()) + " of " + e.what());
+    }
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
 int run(const Args& args, std::ostream& out) {
-  const auto flags = flags_of(args, {"--config", "--weights", "--tokenizer", "--prompt", "--out", "--ablate",
-                                     "--ablation", "--sequences", "--seed"});
+  const auto flags = flags_of(args,
+                              {"--config", "--weights", "--tokenizer", "--prompt", "--out", "--ablate", "--ablation",
+                               "--sequences", "--seed", "--reference"},
+                              {"--head-losses"});
   refuse_overwriting_model_inputs(flags);
   const auto m = load(flags);
   const auto tokens = prompt_flag(m, flags, "--prompt");
-  if (!flags.count("--ablate")) {
-    for (const char* f : {"--ablation", "--sequences", "--seed"}) {
-      if (flags.count(f)) throw UsageError(std::string(f) + " applies only with --ablate");
+  const bool ablating = flags.count("--ablate") > 0, losses = flags.count("--head-losses") > 0;
+  if (!ablating && !losses) {
+    for (const char* f : {"--ablation", "--sequences", "--seed", "--reference"}) {
+      if (flags.count(f)) throw UsageError(std::string(f) + " applies only with --ablate or --head-losses");
     }
     emit(flags, fm::write_transformer_run(m.weights, tf::transformer_forward(m.weights, tokens)), out);
     return 0;
@@ -228,10 +254,21 @@ int run(const Args& args, std::ostream& out) {
     if (name != "zero" && name != "mean") throw UsageError("--ablation must be zero or mean, got \"" + name + "\"");
     mode = name == "zero" ? tf::Ablation::zero : tf::Ablation::mean;
   }
-  const int sequences = static_cast<int>(integer_flag(flags, "--sequences", 32, 1, 10000));
-  const auto seed = optional_seed_flag(flags, "--seed", 0);
-  const auto run = tf::ablated_forward(m.weights, tokens, heads_flag(flags.at("--ablate")), mode, sequences, seed);
-  emit(flags, fm::write_transformer_run(m.weights, run), out);
+  if (flags.count("--reference") && (flags.count("--sequences") || flags.count("--seed"))) {
+    throw UsageError("--reference replaces the repeated random sequences: --sequences and --seed do not apply");
+  }
+  tf::MeanSource means;
+  means.sequences = static_cast<int>(integer_flag(flags, "--sequences", 32, 1, 10000));
+  means.seed = optional_seed_flag(flags, "--seed", 0);
+  means.reference = reference_flag(m, flags);
+  const auto run = ablating ? tf::ablated_forward(m.weights, tokens, heads_flag(flags.at("--ablate")), mode, means)
+                            : tf::transformer_forward(m.weights, tokens);
+  if (!losses) {
+    emit(flags, fm::write_transformer_run(m.weights, run), out);
+    return 0;
+  }
+  const auto head_losses = tf::prompt_ablation_loss(m.weights, tokens, mode, means);
+  emit(flags, fm::write_transformer_run(m.weights, run, head_losses, mode, means), out);
   return 0;
 }
 

@@ -632,41 +632,101 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
   return out;
 }
 
+namespace {
+
+// The heads named in `heads` as an L × H mask; throws InputError on a head outside the model or named twice.
+std::vector<std::vector<bool>> ablation_mask(const TransformerConfig& c, const std::vector<HeadIndex>& heads) {
+  std::vector<std::vector<bool>> ablate(c.n_layers, std::vector<bool>(c.n_heads, false));
+  for (const auto& hi : heads) {
+    const std::string name = std::to_string(hi.layer) + "." + std::to_string(hi.head);
+    if (hi.layer < 0 || hi.layer >= c.n_layers || hi.head < 0 || hi.head >= c.n_heads) {
+      throw InputError("head " + name + " is not in the model (" + std::to_string(c.n_layers) + " layers × " +
+                       std::to_string(c.n_heads) + " heads, numbered from 0)");
+    }
+    if (ablate[hi.layer][hi.head]) throw InputError("head " + name + " is named twice");
+    ablate[hi.layer][hi.head] = true;
+  }
+  return ablate;
+}
+
+// Checks a mean source for a prompt of T tokens: sequences in [1, 10000] when no reference is given;
+// else every reference sequence a valid prompt and the longest at least T tokens.
+void require_mean_source(const TransformerConfig& c, const MeanSource& means, std::size_t T) {
+  if (means.reference.empty()) {
+    require_sequences(means.sequences);
+    return;
+  }
+  if (means.reference.size() > static_cast<std::size_t>(kMaxReferenceSequences)) {
+    throw InputError("reference: " + std::to_string(means.reference.size()) + " sequences; at most " +
+                     std::to_string(kMaxReferenceSequences));
+  }
+  std::size_t longest = 0;
+  for (std::size_t i = 0; i < means.reference.size(); ++i) {
+    try {
+      require_tokens(c, means.reference[i]);
+    } catch (const InputError& e) {
+      throw InputError("reference sequence " + std::to_string(i) + ": " + e.what());
+    }
+    longest = std::max(longest, means.reference[i].size());
+  }
+  if (longest < T) {
+    throw InputError("mean ablation over the reference sequences: the prompt has " + std::to_string(T) +
+                     " tokens, the longest reference sequence " + std::to_string(longest) + ", so positions from " +
+                     std::to_string(longest) + " on have no mean");
+  }
+}
+
+// Mean output of each head in `which` (L × H mask) at positions [0, T), from a checked mean source:
+// L × H matrices of T × d_model (empty for a head not in the mask). Sums run over the sequences in
+// order; with repeated random sequences (all n_ctx ≥ T long) every row divides by their count.
+std::vector<std::vector<Matrix>> mean_head_outputs(const TransformerWeights& w, const MeanSource& means,
+                                                   const std::vector<std::vector<bool>>& which, Eigen::Index T) {
+  const auto& c = w.config;
+  std::vector<std::vector<Matrix>> mean(c.n_layers, std::vector<Matrix>(c.n_heads));
+  for (int l = 0; l < c.n_layers; ++l)
+    for (int h = 0; h < c.n_heads; ++h)
+      if (which[l][h]) mean[l][h] = Matrix::Zero(T, c.d_model);
+  std::vector<double> count(static_cast<std::size_t>(T), 0.0);  // sequences reaching each position
+  const auto add = [&](const std::vector<int>& tokens) {
+    const auto a = transformer_forward_unchecked(w, tokens);
+    const Eigen::Index rows = std::min<Eigen::Index>(T, static_cast<Eigen::Index>(tokens.size()));
+    for (int l = 0; l < c.n_layers; ++l)
+      for (int h = 0; h < c.n_heads; ++h)
+        if (which[l][h]) mean[l][h].topRows(rows) += a.layers[l].head_output[h].topRows(rows);
+    for (Eigen::Index p = 0; p < rows; ++p) count[static_cast<std::size_t>(p)] += 1.0;
+  };
+  if (means.reference.empty()) {
+    Random rng = Random(means.seed).stream(kEvaluationStream);
+    for (const auto& s : repeated_batch(c, rng, means.sequences)) add(s.tokens);
+  } else {
+    for (const auto& s : means.reference) add(s);
+  }
+  for (auto& layer : mean)
+    for (auto& m : layer)
+      for (Eigen::Index p = 0; p < m.rows(); ++p) m.row(p) /= count[static_cast<std::size_t>(p)];
+  return mean;
+}
+
+}  // namespace
+
 TransformerActivations ablated_forward(const TransformerWeights& w, const std::vector<int>& tokens,
                                        const std::vector<HeadIndex>& heads, Ablation mode, int sequences,
                                        std::uint64_t seed) {
+  MeanSource means;
+  means.sequences = sequences;
+  means.seed = seed;
+  return ablated_forward(w, tokens, heads, mode, means);
+}
+
+TransformerActivations ablated_forward(const TransformerWeights& w, const std::vector<int>& tokens,
+                                       const std::vector<HeadIndex>& heads, Ablation mode, const MeanSource& means) {
   validate_weights(w);
   require_tokens(w.config, tokens);
-  const auto& c = w.config;
-  std::vector<std::vector<bool>> ablate(c.n_layers, std::vector<bool>(c.n_heads, false));
-  for (const auto& hi : heads) {
-    if (hi.layer < 0 || hi.layer >= c.n_layers || hi.head < 0 || hi.head >= c.n_heads) {
-      throw InputError("head " + std::to_string(hi.layer) + "." + std::to_string(hi.head) + " is not in the model (" +
-                       std::to_string(c.n_layers) + " layers × " + std::to_string(c.n_heads) +
-                       " heads, numbered from 0)");
-    }
-    if (ablate[hi.layer][hi.head]) {
-      throw InputError("head " + std::to_string(hi.layer) + "." + std::to_string(hi.head) + " is named twice");
-    }
-    ablate[hi.layer][hi.head] = true;
-  }
+  const auto ablate = ablation_mask(w.config, heads);
   std::vector<std::vector<Matrix>> mean_output;
   if (mode == Ablation::mean && !heads.empty()) {
-    if (sequences < 1 || sequences > 10000) {
-      throw InputError("sequences must be in [1, 10000], got " + std::to_string(sequences));
-    }
-    Random rng = Random(seed).stream(kEvaluationStream);
-    const auto batch = repeated_batch(c, rng, sequences);
-    const Eigen::Index T = static_cast<Eigen::Index>(tokens.size());
-    mean_output.assign(c.n_layers, std::vector<Matrix>(c.n_heads, Matrix::Zero(T, c.d_model)));
-    for (const auto& s : batch) {
-      const auto a = transformer_forward_unchecked(w, s.tokens);
-      for (int l = 0; l < c.n_layers; ++l)
-        for (int h = 0; h < c.n_heads; ++h)
-          if (ablate[l][h]) mean_output[l][h] += a.layers[l].head_output[h].topRows(T);
-    }
-    for (auto& layer : mean_output)
-      for (auto& m : layer) m /= static_cast<double>(batch.size());
+    require_mean_source(w.config, means, tokens.size());
+    mean_output = mean_head_outputs(w, means, ablate, static_cast<Eigen::Index>(tokens.size()));
   }
   const HeadHook hook = [&](int layer, int head, Matrix& out) {
     if (!ablate[layer][head]) return;
@@ -674,6 +734,32 @@ TransformerActivations ablated_forward(const TransformerWeights& w, const std::v
     else out = mean_output[layer][head];
   };
   return transformer_forward_unchecked(w, tokens, hook);
+}
+
+PromptAblation prompt_ablation_loss(const TransformerWeights& w, const std::vector<int>& prompt, Ablation mode,
+                                    const MeanSource& means) {
+  validate_weights(w);
+  require_tokens(w.config, prompt);
+  if (prompt.size() < 2) throw InputError("the prompt has 1 token; its next-token loss needs at least 2");
+  const auto& c = w.config;
+  std::vector<std::vector<Matrix>> mean_output;
+  if (mode == Ablation::mean) {
+    require_mean_source(c, means, prompt.size());
+    const std::vector<std::vector<bool>> all(c.n_layers, std::vector<bool>(c.n_heads, true));
+    mean_output = mean_head_outputs(w, means, all, static_cast<Eigen::Index>(prompt.size()));
+  }
+  TokenSequence s;
+  s.tokens = prompt;
+  const TransformerActivations clean = transformer_forward_unchecked(w, prompt);
+  const double positions = static_cast<double>(prompt.size() - 1);
+  std::vector<double> total(static_cast<std::size_t>(c.n_layers * c.n_heads), 0.0);
+  add_ablation_losses(w, clean, s, mode, mean_output, total);
+  PromptAblation out;
+  out.clean_loss = sequence_cross_entropy(clean.logits, s) / positions;
+  out.loss.resize(c.n_layers, c.n_heads);
+  for (int l = 0; l < c.n_layers; ++l)
+    for (int h = 0; h < c.n_heads; ++h) out.loss(l, h) = total[static_cast<std::size_t>(l * c.n_heads + h)] / positions;
+  return out;
 }
 
 }  // namespace headlab::transformer

@@ -54,6 +54,35 @@ TransformerActivations ablated_forward(const TransformerWeights& weights, const 
                                        const std::vector<HeadIndex>& heads, Ablation mode, int sequences,
                                        std::uint64_t seed);
 
+// Where mean ablation takes each head's mean output from: the `reference` sequences when any are
+// given (an author's own prompts, for a model of any task), else `sequences` repeated random
+// sequences of `seed` (the batch above; the induction task's). A head's output at position p
+// depends only on positions ≤ p (causal), so its mean at p is over the reference sequences that
+// reach p: Σ_{s : |s| > p} out_s[p] / #{s : |s| > p}.
+constexpr int kMaxReferenceSequences = 10000;
+struct MeanSource {
+  std::vector<std::vector<int>> reference;  // each 1..n_ctx tokens; at most kMaxReferenceSequences
+  int sequences = 32;                       // repeated random sequences when `reference` is empty
+  std::uint64_t seed = 0;
+};
+// As above, with the means from `means`. Also throws InputError naming a bad reference sequence
+// ("reference sequence 2: …") or a prompt longer than every reference sequence.
+TransformerActivations ablated_forward(const TransformerWeights& weights, const std::vector<int>& tokens,
+                                       const std::vector<HeadIndex>& heads, Ablation mode, const MeanSource& means);
+
+// The next-token loss of one prompt, in nats: the mean over positions p ∈ [0, T − 1) of
+// −log softmax(logits_p)[prompt_{p+1}] — the model's own prediction of the prompt's next tokens, no
+// task assumed (so ≥ 0) — clean and with each head ablated alone (zero: its output replaced by 0;
+// mean: by its mean output at each position, from `means`). The ablated losses are those of
+// ablated_forward with the one head, computed from layer l on (resume_forward). Throws InputError on
+// a prompt of fewer than 2 tokens (nothing to predict), a bad token, or a bad mean source.
+struct PromptAblation {
+  double clean_loss = 0.0;
+  Matrix loss;  // L × H: the prompt's loss with head (l, h) ablated
+};
+PromptAblation prompt_ablation_loss(const TransformerWeights& weights, const std::vector<int>& prompt, Ablation mode,
+                                    const MeanSource& means);
+
 // Activation patching (noising): for each head h of layer l and each position p, run the clean prompt
 // with head_output_{l,h}[p] replaced by its value on the corrupted prompt (same length), and measure
 // the logit difference LD = logit[answer] − logit[wrong] at the last position, normalised

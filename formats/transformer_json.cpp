@@ -181,6 +181,23 @@ std::string write_transformer_run(const TransformerWeights& w, const Transformer
   return finish(out);
 }
 
+std::string write_transformer_run(const TransformerWeights& w, const TransformerActivations& run,
+                                  const PromptAblation& losses, Ablation mode, const MeanSource& means) {
+  JsonWriter out(KeyOrder::as_written);
+  out.begin_object();
+  run_members(out, w, run);
+  out.key("head_losses").begin_object();
+  out.key("mode").value(mode == Ablation::zero ? "zero" : "mean");
+  out.key("means").value(means.reference.empty() ? "repeated random sequences" : "reference");
+  out.key("sequences").value(means.reference.empty() ? means.sequences : static_cast<int>(means.reference.size()));
+  if (means.reference.empty()) out.key("seed").value(static_cast<unsigned long long>(means.seed));
+  out.key("clean_loss").value(losses.clean_loss);
+  out.key("loss").matrix(losses.loss);
+  out.end_object();
+  out.end_object();
+  return finish(out);
+}
+
 std::string write_transformer_analysis(const TransformerWeights& w, const AnalysisRequest& r,
                                        const TransformerAnalysis& a) {
   const auto& c = w.config;

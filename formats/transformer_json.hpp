@@ -38,6 +38,14 @@ namespace headlab::formats {
 
 std::string write_transformer_run(const transformer::TransformerWeights& weights,
                                   const transformer::TransformerActivations& run);
+// The run document with a "head_losses" member after it (headlab model run --head-losses):
+//   {"mode": "zero"|"mean", "means": "reference"|"repeated random sequences", "sequences": N,
+//    "seed"?: S (repeated random sequences only), "clean_loss": x, "loss": L × H}
+// the prompt's next-token loss (nats) clean and with each head ablated alone (prompt_ablation_loss).
+std::string write_transformer_run(const transformer::TransformerWeights& weights,
+                                  const transformer::TransformerActivations& run,
+                                  const transformer::PromptAblation& losses, transformer::Ablation mode,
+                                  const transformer::MeanSource& means);
 std::string write_transformer_analysis(const transformer::TransformerWeights& weights,
                                        const transformer::AnalysisRequest& request,
                                        const transformer::TransformerAnalysis& analysis);

@@ -126,8 +126,11 @@ export interface HeadlabElementBase<State> extends HTMLElement {
   download(format: 'svg' | 'png' | 'json', name?: string): Promise<void>;
   /** Runs a scheduled render now instead of at the next animation frame. */
   renderNow(): void;
-  /** A number computed from the model on the page, for <headlab-value> (undefined while not ready or for an unknown name). */
-  boundValue(name: string): BoundValue | undefined;
+  /**
+   * A number computed from the model on the page, for <headlab-value> (undefined while not ready or
+   * for an unknown name; { computing: true } while a new value is computed after one was shown).
+   */
+  boundValue(name: string): BoundValue | BoundComputing | undefined;
   addEventListener<K extends keyof HTMLElementEventMap>(
     type: K,
     listener: (this: this, ev: HTMLElementEventMap[K]) => unknown,
@@ -589,7 +592,8 @@ export interface TransformerModelFiles {
  * every figure's prompt is then text, encoded by the core, its tokens shown under the field; a file
  * the reader refuses is reported in the element, naming it, and a model already shown stays),
  * timeout (seconds the downloads may take, 1–600, default 60;
- * then a message and a Try again button). File locations are never shared through the URL hash.
+ * then a message and a Try again button), label (how the panel and its figures name the model to
+ * readers; default no name: never the file's URL, which a build tool may hash). File locations are never shared through the URL hash.
  * Event `change` when a model is loaded, replaced or fails.
  */
 export interface HeadlabTransformerModel extends HeadlabElementBase<TransformerModelState> {
@@ -599,6 +603,12 @@ export interface HeadlabTransformerModel extends HeadlabElementBase<TransformerM
   timeout: number;
   /** The config of the model shown (null while loading or after a failure). */
   readonly modelConfig: object | null;
+  /**
+   * The warning the panel shows for config token_names a reader cannot type unambiguously in a prompt
+   * (a name given to several tokens, a name with a space or comma, an empty one, digits other than its
+   * own id); '' when there is none or the model has a tokenizer.
+   */
+  readonly tokenNamesWarning: string;
   /** `headlab model analyze` of the model shown on its default prompt (what the bound values read); null while loading. */
   readonly analysis: object | null;
   /** Uses a model given as its two files (e.g. trained in the page); every figure reading this element switches to it. */
@@ -717,13 +727,16 @@ export interface TransformerAblationState {
   prompt: number[];
   mode: 'zero' | 'mean';
   heads: [number, number][];
+  /** The prompt's next-token loss (nats) with no head ablated; null before it is computed or for a one-token prompt. */
   clean_loss: number | null;
 }
-/** Logits on the reader's prompt before and after ablating chosen heads, and each head's in-context loss when ablated. Attributes: prompt, mode ("zero" | "mean", default "mean"), heads ("1.2 0.3": layer.head pairs), model. Shared: prompt, mode, heads. */
+/** Logits on the reader's prompt before and after ablating chosen heads, and the prompt's next-token loss with each head ablated alone. Attributes: prompt, mode ("zero" | "mean", default "mean"), heads ("1.2 0.3": layer.head pairs), reference (the author's: a JSON list of prompts that mean ablation averages each head's output over; default 32 repeated random sequences), model. Shared: prompt, mode, heads. */
 export interface HeadlabTransformerAblation extends TransformerElementBase<TransformerAblationState> {
   mode: 'zero' | 'mean';
   /** The heads of the `heads` attribute as [layer, head] pairs. */
   heads(): [number, number][];
+  /** The `reference` attribute's sequences as token ids ([] when absent). */
+  reference(): number[][];
 }
 
 export interface TransformerCircuitsState {
@@ -789,6 +802,10 @@ export interface HeadlabAttributionPatching extends TransformerElementBase<Attri
 
 // ---------- <headlab-value> ----------
 
+/** What boundValue(name) returns while the source computes a new value after one was shown: the value shows "computing…". */
+export interface BoundComputing {
+  computing: true;
+}
 /** A number a source element offers for the prose: what its boundValue(name) returns. */
 export interface BoundValue {
   value: number;
@@ -968,14 +985,14 @@ export interface HeadlabJSXElements {
     keys?: string;
     snapshot?: Num;
   };
-  'headlab-transformer-model': HeadlabBaseAttributes & { src?: string; config?: string; tokenizer?: string; timeout?: Num };
+  'headlab-transformer-model': HeadlabBaseAttributes & { src?: string; config?: string; tokenizer?: string; timeout?: Num; label?: string };
   'headlab-transformer-attention': TransformerAttributes & { prompt?: string; position?: Num; cell?: string };
   'headlab-transformer-attribution': TransformerAttributes & { prompt?: string; position?: Num; token?: Num };
   'headlab-transformer-composition': TransformerAttributes & { kind?: 'all' | 'q' | 'k' | 'v'; head?: string; seed?: Num };
   'headlab-logit-lens': TransformerAttributes & { prompt?: string; position?: Num };
   'headlab-head-svd': TransformerAttributes & { layer?: Num; head?: Num };
   'headlab-transformer-patching': TransformerAttributes & { prompt?: string; corrupted?: string; answer?: Num; wrong?: Num };
-  'headlab-transformer-ablation': TransformerAttributes & { prompt?: string; mode?: 'zero' | 'mean'; heads?: string };
+  'headlab-transformer-ablation': TransformerAttributes & { prompt?: string; mode?: 'zero' | 'mean'; heads?: string; reference?: string };
   'headlab-transformer-circuits': TransformerAttributes & { layer?: Num; head?: Num; circuit?: 'qk' | 'ov' };
   'headlab-qk-attribution': TransformerAttributes & {
     prompt?: string;

@@ -649,6 +649,30 @@ export interface TransformerRunOptions {
   sequences?: number;
   /** Their seed, integer in [0, 2^53 − 1]. Default 0. */
   seed?: number;
+  /**
+   * Sequences the mean is taken over instead (an author's own prompts, any task; `--reference`): at most
+   * 10000 prompts of 1..n_ctx tokens, the longest at least as long as the run's prompt; position p's mean
+   * is over the sequences that reach p. sequences and seed are then unused.
+   */
+  reference?: TransformerPrompt[];
+}
+
+/** Mean-ablation settings of headLosses() (as run()'s, without the heads). */
+export type TransformerHeadLossOptions = Omit<TransformerRunOptions, 'ablate'>;
+
+/** `headlab model run --head-losses`'s "head_losses": the prompt's next-token loss (nats), clean and with each head ablated alone. */
+export interface TransformerHeadLosses {
+  mode: 'zero' | 'mean';
+  /** Where mean ablation's means come from. */
+  means: 'reference' | 'repeated random sequences';
+  /** Reference sequences, or repeated random sequences, behind the means. */
+  sequences: number;
+  /** The repeated random sequences' seed (absent with reference sequences). */
+  seed?: number;
+  /** Mean over positions p < T − 1 of −log softmax(logits_p)[prompt_{p+1}], ≥ 0. */
+  clean_loss: number;
+  /** L × H: the same loss with head (l, h) ablated alone. */
+  loss: number[][];
 }
 
 /** Previous-token and induction scores (attention mass in [0, 1]) and the in-context loss (nats), as in analysis.induction. */
@@ -851,6 +875,11 @@ export interface TransformerModel {
    * the listed heads ablated at once (core ablated_forward).
    */
   run(prompt: TransformerPrompt, options?: TransformerRunOptions): TransformerRun;
+  /**
+   * `headlab model run --head-losses`: the prompt's (≥ 2 tokens) next-token loss with each head zero- or
+   * mean-ablated alone (core prompt_ablation_loss), no task assumed; the means from `reference` when given.
+   */
+  headLosses(prompt: TransformerPrompt, options?: TransformerHeadLossOptions): TransformerHeadLosses;
   /** `headlab model analyze`: patterns, logits, DLA, ablation, induction scores, patching (with corrupted), circuits (when asked). */
   analyze(request: TransformerAnalysisRequest): TransformerAnalysis;
   /**

@@ -154,6 +154,12 @@ export class TransformerModel extends OwnedHandle {
     return runMembers(this.config, unwrap(live(this).run_arrays(promptArg(prompt), options ?? undefined)))[0];
   }
 
+  headLosses(prompt, options = undefined) {
+    const o = options == null ? undefined : { ...options };
+    if (o && Array.isArray(o.reference)) o.reference = o.reference.map(promptArg);
+    return unwrap(live(this).head_losses(promptArg(prompt), o));
+  }
+
   analyze(request) {
     if (!request || typeof request !== 'object' || Array.isArray(request)) {
       throw new HeadlabError('the analysis request must be an object with a prompt');

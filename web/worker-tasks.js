@@ -473,7 +473,8 @@ export const workerTasks = {
    * Attribution patching over a batch of prompt pairs (core/attribution_patching.hpp): every head's
    * and every edge's (sender → receiver's q, k, v) first-order estimate beside the real patch, and
    * their agreement, in one call (the core's pairs are not resumable between calls; the shipped
-   * induction model's 64 pairs take a few hundred ms of WASM work). progress: { pairs_done: 0,
+   * induction model's 64 pairs take about a second of WASM work: the real patches beside the
+   * estimates are path patching's cost). progress: { pairs_done: 0,
    * pairs_total: N } once the request is read (N: the pairs file's length or the task's count),
    * then { pairs_done: N, pairs_total: N } with the result.
    * params: { model?, config?, safetensors? (as 'transformer-analyze'), request: TransformerPairsRequest
@@ -492,6 +493,25 @@ export const workerTasks = {
         const doc = model.attributionPatching(request);
         progress({ pairs_done: doc.pairs, pairs_total: doc.pairs });
         return doc;
+      } finally {
+        if (params?.model === undefined) model.dispose();
+      }
+    },
+  },
+
+  /**
+   * A prompt's next-token loss with each head ablated alone (TransformerModel.headLosses, `headlab model
+   * run --head-losses`): mean ablation averages each head's output over the author's reference
+   * sequences, or over repeated random sequences (the first pass is ~20 ms in WASM).
+   * params: { model?, config?, safetensors? (as 'transformer-analyze'), prompt, options?: { mode?, sequences?, seed?, reference? } }.
+   * result: TransformerHeadLosses.
+   */
+  'transformer-head-losses': {
+    module: 'transformer',
+    run: async (core, params) => {
+      const model = transformerOf(core, params);
+      try {
+        return model.headLosses(params?.prompt, params?.options);
       } finally {
         if (params?.model === undefined) model.dispose();
       }

@@ -192,7 +192,8 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
   }
 
   private renderScores(table: HTMLTableElement, model: MaxDigitModel, tokens: number[], maxDigit: number): void {
-    table.createCaption().textContent = 'Scores of ANS against each prompt token before the softmax. Orange: the maximum digit; blue: ANS.';
+    table.createCaption().textContent =
+      'Scores of ANS against each prompt token before the softmax. Tinted columns: the maximum digit (in the positive colour) and ANS (in the negative colour).';
     const head = table.createTHead().insertRow();
     head.append(el('th', { scope: 'col' }, 'head'));
     tokens.forEach((t, p) => head.append(el('th', { scope: 'col', title: `position ${p}` }, this.tokenNames[t])));

@@ -387,7 +387,10 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
       const cx = x(p.actual),
         cy = y(p.estimate),
         r = 9;
-      const ring: [number, number][] = Array.from({ length: 17 }, (_, k) => [cx + r * Math.cos((k * Math.PI) / 8), cy + r * Math.sin((k * Math.PI) / 8)]);
+      const ring: [number, number][] = Array.from({ length: 17 }, (_, k) => [
+        cx + r * Math.cos((k * Math.PI) / 8),
+        cy + r * Math.sin((k * Math.PI) / 8),
+      ]);
       shapes.push({ kind: 'polyline', points: ring, stroke: rgbText(c.focus), width: 2 });
     }
     shapes.push(

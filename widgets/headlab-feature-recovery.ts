@@ -438,7 +438,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     const mapsNote = el('p', { class: 'caption' });
     mapsNote.append(
       subscripted(
-        'Blue is below zero and orange above, at full strength from ±1. Ideal maps: an identity block on the request rows for R·W_q and on the payload rows for R·W_v, zeros everywhere else.',
+        'Cells below zero take the negative colour and cells above zero the positive colour, at full strength from ±1. Ideal maps: an identity block on the request rows for R·W_q and on the payload rows for R·W_v, zeros everywhere else.',
       ),
     );
 

@@ -15,7 +15,7 @@
 // Events: `change` with QkAttributionState when the reader changes any of them.
 import type { TransformerQkAttributionTable } from '../web/headlab-core.js';
 import { el, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
-import type { BoundValue } from './chart/format.js';
+import type { BoundComputing, BoundValue } from './chart/format.js';
 import { formatNumber, formatPercent } from './chart/format.js';
 import { divergingFill, rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
@@ -150,7 +150,13 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
    */
   private get answered(): NonNullable<HeadlabQkAttribution['shown']> | null {
     const s = this.shown;
-    return s && !this.computing && s.request === this.requestKey() ? s : null;
+    if (!s || this.computing) return null;
+    try {
+      return s.request === this.requestKey() ? s : null;
+    } catch {
+      // An invalid layer or head attribute (the figure shows why): no split answers it.
+      return null;
+    }
   }
 
   /** Whether the last render waited for the worker's table (the split shown is an earlier one). */
@@ -499,9 +505,10 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
    * embed, pos, L0H3, bias), `part.<query source>.<key source>`, `dominant.{query,key}.{layer,head}`
    * (the head on that side of the largest part; none when that source is not a head).
    */
-  boundValue(name: string): BoundValue | undefined {
+  boundValue(name: string): BoundValue | BoundComputing | undefined {
     const s = this.answered;
-    if (!s) return undefined;
+    // A split shown for other inputs: the new one is being computed (the prose says so, not the old number).
+    if (!s) return this.shown ? { computing: true } : undefined;
     const { sources, parts, score, dominant } = s.split;
     if (name === 'score') return { value: score, kind: 'number' };
     if (name === 'share') return { value: parts[dominant.a][dominant.b] / score, kind: 'fraction' };
@@ -521,8 +528,9 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
   /** The state with the core's numbers behind the figure (null before the model has loaded). */
   get figureData(): Record<string, unknown> | null {
     const state = this.state;
+    if (state === null) return null;
     const s = this.answered;
-    if (!s || state === null) return null;
+    if (!s) return null;
     return { ...state, sources: s.split.sources, parts: s.split.parts };
   }
 

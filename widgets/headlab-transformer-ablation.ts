@@ -2,37 +2,43 @@
 // heads to ablate (zero: the head's output replaced by 0; mean: by its mean output over repeated
 // random sequences at each position) and sees, on their own prompt, the logits of the next token
 // at the last position before and after (the top tokens of the clean run, and where the ablated
-// run moves them). Beside it, for every head alone, the in-context loss on repeated random sequences
-// with that head ablated, against the clean loss (core/transformer_analysis.hpp, head_ablation_loss).
+// run moves them). Beside it, for every head alone, the model's next-token loss on the same prompt
+// with that head ablated, against the clean loss (core/transformer_analysis.hpp, prompt_ablation_loss):
+// what the model loses at predicting the reader's own text, for a model of any task. Mean ablation
+// takes each head's mean output from the author's `reference` sequences when given (prompts of the
+// model's own task), else from 32 repeated random sequences (the induction task's, seed 0).
 //
 // Attributes: model, prompt, mode ("zero" | "mean", default "mean"), heads (heads ablated, as
-// "L.H" pairs separated by spaces, e.g. "1.2 0.3"; default none).
+// "L.H" pairs separated by spaces, e.g. "1.2 0.3"; default none), reference (the author's: a JSON
+// list of prompts, each as `prompt` takes it, e.g. '["3 17 5 3", "1 2 4 1"]'; never from the URL hash).
 // Events: `change` with { prompt, mode, heads, clean_loss } when the reader changes any of them.
-import type { TransformerAnalysis, TransformerRun } from '../web/headlab-core.js';
+import type { TransformerHeadLosses, TransformerRun } from '../web/headlab-core.js';
 import { el, enumAttribute, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
 import { drawnSvg, signedBarShapes } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
-import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, tokenName } from './transformer/widget.js';
+import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, tokenName, tokenize } from './transformer/widget.js';
 
 export interface TransformerAblationState {
   prompt: number[];
   mode: 'zero' | 'mean';
   /** Heads ablated, as [layer, head] pairs. */
   heads: [number, number][];
-  /** In-context loss (nats) without ablation on the repeated random sequences. */
+  /** The prompt's next-token loss (nats, ≥ 0) with no head ablated; null before it is computed or for a one-token prompt. */
   clean_loss: number | null;
 }
 
-/** Repeated random sequences for mean ablation and the per-head losses (the CLI's default). */
+/** Repeated random sequences for mean ablation without reference sequences (the CLI's default). */
 const SEQUENCES = 32;
+/** Reference sequences at most (the core's kMaxReferenceSequences). */
+const MAX_REFERENCE = 10000;
 /** Tokens listed before/after: the clean run's most likely next tokens. */
 const TOP = 6;
 
 export class HeadlabTransformerAblation extends TransformerWidget<TransformerAblationState> {
-  static observedAttributes = ['model', 'prompt', 'mode', 'heads'];
+  static observedAttributes = ['model', 'prompt', 'mode', 'heads', 'reference'];
   protected static sharedAttributes = ['prompt', 'mode', 'heads'];
   protected static css = /* css */ `${TRANSFORMER_CSS}
     .heads { display: flex; flex-wrap: wrap; gap: 0.2rem 0.8rem; border: 0; padding: 0; margin: 0.3rem 0; }
@@ -48,13 +54,13 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
   private logitCaption: HTMLParagraphElement | null = null;
   private lossCaption: HTMLParagraphElement | null = null;
   private boxesFor = '';
-  /** The model element whose renders this figure follows for its `analysis` (one listener per connection). */
-  private followed: Element | null = null;
   private shown: {
     model: LoadedTransformer;
     before: TransformerRun;
     after: TransformerRun | null;
-    analysis: TransformerAnalysis | null;
+    losses: TransformerHeadLosses | null;
+    /** The reference sequences the means came from ([]: repeated random sequences). */
+    reference: number[][];
     heads: [number, number][];
     text: string;
   } | null = null;
@@ -92,42 +98,40 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
       prompt: m && this.field ? this.field.tokens(m) : [],
       mode: this.mode,
       heads: this.heads(),
-      clean_loss: this.shown?.analysis?.ablation.clean_loss ?? null,
+      clean_loss: this.shown?.losses?.clean_loss ?? null,
     };
   }
 
   /**
-   * The loss of each ablated head, which runs the model on SEQUENCES repeated random sequences per
-   * head (the prompt does not enter it); null until it arrives. Mean ablation on the CLI's defaults
-   * (32 sequences, seed 0) is part of the model element's own `analysis`, computed once in its
-   * worker, so the figure reads it there (and renders again when the element does); zero ablation,
-   * or a model element not yet defined, is analysed in this figure's worker.
+   * The `reference` attribute's sequences as token ids (each prompt tokenized as `prompt` is); [] when
+   * absent. Throws WidgetInputError naming the attribute and the sequence.
    */
-  private lossAnalysis(model: LoadedTransformer, tokens: number[], mode: 'zero' | 'mean'): TransformerAnalysis | null {
-    const owner = this.modelElement as (Element & { analysis?: TransformerAnalysis | null }) | null;
-    if (mode === 'mean' && owner && 'analysis' in owner) {
-      if (this.followed !== owner) {
-        this.followed = owner;
-        this.listen(owner, 'headlab-render', (e) => {
-          if (e.target === owner && this.mode === 'mean') this.requestRender();
-        });
-      }
-      return owner.analysis ?? null;
+  reference(model: LoadedTransformer | null = this.currentModel): number[][] {
+    const raw = (this.getAttribute('reference') ?? '').trim();
+    if (raw === '') return [];
+    let list: unknown;
+    try {
+      list = JSON.parse(raw);
+    } catch {
+      throw new WidgetInputError(`attribute reference: not JSON; write a list of prompts such as '["3 17 5 3", "1 2 4 1"]'`);
     }
-    return this.analyzedInWorker(model, `loss:${mode}`, { prompt: tokens.slice(0, 1), ablation: mode, sequences: SEQUENCES });
+    if (!Array.isArray(list) || list.length === 0 || list.length > MAX_REFERENCE)
+      throw new WidgetInputError(`attribute reference must be a JSON list of 1 to ${MAX_REFERENCE} prompts`);
+    if (!model) return [];
+    return list.map((item, i) => {
+      if (typeof item === 'string') return tokenize(model, item, `attribute reference, sequence ${i}`);
+      if (Array.isArray(item) && item.every((t) => Number.isInteger(t))) return item as number[];
+      throw new WidgetInputError(`attribute reference, sequence ${i}: a prompt is a string of tokens or a list of token ids`);
+    });
   }
 
-  /** Also busy while the model element computes the mean-ablation losses, or has them and this figure has not yet drawn them. */
-  get busy(): boolean {
-    if (super.busy) return true;
-    const owner = this.followed as (Element & { analysis?: TransformerAnalysis | null; busy?: boolean }) | null;
-    // The attribute itself, not `mode` (which throws for an invalid value: busy never throws).
-    if (!owner || (this.getAttribute('mode') || 'mean') !== 'mean' || !this.shown || this.shown.analysis !== null) return false;
-    return owner.busy === true || owner.analysis != null;
+  /** Mean ablation's settings: the reference sequences when given, else the repeated random ones. */
+  private meanOptions(model: LoadedTransformer): { reference: number[][] } | { sequences: number; seed: number } {
+    const reference = this.reference(model);
+    return reference.length ? { reference } : { sequences: SEQUENCES, seed: 0 };
   }
 
   protected buildContent(content: HTMLDivElement): void {
-    this.followed = null;
     this.field = new PromptField(
       this,
       'Prompt:',
@@ -200,24 +204,27 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     }
     const before = this.cached(model, `run:${tokens.join(',')}`, () => model.handle.run(tokens));
     const headKey = heads.map(([l, h]) => `${l}.${h}`).join(' ');
-    // The ablated run in the worker (mean ablation runs the model on SEQUENCES repeated random
-    // sequences first: about 20 ms in WASM, too long for a frame); until it arrives the figure
-    // keeps what it shows and its caption says what it computes.
+    const means = this.meanOptions(model);
+    const meansKey = 'reference' in means ? means.reference.map((r) => r.join(',')).join(';') : 'random';
+    // The ablated run in the worker (mean ablation first runs the model on the reference sequences,
+    // or on SEQUENCES repeated random ones: about 20 ms in WASM, too long for a frame); until it
+    // arrives the figure keeps what it shows and its caption says what it computes.
     const after =
       heads.length === 0
         ? before
-        : this.ranInWorker(model, `ablated:${tokens.join(',')}|${mode}|${headKey}`, tokens, {
+        : this.ranInWorker(model, `ablated:${tokens.join(',')}|${mode}|${headKey}|${meansKey}`, tokens, {
             ablate: heads,
             mode,
-            sequences: SEQUENCES,
-            seed: 0,
+            ...means,
           });
-    const analysis = this.lossAnalysis(model, tokens, mode);
+    // A one-token prompt has no next token in it to predict: no losses (the caption says so).
+    const losses =
+      tokens.length < 2 ? null : this.headLossesInWorker(model, `${tokens.join(',')}|${mode}|${meansKey}`, tokens, { mode, ...means });
     if (after === null) {
       const waiting = `Computing the run with ${heads.map(([l, h]) => headName(l, h)).join(', ')} ${mode}-ablated…`;
       if (this.logitCaption!.textContent !== waiting) this.logitCaption!.textContent = waiting;
       if (this.shown?.model !== model) this.show(this.logitSlot!, el('p', { class: 'waiting' }, waiting));
-      this.showLosses(model, analysis);
+      this.showLosses(model, tokens, losses);
       return;
     }
     const last = tokens.length - 1;
@@ -232,29 +239,36 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
       heads.length === 0
         ? `No head ablated: after ${name(tokens[last])} the model's top next token is ${name(order[0])} (logit ${formatNumber(lb[order[0]], 3)}). Tick heads to ablate them.`
         : `With ${heads.map(([l, h]) => headName(l, h)).join(', ')} ${mode}-ablated, the logit of ${name(order[0])} goes from ${formatNumber(lb[order[0]], 3)} to ${formatNumber(la[order[0]], 3)}; the top next token is ${name(topAfter)}${topAfter === order[0] ? ' still' : ` instead of ${name(order[0])}`}.`;
-    this.shown = { model, before, after: heads.length ? after : null, analysis, heads, text };
+    this.shown = {
+      model,
+      before,
+      after: heads.length ? after : null,
+      losses,
+      reference: 'reference' in means ? means.reference : [],
+      heads,
+      text,
+    };
     this.show(
       this.logitSlot!,
-      this.fragment(model, `logits:${tokens.join(',')}|${mode}|${headKey}`, () => {
+      this.fragment(model, `logits:${tokens.join(',')}|${mode}|${headKey}|${meansKey}`, () => {
         const svg = drawnSvg(this.logitScene(model, before, after, order, heads.length > 0), false);
         svg.setAttribute('aria-label', text);
         return svg;
       }),
     );
     if (this.logitCaption!.textContent !== text) this.logitCaption!.textContent = text;
-    this.showLosses(model, analysis);
+    this.showLosses(model, tokens, losses);
   }
 
   /** The per-head losses (or what the figure waits for) under the logits. */
-  private showLosses(model: LoadedTransformer, analysis: TransformerAnalysis | null): void {
-    const mode = this.mode;
-    if (this.shown && this.shown.analysis !== analysis && this.shown.model === model) this.shown = { ...this.shown, analysis };
-    const lossText = this.lossText(model, analysis);
-    if (analysis) {
+  private showLosses(model: LoadedTransformer, tokens: number[], losses: TransformerHeadLosses | null): void {
+    if (this.shown && this.shown.losses !== losses && this.shown.model === model) this.shown = { ...this.shown, losses };
+    const lossText = this.lossText(tokens.length, losses);
+    if (losses) {
       this.show(
         this.lossSlot!,
-        this.fragment(model, `loss:${mode}`, () => {
-          const svg = drawnSvg(this.lossScene(model, analysis), false);
+        this.fragment(model, `loss:${tokens.join(',')}|${losses.mode}|${losses.means}|${losses.sequences}`, () => {
+          const svg = drawnSvg(this.lossScene(model, losses), false);
           svg.setAttribute('aria-label', lossText);
           return svg;
         }),
@@ -265,16 +279,30 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     if (this.lossCaption!.textContent !== lossText) this.lossCaption!.textContent = lossText;
   }
 
-  private lossText(model: LoadedTransformer, a: TransformerAnalysis | null): string {
-    if (!a) return `Computing the in-context loss with each head ${this.mode}-ablated on ${SEQUENCES} repeated random sequences…`;
-    const ab = a.ablation;
-    let worst = { v: -Infinity, l: 0, h: 0 };
-    ab.loss.forEach((row, l) =>
+  /** Where mean ablation's means come from, in words. */
+  private static meansWords(l: TransformerHeadLosses): string {
+    if (l.mode === 'zero') return 'output replaced by zero';
+    return l.means === 'reference'
+      ? `output replaced by its mean over the author's ${l.sequences} reference sequence${l.sequences === 1 ? '' : 's'}`
+      : `output replaced by its mean over ${l.sequences} repeated random sequences`;
+  }
+
+  private lossText(length: number, l: TransformerHeadLosses | null): string {
+    if (length < 2)
+      return 'A one-token prompt has no next token in it to predict: type at least two tokens for the loss with each head ablated.';
+    if (!l) return `Computing the prompt's next-token loss with each head ${this.mode}-ablated…`;
+    let most = { v: -Infinity, l: 0, h: 0 },
+      least = { v: Infinity, l: 0, h: 0 };
+    l.loss.forEach((row, li) =>
       row.forEach((v, h) => {
-        if (v > worst.v) worst = { v, l, h };
+        if (v > most.v) most = { v, l: li, h };
+        if (v < least.v) least = { v, l: li, h };
       }),
     );
-    return `In-context loss on ${ab.sequences} repeated random sequences: ${formatNumber(ab.clean_loss, 3)} nats with every head; ${ab.mode}-ablating ${headName(worst.l, worst.h)} alone raises it most, to ${formatNumber(worst.v, 3)}.`;
+    const base = `Next-token loss on this prompt: ${formatNumber(l.clean_loss, 3)} nats with every head (each head ablated alone, its ${HeadlabTransformerAblation.meansWords(l)}).`;
+    if (most.v > l.clean_loss)
+      return `${base} Ablating ${headName(most.l, most.h)} raises it most, to ${formatNumber(most.v, 3)}${least.v < l.clean_loss ? `; ablating ${headName(least.l, least.h)} lowers it, to ${formatNumber(least.v, 3)}` : ''}.`;
+    return `${base} No head's ablation raises it; ablating ${headName(least.l, least.h)} lowers it most, to ${formatNumber(least.v, 3)}.`;
   }
 
   private logitScene(model: LoadedTransformer, before: TransformerRun, after: TransformerRun, order: number[], ablated: boolean): Scene {
@@ -288,18 +316,24 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     const width = 460,
       left = 70,
       right = width - 70,
-      rowH = 30,
-      top = 26;
+      // A row's two bars 17 units apart: at 360 px the chart is drawn at about 0.7 of its size and
+      // its text kept legible (widgets/base/dom.ts), so the two value labels' lines need that much.
+      rowH = 36,
+      top = 34;
     const x = (v: number) => left + ((v - lo) / (hi - lo || 1)) * (right - left);
     const shapes: Shape[] = [
       {
         kind: 'text',
         x: 4,
         y: 10,
-        text: `next-token logits (nats)${ablated ? ': before (upper bar), after (lower bar)' : ''}`,
+        text: 'next-token logits (nats)',
         fill: rgbText(c.muted),
         size: 11,
       },
+      // The legend on a line of its own, so neither line runs past the chart at 360 px.
+      ...(ablated
+        ? [{ kind: 'text' as const, x: 4, y: 24, text: 'before (upper bar), after (lower bar)', fill: rgbText(c.muted), size: 11 }]
+        : []),
       { kind: 'line', x1: x(0), y1: top - 4, x2: x(0), y2: top + order.length * rowH, stroke: rgbText(c.muted) },
     ];
     order.forEach((t, i) => {
@@ -313,23 +347,29 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
         size: 12,
         anchor: 'end',
         weight: i === 0 ? 'bold' : 'normal',
+        data: { role: 'token' },
       });
       const bar = (v: number, yy: number, h: number, fill: string) => {
         const a = x(Math.min(0, v)),
           b = x(Math.max(0, v));
         shapes.push({ kind: 'rect', x: a, y: yy, w: Math.max(0.5, b - a), h, fill });
+        // The value beside the zero line on the side its bar leaves empty: right of it for a negative
+        // bar (left of its end the label would run into the token names when the bar reaches the
+        // left margin), past the bar's end for a positive one. Each bar has its own line, so labels
+        // of a row's two bars never meet either.
         shapes.push({
           kind: 'text',
-          x: v < 0 ? a - 3 : b + 3,
+          x: v < 0 ? x(0) + 3 : b + 3,
           y: yy + h / 2,
           text: formatNumber(v, 2),
           fill: rgbText(c.fg),
           size: 9,
-          anchor: v < 0 ? 'end' : 'start',
+          anchor: 'start',
+          data: { role: 'value' },
         });
       };
-      bar(lb[t], y + 2, ablated ? 11 : 20, rgbText(c.neg));
-      if (ablated) bar(la[t], y + 14, 11, rgbText(c.pos));
+      bar(lb[t], y + 2, ablated ? 13 : 30, rgbText(c.neg));
+      if (ablated) bar(la[t], y + 19, 13, rgbText(c.pos));
     });
     return {
       width,
@@ -340,11 +380,13 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     };
   }
 
-  private lossScene(model: LoadedTransformer, a: TransformerAnalysis): Scene {
+  private lossScene(model: LoadedTransformer, l: TransformerHeadLosses): Scene {
     const c = this.themeColours();
-    const ab = a.ablation;
-    const rows = ab.loss.flatMap((row, l) =>
-      row.map((v, h) => ({ label: headName(l, h), value: v - ab.clean_loss, data: { layer: String(l), head: String(h) } })),
+    void model;
+    // The change of the prompt's loss (ablated − clean, nats): right of the axis the head helps the
+    // model predict this prompt, left of it the model predicts it better without the head.
+    const rows = l.loss.flatMap((row, li) =>
+      row.map((v, h) => ({ label: headName(li, h), value: v - l.clean_loss, data: { layer: String(li), head: String(h) } })),
     );
     const rowH = 18,
       width = 460;
@@ -353,16 +395,22 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
       kind: 'text',
       x: 8,
       y: 12,
-      text: `in-context loss rise, head ${ab.mode}-ablated (nats)`,
+      text: `loss change, head ${l.mode}-ablated (nats)`,
       fill: rgbText(c.muted),
       size: 11,
     });
-    return { width, height: 36 + rows.length * rowH, background: rgbText(c.panel), title: 'In-context loss per ablated head', shapes };
+    return {
+      width,
+      height: 36 + rows.length * rowH,
+      background: rgbText(c.panel),
+      title: "Prompt's next-token loss per ablated head",
+      shapes,
+    };
   }
 
   protected describe(): string {
     const s = this.shown;
-    return s ? `${s.text} ${this.lossText(s.model, s.analysis)}` : '';
+    return s ? `${s.text} ${this.lossText(s.before.tokens.length, s.losses)}` : '';
   }
 
   /** The state with the core's numbers behind the figure (null before the model has loaded). */
@@ -375,7 +423,8 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
       ...state,
       logits_before: s.before.logits[last],
       logits_after: s.after ? s.after.logits[last] : null,
-      ablation: s.analysis?.ablation ?? null,
+      reference: s.reference,
+      head_losses: s.losses,
     };
   }
 
@@ -399,14 +448,14 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
           );
         },
       },
-      ...(this.shown?.analysis
+      ...(this.shown?.losses
         ? [
             {
               name: 'loss',
-              label: 'In-context loss per head',
+              label: 'Prompt loss per head',
               scene: () => {
                 const s = this.exportable(this.shown);
-                return this.lossScene(s.model, s.analysis!);
+                return this.lossScene(s.model, s.losses!);
               },
             },
           ]

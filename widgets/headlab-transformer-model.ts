@@ -22,7 +22,9 @@
 // other two; every figure's prompt is then text, encoded by it, and shows its tokens; a file the
 // reader refuses is reported here, naming the file, and a model already shown stays as it was),
 // timeout (seconds the downloads may take before they are abandoned with a message, 1–600, default
-// DEFAULT_MODEL_TIMEOUT_S; a "Try again" button then loads them again). The files are the
+// DEFAULT_MODEL_TIMEOUT_S; a "Try again" button then loads them again), label (how the panel and the
+// figures name the model to readers, e.g. "the induction model of the post"; default: no name, never
+// the file's URL, which a build tool may have hashed). The files are the
 // author's: src, config and tokenizer are never taken from the URL hash (share-state has nothing to share here).
 // Events: `change` with { status, label, tokenizer, n_layers, n_heads, d_model, d_vocab, n_ctx, parameters, origin, trained }
 // whenever the model is loaded, replaced or fails.
@@ -37,6 +39,9 @@ import {
   DEFAULT_MODEL_TIMEOUT_S,
   MAX_MODEL_BYTES,
   sourceOf,
+  readerModelName,
+  tokenNameWarnings,
+  type LoadedTransformer,
   type ModelOrigin,
   type OpenedFiles,
   type TransformerModelSource,
@@ -124,7 +129,7 @@ async function classifyFiles(files: File[]): Promise<OpenedFiles> {
 }
 
 export class HeadlabTransformerModel extends HeadlabElement<TransformerModelState> {
-  static observedAttributes = ['src', 'config', 'tokenizer', 'timeout'];
+  static observedAttributes = ['src', 'config', 'tokenizer', 'timeout', 'label'];
   protected static needsCore = false;
   protected static css = /* css */ `
     .now { margin: 0.2rem 0 0.3rem; }
@@ -133,6 +138,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     .progress-text { font-variant-numeric: tabular-nums; font-size: 0.9em; }
     .failure { color: var(--hl-fg); border-left: 3px solid var(--hl-bad); padding-left: 0.5rem; margin: 0.3rem 0; }
     .failure::before { content: "Problem: "; font-weight: 600; color: var(--hl-bad); }
+    .names-warning { color: var(--hl-fg); border-left: 3px solid var(--hl-muted); padding-left: 0.5rem; margin: 0.3rem 0; }
     .open-hint { font-size: 0.9em; color: var(--hl-muted); }
     button { min-height: 2.75rem; }
     /* Files dragged over the element: the whole panel is where they go. */
@@ -145,6 +151,8 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   private bar: HTMLProgressElement | null = null;
   private progressText: HTMLSpanElement | null = null;
   private failureLine: HTMLParagraphElement | null = null;
+  /** The config's token names a reader cannot type unambiguously in a prompt (tokenNameWarnings). */
+  private namesWarning: HTMLParagraphElement | null = null;
   private loadedButton: HTMLButtonElement | null = null;
   private retryButton: HTMLButtonElement | null = null;
   private buttonRow: HTMLDivElement | null = null;
@@ -378,6 +386,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     this.progressText = el('span', { class: 'progress-text' });
     this.progressRow.append(this.bar, this.progressText);
     this.failureLine = el('p', { class: 'failure', role: 'alert' });
+    this.namesWarning = el('p', { class: 'names-warning', role: 'note', hidden: '' });
     this.loadedButton = el('button', { type: 'button' }, 'Back to the loaded model');
     this.listen(this.loadedButton, 'click', () => {
       void this.useLoaded();
@@ -432,6 +441,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
       this.now,
       this.progressRow,
       this.failureLine,
+      this.namesWarning,
       row,
       openRow,
       this.exportControls({ json: true, jsonLabel: 'Model summary (JSON)' }),
@@ -516,11 +526,27 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
         ? 'Loading the model…'
         : s.status === 'failed'
           ? 'No model loaded.'
-          : `Model: ${m!.label} — ${m!.config.n_layers} attention layer${m!.config.n_layers === 1 ? '' : 's'} × ${m!.config.n_heads} heads, d_model ${m!.config.d_model}, d_head ${m!.config.d_head}, vocabulary ${m!.config.d_vocab}, context ${m!.config.n_ctx}, ${formatCount(m!.parameters)} parameters${m!.config.normalization === 'none' ? '' : `, ${m!.config.normalization}`}${m!.tokenizer ? `; prompts are text, tokenized by ${m!.tokenizerLabel} (${m!.tokenizer.model})` : ''}.`;
+          : `Model${this.readerName(m!)} — ${m!.config.n_layers} attention layer${m!.config.n_layers === 1 ? '' : 's'} × ${m!.config.n_heads} heads, d_model ${m!.config.d_model}, d_head ${m!.config.d_head}, vocabulary ${m!.config.d_vocab}, context ${m!.config.n_ctx}, ${formatCount(m!.parameters)} parameters${m!.config.normalization === 'none' ? '' : `, ${m!.config.normalization}`}${m!.tokenizer ? `; prompts are text, tokenized by ${m!.given && m!.tokenizerLabel ? m!.tokenizerLabel : 'its tokenizer'} (${m!.tokenizer.model})` : ''}.`;
     if (this.now!.textContent !== text) this.now!.textContent = text;
+    // With a tokenizer prompts are text and token_names only label tokens: nothing to type.
+    const warnings = m && !m.tokenizer ? tokenNameWarnings(m.config.token_names) : [];
+    const warning = warnings.length ? `Ambiguous token names in the config's token_names: ${warnings.join('; ')}.` : '';
+    this.namesWarning!.hidden = warning === '';
+    if (this.namesWarning!.textContent !== warning) this.namesWarning!.textContent = warning;
+  }
+
+  /** The warning about the config's token names shown in the panel ('' when there is none). */
+  get tokenNamesWarning(): string {
+    return this.namesWarning?.hidden === false ? (this.namesWarning.textContent ?? '') : '';
   }
 
   protected summarize(): string {
     return this.now?.textContent ?? '';
+  }
+
+  /** ": <name>" as readers see the model named (readerModelName), or '' when it has none. */
+  private readerName(m: LoadedTransformer): string {
+    const name = readerModelName(m, this);
+    return name ? `: ${name}` : '';
   }
 }

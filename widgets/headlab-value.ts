@@ -9,17 +9,18 @@
 // (an accuracy is "100%" only when every item is right).
 //
 // Until the source answers, the element shows its own fallback text (what the author wrote
-// inside it), marked data-state="pending"; an unknown source id gives data-state="missing". Once a
-// value has been shown, a source with no value (computing another one: a new model, another head)
-// gives "computing…", marked data-state="computing" and aria-busy: the author's text describes
-// the page as it opened, and the value shown before describes another input, so neither is shown.
+// inside it), marked data-state="pending"; an unknown source id gives data-state="missing". A
+// source computing a new value after having had one (another head or cell: it answers
+// { computing: true }) gives "computing…", marked data-state="computing" and aria-busy: the
+// author's text describes the page as it opened, and the value shown before describes other
+// inputs, so neither is shown.
 // The number is plain light-DOM text in the sentence: selectable, found by find-in-page and
 // read by screen readers as part of the sentence.
-import { formatBound, type BoundValue, type ValueFormat } from './chart/format.js';
+import { formatBound, type BoundComputing, type BoundValue, type ValueFormat } from './chart/format.js';
 
 /** What a source element offers to <headlab-value>. */
 export interface BoundSource extends Element {
-  boundValue(name: string): BoundValue | undefined;
+  boundValue(name: string): BoundValue | BoundComputing | undefined;
 }
 
 const FORMATS: readonly ValueFormat[] = ['percent', 'count', 'number', 'sci'];
@@ -109,8 +110,6 @@ export class HeadlabValue extends ElementBase {
   }
 
   attributeChangedCallback(): void {
-    // Another source or name: its first value is awaited as a page's first one is (the fallback text).
-    this.everBound = false;
     if (this.listeners) this.update();
   }
 
@@ -134,19 +133,19 @@ export class HeadlabValue extends ElementBase {
       this.show(undefined, 'pending');
       return;
     }
-    let v: BoundValue | undefined;
+    let v: BoundValue | BoundComputing | undefined;
     try {
       v = (source as unknown as BoundSource).boundValue(this.name);
     } catch {
       v = undefined;
     }
-    const known = v !== undefined && typeof v.value === 'number';
-    if (known) this.everBound = true;
-    this.show(known ? v : undefined, v === undefined ? (this.everBound ? 'computing' : 'pending') : 'bound');
+    if (v !== undefined && 'computing' in v && v.computing === true) {
+      this.show(undefined, 'computing');
+      return;
+    }
+    const bound = v as BoundValue | undefined;
+    this.show(bound !== undefined && typeof bound.value === 'number' ? bound : undefined, bound === undefined ? 'pending' : 'bound');
   }
-
-  /** Whether this element has shown a value of its source (after which no value means "computing"). */
-  private everBound = false;
 
   private show(v: BoundValue | undefined, state: 'pending' | 'missing' | 'bound' | 'computing'): void {
     this.shown = v;

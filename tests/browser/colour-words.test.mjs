@@ -1,8 +1,10 @@
-// Captions and chart text of the own-model figures name colours by role, never by hue: an author
-// may re-theme --headlab-negative / --headlab-positive (docs/embedding.md, "Theme"), and a figure
-// that said "blue" for a bar drawn in the author's green misled the reader. Every transformer
-// figure (a class extending TransformerWidget) on the shipped induction model, with heads ablated
-// where the figure ablates, in its shadow DOM text and in its exported SVGs.
+// Captions and chart text name colours by role or through the theme ("the positive colour"), never
+// by hue: an author may re-theme --headlab-negative / --headlab-positive (docs/embedding.md,
+// "Theme"), and a figure that said "blue" for a bar drawn in the author's green misled the reader.
+// Every element the package declares (custom-elements.json), in its default state on the shipped
+// data (the transformer figures on the induction model, the ablation figure with heads ablated), in
+// its shadow DOM text and its exported SVGs; and the prose of every site page (its captions refer
+// to the figures' colours too).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,23 +12,32 @@ import { after, before, test } from 'node:test';
 import { root, startSession } from './helpers.mjs';
 import { bundleDir } from './widget-fixtures.mjs';
 
-const FIGURES = fs
-  .readdirSync(path.join(root, 'widgets'))
-  .filter((f) => /^headlab-.+-define\.ts$/.test(f))
-  .map((f) => f.replace(/-define\.ts$/, ''))
-  .filter((t) => fs.readFileSync(path.join(root, 'widgets', `${t}.ts`), 'utf8').includes(' extends TransformerWidget<'))
+const TAGS = JSON.parse(fs.readFileSync(path.join(root, 'build/site/headlab/custom-elements.json'), 'utf8'))
+  .modules.flatMap((m) => m.declarations.filter((d) => d.customElement).map((d) => d.tagName))
   .sort();
-const HUES = /\b(blue|orange|red|green|purple|yellow)\b/i;
+/** The transformer figures (classes extending TransformerWidget): they read a model element. */
+const FIGURES = TAGS.filter((t) => fs.readFileSync(path.join(root, 'widgets', `${t}.ts`), 'utf8').includes(' extends TransformerWidget<'));
+const HUES = /\b(blue|orange|red|green|purple|yellow|pink|violet|cyan|magenta)\b/i;
 
 let dir, session;
 before(async () => {
   const figures = FIGURES.map((t) => `<${t}${t === 'headlab-transformer-ablation' ? ' heads="0.0 1.1"' : ''}></${t}>`).join('\n');
+  const others = TAGS.filter((t) => !FIGURES.includes(t) && t !== 'headlab-transformer-model')
+    .map((t) => {
+      if (t === 'headlab-seed-grid') return `<${t} src="max-digit-seeds-0-9.json"></${t}>`;
+      if (t === 'headlab-choice-quiz')
+        return `<${t}><p slot="question">Which?</p><div slot="choice">W_Q</div><div slot="choice" data-correct>W_V</div></${t}>`;
+      if (t === 'headlab-value') return `<p>Loss <${t} source="m" name="in_context_loss"></${t}> nats.</p>`;
+      if (t === 'headlab-max-digit-model') return `<${t} id="digits"></${t}>`;
+      return `<${t}></${t}>`;
+    })
+    .join('\n');
   dir = bundleDir({
-    'own.html': {
-      body: `<headlab-transformer-model id="m" src="induction-seed0.safetensors">\n${figures}\n</headlab-transformer-model>`,
+    'all.html': {
+      body: `<headlab-transformer-model id="m" src="induction-seed0.safetensors">\n${figures}\n</headlab-transformer-model>\n${others}`,
     },
   });
-  for (const f of ['induction-seed0.safetensors', 'induction-seed0.json'])
+  for (const f of ['induction-seed0.safetensors', 'induction-seed0.json', 'max-digit-seeds-0-9.json'])
     fs.copyFileSync(path.join(root, 'site/pages/data', f), path.join(dir, f));
   session = await startSession({ dir, csp: true });
 });
@@ -35,22 +46,22 @@ after(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('own-model figures name no hue in their text or exported SVGs', async () => {
+test('every element names no hue in its text or exported SVGs', { timeout: 300_000 }, async () => {
   const page = await session.newPage();
-  await page.goto(`${session.url}own.html`);
-  await page.waitForFunction((tags) => tags.every((t) => customElements.get(t)), FIGURES);
+  await page.goto(`${session.url}all.html`);
+  await page.waitForFunction((tags) => tags.every((t) => customElements.get(t)), TAGS);
   const texts = await page.evaluate(async (tags) => {
     const out = {};
     for (const t of tags) {
       const e = document.querySelector(t);
       const ok = await e.updateComplete;
-      const svgs = e.figures().map((f) => e.exportSvg(f.name));
-      out[t] = { ok, text: [e.shadowRoot.textContent, ...svgs].join('\n') };
+      const svgs = typeof e.figures === 'function' ? e.figures().map((f) => e.exportSvg(f.name)) : [];
+      out[t] = { ok, error: e.error, text: [e.shadowRoot?.textContent ?? e.textContent, ...svgs].join('\n') };
     }
     return out;
-  }, FIGURES);
-  for (const t of FIGURES) {
-    assert.equal(texts[t].ok, true, t);
+  }, TAGS);
+  for (const t of TAGS) {
+    assert.equal(texts[t].ok, true, `${t}: ${texts[t].error}`);
     const hit = HUES.exec(texts[t].text);
     assert.equal(hit, null, `${t}: "…${hit ? texts[t].text.slice(Math.max(0, hit.index - 60), hit.index + 20) : ''}…"`);
   }
@@ -58,6 +69,28 @@ test('own-model figures name no hue in their text or exported SVGs', async () =>
     /before \(upper bar\), after \(lower bar\)/.test(texts['headlab-transformer-ablation'].text),
     'the ablation figure draws its heads ablated',
   );
+  assert.ok(/positive colour/.test(texts['headlab-attention-bars'].text), 'the attention bars caption names the theme colours');
   assert.deepEqual(page.problems, []);
   await page.close();
+});
+
+test('no site page names a hue in its prose', () => {
+  const pages = [];
+  const walk = (d) => {
+    for (const f of fs.readdirSync(d, { withFileTypes: true })) {
+      if (f.isDirectory() && f.name !== 'data') walk(path.join(d, f.name));
+      else if (f.name.endsWith('.html')) pages.push(path.join(d, f.name));
+    }
+  };
+  walk(path.join(root, 'site/pages'));
+  assert.ok(pages.length >= 5, pages.join());
+  for (const p of pages) {
+    // Prose only: tags, attributes and math are not read as text.
+    const prose = fs
+      .readFileSync(p, 'utf8')
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/\$\$[\s\S]*?\$\$|\\\([\s\S]*?\\\)/g, ' ');
+    const hit = HUES.exec(prose);
+    assert.equal(hit, null, `${path.relative(root, p)}: "…${hit ? prose.slice(Math.max(0, hit.index - 60), hit.index + 20) : ''}…"`);
+  }
 });

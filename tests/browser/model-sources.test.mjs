@@ -440,7 +440,12 @@ test("file locations are never taken from the URL hash: no request, and the auth
     assert.equal(state.label, 'ok.safetensors', value);
     assert.equal(state.figure, 'ok.safetensors', value);
     assert.equal(state.mdStatus, 'ready', value);
-    assert.match(state.mdLabel, /max-digit-seed0\.json/, value);
+    // The author's weights file, fetched and shown (named to readers by its seed, not its file name).
+    assert.match(state.mdLabel, /^the shipped weights \(seed 0\)$/, value);
+    assert.ok(
+      seen.some((u) => /\/max-digit-seed0\.json$/.test(u)),
+      `${value}: requests ${seen.join(', ')}`,
+    );
     const foreign = seen.filter((u) => !u.startsWith(session.url) || /stall|other-host/.test(u));
     assert.deepEqual(foreign, [], `${value}: requests ${foreign.join(', ')}`);
     assert.equal(requests.get('stall-hash.json') ?? 0, 0);

@@ -11,8 +11,14 @@ import { after, before, test } from 'node:test';
 import { root, startSession } from './helpers.mjs';
 import { bundleDir } from './widget-fixtures.mjs';
 
-/** Every element's tag (one widgets/headlab-<name>-define.ts each). */
-const TAGS = fs
+/**
+ * Every element the package declares: the tags of custom-elements.json (what an author's editor and
+ * tooling list), checked below to be every widgets/headlab-<name>-define.ts.
+ */
+const TAGS = JSON.parse(fs.readFileSync(path.join(root, 'build/site/headlab/custom-elements.json'), 'utf8'))
+  .modules.flatMap((m) => m.declarations.filter((d) => d.customElement).map((d) => d.tagName))
+  .sort();
+const DEFINED = fs
   .readdirSync(path.join(root, 'widgets'))
   .filter((f) => /^headlab-.+-define\.ts$/.test(f))
   .map((f) => f.replace(/-define\.ts$/, ''))
@@ -34,6 +40,10 @@ before(async () => {
 after(async () => {
   await session?.close();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('custom-elements.json declares every element the package defines', () => {
+  assert.deepEqual(TAGS, DEFINED);
 });
 
 test(`all ${TAGS.length} elements: read before connection and before the first render without a throw or a log; updateComplete resolves to the default state`, async () => {

@@ -134,8 +134,8 @@ async function setAll(p, attrs) {
 
 /** Every figure's numbers on `model` against the CLI for the figures' current states. */
 async function checkAgainstCli(p, model) {
-  // The ablation figure's per-head losses come from the worker (repeated random sequences).
-  await p.waitForFunction(() => document.querySelector('headlab-transformer-ablation').figureData?.ablation != null, null, {
+  // The ablation figure's per-head losses on its prompt come from the worker.
+  await p.waitForFunction(() => document.querySelector('headlab-transformer-ablation').figureData?.head_losses != null, null, {
     timeout: 60_000,
   });
   const shown = await exports(p);
@@ -193,6 +193,10 @@ async function checkAgainstCli(p, model) {
 
   const abl = shown['headlab-transformer-ablation'];
   assert.ok(abl.heads.length > 0, 'the ablation figure ablates heads');
+  // Mean ablation over the figure's reference sequences when it has them, else 32 repeated random ones.
+  const means = abl.reference?.length
+    ? ['--reference', abl.reference.map((r) => r.join(' ')).join('; ')]
+    : ['--sequences', '32', '--seed', '0'];
   const ablated = cli([
     'run',
     ...files,
@@ -202,10 +206,8 @@ async function checkAgainstCli(p, model) {
     abl.heads.map(([l, h]) => `${l}.${h}`).join(' '),
     '--ablation',
     abl.mode,
-    '--sequences',
-    '32',
-    '--seed',
-    '0',
+    ...means,
+    '--head-losses',
   ]);
   const last = abl.prompt.length - 1;
   worst.ablated_logits = within(abl.logits_after, ablated.logits[last], 'ablated logits');
@@ -216,8 +218,14 @@ async function checkAgainstCli(p, model) {
       : cli(['run', ...files, '--prompt', abl.prompt.join(' ')]).logits[last],
     'logits before ablation',
   );
-  const a3 = cli(['analyze', ...files, '--prompt', String(abl.prompt[0]), '--ablation', abl.mode, '--sequences', '32']);
-  worst.ablation_loss = within([abl.ablation.loss, abl.ablation.clean_loss], [a3.ablation.loss, a3.ablation.clean_loss], 'ablation losses');
+  // The chart's losses: the prompt's own next-token loss with each head ablated (run --head-losses).
+  assert.equal(abl.head_losses.means, abl.reference?.length ? 'reference' : 'repeated random sequences');
+  worst.ablation_loss = within(
+    [abl.head_losses.loss, abl.head_losses.clean_loss],
+    [ablated.head_losses.loss, ablated.head_losses.clean_loss],
+    'prompt losses per ablated head',
+  );
+  assert.equal(abl.clean_loss, abl.head_losses.clean_loss);
 
   const circ = shown['headlab-transformer-circuits'];
   const a4 = cli(['analyze', ...files, '--prompt', '0', '--circuits', '--sequences', '1']);
@@ -274,11 +282,19 @@ test('a fixture model shown on no page: every figure equals the native CLI withi
     'headlab-transformer-attention': { prompt: '1 16 3 4 1 16', position: '2' },
     'headlab-transformer-attribution': { prompt: '1 16 3 4 1 16', position: '5', token: '3' },
     'headlab-transformer-patching': { prompt: '2 7 9 2 7', corrupted: '2 8 9 2 7', answer: '9', wrong: '5' },
-    'headlab-transformer-ablation': { prompt: '1 16 3 4 1', heads: '0.0 1.1', mode: 'zero' },
+    // Mean ablation over an author's reference sequences (of unequal lengths).
+    'headlab-transformer-ablation': {
+      prompt: '1 16 3 4 1',
+      heads: '0.0 1.1',
+      mode: 'mean',
+      reference: '["1 2 3 4 5 6 7", "16 15 14 13 12", [3, 3, 3]]',
+    },
     'headlab-transformer-circuits': { layer: '0', head: '1', circuit: 'ov' },
   });
   const worst = await checkAgainstCli(page, FIXTURE);
   console.log('fixture model, largest |page − CLI|:', JSON.stringify(worst));
+  // The reference sequences are the fixture model's: the tests after this one read other models.
+  await page.evaluate(() => document.querySelector('headlab-transformer-ablation').removeAttribute('reference'));
   assert.deepEqual(page.problems, []);
 });
 

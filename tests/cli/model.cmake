@@ -99,10 +99,23 @@ headlab_model_case(ablate_bad_head "--ablate: \"1x\" is not a layer.head pair.*e
                    run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --ablate "1x")
 headlab_model_case(ablate_outside "head 5.0 is not in the model.*exit=1"
                    run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --ablate "5.0")
-headlab_model_case(ablation_without_ablate "--ablation applies only with --ablate.*exit=2"
+headlab_model_case(ablation_without_ablate "--ablation applies only with --ablate or --head-losses.*exit=2"
                    run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --ablation zero)
 headlab_model_case(ablate_ok "\"tokens\":\\[1,2,3\\],\"logits\":\\[\\[.*exit=0"
                    run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2 3" --ablate "0.1 1.0" --ablation mean --sequences 4)
+# model run --head-losses: the prompt's next-token loss with each head ablated (the ablation widget's
+# loss chart), mean ablation over the author's --reference sequences; values against torch in
+# tests/formats/prompt_ablation_parity_test.cpp.
+headlab_model_case(head_losses_reference "\"head_losses\":\\{\"mode\":\"mean\",\"means\":\"reference\",\"sequences\":2,\"clean_loss\":[0-9.]+,\"loss\":\\[\\[.*exit=0"
+                   run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "3 16 5 3" --head-losses --reference "1 2 3 4 5\\; 16 15 14")
+headlab_model_case(head_losses_random "\"head_losses\":\\{\"mode\":\"zero\",\"means\":\"repeated random sequences\",\"sequences\":32,\"seed\":0,.*exit=0"
+                   run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "3 16 5 3" --head-losses --ablation zero)
+headlab_model_case(head_losses_reference_and_seed "--reference replaces the repeated random sequences.*exit=2"
+                   run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "3 16" --head-losses --reference "1 2" --seed 3)
+headlab_model_case(head_losses_bad_reference "sequence 1 of --reference: .*99.*exit=1"
+                   run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "3 16" --head-losses --reference "1 2\\; 99")
+headlab_model_case(head_losses_one_token "needs at least 2.*exit=1"
+                   run --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "3" --head-losses)
 # analyze --composition / --logit-lens / --head-svd: their sections, and their flags' bounds.
 headlab_model_case(analyze_circuit_sections
                    "\"composition\":\\{\"heads\":\\[\"0.0\",\"0.1\",\"0.2\",\"1.0\",\"1.1\",\"1.2\"\\],\"q\":.*\"baseline\":\\{\"mean\":0\\.[0-9]+,\"std\":.*\"samples\":200,\"seed\":3\\}.*\"logit_lens\":\\{\"top\":2,\"answers\":\\[2,3,[0-9]+\\],.*\"head_svd\":\\{\"directions\":4,\"top\":2,\"heads\":\\[\\[\\{\"ov_singular_values\":.*exit=0"

@@ -117,6 +117,12 @@ constexpr double kCircuitReferenceRelative = 1e-9;
 // e = 1 − (LD_patched − LD_corrupted)/(LD_clean − LD_corrupted), so the forward's ≈ 1e-13 error in each
 // logit difference is divided by the span (> 0.1 in the fixture): ≈ 1e-12; the promised bound is 1e-9.
 constexpr double kPatchingReferenceBound = 1e-9;
+// A prompt's next-token loss, clean and with one head ablated, against the PyTorch float64 reference
+// (tests/data/prompt_ablation/make_fixtures.py, which ablates by a hook in a full forward pass where
+// the core resumes from the ablated layer): a mean over T − 1 positions of log Σ exp − logit, so its
+// error is at most 2·max|Δ logit| ≤ 2·kReferenceParityBound, plus the mean head outputs' ≈ 1e-15
+// relative difference carried through ≤ 2 layers (≈ 1e-13). Promised: 1e-9 absolute (losses ≈ 2–5 nats).
+constexpr double kPromptLossReferenceBound = 1e-9;
 
 }  // namespace headlab::test
 

@@ -289,6 +289,33 @@ class TransformerModelHandle {
   val run(val prompt, val options) {
     return guarded([&] { return val(fm::write_transformer_run(loaded(), forward_of(prompt, options))); });
   }
+  // `headlab model run --head-losses`'s "head_losses": the prompt's next-token loss clean and with each
+  // head ablated alone (transformer::prompt_ablation_loss); options undefined or { mode?, sequences?,
+  // seed?, reference? } as run()'s. Returns { mode, means, sequences, seed?, clean_loss, loss: L × H rows }.
+  val head_losses(val prompt, val options) {
+    return guarded([&] {
+      const auto tokens = prompt_from_js(loaded().config, prompt, "prompt");
+      ObjectReader in(options, "the head-loss options");
+      tf::MeanSource means;
+      const tf::Ablation mode = means_from(in, means);
+      in.finish();
+      const auto r = tf::prompt_ablation_loss(loaded(), tokens, mode, means);
+      val out = val::object();
+      out.set("mode", std::string(mode == tf::Ablation::zero ? "zero" : "mean"));
+      out.set("means", std::string(means.reference.empty() ? "repeated random sequences" : "reference"));
+      out.set("sequences", means.reference.empty() ? means.sequences : static_cast<int>(means.reference.size()));
+      if (means.reference.empty()) out.set("seed", static_cast<double>(means.seed));
+      out.set("clean_loss", r.clean_loss);
+      val rows = val::array();
+      for (Eigen::Index l = 0; l < r.loss.rows(); ++l) {
+        val row = val::array();
+        for (Eigen::Index h = 0; h < r.loss.cols(); ++h) row.call<void>("push", r.loss(l, h));
+        rows.call<void>("push", row);
+      }
+      out.set("loss", rows);
+      return out;
+    });
+  }
   // run's numbers as one Float64Array beside the token ids (run_to_js).
   val run_arrays(val prompt, val options) {
     return guarded([&] {
@@ -402,25 +429,36 @@ class TransformerModelHandle {
   }
 
  private:
-  // The forward pass of run(): options undefined, or { ablate: [[layer, head]…], mode?, sequences?, seed? }.
-  tf::TransformerActivations forward_of(const val& prompt, const val& options) const {
-    const auto tokens = prompt_from_js(loaded().config, prompt, "prompt");
-    if (options.isUndefined() || options.isNull()) return tf::transformer_forward(loaded(), tokens);
-    ObjectReader in(options, "the run options");
-    if (!in.has("ablate")) throw InputError("the run options need ablate: [[layer, head], …]");
-    const auto heads = array_from_js(in.get("ablate"), "ablate", "an array of [layer, head] pairs", head_from_js);
+  // Mean ablation's settings from run() and head_losses() options: mode?, and sequences?, seed? (repeated
+  // random sequences) or reference? (the sequences the means are taken over: prompts, as `prompt`).
+  tf::Ablation means_from(ObjectReader& in, tf::MeanSource& means) const {
     tf::Ablation mode = tf::Ablation::mean;
     if (in.has("mode")) {
       const std::string name = string_arg(in.get("mode"), "mode");
       if (name != "zero" && name != "mean") throw InputError("mode must be \"zero\" or \"mean\", got \"" + name + "\"");
       mode = name == "zero" ? tf::Ablation::zero : tf::Ablation::mean;
     }
-    int sequences = 32;
-    std::uint64_t seed = 0;
-    in.integer("sequences", sequences);
-    in.seed("seed", seed);
+    in.integer("sequences", means.sequences);
+    in.seed("seed", means.seed);
+    if (in.has("reference")) {
+      const auto& c = loaded().config;
+      means.reference =
+          array_from_js(in.get("reference"), "reference", "an array of prompts",
+                        [&](const val& v, const std::string& name) { return prompt_from_js(c, v, name); });
+    }
+    return mode;
+  }
+  // The forward pass of run(): options undefined, or { ablate: [[layer, head]…], mode?, sequences?, seed?, reference? }.
+  tf::TransformerActivations forward_of(const val& prompt, const val& options) const {
+    const auto tokens = prompt_from_js(loaded().config, prompt, "prompt");
+    if (options.isUndefined() || options.isNull()) return tf::transformer_forward(loaded(), tokens);
+    ObjectReader in(options, "the run options");
+    if (!in.has("ablate")) throw InputError("the run options need ablate: [[layer, head], …]");
+    const auto heads = array_from_js(in.get("ablate"), "ablate", "an array of [layer, head] pairs", head_from_js);
+    tf::MeanSource means;
+    const tf::Ablation mode = means_from(in, means);
     in.finish();
-    return tf::ablated_forward(loaded(), tokens, heads, mode, sequences, seed);
+    return tf::ablated_forward(loaded(), tokens, heads, mode, means);
   }
   // The pairs of a batch request ({ pairs } or { task, count?, pairs_seed? }) and its interval settings
   // (resamples?, permutations?, seed?); `what` names the request in messages.
@@ -652,6 +690,7 @@ EMSCRIPTEN_BINDINGS(headlab_transformer) {
       .function("batch_patching_step", &TransformerModelHandle::batch_patching_step)
       .function("batch_patching_result", &TransformerModelHandle::batch_patching_result)
       .function("run_arrays", &TransformerModelHandle::run_arrays)
+      .function("head_losses", &TransformerModelHandle::head_losses)
       .function("analyze_arrays", &TransformerModelHandle::analyze_arrays)
       .function("clear_analysis_cache", &TransformerModelHandle::clear_analysis_cache)
       .function("qk_attribution_table", &TransformerModelHandle::qk_attribution_table)

@@ -42,7 +42,7 @@
 
 import { getCore, getFeatureRecoveryCore, getMaxDigitCore } from '../../web/browser-core.js';
 import type { FeatureRecoveryCore, HeadlabCore, MaxDigitCore } from '../../web/headlab-core.js';
-import type { BoundValue } from '../chart/format.js';
+import type { BoundComputing, BoundValue } from '../chart/format.js';
 import { resolveColours, type ResolvedColours } from '../chart/palette.js';
 import { sceneToPng, sceneToSvg } from '../chart/scene.js';
 import { setText } from '../chart/text.js';
@@ -359,10 +359,11 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
 
   /**
    * A number computed from the model on the page, for <headlab-value source="<id>" name="…">
-   * in the prose: undefined while not ready or for an unknown name. Widgets that own a
-   * model override this and emit `change` whenever the values may have changed.
+   * in the prose: undefined while not ready or for an unknown name; { computing: true } while a
+   * new value is computed after one was shown (the value then says "computing…"). Widgets that
+   * own a model override this and emit `change` whenever the values may have changed.
    */
-  boundValue(name: string): BoundValue | undefined {
+  boundValue(name: string): BoundValue | BoundComputing | undefined {
     void name;
     return undefined;
   }

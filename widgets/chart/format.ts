@@ -72,6 +72,15 @@ export interface BoundValue {
   of?: number;
 }
 
+/**
+ * What a source's boundValue answers while it computes a new value after having had one (another
+ * head, cell or prompt): <headlab-value> then shows "computing…" rather than the value before or
+ * the author's text, which describe other inputs.
+ */
+export interface BoundComputing {
+  computing: true;
+}
+
 /** How a bound value is printed: percent, count ("all but 5 of 111,110"), number, sci (× 10ⁿ). */
 export type ValueFormat = 'percent' | 'count' | 'number' | 'sci';
 

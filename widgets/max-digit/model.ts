@@ -132,8 +132,9 @@ export class MaxDigitModelSource extends EventTarget {
     this.loading = attempt.then(
       ({ weights, analysis, seed }) => {
         if (this.url !== url) return;
-        const name = url.split('/').pop() ?? url;
-        this.replace(weights, analysis, `the shipped weights ${name}${seed === null ? '' : ` (seed ${seed})`}`, seed);
+        // Not the file's name: a build tool hashes it (max-digit-seed0-3f9a1c.json) and a path means
+        // nothing to a reader; the author's own file is named by its seed as well.
+        this.replace(weights, analysis, seed === null ? "the page's weights" : `the shipped weights (seed ${seed})`, seed);
         this.loaded = this.model;
       },
       (err: Error) => {

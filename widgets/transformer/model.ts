@@ -48,6 +48,17 @@ export type ModelOrigin = 'files' | 'page' | 'reader';
 
 export type TransformerSourceStatus = 'idle' | 'loading' | 'ready' | 'failed';
 
+/**
+ * How text a reader sees names `model`: a model the reader opened or trained in the page by its
+ * label (their own file's name, "a model trained in this page"); the author's files by the model
+ * element's `label` attribute, never by their URL (a build tool hashes file names, as
+ * induction-seed0-B3x9q1.safetensors, and a path means nothing to a reader); '' when the author gave none.
+ */
+export function readerModelName(model: LoadedTransformer, owner: Element | null): string {
+  if (model.given) return model.label;
+  return (owner?.getAttribute('label') ?? '').trim().slice(0, 200);
+}
+
 /** A file of the model as it arrives: bytes received and expected (0 when the server does not say). */
 export interface DownloadProgress {
   received: number;
@@ -664,4 +675,37 @@ export function sourceOf(owner: Element): TransformerModelSource {
     sources.set(owner, s);
   }
   return s;
+}
+
+/** Warnings listed at most (the panel stays short; the count of the rest is given). */
+const MAX_NAME_WARNINGS = 3;
+
+/**
+ * What is ambiguous in a config's token_names for a reader typing a prompt, as the core's prompt
+ * reader takes it (formats/transformer_json.cpp parse_prompt: pieces split at spaces, tabs, line
+ * breaks and commas; a piece of digits is an id; otherwise the first token of that name): a name
+ * given to several tokens (the prompt reads the first), a name holding a separator or empty (no
+ * prompt can name it), a name of digits other than its own id (the prompt reads it as that id).
+ * One sentence per problem, the first MAX_NAME_WARNINGS and a count of the rest; [] when none.
+ */
+export function tokenNameWarnings(names: readonly string[] | undefined): string[] {
+  if (!names) return [];
+  const problems: string[] = [];
+  const first = new Map<string, number>();
+  const quoted = (n: string) => JSON.stringify(n.length > 24 ? `${n.slice(0, 24)}…` : n);
+  names.forEach((name, id) => {
+    if (name === '') problems.push(`token ${id} has an empty name, which no prompt can type (use its id ${id})`);
+    else if (/[\s,]/.test(name))
+      problems.push(
+        `${quoted(name)} (token ${id}) holds a space or comma, which splits a prompt: no prompt can type it (use its id ${id})`,
+      );
+    else if (/^-?\d{1,9}$/.test(name) && Number(name) !== id)
+      problems.push(`${quoted(name)} (token ${id}) reads as the id ${Number(name)} in a prompt (type ${id} for this token)`);
+    const earlier = first.get(name);
+    if (earlier === undefined) first.set(name, id);
+    else if (name !== '')
+      problems.push(`${quoted(name)} names tokens ${earlier} and ${id}: a prompt's ${quoted(name)} reads token ${earlier}`);
+  });
+  if (problems.length <= MAX_NAME_WARNINGS) return problems;
+  return [...problems.slice(0, MAX_NAME_WARNINGS), `and ${problems.length - MAX_NAME_WARNINGS} more`];
 }

@@ -18,10 +18,12 @@ import type {
   TransformerCore,
   TransformerPairsRequest,
   TransformerQkAttributionTable,
+  TransformerHeadLossOptions,
+  TransformerHeadLosses,
   TransformerRun,
   TransformerRunOptions,
 } from '../../web/headlab-core.js';
-import { sourceOf, type LoadedTransformer, type TransformerModelSource } from './model.js';
+import { readerModelName, sourceOf, type LoadedTransformer, type TransformerModelSource } from './model.js';
 
 export const MODEL_TAG = 'headlab-transformer-model';
 
@@ -30,10 +32,11 @@ export const MODEL_TAG = 'headlab-transformer-model';
  * answers; or, with `task`, the parameters of that task (which reads the kept model the same way).
  */
 interface WorkerJob {
-  task?: 'transformer-qk-attribution' | 'transformer-batch-patching' | 'transformer-attribution-patching';
+  task?: 'transformer-qk-attribution' | 'transformer-batch-patching' | 'transformer-head-losses' | 'transformer-attribution-patching';
   request?: Record<string, unknown>;
   run?: { prompt: number[]; options?: TransformerRunOptions };
   prompt?: number[];
+  options?: TransformerHeadLossOptions;
   layer?: number;
   head?: number;
 }
@@ -195,6 +198,21 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
     );
   }
 
+  /** The prompt's next-token loss with each head ablated alone (task 'transformer-head-losses'), as analyzedInWorker. */
+  protected headLossesInWorker(
+    model: LoadedTransformer,
+    key: string,
+    prompt: number[],
+    options: TransformerHeadLossOptions,
+  ): TransformerHeadLosses | null {
+    return this.computedInWorker<TransformerHeadLosses>(
+      model,
+      `losses:${key}`,
+      { task: 'transformer-head-losses', prompt, options },
+      (v: TransformerHeadLosses) => v,
+    );
+  }
+
   /** One head's QK attribution table on `prompt` (task 'transformer-qk-attribution'), as analyzedInWorker. */
   protected qkTableInWorker(
     model: LoadedTransformer,
@@ -347,7 +365,8 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
         failed: (err) => {
           this.workerBusy = false;
           this.workerHolds = null;
-          if (this.currentModel?.version === model.version) this.workerFailed(model, key.replace(/^(analysis|run|qk|batch):/, ''), err);
+          if (this.currentModel?.version === model.version)
+            this.workerFailed(model, key.replace(/^(analysis|run|qk|batch|losses):/, ''), err);
           this.startWanted();
         },
       },
@@ -398,7 +417,8 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
 
   protected modelNoteText(model: LoadedTransformer): string {
     const c = model.config;
-    return `Model: ${model.label} (${c.n_layers} layer${c.n_layers === 1 ? '' : 's'} × ${c.n_heads} heads, d_model ${c.d_model}, vocabulary ${c.d_vocab}, context ${c.n_ctx}).`;
+    const name = readerModelName(model, this.owner);
+    return `Model${name ? `: ${name}` : ''} (${c.n_layers} layer${c.n_layers === 1 ? '' : 's'} × ${c.n_heads} heads, d_model ${c.d_model}, vocabulary ${c.d_vocab}, context ${c.n_ctx}).`;
   }
 }
 
