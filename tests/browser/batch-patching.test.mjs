@@ -200,7 +200,9 @@ test('attribution patching: the CLI document, ρ and disagreements in words, key
   const said = (g) => `estimate ${fmt(g.estimate, 3)}, actual ${fmt(g.actual, 3)}`;
   const named = [
     ...a.nodes.largest.slice(0, 2).map((g) => `head L${g.layer} H${g.head}: ${said(g)}`),
-    ...a.edges.largest.slice(0, 2).map((g) => `edge L${g.sender[0]} H${g.sender[1]} → L${g.receiver[0]} H${g.receiver[1]} via ${g.input}: ${said(g)}`),
+    ...a.edges.largest
+      .slice(0, 2)
+      .map((g) => `edge L${g.sender[0]} H${g.sender[1]} → L${g.receiver[0]} H${g.receiver[1]} via ${g.input}: ${said(g)}`),
   ];
   assert.ok(caption.endsWith(`Largest disagreements: ${named.join('; ')}.`), caption);
   // Every point is drawn: L·H crosses (two lines each) and 3E outlines, plus the four legend marks.
@@ -218,14 +220,19 @@ test('attribution patching: the CLI document, ρ and disagreements in words, key
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
   await frames(page);
-  assert.match(await readout(), new RegExp(`^head L0 H2: estimate ${fmt(doc.nodes.estimate[0][2], 3)}, actual ${fmt(doc.nodes.actual[0][2], 3)} `));
+  assert.match(
+    await readout(),
+    new RegExp(`^head L0 H2: estimate ${fmt(doc.nodes.estimate[0][2], 3)}, actual ${fmt(doc.nodes.actual[0][2], 3)} `),
+  );
   assert.equal(await page.evaluate((t) => document.querySelector(t).getAttribute('point'), ATTR), '2');
   await page.keyboard.press('End');
   await frames(page);
   const [sl, sh, rl, rh] = doc.edges.edges[E - 1];
   assert.match(
     await readout(),
-    new RegExp(`^edge L${sl} H${sh} → L${rl} H${rh} via v: estimate ${fmt(doc.edges.estimate[E - 1][2], 3)}, actual ${fmt(doc.edges.actual[E - 1][2], 3)} `),
+    new RegExp(
+      `^edge L${sl} H${sh} → L${rl} H${rh} via v: estimate ${fmt(doc.edges.estimate[E - 1][2], 3)}, actual ${fmt(doc.edges.actual[E - 1][2], 3)} `,
+    ),
   );
   // Touch: a tap on a drawn point reads it out.
   const tap = await page.evaluate((t) => {

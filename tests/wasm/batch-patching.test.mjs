@@ -188,7 +188,11 @@ test('worker task transformer-attribution-patching: the document attributionPatc
   const request = { task: 'induction', count: 4, pairs_seed: 2 };
   const live = core.transformerLiveHandles();
   const seen = [];
-  const result = await workerTasks['transformer-attribution-patching'].run(core, { config, safetensors, request }, { progress: (p) => seen.push(p) });
+  const result = await workerTasks['transformer-attribution-patching'].run(
+    core,
+    { config, safetensors, request },
+    { progress: (p) => seen.push(p) },
+  );
   assert.deepEqual(seen, [
     { pairs_done: 0, pairs_total: 4 },
     { pairs_done: 4, pairs_total: 4 },
