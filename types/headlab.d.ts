@@ -781,6 +781,25 @@ export interface HeadlabQkAttribution extends TransformerElementBase<QkAttributi
   head: number;
 }
 
+export interface AttributionPatchingState {
+  pairs_task: 'induction' | 'max-digit';
+  count: number;
+  pairs_seed: number;
+  /** The point read out (heads first, index l·H + h; then edges, index L·H + e·3 + κ, κ: q 0, k 1, v 2); −1 before the document arrives. */
+  point: number;
+  /** Spearman ρ of estimate against real patch over the heads, the edges, and the edges into q, k, v (null: undefined); null before the document arrives. */
+  spearman: { nodes: number | null; edges: number | null; q: number | null; k: number | null; v: number | null } | null;
+}
+/**
+ * Attribution patching against real patching over a batch of generated prompt pairs: every head's and
+ * every edge's (sender → receiver's q, k, v) mean first-order estimate against the mean real patch, the
+ * diagonal drawn, Spearman ρ per group and the largest disagreements named. Attributes: pairs-task
+ * ("induction" | "max-digit", default induction), count (1 to 1024, default 64), pairs-seed (default 0),
+ * point (the point read out; default the largest disagreement), model. Shared: pairs-task, count,
+ * pairs-seed, point. figureData.attribution_patching is `headlab model analyze --attribution-patching`'s document.
+ */
+export interface HeadlabAttributionPatching extends TransformerElementBase<AttributionPatchingState> {}
+
 // ---------- <headlab-value> ----------
 
 /** What boundValue(name) returns while the source computes a new value after one was shown: the value shows "computing…". */
@@ -852,6 +871,7 @@ export interface HeadlabElementTagNameMap {
   'headlab-transformer-ablation': HeadlabTransformerAblation;
   'headlab-transformer-circuits': HeadlabTransformerCircuits;
   'headlab-qk-attribution': HeadlabQkAttribution;
+  'headlab-attribution-patching': HeadlabAttributionPatching;
   'headlab-transformer-training': HeadlabTransformerTraining;
 }
 
@@ -886,6 +906,7 @@ export const HeadlabTransformerPatching: ElementClass<HeadlabTransformerPatching
 export const HeadlabTransformerAblation: ElementClass<HeadlabTransformerAblation>;
 export const HeadlabTransformerCircuits: ElementClass<HeadlabTransformerCircuits>;
 export const HeadlabQkAttribution: ElementClass<HeadlabQkAttribution>;
+export const HeadlabAttributionPatching: ElementClass<HeadlabAttributionPatching>;
 export const HeadlabTransformerTraining: ElementClass<HeadlabTransformerTraining>;
 
 // ---------- JSX (React, Preact, Astro, Solid): attributes as written in markup ----------
@@ -980,6 +1001,12 @@ export interface HeadlabJSXElements {
     position?: Num;
     key?: Num;
     attention?: string;
+  };
+  'headlab-attribution-patching': TransformerAttributes & {
+    'pairs-task'?: 'induction' | 'max-digit';
+    count?: Num;
+    'pairs-seed'?: Num;
+    point?: Num;
   };
 }
 

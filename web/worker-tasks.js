@@ -470,6 +470,36 @@ export const workerTasks = {
   },
 
   /**
+   * Attribution patching over a batch of prompt pairs (core/attribution_patching.hpp): every head's
+   * and every edge's (sender → receiver's q, k, v) first-order estimate beside the real patch, and
+   * their agreement, in one call (the core's pairs are not resumable between calls; the shipped
+   * induction model's 64 pairs take about a second of WASM work: the real patches beside the
+   * estimates are path patching's cost). progress: { pairs_done: 0,
+   * pairs_total: N } once the request is read (N: the pairs file's length or the task's count),
+   * then { pairs_done: N, pairs_total: N } with the result.
+   * params: { model?, config?, safetensors? (as 'transformer-analyze'), request: TransformerPairsRequest
+   *           ({ pairs } or { task, count?, pairs_seed? }; resamples, permutations and seed are refused) }.
+   * result: `headlab model analyze --attribution-patching`'s document as an object, the same bits as
+   *         the CLI. A bad request or pair fails with the core's message; nothing half-computed is returned.
+   */
+  'transformer-attribution-patching': {
+    module: 'transformer',
+    run: async (core, params, { progress = () => {} } = {}) => {
+      const model = transformerOf(core, params);
+      try {
+        const request = params?.request;
+        const total = typeof request?.pairs === 'string' ? null : (request?.count ?? 64);
+        if (Number.isInteger(total)) progress({ pairs_done: 0, pairs_total: total });
+        const doc = model.attributionPatching(request);
+        progress({ pairs_done: doc.pairs, pairs_total: doc.pairs });
+        return doc;
+      } finally {
+        if (params?.model === undefined) model.dispose();
+      }
+    },
+  },
+
+  /**
    * A prompt's next-token loss with each head ablated alone (TransformerModel.headLosses, `headlab model
    * run --head-losses`): mean ablation averages each head's output over the author's reference
    * sequences, or over repeated random sequences (the first pass is ~20 ms in WASM).

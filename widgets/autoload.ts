@@ -12,6 +12,7 @@ const LOADERS: Record<string, () => Promise<unknown>> = {
   'headlab-angle-dot': () => import('./headlab-angle-dot-define.js'),
   'headlab-attention-bars': () => import('./headlab-attention-bars-define.js'),
   'headlab-attention-patch': () => import('./headlab-attention-patch-define.js'),
+  'headlab-attribution-patching': () => import('./headlab-attribution-patching-define.js'),
   'headlab-basis-rotation': () => import('./headlab-basis-rotation-define.js'),
   'headlab-choice-quiz': () => import('./headlab-choice-quiz-define.js'),
   'headlab-feature-recovery': () => import('./headlab-feature-recovery-define.js'),

@@ -4,6 +4,11 @@
 // readout gives a cell's mean with its 95 % interval and p-value and follows the arrow keys; every
 // cell whose interval crosses 0 carries a diagonal stroke (and only those); a bad attribute is
 // named; screenshots at 360, 700 and 1280 px, light and dark.
+// <headlab-attribution-patching> on the same page (attribution patching in the worker): its figure
+// data is the CLI's --attribution-patching document for the same pairs, number for number; the
+// summary gives Spearman ρ per group and names the largest disagreements with the document's
+// numbers; the arrow keys and a touch move the readout through the points; a bad attribute is
+// named; screenshots at the same widths.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -13,6 +18,42 @@ import { cliRun } from '../wasm/helpers.mjs';
 
 const DATA = path.join(root, 'site/pages/data');
 const TAG = 'headlab-transformer-patching';
+const ATTR = 'headlab-attribution-patching';
+
+/** `headlab model analyze --attribution-patching` of the shipped induction model, parsed. */
+function cliAttribution(flags) {
+  const cli = cliRun([
+    'model',
+    'analyze',
+    '--config',
+    path.join(DATA, 'induction-seed0.json'),
+    '--weights',
+    path.join(DATA, 'induction-seed0.safetensors'),
+    ...flags,
+    '--attribution-patching',
+  ]);
+  assert.equal(cli.status, 0, cli.stderr);
+  return JSON.parse(cli.stdout);
+}
+
+/** Sets attributes on the attribution figure and waits for the document of `count` pairs. */
+async function showAttribution(p, attrs) {
+  await p.evaluate(
+    async ({ t, attrs }) => {
+      const w = document.querySelector(t);
+      for (const [k, v] of Object.entries(attrs)) w.setAttribute(k, v);
+      await new Promise((resolve) => {
+        const check = () => {
+          const d = w.figureData;
+          if (!w.busy && d?.attribution_patching?.pairs === Number(attrs.count)) resolve();
+          else requestAnimationFrame(check);
+        };
+        check();
+      });
+    },
+    { t: ATTR, attrs },
+  );
+}
 
 let session;
 let page;
@@ -131,17 +172,109 @@ test('batch mode: a count beyond 1024 is named with its bound', async () => {
   await page.evaluate((t) => document.querySelector(t).setAttribute('count', '16'), TAG);
 });
 
+test('attribution patching: the CLI document, ρ and disagreements in words, keyboard and touch readout', async () => {
+  await showAttribution(page, { count: '16', 'pairs-seed': '1' });
+  const data = await page.evaluate((t) => document.querySelector(t).figureData, ATTR);
+  const doc = cliAttribution(['--pairs-task', 'induction', '--count', '16', '--pairs-seed', '1']);
+  assert.deepEqual(data.attribution_patching, doc);
+  const a = doc.agreement;
+  assert.deepEqual(data.spearman, {
+    nodes: a.nodes.spearman,
+    edges: a.edges.spearman,
+    q: a.edges.spearman_by_input.q,
+    k: a.edges.spearman_by_input.k,
+    v: a.edges.spearman_by_input.v,
+  });
+  // The summary's numbers are the document's at the 2 (ρ) and 3 (estimates) decimals shown.
+  const fmt = (v, d) => {
+    const text = v.toFixed(d);
+    return /^-0\.?0*$/.test(text) ? text.slice(1) : text.replace('-', '−');
+  };
+  const caption = await page.evaluate((t) => document.querySelector(t).shadowRoot.querySelector('.caption').textContent, ATTR);
+  const L = doc.nodes.estimate.length,
+    H = doc.nodes.estimate[0].length,
+    E = doc.edges.edges.length;
+  assert.ok(caption.includes(`the ${L * H} heads ${fmt(a.nodes.spearman, 2)}, the ${3 * E} edges ${fmt(a.edges.spearman, 2)}`), caption);
+  for (const k of ['q', 'k', 'v']) assert.ok(caption.includes(`${k} ${fmt(a.edges.spearman_by_input[k], 2)}`), caption);
+  // The two largest disagreements among heads, then among edges, named with their estimate and real patch.
+  const said = (g) => `estimate ${fmt(g.estimate, 3)}, actual ${fmt(g.actual, 3)}`;
+  const named = [
+    ...a.nodes.largest.slice(0, 2).map((g) => `head L${g.layer} H${g.head}: ${said(g)}`),
+    ...a.edges.largest
+      .slice(0, 2)
+      .map((g) => `edge L${g.sender[0]} H${g.sender[1]} → L${g.receiver[0]} H${g.receiver[1]} via ${g.input}: ${said(g)}`),
+  ];
+  assert.ok(caption.endsWith(`Largest disagreements: ${named.join('; ')}.`), caption);
+  // Every point is drawn: L·H crosses (two lines each) and 3E outlines, plus the four legend marks.
+  const marks = await page.evaluate((t) => document.querySelector(t).shadowRoot.querySelectorAll('.scatter [data-point]').length, ATTR);
+  assert.equal(marks, 2 * L * H + 3 * E);
+  // Keyboard: Home reads out head L0 H0; two ArrowRights, L0 H2; End, the last edge's v input.
+  const readout = () => page.evaluate((t) => document.querySelector(t).shadowRoot.querySelector('.readout').textContent, ATTR);
+  await page.evaluate((t) => document.querySelector(t).shadowRoot.querySelector('.scatter[tabindex]').focus(), ATTR);
+  await page.keyboard.press('Home');
+  await frames(page);
+  assert.equal(
+    await readout(),
+    `head L0 H0: estimate ${fmt(doc.nodes.estimate[0][0], 3)}, actual ${fmt(doc.nodes.actual[0][0], 3)} (mean over 16 pairs; gap ${fmt(Math.abs(doc.nodes.estimate[0][0] - doc.nodes.actual[0][0]), 3)})`,
+  );
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await frames(page);
+  assert.match(
+    await readout(),
+    new RegExp(`^head L0 H2: estimate ${fmt(doc.nodes.estimate[0][2], 3)}, actual ${fmt(doc.nodes.actual[0][2], 3)} `),
+  );
+  assert.equal(await page.evaluate((t) => document.querySelector(t).getAttribute('point'), ATTR), '2');
+  await page.keyboard.press('End');
+  await frames(page);
+  const [sl, sh, rl, rh] = doc.edges.edges[E - 1];
+  assert.match(
+    await readout(),
+    new RegExp(
+      `^edge L${sl} H${sh} → L${rl} H${rh} via v: estimate ${fmt(doc.edges.estimate[E - 1][2], 3)}, actual ${fmt(doc.edges.actual[E - 1][2], 3)} `,
+    ),
+  );
+  // Touch: a tap on a drawn point reads it out.
+  const tap = await page.evaluate((t) => {
+    const root = document.querySelector(t).shadowRoot;
+    const mark = root.querySelector('.scatter [data-point="5"]');
+    const box = mark.getBoundingClientRect();
+    return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  }, ATTR);
+  await page.mouse.click(tap.x, tap.y);
+  await frames(page);
+  assert.equal(await page.evaluate((t) => document.querySelector(t).getAttribute('point'), ATTR), '5');
+  assert.match(await readout(), /^head L1 H1: /);
+  assert.deepEqual(page.problems, []);
+});
+
+test('attribution patching: a bad attribute is named with its bound', async () => {
+  for (const [name, value, message] of [
+    ['pairs-task', 'copying', /pairs-task="copying" must be induction or max-digit/],
+    ['count', '0', /count="0" must be between 1 and 1024/],
+  ]) {
+    await page.evaluate(({ t, name, value }) => document.querySelector(t).setAttribute(name, value), { t: ATTR, name, value });
+    await page.waitForFunction(({ t, message }) => new RegExp(message).test(document.querySelector(t).shadowRoot.textContent), {
+      t: ATTR,
+      message: message.source,
+    });
+    await page.evaluate(({ t, name }) => document.querySelector(t).removeAttribute(name), { t: ATTR, name });
+  }
+});
+
 test('batch mode screenshots at 360, 700 and 1280 px, light and dark', async () => {
   const p = await session.newPage({ viewport: { width: 360, height: 900 } });
   await p.goto(`${session.url}own-model.html`);
   await p.waitForFunction((t) => document.querySelector(t)?.currentModel, TAG);
   await showBatch(p, { 'pairs-task': 'induction', count: '16', 'pairs-seed': '1' });
+  await showAttribution(p, { count: '64' });
   for (const scheme of ['light', 'dark']) {
     for (const width of [360, 700, 1280]) {
       await p.emulateMedia({ colorScheme: scheme });
       await p.setViewportSize({ width, height: 900 });
       await frames(p);
       await screenshot(p.locator(TAG).first(), `batch-patching-${scheme}-${width}`);
+      await screenshot(p.locator(ATTR).first(), `attribution-patching-${scheme}-${width}`);
       const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(overflow <= 0, `${scheme} ${width}: the page scrolls sideways by ${overflow} px`);
     }

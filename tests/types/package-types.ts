@@ -33,6 +33,7 @@ import type { HeadlabTransformerPatching } from '../../widgets/headlab-transform
 import type { HeadlabTransformerAblation } from '../../widgets/headlab-transformer-ablation.js';
 import type { HeadlabTransformerCircuits } from '../../widgets/headlab-transformer-circuits.js';
 import type { HeadlabQkAttribution } from '../../widgets/headlab-qk-attribution.js';
+import type { HeadlabAttributionPatching } from '../../widgets/headlab-attribution-patching.js';
 import type * as Elements from '../../widgets/elements.js';
 
 type Assignable<Impl extends Declared, Declared> = [Impl, Declared];
@@ -76,6 +77,7 @@ export type Checks = [
   Assignable<HeadlabTransformerAblation, Package.HeadlabTransformerAblation>,
   Assignable<HeadlabTransformerCircuits, Package.HeadlabTransformerCircuits>,
   Assignable<HeadlabQkAttribution, Package.HeadlabQkAttribution>,
+  Assignable<HeadlabAttributionPatching, Package.HeadlabAttributionPatching>,
   Assignable<HeadlabTransformerModel['state'], Package.TransformerModelState | null>,
   Assignable<HeadlabTransformerAttention['state'], Package.TransformerAttentionState | null>,
   Assignable<HeadlabTransformerAttribution['state'], Package.TransformerAttributionState | null>,
@@ -86,6 +88,7 @@ export type Checks = [
   Assignable<HeadlabTransformerAblation['state'], Package.TransformerAblationState | null>,
   Assignable<HeadlabTransformerCircuits['state'], Package.TransformerCircuitsState | null>,
   Assignable<HeadlabQkAttribution['state'], Package.QkAttributionState | null>,
+  Assignable<HeadlabAttributionPatching['state'], Package.AttributionPatchingState | null>,
   Assignable<HeadlabQueryKeyCanvas['state'], Package.QueryKeyCanvasState | null>,
   Assignable<HeadlabTrainingReplay['state'], Package.TrainingReplayState | null>,
   Assignable<HeadlabProjectionAblation['state'], Package.ProjectionAblationState | null>,

@@ -180,3 +180,41 @@ test('worker task transformer-path-patching: the document pathPatching() gives; 
   );
   assert.equal(core.transformerLiveHandles(), live);
 });
+
+test('worker task transformer-attribution-patching: the document attributionPatching() gives, with progress at its ends; bad requests named', async () => {
+  const core = await wasmTransformerCore();
+  const config = fs.readFileSync(path.join(shipped, 'induction-seed0.json'), 'utf8');
+  const safetensors = new Uint8Array(fs.readFileSync(path.join(shipped, 'induction-seed0.safetensors')));
+  const request = { task: 'induction', count: 4, pairs_seed: 2 };
+  const live = core.transformerLiveHandles();
+  const seen = [];
+  const result = await workerTasks['transformer-attribution-patching'].run(
+    core,
+    { config, safetensors, request },
+    { progress: (p) => seen.push(p) },
+  );
+  assert.deepEqual(seen, [
+    { pairs_done: 0, pairs_total: 4 },
+    { pairs_done: 4, pairs_total: 4 },
+  ]);
+  const model = core.loadTransformer(config, safetensors);
+  try {
+    assert.deepEqual(result, model.attributionPatching(request));
+  } finally {
+    model.dispose();
+  }
+  // 2 layers × 4 heads: 8 nodes, 16 edges × q, k, v, 4 pairs each.
+  assert.equal(result.pairs, 4);
+  assert.equal(result.nodes.estimate.flat().length, 8);
+  assert.equal(result.edges.edges.length, 16);
+  assert.equal(result.edges.estimates.length, 4);
+  await assert.rejects(
+    workerTasks['transformer-attribution-patching'].run(core, { config, safetensors, request: { ...request, seed: 3 } }),
+    /seed sets intervals, which attribution patching does not draw/,
+  );
+  await assert.rejects(
+    workerTasks['transformer-attribution-patching'].run(core, { config, safetensors, request: { task: 'induction', count: 2000 } }),
+    /count/,
+  );
+  assert.equal(core.transformerLiveHandles(), live); // every model the task read was released
+});

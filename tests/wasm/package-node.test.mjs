@@ -27,6 +27,7 @@ const TAGS = [
   'angle-dot',
   'attention-bars',
   'attention-patch',
+  'attribution-patching',
   'basis-rotation',
   'choice-quiz',
   'feature-recovery',

@@ -12,6 +12,7 @@ import { MODEL_FIGURE_CSS, ModelFigure } from '../base/model-figure.js';
 import { WorkerJobs } from '../../web/worker-client.js';
 import type {
   TransformerAnalysis,
+  TransformerAttributionPatchingFile,
   TransformerBatchPatchingFile,
   TransformerConfigFile,
   TransformerCore,
@@ -31,7 +32,7 @@ export const MODEL_TAG = 'headlab-transformer-model';
  * answers; or, with `task`, the parameters of that task (which reads the kept model the same way).
  */
 interface WorkerJob {
-  task?: 'transformer-qk-attribution' | 'transformer-batch-patching' | 'transformer-head-losses';
+  task?: 'transformer-qk-attribution' | 'transformer-batch-patching' | 'transformer-head-losses' | 'transformer-attribution-patching';
   request?: Record<string, unknown>;
   run?: { prompt: number[]; options?: TransformerRunOptions };
   prompt?: number[];
@@ -242,6 +243,23 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
       `batch:${key}`,
       { task: 'transformer-batch-patching', request: request as Record<string, unknown> },
       (v: TransformerBatchPatchingFile) => v,
+    );
+  }
+
+  /**
+   * Attribution patching over a batch of prompt pairs (task 'transformer-attribution-patching', one
+   * call), as analyzedInWorker; batchProgressed(model, key, done, total) when the worker starts it and ends it.
+   */
+  protected attributionPatchedInWorker(
+    model: LoadedTransformer,
+    key: string,
+    request: TransformerPairsRequest,
+  ): TransformerAttributionPatchingFile | null {
+    return this.computedInWorker<TransformerAttributionPatchingFile>(
+      model,
+      `batch:${key}`,
+      { task: 'transformer-attribution-patching', request: request as Record<string, unknown> },
+      (v: TransformerAttributionPatchingFile) => v,
     );
   }
 
