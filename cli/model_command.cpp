@@ -4,6 +4,7 @@
 #include "cli/flags.hpp"
 #include "core/attribution_patching.hpp"
 #include "core/batch_patching.hpp"
+#include "core/circuit_faithfulness.hpp"
 #include "core/path_patching.hpp"
 #include "core/check.hpp"
 #include "core/induction_task.hpp"
@@ -14,6 +15,7 @@
 #include "core/transformer_training.hpp"
 #include "formats/attribution_patching_json.hpp"
 #include "formats/batch_patching_json.hpp"
+#include "formats/faithfulness_json.hpp"
 #include "formats/path_patching_json.hpp"
 #include "formats/file_io.hpp"
 #include "formats/max_digit_weights.hpp"
@@ -53,8 +55,9 @@ const char* kModelUsage =
     "                             [--head-svd [--directions D]] [--top K] [--out analysis.json]\n"
     "       headlab model analyze --config model.json --weights model.safetensors\n"
     "                             (--pairs pairs.json | --pairs-task induction|max-digit [--count N] [--pairs-seed S])\n"
-    "                             [--path-patching | --attribution-patching] [--resamples B] [--permutations K]\n"
-    "                             [--seed S] [--out patching.json]\n"
+    "                             [--path-patching | --attribution-patching |\n"
+    "                              --faithfulness \"0.1 1.2\" [--ablation corrupted|mean]]\n"
+    "                             [--resamples B] [--permutations K] [--seed S] [--out patching.json]\n"
     "       headlab model train --task induction --seed S [--steps N] [--batch B] [--lr X] [--weight-decay X]\n"
     "                           --out model.safetensors [--config-out model.json] [--history-out history.json]\n"
     "       headlab model convert-max-digit --weights weights.json --out model.safetensors [--config-out model.json]\n";
@@ -276,15 +279,29 @@ int run(const Args& args, std::ostream& out) {
 // (core/batch_patching.hpp), the document of formats/batch_patching_json.hpp; with --path-patching,
 // path patching between heads instead (core/path_patching.hpp, formats/path_patching_json.hpp); with
 // --attribution-patching, the first-order estimates of head and edge patches and their agreement with
-// the real ones (core/attribution_patching.hpp, formats/attribution_patching_json.hpp).
+// the real ones (core/attribution_patching.hpp, formats/attribution_patching_json.hpp); with
+// --faithfulness "L.H …", the share of the logit difference that circuit of heads recovers, with its
+// leave-one-out table (core/circuit_faithfulness.hpp, formats/faithfulness_json.hpp).
 int analyze_pairs(const std::map<std::string, std::string>& flags, std::ostream& out) {
   for (const char* f : {"--prompt", "--tokenizer", "--position", "--token", "--corrupted", "--answer", "--wrong",
-                        "--ablation", "--sequences", "--circuits", "--qk-attribution"}) {
+                        "--sequences", "--circuits", "--qk-attribution"}) {
     if (flags.count(f)) throw UsageError(std::string(f) + " applies to one prompt, not with --pairs or --pairs-task");
   }
+  if (flags.count("--ablation") && !flags.count("--faithfulness"))
+    throw UsageError("--ablation applies to one prompt or, with --pairs or --pairs-task, to --faithfulness");
   if (flags.count("--pairs") && flags.count("--pairs-task")) throw UsageError("give --pairs or --pairs-task, not both");
-  if (flags.count("--path-patching") && flags.count("--attribution-patching"))
-    throw UsageError("give --path-patching or --attribution-patching, not both");
+  if (flags.count("--path-patching") + flags.count("--attribution-patching") + flags.count("--faithfulness") > 1)
+    throw UsageError("give one of --path-patching, --attribution-patching and --faithfulness");
+  auto ablation = tf::CircuitAblation::corrupted;
+  if (flags.count("--ablation")) {
+    const std::string& name = flags.at("--ablation");
+    if (name != "corrupted" && name != "mean")
+      throw UsageError("--ablation with --faithfulness must be corrupted or mean, got \"" + name.substr(0, 40) + "\"");
+    ablation = name == "mean" ? tf::CircuitAblation::mean : tf::CircuitAblation::corrupted;
+  }
+  // Parsed before any file is read; the heads are checked against the model by the core.
+  std::vector<tf::HeadIndex> circuit;
+  if (flags.count("--faithfulness")) circuit = heads_flag(flags.at("--faithfulness"), "--faithfulness");
   if (flags.count("--attribution-patching")) {
     for (const char* f : {"--resamples", "--permutations", "--seed"})
       if (flags.count(f))
@@ -320,6 +337,8 @@ int analyze_pairs(const std::map<std::string, std::string>& flags, std::ostream&
   }
   if (flags.count("--path-patching"))
     emit(flags, fm::write_path_patching(tf::path_patching(m.weights, pairs, settings)), out);
+  else if (flags.count("--faithfulness"))
+    emit(flags, fm::write_faithfulness(tf::circuit_faithfulness(m.weights, pairs, circuit, ablation, settings)), out);
   else if (flags.count("--attribution-patching"))
     emit(flags, fm::write_attribution_patching(c, tf::attribution_patching(m.weights, pairs)), out);
   else emit(flags, fm::write_batch_patching(c, tf::batch_patching(m.weights, pairs, settings)), out);
@@ -336,15 +355,15 @@ tf::HeadIndex qk_head_flag(const std::string& text) {
 
 int analyze(const Args& args, std::ostream& out, std::ostream& err) {
   const auto flags = flags_of(
-      args, {"--config",    "--weights",        "--prompt", "--out",        "--position", "--token",
-             "--tokenizer", "--corrupted",      "--answer", "--wrong",      "--ablation", "--sequences",
-             "--seed",      "--qk-attribution", "--pairs",  "--pairs-task", "--count",    "--pairs-seed",
-             "--resamples", "--permutations",   "--top",    "--directions"},
+      args, {"--config",    "--weights",        "--prompt", "--out",        "--position",    "--token",
+             "--tokenizer", "--corrupted",      "--answer", "--wrong",      "--ablation",    "--sequences",
+             "--seed",      "--qk-attribution", "--pairs",  "--pairs-task", "--count",       "--pairs-seed",
+             "--resamples", "--permutations",   "--top",    "--directions", "--faithfulness"},
       {"--circuits", "--composition", "--logit-lens", "--head-svd", "--path-patching", "--attribution-patching"});
   refuse_overwriting_model_inputs(flags);
   if (flags.count("--pairs") || flags.count("--pairs-task")) return analyze_pairs(flags, out);
-  for (const char* f :
-       {"--count", "--pairs-seed", "--resamples", "--permutations", "--path-patching", "--attribution-patching"}) {
+  for (const char* f : {"--count", "--pairs-seed", "--resamples", "--permutations", "--path-patching",
+                        "--attribution-patching", "--faithfulness"}) {
     if (flags.count(f)) throw UsageError(std::string(f) + " applies only with --pairs or --pairs-task");
   }
   tf::AnalysisRequest r;

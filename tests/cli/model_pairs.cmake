@@ -46,9 +46,33 @@ headlab_model_case(attribution_patching_ok "^\\{\"pairs\":66,\"prompt_length\":6
                    analyze ${_model} --pairs ${CMAKE_CURRENT_SOURCE_DIR}/data/batch_patching/pairs.json --attribution-patching)
 headlab_model_case(attribution_patching_one_layer "\"edges\":\\{\"edges\":\\[\\],\"estimate\":\\[\\],.*\"edges\":\\{\"spearman\":null,\"spearman_by_input\":\\{\"q\":null,\"k\":null,\"v\":null\\},\"largest\":\\[\\]\\}\\}\\}.*exit=0"
                    analyze --config ${_data}/one_layer_plain.json --weights ${_data}/one_layer_plain.safetensors --pairs-task induction --count 2 --attribution-patching)
-headlab_model_case(attribution_patching_with_path "give --path-patching or --attribution-patching, not both.*exit=2"
+headlab_model_case(attribution_patching_with_path "give one of --path-patching, --attribution-patching and --faithfulness.*exit=2"
                    analyze ${_model} --pairs-task induction --path-patching --attribution-patching)
 headlab_model_case(attribution_patching_resamples "--resamples sets intervals, which --attribution-patching does not draw.*exit=2"
                    analyze ${_model} --pairs-task induction --attribution-patching --resamples 200)
 headlab_model_case(attribution_patching_without_pairs "--attribution-patching applies only with --pairs or --pairs-task.*exit=2"
                    analyze ${_model} --prompt "1 2" --attribution-patching)
+# --faithfulness: the circuit in layer-then-head order, its recovery and one leave-one-out row per head;
+# every head recovers exactly 1 (nothing is replaced); bad circuits name the head and the bound.
+headlab_model_case(faithfulness_ok "^\\{\"pairs\":66,\"prompt_length\":6,\"resamples\":100,\"permutations\":100,\"seed\":3,\"confidence\":0.95,\"ablation\":\"corrupted\",\"circuit\":\\[\\[0,1\\],\\[1,0\\],\\[1,2\\]\\],.*\"recovery\":\\{\"mean\":[-0-9.e]+,\"lower\":[-0-9.e]+,\"upper\":[-0-9.e]+,\"p_value\":[-0-9.e]+,\"pairs\":\\[.*\"leave_one_out\":\\[\\{\"layer\":0,\"head\":1,\"mean\":.*\\{\"layer\":1,\"head\":2,.*exit=0"
+                   analyze ${_model} --pairs ${CMAKE_CURRENT_SOURCE_DIR}/data/batch_patching/pairs.json --faithfulness "1.2 0.1,1.0" --resamples 100 --permutations 100 --seed 3)
+headlab_model_case(faithfulness_every_head "\"ablation\":\"mean\",.*\"recovery\":\\{\"mean\":1(\\.0)?,\"lower\":1(\\.0)?,\"upper\":1(\\.0)?,.*\"pairs\":\\[1(\\.0)?,1(\\.0)?,1(\\.0)?,1(\\.0)?\\]\\},.*exit=0"
+                   analyze ${_model} --pairs-task induction --count 4 --faithfulness "0.0 0.1 0.2 1.0 1.1 1.2" --ablation mean)
+headlab_model_case(faithfulness_no_layer "circuit head 2.1: layer must lie in \\[0, 1\\] \\(the model has 2 layers\\).*exit=1"
+                   analyze ${_model} --pairs-task induction --count 2 --faithfulness "0.1 2.1")
+headlab_model_case(faithfulness_no_head "circuit head 1.3: head must lie in \\[0, 2\\] \\(the model has 3 heads per layer\\).*exit=1"
+                   analyze ${_model} --pairs-task induction --count 2 --faithfulness "1.3")
+headlab_model_case(faithfulness_twice "circuit head 0.1 is named twice.*exit=1"
+                   analyze ${_model} --pairs-task induction --count 2 --faithfulness "0.1,0.1")
+headlab_model_case(faithfulness_empty "circuit is empty: name at least one head.*exit=1"
+                   analyze ${_model} --pairs-task induction --count 2 --faithfulness " ")
+headlab_model_case(faithfulness_syntax "--faithfulness: \"1\" is not a layer.head pair such as 1.2.*exit=2"
+                   analyze ${_model} --pairs-task induction --faithfulness "1")
+headlab_model_case(faithfulness_ablation "--ablation with --faithfulness must be corrupted or mean, got \"zero\".*exit=2"
+                   analyze ${_model} --pairs-task induction --faithfulness "0.1" --ablation zero)
+headlab_model_case(faithfulness_with_path "give one of --path-patching, --attribution-patching and --faithfulness.*exit=2"
+                   analyze ${_model} --pairs-task induction --path-patching --faithfulness "0.1")
+headlab_model_case(ablation_with_pairs "--ablation applies to one prompt or, with --pairs or --pairs-task, to --faithfulness.*exit=2"
+                   analyze ${_model} --pairs-task induction --ablation mean)
+headlab_model_case(faithfulness_without_pairs "--faithfulness applies only with --pairs or --pairs-task.*exit=2"
+                   analyze ${_model} --prompt "1 2" --faithfulness "0.1")

@@ -1,0 +1,54 @@
+#include "formats/faithfulness_json.hpp"
+
+#include "formats/json.hpp"
+
+namespace headlab::formats {
+
+namespace {
+
+// Row r of grid g (|rows| × 1): its statistics and its N per-pair values, as keys of an open object.
+void row(JsonWriter& out, const transformer::PatchingGrid& g, Eigen::Index r) {
+  out.key("mean").value(g.mean(r, 0));
+  out.key("lower").value(g.lower(r, 0));
+  out.key("upper").value(g.upper(r, 0));
+  out.key("p_value").value(g.p_value(r, 0));
+  out.key("pairs").begin_array();
+  for (const auto& e : g.effects) out.value(e(r, 0));
+  out.end_array();
+}
+
+}  // namespace
+
+std::string write_faithfulness(const transformer::Faithfulness& f) {
+  JsonWriter out(KeyOrder::as_written);
+  const std::size_t N = f.clean_logit_difference.size();
+  out.begin_object();
+  out.key("pairs").value(static_cast<unsigned long long>(N));
+  out.key("prompt_length").value(f.prompt_length);
+  out.key("resamples").value(f.settings.resamples);
+  out.key("permutations").value(f.settings.permutations);
+  out.key("seed").value(static_cast<unsigned long long>(f.settings.seed));
+  out.key("confidence").value(0.95);
+  out.key("ablation").value(transformer::circuit_ablation_name(f.ablation));
+  out.key("circuit").begin_array();
+  for (const auto& hd : f.circuit) out.begin_array().value(hd.layer).value(hd.head).end_array();
+  out.end_array();
+  out.key("clean_logit_difference").numbers(f.clean_logit_difference.data(), N);
+  out.key("corrupted_logit_difference").numbers(f.corrupted_logit_difference.data(), N);
+  out.key("recovery").begin_object();
+  row(out, f.recovery, 0);
+  out.end_object();
+  out.key("leave_one_out").begin_array();
+  for (std::size_t j = 0; j < f.circuit.size(); ++j) {
+    out.begin_object();
+    out.key("layer").value(f.circuit[j].layer);
+    out.key("head").value(f.circuit[j].head);
+    row(out, f.leave_one_out, static_cast<Eigen::Index>(j));
+    out.end_object();
+  }
+  out.end_array();
+  out.end_object();
+  return std::move(out.text());
+}
+
+}  // namespace headlab::formats
