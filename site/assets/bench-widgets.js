@@ -276,6 +276,16 @@ export const SCENARIOS = {
     },
     selectScenario('answer select', 'select[name=answer]'),
   ],
+  'headlab-attribution-patching': [
+    {
+      input: 'move the point read out',
+      start: (h) => {
+        const f = q(h, '.scatter');
+        return (i) =>
+          f.dispatchEvent(new KeyboardEvent('keydown', { key: i % 9 === 8 ? 'Home' : 'ArrowRight', bubbles: true, composed: true }));
+      },
+    },
+  ],
   'headlab-qk-attribution': [selectScenario('key select', 'select[name=key]'), selectScenario('query select', 'select[name=position]')],
   'headlab-transformer-circuits': [
     selectScenario('head select', 'select[name=head]'),
