@@ -746,9 +746,15 @@ async function reattachTimes(page, pick, n) {
  * the two counts.
  */
 async function listenersKept(page, cdp, pick, what) {
+  // Each count is taken once every figure has drawn its answer (drawn(): nothing busy, then frames):
+  // a figure still waiting on its worker draws fewer controls, so fewer listeners, than once answered
+  // (the ablation figure, which now runs a second job for its head losses, was counted 186 after one
+  // re-attach and 184 after eight, under load; both are 184 once it has drawn).
   await reattachTimes(page, pick, 1);
+  await drawn(page);
   const one = await pageListeners(cdp);
   await reattachTimes(page, pick, LISTENER_REATTACHES - 1);
+  await drawn(page);
   const many = await pageListeners(cdp);
   console.log(
     `# listeners ${what}: ${one.total} after 1 re-attach, ${many.total} after ${LISTENER_REATTACHES} (document ${one.inDocument} → ${many.inDocument}, window ${one.onWindow} → ${many.onWindow}, elsewhere ${one.elsewhere} → ${many.elsewhere})`,
