@@ -747,8 +747,8 @@ async function reattachTimes(page, pick, n) {
  */
 async function listenersKept(page, cdp, pick, what) {
   // Each count is taken once every figure has drawn its answer (drawn(): nothing busy, then frames).
-  // The count may fall: on own-model.html, in the whole file's run, the ablation figure counts 186
-  // after one re-attach and 184 after eight (184 and 184 when this test runs alone); a leak would rise.
+  // The count may fall: on own-model.html, in the whole suite's run, the ablation figure counts 186
+  // after one re-attach and 184 after eight (184 and 184 when this file runs alone); a leak would rise.
   await reattachTimes(page, pick, 1);
   await drawn(page);
   const one = await pageListeners(cdp);
