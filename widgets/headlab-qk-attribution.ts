@@ -20,6 +20,7 @@ import { formatNumber, formatPercent } from './chart/format.js';
 import { divergingFill, rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
 import { drawSceneInto } from './chart/scene.js';
+import { setAttributeIfChanged, setText } from './chart/text.js';
 import { drawnSvg, heatmapShapes, legendShapes } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, promptText, tokenName } from './transformer/widget.js';
@@ -46,6 +47,9 @@ interface Split {
   score: number;
   dominant: { a: number; b: number };
 }
+
+/** Rows of the table of largest parts. */
+const PARTS_ROWS = 5;
 
 /** Height of the legend under the grid (SVG units). */
 const LEGEND_HEIGHT = 36;
@@ -89,6 +93,9 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
   private keySelect: HTMLSelectElement | null = null;
   private gridSlot: HTMLDivElement | null = null;
   private gridSvg: SVGSVGElement | null = null;
+  /** The legend under the grid, its end labels, and the width and colours it was drawn for. */
+  private legend: { svg: SVGSVGElement; low: SVGTextElement; high: SVGTextElement; width: number; colours: object } | null = null;
+  private partsTableEl: HTMLTableElement | null = null;
   private captionLine: HTMLParagraphElement | null = null;
   private tableBox: HTMLDivElement | null = null;
   private shown: {
@@ -316,39 +323,38 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
       `${formatPercent(part / split.score)} of this score is ${sourceWords(split.sources[a])} at the query against ${sourceWords(split.sources[b])} at the key (${formatNumber(part, 3)}).`;
     this.shown = { model, tokens, layer, head, position, key, split, text, request: this.requestKey() };
     // One SVG for the grid, patched in place from one cell to the next (drawSceneInto's reuse: no new
-    // nodes for a grid of the same sources); the legend, whose ends name this split's largest part,
-    // drawn below it once per limit.
+    // nodes for a grid of the same sources).
     const grid = this.scene(split, false);
     if (!this.gridSvg) this.gridSvg = drawnSvg(grid, false);
     else drawSceneInto(this.gridSvg, grid, { reuse: true });
     if (this.gridSvg.getAttribute('aria-label') !== text) this.gridSvg.setAttribute('aria-label', text);
+    // The legend, whose ends name this split's largest part: drawn once per width and colours,
+    // then only its two end labels rewritten (a new ramp per cell cost as much as the grid).
     const limit = partsLimit(split);
     const { left, width } = this.geometry(split.sources.length);
-    const legend = this.fragment(model, `legend:${formatNumber(limit, 2)}|${width}`, () =>
-      drawnSvg({
-        width,
-        height: LEGEND_HEIGHT,
-        background: rgbText(this.themeColours().panel),
-        title: 'Scale of the parts',
-        shapes: legendShapes(
-          this.themeColours(),
-          left,
-          0,
-          'diverging',
-          formatNumber(-limit, 2),
-          formatNumber(limit, 2),
-          'part of the score',
-        ),
-      }),
-    );
-    if (this.gridSlot!.firstChild !== this.gridSvg || this.gridSlot!.lastChild !== legend)
-      this.gridSlot!.replaceChildren(this.gridSvg, legend);
+    const colours = this.themeColours();
+    if (!this.legend || this.legend.width !== width || this.legend.colours !== colours) {
+      const svg = drawnSvg(
+        {
+          width,
+          height: LEGEND_HEIGHT,
+          background: rgbText(colours.panel),
+          title: 'Scale of the parts',
+          shapes: legendShapes(colours, left, 0, 'diverging', '−', '+', 'part of the score'),
+        },
+        false,
+      );
+      // legendShapes draws its texts in the order title, low end, high end.
+      const [, low, high] = svg.querySelectorAll('text');
+      this.legend = { svg, low, high, width, colours };
+    }
+    setText(this.legend.low, formatNumber(-limit, 2));
+    setText(this.legend.high, formatNumber(limit, 2));
+    if (this.gridSlot!.firstChild !== this.gridSvg || this.gridSlot!.lastChild !== this.legend.svg)
+      this.gridSlot!.replaceChildren(this.gridSvg, this.legend.svg);
     if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
     this.tableBox!.hidden = false;
-    this.show(
-      this.tableBox!,
-      this.fragment(model, `parts:${tokens.join(',')}|${layer}.${head}|${position}|${key}`, () => this.partsTable(split)),
-    );
+    this.fillPartsTable(split);
   }
 
   /** The key: the attribute (at most the query), else the key the head attends to most from the query (largest score). */
@@ -387,41 +393,56 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
     const pKey = `${model.version}|${tokens.join(',')}`;
     if (this.querySelect!.dataset.key !== pKey) {
       this.querySelect!.dataset.key = pKey;
-      this.querySelect!.replaceChildren(...tokens.map((t, p) => el('option', { value: String(p) }, `${p}: ${tokenName(model.config, t)}`)));
+      const options = () => tokens.map((t, p) => el('option', { value: String(p) }, `${p}: ${tokenName(model.config, t)}`));
+      this.querySelect!.replaceChildren(...options());
+      this.keySelect!.replaceChildren(...options());
     }
     this.querySelect!.value = String(position);
-    const kKey = `${pKey}|${position}`;
-    if (this.keySelect!.dataset.key !== kKey) {
-      this.keySelect!.dataset.key = kKey;
-      // The options of each query are built once (a reader moving between queries re-inserts them).
-      this.keySelect!.replaceChildren(
-        ...this.cached(model, `keys:${kKey}`, () =>
-          tokens.slice(0, position + 1).map((t, p) => el('option', { value: String(p) }, `${p}: ${tokenName(model.config, t)}`)),
-        ),
-      );
+    // The keys of query i are positions 0..i (the causal mask): the later ones are disabled and
+    // hidden, toggled rather than rebuilt as the query moves (a new list of options per query made
+    // the page walk and style them anew on every step).
+    const keys = this.keySelect!.options;
+    for (let p = 0; p < keys.length; p++) {
+      const off = p > position;
+      if (keys[p].disabled !== off) {
+        keys[p].disabled = off;
+        keys[p].hidden = off;
+      }
     }
   }
 
-  /** The five largest parts by size, with their share of the score. */
-  private partsTable(split: Split): HTMLTableElement {
+  /**
+   * The five largest parts by size, with their share of the score: one table, its texts rewritten
+   * in place from one cell to the next (a new table per cell made the page walk and style it anew).
+   */
+  private fillPartsTable(split: Split): void {
     const S = split.sources.length;
     const cells: { a: number; b: number; v: number }[] = [];
     for (let a = 0; a < S; a++) for (let b = 0; b < S; b++) cells.push({ a, b, v: split.parts[a][b] });
     cells.sort((x, y) => Math.abs(y.v) - Math.abs(x.v));
-    const table = el('table', { class: 'parts compact' });
-    // Short: the caption is as wide as the table's four narrow columns, which say the rest.
-    table.createCaption().textContent = `Largest parts of the score ${formatNumber(split.score, 3)} (all ${S * S} sum to it)`;
-    const head = table.createTHead().insertRow();
-    for (const t of ['query', 'key', 'part', 'share']) head.append(el('th', { scope: 'col' }, t));
-    const body = table.createTBody();
-    for (const c of cells.slice(0, 5)) {
-      const tr = body.insertRow();
-      tr.append(el('th', { scope: 'row' }, sourceLabel(split.sources[c.a])));
-      tr.append(el('td', {}, sourceLabel(split.sources[c.b])));
-      tr.append(el('td', { class: 'num', 'data-value': String(c.v) }, formatNumber(c.v, 3)));
-      tr.append(el('td', { class: 'num' }, formatPercent(c.v / split.score)));
+    const shown = cells.slice(0, PARTS_ROWS);
+    let table = this.partsTableEl;
+    if (!table || table.tBodies[0].rows.length !== shown.length) {
+      table = el('table', { class: 'parts compact' });
+      table.createCaption();
+      const head = table.createTHead().insertRow();
+      for (const t of ['query', 'key', 'part', 'share']) head.append(el('th', { scope: 'col' }, t));
+      const body = table.createTBody();
+      for (let r = 0; r < shown.length; r++)
+        body.insertRow().append(el('th', { scope: 'row' }), el('td'), el('td', { class: 'num' }), el('td', { class: 'num' }));
+      this.partsTableEl = table;
+      this.show(this.tableBox!, table);
     }
-    return table;
+    // Short: the caption is as wide as the table's four narrow columns, which say the rest.
+    setText(table.caption!, `Largest parts of the score ${formatNumber(split.score, 3)} (all ${S * S} sum to it)`);
+    shown.forEach((c, r) => {
+      const row = table.tBodies[0].rows[r].cells;
+      setText(row[0], sourceLabel(split.sources[c.a]));
+      setText(row[1], sourceLabel(split.sources[c.b]));
+      setText(row[2], formatNumber(c.v, 3));
+      setAttributeIfChanged(row[2], 'data-value', String(c.v));
+      setText(row[3], formatPercent(c.v / split.score));
+    });
   }
 
   /** Where the S × S grid sits. */
