@@ -359,3 +359,34 @@ test('appendix: the max-digit model in the generic widgets agrees with the max-d
   assert.deepEqual(page.problems, []);
   await page.close();
 });
+
+test("the prose link 'Ablate all four layer-1 heads' keeps the article's prompt, where the logit of 8 falls", async () => {
+  const page = await openArticle();
+  const fig = '#ablation';
+  await rendered(page, fig);
+  const authored = await page.$eval(fig, (e) => e.getAttribute('prompt'));
+  await page.locator('a.state-link', { hasText: 'Ablate all four layer-1 heads' }).click();
+  await page.waitForFunction((s) => {
+    const e = document.querySelector(s);
+    const d = e.figureData;
+    return !e.busy && !e.updatePending && d?.heads.length === 4 && d.logits_after != null;
+  }, fig);
+  const d = await page.$eval(fig, (e) => {
+    const { prompt, heads, logits_before, logits_after } = e.figureData;
+    return { prompt, heads, logits_before: Array.from(logits_before), logits_after: Array.from(logits_after) };
+  });
+  assert.equal(d.prompt.join(' '), authored, 'the prompt the prose talks about');
+  assert.deepEqual(
+    d.heads,
+    [0, 1, 2, 3].map((h) => [1, h]),
+  );
+  // The next token after "… 11 26" is the copy of what followed 26 before: 8.
+  assert.equal(d.prompt[d.prompt.indexOf(26) + 1], 8);
+  const top = (logits) => logits.indexOf(Math.max(...logits));
+  assert.equal(top(d.logits_before), 8, 'the clean model predicts 8');
+  assert.ok(
+    d.logits_after[8] < d.logits_before[8] - 1,
+    `ablating layer 1 lowers the logit of 8: ${d.logits_before[8]} → ${d.logits_after[8]}`,
+  );
+  assert.deepEqual(page.problems, []);
+});
