@@ -134,6 +134,10 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
   private angleOut: HTMLOutputElement | null = null;
   private aRow: HTMLDivElement | null = null;
   private aInputs: HTMLInputElement[] = [];
+  /** Why the A typed in the entries was not applied (hidden when it was). */
+  private aProblem: HTMLParagraphElement | null = null;
+  /** The a attribute the entries last showed. */
+  private aRendered: string | null | undefined = undefined;
   private presetButtons: Record<string, HTMLButtonElement> = {};
   private basisButtons: Record<string, HTMLButtonElement> = {};
   private readout: HTMLParagraphElement | null = null;
@@ -302,19 +306,26 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
       this.listen(input, 'change', () => {
         const values = this.aInputs.map((x) => x.valueAsNumber);
         if (values.some((x) => !Number.isFinite(x))) return;
-        this.setAttribute(
-          'a',
-          JSON.stringify([
-            [values[0], values[1]],
-            [values[2], values[3]],
-          ]),
-        );
+        const A = [
+          [values[0], values[1]],
+          [values[2], values[3]],
+        ];
+        // An A the core refuses (singular, ill-conditioned) is not committed: the figure keeps the
+        // last A it drew and the reason stands beside the entries, which stay editable.
+        const problem = this.refusedA(A);
+        this.aProblem!.textContent = problem ?? '';
+        this.aProblem!.hidden = problem === null;
+        for (const x of this.aInputs) x.toggleAttribute('aria-invalid', problem !== null);
+        if (problem !== null) return;
+        this.setAttribute('a', JSON.stringify(A));
         this.emitChange();
       });
       aGrid.append(input);
       return input;
     });
-    this.aRow.append(el('span', {}, 'A ='), aGrid);
+    this.aProblem = el('p', { class: 'note', role: 'alert', id: uid('a-problem'), hidden: '' });
+    for (const x of this.aInputs) x.setAttribute('aria-describedby', this.aProblem.id);
+    this.aRow.append(el('span', {}, 'A ='), aGrid, this.aProblem);
 
     const figs = el('div', { class: 'figs' });
     const planeBox = el('div', { class: 'fig' });
@@ -376,10 +387,46 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
         );
         this.handleLayer!.append(g);
         this.handles.push({ g, kind, index });
-        this.listen(g, 'pointerdown', (e) => this.startDrag(e as PointerEvent, kind, index, g));
+        this.listen(g, 'pointerdown', (e) => {
+          // Grab areas overlap where a query and a key tip meet (each 24 units round, the rings 22
+          // apart): the press goes to the handle whose ring is nearest, not to the one on top.
+          const h = this.nearestHandle(e as PointerEvent) ?? { g, kind, index };
+          this.startDrag(e as PointerEvent, h.kind, h.index, h.g);
+        });
         this.listen(g, 'keydown', (e) => this.keyMove(e as KeyboardEvent, kind, index));
       }
     }
+  }
+
+  /** The core's reason for refusing A as a change of basis of this head's queries and keys, or null. */
+  private refusedA(A: number[][]): string | null {
+    const s = this.compute();
+    try {
+      this.core!.changeQueryKeyBasis(matrix(s.q_before), matrix(s.k_before), matrix(A));
+      return null;
+    } catch (e) {
+      return `Not applied: ${(e instanceof Error ? e.message : String(e)).replace(/\.?$/, '.')} The figure shows the last A.`;
+    }
+  }
+
+  /** The handle whose ring centre is nearest to the pointer (rings as drawn, in the plane's SVG units). */
+  private nearestHandle(e: PointerEvent): HeadlabQueryKeyCanvas['handles'][number] | null {
+    const ctm = this.planeSvg!.getScreenCTM();
+    if (!ctm) return null;
+    const pt = new DOMPoint(e.clientX, e.clientY).matrixTransform(ctm.inverse());
+    let best: HeadlabQueryKeyCanvas['handles'][number] | null = null,
+      bestD = Infinity;
+    for (const h of this.handles) {
+      if (h.g.hasAttribute('hidden')) continue;
+      const m = h.g.transform.baseVal.consolidate()?.matrix;
+      if (!m) continue;
+      const d = Math.hypot(pt.x - m.e, pt.y - m.f);
+      if (d < bestD) {
+        bestD = d;
+        best = h;
+      }
+    }
+    return best;
   }
 
   /** Sets tip `index` of the queries (row of W_Q) or keys (row of W_K) to (x, y), rounded to 0.01. */
@@ -515,9 +562,18 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     if (this.angleInput!.valueAsNumber !== s.angle_degrees) this.angleInput!.value = String(s.angle_degrees);
     this.angleOut!.textContent = `${formatNumber(s.angle_degrees, 1)}°`;
     this.angleInput!.setAttribute('aria-valuetext', `${formatNumber(s.angle_degrees, 1)} degrees`);
-    s.a.flat().forEach((x, i) => {
-      if (this.aInputs[i].valueAsNumber !== x && this.root.activeElement !== this.aInputs[i]) this.aInputs[i].value = String(x);
-    });
+    // A new A from elsewhere (a preset, a link, the hash) replaces a refused entry and its message;
+    // while the message stands the entries keep what the reader typed.
+    const aAttribute = this.getAttribute('a');
+    if (aAttribute !== this.aRendered) {
+      this.aRendered = aAttribute;
+      this.aProblem!.hidden = true;
+      for (const x of this.aInputs) x.removeAttribute('aria-invalid');
+    }
+    if (this.aProblem!.hidden)
+      s.a.flat().forEach((x, i) => {
+        if (this.aInputs[i].valueAsNumber !== x && this.root.activeElement !== this.aInputs[i]) this.aInputs[i].value = String(x);
+      });
     const presetNow = Object.entries(PRESETS).find(([, p]) =>
       ['w-q', 'w-k', 'w-v'].every((a) => (this.getAttribute(a) ?? null) === (p.attrs[a] ?? null)),
     )?.[0];

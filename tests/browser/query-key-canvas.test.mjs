@@ -232,6 +232,57 @@ test('query-key canvas: rotation and invertible A keep every score; a singular A
       .getByText(/A \(2 × 2\) is singular/)
       .waitFor(),
   );
+  // Refused beside the entries, not in place of the figure: the plane, the entries and the last
+  // valid A stay, and a corrected entry applies.
+  await frames(page);
+  const kept = await state(page, 'qk-basis');
+  assert.deepEqual(kept.a, [
+    [1, 2],
+    [2, 0.7],
+  ]);
+  assert.ok(await fig.getByRole('group', { name: 'Query and key plane' }).isVisible(), 'the plane stays');
+  assert.ok(await boxes.nth(3).isVisible(), 'the entries stay');
+  assert.equal(await boxes.nth(3).getAttribute('aria-invalid'), '');
+  assert.equal(await boxes.nth(3).inputValue(), '4', 'the typed entry stays');
+  await boxes.nth(3).fill('5');
+  await boxes.nth(3).press('Enter');
+  await frames(page);
+  s = await state(page, 'qk-basis');
+  assert.deepEqual(s.a, [
+    [1, 2],
+    [2, 5],
+  ]);
+  assert.ok(s.max_score_difference <= SCORE_TOL);
+  assert.equal(
+    await fig
+      .getByRole('alert')
+      .filter({ hasText: /singular/ })
+      .count(),
+    0,
+  );
+  assert.equal(await boxes.nth(3).getAttribute('aria-invalid'), null);
+  assert.deepEqual(page.problems, []);
+});
+
+test('query-key canvas: where a query and a key tip meet, a press on the query ring drags the query', async () => {
+  const page = await open();
+  const qk = page.locator('#qk');
+  // At the start (every matrix the identity) query 1 and key 1 coincide; their rings sit 22 units
+  // apart and each grab area is 24 units round, so the two areas overlap.
+  const s0 = await state(page);
+  assert.deepEqual(s0.q[0], s0.k[0]);
+  await qk.locator('g.handle.q').first().scrollIntoViewIfNeeded();
+  const ring = await qk.locator('g.handle.q circle.ring').first().boundingBox();
+  const cx = ring.x + ring.width / 2,
+    cy = ring.y + ring.height / 2;
+  await page.mouse.move(cx, cy);
+  await page.mouse.down();
+  await page.mouse.move(cx + 30, cy - 30, { steps: 5 });
+  await page.mouse.up();
+  await frames(page);
+  const s = await state(page);
+  assert.notDeepEqual(s.w_q[0], s0.w_q[0], `query 1 moved: ${JSON.stringify([s0.w_q, s.w_q, s.w_k])}`);
+  assert.deepEqual(s.w_k, s0.w_k, 'no key moved');
   assert.deepEqual(page.problems, []);
 });
 
