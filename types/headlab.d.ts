@@ -818,7 +818,8 @@ export interface BoundValue {
  * A number in the prose computed by the model on the page: reads `boundValue(name)` of the element with id
  * `source`, again on its `change` event and after each of its renders, and prints it in words (an accuracy is
  * 100% only when every item is right). Shows its own text until the source answers. Attributes: source, name,
- * format ("percent" | "count" | "number" | "sci"; default from the value's kind). Inline, no shadow root.
+ * format ("percent" | "count" | "number" | "sci"; default from the value's kind), digits (decimals of a number or
+ * percentage, 0–6, so the value keeps the precision of the fallback text). Inline, no shadow root.
  */
 export interface HeadlabValue extends HTMLElement {
   /** Id of the element that computes the value. */
@@ -827,6 +828,8 @@ export interface HeadlabValue extends HTMLElement {
   name: string;
   /** How the value is printed; undefined: the default for its kind. */
   format: 'percent' | 'count' | 'number' | 'sci' | undefined;
+  /** Decimals of a number or percentage, 0–6 (the precision of the fallback text); undefined: the format's default. */
+  digits: number | undefined;
   /** The value as last shown; undefined while the source has none. */
   readonly value: BoundValue | undefined;
   /** Resolves once the number is shown (true) or the source is missing (false, the fallback text stays). Never rejects. */
@@ -930,7 +933,7 @@ type TransformerAttributes = HeadlabBaseAttributes & { model?: string };
 export interface HeadlabJSXElements {
   'headlab-projection-ablation': HeadlabBaseAttributes & { 'w-q'?: string; 'w-k'?: string; 'w-v'?: string; query?: Num };
   'headlab-value-swap': HeadlabBaseAttributes & { weights?: string; values?: string; records?: string; 'column-a'?: Num; 'column-b'?: Num };
-  'headlab-value': HeadlabBaseAttributes & { source?: string; name?: string; format?: 'percent' | 'count' | 'number' | 'sci' };
+  'headlab-value': HeadlabBaseAttributes & { source?: string; name?: string; format?: 'percent' | 'count' | 'number' | 'sci'; digits?: Num };
   'headlab-basis-rotation': HeadlabBaseAttributes & { angle?: Num; x?: string; 'w-q'?: string; 'w-k'?: string };
   'headlab-choice-quiz': HeadlabBaseAttributes;
   'headlab-feature-recovery': HeadlabBaseAttributes & {

@@ -1,4 +1,4 @@
-// <headlab-value source="<element id>" name="<value name>" [format="percent|count|number|sci"]>fallback</headlab-value>
+// <headlab-value source="<element id>" name="<value name>" [format="percent|count|number|sci"] [digits="0…6"]>fallback</headlab-value>
 //
 // A number in the prose that is read from the model on the page, so a sentence about the
 // current model cannot contradict its figure after the reader retrains it. The source element
@@ -25,6 +25,9 @@ export interface BoundSource extends Element {
 
 const FORMATS: readonly ValueFormat[] = ['percent', 'count', 'number', 'sci'];
 
+/** Most decimals the digits attribute asks for (more than a prose number needs; formatNumber rounds at 10⁻ᵈ). */
+export const MAX_DIGITS = 6;
+
 /** What the element shows while its source computes a new value (data-state="computing"). */
 export const COMPUTING_TEXT = 'computing…';
 
@@ -33,7 +36,7 @@ const ElementBase = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement
 
 export class HeadlabValue extends ElementBase {
   static get observedAttributes(): string[] {
-    return ['source', 'name', 'format'];
+    return ['source', 'name', 'format', 'digits'];
   }
 
   private fallback: string | null = null;
@@ -64,6 +67,22 @@ export class HeadlabValue extends ElementBase {
   set format(value: ValueFormat | undefined) {
     if (value === undefined) this.removeAttribute('format');
     else this.setAttribute('format', value);
+  }
+
+  /**
+   * Decimals of a number or a percentage (an integer from 0 to MAX_DIGITS): the precision of the
+   * author's own fallback text, so the sentence reads the same once the model answers ("2.06",
+   * not "2.0593"). Absent or invalid: the format's default.
+   */
+  get digits(): number | undefined {
+    const d = this.getAttribute('digits');
+    if (d === null || !/^\d{1,2}$/.test(d.trim())) return undefined;
+    const n = Number(d);
+    return n <= MAX_DIGITS ? n : undefined;
+  }
+  set digits(value: number | undefined) {
+    if (value === undefined) this.removeAttribute('digits');
+    else this.setAttribute('digits', String(value));
   }
 
   private shown: BoundValue | undefined = undefined;
@@ -149,7 +168,7 @@ export class HeadlabValue extends ElementBase {
 
   private show(v: BoundValue | undefined, state: 'pending' | 'missing' | 'bound' | 'computing'): void {
     this.shown = v;
-    const text = v ? formatBound(v, this.format) : state === 'computing' ? COMPUTING_TEXT : (this.fallback ?? '');
+    const text = v ? formatBound(v, this.format, this.digits) : state === 'computing' ? COMPUTING_TEXT : (this.fallback ?? '');
     if (this.textContent !== text) this.textContent = text;
     if (this.getAttribute('data-state') !== state) this.setAttribute('data-state', state);
     if (state === 'computing') this.setAttribute('aria-busy', 'true');

@@ -216,16 +216,18 @@ export function formatNearOne(x: number, digits = 4): string {
 }
 
 /** A bound value in words; `format` overrides the kind's default (fraction → percent, count → count, loss → sci). */
-export function formatBound(v: BoundValue, format?: ValueFormat): string {
+export function formatBound(v: BoundValue, format?: ValueFormat, digits?: number): string {
   const how = format ?? (v.kind === 'fraction' ? 'percent' : v.kind === 'count' ? 'count' : v.kind === 'loss' ? 'sci' : 'number');
   switch (how) {
     case 'percent':
+      if (digits !== undefined && v.of === undefined) return formatPercent(v.value, digits);
       return v.kind === 'fraction' ? formatAccuracy(v.value, v.of) : formatPercent(v.value);
     case 'count':
       return v.kind === 'fraction' && v.of !== undefined ? formatAccuracy(v.value, v.of, { words: true }) : formatCount(v.value);
     case 'sci':
       return formatScientific(v.value);
     default:
-      return Number.isFinite(v.value) ? formatNumber(v.value, Math.abs(v.value) >= 100 ? 1 : 4) : formatScientific(v.value);
+      if (!Number.isFinite(v.value)) return formatScientific(v.value);
+      return formatNumber(v.value, digits ?? (Math.abs(v.value) >= 100 ? 1 : 4));
   }
 }
