@@ -317,3 +317,33 @@ test('opened from disk (file://): the notice and every snapshot show; the only e
   }
   await page.close();
 });
+
+test("max-digit article: the reader's first click, on a snapshot's (disabled) control, acts once the widget is live", async () => {
+  const MAX_DIGIT = ARTICLES.find((a) => a.endsWith('max-digit-heads.html'));
+  const page = await session.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(`${session.url}${MAX_DIGIT}`, { waitUntil: 'networkidle' });
+  const fig = page.locator('#outputs');
+  await fig.scrollIntoViewIfNeeded();
+  // The snapshot's "corrections" radio (the copy drawn at this width): the figure shows
+  // "outputs" until the click acts.
+  assert.equal(await fig.evaluate((e) => e.renderCount), 0, 'still the snapshot');
+  const box = await fig.evaluate((e) => {
+    const radio = [...e.shadowRoot.querySelectorAll('input[type=radio][name=mode][value=corrections]')].find(
+      (r) => r.getClientRects().length,
+    );
+    const r = radio.getBoundingClientRect();
+    return { disabled: radio.disabled, x: r.x, y: r.y, width: r.width, height: r.height };
+  });
+  assert.ok(box.disabled, "the snapshot's copy is disabled");
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  await page.waitForFunction(() => {
+    const e = document.getElementById('outputs');
+    return e.renderCount > 0 && !e.updatePending && !e.busy && e.state?.mode === 'corrections';
+  });
+  const focused = await fig.evaluate((e) => {
+    const f = e.shadowRoot.activeElement;
+    return f ? `${f.name}=${f.value} ${f.checked}` : null;
+  });
+  assert.equal(focused, 'mode=corrections true', 'the live radio took the press, and the focus');
+  assert.deepEqual(page.problems, []);
+});

@@ -120,6 +120,17 @@ function nextRenderTurn(): void {
   turn?.();
 }
 
+/** Form controls a reader operates (the snapshot disables its copies of them). */
+const CONTROLS = 'input, select, textarea, button';
+
+/** The controls under `roots` that are rendered (not hidden, not in a collapsed box), in document order. */
+function visibleControls(roots: readonly Node[]): Element[] {
+  const out: Element[] = [];
+  for (const r of roots)
+    if (r instanceof Element) for (const c of r.querySelectorAll(CONTROLS)) if (c.getClientRects().length > 0) out.push(c);
+  return out;
+}
+
 export abstract class HeadlabElement<State = unknown> extends ElementBase {
   /** Whether the widget waits for the WASM core before build(). */
   protected static needsCore = true;
@@ -199,7 +210,35 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
       this.placeholder.hidden = true;
       this.prerendered = snapshot;
       this.root.append(...snapshot);
+      // The snapshot's controls are disabled copies: a press on one is kept and given to the
+      // live control it stands for once the widget goes live (the reader's first click acts).
+      this.root.addEventListener('pointerup', (e) => this.keepSnapshotPress(e as PointerEvent), { capture: true });
     }
+  }
+
+  /** Index among the visible controls of the snapshot control the reader pressed, until the live widget takes it. */
+  private snapshotPress: number | null = null;
+
+  private keepSnapshotPress(e: PointerEvent): void {
+    if (!this.prerendered.length || (e.pointerType === 'mouse' && e.button !== 0)) return;
+    const hit = this.root.elementsFromPoint(e.clientX, e.clientY).find((n) => n.matches(CONTROLS));
+    if (!hit || !this.prerendered.some((n) => n.contains(hit))) return;
+    const controls = visibleControls(this.prerendered);
+    const i = controls.indexOf(hit);
+    if (i >= 0) this.snapshotPress = i;
+  }
+
+  /** The kept press, given to the live control at the same place: a button or box is clicked, a field or menu focused. */
+  private replaySnapshotPress(): void {
+    const i = this.snapshotPress;
+    this.snapshotPress = null;
+    if (i === null) return;
+    const control = visibleControls([this.body])[i] as HTMLElement | undefined;
+    if (!control || (control as HTMLButtonElement).disabled) return;
+    const clickable =
+      control.localName === 'button' || (control instanceof HTMLInputElement && /^(checkbox|radio|button)$/.test(control.type));
+    control.focus();
+    if (clickable) control.click();
   }
 
   /** The prerendered snapshot's nodes, on screen until the first render replaces them in the same frame. */
@@ -207,8 +246,11 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   private prerendered: Node[] = [];
 
   private dropSnapshot(): void {
+    if (!this.prerendered.length) return;
     for (const node of this.prerendered) node.parentNode?.removeChild(node);
     this.prerendered = [];
+    // After this frame's layout, when the live controls have their boxes.
+    if (this.snapshotPress !== null) requestAnimationFrame(() => this.isConnected && this.guard(() => this.replaySnapshotPress()));
   }
 
   /** Number of completed render() calls (diagnostics and tests). */
