@@ -43,8 +43,12 @@ export interface TransformerAttentionState {
   cell: { layer: number; head: number; key: number } | null;
 }
 
-/** Width of one head's pattern in the figure (SVG units); cells are at least 4 and at most 16 units. */
-const PANEL = 150;
+/** Narrowest a head's pattern is drawn before the figure takes fewer columns (CSS px: the stripes stay visible). */
+const MIN_PANEL = 110;
+/** Most columns of heads in a row. */
+const MAX_COLUMNS = 4;
+/** The card's padding and border on both sides (the base sheet's .body), between the element's width and the figure's. */
+const CARD_INSET = 34;
 /** Height of the legend under the patterns (SVG units). */
 const LEGEND_HEIGHT = 36;
 
@@ -74,6 +78,9 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   private paintedRun: TransformerRun | null = null;
   private patternsColours: unknown = null;
   private legendSlot: HTMLDivElement | null = null;
+  /** The element's width in CSS px (a ResizeObserver keeps it; read once before the first observation). */
+  private hostWidth = 0;
+  private resizes: ResizeObserver | null = null;
 
   get prompt(): string {
     return this.getAttribute('prompt') ?? '';
@@ -123,6 +130,25 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
       role: 'toolbar',
       'aria-label': 'Tokens of the prompt: pick one to see where each head looks from it and to it',
     });
+    // The patterns are laid out for the element's width (columns and cell size), so they fill the
+    // box at every width and are drawn at their own size (their labels and legend unscaled). A new
+    // width that changes the layout is drawn in the observer's callback, before the frame paints.
+    this.resizes?.disconnect();
+    this.resizes =
+      typeof ResizeObserver === 'function'
+        ? new ResizeObserver((entries) => {
+            const w = entries[entries.length - 1].contentRect.width;
+            if (w <= 0 || w === this.hostWidth) return;
+            const before = this.shown ? this.layout(this.shown.model, this.shown.run) : null;
+            this.hostWidth = w;
+            const after = this.shown ? this.layout(this.shown.model, this.shown.run) : null;
+            if (before && after && (before.cols !== after.cols || before.cell !== after.cell || before.width !== after.width)) {
+              this.requestRender();
+              this.renderNow();
+            }
+          })
+        : null;
+    this.resizes?.observe(this);
     const figure = el('div', { class: 'figure' });
     this.figure = new LayeredFigure(false);
     this.legendSlot = el('div', { class: 'legend' });
@@ -296,7 +322,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     ]);
     this.show(
       this.legendSlot!,
-      this.fragment(model, 'legend', () => drawnSvg(this.legendScene(layout.width))),
+      this.fragment(model, `legend|${layout.width}`, () => drawnSvg(this.legendScene(layout.width))),
     );
     this.figure!.label(text);
     const readout =
@@ -432,12 +458,16 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   } {
     const { n_layers: L, n_heads: H } = model.config;
     const T = run.tokens.length;
-    const cell = Math.max(4, Math.min(16, Math.floor(PANEL / T)));
-    const size = cell * T;
     const gap = 18,
       top = 20,
       left = 8;
-    const cols = Math.min(H, 4);
+    // Columns: as many (up to MAX_COLUMNS) as leave each pattern MIN_PANEL wide; cells then as
+    // large as the width allows, from 4 to 16 units.
+    const available = Math.max(240, this.figureWidth() - left);
+    let cols = Math.min(H, MAX_COLUMNS);
+    while (cols > 1 && available / cols - gap < MIN_PANEL) cols = Math.ceil(cols / 2);
+    const cell = Math.max(4, Math.min(16, Math.floor((available / cols - gap) / T)));
+    const size = cell * T;
     const rowsPerLayer = Math.ceil(H / cols);
     const height = top + L * rowsPerLayer * (size + gap + 16);
     const origin = (l: number, h: number): [number, number] => [
@@ -445,6 +475,20 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
       top + (l * rowsPerLayer + Math.floor(h / cols)) * (size + gap + 16),
     ];
     return { cell, size, cols, rowsPerLayer, width: Math.max(left + cols * (size + gap), 240), height: height + LEGEND_HEIGHT, origin };
+  }
+
+  /** Width in CSS px the figure has inside the card (1,000 before the element has been laid out). */
+  private figureWidth(): number {
+    // Read once, before the observer's first report (the first render runs before it): the
+    // page is laid out by then, so this costs no layout of its own.
+    if (this.hostWidth <= 0 && this.isConnected) this.hostWidth = this.getBoundingClientRect().width;
+    return this.hostWidth > 0 ? this.hostWidth - CARD_INSET : 1000;
+  }
+
+  disconnectedCallback(): void {
+    this.resizes?.disconnect();
+    this.resizes = null;
+    super.disconnectedCallback();
   }
 
   /** The selected cell (attribute `cell`, query = the pinned token) ringed in its head's pattern. */

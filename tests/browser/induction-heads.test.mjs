@@ -390,3 +390,26 @@ test("the prose link 'Ablate all four layer-1 heads' keeps the article's prompt,
   );
   assert.deepEqual(page.problems, []);
 });
+
+test('the attention patterns fill the box at 360, 700 and 1280 px: each head at least 110 CSS px wide, drawn unscaled', async () => {
+  const sizes = {};
+  for (const width of [360, 700, 1280]) {
+    const page = await openArticle({ viewport: { width, height: 900 } });
+    await rendered(page, '#attention');
+    sizes[width] = await page.$eval('#attention', (e) => {
+      const layout = e.layout(e.currentModel, e.shown.run);
+      const canvas = e.shadowRoot.querySelector('canvas').getBoundingClientRect();
+      const box = e.shadowRoot.querySelector('.figure').getBoundingClientRect();
+      const scale = canvas.width / layout.width;
+      return { cols: layout.cols, head: layout.size * scale, scale, filled: canvas.width / box.width };
+    });
+    await page.close();
+  }
+  for (const [width, s] of Object.entries(sizes)) {
+    assert.ok(s.head >= 110, `${width} px: a head's pattern is ${s.head.toFixed(0)} px wide`);
+    assert.ok(Math.abs(s.scale - 1) < 0.02, `${width} px: drawn at its own size (scale ${s.scale})`);
+    assert.ok(s.filled > 0.85, `${width} px: the patterns fill ${(100 * s.filled).toFixed(0)}% of the box`);
+  }
+  assert.equal(sizes[360].cols, 2);
+  assert.equal(sizes[1280].cols, 4);
+});

@@ -160,8 +160,8 @@ test("the article's composition claim: the numbers bound in the prose are the CL
 });
 
 test('a click on a cell of the attention figure splits that cell; the selects move the key by keyboard', async () => {
-  // Cell L1 H3, query 20, key 9: its place on the canvas from the figure's layout (cell 6 units,
-  // panels 138 + 18 apart, the layer-1 row 172 below the layer-0 one, 20 from the top, 8 from the left).
+  // Cell L1 H3, query 20, key 9: its place on the canvas from the figure's own layout (columns
+  // and cell size follow the element's width).
   // Everything the prose's bound share shows from the click on: its text and state at each change,
   // and what the figure's boundValue and state say at each of its change events.
   const before = await page.evaluate(() => {
@@ -189,8 +189,10 @@ test('a click on a cell of the attention figure splits that cell; the selects mo
     const units = parseFloat(canvas.style.width);
     const rect = canvas.getBoundingClientRect();
     const s = rect.width / units;
-    const x = 8 + 3 * (138 + 18) + 9 * 6 + 3,
-      y = 20 + 1 * (138 + 18 + 16) + 20 * 6 + 3;
+    const layout = host.layout(host.currentModel, host.shown.run);
+    const [ox, oy] = layout.origin(1, 3);
+    const x = ox + 9 * layout.cell + layout.cell / 2,
+      y = oy + 20 * layout.cell + layout.cell / 2;
     canvas.dispatchEvent(new MouseEvent('click', { bubbles: true, composed: true, clientX: rect.left + x * s, clientY: rect.top + y * s }));
   });
   await settled();
