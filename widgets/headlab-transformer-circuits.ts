@@ -267,11 +267,25 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
 
   /** Where the V × V heatmap sits (heatHeight: the heatmap with its labels, above the legend). */
   private geometry(V: number): { cell: number; left: number; top: number; width: number; height: number; heatHeight: number } {
-    const cell = Math.max(5, Math.min(14, Math.floor(420 / V)));
+    // Up to 24 units a cell: a small named vocabulary (the max-digit model's 14 tokens, PAD to
+    // ANS) gets a label on every row and column (labels need 16 units; at 14 every other one was
+    // left out, ANS among them).
+    const cell = Math.max(5, Math.min(24, Math.floor(420 / V)));
     const left = 30,
-      top = 30;
+      top = this.columnLabelsTurned(V, cell) ? 60 : 30;
     const heatHeight = top + V * cell + 8;
     return { cell, left, top, width: Math.max(left + V * cell + 8, 300), height: heatHeight + LEGEND_HEIGHT, heatHeight };
+  }
+
+  /**
+   * Whether the column labels are turned (−60°): every column labelled (cells of 16 units or more)
+   * and some name longer than two characters (PAD, BOS, SEP, ANS ran together level).
+   */
+  private columnLabelsTurned(V: number, cell: number): boolean {
+    const config = this.currentModel?.config;
+    if (!config || cell < 16) return false;
+    for (let t = 0; t < V; t++) if (tokenName(config, t).length > 2) return true;
+    return false;
   }
 
   /** The title and the token labels (the text of scene(), drawn in the overlay). */
@@ -317,6 +331,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     ];
     // A label every `step` tokens: two-digit ids need about 16 units.
     const step = cell >= 16 ? 1 : Math.ceil(16 / cell);
+    const turned = this.columnLabelsTurned(V, cell);
     for (let t = 0; t < V; t += step) {
       shapes.push({
         kind: 'text',
@@ -334,7 +349,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
         text: tokenName(model.config, t),
         fill: rgbText(c.muted),
         size: 8,
-        anchor: 'middle',
+        ...(turned ? { anchor: 'start' as const, rotate: -60 } : { anchor: 'middle' as const }),
       });
     }
     const height = top + V * cell + 8;

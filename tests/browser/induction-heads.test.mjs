@@ -413,3 +413,41 @@ test('the attention patterns fill the box at 360, 700 and 1280 px: each head at 
   assert.equal(sizes[360].cols, 2);
   assert.equal(sizes[1280].cols, 4);
 });
+
+test("appendix: the QK circuit labels every one of the max-digit model's 14 tokens on both axes, ANS included, none overprinted", async () => {
+  for (const width of [360, 1280]) {
+    const page = await session.newPage({ viewport: { width, height: 900 } });
+    await page.goto(`${session.url}articles/max-digit-heads-appendix.html`);
+    const fig = '#generic-circuits';
+    await page.locator(fig).scrollIntoViewIfNeeded();
+    await page.waitForFunction((s) => {
+      const e = document.querySelector(s);
+      return e?.renderCount > 0 && !e.busy && !e.updatePending && [...e.shadowRoot.querySelectorAll('svg text')].length > 1;
+    }, fig);
+    const labels = await page.$eval(fig, (e) => {
+      const names = new Set(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'PAD', 'BOS', 'SEP', 'ANS']);
+      const texts = [...e.shadowRoot.querySelectorAll('svg text')].filter((t) => names.has(t.textContent));
+      return texts.map((t) => {
+        const r = t.getBoundingClientRect();
+        return { text: t.textContent, turned: t.hasAttribute('transform'), x: r.x, y: r.y, w: r.width, h: r.height };
+      });
+    });
+    assert.equal(new Set(labels.map((l) => l.text)).size, 14, `${width} px: every token named (${labels.map((l) => l.text).join(' ')})`);
+    assert.equal(labels.length, 28, `${width} px: each token on both axes`);
+    // No two labels' boxes overlap (turned labels: their boxes' overlap is their ink's, conservatively).
+    const overlaps = [];
+    for (let i = 0; i < labels.length; i++)
+      for (let j = i + 1; j < labels.length; j++) {
+        const a = labels[i],
+          b = labels[j];
+        if (a.turned !== b.turned) continue;
+        const ox = Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x),
+          oy = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
+        if (!a.turned && ox > 0.5 && oy > 0.5) overlaps.push(`${a.text}/${b.text}`);
+        if (a.turned && ox > a.w / 2 && oy > a.h / 2) overlaps.push(`${a.text}/${b.text} (turned)`);
+      }
+    assert.deepEqual(overlaps, [], `${width} px`);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  }
+});
