@@ -319,7 +319,9 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
       // A row's two bars 17 units apart: at 360 px the chart is drawn at about 0.7 of its size and
       // its text kept legible (widgets/base/dom.ts), so the two value labels' lines need that much.
       rowH = 36,
-      top = 34;
+      // Text is 12 CSS px at every width (about 17 units where the chart is drawn at 0.7): the two
+      // header lines 20 units apart, the bars below the second.
+      top = ablated ? 42 : 28;
     const x = (v: number) => left + ((v - lo) / (hi - lo || 1)) * (right - left);
     const shapes: Shape[] = [
       {
@@ -332,7 +334,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
       },
       // The legend on a line of its own, so neither line runs past the chart at 360 px.
       ...(ablated
-        ? [{ kind: 'text' as const, x: 4, y: 24, text: 'before (upper bar), after (lower bar)', fill: rgbText(c.muted), size: 11 }]
+        ? [{ kind: 'text' as const, x: 4, y: 30, text: 'before (upper bar), after (lower bar)', fill: rgbText(c.muted), size: 11 }]
         : []),
       { kind: 'line', x1: x(0), y1: top - 4, x2: x(0), y2: top + order.length * rowH, stroke: rgbText(c.muted) },
     ];

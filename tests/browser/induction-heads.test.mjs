@@ -451,3 +451,36 @@ test("appendix: the QK circuit labels every one of the max-digit model's 14 toke
     await page.close();
   }
 });
+
+test('the ablation figure at 360 and 1280 px, four heads ablated: no two texts of its charts overlap', async () => {
+  for (const width of [360, 1280]) {
+    const page = await session.newPage({ viewport: { width, height: 900 } });
+    await page.goto(
+      `${session.url}${ARTICLE}#ablation.heads=1.0+1.1+1.2+1.3&ablation.prompt=5+9+14+3+22+7+30+1+17+11+26+8+5+9+14+3+22+7+30+1+17+11+26`,
+    );
+    await page.waitForFunction(() => {
+      const e = document.querySelector('#ablation');
+      return e?.figureData?.logits_after != null && e.figureData.head_losses != null && !e.busy && !e.updatePending;
+    });
+    const overlaps = await page.$eval('#ablation', (e) => {
+      const out = [];
+      for (const svg of e.shadowRoot.querySelectorAll('svg')) {
+        const boxes = [...svg.querySelectorAll('text')].map((t) => ({ text: t.textContent, r: t.getBoundingClientRect() }));
+        for (let i = 0; i < boxes.length; i++)
+          for (let j = i + 1; j < boxes.length; j++) {
+            const a = boxes[i].r,
+              b = boxes[j].r;
+            const ox = Math.min(a.right, b.right) - Math.max(a.left, b.left),
+              oy = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+            // A glyph box (ascent + descent, 1.2 em) is taller than its ink: rows whose boxes share
+            // under a quarter of their height are lines that touch, not text printed over text.
+            if (ox > 0.5 && oy > 0.25 * Math.min(a.height, b.height)) out.push(`"${boxes[i].text}" / "${boxes[j].text}"`);
+          }
+      }
+      return out;
+    });
+    assert.deepEqual(overlaps, [], `${width} px`);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  }
+});

@@ -251,7 +251,10 @@ export function signedBarShapes(
       fill: rgbText(r.value < 0 ? c.neg : c.pos),
       ...(r.data ? { data: r.data } : {}),
     });
-    const tx = r.value < 0 ? bx - 4 : bx + len + 4;
+    // The value beside the zero line on the side its bar leaves empty for a negative bar (left of
+    // its end the label ran into the row labels when the bar reached the left margin), past the
+    // bar's end for a positive one.
+    const tx = r.value < 0 ? zero + 4 : bx + len + 4;
     shapes.push({
       kind: 'text',
       x: tx,
@@ -259,7 +262,7 @@ export function signedBarShapes(
       text: formatNumber(r.value, 3),
       fill: rgbText(c.fg),
       size: 10,
-      anchor: r.value < 0 ? 'end' : 'start',
+      anchor: 'start',
     });
   });
   return shapes;
