@@ -86,6 +86,14 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
     table.grid th[scope="row"] { text-align: left; font-weight: normal; min-width: 12em; }
     table.grid thead th:first-child { text-align: left; }
     table.grid td { text-align: center; white-space: nowrap; }
+    /* A phone: the claims column narrower and held at the left while the seeds scroll past it, so
+       every seed can be read against its claim (3 or 4 seeds in view at 360 px, not 2). */
+    .body { container-type: inline-size; }
+    @container (max-width: 560px) {
+      table.grid th[scope="row"] { min-width: 9em; position: sticky; left: 0; z-index: 1; background: var(--hl-panel); font-size: 0.85em; }
+      table.grid thead th:first-child { position: sticky; left: 0; z-index: 1; background: var(--hl-panel); }
+      table.grid td, table.grid thead th { padding-left: 0.3rem; padding-right: 0.3rem; }
+    }
     table.grid td.differs { background: color-mix(in srgb, var(--hl-changed) 22%, transparent); }
     table.grid td.here { font-weight: 600; }
     table.grid tr.check td.same { color: var(--hl-fg); }

@@ -912,3 +912,26 @@ test('a worker blocked at page load: the model fails with a clean message, and l
   );
   await p.close();
 });
+
+test('seed grid at 360 px: scrolled to the last seed, every claim is still in view beside its value', async () => {
+  const page = await session.newPage({ viewport: { width: 360, height: 900 } });
+  await page.goto(`${session.url}${ARTICLE}`);
+  const fig = page.locator('#seeds');
+  await fig.scrollIntoViewIfNeeded();
+  await fig.hover();
+  await page.waitForFunction(() => document.querySelector('#seeds')?.shadowRoot.querySelector('table.grid td[data-seed="9"]'));
+  const rows = await fig.evaluate((e) => {
+    const box = e.shadowRoot.querySelector('table.grid').closest('.scroll');
+    box.scrollLeft = box.scrollWidth;
+    const b = box.getBoundingClientRect();
+    const inside = (r) => r.left >= b.left - 1 && r.right <= b.right + 1;
+    return [...e.shadowRoot.querySelectorAll('table.grid tbody tr')].map((tr) => ({
+      claim: inside(tr.querySelector('th').getBoundingClientRect()),
+      last: inside(tr.querySelector('td[data-seed="9"]').getBoundingClientRect()),
+      scrolled: box.scrollLeft > 0,
+    }));
+  });
+  assert.ok(rows.length >= 10, `${rows.length} claims`);
+  for (const [i, r] of rows.entries()) assert.deepEqual(r, { claim: true, last: true, scrolled: true }, `claim row ${i}`);
+  assert.deepEqual(page.problems, []);
+});
