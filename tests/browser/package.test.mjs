@@ -144,7 +144,7 @@ async function check(session, url, shot, { origin = null } = {}) {
   return { scripts };
 }
 
-test('npm pack: the tarball holds the bundle, its chunk, worker and .wasm, the types and the embedding guide, and nothing else', () => {
+test('npm pack: the tarball holds the bundle, its chunk, worker and .wasm, the types, the embedding and own-model guides and the limits, and nothing else', () => {
   const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
     .trim()
     .split('\n')
@@ -163,6 +163,10 @@ test('npm pack: the tarball holds the bundle, its chunk, worker and .wasm, the t
     'dist/custom-elements.json',
     'types/headlab.d.ts',
     'docs/embedding.md',
+    // The own-model guides the own-model page names, and the limits they link to.
+    'docs/own-model.md',
+    'docs/own-model-widgets.md',
+    'docs/limits.md',
   ]) {
     assert.ok(files.includes(f), `${f} missing from ${files.join(', ')}`);
   }
@@ -170,7 +174,7 @@ test('npm pack: the tarball holds the bundle, its chunk, worker and .wasm, the t
     files.some((f) => /^dist\/chunk-[A-Z0-9]+\.js$/.test(f)),
     'the shared chunk',
   );
-  const allowed = /^(package\.json|README\.md|dist\/[^/]+|dist\/data\/max-digit-[\w-]+\.json|types\/[^/]+\.d\.ts|docs\/embedding\.md)$/;
+  const allowed = /^(package\.json|README\.md|dist\/[^/]+|dist\/data\/max-digit-[\w-]+\.json|types\/[^/]+\.d\.ts|docs\/(embedding|own-model|own-model-widgets|limits)\.md)$/;
   assert.deepEqual(
     files.filter((f) => !allowed.test(f)),
     [],
