@@ -334,16 +334,13 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
     const { left, width } = this.geometry(split.sources.length);
     const colours = this.themeColours();
     if (!this.legend || this.legend.width !== width || this.legend.colours !== colours) {
-      const svg = drawnSvg(
-        {
-          width,
-          height: LEGEND_HEIGHT,
-          background: rgbText(colours.panel),
-          title: 'Scale of the parts',
-          shapes: legendShapes(colours, left, 0, 'diverging', '−', '+', 'part of the score'),
-        },
-        false,
-      );
+      const svg = drawnSvg({
+        width,
+        height: LEGEND_HEIGHT,
+        background: rgbText(colours.panel),
+        title: 'Scale of the parts',
+        shapes: legendShapes(colours, left, 0, 'diverging', '−', '+', 'part of the score'),
+      });
       // legendShapes draws its texts in the order title, low end, high end.
       const [, low, high] = svg.querySelectorAll('text');
       this.legend = { svg, low, high, width, colours };
