@@ -4,6 +4,7 @@
 //    merges, <|endoftext|> added as id 263;
 //  - word_level.json: WordLevel over a Whitespace pre-tokenizer, [UNK] = 0.
 import { writeFileSync } from 'node:fs';
+import { byteLevelBpe } from '../../support/gpt2-tokenizer.mjs';
 
 const here = new URL('.', import.meta.url);
 const byteChar = [];
@@ -19,27 +20,12 @@ byteChar.forEach((c, b) => (vocab[c] = b));
 const merges = ['h e', 'Ġ t', 'Ġt he', 'i n', 'Ġ c', 'Ġc a', 'Ġca t'];
 let id = 256;
 for (const m of merges) vocab[m.replace(' ', '')] = id++;
-const tinyBpe = {
-  version: '1.0',
-  truncation: null,
-  padding: null,
-  added_tokens: [{ id: 263, content: '<|endoftext|>', single_word: false, lstrip: false, rstrip: false, normalized: false, special: true }],
-  normalizer: null,
-  pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
-  post_processor: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: false, use_regex: true },
-  decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
-  model: {
-    type: 'BPE',
-    dropout: null,
-    unk_token: null,
-    continuing_subword_prefix: '',
-    end_of_word_suffix: '',
-    fuse_unk: false,
-    byte_fallback: false,
-    vocab: { ...vocab, '<|endoftext|>': 263 },
-    merges,
-  },
-};
+const tinyBpe = byteLevelBpe({
+  vocab: { ...vocab, '<|endoftext|>': 263 },
+  merges,
+  addedTokens: [{ id: 263, content: '<|endoftext|>', single_word: false, lstrip: false, rstrip: false, normalized: false, special: true }],
+  byteFallback: false,
+});
 writeFileSync(new URL('tiny_bpe.json', here), JSON.stringify(tinyBpe, null, 1) + '\n');
 
 const wordLevel = {
