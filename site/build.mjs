@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeCustomElements } from './custom-elements.mjs';
+import { writeElementData } from './element-reference.mjs';
 import { prerenderSnapshots } from './snapshots.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -253,6 +254,8 @@ export async function buildSite({ quiet = false, snapshots = true } = {}) {
   for (const f of BUNDLED_DATA) fs.copyFileSync(path.join(root, 'site/pages/data', f), path.join(outDir, 'headlab/data', f));
   // The Custom Elements Manifest, from the built classes (imported in Node) and types/headlab.d.ts.
   await writeCustomElements(path.join(outDir, 'headlab'));
+  // Editor data (VS Code, JetBrains) and llms.txt from the same manifest.
+  writeElementData(path.join(outDir, 'headlab'), JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')));
   // dist/: the same bundle, where package.json's "files" and "exports" point (npm pack ships it).
   fs.rmSync(distDir, { recursive: true, force: true });
   fs.cpSync(path.join(outDir, 'headlab'), distDir, { recursive: true });

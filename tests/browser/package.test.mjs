@@ -163,6 +163,10 @@ test('npm pack: the tarball holds the bundle, its chunk, worker and .wasm, the t
     'dist/custom-elements.json',
     'types/headlab.d.ts',
     'docs/embedding.md',
+    'docs/elements.md',
+    'dist/vscode.html-custom-data.json',
+    'dist/web-types.json',
+    'dist/llms.txt',
     // The own-model guides the own-model page names, and the limits they link to.
     'docs/own-model.md',
     'docs/own-model-widgets.md',
@@ -174,7 +178,7 @@ test('npm pack: the tarball holds the bundle, its chunk, worker and .wasm, the t
     files.some((f) => /^dist\/chunk-[A-Z0-9]+\.js$/.test(f)),
     'the shared chunk',
   );
-  const allowed = /^(package\.json|README\.md|dist\/[^/]+|dist\/data\/max-digit-[\w-]+\.json|types\/[^/]+\.d\.ts|docs\/(embedding|own-model|own-model-widgets|limits)\.md)$/;
+  const allowed = /^(package\.json|README\.md|dist\/[^/]+|dist\/data\/max-digit-[\w-]+\.json|types\/[^/]+\.d\.ts|docs\/(embedding|elements|own-model|own-model-widgets|limits)\.md)$/;
   assert.deepEqual(
     files.filter((f) => !allowed.test(f)),
     [],
