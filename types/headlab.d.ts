@@ -933,7 +933,12 @@ type TransformerAttributes = HeadlabBaseAttributes & { model?: string };
 export interface HeadlabJSXElements {
   'headlab-projection-ablation': HeadlabBaseAttributes & { 'w-q'?: string; 'w-k'?: string; 'w-v'?: string; query?: Num };
   'headlab-value-swap': HeadlabBaseAttributes & { weights?: string; values?: string; records?: string; 'column-a'?: Num; 'column-b'?: Num };
-  'headlab-value': HeadlabBaseAttributes & { source?: string; name?: string; format?: 'percent' | 'count' | 'number' | 'sci'; digits?: Num };
+  'headlab-value': HeadlabBaseAttributes & {
+    source?: string;
+    name?: string;
+    format?: 'percent' | 'count' | 'number' | 'sci';
+    digits?: Num;
+  };
   'headlab-basis-rotation': HeadlabBaseAttributes & { angle?: Num; x?: string; 'w-q'?: string; 'w-k'?: string };
   'headlab-choice-quiz': HeadlabBaseAttributes;
   'headlab-feature-recovery': HeadlabBaseAttributes & {

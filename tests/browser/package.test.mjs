@@ -178,7 +178,8 @@ test('npm pack: the tarball holds the bundle, its chunk, worker and .wasm, the t
     files.some((f) => /^dist\/chunk-[A-Z0-9]+\.js$/.test(f)),
     'the shared chunk',
   );
-  const allowed = /^(package\.json|README\.md|dist\/[^/]+|dist\/data\/max-digit-[\w-]+\.json|types\/[^/]+\.d\.ts|docs\/(embedding|elements|own-model|own-model-widgets|limits)\.md)$/;
+  const allowed =
+    /^(package\.json|README\.md|dist\/[^/]+|dist\/data\/max-digit-[\w-]+\.json|types\/[^/]+\.d\.ts|docs\/(embedding|elements|own-model|own-model-widgets|limits)\.md)$/;
   assert.deepEqual(
     files.filter((f) => !allowed.test(f)),
     [],
