@@ -27,7 +27,7 @@ import {
 } from './base/headlab-element.js';
 import { TrainingJob, type TrainingStatus } from './base/training-job.js';
 import { formatMagnitude, formatNearOne, formatNumber, subscripted } from './chart/format.js';
-import { lossCurveScene } from './chart/loss-curve.js';
+import { finishedRunDecades, lossCurveScene } from './chart/loss-curve.js';
 import { RESPONSE_HEATMAP_CSS, ResponseHeatmap } from './chart/response-heatmap.js';
 import { drawSceneInto, type Scene } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
@@ -343,6 +343,9 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
           height: LOSS_HEIGHT,
           colours,
           title: `Training loss, seed ${seed}`,
+          // While training the axis reaches 10⁻³² (it stays put as the loss falls); a finished run
+          // that did not learn is drawn on its own decades (finishedRunDecades).
+          ...(this.training.status === 'training' || !this.losses.length ? {} : { decades: finishedRunDecades(this.losses) }),
         });
       case 'response-query':
         return this.heatQuery!.scene(colours, `R·W_q after ${steps} steps (seed ${seed})`);

@@ -34,7 +34,7 @@ import {
 } from './base/headlab-element.js';
 import { formatNearOne, formatNumber, formatScientific, type BoundValue } from './chart/format.js';
 import { Memo } from './base/memo.js';
-import { lossCurveScene } from './chart/loss-curve.js';
+import { finishedRunDecades, lossCurveScene } from './chart/loss-curve.js';
 import { rgbText, type ResolvedColours, type Rgb } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
@@ -711,7 +711,17 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     // Drawn at the width it is shown (its axis text is 11 px and must not be scaled down).
     const width = this.shownWidth('loss');
     // The x axis spans the steps so far, so the early steps (most snapshots) are not squeezed into a corner.
-    const scene = lossCurveScene({ losses, steps: Math.max(1, upTo), width, height: 220, colours: c, title: `Loss up to step ${upTo}` });
+    // The axis is the whole run's (fixed while the reader scrubs); a run whose loss never falls
+    // (learning rate 3) is drawn on its own decades, its leap to 57 at full height.
+    const scene = lossCurveScene({
+      losses,
+      steps: Math.max(1, upTo),
+      width,
+      height: 220,
+      colours: c,
+      title: `Loss up to step ${upTo}`,
+      ...(r ? { decades: finishedRunDecades(r.loss_trace) } : {}),
+    });
     if (r && r.diverged_at > 0) {
       scene.shapes.push({
         kind: 'text',

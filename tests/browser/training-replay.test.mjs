@@ -138,6 +138,21 @@ test('break it: request scale 0.01 and learning rate 3, numbers from the run as 
     assert.ok(native.heldout_mse > native.uniform_attention_mse, 'worse than uniform attention');
     assert.match(r.lesson, /worse than uniform attention/);
   }
+  // The loss axis spans this run's decades, not a fixed floor of 10⁻³²: the leap to tens of
+  // nats fills the top of the chart instead of a sliver above 33 empty decades.
+  const decades = await page.$eval('#replay', (e) => {
+    const svg = [...e.shadowRoot.querySelectorAll('svg')].find((g) =>
+      [...g.querySelectorAll('text')].some((t) => t.textContent.startsWith('Loss up to step')),
+    );
+    const SUP = { '⁰': 0, '¹': 1, '²': 2, '³': 3, '⁴': 4, '⁵': 5, '⁶': 6, '⁷': 7, '⁸': 8, '⁹': 9 };
+    return [...svg.querySelectorAll('text')]
+      .map((t) => /^10([⁻]?)([⁰¹²³⁴⁵⁶⁷⁸⁹]+)$/.exec(t.textContent))
+      .filter(Boolean)
+      .map((m) => (m[1] ? -1 : 1) * Number([...m[2]].map((c) => SUP[c]).join('')));
+  });
+  const peakDecade = Math.ceil(Math.log10(Math.max(...(await page.$eval('#replay', (e) => Array.from(e.result.loss_trace))))));
+  assert.equal(Math.max(...decades), peakDecade, `the axis tops at the leap's decade: ${decades}`);
+  assert.ok(Math.min(...decades) >= -3, `no empty decades below the run's losses: ${decades}`);
   await screenshot(page.locator('#fig-replay'), 'training-replay-large-lr-light');
 
   // Learned keys (no CLI flag): the properties the Catch2 test checks across seeds, and the

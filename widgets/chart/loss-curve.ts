@@ -14,6 +14,8 @@ export interface LossCurveInput {
   height: number;
   colours: ResolvedColours;
   title: string;
+  /** The y axis's decades [bottom, top]; default lossDecades(losses) (down to LOSS_AXIS_FLOOR_DECADE at least). */
+  decades?: [number, number];
 }
 
 /** Lowest decade the axis always shows: the draft's final losses are ~1e-31. */
@@ -42,8 +44,12 @@ export function decadeLabel(decade: number): string {
     .join('')}`;
 }
 
-/** The y axis's decades [bottom, top] for these losses (non-positive losses ignored). */
-export function lossDecades(losses: ArrayLike<number>): [number, number] {
+/**
+ * The y axis's decades [bottom, top] for these losses (non-positive losses ignored), the bottom at
+ * `floor` or lower (a run still training keeps its axis as its loss falls; a finished run passes
+ * Infinity, so a run that never fell far is drawn on its own decades: a leap to 57 stands out).
+ */
+export function lossDecades(losses: ArrayLike<number>, floor = LOSS_AXIS_FLOOR_DECADE): [number, number] {
   let lo = Infinity,
     hi = -Infinity;
   for (let i = 0; i < losses.length; i++) {
@@ -53,9 +59,22 @@ export function lossDecades(losses: ArrayLike<number>): [number, number] {
       hi = Math.max(hi, x);
     }
   }
-  const bottom = Math.min(LOSS_AXIS_FLOOR_DECADE, Number.isFinite(lo) ? Math.floor(Math.log10(lo)) : 0);
   const top = Math.max(0, Number.isFinite(hi) ? Math.ceil(Math.log10(hi)) : 0);
+  const bottom = Math.min(floor, Number.isFinite(lo) ? Math.floor(Math.log10(lo)) : 0, top - 1);
   return [bottom, top];
+}
+
+/** Below this decade a run has learned: its axis is the standard one, down to 10⁻³². */
+const LEARNED_DECADE = -8;
+
+/**
+ * The axis of a finished run: lossDecades' (down to LOSS_AXIS_FLOOR_DECADE) for a run whose loss
+ * fell below 10^LEARNED_DECADE, so converged runs share one axis; otherwise the run's own decades,
+ * so a run that did not learn (learning rate 3 leaping to 57) is not a sliver above empty decades.
+ */
+export function finishedRunDecades(losses: ArrayLike<number>): [number, number] {
+  const own = lossDecades(losses, Infinity);
+  return own[0] < LEARNED_DECADE ? lossDecades(losses) : own;
 }
 
 /** Round step numbers for about `target` ticks over [0, max]: 1, 2, 2.5 or 5 × 10^k apart. */
@@ -77,7 +96,7 @@ export function lossCurveScene(input: LossCurveInput): Scene {
     rule = rgbText(c.rule);
   const plotW = width - MARGIN.left - MARGIN.right;
   const plotH = height - MARGIN.top - MARGIN.bottom;
-  const [bottom, top] = lossDecades(losses);
+  const [bottom, top] = input.decades ?? lossDecades(losses);
   const x = (step: number) => MARGIN.left + (step / steps) * plotW;
   const y = (loss: number) => {
     const d = loss > 0 && Number.isFinite(loss) ? Math.max(bottom, Math.min(top, Math.log10(loss))) : bottom;
