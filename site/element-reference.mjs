@@ -110,6 +110,16 @@ export function referenceMarkdown(manifest) {
   return `${out.join('\n')}\n`;
 }
 
+/** What the editors are told of an attribute: its description, its allowed values, whether it is a switch. */
+function attributeFacts(a) {
+  return {
+    name: a.name,
+    description: line(a.description || GENERIC_ATTRIBUTES[a.name]) || undefined,
+    values: enumValues(a.type?.text),
+    boolean: a.type?.text === 'boolean',
+  };
+}
+
 /** VS Code's HTML custom data (version 1.1). */
 export function vscodeCustomData(manifest) {
   return {
@@ -117,14 +127,11 @@ export function vscodeCustomData(manifest) {
     tags: elementsOf(manifest).map((d) => ({
       name: d.tagName,
       description: line(d.description),
-      attributes: d.attributes.map((a) => {
-        const values = enumValues(a.type?.text);
-        return {
-          name: a.name,
-          description: line(a.description || GENERIC_ATTRIBUTES[a.name]) || undefined,
-          ...(values ? { values: values.map((name) => ({ name })) } : a.type?.text === 'boolean' ? { valueSet: 'v' } : {}),
-        };
-      }),
+      attributes: d.attributes.map(attributeFacts).map(({ name, description, values, boolean }) => ({
+        name,
+        description,
+        ...(values ? { values: values.map((v) => ({ name: v })) } : boolean ? { valueSet: 'v' } : {}),
+      })),
     })),
   };
 }
@@ -141,19 +148,12 @@ export function webTypes(manifest, pkg) {
         elements: elementsOf(manifest).map((d) => ({
           name: d.tagName,
           description: line(d.description),
-          attributes: d.attributes.map((a) => {
-            const values = enumValues(a.type?.text);
-            return {
-              name: a.name,
-              description: line(a.description || GENERIC_ATTRIBUTES[a.name]) || undefined,
-              value: values
-                ? { type: 'enum', kind: 'plain' }
-                : a.type?.text === 'boolean'
-                  ? { type: 'boolean', kind: 'no-value' }
-                  : { type: 'string' },
-              ...(values ? { values: values.map((name) => ({ name })) } : {}),
-            };
-          }),
+          attributes: d.attributes.map(attributeFacts).map(({ name, description, values, boolean }) => ({
+            name,
+            description,
+            value: values ? { type: 'enum', kind: 'plain' } : boolean ? { type: 'boolean', kind: 'no-value' } : { type: 'string' },
+            ...(values ? { values: values.map((v) => ({ name: v })) } : {}),
+          })),
           events: (d.events ?? []).map((e) => ({ name: e.name, description: line(e.description) })),
           css: { parts: (d.cssParts ?? []).map((p) => ({ name: p.name, description: p.description })) },
         })),
