@@ -935,3 +935,36 @@ test('seed grid at 360 px: scrolled to the last seed, every claim is still in vi
   for (const [i, r] of rows.entries()) assert.deepEqual(r, { claim: true, last: true, scrolled: true }, `claim row ${i}`);
   assert.deepEqual(page.problems, []);
 });
+
+test('at 360 × 640 px a prose link to the patching figure brings its drawing, where the effect shows, onto the screen', async () => {
+  const page = await session.newPage({ viewport: { width: 360, height: 640 }, reducedMotion: 'reduce' });
+  await page.goto(`${session.url}${ARTICLE}`, { waitUntil: 'networkidle' });
+  // A reader follows the link once the page has laid out: every element defined.
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('*')].every((e) => !e.localName.startsWith('headlab-') || customElements.get(e.localName)),
+  );
+  const link = page.locator('a.state-link[href^="#patch."]').first();
+  await link.scrollIntoViewIfNeeded();
+  await link.click();
+  await page.waitForFunction(() => {
+    const e = document.querySelector('#patch');
+    return e.renderCount > 0 && !e.busy && !e.updatePending && e.getAttribute('patches') !== null;
+  });
+  // Revealed (ringed) after its render, then laid out with the live figure in place.
+  await page.waitForFunction(() => document.querySelector('#patch').hasAttribute('data-hash-target'));
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  // The figure is taller than the screen; its drawing sits below its many controls.
+  const shown = await page.$eval('#patch', (e) => {
+    const drawing = [...e.shadowRoot.querySelectorAll('svg:not(svg svg), canvas')].find((d) => d.getBoundingClientRect().height > 0);
+    const r = drawing.getBoundingClientRect();
+    return {
+      top: Math.round(r.top),
+      bottom: Math.round(r.bottom),
+      screen: innerHeight,
+      figure: Math.round(e.getBoundingClientRect().height),
+    };
+  });
+  assert.ok(shown.figure > shown.screen, JSON.stringify(shown));
+  assert.ok(shown.top >= 0 && shown.top < shown.screen - 100, `the drawing starts on screen: ${JSON.stringify(shown)}`);
+  assert.deepEqual(page.problems, []);
+});

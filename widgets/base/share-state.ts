@@ -22,6 +22,15 @@ export const MAX_HASH_LENGTH = 8192;
  */
 export const LOCATION_ATTRIBUTES: ReadonlySet<string> = new Set(['src', 'config', 'data', 'href', 'url']);
 
+/** Room left below a drawing a link scrolls to the bottom of the screen (CSS px). */
+const REVEAL_MARGIN_PX = 16;
+
+/** The element's first drawing on screen (an SVG figure or a canvas in its shadow root), or null. */
+function firstDrawing(e: Element): Element | null {
+  for (const d of e.shadowRoot?.querySelectorAll('svg:not(svg svg), canvas') ?? []) if (d.getBoundingClientRect().height > 0) return d;
+  return null;
+}
+
 /** The hash's "&"-separated entries, still encoded. */
 export function hashParts(): string[] {
   return location.hash.replace(/^#/, '').split('&').filter(Boolean);
@@ -169,8 +178,18 @@ export class SharedStateLink {
   reveal(focus: boolean): void {
     const e = this.element;
     const reduce = matchMedia('(prefers-reduced-motion: reduce)').matches;
-    const tall = e.getBoundingClientRect().height > innerHeight * 0.9;
-    e.scrollIntoView({ block: tall ? 'start' : 'center', behavior: reduce ? 'auto' : 'smooth' });
+    const behavior = reduce ? 'auto' : 'smooth';
+    const box = e.getBoundingClientRect();
+    const tall = box.height > innerHeight * 0.9;
+    // A tall figure (a phone) shows its top, unless its first drawing, where a link's effect shows,
+    // would then lie below the fold: then that drawing is centred (room for the live figure
+    // replacing its snapshot a frame later, whose controls may be a few pixels taller).
+    const chart = tall ? firstDrawing(e) : null;
+    const chartBottom = chart ? chart.getBoundingClientRect().bottom - box.top : 0;
+    if (chart && chartBottom > innerHeight - REVEAL_MARGIN_PX) {
+      const fits = chart.getBoundingClientRect().height <= innerHeight - 2 * REVEAL_MARGIN_PX;
+      chart.scrollIntoView({ block: fits ? 'center' : 'start', behavior });
+    } else e.scrollIntoView({ block: tall ? 'start' : 'center', behavior });
     e.setAttribute('data-hash-target', '');
     window.setTimeout(() => e.removeAttribute('data-hash-target'), 2500);
     if (focus) {
