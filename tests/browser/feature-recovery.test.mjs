@@ -508,3 +508,39 @@ test('a worker that failed to load is replaced: after a transient 404 the next T
   );
   await page.close();
 });
+
+test('"Slow down to watch" (the default pace) spreads the draft\'s 1,200 steps over at least 4.5 s; fast pace gives the same bits', async () => {
+  // A lower bound only: the worker waits at least WATCH_PACE_MS per 20-step chunk, and a busy
+  // machine can only make the run longer. At 20 ms per chunk the run was over in 1.2 s.
+  const page = await session.newPage();
+  await page.goto(`${session.url}${ARTICLE}`);
+  await rendered(page, FR);
+  const pace = await page.evaluate((s) => {
+    const e = document.querySelector(s);
+    e.removeAttribute('autostart');
+    return e.pace;
+  }, FR);
+  assert.equal(pace, 'watch');
+  /** Trains once; resolves with the run's time (ms) and its W_q when the figure says done. */
+  const run = () =>
+    page.evaluate(
+      (s) =>
+        new Promise((resolve) => {
+          const e = document.querySelector(s);
+          const t0 = performance.now();
+          e.addEventListener('change', function done() {
+            if (e.trainingStatus !== 'done') return;
+            e.removeEventListener('change', done);
+            resolve({ ms: performance.now() - t0, w_q: e.results.w_q });
+          });
+          e.train();
+        }),
+      FR,
+    );
+  const watched = await run();
+  assert.ok(watched.ms >= 4500, `the watched run took ${Math.round(watched.ms)} ms`);
+  await page.evaluate((s) => document.querySelector(s).setAttribute('pace', 'fast'), FR);
+  const fast = await run();
+  assert.deepEqual(fast.w_q, watched.w_q, 'the pace changes no bit');
+  assert.deepEqual(page.problems, []);
+});
