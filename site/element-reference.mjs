@@ -8,6 +8,7 @@
 // The last three are written into the bundle folder by the site build (dist/ in the package).
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** The element declarations of a manifest, by tag name. */
 export function elementsOf(manifest) {
@@ -191,8 +192,8 @@ export function writeElementData(bundleDir, pkg) {
 }
 
 // node site/element-reference.mjs: docs/elements.md from the built manifest.
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
   const manifest = JSON.parse(fs.readFileSync(path.join(root, 'build/site/headlab/custom-elements.json'), 'utf8'));
   fs.writeFileSync(path.join(root, 'docs/elements.md'), referenceMarkdown(manifest));
   console.log('wrote docs/elements.md');

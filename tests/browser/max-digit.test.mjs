@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { root, screenshot, startSession } from './helpers.mjs';
-import { bundleDir, drawn, frames } from './widget-fixtures.mjs';
+import { bundleDir, drawn, elementsDefined, frames } from './widget-fixtures.mjs';
 import { cliRun } from '../wasm/helpers.mjs';
 
 const ARTICLE = 'articles/max-digit-heads.html';
@@ -940,9 +940,7 @@ test('at 360 × 640 px a prose link to the patching figure brings its drawing, w
   const page = await session.newPage({ viewport: { width: 360, height: 640 }, reducedMotion: 'reduce' });
   await page.goto(`${session.url}${ARTICLE}`, { waitUntil: 'networkidle' });
   // A reader follows the link once the page has laid out: every element defined.
-  await page.waitForFunction(() =>
-    [...document.querySelectorAll('*')].every((e) => !e.localName.startsWith('headlab-') || customElements.get(e.localName)),
-  );
+  await elementsDefined(page);
   const link = page.locator('a.state-link[href^="#patch."]').first();
   await link.scrollIntoViewIfNeeded();
   await link.click();

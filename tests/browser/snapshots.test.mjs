@@ -15,6 +15,7 @@ import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { root, screenshot, startSession } from './helpers.mjs';
 import { longestTask, TRACE_CATEGORIES } from './long-tasks.mjs';
+import { elementsDefined } from './widget-fixtures.mjs';
 
 const site = path.join(root, 'build/site');
 const ARTICLES = fs
@@ -182,9 +183,7 @@ test('max-digit article: before the first interaction only the snapshots (no max
     page.on('request', (r) => fetched.push(new URL(r.url()).pathname));
     await page.goto(`${session.url}${MAX_DIGIT}`, { waitUntil: 'networkidle' });
     // Every element defined (connected and upgraded: each has decided, synchronously, to wait for an interaction).
-    await page.waitForFunction(() =>
-      [...document.querySelectorAll('*')].every((e) => !e.localName.startsWith('headlab-') || customElements.get(e.localName)),
-    );
+    await elementsDefined(page);
     // Before any interaction: every element defined, every figure its snapshot, nothing of the module.
     const idle = await page.evaluate(() => ({
       defined: !!customElements.get('headlab-attention-bars') && !!customElements.get('headlab-max-digit-model'),

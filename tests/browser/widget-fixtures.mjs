@@ -34,6 +34,13 @@ ${body}
   return dir;
 }
 
+/** Waits until every headlab-* element on the page is defined (connected and upgraded). */
+export async function elementsDefined(page) {
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('*')].every((e) => !e.localName.startsWith('headlab-') || customElements.get(e.localName)),
+  );
+}
+
 /** Waits until `selector` (a headlab-* element) has rendered at least once. */
 export async function rendered(page, selector) {
   // Rendered and live: a widget behind a prerendered snapshot renders first and replaces the

@@ -170,18 +170,16 @@ test('the element reference (docs/elements.md), editor data and llms.txt: curren
   const { referenceMarkdown, vscodeCustomData, webTypes, llmsText, elementsOf } = await import('../../site/element-reference.mjs');
   const manifest = JSON.parse(fs.readFileSync(path.join(dist, 'custom-elements.json'), 'utf8'));
   // docs/elements.md is committed: regenerated (node site/element-reference.mjs) whenever an element changes.
-  assert.equal(
-    fs.readFileSync(path.join(root, 'docs/elements.md'), 'utf8'),
-    referenceMarkdown(manifest),
-    'docs/elements.md is stale: node site/element-reference.mjs',
-  );
+  const md = fs.readFileSync(path.join(root, 'docs/elements.md'), 'utf8');
+  assert.equal(md, referenceMarkdown(manifest), 'docs/elements.md is stale: node site/element-reference.mjs');
   const read = (f) => fs.readFileSync(path.join(dist, f), 'utf8');
-  assert.deepEqual(JSON.parse(read('vscode.html-custom-data.json')), JSON.parse(JSON.stringify(vscodeCustomData(manifest))));
+  const data = JSON.parse(read('vscode.html-custom-data.json'));
+  const llms = read('llms.txt');
+  assert.deepEqual(data, JSON.parse(JSON.stringify(vscodeCustomData(manifest))));
   assert.deepEqual(JSON.parse(read('web-types.json')), JSON.parse(JSON.stringify(webTypes(manifest, pkg))));
-  assert.equal(read('llms.txt'), llmsText(manifest, pkg));
+  assert.equal(llms, llmsText(manifest, pkg));
   assert.equal(pkg['web-types'], './dist/web-types.json');
   assert.ok(pkg.files.includes('docs/elements.md'));
-  const data = JSON.parse(read('vscode.html-custom-data.json'));
   const elements = elementsOf(manifest);
   assert.deepEqual(
     data.tags.map((t) => t.name),
@@ -194,9 +192,7 @@ test('the element reference (docs/elements.md), editor data and llms.txt: curren
       d.attributes.map((a) => a.name),
       d.tagName,
     );
-    assert.ok(read('llms.txt').includes(`### <${d.tagName}>`), `llms.txt names <${d.tagName}>`);
-    // The example's markup uses the element with attributes it declares.
-    const md = fs.readFileSync(path.join(root, 'docs/elements.md'), 'utf8');
+    assert.ok(llms.includes(`### <${d.tagName}>`), `llms.txt names <${d.tagName}>`);
     assert.ok(md.includes(`## ${d.tagName}`), `docs/elements.md has <${d.tagName}>`);
   }
   // An enumerated attribute offers its values to the editor.

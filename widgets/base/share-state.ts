@@ -185,9 +185,9 @@ export class SharedStateLink {
     // would then lie below the fold: then that drawing is centred (room for the live figure
     // replacing its snapshot a frame later, whose controls may be a few pixels taller).
     const chart = tall ? firstDrawing(e) : null;
-    const chartBottom = chart ? chart.getBoundingClientRect().bottom - box.top : 0;
-    if (chart && chartBottom > innerHeight - REVEAL_MARGIN_PX) {
-      const fits = chart.getBoundingClientRect().height <= innerHeight - 2 * REVEAL_MARGIN_PX;
+    const drawn = chart?.getBoundingClientRect();
+    if (chart && drawn && drawn.bottom - box.top > innerHeight - REVEAL_MARGIN_PX) {
+      const fits = drawn.height <= innerHeight - 2 * REVEAL_MARGIN_PX;
       chart.scrollIntoView({ block: fits ? 'center' : 'start', behavior });
     } else e.scrollIntoView({ block: tall ? 'start' : 'center', behavior });
     e.setAttribute('data-hash-target', '');

@@ -73,8 +73,9 @@ const LEARNED_DECADE = -8;
  * so a run that did not learn (learning rate 3 leaping to 57) is not a sliver above empty decades.
  */
 export function finishedRunDecades(losses: ArrayLike<number>): [number, number] {
+  // One pass: lossDecades(losses) is the same decades with the bottom taken down to the floor.
   const own = lossDecades(losses, Infinity);
-  return own[0] < LEARNED_DECADE ? lossDecades(losses) : own;
+  return own[0] < LEARNED_DECADE ? [Math.min(LOSS_AXIS_FLOOR_DECADE, own[0]), own[1]] : own;
 }
 
 /** Round step numbers for about `target` ticks over [0, max]: 1, 2, 2.5 or 5 × 10^k apart. */
