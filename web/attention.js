@@ -1,5 +1,6 @@
 // JS face of web/bindings/attention_bindings.cpp.
 import { unwrap } from './errors.js';
+import { loadModule, moduleApi } from './module.js';
 
 export function attentionApi(module) {
   return {
@@ -10,4 +11,14 @@ export function attentionApi(module) {
     changeQueryKeyBasis: (q, k, a) => unwrap(module.change_query_key_basis(q, k, a)),
     queryKeyPicture: (q, k, v, scoreScale) => unwrap(module.query_key_picture(q, k, v, scoreScale)),
   };
+}
+
+/** Wraps an instantiated headlab_core module (the value its factory resolves to). */
+export function wrapCore(module) {
+  return { ...moduleApi(module), ...attentionApi(module) };
+}
+
+/** Instantiates headlab_core (attention, projection edits) with `factory`, the default export of headlab_core.mjs, and wraps it. */
+export function loadCore(factory, moduleOptions = {}) {
+  return loadModule(factory, moduleOptions, 'core', attentionApi);
 }

@@ -8,10 +8,11 @@
 // (Emscripten's instantiateWasm hook) and keep the WebAssembly.Module: the page hands it
 // to its worker with each job (web/worker-client.js), so the worker instantiates the
 // page's compiled module instead of downloading the .wasm a second time. The feature-recovery,
-// max-digit and transformer loaders are imported dynamically, so pages without their widgets
-// download neither their JS nor their .wasm.
+// max-digit and transformer modules and their JS faces (web/<concept>.js) are imported
+// dynamically, so pages without their widgets download neither their JS nor their .wasm.
 import createHeadlabCore from 'headlab-wasm-module';
-import { HeadlabError, loadCore, loadFeatureRecoveryCore, loadMaxDigitCore, loadTransformerCore } from './headlab-core.js';
+import { loadCore } from './attention.js';
+import { HeadlabError } from './errors.js';
 
 const wasmUrl = {
   core: () => new URL('./headlab_core.wasm', import.meta.url),
@@ -78,24 +79,24 @@ export function getCore() {
 
 /** Resolves to the wrapped headlab_feature_recovery module; rejects with HeadlabError if loading fails. */
 export function getFeatureRecoveryCore() {
-  featureRecoveryPromise ??= import('headlab-feature-recovery-module').then(({ default: createHeadlabFeatureRecovery }) =>
-    instantiate('feature-recovery', createHeadlabFeatureRecovery, loadFeatureRecoveryCore),
+  featureRecoveryPromise ??= Promise.all([import('headlab-feature-recovery-module'), import('./feature-recovery.js')]).then(
+    ([{ default: factory }, { loadFeatureRecoveryCore }]) => instantiate('feature-recovery', factory, loadFeatureRecoveryCore),
   );
   return featureRecoveryPromise;
 }
 
 /** Resolves to the wrapped headlab_max_digit module; rejects with HeadlabError if loading fails. */
 export function getMaxDigitCore() {
-  maxDigitPromise ??= import('headlab-max-digit-module').then(({ default: createHeadlabMaxDigit }) =>
-    instantiate('max-digit', createHeadlabMaxDigit, loadMaxDigitCore),
+  maxDigitPromise ??= Promise.all([import('headlab-max-digit-module'), import('./max-digit.js')]).then(
+    ([{ default: factory }, { loadMaxDigitCore }]) => instantiate('max-digit', factory, loadMaxDigitCore),
   );
   return maxDigitPromise;
 }
 
 /** Resolves to the wrapped headlab_transformer module; rejects with HeadlabError if loading fails. */
 export function getTransformerCore() {
-  transformerPromise ??= import('headlab-transformer-module').then(({ default: createHeadlabTransformer }) =>
-    instantiate('transformer', createHeadlabTransformer, loadTransformerCore),
+  transformerPromise ??= Promise.all([import('headlab-transformer-module'), import('./transformer.js')]).then(
+    ([{ default: factory }, { loadTransformerCore }]) => instantiate('transformer', factory, loadTransformerCore),
   );
   return transformerPromise;
 }

@@ -4,6 +4,7 @@
 import { unwrap } from './errors.js';
 import { OwnedTrainer, live, started } from './owned-handle.js';
 import { matrix, toRows } from './matrix.js';
+import { loadModule, moduleApi } from './module.js';
 
 /**
  * The draft's published PyTorch figures (float64, one thread, Adam lr 0.03, 1,200 steps),
@@ -112,4 +113,14 @@ export function featureRecoveryApi(module) {
     featureRecoveryLostDirections: (keys) => unwrap(module.feature_recovery_lost_directions(keys)),
     featureRecoveryLiveTrainers: () => module.feature_recovery_live_trainers(),
   };
+}
+
+/** Wraps an instantiated headlab_feature_recovery module (the value its factory resolves to). */
+export function wrapFeatureRecoveryCore(module) {
+  return { ...moduleApi(module), ...featureRecoveryApi(module) };
+}
+
+/** Instantiates headlab_feature_recovery (the feature-recovery experiment) with `factory`, the default export of headlab_feature_recovery.mjs, and wraps it. */
+export function loadFeatureRecoveryCore(factory, moduleOptions = {}) {
+  return loadModule(factory, moduleOptions, 'feature-recovery module', featureRecoveryApi);
 }

@@ -1069,6 +1069,8 @@ export interface TransformerCore extends HeadlabModule {
   transformerLiveHandles(): number;
   /** The core's table of TransformerLens tensors, in state_dict order (core/transformer_layout.hpp). */
   transformerLayout(): TransformerLayoutRow[];
+  /** The transfer list of a run() or analyze() value (the module-free transferOf, here for a worker that holds only the core). */
+  transferOf(value: unknown): ArrayBuffer[];
 }
 
 // ---- diagnostics (web/module.js, web/bindings/module_bindings.cpp) ----

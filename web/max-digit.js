@@ -4,6 +4,7 @@
 // { rows, cols, data: Float64Array }. The embind trainer handle never leaves this file.
 import { HeadlabError, unwrap } from './errors.js';
 import { OwnedTrainer, live, started } from './owned-handle.js';
+import { loadModule, moduleApi } from './module.js';
 
 function isMatrix(v) {
   return v && typeof v === 'object' && v.data instanceof Float64Array;
@@ -69,4 +70,14 @@ export function maxDigitApi(module) {
     maxDigitHeadLogits: (weights, digits) => unwrap(module.max_digit_head_logits(w(weights), digits)),
     maxDigitRunnerUp: (weights, maximum, runnerUp) => unwrap(module.max_digit_runner_up(w(weights), maximum, runnerUp)),
   };
+}
+
+/** Wraps an instantiated headlab_max_digit module (the value its factory resolves to). */
+export function wrapMaxDigitCore(module) {
+  return { ...moduleApi(module), ...maxDigitApi(module) };
+}
+
+/** Instantiates headlab_max_digit (the max-digit transformer) with `factory`, the default export of headlab_max_digit.mjs, and wraps it. */
+export function loadMaxDigitCore(factory, moduleOptions = {}) {
+  return loadModule(factory, moduleOptions, 'max-digit module', maxDigitApi);
 }

@@ -8,6 +8,7 @@
 // web/headlab-core.d.ts, formats/transformer.d.ts.
 import { HeadlabError, unwrap } from './errors.js';
 import { OwnedHandle, OwnedTrainer, live, started } from './owned-handle.js';
+import { loadModule, moduleApi } from './module.js';
 
 function bytesOf(source) {
   if (source instanceof Uint8Array) return source;
@@ -330,5 +331,16 @@ export function transformerApi(module) {
     transformerInductionDefaultConfig: () => JSON.parse(module.transformer_induction_default_config()),
     transformerLiveHandles: () => module.transformer_live_handles(),
     transformerLayout: () => module.transformer_layout(),
+    transferOf,
   };
+}
+
+/** Wraps an instantiated headlab_transformer module (the value its factory resolves to). */
+export function wrapTransformerCore(module) {
+  return { ...moduleApi(module), ...transformerApi(module) };
+}
+
+/** Instantiates headlab_transformer (your own attention-only transformer) with `factory`, the default export of headlab_transformer.mjs, and wraps it. */
+export function loadTransformerCore(factory, moduleOptions = {}) {
+  return loadModule(factory, moduleOptions, 'transformer module', transformerApi);
 }

@@ -9,7 +9,6 @@
 // { steps_taken, steps_total, loss, … }, and as result the model's file format as an object.
 import { HeadlabError } from './errors.js';
 import { featureRecoveryRun } from './feature-recovery.js';
-import { transferOf } from './transformer.js';
 
 /** Steps per progress message when the caller gives none: 60 updates over the default 1,200 steps. */
 const FEATURE_RECOVERY_DEFAULT_CHUNK = 20;
@@ -394,7 +393,7 @@ export const workerTasks = {
    *   for what reads it; "is not kept in this worker" when it is not there.
    * result: { inspection, analysis, run } — `headlab model inspect`, (with a request) `headlab model analyze`
    *         and (with run) `headlab model run [--ablate …]` as web/transformer.js gives them (large
-   *         matrices as Float64Array rows; their buffers are moved to the page, not copied: transferOf);
+   *         matrices as Float64Array rows; their buffers are moved to the page, not copied: core.transferOf);
    *         analysis and run null when not asked. A rejected file, request or prompt fails with the core's message.
    */
   'transformer-analyze': {
@@ -404,7 +403,7 @@ export const workerTasks = {
       try {
         const run = params?.run == null ? null : model.run(params.run.prompt, params.run.options);
         const analysis = params?.request == null ? null : model.analyze(params.request);
-        transfer([...transferOf(run), ...transferOf(analysis)]);
+        transfer([...core.transferOf(run), ...core.transferOf(analysis)]);
         return { inspection: model.inspect(), analysis, run };
       } finally {
         if (params?.model === undefined) model.dispose();

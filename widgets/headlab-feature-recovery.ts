@@ -14,7 +14,8 @@
 //   autostart (boolean: train once when the element starts).
 // Events: `change` (bubbling) with FeatureRecoveryState when a setting changes or a run ends.
 import type { FeatureRecoveryResults } from '../formats/feature-recovery-results.js';
-import { DRAFT_PUBLISHED, featureRecoveryResultsFile, type FeatureRecoveryRun } from '../web/headlab-core.js';
+import type { FeatureRecoveryRun } from '../web/headlab-core.js';
+import { DRAFT_PUBLISHED, featureRecoveryResultsFile } from '../web/feature-recovery.js';
 import {
   HeadlabElement,
   MAX_SEED,

@@ -18,7 +18,7 @@
 // Events: `change` (bubbling) with InterventionsState.
 import type { FeatureRecoveryInterventionResult } from '../web/headlab-core.js';
 import type { FeatureRecoveryRun } from '../web/headlab-core.js';
-import { DRAFT_PUBLISHED } from '../web/headlab-core.js';
+import { DRAFT_PUBLISHED } from '../web/feature-recovery.js';
 import {
   HeadlabElement,
   WidgetInputError,

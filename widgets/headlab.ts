@@ -4,7 +4,7 @@
 // alone: `headlab/<name>` (widgets/headlab-<name>-define.ts); classes without
 // registering: `headlab/elements`.
 export { getCore } from '../web/browser-core.js';
-export { HeadlabError } from '../web/headlab-core.js';
+export { HeadlabError } from '../web/errors.js';
 export { matrix, toRows, at, row, identity } from '../web/matrix.js';
 export { WorkerClient } from '../web/worker-client.js';
 export * from './elements.js';

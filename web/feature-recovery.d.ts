@@ -1,0 +1,11 @@
+// Types of web/feature-recovery.js, declared once in web/headlab-core.d.ts. Widgets import the
+// feature-recovery functions from this file, not from headlab-core.js, so a page bundles no
+// other module's JS face.
+export {
+  DRAFT_PUBLISHED,
+  FeatureRecoveryTrainer,
+  featureRecoveryResultsFile,
+  featureRecoveryRun,
+  loadFeatureRecoveryCore,
+  wrapFeatureRecoveryCore,
+} from './headlab-core.js';
