@@ -259,6 +259,18 @@ export async function buildSite({ quiet = false, snapshots = true } = {}) {
   // dist/: the same bundle, where package.json's "files" and "exports" point (npm pack ships it).
   fs.rmSync(distDir, { recursive: true, force: true });
   fs.cpSync(path.join(outDir, 'headlab'), distDir, { recursive: true });
+  // The command line for the package (package.json "bin": `npx headlab model inspect …`): the CLI
+  // compiled for Node (web/CMakeLists.txt, headlab_cli_node) with a shebang, as .cjs because the
+  // package is "type": "module" and Emscripten writes a CommonJS script; it reads headlab_cli.wasm
+  // beside itself. In dist/ only: pages never load it.
+  fs.writeFileSync(
+    path.join(distDir, 'headlab-cli.cjs'),
+    `#!/usr/bin/env node\n${fs.readFileSync(path.join(wasmDir, 'headlab_cli.js'), 'utf8')}`,
+    {
+      mode: 0o755,
+    },
+  );
+  fs.copyFileSync(path.join(wasmDir, 'headlab_cli.wasm'), path.join(distDir, 'headlab_cli.wasm'));
 
   const assets = path.join(outDir, 'assets');
   fs.cpSync(path.join(root, 'site/assets'), assets, { recursive: true });

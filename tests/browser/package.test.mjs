@@ -159,6 +159,9 @@ test('npm pack: the tarball holds the bundle, its chunk, worker and .wasm, the t
     'dist/headlab_core.wasm',
     'dist/headlab_feature_recovery.wasm',
     'dist/headlab_max_digit.wasm',
+    // The command line (package.json "bin"), the CLI compiled for Node, and its module.
+    'dist/headlab-cli.cjs',
+    'dist/headlab_cli.wasm',
     'dist/data/max-digit-seed0.json',
     'dist/custom-elements.json',
     'types/headlab.d.ts',
@@ -215,6 +218,19 @@ test('examples/plain-html with the installed tarball: widgets compute under the 
   } finally {
     await session.close();
   }
+});
+
+test("examples/own-model with the installed tarball: `npx headlab model inspect` reads the folder's model offline, the bytes of the native CLI", () => {
+  const dir = example('own-model');
+  const args = ['model', 'inspect', '--config', 'model.json', '--weights', 'model.safetensors'];
+  const viaNpx = execFileSync('npx', ['--offline', '--no-install', 'headlab', ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const native = execFileSync(path.join(root, 'build/native/cli/headlab'), args, { cwd: dir, encoding: 'utf8' });
+  assert.equal(viaNpx, native);
+  assert.ok(JSON.parse(viaNpx).parameters > 0);
 });
 
 test('examples/own-model with the installed tarball: the model from the folder, every transformer figure computes under the strict CSP', async () => {
