@@ -1,8 +1,10 @@
 // Patching over a batch with intervals in WASM under Node, on the shipped induction model
 // (site/pages/data/induction-seed0): N = 64 induction pairs (seed 0), B = K = 1000. Activation
-// patching (every grid, core/batch_patching.hpp) and path patching (core/path_patching.hpp), each
-// returning the CLI's document; medians of 5 runs after one warm-up, wall and CPU time, with the
-// native figures of build/native/bench/batch_patching_bench beside them. Not a test.
+// patching (every grid, core/batch_patching.hpp), path patching (core/path_patching.hpp) and circuit
+// faithfulness (core/circuit_faithfulness.hpp: the update after a head is toggled in
+// <headlab-circuit-faithfulness>, circuits of 2, 3 and 8 heads), each returning the CLI's document;
+// medians of 5 runs after one warm-up, wall and CPU time, with the native figures of
+// build/native/bench/batch_patching_bench beside them. Not a test.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -32,6 +34,26 @@ for (const method of ['batch_patching', 'path_patching']) {
   };
   figures[method] = { wall: medianMs(RUNS, run, { warmup: true }), cpu: medianCpuMs(RUNS, run) };
 }
+// Faithfulness: the circuit the own-model page opens with, one head more (a toggle), every head.
+const CIRCUITS = [
+  [
+    [0, 0],
+    [1, 1],
+  ],
+  [
+    [0, 0],
+    [1, 1],
+    [1, 3],
+  ],
+  Array.from({ length: 8 }, (_, i) => [i >> 2, i & 3]),
+];
+const faithfulness = CIRCUITS.map((circuit) => {
+  const run = () => {
+    const text = handle.faithfulness({ ...request, circuit });
+    if (typeof text !== 'string') throw new Error(`faithfulness: ${JSON.stringify(text)}`);
+  };
+  return { heads: circuit.length, wall: medianMs(RUNS, run, { warmup: true }), cpu: medianCpuMs(RUNS, run) };
+});
 handle.delete();
 
 let native = '';
@@ -58,3 +80,10 @@ console.log(`  against the target for N = 64 in the worker: ${targetVerdict(b, l
 console.log(
   `  path patching with intervals (16 edges × q, k, v) ${p.wall.toFixed(1)} ms (${p.cpu.toFixed(1)} ms CPU)${ratio(p.wall, 'NATIVE_PATH_PATCHING_N64_MS')}`,
 );
+// The page's target for a faithfulness update after a toggle (the worker's one call): under 50 ms.
+const FAITHFULNESS_TARGET_MS = 50;
+for (const f of faithfulness) {
+  console.log(
+    `  faithfulness with intervals and leave-one-out, ${f.heads} heads: ${f.wall.toFixed(1)} ms (${f.cpu.toFixed(1)} ms CPU); ${targetVerdict(f, load, FAITHFULNESS_TARGET_MS)}`,
+  );
+}

@@ -800,6 +800,32 @@ export interface AttributionPatchingState {
  */
 export interface HeadlabAttributionPatching extends TransformerElementBase<AttributionPatchingState> {}
 
+export interface CircuitFaithfulnessState {
+  pairs_task: 'induction' | 'max-digit';
+  count: number;
+  pairs_seed: number;
+  ablation: 'corrupted' | 'mean';
+  /** The circuit's heads [layer, head], layer then head order. */
+  circuit: [number, number][];
+  /** The circuit's recovery: mean, bootstrap 95 % interval and sign-flip p-value; null before the worker's answer. */
+  recovery: { mean: number; lower: number; upper: number; p_value: number } | null;
+  /** The recovery without each circuit head, in the circuit's order; empty before the answer. */
+  leave_one_out: { layer: number; head: number; mean: number; lower: number; upper: number }[];
+}
+/**
+ * Circuit faithfulness over a batch of generated prompt pairs: the share of the clean-vs-corrupted
+ * logit difference a set of heads recovers with every other head replaced (by its corrupted-run
+ * output, or its mean), with its bootstrap 95 % interval, and the same without each of its heads.
+ * The reader toggles heads in and out. Attributes: circuit (layer.head pairs; default every head),
+ * ablation ("corrupted" | "mean", default corrupted), pairs-task ("induction" | "max-digit", default
+ * induction), count (1 to 1024, default 64), pairs-seed (default 0), model. Shared: circuit, ablation,
+ * pairs-task, count, pairs-seed. figureData.faithfulness is `headlab model analyze --faithfulness`'s document.
+ */
+export interface HeadlabCircuitFaithfulness extends TransformerElementBase<CircuitFaithfulnessState> {
+  /** The circuit the figure computes: the attribute's heads checked against the model, or every head. */
+  circuit(): [number, number][];
+}
+
 // ---------- <headlab-value> ----------
 
 /** What boundValue(name) returns while the source computes a new value after one was shown: the value shows "computing…". */
@@ -875,6 +901,7 @@ export interface HeadlabElementTagNameMap {
   'headlab-transformer-circuits': HeadlabTransformerCircuits;
   'headlab-qk-attribution': HeadlabQkAttribution;
   'headlab-attribution-patching': HeadlabAttributionPatching;
+  'headlab-circuit-faithfulness': HeadlabCircuitFaithfulness;
   'headlab-transformer-training': HeadlabTransformerTraining;
 }
 
@@ -910,6 +937,7 @@ export const HeadlabTransformerAblation: ElementClass<HeadlabTransformerAblation
 export const HeadlabTransformerCircuits: ElementClass<HeadlabTransformerCircuits>;
 export const HeadlabQkAttribution: ElementClass<HeadlabQkAttribution>;
 export const HeadlabAttributionPatching: ElementClass<HeadlabAttributionPatching>;
+export const HeadlabCircuitFaithfulness: ElementClass<HeadlabCircuitFaithfulness>;
 export const HeadlabTransformerTraining: ElementClass<HeadlabTransformerTraining>;
 
 // ---------- JSX (React, Preact, Astro, Solid): attributes as written in markup ----------
@@ -1015,6 +1043,13 @@ export interface HeadlabJSXElements {
     count?: Num;
     'pairs-seed'?: Num;
     point?: Num;
+  };
+  'headlab-circuit-faithfulness': TransformerAttributes & {
+    circuit?: string;
+    ablation?: 'corrupted' | 'mean';
+    'pairs-task'?: 'induction' | 'max-digit';
+    count?: Num;
+    'pairs-seed'?: Num;
   };
 }
 

@@ -469,6 +469,28 @@ export const workerTasks = {
   },
 
   /**
+   * Circuit faithfulness over a batch of prompt pairs (core/circuit_faithfulness.hpp): the share of
+   * the clean-vs-corrupted logit difference the circuit's heads recover with every other head
+   * replaced (corrupted run or mean), its interval, and the same without each circuit head, in one
+   * call (the shipped induction model's 64 pairs and a two-head circuit: ≈ 20–90 ms of WASM work,
+   * bench/batch-patching.bench.mjs).
+   * params: { model?, config?, safetensors? (as 'transformer-analyze'), request: TransformerFaithfulnessRequest }.
+   * result: `headlab model analyze --faithfulness`'s document as an object, the same bits as the CLI.
+   * A bad request, pair or circuit (empty, a head twice, a head the model lacks) fails with the core's message.
+   */
+  'transformer-faithfulness': {
+    module: 'transformer',
+    run: async (core, params) => {
+      const model = transformerOf(core, params);
+      try {
+        return model.faithfulness(params?.request);
+      } finally {
+        if (params?.model === undefined) model.dispose();
+      }
+    },
+  },
+
+  /**
    * Attribution patching over a batch of prompt pairs (core/attribution_patching.hpp): every head's
    * and every edge's (sender → receiver's q, k, v) first-order estimate beside the real patch, and
    * their agreement, in one call (the core's pairs are not resumable between calls; the shipped

@@ -14,6 +14,7 @@ const LOADERS: Record<string, () => Promise<unknown>> = {
   'headlab-attention-patch': () => import('./headlab-attention-patch-define.js'),
   'headlab-attribution-patching': () => import('./headlab-attribution-patching-define.js'),
   'headlab-basis-rotation': () => import('./headlab-basis-rotation-define.js'),
+  'headlab-circuit-faithfulness': () => import('./headlab-circuit-faithfulness-define.js'),
   'headlab-choice-quiz': () => import('./headlab-choice-quiz-define.js'),
   'headlab-feature-recovery': () => import('./headlab-feature-recovery-define.js'),
   'headlab-head-ablation': () => import('./headlab-head-ablation-define.js'),

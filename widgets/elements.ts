@@ -16,6 +16,7 @@ export { HeadlabMaxDigitModel } from './headlab-max-digit-model.js';
 export { HeadlabProjectionAblation } from './headlab-projection-ablation.js';
 export { HeadlabQueryKeyCanvas } from './headlab-query-key-canvas.js';
 export { HeadlabAttributionPatching } from './headlab-attribution-patching.js';
+export { HeadlabCircuitFaithfulness } from './headlab-circuit-faithfulness.js';
 export { HeadlabQkAttribution } from './headlab-qk-attribution.js';
 export { HeadlabScoreRamps } from './headlab-score-ramps.js';
 export { HeadlabSeedGrid } from './headlab-seed-grid.js';

@@ -37,5 +37,6 @@ import './headlab-transformer-ablation-define.js';
 import './headlab-transformer-circuits-define.js';
 import './headlab-qk-attribution-define.js';
 import './headlab-attribution-patching-define.js';
+import './headlab-circuit-faithfulness-define.js';
 import './headlab-value-define.js';
 import './headlab-transformer-training-define.js';

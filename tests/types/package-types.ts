@@ -34,6 +34,7 @@ import type { HeadlabTransformerAblation } from '../../widgets/headlab-transform
 import type { HeadlabTransformerCircuits } from '../../widgets/headlab-transformer-circuits.js';
 import type { HeadlabQkAttribution } from '../../widgets/headlab-qk-attribution.js';
 import type { HeadlabAttributionPatching } from '../../widgets/headlab-attribution-patching.js';
+import type { HeadlabCircuitFaithfulness } from '../../widgets/headlab-circuit-faithfulness.js';
 import type * as Elements from '../../widgets/elements.js';
 
 type Assignable<Impl extends Declared, Declared> = [Impl, Declared];
@@ -78,6 +79,7 @@ export type Checks = [
   Assignable<HeadlabTransformerCircuits, Package.HeadlabTransformerCircuits>,
   Assignable<HeadlabQkAttribution, Package.HeadlabQkAttribution>,
   Assignable<HeadlabAttributionPatching, Package.HeadlabAttributionPatching>,
+  Assignable<HeadlabCircuitFaithfulness, Package.HeadlabCircuitFaithfulness>,
   Assignable<HeadlabTransformerModel['state'], Package.TransformerModelState | null>,
   Assignable<HeadlabTransformerAttention['state'], Package.TransformerAttentionState | null>,
   Assignable<HeadlabTransformerAttribution['state'], Package.TransformerAttributionState | null>,
@@ -89,6 +91,7 @@ export type Checks = [
   Assignable<HeadlabTransformerCircuits['state'], Package.TransformerCircuitsState | null>,
   Assignable<HeadlabQkAttribution['state'], Package.QkAttributionState | null>,
   Assignable<HeadlabAttributionPatching['state'], Package.AttributionPatchingState | null>,
+  Assignable<HeadlabCircuitFaithfulness['state'], Package.CircuitFaithfulnessState | null>,
   Assignable<HeadlabQueryKeyCanvas['state'], Package.QueryKeyCanvasState | null>,
   Assignable<HeadlabTrainingReplay['state'], Package.TrainingReplayState | null>,
   Assignable<HeadlabProjectionAblation['state'], Package.ProjectionAblationState | null>,

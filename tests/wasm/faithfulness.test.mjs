@@ -2,12 +2,14 @@
 // writes (--faithfulness), byte for byte (every per-pair recovery, mean, interval, p-value and
 // leave-one-out row the same bits), for the two-layer fixture with its pairs file (corrupted and mean
 // replacement) and for the shipped induction model with the induction generator; the wrapper's parsed
-// document; bad circuits named as the CLI names them.
+// document; bad circuits named as the CLI names them; the worker task <headlab-circuit-faithfulness>
+// asks (the same document, the model released after, bad requests refused with the core's message).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { workerTasks } from '../../web/worker-tasks.js';
 import { cliRun, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
 
 const dataDir = path.join(root, 'tests/data');
@@ -110,4 +112,49 @@ test('TransformerModel.faithfulness: the parsed document; bad circuits named', a
   } finally {
     model.dispose();
   }
+});
+
+test("worker task transformer-faithfulness: the CLI document for the own-model page's circuit; bad circuits named; nothing left in the heap", async () => {
+  const core = await wasmTransformerCore();
+  const config = fs.readFileSync(path.join(shipped, 'induction-seed0.json'), 'utf8');
+  const safetensors = new Uint8Array(fs.readFileSync(path.join(shipped, 'induction-seed0.safetensors')));
+  const live = core.transformerLiveHandles();
+  const circuit = [
+    [0, 0],
+    [1, 1],
+  ];
+  const result = await workerTasks['transformer-faithfulness'].run(core, {
+    config,
+    safetensors,
+    request: { task: 'induction', count: 16, pairs_seed: 1, circuit, ablation: 'mean' },
+  });
+  const cli = cliRun([
+    'model',
+    'analyze',
+    '--config',
+    path.join(shipped, 'induction-seed0.json'),
+    '--weights',
+    path.join(shipped, 'induction-seed0.safetensors'),
+    '--pairs-task',
+    'induction',
+    '--count',
+    '16',
+    '--pairs-seed',
+    '1',
+    '--faithfulness',
+    '0.0 1.1',
+    '--ablation',
+    'mean',
+  ]);
+  assert.equal(cli.status, 0, cli.stderr);
+  assert.deepEqual(result, JSON.parse(cli.stdout));
+  await assert.rejects(
+    workerTasks['transformer-faithfulness'].run(core, { config, safetensors, request: { task: 'induction', count: 4, circuit: [[1, 4]] } }),
+    /circuit head 1\.4: head must lie in \[0, 3\]/,
+  );
+  await assert.rejects(
+    workerTasks['transformer-faithfulness'].run(core, { config, safetensors, request: { task: 'induction', count: 4, circuit: [] } }),
+    /circuit is empty/,
+  );
+  assert.equal(core.transformerLiveHandles(), live); // every model the task read was released
 });

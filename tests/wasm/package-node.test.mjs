@@ -30,6 +30,7 @@ const TAGS = [
   'attribution-patching',
   'basis-rotation',
   'choice-quiz',
+  'circuit-faithfulness',
   'feature-recovery',
   'head-ablation',
   'head-contributions',

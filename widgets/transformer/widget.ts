@@ -16,6 +16,8 @@ import type {
   TransformerBatchPatchingFile,
   TransformerConfigFile,
   TransformerCore,
+  TransformerFaithfulnessFile,
+  TransformerFaithfulnessRequest,
   TransformerPairsRequest,
   TransformerQkAttributionTable,
   TransformerHeadLossOptions,
@@ -32,7 +34,12 @@ export const MODEL_TAG = 'headlab-transformer-model';
  * answers; or, with `task`, the parameters of that task (which reads the kept model the same way).
  */
 interface WorkerJob {
-  task?: 'transformer-qk-attribution' | 'transformer-batch-patching' | 'transformer-head-losses' | 'transformer-attribution-patching';
+  task?:
+    | 'transformer-qk-attribution'
+    | 'transformer-batch-patching'
+    | 'transformer-head-losses'
+    | 'transformer-attribution-patching'
+    | 'transformer-faithfulness';
   request?: Record<string, unknown>;
   run?: { prompt: number[]; options?: TransformerRunOptions };
   prompt?: number[];
@@ -260,6 +267,20 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
       `batch:${key}`,
       { task: 'transformer-attribution-patching', request: request as Record<string, unknown> },
       (v: TransformerAttributionPatchingFile) => v,
+    );
+  }
+
+  /** Circuit faithfulness over a batch of prompt pairs (task 'transformer-faithfulness', one call), as analyzedInWorker. */
+  protected faithfulnessInWorker(
+    model: LoadedTransformer,
+    key: string,
+    request: TransformerFaithfulnessRequest,
+  ): TransformerFaithfulnessFile | null {
+    return this.computedInWorker<TransformerFaithfulnessFile>(
+      model,
+      `batch:${key}`,
+      { task: 'transformer-faithfulness', request: request as unknown as Record<string, unknown> },
+      (v: TransformerFaithfulnessFile) => v,
     );
   }
 

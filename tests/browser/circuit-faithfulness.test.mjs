@@ -1,0 +1,211 @@
+// <headlab-circuit-faithfulness> on own-model.html under the strict CSP (faithfulness in the worker):
+// its figure data is the native CLI's --faithfulness document for the same pairs and circuit, number
+// for number; the summary and readout give the document's recovery, interval and leave-one-out rows;
+// ticking a head by keyboard computes the grown circuit (never reading out the previous circuit's
+// number meanwhile), and the last head of a circuit cannot be unticked; bad attributes are named
+// with their bound; screenshots at 360, 700 and 1280 px, light and dark.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { root, screenshot, startSession } from './helpers.mjs';
+import { frames } from './widget-fixtures.mjs';
+import { cliRun } from '../wasm/helpers.mjs';
+
+const DATA = path.join(root, 'site/pages/data');
+const TAG = 'headlab-circuit-faithfulness';
+
+/** `headlab model analyze --pairs-task induction --faithfulness <circuit>` of the shipped induction model, parsed. */
+function cliFaithfulness(circuit, flags = []) {
+  const cli = cliRun([
+    'model',
+    'analyze',
+    '--config',
+    path.join(DATA, 'induction-seed0.json'),
+    '--weights',
+    path.join(DATA, 'induction-seed0.safetensors'),
+    '--pairs-task',
+    'induction',
+    ...flags,
+    '--faithfulness',
+    circuit,
+  ]);
+  assert.equal(cli.status, 0, cli.stderr);
+  return JSON.parse(cli.stdout);
+}
+
+/** The number as the figure writes it: `digits` decimals, a true minus sign. */
+const fmt = (v, d) => {
+  const text = v.toFixed(d);
+  return /^-0\.?0*$/.test(text) ? text.slice(1) : text.replace('-', '−');
+};
+
+/** Waits until the figure holds the document of `circuit` (e.g. [[0, 0], [1, 1]]) and is idle. */
+function settled(p, circuit) {
+  return p.waitForFunction(
+    ({ t, want }) => {
+      const w = document.querySelector(t);
+      const d = w?.figureData;
+      return !w.busy && !w.updatePending && d && JSON.stringify(d.faithfulness.circuit) === want;
+    },
+    { t: TAG, want: JSON.stringify(circuit) },
+  );
+}
+
+let session;
+let page;
+before(async () => {
+  session = await startSession({ csp: true });
+  page = await session.newPage();
+  await page.goto(`${session.url}own-model.html`);
+  await settled(page, [
+    [0, 0],
+    [1, 1],
+  ]);
+});
+after(async () => {
+  await session?.close();
+});
+
+const text = (p, selector) =>
+  p.evaluate(({ t, s }) => document.querySelector(t).shadowRoot.querySelector(s).textContent, { t: TAG, s: selector });
+
+test("the page's circuit: the CLI document, the recovery and each head left out in words, one interval row each", async () => {
+  const data = await page.evaluate((t) => document.querySelector(t).figureData, TAG);
+  const doc = cliFaithfulness('0.0 1.1');
+  assert.deepEqual(data.faithfulness, doc);
+  const r = doc.recovery;
+  assert.deepEqual(data.recovery, { mean: r.mean, lower: r.lower, upper: r.upper, p_value: r.p_value });
+  assert.deepEqual(
+    data.leave_one_out,
+    doc.leave_one_out.map((x) => ({ layer: x.layer, head: x.head, mean: x.mean, lower: x.lower, upper: x.upper })),
+  );
+  assert.equal(data.ablation, 'corrupted');
+  const caption = await text(page, '.caption');
+  assert.ok(caption.includes(`the circuit recovers ${fmt(r.mean, 3)} [${fmt(r.lower, 3)}, ${fmt(r.upper, 3)}]`), caption);
+  for (const x of doc.leave_one_out)
+    assert.ok(caption.includes(`L${x.layer} H${x.head} ${fmt(x.mean, 3)} [${fmt(x.lower, 3)}, ${fmt(x.upper, 3)}]`), caption);
+  const costliest = doc.leave_one_out.reduce((a, b) => (b.mean < a.mean ? b : a));
+  assert.ok(caption.endsWith(`Dropping L${costliest.layer} H${costliest.head} costs the most.`), caption);
+  assert.match(
+    await text(page, '.readout'),
+    new RegExp(`^Recovered: ${fmt(r.mean, 3)} \\(95 % interval ${fmt(r.lower, 3)} to ${fmt(r.upper, 3)},`),
+  );
+  // Rows: the circuit and one per head left out, each an interval bar with two caps and a mean mark.
+  const rows = await page.evaluate((t) => document.querySelector(t).shadowRoot.querySelectorAll('.intervals svg rect').length, TAG);
+  assert.equal(rows, 1 + doc.leave_one_out.length);
+  const boxes = await page.evaluate(
+    (t) =>
+      [...document.querySelector(t).shadowRoot.querySelectorAll('.heads input')].map(
+        (i) => `${i.dataset.layer}.${i.dataset.head}:${i.checked}`,
+      ),
+    TAG,
+  );
+  assert.deepEqual(boxes, ['0.0:true', '0.1:false', '0.2:false', '0.3:false', '1.0:false', '1.1:true', '1.2:false', '1.3:false']);
+  assert.deepEqual(page.problems, []);
+});
+
+test("a head ticked by keyboard grows the circuit: the grown circuit's CLI document, no stale number meanwhile; the last head stays", async () => {
+  // Record every readout the figure shows between the key press and the new document.
+  await page.evaluate((t) => {
+    const readout = document.querySelector(t).shadowRoot.querySelector('.readout');
+    window.__readouts = [];
+    window.__observer = new MutationObserver(() => window.__readouts.push(readout.textContent));
+    window.__observer.observe(readout, { childList: true, characterData: true, subtree: true });
+    document.querySelector(t).shadowRoot.querySelector('.heads input[data-layer="1"][data-head="3"]').focus();
+  }, TAG);
+  await page.keyboard.press('Space');
+  const grown = [
+    [0, 0],
+    [1, 1],
+    [1, 3],
+  ];
+  await settled(page, grown);
+  const seen = await page.evaluate(() => {
+    window.__observer.disconnect();
+    return window.__readouts;
+  });
+  const before = cliFaithfulness('0.0 1.1').recovery;
+  const doc = cliFaithfulness('0.0 1.1 1.3');
+  assert.equal(await page.evaluate((t) => document.querySelector(t).getAttribute('circuit'), TAG), '0.0 1.1 1.3');
+  assert.deepEqual((await page.evaluate((t) => document.querySelector(t).figureData, TAG)).faithfulness, doc);
+  // While the worker computed, the readout said so; it never showed the two-head circuit's number as the new one's.
+  assert.ok(seen.length >= 2 && seen[0].startsWith('Computing the recovery of L0 H0, L1 H1, L1 H3'), seen.join(' | '));
+  assert.ok(!seen.slice(0, -1).some((s) => s.includes(fmt(before.mean, 3))), seen.join(' | '));
+  assert.ok(seen.at(-1).startsWith(`Recovered: ${fmt(doc.recovery.mean, 3)} `), seen.join(' | '));
+  // Down to one head: its box cannot be unticked (an empty circuit recovers nothing by definition).
+  await page.evaluate((t) => document.querySelector(t).setAttribute('circuit', '1.1'), TAG);
+  await settled(page, [[1, 1]]);
+  const last = await page.evaluate((t) => {
+    const box = document.querySelector(t).shadowRoot.querySelector('.heads input[data-layer="1"][data-head="1"]');
+    return { checked: box.checked, disabled: box.disabled };
+  }, TAG);
+  assert.deepEqual(last, { checked: true, disabled: true });
+  // One head: no leave-one-out rows (the circuit without it is empty).
+  assert.deepEqual((await page.evaluate((t) => document.querySelector(t).figureData, TAG)).leave_one_out, []);
+  await page.evaluate((t) => document.querySelector(t).setAttribute('circuit', '0.0 1.1'), TAG);
+  await settled(page, [
+    [0, 0],
+    [1, 1],
+  ]);
+  assert.deepEqual(page.problems, []);
+});
+
+test('bad attributes are named with the field and bound', async () => {
+  for (const [name, value, message] of [
+    ['circuit', '0.9', /circuit="0\.9": the model has no head 0\.9 \(2 layers × 4 heads, numbered from 0\)/],
+    ['circuit', 'L1H1', /circuit="L1H1": "L1H1" is not a layer\.head pair such as 1\.2/],
+    ['circuit', '1.1 1.1', /circuit="1\.1 1\.1": head 1\.1 is named twice/],
+    ['ablation', 'zero', /ablation="zero" must be corrupted or mean/],
+    ['count', '2000', /count="2000" must be between 1 and 1024/],
+  ]) {
+    const was = await page.evaluate(({ t, name }) => document.querySelector(t).getAttribute(name), { t: TAG, name });
+    await page.evaluate(({ t, name, value }) => document.querySelector(t).setAttribute(name, value), { t: TAG, name, value });
+    await page.waitForFunction(({ t, message }) => new RegExp(message).test(document.querySelector(t).shadowRoot.textContent), {
+      t: TAG,
+      message: message.source,
+    });
+    // Getters never throw: state reads null while an attribute is bad.
+    assert.equal(await page.evaluate((t) => document.querySelector(t).state, TAG), null);
+    await page.evaluate(
+      ({ t, name, was }) =>
+        was === null ? document.querySelector(t).removeAttribute(name) : document.querySelector(t).setAttribute(name, was),
+      {
+        t: TAG,
+        name,
+        was,
+      },
+    );
+  }
+  await settled(page, [
+    [0, 0],
+    [1, 1],
+  ]);
+});
+
+test('screenshots at 360, 700 and 1280 px, light and dark: no sideways scroll, labels at least 11 px', async () => {
+  const p = await session.newPage({ viewport: { width: 360, height: 900 } });
+  await p.goto(`${session.url}own-model.html`);
+  await settled(p, [
+    [0, 0],
+    [1, 1],
+  ]);
+  for (const scheme of ['light', 'dark']) {
+    for (const width of [360, 700, 1280]) {
+      await p.emulateMedia({ colorScheme: scheme });
+      await p.setViewportSize({ width, height: 900 });
+      await frames(p);
+      await screenshot(p.locator(TAG).first(), `circuit-faithfulness-${scheme}-${width}`);
+      const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(overflow <= 0, `${scheme} ${width}: the page scrolls sideways by ${overflow} px`);
+      // The chart's 12-unit labels drawn at no less than 11 px.
+      const smallest = await p.evaluate((t) => {
+        const svg = document.querySelector(t).shadowRoot.querySelector('.intervals svg');
+        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        return Math.min(...[...svg.querySelectorAll('text')].map((x) => parseFloat(getComputedStyle(x).fontSize) * scale));
+      }, TAG);
+      assert.ok(smallest >= 11, `${scheme} ${width}: a label drawn at ${smallest.toFixed(1)} px`);
+    }
+  }
+  assert.deepEqual(p.problems, []);
+  await p.close();
+});

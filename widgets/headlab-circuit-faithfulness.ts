@@ -1,0 +1,369 @@
+// <headlab-circuit-faithfulness model="m" circuit="0.0 1.1">: how much of a behaviour a chosen set of
+// heads carries. Over a batch of generated prompt pairs (pairs-task, count, pairs-seed), every head
+// outside the circuit is replaced (by its output on the corrupted prompt, or by its mean: ablation)
+// and the share of the clean-vs-corrupted logit difference that survives is
+//   recovery = (LD_circuit − LD_corrupted) / (LD_clean − LD_corrupted)
+// per pair (core/circuit_faithfulness.hpp): 1 when the circuit alone carries the behaviour, 0 when
+// it carries none. The figure draws the circuit's mean recovery with its bootstrap 95 % interval,
+// and below it the recovery without each of its heads in turn (leave one out): a head whose removal
+// costs little is not needed by this circuit. The reader toggles heads in and out and watches both.
+//
+// Each circuit's document is computed once in the worker (task 'transformer-faithfulness', one call)
+// and kept per (model, batch, circuit, ablation), so a head toggled back shows at once.
+//
+// Attributes: model, circuit (heads as layer.head, space or comma separated; default every head),
+// ablation ("corrupted" | "mean", default corrupted), pairs-task ("induction" | "max-digit", default
+// induction), count (pairs, 1 to 1024, default 64), pairs-seed (default 0).
+// Events: `change` with CircuitFaithfulnessState when the reader toggles a head.
+import type { TransformerFaithfulnessFile, TransformerRecoveryRow } from '../web/headlab-core.js';
+import { el, integerAttribute, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
+import { formatNumber } from './chart/format.js';
+import { rgbText } from './chart/palette.js';
+import type { Scene, Shape } from './chart/scene.js';
+import { drawSceneInto } from './chart/scene.js';
+import { drawnSvg } from './transformer/draw.js';
+import type { LoadedTransformer } from './transformer/model.js';
+import { TRANSFORMER_CSS, TransformerWidget, headName } from './transformer/widget.js';
+
+export interface CircuitFaithfulnessState {
+  pairs_task: 'induction' | 'max-digit';
+  count: number;
+  pairs_seed: number;
+  ablation: 'corrupted' | 'mean';
+  /** The circuit's heads [layer, head], layer then head order. */
+  circuit: [number, number][];
+  /** The circuit's recovery: mean and bootstrap 95 % interval (null before the worker's answer). */
+  recovery: { mean: number; lower: number; upper: number; p_value: number } | null;
+  /** The recovery without each circuit head, in the circuit's order (empty before the answer). */
+  leave_one_out: { layer: number; head: number; mean: number; lower: number; upper: number }[];
+}
+
+/** `v` to `digits` decimals, a true minus sign, no "−0.000". */
+function fixed(v: number, digits: number): string {
+  const text = v.toFixed(digits);
+  return /^-0\.?0*$/.test(text) ? text.slice(1) : text.replace('-', '−');
+}
+
+/** About five round ticks covering [lo, hi]. */
+function ticks(lo: number, hi: number): number[] {
+  const raw = (hi - lo) / 5;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * p).find((s) => s >= raw) ?? raw;
+  const out: number[] = [];
+  for (let t = Math.ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9; t += step) out.push(Math.abs(t) < step * 1e-9 ? 0 : t);
+  return out;
+}
+
+// The chart's geometry (SVG units; drawn at most 1.6 times as wide, and never under 300 px on a 320 px
+// page, so the 12-unit labels stay at least 11 px): a label column, then the axis; one row per interval.
+const WIDTH = 300;
+const LABEL = 100;
+const RIGHT = 14;
+const TOP = 8;
+const ROW = 26;
+const AXIS_GAP = 10;
+
+export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfulnessState> {
+  static observedAttributes = ['model', 'circuit', 'ablation', 'pairs-task', 'count', 'pairs-seed'];
+  protected static sharedAttributes = ['circuit', 'ablation', 'pairs-task', 'count', 'pairs-seed'];
+  protected static css = /* css */ `${TRANSFORMER_CSS}
+    .heads { display: flex; flex-wrap: wrap; gap: 0.2rem 0.8rem; border: 0; padding: 0; margin: 0.3rem 0; }
+    .heads legend { padding: 0; }
+    .heads label { display: inline-flex; gap: 0.3rem; align-items: center; min-height: 2.75rem; }
+    .heads input { width: 1.3rem; height: 1.3rem; accent-color: var(--hl-focus); }
+    .intervals { max-width: 480px; min-width: min(100%, 300px); }
+    .intervals svg { display: block; width: 100%; height: auto; }
+  `;
+
+  private headBox: HTMLFieldSetElement | null = null;
+  private plot: HTMLDivElement | null = null;
+  private readout: HTMLParagraphElement | null = null;
+  private captionLine: HTMLParagraphElement | null = null;
+  private svg: SVGSVGElement | null = null;
+  private boxesFor = '';
+  private shown: { doc: TransformerFaithfulnessFile; model: LoadedTransformer; key: string; text: string } | null = null;
+  /** The core's message for a request it refused in the worker (model version | key → message). */
+  private readonly failures = new Map<string, string>();
+
+  /** The batch from the attributes (a bad one names the attribute and its bound). */
+  private batch(): { task: 'induction' | 'max-digit'; count: number; seed: number } {
+    const raw = this.getAttribute('pairs-task');
+    const task = raw === null || raw.trim() === '' ? 'induction' : raw;
+    if (task !== 'induction' && task !== 'max-digit') {
+      const shown = task.length > 40 ? `${task.slice(0, 40)}…` : task;
+      throw new WidgetInputError(`attribute pairs-task="${shown}" must be induction or max-digit`);
+    }
+    return { task, count: integerAttribute(this, 'count', 64, 1, 1024), seed: integerAttribute(this, 'pairs-seed', 0, 0, 4294967295) };
+  }
+
+  private get ablation(): 'corrupted' | 'mean' {
+    const raw = (this.getAttribute('ablation') ?? '').trim();
+    if (raw === '' || raw === 'corrupted') return 'corrupted';
+    if (raw === 'mean') return 'mean';
+    const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
+    throw new WidgetInputError(`attribute ablation="${shown}" must be corrupted or mean`);
+  }
+
+  /**
+   * The circuit from the `circuit` attribute, checked against `model`'s shape, in layer-then-head
+   * order (the core's order); without the attribute, every head of the model.
+   */
+  circuit(model: LoadedTransformer | null = this.currentModel): [number, number][] {
+    const raw = (this.getAttribute('circuit') ?? '').trim();
+    const shown = raw.length > 60 ? `${raw.slice(0, 60)}…` : raw;
+    if (raw === '') {
+      if (!model) return [];
+      const all: [number, number][] = [];
+      for (let l = 0; l < model.config.n_layers; l++) for (let h = 0; h < model.config.n_heads; h++) all.push([l, h]);
+      return all;
+    }
+    const out: [number, number][] = [];
+    for (const part of raw.split(/[\s,]+/)) {
+      const m = /^(\d{1,4})\.(\d{1,4})$/.exec(part);
+      if (!m) throw new WidgetInputError(`attribute circuit="${shown}": "${part.slice(0, 20)}" is not a layer.head pair such as 1.2`);
+      const l = Number(m[1]),
+        h = Number(m[2]);
+      if (model && (l >= model.config.n_layers || h >= model.config.n_heads)) {
+        throw new WidgetInputError(
+          `attribute circuit="${shown}": the model has no head ${part} (${model.config.n_layers} layers × ${model.config.n_heads} heads, numbered from 0)`,
+        );
+      }
+      if (out.some(([a, b]) => a === l && b === h)) throw new WidgetInputError(`attribute circuit="${shown}": head ${part} is named twice`);
+      out.push([l, h]);
+    }
+    return out.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  }
+
+  /** The key of one document: the batch, the ablation and the circuit. */
+  private keyOf(model: LoadedTransformer): string {
+    const { task, count, seed } = this.batch();
+    return `faithfulness:${task}|${count}|${seed}|${this.ablation}|${this.circuit(model)
+      .map(([l, h]) => `${l}.${h}`)
+      .join(' ')}`;
+  }
+
+  protected readState(): CircuitFaithfulnessState {
+    const { task, count, seed } = this.batch();
+    const model = this.currentModel;
+    const s = model && this.shown?.model === model && this.shown.key === this.keyOf(model) ? this.shown : null;
+    const row = (r: TransformerRecoveryRow) => ({ mean: r.mean, lower: r.lower, upper: r.upper });
+    return {
+      pairs_task: task,
+      count,
+      pairs_seed: seed,
+      ablation: this.ablation,
+      circuit: this.circuit(),
+      recovery: s ? { ...row(s.doc.recovery), p_value: s.doc.recovery.p_value } : null,
+      // One head: the circuit without it is empty (recovery 0 by definition), neither drawn nor listed.
+      leave_one_out:
+        s && s.doc.leave_one_out.length > 1 ? s.doc.leave_one_out.map((r) => ({ layer: r.layer, head: r.head, ...row(r) })) : [],
+    };
+  }
+
+  protected buildContent(content: HTMLDivElement): void {
+    this.headBox = el('fieldset', { class: 'heads' });
+    this.plot = el('div', { class: 'intervals', role: 'img' });
+    this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
+    this.captionLine = el('p', { class: 'caption' });
+    const figure = el('div', { class: 'figure' });
+    figure.append(this.plot, this.readout, this.captionLine);
+    content.append(
+      el('p', { class: 'title' }, 'Circuit faithfulness: how much of the behaviour the chosen heads carry'),
+      this.headBox,
+      figure,
+    );
+  }
+
+  /** One checkbox per head (built once per model); a change writes the `circuit` attribute. */
+  private headBoxes(model: LoadedTransformer): void {
+    const key = `${model.version}`;
+    if (this.boxesFor === key) return;
+    this.boxesFor = key;
+    const boxes: HTMLElement[] = [el('legend', {}, 'Heads in the circuit (every other head is replaced)')];
+    for (let l = 0; l < model.config.n_layers; l++) {
+      for (let h = 0; h < model.config.n_heads; h++) {
+        const label = el('label');
+        const input = el('input', { type: 'checkbox', 'data-layer': String(l), 'data-head': String(h) });
+        this.listen(input, 'change', () => {
+          const chosen = [...this.headBox!.querySelectorAll<HTMLInputElement>('input:checked')].map(
+            (i) => `${i.dataset.layer}.${i.dataset.head}`,
+          );
+          this.setAttribute('circuit', chosen.join(' '));
+          this.emitChange();
+        });
+        label.append(input, headName(l, h));
+        boxes.push(label);
+      }
+    }
+    this.headBox!.replaceChildren(...boxes);
+  }
+
+  /** The boxes show the circuit; the last head left in it cannot be taken out (an empty circuit recovers nothing by definition). */
+  private showCircuit(circuit: [number, number][]): void {
+    for (const input of this.headBox!.querySelectorAll<HTMLInputElement>('input')) {
+      const inside = circuit.some(([l, h]) => String(l) === input.dataset.layer && String(h) === input.dataset.head);
+      input.checked = inside;
+      input.disabled = inside && circuit.length === 1;
+      if (input.disabled) input.title = 'A circuit keeps at least one head';
+      else input.removeAttribute('title');
+    }
+  }
+
+  protected workerFailed(model: LoadedTransformer, key: string, err: Error): void {
+    if (this.failures.size > 64) this.failures.clear();
+    this.failures.set(`${model.version}|${key}`, err.message);
+    this.requestRender();
+  }
+
+  protected renderContent(model: LoadedTransformer): void {
+    this.headBoxes(model);
+    const { task, count, seed } = this.batch();
+    const ablation = this.ablation;
+    const circuit = this.circuit(model);
+    if (circuit.length === 0) throw new WidgetInputError('attribute circuit="" names no head: a circuit keeps at least one head');
+    this.showCircuit(circuit);
+    const key = this.keyOf(model);
+    const failure = this.failures.get(`${model.version}|${key}`);
+    if (failure !== undefined) throw new WidgetInputError(`Faithfulness cannot be computed for this circuit: ${failure}`);
+    const doc = this.faithfulnessInWorker(model, key, { task, count, pairs_seed: seed, circuit, ablation });
+    if (!doc) {
+      if (this.shown?.model !== model || this.shown.key !== key) {
+        // The previous circuit's bars stay drawn but are not read out as this one's.
+        const waiting = `Computing the recovery of ${circuit.map(([l, h]) => headName(l, h)).join(', ')} over ${count} ${task} prompt pairs in the worker…`;
+        if (this.readout!.textContent !== waiting) this.readout!.textContent = waiting;
+        this.plot!.setAttribute('aria-label', waiting);
+        this.plot!.setAttribute('aria-busy', 'true');
+      }
+      return;
+    }
+    if (this.shown?.doc !== doc) this.shown = { doc, model, key, text: this.summaryOf(doc, task, seed) };
+    const s = this.shown;
+    const scene = this.scene(s.doc);
+    if (!this.svg) {
+      this.svg = drawnSvg(scene);
+      this.plot!.replaceChildren(this.svg);
+    } else drawSceneInto(this.svg, scene, { reuse: true });
+    const r = s.doc.recovery;
+    const readout = `Recovered: ${fixed(r.mean, 3)} (95 % interval ${fixed(r.lower, 3)} to ${fixed(r.upper, 3)}, p = ${r.p_value.toPrecision(2)}) of the clean-vs-corrupted logit difference.`;
+    if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
+    if (this.captionLine!.textContent !== s.text) this.captionLine!.textContent = s.text;
+    this.plot!.setAttribute('aria-label', s.text);
+    this.plot!.removeAttribute('aria-busy');
+  }
+
+  /** The summary: the circuit, what replaced the rest, its recovery with interval, and each head's leave-one-out. */
+  private summaryOf(doc: TransformerFaithfulnessFile, task: string, seed: number): string {
+    const names = doc.circuit.map(([l, h]) => headName(l, h));
+    const replaced = doc.ablation === 'mean' ? 'its mean output over the batch' : 'its output on the corrupted prompt';
+    const r = doc.recovery;
+    const interval = (x: TransformerRecoveryRow) => `${fixed(x.mean, 3)} [${fixed(x.lower, 3)}, ${fixed(x.upper, 3)}]`;
+    const loo =
+      doc.leave_one_out.length > 1
+        ? ` Without one head (leave one out): ${doc.leave_one_out.map((x) => `${headName(x.layer, x.head)} ${interval(x)}`).join('; ')}.`
+        : '';
+    // The head whose removal costs the most: the circuit's most needed part.
+    const most = doc.leave_one_out.length > 1 ? doc.leave_one_out.reduce((a, b) => (b.mean < a.mean ? b : a)) : null;
+    const needed = most ? ` Dropping ${headName(most.layer, most.head)} costs the most.` : '';
+    return (
+      `Over ${doc.pairs} ${task} prompt pairs (pair seed ${seed}), with every head outside {${names.join(', ')}} replaced by ${replaced}, ` +
+      `the circuit recovers ${interval(r)} of the clean-vs-corrupted logit difference (1: all of it, 0: none; bootstrap 95 % interval over ${doc.resamples} resamples).` +
+      loo +
+      needed
+    );
+  }
+
+  /** The intervals: the circuit's row first (filled), then one row per left-out head, on one axis with 0 and 1 marked. */
+  private scene(doc: TransformerFaithfulnessFile): Scene {
+    const c = this.themeColours();
+    const fg = rgbText(c.fg),
+      muted = rgbText(c.muted),
+      rule = rgbText(c.rule),
+      accent = rgbText(c.focus);
+    const rows: { label: string; row: TransformerRecoveryRow; main: boolean }[] = [{ label: 'circuit', row: doc.recovery, main: true }];
+    if (doc.leave_one_out.length > 1)
+      for (const x of doc.leave_one_out) rows.push({ label: `without ${headName(x.layer, x.head)}`, row: x, main: false });
+    let lo = 0,
+      hi = 1;
+    for (const { row } of rows) {
+      lo = Math.min(lo, row.lower, row.mean);
+      hi = Math.max(hi, row.upper, row.mean);
+    }
+    const pad = (hi - lo) * 0.04;
+    lo -= pad;
+    hi += pad;
+    const span = WIDTH - LABEL - RIGHT;
+    const x = (v: number) => LABEL + ((v - lo) / (hi - lo)) * span;
+    const bottom = TOP + rows.length * ROW;
+    const height = bottom + AXIS_GAP + 40;
+    const shapes: Shape[] = [];
+    // 0 (nothing recovered) and 1 (all of it): the two references a reader compares against.
+    for (const [v, name] of [
+      [0, 'none'],
+      [1, 'all'],
+    ] as const) {
+      shapes.push({
+        kind: 'line',
+        x1: x(v),
+        y1: TOP - 4,
+        x2: x(v),
+        y2: bottom,
+        stroke: rule,
+        width: 1.2,
+        dash: v === 1 ? [4, 3] : undefined,
+      });
+      shapes.push({ kind: 'text', x: x(v), y: bottom + AXIS_GAP + 30, text: name, fill: muted, size: 12, anchor: 'middle' });
+    }
+    for (const t of ticks(lo, hi)) {
+      shapes.push(
+        { kind: 'line', x1: x(t), y1: bottom, x2: x(t), y2: bottom + 4, stroke: muted, width: 1 },
+        { kind: 'text', x: x(t), y: bottom + AXIS_GAP + 8, text: formatNumber(t, 2), fill: muted, size: 12, anchor: 'middle' },
+      );
+    }
+    shapes.push({ kind: 'line', x1: LABEL, y1: bottom, x2: WIDTH - RIGHT, y2: bottom, stroke: muted, width: 1 });
+    rows.forEach(({ label, row, main }, i) => {
+      const cy = TOP + i * ROW + ROW / 2;
+      const colour = main ? accent : fg;
+      shapes.push(
+        {
+          kind: 'text',
+          x: LABEL - 8,
+          y: cy,
+          text: label,
+          fill: main ? fg : muted,
+          size: 12,
+          anchor: 'end',
+          weight: main ? 'bold' : undefined,
+        },
+        // The interval: a bar from lower to upper with end caps; the mean a filled square.
+        { kind: 'line', x1: x(row.lower), y1: cy, x2: x(row.upper), y2: cy, stroke: colour, width: main ? 3 : 2 },
+        { kind: 'line', x1: x(row.lower), y1: cy - 5, x2: x(row.lower), y2: cy + 5, stroke: colour, width: 1.5 },
+        { kind: 'line', x1: x(row.upper), y1: cy - 5, x2: x(row.upper), y2: cy + 5, stroke: colour, width: 1.5 },
+        { kind: 'rect', x: x(row.mean) - 4, y: cy - 4, w: 8, h: 8, fill: colour },
+      );
+    });
+    return {
+      width: WIDTH,
+      height,
+      background: rgbText(c.panel),
+      title: 'Circuit faithfulness: recovered share with 95 % intervals',
+      shapes,
+    };
+  }
+
+  protected describe(): string {
+    return this.shown?.text ?? 'Computing the circuit’s recovery in the worker…';
+  }
+
+  /** The state with the core's document behind the figure (null before it arrives). */
+  get figureData(): Record<string, unknown> | null {
+    const state = this.state;
+    const model = this.currentModel;
+    const s = this.shown;
+    if (!s || !model || state === null || s.model !== model || s.key !== this.keyOf(model)) return null;
+    return { ...state, faithfulness: s.doc };
+  }
+
+  figures(): WidgetFigure[] {
+    return [{ name: 'intervals', label: 'Recovered share with intervals', scene: () => this.scene(this.exportable(this.shown).doc) }];
+  }
+}
