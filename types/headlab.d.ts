@@ -800,6 +800,29 @@ export interface AttributionPatchingState {
  */
 export interface HeadlabAttributionPatching extends TransformerElementBase<AttributionPatchingState> {}
 
+export interface PathPatchingState {
+  pairs_task: 'induction' | 'max-digit';
+  count: number;
+  pairs_seed: number;
+  /** The receiver's input the grid shows. */
+  input: 'q' | 'k' | 'v';
+  /** The cell read out: sender and receiver [layer, head]; null before the document arrives. */
+  sender: [number, number] | null;
+  receiver: [number, number] | null;
+  /** That path's mean effect with its bootstrap 95 % interval and p-value; null before the document arrives. */
+  effect: { mean: number; lower: number; upper: number; p_value: number } | null;
+}
+/**
+ * Path patching over a batch of generated prompt pairs: one grid per receiver input (q, k or v, chosen
+ * by the reader), a row per sender head and a column per later receiver head, each cell the mean effect
+ * of changing the sender's output only on that path; a diagonal stroke where the bootstrap 95 %
+ * interval crosses 0. Attributes: input ("q" | "k" | "v"; default the input of the largest effect),
+ * sender, receiver (the cell read out, layer.head; default the input's largest effect), pairs-task,
+ * count, pairs-seed, model. Shared: input, sender, receiver, pairs-task, count, pairs-seed.
+ * figureData.path_patching is `headlab model analyze --path-patching`'s document.
+ */
+export interface HeadlabPathPatching extends TransformerElementBase<PathPatchingState> {}
+
 export interface CircuitFaithfulnessState {
   pairs_task: 'induction' | 'max-digit';
   count: number;
@@ -902,6 +925,7 @@ export interface HeadlabElementTagNameMap {
   'headlab-qk-attribution': HeadlabQkAttribution;
   'headlab-attribution-patching': HeadlabAttributionPatching;
   'headlab-circuit-faithfulness': HeadlabCircuitFaithfulness;
+  'headlab-path-patching': HeadlabPathPatching;
   'headlab-transformer-training': HeadlabTransformerTraining;
 }
 
@@ -938,6 +962,7 @@ export const HeadlabTransformerCircuits: ElementClass<HeadlabTransformerCircuits
 export const HeadlabQkAttribution: ElementClass<HeadlabQkAttribution>;
 export const HeadlabAttributionPatching: ElementClass<HeadlabAttributionPatching>;
 export const HeadlabCircuitFaithfulness: ElementClass<HeadlabCircuitFaithfulness>;
+export const HeadlabPathPatching: ElementClass<HeadlabPathPatching>;
 export const HeadlabTransformerTraining: ElementClass<HeadlabTransformerTraining>;
 
 // ---------- JSX (React, Preact, Astro, Solid): attributes as written in markup ----------
@@ -1043,6 +1068,14 @@ export interface HeadlabJSXElements {
     count?: Num;
     'pairs-seed'?: Num;
     point?: Num;
+  };
+  'headlab-path-patching': TransformerAttributes & {
+    input?: 'q' | 'k' | 'v';
+    sender?: string;
+    receiver?: string;
+    'pairs-task'?: 'induction' | 'max-digit';
+    count?: Num;
+    'pairs-seed'?: Num;
   };
   'headlab-circuit-faithfulness': TransformerAttributes & {
     circuit?: string;

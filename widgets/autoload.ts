@@ -24,6 +24,7 @@ const LOADERS: Record<string, () => Promise<unknown>> = {
   'headlab-logit-lens': () => import('./headlab-logit-lens-define.js'),
   'headlab-max-digit-mechanism': () => import('./headlab-max-digit-mechanism-define.js'),
   'headlab-max-digit-model': () => import('./headlab-max-digit-model-define.js'),
+  'headlab-path-patching': () => import('./headlab-path-patching-define.js'),
   'headlab-projection-ablation': () => import('./headlab-projection-ablation-define.js'),
   'headlab-qk-attribution': () => import('./headlab-qk-attribution-define.js'),
   'headlab-query-key-canvas': () => import('./headlab-query-key-canvas-define.js'),

@@ -17,6 +17,7 @@ export { HeadlabProjectionAblation } from './headlab-projection-ablation.js';
 export { HeadlabQueryKeyCanvas } from './headlab-query-key-canvas.js';
 export { HeadlabAttributionPatching } from './headlab-attribution-patching.js';
 export { HeadlabCircuitFaithfulness } from './headlab-circuit-faithfulness.js';
+export { HeadlabPathPatching } from './headlab-path-patching.js';
 export { HeadlabQkAttribution } from './headlab-qk-attribution.js';
 export { HeadlabScoreRamps } from './headlab-score-ramps.js';
 export { HeadlabSeedGrid } from './headlab-seed-grid.js';

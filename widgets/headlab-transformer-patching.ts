@@ -23,7 +23,16 @@ import { el, WidgetInputError, type WidgetFigure } from './base/headlab-element.
 import { formatCount, formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
-import { LayeredFigure, PixelHeatmaps, divergingWord, drawnSvg, heatmapShapes, legendShapes, outlineShapes } from './transformer/draw.js';
+import {
+  LayeredFigure,
+  PixelHeatmaps,
+  crossesZero,
+  divergingWord,
+  drawnSvg,
+  heatmapShapes,
+  legendShapes,
+  outlineShapes,
+} from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import {
   PromptField,
@@ -75,14 +84,6 @@ const LEGEND_HEIGHT = 44;
 /** An attribute's value as a message quotes it: at most 40 characters. */
 function excerpt(text: string): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
-}
-
-/**
- * Whether a cell's interval crosses 0: it includes 0 and has width (an interval of exactly [0, 0], a
- * cell no pair's patch changes, is drawn as no effect, unstroked).
- */
-export function crossesZero(lower: number, upper: number): boolean {
-  return lower <= 0 && upper >= 0 && lower < upper;
 }
 
 /** How far from "nothing changed" (1) a normalised value is drawn at full colour. */

@@ -38,5 +38,6 @@ import './headlab-transformer-circuits-define.js';
 import './headlab-qk-attribution-define.js';
 import './headlab-attribution-patching-define.js';
 import './headlab-circuit-faithfulness-define.js';
+import './headlab-path-patching-define.js';
 import './headlab-value-define.js';
 import './headlab-transformer-training-define.js';

@@ -44,6 +44,10 @@ export const WIDGET_STATES = {
   'headlab-transformer-circuits': { a: { circuit: 'qk', head: '1' }, b: { layer: '0', head: '3', circuit: 'ov' } },
   'headlab-transformer-training': { a: {}, b: { seed: '3', steps: '200' } },
   'headlab-attribution-patching': { a: { point: '3' }, b: { count: '16', 'pairs-seed': '1', point: '10' } },
+  'headlab-path-patching': {
+    a: { input: 'k', sender: '0.0', receiver: '1.1' },
+    b: { input: 'v', sender: '0.2', receiver: '1.3', count: '16' },
+  },
   'headlab-circuit-faithfulness': { a: { circuit: '0.0 1.1' }, b: { circuit: '0.1 1.2 1.3', ablation: 'mean', count: '16' } },
   'headlab-qk-attribution': { a: { key: '3' }, b: { prompt: '5 9 1 5 9', layer: '1', head: '2', position: '3', key: '1' } },
 };

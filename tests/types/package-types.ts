@@ -35,6 +35,7 @@ import type { HeadlabTransformerCircuits } from '../../widgets/headlab-transform
 import type { HeadlabQkAttribution } from '../../widgets/headlab-qk-attribution.js';
 import type { HeadlabAttributionPatching } from '../../widgets/headlab-attribution-patching.js';
 import type { HeadlabCircuitFaithfulness } from '../../widgets/headlab-circuit-faithfulness.js';
+import type { HeadlabPathPatching } from '../../widgets/headlab-path-patching.js';
 import type * as Elements from '../../widgets/elements.js';
 
 type Assignable<Impl extends Declared, Declared> = [Impl, Declared];
@@ -80,6 +81,7 @@ export type Checks = [
   Assignable<HeadlabQkAttribution, Package.HeadlabQkAttribution>,
   Assignable<HeadlabAttributionPatching, Package.HeadlabAttributionPatching>,
   Assignable<HeadlabCircuitFaithfulness, Package.HeadlabCircuitFaithfulness>,
+  Assignable<HeadlabPathPatching, Package.HeadlabPathPatching>,
   Assignable<HeadlabTransformerModel['state'], Package.TransformerModelState | null>,
   Assignable<HeadlabTransformerAttention['state'], Package.TransformerAttentionState | null>,
   Assignable<HeadlabTransformerAttribution['state'], Package.TransformerAttributionState | null>,
@@ -92,6 +94,7 @@ export type Checks = [
   Assignable<HeadlabQkAttribution['state'], Package.QkAttributionState | null>,
   Assignable<HeadlabAttributionPatching['state'], Package.AttributionPatchingState | null>,
   Assignable<HeadlabCircuitFaithfulness['state'], Package.CircuitFaithfulnessState | null>,
+  Assignable<HeadlabPathPatching['state'], Package.PathPatchingState | null>,
   Assignable<HeadlabQueryKeyCanvas['state'], Package.QueryKeyCanvasState | null>,
   Assignable<HeadlabTrainingReplay['state'], Package.TrainingReplayState | null>,
   Assignable<HeadlabProjectionAblation['state'], Package.ProjectionAblationState | null>,

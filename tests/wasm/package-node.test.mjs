@@ -39,6 +39,7 @@ const TAGS = [
   'logit-lens',
   'max-digit-mechanism',
   'max-digit-model',
+  'path-patching',
   'projection-ablation',
   'qk-attribution',
   'query-key-canvas',

@@ -8,6 +8,14 @@ import { divergingFill, mixRgb, rgbText, type ResolvedColours } from '../chart/p
 import { drawSceneInto, type Scene, type Shape } from '../chart/scene.js';
 import { svgEl } from '../chart/svg.js';
 
+/**
+ * Whether a cell's interval crosses 0: it includes 0 and has width (an interval of exactly [0, 0], a
+ * cell no pair's patch changes, is drawn as no effect, unstroked).
+ */
+export function crossesZero(lower: number, upper: number): boolean {
+  return lower <= 0 && upper >= 0 && lower < upper;
+}
+
 /** Masked cells (above a causal diagonal): the panel colour mixed this far towards the rule colour. */
 export const MASK_MIX = 0.35;
 

@@ -19,6 +19,7 @@ import type {
   TransformerFaithfulnessFile,
   TransformerFaithfulnessRequest,
   TransformerPairsRequest,
+  TransformerPathPatchingFile,
   TransformerQkAttributionTable,
   TransformerHeadLossOptions,
   TransformerHeadLosses,
@@ -39,7 +40,8 @@ interface WorkerJob {
     | 'transformer-batch-patching'
     | 'transformer-head-losses'
     | 'transformer-attribution-patching'
-    | 'transformer-faithfulness';
+    | 'transformer-faithfulness'
+    | 'transformer-path-patching';
   request?: Record<string, unknown>;
   run?: { prompt: number[]; options?: TransformerRunOptions };
   prompt?: number[];
@@ -267,6 +269,20 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
       `batch:${key}`,
       { task: 'transformer-attribution-patching', request: request as Record<string, unknown> },
       (v: TransformerAttributionPatchingFile) => v,
+    );
+  }
+
+  /** Path patching over a batch of prompt pairs (task 'transformer-path-patching', one call), as analyzedInWorker. */
+  protected pathPatchedInWorker(
+    model: LoadedTransformer,
+    key: string,
+    request: TransformerPairsRequest,
+  ): TransformerPathPatchingFile | null {
+    return this.computedInWorker<TransformerPathPatchingFile>(
+      model,
+      `batch:${key}`,
+      { task: 'transformer-path-patching', request: request as Record<string, unknown> },
+      (v: TransformerPathPatchingFile) => v,
     );
   }
 
