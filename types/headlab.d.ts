@@ -819,7 +819,9 @@ export interface PathPatchingState {
  * interval crosses 0. Attributes: input ("q" | "k" | "v"; default the input of the largest effect),
  * sender, receiver (the cell read out, layer.head; default the input's largest effect), pairs-task,
  * count, pairs-seed, model. Shared: input, sender, receiver, pairs-task, count, pairs-seed.
- * figureData.path_patching is `headlab model analyze --path-patching`'s document.
+ * figureData.path_patching is `headlab model analyze --path-patching`'s document. Bound values (of the
+ * path with the largest mean effect over every input): largest.mean, largest.lower, largest.upper,
+ * largest.p_value, largest.sender.layer, largest.sender.head, largest.receiver.layer, largest.receiver.head.
  */
 export interface HeadlabPathPatching extends TransformerElementBase<PathPatchingState> {}
 
@@ -843,6 +845,8 @@ export interface CircuitFaithfulnessState {
  * ablation ("corrupted" | "mean", default corrupted), pairs-task ("induction" | "max-digit", default
  * induction), count (1 to 1024, default 64), pairs-seed (default 0), model. Shared: circuit, ablation,
  * pairs-task, count, pairs-seed. figureData.faithfulness is `headlab model analyze --faithfulness`'s document.
+ * Bound values: recovery, recovery.lower, recovery.upper, recovery.p_value, without.L<l>H<h> (the
+ * recovery without that circuit head).
  */
 export interface HeadlabCircuitFaithfulness extends TransformerElementBase<CircuitFaithfulnessState> {
   /** The circuit the figure computes: the attribute's heads checked against the model, or every head. */

@@ -14,10 +14,13 @@
 // Attributes: model, circuit (heads as layer.head, space or comma separated; default every head),
 // ablation ("corrupted" | "mean", default corrupted), pairs-task ("induction" | "max-digit", default
 // induction), count (pairs, 1 to 1024, default 64), pairs-seed (default 0).
-// Events: `change` with CircuitFaithfulnessState when the reader toggles a head.
+// Events: `change` with CircuitFaithfulnessState when the reader toggles a head. Bound values
+// (boundValue, for <headlab-value>): recovery, recovery.lower, recovery.upper, recovery.p_value,
+// without.L<l>H<h> (the leave-one-out mean of a circuit head).
 import type { TransformerFaithfulnessFile, TransformerRecoveryRow } from '../web/headlab-core.js';
 import { el, integerAttribute, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
-import { formatNumber } from './chart/format.js';
+import type { BoundComputing, BoundValue } from './chart/format.js';
+import { formatCount, formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
 import { drawSceneInto } from './chart/scene.js';
@@ -266,7 +269,7 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
     const needed = most ? ` Dropping ${headName(most.layer, most.head)} costs the most.` : '';
     return (
       `Over ${doc.pairs} ${task} prompt pairs (pair seed ${seed}), with every head outside {${names.join(', ')}} replaced by ${replaced}, ` +
-      `the circuit recovers ${interval(r)} of the clean-vs-corrupted logit difference (1: all of it, 0: none; bootstrap 95 % interval over ${doc.resamples} resamples).` +
+      `the circuit recovers ${interval(r)} of the clean-vs-corrupted logit difference (1: all of it, 0: none; bootstrap 95 % interval over ${formatCount(doc.resamples)} resamples).` +
       loo +
       needed
     );
@@ -352,6 +355,33 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
 
   protected describe(): string {
     return this.shown?.text ?? 'Computing the circuit’s recovery in the worker…';
+  }
+
+  /**
+   * Numbers for <headlab-value source="<this id>">: `recovery` (the circuit's mean recovery),
+   * `recovery.lower`, `recovery.upper` (its bootstrap 95 % interval), `recovery.p_value`, and
+   * `without.L<l>H<h>` (the mean recovery without that circuit head). While another circuit is
+   * computed after one was shown: computing.
+   */
+  boundValue(name: string): BoundValue | BoundComputing | undefined {
+    const model = this.currentModel;
+    let key: string | null = null;
+    try {
+      key = model ? this.keyOf(model) : null;
+    } catch {
+      return undefined; // a bad attribute: the figure names it; the prose keeps its own text
+    }
+    const s = this.shown;
+    if (!s || !model || s.model !== model || s.key !== key) return s ? { computing: true } : undefined;
+    const r = s.doc.recovery;
+    if (name === 'recovery') return { value: r.mean, kind: 'number' };
+    if (name === 'recovery.lower') return { value: r.lower, kind: 'number' };
+    if (name === 'recovery.upper') return { value: r.upper, kind: 'number' };
+    if (name === 'recovery.p_value') return { value: r.p_value, kind: 'number' };
+    const m = /^without\.L(\d+)H(\d+)$/.exec(name);
+    if (!m) return undefined;
+    const row = s.doc.leave_one_out.find((x) => x.layer === Number(m[1]) && x.head === Number(m[2]));
+    return row && s.doc.leave_one_out.length > 1 ? { value: row.mean, kind: 'number' } : undefined;
   }
 
   /** The state with the core's document behind the figure (null before it arrives). */

@@ -16,8 +16,11 @@
 // sender and receiver (the cell read out, as layer.head; default the input's largest effect),
 // pairs-task ("induction" | "max-digit", default induction), count (1 to 1024, default 64),
 // pairs-seed (default 0). Events: `change` with PathPatchingState when the reader moves or switches.
+// Bound values (boundValue, for <headlab-value>): largest.{mean,lower,upper,p_value} and
+// largest.{sender,receiver}.{layer,head}: the path of the largest mean effect over every input.
 import type { TransformerPathPatchingFile } from '../web/headlab-core.js';
 import { el, integerAttribute, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
+import type { BoundComputing, BoundValue } from './chart/format.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
@@ -436,6 +439,46 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
     const s = this.shown;
     if (!s || state === null || s.key !== this.batch().key) return null;
     return { ...state, path_patching: s.doc };
+  }
+
+  /**
+   * Numbers for <headlab-value source="<this id>">, of the path with the largest |mean effect| over
+   * every input: `largest.mean`, `largest.lower`, `largest.upper` (its bootstrap 95 % interval),
+   * `largest.p_value`, `largest.sender.layer`, `largest.sender.head`, `largest.receiver.layer`,
+   * `largest.receiver.head`. While another batch is computed after one was shown: computing.
+   */
+  boundValue(name: string): BoundValue | BoundComputing | undefined {
+    let key: string;
+    try {
+      key = this.batch().key;
+    } catch {
+      return undefined; // a bad attribute: the figure names it; the prose keeps its own text
+    }
+    const s = this.shown;
+    if (!s || s.key !== key || s.model !== this.currentModel) return s ? { computing: true } : undefined;
+    const doc = s.doc;
+    let best: [number, number] = [0, 0];
+    doc.mean.forEach((row, e) =>
+      row.forEach((v, k) => {
+        if (Math.abs(v) > Math.abs(doc.mean[best[0]][best[1]])) best = [e, k];
+      }),
+    );
+    const [e, k] = best;
+    const [sl, sh, rl, rh] = doc.edges[e] ?? [];
+    const fields: Record<string, number | undefined> = {
+      'largest.mean': doc.mean[e]?.[k],
+      'largest.lower': doc.lower[e]?.[k],
+      'largest.upper': doc.upper[e]?.[k],
+      'largest.p_value': doc.p_value[e]?.[k],
+    };
+    if (name in fields) return fields[name] === undefined ? undefined : { value: fields[name]!, kind: 'number' };
+    const heads: Record<string, number | undefined> = {
+      'largest.sender.layer': sl,
+      'largest.sender.head': sh,
+      'largest.receiver.layer': rl,
+      'largest.receiver.head': rh,
+    };
+    return heads[name] === undefined ? undefined : { value: heads[name]!, kind: 'count' };
   }
 
   figures(): WidgetFigure[] {

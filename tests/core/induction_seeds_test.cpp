@@ -16,8 +16,10 @@
 //     the repeated half, where the induction head's queries sit; the previous-token heads of these
 //     models are needed where the induction head's keys sit — in the first copy — and act only there.
 #include "core/batch_patching.hpp"
+#include "core/circuit_faithfulness.hpp"
 #include "core/head_composition.hpp"
 #include "core/induction_task.hpp"
+#include "core/path_patching.hpp"
 #include "core/qk_attribution.hpp"
 #include "core/transformer_analysis.hpp"
 #include "core/transformer_training.hpp"
@@ -39,6 +41,8 @@ struct SeedRun {
   double loss_before = 0.0, loss_after = 0.0;
   TransformerAnalysis analysis;               // analyze_transformer's defaults (32 sequences, seed 0, mean ablation)
   BatchPatching batch;                        // 64 induction pairs of pair seed 0, B = K = 1000, seed 0
+  PathPatching paths;                         // the same pairs: sender → receiver's q, k, v
+  TransformerWeights weights;                 // the trained model (the faithfulness circuits depend on its heads)
   headlab::Matrix first_copy_previous_token;  // L × H
   std::vector<QkAttribution> layer1_qk;       // each layer-1 head's QK attribution at the prompt's last position
   CompositionScores composition;              // as the page computes it: 200 baseline draws from seed 0
@@ -57,6 +61,7 @@ SeedRun train_seed(std::uint64_t seed) {
     if (run.passed < 0 && scores.induction.maxCoeff() > 0.4) run.passed = trainer.progress().steps_taken;
   }
   const auto& w = trainer.result();
+  run.weights = w;
   run.loss_after = induction_scores(w, 64, seed).in_context_loss;
   AnalysisRequest request;
   // The article's patching example: a block of 12 tokens and its repeat up to the last token, whose
@@ -71,6 +76,7 @@ SeedRun train_seed(std::uint64_t seed) {
   // (a block of 12 distinct tokens and its repeat up to the 11th; the earlier 11th token corrupted at
   // position 10; answer the 12th, wrong the replacement), intervals from 1,000 resamples.
   run.batch = batch_patching(w, induction_pairs(w.config, 0, 64), IntervalSettings{});
+  run.paths = path_patching(w, induction_pairs(w.config, 0, 64), IntervalSettings{});
   for (int h = 0; h < w.config.n_heads; ++h) run.layer1_qk.push_back(qk_attribution(w, run.analysis.run, 1, h, 22));
   run.composition = composition_scores(w, kCompositionBaselineSamples, request.seed);
   // First-copy previous-token score on the page's 32 evaluation sequences (period m = n_ctx/2).
@@ -229,6 +235,45 @@ void check_seed(std::uint64_t seed) {
         CHECK(bp.upper(row, p) < 0.1);
       }
       if (layer == 1 && p == 22) CHECK(bp.lower(row, p) > 0.0);
+    }
+  }
+  // Paths and circuits (the article's path patching and faithfulness figures, same 64 pairs): the
+  // strongest path of any input runs from the previous-token head into a layer-1 head's key, its 95 %
+  // interval above 0.1 ...
+  {
+    const auto& g = r.paths.grid;
+    Eigen::Index e = 0, input = 0;
+    g.mean.cwiseAbs().maxCoeff(&e, &input);
+    const PathEdge& top = r.paths.edges[static_cast<std::size_t>(e)];
+    INFO("path patching mean\n" << g.mean << "\nlower\n" << g.lower);
+    CHECK(top.sender_layer == prev_head.first);
+    CHECK(top.sender_head == prev_head.second);
+    CHECK(top.receiver_layer == 1);
+    CHECK(input == 1);  // k
+    CHECK(g.lower(e, input) > 0.1);
+  }
+  // ... and the previous-token head with the four induction heads, every other head replaced by its
+  // corrupted-run output, recovers between a quarter and three quarters of the logit difference (its
+  // interval inside (0.25, 0.75)): each of the other layer-0 heads, added, raises the mean recovery.
+  {
+    const auto pairs = induction_pairs(r.weights.config, 0, 64);
+    std::vector<HeadIndex> circuit = {{prev_head.first, prev_head.second}};
+    for (int h = 0; h < H; ++h) circuit.push_back({1, h});
+    const Faithfulness f =
+        circuit_faithfulness(r.weights, pairs, circuit, CircuitAblation::corrupted, IntervalSettings{});
+    const double mean = f.recovery.mean(0, 0);
+    INFO("recovery of the previous-token head and the layer-1 heads " << mean << " [" << f.recovery.lower(0, 0) << ", "
+                                                                      << f.recovery.upper(0, 0) << "]");
+    CHECK(f.recovery.lower(0, 0) > 0.25);
+    CHECK(f.recovery.upper(0, 0) < 0.75);
+    for (int h = 0; h < H; ++h) {
+      if (h == prev_head.second) continue;
+      auto grown = circuit;
+      grown.push_back({0, h});
+      const Faithfulness g =
+          circuit_faithfulness(r.weights, pairs, grown, CircuitAblation::corrupted, IntervalSettings{});
+      INFO("with L0H" << h << ": " << g.recovery.mean(0, 0));
+      CHECK(g.recovery.mean(0, 0) > mean);
     }
   }
 }
