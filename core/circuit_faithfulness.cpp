@@ -1,7 +1,10 @@
 #include "core/circuit_faithfulness.hpp"
 
 #include "core/check.hpp"
+#include "core/normalization.hpp"
+#include "core/ordered_products.hpp"
 #include "core/path_patching.hpp"
+#include "core/transformer_heads.hpp"
 
 #include <string>
 
@@ -30,19 +33,6 @@ std::vector<std::vector<bool>> circuit_mask(const TransformerConfig& c, const st
   return kept;
 }
 
-double circuit_recovery(const PairRuns& r, const std::vector<std::vector<bool>>& kept,
-                        const std::vector<std::vector<Matrix>>& replacement) {
-  // A full forward pass of the clean prompt; the hook overwrites each head outside the circuit after the
-  // head is computed and before it is added to the residual stream, so the heads after it read the change.
-  const HeadHook hook = [&](int l, int h, Matrix& output) {
-    if (!kept[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)])
-      output = replacement[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
-  };
-  const TransformerActivations run = transformer_forward_unchecked(r.w, r.clean.tokens, hook);
-  const double ld = run.logits(r.last, r.answer) - run.logits(r.last, r.wrong);
-  return (ld - r.corrupted_ld) / r.span;
-}
-
 std::vector<std::vector<Matrix>> mean_corrupted_outputs(const TransformerWeights& w,
                                                         const std::vector<PromptPair>& pairs) {
   const auto& c = w.config;
@@ -65,7 +55,50 @@ std::vector<std::vector<Matrix>> mean_corrupted_outputs(const TransformerWeights
 
 namespace {
 
+// The clean prompt's logit difference at its last row with every head outside `kept` replaced by
+// `replacement`: the forward pass circuit_recovery's hook describes, from layer `first` on, `resid` the
+// residual stream entering it. A kept head is computed by transformer_forward_unchecked's operations in
+// its order; a replaced one is not computed at all (the hook would overwrite it); the final
+// normalisation is of the last row alone and its two logits are formed as PairRuns::effect forms them —
+// the bits of circuit_recovery. `entering`, when given (n_layers rows), receives the residual stream
+// entering each layer from `first` on: a circuit that differs from this one only from layer l on
+// resumes from entering[l] (leave one out).
+double circuit_logit_difference(const PairRuns& r, const std::vector<std::vector<bool>>& kept,
+                                const std::vector<std::vector<Matrix>>& replacement, int first, Matrix resid,
+                                std::vector<Matrix>* entering) {
+  const TransformerWeights& w = r.w;
+  const TransformerConfig& c = w.config;
+  const double inv_sqrt_dh = 1.0 / attention_scale(c);
+  for (int l = first; l < c.n_layers; ++l) {
+    const auto L = static_cast<std::size_t>(l);
+    if (entering) (*entering)[L] = resid;
+    const auto& lw = w.layers[L];
+    Vector scale;
+    const Matrix normalized = normalize(c, resid, lw.ln_w, lw.ln_b, scale);
+    const Matrix qk_input = c.positions == Positions::shortformer ? query_key_input(w, normalized, {}) : normalized;
+    for (int h = 0; h < c.n_heads; ++h) {
+      const auto Hh = static_cast<std::size_t>(h);
+      if (!kept[L][Hh]) {
+        resid += replacement[L][Hh];
+        continue;
+      }
+      Matrix pattern =
+          ordered_causal_product_nt(head_queries(w, l, h, qk_input, {}), head_keys(w, l, h, qk_input, {})) *
+          inv_sqrt_dh;
+      causal_softmax(pattern);
+      resid += ordered_product(ordered_causal_product(pattern, head_values(w, l, h, normalized)), lw.W_O[Hh]);
+    }
+    resid.rowwise() += lw.b_O.row(0);
+  }
+  Vector scale;
+  const Matrix x = normalize(c, resid.bottomRows(1), w.ln_final_w, w.ln_final_b, scale);
+  const Eigen::Index d = c.d_model;
+  return (ordered_dot(x.data(), r.u_answer.data(), d) + w.b_U(0, r.answer)) -
+         (ordered_dot(x.data(), r.u_wrong.data(), d) + w.b_U(0, r.wrong));
+}
+
 // One pair's recovery for the circuit and for the circuit without each of its heads, appended to `out`.
+// Without a head of layer l the pass is the circuit's up to layer l: it resumes from there.
 void faithfulness_pair(const PairRuns& r, std::vector<std::vector<bool>> kept,
                        const std::vector<std::vector<Matrix>>* mean, Faithfulness& out) {
   std::vector<std::vector<Matrix>> corrupted;
@@ -76,19 +109,29 @@ void faithfulness_pair(const PairRuns& r, std::vector<std::vector<bool>> kept,
   const auto& replacement = mean ? *mean : corrupted;
   out.clean_logit_difference.push_back(r.clean_ld);
   out.corrupted_logit_difference.push_back(r.corrupted_ld);
-  out.recovery.effects.push_back(Matrix::Constant(1, 1, circuit_recovery(r, kept, replacement)));
+  std::vector<Matrix> entering(r.clean.layers.size());
+  const double ld = circuit_logit_difference(r, kept, replacement, 0, r.clean.layers[0].resid_pre, &entering);
+  out.recovery.effects.push_back(Matrix::Constant(1, 1, (ld - r.corrupted_ld) / r.span));
   const Eigen::Index C = static_cast<Eigen::Index>(out.circuit.size());
   Matrix drop(C, 1);
   for (Eigen::Index j = 0; j < C; ++j) {
     const HeadIndex& hi = out.circuit[static_cast<std::size_t>(j)];
     kept[static_cast<std::size_t>(hi.layer)][static_cast<std::size_t>(hi.head)] = false;
-    drop(j, 0) = circuit_recovery(r, kept, replacement);
+    const double ld_j =
+        circuit_logit_difference(r, kept, replacement, hi.layer, entering[static_cast<std::size_t>(hi.layer)], nullptr);
+    drop(j, 0) = (ld_j - r.corrupted_ld) / r.span;
     kept[static_cast<std::size_t>(hi.layer)][static_cast<std::size_t>(hi.head)] = true;
   }
   out.leave_one_out.effects.push_back(std::move(drop));
 }
 
 }  // namespace
+
+double circuit_recovery(const PairRuns& r, const std::vector<std::vector<bool>>& kept,
+                        const std::vector<std::vector<Matrix>>& replacement) {
+  const double ld = circuit_logit_difference(r, kept, replacement, 0, r.clean.layers[0].resid_pre, nullptr);
+  return (ld - r.corrupted_ld) / r.span;
+}
 
 Faithfulness circuit_faithfulness(const TransformerWeights& w, const std::vector<PromptPair>& pairs,
                                   const std::vector<HeadIndex>& circuit, CircuitAblation ablation,

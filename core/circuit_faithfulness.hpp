@@ -24,7 +24,8 @@
 // (a test of "no recovery") from the ResamplingPlan of core/batch_patching.hpp (the same draws); and
 // the leave-one-out table: the same for C without each of its heads in turn.
 // Cost per pair: two forward passes, then 1 + |C| forward passes with the replacements (plus one
-// corrupted pass per pair up front for the mean).
+// corrupted pass per pair up front for the mean), in which a replaced head is not computed and the
+// circuit without a head of layer l resumes at layer l from the circuit's own pass.
 #pragma once
 
 #include "core/batch_patching.hpp"
@@ -46,6 +47,8 @@ std::vector<std::vector<bool>> circuit_mask(const TransformerConfig& config, con
 
 // The recovery r(C) of one pair for the mask `kept` (L × H, any subset, the empty one included):
 // `replacement[l][h]` (T × d) is what a head outside C writes (the corrupted run's output, or the mean).
+// The bits of a full forward pass of the clean prompt (transformer_forward_unchecked) whose hook
+// overwrites each head outside C, LD read from its logits at the last row.
 double circuit_recovery(const PairRuns& runs, const std::vector<std::vector<bool>>& kept,
                         const std::vector<std::vector<Matrix>>& replacement);
 

@@ -153,6 +153,59 @@ TEST_CASE("no head recovers 0 when the prompts share their last token; N = 1 mea
   CHECK(c.n_layers == 2);
 }
 
+TEST_CASE("a circuit's pass (replaced heads skipped, leave-one-out resumed) is the hooked full pass, bit for bit",
+          "[faithfulness]") {
+  // The definition: the clean prompt's full forward pass whose hook overwrites each head outside the
+  // circuit after computing it, LD read from its logits at the last row. circuit_recovery computes no
+  // replaced head and normalises the last row alone; faithfulness's leave-one-out rows resume at the
+  // dropped head's layer. Both must give the definition's bits: every one of the 64 masks of the
+  // 2 × 3 model, and each circuit's leave-one-out rows, on 4 pairs, corrupted and mean replacement.
+  const auto w = headlab::test::patching_model();
+  const auto all_pairs = headlab::test::patching_pairs(w);
+  const std::vector<PromptPair> pairs(all_pairs.begin(), all_pairs.begin() + 4);
+  const auto& c = w.config;
+  const auto mean = mean_corrupted_outputs(w, pairs);
+  const auto hooked = [&](const PairRuns& r, const std::vector<std::vector<bool>>& kept,
+                          const std::vector<std::vector<Matrix>>& replacement) {
+    const HeadHook hook = [&](int l, int h, Matrix& output) {
+      if (!kept[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)])
+        output = replacement[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
+    };
+    const TransformerActivations run = transformer_forward_unchecked(w, r.clean.tokens, hook);
+    return (run.logits(r.last, r.answer) - run.logits(r.last, r.wrong) - r.corrupted_ld) / r.span;
+  };
+  int compared = 0;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const PairRuns r = pair_runs(w, pairs[i]);
+    for (const auto* replacement : {&mean, static_cast<const std::vector<std::vector<Matrix>>*>(nullptr)}) {
+      const auto outputs = replacement ? *replacement : corrupted_outputs(r);
+      for (int bits = 0; bits < (1 << (c.n_layers * c.n_heads)); ++bits) {
+        std::vector<std::vector<bool>> kept(2, std::vector<bool>(3, false));
+        for (int k = 0; k < 6; ++k)
+          kept[static_cast<std::size_t>(k / 3)][static_cast<std::size_t>(k % 3)] = (bits >> k) & 1;
+        INFO("pair " << i << ", mask " << bits << (replacement ? ", mean" : ", corrupted"));
+        CHECK(circuit_recovery(r, kept, outputs) == hooked(r, kept, outputs));
+        ++compared;
+      }
+    }
+  }
+  CHECK(compared == 4 * 2 * 64);
+  // Leave one out through circuit_faithfulness (resumed at the dropped head's layer) against the definition.
+  const auto circuit = std::vector<HeadIndex>{{0, 0}, {0, 2}, {1, 1}, {1, 2}};
+  const Faithfulness f = circuit_faithfulness(w, pairs, circuit, CircuitAblation::corrupted, IntervalSettings{});
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const PairRuns r = pair_runs(w, pairs[i]);
+    auto kept = circuit_mask(c, circuit);
+    CHECK(f.recovery.effects[i](0, 0) == hooked(r, kept, corrupted_outputs(r)));
+    for (std::size_t j = 0; j < circuit.size(); ++j) {
+      const auto l = static_cast<std::size_t>(circuit[j].layer), h = static_cast<std::size_t>(circuit[j].head);
+      kept[l][h] = false;
+      CHECK(f.leave_one_out.effects[i](static_cast<Eigen::Index>(j), 0) == hooked(r, kept, corrupted_outputs(r)));
+      kept[l][h] = true;
+    }
+  }
+}
+
 TEST_CASE("bad circuits name the head and the bound", "[faithfulness]") {
   const auto w = headlab::test::patching_model();
   const auto all_pairs = headlab::test::patching_pairs(w);
