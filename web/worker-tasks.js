@@ -472,7 +472,7 @@ export const workerTasks = {
    * Circuit faithfulness over a batch of prompt pairs (core/circuit_faithfulness.hpp): the share of
    * the clean-vs-corrupted logit difference the circuit's heads recover with every other head
    * replaced (corrupted run or mean), its interval, and the same without each circuit head, in one
-   * call (the shipped induction model's 64 pairs and a two-head circuit: ≈ 20–90 ms of WASM work,
+   * call (the shipped induction model's 64 pairs: ≈ 15 ms of WASM work for a two-head circuit, 45 ms for all 8 heads,
    * bench/batch-patching.bench.mjs).
    * params: { model?, config?, safetensors? (as 'transformer-analyze'), request: TransformerFaithfulnessRequest }.
    * result: `headlab model analyze --faithfulness`'s document as an object, the same bits as the CLI.
