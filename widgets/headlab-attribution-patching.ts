@@ -24,6 +24,7 @@ import type { Scene, Shape } from './chart/scene.js';
 import { drawSceneInto } from './chart/scene.js';
 import { drawnSvg } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
+import { fixed, pairsBatch, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
 import { TRANSFORMER_CSS, TransformerWidget, headName } from './transformer/widget.js';
 
 export interface AttributionPatchingState {
@@ -64,12 +65,6 @@ export function attributionPoints(doc: TransformerAttributionPatchingFile): Attr
     ),
   );
   return points;
-}
-
-/** `v` to `digits` decimals, trailing zeros kept (numbers in a list read alike), a true minus sign. */
-function fixed(v: number, digits: number): string {
-  const text = v.toFixed(digits);
-  return /^-0\.?0*$/.test(text) ? text.slice(1) : text.replace('-', '−');
 }
 
 /** ρ in words: two decimals, or "undefined" (fewer than two points, or one side constant). */
@@ -157,20 +152,13 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
     text: string;
   } | null = null;
   private step: { key: string; done: number; total: number } | null = null;
-  /** The core's message for a batch it refused in the worker (model version | key → message). */
-  private readonly failures = new Map<string, string>();
+  /** The core's message for each batch or request the worker refused. */
+  private readonly refusals = new WorkerRefusals();
 
-  /** The batch asked for, from the attributes (a bad one names the attribute and its bound). */
-  private batch(): { task: 'induction' | 'max-digit'; count: number; seed: number; key: string } {
-    const raw = this.getAttribute('pairs-task');
-    const task = raw === null || raw.trim() === '' ? 'induction' : raw;
-    if (task !== 'induction' && task !== 'max-digit') {
-      const shown = task.length > 40 ? `${task.slice(0, 40)}…` : task;
-      throw new WidgetInputError(`attribute pairs-task="${shown}" must be induction or max-digit`);
-    }
-    const count = integerAttribute(this, 'count', 64, 1, 1024);
-    const seed = integerAttribute(this, 'pairs-seed', 0, 0, 4294967295);
-    return { task, count, seed, key: `attribution:${task}|${count}|${seed}` };
+  /** The batch from the attributes (pairsBatch), and its key in the worker's cache. */
+  private batch(): PairsBatch & { key: string } {
+    const b = pairsBatch(this);
+    return { ...b, key: `attribution:${b.task}|${b.count}|${b.seed}` };
   }
 
   /** The point read out: the attribute (at most the last point), else the largest disagreement. */
@@ -269,14 +257,13 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
   }
 
   protected workerFailed(model: LoadedTransformer, key: string, err: Error): void {
-    if (this.failures.size > 64) this.failures.clear();
-    this.failures.set(`${model.version}|${key}`, err.message);
+    this.refusals.remember(model.version, key, err.message);
     this.requestRender();
   }
 
   protected renderContent(model: LoadedTransformer): void {
     const { task, count, seed, key } = this.batch();
-    const failure = this.failures.get(`${model.version}|${key}`);
+    const failure = this.refusals.of(model.version, key);
     if (failure !== undefined) throw new WidgetInputError(`Attribution patching cannot be computed for these pairs: ${failure}`);
     const doc = this.attributionPatchedInWorker(model, key, { task, count, pairs_seed: seed });
     if (!doc) {

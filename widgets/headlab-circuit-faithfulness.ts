@@ -18,7 +18,7 @@
 // (boundValue, for <headlab-value>): recovery, recovery.lower, recovery.upper, recovery.p_value,
 // without.L<l>H<h> (the leave-one-out mean of a circuit head).
 import type { TransformerFaithfulnessFile, TransformerRecoveryRow } from '../web/headlab-core.js';
-import { el, integerAttribute, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
+import { el, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
 import type { BoundComputing, BoundValue } from './chart/format.js';
 import { formatCount, formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
@@ -26,6 +26,7 @@ import type { Scene, Shape } from './chart/scene.js';
 import { drawSceneInto } from './chart/scene.js';
 import { drawnSvg } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
+import { fixed, pairsBatch, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
 import { TRANSFORMER_CSS, TransformerWidget, headName } from './transformer/widget.js';
 
 export interface CircuitFaithfulnessState {
@@ -39,12 +40,6 @@ export interface CircuitFaithfulnessState {
   recovery: { mean: number; lower: number; upper: number; p_value: number } | null;
   /** The recovery without each circuit head, in the circuit's order (empty before the answer). */
   leave_one_out: { layer: number; head: number; mean: number; lower: number; upper: number }[];
-}
-
-/** `v` to `digits` decimals, a true minus sign, no "−0.000". */
-function fixed(v: number, digits: number): string {
-  const text = v.toFixed(digits);
-  return /^-0\.?0*$/.test(text) ? text.slice(1) : text.replace('-', '−');
 }
 
 /** About five round ticks covering [lo, hi]. */
@@ -85,18 +80,12 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
   private svg: SVGSVGElement | null = null;
   private boxesFor = '';
   private shown: { doc: TransformerFaithfulnessFile; model: LoadedTransformer; key: string; text: string } | null = null;
-  /** The core's message for a request it refused in the worker (model version | key → message). */
-  private readonly failures = new Map<string, string>();
+  /** The core's message for each batch or request the worker refused. */
+  private readonly refusals = new WorkerRefusals();
 
-  /** The batch from the attributes (a bad one names the attribute and its bound). */
-  private batch(): { task: 'induction' | 'max-digit'; count: number; seed: number } {
-    const raw = this.getAttribute('pairs-task');
-    const task = raw === null || raw.trim() === '' ? 'induction' : raw;
-    if (task !== 'induction' && task !== 'max-digit') {
-      const shown = task.length > 40 ? `${task.slice(0, 40)}…` : task;
-      throw new WidgetInputError(`attribute pairs-task="${shown}" must be induction or max-digit`);
-    }
-    return { task, count: integerAttribute(this, 'count', 64, 1, 1024), seed: integerAttribute(this, 'pairs-seed', 0, 0, 4294967295) };
+  /** The batch from the attributes (pairsBatch). */
+  private batch(): PairsBatch {
+    return pairsBatch(this);
   }
 
   private get ablation(): 'corrupted' | 'mean' {
@@ -213,8 +202,7 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
   }
 
   protected workerFailed(model: LoadedTransformer, key: string, err: Error): void {
-    if (this.failures.size > 64) this.failures.clear();
-    this.failures.set(`${model.version}|${key}`, err.message);
+    this.refusals.remember(model.version, key, err.message);
     this.requestRender();
   }
 
@@ -226,7 +214,7 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
     if (circuit.length === 0) throw new WidgetInputError('attribute circuit="" names no head: a circuit keeps at least one head');
     this.showCircuit(circuit);
     const key = this.keyOf(model);
-    const failure = this.failures.get(`${model.version}|${key}`);
+    const failure = this.refusals.of(model.version, key);
     if (failure !== undefined) throw new WidgetInputError(`Faithfulness cannot be computed for this circuit: ${failure}`);
     const doc = this.faithfulnessInWorker(model, key, { task, count, pairs_seed: seed, circuit, ablation });
     if (!doc) {

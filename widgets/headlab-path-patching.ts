@@ -19,7 +19,7 @@
 // Bound values (boundValue, for <headlab-value>): largest.{mean,lower,upper,p_value} and
 // largest.{sender,receiver}.{layer,head}: the path of the largest mean effect over every input.
 import type { TransformerPathPatchingFile } from '../web/headlab-core.js';
-import { el, integerAttribute, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
+import { el, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
 import type { BoundComputing, BoundValue } from './chart/format.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
@@ -27,6 +27,7 @@ import type { Scene, Shape } from './chart/scene.js';
 import { drawSceneInto } from './chart/scene.js';
 import { crossesZero, drawnSvg, heatmapShapes, legendShapes } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
+import { fixed, pairsBatch, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
 import { TRANSFORMER_CSS, TransformerWidget, headName } from './transformer/widget.js';
 
 const INPUTS = ['q', 'k', 'v'] as const;
@@ -44,12 +45,6 @@ export interface PathPatchingState {
   receiver: [number, number] | null;
   /** That edge's mean effect with its bootstrap 95 % interval and p-value (null before the document arrives). */
   effect: { mean: number; lower: number; upper: number; p_value: number } | null;
-}
-
-/** `v` to `digits` decimals, a true minus sign, no "−0.000". */
-function fixed(v: number, digits: number): string {
-  const text = v.toFixed(digits);
-  return /^-0\.?0*$/.test(text) ? text.slice(1) : text.replace('-', '−');
 }
 
 /** A head from `layer.head` text, or null for text that is not one. */
@@ -95,21 +90,13 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
   private captionLine: HTMLParagraphElement | null = null;
   private svg: SVGSVGElement | null = null;
   private shown: { doc: TransformerPathPatchingFile; model: LoadedTransformer; key: string; edges: Map<string, number> } | null = null;
-  private step: { key: string; done: number; total: number } | null = null;
-  /** The core's message for a batch it refused in the worker (model version | key → message). */
-  private readonly failures = new Map<string, string>();
+  /** The core's message for each batch or request the worker refused. */
+  private readonly refusals = new WorkerRefusals();
 
-  /** The batch from the attributes (a bad one names the attribute and its bound). */
-  private batch(): { task: 'induction' | 'max-digit'; count: number; seed: number; key: string } {
-    const raw = this.getAttribute('pairs-task');
-    const task = raw === null || raw.trim() === '' ? 'induction' : raw;
-    if (task !== 'induction' && task !== 'max-digit') {
-      const shown = task.length > 40 ? `${task.slice(0, 40)}…` : task;
-      throw new WidgetInputError(`attribute pairs-task="${shown}" must be induction or max-digit`);
-    }
-    const count = integerAttribute(this, 'count', 64, 1, 1024);
-    const seed = integerAttribute(this, 'pairs-seed', 0, 0, 4294967295);
-    return { task, count, seed, key: `path:${task}|${count}|${seed}` };
+  /** The batch from the attributes (pairsBatch), and its key in the worker's cache. */
+  private batch(): PairsBatch & { key: string } {
+    const b = pairsBatch(this);
+    return { ...b, key: `path:${b.task}|${b.count}|${b.seed}` };
   }
 
   /** The input shown: the attribute, else (with a document) the input of the largest |mean|, else k. */
@@ -263,14 +250,8 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
     this.emitChange();
   }
 
-  protected batchProgressed(_model: LoadedTransformer, key: string, done: number, total: number): void {
-    this.step = { key, done, total };
-    this.requestRender();
-  }
-
   protected workerFailed(model: LoadedTransformer, key: string, err: Error): void {
-    if (this.failures.size > 64) this.failures.clear();
-    this.failures.set(`${model.version}|${key}`, err.message);
+    this.refusals.remember(model.version, key, err.message);
     this.requestRender();
   }
 
@@ -280,7 +261,7 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
       throw new WidgetInputError('path patching needs two layers or more: a one-layer model has no path between heads');
     this.headAttribute('sender', model);
     this.headAttribute('receiver', model);
-    const failure = this.failures.get(`${model.version}|${key}`);
+    const failure = this.refusals.of(model.version, key);
     if (failure !== undefined) throw new WidgetInputError(`Path patching cannot be computed for these pairs: ${failure}`);
     const doc = this.pathPatchedInWorker(model, key, { task, count, pairs_seed: seed });
     if (!doc) {

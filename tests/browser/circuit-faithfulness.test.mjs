@@ -5,33 +5,15 @@
 // number meanwhile), and the last head of a circuit cannot be unticked; bad attributes are named
 // with their bound; screenshots at 360, 700 and 1280 px, light and dark.
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { root, screenshot, startSession } from './helpers.mjs';
-import { frames } from './widget-fixtures.mjs';
-import { cliRun } from '../wasm/helpers.mjs';
+import { screenshot, startSession } from './helpers.mjs';
+import { figureScreenshots } from './widget-fixtures.mjs';
+import { cliAnalyzeShipped } from '../wasm/helpers.mjs';
 
-const DATA = path.join(root, 'site/pages/data');
 const TAG = 'headlab-circuit-faithfulness';
 
 /** `headlab model analyze --pairs-task induction --faithfulness <circuit>` of the shipped induction model, parsed. */
-function cliFaithfulness(circuit, flags = []) {
-  const cli = cliRun([
-    'model',
-    'analyze',
-    '--config',
-    path.join(DATA, 'induction-seed0.json'),
-    '--weights',
-    path.join(DATA, 'induction-seed0.safetensors'),
-    '--pairs-task',
-    'induction',
-    ...flags,
-    '--faithfulness',
-    circuit,
-  ]);
-  assert.equal(cli.status, 0, cli.stderr);
-  return JSON.parse(cli.stdout);
-}
+const cliFaithfulness = (circuit, flags = []) => cliAnalyzeShipped(['--pairs-task', 'induction', ...flags, '--faithfulness', circuit]);
 
 /** The number as the figure writes it: `digits` decimals, a true minus sign. */
 const fmt = (v, d) => {
@@ -189,23 +171,7 @@ test('screenshots at 360, 700 and 1280 px, light and dark: no sideways scroll, l
     [0, 0],
     [1, 1],
   ]);
-  for (const scheme of ['light', 'dark']) {
-    for (const width of [360, 700, 1280]) {
-      await p.emulateMedia({ colorScheme: scheme });
-      await p.setViewportSize({ width, height: 900 });
-      await frames(p);
-      await screenshot(p.locator(TAG).first(), `circuit-faithfulness-${scheme}-${width}`);
-      const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      assert.ok(overflow <= 0, `${scheme} ${width}: the page scrolls sideways by ${overflow} px`);
-      // The chart's 12-unit labels drawn at no less than 11 px.
-      const smallest = await p.evaluate((t) => {
-        const svg = document.querySelector(t).shadowRoot.querySelector('.intervals svg');
-        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-        return Math.min(...[...svg.querySelectorAll('text')].map((x) => parseFloat(getComputedStyle(x).fontSize) * scale));
-      }, TAG);
-      assert.ok(smallest >= 11, `${scheme} ${width}: a label drawn at ${smallest.toFixed(1)} px`);
-    }
-  }
+  await figureScreenshots(p, TAG, 'circuit-faithfulness', '.intervals svg', screenshot);
   assert.deepEqual(p.problems, []);
   await p.close();
 });

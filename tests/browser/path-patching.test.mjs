@@ -5,33 +5,16 @@
 // (and only those); the input's radio buttons and the arrow keys move the readout, a touch too; bad
 // attributes are named with their bound; screenshots at 360, 700 and 1280 px, light and dark.
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { root, screenshot, startSession } from './helpers.mjs';
-import { frames } from './widget-fixtures.mjs';
-import { cliRun } from '../wasm/helpers.mjs';
+import { screenshot, startSession } from './helpers.mjs';
+import { figureScreenshots, frames } from './widget-fixtures.mjs';
+import { cliAnalyzeShipped } from '../wasm/helpers.mjs';
 
-const DATA = path.join(root, 'site/pages/data');
 const TAG = 'headlab-path-patching';
 const INPUTS = ['q', 'k', 'v'];
 
 /** `headlab model analyze --pairs-task induction --path-patching` of the shipped induction model, parsed. */
-function cliPath(flags) {
-  const cli = cliRun([
-    'model',
-    'analyze',
-    '--config',
-    path.join(DATA, 'induction-seed0.json'),
-    '--weights',
-    path.join(DATA, 'induction-seed0.safetensors'),
-    '--pairs-task',
-    'induction',
-    ...flags,
-    '--path-patching',
-  ]);
-  assert.equal(cli.status, 0, cli.stderr);
-  return JSON.parse(cli.stdout);
-}
+const cliPath = (flags) => cliAnalyzeShipped(['--pairs-task', 'induction', ...flags, '--path-patching']);
 
 /** The number as the figure writes it: `digits` decimals, a true minus sign. */
 const fmt = (v, d) => {
@@ -192,22 +175,7 @@ test('screenshots at 360, 700 and 1280 px, light and dark: no sideways scroll, l
   const p = await session.newPage({ viewport: { width: 360, height: 900 } });
   await p.goto(`${session.url}own-model.html`);
   await settled(p, 64);
-  for (const scheme of ['light', 'dark']) {
-    for (const width of [360, 700, 1280]) {
-      await p.emulateMedia({ colorScheme: scheme });
-      await p.setViewportSize({ width, height: 900 });
-      await frames(p);
-      await screenshot(p.locator(TAG).first(), `path-patching-${scheme}-${width}`);
-      const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      assert.ok(overflow <= 0, `${scheme} ${width}: the page scrolls sideways by ${overflow} px`);
-      const smallest = await p.evaluate((t) => {
-        const svg = document.querySelector(t).shadowRoot.querySelector('.grid svg');
-        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-        return Math.min(...[...svg.querySelectorAll('text')].map((x) => parseFloat(getComputedStyle(x).fontSize) * scale));
-      }, TAG);
-      assert.ok(smallest >= 11, `${scheme} ${width}: a label drawn at ${smallest.toFixed(1)} px`);
-    }
-  }
+  await figureScreenshots(p, TAG, 'path-patching', '.grid svg', screenshot);
   assert.deepEqual(p.problems, []);
   await p.close();
 });

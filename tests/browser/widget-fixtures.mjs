@@ -110,3 +110,34 @@ export function close(assert, actual, expected, tol, what) {
     assert.ok(Math.abs(a - expected[i]) <= tol, `${what}[${i}] = ${a}, expected ${expected[i]} within ${tol}`);
   });
 }
+
+/** The least size of a drawn text, in CSS px: 11 px at every width (docs/conventions.md, layout.test.mjs). */
+export const LEAST_TEXT_PX = 11;
+
+/**
+ * Screenshots of the first `tag` on page `p` (test-results/screenshots/<name>-<scheme>-<width>.png) at
+ * 360, 700 and 1280 px in light and dark, each once the page is idle; at each, the page does not
+ * scroll sideways and every text of the figure's SVG (`svgSelector` in its shadow root) is drawn at
+ * LEAST_TEXT_PX or more. `shoot(locator, name)` saves one (helpers.mjs screenshot).
+ */
+export async function figureScreenshots(p, tag, name, svgSelector, shoot) {
+  for (const scheme of ['light', 'dark']) {
+    for (const width of [360, 700, 1280]) {
+      await p.emulateMedia({ colorScheme: scheme });
+      await p.setViewportSize({ width, height: 900 });
+      await frames(p);
+      await shoot(p.locator(tag).first(), `${name}-${scheme}-${width}`);
+      const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      if (overflow > 0) throw new Error(`${scheme} ${width}: the page scrolls sideways by ${overflow} px`);
+      const smallest = await p.evaluate(
+        ({ t, s }) => {
+          const svg = document.querySelector(t).shadowRoot.querySelector(s);
+          const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+          return Math.min(...[...svg.querySelectorAll('text')].map((x) => parseFloat(getComputedStyle(x).fontSize) * scale));
+        },
+        { t: tag, s: svgSelector },
+      );
+      if (!(smallest >= LEAST_TEXT_PX)) throw new Error(`${scheme} ${width}: a label drawn at ${smallest.toFixed(1)} px`);
+    }
+  }
+}

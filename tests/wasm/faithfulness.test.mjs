@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { workerTasks } from '../../web/worker-tasks.js';
-import { cliRun, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
+import { cliAnalyzeShipped, cliRun, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
 
 const dataDir = path.join(root, 'tests/data');
 const shipped = path.join(root, 'site/pages/data');
@@ -128,13 +128,7 @@ test("worker task transformer-faithfulness: the CLI document for the own-model p
     safetensors,
     request: { task: 'induction', count: 16, pairs_seed: 1, circuit, ablation: 'mean' },
   });
-  const cli = cliRun([
-    'model',
-    'analyze',
-    '--config',
-    path.join(shipped, 'induction-seed0.json'),
-    '--weights',
-    path.join(shipped, 'induction-seed0.safetensors'),
+  const cli = cliAnalyzeShipped([
     '--pairs-task',
     'induction',
     '--count',
@@ -146,8 +140,7 @@ test("worker task transformer-faithfulness: the CLI document for the own-model p
     '--ablation',
     'mean',
   ]);
-  assert.equal(cli.status, 0, cli.stderr);
-  assert.deepEqual(result, JSON.parse(cli.stdout));
+  assert.deepEqual(result, cli);
   await assert.rejects(
     workerTasks['transformer-faithfulness'].run(core, { config, safetensors, request: { task: 'induction', count: 4, circuit: [[1, 4]] } }),
     /circuit head 1\.4: head must lie in \[0, 3\]/,

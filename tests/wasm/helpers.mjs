@@ -45,6 +45,22 @@ export function cliRun(args, stdin = '') {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** The shipped induction model's files (site/pages/data), as the CLI's --config and --weights. */
+export const SHIPPED_INDUCTION = {
+  config: path.join(root, 'site/pages/data/induction-seed0.json'),
+  weights: path.join(root, 'site/pages/data/induction-seed0.safetensors'),
+};
+
+/**
+ * `headlab model analyze` of the shipped induction model with `flags` (e.g. --pairs-task induction
+ * --count 16 --faithfulness "0.0 1.1"), its document parsed; throws with the CLI's message when it fails.
+ */
+export function cliAnalyzeShipped(flags) {
+  const r = cliRun(['model', 'analyze', '--config', SHIPPED_INDUCTION.config, '--weights', SHIPPED_INDUCTION.weights, ...flags]);
+  if (r.status !== 0) throw new Error(`headlab model analyze ${flags.join(' ')}: exit ${r.status}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
 /** Largest |a − b| between a WASM matrix and CLI rows (null = −Infinity in the CLI's JSON). */
 export function maxAbsDiff(m, rows) {
   let worst = 0;
