@@ -6,7 +6,7 @@
 // logit[b] at the last position (core/batch_patching.hpp); e = 0 at the clean run. Patching an
 // activation A (T × d) from the clean value A_c to the corrupted A_x changes e by, to first order,
 //   ê = (A_x − A_c) · ∂e/∂A |clean = −(A_x − A_c) · ∂LD/∂A |clean / span     (· summed over T × d)
-// with the gradient hand-written from the clean run (core/transformer_heads.hpp head_input_gradients,
+// with the gradient hand-written from the clean run (core/transformer.hpp head_input_gradients,
 // core/normalization.hpp normalize_backward). Two kinds of estimate, for δ_{l,h} = head_output_x(l, h)
 // − head_output_c(l, h) (T × d):
 //   node (l, h)            ê = −δ_{l,h} · ∂LD/∂resid_post_l / span    the head's output patched at every

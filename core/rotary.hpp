@@ -11,7 +11,7 @@
 #pragma once
 
 #include "core/matrix.hpp"
-#include "core/transformer.hpp"
+#include "core/transformer_config.hpp"
 
 namespace headlab::transformer {
 

@@ -15,35 +15,6 @@
 
 namespace headlab::transformer {
 
-const char* normalization_name(Normalization n) {
-  switch (n) {
-    case Normalization::layer_norm: return "LN";
-    case Normalization::layer_norm_pre: return "LNPre";
-    case Normalization::rms: return "RMS";
-    case Normalization::rms_pre: return "RMSPre";
-    default: return "none";
-  }
-}
-
-const char* positions_name(Positions p) {
-  switch (p) {
-    case Positions::shortformer: return "shortformer";
-    case Positions::rotary: return "rotary";
-    case Positions::none: return "none";
-    default: return "standard";
-  }
-}
-
-int key_value_heads(const TransformerConfig& c) { return c.n_key_value_heads > 0 ? c.n_key_value_heads : c.n_heads; }
-
-double attention_scale(const TransformerConfig& c) {
-  return c.attn_scale > 0 ? c.attn_scale : std::sqrt(static_cast<double>(c.d_head));
-}
-
-bool has_pos_embed(const TransformerConfig& c) {
-  return c.positions == Positions::learned || c.positions == Positions::shortformer;
-}
-
 namespace {
 
 // "config.<name> must lie in [low, high], got <value>": the config's fields named as in its file.
@@ -89,19 +60,6 @@ void validate_architecture(const TransformerConfig& c) {
 }
 
 }  // namespace
-
-TransformerConfig transformer_config(const TransformerSizes& sizes, Normalization normalization, Positions positions) {
-  TransformerConfig c;
-  c.n_layers = sizes.n_layers;
-  c.n_heads = sizes.n_heads;
-  c.d_model = sizes.d_model;
-  c.d_head = sizes.d_head;
-  c.n_ctx = sizes.n_ctx;
-  c.d_vocab = sizes.d_vocab;
-  c.normalization = normalization;
-  c.positions = positions;
-  return c;
-}
 
 // Σ over the layout's parameters the config has of the product of their dimensions (× n_layers
 // for a per-layer tensor): V·d (W_E) + n_ctx·d (W_pos) + n_layers·(4·H·d·c + 3·H·c + d (+ 2·d with

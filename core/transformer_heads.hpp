@@ -11,7 +11,7 @@
 #pragma once
 
 #include "core/matrix.hpp"
-#include "core/transformer.hpp"
+#include "core/transformer_config.hpp"
 
 namespace headlab::transformer {
 
@@ -27,19 +27,5 @@ Matrix query_key_input(const TransformerWeights& weights, const Matrix& normaliz
 Matrix head_queries(const TransformerWeights& weights, int layer, int head, const Matrix& qk_input, RowPositions at);
 Matrix head_keys(const TransformerWeights& weights, int layer, int head, const Matrix& qk_input, RowPositions at);
 Matrix head_values(const TransformerWeights& weights, int layer, int head, const Matrix& normalized);
-
-// The backward of one head's attention, shared by the trainer's backward (core/transformer.cpp) and
-// attribution patching (core/attribution_patching.hpp). Given dresid = dL/d head_output (T × d) at
-// the activations `la` of its layer:
-//   dz = dresid W_Oᵀ,  dv = patternᵀ dz,  dpattern = dz vᵀ,
-//   dscores = pattern ⊙ (dpattern − rowsum(dpattern ⊙ pattern)) / attn_scale,
-//   dq = dscores k,  dk = dscoresᵀ q   (rotated back to unrotated coordinates with rotary positions)
-// so dq = dL/d(qk_input W_Q^h + b_Q^h), dk = dL/d(qk_input W_K^g + b_K^g), dv = dL/d(x̂ W_V^g + b_V^g),
-// each T × c.
-struct HeadInputGradients {
-  Matrix dq, dk, dv;
-};
-HeadInputGradients head_input_gradients(const TransformerConfig& config, const AttentionLayerWeights& layer,
-                                        const LayerActivations& la, int head, const Matrix& dresid);
 
 }  // namespace headlab::transformer

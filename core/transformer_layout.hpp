@@ -9,7 +9,7 @@
 // size, a Presence for each new config setting, a row for each tensor.
 #pragma once
 
-#include "core/transformer.hpp"
+#include "core/transformer_config.hpp"
 
 #include <cstdint>
 #include <string>

@@ -1,3 +1,4 @@
+#include "core/transformer.hpp"
 #include "core/transformer_layout.hpp"
 
 #include <catch2/catch.hpp>
