@@ -793,8 +793,9 @@ test('screenshots at 360 and 1280 px, light and dark', async () => {
 
 test('removed, the model element and the figures end every worker they made and start none: the analysis read after removal, a trainer asked to train after removal', async () => {
   // The page's model element, every figure on it (each headlab-* element but the prose values: six
-  // headlab-transformer-*, the attribution-patching scatter, the logit lens and the head SVD) and a
-  // trainer: each made or makes a worker while on the page.
+  // headlab-transformer-*, the attribution-patching scatter, the path-patching grid, the circuit
+  // faithfulness intervals, the logit lens and the head SVD) and a trainer: each made or makes a
+  // worker while on the page.
   const r = await page.evaluate(async (bundle) => {
     // The page loads only the elements it uses; the whole bundle defines the trainer too.
     await import(bundle);
@@ -818,7 +819,7 @@ test('removed, the model element and the figures end every worker they made and 
     window.__removedTrainer = trainer;
     return { figures: figures.length, analysis, made: window.__workerLog.length };
   }, new URL('headlab/headlab.js', session.url).href);
-  assert.equal(r.figures, 9);
+  assert.equal(r.figures, 11);
   assert.equal(r.analysis, null);
   assert.ok(r.made >= 5, `${r.made} workers made on the page`);
   await workersEnded(page, PAGE);
