@@ -193,7 +193,8 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
   }
 
   protected buildContent(content: HTMLDivElement): void {
-    this.plot = el('div', { class: 'scatter', tabindex: '0', role: 'group' });
+    // Focusable once it holds a drawing (an empty box is no target for a finger or the Tab key).
+    this.plot = el('div', { class: 'scatter', role: 'group' });
     this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
     this.captionLine = el('p', { class: 'caption' });
     const figure = el('div', { class: 'figure' });
@@ -285,6 +286,7 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
     const scene = this.scene(s.points, at);
     if (!this.svg) {
       this.svg = drawnSvg(scene);
+      this.plot!.tabIndex = 0;
       this.plot!.replaceChildren(this.svg);
     } else drawSceneInto(this.svg, scene, { reuse: true });
     const p = s.points[at];

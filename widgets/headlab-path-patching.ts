@@ -201,7 +201,8 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
       label.append(radio, `${INPUT_WORD[input]} (${input})`);
       this.inputBox.append(label);
     }
-    this.plot = el('div', { class: 'grid', tabindex: '0', role: 'group' });
+    // Focusable once it holds a drawing (an empty box is no target for a finger or the Tab key).
+    this.plot = el('div', { class: 'grid', role: 'group' });
     this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
     this.captionLine = el('p', { class: 'caption' });
     const figure = el('div', { class: 'figure' });
@@ -282,6 +283,7 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
     const scene = this.scene(s, input, e);
     if (!this.svg) {
       this.svg = drawnSvg(scene);
+      this.plot!.tabIndex = 0;
       this.plot!.replaceChildren(this.svg);
     } else drawSceneInto(this.svg, scene, { reuse: true });
     const readout = this.readoutOf(doc, input, e);
