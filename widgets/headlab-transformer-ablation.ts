@@ -19,6 +19,7 @@ import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
 import { drawnSvg, signedBarShapes } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
+import { HEAD_BOXES_CSS, HeadBoxes } from './transformer/head-boxes.js';
 import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, tokenName, tokenize } from './transformer/widget.js';
 
 export interface TransformerAblationState {
@@ -40,20 +41,24 @@ const TOP = 6;
 export class HeadlabTransformerAblation extends TransformerWidget<TransformerAblationState> {
   static observedAttributes = ['model', 'prompt', 'mode', 'heads', 'reference'];
   protected static sharedAttributes = ['prompt', 'mode', 'heads'];
-  protected static css = /* css */ `${TRANSFORMER_CSS}
-    .heads { display: flex; flex-wrap: wrap; gap: 0.2rem 0.8rem; border: 0; padding: 0; margin: 0.3rem 0; }
-    .heads label { display: inline-flex; gap: 0.3rem; align-items: center; min-height: 2.75rem; }
-    .heads input { width: 1.3rem; height: 1.3rem; accent-color: var(--hl-focus); }
+  protected static css = /* css */ `${TRANSFORMER_CSS}${HEAD_BOXES_CSS}
   `;
 
   private field: PromptField | null = null;
   private modeSelect: HTMLSelectElement | null = null;
-  private headBox: HTMLFieldSetElement | null = null;
+  private readonly headBoxes = new HeadBoxes(
+    (t, type, h) => this.listen(t, type, h),
+    'Heads to ablate',
+    (chosen) => {
+      if (chosen.length) this.setAttribute('heads', chosen.join(' '));
+      else this.removeAttribute('heads');
+      this.emitChange();
+    },
+  );
   private logitSlot: HTMLDivElement | null = null;
   private lossSlot: HTMLDivElement | null = null;
   private logitCaption: HTMLParagraphElement | null = null;
   private lossCaption: HTMLParagraphElement | null = null;
-  private boxesFor = '';
   private shown: {
     model: LoadedTransformer;
     before: TransformerRun;
@@ -132,6 +137,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
   }
 
   protected buildContent(content: HTMLDivElement): void {
+    this.headBoxes.reset();
     this.field = new PromptField(
       this,
       'Prompt:',
@@ -148,7 +154,6 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
       this.mode = this.modeSelect!.value as 'zero' | 'mean';
       this.emitChange();
     });
-    this.headBox = el('fieldset', { class: 'heads' });
     this.logitSlot = el('div');
     this.logitCaption = el('p', { class: 'caption' });
     this.lossSlot = el('div');
@@ -161,47 +166,20 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
       el('p', { class: 'title' }, 'Head ablation: the logits before and after'),
       this.field.element,
       controls,
-      this.headBox,
+      this.headBoxes.box,
       f1,
       f2,
     );
   }
 
-  private headBoxes(model: LoadedTransformer): void {
-    const key = `${model.version}`;
-    if (this.boxesFor === key) return;
-    this.boxesFor = key;
-    const legend = el('legend', {}, 'Heads to ablate');
-    const boxes: HTMLElement[] = [legend];
-    for (let l = 0; l < model.config.n_layers; l++) {
-      for (let h = 0; h < model.config.n_heads; h++) {
-        const label = el('label');
-        const input = el('input', { type: 'checkbox', 'data-layer': String(l), 'data-head': String(h) });
-        this.listen(input, 'change', () => {
-          const chosen = [...this.headBox!.querySelectorAll<HTMLInputElement>('input:checked')].map(
-            (i) => `${i.dataset.layer}.${i.dataset.head}`,
-          );
-          if (chosen.length) this.setAttribute('heads', chosen.join(' '));
-          else this.removeAttribute('heads');
-          this.emitChange();
-        });
-        label.append(input, headName(l, h));
-        boxes.push(label);
-      }
-    }
-    this.headBox!.replaceChildren(...boxes);
-  }
-
   protected renderContent(model: LoadedTransformer): void {
     this.field!.sync(model);
-    this.headBoxes(model);
+    this.headBoxes.build(model);
     const tokens = this.field!.tokens(model);
     const mode = this.mode;
     const heads = this.heads(model);
     this.modeSelect!.value = mode;
-    for (const input of this.headBox!.querySelectorAll<HTMLInputElement>('input')) {
-      input.checked = heads.some(([l, h]) => String(l) === input.dataset.layer && String(h) === input.dataset.head);
-    }
+    this.headBoxes.show(heads);
     const before = this.cached(model, `run:${tokens.join(',')}`, () => model.handle.run(tokens));
     const headKey = heads.map(([l, h]) => `${l}.${h}`).join(' ');
     const means = this.meanOptions(model);

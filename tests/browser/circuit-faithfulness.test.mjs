@@ -164,6 +164,40 @@ test('bad attributes are named with the field and bound', async () => {
   ]);
 });
 
+test('removed and inserted again, this figure and the ablation figure rebuild their head boxes, and a tick still acts', async () => {
+  for (const [tag, attribute, from, to] of [
+    [TAG, 'circuit', '0.0 1.1', '0.0 1.1 1.2'],
+    ['headlab-transformer-ablation', 'heads', null, '1.2'],
+  ]) {
+    const was = await page.evaluate(({ tag, attribute }) => document.querySelector(tag).getAttribute(attribute), { tag, attribute });
+    // Put back where it was: its content is built anew on connection, its model unchanged.
+    await page.evaluate((tag) => {
+      const w = document.querySelector(tag);
+      const [parent, next] = [w.parentNode, w.nextSibling];
+      w.remove();
+      parent.insertBefore(w, next);
+    }, tag);
+    await page.waitForFunction((tag) => document.querySelector(tag).shadowRoot.querySelectorAll('.heads input').length === 8, tag);
+    // The box of L1 H2 (unticked in both) ticked by a click: the attribute follows.
+    await page.evaluate(
+      (tag) => document.querySelector(tag).shadowRoot.querySelector('.heads input[data-layer="1"][data-head="2"]').click(),
+      tag,
+    );
+    assert.equal(await page.evaluate(({ tag, attribute }) => document.querySelector(tag).getAttribute(attribute), { tag, attribute }), to);
+    assert.equal(was, from);
+    await page.evaluate(
+      ({ tag, attribute, was }) =>
+        was === null ? document.querySelector(tag).removeAttribute(attribute) : document.querySelector(tag).setAttribute(attribute, was),
+      { tag, attribute, was },
+    );
+  }
+  await settled(page, [
+    [0, 0],
+    [1, 1],
+  ]);
+  assert.deepEqual(page.problems, []);
+});
+
 test('screenshots at 360, 700 and 1280 px, light and dark: no sideways scroll, labels at least 11 px', async () => {
   // The page of the tests above, back in its default state: resized rather than loaded again.
   const p = page;
