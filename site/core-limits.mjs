@@ -15,6 +15,12 @@ export const CORE_LIMITS = [
   ['kMaxWeightMagnitude', 'core/limits.hpp', 'MAX_WEIGHT_MAGNITUDE', "Largest |entry| of a weight, and of an author's matrix"],
   ['kMaxInitScale', 'core/limits.hpp', 'MAX_INIT_SCALE', 'Largest init_scale, every trainer'],
   ['kMaxSeed', 'core/check.hpp', 'MAX_SEED', 'Largest seed, every command, module and widget (2^53 − 1)'],
+  [
+    'kMaxPromptPairsBytes',
+    'formats/prompt_pairs.hpp',
+    'MAX_PROMPT_PAIRS_BYTES',
+    'Largest prompt-pairs file, the command line and the batch figures',
+  ],
 ];
 
 /** The value of `constexpr <type> name = <digits, exponents, *, <<>;` in `file`. */

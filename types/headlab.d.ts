@@ -720,7 +720,7 @@ export interface TransformerPatchingState {
   clean_logit_difference: number | null;
   corrupted_logit_difference: number | null;
 }
-/** Activation patching of every head at every position (normalised logit difference). Attributes: prompt (clean), corrupted (same length), answer, wrong, model; over a batch instead of one pair: pairs-task ("induction" | "max-digit"), count (pairs, default 64), pairs-seed (default 0), each cell then the mean effect with its bootstrap 95% interval. Shared: prompt, corrupted, answer, wrong. */
+/** Activation patching of every head at every position (normalised logit difference). Attributes: prompt (clean), corrupted (same length), answer, wrong, model; over a batch instead of one pair: pairs-task ("induction" | "max-digit"), count (pairs, default 64), pairs-seed (default 0), or pairs (a prompt-pairs file's location, never taken from the URL hash), each cell then the mean effect with its bootstrap 95% interval. Shared: prompt, corrupted, answer, wrong. */
 export interface HeadlabTransformerPatching extends TransformerElementBase<TransformerPatchingState> {}
 
 export interface TransformerAblationState {
@@ -782,28 +782,34 @@ export interface HeadlabQkAttribution extends TransformerElementBase<QkAttributi
 }
 
 export interface AttributionPatchingState {
-  pairs_task: 'induction' | 'max-digit';
-  count: number;
-  pairs_seed: number;
+  /** The generated batch's task, pairs and seed; null with a pairs file. */
+  pairs_task: 'induction' | 'max-digit' | null;
+  count: number | null;
+  pairs_seed: number | null;
+  /** The pairs file as the attribute names it; null for generated pairs. */
+  pairs: string | null;
   /** The point read out (heads first, index l·H + h; then edges, index L·H + e·3 + κ, κ: q 0, k 1, v 2); −1 before the document arrives. */
   point: number;
   /** Spearman ρ of estimate against real patch over the heads, the edges, and the edges into q, k, v (null: undefined); null before the document arrives. */
   spearman: { nodes: number | null; edges: number | null; q: number | null; k: number | null; v: number | null } | null;
 }
 /**
- * Attribution patching against real patching over a batch of generated prompt pairs: every head's and
+ * Attribution patching against real patching over a batch of prompt pairs: every head's and
  * every edge's (sender → receiver's q, k, v) mean first-order estimate against the mean real patch, the
  * diagonal drawn, Spearman ρ per group and the largest disagreements named. Attributes: pairs-task
  * ("induction" | "max-digit", default induction), count (1 to 1024, default 64), pairs-seed (default 0),
- * point (the point read out; default the largest disagreement), model. Shared: pairs-task, count,
+ * or pairs (a prompt-pairs file's location instead of the three), point (the point read out; default the largest disagreement), model. Shared: pairs-task, count,
  * pairs-seed, point. figureData.attribution_patching is `headlab model analyze --attribution-patching`'s document.
  */
 export interface HeadlabAttributionPatching extends TransformerElementBase<AttributionPatchingState> {}
 
 export interface PathPatchingState {
-  pairs_task: 'induction' | 'max-digit';
-  count: number;
-  pairs_seed: number;
+  /** The generated batch's task, pairs and seed; null with a pairs file. */
+  pairs_task: 'induction' | 'max-digit' | null;
+  count: number | null;
+  pairs_seed: number | null;
+  /** The pairs file as the attribute names it; null for generated pairs. */
+  pairs: string | null;
   /** The receiver's input the grid shows. */
   input: 'q' | 'k' | 'v';
   /** The cell read out: sender and receiver [layer, head]; null before the document arrives. */
@@ -813,12 +819,12 @@ export interface PathPatchingState {
   effect: { mean: number; lower: number; upper: number; p_value: number } | null;
 }
 /**
- * Path patching over a batch of generated prompt pairs: one grid per receiver input (q, k or v, chosen
+ * Path patching over a batch of prompt pairs: one grid per receiver input (q, k or v, chosen
  * by the reader), a row per sender head and a column per later receiver head, each cell the mean effect
  * of changing the sender's output only on that path; a diagonal stroke where the bootstrap 95 %
  * interval crosses 0. Attributes: input ("q" | "k" | "v"; default the input of the largest effect),
  * sender, receiver (the cell read out, layer.head; default the input's largest effect), pairs-task,
- * count, pairs-seed, model. Shared: input, sender, receiver, pairs-task, count, pairs-seed.
+ * count, pairs-seed (or pairs: a prompt-pairs file's location), model. Shared: input, sender, receiver, pairs-task, count, pairs-seed.
  * figureData.path_patching is `headlab model analyze --path-patching`'s document. Bound values (of the
  * path with the largest mean effect over every input): largest.mean, largest.lower, largest.upper,
  * largest.p_value, largest.sender.layer, largest.sender.head, largest.receiver.layer, largest.receiver.head.
@@ -826,9 +832,12 @@ export interface PathPatchingState {
 export interface HeadlabPathPatching extends TransformerElementBase<PathPatchingState> {}
 
 export interface CircuitFaithfulnessState {
-  pairs_task: 'induction' | 'max-digit';
-  count: number;
-  pairs_seed: number;
+  /** The generated batch's task, pairs and seed; null with a pairs file. */
+  pairs_task: 'induction' | 'max-digit' | null;
+  count: number | null;
+  pairs_seed: number | null;
+  /** The pairs file as the attribute names it; null for generated pairs. */
+  pairs: string | null;
   ablation: 'corrupted' | 'mean';
   /** The circuit's heads [layer, head], layer then head order. */
   circuit: [number, number][];
@@ -838,12 +847,13 @@ export interface CircuitFaithfulnessState {
   leave_one_out: { layer: number; head: number; mean: number; lower: number; upper: number }[];
 }
 /**
- * Circuit faithfulness over a batch of generated prompt pairs: the share of the clean-vs-corrupted
+ * Circuit faithfulness over a batch of prompt pairs: the share of the clean-vs-corrupted
  * logit difference a set of heads recovers with every other head replaced (by its corrupted-run
  * output, or its mean), with its bootstrap 95 % interval, and the same without each of its heads.
  * The reader toggles heads in and out. Attributes: circuit (layer.head pairs; default every head),
  * ablation ("corrupted" | "mean", default corrupted), pairs-task ("induction" | "max-digit", default
- * induction), count (1 to 1024, default 64), pairs-seed (default 0), model. Shared: circuit, ablation,
+ * induction), count (1 to 1024, default 64), pairs-seed (default 0), or pairs (a prompt-pairs file's
+ * location instead of the three), model. Shared: circuit, ablation,
  * pairs-task, count, pairs-seed. figureData.faithfulness is `headlab model analyze --faithfulness`'s document.
  * Bound values: recovery, recovery.lower, recovery.upper, recovery.p_value, without.L<l>H<h> (the
  * recovery without that circuit head).
@@ -1056,7 +1066,16 @@ export interface HeadlabJSXElements {
   'headlab-transformer-composition': TransformerAttributes & { kind?: 'all' | 'q' | 'k' | 'v'; head?: string; seed?: Num };
   'headlab-logit-lens': TransformerAttributes & { prompt?: string; position?: Num };
   'headlab-head-svd': TransformerAttributes & { layer?: Num; head?: Num };
-  'headlab-transformer-patching': TransformerAttributes & { prompt?: string; corrupted?: string; answer?: Num; wrong?: Num };
+  'headlab-transformer-patching': TransformerAttributes & {
+    prompt?: string;
+    corrupted?: string;
+    answer?: Num;
+    wrong?: Num;
+    pairs?: string;
+    'pairs-task'?: 'induction' | 'max-digit';
+    count?: Num;
+    'pairs-seed'?: Num;
+  };
   'headlab-transformer-ablation': TransformerAttributes & { prompt?: string; mode?: 'zero' | 'mean'; heads?: string; reference?: string };
   'headlab-transformer-circuits': TransformerAttributes & { layer?: Num; head?: Num; circuit?: 'qk' | 'ov' };
   'headlab-qk-attribution': TransformerAttributes & {
@@ -1068,6 +1087,7 @@ export interface HeadlabJSXElements {
     attention?: string;
   };
   'headlab-attribution-patching': TransformerAttributes & {
+    pairs?: string;
     'pairs-task'?: 'induction' | 'max-digit';
     count?: Num;
     'pairs-seed'?: Num;
@@ -1077,6 +1097,7 @@ export interface HeadlabJSXElements {
     input?: 'q' | 'k' | 'v';
     sender?: string;
     receiver?: string;
+    pairs?: string;
     'pairs-task'?: 'induction' | 'max-digit';
     count?: Num;
     'pairs-seed'?: Num;
@@ -1084,6 +1105,7 @@ export interface HeadlabJSXElements {
   'headlab-circuit-faithfulness': TransformerAttributes & {
     circuit?: string;
     ablation?: 'corrupted' | 'mean';
+    pairs?: string;
     'pairs-task'?: 'induction' | 'max-digit';
     count?: Num;
     'pairs-seed'?: Num;

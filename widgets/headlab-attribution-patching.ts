@@ -1,6 +1,6 @@
 // <headlab-attribution-patching model="m">: where attribution patching's first-order estimate agrees
-// with the real patch, and where it fails. Over a batch of generated prompt pairs (pairs-task,
-// count, pairs-seed), for every head (node: its output patched at every position) and every edge
+// with the real patch, and where it fails. Over a batch of prompt pairs (generated: pairs-task,
+// count, pairs-seed; or a pairs file: pairs), for every head (node: its output patched at every position) and every edge
 // sender → receiver's q, k or v (path patching), the mean first-order estimate
 //   ê = −(A_corrupted − A_clean) · ∂LD/∂A |clean / (LD_clean − LD_corrupted)
 // is drawn against the mean real effect e = 1 − normalised LD (core/attribution_patching.hpp), one
@@ -9,11 +9,12 @@
 // Okabe–Ito colours, a triangle, a diamond, a square), heads are crosses. Edges into q and k pass
 // through the softmax, where a patch of order one is far from linear: their points leave the diagonal.
 //
-// The whole document is computed once per (task, count, seed) in the worker (task
+// The whole document is computed once per batch in the worker (task
 // 'transformer-attribution-patching', one call); moving between points only reads it.
 //
 // Attributes: model, pairs-task ("induction" | "max-digit", default induction), count (pairs, 1 to
-// 1024, default 64), pairs-seed (default 0), point (the point read out: its index, heads first in
+// 1024, default 64), pairs-seed (default 0), or pairs (a prompt-pairs file, formats/prompt_pairs.hpp,
+// instead of the three; never taken from the URL hash), point (the point read out: its index, heads first in
 // order l·H + h, then edges e·3 + κ in the core's path_edges order; default the largest disagreement).
 // Events: `change` with AttributionPatchingState when the reader moves to another point.
 import type { TransformerAttributionPatchingFile } from '../web/headlab-core.js';
@@ -24,13 +25,16 @@ import type { Scene, Shape } from './chart/scene.js';
 import { drawSceneInto } from './chart/scene.js';
 import { drawnSvg } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
-import { fixed, pairsBatch, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
+import { fixed, pairsBatch, PairsFileReader, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
 import { TRANSFORMER_CSS, TransformerWidget, headName } from './transformer/widget.js';
 
 export interface AttributionPatchingState {
-  pairs_task: 'induction' | 'max-digit';
-  count: number;
-  pairs_seed: number;
+  /** The generated batch's task, pairs and seed (null with a pairs file). */
+  pairs_task: 'induction' | 'max-digit' | null;
+  count: number | null;
+  pairs_seed: number | null;
+  /** The pairs file as the attribute names it (null for generated pairs). */
+  pairs: string | null;
   /** The point read out (heads first, then edges e·3 + κ); −1 before the document arrives. */
   point: number;
   /** Spearman ρ of estimate against real patch over the heads, the edges, and the edges into q, k, v (null: undefined). */
@@ -132,7 +136,7 @@ const LEGEND_TOP = TOP + SIDE + 42;
 const HEIGHT = LEGEND_TOP + 40;
 
 export class HeadlabAttributionPatching extends TransformerWidget<AttributionPatchingState> {
-  static observedAttributes = ['model', 'pairs-task', 'count', 'pairs-seed', 'point'];
+  static observedAttributes = ['model', 'pairs', 'pairs-task', 'count', 'pairs-seed', 'point'];
   protected static sharedAttributes = ['pairs-task', 'count', 'pairs-seed', 'point'];
   protected static css = /* css */ `${TRANSFORMER_CSS}
     .scatter { max-width: 450px; touch-action: manipulation; }
@@ -154,11 +158,12 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
   private step: { key: string; done: number; total: number } | null = null;
   /** The core's message for each batch or request the worker refused. */
   private readonly refusals = new WorkerRefusals();
+  private readonly pairsFile = new PairsFileReader(() => this.requestRender());
 
-  /** The batch from the attributes (pairsBatch), and its key in the worker's cache. */
-  private batch(): PairsBatch & { key: string } {
-    const b = pairsBatch(this);
-    return { ...b, key: `attribution:${b.task}|${b.count}|${b.seed}` };
+  /** The batch from the attributes (pairsBatch), keyed for the worker's cache. */
+  private batch(): PairsBatch {
+    const b = pairsBatch(this, this.pairsFile);
+    return { ...b, key: `attribution:${b.key}` };
   }
 
   /** The point read out: the attribute (at most the last point), else the largest disagreement. */
@@ -179,6 +184,7 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
       pairs_task: b.task,
       count: b.count,
       pairs_seed: b.seed,
+      pairs: b.file,
       point: s ? this.pointOf(s.points) : -1,
       spearman: a
         ? {
@@ -263,15 +269,18 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
   }
 
   protected renderContent(model: LoadedTransformer): void {
-    const { task, count, seed, key } = this.batch();
+    const b = this.batch();
+    const key = b.key;
     const failure = this.refusals.of(model.version, key);
     if (failure !== undefined) throw new WidgetInputError(`Attribution patching cannot be computed for these pairs: ${failure}`);
-    const doc = this.attributionPatchedInWorker(model, key, { task, count, pairs_seed: seed });
+    const doc = b.request && this.attributionPatchedInWorker(model, key, b.request);
     if (!doc) {
       if (this.shown?.model !== model || this.shown.key !== key) {
         this.shown = null;
         const step = this.step?.key === key ? this.step : null;
-        const waiting = `Computing attribution patching and the real patches over ${count} ${task} prompt pairs in the worker… ${step ? `${step.done} of ${step.total} pairs done` : 'starting'}`;
+        const waiting = b.request
+          ? `Computing attribution patching and the real patches over ${b.pending} in the worker… ${step ? `${step.done} of ${step.total} pairs done` : 'starting'}`
+          : 'Reading the pairs file…';
         if (this.captionLine!.textContent !== waiting) this.captionLine!.textContent = waiting;
         this.plot!.setAttribute('aria-label', waiting);
       }
@@ -279,7 +288,7 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
     }
     if (this.shown?.doc !== doc) {
       const points = attributionPoints(doc);
-      this.shown = { doc, model, key, points, text: this.summaryOf(doc, task, seed) };
+      this.shown = { doc, model, key, points, text: this.summaryOf(doc, b) };
     }
     const s = this.shown;
     const at = this.pointOf(s.points);
@@ -297,7 +306,7 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
   }
 
   /** The text summary: the batch, ρ per group, and the two largest disagreements among heads and among edges. */
-  private summaryOf(doc: TransformerAttributionPatchingFile, task: string, seed: number): string {
+  private summaryOf(doc: TransformerAttributionPatchingFile, batch: PairsBatch): string {
     const a = doc.agreement;
     const L = doc.nodes.estimate.length,
       H = doc.nodes.estimate[0]?.length ?? 0,
@@ -314,7 +323,7 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
         ? 'no edges (one layer)'
         : `the ${3 * E} edges ${rho(a.edges.spearman)} (into q ${rho(a.edges.spearman_by_input.q)}, k ${rho(a.edges.spearman_by_input.k)}, v ${rho(a.edges.spearman_by_input.v)})`;
     return (
-      `Over ${doc.pairs} ${task} prompt pairs (pair seed ${seed}), Spearman ρ of the estimate against the real patch: the ${L * H} heads ${rho(a.nodes.spearman)}, ${edges}. ` +
+      `Over ${batch.words(doc.pairs)}, Spearman ρ of the estimate against the real patch: the ${L * H} heads ${rho(a.nodes.spearman)}, ${edges}. ` +
       `Largest disagreements: ${named}.`
     );
   }

@@ -1,5 +1,6 @@
 // <headlab-circuit-faithfulness model="m" circuit="0.0 1.1">: how much of a behaviour a chosen set of
-// heads carries. Over a batch of generated prompt pairs (pairs-task, count, pairs-seed), every head
+// heads carries. Over a batch of prompt pairs (generated: pairs-task, count, pairs-seed; or a pairs
+// file: pairs), every head
 // outside the circuit is replaced (by its output on the corrupted prompt, or by its mean: ablation)
 // and the share of the clean-vs-corrupted logit difference that survives is
 //   recovery = (LD_circuit − LD_corrupted) / (LD_clean − LD_corrupted)
@@ -13,7 +14,8 @@
 //
 // Attributes: model, circuit (heads as layer.head, space or comma separated; default every head),
 // ablation ("corrupted" | "mean", default corrupted), pairs-task ("induction" | "max-digit", default
-// induction), count (pairs, 1 to 1024, default 64), pairs-seed (default 0).
+// induction), count (pairs, 1 to 1024, default 64), pairs-seed (default 0), or pairs (a prompt-pairs
+// file, formats/prompt_pairs.hpp, instead of the three; never taken from the URL hash).
 // Events: `change` with CircuitFaithfulnessState when the reader toggles a head. Bound values
 // (boundValue, for <headlab-value>): recovery, recovery.lower, recovery.upper, recovery.p_value,
 // without.L<l>H<h> (the leave-one-out mean of a circuit head).
@@ -26,13 +28,17 @@ import type { Scene, Shape } from './chart/scene.js';
 import { drawSceneInto } from './chart/scene.js';
 import { drawnSvg } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
-import { fixed, pairsBatch, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
+import { fixed, pairsBatch, PairsFileReader, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
+import { HEAD_BOXES_CSS, HeadBoxes } from './transformer/head-boxes.js';
 import { TRANSFORMER_CSS, TransformerWidget, headName } from './transformer/widget.js';
 
 export interface CircuitFaithfulnessState {
-  pairs_task: 'induction' | 'max-digit';
-  count: number;
-  pairs_seed: number;
+  /** The generated batch's task, pairs and seed (null with a pairs file). */
+  pairs_task: 'induction' | 'max-digit' | null;
+  count: number | null;
+  pairs_seed: number | null;
+  /** The pairs file as the attribute names it (null for generated pairs). */
+  pairs: string | null;
   ablation: 'corrupted' | 'mean';
   /** The circuit's heads [layer, head], layer then head order. */
   circuit: [number, number][];
@@ -62,30 +68,33 @@ const ROW = 26;
 const AXIS_GAP = 10;
 
 export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfulnessState> {
-  static observedAttributes = ['model', 'circuit', 'ablation', 'pairs-task', 'count', 'pairs-seed'];
+  static observedAttributes = ['model', 'circuit', 'ablation', 'pairs', 'pairs-task', 'count', 'pairs-seed'];
   protected static sharedAttributes = ['circuit', 'ablation', 'pairs-task', 'count', 'pairs-seed'];
-  protected static css = /* css */ `${TRANSFORMER_CSS}
-    .heads { display: flex; flex-wrap: wrap; gap: 0.2rem 0.8rem; border: 0; padding: 0; margin: 0.3rem 0; }
-    .heads legend { padding: 0; }
-    .heads label { display: inline-flex; gap: 0.3rem; align-items: center; min-height: 2.75rem; }
-    .heads input { width: 1.3rem; height: 1.3rem; accent-color: var(--hl-focus); }
+  protected static css = /* css */ `${TRANSFORMER_CSS}${HEAD_BOXES_CSS}
     .intervals { max-width: 480px; min-width: min(100%, 300px); }
     .intervals svg { display: block; width: 100%; height: auto; }
   `;
 
-  private headBox: HTMLFieldSetElement | null = null;
+  private readonly heads = new HeadBoxes(
+    (t, type, h) => this.listen(t, type, h),
+    'Heads in the circuit (every other head is replaced)',
+    (chosen) => {
+      this.setAttribute('circuit', chosen.join(' '));
+      this.emitChange();
+    },
+  );
   private plot: HTMLDivElement | null = null;
   private readout: HTMLParagraphElement | null = null;
   private captionLine: HTMLParagraphElement | null = null;
   private svg: SVGSVGElement | null = null;
-  private boxesFor = '';
   private shown: { doc: TransformerFaithfulnessFile; model: LoadedTransformer; key: string; text: string } | null = null;
   /** The core's message for each batch or request the worker refused. */
   private readonly refusals = new WorkerRefusals();
+  private readonly pairsFile = new PairsFileReader(() => this.requestRender());
 
   /** The batch from the attributes (pairsBatch). */
   private batch(): PairsBatch {
-    return pairsBatch(this);
+    return pairsBatch(this, this.pairsFile);
   }
 
   private get ablation(): 'corrupted' | 'mean' {
@@ -128,21 +137,21 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
 
   /** The key of one document: the batch, the ablation and the circuit. */
   private keyOf(model: LoadedTransformer): string {
-    const { task, count, seed } = this.batch();
-    return `faithfulness:${task}|${count}|${seed}|${this.ablation}|${this.circuit(model)
+    return `faithfulness:${this.batch().key}|${this.ablation}|${this.circuit(model)
       .map(([l, h]) => `${l}.${h}`)
       .join(' ')}`;
   }
 
   protected readState(): CircuitFaithfulnessState {
-    const { task, count, seed } = this.batch();
+    const b = this.batch();
     const model = this.currentModel;
     const s = model && this.shown?.model === model && this.shown.key === this.keyOf(model) ? this.shown : null;
     const row = (r: TransformerRecoveryRow) => ({ mean: r.mean, lower: r.lower, upper: r.upper });
     return {
-      pairs_task: task,
-      count,
-      pairs_seed: seed,
+      pairs_task: b.task,
+      count: b.count,
+      pairs_seed: b.seed,
+      pairs: b.file,
       ablation: this.ablation,
       circuit: this.circuit(),
       recovery: s ? { ...row(s.doc.recovery), p_value: s.doc.recovery.p_value } : null,
@@ -153,7 +162,7 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
   }
 
   protected buildContent(content: HTMLDivElement): void {
-    this.headBox = el('fieldset', { class: 'heads' });
+    this.heads.reset();
     this.plot = el('div', { class: 'intervals', role: 'img' });
     this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
     this.captionLine = el('p', { class: 'caption' });
@@ -161,44 +170,9 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
     figure.append(this.plot, this.readout, this.captionLine);
     content.append(
       el('p', { class: 'title' }, 'Circuit faithfulness: how much of the behaviour the chosen heads carry'),
-      this.headBox,
+      this.heads.box,
       figure,
     );
-  }
-
-  /** One checkbox per head (built once per model); a change writes the `circuit` attribute. */
-  private headBoxes(model: LoadedTransformer): void {
-    const key = `${model.version}`;
-    if (this.boxesFor === key) return;
-    this.boxesFor = key;
-    const boxes: HTMLElement[] = [el('legend', {}, 'Heads in the circuit (every other head is replaced)')];
-    for (let l = 0; l < model.config.n_layers; l++) {
-      for (let h = 0; h < model.config.n_heads; h++) {
-        const label = el('label');
-        const input = el('input', { type: 'checkbox', 'data-layer': String(l), 'data-head': String(h) });
-        this.listen(input, 'change', () => {
-          const chosen = [...this.headBox!.querySelectorAll<HTMLInputElement>('input:checked')].map(
-            (i) => `${i.dataset.layer}.${i.dataset.head}`,
-          );
-          this.setAttribute('circuit', chosen.join(' '));
-          this.emitChange();
-        });
-        label.append(input, headName(l, h));
-        boxes.push(label);
-      }
-    }
-    this.headBox!.replaceChildren(...boxes);
-  }
-
-  /** The boxes show the circuit; the last head left in it cannot be taken out (an empty circuit recovers nothing by definition). */
-  private showCircuit(circuit: [number, number][]): void {
-    for (const input of this.headBox!.querySelectorAll<HTMLInputElement>('input')) {
-      const inside = circuit.some(([l, h]) => String(l) === input.dataset.layer && String(h) === input.dataset.head);
-      input.checked = inside;
-      input.disabled = inside && circuit.length === 1;
-      if (input.disabled) input.title = 'A circuit keeps at least one head';
-      else input.removeAttribute('title');
-    }
   }
 
   protected workerFailed(model: LoadedTransformer, key: string, err: Error): void {
@@ -207,27 +181,29 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
   }
 
   protected renderContent(model: LoadedTransformer): void {
-    this.headBoxes(model);
-    const { task, count, seed } = this.batch();
+    this.heads.build(model);
+    const b = this.batch();
     const ablation = this.ablation;
     const circuit = this.circuit(model);
     if (circuit.length === 0) throw new WidgetInputError('attribute circuit="" names no head: a circuit keeps at least one head');
-    this.showCircuit(circuit);
+    this.heads.show(circuit, 'A circuit keeps at least one head');
     const key = this.keyOf(model);
     const failure = this.refusals.of(model.version, key);
     if (failure !== undefined) throw new WidgetInputError(`Faithfulness cannot be computed for this circuit: ${failure}`);
-    const doc = this.faithfulnessInWorker(model, key, { task, count, pairs_seed: seed, circuit, ablation });
+    const doc = b.request && this.faithfulnessInWorker(model, key, { ...b.request, circuit, ablation });
     if (!doc) {
       if (this.shown?.model !== model || this.shown.key !== key) {
         // The previous circuit's bars stay drawn but are not read out as this one's.
-        const waiting = `Computing the recovery of ${circuit.map(([l, h]) => headName(l, h)).join(', ')} over ${count} ${task} prompt pairs in the worker…`;
+        const waiting = b.request
+          ? `Computing the recovery of ${circuit.map(([l, h]) => headName(l, h)).join(', ')} over ${b.pending} in the worker…`
+          : 'Reading the pairs file…';
         if (this.readout!.textContent !== waiting) this.readout!.textContent = waiting;
         this.plot!.setAttribute('aria-label', waiting);
         this.plot!.setAttribute('aria-busy', 'true');
       }
       return;
     }
-    if (this.shown?.doc !== doc) this.shown = { doc, model, key, text: this.summaryOf(doc, task, seed) };
+    if (this.shown?.doc !== doc) this.shown = { doc, model, key, text: this.summaryOf(doc, b) };
     const s = this.shown;
     const scene = this.scene(s.doc);
     if (!this.svg) {
@@ -243,7 +219,7 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
   }
 
   /** The summary: the circuit, what replaced the rest, its recovery with interval, and each head's leave-one-out. */
-  private summaryOf(doc: TransformerFaithfulnessFile, task: string, seed: number): string {
+  private summaryOf(doc: TransformerFaithfulnessFile, batch: PairsBatch): string {
     const names = doc.circuit.map(([l, h]) => headName(l, h));
     const replaced = doc.ablation === 'mean' ? 'its mean output over the batch' : 'its output on the corrupted prompt';
     const r = doc.recovery;
@@ -256,7 +232,7 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
     const most = doc.leave_one_out.length > 1 ? doc.leave_one_out.reduce((a, b) => (b.mean < a.mean ? b : a)) : null;
     const needed = most ? ` Dropping ${headName(most.layer, most.head)} costs the most.` : '';
     return (
-      `Over ${doc.pairs} ${task} prompt pairs (pair seed ${seed}), with every head outside {${names.join(', ')}} replaced by ${replaced}, ` +
+      `Over ${batch.words(doc.pairs)}, with every head outside {${names.join(', ')}} replaced by ${replaced}, ` +
       `the circuit recovers ${interval(r)} of the clean-vs-corrupted logit difference (1: all of it, 0: none; bootstrap 95 % interval over ${formatCount(doc.resamples)} resamples).` +
       loo +
       needed

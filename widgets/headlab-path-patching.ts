@@ -1,5 +1,5 @@
 // <headlab-path-patching model="m" input="k">: which head talks to which, and through which input.
-// Over a batch of generated prompt pairs (pairs-task, count, pairs-seed), path patching changes one
+// Over a batch of prompt pairs (generated: pairs-task, count, pairs-seed; or a pairs file: pairs), path patching changes one
 // sender head's output only on its path into one later receiver head's query, key or value input
 // (every other path frozen at the clean run) and measures the effect on the logit difference,
 //   effect = 1 − (LD_patched − LD_corrupted) / (LD_clean − LD_corrupted)
@@ -9,13 +9,14 @@
 // diagonal stroke marks a cell whose bootstrap 95 % interval crosses 0. A sender in the same layer
 // as the receiver or after it has no path: its cell is masked.
 //
-// The document is computed once per (task, count, seed) in the worker (task
+// The document is computed once per batch in the worker (task
 // 'transformer-path-patching', one call); choosing another input or cell only reads it.
 //
 // Attributes: model, input ("q" | "k" | "v"; default the input holding the largest mean effect),
 // sender and receiver (the cell read out, as layer.head; default the input's largest effect),
 // pairs-task ("induction" | "max-digit", default induction), count (1 to 1024, default 64),
-// pairs-seed (default 0). Events: `change` with PathPatchingState when the reader moves or switches.
+// pairs-seed (default 0), or pairs (a prompt-pairs file, formats/prompt_pairs.hpp, instead of the
+// three; never taken from the URL hash). Events: `change` with PathPatchingState when the reader moves or switches.
 // Bound values (boundValue, for <headlab-value>): largest.{mean,lower,upper,p_value} and
 // largest.{sender,receiver}.{layer,head}: the path of the largest mean effect over every input.
 import type { TransformerPathPatchingFile } from '../web/headlab-core.js';
@@ -27,7 +28,7 @@ import type { Scene, Shape } from './chart/scene.js';
 import { drawSceneInto } from './chart/scene.js';
 import { crossesZero, drawnSvg, heatmapShapes, legendShapes } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
-import { fixed, pairsBatch, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
+import { fixed, pairsBatch, PairsFileReader, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
 import { TRANSFORMER_CSS, TransformerWidget, headName } from './transformer/widget.js';
 
 const INPUTS = ['q', 'k', 'v'] as const;
@@ -35,9 +36,12 @@ type Input = (typeof INPUTS)[number];
 const INPUT_WORD: Record<Input, string> = { q: 'query', k: 'key', v: 'value' };
 
 export interface PathPatchingState {
-  pairs_task: 'induction' | 'max-digit';
-  count: number;
-  pairs_seed: number;
+  /** The generated batch's task, pairs and seed (null with a pairs file). */
+  pairs_task: 'induction' | 'max-digit' | null;
+  count: number | null;
+  pairs_seed: number | null;
+  /** The pairs file as the attribute names it (null for generated pairs). */
+  pairs: string | null;
   /** The receiver's input the grid shows. */
   input: Input;
   /** The cell read out: sender and receiver [layer, head] (null before the document arrives). */
@@ -72,7 +76,7 @@ const CELL = 30;
 const RIGHT = 10;
 
 export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
-  static observedAttributes = ['model', 'input', 'sender', 'receiver', 'pairs-task', 'count', 'pairs-seed'];
+  static observedAttributes = ['model', 'input', 'sender', 'receiver', 'pairs', 'pairs-task', 'count', 'pairs-seed'];
   protected static sharedAttributes = ['input', 'sender', 'receiver', 'pairs-task', 'count', 'pairs-seed'];
   protected static css = /* css */ `${TRANSFORMER_CSS}
     .inputs { display: flex; flex-wrap: wrap; gap: 0.2rem 1rem; border: 0; padding: 0; margin: 0.3rem 0; }
@@ -92,11 +96,12 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
   private shown: { doc: TransformerPathPatchingFile; model: LoadedTransformer; key: string; edges: Map<string, number> } | null = null;
   /** The core's message for each batch or request the worker refused. */
   private readonly refusals = new WorkerRefusals();
+  private readonly pairsFile = new PairsFileReader(() => this.requestRender());
 
-  /** The batch from the attributes (pairsBatch), and its key in the worker's cache. */
-  private batch(): PairsBatch & { key: string } {
-    const b = pairsBatch(this);
-    return { ...b, key: `path:${b.task}|${b.count}|${b.seed}` };
+  /** The batch from the attributes (pairsBatch), keyed for the worker's cache. */
+  private batch(): PairsBatch {
+    const b = pairsBatch(this, this.pairsFile);
+    return { ...b, key: `path:${b.key}` };
   }
 
   /** The input shown: the attribute, else (with a document) the input of the largest |mean|, else k. */
@@ -169,7 +174,7 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
       // Checked even before the document: a bad sender or receiver is named at once.
       this.headAttribute('sender', model);
       this.headAttribute('receiver', model);
-      return { pairs_task: b.task, count: b.count, pairs_seed: b.seed, input, sender: null, receiver: null, effect: null };
+      return { pairs_task: b.task, count: b.count, pairs_seed: b.seed, pairs: b.file, input, sender: null, receiver: null, effect: null };
     }
     const e = this.edgeOf(s, input);
     const k = INPUTS.indexOf(input);
@@ -178,6 +183,7 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
       pairs_task: b.task,
       count: b.count,
       pairs_seed: b.seed,
+      pairs: b.file,
       input,
       sender: [sl, sh],
       receiver: [rl, rh],
@@ -257,18 +263,19 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
   }
 
   protected renderContent(model: LoadedTransformer): void {
-    const { task, count, seed, key } = this.batch();
+    const b = this.batch();
+    const key = b.key;
     if (model.config.n_layers < 2)
       throw new WidgetInputError('path patching needs two layers or more: a one-layer model has no path between heads');
     this.headAttribute('sender', model);
     this.headAttribute('receiver', model);
     const failure = this.refusals.of(model.version, key);
     if (failure !== undefined) throw new WidgetInputError(`Path patching cannot be computed for these pairs: ${failure}`);
-    const doc = this.pathPatchedInWorker(model, key, { task, count, pairs_seed: seed });
+    const doc = b.request && this.pathPatchedInWorker(model, key, b.request);
     if (!doc) {
       if (this.shown?.model !== model || this.shown.key !== key) {
         this.shown = null;
-        const waiting = `Computing path patching over ${count} ${task} prompt pairs in the worker…`;
+        const waiting = b.request ? `Computing path patching over ${b.pending} in the worker…` : 'Reading the pairs file…';
         if (this.captionLine!.textContent !== waiting) this.captionLine!.textContent = waiting;
         if (this.readout!.textContent !== '') this.readout!.textContent = '';
         this.plot!.setAttribute('aria-label', waiting);
@@ -288,7 +295,7 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
     } else drawSceneInto(this.svg, scene, { reuse: true });
     const readout = this.readoutOf(doc, input, e);
     if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
-    const text = this.summaryOf(doc, input, task, seed);
+    const text = this.summaryOf(doc, input, b);
     if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
     this.plot!.setAttribute('aria-label', `${text} Arrow keys move between the cells; the one read out: ${readout}`);
   }
@@ -305,7 +312,7 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
   }
 
   /** The summary: the batch, the shown input's three largest edges with intervals, how many cross 0, and the largest edge of any input. */
-  private summaryOf(doc: TransformerPathPatchingFile, input: Input, task: string, seed: number): string {
+  private summaryOf(doc: TransformerPathPatchingFile, input: Input, batch: PairsBatch): string {
     const k = INPUTS.indexOf(input);
     const E = doc.edges.length;
     const name = (e: number) => `${headName(doc.edges[e][0], doc.edges[e][1])} → ${headName(doc.edges[e][2], doc.edges[e][3])}`;
@@ -321,7 +328,7 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
       }),
     );
     return (
-      `Over ${doc.pairs} ${task} prompt pairs (pair seed ${seed}), each head's output changed only on its path into a later head's ${INPUT_WORD[input]} (${input}): ` +
+      `Over ${batch.words(doc.pairs)}, each head's output changed only on its path into a later head's ${INPUT_WORD[input]} (${input}): ` +
       `the largest mean effects ${top.join('; ')} (1: the path carries the whole logit difference, 0: nothing). ` +
       `${crossing} of ${E} paths have an interval that crosses 0 (a diagonal stroke). ` +
       `Across q, k and v the largest is ${name(best[0])} via ${INPUTS[best[1]]} (${fixed(doc.mean[best[0]][best[1]], 3)}).`
@@ -412,8 +419,7 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
   protected describe(): string {
     const s = this.shown;
     if (!s) return 'Computing path patching in the worker…';
-    const { task, seed } = this.batch();
-    return this.summaryOf(s.doc, this.inputOf(s.doc), task, seed);
+    return this.summaryOf(s.doc, this.inputOf(s.doc), this.batch());
   }
 
   /** The state with the core's document behind the figure (null before it arrives). */

@@ -13,8 +13,9 @@
 // Events: `change` with { prompt, corrupted, answer, wrong, clean_logit_difference, corrupted_logit_difference }.
 //
 // Over a batch: pairs-task="induction" | "max-digit" (with count, default 64, and pairs-seed,
-// default 0) replaces the one pair by that many generated pairs (core/batch_patching.hpp, in the
-// worker a few pairs per step, its progress in the caption). Each cell is then the mean effect
+// default 0) replaces the one pair by that many generated pairs, and pairs (a prompt-pairs file,
+// formats/prompt_pairs.hpp; never taken from the URL hash) by the file's pairs (core/batch_patching.hpp,
+// in the worker a few pairs per step, its progress in the caption). Each cell is then the mean effect
 // 1 − normalised over the pairs, with its bootstrap 95 % interval and sign-flip p-value in the
 // readout (pointer or arrow keys) and the figure data; a cell whose interval crosses 0 is crossed
 // by a diagonal stroke (its effect is not distinguishable from none over these pairs).
@@ -34,6 +35,7 @@ import {
   outlineShapes,
 } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
+import { pairsBatch, PairsFileReader } from './transformer/batch.js';
 import {
   PromptField,
   TRANSFORMER_CSS,
@@ -90,7 +92,7 @@ function excerpt(text: string): string {
 const EFFECT_LIMIT = 1;
 
 export class HeadlabTransformerPatching extends TransformerWidget<TransformerPatchingState> {
-  static observedAttributes = ['model', 'prompt', 'corrupted', 'answer', 'wrong', 'pairs-task', 'count', 'pairs-seed'];
+  static observedAttributes = ['model', 'prompt', 'corrupted', 'answer', 'wrong', 'pairs', 'pairs-task', 'count', 'pairs-seed'];
   protected static sharedAttributes = ['prompt', 'corrupted', 'answer', 'wrong'];
   protected static css = TRANSFORMER_CSS;
 
@@ -109,7 +111,9 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   private cursor = { row: 0, col: 0 };
   private shown: { analysis: TransformerAnalysis; model: LoadedTransformer; text: string } | null = null;
   private controls: HTMLDivElement | null = null;
-  /** The batch shown (pairs-task): the document, its rows (L·H) × T flattened, and the summary. */
+  /** The author's pairs file (attribute pairs), read once per location. */
+  private readonly pairsFile = new PairsFileReader(() => this.requestRender());
+  /** The batch shown (pairs-task or pairs): the document, its rows (L·H) × T flattened, and the summary. */
   private batchShown: { doc: TransformerBatchPatchingFile; model: LoadedTransformer; key: string; text: string } | null = null;
   /** The batch job's last step (batchProgressed): pairs done of total, for the key asked for. */
   private batchStep: { key: string; done: number; total: number } | null = null;
@@ -245,22 +249,20 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     this.requestRender();
   }
 
-  /** pairs-task: the batch's mean effects with their intervals (see the header). */
-  private renderBatch(model: LoadedTransformer, task: string): void {
-    if (task !== 'induction' && task !== 'max-digit') {
-      throw new WidgetInputError(`attribute pairs-task="${excerpt(task)}" must be induction or max-digit`);
-    }
-    const count = this.integerAttribute('count', 64, 1, 1024);
-    const seed = this.integerAttribute('pairs-seed', 0, 0, 4294967295);
-    const key = `pairs:${task}|${count}|${seed}`;
+  /** pairs-task or pairs: the batch's mean effects with their intervals (see the header). */
+  private renderBatch(model: LoadedTransformer): void {
+    const batch = pairsBatch(this, this.pairsFile);
+    const key = `pairs:${batch.key}`;
     const failure = this.failures.get(`${model.version}|${key}`);
     if (failure !== undefined) throw new WidgetInputError(`Batch patching cannot be computed for these pairs: ${failure}`);
-    const doc = this.batchPatchedInWorker(model, key, { task, count, pairs_seed: seed });
+    const doc = batch.request && this.batchPatchedInWorker(model, key, batch.request);
     if (!doc) {
       if (this.batchShown?.model !== model || this.batchShown.key !== key) {
         this.batchShown = null;
         const step = this.batchStep?.key === key ? this.batchStep : null;
-        const waiting = `Patching ${count} ${task} prompt pairs in the worker (every head at every position)… ${step ? `${step.done} of ${step.total} pairs done` : 'starting'}`;
+        const waiting = batch.request
+          ? `Patching ${batch.pending} in the worker (every head at every position)… ${step ? `${step.done} of ${step.total} pairs done` : 'starting'}`
+          : 'Reading the pairs file…';
         this.figure!.label(`Activation patching over a batch: ${waiting}`);
         if (this.captionLine!.textContent !== waiting) this.captionLine!.textContent = waiting;
       }
@@ -286,7 +288,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     );
     const b = best;
     const text =
-      `Over ${doc.pairs} ${task} prompt pairs (pair seed ${seed}; ${formatCount(doc.resamples)} bootstrap resamples): the largest mean effect is ${name(b.r)} at position ${b.c}, ` +
+      `Over ${batch.words(doc.pairs)}, with ${formatCount(doc.resamples)} bootstrap resamples: the largest mean effect is ${name(b.r)} at position ${b.c}, ` +
       `${formatNumber(mean[b.r][b.c], 3)} (95 % interval ${formatNumber(lower[b.r][b.c], 3)} to ${formatNumber(upper[b.r][b.c], 3)}). ` +
       `${crossing} of ${mean.length * T} cells have an interval that crosses 0 (a diagonal stroke: no effect distinguishable over these pairs); ${zero} are exactly 0 for every pair.`;
     this.batchShown = { doc, model, key, text };
@@ -390,14 +392,13 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   }
 
   protected renderContent(model: LoadedTransformer): void {
-    const task = this.getAttribute('pairs-task');
-    const batch = task !== null;
+    const batch = this.hasAttribute('pairs-task') || this.hasAttribute('pairs');
     this.clean!.element.hidden = batch;
     this.corrupt!.element.hidden = batch;
     this.controls!.hidden = batch;
     if (batch) {
       this.shown = null;
-      this.renderBatch(model, task);
+      this.renderBatch(model);
       return;
     }
     this.batchShown = null;
@@ -595,10 +596,12 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     const state = this.state;
     const b = this.batchShown;
     if (b && state !== null) {
+      const batch = pairsBatch(this, this.pairsFile);
       return {
-        pairs_task: this.getAttribute('pairs-task'),
-        count: b.doc.pairs,
-        pairs_seed: this.integerAttribute('pairs-seed', 0, 0, 4294967295),
+        pairs_task: batch.task,
+        count: batch.count,
+        pairs_seed: batch.seed,
+        pairs: batch.file,
         batch_patching: b.doc,
       };
     }

@@ -10,11 +10,13 @@
 // numbers; the arrow keys and a touch move the readout through the points; a bad attribute is
 // named; screenshots at the same widths.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { root, screenshot, startSession } from './helpers.mjs';
 import { frames } from './widget-fixtures.mjs';
-import { cliRun } from '../wasm/helpers.mjs';
+import { cliAnalyzeShipped, cliRun } from '../wasm/helpers.mjs';
 
 const DATA = path.join(root, 'site/pages/data');
 const TAG = 'headlab-transformer-patching';
@@ -260,6 +262,97 @@ test('attribution patching: a bad attribute is named with its bound', async () =
     });
     await page.evaluate(({ t, name }) => document.querySelector(t).removeAttribute(name), { t: ATTR, name });
   }
+});
+
+/**
+ * An author's pairs file for the shipped induction model (d_vocab 32): pair k is the block
+ * A B C D E F repeated without its last token (the answer F), corrupted by G in the first block's
+ * F (the wrong token), so only an induction head can tell them apart.
+ */
+function authorPairs() {
+  const pairs = [];
+  for (let k = 0; k < 6; k++) {
+    const block = [k + 1, k + 3, k + 5, k + 7, k + 9];
+    const [answer, wrong] = [k + 11, k + 12];
+    pairs.push({ clean: [...block, answer, ...block], corrupted: [...block, wrong, ...block], answer, wrong });
+  }
+  return JSON.stringify({ pairs });
+}
+
+test("pairs: the four batch figures compute the CLI documents of the author's pairs file; an unreadable or bad file is named", async () => {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'headlab-pairs-')), 'pairs.json');
+  fs.writeFileSync(file, authorPairs());
+  // Pair 1's corrupted prompt one token short: the core refuses the file, naming the pair.
+  const [first] = JSON.parse(authorPairs()).pairs;
+  const bad = JSON.stringify({ pairs: [first, { ...first, corrupted: first.corrupted.slice(0, 10) }] });
+  await page.route('**/author-pairs/**', (route) => {
+    const name = route.request().url().split('/').pop();
+    if (name === 'pairs.json') return route.fulfill({ status: 200, contentType: 'application/json', body: fs.readFileSync(file, 'utf8') });
+    if (name === 'bad.json') return route.fulfill({ status: 200, contentType: 'application/json', body: bad });
+    return route.fulfill({ status: 404, body: 'not here' });
+  });
+  const cli = (flags) => cliAnalyzeShipped(['--pairs', file, ...flags]);
+  const figures = [
+    [TAG, 'batch_patching', cli([]), 'Batch patching'],
+    [ATTR, 'attribution_patching', cli(['--attribution-patching']), 'Attribution patching'],
+    ['headlab-path-patching', 'path_patching', cli(['--path-patching']), 'Path patching'],
+    ['headlab-circuit-faithfulness', 'faithfulness', cli(['--faithfulness', '0.0 1.1']), 'Faithfulness'],
+  ];
+  for (const [tag, field, doc, what] of figures) {
+    // The generator's attributes put aside (a pairs file cannot be given beside them), the file named.
+    const was = await page.evaluate((t) => {
+      const w = document.querySelector(t);
+      const kept = Object.fromEntries(['pairs-task', 'count', 'pairs-seed'].map((n) => [n, w.getAttribute(n)]));
+      for (const n of Object.keys(kept)) w.removeAttribute(n);
+      w.setAttribute('pairs', 'author-pairs/pairs.json');
+      return kept;
+    }, tag);
+    await page.waitForFunction(
+      ({ t, field }) => !document.querySelector(t).busy && document.querySelector(t).figureData?.[field]?.pairs === 6,
+      {
+        t: tag,
+        field,
+      },
+    );
+    const data = await page.evaluate((t) => document.querySelector(t).figureData, tag);
+    assert.deepEqual(data[field], doc, `${tag}: the CLI's document for the same file`);
+    assert.equal(data.pairs, 'author-pairs/pairs.json');
+    assert.equal(data.pairs_task, null);
+    const caption = await page.evaluate((t) => document.querySelector(t).shadowRoot.querySelector('.caption').textContent, tag);
+    assert.match(caption, /^Over the 6 prompt pairs of the pairs file, /, tag);
+    // A file that is not there, a file the core refuses (its message), and a generator's attribute beside a file.
+    for (const [name, value, message] of [
+      ['pairs', 'author-pairs/missing.json', /attribute pairs="author-pairs\/missing\.json": the pairs file could not be read: HTTP 404/],
+      [
+        'pairs',
+        'author-pairs/bad.json',
+        new RegExp(`${what} cannot be computed for .*pair 1: the corrupted prompt has 10 tokens, the clean one 11`),
+      ],
+      ['count', '8', /attribute count="8" cannot be given with pairs="author-pairs\/bad\.json": the file holds the pairs/],
+    ]) {
+      await page.evaluate(({ t, name, value }) => document.querySelector(t).setAttribute(name, value), { t: tag, name, value });
+      await page.waitForFunction(({ t, message }) => new RegExp(message).test(document.querySelector(t).shadowRoot.textContent), {
+        t: tag,
+        message: message.source,
+      });
+      // Getters never throw, whatever the attribute.
+      await page.evaluate((t) => [document.querySelector(t).state, document.querySelector(t).figureData], tag);
+    }
+    await page.evaluate(
+      ({ t, was }) => {
+        const w = document.querySelector(t);
+        w.removeAttribute('pairs');
+        w.removeAttribute('count');
+        for (const [n, v] of Object.entries(was)) if (v !== null) w.setAttribute(n, v);
+      },
+      { t: tag, was },
+    );
+  }
+  await page.unroute('**/author-pairs/**');
+  // The missing file's 404 (the request and Chromium's console line) is what the test asked for.
+  const unexpected = page.problems.filter((p) => !/author-pairs\/missing\.json|status of 404/.test(p));
+  page.problems.length = 0;
+  assert.deepEqual(unexpected, []);
 });
 
 test('batch mode screenshots at 360, 700 and 1280 px, light and dark', async () => {

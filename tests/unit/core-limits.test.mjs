@@ -12,5 +12,11 @@ test("widgets/base/core-limits.ts is the generator's output (node site/core-limi
 
 test('the generated constants have the values the core compiles', () => {
   const values = Object.fromEntries(CORE_LIMITS.map(([cpp, file]) => [cpp, coreConstant(file, cpp)]));
-  assert.deepEqual(values, { kMaxTrainingSteps: 1e7, kMaxWeightMagnitude: 1e6, kMaxInitScale: 1e4, kMaxSeed: 2 ** 53 - 1 });
+  assert.deepEqual(values, {
+    kMaxTrainingSteps: 1e7,
+    kMaxWeightMagnitude: 1e6,
+    kMaxInitScale: 1e4,
+    kMaxSeed: 2 ** 53 - 1,
+    kMaxPromptPairsBytes: 16 * 2 ** 20,
+  });
 });
