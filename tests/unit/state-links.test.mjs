@@ -64,3 +64,30 @@ test('every prose state link names each shared attribute its page wrote on the f
   assert.ok(links >= 19, `the pages' state links were found (${links})`);
   assert.deepEqual(missing, []);
 });
+
+test('no element shares a file location through the URL hash (a link must not make a page fetch)', () => {
+  // The attributes that name a file the element downloads: the model sources' files, the
+  // max-digit figures' data, the batch figures' pairs file.
+  const LOCATIONS = ['src', 'config', 'weights', 'tokenizer', 'data', 'pairs'];
+  const tags = fs
+    .readdirSync(path.join(root, 'widgets'))
+    .filter((f) => /^headlab-[a-z-]+\.ts$/.test(f) && !f.endsWith('-define.ts'))
+    .map((f) => f.slice(0, -3));
+  assert.ok(tags.length >= 26, `${tags.length} elements`);
+  const shared = tags.flatMap((tag) =>
+    sharedAttributes(tag)
+      .filter((a) => LOCATIONS.includes(a))
+      .map((a) => `${tag} ${a}`),
+  );
+  assert.deepEqual(shared, []);
+  // The batch figures do read a file location: observed, never shared.
+  for (const tag of [
+    'headlab-transformer-patching',
+    'headlab-attribution-patching',
+    'headlab-path-patching',
+    'headlab-circuit-faithfulness',
+  ]) {
+    const src = fs.readFileSync(path.join(root, `widgets/${tag}.ts`), 'utf8');
+    assert.match(/static observedAttributes\s*=\s*\[([^\]]*)\]/.exec(src)[1], /'pairs'/, tag);
+  }
+});
