@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadFeatureRecoveryCore, loadMaxDigitCore } from '../web/headlab-core.js';
 import { TARGETS } from '../site/assets/bench-reference.js';
-import { median, medianCpuMs, medianMs } from './median.mjs';
+import { medianCpuMs, medianMs } from './median.mjs';
 import { targetVerdict, transformerFigures } from './transformer.bench.mjs';
 import { latest, record, thisMachine } from './results.mjs';
 

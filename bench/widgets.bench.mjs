@@ -109,9 +109,6 @@ function instrument() {
   );
 }
 
-const widgetList = () =>
-  [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
-
 const session = await startSession({ csp: true });
 const origin = new URL(session.url).origin;
 const results = {

@@ -55,7 +55,7 @@ export function renderMath(html, file) {
     try {
       return hoistInlineStyles(katex.renderToString(tex.trim(), { displayMode, throwOnError: true, output: 'htmlAndMathml' }));
     } catch (err) {
-      throw new Error(`${file}: bad math ${JSON.stringify(tex)}: ${err.message}`);
+      throw new Error(`${file}: bad math ${JSON.stringify(tex)}: ${err.message}`, { cause: err });
     }
   };
   // A display equation made of parts separated by \qquad at the top level is typeset part by

@@ -53,16 +53,24 @@ function collect(variant) {
     // Serialization writes attributes, not live properties: carry the shown values over.
     const restore = [];
     for (const input of root.querySelectorAll('input, select, textarea, button')) {
-      if (input.localName === 'input') {
-        if (input.type === 'checkbox' || input.type === 'radio')
-          (restore.push([input, 'checked', input.hasAttribute('checked')]), input.toggleAttribute('checked', input.checked));
-        else (restore.push([input, 'value', input.getAttribute('value')]), input.setAttribute('value', input.value));
+      if (input.localName === 'input' && (input.type === 'checkbox' || input.type === 'radio')) {
+        restore.push([input, 'checked', input.hasAttribute('checked')]);
+        input.toggleAttribute('checked', input.checked);
+      } else if (input.localName === 'input') {
+        restore.push([input, 'value', input.getAttribute('value')]);
+        input.setAttribute('value', input.value);
       }
       // A text area serialises its text content, not the value it shows.
-      if (input.localName === 'textarea') (restore.push([input, 'textContent', input.textContent]), (input.textContent = input.value));
-      if (input.localName === 'select')
-        for (const o of input.options)
-          (restore.push([o, 'selected', o.hasAttribute('selected')]), o.toggleAttribute('selected', o.selected));
+      if (input.localName === 'textarea') {
+        restore.push([input, 'textContent', input.textContent]);
+        input.textContent = input.value;
+      }
+      if (input.localName === 'select') {
+        for (const o of input.options) {
+          restore.push([o, 'selected', o.hasAttribute('selected')]);
+          o.toggleAttribute('selected', o.selected);
+        }
+      }
       restore.push([input, 'disabled', input.hasAttribute('disabled')]);
       input.setAttribute('disabled', '');
     }

@@ -242,7 +242,6 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
 
   private rebuildShape(n: number, dk: number): void {
     this.lastShape = `${n}×${dk}`;
-    const tokens = Array.from({ length: n }, (_, i) => `x${subscript(i + 1)}`);
     const coords = Array.from({ length: dk }, (_, j) => `${j + 1}`);
     const keys = Array.from({ length: n }, (_, j) => `k${subscript(j + 1)}`);
     const queries = Array.from({ length: n }, (_, i) => `q${subscript(i + 1)}`);

@@ -329,7 +329,7 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
    */
   boundValue(name: string): BoundValue | BoundComputing | undefined {
     const model = this.currentModel;
-    let key: string | null = null;
+    let key: string | null;
     try {
       key = model ? this.keyOf(model) : null;
     } catch {

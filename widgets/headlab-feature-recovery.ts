@@ -431,10 +431,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     this.heatQuery.attach((t, type, h) => this.listen(t, type, h));
     this.heatValue.attach((t, type, h) => this.listen(t, type, h));
     const maps = el('div', { class: 'maps' });
-    for (const [heat, name, label] of [
-      [this.heatQuery, 'response-query', 'R·W_q'],
-      [this.heatValue, 'response-value', 'R·W_v'],
-    ] as const) {
+    for (const heat of [this.heatQuery, this.heatValue]) {
       const box = el('div', { class: 'figure map' });
       box.append(heat.element);
       maps.append(box);

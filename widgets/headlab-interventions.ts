@@ -33,7 +33,7 @@ import { formatMagnitude, formatNumber, subscripted } from './chart/format.js';
 import { decadeLabel } from './chart/loss-curve.js';
 import { setVectorCell } from './chart/matrix-table.js';
 import { WorkerJobs } from '../web/worker-client.js';
-import { rgbText, type ResolvedColours } from './chart/palette.js';
+import { rgbText } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 

@@ -537,7 +537,6 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     const c = this.themeColours();
     const p = a.patching!;
     const rows = p.normalised.flat();
-    const T = a.tokens.length;
     const { cell, left, top, width } = this.geometry(a);
     const H = model.config.n_heads;
     // The colour shows the effect 1 − normalised (0: no change, the panel colour), the number the core's value.

@@ -20,6 +20,7 @@
 //     handle count flat; removing the widgets releases their worker;
 //   - long tasks: no main-thread task over 50 ms of computation at start-up, sweeping every
 //     control, retraining or stopping (the first test, on its first visit of each page).
+/* global __sweepWidgets, __focusLog, __focusNow -- helpers the test installs in each page it evaluates code in */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -879,7 +880,7 @@ test('exports of every element: SVG with <title> and the summary as <desc>, PNG,
     const exports = await page.evaluate(async () => {
       const out = [];
       for (const e of __sweepWidgets()) {
-        let json = null;
+        let json;
         try {
           json = JSON.parse(e.exportJson());
         } catch (err) {

@@ -275,7 +275,7 @@ test('max-digit article: before the first interaction only the snapshots (no max
     }
     const resized = after
       .filter((a, i) => Math.abs(a.height - before[i].height) > 1)
-      .map((a, i) => `${a.id} ${before[after.indexOf(a)].height.toFixed(0)}→${a.height.toFixed(0)} px`);
+      .map((a) => `${a.id} ${before[after.indexOf(a)].height.toFixed(0)}→${a.height.toFixed(0)} px`);
     // The analysis of the weights runs in the worker, and the figures swap in a few per frame:
     // no main-thread task over LONG_TASK_MS of CPU from the interaction until every figure is live.
     assert.ok(

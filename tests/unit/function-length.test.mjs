@@ -121,7 +121,7 @@ export function cppFunctions(text) {
       else if (/\)[^:]*:[^:]/.test(top) && /[\w>]$/.test(header)) kind = 'init';
       else if (header.includes('(')) kind = 'function';
       const start = headerStart + lead + (raw.slice(lead).length - raw.slice(lead).trimStart().length);
-      const name = (top.match(/([\w:~]+|operator)\s*\(\)[^()]*$/) ?? [, header.split('(')[0]])[1];
+      const name = (top.match(/([\w:~]+|operator)\s*\(\)[^()]*$/) ?? [null, header.split('(')[0]])[1];
       stack.push({ kind, start, name });
       if (kind === 'scope') headerStart = i + 1;
     } else if (c === '}') {

@@ -110,7 +110,7 @@ test('OwnedTrainer carries the JS side of the protocol: step, progress, stop, di
   const owned = body(read('web/owned-handle.js').replace(/^export /gm, ''), 'class', 'OwnedTrainer');
   for (const member of ['step\\(n = 1\\) \\{', 'get progress\\(\\) \\{', 'stop\\(\\) \\{'])
     assert.match(owned, new RegExp(`\\n  ${member}`), member);
-  assert.match(read('web/owned-handle.js'), /\n  dispose\(\) \{/);
+  assert.match(read('web/owned-handle.js'), /\n {2}dispose\(\) \{/);
 });
 
 for (const m of MODELS) {
@@ -149,7 +149,7 @@ for (const m of MODELS) {
     assert.match(js, new RegExp(`${m.create}: \\(settings`), `${m.js} exports ${m.create}`);
     const jsTrainer = js.slice(js.indexOf(`export class ${m.trainer} extends OwnedTrainer {`));
     assert.ok(js.includes(`export class ${m.trainer} extends OwnedTrainer {`), `${m.js}: class ${m.trainer} extends OwnedTrainer`);
-    assert.match(jsTrainer.slice(0, jsTrainer.indexOf('\n}')), /\n  result\(\) \{/, `${m.js}: ${m.trainer}.result()`);
+    assert.match(jsTrainer.slice(0, jsTrainer.indexOf('\n}')), /\n {2}result\(\) \{/, `${m.js}: ${m.trainer}.result()`);
   });
 
   test(`${m.name}: a worker task trains it in its own module, and a source element is registered`, () => {

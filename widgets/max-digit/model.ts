@@ -106,6 +106,7 @@ export class MaxDigitModelSource extends EventTarget {
             : `it is larger than ${formatCount(MAX_WEIGHTS_BYTES)} bytes, the limit`;
         throw new Error(
           `the weights file ${shortUrl(url)} could not be fetched (${reason})${transient ? '; it is tried again at your next click or key press' : ''}`,
+          { cause: err },
         );
       }
       type Loaded = { weights: MaxDigitWeights; analysis: MaxDigitAnalysisFile; seed: number | null };
@@ -121,10 +122,11 @@ export class MaxDigitModelSource extends EventTarget {
         if (failure !== null) {
           throw new Error(
             `the background worker that reads the weights (headlab-worker.js) could not be started${workerReason(failure)}; it is tried again at your next click or key press`,
+            { cause: err },
           );
         }
         transient = false;
-        throw new Error(`the weights file ${shortUrl(url)} ${(err as Error).message}`);
+        throw new Error(`the weights file ${shortUrl(url)} ${(err as Error).message}`, { cause: err });
       } finally {
         jobs.dispose();
       }
