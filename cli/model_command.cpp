@@ -56,7 +56,8 @@ const char* kModelUsage =
     "       headlab model analyze --config model.json --weights model.safetensors\n"
     "                             (--pairs pairs.json | --pairs-task induction|max-digit [--count N] [--pairs-seed S])\n"
     "                             [--path-patching | --attribution-patching |\n"
-    "                              --faithfulness \"0.1 1.2\" [--ablation corrupted|mean]]\n"
+    "                              (--faithfulness \"0.1 1.2\" | --faithfulness-edges \"0.1>1.2:k\")\n"
+    "                              [--ablation corrupted|mean]]\n"
     "                             [--resamples B] [--permutations K] [--seed S] [--out patching.json]\n"
     "       headlab model train --task induction --seed S [--steps N] [--batch B] [--lr X] [--weight-decay X]\n"
     "                           --out model.safetensors [--config-out model.json] [--history-out history.json]\n"
@@ -213,6 +214,38 @@ std::vector<tf::HeadIndex> heads_flag(const std::string& text, const std::string
   return heads;
 }
 
+// --faithfulness-edges "0.1>1.2:k 0.0>1.1:v": a circuit of edges, sender>receiver:input (input q, k or
+// v), separated by spaces or commas; checked against the model by the core (checked_circuit_edges).
+std::vector<tf::CircuitEdge> edges_flag(const std::string& text, const std::string& flag) {
+  std::vector<tf::CircuitEdge> edges;
+  std::string part;
+  auto flush = [&]() {
+    if (part.empty()) return;
+    const auto gt = part.find('>'), colon = part.rfind(':');
+    const std::string input = colon == std::string::npos ? "" : part.substr(colon + 1);
+    if (gt == std::string::npos || colon == std::string::npos || colon < gt ||
+        (input != "q" && input != "k" && input != "v"))
+      throw UsageError(flag + ": \"" + part.substr(0, 40) +
+                       "\" is not an edge such as 0.1>1.2:k (sender>receiver:q, k or v)");
+    const auto sender = heads_flag(part.substr(0, gt), flag),
+               receiver = heads_flag(part.substr(gt + 1, colon - gt - 1), flag);
+    if (sender.size() != 1 || receiver.size() != 1)
+      throw UsageError(flag + ": \"" + part.substr(0, 40) +
+                       "\" is not an edge such as 0.1>1.2:k (sender>receiver:q, k or v)");
+    edges.push_back({{sender[0].layer, sender[0].head, receiver[0].layer, receiver[0].head},
+                     input == "q"   ? 0
+                     : input == "k" ? 1
+                                    : 2});
+    part.clear();
+  };
+  for (const char ch : text) {
+    if (ch == ' ' || ch == ',') flush();
+    else part += ch;
+  }
+  flush();
+  return edges;
+}
+
 // --reference "3 4 5; 6 7 8": the sequences mean ablation averages over, separated by ';', each read
 // as --prompt is (token ids or names, or text with --tokenizer).
 std::vector<std::vector<int>> reference_flag(const LoadedModel& m, const std::map<std::string, std::string>& flags) {
@@ -281,17 +314,21 @@ int run(const Args& args, std::ostream& out) {
 // --attribution-patching, the first-order estimates of head and edge patches and their agreement with
 // the real ones (core/attribution_patching.hpp, formats/attribution_patching_json.hpp); with
 // --faithfulness "L.H …", the share of the logit difference that circuit of heads recovers, with its
-// leave-one-out table (core/circuit_faithfulness.hpp, formats/faithfulness_json.hpp).
+// leave-one-out table (core/circuit_faithfulness.hpp, formats/faithfulness_json.hpp); with
+// --faithfulness-edges "L.H>L.H:κ …", the same for a circuit of edges.
 int analyze_pairs(const std::map<std::string, std::string>& flags, std::ostream& out) {
   for (const char* f : {"--prompt", "--tokenizer", "--position", "--token", "--corrupted", "--answer", "--wrong",
                         "--sequences", "--circuits", "--qk-attribution"}) {
     if (flags.count(f)) throw UsageError(std::string(f) + " applies to one prompt, not with --pairs or --pairs-task");
   }
-  if (flags.count("--ablation") && !flags.count("--faithfulness"))
+  const bool faithfulness = flags.count("--faithfulness") || flags.count("--faithfulness-edges");
+  if (flags.count("--ablation") && !faithfulness)
     throw UsageError("--ablation applies to one prompt or, with --pairs or --pairs-task, to --faithfulness");
   if (flags.count("--pairs") && flags.count("--pairs-task")) throw UsageError("give --pairs or --pairs-task, not both");
-  if (flags.count("--path-patching") + flags.count("--attribution-patching") + flags.count("--faithfulness") > 1)
-    throw UsageError("give one of --path-patching, --attribution-patching and --faithfulness");
+  if (flags.count("--path-patching") + flags.count("--attribution-patching") + flags.count("--faithfulness") +
+          flags.count("--faithfulness-edges") >
+      1)
+    throw UsageError("give one of --path-patching, --attribution-patching, --faithfulness and --faithfulness-edges");
   auto ablation = tf::CircuitAblation::corrupted;
   if (flags.count("--ablation")) {
     const std::string& name = flags.at("--ablation");
@@ -302,6 +339,8 @@ int analyze_pairs(const std::map<std::string, std::string>& flags, std::ostream&
   // Parsed before any file is read; the heads are checked against the model by the core.
   std::vector<tf::HeadIndex> circuit;
   if (flags.count("--faithfulness")) circuit = heads_flag(flags.at("--faithfulness"), "--faithfulness");
+  std::vector<tf::CircuitEdge> edges;
+  if (flags.count("--faithfulness-edges")) edges = edges_flag(flags.at("--faithfulness-edges"), "--faithfulness-edges");
   if (flags.count("--attribution-patching")) {
     for (const char* f : {"--resamples", "--permutations", "--seed"})
       if (flags.count(f))
@@ -339,6 +378,9 @@ int analyze_pairs(const std::map<std::string, std::string>& flags, std::ostream&
     emit(flags, fm::write_path_patching(tf::path_patching(m.weights, pairs, settings)), out);
   else if (flags.count("--faithfulness"))
     emit(flags, fm::write_faithfulness(tf::circuit_faithfulness(m.weights, pairs, circuit, ablation, settings)), out);
+  else if (flags.count("--faithfulness-edges"))
+    emit(flags, fm::write_faithfulness(tf::edge_circuit_faithfulness(m.weights, pairs, edges, ablation, settings)),
+         out);
   else if (flags.count("--attribution-patching"))
     emit(flags, fm::write_attribution_patching(c, tf::attribution_patching(m.weights, pairs)), out);
   else emit(flags, fm::write_batch_patching(c, tf::batch_patching(m.weights, pairs, settings)), out);
@@ -355,15 +397,15 @@ tf::HeadIndex qk_head_flag(const std::string& text) {
 
 int analyze(const Args& args, std::ostream& out, std::ostream& err) {
   const auto flags = flags_of(
-      args, {"--config",    "--weights",        "--prompt", "--out",        "--position",    "--token",
-             "--tokenizer", "--corrupted",      "--answer", "--wrong",      "--ablation",    "--sequences",
-             "--seed",      "--qk-attribution", "--pairs",  "--pairs-task", "--count",       "--pairs-seed",
-             "--resamples", "--permutations",   "--top",    "--directions", "--faithfulness"},
+      args, {"--config",    "--weights",        "--prompt", "--out",        "--position",     "--token",
+             "--tokenizer", "--corrupted",      "--answer", "--wrong",      "--ablation",     "--sequences",
+             "--seed",      "--qk-attribution", "--pairs",  "--pairs-task", "--count",        "--pairs-seed",
+             "--resamples", "--permutations",   "--top",    "--directions", "--faithfulness", "--faithfulness-edges"},
       {"--circuits", "--composition", "--logit-lens", "--head-svd", "--path-patching", "--attribution-patching"});
   refuse_overwriting_model_inputs(flags);
   if (flags.count("--pairs") || flags.count("--pairs-task")) return analyze_pairs(flags, out);
   for (const char* f : {"--count", "--pairs-seed", "--resamples", "--permutations", "--path-patching",
-                        "--attribution-patching", "--faithfulness"}) {
+                        "--attribution-patching", "--faithfulness", "--faithfulness-edges"}) {
     if (flags.count(f)) throw UsageError(std::string(f) + " applies only with --pairs or --pairs-task");
   }
   tf::AnalysisRequest r;

@@ -26,14 +26,29 @@
 // Cost per pair: two forward passes, then 1 + |C| forward passes with the replacements (plus one
 // corrupted pass per pair up front for the mean), in which a replaced head is not computed and the
 // circuit without a head of layer l resumes at layer l from the circuit's own pass.
+//
+// A circuit of edges E (each a sender head's output read by one input κ ∈ {q, k, v} of a later
+// receiver head, as path patching names them): its heads H(E) are the senders and receivers of its
+// edges; every head outside H(E) is replaced as above. A head r of H(E) reads at input κ the residual
+// stream in which each earlier head s of H(E) writes its output of this run when (s → r, κ) is in E,
+// and its replacement when it is not (its embedding, positions, biases and the heads outside H(E) as
+// above), that input normalised by r's own normalisation:
+//   x̂_κ(r) = LN_{l_r}(resid_pre(l_r) − Σ_{s ∈ H(E), l_s < l_r, (s → r, κ) ∉ E} (out_s − replacement_s))
+// (s in layer-then-head order). The logits read every head of H(E) as this run computes it. So
+//   E = every edge between the heads of a set C  gives circuit C's recovery bit for bit (nothing is
+//                        subtracted: each input is the layer's one normalised stream);
+// and an edge left out cuts one path only. The leave-one-out rows are E without each of its edges
+// (a full pass each).
 #pragma once
 
 #include "core/batch_patching.hpp"
+#include "core/path_patching.hpp"
 #include "core/prompt_pairs.hpp"
 #include "core/transformer.hpp"
 #include "core/transformer_analysis.hpp"
 
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace headlab::transformer {
@@ -56,14 +71,22 @@ double circuit_recovery(const PairRuns& runs, const std::vector<std::vector<bool
 std::vector<std::vector<Matrix>> mean_corrupted_outputs(const TransformerWeights& weights,
                                                         const std::vector<PromptPair>& pairs);
 
+// An edge of a circuit: path patching's edge (sender before receiver) and the receiver's input.
+struct CircuitEdge {
+  PathEdge edge;
+  int input = 0;  // κ: 0 q, 1 k, 2 v
+};
+
 struct Faithfulness {
   IntervalSettings settings;
   CircuitAblation ablation = CircuitAblation::corrupted;
-  int prompt_length = 0;                                                   // T
-  std::vector<HeadIndex> circuit;                                          // |C|, layer-then-head order
+  int prompt_length = 0;           // T
+  std::vector<HeadIndex> circuit;  // |C| (or H(E)), layer-then-head order
+  std::vector<CircuitEdge> edges;  // |E| for a circuit of edges, in path_edges order then q, k, v; empty for heads
   std::vector<double> clean_logit_difference, corrupted_logit_difference;  // N
   PatchingGrid recovery;                                                   // N × (1 × 1): r_i(C), with its statistics
-  PatchingGrid leave_one_out;  // N × (|C| × 1): row j r_i(C without circuit[j]), with their statistics
+  // N × (|C| × 1): row j r_i(C without circuit[j]); for a circuit of edges N × (|E| × 1), row j without edges[j].
+  PatchingGrid leave_one_out;
 };
 
 // Throws InputError on bad pairs (require_prompt_pairs; one prompt length), bad settings, a bad circuit
@@ -73,5 +96,18 @@ Faithfulness circuit_faithfulness(const TransformerWeights& weights, const std::
                                   const std::vector<HeadIndex>& circuit, CircuitAblation ablation,
                                   const IntervalSettings& settings,
                                   const std::function<void(int done, int total)>& progress = nullptr);
+
+// The edges sorted (path_edges order, then q, k, v). Throws InputError naming an edge outside the model
+// (its sender's or receiver's layer or head, or an input outside q, k, v, with the bound), a sender not
+// before its receiver (no path), an edge named twice, or no edge.
+std::vector<CircuitEdge> checked_circuit_edges(const TransformerConfig& config, std::vector<CircuitEdge> edges);
+// "l.h>l.h:κ" (κ one of q, k, v): how messages and the documents name an edge.
+std::string circuit_edge_name(const CircuitEdge& e);
+
+// Faithfulness of a circuit of edges (above); throws as circuit_faithfulness and checked_circuit_edges.
+Faithfulness edge_circuit_faithfulness(const TransformerWeights& weights, const std::vector<PromptPair>& pairs,
+                                       const std::vector<CircuitEdge>& edges, CircuitAblation ablation,
+                                       const IntervalSettings& settings,
+                                       const std::function<void(int done, int total)>& progress = nullptr);
 
 }  // namespace headlab::transformer

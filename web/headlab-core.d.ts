@@ -841,6 +841,24 @@ export interface TransformerFaithfulnessFile {
   leave_one_out: (TransformerRecoveryRow & { layer: number; head: number })[];
 }
 
+/** An edge of a circuit: [sender layer, sender head, receiver layer, receiver head, the receiver's input]. */
+export type TransformerCircuitEdge = [number, number, number, number, 'q' | 'k' | 'v'];
+
+/** A faithfulness request for a circuit of edges (core/circuit_faithfulness.hpp: its heads are the edges' ends). */
+export interface TransformerEdgeFaithfulnessRequest extends TransformerPairsRequest {
+  edges: TransformerCircuitEdge[];
+  ablation?: 'corrupted' | 'mean';
+}
+
+/**
+ * `headlab model analyze --faithfulness-edges`'s document: as TransformerFaithfulnessFile, with the
+ * edges (sorted) and `circuit` their heads, and one leave-one-out row per edge (the edge cut).
+ */
+export interface TransformerEdgeFaithfulnessFile extends Omit<TransformerFaithfulnessFile, 'leave_one_out'> {
+  edges: TransformerCircuitEdge[];
+  leave_one_out: (TransformerRecoveryRow & { edge: TransformerCircuitEdge })[];
+}
+
 /** One head's QK attribution for every query of a prompt (TransformerModel.qkAttributionTable). */
 export interface TransformerQkAttributionTable {
   layer: number;
@@ -940,6 +958,7 @@ export interface TransformerModel {
   attributionPatching(request: TransformerPairsRequest): TransformerAttributionPatchingFile;
   /** Circuit faithfulness over a batch, with its interval and the leave-one-out table. */
   faithfulness(request: TransformerFaithfulnessRequest): TransformerFaithfulnessFile;
+  faithfulness(request: TransformerEdgeFaithfulnessRequest): TransformerEdgeFaithfulnessFile;
   /** batchPatching() in steps: checks the request, patches nothing yet. */
   batchPatchingStart(request: TransformerPairsRequest): { done: number; total: number };
   /** Patches the next `pairs` (integer in [1, 1024]) pairs of the started run. */

@@ -217,8 +217,9 @@ export class TransformerModel extends OwnedHandle {
   }
 
   /**
-   * Circuit faithfulness over a batch (request: the pairs or task, circuit [[layer, head], …],
-   * ablation 'corrupted' or 'mean', interval settings): `headlab model analyze --faithfulness`'s document, parsed.
+   * Circuit faithfulness over a batch (request: the pairs or task, circuit [[layer, head], …] or edges
+   * [[l_s, h_s, l_r, h_r, 'q' | 'k' | 'v'], …], ablation 'corrupted' or 'mean', interval settings):
+   * `headlab model analyze --faithfulness` (or --faithfulness-edges)'s document, parsed.
    */
   faithfulness(request) {
     return JSON.parse(unwrap(live(this).faithfulness(pairsRequest(request))));

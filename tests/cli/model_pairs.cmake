@@ -46,7 +46,7 @@ headlab_model_case(attribution_patching_ok "^\\{\"pairs\":66,\"prompt_length\":6
                    analyze ${_model} --pairs ${CMAKE_CURRENT_SOURCE_DIR}/data/batch_patching/pairs.json --attribution-patching)
 headlab_model_case(attribution_patching_one_layer "\"edges\":\\{\"edges\":\\[\\],\"estimate\":\\[\\],.*\"edges\":\\{\"spearman\":null,\"spearman_by_input\":\\{\"q\":null,\"k\":null,\"v\":null\\},\"largest\":\\[\\]\\}\\}\\}.*exit=0"
                    analyze --config ${_data}/one_layer_plain.json --weights ${_data}/one_layer_plain.safetensors --pairs-task induction --count 2 --attribution-patching)
-headlab_model_case(attribution_patching_with_path "give one of --path-patching, --attribution-patching and --faithfulness.*exit=2"
+headlab_model_case(attribution_patching_with_path "give one of --path-patching, --attribution-patching, --faithfulness and --faithfulness-edges.*exit=2"
                    analyze ${_model} --pairs-task induction --path-patching --attribution-patching)
 headlab_model_case(attribution_patching_resamples "--resamples sets intervals, which --attribution-patching does not draw.*exit=2"
                    analyze ${_model} --pairs-task induction --attribution-patching --resamples 200)
@@ -70,8 +70,20 @@ headlab_model_case(faithfulness_syntax "--faithfulness: \"1\" is not a layer.hea
                    analyze ${_model} --pairs-task induction --faithfulness "1")
 headlab_model_case(faithfulness_ablation "--ablation with --faithfulness must be corrupted or mean, got \"zero\".*exit=2"
                    analyze ${_model} --pairs-task induction --faithfulness "0.1" --ablation zero)
-headlab_model_case(faithfulness_with_path "give one of --path-patching, --attribution-patching and --faithfulness.*exit=2"
+headlab_model_case(faithfulness_with_path "give one of --path-patching, --attribution-patching, --faithfulness and --faithfulness-edges.*exit=2"
                    analyze ${_model} --pairs-task induction --path-patching --faithfulness "0.1")
+# --faithfulness-edges: a circuit of edges (sender>receiver:input), its heads H(E) as "circuit", the
+# edges sorted (path_edges order, then q, k, v) and one leave-one-out row per edge.
+headlab_model_case(faithfulness_edges_ok "\"circuit\":\\[\\[0,1\\],\\[1,0\\],\\[1,2\\]\\],\"edges\":\\[\\[0,1,1,0,\"k\"\\],\\[0,1,1,2,\"q\"\\]\\],.*\"leave_one_out\":\\[\\{\"edge\":\\[0,1,1,0,\"k\"\\],\"mean\":.*\\{\"edge\":\\[0,1,1,2,\"q\"\\],.*exit=0"
+                   analyze ${_model} --pairs ${CMAKE_CURRENT_SOURCE_DIR}/data/batch_patching/pairs.json --faithfulness-edges "0.1>1.2:q, 0.1>1.0:k" --resamples 100 --permutations 100)
+headlab_model_case(faithfulness_edges_syntax "--faithfulness-edges: \"0.1-1.2:k\" is not an edge such as 0.1>1.2:k \\(sender>receiver:q, k or v\\).*exit=2"
+                   analyze ${_model} --pairs-task induction --faithfulness-edges "0.1-1.2:k")
+headlab_model_case(faithfulness_edges_input "--faithfulness-edges: \"0.1>1.2:z\" is not an edge.*exit=2"
+                   analyze ${_model} --pairs-task induction --faithfulness-edges "0.1>1.2:z")
+headlab_model_case(faithfulness_edges_no_path "circuit edge 1.1>1.0:v: the sender must be in an earlier layer than the receiver \\(no path\\).*exit=1"
+                   analyze ${_model} --pairs-task induction --count 2 --faithfulness-edges "1.1>1.0:v")
+headlab_model_case(faithfulness_edges_with_heads "give one of --path-patching, --attribution-patching, --faithfulness and --faithfulness-edges.*exit=2"
+                   analyze ${_model} --pairs-task induction --faithfulness "0.1" --faithfulness-edges "0.1>1.0:k")
 headlab_model_case(ablation_with_pairs "--ablation applies to one prompt or, with --pairs or --pairs-task, to --faithfulness.*exit=2"
                    analyze ${_model} --pairs-task induction --ablation mean)
 headlab_model_case(faithfulness_without_pairs "--faithfulness applies only with --pairs or --pairs-task.*exit=2"

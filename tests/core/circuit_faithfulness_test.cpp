@@ -226,3 +226,135 @@ TEST_CASE("bad circuits name the head and the bound", "[faithfulness]") {
                     Contains("pair 0: the clean and corrupted prompts give the same logit difference"));
   CHECK_THROWS_AS(run({{1, 3}}), InputError);
 }
+
+namespace {
+
+const fm::JsonValue& edges_expected() {
+  static const fm::JsonValue doc = headlab::test::patching_reference("faithfulness_edges_expected.json");
+  return doc;
+}
+
+// Every edge between the heads of `heads` (sender in an earlier layer), q, k and v each.
+std::vector<CircuitEdge> every_edge(const std::vector<HeadIndex>& heads) {
+  std::vector<CircuitEdge> edges;
+  for (const auto& s : heads)
+    for (const auto& r : heads)
+      if (s.layer < r.layer)
+        for (int input = 0; input < kReceiverInputs; ++input)
+          edges.push_back({{s.layer, s.head, r.layer, r.head}, input});
+  return edges;
+}
+
+}  // namespace
+
+TEST_CASE("a circuit of edges matches the PyTorch float64 reference per pair within 1e-9", "[faithfulness]") {
+  const auto w = headlab::test::patching_model();
+  const auto pairs = headlab::test::patching_pairs(w);
+  const IntervalSettings s = headlab::test::reference_settings(edges_expected());
+  const double bound = headlab::test::kPatchingReferenceBound;
+  std::vector<CircuitEdge> edges;
+  for (const auto& e : edges_expected().find("edges")->items()) {
+    const std::string input = e[4].as_string();
+    edges.push_back({{static_cast<int>(e[0].as_double()), static_cast<int>(e[1].as_double()),
+                      static_cast<int>(e[2].as_double()), static_cast<int>(e[3].as_double())},
+                     input == "q"   ? 0
+                     : input == "k" ? 1
+                                    : 2});
+  }
+  REQUIRE(edges.size() == 3);
+  for (const auto ablation : {CircuitAblation::corrupted, CircuitAblation::mean}) {
+    const char* name = circuit_ablation_name(ablation);
+    INFO(name);
+    const auto& ref = *edges_expected().find(name);
+    const Faithfulness f = edge_circuit_faithfulness(w, pairs, edges, ablation, s);
+    REQUIRE(f.circuit.size() == 3);  // H(E): 0.1, 1.0, 1.2
+    REQUIRE(f.edges.size() == 3);
+    const auto& recovery = ref.find("recovery")->items();
+    const auto& drop = ref.find("leave_one_out")->items();
+    double worst = 0, largest = 0, cut = 0;
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      worst = std::max(worst, std::abs(f.recovery.effects[i](0, 0) - recovery[i].as_double()));
+      largest = std::max(largest, std::abs(recovery[i].as_double()));
+      for (std::size_t j = 0; j < 3; ++j) {
+        const double v = f.leave_one_out.effects[i](static_cast<Eigen::Index>(j), 0);
+        worst = std::max(worst, std::abs(v - drop[i][j].as_double()));
+        cut = std::max(cut, std::abs(v - f.recovery.effects[i](0, 0)));
+      }
+    }
+    CHECK(worst < bound);
+    CHECK(largest > 0.1);  // the circuit carries something
+    CHECK(cut > 1e-3);     // and cutting one of its edges changes it: the test can see a wrong cut
+    const auto& intervals = ref.find("intervals")->items();
+    for (std::size_t row = 0; row < 4; ++row) {
+      INFO("row " << row << " (0: the circuit, then without each edge)");
+      const PatchingGrid& g = row == 0 ? f.recovery : f.leave_one_out;
+      const Eigen::Index r = row == 0 ? 0 : static_cast<Eigen::Index>(row - 1);
+      CHECK(std::abs(g.mean(r, 0) - intervals[row].find("mean")->as_double()) < bound);
+      CHECK(std::abs(g.lower(r, 0) - intervals[row].find("lower")->as_double()) < bound);
+      CHECK(std::abs(g.upper(r, 0) - intervals[row].find("upper")->as_double()) < bound);
+    }
+  }
+}
+
+TEST_CASE(
+    "every edge between a set of heads is that circuit of heads, bit for bit; every edge but one is 1 − its "
+    "path-patching effect",
+    "[faithfulness]") {
+  const auto w = headlab::test::patching_model();
+  const auto all_pairs = headlab::test::patching_pairs(w);
+  const std::vector<PromptPair> pairs(all_pairs.begin(), all_pairs.begin() + 6);
+  const IntervalSettings s;
+  // Nothing is cut: each input of a circuit head is its layer's one normalised stream, as for heads.
+  for (const auto& heads : {std::vector<HeadIndex>{{0, 1}, {1, 0}, {1, 2}},
+                            std::vector<HeadIndex>{{0, 0}, {0, 2}, {1, 1}}, every_head(w.config)}) {
+    for (const auto ablation : {CircuitAblation::corrupted, CircuitAblation::mean}) {
+      const Faithfulness by_heads = circuit_faithfulness(w, pairs, heads, ablation, s);
+      const Faithfulness by_edges = edge_circuit_faithfulness(w, pairs, every_edge(heads), ablation, s);
+      CHECK(by_edges.circuit.size() == heads.size());
+      for (std::size_t i = 0; i < pairs.size(); ++i)
+        CHECK(by_edges.recovery.effects[i](0, 0) == by_heads.recovery.effects[i](0, 0));
+    }
+  }
+  // Two layers, every head kept: cutting edge s → r (κ) hands r's input κ the clean stream plus s's
+  // change δ_s, every other input and head clean: path patching's patched pass for that edge, whose
+  // effect e is 1 − this recovery. Two routes through the same operations: kTwoRoutesAbsolute.
+  const auto all = every_edge(every_head(w.config));
+  REQUIRE(all.size() == 27);
+  const Faithfulness f = edge_circuit_faithfulness(w, pairs, all, CircuitAblation::corrupted, s);
+  const PathPatching p = path_patching(w, pairs, s);
+  double worst = 0;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    CHECK(f.recovery.effects[i](0, 0) == 1.0);
+    for (std::size_t j = 0; j < all.size(); ++j) {
+      const Eigen::Index edge = static_cast<Eigen::Index>(j) / kReceiverInputs,
+                         input = static_cast<Eigen::Index>(j) % kReceiverInputs;
+      const PathEdge& pe = p.edges[static_cast<std::size_t>(edge)];
+      REQUIRE((pe.sender_layer == all[j].edge.sender_layer && pe.sender_head == all[j].edge.sender_head &&
+               pe.receiver_layer == all[j].edge.receiver_layer && pe.receiver_head == all[j].edge.receiver_head &&
+               input == all[j].input));
+      worst = std::max(worst, std::abs(f.leave_one_out.effects[i](static_cast<Eigen::Index>(j), 0) -
+                                       (1.0 - p.grid.effects[i](edge, input))));
+    }
+  }
+  CHECK(worst < kTwoRoutesAbsolute);
+}
+
+TEST_CASE("bad circuits of edges name the edge and the bound", "[faithfulness]") {
+  const auto w = headlab::test::patching_model();
+  const auto all_pairs = headlab::test::patching_pairs(w);
+  const std::vector<PromptPair> pairs(all_pairs.begin(), all_pairs.begin() + 2);
+  const IntervalSettings s;
+  using Catch::Matchers::Contains;
+  const auto run = [&](const std::vector<CircuitEdge>& edges) {
+    edge_circuit_faithfulness(w, pairs, edges, CircuitAblation::corrupted, s);
+  };
+  CHECK_THROWS_WITH(run({}), Contains("circuit has no edge"));
+  CHECK_THROWS_WITH(run({{{0, 1, 2, 0}, 1}}), Contains("circuit edge 0.1>2.0:k: receiver layer must lie in [0, 1]"));
+  CHECK_THROWS_WITH(run({{{0, 3, 1, 0}, 0}}), Contains("circuit edge 0.3>1.0:q: sender head must lie in [0, 2]"));
+  CHECK_THROWS_WITH(run({{{0, 1, 1, 0}, 3}}), Contains("circuit edge 0.1>1.0:?: input must be q, k or v"));
+  CHECK_THROWS_WITH(run({{{1, 1, 1, 0}, 2}}),
+                    Contains("circuit edge 1.1>1.0:v: the sender must be in an earlier layer"));
+  CHECK_THROWS_WITH(run({{{0, 1, 1, 0}, 2}, {{0, 0, 1, 0}, 2}, {{0, 1, 1, 0}, 2}}),
+                    Contains("circuit edge 0.1>1.0:v is named twice"));
+  CHECK_THROWS_AS(run({}), InputError);
+}

@@ -49,6 +49,19 @@ test('faithfulness in WASM gives the CLI document byte for byte', async () => {
       },
     ],
     [
+      fixture,
+      ['--pairs', pairsPath, '--faithfulness-edges', '0.1>1.2:v 0.1>1.0:k,0.0>1.2:q', '--ablation', 'mean'],
+      {
+        ...pairs,
+        edges: [
+          [0, 1, 1, 2, 'v'],
+          [0, 1, 1, 0, 'k'],
+          [0, 0, 1, 2, 'q'],
+        ],
+        ablation: 'mean',
+      },
+    ],
+    [
       path.join(shipped, 'induction-seed0'),
       ['--pairs-task', 'induction', '--count', '16', '--pairs-seed', '1', '--faithfulness', '0.0 1.0'],
       {
@@ -72,7 +85,7 @@ test('faithfulness in WASM gives the CLI document byte for byte', async () => {
       assert.equal(typeof text, 'string', JSON.stringify(text));
       assert.equal(text, r.stdout, flags.join(' '));
       const doc = JSON.parse(text);
-      assert.equal(doc.leave_one_out.length, request.circuit.length);
+      assert.equal(doc.leave_one_out.length, (request.circuit ?? request.edges).length);
       assert.equal(doc.recovery.pairs.length, doc.pairs);
     } finally {
       handle.delete();
@@ -108,6 +121,22 @@ test('TransformerModel.faithfulness: the parsed document; bad circuits named', a
     );
     assert.throws(() => model.faithfulness({ ...request, circuit: [] }), /circuit is empty/);
     assert.throws(() => model.faithfulness(request), /the faithfulness request needs a circuit/);
+    // A circuit of edges: every edge between every head is the circuit of every head (1 per pair);
+    // bad edges named as the CLI names them.
+    const edges = all.flatMap(([ls, hs]) =>
+      all.filter(([lr]) => lr > ls).flatMap(([lr, hr]) => ['q', 'k', 'v'].map((input) => [ls, hs, lr, hr, input])),
+    );
+    const byEdges = model.faithfulness({ ...request, edges });
+    assert.deepEqual(byEdges.recovery.pairs, [1, 1, 1, 1]);
+    assert.equal(byEdges.leave_one_out.length, 27);
+    assert.deepEqual(byEdges.leave_one_out[0].edge, [0, 0, 1, 0, 'q']);
+    assert.throws(
+      () => model.faithfulness({ ...request, edges: [[1, 1, 1, 0, 'v']] }),
+      /circuit edge 1\.1>1\.0:v: the sender must be in an earlier layer/,
+    );
+    assert.throws(() => model.faithfulness({ ...request, edges: [[0, 1, 1, 0, 'z']] }), /edges\[0\] must be an edge/);
+    assert.throws(() => model.faithfulness({ ...request, edges: [] }), /circuit has no edge/);
+    assert.throws(() => model.faithfulness({ ...request, edges: [[0, 1, 1, 0, 'k']], circuit: [[0, 1]] }), /a circuit or edges, not both/);
     assert.throws(() => model.faithfulness({ ...request, circuit: [[0, 1]], ablation: 'zero' }), /ablation must be "corrupted" or "mean"/);
   } finally {
     model.dispose();

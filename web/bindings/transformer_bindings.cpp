@@ -127,6 +127,21 @@ tf::HeadIndex head_from_js(const val& v, const std::string& name) {
   return tf::HeadIndex{pair[0], pair[1]};
 }
 
+// [sender layer, sender head, receiver layer, receiver head, "q" | "k" | "v"] as a circuit edge (the core
+// checks it against the model).
+tf::CircuitEdge edge_from_js(const val& v, const std::string& name) {
+  const std::string expected =
+      name + " must be an edge [sender layer, sender head, receiver layer, receiver head, \"q\" | \"k\" | \"v\"]";
+  if (v.isUndefined() || v.isNull() || !v.isArray() || v["length"].as<int>() != 5) throw InputError(expected);
+  const std::string input = string_arg(v[4], name + "[4]");
+  if (input != "q" && input != "k" && input != "v") throw InputError(expected);
+  return {{int_arg(v[0], name + "[0]"), int_arg(v[1], name + "[1]"), int_arg(v[2], name + "[2]"),
+           int_arg(v[3], name + "[3]")},
+          input == "q"   ? 0
+          : input == "k" ? 1
+                         : 2};
+}
+
 tf::AnalysisRequest request_from_js(const tf::TransformerConfig& c, const val& request) {
   if (request.isUndefined() || request.isNull())
     throw InputError("the analysis request must be an object with a prompt");
@@ -384,17 +399,24 @@ class TransformerModelHandle {
       return val(fm::write_attribution_patching(loaded().config, tf::attribution_patching(loaded(), pairs)));
     });
   }
-  // The same request with circuit: [[layer, head]…] and ablation?: "corrupted" | "mean"; circuit
-  // faithfulness (core/circuit_faithfulness.hpp). Returns the document `headlab model analyze
-  // --faithfulness` writes, byte for byte.
+  // The same request with circuit: [[layer, head]…] (or edges: [[l_s, h_s, l_r, h_r, "q" | "k" | "v"]…],
+  // a circuit of edges) and ablation?: "corrupted" | "mean"; circuit faithfulness
+  // (core/circuit_faithfulness.hpp). Returns the document `headlab model analyze --faithfulness` (or
+  // --faithfulness-edges) writes, byte for byte.
   val faithfulness(val request) {
     return guarded([&] {
       tf::IntervalSettings settings;
       std::vector<tf::HeadIndex> circuit;
+      std::vector<tf::CircuitEdge> edges;
+      bool of_edges = false;
       auto ablation = tf::CircuitAblation::corrupted;
       const auto pairs = pairs_request(request, "the faithfulness request", settings, [&](ObjectReader& in) {
-        if (!in.has("circuit")) throw InputError("the faithfulness request needs a circuit: [[layer, head], …]");
-        circuit = array_from_js(in.get("circuit"), "circuit", "an array of [layer, head] pairs", head_from_js);
+        of_edges = in.has("edges");
+        if (of_edges && in.has("circuit"))
+          throw InputError("the faithfulness request takes a circuit or edges, not both");
+        if (of_edges) edges = array_from_js(in.get("edges"), "edges", "an array of edges", edge_from_js);
+        else if (!in.has("circuit")) throw InputError("the faithfulness request needs a circuit: [[layer, head], …]");
+        else circuit = array_from_js(in.get("circuit"), "circuit", "an array of [layer, head] pairs", head_from_js);
         if (in.has("ablation")) {
           const std::string name = string_arg(in.get("ablation"), "ablation");
           if (name != "corrupted" && name != "mean")
@@ -402,7 +424,9 @@ class TransformerModelHandle {
           ablation = name == "mean" ? tf::CircuitAblation::mean : tf::CircuitAblation::corrupted;
         }
       });
-      return val(fm::write_faithfulness(tf::circuit_faithfulness(loaded(), pairs, circuit, ablation, settings)));
+      return val(fm::write_faithfulness(of_edges
+                                            ? tf::edge_circuit_faithfulness(loaded(), pairs, edges, ablation, settings)
+                                            : tf::circuit_faithfulness(loaded(), pairs, circuit, ablation, settings)));
     });
   }
   val analyze(val request) {
