@@ -419,7 +419,11 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
   protected describe(): string {
     const s = this.shown;
     if (!s) return 'Computing path patching in the worker…';
-    return this.summaryOf(s.doc, this.inputOf(s.doc), this.batch());
+    try {
+      return this.summaryOf(s.doc, this.inputOf(s.doc), this.batch());
+    } catch {
+      return 'Computing path patching in the worker…'; // a bad attribute: the figure names it
+    }
   }
 
   /** The state with the core's document behind the figure (null before it arrives). */

@@ -35,7 +35,7 @@ import {
   outlineShapes,
 } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
-import { pairsBatch, PairsFileReader } from './transformer/batch.js';
+import { pairsBatch, PairsFileReader, type PairsBatch } from './transformer/batch.js';
 import {
   PromptField,
   TRANSFORMER_CSS,
@@ -595,7 +595,13 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     const state = this.state;
     const b = this.batchShown;
     if (b && state !== null) {
-      const batch = pairsBatch(this, this.pairsFile);
+      let batch: PairsBatch;
+      try {
+        batch = pairsBatch(this, this.pairsFile);
+      } catch {
+        return null; // a bad attribute: the figure names it
+      }
+      if (`pairs:${batch.key}` !== b.key) return null; // another batch is being computed
       return {
         pairs_task: batch.task,
         count: batch.count,
