@@ -61,6 +61,8 @@ function commonFields(elements) {
 /** What an attribute the manifest leaves undescribed means, where every element means the same. */
 const GENERIC_ATTRIBUTES = {
   model: 'Id of the model element the figure reads (a transformer figure may sit inside its model element instead).',
+  pairs:
+    'Location of a prompt-pairs file (`headlab model analyze --pairs` reads the same JSON), resolved against the page: the batch instead of a generator. Never taken from the URL hash.',
 };
 
 /** docs/elements.md. */
