@@ -839,28 +839,39 @@ export interface CircuitFaithfulnessState {
   /** The pairs file as the attribute names it; null for generated pairs. */
   pairs: string | null;
   ablation: 'corrupted' | 'mean';
-  /** The circuit's heads [layer, head], layer then head order. */
+  /** The circuit's heads [layer, head], layer then head order (for a circuit of edges, their ends). */
   circuit: [number, number][];
+  /** A circuit of edges [sender layer, sender head, receiver layer, receiver head, input], sorted; null for a circuit of heads. */
+  edges: [number, number, number, number, 'q' | 'k' | 'v'][] | null;
   /** The circuit's recovery: mean, bootstrap 95 % interval and sign-flip p-value; null before the worker's answer. */
   recovery: { mean: number; lower: number; upper: number; p_value: number } | null;
-  /** The recovery without each circuit head, in the circuit's order; empty before the answer. */
-  leave_one_out: { layer: number; head: number; mean: number; lower: number; upper: number }[];
+  /** The recovery without each circuit head (or with each edge cut), in the circuit's order; empty before the answer. */
+  leave_one_out: (({ layer: number; head: number } | { edge: [number, number, number, number, 'q' | 'k' | 'v'] }) & {
+    mean: number;
+    lower: number;
+    upper: number;
+  })[];
 }
 /**
  * Circuit faithfulness over a batch of prompt pairs: the share of the clean-vs-corrupted
  * logit difference a set of heads recovers with every other head replaced (by its corrupted-run
  * output, or its mean), with its bootstrap 95 % interval, and the same without each of its heads.
- * The reader toggles heads in and out. Attributes: circuit (layer.head pairs; default every head),
+ * The reader toggles heads in and out. Or a circuit of edges (edges="0.0>1.1:k 0.0>1.1:q", instead of
+ * circuit): its heads are the edges' ends, each input read through the listed edges only, the reader
+ * ticks edges and the rows cut one edge each. Attributes: circuit (layer.head pairs; default every head), edges,
  * ablation ("corrupted" | "mean", default corrupted), pairs-task ("induction" | "max-digit", default
  * induction), count (1 to 1024, default 64), pairs-seed (default 0), or pairs (a prompt-pairs file's
  * location instead of the three), model. Shared: circuit, ablation,
- * pairs-task, count, pairs-seed. figureData.faithfulness is `headlab model analyze --faithfulness`'s document.
- * Bound values: recovery, recovery.lower, recovery.upper, recovery.p_value, without.L<l>H<h> (the
- * recovery without that circuit head).
+ * edges, pairs-task, count, pairs-seed. figureData.faithfulness is `headlab model analyze --faithfulness`'s
+ * (or --faithfulness-edges') document. Bound values: recovery, recovery.lower, recovery.upper,
+ * recovery.p_value, without.L<l>H<h> (the recovery without that circuit head), without.<l.h>l.h:κ>
+ * (with that edge cut).
  */
 export interface HeadlabCircuitFaithfulness extends TransformerElementBase<CircuitFaithfulnessState> {
-  /** The circuit the figure computes: the attribute's heads checked against the model, or every head. */
+  /** The circuit the figure computes: the attribute's heads checked against the model, or every head (for edges, their ends). */
   circuit(): [number, number][];
+  /** The circuit of edges of the `edges` attribute, checked against the model; null without it. */
+  edges(): [number, number, number, number, 'q' | 'k' | 'v'][] | null;
 }
 
 // ---------- <headlab-value> ----------
@@ -1104,6 +1115,7 @@ export interface HeadlabJSXElements {
   };
   'headlab-circuit-faithfulness': TransformerAttributes & {
     circuit?: string;
+    edges?: string;
     ablation?: 'corrupted' | 'mean';
     pairs?: string;
     'pairs-task'?: 'induction' | 'max-digit';

@@ -12,14 +12,24 @@
 // Each circuit's document is computed once in the worker (task 'transformer-faithfulness', one call)
 // and kept per (model, batch, circuit, ablation), so a head toggled back shows at once.
 //
+// A circuit of edges instead (edges="0.0>1.1:k 0.0>1.1:q": sender>receiver:input, the command
+// line's --faithfulness-edges): its heads are the edges' ends, each reads each input through the
+// listed edges only (core/circuit_faithfulness.hpp), the reader ticks edges between them, and the
+// rows below cut one edge each.
+//
 // Attributes: model, circuit (heads as layer.head, space or comma separated; default every head),
-// ablation ("corrupted" | "mean", default corrupted), pairs-task ("induction" | "max-digit", default
+// edges (instead of circuit), ablation ("corrupted" | "mean", default corrupted), pairs-task ("induction" | "max-digit", default
 // induction), count (pairs, 1 to 1024, default 64), pairs-seed (default 0), or pairs (a prompt-pairs
 // file, formats/prompt_pairs.hpp, instead of the three; never taken from the URL hash).
 // Events: `change` with CircuitFaithfulnessState when the reader toggles a head. Bound values
 // (boundValue, for <headlab-value>): recovery, recovery.lower, recovery.upper, recovery.p_value,
-// without.L<l>H<h> (the leave-one-out mean of a circuit head).
-import type { TransformerFaithfulnessFile, TransformerRecoveryRow } from '../web/headlab-core.js';
+// without.L<l>H<h> (the leave-one-out mean of a circuit head), without.<l.h>l.h:κ> (of an edge).
+import type {
+  TransformerCircuitEdge,
+  TransformerEdgeFaithfulnessFile,
+  TransformerFaithfulnessFile,
+  TransformerRecoveryRow,
+} from '../web/headlab-core.js';
 import { el, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
 import type { BoundComputing, BoundValue } from './chart/format.js';
 import { formatCount, formatNumber } from './chart/format.js';
@@ -29,6 +39,7 @@ import { drawSceneInto } from './chart/scene.js';
 import { drawnSvg } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { fixed, pairsBatch, PairsFileReader, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
+import { EdgeBoxes, edgeHeads, edgeText, edgeWords, parseEdges } from './transformer/circuit-edges.js';
 import { HEAD_BOXES_CSS, HeadBoxes } from './transformer/head-boxes.js';
 import { TRANSFORMER_CSS, TransformerWidget, headName } from './transformer/widget.js';
 
@@ -40,13 +51,21 @@ export interface CircuitFaithfulnessState {
   /** The pairs file as the attribute names it (null for generated pairs). */
   pairs: string | null;
   ablation: 'corrupted' | 'mean';
-  /** The circuit's heads [layer, head], layer then head order. */
+  /** The circuit's heads [layer, head], layer then head order (for a circuit of edges, their ends). */
   circuit: [number, number][];
+  /** A circuit of edges, in the core's order (null for a circuit of heads). */
+  edges: TransformerCircuitEdge[] | null;
   /** The circuit's recovery: mean and bootstrap 95 % interval (null before the worker's answer). */
   recovery: { mean: number; lower: number; upper: number; p_value: number } | null;
-  /** The recovery without each circuit head, in the circuit's order (empty before the answer). */
-  leave_one_out: { layer: number; head: number; mean: number; lower: number; upper: number }[];
+  /** The recovery without each circuit head (or each edge cut), in the circuit's order (empty before the answer). */
+  leave_one_out: (({ layer: number; head: number } | { edge: TransformerCircuitEdge }) & { mean: number; lower: number; upper: number })[];
 }
+
+type FaithfulnessDoc = TransformerFaithfulnessFile | TransformerEdgeFaithfulnessFile;
+type LeaveOneOutRow = FaithfulnessDoc['leave_one_out'][number];
+
+/** A leave-one-out row's part: "L0 H1" or "L0 H0 → L1 H1 via k". */
+const partWords = (x: LeaveOneOutRow): string => ('edge' in x ? edgeWords(x.edge) : headName(x.layer, x.head));
 
 /** About five round ticks covering [lo, hi]. */
 function ticks(lo: number, hi: number): number[] {
@@ -62,14 +81,16 @@ function ticks(lo: number, hi: number): number[] {
 // page, so the 12-unit labels stay at least 11 px): a label column, then the axis; one row per interval.
 const WIDTH = 300;
 const LABEL = 100;
+/** The label column for a circuit of edges ("cut L0H0→L1H1 k"). */
+const EDGE_LABEL = 124;
 const RIGHT = 14;
 const TOP = 8;
 const ROW = 26;
 const AXIS_GAP = 10;
 
 export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfulnessState> {
-  static observedAttributes = ['model', 'circuit', 'ablation', 'pairs', 'pairs-task', 'count', 'pairs-seed'];
-  protected static sharedAttributes = ['circuit', 'ablation', 'pairs-task', 'count', 'pairs-seed'];
+  static observedAttributes = ['model', 'circuit', 'edges', 'ablation', 'pairs', 'pairs-task', 'count', 'pairs-seed'];
+  protected static sharedAttributes = ['circuit', 'edges', 'ablation', 'pairs-task', 'count', 'pairs-seed'];
   protected static css = /* css */ `${TRANSFORMER_CSS}${HEAD_BOXES_CSS}
     .intervals { max-width: 480px; min-width: min(100%, 300px); }
     .intervals svg { display: block; width: 100%; height: auto; }
@@ -83,11 +104,18 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
       this.emitChange();
     },
   );
+  private readonly edgeBoxes = new EdgeBoxes(
+    (t, type, h) => this.listen(t, type, h),
+    (edges) => {
+      this.setAttribute('edges', edges.map(edgeText).join(' '));
+      this.emitChange();
+    },
+  );
   private plot: HTMLDivElement | null = null;
   private readout: HTMLParagraphElement | null = null;
   private captionLine: HTMLParagraphElement | null = null;
   private svg: SVGSVGElement | null = null;
-  private shown: { doc: TransformerFaithfulnessFile; model: LoadedTransformer; key: string; text: string } | null = null;
+  private shown: { doc: FaithfulnessDoc; model: LoadedTransformer; key: string; text: string } | null = null;
   /** The core's message for each batch or request the worker refused. */
   private readonly refusals = new WorkerRefusals();
   private readonly pairsFile = new PairsFileReader(() => this.requestRender());
@@ -110,6 +138,8 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
    * order (the core's order); without the attribute, every head of the model.
    */
   circuit(model: LoadedTransformer | null = this.currentModel): [number, number][] {
+    const edges = this.edges(model);
+    if (edges) return edgeHeads(edges);
     const raw = (this.getAttribute('circuit') ?? '').trim();
     const shown = raw.length > 60 ? `${raw.slice(0, 60)}…` : raw;
     if (raw === '') {
@@ -135,11 +165,28 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
     return out.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   }
 
-  /** The key of one document: the batch, the ablation and the circuit. */
+  /** The circuit of edges of the `edges` attribute, checked against `model` (parseEdges); null without it. */
+  edges(model: LoadedTransformer | null = this.currentModel): TransformerCircuitEdge[] | null {
+    const raw = this.getAttribute('edges');
+    if (raw === null) return null;
+    if (this.hasAttribute('circuit')) {
+      const shown = (v: string) => (v.length > 40 ? `${v.slice(0, 40)}…` : v);
+      throw new WidgetInputError(
+        `attribute edges="${shown(raw)}" cannot be given with circuit="${shown(this.getAttribute('circuit') ?? '')}": a circuit is heads or edges`,
+      );
+    }
+    return parseEdges(raw, model);
+  }
+
+  /** The key of one document: the batch, the ablation and the circuit (its heads, or its edges). */
   private keyOf(model: LoadedTransformer): string {
-    return `faithfulness:${this.batch().key}|${this.ablation}|${this.circuit(model)
-      .map(([l, h]) => `${l}.${h}`)
-      .join(' ')}`;
+    const edges = this.edges(model);
+    const parts = edges
+      ? `edges:${edges.map(edgeText).join(' ')}`
+      : this.circuit(model)
+          .map(([l, h]) => `${l}.${h}`)
+          .join(' ');
+    return `faithfulness:${this.batch().key}|${this.ablation}|${parts}`;
   }
 
   protected readState(): CircuitFaithfulnessState {
@@ -154,15 +201,19 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
       pairs: b.file,
       ablation: this.ablation,
       circuit: this.circuit(),
+      edges: this.edges(),
       recovery: s ? { ...row(s.doc.recovery), p_value: s.doc.recovery.p_value } : null,
       // One head: the circuit without it is empty (recovery 0 by definition), neither drawn nor listed.
       leave_one_out:
-        s && s.doc.leave_one_out.length > 1 ? s.doc.leave_one_out.map((r) => ({ layer: r.layer, head: r.head, ...row(r) })) : [],
+        s && s.doc.leave_one_out.length > 1
+          ? s.doc.leave_one_out.map((r) => ('edge' in r ? { edge: r.edge, ...row(r) } : { layer: r.layer, head: r.head, ...row(r) }))
+          : [],
     };
   }
 
   protected buildContent(content: HTMLDivElement): void {
     this.heads.reset();
+    this.edgeBoxes.reset();
     this.plot = el('div', { class: 'intervals', role: 'img' });
     this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
     this.captionLine = el('p', { class: 'caption' });
@@ -171,6 +222,7 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
     content.append(
       el('p', { class: 'title' }, 'Circuit faithfulness: how much of the behaviour the chosen heads carry'),
       this.heads.box,
+      this.edgeBoxes.box,
       figure,
     );
   }
@@ -184,19 +236,23 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
     this.heads.build(model);
     const b = this.batch();
     const ablation = this.ablation;
+    const edges = this.edges(model);
     const circuit = this.circuit(model);
     if (circuit.length === 0) throw new WidgetInputError('attribute circuit="" names no head: a circuit keeps at least one head');
-    this.heads.show(circuit, 'A circuit keeps at least one head');
+    this.heads.box.hidden = edges !== null;
+    this.edgeBoxes.box.hidden = edges === null;
+    if (edges) this.edgeBoxes.show(edges);
+    else this.heads.show(circuit, 'A circuit keeps at least one head');
     const key = this.keyOf(model);
     const failure = this.refusals.of(model.version, key);
     if (failure !== undefined) throw new WidgetInputError(`Faithfulness cannot be computed for this circuit: ${failure}`);
-    const doc = b.request && this.faithfulnessInWorker(model, key, { ...b.request, circuit, ablation });
+    const doc =
+      b.request && this.faithfulnessInWorker(model, key, edges ? { ...b.request, edges, ablation } : { ...b.request, circuit, ablation });
     if (!doc) {
       if (this.shown?.model !== model || this.shown.key !== key) {
         // The previous circuit's bars stay drawn but are not read out as this one's.
-        const waiting = b.request
-          ? `Computing the recovery of ${circuit.map(([l, h]) => headName(l, h)).join(', ')} over ${b.pending} in the worker…`
-          : 'Reading the pairs file…';
+        const what = edges ? `the paths ${edges.map(edgeWords).join(', ')}` : circuit.map(([l, h]) => headName(l, h)).join(', ');
+        const waiting = b.request ? `Computing the recovery of ${what} over ${b.pending} in the worker…` : 'Reading the pairs file…';
         if (this.readout!.textContent !== waiting) this.readout!.textContent = waiting;
         this.plot!.setAttribute('aria-label', waiting);
         this.plot!.setAttribute('aria-busy', 'true');
@@ -219,20 +275,25 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
   }
 
   /** The summary: the circuit, what replaced the rest, its recovery with interval, and each head's leave-one-out. */
-  private summaryOf(doc: TransformerFaithfulnessFile, batch: PairsBatch): string {
+  private summaryOf(doc: FaithfulnessDoc, batch: PairsBatch): string {
     const names = doc.circuit.map(([l, h]) => headName(l, h));
     const replaced = doc.ablation === 'mean' ? 'its mean output over the batch' : 'its output on the corrupted prompt';
     const r = doc.recovery;
     const interval = (x: TransformerRecoveryRow) => `${fixed(x.mean, 3)} [${fixed(x.lower, 3)}, ${fixed(x.upper, 3)}]`;
+    const rows: LeaveOneOutRow[] = doc.leave_one_out;
+    const edges = 'edges' in doc ? doc.edges : null;
     const loo =
-      doc.leave_one_out.length > 1
-        ? ` Without one head (leave one out): ${doc.leave_one_out.map((x) => `${headName(x.layer, x.head)} ${interval(x)}`).join('; ')}.`
+      rows.length > 1
+        ? ` ${edges ? 'With one path cut' : 'Without one head'} (leave one out): ${rows.map((x) => `${partWords(x)} ${interval(x)}`).join('; ')}.`
         : '';
-    // The head whose removal costs the most: the circuit's most needed part.
-    const most = doc.leave_one_out.length > 1 ? doc.leave_one_out.reduce((a, b) => (b.mean < a.mean ? b : a)) : null;
-    const needed = most ? ` Dropping ${headName(most.layer, most.head)} costs the most.` : '';
+    // The part whose removal costs the most: the circuit's most needed part.
+    const most = rows.length > 1 ? rows.reduce((a, b) => (b.mean < a.mean ? b : a)) : null;
+    const needed = most ? ` ${edges ? 'Cutting' : 'Dropping'} ${partWords(most)} costs the most.` : '';
+    const paths = edges
+      ? ` and between them only the paths ${edges.map(edgeWords).join(', ')} (every other path carries the replacement)`
+      : '';
     return (
-      `Over ${batch.words(doc.pairs)}, with every head outside {${names.join(', ')}} replaced by ${replaced}, ` +
+      `Over ${batch.words(doc.pairs)}, with every head outside {${names.join(', ')}} replaced by ${replaced}${paths}, ` +
       `the circuit recovers ${interval(r)} of the clean-vs-corrupted logit difference (1: all of it, 0: none; bootstrap 95 % interval over ${formatCount(doc.resamples)} resamples).` +
       loo +
       needed
@@ -240,15 +301,19 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
   }
 
   /** The intervals: the circuit's row first (filled), then one row per left-out head, on one axis with 0 and 1 marked. */
-  private scene(doc: TransformerFaithfulnessFile): Scene {
+  private scene(doc: FaithfulnessDoc): Scene {
     const c = this.themeColours();
     const fg = rgbText(c.fg),
       muted = rgbText(c.muted),
       rule = rgbText(c.rule),
       accent = rgbText(c.focus);
     const rows: { label: string; row: TransformerRecoveryRow; main: boolean }[] = [{ label: 'circuit', row: doc.recovery, main: true }];
-    if (doc.leave_one_out.length > 1)
-      for (const x of doc.leave_one_out) rows.push({ label: `without ${headName(x.layer, x.head)}`, row: x, main: false });
+    const parts: LeaveOneOutRow[] = doc.leave_one_out;
+    // A cut edge in a short label ("cut L0H0→L1H1 k"); the summary says it in words.
+    const label = (x: LeaveOneOutRow) =>
+      'edge' in x ? `cut L${x.edge[0]}H${x.edge[1]}→L${x.edge[2]}H${x.edge[3]} ${x.edge[4]}` : `without ${headName(x.layer, x.head)}`;
+    if (parts.length > 1) for (const x of parts) rows.push({ label: label(x), row: x, main: false });
+    const LABEL_W = 'edges' in doc ? EDGE_LABEL : LABEL;
     let lo = 0,
       hi = 1;
     for (const { row } of rows) {
@@ -258,8 +323,8 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
     const pad = (hi - lo) * 0.04;
     lo -= pad;
     hi += pad;
-    const span = WIDTH - LABEL - RIGHT;
-    const x = (v: number) => LABEL + ((v - lo) / (hi - lo)) * span;
+    const span = WIDTH - LABEL_W - RIGHT;
+    const x = (v: number) => LABEL_W + ((v - lo) / (hi - lo)) * span;
     const bottom = TOP + rows.length * ROW;
     const height = bottom + AXIS_GAP + 40;
     const shapes: Shape[] = [];
@@ -286,14 +351,14 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
         { kind: 'text', x: x(t), y: bottom + AXIS_GAP + 8, text: formatNumber(t, 2), fill: muted, size: 12, anchor: 'middle' },
       );
     }
-    shapes.push({ kind: 'line', x1: LABEL, y1: bottom, x2: WIDTH - RIGHT, y2: bottom, stroke: muted, width: 1 });
+    shapes.push({ kind: 'line', x1: LABEL_W, y1: bottom, x2: WIDTH - RIGHT, y2: bottom, stroke: muted, width: 1 });
     rows.forEach(({ label, row, main }, i) => {
       const cy = TOP + i * ROW + ROW / 2;
       const colour = main ? accent : fg;
       shapes.push(
         {
           kind: 'text',
-          x: LABEL - 8,
+          x: LABEL_W - 8,
           y: cy,
           text: label,
           fill: main ? fg : muted,
@@ -324,8 +389,8 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
   /**
    * Numbers for <headlab-value source="<this id>">: `recovery` (the circuit's mean recovery),
    * `recovery.lower`, `recovery.upper` (its bootstrap 95 % interval), `recovery.p_value`, and
-   * `without.L<l>H<h>` (the mean recovery without that circuit head). While another circuit is
-   * computed after one was shown: computing.
+   * `without.L<l>H<h>` (the mean recovery without that circuit head), `without.<l.h>l.h:κ>` (with that
+   * edge cut, e.g. without.0.0>1.1:k). While another circuit is computed after one was shown: computing.
    */
   boundValue(name: string): BoundValue | BoundComputing | undefined {
     const model = this.currentModel;
@@ -342,10 +407,11 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
     if (name === 'recovery.lower') return { value: r.lower, kind: 'number' };
     if (name === 'recovery.upper') return { value: r.upper, kind: 'number' };
     if (name === 'recovery.p_value') return { value: r.p_value, kind: 'number' };
-    const m = /^without\.L(\d+)H(\d+)$/.exec(name);
-    if (!m) return undefined;
-    const row = s.doc.leave_one_out.find((x) => x.layer === Number(m[1]) && x.head === Number(m[2]));
-    return row && s.doc.leave_one_out.length > 1 ? { value: row.mean, kind: 'number' } : undefined;
+    const rows: LeaveOneOutRow[] = s.doc.leave_one_out;
+    if (rows.length < 2 || !name.startsWith('without.')) return undefined;
+    const part = name.slice('without.'.length);
+    const row = rows.find((x) => ('edge' in x ? edgeText(x.edge) === part : `L${x.layer}H${x.head}` === part));
+    return row ? { value: row.mean, kind: 'number' } : undefined;
   }
 
   /** The state with the core's document behind the figure (null before it arrives). */

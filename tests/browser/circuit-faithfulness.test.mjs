@@ -164,6 +164,100 @@ test('bad attributes are named with the field and bound', async () => {
   ]);
 });
 
+test('a circuit of edges: the CLI document, an edge ticked by keyboard, the cut rows, bad edges named; screenshots', async () => {
+  const cliEdges = (edges) => cliAnalyzeShipped(['--pairs-task', 'induction', '--faithfulness-edges', edges]);
+  /** Waits until the figure holds the document of `n` edges and is idle. */
+  const edgesShown = (n) =>
+    page.waitForFunction(
+      ({ t, n }) => {
+        const w = document.querySelector(t);
+        return !w.busy && !w.updatePending && w.figureData?.faithfulness?.edges?.length === n;
+      },
+      { t: TAG, n },
+    );
+  await page.evaluate((t) => {
+    const w = document.querySelector(t);
+    w.removeAttribute('circuit');
+    w.setAttribute('edges', '0.0>1.1:k 0.0>1.1:q');
+  }, TAG);
+  await edgesShown(2);
+  let data = await page.evaluate((t) => document.querySelector(t).figureData, TAG);
+  assert.deepEqual(data.faithfulness, cliEdges('0.0>1.1:k 0.0>1.1:q'));
+  assert.deepEqual(data.edges, [
+    [0, 0, 1, 1, 'q'],
+    [0, 0, 1, 1, 'k'],
+  ]);
+  assert.deepEqual(data.circuit, [
+    [0, 0],
+    [1, 1],
+  ]);
+  const boxes = () =>
+    page.evaluate((t) => {
+      const root = document.querySelector(t).shadowRoot;
+      return {
+        headsHidden: root.querySelector('.heads:not(.edges)').hidden,
+        edgesHidden: root.querySelector('.edges').hidden,
+        edges: [...root.querySelectorAll('.edges input')].map((i) => `${i.value}:${i.checked}`),
+      };
+    }, TAG);
+  assert.deepEqual(await boxes(), {
+    headsHidden: true,
+    edgesHidden: false,
+    edges: ['0.0>1.1:q:true', '0.0>1.1:k:true', '0.0>1.1:v:false'],
+  });
+  // The value path ticked by keyboard: three edges, the CLI's document for them.
+  await page.evaluate((t) => document.querySelector(t).shadowRoot.querySelector('.edges input[value="0.0>1.1:v"]').focus(), TAG);
+  await page.keyboard.press('Space');
+  await edgesShown(3);
+  assert.equal(await page.evaluate((t) => document.querySelector(t).getAttribute('edges'), TAG), '0.0>1.1:q 0.0>1.1:k 0.0>1.1:v');
+  const doc = cliEdges('0.0>1.1:v 0.0>1.1:q 0.0>1.1:k');
+  data = await page.evaluate((t) => document.querySelector(t).figureData, TAG);
+  assert.deepEqual(data.faithfulness, doc);
+  // One row per cut edge below the circuit's, and the costliest cut named in words.
+  const rows = await page.evaluate((t) => document.querySelector(t).shadowRoot.querySelectorAll('.intervals svg rect').length, TAG);
+  assert.equal(rows, 1 + 3);
+  const costliest = doc.leave_one_out.reduce((a, b) => (b.mean < a.mean ? b : a));
+  const [ls, hs, lr, hr, input] = costliest.edge;
+  assert.ok((await text(page, '.caption')).endsWith(`Cutting L${ls} H${hs} → L${lr} H${hr} via ${input} costs the most.`));
+  const bound = await page.evaluate((t) => document.querySelector(t).boundValue('without.0.0>1.1:k'), TAG);
+  assert.equal(bound.value, doc.leave_one_out.find((x) => x.edge[4] === 'k').mean);
+  await figureScreenshots(page, TAG, 'circuit-faithfulness-edges', '.intervals svg', screenshot);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.emulateMedia({ colorScheme: 'light' });
+  for (const [attrs, message] of [
+    [{ edges: '0.0>0.1:k' }, /in 0\.0>0\.1:k the sender must be in an earlier layer than the receiver/],
+    [{ edges: '0.0-1.1:k' }, /"0\.0-1\.1:k" is not an edge such as 0\.1>1\.2:k/],
+    [{ edges: '0.0>1.9:k' }, /the model has no head for 0\.0>1\.9:k \(2 layers × 4 heads/],
+    [{ edges: '0.0>1.1:k', circuit: '0.0' }, /attribute edges="0\.0>1\.1:k" cannot be given with circuit="0\.0"/],
+  ]) {
+    await page.evaluate(
+      ({ t, attrs }) => {
+        const w = document.querySelector(t);
+        for (const [k, v] of Object.entries(attrs)) w.setAttribute(k, v);
+      },
+      { t: TAG, attrs },
+    );
+    await page.waitForFunction(({ t, message }) => new RegExp(message).test(document.querySelector(t).shadowRoot.textContent), {
+      t: TAG,
+      message: message.source,
+    });
+    assert.equal(await page.evaluate((t) => document.querySelector(t).state, TAG), null);
+    await page.evaluate((t) => document.querySelector(t).removeAttribute('circuit'), TAG);
+  }
+  await page.evaluate((t) => {
+    const w = document.querySelector(t);
+    w.removeAttribute('edges');
+    w.setAttribute('circuit', '0.0 1.1');
+  }, TAG);
+  await settled(page, [
+    [0, 0],
+    [1, 1],
+  ]);
+  const back = await boxes();
+  assert.deepEqual([back.headsHidden, back.edgesHidden], [false, true]);
+  assert.deepEqual(page.problems, []);
+});
+
 test('removed and inserted again, this figure and the ablation figure rebuild their head boxes, and a tick still acts', async () => {
   for (const [tag, attribute, from, to] of [
     [TAG, 'circuit', '0.0 1.1', '0.0 1.1 1.2'],

@@ -18,6 +18,8 @@ import type {
   TransformerCore,
   TransformerFaithfulnessFile,
   TransformerFaithfulnessRequest,
+  TransformerEdgeFaithfulnessFile,
+  TransformerEdgeFaithfulnessRequest,
   TransformerPairsRequest,
   TransformerPathPatchingFile,
   TransformerQkAttributionTable,
@@ -286,13 +288,13 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
     );
   }
 
-  /** Circuit faithfulness over a batch of prompt pairs (task 'transformer-faithfulness', one call), as analyzedInWorker. */
+  /** Circuit faithfulness over a batch of prompt pairs (task 'transformer-faithfulness', one call; heads or edges), as analyzedInWorker. */
   protected faithfulnessInWorker(
     model: LoadedTransformer,
     key: string,
-    request: TransformerFaithfulnessRequest,
-  ): TransformerFaithfulnessFile | null {
-    return this.computedInWorker<TransformerFaithfulnessFile>(
+    request: TransformerFaithfulnessRequest | TransformerEdgeFaithfulnessRequest,
+  ): TransformerFaithfulnessFile | TransformerEdgeFaithfulnessFile | null {
+    return this.computedInWorker<TransformerFaithfulnessFile | TransformerEdgeFaithfulnessFile>(
       model,
       `batch:${key}`,
       { task: 'transformer-faithfulness', request: request as unknown as Record<string, unknown> },
