@@ -18,6 +18,10 @@
 
 namespace headlab::transformer {
 
+// The largest vocabulary for which a head's token-space circuits (V × V: QK and OV circuits of
+// core/transformer_analysis.hpp, the OV eigenvalues of core/head_svd.hpp) are computed.
+constexpr int kMaxCircuitVocab = 512;
+
 // W_f = P diag(w) W, P W or W for a reading matrix W (d × k) of a layer with normalisation
 // `normalization` and LayerNorm weight w (1 × d; empty unless LN). Column means are summed over
 // rows in ascending order.                                                        d × k → d × k

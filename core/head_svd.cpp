@@ -4,7 +4,6 @@
 #include "core/head_matrices.hpp"
 #include "core/jacobi_svd.hpp"
 #include "core/ordered_products.hpp"
-#include "core/transformer_analysis.hpp"
 
 #include <Eigen/Eigenvalues>
 

@@ -48,7 +48,7 @@ struct HeadSvd {
 
 // One per head, row l·H + h. `directions` ∈ [1, d_head]: the top directions read in token space.
 // Throws InputError on directions out of range or a model past kMaxHeadSvdWork or with
-// d_vocab > kMaxCircuitVocab (core/transformer_analysis.hpp).
+// d_vocab > kMaxCircuitVocab (core/head_matrices.hpp).
 std::vector<HeadSvd> head_svds(const TransformerWeights& weights, int directions);
 
 // Σ max(Re λ, 0) / Σ |λ| (0 when every λ is 0).

@@ -30,6 +30,9 @@ TokenSequence induction_sequence(const TransformerConfig& config, Random& rng, i
 std::vector<TokenSequence> induction_batch(const TransformerConfig& config, Random& rng, int batch_size);
 // An evaluation batch: every period ⌊n_ctx/2⌋ (TransformerLens's repeated random tokens).
 std::vector<TokenSequence> repeated_batch(const TransformerConfig& config, Random& rng, int batch_size);
+// The stream of Random(seed) evaluation batches come from (training and the analyses alike); the
+// trainer's initialisation and batches use streams 1 and 2 (core/transformer_training.hpp).
+constexpr std::uint64_t kEvaluationStream = 3;
 
 // `count` prompt pairs for patching the induction circuit, drawn from Random(seed).stream(kPairsStream).
 // Period m = ⌊n_ctx/2⌋; a block r_1 … r_m of m distinct tokens and, distinct from them, a token c:

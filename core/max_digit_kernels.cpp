@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -768,5 +769,20 @@ template double step_loss_backward_with<float>(StepVectors, const StepParameters
                                                const std::vector<TokenCounts>&, StepParameters<float>&, bool);
 template double step_loss_backward_with<double>(StepVectors, const StepParameters<double>&,
                                                 const std::vector<TokenCounts>&, StepParameters<double>&, bool);
+
+// Declared with the model (core/max_digit_model.hpp): the double-precision instantiation of the step.
+double max_digit_loss_backward(const MaxDigitWeights& w, const std::vector<TokenCounts>& batch,
+                               MaxDigitGradients& grads) {
+  validate_weights(w);
+  if (batch.empty()) throw InputError("batch is empty; it needs at least one list");
+  for (const auto& counts : batch) maximum_digit(counts);
+  const auto parameters = std::make_unique<StepParameters<double>>();
+  const auto gradients = std::make_unique<StepParameters<double>>();
+  to_step_parameters(w, *parameters);
+  const double loss = step_loss_backward(*parameters, batch, *gradients, true);
+  grads = zero_gradients();
+  from_step_parameters(*gradients, grads.list());
+  return loss;
+}
 
 }  // namespace headlab::max_digit

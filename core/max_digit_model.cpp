@@ -2,12 +2,10 @@
 
 #include "core/check.hpp"
 #include "core/deterministic_math.hpp"
-#include "core/max_digit_kernels.hpp"
 #include "core/softmax.hpp"
 
 #include <cmath>
 #include <cstdio>
-#include <memory>
 
 namespace headlab::max_digit {
 namespace {
@@ -263,18 +261,5 @@ double max_digit_loss(const MaxDigitWeights& weights, const std::vector<TokenCou
   return loss / static_cast<double>(batch.size());
 }
 
-double max_digit_loss_backward(const MaxDigitWeights& w, const std::vector<TokenCounts>& batch,
-                               MaxDigitGradients& grads) {
-  validate_weights(w);
-  require_batch(batch);
-  for (const auto& counts : batch) maximum_digit(counts);
-  const auto parameters = std::make_unique<StepParameters<double>>();
-  const auto gradients = std::make_unique<StepParameters<double>>();
-  to_step_parameters(w, *parameters);
-  const double loss = step_loss_backward(*parameters, batch, *gradients, true);
-  grads = zero_gradients();
-  from_step_parameters(*gradients, grads.list());
-  return loss;
-}
 
 }  // namespace headlab::max_digit

@@ -110,7 +110,8 @@ double max_digit_loss(const MaxDigitWeights& weights, const std::vector<TokenCou
 double max_digit_loss_backward(const MaxDigitWeights& weights, const std::vector<TokenCounts>& batch,
                                MaxDigitGradients& grads);
 
-// Both in double precision through the training step of core/max_digit_kernels.hpp (whose float
-// instantiation the trainer runs); the gradient tests hold it against finite differences of max_digit_loss.
+// Both in double precision; the backward is the training step of core/max_digit_kernels.hpp in
+// double (defined there, whose float instantiation the trainer runs); the gradient tests hold it
+// against finite differences of max_digit_loss.
 
 }  // namespace headlab::max_digit

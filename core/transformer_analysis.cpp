@@ -2,11 +2,12 @@
 
 #include "core/check.hpp"
 #include "core/deterministic_math.hpp"
+#include "core/head_matrices.hpp"
 #include "core/normalization.hpp"
 #include "core/ordered_products.hpp"
 #include "core/rotary.hpp"
 #include "core/transformer_heads.hpp"
-#include "core/transformer_training.hpp"
+#include "core/induction_task.hpp"
 
 #include <algorithm>
 #include <cmath>

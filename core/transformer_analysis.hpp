@@ -105,8 +105,7 @@ PatchingResult head_position_patching(const TransformerWeights& weights, const s
 // matrix per offset o: the query row rotated to position o, the key row to position 0,
 //   QK_o = R_o(W_E W_Q^h) (W_E W_K^g)ᵀ   (any pair of positions o apart gives the same matrix);
 // without rotary positions `offset` changes nothing. Throws InputError when d_vocab >
-// kMaxCircuitVocab or offset is outside [0, n_ctx).
-constexpr int kMaxCircuitVocab = 512;
+// kMaxCircuitVocab (core/head_matrices.hpp) or offset is outside [0, n_ctx).
 Matrix qk_circuit(const TransformerWeights& weights, int layer, int head, int offset = 0);
 Matrix ov_circuit(const TransformerWeights& weights, int layer, int head);
 

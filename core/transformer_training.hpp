@@ -21,7 +21,7 @@ namespace headlab::transformer {
 
 constexpr std::uint64_t kInitialisationStream = 1;
 constexpr std::uint64_t kBatchStream = 2;
-constexpr std::uint64_t kEvaluationStream = 3;
+// kEvaluationStream (3): core/induction_task.hpp, beside the batches it draws.
 
 struct TransformerTrainingSettings {
   TransformerConfig model = induction_default_config();
