@@ -190,27 +190,30 @@ int inspect(const Args& args, std::ostream& out) {
   return 0;
 }
 
+// The items of a list flag: its text split at spaces and commas, empty items dropped.
+std::vector<std::string> list_items(const std::string& text) {
+  std::vector<std::string> items(1);
+  for (const char ch : text) {
+    if (ch != ' ' && ch != ',') items.back() += ch;
+    else if (!items.back().empty()) items.emplace_back();
+  }
+  if (items.back().empty()) items.pop_back();
+  return items;
+}
+
 // --ablate "1.2 0.3": heads as layer.head pairs separated by spaces or commas (`flag` names the flag).
 std::vector<tf::HeadIndex> heads_flag(const std::string& text, const std::string& flag = "--ablate") {
   std::vector<tf::HeadIndex> heads;
-  std::string part;
-  auto flush = [&]() {
-    if (part.empty()) return;
+  const auto digits = [](const std::string& s) {
+    return !s.empty() && s.size() <= 4 && s.find_first_not_of("0123456789") == std::string::npos;
+  };
+  for (const std::string& part : list_items(text)) {
     const auto dot = part.find('.');
-    const auto digits = [](const std::string& s) {
-      return !s.empty() && s.size() <= 4 && s.find_first_not_of("0123456789") == std::string::npos;
-    };
     if (dot == std::string::npos || !digits(part.substr(0, dot)) || !digits(part.substr(dot + 1))) {
       throw UsageError(flag + ": \"" + part.substr(0, 40) + "\" is not a layer.head pair such as 1.2");
     }
     heads.push_back({std::stoi(part.substr(0, dot)), std::stoi(part.substr(dot + 1))});
-    part.clear();
-  };
-  for (const char ch : text) {
-    if (ch == ' ' || ch == ',') flush();
-    else part += ch;
   }
-  flush();
   return heads;
 }
 
@@ -218,31 +221,20 @@ std::vector<tf::HeadIndex> heads_flag(const std::string& text, const std::string
 // v), separated by spaces or commas; checked against the model by the core (checked_circuit_edges).
 std::vector<tf::CircuitEdge> edges_flag(const std::string& text, const std::string& flag) {
   std::vector<tf::CircuitEdge> edges;
-  std::string part;
-  auto flush = [&]() {
-    if (part.empty()) return;
+  for (const std::string& part : list_items(text)) {
     const auto gt = part.find('>'), colon = part.rfind(':');
     const std::string input = colon == std::string::npos ? "" : part.substr(colon + 1);
+    const std::string bad =
+        flag + ": \"" + part.substr(0, 40) + "\" is not an edge such as 0.1>1.2:k (sender>receiver:q, k or v)";
     if (gt == std::string::npos || colon == std::string::npos || colon < gt ||
         (input != "q" && input != "k" && input != "v"))
-      throw UsageError(flag + ": \"" + part.substr(0, 40) +
-                       "\" is not an edge such as 0.1>1.2:k (sender>receiver:q, k or v)");
+      throw UsageError(bad);
     const auto sender = heads_flag(part.substr(0, gt), flag),
                receiver = heads_flag(part.substr(gt + 1, colon - gt - 1), flag);
-    if (sender.size() != 1 || receiver.size() != 1)
-      throw UsageError(flag + ": \"" + part.substr(0, 40) +
-                       "\" is not an edge such as 0.1>1.2:k (sender>receiver:q, k or v)");
-    edges.push_back({{sender[0].layer, sender[0].head, receiver[0].layer, receiver[0].head},
-                     input == "q"   ? 0
-                     : input == "k" ? 1
-                                    : 2});
-    part.clear();
-  };
-  for (const char ch : text) {
-    if (ch == ' ' || ch == ',') flush();
-    else part += ch;
+    if (sender.size() != 1 || receiver.size() != 1) throw UsageError(bad);
+    const int kappa = input == "q" ? 0 : input == "k" ? 1 : 2;
+    edges.push_back({{sender[0].layer, sender[0].head, receiver[0].layer, receiver[0].head}, kappa});
   }
-  flush();
   return edges;
 }
 

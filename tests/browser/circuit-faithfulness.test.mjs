@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { screenshot, startSession } from './helpers.mjs';
-import { figureScreenshots } from './widget-fixtures.mjs';
+import { figureScreenshots, namesBadAttributes } from './widget-fixtures.mjs';
 import { cliAnalyzeShipped } from '../wasm/helpers.mjs';
 
 const TAG = 'headlab-circuit-faithfulness';
@@ -230,18 +230,7 @@ test('a circuit of edges: the CLI document, an edge ticked by keyboard, the cut 
     [{ edges: '0.0>1.9:k' }, /the model has no head for 0\.0>1\.9:k \(2 layers × 4 heads/],
     [{ edges: '0.0>1.1:k', circuit: '0.0' }, /attribute edges="0\.0>1\.1:k" cannot be given with circuit="0\.0"/],
   ]) {
-    await page.evaluate(
-      ({ t, attrs }) => {
-        const w = document.querySelector(t);
-        for (const [k, v] of Object.entries(attrs)) w.setAttribute(k, v);
-      },
-      { t: TAG, attrs },
-    );
-    await page.waitForFunction(({ t, message }) => new RegExp(message).test(document.querySelector(t).shadowRoot.textContent), {
-      t: TAG,
-      message: message.source,
-    });
-    assert.equal(await page.evaluate((t) => document.querySelector(t).state, TAG), null);
+    assert.equal(await namesBadAttributes(page, TAG, attrs, message), null);
     await page.evaluate((t) => document.querySelector(t).removeAttribute('circuit'), TAG);
   }
   await page.evaluate((t) => {

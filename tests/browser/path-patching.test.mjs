@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { screenshot, startSession } from './helpers.mjs';
-import { figureScreenshots, frames } from './widget-fixtures.mjs';
+import { figureScreenshots, frames, namesBadAttributes } from './widget-fixtures.mjs';
 import { cliAnalyzeShipped } from '../wasm/helpers.mjs';
 
 const TAG = 'headlab-path-patching';
@@ -149,18 +149,7 @@ test('bad attributes are named with the field and bound; getters do not throw', 
     [{ sender: '1.0', receiver: '1.1' }, /no path from L1 H0 to L1 H1: a sender's layer must come before its receiver's/],
     [{ count: '0' }, /count="0" must be between 1 and 1024/],
   ]) {
-    await page.evaluate(
-      ({ t, attrs }) => {
-        const w = document.querySelector(t);
-        for (const [k, v] of Object.entries(attrs)) w.setAttribute(k, v);
-      },
-      { t: TAG, attrs },
-    );
-    await page.waitForFunction(({ t, message }) => new RegExp(message).test(document.querySelector(t).shadowRoot.textContent), {
-      t: TAG,
-      message: message.source,
-    });
-    assert.equal(await page.evaluate((t) => document.querySelector(t).state, TAG), null);
+    assert.equal(await namesBadAttributes(page, TAG, attrs, message), null);
     await page.evaluate(
       ({ t, names }) => {
         for (const n of names) document.querySelector(t).removeAttribute(n);

@@ -141,3 +141,23 @@ export async function figureScreenshots(p, tag, name, svgSelector, shoot) {
     }
   }
 }
+
+/**
+ * Sets `attrs` on the first `tag` of page `p` and waits until its shadow root's text matches
+ * `message` (the widget naming the bad attribute); its `state` is then null (getters never throw).
+ * Returns that state for the caller's assertion.
+ */
+export async function namesBadAttributes(p, tag, attrs, message) {
+  await p.evaluate(
+    ({ t, attrs }) => {
+      const w = document.querySelector(t);
+      for (const [k, v] of Object.entries(attrs)) w.setAttribute(k, v);
+    },
+    { t: tag, attrs },
+  );
+  await p.waitForFunction(({ t, message }) => new RegExp(message).test(document.querySelector(t).shadowRoot.textContent), {
+    t: tag,
+    message: message.source,
+  });
+  return p.evaluate((t) => document.querySelector(t).state, tag);
+}
