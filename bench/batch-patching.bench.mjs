@@ -2,7 +2,9 @@
 // (site/pages/data/induction-seed0): N = 64 induction pairs (seed 0), B = K = 1000. Activation
 // patching (every grid, core/batch_patching.hpp), path patching (core/path_patching.hpp) and circuit
 // faithfulness (core/circuit_faithfulness.hpp: the update after a head is toggled in
-// <headlab-circuit-faithfulness>, circuits of 2, 3 and 8 heads), each returning the CLI's document;
+// <headlab-circuit-faithfulness>, circuits of 2, 3 and 8 heads, and of 2 and 3 edges), attribution
+// patching (core/attribution_patching.hpp: every head and edge, the real patches beside them, one
+// call of <headlab-attribution-patching>'s worker task), each returning the CLI's document;
 // medians of 5 runs after one warm-up, wall and CPU time, with the native figures of
 // build/native/bench/batch_patching_bench beside them. Not a test.
 import { execFileSync } from 'node:child_process';
@@ -54,6 +56,29 @@ const faithfulness = CIRCUITS.map((circuit) => {
   };
   return { heads: circuit.length, wall: medianMs(RUNS, run, { warmup: true }), cpu: medianCpuMs(RUNS, run) };
 });
+// Edges: the own-model page's two heads joined through the key, then through the query too.
+const EDGES = [
+  [[0, 0, 1, 1, 'k']],
+  [
+    [0, 0, 1, 1, 'k'],
+    [0, 0, 1, 1, 'q'],
+    [0, 0, 1, 1, 'v'],
+  ],
+];
+const edgeFaithfulness = EDGES.map((edges) => {
+  const run = () => {
+    const text = handle.faithfulness({ ...request, edges });
+    if (typeof text !== 'string') throw new Error(`faithfulness: ${JSON.stringify(text)}`);
+  };
+  return { edges: edges.length, wall: medianMs(RUNS, run, { warmup: true }), cpu: medianCpuMs(RUNS, run) };
+});
+const attribution = (() => {
+  const run = () => {
+    const text = handle.attribution_patching(request);
+    if (typeof text !== 'string') throw new Error(`attribution_patching: ${JSON.stringify(text)}`);
+  };
+  return { wall: medianMs(RUNS, run, { warmup: true }), cpu: medianCpuMs(RUNS, run) };
+})();
 handle.delete();
 
 let native = '';
@@ -87,3 +112,13 @@ for (const f of faithfulness) {
     `  faithfulness with intervals and leave-one-out, ${f.heads} heads: ${f.wall.toFixed(1)} ms (${f.cpu.toFixed(1)} ms CPU); ${targetVerdict(f, load, FAITHFULNESS_TARGET_MS)}`,
   );
 }
+for (const f of edgeFaithfulness) {
+  console.log(
+    `  faithfulness of a circuit of ${f.edges} edge${f.edges === 1 ? '' : 's'}: ${f.wall.toFixed(1)} ms (${f.cpu.toFixed(1)} ms CPU); ${targetVerdict(f, load, FAITHFULNESS_TARGET_MS)}`,
+  );
+}
+// The page's target for every head's and edge's attribution (the worker's one call, real patches included): under 200 ms.
+const ATTRIBUTION_TARGET_MS = 200;
+console.log(
+  `  attribution patching (every head and edge, estimate and real patch): ${attribution.wall.toFixed(1)} ms (${attribution.cpu.toFixed(1)} ms CPU); ${targetVerdict(attribution, load, ATTRIBUTION_TARGET_MS)}`,
+);
