@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { root, screenshot, startSession } from './helpers.mjs';
-import { frames } from './widget-fixtures.mjs';
+import { frames, namesBadAttributes } from './widget-fixtures.mjs';
 import { cliAnalyzeShipped, cliRun } from '../wasm/helpers.mjs';
 
 const DATA = path.join(root, 'site/pages/data');
@@ -165,12 +165,12 @@ test('batch mode: the CLI document, progress, interval readout, strokes on the c
   assert.deepEqual(page.problems, []);
 });
 
-test('batch mode: a count beyond 1024 is named with its bound', async () => {
+test('batch mode: a count beyond 1024 and an unknown task are named with their bound, as every batch figure names them', async () => {
+  // The four batch figures read these attributes through one function (widgets/transformer/batch.ts), so one wording.
+  await namesBadAttributes(page, TAG, { 'pairs-task': 'copying' }, /pairs-task="copying" must be induction or max-digit/);
+  await page.evaluate((t) => document.querySelector(t).setAttribute('pairs-task', 'induction'), TAG);
   await page.evaluate((t) => document.querySelector(t).setAttribute('count', '2000'), TAG);
-  await page.waitForFunction(
-    (t) => /count="2000" must be an integer from 1 to 1024/.test(document.querySelector(t).shadowRoot.textContent),
-    TAG,
-  );
+  await page.waitForFunction((t) => /count="2000" must be between 1 and 1024/.test(document.querySelector(t).shadowRoot.textContent), TAG);
   await page.evaluate((t) => document.querySelector(t).setAttribute('count', '16'), TAG);
 });
 
