@@ -199,6 +199,8 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
   }
 
   protected buildContent(content: HTMLDivElement): void {
+    // A new plot (the figure built anew, e.g. attached again): its drawing is made anew too, not patched into the old one.
+    this.svg = null;
     // Focusable once it holds a drawing (an empty box is no target for a finger or the Tab key).
     this.plot = el('div', { class: 'scatter', role: 'group' });
     this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });

@@ -212,6 +212,8 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
   }
 
   protected buildContent(content: HTMLDivElement): void {
+    // A new plot (the figure built anew, e.g. attached again): its drawing is made anew too, not patched into the old one.
+    this.svg = null;
     this.heads.reset();
     this.edgeBoxes.reset();
     this.plot = el('div', { class: 'intervals', role: 'img' });

@@ -192,6 +192,8 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
   }
 
   protected buildContent(content: HTMLDivElement): void {
+    // A new plot (the figure built anew, e.g. attached again): its drawing is made anew too, not patched into the old one.
+    this.svg = null;
     this.inputBox = el('fieldset', { class: 'inputs' });
     this.inputBox.append(el('legend', {}, 'Into the receiver’s'));
     for (const input of INPUTS) {

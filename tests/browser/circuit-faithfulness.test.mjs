@@ -248,6 +248,9 @@ test('a circuit of edges: the CLI document, an edge ticked by keyboard, the cut 
 });
 
 test('removed and inserted again, this figure and the ablation figure rebuild their head boxes, and a tick still acts', async () => {
+  // A figure attached again reads the URL hash (share-state), which still holds the edges the test
+  // above ticked: the test starts from a page without one, as a reader following a plain link would.
+  await page.evaluate(() => history.replaceState(null, '', location.pathname));
   for (const [tag, attribute, from, to] of [
     [TAG, 'circuit', '0.0 1.1', '0.0 1.1 1.2'],
     ['headlab-transformer-ablation', 'heads', null, '1.2'],
@@ -261,6 +264,9 @@ test('removed and inserted again, this figure and the ablation figure rebuild th
       parent.insertBefore(w, next);
     }, tag);
     await page.waitForFunction((tag) => document.querySelector(tag).shadowRoot.querySelectorAll('.heads input').length === 8, tag);
+    // Its drawing is in the new content too (the old one was patched in place, in the old, detached plot).
+    if (tag === TAG)
+      await page.waitForFunction((t) => document.querySelector(t).shadowRoot.querySelector('.intervals svg rect') !== null, tag);
     // The box of L1 H2 (unticked in both) ticked by a click: the attribute follows.
     await page.evaluate(
       (tag) => document.querySelector(tag).shadowRoot.querySelector('.heads input[data-layer="1"][data-head="2"]').click(),
