@@ -322,6 +322,7 @@ test("pairs: the four batch figures compute the CLI documents of the author's pa
     assert.match(caption, /^Over the 6 prompt pairs of the pairs file, /, tag);
     // A file that is not there, a file the core refuses (its message), and a generator's attribute beside a file.
     for (const [name, value, message] of [
+      ['pairs', 'author-pairs/notes.txt', /attribute pairs="author-pairs\/notes\.txt" must name a \.json file/],
       ['pairs', 'author-pairs/missing.json', /attribute pairs="author-pairs\/missing\.json": the pairs file could not be read: HTTP 404/],
       [
         'pairs',

@@ -95,6 +95,10 @@ export function pairsBatch(host: Element, reader: PairsFileReader): PairsBatch {
           `attribute ${name}="${host.getAttribute(name)}" cannot be given with pairs="${file}": the file holds the pairs`,
         );
     if (file.trim() === '') throw new WidgetInputError('attribute pairs="" names no file: give the location of a prompt-pairs file');
+    // Checked before anything is fetched, as the model's files are: a mistyped attribute gives a
+    // message, not a request for a missing file.
+    if (!/\.json$/i.test(file.trim().replace(/[?#].*$/, '')) || file.length > 2048)
+      throw new WidgetInputError(`attribute pairs="${file}" must name a .json file (e.g. pairs="pairs.json")`);
     const text = reader.read(file);
     return {
       task: null,
