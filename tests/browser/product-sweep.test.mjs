@@ -718,42 +718,47 @@ async function pageListeners(cdp) {
 }
 
 /**
- * Removes and re-inserts the element `pick` finds `n` times (every other time in the same task, as
- * reattached does), then waits until nothing is pending or busy (frames()).
+ * Removes and re-inserts each element `picks` find `n` times (every other time in the same task, as
+ * reattached does), one element after another, then waits until nothing is pending or busy (frames()).
  */
-async function reattachTimes(page, pick, n) {
+async function reattachTimes(page, picks, n) {
   await page.evaluate(
-    async ([pick, n]) => {
-      const e = pick.value ? document.querySelectorAll('headlab-value')[pick.index] : __sweepWidgets()[pick.index];
+    async ([picks, n]) => {
       const frame = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
-      const parent = e.parentNode,
-        next = e.nextSibling;
+      const widgets = __sweepWidgets();
+      const values = document.querySelectorAll('headlab-value');
       for (let k = 0; k < n; k++) {
-        e.remove();
-        if (k % 2) await frame();
-        parent.insertBefore(e, next);
-        await frame();
+        for (const pick of picks) {
+          const e = pick.value ? values[pick.index] : widgets[pick.index];
+          const parent = e.parentNode,
+            next = e.nextSibling;
+          e.remove();
+          if (k % 2) await frame();
+          parent.insertBefore(e, next);
+          await frame();
+        }
       }
     },
-    [pick, n],
+    [picks, n],
   );
   await frames(page);
 }
 
 /**
- * Asserts that the page's listeners (pageListeners) after LISTENER_REATTACHES re-attaches of the
- * element `pick` are no more than after one: every listener a connection adds is removed on
+ * Asserts that the page's listeners (pageListeners) after LISTENER_REATTACHES re-attaches of each
+ * element `picks` find are no more than after one: every listener a connection adds is removed on
  * disconnect, and a worker ended on disconnect, its port and its listeners are released (a leak
- * grows the count with each cycle). Returns the two counts; the log line shows any decrease.
+ * grows the count with each cycle, whichever element leaks; `byTarget` names what grew). Returns
+ * the two counts; the log line shows any decrease.
  */
-async function listenersKept(page, cdp, pick, what) {
+async function listenersKept(page, cdp, picks, what) {
   // Each count is taken once every figure has drawn its answer (drawn(): nothing busy, then frames).
   // The count may fall: on own-model.html, in the whole suite's run, the ablation figure counts 186
   // after one re-attach and 184 after eight (184 and 184 when this file runs alone); a leak would rise.
-  await reattachTimes(page, pick, 1);
+  await reattachTimes(page, picks, 1);
   await drawn(page);
   const one = await pageListeners(cdp);
-  await reattachTimes(page, pick, LISTENER_REATTACHES - 1);
+  await reattachTimes(page, picks, LISTENER_REATTACHES - 1);
   await drawn(page);
   const many = await pageListeners(cdp);
   console.log(
@@ -769,14 +774,15 @@ async function listenersKept(page, cdp, pick, what) {
   return { one: one.total, many: many.total };
 }
 
-test("re-attaching: every element the package defines (on the pages, or added to one as an author would) removed and re-inserted three times renders again, takes a new state, shows no error; 8 re-attaches add no listener to the page's", async () => {
+test("re-attaching: every element the package defines (on the pages, or added to one as an author would) removed and re-inserted three times renders again, takes a new state, shows no error; 8 re-attaches of each add no listener to the page's", async () => {
   const covered = new Set();
-  // The listener count (two full collections and a CDP walk of every target, per element) is
-  // taken once per kind of element: a tag with the same attribute names (a figure bound to a
-  // model element listens as its kind does, wherever it stands), and a prose value per kind of
-  // source. Every instance is still re-attached and checked for its render, state and alert.
+  // The listener count (two full collections and a CDP walk of every target) is taken once per
+  // page, over one element of each kind new on it re-attached in turn: a tag with the same attribute
+  // names (a figure bound to a model element listens as its kind does, wherever it stands), and a
+  // prose value per kind of source. A leak in any of them grows the page's count. Every instance is
+  // still re-attached and checked for its render, state and alert.
   const listenerKinds = new Set();
-  const check = async (page, cdp, w, where) => {
+  const check = async (page, w, where, picks) => {
     const { a, b } = WIDGET_STATES[w.tag];
     const r = await reattached(page, w.index, a, b);
     const what = `${where}: ${w.tag} (#${w.index})`;
@@ -786,7 +792,10 @@ test("re-attaching: every element the package defines (on the pages, or added to
     const kind = `${w.tag} ${w.attributes}`;
     if (listenerKinds.has(kind)) return;
     listenerKinds.add(kind);
-    await listenersKept(page, cdp, { index: w.index }, what);
+    picks.push({ index: w.index, kind });
+  };
+  const countListeners = async (page, cdp, picks, where) => {
+    if (picks.length) await listenersKept(page, cdp, picks, `${where}: ${picks.map((p) => p.kind).join('; ')}`);
   };
   for (const name of PAGES) {
     const page = await sweepPage();
@@ -794,7 +803,8 @@ test("re-attaching: every element the package defines (on the pages, or added to
     await page.goto(`${session.url}${name}`);
     await rendered(page);
     const cdp = await page.context().newCDPSession(page);
-    for (const w of await listWidgets(page)) await check(page, cdp, w, name);
+    const picks = [];
+    for (const w of await listWidgets(page)) await check(page, w, name, picks);
     // The last states set above have drawn (a figure waiting on its worker shows its previous
     // numbers until the answer comes, and its values follow then): `before` below is settled.
     await drawn(page);
@@ -842,8 +852,9 @@ test("re-attaching: every element the package defines (on the pages, or added to
       const kind = `headlab-value of ${v.sourceTag}`;
       if (listenerKinds.has(kind)) continue;
       listenerKinds.add(kind);
-      await listenersKept(page, cdp, { value: true, index }, what);
+      picks.push({ value: true, index, kind });
     }
+    await countListeners(page, cdp, picks, name);
     await cdp.detach();
     assert.deepEqual(page.problems, [], name);
     await page.close();
@@ -864,7 +875,9 @@ test("re-attaching: every element the package defines (on the pages, or added to
       }
     }, absent);
     await rendered(page);
-    for (const w of (await listWidgets(page)).filter((x) => absent.includes(x.tag))) await check(page, cdp, w, `${PAGES[0]} (added)`);
+    const picks = [];
+    for (const w of (await listWidgets(page)).filter((x) => absent.includes(x.tag))) await check(page, w, `${PAGES[0]} (added)`, picks);
+    await countListeners(page, cdp, picks, `${PAGES[0]} (added)`);
     await cdp.detach();
     assert.deepEqual(page.problems, [], PAGES[0]);
     await page.close();
