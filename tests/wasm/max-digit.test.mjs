@@ -348,7 +348,10 @@ test('a model held in the heap: every analysis gives the same bits as with the w
   model.dispose();
   model.dispose();
   assert.equal(core.maxDigitLiveModels(), models);
-  assert.throws(() => core.maxDigitLogits(model, digits), (e) => e instanceof HeadlabError && /disposed/.test(e.message));
+  assert.throws(
+    () => core.maxDigitLogits(model, digits),
+    (e) => e instanceof HeadlabError && /disposed/.test(e.message),
+  );
   assert.throws(() => core.maxDigitModel({ ...w, E: { rows: 2, cols: 2, data: new Float64Array(4) } }), HeadlabError);
   assert.equal(core.maxDigitLiveModels(), models, 'a refused model frees its handle');
 });

@@ -88,7 +88,7 @@ export const PAGE_MODEL_LIMITS = {
   n_ctx: { value: MAX_PAGE_CONTEXT, why: "the page runs a prompt of n_ctx − 1 tokens, every head's T × T pattern" },
   heads: { value: MAX_PAGE_HEADS, why: "the page runs and draws every head's pattern" },
   d_vocab: { value: MAX_PAGE_VOCAB, why: 'the page runs n_ctx × d_model × d_vocab multiply-adds for the logits' },
-  parameters: { value: MAX_PAGE_PARAMETERS, why: "the page reads them on its main thread and each figure's worker holds them as doubles" },
+  parameters: { value: MAX_PAGE_PARAMETERS, why: "the page reads them on its main thread and the model's worker holds them as doubles" },
 } as const;
 
 export class TransformerModelSource extends EventTarget {
