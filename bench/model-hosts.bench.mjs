@@ -21,7 +21,10 @@ import { root, startSession } from '../tests/browser/helpers.mjs';
 
 const siteDir = path.resolve(process.env.HEADLAB_BENCH_SITE ?? path.join(root, 'build/site'));
 if (!fs.existsSync(path.join(siteDir, 'index.html'))) throw new Error(`${siteDir} has no built site: run ./dev build first`);
-const PAGES = (process.env.HEADLAB_BENCH_PAGES ?? 'articles/max-digit-heads.html,articles/max-digit-heads-appendix.html,articles/induction-heads.html,own-model.html,articles/feature-recovery-two-projections.html')
+const PAGES = (
+  process.env.HEADLAB_BENCH_PAGES ??
+  'articles/max-digit-heads.html,articles/max-digit-heads-appendix.html,articles/induction-heads.html,own-model.html,articles/feature-recovery-two-projections.html'
+)
   .split(',')
   .filter(Boolean);
 const UPDATES = Number(process.env.HEADLAB_BENCH_UPDATES) || 4;
@@ -60,7 +63,8 @@ function instrument(scope) {
 
       postMessage(message, transfer) {
         const p = message?.params;
-        const bytes = (p?.safetensors?.byteLength ?? 0) + (typeof p?.text === 'string' && /max-digit/.test(message.kind) ? p.text.length : 0);
+        const bytes =
+          (p?.safetensors?.byteLength ?? 0) + (typeof p?.text === 'string' && /max-digit/.test(message.kind) ? p.text.length : 0);
         if (bytes) {
           t.weightsPosted += bytes;
           t.weightJobs++;
@@ -118,7 +122,8 @@ async function totals(page) {
   });
 }
 
-const widgetsOf = () => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
+const widgetsOf = () =>
+  [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
 
 const rows = [];
 for (const name of PAGES) {
@@ -127,7 +132,8 @@ for (const name of PAGES) {
   const fetched = new Map();
   page.on('request', (r) => {
     const p = new URL(r.url()).pathname;
-    if (/\.(wasm|safetensors)$/.test(p) || /\/data\/[^/]+\.json$/.test(p)) fetched.set(p.split('/').pop(), (fetched.get(p.split('/').pop()) ?? 0) + 1);
+    if (/\.(wasm|safetensors)$/.test(p) || /\/data\/[^/]+\.json$/.test(p))
+      fetched.set(p.split('/').pop(), (fetched.get(p.split('/').pop()) ?? 0) + 1);
   });
   await page.goto(`${url}${name}`);
   // Everything live: the first interaction (the max-digit figures wait for one), the lazy models
@@ -139,10 +145,13 @@ for (const name of PAGES) {
   });
   await page.waitForFunction(
     () =>
-      window.__hlWidgets().every(
-        (e) =>
-          (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel !== null) && !e.busy) || !e.shadowRoot?.querySelector('.alert')?.hidden,
-      ),
+      window
+        .__hlWidgets()
+        .every(
+          (e) =>
+            (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel !== null) && !e.busy) ||
+            !e.shadowRoot?.querySelector('.alert')?.hidden,
+        ),
     null,
     { timeout: 120_000 },
   );
@@ -191,9 +200,7 @@ const mb = (n) => `${(n / 1048576).toFixed(1)} MB`;
 console.log(`site: ${path.relative(process.cwd(), siteDir) || '.'}; ${UPDATES} updates per input`);
 for (const r of rows) {
   console.log(`\n${r.name}`);
-  console.log(
-    `  requests: ${[...r.fetched].map(([f, n]) => `${f} ×${n}${n > 1 ? ' (more than once)' : ''}`).join(', ') || 'none'}`,
-  );
+  console.log(`  requests: ${[...r.fetched].map(([f, n]) => `${f} ×${n}${n > 1 ? ' (more than once)' : ''}`).join(', ') || 'none'}`);
   console.log(
     `  workers: ${r.workersStarted} started, ${r.start.liveWorkers} live at start-up; jobs that sent a model's weights to a worker: ${r.start.weightJobs} (${kb(r.start.weightsPosted)})`,
   );
