@@ -475,7 +475,8 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     }
     const { weights, config, tokenizer } = urls;
     const key = `${weights}\u0000${config}\u0000${tokenizer ?? ''}`;
-    if (key === this.filesKey) return;
+    // Loaded again when the source is idle: the element left the page while its files were read.
+    if (key === this.filesKey && this.source!.status !== 'idle') return;
     this.filesKey = key;
     void this.source!.load(weights, config, this.timeout, tokenizer);
   }
