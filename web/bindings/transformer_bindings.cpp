@@ -277,12 +277,13 @@ class TransformerModelHandle {
   val load(val config_text, val bytes) {
     return guarded([&] {
       const std::string text = string_arg(config_text, "the config");
-      const std::string data = bytes_from_js(bytes, "the weights");
+      // The heap's one copy of the file, shared with the weights: F32 W_E and W_U are read in place.
+      const auto data = std::make_shared<const std::string>(bytes_from_js(bytes, "the weights"));
       const tf::TransformerConfig config = fm::transformer_config_from_json(text);
       // safetensors or a torch.save checkpoint, by the first bytes; file_ (names, dtypes, shapes) for inspect().
       fm::SafetensorsFile listing;
       weights_ = std::make_unique<tf::TransformerWeights>(fm::transformer_weights_from_file(
-          config, reinterpret_cast<const std::uint8_t*>(data.data()), data.size(), listing));
+          config, reinterpret_cast<const std::uint8_t*>(data->data()), data->size(), listing, data));
       cache_.clear();  // the kept batch analyses were of the weights just replaced
       batch_run_.reset();
       file_ = std::move(listing);
