@@ -93,10 +93,11 @@ double repeated_sequence_work(const TransformerConfig& c, int sequences) {
 void require_repeated_work(const TransformerConfig& c, int sequences) {
   const double work = repeated_sequence_work(c, sequences);
   if (work > kMaxRepeatedSequenceWork) {
-    throw InputError("the repeated-sequence analyses (induction scores, in-context loss, ablation losses and means) "
-                     "would take sequences · n_ctx · d_model · d_vocab · (1 + n_layers · n_heads) = " +
-                     number_text(work) + " multiply-adds; the limit is " + number_text(kMaxRepeatedSequenceWork) +
-                     ": ask for fewer sequences, or sequences 0 for the prompt's own figures alone");
+    throw InputError(
+        "the repeated-sequence analyses (induction scores, in-context loss, ablation losses and means) "
+        "would take sequences · n_ctx · d_model · d_vocab · (1 + n_layers · n_heads) = " +
+        number_text(work) + " multiply-adds; the limit is " + number_text(kMaxRepeatedSequenceWork) +
+        ": ask for fewer sequences, or sequences 0 for the prompt's own figures alone");
   }
 }
 
@@ -592,6 +593,9 @@ const BatchAnalysis& AnalysisCache::batch(const TransformerWeights& w, int seque
 }
 
 TransformerAnalysis analyze_transformer(const TransformerWeights& w, const AnalysisRequest& r, AnalysisCache* cache) {
+  if (r.sequences < 0 || r.sequences > 10000) {
+    throw InputError("sequences must be in [0, 10000] (0: no repeated sequences), got " + std::to_string(r.sequences));
+  }
   TransformerAnalysis out;
   out.run = transformer_forward(w, r.prompt);
   const int T = static_cast<int>(r.prompt.size());

@@ -122,8 +122,7 @@ class Float32Matrix {
   // rows × cols zeros, owned.
   static Float32Matrix zero(Eigen::Index rows, Eigen::Index cols);
   // The entries at `data`, kept alive by `owner`.
-  static Float32Matrix view(std::shared_ptr<const void> owner, const float* data, Eigen::Index rows,
-                            Eigen::Index cols);
+  static Float32Matrix view(std::shared_ptr<const void> owner, const float* data, Eigen::Index rows, Eigen::Index cols);
   Eigen::Index rows() const { return rows_; }
   Eigen::Index cols() const { return cols_; }
   Eigen::Index size() const { return rows_ * cols_; }
@@ -150,10 +149,10 @@ struct TransformerWeights {
   Matrix W_E;    // V × d
   Matrix W_pos;  // n_ctx × d (learned or shortformer positions), else 0 × 0
   std::vector<AttentionLayerWeights> layers;
-  Matrix ln_final_w;  // 1 × d (normalization LN or RMS), else 0 × 0
-  Matrix ln_final_b;  // 1 × d (normalization LN), else 0 × 0
-  Matrix W_U;         // d × V
-  Matrix b_U;         // 1 × V
+  Matrix ln_final_w;      // 1 × d (normalization LN or RMS), else 0 × 0
+  Matrix ln_final_b;      // 1 × d (normalization LN), else 0 × 0
+  Matrix W_U;             // d × V
+  Matrix b_U;             // 1 × V
   Float32Matrix W_E_f32;  // V × d when W_E and W_U are stored as float32, else 0 × 0
   Float32Matrix W_U_f32;  // d × V likewise
 };

@@ -15,9 +15,9 @@
 
 namespace headlab::formats {
 
+using transformer::Float32Matrix;
 using transformer::Normalization;
 using transformer::TransformerConfig;
-using transformer::Float32Matrix;
 using transformer::TransformerWeights;
 
 namespace {
@@ -566,7 +566,7 @@ TransformerWeights weights_from(const TransformerConfig& c, const Source& source
       float32_embeddings ? transformer::zero_weights_without_embeddings(c) : transformer::zero_weights(c);
   for (std::size_t i = 0; i < source.size(); ++i) {
     const Placed p = place(c, named[i].layout_name);
-    Float32Matrix* to_float32 = !float32_embeddings                                ? nullptr
+    Float32Matrix* to_float32 = !float32_embeddings                        ? nullptr
                                 : p.row->model == &TransformerWeights::W_E ? &w.W_E_f32
                                 : p.row->model == &TransformerWeights::W_U ? &w.W_U_f32
                                                                            : nullptr;
@@ -575,7 +575,8 @@ TransformerWeights weights_from(const TransformerConfig& c, const Source& source
       const Eigen::Index rows = transformer::matrix_rows(c, *p.row), cols = transformer::matrix_cols(c, *p.row);
       // The file's own F32 bytes read in place (row-major V × d and d × V, the weights' layout), or
       // storage of its own to convert them into.
-      *to_float32 = in_file ? Float32Matrix::view(source.owner(), in_file, rows, cols) : Float32Matrix::zero(rows, cols);
+      *to_float32 =
+          in_file ? Float32Matrix::view(source.owner(), in_file, rows, cols) : Float32Matrix::zero(rows, cols);
     }
     if (in_file) {
       require_float32(source.name(i), in_file, static_cast<std::size_t>(to_float32->size()),
@@ -587,8 +588,8 @@ TransformerWeights weights_from(const TransformerConfig& c, const Source& source
     } else if (to_float32) {
       const Tensor& t = source.tensor(i);
       require_float(t);
-      const Tensor laid = to_layout_tensor(t, named[i].bridge->rearrange, named[i].layout_name,
-                                           transformer::tensor_shape(c, *p.row));
+      const Tensor laid =
+          to_layout_tensor(t, named[i].bridge->rearrange, named[i].layout_name, transformer::tensor_shape(c, *p.row));
       float* out = to_float32->owned_data();
       for (std::size_t k = 0; k < laid.values.size(); ++k) out[k] = static_cast<float>(laid.values[k]);
     } else if (p.row->role == transformer::Role::buffer) {
@@ -646,9 +647,7 @@ TransformerWeights transformer_weights_from_safetensors(const TransformerConfig&
       }
       return current;
     }
-    std::int64_t narrow(std::size_t i, float* out) const {
-      return decode_tensor_float32(index, index.entries[i], out);
-    }
+    std::int64_t narrow(std::size_t i, float* out) const { return decode_tensor_float32(index, index.entries[i], out); }
     // An F32 tensor's bytes as floats where they lie, when the bytes are kept alive by `owner`, the
     // machine is little-endian (as the format) and the address is 4-byte aligned; else nullptr.
     const float* float32_view(std::size_t i) const {
@@ -731,10 +730,10 @@ Tensor parameter_tensor(const TransformerWeights& w, const transformer::TensorLa
     for (Eigen::Index i = 0; i < m.rows(); ++i)
       for (Eigen::Index j = 0; j < m.cols(); ++j) t.values.push_back(m(i, j));
   };
-  const Float32Matrix* float32 = !transformer::float32_embeddings(w)         ? nullptr
-                           : row.model == &TransformerWeights::W_E ? &w.W_E_f32
-                           : row.model == &TransformerWeights::W_U ? &w.W_U_f32
-                                                                   : nullptr;
+  const Float32Matrix* float32 = !transformer::float32_embeddings(w)     ? nullptr
+                                 : row.model == &TransformerWeights::W_E ? &w.W_E_f32
+                                 : row.model == &TransformerWeights::W_U ? &w.W_U_f32
+                                                                         : nullptr;
   if (float32) {
     // Held as float32: written as F32 (the same values; read back, they are held as float32 again).
     t.dtype = DType::F32;

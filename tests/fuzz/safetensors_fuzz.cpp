@@ -50,9 +50,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (std::string(e.what()).empty()) std::abort();
   }
   if (decoded_ok != indexed_ok) std::abort();
-  if (decoded_ok && (decoded.W_E != indexed.W_E || decoded.W_U != indexed.W_U || decoded.W_E_f32.map() != indexed.W_E_f32.map() ||
-                     decoded.W_U_f32.map() != indexed.W_U_f32.map() ||
-                     decoded.layers[1].W_O[1] != indexed.layers[1].W_O[1]))
+  if (decoded_ok &&
+      (decoded.W_E != indexed.W_E || decoded.W_U != indexed.W_U || decoded.W_E_f32.map() != indexed.W_E_f32.map() ||
+       decoded.W_U_f32.map() != indexed.W_U_f32.map() || decoded.layers[1].W_O[1] != indexed.layers[1].W_O[1]))
     std::abort();
   return 0;
 }
