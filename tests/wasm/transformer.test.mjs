@@ -608,7 +608,9 @@ test("bad prompts and requests get the core's message (the CLI's after its flag 
     assert.throws(() => model.run([1, 17]), { message: 'prompt: token 17 at position 1 is outside the vocabulary [0, 17)' });
     assert.throws(() => model.run({}), { message: 'prompt must be a string of tokens or an array of token ids' });
     assert.throws(() => model.analyze({ prompt: '1 2', ablation: 'half' }), { message: 'ablation must be "zero" or "mean", got "half"' });
-    assert.throws(() => model.analyze({ prompt: '1 2', sequences: 0 }), { message: 'sequences must be in [1, 10000], got 0' });
+    assert.throws(() => model.analyze({ prompt: '1 2', sequences: -1 }), {
+      message: 'sequences must be in [0, 10000] (0: no repeated sequences), got -1',
+    });
     assert.throws(() => model.analyze({ prompt: '1 2', position: -2 }), { message: 'position must be -1 (the last) or in [0, 2), got -2' });
     assert.throws(() => model.analyze({ prompt: '1 2', corrupted: '1 3' }), {
       message: 'patching needs answer and wrong tokens with the corrupted prompt',
