@@ -427,7 +427,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       if (this.shown?.model !== model) this.shown = null;
       return;
     }
-    const analysis = this.analyzedInWorker(model, `patch:${key}`, { prompt: clean, corrupted, answer, wrong, sequences: 1 });
+    const analysis = this.analyzedInWorker(model, `patch:${key}`, { prompt: clean, corrupted, answer, wrong, sequences: 0 });
     if (!analysis) {
       if (this.shown?.model !== model) {
         // Nothing of this model drawn yet: the figure says what it waits for.
