@@ -58,6 +58,17 @@ async function sweepPage(options) {
   const page = await session.newPage(options);
   await trackWorkers(page);
   await page.addInitScript(() => {
+    // Jobs posted to a worker that carry a transformer model's weights (assertModelHosts).
+    window.__weightPosts = { jobs: 0, bytes: 0 };
+    const post = window.Worker.prototype.postMessage;
+    window.Worker.prototype.postMessage = function (message, transfer) {
+      const bytes = message?.params?.safetensors?.byteLength ?? 0;
+      if (bytes) {
+        window.__weightPosts.jobs++;
+        window.__weightPosts.bytes += bytes;
+      }
+      return post.call(this, message, transfer);
+    };
     window.__sweepWidgets = () =>
       [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
   });
@@ -154,6 +165,11 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
   const started = Date.now();
   for (const name of PAGES) {
     const page = await sweepPage();
+    const fetched = new Map();
+    page.on('request', (r) => {
+      const p = new URL(r.url()).pathname;
+      fetched.set(p, (fetched.get(p) ?? 0) + 1);
+    });
     const phases = {};
     // Start-up: navigation until every widget is live and no worker analysis is outstanding,
     // module evaluation included (tests/browser/long-tasks.mjs counts the page's renderer only;
@@ -165,6 +181,8 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
     });
     const widgets = await listWidgets(page);
     for (const w of widgets) assert.ok(WIDGET_STATES[w.tag], `${w.tag} on ${name} has no entry in tests/browser/widget-states.mjs`);
+    await assertModelHosts(page, name, fetched, widgets);
+    const copiesBefore = await modelCopies(page);
     if (widgets.length) {
       phases['sweeping the controls'] = await traced(session.browser, page, () =>
         page.evaluate(
@@ -181,6 +199,11 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
         ),
       );
       await settled(page);
+      // No figure update sent a model's weights anywhere: none copied into the page's max-digit
+      // module (its figures read the weights held there), none posted to a worker (the transformer
+      // figures ask their model source's worker, which keeps the model).
+      const copiesAfter = await modelCopies(page);
+      assert.deepEqual(copiesAfter, copiesBefore, `${name}: weights crossed a boundary while the controls were swept`);
     }
     // Every training element on every page is retrained to the end: what a new model is handed
     // to depends on the page (max-digit-heads ties a dozen figures to its models, the appendix
@@ -252,6 +275,37 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
  * Waits until no widget of `page` has an analysis in its worker (`busy`) or an update scheduled
  * (`updatePending`), still so after a frame: widget-fixtures.mjs's frames().
  */
+/**
+ * What a page's model sources hold, once every widget is live (docs/model-pattern.md, "One host per
+ * model"): each .wasm and each data file fetched at most once; no more workers alive than model
+ * sources and training elements; each transformer model's files read by the core in one worker.
+ */
+async function assertModelHosts(page, name, fetched, widgets) {
+  const twice = [...fetched].filter(([p, n]) => n > 1 && (/\.wasm$/.test(p) || /\/data\//.test(p)));
+  assert.deepEqual(twice, [], `${name}: fetched more than once`);
+  const tags = widgets.map((w) => w.tag);
+  const count = (...t) => tags.filter((x) => t.includes(x)).length;
+  // Model sources (each owns at most one worker) and the elements that train in a worker of their own.
+  const hosts =
+    count('headlab-transformer-model', 'headlab-max-digit-model') +
+    count('headlab-feature-recovery', 'headlab-transformer-training', 'headlab-training-replay', 'headlab-seed-grid') +
+    // The interventions figure answers in a worker of its own (the trainer's worker trains).
+    count('headlab-interventions');
+  const alive = await page.evaluate(() => window.__workerLog.filter((w) => !w.terminated).length);
+  assert.ok(alive <= hosts, `${name}: ${alive} workers alive for ${hosts} model sources and trainers`);
+  const reads = await page.evaluate(() => window.__weightPosts.jobs);
+  const sources = count('headlab-transformer-model');
+  assert.ok(reads <= sources, `${name}: a transformer model's weights were sent to workers ${reads} times for ${sources} sources`);
+}
+
+/** Weights that crossed a boundary so far: bytes copied into the page's max-digit module, and weight bytes posted to workers. */
+function modelCopies(page) {
+  return page.evaluate(() => {
+    const figure = __sweepWidgets().find((e) => e.maxDigit);
+    return { maxDigit: figure ? figure.maxDigit.memoryDiagnostics().bytes_copied_in : 0, posted: window.__weightPosts.bytes };
+  });
+}
+
 async function settled(page) {
   await frames(page);
 }
