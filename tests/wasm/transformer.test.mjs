@@ -193,11 +193,14 @@ test('the WASM module returns the bytes the CLI writes: inspect, run, analyze (p
 test("induction training in WASM gives the native CLI's files bit for bit, however the steps are chunked", async () => {
   const core = await wasmTransformerCore();
   const out = path.join(tmp, 'induction.safetensors');
-  const r = cliRun(['model', 'train', '--task', 'induction', '--seed', '3', '--steps', '40', '--out', out]);
+  // A warm-up of 10 steps, so 30 steps follow the cosine (core/transformer_training.hpp learning_rate_at).
+  const r = cliRun(['model', 'train', '--task', 'induction', '--seed', '3', '--steps', '40', '--warmup-steps', '10', '--out', out]);
   assert.equal(r.status, 0, r.stderr);
-  const trainer = core.createTransformerTrainer({ seed: 3, steps: 40 });
+  const trainer = core.createTransformerTrainer({ seed: 3, steps: 40, warmup_steps: 10 });
   try {
     assert.equal(trainer.settings.steps, 40);
+    assert.equal(trainer.settings.warmup_steps, 10);
+    assert.equal(trainer.settings.final_learning_rate_fraction, 0.1);
     assert.equal(trainer.settings.batch_size, 16);
     assert.deepEqual(trainer.settings.model, core.transformerInductionDefaultConfig());
     assert.ok(Number.isNaN(trainer.progress.loss));
