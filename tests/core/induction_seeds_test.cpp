@@ -174,8 +174,10 @@ void check_seed(std::uint64_t seed) {
   CHECK(first.row(0).maxCoeff() > first.row(1).maxCoeff());
   // Mean ablation: the costliest single head is in layer 0 and more than doubles the in-context loss
   // (2.16–4.78 times); the best induction head costs more than 1.5 times (1.52–2.19), less than that one.
+  // In every seed but 5 the costliest is the layer-0 head that looks back most on the first copy.
   const auto costliest = arg_max(a.ablation_loss);
   CHECK(costliest.first == 0);
+  CHECK((costliest == arg_max(first.topRows(1))) == (seed != 5));
   CHECK(a.ablation_loss.maxCoeff() > 2 * a.clean_loss);
   const auto ind_head = arg_max(ind);
   CHECK(a.ablation_loss(ind_head.first, ind_head.second) > 1.5 * a.clean_loss);
@@ -225,8 +227,10 @@ void check_seed(std::uint64_t seed) {
   INFO("batch mean effect\n" << bp.mean << "\nlower\n" << bp.lower << "\nupper\n" << bp.upper);
   Eigen::Index top_row = 0, top_col = 0;
   bp.mean.maxCoeff(&top_row, &top_col);
-  const bool top_carrier = (top_row / H == 0 && top_col == 11) || (top_row / H == 1 && top_col == 22);
-  CHECK(top_carrier);
+  // A layer-0 head at 11 in seven seeds, a layer-1 head at 22 in seeds 1, 3 and 6.
+  const bool copy_on_top = seed == 1 || seed == 3 || seed == 6;
+  CHECK(top_row / H == (copy_on_top ? 1 : 0));
+  CHECK(top_col == (copy_on_top ? 22 : 11));
   CHECK(bp.lower(top_row, top_col) > 0.2);
   for (int row = 0; row < bp.mean.rows(); ++row) {
     const int layer = row / H;
