@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { HeadlabError, loadTransformerCore } from '../../web/headlab-core.js';
 import { workerTasks } from '../../web/worker-tasks.js';
 import { cliRun, layoutTensors, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
+import { coreConstant } from '../../site/core-limits.mjs';
 
 const dataDir = path.join(root, 'tests/data/transformer');
 const FIXTURES = ['one_layer_plain', 'two_layer_ln_pos', 'two_layer_lnpre_pos', 'three_layer_ln_f32'];
@@ -211,6 +212,11 @@ test("induction training in WASM gives the native CLI's files bit for bit, howev
     const result = trainer.result();
     assert.equal(result.config, fs.readFileSync(path.join(tmp, 'induction.json'), 'utf8'));
     assert.ok(Buffer.from(result.safetensors).equals(fs.readFileSync(out)), 'safetensors bytes differ from the native run');
+    // The default run length the widgets read (widgets/base/core-limits.ts, generated from the header)
+    // is the one the compiled trainer uses.
+    const defaults = core.createTransformerTrainer({});
+    assert.equal(defaults.settings.steps, coreConstant('core/transformer_training.hpp', 'kInductionDefaultSteps'));
+    defaults.dispose();
     // The trained files load back, and the trainer's scores are the model's.
     const model = trainer.model();
     try {
