@@ -33,12 +33,14 @@ struct TransformerTrainingSettings {
   // in-context loss below 1 nat, and the run fits the page's budget of 10 s of WASM (measurements:
   // docs/own-model.md, "A recipe with the phase change in every seed").
   //   steps 1,800: the slowest seed of 0–9 passes 0.5 at step 1,250 (16 sequences every 50 steps);
-  //     1,800 steps of batch 16 take ≈ 8 s of WASM on a quiet 2-core machine.
-  //   learning_rate 3e-3 with warm-up and cosine decay: at a constant 1e-3 seeds 1–3 were still at
-  //     1.4–1.7 nats after 1,500 steps (passing none); 3e-3 with 100 steps of warm-up and a cosine to
-  //     0.1 × passed 0.5 in seeds 1 and 2 by then and brought seed 3 to 0.93 nats. The warm-up keeps
-  //     Adam's first steps (when its second-moment estimate rests on a few gradients) small.
-  //   batch 16, weight decay 0.01: unchanged from the first recipe (not the bottleneck).
+  //     the whole run with the page's scores every 50 steps took 5.9 s of CPU in WASM (3.6 s natively)
+  //     on a loaded 2-core machine.
+  //   learning_rate 3e-3 with warm-up and cosine decay: at a constant 1e-3 (shortformer positions)
+  //     seeds 1–3 were still at 1.4–1.7 nats after 1,500 steps (passing none); 3e-3 with 100 steps of
+  //     warm-up and a cosine to 0.1 × passed 0.5 in seeds 1 and 2 by then and brought seed 3 to 0.93
+  //     nats. (The warm-up keeps Adam's first steps small while its second-moment estimate rests on
+  //     a few gradients; it was not measured on its own.)
+  //   batch 16, weight decay 0.01: the first recipe's, not varied in the search.
   long steps = kInductionDefaultSteps;
   int batch_size = 16;
   double learning_rate = 3e-3;
