@@ -111,10 +111,7 @@ Matrix component_output(const PairRuns& r, int l, int h, int component) {
   const Matrix& q = component == 0 ? corrupted.q[h] : clean.q[h];
   const Matrix& k = component == 1 ? corrupted.k[h] : clean.k[h];
   const Matrix& v = component == 2 ? corrupted.v[h] : clean.v[h];
-  const double inv_sqrt_dh = 1.0 / attention_scale(r.w.config);  // √c unless attn_scale is set
-  Matrix pattern = ordered_causal_product_nt(q, k) * inv_sqrt_dh;
-  causal_softmax(pattern);
-  return ordered_product(ordered_causal_product(pattern, v), r.w.layers[static_cast<std::size_t>(l)].W_O[h]);
+  return head_output_from(r.w, l, h, q, k, v);
 }
 
 double component_effect(const PairRuns& r, int l, int h, int component) {

@@ -58,14 +58,11 @@ namespace {
 
 // Head (l, h)'s output (T × d) from its inputs as the forward pass forms them: `qk_q` and `qk_k` the
 // normalised streams its queries and keys read (positions added for a shortformer model), `x_v` the
-// one its values read (transformer_forward_unchecked's operations, in its order).
-Matrix head_output_from(const TransformerWeights& w, int l, int h, const Matrix& qk_q, const Matrix& qk_k,
-                        const Matrix& x_v) {
-  Matrix pattern = ordered_causal_product_nt(head_queries(w, l, h, qk_q, {}), head_keys(w, l, h, qk_k, {})) *
-                   (1.0 / attention_scale(w.config));
-  causal_softmax(pattern);
-  return ordered_product(ordered_causal_product(pattern, head_values(w, l, h, x_v)),
-                         w.layers[static_cast<std::size_t>(l)].W_O[static_cast<std::size_t>(h)]);
+// one its values read.
+Matrix head_output_from_inputs(const TransformerWeights& w, int l, int h, const Matrix& qk_q, const Matrix& qk_k,
+                               const Matrix& x_v) {
+  return head_output_from(w, l, h, head_queries(w, l, h, qk_q, {}), head_keys(w, l, h, qk_k, {}),
+                          head_values(w, l, h, x_v));
 }
 
 // The stream a head's queries and keys read: the normalised one, with positions for a shortformer model.
@@ -107,7 +104,7 @@ double circuit_logit_difference(const PairRuns& r, const std::vector<std::vector
     for (int h = 0; h < c.n_heads; ++h) {
       const auto Hh = static_cast<std::size_t>(h);
       if (!kept[L][Hh]) resid += replacement[L][Hh];
-      else resid += head_output_from(w, l, h, qk_input, qk_input, normalized);
+      else resid += head_output_from_inputs(w, l, h, qk_input, qk_input, normalized);
     }
     resid.rowwise() += lw.b_O.row(0);
   }
@@ -170,8 +167,8 @@ double edge_circuit_logit_difference(EdgeCircuitRun& run) {
         continue;
       }
       const Matrix q = edge_input(run, l, h, 0, pre, normalized), k = edge_input(run, l, h, 1, pre, normalized);
-      const Matrix out = head_output_from(w, l, h, query_key_stream(w, q), query_key_stream(w, k),
-                                          edge_input(run, l, h, 2, pre, normalized));
+      const Matrix out = head_output_from_inputs(w, l, h, query_key_stream(w, q), query_key_stream(w, k),
+                                                 edge_input(run, l, h, 2, pre, normalized));
       run.change[L][Hh] = out - run.replacement[L][Hh];
       resid += out;
     }

@@ -32,9 +32,7 @@ Matrix receiver_output(const PairRuns& r, int l, int h, int input, const Matrix&
     if (input == 0) q = head_queries(r.w, l, h, qk_input, {});
     else k = head_keys(r.w, l, h, qk_input, {});
   }
-  Matrix pattern = ordered_causal_product_nt(q, k) * (1.0 / attention_scale(r.w.config));
-  causal_softmax(pattern);
-  return ordered_product(ordered_causal_product(pattern, v), r.w.layers[static_cast<std::size_t>(l)].W_O[h]);
+  return head_output_from(r.w, l, h, q, k, v);
 }
 
 // Pair i's runs; throws InputError naming the pair when its clean and corrupted runs give the

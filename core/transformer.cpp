@@ -199,6 +199,12 @@ void causal_softmax(Matrix& s, Eigen::Index first_query) {
   }
 }
 
+Matrix head_output_from(const TransformerWeights& w, int l, int h, const Matrix& q, const Matrix& k, const Matrix& v) {
+  Matrix pattern = ordered_causal_product_nt(q, k) * (1.0 / attention_scale(w.config));
+  causal_softmax(pattern);
+  return ordered_product(ordered_causal_product(pattern, v), w.layers[static_cast<std::size_t>(l)].W_O[h]);
+}
+
 TransformerActivations transformer_forward_unchecked(const TransformerWeights& w, const std::vector<int>& tokens,
                                                      const HeadHook& hook) {
   const TransformerConfig& c = w.config;

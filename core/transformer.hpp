@@ -139,6 +139,12 @@ Matrix resume_final_normalized(const TransformerWeights& weights, const Transfor
 // query position first_query + r and keeps columns 0 … first_query + r (exp_nonpositive of each
 // score minus the row's largest, summed in column order, each divided by the sum), zero after them.
 void causal_softmax(Matrix& scores, Eigen::Index first_query = 0);
+// Head (layer, head)'s output (T × d) from its queries, keys and values (T × c each) as the forward
+// pass forms it, in its order: pattern = causal_softmax(q kᵀ · (1 / attn_scale)) (products below the
+// diagonal only), output = (pattern v) W_O^h. The patching analyses recompute a head with one input
+// changed through this, so their unchanged heads keep the forward pass's bits.
+Matrix head_output_from(const TransformerWeights& weights, int layer, int head, const Matrix& q, const Matrix& k,
+                        const Matrix& v);
 
 // Backward of transformer_forward (no hook): given dlogits (T × V), adds dL/dparameter to every matrix of
 // dweights (shaped by zero_weights(config)).

@@ -36,8 +36,8 @@ export interface HeadlabCoreApi {
   swapProjectionCoordinates(w: Matrix, a: number, b: number): Matrix;
   rotateQueryKey(q: Matrix, k: Matrix, rotation: Matrix): { q: Matrix; k: Matrix };
   planeRotation(d: number, a: number, b: number, angle: number): Matrix;
-  /** Memory of the WASM module, for leak checks: heap bytes in use, linear memory size, live embind handles. */
-  memoryDiagnostics(): { heap_bytes_in_use: number; memory_bytes: number; live_handles: number };
+  /** Memory of the WASM module, for leak checks: heap bytes in use, linear memory size, live embind handles, bytes copied in so far. */
+  memoryDiagnostics(): { heap_bytes_in_use: number; memory_bytes: number; live_handles: number; bytes_copied_in: number };
   [name: string]: unknown;
 }
 

@@ -45,6 +45,11 @@ function compile(name) {
   return compiled[name];
 }
 
+/** Starts compiling module `name` (its failure is reported by the instantiation that awaits it). */
+function compileEarly(name) {
+  compile(name).catch(() => {});
+}
+
 /**
  * Instantiates module `name` through Emscripten's `factory` from our compiled module.
  * A failed download or instantiation rejects with HeadlabError (Emscripten itself would
@@ -77,8 +82,13 @@ export function getCore() {
   return corePromise;
 }
 
+// Each get…Core() starts downloading and compiling its .wasm at once, beside the import of its
+// JS: a job posted to a worker meanwhile waits for that compile (compiledModules) and hands the
+// worker the compiled module, instead of the worker downloading the .wasm a second time.
+
 /** Resolves to the wrapped headlab_feature_recovery module; rejects with HeadlabError if loading fails. */
 export function getFeatureRecoveryCore() {
+  compileEarly('feature-recovery');
   featureRecoveryPromise ??= Promise.all([import('headlab-feature-recovery-module'), import('./feature-recovery.js')]).then(
     ([{ default: factory }, { loadFeatureRecoveryCore }]) => instantiate('feature-recovery', factory, loadFeatureRecoveryCore),
   );
@@ -87,6 +97,7 @@ export function getFeatureRecoveryCore() {
 
 /** Resolves to the wrapped headlab_max_digit module; rejects with HeadlabError if loading fails. */
 export function getMaxDigitCore() {
+  compileEarly('max-digit');
   maxDigitPromise ??= Promise.all([import('headlab-max-digit-module'), import('./max-digit.js')]).then(
     ([{ default: factory }, { loadMaxDigitCore }]) => instantiate('max-digit', factory, loadMaxDigitCore),
   );
@@ -95,6 +106,7 @@ export function getMaxDigitCore() {
 
 /** Resolves to the wrapped headlab_transformer module; rejects with HeadlabError if loading fails. */
 export function getTransformerCore() {
+  compileEarly('transformer');
   transformerPromise ??= Promise.all([import('headlab-transformer-module'), import('./transformer.js')]).then(
     ([{ default: factory }, { loadTransformerCore }]) => instantiate('transformer', factory, loadTransformerCore),
   );

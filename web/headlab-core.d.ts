@@ -494,6 +494,13 @@ export interface MaxDigitAngleVsDot {
 
 export type MaxDigitBasis = 'w_o' | 'w_u';
 
+/** Max-digit weights held in the WASM heap (MaxDigitCore.maxDigitModel). */
+export interface MaxDigitModel {
+  readonly disposed: boolean;
+  /** Frees the weights in the heap; a later analysis of this model throws HeadlabError. Safe to call twice. */
+  dispose(): void;
+}
+
 /** headlab_max_digit.wasm: the max-digit transformer (getMaxDigitCore() in a page). */
 export interface MaxDigitCore extends HeadlabModule {
   /**
@@ -514,44 +521,56 @@ export interface MaxDigitCore extends HeadlabModule {
   maxDigitTrainer(settings?: MaxDigitTrainingSettings): MaxDigitTrainer;
   /** Number of trainer objects alive in the WASM heap (for leak tests). */
   maxDigitLiveTrainers(): number;
+  /**
+   * A model holding `weights` in the WASM heap, copied in and checked once (a weights file is read
+   * first). Every analysis below takes it in place of weights and then copies in only its other
+   * inputs; weights given instead are copied in at each call. dispose() frees it.
+   */
+  maxDigitModel(weights: MaxDigitWeights | MaxDigitWeightsFile | string): MaxDigitModel;
+  /** Number of model objects alive in the WASM heap (for leak tests). */
+  maxDigitLiveModels(): number;
   /** Logits (14) at ANS for a list of 1–6 digits 0–9. */
-  maxDigitLogits(weights: MaxDigitWeights, digits: number[]): { logits: Float64Array; answer: number };
+  maxDigitLogits(model: MaxDigitModel | MaxDigitWeights, digits: number[]): { logits: Float64Array; answer: number };
   /** 4 × 9: each head's ANS attention row over positions 0–8 (BOS, six slots, SEP, ANS). */
-  maxDigitAnsAttention(weights: MaxDigitWeights, digits: number[]): Matrix;
+  maxDigitAnsAttention(model: MaxDigitModel | MaxDigitWeights, digits: number[]): Matrix;
   /** 4 × 14: s_h(t) = (E[ANS] W_Q^h)·(E[t] W_K^h)/4. */
-  maxDigitScoreTable(weights: MaxDigitWeights): Matrix;
+  maxDigitScoreTable(model: MaxDigitModel | MaxDigitWeights): Matrix;
   /** 4 matrices 10 × 14: mean attention mass on each token, by the list's maximum. */
-  maxDigitAttentionByMax(weights: MaxDigitWeights): Matrix[];
+  maxDigitAttentionByMax(model: MaxDigitModel | MaxDigitWeights): Matrix[];
   /** Heads' ANS rows replaced by one-hot rows on the given positions (0–8), each head at most once. */
-  maxDigitPatch(weights: MaxDigitWeights, digits: number[], patches: { head: number; position: number }[]): MaxDigitPatchResult;
+  maxDigitPatch(
+    model: MaxDigitModel | MaxDigitWeights,
+    digits: number[],
+    patches: { head: number; position: number }[],
+  ): MaxDigitPatchResult;
   /** Accuracy with the listed heads (0–3) zeroed. */
-  maxDigitAblation(weights: MaxDigitWeights, heads: number[]): MaxDigitAccuracy;
+  maxDigitAblation(model: MaxDigitModel | MaxDigitWeights, heads: number[]): MaxDigitAccuracy;
   /** Accuracy of logits = (Σ_h head_h) W_U. */
-  maxDigitResidualFree(weights: MaxDigitWeights): MaxDigitAccuracy;
+  maxDigitResidualFree(model: MaxDigitModel | MaxDigitWeights): MaxDigitAccuracy;
   /** Centred PCA in residual space: directions 64 × 64 (columns), variance and variance_ratio (64, decreasing). */
   maxDigitPrincipalDirections(
-    weights: MaxDigitWeights,
+    model: MaxDigitModel | MaxDigitWeights,
     basis: MaxDigitBasis,
   ): { directions: Matrix; variance: Float64Array; variance_ratio: Float64Array };
   /** Residual-free accuracy with every head's output projected on the top k (1–64) directions. */
-  maxDigitSubspaceAccuracy(weights: MaxDigitWeights, basis: MaxDigitBasis, k: number): MaxDigitAccuracy;
+  maxDigitSubspaceAccuracy(model: MaxDigitModel | MaxDigitWeights, basis: MaxDigitBasis, k: number): MaxDigitAccuracy;
   /** 3 × 3 |cos| between the top-3 W_O and W_U directions. */
-  maxDigitCosineTop3(weights: MaxDigitWeights): Matrix;
+  maxDigitCosineTop3(model: MaxDigitModel | MaxDigitWeights): Matrix;
   /** Contribution vectors in the top-k basis (default 'w_o', k = 3). */
-  maxDigitContributions(weights: MaxDigitWeights, digits: number[], basis?: MaxDigitBasis, k?: number): MaxDigitContributions;
+  maxDigitContributions(model: MaxDigitModel | MaxDigitWeights, digits: number[], basis?: MaxDigitBasis, k?: number): MaxDigitContributions;
   /** The "angle mystery" table (default 'w_o', k = 3). */
-  maxDigitAngleVsDot(weights: MaxDigitWeights, basis?: MaxDigitBasis, k?: number): MaxDigitAngleVsDot;
+  maxDigitAngleVsDot(model: MaxDigitModel | MaxDigitWeights, basis?: MaxDigitBasis, k?: number): MaxDigitAngleVsDot;
   /** analysis.json as its one writer (formats/max_digit_analysis.hpp) wrote it, parsed. */
-  maxDigitAnalyze(weights: MaxDigitWeights): MaxDigitAnalysisFile;
+  maxDigitAnalyze(model: MaxDigitModel | MaxDigitWeights): MaxDigitAnalysisFile;
   /**
    * The softmax splitting attention between `maximum` (1–9) and `runnerUp` (0 … maximum − 1)
    * for the list (runnerUp, maximum): per head (arrays of 4) the score gap s_h(m) − s_h(r),
    * the measured mass on each, and σ(gap), the share of the maximum if only the two digits
    * shared the softmax. Throws HeadlabError unless runnerUp < maximum, both digits.
    */
-  maxDigitRunnerUp(weights: MaxDigitWeights, maximum: number, runnerUp: number): MaxDigitRunnerUp;
+  maxDigitRunnerUp(model: MaxDigitModel | MaxDigitWeights, maximum: number, runnerUp: number): MaxDigitRunnerUp;
   /** What each head writes for `digits` (1–6 digits 0–9), read through W_U: 5 × 14, rows 0–3 = head_h W_U, row 4 = x_ANS W_U; column sums are the logits. */
-  maxDigitHeadLogits(weights: MaxDigitWeights, digits: number[]): Matrix;
+  maxDigitHeadLogits(model: MaxDigitModel | MaxDigitWeights, digits: number[]): Matrix;
 }
 
 // ---- your own attention-only transformer (web/transformer.js; docs/own-model.md) ----
@@ -1103,6 +1122,8 @@ export interface MemoryDiagnostics {
   /** Size of the WASM linear memory in bytes (only grows). */
   memory_bytes: number;
   /** Live embind emval handles (JS values held by C++); NaN if the module does not expose the count.
-   *  Class handles (trainers) are counted by featureRecoveryLiveTrainers(), maxDigitLiveTrainers() and transformerLiveHandles(). */
+   *  Class handles (trainers, models) are counted by featureRecoveryLiveTrainers(), maxDigitLiveTrainers(), maxDigitLiveModels() and transformerLiveHandles(). */
   live_handles: number;
+  /** Bytes copied from JS typed arrays (matrices, byte arrays) into the heap since the module started: what a call costs in copies. */
+  bytes_copied_in: number;
 }

@@ -1,9 +1,11 @@
 // JS face of web/bindings/max_digit_bindings.cpp: the max-digit transformer.
 // Weights in memory are plain objects { format_version, vocab, d_model, n_heads, d_head,
 // unit_norm_unembedding, E, W_Q[4], W_K[4], W_V[4], W_O[4], W_U } with every matrix
-// { rows, cols, data: Float64Array }. The embind trainer handle never leaves this file.
+// { rows, cols, data: Float64Array }. A model (MaxDigitModel) holds its weights in the WASM heap,
+// copied in once: the analyses take it in place of the weights, and then copy in only their
+// other inputs. The embind trainer and model handles never leave this file.
 import { HeadlabError, unwrap } from './errors.js';
-import { OwnedTrainer, live, started } from './owned-handle.js';
+import { OwnedHandle, OwnedTrainer, live, started } from './owned-handle.js';
 import { loadModule, moduleApi } from './module.js';
 
 function isMatrix(v) {
@@ -41,10 +43,49 @@ export class MaxDigitTrainer extends OwnedTrainer {
   }
 }
 
+/**
+ * Weights held in the WASM heap: copied in (and checked) once, at construction; every analysis
+ * given it instead of the weights reads them there. dispose() frees them.
+ */
+export class MaxDigitModel extends OwnedHandle {
+  constructor(module, weights) {
+    const handle = new module.MaxDigitModelHandle();
+    started(handle, (h) => unwrap(h.load(weights)));
+    super(handle, 'this MaxDigitModel was disposed; create a new one with maxDigitModel(weights)');
+  }
+}
+
+/**
+ * The analysis `name` of the module on `model`: a MaxDigitModel calls its handle's method (no
+ * weights cross the boundary); weights in memory, or a parsed file read first, go with the call.
+ */
+function analysis(module, name, read) {
+  const method = name.replace(/^max_digit_/, '');
+  return (model, ...args) => {
+    if (model instanceof MaxDigitModel) return unwrap(live(model)[method](...args));
+    const weights = model && isMatrix(model.E) ? model : read(model);
+    return unwrap(module[name](weights, ...args));
+  };
+}
+
 export function maxDigitApi(module) {
   const read = (source) => unwrap(module.max_digit_check_weights(weightsFileText(source)));
-  // Weights in memory pass as they are; a parsed file (arrays of rows) goes through the reader first.
-  const w = (weights) => (weights && isMatrix(weights.E) ? weights : read(weights));
+  const on = (name) => analysis(module, name, read);
+  const logits = on('max_digit_logits');
+  const ansAttention = on('max_digit_ans_attention');
+  const scoreTable = on('max_digit_score_table');
+  const attentionByMax = on('max_digit_attention_by_max');
+  const patch = on('max_digit_patch');
+  const ablation = on('max_digit_ablation');
+  const residualFree = on('max_digit_residual_free');
+  const principalDirections = on('max_digit_principal_directions');
+  const subspaceAccuracy = on('max_digit_subspace_accuracy');
+  const cosineTop3 = on('max_digit_cosine_top3');
+  const contributions = on('max_digit_contributions');
+  const angleVsDot = on('max_digit_angle_vs_dot');
+  const analyze = on('max_digit_analyze');
+  const headLogits = on('max_digit_head_logits');
+  const runnerUp = on('max_digit_runner_up');
   return {
     maxDigitWeightsFromJson: read,
     maxDigitInitialWeights: (settings = {}) => unwrap(module.max_digit_initial_weights(settings ?? {})),
@@ -53,22 +94,25 @@ export function maxDigitApi(module) {
     /** The earlier name of createMaxDigitTrainer. */
     maxDigitTrainer: (settings = {}) => new MaxDigitTrainer(module, settings),
     maxDigitLiveTrainers: () => module.max_digit_live_trainers(),
-    maxDigitLogits: (weights, digits) => unwrap(module.max_digit_logits(w(weights), digits)),
-    maxDigitAnsAttention: (weights, digits) => unwrap(module.max_digit_ans_attention(w(weights), digits)),
-    maxDigitScoreTable: (weights) => unwrap(module.max_digit_score_table(w(weights))),
-    maxDigitAttentionByMax: (weights) => unwrap(module.max_digit_attention_by_max(w(weights))),
-    maxDigitPatch: (weights, digits, patches) => unwrap(module.max_digit_patch(w(weights), digits, patches)),
-    maxDigitAblation: (weights, heads) => unwrap(module.max_digit_ablation(w(weights), heads)),
-    maxDigitResidualFree: (weights) => unwrap(module.max_digit_residual_free(w(weights))),
-    maxDigitPrincipalDirections: (weights, basis) => unwrap(module.max_digit_principal_directions(w(weights), basis)),
-    maxDigitSubspaceAccuracy: (weights, basis, k) => unwrap(module.max_digit_subspace_accuracy(w(weights), basis, k)),
-    maxDigitCosineTop3: (weights) => unwrap(module.max_digit_cosine_top3(w(weights))),
-    maxDigitContributions: (weights, digits, basis = 'w_o', k = 3) => unwrap(module.max_digit_contributions(w(weights), digits, basis, k)),
-    maxDigitAngleVsDot: (weights, basis = 'w_o', k = 3) => unwrap(module.max_digit_angle_vs_dot(w(weights), basis, k)),
+    /** A model holding `weights` in the heap (weights in memory or a weights file), for the analyses below. */
+    maxDigitModel: (weights) => new MaxDigitModel(module, weights && isMatrix(weights.E) ? weights : read(weights)),
+    maxDigitLiveModels: () => module.max_digit_live_models(),
+    maxDigitLogits: (model, digits) => logits(model, digits),
+    maxDigitAnsAttention: (model, digits) => ansAttention(model, digits),
+    maxDigitScoreTable: (model) => scoreTable(model),
+    maxDigitAttentionByMax: (model) => attentionByMax(model),
+    maxDigitPatch: (model, digits, patches) => patch(model, digits, patches),
+    maxDigitAblation: (model, heads) => ablation(model, heads),
+    maxDigitResidualFree: (model) => residualFree(model),
+    maxDigitPrincipalDirections: (model, basis) => principalDirections(model, basis),
+    maxDigitSubspaceAccuracy: (model, basis, k) => subspaceAccuracy(model, basis, k),
+    maxDigitCosineTop3: (model) => cosineTop3(model),
+    maxDigitContributions: (model, digits, basis = 'w_o', k = 3) => contributions(model, digits, basis, k),
+    maxDigitAngleVsDot: (model, basis = 'w_o', k = 3) => angleVsDot(model, basis, k),
     // analysis.json as its one writer (formats/max_digit_analysis.hpp) wrote it, parsed.
-    maxDigitAnalyze: (weights) => JSON.parse(unwrap(module.max_digit_analyze(w(weights)))),
-    maxDigitHeadLogits: (weights, digits) => unwrap(module.max_digit_head_logits(w(weights), digits)),
-    maxDigitRunnerUp: (weights, maximum, runnerUp) => unwrap(module.max_digit_runner_up(w(weights), maximum, runnerUp)),
+    maxDigitAnalyze: (model) => JSON.parse(analyze(model)),
+    maxDigitHeadLogits: (model, digits) => headLogits(model, digits),
+    maxDigitRunnerUp: (model, maximum, runnerUp_) => runnerUp(model, maximum, runnerUp_),
   };
 }
 

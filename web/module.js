@@ -9,6 +9,8 @@ export function moduleApi(module) {
       heap_bytes_in_use: module.heap_bytes_in_use(),
       memory_bytes: module.HEAP8 ? module.HEAP8.buffer.byteLength : (module.wasmMemory?.buffer.byteLength ?? NaN),
       live_handles: typeof module.count_emval_handles === 'function' ? module.count_emval_handles() : NaN,
+      // Bytes copied from JS typed arrays (matrices, byte arrays) into the heap since the module started.
+      bytes_copied_in: module.bytes_copied_in(),
     }),
   };
 }

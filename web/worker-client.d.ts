@@ -37,3 +37,19 @@ export class WorkerJobs {
   /** Drops the current job's callbacks and terminates the worker; start() afterwards makes a new one. */
   dispose(): void;
 }
+
+/**
+ * One worker shared by many callers: jobs run one at a time in the order asked. The worker is
+ * made at the first job and ended by dispose(); `generation` counts the workers made (what was
+ * given to one is held only while it is current). `params` may be a function called at the job's start.
+ */
+export class WorkerHost {
+  constructor(owner?: Element | null);
+  readonly client: WorkerClient | null;
+  readonly generation: number;
+  start<T = unknown>(kind: string, params: unknown | ((host: WorkerHost) => unknown), handlers?: WorkerJobHandlers<T>): void;
+  /** Whether a job is running or waiting. */
+  readonly running: boolean;
+  /** Ends the worker; the running job and the waiting ones fail. */
+  dispose(): void;
+}

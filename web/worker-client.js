@@ -160,3 +160,94 @@ export class WorkerJobs {
     this.client = null;
   }
 }
+
+/**
+ * One worker shared by many callers (a model source and every figure reading it): the jobs run one
+ * at a time, in the order they were asked, so a job that names what the worker holds (a model read
+ * by an earlier job) finds it there. The worker is made at the first job and ended by dispose()
+ * (the owner left the page); a worker that failed is replaced at the next job. `generation`
+ * counts the workers made: what was given to generation g is held only while generation is g.
+ * `params` may be a function, called when the job starts (with this host), so a caller sends a
+ * model's files only to a worker that does not hold them yet.
+ */
+export class WorkerHost {
+  constructor(owner = null) {
+    this.owner = owner;
+    this.client = null;
+    this.generation = 0;
+    this.queue = [];
+    this.current = null;
+  }
+
+  /** Queues `kind`; handlers: { progress(detail), done({ value, stopped }), failed(error) }. */
+  start(kind, params, handlers = {}) {
+    this.queue.push({ kind, params, handlers });
+    this.next();
+  }
+
+  /** Whether a job is running or waiting. */
+  get running() {
+    return this.current !== null || this.queue.length > 0;
+  }
+
+  next() {
+    if (this.current || !this.queue.length) return;
+    const job = this.queue.shift();
+    const { progress = () => {}, done = () => {}, failed = () => {} } = job.handlers;
+    if (this.owner && !this.owner.isConnected) {
+      // No worker for an element off the page (its disconnectedCallback, which ends it, has run).
+      const refused = new HeadlabError(`<${this.owner.localName}> is not on the page, so no worker was started for "${job.kind}"`);
+      Promise.resolve().then(() => {
+        failed(refused);
+        this.next();
+      });
+      return;
+    }
+    if (this.client?.failure) {
+      this.client.terminate();
+      this.client = null;
+    }
+    if (!this.client) {
+      this.client = new WorkerClient();
+      this.generation++;
+    }
+    const client = this.client;
+    let params;
+    try {
+      params = typeof job.params === 'function' ? job.params(this) : job.params;
+    } catch (err) {
+      Promise.resolve().then(() => {
+        failed(err);
+        this.next();
+      });
+      return;
+    }
+    const run = client.run(job.kind, params, progress);
+    const current = { run, failed };
+    this.current = current;
+    const settle = (handler) => (arg) => {
+      if (this.current !== current) return;
+      this.current = null;
+      try {
+        handler(arg);
+      } finally {
+        this.next();
+      }
+    };
+    run.promise.then(settle(done), settle(failed));
+  }
+
+  /** Ends the worker; the running job and every waiting one fail. A later start() makes a new worker. */
+  dispose() {
+    const waiting = this.queue;
+    this.queue = [];
+    const running = this.current;
+    this.current = null;
+    this.client?.terminate();
+    this.client = null;
+    const ended = new HeadlabError('the headlab worker was ended');
+    // The running job's own promise rejects too (terminate), but its settle no longer matches.
+    running?.failed(ended);
+    for (const job of waiting) job.handlers.failed?.(ended);
+  }
+}

@@ -38,7 +38,10 @@ function transformerProgress(trainer, p, sequences) {
   };
 }
 
-/** The models 'transformer-analyze' keeps by id: at most one (the figure that owns the worker reads one model at a time). */
+/**
+ * The models 'transformer-load' and 'transformer-analyze' keep by id: at most one (the worker of a
+ * model source holds the model its figures read; a model read after it replaces it).
+ */
 const keptTransformers = new Map();
 function keepTransformer(id, model) {
   for (const m of keptTransformers.values()) if (m !== model) m.dispose();
@@ -574,7 +577,8 @@ export const workerTasks = {
    * result: { config: text, safetensors: Uint8Array (TransformerModel.canonical(); moved to the
    *           page), parameters: scalar parameter count, tokenizer?: tokenizerSummary (kind, size,
    *           token_names, default_prompt), tokenizer_failure?: the reader's message for a
-   *           tokenizer it refused }. A refused model file fails with the core's message. The page
+   *           tokenizer it refused }. With params.keep_model (an id string) the model read is kept
+   *           under that id for the tasks that name it (as 'transformer-analyze' keeps one). A refused model file fails with the core's message. The page
    *           never reads the tokenizer itself (GPT-2's tokenizer.json of 1.3 MB takes about 0.5 s to read).
    */
   'transformer-load': {
@@ -582,7 +586,10 @@ export const workerTasks = {
     run: async (core, params, { transfer = () => {} } = {}) => {
       if (typeof params?.config !== 'string') throw new HeadlabError('the config must be the text of model.json');
       if (params.limits) checkModelLimits(params.config, params.limits);
+      const keep = params.keep_model;
+      if (keep !== undefined && typeof keep !== 'string') throw new HeadlabError(`keep_model must be an id string, got ${typeof keep}`);
       const model = core.loadTransformer(params.config, params.safetensors);
+      let kept = false;
       try {
         const parameters = model.inspect().parameters;
         if (params.limits?.parameters && parameters > params.limits.parameters.value) {
@@ -611,9 +618,13 @@ export const workerTasks = {
             else tokenizer.dispose();
           }
         }
+        if (keep !== undefined) {
+          keepTransformer(keep, model);
+          kept = true;
+        }
         return out;
       } finally {
-        model.dispose();
+        if (!kept) model.dispose();
       }
     },
   },

@@ -89,7 +89,7 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
     const tokens = promptTokens(digits);
     const maxDigit = Math.max(...digits);
     const attention = this.cached(model, `att:${digits.join('')}`, () =>
-      Array.from(this.maxDigit!.maxDigitAnsAttention(model.weights, digits).data),
+      Array.from(this.maxDigit!.maxDigitAnsAttention(this.held(model), digits).data),
     );
     const mass = (h: number) => tokens.reduce((s, t, p) => s + (t === maxDigit ? attention[h * POSITIONS + p] : 0), 0);
     const masses = Array.from({ length: this.heads }, (_, h) => mass(h));

@@ -219,7 +219,7 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
       });
     });
     const r = this.cached(model, `patch:${digits.join('')}:${patches.map((x) => `${x.head}${x.position}`).join(',')}`, () =>
-      this.maxDigit!.maxDigitPatch(model.weights, digits, patches),
+      this.maxDigit!.maxDigitPatch(this.held(model), digits, patches),
     );
     this.lastAnswer = r.answer;
     this.lastClean = r.original_answer;

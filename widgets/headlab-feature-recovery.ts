@@ -14,7 +14,8 @@
 //   autostart (boolean: train once when the element starts).
 // Events: `change` (bubbling) with FeatureRecoveryState when a setting changes or a run ends.
 import type { FeatureRecoveryResults } from '../formats/feature-recovery-results.js';
-import type { FeatureRecoveryRun } from '../web/headlab-core.js';
+import { getFeatureRecoveryCore } from '../web/browser-core.js';
+import type { FeatureRecoveryCore, FeatureRecoveryRun } from '../web/headlab-core.js';
 import { DRAFT_PUBLISHED, featureRecoveryResultsFile } from '../web/feature-recovery.js';
 import {
   HeadlabElement,
@@ -90,7 +91,15 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   static observedAttributes = ['seed', 'steps', 'batch', 'learning-rate', 'request-scale', 'eval-size', 'pace', 'autostart'];
   protected static sharedAttributes = ['seed', 'steps', 'batch', 'learning-rate', 'request-scale', 'eval-size', 'pace'];
   // Trains in the worker; the page compiles headlab_feature_recovery.wasm and hands it over (one download).
-  protected static coreModule = 'feature-recovery' as const;
+  // Trains in its worker, on the page's compiled module: loaded here so the page downloads it once.
+  protected static loadModule: () => Promise<unknown> = getFeatureRecoveryCore;
+  /** The page's headlab_feature_recovery module (null before it has loaded; its worker computes with its own instance). */
+  protected featureRecovery: FeatureRecoveryCore | null = null;
+
+  protected moduleLoaded(module: unknown): void {
+    this.featureRecovery = module as FeatureRecoveryCore;
+  }
+
   protected static css = /* css */ `
     ${RESPONSE_HEATMAP_CSS}
     fieldset { border: 1px solid var(--hl-rule); border-radius: 4px; margin: 0 0 0.5rem; padding: 0.3rem 0.6rem 0.5rem; }

@@ -231,7 +231,9 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     this.layoutInputs.forEach((i) => {
       i.checked = i.value === layout;
     });
-    const c = this.cached(model, `contrib:${digits.join('')}`, () => this.maxDigit!.maxDigitContributions(model.weights, digits, 'w_o', 3));
+    const c = this.cached(model, `contrib:${digits.join('')}`, () =>
+      this.maxDigit!.maxDigitContributions(this.held(model), digits, 'w_o', 3),
+    );
     const vec = (m: { data: Float64Array }, row: number): Vec3 => [m.data[row * 3], m.data[row * 3 + 1], m.data[row * 3 + 2]];
     const sum = vec(c.head_sum, 0);
     // Readout in this space: (Σ_h head_h U_3)·(U_3ᵀ W_U[:, d]) for the ten digits.
@@ -288,7 +290,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
       sumReach = 0,
       digitReach = 0;
     for (let d = 0; d < 10; d++) {
-      const c = this.maxDigit!.maxDigitContributions(model.weights, [d], 'w_o', 3);
+      const c = this.maxDigit!.maxDigitContributions(this.held(model), [d], 'w_o', 3);
       const v = (m: { data: Float64Array }, row: number): Vec3 => [m.data[row * 3], m.data[row * 3 + 1], m.data[row * 3 + 2]];
       sumReach = Math.max(sumReach, norm(v(c.head_sum, 0)));
       let chainO: Vec3 = [0, 0, 0];

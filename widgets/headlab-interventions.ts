@@ -17,7 +17,8 @@
 //   shift         added to every irrelevant latent coordinate (default 5, |shift| ≤ 10^6)
 // Events: `change` (bubbling) with InterventionsState.
 import type { FeatureRecoveryInterventionResult } from '../web/headlab-core.js';
-import type { FeatureRecoveryRun } from '../web/headlab-core.js';
+import { getFeatureRecoveryCore } from '../web/browser-core.js';
+import type { FeatureRecoveryCore, FeatureRecoveryRun } from '../web/headlab-core.js';
 import { DRAFT_PUBLISHED } from '../web/feature-recovery.js';
 import {
   HeadlabElement,
@@ -77,7 +78,15 @@ const SHIFT_LIMIT = 1e6;
 export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   static observedAttributes = ['source', 'intervention', 'feature', 'shift'];
   protected static sharedAttributes = ['intervention', 'feature', 'shift'];
-  protected static coreModule = 'feature-recovery' as const;
+  // Computes in its worker, on the page's compiled module: loaded here so the page downloads it once.
+  protected static loadModule: () => Promise<unknown> = getFeatureRecoveryCore;
+  /** The page's headlab_feature_recovery module (null before it has loaded; its worker computes with its own instance). */
+  protected featureRecovery: FeatureRecoveryCore | null = null;
+
+  protected moduleLoaded(module: unknown): void {
+    this.featureRecovery = module as FeatureRecoveryCore;
+  }
+
   protected static css = /* css */ `
     fieldset { border: 1px solid var(--hl-rule); border-radius: 4px; margin: 0 0 0.5rem; padding: 0.3rem 0.6rem 0.5rem; }
     legend { font-weight: 600; padding: 0 0.25rem; }

@@ -102,9 +102,9 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MechanismState> {
     const key = digits.join('');
     const tokens = promptTokens(digits);
     const shown = this.cached(model, `mech:${key}`, (): Shown => {
-      const att = this.maxDigit!.maxDigitAnsAttention(model.weights, digits).data;
-      const rows = this.maxDigit!.maxDigitHeadLogits(model.weights, digits).data;
-      const out = this.maxDigit!.maxDigitLogits(model.weights, digits);
+      const att = this.maxDigit!.maxDigitAnsAttention(this.held(model), digits).data;
+      const rows = this.maxDigit!.maxDigitHeadLogits(this.held(model), digits).data;
+      const out = this.maxDigit!.maxDigitLogits(this.held(model), digits);
       const logits = Array.from(out.logits as ArrayLike<number>).slice(0, 10);
       const scores = Array.from({ length: this.heads }, (_, h) => tokens.map((t) => model.analysis.scores[h][t]));
       const attention = Array.from({ length: this.heads }, (_, h) => Array.from(att.slice(h * POSITIONS, (h + 1) * POSITIONS)));

@@ -12,6 +12,7 @@
 // default a prerendered page fetches on the reader's first interaction, see max-digit/loading.ts),
 // timeout (seconds a weights download may take before it fails with a message, 1–600, default 30).
 // Events: `change` with { status, seed, label, accuracy } when a run ends or the model switches.
+import { getMaxDigitCore } from '../web/browser-core.js';
 import type { MaxDigitTrainingSettings, MaxDigitWeights } from '../web/headlab-core.js';
 import {
   HeadlabElement,
@@ -49,7 +50,8 @@ const CHUNK_STEPS = 100;
 export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   static observedAttributes = ['src', 'seed', 'steps', 'unit-norm-unembedding', 'loading', 'timeout'];
   protected static sharedAttributes = ['seed'];
-  protected static coreModule = 'max-digit' as const;
+  // Trains in its worker, on the page's compiled module: loaded here so the page downloads it once.
+  protected static loadModule: () => Promise<unknown> = getMaxDigitCore;
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     .train label { display: inline-flex; gap: 0.4rem; align-items: center; }
     .train input[type="number"] { width: 6em; text-align: left; }

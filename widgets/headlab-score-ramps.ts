@@ -159,7 +159,7 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
     const maximum = this.maximum;
     const runnerUp = this.runnerUp;
     const splits = this.cached(model, `splits:${maximum}`, () =>
-      Array.from({ length: maximum }, (_, r) => this.maxDigit!.maxDigitRunnerUp(model.weights, maximum, r)),
+      Array.from({ length: maximum }, (_, r) => this.maxDigit!.maxDigitRunnerUp(this.held(model), maximum, r)),
     );
     const split = splits[runnerUp];
     this.maxSelect!.value = String(maximum);

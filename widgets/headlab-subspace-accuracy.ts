@@ -144,7 +144,7 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
     const key = `${basis}:${k}`;
     let byMax = this.byMaxCache.get(key);
     if (!byMax) {
-      byMax = this.maxDigit!.maxDigitSubspaceAccuracy(model.weights, basis, k).accuracy_by_max;
+      byMax = this.maxDigit!.maxDigitSubspaceAccuracy(this.held(model), basis, k).accuracy_by_max;
       this.byMaxCache.set(key, byMax);
     }
     this.byMax!.textContent = `By maximum digit: ${byMax.map((x, m) => `${m}: ${percent(x, 1)}`).join(' · ')}`;

@@ -18,7 +18,8 @@
 //   snapshot — index into the replay (default: the last).
 // Bound values (boundValue, for <headlab-value>): heldout_mse, uniform_attention_mse (loss),
 //   min_query_r2, min_value_r2 (number), diverged_at, steps_done (count).
-import type { FeatureRecoveryExample } from '../web/headlab-core.js';
+import { getFeatureRecoveryCore } from '../web/browser-core.js';
+import type { FeatureRecoveryCore, FeatureRecoveryExample } from '../web/headlab-core.js';
 import { WorkerJobs } from '../web/worker-client.js';
 import {
   HeadlabElement,
@@ -106,7 +107,14 @@ const ROW_RAW = Array.from({ length: 9 }, (_, k) => `x${'₁₂₃₄₅₆₇�
 export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   static observedAttributes = ['seed', 'steps', 'learning-rate', 'request-scale', 'learned-keys', 'keys', 'snapshot'];
   protected static sharedAttributes = ['seed', 'learning-rate', 'request-scale', 'learned-keys', 'keys', 'snapshot'];
-  protected static coreModule = 'feature-recovery' as const;
+  protected static loadModule: () => Promise<unknown> = getFeatureRecoveryCore;
+  /** The page's headlab_feature_recovery module (null before it has loaded). */
+  protected featureRecovery: FeatureRecoveryCore | null = null;
+
+  protected moduleLoaded(module: unknown): void {
+    this.featureRecovery = module as FeatureRecoveryCore;
+  }
+
   protected static css = /* css */ `
     .figs { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: flex-start; }
     /* A box at least as wide as the heatmap pair's drawing (310 units): three boxes in a row only

@@ -29,7 +29,6 @@
 // Events: `change` with { status, label, tokenizer, n_layers, n_heads, d_model, d_vocab, n_ctx, parameters, origin, trained }
 // whenever the model is loaded, replaced or fails.
 import type { TransformerAnalysis, TransformerConfigFile, TransformerCore } from '../web/headlab-core.js';
-import { WorkerJobs } from '../web/worker-client.js';
 import { numberAttribute, setNumberAttribute } from './base/attributes.js';
 import { MAX_DOWNLOAD_TIMEOUT_S, MIN_DOWNLOAD_TIMEOUT_S, fileUrl } from './base/download.js';
 import { HeadlabElement, WidgetInputError, el } from './base/headlab-element.js';
@@ -162,7 +161,8 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   private analyzed: { version: number; value: TransformerAnalysis } | null = null;
   /** The model version whose analysis the worker is computing (0: none); started when `analysis` is first read. */
   private analyzing = 0;
-  private readonly jobs = new WorkerJobs(this);
+  /** Counts the analyses asked of the source's worker: the answer of one from before a re-attach is dropped. */
+  private analyses = 0;
 
   get src(): string {
     return this.getAttribute('src') ?? '';
@@ -291,15 +291,19 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     const version = m.version;
     this.analyzing = version;
     const request = { prompt: modelDefaultPrompt(m) };
+    const token = ++this.analyses;
     const next = () => {
       this.analyzing = 0;
       if (this.source?.model?.version !== version) this.analyzeInWorker();
     };
-    this.jobs.start<{ analysis: TransformerAnalysis }>(
+    // In the source's worker, on the model kept there (no files sent when it holds them).
+    this.source!.request<{ analysis: TransformerAnalysis }>(
+      m,
       'transformer-analyze',
-      { config: m.configText, safetensors: m.safetensors, request },
+      { request },
       {
         done: ({ value }) => {
+          if (token !== this.analyses) return;
           if (this.source?.model?.version === version) {
             this.analyzed = { version, value: value.analysis };
             this.requestRender();
@@ -307,6 +311,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
           next();
         },
         failed: (err) => {
+          if (token !== this.analyses) return;
           if (this.source?.model?.version === version) this.showError(`The analysis behind the numbers failed: ${err.message}`);
           next();
         },
@@ -357,8 +362,8 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   }
 
   disconnectedCallback(): void {
-    // The worker ends with the element; a re-inserted element starts the analysis again if needed.
-    this.jobs.dispose();
+    // The source's worker ends with the element; a re-inserted element starts the analysis again if needed.
+    this.analyses++;
     this.analyzing = 0;
     this.source?.endWorkers();
     super.disconnectedCallback();
@@ -470,7 +475,8 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     }
     const { weights, config, tokenizer } = urls;
     const key = `${weights}\u0000${config}\u0000${tokenizer ?? ''}`;
-    if (key === this.filesKey) return;
+    // Loaded again when the source is idle: the element left the page while its files were read.
+    if (key === this.filesKey && this.source!.status !== 'idle') return;
     this.filesKey = key;
     void this.source!.load(weights, config, this.timeout, tokenizer);
   }

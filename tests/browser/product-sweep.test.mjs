@@ -58,6 +58,17 @@ async function sweepPage(options) {
   const page = await session.newPage(options);
   await trackWorkers(page);
   await page.addInitScript(() => {
+    // Jobs posted to a worker that carry a transformer model's weights (assertModelHosts).
+    window.__weightPosts = { jobs: 0, bytes: 0 };
+    const post = window.Worker.prototype.postMessage;
+    window.Worker.prototype.postMessage = function (message, transfer) {
+      const bytes = message?.params?.safetensors?.byteLength ?? 0;
+      if (bytes) {
+        window.__weightPosts.jobs++;
+        window.__weightPosts.bytes += bytes;
+      }
+      return post.call(this, message, transfer);
+    };
     window.__sweepWidgets = () =>
       [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
   });
@@ -154,6 +165,11 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
   const started = Date.now();
   for (const name of PAGES) {
     const page = await sweepPage();
+    const fetched = new Map();
+    page.on('request', (r) => {
+      const p = new URL(r.url()).pathname;
+      fetched.set(p, (fetched.get(p) ?? 0) + 1);
+    });
     const phases = {};
     // Start-up: navigation until every widget is live and no worker analysis is outstanding,
     // module evaluation included (tests/browser/long-tasks.mjs counts the page's renderer only;
@@ -165,6 +181,8 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
     });
     const widgets = await listWidgets(page);
     for (const w of widgets) assert.ok(WIDGET_STATES[w.tag], `${w.tag} on ${name} has no entry in tests/browser/widget-states.mjs`);
+    await assertModelHosts(page, name, fetched, widgets);
+    const copiesBefore = await modelCopies(page);
     if (widgets.length) {
       phases['sweeping the controls'] = await traced(session.browser, page, () =>
         page.evaluate(
@@ -181,6 +199,11 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
         ),
       );
       await settled(page);
+      // No figure update sent a model's weights anywhere: none copied into the page's max-digit
+      // module (its figures read the weights held there), none posted to a worker (the transformer
+      // figures ask their model source's worker, which keeps the model).
+      const copiesAfter = await modelCopies(page);
+      assert.deepEqual(copiesAfter, copiesBefore, `${name}: weights crossed a boundary while the controls were swept`);
     }
     // Every training element on every page is retrained to the end: what a new model is handed
     // to depends on the page (max-digit-heads ties a dozen figures to its models, the appendix
@@ -252,6 +275,37 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
  * Waits until no widget of `page` has an analysis in its worker (`busy`) or an update scheduled
  * (`updatePending`), still so after a frame: widget-fixtures.mjs's frames().
  */
+/**
+ * What a page's model sources hold, once every widget is live (docs/model-pattern.md, "One host per
+ * model"): each .wasm and each data file fetched at most once; no more workers alive than model
+ * sources and training elements; each transformer model's files read by the core in one worker.
+ */
+async function assertModelHosts(page, name, fetched, widgets) {
+  const twice = [...fetched].filter(([p, n]) => n > 1 && (/\.wasm$/.test(p) || /\/data\//.test(p)));
+  assert.deepEqual(twice, [], `${name}: fetched more than once`);
+  const tags = widgets.map((w) => w.tag);
+  const count = (...t) => tags.filter((x) => t.includes(x)).length;
+  // Model sources (each owns at most one worker) and the elements that train in a worker of their own.
+  const hosts =
+    count('headlab-transformer-model', 'headlab-max-digit-model') +
+    count('headlab-feature-recovery', 'headlab-transformer-training', 'headlab-training-replay', 'headlab-seed-grid') +
+    // The interventions figure answers in a worker of its own (the trainer's worker trains).
+    count('headlab-interventions');
+  const alive = await page.evaluate(() => window.__workerLog.filter((w) => !w.terminated).length);
+  assert.ok(alive <= hosts, `${name}: ${alive} workers alive for ${hosts} model sources and trainers`);
+  const reads = await page.evaluate(() => window.__weightPosts.jobs);
+  const sources = count('headlab-transformer-model');
+  assert.ok(reads <= sources, `${name}: a transformer model's weights were sent to workers ${reads} times for ${sources} sources`);
+}
+
+/** Weights that crossed a boundary so far: bytes copied into the page's max-digit module, and weight bytes posted to workers. */
+function modelCopies(page) {
+  return page.evaluate(() => {
+    const figure = __sweepWidgets().find((e) => e.maxDigit);
+    return { maxDigit: figure ? figure.maxDigit.memoryDiagnostics().bytes_copied_in : 0, posted: window.__weightPosts.bytes };
+  });
+}
+
 async function settled(page) {
   await frames(page);
 }
@@ -718,42 +772,47 @@ async function pageListeners(cdp) {
 }
 
 /**
- * Removes and re-inserts the element `pick` finds `n` times (every other time in the same task, as
- * reattached does), then waits until nothing is pending or busy (frames()).
+ * Removes and re-inserts each element `picks` find `n` times (every other time in the same task, as
+ * reattached does), one element after another, then waits until nothing is pending or busy (frames()).
  */
-async function reattachTimes(page, pick, n) {
+async function reattachTimes(page, picks, n) {
   await page.evaluate(
-    async ([pick, n]) => {
-      const e = pick.value ? document.querySelectorAll('headlab-value')[pick.index] : __sweepWidgets()[pick.index];
+    async ([picks, n]) => {
       const frame = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
-      const parent = e.parentNode,
-        next = e.nextSibling;
+      const widgets = __sweepWidgets();
+      const values = document.querySelectorAll('headlab-value');
       for (let k = 0; k < n; k++) {
-        e.remove();
-        if (k % 2) await frame();
-        parent.insertBefore(e, next);
-        await frame();
+        for (const pick of picks) {
+          const e = pick.value ? values[pick.index] : widgets[pick.index];
+          const parent = e.parentNode,
+            next = e.nextSibling;
+          e.remove();
+          if (k % 2) await frame();
+          parent.insertBefore(e, next);
+          await frame();
+        }
       }
     },
-    [pick, n],
+    [picks, n],
   );
   await frames(page);
 }
 
 /**
- * Asserts that the page's listeners (pageListeners) after LISTENER_REATTACHES re-attaches of the
- * element `pick` are no more than after one: every listener a connection adds is removed on
+ * Asserts that the page's listeners (pageListeners) after LISTENER_REATTACHES re-attaches of each
+ * element `picks` find are no more than after one: every listener a connection adds is removed on
  * disconnect, and a worker ended on disconnect, its port and its listeners are released (a leak
- * grows the count with each cycle). Returns the two counts; the log line shows any decrease.
+ * grows the count with each cycle, whichever element leaks; `byTarget` names what grew). Returns
+ * the two counts; the log line shows any decrease.
  */
-async function listenersKept(page, cdp, pick, what) {
+async function listenersKept(page, cdp, picks, what) {
   // Each count is taken once every figure has drawn its answer (drawn(): nothing busy, then frames).
   // The count may fall: on own-model.html, in the whole suite's run, the ablation figure counts 186
   // after one re-attach and 184 after eight (184 and 184 when this file runs alone); a leak would rise.
-  await reattachTimes(page, pick, 1);
+  await reattachTimes(page, picks, 1);
   await drawn(page);
   const one = await pageListeners(cdp);
-  await reattachTimes(page, pick, LISTENER_REATTACHES - 1);
+  await reattachTimes(page, picks, LISTENER_REATTACHES - 1);
   await drawn(page);
   const many = await pageListeners(cdp);
   console.log(
@@ -769,14 +828,15 @@ async function listenersKept(page, cdp, pick, what) {
   return { one: one.total, many: many.total };
 }
 
-test("re-attaching: every element the package defines (on the pages, or added to one as an author would) removed and re-inserted three times renders again, takes a new state, shows no error; 8 re-attaches add no listener to the page's", async () => {
+test("re-attaching: every element the package defines (on the pages, or added to one as an author would) removed and re-inserted three times renders again, takes a new state, shows no error; 8 re-attaches of each add no listener to the page's", async () => {
   const covered = new Set();
-  // The listener count (two full collections and a CDP walk of every target, per element) is
-  // taken once per kind of element: a tag with the same attribute names (a figure bound to a
-  // model element listens as its kind does, wherever it stands), and a prose value per kind of
-  // source. Every instance is still re-attached and checked for its render, state and alert.
+  // The listener count (two full collections and a CDP walk of every target) is taken once per
+  // page, over one element of each kind new on it re-attached in turn: a tag with the same attribute
+  // names (a figure bound to a model element listens as its kind does, wherever it stands), and a
+  // prose value per kind of source. A leak in any of them grows the page's count. Every instance is
+  // still re-attached and checked for its render, state and alert.
   const listenerKinds = new Set();
-  const check = async (page, cdp, w, where) => {
+  const check = async (page, w, where, picks) => {
     const { a, b } = WIDGET_STATES[w.tag];
     const r = await reattached(page, w.index, a, b);
     const what = `${where}: ${w.tag} (#${w.index})`;
@@ -786,7 +846,10 @@ test("re-attaching: every element the package defines (on the pages, or added to
     const kind = `${w.tag} ${w.attributes}`;
     if (listenerKinds.has(kind)) return;
     listenerKinds.add(kind);
-    await listenersKept(page, cdp, { index: w.index }, what);
+    picks.push({ index: w.index, kind });
+  };
+  const countListeners = async (page, cdp, picks, where) => {
+    if (picks.length) await listenersKept(page, cdp, picks, `${where}: ${picks.map((p) => p.kind).join('; ')}`);
   };
   for (const name of PAGES) {
     const page = await sweepPage();
@@ -794,7 +857,8 @@ test("re-attaching: every element the package defines (on the pages, or added to
     await page.goto(`${session.url}${name}`);
     await rendered(page);
     const cdp = await page.context().newCDPSession(page);
-    for (const w of await listWidgets(page)) await check(page, cdp, w, name);
+    const picks = [];
+    for (const w of await listWidgets(page)) await check(page, w, name, picks);
     // The last states set above have drawn (a figure waiting on its worker shows its previous
     // numbers until the answer comes, and its values follow then): `before` below is settled.
     await drawn(page);
@@ -842,8 +906,9 @@ test("re-attaching: every element the package defines (on the pages, or added to
       const kind = `headlab-value of ${v.sourceTag}`;
       if (listenerKinds.has(kind)) continue;
       listenerKinds.add(kind);
-      await listenersKept(page, cdp, { value: true, index }, what);
+      picks.push({ value: true, index, kind });
     }
+    await countListeners(page, cdp, picks, name);
     await cdp.detach();
     assert.deepEqual(page.problems, [], name);
     await page.close();
@@ -864,7 +929,9 @@ test("re-attaching: every element the package defines (on the pages, or added to
       }
     }, absent);
     await rendered(page);
-    for (const w of (await listWidgets(page)).filter((x) => absent.includes(x.tag))) await check(page, cdp, w, `${PAGES[0]} (added)`);
+    const picks = [];
+    for (const w of (await listWidgets(page)).filter((x) => absent.includes(x.tag))) await check(page, w, `${PAGES[0]} (added)`, picks);
+    await countListeners(page, cdp, picks, `${PAGES[0]} (added)`);
     await cdp.detach();
     assert.deepEqual(page.problems, [], PAGES[0]);
     await page.close();

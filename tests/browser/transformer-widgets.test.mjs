@@ -792,10 +792,10 @@ test('screenshots at 360 and 1280 px, light and dark', async () => {
 });
 
 test('removed, the model element and the figures end every worker they made and start none: the analysis read after removal, a trainer asked to train after removal', async () => {
-  // The page's model element, every figure on it (each headlab-* element but the prose values: six
+  // The page's model element (whose one worker reads the model and answers every figure: six
   // headlab-transformer-*, the attribution-patching scatter, the path-patching grid, the circuit
-  // faithfulness intervals, the logit lens and the head SVD) and a trainer: each made or makes a
-  // worker while on the page.
+  // faithfulness intervals, the logit lens and the head SVD) and a trainer, which makes a worker
+  // of its own while on the page.
   const r = await page.evaluate(async (bundle) => {
     // The page loads only the elements it uses; the whole bundle defines the trainer too.
     await import(bundle);
@@ -821,7 +821,8 @@ test('removed, the model element and the figures end every worker they made and 
   }, new URL('headlab/headlab.js', session.url).href);
   assert.equal(r.figures, 11);
   assert.equal(r.analysis, null);
-  assert.ok(r.made >= 5, `${r.made} workers made on the page`);
+  // The figures share their model source's worker: fewer workers than figures (each had its own).
+  assert.ok(r.made >= 1 && r.made < r.figures, `${r.made} workers made on the page for ${r.figures} figures`);
   await workersEnded(page, PAGE);
   assert.equal(page.workers().length, 0);
   // The refused run ends as failed (its status does not stay 'training' with no worker behind it).

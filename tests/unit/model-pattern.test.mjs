@@ -183,3 +183,14 @@ test('docs/model-pattern.md names every file, task and element the pattern test 
   }
   assert.ok(doc.includes('tests/core/trainer_protocol_test.cpp'));
 });
+
+test('the widget base knows no model: widgets/base/ imports no model module, loader or type of one', () => {
+  const dir = path.join(root, 'widgets/base');
+  // A model's JS face (web/<model>.js), its loader (get<Model>Core) and its module's types (<Model>Core).
+  const model =
+    /max-digit|feature-recovery|transformer|getMaxDigitCore|getFeatureRecoveryCore|getTransformerCore|MaxDigit|FeatureRecovery|Transformer/;
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+    const imports = read(`widgets/base/${file}`).match(/^import[^;]*;/gm) ?? [];
+    for (const line of imports) assert.doesNotMatch(line, model, `widgets/base/${file}: ${line}`);
+  }
+});

@@ -301,3 +301,57 @@ test('a seed trained in WASM has the claims `headlab max-digit seeds` prints for
   );
   assert.deepEqual(shipped.seeds[1].claims, cli.claims);
 });
+
+test('a model held in the heap: every analysis gives the same bits as with the weights, copies only at load, frees on dispose', async () => {
+  const core = await wasmMaxDigitCore();
+  const w = core.maxDigitWeightsFromJson(shippedText('max-digit-seed0.json'));
+  // The weights' doubles: E (14 × 64), W_Q, W_K, W_V (4 × 64 × 16 each), W_O (4 × 16 × 64), W_U (64 × 14).
+  const weightBytes = 8 * (14 * 64 + 4 * 4 * 64 * 16 + 64 * 14);
+  assert.equal(weightBytes, 145408);
+  const copied = () => core.memoryDiagnostics().bytes_copied_in;
+  let before = copied();
+  const models = core.maxDigitLiveModels();
+  const model = core.maxDigitModel(w);
+  assert.equal(copied() - before, weightBytes, 'the weights are copied in once, at load');
+  assert.equal(core.maxDigitLiveModels(), models + 1);
+  const digits = [2, 3, 4, 5, 6];
+  const calls = [
+    ['maxDigitLogits', digits],
+    ['maxDigitAnsAttention', digits],
+    ['maxDigitHeadLogits', digits],
+    ['maxDigitScoreTable'],
+    ['maxDigitAttentionByMax'],
+    ['maxDigitPatch', digits, [{ head: 1, position: 3 }]],
+    ['maxDigitAblation', [0, 2]],
+    ['maxDigitResidualFree'],
+    ['maxDigitPrincipalDirections', 'w_u'],
+    ['maxDigitSubspaceAccuracy', 'w_o', 3],
+    ['maxDigitCosineTop3'],
+    ['maxDigitContributions', digits, 'w_o', 3],
+    ['maxDigitAngleVsDot', 'w_u', 2],
+    ['maxDigitRunnerUp', 7, 3],
+    ['maxDigitAnalyze'],
+  ];
+  for (const [name, ...args] of calls) {
+    const given = core[name](w, ...args);
+    before = copied();
+    const held = core[name](model, ...args);
+    assert.equal(copied() - before, 0, `${name} of a held model copies nothing into the heap`);
+    // The same bits: the held weights are the weights given.
+    assert.equal(treeDiff(held, given), 0, name);
+  }
+  // Weights given with a call are copied in with it.
+  before = copied();
+  core.maxDigitLogits(w, digits);
+  assert.equal(copied() - before, weightBytes);
+  assert.throws(() => core.maxDigitLogits(model, [1, 12]), /digits\[1\] must be a digit 0–9, got 12/);
+  model.dispose();
+  model.dispose();
+  assert.equal(core.maxDigitLiveModels(), models);
+  assert.throws(
+    () => core.maxDigitLogits(model, digits),
+    (e) => e instanceof HeadlabError && /disposed/.test(e.message),
+  );
+  assert.throws(() => core.maxDigitModel({ ...w, E: { rows: 2, cols: 2, data: new Float64Array(4) } }), HeadlabError);
+  assert.equal(core.maxDigitLiveModels(), models, 'a refused model frees its handle');
+});

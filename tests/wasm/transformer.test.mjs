@@ -721,6 +721,34 @@ test('worker tasks: transformer-train reports scores every chunk and stops betwe
   assert.equal(await workerTasks['transformer-release'].run(core, { model: 'm1' }), true);
   assert.equal(await workerTasks['transformer-release'].run(core, { model: 'm1' }), false);
   await assert.rejects(workerTasks['transformer-analyze'].run(core, { model: 'm1', request }), /model "m1" is not kept in this worker/);
+  // Read by a model source's worker (transformer-load with keep_model) and kept there: its figures'
+  // requests name the id alone and get the same numbers, with no bytes copied into the heap.
+  const read = await workerTasks['transformer-load'].run(core, {
+    config: configText(name),
+    safetensors: weightsBytes(name),
+    keep_model: 'src',
+  });
+  assert.equal(read.parameters, here.inspect().parameters);
+  assert.equal(core.transformerLiveHandles(), live + 2);
+  const copied = core.memoryDiagnostics().bytes_copied_in;
+  const kept = await workerTasks['transformer-analyze'].run(core, { model: 'src', request });
+  assert.equal(core.memoryDiagnostics().bytes_copied_in, copied);
+  assert.deepEqual(kept.analysis, here.analyze(request));
+  assert.equal(await workerTasks['transformer-release'].run(core, { model: 'src' }), true);
+  await assert.rejects(
+    workerTasks['transformer-load'].run(core, { config: configText(name), safetensors: weightsBytes(name), keep_model: 3 }),
+    /keep_model must be an id string, got number/,
+  );
+  // A refused read keeps nothing.
+  await assert.rejects(
+    workerTasks['transformer-load'].run(core, {
+      config: configText(name),
+      safetensors: weightsBytes('one_layer_plain'),
+      keep_model: 'bad',
+    }),
+    /the config implies/,
+  );
+  await assert.rejects(workerTasks['transformer-analyze'].run(core, { model: 'bad', request }), /model "bad" is not kept in this worker/);
   here.dispose();
   await assert.rejects(
     workerTasks['transformer-analyze'].run(core, { config: configText(name), safetensors: weightsBytes(name), run: { prompt: [1, 99] } }),

@@ -21,6 +21,19 @@ namespace headlab::web {
 
 using emscripten::val;
 
+// Bytes copied from JS typed arrays into the WASM heap (matrices and byte arrays) since the
+// module started: what a figure update costs in copies, read through bytes_copied_in()
+// (module_bindings.cpp) by tests and benchmarks. A double counts exactly up to 2^53 bytes.
+inline double copied_in_bytes = 0;
+
+// Bulk-copies `n` elements of the JS typed array `from` into `to` (n·sizeof(T) bytes, counted).
+template <class T>
+void copy_in(const val& from, T* to, std::size_t n) {
+  val view(emscripten::typed_memory_view(n, to));
+  view.call<void>("set", from);
+  copied_in_bytes += static_cast<double>(n * sizeof(T));
+}
+
 inline Matrix matrix_from_js(const val& m, const std::string& name) {
   if (m.isUndefined() || m.isNull() || m.typeOf().as<std::string>() != "object") {
     throw InputError(name + " must be a matrix { rows, cols, data: Float64Array }");
@@ -44,8 +57,7 @@ inline Matrix matrix_from_js(const val& m, const std::string& name) {
   Matrix out(rows, cols);
   if (rows * cols > 0) {
     // One bulk copy into the matrix's own storage; nothing allocates between view and set.
-    val view(emscripten::typed_memory_view(static_cast<std::size_t>(rows * cols), out.data()));
-    view.call<void>("set", data);
+    copy_in(data, out.data(), static_cast<std::size_t>(rows * cols));
   }
   return out;
 }

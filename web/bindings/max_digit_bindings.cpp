@@ -1,6 +1,7 @@
 // embind: the max-digit transformer — weights, training (a steppable trainer class in the
-// trainer protocol of docs/model-pattern.md, whose handle stays inside web/max-digit.js), and
-// the analyses as plain JS objects. Only conversion lives here: the weights file is read and
+// trainer protocol of docs/model-pattern.md, whose handle stays inside web/max-digit.js), a model
+// class holding weights copied in once, and the analyses as plain JS objects (of a model handle,
+// or of weights given at each call). Only conversion lives here: the weights file is read and
 // analysis.json written by formats/ (text across the boundary), every rule is in core/.
 // Weights in memory cross as { format_version, unit_norm_unembedding, E, W_Q: [4], W_K: [4],
 // W_V: [4], W_O: [4], W_U } with every matrix { rows, cols, data: Float64Array }.
@@ -179,9 +180,9 @@ val initial_weights_js(val settings) {
   return guarded([&] { return weights_to_js(md::initial_weights(settings_from_js(settings))); });
 }
 
-val logits_js(val w, val digits) {
+val logits_js(const md::MaxDigitWeights& w, val digits) {
   return guarded([&] {
-    const auto logits = md::forward_logits(weights_from_js(w), digits_from_js(digits));
+    const auto logits = md::forward_logits(w, digits_from_js(digits));
     val out = val::object();
     out.set("logits", doubles(logits.data(), md::kVocab));
     out.set("answer", md::answer_of(logits));
@@ -189,27 +190,27 @@ val logits_js(val w, val digits) {
   });
 }
 
-val ans_attention_js(val w, val digits) {
-  return guarded([&] { return matrix_to_js(md::ans_attention(weights_from_js(w), digits_from_js(digits))); });
+val ans_attention_js(const md::MaxDigitWeights& w, val digits) {
+  return guarded([&] { return matrix_to_js(md::ans_attention(w, digits_from_js(digits))); });
 }
 
-val head_logits_js(val w, val digits) {
-  return guarded([&] { return matrix_to_js(md::head_logits(weights_from_js(w), digits_from_js(digits))); });
+val head_logits_js(const md::MaxDigitWeights& w, val digits) {
+  return guarded([&] { return matrix_to_js(md::head_logits(w, digits_from_js(digits))); });
 }
 
-val score_table_js(val w) {
-  return guarded([&] { return matrix_to_js(md::score_table(weights_from_js(w))); });
+val score_table_js(const md::MaxDigitWeights& w) {
+  return guarded([&] { return matrix_to_js(md::score_table(w)); });
 }
 
-val attention_by_max_js(val w) {
+val attention_by_max_js(const md::MaxDigitWeights& w) {
   return guarded([&] {
     val out = val::array();
-    for (const auto& m : md::attention_by_max(weights_from_js(w))) out.call<void>("push", matrix_to_js(m));
+    for (const auto& m : md::attention_by_max(w)) out.call<void>("push", matrix_to_js(m));
     return out;
   });
 }
 
-val patch_js_entry(val w, val digits, val patches) {
+val patch_js_entry(const md::MaxDigitWeights& w, val digits, val patches) {
   return guarded([&] {
     const auto list =
         array_from_js(patches, "patches", "an array of { head, position }", [](const val& p, const std::string& name) {
@@ -218,23 +219,23 @@ val patch_js_entry(val w, val digits, val patches) {
           }
           return md::AttentionPatch{int_arg(p["head"], name + ".head"), int_arg(p["position"], name + ".position")};
         });
-    return patch_js(md::patch_attention(weights_from_js(w), digits_from_js(digits), list));
+    return patch_js(md::patch_attention(w, digits_from_js(digits), list));
   });
 }
 
-val ablation_js(val w, val heads) {
+val ablation_js(const md::MaxDigitWeights& w, val heads) {
   return guarded([&] {
     std::array<bool, md::kHeads> ablated{};
     for (const int h : array_from_js(heads, "heads", "an array of head indices 0–3", int_arg)) {
       require_index("heads[i]", h, md::kHeads);  // an index into `ablated`
       ablated[h] = true;
     }
-    return report_js(md::ablation_accuracy(weights_from_js(w), ablated));
+    return report_js(md::ablation_accuracy(w, ablated));
   });
 }
 
-val residual_free_js(val w) {
-  return guarded([&] { return report_js(md::residual_free_accuracy(weights_from_js(w))); });
+val residual_free_js(const md::MaxDigitWeights& w) {
+  return guarded([&] { return report_js(md::residual_free_accuracy(w)); });
 }
 
 md::Basis basis_arg(const val& b) {
@@ -242,9 +243,9 @@ md::Basis basis_arg(const val& b) {
   return md::basis_from_name(b.as<std::string>());
 }
 
-val principal_directions_js(val w, val basis) {
+val principal_directions_js(const md::MaxDigitWeights& w, val basis) {
   return guarded([&] {
-    const md::PrincipalDirections p = md::principal_directions(weights_from_js(w), basis_arg(basis));
+    const md::PrincipalDirections p = md::principal_directions(w, basis_arg(basis));
     val out = val::object();
     out.set("directions", matrix_to_js(p.directions));
     out.set("variance", vector_to_js(p.variance));
@@ -253,19 +254,17 @@ val principal_directions_js(val w, val basis) {
   });
 }
 
-val subspace_accuracy_js(val w, val basis, val k) {
-  return guarded(
-      [&] { return report_js(md::subspace_accuracy(weights_from_js(w), basis_arg(basis), int_arg(k, "k"))); });
+val subspace_accuracy_js(const md::MaxDigitWeights& w, val basis, val k) {
+  return guarded([&] { return report_js(md::subspace_accuracy(w, basis_arg(basis), int_arg(k, "k"))); });
 }
 
-val cosine_top3_js(val w) {
-  return guarded([&] { return matrix_to_js(md::cosine_top3(weights_from_js(w))); });
+val cosine_top3_js(const md::MaxDigitWeights& w) {
+  return guarded([&] { return matrix_to_js(md::cosine_top3(w)); });
 }
 
-val contributions_js(val w, val digits, val basis, val k) {
+val contributions_js(const md::MaxDigitWeights& w, val digits, val basis, val k) {
   return guarded([&] {
-    const md::Contributions c =
-        md::contributions(weights_from_js(w), digits_from_js(digits), basis_arg(basis), int_arg(k, "k"));
+    const md::Contributions c = md::contributions(w, digits_from_js(digits), basis_arg(basis), int_arg(k, "k"));
     val out = val::object();
     out.set("head_outputs", matrix_to_js(c.head_outputs));
     out.set("head_sum", matrix_to_js(c.head_sum));
@@ -290,15 +289,13 @@ val angle_vs_dot_to_js(const md::AngleVsDot& a) {
   return out;
 }
 
-val angle_vs_dot_js(val w, val basis, val k) {
-  return guarded(
-      [&] { return angle_vs_dot_to_js(md::angle_vs_dot(weights_from_js(w), basis_arg(basis), int_arg(k, "k"))); });
+val angle_vs_dot_js(const md::MaxDigitWeights& w, val basis, val k) {
+  return guarded([&] { return angle_vs_dot_to_js(md::angle_vs_dot(w, basis_arg(basis), int_arg(k, "k"))); });
 }
 
-val runner_up_js(val w, val maximum, val runner_up) {
+val runner_up_js(const md::MaxDigitWeights& w, val maximum, val runner_up) {
   return guarded([&] {
-    const md::RunnerUpSplit r =
-        md::runner_up_split(weights_from_js(w), int_arg(maximum, "maximum"), int_arg(runner_up, "runner_up"));
+    const md::RunnerUpSplit r = md::runner_up_split(w, int_arg(maximum, "maximum"), int_arg(runner_up, "runner_up"));
     val out = val::object();
     out.set("maximum", r.maximum);
     out.set("runner_up", r.runner_up);
@@ -311,8 +308,51 @@ val runner_up_js(val w, val maximum, val runner_up) {
 }
 
 // analysis.json's text, written by its one writer (formats/max_digit_analysis.hpp).
-val analyze_js(val w) {
-  return guarded([&] { return val(formats::write_max_digit_analysis(md::analyze_max_digit(weights_from_js(w)))); });
+val analyze_js(const md::MaxDigitWeights& w) {
+  return guarded([&] { return val(formats::write_max_digit_analysis(md::analyze_max_digit(w))); });
+}
+
+// --- the model: a class handle holding checked weights, copied into the heap once ---
+// A page's figures call the analyses on it, so a figure update copies only its inputs (digits,
+// heads) into WASM, never the 18,176 weights (≈ 145 KB) again. Only web/max-digit.js holds it.
+int live_models = 0;
+
+class MaxDigitModelHandle {
+ public:
+  MaxDigitModelHandle() { ++live_models; }
+  ~MaxDigitModelHandle() { --live_models; }
+  MaxDigitModelHandle(const MaxDigitModelHandle&) = delete;
+  MaxDigitModelHandle& operator=(const MaxDigitModelHandle&) = delete;
+
+  // Copies and checks `weights` (weights in memory, as maxDigitWeightsFromJson returns them).
+  val load(val weights) {
+    return guarded([&] {
+      weights_ = weights_from_js(weights);
+      loaded_ = true;
+      return val(true);
+    });
+  }
+  const md::MaxDigitWeights& weights() const {
+    if (!loaded_) throw InputError("the model was not loaded");
+    return weights_;
+  }
+
+ private:
+  md::MaxDigitWeights weights_;
+  bool loaded_ = false;
+};
+
+int live_models_js() { return live_models; }
+
+// Each analysis `F(weights, args…)` twice: a free function of weights given in memory (copied
+// into the heap at every call), and a method of a MaxDigitModelHandle (copied once, at load).
+template <auto F, class... A>
+val of_weights(val w, A... a) {
+  return guarded([&] { return F(weights_from_js(w), a...); });
+}
+template <auto F, class... A>
+val of_model(MaxDigitModelHandle& model, A... a) {
+  return guarded([&] { return F(model.weights(), a...); });
 }
 
 }  // namespace
@@ -327,23 +367,42 @@ EMSCRIPTEN_BINDINGS(headlab_max_digit) {
       .function("stop", &MaxDigitTrainerHandle::stop)
       .function("weights", &MaxDigitTrainerHandle::weights)
       .function("result", &MaxDigitTrainerHandle::result);
+  emscripten::class_<MaxDigitModelHandle>("MaxDigitModelHandle")
+      .constructor<>()
+      .function("load", &MaxDigitModelHandle::load)
+      .function("logits", &of_model<&logits_js, val>)
+      .function("ans_attention", &of_model<&ans_attention_js, val>)
+      .function("score_table", &of_model<&score_table_js>)
+      .function("attention_by_max", &of_model<&attention_by_max_js>)
+      .function("patch", &of_model<&patch_js_entry, val, val>)
+      .function("ablation", &of_model<&ablation_js, val>)
+      .function("residual_free", &of_model<&residual_free_js>)
+      .function("principal_directions", &of_model<&principal_directions_js, val>)
+      .function("subspace_accuracy", &of_model<&subspace_accuracy_js, val, val>)
+      .function("cosine_top3", &of_model<&cosine_top3_js>)
+      .function("contributions", &of_model<&contributions_js, val, val, val>)
+      .function("angle_vs_dot", &of_model<&angle_vs_dot_js, val, val>)
+      .function("analyze", &of_model<&analyze_js>)
+      .function("runner_up", &of_model<&runner_up_js, val, val>)
+      .function("head_logits", &of_model<&head_logits_js, val>);
+  emscripten::function("max_digit_live_models", &live_models_js);
   emscripten::function("max_digit_live_trainers", &live_trainers_js);
   emscripten::function("max_digit_check_weights", &check_weights_js);
   emscripten::function("max_digit_train", &train_js);
   emscripten::function("max_digit_initial_weights", &initial_weights_js);
-  emscripten::function("max_digit_logits", &logits_js);
-  emscripten::function("max_digit_ans_attention", &ans_attention_js);
-  emscripten::function("max_digit_score_table", &score_table_js);
-  emscripten::function("max_digit_attention_by_max", &attention_by_max_js);
-  emscripten::function("max_digit_patch", &patch_js_entry);
-  emscripten::function("max_digit_ablation", &ablation_js);
-  emscripten::function("max_digit_residual_free", &residual_free_js);
-  emscripten::function("max_digit_principal_directions", &principal_directions_js);
-  emscripten::function("max_digit_subspace_accuracy", &subspace_accuracy_js);
-  emscripten::function("max_digit_cosine_top3", &cosine_top3_js);
-  emscripten::function("max_digit_contributions", &contributions_js);
-  emscripten::function("max_digit_angle_vs_dot", &angle_vs_dot_js);
-  emscripten::function("max_digit_analyze", &analyze_js);
-  emscripten::function("max_digit_runner_up", &runner_up_js);
-  emscripten::function("max_digit_head_logits", &head_logits_js);
+  emscripten::function("max_digit_logits", &of_weights<&logits_js, val>);
+  emscripten::function("max_digit_ans_attention", &of_weights<&ans_attention_js, val>);
+  emscripten::function("max_digit_score_table", &of_weights<&score_table_js>);
+  emscripten::function("max_digit_attention_by_max", &of_weights<&attention_by_max_js>);
+  emscripten::function("max_digit_patch", &of_weights<&patch_js_entry, val, val>);
+  emscripten::function("max_digit_ablation", &of_weights<&ablation_js, val>);
+  emscripten::function("max_digit_residual_free", &of_weights<&residual_free_js>);
+  emscripten::function("max_digit_principal_directions", &of_weights<&principal_directions_js, val>);
+  emscripten::function("max_digit_subspace_accuracy", &of_weights<&subspace_accuracy_js, val, val>);
+  emscripten::function("max_digit_cosine_top3", &of_weights<&cosine_top3_js>);
+  emscripten::function("max_digit_contributions", &of_weights<&contributions_js, val, val, val>);
+  emscripten::function("max_digit_angle_vs_dot", &of_weights<&angle_vs_dot_js, val, val>);
+  emscripten::function("max_digit_analyze", &of_weights<&analyze_js>);
+  emscripten::function("max_digit_runner_up", &of_weights<&runner_up_js, val, val>);
+  emscripten::function("max_digit_head_logits", &of_weights<&head_logits_js, val>);
 }

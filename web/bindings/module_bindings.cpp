@@ -1,5 +1,7 @@
 // embind, in every module: the core's version, and memory diagnostics of the module
 // itself for leak checks in tests (10,000 widget updates must leave these flat; docs/embedding.md).
+#include "bindings/marshal.hpp"
+
 #include <emscripten/bind.h>
 
 #include <malloc.h>
@@ -13,6 +15,9 @@ namespace {
 // the C++ heap in use, unlike the memory size, which only ever grows.
 double heap_bytes_in_use() { return static_cast<double>(mallinfo().uordblks); }
 
+// Bytes copied from JS typed arrays into this module's heap so far (marshal.hpp copy_in).
+double bytes_copied_in() { return copied_in_bytes; }
+
 std::string version() { return HEADLAB_VERSION; }
 
 }  // namespace
@@ -21,4 +26,5 @@ std::string version() { return HEADLAB_VERSION; }
 EMSCRIPTEN_BINDINGS(headlab_module) {
   emscripten::function("version", &headlab::web::version);
   emscripten::function("heap_bytes_in_use", &headlab::web::heap_bytes_in_use);
+  emscripten::function("bytes_copied_in", &headlab::web::bytes_copied_in);
 }

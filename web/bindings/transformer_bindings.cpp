@@ -51,10 +51,7 @@ std::string bytes_from_js(const val& v, const std::string& name) {
     fm::read_safetensors(nullptr, static_cast<std::size_t>(length));
   }
   std::string out(static_cast<std::size_t>(length), '\0');
-  if (!out.empty()) {
-    val view(emscripten::typed_memory_view(out.size(), reinterpret_cast<std::uint8_t*>(out.data())));
-    view.call<void>("set", v);
-  }
+  if (!out.empty()) copy_in(v, reinterpret_cast<std::uint8_t*>(out.data()), out.size());
   return out;
 }
 

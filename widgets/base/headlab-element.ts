@@ -40,8 +40,8 @@
 //   theme.ts         colours, fonts and the base sheet (themeColours() here reads them once per scheme)
 //   model-figure.ts  the base of figures that read a model loaded once per page (extends this class)
 
-import { getCore, getFeatureRecoveryCore, getMaxDigitCore } from '../../web/browser-core.js';
-import type { FeatureRecoveryCore, HeadlabCore, MaxDigitCore } from '../../web/headlab-core.js';
+import { getCore } from '../../web/browser-core.js';
+import type { HeadlabCore } from '../../web/headlab-core.js';
 import type { BoundComputing, BoundValue } from '../chart/format.js';
 import { resolveColours, type ResolvedColours } from '../chart/palette.js';
 import { sceneToPng, sceneToSvg } from '../chart/scene.js';
@@ -142,11 +142,12 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
    */
   protected static goesLiveStaggered = true;
   /**
-   * Which WASM module the widget computes with: 'core' (headlab_core.wasm, in this.core),
-   * 'feature-recovery' (headlab_feature_recovery.wasm, in this.featureRecovery) or 'max-digit'
-   * (headlab_max_digit.wasm, in this.maxDigit); the last two are downloaded only by pages that use them.
+   * Loads the WASM module the widget computes with, awaited before build(): headlab_core by
+   * default (then in this.core). A model family's base names its own loader and takes the module
+   * in moduleLoaded() (the feature-recovery and max-digit widgets), so this base knows no model,
+   * and a page without a family's widgets downloads neither its JS nor its .wasm.
    */
-  protected static coreModule: 'core' | 'feature-recovery' | 'max-digit' = 'core';
+  protected static loadModule: () => Promise<unknown> = getCore;
   /**
    * Attributes that make up the reader's state in the URL hash (share-state); none by default.
    * A file location (LOCATION_ATTRIBUTES: src, config, …) is never shared, even when listed.
@@ -158,12 +159,10 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   protected static shadowOptions: Partial<ShadowRootInit> = {};
 
   protected readonly root: ShadowRoot;
-  /** The wrapped core once loaded (null before, or for widgets that do not need it). */
+  /** The wrapped core once loaded (null before, or for widgets that compute with another module or none). */
   protected core: HeadlabCore | null = null;
-  /** The wrapped feature-recovery module once loaded, for widgets with coreModule = 'feature-recovery'. */
-  protected featureRecovery: FeatureRecoveryCore | null = null;
-  /** The wrapped max-digit module once loaded, for widgets with coreModule = 'max-digit'. */
-  protected maxDigit: MaxDigitCore | null = null;
+  /** The module loadModule() gave (null before it has). */
+  private module: unknown = null;
   /** Container for the widget's content; hidden while an error is shown. */
   protected readonly body: HTMLDivElement;
   private readonly alertBox: HTMLDivElement;
@@ -295,7 +294,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   /** Whether the widget computes with a WASM module that has not loaded yet. */
   private get moduleMissing(): boolean {
     const ctor = this.constructor as typeof HeadlabElement;
-    return ctor.needsCore && !this.core && !this.featureRecovery && !this.maxDigit;
+    return ctor.needsCore && this.module === null;
   }
 
   /**
@@ -565,6 +564,11 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     return `${this.localName}-${Array.from(document.getElementsByTagName(this.localName)).indexOf(this) + 1}`;
   }
 
+  /** Takes the module loadModule() gave: by default headlab_core, into this.core. */
+  protected moduleLoaded(module: unknown): void {
+    this.core = module as HeadlabCore;
+  }
+
   /** Creates the controls in this.body (core ready, element connected); called again after a re-attach. */
   protected abstract build(): void;
 
@@ -593,7 +597,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     // Callbacks of an earlier connection (the element was moved meanwhile) do nothing.
     const connection = this.listeners;
     const current = () => this.isConnected && this.listeners === connection;
-    if (!ctor.needsCore || this.core || this.featureRecovery || this.maxDigit) {
+    if (!ctor.needsCore || this.module !== null) {
       // Behind a snapshot a widget that asks for it (goesLiveStaggered) goes live staggered even
       // though it needs no module to start: it builds and renders in tasks of its own and swaps its
       // snapshot at a frame of its own, so a page of such figures (the transformer widgets, all
@@ -608,18 +612,10 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     }
     const load = () => {
       if (!current()) return;
-      const loaded: Promise<unknown> =
-        ctor.coreModule === 'max-digit'
-          ? getMaxDigitCore().then((module) => {
-              this.maxDigit = module;
-            })
-          : ctor.coreModule === 'feature-recovery'
-            ? getFeatureRecoveryCore().then((module) => {
-                this.featureRecovery = module;
-              })
-            : getCore().then((core) => {
-                this.core = core;
-              });
+      const loaded = ctor.loadModule().then((module) => {
+        this.module = module;
+        this.moduleLoaded(module);
+      });
       loaded.then(
         () => {
           // Behind a snapshot nothing waits on screen: each widget builds in a task of its own,

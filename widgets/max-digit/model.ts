@@ -4,7 +4,7 @@
 // <headlab-max-digit-model> element; widgets without a `model` attribute share the implicit
 // source '' holding the shipped seed-0 weights. A source is an EventTarget: `change` fires
 // when its status or its model changes.
-import type { MaxDigitWeights } from '../../web/headlab-core.js';
+import type { MaxDigitCore, MaxDigitModel as HeldWeights, MaxDigitWeights } from '../../web/headlab-core.js';
 import { WorkerJobs } from '../../web/worker-client.js';
 import { BodyTooLarge, download, shortUrl } from '../base/download.js';
 import { formatCount } from '../chart/format.js';
@@ -72,6 +72,32 @@ export class MaxDigitModelSource extends EventTarget {
   loaded: MaxDigitModel | null = null;
   private url = '';
   private loading: Promise<void> | null = null;
+  /** The weights each figure computes with, held in the page's max-digit module (held()), by the weights they hold. */
+  private readonly heldWeights = new Map<MaxDigitWeights, HeldWeights>();
+
+  /**
+   * `model`'s weights in `core`'s heap, copied in once for every figure of the source: a figure's
+   * analyses take this handle, so an update copies only its own inputs into WASM (digits, heads),
+   * never the 18,176 weights. Made on first use; the handles of weights no longer shown nor kept to
+   * restore are freed when the model is replaced.
+   */
+  held(core: MaxDigitCore, model: MaxDigitModel): HeldWeights {
+    let h = this.heldWeights.get(model.weights);
+    if (!h || h.disposed) {
+      h = core.maxDigitModel(model.weights);
+      this.heldWeights.set(model.weights, h);
+    }
+    return h;
+  }
+
+  /** Frees the held weights of every model but the one shown and the one to restore. */
+  private releaseHeld(): void {
+    for (const [weights, h] of this.heldWeights) {
+      if (weights === this.model?.weights || weights === this.loaded?.weights) continue;
+      h.dispose();
+      this.heldWeights.delete(weights);
+    }
+  }
 
   /**
    * Fetches the weights at `url` (absolute); the worker checks and analyses them (task
@@ -163,6 +189,7 @@ export class MaxDigitModelSource extends EventTarget {
     this.model = { weights, analysis, label, seed, version: ++versions };
     this.status = 'ready';
     this.failure = '';
+    this.releaseHeld();
     this.notify();
   }
 
@@ -170,6 +197,7 @@ export class MaxDigitModelSource extends EventTarget {
   restore(): void {
     if (!this.loaded) return;
     this.model = { ...this.loaded, version: ++versions };
+    this.releaseHeld();
     this.notify();
   }
 

@@ -6,6 +6,8 @@
 // without it the widget uses the shipped seed-0 weights. While the model loads it shows a note;
 // when the model cannot be loaded, or `model` names no such element, the problem is shown inside
 // the widget. Its figures light up together what the reader points at (highlight.ts).
+import { getMaxDigitCore } from '../../web/browser-core.js';
+import type { MaxDigitCore, MaxDigitModel as MaxDigitHeldWeights } from '../../web/headlab-core.js';
 import { WidgetInputError, el } from '../base/headlab-element.js';
 import { MODEL_FIGURE_CSS, ModelFigure } from '../base/model-figure.js';
 import { formatPercent } from '../chart/format.js';
@@ -114,7 +116,9 @@ export function headLabel(h: number): DocumentFragment {
 }
 
 export abstract class MaxDigitWidget<State = unknown> extends ModelFigure<MaxDigitModel, State> {
-  protected static coreModule = 'max-digit' as const;
+  protected static loadModule: () => Promise<unknown> = getMaxDigitCore;
+  /** The page's headlab_max_digit module (null before it has loaded). */
+  protected maxDigit: MaxDigitCore | null = null;
   protected static cachedInputs = 256;
   declare protected source: MaxDigitModelSource | null;
   private unsubscribeHighlight: (() => void) | null = null;
@@ -136,6 +140,15 @@ export abstract class MaxDigitWidget<State = unknown> extends ModelFigure<MaxDig
   /** The token names of the model shown (or last drawn). */
   protected get tokenNames(): readonly string[] {
     return tokenNames(this.factsModel());
+  }
+
+  protected moduleLoaded(module: unknown): void {
+    this.maxDigit = module as MaxDigitCore;
+  }
+
+  /** `model`'s weights held in the page's max-digit module (copied in once per model for every figure): what the analyses take. */
+  protected held(model: MaxDigitModel): MaxDigitHeldWeights {
+    return this.source!.held(this.maxDigit!, model);
   }
 
   /** Called when the model is replaced (retraining): drop caches keyed on the old weights. */

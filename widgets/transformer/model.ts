@@ -7,7 +7,7 @@
 // files download.
 import { getTransformerCore } from '../../web/browser-core.js';
 import type { TokenizedText, TransformerConfigFile, TransformerCore, TransformerModel } from '../../web/headlab-core.js';
-import { WorkerJobs } from '../../web/worker-client.js';
+import { WorkerHost, type WorkerJobHandlers } from '../../web/worker-client.js';
 import { BodyTooLarge, DownloadFailed, download, fileName, shortUrl } from '../base/download.js';
 import { formatCount } from '../chart/format.js';
 
@@ -33,6 +33,8 @@ export interface LoadedTransformer {
   parameters: number;
   /** Increases with every replacement (widgets key their caches on it). */
   version: number;
+  /** The id the source's worker keeps the model under (request() sends the files again to a worker that does not hold it). */
+  workerId: string;
   /** Whether the model was handed over (trained in the page, or files the reader opened) rather than read from the author's files. */
   given: boolean;
   /**
@@ -86,13 +88,72 @@ export const PAGE_MODEL_LIMITS = {
   n_ctx: { value: MAX_PAGE_CONTEXT, why: "the page runs a prompt of n_ctx − 1 tokens, every head's T × T pattern" },
   heads: { value: MAX_PAGE_HEADS, why: "the page runs and draws every head's pattern" },
   d_vocab: { value: MAX_PAGE_VOCAB, why: 'the page runs n_ctx × d_model × d_vocab multiply-adds for the logits' },
-  parameters: { value: MAX_PAGE_PARAMETERS, why: "the page reads them on its main thread and each figure's worker holds them as doubles" },
+  parameters: { value: MAX_PAGE_PARAMETERS, why: "the page reads them on its main thread and the model's worker holds them as doubles" },
 } as const;
 
 export class TransformerModelSource extends EventTarget {
   /** The <headlab-transformer-model> element whose source this is (its tokenizer's worker belongs to it). */
   constructor(private readonly owner: Element | null = null) {
     super();
+    this.host = new WorkerHost(owner);
+  }
+
+  /**
+   * The source's one worker: it reads the files (keeping the model and the tokenizer), answers every
+   * figure's requests from the model it keeps (request()) and encodes the prompts (TokenizerLink).
+   * Ended when the model element leaves the page (endWorkers); the next request starts another,
+   * which is sent the files again.
+   */
+  private readonly host: WorkerHost;
+  /** What the worker of `generation` keeps: the id of its model and of its tokenizer ('' for none). */
+  private holds = { generation: -1, model: '', tokenizer: '' };
+
+  /** What the host's current worker keeps (nothing for a worker made since the last look). */
+  private holding(host: WorkerHost): { generation: number; model: string; tokenizer: string } {
+    if (this.holds.generation !== host.generation) this.holds = { generation: host.generation, model: '', tokenizer: '' };
+    return this.holds;
+  }
+
+  /**
+   * Runs worker task `task` (web/worker-tasks.js: 'transformer-analyze' and the tasks that read a
+   * kept model) on `model` in the source's worker, after the jobs asked before it. The files go
+   * with the job only when the worker does not keep the model already (a new worker, or another
+   * model read since): every figure of the source reads the one model kept there, with its analysis
+   * cache (core AnalysisCache), and no weights cross to the worker per figure or per update.
+   */
+  request<T>(model: LoadedTransformer, task: string, params: Record<string, unknown>, handlers: WorkerJobHandlers<T>): void {
+    const id = model.workerId;
+    this.host.start<T>(
+      task,
+      (host: WorkerHost) => {
+        const holds = this.holding(host);
+        const held = holds.model === id;
+        holds.model = id;
+        return { model: id, ...(held ? {} : { config: model.configText, safetensors: model.safetensors }), ...params };
+      },
+      {
+        ...handlers,
+        failed: (err) => {
+          // The worker lost the model (it failed to read the files sent): the next job sends them again.
+          if (/is not kept in this worker/.test(err.message) && this.holds.model === id) this.holds.model = '';
+          handlers.failed?.(err);
+        },
+      },
+    );
+  }
+
+  /** Runs `task` with params made from what the worker keeps (TokenizerLink: the tokenizer's text only when it is not kept). */
+  private send<T>(
+    task: string,
+    params: (holds: { model: string; tokenizer: string }) => Record<string, unknown>,
+    handlers: WorkerJobHandlers<T>,
+  ): void {
+    this.host.start<T>(task, (host: WorkerHost) => params(this.holding(host)), handlers);
+  }
+
+  /** Whether the source's worker has a job running or waiting (tests and the build wait for false). */
+  get workerBusy(): boolean {
+    return this.host.running;
   }
 
   /** The headlab_transformer module the model was read with (null before the first model). */
@@ -132,28 +193,25 @@ export class TransformerModelSource extends EventTarget {
     if (!read.tokenizer || text === null) return null;
     const { summary } = read.tokenizer;
     const dVocab = summary.token_names.length;
-    const link = new TokenizerLink(summary, read.tokenizer, text, dVocab, this.owner, () => this.dispatchEvent(new Event('tokens')));
+    const link = new TokenizerLink(
+      summary,
+      read.tokenizer.keptAs,
+      text,
+      dVocab,
+      this.owner,
+      (task, params, handlers) => this.send(task, params, handlers),
+      () => this.dispatchEvent(new Event('tokens')),
+    );
     return { label, names: summary.token_names, link };
   }
 
-  /** Ends the tokenizer worker a read kept when its model is not used (a newer load, a refusal). */
-  private static dropRead(read: WorkerRead): void {
-    read.tokenizer?.worker.dispose();
-  }
-
-  /** Ends the worker of a tokenizer no longer shown, unless it is `unless` (its encodings stay; a later use starts another). */
-  private static endTokenizer(link: TokenizerLink | null | undefined, unless: TokenizerLink | null = null): void {
-    if (link && link !== unless) link.end();
-  }
-
   /**
-   * Ends the workers that hold the tokenizers of the model shown and of the files to go back to
-   * (the model element left the page): a prompt encoded after that starts a worker again, once
-   * the element is back on the page.
+   * Ends the source's worker (the model element left the page): what it kept (the model, its
+   * analysis cache, the tokenizer) goes with it; a request after that, once the element is back on
+   * the page, starts a worker again and sends it the files.
    */
   endWorkers(): void {
-    this.model?.tokenizer?.end();
-    this.fromFiles?.tokenizer?.link.end();
+    this.host.dispose();
   }
 
   load(weightsUrl: string, configUrl: string, timeoutS = DEFAULT_MODEL_TIMEOUT_S, tokenizerUrl: string | null = null): Promise<void> {
@@ -190,28 +248,32 @@ export class TransformerModelSource extends EventTarget {
         sibling.abort();
         throw err;
       }
-      const read = await readInWorker(files[0], files[1], files[2] === null ? null : { text: files[2] });
+      const read = await this.readInWorker(files[0], files[1], files[2] === null ? null : files[2]);
       return { core: await core, read, tokenizerText: files[2] };
     })();
     this.loading = attempt
       .then(({ core, read, tokenizerText }) => {
-        if (this.key !== key) {
-          TransformerModelSource.dropRead(read);
-          return;
-        }
+        if (this.key !== key) return;
         if (read.tokenizerFailure) {
           this.refuseFiles(`the tokenizer file ${shortUrl(tokenizerUrl!)}: ${read.tokenizerFailure}`, shown);
           return;
         }
         const tokenizer = this.tokenizerOf(read, tokenizerText, tokenizerUrl === null ? '' : fileName(tokenizerUrl));
         const files: ModelFiles = { ...read, label: fileName(weightsUrl), tokenizer };
-        const before = this.fromFiles;
         this.install(core, files, 'files');
         this.fromFiles = files;
-        TransformerModelSource.endTokenizer(before?.tokenizer?.link, tokenizer?.link ?? null);
       })
       .catch((err: Error) => {
         if (this.key !== key) return;
+        if (this.owner !== null && !this.owner.isConnected) {
+          // The element left the page during the read (its worker ended with it): nothing is wrong
+          // with the files, so the element loads them again when it is back on the page.
+          this.key = '';
+          this.loading = null;
+          this.status = 'idle';
+          this.notify();
+          return;
+        }
         // A tokenizer that could not be fetched is a bad tokenizer file: the model shown stays.
         if (err instanceof FileProblem && err.what === 'tokenizer') this.refuseFiles(err.message, shown);
         else this.fail(err.message, err instanceof FetchFailed);
@@ -252,7 +314,7 @@ export class TransformerModelSource extends EventTarget {
     this.loading = null;
     this.problem = '';
     try {
-      const [core, read] = await Promise.all([getTransformerCore(), readInWorker(configText, safetensors, null)]);
+      const [core, read] = await Promise.all([getTransformerCore(), this.readInWorker(configText, safetensors, null)]);
       if (this.key !== key) return;
       this.install(core, { ...read, label, tokenizer: null }, 'page');
     } catch (err) {
@@ -305,14 +367,11 @@ export class TransformerModelSource extends EventTarget {
       if (this.key !== key) return;
       const [core, out] = await Promise.all([
         getTransformerCore(),
-        readInWorker(configText, weightBytes, tokenizerText === null ? null : { text: tokenizerText }).catch((err: Error) => {
+        this.readInWorker(configText, weightBytes, tokenizerText).catch((err: Error) => {
           throw new Error(`${named}: ${err.message}`);
         }),
       ]);
-      if (this.key !== key) {
-        TransformerModelSource.dropRead(out);
-        return;
-      }
+      if (this.key !== key) return;
       if (out.tokenizerFailure) {
         this.refuseFiles(`the tokenizer file ${tokenizer!.name}: ${out.tokenizerFailure}`, shown);
         return;
@@ -363,8 +422,6 @@ export class TransformerModelSource extends EventTarget {
     let config = handle.config;
     if (files.tokenizer) config = { ...config, token_names: files.tokenizer.names };
     this.model?.handle.dispose();
-    // The worker of the tokenizer shown before, unless the files kept to go back to hold it ("Back to the loaded model").
-    if (this.model?.tokenizer !== this.fromFiles?.tokenizer?.link) TransformerModelSource.endTokenizer(this.model?.tokenizer, tokenizer);
     this.model = {
       handle,
       config,
@@ -375,12 +432,66 @@ export class TransformerModelSource extends EventTarget {
       label,
       parameters,
       version: ++versions,
+      workerId: files.workerId,
       given: origin !== 'files',
       origin,
     };
     this.status = 'ready';
     this.failure = '';
     this.notify();
+  }
+
+  /**
+   * The worker's reading of a model's files (task 'transformer-load', in the source's worker): held
+   * to PAGE_MODEL_LIMITS, then read by the core, off the main thread, with the tokenizer.json text
+   * when there is one; the worker keeps the model it read (and the tokenizer) for the figures'
+   * requests. Resolves to the canonical files, the parameter count and the reader's message for a
+   * tokenizer it refused (tokenizerFailure); rejects with the limit's or the core's message for the
+   * model. The files are copied to the worker (the page keeps its bytes).
+   */
+  private readInWorker(configText: string, safetensors: Uint8Array, tokenizerText: string | null): Promise<WorkerRead> {
+    const workerId = `read-${++reads}`;
+    const keep = tokenizerText !== null ? `tokenizer-${++tokenizerIds}` : null;
+    type Read = { config: string; safetensors: Uint8Array; parameters: number; tokenizer?: TokenizerSummary; tokenizer_failure?: string };
+    return new Promise<Read>((resolve, reject) => {
+      this.host.start<Read>(
+        'transformer-load',
+        (host: WorkerHost) => {
+          const holds = this.holding(host);
+          // Kept once read: a refusal forgets both (below), so the next job sends its files.
+          holds.model = workerId;
+          if (keep) holds.tokenizer = keep;
+          return {
+            config: configText,
+            safetensors,
+            limits: PAGE_MODEL_LIMITS,
+            keep_model: workerId,
+            ...(tokenizerText !== null ? { tokenizer: tokenizerText, keep_tokenizer: keep } : {}),
+          };
+        },
+        {
+          done: ({ value }) => {
+            if (keep && !value.tokenizer && this.holds.tokenizer === keep) this.holds.tokenizer = '';
+            resolve(value);
+          },
+          failed: (err) => {
+            if (this.holds.model === workerId) this.holds.model = '';
+            if (keep && this.holds.tokenizer === keep) this.holds.tokenizer = '';
+            reject(err);
+          },
+        },
+      );
+    }).then((v) => {
+      const summary = v.tokenizer ?? null;
+      return {
+        workerId,
+        configText: v.config,
+        safetensors: v.safetensors,
+        parameters: v.parameters,
+        tokenizerFailure: v.tokenizer_failure ?? '',
+        tokenizer: summary ? { summary, keptAs: keep! } : null,
+      };
+    });
   }
 
   /** Marks the source failed with an author's mistake found before any file is read (e.g. no src). */
@@ -394,7 +505,6 @@ export class TransformerModelSource extends EventTarget {
     this.retryable = retryable;
     this.problem = '';
     this.model?.handle.dispose();
-    this.model?.tokenizer?.end();
     this.model = null;
     this.status = 'failed';
     this.failure = message;
@@ -436,6 +546,8 @@ async function readFile(file: File, progress: (n: number) => void): Promise<Uint
 
 /** A model's files as read by the worker (the canonical config and F64 weights) with its tokenizer and caption. */
 interface ModelFiles {
+  /** The id the source's worker kept the model under when it read it. */
+  workerId: string;
   configText: string;
   safetensors: Uint8Array;
   parameters: number;
@@ -488,57 +600,14 @@ async function fetchBytes(
   }
 }
 
-/**
- * The worker's reading of a model's files (task 'transformer-load'): held to PAGE_MODEL_LIMITS,
- * then read by the core, off the main thread, with the tokenizer.json text when there is one;
- * resolves to the canonical files, the parameter count and the reader's message for a tokenizer
- * it refused (tokenizerFailure), rejects with the limit's or the core's message for the model.
- * The files are copied to the worker (the page keeps its bytes); the worker ends with the read.
- */
-function readInWorker(configText: string, safetensors: Uint8Array, tokenizer: { text: string } | null): Promise<WorkerRead> {
-  const jobs = new WorkerJobs();
-  const keep = tokenizer ? `tokenizer-load-${++tokenizerIds}` : null;
-  type Read = { config: string; safetensors: Uint8Array; parameters: number; tokenizer?: TokenizerSummary; tokenizer_failure?: string };
-  let kept = false;
-  return new Promise<Read>((resolve, reject) => {
-    jobs.start<Read>(
-      'transformer-load',
-      {
-        config: configText,
-        safetensors,
-        limits: PAGE_MODEL_LIMITS,
-        ...(tokenizer ? { tokenizer: tokenizer.text, keep_tokenizer: keep } : {}),
-      },
-      {
-        done: ({ value }) => resolve(value),
-        failed: reject,
-      },
-    );
-  })
-    .then((v) => {
-      const summary = v.tokenizer ?? null;
-      kept = summary !== null;
-      return {
-        configText: v.config,
-        safetensors: v.safetensors,
-        parameters: v.parameters,
-        tokenizerFailure: v.tokenizer_failure ?? '',
-        tokenizer: summary ? { summary, keptAs: keep!, worker: jobs } : null,
-      };
-    })
-    .finally(() => {
-      // The worker that read a tokenizer stays: it encodes the prompts (TokenizerLink).
-      if (!kept) jobs.dispose();
-    });
-}
-
-/** The worker's reading of a model's files (readInWorker), with the tokenizer it keeps (and the worker that keeps it). */
+/** The worker's reading of a model's files (readInWorker), with the tokenizer it keeps. */
 interface WorkerRead {
+  workerId: string;
   configText: string;
   safetensors: Uint8Array;
   parameters: number;
   tokenizerFailure: string;
-  tokenizer: { summary: TokenizerSummary; keptAs: string; worker: WorkerJobs } | null;
+  tokenizer: { summary: TokenizerSummary; keptAs: string } | null;
 }
 
 /** A prompt's encoding as the worker answers it: the tokens (ids, UTF-8 byte spans, texts), or the core's refusal. */
@@ -558,15 +627,24 @@ export interface TokenizerSummary {
 const KEPT_ENCODINGS = 256;
 
 let tokenizerIds = 0;
+/** Reads made by every source of the page: each model a worker keeps has an id of its own. */
+let reads = 0;
+
+/** How a TokenizerLink runs a job in its source's worker (TransformerModelSource.send). */
+type SendJob = <T>(
+  task: string,
+  params: (holds: { model: string; tokenizer: string }) => Record<string, unknown>,
+  handlers: WorkerJobHandlers<T>,
+) => void;
 
 /**
  * The page's side of a tokenizer read in a worker: prompts are encoded there, never on the main
  * thread (reading GPT-2's 1.3 MB tokenizer.json is a task of about 0.5 s). `encoded(text)` answers
  * from what the worker has sent (undefined while it is asked; the source then fires `tokens`
  * when the answer arrives), so a figure draws with ids it has and renders again when new ones come.
- * The worker is the one that read the tokenizer for the model ('transformer-load' kept it there);
- * once ended (end(): the model element left the page, or the model was replaced) a later request
- * starts a new worker, which reads the text again.
+ * The worker is the source's ('transformer-load' kept the tokenizer there); a worker that does not
+ * keep it (a new one after the model element left the page, or one that has read another
+ * tokenizer since) is sent the text again with the next texts to encode.
  */
 export class TokenizerLink {
   /** The id the worker keeps the tokenizer under. */
@@ -577,30 +655,26 @@ export class TokenizerLink {
   private readonly cache = new Map<string, PromptEncoding>();
   private readonly wanted = new Set<string>();
   private asking: string[] | null = null;
-  private jobs: WorkerJobs | null;
-  /** Whether the worker in `jobs` holds the tokenizer (under `id`); otherwise the text goes with the next job. */
-  private held: boolean;
 
   /**
-   * `summary` and `kept` (the worker that read the tokenizer and the id it keeps it under) from
-   * readInWorker; `text` the tokenizer.json text (sent again to a new worker); `owner` the model
-   * element (no worker is started for it while it is off the page); `notify` is called when
-   * encodings arrive.
+   * `summary` and `keptAs` (the id the source's worker keeps the tokenizer under) from
+   * readInWorker; `text` the tokenizer.json text (sent again to a worker that does not keep it);
+   * `owner` the model element (no worker is started for it while it is off the page); `send` runs a
+   * job in the source's worker; `notify` is called when encodings arrive.
    */
   constructor(
     summary: TokenizerSummary,
-    kept: { keptAs: string; worker: WorkerJobs },
+    keptAs: string,
     private readonly text: string,
     private readonly dVocab: number,
     private readonly owner: Element | null,
+    private readonly send: SendJob,
     private readonly notify: () => void,
   ) {
-    this.id = kept.keptAs;
+    this.id = keptAs;
     this.model = summary.model;
     this.vocabSize = summary.vocab_size;
     this.defaultPrompt = summary.default_prompt;
-    this.jobs = kept.worker;
-    this.held = true;
     if (summary.default_prompt) {
       const { ids, texts } = summary.default_prompt;
       this.cache.set(summary.default_prompt.text, { ids, texts, begins: [], ends: [] });
@@ -621,14 +695,6 @@ export class TokenizerLink {
     return this.asking !== null || this.wanted.size > 0;
   }
 
-  /** Ends the worker (the encodings kept stay); a later request starts another. */
-  end(): void {
-    this.jobs?.dispose();
-    this.jobs = null;
-    this.held = false;
-    this.asking = null;
-  }
-
   /** Sends every text asked for since the last job, in one job (one at a time). */
   private ask(): void {
     if (this.asking || this.wanted.size === 0) return;
@@ -636,32 +702,33 @@ export class TokenizerLink {
     this.wanted.clear();
     if (!texts.length) return;
     this.asking = texts;
-    this.jobs ??= new WorkerJobs(this.owner);
-    const params = { tokenizer: this.id, texts, d_vocab: this.dVocab, ...(this.held ? {} : { text: this.text }) };
-    this.held = true;
     const settle = () => {
       this.asking = null;
       if (this.wanted.size) this.ask();
     };
-    this.jobs.start<PromptEncoding[]>('tokenizer-encode', params, {
-      done: ({ value }) => {
-        value.forEach((e, i) => this.cache.set(texts[i], e));
-        while (this.cache.size > KEPT_ENCODINGS) this.cache.delete(this.cache.keys().next().value!);
-        settle();
-        this.notify();
+    this.send<PromptEncoding[]>(
+      'tokenizer-encode',
+      (holds) => {
+        const held = holds.tokenizer === this.id;
+        holds.tokenizer = this.id;
+        return { tokenizer: this.id, texts, d_vocab: this.dVocab, ...(held ? {} : { text: this.text }) };
       },
-      failed: (err) => {
-        // A worker that failed (or was ended) is replaced with the next job, which sends the text again.
-        this.held = false;
-        this.jobs?.dispose();
-        this.jobs = null;
-        // Off the page no worker starts: the texts are asked again when a figure renders on the page.
-        const offPage = this.owner !== null && !this.owner.isConnected;
-        if (!offPage) for (const t of texts) this.cache.set(t, { error: err.message });
-        settle();
-        if (!offPage) this.notify();
+      {
+        done: ({ value }) => {
+          value.forEach((e, i) => this.cache.set(texts[i], e));
+          while (this.cache.size > KEPT_ENCODINGS) this.cache.delete(this.cache.keys().next().value!);
+          settle();
+          this.notify();
+        },
+        failed: (err) => {
+          // Off the page no worker starts: the texts are asked again when a figure renders on the page.
+          const offPage = this.owner !== null && !this.owner.isConnected;
+          if (!offPage) for (const t of texts) this.cache.set(t, { error: err.message });
+          settle();
+          if (!offPage) this.notify();
+        },
       },
-    });
+    );
   }
 }
 

@@ -9,7 +9,6 @@
 // (headlab_transformer.wasm, loaded by the source), so it does not wait for headlab_core.
 import { WidgetInputError, el } from '../base/headlab-element.js';
 import { MODEL_FIGURE_CSS, ModelFigure } from '../base/model-figure.js';
-import { WorkerJobs } from '../../web/worker-client.js';
 import type {
   TransformerAnalysis,
   TransformerAttributionPatchingFile,
@@ -164,17 +163,11 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
   protected static needsCore = false;
   declare protected source: TransformerModelSource | null;
   private owner: Element | null = null;
-  private readonly workerJobs = new WorkerJobs(this);
-  /** Whether an analysis is in the worker, and the one asked for after it (analyzedInWorker). */
+  /** Whether an analysis of this figure is in the source's worker, and the one asked for after it (analyzedInWorker). */
   private workerBusy = false;
   private workerWanted: { model: LoadedTransformer; key: string; job: WorkerJob; pick: (value: never) => unknown } | null = null;
-  /**
-   * The model this figure's worker keeps (its version: the task's model id) and the client that
-   * holds it: its files are posted with the first job only, and every later job names the id, so
-   * the worker reuses the read weights and their analysis cache (the prompt-independent scores and
-   * ablation losses). A replaced or failed worker, or a failed job, sends the files again.
-   */
-  private workerHolds: { version: number; client: unknown } | null = null;
+  /** Counts this figure's jobs: the answer of a job from before a re-attach is dropped. */
+  private workerJob = 0;
 
   /** The headlab_transformer module this figure computes with (null before its model is read; diagnostics and tests). */
   get transformerCore(): TransformerCore | null {
@@ -188,12 +181,13 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
 
   /**
    * `headlab model analyze` of `request` on the current model, computed once per (model, key) in
-   * the worker (task 'transformer-analyze'): null until it arrives, then the figure renders again.
+   * the source's worker (task 'transformer-analyze', on the model kept there: TransformerModelSource
+   * request()): null until it arrives, then the figure renders again.
    * Every core call that depends on the reader's input goes there (analyses: about 10–130 ms in
    * WASM for the shipped induction model; a mean-ablated run: about 20 ms), so an update on the
-   * main thread only draws (docs/limits.md, "Main-thread tasks"). At most one job is in the worker
-   * and one waits (the last asked for), so a reader sweeping a control queues nothing: each key is
-   * computed once.
+   * main thread only draws (docs/limits.md, "Main-thread tasks"). At most one job of this figure is
+   * in the worker and one waits (the last asked for), so a reader sweeping a control queues
+   * nothing: each key is computed once.
    */
   protected analyzedInWorker(model: LoadedTransformer, key: string, request: Record<string, unknown>): TransformerAnalysis | null {
     return this.computedInWorker<TransformerAnalysis>(model, `analysis:${key}`, { request }, (v: WorkerResult) => v.analysis);
@@ -381,19 +375,21 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
     if (!wanted || this.currentModel?.version !== wanted.model.version || this.kept(wanted.model, wanted.key) !== undefined) return;
     const { model, key, job: asked, pick } = wanted;
     const { task = 'transformer-analyze', ...job } = asked;
+    const source = this.source;
+    if (!source) return;
     this.workerBusy = true;
-    const client = this.workerJobs.client;
-    const holds = client !== null && !client.failure && this.workerHolds?.client === client && this.workerHolds.version === model.version;
-    const files = holds ? {} : { config: model.configText, safetensors: model.safetensors };
-    this.workerJobs.start<WorkerResult>(
+    const token = ++this.workerJob;
+    source.request<WorkerResult>(
+      model,
       task,
-      { model: String(model.version), ...files, ...job },
+      { ...job },
       {
         progress: (detail) => {
-          if (this.currentModel?.version !== model.version || typeof detail.pairs_done !== 'number') return;
+          if (token !== this.workerJob || this.currentModel?.version !== model.version || typeof detail.pairs_done !== 'number') return;
           this.batchProgressed(model, key.replace(/^batch:/, ''), detail.pairs_done, Number(detail.pairs_total));
         },
         done: ({ value }) => {
+          if (token !== this.workerJob) return;
           this.workerBusy = false;
           if (this.currentModel?.version === model.version) {
             this.memo.put(model.version, `worker:${key}`, pick(value as never));
@@ -402,16 +398,14 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
           this.startWanted();
         },
         failed: (err) => {
+          if (token !== this.workerJob) return;
           this.workerBusy = false;
-          this.workerHolds = null;
           if (this.currentModel?.version === model.version)
             this.workerFailed(model, key.replace(/^(analysis|run|qk|batch|losses):/, ''), err);
           this.startWanted();
         },
       },
     );
-    // Jobs on one port run in order: the next job finds the model this one reads (or its failure resets this).
-    this.workerHolds = { version: model.version, client: this.workerJobs.client };
   }
 
   /** The <headlab-transformer-model> this widget reads: by id (`model`), else the enclosing one. */
@@ -440,9 +434,8 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
   }
 
   disconnectedCallback(): void {
-    // Ending the worker releases the model it keeps (weights and analysis cache).
-    this.workerJobs.dispose();
-    this.workerHolds = null;
+    // The source's worker stays (its model element owns it); this figure's answer still to come is dropped.
+    this.workerJob++;
     this.workerBusy = false;
     this.workerWanted = null;
     this.owner = null;
