@@ -84,7 +84,10 @@ LoadedModel load(const std::map<std::string, std::string>& flags) {
   const std::string weights_path = required(flags, "--weights");
   const std::string config_text = fm::read_text_file(config_path, "--config", fm::kMaxConfigBytes);
   const fm::SafetensorsLimits limits;
-  const std::string bytes = fm::read_text_file(weights_path, "--weights", limits.max_file_bytes);
+  // Shared with the weights: F32 W_E and W_U are read in place (formats/transformer_model.hpp), so
+  // a large model is held once, not as the file plus a copy.
+  const auto bytes =
+      std::make_shared<const std::string>(fm::read_text_file(weights_path, "--weights", limits.max_file_bytes));
   LoadedModel m;
   tf::TransformerConfig config;
   try {
@@ -94,8 +97,8 @@ LoadedModel load(const std::map<std::string, std::string>& flags) {
   }
   try {
     // A PyTorch checkpoint or a safetensors file, by its first bytes, as in the page.
-    m.weights = fm::transformer_weights_from_file(config, reinterpret_cast<const std::uint8_t*>(bytes.data()),
-                                                  bytes.size(), m.file);
+    m.weights = fm::transformer_weights_from_file(config, reinterpret_cast<const std::uint8_t*>(bytes->data()),
+                                                  bytes->size(), m.file, bytes);
   } catch (const InputError& e) {
     throw InputError("--weights " + weights_path + ": " + e.what());
   }
@@ -402,7 +405,9 @@ int analyze(const Args& args, std::ostream& out, std::ostream& err) {
   }
   tf::AnalysisRequest r;
   // The flags that need no model first, so a bad one is a usage error before any file is read.
-  r.sequences = static_cast<int>(integer_flag(flags, "--sequences", 32, 1, 10000));
+  // --sequences 0: no repeated random sequences (no ablation losses, no induction scores; written
+  // null), for a model whose sequences of n_ctx tokens are beyond the core's work limit.
+  r.sequences = static_cast<int>(integer_flag(flags, "--sequences", 32, 0, 10000));
   r.seed = optional_seed_flag(flags, "--seed", 0);
   // --answer and --wrong set the patching runs' logit difference: without --corrupted there are
   // no patching runs, and they would be ignored.

@@ -3,6 +3,7 @@
 #include "core/check.hpp"
 #include "core/normalization.hpp"
 #include "core/ordered_products.hpp"
+#include "core/transformer.hpp"
 #include "core/transformer_heads.hpp"
 
 #include <algorithm>
@@ -51,7 +52,7 @@ LogitDifferenceGradients logit_difference_gradients(const TransformerWeights& w,
   // LD = x̂_final[T − 1] · (W_U[:, a] − W_U[:, b]) + b_U(a) − b_U(b): ∂LD/∂x̂_final is that column
   // difference in row T − 1 and zero elsewhere (T × d).
   Matrix dfinal = Matrix::Zero(T, c.d_model);
-  dfinal.row(T - 1) = (w.W_U.col(answer) - w.W_U.col(wrong)).transpose();
+  dfinal.row(T - 1) = unembedding_column(w, answer) - unembedding_column(w, wrong);
   Matrix scratch_w = Matrix::Zero(w.ln_final_w.rows(), w.ln_final_w.cols());
   Matrix scratch_b = Matrix::Zero(w.ln_final_b.rows(), w.ln_final_b.cols());
   Matrix dresid =

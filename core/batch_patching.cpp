@@ -2,6 +2,7 @@
 
 #include "core/check.hpp"
 #include "core/ordered_products.hpp"
+#include "core/transformer.hpp"
 #include "core/random.hpp"
 #include "core/transformer_analysis.hpp"
 
@@ -82,8 +83,8 @@ PairRuns pair_runs(const TransformerWeights& w, const PromptPair& pair) {
              0.0,
              0.0,
              0.0,
-             w.W_U.col(pair.answer).transpose(),
-             w.W_U.col(pair.wrong).transpose()};
+             unembedding_column(w, pair.answer),
+             unembedding_column(w, pair.wrong)};
   r.clean_ld = r.clean.logits(last, pair.answer) - r.clean.logits(last, pair.wrong);
   r.corrupted_ld = r.corrupted.logits(last, pair.answer) - r.corrupted.logits(last, pair.wrong);
   r.span = r.clean_ld - r.corrupted_ld;

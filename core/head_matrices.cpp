@@ -2,6 +2,7 @@
 
 #include "core/check.hpp"
 #include "core/ordered_products.hpp"
+#include "core/transformer.hpp"
 #include "core/transformer_heads.hpp"
 
 namespace headlab::transformer {
@@ -33,7 +34,8 @@ FoldedHead folded_head(const TransformerWeights& w, int layer, int head) {
 }
 
 Matrix folded_unembedding(const TransformerWeights& w) {
-  return fold_normalization(w.W_U, w.ln_final_w, w.config.normalization);
+  Matrix scratch;
+  return fold_normalization(unembedding_f64(w, scratch), w.ln_final_w, w.config.normalization);
 }
 
 }  // namespace headlab::transformer

@@ -4,6 +4,7 @@
 #include "core/head_matrices.hpp"
 #include "core/jacobi_svd.hpp"
 #include "core/ordered_products.hpp"
+#include "core/transformer.hpp"
 
 #include <Eigen/Eigenvalues>
 
@@ -65,14 +66,14 @@ std::vector<HeadSvd> head_svds(const TransformerWeights& w, int directions) {
       r.qk_singular_values = qk.singular_values;
       const auto top = [directions](const Matrix& rows) { return Matrix(rows.topRows(directions)); };
       // W_E u_i for each direction row: (directions × d)(V × d)ᵀ.
-      r.ov_input = ordered_product_nt(top(ov.u), w.W_E);
+      r.ov_input = product_embedding_t(top(ov.u), w);
       r.ov_output = ordered_product(top(ov.v), W_U);
       fix_signs(r.ov_input, r.ov_output);
-      r.qk_query = ordered_product_nt(top(qk.u), w.W_E);
-      r.qk_key = ordered_product_nt(top(qk.v), w.W_E);
+      r.qk_query = product_embedding_t(top(qk.u), w);
+      r.qk_key = product_embedding_t(top(qk.v), w);
       fix_signs(r.qk_query, r.qk_key);
       // (W_O W_U)(W_E W_V): c × c.
-      const Matrix twin = ordered_product(ordered_product(f.W_O, W_U), ordered_product(w.W_E, f.W_V));
+      const Matrix twin = ordered_product(ordered_product(f.W_O, W_U), embedding_product(w, f.W_V));
       const Eigen::MatrixXd column_major = twin;
       const Eigen::EigenSolver<Eigen::MatrixXd> solver(column_major, false);
       if (solver.info() != Eigen::Success) {

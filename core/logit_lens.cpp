@@ -4,6 +4,7 @@
 #include "core/deterministic_math.hpp"
 #include "core/normalization.hpp"
 #include "core/ordered_products.hpp"
+#include "core/transformer.hpp"
 #include "core/top_tokens.hpp"
 
 #include <algorithm>
@@ -18,7 +19,7 @@ Matrix read_out(const TransformerWeights& w, const Matrix& resid) {
   const auto& c = w.config;
   Vector scale;
   const Matrix normalized = normalize(c, resid, w.ln_final_w, w.ln_final_b, scale);
-  Matrix logits = ordered_product(normalized, w.W_U);
+  Matrix logits = unembed_product(normalized, w);
   logits.rowwise() += w.b_U.row(0);
   return logits;
 }

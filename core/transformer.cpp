@@ -95,19 +95,28 @@ void validate_config(const TransformerConfig& c) {
   }
 }
 
-TransformerWeights zero_weights(const TransformerConfig& c) {
+namespace {
+
+TransformerWeights zero_weights_stored(const TransformerConfig& c, bool without_embeddings) {
   validate_config(c);
   TransformerWeights w;
   w.config = c;
   w.layers.resize(c.n_layers);
   for_each_tensor(c, [&](const TensorLayout& row, int layer) {
     if (row.role == Role::buffer || !present(c, row.presence)) return;  // absent: left 0 × 0
+    if (without_embeddings && (row.model == &TransformerWeights::W_E || row.model == &TransformerWeights::W_U)) return;
     const Matrix zero = Matrix::Zero(matrix_rows(c, row), matrix_cols(c, row));
     if (auto* heads = heads_of(w, row, layer)) heads->assign(static_cast<std::size_t>(stack_size(c, row)), zero);
     else *matrix_of(w, row, layer) = zero;
   });
   return w;
 }
+
+}  // namespace
+
+TransformerWeights zero_weights(const TransformerConfig& c) { return zero_weights_stored(c, false); }
+
+TransformerWeights zero_weights_without_embeddings(const TransformerConfig& c) { return zero_weights_stored(c, true); }
 
 namespace {
 
@@ -120,6 +129,20 @@ void require_layout_tensor(const TransformerWeights& w, const TensorLayout& row,
   const Eigen::Index rows = has ? matrix_rows(c, row) : 0, cols = has ? matrix_cols(c, row) : 0;
   const std::string name = tensor_name(row, layer);
   const std::vector<Matrix>* heads = heads_of(w, row, layer);
+  const bool stored_f32 = row.model == &TransformerWeights::W_E   ? w.W_E_f32.size() > 0
+                          : row.model == &TransformerWeights::W_U ? w.W_U_f32.size() > 0
+                                                                  : false;
+  if (stored_f32) {
+    const Float32Matrix& f = row.model == &TransformerWeights::W_E ? w.W_E_f32 : w.W_U_f32;
+    if (f.rows() != rows || f.cols() != cols) {
+      throw InputError(name + " must be " + std::to_string(rows) + " × " + std::to_string(cols) + ", got " +
+                       std::to_string(f.rows()) + " × " + std::to_string(f.cols()));
+    }
+    if (matrix_of(w, row, layer)->size() != 0)
+      throw InputError(name + " is held twice (float64 and float32); one storage must be empty");
+    if (!f.map().allFinite()) throw InputError(name + " has a non-finite entry");
+    return;
+  }
   if (!heads) {
     require_tensor(name, *matrix_of(w, row, layer), rows, cols);
     return;
@@ -137,6 +160,8 @@ void require_layout_tensor(const TransformerWeights& w, const TensorLayout& row,
 void validate_weights(const TransformerWeights& w) {
   const TransformerConfig& c = w.config;
   validate_config(c);
+  if ((w.W_E_f32.size() > 0) != (w.W_U_f32.size() > 0))
+    throw InputError("W_E and W_U must both be stored as float32, or neither");
   if (static_cast<int>(w.layers.size()) != c.n_layers) {
     throw InputError("the weights have " + std::to_string(w.layers.size()) +
                      " layers; config.n_layers = " + std::to_string(c.n_layers));
@@ -171,6 +196,85 @@ std::vector<const Matrix*> parameter_list(const TransformerWeights& w) {
   std::vector<const Matrix*> out;
   for (auto& p : named_parameters(const_cast<TransformerWeights&>(w))) out.push_back(p.value);
   return out;
+}
+
+namespace {
+
+// Columns or rows converted from float32 at a time: 256 columns of W_U (d × 256 doubles, 1.5 MB at
+// d = 768) or 256 rows of W_E. Each output entry's sum is over d, whole inside every chunk, so
+// chunking changes no bit.
+constexpr Eigen::Index kFloat32Chunk = 256;
+
+}  // namespace
+
+void embedding_row(const TransformerWeights& w, int token, double* out) {
+  const Eigen::Index d = w.config.d_model;
+  if (float32_embeddings(w)) {
+    const float* row = w.W_E_f32.data() + static_cast<Eigen::Index>(token) * d;
+    for (Eigen::Index k = 0; k < d; ++k) out[k] = row[k];
+  } else {
+    const double* row = w.W_E.data() + static_cast<Eigen::Index>(token) * d;
+    std::copy(row, row + d, out);
+  }
+}
+
+RowVector unembedding_column(const TransformerWeights& w, int token) {
+  if (float32_embeddings(w)) return w.W_U_f32.map().col(token).transpose().cast<double>();
+  return w.W_U.col(token).transpose();
+}
+
+Matrix unembed_product(const Matrix& x, const TransformerWeights& w) {
+  if (!float32_embeddings(w)) return ordered_product(x, w.W_U);
+  const Eigen::Index V = w.W_U_f32.cols(), d = w.W_U_f32.rows();
+  if (x.cols() != d) return ordered_product(x, Matrix(d, V));  // the product's own message
+  Matrix out(x.rows(), V);
+  Matrix chunk;
+  for (Eigen::Index j = 0; j < V; j += kFloat32Chunk) {
+    const Eigen::Index n = std::min(kFloat32Chunk, V - j);
+    chunk = w.W_U_f32.map().middleCols(j, n).cast<double>();
+    out.middleCols(j, n) = ordered_product(x, chunk);
+  }
+  return out;
+}
+
+Matrix embedding_product(const TransformerWeights& w, const Matrix& b) {
+  if (!float32_embeddings(w)) return ordered_product(w.W_E, b);
+  const Eigen::Index V = w.W_E_f32.rows(), d = w.W_E_f32.cols();
+  if (b.rows() != d) return ordered_product(Matrix(V, d), b);  // the product's own message
+  Matrix out(V, b.cols());
+  Matrix chunk;
+  for (Eigen::Index i = 0; i < V; i += kFloat32Chunk) {
+    const Eigen::Index n = std::min(kFloat32Chunk, V - i);
+    chunk = w.W_E_f32.map().middleRows(i, n).cast<double>();
+    out.middleRows(i, n) = ordered_product(chunk, b);
+  }
+  return out;
+}
+
+Matrix product_embedding_t(const Matrix& a, const TransformerWeights& w) {
+  if (!float32_embeddings(w)) return ordered_product_nt(a, w.W_E);
+  const Eigen::Index V = w.W_E_f32.rows(), d = w.W_E_f32.cols();
+  if (a.cols() != d) return ordered_product_nt(a, Matrix(V, d));  // the product's own message
+  Matrix out(a.rows(), V);
+  Matrix chunk;
+  for (Eigen::Index j = 0; j < V; j += kFloat32Chunk) {
+    const Eigen::Index n = std::min(kFloat32Chunk, V - j);
+    chunk = w.W_E_f32.map().middleRows(j, n).cast<double>();
+    out.middleCols(j, n) = ordered_product_nt(a, chunk);
+  }
+  return out;
+}
+
+const Matrix& embedding_f64(const TransformerWeights& w, Matrix& scratch) {
+  if (!float32_embeddings(w)) return w.W_E;
+  scratch = w.W_E_f32.map().cast<double>();
+  return scratch;
+}
+
+const Matrix& unembedding_f64(const TransformerWeights& w, Matrix& scratch) {
+  if (!float32_embeddings(w)) return w.W_U;
+  scratch = w.W_U_f32.map().cast<double>();
+  return scratch;
 }
 
 void require_tokens(const TransformerConfig& c, const std::vector<int>& tokens) {
@@ -214,7 +318,7 @@ TransformerActivations transformer_forward_unchecked(const TransformerWeights& w
   TransformerActivations a;
   a.tokens = tokens;
   a.embed.resize(T, c.d_model);
-  for (Eigen::Index i = 0; i < T; ++i) a.embed.row(i) = w.W_E.row(tokens[i]);
+  for (Eigen::Index i = 0; i < T; ++i) embedding_row(w, tokens[i], a.embed.row(i).data());
   a.pos_embed = c.positions == Positions::learned ? Matrix(w.W_pos.topRows(T)) : Matrix::Zero(T, c.d_model);
   Matrix resid = a.embed + a.pos_embed;
   a.layers.resize(c.n_layers);
@@ -248,7 +352,7 @@ TransformerActivations transformer_forward_unchecked(const TransformerWeights& w
     la.resid_post = resid;
   }
   a.final_normalized = normalize(c, resid, w.ln_final_w, w.ln_final_b, a.final_scale);
-  a.logits = ordered_product(a.final_normalized, w.W_U);
+  a.logits = unembed_product(a.final_normalized, w);
   a.logits.rowwise() += w.b_U.row(0);
   return a;
 }
@@ -355,7 +459,7 @@ Matrix resume_final_normalized(const TransformerWeights& w, const TransformerAct
 Matrix resume_forward(const TransformerWeights& w, const TransformerActivations& clean, int first_layer,
                       const Matrix& changed_rows, Eigen::Index first_row, Eigen::Index logit_row) {
   Matrix logits =
-      ordered_product(resume_final_normalized(w, clean, first_layer, changed_rows, first_row, logit_row), w.W_U);
+      unembed_product(resume_final_normalized(w, clean, first_layer, changed_rows, first_row, logit_row), w);
   logits.rowwise() += w.b_U.row(0);
   return logits;
 }
@@ -436,7 +540,8 @@ void transformer_backward(const TransformerWeights& w, const TransformerActivati
   // logits = x̂_final W_U + b_U
   add_ordered_product_tn(dw.W_U, a.final_normalized, dlogits);
   dw.b_U.row(0) += ordered_column_sums(dlogits);
-  Matrix dfinal = ordered_product_nt(dlogits, w.W_U);
+  Matrix W_U_scratch;
+  Matrix dfinal = ordered_product_nt(dlogits, unembedding_f64(w, W_U_scratch));
   const Matrix& resid_last = c.n_layers > 0 ? a.layers.back().resid_post : a.embed;
   Matrix dresid = normalize_backward(c, resid_last, a.final_scale, w.ln_final_w, dfinal, dw.ln_final_w, dw.ln_final_b);
   // dL/dW_pos[0:T] through the queries and keys of every layer (shortformer), summed over layers.

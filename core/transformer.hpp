@@ -62,6 +62,29 @@ std::vector<NamedParameter> named_parameters(TransformerWeights& weights);
 std::vector<Matrix*> parameter_list(TransformerWeights& weights);
 std::vector<const Matrix*> parameter_list(const TransformerWeights& weights);
 
+// Zero weights of the configuration's shapes except W_E and W_U, left 0 × 0 in both storages for a
+// reader to set (as float32: a file whose W_E and W_U are float32, F16 or BF16); no V·d entries are
+// allocated for them here, so a reader that views them in the file's bytes never holds a second copy.
+TransformerWeights zero_weights_without_embeddings(const TransformerConfig& config);
+
+// W_E and W_U read as float64, whichever storage holds them (TransformerWeights). Each entry is
+// converted exactly and every sum runs in the order of core/ordered_products.hpp, so the results
+// have the bits the same products of float64-stored W_E and W_U give.
+// Row `token` of W_E (1 × d), written to out[0 … d).
+void embedding_row(const TransformerWeights& weights, int token, double* out);
+// Column `token` of W_U as a row (1 × d).
+RowVector unembedding_column(const TransformerWeights& weights, int token);
+// x W_U (T × d)(d × V) → T × V, ordered_product's sums.
+Matrix unembed_product(const Matrix& x, const TransformerWeights& weights);
+// W_E b (V × d)(d × p) → V × p, ordered_product's sums.
+Matrix embedding_product(const TransformerWeights& weights, const Matrix& b);
+// a W_Eᵀ (n × d)(V × d)ᵀ → n × V, ordered_product_nt's sums.
+Matrix product_embedding_t(const Matrix& a, const TransformerWeights& weights);
+// The whole of W_E (V × d) or W_U (d × V) as float64: the matrix itself, or its float32 storage
+// converted into `scratch` (V·d doubles: for the analyses that need every entry at once).
+const Matrix& embedding_f64(const TransformerWeights& weights, Matrix& scratch);
+const Matrix& unembedding_f64(const TransformerWeights& weights, Matrix& scratch);
+
 // Every activation of one forward pass over a token sequence of length T.
 struct LayerActivations {
   Matrix resid_pre;             // T × d, the residual stream entering the layer

@@ -46,7 +46,7 @@ LogitAttribution attribution_of(const TransformerWeights& w, const TransformerAc
   require_index("token", token, w.config.d_vocab);
   const auto& c = w.config;
   LogitDirection dir;
-  dir.direction = w.W_U.col(token).transpose();
+  dir.direction = unembedding_column(w, token);
   if (normalizes(c)) {
     dir.centre = centres(c);
     dir.scaled = true;
@@ -64,7 +64,7 @@ LogitAttribution attribution_of(const TransformerWeights& w, const TransformerAc
   }
   out.constant = w.b_U(0, token);
   if (c.normalization == Normalization::layer_norm) {
-    const RowVector u = w.W_U.col(token).transpose();
+    const RowVector u = unembedding_column(w, token);
     out.constant += ordered_dot(w.ln_final_b.data(), u.data(), u.size());
   }
   out.logit = a.logits(position, token);
@@ -84,6 +84,21 @@ LogitAttribution direct_logit_attribution(const TransformerWeights& w, const std
 PatchingResult head_position_patching(const TransformerWeights& w, const std::vector<int>& clean,
                                       const std::vector<int>& corrupted, int answer, int wrong) {
   return patching_of(w, transformer_forward(w, clean), corrupted, answer, wrong);
+}
+
+double repeated_sequence_work(const TransformerConfig& c, int sequences) {
+  return static_cast<double>(sequences) * c.n_ctx * c.d_model * c.d_vocab * (1.0 + c.n_layers * c.n_heads);
+}
+
+void require_repeated_work(const TransformerConfig& c, int sequences) {
+  const double work = repeated_sequence_work(c, sequences);
+  if (work > kMaxRepeatedSequenceWork) {
+    throw InputError(
+        "the repeated-sequence analyses (induction scores, in-context loss, ablation losses and means) "
+        "would take sequences · n_ctx · d_model · d_vocab · (1 + n_layers · n_heads) = " +
+        number_text(work) + " multiply-adds; the limit is " + number_text(kMaxRepeatedSequenceWork) +
+        ": ask for fewer sequences, or sequences 0 for the prompt's own figures alone");
+  }
 }
 
 namespace {
@@ -459,8 +474,8 @@ PatchingResult patching_of(const TransformerWeights& w, const TransformerActivat
                    T,
                    last,
                    c.d_model,
-                   w.W_U.col(answer).transpose(),
-                   w.W_U.col(wrong).transpose(),
+                   unembedding_column(w, answer),
+                   unembedding_column(w, wrong),
                    r.corrupted_logit_difference,
                    span};
   const int L = c.n_layers, H = c.n_heads;
@@ -502,18 +517,18 @@ void require_circuit(const TransformerWeights& w, int layer, int head) {
 Matrix qk_circuit(const TransformerWeights& w, int layer, int head, int offset) {
   require_circuit(w, layer, head);
   require_index("offset", offset, w.config.n_ctx);
-  Matrix q = ordered_product(w.W_E, w.layers[layer].W_Q[head]);
+  Matrix q = embedding_product(w, w.layers[layer].W_Q[head]);
   if (w.config.positions == Positions::rotary) {
     for (Eigen::Index t = 0; t < q.rows(); ++t) apply_rotary(w.config, q.row(t).data(), offset);
   }
-  const Matrix k = ordered_product(w.W_E, w.layers[layer].W_K[key_value_group(w.config, head)]);
+  const Matrix k = embedding_product(w, w.layers[layer].W_K[key_value_group(w.config, head)]);
   return ordered_product_nt(q, k);
 }
 
 Matrix ov_circuit(const TransformerWeights& w, int layer, int head) {
   require_circuit(w, layer, head);
-  const Matrix v = ordered_product(w.W_E, w.layers[layer].W_V[key_value_group(w.config, head)]);
-  return ordered_product(ordered_product(v, w.layers[layer].W_O[head]), w.W_U);
+  const Matrix v = embedding_product(w, w.layers[layer].W_V[key_value_group(w.config, head)]);
+  return unembed_product(ordered_product(v, w.layers[layer].W_O[head]), w);
 }
 
 namespace {
@@ -524,6 +539,7 @@ void require_scores(const TransformerWeights& w, int count) {
   const auto& c = w.config;
   if (c.n_ctx < 4) throw InputError("induction scores need n_ctx ≥ 4, got " + std::to_string(c.n_ctx));
   if (count < 1 || count > 100000) throw InputError("count must be in [1, 100000], got " + std::to_string(count));
+  require_repeated_work(c, count);
 }
 
 InductionScores scores_of(BatchResult& r) {
@@ -577,6 +593,9 @@ const BatchAnalysis& AnalysisCache::batch(const TransformerWeights& w, int seque
 }
 
 TransformerAnalysis analyze_transformer(const TransformerWeights& w, const AnalysisRequest& r, AnalysisCache* cache) {
+  if (r.sequences < 0 || r.sequences > 10000) {
+    throw InputError("sequences must be in [0, 10000] (0: no repeated sequences), got " + std::to_string(r.sequences));
+  }
   TransformerAnalysis out;
   out.run = transformer_forward(w, r.prompt);
   const int T = static_cast<int>(r.prompt.size());
@@ -602,8 +621,20 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
     out.ablation_loss = batch.ablation_loss;
     out.induction = batch.induction;
   };
-  if (cache) take(cache->batch(w, r.sequences, r.seed, r.ablation));
-  else take(batch_analysis(w, r.sequences, r.seed, r.ablation));
+  if (r.sequences == 0) {
+    // No repeated sequences: the prompt's own figures only; the batch figures are NaN (written null).
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const Matrix none = Matrix::Constant(w.config.n_layers, w.config.n_heads, nan);
+    out.clean_loss = nan;
+    out.ablation_loss = none;
+    out.induction.previous_token = none;
+    out.induction.induction = none;
+    out.induction.in_context_loss = nan;
+  } else if (cache) {
+    take(cache->batch(w, r.sequences, r.seed, r.ablation));
+  } else {
+    take(batch_analysis(w, r.sequences, r.seed, r.ablation));
+  }
   if (!r.corrupted.empty()) {
     if (r.answer < 0 || r.wrong < 0)
       throw InputError("patching needs answer and wrong tokens with the corrupted prompt");
@@ -697,6 +728,7 @@ std::vector<std::vector<Matrix>> mean_head_outputs(const TransformerWeights& w, 
     for (Eigen::Index p = 0; p < rows; ++p) count[static_cast<std::size_t>(p)] += 1.0;
   };
   if (means.reference.empty()) {
+    require_repeated_work(c, means.sequences);
     Random rng = Random(means.seed).stream(kEvaluationStream);
     for (const auto& s : repeated_batch(c, rng, means.sequences)) add(s.tokens);
   } else {

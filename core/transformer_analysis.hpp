@@ -121,6 +121,17 @@ struct InductionScores {
 };
 InductionScores induction_scores(const TransformerWeights& weights, int count, std::uint64_t seed);
 
+// The repeated random sequences (induction scores, in-context loss, ablation losses, mean ablation's
+// means) are n_ctx tokens each: a model with a long context and a large vocabulary makes them the
+// longest thing the core computes (the ARENA induction model's shape, n_ctx 2,048 and d_vocab 50,278:
+// 2·10¹² multiply-adds for one sequence). Their work, estimated as sequences · n_ctx · d_model ·
+// d_vocab · (1 + n_layers · n_heads) (the logits of a clean pass and of a resumed pass per head),
+// is bounded by kMaxRepeatedSequenceWork, about a minute natively (the benchmark model's 32
+// sequences are 2.9·10⁸); beyond it they are refused with the estimate and the bound.
+constexpr double kMaxRepeatedSequenceWork = 68719476736.0;  // 2³⁶
+double repeated_sequence_work(const TransformerConfig& config, int sequences);
+void require_repeated_work(const TransformerConfig& config, int sequences);
+
 // Every analysis above for one prompt, as `headlab model analyze` and the WASM module report them.
 struct AnalysisRequest {
   std::vector<int> prompt;
@@ -129,7 +140,8 @@ struct AnalysisRequest {
   std::vector<int> corrupted;   // patching runs when given (same length as prompt)
   int answer = -1, wrong = -1;  // patching's logit difference; required with `corrupted`
   Ablation ablation = Ablation::mean;
-  int sequences = 32;  // repeated random sequences for ablation and induction scores
+  int sequences = 32;  // repeated random sequences for ablation and induction scores; 0: none (their
+                       // figures NaN: the prompt's own figures alone, for a model too large for them)
   std::uint64_t seed = 0;
   bool circuits = false;        // QK and OV circuits of every head (d_vocab ≤ kMaxCircuitVocab)
   int qk_offset = 0;            // the query-key offset of the QK circuits (it matters with rotary positions only)

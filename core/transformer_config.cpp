@@ -33,6 +33,27 @@ bool has_pos_embed(const TransformerConfig& c) {
   return c.positions == Positions::learned || c.positions == Positions::shortformer;
 }
 
+Float32Matrix Float32Matrix::zero(Eigen::Index rows, Eigen::Index cols) {
+  Float32Matrix m;
+  std::shared_ptr<float> entries(new float[static_cast<std::size_t>(rows * cols)](), std::default_delete<float[]>());
+  m.owned_ = entries.get();
+  m.data_ = entries.get();
+  m.owner_ = std::move(entries);
+  m.rows_ = rows;
+  m.cols_ = cols;
+  return m;
+}
+
+Float32Matrix Float32Matrix::view(std::shared_ptr<const void> owner, const float* data, Eigen::Index rows,
+                                  Eigen::Index cols) {
+  Float32Matrix m;
+  m.owner_ = std::move(owner);
+  m.data_ = data;
+  m.rows_ = rows;
+  m.cols_ = cols;
+  return m;
+}
+
 TransformerConfig transformer_config(const TransformerSizes& sizes, Normalization normalization, Positions positions) {
   TransformerConfig c;
   c.n_layers = sizes.n_layers;

@@ -9,6 +9,7 @@
 
 #include "core/matrix.hpp"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,13 @@ constexpr int kMaxDModel = 4096;
 constexpr int kMaxDHead = 1024;
 constexpr int kMaxContext = 4096;
 constexpr int kMaxVocab = 65536;
-constexpr long long kMaxParameters = 64LL * 1024 * 1024;
+// 128M parameters: 1 GiB as float64, 512 MiB as float32. A model read from a float32 (or F16/BF16)
+// file keeps W_E and W_U, most of a large vocabulary's parameters, as float32 (TransformerWeights):
+// the ARENA induction model's shape (2 × 12 heads, d_model 768, d_vocab 50,278, n_ctx 2,048; 84.0M
+// parameters, 77.2M of them in W_E and W_U) then holds 309 MB of float32 and 54 MB of float64, within
+// the WASM module's 2 GiB heap (ALLOW_MEMORY_GROWTH's default maximum in Emscripten 3.1.6) beside
+// the file's own bytes. The safetensors and torch checkpoint readers' 134M-value limit is above it.
+constexpr long long kMaxParameters = 128LL * 1024 * 1024;
 // The largest |entry| of a weight, of a tensor read from a file (formats/transformer_model.hpp) and
 // of the trainer's weights after each step, is kMaxWeightMagnitude (core/limits.hpp): the longest
 // product the forward and the analyses compute is a residual through at most kMaxLayers (4) layers
@@ -102,15 +109,55 @@ struct AttentionLayerWeights {
   Matrix b_O;                    // 1 × d
 };
 
+// Float32 storage (row-major, as Matrix).
+using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// A row-major float32 matrix that owns its entries or reads them where a file's bytes hold them
+// (an F32 tensor, little-endian and 4-byte aligned, viewed in place: the weights then keep the
+// file's bytes alive through `owner` rather than a second copy of V·d floats). Copies share the
+// entries, which are not changed after the reader fills them.
+class Float32Matrix {
+ public:
+  Float32Matrix() = default;
+  // rows × cols zeros, owned.
+  static Float32Matrix zero(Eigen::Index rows, Eigen::Index cols);
+  // The entries at `data`, kept alive by `owner`.
+  static Float32Matrix view(std::shared_ptr<const void> owner, const float* data, Eigen::Index rows, Eigen::Index cols);
+  Eigen::Index rows() const { return rows_; }
+  Eigen::Index cols() const { return cols_; }
+  Eigen::Index size() const { return rows_ * cols_; }
+  const float* data() const { return data_; }
+  // The entries of an owned matrix, for the reader to fill (nullptr for a view).
+  float* owned_data() { return owned_; }
+  Eigen::Map<const MatrixF> map() const { return {data_, rows_, cols_}; }
+
+ private:
+  std::shared_ptr<const void> owner_;
+  const float* data_ = nullptr;
+  float* owned_ = nullptr;
+  Eigen::Index rows_ = 0, cols_ = 0;
+};
+
+// W_E and W_U are held either as float64 (W_E, W_U; the W_E_f32, W_U_f32 pair 0 × 0) or, for a model
+// read from a file that stores both in float32, F16 or BF16, as float32 (W_E_f32, W_U_f32; W_E, W_U
+// then 0 × 0): every such value is exactly a float32, so nothing is rounded, and the core converts
+// entries to double where it reads them (core/transformer.hpp: embedding_row, unembed_product, …),
+// so every figure is computed in float64 with the bits float64 storage of the same values gives.
+// Every other tensor is float64. A trainer's weights and every gradient are float64.
 struct TransformerWeights {
   TransformerConfig config;
   Matrix W_E;    // V × d
   Matrix W_pos;  // n_ctx × d (learned or shortformer positions), else 0 × 0
   std::vector<AttentionLayerWeights> layers;
-  Matrix ln_final_w;  // 1 × d (normalization LN or RMS), else 0 × 0
-  Matrix ln_final_b;  // 1 × d (normalization LN), else 0 × 0
-  Matrix W_U;         // d × V
-  Matrix b_U;         // 1 × V
+  Matrix ln_final_w;      // 1 × d (normalization LN or RMS), else 0 × 0
+  Matrix ln_final_b;      // 1 × d (normalization LN), else 0 × 0
+  Matrix W_U;             // d × V
+  Matrix b_U;             // 1 × V
+  Float32Matrix W_E_f32;  // V × d when W_E and W_U are stored as float32, else 0 × 0
+  Float32Matrix W_U_f32;  // d × V likewise
 };
+
+// Whether W_E and W_U are stored as float32.
+inline bool float32_embeddings(const TransformerWeights& w) { return w.W_E_f32.size() > 0; }
 
 }  // namespace headlab::transformer

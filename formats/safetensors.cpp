@@ -273,6 +273,29 @@ Tensor decode_tensor(const SafetensorsIndex& index, const TensorEntry& e) {
   return t;
 }
 
+std::int64_t decode_tensor_float32(const SafetensorsIndex& index, const TensorEntry& e, float* out) {
+  if (e.dtype != DType::F32 && e.dtype != DType::F16 && e.dtype != DType::BF16)
+    fail("tensor " + short_text(e.name) + ": only F32, F16 and BF16 tensors are held as float32");
+  std::int64_t first_non_finite = -1;
+  const std::uint8_t* p = index.buffer + e.begin;
+  for (std::uint64_t i = 0; i < e.count; ++i) {
+    float f;
+    if (e.dtype == DType::F32) {
+      const std::uint32_t bits =
+          static_cast<std::uint32_t>(p[4 * i]) | (static_cast<std::uint32_t>(p[4 * i + 1]) << 8) |
+          (static_cast<std::uint32_t>(p[4 * i + 2]) << 16) | (static_cast<std::uint32_t>(p[4 * i + 3]) << 24);
+      std::memcpy(&f, &bits, 4);
+    } else {
+      const auto bits = static_cast<std::uint16_t>(p[2 * i] | (p[2 * i + 1] << 8));
+      // F16 and BF16 values are float32 values (fewer exponent or mantissa bits): exact.
+      f = static_cast<float>(e.dtype == DType::F16 ? float16_to_double(bits) : bfloat16_to_double(bits));
+    }
+    if (!std::isfinite(f) && first_non_finite < 0) first_non_finite = static_cast<std::int64_t>(i);
+    out[i] = f;
+  }
+  return first_non_finite;
+}
+
 SafetensorsFile without_values(const SafetensorsIndex& index) {
   SafetensorsFile file;
   file.metadata = index.metadata;

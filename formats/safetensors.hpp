@@ -85,6 +85,11 @@ SafetensorsIndex index_safetensors(const std::uint8_t* data, std::size_t size, c
 // One tensor's values as doubles (F32 widened, BOOL 0/1; a BOOL byte other than 0 or 1 throws).
 Tensor decode_tensor(const SafetensorsIndex& index, const TensorEntry& entry);
 
+// A float32, F16 or BF16 tensor's values as float32 (each exactly: every such value is a float32)
+// into out[0 … count): no double copy of a large tensor. Returns the flat index of the first
+// non-finite value, or −1. Throws InputError for an F64 or BOOL tensor.
+std::int64_t decode_tensor_float32(const SafetensorsIndex& index, const TensorEntry& entry, float* out);
+
 // The index's tensors without their values (names, dtypes, shapes: what an inspection lists).
 SafetensorsFile without_values(const SafetensorsIndex& index);
 

@@ -88,7 +88,10 @@ export interface TransformerAnalysisFile extends TransformerRunFile {
   /** DLA token, in [0, V). */
   token: number;
   direct_logit_attribution: TransformerLogitAttribution;
-  /** Each head ablated in turn on `sequences` repeated random sequences (seed `seed`). */
+  /**
+   * Each head ablated in turn on `sequences` repeated random sequences (seed `seed`); null when the
+   * request asked for sequences 0 (no repeated sequences: a model too large for them).
+   */
   ablation: {
     mode: 'zero' | 'mean';
     sequences: number;
@@ -97,15 +100,15 @@ export interface TransformerAnalysisFile extends TransformerRunFile {
     clean_loss: number;
     /** L × H: the same loss with that head ablated. */
     loss: number[][];
-  };
-  /** On the same kind of sequences: attention-mass scores in [0, 1] and the in-context loss (nats). */
+  } | null;
+  /** On the same kind of sequences: attention-mass scores in [0, 1] and the in-context loss (nats); null with sequences 0. */
   induction: {
     /** L × H mean attention from position p to p − 1 over the repeated half. */
     previous_token: number[][];
     /** L × H mean attention to the token after the previous occurrence of the current token. */
     induction: number[][];
     in_context_loss: number;
-  };
+  } | null;
   /** Only when a corrupted prompt was given. */
   patching?: {
     answer: number;

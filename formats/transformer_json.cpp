@@ -215,18 +215,24 @@ std::string write_transformer_analysis(const TransformerWeights& w, const Analys
   out.key("constant").value(d.constant);
   out.key("logit").value(d.logit);
   out.end_object();
-  out.key("ablation").begin_object();
-  out.key("mode").value(r.ablation == Ablation::zero ? "zero" : "mean");
-  out.key("sequences").value(r.sequences);
-  out.key("seed").value(static_cast<unsigned long long>(r.seed));
-  out.key("clean_loss").value(a.clean_loss);
-  out.key("loss").matrix(a.ablation_loss);
-  out.end_object();
-  out.key("induction").begin_object();
-  out.key("previous_token").matrix(a.induction.previous_token);
-  out.key("induction").matrix(a.induction.induction);
-  out.key("in_context_loss").value(a.induction.in_context_loss);
-  out.end_object();
+  if (r.sequences == 0) {
+    // No repeated sequences were asked for (AnalysisRequest::sequences 0).
+    out.key("ablation").value(nullptr);
+    out.key("induction").value(nullptr);
+  } else {
+    out.key("ablation").begin_object();
+    out.key("mode").value(r.ablation == Ablation::zero ? "zero" : "mean");
+    out.key("sequences").value(r.sequences);
+    out.key("seed").value(static_cast<unsigned long long>(r.seed));
+    out.key("clean_loss").value(a.clean_loss);
+    out.key("loss").matrix(a.ablation_loss);
+    out.end_object();
+    out.key("induction").begin_object();
+    out.key("previous_token").matrix(a.induction.previous_token);
+    out.key("induction").matrix(a.induction.induction);
+    out.key("in_context_loss").value(a.induction.in_context_loss);
+    out.end_object();
+  }
   if (a.has_patching) {
     // normalised is (L·H) × T; written [L][H][T].
     const Matrix& n = a.patching.normalised;

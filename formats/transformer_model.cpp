@@ -15,6 +15,7 @@
 
 namespace headlab::formats {
 
+using transformer::Float32Matrix;
 using transformer::Normalization;
 using transformer::TransformerConfig;
 using transformer::TransformerWeights;
@@ -277,6 +278,30 @@ void require_float(const Tensor& t) {
   }
 }
 
+// The same checks of a tensor held as float32 (values[0 … n), first non-finite index as decoded).
+void require_float32(const std::string& name, const float* values, std::size_t n, std::int64_t first_non_finite) {
+  if (first_non_finite >= 0) {
+    throw InputError(name + " has a non-finite value (" + std::to_string(values[first_non_finite]) +
+                     ") at flat index " + std::to_string(first_non_finite));
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::abs(static_cast<double>(values[i])) > kMaxWeightMagnitude) {
+      throw InputError(name + " has an entry " + number_text(values[i]) + " at flat index " + std::to_string(i) +
+                       " beyond the magnitude limit ±" + number_text(kMaxWeightMagnitude));
+    }
+  }
+}
+
+// The flat index of the first non-finite of n floats, or −1.
+std::int64_t first_non_finite(const float* x, Eigen::Index n) {
+  for (Eigen::Index i = 0; i < n; ++i)
+    if (!std::isfinite(x[i])) return static_cast<std::int64_t>(i);
+  return -1;
+}
+
+// Whether a dtype's every value is a float32 (F32, F16, BF16).
+bool float32_dtype(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16; }
+
 // Rows × cols block starting at flat index `offset` of a row-major tensor.
 Matrix block(const Tensor& t, std::size_t offset, Eigen::Index rows, Eigen::Index cols) {
   Matrix m(rows, cols);
@@ -528,10 +553,46 @@ TransformerWeights weights_from(const TransformerConfig& c, const Source& source
     else check_header(c, place(c, name), meta);
   }
   require_complete(c, seen, bridge_example != nullptr);
-  TransformerWeights w = transformer::zero_weights(c);
+  // W_E and W_U (V·d values each, most of a large vocabulary's parameters) stay float32 when the
+  // file stores both in 32 bits or fewer: exactly the file's values, in half the memory of doubles
+  // (core/transformer_config.hpp, TransformerWeights).
+  int narrow_embeddings = 0;
+  for (std::size_t i = 0; i < source.size(); ++i)
+    if ((named[i].layout_name == "embed.W_E" || named[i].layout_name == "unembed.W_U") &&
+        float32_dtype(source.dtype(i)))
+      ++narrow_embeddings;
+  const bool float32_embeddings = narrow_embeddings == 2;
+  TransformerWeights w =
+      float32_embeddings ? transformer::zero_weights_without_embeddings(c) : transformer::zero_weights(c);
   for (std::size_t i = 0; i < source.size(); ++i) {
     const Placed p = place(c, named[i].layout_name);
-    if (p.row->role == transformer::Role::buffer) {
+    Float32Matrix* to_float32 = !float32_embeddings                        ? nullptr
+                                : p.row->model == &TransformerWeights::W_E ? &w.W_E_f32
+                                : p.row->model == &TransformerWeights::W_U ? &w.W_U_f32
+                                                                           : nullptr;
+    const float* in_file = to_float32 && !named[i].bridge ? source.float32_view(i) : nullptr;
+    if (to_float32) {
+      const Eigen::Index rows = transformer::matrix_rows(c, *p.row), cols = transformer::matrix_cols(c, *p.row);
+      // The file's own F32 bytes read in place (row-major V × d and d × V, the weights' layout), or
+      // storage of its own to convert them into.
+      *to_float32 =
+          in_file ? Float32Matrix::view(source.owner(), in_file, rows, cols) : Float32Matrix::zero(rows, cols);
+    }
+    if (in_file) {
+      require_float32(source.name(i), in_file, static_cast<std::size_t>(to_float32->size()),
+                      first_non_finite(in_file, to_float32->size()));
+    } else if (to_float32 && !named[i].bridge) {
+      // Straight from the file's bytes into the float32 matrix.
+      const std::int64_t first = source.narrow(i, to_float32->owned_data());
+      require_float32(source.name(i), to_float32->data(), static_cast<std::size_t>(to_float32->size()), first);
+    } else if (to_float32) {
+      const Tensor& t = source.tensor(i);
+      require_float(t);
+      const Tensor laid =
+          to_layout_tensor(t, named[i].bridge->rearrange, named[i].layout_name, transformer::tensor_shape(c, *p.row));
+      float* out = to_float32->owned_data();
+      for (std::size_t k = 0; k < laid.values.size(); ++k) out[k] = static_cast<float>(laid.values[k]);
+    } else if (p.row->role == transformer::Role::buffer) {
       check_buffer(c, p, source.tensor(i));
     } else if (named[i].bridge) {
       const Tensor& t = source.tensor(i);
@@ -556,11 +617,20 @@ TransformerWeights transformer_weights_from_safetensors(const TransformerConfig&
     DType dtype(std::size_t i) const { return file.tensors[i].dtype; }
     const std::vector<std::int64_t>& shape(std::size_t i) const { return file.tensors[i].shape; }
     const Tensor& tensor(std::size_t i) const { return file.tensors[i]; }
+    // A float32-dtype tensor's values (doubles that are each exactly a float32) as float32.
+    std::int64_t narrow(std::size_t i, float* out) const {
+      const Tensor& t = file.tensors[i];
+      for (std::size_t k = 0; k < t.values.size(); ++k) out[k] = static_cast<float>(t.values[k]);
+      return t.first_non_finite;
+    }
+    const float* float32_view(std::size_t) const { return nullptr; }
+    std::shared_ptr<const void> owner() const { return nullptr; }
   };
   return weights_from(c, Decoded{file});
 }
 
-TransformerWeights transformer_weights_from_safetensors(const TransformerConfig& c, const SafetensorsIndex& index) {
+TransformerWeights transformer_weights_from_safetensors(const TransformerConfig& c, const SafetensorsIndex& index,
+                                                        std::shared_ptr<const void> owner) {
   // One tensor converted at a time (the last one kept until the next is asked for).
   struct Lazy {
     const SafetensorsIndex& index;
@@ -577,12 +647,28 @@ TransformerWeights transformer_weights_from_safetensors(const TransformerConfig&
       }
       return current;
     }
+    std::int64_t narrow(std::size_t i, float* out) const { return decode_tensor_float32(index, index.entries[i], out); }
+    // An F32 tensor's bytes as floats where they lie, when the bytes are kept alive by `owner`, the
+    // machine is little-endian (as the format) and the address is 4-byte aligned; else nullptr.
+    const float* float32_view(std::size_t i) const {
+      const TensorEntry& e = index.entries[i];
+      if (!keep || e.dtype != DType::F32) return nullptr;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      const std::uint8_t* at = index.buffer + e.begin;
+      if (reinterpret_cast<std::uintptr_t>(at) % alignof(float) != 0) return nullptr;
+      return reinterpret_cast<const float*>(at);
+#else
+      return nullptr;
+#endif
+    }
+    std::shared_ptr<const void> owner() const { return keep; }
+    std::shared_ptr<const void> keep;
   };
-  return weights_from(c, Lazy{index, {}, static_cast<std::size_t>(-1)});
+  return weights_from(c, Lazy{index, {}, static_cast<std::size_t>(-1), std::move(owner)});
 }
 
 TransformerWeights transformer_weights_from_file(const TransformerConfig& c, const std::uint8_t* data, std::size_t size,
-                                                 SafetensorsFile& listing) {
+                                                 SafetensorsFile& listing, std::shared_ptr<const void> owner) {
   if (looks_like_zip(data, size)) {
     SafetensorsFile file = read_torch_checkpoint(data, size);
     TransformerWeights w = transformer_weights_from_safetensors(c, file);
@@ -591,7 +677,7 @@ TransformerWeights transformer_weights_from_file(const TransformerConfig& c, con
     return w;
   }
   const SafetensorsIndex index = index_safetensors(data, size);
-  TransformerWeights w = transformer_weights_from_safetensors(c, index);
+  TransformerWeights w = transformer_weights_from_safetensors(c, index, std::move(owner));
   listing = without_values(index);
   return w;
 }
@@ -644,7 +730,15 @@ Tensor parameter_tensor(const TransformerWeights& w, const transformer::TensorLa
     for (Eigen::Index i = 0; i < m.rows(); ++i)
       for (Eigen::Index j = 0; j < m.cols(); ++j) t.values.push_back(m(i, j));
   };
-  if (const auto* heads = transformer::heads_of(w, row, layer)) {
+  const Float32Matrix* float32 = !transformer::float32_embeddings(w)     ? nullptr
+                                 : row.model == &TransformerWeights::W_E ? &w.W_E_f32
+                                 : row.model == &TransformerWeights::W_U ? &w.W_U_f32
+                                                                         : nullptr;
+  if (float32) {
+    // Held as float32: written as F32 (the same values; read back, they are held as float32 again).
+    t.dtype = DType::F32;
+    t.values.assign(float32->data(), float32->data() + float32->size());
+  } else if (const auto* heads = transformer::heads_of(w, row, layer)) {
     for (const Matrix& m : *heads) flat(m);
   } else {
     flat(*transformer::matrix_of(w, row, layer));

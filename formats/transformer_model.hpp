@@ -22,6 +22,7 @@
 #include "formats/json.hpp"
 #include "formats/safetensors.hpp"
 
+#include <memory>
 #include <string>
 
 namespace headlab::formats {
@@ -34,7 +35,9 @@ std::string transformer_config_to_json(const transformer::TransformerConfig& con
 // The same config as a compact object inside a larger document (the inspection of formats/transformer_json.hpp).
 void write_transformer_config(JsonWriter& out, const transformer::TransformerConfig& config);
 
-// Maps a safetensors file onto the config's weights. Throws InputError naming the tensor: an
+// Maps a safetensors file onto the config's weights: W_E and W_U are held as float32 when the file
+// stores both as F32, F16 or BF16 (core/transformer_config.hpp, TransformerWeights), as float64
+// otherwise; every other tensor as float64. Throws InputError naming the tensor: an
 // unsupported tensor (MLP, second LayerNorm, rotary, attention-with-MLP models) or an unknown name,
 // a missing tensor, a shape or layer index that disagrees with the config, a non-finite value.
 // Every name, dtype and shape is checked against the config before any tensor's data is converted.
@@ -43,23 +46,30 @@ transformer::TransformerWeights transformer_weights_from_safetensors(const trans
 // The same from a file's index: each tensor converted when it is copied into the weights, so a file
 // refused for its names or shapes costs no more than its header, and at most one tensor is held as
 // doubles besides the weights.
+// With `owner` (what keeps the index's bytes alive), F32 W_E and W_U held as float32 read the file's
+// bytes in place (core/transformer_config.hpp Float32Matrix: the weights then keep `owner`) where
+// they are 4-byte aligned, rather than a copy; without it they are copied.
 transformer::TransformerWeights transformer_weights_from_safetensors(const transformer::TransformerConfig& config,
-                                                                     const SafetensorsIndex& index);
+                                                                     const SafetensorsIndex& index,
+                                                                     std::shared_ptr<const void> owner = nullptr);
 // A weights file of either format, told apart by its first bytes (not its name): a torch.save
 // checkpoint (a ZIP archive, formats/torch_checkpoint.hpp: its tensors are read whole, then held to
 // the config as a safetensors file's are) or a safetensors file (from its index: names, dtypes and
 // shapes checked before any tensor is converted). `listing` receives the file's tensors without
 // their values (what an inspection lists). Messages as the reader's ("torch checkpoint: …",
 // "safetensors: …", or the tensor's).
+// `owner`: as for transformer_weights_from_safetensors (safetensors files only; a checkpoint's
+// tensors are decoded whole).
 transformer::TransformerWeights transformer_weights_from_file(const transformer::TransformerConfig& config,
                                                               const std::uint8_t* data, std::size_t size,
-                                                              SafetensorsFile& listing);
+                                                              SafetensorsFile& listing,
+                                                              std::shared_ptr<const void> owner = nullptr);
 // Both steps: config text and the weights file's bytes (either format).
 transformer::TransformerWeights read_transformer(const std::string& config_text, const std::uint8_t* data,
                                                  std::size_t size);
 
-// The safetensors bytes of the weights as TransformerLens names and stacks them (F64, biases
-// included, plus — with `buffers` — the attn.mask / attn.IGNORE buffers so that
+// The safetensors bytes of the weights as TransformerLens names and stacks them (F64; W_E and W_U
+// held as float32 are written F32, the same values; biases included, plus — with `buffers` — the attn.mask / attn.IGNORE buffers so that
 // HookedTransformer.load_state_dict with strict=True accepts the file).
 std::string transformer_to_safetensors(const transformer::TransformerWeights& weights, bool buffers = true);
 

@@ -635,7 +635,11 @@ export interface TransformerAnalysisRequest {
   wrong?: number | string;
   /** Head ablation: 'zero' writes 0, 'mean' the head's mean output over the batch at each position. Default 'mean'. */
   ablation?: 'zero' | 'mean';
-  /** Repeated random sequences for ablation and induction scores, integer in [1, 10000]. Default 32. */
+  /**
+   * Repeated random sequences for ablation and induction scores, integer in [0, 10000]; 0: none
+   * (ablation and induction null: the prompt's own figures alone, for a model whose sequences of
+   * n_ctx tokens are beyond the core's work limit). Default 32.
+   */
   sequences?: number;
   /** Seed of those sequences, integer in [0, 2^53 − 1]. Default 0. */
   seed?: number;
@@ -931,6 +935,15 @@ export interface Tokenizer {
  * and analyze() hold the numbers of the CLI's documents bit for bit, without the text.
  * Call dispose() when done (it frees the weights in the WASM heap); any later call throws HeadlabError.
  */
+/** A weights file's bytes in the module's heap (TransformerCore.transformerWeightsBuffer). */
+export interface WeightsBuffer {
+  readonly size: number;
+  /** Copies `chunk` to bytes [offset, offset + its length); throws HeadlabError when it does not fit. */
+  write(chunk: Uint8Array | ArrayBuffer | ArrayBufferView, offset: number): void;
+  /** Frees the handle; a model loaded from it keeps the bytes. */
+  dispose(): void;
+}
+
 export interface TransformerModel {
   /** The config as read (defaults filled in): the object `transformer_config_to_json` writes. */
   readonly config: TransformerConfigFile;
@@ -1097,7 +1110,13 @@ export interface TransformerCore extends HeadlabModule {
    * HeadlabError with the core's message: "config: …" for the config, "safetensors: …",
    * "torch checkpoint: …" or the tensor's name for the weights.
    */
-  loadTransformer(configText: string, safetensorsBytes: Uint8Array | ArrayBuffer): TransformerModel;
+  /** With a WeightsBuffer the bytes already in the heap are read without a copy (and shared with the model). */
+  loadTransformer(configText: string, safetensorsBytes: Uint8Array | ArrayBuffer | WeightsBuffer): TransformerModel;
+  /**
+   * Reserves `size` bytes in the module's heap for a weights file to be written chunk by chunk
+   * (a large file then never lies whole in JS beside the heap); refused beyond the reader's file limit.
+   */
+  transformerWeightsBuffer(size: number): WeightsBuffer;
   createTransformerTrainer(settings?: TransformerTrainingSettings): TransformerTrainer;
   /** Reads a tokenizer.json (its text); throws HeadlabError "tokenizer: …" naming the field and bound. */
   loadTokenizer(tokenizerJsonText: string): Tokenizer;

@@ -87,6 +87,11 @@ function analysisOf(config, packed) {
   };
   out.ablation = { mode: packed.mode, sequences: packed.sequences, seed: packed.seed, clean_loss: packed.clean_loss, loss: take(L, H) };
   out.induction = { previous_token: take(L, H), induction: take(L, H), in_context_loss: packed.in_context_loss };
+  if (packed.sequences === 0) {
+    // sequences 0: no repeated-sequence analyses (their numbers NaN), null as in the JSON document.
+    out.ablation = null;
+    out.induction = null;
+  }
   if (packed.patching) {
     const rows = take(L * H, T, viewRows);
     out.patching = {
@@ -132,13 +137,34 @@ export function transferOf(value) {
   return b instanceof ArrayBuffer ? [b] : [];
 }
 
+/**
+ * A weights file's bytes written into the module's heap chunk by chunk (WeightsBuffer in
+ * web/headlab-core.d.ts): loadTransformer(config, buffer) then reads them without a copy, so a
+ * large file is never held whole in JS beside the heap.
+ */
+export class WeightsBuffer extends OwnedHandle {
+  constructor(module, size) {
+    const handle = new module.WeightsBytesHandle();
+    started(handle, (h) => unwrap(h.reserve(size)));
+    super(handle, 'this WeightsBuffer was disposed; reserve another');
+    this.size = size;
+  }
+
+  /** Copies `chunk` (Uint8Array, ArrayBuffer or a view) to bytes [offset, offset + its length). */
+  write(chunk, offset) {
+    unwrap(live(this).write(bytesOf(chunk), offset));
+  }
+}
+
 /** A model read from its two files (TransformerModel in web/headlab-core.d.ts). */
 export class TransformerModel extends OwnedHandle {
   constructor(module, configText, safetensorsBytes) {
     if (typeof configText !== 'string') throw new HeadlabError('the config must be the text of model.json');
-    const bytes = bytesOf(safetensorsBytes);
     const handle = new module.TransformerModelHandle();
-    const config = started(handle, (h) => JSON.parse(unwrap(h.load(configText, bytes))));
+    const config =
+      safetensorsBytes instanceof WeightsBuffer
+        ? started(handle, (h) => JSON.parse(unwrap(h.load_buffer(configText, live(safetensorsBytes)))))
+        : started(handle, (h) => JSON.parse(unwrap(h.load(configText, bytesOf(safetensorsBytes)))));
     super(handle, 'this TransformerModel was disposed; load the model again');
     this.config = config;
   }
@@ -327,6 +353,7 @@ export class TransformerTrainer extends OwnedTrainer {
 export function transformerApi(module) {
   return {
     loadTransformer: (configText, safetensorsBytes) => new TransformerModel(module, configText, safetensorsBytes),
+    transformerWeightsBuffer: (size) => new WeightsBuffer(module, size),
     loadTokenizer: (tokenizerJsonText) => new Tokenizer(module, tokenizerJsonText),
     createTransformerTrainer: (settings = {}) => new TransformerTrainer(module, settings),
     transformerInductionDefaultConfig: () => JSON.parse(module.transformer_induction_default_config()),

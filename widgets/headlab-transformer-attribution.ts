@@ -115,13 +115,14 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     this.field!.sync(model);
     const tokens = this.field!.tokens(model);
     const { position, token } = this.request(model, tokens);
-    // One repeated random sequence for the ablation and induction parts of the analysis, which this
-    // figure does not show (their default, 32, would cost 32 forward passes per update).
+    // No repeated random sequences (sequences 0): the ablation and induction parts of the analysis,
+    // which this figure does not show, are skipped (their default, 32, would cost 32 forward passes
+    // per update; for a long context and a large vocabulary even one is beyond the core's bound).
     // In the worker, the first of a model too (an analysis runs the model several times: 8–14 ms in
     // WASM, over the 4 ms of an update); until it arrives the figure keeps the last attribution (of
     // a new model: a note) and says what it computes.
     const key = `dla:${tokens.join(',')}|${position}|${token ?? ''}`;
-    const request = { prompt: tokens, position, ...(token === undefined ? {} : { token }), sequences: 1 };
+    const request = { prompt: tokens, position, ...(token === undefined ? {} : { token }), sequences: 0 };
     const analysis = this.analyzedInWorker(model, key, request);
     if (!analysis) {
       const waiting = `Computing the attribution at position ${position}…`;

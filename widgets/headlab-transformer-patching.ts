@@ -51,6 +51,7 @@ export interface TransformerPatchingState {
   corrupted: number[];
   answer: number | null;
   wrong: number | null;
+  /** logit[answer] − logit[wrong] at the last position (nats). */
   clean_logit_difference: number | null;
   corrupted_logit_difference: number | null;
 }
@@ -427,7 +428,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       if (this.shown?.model !== model) this.shown = null;
       return;
     }
-    const analysis = this.analyzedInWorker(model, `patch:${key}`, { prompt: clean, corrupted, answer, wrong, sequences: 1 });
+    const analysis = this.analyzedInWorker(model, `patch:${key}`, { prompt: clean, corrupted, answer, wrong, sequences: 0 });
     if (!analysis) {
       if (this.shown?.model !== model) {
         // Nothing of this model drawn yet: the figure says what it waits for.

@@ -340,6 +340,38 @@ test('an 844 KB safetensors header is read in the worker: the page reads the can
   await p.close();
 });
 
+test('a model element removed while its files download reads them again when it is back on the page', async () => {
+  const p = await session.newPage();
+  // The weights are held back until the element is off the page: its worker (which ends with it)
+  // is then asked to read them, and refuses.
+  let release;
+  const held = new Promise((resolve) => {
+    release = resolve;
+  });
+  await p.route('**/models/large-header.safetensors', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await p.goto(`${session.url}large-header.html`);
+  await p.waitForFunction(() => document.getElementById('m').modelSource.status === 'loading');
+  await p.evaluate(() => {
+    const m = document.getElementById('m');
+    window.__removed = { m, parent: m.parentNode, next: m.nextSibling };
+    m.remove();
+  });
+  release();
+  // Nothing was wrong with the files: the source waits to load again, rather than failing.
+  await p.waitForFunction(() => window.__removed.m.modelSource.status !== 'loading');
+  assert.equal(await p.evaluate(() => window.__removed.m.modelSource.status), 'idle');
+  await p.evaluate(() => {
+    const { m, parent, next } = window.__removed;
+    parent.insertBefore(m, next);
+  });
+  await p.waitForFunction(() => document.getElementById('m').state.status === 'ready');
+  assert.deepEqual(p.problems, []);
+  await p.close();
+});
+
 test("a torch.save checkpoint loads in the worker as its safetensors file does, by its bytes; a refused one shows the reader's message", async () => {
   const p = await session.newPage();
   await p.goto(`${session.url}torch.html`);

@@ -157,7 +157,7 @@ async function checkAgainstCli(p, model) {
     '--token',
     String(dla.token),
     '--sequences',
-    '1',
+    '0',
   ]);
   const d = dla.direct_logit_attribution,
     e = a1.direct_logit_attribution;
@@ -183,7 +183,7 @@ async function checkAgainstCli(p, model) {
     '--wrong',
     String(pat.wrong),
     '--sequences',
-    '1',
+    '0',
   ]);
   worst.patching = within(
     [pat.patching.normalised, pat.patching.clean_logit_difference, pat.patching.corrupted_logit_difference],

@@ -126,3 +126,9 @@ headlab_model_case(analyze_top_without_section "--top applies only with --logit-
                    analyze --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --top 2)
 headlab_model_case(analyze_directions_bound "--directions.*5.*exit=2"
                    analyze --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --head-svd --directions 5)
+# analyze --sequences 0: the prompt's own figures (DLA here), no repeated-sequence analyses (null);
+# -1 is a usage error.
+headlab_model_case(analyze_no_sequences "\"direct_logit_attribution\":\\{\"embed\":[-0-9.e]+,.*\"ablation\":null,\"induction\":null.*exit=0"
+                   analyze --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2 3" --sequences 0)
+headlab_model_case(analyze_negative_sequences "--sequences.*exit=2"
+                   analyze --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2 3" --sequences -1)

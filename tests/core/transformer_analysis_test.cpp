@@ -242,8 +242,21 @@ TEST_CASE("analyze_transformer: defaults are the last position and the top token
   bad.position = 5;
   CHECK_THROWS_WITH(analyze_transformer(w, bad), Catch::Contains("position"));
   bad = r;
+  bad.sequences = -1;
+  CHECK_THROWS_WITH(analyze_transformer(w, bad), Catch::Contains("sequences must be in [0, 10000] (0: no repeated "
+                                                                 "sequences), got -1"));
+  bad.sequences = 10001;
+  CHECK_THROWS_WITH(analyze_transformer(w, bad), Catch::Contains("got 10001"));
+  // sequences 0: the prompt's own figures, the same bits; the repeated-sequence figures NaN.
   bad.sequences = 0;
-  CHECK_THROWS_WITH(analyze_transformer(w, bad), Catch::Contains("sequences must be in [1, 10000], got 0"));
+  const auto alone = analyze_transformer(w, bad);
+  const auto full = analyze_transformer(w, r);
+  CHECK(alone.attribution.heads == full.attribution.heads);
+  CHECK(alone.attribution.logit == full.attribution.logit);
+  CHECK(alone.run.logits == full.run.logits);
+  CHECK(alone.ablation_loss.array().isNaN().all());
+  CHECK(alone.induction.induction.array().isNaN().all());
+  CHECK(std::isnan(alone.clean_loss));
   bad = r;
   bad.corrupted = {1, 2, 4, 1, 2};
   CHECK_THROWS_WITH(analyze_transformer(w, bad), Catch::Contains("patching needs answer and wrong"));
@@ -282,8 +295,8 @@ TEST_CASE("analyze_transformer with an AnalysisCache: the same bits, the batch p
   }
   CHECK(cache.size() == AnalysisCache::kKept);
   // A bad request leaves the cache as it was.
-  r.sequences = 0;
-  CHECK_THROWS_WITH(analyze_transformer(w, r, &cache), Catch::Contains("sequences must be in [1, 10000], got 0"));
+  r.sequences = -1;
+  CHECK_THROWS_WITH(analyze_transformer(w, r, &cache), Catch::Contains("sequences must be in [0, 10000]"));
   CHECK(cache.size() == AnalysisCache::kKept);
   cache.clear();
   CHECK(cache.size() == 0);
@@ -441,4 +454,20 @@ TEST_CASE("QK circuit of a rotary head: one matrix per query-key offset, the sco
   // Without rotary positions every offset gives the same circuit.
   const auto plain = random_model(Normalization::none, true, 1, 3);
   CHECK(qk_circuit(plain, 0, 1, 0) == qk_circuit(plain, 0, 1, 5));
+}
+
+TEST_CASE("transformer analysis: the repeated-sequence work is accepted at its limit and refused past it",
+          "[transformer]") {
+  // 1 layer, 1 head, n_ctx 1,024, d_model 1,024, d_vocab 32,768: one sequence is
+  // 2¹⁰ · 2¹⁰ · 2¹⁵ · (1 + 1) = 2³⁶ multiply-adds, the limit; two are twice it.
+  const auto c = transformer_config({1, 1, 1024, 1, 1024, 32768});
+  CHECK(repeated_sequence_work(c, 1) == kMaxRepeatedSequenceWork);
+  CHECK_NOTHROW(require_repeated_work(c, 1));
+  CHECK_THROWS_WITH(require_repeated_work(c, 2),
+                    Catch::Contains("= 1.37439e+11 multiply-adds; the limit is 6.87195e+10") &&
+                        Catch::Contains("sequences 0 for the prompt's own figures alone"));
+  // The ARENA induction model's shape: one sequence is beyond it.
+  const auto arena =
+      transformer_config({2, 12, 768, 64, 2048, 50278}, Normalization::layer_norm, Positions::shortformer);
+  CHECK_THROWS_AS(require_repeated_work(arena, 1), InputError);
 }

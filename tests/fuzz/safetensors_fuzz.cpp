@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   headlab::transformer::TransformerWeights decoded, indexed;
   try {
     decoded = headlab::formats::transformer_weights_from_safetensors(c, file);
-    if (!decoded.W_E.allFinite() || decoded.layers.size() != 2) std::abort();
+    if (!decoded.W_E.allFinite() || !decoded.W_E_f32.map().allFinite() || decoded.layers.size() != 2) std::abort();
     decoded_ok = true;
   } catch (const headlab::InputError& e) {
     if (std::string(e.what()).empty()) std::abort();
@@ -50,8 +50,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (std::string(e.what()).empty()) std::abort();
   }
   if (decoded_ok != indexed_ok) std::abort();
-  if (decoded_ok && (decoded.W_E != indexed.W_E || decoded.W_U != indexed.W_U ||
-                     decoded.layers[1].W_O[1] != indexed.layers[1].W_O[1]))
+  if (decoded_ok &&
+      (decoded.W_E != indexed.W_E || decoded.W_U != indexed.W_U || decoded.W_E_f32.map() != indexed.W_E_f32.map() ||
+       decoded.W_U_f32.map() != indexed.W_U_f32.map() || decoded.layers[1].W_O[1] != indexed.layers[1].W_O[1]))
     std::abort();
   return 0;
 }

@@ -190,6 +190,48 @@ test('the WASM module returns the bytes the CLI writes: inspect, run, analyze (p
   }
 });
 
+test("an F32 model written into the heap chunk by chunk (WeightsBuffer): the CLI's bytes, and sequences 0 gives the prompt's figures alone", async () => {
+  // three_layer_ln_f32: every tensor F32, so W_E and W_U are held as float32 and read in place.
+  const name = 'three_layer_ln_f32';
+  const files = ['--config', path.join(dataDir, `${name}.json`), '--weights', path.join(dataDir, `${name}.safetensors`)];
+  const core = await wasmTransformerCore();
+  const bytes = weightsBytes(name);
+  const buffer = core.transformerWeightsBuffer(bytes.length);
+  // Chunks of 1,000 bytes (not aligned to any tensor), the last one shorter.
+  for (let at = 0; at < bytes.length; at += 1000) buffer.write(bytes.subarray(at, Math.min(bytes.length, at + 1000)), at);
+  assert.throws(
+    () => buffer.write(new Uint8Array(2), bytes.length - 1),
+    (e) => e instanceof HeadlabError && /does not fit/.test(e.message),
+  );
+  const model = core.loadTransformer(configText(name), buffer);
+  buffer.dispose(); // the model keeps the bytes
+  const whole = core.loadTransformer(configText(name), bytes);
+  try {
+    const prompt = [1, 2, 3, 1, 2];
+    for (const args of [
+      ['run', '--prompt', prompt.join(' ')],
+      ['analyze', '--prompt', prompt.join(' '), '--sequences', '0'],
+    ]) {
+      const r = cliRun(['model', args[0], ...files, ...args.slice(1)]);
+      assert.equal(r.status, 0, r.stderr);
+      const expected = JSON.parse(r.stdout);
+      const request = args[0] === 'run' ? null : { prompt, sequences: 0 };
+      for (const m of [model, whole]) assertSameBits(request ? m.analyze(request) : m.run(prompt), expected, args.join(' '));
+    }
+    const alone = model.analyze({ prompt, sequences: 0 });
+    assert.equal(alone.ablation, null);
+    assert.equal(alone.induction, null);
+    assert.deepEqual(alone.direct_logit_attribution.heads, model.analyze({ prompt, sequences: 2 }).direct_logit_attribution.heads);
+  } finally {
+    model.dispose();
+    whole.dispose();
+  }
+  assert.throws(
+    () => core.transformerWeightsBuffer(2 ** 29 + 1),
+    (e) => e instanceof HeadlabError && /limit is 536870912/.test(e.message),
+  );
+});
+
 test("induction training in WASM gives the native CLI's files bit for bit, however the steps are chunked", async () => {
   const core = await wasmTransformerCore();
   const out = path.join(tmp, 'induction.safetensors');
@@ -566,7 +608,9 @@ test("bad prompts and requests get the core's message (the CLI's after its flag 
     assert.throws(() => model.run([1, 17]), { message: 'prompt: token 17 at position 1 is outside the vocabulary [0, 17)' });
     assert.throws(() => model.run({}), { message: 'prompt must be a string of tokens or an array of token ids' });
     assert.throws(() => model.analyze({ prompt: '1 2', ablation: 'half' }), { message: 'ablation must be "zero" or "mean", got "half"' });
-    assert.throws(() => model.analyze({ prompt: '1 2', sequences: 0 }), { message: 'sequences must be in [1, 10000], got 0' });
+    assert.throws(() => model.analyze({ prompt: '1 2', sequences: -1 }), {
+      message: 'sequences must be in [0, 10000] (0: no repeated sequences), got -1',
+    });
     assert.throws(() => model.analyze({ prompt: '1 2', position: -2 }), { message: 'position must be -1 (the last) or in [0, 2), got -2' });
     assert.throws(() => model.analyze({ prompt: '1 2', corrupted: '1 3' }), {
       message: 'patching needs answer and wrong tokens with the corrupted prompt',

@@ -7,6 +7,7 @@
 // web/transformer.js.
 #include "bindings/marshal.hpp"
 #include "core/batch_patching.hpp"
+#include "core/check.hpp"
 #include "core/circuit_faithfulness.hpp"
 #include "core/attribution_patching.hpp"
 #include "core/path_patching.hpp"
@@ -26,6 +27,7 @@
 #include "formats/transformer_json.hpp"
 #include "formats/transformer_model.hpp"
 
+#include <cmath>
 #include <functional>
 #include <memory>
 
@@ -262,6 +264,57 @@ val analysis_to_js(const tf::TransformerWeights& w, const tf::AnalysisRequest& r
 
 int live_handles = 0;
 
+// --- a weights file written into the heap piece by piece ---
+// The bytes of a weights file of known size, filled by JS in chunks (write), then read by
+// TransformerModelHandle::load_buffer: the file's only copy is in the heap (a whole-file
+// Uint8Array would be a second one in JS, 334 MB for the ARENA induction model's shape). The
+// loaded weights share the bytes (F32 W_E and W_U are read in place).
+class WeightsBytesHandle {
+ public:
+  // { size } once the bytes are reserved; the reader's limit on a file's size holds here too.
+  val reserve(val size) {
+    return guarded([&] {
+      if (size.typeOf().as<std::string>() != "number") throw InputError("the size must be a number of bytes");
+      const double n = size.as<double>();
+      if (!(n >= 0 && n == std::floor(n))) throw InputError("the size must be a whole number of bytes");
+      if (n > static_cast<double>(fm::SafetensorsLimits{}.max_file_bytes)) {
+        fm::read_safetensors(nullptr, static_cast<std::size_t>(n));  // the reader's message naming the limit
+      }
+      bytes_ = std::make_shared<std::string>(static_cast<std::size_t>(n), '\0');
+      val out = val::object();
+      out.set("size", n);
+      return out;
+    });
+  }
+  // Copies the Uint8Array `chunk` to bytes [offset, offset + chunk.length).
+  val write(val chunk, val offset) {
+    return guarded([&] {
+      if (!bytes_) throw InputError("reserve the bytes before writing them");
+      if (chunk.isUndefined() || chunk.isNull() || !chunk.instanceof (val::global("Uint8Array")))
+        throw InputError("a chunk must be a Uint8Array");
+      const double at = offset.typeOf().as<std::string>() == "number" ? offset.as<double>() : -1;
+      const double length = chunk["length"].as<double>();
+      if (!(at >= 0 && at == std::floor(at) && at + length <= static_cast<double>(bytes_->size())))
+        throw InputError("a chunk of " + number_text(length) + " bytes at offset " + number_text(at) +
+                         " does not fit in the " + std::to_string(bytes_->size()) + " bytes reserved");
+      if (length > 0) {
+        val view(emscripten::typed_memory_view(
+            static_cast<std::size_t>(length),
+            reinterpret_cast<std::uint8_t*>(bytes_->data()) + static_cast<std::size_t>(at)));
+        view.call<void>("set", chunk);
+      }
+      return val(true);
+    });
+  }
+  std::shared_ptr<const std::string> bytes() const {
+    if (!bytes_) throw InputError("the weights buffer holds no bytes: reserve and write them first");
+    return bytes_;
+  }
+
+ private:
+  std::shared_ptr<std::string> bytes_;
+};
+
 // --- a loaded model ---
 class TransformerModelHandle {
  public:
@@ -274,18 +327,31 @@ class TransformerModelHandle {
   val load(val config_text, val bytes) {
     return guarded([&] {
       const std::string text = string_arg(config_text, "the config");
-      const std::string data = bytes_from_js(bytes, "the weights");
+      // The heap's one copy of the file, shared with the weights: F32 W_E and W_U are read in place.
+      return load_shared(text, std::make_shared<const std::string>(bytes_from_js(bytes, "the weights")));
+    });
+  }
+  // The same from bytes written into the heap (WeightsBytesHandle), without a copy.
+  val load_buffer(val config_text, const WeightsBytesHandle& bytes) {
+    return guarded([&] { return load_shared(string_arg(config_text, "the config"), bytes.bytes()); });
+  }
+
+ private:
+  val load_shared(const std::string& text, const std::shared_ptr<const std::string>& data) {
+    {
       const tf::TransformerConfig config = fm::transformer_config_from_json(text);
       // safetensors or a torch.save checkpoint, by the first bytes; file_ (names, dtypes, shapes) for inspect().
       fm::SafetensorsFile listing;
       weights_ = std::make_unique<tf::TransformerWeights>(fm::transformer_weights_from_file(
-          config, reinterpret_cast<const std::uint8_t*>(data.data()), data.size(), listing));
+          config, reinterpret_cast<const std::uint8_t*>(data->data()), data->size(), listing, data));
       cache_.clear();  // the kept batch analyses were of the weights just replaced
       batch_run_.reset();
       file_ = std::move(listing);
       return val(fm::transformer_config_to_json(config));
-    });
+    }
   }
+
+ public:
   // { config: text, safetensors: Uint8Array } of the loaded weights as headlab writes a model (F64,
   // TransformerLens names, a header of a few KB), without the attn.mask / attn.IGNORE buffers: the
   // files the page hands on once the worker has read the author's (whose header may be large).
@@ -724,9 +790,14 @@ val induction_default_config_js() { return val(fm::transformer_config_to_json(tf
 
 EMSCRIPTEN_BINDINGS(headlab_transformer) {
   using namespace headlab::web;
+  emscripten::class_<WeightsBytesHandle>("WeightsBytesHandle")
+      .constructor<>()
+      .function("reserve", &WeightsBytesHandle::reserve)
+      .function("write", &WeightsBytesHandle::write);
   emscripten::class_<TransformerModelHandle>("TransformerModelHandle")
       .constructor<>()
       .function("load", &TransformerModelHandle::load)
+      .function("load_buffer", &TransformerModelHandle::load_buffer)
       .function("inspect", &TransformerModelHandle::inspect)
       .function("canonical", &TransformerModelHandle::canonical)
       .function("run", &TransformerModelHandle::run)

@@ -42,7 +42,8 @@ export function transformerBoundValue(
   a: Pick<TransformerAnalysisFile, 'induction' | 'ablation'> | null | undefined,
   name: string,
 ): BoundValue | undefined {
-  if (!a) return undefined;
+  // No repeated-sequence analyses (an analysis asked with sequences 0): nothing to bind.
+  if (!a || !a.induction || !a.ablation) return undefined;
   const count = (value: number): BoundValue => ({ value, kind: 'count' });
   const number = (value: number): BoundValue => ({ value, kind: 'number' });
   const loss = (value: number): BoundValue => ({ value, kind: 'loss' });

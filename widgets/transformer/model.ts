@@ -265,6 +265,15 @@ export class TransformerModelSource extends EventTarget {
       })
       .catch((err: Error) => {
         if (this.key !== key) return;
+        if (this.owner !== null && !this.owner.isConnected) {
+          // The element left the page during the read (its worker ended with it): nothing is wrong
+          // with the files, so the element loads them again when it is back on the page.
+          this.key = '';
+          this.loading = null;
+          this.status = 'idle';
+          this.notify();
+          return;
+        }
         // A tokenizer that could not be fetched is a bad tokenizer file: the model shown stays.
         if (err instanceof FileProblem && err.what === 'tokenizer') this.refuseFiles(err.message, shown);
         else this.fail(err.message, err instanceof FetchFailed);

@@ -1,0 +1,196 @@
+// A model of the ARENA induction model's shape (2 layers × 12 heads, d_model 768, d_head 64,
+// d_vocab 50,278, n_ctx 2,048, attention-only, LN, shortformer positions; 83.6 M parameters), random
+// (a seeded generator below) and stored F32 in a safetensors file written to a temporary directory,
+// opened natively (`headlab model run` and `model analyze --sequences 0`, under /usr/bin/time -v
+// for the peak resident memory) and by the WASM module under Node (one child process: the file
+// read into the module's heap, the model loaded, the first run of a 64-token prompt — its
+// attention patterns — and its direct logit attribution; peak resident memory from
+// /proc/self/status VmHWM). Prints each time, the resident memory against the file's size, and the
+// targets: the first figure (load + first pattern) within 10 s in WASM, resident memory ≤ 2× the
+// file. Not a test.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SHAPE = {
+  n_layers: 2,
+  n_heads: 12,
+  d_model: 768,
+  d_head: 64,
+  n_ctx: 2048,
+  d_vocab: 50278,
+  normalization: 'LN',
+  positional_embedding: 'shortformer',
+};
+const PROMPT_LENGTH = 64;
+const TARGET_FIRST_FIGURE_S = 10;
+const TARGET_MEMORY_RATIO = 2;
+
+/** mulberry32: a seeded generator of uniform numbers in [0, 1). */
+function generator(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** TransformerLens names and shapes of the model's tensors, in state_dict order. */
+function tensors(c) {
+  const { n_heads: H, d_model: d, d_head: h, n_ctx, d_vocab: V } = c;
+  const out = [
+    ['embed.W_E', [V, d]],
+    ['pos_embed.W_pos', [n_ctx, d]],
+  ];
+  for (let l = 0; l < c.n_layers; l++) {
+    const b = `blocks.${l}.`;
+    out.push([`${b}ln1.w`, [d]], [`${b}ln1.b`, [d]]);
+    out.push([`${b}attn.W_Q`, [H, d, h]], [`${b}attn.W_O`, [H, h, d]], [`${b}attn.b_Q`, [H, h]], [`${b}attn.b_O`, [d]]);
+    out.push([`${b}attn.W_K`, [H, d, h]], [`${b}attn.W_V`, [H, d, h]], [`${b}attn.b_K`, [H, h]], [`${b}attn.b_V`, [H, h]]);
+  }
+  out.push(['ln_final.w', [d]], ['ln_final.b', [d]], ['unembed.W_U', [d, V]], ['unembed.b_U', [V]]);
+  return out;
+}
+
+/** Writes config.json and model.safetensors (F32: weights uniform in ±0.04, LayerNorm scales 1 ± 0.04) into `dir`. */
+function writeModel(dir) {
+  const list = tensors(SHAPE);
+  const header = {};
+  let offset = 0;
+  for (const [name, shape] of list) {
+    const bytes = 4 * shape.reduce((a, b) => a * b, 1);
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  let text = JSON.stringify(header);
+  while ((8 + text.length) % 8) text += ' ';
+  const file = path.join(dir, 'model.safetensors');
+  const fd = fs.openSync(file, 'w');
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(text.length));
+  fs.writeSync(fd, length);
+  fs.writeSync(fd, text);
+  const random = generator(20261207);
+  const chunk = new Float32Array(1 << 20);
+  for (const [name, shape] of list) {
+    let left = shape.reduce((a, b) => a * b, 1);
+    const scale = name.endsWith('ln1.w') || name === 'ln_final.w' ? 1 : 0;
+    while (left > 0) {
+      const n = Math.min(left, chunk.length);
+      for (let i = 0; i < n; i++) chunk[i] = scale + (random() - 0.5) * 0.08;
+      fs.writeSync(fd, new Uint8Array(chunk.buffer, 0, 4 * n));
+      left -= n;
+    }
+  }
+  fs.closeSync(fd);
+  fs.writeFileSync(path.join(dir, 'model.json'), JSON.stringify(SHAPE));
+  return { config: path.join(dir, 'model.json'), weights: file, bytes: fs.statSync(file).size };
+}
+
+const prompt = Array.from({ length: PROMPT_LENGTH }, (_, i) => (17 + (i % 32) * 1543) % SHAPE.d_vocab);
+
+/** The WASM part, in its own process (argv: config weights): prints one JSON line of figures. */
+async function wasmChild(configPath, weightsPath) {
+  const { wasmTransformerCore } = await import('../tests/wasm/helpers.mjs');
+  const hwm = () => Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]) * 1024;
+  const t0 = performance.now();
+  const core = await wasmTransformerCore();
+  const tModule = performance.now();
+  const config = fs.readFileSync(configPath, 'utf8');
+  // The file into the module's heap 8 MiB at a time (what a worker does with a dropped File's
+  // slices): the heap holds its only copy, which the model then reads in place.
+  const size = fs.statSync(weightsPath).size;
+  const buffer = core.transformerWeightsBuffer(size);
+  const chunk = new Uint8Array(8 << 20);
+  const fd = fs.openSync(weightsPath, 'r');
+  for (let at = 0; at < size;) {
+    const n = fs.readSync(fd, chunk, 0, Math.min(chunk.length, size - at), at);
+    buffer.write(chunk.subarray(0, n), at);
+    at += n;
+  }
+  fs.closeSync(fd);
+  const model = core.loadTransformer(config, buffer);
+  buffer.dispose();
+  const tLoad = performance.now();
+  const run = model.run(prompt);
+  const tRun = performance.now();
+  const analysis = model.analyze({ prompt, sequences: 0 });
+  const tDla = performance.now();
+  if (!(run.patterns?.length > 0) || !Number.isFinite(analysis.direct_logit_attribution.logit))
+    throw new Error('no pattern or attribution');
+  globalThis.gc?.();
+  const settled = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]) * 1024;
+  console.log(
+    JSON.stringify({
+      module_ms: tModule - t0,
+      load_ms: tLoad - tModule,
+      run_ms: tRun - tLoad,
+      dla_ms: tDla - tRun,
+      peak_rss: hwm(),
+      rss_after: settled,
+      wasm_memory: core.memoryDiagnostics().memory_bytes,
+    }),
+  );
+  model.dispose();
+}
+
+function timed(args) {
+  const r = spawnSync('/usr/bin/time', ['-v', ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  if (r.status !== 0) throw new Error(`${args.join(' ')} failed: ${r.stderr.slice(-2000)}`);
+  const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\):\s*(?:(\d+):)?(\d+):([\d.]+)/.exec(r.stderr);
+  const seconds = (wall[1] ? Number(wall[1]) * 3600 : 0) + Number(wall[2]) * 60 + Number(wall[3]);
+  const rss = Number(/Maximum resident set size \(kbytes\):\s*(\d+)/.exec(r.stderr)[1]) * 1024;
+  return { seconds, rss };
+}
+
+if (process.argv[2] === '--wasm-child') {
+  await wasmChild(process.argv[3], process.argv[4]);
+} else {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'headlab-arena-'));
+  try {
+    const tWrite = performance.now();
+    const m = writeModel(dir);
+    const mb = (x) => `${(x / 1e6).toFixed(0)} MB`;
+    const ratio = (x) => (x / m.bytes).toFixed(2);
+    console.log(
+      `ARENA induction shape, F32 safetensors: ${mb(m.bytes)} (${((performance.now() - tWrite) / 1000).toFixed(1)} s to write); prompt ${PROMPT_LENGTH} tokens`,
+    );
+    const cli = path.join(root, 'build/native/cli/headlab');
+    const common = ['--config', m.config, '--weights', m.weights];
+    const out = path.join(dir, 'out.json');
+    const inspect = timed([cli, 'model', 'inspect', ...common]);
+    const run = timed([cli, 'model', 'run', ...common, '--prompt', prompt.join(' '), '--out', out]);
+    const dla = timed([cli, 'model', 'analyze', ...common, '--prompt', prompt.join(' '), '--sequences', '0', '--out', out]);
+    console.log('native (CLI, wall s, peak RSS, RSS / file):');
+    console.log(
+      `  load (model inspect)                        ${inspect.seconds.toFixed(2)} s  ${mb(inspect.rss)}  ${ratio(inspect.rss)}×`,
+    );
+    console.log(`  load + patterns (model run, 64 tokens)      ${run.seconds.toFixed(2)} s  ${mb(run.rss)}  ${ratio(run.rss)}×`);
+    console.log(`  load + DLA (model analyze --sequences 0)    ${dla.seconds.toFixed(2)} s  ${mb(dla.rss)}  ${ratio(dla.rss)}×`);
+    const child = execFileSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--wasm-child', m.config, m.weights], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_PATH: '/usr/share/nodejs' },
+    });
+    const w = JSON.parse(child.trim().split('\n').pop());
+    const first = (w.load_ms + w.run_ms) / 1000;
+    console.log('WASM in Node (headlab_transformer module, one process):');
+    console.log(
+      `  module start ${(w.module_ms / 1000).toFixed(2)} s; load ${(w.load_ms / 1000).toFixed(2)} s; first run (patterns) ${(w.run_ms / 1000).toFixed(2)} s; DLA ${(w.dla_ms / 1000).toFixed(2)} s`,
+    );
+    console.log(
+      `  peak RSS ${mb(w.peak_rss)} (${ratio(w.peak_rss)}× the file); after, settled ${mb(w.rss_after)} (${ratio(w.rss_after)}×); WASM memory ${mb(w.wasm_memory)}`,
+    );
+    console.log(
+      `targets: first figure (load + patterns) in WASM ${first.toFixed(2)} s ≤ ${TARGET_FIRST_FIGURE_S} s: ${first <= TARGET_FIRST_FIGURE_S ? 'met' : 'MISSED'} (ratio ${(first / TARGET_FIRST_FIGURE_S).toFixed(2)}); ` +
+        `peak RSS native ${ratio(dla.rss)}×, WASM ${ratio(w.peak_rss)}× ≤ ${TARGET_MEMORY_RATIO}×: ${Math.max(dla.rss, w.peak_rss) <= TARGET_MEMORY_RATIO * m.bytes ? 'met' : 'MISSED'}`,
+    );
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
