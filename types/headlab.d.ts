@@ -1,4 +1,6 @@
-// Public API of the `headlab` package (dist/headlab.js), written by hand.
+// Public API of the `headlab` package (dist/headlab.js). Every interface and type alias the code
+// also exports (the elements' states, their parts, the core's result shapes) is copied from the
+// code by `node site/package-types.mjs` — edit it there; the rest is written here.
 // Importing the package registers every headlab-* custom element; these declarations
 // describe the elements (attributes, properties, events, state shapes) and the few
 // functions the bundle exports. Field names are the articles' terms; indices are
@@ -7,7 +9,7 @@
 
 // ---------- the core ----------
 
-/** A dense row-major matrix: entry (i, j) is data[i * cols + j]. */
+/** A dense matrix, row-major: entry (i, j) is data[i * cols + j]. data.length === rows * cols. */
 export interface Matrix {
   rows: number;
   cols: number;
@@ -148,7 +150,7 @@ export interface ProjectionAblationState {
   w_v: number[][];
   /** 1-based query row. */
   query: number;
-  /** q_query · k_j, j = 1, 2. */
+  /** Dot products q_query · k_j (score × √d_k), j = 1, 2. */
   dot_products: number[];
   weights: number[];
   values: number[][];
@@ -164,10 +166,13 @@ export interface HeadlabProjectionAblation extends HeadlabElementBase<Projection
 
 // ---------- <headlab-value-swap> ----------
 
-export interface ValueSwapState {
+export interface ValueSwapData {
   records: string[];
   weights: number[];
   values: number[][];
+}
+export interface ValueSwapState extends ValueSwapData {
+  /** 1-based swapped columns. */
   column_a: number;
   column_b: number;
   reading: number[];
@@ -204,7 +209,9 @@ export interface HeadlabBasisRotation extends HeadlabElementBase<BasisRotationSt
 // ---------- <headlab-choice-quiz> ----------
 
 export interface ChoiceQuizState {
+  /** 1-based selected choice, or null. */
   selected: number | null;
+  /** Verdict of the last Check for the selection at that time, or null. */
   result: 'correct' | 'incorrect' | null;
   hint_shown: boolean;
   solution_shown: boolean;
@@ -216,6 +223,7 @@ export type HeadlabChoiceQuiz = HeadlabElementBase<ChoiceQuizState>;
 
 export type TrainingStatus = 'idle' | 'training' | 'done' | 'stopped' | 'failed';
 export interface FeatureRecoveryWidgetSettings {
+  /** Held-out examples (attribute eval-size, default the draft's 4096). */
   eval_size: number;
   seed: number;
   steps: number;
@@ -223,13 +231,66 @@ export interface FeatureRecoveryWidgetSettings {
   learning_rate: number;
   request_scale: number;
 }
+/** The run's settings as the file names them (version 1 keeps `batch` for the trainer's batch_size). */
+export interface FeatureRecoveryResultsSettings {
+  seed: number;
+  steps: number;
+  /** Fresh examples per step (the trainer setting batch_size). */
+  batch: number;
+  learning_rate: number;
+  optimizer: 'adam';
+  beta1: number;
+  beta2: number;
+  epsilon: number;
+  init_scale: number;
+  eval_size: number;
+  request_scale: number;
+  shift: number;
+  learned_keys: boolean;
+}
+export interface FeatureRecoveryResults {
+  format: 'headlab.feature-recovery.results/1';
+  headlab_version: string;
+  settings: FeatureRecoveryResultsSettings;
+  /** Steps taken (the trainer's steps_taken): settings.steps, or fewer for a stopped run. */
+  steps_done: number;
+  /** True when the run was stopped before settings.steps (steps_done < settings.steps): a partial run, labelled so on the page and by the interventions widget. */
+  partial: boolean;
+  /** 4 × 3, the model's keys (the fixed tetrahedron unless settings.learned_keys). */
+  fixed_keys: number[][];
+  /** R, 9 × 9 orthogonal: x = z·R. */
+  mixing: number[][];
+  /** 9 × 3 each. */
+  w_q: number[][];
+  w_v: number[][];
+  /** R·W_q and R·W_v, 9 × 3 each. */
+  response_query: number[][];
+  response_value: number[][];
+  /** Training loss of every step taken. */
+  loss_trace: number[];
+  heldout_mse: number;
+  uniform_attention_mse: number;
+  query_r2: [number, number, number];
+  value_r2: [number, number, number];
+  interventions: {
+    /** MSE against the kept target after erasing request feature j. */
+    erase_request: [number, number, number];
+    /** MSE against the kept target after erasing payload feature j from every record. */
+    erase_payload: [number, number, number];
+    /** MSE between the predictions before and after shifting every irrelevant coordinate. */
+    irrelevant_shift_mse: number;
+  };
+  /** Wall time of the training steps, seconds (the one field that differs between identical runs). */
+  train_seconds: number;
+}
 export interface FeatureRecoveryState {
   settings: FeatureRecoveryWidgetSettings;
   status: TrainingStatus;
   steps_done: number;
+  /** Loss of the last step taken, or null before any. */
   loss: number | null;
-  /** results.json of the last run (docs/feature-recovery-results.md), or null. */
-  results: object | null;
+  /** The last finished (or stopped) run as results.json, or null. */
+  results: FeatureRecoveryResults | null;
 }
 /**
  * Attributes: seed, steps, batch, learning-rate, request-scale, eval-size, pace ("watch" | "fast";
@@ -253,13 +314,17 @@ export interface HeadlabFeatureRecovery extends HeadlabElementBase<FeatureRecove
 
 // ---------- <headlab-interventions> ----------
 
+export type InterventionKind = 'erase-request' | 'erase-payload' | 'shift';
 export interface InterventionsState {
-  intervention: 'erase-request' | 'erase-payload' | 'shift';
+  intervention: InterventionKind;
+  /** 1-based feature erased (ignored for "shift"). */
   feature: number;
   shift: number;
+  /** Seed of the trained run used, or null before one exists. */
   seed: number | null;
-  /** The run used was stopped before its steps (results.json "partial"), null before one exists. */
+  /** The run used was stopped before its steps (results.json "partial"); null before one exists. */
   partial: boolean | null;
+  /** Held-out MSE without intervention, and the intervention's MSE (see the widget's text for what each compares). */
   clean_mse: number | null;
   mse: number | null;
 }
@@ -285,7 +350,7 @@ export interface MaxDigitElementBase<State> extends HeadlabElementBase<State> {
   readonly currentModel: object | null;
 }
 
-export type ModelTrainingStatus = 'idle' | 'training' | 'done' | 'stopped' | 'failed';
+export type ModelTrainingStatus = TrainingStatus;
 export interface MaxDigitModelState {
   status: ModelTrainingStatus;
   seed: number | null;
@@ -420,7 +485,8 @@ export interface HeadlabScoreRamps extends MaxDigitElementBase<ScoreRampsState> 
 
 /** trained and agree: seeds in ascending order. */
 export interface SeedGridState {
-  status: 'idle' | 'training' | 'done' | 'stopped' | 'failed';
+  /** The sweep's status: 'training' from the first seed's start to the last seed's end. */
+  status: TrainingStatus;
   trained: number[];
   agree: number[];
 }
@@ -436,15 +502,26 @@ export interface HeadlabSeedGrid extends HeadlabElementBase<SeedGridState> {
   stop(): void;
 }
 
+export type TransformerTrainingStatus = TrainingStatus;
+/** One point of the trace: what a progress message of the worker carries. */
+export interface TrainingTracePoint {
+  step: number;
+  /** Loss of the last step taken (nats); NaN at step 0. */
+  loss: number;
+  in_context_loss: number;
+  /** L × H attention masses. */
+  previous_token: number[][];
+  induction: number[][];
+}
 export interface TransformerTrainingState {
-  status: 'idle' | 'training' | 'done' | 'stopped' | 'failed';
+  status: TransformerTrainingStatus;
   seed: number;
   steps: number;
   steps_taken: number;
-  /** First step (a multiple of 50) at which the best head's induction score exceeds 0.4; null before / never. */
+  /** First step with the best induction score above 0.4, or null (not yet / never). */
   phase_change_step: number | null;
   /** The progress messages of the current or last run, step 0 first (also the JSON download). */
-  trace: TransformerTrainingTracePoint[];
+  trace: TrainingTracePoint[];
 }
 /** One progress message of the run: the step, the last step's loss and the in-context loss (nats), L × H previous-token and induction scores (attention mass in [0, 1]). */
 export interface TransformerTrainingTracePoint {
@@ -458,7 +535,7 @@ export interface TransformerTrainingTracePoint {
  * Trains the induction task's default transformer in the worker (task transformer-train), plotting the loss, the
  * in-context loss and every head's previous-token and induction scores every 50 steps, the phase change marked;
  * hands the result to the <headlab-transformer-model> named by `model` (its useModel()).
- * Attributes: model (element id), seed (integer in [0, 2^53 − 1], default 0), steps (integer in [50, 20000], default 2500), history (the URL of the JSON `headlab model train --history-out` wrote: the charts show that recorded run before any run of the reader's). Shared: seed, steps.
+ * Attributes: model (element id), seed (integer in [0, 2^53 − 1], default 0), steps (integer in [50, 20000], default 1800, the core's default run), history (the URL of the JSON `headlab model train --history-out` wrote: the charts show that recorded run before any run of the reader's). Shared: seed, steps.
  */
 export interface HeadlabTransformerTraining extends HeadlabElementBase<TransformerTrainingState> {
   model: string;
@@ -479,7 +556,7 @@ export interface HeadlabTransformerTraining extends HeadlabElementBase<Transform
   stop(): void;
 }
 
-/** Which change of basis the canvas shows: none, an orthogonal rotation R, or an invertible A. */
+/** The basis edit the canvas applies to W_Q and W_K. */
 export type QueryKeyBasis = 'none' | 'rotation' | 'invertible';
 export interface QueryKeyCanvasState {
   w_q: number[][];
@@ -489,6 +566,7 @@ export interface QueryKeyCanvasState {
   basis: QueryKeyBasis;
   angle_degrees: number;
   a: number[][];
+  /** Queries and keys as drawn (after the change of basis when one is on). */
   q: number[][];
   k: number[][];
   v: number[][];
@@ -499,6 +577,7 @@ export interface QueryKeyCanvasState {
   reading: number[][];
   query_lengths: number[];
   query_lengths_before: number[];
+  /** Angle between q₁ and q₂ in degrees, after and before the change of basis. */
   query_angle_degrees: number;
   query_angle_degrees_before: number;
   condition_number: number | null;
@@ -528,6 +607,7 @@ export interface TrainingReplayState {
   snapshot: number | null;
   step: number | null;
   loss: number | null;
+  diverged_at: number;
   evaluation: ReplayEvaluation | null;
   lesson: string;
 }
@@ -556,8 +636,11 @@ export interface HeadlabTrainingReplay extends HeadlabElementBase<TrainingReplay
 // it, the tokens shown under the field). A bad file shows the core's message in the model
 // element and in every figure reading it.
 
+export type TransformerSourceStatus = 'idle' | 'loading' | 'ready' | 'failed';
+/** Where a model shown comes from (LoadedTransformer.origin). */
+export type ModelOrigin = 'files' | 'page' | 'reader';
 export interface TransformerModelState {
-  status: 'idle' | 'loading' | 'ready' | 'failed';
+  status: TransformerSourceStatus;
   /** Where the model comes from, e.g. "induction-seed0.safetensors". */
   label: string;
   /** The tokenizer's file name when the model shown has one (its prompts are text), else null. */
@@ -571,18 +654,22 @@ export interface TransformerModelState {
   parameters: number | null;
   /**
    * Where the model shown comes from: 'files' (the author's src and config), 'page' (handed over by
-   * useModel or a training widget: trained in this page) or 'reader' (files the reader dropped or
-   * picked); null while nothing is shown.
+   * useModel or the training widget: trained in this page) or 'reader' (files the reader opened);
+   * null while nothing is shown.
    */
-  origin: 'files' | 'page' | 'reader' | null;
-  /** Whether the model shown was trained in this page (origin 'page'); a reader's model is not known to be: false. */
+  origin: ModelOrigin | null;
+  /**
+   * Whether the model shown was trained in this page (origin 'page'). A model the reader opened is
+   * not known to be trained or not: false here, with origin 'reader'.
+   */
   trained: boolean;
 }
-/** A model as two files: model.json text and model.safetensors bytes. */
+/** A model as two files, as the training widget and `headlab model train` produce it. */
 export interface TransformerModelFiles {
+  /** model.json text. */
   config: string;
+  /** model.safetensors bytes. */
   safetensors: Uint8Array;
-  label?: string;
 }
 /**
  * <headlab-transformer-model id="…" src="model.safetensors" config="model.json">: an attention-only
@@ -635,7 +722,7 @@ export interface TransformerElementBase<State> extends HeadlabElementBase<State>
 export interface TransformerAttentionState {
   prompt: number[];
   position: number;
-  /** The clicked cell (head and key; its query is `position`), null when none is selected. */
+  /** The clicked cell: head (layer, head), query `position`, key `key`; null when none is selected. */
   cell: { layer: number; head: number; key: number } | null;
 }
 /** Every head's attention pattern on the reader's prompt; a token's row and column outlined; a clicked cell selected. Attributes: prompt, position (pinned token, default the last), cell ("layer.head.key", the selected cell), model. Shared: prompt, position, cell. */
@@ -650,6 +737,7 @@ export interface TransformerAttributionState {
   prompt: number[];
   position: number;
   token: number;
+  /** The model's logit for `token` at `position` (nats). */
   logit: number | null;
 }
 /** Direct logit attribution of the embeddings, every head and the biases to one logit. Attributes: prompt, position (default the last), token (default the top prediction), model. Shared: prompt, position, token. */
@@ -667,10 +755,22 @@ export interface TransformerCompositionEdge {
   /** (score − baseline mean) / baseline standard deviation (random matrices of the same shapes). */
   sigmas: number;
 }
+export type CompositionKind = 'q' | 'k' | 'v';
+/** One edge: later head ℓ reads earlier head e (flat indices l·H + h), with its score and its distance from the baseline in standard deviations. */
+export interface CompositionEdge {
+  kind: CompositionKind;
+  later: string;
+  earlier: string;
+  score: number;
+  /** (score − baseline mean) / baseline standard deviation. */
+  sigmas: number;
+}
 export interface TransformerCompositionState {
-  kind: 'all' | 'q' | 'k' | 'v';
+  kind: 'all' | CompositionKind;
+  /** The later head whose incoming compositions the readout lists, "l.h" (empty for a one-layer model). */
   head: string;
-  strongest: TransformerCompositionEdge | null;
+  /** The strongest composition of the kinds shown (null before loading, or with one layer). */
+  strongest: CompositionEdge | null;
 }
 /** Q-, K- and V-composition of every pair of heads in different layers, against a random baseline. Attributes: kind (all|q|k|v), head (a later head "l.h"), seed (the baseline's draws), model. Shared: kind, head. */
 export interface HeadlabTransformerComposition extends TransformerElementBase<TransformerCompositionState> {
@@ -683,11 +783,11 @@ export interface LogitLensState {
   prompt: number[];
   /** The chosen position i. */
   position: number;
-  /** The token tracked at i: the next prompt token; at the last position the model's top prediction (−1 before computing). */
+  /** The token tracked at i: the next prompt token, at the last position the model's top prediction (−1 before computing). */
   answer: number;
-  /** L + 1 probabilities of the answer at i: stage 0 the embedding, stage L the output ([] before computing). */
+  /** L + 1 probabilities of the answer at i, stage 0 (the embedding) to L (the output); [] before computing. */
   probability: number[];
-  /** The first stage whose top token at i is the answer (null if none, or before computing). */
+  /** The first stage at which the answer is the top token at i (null if none, or before computing). */
   firstTop: number | null;
 }
 /** The logit lens: the residual stream after the embedding and after each layer read through the final normalisation and W_U, the answer's probability per stage and position, each cell's top token. Attributes: prompt, position, model. Shared: prompt, position. Bound values: answer.probability.<s>, answer.rank.<s>, answer.first_top, top.probability.<s>. */
@@ -699,7 +799,7 @@ export interface HeadlabLogitLens extends TransformerElementBase<LogitLensState>
 export interface HeadSvdState {
   layer: number;
   head: number;
-  /** The chosen head's OV copying score Σ max(Re λ, 0) / Σ |λ| over the eigenvalues of W_E W_OV W_U, in [0, 1] (null before computing). */
+  /** The chosen head's OV copying score in [0, 1] (null before computing). */
   copying: number | null;
   /** Its d_head OV and QK singular values, descending ([] before computing). */
   ov: number[];
@@ -726,8 +826,9 @@ export interface HeadlabTransformerPatching extends TransformerElementBase<Trans
 export interface TransformerAblationState {
   prompt: number[];
   mode: 'zero' | 'mean';
+  /** Heads ablated, as [layer, head] pairs. */
   heads: [number, number][];
-  /** The prompt's next-token loss (nats) with no head ablated; null before it is computed or for a one-token prompt. */
+  /** The prompt's next-token loss (nats, ≥ 0) with no head ablated; null before it is computed or for a one-token prompt. */
   clean_loss: number | null;
 }
 /** Logits on the reader's prompt before and after ablating chosen heads, and the prompt's next-token loss with each head ablated alone. Attributes: prompt, mode ("zero" | "mean", default "mean"), heads ("1.2 0.3": layer.head pairs), reference (the author's: a JSON list of prompts that mean ablation averages each head's output over; default 32 repeated random sequences), model. Shared: prompt, mode, heads. */
@@ -739,11 +840,15 @@ export interface HeadlabTransformerAblation extends TransformerElementBase<Trans
   reference(): number[][];
 }
 
+export type CircuitKind = 'qk' | 'ov';
 export interface TransformerCircuitsState {
   layer: number;
   head: number;
-  circuit: 'qk' | 'ov';
-  /** Fraction of rows whose largest entry is on the diagonal; null when not drawn (vocabulary over 64). */
+  circuit: CircuitKind;
+  /**
+   * Fraction of rows whose largest entry is on the diagonal (OV: the attended token's own logit
+   * rises most, i.e. the head copies; QK: a token attends most to itself). Null before loading.
+   */
   diagonal_share: number | null;
 }
 /** A head's QK and OV circuits in token space as a heatmap (vocabularies up to 64 tokens; larger ones: the numbers as JSON). Attributes: layer (default the last), head (default 0), circuit ("qk" | "ov", default "ov"), model. Shared: layer, head, circuit. */
@@ -761,9 +866,9 @@ export interface QkAttributionState {
   position: number;
   /** The key position j ≤ i. */
   key: number;
-  /** s_ij = q_i·k_j/√d_head, the score the parts sum to; null until computed. */
+  /** s_ij, the scaled score the parts sum to (null until computed). */
   score: number | null;
-  /** The largest part by size: its sources (query side, key side: embed, pos, L{l}H{h}, bias), value and share (part / score). */
+  /** The largest part by size: its sources (query side, key side), value and share of the score (part / s_ij). */
   dominant: { query: string; key: string; part: number; share: number } | null;
 }
 /**
@@ -782,15 +887,15 @@ export interface HeadlabQkAttribution extends TransformerElementBase<QkAttributi
 }
 
 export interface AttributionPatchingState {
-  /** The generated batch's task, pairs and seed; null with a pairs file. */
+  /** The generated batch's task, pairs and seed (null with a pairs file). */
   pairs_task: 'induction' | 'max-digit' | null;
   count: number | null;
   pairs_seed: number | null;
-  /** The pairs file as the attribute names it; null for generated pairs. */
+  /** The pairs file as the attribute names it (null for generated pairs). */
   pairs: string | null;
-  /** The point read out (heads first, index l·H + h; then edges, index L·H + e·3 + κ, κ: q 0, k 1, v 2); −1 before the document arrives. */
+  /** The point read out (heads first, then edges e·3 + κ); −1 before the document arrives. */
   point: number;
-  /** Spearman ρ of estimate against real patch over the heads, the edges, and the edges into q, k, v (null: undefined); null before the document arrives. */
+  /** Spearman ρ of estimate against real patch over the heads, the edges, and the edges into q, k, v (null: undefined). */
   spearman: { nodes: number | null; edges: number | null; q: number | null; k: number | null; v: number | null } | null;
 }
 /**
@@ -803,19 +908,21 @@ export interface AttributionPatchingState {
  */
 export interface HeadlabAttributionPatching extends TransformerElementBase<AttributionPatchingState> {}
 
+/** The receiver's input an edge reaches: its queries, keys or values. */
+export type PathPatchingInput = 'q' | 'k' | 'v';
 export interface PathPatchingState {
-  /** The generated batch's task, pairs and seed; null with a pairs file. */
+  /** The generated batch's task, pairs and seed (null with a pairs file). */
   pairs_task: 'induction' | 'max-digit' | null;
   count: number | null;
   pairs_seed: number | null;
-  /** The pairs file as the attribute names it; null for generated pairs. */
+  /** The pairs file as the attribute names it (null for generated pairs). */
   pairs: string | null;
   /** The receiver's input the grid shows. */
-  input: 'q' | 'k' | 'v';
-  /** The cell read out: sender and receiver [layer, head]; null before the document arrives. */
+  input: PathPatchingInput;
+  /** The cell read out: sender and receiver [layer, head] (null before the document arrives). */
   sender: [number, number] | null;
   receiver: [number, number] | null;
-  /** That path's mean effect with its bootstrap 95 % interval and p-value; null before the document arrives. */
+  /** That edge's mean effect with its bootstrap 95 % interval and p-value (null before the document arrives). */
   effect: { mean: number; lower: number; upper: number; p_value: number } | null;
 }
 /**
@@ -831,26 +938,24 @@ export interface PathPatchingState {
  */
 export interface HeadlabPathPatching extends TransformerElementBase<PathPatchingState> {}
 
+/** An edge of a circuit: [sender layer, sender head, receiver layer, receiver head, the receiver's input]. */
+export type TransformerCircuitEdge = [number, number, number, number, 'q' | 'k' | 'v'];
 export interface CircuitFaithfulnessState {
-  /** The generated batch's task, pairs and seed; null with a pairs file. */
+  /** The generated batch's task, pairs and seed (null with a pairs file). */
   pairs_task: 'induction' | 'max-digit' | null;
   count: number | null;
   pairs_seed: number | null;
-  /** The pairs file as the attribute names it; null for generated pairs. */
+  /** The pairs file as the attribute names it (null for generated pairs). */
   pairs: string | null;
   ablation: 'corrupted' | 'mean';
   /** The circuit's heads [layer, head], layer then head order (for a circuit of edges, their ends). */
   circuit: [number, number][];
-  /** A circuit of edges [sender layer, sender head, receiver layer, receiver head, input], sorted; null for a circuit of heads. */
-  edges: [number, number, number, number, 'q' | 'k' | 'v'][] | null;
-  /** The circuit's recovery: mean, bootstrap 95 % interval and sign-flip p-value; null before the worker's answer. */
+  /** A circuit of edges, in the core's order (null for a circuit of heads). */
+  edges: TransformerCircuitEdge[] | null;
+  /** The circuit's recovery: mean and bootstrap 95 % interval (null before the worker's answer). */
   recovery: { mean: number; lower: number; upper: number; p_value: number } | null;
-  /** The recovery without each circuit head (or with each edge cut), in the circuit's order; empty before the answer. */
-  leave_one_out: (({ layer: number; head: number } | { edge: [number, number, number, number, 'q' | 'k' | 'v'] }) & {
-    mean: number;
-    lower: number;
-    upper: number;
-  })[];
+  /** The recovery without each circuit head (or each edge cut), in the circuit's order (empty before the answer). */
+  leave_one_out: (({ layer: number; head: number } | { edge: TransformerCircuitEdge }) & { mean: number; lower: number; upper: number })[];
 }
 /**
  * Circuit faithfulness over a batch of prompt pairs: the share of the clean-vs-corrupted
@@ -876,16 +981,20 @@ export interface HeadlabCircuitFaithfulness extends TransformerElementBase<Circu
 
 // ---------- <headlab-value> ----------
 
-/** What boundValue(name) returns while the source computes a new value after one was shown: the value shows "computing…". */
+/**
+ * What a source's boundValue answers while it computes a new value after having had one (another
+ * head, cell or prompt): <headlab-value> then shows "computing…" rather than the value before or
+ * the author's text, which describe other inputs.
+ */
 export interface BoundComputing {
   computing: true;
 }
-/** A number a source element offers for the prose: what its boundValue(name) returns. */
+/** What a widget reports for a number bound into prose (`boundValue(name)`, `<headlab-value>`). */
 export interface BoundValue {
   value: number;
-  /** fraction: in [0, 1] (an accuracy, a share of `of` items); count: whole things; loss: an error ≥ 0. */
+  /** fraction: in [0, 1], share of `of` items (an accuracy); count: a whole number of things; loss: an error ≥ 0. */
   kind: 'fraction' | 'count' | 'number' | 'loss';
-  /** For a fraction: how many items it is a fraction of. */
+  /** For a fraction: how many items it is a fraction of (lets the formatter say "all but 5 of 111,110"). */
   of?: number;
 }
 /**

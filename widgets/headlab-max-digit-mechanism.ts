@@ -18,7 +18,7 @@ import { svgEl } from './chart/svg.js';
 import type { MaxDigitModel } from './max-digit/model.js';
 import { ANS, DigitsField, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, POSITIONS, argmax, promptTokens } from './max-digit/widget.js';
 
-export interface MechanismState {
+export interface MaxDigitMechanismState {
   digits: number[];
   answer: number;
 }
@@ -43,7 +43,7 @@ const PANEL_W = 208;
 const ROW_H = 62;
 const TOP = 44;
 
-export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MechanismState> {
+export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MaxDigitMechanismState> {
   static observedAttributes = ['model', 'digits'];
   protected static sharedAttributes = ['digits'];
   protected static css = /* css */ `${MAX_DIGIT_CSS}
@@ -66,7 +66,7 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MechanismState> {
     this.setAttribute('digits', v.join(' '));
   }
 
-  protected readState(): MechanismState {
+  protected readState(): MaxDigitMechanismState {
     return { digits: this.digits, answer: this.shown?.answer ?? -1 };
   }
 

@@ -41,7 +41,9 @@ export type ModelTrainingStatus = TrainingStatus;
 export interface MaxDigitModelState {
   status: ModelTrainingStatus;
   seed: number | null;
+  /** Where the model comes from, e.g. "the shipped weights (seed 0)". */
   label: string;
+  /** Accuracy on the evaluation lists in [0, 1], or null before a model is loaded. */
   accuracy: number | null;
 }
 

@@ -31,9 +31,10 @@ import type { LoadedTransformer } from './transformer/model.js';
 import { fixed, pairsBatch, PairsFileReader, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
 import { TRANSFORMER_CSS, TransformerWidget, headName } from './transformer/widget.js';
 
-const INPUTS = ['q', 'k', 'v'] as const;
-type Input = (typeof INPUTS)[number];
-const INPUT_WORD: Record<Input, string> = { q: 'query', k: 'key', v: 'value' };
+/** The receiver's input an edge reaches: its queries, keys or values. */
+export type PathPatchingInput = 'q' | 'k' | 'v';
+const INPUTS: readonly PathPatchingInput[] = ['q', 'k', 'v'];
+const INPUT_WORD: Record<PathPatchingInput, string> = { q: 'query', k: 'key', v: 'value' };
 
 export interface PathPatchingState {
   /** The generated batch's task, pairs and seed (null with a pairs file). */
@@ -43,7 +44,7 @@ export interface PathPatchingState {
   /** The pairs file as the attribute names it (null for generated pairs). */
   pairs: string | null;
   /** The receiver's input the grid shows. */
-  input: Input;
+  input: PathPatchingInput;
   /** The cell read out: sender and receiver [layer, head] (null before the document arrives). */
   sender: [number, number] | null;
   receiver: [number, number] | null;
@@ -105,10 +106,10 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
   }
 
   /** The input shown: the attribute, else (with a document) the input of the largest |mean|, else k. */
-  private inputOf(doc: TransformerPathPatchingFile | null): Input {
+  private inputOf(doc: TransformerPathPatchingFile | null): PathPatchingInput {
     const raw = (this.getAttribute('input') ?? '').trim();
     if (raw !== '') {
-      if ((INPUTS as readonly string[]).includes(raw)) return raw as Input;
+      if ((INPUTS as readonly string[]).includes(raw)) return raw as PathPatchingInput;
       throw new WidgetInputError(`attribute input="${raw.length > 20 ? `${raw.slice(0, 20)}…` : raw}" must be q, k or v`);
     }
     if (!doc || doc.edges.length === 0) return 'k';
@@ -136,7 +137,7 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
   }
 
   /** The edge read out: the attributes' (when a path joins them), else the shown input's largest |mean|. */
-  private edgeOf(s: NonNullable<typeof this.shown>, input: Input): number {
+  private edgeOf(s: NonNullable<typeof this.shown>, input: PathPatchingInput): number {
     const k = INPUTS.indexOf(input);
     const sender = this.headAttribute('sender', s.model),
       receiver = this.headAttribute('receiver', s.model);
@@ -302,7 +303,7 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
     this.plot!.setAttribute('aria-label', `${text} Arrow keys move between the cells; the one read out: ${readout}`);
   }
 
-  private readoutOf(doc: TransformerPathPatchingFile, input: Input, e: number): string {
+  private readoutOf(doc: TransformerPathPatchingFile, input: PathPatchingInput, e: number): string {
     const k = INPUTS.indexOf(input);
     const [sl, sh, rl, rh] = doc.edges[e];
     const lo = doc.lower[e][k],
@@ -314,7 +315,7 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
   }
 
   /** The summary: the batch, the shown input's three largest edges with intervals, how many cross 0, and the largest edge of any input. */
-  private summaryOf(doc: TransformerPathPatchingFile, input: Input, batch: PairsBatch): string {
+  private summaryOf(doc: TransformerPathPatchingFile, input: PathPatchingInput, batch: PairsBatch): string {
     const k = INPUTS.indexOf(input);
     const E = doc.edges.length;
     const name = (e: number) => `${headName(doc.edges[e][0], doc.edges[e][1])} → ${headName(doc.edges[e][2], doc.edges[e][3])}`;
@@ -338,7 +339,7 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
   }
 
   /** The grid for `input`: senders down, receivers across, the cell `at` outlined, strokes where the interval crosses 0, legend. */
-  private scene(s: NonNullable<typeof this.shown>, input: Input, at: number | null): Scene {
+  private scene(s: NonNullable<typeof this.shown>, input: PathPatchingInput, at: number | null): Scene {
     const c = this.themeColours();
     const { doc, model } = s;
     const k = INPUTS.indexOf(input);

@@ -48,8 +48,9 @@ const SWAP = [
 ];
 /** Keyboard step for a vector tip (Shift: 5×), in plane units. */
 const KEY_STEP = 0.1;
-const BASES = ['none', 'rotation', 'invertible'] as const;
-type Basis = (typeof BASES)[number];
+/** The basis edit the canvas applies to W_Q and W_K. */
+export type QueryKeyBasis = 'none' | 'rotation' | 'invertible';
+const BASES: readonly QueryKeyBasis[] = ['none', 'rotation', 'invertible'];
 
 /** The three edits of the first article, as attribute sets (absent = identity). */
 export const PRESETS: Record<string, { label: string; attrs: Record<string, string> }> = {
@@ -64,7 +65,7 @@ export interface QueryKeyCanvasState {
   w_k: number[][];
   w_v: number[][];
   score_scale: number;
-  basis: Basis;
+  basis: QueryKeyBasis;
   angle_degrees: number;
   a: number[][];
   /** Queries and keys as drawn (after the change of basis when one is on). */
@@ -153,13 +154,13 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
   set scale(v: number) {
     this.setAttribute('scale', String(v));
   }
-  get basis(): Basis {
+  get basis(): QueryKeyBasis {
     const raw = this.getAttribute('basis') ?? 'none';
     if (!(BASES as readonly string[]).includes(raw))
       throw new WidgetInputError(`attribute basis="${raw}" must be one of ${BASES.join(', ')}`);
-    return raw as Basis;
+    return raw as QueryKeyBasis;
   }
-  set basis(v: Basis) {
+  set basis(v: QueryKeyBasis) {
     this.setAttribute('basis', v);
   }
   get angle(): number {

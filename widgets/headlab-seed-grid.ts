@@ -19,6 +19,7 @@ import { tablesScene } from './chart/table-scene.js';
 import type { MaxDigitAnalysisFile, MaxDigitClaims, MaxDigitSeedsFile } from './max-digit/model.js';
 import { MAX_DIGIT_CSS, scrollBox } from './max-digit/widget.js';
 
+/** trained and agree: seeds in ascending order. */
 export interface SeedGridState {
   /** The sweep's status: 'training' from the first seed's start to the last seed's end. */
   status: TrainingStatus;

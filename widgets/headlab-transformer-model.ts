@@ -50,6 +50,7 @@ import { modelDefaultPrompt } from './transformer/widget.js';
 
 export interface TransformerModelState {
   status: TransformerSourceStatus;
+  /** Where the model comes from, e.g. "induction-seed0.safetensors". */
   label: string;
   /** The tokenizer's file name when the model shown has one (its prompts are text), else null. */
   tokenizer: string | null;
@@ -58,6 +59,7 @@ export interface TransformerModelState {
   d_model: number | null;
   d_vocab: number | null;
   n_ctx: number | null;
+  /** Scalar parameters, biases and LayerNorm weights included. */
   parameters: number | null;
   /**
    * Where the model shown comes from: 'files' (the author's src and config), 'page' (handed over by

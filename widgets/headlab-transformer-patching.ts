@@ -51,6 +51,7 @@ export interface TransformerPatchingState {
   corrupted: number[];
   answer: number | null;
   wrong: number | null;
+  /** logit[answer] − logit[wrong] at the last position (nats). */
   clean_logit_difference: number | null;
   corrupted_logit_difference: number | null;
 }

@@ -655,11 +655,14 @@ test('cross-seed grid: the cells are the CLI file; seeds trained in the page equ
     check,
     file.seeds.map((s) => (s.seed === 3 || s.seed === 4 ? 'true' : '')),
   );
-  // Stop: a run stopped during its first seeds keeps nothing from them and says so.
+  // Stop: a run stopped during its first seeds keeps nothing from them and says so. The seeds
+  // train 100,000 steps (25 times the recipe's), so neither can finish between the progress
+  // read below and the stop, however loaded the machine.
   await page.evaluate((h) => {
     const g = document.querySelector(h);
     g.setAttribute('from', '5');
     g.setAttribute('to', '9');
+    g.setAttribute('steps', '100000');
     g.train();
   }, host);
   // The bar still holds the last run's value until this run reports: wait for this run's own text.
@@ -669,7 +672,7 @@ test('cross-seed grid: the cells are the CLI file; seeds trained in the page equ
   );
   assert.match(
     await page.evaluate((h) => document.querySelector(h).shadowRoot.querySelector('.progress-text').textContent, host),
-    /^seed 5: step \d+ · seed 6: step \d+ of 4000 · 0 of 5 seeds done$/,
+    /^seed 5: step \d+ · seed 6: step \d+ of 100000 · 0 of 5 seeds done$/,
   );
   await page.evaluate((h) => document.querySelector(h).stop(), host);
   await page.waitForFunction((h) => document.querySelector(h).state.status === 'stopped', host);
@@ -678,7 +681,11 @@ test('cross-seed grid: the cells are the CLI file; seeds trained in the page equ
     /Stopped during seeds 5 and 6; no column was trained/,
   );
   assert.deepEqual(await page.evaluate((h) => document.querySelector(h).state.trained, host), []);
-  await page.evaluate((h) => document.querySelector(h).removeAttribute('workers'), host);
+  await page.evaluate((h) => {
+    const g = document.querySelector(h);
+    g.removeAttribute('workers');
+    g.removeAttribute('steps');
+  }, host);
 });
 
 test('screenshots: light, dark and 360 px', async () => {
