@@ -60,6 +60,7 @@ const char* kModelUsage =
     "                              [--ablation corrupted|mean]]\n"
     "                             [--resamples B] [--permutations K] [--seed S] [--out patching.json]\n"
     "       headlab model train --task induction --seed S [--steps N] [--batch B] [--lr X] [--weight-decay X]\n"
+    "                           [--warmup-steps N] [--final-lr-fraction F]\n"
     "                           --out model.safetensors [--config-out model.json] [--history-out history.json]\n"
     "       headlab model convert-max-digit --weights weights.json --out model.safetensors [--config-out model.json]\n";
 
@@ -459,8 +460,9 @@ int analyze(const Args& args, std::ostream& out, std::ostream& err) {
 }
 
 int train(const Args& args, std::ostream& out) {
-  const auto flags = flags_of(args, {"--task", "--seed", "--steps", "--batch", "--lr", "--weight-decay", "--out",
-                                     "--config-out", "--history-out"});
+  const auto flags =
+      flags_of(args, {"--task", "--seed", "--steps", "--batch", "--lr", "--weight-decay", "--warmup-steps",
+                      "--final-lr-fraction", "--out", "--config-out", "--history-out"});
   const std::string task = required(flags, "--task");
   if (task != "induction") throw UsageError("--task must be induction, got \"" + task + "\"");
   tf::TransformerTrainingSettings s;
@@ -469,6 +471,8 @@ int train(const Args& args, std::ostream& out) {
   s.batch_size = static_cast<int>(count_flag(flags, "--batch", s.batch_size));
   s.learning_rate = number_flag(flags, "--lr", s.learning_rate);
   s.weight_decay = number_flag(flags, "--weight-decay", s.weight_decay);
+  s.warmup_steps = count_flag(flags, "--warmup-steps", s.warmup_steps);
+  s.final_learning_rate_fraction = number_flag(flags, "--final-lr-fraction", s.final_learning_rate_fraction);
   const ModelOutputs outputs = model_outputs(flags, {});
   as_usage([&] { s.validate(); });
   // The history is a third output: not stdout (it holds the summary line), not a model file.

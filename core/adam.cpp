@@ -137,7 +137,8 @@ void require_limit(double limit) {
 
 }  // namespace
 
-AdamSchedule::AdamSchedule(const AdamSettings& settings) : settings_(settings) {
+AdamSchedule::AdamSchedule(const AdamSettings& settings)
+    : settings_(settings), peak_learning_rate_(settings.learning_rate) {
   const auto& s = settings_;
   if (!(std::isfinite(s.learning_rate) && s.learning_rate > 0)) {
     throw InputError("learning_rate must be finite and > 0, got " + std::to_string(s.learning_rate));
@@ -148,6 +149,14 @@ AdamSchedule::AdamSchedule(const AdamSettings& settings) : settings_(settings) {
   if (!(std::isfinite(s.weight_decay) && s.weight_decay >= 0)) {
     throw InputError("weight_decay must be finite and ≥ 0, got " + std::to_string(s.weight_decay));
   }
+}
+
+void AdamSchedule::set_learning_rate(double learning_rate) {
+  if (!(learning_rate >= 0 && learning_rate <= peak_learning_rate_)) {
+    throw InputError("a scheduled learning_rate must lie in [0, " + std::to_string(peak_learning_rate_) + "], got " +
+                     std::to_string(learning_rate));
+  }
+  settings_.learning_rate = learning_rate;
 }
 
 AdamStep AdamSchedule::next() {

@@ -50,9 +50,13 @@ class AdamSchedule {
   // The scalars of the next step (t = 1, 2, …).
   AdamStep next();
   long steps_taken() const { return steps_; }
+  // The learning rate of the steps that follow (a schedule's value at the next step): finite, in
+  // [0, the learning rate it was built with], so lr·wd < 1 still holds. Throws InputError otherwise.
+  void set_learning_rate(double learning_rate);
 
  private:
   AdamSettings settings_;
+  double peak_learning_rate_;
   double beta1_power_ = 1.0, beta2_power_ = 1.0;  // β1^t, β2^t
   long steps_ = 0;
 };
@@ -76,6 +80,8 @@ class Adam {
   // own (a non-finite gradient is a divergence). Still throws on shapes.
   bool step_within_unvalidated(const std::vector<const Matrix*>& gradients, double limit);
   long steps_taken() const { return schedule_.steps_taken(); }
+  // AdamSchedule::set_learning_rate: the rate of the next steps, at most the one built with.
+  void set_learning_rate(double learning_rate) { schedule_.set_learning_rate(learning_rate); }
 
  private:
   std::vector<Matrix*> parameters_;

@@ -21,7 +21,8 @@
 namespace headlab::transformer {
 
 // The default model for the induction task: 2 layers of 4 heads, d_model 32, d_head 8, n_ctx 24,
-// d_vocab 32, learned positional embedding, LayerNorm.
+// d_vocab 32, LayerNorm, learned positional embedding in shortformer form (added to the input of
+// the queries and keys, never to the residual stream); why: induction_task.cpp.
 TransformerConfig induction_default_config();
 
 // One induction sequence of length n_ctx with period m (2 ≤ m ≤ n_ctx/2), loss on the repeat.

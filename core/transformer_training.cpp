@@ -1,6 +1,7 @@
 #include "core/transformer_training.hpp"
 
 #include "core/check.hpp"
+#include "core/deterministic_math.hpp"
 #include "core/transformer_analysis.hpp"
 
 #include <algorithm>
@@ -17,7 +18,27 @@ void TransformerTrainingSettings::validate() const {
   require_integer_in("steps", steps, 1, kMaxTrainingSteps);
   require_integer_in("batch_size", batch_size, 1, 100000);
   require_adamw_rates(learning_rate, weight_decay);
+  require_integer_in("warmup_steps", warmup_steps, 0, kMaxTrainingSteps);
+  require_number_in("final_learning_rate_fraction", final_learning_rate_fraction, 0.0, 1.0);
   require_scale("init_scale", init_scale, kMaxInitScale);
+}
+
+namespace {
+constexpr double kPi = 3.14159265358979323846;
+}  // namespace
+
+double learning_rate_at(const TransformerTrainingSettings& s, long t) {
+  const double lr = s.learning_rate;
+  const long warmup = std::min(s.warmup_steps, s.steps);
+  // t < W: below lr by a factor (W − 1)/W at most, far beyond rounding; t = W is lr itself (lr·W/W can
+  // round above lr, which Adam's schedule refuses).
+  if (t < warmup) return lr * static_cast<double>(t) / static_cast<double>(warmup);
+  if (s.final_learning_rate_fraction == 1.0 || s.steps == warmup) return lr;
+  const double progress = static_cast<double>(t - warmup) / static_cast<double>(s.steps - warmup);
+  double sine = 0.0, cosine = 0.0;
+  deterministic_sin_cos(kPi * progress, sine, cosine);
+  const double f = s.final_learning_rate_fraction;
+  return std::min(lr, lr * (f + (1.0 - f) * 0.5 * (1.0 + cosine)));
 }
 
 TransformerWeights initial_weights(const TransformerTrainingSettings& s) {
@@ -55,6 +76,7 @@ TrainingProgress TransformerTrainer::step(long n) {
   for (long i = 0; i < n && !progress().done; ++i) {
     for (Matrix* g : parameter_list(gradients_)) g->setZero();
     const auto batch = induction_batch(settings_.model, batches_, settings_.batch_size);
+    optimiser_->set_learning_rate(learning_rate_at(settings_, steps_taken_ + 1));
     last_loss_ = transformer_loss_backward(weights_, batch, gradients_);
     ++steps_taken_;
     if (!std::isfinite(last_loss_)) {

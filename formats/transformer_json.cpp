@@ -355,6 +355,8 @@ std::string write_training_history(const TransformerTrainingSettings& s, int eve
   out.key("batch").value(s.batch_size);
   out.key("learning_rate").value(s.learning_rate);
   out.key("weight_decay").value(s.weight_decay);
+  out.key("warmup_steps").value(s.warmup_steps);
+  out.key("final_learning_rate_fraction").value(s.final_learning_rate_fraction);
   out.key("every").value(every);
   out.key("score_sequences").value(score_sequences);
   out.key("points").begin_array();

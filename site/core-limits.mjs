@@ -16,6 +16,12 @@ export const CORE_LIMITS = [
   ['kMaxInitScale', 'core/limits.hpp', 'MAX_INIT_SCALE', 'Largest init_scale, every trainer'],
   ['kMaxSeed', 'core/check.hpp', 'MAX_SEED', 'Largest seed, every command, module and widget (2^53 − 1)'],
   [
+    'kInductionDefaultSteps',
+    'core/transformer_training.hpp',
+    'INDUCTION_DEFAULT_STEPS',
+    "The induction trainer's default run length, the command line's and the training figure's",
+  ],
+  [
     'kMaxPromptPairsBytes',
     'formats/prompt_pairs.hpp',
     'MAX_PROMPT_PAIRS_BYTES',

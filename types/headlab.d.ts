@@ -535,7 +535,7 @@ export interface TransformerTrainingTracePoint {
  * Trains the induction task's default transformer in the worker (task transformer-train), plotting the loss, the
  * in-context loss and every head's previous-token and induction scores every 50 steps, the phase change marked;
  * hands the result to the <headlab-transformer-model> named by `model` (its useModel()).
- * Attributes: model (element id), seed (integer in [0, 2^53 − 1], default 0), steps (integer in [50, 20000], default 2500), history (the URL of the JSON `headlab model train --history-out` wrote: the charts show that recorded run before any run of the reader's). Shared: seed, steps.
+ * Attributes: model (element id), seed (integer in [0, 2^53 − 1], default 0), steps (integer in [50, 20000], default 1800, the core's default run), history (the URL of the JSON `headlab model train --history-out` wrote: the charts show that recorded run before any run of the reader's). Shared: seed, steps.
  */
 export interface HeadlabTransformerTraining extends HeadlabElementBase<TransformerTrainingState> {
   model: string;

@@ -1006,18 +1006,22 @@ export interface TransformerModel {
 export interface TransformerTrainingSettings {
   /** The model to train: config fields (token_names excepted), each defaulting to the induction default
    *  { n_layers: 2, n_heads: 4, d_model: 32, d_head: 8, n_ctx: 24, d_vocab: 32, normalization: 'LN',
-   *  positional_embedding: 'standard', eps: 1e-5 }. n_ctx ≥ 4. */
+   *  positional_embedding: 'shortformer', eps: 1e-5 }. n_ctx ≥ 4. */
   model?: Partial<TransformerConfigFile>;
   /** Integer in [0, 2^53 − 1]; fixes initialisation and batches (same bits as `headlab model train --seed`). Default 0. */
   seed?: number;
-  /** Optimiser steps, integer in [0, 10^7]. Default 2500. */
+  /** Optimiser steps, integer in [0, 10^7]. Default 1800. */
   steps?: number;
   /** Sequences per step, integer in [1, 10^5]. Default 16. */
   batch_size?: number;
-  /** AdamW learning rate, finite > 0. Default 1e-3. */
+  /** AdamW peak learning rate, finite > 0. Default 3e-3. */
   learning_rate?: number;
   /** Decoupled weight decay, finite ≥ 0 with learning_rate · weight_decay < 1. Default 0.01. */
   weight_decay?: number;
+  /** Steps of linear warm-up to learning_rate (over min(warmup_steps, steps)), integer in [0, 10^7]. Default 100. */
+  warmup_steps?: number;
+  /** After the warm-up a cosine takes the rate down to this fraction of learning_rate at the last step, in [0, 1]; 1: constant. Default 0.1. */
+  final_learning_rate_fraction?: number;
   /** Weights ~ N(0, (init_scale/√d_model)²), finite > 0. Default 0.8. */
   init_scale?: number;
 }

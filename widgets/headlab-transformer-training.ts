@@ -1,4 +1,4 @@
-// <headlab-transformer-training model="induction" seed="0" steps="2500">: trains the induction task's
+// <headlab-transformer-training model="induction" seed="0" steps="1800">: trains the induction task's
 // default attention-only transformer (core/induction_task.hpp: 2 layers × 4 heads, d_model 32,
 // n_ctx 24, d_vocab 32) in a Web Worker (worker task "transformer-train") while the reader watches:
 //   - "Loss": the training loss of the last step of each chunk and the in-context loss (mean next-token
@@ -20,7 +20,7 @@
 // faint (in-context loss and best induction/previous-token score), so the two can be compared.
 //
 // Attributes (mirrored by properties): model (id of the source element; none: the run is only plotted),
-// seed (default 0, integer in [0, 2⁵³ − 1]), steps (default 2500, integer in [50, 20000]), history (a
+// seed (default 0, integer in [0, 2⁵³ − 1]), steps (default 1800, the core's kInductionDefaultSteps; integer in [50, 20000]), history (a
 // recorded run's JSON file, at most MAX_HISTORY_BYTES; none: the charts are empty until a run).
 // Events: `change` (bubbling) with TransformerTrainingState when a setting changes or a run ends.
 // Bound values (<headlab-value source="<this id>">): phase_change_step, steps_taken, loss_start/end
@@ -36,6 +36,7 @@ import {
   setNumberAttribute,
   type WidgetFigure,
 } from './base/headlab-element.js';
+import { INDUCTION_DEFAULT_STEPS } from './base/core-limits.js';
 import { TrainingJob, type TrainingStatus } from './base/training-job.js';
 import { BodyTooLarge, download, fileUrl } from './base/download.js';
 import { MAX_HISTORY_BYTES, parseTrainingHistory, type RecordedRun, type TrainingTracePoint } from './transformer/training-history.js';
@@ -206,7 +207,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     () => this.requestRender(),
   );
   private trace: TrainingTracePoint[] = [];
-  private runSteps = 2500;
+  private runSteps = INDUCTION_DEFAULT_STEPS;
   private runSeed = 0;
   private chartWidth = 360;
   private resizeObserver: ResizeObserver | null = null;
@@ -240,7 +241,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     setNumberAttribute(this, 'seed', v);
   }
   get steps(): number {
-    return integerAttribute(this, 'steps', 2500, 50, 20000);
+    return integerAttribute(this, 'steps', INDUCTION_DEFAULT_STEPS, 50, 20000);
   }
   set steps(v: number) {
     setNumberAttribute(this, 'steps', v);

@@ -124,7 +124,7 @@ test("the shipped model: every number bound in the prose equals the CLI's `model
     assert.notEqual(v.state, 'missing', `${v.name} has its source`);
     assert.ok(Math.abs(v.value - expected) <= NATIVE_BROWSER_TOLERANCE, `${v.name}: page ${v.value}, CLI ${expected}`);
   }
-  // What the prose says of seed 0 (tests/core/induction_seeds_test.cpp checks it for seeds 0–4).
+  // What the prose says of seed 0 (tests/core/induction_seeds_test.cpp checks it for seeds 0–9).
   const byName = Object.fromEntries(shown.map((v) => [v.name, v.value]));
   assert.equal(byName['induction.layer'], 1, 'the best induction head is in layer 1');
   assert.equal(byName['ablation.max.layer'], 0, 'the costliest ablation is a layer-0 head');

@@ -310,12 +310,18 @@ async function settled(page) {
   await frames(page);
 }
 
-for (const colorScheme of ['light', 'dark']) {
-  test(`every page (${colorScheme}): axe-core finds no serious or critical violation; no console error or other origin; every element summarised`, async () => {
-    for (const name of PAGES) {
-      const page = await open(name, { colorScheme });
-      // evaluate() runs as the debugger, which the page's CSP does not restrict (a <script> tag would be refused).
-      await page.evaluate(AXE);
+test('every page, light then dark: axe-core finds no serious or critical violation; no console error or other origin; every element summarised', async () => {
+  for (const name of PAGES) {
+    const page = await open(name, { colorScheme: 'light' });
+    // evaluate() runs as the debugger, which the page's CSP does not restrict (a <script> tag would be refused).
+    await page.evaluate(AXE);
+    // The page is checked light, then switched to dark as a reader's system switches it: the same
+    // widgets must re-theme in place (one load per page, not one per scheme).
+    for (const colorScheme of ['light', 'dark']) {
+      if (colorScheme === 'dark') {
+        await page.emulateMedia({ colorScheme });
+        await settled(page);
+      }
       const violations = await page.evaluate(async () => {
         // Only serious and critical violations fail the test, so the rules that can report nothing
         // else are not run: a rule's impact is its own or the highest of its checks' (axe's rule and
@@ -340,23 +346,23 @@ for (const colorScheme of ['light', 'dark']) {
           );
       });
       assert.deepEqual(violations, [], `${name} (${colorScheme})`);
-      const summaries = await page.evaluate(() =>
-        __sweepWidgets().map((e) => ({
-          tag: e.localName,
-          summary: e.summary,
-          inRoot: e.shadowRoot.querySelector('.summary')?.textContent,
-        })),
-      );
-      for (const s of summaries) {
-        assert.ok(s.summary.length > 20, `${name}: ${s.tag} has no text summary`);
-        assert.equal(s.inRoot, s.summary);
-      }
       await screenshot(page, shotName(name, colorScheme));
-      assert.deepEqual(page.problems, [], name);
-      await page.close();
     }
-  });
-}
+    const summaries = await page.evaluate(() =>
+      __sweepWidgets().map((e) => ({
+        tag: e.localName,
+        summary: e.summary,
+        inRoot: e.shadowRoot.querySelector('.summary')?.textContent,
+      })),
+    );
+    for (const s of summaries) {
+      assert.ok(s.summary.length > 20, `${name}: ${s.tag} has no text summary`);
+      assert.equal(s.inRoot, s.summary);
+    }
+    assert.deepEqual(page.problems, [], name);
+    await page.close();
+  }
+});
 
 /**
  * `page` (from sweepPage: one per test, reused from page to page) navigated to site page `name`
@@ -525,11 +531,9 @@ test('360 px with touch (mobile emulation): no horizontal scrolling, widgets fit
       const nth = widgets.filter((x) => x.tag === w.tag).indexOf(w);
       await screenshot(page.locator(w.tag).nth(nth), shotName(name, `${w.key}-360`));
     }
+    // The viewport only: a full-page picture of a long article costs more than the checks above
+    // (LAYOUT_SCREENSHOTS=1 keeps full pages, tests/browser/layout.test.mjs).
     await screenshot(page, shotName(name, 'mobile-360'));
-    await page.screenshot({
-      path: path.join(root, 'test-results/screenshots', `${shotName(name, 'mobile-360-full')}.png`),
-      fullPage: true,
-    });
     assert.deepEqual(page.problems, [], name);
   }
   await page.close();

@@ -57,7 +57,7 @@ add_test(NAME cli.model.train_regenerates_shipped_induction_acceptance
                         cmp \"$d/m.safetensors\" \"$2.safetensors\"; cmp \"$d/m.json\" \"$2.json\";
                         cmp \"$d/h.json\" \"$2-training.json\"; echo same"
                  sh $<TARGET_FILE:headlab> ${CMAKE_SOURCE_DIR}/site/pages/data/induction-seed0 ${_md}-shipped-induction)
-set_tests_properties(cli.model.train_regenerates_shipped_induction_acceptance PROPERTIES PASS_REGULAR_EXPRESSION "passed 0.4 at step 2000.*same\n$")
+set_tests_properties(cli.model.train_regenerates_shipped_induction_acceptance PROPERTIES PASS_REGULAR_EXPRESSION "passed 0.4 at step 800.*same\n$")
 headlab_model_case(train_history_stdout "--history-out -: stdout holds the summary line.*exit=2"
                    train --task induction --seed 0 --steps 50 --out ${_md}-h.safetensors --history-out -)
 headlab_model_case(train_history_over_model "--history-out .*-h2.json\" is the same file as --config-out .*exit=2"

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 using namespace headlab::transformer;
@@ -45,6 +46,41 @@ TEST_CASE("induction sequences repeat a block and count loss on the repeat, and 
   for (const auto& t : induction_batch(c, rng, 400)) ++seen[24 - t.loss_from];
   for (int m = 0; m < 25; ++m) CHECK((seen[m] > 0) == (m >= 6 && m <= 12));
   for (const auto& t : repeated_batch(c, rng, 5)) CHECK(t.loss_from == 12);
+}
+
+TEST_CASE("the learning-rate schedule: linear warm-up, then a cosine down to the final fraction",
+          "[transformer_training]") {
+  TransformerTrainingSettings s;
+  s.steps = 1100;
+  s.learning_rate = 3e-3;
+  s.warmup_steps = 100;
+  s.final_learning_rate_fraction = 0.1;
+  // Each value is a handful of correctly rounded operations on numbers near 3e-3 and a cosine within
+  // 4 ulp of 1 (core/deterministic_math.hpp): 16 ulp of the rate bounds the error.
+  const double tolerance = 16 * std::numeric_limits<double>::epsilon() * s.learning_rate;
+  CHECK_THAT(learning_rate_at(s, 1), Catch::Matchers::WithinAbs(3e-5, tolerance));
+  CHECK_THAT(learning_rate_at(s, 50), Catch::Matchers::WithinAbs(1.5e-3, tolerance));
+  CHECK(learning_rate_at(s, 100) == s.learning_rate);
+  // Half-way through the cosine (step 100 + 500): (f + 1)/2 of the rate; a quarter: f + (1 − f)(1 + cos π/4)/2.
+  CHECK_THAT(learning_rate_at(s, 600), Catch::Matchers::WithinAbs(0.55 * 3e-3, tolerance));
+  CHECK_THAT(learning_rate_at(s, 350),
+             Catch::Matchers::WithinAbs(3e-3 * (0.1 + 0.9 * (1 + std::sqrt(0.5)) / 2), tolerance));
+  CHECK_THAT(learning_rate_at(s, 1100), Catch::Matchers::WithinAbs(3e-4, tolerance));
+  // The rate never rises after the warm-up.
+  for (long t = 101; t <= 1100; ++t) CHECK(learning_rate_at(s, t) <= learning_rate_at(s, t - 1));
+  // A run shorter than the warm-up warms up over its own length; fraction 1 keeps the rate constant.
+  s.steps = 40;
+  CHECK(learning_rate_at(s, 40) == s.learning_rate);
+  CHECK_THAT(learning_rate_at(s, 10), Catch::Matchers::WithinAbs(0.75e-3, tolerance));
+  s.steps = 300;
+  s.final_learning_rate_fraction = 1.0;
+  CHECK(learning_rate_at(s, 250) == s.learning_rate);
+  // Out of range: named.
+  s.final_learning_rate_fraction = 1.5;
+  CHECK_THROWS_WITH(s.validate(), "final_learning_rate_fraction must lie in [0, 1], got 1.5");
+  s.final_learning_rate_fraction = 0.1;
+  s.warmup_steps = -1;
+  CHECK_THROWS_WITH(s.validate(), "warmup_steps must lie in [0, 10000000], got -1");
 }
 
 TEST_CASE("the transformer trainer follows the trainer protocol: chunking gives the same bits, stop ends it",

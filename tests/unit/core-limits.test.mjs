@@ -17,6 +17,7 @@ test('the generated constants have the values the core compiles', () => {
     kMaxWeightMagnitude: 1e6,
     kMaxInitScale: 1e4,
     kMaxSeed: 2 ** 53 - 1,
+    kInductionDefaultSteps: 1800,
     kMaxPromptPairsBytes: 16 * 2 ** 20,
   });
 });

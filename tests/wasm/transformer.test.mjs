@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { HeadlabError, loadTransformerCore } from '../../web/headlab-core.js';
 import { workerTasks } from '../../web/worker-tasks.js';
 import { cliRun, layoutTensors, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
+import { coreConstant } from '../../site/core-limits.mjs';
 
 const dataDir = path.join(root, 'tests/data/transformer');
 const FIXTURES = ['one_layer_plain', 'two_layer_ln_pos', 'two_layer_lnpre_pos', 'three_layer_ln_f32'];
@@ -235,11 +236,14 @@ test("an F32 model written into the heap chunk by chunk (WeightsBuffer): the CLI
 test("induction training in WASM gives the native CLI's files bit for bit, however the steps are chunked", async () => {
   const core = await wasmTransformerCore();
   const out = path.join(tmp, 'induction.safetensors');
-  const r = cliRun(['model', 'train', '--task', 'induction', '--seed', '3', '--steps', '40', '--out', out]);
+  // A warm-up of 10 steps, so 30 steps follow the cosine (core/transformer_training.hpp learning_rate_at).
+  const r = cliRun(['model', 'train', '--task', 'induction', '--seed', '3', '--steps', '40', '--warmup-steps', '10', '--out', out]);
   assert.equal(r.status, 0, r.stderr);
-  const trainer = core.createTransformerTrainer({ seed: 3, steps: 40 });
+  const trainer = core.createTransformerTrainer({ seed: 3, steps: 40, warmup_steps: 10 });
   try {
     assert.equal(trainer.settings.steps, 40);
+    assert.equal(trainer.settings.warmup_steps, 10);
+    assert.equal(trainer.settings.final_learning_rate_fraction, 0.1);
     assert.equal(trainer.settings.batch_size, 16);
     assert.deepEqual(trainer.settings.model, core.transformerInductionDefaultConfig());
     assert.ok(Number.isNaN(trainer.progress.loss));
@@ -250,6 +254,11 @@ test("induction training in WASM gives the native CLI's files bit for bit, howev
     const result = trainer.result();
     assert.equal(result.config, fs.readFileSync(path.join(tmp, 'induction.json'), 'utf8'));
     assert.ok(Buffer.from(result.safetensors).equals(fs.readFileSync(out)), 'safetensors bytes differ from the native run');
+    // The default run length the widgets read (widgets/base/core-limits.ts, generated from the header)
+    // is the one the compiled trainer uses.
+    const defaults = core.createTransformerTrainer({});
+    assert.equal(defaults.settings.steps, coreConstant('core/transformer_training.hpp', 'kInductionDefaultSteps'));
+    defaults.dispose();
     // The trained files load back, and the trainer's scores are the model's.
     const model = trainer.model();
     try {

@@ -630,6 +630,8 @@ tf::TransformerTrainingSettings settings_from_js(const val& s) {
         if (in.has("model"))
           out.model = fm::transformer_config_from_json(string_arg(in.get("model"), "settings.model"));
         in.number("weight_decay", out.weight_decay);
+        in.integer("warmup_steps", out.warmup_steps);
+        in.number("final_learning_rate_fraction", out.final_learning_rate_fraction);
         in.number("init_scale", out.init_scale);
       });
 }
@@ -659,6 +661,8 @@ class TransformerTrainerHandle {
       out.set("batch_size", s.batch_size);
       out.set("learning_rate", s.learning_rate);
       out.set("weight_decay", s.weight_decay);
+      out.set("warmup_steps", static_cast<double>(s.warmup_steps));
+      out.set("final_learning_rate_fraction", s.final_learning_rate_fraction);
       out.set("init_scale", s.init_scale);
       return out;
     });

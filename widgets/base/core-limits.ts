@@ -7,5 +7,7 @@ export const MAX_WEIGHT_MAGNITUDE = 1000000;
 export const MAX_INIT_SCALE = 10000;
 /** Largest seed, every command, module and widget (2^53 − 1): core/check.hpp kMaxSeed. */
 export const MAX_SEED = 9007199254740991;
+/** The induction trainer's default run length, the command line's and the training figure's: core/transformer_training.hpp kInductionDefaultSteps. */
+export const INDUCTION_DEFAULT_STEPS = 1800;
 /** Largest prompt-pairs file, the command line and the batch figures: formats/prompt_pairs.hpp kMaxPromptPairsBytes. */
 export const MAX_PROMPT_PAIRS_BYTES = 16777216;
