@@ -5,9 +5,10 @@
 // for the peak resident memory) and by the WASM module under Node (one child process: the file
 // read into the module's heap, the model loaded, the first run of a 64-token prompt — its
 // attention patterns — and its direct logit attribution; peak resident memory from
-// /proc/self/status VmHWM). Prints each time, the resident memory against the file's size, and the
-// targets: the first figure (load + first pattern) within 10 s in WASM, resident memory ≤ 2× the
-// file. Not a test.
+// /proc/self/status VmHWM). Then the same for the same tensors as a torch.save checkpoint (written
+// by Debian's python3-torch when installed). Prints each time, the resident memory against the
+// file's size, and the targets: the first figure (load + first pattern) within 10 s in WASM,
+// resident memory ≤ 2× the file. Not a test.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -149,6 +150,66 @@ function timed(args) {
   return { seconds, rss };
 }
 
+/**
+ * The same tensors as a torch.save checkpoint (`torch.save(state_dict)`, float32), written by
+ * Debian's python3-torch from the safetensors file; null when torch is not installed.
+ */
+function writeCheckpoint(dir, safetensors) {
+  const file = path.join(dir, 'model.pt');
+  const script = `
+import json, struct, sys, numpy, torch
+src, dst = sys.argv[1], sys.argv[2]
+with open(src, 'rb') as f:
+    n = struct.unpack('<Q', f.read(8))[0]
+    header = json.loads(f.read(n))
+    data = f.read()
+state = {}
+for name, e in header.items():
+    a, b = e['data_offsets']
+    state[name] = torch.from_numpy(numpy.frombuffer(data, dtype='<f4', count=(b - a) // 4, offset=a).reshape(e['shape']).copy())
+torch.save(state, dst)
+`;
+  // Debian's interpreter, which has its torch (a python3 earlier on PATH may not).
+  const python = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+  const r = spawnSync(python, ['-c', script, safetensors, file], { encoding: 'utf8' });
+  return r.status === 0 ? file : null;
+}
+
+/** Native CLI and WASM figures of one weights file. */
+function measure(label, m, weights, dir) {
+  const bytes = fs.statSync(weights).size;
+  const mb = (x) => `${(x / 1e6).toFixed(0)} MB`;
+  const ratio = (x) => (x / bytes).toFixed(2);
+  const cli = path.join(root, 'build/native/cli/headlab');
+  const common = ['--config', m.config, '--weights', weights];
+  const out = path.join(dir, 'out.json');
+  const inspect = timed([cli, 'model', 'inspect', ...common]);
+  const run = timed([cli, 'model', 'run', ...common, '--prompt', prompt.join(' '), '--out', out]);
+  const dla = timed([cli, 'model', 'analyze', ...common, '--prompt', prompt.join(' '), '--sequences', '0', '--out', out]);
+  console.log(`${label}: ${mb(bytes)}; native (CLI, wall s, peak RSS, RSS / file):`);
+  console.log(`  load (model inspect)                        ${inspect.seconds.toFixed(2)} s  ${mb(inspect.rss)}  ${ratio(inspect.rss)}×`);
+  console.log(`  load + patterns (model run, 64 tokens)      ${run.seconds.toFixed(2)} s  ${mb(run.rss)}  ${ratio(run.rss)}×`);
+  console.log(`  load + DLA (model analyze --sequences 0)    ${dla.seconds.toFixed(2)} s  ${mb(dla.rss)}  ${ratio(dla.rss)}×`);
+  const child = execFileSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--wasm-child', m.config, weights], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_PATH: '/usr/share/nodejs' },
+  });
+  const w = JSON.parse(child.trim().split('\n').pop());
+  const first = (w.load_ms + w.run_ms) / 1000;
+  console.log(`${label}: WASM in Node (headlab_transformer module, one process):`);
+  console.log(
+    `  module start ${(w.module_ms / 1000).toFixed(2)} s; load ${(w.load_ms / 1000).toFixed(2)} s; first run (patterns) ${(w.run_ms / 1000).toFixed(2)} s; DLA ${(w.dla_ms / 1000).toFixed(2)} s`,
+  );
+  console.log(
+    `  peak RSS ${mb(w.peak_rss)} (${ratio(w.peak_rss)}× the file); after, settled ${mb(w.rss_after)} (${ratio(w.rss_after)}×); WASM memory ${mb(w.wasm_memory)}`,
+  );
+  const peak = Math.max(inspect.rss, run.rss, dla.rss);
+  console.log(
+    `${label} targets: first figure (load + patterns) in WASM ${first.toFixed(2)} s ≤ ${TARGET_FIRST_FIGURE_S} s: ${first <= TARGET_FIRST_FIGURE_S ? 'met' : 'MISSED'} (ratio ${(first / TARGET_FIRST_FIGURE_S).toFixed(2)}); ` +
+      `peak RSS native ${ratio(peak)}×, WASM ${ratio(w.peak_rss)}× ≤ ${TARGET_MEMORY_RATIO}×: ${Math.max(peak, w.peak_rss) <= TARGET_MEMORY_RATIO * bytes ? 'met' : 'MISSED'}`,
+  );
+}
+
 if (process.argv[2] === '--wasm-child') {
   await wasmChild(process.argv[3], process.argv[4]);
 } else {
@@ -156,40 +217,13 @@ if (process.argv[2] === '--wasm-child') {
   try {
     const tWrite = performance.now();
     const m = writeModel(dir);
-    const mb = (x) => `${(x / 1e6).toFixed(0)} MB`;
-    const ratio = (x) => (x / m.bytes).toFixed(2);
     console.log(
-      `ARENA induction shape, F32 safetensors: ${mb(m.bytes)} (${((performance.now() - tWrite) / 1000).toFixed(1)} s to write); prompt ${PROMPT_LENGTH} tokens`,
+      `ARENA induction shape (${((performance.now() - tWrite) / 1000).toFixed(1)} s to write the F32 safetensors file); prompt ${PROMPT_LENGTH} tokens`,
     );
-    const cli = path.join(root, 'build/native/cli/headlab');
-    const common = ['--config', m.config, '--weights', m.weights];
-    const out = path.join(dir, 'out.json');
-    const inspect = timed([cli, 'model', 'inspect', ...common]);
-    const run = timed([cli, 'model', 'run', ...common, '--prompt', prompt.join(' '), '--out', out]);
-    const dla = timed([cli, 'model', 'analyze', ...common, '--prompt', prompt.join(' '), '--sequences', '0', '--out', out]);
-    console.log('native (CLI, wall s, peak RSS, RSS / file):');
-    console.log(
-      `  load (model inspect)                        ${inspect.seconds.toFixed(2)} s  ${mb(inspect.rss)}  ${ratio(inspect.rss)}×`,
-    );
-    console.log(`  load + patterns (model run, 64 tokens)      ${run.seconds.toFixed(2)} s  ${mb(run.rss)}  ${ratio(run.rss)}×`);
-    console.log(`  load + DLA (model analyze --sequences 0)    ${dla.seconds.toFixed(2)} s  ${mb(dla.rss)}  ${ratio(dla.rss)}×`);
-    const child = execFileSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--wasm-child', m.config, m.weights], {
-      encoding: 'utf8',
-      env: { ...process.env, NODE_PATH: '/usr/share/nodejs' },
-    });
-    const w = JSON.parse(child.trim().split('\n').pop());
-    const first = (w.load_ms + w.run_ms) / 1000;
-    console.log('WASM in Node (headlab_transformer module, one process):');
-    console.log(
-      `  module start ${(w.module_ms / 1000).toFixed(2)} s; load ${(w.load_ms / 1000).toFixed(2)} s; first run (patterns) ${(w.run_ms / 1000).toFixed(2)} s; DLA ${(w.dla_ms / 1000).toFixed(2)} s`,
-    );
-    console.log(
-      `  peak RSS ${mb(w.peak_rss)} (${ratio(w.peak_rss)}× the file); after, settled ${mb(w.rss_after)} (${ratio(w.rss_after)}×); WASM memory ${mb(w.wasm_memory)}`,
-    );
-    console.log(
-      `targets: first figure (load + patterns) in WASM ${first.toFixed(2)} s ≤ ${TARGET_FIRST_FIGURE_S} s: ${first <= TARGET_FIRST_FIGURE_S ? 'met' : 'MISSED'} (ratio ${(first / TARGET_FIRST_FIGURE_S).toFixed(2)}); ` +
-        `peak RSS native ${ratio(dla.rss)}×, WASM ${ratio(w.peak_rss)}× ≤ ${TARGET_MEMORY_RATIO}×: ${Math.max(dla.rss, w.peak_rss) <= TARGET_MEMORY_RATIO * m.bytes ? 'met' : 'MISSED'}`,
-    );
+    measure('safetensors', m, m.weights, dir);
+    const pt = writeCheckpoint(dir, m.weights);
+    if (pt) measure('torch.save checkpoint', m, pt, dir);
+    else console.log('torch.save checkpoint: skipped (python3-torch is not installed)');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

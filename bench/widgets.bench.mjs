@@ -395,7 +395,7 @@ try {
         timeout,
       );
     for (const t of trainers) {
-      // The seed grid trains ten models and the induction run 2,500 steps (long runs): their stop
+      // The seed grid trains ten models and the induction run 1,800 steps (long runs): their stop
       // (with the hand-over of the stopped model to every figure) is measured, their full run is not.
       if (t.tag !== 'headlab-seed-grid' && t.tag !== 'headlab-transformer-training') {
         await trainingEnded(t.index);

@@ -644,7 +644,8 @@ bool well_formed_utf8(const std::string& s) {
 
 bool looks_like_zip(const std::uint8_t* data, std::size_t size) { return size >= 4 && le(data, 4) == 0x04034b50; }
 
-SafetensorsFile read_torch_checkpoint(const std::uint8_t* data, std::size_t size, const TorchCheckpointLimits& limits) {
+TorchCheckpointIndex index_torch_checkpoint(const std::uint8_t* data, std::size_t size,
+                                            const TorchCheckpointLimits& limits) {
   if (size > limits.max_file_bytes)
     fail("the file has " + std::to_string(size) + " bytes; the limit is " + std::to_string(limits.max_file_bytes));
   const auto entries = read_zip(data, size, limits);
@@ -761,54 +762,133 @@ SafetensorsFile read_torch_checkpoint(const std::uint8_t* data, std::size_t size
   }
   std::sort(plans.begin(), plans.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
 
-  SafetensorsFile out;
+  TorchCheckpointIndex out;
+  out.buffer = data;
   for (const auto& [name, plan] : plans) {
     const Value& t = *plan.tensor;
-    Tensor tensor;
-    tensor.name = name;
-    tensor.dtype = plan.type.dtype;
-    tensor.shape = t.size;
-    tensor.values.resize(plan.count);
-    const std::uint8_t* base = data + plan.bytes.begin;
-    const std::size_t rank = t.size.size();
-    std::vector<std::int64_t> index(rank, 0);
-    std::uint64_t at = static_cast<std::uint64_t>(t.i);  // element index in the storage
-    const bool half = std::strcmp(plan.type.torch_name, "float16") == 0;
-    for (std::uint64_t n = 0; n < plan.count; ++n) {
-      const std::uint8_t* b = base + at * plan.type.bytes;
-      double v;
-      switch (plan.type.bytes) {
-        case 8: std::memcpy(&v, b, 8); break;
-        case 4: {
-          float f;
-          std::memcpy(&f, b, 4);
-          v = f;
-          break;
-        }
-        case 2:
-          v = half ? float16_to_double(static_cast<std::uint16_t>(le(b, 2)))
-                   : bfloat16_to_double(static_cast<std::uint16_t>(le(b, 2)));
-          break;
-        default:
-          if (*b > 1)
-            fail("tensor " + short_text(name) + ": bool element " + std::to_string(n) + " is the byte " +
-                 std::to_string(*b) + ", not 0 or 1");
-          v = *b;
-      }
-      if (!std::isfinite(v) && tensor.first_non_finite < 0) tensor.first_non_finite = static_cast<std::int64_t>(n);
-      tensor.values[n] = v;
-      // Next index, row-major: the last dimension fastest.
-      for (std::size_t d = rank; d-- > 0;) {
-        if (++index[d] < t.size[d]) {
-          at += static_cast<std::uint64_t>(t.stride[d]);
-          break;
-        }
-        at -= static_cast<std::uint64_t>(t.stride[d]) * static_cast<std::uint64_t>(t.size[d] - 1);
-        index[d] = 0;
-      }
-    }
-    out.tensors.push_back(std::move(tensor));
+    TorchTensorEntry e;
+    e.name = name;
+    e.dtype = plan.type.dtype;
+    e.shape = t.size;
+    e.stride = t.stride;
+    e.offset = static_cast<std::uint64_t>(t.i);
+    e.storage_begin = plan.bytes.begin;
+    e.element_bytes = plan.type.bytes;
+    e.count = plan.count;
+    out.entries.push_back(std::move(e));
   }
+  return out;
+}
+
+namespace {
+
+// Each element of a tensor in row-major order (the last dimension fastest): at(n, pointer to its bytes).
+template <class F>
+void for_each_element(const TorchCheckpointIndex& index, const TorchTensorEntry& e, F&& at) {
+  const std::uint8_t* base = index.buffer + e.storage_begin;
+  const std::size_t rank = e.shape.size();
+  std::vector<std::int64_t> position(rank, 0);
+  std::uint64_t element = e.offset;  // element index in the storage
+  for (std::uint64_t n = 0; n < e.count; ++n) {
+    at(n, base + element * e.element_bytes);
+    for (std::size_t d = rank; d-- > 0;) {
+      if (++position[d] < e.shape[d]) {
+        element += static_cast<std::uint64_t>(e.stride[d]);
+        break;
+      }
+      element -= static_cast<std::uint64_t>(e.stride[d]) * static_cast<std::uint64_t>(e.shape[d] - 1);
+      position[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+Tensor decode_torch_tensor(const TorchCheckpointIndex& index, const TorchTensorEntry& e) {
+  Tensor tensor;
+  tensor.name = e.name;
+  tensor.dtype = e.dtype;
+  tensor.shape = e.shape;
+  tensor.values.resize(e.count);
+  for_each_element(index, e, [&](std::uint64_t n, const std::uint8_t* b) {
+    double v;
+    switch (e.element_bytes) {
+      case 8: std::memcpy(&v, b, 8); break;
+      case 4: {
+        float f;
+        std::memcpy(&f, b, 4);
+        v = f;
+        break;
+      }
+      case 2:
+        v = e.dtype == DType::F16 ? float16_to_double(static_cast<std::uint16_t>(le(b, 2)))
+                                  : bfloat16_to_double(static_cast<std::uint16_t>(le(b, 2)));
+        break;
+      default:
+        if (*b > 1)
+          fail("tensor " + short_text(e.name) + ": bool element " + std::to_string(n) + " is the byte " +
+               std::to_string(*b) + ", not 0 or 1");
+        v = *b;
+    }
+    if (!std::isfinite(v) && tensor.first_non_finite < 0) tensor.first_non_finite = static_cast<std::int64_t>(n);
+    tensor.values[n] = v;
+  });
+  return tensor;
+}
+
+std::int64_t decode_torch_tensor_float32(const TorchCheckpointIndex& index, const TorchTensorEntry& e, float* out) {
+  if (e.dtype != DType::F32 && e.dtype != DType::F16 && e.dtype != DType::BF16)
+    fail("tensor " + short_text(e.name) + ": only float32, float16 and bfloat16 tensors are held as float32");
+  std::int64_t first_non_finite = -1;
+  for_each_element(index, e, [&](std::uint64_t n, const std::uint8_t* b) {
+    float f;
+    if (e.element_bytes == 4) {
+      std::memcpy(&f, b, 4);
+    } else {
+      // float16 and bfloat16 values are float32 values: exact.
+      const auto bits = static_cast<std::uint16_t>(le(b, 2));
+      f = static_cast<float>(e.dtype == DType::F16 ? float16_to_double(bits) : bfloat16_to_double(bits));
+    }
+    if (!std::isfinite(f) && first_non_finite < 0) first_non_finite = static_cast<std::int64_t>(n);
+    out[n] = f;
+  });
+  return first_non_finite;
+}
+
+const float* torch_tensor_float32_view(const TorchCheckpointIndex& index, const TorchTensorEntry& e) {
+  if (e.dtype != DType::F32) return nullptr;
+  // Row-major and contiguous: stride d = Π size of the dimensions after d (a dimension of size 1
+  // may have any stride).
+  std::int64_t expected = 1;
+  for (std::size_t d = e.shape.size(); d-- > 0;) {
+    if (e.shape[d] != 1 && e.stride[d] != expected) return nullptr;
+    expected *= e.shape[d];
+  }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  const std::uint8_t* at = index.buffer + e.storage_begin + e.offset * 4;
+  if (reinterpret_cast<std::uintptr_t>(at) % alignof(float) != 0) return nullptr;
+  return reinterpret_cast<const float*>(at);
+#else
+  return nullptr;
+#endif
+}
+
+SafetensorsFile without_values(const TorchCheckpointIndex& index) {
+  SafetensorsFile file;
+  for (const auto& e : index.entries) {
+    Tensor t;
+    t.name = e.name;
+    t.dtype = e.dtype;
+    t.shape = e.shape;
+    file.tensors.push_back(std::move(t));
+  }
+  return file;
+}
+
+SafetensorsFile read_torch_checkpoint(const std::uint8_t* data, std::size_t size, const TorchCheckpointLimits& limits) {
+  const TorchCheckpointIndex index = index_torch_checkpoint(data, size, limits);
+  SafetensorsFile out;
+  for (const auto& e : index.entries) out.tensors.push_back(decode_torch_tensor(index, e));
   return out;
 }
 

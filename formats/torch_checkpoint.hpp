@@ -31,6 +31,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace headlab::formats {
 
@@ -59,5 +61,37 @@ bool looks_like_zip(const std::uint8_t* data, std::size_t size);
 // and names the entry, the tensor, or the opcode and its byte offset in data.pkl.
 SafetensorsFile read_torch_checkpoint(const std::uint8_t* data, std::size_t size,
                                       const TorchCheckpointLimits& limits = {});
+
+// The same checkpoint with every bound checked and no value converted (what a caller needs to
+// refuse a file by its names and shapes first, and then to convert one tensor at a time): each
+// tensor's storage bytes begin at buffer + storage_begin, its element (i_0, …) at storage element
+// offset + Σ i_d · stride_d. Valid while the file's bytes are. read_torch_checkpoint is this, then
+// every tensor decoded; same messages.
+struct TorchTensorEntry {
+  std::string name;
+  DType dtype = DType::F64;
+  std::vector<std::int64_t> shape, stride;
+  std::uint64_t offset = 0;         // storage offset, in elements
+  std::uint64_t storage_begin = 0;  // the storage's first byte in the file
+  std::size_t element_bytes = 8;
+  std::uint64_t count = 0;  // product(shape)
+};
+struct TorchCheckpointIndex {
+  std::vector<TorchTensorEntry> entries;  // sorted by name
+  const std::uint8_t* buffer = nullptr;
+};
+TorchCheckpointIndex index_torch_checkpoint(const std::uint8_t* data, std::size_t size,
+                                            const TorchCheckpointLimits& limits = {});
+// One tensor's values as doubles, row-major (as read_torch_checkpoint gives them).
+Tensor decode_torch_tensor(const TorchCheckpointIndex& index, const TorchTensorEntry& entry);
+// A float32, float16 or bfloat16 tensor's values as float32 into out[0 … count) (exactly); returns
+// the flat index of the first non-finite value, or −1. Throws InputError for another dtype.
+std::int64_t decode_torch_tensor_float32(const TorchCheckpointIndex& index, const TorchTensorEntry& entry, float* out);
+// A float32 tensor's values where they lie in the file when they are row-major and contiguous, the
+// machine little-endian and the address 4-byte aligned (torch.save aligns storages to 64 bytes);
+// else nullptr.
+const float* torch_tensor_float32_view(const TorchCheckpointIndex& index, const TorchTensorEntry& entry);
+// The index's tensors without their values (names, dtypes, shapes: what an inspection lists).
+SafetensorsFile without_values(const TorchCheckpointIndex& index);
 
 }  // namespace headlab::formats

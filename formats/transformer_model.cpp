@@ -570,7 +570,9 @@ TransformerWeights weights_from(const TransformerConfig& c, const Source& source
                                 : p.row->model == &TransformerWeights::W_E ? &w.W_E_f32
                                 : p.row->model == &TransformerWeights::W_U ? &w.W_U_f32
                                                                            : nullptr;
-    const float* in_file = to_float32 && !named[i].bridge ? source.float32_view(i) : nullptr;
+    // A bridge name whose tensor is laid out as the layout's (embed.weight) reads as its own name does.
+    const bool as_laid = !named[i].bridge || named[i].bridge->rearrange == Rearrange::same;
+    const float* in_file = to_float32 && as_laid ? source.float32_view(i) : nullptr;
     if (to_float32) {
       const Eigen::Index rows = transformer::matrix_rows(c, *p.row), cols = transformer::matrix_cols(c, *p.row);
       // The file's own F32 bytes read in place (row-major V × d and d × V, the weights' layout), or
@@ -581,7 +583,7 @@ TransformerWeights weights_from(const TransformerConfig& c, const Source& source
     if (in_file) {
       require_float32(source.name(i), in_file, static_cast<std::size_t>(to_float32->size()),
                       first_non_finite(in_file, to_float32->size()));
-    } else if (to_float32 && !named[i].bridge) {
+    } else if (to_float32 && as_laid) {
       // Straight from the file's bytes into the float32 matrix.
       const std::int64_t first = source.narrow(i, to_float32->owned_data());
       require_float32(source.name(i), to_float32->data(), static_cast<std::size_t>(to_float32->size()), first);
@@ -670,10 +672,35 @@ TransformerWeights transformer_weights_from_safetensors(const TransformerConfig&
 TransformerWeights transformer_weights_from_file(const TransformerConfig& c, const std::uint8_t* data, std::size_t size,
                                                  SafetensorsFile& listing, std::shared_ptr<const void> owner) {
   if (looks_like_zip(data, size)) {
-    SafetensorsFile file = read_torch_checkpoint(data, size);
-    TransformerWeights w = transformer_weights_from_safetensors(c, file);
-    for (auto& t : file.tensors) t.values = {};
-    listing = std::move(file);
+    // As a safetensors index: every bound and name first, then one tensor converted at a time
+    // (contiguous F32 W_E and W_U read in place when `owner` keeps the bytes).
+    const TorchCheckpointIndex index = index_torch_checkpoint(data, size);
+    struct LazyTorch {
+      const TorchCheckpointIndex& index;
+      mutable Tensor current;
+      mutable std::size_t at;
+      std::shared_ptr<const void> keep;
+      std::size_t size() const { return index.entries.size(); }
+      const std::string& name(std::size_t i) const { return index.entries[i].name; }
+      DType dtype(std::size_t i) const { return index.entries[i].dtype; }
+      const std::vector<std::int64_t>& shape(std::size_t i) const { return index.entries[i].shape; }
+      const Tensor& tensor(std::size_t i) const {
+        if (at != i) {
+          current = decode_torch_tensor(index, index.entries[i]);
+          at = i;
+        }
+        return current;
+      }
+      std::int64_t narrow(std::size_t i, float* out) const {
+        return decode_torch_tensor_float32(index, index.entries[i], out);
+      }
+      const float* float32_view(std::size_t i) const {
+        return keep ? torch_tensor_float32_view(index, index.entries[i]) : nullptr;
+      }
+      std::shared_ptr<const void> owner() const { return keep; }
+    };
+    TransformerWeights w = weights_from(c, LazyTorch{index, {}, static_cast<std::size_t>(-1), std::move(owner)});
+    listing = without_values(index);
     return w;
   }
   const SafetensorsIndex index = index_safetensors(data, size);

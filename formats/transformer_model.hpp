@@ -53,13 +53,12 @@ transformer::TransformerWeights transformer_weights_from_safetensors(const trans
                                                                      const SafetensorsIndex& index,
                                                                      std::shared_ptr<const void> owner = nullptr);
 // A weights file of either format, told apart by its first bytes (not its name): a torch.save
-// checkpoint (a ZIP archive, formats/torch_checkpoint.hpp: its tensors are read whole, then held to
-// the config as a safetensors file's are) or a safetensors file (from its index: names, dtypes and
-// shapes checked before any tensor is converted). `listing` receives the file's tensors without
-// their values (what an inspection lists). Messages as the reader's ("torch checkpoint: …",
-// "safetensors: …", or the tensor's).
-// `owner`: as for transformer_weights_from_safetensors (safetensors files only; a checkpoint's
-// tensors are decoded whole).
+// checkpoint (a ZIP archive, formats/torch_checkpoint.hpp) or a safetensors file, each from its
+// index: names, dtypes and shapes checked before any tensor is converted, then one tensor at a
+// time. `listing` receives the file's tensors without their values (what an inspection lists).
+// Messages as the reader's ("torch checkpoint: …", "safetensors: …", or the tensor's).
+// `owner`: as for transformer_weights_from_safetensors (a checkpoint's float32 storages are read in
+// place when a tensor is its storage's contiguous row-major elements).
 transformer::TransformerWeights transformer_weights_from_file(const transformer::TransformerConfig& config,
                                                               const std::uint8_t* data, std::size_t size,
                                                               SafetensorsFile& listing,

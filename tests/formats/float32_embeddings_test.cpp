@@ -2,13 +2,18 @@
 // TransformerWeights) against the same values held as float64: every conversion float → double is
 // exact and every product sums in the order of core/ordered_products.hpp, so each figure has the
 // same bits. d_vocab 300 spans two of the 256-column chunks the float32 products convert at a time.
+#include "formats/torch_checkpoint.hpp"
 #include "formats/transformer_model.hpp"
 
 #include "core/check.hpp"
 #include "core/random.hpp"
 #include "core/transformer_analysis.hpp"
 
+#include "support/fixtures.hpp"
+
 #include <catch2/catch.hpp>
+
+#include <memory>
 
 using headlab::Matrix;
 using namespace headlab::formats;
@@ -141,4 +146,48 @@ TEST_CASE("float32 embeddings: the parameter limit is accepted at 128 Mi and ref
   CHECK_NOTHROW(validate_config(c));
   c.n_ctx = 4083;  // one more row of W_pos: 2,048 parameters past the limit
   CHECK_THROWS_WITH(validate_config(c), "the model has 134219776 parameters; at most 134217728 are supported");
+}
+
+TEST_CASE("float32 embeddings: F32 W_E and W_U are read in place from a safetensors file and a torch.save checkpoint",
+          "[formats]") {
+  // export/model.pt: every tensor float32 (torch.save aligns storages to 64 bytes), under
+  // TransformerLens 4 names: embed.weight is W_E as laid out (read in place), unembed.weight is W_U
+  // transposed (converted into storage of its own).
+  const auto c = transformer_config_from_json(headlab::test::fixture_file("export/model.json"));
+  const auto pt = std::make_shared<const std::string>(headlab::test::fixture_file("export/model.pt"));
+  const std::string st = f32_file(small_arena_config(), 13);
+  const auto st_bytes = std::make_shared<const std::string>(st);
+  struct Case {
+    TransformerConfig config;
+    std::shared_ptr<const std::string> bytes;
+    bool w_u_in_place;
+  };
+  for (const Case& k : {Case{c, pt, false}, Case{small_arena_config(), st_bytes, true}}) {
+    const auto* begin = reinterpret_cast<const std::uint8_t*>(k.bytes->data());
+    const auto inside = [&](const float* p) {
+      const auto* b = reinterpret_cast<const std::uint8_t*>(p);
+      return b >= begin && b < begin + k.bytes->size();
+    };
+    SafetensorsFile listing;
+    const TransformerWeights viewed = transformer_weights_from_file(k.config, begin, k.bytes->size(), listing, k.bytes);
+    const TransformerWeights copied = transformer_weights_from_file(k.config, begin, k.bytes->size(), listing);
+    REQUIRE(float32_embeddings(viewed));
+    REQUIRE(float32_embeddings(copied));
+    CHECK(inside(viewed.W_E_f32.data()));
+    CHECK(inside(viewed.W_U_f32.data()) == k.w_u_in_place);
+    CHECK_FALSE(inside(copied.W_E_f32.data()));
+    CHECK(viewed.W_E_f32.map() == copied.W_E_f32.map());
+    CHECK(viewed.W_U_f32.map() == copied.W_U_f32.map());
+    const std::vector<int> prompt{1, 2, 3, 1, 2};
+    CHECK(transformer_forward(viewed, prompt).logits == transformer_forward(as_float64(copied), prompt).logits);
+  }
+  // The checkpoint read one tensor at a time holds the values read_torch_checkpoint decodes whole.
+  const SafetensorsFile whole = read_torch_checkpoint(reinterpret_cast<const std::uint8_t*>(pt->data()), pt->size());
+  const TransformerWeights eager = transformer_weights_from_safetensors(c, whole);
+  SafetensorsFile listing;
+  const TransformerWeights lazy =
+      transformer_weights_from_file(c, reinterpret_cast<const std::uint8_t*>(pt->data()), pt->size(), listing, pt);
+  CHECK(eager.W_E_f32.map() == lazy.W_E_f32.map());
+  CHECK(eager.layers[0].W_Q == lazy.layers[0].W_Q);
+  CHECK(listing.tensors.size() == whole.tensors.size());
 }
