@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeCustomElements } from './custom-elements.mjs';
+import { writePackageDocs } from './package-docs.mjs';
 import { writeElementData } from './element-reference.mjs';
 import { prerenderSnapshots } from './snapshots.mjs';
 
@@ -141,6 +142,8 @@ export function elementNames() {
     .sort();
 }
 
+/** Guides from docs/ copied to build/site/docs/ for the own-model page's links. */
+export const SITE_GUIDES = ['own-model-widgets.md', 'own-model.md', 'limits.md', 'elements.md', 'embedding.md'];
 /** Weights files shipped in the bundle's data/ folder (the default one and the unit-norm variant). */
 export const BUNDLED_DATA = ['max-digit-seed0.json', 'max-digit-seed0-unit-norm.json'];
 
@@ -271,6 +274,8 @@ export async function buildSite({ quiet = false, snapshots = true } = {}) {
     },
   );
   fs.copyFileSync(path.join(wasmDir, 'headlab_cli.wasm'), path.join(distDir, 'headlab_cli.wasm'));
+  // The guides the package ships, their links to repository files written out (site/package-docs.mjs).
+  writePackageDocs(path.join(distDir, 'docs'));
 
   const assets = path.join(outDir, 'assets');
   fs.cpSync(path.join(root, 'site/assets'), assets, { recursive: true });
@@ -321,6 +326,11 @@ export async function buildSite({ quiet = false, snapshots = true } = {}) {
     const depth = rel.split(path.sep).length - 1;
     fs.writeFileSync(target, page(numberFigures(wrapTables(renderMath(source, rel)), rel), title, depth));
   }
+  // The author's guides the own-model page links to, served beside the pages (as text: the
+  // server and any static host give .md files as text/plain), so a reader follows a link
+  // instead of looking for a path in the repository.
+  fs.mkdirSync(path.join(outDir, 'docs'), { recursive: true });
+  for (const f of SITE_GUIDES) fs.copyFileSync(path.join(root, 'docs', f), path.join(outDir, 'docs', f));
   fs.writeFileSync(path.join(assets, 'math.css'), mathStylesheet());
   // Each widget's default state prerendered into its page (HEADLAB_SNAPSHOTS=0 skips it).
   // headlab.css (reserved sizes, measured in the same pass) joins the bundle in dist/.

@@ -133,6 +133,11 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
    *   slope.h0–h3, slope.min, slope.max (score per digit), marker_gap.min (lowest digit score − highest marker score);
    *   on_max.min (smallest mean attention mass on the maximum, over maxima and heads), recruited_cells (of 40);
    *   default_answer (every head on ANS), default_answer_residual_free, one_hot_exceptions (maxima);
+   * and, as fractions of a count (format="count" words them "all 4", "all but 2 of 10", "3 of 4"), so
+   * a sentence's wording follows the model: ramp_heads (heads whose digit scores rise from 0 to 9),
+   * marker_heads (heads whose every marker scores below every digit), recruited_pairs ((head,
+   * maximum) pairs with more than half the mean attention on the maximum, of 40), one_hot_right
+   * (maxima answered right with one-hot attention on the maximum, of 10);
    *   single_head.h0–h3 / .min / .max (only that head kept), single_heads_perfect, one_ablated.min, two_ablated.min;
    *   directions.w_o, directions.w_u (smallest k with every list right), subspace.w_o.k1–k8, subspace.w_u.k1–k8,
    *   variance.w_o.top3, variance.w_u.top3, cosine.00;
@@ -178,6 +183,14 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
       }
       case 'recruited_cells':
         return count(a.claims.recruited_cells);
+      case 'recruited_pairs':
+        return fraction(a.claims.recruited_cells / 40, 40);
+      case 'ramp_heads':
+        return fraction(a.mechanism.score_monotone.filter(Boolean).length / 4, 4);
+      case 'marker_heads':
+        return fraction(a.mechanism.marker_gap.filter((g) => g > 0).length / 4, 4);
+      case 'one_hot_right':
+        return fraction((10 - a.claims.one_hot_exceptions.length) / 10, 10);
       case 'default_answer':
         return count(a.mechanism.default_answer);
       case 'default_answer_residual_free':

@@ -11,8 +11,8 @@
 // core.queryKeyPicture. JS only maps them to pixels (and takes max |S′ − S| of two score
 // matrices the core returned).
 //
-// Attributes (mirrored, all shared in the URL hash): w-q, w-k, w-v — JSON 2 × 2 (default
-// the identity); scale — the score scale s ≥ 0 in s·q·k (default 1/√2, the head's 1/√d_k);
+// Attributes (mirrored, all shared in the URL hash): w-q, w-k, w-v — JSON 2 × 2 (defaults
+// START_W_Q, START_W_K and the identity); scale — the score scale s ≥ 0 in s·q·k (default 1/√2, the head's 1/√d_k);
 // basis — none | rotation | invertible (default none); angle — rotation in degrees
 // [−180, 180] (default 40); a — JSON 2 × 2 invertible A (default [[1.6, 0.6], [0, 0.7]]).
 import type { Matrix, QueryKeyPicture } from '../web/headlab-core.js';
@@ -30,6 +30,7 @@ import { formatMagnitude, formatNumber } from './chart/format.js';
 import { rgbText, type ResolvedColours } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
+import { setText } from './chart/text.js';
 
 /** max |S′ − S| below this counts as "scores unchanged": 2 × 2 entries of O(1), κ(A) ≤ 1e8 at worst → far below; the default A (κ ≈ 3) gives ~1e-16. */
 export const SCORE_INVARIANCE_TOLERANCE = 1e-12;
@@ -42,21 +43,35 @@ const IDENTITY = [
   [1, 0],
   [0, 1],
 ];
-const SWAP = [
-  [0, 1],
-  [1, 0],
+/**
+ * The starting head. With W_Q = W_K = I each query would lie on its own token's key, and exchanging
+ * the columns of either (a reflection across the diagonal) would only trade two labels in the plane.
+ * Here each query leans 11.3° above its token (row i of W_Q is x_i plus 0.2 of the other axis) and
+ * each key as far below, so no arrow lies on another and q₁·k₁ = 0.96 > q₁·k₂ = 0.4. Exchanging the
+ * columns of W_Q reflects the queries across the diagonal, onto the other token's keys
+ * (q₁′ = [0.2, 1] = k₂): the arrows visibly move and the edges cross over; likewise for W_K.
+ */
+export const START_W_Q = [
+  [1, 0.2],
+  [-0.2, 1],
 ];
+export const START_W_K = [
+  [1, -0.2],
+  [0.2, 1],
+];
+/** M with its two columns exchanged: M [[0, 1], [1, 0]]. */
+const columnsSwapped = (m: number[][]) => m.map(([a, b]) => [b, a]);
 /** Keyboard step for a vector tip (Shift: 5×), in plane units. */
 const KEY_STEP = 0.1;
 /** The basis edit the canvas applies to W_Q and W_K. */
 export type QueryKeyBasis = 'none' | 'rotation' | 'invertible';
 const BASES: readonly QueryKeyBasis[] = ['none', 'rotation', 'invertible'];
 
-/** The three edits of the first article, as attribute sets (absent = identity). */
+/** The three edits of the first article, as attribute sets (absent = the starting head). */
 export const PRESETS: Record<string, { label: string; attrs: Record<string, string> }> = {
-  start: { label: 'All identity', attrs: {} },
-  'edit-q': { label: 'Swap W_Q', attrs: { 'w-q': JSON.stringify(SWAP) } },
-  'edit-k': { label: 'Swap W_K', attrs: { 'w-k': JSON.stringify(SWAP) } },
+  start: { label: 'Start', attrs: {} },
+  'edit-q': { label: 'Swap W_Q', attrs: { 'w-q': JSON.stringify(columnsSwapped(START_W_Q)) } },
+  'edit-k': { label: 'Swap W_K', attrs: { 'w-k': JSON.stringify(columnsSwapped(START_W_K)) } },
   'edit-v': { label: 'W_V = diag(2, −3)', attrs: { 'w-v': '[[2,0],[0,-3]]' } },
 };
 
@@ -88,6 +103,8 @@ export interface QueryKeyCanvasState {
 
 interface Computed extends QueryKeyCanvasState {
   picture: QueryKeyPicture;
+  /** The core's reason for refusing the a attribute (singular, ill-conditioned), or null: the figure then draws no change of basis. */
+  refusedA: string | null;
 }
 
 /** Plane geometry of the on-page and exported figure (scene units ≈ CSS px at full size). */
@@ -192,8 +209,8 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
 
   private computeNow(): Computed {
     const core = this.core!;
-    const w_q = this.grid('w-q', IDENTITY),
-      w_k = this.grid('w-k', IDENTITY),
+    const w_q = this.grid('w-q', START_W_Q),
+      w_k = this.grid('w-k', START_W_K),
       w_v = this.grid('w-v', IDENTITY);
     const a = this.grid('a', DEFAULT_A);
     const basis = this.basis,
@@ -203,12 +220,20 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     let q: Matrix = head.q,
       k: Matrix = head.k,
       condition: number | null = null;
+    let refusedA: string | null = null;
     if (basis !== 'none') {
       const A = basis === 'rotation' ? core.planeRotation(2, 0, 1, (angle * Math.PI) / 180) : matrix(a);
-      const changed = core.changeQueryKeyBasis(head.q, head.k, A);
-      q = changed.q;
-      k = changed.k;
-      condition = changed.condition_number;
+      try {
+        const changed = core.changeQueryKeyBasis(head.q, head.k, A);
+        q = changed.q;
+        k = changed.k;
+        condition = changed.condition_number;
+      } catch (e) {
+        // An A from the markup or a link that the core refuses keeps the figure and its entries:
+        // the plane draws the queries and keys unchanged and the reason stands beside the entries.
+        if (basis !== 'invertible') throw e;
+        refusedA = `Not applied: ${(e instanceof Error ? e.message : String(e)).replace(/\.?$/, '.')} The figure shows the queries and keys before any change.`;
+      }
     }
     const before = core.queryKeyPicture(head.q, head.k, head.v, scale);
     const picture = basis === 'none' ? before : core.queryKeyPicture(q, k, head.v, scale);
@@ -239,11 +264,12 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
       condition_number: condition,
       max_score_difference: maxDiff,
       picture,
+      refusedA,
     };
   }
 
   protected readState(): QueryKeyCanvasState {
-    const { picture: _picture, ...s } = this.compute();
+    const { picture: _picture, refusedA: _refused, ...s } = this.compute();
     // A copy: listeners of the change event get their own arrays, not the cached ones.
     return structuredClone(s);
   }
@@ -433,7 +459,7 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
   /** Sets tip `index` of the queries (row of W_Q) or keys (row of W_K) to (x, y), rounded to 0.01. */
   private moveTip(kind: 'q' | 'k', index: number, x: number, y: number): void {
     const name = kind === 'q' ? 'w-q' : 'w-k';
-    const w = this.grid(name, IDENTITY).map((r) => r.slice());
+    const w = this.grid(name, kind === 'q' ? START_W_Q : START_W_K).map((r) => r.slice());
     const clamp = (t: number) => Math.max(-this.extent, Math.min(this.extent, Math.round(t * 100) / 100));
     w[index] = [clamp(x), clamp(y)];
     this.setAttribute(name, JSON.stringify(w));
@@ -447,7 +473,7 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     // The tip follows the pointer's movement from where it was grabbed (the ring may sit a
     // little off the tip when a query and a key coincide).
     const start = this.toPlane(e.clientX, e.clientY);
-    const w0 = this.grid(kind === 'q' ? 'w-q' : 'w-k', IDENTITY)[index];
+    const w0 = this.grid(kind === 'q' ? 'w-q' : 'w-k', kind === 'q' ? START_W_Q : START_W_K)[index];
     const move = (ev: PointerEvent) => {
       const p = this.toPlane(ev.clientX, ev.clientY);
       if (p && start) {
@@ -473,7 +499,7 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     const delta = d[e.key];
     if (!delta) return;
     e.preventDefault();
-    const w = this.grid(kind === 'q' ? 'w-q' : 'w-k', IDENTITY);
+    const w = this.grid(kind === 'q' ? 'w-q' : 'w-k', kind === 'q' ? START_W_Q : START_W_K);
     this.moveTip(kind, index, w[index][0] + delta[0], w[index][1] + delta[1]);
     this.emitChange();
     this.announceTip(kind, index);
@@ -575,6 +601,11 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
       s.a.flat().forEach((x, i) => {
         if (this.aInputs[i].valueAsNumber !== x && this.root.activeElement !== this.aInputs[i]) this.aInputs[i].value = String(x);
       });
+    if (s.refusedA !== null && s.basis === 'invertible') {
+      setText(this.aProblem!, s.refusedA);
+      this.aProblem!.hidden = false;
+      for (const x of this.aInputs) x.setAttribute('aria-invalid', '');
+    }
     const presetNow = Object.entries(PRESETS).find(([, p]) =>
       ['w-q', 'w-k', 'w-v'].every((a) => (this.getAttribute(a) ?? null) === (p.attrs[a] ?? null)),
     )?.[0];
@@ -586,6 +617,9 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
       '.';
     if (s.basis === 'none') {
       this.verdict!.textContent = `Scores s·q·k: ${s.scores.map((row) => row.map((x) => formatNumber(x, 3)).join(', ')).join(' | ')}.`;
+      delete this.verdict!.dataset.value;
+    } else if (s.refusedA !== null) {
+      this.verdict!.textContent = 'A was not applied (see the message above): the queries and keys are drawn before any change.';
       delete this.verdict!.dataset.value;
     } else {
       const ok = s.max_score_difference <= SCORE_INVARIANCE_TOLERANCE;

@@ -17,7 +17,9 @@
 //   entries in [−10, 10]; default the tetrahedron), which the teacher and the model both use;
 //   snapshot — index into the replay (default: the last).
 // Bound values (boundValue, for <headlab-value>): heldout_mse, uniform_attention_mse (loss),
-//   min_query_r2, min_value_r2 (number), diverged_at, steps_done (count).
+//   min_query_r2, min_value_r2 (number), diverged_at, steps_done (count), recovered_coordinates (the
+//   three query and three value coordinates whose R² exceeds RECOVERED_R2, as a fraction of 6: with
+//   format="count" "all 6" or "2 of 6", so a sentence about recovery follows the run shown).
 import { getFeatureRecoveryCore } from '../web/browser-core.js';
 import type { FeatureRecoveryCore, FeatureRecoveryExample } from '../web/headlab-core.js';
 import { WorkerJobs } from '../web/worker-client.js';
@@ -40,6 +42,9 @@ import { rgbText, type ResolvedColours, type Rgb } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 import { setAttributeIfChanged, setText } from './chart/text.js';
+
+/** R² above which a coordinate counts as recovered: the draft's published bound (every run above 0.999999). */
+export const RECOVERED_R2 = 0.999999;
 
 export interface ReplaySnapshot {
   step: number;
@@ -284,6 +289,10 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
         return e ? { value: Math.min(...e.query_r2), kind: 'number' } : undefined;
       case 'min_value_r2':
         return e ? { value: Math.min(...e.value_r2), kind: 'number' } : undefined;
+      case 'recovered_coordinates':
+        return e
+          ? { value: [...e.query_r2, ...e.value_r2].filter((r2) => r2 > RECOVERED_R2).length / 6, kind: 'fraction', of: 6 }
+          : undefined;
       default:
         return undefined;
     }

@@ -558,7 +558,10 @@ test('prose bound to the model: <headlab-value> shows the native analysis for th
   assert.equal(values.default_answer.text, String(shipped.mechanism.default_answer));
   assert.equal(values.pair_flips.value, shipped.claims.pair_flips.length);
   assert.equal(values.single_flips.value, shipped.claims.single_flips.length);
-  assert.equal(values.recruited_cells.value, shipped.claims.recruited_cells);
+  assert.equal(Math.round(40 * values.recruited_pairs.value), shipped.claims.recruited_cells);
+  assert.equal(values.recruited_pairs.text, 'all 40');
+  assert.equal(values.one_hot_right.text, shipped.claims.one_hot_exceptions.length === 0 ? 'all 10' : undefined);
+  assert.equal(values.ramp_heads.text, shipped.mechanism.score_monotone.every(Boolean) ? 'all 4' : undefined);
   assert.equal(values['directions.w_o'].value, shipped.claims.directions_w_o);
   near(values['single_head.min'].value, shipped.claims.min_single_head_accuracy, COUNT_TOLERANCE, 'single_head.min');
   assert.equal(values['single_head.min'].text, '98.7%');
@@ -736,6 +739,34 @@ test("retraining seed 2 in the page gives the native run's accuracy, subspace an
   await drawn(page);
   const accuracy = await page.evaluate(() => Number(document.getElementById('digits').shadowRoot.querySelector('.now').dataset.accuracy));
   near(accuracy, native.accuracy, COUNT_TOLERANCE, 'seed 2 accuracy');
+  // The prose follows the retrained model: each sentence's wording ("all 4", "3 of 4", "all but 1
+  // of 40") is the count the native analysis gives for seed 2, where some marker outscores a digit
+  // and one (head, maximum) pair keeps most of its attention elsewhere.
+  const words = (right, of) =>
+    right === of
+      ? `all ${of}`
+      : right === 0
+        ? `none of ${of}`
+        : of - right < right
+          ? `all but ${of - right} of ${of}`
+          : `${right} of ${of}`;
+  const claims = {
+    ramp_heads: words(native.mechanism.score_monotone.filter(Boolean).length, 4),
+    marker_heads: words(native.mechanism.marker_gap.filter((g) => g > 0).length, 4),
+    recruited_pairs: words(native.claims.recruited_cells, 40),
+    one_hot_right: words(10 - native.claims.one_hot_exceptions.length, 10),
+  };
+  assert.notEqual(claims.marker_heads, 'all 4', 'seed 2: a marker outscores a digit in some head');
+  assert.equal(claims.recruited_pairs, 'all but 1 of 40');
+  const prose = await page.evaluate((names) => {
+    const out = {};
+    for (const n of names) out[n] = [...document.querySelectorAll(`headlab-value[source="digits"][name="${n}"]`)].map((v) => v.textContent);
+    return out;
+  }, Object.keys(claims));
+  for (const [n, w] of Object.entries(claims)) {
+    assert.ok(prose[n].length > 0, `the article binds ${n}`);
+    for (const text of prose[n]) assert.equal(text, w, `${n} after retraining seed 2`);
+  }
   // Subspace widget tied to the page's model (index 0), the k table and cosines.
   const table = await cells(page, 'headlab-subspace-accuracy', 'td[data-k]');
   for (const c of table) near(c.value, native.subspace_accuracy[c.basis][Number(c.k) - 1], COUNT_TOLERANCE, `seed 2 ${c.basis} k=${c.k}`);

@@ -1,6 +1,6 @@
 // <headlab-query-key-canvas> on the first article: the three edits, keyboard, mouse and touch
 // drags, the score scale and the changes of basis, each checked against the native CLI
-// (`headlab attention`) or closed forms; the predict-first quiz and its "try it" link;
+// (`headlab attention`) or closed forms; each edit visibly moves arrows from the starting head; the predict-first quiz and its "try it" link;
 // text size and touch targets at 360 px; screenshots; a drag patches the figure's nodes in place
 // (none created per step) and leaves the same markup as a fresh draw (the SVG export).
 import assert from 'node:assert/strict';
@@ -17,6 +17,25 @@ const I2 = [
   [1, 0],
   [0, 1],
 ];
+// The article's starting head (START_W_Q, START_W_K in the widget) and its two column exchanges.
+const START_Q = [
+  [1, 0.2],
+  [-0.2, 1],
+];
+const START_K = [
+  [1, -0.2],
+  [0.2, 1],
+];
+const SWAPPED_Q = [
+  [0.2, 1],
+  [1, -0.2],
+];
+const SWAPPED_K = [
+  [-0.2, 1],
+  [1, 0.2],
+];
+/** Distance, in plane units, from vector v to the nearest of the vectors in m. */
+const nearest = (v, m) => Math.min(...m.map((u) => Math.hypot(v[0] - u[0], v[1] - u[1])));
 
 let session;
 before(async () => {
@@ -27,7 +46,7 @@ after(async () => {
 });
 
 /** Weights of the head x = I with these projections from the native CLI, at score scale s (the CLI uses 1/√2; rescale the dot products). */
-function nativeWeights({ w_q = I2, w_k = I2, w_v = I2 }, s) {
+function nativeWeights({ w_q = START_Q, w_k = START_K, w_v = I2 }, s) {
   const r = cliJson(['attention'], JSON.stringify({ x: I2, w_q, w_k, w_v }));
   if (Math.abs(s - Math.SQRT1_2) < 1e-15) return { weights: r.weights, reading: r.reading };
   // Other scales: softmax of s·(Q Kᵀ) computed from the CLI's own dot products.
@@ -60,29 +79,16 @@ test('query-key canvas: the three edits and the score scale match the native CLI
   const qk = page.locator('#qk');
   let s = await state(page);
   assert.equal(s.score_scale, Math.SQRT1_2);
-  assertClose(s.weights, nativeWeights({}, Math.SQRT1_2).weights, NATIVE_WASM_TOLERANCE, 'identity weights');
-  // The article's "67%": softmax(1/√2, 0).
-  assert.ok(Math.abs(s.weights[0][0] - 1 / (1 + Math.exp(-Math.SQRT1_2))) <= NATIVE_WASM_TOLERANCE);
-  assert.equal(Math.round(100 * s.weights[0][0]), 67);
+  assertClose(s.weights, nativeWeights({}, Math.SQRT1_2).weights, NATIVE_WASM_TOLERANCE, 'starting weights');
+  // The article's "60%": softmax of (q₁·k₁, q₁·k₂)/√2 = (0.96, 0.4)/√2.
+  assert.ok(Math.abs(s.weights[0][0] - 1 / (1 + Math.exp(-0.56 * Math.SQRT1_2))) <= NATIVE_WASM_TOLERANCE);
+  assert.equal(Math.round(100 * s.weights[0][0]), 60);
+  // At the start no query lies on a key: each tip is a separate arrow (0.4 plane units ≈ 33 px apart at least).
+  for (const q of s.q) assert.ok(nearest(q, s.k) >= 0.4 - 1e-12, `query ${q} apart from every key`);
+  const start = s;
   for (const [button, attrs] of [
-    [
-      'Swap WQ',
-      {
-        w_q: [
-          [0, 1],
-          [1, 0],
-        ],
-      },
-    ],
-    [
-      'Swap WK',
-      {
-        w_k: [
-          [0, 1],
-          [1, 0],
-        ],
-      },
-    ],
+    ['Swap WQ', { w_q: SWAPPED_Q }],
+    ['Swap WK', { w_k: SWAPPED_K }],
     [
       'W_V = diag(2, −3)'.replace('_', ''),
       {
@@ -100,6 +106,18 @@ test('query-key canvas: the three edits and the score scale match the native CLI
     assertClose(s.weights, native.weights, NATIVE_WASM_TOLERANCE, `${button} weights`);
     assertClose(s.reading, native.reading, NATIVE_WASM_TOLERANCE, `${button} reading`);
     assert.equal(await qk.getByRole('button', { name: button }).getAttribute('aria-pressed'), 'true');
+    // Each edit visibly changes the plane: an edited query (or key) lands where no query (key) of
+    // the start was (0.4 plane units, 22° and about 30 px, from the nearest), so the edit moves arrows
+    // rather than trading two labels (with W_Q = W_K = I it did: distance 0); the other kind stays.
+    const [moved, kept] = attrs.w_q ? ['q', 'k'] : attrs.w_k ? ['k', 'q'] : [null, null];
+    if (moved) {
+      for (const v of s[moved])
+        assert.ok(nearest(v, start[moved]) >= 0.4 - 1e-12, `${button}: ${moved} ${v} away from every starting ${moved}`);
+      assert.deepEqual(s[kept], start[kept], `${button}: the ${kept} arrows stay`);
+    } else {
+      assert.deepEqual([s.q, s.k], [start.q, start.k], `${button}: no arrow moves`);
+      assert.notDeepEqual(s.v, start.v, `${button}: the values change`);
+    }
   }
   // W_V edit: weights equal the identity head's, the readings do not.
   assertClose(s.weights, nativeWeights({}, Math.SQRT1_2).weights, NATIVE_WASM_TOLERANCE, 'W_V edit keeps weights');
@@ -108,25 +126,20 @@ test('query-key canvas: the three edits and the score scale match the native CLI
   await frames(page);
   s = await state(page);
   assert.equal(s.score_scale, 4);
-  assert.deepEqual(s.w_q, [
-    [0, 1],
-    [1, 0],
-  ]);
-  assertClose(
-    s.weights,
-    nativeWeights(
-      {
-        w_q: [
-          [0, 1],
-          [1, 0],
-        ],
-      },
-      4,
-    ).weights,
-    NATIVE_WASM_TOLERANCE,
-    's = 4',
-  );
+  assert.deepEqual(s.w_q, SWAPPED_Q);
+  assert.equal(await qk.getByRole('button', { name: 'Swap WQ' }).getAttribute('aria-pressed'), 'true');
+  assertClose(s.weights, nativeWeights({ w_q: SWAPPED_Q }, 4).weights, NATIVE_WASM_TOLERANCE, 's = 4');
+  // The prose: q₁′ = [0.2, 1] is k₂, its dot products 0 and 1.04, so 98% on the second key.
+  assert.deepEqual(s.q[0], s.k[1]);
   assert.equal(Math.round(100 * s.weights[0][1]), 98);
+  // "Raise the scale to 4": 90% to 10% at the start.
+  assertClose(
+    nativeWeights({}, 4).weights[0],
+    [1 / (1 + Math.exp(-4 * 0.56)), 1 / (1 + Math.exp(4 * 0.56))],
+    NATIVE_WASM_TOLERANCE,
+    's = 4 start',
+  );
+  assert.equal(Math.round(100 / (1 + Math.exp(-4 * 0.56))), 90);
   // The scale slider is logarithmic: End = 2³ = 8.
   await qk.getByRole('slider', { name: 'Score scale s' }).focus();
   await page.keyboard.press('End');
@@ -145,12 +158,12 @@ test('query-key canvas: keyboard, mouse and touch move the vector tips', async (
   await frames(page);
   let s = await state(page);
   assert.deepEqual(s.w_q, [
-    [0.5, 0.3],
-    [0, 1],
+    [0.5, 0.5],
+    [-0.2, 1],
   ]);
   assertClose(s.weights, nativeWeights({ w_q: s.w_q }, s.score_scale).weights, NATIVE_WASM_TOLERANCE, 'after keys');
-  assert.match(await q1.getAttribute('aria-label'), /query 1 at \[0\.5, 0\.3\]/);
-  assert.match(await qk.locator('[aria-live="polite"]').last().textContent(), /Query 1 at \[0\.5, 0\.3\]\. query 1 gives \d+% to key 1/);
+  assert.match(await q1.getAttribute('aria-label'), /query 1 at \[0\.5, 0\.5\]/);
+  assert.match(await qk.locator('[aria-live="polite"]').last().textContent(), /Query 1 at \[0\.5, 0\.5\]\. query 1 gives \d+% to key 1/);
   // Mouse: drag key 2's tip to a point; the row of W_K follows the pointer, the weights the CLI.
   const k2 = qk.getByRole('button', { name: /^key 2 at/ });
   const box = await k2.boundingBox();
@@ -174,7 +187,7 @@ test('query-key canvas: keyboard, mouse and touch move the vector tips', async (
   await client.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
   await frames(page);
   s = await state(page);
-  assert.ok(s.w_k[0][1] > 0.2, `touch moved key 1 up: ${JSON.stringify(s.w_k)}`);
+  assert.ok(s.w_k[0][1] > START_K[0][1] + 0.2, `touch moved key 1 up: ${JSON.stringify(s.w_k)}`);
   assertClose(s.weights, nativeWeights({ w_q: s.w_q, w_k: s.w_k }, s.score_scale).weights, NATIVE_WASM_TOLERANCE, 'after touch');
   assert.deepEqual(page.problems, []);
 });
@@ -208,6 +221,7 @@ test('query-key canvas: rotation and invertible A keep every score; a singular A
   // Edges (weights) equal the original basis' weights.
   const plain = nativeWeights(
     {
+      w_q: I2,
       w_k: [
         [1, 0.5],
         [-0.5, 1],
@@ -261,16 +275,47 @@ test('query-key canvas: rotation and invertible A keep every score; a singular A
     0,
   );
   assert.equal(await boxes.nth(3).getAttribute('aria-invalid'), null);
+  // A singular A from a link (the attribute, not the entries): the same message beside the
+  // entries, which show it; the plane stays, drawn without the change of basis.
+  await page.evaluate(() => {
+    location.hash = '#qk-basis.basis=invertible&qk-basis.a=[[1,2],[2,4]]&qk-basis.w-q=[[1,0],[0,1]]';
+  });
+  await fig
+    .getByRole('alert')
+    .getByText(/A \(2 × 2\) is singular/)
+    .waitFor();
+  await frames(page);
+  assert.ok(await fig.getByRole('group', { name: 'Query and key plane' }).isVisible(), 'the plane stays after a singular A from a link');
+  assert.deepEqual(await Promise.all([0, 1, 2, 3].map((i) => boxes.nth(i).inputValue())), ['1', '2', '2', '4']);
+  s = await state(page, 'qk-basis');
+  assert.deepEqual([s.q, s.k], [s.q_before, s.k_before], 'no change of basis drawn');
+  await boxes.nth(3).fill('5');
+  await boxes.nth(3).press('Enter');
+  await frames(page);
+  s = await state(page, 'qk-basis');
+  assert.deepEqual(s.a, [
+    [1, 2],
+    [2, 5],
+  ]);
+  assert.equal(
+    await fig
+      .getByRole('alert')
+      .filter({ hasText: /singular/ })
+      .count(),
+    0,
+  );
   assert.deepEqual(page.problems, []);
 });
 
 test('query-key canvas: where a query and a key tip meet, a press on the query ring drags the query', async () => {
   const page = await open();
   const qk = page.locator('#qk');
-  // At the start (every matrix the identity) query 1 and key 1 coincide; their rings sit 22 units
-  // apart and each grab area is 24 units round, so the two areas overlap.
+  // After the W_Q edit query 1 lies on key 2 (q₁′ = k₂ = [0.2, 1]); their rings sit 22 units
+  // apart and each grab area is 24 units round, so the two areas overlap, the key's on top.
+  await qk.getByRole('button', { name: 'Swap WQ' }).click();
+  await frames(page);
   const s0 = await state(page);
-  assert.deepEqual(s0.q[0], s0.k[0]);
+  assert.deepEqual(s0.q[0], s0.k[1]);
   await qk.locator('g.handle.q').first().scrollIntoViewIfNeeded();
   const ring = await qk.locator('g.handle.q circle.ring').first().boundingBox();
   const cx = ring.x + ring.width / 2,
@@ -348,11 +393,11 @@ test('predict-first quiz: each wrong choice says why; the try-it link sets the c
   const s = await state(page);
   assert.deepEqual(s.w_q, [
     [0, 1],
-    [0, 1],
+    [-0.2, 1],
   ]);
-  // What the answer claims: query 2's weights exactly as with W_Q = I at the same scale; query 1's flipped.
-  const identity = nativeWeights({}, s.score_scale).weights;
-  assertClose([s.weights[1]], [identity[1]], NATIVE_WASM_TOLERANCE, 'query 2 unchanged');
+  // What the answer claims: query 2's weights exactly as at the start at the same scale; query 1's flipped.
+  const unedited = nativeWeights({}, s.score_scale).weights;
+  assertClose([s.weights[1]], [unedited[1]], NATIVE_WASM_TOLERANCE, 'query 2 unchanged');
   assert.ok(s.weights[0][1] > 0.9 && before.w_q[0][0] === 1);
   await screenshot(quiz, 'query-key-quiz-light');
   assert.deepEqual(page.problems, []);
@@ -363,7 +408,7 @@ for (const width of [360, 1280]) {
     test(`query-key canvas at ${width} px (${colorScheme}): text ≥ 11 px, targets ≥ 44 px, screenshots`, async () => {
       const page = await open(
         { colorScheme, viewport: { width, height: 900 } },
-        '#qk.w-q=[[0,1],[1,0]]&qk.scale=4&qk-basis.basis=invertible&qk-basis.scale=4&qk-basis.w-k=[[1,0.5],[-0.5,1]]',
+        '#qk.w-q=[[0.2,1],[1,-0.2]]&qk.scale=4&qk-basis.basis=invertible&qk-basis.scale=4&qk-basis.w-q=[[1,0],[0,1]]&qk-basis.w-k=[[1,0.5],[-0.5,1]]',
       );
       for (const id of ['qk', 'qk-basis']) {
         const sizes = await page.evaluate((i) => {

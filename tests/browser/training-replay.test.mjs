@@ -154,6 +154,17 @@ test('break it: request scale 0.01 and learning rate 3, numbers from the run as 
   assert.equal(Math.max(...decades), peakDecade, `the axis tops at the leap's decade: ${decades}`);
   assert.ok(Math.min(...decades) >= -3, `no empty decades below the run's losses: ${decades}`);
   await screenshot(page.locator('#fig-replay'), 'training-replay-large-lr-light');
+  // The prose under "Results" follows this run: its count of recovered coordinates (R² above the
+  // draft's 0.999999) is the run's own, so it no longer says the responses were recovered.
+  const recovered = [...r.evaluation.query_r2, ...r.evaluation.value_r2].filter((x) => x > 0.999999).length;
+  assert.ok(recovered < 6, `learning rate 3 recovers ${recovered} of 6 coordinates`);
+  const words = recovered === 0 ? 'none of 6' : 6 - recovered < recovered ? `all but ${6 - recovered} of 6` : `${recovered} of 6`;
+  const prose = page.locator('headlab-value[source="replay"][name="recovered_coordinates"]');
+  await page.waitForFunction(
+    (w) => document.querySelector('headlab-value[source="replay"][name="recovered_coordinates"]').textContent === w,
+    words,
+  );
+  assert.equal(await prose.getAttribute('data-state'), 'bound');
 
   // Learned keys (no CLI flag): the properties the Catch2 test checks across seeds, and the
   // lesson's numbers are this run's.

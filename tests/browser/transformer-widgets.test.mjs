@@ -257,6 +257,28 @@ test('shipped induction model: every figure equals the native CLI within 1e-9', 
   for (const row of pat.patching.normalised.flat())
     for (let p = 0; p < first; p++) assert.ok(Math.abs(row[p] - 1) <= 1e-12, `position ${p}: ${row[p]}`);
   assert.ok(Math.min(...pat.patching.normalised.flat().flat()) < 0.95, 'some head at some position carries the answer');
+  // The downloaded patching figure holds the grid: one cell per head and position.
+  const svg = await page.evaluate(() => document.querySelector('headlab-transformer-patching').exportSvg('patching'));
+  const heads = pat.patching.normalised.flat().length;
+  assert.ok((svg.match(/<rect/g) ?? []).length >= heads * pat.prompt.length, `the export draws ${heads} × ${pat.prompt.length} cells`);
+  // The page teaches an author: a markup snippet naming the model element, and the guides as links
+  // on the site (each answers with its text), not repository paths.
+  const author = await page.evaluate(async () => {
+    const snippet = [...document.querySelectorAll('pre code')]
+      .map((c) => c.textContent)
+      .find((t) => t.includes('<headlab-transformer-model'));
+    const links = [...document.querySelectorAll('main a[href$=".md"], a[href^="docs/"]')].map((a) => a.href);
+    const answers = await Promise.all(links.map(async (u) => [u, (await fetch(u)).status, (await (await fetch(u)).text()).slice(0, 2)]));
+    return {
+      snippet: snippet ?? null,
+      answers,
+      paths: [...document.querySelectorAll('code')].filter((c) => /^docs\//.test(c.textContent)).length,
+    };
+  });
+  assert.match(author.snippet ?? '', /model="mine"/);
+  assert.ok(author.answers.length >= 3, `links to the guides: ${JSON.stringify(author.answers)}`);
+  for (const [u, status, start] of author.answers) assert.deepEqual([u, status, start], [u, 200, '# ']);
+  assert.equal(author.paths, 0, 'no guide named by its repository path');
   assert.deepEqual(page.problems, []);
 });
 

@@ -29,15 +29,15 @@ add_test(NAME cli.model.torch_checkpoint_same_run
 set_tests_properties(cli.model.torch_checkpoint_same_run PROPERTIES PASS_REGULAR_EXPRESSION "^same\n$")
 headlab_model_case(torch_checkpoint_refused "--weights .*long.pt: torch checkpoint: tensor steps is stored as torch.LongStorage; .*exit=1"
                    inspect --config ${_data}/two_layer_ln_pos.json --weights ${_pt}/long.pt)
-# TransformerLens's own config (HookedTransformerConfig.to_dict() of the induction model's shape)
-# reads the shipped induction model as its headlab config does: the same run, byte for byte; an
-# MLP model's is refused naming the field.
+# TransformerLens's own config (HookedTransformerConfig.to_dict() of the induction model's shape and
+# shortformer positions) reads the shipped induction model as its headlab config does: the same run,
+# byte for byte; an MLP model's is refused naming the field.
 set(_tl ${CMAKE_CURRENT_SOURCE_DIR}/data/transformerlens_config)
 add_test(NAME cli.model.transformerlens_config_same_run
          COMMAND sh -c "a=$(\"$1\" model run --config \"$2.json\" --weights \"$2.safetensors\" --prompt '1 2 3 4') &&
                         b=$(\"$1\" model run --config \"$3\" --weights \"$2.safetensors\" --prompt '1 2 3 4') &&
                         [ -n \"$a\" ] && [ \"$a\" = \"$b\" ] && echo same"
-                 sh $<TARGET_FILE:headlab> ${CMAKE_SOURCE_DIR}/site/pages/data/induction-seed0 ${_tl}/hooked_ln.json)
+                 sh $<TARGET_FILE:headlab> ${CMAKE_SOURCE_DIR}/site/pages/data/induction-seed0 ${_tl}/hooked_ln_shortformer.json)
 set_tests_properties(cli.model.transformerlens_config_same_run PROPERTIES PASS_REGULAR_EXPRESSION "^same\n$")
 headlab_model_case(transformerlens_config_mlp "--config .*hooked_mlp.json: config: attn_only = false asks for MLP blocks of d_mlp = 32.*exit=1"
                    inspect --config ${_tl}/hooked_mlp.json --weights ${_data}/two_layer_ln_pos.safetensors)
@@ -72,7 +72,7 @@ add_test(NAME cli.model.train_loss_diverges
          COMMAND sh -c "rm -f \"$2\".*; \"$1\" model train --task induction --seed 0 --steps 50 --batch 1 --lr 1e3 --weight-decay 0 --out \"$2.safetensors\" 2>&1; echo exit=$?; ls \"$2\".* 2>/dev/null || echo no file"
                  sh $<TARGET_FILE:headlab> ${_md}-loss-diverged)
 set_tests_properties(cli.model.train_loss_diverges PROPERTIES PASS_REGULAR_EXPRESSION
-  "model train: training diverged at step 50: the loss averaged [0-9.e+]+ over the last 16 steps, above 2 × 3.87[0-9]*, the larger of the first step's loss .* and the loss of the uniform prediction, ln 32 .*lower the learning rate.exit=1.no file")
+  "model train: training diverged at step 50: the loss averaged [0-9.e+]+ over the last 16 steps, above 2 × 3.70[0-9]*, the larger of the first step's loss .* and the loss of the uniform prediction, ln 32 .*lower the learning rate.exit=1.no file")
 headlab_model_case(bad_ablation "--ablation must be zero or mean.*exit=2"
                    analyze --config ${_data}/two_layer_ln_pos.json --weights ${_data}/two_layer_ln_pos.safetensors --prompt "1 2" --ablation half)
 headlab_model_case(patching_needs_answer "--corrupted needs --answer and --wrong.*exit=2"

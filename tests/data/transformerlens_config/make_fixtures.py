@@ -18,6 +18,8 @@ torch.dtype, which json.dump writes through default=str: "torch.float32".
 Writes:
   hooked_ln.json            HookedTransformerConfig, attn_only, LN, standard positions
                             (headlab's induction shape: 2 layers × 4 heads, d_model 32)
+  hooked_ln_shortformer.json  the same with shortformer positions: the config of headlab's
+                            default induction model (site/pages/data/induction-seed0.json)
   hooked_arena_induction.json  ARENA's two-layer attention-only induction model (chapter 1.2):
                             shortformer positions, no normalisation, 2 × 12 heads, d_model 768,
                             d_vocab 50,278, n_ctx 2,048
@@ -164,6 +166,9 @@ def main():
     write("hooked_ln.json", hooked_to_dict(
         n_layers=2, n_heads=4, d_model=32, d_head=8, n_ctx=24, d_vocab=32, attn_only=True,
         normalization_type="LN", positional_embedding_type="standard", act_fn=None))
+    write("hooked_ln_shortformer.json", hooked_to_dict(
+        n_layers=2, n_heads=4, d_model=32, d_head=8, n_ctx=24, d_vocab=32, attn_only=True,
+        normalization_type="LN", positional_embedding_type="shortformer", act_fn=None))
     write("hooked_arena_induction.json", hooked_to_dict(
         d_model=768, d_head=64, n_heads=12, n_layers=2, n_ctx=2048, d_vocab=50278, attention_dir="causal",
         attn_only=True, tokenizer_name="EleutherAI/gpt-neox-20b", seed=398, use_attn_result=True,
