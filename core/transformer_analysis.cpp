@@ -592,12 +592,11 @@ const BatchAnalysis& AnalysisCache::batch(const TransformerWeights& w, int seque
   return kept_.back();
 }
 
-TransformerAnalysis analyze_transformer(const TransformerWeights& w, const AnalysisRequest& r, AnalysisCache* cache) {
-  if (r.sequences < 0 || r.sequences > 10000) {
-    throw InputError("sequences must be in [0, 10000] (0: no repeated sequences), got " + std::to_string(r.sequences));
-  }
-  TransformerAnalysis out;
-  out.run = transformer_forward(w, r.prompt);
+namespace {
+
+// The analysed position (−1: the last) and token (−1: the model's top prediction there) of `r`,
+// checked against the run: into out.position and out.token.
+void choose_position_and_token(const TransformerWeights& w, const AnalysisRequest& r, TransformerAnalysis& out) {
   const int T = static_cast<int>(r.prompt.size());
   // −1 is the default (the last position, the model's top token); any other negative value is a mistake.
   if (r.position < -1)
@@ -615,14 +614,18 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
   } else {
     out.token = r.token;
   }
-  out.attribution = attribution_of(w, out.run, out.position, out.token);
+}
+
+// The figures over r.sequences repeated sequences (losses, ablation, induction scores), from the
+// cache when one is given; with no sequences every one of them is NaN (written null).
+void batch_figures(const TransformerWeights& w, const AnalysisRequest& r, AnalysisCache* cache,
+                   TransformerAnalysis& out) {
   const auto take = [&](const BatchAnalysis& batch) {
     out.clean_loss = batch.clean_loss;
     out.ablation_loss = batch.ablation_loss;
     out.induction = batch.induction;
   };
   if (r.sequences == 0) {
-    // No repeated sequences: the prompt's own figures only; the batch figures are NaN (written null).
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const Matrix none = Matrix::Constant(w.config.n_layers, w.config.n_heads, nan);
     out.clean_loss = nan;
@@ -635,6 +638,19 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
   } else {
     take(batch_analysis(w, r.sequences, r.seed, r.ablation));
   }
+}
+
+}  // namespace
+
+TransformerAnalysis analyze_transformer(const TransformerWeights& w, const AnalysisRequest& r, AnalysisCache* cache) {
+  if (r.sequences < 0 || r.sequences > 10000) {
+    throw InputError("sequences must be in [0, 10000] (0: no repeated sequences), got " + std::to_string(r.sequences));
+  }
+  TransformerAnalysis out;
+  out.run = transformer_forward(w, r.prompt);
+  choose_position_and_token(w, r, out);
+  out.attribution = attribution_of(w, out.run, out.position, out.token);
+  batch_figures(w, r, cache, out);
   if (!r.corrupted.empty()) {
     if (r.answer < 0 || r.wrong < 0)
       throw InputError("patching needs answer and wrong tokens with the corrupted prompt");

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeCustomElements } from './custom-elements.mjs';
+import { writePackageDocs } from './package-docs.mjs';
 import { writeElementData } from './element-reference.mjs';
 import { prerenderSnapshots } from './snapshots.mjs';
 
@@ -273,6 +274,8 @@ export async function buildSite({ quiet = false, snapshots = true } = {}) {
     },
   );
   fs.copyFileSync(path.join(wasmDir, 'headlab_cli.wasm'), path.join(distDir, 'headlab_cli.wasm'));
+  // The guides the package ships, their links to repository files written out (site/package-docs.mjs).
+  writePackageDocs(path.join(distDir, 'docs'));
 
   const assets = path.join(outDir, 'assets');
   fs.cpSync(path.join(root, 'site/assets'), assets, { recursive: true });

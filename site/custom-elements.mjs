@@ -181,7 +181,7 @@ export async function customElementsManifest(bundleDir) {
       ],
     });
   }
-  return { schemaVersion: '1.0.0', readme: 'docs/embedding.md', modules };
+  return { schemaVersion: '1.0.0', readme: 'dist/docs/embedding.md', modules };
 }
 
 /** Writes `bundleDir`/custom-elements.json; returns its path. */

@@ -5,7 +5,7 @@
 // describe the elements (attributes, properties, events, state shapes) and the few
 // functions the bundle exports. Field names are the articles' terms; indices are
 // 1-based where a reader sees them (query 1, column 2) and say so.
-// Embedding guide: docs/embedding.md (shipped in the package).
+// Embedding guide: docs/embedding.md (dist/docs/embedding.md in the package).
 
 // ---------- the core ----------
 

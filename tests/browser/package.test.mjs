@@ -165,15 +165,15 @@ test('npm pack: the tarball holds the bundle, its chunk, worker and .wasm, the t
     'dist/data/max-digit-seed0.json',
     'dist/custom-elements.json',
     'types/headlab.d.ts',
-    'docs/embedding.md',
-    'docs/elements.md',
+    'dist/docs/embedding.md',
+    'dist/docs/elements.md',
     'dist/vscode.html-custom-data.json',
     'dist/web-types.json',
     'dist/llms.txt',
     // The own-model guides the own-model page names, and the limits they link to.
-    'docs/own-model.md',
-    'docs/own-model-widgets.md',
-    'docs/limits.md',
+    'dist/docs/own-model.md',
+    'dist/docs/own-model-widgets.md',
+    'dist/docs/limits.md',
   ]) {
     assert.ok(files.includes(f), `${f} missing from ${files.join(', ')}`);
   }
@@ -182,11 +182,21 @@ test('npm pack: the tarball holds the bundle, its chunk, worker and .wasm, the t
     'the shared chunk',
   );
   const allowed =
-    /^(package\.json|README\.md|dist\/[^/]+|dist\/data\/max-digit-[\w-]+\.json|types\/[^/]+\.d\.ts|docs\/(embedding|elements|own-model|own-model-widgets|limits)\.md)$/;
+    /^(package\.json|README\.md|dist\/[^/]+|dist\/data\/max-digit-[\w-]+\.json|dist\/docs\/(embedding|elements|own-model|own-model-widgets|limits)\.md|types\/[^/]+\.d\.ts)$/;
   assert.deepEqual(
     files.filter((f) => !allowed.test(f)),
     [],
   );
+  // The shipped guides link only to what ships (site/package-docs.mjs writes repository paths out).
+  const docs = files.filter((f) => /^dist\/docs\/.+\.md$/.test(f));
+  const text = (f) => execFileSync('tar', ['-xOzf', tarball, `package/${f}`], { encoding: 'utf8' });
+  for (const f of docs) {
+    for (const [, target] of text(f).matchAll(/(?<!!)\[[^\]\n]+\]\(([^)\s]+)\)/g)) {
+      if (/^([a-z]+:|#)/i.test(target)) continue;
+      const to = path.posix.normalize(path.posix.join(path.posix.dirname(f), target.split('#')[0]));
+      assert.ok(files.includes(to), `${f} links to ${target}, which the package does not hold`);
+    }
+  }
   // Every path package.json exports exists in the tarball.
   for (const [key, target] of Object.entries(pkg.exports)) {
     const t = typeof target === 'string' ? target : target.default;
