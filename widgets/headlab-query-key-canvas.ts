@@ -706,18 +706,23 @@ export function planeScene(s: QueryKeyCanvasState, c: ResolvedColours, extent: n
       len = Math.hypot(x - mid, y - mid) || 1;
     const ux = (x - mid) / len,
       uy = (y - mid) / len;
-    // Beyond the tip, pushed to one side of the arrow so a query and key on the same line both read.
-    shapes.push({
-      kind: 'text',
-      x: x + ux * 14 - uy * 12 * side,
-      y: y + uy * 14 + ux * 12 * side,
-      text,
-      fill: colour,
-      size: FONT,
-      anchor: 'middle',
-      weight: 'bold',
-    });
+    // Beyond the tip, pushed to one side of the arrow so a query and key on the same line both read;
+    // where that box meets a tip label already placed (two tips close together), the other side,
+    // then further out along the arrow.
+    const places: [number, number][] = [
+      [14, side],
+      [14, -side],
+      [30, side],
+      [30, -side],
+    ];
+    const at = ([out, sd]: [number, number]) => ({ x: x + ux * out - uy * 12 * sd, y: y + uy * out + ux * 12 * sd });
+    const w = 8 * [...text].length;
+    const free = (p: { x: number; y: number }) => placed.every((o) => Math.abs(o.x - p.x) >= (w + o.w) / 2 || Math.abs(o.y - p.y) >= FONT);
+    const p = at(places.find((c) => free(at(c))) ?? places[0]);
+    placed.push({ ...p, w });
+    shapes.push({ kind: 'text', x: p.x, y: p.y, text, fill: colour, size: FONT, anchor: 'middle', weight: 'bold' });
   };
+  const placed: { x: number; y: number; w: number }[] = [];
   const prime = ghosts ? '′' : '';
   s.k.forEach((v, i) => {
     arrow(shapes, mid, mid, X(v[0]), Y(v[1]), neg, 2.5, [6, 4]);
@@ -782,8 +787,9 @@ function ringCentres(s: Pick<QueryKeyCanvasState, 'q' | 'k'>, unit: number): [nu
 
 /**
  * Writes x₁, x₂ beside their diamonds at the first of eight places around each whose box
- * (FONT-sized text of two characters, about 16 × 13 units) meets no line or text drawn so far —
- * the arrows and their tip labels — or, when none is free, at the place that meets the fewest.
+ * (FONT-sized text of two characters, about 16 × 13 units) meets no line, ring or text drawn so far —
+ * the arrows, their rings and tip labels — or, when none is free, where it covers least (text and
+ * rings weigh most, ghost shafts least).
  * Queries and keys lean off the tokens, so a fixed place (below left) fell on an arrow or its ring.
  */
 function placeTokenLabels(shapes: Shape[], tokens: [number, number, number][], fill: string, rings: [number, number][]): void {
@@ -800,9 +806,10 @@ function placeTokenLabels(shapes: Shape[], tokens: [number, number, number][], f
     [-10, 4, 'end'],
     [10, 4, 'start'],
   ];
-  const box = (x: number, y: number, anchor: 'start' | 'middle' | 'end') => {
-    const x0 = anchor === 'end' ? x - W : anchor === 'middle' ? x - W / 2 : x;
-    return { x0, x1: x0 + W, y0: y - H + 2, y1: y + 2 };
+  const box = (x: number, y: number, anchor: 'start' | 'middle' | 'end', w = W) => {
+    const x0 = anchor === 'end' ? x - w : anchor === 'middle' ? x - w / 2 : x;
+    // From the cap height above the baseline to the subscript digits' descent below it.
+    return { x0, x1: x0 + w, y0: y - H + 2, y1: y + 4 };
   };
   type Box = ReturnType<typeof box>;
   const hits = (b: Box, shape: Shape): boolean => {
@@ -816,7 +823,8 @@ function placeTokenLabels(shapes: Shape[], tokens: [number, number, number][], f
       return false;
     }
     if (shape.kind === 'text') {
-      const o = box(shape.x, shape.y, shape.anchor ?? 'start');
+      // About 8.5 units a character at FONT, bold.
+      const o = box(shape.x, shape.y, shape.anchor ?? 'start', 8.5 * [...shape.text].length);
       return !(o.x1 < b.x0 || o.x0 > b.x1 || o.y1 < b.y0 || o.y0 > b.y1);
     }
     return false;
@@ -835,7 +843,12 @@ function placeTokenLabels(shapes: Shape[], tokens: [number, number, number][], f
       const ringHits = rings.filter(
         ([cx, cy]) => Math.hypot(Math.max(b.x0 - cx, 0, cx - b.x1), Math.max(b.y0 - cy, 0, cy - b.y1)) < 13,
       ).length;
-      const count = ringHits + obstacles.filter((o) => hits(b, o)).length;
+      // Covering text or a ring is worse than crossing a shaft, and a thick shaft worse than a ghost.
+      const count =
+        10 * ringHits +
+        obstacles
+          .filter((o) => hits(b, o))
+          .reduce((sum, o) => sum + (o.kind === 'text' ? 10 : o.kind === 'line' && (o.width ?? 1) > 2 ? 2 : 1), 0);
       if (count < bestCount) {
         best = p;
         bestCount = count;

@@ -463,6 +463,22 @@ for (const width of [360, 1280]) {
         });
         assert.deepEqual(clashes, [], `${when}: token labels overprint`);
       }
+      // The basis figure at the shear of the text, where q₂′ and k₁′ end close together: no two
+      // labels of the plane overprint (their tip labels did).
+      const overprints = await page.evaluate(() => {
+        const plane = document.getElementById('qk-basis').shadowRoot.querySelector('svg.outer');
+        const texts = [...plane.querySelectorAll('text')]
+          .map((e) => [e.textContent, e.getBoundingClientRect()])
+          .filter(([, r]) => r.width > 0);
+        const meet = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+        return texts.flatMap(([t, r], i) =>
+          texts
+            .slice(i + 1)
+            .filter(([, o]) => meet(r, o))
+            .map(([u]) => `${t} on ${u}`),
+        );
+      });
+      assert.deepEqual(overprints, [], 'basis figure labels overprint');
       await screenshot(page.locator('#fig-canvas'), `query-key-canvas-${width}-${colorScheme}`);
       await screenshot(page.locator('#fig-basis'), `query-key-basis-${width}-${colorScheme}`);
       assert.deepEqual(page.problems, []);
