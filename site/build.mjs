@@ -142,8 +142,6 @@ export function elementNames() {
     .sort();
 }
 
-/** Guides from docs/ copied to build/site/docs/ for the own-model page's links. */
-export const SITE_GUIDES = ['own-model-widgets.md', 'own-model.md', 'limits.md', 'elements.md', 'embedding.md'];
 /** Weights files shipped in the bundle's data/ folder (the default one and the unit-norm variant). */
 export const BUNDLED_DATA = ['max-digit-seed0.json', 'max-digit-seed0-unit-norm.json'];
 
@@ -326,11 +324,10 @@ export async function buildSite({ quiet = false, snapshots = true } = {}) {
     const depth = rel.split(path.sep).length - 1;
     fs.writeFileSync(target, page(numberFigures(wrapTables(renderMath(source, rel)), rel), title, depth));
   }
-  // The author's guides the own-model page links to, served beside the pages (as text: the
-  // server and any static host give .md files as text/plain), so a reader follows a link
-  // instead of looking for a path in the repository.
-  fs.mkdirSync(path.join(outDir, 'docs'), { recursive: true });
-  for (const f of SITE_GUIDES) fs.copyFileSync(path.join(root, 'docs', f), path.join(outDir, 'docs', f));
+  // The same guides beside the pages, where the own-model page links to them (served as text: the
+  // server and any static host give .md files as text/plain), so a reader follows a link instead
+  // of looking for a path in the repository.
+  writePackageDocs(path.join(outDir, 'docs'));
   fs.writeFileSync(path.join(assets, 'math.css'), mathStylesheet());
   // Each widget's default state prerendered into its page (HEADLAB_SNAPSHOTS=0 skips it).
   // headlab.css (reserved sizes, measured in the same pass) joins the bundle in dist/.

@@ -552,25 +552,8 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
 
     const unit = (PLANE / 2 - MARGIN) / r;
     const editable = s.basis === 'none';
-    const tips = this.handles.map((h) => {
-      const v = (h.kind === 'q' ? s.q : s.k)[h.index];
-      return [PLANE / 2 + v[0] * unit, PLANE / 2 - v[1] * unit];
-    });
-    // A query tip and a key tip closer than 20 units: move the two rings 11 units apart across
-    // the arrow, so each stays grabbable (the drag follows pointer movement, not position).
-    this.handles.forEach((a, i) =>
-      this.handles.forEach((b, j) => {
-        if (a.kind !== 'q' || b.kind !== 'k') return;
-        const [ax, ay] = tips[i],
-          [bx, by] = tips[j];
-        if (Math.hypot(ax - bx, ay - by) >= 20) return;
-        const len = Math.hypot(ax - PLANE / 2, ay - PLANE / 2) || 1;
-        const nx = -(ay - PLANE / 2) / len,
-          ny = (ax - PLANE / 2) / len;
-        tips[i] = [ax + 11 * nx, ay + 11 * ny];
-        tips[j] = [bx - 11 * nx, by - 11 * ny];
-      }),
-    );
+    const rings = ringCentres(s, unit);
+    const tips = this.handles.map((h) => rings[(h.kind === 'q' ? 0 : 2) + h.index]);
     for (const [n, h] of this.handles.entries()) {
       const v = (h.kind === 'q' ? s.q : s.k)[h.index];
       h.g.setAttribute('transform', `translate(${tips[n][0].toFixed(2)} ${tips[n][1].toFixed(2)})`);
@@ -689,7 +672,8 @@ export function planeScene(s: QueryKeyCanvasState, c: ResolvedColours, extent: n
   // Axis names at the negative ends, where the article's vectors seldom go.
   shapes.push({ kind: 'text', x: MARGIN / 2 + 2, y: mid - 10, text: 'coord 1', fill: muted, size: FONT - 1 });
   shapes.push({ kind: 'text', x: mid + 6, y: PLANE - 12, text: 'coord 2', fill: muted, size: FONT - 1 });
-  // Tokens as points (small diamonds).
+  // Tokens as points (small diamonds); their labels are placed after the arrows, where they are free.
+  const tokenAt: [number, number, number][] = [];
   [
     [1, 0],
     [0, 1],
@@ -709,7 +693,7 @@ export function planeScene(s: QueryKeyCanvasState, c: ResolvedColours, extent: n
       stroke: fg,
       width: 1.5,
     });
-    shapes.push({ kind: 'text', x: px - 8, y: py + 12, text: `x${sub(i + 1)}`, fill: fg, size: FONT, anchor: 'end' });
+    tokenAt.push([px, py, i]);
   });
   const ghosts = s.basis !== 'none';
   if (ghosts) {
@@ -722,18 +706,23 @@ export function planeScene(s: QueryKeyCanvasState, c: ResolvedColours, extent: n
       len = Math.hypot(x - mid, y - mid) || 1;
     const ux = (x - mid) / len,
       uy = (y - mid) / len;
-    // Beyond the tip, pushed to one side of the arrow so a query and key on the same line both read.
-    shapes.push({
-      kind: 'text',
-      x: x + ux * 14 - uy * 12 * side,
-      y: y + uy * 14 + ux * 12 * side,
-      text,
-      fill: colour,
-      size: FONT,
-      anchor: 'middle',
-      weight: 'bold',
-    });
+    // Beyond the tip, pushed to one side of the arrow so a query and key on the same line both read;
+    // where that box meets a tip label already placed (two tips close together), the other side,
+    // then further out along the arrow.
+    const places: [number, number][] = [
+      [14, side],
+      [14, -side],
+      [30, side],
+      [30, -side],
+    ];
+    const at = ([out, sd]: [number, number]) => ({ x: x + ux * out - uy * 12 * sd, y: y + uy * out + ux * 12 * sd });
+    const w = 8 * [...text].length;
+    const free = (p: { x: number; y: number }) => placed.every((o) => Math.abs(o.x - p.x) >= (w + o.w) / 2 || Math.abs(o.y - p.y) >= FONT);
+    const p = at(places.find((c) => free(at(c))) ?? places[0]);
+    placed.push({ ...p, w });
+    shapes.push({ kind: 'text', x: p.x, y: p.y, text, fill: colour, size: FONT, anchor: 'middle', weight: 'bold' });
   };
+  const placed: { x: number; y: number; w: number }[] = [];
   const prime = ghosts ? '′' : '';
   s.k.forEach((v, i) => {
     arrow(shapes, mid, mid, X(v[0]), Y(v[1]), neg, 2.5, [6, 4]);
@@ -743,6 +732,8 @@ export function planeScene(s: QueryKeyCanvasState, c: ResolvedColours, extent: n
     arrow(shapes, mid, mid, X(v[0]), Y(v[1]), pos, 2.5);
     label(v, `q${prime}${sub(i + 1)}`, pos, 1);
   });
+  // The rings are drawn only where the tips can be dragged (no change of basis).
+  placeTokenLabels(shapes, tokenAt, fg, s.basis === 'none' ? ringCentres(s, unit) : []);
   if (s.basis === 'rotation' && s.angle_degrees !== 0) {
     // Arc from q₁ (before) to q₁′ at radius 0.45 of |q₁|; θ is the rotation, read off the same R.
     const a0 = Math.atan2(s.q_before[0][1], s.q_before[0][0]),
@@ -770,6 +761,104 @@ export function planeScene(s: QueryKeyCanvasState, c: ResolvedColours, extent: n
   }
   const title = s.basis === 'none' ? 'Queries (solid) and keys (dashed) in the plane' : 'After the change of basis (thin dotted: before)';
   return { width: PLANE, height: PLANE, background: rgbText(c.panel), title, shapes };
+}
+
+/**
+ * Centres of the four handle rings, in scene units, in the order q₁, q₂, k₁, k₂: each at its tip,
+ * except that a query tip and a key tip closer than 20 units have their rings moved 11 units apart
+ * across the arrow, so each stays grabbable (the drag follows pointer movement, not position).
+ */
+function ringCentres(s: Pick<QueryKeyCanvasState, 'q' | 'k'>, unit: number): [number, number][] {
+  const mid = PLANE / 2;
+  const tips: [number, number][] = [...s.q, ...s.k].map((v) => [mid + v[0] * unit, mid - v[1] * unit]);
+  for (const i of [0, 1])
+    for (const j of [2, 3]) {
+      const [ax, ay] = tips[i],
+        [bx, by] = tips[j];
+      if (Math.hypot(ax - bx, ay - by) >= 20) continue;
+      const len = Math.hypot(ax - mid, ay - mid) || 1;
+      const nx = -(ay - mid) / len,
+        ny = (ax - mid) / len;
+      tips[i] = [ax + 11 * nx, ay + 11 * ny];
+      tips[j] = [bx - 11 * nx, by - 11 * ny];
+    }
+  return tips;
+}
+
+/**
+ * Writes x₁, x₂ beside their diamonds at the first of eight places around each whose box
+ * (FONT-sized text of two characters, about 16 × 13 units) meets no line, ring or text drawn so far —
+ * the arrows, their rings and tip labels — or, when none is free, where it covers least (text and
+ * rings weigh most, ghost shafts least).
+ * Queries and keys lean off the tokens, so a fixed place (below left) fell on an arrow or its ring.
+ */
+function placeTokenLabels(shapes: Shape[], tokens: [number, number, number][], fill: string, rings: [number, number][]): void {
+  const W = 16,
+    H = 13;
+  // [dx, dy, anchor]: the baseline point relative to the diamond.
+  const places: [number, number, 'start' | 'middle' | 'end'][] = [
+    [-8, 14, 'end'],
+    [-8, -7, 'end'],
+    [8, 14, 'start'],
+    [8, -7, 'start'],
+    [0, 22, 'middle'],
+    [0, -12, 'middle'],
+    [-10, 4, 'end'],
+    [10, 4, 'start'],
+  ];
+  const box = (x: number, y: number, anchor: 'start' | 'middle' | 'end', w = W) => {
+    const x0 = anchor === 'end' ? x - w : anchor === 'middle' ? x - w / 2 : x;
+    // From the cap height above the baseline to the subscript digits' descent below it.
+    return { x0, x1: x0 + w, y0: y - H + 2, y1: y + 4 };
+  };
+  type Box = ReturnType<typeof box>;
+  const hits = (b: Box, shape: Shape): boolean => {
+    if (shape.kind === 'line') {
+      // The shaft, sampled along the segment (2 units of margin).
+      for (let t = 0; t <= 1; t += 1 / 24) {
+        const x = shape.x1 + t * (shape.x2 - shape.x1),
+          y = shape.y1 + t * (shape.y2 - shape.y1);
+        if (x >= b.x0 - 2 && x <= b.x1 + 2 && y >= b.y0 - 2 && y <= b.y1 + 2) return true;
+      }
+      return false;
+    }
+    if (shape.kind === 'text') {
+      // About 8.5 units a character at FONT, bold.
+      const o = box(shape.x, shape.y, shape.anchor ?? 'start', 8.5 * [...shape.text].length);
+      return !(o.x1 < b.x0 || o.x0 > b.x1 || o.y1 < b.y0 || o.y0 > b.y1);
+    }
+    return false;
+  };
+  // The arrows' shafts (lines from the plane's middle, not the grid and axes) and the tip labels (bold).
+  const mid = PLANE / 2;
+  const obstacles = shapes.filter(
+    (sh) => (sh.kind === 'line' && sh.x1 === mid && sh.y1 === mid) || (sh.kind === 'text' && sh.weight === 'bold'),
+  );
+  for (const [px, py, i] of tokens) {
+    let best = places[0],
+      bestCount = Infinity;
+    for (const p of places) {
+      const b = box(px + p[0], py + p[1], p[2]);
+      // A handle ring (radius 11, drawn 2.5 wide) whose distance to the box is under 13 meets it.
+      const ringHits = rings.filter(
+        ([cx, cy]) => Math.hypot(Math.max(b.x0 - cx, 0, cx - b.x1), Math.max(b.y0 - cy, 0, cy - b.y1)) < 13,
+      ).length;
+      // Covering text or a ring is worse than crossing a shaft, and a thick shaft worse than a ghost.
+      const count =
+        10 * ringHits +
+        obstacles
+          .filter((o) => hits(b, o))
+          .reduce((sum, o) => sum + (o.kind === 'text' ? 10 : o.kind === 'line' && (o.width ?? 1) > 2 ? 2 : 1), 0);
+      if (count < bestCount) {
+        best = p;
+        bestCount = count;
+      }
+      if (count === 0) break;
+    }
+    const label: Shape = { kind: 'text', x: px + best[0], y: py + best[1], text: `x${sub(i + 1)}`, fill, size: FONT, anchor: best[2] };
+    shapes.push(label);
+    obstacles.push(label);
+  }
 }
 
 /** Attention as edges: each query on the left to each key on the right, width ∝ weight, with the percent and each value. */

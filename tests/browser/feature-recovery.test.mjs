@@ -170,6 +170,33 @@ test('full default training in the page: held-out MSE, W_q and W_v equal the nat
     table.map((x) => x.draft),
     ['1.3e−31', '0.332', 'above 0.999999', 'above 0.999999'],
   );
+  // A run that does not learn (learning rate 3, fast pace) is drawn on its own decades once it
+  // ends: the axis tops at the decade of its leap (to tens of nats) and wastes none below 10⁻³,
+  // where the shared axis down to 10⁻³² left the leap a sliver.
+  await page.evaluate((sel) => {
+    const e = document.querySelector(sel);
+    e.setAttribute('pace', 'fast');
+    e.setAttribute('learning-rate', '3');
+  }, FR);
+  await page.locator(FR).getByRole('button', { name: 'Restart' }).click();
+  await status(page, 'training');
+  await status(page, 'done');
+  await frames(page);
+  const wild = await results(page);
+  const SUP = { '⁰': 0, '¹': 1, '²': 2, '³': 3, '⁴': 4, '⁵': 5, '⁶': 6, '⁷': 7, '⁸': 8, '⁹': 9 };
+  const decades = (
+    await page.evaluate(
+      (sel) => [...document.querySelector(sel).shadowRoot.querySelectorAll('.figure.loss svg text')].map((x) => x.textContent),
+      FR,
+    )
+  )
+    .map((t) => /^10([⁻]?)([⁰¹²³⁴⁵⁶⁷⁸⁹]+)$/.exec(t))
+    .filter(Boolean)
+    .map((m) => (m[1] ? -1 : 1) * Number([...m[2]].map((c) => SUP[c]).join('')));
+  const peak = Math.max(...wild.loss_trace);
+  assert.ok(peak > 10, `learning rate 3 leaps to ${peak}`);
+  assert.equal(Math.max(...decades), Math.ceil(Math.log10(peak)), `the axis tops at the leap's decade: ${decades}`);
+  assert.ok(Math.min(...decades) >= -3, `no empty decades below the run's losses: ${decades}`);
   assert.deepEqual(page.problems, []);
 });
 

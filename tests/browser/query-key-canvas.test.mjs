@@ -433,6 +433,52 @@ for (const width of [360, 1280]) {
         assert.ok(sizes.smallestText >= 11, `${id}: smallest chart text ${sizes.smallestText.toFixed(2)} px`);
         assert.ok(sizes.smallestTarget >= 44 - 0.5, `${id}: smallest touch target ${sizes.smallestTarget.toFixed(1)} px`);
       }
+      // The token labels x₁, x₂ overprint no other label and no tip's ring, after the W_Q edit
+      // of the link and at the start (where a fixed place put x₂ under q₂'s ring).
+      for (const when of ['after the W_Q edit', 'at the start']) {
+        if (when === 'at the start') {
+          await page.locator('#qk').getByRole('button', { name: 'Start' }).click();
+          await frames(page);
+        }
+        const clashes = await page.evaluate(() => {
+          const host = document.getElementById('qk');
+          const plane = host.shadowRoot.querySelector('svg.outer');
+          const boxes = (els) => [...els].map((e) => [e.textContent, e.getBoundingClientRect()]);
+          const texts = boxes(plane.querySelectorAll('text')).filter(([, r]) => r.width > 0);
+          const rings = [...plane.querySelectorAll('.handle:not([hidden]) circle.ring')].map((c) => c.getBoundingClientRect());
+          const meet = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+          // A ring is a circle: it meets a box when the box comes nearer its centre than its radius.
+          const onRing = (a, c) =>
+            Math.hypot(
+              Math.max(a.left - (c.left + c.right) / 2, 0, (c.left + c.right) / 2 - a.right),
+              Math.max(a.top - (c.top + c.bottom) / 2, 0, (c.top + c.bottom) / 2 - a.bottom),
+            ) <
+            c.width / 2 - 0.5;
+          return texts
+            .filter(([t]) => /^x[₁₂]$/.test(t))
+            .flatMap(([t, r]) => [
+              ...texts.filter(([u, o]) => u !== t && meet(r, o)).map(([u]) => `${t} on ${u}`),
+              ...rings.filter((c) => onRing(r, c)).map(() => `${t} on a ring`),
+            ]);
+        });
+        assert.deepEqual(clashes, [], `${when}: token labels overprint`);
+      }
+      // The basis figure at the shear of the text, where q₂′ and k₁′ end close together: no two
+      // labels of the plane overprint (their tip labels did).
+      const overprints = await page.evaluate(() => {
+        const plane = document.getElementById('qk-basis').shadowRoot.querySelector('svg.outer');
+        const texts = [...plane.querySelectorAll('text')]
+          .map((e) => [e.textContent, e.getBoundingClientRect()])
+          .filter(([, r]) => r.width > 0);
+        const meet = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+        return texts.flatMap(([t, r], i) =>
+          texts
+            .slice(i + 1)
+            .filter(([, o]) => meet(r, o))
+            .map(([u]) => `${t} on ${u}`),
+        );
+      });
+      assert.deepEqual(overprints, [], 'basis figure labels overprint');
       await screenshot(page.locator('#fig-canvas'), `query-key-canvas-${width}-${colorScheme}`);
       await screenshot(page.locator('#fig-basis'), `query-key-basis-${width}-${colorScheme}`);
       assert.deepEqual(page.problems, []);

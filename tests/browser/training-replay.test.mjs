@@ -165,6 +165,10 @@ test('break it: request scale 0.01 and learning rate 3, numbers from the run as 
     words,
   );
   assert.equal(await prose.getAttribute('data-state'), 'bound');
+  // Its smallest query R² in the prose to two decimals, the precision of the text inside.
+  const r2 = await page.locator('headlab-value[source="replay"][name="min_query_r2"]').textContent();
+  assert.match(r2, /^−?\d+(\.\d{1,2})?$/);
+  assert.ok(Math.abs(Number(r2.replace('−', '-')) - Math.min(...r.evaluation.query_r2)) <= 0.005 + 1e-12, `${r2}`);
 
   // Learned keys (no CLI flag): the properties the Catch2 test checks across seeds, and the
   // lesson's numbers are this run's.
