@@ -944,6 +944,9 @@ test("re-attaching: every element the package defines (on the pages, or added to
   console.log(`# listeners counted for ${listenerKinds.size} kinds of element`);
 });
 
+/** Downloads Chromium delivers from one document (the exports test opens the page afresh after these). */
+const DOWNLOADS_PER_DOCUMENT = 10;
+
 test('exports of every element: SVG with <title> and the summary as <desc>, PNG, JSON; the download buttons work', async () => {
   const page = await sweepPage();
   for (const name of PAGES) {
@@ -989,9 +992,20 @@ test('exports of every element: SVG with <title> and the summary as <desc>, PNG,
         assert.ok(f.pngBytes > 1000);
       }
     }
-    // One click per download button that exports a figure (a real download).
+    // One real download per kind of element on the page, by a click on its first SVG button.
+    // Chromium delivers at most 10 downloads from one document (the 11th click on own-model.html
+    // downloaded nothing, while the same click in a fresh page did): the page is opened afresh
+    // after every 10.
+    const clicked = new Set();
+    let downloads = 0;
     for (const [i, x] of exports.entries()) {
-      if (!x.figures.length) continue;
+      if (!x.figures.length || clicked.has(x.tag)) continue;
+      clicked.add(x.tag);
+      if (downloads === DOWNLOADS_PER_DOCUMENT) {
+        await visit(page, name);
+        downloads = 0;
+      }
+      downloads++;
       const host = page.locator(x.tag).nth(exports.slice(0, i).filter((y) => y.tag === x.tag).length);
       const button = host.locator('button[data-export$=".svg"]').first();
       if (!(await button.count())) continue;
