@@ -609,6 +609,67 @@ TransformerWeights weights_from(const TransformerConfig& c, const Source& source
   return w;
 }
 
+// The tensors of an indexed file, converted one at a time (the last one kept until the next is
+// asked for); an F32 tensor is read where it lies when `keep` holds the file's bytes. `Format`
+// names the index and its three readers: decode, decode_float32 and float32_view.
+template <class Format>
+struct LazyTensors {
+  LazyTensors(const typename Format::Index& index, std::shared_ptr<const void> keep)
+      : index(index), keep(std::move(keep)) {}
+  const typename Format::Index& index;
+  std::shared_ptr<const void> keep;
+  mutable Tensor current;
+  mutable std::size_t at = static_cast<std::size_t>(-1);
+  std::size_t size() const { return index.entries.size(); }
+  const std::string& name(std::size_t i) const { return index.entries[i].name; }
+  DType dtype(std::size_t i) const { return index.entries[i].dtype; }
+  const std::vector<std::int64_t>& shape(std::size_t i) const { return index.entries[i].shape; }
+  const Tensor& tensor(std::size_t i) const {
+    if (at != i) {
+      current = Format::decode(index, index.entries[i]);
+      at = i;
+    }
+    return current;
+  }
+  std::int64_t narrow(std::size_t i, float* out) const { return Format::decode_float32(index, index.entries[i], out); }
+  const float* float32_view(std::size_t i) const {
+    return keep ? Format::float32_view(index, index.entries[i]) : nullptr;
+  }
+  std::shared_ptr<const void> owner() const { return keep; }
+};
+
+struct SafetensorsFormat {
+  using Index = SafetensorsIndex;
+  static Tensor decode(const Index& index, const TensorEntry& e) { return decode_tensor(index, e); }
+  static std::int64_t decode_float32(const Index& index, const TensorEntry& e, float* out) {
+    return decode_tensor_float32(index, e, out);
+  }
+  // An F32 tensor's bytes as floats where they lie, when the machine is little-endian (as the
+  // format) and the address is 4-byte aligned; else nullptr.
+  static const float* float32_view(const Index& index, const TensorEntry& e) {
+    if (e.dtype != DType::F32) return nullptr;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const std::uint8_t* at = index.buffer + e.begin;
+    if (reinterpret_cast<std::uintptr_t>(at) % alignof(float) != 0) return nullptr;
+    return reinterpret_cast<const float*>(at);
+#else
+    (void)index;
+    return nullptr;
+#endif
+  }
+};
+
+struct TorchCheckpointFormat {
+  using Index = TorchCheckpointIndex;
+  static Tensor decode(const Index& index, const TorchTensorEntry& e) { return decode_torch_tensor(index, e); }
+  static std::int64_t decode_float32(const Index& index, const TorchTensorEntry& e, float* out) {
+    return decode_torch_tensor_float32(index, e, out);
+  }
+  static const float* float32_view(const Index& index, const TorchTensorEntry& e) {
+    return torch_tensor_float32_view(index, e);
+  }
+};
+
 }  // namespace
 
 TransformerWeights transformer_weights_from_safetensors(const TransformerConfig& c, const SafetensorsFile& file) {
@@ -633,40 +694,7 @@ TransformerWeights transformer_weights_from_safetensors(const TransformerConfig&
 
 TransformerWeights transformer_weights_from_safetensors(const TransformerConfig& c, const SafetensorsIndex& index,
                                                         std::shared_ptr<const void> owner) {
-  // One tensor converted at a time (the last one kept until the next is asked for).
-  struct Lazy {
-    const SafetensorsIndex& index;
-    mutable Tensor current;
-    mutable std::size_t at = static_cast<std::size_t>(-1);
-    std::size_t size() const { return index.entries.size(); }
-    const std::string& name(std::size_t i) const { return index.entries[i].name; }
-    DType dtype(std::size_t i) const { return index.entries[i].dtype; }
-    const std::vector<std::int64_t>& shape(std::size_t i) const { return index.entries[i].shape; }
-    const Tensor& tensor(std::size_t i) const {
-      if (at != i) {
-        current = decode_tensor(index, index.entries[i]);
-        at = i;
-      }
-      return current;
-    }
-    std::int64_t narrow(std::size_t i, float* out) const { return decode_tensor_float32(index, index.entries[i], out); }
-    // An F32 tensor's bytes as floats where they lie, when the bytes are kept alive by `owner`, the
-    // machine is little-endian (as the format) and the address is 4-byte aligned; else nullptr.
-    const float* float32_view(std::size_t i) const {
-      const TensorEntry& e = index.entries[i];
-      if (!keep || e.dtype != DType::F32) return nullptr;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-      const std::uint8_t* at = index.buffer + e.begin;
-      if (reinterpret_cast<std::uintptr_t>(at) % alignof(float) != 0) return nullptr;
-      return reinterpret_cast<const float*>(at);
-#else
-      return nullptr;
-#endif
-    }
-    std::shared_ptr<const void> owner() const { return keep; }
-    std::shared_ptr<const void> keep;
-  };
-  return weights_from(c, Lazy{index, {}, static_cast<std::size_t>(-1), std::move(owner)});
+  return weights_from(c, LazyTensors<SafetensorsFormat>{index, std::move(owner)});
 }
 
 TransformerWeights transformer_weights_from_file(const TransformerConfig& c, const std::uint8_t* data, std::size_t size,
@@ -675,31 +703,7 @@ TransformerWeights transformer_weights_from_file(const TransformerConfig& c, con
     // As a safetensors index: every bound and name first, then one tensor converted at a time
     // (contiguous F32 W_E and W_U read in place when `owner` keeps the bytes).
     const TorchCheckpointIndex index = index_torch_checkpoint(data, size);
-    struct LazyTorch {
-      const TorchCheckpointIndex& index;
-      mutable Tensor current;
-      mutable std::size_t at;
-      std::shared_ptr<const void> keep;
-      std::size_t size() const { return index.entries.size(); }
-      const std::string& name(std::size_t i) const { return index.entries[i].name; }
-      DType dtype(std::size_t i) const { return index.entries[i].dtype; }
-      const std::vector<std::int64_t>& shape(std::size_t i) const { return index.entries[i].shape; }
-      const Tensor& tensor(std::size_t i) const {
-        if (at != i) {
-          current = decode_torch_tensor(index, index.entries[i]);
-          at = i;
-        }
-        return current;
-      }
-      std::int64_t narrow(std::size_t i, float* out) const {
-        return decode_torch_tensor_float32(index, index.entries[i], out);
-      }
-      const float* float32_view(std::size_t i) const {
-        return keep ? torch_tensor_float32_view(index, index.entries[i]) : nullptr;
-      }
-      std::shared_ptr<const void> owner() const { return keep; }
-    };
-    TransformerWeights w = weights_from(c, LazyTorch{index, {}, static_cast<std::size_t>(-1), std::move(owner)});
+    TransformerWeights w = weights_from(c, LazyTensors<TorchCheckpointFormat>{index, std::move(owner)});
     listing = without_values(index);
     return w;
   }
