@@ -7,6 +7,8 @@ export function getFeatureRecoveryCore(): Promise<FeatureRecoveryCore>;
 export function getMaxDigitCore(): Promise<MaxDigitCore>;
 /** The page's headlab_transformer instance (your own attention-only transformer), loaded only when first asked for. */
 export function getTransformerCore(): Promise<TransformerCore>;
+/** Starts compiling headlab_transformer.wasm here, to hand to workers, without instantiating it. */
+export function compileTransformerModule(): void;
 /** The compiled .wasm modules this realm has loaded or is loading (what a page posts to its worker). */
 export function compiledModules(): Promise<{
   core?: WebAssembly.Module;

@@ -114,6 +114,15 @@ export function getTransformerCore() {
 }
 
 /**
+ * Starts compiling headlab_transformer.wasm in this realm without instantiating it (no heap, no
+ * model): a transformer model source's worker is then handed the compiled module with its first
+ * job (compiledModules), so a page with several sources downloads the .wasm once.
+ */
+export function compileTransformerModule() {
+  compileEarly('transformer');
+}
+
+/**
  * The compiled modules this realm has (or is compiling), as { core?, 'feature-recovery'?, 'max-digit'?, transformer? }:
  * what the page posts to its worker. A module whose download failed is left out (the
  * worker then reports the failure itself).

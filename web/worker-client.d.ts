@@ -47,7 +47,13 @@ export class WorkerHost {
   constructor(owner?: Element | null);
   readonly client: WorkerClient | null;
   readonly generation: number;
-  start<T = unknown>(kind: string, params: unknown | ((host: WorkerHost) => unknown), handlers?: WorkerJobHandlers<T>): void;
+  /** With { background: true } the job waits behind every job asked without it (a long batch never delays a figure's run). */
+  start<T = unknown>(
+    kind: string,
+    params: unknown | ((host: WorkerHost) => unknown),
+    handlers?: WorkerJobHandlers<T>,
+    options?: { background?: boolean },
+  ): void;
   /** Whether a job is running or waiting. */
   readonly running: boolean;
   /** Ends the worker; the running job and the waiting ones fail. */

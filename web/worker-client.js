@@ -168,8 +168,16 @@ export class WorkerJobs {
  * (the owner left the page); a worker that failed is replaced at the next job. `generation`
  * counts the workers made: what was given to generation g is held only while generation is g.
  * `params` may be a function, called when the job starts (with this host), so a caller sends a
- * model's files only to a worker that does not hold them yet.
+ * model's files only to a worker that does not hold them yet. A job started with { background:
+ * true } (a batch over many prompt pairs: seconds to minutes on a large model) waits behind every
+ * job asked without it, and starts only when no other job has been asked for BACKGROUND_QUIET_MS
+ * (after a model switch every figure asks for its first run in a task of its own, within a few
+ * ms: those all go first), so a figure's run or analysis never queues behind a batch that has not
+ * started; each kind keeps its own order. (A batch once started runs to its end or its next chunk.)
  */
+/** Milliseconds without another job asked for before a background job starts (WorkerHost). */
+const BACKGROUND_QUIET_MS = 250;
+
 export class WorkerHost {
   constructor(owner = null) {
     this.owner = owner;
@@ -177,11 +185,18 @@ export class WorkerHost {
     this.generation = 0;
     this.queue = [];
     this.current = null;
+    /** When a job other than a background one was last asked for (performance.now()), and whether a later look is due. */
+    this.lastAsked = -Infinity;
+    this.lookDue = false;
   }
 
-  /** Queues `kind`; handlers: { progress(detail), done({ value, stopped }), failed(error) }. */
-  start(kind, params, handlers = {}) {
-    this.queue.push({ kind, params, handlers });
+  /** Queues `kind`; handlers: { progress(detail), done({ value, stopped }), failed(error) }; options: { background }. */
+  start(kind, params, handlers = {}, { background = false } = {}) {
+    const job = { kind, params, handlers, background };
+    if (!background) this.lastAsked = performance.now();
+    const firstBackground = background ? -1 : this.queue.findIndex((j) => j.background);
+    if (firstBackground < 0) this.queue.push(job);
+    else this.queue.splice(firstBackground, 0, job);
     this.next();
   }
 
@@ -192,6 +207,17 @@ export class WorkerHost {
 
   next() {
     if (this.current || !this.queue.length) return;
+    const quiet = performance.now() - this.lastAsked;
+    if (this.queue[0].background && quiet < BACKGROUND_QUIET_MS) {
+      if (!this.lookDue) {
+        this.lookDue = true;
+        setTimeout(() => {
+          this.lookDue = false;
+          this.next();
+        }, BACKGROUND_QUIET_MS - quiet);
+      }
+      return;
+    }
     const job = this.queue.shift();
     const { progress = () => {}, done = () => {}, failed = () => {} } = job.handlers;
     if (this.owner && !this.owner.isConnected) {

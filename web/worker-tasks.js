@@ -49,21 +49,66 @@ function keepTransformer(id, model) {
   keptTransformers.set(id, model);
 }
 
+/** Bytes of a weights Blob read and written into the module's heap at a time (readWeights). */
+const WEIGHTS_CHUNK_BYTES = 8 << 20;
+
+/**
+ * The weights a transformer task reads: params.safetensors (bytes: Uint8Array or ArrayBuffer) as
+ * they are, or params.weights (a Blob: a File the reader dropped or picked, or the bytes a page
+ * downloaded or trained, which the page holds only as a Blob) streamed into a WeightsBuffer in the
+ * module's heap WEIGHTS_CHUNK_BYTES at a time: the heap then holds the file's only copy, which the
+ * core reads in place (F32 embeddings stay float32 there), and neither this worker nor the page
+ * holds the whole file as an ArrayBuffer. progress({ weights_read, weights_total }) after each chunk.
+ */
+async function readWeights(core, params, progress = () => {}) {
+  const blob = params?.weights;
+  if (blob === undefined || blob === null) return { bytes: params?.safetensors, dispose: () => {} };
+  if (typeof Blob === 'undefined' || !(blob instanceof Blob)) throw new HeadlabError('weights must be a Blob (a File of the weights)');
+  const buffer = core.transformerWeightsBuffer(blob.size);
+  try {
+    let at = 0;
+    progress({ weights_read: 0, weights_total: blob.size });
+    for (; at < blob.size;) {
+      const chunk = new Uint8Array(await blob.slice(at, Math.min(blob.size, at + WEIGHTS_CHUNK_BYTES)).arrayBuffer());
+      if (chunk.length === 0) break;
+      buffer.write(chunk, at);
+      at += chunk.length;
+      progress({ weights_read: at, weights_total: blob.size });
+    }
+    if (at !== blob.size)
+      throw new HeadlabError(`the weights file ended after ${at} of its ${blob.size} bytes (it changed while it was read)`);
+  } catch (err) {
+    buffer.dispose();
+    throw err;
+  }
+  return { bytes: buffer, dispose: () => buffer.dispose() };
+}
+
+/** The core's reading of params.config with the weights of readWeights (the buffer freed once read). */
+async function loadTransformerFrom(core, params, progress) {
+  const weights = await readWeights(core, params, progress);
+  try {
+    return core.loadTransformer(params?.config, weights.bytes);
+  } finally {
+    weights.dispose();
+  }
+}
+
 /**
  * The model a transformer task reads: without params.model the files, read for this task (the
- * caller disposes it); with it and the files, read and kept as that id; with the id alone, the model
- * kept under it.
+ * caller disposes it); with it and the files (config with safetensors or weights), read and kept as
+ * that id; with the id alone, the model kept under it.
  */
-function transformerOf(core, params) {
+async function transformerOf(core, params) {
   const id = params?.model;
   if (id !== undefined && typeof id !== 'string') throw new HeadlabError(`model must be an id string, got ${typeof id}`);
-  if (params?.config !== undefined || params?.safetensors !== undefined || id === undefined) {
-    const model = core.loadTransformer(params?.config, params?.safetensors);
+  if (params?.config !== undefined || params?.safetensors !== undefined || params?.weights !== undefined || id === undefined) {
+    const model = await loadTransformerFrom(core, params);
     if (id !== undefined) keepTransformer(id, model);
     return model;
   }
   const model = keptTransformers.get(id);
-  if (!model) throw new HeadlabError(`model "${id}" is not kept in this worker; send its config and safetensors`);
+  if (!model) throw new HeadlabError(`model "${id}" is not kept in this worker; send its config and weights`);
   return model;
 }
 
@@ -87,7 +132,7 @@ const PROMPT_WORDS = { BPE: [/^ [A-Za-z]{3,}$/, /^ [A-Za-z]{2,}$/], WordLevel: [
 /**
  * A default prompt for a model with a tokenizer that reads as text: k = min(6, ⌊n_ctx / 2⌋)
  * distinct words of the vocabulary (the first ids below d_vocab whose text is a word, PROMPT_WORDS),
- * repeated to n_ctx − 1 tokens and written as text (a byte-level BPE's words carry their leading
+ * repeated to min(n_ctx − 1, 64) tokens and written as text (a byte-level BPE's words carry their leading
  * space; WordLevel's are joined by spaces), the text trimmed as a prompt field trims it. Its ids
  * are the tokenizer's encoding of that text, so the text typed back gives the same prompt; words
  * are dropped from the end while the encoding is longer than n_ctx − 1 (a first word without its
@@ -104,7 +149,8 @@ function textPrompt(tokenizer, names, nCtx) {
     if (words.length >= 2) break;
   }
   if (words.length < 2) return null;
-  const length = Math.max(1, nCtx > 2 ? nCtx - 1 : nCtx);
+  // min(n_ctx − 1, 64) tokens: defaultPromptLength in widgets/transformer/widget.ts.
+  const length = Math.max(1, Math.min(64, nCtx > 2 ? nCtx - 1 : nCtx));
   for (let count = length; count >= 1;) {
     const chosen = Array.from({ length: count }, (_, i) => words[i % words.length]);
     const text = (tokenizer.model === 'BPE' ? chosen.join('') : chosen.join(' ')).trim();
@@ -129,32 +175,6 @@ function tokenizerSummary(tokenizer, dVocab, nCtx) {
     token_names: names,
     default_prompt: textPrompt(tokenizer, names, nCtx),
   };
-}
-
-/**
- * Holds a model's config to a page's limits ({ field: { value, why } }, widgets/transformer/model.ts)
- * before its weights are read. A config that is not JSON, or whose sizes are not numbers, is left to
- * the core's reader and its message. n_layers × n_heads is limited as `heads`.
- */
-function checkModelLimits(configText, limits) {
-  let c;
-  try {
-    c = JSON.parse(configText);
-  } catch {
-    return;
-  }
-  if (!c || typeof c !== 'object') return;
-  const sizes = { ...c, heads: Number.isInteger(c.n_layers) && Number.isInteger(c.n_heads) ? c.n_layers * c.n_heads : undefined };
-  for (const [field, { value, why }] of Object.entries(limits)) {
-    if (field === 'parameters') continue;
-    const got = sizes[field];
-    if (Number.isInteger(got) && got > value) {
-      const name = field === 'heads' ? 'n_layers × n_heads' : field;
-      throw new HeadlabError(
-        `config: ${name} = ${got.toLocaleString('en-US')}; a page reads models up to ${value.toLocaleString('en-US')} (${why})`,
-      );
-    }
-  }
 }
 
 export const workerTasks = {
@@ -402,7 +422,7 @@ export const workerTasks = {
   'transformer-analyze': {
     module: 'transformer',
     run: async (core, params, { transfer = () => {} } = {}) => {
-      const model = transformerOf(core, params);
+      const model = await transformerOf(core, params);
       try {
         const run = params?.run == null ? null : model.run(params.run.prompt, params.run.options);
         const analysis = params?.request == null ? null : model.analyze(params.request);
@@ -432,7 +452,7 @@ export const workerTasks = {
       if (!Number.isInteger(chunk) || chunk < 1 || chunk > 1024) {
         throw new HeadlabError(`chunk must be an integer from 1 to 1024, got ${chunk}`);
       }
-      const model = transformerOf(core, params);
+      const model = await transformerOf(core, params);
       try {
         let p = model.batchPatchingStart(params?.request);
         progress({ pairs_done: p.done, pairs_total: p.total });
@@ -462,7 +482,7 @@ export const workerTasks = {
   'transformer-path-patching': {
     module: 'transformer',
     run: async (core, params) => {
-      const model = transformerOf(core, params);
+      const model = await transformerOf(core, params);
       try {
         return model.pathPatching(params?.request);
       } finally {
@@ -484,7 +504,7 @@ export const workerTasks = {
   'transformer-faithfulness': {
     module: 'transformer',
     run: async (core, params) => {
-      const model = transformerOf(core, params);
+      const model = await transformerOf(core, params);
       try {
         return model.faithfulness(params?.request);
       } finally {
@@ -509,7 +529,7 @@ export const workerTasks = {
   'transformer-attribution-patching': {
     module: 'transformer',
     run: async (core, params, { progress = () => {} } = {}) => {
-      const model = transformerOf(core, params);
+      const model = await transformerOf(core, params);
       try {
         const request = params?.request;
         const total = typeof request?.pairs === 'string' ? null : (request?.count ?? 64);
@@ -533,7 +553,7 @@ export const workerTasks = {
   'transformer-head-losses': {
     module: 'transformer',
     run: async (core, params) => {
-      const model = transformerOf(core, params);
+      const model = await transformerOf(core, params);
       try {
         return model.headLosses(params?.prompt, params?.options);
       } finally {
@@ -552,7 +572,7 @@ export const workerTasks = {
   'transformer-qk-attribution': {
     module: 'transformer',
     run: async (core, params, { transfer = () => {} } = {}) => {
-      const model = transformerOf(core, params);
+      const model = await transformerOf(core, params);
       try {
         const table = model.qkAttributionTable(params?.prompt, params?.layer, params?.head);
         transfer([table.parts.buffer, table.scores.buffer]);
@@ -565,41 +585,37 @@ export const workerTasks = {
 
   /**
    * Reads an author's model off the main thread: what a <headlab-transformer-model> does with the
-   * files it downloaded (or a model handed over from the page) before the page uses it. The config
-   * is first held to the page's limits (params.limits; refused with the limit named, before the
-   * weights are read), then the core reads both files (every name, shape and dtype checked before
-   * any value is converted; then every value). The page then reads the canonical files: a header
-   * of a few KB, whatever the author's file held (a header of 844 KB took 150–200 ms to parse).
-   * params: { config: model.json text, safetensors: Uint8Array | ArrayBuffer (the weights file: safetensors
-   *           or a torch.save checkpoint, by its first bytes), limits?: { [field]: { value, why } } (fields
-   *           of the config, and `parameters`), tokenizer?: tokenizer.json text, keep_tokenizer?: an id
-   *           under which this worker keeps the tokenizer read ('tokenizer-encode' then encodes with it) }.
-   * result: { config: text, safetensors: Uint8Array (TransformerModel.canonical(); moved to the
-   *           page), parameters: scalar parameter count, tokenizer?: tokenizerSummary (kind, size,
-   *           token_names, default_prompt), tokenizer_failure?: the reader's message for a
-   *           tokenizer it refused }. With params.keep_model (an id string) the model read is kept
-   *           under that id for the tasks that name it (as 'transformer-analyze' keeps one). A refused model file fails with the core's message. The page
-   *           never reads the tokenizer itself (GPT-2's tokenizer.json of 1.3 MB takes about 0.5 s to read).
+   * files it downloaded or the reader opened (or a model handed over from the page). The core reads
+   * both files (every name, shape and dtype checked before any value is converted; then every
+   * value) within its own limits (core/transformer.hpp; docs/limits.md). The page gets the config
+   * and the counts, never the weights: the model stays here (keep_model) and every figure asks this
+   * worker for what it draws.
+   * params: { config: model.json text, weights: Blob (the weights file: safetensors or a torch.save
+   *           checkpoint, by its first bytes; streamed into the module's heap in chunks, readWeights)
+   *           or safetensors: Uint8Array | ArrayBuffer (the same bytes), tokenizer?: tokenizer.json
+   *           text, keep_tokenizer?: an id under which this worker keeps the tokenizer read
+   *           ('tokenizer-encode' then encodes with it), keep_model?: an id under which the model is
+   *           kept for the tasks that name it }.
+   * progress: { weights_read, weights_total } (bytes) while a Blob is streamed into the heap.
+   * result: { config: the config as the core read it (TransformerModel.config: every field filled
+   *           in), parameters: scalar parameter count, bytes: the weights file's size,
+   *           tokenizer?: tokenizerSummary (kind, size, token_names, default_prompt),
+   *           tokenizer_failure?: the reader's message for a tokenizer it refused }. A refused
+   *           model file fails with the core's message, and nothing is kept. The page never reads
+   *           the tokenizer itself (GPT-2's tokenizer.json of 1.3 MB takes about 0.5 s to read).
    */
   'transformer-load': {
     module: 'transformer',
-    run: async (core, params, { transfer = () => {} } = {}) => {
+    run: async (core, params, { progress = () => {} } = {}) => {
       if (typeof params?.config !== 'string') throw new HeadlabError('the config must be the text of model.json');
-      if (params.limits) checkModelLimits(params.config, params.limits);
       const keep = params.keep_model;
       if (keep !== undefined && typeof keep !== 'string') throw new HeadlabError(`keep_model must be an id string, got ${typeof keep}`);
-      const model = core.loadTransformer(params.config, params.safetensors);
+      const model = await loadTransformerFrom(core, params, progress);
       let kept = false;
       try {
         const parameters = model.inspect().parameters;
-        if (params.limits?.parameters && parameters > params.limits.parameters.value) {
-          throw new HeadlabError(
-            `the model has ${parameters.toLocaleString('en-US')} parameters; a page reads at most ${params.limits.parameters.value.toLocaleString('en-US')} (${params.limits.parameters.why})`,
-          );
-        }
-        const files = model.canonical();
-        transfer([files.safetensors.buffer]);
-        const out = { config: files.config, safetensors: files.safetensors, parameters };
+        const bytes = params.weights?.size ?? params.safetensors?.byteLength ?? 0;
+        const out = { config: model.config, parameters, bytes };
         // A tokenizer.json beside the model: read by the core here too, so a bad one is found off
         // the main thread; its refusal is answered (tokenizer_failure: the reader's message), not
         // thrown, as the page may keep the model it shows rather than fail.
@@ -612,8 +628,7 @@ export const workerTasks = {
             out.tokenizer_failure = err.message;
           }
           if (tokenizer) {
-            const c = JSON.parse(files.config);
-            out.tokenizer = tokenizerSummary(tokenizer, c.d_vocab, c.n_ctx);
+            out.tokenizer = tokenizerSummary(tokenizer, model.config.d_vocab, model.config.n_ctx);
             if (typeof params.keep_tokenizer === 'string') keepTokenizer(params.keep_tokenizer, tokenizer);
             else tokenizer.dispose();
           }
@@ -625,6 +640,32 @@ export const workerTasks = {
         return out;
       } finally {
         if (!kept) model.dispose();
+      }
+    },
+  },
+
+  /**
+   * A prompt typed as token names or ids, read by the kept model's prompt reader (`headlab model
+   * run --prompt` without a tokenizer: TransformerModel.tokenize), so the page needs no model of its own.
+   * params: { model?, config?, weights? / safetensors? (as 'transformer-analyze'), texts: string[] }.
+   * result: one entry per text: { ids } or { error: the core's message } for a text it refuses.
+   */
+  'transformer-tokenize': {
+    module: 'transformer',
+    run: async (core, params) => {
+      if (!Array.isArray(params?.texts)) throw new HeadlabError('texts must be an array of strings');
+      const model = await transformerOf(core, params);
+      try {
+        return params.texts.map((text) => {
+          try {
+            return { ids: model.tokenize(text) };
+          } catch (err) {
+            if (!(err instanceof HeadlabError)) throw err;
+            return { error: err.message };
+          }
+        });
+      } finally {
+        if (params?.model === undefined) model.dispose();
       }
     },
   },

@@ -20,7 +20,7 @@ import type { Scene, Shape } from './chart/scene.js';
 import { drawnSvg, signedBarShapes } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { HEAD_BOXES_CSS, HeadBoxes } from './transformer/head-boxes.js';
-import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, tokenName, tokenize } from './transformer/widget.js';
+import { PromptField, TRANSFORMER_CSS, TokensPending, TransformerWidget, headName, tokenName, tokenize } from './transformer/widget.js';
 
 export interface TransformerAblationState {
   prompt: number[];
@@ -172,6 +172,22 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     );
   }
 
+  /**
+   * A prerendered snapshot stays until the prompt's run is back from the worker (asked for here),
+   * so the figure never flashes its waiting note while the worker reads the model.
+   */
+  protected snapshotReplaceable(): boolean {
+    if (!super.snapshotReplaceable()) return false;
+    const model = this.currentModel;
+    if (model === null || this.field === null) return true;
+    try {
+      const tokens = this.field.tokens(model);
+      return this.ranInWorker(model, `clean:${tokens.join(',')}`, tokens) !== null;
+    } catch (err) {
+      return !(err instanceof TokensPending);
+    }
+  }
+
   protected renderContent(model: LoadedTransformer): void {
     this.field!.sync(model);
     this.headBoxes.build(model);
@@ -180,7 +196,8 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     const heads = this.heads(model);
     this.modeSelect!.value = mode;
     this.headBoxes.show(heads);
-    const before = this.cached(model, `run:${tokens.join(',')}`, () => model.handle.run(tokens));
+    // Both runs in the source's worker (the page holds no model).
+    const before = this.ranInWorker(model, `clean:${tokens.join(',')}`, tokens);
     const headKey = heads.map(([l, h]) => `${l}.${h}`).join(' ');
     const means = this.meanOptions(model);
     const meansKey = 'reference' in means ? means.reference.map((r) => r.join(',')).join(';') : 'random';
@@ -198,8 +215,11 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     // A one-token prompt has no next token in it to predict: no losses (the caption says so).
     const losses =
       tokens.length < 2 ? null : this.headLossesInWorker(model, `${tokens.join(',')}|${mode}|${meansKey}`, tokens, { mode, ...means });
-    if (after === null) {
-      const waiting = `Computing the run with ${heads.map(([l, h]) => headName(l, h)).join(', ')} ${mode}-ablated…`;
+    if (before === null || after === null) {
+      const waiting =
+        before === null || heads.length === 0
+          ? 'Computing the run of the prompt…'
+          : `Computing the run with ${heads.map(([l, h]) => headName(l, h)).join(', ')} ${mode}-ablated…`;
       if (this.logitCaption!.textContent !== waiting) this.logitCaption!.textContent = waiting;
       if (this.shown?.model !== model) this.show(this.logitSlot!, el('p', { class: 'waiting' }, waiting));
       this.showLosses(model, tokens, losses);

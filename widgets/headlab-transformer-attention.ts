@@ -34,7 +34,7 @@ import {
   type PixelPanel,
 } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
-import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, tokenName } from './transformer/widget.js';
+import { PromptField, TRANSFORMER_CSS, TokensPending, TransformerWidget, headName, tokenName } from './transformer/widget.js';
 
 export interface TransformerAttentionState {
   prompt: number[];
@@ -259,21 +259,45 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   }
 
   /**
-   * The run behind the figure for `tokens`. The first prompt shown of a model is run here (one
-   * forward pass of the small models these figures are for; the figure then never waits with
-   * nothing to show, and a prerendered snapshot is replaced by the same picture); every later
-   * prompt in the worker, the figure keeping the last run shown until it arrives.
+   * The run behind the figure for `tokens`, in the source's worker (the page holds no model): null
+   * until it arrives; the figure keeps the last run shown meanwhile (or, for a new model, what it
+   * shows: its prerendered snapshot or the waiting note).
    */
   private runFor(model: LoadedTransformer, tokens: number[]): TransformerRun | null {
-    const key = tokens.join(',');
-    if (this.shown?.model !== model) return this.cached(model, `run:${key}`, () => model.handle.run(tokens));
-    return this.ranInWorker(model, key, tokens);
+    return this.ranInWorker(model, tokens.join(','), tokens);
+  }
+
+  /**
+   * A prerendered snapshot stays until the run it shows is back from the worker (asked for here:
+   * the render that replaces the snapshot follows its arrival), so the figure never flashes its
+   * waiting note while the worker reads the model.
+   */
+  protected snapshotReplaceable(): boolean {
+    if (!super.snapshotReplaceable()) return false;
+    const model = this.currentModel;
+    if (model === null || this.field === null) return true;
+    try {
+      return this.runFor(model, this.field.tokens(model)) !== null;
+    } catch (err) {
+      // A prompt the model refuses is the live figure's to say; one being read waits for its ids.
+      return !(err instanceof TokensPending);
+    }
   }
 
   protected renderContent(model: LoadedTransformer): void {
     this.field!.sync(model);
     const asked = this.field!.tokens(model);
     const fresh = this.runFor(model, asked);
+    // A new model's first run is in the worker: the figure says so (nothing of another model stays).
+    const parts = [this.tokenRow!, this.figure!.element, this.legendSlot!, this.lookBox!];
+    if (fresh === null && this.shown?.model !== model) {
+      this.shown = null;
+      for (const part of parts) part.hidden = true;
+      const waiting = `Computing the attention patterns of the prompt (${asked.length} tokens)…`;
+      if (this.readout!.textContent !== waiting) this.readout!.textContent = waiting;
+      return;
+    }
+    for (const part of parts) if (part.hidden) part.hidden = false;
     // While a new prompt's run is in the worker the figure shows the last run, and says so.
     const run = fresh ?? this.shown!.run;
     const tokens = run.tokens;

@@ -178,7 +178,9 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
         (V <= 512
           ? " A page script reads the numbers from the element's figureData."
           : ' The core computes circuits for vocabularies up to 512 tokens.');
-      this.shown = { model, matrix: null, layer, head, circuit, diagonal: null, text };
+      // Up to 512 tokens the worker computes the circuits for figureData (a page script's numbers).
+      const matrix = V <= 512 ? (this.circuitsOf(model)?.circuits?.[circuit][layer][head] ?? null) : null;
+      this.shown = { model, matrix, layer, head, circuit, diagonal: null, text };
       if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
       this.captionLine!.classList.add('unavailable');
       return;
@@ -375,13 +377,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
   get figureData(): Record<string, unknown> | null {
     const state = this.state;
     if (!this.shown || state === null) return null;
-    const s = this.shown;
-    const matrix =
-      s.matrix ??
-      (s.model.config.d_vocab <= 512
-        ? this.cached(s.model, 'circuits', () => s.model.handle.analyze(CIRCUITS_REQUEST)).circuits![s.circuit][s.layer][s.head]
-        : null);
-    return { ...state, matrix };
+    return { ...state, matrix: this.shown.matrix };
   }
 
   figures(): WidgetFigure[] {
@@ -391,7 +387,8 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
         label: 'Circuit heatmap',
         scene: () => {
           const s = this.exportable(this.shown);
-          if (!s.matrix) throw new WidgetInputError('this vocabulary is too large for a legible heatmap');
+          if (!s.matrix || s.model.config.d_vocab > LEGIBLE_VOCAB)
+            throw new WidgetInputError('this vocabulary is too large for a legible heatmap');
           return this.scene(s.model, s.matrix, s.layer, s.head, s.circuit);
         },
       },

@@ -28,7 +28,7 @@
 // author's: src, config and tokenizer are never taken from the URL hash (share-state has nothing to share here).
 // Events: `change` with { status, label, tokenizer, n_layers, n_heads, d_model, d_vocab, n_ctx, parameters, origin, trained }
 // whenever the model is loaded, replaced or fails.
-import type { TransformerAnalysis, TransformerConfigFile, TransformerCore } from '../web/headlab-core.js';
+import type { TransformerAnalysis, TransformerConfigFile } from '../web/headlab-core.js';
 import { numberAttribute, setNumberAttribute } from './base/attributes.js';
 import { MAX_DOWNLOAD_TIMEOUT_S, MIN_DOWNLOAD_TIMEOUT_S, fileUrl } from './base/download.js';
 import { HeadlabElement, WidgetInputError, el } from './base/headlab-element.js';
@@ -189,11 +189,6 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   }
   set timeout(v: number) {
     setNumberAttribute(this, 'timeout', v);
-  }
-
-  /** The headlab_transformer module the model was read with (null before; diagnostics and tests). */
-  get transformerCore(): TransformerCore | null {
-    return this.source?.core ?? null;
   }
 
   /** The source the widgets share (null before the element starts). */
@@ -505,13 +500,18 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     const m = s.status === 'ready' ? s.model : null;
     this.progressRow!.hidden = s.status !== 'loading';
     if (s.status === 'loading') {
-      const { received, total } = s.progress;
+      const { received, total, phase } = s.progress;
       if (total > 0) {
         this.bar!.max = total;
         this.bar!.value = received;
       } else this.bar!.removeAttribute('value');
-      this.progressText!.textContent =
+      // Downloading the files, then the worker streaming the weights into the model's memory.
+      const doing = phase === 'read' ? 'Reading the weights: ' : phase === 'download' ? 'Downloading: ' : '';
+      const amount =
         total > 0 ? `${formatCount(received / 1024)} of ${formatCount(total / 1024)} KB` : `${formatCount(received / 1024)} KB`;
+      const label = `${doing}${amount}`;
+      if (this.progressText!.textContent !== label) this.progressText!.textContent = label;
+      this.bar!.setAttribute('aria-label', phase === 'read' ? 'Reading the model' : 'Model download');
     }
     // A failed load, or files refused while the model shown stayed (a bad tokenizer.json).
     const failureText =

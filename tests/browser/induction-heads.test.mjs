@@ -279,9 +279,11 @@ test('appendix: the max-digit model in the generic widgets agrees with the max-d
       document.querySelector('#generic').modelSource?.status === 'ready' &&
       /mass on the maximum/.test(document.querySelector('#bars').summary),
   );
-  const generic = await page.evaluate(() => {
-    const handle = document.querySelector('#generic').modelSource.model.handle;
-    const a = handle.analyze({ prompt: 'BOS 7 1 3 PAD PAD PAD SEP ANS', token: '7', circuits: true });
+  const generic = await page.evaluate(async () => {
+    // The page holds no model: the analysis is asked of the source's worker, which keeps it.
+    const source = document.querySelector('#generic').modelSource;
+    const request = { prompt: 'BOS 7 1 3 PAD PAD PAD SEP ANS', token: '7', circuits: true };
+    const a = (await source.compute('transformer-analyze', { request })).analysis;
     return {
       patterns: a.patterns,
       logits: a.logits,
@@ -322,13 +324,14 @@ test('appendix: the max-digit model in the generic widgets agrees with the max-d
   // is one part, embed × embed, equal to the score table (the article's ramp); the bias parts are 0.
   await rendered(page, '#generic-qk');
   await page.waitForFunction(() => document.querySelector('#generic-qk').boundValue('score') !== undefined);
-  const qk = await page.evaluate(() => {
-    const handle = document.querySelector('#generic').modelSource.model.handle;
+  const qk = await page.evaluate(async () => {
+    const source = document.querySelector('#generic').modelSource;
     const prompt = 'BOS 7 1 3 PAD PAD PAD SEP ANS';
-    const tables = [0, 1, 2, 3].map((h) => {
-      const t = handle.qkAttributionTable(prompt, 0, h);
-      return { sources: t.sources, parts: Array.from(t.parts), scores: Array.from(t.scores) };
-    });
+    const tables = [];
+    for (const h of [0, 1, 2, 3]) {
+      const t = await source.compute('transformer-qk-attribution', { prompt, layer: 0, head: h });
+      tables.push({ sources: t.sources, parts: Array.from(t.parts), scores: Array.from(t.scores) });
+    }
     const q = document.querySelector('#generic-qk');
     const bound = [...document.querySelectorAll('headlab-value[source="generic-qk"]')].map((v) => ({
       name: v.getAttribute('name'),
@@ -396,6 +399,8 @@ test('the attention patterns fill the box at 360, 700 and 1280 px: each head at 
   for (const width of [360, 700, 1280]) {
     const page = await openArticle({ viewport: { width, height: 900 } });
     await rendered(page, '#attention');
+    // The patterns come from the model source's worker: until the first run is shown.
+    await page.waitForFunction(() => document.querySelector('#attention').shown !== null);
     sizes[width] = await page.$eval('#attention', (e) => {
       const layout = e.layout(e.currentModel, e.shown.run);
       const canvas = e.shadowRoot.querySelector('canvas').getBoundingClientRect();

@@ -115,8 +115,9 @@ const FILES = new Map([
   ['wide.json', WIDE.config],
   ['gpt2.json', Buffer.from(GPT2)],
   // Configs beyond the page's limits (the weights beside them are never read).
-  ['big-ctx.json', JSON.stringify({ ...JSON.parse(CONFIG), n_heads: 64, n_ctx: 4096 })],
-  ['big-vocab.json', JSON.stringify({ ...JSON.parse(CONFIG), d_vocab: 65536 })],
+  // Beyond the core's limits (core/transformer_config.hpp: n_ctx 4,096, d_vocab 65,536), which are the page's.
+  ['big-ctx.json', JSON.stringify({ ...JSON.parse(CONFIG), n_ctx: 8192 })],
+  ['big-vocab.json', JSON.stringify({ ...JSON.parse(CONFIG), d_vocab: 131072 })],
 ]);
 const requests = new Map();
 const held = new Set();
@@ -326,16 +327,17 @@ test('a % in a file name: bare (a literal %) or escaped as %25, the file loads a
   await p.close();
 });
 
-test('an 844 KB safetensors header is read in the worker: the page reads the canonical files (a header of a few KB)', async () => {
+test('an 844 KB safetensors header is read in the worker: the page holds the config it read and the weights only as a Blob', async () => {
   const p = await session.newPage();
   await p.goto(`${session.url}large-header.html`);
   await p.waitForFunction(() => document.getElementById('m').state.status === 'ready');
-  const pageHeader = await p.evaluate(() => {
-    const bytes = document.getElementById('m').modelSource.model.safetensors;
-    return Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  const held = await p.evaluate(() => {
+    const model = document.getElementById('m').modelSource.model;
+    const arrays = Object.values(model).filter((v) => ArrayBuffer.isView(v) || v instanceof ArrayBuffer).length;
+    return { arrays, blob: model.weights instanceof Blob, size: model.weights.size, handle: 'handle' in model };
   });
   assert.ok(LARGE.headerBytes > 844 * 1024, `served header ${LARGE.headerBytes}`);
-  assert.ok(pageHeader < 8192, `the page's copy has a header of ${pageHeader} bytes`);
+  assert.deepEqual(held, { arrays: 0, blob: true, size: LARGE.file.length, handle: false });
   assert.deepEqual(p.problems, []);
   await p.close();
 });
@@ -382,14 +384,20 @@ test("a torch.save checkpoint loads in the worker as its safetensors file does, 
   for (const id of ['st', 'pt', 'named', 'bridge']) assert.equal(states[id].status, 'ready', `${id}: ${states[id].failure}`);
   assert.equal(states.pt.label, 'pt.pt');
   assert.equal(states.bridge.label, 'bridge.pth');
-  // The worker's canonical files: the .pt, and the .pt named .safetensors, are the safetensors file's model.
-  const canonical = await p.evaluate(() =>
-    Object.fromEntries(
-      ['st', 'pt', 'named', 'bridge'].map((id) => [id, Array.from(document.getElementById(id).modelSource.model.safetensors)]),
-    ),
-  );
-  assert.deepEqual(canonical.pt, canonical.st);
-  assert.deepEqual(canonical.named, canonical.st);
+  // Each worker's model: the .pt, and the .pt named .safetensors, compute what the safetensors file's model computes, bit for bit.
+  const runs = await p.evaluate(async () => {
+    const out = {};
+    for (const id of ['st', 'pt', 'named', 'bridge']) {
+      const { run } = await document.getElementById(id).modelSource.compute('transformer-analyze', { run: { prompt: [1, 2, 3] } });
+      out[id] = {
+        patterns: run.patterns.map((l) => l.map((h) => h.map((r) => Array.from(r)))),
+        logits: run.logits.map((r) => Array.from(r)),
+      };
+    }
+    return out;
+  });
+  assert.deepEqual(runs.pt, runs.st);
+  assert.deepEqual(runs.named, runs.st);
   assert.equal(
     states.long.failure,
     'the model could not be loaded: torch checkpoint: tensor steps is stored as torch.LongStorage; read are float32, float64, float16, bfloat16 and bool',
@@ -398,25 +406,19 @@ test("a torch.save checkpoint loads in the worker as its safetensors file does, 
   await p.close();
 });
 
-test("a model beyond the page's limits is refused up front with the limit named, in the element and its figures", async () => {
+test("a model beyond the core's limits (the page's) is refused with the limit named, in the element and its figures", async () => {
   const p = await session.newPage();
   await p.goto(`${session.url}limits.html`);
   await p.waitForFunction(() => [...document.querySelectorAll('headlab-transformer-model')].every((m) => m.state.status === 'failed'));
   const states = await modelStates(p);
-  assert.equal(
-    states.ctx.failure,
-    "the model could not be loaded: config: n_ctx = 4,096; a page reads models up to 128 (the page runs a prompt of n_ctx − 1 tokens, every head's T × T pattern)",
-  );
-  assert.equal(
-    states.vocab.failure,
-    'the model could not be loaded: config: d_vocab = 65,536; a page reads models up to 4,096 (the page runs n_ctx × d_model × d_vocab multiply-adds for the logits)',
-  );
+  assert.equal(states.ctx.failure, 'the model could not be loaded: config: config.n_ctx must lie in [1, 4096], got 8192');
+  assert.equal(states.vocab.failure, 'the model could not be loaded: config: config.d_vocab must lie in [1, 65536], got 131072');
   assert.deepEqual(states.ctx.buttons, [], 'a refused model is not offered again');
   await p.waitForFunction(() => !document.querySelector('headlab-transformer-attention').shadowRoot.querySelector('.alert').hidden);
   const alert = await p.evaluate(
     () => document.querySelector('headlab-transformer-attention').shadowRoot.querySelector('.alert').textContent,
   );
-  assert.match(alert, /config: n_ctx = 4,096; a page reads models up to 128/);
+  assert.match(alert, /config: config\.n_ctx must lie in \[1, 4096\], got 8192/);
   assert.deepEqual(p.problems, []);
   await p.close();
 });

@@ -37,7 +37,10 @@ const PAGES = (function walk(dir) {
     if (d.isDirectory()) return d.name === 'headlab' || d.name === 'assets' ? [] : walk(p);
     return d.name.endsWith('.html') ? [path.relative(siteDir, p).split(path.sep).join('/')] : [];
   });
-})(siteDir).sort();
+})(siteDir)
+  .sort()
+  // HEADLAB_SWEEP_PAGES=own-model.html,articles/x.html sweeps those pages alone (a change's own pages while it is made).
+  .filter((p) => !process.env.HEADLAB_SWEEP_PAGES || process.env.HEADLAB_SWEEP_PAGES.split(',').includes(p));
 const AXE = fs.readFileSync(path.join(root, 'node_modules/axe-core/axe.min.js'), 'utf8');
 const shotName = (page, suffix) => `sweep-${page.replace(/\.html$/, '').replace(/\//g, '-')}-${suffix}`;
 
@@ -58,16 +61,27 @@ async function sweepPage(options) {
   const page = await session.newPage(options);
   await trackWorkers(page);
   await page.addInitScript(() => {
-    // Jobs posted to a worker that carry a transformer model's weights (assertModelHosts).
+    // Jobs posted to a worker that carry a transformer model's weights (assertModelHosts): bytes,
+    // or a Blob the worker streams into its heap.
     window.__weightPosts = { jobs: 0, bytes: 0 };
+    // The compiled headlab_transformer module the page hands its workers, and every module the
+    // page itself instantiates: the page must never instantiate that one (no model on the main thread).
+    window.__mainInstances = [];
+    window.__transformerModule = null;
     const post = window.Worker.prototype.postMessage;
     window.Worker.prototype.postMessage = function (message, transfer) {
-      const bytes = message?.params?.safetensors?.byteLength ?? 0;
+      const bytes = message?.params?.safetensors?.byteLength ?? message?.params?.weights?.size ?? 0;
       if (bytes) {
         window.__weightPosts.jobs++;
         window.__weightPosts.bytes += bytes;
       }
+      if (message?.wasm?.transformer) window.__transformerModule = message.wasm.transformer;
       return post.call(this, message, transfer);
+    };
+    const instantiate = WebAssembly.instantiate;
+    WebAssembly.instantiate = function (module, ...rest) {
+      if (module instanceof WebAssembly.Module) window.__mainInstances.push(module);
+      return instantiate.call(this, module, ...rest);
     };
     window.__sweepWidgets = () =>
       [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
@@ -296,6 +310,19 @@ async function assertModelHosts(page, name, fetched, widgets) {
   const reads = await page.evaluate(() => window.__weightPosts.jobs);
   const sources = count('headlab-transformer-model');
   assert.ok(reads <= sources, `${name}: a transformer model's weights were sent to workers ${reads} times for ${sources} sources`);
+  // No model on the main thread: the page never instantiates headlab_transformer (it compiles it
+  // for the workers), and no source's model holds a core handle or any array of weights (the
+  // weights stay a Blob, the File or download the worker streamed into its heap).
+  const main = await page.evaluate(() => ({
+    instantiated: window.__transformerModule !== null && window.__mainInstances.includes(window.__transformerModule),
+    held: [...document.querySelectorAll('headlab-transformer-model')].flatMap((m) =>
+      Object.entries(m.modelSource?.model ?? {})
+        .filter(([k, v]) => k === 'handle' || ArrayBuffer.isView(v) || v instanceof ArrayBuffer)
+        .map(([k]) => `#${m.id}: ${k}`),
+    ),
+  }));
+  assert.equal(main.instantiated, false, `${name}: the page instantiated headlab_transformer.wasm on its main thread`);
+  assert.deepEqual(main.held, [], `${name}: a transformer model held on the main thread`);
 }
 
 /** Weights that crossed a boundary so far: bytes copied into the page's max-digit module, and weight bytes posted to workers. */
@@ -1243,7 +1270,8 @@ test('memory: 500 updates of each element (on the first page that has it) leave 
           // transformer figures, headlab_core for the others. The interventions figure computes in
           // its worker, whose heap tests/wasm/diagnostics.test.mjs holds flat over 600 calls of
           // that task; here its main-thread side (renders, handles) is what is measured.
-          const core = e.maxDigit ?? e.featureRecovery ?? e.transformerCore ?? (await (await import(url)).getCore());
+          // The transformer figures compute in their source's worker: their page side is measured with headlab_core.
+          const core = e.maxDigit ?? e.featureRecovery ?? (await (await import(url)).getCore());
           // An element with nothing to share (the transformer model: its files are the author's) is asked to render instead.
           const nothingShared = !Object.keys(sa).length && !Object.keys(sb).length;
           const step = (k) => {

@@ -93,3 +93,43 @@ export function layoutTensors(layout, config) {
   }
   return out;
 }
+
+/**
+ * A safetensors file (bytes) of a random model for `config` (normalization "none", learned
+ * positions): the required tensors of the core's TransformerLens layout, F32, values uniform in
+ * ±0.1 from a seeded linear congruential generator, so a test or bench can make a model of any
+ * shape without a fixture on disk. The config to read it with is { ...config, normalization: 'none' }.
+ */
+export function randomModelFile(core, config, seed = 1) {
+  const has = { always: true, positional_embedding: true, ungrouped: true };
+  const tensors = layoutTensors(core.transformerLayout(), config)
+    .filter(([row]) => row.role === 'required' && has[row.presence])
+    .map(([row, l]) => [row.name.replace('{l}', String(l)), row.shape.map((dim) => config[dim])]);
+  let state = seed;
+  const random = () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648 - 0.5;
+  };
+  const header = {};
+  const parts = [];
+  let offset = 0;
+  for (const [name, shape] of tensors) {
+    const count = shape.reduce((a, b) => a * b, 1);
+    const values = new Float32Array(count);
+    for (let i = 0; i < count; i++) values[i] = random() * 0.2;
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + 4 * count] };
+    offset += 4 * count;
+    parts.push(new Uint8Array(values.buffer));
+  }
+  let text = JSON.stringify(header);
+  while (text.length % 8) text += ' ';
+  const out = new Uint8Array(8 + text.length + offset);
+  new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
+  out.set(new TextEncoder().encode(text), 8);
+  let at = 8 + text.length;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}

@@ -552,43 +552,52 @@ test('the canonical files of a model read back to the same weights, with a heade
   }
 });
 
-test("the worker's read of a model (transformer-load) holds the config to the page's limits before the weights, then the parameters", async () => {
+test("the worker's read of a model (transformer-load) streams a Blob into the heap in chunks and hands back no weights", async () => {
   const core = await wasmTransformerCore();
-  const run = (config, bytes, limits) => workerTasks['transformer-load'].run(core, { config, safetensors: bytes, limits });
-  const limits = {
-    n_ctx: { value: 128, why: 'n' },
-    heads: { value: 16, why: 'h' },
-    d_vocab: { value: 4096, why: 'v' },
-    parameters: { value: 1000, why: 'p' },
-  };
-  const config = JSON.parse(configText('two_layer_ln_pos'));
-  // Beyond a config limit: refused with it, whatever the weights (these would not fit that config).
-  await assert.rejects(run(JSON.stringify({ ...config, n_heads: 64, n_ctx: 4096 }), weightsBytes('two_layer_ln_pos'), limits), {
-    message: 'config: n_ctx = 4,096; a page reads models up to 128 (n)',
+  const name = 'two_layer_ln_pos';
+  const bytes = weightsBytes(name);
+  const here = core.loadTransformer(configText(name), bytes);
+  const progress = [];
+  const read = await workerTasks['transformer-load'].run(
+    core,
+    { config: configText(name), weights: new Blob([bytes]), keep_model: 'blob' },
+    { progress: (p) => progress.push(p) },
+  );
+  // The page gets the config and the counts, never the weights.
+  assert.deepEqual(Object.keys(read).sort(), ['bytes', 'config', 'parameters']);
+  assert.deepEqual(read.config, here.config);
+  assert.equal(read.parameters, here.inspect().parameters);
+  assert.equal(read.bytes, bytes.length);
+  // Progress from 0 to the file's size, never backwards.
+  assert.deepEqual(progress[0], { weights_read: 0, weights_total: bytes.length });
+  assert.deepEqual(progress.at(-1), { weights_read: bytes.length, weights_total: bytes.length });
+  assert.ok(progress.every((p, i) => i === 0 || p.weights_read >= progress[i - 1].weights_read));
+  // The kept model computes what the model read from the bytes computes, bit for bit.
+  const kept = await workerTasks['transformer-analyze'].run(core, { model: 'blob', run: { prompt: [1, 2, 3] } });
+  assert.deepEqual(kept.run, here.run([1, 2, 3]));
+  // Prompts typed as names or ids are read by the kept model's prompt reader.
+  const texts = await workerTasks['transformer-tokenize'].run(core, { model: 'blob', texts: ['1 2 3', '1 99999'] });
+  assert.deepEqual(texts[0], { ids: here.tokenize('1 2 3') });
+  assert.throws(
+    () => here.tokenize('1 99999'),
+    (err) => err.message === texts[1].error,
+  );
+  // A Blob that is not a model's weights: the core's message, nothing kept, no buffer left behind.
+  const live = core.transformerLiveHandles();
+  await assert.rejects(
+    workerTasks['transformer-load'].run(core, { config: configText(name), weights: new Blob([bytes.subarray(0, 100)]), keep_model: 'cut' }),
+    HeadlabError,
+  );
+  assert.equal(core.transformerLiveHandles(), live);
+  await assert.rejects(
+    workerTasks['transformer-analyze'].run(core, { model: 'cut', request: { prompt: [1] } }),
+    /is not kept in this worker/,
+  );
+  await assert.rejects(workerTasks['transformer-load'].run(core, { config: configText(name), weights: 'model.safetensors' }), {
+    message: 'weights must be a Blob (a File of the weights)',
   });
-  await assert.rejects(run(JSON.stringify({ ...config, n_layers: 4, n_heads: 8 }), weightsBytes('two_layer_ln_pos'), limits), {
-    message: 'config: n_layers × n_heads = 32; a page reads models up to 16 (h)',
-  });
-  await assert.rejects(run(JSON.stringify({ ...config, d_vocab: 65536 }), weightsBytes('two_layer_ln_pos'), limits), {
-    message: 'config: d_vocab = 65,536; a page reads models up to 4,096 (v)',
-  });
-  const parameters = core.loadTransformer(configText('two_layer_ln_pos'), weightsBytes('two_layer_ln_pos'));
-  const count = parameters.inspect().parameters;
-  parameters.dispose();
-  await assert.rejects(run(configText('two_layer_ln_pos'), weightsBytes('two_layer_ln_pos'), limits), {
-    message: `the model has ${count.toLocaleString('en-US')} parameters; a page reads at most 1,000 (p)`,
-  });
-  // Within them: the canonical files, which read back to the same model.
-  const read = await run(configText('two_layer_ln_pos'), weightsBytes('two_layer_ln_pos'), {
-    ...limits,
-    parameters: { value: count, why: 'p' },
-  });
-  assert.equal(read.parameters, count);
-  const again = core.loadTransformer(read.config, read.safetensors);
-  const model = core.loadTransformer(configText('two_layer_ln_pos'), weightsBytes('two_layer_ln_pos'));
-  assert.deepEqual(again.run([1, 2, 3]), model.run([1, 2, 3]));
-  again.dispose();
-  model.dispose();
+  assert.equal(await workerTasks['transformer-release'].run(core, { model: 'blob' }), true);
+  here.dispose();
 });
 
 test('every truncation of a valid file is an error, never a crash', async () => {

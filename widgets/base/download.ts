@@ -26,18 +26,23 @@ export class DownloadFailed extends Error {
 }
 
 /**
- * The body of `response` as bytes, refusing more than `maxBytes`: by its Content-Length before
- * reading, else counted as the chunks arrive (the read is then cancelled); `progress` after each
- * chunk with the bytes received and the declared total (0 when unknown). Throws BodyTooLarge.
+ * The body of `response` as the chunks it arrived in, refusing more than `maxBytes`: by its
+ * Content-Length before reading, else counted as the chunks arrive (the read is then cancelled);
+ * `progress` after each chunk with the bytes received and the declared total (0 when unknown).
+ * Throws BodyTooLarge.
  */
-export async function boundedBody(
+async function boundedChunks(
   response: Response,
   maxBytes: number,
   progress: (received: number, total: number) => void = () => {},
-): Promise<Uint8Array> {
+): Promise<{ chunks: Uint8Array[]; received: number }> {
   const total = Number(response.headers.get('content-length') ?? 0) || 0;
   if (total > maxBytes) throw new BodyTooLarge(total);
-  if (!response.body) return new Uint8Array(await response.arrayBuffer());
+  if (!response.body) {
+    const whole = new Uint8Array(await response.arrayBuffer());
+    if (whole.byteLength > maxBytes) throw new BodyTooLarge(null);
+    return { chunks: [whole], received: whole.byteLength };
+  }
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let received = 0;
@@ -52,6 +57,17 @@ export async function boundedBody(
     chunks.push(value);
     progress(received, total);
   }
+  return { chunks, received };
+}
+
+/** The body of `response` as bytes (boundedChunks joined). Throws BodyTooLarge. */
+export async function boundedBody(
+  response: Response,
+  maxBytes: number,
+  progress: (received: number, total: number) => void = () => {},
+): Promise<Uint8Array> {
+  const { chunks, received } = await boundedChunks(response, maxBytes, progress);
+  if (chunks.length === 1) return chunks[0];
   const out = new Uint8Array(received);
   let at = 0;
   for (const c of chunks) {
@@ -78,7 +94,23 @@ export interface DownloadOptions {
  * (AbortController), as is a body over `maxBytes`. Throws DownloadFailed (no answer, an HTTP
  * error, the time limit: `timedOut`) or BodyTooLarge.
  */
-export async function download(url: string, { maxBytes, timeoutS, progress, signal }: DownloadOptions): Promise<Uint8Array> {
+export function download(url: string, options: DownloadOptions): Promise<Uint8Array> {
+  return downloading(url, options, (response) => boundedBody(response, options.maxBytes, options.progress));
+}
+
+/**
+ * The file at `url` as a Blob of the chunks as they arrived (a model's weights: never joined into
+ * one ArrayBuffer on the page; the Blob goes to a worker as a handle), as download() bounds it.
+ */
+export function downloadBlob(url: string, options: DownloadOptions): Promise<Blob> {
+  return downloading(
+    url,
+    options,
+    async (response) => new Blob((await boundedChunks(response, options.maxBytes, options.progress)).chunks as Uint8Array<ArrayBuffer>[]),
+  );
+}
+
+async function downloading<T>(url: string, { timeoutS, signal }: DownloadOptions, body: (response: Response) => Promise<T>): Promise<T> {
   const abort = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -91,7 +123,7 @@ export async function download(url: string, { maxBytes, timeoutS, progress, sign
   try {
     const response = await fetch(url, { signal: abort.signal });
     if (!response.ok) throw new DownloadFailed(`HTTP ${response.status} ${response.statusText}`.trim());
-    return await boundedBody(response, maxBytes, progress);
+    return await body(response);
   } catch (err) {
     if (timedOut) throw new DownloadFailed(`no complete answer within ${timeoutS} s; the download was abandoned`, true);
     if (abort.signal.aborted) throw new DownloadFailed('the download was cancelled');

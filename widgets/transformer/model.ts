@@ -1,21 +1,27 @@
-// The model every transformer widget on a page reads (docs/own-model.md): one safetensors file and
-// its config fetched once (within a time limit), held to the page's limits and read by the core's
-// one reader (formats/transformer_model.hpp, in the headlab_transformer WASM module) in a worker,
-// or a model trained in the page and handed over by the training widget; the page's handle then
-// reads the canonical files the worker wrote. Each <headlab-transformer-model> element has one source (sourceOf); widgets find the element by id or by nesting. A
-// source is an EventTarget: `change` when its status or its model changes, `progress` while the
-// files download.
-import { getTransformerCore } from '../../web/browser-core.js';
-import type { TokenizedText, TransformerConfigFile, TransformerCore, TransformerModel } from '../../web/headlab-core.js';
+// The model every transformer widget on a page reads (docs/own-model.md): a weights file and its
+// config fetched once (within a time limit), or files the reader opened, or a model trained in the
+// page and handed over by the training widget; read by the core's one reader
+// (formats/transformer_model.hpp, in the headlab_transformer WASM module) in the source's worker,
+// which keeps the model and answers every figure's requests. The main thread holds no model: the
+// config the worker read, and the weights only as a Blob (a handle to bytes the browser keeps, sent
+// to a new worker again when the first has ended). Each <headlab-transformer-model> element has one
+// source (sourceOf); widgets find the element by id or by nesting. A source is an EventTarget:
+// `change` when its status or its model changes, `progress` while the files download or stream
+// into the worker.
+import { compileTransformerModule } from '../../web/browser-core.js';
+import type { TokenizedText, TransformerConfigFile } from '../../web/headlab-core.js';
 import { WorkerHost, type WorkerJobHandlers } from '../../web/worker-client.js';
-import { BodyTooLarge, DownloadFailed, download, fileName, shortUrl } from '../base/download.js';
+import { BodyTooLarge, DownloadFailed, download, downloadBlob, fileName, shortUrl } from '../base/download.js';
 import { formatCount } from '../chart/format.js';
 
 export interface LoadedTransformer {
-  /** The core's handle (weights in the WASM heap); disposed when the source moves to another model. */
-  handle: TransformerModel;
-  /** The config as read; with a tokenizer, its token_names are the tokenizer's (as the CLI's --tokenizer sets them). */
+  /** The config as the worker's core read it; with a tokenizer, its token_names are the tokenizer's (as the CLI's --tokenizer sets them). */
   config: TransformerConfigFile;
+  /**
+   * Reads prompts typed as token names or ids (without a tokenizer) with the core's prompt reader
+   * in the source's worker ('transformer-tokenize'), as TokenizerLink encodes text.
+   */
+  prompts: PromptLink;
   /**
    * The model's tokenizer.json, read by the core in a worker (null without one): prompts are then
    * text, encoded there (encodePrompt: the CLI's --prompt with --tokenizer) and the page gets the
@@ -24,9 +30,13 @@ export interface LoadedTransformer {
   tokenizer: TokenizerLink | null;
   /** The tokenizer's file name, for captions (null without one). */
   tokenizerLabel: string | null;
-  /** The two files, kept so a page can hand the model on (export, worker) and restore it. */
+  /**
+   * The files as the worker is sent them (again, when a new worker must read the model): the
+   * config's text and the weights as a Blob (the File the reader opened, or the bytes downloaded
+   * or handed over, which the page keeps only as a Blob); never an ArrayBuffer of the weights.
+   */
   configText: string;
-  safetensors: Uint8Array;
+  weights: Blob;
   /** Where the model comes from, for captions ("induction-seed0.safetensors", "seed 3, trained in this page"). */
   label: string;
   /** Scalar parameters (biases and LayerNorm weights included), from the reader's inspection. */
@@ -65,6 +75,8 @@ export function readerModelName(model: LoadedTransformer, owner: Element | null)
 export interface DownloadProgress {
   received: number;
   total: number;
+  /** 'download': the files arrive from the server; 'read': the worker streams the weights into the model's memory. */
+  phase?: 'download' | 'read';
 }
 
 let versions = 0;
@@ -72,30 +84,13 @@ let versions = 0;
 /** How long the two downloads of a model may take before they are abandoned (the `timeout` attribute's default, seconds). */
 export const DEFAULT_MODEL_TIMEOUT_S = 60;
 
-/**
- * The largest model a page reads (docs/limits.md, "The transformer widgets' models", with the
- * measurements behind each value): held by the worker (task 'transformer-load') against the config
- * before the weights are read, and against the parameter count after, each refusal naming its
- * limit and its reason. The core's own limits (core/transformer.hpp) are far larger, for the
- * command line; a model within these computes every figure in the workers and draws on the main
- * thread without a long task.
- */
-export const MAX_PAGE_CONTEXT = 128;
-export const MAX_PAGE_HEADS = 16;
-export const MAX_PAGE_VOCAB = 4096;
-export const MAX_PAGE_PARAMETERS = 262144;
-export const PAGE_MODEL_LIMITS = {
-  n_ctx: { value: MAX_PAGE_CONTEXT, why: "the page runs a prompt of n_ctx − 1 tokens, every head's T × T pattern" },
-  heads: { value: MAX_PAGE_HEADS, why: "the page runs and draws every head's pattern" },
-  d_vocab: { value: MAX_PAGE_VOCAB, why: 'the page runs n_ctx × d_model × d_vocab multiply-adds for the logits' },
-  parameters: { value: MAX_PAGE_PARAMETERS, why: "the page reads them on its main thread and the model's worker holds them as doubles" },
-} as const;
-
 export class TransformerModelSource extends EventTarget {
   /** The <headlab-transformer-model> element whose source this is (its tokenizer's worker belongs to it). */
   constructor(private readonly owner: Element | null = null) {
     super();
     this.host = new WorkerHost(owner);
+    // Compiled here, instantiated only in the worker: the page holds no transformer module's heap.
+    compileTransformerModule();
   }
 
   /**
@@ -121,7 +116,13 @@ export class TransformerModelSource extends EventTarget {
    * model read since): every figure of the source reads the one model kept there, with its analysis
    * cache (core AnalysisCache), and no weights cross to the worker per figure or per update.
    */
-  request<T>(model: LoadedTransformer, task: string, params: Record<string, unknown>, handlers: WorkerJobHandlers<T>): void {
+  request<T>(
+    model: LoadedTransformer,
+    task: string,
+    params: Record<string, unknown>,
+    handlers: WorkerJobHandlers<T>,
+    options: { background?: boolean } = {},
+  ): void {
     const id = model.workerId;
     this.host.start<T>(
       task,
@@ -129,7 +130,7 @@ export class TransformerModelSource extends EventTarget {
         const holds = this.holding(host);
         const held = holds.model === id;
         holds.model = id;
-        return { model: id, ...(held ? {} : { config: model.configText, safetensors: model.safetensors }), ...params };
+        return { model: id, ...(held ? {} : { config: model.configText, weights: model.weights }), ...params };
       },
       {
         ...handlers,
@@ -139,6 +140,20 @@ export class TransformerModelSource extends EventTarget {
           handlers.failed?.(err);
         },
       },
+      options,
+    );
+  }
+
+  /**
+   * Runs worker task `task` (web/worker-tasks.js: 'transformer-analyze', 'transformer-qk-attribution',
+   * …) with `params` on the model shown, in the source's worker: a page script's (or a test's) way
+   * to the numbers behind the figures, since the page holds no model. Rejects without a model.
+   */
+  compute<T>(task: string, params: Record<string, unknown>): Promise<T> {
+    const model = this.status === 'ready' ? this.model : null;
+    if (!model) return Promise.reject(new Error('no model is shown'));
+    return new Promise<T>((resolve, reject) =>
+      this.request<T>(model, task, params, { done: ({ value }) => resolve(value), failed: (err) => reject(err) }),
     );
   }
 
@@ -156,8 +171,6 @@ export class TransformerModelSource extends EventTarget {
     return this.host.running;
   }
 
-  /** The headlab_transformer module the model was read with (null before the first model). */
-  core: TransformerCore | null = null;
   status: TransformerSourceStatus = 'idle';
   failure = '';
   model: LoadedTransformer | null = null;
@@ -227,15 +240,14 @@ export class TransformerModelSource extends EventTarget {
     this.progress = { received: 0, total: 0 };
     this.notify();
     const attempt = (async () => {
-      const core = getTransformerCore();
       // One failed file ends the other's download too.
       const sibling = new AbortController();
-      let files: [string, Uint8Array, string | null];
+      let files: [string, Blob, string | null];
       try {
         files = await Promise.all([
           fetchBytes(configUrl, 'config', timeoutS, sibling.signal).then((b) => new TextDecoder().decode(b)),
-          fetchBytes(weightsUrl, 'weights', timeoutS, sibling.signal, (p) => {
-            this.progress = p;
+          fetchBlob(weightsUrl, 'weights', timeoutS, sibling.signal, (p) => {
+            this.progress = { ...p, phase: 'download' };
             this.dispatchEvent(new Event('progress'));
           }),
           tokenizerUrl === null
@@ -249,10 +261,10 @@ export class TransformerModelSource extends EventTarget {
         throw err;
       }
       const read = await this.readInWorker(files[0], files[1], files[2] === null ? null : files[2]);
-      return { core: await core, read, tokenizerText: files[2] };
+      return { read, tokenizerText: files[2] };
     })();
     this.loading = attempt
-      .then(({ core, read, tokenizerText }) => {
+      .then(({ read, tokenizerText }) => {
         if (this.key !== key) return;
         if (read.tokenizerFailure) {
           this.refuseFiles(`the tokenizer file ${shortUrl(tokenizerUrl!)}: ${read.tokenizerFailure}`, shown);
@@ -260,7 +272,7 @@ export class TransformerModelSource extends EventTarget {
         }
         const tokenizer = this.tokenizerOf(read, tokenizerText, tokenizerUrl === null ? '' : fileName(tokenizerUrl));
         const files: ModelFiles = { ...read, label: fileName(weightsUrl), tokenizer };
-        this.install(core, files, 'files');
+        this.install(files, 'files');
         this.fromFiles = files;
       })
       .catch((err: Error) => {
@@ -314,9 +326,10 @@ export class TransformerModelSource extends EventTarget {
     this.loading = null;
     this.problem = '';
     try {
-      const [core, read] = await Promise.all([getTransformerCore(), this.readInWorker(configText, safetensors, null)]);
+      // Kept as a Blob: the page holds no ArrayBuffer of the weights once the worker has read them.
+      const read = await this.readInWorker(configText, new Blob([safetensors as Uint8Array<ArrayBuffer>]), null);
       if (this.key !== key) return;
-      this.install(core, { ...read, label, tokenizer: null }, 'page');
+      this.install({ ...read, label, tokenizer: null }, 'page');
     } catch (err) {
       if (this.key === key) this.fail((err as Error).message, false);
     }
@@ -341,8 +354,7 @@ export class TransformerModelSource extends EventTarget {
     this.problem = '';
     this.retryable = false;
     const all = [config, weights, ...(tokenizer ? [tokenizer] : [])];
-    const total = all.reduce((n, f) => n + f.size, 0);
-    this.progress = { received: 0, total };
+    this.progress = { received: 0, total: weights.size, phase: 'read' };
     this.notify();
     try {
       for (const f of all) {
@@ -350,34 +362,22 @@ export class TransformerModelSource extends EventTarget {
         if (f.size > limit)
           throw new Error(`the file ${f.name} is ${formatCount(f.size)} bytes; the widgets read at most ${formatCount(limit)}`);
       }
-      // Read one after another, the bar following the bytes of all three.
-      let before = 0;
-      const read = async (f: File): Promise<Uint8Array> => {
-        const bytes = await readFile(f, (n) => {
-          this.progress = { received: before + n, total };
-          this.dispatchEvent(new Event('progress'));
-        });
-        before += f.size;
-        return bytes;
-      };
-      const decoder = new TextDecoder();
-      const configText = decoder.decode(await read(config));
-      const weightBytes = await read(weights);
-      const tokenizerText = tokenizer ? decoder.decode(await read(tokenizer)) : null;
+      // The config and tokenizer are read here (text, a few MB at most); the weights File goes to
+      // the worker as it is (a handle: no bytes copied on the page), which streams it into the
+      // module's heap in chunks, the bar following its bytes.
+      const configText = await config.text();
+      const tokenizerText = tokenizer ? await tokenizer.text() : null;
       if (this.key !== key) return;
-      const [core, out] = await Promise.all([
-        getTransformerCore(),
-        this.readInWorker(configText, weightBytes, tokenizerText).catch((err: Error) => {
-          throw new Error(`${named}: ${err.message}`);
-        }),
-      ]);
+      const out = await this.readInWorker(configText, weights, tokenizerText).catch((err: Error) => {
+        throw new Error(`${named}: ${err.message}`);
+      });
       if (this.key !== key) return;
       if (out.tokenizerFailure) {
         this.refuseFiles(`the tokenizer file ${tokenizer!.name}: ${out.tokenizerFailure}`, shown);
         return;
       }
       const label = weights.name;
-      this.install(core, { ...out, label, tokenizer: this.tokenizerOf(out, tokenizerText, tokenizer?.name ?? '') }, 'reader');
+      this.install({ ...out, label, tokenizer: this.tokenizerOf(out, tokenizerText, tokenizer?.name ?? '') }, 'reader');
     } catch (err) {
       if (this.key === key) this.refuseFiles((err as Error).message, shown);
     }
@@ -391,11 +391,11 @@ export class TransformerModelSource extends EventTarget {
   /** Back to the model read from the files (after a model trained in the page). */
   async restore(): Promise<void> {
     if (!this.fromFiles) return;
-    // Read by the worker once already: the canonical files, installed as they are.
+    // Read by a worker once already: installed as it was; the next request sends its files again.
     this.key = `given:${++versions}`;
     this.loading = null;
     this.problem = '';
-    this.install(await getTransformerCore(), this.fromFiles, 'files');
+    this.install(this.fromFiles, 'files');
   }
 
   /** Whether a model read from files is there to go back to. */
@@ -404,31 +404,24 @@ export class TransformerModelSource extends EventTarget {
   }
 
   /**
-   * Reads the canonical files the worker wrote (readInWorker: a header of a few KB and F64 data of a
-   * model within PAGE_MODEL_LIMITS) into the page's handle, which the figures compute with.
+   * Shows the model the worker read (readInWorker), which it keeps: every figure sends its requests
+   * there. The page keeps the config the worker sent and the files as the worker is sent them.
    */
-  private install(core: TransformerCore, files: ModelFiles, origin: ModelOrigin): void {
-    this.core = core;
-    const { configText, safetensors, label, parameters } = files;
-    const handle = core.loadTransformer(configText, safetensors);
-    // One forward pass of a single token here, in the task that reads the model: the engine
-    // compiles the WASM forward pass on its first call, which then is not paid inside the first
-    // figure's render (each figure renders in a task of its own).
-    handle.run([0]);
+  private install(files: ModelFiles, origin: ModelOrigin): void {
+    const { configText, weights, label, parameters } = files;
     // The tokenizer stays in the worker that read it (TokenizerLink: the prompt fields are encoded
     // there); its names, sent from there, become the config's token_names, as the CLI's
     // --tokenizer makes them (labels, tables, documents).
     const tokenizer = files.tokenizer?.link ?? null;
-    let config = handle.config;
+    let config = files.config;
     if (files.tokenizer) config = { ...config, token_names: files.tokenizer.names };
-    this.model?.handle.dispose();
-    this.model = {
-      handle,
+    const model: LoadedTransformer = {
       config,
+      prompts: null as unknown as PromptLink,
       tokenizer,
       tokenizerLabel: files.tokenizer?.label ?? null,
       configText,
-      safetensors,
+      weights,
       label,
       parameters,
       version: ++versions,
@@ -436,23 +429,26 @@ export class TransformerModelSource extends EventTarget {
       given: origin !== 'files',
       origin,
     };
+    model.prompts = new PromptLink(model, this.owner, this, () => this.dispatchEvent(new Event('tokens')));
+    this.model = model;
     this.status = 'ready';
     this.failure = '';
     this.notify();
   }
 
   /**
-   * The worker's reading of a model's files (task 'transformer-load', in the source's worker): held
-   * to PAGE_MODEL_LIMITS, then read by the core, off the main thread, with the tokenizer.json text
-   * when there is one; the worker keeps the model it read (and the tokenizer) for the figures'
-   * requests. Resolves to the canonical files, the parameter count and the reader's message for a
-   * tokenizer it refused (tokenizerFailure); rejects with the limit's or the core's message for the
-   * model. The files are copied to the worker (the page keeps its bytes).
+   * The worker's reading of a model's files (task 'transformer-load', in the source's worker): read
+   * by the core within its own limits, off the main thread, the weights Blob streamed into the
+   * module's heap in chunks (progress: `progress` events), with the tokenizer.json text when there
+   * is one; the worker keeps the model it read (and the tokenizer) for the figures' requests.
+   * Resolves to the config the core read, the parameter count and the reader's message for a
+   * tokenizer it refused (tokenizerFailure); rejects with the core's message for the model. The
+   * Blob is sent as a handle: no weights are copied on the page.
    */
-  private readInWorker(configText: string, safetensors: Uint8Array, tokenizerText: string | null): Promise<WorkerRead> {
+  private readInWorker(configText: string, weights: Blob, tokenizerText: string | null): Promise<WorkerRead> {
     const workerId = `read-${++reads}`;
     const keep = tokenizerText !== null ? `tokenizer-${++tokenizerIds}` : null;
-    type Read = { config: string; safetensors: Uint8Array; parameters: number; tokenizer?: TokenizerSummary; tokenizer_failure?: string };
+    type Read = { config: TransformerConfigFile; parameters: number; tokenizer?: TokenizerSummary; tokenizer_failure?: string };
     return new Promise<Read>((resolve, reject) => {
       this.host.start<Read>(
         'transformer-load',
@@ -463,13 +459,17 @@ export class TransformerModelSource extends EventTarget {
           if (keep) holds.tokenizer = keep;
           return {
             config: configText,
-            safetensors,
-            limits: PAGE_MODEL_LIMITS,
+            weights,
             keep_model: workerId,
             ...(tokenizerText !== null ? { tokenizer: tokenizerText, keep_tokenizer: keep } : {}),
           };
         },
         {
+          progress: (detail) => {
+            if (typeof detail.weights_read !== 'number') return;
+            this.progress = { received: detail.weights_read, total: Number(detail.weights_total), phase: 'read' };
+            this.dispatchEvent(new Event('progress'));
+          },
           done: ({ value }) => {
             if (keep && !value.tokenizer && this.holds.tokenizer === keep) this.holds.tokenizer = '';
             resolve(value);
@@ -485,8 +485,9 @@ export class TransformerModelSource extends EventTarget {
       const summary = v.tokenizer ?? null;
       return {
         workerId,
-        configText: v.config,
-        safetensors: v.safetensors,
+        config: v.config,
+        configText,
+        weights,
         parameters: v.parameters,
         tokenizerFailure: v.tokenizer_failure ?? '',
         tokenizer: summary ? { summary, keptAs: keep! } : null,
@@ -504,7 +505,6 @@ export class TransformerModelSource extends EventTarget {
   private fail(message: string, retryable: boolean): void {
     this.retryable = retryable;
     this.problem = '';
-    this.model?.handle.dispose();
     this.model = null;
     this.status = 'failed';
     this.failure = message;
@@ -516,8 +516,15 @@ export class TransformerModelSource extends EventTarget {
   }
 }
 
-/** Longest file fetched (the core's own limit on a safetensors file is 512 MiB; a page's model is far smaller). */
-export const MAX_MODEL_BYTES = 64 * 1024 * 1024;
+/**
+ * Longest weights file a page reads: the core's own limit on a weights file (formats/safetensors.hpp
+ * and formats/torch_checkpoint.hpp, max_file_bytes: 512 MiB; the worker's WeightsBuffer holds it
+ * too), so the page reads every model the command line reads. Checked here first, so an oversized
+ * download or File is refused before any byte of it moves. Memory, not this limit, bounds a page in
+ * practice (docs/limits.md, "Large models": the worker holds the file once and float64 copies of the
+ * smaller tensors, about 1.8× the file).
+ */
+export const MAX_MODEL_BYTES = 512 * 1024 * 1024;
 /** Longest tokenizer.json fetched: the core's own limit (formats/tokenizer_json.hpp, kMaxTokenizerBytes; GPT-2's is 1.4 MB). */
 export const MAX_TOKENIZER_BYTES = 8 * 1024 * 1024;
 
@@ -528,28 +535,13 @@ export interface OpenedFiles {
   tokenizer: File | null;
 }
 
-/** A local file's bytes, `progress(bytes read so far)` as they arrive. */
-async function readFile(file: File, progress: (n: number) => void): Promise<Uint8Array> {
-  const out = new Uint8Array(file.size);
-  const reader = file.stream().getReader();
-  let at = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (at + value.length > out.length) throw new Error(`the file ${file.name} changed while it was read`);
-    out.set(value, at);
-    at += value.length;
-    progress(at);
-  }
-  return at === out.length ? out : out.subarray(0, at);
-}
-
-/** A model's files as read by the worker (the canonical config and F64 weights) with its tokenizer and caption. */
+/** A model as the worker read it (its config) and the files it was sent, with its tokenizer and caption. */
 interface ModelFiles {
   /** The id the source's worker kept the model under when it read it. */
   workerId: string;
+  config: TransformerConfigFile;
   configText: string;
-  safetensors: Uint8Array;
+  weights: Blob;
   parameters: number;
   label: string;
   tokenizer: { label: string; names: string[]; link: TokenizerLink } | null;
@@ -600,11 +592,43 @@ async function fetchBytes(
   }
 }
 
+/**
+ * The weights at `url` as a Blob (downloadBlob: the chunks as they arrive, never joined into one
+ * ArrayBuffer on the page), within `timeoutS` seconds; refusals as fetchBytes words them.
+ */
+async function fetchBlob(
+  url: string,
+  what: string,
+  timeoutS: number,
+  signal: AbortSignal,
+  progress: (p: DownloadProgress) => void,
+): Promise<Blob> {
+  try {
+    return await downloadBlob(url, {
+      maxBytes: MAX_MODEL_BYTES,
+      timeoutS,
+      signal,
+      progress: (received, total) => progress({ received, total }),
+    });
+  } catch (err) {
+    if (err instanceof DownloadFailed)
+      throw new FetchFailed(`the ${what} file ${shortUrl(url)} could not be fetched (${err.reason})`, what);
+    if (!(err instanceof BodyTooLarge)) throw err;
+    throw new FileRefused(
+      err.declared !== null
+        ? `the ${what} file ${shortUrl(url)} is ${formatCount(err.declared)} bytes; the widgets read at most ${formatCount(MAX_MODEL_BYTES)}`
+        : `the ${what} file ${shortUrl(url)} is over ${formatCount(MAX_MODEL_BYTES)} bytes; the widgets read at most that`,
+      what,
+    );
+  }
+}
+
 /** The worker's reading of a model's files (readInWorker), with the tokenizer it keeps. */
 interface WorkerRead {
   workerId: string;
+  config: TransformerConfigFile;
   configText: string;
-  safetensors: Uint8Array;
+  weights: Blob;
   parameters: number;
   tokenizerFailure: string;
   tokenizer: { summary: TokenizerSummary; keptAs: string } | null;
@@ -722,6 +746,73 @@ export class TokenizerLink {
         },
         failed: (err) => {
           // Off the page no worker starts: the texts are asked again when a figure renders on the page.
+          const offPage = this.owner !== null && !this.owner.isConnected;
+          if (!offPage) for (const t of texts) this.cache.set(t, { error: err.message });
+          settle();
+          if (!offPage) this.notify();
+        },
+      },
+    );
+  }
+}
+
+/** Prompt readings kept per model (the texts of a page's attributes and what a reader typed). */
+const KEPT_PROMPTS = 256;
+
+/**
+ * The page's side of the core's prompt reader for a model without a tokenizer (token names or ids,
+ * `headlab model run --prompt`): prompts are read in the source's worker by the model kept there
+ * ('transformer-tokenize'), as TokenizerLink encodes text; `read(text)` answers from what the
+ * worker has sent (undefined while it is asked; the source then fires `tokens`).
+ */
+export class PromptLink {
+  private readonly cache = new Map<string, { ids: number[] } | { error: string }>();
+  private readonly wanted = new Set<string>();
+  private asking = false;
+
+  constructor(
+    private readonly model: LoadedTransformer,
+    private readonly owner: Element | null,
+    private readonly source: TransformerModelSource,
+    private readonly notify: () => void,
+  ) {}
+
+  /** The reading of `text` if the worker has sent it; else undefined, and the text is asked for. */
+  read(text: string): { ids: number[] } | { error: string } | undefined {
+    const hit = this.cache.get(text);
+    if (hit) return hit;
+    this.wanted.add(text);
+    if (!this.asking) queueMicrotask(() => this.ask());
+    return undefined;
+  }
+
+  /** Whether texts are being read in the worker or wait to be. */
+  get busy(): boolean {
+    return this.asking || this.wanted.size > 0;
+  }
+
+  private ask(): void {
+    if (this.asking || this.wanted.size === 0) return;
+    const texts = [...this.wanted].filter((t) => !this.cache.has(t));
+    this.wanted.clear();
+    if (!texts.length) return;
+    this.asking = true;
+    const settle = () => {
+      this.asking = false;
+      if (this.wanted.size) this.ask();
+    };
+    this.source.request<Array<{ ids: number[] } | { error: string }>>(
+      this.model,
+      'transformer-tokenize',
+      { texts },
+      {
+        done: ({ value }) => {
+          value.forEach((e, i) => this.cache.set(texts[i], e));
+          while (this.cache.size > KEPT_PROMPTS) this.cache.delete(this.cache.keys().next().value!);
+          settle();
+          this.notify();
+        },
+        failed: (err) => {
           const offPage = this.owner !== null && !this.owner.isConnected;
           if (!offPage) for (const t of texts) this.cache.set(t, { error: err.message });
           settle();

@@ -5,8 +5,9 @@
 //
 // A TransformerWidget finds its model in build(): the `model` attribute names the id of a
 // <headlab-transformer-model> on the page; without it the nearest enclosing
-// <headlab-transformer-model> (nesting). The widget computes with the source's core handle
-// (headlab_transformer.wasm, loaded by the source), so it does not wait for headlab_core.
+// <headlab-transformer-model> (nesting). The widget computes nothing itself: every number comes from
+// the model kept in the source's worker (requests by key, answers cached per model version), so the
+// page holds no model and does not wait for headlab_core.
 import { WidgetInputError, el } from '../base/headlab-element.js';
 import { MODEL_FIGURE_CSS, ModelFigure } from '../base/model-figure.js';
 import type {
@@ -14,7 +15,6 @@ import type {
   TransformerAttributionPatchingFile,
   TransformerBatchPatchingFile,
   TransformerConfigFile,
-  TransformerCore,
   TransformerFaithfulnessFile,
   TransformerFaithfulnessRequest,
   TransformerEdgeFaithfulnessFile,
@@ -30,6 +30,14 @@ import type {
 import { readerModelName, sourceOf, type LoadedTransformer, type TransformerModelSource } from './model.js';
 
 export const MODEL_TAG = 'headlab-transformer-model';
+
+/** Worker tasks over batches of prompt pairs: queued behind the figures' runs and analyses. */
+const BATCH_TASKS = new Set([
+  'transformer-batch-patching',
+  'transformer-attribution-patching',
+  'transformer-path-patching',
+  'transformer-faithfulness',
+]);
 
 /**
  * What a figure asks the worker's 'transformer-analyze' task for (web/worker-tasks.js), and what it
@@ -97,12 +105,24 @@ export function tokenName(config: TransformerConfigFile, t: number): string {
 }
 
 /**
- * A prompt for any model when the author gives none: a block of k tokens repeated up to n_ctx − 1
- * tokens (k = min(6, d_vocab, ⌊n_ctx / 2⌋), ids spread over the vocabulary by a stride prime to
- * d_vocab), the shape on which previous-token and induction heads show themselves. Nearly the full
- * context, because a model trained on sequences of n_ctx tokens (as the induction task's are) may
- * read positions as well as tokens; one short of it, because the last position's prediction (of a
- * token after the context) is never trained.
+ * Most tokens in a default prompt: every figure draws something per token (T × T patterns, T
+ * chips, T rows of attribution), and 64 tokens keep each drawing legible at 360 px and each
+ * update's drawing within a frame; a longer prompt is the reader's to type.
+ */
+export const MAX_DEFAULT_PROMPT = 64;
+
+/** Tokens in a default prompt: min(n_ctx − 1, MAX_DEFAULT_PROMPT) (all n_ctx for a context of 1 or 2). */
+export function defaultPromptLength(nCtx: number): number {
+  return Math.max(1, Math.min(MAX_DEFAULT_PROMPT, nCtx > 2 ? nCtx - 1 : nCtx));
+}
+
+/**
+ * A prompt for any model when the author gives none: a block of k tokens repeated up to
+ * defaultPromptLength tokens (k = min(6, d_vocab, ⌊n_ctx / 2⌋), ids spread over the vocabulary by
+ * a stride prime to d_vocab), the shape on which previous-token and induction heads show
+ * themselves. Nearly the full context of a small model, because a model trained on sequences of
+ * n_ctx tokens (as the induction task's are) may read positions as well as tokens; one short of
+ * it, because the last position's prediction (of a token after the context) is never trained.
  */
 export function defaultPrompt(config: TransformerConfigFile): number[] {
   const V = config.d_vocab;
@@ -110,12 +130,12 @@ export function defaultPrompt(config: TransformerConfigFile): number[] {
   const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
   const stride = [7, 5, 3, 1].find((s) => gcd(s, V) === 1) ?? 1;
   const block = Array.from({ length: k }, (_, i) => (3 + i * stride) % V);
-  return Array.from({ length: Math.max(1, config.n_ctx > 2 ? config.n_ctx - 1 : config.n_ctx) }, (_, i) => block[i % k]);
+  return Array.from({ length: defaultPromptLength(config.n_ctx) }, (_, i) => block[i % k]);
 }
 
 /**
  * The prompt a figure of `model` shows without a `prompt` attribute: with a tokenizer whose
- * vocabulary has words, a text of words repeated to n_ctx − 1 tokens and its encoding (chosen in
+ * vocabulary has words, a text of words repeated to defaultPromptLength tokens and its encoding (chosen in
  * the worker that read the tokenizer: textPrompt in web/worker-tasks.js), so the field reads as
  * text and typing it back gives the same ids; otherwise the block of ids of defaultPrompt.
  */
@@ -168,11 +188,6 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
   private workerWanted: { model: LoadedTransformer; key: string; job: WorkerJob; pick: (value: never) => unknown } | null = null;
   /** Counts this figure's jobs: the answer of a job from before a re-attach is dropped. */
   private workerJob = 0;
-
-  /** The headlab_transformer module this figure computes with (null before its model is read; diagnostics and tests). */
-  get transformerCore(): TransformerCore | null {
-    return this.source?.core ?? null;
-  }
 
   /** The <headlab-transformer-model> this figure reads (null before build), for what it computes itself. */
   protected get modelElement(): Element | null {
@@ -327,6 +342,7 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
       this.workerWanted !== null ||
       this.waitingForTokens ||
       (this.currentModel?.tokenizer?.busy ?? false) ||
+      (this.currentModel?.prompts.busy ?? false) ||
       this.promptFields.some((f) => f.waiting)
     );
   }
@@ -405,6 +421,8 @@ export abstract class TransformerWidget<State = unknown> extends ModelFigure<Loa
           this.startWanted();
         },
       },
+      // Batches over prompt pairs wait behind every figure's run and analysis (WorkerHost).
+      { background: BATCH_TASKS.has(task) },
     );
   }
 
@@ -564,9 +582,10 @@ export class PromptField {
   }
 
   sync(model: LoadedTransformer): void {
-    // A typed text the worker has encoded since the field was checked: check it again (committed if valid).
+    // A typed text the worker has read (or encoded) since the field was checked: check it again (committed if valid).
     const awaited = this.awaiting;
-    if (awaited !== null && !this.rechecking && model.tokenizer?.encoded(awaited) !== undefined) {
+    const answered = (text: string) => (model.tokenizer ? model.tokenizer.encoded(text) : model.prompts.read(text)) !== undefined;
+    if (awaited !== null && !this.rechecking && answered(awaited)) {
       this.rechecking = true;
       queueMicrotask(() => {
         this.rechecking = false;
@@ -637,8 +656,9 @@ function fieldSizingSupported(): boolean {
 
 /**
  * Text → token ids: by the model's tokenizer when it has one (encodePrompt: the CLI's --prompt with
- * --tokenizer), else by the core's prompt reader (names or ids); the core's message (naming the
- * bad token and its position) as a WidgetInputError.
+ * --tokenizer), else by the core's prompt reader (names or ids); both in the source's worker,
+ * TokensPending until it has answered; the core's message (naming the bad token and its position)
+ * as a WidgetInputError.
  */
 export function tokenize(model: LoadedTransformer, text: string, what: string): number[] {
   if (model.tokenizer) {
@@ -648,10 +668,9 @@ export function tokenize(model: LoadedTransformer, text: string, what: string): 
     if ('error' in encoded) throw new WidgetInputError(`${what} "${text}": ${encoded.error}`);
     return encoded.ids;
   }
-  try {
-    return model.handle.tokenize(text);
-  } catch (err) {
-    if (err instanceof Error && err.name === 'HeadlabError') throw new WidgetInputError(`${what} "${text}": ${err.message}`);
-    throw err;
-  }
+  // Read by the kept model's prompt reader in the worker (PromptLink), as the tokenizer encodes text.
+  const read = model.prompts.read(text);
+  if (read === undefined) throw new TokensPending(text);
+  if ('error' in read) throw new WidgetInputError(`${what} "${text}": ${read.error}`);
+  return read.ids;
 }
