@@ -135,7 +135,8 @@ export class HeadlabHeadSvd extends TransformerWidget<HeadSvdState> {
     const top = Math.min(TOP, model.config.d_vocab);
     const analysis = this.analyzedInWorker(model, `svd:${directions}|${top}`, {
       prompt: [0],
-      sequences: 1,
+      // No repeated random sequences: the SVD does not read them (a large model's one sequence is beyond the core's bound).
+      sequences: 0,
       head_svd: true,
       directions,
       top,

@@ -141,7 +141,9 @@ export class HeadlabLogitLens extends TransformerWidget<LogitLensState> {
     this.positionSelect!.value = String(position);
     const analysis = this.analyzedInWorker(model, `lens:${tokens.join(',')}`, {
       prompt: tokens,
-      sequences: 1,
+      // No repeated random sequences (sequences 0): the lens does not read them, and for a large
+      // model (the ARENA induction shape) even one is beyond the core's bound on their work.
+      sequences: 0,
       logit_lens: true,
       top: lensTop(model),
     });

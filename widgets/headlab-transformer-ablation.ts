@@ -204,25 +204,34 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     // The ablated run in the worker (mean ablation first runs the model on the reference sequences,
     // or on SEQUENCES repeated random ones: about 20 ms in WASM, too long for a frame); until it
     // arrives the figure keeps what it shows and its caption says what it computes.
+    const afterKey = `ablated:${tokens.join(',')}|${mode}|${headKey}|${meansKey}`;
+    const lossKey = `${tokens.join(',')}|${mode}|${meansKey}`;
+    // Mean ablation the core refused for this model (its repeated random sequences are beyond its bound on work).
+    const afterRefused = heads.length === 0 ? undefined : this.refusal(model, afterKey);
+    const lossRefused = this.refusal(model, lossKey);
     const after =
       heads.length === 0
         ? before
-        : this.ranInWorker(model, `ablated:${tokens.join(',')}|${mode}|${headKey}|${meansKey}`, tokens, {
-            ablate: heads,
-            mode,
-            ...means,
-          });
+        : afterRefused !== undefined
+          ? null
+          : this.ranInWorker(model, afterKey, tokens, {
+              ablate: heads,
+              mode,
+              ...means,
+            });
     // A one-token prompt has no next token in it to predict: no losses (the caption says so).
     const losses =
-      tokens.length < 2 ? null : this.headLossesInWorker(model, `${tokens.join(',')}|${mode}|${meansKey}`, tokens, { mode, ...means });
+      tokens.length < 2 || lossRefused !== undefined ? null : this.headLossesInWorker(model, lossKey, tokens, { mode, ...means });
     if (before === null || after === null) {
       const waiting =
-        before === null || heads.length === 0
-          ? 'Computing the run of the prompt…'
-          : `Computing the run with ${heads.map(([l, h]) => headName(l, h)).join(', ')} ${mode}-ablated…`;
+        afterRefused !== undefined && before !== null
+          ? afterRefused
+          : before === null || heads.length === 0
+            ? 'Computing the run of the prompt…'
+            : `Computing the run with ${heads.map(([l, h]) => headName(l, h)).join(', ')} ${mode}-ablated…`;
       if (this.logitCaption!.textContent !== waiting) this.logitCaption!.textContent = waiting;
-      if (this.shown?.model !== model) this.show(this.logitSlot!, el('p', { class: 'waiting' }, waiting));
-      this.showLosses(model, tokens, losses);
+      if (this.shown?.model !== model || afterRefused !== undefined) this.show(this.logitSlot!, el('p', { class: 'waiting' }, waiting));
+      this.showLosses(model, tokens, losses, lossRefused);
       return;
     }
     const last = tokens.length - 1;
@@ -255,13 +264,43 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
       }),
     );
     if (this.logitCaption!.textContent !== text) this.logitCaption!.textContent = text;
-    this.showLosses(model, tokens, losses);
+    this.showLosses(model, tokens, losses, lossRefused);
+  }
+
+  /** Jobs the worker refused for model `refusedFor` (key → what the figure says instead), never asked again for it. */
+  private readonly refused = new Map<string, string>();
+  private refusedFor = 0;
+
+  private refusal(model: LoadedTransformer, key: string): string | undefined {
+    return this.refusedFor === model.version ? this.refused.get(key) : undefined;
+  }
+
+  /**
+   * Mean ablation over repeated random sequences that the core refuses for this model (sequences ·
+   * n_ctx · d_model · d_vocab · (1 + heads) beyond kMaxRepeatedSequenceWork: the ARENA induction
+   * model's shape is 30 times over with one sequence) is said in the captions, with what the reader
+   * can do, and the figure stays usable (its mode control above all); any other failure is the base's.
+   */
+  protected workerFailed(model: LoadedTransformer, key: string, err: Error): void {
+    if (!/repeated-sequence analyses/.test(err.message)) {
+      super.workerFailed(model, key, err);
+      return;
+    }
+    if (this.refusedFor !== model.version) {
+      this.refused.clear();
+      this.refusedFor = model.version;
+    }
+    this.refused.set(
+      key,
+      `Mean ablation over ${SEQUENCES} repeated random sequences is more work for this model than the core does (${err.message.replace(/: ask for fewer sequences.*$/, '')}). Choose zero ablation, or give the figure reference sequences (its reference attribute).`,
+    );
+    this.requestRender();
   }
 
   /** The per-head losses (or what the figure waits for) under the logits. */
-  private showLosses(model: LoadedTransformer, tokens: number[], losses: TransformerHeadLosses | null): void {
+  private showLosses(model: LoadedTransformer, tokens: number[], losses: TransformerHeadLosses | null, refused?: string): void {
     if (this.shown && this.shown.losses !== losses && this.shown.model === model) this.shown = { ...this.shown, losses };
-    const lossText = this.lossText(tokens.length, losses);
+    const lossText = refused !== undefined && tokens.length >= 2 ? refused : this.lossText(tokens.length, losses);
     if (losses) {
       this.show(
         this.lossSlot!,

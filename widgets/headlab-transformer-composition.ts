@@ -358,9 +358,12 @@ export class HeadlabTransformerComposition extends TransformerWidget<Transformer
   }
 }
 
-/** The analysis that carries the composition scores (they do not read the prompt; one repeated sequence for the parts not shown). */
+/**
+ * The analysis that carries the composition scores (they read neither the prompt nor repeated
+ * random sequences: sequences 0, so a large model's analysis is not refused for their work).
+ */
 function compositionRequest(seed: number): Record<string, unknown> {
-  return { prompt: [0], sequences: 1, seed, composition: true };
+  return { prompt: [0], sequences: 0, seed, composition: true };
 }
 
 /** Every (later, earlier) pair in different layers, of the kinds asked for. */
