@@ -367,7 +367,8 @@ export interface MaxDigitModelState {
  * "lazy": fetch only when the panel or a widget reading it nears the viewport; default: on load, or,
  * behind a prerendered snapshot, on the reader's first interaction), timeout (seconds, 1–600, default 30:
  * a weights download not finished by then is abandoned and the widgets show a message; the file may
- * hold at most 16 MiB). Shared: seed.
+ * hold at most 16 MiB), no-training (boolean: no seed field, Train or way back, for a page whose prose
+ * compares this model with a fixed one). Shared: seed.
  */
 export interface HeadlabMaxDigitModel extends HeadlabElementBase<MaxDigitModelState> {
   src: string;
@@ -375,6 +376,7 @@ export interface HeadlabMaxDigitModel extends HeadlabElementBase<MaxDigitModelSt
   steps: number;
   unitNormUnembedding: boolean;
   timeout: number;
+  noTraining: boolean;
   readonly trainingStatus: ModelTrainingStatus;
   /** Trains a model from `seed` in the worker; every widget tied to this element switches to it when done. */
   train(): void;

@@ -10,7 +10,9 @@
 // W_U's columns held at unit norm), loading ("eager": fetch on load even behind a prerendered
 // snapshot; "lazy": also wait until the panel or a widget reading it nears the viewport; by
 // default a prerendered page fetches on the reader's first interaction, see max-digit/loading.ts),
-// timeout (seconds a weights download may take before it fails with a message, 1–600, default 30).
+// timeout (seconds a weights download may take before it fails with a message, 1–600, default 30),
+// no-training (boolean: no seed field, Train or way back, for a page whose prose compares this
+// model with a fixed one, such as the generic widgets' copy of the shipped weights).
 // Events: `change` with { status, seed, label, accuracy } when a run ends or the model switches.
 import { getMaxDigitCore } from '../web/browser-core.js';
 import type { MaxDigitTrainingSettings, MaxDigitWeights } from '../web/headlab-core.js';
@@ -50,7 +52,7 @@ export interface MaxDigitModelState {
 const CHUNK_STEPS = 100;
 
 export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
-  static observedAttributes = ['src', 'seed', 'steps', 'unit-norm-unembedding', 'loading', 'timeout'];
+  static observedAttributes = ['src', 'seed', 'steps', 'unit-norm-unembedding', 'loading', 'timeout', 'no-training'];
   protected static sharedAttributes = ['seed'];
   // Trains in its worker, on the page's compiled module: loaded here so the page downloads it once.
   protected static loadModule: () => Promise<unknown> = getMaxDigitCore;
@@ -82,6 +84,15 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   private shippedButton: HTMLButtonElement | null = null;
   private bar: HTMLProgressElement | null = null;
   private progressText: HTMLSpanElement | null = null;
+  private trainRow: HTMLDivElement | null = null;
+
+  /** Whether the panel offers no training (attribute no-training): it always shows the weights of src. */
+  get noTraining(): boolean {
+    return this.hasAttribute('no-training');
+  }
+  set noTraining(v: boolean) {
+    this.toggleAttribute('no-training', v);
+  }
 
   get seed(): number {
     return integerAttribute(this, 'seed', 1, 0, MAX_SEED);
@@ -371,6 +382,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
 
     this.now = el('p', { class: 'now', role: 'status' });
     const row = el('div', { class: 'row train' });
+    this.trainRow = row;
     const label = el('label', {}, 'Seed');
     this.seedInput = el('input', { type: 'number', min: '0', max: String(MAX_SEED), step: '1', name: 'seed', inputmode: 'numeric' });
     label.append(this.seedInput);
@@ -419,6 +431,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
         ? 'The weights load when this section comes into view.'
         : 'Loading the model…';
     if (m) this.now!.dataset.accuracy = String(m.analysis.accuracy);
+    this.trainRow!.hidden = this.noTraining;
     this.seedField!.show(String(this.seed));
     const training = this.training.status === 'training';
     this.trainButton!.disabled = m === null;
