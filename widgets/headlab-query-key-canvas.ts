@@ -4,7 +4,7 @@
 // reader drags by mouse, touch or arrow keys; attention is drawn as edges from each query
 // to each key whose width is the weight. A score-scale control sharpens or flattens the
 // softmax, and the basis-change views show the queries and keys after Q′ = Q A,
-// K′ = K A^{−T} (A = a rotation R, or any invertible A) over ghosts of the originals.
+// K′ = K A⁻ᵀ (A = a rotation R, or any invertible A) over ghosts of the originals.
 //
 // The core computes every number drawn: Q, K, V = core.attention (x = I); the change of
 // basis = core.changeQueryKeyBasis; scores, weights, readings, lengths and angles =
@@ -601,6 +601,15 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
   }
 }
 
+/**
+ * Whether the figure shows a change of basis: one is chosen and the core applied it (a refused A
+ * leaves no condition number). Only then are the arrows Q′ and K′ over ghosts of Q and K; a
+ * refused A draws the originals under their own names.
+ */
+function basisApplied(s: QueryKeyCanvasState): boolean {
+  return s.basis !== 'none' && s.condition_number !== null;
+}
+
 function uid(prefix: string): string {
   return `${prefix}-${Math.random().toString(36).slice(2)}`;
 }
@@ -683,7 +692,7 @@ export function planeScene(s: QueryKeyCanvasState, c: ResolvedColours, extent: n
     });
     tokenAt.push([px, py, i]);
   });
-  const ghosts = s.basis !== 'none';
+  const ghosts = basisApplied(s);
   if (ghosts) {
     s.q_before.forEach((v) => arrow(shapes, mid, mid, X(v[0]), Y(v[1]), pos, 1, [2, 3]));
     s.k_before.forEach((v) => arrow(shapes, mid, mid, X(v[0]), Y(v[1]), neg, 1, [2, 3]));
@@ -859,7 +868,7 @@ export function routesScene(s: QueryKeyCanvasState, c: ResolvedColours): Scene {
     kx = 200,
     y0 = 48,
     dy = 84;
-  const prime = s.basis !== 'none' ? '′' : '';
+  const prime = basisApplied(s) ? '′' : '';
   const shapes: Shape[] = [
     { kind: 'text', x: qx, y: 16, text: 'queries', fill: muted, size: FONT - 1, anchor: 'middle' },
     { kind: 'text', x: kx, y: 16, text: 'keys', fill: muted, size: FONT - 1, anchor: 'middle' },
