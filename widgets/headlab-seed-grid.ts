@@ -22,6 +22,7 @@ import {
   integer,
   integerAttribute,
   MAX_SEED,
+  setNumberAttribute,
   text,
   type WidgetFigure,
   WidgetInputError,
@@ -146,8 +147,14 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
   get from(): number {
     return integerAttribute(this, 'from', this.file?.seeds[0]?.seed ?? 0, 0, MAX_SEED);
   }
+  set from(v: number) {
+    setNumberAttribute(this, 'from', v);
+  }
   get to(): number {
     return integerAttribute(this, 'to', this.file?.seeds.at(-1)?.seed ?? 9, 0, MAX_SEED);
+  }
+  set to(v: number) {
+    setNumberAttribute(this, 'to', v);
   }
 
   /** Seeds trained here whose every claim equals the file's. */

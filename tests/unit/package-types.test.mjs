@@ -81,3 +81,23 @@ test('types/headlab.d.ts compiles alone under strict checks, its own declaration
     .map((d) => `${d.file ? d.file.fileName.split('/').pop() : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
   assert.deepEqual(problems, []);
 });
+
+test('every property the tables declare writable has a setter on its class', async () => {
+  const classes = await elementClasses();
+  const missing = [];
+  let checked = 0;
+  for (const [name, cls] of Object.entries(classes)) {
+    // The accessors a table gives are installed as the browser registers the class (observedAttributes).
+    void cls.observedAttributes;
+    for (const a of attributesOf(cls)) {
+      if (!a.property || a.readonly) continue;
+      let descriptor;
+      for (let p = cls.prototype; p && !descriptor; p = Object.getPrototypeOf(p))
+        descriptor = Object.getOwnPropertyDescriptor(p, a.property);
+      if (!descriptor?.set) missing.push(`${name}.${a.property} (attribute ${a.name})`);
+      checked++;
+    }
+  }
+  assert.ok(checked >= 60, `only ${checked} writable properties checked`);
+  assert.deepEqual(missing, [], 'declared writable in types/headlab.d.ts, but assigning it would throw');
+});
