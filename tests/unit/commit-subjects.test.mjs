@@ -21,15 +21,19 @@ try {
   history = null; // not a git checkout with this history (an unpacked tarball): nothing to hold
 }
 
-test(`commit subjects after ${FROM}: at most ${MAX_SUBJECT} characters, a blank line before the body`, { skip: history === null && 'no git history here' }, () => {
-  const fields = history.split('\0');
-  let checked = 0;
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const [hash, message] = [fields[i].trim(), fields[i + 1]];
-    const [subject, second = ''] = message.split('\n');
-    assert.ok([...subject].length <= MAX_SUBJECT, `${hash}: subject is ${[...subject].length} characters: ${subject}`);
-    assert.equal(second, '', `${hash}: no blank line after the subject`);
-    checked++;
-  }
-  assert.ok(checked >= 1, 'no commit checked');
-});
+test(
+  `commit subjects after ${FROM}: at most ${MAX_SUBJECT} characters, a blank line before the body`,
+  { skip: history === null && 'no git history here' },
+  () => {
+    const fields = history.split('\0');
+    let checked = 0;
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const [hash, message] = [fields[i].trim(), fields[i + 1]];
+      const [subject, second = ''] = message.split('\n');
+      assert.ok([...subject].length <= MAX_SUBJECT, `${hash}: subject is ${[...subject].length} characters: ${subject}`);
+      assert.equal(second, '', `${hash}: no blank line after the subject`);
+      checked++;
+    }
+    assert.ok(checked >= 1, 'no commit checked');
+  },
+);
