@@ -656,8 +656,13 @@ claimTest(
     let checked = 0;
     for (const preset of PRESETS) {
       for (const seed of SEEDS) {
-        await page.evaluate((s) => document.getElementById('replay').setAttribute('seed', String(s)), seed);
+        // The preset's button, with the seed as the URL hash (#replay.seed=3) sets it: before the
+        // button for an experiment, which keeps it, after it for "Draft settings", which goes back
+        // to seed 0 (the attribute's change reruns).
+        const seedAttribute = (s) => page.evaluate((x) => document.getElementById('replay').setAttribute('seed', String(x)), s);
+        if (preset !== 'Draft settings') await seedAttribute(seed);
         await page.locator('#replay').getByRole('button', { name: preset, exact: true }).click();
+        if (preset === 'Draft settings') await seedAttribute(seed);
         await page.waitForFunction(
           (s) => {
             const r = document.getElementById('replay');
@@ -685,8 +690,7 @@ claimTest(
     assert.equal(planeBelowZero, 6, 'keys in a plane: "below zero in six of them"');
     assert.equal(lr3seed5.toFixed(2), '0.83', 'learning rate 3, seed 5: "0.83 times as large"');
 
-    // The way back: the draft's settings (seed 0, as the page opens).
-    await page.evaluate(() => document.getElementById('replay').removeAttribute('seed'));
+    // The way back: "Draft settings", from seed 9 of the last preset to the run the page opens on (seed 0).
     await page.locator('#replay').getByRole('button', { name: 'Draft settings', exact: true }).click();
     await page.waitForFunction(() => {
       const r = document.getElementById('replay');
