@@ -68,6 +68,30 @@ function transformerOf(core, params) {
 }
 
 /**
+ * The feature-recovery models 'feature-recovery-train' (keep_model) and 'feature-recovery-intervene'
+ * keep by id: at most one (the worker of a <headlab-feature-recovery> holds its last run for the
+ * figures reading it; the next run replaces it).
+ */
+const keptFeatureRecovery = new Map();
+function keepFeatureRecovery(id, model) {
+  for (const m of keptFeatureRecovery.values()) if (m !== model) m.dispose();
+  keptFeatureRecovery.clear();
+  keptFeatureRecovery.set(id, model);
+}
+
+/** The model kept as `id`; made from `run` ({ settings, w_q, w_v }) and kept when this worker does not hold it. */
+function featureRecoveryModelOf(core, id, run) {
+  if (typeof id !== 'string') throw new HeadlabError(`model must be an id string, got ${typeof id}`);
+  const kept = keptFeatureRecovery.get(id);
+  if (kept) return kept;
+  if (!run) throw new HeadlabError(`model "${id}" is not kept in this worker; send its run`);
+  const { seed, eval_size, request_scale, shift } = run.settings ?? {};
+  const model = core.featureRecoveryModel({ seed, eval_size, request_scale, shift, w_q: run.w_q, w_v: run.w_v });
+  keepFeatureRecovery(id, model);
+  return model;
+}
+
+/**
  * The tokenizers 'transformer-load' and 'tokenizer-encode' keep by id: at most one (a page's
  * model element reads one tokenizer at a time in its own worker).
  */
@@ -171,14 +195,18 @@ export const workerTasks = {
    * result: the run in memory (featureRecoveryRun: results.json's fields, docs/feature-recovery-results.md,
    *         with matrices as { rows, cols, data }; featureRecoveryResultsFile nests them for a file);
    *         on a stop, the results of the steps taken so far (its steps_done < settings.steps).
+   *         With params.keep_model (an id string) the worker keeps the run as a FeatureRecoveryModel,
+   *         made from the trainer in the heap, for the requests of 'feature-recovery-intervene'.
    */
   'feature-recovery-train': {
     module: 'feature-recovery',
     run: async (core, params, { progress, shouldStop, yieldToEvents }) => {
       const chunk = params?.chunk ?? FEATURE_RECOVERY_DEFAULT_CHUNK;
       const paceMs = params?.pace_ms ?? 0;
+      const keep = params?.keep_model;
       if (!Number.isInteger(chunk) || chunk < 1) throw new HeadlabError(`chunk must be an integer ≥ 1, got ${chunk}`);
       if (!(Number.isFinite(paceMs) && paceMs >= 0)) throw new HeadlabError(`pace_ms must be a finite number ≥ 0, got ${paceMs}`);
+      if (keep !== undefined && typeof keep !== 'string') throw new HeadlabError(`keep_model must be an id string, got ${typeof keep}`);
       const trainer = core.createFeatureRecoveryTrainer(params?.settings ?? {});
       try {
         let reported = 0;
@@ -201,7 +229,9 @@ export const workerTasks = {
           else await yieldToEvents();
         }
         trainer.stop();
-        return featureRecoveryRun(trainer.result());
+        const run = featureRecoveryRun(trainer.result());
+        if (keep !== undefined) keepFeatureRecovery(keep, trainer.model());
+        return run;
       } finally {
         trainer.dispose();
       }
@@ -269,18 +299,26 @@ export const workerTasks = {
   },
 
   /**
-   * One intervention on a trained feature-recovery run's held-out set (core featureRecoveryIntervene,
-   * web/headlab-core.d.ts FeatureRecoveryInterventionInput): the interventions figure's core call,
-   * one pass over the 4,096 held-out examples (about 3 ms of WASM), kept off the main thread so a
-   * typed shift only draws there. The core keeps the drawn held-out set and the clean prediction
-   * between calls in this worker, as on the page.
-   * params: FeatureRecoveryInterventionInput. result: FeatureRecoveryInterventionResult (its
-   * matrices' buffers moved to the page).
+   * One intervention on a trained feature-recovery run's held-out set (web/headlab-core.d.ts
+   * FeatureRecoveryInterventionInput): the interventions figure's request to its source's worker,
+   * one pass over the 4,096 held-out examples (about 3 ms of WASM), off the main thread so a typed
+   * shift only draws there.
+   * params: { model: id, run?: { settings, w_q, w_v }, intervention, feature?, shift, examples? }:
+   *         the model kept under `model` (by 'feature-recovery-train' with keep_model, or by an
+   *         earlier job of this task) answers, from its held-out set and clean prediction drawn
+   *         once; `run` (a FeatureRecoveryRun's fields) makes and keeps it when this worker does
+   *         not hold it. Without `model`: the free function on the params' own seed, w_q, w_v.
+   * result: FeatureRecoveryInterventionResult (its matrices' buffers moved to the page).
    */
   'feature-recovery-intervene': {
     module: 'feature-recovery',
     run: async (core, params, { transfer = () => {} } = {}) => {
-      const r = core.featureRecoveryIntervene(params ?? {});
+      let r;
+      if (params?.model === undefined) r = core.featureRecoveryIntervene(params ?? {});
+      else {
+        const { model: id, run, ...request } = params;
+        r = featureRecoveryModelOf(core, id, run).intervene(request);
+      }
       transfer([r.before.data.buffer, r.after.data.buffer, r.target.data.buffer]);
       return r;
     },
