@@ -92,6 +92,23 @@ export class WorkerClient {
 }
 
 /**
+ * `holder.client` (a WorkerJobs or WorkerHost), or a new WorkerClient, counted in
+ * `holder.generation`, when it has none or its worker failed (offline, a transient 404, a crash):
+ * a failed worker is replaced, not reused.
+ */
+function liveClient(holder) {
+  if (holder.client?.failure) {
+    holder.client.terminate();
+    holder.client = null;
+  }
+  if (!holder.client) {
+    holder.client = new WorkerClient();
+    holder.generation++;
+  }
+  return holder.client;
+}
+
+/**
  * A widget's training runs: one dedicated worker (created on first use) and at most one
  * current job. Starting a job stops the one before it, and the callbacks of a superseded
  * or disposed job are dropped, so a late message never overwrites newer state.
@@ -117,16 +134,7 @@ export class WorkerJobs {
 
   /** The live worker client (made, with a new generation, when there is none or it failed). */
   worker() {
-    // A worker that failed (offline, a transient 404, a crash) is replaced, not reused.
-    if (this.client?.failure) {
-      this.client.terminate();
-      this.client = null;
-    }
-    if (!this.client) {
-      this.client = new WorkerClient();
-      this.generation++;
-    }
-    return this.client;
+    return liveClient(this);
   }
 
   /**
@@ -249,15 +257,7 @@ export class WorkerHost {
       });
       return;
     }
-    if (this.client?.failure) {
-      this.client.terminate();
-      this.client = null;
-    }
-    if (!this.client) {
-      this.client = new WorkerClient();
-      this.generation++;
-    }
-    const client = this.client;
+    const client = liveClient(this);
     let params;
     try {
       params = typeof job.params === 'function' ? job.params(this) : job.params;
