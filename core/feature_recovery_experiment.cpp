@@ -74,7 +74,7 @@ void FeatureRecoverySettings::validate() const {
   require_scale("init_scale", init_scale, kMaxInitScale);
   require_integer_in("eval_size", eval_size, 2, 1000000);
   require_number_in("request_scale", request_scale, kMinFeatureRecoveryScale, kMaxFeatureRecoveryScale);
-  require_number_in("shift", shift, -1e6, 1e6);
+  require_number_in("shift", shift, -kMaxFeatureRecoveryShift, kMaxFeatureRecoveryShift);
   if (fixed_keys.size() != 0) {
     validate_feature_recovery_keys(fixed_keys, "fixed_keys");
     if (learned_keys) {
@@ -233,7 +233,7 @@ Matrix feature_recovery_intervened_prediction(const FeatureRecoveryBatch& eval_s
       records.col(kPayloadFeatures + feature).setZero();
       break;
     case FeatureRecoveryIntervention::irrelevant_shift:
-      require_number_in("shift", shift, -1e6, 1e6);
+      require_number_in("shift", shift, -kMaxFeatureRecoveryShift, kMaxFeatureRecoveryShift);
       request.middleCols(kPayloadFeatures, 2 * kFeatureWidth).array() += shift;  // payload and noise
       records.middleCols(kRequestFeatures, kFeatureWidth).array() += shift;
       records.middleCols(kNoiseFeatures, kFeatureWidth).array() += shift;
@@ -262,7 +262,7 @@ FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& 
                                                     const Matrix& w_q, const Matrix& w_v, double shift,
                                                     const Matrix& keys) {
   require_held_out(eval_set, mixing);
-  require_number_in("shift", shift, -1e6, 1e6);
+  require_number_in("shift", shift, -kMaxFeatureRecoveryShift, kMaxFeatureRecoveryShift);
   const Eigen::Index n = eval_set.size();
   const FeatureRecoveryForward f =
       feature_recovery_forward(eval_set.request * mixing, eval_set.records * mixing, w_q, w_v, keys);

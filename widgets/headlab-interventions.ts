@@ -31,6 +31,7 @@ import {
   setNumberAttribute,
   type WidgetFigure,
 } from './base/headlab-element.js';
+import { MAX_FEATURE_RECOVERY_SHIFT } from './base/core-limits.js';
 import { stackedTableCss } from './base/theme.js';
 import { formatMagnitude, formatNumber, subscripted } from './chart/format.js';
 import { decadeLabel } from './chart/loss-curve.js';
@@ -74,7 +75,8 @@ const PENDING_SHOWN_MS = 200;
 
 /** Example rows of the held-out set shown before and after. */
 const EXAMPLES = 4;
-const SHIFT_LIMIT = 1e6;
+/** Largest |shift|: the core's bound (core/feature_recovery_task.hpp kMaxFeatureRecoveryShift). */
+const SHIFT_LIMIT = MAX_FEATURE_RECOVERY_SHIFT;
 
 export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   static observedAttributes = ['source', 'intervention', 'feature', 'shift'];
