@@ -235,6 +235,26 @@ test('one model host per source: each wing holds its model once, in a handle its
   );
 });
 
+test('one name for the transformer: no file or identifier of the code calls the model "own model" or "induction model"', () => {
+  // `induction` names the task (its sequences, default config, scores), "own model" the author's page; the model is `transformer`.
+  const dirs = ['core', 'formats', 'cli', 'web', 'widgets'];
+  const walk = (dir) =>
+    fs
+      .readdirSync(path.join(root, dir), { withFileTypes: true })
+      .flatMap((d) => (d.isDirectory() ? (d.name === 'node_modules' ? [] : walk(`${dir}/${d.name}`)) : [`${dir}/${d.name}`]));
+  const files = dirs.flatMap(walk).filter((f) => /\.(cpp|hpp|ts|js)$/.test(f));
+  const named = /(own|induction)[-_]?model|(induction)[-_]?trainer/i;
+  assert.deepEqual(
+    files.filter((f) => named.test(path.basename(f))),
+    [],
+    'files named after the model by another name',
+  );
+  const identifier =
+    /\b(?:OwnModel|InductionModel|InductionTrainer|ownModel|inductionModel|inductionTrainer|own_model|induction_model|induction_trainer)\w*/g;
+  const found = files.flatMap((f) => (read(f).match(identifier) ?? []).map((m) => `${f}: ${m}`));
+  assert.deepEqual(found, [], 'identifiers naming the transformer by another name');
+});
+
 test('docs/model-pattern.md names every file, task and element the pattern test checks', () => {
   const doc = read('docs/model-pattern.md');
   assert.doesNotMatch(doc, /two trained models/);
