@@ -148,6 +148,8 @@ for (const name of PAGES) {
     window.dispatchEvent(new PointerEvent('pointerdown'));
     for (const m of document.querySelectorAll('headlab-max-digit-model, headlab-transformer-model')) m.load?.();
     for (const e of [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-'))) e.scrollIntoView();
+    // A feature-recovery trainer scrolled past too fast for its autostart: trained now, so its figures have a run.
+    for (const f of document.querySelectorAll('headlab-feature-recovery')) if (f.trainingStatus === 'idle') f.train();
   });
   await page.waitForFunction(
     () =>
