@@ -25,6 +25,30 @@ const TRANSFORMER_DEFAULT_SCORE_SEQUENCES = 16;
  */
 const BATCH_PATCHING_DEFAULT_CHUNK = 8;
 
+/**
+ * The one training loop of the worker's training tasks (the trainer protocol, docs/model-pattern.md):
+ * `chunk` steps of `trainer` at a time until it is done or the page asks to stop, report(progress)
+ * after every chunk (it may throw: a diverged run's message). Before each chunk the loop gives the
+ * worker's queued messages their turn (a stop; a figure's request to a model this worker keeps),
+ * waiting so that a chunk starts at least paceMs after the one before (0: no wait). Returns the
+ * last progress; its `done` is false when the page stopped the run.
+ */
+async function trainInChunks(trainer, chunk, { shouldStop, yieldToEvents }, report, paceMs = 0) {
+  if (!Number.isInteger(chunk) || chunk < 1) throw new HeadlabError(`chunk must be an integer ≥ 1, got ${chunk}`);
+  let p = trainer.progress;
+  let started = -Infinity;
+  while (!p.done) {
+    const wait = paceMs - (performance.now() - started);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    else await yieldToEvents();
+    if (shouldStop()) break;
+    started = performance.now();
+    p = trainer.step(chunk);
+    report(p);
+  }
+  return p;
+}
+
 /** A progress message of 'transformer-train': the trainer protocol's fields and the scores of the current weights. */
 function transformerProgress(trainer, p, sequences) {
   const s = trainer.scores(sequences);
@@ -200,21 +224,19 @@ export const workerTasks = {
    */
   'feature-recovery-train': {
     module: 'feature-recovery',
-    run: async (core, params, { progress, shouldStop, yieldToEvents }) => {
+    run: async (core, params, hooks) => {
       const chunk = params?.chunk ?? FEATURE_RECOVERY_DEFAULT_CHUNK;
       const paceMs = params?.pace_ms ?? 0;
       const keep = params?.keep_model;
-      if (!Number.isInteger(chunk) || chunk < 1) throw new HeadlabError(`chunk must be an integer ≥ 1, got ${chunk}`);
       if (!(Number.isFinite(paceMs) && paceMs >= 0)) throw new HeadlabError(`pace_ms must be a finite number ≥ 0, got ${paceMs}`);
       if (keep !== undefined && typeof keep !== 'string') throw new HeadlabError(`keep_model must be an id string, got ${typeof keep}`);
       const trainer = core.createFeatureRecoveryTrainer(params?.settings ?? {});
       try {
         let reported = 0;
-        while (!shouldStop()) {
-          const started = performance.now();
-          const p = trainer.step(chunk);
+        // A diverged run ends done; result() below throws the core's message.
+        const report = (p) => {
           const s = trainer.snapshot();
-          progress({
+          hooks.progress({
             steps_taken: p.steps_taken,
             steps_total: p.steps_total,
             loss: p.loss,
@@ -223,11 +245,8 @@ export const workerTasks = {
             response_value: s.response_value.data,
           });
           reported = p.steps_taken;
-          if (p.done) break;
-          const wait = paceMs - (performance.now() - started);
-          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-          else await yieldToEvents();
-        }
+        };
+        await trainInChunks(trainer, chunk, hooks, report, paceMs);
         trainer.stop();
         const run = featureRecoveryRun(trainer.result());
         if (keep !== undefined) keepFeatureRecovery(keep, trainer.model());
@@ -359,18 +378,14 @@ export const workerTasks = {
    */
   'max-digit-train': {
     module: 'max-digit',
-    run: async (core, params, { progress, shouldStop, yieldToEvents }) => {
+    run: async (core, params, hooks) => {
       const chunk = params?.chunk ?? MAX_DIGIT_DEFAULT_CHUNK;
-      if (!Number.isInteger(chunk) || chunk < 1) throw new HeadlabError(`chunk must be an integer ≥ 1, got ${chunk}`);
       const trainer = core.createMaxDigitTrainer(params?.settings ?? {});
       try {
-        let p = trainer.progress;
-        while (!p.done && !shouldStop()) {
-          p = trainer.step(chunk);
-          if (p.diverged_at) throw new HeadlabError(p.divergence);
-          progress({ steps_taken: p.steps_taken, steps_total: p.steps_total, loss: p.loss });
-          if (!p.done) await yieldToEvents();
-        }
+        const p = await trainInChunks(trainer, chunk, hooks, (q) => {
+          if (q.diverged_at) throw new HeadlabError(q.divergence);
+          hooks.progress({ steps_taken: q.steps_taken, steps_total: q.steps_total, loss: q.loss });
+        });
         if (!p.done) return { progress: p, weights: null, analysis: null };
         const weights = trainer.weights();
         return { progress: p, weights, analysis: core.maxDigitAnalyze(weights) };
@@ -392,7 +407,7 @@ export const workerTasks = {
    */
   'transformer-train': {
     module: 'transformer',
-    run: async (core, params, { progress, shouldStop, yieldToEvents }) => {
+    run: async (core, params, hooks) => {
       const chunk = params?.chunk ?? TRANSFORMER_DEFAULT_CHUNK;
       const sequences = params?.score_sequences ?? TRANSFORMER_DEFAULT_SCORE_SEQUENCES;
       if (!Number.isInteger(chunk) || chunk < 1) throw new HeadlabError(`chunk must be an integer ≥ 1, got ${chunk}`);
@@ -401,16 +416,12 @@ export const workerTasks = {
       }
       const trainer = core.createTransformerTrainer(params?.settings ?? {});
       try {
-        let p = trainer.progress;
-        progress(transformerProgress(trainer, p, sequences));
-        while (!p.done && !shouldStop()) {
-          await yieldToEvents();
-          if (shouldStop()) break;
-          p = trainer.step(chunk);
+        hooks.progress(transformerProgress(trainer, trainer.progress, sequences));
+        await trainInChunks(trainer, chunk, hooks, (p) => {
           // A diverged run ends with a message naming the step, not with weights its reader refuses.
           if (p.diverged_at) throw new HeadlabError(p.divergence);
-          progress(transformerProgress(trainer, p, sequences));
-        }
+          hooks.progress(transformerProgress(trainer, p, sequences));
+        });
         trainer.stop();
         return trainer.result();
       } finally {
