@@ -13,8 +13,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeCustomElements } from './custom-elements.mjs';
+import { writeGuidePages } from './guides.mjs';
 import { writePackageDocs } from './package-docs.mjs';
 import { writeElementData } from './element-reference.mjs';
+import { elementNames } from './element-names.mjs';
 import { prerenderSnapshots } from './snapshots.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -133,14 +135,8 @@ export function splitTopLevel(tex, separator) {
   return parts.map((p) => p.trim()).filter(Boolean);
 }
 
-/** The elements with their own entry point: widgets/headlab-<name>-define.ts → <name>.js. */
-export function elementNames() {
-  return fs
-    .readdirSync(path.join(root, 'widgets'))
-    .map((f) => /^headlab-(.+)-define\.ts$/.exec(f)?.[1])
-    .filter(Boolean)
-    .sort();
-}
+// The elements with their own entry point (site/element-names.mjs), also for this file's importers.
+export { elementNames };
 
 /** Weights files shipped in the bundle's data/ folder (the default one and the unit-norm variant). */
 export const BUNDLED_DATA = ['max-digit-seed0.json', 'max-digit-seed0-unit-norm.json'];
@@ -324,10 +320,10 @@ export async function buildSite({ quiet = false, snapshots = true } = {}) {
     const depth = rel.split(path.sep).length - 1;
     fs.writeFileSync(target, page(numberFigures(wrapTables(renderMath(source, rel)), rel), title, depth));
   }
-  // The same guides beside the pages, where the own-model page links to them (served as text: the
-  // server and any static host give .md files as text/plain), so a reader follows a link instead
-  // of looking for a path in the repository.
+  // The same guides beside the pages: as pages with the site's layout, where the own-model page
+  // links to them (site/guides.mjs), and as the Markdown the package ships.
   writePackageDocs(path.join(outDir, 'docs'));
+  writeGuidePages(path.join(outDir, 'docs'), page, wrapTables);
   fs.writeFileSync(path.join(assets, 'math.css'), mathStylesheet());
   // Each widget's default state prerendered into its page (HEADLAB_SNAPSHOTS=0 skips it).
   // headlab.css (reserved sizes, measured in the same pass) joins the bundle in dist/.

@@ -18,14 +18,18 @@ import { getFeatureRecoveryCore } from '../web/browser-core.js';
 import type { FeatureRecoveryCore, FeatureRecoveryRun } from '../web/headlab-core.js';
 import { DRAFT_PUBLISHED, featureRecoveryResultsFile } from '../web/feature-recovery.js';
 import {
-  HeadlabElement,
-  MAX_SEED,
-  WidgetInputError,
+  type AttributeProperties,
+  defineAttributes,
   el,
-  integerAttribute,
-  numberAttribute,
+  flag,
+  HeadlabElement,
+  integer,
+  MAX_SEED,
+  number,
+  oneOf,
   setNumberAttribute,
   type WidgetFigure,
+  WidgetInputError,
 } from './base/headlab-element.js';
 import { TrainingJob, type TrainingStatus } from './base/training-job.js';
 import { formatMagnitude, formatNearOne, formatNumber, subscripted } from './chart/format.js';
@@ -59,6 +63,25 @@ export interface FeatureRecoveryState {
 
 export type FigureName = 'loss' | 'response-query' | 'response-value';
 
+/** A figure's request to the run its source's worker keeps (HeadlabFeatureRecovery.request). */
+export interface FeatureRecoveryRequestHandlers<T> {
+  done(value: T): void;
+  failed(error: Error): void;
+}
+
+interface PendingRequest {
+  run: FeatureRecoveryRun;
+  task: string;
+  params: Record<string, unknown>;
+  handlers: FeatureRecoveryRequestHandlers<unknown>;
+  /** Whether the run's matrices go with it whatever the worker is thought to hold (after "not kept"). */
+  sendRun: boolean;
+}
+
+/** An error that says the worker went away (its element left the page), not that the request was wrong. */
+const WORKER_GONE = /the headlab worker was ended|is not on the page/;
+let runIds = 0;
+
 interface Control {
   attr: string;
   label: string;
@@ -79,6 +102,12 @@ const CONTROLS: Control[] = [
 ];
 
 /** Steps per progress message, and the least time per message in "watch" pace (≈ 4.8 s for 1,200 steps: at 1.2 s the run was over before the blocks could be watched). */
+/** The attribute of the control `attr`: its bounds and default are the control's. */
+function setting(attr: string, doc: string) {
+  const c = CONTROLS.find((x) => x.attr === attr)!;
+  return (c.integer ? integer : number)({ fallback: c.fallback, min: c.min, max: c.max, shared: true, doc });
+}
+
 const CHUNK_STEPS = 20;
 const WATCH_PACE_MS = 80;
 
@@ -88,8 +117,26 @@ const EVAL_SIZE_DEFAULT = 4096;
 const EVAL_SIZE_MAX = 100000;
 
 export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState> {
-  static observedAttributes = ['seed', 'steps', 'batch', 'learning-rate', 'request-scale', 'eval-size', 'pace', 'autostart'];
-  protected static sharedAttributes = ['seed', 'steps', 'batch', 'learning-rate', 'request-scale', 'eval-size', 'pace'];
+  static attributes = defineAttributes({
+    seed: setting('seed', 'Seed of the run’s initialisation and examples.'),
+    steps: setting('steps', 'Training steps.'),
+    batch: setting('batch', 'Fresh examples per step (the trainer setting batch_size).'),
+    'learning-rate': setting('learning-rate', 'Adam’s learning rate.'),
+    'request-scale': setting('request-scale', 'Scale of the request features in the task.'),
+    'eval-size': integer({
+      fallback: EVAL_SIZE_DEFAULT,
+      min: 2,
+      max: EVAL_SIZE_MAX,
+      shared: true,
+      doc: 'Held-out examples of the evaluation (default the draft’s 4096; fewer make the interventions cheaper).',
+    }),
+    pace: oneOf(['watch', 'fast'], {
+      fallback: () => (matchMedia('(prefers-reduced-motion: reduce)').matches ? 'fast' : 'watch'),
+      shared: true,
+      doc: '"watch": the run paced to be watched; "fast": as fast as it trains (default under prefers-reduced-motion).',
+    }),
+    autostart: flag({ doc: 'Start a run once the element is ready.' }),
+  });
   // Trains in the worker; the page compiles headlab_feature_recovery.wasm and hands it over (one download).
   // Trains in its worker, on the page's compiled module: loaded here so the page downloads it once.
   protected static loadModule: () => Promise<unknown> = getFeatureRecoveryCore;
@@ -140,6 +187,16 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   /** Its results.json object, nested only when asked for (a file, the `results` property). */
   private lastFile: FeatureRecoveryResults | null = null;
   private progressUpdates = 0;
+  /**
+   * The one model host of this source (docs/model-pattern.md, "One host per model"): the training
+   * worker keeps each run it trained (keep_model) as a core FeatureRecoveryModel, with its held-out
+   * set drawn once, and answers every figure's request from it (request()). `held`: the id of the
+   * run the worker of `generation` keeps; `runIdOf`: each run's id; `pending`: requests asked and not
+   * answered, sent again when the worker went away with the element (and it is back).
+   */
+  private held = { generation: -1, id: '' };
+  private readonly runIdOf = new WeakMap<FeatureRecoveryRun, string>();
+  private readonly pending = new Set<PendingRequest>();
   private chartWidth = 640;
   private resizeObserver: ResizeObserver | null = null;
   private autostarted = false;
@@ -159,61 +216,6 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   private draftCells: HTMLTableCellElement[] = [];
   private resultsCaption: HTMLTableCaptionElement | null = null;
   private jsonButton: HTMLButtonElement | null = null;
-
-  get seed(): number {
-    return this.setting('seed');
-  }
-  set seed(v: number) {
-    setNumberAttribute(this, 'seed', v);
-  }
-  get steps(): number {
-    return this.setting('steps');
-  }
-  set steps(v: number) {
-    setNumberAttribute(this, 'steps', v);
-  }
-  get batch(): number {
-    return this.setting('batch');
-  }
-  set batch(v: number) {
-    setNumberAttribute(this, 'batch', v);
-  }
-  get learningRate(): number {
-    return this.setting('learning-rate');
-  }
-  set learningRate(v: number) {
-    setNumberAttribute(this, 'learning-rate', v);
-  }
-  get requestScale(): number {
-    return this.setting('request-scale');
-  }
-  set requestScale(v: number) {
-    setNumberAttribute(this, 'request-scale', v);
-  }
-  /** "watch" by default, "fast" by default when the reader asks for reduced motion. */
-  get pace(): 'watch' | 'fast' {
-    const raw = this.getAttribute('pace');
-    if (raw === null || raw === '') return matchMedia('(prefers-reduced-motion: reduce)').matches ? 'fast' : 'watch';
-    if (raw === 'watch') return 'watch';
-    if (raw === 'fast') return 'fast';
-    throw new WidgetInputError(`attribute pace="${raw}" must be "watch" or "fast"`);
-  }
-  set pace(v: 'watch' | 'fast') {
-    this.setAttribute('pace', v);
-  }
-  /** Held-out examples of the evaluation (no input box: an author setting; fewer make the interventions cheaper). */
-  get evalSize(): number {
-    return integerAttribute(this, 'eval-size', EVAL_SIZE_DEFAULT, 2, EVAL_SIZE_MAX);
-  }
-  set evalSize(v: number) {
-    setNumberAttribute(this, 'eval-size', v);
-  }
-  get autostart(): boolean {
-    return this.hasAttribute('autostart');
-  }
-  set autostart(v: boolean) {
-    this.toggleAttribute('autostart', v);
-  }
 
   /** The last finished or stopped run as results.json (matrices as arrays of rows), or null. */
   get results(): FeatureRecoveryResults | null {
@@ -258,9 +260,9 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     };
   }
 
-  private setting(attr: string): number {
-    const c = CONTROLS.find((x) => x.attr === attr)!;
-    return c.integer ? integerAttribute(this, attr, c.fallback, c.min, c.max) : numberAttribute(this, attr, c.fallback, c.min, c.max);
+  /** The value of the setting `attr` (its table entry parses it). */
+  private settingOf(attr: string): number {
+    return (HeadlabFeatureRecovery.attributeTable[attr].read as (host: Element, name: string) => number)(this, attr);
   }
 
   /** Starts a run with the current settings (stopping one in progress). */
@@ -272,7 +274,15 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     this.announce(`Training started: ${settings.steps} steps, seed ${settings.seed}.`);
     // The attribute `batch` is the trainer setting batch_size (docs/model-pattern.md).
     const { batch, ...rest } = settings;
-    const params = { settings: { ...rest, batch_size: batch }, chunk: CHUNK_STEPS, pace_ms: this.pace === 'watch' ? WATCH_PACE_MS : 0 };
+    // The worker keeps the run it trains under `id`, for the figures' requests (request()).
+    const id = `run-${++runIds}`;
+    const params = {
+      settings: { ...rest, batch_size: batch },
+      chunk: CHUNK_STEPS,
+      pace_ms: this.pace === 'watch' ? WATCH_PACE_MS : 0,
+      keep_model: id,
+    };
+    let generation = -1;
     this.training.start<FeatureRecoveryRun>('feature-recovery-train', params, {
       progress: (detail) => {
         this.progressUpdates++;
@@ -283,6 +293,8 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
       },
       done: ({ value, stopped, updatesAfterStop }) => {
         this.lastUpdatesAfterStop = updatesAfterStop;
+        this.runIdOf.set(value, id);
+        if (generation === this.training.generation) this.held = { generation, id };
         this.lastRun = value;
         this.lastFile = null;
         this.losses = Array.from(value.loss_trace);
@@ -297,7 +309,68 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
         this.emitChange();
       },
     });
+    generation = this.training.generation;
     this.requestRender();
+  }
+
+  /**
+   * Runs worker task `task` (web/worker-tasks.js 'feature-recovery-intervene') on `run` in this
+   * element's worker, beside a training run in it: every figure reading this source asks the one
+   * model the worker keeps, so no matrix crosses to a worker per figure or per update. The run's
+   * matrices (432 B) go with the job only when the worker does not hold it (a worker made since, as
+   * after the element left the page and came back). A request the worker could not finish because
+   * it was ended with the element is sent again once the element is back on the page.
+   */
+  request<T>(run: FeatureRecoveryRun, task: string, params: Record<string, unknown>, handlers: FeatureRecoveryRequestHandlers<T>): void {
+    const r: PendingRequest = { run, task, params, handlers: handlers as FeatureRecoveryRequestHandlers<unknown>, sendRun: false };
+    this.pending.add(r);
+    this.send(r);
+  }
+
+  private send(r: PendingRequest): void {
+    if (!this.isConnected) return; // sent when the element is back (connectedCallback)
+    let id = this.runIdOf.get(r.run);
+    if (id === undefined) {
+      id = `run-${++runIds}`;
+      this.runIdOf.set(r.run, id);
+    }
+    const model = id;
+    this.training.request<unknown>(
+      r.task,
+      (generation: number) => {
+        const kept = !r.sendRun && this.held.generation === generation && this.held.id === model;
+        this.held = { generation, id: model };
+        const { settings, w_q, w_v } = r.run;
+        return { model, ...(kept ? {} : { run: { settings, w_q, w_v } }), ...r.params };
+      },
+      {
+        done: ({ value }) => {
+          this.pending.delete(r);
+          r.handlers.done(value);
+        },
+        failed: (err) => {
+          if (WORKER_GONE.test(err.message)) {
+            // Ended with the element: asked again now if it is back already, else when it returns.
+            this.held = { generation: -1, id: '' };
+            this.send(r);
+            return;
+          }
+          if (/is not kept in this worker/.test(err.message) && !r.sendRun) {
+            // Another run replaced it there meanwhile (a training run ended): sent again with its matrices.
+            r.sendRun = true;
+            this.send(r);
+            return;
+          }
+          this.pending.delete(r);
+          r.handlers.failed(err);
+        },
+      },
+    );
+  }
+
+  connectedCallback(): void {
+    super.connectedCallback();
+    for (const r of [...this.pending]) this.send(r);
   }
 
   /** Asks the running training to stop; it ends within one progress update. */
@@ -512,7 +585,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     const ok = raw !== '' && Number.isFinite(value) && value >= c.min && value <= c.max && (!c.integer || Number.isInteger(value));
     setAttributeIfChanged(input, 'aria-invalid', String(!ok));
     if (!ok) {
-      this.inputProblem!.textContent = `${c.label} must be ${c.integer ? 'an integer' : 'a number'} from ${c.min} to ${c.max}; the last valid value (${this.setting(c.attr)}) is kept.`;
+      this.inputProblem!.textContent = `${c.label} must be ${c.integer ? 'an integer' : 'a number'} from ${c.min} to ${c.max}; the last valid value (${this.settingOf(c.attr)}) is kept.`;
       return;
     }
     setText(this.inputProblem!, '');
@@ -526,7 +599,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     for (const c of CONTROLS) {
       const input = this.inputs.get(c.attr)!;
       if (input.getAttribute('aria-invalid') !== 'true' && this.root.activeElement !== input) {
-        const value = String(this.setting(c.attr));
+        const value = String(this.settingOf(c.attr));
         if (input.value !== value) input.value = value;
       }
     }
@@ -618,3 +691,5 @@ function plainCell(x: number, digits: number): string {
 function r2Cell(x: number): string {
   return formatNearOne(x, 6);
 }
+
+export interface HeadlabFeatureRecovery extends AttributeProperties<typeof HeadlabFeatureRecovery.attributes> {}
