@@ -107,7 +107,7 @@ const MODELS = [
       handle: 'TransformerModelHandle',
       made: 'loadTransformer',
       source: 'widgets/transformer/model.ts',
-      holds: /\n {2}request<T>\(model: LoadedTransformer/,
+      holds: /\n {2}request<T>\(\s*model: LoadedTransformer/,
       keeps: 'transformer-load',
       answers: 'transformer-analyze',
     },
