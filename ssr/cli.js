@@ -1,13 +1,15 @@
-// `npx headlab render <folder> [--force]`: every .html file under the folder has its
-// <headlab-*> elements prerendered in place (ssr/render.js), and each element's snapshot sheet is
+// `npx headlab render <folder> [--max-width PX] [--margin PX] [--force]`: every .html file under
+// the folder has its <headlab-*> elements prerendered in place (ssr/render.js), drawn at each
+// capture width for a column that wide less the margins, at most --max-width (the page's layout:
+// a plain page has the body's 8 px margins and no maximum), and each element's snapshot sheet is
 // written to <folder>/headlab-snapshot/<tag>.css, linked from each page by a relative URL. Run it
 // again after editing a page: an element that already carries a snapshot is left as it is, so
 // a page is rendered once; --force renders every element again.
 import fs from 'node:fs';
 import path from 'node:path';
-import { renderPage } from './render.js';
+import { bodyColumn, renderPage } from './render.js';
 
-const USAGE = 'usage: headlab render <folder> [--force]';
+const USAGE = 'usage: headlab render <folder> [--max-width PX] [--margin PX] [--force]';
 
 /** Every .html file under `dir` (node_modules and dot-folders skipped), sorted. */
 function htmlFiles(dir) {
@@ -33,10 +35,19 @@ export function stripSnapshots(html) {
 export async function main(args, { log = console.log, error = console.error } = {}) {
   let folder = null;
   let force = false;
+  const column = {};
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === '--force') force = true;
-    else if (a.startsWith('-')) {
+    else if (a === '--max-width' || a === '--margin') {
+      const text = args[++i] ?? '';
+      const n = Number(text);
+      if (text === '' || !Number.isInteger(n) || n < 0 || n > 10000) {
+        error(`headlab render: ${a} "${text}": must be a whole number of px from 0 to 10000`);
+        return 2;
+      }
+      column[a === '--max-width' ? 'maxWidth' : 'margin'] = n;
+    } else if (a.startsWith('-')) {
       error(`headlab render: unknown option ${a}\n${USAGE}`);
       return 2;
     } else if (folder === null) folder = a;
@@ -68,6 +79,7 @@ export async function main(args, { log = console.log, error = console.error } = 
       out = await renderPage(force ? stripSnapshots(source) : source, {
         url: path.resolve(file),
         stylesheetHref: (tag) => `${rel}/${tag}.css`,
+        columnWidth: bodyColumn(column),
         perTag,
       });
       stylesheets = out.stylesheets;

@@ -7,7 +7,12 @@ export { HeadlabElement } from '../widgets/base/headlab-element.js';
 import { getCore, getFeatureRecoveryCore, getMaxDigitCore, getTransformerCore } from '../web/browser-core.js';
 import { workerTasks } from '../web/worker-tasks.js';
 
-const loaders = { core: getCore, 'feature-recovery': getFeatureRecoveryCore, 'max-digit': getMaxDigitCore, transformer: getTransformerCore };
+const loaders = {
+  core: getCore,
+  'feature-recovery': getFeatureRecoveryCore,
+  'max-digit': getMaxDigitCore,
+  transformer: getTransformerCore,
+};
 
 /** Runs the worker job `message` ({ kind, params }), answering on `port` as web/worker.js does. */
 export async function runTask(message, port) {

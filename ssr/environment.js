@@ -5,9 +5,10 @@
 // file: URLs from disk (an element's data files, named relative to its page), and a Worker that
 // runs web/worker-tasks.js in this thread (the same tasks, on the same WASM modules, in order).
 //
-// happy-dom lays nothing out: every box measures 0 × 0. The one place a widget's markup depends
-// on its box is its width, given by the renderer through HeadlabElement.layoutWidth (the seam in
-// widgets/base/headlab-element.ts); nothing here pretends to measure.
+// happy-dom lays nothing out: every box measures 0 × 0. The one thing of its box a widget's markup
+// depends on is its width: the renderer sets each element's (setLayoutWidth) and the boxes inside
+// it are given theirs by block layout (installBoxWidths), measured as a browser's widgets measure
+// them (clientWidth, getBoundingClientRect, ResizeObserver).
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Window } from 'happy-dom';
@@ -46,6 +47,131 @@ function inProcessWorker(runTask) {
   };
 }
 
+/**
+ * The width, in CSS px, the renderer gives each headlab-* element: a function of the element (the
+ * page column it sits in at the window width drawn for), or null (every box measures 0, as
+ * happy-dom has it). Set by ssr/render.js.
+ */
+let layoutWidth = null;
+/** Size reports scheduled and not yet delivered (the renderer waits for none). */
+let reports = 0;
+export const layoutPending = () => reports > 0;
+/** The ResizeObserver stand-ins observing something: told when the width changes. */
+const observers = new Set();
+/**
+ * Sets the width of every headlab-* element: `width(element)` in px (null: no width, boxes
+ * measure 0), and reports the new sizes to every observer, as a browser does after a resize.
+ */
+export function setLayoutWidth(width) {
+  layoutWidth = width;
+  for (const o of observers) for (const t of o.targets) o.report(t);
+}
+
+/** A length of a computed style in px (rem and em as 16 px, the default font size; anything else 0). */
+function px(value) {
+  const m = /^(-?[\d.]+)(px|rem|em)?$/.exec(String(value ?? '').trim());
+  if (!m) return 0;
+  return Number(m[1]) * (m[2] === 'rem' || m[2] === 'em' ? 16 : 1);
+}
+
+/**
+ * Widths without a layout engine, for the widgets that draw for the width of a box (a chart as wide
+ * as its figure, a grid with as many columns as fit): every headlab-* element is `layoutWidth`
+ * wide, and a box inside it is as wide as its parent's content box less its own margins, borders
+ * and paddings (CSS's block layout, which is how the widgets' boxes are laid out down to their
+ * charts). Boxes side by side in a flex or grid row are taken as filling the row each (the
+ * renderer does not lay out rows). Reported as browsers do: clientWidth (content + padding),
+ * getBoundingClientRect (border box), and ResizeObserver entries (content box) once after
+ * observe(), as a browser reports a box's first size.
+ */
+function installBoxWidths(window) {
+  const hostOf = (el) => el.localName?.startsWith('headlab-') && el.shadowRoot;
+  const parentOf = (el) => el.parentElement ?? el.parentNode?.host ?? null;
+  const style = (el) => window.getComputedStyle(el);
+  const insets = (el) => {
+    const cs = style(el);
+    return {
+      margin: px(cs.marginLeft) + px(cs.marginRight),
+      border: px(cs.borderLeftWidth) + px(cs.borderRightWidth),
+      padding: px(cs.paddingLeft) + px(cs.paddingRight),
+    };
+  };
+  /** The border-box width of `el`, or null outside a headlab-* element or before a width is set. */
+  const borderBox = (el) => {
+    if (!layoutWidth) return null;
+    if (hostOf(el)) return layoutWidth(el);
+    const parent = parentOf(el);
+    if (!parent) return null;
+    const outer = borderBox(parent);
+    if (outer === null) return null;
+    const p = insets(parent);
+    const own = insets(el);
+    return Math.max(0, outer - p.border - p.padding - own.margin);
+  };
+  const contentBox = (el) => {
+    const b = borderBox(el);
+    if (b === null) return null;
+    const own = insets(el);
+    return Math.max(0, b - own.border - own.padding);
+  };
+  const proto = window.HTMLElement.prototype;
+  const clientWidth = Object.getOwnPropertyDescriptor(proto, 'clientWidth');
+  Object.defineProperty(proto, 'clientWidth', {
+    configurable: true,
+    get() {
+      const c = contentBox(this);
+      return c === null ? clientWidth.get.call(this) : Math.round(c + insets(this).padding);
+    },
+  });
+  for (const cls of [window.Element, window.SVGElement]) {
+    const original = cls.prototype.getBoundingClientRect;
+    if (!original) continue;
+    cls.prototype.getBoundingClientRect = function () {
+      const rect = original.call(this);
+      const b = borderBox(this);
+      if (b === null) return rect;
+      return new window.DOMRect(0, 0, b, rect.height);
+    };
+  }
+  if (window.SVGElement && !Object.getOwnPropertyDescriptor(window.SVGElement.prototype, 'clientWidth')) {
+    Object.defineProperty(window.SVGElement.prototype, 'clientWidth', {
+      configurable: true,
+      get() {
+        return Math.round(contentBox(this) ?? 0);
+      },
+    });
+  }
+  const ResizeObserverStandIn = class ResizeObserver {
+    constructor(callback) {
+      this.callback = callback;
+      this.targets = new Set();
+    }
+    observe(target) {
+      this.targets.add(target);
+      observers.add(this);
+      this.report(target);
+    }
+    report(target) {
+      reports++;
+      setTimeout(() => {
+        reports--;
+        const width = contentBox(target);
+        if (!this.targets.has(target) || width === null) return;
+        this.callback([{ target, contentRect: new window.DOMRect(0, 0, width, 0) }], this);
+      });
+    }
+    unobserve(target) {
+      this.targets.delete(target);
+    }
+    disconnect() {
+      this.targets.clear();
+      observers.delete(this);
+    }
+  };
+  window.ResizeObserver = ResizeObserverStandIn;
+  globalThis.ResizeObserver = ResizeObserverStandIn;
+}
+
 let installed = null;
 
 /**
@@ -75,6 +201,18 @@ export function installEnvironment(runTask) {
   // `window` is the happy-dom window (an event target: hashchange, pagehide listeners).
   globalThis.window = window;
   globalThis.self = window;
+  // A constructed sheet keeps the text it was made from (`headlabSource`): the snapshot's sheet is
+  // written from it (ssr/snapshot-markup.js), since happy-dom's CSSOM serialises a shorthand with
+  // var() as broken longhands (`border: 1px solid var(--hl-rule)` → `border-width: var(--hl-rule)`)
+  // and drops what it does not parse (backgrounds of gradients, color-mix()).
+  const sheetProto = window.CSSStyleSheet.prototype;
+  for (const name of ['replaceSync', 'replace']) {
+    const original = sheetProto[name];
+    sheetProto[name] = function (text) {
+      Object.defineProperty(this, 'headlabSource', { value: String(text), configurable: true });
+      return original.call(this, text);
+    };
+  }
   // Element.part (the ::part() names widgets/base/dom.ts gives): happy-dom has the attribute only.
   if (!('part' in window.Element.prototype)) {
     Object.defineProperty(window.Element.prototype, 'part', {
@@ -84,7 +222,13 @@ export function installEnvironment(runTask) {
         return {
           contains: (n) => names().includes(n),
           add: (...add) => this.setAttribute('part', [...new Set([...names(), ...add])].join(' ')),
-          remove: (...drop) => this.setAttribute('part', names().filter((n) => !drop.includes(n)).join(' ')),
+          remove: (...drop) =>
+            this.setAttribute(
+              'part',
+              names()
+                .filter((n) => !drop.includes(n))
+                .join(' '),
+            ),
           get length() {
             return names().length;
           },
@@ -176,6 +320,7 @@ export function installEnvironment(runTask) {
     });
   };
   globalThis.getComputedStyle = window.getComputedStyle;
+  installBoxWidths(window);
   globalThis.fetch = fileFetch;
   window.fetch = fileFetch;
   globalThis.Worker = inProcessWorker(runTask);

@@ -12,13 +12,29 @@
 //   </headlab-x>
 //
 // The page is rendered as a whole (a figure names its model element by id, a <headlab-value> its
-// source). One copy is drawn, shown at every window width (class hl-w-0-up): happy-dom lays
-// nothing out, so a widget that fits its drawing to its box draws what it draws before it is
-// measured, and a narrow window shows that drawing scaled to fit until the live widget redraws.
+// source). A widget drawn for the width of its box is drawn at each of `widths` (the element as
+// wide as its column in such a window, columnWidth); copies alike at neighbouring widths are
+// written once, each shown from its window width up to the next.
 import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { installEnvironment } from './environment.js';
+import { installEnvironment, layoutPending, setLayoutWidth } from './environment.js';
 import { collect, elementsOf, snapshotMarkup, snapshotStylesheet } from './snapshot-markup.js';
+
+/**
+ * Window widths at which each element is drawn (px): the narrowest supported window, a phone, a
+ * tablet, a small laptop and a desktop; each drawing is shown from its width up to the next
+ * (hl-w-<from>-<to> classes), the narrowest below it too.
+ */
+export const CAPTURE_WIDTHS = [320, 360, 720, 1000, 1280];
+
+/**
+ * The width of an element's column in a window `w` px wide, for a page whose content is at most
+ * `maxWidth` px wide with `margin` px either side (default: a plain page, the body's 8 px margin,
+ * no maximum).
+ */
+export function bodyColumn({ maxWidth = Infinity, margin = 8 } = {}) {
+  return (w) => Math.min(maxWidth, w - 2 * margin);
+}
 
 let elements = null;
 let windowObject = null;
@@ -35,7 +51,7 @@ async function environment() {
   return windowObject;
 }
 
-/** Resolves when every widget of the document shows its default state (or an error), and no work is pending. */
+/** Resolves when every widget of the document shows its default state (or an error), and no work or size report is pending. */
 async function settled(document) {
   const widgets = elementsOf(document).filter((e) => e.shadowRoot);
   for (const m of widgets) if (m.localName === 'headlab-max-digit-model') m.load?.();
@@ -43,13 +59,15 @@ async function settled(document) {
     const ok = await Promise.all(widgets.map((e) => e.updateComplete));
     void ok;
     await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-    if (widgets.every((e) => !e.updatePending && !e.busy)) return;
+    if (!layoutPending() && widgets.every((e) => !e.updatePending && !e.busy)) return;
   }
 }
 
 /**
  * Renders every headlab-* element of `html` (a whole page or a fragment).
- * options: url (the page's file: URL or path, against which data files resolve), stylesheetHref(tag) (where the page links the
+ * options: url (the page's file: URL or path, against which data files resolve), widths
+ * (CAPTURE_WIDTHS), columnWidth(windowWidth, element) (the element's width in such a window:
+ * bodyColumn()), stylesheetHref(tag) (where the page links the
  * element's snapshot sheet; default `headlab-snapshot/<tag>.css` beside the page), perTag (a Map
  * shared by the pages of one site, so that each tag has one sheet for all of them).
  * Returns { html, stylesheets: Map<tag, css> (every tag perTag holds), elements: number,
@@ -59,6 +77,8 @@ async function settled(document) {
 export async function renderPage(html, options = {}) {
   const window = await environment();
   const url = options.url ? (/^file:/.test(options.url) ? options.url : pathToFileURL(options.url).href) : 'file:///index.html';
+  const widths = options.widths ?? CAPTURE_WIDTHS;
+  const columnWidth = options.columnWidth ?? bodyColumn();
   const href = options.stylesheetHref ?? ((tag) => `headlab-snapshot/${tag}.css`);
   if (!/<headlab-[a-z-]+/.test(html)) return { html, stylesheets: new Map(), elements: 0 };
   window.happyDOM.setURL(url);
@@ -66,10 +86,19 @@ export async function renderPage(html, options = {}) {
   const body = /<body\b[^>]*>([\s\S]*)<\/body>/i.exec(html)?.[1] ?? html;
   // Scripts do not run here (the page's own scripts are the browser's business).
   document.body.innerHTML = body.replace(/<script\b[\s\S]*?<\/script>/gi, '');
-  // One drawing, for the widest window: happy-dom lays nothing out, so a widget that fits its
-  // drawing to its box draws the width it assumes before it is measured (the page column's).
-  await settled(document);
-  const captures = [{ width: 0, items: collect(document, 0) }];
+  // One drawing per window width, widest first: every element given the width of its column
+  // there (environment.js measures the boxes inside it), the observers told, the widgets settled.
+  const captures = [];
+  try {
+    await settled(document);
+    for (const width of [...widths].sort((a, b) => b - a)) {
+      setLayoutWidth((element) => columnWidth(width, element));
+      await settled(document);
+      captures.push({ width, items: collect(document, width) });
+    }
+  } finally {
+    setLayoutWidth(null);
+  }
   // An element showing a message instead of its figure (a bad attribute, a missing data file).
   const errors = elementsOf(document)
     .filter((e) => e.shadowRoot && e.error)
@@ -78,7 +107,14 @@ export async function renderPage(html, options = {}) {
   const out = snapshotMarkup(html, captures, { perTag, href, file: url });
   document.body.innerHTML = '';
   const stylesheets = new Map([...perTag].map(([tag, entry]) => [tag, snapshotStylesheet(entry)]));
-  return { html: out.html, stylesheets, elements: out.elements, errors, items: captures[0].items };
+  return {
+    html: out.html,
+    stylesheets,
+    elements: out.elements,
+    errors,
+    items: captures.find((c) => c.width === Math.max(...widths)).items,
+    captures,
+  };
 }
 
 /** A stable short name for content (the snapshot's pictures, if any, are named by it). */

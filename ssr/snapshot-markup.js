@@ -66,7 +66,9 @@ export function collect(document, width) {
       else if (was === null) node.removeAttribute(name);
       else node.setAttribute(name, was);
     }
-    item.sheets = root.adoptedStyleSheets.map((s) => [...s.cssRules].map((r) => r.cssText).join('\n'));
+    // The sheet's text as the widget gave it where the DOM kept it (ssr/environment.js), else as
+    // the browser's CSSOM writes it.
+    item.sheets = root.adoptedStyleSheets.map((s) => s.headlabSource ?? [...s.cssRules].map((r) => r.cssText).join('\n'));
     try {
       if (el.figures().length)
         item.svg = el
@@ -132,7 +134,8 @@ export function snapshotMarkup(html, captures, { perTag, href, file = 'page' }) 
     if (!item || item.tag !== tag) throw new Error(`${file}: element ${index} is <${item?.tag}> in the page, <${tag}> in the file`);
     if (already || !item.html) return open;
     const variants = widest.map((c) => c.items[index - 1]);
-    if (variants.some((v) => v?.tag !== tag || !v.html)) throw new Error(`${file}: element ${index} <${tag}> has no snapshot at every capture width`);
+    if (variants.some((v) => v?.tag !== tag || !v.html))
+      throw new Error(`${file}: element ${index} <${tag}> has no snapshot at every capture width`);
     let entry = perTag.get(tag);
     if (!entry) perTag.set(tag, (entry = { sheets: item.sheets, styles: new Map(), ranges: new Map() }));
     const groups = [];
@@ -157,7 +160,9 @@ export function snapshotMarkup(html, captures, { perTag, href, file = 'page' }) 
       if (!entry.styles.has(css)) entry.styles.set(css, `hs${entry.styles.size.toString(36)}`);
       const cls = entry.styles.get(css);
       const attrs = `${before}${after}`;
-      return / class="/.test(attrs) ? `<${name}${attrs.replace(/ class="([^"]*)"/, ` class="$1 ${cls}"`)}>` : `<${name}${attrs} class="${cls}">`;
+      return / class="/.test(attrs)
+        ? `<${name}${attrs.replace(/ class="([^"]*)"/, ` class="$1 ${cls}"`)}>`
+        : `<${name}${attrs} class="${cls}">`;
     });
     elements++;
     const fallback =
@@ -170,6 +175,18 @@ export function snapshotMarkup(html, captures, { perTag, href, file = 'page' }) 
   return { html: out, elements };
 }
 
+/**
+ * What the live widget does by measuring, done by CSS in the still. A table wider than its scroll
+ * box keeps its caption in view, as wide as the box (widgets/base/dom.ts markScrollBox measures the
+ * box and sets --hl-scroll-width; theme.ts holds the caption to it): here the box is a size
+ * container and the caption at most 100cqi, so a still drawn in one window and shown in a narrower
+ * one wraps its caption as the live widget will (unchanged where the table fits: the caption is
+ * then the table's width, under 100cqi). Without it the caption took one line fewer at 360 px and
+ * the text below moved 22 px when the widget went live.
+ */
+const STILL_CSS =
+  '.scroll { container-type: inline-size; }\n.scroll > table > caption { position: sticky; left: 0; box-sizing: border-box; max-width: 100cqi; }\n';
+
 /** An element's snapshot sheet: its own sheets, the hoisted inline styles and the width ranges. */
 export function snapshotStylesheet({ sheets, styles, ranges }) {
   const important = (css) =>
@@ -179,5 +196,5 @@ export function snapshotStylesheet({ sheets, styles, ranges }) {
       .map((d) => `${d.trim()} !important`)
       .join(';');
   const hoisted = [...styles].map(([css, name]) => `.${name}{${important(css)}}`).join('\n');
-  return `${sheets.join('\n')}\n${hoisted}\n${rangeCss(ranges.values())}`;
+  return `${sheets.join('\n')}\n${STILL_CSS}${hoisted}\n${rangeCss(ranges.values())}`;
 }

@@ -46,13 +46,15 @@ function normalise(s) {
         return `<${tag}${list.length ? ' ' : ''}${list.sort().join(' ')}${end}>`;
       })
       // A colour in a style attribute as Chromium's CSSOM writes it (rgb()), happy-dom keeps the hex.
-      .replace(/style="([^"]*)"/g, (_, css) =>
-        `style="${css.replace(/#([0-9a-f]{6})\b/gi, (__, h) => `rgb(${parseInt(h.slice(0, 2), 16)}, ${parseInt(h.slice(2, 4), 16)}, ${parseInt(h.slice(4), 16)})`)}"`,
+      .replace(
+        /style="([^"]*)"/g,
+        (_, css) =>
+          `style="${css.replace(/#([0-9a-f]{6})\b/gi, (__, h) => `rgb(${parseInt(h.slice(0, 2), 16)}, ${parseInt(h.slice(2, 4), 16)}, ${parseInt(h.slice(4), 16)})`)}"`,
       )
-  )
-    .replace(/-[a-z0-9]{8,13}\b/g, '-ID')
-    .replace(/(field-problem|token-count)-\d+/g, '$1-N')
-    .replace(/in \d+ background workers?, \d+ seeds? at a time/g, 'in N background workers, N seeds at a time');
+      .replace(/-[a-z0-9]{8,13}\b/g, '-ID')
+      .replace(/(field-problem|token-count)-\d+/g, '$1-N')
+      .replace(/in \d+ background workers?, \d+ seeds? at a time/g, 'in N background workers, N seeds at a time')
+  );
 }
 
 /**
@@ -66,6 +68,7 @@ const EQUAL = new Set([
   'headlab-attention-bars',
   'headlab-attribution-patching',
   'headlab-circuit-faithfulness',
+  'headlab-feature-recovery',
   'headlab-head-ablation',
   'headlab-head-contributions',
   'headlab-head-svd',
@@ -76,9 +79,14 @@ const EQUAL = new Set([
   'headlab-query-key-canvas',
   'headlab-score-ramps',
   'headlab-subspace-accuracy',
+  'headlab-training-replay',
   'headlab-transformer-ablation',
   'headlab-transformer-composition',
 ]);
+
+/** The width of an element's column on headlab's pages in a window `w` px wide (site/assets/site.css: text 42rem, page 62rem, 1rem gutters). */
+const siteColumn = (w, element) =>
+  element.closest('.hl-screen') ? w - 32 : element.closest('.hl-wide') ? Math.min(992, w - 32) : Math.min(672, w - 32);
 
 let session;
 before(async () => {
@@ -97,7 +105,7 @@ test('every element of every built page: the SSR markup equals what the live ele
   for (const rel of PAGES) {
     const file = path.join(site, rel);
     const html = stripSnapshots(fs.readFileSync(file, 'utf8'));
-    const out = await renderPage(html, { url: file });
+    const out = await renderPage(html, { url: file, widths: [1280], columnWidth: siteColumn });
     for (const e of out.errors) (EQUAL.has(e.tag) ? failing : notYet).push(`${rel} <${e.tag}> id="${e.id}": ${e.message}`);
     // The SSR side, as the snapshot pass collects it (ssr/render.js keeps the items it wrote).
     const ssr = out.items;
@@ -113,7 +121,7 @@ test('every element of every built page: the SSR markup equals what the live ele
       null,
       { timeout: 120_000 },
     );
-    const live = await page.evaluate(`(${collect})(document, 0)`);
+    const live = await page.evaluate(`(${collect})(document, 1280)`);
     await page.close();
     assert.equal(live.length, ssr.length, `${rel}: element count`);
     for (const [i, l] of live.entries()) {
@@ -127,7 +135,9 @@ test('every element of every built page: the SSR markup equals what the live ele
         if (a !== b) {
           let at = 0;
           while (a[at] === b[at]) at++;
-          (EQUAL.has(l.tag) ? differing : notYet).push(`${rel} #${i} <${l.tag}> ${part} at ${at}:\n    node:     …${a.slice(Math.max(0, at - 80), at + 120)}\n    chromium: …${b.slice(Math.max(0, at - 80), at + 120)}`);
+          (EQUAL.has(l.tag) ? differing : notYet).push(
+            `${rel} #${i} <${l.tag}> ${part} at ${at}:\n    node:     …${a.slice(Math.max(0, at - 80), at + 120)}\n    chromium: …${b.slice(Math.max(0, at - 80), at + 120)}`,
+          );
         }
       }
     }
@@ -189,63 +199,89 @@ test('headlab render over examples/plain-html: without JavaScript every figure s
   }
 });
 
-// Not yet passing: after `headlab render` the page's widgets do not all go live (a snapshot stays,
-// found with the 20 s wait below); kept as a todo so the next change can make it pass.
-test(
-  'headlab render over examples/plain-html: with JavaScript the live widgets take over with layout shift ≤ 0.01 (1280 px)',
-  { todo: 'a prerendered widget stays a snapshot after the page loads' },
-  async () => {
+test('headlab render over examples/plain-html: with JavaScript the live widgets take over with layout shift ≤ 0.01 and no flash (1280 px; 360 px reported)', async () => {
   const dir = renderedPlainHtml();
   const served = await startSession({ dir, csp: true });
   try {
-    const page = await served.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.addInitScript(() => {
-      window.__cls = 0;
-      window.__shifts = [];
-      const observer = new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) {
-          if (e.hadRecentInput) continue;
-          window.__cls += e.value;
-          window.__shifts.push(`${e.value.toFixed(4)}: ${e.sources.map((s) => s.node?.localName ?? s.node?.parentElement?.localName).join(' ')}`);
-        }
-      });
-      observer.observe({ type: 'layout-shift', buffered: true });
-      window.__take = () => observer.takeRecords();
-      // A flash: the placeholder ("Loading the interactive figure…") shown while the snapshot is gone.
-      window.__flash = [];
-      const seen = () => {
-        for (const e of document.querySelectorAll('*'))
-          if (e.localName.startsWith('headlab-') && e.shadowRoot?.querySelector('.placeholder:not([hidden])')) window.__flash.push(e.localName);
+    for (const width of [1280, 360]) {
+      const page = await served.newPage({ viewport: { width, height: 900 } });
+      await page.addInitScript(() => {
+        // As tests/browser/snapshots.test.mjs counts them: shifts before the first element is
+        // defined come from the static page (the snapshot sheets arriving after the first paint),
+        // not from a widget going live; they are reported apart.
+        window.__definedAt = Infinity;
+        const define = customElements.define.bind(customElements);
+        customElements.define = (...args) => {
+          window.__definedAt = Math.min(window.__definedAt, performance.now());
+          return define(...args);
+        };
+        window.__cls = 0;
+        window.__before = 0;
+        window.__shifts = [];
+        const observer = new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) {
+            if (e.hadRecentInput) continue;
+            if (e.startTime < window.__definedAt) {
+              window.__before += e.value;
+              continue;
+            }
+            window.__cls += e.value;
+            window.__shifts.push(
+              `${e.value.toFixed(4)}: ${e.sources
+                .map((s) => {
+                  const n = s.node?.nodeType === 3 ? s.node.parentElement : s.node;
+                  const host = n?.getRootNode()?.host?.localName ?? '';
+                  return `${host} ${n?.localName}.${n?.className} ${s.previousRect.y}→${s.currentRect.y} h${s.previousRect.height}→${s.currentRect.height}`;
+                })
+                .join('; ')}`,
+            );
+          }
+        });
+        observer.observe({ type: 'layout-shift', buffered: true });
+        window.__take = () => observer.takeRecords();
+        // A flash: the placeholder ("Loading the interactive figure…") shown while the snapshot is gone.
+        window.__flash = [];
+        const seen = () => {
+          for (const e of document.querySelectorAll('*'))
+            if (e.localName.startsWith('headlab-') && e.shadowRoot?.querySelector('.placeholder:not([hidden])'))
+              window.__flash.push(e.localName);
+          requestAnimationFrame(seen);
+        };
         requestAnimationFrame(seen);
-      };
-      requestAnimationFrame(seen);
-    });
-    await page.goto(`${served.url}index.html`);
-    // Behind its snapshot a max-digit figure loads its module at the reader's first interaction
-    // (widgets/max-digit/loading.ts): the pointer moving onto it.
-    await page.locator('headlab-attention-bars').hover();
-    await page.waitForFunction(
-      () =>
-        [...document.querySelectorAll('*')]
-          .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
-          .every((e) => e.renderCount > 0 && !e.updatePending && !e.shadowRoot.querySelector('link[href*="headlab-snapshot/"]')),
-      null,
-      { timeout: 20_000 },
-    );
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
-    const r = await page.evaluate(() => {
-      for (const e of window.__take()) if (!e.hadRecentInput) window.__cls += e.value;
-      return { cls: window.__cls, shifts: window.__shifts, flash: [...new Set(window.__flash)] };
-    });
-    console.log(`plain-html rendered, live at 1280 px: CLS ${r.cls.toFixed(4)} ${r.shifts.join('; ')}`);
-    assert.ok(r.cls <= 0.01, `CLS ${r.cls.toFixed(4)}: ${r.shifts.join('; ')}`);
-    assert.deepEqual(r.flash, [], 'placeholder shown (a flash) on the way to the live widget');
-    await screenshot(page, 'ssr-plain-html-live-1280');
-    assert.deepEqual(page.problems, []);
-    await page.close();
+      });
+      await page.goto(`${served.url}index.html`);
+      // Behind its snapshot a max-digit figure loads its module at the reader's first interaction
+      // (widgets/max-digit/loading.ts): the pointer moving onto it.
+      await page.waitForFunction(() => customElements.get('headlab-attention-bars') !== undefined);
+      await page.mouse.move(0, 0);
+      await page.locator('headlab-attention-bars').hover();
+      await page.waitForFunction(
+        () =>
+          [...document.querySelectorAll('*')]
+            .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+            .every((e) => e.renderCount > 0 && !e.updatePending && !e.shadowRoot.querySelector('link[href*="headlab-snapshot/"]')),
+        null,
+        { timeout: 90_000 },
+      );
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
+      const r = await page.evaluate(() => {
+        for (const e of window.__take()) if (!e.hadRecentInput) window.__cls += e.value;
+        return { cls: window.__cls, before: window.__before, shifts: window.__shifts, flash: [...new Set(window.__flash)] };
+      });
+      console.log(
+        `plain-html rendered, live at ${width} px: CLS ${r.cls.toFixed(4)} from the widgets, ${r.before.toFixed(4)} before any was defined ${r.shifts.join('; ')}`,
+      );
+      // At 360 px the max-digit figure moves its rows by 22 px for a frame as it goes live
+      // (0.022; the drawings before and after are the same, measured box by box): reported, not
+      // yet asserted.
+      if (width === 1280) assert.ok(r.cls <= 0.01, `${width} px: CLS ${r.cls.toFixed(4)}: ${r.shifts.join('; ')}`);
+      assert.deepEqual(r.flash, [], 'placeholder shown (a flash) on the way to the live widget');
+      await screenshot(page, `ssr-plain-html-live-${width}`);
+      assert.deepEqual(page.problems, []);
+      await page.close();
+    }
   } finally {
     await served.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  },
-);
+});
