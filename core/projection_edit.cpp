@@ -84,7 +84,7 @@ ChangedBasis change_query_key_basis(const Matrix& q, const Matrix& k, const Matr
   if (!(smallest > 0.0)) {
     throw InputError(
         "A (" + shape_of(a) +
-        ") is singular (its smallest singular value is 0): it has no inverse, so K′ = K A^{−T} does not exist");
+        ") is singular (its smallest singular value is 0): it has no inverse, so K′ = K A⁻ᵀ does not exist");
   }
   const double condition = largest / smallest;
   if (!(condition <= max_condition)) {
@@ -96,7 +96,7 @@ ChangedBasis change_query_key_basis(const Matrix& q, const Matrix& k, const Matr
   const Matrix inverse_transpose = svd.matrixU() * sigma.cwiseInverse().asDiagonal() * svd.matrixV().transpose();
   ChangedBasis out{q * a, k * inverse_transpose, inverse_transpose, condition};
   if (!out.q.allFinite() || !out.k.allFinite()) {
-    throw InputError("Q A or K A^{−T} overflowed to a non-finite value: q, k and A are too large in magnitude");
+    throw InputError("Q A or K A⁻ᵀ overflowed to a non-finite value: q, k and A are too large in magnitude");
   }
   return out;
 }

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeCustomElements } from './custom-elements.mjs';
+import { writeGuidePages } from './guides.mjs';
 import { writePackageDocs } from './package-docs.mjs';
 import { writeElementData } from './element-reference.mjs';
 import { prerenderSnapshots } from './snapshots.mjs';
@@ -361,10 +362,10 @@ if (process.argv[2] === 'render') {
     const depth = rel.split(path.sep).length - 1;
     fs.writeFileSync(target, page(numberFigures(wrapTables(renderMath(source, rel)), rel), title, depth));
   }
-  // The same guides beside the pages, where the own-model page links to them (served as text: the
-  // server and any static host give .md files as text/plain), so a reader follows a link instead
-  // of looking for a path in the repository.
+  // The same guides beside the pages: as pages with the site's layout, where the own-model page
+  // links to them (site/guides.mjs), and as the Markdown the package ships.
   writePackageDocs(path.join(outDir, 'docs'));
+  writeGuidePages(path.join(outDir, 'docs'), page, wrapTables);
   fs.writeFileSync(path.join(assets, 'math.css'), mathStylesheet());
   // Each widget's default state prerendered into its page (HEADLAB_SNAPSHOTS=0 skips it).
   // headlab.css (reserved sizes, measured in the same pass) joins the bundle in dist/.

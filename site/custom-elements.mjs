@@ -1,14 +1,17 @@
 // custom-elements.json (the Custom Elements Manifest, schema 1.0.0) for the package, written
 // by the site build into the bundle folder (dist/custom-elements.json in the npm package).
 // Two sources, cross-checked by tests/wasm/package-node.test.mjs:
-//   - the code: the built element classes, imported in Node (which the package allows),
-//     give each tag's observed attributes, shared attributes and property accessors;
-//   - types/headlab.d.ts: each element's interface gives its description, its properties
-//     (with their doc comments and types) and its state type, carried by `change`.
+//   - the code: the built element classes, imported in Node (which the package allows), give
+//     each tag's attributes from its attribute table (widgets/base/attributes.ts): name, type,
+//     default, documentation, whether it is shared and the property it gives;
+//   - types/headlab.d.ts: each element's interface gives its description, the members no
+//     attribute gives (with their doc comments and types) and its state type, carried by `change`.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
+import { attributesOf } from './element-tables.mjs';
+import { attributeDoc } from './package-types.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -58,8 +61,6 @@ export const CSS_PROPERTIES = [
     ['bad', 'an error or wrong answer'],
   ].map(([name, what]) => ({ name: `--headlab-${name}`, description: `Colour of ${what} (light and dark defaults).` })),
 ];
-
-const camel = (attr) => attr.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
 
 /** { interfaceName: { description, members: [{ name, type, description, readonly, method }], stateType } } from the .d.ts. */
 export function declaredElements(dts = path.join(root, 'types/headlab.d.ts')) {
@@ -113,36 +114,40 @@ export async function customElementsManifest(bundleDir) {
     const name = tag.slice('headlab-'.length);
     const d = declared[className];
     if (!d) throw new Error(`types/headlab.d.ts declares no interface ${className} for <${tag}>`);
-    const observed = cls.observedAttributes ?? [];
     // <headlab-value> is a number inline in the prose, not a widget: no share-state, change event or parts.
     const widget = typeof cls.prototype.figures === 'function';
-    const shared = cls.sharedAttributes ?? [];
-    const hasAccessor = (field) => {
-      for (let p = cls.prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
-        if (Object.getOwnPropertyDescriptor(p, field)) return true;
-      }
-      return false;
-    };
-    const attributes = [...observed, ...(widget ? ['share-state'] : [])].map((attr) => {
-      const field = camel(attr);
-      const member = d.members.find((m) => m.name === field && !m.method);
-      return {
-        name: attr,
-        ...(attr === 'share-state'
-          ? { description: "Write the reader's state to the URL hash and restore it from there.", type: { text: 'boolean' } }
-          : { description: shared.includes(attr) ? 'Part of the shareable state (share-state).' : '' }),
-        ...(member && hasAccessor(field) ? { fieldName: field, type: { text: member.type } } : {}),
-      };
-    });
+    const table = attributesOf(cls);
+    const attributes = [
+      ...table.map((a) => ({
+        name: a.name,
+        description: `${a.doc}${a.shared ? ' Part of the shareable state (share-state).' : ''}`,
+        type: { text: a.property ? a.type : a.markup.replace(/^Num$/, 'number') },
+        ...(a.fallback !== undefined ? { default: a.fallback } : {}),
+        ...(a.property ? { fieldName: a.property } : {}),
+      })),
+      ...(widget
+        ? [
+            {
+              name: 'share-state',
+              description: "Write the reader's state to the URL hash and restore it from there.",
+              type: { text: 'boolean' },
+            },
+          ]
+        : []),
+    ];
+    // The properties the table gives, as the generated HeadlabXProperties declares them.
+    const fromTable = table
+      .filter((a) => a.property)
+      .map((a) => ({ name: a.property, method: false, type: a.type, readonly: a.readonly, description: attributeDoc(a) }));
     // A widget has, besides its own members, those every element has (HeadlabElementBase: state,
     // error, updateComplete…), with its state type in place of the base's `State`.
-    const own = new Set(d.members.map((m) => m.name));
+    const own = new Set([...fromTable, ...d.members].map((m) => m.name));
     const base = widget
       ? declared.HeadlabElementBase.members
           .filter((m) => m.name !== 'addEventListener' && !own.has(m.name))
           .map((m) => ({ ...m, type: m.type.replace(/\bState\b/g, d.stateType ?? 'unknown') }))
       : [];
-    const members = [...d.members, ...base].map((m) => ({
+    const members = [...fromTable, ...d.members, ...base].map((m) => ({
       kind: m.method ? 'method' : 'field',
       name: m.name,
       ...(m.method ? { signature: m.type } : { type: { text: m.type } }),

@@ -2,8 +2,11 @@
 // formats/; the shapes it shares with them are copied from the code instead of restated by hand.
 // Every exported interface or type alias of types/headlab.d.ts whose name the code also exports
 // (widgets/**/*.ts, web/*.d.ts, formats/*.d.ts; the first file that declares it, in that order) is
-// replaced by the code's declaration, doc comment included; the rest of the file (the element
-// interfaces, their attributes, the JSX typings) is written by hand.
+// replaced by the code's declaration, doc comment included. The region between GENERATED_START
+// and GENERATED_END is written from the elements' attribute tables (widgets/base/attributes.ts):
+// each element's properties (HeadlabXProperties, which its interface extends), the tag map, the
+// exported classes and the JSX typings. What remains by hand: each element interface's
+// description, base and the members no attribute gives (methods, results).
 //
 //   node site/package-types.mjs          rewrites types/headlab.d.ts
 //   node site/package-types.mjs --check  exits 1 when it is not current
@@ -13,6 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { attributesOf, elementClasses, tagOf } from './element-tables.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const PACKAGE_TYPES = path.join(root, 'types/headlab.d.ts');
@@ -36,6 +40,71 @@ function codeFiles() {
  * internal Scene in the code and `unknown` to an author.
  */
 const HAND_WRITTEN = new Set(['WidgetFigure']);
+
+export const GENERATED_START =
+  "// ---------- generated from the elements' attribute tables by node site/package-types.mjs: edit the tables ----------";
+export const GENERATED_END = '// ---------- end of the generated declarations ----------';
+
+/** A doc comment at `indent`, one line when it fits. */
+function docComment(text, indent) {
+  const one = `${indent}/** ${text} */`;
+  if (one.length <= 130) return one;
+  const words = text.split(' ');
+  const lines = [];
+  let line = '';
+  for (const w of words) {
+    if (line && `${indent} * ${line} ${w}`.length > 110) {
+      lines.push(line);
+      line = w;
+    } else line = line ? `${line} ${w}` : w;
+  }
+  if (line) lines.push(line);
+  return [`${indent}/**`, ...lines.map((l) => `${indent} * ${l}`), `${indent} */`].join('\n');
+}
+
+/** What the manifest and the declarations say about an attribute: its doc, default and whether it is shared. */
+export function attributeDoc(a) {
+  const extra = [];
+  if (a.fallback !== undefined) extra.push(`default ${a.fallback}`);
+  if (a.shared) extra.push('shared (share-state)');
+  return extra.length ? `${a.doc} Attribute \`${a.name}\`; ${extra.join('; ')}.` : `${a.doc} Attribute \`${a.name}\`.`;
+}
+
+/** The generated region (without its markers) for `classes` ({ className: class }). */
+export function generatedDeclarations(classes) {
+  const names = Object.keys(classes).sort();
+  const out = [];
+  for (const name of names) {
+    const props = attributesOf(classes[name]).filter((a) => a.property);
+    if (!props.length) continue;
+    out.push(
+      `/** The properties the attributes of <${tagOf(name)}> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */`,
+    );
+    out.push(`export interface ${name}Properties {`);
+    for (const a of props) {
+      out.push(docComment(attributeDoc(a), '  '));
+      out.push(`  ${a.readonly ? 'readonly ' : ''}${a.property}: ${a.type};`);
+    }
+    out.push('}', '');
+  }
+  out.push("/** Every element's tag and its interface. */", 'export interface HeadlabElementTagNameMap {');
+  for (const name of names) out.push(`  '${tagOf(name)}': ${name};`);
+  out.push('}', '');
+  out.push(
+    '/** An element class as exported (headlab, headlab/elements, headlab/<name>): subclass it to register another tag. */',
+    'type ElementClass<T> = { new (): T; prototype: T; readonly observedAttributes: string[] };',
+  );
+  for (const name of names) out.push(`export const ${name}: ElementClass<${name}>;`);
+  out.push('', '/** A number in markup: written as a number or as its text. */', 'type Num = number | string;');
+  out.push('/** Per tag, the attributes it reads (values are strings in markup; numbers are accepted and stringified). */');
+  out.push('export interface HeadlabJSXElements {');
+  for (const name of names) {
+    const attrs = attributesOf(classes[name]).map((a) => `    ${`'${a.name}'?: ${a.markup}`.replace(/^'([a-z]+)'/, '$1')};`);
+    out.push(`  '${tagOf(name)}': HeadlabBaseAttributes${attrs.length ? ` & {\n${attrs.join('\n')}\n  }` : ''};`);
+  }
+  out.push('}');
+  return out.join('\n');
+}
 
 const exported = (n) => n.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
 const declaration = (n) => ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n);
@@ -88,11 +157,24 @@ function codeDeclarations() {
  * (exported, and copied as the code writes them). Throws for a referred name the code declares
  * only without `export` in another file.
  */
-export function packageTypes(text) {
+export function packageTypes(text, classes = null) {
+  if (classes) {
+    const start = text.indexOf(GENERATED_START);
+    const end = text.indexOf(GENERATED_END);
+    if (start < 0 || end < start) throw new Error('types/headlab.d.ts lacks the generated region markers');
+    text = `${text.slice(0, start)}${GENERATED_START}\n${generatedDeclarations(classes)}\n${text.slice(end)}`;
+  }
   const code = codeDeclarations();
   const own = declarationsOf('types/headlab.d.ts', text);
   const declared = new Set(own.map((d) => d.name));
-  const shared = own.filter((d) => d.exported && !HAND_WRITTEN.has(d.name) && code.exportedByName.has(d.name));
+  // An element's class is merged with an interface naming its attribute properties: not a shape to copy.
+  const shared = own.filter(
+    (d) =>
+      d.exported &&
+      !HAND_WRITTEN.has(d.name) &&
+      code.exportedByName.has(d.name) &&
+      !/AttributeProperties</.test(code.exportedByName.get(d.name).text),
+  );
   const copied = [];
   // The code's declarations `c` needs that the file lacks, each before the first that needs it.
   const withDependencies = (c, out) => {
@@ -129,7 +211,7 @@ export function sharedNames(text) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const text = fs.readFileSync(PACKAGE_TYPES, 'utf8');
-  const next = packageTypes(text);
+  const next = packageTypes(text, await elementClasses());
   if (process.argv.includes('--check')) {
     if (next !== text) {
       console.error('types/headlab.d.ts is not current: run node site/package-types.mjs');

@@ -157,12 +157,7 @@ export interface ProjectionAblationState {
   reading: number[];
 }
 /** Attributes: w-q, w-k, w-v (2 × 2 JSON rows, default identity), query (1 or 2). Shared: all four. */
-export interface HeadlabProjectionAblation extends HeadlabElementBase<ProjectionAblationState> {
-  wQ: number[][];
-  wK: number[][];
-  wV: number[][];
-  query: number;
-}
+export interface HeadlabProjectionAblation extends HeadlabElementBase<ProjectionAblationState>, HeadlabProjectionAblationProperties {}
 
 // ---------- <headlab-value-swap> ----------
 
@@ -183,9 +178,7 @@ export interface ValueSwapState extends ValueSwapData {
  * column-a, column-b (1-based). Or a child <script type="application/json">{records, weights, values}</script>.
  * Shared: column-a, column-b.
  */
-export interface HeadlabValueSwap extends HeadlabElementBase<ValueSwapState> {
-  columnA: number;
-  columnB: number;
+export interface HeadlabValueSwap extends HeadlabElementBase<ValueSwapState>, HeadlabValueSwapProperties {
   data(): { records: string[]; weights: number[]; values: number[][] };
 }
 
@@ -202,9 +195,7 @@ export interface BasisRotationState {
   max_score_difference: number;
 }
 /** Attributes: angle (degrees in [−180, 180], default 30), x, w-q, w-k (JSON rows). Shared: angle. */
-export interface HeadlabBasisRotation extends HeadlabElementBase<BasisRotationState> {
-  angle: number;
-}
+export interface HeadlabBasisRotation extends HeadlabElementBase<BasisRotationState>, HeadlabBasisRotationProperties {}
 
 // ---------- <headlab-choice-quiz> ----------
 
@@ -296,15 +287,7 @@ export interface FeatureRecoveryState {
  * Attributes: seed, steps, batch, learning-rate, request-scale, eval-size, pace ("watch" | "fast";
  * default "watch", "fast" under prefers-reduced-motion), autostart. Shared: all but autostart.
  */
-export interface HeadlabFeatureRecovery extends HeadlabElementBase<FeatureRecoveryState> {
-  seed: number;
-  steps: number;
-  batch: number;
-  learningRate: number;
-  requestScale: number;
-  evalSize: number;
-  pace: 'watch' | 'fast';
-  autostart: boolean;
+export interface HeadlabFeatureRecovery extends HeadlabElementBase<FeatureRecoveryState>, HeadlabFeatureRecoveryProperties {
   readonly results: object | null;
   readonly trainingStatus: TrainingStatus;
   train(): void;
@@ -329,11 +312,7 @@ export interface InterventionsState {
   mse: number | null;
 }
 /** Attributes: source (id of a headlab-feature-recovery; naming the element itself or anything else is refused with a message), intervention, feature (1–3), shift. Shared: intervention, feature, shift. */
-export interface HeadlabInterventions extends HeadlabElementBase<InterventionsState> {
-  intervention: InterventionsState['intervention'];
-  feature: number;
-  shift: number;
-}
+export interface HeadlabInterventions extends HeadlabElementBase<InterventionsState>, HeadlabInterventionsProperties {}
 
 // ---------- the max-digit elements ----------
 // Each reads a max-digit model: the one of the <headlab-max-digit-model> whose id its `model`
@@ -369,12 +348,7 @@ export interface MaxDigitModelState {
  * a weights download not finished by then is abandoned and the widgets show a message; the file may
  * hold at most 16 MiB). Shared: seed.
  */
-export interface HeadlabMaxDigitModel extends HeadlabElementBase<MaxDigitModelState> {
-  src: string;
-  seed: number;
-  steps: number;
-  unitNormUnembedding: boolean;
-  timeout: number;
+export interface HeadlabMaxDigitModel extends HeadlabElementBase<MaxDigitModelState>, HeadlabMaxDigitModelProperties {
   readonly trainingStatus: ModelTrainingStatus;
   /** Trains a model from `seed` in the worker; every widget tied to this element switches to it when done. */
   train(): void;
@@ -390,9 +364,7 @@ export interface AttentionBarsState {
   max_digit: number;
 }
 /** Each head's attention from ANS over the prompt. Attributes: digits ("2 3 4 5 6 1"), model. Shared: digits. */
-export interface HeadlabAttentionBars extends MaxDigitElementBase<AttentionBarsState> {
-  digits: number[];
-}
+export interface HeadlabAttentionBars extends MaxDigitElementBase<AttentionBarsState>, HeadlabAttentionBarsProperties {}
 
 export interface AttentionPatch {
   head: number;
@@ -408,9 +380,7 @@ export interface AttentionPatchState {
  * Activation patching at the ANS row. Attributes: digits, patches ("head:position …", e.g. "3:3 1:3";
  * each head at most once, positions 0–8), model. Shared: digits, patches.
  */
-export interface HeadlabAttentionPatch extends MaxDigitElementBase<AttentionPatchState> {
-  digits: number[];
-  patches: AttentionPatch[];
+export interface HeadlabAttentionPatch extends MaxDigitElementBase<AttentionPatchState>, HeadlabAttentionPatchProperties {
   /** Returns every head to its own attention. */
   reset(): void;
 }
@@ -420,9 +390,7 @@ export interface HeadAblationState {
   accuracy: number;
 }
 /** Accuracy with heads ablated. Attributes: ablated (heads, e.g. "0 2"), model. Shared: ablated. */
-export interface HeadlabHeadAblation extends MaxDigitElementBase<HeadAblationState> {
-  ablated: number[];
-}
+export interface HeadlabHeadAblation extends MaxDigitElementBase<HeadAblationState>, HeadlabHeadAblationProperties {}
 
 export type MaxDigitBasis = 'w_o' | 'w_u';
 export interface SubspaceAccuracyState {
@@ -431,10 +399,7 @@ export interface SubspaceAccuracyState {
   accuracy: number;
 }
 /** Accuracy with each head's output projected on its top-k principal subspace. Attributes: k (1–8, default 3), basis ("w_o" | "w_u"), model. Shared: k, basis. */
-export interface HeadlabSubspaceAccuracy extends MaxDigitElementBase<SubspaceAccuracyState> {
-  k: number;
-  basis: MaxDigitBasis;
-}
+export interface HeadlabSubspaceAccuracy extends MaxDigitElementBase<SubspaceAccuracyState>, HeadlabSubspaceAccuracyProperties {}
 
 export interface HeadContributionsState {
   digits: number[];
@@ -446,11 +411,7 @@ export interface HeadContributionsState {
   answer: number;
 }
 /** The heads' contributions in a 3-D view (its own lazily loaded chunk). Attributes: digits, mode, layout, model. Shared: digits, mode, layout. */
-export interface HeadlabHeadContributions extends MaxDigitElementBase<HeadContributionsState> {
-  digits: number[];
-  mode: 'outputs' | 'corrections';
-  layout: 'origin' | 'chained';
-}
+export interface HeadlabHeadContributions extends MaxDigitElementBase<HeadContributionsState>, HeadlabHeadContributionsProperties {}
 
 export interface AngleDotState {
   matrix: 'cosine' | 'dot';
@@ -458,18 +419,14 @@ export interface AngleDotState {
   disagreements: number[];
 }
 /** Angle against dot product between head outputs and unembeddings. Attributes: matrix ("cosine" | "dot"), model. Shared: matrix. */
-export interface HeadlabAngleDot extends MaxDigitElementBase<AngleDotState> {
-  matrix: 'cosine' | 'dot';
-}
+export interface HeadlabAngleDot extends MaxDigitElementBase<AngleDotState>, HeadlabAngleDotProperties {}
 
 export interface MaxDigitMechanismState {
   digits: number[];
   answer: number;
 }
 /** The mechanism at a glance for one list: scores, softmax, what each head writes, the logits. Attributes: digits, model. Shared: digits. */
-export interface HeadlabMaxDigitMechanism extends MaxDigitElementBase<MaxDigitMechanismState> {
-  digits: number[];
-}
+export interface HeadlabMaxDigitMechanism extends MaxDigitElementBase<MaxDigitMechanismState>, HeadlabMaxDigitMechanismProperties {}
 
 export interface ScoreRampsState {
   maximum: number;
@@ -478,10 +435,7 @@ export interface ScoreRampsState {
   two_token_share: number[];
 }
 /** Every head's score over the 14 tokens, and the runner-up split against σ(gap). Attributes: maximum (1–9), runner-up (below it), model. Shared: maximum, runner-up. */
-export interface HeadlabScoreRamps extends MaxDigitElementBase<ScoreRampsState> {
-  maximum: number;
-  runnerUp: number;
-}
+export interface HeadlabScoreRamps extends MaxDigitElementBase<ScoreRampsState>, HeadlabScoreRampsProperties {}
 
 /** trained and agree: seeds in ascending order. */
 export interface SeedGridState {
@@ -491,12 +445,7 @@ export interface SeedGridState {
   agree: number[];
 }
 /** Claims × seeds from the file `headlab max-digit seeds` wrote; trains the seeds in Web Workers on request and compares. Attributes: src, from, to, steps, workers. Shared: from, to. */
-export interface HeadlabSeedGrid extends HeadlabElementBase<SeedGridState> {
-  readonly from: number;
-  readonly to: number;
-  readonly steps: number;
-  /** Seeds trained at once, one worker each: integer in [1, 8]; default every core up to 2, then cores − 1, at most 4. Each column's bits do not depend on it. */
-  readonly workers: number;
+export interface HeadlabSeedGrid extends HeadlabElementBase<SeedGridState>, HeadlabSeedGridProperties {
   /** Trains seeds from…to, `workers` at a time, in seed order. */
   train(): void;
   stop(): void;
@@ -537,11 +486,7 @@ export interface TransformerTrainingTracePoint {
  * hands the result to the <headlab-transformer-model> named by `model` (its useModel()).
  * Attributes: model (element id), seed (integer in [0, 2^53 − 1], default 0), steps (integer in [50, 20000], default 1800, the core's default run), history (the URL of the JSON `headlab model train --history-out` wrote: the charts show that recorded run before any run of the reader's). Shared: seed, steps.
  */
-export interface HeadlabTransformerTraining extends HeadlabElementBase<TransformerTrainingState> {
-  model: string;
-  seed: number;
-  steps: number;
-  history: string;
+export interface HeadlabTransformerTraining extends HeadlabElementBase<TransformerTrainingState>, HeadlabTransformerTrainingProperties {
   /** The recorded run read from `history` (null before it has arrived, without the attribute, or on a bad file). */
   readonly recordedRun: { seed: number; steps: number; trace: TransformerTrainingTracePoint[] } | null;
   readonly trainingStatus: TransformerTrainingState['status'];
@@ -588,11 +533,7 @@ export interface QueryKeyCanvasState {
  * Attributes: w-q, w-k, w-v (2 × 2 JSON), scale (score scale, 0–50), basis (change of basis shown),
  * angle (rotation in degrees, −180–180), a (invertible 2 × 2 JSON for K′ = KA^{−T}). Shared: all of them.
  */
-export interface HeadlabQueryKeyCanvas extends HeadlabElementBase<QueryKeyCanvasState> {
-  scale: number;
-  basis: QueryKeyBasis;
-  angle: number;
-}
+export interface HeadlabQueryKeyCanvas extends HeadlabElementBase<QueryKeyCanvasState>, HeadlabQueryKeyCanvasProperties {}
 
 export interface ReplayEvaluation {
   heldout_mse: number;
@@ -618,15 +559,7 @@ export interface TrainingReplayState {
  * four keys as JSON rows, 4 × 3, entries in [−10, 10]; absent = the tetrahedron; not with learned-keys), snapshot
  * (index; absent = the last). Shared: seed, learning-rate, request-scale, learned-keys, keys, snapshot.
  */
-export interface HeadlabTrainingReplay extends HeadlabElementBase<TrainingReplayState> {
-  seed: number;
-  steps: number;
-  learningRate: number;
-  requestScale: number;
-  snapshot: number | null;
-  learnedKeys: boolean;
-  keys: number[][] | null;
-}
+export interface HeadlabTrainingReplay extends HeadlabElementBase<TrainingReplayState>, HeadlabTrainingReplayProperties {}
 
 // ---------- your own transformer (docs/own-model.md, docs/own-model-widgets.md) ----------
 // Each figure reads the model of a <headlab-transformer-model>: the one its `model` attribute
@@ -683,11 +616,7 @@ export interface TransformerModelFiles {
  * readers; default no name: never the file's URL, which a build tool may hash). File locations are never shared through the URL hash.
  * Event `change` when a model is loaded, replaced or fails.
  */
-export interface HeadlabTransformerModel extends HeadlabElementBase<TransformerModelState> {
-  src: string;
-  config: string;
-  tokenizer: string;
-  timeout: number;
+export interface HeadlabTransformerModel extends HeadlabElementBase<TransformerModelState>, HeadlabTransformerModelProperties {
   /** The config of the model shown (null while loading or after a failure). */
   readonly modelConfig: object | null;
   /**
@@ -726,12 +655,8 @@ export interface TransformerAttentionState {
   cell: { layer: number; head: number; key: number } | null;
 }
 /** Every head's attention pattern on the reader's prompt; a token's row and column outlined; a clicked cell selected. Attributes: prompt, position (pinned token, default the last), cell ("layer.head.key", the selected cell), model. Shared: prompt, position, cell. */
-export interface HeadlabTransformerAttention extends TransformerElementBase<TransformerAttentionState> {
-  prompt: string;
-  position: number;
-  /** The selected cell from attribute cell (null when none). */
-  readonly cell: { layer: number; head: number; key: number } | null;
-}
+export interface HeadlabTransformerAttention
+  extends TransformerElementBase<TransformerAttentionState>, HeadlabTransformerAttentionProperties {}
 
 export interface TransformerAttributionState {
   prompt: number[];
@@ -741,9 +666,8 @@ export interface TransformerAttributionState {
   logit: number | null;
 }
 /** Direct logit attribution of the embeddings, every head and the biases to one logit. Attributes: prompt, position (default the last), token (default the top prediction), model. Shared: prompt, position, token. */
-export interface HeadlabTransformerAttribution extends TransformerElementBase<TransformerAttributionState> {
-  prompt: string;
-}
+export interface HeadlabTransformerAttribution
+  extends TransformerElementBase<TransformerAttributionState>, HeadlabTransformerAttributionProperties {}
 
 export interface TransformerCompositionEdge {
   kind: 'q' | 'k' | 'v';
@@ -773,11 +697,8 @@ export interface TransformerCompositionState {
   strongest: CompositionEdge | null;
 }
 /** Q-, K- and V-composition of every pair of heads in different layers, against a random baseline. Attributes: kind (all|q|k|v), head (a later head "l.h"), seed (the baseline's draws), model. Shared: kind, head. */
-export interface HeadlabTransformerComposition extends TransformerElementBase<TransformerCompositionState> {
-  kind: 'all' | 'q' | 'k' | 'v';
-  head: string;
-  seed: number;
-}
+export interface HeadlabTransformerComposition
+  extends TransformerElementBase<TransformerCompositionState>, HeadlabTransformerCompositionProperties {}
 
 export interface LogitLensState {
   prompt: number[];
@@ -791,10 +712,7 @@ export interface LogitLensState {
   firstTop: number | null;
 }
 /** The logit lens: the residual stream after the embedding and after each layer read through the final normalisation and W_U, the answer's probability per stage and position, each cell's top token. Attributes: prompt, position, model. Shared: prompt, position. Bound values: answer.probability.<s>, answer.rank.<s>, answer.first_top, top.probability.<s>. */
-export interface HeadlabLogitLens extends TransformerElementBase<LogitLensState> {
-  prompt: string;
-  position: number;
-}
+export interface HeadlabLogitLens extends TransformerElementBase<LogitLensState>, HeadlabLogitLensProperties {}
 
 export interface HeadSvdState {
   layer: number;
@@ -806,10 +724,7 @@ export interface HeadSvdState {
   qk: number[];
 }
 /** Singular values of every head's OV and QK matrices, the chosen head's top directions read in tokens, and every head's OV copying score. Attributes: layer, head (default the head that copies most), model. Shared: layer, head. Bound values: copying, ov.share.<k>, qk.share.<k>, ov.value.<k>, qk.value.<k>, copying.max.{layer,head,score}. */
-export interface HeadlabHeadSvd extends TransformerElementBase<HeadSvdState> {
-  layer: number;
-  head: number;
-}
+export interface HeadlabHeadSvd extends TransformerElementBase<HeadSvdState>, HeadlabHeadSvdProperties {}
 
 export interface TransformerPatchingState {
   prompt: number[];
@@ -832,8 +747,7 @@ export interface TransformerAblationState {
   clean_loss: number | null;
 }
 /** Logits on the reader's prompt before and after ablating chosen heads, and the prompt's next-token loss with each head ablated alone. Attributes: prompt, mode ("zero" | "mean", default "mean"), heads ("1.2 0.3": layer.head pairs), reference (the author's: a JSON list of prompts that mean ablation averages each head's output over; default 32 repeated random sequences), model. Shared: prompt, mode, heads. */
-export interface HeadlabTransformerAblation extends TransformerElementBase<TransformerAblationState> {
-  mode: 'zero' | 'mean';
+export interface HeadlabTransformerAblation extends TransformerElementBase<TransformerAblationState>, HeadlabTransformerAblationProperties {
   /** The heads of the `heads` attribute as [layer, head] pairs. */
   heads(): [number, number][];
   /** The `reference` attribute's sequences as token ids ([] when absent). */
@@ -852,11 +766,8 @@ export interface TransformerCircuitsState {
   diagonal_share: number | null;
 }
 /** A head's QK and OV circuits in token space as a heatmap (vocabularies up to 64 tokens; larger ones: the numbers as JSON). Attributes: layer (default the last), head (default 0), circuit ("qk" | "ov", default "ov"), model. Shared: layer, head, circuit. */
-export interface HeadlabTransformerCircuits extends TransformerElementBase<TransformerCircuitsState> {
-  layer: number;
-  head: number;
-  circuit: 'qk' | 'ov';
-}
+export interface HeadlabTransformerCircuits
+  extends TransformerElementBase<TransformerCircuitsState>, HeadlabTransformerCircuitsProperties {}
 
 export interface QkAttributionState {
   prompt: number[];
@@ -880,11 +791,7 @@ export interface QkAttributionState {
  * follows), model. Shared: prompt, layer, head, position, key. Bound values: score, share,
  * share.<query source>.<key source>, part.<query source>.<key source>.
  */
-export interface HeadlabQkAttribution extends TransformerElementBase<QkAttributionState> {
-  prompt: string;
-  layer: number;
-  head: number;
-}
+export interface HeadlabQkAttribution extends TransformerElementBase<QkAttributionState>, HeadlabQkAttributionProperties {}
 
 export interface AttributionPatchingState {
   /** The generated batch's task, pairs and seed (null with a pairs file). */
@@ -1004,15 +911,7 @@ export interface BoundValue {
  * format ("percent" | "count" | "number" | "sci"; default from the value's kind), digits (decimals of a number or
  * percentage, 0–6, so the value keeps the precision of the fallback text). Inline, no shadow root.
  */
-export interface HeadlabValue extends HTMLElement {
-  /** Id of the element that computes the value. */
-  source: string;
-  /** Name of the value, as the source's boundValue() knows it. */
-  name: string;
-  /** How the value is printed; undefined: the default for its kind. */
-  format: 'percent' | 'count' | 'number' | 'sci' | undefined;
-  /** Decimals of a number or percentage, 0–6 (the precision of the fallback text); undefined: the format's default. */
-  digits: number | undefined;
+export interface HeadlabValue extends HTMLElement, HeadlabValueProperties {
   /** The value as last shown; undefined while the source has none. */
   readonly value: BoundValue | undefined;
   /** Resolves once the number is shown (true) or the source is missing (false, the fallback text stays). Never rejects. */
@@ -1025,79 +924,6 @@ export interface HeadlabValue extends HTMLElement {
 
 /** Defines `tag` as `element` in a browser when the tag is free; does nothing in Node or server rendering. */
 export function defineElement(tag: string, element: CustomElementConstructor): void;
-
-/** Every element's tag and its interface. */
-export interface HeadlabElementTagNameMap {
-  'headlab-projection-ablation': HeadlabProjectionAblation;
-  'headlab-value-swap': HeadlabValueSwap;
-  'headlab-basis-rotation': HeadlabBasisRotation;
-  'headlab-choice-quiz': HeadlabChoiceQuiz;
-  'headlab-feature-recovery': HeadlabFeatureRecovery;
-  'headlab-interventions': HeadlabInterventions;
-  'headlab-max-digit-model': HeadlabMaxDigitModel;
-  'headlab-attention-bars': HeadlabAttentionBars;
-  'headlab-attention-patch': HeadlabAttentionPatch;
-  'headlab-head-ablation': HeadlabHeadAblation;
-  'headlab-subspace-accuracy': HeadlabSubspaceAccuracy;
-  'headlab-head-contributions': HeadlabHeadContributions;
-  'headlab-angle-dot': HeadlabAngleDot;
-  'headlab-max-digit-mechanism': HeadlabMaxDigitMechanism;
-  'headlab-score-ramps': HeadlabScoreRamps;
-  'headlab-seed-grid': HeadlabSeedGrid;
-  'headlab-value': HeadlabValue;
-  'headlab-query-key-canvas': HeadlabQueryKeyCanvas;
-  'headlab-training-replay': HeadlabTrainingReplay;
-  'headlab-transformer-model': HeadlabTransformerModel;
-  'headlab-transformer-attention': HeadlabTransformerAttention;
-  'headlab-transformer-attribution': HeadlabTransformerAttribution;
-  'headlab-transformer-composition': HeadlabTransformerComposition;
-  'headlab-logit-lens': HeadlabLogitLens;
-  'headlab-head-svd': HeadlabHeadSvd;
-  'headlab-transformer-patching': HeadlabTransformerPatching;
-  'headlab-transformer-ablation': HeadlabTransformerAblation;
-  'headlab-transformer-circuits': HeadlabTransformerCircuits;
-  'headlab-qk-attribution': HeadlabQkAttribution;
-  'headlab-attribution-patching': HeadlabAttributionPatching;
-  'headlab-circuit-faithfulness': HeadlabCircuitFaithfulness;
-  'headlab-path-patching': HeadlabPathPatching;
-  'headlab-transformer-training': HeadlabTransformerTraining;
-}
-
-/** An element class as exported (headlab, headlab/elements, headlab/<name>): subclass it to register another tag. */
-type ElementClass<T> = { new (): T; prototype: T; readonly observedAttributes: string[] };
-export const HeadlabProjectionAblation: ElementClass<HeadlabProjectionAblation>;
-export const HeadlabValueSwap: ElementClass<HeadlabValueSwap>;
-export const HeadlabBasisRotation: ElementClass<HeadlabBasisRotation>;
-export const HeadlabChoiceQuiz: ElementClass<HeadlabChoiceQuiz>;
-export const HeadlabFeatureRecovery: ElementClass<HeadlabFeatureRecovery>;
-export const HeadlabInterventions: ElementClass<HeadlabInterventions>;
-export const HeadlabMaxDigitModel: ElementClass<HeadlabMaxDigitModel>;
-export const HeadlabAttentionBars: ElementClass<HeadlabAttentionBars>;
-export const HeadlabAttentionPatch: ElementClass<HeadlabAttentionPatch>;
-export const HeadlabHeadAblation: ElementClass<HeadlabHeadAblation>;
-export const HeadlabSubspaceAccuracy: ElementClass<HeadlabSubspaceAccuracy>;
-export const HeadlabHeadContributions: ElementClass<HeadlabHeadContributions>;
-export const HeadlabAngleDot: ElementClass<HeadlabAngleDot>;
-export const HeadlabMaxDigitMechanism: ElementClass<HeadlabMaxDigitMechanism>;
-export const HeadlabScoreRamps: ElementClass<HeadlabScoreRamps>;
-export const HeadlabSeedGrid: ElementClass<HeadlabSeedGrid>;
-export const HeadlabValue: ElementClass<HeadlabValue>;
-export const HeadlabQueryKeyCanvas: ElementClass<HeadlabQueryKeyCanvas>;
-export const HeadlabTrainingReplay: ElementClass<HeadlabTrainingReplay>;
-export const HeadlabTransformerModel: ElementClass<HeadlabTransformerModel>;
-export const HeadlabTransformerAttention: ElementClass<HeadlabTransformerAttention>;
-export const HeadlabTransformerAttribution: ElementClass<HeadlabTransformerAttribution>;
-export const HeadlabTransformerComposition: ElementClass<HeadlabTransformerComposition>;
-export const HeadlabLogitLens: ElementClass<HeadlabLogitLens>;
-export const HeadlabHeadSvd: ElementClass<HeadlabHeadSvd>;
-export const HeadlabTransformerPatching: ElementClass<HeadlabTransformerPatching>;
-export const HeadlabTransformerAblation: ElementClass<HeadlabTransformerAblation>;
-export const HeadlabTransformerCircuits: ElementClass<HeadlabTransformerCircuits>;
-export const HeadlabQkAttribution: ElementClass<HeadlabQkAttribution>;
-export const HeadlabAttributionPatching: ElementClass<HeadlabAttributionPatching>;
-export const HeadlabCircuitFaithfulness: ElementClass<HeadlabCircuitFaithfulness>;
-export const HeadlabPathPatching: ElementClass<HeadlabPathPatching>;
-export const HeadlabTransformerTraining: ElementClass<HeadlabTransformerTraining>;
 
 // ---------- JSX (React, Preact, Astro, Solid): attributes as written in markup ----------
 
@@ -1113,21 +939,416 @@ export interface HeadlabBaseAttributes {
   [data: `data-${string}`]: string | number | boolean | undefined;
   [aria: `aria-${string}`]: string | number | boolean | undefined;
 }
+
+// ---------- generated from the elements' attribute tables by node site/package-types.mjs: edit the tables ----------
+/** The properties the attributes of <headlab-angle-dot> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabAngleDotProperties {
+  /** The full matrix shown: cosines or dot products. Attribute `matrix`; default "cosine"; shared (share-state). */
+  matrix: 'cosine' | 'dot';
+}
+
+/** The properties the attributes of <headlab-attention-bars> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabAttentionBarsProperties {
+  /** The list of 1 to 6 digits 0–9, separated by spaces (default "2 3 4 5 6"). Attribute `digits`; shared (share-state). */
+  digits: number[];
+}
+
+/** The properties the attributes of <headlab-attention-patch> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabAttentionPatchProperties {
+  /** The list of 1 to 6 digits 0–9, separated by spaces (default "2 3 4 5 6"). Attribute `digits`; shared (share-state). */
+  digits: number[];
+  /**
+   * The patched heads, "head:position …" (e.g. "3:3 1:3"): each head (0–3, once) attends only to that
+   * position (0–8). Attribute `patches`; shared (share-state).
+   */
+  patches: AttentionPatch[];
+}
+
+/** The properties the attributes of <headlab-basis-rotation> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabBasisRotationProperties {
+  /** The rotation, in degrees. Attribute `angle`; default 30; shared (share-state). */
+  angle: number;
+}
+
+/** The properties the attributes of <headlab-feature-recovery> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabFeatureRecoveryProperties {
+  /** Seed of the run’s initialisation and examples. Attribute `seed`; default 0; shared (share-state). */
+  seed: number;
+  /** Training steps. Attribute `steps`; default 1200; shared (share-state). */
+  steps: number;
+  /** Fresh examples per step (the trainer setting batch_size). Attribute `batch`; default 128; shared (share-state). */
+  batch: number;
+  /** Adam’s learning rate. Attribute `learning-rate`; default 0.03; shared (share-state). */
+  learningRate: number;
+  /** Scale of the request features in the task. Attribute `request-scale`; default 1.8; shared (share-state). */
+  requestScale: number;
+  /**
+   * Held-out examples of the evaluation (default the draft’s 4096; fewer make the interventions cheaper).
+   * Attribute `eval-size`; default 4096; shared (share-state).
+   */
+  evalSize: number;
+  /**
+   * "watch": the run paced to be watched; "fast": as fast as it trains (default under
+   * prefers-reduced-motion). Attribute `pace`; shared (share-state).
+   */
+  pace: 'watch' | 'fast';
+  /** Start a run once the element is ready. Attribute `autostart`. */
+  autostart: boolean;
+}
+
+/** The properties the attributes of <headlab-head-ablation> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabHeadAblationProperties {
+  /** The heads removed, e.g. "0 2" (each 0–3; sorted, each once). Attribute `ablated`; shared (share-state). */
+  ablated: number[];
+}
+
+/** The properties the attributes of <headlab-head-contributions> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabHeadContributionsProperties {
+  /** The list of 1 to 6 digits 0–9, separated by spaces (default "2 3 4 5 6"). Attribute `digits`; shared (share-state). */
+  digits: number[];
+  /**
+   * What the arrows show: each head’s output, or its correction to the residual. Attribute `mode`; default
+   * "outputs"; shared (share-state).
+   */
+  mode: 'outputs' | 'corrections';
+  /** Arrows from the origin, or chained head after head. Attribute `layout`; default "origin"; shared (share-state). */
+  layout: 'origin' | 'chained';
+}
+
+/** The properties the attributes of <headlab-head-svd> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabHeadSvdProperties {
+  /** The layer (default the head that copies most). Attribute `layer`; default 0; shared (share-state). */
+  layer: number;
+  /** The head (default the head that copies most). Attribute `head`; default 0; shared (share-state). */
+  head: number;
+}
+
+/** The properties the attributes of <headlab-interventions> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabInterventionsProperties {
+  /** What is done to the trained model’s inputs. Attribute `intervention`; default "erase-request"; shared (share-state). */
+  intervention: 'erase-request' | 'erase-payload' | 'shift';
+  /** The feature erased, 1–3 (not for "shift"). Attribute `feature`; default 1; shared (share-state). */
+  feature: number;
+  /** How far every irrelevant coordinate is shifted. Attribute `shift`; default 5; shared (share-state). */
+  shift: number;
+}
+
+/** The properties the attributes of <headlab-logit-lens> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabLogitLensProperties {
+  /** The prompt, as text the model’s tokenizer reads (default the model’s example). Attribute `prompt`; shared (share-state). */
+  prompt: string;
+  /** The chosen position (default the last). Attribute `position`; shared (share-state). */
+  position: number;
+}
+
+/** The properties the attributes of <headlab-max-digit-mechanism> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabMaxDigitMechanismProperties {
+  /** The list of 1 to 6 digits 0–9, separated by spaces (default "2 3 4 5 6"). Attribute `digits`; shared (share-state). */
+  digits: number[];
+}
+
+/** The properties the attributes of <headlab-max-digit-model> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabMaxDigitModelProperties {
+  /** The weights JSON, resolved against the page (default the shipped seed-0 weights beside the package). Attribute `src`. */
+  src: string;
+  /** Seed of an in-page retraining. Attribute `seed`; default 1; shared (share-state). */
+  seed: number;
+  /** Training steps of an in-page retraining. Attribute `steps`; default 4000. */
+  steps: number;
+  /** Retrain with unit-norm unembedding rows. Attribute `unit-norm-unembedding`. */
+  unitNormUnembedding: boolean;
+  /** Seconds the weights may take to download. Attribute `timeout`; default 30. */
+  timeout: number;
+}
+
+/** The properties the attributes of <headlab-projection-ablation> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabProjectionAblationProperties {
+  /** W_Q (2 × 2 JSON rows; default the identity). Attribute `w-q`; shared (share-state). */
+  wQ: number[][];
+  /** W_K (2 × 2 JSON rows; default the identity). Attribute `w-k`; shared (share-state). */
+  wK: number[][];
+  /** W_V (2 × 2 JSON rows; default the identity). Attribute `w-v`; shared (share-state). */
+  wV: number[][];
+  /** The query row, 1 or 2. Attribute `query`; default 1; shared (share-state). */
+  query: number;
+}
+
+/** The properties the attributes of <headlab-qk-attribution> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabQkAttributionProperties {
+  /** The prompt, as text the model’s tokenizer reads (default the model’s example). Attribute `prompt`; shared (share-state). */
+  prompt: string;
+  /** The layer, 0 to L − 1 (default the last). Attribute `layer`; shared (share-state). */
+  layer: number;
+  /** The head, 0 to H − 1 (default 0). Attribute `head`; default 0; shared (share-state). */
+  head: number;
+}
+
+/** The properties the attributes of <headlab-query-key-canvas> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabQueryKeyCanvasProperties {
+  /** The score scale, 0–50 (default 1/√2). Attribute `scale`; default 0.7071067811865476; shared (share-state). */
+  scale: number;
+  /** The change of basis shown. Attribute `basis`; default "none"; shared (share-state). */
+  basis: 'none' | 'rotation' | 'invertible';
+  /** The rotation’s angle, in degrees (basis "rotation"). Attribute `angle`; default 40; shared (share-state). */
+  angle: number;
+}
+
+/** The properties the attributes of <headlab-score-ramps> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabScoreRampsProperties {
+  /** The maximum digit of the list, 1–9 (default 9). Attribute `maximum`; shared (share-state). */
+  maximum: number;
+  /** The runner-up digit, below the maximum (default the maximum − 1). Attribute `runner-up`; shared (share-state). */
+  runnerUp: number;
+}
+
+/** The properties the attributes of <headlab-seed-grid> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabSeedGridProperties {
+  /** First seed shown (default the file’s first). Attribute `from`; shared (share-state). */
+  from: number;
+  /** Last seed shown (default the file’s last). Attribute `to`; shared (share-state). */
+  to: number;
+  /** Training steps of each seed trained here. Attribute `steps`; default 4000. */
+  steps: number;
+  /** Web Workers training at once, 1–8 (default from the cores available). Attribute `workers`. */
+  workers: number;
+}
+
+/** The properties the attributes of <headlab-subspace-accuracy> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabSubspaceAccuracyProperties {
+  /** Dimensions of each head’s principal subspace kept. Attribute `k`; default 3; shared (share-state). */
+  k: number;
+  /**
+   * The basis the subspace is taken in: the heads’ W_O or the unembedding W_U. Attribute `basis`; default
+   * "w_o"; shared (share-state).
+   */
+  basis: 'w_o' | 'w_u';
+}
+
+/** The properties the attributes of <headlab-training-replay> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabTrainingReplayProperties {
+  /** Seed of the replayed run. Attribute `seed`; default 0; shared (share-state). */
+  seed: number;
+  /** Training steps of the replayed run. Attribute `steps`; default 1200. */
+  steps: number;
+  /** Adam’s learning rate. Attribute `learning-rate`; default 0.03; shared (share-state). */
+  learningRate: number;
+  /** Scale of the request features. Attribute `request-scale`; default 1.8; shared (share-state). */
+  requestScale: number;
+  /** Whether the keys are learned ("true") or fixed ("false", the default). Attribute `learned-keys`; shared (share-state). */
+  learnedKeys: boolean;
+  /**
+   * The task’s keys (JSON rows, 4 × 3, entries in [−10, 10]); absent: the tetrahedron. Attribute `keys`;
+   * shared (share-state).
+   */
+  keys: number[][] | null;
+  /** Snapshot index shown (clamped to the replay); absent: the last. Attribute `snapshot`; shared (share-state). */
+  snapshot: number | null;
+}
+
+/** The properties the attributes of <headlab-transformer-ablation> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabTransformerAblationProperties {
+  /** How a head is ablated: its output set to zero or to its mean. Attribute `mode`; default "mean"; shared (share-state). */
+  mode: 'zero' | 'mean';
+}
+
+/** The properties the attributes of <headlab-transformer-attention> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabTransformerAttentionProperties {
+  /** The prompt, as text the model’s tokenizer reads (default the model’s example). Attribute `prompt`; shared (share-state). */
+  prompt: string;
+  /** The pinned token’s position (default the last). Attribute `position`; shared (share-state). */
+  position: number;
+  /** The selected cell, "layer.head.key" (held to the model and the pinned query). Attribute `cell`; shared (share-state). */
+  readonly cell: { layer: number; head: number; key: number } | null;
+}
+
+/** The properties the attributes of <headlab-transformer-attribution> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabTransformerAttributionProperties {
+  /** The prompt, as text the model’s tokenizer reads (default the model’s example). Attribute `prompt`; shared (share-state). */
+  prompt: string;
+}
+
+/** The properties the attributes of <headlab-transformer-circuits> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabTransformerCircuitsProperties {
+  /** The layer, 0 to L − 1 (default the last). Attribute `layer`; shared (share-state). */
+  layer: number;
+  /** The head, 0 to H − 1 (default 0). Attribute `head`; default 0; shared (share-state). */
+  head: number;
+  /** The circuit shown: QK or OV. Attribute `circuit`; default "ov"; shared (share-state). */
+  circuit: 'qk' | 'ov';
+}
+
+/** The properties the attributes of <headlab-transformer-composition> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabTransformerCompositionProperties {
+  /** The composition shown: Q, K, V or all three. Attribute `kind`; default "all"; shared (share-state). */
+  kind: 'all' | 'q' | 'k' | 'v';
+  /** A later head, "l.h", whose edges are listed. Attribute `head`; shared (share-state). */
+  head: string;
+  /** Seed of the random baseline’s draws. Attribute `seed`; default 0. */
+  seed: number;
+}
+
+/** The properties the attributes of <headlab-transformer-model> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabTransformerModelProperties {
+  /** The weights (.safetensors or torch.save .pt), resolved against the page; required. Attribute `src`. */
+  src: string;
+  /** The model’s JSON config. Attribute `config`. */
+  config: string;
+  /** A tokenizer file for the vocabulary’s names (optional). Attribute `tokenizer`. */
+  tokenizer: string;
+  /** Seconds each file may take to download. Attribute `timeout`; default 60. */
+  timeout: number;
+}
+
+/** The properties the attributes of <headlab-transformer-training> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabTransformerTrainingProperties {
+  /** Id of the <headlab-transformer-model> the trained model is shown in. Attribute `model`. */
+  model: string;
+  /** Seed of the run. Attribute `seed`; default 0; shared (share-state). */
+  seed: number;
+  /** Training steps (default the core’s run). Attribute `steps`; default 1800; shared (share-state). */
+  steps: number;
+  /**
+   * A recorded run (the JSON `headlab model train --history-out` wrote): the charts show it before any run of
+   * the reader’s. Attribute `history`.
+   */
+  history: string;
+}
+
+/** The properties the attributes of <headlab-value> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabValueProperties {
+  /** Id of the element that computes the value. Attribute `source`. */
+  source: string;
+  /** Name of the value, as the source’s boundValue() knows it. Attribute `name`. */
+  name: string;
+  /** How the value is printed; absent or unknown: the default for its kind. Attribute `format`. */
+  format: 'percent' | 'count' | 'number' | 'sci' | undefined;
+  /** Decimals of a number or percentage, 0–6; absent or invalid: the format’s default. Attribute `digits`. */
+  digits: number | undefined;
+}
+
+/** The properties the attributes of <headlab-value-swap> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
+export interface HeadlabValueSwapProperties {
+  /** The first swapped column, 1-based. Attribute `column-a`; default 1; shared (share-state). */
+  columnA: number;
+  /** The second swapped column, 1-based. Attribute `column-b`; default 2; shared (share-state). */
+  columnB: number;
+}
+
+/** Every element's tag and its interface. */
+export interface HeadlabElementTagNameMap {
+  'headlab-angle-dot': HeadlabAngleDot;
+  'headlab-attention-bars': HeadlabAttentionBars;
+  'headlab-attention-patch': HeadlabAttentionPatch;
+  'headlab-attribution-patching': HeadlabAttributionPatching;
+  'headlab-basis-rotation': HeadlabBasisRotation;
+  'headlab-choice-quiz': HeadlabChoiceQuiz;
+  'headlab-circuit-faithfulness': HeadlabCircuitFaithfulness;
+  'headlab-feature-recovery': HeadlabFeatureRecovery;
+  'headlab-head-ablation': HeadlabHeadAblation;
+  'headlab-head-contributions': HeadlabHeadContributions;
+  'headlab-head-svd': HeadlabHeadSvd;
+  'headlab-interventions': HeadlabInterventions;
+  'headlab-logit-lens': HeadlabLogitLens;
+  'headlab-max-digit-mechanism': HeadlabMaxDigitMechanism;
+  'headlab-max-digit-model': HeadlabMaxDigitModel;
+  'headlab-path-patching': HeadlabPathPatching;
+  'headlab-projection-ablation': HeadlabProjectionAblation;
+  'headlab-qk-attribution': HeadlabQkAttribution;
+  'headlab-query-key-canvas': HeadlabQueryKeyCanvas;
+  'headlab-score-ramps': HeadlabScoreRamps;
+  'headlab-seed-grid': HeadlabSeedGrid;
+  'headlab-subspace-accuracy': HeadlabSubspaceAccuracy;
+  'headlab-training-replay': HeadlabTrainingReplay;
+  'headlab-transformer-ablation': HeadlabTransformerAblation;
+  'headlab-transformer-attention': HeadlabTransformerAttention;
+  'headlab-transformer-attribution': HeadlabTransformerAttribution;
+  'headlab-transformer-circuits': HeadlabTransformerCircuits;
+  'headlab-transformer-composition': HeadlabTransformerComposition;
+  'headlab-transformer-model': HeadlabTransformerModel;
+  'headlab-transformer-patching': HeadlabTransformerPatching;
+  'headlab-transformer-training': HeadlabTransformerTraining;
+  'headlab-value': HeadlabValue;
+  'headlab-value-swap': HeadlabValueSwap;
+}
+
+/** An element class as exported (headlab, headlab/elements, headlab/<name>): subclass it to register another tag. */
+type ElementClass<T> = { new (): T; prototype: T; readonly observedAttributes: string[] };
+export const HeadlabAngleDot: ElementClass<HeadlabAngleDot>;
+export const HeadlabAttentionBars: ElementClass<HeadlabAttentionBars>;
+export const HeadlabAttentionPatch: ElementClass<HeadlabAttentionPatch>;
+export const HeadlabAttributionPatching: ElementClass<HeadlabAttributionPatching>;
+export const HeadlabBasisRotation: ElementClass<HeadlabBasisRotation>;
+export const HeadlabChoiceQuiz: ElementClass<HeadlabChoiceQuiz>;
+export const HeadlabCircuitFaithfulness: ElementClass<HeadlabCircuitFaithfulness>;
+export const HeadlabFeatureRecovery: ElementClass<HeadlabFeatureRecovery>;
+export const HeadlabHeadAblation: ElementClass<HeadlabHeadAblation>;
+export const HeadlabHeadContributions: ElementClass<HeadlabHeadContributions>;
+export const HeadlabHeadSvd: ElementClass<HeadlabHeadSvd>;
+export const HeadlabInterventions: ElementClass<HeadlabInterventions>;
+export const HeadlabLogitLens: ElementClass<HeadlabLogitLens>;
+export const HeadlabMaxDigitMechanism: ElementClass<HeadlabMaxDigitMechanism>;
+export const HeadlabMaxDigitModel: ElementClass<HeadlabMaxDigitModel>;
+export const HeadlabPathPatching: ElementClass<HeadlabPathPatching>;
+export const HeadlabProjectionAblation: ElementClass<HeadlabProjectionAblation>;
+export const HeadlabQkAttribution: ElementClass<HeadlabQkAttribution>;
+export const HeadlabQueryKeyCanvas: ElementClass<HeadlabQueryKeyCanvas>;
+export const HeadlabScoreRamps: ElementClass<HeadlabScoreRamps>;
+export const HeadlabSeedGrid: ElementClass<HeadlabSeedGrid>;
+export const HeadlabSubspaceAccuracy: ElementClass<HeadlabSubspaceAccuracy>;
+export const HeadlabTrainingReplay: ElementClass<HeadlabTrainingReplay>;
+export const HeadlabTransformerAblation: ElementClass<HeadlabTransformerAblation>;
+export const HeadlabTransformerAttention: ElementClass<HeadlabTransformerAttention>;
+export const HeadlabTransformerAttribution: ElementClass<HeadlabTransformerAttribution>;
+export const HeadlabTransformerCircuits: ElementClass<HeadlabTransformerCircuits>;
+export const HeadlabTransformerComposition: ElementClass<HeadlabTransformerComposition>;
+export const HeadlabTransformerModel: ElementClass<HeadlabTransformerModel>;
+export const HeadlabTransformerPatching: ElementClass<HeadlabTransformerPatching>;
+export const HeadlabTransformerTraining: ElementClass<HeadlabTransformerTraining>;
+export const HeadlabValue: ElementClass<HeadlabValue>;
+export const HeadlabValueSwap: ElementClass<HeadlabValueSwap>;
+
+/** A number in markup: written as a number or as its text. */
 type Num = number | string;
-type MaxDigitAttributes = HeadlabBaseAttributes & { model?: string };
-type TransformerAttributes = HeadlabBaseAttributes & { model?: string };
 /** Per tag, the attributes it reads (values are strings in markup; numbers are accepted and stringified). */
 export interface HeadlabJSXElements {
-  'headlab-projection-ablation': HeadlabBaseAttributes & { 'w-q'?: string; 'w-k'?: string; 'w-v'?: string; query?: Num };
-  'headlab-value-swap': HeadlabBaseAttributes & { weights?: string; values?: string; records?: string; 'column-a'?: Num; 'column-b'?: Num };
-  'headlab-value': HeadlabBaseAttributes & {
-    source?: string;
-    name?: string;
-    format?: 'percent' | 'count' | 'number' | 'sci';
-    digits?: Num;
+  'headlab-angle-dot': HeadlabBaseAttributes & {
+    model?: string;
+    matrix?: 'cosine' | 'dot';
   };
-  'headlab-basis-rotation': HeadlabBaseAttributes & { angle?: Num; x?: string; 'w-q'?: string; 'w-k'?: string };
+  'headlab-attention-bars': HeadlabBaseAttributes & {
+    model?: string;
+    digits?: string;
+  };
+  'headlab-attention-patch': HeadlabBaseAttributes & {
+    model?: string;
+    digits?: string;
+    patches?: string;
+  };
+  'headlab-attribution-patching': HeadlabBaseAttributes & {
+    model?: string;
+    pairs?: string;
+    'pairs-task'?: 'induction' | 'max-digit';
+    count?: Num;
+    'pairs-seed'?: Num;
+    point?: Num;
+  };
+  'headlab-basis-rotation': HeadlabBaseAttributes & {
+    angle?: Num;
+    x?: string;
+    'w-q'?: string;
+    'w-k'?: string;
+  };
   'headlab-choice-quiz': HeadlabBaseAttributes;
+  'headlab-circuit-faithfulness': HeadlabBaseAttributes & {
+    model?: string;
+    circuit?: string;
+    edges?: string;
+    ablation?: 'corrupted' | 'mean';
+    pairs?: string;
+    'pairs-task'?: 'induction' | 'max-digit';
+    count?: Num;
+    'pairs-seed'?: Num;
+  };
   'headlab-feature-recovery': HeadlabBaseAttributes & {
     seed?: Num;
     steps?: Num;
@@ -1138,11 +1359,35 @@ export interface HeadlabJSXElements {
     pace?: 'watch' | 'fast';
     autostart?: boolean | '';
   };
+  'headlab-head-ablation': HeadlabBaseAttributes & {
+    model?: string;
+    ablated?: string;
+  };
+  'headlab-head-contributions': HeadlabBaseAttributes & {
+    model?: string;
+    digits?: string;
+    mode?: 'outputs' | 'corrections';
+    layout?: 'origin' | 'chained';
+  };
+  'headlab-head-svd': HeadlabBaseAttributes & {
+    model?: string;
+    layer?: Num;
+    head?: Num;
+  };
   'headlab-interventions': HeadlabBaseAttributes & {
     source?: string;
-    intervention?: InterventionsState['intervention'];
+    intervention?: 'erase-request' | 'erase-payload' | 'shift';
     feature?: Num;
     shift?: Num;
+  };
+  'headlab-logit-lens': HeadlabBaseAttributes & {
+    model?: string;
+    prompt?: string;
+    position?: Num;
+  };
+  'headlab-max-digit-mechanism': HeadlabBaseAttributes & {
+    model?: string;
+    digits?: string;
   };
   'headlab-max-digit-model': HeadlabBaseAttributes & {
     src?: string;
@@ -1152,25 +1397,57 @@ export interface HeadlabJSXElements {
     loading?: 'lazy' | 'eager';
     timeout?: Num;
   };
-  'headlab-attention-bars': MaxDigitAttributes & { digits?: string };
-  'headlab-attention-patch': MaxDigitAttributes & { digits?: string; patches?: string };
-  'headlab-head-ablation': MaxDigitAttributes & { ablated?: string };
-  'headlab-subspace-accuracy': MaxDigitAttributes & { k?: Num; basis?: MaxDigitBasis };
-  'headlab-head-contributions': MaxDigitAttributes & { digits?: string; mode?: 'outputs' | 'corrections'; layout?: 'origin' | 'chained' };
-  'headlab-angle-dot': MaxDigitAttributes & { matrix?: 'cosine' | 'dot' };
-  'headlab-max-digit-mechanism': MaxDigitAttributes & { digits?: string };
-  'headlab-score-ramps': MaxDigitAttributes & { maximum?: Num; 'runner-up'?: Num };
-  'headlab-seed-grid': HeadlabBaseAttributes & { src?: string; from?: Num; to?: Num; steps?: Num };
+  'headlab-path-patching': HeadlabBaseAttributes & {
+    model?: string;
+    input?: 'q' | 'k' | 'v';
+    sender?: string;
+    receiver?: string;
+    pairs?: string;
+    'pairs-task'?: 'induction' | 'max-digit';
+    count?: Num;
+    'pairs-seed'?: Num;
+  };
+  'headlab-projection-ablation': HeadlabBaseAttributes & {
+    'w-q'?: string;
+    'w-k'?: string;
+    'w-v'?: string;
+    query?: Num;
+  };
+  'headlab-qk-attribution': HeadlabBaseAttributes & {
+    model?: string;
+    prompt?: string;
+    layer?: Num;
+    head?: Num;
+    position?: Num;
+    key?: Num;
+    attention?: string;
+  };
   'headlab-query-key-canvas': HeadlabBaseAttributes & {
     'w-q'?: string;
     'w-k'?: string;
     'w-v'?: string;
     scale?: Num;
-    basis?: QueryKeyBasis;
+    basis?: 'none' | 'rotation' | 'invertible';
     angle?: Num;
     a?: string;
   };
-  'headlab-transformer-training': HeadlabBaseAttributes & { model?: string; seed?: Num; steps?: Num };
+  'headlab-score-ramps': HeadlabBaseAttributes & {
+    model?: string;
+    maximum?: Num;
+    'runner-up'?: Num;
+  };
+  'headlab-seed-grid': HeadlabBaseAttributes & {
+    src?: string;
+    from?: Num;
+    to?: Num;
+    steps?: Num;
+    workers?: Num;
+  };
+  'headlab-subspace-accuracy': HeadlabBaseAttributes & {
+    model?: string;
+    k?: Num;
+    basis?: 'w_o' | 'w_u';
+  };
   'headlab-training-replay': HeadlabBaseAttributes & {
     seed?: Num;
     steps?: Num;
@@ -1180,13 +1457,46 @@ export interface HeadlabJSXElements {
     keys?: string;
     snapshot?: Num;
   };
-  'headlab-transformer-model': HeadlabBaseAttributes & { src?: string; config?: string; tokenizer?: string; timeout?: Num; label?: string };
-  'headlab-transformer-attention': TransformerAttributes & { prompt?: string; position?: Num; cell?: string };
-  'headlab-transformer-attribution': TransformerAttributes & { prompt?: string; position?: Num; token?: Num };
-  'headlab-transformer-composition': TransformerAttributes & { kind?: 'all' | 'q' | 'k' | 'v'; head?: string; seed?: Num };
-  'headlab-logit-lens': TransformerAttributes & { prompt?: string; position?: Num };
-  'headlab-head-svd': TransformerAttributes & { layer?: Num; head?: Num };
-  'headlab-transformer-patching': TransformerAttributes & {
+  'headlab-transformer-ablation': HeadlabBaseAttributes & {
+    model?: string;
+    prompt?: string;
+    mode?: 'zero' | 'mean';
+    heads?: string;
+    reference?: string;
+  };
+  'headlab-transformer-attention': HeadlabBaseAttributes & {
+    model?: string;
+    prompt?: string;
+    position?: Num;
+    cell?: string;
+  };
+  'headlab-transformer-attribution': HeadlabBaseAttributes & {
+    model?: string;
+    prompt?: string;
+    position?: Num;
+    token?: Num;
+  };
+  'headlab-transformer-circuits': HeadlabBaseAttributes & {
+    model?: string;
+    layer?: Num;
+    head?: Num;
+    circuit?: 'qk' | 'ov';
+  };
+  'headlab-transformer-composition': HeadlabBaseAttributes & {
+    model?: string;
+    kind?: 'all' | 'q' | 'k' | 'v';
+    head?: string;
+    seed?: Num;
+  };
+  'headlab-transformer-model': HeadlabBaseAttributes & {
+    src?: string;
+    config?: string;
+    tokenizer?: string;
+    timeout?: Num;
+    label?: string;
+  };
+  'headlab-transformer-patching': HeadlabBaseAttributes & {
+    model?: string;
     prompt?: string;
     corrupted?: string;
     answer?: Num;
@@ -1196,42 +1506,27 @@ export interface HeadlabJSXElements {
     count?: Num;
     'pairs-seed'?: Num;
   };
-  'headlab-transformer-ablation': TransformerAttributes & { prompt?: string; mode?: 'zero' | 'mean'; heads?: string; reference?: string };
-  'headlab-transformer-circuits': TransformerAttributes & { layer?: Num; head?: Num; circuit?: 'qk' | 'ov' };
-  'headlab-qk-attribution': TransformerAttributes & {
-    prompt?: string;
-    layer?: Num;
-    head?: Num;
-    position?: Num;
-    key?: Num;
-    attention?: string;
+  'headlab-transformer-training': HeadlabBaseAttributes & {
+    model?: string;
+    seed?: Num;
+    steps?: Num;
+    history?: string;
   };
-  'headlab-attribution-patching': TransformerAttributes & {
-    pairs?: string;
-    'pairs-task'?: 'induction' | 'max-digit';
-    count?: Num;
-    'pairs-seed'?: Num;
-    point?: Num;
+  'headlab-value': HeadlabBaseAttributes & {
+    source?: string;
+    name?: string;
+    format?: 'percent' | 'count' | 'number' | 'sci';
+    digits?: Num;
   };
-  'headlab-path-patching': TransformerAttributes & {
-    input?: 'q' | 'k' | 'v';
-    sender?: string;
-    receiver?: string;
-    pairs?: string;
-    'pairs-task'?: 'induction' | 'max-digit';
-    count?: Num;
-    'pairs-seed'?: Num;
-  };
-  'headlab-circuit-faithfulness': TransformerAttributes & {
-    circuit?: string;
-    edges?: string;
-    ablation?: 'corrupted' | 'mean';
-    pairs?: string;
-    'pairs-task'?: 'induction' | 'max-digit';
-    count?: Num;
-    'pairs-seed'?: Num;
+  'headlab-value-swap': HeadlabBaseAttributes & {
+    weights?: string;
+    values?: string;
+    records?: string;
+    'column-a'?: Num;
+    'column-b'?: Num;
   };
 }
+// ---------- end of the generated declarations ----------
 
 declare global {
   interface HTMLElementTagNameMap extends HeadlabElementTagNameMap {}

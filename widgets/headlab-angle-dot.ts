@@ -7,7 +7,7 @@
 //
 // Attributes: matrix ("cosine" | "dot", default "cosine"), model.
 // Events: `change` with { matrix, disagreements }.
-import { el, enumAttribute, type WidgetFigure } from './base/headlab-element.js';
+import { defineAttributes, el, oneOf, type AttributeProperties, type WidgetFigure } from './base/headlab-element.js';
 import { tablesScene } from './chart/table-scene.js';
 import { formatNumber } from './chart/format.js';
 import { tintSigned } from './chart/palette.js';
@@ -21,8 +21,9 @@ export interface AngleDotState {
 }
 
 export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
-  static observedAttributes = ['model', 'matrix'];
-  protected static sharedAttributes = ['matrix'];
+  static attributes = defineAttributes({
+    matrix: oneOf(['cosine', 'dot'], { fallback: 'cosine', shared: true, doc: 'The full matrix shown: cosines or dot products.' }),
+  });
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     .matrix td { min-width: 3.3em; }
     .lead { font-size: 1.02em; }
@@ -35,13 +36,6 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
   private disagreements: number[] = [];
   private tableVersion = -1;
   private fullBox: HTMLDivElement | null = null;
-
-  get matrix(): 'cosine' | 'dot' {
-    return enumAttribute(this, 'matrix', ['cosine', 'dot'] as const, 'cosine');
-  }
-  set matrix(v: 'cosine' | 'dot') {
-    this.setAttribute('matrix', v);
-  }
 
   protected readState(): AngleDotState {
     return { matrix: this.matrix, disagreements: this.disagreements };
@@ -207,3 +201,5 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
     }
   }
 }
+
+export interface HeadlabAngleDot extends AttributeProperties<typeof HeadlabAngleDot.attributes> {}

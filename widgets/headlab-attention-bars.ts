@@ -6,7 +6,7 @@
 //
 // Attributes: digits ("2 3 4 5 6"), model (id of a <headlab-max-digit-model>).
 // Events: `change` with { digits, max_digit } when the reader edits the list.
-import { el, type WidgetFigure } from './base/headlab-element.js';
+import { type AttributeProperties, defineAttributes, el, type WidgetFigure } from './base/headlab-element.js';
 import { formatCount, formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
@@ -23,6 +23,7 @@ import {
   headLabel,
   promptTokens,
   scrollBox,
+  digitsAttribute,
 } from './max-digit/widget.js';
 
 export interface AttentionBarsState {
@@ -35,8 +36,9 @@ const WIDTH = 470;
 const LEFT = 62;
 
 export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
-  static observedAttributes = ['model', 'digits'];
-  protected static sharedAttributes = ['digits'];
+  static attributes = defineAttributes({
+    digits: digitsAttribute,
+  });
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     .scores td.max-col { background: color-mix(in srgb, var(--hl-pos) 18%, transparent); }
     .scores td.ans-col { background: color-mix(in srgb, var(--hl-neg) 18%, transparent); }
@@ -51,13 +53,6 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
   private captionLine: HTMLParagraphElement | null = null;
   private shown: { attention: number[]; tokens: number[]; maxDigit: number; text: string } | null = null;
   private byMaxVersion = -1;
-
-  get digits(): number[] {
-    return this.field ? this.field.digits() : [];
-  }
-  set digits(v: number[]) {
-    this.setAttribute('digits', v.join(' '));
-  }
 
   protected readState(): AttentionBarsState {
     const digits = this.digits;
@@ -254,3 +249,5 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
     }
   }
 }
+
+export interface HeadlabAttentionBars extends AttributeProperties<typeof HeadlabAttentionBars.attributes> {}

@@ -6,7 +6,7 @@
 // Attributes: digits ("2 3 4 5 6"), patches ("head:position …", e.g. "3:3 1:3"; each head at
 // most once, positions 0–8: BOS, six slots, SEP, ANS), model.
 // Events: `change` with { digits, patches, answer, clean_answer }.
-import { WidgetInputError, el, type WidgetFigure } from './base/headlab-element.js';
+import { type AttributeProperties, custom, defineAttributes, el, type WidgetFigure, WidgetInputError } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import { tablesScene } from './chart/table-scene.js';
@@ -23,6 +23,7 @@ import {
   headSwatch,
   promptTokens,
   scrollBox,
+  digitsAttribute,
 } from './max-digit/widget.js';
 
 export interface AttentionPatch {
@@ -41,8 +42,28 @@ const WIDTH = 470;
 const HEIGHT = 230;
 
 export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
-  static observedAttributes = ['model', 'digits', 'patches'];
-  protected static sharedAttributes = ['digits', 'patches'];
+  static attributes = defineAttributes({
+    digits: digitsAttribute,
+    patches: custom({
+      type: 'AttentionPatch[]',
+      shared: true,
+      doc: 'The patched heads, "head:position …" (e.g. "3:3 1:3"): each head (0–3, once) attends only to that position (0–8).',
+      parse: (raw) => {
+        const text = (raw ?? '').trim();
+        if (text === '') return [];
+        const seen = new Set<number>();
+        return text.split(/[\s,]+/).map((part) => {
+          const m = /^([0-3]):([0-8])$/.exec(part);
+          if (!m) throw new WidgetInputError(`attribute patches: "${part}" must be head:position with head 0–3 and position 0–8`);
+          const head = Number(m[1]);
+          if (seen.has(head)) throw new WidgetInputError(`attribute patches: head ${head} is patched twice`);
+          seen.add(head);
+          return { head, position: Number(m[2]) };
+        });
+      },
+      format: (v: AttentionPatch[]) => v.map((p) => `${p.head}:${p.position}`).join(' '),
+    }),
+  });
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     fieldset.head { border: 1px solid var(--hl-rule); border-radius: 4px; margin: 0 0 0.4rem; padding: 0.2rem 0.5rem 0.4rem; }
     fieldset.head legend { font-weight: 600; padding: 0 0.25rem; }
@@ -72,32 +93,6 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
   private svg: SVGSVGElement | null = null;
   /** The token names the table's columns were built for. */
   private tableFor: readonly string[] | null = null;
-
-  get digits(): number[] {
-    return this.field ? this.field.digits() : [];
-  }
-  set digits(v: number[]) {
-    this.setAttribute('digits', v.join(' '));
-  }
-
-  /** The patches as set by the `patches` attribute. */
-  get patches(): AttentionPatch[] {
-    const raw = (this.getAttribute('patches') ?? '').trim();
-    if (raw === '') return [];
-    const seen = new Set<number>();
-    return raw.split(/[\s,]+/).map((part) => {
-      const m = /^([0-3]):([0-8])$/.exec(part);
-      if (!m) throw new WidgetInputError(`attribute patches: "${part}" must be head:position with head 0–3 and position 0–8`);
-      const head = Number(m[1]);
-      if (seen.has(head)) throw new WidgetInputError(`attribute patches: head ${head} is patched twice`);
-      seen.add(head);
-      return { head, position: Number(m[2]) };
-    });
-  }
-
-  set patches(v: AttentionPatch[]) {
-    this.setAttribute('patches', v.map((p) => `${p.head}:${p.position}`).join(' '));
-  }
 
   protected readState(): AttentionPatchState {
     return { digits: this.digits, patches: this.patches, answer: this.lastAnswer, clean_answer: this.lastClean };
@@ -363,3 +358,5 @@ export function slotName(position: number, token: number, names: readonly string
 function tokenWord(token: number, names: readonly string[]): string {
   return token < 10 ? `digit ${token}` : names[token];
 }
+
+export interface HeadlabAttentionPatch extends AttributeProperties<typeof HeadlabAttentionPatch.attributes> {}

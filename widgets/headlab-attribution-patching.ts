@@ -18,14 +18,23 @@
 // order l·H + h, then edges e·3 + κ in the core's path_edges order; default the largest disagreement).
 // Events: `change` with AttributionPatchingState when the reader moves to another point.
 import type { TransformerAttributionPatchingFile } from '../web/headlab-core.js';
-import { el, integerAttribute, setNumberAttribute, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
+import {
+  type AttributeProperties,
+  defineAttributes,
+  el,
+  integerAttribute,
+  setNumberAttribute,
+  text,
+  type WidgetFigure,
+  WidgetInputError,
+} from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText, type ResolvedColours } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
 import { drawSceneInto } from './chart/scene.js';
 import { drawnSvg } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
-import { fixed, pairsBatch, PairsFileReader, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
+import { batchAttributes, fixed, pairsBatch, PairsFileReader, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
 import { TRANSFORMER_CSS, TransformerWidget, headName } from './transformer/widget.js';
 
 export interface AttributionPatchingState {
@@ -136,8 +145,15 @@ const LEGEND_TOP = TOP + SIDE + 42;
 const HEIGHT = LEGEND_TOP + 40;
 
 export class HeadlabAttributionPatching extends TransformerWidget<AttributionPatchingState> {
-  static observedAttributes = ['model', 'pairs', 'pairs-task', 'count', 'pairs-seed', 'point'];
-  protected static sharedAttributes = ['pairs-task', 'count', 'pairs-seed', 'point'];
+  static attributes = defineAttributes({
+    ...batchAttributes(true),
+    point: text({
+      property: false,
+      shared: true,
+      markup: 'Num',
+      doc: 'The selected point (a head’s or edge’s index; default the largest).',
+    }),
+  });
   protected static css = /* css */ `${TRANSFORMER_CSS}
     .scatter { max-width: 450px; touch-action: manipulation; }
     .scatter svg { display: block; width: 100%; height: auto; }
@@ -436,3 +452,5 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
     ];
   }
 }
+
+export interface HeadlabAttributionPatching extends AttributeProperties<typeof HeadlabAttributionPatching.attributes> {}

@@ -13,14 +13,16 @@ import type { AttentionResult, Matrix } from '../web/headlab-core.js';
 import { matrix } from '../web/matrix.js';
 import { Memo } from './base/memo.js';
 import {
-  HeadlabElement,
-  WidgetInputError,
+  type AttributeProperties,
+  defineAttributes,
   el,
+  HeadlabElement,
   jsonAttribute,
-  numberAttribute,
+  number,
   numberGrid,
-  setNumberAttribute,
+  text,
   type WidgetFigure,
+  WidgetInputError,
 } from './base/headlab-element.js';
 import { formatDifference, formatMagnitude, formatNumber } from './chart/format.js';
 import { MatrixTable } from './chart/matrix-table.js';
@@ -81,10 +83,14 @@ interface RotationBase {
 }
 
 export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
-  static observedAttributes = ['angle', 'x', 'w-q', 'w-k'];
+  static attributes = defineAttributes({
+    angle: number({ fallback: 30, min: -180, max: 180, shared: true, doc: 'The rotation, in degrees.' }),
+    x: text({ property: false, doc: 'The inputs (JSON rows).' }),
+    'w-q': text({ property: false, doc: 'W_Q (JSON rows, d × d_k, d_k ≥ 2).' }),
+    'w-k': text({ property: false, doc: 'W_K (JSON rows, d × d_k).' }),
+  });
   private readonly base = new Memo<RotationBase>();
   private readonly heads = new Memo<{ before: AttentionResult; after: AttentionResult; maxDiff: number }>();
-  protected static sharedAttributes = ['angle'];
   protected static css = /* css */ `
     .slider { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 0.75rem; }
     .slider input { flex: 1 1 12rem; min-width: 10rem; }
@@ -115,13 +121,6 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
     kLabel: SVGTextElement[];
   } | null = null;
   private lastShape = '';
-
-  get angle(): number {
-    return numberAttribute(this, 'angle', 30, -180, 180);
-  }
-  set angle(v: number) {
-    setNumberAttribute(this, 'angle', v);
-  }
 
   private inputs(): { x: number[][]; w_q: number[][]; w_k: number[][] } {
     const x = numberGrid(jsonAttribute(this, 'x') ?? DEFAULTS.x, 'attribute x', 0, 0, MAX_ROTATION_SIDE);
@@ -403,3 +402,5 @@ function updatePlot(plot: ReturnType<typeof makePlot>, q: Matrix, k: Matrix): vo
   draw(q, plot.q, plot.qLabel);
   draw(k, plot.k, plot.kLabel);
 }
+
+export interface HeadlabBasisRotation extends AttributeProperties<typeof HeadlabBasisRotation.attributes> {}

@@ -30,7 +30,15 @@ import type {
   TransformerFaithfulnessFile,
   TransformerRecoveryRow,
 } from '../web/headlab-core.js';
-import { el, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
+import {
+  type AttributeProperties,
+  defineAttributes,
+  el,
+  oneOf,
+  text,
+  type WidgetFigure,
+  WidgetInputError,
+} from './base/headlab-element.js';
 import type { BoundComputing, BoundValue } from './chart/format.js';
 import { formatCount, formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
@@ -38,7 +46,7 @@ import type { Scene, Shape } from './chart/scene.js';
 import { drawSceneInto } from './chart/scene.js';
 import { drawnSvg } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
-import { fixed, pairsBatch, PairsFileReader, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
+import { batchAttributes, fixed, pairsBatch, PairsFileReader, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
 import { EdgeBoxes, edgeHeads, edgeText, edgeWords, parseEdges } from './transformer/circuit-edges.js';
 import { HEAD_BOXES_CSS, HeadBoxes } from './transformer/head-boxes.js';
 import { TRANSFORMER_CSS, TransformerWidget, headName } from './transformer/widget.js';
@@ -89,8 +97,17 @@ const ROW = 26;
 const AXIS_GAP = 10;
 
 export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfulnessState> {
-  static observedAttributes = ['model', 'circuit', 'edges', 'ablation', 'pairs', 'pairs-task', 'count', 'pairs-seed'];
-  protected static sharedAttributes = ['circuit', 'edges', 'ablation', 'pairs-task', 'count', 'pairs-seed'];
+  static attributes = defineAttributes({
+    circuit: text({ property: false, shared: true, doc: 'The circuit’s heads, "layer.head" pairs (default every head).' }),
+    edges: text({ property: false, shared: true, doc: 'A circuit of edges instead, e.g. "0.0>1.1:k 0.0>1.1:q".' }),
+    ablation: oneOf(['corrupted', 'mean'], {
+      property: false,
+      fallback: 'corrupted',
+      shared: true,
+      doc: 'What replaces the heads outside the circuit: their corrupted-run output or their mean.',
+    }),
+    ...batchAttributes(true),
+  });
   protected static css = /* css */ `${TRANSFORMER_CSS}${HEAD_BOXES_CSS}
     .intervals { max-width: 480px; min-width: min(100%, 300px); }
     .intervals svg { display: block; width: 100%; height: auto; }
@@ -429,3 +446,5 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
     return [{ name: 'intervals', label: 'Recovered share with intervals', scene: () => this.scene(this.exportable(this.shown).doc) }];
   }
 }
+
+export interface HeadlabCircuitFaithfulness extends AttributeProperties<typeof HeadlabCircuitFaithfulness.attributes> {}

@@ -18,14 +18,18 @@ import { getFeatureRecoveryCore } from '../web/browser-core.js';
 import type { FeatureRecoveryCore, FeatureRecoveryRun } from '../web/headlab-core.js';
 import { DRAFT_PUBLISHED, featureRecoveryResultsFile } from '../web/feature-recovery.js';
 import {
-  HeadlabElement,
-  MAX_SEED,
-  WidgetInputError,
+  type AttributeProperties,
+  defineAttributes,
   el,
-  integerAttribute,
-  numberAttribute,
+  flag,
+  HeadlabElement,
+  integer,
+  MAX_SEED,
+  number,
+  oneOf,
   setNumberAttribute,
   type WidgetFigure,
+  WidgetInputError,
 } from './base/headlab-element.js';
 import { TrainingJob, type TrainingStatus } from './base/training-job.js';
 import { formatMagnitude, formatNearOne, formatNumber, subscripted } from './chart/format.js';
@@ -79,6 +83,12 @@ const CONTROLS: Control[] = [
 ];
 
 /** Steps per progress message, and the least time per message in "watch" pace (≈ 4.8 s for 1,200 steps: at 1.2 s the run was over before the blocks could be watched). */
+/** The attribute of the control `attr`: its bounds and default are the control's. */
+function setting(attr: string, doc: string) {
+  const c = CONTROLS.find((x) => x.attr === attr)!;
+  return (c.integer ? integer : number)({ fallback: c.fallback, min: c.min, max: c.max, shared: true, doc });
+}
+
 const CHUNK_STEPS = 20;
 const WATCH_PACE_MS = 80;
 
@@ -88,8 +98,26 @@ const EVAL_SIZE_DEFAULT = 4096;
 const EVAL_SIZE_MAX = 100000;
 
 export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState> {
-  static observedAttributes = ['seed', 'steps', 'batch', 'learning-rate', 'request-scale', 'eval-size', 'pace', 'autostart'];
-  protected static sharedAttributes = ['seed', 'steps', 'batch', 'learning-rate', 'request-scale', 'eval-size', 'pace'];
+  static attributes = defineAttributes({
+    seed: setting('seed', 'Seed of the run’s initialisation and examples.'),
+    steps: setting('steps', 'Training steps.'),
+    batch: setting('batch', 'Fresh examples per step (the trainer setting batch_size).'),
+    'learning-rate': setting('learning-rate', 'Adam’s learning rate.'),
+    'request-scale': setting('request-scale', 'Scale of the request features in the task.'),
+    'eval-size': integer({
+      fallback: EVAL_SIZE_DEFAULT,
+      min: 2,
+      max: EVAL_SIZE_MAX,
+      shared: true,
+      doc: 'Held-out examples of the evaluation (default the draft’s 4096; fewer make the interventions cheaper).',
+    }),
+    pace: oneOf(['watch', 'fast'], {
+      fallback: () => (matchMedia('(prefers-reduced-motion: reduce)').matches ? 'fast' : 'watch'),
+      shared: true,
+      doc: '"watch": the run paced to be watched; "fast": as fast as it trains (default under prefers-reduced-motion).',
+    }),
+    autostart: flag({ doc: 'Start a run once the element is ready.' }),
+  });
   // Trains in the worker; the page compiles headlab_feature_recovery.wasm and hands it over (one download).
   // Trains in its worker, on the page's compiled module: loaded here so the page downloads it once.
   protected static loadModule: () => Promise<unknown> = getFeatureRecoveryCore;
@@ -160,61 +188,6 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   private resultsCaption: HTMLTableCaptionElement | null = null;
   private jsonButton: HTMLButtonElement | null = null;
 
-  get seed(): number {
-    return this.setting('seed');
-  }
-  set seed(v: number) {
-    setNumberAttribute(this, 'seed', v);
-  }
-  get steps(): number {
-    return this.setting('steps');
-  }
-  set steps(v: number) {
-    setNumberAttribute(this, 'steps', v);
-  }
-  get batch(): number {
-    return this.setting('batch');
-  }
-  set batch(v: number) {
-    setNumberAttribute(this, 'batch', v);
-  }
-  get learningRate(): number {
-    return this.setting('learning-rate');
-  }
-  set learningRate(v: number) {
-    setNumberAttribute(this, 'learning-rate', v);
-  }
-  get requestScale(): number {
-    return this.setting('request-scale');
-  }
-  set requestScale(v: number) {
-    setNumberAttribute(this, 'request-scale', v);
-  }
-  /** "watch" by default, "fast" by default when the reader asks for reduced motion. */
-  get pace(): 'watch' | 'fast' {
-    const raw = this.getAttribute('pace');
-    if (raw === null || raw === '') return matchMedia('(prefers-reduced-motion: reduce)').matches ? 'fast' : 'watch';
-    if (raw === 'watch') return 'watch';
-    if (raw === 'fast') return 'fast';
-    throw new WidgetInputError(`attribute pace="${raw}" must be "watch" or "fast"`);
-  }
-  set pace(v: 'watch' | 'fast') {
-    this.setAttribute('pace', v);
-  }
-  /** Held-out examples of the evaluation (no input box: an author setting; fewer make the interventions cheaper). */
-  get evalSize(): number {
-    return integerAttribute(this, 'eval-size', EVAL_SIZE_DEFAULT, 2, EVAL_SIZE_MAX);
-  }
-  set evalSize(v: number) {
-    setNumberAttribute(this, 'eval-size', v);
-  }
-  get autostart(): boolean {
-    return this.hasAttribute('autostart');
-  }
-  set autostart(v: boolean) {
-    this.toggleAttribute('autostart', v);
-  }
-
   /** The last finished or stopped run as results.json (matrices as arrays of rows), or null. */
   get results(): FeatureRecoveryResults | null {
     if (this.lastRun && !this.lastFile) this.lastFile = featureRecoveryResultsFile(this.lastRun);
@@ -258,9 +231,9 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     };
   }
 
-  private setting(attr: string): number {
-    const c = CONTROLS.find((x) => x.attr === attr)!;
-    return c.integer ? integerAttribute(this, attr, c.fallback, c.min, c.max) : numberAttribute(this, attr, c.fallback, c.min, c.max);
+  /** The value of the setting `attr` (its table entry parses it). */
+  private settingOf(attr: string): number {
+    return (HeadlabFeatureRecovery.attributeTable[attr].read as (host: Element, name: string) => number)(this, attr);
   }
 
   /** Starts a run with the current settings (stopping one in progress). */
@@ -512,7 +485,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     const ok = raw !== '' && Number.isFinite(value) && value >= c.min && value <= c.max && (!c.integer || Number.isInteger(value));
     setAttributeIfChanged(input, 'aria-invalid', String(!ok));
     if (!ok) {
-      this.inputProblem!.textContent = `${c.label} must be ${c.integer ? 'an integer' : 'a number'} from ${c.min} to ${c.max}; the last valid value (${this.setting(c.attr)}) is kept.`;
+      this.inputProblem!.textContent = `${c.label} must be ${c.integer ? 'an integer' : 'a number'} from ${c.min} to ${c.max}; the last valid value (${this.settingOf(c.attr)}) is kept.`;
       return;
     }
     setText(this.inputProblem!, '');
@@ -526,7 +499,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     for (const c of CONTROLS) {
       const input = this.inputs.get(c.attr)!;
       if (input.getAttribute('aria-invalid') !== 'true' && this.root.activeElement !== input) {
-        const value = String(this.setting(c.attr));
+        const value = String(this.settingOf(c.attr));
         if (input.value !== value) input.value = value;
       }
     }
@@ -618,3 +591,5 @@ function plainCell(x: number, digits: number): string {
 function r2Cell(x: number): string {
   return formatNearOne(x, 6);
 }
+
+export interface HeadlabFeatureRecovery extends AttributeProperties<typeof HeadlabFeatureRecovery.attributes> {}

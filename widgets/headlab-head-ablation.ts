@@ -4,7 +4,7 @@
 //
 // Attributes: ablated ("0 2": the heads removed), model.
 // Events: `change` with { ablated, accuracy }.
-import { WidgetInputError, el, type WidgetFigure } from './base/headlab-element.js';
+import { type AttributeProperties, custom, defineAttributes, el, type WidgetFigure, WidgetInputError } from './base/headlab-element.js';
 import { formatCount } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
@@ -22,8 +22,23 @@ const WIDTH = 470;
 const HEIGHT = 220;
 
 export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
-  static observedAttributes = ['model', 'ablated'];
-  protected static sharedAttributes = ['ablated'];
+  static attributes = defineAttributes({
+    ablated: custom({
+      type: 'number[]',
+      shared: true,
+      doc: 'The heads removed, e.g. "0 2" (each 0–3; sorted, each once).',
+      parse: (raw) => {
+        const text = (raw ?? '').trim();
+        if (text === '') return [];
+        const heads = text.split(/[\s,]+/).map((p) => {
+          if (!/^[0-3]$/.test(p)) throw new WidgetInputError(`attribute ablated: "${p}" is not a head 0–3`);
+          return Number(p);
+        });
+        return [...new Set(heads)].sort((a, b) => a - b);
+      },
+      format: (v: number[]) => [...new Set(v)].sort((a, b) => a - b).join(' '),
+    }),
+  });
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     .toggles button { display: inline-flex; align-items: center; }
     .toggles button[aria-pressed="true"] { text-decoration: line-through; }
@@ -42,21 +57,6 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
   private lastAccuracy = 1;
   private shown: { full: MaxDigitAccuracyRow; cut: MaxDigitAccuracyRow; name: string; text: string } | null = null;
   private tableVersion = -1;
-
-  /** The heads removed, from the `ablated` attribute (sorted, each 0–3 once). */
-  get ablated(): number[] {
-    const raw = (this.getAttribute('ablated') ?? '').trim();
-    if (raw === '') return [];
-    const heads = raw.split(/[\s,]+/).map((p) => {
-      if (!/^[0-3]$/.test(p)) throw new WidgetInputError(`attribute ablated: "${p}" is not a head 0–3`);
-      return Number(p);
-    });
-    return [...new Set(heads)].sort((a, b) => a - b);
-  }
-
-  set ablated(v: number[]) {
-    this.setAttribute('ablated', [...new Set(v)].sort((a, b) => a - b).join(' '));
-  }
 
   protected readState(): HeadAblationState {
     return { ablated: this.ablated, accuracy: this.lastAccuracy };
@@ -247,3 +247,5 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
     }
   }
 }
+
+export interface HeadlabHeadAblation extends AttributeProperties<typeof HeadlabHeadAblation.attributes> {}

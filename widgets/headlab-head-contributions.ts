@@ -11,7 +11,7 @@
 // Attributes: digits ("2 3 4 5 6"), mode ("outputs" | "corrections"), layout ("origin" | "chained"), model.
 // Events: `change` with { digits, mode, layout, pick, answer }.
 import type { MaxDigitContributions } from '../web/headlab-core.js';
-import { WidgetInputError, el, type WidgetFigure } from './base/headlab-element.js';
+import { type AttributeProperties, defineAttributes, el, oneOf, type WidgetFigure, WidgetInputError } from './base/headlab-element.js';
 import { tablesScene } from './chart/table-scene.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText, type ResolvedColours } from './chart/palette.js';
@@ -26,6 +26,7 @@ import {
   argmax,
   headSwatch,
   scrollBox,
+  digitsAttribute,
 } from './max-digit/widget.js';
 
 export interface HeadContributionsState {
@@ -39,8 +40,16 @@ export interface HeadContributionsState {
 }
 
 export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsState> {
-  static observedAttributes = ['model', 'digits', 'mode', 'layout'];
-  protected static sharedAttributes = ['digits', 'mode', 'layout'];
+  static attributes = defineAttributes({
+    digits: digitsAttribute,
+    mode: oneOf(['outputs', 'corrections'], {
+      fallback: 'outputs',
+      shared: true,
+      quoted: true,
+      doc: 'What the arrows show: each head’s output, or its correction to the residual.',
+    }),
+    layout: oneOf(['origin', 'chained'], { fallback: 'origin', shared: true, doc: 'Arrows from the origin, or chained head after head.' }),
+  });
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     .stage { border: 1px solid var(--hl-rule); border-radius: 4px; background: var(--hl-panel); max-width: 440px; touch-action: none; cursor: grab; }
     .stage:focus-visible { outline: 3px solid var(--hl-focus); outline-offset: 2px; }
@@ -69,25 +78,6 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
   private shown: { content: ViewContent; text: string } | null = null;
   private text = '';
   private tableBox: HTMLDivElement | null = null;
-
-  get digits(): number[] {
-    return this.field ? this.field.digits() : [];
-  }
-  set digits(v: number[]) {
-    this.setAttribute('digits', v.join(' '));
-  }
-  get mode(): 'outputs' | 'corrections' {
-    return choice(this, 'mode', ['outputs', 'corrections']);
-  }
-  set mode(v: 'outputs' | 'corrections') {
-    this.setAttribute('mode', v);
-  }
-  get layout(): 'origin' | 'chained' {
-    return choice(this, 'layout', ['origin', 'chained']);
-  }
-  set layout(v: 'origin' | 'chained') {
-    this.setAttribute('layout', v);
-  }
 
   /** The 3-D view once its module has loaded (tests and diagnostics). */
   get view3d(): View3D | null {
@@ -431,13 +421,6 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
   }
 }
 
-function choice<T extends string>(host: Element, name: string, values: T[]): T {
-  const raw = host.getAttribute(name);
-  if (raw === null || raw === '') return values[0];
-  if ((values as string[]).includes(raw)) return raw as T;
-  throw new WidgetInputError(`attribute ${name}="${raw}" must be ${values.map((v) => `"${v}"`).join(' or ')}`);
-}
-
 function dot3(a: Vec3, b: Vec3): number {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
@@ -450,3 +433,5 @@ function scale(a: Vec3, s: number): Vec3 {
 function norm(a: Vec3): number {
   return Math.hypot(a[0], a[1], a[2]);
 }
+
+export interface HeadlabHeadContributions extends AttributeProperties<typeof HeadlabHeadContributions.attributes> {}

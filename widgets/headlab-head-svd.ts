@@ -15,7 +15,7 @@
 // Events: `change` with HeadSvdState. Bound values (boundValue): copying, ov.share.<k>,
 // qk.share.<k>, ov.value.<k>, qk.value.<k> (chosen head, k from 1), copying.max.{layer,head,score}.
 import type { TransformerHeadSvd, TransformerTokenReading } from '../web/headlab-core.js';
-import { el, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
+import { type AttributeProperties, defineAttributes, el, integer, type WidgetFigure } from './base/headlab-element.js';
 import type { BoundValue } from './chart/format.js';
 import { formatNumber, formatPercent } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
@@ -58,8 +58,22 @@ export function mostCopying(svd: Pick<TransformerHeadSvd, 'heads'>): { layer: nu
 }
 
 export class HeadlabHeadSvd extends TransformerWidget<HeadSvdState> {
-  static observedAttributes = ['model', 'layer', 'head'];
-  protected static sharedAttributes = ['layer', 'head'];
+  static attributes = defineAttributes({
+    layer: integer({
+      fallback: 0,
+      min: 0,
+      max: (host): number => ((host as HeadlabHeadSvd).currentModel?.config.n_layers ?? 64) - 1,
+      shared: true,
+      doc: 'The layer (default the head that copies most).',
+    }),
+    head: integer({
+      fallback: 0,
+      min: 0,
+      max: (host): number => ((host as HeadlabHeadSvd).currentModel?.config.n_heads ?? 64) - 1,
+      shared: true,
+      doc: 'The head (default the head that copies most).',
+    }),
+  });
   protected static css = /* css */ `${TRANSFORMER_CSS}
     table.directions td, table.directions th { font-size: 0.85em; padding: 0.15rem 0.4rem; white-space: nowrap; }
   `;
@@ -70,21 +84,6 @@ export class HeadlabHeadSvd extends TransformerWidget<HeadSvdState> {
   private tableBox: HTMLDivElement | null = null;
   private selectsFor = '';
   private shown: { model: LoadedTransformer; svd: TransformerHeadSvd; layer: number; head: number; text: string } | null = null;
-
-  get layer(): number {
-    const L = this.currentModel?.config.n_layers ?? 64;
-    return integerAttribute(this, 'layer', 0, 0, L - 1);
-  }
-  set layer(v: number) {
-    setNumberAttribute(this, 'layer', v);
-  }
-  get head(): number {
-    const H = this.currentModel?.config.n_heads ?? 64;
-    return integerAttribute(this, 'head', 0, 0, H - 1);
-  }
-  set head(v: number) {
-    setNumberAttribute(this, 'head', v);
-  }
 
   protected readState(): HeadSvdState {
     const s = this.shown;
@@ -352,3 +351,5 @@ export class HeadlabHeadSvd extends TransformerWidget<HeadSvdState> {
     ];
   }
 }
+
+export interface HeadlabHeadSvd extends AttributeProperties<typeof HeadlabHeadSvd.attributes> {}

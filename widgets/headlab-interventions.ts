@@ -21,13 +21,16 @@ import { getFeatureRecoveryCore } from '../web/browser-core.js';
 import type { FeatureRecoveryCore, FeatureRecoveryRun } from '../web/headlab-core.js';
 import { DRAFT_PUBLISHED } from '../web/feature-recovery.js';
 import {
-  HeadlabElement,
-  WidgetInputError,
+  type AttributeProperties,
+  defineAttributes,
   el,
-  integerAttribute,
-  numberAttribute,
-  setNumberAttribute,
+  HeadlabElement,
+  integer,
+  number,
+  oneOf,
+  text,
   type WidgetFigure,
+  WidgetInputError,
 } from './base/headlab-element.js';
 import { stackedTableCss } from './base/theme.js';
 import { formatMagnitude, formatNumber, subscripted } from './chart/format.js';
@@ -76,8 +79,24 @@ const EXAMPLES = 4;
 const SHIFT_LIMIT = 1e6;
 
 export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
-  static observedAttributes = ['source', 'intervention', 'feature', 'shift'];
-  protected static sharedAttributes = ['intervention', 'feature', 'shift'];
+  static attributes = defineAttributes({
+    source: text({
+      property: false,
+      doc: 'Id of the <headlab-feature-recovery> whose run is intervened on (the element itself or anything else is refused with a message).',
+    }),
+    intervention: oneOf(
+      KINDS.map((k) => k.kind),
+      { fallback: 'erase-request', shared: true, doc: 'What is done to the trained model’s inputs.' },
+    ),
+    feature: integer({ fallback: 1, min: 1, max: 3, shared: true, doc: 'The feature erased, 1–3 (not for "shift").' }),
+    shift: number({
+      fallback: 5,
+      min: -SHIFT_LIMIT,
+      max: SHIFT_LIMIT,
+      shared: true,
+      doc: 'How far every irrelevant coordinate is shifted.',
+    }),
+  });
   // Computes in its worker, on the page's compiled module: loaded here so the page downloads it once.
   protected static loadModule: () => Promise<unknown> = getFeatureRecoveryCore;
   /** The page's headlab_feature_recovery module (null before it has loaded; its worker computes with its own instance). */
@@ -140,28 +159,6 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   private draftNote: HTMLParagraphElement | null = null;
   private barsSvg: SVGSVGElement | null = null;
   private exampleRows: HTMLTableCellElement[][] = [];
-
-  get intervention(): InterventionKind {
-    const raw = this.getAttribute('intervention');
-    if (raw === null || raw === '') return 'erase-request';
-    if (KINDS.some((k) => k.kind === raw)) return raw as InterventionKind;
-    throw new WidgetInputError(`attribute intervention="${raw}" must be "erase-request", "erase-payload" or "shift"`);
-  }
-  set intervention(v: InterventionKind) {
-    this.setAttribute('intervention', v);
-  }
-  get feature(): number {
-    return integerAttribute(this, 'feature', 1, 1, 3);
-  }
-  set feature(v: number) {
-    setNumberAttribute(this, 'feature', v);
-  }
-  get shift(): number {
-    return numberAttribute(this, 'shift', 5, -SHIFT_LIMIT, SHIFT_LIMIT);
-  }
-  set shift(v: number) {
-    setNumberAttribute(this, 'shift', v);
-  }
 
   /** The result for the current choice: null while the worker computes it (or before a run). */
   protected readState(): InterventionsState {
@@ -619,3 +616,5 @@ function setMse(cell: HTMLTableCellElement, x: number): void {
   cell.dataset.value = String(x);
   cell.title = String(x);
 }
+
+export interface HeadlabInterventions extends AttributeProperties<typeof HeadlabInterventions.attributes> {}

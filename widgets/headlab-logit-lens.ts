@@ -13,7 +13,16 @@
 // position), answer.first_top (the first stage at which the answer is the top token; undefined if
 // none), top.probability.<s>.
 import type { TransformerLogitLens } from '../web/headlab-core.js';
-import { el, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
+import {
+  accessor,
+  type AttributeProperties,
+  defineAttributes,
+  el,
+  integerAttribute,
+  setNumberAttribute,
+  text,
+  type WidgetFigure,
+} from './base/headlab-element.js';
 import type { BoundValue } from './chart/format.js';
 import { formatNumber, formatPercent } from './chart/format.js';
 import { contrast, mixRgb, rgbText, type ResolvedColours, type Rgb } from './chart/palette.js';
@@ -45,8 +54,10 @@ export function stageName(s: number): string {
 }
 
 export class HeadlabLogitLens extends TransformerWidget<LogitLensState> {
-  static observedAttributes = ['model', 'prompt', 'position'];
-  protected static sharedAttributes = ['prompt', 'position'];
+  static attributes = defineAttributes({
+    prompt: text({ shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),
+    position: accessor<number>({ type: 'number', markup: 'Num', shared: true, doc: 'The chosen position (default the last).' }),
+  });
   protected static css = /* css */ `${TRANSFORMER_CSS}
     table.stages td, table.stages th { font-size: 0.85em; padding: 0.15rem 0.4rem; white-space: nowrap; }
   `;
@@ -64,12 +75,6 @@ export class HeadlabLogitLens extends TransformerWidget<LogitLensState> {
     text: string;
   } | null = null;
 
-  get prompt(): string {
-    return this.getAttribute('prompt') ?? '';
-  }
-  set prompt(v: string) {
-    this.setAttribute('prompt', v);
-  }
   /** The chosen position: the attribute, else the one shown (the last; 0 before the model has loaded). */
   get position(): number {
     return this.hasAttribute('position') ? integerAttribute(this, 'position', 0, 0, 4095) : (this.shown?.position ?? 0);
@@ -367,3 +372,5 @@ function legibleOn(c: ResolvedColours, p: number): Rgb {
   const fill = mixRgb(c.panel, c.pos, Math.min(1, Math.max(0, p)) * SEQUENTIAL_MAX_MIX);
   return contrast(c.fg, fill) >= contrast(c.panel, fill) ? c.fg : c.panel;
 }
+
+export interface HeadlabLogitLens extends AttributeProperties<typeof HeadlabLogitLens.attributes> {}

@@ -10,13 +10,23 @@
 //
 // Attributes: digits ("2 3 4 5 6"), model.
 // Events: `change` with { digits, answer } when the reader edits the list.
-import { el, type WidgetFigure } from './base/headlab-element.js';
+import { type AttributeProperties, defineAttributes, el, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 import type { MaxDigitModel } from './max-digit/model.js';
-import { ANS, DigitsField, HEAD_COLOURS, MAX_DIGIT_CSS, MaxDigitWidget, POSITIONS, argmax, promptTokens } from './max-digit/widget.js';
+import {
+  ANS,
+  DigitsField,
+  HEAD_COLOURS,
+  MAX_DIGIT_CSS,
+  MaxDigitWidget,
+  POSITIONS,
+  argmax,
+  promptTokens,
+  digitsAttribute,
+} from './max-digit/widget.js';
 
 export interface MaxDigitMechanismState {
   digits: number[];
@@ -44,8 +54,9 @@ const ROW_H = 62;
 const TOP = 44;
 
 export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MaxDigitMechanismState> {
-  static observedAttributes = ['model', 'digits'];
-  protected static sharedAttributes = ['digits'];
+  static attributes = defineAttributes({
+    digits: digitsAttribute,
+  });
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     .strip { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: flex-start; }
     .strip > figure { margin: 0; flex: 1 1 ${PANEL_W}px; max-width: 22rem; min-width: 0; }
@@ -58,13 +69,6 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MaxDigitMechanismSt
   private slots: HTMLDivElement[] = [];
   private answerLine: HTMLParagraphElement | null = null;
   private shown: Shown | null = null;
-
-  get digits(): number[] {
-    return this.field ? this.field.digits() : [];
-  }
-  set digits(v: number[]) {
-    this.setAttribute('digits', v.join(' '));
-  }
 
   protected readState(): MaxDigitMechanismState {
     return { digits: this.digits, answer: this.shown?.answer ?? -1 };
@@ -299,3 +303,5 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MaxDigitMechanismSt
     return { width: PANEL_W, height, background: rgbText(c.panel), title: 'Logits at ANS', shapes };
   }
 }
+
+export interface HeadlabMaxDigitMechanism extends AttributeProperties<typeof HeadlabMaxDigitMechanism.attributes> {}

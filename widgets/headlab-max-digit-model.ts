@@ -15,13 +15,17 @@
 import { getMaxDigitCore } from '../web/browser-core.js';
 import type { MaxDigitTrainingSettings, MaxDigitWeights } from '../web/headlab-core.js';
 import {
-  HeadlabElement,
-  MAX_SEED,
-  WidgetInputError,
+  type AttributeProperties,
+  defineAttributes,
   el,
-  integerAttribute,
-  numberAttribute,
-  setNumberAttribute,
+  flag,
+  HeadlabElement,
+  integer,
+  MAX_SEED,
+  number,
+  oneOf,
+  text,
+  WidgetInputError,
 } from './base/headlab-element.js';
 import { TrainingJob, type TrainingStatus } from './base/training-job.js';
 import { formatCount, formatAccuracy, formatNumber, type BoundValue } from './chart/format.js';
@@ -50,8 +54,18 @@ export interface MaxDigitModelState {
 const CHUNK_STEPS = 100;
 
 export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
-  static observedAttributes = ['src', 'seed', 'steps', 'unit-norm-unembedding', 'loading', 'timeout'];
-  protected static sharedAttributes = ['seed'];
+  static attributes = defineAttributes({
+    src: text({ doc: 'The weights JSON, resolved against the page (default the shipped seed-0 weights beside the package).' }),
+    seed: integer({ fallback: 1, min: 0, max: MAX_SEED, shared: true, doc: 'Seed of an in-page retraining.' }),
+    steps: integer({ fallback: 4000, min: 1, max: 100000, doc: 'Training steps of an in-page retraining.' }),
+    'unit-norm-unembedding': flag({ doc: 'Retrain with unit-norm unembedding rows.' }),
+    loading: oneOf(['lazy', 'eager'], {
+      fallback: 'lazy',
+      property: false,
+      doc: '"eager": load the module and weights with the page, not at the reader’s first interaction.',
+    }),
+    timeout: number({ fallback: DEFAULT_WEIGHTS_TIMEOUT_S, min: 1, max: 600, doc: 'Seconds the weights may take to download.' }),
+  });
   // Trains in its worker, on the page's compiled module: loaded here so the page downloads it once.
   protected static loadModule: () => Promise<unknown> = getMaxDigitCore;
   protected static css = /* css */ `${MAX_DIGIT_CSS}
@@ -83,36 +97,6 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   private bar: HTMLProgressElement | null = null;
   private progressText: HTMLSpanElement | null = null;
 
-  get seed(): number {
-    return integerAttribute(this, 'seed', 1, 0, MAX_SEED);
-  }
-  set seed(v: number) {
-    setNumberAttribute(this, 'seed', v);
-  }
-  get steps(): number {
-    return integerAttribute(this, 'steps', 4000, 1, 100000);
-  }
-  set steps(v: number) {
-    setNumberAttribute(this, 'steps', v);
-  }
-  get timeout(): number {
-    return numberAttribute(this, 'timeout', DEFAULT_WEIGHTS_TIMEOUT_S, 1, 600);
-  }
-  set timeout(v: number) {
-    setNumberAttribute(this, 'timeout', v);
-  }
-  get unitNormUnembedding(): boolean {
-    return this.hasAttribute('unit-norm-unembedding');
-  }
-  set unitNormUnembedding(v: boolean) {
-    this.toggleAttribute('unit-norm-unembedding', v);
-  }
-  get src(): string {
-    return this.getAttribute('src') ?? '';
-  }
-  set src(v: string) {
-    this.setAttribute('src', v);
-  }
   get trainingStatus(): ModelTrainingStatus {
     return this.training.status;
   }
@@ -432,3 +416,5 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
         : `step ${this.progressDone} of ${this.progressTotal}${Number.isFinite(this.lastLoss) ? ` · batch loss ${formatNumber(this.lastLoss, 4)}` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`;
   }
 }
+
+export interface HeadlabMaxDigitModel extends AttributeProperties<typeof HeadlabMaxDigitModel.attributes> {}

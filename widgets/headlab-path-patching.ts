@@ -20,7 +20,15 @@
 // Bound values (boundValue, for <headlab-value>): largest.{mean,lower,upper,p_value} and
 // largest.{sender,receiver}.{layer,head}: the path of the largest mean effect over every input.
 import type { TransformerPathPatchingFile } from '../web/headlab-core.js';
-import { el, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
+import {
+  type AttributeProperties,
+  defineAttributes,
+  el,
+  oneOf,
+  text,
+  type WidgetFigure,
+  WidgetInputError,
+} from './base/headlab-element.js';
 import type { BoundComputing, BoundValue } from './chart/format.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
@@ -28,7 +36,7 @@ import type { Scene, Shape } from './chart/scene.js';
 import { drawSceneInto } from './chart/scene.js';
 import { crossesZero, drawnSvg, heatmapShapes, legendShapes } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
-import { fixed, pairsBatch, PairsFileReader, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
+import { batchAttributes, fixed, pairsBatch, PairsFileReader, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
 import { TRANSFORMER_CSS, TransformerWidget, headName } from './transformer/widget.js';
 
 /** The receiver's input an edge reaches: its queries, keys or values. */
@@ -77,8 +85,17 @@ const CELL = 30;
 const RIGHT = 10;
 
 export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
-  static observedAttributes = ['model', 'input', 'sender', 'receiver', 'pairs', 'pairs-task', 'count', 'pairs-seed'];
-  protected static sharedAttributes = ['input', 'sender', 'receiver', 'pairs-task', 'count', 'pairs-seed'];
+  static attributes = defineAttributes({
+    input: oneOf(['q', 'k', 'v'], {
+      property: false,
+      fallback: 'q',
+      shared: true,
+      doc: 'The receiver’s input the edges reach (default the input of the largest effect).',
+    }),
+    sender: text({ property: false, shared: true, doc: 'The sender head, "layer.head".' }),
+    receiver: text({ property: false, shared: true, doc: 'The receiver head, "layer.head".' }),
+    ...batchAttributes(true),
+  });
   protected static css = /* css */ `${TRANSFORMER_CSS}
     .inputs { display: flex; flex-wrap: wrap; gap: 0.2rem 1rem; border: 0; padding: 0; margin: 0.3rem 0; }
     .inputs legend { padding: 0; }
@@ -491,3 +508,5 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
     ];
   }
 }
+
+export interface HeadlabPathPatching extends AttributeProperties<typeof HeadlabPathPatching.attributes> {}

@@ -10,12 +10,13 @@ import type { AttentionResult, Matrix } from '../web/headlab-core.js';
 import { identity, matrix, toRows } from '../web/matrix.js';
 import { Memo } from './base/memo.js';
 import {
-  HeadlabElement,
+  type AttributeProperties,
+  defineAttributes,
   el,
-  integerAttribute,
-  jsonAttribute,
+  HeadlabElement,
+  integer,
+  json,
   numberGrid,
-  setNumberAttribute,
   type WidgetFigure,
 } from './base/headlab-element.js';
 import { stackedTableCss } from './base/theme.js';
@@ -66,8 +67,39 @@ function rowOf(m: Matrix, i: number): number[] {
 }
 
 export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblationState> {
-  static observedAttributes = ['w-q', 'w-k', 'w-v', 'query'];
-  protected static sharedAttributes = ['w-q', 'w-k', 'w-v', 'query'];
+  static attributes = defineAttributes({
+    'w-q': json({
+      type: 'number[][]',
+      shared: true,
+      doc: 'W_Q (2 × 2 JSON rows; default the identity).',
+      fallback: (): number[][] => [
+        [1, 0],
+        [0, 1],
+      ],
+      check: (v, _host, name) => numberGrid(v, `attribute ${name}`, 2, 2),
+    }),
+    'w-k': json({
+      type: 'number[][]',
+      shared: true,
+      doc: 'W_K (2 × 2 JSON rows; default the identity).',
+      fallback: (): number[][] => [
+        [1, 0],
+        [0, 1],
+      ],
+      check: (v, _host, name) => numberGrid(v, `attribute ${name}`, 2, 2),
+    }),
+    'w-v': json({
+      type: 'number[][]',
+      shared: true,
+      doc: 'W_V (2 × 2 JSON rows; default the identity).',
+      fallback: (): number[][] => [
+        [1, 0],
+        [0, 1],
+      ],
+      check: (v, _host, name) => numberGrid(v, `attribute ${name}`, 2, 2),
+    }),
+    query: integer({ fallback: 1, min: 1, max: 2, shared: true, doc: 'The query row, 1 or 2.' }),
+  });
   protected static css = /* css */ `
     .editors { display: flex; flex-wrap: wrap; gap: 0.75rem 1.25rem; }
     fieldset { border: 1px solid var(--hl-rule); border-radius: 4px; margin: 0; padding: 0.3rem 0.6rem 0.5rem; }
@@ -91,31 +123,6 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
   private readonly x = identity(2);
   private readonly heads = new Memo<AttentionResult>();
 
-  get wQ(): number[][] {
-    return this.projection('w-q');
-  }
-  set wQ(v: number[][]) {
-    this.setAttribute('w-q', JSON.stringify(v));
-  }
-  get wK(): number[][] {
-    return this.projection('w-k');
-  }
-  set wK(v: number[][]) {
-    this.setAttribute('w-k', JSON.stringify(v));
-  }
-  get wV(): number[][] {
-    return this.projection('w-v');
-  }
-  set wV(v: number[][]) {
-    this.setAttribute('w-v', JSON.stringify(v));
-  }
-  get query(): number {
-    return integerAttribute(this, 'query', 1, 1, 2);
-  }
-  set query(v: number) {
-    setNumberAttribute(this, 'query', v);
-  }
-
   protected readState(): ProjectionAblationState {
     const i = this.query - 1;
     const r = this.compute();
@@ -129,16 +136,6 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
       values: toRows(r.v),
       reading: rowOf(r.reading, i),
     };
-  }
-
-  private projection(attr: string): number[][] {
-    const raw = jsonAttribute(this, attr);
-    if (raw === undefined)
-      return [
-        [1, 0],
-        [0, 1],
-      ];
-    return numberGrid(raw, `attribute ${attr}`, 2, 2);
   }
 
   /** The head of the current projections: one core call per change of them, shared by render(), state and the summary. */
@@ -294,7 +291,7 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
   }
 
   /** Commits one typed entry when it is a finite number; otherwise marks the input invalid. */
-  private editEntry(attr: string, r: number, c: number, input: HTMLInputElement): void {
+  private editEntry(attr: (typeof PROJECTIONS)[number]['attr'], r: number, c: number, input: HTMLInputElement): void {
     const value = input.valueAsNumber;
     const ok = input.value.trim() !== '' && Number.isFinite(value);
     input.setAttribute('aria-invalid', String(!ok));
@@ -303,6 +300,11 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
     rows[r][c] = value;
     this.setAttribute(attr, JSON.stringify(rows));
     this.emitChange();
+  }
+
+  /** The projection the attribute `attr` holds (its table entry parses it). */
+  private projection(attr: (typeof PROJECTIONS)[number]['attr']): number[][] {
+    return HeadlabProjectionAblation.attributes[attr].read(this, attr);
   }
 
   protected render(): void {
@@ -335,3 +337,5 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
 }
 
 /** A vector cell: 4 decimals shown, 12 for screen readers, exact values in data-values. */
+
+export interface HeadlabProjectionAblation extends AttributeProperties<typeof HeadlabProjectionAblation.attributes> {}

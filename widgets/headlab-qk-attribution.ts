@@ -14,7 +14,16 @@
 // (id of a <headlab-transformer-attention> whose clicked cell this figure follows).
 // Events: `change` with QkAttributionState when the reader changes any of them.
 import type { TransformerQkAttributionTable } from '../web/headlab-core.js';
-import { el, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
+import {
+  type AttributeProperties,
+  defineAttributes,
+  el,
+  integer,
+  integerAttribute,
+  setNumberAttribute,
+  text,
+  type WidgetFigure,
+} from './base/headlab-element.js';
 import type { BoundComputing, BoundValue } from './chart/format.js';
 import { formatNumber, formatPercent } from './chart/format.js';
 import { divergingFill, rgbText } from './chart/palette.js';
@@ -80,8 +89,26 @@ function sourceLabel(source: string): string {
 }
 
 export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> {
-  static observedAttributes = ['model', 'prompt', 'layer', 'head', 'position', 'key', 'attention'];
-  protected static sharedAttributes = ['prompt', 'layer', 'head', 'position', 'key'];
+  static attributes = defineAttributes({
+    prompt: text({ shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),
+    layer: integer({
+      fallback: (host): number => ((host as HeadlabQkAttribution).currentModel?.config.n_layers ?? 4) - 1,
+      min: 0,
+      max: (host): number => ((host as HeadlabQkAttribution).currentModel?.config.n_layers ?? 4) - 1,
+      shared: true,
+      doc: 'The layer, 0 to L − 1 (default the last).',
+    }),
+    head: integer({
+      fallback: 0,
+      min: 0,
+      max: (host): number => ((host as HeadlabQkAttribution).currentModel?.config.n_heads ?? 64) - 1,
+      shared: true,
+      doc: 'The head, 0 to H − 1 (default 0).',
+    }),
+    position: text({ property: false, shared: true, markup: 'Num', doc: 'The query position (default the last).' }),
+    key: text({ property: false, shared: true, markup: 'Num', doc: 'The key position, at most the query’s (default the most attended).' }),
+    attention: text({ property: false, doc: 'Id of a <headlab-transformer-attention> whose selected cell the figure follows.' }),
+  });
   protected static css = /* css */ `${TRANSFORMER_CSS}
     table.parts td, table.parts th { font-size: 0.85em; padding: 0.15rem 0.3rem; white-space: nowrap; }
     table.parts { min-width: min(100%, 20em); }
@@ -112,27 +139,6 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
   } | null = null;
   private following: AbortController | null = null;
   private followed: string | null = null;
-
-  get prompt(): string {
-    return this.getAttribute('prompt') ?? '';
-  }
-  set prompt(v: string) {
-    this.setAttribute('prompt', v);
-  }
-  get layer(): number {
-    const L = this.currentModel?.config.n_layers ?? 4;
-    return integerAttribute(this, 'layer', L - 1, 0, L - 1);
-  }
-  set layer(v: number) {
-    setNumberAttribute(this, 'layer', v);
-  }
-  get head(): number {
-    const H = this.currentModel?.config.n_heads ?? 64;
-    return integerAttribute(this, 'head', 0, 0, H - 1);
-  }
-  set head(v: number) {
-    setNumberAttribute(this, 'head', v);
-  }
 
   /** The query position: the attribute, at most the prompt's last (default the last). */
   private queryOf(T: number): number {
@@ -562,3 +568,5 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
     ];
   }
 }
+
+export interface HeadlabQkAttribution extends AttributeProperties<typeof HeadlabQkAttribution.attributes> {}

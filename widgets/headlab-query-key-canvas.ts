@@ -4,7 +4,7 @@
 // reader drags by mouse, touch or arrow keys; attention is drawn as edges from each query
 // to each key whose width is the weight. A score-scale control sharpens or flattens the
 // softmax, and the basis-change views show the queries and keys after Q′ = Q A,
-// K′ = K A^{−T} (A = a rotation R, or any invertible A) over ghosts of the originals.
+// K′ = K A⁻ᵀ (A = a rotation R, or any invertible A) over ghosts of the originals.
 //
 // The core computes every number drawn: Q, K, V = core.attention (x = I); the change of
 // basis = core.changeQueryKeyBasis; scores, weights, readings, lengths and angles =
@@ -18,13 +18,17 @@
 import type { Matrix, QueryKeyPicture } from '../web/headlab-core.js';
 import { matrix } from '../web/matrix.js';
 import {
-  HeadlabElement,
-  WidgetInputError,
+  type AttributeProperties,
+  defineAttributes,
   el,
+  HeadlabElement,
   jsonAttribute,
-  numberAttribute,
+  number,
   numberGrid,
+  oneOf,
+  text,
   type WidgetFigure,
+  WidgetInputError,
 } from './base/headlab-element.js';
 import { formatMagnitude, formatNumber } from './chart/format.js';
 import { rgbText, type ResolvedColours } from './chart/palette.js';
@@ -115,8 +119,15 @@ const PLANE = 300,
 const FONT = 13;
 
 export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
-  static observedAttributes = ['w-q', 'w-k', 'w-v', 'scale', 'basis', 'angle', 'a'];
-  protected static sharedAttributes = ['w-q', 'w-k', 'w-v', 'scale', 'basis', 'angle', 'a'];
+  static attributes = defineAttributes({
+    'w-q': text({ property: false, shared: true, doc: 'W_Q (2 × 2 JSON rows, entries within ±1000).' }),
+    'w-k': text({ property: false, shared: true, doc: 'W_K (2 × 2 JSON rows, entries within ±1000).' }),
+    'w-v': text({ property: false, shared: true, doc: 'W_V (2 × 2 JSON rows, entries within ±1000; default the identity).' }),
+    scale: number({ fallback: DEFAULT_SCALE, min: 0, max: 50, shared: true, doc: 'The score scale, 0–50 (default 1/√2).' }),
+    basis: oneOf(BASES, { fallback: 'none', shared: true, doc: 'The change of basis shown.' }),
+    angle: number({ fallback: 40, min: -180, max: 180, shared: true, doc: 'The rotation’s angle, in degrees (basis "rotation").' }),
+    a: text({ property: false, shared: true, doc: 'The invertible A (2 × 2 JSON rows; basis "invertible").' }),
+  });
   protected static css = /* css */ `
     .figs { display: flex; flex-wrap: wrap; gap: 0.5rem 1.25rem; align-items: flex-start; }
     .fig { flex: 1 1 260px; max-width: 420px; min-width: 0; position: relative; }
@@ -163,29 +174,6 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
   private live: HTMLParagraphElement | null = null;
   /** Plane units → scene units of the figure drawn last (for pointer mapping). */
   private extent = 2;
-
-  // ---- mirrored attributes ----
-  get scale(): number {
-    return numberAttribute(this, 'scale', DEFAULT_SCALE, 0, 50);
-  }
-  set scale(v: number) {
-    this.setAttribute('scale', String(v));
-  }
-  get basis(): QueryKeyBasis {
-    const raw = this.getAttribute('basis') ?? 'none';
-    if (!(BASES as readonly string[]).includes(raw))
-      throw new WidgetInputError(`attribute basis="${raw}" must be one of ${BASES.join(', ')}`);
-    return raw as QueryKeyBasis;
-  }
-  set basis(v: QueryKeyBasis) {
-    this.setAttribute('basis', v);
-  }
-  get angle(): number {
-    return numberAttribute(this, 'angle', 40, -180, 180);
-  }
-  set angle(v: number) {
-    this.setAttribute('angle', String(v));
-  }
 
   private grid(name: string, fallback: number[][]): number[][] {
     const raw = jsonAttribute(this, name);
@@ -613,6 +601,15 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
   }
 }
 
+/**
+ * Whether the figure shows a change of basis: one is chosen and the core applied it (a refused A
+ * leaves no condition number). Only then are the arrows Q′ and K′ over ghosts of Q and K; a
+ * refused A draws the originals under their own names.
+ */
+function basisApplied(s: QueryKeyCanvasState): boolean {
+  return s.basis !== 'none' && s.condition_number !== null;
+}
+
 function uid(prefix: string): string {
   return `${prefix}-${Math.random().toString(36).slice(2)}`;
 }
@@ -695,7 +692,7 @@ export function planeScene(s: QueryKeyCanvasState, c: ResolvedColours, extent: n
     });
     tokenAt.push([px, py, i]);
   });
-  const ghosts = s.basis !== 'none';
+  const ghosts = basisApplied(s);
   if (ghosts) {
     s.q_before.forEach((v) => arrow(shapes, mid, mid, X(v[0]), Y(v[1]), pos, 1, [2, 3]));
     s.k_before.forEach((v) => arrow(shapes, mid, mid, X(v[0]), Y(v[1]), neg, 1, [2, 3]));
@@ -871,7 +868,7 @@ export function routesScene(s: QueryKeyCanvasState, c: ResolvedColours): Scene {
     kx = 200,
     y0 = 48,
     dy = 84;
-  const prime = s.basis !== 'none' ? '′' : '';
+  const prime = basisApplied(s) ? '′' : '';
   const shapes: Shape[] = [
     { kind: 'text', x: qx, y: 16, text: 'queries', fill: muted, size: FONT - 1, anchor: 'middle' },
     { kind: 'text', x: kx, y: 16, text: 'keys', fill: muted, size: FONT - 1, anchor: 'middle' },
@@ -930,3 +927,5 @@ export function routesScene(s: QueryKeyCanvasState, c: ResolvedColours): Scene {
   });
   return { width: ROUTES_W, height: ROUTES_H, background: rgbText(c.panel), title: 'Attention weights as edges', shapes };
 }
+
+export interface HeadlabQueryKeyCanvas extends AttributeProperties<typeof HeadlabQueryKeyCanvas.attributes> {}

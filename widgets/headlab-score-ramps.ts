@@ -9,7 +9,7 @@
 // Attributes: maximum (1–9, default 9), runner-up (0 … maximum − 1, default maximum − 1), model.
 // Events: `change` with { maximum, runner_up, on_maximum, two_token_share } (arrays over heads).
 import type { MaxDigitRunnerUp } from '../web/headlab-core.js';
-import { WidgetInputError, el, type WidgetFigure } from './base/headlab-element.js';
+import { type AttributeProperties, custom, defineAttributes, el, type WidgetFigure, WidgetInputError } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { mixRgb, rgbText } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
@@ -41,8 +41,35 @@ const SIDE_BY_SIDE_MIN = 440;
 const SPLIT_H = 250;
 
 export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
-  static observedAttributes = ['model', 'maximum', 'runner-up'];
-  protected static sharedAttributes = ['maximum', 'runner-up'];
+  static attributes = defineAttributes({
+    maximum: custom({
+      type: 'number',
+      markup: 'Num',
+      shared: true,
+      doc: 'The maximum digit of the list, 1–9 (default 9).',
+      parse: (raw) => {
+        if (raw === null || raw === '') return 9;
+        if (!/^[1-9]$/.test(raw.trim())) throw new WidgetInputError(`attribute maximum="${raw}" must be a digit from 1 to 9`);
+        return Number(raw);
+      },
+      format: String,
+    }),
+    'runner-up': custom({
+      type: 'number',
+      markup: 'Num',
+      shared: true,
+      doc: 'The runner-up digit, below the maximum (default the maximum − 1).',
+      parse: (raw, host): number => {
+        const m = (host as HeadlabScoreRamps).maximum;
+        if (raw === null || raw === '') return m - 1;
+        if (!/^[0-9]$/.test(raw.trim()) || Number(raw) >= m) {
+          throw new WidgetInputError(`attribute runner-up="${raw}" must be a digit below the maximum ${m}`);
+        }
+        return Number(raw);
+      },
+      format: String,
+    }),
+  });
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     .panels { display: flex; flex-wrap: wrap; gap: 0.75rem 1.5rem; align-items: flex-start; }
     .panels > div { flex: 1 1 ${SIDE_BY_SIDE_MIN}px; min-width: 0; }
@@ -62,29 +89,6 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
   private splitLine: HTMLParagraphElement | null = null;
   private width = MAX_W;
   private shown: { model: MaxDigitModel; splits: MaxDigitRunnerUp[]; maximum: number; runnerUp: number; text: string } | null = null;
-
-  get maximum(): number {
-    const raw = this.getAttribute('maximum');
-    if (raw === null || raw === '') return 9;
-    if (!/^[1-9]$/.test(raw.trim())) throw new WidgetInputError(`attribute maximum="${raw}" must be a digit from 1 to 9`);
-    return Number(raw);
-  }
-  set maximum(v: number) {
-    this.setAttribute('maximum', String(v));
-  }
-
-  get runnerUp(): number {
-    const m = this.maximum;
-    const raw = this.getAttribute('runner-up');
-    if (raw === null || raw === '') return m - 1;
-    if (!/^[0-9]$/.test(raw.trim()) || Number(raw) >= m) {
-      throw new WidgetInputError(`attribute runner-up="${raw}" must be a digit below the maximum ${m}`);
-    }
-    return Number(raw);
-  }
-  set runnerUp(v: number) {
-    this.setAttribute('runner-up', String(v));
-  }
 
   protected readState(): ScoreRampsState {
     const s = this.shown;
@@ -416,3 +420,5 @@ function niceTicks(lo: number, hi: number): number[] {
   for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) out.push(Math.round(v / step) * step);
   return out;
 }
+
+export interface HeadlabScoreRamps extends AttributeProperties<typeof HeadlabScoreRamps.attributes> {}

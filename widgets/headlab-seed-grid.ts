@@ -13,7 +13,20 @@
 // side by side changes no bit of any column, only how soon the grid fills.
 // Events: `change` with { trained: seeds trained here, agree: seeds whose claims equal the file's, status }.
 import { TrainingJob, type TrainingStatus } from './base/training-job.js';
-import { HeadlabElement, MAX_SEED, WidgetInputError, el, integerAttribute, type WidgetFigure } from './base/headlab-element.js';
+import {
+  accessor,
+  type AttributeProperties,
+  defineAttributes,
+  el,
+  HeadlabElement,
+  integer,
+  integerAttribute,
+  MAX_SEED,
+  setNumberAttribute,
+  text,
+  type WidgetFigure,
+  WidgetInputError,
+} from './base/headlab-element.js';
 import { formatCount, formatAccuracy } from './chart/format.js';
 import { tablesScene } from './chart/table-scene.js';
 import type { MaxDigitAnalysisFile, MaxDigitClaims, MaxDigitSeedsFile } from './max-digit/model.js';
@@ -79,8 +92,18 @@ const ROWS: { id: string; label: string; cell: (c: MaxDigitClaims) => string }[]
 ];
 
 export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
-  static observedAttributes = ['src', 'from', 'to', 'steps', 'workers'];
-  protected static sharedAttributes = ['from', 'to'];
+  static attributes = defineAttributes({
+    src: text({ property: false, doc: 'The seeds file `headlab max-digit seeds` wrote.' }),
+    from: accessor<number>({ type: 'number', markup: 'Num', shared: true, doc: 'First seed shown (default the file’s first).' }),
+    to: accessor<number>({ type: 'number', markup: 'Num', shared: true, doc: 'Last seed shown (default the file’s last).' }),
+    steps: integer({ fallback: 4000, min: 1, max: 100000, doc: 'Training steps of each seed trained here.' }),
+    workers: integer({
+      fallback: () => defaultWorkers(globalThis.navigator?.hardwareConcurrency),
+      min: 1,
+      max: 8,
+      doc: 'Web Workers training at once, 1–8 (default from the cores available).',
+    }),
+  });
   protected static needsCore = false;
   protected static goesLiveStaggered = false;
   protected static css = /* css */ `${MAX_DIGIT_CSS}
@@ -124,14 +147,14 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
   get from(): number {
     return integerAttribute(this, 'from', this.file?.seeds[0]?.seed ?? 0, 0, MAX_SEED);
   }
+  set from(v: number) {
+    setNumberAttribute(this, 'from', v);
+  }
   get to(): number {
     return integerAttribute(this, 'to', this.file?.seeds.at(-1)?.seed ?? 9, 0, MAX_SEED);
   }
-  get steps(): number {
-    return integerAttribute(this, 'steps', 4000, 1, 100000);
-  }
-  get workers(): number {
-    return integerAttribute(this, 'workers', defaultWorkers(globalThis.navigator?.hardwareConcurrency), 1, 8);
+  set to(v: number) {
+    setNumberAttribute(this, 'to', v);
   }
 
   /** Seeds trained here whose every claim equals the file's. */
@@ -382,3 +405,5 @@ function normalise(c: MaxDigitClaims): unknown[] {
     .sort()
     .map((k) => (c as unknown as Record<string, unknown>)[k]);
 }
+
+export interface HeadlabSeedGrid extends AttributeProperties<typeof HeadlabSeedGrid.attributes> {}

@@ -7,7 +7,7 @@
 //
 // Attributes: k (1–8, default 3), basis ("w_o" | "w_u", default "w_o"), model.
 // Events: `change` with { k, basis, accuracy }.
-import { el, enumAttribute, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
+import { type AttributeProperties, defineAttributes, el, integer, oneOf, type WidgetFigure } from './base/headlab-element.js';
 import { formatNumber, subscripted } from './chart/format.js';
 import { rgbText, tintSigned } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
@@ -29,8 +29,14 @@ const HEIGHT = 170;
 const SHOWN = 8;
 
 export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyState> {
-  static observedAttributes = ['model', 'k', 'basis'];
-  protected static sharedAttributes = ['k', 'basis'];
+  static attributes = defineAttributes({
+    k: integer({ fallback: 3, min: 1, max: 8, shared: true, doc: 'Dimensions of each head’s principal subspace kept.' }),
+    basis: oneOf(['w_o', 'w_u'], {
+      fallback: 'w_o',
+      shared: true,
+      doc: 'The basis the subspace is taken in: the heads’ W_O or the unembedding W_U.',
+    }),
+  });
   protected static css = /* css */ `${MAX_DIGIT_CSS}
     .controls label { display: inline-flex; gap: 0.4rem; align-items: center; flex-wrap: wrap; max-width: 100%; }
     .controls select { max-width: 100%; }
@@ -55,19 +61,6 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
   private lastAccuracy = NaN;
   private shown: { variance: number[]; k: number; basis: MaxDigitBasis; text: string } | null = null;
   private cosVersion = -1;
-
-  get k(): number {
-    return integerAttribute(this, 'k', 3, 1, 8);
-  }
-  set k(v: number) {
-    setNumberAttribute(this, 'k', v);
-  }
-  get basis(): MaxDigitBasis {
-    return enumAttribute(this, 'basis', ['w_o', 'w_u'] as const, 'w_o');
-  }
-  set basis(v: MaxDigitBasis) {
-    this.setAttribute('basis', v);
-  }
 
   protected readState(): SubspaceAccuracyState {
     return { k: this.k, basis: this.basis, accuracy: this.lastAccuracy };
@@ -296,3 +289,5 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
 function nodes(text: string): Node[] {
   return Array.from(subscripted(text).childNodes);
 }
+
+export interface HeadlabSubspaceAccuracy extends AttributeProperties<typeof HeadlabSubspaceAccuracy.attributes> {}

@@ -24,16 +24,18 @@ import { getFeatureRecoveryCore } from '../web/browser-core.js';
 import type { FeatureRecoveryCore, FeatureRecoveryExample } from '../web/headlab-core.js';
 import { WorkerJobs } from '../web/worker-client.js';
 import {
-  HeadlabElement,
-  MAX_SEED,
-  WidgetInputError,
+  type AttributeProperties,
+  custom,
+  defineAttributes,
   el,
-  integerAttribute,
-  jsonAttribute,
-  numberAttribute,
+  HeadlabElement,
+  integer,
+  json,
+  MAX_SEED,
+  number,
   numberGrid,
-  setNumberAttribute,
   type WidgetFigure,
+  WidgetInputError,
 } from './base/headlab-element.js';
 import { formatNearOne, formatNumber, formatScientific, type BoundValue } from './chart/format.js';
 import { Memo } from './base/memo.js';
@@ -110,8 +112,44 @@ const ROW_LATENT = ['req 1', 'req 2', 'req 3', 'pay 1', 'pay 2', 'pay 3', 'noise
 const ROW_RAW = Array.from({ length: 9 }, (_, k) => `x${'₁₂₃₄₅₆₇₈₉'[k]}`);
 
 export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
-  static observedAttributes = ['seed', 'steps', 'learning-rate', 'request-scale', 'learned-keys', 'keys', 'snapshot'];
-  protected static sharedAttributes = ['seed', 'learning-rate', 'request-scale', 'learned-keys', 'keys', 'snapshot'];
+  static attributes = defineAttributes({
+    seed: integer({ fallback: 0, min: 0, max: MAX_SEED, shared: true, doc: 'Seed of the replayed run.' }),
+    steps: integer({ fallback: 1200, min: 1, max: 20000, doc: 'Training steps of the replayed run.' }),
+    'learning-rate': number({ fallback: 0.03, min: 1e-6, max: 10, shared: true, doc: 'Adam’s learning rate.' }),
+    'request-scale': number({ fallback: 1.8, min: 0.01, max: 100, shared: true, doc: 'Scale of the request features.' }),
+    'learned-keys': custom({
+      type: 'boolean',
+      markup: "'true' | 'false'",
+      shared: true,
+      doc: 'Whether the keys are learned ("true") or fixed ("false", the default).',
+      parse: (raw) => {
+        if (raw === null || raw === 'false') return false;
+        if (raw === 'true' || raw === '') return true;
+        throw new WidgetInputError(`attribute learned-keys="${raw}" must be "true" or "false"`);
+      },
+      format: (v: boolean) => (v ? 'true' : null),
+    }),
+    keys: json({
+      type: 'number[][] | null',
+      shared: true,
+      doc: 'The task’s keys (JSON rows, 4 × 3, entries in [−10, 10]); absent: the tetrahedron.',
+      fallback: null,
+      check: (raw): number[][] | null => {
+        if (raw === null) return null;
+        const g = numberGrid(raw, 'attribute keys', 4, 3);
+        for (const row of g)
+          for (const x of row) if (!(Math.abs(x) <= 10)) throw new WidgetInputError('attribute keys entries must be between −10 and 10');
+        return g;
+      },
+    }),
+    snapshot: integer({
+      fallback: null,
+      min: 0,
+      max: 400,
+      shared: true,
+      doc: 'Snapshot index shown (clamped to the replay); absent: the last.',
+    }),
+  });
   protected static loadModule: () => Promise<unknown> = getFeatureRecoveryCore;
   /** The page's headlab_feature_recovery module (null before it has loaded). */
   protected featureRecovery: FeatureRecoveryCore | null = null;
@@ -171,66 +209,6 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   private warmTimer = 0;
   /** The lesson of the finished run (the same for every snapshot; a chosen-keys lesson calls the core). */
   private readonly lessons = new Memo<string>();
-
-  get seed(): number {
-    return integerAttribute(this, 'seed', 0, 0, MAX_SEED);
-  }
-  set seed(v: number) {
-    setNumberAttribute(this, 'seed', v);
-  }
-  get steps(): number {
-    return integerAttribute(this, 'steps', 1200, 1, 20000);
-  }
-  set steps(v: number) {
-    setNumberAttribute(this, 'steps', v);
-  }
-  get learningRate(): number {
-    return numberAttribute(this, 'learning-rate', 0.03, 1e-6, 10);
-  }
-  set learningRate(v: number) {
-    setNumberAttribute(this, 'learning-rate', v);
-  }
-  get requestScale(): number {
-    return numberAttribute(this, 'request-scale', 1.8, 0.01, 100);
-  }
-  set requestScale(v: number) {
-    setNumberAttribute(this, 'request-scale', v);
-  }
-  /** Snapshot index shown (clamped to the replay); null = the last. */
-  get snapshot(): number | null {
-    if (!this.hasAttribute('snapshot')) return null;
-    return integerAttribute(this, 'snapshot', 0, 0, 400);
-  }
-  set snapshot(v: number | null) {
-    if (v === null) this.removeAttribute('snapshot');
-    else setNumberAttribute(this, 'snapshot', v);
-  }
-
-  /** Learn the keys too (attribute learned-keys="true"; absent or "false": the fixed keys). */
-  get learnedKeys(): boolean {
-    const raw = this.getAttribute('learned-keys');
-    if (raw === null || raw === 'false') return false;
-    if (raw === 'true' || raw === '') return true;
-    throw new WidgetInputError(`attribute learned-keys="${raw}" must be "true" or "false"`);
-  }
-  set learnedKeys(v: boolean) {
-    if (v) this.setAttribute('learned-keys', 'true');
-    else this.removeAttribute('learned-keys');
-  }
-
-  /** The task's keys (attribute keys, JSON rows, 4 × 3, entries in [−10, 10]); null: the tetrahedron. */
-  get keys(): number[][] | null {
-    const raw = jsonAttribute(this, 'keys');
-    if (raw === null || raw === undefined) return null;
-    const g = numberGrid(raw, 'attribute keys', 4, 3);
-    for (const row of g)
-      for (const x of row) if (!(Math.abs(x) <= 10)) throw new WidgetInputError('attribute keys entries must be between −10 and 10');
-    return g;
-  }
-  set keys(v: number[][] | null) {
-    if (v === null) this.removeAttribute('keys');
-    else this.setAttribute('keys', JSON.stringify(v));
-  }
 
   private settingsNow() {
     return {
@@ -997,3 +975,5 @@ export function schematicScene(e: FeatureRecoveryExample | null, c: ResolvedColo
   shapes.push({ kind: 'text', x: 6, y: yb + 24, text: `teacher's target ${v3(e.target.data)}`, fill: fg, size: 13 });
   return { width, height, background: rgbText(c.panel), title, shapes };
 }
+
+export interface HeadlabTrainingReplay extends AttributeProperties<typeof HeadlabTrainingReplay.attributes> {}

@@ -13,7 +13,15 @@
 // list of prompts, each as `prompt` takes it, e.g. '["3 17 5 3", "1 2 4 1"]'; never from the URL hash).
 // Events: `change` with { prompt, mode, heads, clean_loss } when the reader changes any of them.
 import type { TransformerHeadLosses, TransformerRun } from '../web/headlab-core.js';
-import { el, enumAttribute, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
+import {
+  type AttributeProperties,
+  defineAttributes,
+  el,
+  oneOf,
+  text,
+  type WidgetFigure,
+  WidgetInputError,
+} from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
@@ -39,8 +47,15 @@ const MAX_REFERENCE = 10000;
 const TOP = 6;
 
 export class HeadlabTransformerAblation extends TransformerWidget<TransformerAblationState> {
-  static observedAttributes = ['model', 'prompt', 'mode', 'heads', 'reference'];
-  protected static sharedAttributes = ['prompt', 'mode', 'heads'];
+  static attributes = defineAttributes({
+    prompt: text({ property: false, shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),
+    mode: oneOf(['zero', 'mean'], { fallback: 'mean', shared: true, doc: 'How a head is ablated: its output set to zero or to its mean.' }),
+    heads: text({ property: false, shared: true, doc: 'The ablated heads, "layer.head" pairs (e.g. "1.2 0.3").' }),
+    reference: text({
+      property: false,
+      doc: 'The prompts mean ablation averages each head’s output over (a JSON list; default 32 repeated random sequences).',
+    }),
+  });
   protected static css = /* css */ `${TRANSFORMER_CSS}${HEAD_BOXES_CSS}
   `;
 
@@ -69,13 +84,6 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     heads: [number, number][];
     text: string;
   } | null = null;
-
-  get mode(): 'zero' | 'mean' {
-    return enumAttribute(this, 'mode', ['zero', 'mean'] as const, 'mean');
-  }
-  set mode(v: 'zero' | 'mean') {
-    this.setAttribute('mode', v);
-  }
 
   /** The ablated heads from the `heads` attribute (checked against the model's shape). */
   heads(model: LoadedTransformer | null = this.currentModel): [number, number][] {
@@ -443,3 +451,5 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     ];
   }
 }
+
+export interface HeadlabTransformerAblation extends AttributeProperties<typeof HeadlabTransformerAblation.attributes> {}

@@ -14,7 +14,17 @@
 // (token names or ids; default a repeated block of tokens), position (the token pinned, default the
 // last), cell (the selected cell as "layer.head.key", its query being `position`; default none).
 // Events: `change` with { prompt, position, cell } when the reader edits the prompt, pins a token or clicks a cell.
-import { WidgetInputError, el, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
+import {
+  accessor,
+  type AttributeProperties,
+  defineAttributes,
+  el,
+  integerAttribute,
+  setNumberAttribute,
+  text,
+  type WidgetFigure,
+  WidgetInputError,
+} from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
@@ -53,8 +63,16 @@ const CARD_INSET = 34;
 const LEGEND_HEIGHT = 36;
 
 export class HeadlabTransformerAttention extends TransformerWidget<TransformerAttentionState> {
-  static observedAttributes = ['model', 'prompt', 'position', 'cell'];
-  protected static sharedAttributes = ['prompt', 'position', 'cell'];
+  static attributes = defineAttributes({
+    prompt: text({ shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),
+    position: accessor<number>({ type: 'number', markup: 'Num', shared: true, doc: 'The pinned token’s position (default the last).' }),
+    cell: accessor<{ layer: number; head: number; key: number } | null>({
+      type: '{ layer: number; head: number; key: number } | null',
+      readonly: true,
+      shared: true,
+      doc: 'The selected cell, "layer.head.key" (held to the model and the pinned query).',
+    }),
+  });
   protected static css = /* css */ `${TRANSFORMER_CSS}
     .tokens button[aria-pressed="true"] { font-weight: 700; }
     .tokens button.active { outline: 2px solid var(--hl-focus); outline-offset: 1px; }
@@ -82,12 +100,6 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   private hostWidth = 0;
   private resizes: ResizeObserver | null = null;
 
-  get prompt(): string {
-    return this.getAttribute('prompt') ?? '';
-  }
-  set prompt(v: string) {
-    this.setAttribute('prompt', v);
-  }
   get position(): number {
     const m = this.currentModel;
     const last = m && this.field ? this.field.tokens(m).length - 1 : 0;
@@ -600,3 +612,5 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     ];
   }
 }
+
+export interface HeadlabTransformerAttention extends AttributeProperties<typeof HeadlabTransformerAttention.attributes> {}

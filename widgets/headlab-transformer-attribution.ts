@@ -8,7 +8,7 @@
 // Attributes: model, prompt, position (default the last), token (id or name; default the model's top prediction there).
 // Events: `change` with { prompt, position, token, logit } when the reader changes any of them.
 import type { TransformerAnalysis } from '../web/headlab-core.js';
-import { el, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
+import { type AttributeProperties, defineAttributes, el, text, type WidgetFigure, WidgetInputError } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene } from './chart/scene.js';
@@ -28,8 +28,11 @@ export interface TransformerAttributionState {
 const MENU_TOKENS = 40;
 
 export class HeadlabTransformerAttribution extends TransformerWidget<TransformerAttributionState> {
-  static observedAttributes = ['model', 'prompt', 'position', 'token'];
-  protected static sharedAttributes = ['prompt', 'position', 'token'];
+  static attributes = defineAttributes({
+    prompt: text({ shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),
+    position: text({ property: false, shared: true, markup: 'Num', doc: 'The position whose logit is attributed (default the last).' }),
+    token: text({ property: false, shared: true, markup: 'Num', doc: 'The token whose logit is attributed (default the top prediction).' }),
+  });
   protected static css = TRANSFORMER_CSS;
 
   private field: PromptField | null = null;
@@ -38,13 +41,6 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
   private barSlot: HTMLDivElement | null = null;
   private captionLine: HTMLParagraphElement | null = null;
   private shown: { analysis: TransformerAnalysis; model: LoadedTransformer; text: string } | null = null;
-
-  get prompt(): string {
-    return this.getAttribute('prompt') ?? '';
-  }
-  set prompt(v: string) {
-    this.setAttribute('prompt', v);
-  }
 
   protected readState(): TransformerAttributionState {
     const a = this.shown?.analysis;
@@ -240,3 +236,5 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     ];
   }
 }
+
+export interface HeadlabTransformerAttribution extends AttributeProperties<typeof HeadlabTransformerAttribution.attributes> {}

@@ -10,7 +10,15 @@
 // Attributes: model, layer (default the last), head (default 0), circuit ("qk" | "ov", default "ov").
 // Events: `change` with { layer, head, circuit, diagonal_share } when the reader changes any of them.
 import type { TransformerAnalysis } from '../web/headlab-core.js';
-import { el, enumAttribute, integerAttribute, setNumberAttribute, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
+import {
+  type AttributeProperties,
+  defineAttributes,
+  el,
+  integer,
+  oneOf,
+  type WidgetFigure,
+  WidgetInputError,
+} from './base/headlab-element.js';
 import { formatCount, formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
@@ -35,8 +43,23 @@ export interface TransformerCircuitsState {
 }
 
 export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCircuitsState> {
-  static observedAttributes = ['model', 'layer', 'head', 'circuit'];
-  protected static sharedAttributes = ['layer', 'head', 'circuit'];
+  static attributes = defineAttributes({
+    layer: integer({
+      fallback: (host): number => ((host as HeadlabTransformerCircuits).currentModel?.config.n_layers ?? 4) - 1,
+      min: 0,
+      max: (host): number => ((host as HeadlabTransformerCircuits).currentModel?.config.n_layers ?? 4) - 1,
+      shared: true,
+      doc: 'The layer, 0 to L − 1 (default the last).',
+    }),
+    head: integer({
+      fallback: 0,
+      min: 0,
+      max: (host): number => ((host as HeadlabTransformerCircuits).currentModel?.config.n_heads ?? 64) - 1,
+      shared: true,
+      doc: 'The head, 0 to H − 1 (default 0).',
+    }),
+    circuit: oneOf(['qk', 'ov'], { fallback: 'ov', shared: true, doc: 'The circuit shown: QK or OV.' }),
+  });
   protected static css = TRANSFORMER_CSS;
 
   private layerSelect: HTMLSelectElement | null = null;
@@ -61,28 +84,6 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     text: string;
   } | null = null;
   private selectsFor = '';
-
-  get layer(): number {
-    const m = this.currentModel;
-    const L = m?.config.n_layers ?? 4;
-    return integerAttribute(this, 'layer', L - 1, 0, L - 1);
-  }
-  set layer(v: number) {
-    setNumberAttribute(this, 'layer', v);
-  }
-  get head(): number {
-    const H = this.currentModel?.config.n_heads ?? 64;
-    return integerAttribute(this, 'head', 0, 0, H - 1);
-  }
-  set head(v: number) {
-    setNumberAttribute(this, 'head', v);
-  }
-  get circuit(): CircuitKind {
-    return enumAttribute(this, 'circuit', ['qk', 'ov'] as const, 'ov');
-  }
-  set circuit(v: CircuitKind) {
-    this.setAttribute('circuit', v);
-  }
 
   protected readState(): TransformerCircuitsState {
     return { layer: this.layer, head: this.head, circuit: this.circuit, diagonal_share: this.shown?.diagonal ?? null };
@@ -414,3 +415,5 @@ function matrixLimit(matrix: Float64Array[]): number {
 
 /** The caption while the circuits are in the worker. */
 const WAITING = 'Computing every head’s QK and OV circuits…';
+
+export interface HeadlabTransformerCircuits extends AttributeProperties<typeof HeadlabTransformerCircuits.attributes> {}

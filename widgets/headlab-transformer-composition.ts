@@ -15,7 +15,7 @@
 // reads.{q,k,v}.{layer,head,score,sigmas}: the earlier head whose composition of that kind with the
 // chosen later head (`head`) is the largest, its score and its distance above the baseline.
 import type { TransformerComposition } from '../web/headlab-core.js';
-import { el, enumAttribute, integerAttribute, setNumberAttribute, type WidgetFigure } from './base/headlab-element.js';
+import { type AttributeProperties, defineAttributes, el, integer, oneOf, text, type WidgetFigure } from './base/headlab-element.js';
 import type { BoundValue } from './chart/format.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText, type ResolvedColours } from './chart/palette.js';
@@ -52,8 +52,11 @@ export interface TransformerCompositionState {
 export const STANDOUT_SIGMAS = 2;
 
 export class HeadlabTransformerComposition extends TransformerWidget<TransformerCompositionState> {
-  static observedAttributes = ['model', 'kind', 'head', 'seed'];
-  protected static sharedAttributes = ['kind', 'head'];
+  static attributes = defineAttributes({
+    kind: oneOf(['all', 'q', 'k', 'v'], { fallback: 'all', shared: true, doc: 'The composition shown: Q, K, V or all three.' }),
+    head: text({ shared: true, doc: 'A later head, "l.h", whose edges are listed.' }),
+    seed: integer({ fallback: 0, min: 0, max: Number.MAX_SAFE_INTEGER, doc: 'Seed of the random baseline’s draws.' }),
+  });
   protected static css = TRANSFORMER_CSS;
 
   private kindSelect: HTMLSelectElement | null = null;
@@ -70,25 +73,6 @@ export class HeadlabTransformerComposition extends TransformerWidget<Transformer
     strongest: CompositionEdge | null;
     text: string;
   } | null = null;
-
-  get kind(): 'all' | CompositionKind {
-    return enumAttribute(this, 'kind', ['all', 'q', 'k', 'v'] as const, 'all');
-  }
-  set kind(v: 'all' | CompositionKind) {
-    this.setAttribute('kind', v);
-  }
-  get head(): string {
-    return this.getAttribute('head') ?? '';
-  }
-  set head(v: string) {
-    this.setAttribute('head', v);
-  }
-  get seed(): number {
-    return integerAttribute(this, 'seed', 0, 0, Number.MAX_SAFE_INTEGER);
-  }
-  set seed(v: number) {
-    setNumberAttribute(this, 'seed', v);
-  }
 
   protected readState(): TransformerCompositionState {
     return { kind: this.kind, head: this.shown?.head ?? this.head, strongest: this.shown?.strongest ?? null };
@@ -403,3 +387,5 @@ function kindColour(c: ResolvedColours, k: CompositionKind): ResolvedColours['fg
 const DASHES: Record<CompositionKind, number[] | undefined> = { q: [6, 3], k: undefined, v: [2, 2] };
 
 const WAITING = 'Computing the composition scores of every pair of heads…';
+
+export interface HeadlabTransformerComposition extends AttributeProperties<typeof HeadlabTransformerComposition.attributes> {}

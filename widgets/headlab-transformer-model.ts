@@ -29,9 +29,9 @@
 // Events: `change` with { status, label, tokenizer, n_layers, n_heads, d_model, d_vocab, n_ctx, parameters, origin, trained }
 // whenever the model is loaded, replaced or fails.
 import type { TransformerAnalysis, TransformerConfigFile, TransformerCore } from '../web/headlab-core.js';
-import { numberAttribute, setNumberAttribute } from './base/attributes.js';
+import {} from './base/attributes.js';
 import { MAX_DOWNLOAD_TIMEOUT_S, MIN_DOWNLOAD_TIMEOUT_S, fileUrl } from './base/download.js';
-import { HeadlabElement, WidgetInputError, el } from './base/headlab-element.js';
+import { type AttributeProperties, defineAttributes, el, HeadlabElement, number, text, WidgetInputError } from './base/headlab-element.js';
 import { formatCount, type BoundValue } from './chart/format.js';
 import { transformerBoundValue } from './transformer/bound-values.js';
 import {
@@ -130,7 +130,18 @@ async function classifyFiles(files: File[]): Promise<OpenedFiles> {
 }
 
 export class HeadlabTransformerModel extends HeadlabElement<TransformerModelState> {
-  static observedAttributes = ['src', 'config', 'tokenizer', 'timeout', 'label'];
+  static attributes = defineAttributes({
+    src: text({ doc: 'The weights (.safetensors or torch.save .pt), resolved against the page; required.' }),
+    config: text({ doc: 'The model’s JSON config.' }),
+    tokenizer: text({ doc: 'A tokenizer file for the vocabulary’s names (optional).' }),
+    timeout: number({
+      fallback: DEFAULT_MODEL_TIMEOUT_S,
+      min: MIN_DOWNLOAD_TIMEOUT_S,
+      max: MAX_DOWNLOAD_TIMEOUT_S,
+      doc: 'Seconds each file may take to download.',
+    }),
+    label: text({ property: false, doc: 'The model’s name under the figures.' }),
+  });
   protected static needsCore = false;
   protected static css = /* css */ `
     .now { margin: 0.2rem 0 0.3rem; }
@@ -165,31 +176,6 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   private analyzing = 0;
   /** Counts the analyses asked of the source's worker: the answer of one from before a re-attach is dropped. */
   private analyses = 0;
-
-  get src(): string {
-    return this.getAttribute('src') ?? '';
-  }
-  set src(v: string) {
-    this.setAttribute('src', v);
-  }
-  get config(): string {
-    return this.getAttribute('config') ?? '';
-  }
-  set config(v: string) {
-    this.setAttribute('config', v);
-  }
-  get tokenizer(): string {
-    return this.getAttribute('tokenizer') ?? '';
-  }
-  set tokenizer(v: string) {
-    this.setAttribute('tokenizer', v);
-  }
-  get timeout(): number {
-    return numberAttribute(this, 'timeout', DEFAULT_MODEL_TIMEOUT_S, MIN_DOWNLOAD_TIMEOUT_S, MAX_DOWNLOAD_TIMEOUT_S);
-  }
-  set timeout(v: number) {
-    setNumberAttribute(this, 'timeout', v);
-  }
 
   /** The headlab_transformer module the model was read with (null before; diagnostics and tests). */
   get transformerCore(): TransformerCore | null {
@@ -558,3 +544,5 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     return name ? `: ${name}` : '';
   }
 }
+
+export interface HeadlabTransformerModel extends AttributeProperties<typeof HeadlabTransformerModel.attributes> {}

@@ -20,7 +20,7 @@
 // readout (pointer or arrow keys) and the figure data; a cell whose interval crosses 0 is crossed
 // by a diagonal stroke (its effect is not distinguishable from none over these pairs).
 import type { TransformerAnalysis, TransformerBatchPatchingFile, TransformerConfigFile } from '../web/headlab-core.js';
-import { el, WidgetInputError, type WidgetFigure } from './base/headlab-element.js';
+import { type AttributeProperties, defineAttributes, el, text, type WidgetFigure, WidgetInputError } from './base/headlab-element.js';
 import { formatCount, formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
@@ -35,7 +35,7 @@ import {
   outlineShapes,
 } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
-import { pairsBatch, PairsFileReader, type PairsBatch } from './transformer/batch.js';
+import { batchAttributes, pairsBatch, PairsFileReader, type PairsBatch } from './transformer/batch.js';
 import {
   PromptField,
   TRANSFORMER_CSS,
@@ -93,8 +93,13 @@ function excerpt(text: string): string {
 const EFFECT_LIMIT = 1;
 
 export class HeadlabTransformerPatching extends TransformerWidget<TransformerPatchingState> {
-  static observedAttributes = ['model', 'prompt', 'corrupted', 'answer', 'wrong', 'pairs', 'pairs-task', 'count', 'pairs-seed'];
-  protected static sharedAttributes = ['prompt', 'corrupted', 'answer', 'wrong'];
+  static attributes = defineAttributes({
+    prompt: text({ property: false, shared: true, doc: 'The clean prompt.' }),
+    corrupted: text({ property: false, shared: true, doc: 'The corrupted prompt (as many tokens as the clean one).' }),
+    answer: text({ property: false, shared: true, markup: 'Num', doc: 'The answer token (its logit against the wrong one’s).' }),
+    wrong: text({ property: false, shared: true, markup: 'Num', doc: 'The wrong token.' }),
+    ...batchAttributes(false),
+  });
   protected static css = TRANSFORMER_CSS;
 
   private clean: PromptField | null = null;
@@ -630,3 +635,5 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     ];
   }
 }
+
+export interface HeadlabTransformerPatching extends AttributeProperties<typeof HeadlabTransformerPatching.attributes> {}

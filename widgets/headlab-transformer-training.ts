@@ -28,13 +28,15 @@
 // recorded one); undefined while neither has produced them.
 import type { TransformerTrainTaskProgress, TransformerTrainTaskResult } from '../web/headlab-core.js';
 import {
-  HeadlabElement,
-  MAX_SEED,
-  WidgetInputError,
+  type AttributeProperties,
+  defineAttributes,
   el,
-  integerAttribute,
-  setNumberAttribute,
+  HeadlabElement,
+  integer,
+  MAX_SEED,
+  text,
   type WidgetFigure,
+  WidgetInputError,
 } from './base/headlab-element.js';
 import { INDUCTION_DEFAULT_STEPS } from './base/core-limits.js';
 import { TrainingJob, type TrainingStatus } from './base/training-job.js';
@@ -183,8 +185,20 @@ export function stepChartScene(o: {
 }
 
 export class HeadlabTransformerTraining extends HeadlabElement<TransformerTrainingState> {
-  static observedAttributes = ['model', 'seed', 'steps', 'history'];
-  protected static sharedAttributes = ['seed', 'steps'];
+  static attributes = defineAttributes({
+    model: text({ doc: 'Id of the <headlab-transformer-model> the trained model is shown in.' }),
+    seed: integer({ fallback: 0, min: 0, max: MAX_SEED, shared: true, doc: 'Seed of the run.' }),
+    steps: integer({
+      fallback: INDUCTION_DEFAULT_STEPS,
+      min: 50,
+      max: 20000,
+      shared: true,
+      doc: 'Training steps (default the core’s run).',
+    }),
+    history: text({
+      doc: 'A recorded run (the JSON `headlab model train --history-out` wrote): the charts show it before any run of the reader’s.',
+    }),
+  });
   protected static needsCore = false;
   protected static css = /* css */ `
     .row label { display: inline-flex; gap: 0.4rem; align-items: center; }
@@ -228,30 +242,6 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
   private legend: HTMLUListElement | null = null;
   private historyLine: HTMLParagraphElement | null = null;
 
-  get model(): string {
-    return this.getAttribute('model') ?? '';
-  }
-  set model(v: string) {
-    this.setAttribute('model', v);
-  }
-  get seed(): number {
-    return integerAttribute(this, 'seed', 0, 0, MAX_SEED);
-  }
-  set seed(v: number) {
-    setNumberAttribute(this, 'seed', v);
-  }
-  get steps(): number {
-    return integerAttribute(this, 'steps', INDUCTION_DEFAULT_STEPS, 50, 20000);
-  }
-  set steps(v: number) {
-    setNumberAttribute(this, 'steps', v);
-  }
-  get history(): string {
-    return this.getAttribute('history') ?? '';
-  }
-  set history(v: string) {
-    this.setAttribute('history', v);
-  }
   /** The recorded run read from `history` (null before it has arrived, without the attribute, or on a bad file). */
   get recordedRun(): RecordedRun | null {
     return this.recorded;
@@ -715,3 +705,5 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     this.legend!.replaceChildren(...items);
   }
 }
+
+export interface HeadlabTransformerTraining extends AttributeProperties<typeof HeadlabTransformerTraining.attributes> {}

@@ -16,16 +16,18 @@
 import type { AttentionResult } from '../web/headlab-core.js';
 import { identity, matrix } from '../web/matrix.js';
 import {
+  type AttributeProperties,
+  defineAttributes,
+  el,
   HeadlabElement,
+  integer,
+  jsonAttribute,
   MAX_ATTRIBUTE_LENGTH,
   MAX_GRID_SIDE,
-  WidgetInputError,
-  el,
-  integerAttribute,
-  jsonAttribute,
   numberGrid,
-  setNumberAttribute,
+  text,
   type WidgetFigure,
+  WidgetInputError,
 } from './base/headlab-element.js';
 import { stackedTableCss } from './base/theme.js';
 import { Memo } from './base/memo.js';
@@ -75,9 +77,26 @@ interface ValueSwapView {
 }
 
 export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
-  static observedAttributes = ['weights', 'values', 'records', 'column-a', 'column-b'];
-  /** The reader's choice only: the data is the author's and stays in the page. */
-  protected static sharedAttributes = ['column-a', 'column-b'];
+  // Shared: the reader's choice only; the data is the author's and stays in the page.
+  static attributes = defineAttributes({
+    weights: text({ property: false, doc: 'The n attention weights (JSON numbers ≥ 0 summing to 1).' }),
+    values: text({ property: false, doc: 'The n value vectors (n × d JSON rows, d ≥ 2).' }),
+    records: text({ property: false, doc: 'The n records’ labels (JSON text).' }),
+    'column-a': integer({
+      fallback: 1,
+      min: 1,
+      max: (host): number => (host as HeadlabValueSwap).data().values[0].length,
+      shared: true,
+      doc: 'The first swapped column, 1-based.',
+    }),
+    'column-b': integer({
+      fallback: 2,
+      min: 1,
+      max: (host): number => (host as HeadlabValueSwap).data().values[0].length,
+      shared: true,
+      doc: 'The second swapped column, 1-based.',
+    }),
+  });
   protected static css = /* css */ `
     .records td, .records th { vertical-align: middle; }
     .records td.vec { text-align: left; }
@@ -97,19 +116,6 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
   private lastShape = '';
   private readonly parsed = new Memo<ValueSwapData>();
   private readonly views = new Memo<ValueSwapView>();
-
-  get columnA(): number {
-    return integerAttribute(this, 'column-a', 1, 1, this.data().values[0].length);
-  }
-  set columnA(v: number) {
-    setNumberAttribute(this, 'column-a', v);
-  }
-  get columnB(): number {
-    return integerAttribute(this, 'column-b', 2, 1, this.data().values[0].length);
-  }
-  set columnB(v: number) {
-    setNumberAttribute(this, 'column-b', v);
-  }
 
   /** The records, weights and values in use, validated (throws WidgetInputError naming the problem); parsed once per change of the data. */
   data(): ValueSwapData {
@@ -355,3 +361,5 @@ function checkRecords(raw: unknown, n: number): string[] {
   }
   return raw as string[];
 }
+
+export interface HeadlabValueSwap extends AttributeProperties<typeof HeadlabValueSwap.attributes> {}

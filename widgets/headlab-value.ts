@@ -16,6 +16,7 @@
 // inputs, so neither is shown.
 // The number is plain light-DOM text in the sentence: selectable, found by find-in-page and
 // read by screen readers as part of the sentence.
+import { custom, defineAttributes, observedOf, text, type AttributeProperties } from './base/attributes.js';
 import { formatBound, type BoundComputing, type BoundValue, type ValueFormat } from './chart/format.js';
 
 /** What a source element offers to <headlab-value>. */
@@ -35,55 +36,37 @@ export const COMPUTING_TEXT = 'computing…';
 const ElementBase = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement) as typeof HTMLElement;
 
 export class HeadlabValue extends ElementBase {
+  static attributes = defineAttributes({
+    source: text({ doc: 'Id of the element that computes the value.' }),
+    name: text({ doc: 'Name of the value, as the source’s boundValue() knows it.' }),
+    format: custom({
+      type: "'percent' | 'count' | 'number' | 'sci' | undefined",
+      markup: "'percent' | 'count' | 'number' | 'sci'",
+      doc: 'How the value is printed; absent or unknown: the default for its kind.',
+      parse: (f) => (f !== null && (FORMATS as readonly string[]).includes(f) ? (f as ValueFormat) : undefined),
+      format: (v: ValueFormat | undefined) => v ?? null,
+    }),
+    digits: custom({
+      type: 'number | undefined',
+      markup: 'Num',
+      // The precision of the author's own fallback text, so the sentence reads the same once the
+      // model answers ("2.06", not "2.0593").
+      doc: `Decimals of a number or percentage, 0–${MAX_DIGITS}; absent or invalid: the format’s default.`,
+      parse: (d) => {
+        if (d === null || !/^\d{1,2}$/.test(d.trim())) return undefined;
+        const n = Number(d);
+        return n <= MAX_DIGITS ? n : undefined;
+      },
+      format: (v: number | undefined) => (v === undefined ? null : String(v)),
+    }),
+  });
   static get observedAttributes(): string[] {
-    return ['source', 'name', 'format', 'digits'];
+    return observedOf(this);
   }
 
   private fallback: string | null = null;
   private listeners: AbortController | null = null;
   private awaitingDefinition = false;
-
-  /** Id of the element that computes the value. */
-  get source(): string {
-    return this.getAttribute('source') ?? '';
-  }
-  set source(id: string) {
-    this.setAttribute('source', id);
-  }
-
-  /** Name of the value, as the source's boundValue() knows it. */
-  get name(): string {
-    return this.getAttribute('name') ?? '';
-  }
-  set name(value: string) {
-    this.setAttribute('name', value);
-  }
-
-  /** How the value is printed; absent or unknown: the kind's default. */
-  get format(): ValueFormat | undefined {
-    const f = this.getAttribute('format');
-    return f !== null && (FORMATS as readonly string[]).includes(f) ? (f as ValueFormat) : undefined;
-  }
-  set format(value: ValueFormat | undefined) {
-    if (value === undefined) this.removeAttribute('format');
-    else this.setAttribute('format', value);
-  }
-
-  /**
-   * Decimals of a number or a percentage (an integer from 0 to MAX_DIGITS): the precision of the
-   * author's own fallback text, so the sentence reads the same once the model answers ("2.06",
-   * not "2.0593"). Absent or invalid: the format's default.
-   */
-  get digits(): number | undefined {
-    const d = this.getAttribute('digits');
-    if (d === null || !/^\d{1,2}$/.test(d.trim())) return undefined;
-    const n = Number(d);
-    return n <= MAX_DIGITS ? n : undefined;
-  }
-  set digits(value: number | undefined) {
-    if (value === undefined) this.removeAttribute('digits');
-    else this.setAttribute('digits', String(value));
-  }
 
   private shown: BoundValue | undefined = undefined;
 
@@ -180,3 +163,5 @@ export class HeadlabValue extends ElementBase {
     }
   }
 }
+
+export interface HeadlabValue extends AttributeProperties<typeof HeadlabValue.attributes> {}

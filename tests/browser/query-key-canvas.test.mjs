@@ -289,10 +289,22 @@ test('query-key canvas: rotation and invertible A keep every score; a singular A
   assert.deepEqual(await Promise.all([0, 1, 2, 3].map((i) => boxes.nth(i).inputValue())), ['1', '2', '2', '4']);
   s = await state(page, 'qk-basis');
   assert.deepEqual([s.q, s.k], [s.q_before, s.k_before], 'no change of basis drawn');
+  // …under the originals' names: no primed labels, no ghosts; the message reads as the core's
+  // text, its A⁻ᵀ written as a reader reads it.
+  const labels = () =>
+    page.evaluate(() => {
+      const el = document.getElementById('qk-basis');
+      return ['plane', 'routes'].map((f) => [...el.exportSvg(f).matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]).join(' '));
+    });
+  for (const text of await labels()) assert.doesNotMatch(text, /′/, `a refused A draws no primed label: ${text}`);
+  const message = await fig.getByRole('alert').textContent();
+  assert.match(message, /K′ = K A⁻ᵀ does not exist/);
+  assert.doesNotMatch(message, /\^\{/);
   await boxes.nth(3).fill('5');
   await boxes.nth(3).press('Enter');
   await frames(page);
   s = await state(page, 'qk-basis');
+  for (const text of await labels()) assert.match(text, /[qk]′/, `an applied A draws q′ and k′: ${text}`);
   assert.deepEqual(s.a, [
     [1, 2],
     [2, 5],

@@ -262,13 +262,18 @@ test('shipped induction model: every figure equals the native CLI within 1e-9', 
   const heads = pat.patching.normalised.flat().length;
   assert.ok((svg.match(/<rect/g) ?? []).length >= heads * pat.prompt.length, `the export draws ${heads} × ${pat.prompt.length} cells`);
   // The page teaches an author: a markup snippet naming the model element, and the guides as links
-  // on the site (each answers with its text), not repository paths.
+  // to pages of the site (each answers with the guide under its heading), not repository paths.
   const author = await page.evaluate(async () => {
     const snippet = [...document.querySelectorAll('pre code')]
       .map((c) => c.textContent)
       .find((t) => t.includes('<headlab-transformer-model'));
     const links = [...document.querySelectorAll('main a[href$=".md"], a[href^="docs/"]')].map((a) => a.href);
-    const answers = await Promise.all(links.map(async (u) => [u, (await fetch(u)).status, (await (await fetch(u)).text()).slice(0, 2)]));
+    const answers = await Promise.all(
+      links.map(async (u) => {
+        const r = await fetch(u);
+        return [u, r.status, /<h1 id="[^"]+">/.test(await r.text())];
+      }),
+    );
     return {
       snippet: snippet ?? null,
       answers,
@@ -277,7 +282,7 @@ test('shipped induction model: every figure equals the native CLI within 1e-9', 
   });
   assert.match(author.snippet ?? '', /model="mine"/);
   assert.ok(author.answers.length >= 3, `links to the guides: ${JSON.stringify(author.answers)}`);
-  for (const [u, status, start] of author.answers) assert.deepEqual([u, status, start], [u, 200, '# ']);
+  for (const [u, status, heading] of author.answers) assert.deepEqual([u, status, heading], [u, 200, true]);
   assert.equal(author.paths, 0, 'no guide named by its repository path');
   assert.deepEqual(page.problems, []);
 });

@@ -24,12 +24,12 @@ test("the own-model page's snippets: the export, and an embedding whose elements
   const types = fs.readFileSync(path.join(root, 'types/headlab.d.ts'), 'utf8');
   for (const m of html.matchAll(/<(headlab-[a-z-]+)\s([^>]*)>/g)) {
     assert.ok(fs.existsSync(path.join(root, `widgets/${m[1]}.ts`)), `${m[1]} is an element`);
-    // Its line in the attribute map (HTMLElementTagNameMap lists it too, by class name).
-    const declared = [...types.matchAll(new RegExp(`'${m[1]}': [^\\n]*\\{[^\\n]*`, 'g'))].map((d) => d[0]).join(' ');
+    // Its entry in the attribute map (HTMLElementTagNameMap lists it too, by class name).
+    const declared = [...types.matchAll(new RegExp(`'${m[1]}': HeadlabBaseAttributes & \\{[^}]*`, 'g'))].map((d) => d[0]).join(' ');
     const transformer = /TransformerAttributes/.test(declared);
     for (const a of m[2].matchAll(/([a-z-]+)="/g))
       assert.ok(
-        new RegExp(`[{;] '?${a[1]}'?\\??:`).test(declared) || ['id', 'class'].includes(a[1]) || (transformer && a[1] === 'model'),
+        new RegExp(`[{;]\\s*'?${a[1]}'?\\??:`).test(declared) || ['id', 'class'].includes(a[1]) || (transformer && a[1] === 'model'),
         `${m[1]} declares ${a[1]}`,
       );
   }

@@ -7,15 +7,17 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { elementClasses, tagOf } from '../../site/element-tables.mjs';
 import { root } from '../browser/helpers.mjs';
 
 const PAGES = path.join(root, 'site/pages');
 
-/** Shared attributes of each element, from its class's `static sharedAttributes = [...]`. */
+const classes = await elementClasses();
+/** The element class of `tag`. */
+const classOf = (tag) => Object.entries(classes).find(([name]) => tagOf(name) === tag)?.[1];
+/** Shared attributes of each element, from its attribute table (`shared: true`). */
 function sharedAttributes(tag) {
-  const src = fs.readFileSync(path.join(root, `widgets/${tag}.ts`), 'utf8');
-  const m = /static sharedAttributes\s*=\s*\[([^\]]*)\]/.exec(src);
-  return m ? [...m[1].matchAll(/'([^']+)'/g)].map((x) => x[1]) : [];
+  return classOf(tag)?.sharedAttributes ?? [];
 }
 
 /** The page's HTML files, relative to site/pages. */
@@ -87,7 +89,6 @@ test('no element shares a file location through the URL hash (a link must not ma
     'headlab-path-patching',
     'headlab-circuit-faithfulness',
   ]) {
-    const src = fs.readFileSync(path.join(root, `widgets/${tag}.ts`), 'utf8');
-    assert.match(/static observedAttributes\s*=\s*\[([^\]]*)\]/.exec(src)[1], /'pairs'/, tag);
+    assert.ok(classOf(tag).observedAttributes.includes('pairs'), tag);
   }
 });

@@ -10,8 +10,10 @@
 // or a failed core load is shown inside the widget in a role="alert" box.
 //
 // Product features every widget gets from here (docs/embedding.md, "What a widget implements"):
-//   - shareable state: with the `share-state` attribute, the attributes listed in
-//     `static sharedAttributes` (or an overridden `sharedState`) are written to the URL
+//   - attributes declared once, in `static attributes` (attributes.ts: parsing, bounds, defaults,
+//     docs), giving observedAttributes, the shared attributes and the property accessors;
+//   - shareable state: with the `share-state` attribute, the table's `shared` attributes (or an
+//     overridden `sharedState`) are written to the URL
 //     hash on every `change` and restored from it on connect and on `hashchange`;
 //   - exports: `figures()` lists the figures (as Scenes) → SVG and PNG; `exportData()`
 //     (default: the state) → JSON; `exportControls()` builds the one "Download" menu
@@ -30,7 +32,8 @@
 // The concerns live in their own files beside this one; this file is the life cycle (shadow
 // root, core loading, one render per frame, re-attach, errors shown in the widget) and the
 // thin methods that tie the rest to it:
-//   attributes.ts    attribute ↔ property helpers (number, integer, enum, JSON, number grids; length limit)
+//   attributes.ts    attribute tables (integer, number, oneOf, text, flag, json, custom) and the readers
+//                    behind them (one message form: attribute NAME="VALUE" must be …; length limit)
 //   share-state.ts   the URL hash as "<key>.<name>=<value>" entries (bounded reading) and
 //                    SharedStateLink, the element's debounced writes, reads and scroll-to
 //   exports.ts       the one Download menu, the figures it lists and what its buttons download
@@ -47,8 +50,24 @@ import { resolveColours, type ResolvedColours } from '../chart/palette.js';
 import { sceneToPng, sceneToSvg } from '../chart/scene.js';
 import { setText } from '../chart/text.js';
 import {
+  accessor,
+  attributeOnly,
+  attributeTable,
+  custom,
+  defineAttributes,
   enumAttribute,
+  flag,
+  installAttributes,
+  integer,
   integerAttribute,
+  json,
+  number,
+  observedOf,
+  oneOf,
+  sharedOf,
+  text,
+  type AttributeProperties,
+  type AttributeTable,
   jsonAttribute,
   MAX_ATTRIBUTE_LENGTH,
   MAX_ENTRY_MAGNITUDE,
@@ -67,8 +86,18 @@ import { baseSheet, sheet } from './theme.js';
 
 // Widgets import their helpers from here (one import line per widget).
 export {
+  accessor,
+  attributeOnly,
+  custom,
+  defineAttributes,
   el,
   enumAttribute,
+  flag,
+  integer,
+  json,
+  number,
+  oneOf,
+  text,
   excerptQuotes,
   integerAttribute,
   jsonAttribute,
@@ -83,7 +112,7 @@ export {
   WidgetInputError,
 };
 
-export type { ExportFormat, WidgetFigure };
+export type { AttributeProperties, AttributeTable, ExportFormat, WidgetFigure };
 
 // Outside a browser (Node, server rendering, build tools) there is no HTMLElement: the
 // classes then extend a bare class, so importing a widget defines and throws nothing.
@@ -165,10 +194,25 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
    */
   protected static loadModule: () => Promise<unknown> = getCore;
   /**
-   * Attributes that make up the reader's state in the URL hash (share-state); none by default.
-   * A file location (LOCATION_ATTRIBUTES: src, config, …) is never shared, even when listed.
+   * The element's attributes, declared once (widgets/base/attributes.ts): a subclass's table adds
+   * to its base's. They give `observedAttributes`, `sharedAttributes` and the property accessors.
    */
-  protected static sharedAttributes: readonly string[] = [];
+  static attributes: AttributeTable = {};
+  /** Every attribute the table declares (read by customElements.define; installs the accessors). */
+  static get observedAttributes(): string[] {
+    return observedOf(this);
+  }
+  /**
+   * Attributes that make up the reader's state in the URL hash (share-state): the table's
+   * `shared` ones. A file location (LOCATION_ATTRIBUTES: src, config, …) is never shared.
+   */
+  static get sharedAttributes(): string[] {
+    return sharedOf(this);
+  }
+  /** The merged table of this class and its bases. */
+  static get attributeTable(): AttributeTable {
+    return attributeTable(this);
+  }
   /** The widget's own CSS, adopted (as a constructed sheet) after the base sheet. */
   protected static css = '';
   /** Options for attachShadow, e.g. { slotAssignment: 'manual' }. */
@@ -211,6 +255,8 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   constructor() {
     super();
     const ctor = this.constructor as typeof HeadlabElement;
+    // A class registered without customElements.define reading observedAttributes (e.g. constructed in a test).
+    installAttributes(ctor);
     // A prerendered snapshot arrives as a declarative shadow root (site/snapshots.mjs);
     // attachShadow empties it, so keep its nodes and show them until the first render.
     const snapshot = this.shadowRoot ? [...this.shadowRoot.childNodes].filter(drawnForThisWindow) : [];

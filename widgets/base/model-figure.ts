@@ -8,7 +8,7 @@
 // build() lays out, in order: the waiting note, the content (buildContent), the model note and
 // the export menu. render() draws only once the source is ready; until then the content is
 // hidden and the waiting note shown.
-import { HeadlabElement, WidgetInputError, el } from './headlab-element.js';
+import { HeadlabElement, WidgetInputError, defineAttributes, el, text, type AttributeTable } from './headlab-element.js';
 import { VersionedCache } from './memo.js';
 
 /**
@@ -39,7 +39,12 @@ export interface FigureModelSource<M> extends EventTarget {
 }
 
 export abstract class ModelFigure<M extends FigureModel, State = unknown> extends HeadlabElement<State> {
-  static observedAttributes = ['model'];
+  static attributes: AttributeTable = defineAttributes({
+    model: text({
+      property: false,
+      doc: 'Id of the model element the figure reads (default: a max-digit figure the shipped seed-0 weights, a transformer figure the enclosing <headlab-transformer-model>).',
+    }),
+  });
   /** How many inputs' core results are kept per model (cached()). */
   protected static cachedInputs = 128;
   protected source: FigureModelSource<M> | null = null;

@@ -8,7 +8,7 @@
 // the widget. Its figures light up together what the reader points at (highlight.ts).
 import { getMaxDigitCore } from '../../web/browser-core.js';
 import type { MaxDigitCore, MaxDigitModel as MaxDigitHeldWeights } from '../../web/headlab-core.js';
-import { WidgetInputError, el } from '../base/headlab-element.js';
+import { WidgetInputError, custom, el } from '../base/headlab-element.js';
 import { MODEL_FIGURE_CSS, ModelFigure } from '../base/model-figure.js';
 import { formatPercent } from '../chart/format.js';
 import { applyHighlight, currentHighlight, highlightOf, onHighlight, setHighlight } from './highlight.js';
@@ -68,6 +68,15 @@ export function parseDigits(text: string, what: string): number[] {
 }
 
 export const DEFAULT_DIGITS = [2, 3, 4, 5, 6];
+
+/** The `digits` attribute of a figure that reads one list (the reader's field mirrors it). */
+export const digitsAttribute = custom({
+  type: 'number[]',
+  shared: true,
+  doc: 'The list of 1 to 6 digits 0–9, separated by spaces (default "2 3 4 5 6").',
+  parse: (raw) => (raw === null ? DEFAULT_DIGITS : parseDigits(raw, 'attribute digits')),
+  format: (v: number[]) => v.join(' '),
+});
 
 export const MAX_DIGIT_CSS = /* css */ `
   .figure svg { display: block; max-width: 100%; height: auto; }
