@@ -85,7 +85,12 @@ export async function renderPage(html, options = {}) {
   const document = window.document;
   const body = /<body\b[^>]*>([\s\S]*)<\/body>/i.exec(html)?.[1] ?? html;
   // Scripts do not run here (the page's own scripts are the browser's business).
-  document.body.innerHTML = body.replace(/<script\b[\s\S]*?<\/script>/gi, '');
+  // Parsed inert first (a template), then inserted: each element is upgraded with its children in
+  // place, as a browser's parser upgrades it after them (the quiz reads its slotted children when
+  // connected; happy-dom's innerHTML connected it before they were parsed).
+  const inert = document.createElement('template');
+  inert.innerHTML = body.replace(/<script\b[\s\S]*?<\/script>/gi, '');
+  document.body.replaceChildren(document.importNode(inert.content, true));
   // One drawing per window width, widest first: every element given the width of its column
   // there (environment.js measures the boxes inside it), the observers told, the widgets settled.
   const captures = [];
