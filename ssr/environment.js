@@ -213,6 +213,16 @@ export function installEnvironment(runTask) {
       return original.call(this, text);
     };
   }
+  // A table section's rows (happy-dom gives the table's and a row's cells, not a section's).
+  const section = window.HTMLTableSectionElement?.prototype;
+  if (section && !('rows' in section)) {
+    Object.defineProperty(section, 'rows', {
+      configurable: true,
+      get() {
+        return [...this.children].filter((c) => c.localName === 'tr');
+      },
+    });
+  }
   // Element.part (the ::part() names widgets/base/dom.ts gives): happy-dom has the attribute only.
   if (!('part' in window.Element.prototype)) {
     Object.defineProperty(window.Element.prototype, 'part', {

@@ -79,7 +79,6 @@ const EQUAL = new Set([
   'headlab-query-key-canvas',
   'headlab-score-ramps',
   'headlab-subspace-accuracy',
-  'headlab-training-replay',
   'headlab-transformer-ablation',
   'headlab-transformer-composition',
 ]);
