@@ -346,7 +346,8 @@ export interface MaxDigitModelState {
  * "lazy": fetch only when the panel or a widget reading it nears the viewport; default: on load, or,
  * behind a prerendered snapshot, on the reader's first interaction), timeout (seconds, 1–600, default 30:
  * a weights download not finished by then is abandoned and the widgets show a message; the file may
- * hold at most 16 MiB). Shared: seed.
+ * hold at most 16 MiB), no-training (boolean: no seed field, Train or way back, for a page whose prose
+ * compares this model with a fixed one). Shared: seed.
  */
 export interface HeadlabMaxDigitModel extends HeadlabElementBase<MaxDigitModelState>, HeadlabMaxDigitModelProperties {
   readonly trainingStatus: ModelTrainingStatus;
@@ -1059,6 +1060,11 @@ export interface HeadlabMaxDigitModelProperties {
   unitNormUnembedding: boolean;
   /** Seconds the weights may take to download. Attribute `timeout`; default 30. */
   timeout: number;
+  /**
+   * No seed field, Train or way back: the panel always shows the weights of src (for a page whose prose
+   * compares them with a fixed model). Attribute `no-training`.
+   */
+  noTraining: boolean;
 }
 
 /** The properties the attributes of <headlab-projection-ablation> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
@@ -1396,6 +1402,7 @@ export interface HeadlabJSXElements {
     'unit-norm-unembedding'?: boolean | '';
     loading?: 'lazy' | 'eager';
     timeout?: Num;
+    'no-training'?: boolean | '';
   };
   'headlab-path-patching': HeadlabBaseAttributes & {
     model?: string;

@@ -10,7 +10,9 @@
 // W_U's columns held at unit norm), loading ("eager": fetch on load even behind a prerendered
 // snapshot; "lazy": also wait until the panel or a widget reading it nears the viewport; by
 // default a prerendered page fetches on the reader's first interaction, see max-digit/loading.ts),
-// timeout (seconds a weights download may take before it fails with a message, 1–600, default 30).
+// timeout (seconds a weights download may take before it fails with a message, 1–600, default 30),
+// no-training (boolean: no seed field, Train or way back, for a page whose prose compares this
+// model with a fixed one, such as the generic widgets' copy of the shipped weights).
 // Events: `change` with { status, seed, label, accuracy } when a run ends or the model switches.
 import { getMaxDigitCore } from '../web/browser-core.js';
 import type { MaxDigitTrainingSettings, MaxDigitWeights } from '../web/headlab-core.js';
@@ -65,6 +67,9 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
       doc: '"eager": load the module and weights with the page, not at the reader’s first interaction.',
     }),
     timeout: number({ fallback: DEFAULT_WEIGHTS_TIMEOUT_S, min: 1, max: 600, doc: 'Seconds the weights may take to download.' }),
+    'no-training': flag({
+      doc: 'No seed field, Train or way back: the panel always shows the weights of src (for a page whose prose compares them with a fixed model).',
+    }),
   });
   // Trains in its worker, on the page's compiled module: loaded here so the page downloads it once.
   protected static loadModule: () => Promise<unknown> = getMaxDigitCore;
@@ -96,6 +101,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   private shippedButton: HTMLButtonElement | null = null;
   private bar: HTMLProgressElement | null = null;
   private progressText: HTMLSpanElement | null = null;
+  private trainRow: HTMLDivElement | null = null;
 
   get trainingStatus(): ModelTrainingStatus {
     return this.training.status;
@@ -355,6 +361,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
 
     this.now = el('p', { class: 'now', role: 'status' });
     const row = el('div', { class: 'row train' });
+    this.trainRow = row;
     const label = el('label', {}, 'Seed');
     this.seedInput = el('input', { type: 'number', min: '0', max: String(MAX_SEED), step: '1', name: 'seed', inputmode: 'numeric' });
     label.append(this.seedInput);
@@ -403,6 +410,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
         ? 'The weights load when this section comes into view.'
         : 'Loading the model…';
     if (m) this.now!.dataset.accuracy = String(m.analysis.accuracy);
+    this.trainRow!.hidden = this.noTraining;
     this.seedField!.show(String(this.seed));
     const training = this.training.status === 'training';
     this.trainButton!.disabled = m === null;

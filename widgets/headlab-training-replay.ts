@@ -4,7 +4,8 @@
 // loss at core.featureRecoveryReplaySteps(steps, 48) — step 0, then log-spaced, dense early.
 // A scrubber (and "Play slowly") moves through the snapshots; the raw W beside R·W shows why
 // the identity appears only in the latent basis. "Break it" buttons rerun with one setting
-// changed and end with a one-line lesson whose numbers come from that run.
+// changed and end with a one-line lesson whose numbers come from that run; "Draft settings" goes
+// back to the run the page opens on (the draft's settings, seed 0).
 //
 // Every number comes from the core (the worker's trainer and its evaluate()); JS maps values
 // to colours and pixels only. A diverged run (non-finite loss or weights) is reported as
@@ -395,6 +396,9 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
 
   private runExperiment(name: string): void {
     this.lastExperiment = name;
+    // "Draft settings" is the way back to the run the page opens on: the draft's seed 0 too (a
+    // seed from the URL hash stays for the other experiments, each one setting changed).
+    if (name === 'draft') this.removeAttribute('seed');
     for (const attr of EXPERIMENT_ATTRS) {
       const v = EXPERIMENTS[name].attrs[attr];
       if (v === undefined) this.removeAttribute(attr);

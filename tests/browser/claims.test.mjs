@@ -656,8 +656,13 @@ claimTest(
     let checked = 0;
     for (const preset of PRESETS) {
       for (const seed of SEEDS) {
-        await page.evaluate((s) => document.getElementById('replay').setAttribute('seed', String(s)), seed);
+        // The preset's button, with the seed as the URL hash (#replay.seed=3) sets it: before the
+        // button for an experiment, which keeps it, after it for "Draft settings", which goes back
+        // to seed 0 (the attribute's change reruns).
+        const seedAttribute = (s) => page.evaluate((x) => document.getElementById('replay').setAttribute('seed', String(x)), s);
+        if (preset !== 'Draft settings') await seedAttribute(seed);
         await page.locator('#replay').getByRole('button', { name: preset, exact: true }).click();
+        if (preset === 'Draft settings') await seedAttribute(seed);
         await page.waitForFunction(
           (s) => {
             const r = document.getElementById('replay');
@@ -685,8 +690,7 @@ claimTest(
     assert.equal(planeBelowZero, 6, 'keys in a plane: "below zero in six of them"');
     assert.equal(lr3seed5.toFixed(2), '0.83', 'learning rate 3, seed 5: "0.83 times as large"');
 
-    // The way back: the draft's settings (seed 0, as the page opens).
-    await page.evaluate(() => document.getElementById('replay').removeAttribute('seed'));
+    // The way back: "Draft settings", from seed 9 of the last preset to the run the page opens on (seed 0).
     await page.locator('#replay').getByRole('button', { name: 'Draft settings', exact: true }).click();
     await page.waitForFunction(() => {
       const r = document.getElementById('replay');
@@ -698,6 +702,50 @@ claimTest(
     await page.close();
   },
 );
+
+// ---------------------------------------------------------------------------------------------
+// Which pages retrain: every element that trains a model in the page, on every page of the site.
+// A new one must join the tests above (its seeds, presets and sentences) or say no-training.
+
+/** The elements of a page that train in it, as "tag#id" (a max-digit panel with no-training does not). */
+function retrainers(html) {
+  const out = [];
+  for (const m of html.matchAll(
+    /<(headlab-max-digit-model|headlab-transformer-training|headlab-training-replay|headlab-feature-recovery)\b([^>]*)>/g,
+  )) {
+    if (m[1] === 'headlab-max-digit-model' && /\sno-training\b/.test(m[2])) continue;
+    out.push(`${m[1]}#${/\bid="([^"]*)"/.exec(m[2])?.[1] ?? ''}`);
+  }
+  return out;
+}
+
+claimTest('the pages that retrain are the three trained above; the appendix compares fixed models and offers no training', async () => {
+  const pagesDir = path.join(root, 'site/pages');
+  const found = {};
+  for (const file of fs.readdirSync(pagesDir, { recursive: true })) {
+    if (!file.endsWith('.html')) continue;
+    const r = retrainers(fs.readFileSync(path.join(pagesDir, file), 'utf8'));
+    if (r.length) found[file] = r;
+  }
+  assert.deepEqual(found, {
+    'articles/max-digit-heads.html': ['headlab-max-digit-model#digits', 'headlab-max-digit-model#unit'],
+    'articles/induction-heads.html': ['headlab-transformer-training#training'],
+    // The replay (its presets, trained above) and "Train it here", the reader's own run, which no
+    // sentence describes: its table sets the run beside the draft's published numbers.
+    'articles/feature-recovery-two-projections.html': ['headlab-training-replay#replay', 'headlab-feature-recovery#feature-recovery'],
+  });
+  // The appendix's panel reads the shipped weights beside the generic widgets' copy of them, and
+  // its prose compares the two: no seed field, no Train.
+  const page = await session.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(`${session.url}articles/max-digit-heads-appendix.html`);
+  await page.waitForFunction(() => document.getElementById('digits').modelSource?.status === 'ready');
+  await drawn(page);
+  assert.equal(await page.locator('#digits').getByRole('button', { name: 'Train a new model' }).count(), 0);
+  assert.equal(await page.locator('#digits').getByRole('spinbutton', { name: 'Seed' }).count(), 0);
+  assert.match(await page.evaluate(() => document.getElementById('digits').state.label), /shipped weights/);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
 
 describe('every claim sentence, every seed and preset', { concurrency: true }, () => {
   for (const [name, fn] of pageTests) test(name, fn);
