@@ -5,7 +5,8 @@
 //   requests     how often each .wasm and each model file (data/*.json, *.safetensors) was
 //                fetched; a file fetched more than once is marked
 //   workers      workers the page started, and jobs that sent a model's weights to a worker
-//                (params carrying safetensors, or a max-digit weights file's text)
+//                (params carrying safetensors, a max-digit weights file's text, or a
+//                feature-recovery run's W_q, W_v)
 //   memory       the main thread's JS heap (CDP Performance.getMetrics JSHeapUsedSize), the
 //                WASM linear memory of the page's instances and of every worker's, summed
 //   copies       bytes copied from JS typed arrays into any WASM memory (page and workers), and
@@ -63,8 +64,13 @@ function instrument(scope) {
 
       postMessage(message, transfer) {
         const p = message?.params;
+        // A feature-recovery run's W_q, W_v: in the params (the figure's own worker, before one host)
+        // or as the run a source sends to a worker that does not hold it.
+        const projections = [p?.w_q, p?.w_v, p?.run?.w_q, p?.run?.w_v].reduce((n, m) => n + (m?.data?.byteLength ?? 0), 0);
         const bytes =
-          (p?.safetensors?.byteLength ?? 0) + (typeof p?.text === 'string' && /max-digit/.test(message.kind) ? p.text.length : 0);
+          (p?.safetensors?.byteLength ?? 0) +
+          (typeof p?.text === 'string' && /max-digit/.test(message.kind) ? p.text.length : 0) +
+          projections;
         if (bytes) {
           t.weightsPosted += bytes;
           t.weightJobs++;
@@ -142,16 +148,20 @@ for (const name of PAGES) {
     window.dispatchEvent(new PointerEvent('pointerdown'));
     for (const m of document.querySelectorAll('headlab-max-digit-model, headlab-transformer-model')) m.load?.();
     for (const e of [...document.querySelectorAll('*')].filter((x) => x.localName.startsWith('headlab-'))) e.scrollIntoView();
+    // A feature-recovery trainer scrolled past too fast for its autostart: trained now, so its figures have a run.
+    for (const f of document.querySelectorAll('headlab-feature-recovery')) if (f.trainingStatus === 'idle') f.train();
   });
   await page.waitForFunction(
     () =>
-      window
-        .__hlWidgets()
-        .every(
-          (e) =>
-            (e.renderCount > 0 && (!('currentModel' in e) || e.currentModel !== null) && !e.busy) ||
-            !e.shadowRoot?.querySelector('.alert')?.hidden,
-        ),
+      window.__hlWidgets().every(
+        (e) =>
+          (e.renderCount > 0 &&
+            (!('currentModel' in e) || e.currentModel !== null) &&
+            // a feature-recovery trainer (autostart) has its run, so the figures reading it have a model
+            (e.localName !== 'headlab-feature-recovery' || e.run !== null) &&
+            !e.busy) ||
+          !e.shadowRoot?.querySelector('.alert')?.hidden,
+      ),
     null,
     { timeout: 120_000 },
   );

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <string>
+#include <utility>
 
 namespace headlab {
 namespace {
@@ -73,7 +74,7 @@ void FeatureRecoverySettings::validate() const {
   require_scale("init_scale", init_scale, kMaxInitScale);
   require_integer_in("eval_size", eval_size, 2, 1000000);
   require_number_in("request_scale", request_scale, kMinFeatureRecoveryScale, kMaxFeatureRecoveryScale);
-  require_number_in("shift", shift, -1e6, 1e6);
+  require_number_in("shift", shift, -kMaxFeatureRecoveryShift, kMaxFeatureRecoveryShift);
   if (fixed_keys.size() != 0) {
     validate_feature_recovery_keys(fixed_keys, "fixed_keys");
     if (learned_keys) {
@@ -232,7 +233,7 @@ Matrix feature_recovery_intervened_prediction(const FeatureRecoveryBatch& eval_s
       records.col(kPayloadFeatures + feature).setZero();
       break;
     case FeatureRecoveryIntervention::irrelevant_shift:
-      require_number_in("shift", shift, -1e6, 1e6);
+      require_number_in("shift", shift, -kMaxFeatureRecoveryShift, kMaxFeatureRecoveryShift);
       request.middleCols(kPayloadFeatures, 2 * kFeatureWidth).array() += shift;  // payload and noise
       records.middleCols(kRequestFeatures, kFeatureWidth).array() += shift;
       records.middleCols(kNoiseFeatures, kFeatureWidth).array() += shift;
@@ -261,7 +262,7 @@ FeatureRecoveryEvaluation evaluate_feature_recovery(const FeatureRecoveryBatch& 
                                                     const Matrix& w_q, const Matrix& w_v, double shift,
                                                     const Matrix& keys) {
   require_held_out(eval_set, mixing);
-  require_number_in("shift", shift, -1e6, 1e6);
+  require_number_in("shift", shift, -kMaxFeatureRecoveryShift, kMaxFeatureRecoveryShift);
   const Eigen::Index n = eval_set.size();
   const FeatureRecoveryForward f =
       feature_recovery_forward(eval_set.request * mixing, eval_set.records * mixing, w_q, w_v, keys);
@@ -346,6 +347,61 @@ FeatureRecoveryResult FeatureRecoveryTrainer::result() const {
       settings_.seed, settings_.eval_size, settings_.request_scale, feature_recovery_task_keys(settings_));
   r.evaluation = evaluate_feature_recovery(eval_set, r.mixing, r.w_q, r.w_v, settings_.shift, r.keys);
   return r;
+}
+
+FeatureRecoveryModel::FeatureRecoveryModel(const FeatureRecoverySettings& settings, Matrix w_q, Matrix w_v, Matrix keys)
+    : settings_(validated(settings)), w_q_(std::move(w_q)), w_v_(std::move(w_v)), keys_(std::move(keys)) {
+  require_usable("w_q", w_q_);
+  require_shape("w_q", w_q_, kLatentSize, kFeatureWidth);
+  require_usable("w_v", w_v_);
+  require_shape("w_v", w_v_, kLatentSize, kFeatureWidth);
+  validate_feature_recovery_keys(keys_, "keys");
+  task_keys_ = feature_recovery_task_keys(settings_);
+}
+
+FeatureRecoveryModel::FeatureRecoveryModel(const FeatureRecoveryTrainer& trainer)
+    : FeatureRecoveryModel(trainer.settings(), trainer.w_q(), trainer.w_v(), trainer.keys()) {}
+
+const Matrix& FeatureRecoveryModel::mixing() {
+  if (mixing_.size() == 0) mixing_ = feature_recovery_mixing(settings_.seed);
+  return mixing_;
+}
+
+const FeatureRecoveryBatch& FeatureRecoveryModel::eval_set() {
+  if (!has_eval_set_) {
+    eval_set_ =
+        feature_recovery_evaluation_set(settings_.seed, settings_.eval_size, settings_.request_scale, task_keys_);
+    has_eval_set_ = true;
+  }
+  return eval_set_;
+}
+
+const Matrix& FeatureRecoveryModel::clean_prediction() {
+  if (!has_clean_) {
+    const FeatureRecoveryBatch& e = eval_set();
+    clean_ = feature_recovery_forward(e.request * mixing(), e.records * mixing(), w_q_, w_v_, keys_).prediction;
+    has_clean_ = true;
+  }
+  return clean_;
+}
+
+FeatureRecoveryEvaluation FeatureRecoveryModel::evaluate() {
+  return evaluate_feature_recovery(eval_set(), mixing(), w_q_, w_v_, settings_.shift, keys_);
+}
+
+FeatureRecoveryInterventionResult FeatureRecoveryModel::intervene(FeatureRecoveryIntervention intervention, int feature,
+                                                                  double shift) {
+  FeatureRecoveryInterventionResult r;
+  r.after =
+      feature_recovery_intervened_prediction(eval_set(), mixing(), w_q_, w_v_, intervention, feature, shift, keys_);
+  const Matrix& before = clean_prediction();
+  r.mse = mean_squared_error(r.after, feature_recovery_intervention_reference(intervention, before, eval_set_.target));
+  r.heldout_mse = mean_squared_error(before, eval_set_.target);
+  return r;
+}
+
+FeatureRecoveryExample FeatureRecoveryModel::example(int index) {
+  return feature_recovery_example(eval_set(), mixing(), w_q_, w_v_, index, keys_, task_keys_);
 }
 
 FeatureRecoveryResult run_feature_recovery(const FeatureRecoverySettings& settings,

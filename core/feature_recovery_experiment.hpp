@@ -221,6 +221,56 @@ struct FeatureRecoveryResult {
   double train_seconds = 0.0;  // wall time of the training steps only
 };
 
+// One intervention on a held model's held-out set (FeatureRecoveryModel::intervene).
+struct FeatureRecoveryInterventionResult {
+  Matrix after;              // B × 3, the prediction with the intervention
+  double mse = 0.0;          // `after` against feature_recovery_intervention_reference
+  double heldout_mse = 0.0;  // the clean prediction against the teacher's target
+};
+
+// A run's W_q, W_v held with what every analysis of them reads: R of the seed, the held-out set
+// (eval_size examples of kEvaluationStream, routed by the task keys) and the clean prediction on
+// it, each computed at the first request that needs it and kept (the set of 4,096 examples is
+// ≈ 184,000 normal draws and 1.6 MB). The model a page's feature-recovery figures ask
+// (docs/model-pattern.md, "One host per model"): its answers are those of the free functions
+// (evaluate_feature_recovery, feature_recovery_intervened_prediction, feature_recovery_example) on
+// the same inputs, bit for bit, since every draw is a function of (seed, eval_size,
+// request_scale, task keys) alone and the same kernels run in the same order.
+class FeatureRecoveryModel {
+ public:
+  // Reads settings' seed, eval_size, request_scale, shift (evaluate's) and fixed_keys, after
+  // validate(); w_q, w_v: 9 × 3 each; keys: the model's 4 × 3 keys (the tetrahedron unless learned).
+  FeatureRecoveryModel(const FeatureRecoverySettings& settings, Matrix w_q, Matrix w_v,
+                       Matrix keys = feature_recovery_keys());
+  // The trainer's run so far: its settings, W_q, W_v and keys, copied in C++ (nothing crosses to JS).
+  explicit FeatureRecoveryModel(const FeatureRecoveryTrainer& trainer);
+
+  const FeatureRecoverySettings& settings() const { return settings_; }
+  const Matrix& w_q() const { return w_q_; }
+  const Matrix& w_v() const { return w_v_; }
+  const Matrix& keys() const { return keys_; }
+  const Matrix& task_keys() const { return task_keys_; }
+  const Matrix& mixing();                  // R, 9 × 9
+  const FeatureRecoveryBatch& eval_set();  // the held-out set
+  const Matrix& clean_prediction();        // B × 3, W_q, W_v on the held-out set without intervention
+
+  // evaluate_feature_recovery on the held-out set, with settings().shift.
+  FeatureRecoveryEvaluation evaluate();
+  // feature_recovery_intervened_prediction and its MSE against its reference.
+  FeatureRecoveryInterventionResult intervene(FeatureRecoveryIntervention intervention, int feature, double shift);
+  // feature_recovery_example of held-out example `index`, traced with the model's keys and the task's.
+  FeatureRecoveryExample example(int index);
+
+ private:
+  FeatureRecoverySettings settings_;
+  Matrix w_q_, w_v_, keys_, task_keys_;
+  Matrix mixing_;  // empty until asked for
+  bool has_eval_set_ = false;
+  FeatureRecoveryBatch eval_set_;
+  bool has_clean_ = false;
+  Matrix clean_;
+};
+
 // Called after every step.
 using FeatureRecoveryProgress = std::function<void(const TrainingProgress&)>;
 

@@ -36,6 +36,10 @@ constexpr double kMaxFeatureRecoveryScale = 1e6;
 // 10σ), so R² = 1 − residual/spread stays finite by hundreds of orders of magnitude for any S
 // above 1e-250; the evaluation still refuses an R² that is not finite, naming request_scale.
 constexpr double kMinFeatureRecoveryScale = 1e-6;
+// Largest |shift| of the shift intervention (settings, the interventions figure): shifted
+// coordinates < 1e6 + 1e7 keep the prediction < 1e18 (the product above) and its squared error
+// far inside the double range.
+constexpr double kMaxFeatureRecoveryShift = 1e6;
 // Largest init_scale: kMaxInitScale (core/limits.hpp), as for the other two trainers.
 
 

@@ -205,6 +205,18 @@ namespace {
 // chunking changes no bit.
 constexpr Eigen::Index kFloat32Chunk = 256;
 
+// The chunks of `count` rows or columns: convert(chunk, first, n) fills `chunk` with n of them
+// from a float32 matrix as doubles, fill(first, n, chunk) writes the product they give.
+template <class Convert, class Fill>
+void by_float32_chunks(Eigen::Index count, Convert&& convert, Fill&& fill) {
+  Matrix chunk;
+  for (Eigen::Index first = 0; first < count; first += kFloat32Chunk) {
+    const Eigen::Index n = std::min(kFloat32Chunk, count - first);
+    convert(chunk, first, n);
+    fill(first, n, chunk);
+  }
+}
+
 }  // namespace
 
 void embedding_row(const TransformerWeights& w, int token, double* out) {
@@ -228,12 +240,10 @@ Matrix unembed_product(const Matrix& x, const TransformerWeights& w) {
   const Eigen::Index V = w.W_U_f32.cols(), d = w.W_U_f32.rows();
   if (x.cols() != d) return ordered_product(x, Matrix(d, V));  // the product's own message
   Matrix out(x.rows(), V);
-  Matrix chunk;
-  for (Eigen::Index j = 0; j < V; j += kFloat32Chunk) {
-    const Eigen::Index n = std::min(kFloat32Chunk, V - j);
-    chunk = w.W_U_f32.map().middleCols(j, n).cast<double>();
-    out.middleCols(j, n) = ordered_product(x, chunk);
-  }
+  by_float32_chunks(
+      V,
+      [&](Matrix& chunk, Eigen::Index j, Eigen::Index n) { chunk = w.W_U_f32.map().middleCols(j, n).cast<double>(); },
+      [&](Eigen::Index j, Eigen::Index n, const Matrix& chunk) { out.middleCols(j, n) = ordered_product(x, chunk); });
   return out;
 }
 
@@ -242,12 +252,10 @@ Matrix embedding_product(const TransformerWeights& w, const Matrix& b) {
   const Eigen::Index V = w.W_E_f32.rows(), d = w.W_E_f32.cols();
   if (b.rows() != d) return ordered_product(Matrix(V, d), b);  // the product's own message
   Matrix out(V, b.cols());
-  Matrix chunk;
-  for (Eigen::Index i = 0; i < V; i += kFloat32Chunk) {
-    const Eigen::Index n = std::min(kFloat32Chunk, V - i);
-    chunk = w.W_E_f32.map().middleRows(i, n).cast<double>();
-    out.middleRows(i, n) = ordered_product(chunk, b);
-  }
+  by_float32_chunks(
+      V,
+      [&](Matrix& chunk, Eigen::Index i, Eigen::Index n) { chunk = w.W_E_f32.map().middleRows(i, n).cast<double>(); },
+      [&](Eigen::Index i, Eigen::Index n, const Matrix& chunk) { out.middleRows(i, n) = ordered_product(chunk, b); });
   return out;
 }
 
@@ -256,12 +264,12 @@ Matrix product_embedding_t(const Matrix& a, const TransformerWeights& w) {
   const Eigen::Index V = w.W_E_f32.rows(), d = w.W_E_f32.cols();
   if (a.cols() != d) return ordered_product_nt(a, Matrix(V, d));  // the product's own message
   Matrix out(a.rows(), V);
-  Matrix chunk;
-  for (Eigen::Index j = 0; j < V; j += kFloat32Chunk) {
-    const Eigen::Index n = std::min(kFloat32Chunk, V - j);
-    chunk = w.W_E_f32.map().middleRows(j, n).cast<double>();
-    out.middleCols(j, n) = ordered_product_nt(a, chunk);
-  }
+  by_float32_chunks(
+      V,
+      [&](Matrix& chunk, Eigen::Index j, Eigen::Index n) { chunk = w.W_E_f32.map().middleRows(j, n).cast<double>(); },
+      [&](Eigen::Index j, Eigen::Index n, const Matrix& chunk) {
+        out.middleCols(j, n) = ordered_product_nt(a, chunk);
+      });
   return out;
 }
 

@@ -299,13 +299,7 @@ std::int64_t decode_tensor_float32(const SafetensorsIndex& index, const TensorEn
 SafetensorsFile without_values(const SafetensorsIndex& index) {
   SafetensorsFile file;
   file.metadata = index.metadata;
-  for (const auto& e : index.entries) {
-    Tensor t;
-    t.name = e.name;
-    t.dtype = e.dtype;
-    t.shape = e.shape;
-    file.tensors.push_back(std::move(t));
-  }
+  file.tensors = tensors_without_values(index.entries);
   return file;
 }
 

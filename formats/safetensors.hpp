@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace headlab::formats {
@@ -92,6 +93,22 @@ std::int64_t decode_tensor_float32(const SafetensorsIndex& index, const TensorEn
 
 // The index's tensors without their values (names, dtypes, shapes: what an inspection lists).
 SafetensorsFile without_values(const SafetensorsIndex& index);
+
+// The tensors of any index's entries (each with name, dtype and shape: TensorEntry,
+// TorchTensorEntry) without their values; without_values of each format is this and its metadata.
+template <class Entry>
+std::vector<Tensor> tensors_without_values(const std::vector<Entry>& entries) {
+  std::vector<Tensor> out;
+  out.reserve(entries.size());
+  for (const Entry& e : entries) {
+    Tensor t;
+    t.name = e.name;
+    t.dtype = e.dtype;
+    t.shape = e.shape;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
 
 // index_safetensors, then every tensor decoded. Same messages.
 SafetensorsFile read_safetensors(const std::uint8_t* data, std::size_t size, const SafetensorsLimits& limits = {});

@@ -888,13 +888,7 @@ const float* torch_tensor_float32_view(const TorchCheckpointIndex& index, const 
 
 SafetensorsFile without_values(const TorchCheckpointIndex& index) {
   SafetensorsFile file;
-  for (const auto& e : index.entries) {
-    Tensor t;
-    t.name = e.name;
-    t.dtype = e.dtype;
-    t.shape = e.shape;
-    file.tensors.push_back(std::move(t));
-  }
+  file.tensors = tensors_without_values(index.entries);
   return file;
 }
 

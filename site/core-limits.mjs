@@ -22,6 +22,12 @@ export const CORE_LIMITS = [
     "The induction trainer's default run length, the command line's and the training figure's",
   ],
   [
+    'kMaxFeatureRecoveryShift',
+    'core/feature_recovery_task.hpp',
+    'MAX_FEATURE_RECOVERY_SHIFT',
+    "Largest |shift| of the feature-recovery shift intervention, the core's and the interventions figure's",
+  ],
+  [
     'kMaxPromptPairsBytes',
     'formats/prompt_pairs.hpp',
     'MAX_PROMPT_PAIRS_BYTES',

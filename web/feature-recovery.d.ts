@@ -3,6 +3,7 @@
 // other module's JS face.
 export {
   DRAFT_PUBLISHED,
+  FeatureRecoveryModel,
   FeatureRecoveryTrainer,
   featureRecoveryResultsFile,
   featureRecoveryRun,

@@ -1,8 +1,8 @@
 // JS face of web/bindings/feature_recovery_bindings.cpp: the feature-recovery
-// experiment. The embind trainer handle stays inside FeatureRecoveryTrainer;
+// experiment. The embind handles stay inside FeatureRecoveryTrainer and FeatureRecoveryModel;
 // callers get plain data copied out of the WASM heap and must call dispose().
 import { unwrap } from './errors.js';
-import { OwnedTrainer, live, started } from './owned-handle.js';
+import { OwnedHandle, OwnedTrainer, live, started } from './owned-handle.js';
 import { matrix, toRows } from './matrix.js';
 import { loadModule, moduleApi } from './module.js';
 
@@ -65,12 +65,14 @@ function settingsInput(settings) {
  */
 export class FeatureRecoveryTrainer extends OwnedTrainer {
   #settings;
+  #module;
 
   constructor(module, settings = {}) {
     const handle = new module.FeatureRecoveryTrainerHandle();
     const start = started(handle, (h) => unwrap(h.start(settingsInput(settings))));
     super(handle, 'this FeatureRecoveryTrainer was disposed; create a new one', start.progress);
     this.#settings = start.settings;
+    this.#module = module;
   }
 
   /** The resolved settings (defaults filled in). */
@@ -100,6 +102,49 @@ export class FeatureRecoveryTrainer extends OwnedTrainer {
   results() {
     return this.result();
   }
+
+  /** The run so far as a FeatureRecoveryModel, made inside the module from the trainer (no matrix crosses to JS). Dispose it too. */
+  model() {
+    const trainer = live(this);
+    return new FeatureRecoveryModel(this.#module, (h) => unwrap(h.load_trainer(trainer)));
+  }
+}
+
+/**
+ * A run's W_q, W_v held in the WASM heap with their R, held-out set and clean prediction (core
+ * FeatureRecoveryModel): made once, from a trainer (trainer.model()) or from { seed, w_q, w_v,
+ * eval_size?, request_scale?, shift?, fixed_keys? } (core.featureRecoveryModel: copied in once);
+ * every request then reads it, so no matrix is copied in per call and the held-out set is drawn
+ * once. Its answers equal the free functions' (featureRecoveryIntervene, featureRecoveryEvaluate,
+ * featureRecoveryExample) bit for bit. dispose() frees it.
+ */
+export class FeatureRecoveryModel extends OwnedHandle {
+  /** `load(handle)` fills the fresh handle (its load or load_trainer); a failure frees it and throws. */
+  constructor(module, load) {
+    const handle = new module.FeatureRecoveryModelHandle();
+    started(handle, load);
+    super(handle, 'this FeatureRecoveryModel was disposed; create a new one');
+  }
+
+  /** { seed, eval_size, request_scale, shift, … }: the settings the model was made with. */
+  get settings() {
+    return unwrap(live(this).settings());
+  }
+
+  /** { intervention, feature?, shift?, examples? } → { mse, heldout_mse, before, after, target } (featureRecoveryIntervene's). */
+  intervene(input) {
+    return unwrap(live(this).intervene(input ?? {}));
+  }
+
+  /** The held-out evaluation (featureRecoveryEvaluate's), with the model's shift. */
+  evaluate() {
+    return unwrap(live(this).evaluate());
+  }
+
+  /** { index, keys? } → one held-out example traced (featureRecoveryExample's). */
+  example(input) {
+    return unwrap(live(this).example(input ?? {}));
+  }
 }
 
 export function featureRecoveryApi(module) {
@@ -110,6 +155,9 @@ export function featureRecoveryApi(module) {
     featureRecoveryTask: (input) => unwrap(module.feature_recovery_task(input ?? {})),
     featureRecoveryEvaluate: (input) => unwrap(module.feature_recovery_evaluate(input ?? {})),
     featureRecoveryIntervene: (input) => unwrap(module.feature_recovery_intervene(input ?? {})),
+    /** A model holding { seed, w_q, w_v, eval_size?, request_scale?, shift?, fixed_keys? } in the heap, for many requests. */
+    featureRecoveryModel: (input) => new FeatureRecoveryModel(module, (h) => unwrap(h.load(input ?? {}))),
+    featureRecoveryLiveModels: () => module.feature_recovery_live_models(),
     featureRecoveryLostDirections: (keys) => unwrap(module.feature_recovery_lost_directions(keys)),
     featureRecoveryLiveTrainers: () => module.feature_recovery_live_trainers(),
   };

@@ -147,6 +147,13 @@ export interface FeatureRecoveryCore extends HeadlabModule {
   featureRecoveryIntervene(input: FeatureRecoveryInterventionInput): FeatureRecoveryInterventionResult;
   /** Trainer handles alive in the WASM heap (for leak checks). */
   featureRecoveryLiveTrainers(): number;
+  /**
+   * W_q, W_v held in the heap (copied in and checked once) with the seed's R, held-out set and
+   * clean prediction, for many requests; answers bit for bit those of the functions above. Dispose it.
+   */
+  featureRecoveryModel(input: FeatureRecoveryHeldOutInput & { fixed_keys?: Matrix }): FeatureRecoveryModel;
+  /** Model handles alive in the WASM heap (for leak checks). */
+  featureRecoveryLiveModels(): number;
 }
 
 /** Settings of a run; every field optional (defaults: the draft's settings). */
@@ -287,7 +294,29 @@ export declare class FeatureRecoveryTrainer {
   result(): FeatureRecoveryResults;
   /** The earlier name of result(). */
   results(): FeatureRecoveryResults;
+  /** The run so far as a held model, made in the heap from the trainer (no matrix crosses). Dispose it too. */
+  model(): FeatureRecoveryModel;
   /** Frees the WASM trainer; idempotent. Any later call throws HeadlabError. */
+  dispose(): void;
+}
+
+/**
+ * A run's W_q, W_v held in the WASM heap with their R, held-out set (drawn once) and clean
+ * prediction: what a feature-recovery source's worker keeps for its figures. No matrix is copied
+ * in per request; the answers equal the free functions' bit for bit.
+ */
+export declare class FeatureRecoveryModel {
+  readonly settings: FeatureRecoverySettings;
+  readonly disposed: boolean;
+  /** featureRecoveryIntervene on the held model (shift default: the model's). */
+  intervene(
+    input: Omit<FeatureRecoveryInterventionInput, keyof FeatureRecoveryHeldOutInput> & { shift?: number },
+  ): FeatureRecoveryInterventionResult;
+  /** featureRecoveryEvaluate on the held model. */
+  evaluate(): FeatureRecoveryEvaluation;
+  /** featureRecoveryExample on the held model (keys: the student's keys for the trace, default the model's). */
+  example(input: { index?: number; keys?: Matrix }): FeatureRecoveryExample;
+  /** Frees the WASM model; idempotent. Any later call throws HeadlabError. */
   dispose(): void;
 }
 

@@ -14,6 +14,7 @@ export { HeadlabError } from './errors.js';
 export { loadCore, wrapCore } from './attention.js';
 export {
   DRAFT_PUBLISHED,
+  FeatureRecoveryModel,
   FeatureRecoveryTrainer,
   featureRecoveryResultsFile,
   featureRecoveryRun,

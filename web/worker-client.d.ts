@@ -34,7 +34,14 @@ export class WorkerJobs {
   readonly running: boolean;
   /** Asks the running job to stop at its next chunk boundary; done() still arrives with stopped = true. */
   stop(): void;
-  /** Drops the current job's callbacks and terminates the worker; start() afterwards makes a new one. */
+  /** Workers made so far: what a job gave worker g is held there only while generation is g. */
+  readonly generation: number;
+  /**
+   * Runs `kind` beside the current job in the same worker, neither stopping nor superseding it (a
+   * request to what the worker holds); `params` may be a function called as the job is posted.
+   */
+  request<T = unknown>(kind: string, params: unknown | ((jobs: WorkerJobs) => unknown), handlers?: WorkerJobHandlers<T>): void;
+  /** Drops the current job's callbacks and terminates the worker (a request still running fails); start() afterwards makes a new one. */
   dispose(): void;
 }
 

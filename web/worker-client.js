@@ -92,6 +92,23 @@ export class WorkerClient {
 }
 
 /**
+ * `holder.client` (a WorkerJobs or WorkerHost), or a new WorkerClient, counted in
+ * `holder.generation`, when it has none or its worker failed (offline, a transient 404, a crash):
+ * a failed worker is replaced, not reused.
+ */
+function liveClient(holder) {
+  if (holder.client?.failure) {
+    holder.client.terminate();
+    holder.client = null;
+  }
+  if (!holder.client) {
+    holder.client = new WorkerClient();
+    holder.generation++;
+  }
+  return holder.client;
+}
+
+/**
  * A widget's training runs: one dedicated worker (created on first use) and at most one
  * current job. Starting a job stops the one before it, and the callbacks of a superseded
  * or disposed job are dropped, so a late message never overwrites newer state.
@@ -109,6 +126,45 @@ export class WorkerJobs {
     this.client = null;
     this.current = 0; // id of the job whose callbacks are live
     this.stopCurrent = null;
+    /** Workers made so far: what a job gave worker g is held there only while generation is g. */
+    this.generation = 0;
+    /** The side jobs (request()) not yet settled: dispose() fails them. */
+    this.requests = new Set();
+  }
+
+  /** The live worker client (made, with a new generation, when there is none or it failed). */
+  worker() {
+    return liveClient(this);
+  }
+
+  /**
+   * Runs `kind` beside the current job, in the same worker, without stopping or superseding it: a
+   * request to what the worker holds (a model an earlier job kept). The worker interleaves it with
+   * the current job between that job's chunks. `params` may be a function, called as the job is
+   * posted with this WorkerJobs (its `generation` says which worker gets the job). handlers:
+   * { done({ value }), failed(error) }; dispose() fails a request still running.
+   */
+  request(kind, params, { done = () => {}, failed = () => {} } = {}) {
+    if (this.owner && !this.owner.isConnected) {
+      const refused = new HeadlabError(`<${this.owner.localName}> is not on the page, so no worker was started for "${kind}"`);
+      Promise.resolve().then(() => failed(refused));
+      return;
+    }
+    const client = this.worker();
+    let p;
+    try {
+      p = typeof params === 'function' ? params(this) : params;
+    } catch (err) {
+      Promise.resolve().then(() => failed(err));
+      return;
+    }
+    const entry = { failed };
+    this.requests.add(entry);
+    const settle = (handler) => (arg) => {
+      if (!this.requests.delete(entry)) return;
+      handler(arg);
+    };
+    client.run(kind, p).promise.then(settle(done), settle(failed));
   }
 
   /** Starts `kind`; handlers: { progress(detail), done({ value, stopped }), failed(error) }. */
@@ -124,13 +180,7 @@ export class WorkerJobs {
       });
       return;
     }
-    // A worker that failed (offline, a transient 404, a crash) is replaced, not reused.
-    if (this.client?.failure) {
-      this.client.terminate();
-      this.client = null;
-    }
-    this.client ??= new WorkerClient();
-    const run = this.client.run(kind, params, (detail) => {
+    const run = this.worker().run(kind, params, (detail) => {
       if (id === this.current) progress(detail);
     });
     this.stopCurrent = run.stop;
@@ -152,12 +202,16 @@ export class WorkerJobs {
     this.stopCurrent?.();
   }
 
-  /** Drops the current job's callbacks and ends the worker; a later start() makes a new one. */
+  /** Drops the current job's callbacks and ends the worker (a request still running fails); a later start() makes a new one. */
   dispose() {
     this.current++;
     this.stopCurrent = null;
     this.client?.terminate();
     this.client = null;
+    const ended = new HeadlabError('the headlab worker was ended');
+    const requests = [...this.requests];
+    this.requests.clear();
+    for (const r of requests) r.failed(ended);
   }
 }
 
@@ -203,15 +257,7 @@ export class WorkerHost {
       });
       return;
     }
-    if (this.client?.failure) {
-      this.client.terminate();
-      this.client = null;
-    }
-    if (!this.client) {
-      this.client = new WorkerClient();
-      this.generation++;
-    }
-    const client = this.client;
+    const client = liveClient(this);
     let params;
     try {
       params = typeof job.params === 'function' ? job.params(this) : job.params;

@@ -25,6 +25,30 @@ const TRANSFORMER_DEFAULT_SCORE_SEQUENCES = 16;
  */
 const BATCH_PATCHING_DEFAULT_CHUNK = 8;
 
+/**
+ * The one training loop of the worker's training tasks (the trainer protocol, docs/model-pattern.md):
+ * `chunk` steps of `trainer` at a time until it is done or the page asks to stop, report(progress)
+ * after every chunk (it may throw: a diverged run's message). Before each chunk the loop gives the
+ * worker's queued messages their turn (a stop; a figure's request to a model this worker keeps),
+ * waiting so that a chunk starts at least paceMs after the one before (0: no wait). Returns the
+ * last progress; its `done` is false when the page stopped the run.
+ */
+async function trainInChunks(trainer, chunk, { shouldStop, yieldToEvents }, report, paceMs = 0) {
+  if (!Number.isInteger(chunk) || chunk < 1) throw new HeadlabError(`chunk must be an integer ≥ 1, got ${chunk}`);
+  let p = trainer.progress;
+  let started = -Infinity;
+  while (!p.done) {
+    const wait = paceMs - (performance.now() - started);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    else await yieldToEvents();
+    if (shouldStop()) break;
+    started = performance.now();
+    p = trainer.step(chunk);
+    report(p);
+  }
+  return p;
+}
+
 /** A progress message of 'transformer-train': the trainer protocol's fields and the scores of the current weights. */
 function transformerProgress(trainer, p, sequences) {
   const s = trainer.scores(sequences);
@@ -64,6 +88,30 @@ function transformerOf(core, params) {
   }
   const model = keptTransformers.get(id);
   if (!model) throw new HeadlabError(`model "${id}" is not kept in this worker; send its config and safetensors`);
+  return model;
+}
+
+/**
+ * The feature-recovery models 'feature-recovery-train' (keep_model) and 'feature-recovery-intervene'
+ * keep by id: at most one (the worker of a <headlab-feature-recovery> holds its last run for the
+ * figures reading it; the next run replaces it).
+ */
+const keptFeatureRecovery = new Map();
+function keepFeatureRecovery(id, model) {
+  for (const m of keptFeatureRecovery.values()) if (m !== model) m.dispose();
+  keptFeatureRecovery.clear();
+  keptFeatureRecovery.set(id, model);
+}
+
+/** The model kept as `id`; made from `run` ({ settings, w_q, w_v }) and kept when this worker does not hold it. */
+function featureRecoveryModelOf(core, id, run) {
+  if (typeof id !== 'string') throw new HeadlabError(`model must be an id string, got ${typeof id}`);
+  const kept = keptFeatureRecovery.get(id);
+  if (kept) return kept;
+  if (!run) throw new HeadlabError(`model "${id}" is not kept in this worker; send its run`);
+  const { seed, eval_size, request_scale, shift } = run.settings ?? {};
+  const model = core.featureRecoveryModel({ seed, eval_size, request_scale, shift, w_q: run.w_q, w_v: run.w_v });
+  keepFeatureRecovery(id, model);
   return model;
 }
 
@@ -171,22 +219,24 @@ export const workerTasks = {
    * result: the run in memory (featureRecoveryRun: results.json's fields, docs/feature-recovery-results.md,
    *         with matrices as { rows, cols, data }; featureRecoveryResultsFile nests them for a file);
    *         on a stop, the results of the steps taken so far (its steps_done < settings.steps).
+   *         With params.keep_model (an id string) the worker keeps the run as a FeatureRecoveryModel,
+   *         made from the trainer in the heap, for the requests of 'feature-recovery-intervene'.
    */
   'feature-recovery-train': {
     module: 'feature-recovery',
-    run: async (core, params, { progress, shouldStop, yieldToEvents }) => {
+    run: async (core, params, hooks) => {
       const chunk = params?.chunk ?? FEATURE_RECOVERY_DEFAULT_CHUNK;
       const paceMs = params?.pace_ms ?? 0;
-      if (!Number.isInteger(chunk) || chunk < 1) throw new HeadlabError(`chunk must be an integer ≥ 1, got ${chunk}`);
+      const keep = params?.keep_model;
       if (!(Number.isFinite(paceMs) && paceMs >= 0)) throw new HeadlabError(`pace_ms must be a finite number ≥ 0, got ${paceMs}`);
+      if (keep !== undefined && typeof keep !== 'string') throw new HeadlabError(`keep_model must be an id string, got ${typeof keep}`);
       const trainer = core.createFeatureRecoveryTrainer(params?.settings ?? {});
       try {
         let reported = 0;
-        while (!shouldStop()) {
-          const started = performance.now();
-          const p = trainer.step(chunk);
+        // A diverged run ends done; result() below throws the core's message.
+        const report = (p) => {
           const s = trainer.snapshot();
-          progress({
+          hooks.progress({
             steps_taken: p.steps_taken,
             steps_total: p.steps_total,
             loss: p.loss,
@@ -195,13 +245,12 @@ export const workerTasks = {
             response_value: s.response_value.data,
           });
           reported = p.steps_taken;
-          if (p.done) break;
-          const wait = paceMs - (performance.now() - started);
-          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-          else await yieldToEvents();
-        }
+        };
+        await trainInChunks(trainer, chunk, hooks, report, paceMs);
         trainer.stop();
-        return featureRecoveryRun(trainer.result());
+        const run = featureRecoveryRun(trainer.result());
+        if (keep !== undefined) keepFeatureRecovery(keep, trainer.model());
+        return run;
       } finally {
         trainer.dispose();
       }
@@ -269,18 +318,26 @@ export const workerTasks = {
   },
 
   /**
-   * One intervention on a trained feature-recovery run's held-out set (core featureRecoveryIntervene,
-   * web/headlab-core.d.ts FeatureRecoveryInterventionInput): the interventions figure's core call,
-   * one pass over the 4,096 held-out examples (about 3 ms of WASM), kept off the main thread so a
-   * typed shift only draws there. The core keeps the drawn held-out set and the clean prediction
-   * between calls in this worker, as on the page.
-   * params: FeatureRecoveryInterventionInput. result: FeatureRecoveryInterventionResult (its
-   * matrices' buffers moved to the page).
+   * One intervention on a trained feature-recovery run's held-out set (web/headlab-core.d.ts
+   * FeatureRecoveryInterventionInput): the interventions figure's request to its source's worker,
+   * one pass over the 4,096 held-out examples (about 3 ms of WASM), off the main thread so a typed
+   * shift only draws there.
+   * params: { model: id, run?: { settings, w_q, w_v }, intervention, feature?, shift, examples? }:
+   *         the model kept under `model` (by 'feature-recovery-train' with keep_model, or by an
+   *         earlier job of this task) answers, from its held-out set and clean prediction drawn
+   *         once; `run` (a FeatureRecoveryRun's fields) makes and keeps it when this worker does
+   *         not hold it. Without `model`: the free function on the params' own seed, w_q, w_v.
+   * result: FeatureRecoveryInterventionResult (its matrices' buffers moved to the page).
    */
   'feature-recovery-intervene': {
     module: 'feature-recovery',
     run: async (core, params, { transfer = () => {} } = {}) => {
-      const r = core.featureRecoveryIntervene(params ?? {});
+      let r;
+      if (params?.model === undefined) r = core.featureRecoveryIntervene(params ?? {});
+      else {
+        const { model: id, run, ...request } = params;
+        r = featureRecoveryModelOf(core, id, run).intervene(request);
+      }
       transfer([r.before.data.buffer, r.after.data.buffer, r.target.data.buffer]);
       return r;
     },
@@ -321,18 +378,14 @@ export const workerTasks = {
    */
   'max-digit-train': {
     module: 'max-digit',
-    run: async (core, params, { progress, shouldStop, yieldToEvents }) => {
+    run: async (core, params, hooks) => {
       const chunk = params?.chunk ?? MAX_DIGIT_DEFAULT_CHUNK;
-      if (!Number.isInteger(chunk) || chunk < 1) throw new HeadlabError(`chunk must be an integer ≥ 1, got ${chunk}`);
       const trainer = core.createMaxDigitTrainer(params?.settings ?? {});
       try {
-        let p = trainer.progress;
-        while (!p.done && !shouldStop()) {
-          p = trainer.step(chunk);
-          if (p.diverged_at) throw new HeadlabError(p.divergence);
-          progress({ steps_taken: p.steps_taken, steps_total: p.steps_total, loss: p.loss });
-          if (!p.done) await yieldToEvents();
-        }
+        const p = await trainInChunks(trainer, chunk, hooks, (q) => {
+          if (q.diverged_at) throw new HeadlabError(q.divergence);
+          hooks.progress({ steps_taken: q.steps_taken, steps_total: q.steps_total, loss: q.loss });
+        });
         if (!p.done) return { progress: p, weights: null, analysis: null };
         const weights = trainer.weights();
         return { progress: p, weights, analysis: core.maxDigitAnalyze(weights) };
@@ -354,7 +407,7 @@ export const workerTasks = {
    */
   'transformer-train': {
     module: 'transformer',
-    run: async (core, params, { progress, shouldStop, yieldToEvents }) => {
+    run: async (core, params, hooks) => {
       const chunk = params?.chunk ?? TRANSFORMER_DEFAULT_CHUNK;
       const sequences = params?.score_sequences ?? TRANSFORMER_DEFAULT_SCORE_SEQUENCES;
       if (!Number.isInteger(chunk) || chunk < 1) throw new HeadlabError(`chunk must be an integer ≥ 1, got ${chunk}`);
@@ -363,16 +416,12 @@ export const workerTasks = {
       }
       const trainer = core.createTransformerTrainer(params?.settings ?? {});
       try {
-        let p = trainer.progress;
-        progress(transformerProgress(trainer, p, sequences));
-        while (!p.done && !shouldStop()) {
-          await yieldToEvents();
-          if (shouldStop()) break;
-          p = trainer.step(chunk);
+        hooks.progress(transformerProgress(trainer, trainer.progress, sequences));
+        await trainInChunks(trainer, chunk, hooks, (p) => {
           // A diverged run ends with a message naming the step, not with weights its reader refuses.
           if (p.diverged_at) throw new HeadlabError(p.divergence);
-          progress(transformerProgress(trainer, p, sequences));
-        }
+          hooks.progress(transformerProgress(trainer, p, sequences));
+        });
         trainer.stop();
         return trainer.result();
       } finally {

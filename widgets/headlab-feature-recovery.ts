@@ -63,6 +63,25 @@ export interface FeatureRecoveryState {
 
 export type FigureName = 'loss' | 'response-query' | 'response-value';
 
+/** A figure's request to the run its source's worker keeps (HeadlabFeatureRecovery.request). */
+export interface FeatureRecoveryRequestHandlers<T> {
+  done(value: T): void;
+  failed(error: Error): void;
+}
+
+interface PendingRequest {
+  run: FeatureRecoveryRun;
+  task: string;
+  params: Record<string, unknown>;
+  handlers: FeatureRecoveryRequestHandlers<unknown>;
+  /** Whether the run's matrices go with it whatever the worker is thought to hold (after "not kept"). */
+  sendRun: boolean;
+}
+
+/** An error that says the worker went away (its element left the page), not that the request was wrong. */
+const WORKER_GONE = /the headlab worker was ended|is not on the page/;
+let runIds = 0;
+
 interface Control {
   attr: string;
   label: string;
@@ -168,6 +187,16 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   /** Its results.json object, nested only when asked for (a file, the `results` property). */
   private lastFile: FeatureRecoveryResults | null = null;
   private progressUpdates = 0;
+  /**
+   * The one model host of this source (docs/model-pattern.md, "One host per model"): the training
+   * worker keeps each run it trained (keep_model) as a core FeatureRecoveryModel, with its held-out
+   * set drawn once, and answers every figure's request from it (request()). `held`: the id of the
+   * run the worker of `generation` keeps; `runIdOf`: each run's id; `pending`: requests asked and not
+   * answered, sent again when the worker went away with the element (and it is back).
+   */
+  private held = { generation: -1, id: '' };
+  private readonly runIdOf = new WeakMap<FeatureRecoveryRun, string>();
+  private readonly pending = new Set<PendingRequest>();
   private chartWidth = 640;
   private resizeObserver: ResizeObserver | null = null;
   private autostarted = false;
@@ -245,7 +274,15 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     this.announce(`Training started: ${settings.steps} steps, seed ${settings.seed}.`);
     // The attribute `batch` is the trainer setting batch_size (docs/model-pattern.md).
     const { batch, ...rest } = settings;
-    const params = { settings: { ...rest, batch_size: batch }, chunk: CHUNK_STEPS, pace_ms: this.pace === 'watch' ? WATCH_PACE_MS : 0 };
+    // The worker keeps the run it trains under `id`, for the figures' requests (request()).
+    const id = `run-${++runIds}`;
+    const params = {
+      settings: { ...rest, batch_size: batch },
+      chunk: CHUNK_STEPS,
+      pace_ms: this.pace === 'watch' ? WATCH_PACE_MS : 0,
+      keep_model: id,
+    };
+    let generation = -1;
     this.training.start<FeatureRecoveryRun>('feature-recovery-train', params, {
       progress: (detail) => {
         this.progressUpdates++;
@@ -256,6 +293,8 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
       },
       done: ({ value, stopped, updatesAfterStop }) => {
         this.lastUpdatesAfterStop = updatesAfterStop;
+        this.runIdOf.set(value, id);
+        if (generation === this.training.generation) this.held = { generation, id };
         this.lastRun = value;
         this.lastFile = null;
         this.losses = Array.from(value.loss_trace);
@@ -270,7 +309,68 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
         this.emitChange();
       },
     });
+    generation = this.training.generation;
     this.requestRender();
+  }
+
+  /**
+   * Runs worker task `task` (web/worker-tasks.js 'feature-recovery-intervene') on `run` in this
+   * element's worker, beside a training run in it: every figure reading this source asks the one
+   * model the worker keeps, so no matrix crosses to a worker per figure or per update. The run's
+   * matrices (432 B) go with the job only when the worker does not hold it (a worker made since, as
+   * after the element left the page and came back). A request the worker could not finish because
+   * it was ended with the element is sent again once the element is back on the page.
+   */
+  request<T>(run: FeatureRecoveryRun, task: string, params: Record<string, unknown>, handlers: FeatureRecoveryRequestHandlers<T>): void {
+    const r: PendingRequest = { run, task, params, handlers: handlers as FeatureRecoveryRequestHandlers<unknown>, sendRun: false };
+    this.pending.add(r);
+    this.send(r);
+  }
+
+  private send(r: PendingRequest): void {
+    if (!this.isConnected) return; // sent when the element is back (connectedCallback)
+    let id = this.runIdOf.get(r.run);
+    if (id === undefined) {
+      id = `run-${++runIds}`;
+      this.runIdOf.set(r.run, id);
+    }
+    const model = id;
+    this.training.request<unknown>(
+      r.task,
+      (generation: number) => {
+        const kept = !r.sendRun && this.held.generation === generation && this.held.id === model;
+        this.held = { generation, id: model };
+        const { settings, w_q, w_v } = r.run;
+        return { model, ...(kept ? {} : { run: { settings, w_q, w_v } }), ...r.params };
+      },
+      {
+        done: ({ value }) => {
+          this.pending.delete(r);
+          r.handlers.done(value);
+        },
+        failed: (err) => {
+          if (WORKER_GONE.test(err.message)) {
+            // Ended with the element: asked again now if it is back already, else when it returns.
+            this.held = { generation: -1, id: '' };
+            this.send(r);
+            return;
+          }
+          if (/is not kept in this worker/.test(err.message) && !r.sendRun) {
+            // Another run replaced it there meanwhile (a training run ended): sent again with its matrices.
+            r.sendRun = true;
+            this.send(r);
+            return;
+          }
+          this.pending.delete(r);
+          r.handlers.failed(err);
+        },
+      },
+    );
+  }
+
+  connectedCallback(): void {
+    super.connectedCallback();
+    for (const r of [...this.pending]) this.send(r);
   }
 
   /** Asks the running training to stop; it ends within one progress update. */

@@ -1,11 +1,12 @@
 // <headlab-interventions>: interventions on the matrices a <headlab-feature-recovery> trained.
 // The reader erases one request feature of the request, or one payload feature of every
 // record (original targets kept), or adds a shift to every coordinate that neither map
-// should read; the held-out set is re-mixed by R and the core (featureRecoveryIntervene)
-// reports the prediction MSE next to the clean one. Computed in the widget's Web Worker (task
-// 'feature-recovery-intervene'): one call runs the held-out set once (about 3 ms of WASM, most
-// of a frame's script budget), so an intervention not computed before is drawn when the worker
-// answers, a frame or two later, and the main thread only draws. Meanwhile the last result stays
+// should read; the held-out set is re-mixed by R and the core (FeatureRecoveryModel.intervene)
+// reports the prediction MSE next to the clean one. Asked of the source's worker (task
+// 'feature-recovery-intervene', HeadlabFeatureRecovery.request), which keeps the trained run with
+// its held-out set drawn once: one call runs the held-out set once (about 3 ms of WASM, most of a
+// frame's script budget), so an intervention not computed before is drawn when the worker
+// answers, a frame or two later, no matrix crosses per request, and the main thread only draws. Meanwhile the last result stays
 // on screen, marked busy; only an answer slower than PENDING_SHOWN_MS dims it and lays a line over
 // its top saying what is being computed (no layout shift, no flicker for the usual few ms).
 //
@@ -20,6 +21,7 @@ import type { FeatureRecoveryInterventionResult } from '../web/headlab-core.js';
 import { getFeatureRecoveryCore } from '../web/browser-core.js';
 import type { FeatureRecoveryCore, FeatureRecoveryRun } from '../web/headlab-core.js';
 import { DRAFT_PUBLISHED } from '../web/feature-recovery.js';
+import type { HeadlabFeatureRecovery } from './headlab-feature-recovery.js';
 import {
   type AttributeProperties,
   defineAttributes,
@@ -32,11 +34,11 @@ import {
   type WidgetFigure,
   WidgetInputError,
 } from './base/headlab-element.js';
+import { MAX_FEATURE_RECOVERY_SHIFT } from './base/core-limits.js';
 import { stackedTableCss } from './base/theme.js';
 import { formatMagnitude, formatNumber, subscripted } from './chart/format.js';
 import { decadeLabel } from './chart/loss-curve.js';
 import { setVectorCell } from './chart/matrix-table.js';
-import { WorkerJobs } from '../web/worker-client.js';
 import { rgbText } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
@@ -76,7 +78,8 @@ const PENDING_SHOWN_MS = 200;
 
 /** Example rows of the held-out set shown before and after. */
 const EXAMPLES = 4;
-const SHIFT_LIMIT = 1e6;
+/** Largest |shift|: the core's bound (core/feature_recovery_task.hpp kMaxFeatureRecoveryShift). */
+const SHIFT_LIMIT = MAX_FEATURE_RECOVERY_SHIFT;
 
 export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   static attributes = defineAttributes({
@@ -130,9 +133,9 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   /** The worker's results for the run in use, by intervention, feature and shift, and the messages of those that failed. */
   private results: { run: FeatureRecoveryRun | null; byKey: Map<string, FeatureRecoveryInterventionResult>; failed: Map<string, string> } =
     { run: null, byKey: new Map(), failed: new Map() };
-  /** The widget's worker (created when the first run arrives) and the key of the intervention in it (null: idle). */
-  private readonly jobs = new WorkerJobs(this);
+  /** The key of the intervention asked of the source's worker (null: idle), and the request's token (a new one drops the answer). */
   private inWorker: string | null = null;
+  private requestToken = 0;
   /** The result drawn last (kept on screen, dimmed, while the worker computes the one chosen since). */
   private shown: {
     run: FeatureRecoveryRun;
@@ -222,7 +225,8 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
    */
   private feedWorker(): void {
     const t = this.trained;
-    if (this.inWorker !== null || !t || !this.isConnected) return;
+    const source = this.source as HeadlabFeatureRecovery | null;
+    if (this.inWorker !== null || !t || !this.isConnected || typeof source?.request !== 'function') return;
     const kept = this.resultsOf(t);
     const shift = this.shift;
     const wanted: [CoreKind, number][] = [];
@@ -236,6 +240,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     const [kind, feature] = next;
     const key = resultKey(kind, feature, shift);
     this.inWorker = key;
+    const token = ++this.requestToken;
     const settle = () => {
       this.inWorker = null;
       // Guarded: an attribute made invalid while the job ran (by a script or a shared link) is shown
@@ -246,21 +251,14 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
         this.feedWorker();
       });
     };
-    this.jobs.start<FeatureRecoveryInterventionResult>(
+    // The source's worker keeps the run (its matrices and held-out set): only the choice goes with the request.
+    source.request<FeatureRecoveryInterventionResult>(
+      t,
       'feature-recovery-intervene',
+      { intervention: kind, ...(kind === 'irrelevant_shift' ? {} : { feature }), shift, examples: EXAMPLES },
       {
-        seed: t.settings.seed,
-        eval_size: t.settings.eval_size,
-        request_scale: t.settings.request_scale,
-        shift,
-        w_q: t.w_q,
-        w_v: t.w_v,
-        intervention: kind,
-        ...(kind === 'irrelevant_shift' ? {} : { feature }),
-        examples: EXAMPLES,
-      },
-      {
-        done: ({ value }) => {
+        done: (value) => {
+          if (token !== this.requestToken) return;
           if (this.results.run === t) {
             // Bounded: a reader typing shift after shift never grows the page without limit.
             if (kept.byKey.size >= MAX_KEPT_RESULTS) kept.byKey.clear();
@@ -269,6 +267,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
           settle();
         },
         failed: (err) => {
+          if (token !== this.requestToken) return;
           if (this.results.run === t) kept.failed.set(key, err.message);
           settle();
         },
@@ -299,10 +298,11 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   }
 
   disconnectedCallback(): void {
-    // Ending the worker drops its job; a re-attached widget starts a new one when it renders.
+    // The source's worker stays (its element owns it); this figure's answer still to come is
+    // dropped, and a re-attached figure asks again when it renders.
     window.clearTimeout(this.slowTimer);
     this.slowTimer = 0;
-    this.jobs.dispose();
+    this.requestToken++;
     this.inWorker = null;
     super.disconnectedCallback();
   }

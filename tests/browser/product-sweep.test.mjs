@@ -58,14 +58,21 @@ async function sweepPage(options) {
   const page = await session.newPage(options);
   await trackWorkers(page);
   await page.addInitScript(() => {
-    // Jobs posted to a worker that carry a transformer model's weights (assertModelHosts).
-    window.__weightPosts = { jobs: 0, bytes: 0 };
+    // Jobs posted to a worker that carry a transformer model's weights, or a feature-recovery run's
+    // W_q, W_v (directly, or as the run a source sends to a worker that does not hold it): assertModelHosts.
+    window.__weightPosts = { jobs: 0, bytes: 0, featureRecovery: { jobs: 0, bytes: 0 } };
     const post = window.Worker.prototype.postMessage;
     window.Worker.prototype.postMessage = function (message, transfer) {
-      const bytes = message?.params?.safetensors?.byteLength ?? 0;
+      const p = message?.params;
+      const bytes = p?.safetensors?.byteLength ?? 0;
       if (bytes) {
         window.__weightPosts.jobs++;
         window.__weightPosts.bytes += bytes;
+      }
+      const projections = [p?.w_q, p?.w_v, p?.run?.w_q, p?.run?.w_v].reduce((n, m) => n + (m?.data?.byteLength ?? 0), 0);
+      if (projections) {
+        window.__weightPosts.featureRecovery.jobs++;
+        window.__weightPosts.featureRecovery.bytes += projections;
       }
       return post.call(this, message, transfer);
     };
@@ -254,6 +261,13 @@ test('the sweep sees the site (an entry in widget-states.mjs for every element);
       });
       assert.notEqual(await statusOf(), 'failed', `${name}: ${what} after a stop`);
     }
+    // Through start-up, the sweep and every retraining, no feature-recovery figure sent a run's
+    // W_q, W_v to a worker: the trainer's worker keeps each run it trained and answers them.
+    assert.deepEqual(
+      await page.evaluate(() => window.__weightPosts.featureRecovery),
+      { jobs: 0, bytes: 0 },
+      `${name}: a feature-recovery run's W_q, W_v were posted to a worker`,
+    );
     for (const [phase, t] of Object.entries(phases)) report.push({ name, phase, ...t });
     assert.deepEqual(page.problems, [], name);
     await page.close();
@@ -285,12 +299,11 @@ async function assertModelHosts(page, name, fetched, widgets) {
   assert.deepEqual(twice, [], `${name}: fetched more than once`);
   const tags = widgets.map((w) => w.tag);
   const count = (...t) => tags.filter((x) => t.includes(x)).length;
-  // Model sources (each owns at most one worker) and the elements that train in a worker of their own.
+  // Model sources (each owns at most one worker) and the elements that train in a worker of their
+  // own; the feature-recovery trainer's worker also answers its figures (no worker of their own).
   const hosts =
     count('headlab-transformer-model', 'headlab-max-digit-model') +
-    count('headlab-feature-recovery', 'headlab-transformer-training', 'headlab-training-replay', 'headlab-seed-grid') +
-    // The interventions figure answers in a worker of its own (the trainer's worker trains).
-    count('headlab-interventions');
+    count('headlab-feature-recovery', 'headlab-transformer-training', 'headlab-training-replay', 'headlab-seed-grid');
   const alive = await page.evaluate(() => window.__workerLog.filter((w) => !w.terminated).length);
   assert.ok(alive <= hosts, `${name}: ${alive} workers alive for ${hosts} model sources and trainers`);
   const reads = await page.evaluate(() => window.__weightPosts.jobs);
@@ -302,7 +315,11 @@ async function assertModelHosts(page, name, fetched, widgets) {
 function modelCopies(page) {
   return page.evaluate(() => {
     const figure = __sweepWidgets().find((e) => e.maxDigit);
-    return { maxDigit: figure ? figure.maxDigit.memoryDiagnostics().bytes_copied_in : 0, posted: window.__weightPosts.bytes };
+    return {
+      maxDigit: figure ? figure.maxDigit.memoryDiagnostics().bytes_copied_in : 0,
+      posted: window.__weightPosts.bytes,
+      featureRecovery: window.__weightPosts.featureRecovery.bytes,
+    };
   });
 }
 
@@ -1228,9 +1245,9 @@ test('memory: 500 updates of each element (on the first page that has it) leave 
         fr.train();
       });
       await page.waitForFunction(() => document.querySelector('headlab-feature-recovery').trainingStatus === 'done');
-      // The trainer's worker, and the interventions figure's (started for the run's first intervention).
+      // The trainer's worker alone: it keeps the run and answers the interventions figure too.
       await page.waitForFunction(() => document.querySelector('headlab-interventions').state.mse !== null);
-      assert.equal(page.workers().length, 2);
+      assert.equal(page.workers().length, 1);
     }
     const bundle = new URL('headlab/headlab.js', session.url).href;
     for (const w of firstTimeWidgets(widgets, covered)) {
@@ -1240,8 +1257,8 @@ test('memory: 500 updates of each element (on the first page that has it) leave 
           const e = __sweepWidgets()[i];
           // The module the element computes with: headlab_max_digit for the max-digit widgets,
           // headlab_feature_recovery for the feature-recovery figures, headlab_transformer for the
-          // transformer figures, headlab_core for the others. The interventions figure computes in
-          // its worker, whose heap tests/wasm/diagnostics.test.mjs holds flat over 600 calls of
+          // transformer figures, headlab_core for the others. The interventions figure asks its
+          // source's worker, whose heap tests/wasm/diagnostics.test.mjs holds flat over 600 calls of
           // that task; here its main-thread side (renders, handles) is what is measured.
           const core = e.maxDigit ?? e.featureRecovery ?? e.transformerCore ?? (await (await import(url)).getCore());
           // An element with nothing to share (the transformer model: its files are the author's) is asked to render instead.

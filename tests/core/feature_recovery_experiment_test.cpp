@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 using namespace headlab;
 
@@ -165,6 +166,57 @@ TEST_CASE("an intervention's error is measured against the target for erasures, 
   const Matrix shifted = feature_recovery_intervened_prediction(eval_set, mixing, w_q, w_v,
                                                                 FeatureRecoveryIntervention::irrelevant_shift, 0, 5.0);
   CHECK(mean_squared_error(shifted, eval_set.target) > 10 * e.irrelevant_shift_mse + 1e-6);
+}
+
+// Bit for bit: == on doubles and on matrices (Eigen compares every entry exactly).
+TEST_CASE("a held model answers as the free functions do, bit for bit, however often it is asked",
+          "[feature_recovery][model]") {
+  FeatureRecoverySettings settings;
+  settings.seed = 3;
+  settings.steps = 60;
+  settings.eval_size = 256;
+  FeatureRecoveryTrainer trainer(settings);
+  trainer.step(60);
+  FeatureRecoveryModel held(trainer);  // from the trainer, in C++
+  const Matrix mixing = feature_recovery_mixing(3);
+  const FeatureRecoveryBatch eval_set = feature_recovery_evaluation_set(3, 256, settings.request_scale);
+  const Matrix& w_q = trainer.w_q();
+  const Matrix& w_v = trainer.w_v();
+  const Matrix clean =
+      feature_recovery_forward(eval_set.request * mixing, eval_set.records * mixing, w_q, w_v).prediction;
+  CHECK(held.mixing() == mixing);
+  CHECK(held.clean_prediction() == clean);
+  const FeatureRecoveryEvaluation fresh = evaluate_feature_recovery(eval_set, mixing, w_q, w_v, settings.shift);
+  CHECK(held.evaluate().heldout_mse == fresh.heldout_mse);
+  CHECK(held.evaluate().erase_payload_mse == fresh.erase_payload_mse);
+  CHECK(trainer.result().evaluation.query_r2 == held.evaluate().query_r2);
+  using Kind = FeatureRecoveryIntervention;
+  // Twice over the seven interventions and two shifts: the kept set and clean prediction change no bit.
+  for (int round = 0; round < 2; ++round) {
+    for (const double shift : {5.0, -1.25}) {
+      for (const auto& [kind, feature] : {std::pair{Kind::erase_request, 0},
+                                          {Kind::erase_request, 2},
+                                          {Kind::erase_payload, 1},
+                                          {Kind::irrelevant_shift, 0}}) {
+        const FeatureRecoveryInterventionResult r = held.intervene(kind, feature, shift);
+        CHECK(r.after == feature_recovery_intervened_prediction(eval_set, mixing, w_q, w_v, kind, feature, shift));
+        CHECK(r.mse == feature_recovery_intervention_mse(eval_set, mixing, w_q, w_v, kind, feature, shift));
+        CHECK(r.heldout_mse == fresh.heldout_mse);
+      }
+    }
+  }
+  const FeatureRecoveryExample a = held.example(7);
+  const FeatureRecoveryExample b = feature_recovery_example(eval_set, mixing, w_q, w_v, 7);
+  CHECK(a.prediction == b.prediction);
+  CHECK(a.teacher_weights == b.teacher_weights);
+  CHECK(a.scores == b.scores);
+  // Bad projections and arguments are named, as by the free functions.
+  CHECK_THROWS_WITH(FeatureRecoveryModel(settings, Matrix::Zero(1, 3), w_v), Catch::Contains("w_q must be 9 × 3"));
+  CHECK_THROWS_WITH(held.intervene(Kind::erase_payload, 3, 5.0),
+                    Catch::Contains("payload feature = 3 is out of range"));
+  CHECK_THROWS_WITH(held.example(256), Catch::Contains("out of range"));
+  settings.eval_size = 1;
+  CHECK_THROWS_WITH(FeatureRecoveryModel(settings, w_q, w_v), Catch::Contains("eval_size must lie in [2"));
 }
 
 TEST_CASE("evaluation of the known solution: zero error, R² = 1, interventions in range", "[feature_recovery]") {

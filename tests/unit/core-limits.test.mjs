@@ -18,6 +18,7 @@ test('the generated constants have the values the core compiles', () => {
     kMaxInitScale: 1e4,
     kMaxSeed: 2 ** 53 - 1,
     kInductionDefaultSteps: 1800,
+    kMaxFeatureRecoveryShift: 1e6,
     kMaxPromptPairsBytes: 16 * 2 ** 20,
   });
 });

@@ -33,6 +33,13 @@ const MODELS = [
     module: 'max-digit',
     element: 'headlab-max-digit-model',
     elementFile: 'widgets/headlab-max-digit-model.ts',
+    // One host per source: an embind handle the source makes once per model (held()), every figure's analyses take it.
+    host: {
+      handle: 'MaxDigitModelHandle',
+      made: 'maxDigitModel',
+      source: 'widgets/max-digit/model.ts',
+      holds: /\bheld\(core: MaxDigitCore/,
+    },
     tests: [
       'tests/core/max_digit_training_test.cpp',
       'tests/formats/max_digit_weights_test.cpp',
@@ -60,6 +67,15 @@ const MODELS = [
     module: 'feature-recovery',
     element: 'headlab-feature-recovery',
     elementFile: 'widgets/headlab-feature-recovery.ts',
+    // One host per source: the trainer's worker keeps each run it trained as a model handle (keep_model) and answers the figures' requests.
+    host: {
+      handle: 'FeatureRecoveryModelHandle',
+      made: 'featureRecoveryModel',
+      source: 'widgets/headlab-feature-recovery.ts',
+      holds: /\n {2}request<T>\(run: FeatureRecoveryRun/,
+      keeps: 'feature-recovery-train',
+      answers: 'feature-recovery-intervene',
+    },
     tests: [
       'tests/core/feature_recovery_experiment_test.cpp',
       'tests/cli/feature_recovery.cmake',
@@ -86,6 +102,15 @@ const MODELS = [
     module: 'transformer',
     element: 'headlab-transformer-model',
     elementFile: 'widgets/headlab-transformer-model.ts',
+    // One host per source: the source's one worker reads the files and keeps the model handle (keep_model), answering every figure by key.
+    host: {
+      handle: 'TransformerModelHandle',
+      made: 'loadTransformer',
+      source: 'widgets/transformer/model.ts',
+      holds: /\n {2}request<T>\(model: LoadedTransformer/,
+      keeps: 'transformer-load',
+      answers: 'transformer-analyze',
+    },
     tests: [
       'tests/core/transformer_training_test.cpp',
       'tests/formats/transformer_model_test.cpp',
@@ -164,6 +189,71 @@ for (const m of MODELS) {
     assert.match(define, new RegExp(`defineElement\\('${m.element}', `));
   });
 }
+
+test('one model host per source: each wing holds its model once, in a handle its source makes and every figure asks', () => {
+  const tasks = read('web/worker-tasks.js');
+  const taskBody = (name) => {
+    const at = tasks.indexOf(`'${name}': {`);
+    assert.ok(at >= 0, `web/worker-tasks.js has '${name}'`);
+    return tasks.slice(at, tasks.indexOf('\n  },', at));
+  };
+  const doc = read('docs/model-pattern.md');
+  const hosts = doc.slice(doc.indexOf('### One host per model'), doc.indexOf('\n## ', doc.indexOf('### One host per model')));
+  for (const m of MODELS) {
+    // The bindings hold the model in a class handle; the JS layer makes it (never per call).
+    assert.match(read(m.bindings), new RegExp(`emscripten::class_<${m.host.handle}>`), `${m.bindings} binds ${m.host.handle}`);
+    assert.match(read(m.js), new RegExp(`\\b${m.host.made}\\b`), `${m.js} makes the model handle (${m.host.made})`);
+    assert.match(read(m.host.source), m.host.holds, `${m.host.source}: the source holds the model for its figures`);
+    if (m.host.keeps) {
+      // A worker host: the source's worker keeps the model it read or trained, and answers requests by its id.
+      assert.match(taskBody(m.host.keeps), /params\??\.keep_model/, `'${m.host.keeps}' keeps the model (keep_model)`);
+      assert.match(taskBody(m.host.answers), /\bmodel\b/, `'${m.host.answers}' answers from the kept model`);
+    }
+    // docs/model-pattern.md's "One host per model" names each wing's handle and source.
+    for (const name of [m.host.handle, m.host.source]) assert.ok(hosts.includes(name), `"One host per model" names ${name} (${m.name})`);
+  }
+  // Only model sources and training elements start workers: no figure keeps a worker (and a copy of a model) of its own.
+  const starters = new Set([
+    'widgets/base/training-job.ts',
+    'widgets/max-digit/model.ts',
+    'widgets/transformer/model.ts',
+    'widgets/headlab-feature-recovery.ts',
+    'widgets/headlab-max-digit-model.ts',
+    'widgets/headlab-transformer-training.ts',
+    'widgets/headlab-seed-grid.ts',
+    'widgets/headlab-training-replay.ts',
+  ]);
+  const walk = (dir) =>
+    fs
+      .readdirSync(path.join(root, dir), { withFileTypes: true })
+      .flatMap((d) => (d.isDirectory() ? walk(`${dir}/${d.name}`) : d.name.endsWith('.ts') ? [`${dir}/${d.name}`] : []));
+  const starting = walk('widgets').filter((f) => /new (WorkerJobs|WorkerHost|WorkerClient|TrainingJob)\b/.test(read(f)));
+  assert.deepEqual(
+    starting.filter((f) => !starters.has(f)),
+    [],
+    'widget files that start a worker but are no model source or trainer',
+  );
+});
+
+test('one name for the transformer: no file or identifier of the code calls the model "own model" or "induction model"', () => {
+  // `induction` names the task (its sequences, default config, scores), "own model" the author's page; the model is `transformer`.
+  const dirs = ['core', 'formats', 'cli', 'web', 'widgets'];
+  const walk = (dir) =>
+    fs
+      .readdirSync(path.join(root, dir), { withFileTypes: true })
+      .flatMap((d) => (d.isDirectory() ? (d.name === 'node_modules' ? [] : walk(`${dir}/${d.name}`)) : [`${dir}/${d.name}`]));
+  const files = dirs.flatMap(walk).filter((f) => /\.(cpp|hpp|ts|js)$/.test(f));
+  const named = /(own|induction)[-_]?model|(induction)[-_]?trainer/i;
+  assert.deepEqual(
+    files.filter((f) => named.test(path.basename(f))),
+    [],
+    'files named after the model by another name',
+  );
+  const identifier =
+    /\b(?:OwnModel|InductionModel|InductionTrainer|ownModel|inductionModel|inductionTrainer|own_model|induction_model|induction_trainer)\w*/g;
+  const found = files.flatMap((f) => (read(f).match(identifier) ?? []).map((m) => `${f}: ${m}`));
+  assert.deepEqual(found, [], 'identifiers naming the transformer by another name');
+});
 
 test('docs/model-pattern.md names every file, task and element the pattern test checks', () => {
   const doc = read('docs/model-pattern.md');

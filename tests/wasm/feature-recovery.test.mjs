@@ -284,6 +284,89 @@ test('interventions as plain functions: the same numbers as the evaluation, and 
   assert.ok(Math.abs(noisy.mse - 25) < 2.5, `noise reader shift MSE ${noisy.mse}`);
 });
 
+test('a held model (trainer.model(), featureRecoveryModel) answers as the free functions do, bit for bit, copying 0 bytes per call', async () => {
+  const core = await wasmFeatureRecoveryCore();
+  const copied = () => core.memoryDiagnostics().bytes_copied_in;
+  const models = core.featureRecoveryLiveModels();
+  const t = core.createFeatureRecoveryTrainer({ seed: 2, steps: 300, eval_size: 384 });
+  let snapshot, fromTrainer;
+  try {
+    t.step(300);
+    snapshot = t.snapshot();
+    const before = copied();
+    fromTrainer = t.model(); // made in the heap from the trainer: nothing copied in
+    assert.equal(copied(), before);
+  } finally {
+    t.dispose();
+  }
+  const base = { seed: 2, w_q: snapshot.w_q, w_v: snapshot.w_v, eval_size: 384 };
+  const fromMatrices = core.featureRecoveryModel(base); // copied in once: 2 × 27 doubles
+  assert.equal(core.featureRecoveryLiveModels(), models + 2);
+  const free = (kind, feature, shift) =>
+    core.featureRecoveryIntervene({ ...base, intervention: kind, ...(feature === null ? {} : { feature }), shift, examples: 5 });
+  const asks = [];
+  for (const shift of [5, -0.75]) {
+    for (const j of [0, 1, 2]) asks.push(['erase_request', j, shift], ['erase_payload', j, shift]);
+    asks.push(['irrelevant_shift', null, shift]);
+  }
+  try {
+    for (const model of [fromTrainer, fromMatrices]) {
+      // Twice over every request: the held-out set and clean prediction kept between calls change no bit.
+      for (let round = 0; round < 2; round++) {
+        for (const [kind, feature, shift] of asks) {
+          const request = { intervention: kind, ...(feature === null ? {} : { feature }), shift, examples: 5 };
+          const before = copied();
+          const held = model.intervene(request);
+          assert.equal(copied(), before, `${kind} ${feature} ${shift}: bytes copied into WASM`);
+          const fresh = free(kind, feature, shift);
+          assert.ok(Object.is(held.mse, fresh.mse), `${kind} ${feature} ${shift}: ${held.mse} vs ${fresh.mse}`);
+          assert.ok(Object.is(held.heldout_mse, fresh.heldout_mse));
+          for (const m of ['before', 'after', 'target']) assert.deepEqual([...held[m].data], [...fresh[m].data], m);
+        }
+      }
+      const before = copied();
+      const e = model.evaluate();
+      const ex = model.example({ index: 9 });
+      assert.equal(copied(), before);
+      assert.deepEqual(e, core.featureRecoveryEvaluate(base));
+      assert.deepEqual(ex, core.featureRecoveryExample({ ...base, index: 9 }));
+      assert.equal(model.settings.seed, 2);
+      assert.throws(() => model.intervene({ intervention: 'erase_payload', feature: 3 }), /payload feature = 3 is out of range/);
+      assert.throws(
+        () => model.intervene({ intervention: 'irrelevant_shift', examples: 385 }),
+        /examples must lie in \[0, eval_size = 384\]/,
+      );
+    }
+    assert.throws(() => core.featureRecoveryModel({ ...base, w_q: matrix([[1, 2, 3]]) }), /w_q must be 9 × 3, got 1 × 3/);
+    assert.equal(core.featureRecoveryLiveModels(), models + 2); // the refused one was freed
+  } finally {
+    fromTrainer.dispose();
+    fromMatrices.dispose();
+  }
+  assert.equal(core.featureRecoveryLiveModels(), models);
+  assert.throws(() => fromTrainer.intervene({ intervention: 'irrelevant_shift' }), /disposed/);
+  // The worker task on a kept model: the run sent once (a worker that does not hold it), then the id alone.
+  const run = { settings: { seed: 2, eval_size: 384, request_scale: 1.8, shift: 5 }, w_q: snapshot.w_q, w_v: snapshot.w_v };
+  const task = workerTasks['feature-recovery-intervene'];
+  const first = await task.run(core, { model: 'test-run', run, intervention: 'erase_request', feature: 1, shift: 5, examples: 2 });
+  const before = copied();
+  const again = await task.run(core, { model: 'test-run', intervention: 'erase_request', feature: 1, shift: 5, examples: 2 });
+  assert.equal(copied(), before);
+  assert.ok(Object.is(again.mse, first.mse) && Object.is(first.mse, free('erase_request', 1, 5).mse));
+  await assert.rejects(task.run(core, { model: 'other', intervention: 'irrelevant_shift' }), /model "other" is not kept in this worker/);
+  // The training task keeps the run it trained (keep_model), made from its trainer: the same answers.
+  const hooks = { progress: () => {}, shouldStop: () => false, yieldToEvents: async () => {} };
+  const settings = { seed: 2, steps: 300, eval_size: 384 };
+  await workerTasks['feature-recovery-train'].run(core, { settings, chunk: 100, keep_model: 'trained' }, hooks);
+  const kept = await task.run(core, { model: 'trained', intervention: 'erase_request', feature: 1, shift: 5 });
+  assert.ok(Object.is(kept.mse, first.mse));
+  await assert.rejects(task.run(core, { model: 'test-run', intervention: 'irrelevant_shift' }), /is not kept/); // replaced
+  await assert.rejects(
+    workerTasks['feature-recovery-train'].run(core, { settings, keep_model: 3 }, hooks),
+    /keep_model must be an id string/,
+  );
+});
+
 test('replay steps, divergence field and the traced example through the WASM module', async () => {
   const core = await wasmFeatureRecoveryCore();
   const steps = core.featureRecoveryReplaySteps(1200, 48);

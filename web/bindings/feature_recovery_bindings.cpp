@@ -7,7 +7,6 @@
 #include "core/feature_recovery_experiment.hpp"
 #include "formats/feature_recovery_results.hpp"
 
-#include <cstring>
 #include <memory>
 #include <utility>
 #include <string>
@@ -67,45 +66,9 @@ val evaluation_to_js(const FeatureRecoveryEvaluation& e) {
   return out;
 }
 
-// The arguments every held-out function shares: { seed, w_q, w_v, eval_size?, request_scale?,
-// shift? } → the seed's R and held-out set, and the projections to run on it.
-struct HeldOut {
-  FeatureRecoverySettings settings;
-  const Matrix& mixing;  // the cache's (below), valid until the next held_out_from_js
-  const FeatureRecoveryBatch& eval_set;
-  Matrix w_q, w_v;
-};
-
-// The last held-out set drawn, by what determines it (seed, eval_size, request_scale, the
-// teacher's keys), with the unintervened prediction of the last projections run on it. A reader
-// sweeping one control of the interventions figure calls intervene with the same seed and
-// matrices each time; drawing the 4,096 examples again (≈ 184,000 normal draws) and running the
-// clean forward again were most of a call. One entry, so the heap holds at most one set
-// (4,096 × 9 + 16,384 × 9 + 4,096 × 3 doubles ≈ 1.6 MB); a cache hit gives the same bits as a
-// fresh draw, since the draw is a function of those four inputs alone.
-struct HeldOutCache {
-  bool filled = false;
-  std::uint64_t seed = 0;
-  int eval_size = 0;
-  double request_scale = 0.0;
-  Matrix task_keys;
-  Matrix mixing;
-  FeatureRecoveryBatch eval_set;
-  bool has_prediction = false;
-  Matrix w_q, w_v, prediction;  // prediction = the clean forward of (w_q, w_v) on eval_set
-};
-HeldOutCache& held_out_cache() {
-  static HeldOutCache cache;
-  return cache;
-}
-
-// Exact equality, bit for bit (a cache key, not a tolerance).
-bool same_matrix(const Matrix& a, const Matrix& b) {
-  return a.rows() == b.rows() && a.cols() == b.cols() &&
-         (a.size() == 0 || std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0);
-}
-
-HeldOut held_out_from_js(ObjectReader& in) {
+// { seed, w_q, w_v, eval_size?, request_scale?, shift?, fixed_keys? } → the model those projections
+// make with the seed's R and held-out set (core FeatureRecoveryModel, which validates them).
+FeatureRecoveryModel model_from_js(ObjectReader& in) {
   FeatureRecoverySettings settings;
   if (!in.has("seed")) throw InputError("seed is required");
   in.seed("seed", settings.seed);
@@ -113,38 +76,69 @@ HeldOut held_out_from_js(ObjectReader& in) {
   in.number("request_scale", settings.request_scale);
   in.number("shift", settings.shift);
   if (in.has("fixed_keys")) settings.fixed_keys = matrix_from_js(in.get("fixed_keys"), "fixed_keys");
-  settings.validate();
-  HeldOutCache& c = held_out_cache();
-  const Matrix task_keys = feature_recovery_task_keys(settings);
-  if (!c.filled || c.seed != settings.seed || c.eval_size != settings.eval_size ||
-      std::memcmp(&c.request_scale, &settings.request_scale, sizeof(double)) != 0 ||
-      !same_matrix(c.task_keys, task_keys)) {
-    c.filled = false;
-    c.has_prediction = false;
-    c.mixing = feature_recovery_mixing(settings.seed);
-    c.eval_set = feature_recovery_evaluation_set(settings.seed, settings.eval_size, settings.request_scale, task_keys);
-    c.seed = settings.seed;
-    c.eval_size = settings.eval_size;
-    c.request_scale = settings.request_scale;
-    c.task_keys = task_keys;
-    c.filled = true;
-  }
-  Matrix w_q = matrix_from_js(in.get("w_q"), "w_q");
-  Matrix w_v = matrix_from_js(in.get("w_v"), "w_v");
-  return HeldOut{settings, c.mixing, c.eval_set, std::move(w_q), std::move(w_v)};
+  return FeatureRecoveryModel(settings, matrix_from_js(in.get("w_q"), "w_q"), matrix_from_js(in.get("w_v"), "w_v"));
 }
 
-// The clean prediction of h's projections on h's held-out set (kept with the cached set).
-Matrix clean_prediction(const HeldOut& h) {
-  HeldOutCache& c = held_out_cache();
-  if (c.has_prediction && same_matrix(c.w_q, h.w_q) && same_matrix(c.w_v, h.w_v)) return c.prediction;
-  Matrix p =
-      feature_recovery_forward(h.eval_set.request * h.mixing, h.eval_set.records * h.mixing, h.w_q, h.w_v).prediction;
-  c.w_q = h.w_q;
-  c.w_v = h.w_v;
-  c.prediction = p;
-  c.has_prediction = true;
-  return p;
+// { intervention, feature?, shift?, examples? } of an intervention on `model`
+//   → { mse, heldout_mse, before, after, target } (the last three: first `examples` rows, B × 3).
+// `in` may hold more (the free function's model fields, read before); finish() is the caller's.
+val intervene_js(FeatureRecoveryModel& model, ObjectReader& in) {
+  const val name = in.get("intervention");
+  if (name.typeOf().as<std::string>() != "string") {
+    throw InputError("intervention must be \"erase_request\", \"erase_payload\" or \"irrelevant_shift\"");
+  }
+  const FeatureRecoveryIntervention kind = feature_recovery_intervention_from_name(name.as<std::string>());
+  int feature = 0;
+  if (kind != FeatureRecoveryIntervention::irrelevant_shift) {
+    if (!in.has("feature")) throw InputError("feature (0, 1 or 2) is required for " + name.as<std::string>());
+    in.integer("feature", feature);
+  } else {
+    in.has("feature");  // ignored by the shift
+  }
+  double shift = model.settings().shift;
+  in.number("shift", shift);
+  int examples = 0;
+  in.integer("examples", examples);
+  in.finish();
+  const int size = model.settings().eval_size;
+  if (examples < 0 || examples > size) {  // rows to copy out, not a setting
+    throw InputError("examples must lie in [0, eval_size = " + std::to_string(size) + "], got " +
+                     std::to_string(examples));
+  }
+  const FeatureRecoveryInterventionResult r = model.intervene(kind, feature, shift);
+  val out = val::object();
+  out.set("mse", r.mse);
+  out.set("heldout_mse", r.heldout_mse);
+  out.set("before", matrix_to_js(model.clean_prediction().topRows(examples)));
+  out.set("after", matrix_to_js(r.after.topRows(examples)));
+  out.set("target", matrix_to_js(model.eval_set().target.topRows(examples)));
+  return out;
+}
+
+// { index, keys? } → one held-out example traced through the student and the teacher
+// (FeatureRecoveryExample; rows as Float64Array, 4-row blocks as matrices). keys: the student's
+// keys for this trace (default: the model's).
+val example_js(FeatureRecoveryModel& model, ObjectReader& in) {
+  int index = 0;
+  in.integer("index", index);
+  const bool own_keys = !in.has("keys");
+  const Matrix keys = own_keys ? model.keys() : matrix_from_js(in.get("keys"), "keys");
+  in.finish();
+  const FeatureRecoveryExample e = own_keys ? model.example(index)
+                                            : feature_recovery_example(model.eval_set(), model.mixing(), model.w_q(),
+                                                                       model.w_v(), index, keys, model.task_keys());
+  val out = val::object();
+  out.set("request_features", matrix_to_js(e.request_features));
+  out.set("payloads", matrix_to_js(e.payloads));
+  out.set("query", matrix_to_js(e.query));
+  out.set("scores", matrix_to_js(e.scores));
+  out.set("weights", matrix_to_js(e.weights));
+  out.set("values", matrix_to_js(e.values));
+  out.set("prediction", matrix_to_js(e.prediction));
+  out.set("teacher_weights", matrix_to_js(e.teacher_weights));
+  out.set("target", matrix_to_js(e.target));
+  out.set("keys", matrix_to_js(keys));
+  return out;
 }
 
 class FeatureRecoveryTrainerHandle {
@@ -211,11 +205,13 @@ class FeatureRecoveryTrainerHandle {
 
   static int live_count() { return live_; }
 
- private:
+  // The trainer (the model handle reads it in the heap); InputError before start().
   FeatureRecoveryTrainer& trained() {
     if (!trainer_) throw InputError("the trainer was not started");
     return *trainer_;
   }
+
+ private:
   val progress_js() const {
     val out = progress_to_js(trainer_->progress());
     out.set("diverged_at", trainer_->diverged_at());
@@ -244,80 +240,96 @@ val feature_recovery_task_js(val input) {
   });
 }
 
+// The free functions: each makes the model of its arguments for the one call (R and the held-out
+// set drawn again every time); a page's figures ask a FeatureRecoveryModelHandle instead.
+
 // { seed, w_q, w_v, eval_size?, request_scale?, shift? } → the evaluation of those projections.
 val feature_recovery_evaluate_js(val input) {
   return guarded([&] {
     ObjectReader in(input, "input");
-    const HeldOut h = held_out_from_js(in);
+    FeatureRecoveryModel model = model_from_js(in);
     in.finish();
-    return evaluation_to_js(evaluate_feature_recovery(h.eval_set, h.mixing, h.w_q, h.w_v, h.settings.shift));
+    return evaluation_to_js(model.evaluate());
   });
 }
 
-// { seed, w_q, w_v, intervention, feature?, shift?, eval_size?, request_scale?, examples? }
-//   → { mse, heldout_mse, before, after, target } (the last three: first `examples` rows, B × 3)
+// { seed, w_q, w_v, intervention, feature?, shift?, eval_size?, request_scale?, examples? } → intervene_js.
 val feature_recovery_intervene_js(val input) {
   return guarded([&] {
     ObjectReader in(input, "input");
-    const HeldOut h = held_out_from_js(in);
-    const val name = in.get("intervention");
-    if (name.typeOf().as<std::string>() != "string") {
-      throw InputError("intervention must be \"erase_request\", \"erase_payload\" or \"irrelevant_shift\"");
-    }
-    const FeatureRecoveryIntervention kind = feature_recovery_intervention_from_name(name.as<std::string>());
-    int feature = 0;
-    if (kind != FeatureRecoveryIntervention::irrelevant_shift) {
-      if (!in.has("feature")) throw InputError("feature (0, 1 or 2) is required for " + name.as<std::string>());
-      in.integer("feature", feature);
-    } else {
-      in.has("feature");  // ignored by the shift
-    }
-    int examples = 0;
-    in.integer("examples", examples);
-    in.finish();
-    if (examples < 0 || examples > h.settings.eval_size) {  // rows to copy out, not a setting
-      throw InputError("examples must lie in [0, eval_size = " + std::to_string(h.settings.eval_size) + "], got " +
-                       std::to_string(examples));
-    }
-    const Matrix before = clean_prediction(h);
-    const Matrix after =
-        feature_recovery_intervened_prediction(h.eval_set, h.mixing, h.w_q, h.w_v, kind, feature, h.settings.shift);
-    val out = val::object();
-    out.set("mse", mean_squared_error(after, feature_recovery_intervention_reference(kind, before, h.eval_set.target)));
-    out.set("heldout_mse", mean_squared_error(before, h.eval_set.target));
-    out.set("before", matrix_to_js(before.topRows(examples)));
-    out.set("after", matrix_to_js(after.topRows(examples)));
-    out.set("target", matrix_to_js(h.eval_set.target.topRows(examples)));
-    return out;
+    FeatureRecoveryModel model = model_from_js(in);
+    return intervene_js(model, in);
   });
 }
 
-// { seed, w_q, w_v, keys?, index, eval_size?, request_scale? } → one held-out example traced through
-// the student and the teacher (FeatureRecoveryExample; rows as Float64Array, 4-row blocks as matrices).
+// { seed, w_q, w_v, keys?, index, eval_size?, request_scale?, fixed_keys? } → example_js.
 val feature_recovery_example_js(val input) {
   return guarded([&] {
     ObjectReader in(input, "input");
-    const HeldOut h = held_out_from_js(in);
-    int index = 0;
-    in.integer("index", index);
-    const Matrix keys = in.has("keys") ? matrix_from_js(in.get("keys"), "keys") : feature_recovery_keys();
-    in.finish();
-    const FeatureRecoveryExample e = feature_recovery_example(h.eval_set, h.mixing, h.w_q, h.w_v, index, keys,
-                                                              feature_recovery_task_keys(h.settings));
-    val out = val::object();
-    out.set("request_features", matrix_to_js(e.request_features));
-    out.set("payloads", matrix_to_js(e.payloads));
-    out.set("query", matrix_to_js(e.query));
-    out.set("scores", matrix_to_js(e.scores));
-    out.set("weights", matrix_to_js(e.weights));
-    out.set("values", matrix_to_js(e.values));
-    out.set("prediction", matrix_to_js(e.prediction));
-    out.set("teacher_weights", matrix_to_js(e.teacher_weights));
-    out.set("target", matrix_to_js(e.target));
-    out.set("keys", matrix_to_js(keys));
-    return out;
+    FeatureRecoveryModel model = model_from_js(in);
+    return example_js(model, in);
   });
 }
+
+// --- the model a source holds: W_q, W_v with their R, held-out set and clean prediction ---
+// Made once per run (from the trainer in the same module, or from its matrices once), then every
+// figure's request reads it: no matrix crosses into the heap per request, and the held-out set is
+// drawn once. Only web/feature-recovery.js holds it.
+int live_models = 0;
+
+class FeatureRecoveryModelHandle {
+ public:
+  FeatureRecoveryModelHandle() { ++live_models; }
+  ~FeatureRecoveryModelHandle() { --live_models; }
+  FeatureRecoveryModelHandle(const FeatureRecoveryModelHandle&) = delete;
+  FeatureRecoveryModelHandle& operator=(const FeatureRecoveryModelHandle&) = delete;
+
+  // { seed, w_q, w_v, eval_size?, request_scale?, shift?, fixed_keys? }: copied in and checked once.
+  val load(val input) {
+    return guarded([&] {
+      ObjectReader in(input, "input");
+      FeatureRecoveryModel model = model_from_js(in);
+      in.finish();
+      model_ = std::make_unique<FeatureRecoveryModel>(std::move(model));
+      return val(true);
+    });
+  }
+  // The run of `trainer` so far, copied within the heap.
+  val load_trainer(FeatureRecoveryTrainerHandle& trainer) {
+    return guarded([&] {
+      model_ = std::make_unique<FeatureRecoveryModel>(trainer.trained());
+      return val(true);
+    });
+  }
+  val evaluate() {
+    return guarded([&] { return evaluation_to_js(held().evaluate()); });
+  }
+  val intervene(val input) {
+    return guarded([&] {
+      ObjectReader in(input, "input");
+      return intervene_js(held(), in);
+    });
+  }
+  val example(val input) {
+    return guarded([&] {
+      ObjectReader in(input, "input");
+      return example_js(held(), in);
+    });
+  }
+  // { seed, eval_size, request_scale, shift }: what the model was made with.
+  val settings() {
+    return guarded([&] { return settings_to_js(held().settings()); });
+  }
+
+ private:
+  FeatureRecoveryModel& held() {
+    if (!model_) throw InputError("the model was not loaded");
+    return *model_;
+  }
+  std::unique_ptr<FeatureRecoveryModel> model_;
+};
+
+int feature_recovery_live_models_js() { return live_models; }
 
 val feature_recovery_replay_steps_js(val steps, val count) {
   return guarded([&] {
@@ -348,6 +360,16 @@ EMSCRIPTEN_BINDINGS(headlab_feature_recovery) {
       .function("snapshot", &FeatureRecoveryTrainerHandle::snapshot)
       .function("evaluate", &FeatureRecoveryTrainerHandle::evaluate)
       .function("result", &FeatureRecoveryTrainerHandle::result);
+  using headlab::web::FeatureRecoveryModelHandle;
+  emscripten::class_<FeatureRecoveryModelHandle>("FeatureRecoveryModelHandle")
+      .constructor<>()
+      .function("load", &FeatureRecoveryModelHandle::load)
+      .function("load_trainer", &FeatureRecoveryModelHandle::load_trainer)
+      .function("evaluate", &FeatureRecoveryModelHandle::evaluate)
+      .function("intervene", &FeatureRecoveryModelHandle::intervene)
+      .function("example", &FeatureRecoveryModelHandle::example)
+      .function("settings", &FeatureRecoveryModelHandle::settings);
+  emscripten::function("feature_recovery_live_models", &headlab::web::feature_recovery_live_models_js);
   emscripten::function("feature_recovery_task", &headlab::web::feature_recovery_task_js);
   emscripten::function("feature_recovery_evaluate", &headlab::web::feature_recovery_evaluate_js);
   emscripten::function("feature_recovery_intervene", &headlab::web::feature_recovery_intervene_js);

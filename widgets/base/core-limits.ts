@@ -9,5 +9,7 @@ export const MAX_INIT_SCALE = 10000;
 export const MAX_SEED = 9007199254740991;
 /** The induction trainer's default run length, the command line's and the training figure's: core/transformer_training.hpp kInductionDefaultSteps. */
 export const INDUCTION_DEFAULT_STEPS = 1800;
+/** Largest |shift| of the feature-recovery shift intervention, the core's and the interventions figure's: core/feature_recovery_task.hpp kMaxFeatureRecoveryShift. */
+export const MAX_FEATURE_RECOVERY_SHIFT = 1000000;
 /** Largest prompt-pairs file, the command line and the batch figures: formats/prompt_pairs.hpp kMaxPromptPairsBytes. */
 export const MAX_PROMPT_PAIRS_BYTES = 16777216;

@@ -52,6 +52,20 @@ export class TrainingJob {
     });
   }
 
+  /**
+   * Runs `kind` in the training worker beside the running job (web/worker-client.js
+   * WorkerJobs.request): a figure's request to the model the worker keeps. `params` may be a
+   * function of the worker's generation, called as the job is posted.
+   */
+  request<T>(kind: string, params: unknown | ((generation: number) => unknown), handlers: WorkerJobHandlers<T>): void {
+    this.jobs.request<T>(kind, typeof params === 'function' ? (jobs: WorkerJobs) => params(jobs.generation) : params, handlers);
+  }
+
+  /** The worker the next job or request goes to, by its generation (WorkerJobs.generation; 0 before the first). */
+  get generation(): number {
+    return this.jobs.generation;
+  }
+
   /** Asks the running job to stop at its next chunk (its done() still arrives); false when none runs. */
   stop(): boolean {
     if (this.status !== 'training' || !this.jobs.running) return false;
