@@ -841,7 +841,7 @@ claimTest(
 function retrainers(html) {
   const out = [];
   for (const m of html.matchAll(
-    /<(headlab-max-digit-model|headlab-transformer-training|headlab-training-replay|headlab-feature-recovery)\b([^>]*)>/g,
+    /<(headlab-max-digit-model|headlab-transformer-training|headlab-training-replay|headlab-feature-recovery|headlab-seed-grid)\b([^>]*)>/g,
   )) {
     if (m[1] === 'headlab-max-digit-model' && /\sno-training\b/.test(m[2])) continue;
     out.push(`${m[1]}#${/\bid="([^"]*)"/.exec(m[2])?.[1] ?? ''}`);
@@ -858,7 +858,9 @@ claimTest('the pages that retrain are the three trained above; the appendix comp
     if (r.length) found[file] = r;
   }
   assert.deepEqual(found, {
-    'articles/max-digit-heads.html': ['headlab-max-digit-model#digits', 'headlab-max-digit-model#unit'],
+    // The seed grid trains seeds 0–9 beside the page's model without replacing it, and checks each
+    // column against the command line's file (max-digit.test.mjs); no sentence is bound to it.
+    'articles/max-digit-heads.html': ['headlab-max-digit-model#digits', 'headlab-max-digit-model#unit', 'headlab-seed-grid#seeds'],
     'articles/induction-heads.html': ['headlab-transformer-training#training'],
     // The replay (its presets, trained above) and "Train it here", the reader's own run, which no
     // sentence describes: its table sets the run beside the draft's published numbers.
