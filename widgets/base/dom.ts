@@ -119,7 +119,8 @@ export function markScrollBox(box: HTMLElement): void {
 const PART_SELECTORS: [string, string][] = [
   ['title', '.title'],
   ['caption', '.caption, .note'],
-  ['chart', 'svg:not(svg svg)'],
+  // An outer SVG: the walks never enter an SVG (forEachOutsideSvg), so no nested one is visited.
+  ['chart', 'svg'],
   ['table', 'table'],
   ['controls', '.row, .controls, fieldset'],
   ['button', 'button'],

@@ -149,6 +149,22 @@ function nextRenderTurn(): void {
   turn?.();
 }
 
+/**
+ * Whether a prerendered node is shown in this window: a snapshot holds one copy per range of window
+ * widths, each top-level node classed hl-w-<from>-<to> and shown by the snapshot's stylesheet only
+ * in its range (site/snapshots.mjs, ssr/snapshot-markup.js). Only the shown copy is kept: the
+ * others are never seen before the live widget replaces them, and re-inserted into the new root
+ * they were drawn while its stylesheet applied again, a copy drawn for a narrower window pushing
+ * the page down for a frame (0.11 layout shift on a plain page at 1,280 px).
+ */
+function drawnForThisWindow(node: Node): boolean {
+  if (node.nodeType !== Node.ELEMENT_NODE) return true;
+  const range = /\bhl-w-(\d+)-(\d+|up)\b/.exec((node as Element).getAttribute('class') ?? '');
+  if (!range) return true;
+  const width = window.innerWidth;
+  return width >= Number(range[1]) && (range[2] === 'up' || width < Number(range[2]));
+}
+
 /** Form controls a reader operates (the snapshot disables its copies of them). */
 const CONTROLS = 'input, select, textarea, button';
 
@@ -243,7 +259,7 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     installAttributes(ctor);
     // A prerendered snapshot arrives as a declarative shadow root (site/snapshots.mjs);
     // attachShadow empties it, so keep its nodes and show them until the first render.
-    const snapshot = this.shadowRoot ? [...this.shadowRoot.childNodes] : [];
+    const snapshot = this.shadowRoot ? [...this.shadowRoot.childNodes].filter(drawnForThisWindow) : [];
     this.root = this.attachShadow({ mode: 'open', ...ctor.shadowOptions });
     this.root.adoptedStyleSheets = ctor.css ? [baseSheet(), sheet(ctor.css)] : [baseSheet()];
     this.placeholder = el('div', { class: 'placeholder', part: 'placeholder', role: 'status' }, 'Loading the interactive figure…');
