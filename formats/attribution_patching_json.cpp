@@ -3,6 +3,7 @@
 #include "formats/json.hpp"
 
 #include <cmath>
+#include <vector>
 
 namespace headlab::formats {
 
@@ -29,19 +30,27 @@ void gap_fields(JsonWriter& out, const tf::Disagreement& d) {
   out.key("gap").value(d.gap);
 }
 
-void write_nodes(JsonWriter& out, const tf::TransformerConfig& c, const tf::AttributionPatching& r) {
-  const int L = c.n_layers, H = c.n_heads;
-  out.key("nodes").begin_object();
+// "estimate" and "actual" (the means over the pairs), then "estimates" and "actuals" (one per
+// pair), each rows × cols cells: the same four fields for the nodes and the edges.
+void estimates_and_actuals(JsonWriter& out, const Matrix& estimate, const Matrix& actual,
+                           const std::vector<Matrix>& estimates, const std::vector<Matrix>& actuals, Eigen::Index rows,
+                           Eigen::Index cols) {
   out.key("estimate");
-  cells(out, r.node_estimate_mean, L, H);
+  cells(out, estimate, rows, cols);
   out.key("actual");
-  cells(out, r.node_actual_mean, L, H);
+  cells(out, actual, rows, cols);
   out.key("estimates").begin_array();
-  for (const Matrix& m : r.node_estimate) cells(out, m, L, H);
+  for (const Matrix& m : estimates) cells(out, m, rows, cols);
   out.end_array();
   out.key("actuals").begin_array();
-  for (const Matrix& m : r.node_actual) cells(out, m, L, H);
+  for (const Matrix& m : actuals) cells(out, m, rows, cols);
   out.end_array();
+}
+
+void write_nodes(JsonWriter& out, const tf::TransformerConfig& c, const tf::AttributionPatching& r) {
+  out.key("nodes").begin_object();
+  estimates_and_actuals(out, r.node_estimate_mean, r.node_actual_mean, r.node_estimate, r.node_actual, c.n_layers,
+                        c.n_heads);
   out.end_object();
 }
 
@@ -54,16 +63,7 @@ void write_edges(JsonWriter& out, const tf::AttributionPatching& r) {
     out.end_array();
   }
   out.end_array();
-  out.key("estimate");
-  cells(out, r.edge_estimate_mean, E, K);
-  out.key("actual");
-  cells(out, r.edge_actual_mean, E, K);
-  out.key("estimates").begin_array();
-  for (const Matrix& m : r.edge_estimate) cells(out, m, E, K);
-  out.end_array();
-  out.key("actuals").begin_array();
-  for (const Matrix& m : r.edge_actual) cells(out, m, E, K);
-  out.end_array();
+  estimates_and_actuals(out, r.edge_estimate_mean, r.edge_actual_mean, r.edge_estimate, r.edge_actual, E, K);
   out.end_object();
 }
 

@@ -41,16 +41,21 @@ void grid(JsonWriter& out, const char* name, const transformer::PatchingGrid& g,
 
 }  // namespace
 
+void write_interval_header(JsonWriter& out, std::size_t pairs, long long prompt_length,
+                           const transformer::IntervalSettings& settings) {
+  out.key("pairs").value(static_cast<unsigned long long>(pairs));
+  out.key("prompt_length").value(prompt_length);
+  out.key("resamples").value(settings.resamples);
+  out.key("permutations").value(settings.permutations);
+  out.key("seed").value(static_cast<unsigned long long>(settings.seed));
+  out.key("confidence").value(0.95);
+}
+
 std::string write_batch_patching(const transformer::TransformerConfig& c, const transformer::BatchPatching& r) {
   JsonWriter out(KeyOrder::as_written);
   const std::size_t N = r.clean_logit_difference.size();
   out.begin_object();
-  out.key("pairs").value(static_cast<unsigned long long>(N));
-  out.key("prompt_length").value(static_cast<long long>(r.head_position.mean.cols()));
-  out.key("resamples").value(r.settings.resamples);
-  out.key("permutations").value(r.settings.permutations);
-  out.key("seed").value(static_cast<unsigned long long>(r.settings.seed));
-  out.key("confidence").value(0.95);
+  write_interval_header(out, N, r.head_position.mean.cols(), r.settings);
   out.key("components").begin_array();
   for (const char* name : {"q", "k", "v", "z"}) out.value(name);
   out.end_array();

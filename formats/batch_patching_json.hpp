@@ -17,11 +17,20 @@
 
 #include "core/batch_patching.hpp"
 
+#include <cstddef>
 #include <string>
 
 namespace headlab::formats {
 
 std::string write_batch_patching(const transformer::TransformerConfig& config,
                                  const transformer::BatchPatching& result);
+
+class JsonWriter;
+
+// The fields every resampled document (batch patching, path patching, faithfulness) opens with, in
+// this order: "pairs": N, "prompt_length": T, "resamples", "permutations", "seed" (the interval
+// settings) and "confidence": 0.95.
+void write_interval_header(JsonWriter& out, std::size_t pairs, long long prompt_length,
+                           const transformer::IntervalSettings& settings);
 
 }  // namespace headlab::formats

@@ -1,5 +1,6 @@
 #include "formats/faithfulness_json.hpp"
 
+#include "formats/batch_patching_json.hpp"
 #include "formats/json.hpp"
 
 namespace headlab::formats {
@@ -30,12 +31,7 @@ std::string write_faithfulness(const transformer::Faithfulness& f) {
   JsonWriter out(KeyOrder::as_written);
   const std::size_t N = f.clean_logit_difference.size();
   out.begin_object();
-  out.key("pairs").value(static_cast<unsigned long long>(N));
-  out.key("prompt_length").value(f.prompt_length);
-  out.key("resamples").value(f.settings.resamples);
-  out.key("permutations").value(f.settings.permutations);
-  out.key("seed").value(static_cast<unsigned long long>(f.settings.seed));
-  out.key("confidence").value(0.95);
+  write_interval_header(out, N, f.prompt_length, f.settings);
   out.key("ablation").value(transformer::circuit_ablation_name(f.ablation));
   out.key("circuit").begin_array();
   for (const auto& hd : f.circuit) out.begin_array().value(hd.layer).value(hd.head).end_array();

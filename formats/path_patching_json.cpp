@@ -1,5 +1,6 @@
 #include "formats/path_patching_json.hpp"
 
+#include "formats/batch_patching_json.hpp"
 #include "formats/json.hpp"
 
 namespace headlab::formats {
@@ -19,12 +20,7 @@ std::string write_path_patching(const transformer::PathPatching& r) {
   JsonWriter out(KeyOrder::as_written);
   const std::size_t N = r.clean_logit_difference.size();
   out.begin_object();
-  out.key("pairs").value(static_cast<unsigned long long>(N));
-  out.key("prompt_length").value(r.prompt_length);
-  out.key("resamples").value(r.settings.resamples);
-  out.key("permutations").value(r.settings.permutations);
-  out.key("seed").value(static_cast<unsigned long long>(r.settings.seed));
-  out.key("confidence").value(0.95);
+  write_interval_header(out, N, r.prompt_length, r.settings);
   out.key("inputs").begin_array();
   for (const char* name : {"q", "k", "v"}) out.value(name);
   out.end_array();

@@ -16,6 +16,7 @@ import { writeCustomElements } from './custom-elements.mjs';
 import { writeGuidePages } from './guides.mjs';
 import { writePackageDocs } from './package-docs.mjs';
 import { writeElementData } from './element-reference.mjs';
+import { elementNames } from './element-names.mjs';
 import { prerenderSnapshots } from './snapshots.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -134,14 +135,8 @@ export function splitTopLevel(tex, separator) {
   return parts.map((p) => p.trim()).filter(Boolean);
 }
 
-/** The elements with their own entry point: widgets/headlab-<name>-define.ts → <name>.js. */
-export function elementNames() {
-  return fs
-    .readdirSync(path.join(root, 'widgets'))
-    .map((f) => /^headlab-(.+)-define\.ts$/.exec(f)?.[1])
-    .filter(Boolean)
-    .sort();
-}
+// The elements with their own entry point (site/element-names.mjs), also for this file's importers.
+export { elementNames };
 
 /** Weights files shipped in the bundle's data/ folder (the default one and the unit-norm variant). */
 export const BUNDLED_DATA = ['max-digit-seed0.json', 'max-digit-seed0-unit-norm.json'];

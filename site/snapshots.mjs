@@ -32,6 +32,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { launchChromium } from './chromium.mjs';
+import { elementNames } from './element-names.mjs';
 
 /**
  * Serializes what each headlab-* element of the page shows now (runs in the page), its shadow
@@ -385,7 +386,6 @@ const readsTransformer = (tag) =>
  * a sentence: inline, nothing reserved. The quiz's height is its author's content: none.
  */
 async function reserveStylesheet(context, url, siteDir) {
-  const { elementNames } = await import('./build.mjs');
   const tags = elementNames()
     .map((n) => `headlab-${n}`)
     .filter((t) => t !== 'headlab-choice-quiz' && t !== 'headlab-value');

@@ -57,6 +57,8 @@ export interface ReplaySnapshot {
   keys: Float64Array;
   response_query: Float64Array;
   response_value: Float64Array;
+  /** Held-out example 0 traced through this snapshot's W_q, W_v, by the core in the worker that trained it. */
+  example: FeatureRecoveryExample;
 }
 
 export interface ReplayEvaluation {
@@ -203,7 +205,6 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   /** Training starts only once the figure is near the viewport (no worker for a replay nobody sees). */
   private visibility: IntersectionObserver | null = null;
   private nearViewport = false;
-  private examples = new WeakMap<ReplaySnapshot, FeatureRecoveryExample>();
   /** Each snapshot's drawn scenes (never changed once drawn), forgotten when the colours change. */
   private scenes = new WeakMap<ReplaySnapshot, Record<Figure, { width: number; scene: Scene } | null>>();
   /** The pending slice of warmScenes (0: none). */
@@ -679,28 +680,14 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     return Math.floor(Math.min(400, Math.max(260, shown || 380)));
   }
 
-  /** Held-out example 0 traced by the core through the shown snapshot's W_q, W_v (null before a run). */
+  /**
+   * Held-out example 0 traced by the core through the shown snapshot's W_q, W_v (null before a
+   * run): computed in the worker that trained the run (task 'feature-recovery-replay'), so showing
+   * a snapshot sends no weights into the page's module.
+   */
   private example(i = this.shownIndex()): FeatureRecoveryExample | null {
     if (i === null) return null;
-    const r = this.result!,
-      snap = r.snapshots[i];
-    const m = (data: Float64Array) => ({ rows: 9, cols: 3, data });
-    // Example 0 is the first draw of the evaluation stream whatever the set's size, so a set of 2
-    // gives the same example as the full 4,096 without sampling the rest on every redraw.
-    const cached = this.examples.get(snap);
-    if (cached) return cached;
-    const e = this.featureRecovery!.featureRecoveryExample({
-      seed: r.settings.seed,
-      request_scale: r.settings.request_scale,
-      w_q: m(snap.w_q),
-      w_v: m(snap.w_v),
-      keys: { rows: 4, cols: 3, data: snap.keys },
-      index: 0,
-      eval_size: 2,
-      ...(this.resultKeys ? { fixed_keys: keysMatrix(this.resultKeys) } : {}),
-    });
-    this.examples.set(snap, e);
-    return e;
+    return this.result!.snapshots[i].example;
   }
 
   private lossScene(c: ResolvedColours, i = this.shownIndex()): Scene {
