@@ -260,14 +260,55 @@ export async function buildSite({ quiet = false, snapshots = true } = {}) {
   // compiled for Node (web/CMakeLists.txt, headlab_cli_node) with a shebang, as .cjs because the
   // package is "type": "module" and Emscripten writes a CommonJS script; it reads headlab_cli.wasm
   // beside itself. In dist/ only: pages never load it.
+  // `headlab render <folder>` is JavaScript (ssr/cli.js, an ES module): the bin hands it that
+  // command and runs the compiled CLI (headlab_cli_node.cjs) for every other.
+  fs.writeFileSync(path.join(distDir, 'headlab_cli_node.cjs'), fs.readFileSync(path.join(wasmDir, 'headlab_cli.js'), 'utf8'));
   fs.writeFileSync(
     path.join(distDir, 'headlab-cli.cjs'),
-    `#!/usr/bin/env node\n${fs.readFileSync(path.join(wasmDir, 'headlab_cli.js'), 'utf8')}`,
-    {
-      mode: 0o755,
-    },
+    `#!/usr/bin/env node
+'use strict';
+if (process.argv[2] === 'render') {
+  import('./ssr-cli.js')
+    .then((m) => m.main(process.argv.slice(3)))
+    .then(
+      (code) => process.exit(code),
+      (err) => {
+        console.error(\`headlab render: \${err?.stack ?? err}\`);
+        process.exit(1);
+      },
+    );
+} else {
+  require('./headlab_cli_node.cjs');
+}
+`,
+    { mode: 0o755 },
   );
   fs.copyFileSync(path.join(wasmDir, 'headlab_cli.wasm'), path.join(distDir, 'headlab_cli.wasm'));
+  // headlab/ssr (ssr/render.js), `headlab render` (ssr/cli.js) and headlab/astro (ssr/astro.js): the widgets and the worker's
+  // tasks bundled for Node beside the browser bundle (they read the same .wasm files and data/
+  // through import.meta.url); happy-dom, their DOM, is the package's one dependency.
+  await esbuild.build({
+    entryPoints: {
+      ssr: path.join(root, 'ssr/render.js'),
+      'ssr-cli': path.join(root, 'ssr/cli.js'),
+      astro: path.join(root, 'ssr/astro.js'),
+    },
+    outdir: distDir,
+    bundle: true,
+    format: 'esm',
+    splitting: true,
+    platform: 'node',
+    chunkNames: 'ssr-[name]-[hash]',
+    target: ['node20'],
+    external: ['happy-dom'],
+    alias: {
+      'headlab-wasm-module': path.join(wasmDir, 'headlab_core.mjs'),
+      'headlab-feature-recovery-module': path.join(wasmDir, 'headlab_feature_recovery.mjs'),
+      'headlab-max-digit-module': path.join(wasmDir, 'headlab_max_digit.mjs'),
+      'headlab-transformer-module': path.join(wasmDir, 'headlab_transformer.mjs'),
+    },
+    logLevel: quiet ? 'error' : 'warning',
+  });
   // The guides the package ships, their links to repository files written out (site/package-docs.mjs).
   writePackageDocs(path.join(distDir, 'docs'));
 

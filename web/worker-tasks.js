@@ -285,7 +285,8 @@ export const workerTasks = {
    * progress: { steps_taken, steps_total, loss }.
    * result: { settings, steps: number[] (snapshot steps kept), snapshots: [{ step, loss (of that
    *           step; null at step 0), w_q, w_v, response_query, response_value: Float64Array 9 × 3,
-   *           keys: Float64Array 4 × 3 }],
+   *           keys: Float64Array 4 × 3, example: held-out example 0 traced through that snapshot
+   *           (core featureRecoveryExample), computed here so the figure calls no core per snapshot }],
    *           loss_trace: Float64Array, diverged_at (1-based step, 0 = healthy), evaluation
    *           (core evaluate() of the final W_q, W_v; null when training diverged) }.
    *           A diverged run keeps only the snapshots before the divergence step.
@@ -297,6 +298,7 @@ export const workerTasks = {
       if (!Number.isInteger(count) || count < 2 || count > 400)
         throw new HeadlabError(`count must be an integer from 2 to 400, got ${count}`);
       const trainer = core.createFeatureRecoveryTrainer(params?.settings ?? {});
+      const fixedKeys = params?.settings?.fixed_keys;
       try {
         const steps = trainer.settings.steps;
         const schedule = core.featureRecoveryReplaySteps(steps, count);
@@ -311,6 +313,18 @@ export const workerTasks = {
             if (divergedAt) break;
           }
           const s = trainer.snapshot();
+          // Example 0 is the first draw of the evaluation stream whatever the set's size, so a set
+          // of 2 gives the example of the full held-out set without drawing the rest.
+          const example = core.featureRecoveryExample({
+            seed: s.settings.seed,
+            request_scale: s.settings.request_scale,
+            w_q: s.w_q,
+            w_v: s.w_v,
+            keys: s.keys,
+            index: 0,
+            eval_size: 2,
+            ...(fixedKeys ? { fixed_keys: fixedKeys } : {}),
+          });
           snapshots.push({
             step: s.steps_taken,
             loss: s.steps_taken > 0 ? s.loss_trace[s.steps_taken - 1] : null,
@@ -319,6 +333,7 @@ export const workerTasks = {
             keys: s.keys.data,
             response_query: s.response_query.data,
             response_value: s.response_value.data,
+            example,
           });
           await yieldToEvents();
         }

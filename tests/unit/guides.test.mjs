@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (rel) => fs.readFileSync(path.join(root, rel), 'utf8');
 
-const FOLDERS = ['core', 'formats', 'cli', 'web', 'widgets', 'site', 'tests', 'bench', 'docs', 'examples', 'types'];
+const FOLDERS = ['core', 'formats', 'cli', 'web', 'widgets', 'ssr', 'site', 'tests', 'bench', 'docs', 'examples', 'types'];
 // Top-level folders that are not source: build outputs and installs (.gitignore).
 const NOT_SOURCE = new Set(['build', 'dist', 'node_modules', 'test-results']);
 // At most this many rows in the README's map: one per folder or key piece, found in one hop.
@@ -188,6 +188,7 @@ function importedFolder(from, spec) {
 const JS_RULES = [
   { dir: 'web', allowed: ['web'], typeOnly: ['formats'] },
   { dir: 'widgets', allowed: ['widgets', 'web'], typeOnly: ['formats'] },
+  { dir: 'ssr', allowed: ['ssr', 'widgets', 'web'], typeOnly: ['formats'] },
   { dir: 'site', allowed: ['site'], typeOnly: [] }, // site/assets import the built bundle, ../headlab/
   { dir: 'types', allowed: [], typeOnly: [] },
 ];

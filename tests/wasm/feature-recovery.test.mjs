@@ -367,6 +367,38 @@ test('a held model (trainer.model(), featureRecoveryModel) answers as the free f
   );
 });
 
+test("the replay task traces example 0 through each snapshot in the worker: featureRecoveryExample's bits", async () => {
+  const core = await wasmFeatureRecoveryCore();
+  const hooks = { progress: () => {}, shouldStop: () => false, yieldToEvents: async () => {} };
+  const fixed_keys = matrix([
+    [1, 1, 0],
+    [1, -1, 0],
+    [-1, 1, 0],
+    [-1, -1, 0],
+  ]);
+  for (const settings of [
+    { seed: 4, steps: 60 },
+    { seed: 5, steps: 40, fixed_keys },
+  ]) {
+    const r = await workerTasks['feature-recovery-replay'].run(core, { settings, count: 6 }, hooks);
+    assert.ok(r.snapshots.length >= 5);
+    for (const s of r.snapshots) {
+      const m = (data) => ({ rows: 9, cols: 3, data });
+      const page = core.featureRecoveryExample({
+        seed: settings.seed,
+        request_scale: 1.8,
+        w_q: m(s.w_q),
+        w_v: m(s.w_v),
+        keys: { rows: 4, cols: 3, data: s.keys },
+        index: 0,
+        eval_size: 2,
+        ...(settings.fixed_keys ? { fixed_keys } : {}),
+      });
+      assert.deepEqual(s.example, page, `step ${s.step}`);
+    }
+  }
+});
+
 test('replay steps, divergence field and the traced example through the WASM module', async () => {
   const core = await wasmFeatureRecoveryCore();
   const steps = core.featureRecoveryReplaySteps(1200, 48);

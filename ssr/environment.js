@@ -1,0 +1,345 @@
+// The browser the widgets expect, in Node: a happy-dom window whose globals (document,
+// customElements, HTMLElement, CSSStyleSheet, requestAnimationFrame, MutationObserver, …) are
+// installed on globalThis before the widget classes are evaluated (widgets/base/headlab-element.ts
+// picks its base class, HTMLElement or a bare class, when its module loads), a fetch that reads
+// file: URLs from disk (an element's data files, named relative to its page), and a Worker that
+// runs web/worker-tasks.js in this thread (the same tasks, on the same WASM modules, in order).
+//
+// happy-dom lays nothing out: every box measures 0 × 0. The one thing of its box a widget's markup
+// depends on is its width: the renderer sets each element's (setLayoutWidth) and the boxes inside
+// it are given theirs by block layout (installBoxWidths), measured as a browser's widgets measure
+// them (clientWidth, getBoundingClientRect, ResizeObserver).
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Window } from 'happy-dom';
+
+/** Media type of a file read by the file: fetch, from its extension (the widgets check JSON and wasm). */
+const TYPES = { '.json': 'application/json', '.wasm': 'application/wasm', '.safetensors': 'application/octet-stream' };
+
+/** fetch for file: URLs (read from disk, 404 when missing); any other URL is refused: rendering has no network. */
+async function fileFetch(input) {
+  const url = new URL(typeof input === 'string' ? input : (input.url ?? String(input)));
+  if (url.protocol !== 'file:') throw new TypeError(`headlab/ssr reads only local files, not ${url.href}`);
+  const file = fileURLToPath(url);
+  let bytes;
+  try {
+    bytes = fs.readFileSync(file);
+  } catch {
+    return new Response(`not found: ${file}`, { status: 404, statusText: 'Not Found' });
+  }
+  const ext = /\.[a-z]+$/i.exec(file)?.[0] ?? '';
+  return new Response(bytes, { status: 200, headers: { 'content-type': TYPES[ext] ?? 'application/octet-stream' } });
+}
+
+/**
+ * A Worker running the worker's tasks (web/worker-tasks.js through `runTask`) in this thread.
+ * The protocol is web/worker.js's: a job arrives with a MessagePort; progress and then one result
+ * or error go back on it. Node's MessageChannel carries the messages, as a browser's would.
+ */
+function inProcessWorker(runTask) {
+  return class InProcessWorker extends EventTarget {
+    postMessage(message, transfer = []) {
+      const port = transfer.find((t) => t && typeof t.postMessage === 'function');
+      if (!port) return;
+      void runTask(message, port);
+    }
+    terminate() {}
+  };
+}
+
+/**
+ * The width, in CSS px, the renderer gives each headlab-* element: a function of the element (the
+ * page column it sits in at the window width drawn for), or null (every box measures 0, as
+ * happy-dom has it). Set by ssr/render.js.
+ */
+let layoutWidth = null;
+/** Size reports scheduled and not yet delivered (the renderer waits for none). */
+let reports = 0;
+export const layoutPending = () => reports > 0;
+/** The ResizeObserver stand-ins observing something: told when the width changes. */
+const observers = new Set();
+/**
+ * Sets the width of every headlab-* element: `width(element)` in px (null: no width, boxes
+ * measure 0), and reports the new sizes to every observer, as a browser does after a resize.
+ */
+export function setLayoutWidth(width) {
+  layoutWidth = width;
+  for (const o of observers) for (const t of o.targets) o.report(t);
+}
+
+/** A length of a computed style in px (rem and em as 16 px, the default font size; anything else 0). */
+function px(value) {
+  const m = /^(-?[\d.]+)(px|rem|em)?$/.exec(String(value ?? '').trim());
+  if (!m) return 0;
+  return Number(m[1]) * (m[2] === 'rem' || m[2] === 'em' ? 16 : 1);
+}
+
+/**
+ * Widths without a layout engine, for the widgets that draw for the width of a box (a chart as wide
+ * as its figure, a grid with as many columns as fit): every headlab-* element is `layoutWidth`
+ * wide, and a box inside it is as wide as its parent's content box less its own margins, borders
+ * and paddings (CSS's block layout, which is how the widgets' boxes are laid out down to their
+ * charts). Boxes side by side in a flex or grid row are taken as filling the row each (the
+ * renderer does not lay out rows). Reported as browsers do: clientWidth (content + padding),
+ * getBoundingClientRect (border box), and ResizeObserver entries (content box) once after
+ * observe(), as a browser reports a box's first size.
+ */
+function installBoxWidths(window) {
+  const hostOf = (el) => el.localName?.startsWith('headlab-') && el.shadowRoot;
+  const parentOf = (el) => el.parentElement ?? el.parentNode?.host ?? null;
+  const style = (el) => window.getComputedStyle(el);
+  const insets = (el) => {
+    const cs = style(el);
+    return {
+      margin: px(cs.marginLeft) + px(cs.marginRight),
+      border: px(cs.borderLeftWidth) + px(cs.borderRightWidth),
+      padding: px(cs.paddingLeft) + px(cs.paddingRight),
+    };
+  };
+  /** The border-box width of `el`, or null outside a headlab-* element or before a width is set. */
+  const borderBox = (el) => {
+    if (!layoutWidth) return null;
+    if (hostOf(el)) return layoutWidth(el);
+    const parent = parentOf(el);
+    if (!parent) return null;
+    const outer = borderBox(parent);
+    if (outer === null) return null;
+    const p = insets(parent);
+    const own = insets(el);
+    return Math.max(0, outer - p.border - p.padding - own.margin);
+  };
+  const contentBox = (el) => {
+    const b = borderBox(el);
+    if (b === null) return null;
+    const own = insets(el);
+    return Math.max(0, b - own.border - own.padding);
+  };
+  const proto = window.HTMLElement.prototype;
+  const clientWidth = Object.getOwnPropertyDescriptor(proto, 'clientWidth');
+  Object.defineProperty(proto, 'clientWidth', {
+    configurable: true,
+    get() {
+      const c = contentBox(this);
+      return c === null ? clientWidth.get.call(this) : Math.round(c + insets(this).padding);
+    },
+  });
+  for (const cls of [window.Element, window.SVGElement]) {
+    const original = cls.prototype.getBoundingClientRect;
+    if (!original) continue;
+    cls.prototype.getBoundingClientRect = function () {
+      const rect = original.call(this);
+      const b = borderBox(this);
+      if (b === null) return rect;
+      return new window.DOMRect(0, 0, b, rect.height);
+    };
+  }
+  if (window.SVGElement && !Object.getOwnPropertyDescriptor(window.SVGElement.prototype, 'clientWidth')) {
+    Object.defineProperty(window.SVGElement.prototype, 'clientWidth', {
+      configurable: true,
+      get() {
+        return Math.round(contentBox(this) ?? 0);
+      },
+    });
+  }
+  const ResizeObserverStandIn = class ResizeObserver {
+    constructor(callback) {
+      this.callback = callback;
+      this.targets = new Set();
+    }
+    observe(target) {
+      this.targets.add(target);
+      observers.add(this);
+      this.report(target);
+    }
+    report(target) {
+      reports++;
+      setTimeout(() => {
+        reports--;
+        const width = contentBox(target);
+        if (!this.targets.has(target) || width === null) return;
+        // An error thrown here is the widget's (already shown in it by its guard): as a browser
+        // reports an error in an observer's callback, to the window's console, not the process.
+        try {
+          this.callback([{ target, contentRect: new window.DOMRect(0, 0, width, 0) }], this);
+        } catch (err) {
+          window.console.error(err);
+        }
+      });
+    }
+    unobserve(target) {
+      this.targets.delete(target);
+    }
+    disconnect() {
+      this.targets.clear();
+      observers.delete(this);
+    }
+  };
+  window.ResizeObserver = ResizeObserverStandIn;
+  globalThis.ResizeObserver = ResizeObserverStandIn;
+}
+
+let installed = null;
+
+/**
+ * Installs the window's globals once per process; returns the window. `runTask(message, port)`
+ * runs one worker job (ssr/elements.js gives web/worker.js's handler).
+ */
+export function installEnvironment(runTask) {
+  if (installed) return installed;
+  const window = new Window({
+    url: 'file:///',
+    width: 1120,
+    height: 800,
+    settings: { disableJavaScriptEvaluation: true, disableJavaScriptFileLoading: true, disableCSSFileLoading: true },
+  });
+  // What Node has of its own stays (its JavaScript builtins — a Float64Array from the WASM glue
+  // must be the one `instanceof` checks see —, timers, URL, Response, TextDecoder, WebAssembly,
+  // MessageChannel); the DOM comes from the window.
+  for (const name of Object.getOwnPropertyNames(window)) {
+    if (name in globalThis || name === 'window' || name === 'self') continue;
+    const value = window[name];
+    if (value === undefined) continue;
+    Object.defineProperty(globalThis, name, { value, configurable: true, writable: true });
+  }
+  // happy-dom's Event classes are the ones its elements dispatch and accept.
+  for (const name of ['Event', 'CustomEvent', 'EventTarget', 'AbortController', 'AbortSignal'])
+    Object.defineProperty(globalThis, name, { value: window[name], configurable: true, writable: true });
+  // `window` is the happy-dom window (an event target: hashchange, pagehide listeners).
+  globalThis.window = window;
+  globalThis.self = window;
+  // A constructed sheet keeps the text it was made from (`headlabSource`): the snapshot's sheet is
+  // written from it (ssr/snapshot-markup.js), since happy-dom's CSSOM serialises a shorthand with
+  // var() as broken longhands (`border: 1px solid var(--hl-rule)` → `border-width: var(--hl-rule)`)
+  // and drops what it does not parse (backgrounds of gradients, color-mix()).
+  const sheetProto = window.CSSStyleSheet.prototype;
+  for (const name of ['replaceSync', 'replace']) {
+    const original = sheetProto[name];
+    sheetProto[name] = function (text) {
+      Object.defineProperty(this, 'headlabSource', { value: String(text), configurable: true });
+      return original.call(this, text);
+    };
+  }
+  // A table section's rows (happy-dom gives the table's and a row's cells, not a section's).
+  const section = window.HTMLTableSectionElement?.prototype;
+  if (section && !('rows' in section)) {
+    Object.defineProperty(section, 'rows', {
+      configurable: true,
+      get() {
+        return [...this.children].filter((c) => c.localName === 'tr');
+      },
+    });
+  }
+  // Element.part (the ::part() names widgets/base/dom.ts gives): happy-dom has the attribute only.
+  if (!('part' in window.Element.prototype)) {
+    Object.defineProperty(window.Element.prototype, 'part', {
+      configurable: true,
+      get() {
+        const names = () => (this.getAttribute('part') ?? '').split(/\s+/).filter(Boolean);
+        return {
+          contains: (n) => names().includes(n),
+          add: (...add) => this.setAttribute('part', [...new Set([...names(), ...add])].join(' ')),
+          remove: (...drop) =>
+            this.setAttribute(
+              'part',
+              names()
+                .filter((n) => !drop.includes(n))
+                .join(' '),
+            ),
+          get length() {
+            return names().length;
+          },
+          toString: () => names().join(' '),
+        };
+      },
+    });
+  }
+  // A range input's value is never empty in a browser: without one it is the middle of its range
+  // (HTML's value sanitization: min + (max − min) / 2, on the step). happy-dom answers '' and NaN,
+  // and a widget that compares valueAsNumber before writing its value never writes it.
+  const input = window.HTMLInputElement.prototype;
+  const valueOf = Object.getOwnPropertyDescriptor(input, 'value');
+  const rangeDefault = (el) => {
+    const min = el.min === '' ? 0 : Number(el.min);
+    const max = el.max === '' ? 100 : Number(el.max);
+    if (max < min) return String(min);
+    const step = el.step === '' || el.step === 'any' ? 1 : Number(el.step);
+    const mid = min + (max - min) / 2;
+    return String(el.step === 'any' ? mid : Number((min + Math.round((mid - min) / step) * step).toPrecision(15)));
+  };
+  Object.defineProperty(input, 'value', {
+    configurable: true,
+    get() {
+      const v = valueOf.get.call(this);
+      return this.type === 'range' && v === '' ? rangeDefault(this) : v;
+    },
+    set(v) {
+      // A browser keeps a range's value on its step from min, within [min, max], in decimal.
+      if (this.type === 'range' && v !== '' && Number.isFinite(Number(v))) {
+        const min = this.min === '' ? 0 : Number(this.min);
+        const max = this.max === '' ? 100 : Number(this.max);
+        const step = this.step === '' ? 1 : Number(this.step);
+        let x = Math.min(Math.max(Number(v), min), Math.max(min, max));
+        if (this.step !== 'any' && step > 0) x = min + Math.round((x - min) / step) * step;
+        v = String(Number(x.toPrecision(12)));
+      }
+      valueOf.set.call(this, v);
+    },
+  });
+  Object.defineProperty(input, 'valueAsNumber', {
+    configurable: true,
+    get() {
+      return this.type === 'range' || this.type === 'number' ? (this.value === '' ? NaN : Number(this.value)) : NaN;
+    },
+    set(n) {
+      this.value = String(n);
+    },
+  });
+  // The theme's colours (widgets/chart/palette.ts reads each --hl-* colour as a probe's computed
+  // `color`): happy-dom computes no var() and no light-dark(), so a colour written as var(…) is
+  // resolved here through the custom properties in scope (the light scheme's value of a
+  // light-dark() pair: snapshots are drawn light; a page in dark mode shows the live widget's
+  // colours once it runs, and the snapshot sheet's own rules follow the scheme meanwhile).
+  const computed = window.getComputedStyle.bind(window);
+  const resolve = (node, value, depth = 0) => {
+    let v = value.trim();
+    for (let guard = 0; guard < 16 && /var\(|light-dark\(/.test(v); guard++) {
+      v = v.replace(/var\(\s*(--[\w-]+)\s*(?:,\s*((?:[^()]|\([^()]*(?:\([^()]*\)[^()]*)*\))*))?\)/, (_, name, fallback) => {
+        const own = customProperty(node, name);
+        return own !== '' ? own : (fallback ?? '');
+      });
+      v = v.replace(/light-dark\(\s*([^,()]+(?:\([^()]*\))?)\s*,[^()]*(?:\([^()]*\)[^()]*)*\)/, (_, light) => light.trim());
+    }
+    void depth;
+    return v;
+  };
+  const customProperty = (node, name) => {
+    for (let n = node; n; n = n.parentNode ?? n.host) {
+      if (n.nodeType !== 1) continue;
+      const v = computed(n).getPropertyValue(name);
+      if (v && v.trim()) return v.trim();
+    }
+    return '';
+  };
+  const toRgb = (colour) => {
+    const hex = /^#([0-9a-f]{6})$/i.exec(colour);
+    if (!hex) return colour;
+    const n = parseInt(hex[1], 16);
+    return `rgb(${n >> 16}, ${(n >> 8) & 255}, ${n & 255})`;
+  };
+  window.getComputedStyle = (node, pseudo) => {
+    const style = computed(node, pseudo);
+    const own = node.style?.color ?? '';
+    if (!/var\(/.test(own)) return style;
+    const color = toRgb(resolve(node, own));
+    return new Proxy(style, {
+      get: (target, key) => (key === 'color' ? color : typeof target[key] === 'function' ? target[key].bind(target) : target[key]),
+    });
+  };
+  globalThis.getComputedStyle = window.getComputedStyle;
+  installBoxWidths(window);
+  globalThis.fetch = fileFetch;
+  window.fetch = fileFetch;
+  globalThis.Worker = inProcessWorker(runTask);
+  installed = window;
+  return window;
+}

@@ -1,0 +1,132 @@
+// headlab/ssr: every <headlab-*> element of an HTML page rendered in Node, in its default state,
+// into the markup the live element draws first — a declarative shadow root (its shadow DOM, the
+// controls disabled copies) and a light-DOM copy of its figure (SVG and text summary) — with the
+// WASM core and the worker's tasks run in this process (no browser).
+//
+//   <headlab-x …>
+//     <template shadowrootmode="open">
+//       <link rel="stylesheet" href="…/headlab-x.css">   the element's own sheets, and one class per
+//       …the shadow DOM as drawn…                        hoisted inline style (strict CSP)
+//     </template>
+//     <div class="hl-snapshot" slot="hl-snapshot"><svg role="img">…</svg><p>summary</p></div>
+//   </headlab-x>
+//
+// The page is rendered as a whole (a figure names its model element by id, a <headlab-value> its
+// source). A widget drawn for the width of its box is drawn at each of `widths` (the element as
+// wide as its column in such a window, columnWidth); copies alike at neighbouring widths are
+// written once, each shown from its window width up to the next.
+import { createHash } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { installEnvironment, layoutPending, setLayoutWidth } from './environment.js';
+import { collect, elementsOf, snapshotMarkup, snapshotStylesheet } from './snapshot-markup.js';
+
+/**
+ * Window widths at which each element is drawn (px): the narrowest supported window, a phone, a
+ * tablet, a small laptop and a desktop; each drawing is shown from its width up to the next
+ * (hl-w-<from>-<to> classes), the narrowest below it too.
+ */
+export const CAPTURE_WIDTHS = [320, 360, 720, 1000, 1280];
+
+/**
+ * The width of an element's column in a window `w` px wide, for a page whose content is at most
+ * `maxWidth` px wide with `margin` px either side (default: a plain page, the body's 8 px margin,
+ * no maximum).
+ */
+export function bodyColumn({ maxWidth = Infinity, margin = 8 } = {}) {
+  return (w) => Math.min(maxWidth, w - 2 * margin);
+}
+
+let elements = null;
+let windowObject = null;
+
+/** The window with the widgets defined (once per process). */
+async function environment() {
+  if (!windowObject) {
+    let tasks = null;
+    windowObject = installEnvironment((message, port) => tasks.then((m) => m.runTask(message, port)));
+    tasks = import('./elements.js');
+    elements = await tasks;
+  }
+  await elements;
+  return windowObject;
+}
+
+/** Resolves when every widget of the document shows its default state (or an error), and no work or size report is pending. */
+async function settled(document) {
+  const widgets = elementsOf(document).filter((e) => e.shadowRoot);
+  for (const m of widgets) if (m.localName === 'headlab-max-digit-model') m.load?.();
+  for (;;) {
+    const ok = await Promise.all(widgets.map((e) => e.updateComplete));
+    void ok;
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    if (!layoutPending() && widgets.every((e) => !e.updatePending && !e.busy)) return;
+  }
+}
+
+/**
+ * Renders every headlab-* element of `html` (a whole page or a fragment).
+ * options: url (the page's file: URL or path, against which data files resolve), widths
+ * (CAPTURE_WIDTHS), columnWidth(windowWidth, element) (the element's width in such a window:
+ * bodyColumn()), stylesheetHref(tag) (where the page links the
+ * element's snapshot sheet; default `headlab-snapshot/<tag>.css` beside the page), perTag (a Map
+ * shared by the pages of one site, so that each tag has one sheet for all of them).
+ * Returns { html, stylesheets: Map<tag, css> (every tag perTag holds), elements: number,
+ * errors: [{ tag, id, message }] (elements that show a message instead of their figure: left
+ * without a snapshot), items
+ * (what was collected of each element: { tag, html, sheets, svg, summary }) }.
+ */
+export async function renderPage(html, options = {}) {
+  const window = await environment();
+  const url = options.url ? (/^file:/.test(options.url) ? options.url : pathToFileURL(options.url).href) : 'file:///index.html';
+  const widths = options.widths ?? CAPTURE_WIDTHS;
+  const columnWidth = options.columnWidth ?? bodyColumn();
+  const href = options.stylesheetHref ?? ((tag) => `headlab-snapshot/${tag}.css`);
+  if (!/<headlab-[a-z-]+/.test(html)) return { html, stylesheets: new Map(), elements: 0 };
+  window.happyDOM.setURL(url);
+  const document = window.document;
+  const body = /<body\b[^>]*>([\s\S]*)<\/body>/i.exec(html)?.[1] ?? html;
+  // Scripts do not run here (the page's own scripts are the browser's business).
+  // Parsed inert first (a template), then inserted: each element is upgraded with its children in
+  // place, as a browser's parser upgrades it after them (the quiz reads its slotted children when
+  // connected; happy-dom's innerHTML connected it before they were parsed).
+  const inert = document.createElement('template');
+  inert.innerHTML = body.replace(/<script\b[\s\S]*?<\/script>/gi, '');
+  document.body.replaceChildren(document.importNode(inert.content, true));
+  // One drawing per window width, widest first: every element given the width of its column
+  // there (environment.js measures the boxes inside it), the observers told, the widgets settled.
+  const captures = [];
+  try {
+    await settled(document);
+    for (const width of [...widths].sort((a, b) => b - a)) {
+      setLayoutWidth((element) => columnWidth(width, element));
+      await settled(document);
+      captures.push({ width, items: collect(document, width) });
+    }
+  } finally {
+    setLayoutWidth(null);
+  }
+  // An element showing a message instead of its figure (a bad attribute, a missing data file).
+  // Such an element gets no snapshot (its page keeps the space reserved for it, and the live
+  // widget shows the message); the caller is told.
+  const errors = [];
+  elementsOf(document).forEach((e, i) => {
+    if (!e.shadowRoot || !e.error) return;
+    errors.push({ tag: e.localName, id: e.id, message: e.error });
+    for (const c of captures) c.items[i].html = '';
+  });
+  const perTag = options.perTag ?? new Map();
+  const out = snapshotMarkup(html, captures, { perTag, href, file: url });
+  document.body.innerHTML = '';
+  const stylesheets = new Map([...perTag].map(([tag, entry]) => [tag, snapshotStylesheet(entry)]));
+  return {
+    html: out.html,
+    stylesheets,
+    elements: out.elements,
+    errors,
+    items: captures.find((c) => c.width === Math.max(...widths)).items,
+    captures,
+  };
+}
+
+/** A stable short name for content (the snapshot's pictures, if any, are named by it). */
+export const contentName = (bytes) => createHash('sha256').update(bytes).digest('hex').slice(0, 16);

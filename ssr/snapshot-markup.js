@@ -1,0 +1,200 @@
+// What a snapshot is made of, shared by the Node renderer (ssr/render.js) and the tests that
+// compare it with the live element in Chromium: `collect` serialises what each element shows now
+// (its shadow root's top-level nodes marked with the capture's class), `snapshotMarkup` writes the
+// captures of every width into the page's HTML, `snapshotStylesheet` the element's sheet.
+// `collect` runs in a page too (tests/browser pass it to page.evaluate): it uses only its
+// arguments and the DOM, no import.
+
+/** The page's headlab-* elements, in document order. */
+export function elementsOf(document) {
+  return [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'));
+}
+
+/**
+ * Serializes what each headlab-* element of `document` shows now: { tag, html, sheets, svg, summary }
+ * per element, its shadow root's top-level elements carrying the class `hl-captured-at-<width>`.
+ * Form controls are written as they show (value, checked, selected: serialization writes
+ * attributes, not live properties) and disabled (a still's controls do nothing).
+ */
+export function collect(document, width) {
+  const variant = `hl-captured-at-${width}`;
+  const out = [];
+  for (const el of document.querySelectorAll('*')) {
+    if (!el.localName.startsWith('headlab-')) continue;
+    const item = { tag: el.localName, html: '', sheets: [], svg: '', summary: '' };
+    out.push(item);
+    // An element without a shadow root (<headlab-value> in the prose) keeps its markup; it is
+    // listed so the page's elements and the file's tags stay in step.
+    if (!el.shadowRoot) continue;
+    // A widget whose light DOM is its content (the quiz: slotted question and choices) is
+    // already readable without script; a manual slot assignment cannot be declared in HTML.
+    if (el.shadowRoot.slotAssignment === 'manual') continue;
+    const root = el.shadowRoot;
+    const restore = [];
+    for (const input of root.querySelectorAll('input, select, textarea, button')) {
+      if (input.localName === 'input' && (input.type === 'checkbox' || input.type === 'radio')) {
+        restore.push([input, 'checked', input.hasAttribute('checked')]);
+        input.toggleAttribute('checked', input.checked);
+      } else if (input.localName === 'input') {
+        restore.push([input, 'value', input.getAttribute('value')]);
+        input.setAttribute('value', input.value);
+      }
+      // A text area serialises its text content, not the value it shows.
+      if (input.localName === 'textarea') {
+        restore.push([input, 'textContent', input.textContent]);
+        input.textContent = input.value;
+      }
+      if (input.localName === 'select') {
+        for (const o of input.options) {
+          restore.push([o, 'selected', o.hasAttribute('selected')]);
+          o.toggleAttribute('selected', o.selected);
+        }
+      }
+      restore.push([input, 'disabled', input.hasAttribute('disabled')]);
+      input.setAttribute('disabled', '');
+    }
+    const marked = [...root.children].map((child) => [child, child.getAttribute('class')]);
+    for (const [child] of marked) child.classList.add(variant);
+    item.html = root.innerHTML;
+    for (const [child, was] of marked) {
+      if (was === null) child.removeAttribute('class');
+      else child.setAttribute('class', was);
+    }
+    for (const [node, name, was] of restore.reverse()) {
+      if (name === 'textContent') node.textContent = was;
+      else if (typeof was === 'boolean') node.toggleAttribute(name, was);
+      else if (was === null) node.removeAttribute(name);
+      else node.setAttribute(name, was);
+    }
+    // The sheet's text as the widget gave it where the DOM kept it (ssr/environment.js), else as
+    // the browser's CSSOM writes it.
+    item.sheets = root.adoptedStyleSheets.map((s) => s.headlabSource ?? [...s.cssRules].map((r) => r.cssText).join('\n'));
+    try {
+      if (el.figures().length)
+        item.svg = el
+          .exportSvg()
+          .replace(/^<\?xml[^>]*>\s*/, '')
+          .trim();
+    } catch {
+      /* no figure in this state */
+    }
+    item.summary = el.summary;
+  }
+  return out;
+}
+
+/** The class of a snapshot shown for windows from `from` px (0: any narrower) up to `to` px (Infinity: any wider). */
+export const rangeClass = (from, to) => `hl-w-${from}-${Number.isFinite(to) ? to : 'up'}`;
+
+/** Shows each snapshot only in its range of window widths ([from, to) → one rule). */
+export function rangeCss(ranges) {
+  return (
+    [...ranges]
+      .sort((a, b) => a[0] - b[0] || a[1] - b[1])
+      .map(([from, to]) => {
+        const outside = [from > 0 ? `(width < ${from}px)` : '', Number.isFinite(to) ? `(width >= ${to}px)` : ''].filter(Boolean).join(', ');
+        return outside ? `@media ${outside} { .${rangeClass(from, to)} { display: none !important; } }` : '';
+      })
+      .filter(Boolean)
+      .join('\n') + '\n'
+  );
+}
+
+const escapeText = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const hex2 = (n) => Number(n).toString(16).padStart(2, '0');
+
+/**
+ * The still's drawing in fewer bytes, drawn the same: a heatmap is one <rect> per cell, and the
+ * own-model page's snapshots held 14,228 of them (about 1 MB of its 1.73 MB). Its live widget's
+ * hooks (data-* on a rect: the cell's query, row, column… for pointer and highlight) do nothing in
+ * a still, `rgb(r, g, b)` is `#rrggbb`, and an SVG element may close itself (`<rect … />` is
+ * valid in HTML's foreign content).
+ */
+export function compactDrawing(markup) {
+  return markup
+    .replace(/<rect\b[^>]*>/g, (tag) => tag.replace(/ data-[\w-]+="[^"]*"/g, ''))
+    .replace(/ (fill|stroke)="rgb\((\d+), ?(\d+), ?(\d+)\)"/g, (_, attr, r, g, b) => ` ${attr}="#${hex2(r)}${hex2(g)}${hex2(b)}"`)
+    .replace(/<(rect|circle|line|path|polygon|polyline|ellipse|use)\b([^>]*)><\/\1>/g, '<$1$2/>');
+}
+
+/**
+ * Writes the captures into `html`: each <headlab-*> open tag (the page's elements in document
+ * order, as `captures[i].items`) followed by its declarative shadow root — one copy per range of
+ * window widths, alike neighbours merged, inline styles hoisted into classes of `perTag`'s sheet —
+ * and its light-DOM figure. captures: [{ width, items }], any order. href(tag): the sheet's URL.
+ * An element already carrying a snapshot (rendered before) is left as it is.
+ */
+export function snapshotMarkup(html, captures, { perTag, href, file = 'page' }) {
+  const widest = [...captures].sort((a, b) => b.width - a.width);
+  const items = widest[0].items;
+  let index = 0;
+  let elements = 0;
+  const out = html.replace(/<(headlab-[a-z-]+)\b[^>]*>(<template shadowrootmode=)?/g, (open, tag, already) => {
+    const item = items[index++];
+    if (!item || item.tag !== tag) throw new Error(`${file}: element ${index} is <${item?.tag}> in the page, <${tag}> in the file`);
+    if (already || !item.html) return open;
+    const variants = widest.map((c) => c.items[index - 1]);
+    if (variants.some((v) => v?.tag !== tag || !v.html))
+      throw new Error(`${file}: element ${index} <${tag}> has no snapshot at every capture width`);
+    let entry = perTag.get(tag);
+    if (!entry) perTag.set(tag, (entry = { sheets: item.sheets, styles: new Map(), ranges: new Map() }));
+    const groups = [];
+    for (const [i, v] of variants.entries()) {
+      const mark = `hl-captured-at-${widest[i].width}`;
+      const same = groups.at(-1);
+      if (same && same.html.replaceAll(same.mark, mark) === v.html) same.from = widest[i].width;
+      else groups.push({ html: v.html, mark, from: widest[i].width, to: groups.at(-1)?.from ?? Infinity });
+    }
+    groups.at(-1).from = 0;
+    const markup = groups
+      .reverse()
+      .map((g) => {
+        const cls = rangeClass(g.from, g.to);
+        entry.ranges.set(cls, [g.from, g.to]);
+        return g.html.replaceAll(g.mark, cls);
+      })
+      .join('');
+    // style="…" → a class of this tag's snapshot stylesheet (!important keeps the inline precedence).
+    const hoisted = markup.replace(/<([\w-]+)([^>]*?) style="([^"]*)"([^>]*)>/g, (_, name, before, style, after) => {
+      const css = style.replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+      if (!entry.styles.has(css)) entry.styles.set(css, `hs${entry.styles.size.toString(36)}`);
+      const cls = entry.styles.get(css);
+      const attrs = `${before}${after}`;
+      return / class="/.test(attrs)
+        ? `<${name}${attrs.replace(/ class="([^"]*)"/, ` class="$1 ${cls}"`)}>`
+        : `<${name}${attrs} class="${cls}">`;
+    });
+    elements++;
+    const fallback =
+      item.svg || item.summary
+        ? `<div class="hl-snapshot" slot="hl-snapshot">${compactDrawing(item.svg)}${item.summary ? `<p>${escapeText(item.summary)}</p>` : ''}</div>`
+        : '';
+    return `${open}<template shadowrootmode="open"><link rel="stylesheet" href="${href(tag)}">${compactDrawing(hoisted)}</template>${fallback}`;
+  });
+  if (index !== items.length) throw new Error(`${file}: ${items.length} headlab-* elements in the page, ${index} in the file`);
+  return { html: out, elements };
+}
+
+/**
+ * What the live widget does by measuring, done by CSS in the still. A table wider than its scroll
+ * box keeps its caption in view, as wide as the box (widgets/base/dom.ts markScrollBox measures the
+ * box and sets --hl-scroll-width; theme.ts holds the caption to it): here the box is a size
+ * container and the caption at most 100cqi, so a still drawn in one window and shown in a narrower
+ * one wraps its caption as the live widget will (unchanged where the table fits: the caption is
+ * then the table's width, under 100cqi). Without it the caption took one line fewer at 360 px and
+ * the text below moved 22 px when the widget went live.
+ */
+const STILL_CSS =
+  '.scroll { container-type: inline-size; }\n.scroll > table > caption { position: sticky; left: 0; box-sizing: border-box; max-width: 100cqi; }\n';
+
+/** An element's snapshot sheet: its own sheets, the hoisted inline styles and the width ranges. */
+export function snapshotStylesheet({ sheets, styles, ranges }) {
+  const important = (css) =>
+    css
+      .split(';')
+      .filter((d) => d.trim())
+      .map((d) => `${d.trim()} !important`)
+      .join(';');
+  const hoisted = [...styles].map(([css, name]) => `.${name}{${important(css)}}`).join('\n');
+  return `${sheets.join('\n')}\n${STILL_CSS}${hoisted}\n${rangeCss(ranges.values())}`;
+}

@@ -1,0 +1,286 @@
+// Rendering without a browser (headlab/ssr, ssr/render.js; `headlab render`, ssr/cli.js):
+//   - every element of every built page, rendered in Node, is the markup the live element draws
+//     first in Chromium (its shadow DOM, its exported figure, its summary), after the
+//     normalisations listed below — so a change to a widget's first render that one side does not
+//     follow fails here;
+//   - `headlab render` over examples/plain-html: without JavaScript every figure shows its picture
+//     and summary; with it the live widget takes over with layout shift ≤ 0.01 and no flash.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { spawnSync } from 'node:child_process';
+import { root, screenshot, startSession } from './helpers.mjs';
+
+const site = path.join(root, 'build/site');
+const { renderPage } = await import(path.join(root, 'dist/ssr.js'));
+const { collect } = await import(path.join(root, 'ssr/snapshot-markup.js'));
+const { stripSnapshots } = await import(path.join(root, 'dist/ssr-cli.js'));
+
+/** Built pages with headlab-* elements, relative to build/site. */
+const PAGES = fs
+  .readdirSync(site, { recursive: true })
+  .filter((f) => f.endsWith('.html') && !f.startsWith('headlab') && !f.startsWith('assets'))
+  .filter((f) => /<headlab-[a-z-]+/.test(fs.readFileSync(path.join(site, f), 'utf8')))
+  .sort();
+
+/**
+ * What may differ between the two sides and why; everything else must be equal.
+ *  - Ids a widget makes from Math.random() (`scale-k3j…`, the labels' `for`, radio `name`s) and
+ *    from a page-wide counter (`field-problem-3`: the count of fields built before, in the order
+ *    the widgets started, which in a browser follows module and data arrival; `token-count-7` too).
+ *  - An empty class attribute (the same as none: happy-dom's classList.toggle(c, false) leaves one)
+ *    and the order of attributes.
+ *  - The number of background workers the seed grid says it will use: the machine's
+ *    navigator.hardwareConcurrency, the reader's in the live widget (the SSR machine's count is
+ *    no better a guess for the reader than Chromium's in the test).
+ */
+function normalise(s) {
+  return (
+    s
+      // The order of an element's attributes carries nothing (markParts adds `part` after the
+      // widget's own attributes in one DOM and before a later `hidden` in the other).
+      .replace(/<([a-z][\w-]*)((?:\s+[^\s=>]+(?:="[^"]*")?)+)(\s*\/?)>/g, (_, tag, attrs, end) => {
+        const list = attrs.match(/[^\s=>]+(?:="[^"]*")?/g).filter((a) => a !== 'class=""');
+        return `<${tag}${list.length ? ' ' : ''}${list.sort().join(' ')}${end}>`;
+      })
+      // A colour in a style attribute as Chromium's CSSOM writes it (rgb()), happy-dom keeps the hex.
+      .replace(
+        /style="([^"]*)"/g,
+        (_, css) =>
+          `style="${css.replace(/#([0-9a-f]{6})\b/gi, (__, h) => `rgb(${parseInt(h.slice(0, 2), 16)}, ${parseInt(h.slice(2, 4), 16)}, ${parseInt(h.slice(4), 16)})`)}"`,
+      )
+      .replace(/-[a-z0-9]{8,13}\b/g, '-ID')
+      .replace(/(field-problem|token-count)-\d+/g, '$1-N')
+      .replace(/in \d+ background workers?, \d+ seeds? at a time/g, 'in N background workers, N seeds at a time')
+  );
+}
+
+/**
+ * The kinds whose every element on the built pages renders in Node exactly as Chromium draws it
+ * first (after the normalisations above): a change to one side's first render fails here. The
+ * others are reported, not asserted, until the renderer draws them alike (ssr/README.md says
+ * why: a canvas heatmap, which happy-dom cannot draw; a drawing fitted to a measured width; a
+ * quiz whose slotted children are not yet parsed when happy-dom connects it).
+ */
+const EQUAL = new Set([
+  'headlab-attention-bars',
+  'headlab-attribution-patching',
+  'headlab-circuit-faithfulness',
+  'headlab-feature-recovery',
+  'headlab-head-ablation',
+  'headlab-head-contributions',
+  'headlab-head-svd',
+  'headlab-interventions',
+  'headlab-max-digit-mechanism',
+  'headlab-max-digit-model',
+  'headlab-path-patching',
+  'headlab-query-key-canvas',
+  'headlab-score-ramps',
+  'headlab-subspace-accuracy',
+  'headlab-transformer-ablation',
+  'headlab-transformer-composition',
+]);
+
+/** The width of an element's column on headlab's pages in a window `w` px wide (site/assets/site.css: text 42rem, page 62rem, 1rem gutters). */
+const siteColumn = (w, element) =>
+  element.closest('.hl-screen') ? w - 32 : element.closest('.hl-wide') ? Math.min(992, w - 32) : Math.min(672, w - 32);
+
+let session;
+before(async () => {
+  session = await startSession({ dir: site, csp: true });
+});
+after(async () => {
+  await session?.close();
+});
+
+test('every element of every built page: the SSR markup equals what the live element draws first in Chromium (1280 px)', async () => {
+  assert.ok(PAGES.length >= 5, `pages: ${PAGES.join(', ')}`);
+  const kinds = new Set();
+  const differing = [];
+  const failing = [];
+  const notYet = [];
+  for (const rel of PAGES) {
+    const file = path.join(site, rel);
+    const html = stripSnapshots(fs.readFileSync(file, 'utf8'));
+    const out = await renderPage(html, { url: file, widths: [1280], columnWidth: siteColumn });
+    for (const e of out.errors) (EQUAL.has(e.tag) ? failing : notYet).push(`${rel} <${e.tag}> id="${e.id}": ${e.message}`);
+    // The SSR side, as the snapshot pass collects it (ssr/render.js keeps the items it wrote).
+    const ssr = out.items;
+    const page = await session.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${session.url}${rel}`);
+    await page.waitForFunction(
+      () => {
+        for (const m of document.querySelectorAll('headlab-max-digit-model')) m.load?.();
+        return [...document.querySelectorAll('*')]
+          .filter((e) => e.localName.startsWith('headlab-') && e.shadowRoot)
+          .every((e) => e.renderCount > 0 && !e.updatePending && !e.busy && !e.shadowRoot.querySelector('link[href*="snapshot/"]'));
+      },
+      null,
+      { timeout: 120_000 },
+    );
+    const live = await page.evaluate(`(${collect})(document, 1280)`);
+    await page.close();
+    assert.equal(live.length, ssr.length, `${rel}: element count`);
+    for (const [i, l] of live.entries()) {
+      const s = ssr[i];
+      assert.equal(s.tag, l.tag, `${rel}: element ${i}`);
+      if (!l.html || !s.html) continue; // no snapshot on one side: an element failing in Node is in `failing` or `notYet`
+      if (EQUAL.has(l.tag)) kinds.add(l.tag);
+      for (const part of ['html', 'svg', 'summary']) {
+        const a = normalise(s[part]);
+        const b = normalise(l[part]);
+        if (a !== b) {
+          let at = 0;
+          while (a[at] === b[at]) at++;
+          (EQUAL.has(l.tag) ? differing : notYet).push(
+            `${rel} #${i} <${l.tag}> ${part} at ${at}:\n    node:     …${a.slice(Math.max(0, at - 80), at + 120)}\n    chromium: …${b.slice(Math.max(0, at - 80), at + 120)}`,
+          );
+        }
+      }
+    }
+  }
+  console.log(`not yet alike (not asserted):\n${notYet.map((d) => d.split('\n')[0]).join('\n')}`);
+  assert.deepEqual(failing, []);
+  assert.deepEqual(differing, []);
+  assert.deepEqual([...kinds].sort(), [...EQUAL].sort(), 'every kind asserted equal is on a built page');
+  console.log(`ssr: ${kinds.size} kinds equal to the live first render: ${[...kinds].sort().join(', ')}`);
+});
+
+/** An examples/plain-html copy with the package's dist/ where its page loads it, prerendered by `headlab render`. */
+function renderedPlainHtml() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'headlab-render-'));
+  fs.cpSync(path.join(root, 'examples/plain-html'), dir, { recursive: true });
+  fs.mkdirSync(path.join(dir, 'node_modules/headlab'), { recursive: true });
+  fs.cpSync(path.join(root, 'dist'), path.join(dir, 'node_modules/headlab/dist'), { recursive: true });
+  const r = spawnSync(process.execPath, [path.join(root, 'dist/headlab-cli.cjs'), 'render', dir], { encoding: 'utf8' });
+  assert.equal(r.status, 0, `headlab render: ${r.stderr}`);
+  assert.match(r.stdout, /headlab render: [1-9]\d* elements on 1 pages/);
+  return dir;
+}
+
+test('headlab render over examples/plain-html: without JavaScript every figure shows its picture and summary (360 and 1280 px, light and dark)', async () => {
+  const dir = renderedPlainHtml();
+  const html = fs.readFileSync(path.join(dir, 'index.html'), 'utf8');
+  assert.doesNotMatch(html, /\sstyle="/, 'no inline style attribute (strict CSP)');
+  const served = await startSession({ dir, csp: true });
+  try {
+    for (const width of [360, 1280])
+      for (const colorScheme of ['light', 'dark']) {
+        const page = await served.newPage({ javaScriptEnabled: false, viewport: { width, height: 900 }, colorScheme });
+        await page.goto(`${served.url}index.html`);
+        const figures = await page.evaluate(() =>
+          [...document.querySelectorAll('*')]
+            .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+            .map((e) => ({
+              tag: e.localName,
+              // The declarative shadow root drawn, at a size: the picture.
+              height: e.getBoundingClientRect().height,
+              drawn: Boolean(e.shadowRoot?.querySelector('svg, table')),
+              // The light-DOM copy: its SVG's title and the summary (a feed reader's, a search engine's).
+              title: e.querySelector(':scope > .hl-snapshot svg title')?.textContent ?? '',
+              summary: e.querySelector(':scope > .hl-snapshot p')?.textContent ?? '',
+            })),
+        );
+        assert.ok(figures.length >= 3, JSON.stringify(figures));
+        for (const f of figures) {
+          assert.ok(f.drawn && f.height > 100, `${f.tag} at ${width} px ${colorScheme}: ${JSON.stringify(f)}`);
+          assert.ok(f.title && f.summary.length > 20, `${f.tag}: light-DOM figure and summary: ${JSON.stringify(f)}`);
+        }
+        await screenshot(page, `ssr-plain-html-nojs-${width}-${colorScheme}`);
+        assert.deepEqual(page.problems, []);
+        await page.close();
+      }
+  } finally {
+    await served.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('headlab render over examples/plain-html: with JavaScript the live widgets take over with layout shift ≤ 0.01 and no flash (1280 px; 360 px reported)', async () => {
+  const dir = renderedPlainHtml();
+  const served = await startSession({ dir, csp: true });
+  try {
+    for (const width of [1280, 360]) {
+      const page = await served.newPage({ viewport: { width, height: 900 } });
+      await page.addInitScript(() => {
+        // As tests/browser/snapshots.test.mjs counts them: shifts before the first element is
+        // defined come from the static page (the snapshot sheets arriving after the first paint),
+        // not from a widget going live; they are reported apart.
+        window.__definedAt = Infinity;
+        const define = customElements.define.bind(customElements);
+        customElements.define = (...args) => {
+          window.__definedAt = Math.min(window.__definedAt, performance.now());
+          return define(...args);
+        };
+        window.__cls = 0;
+        window.__before = 0;
+        window.__shifts = [];
+        const observer = new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) {
+            if (e.hadRecentInput) continue;
+            if (e.startTime < window.__definedAt) {
+              window.__before += e.value;
+              continue;
+            }
+            window.__cls += e.value;
+            window.__shifts.push(
+              `${e.value.toFixed(4)}: ${e.sources
+                .map((s) => {
+                  const n = s.node?.nodeType === 3 ? s.node.parentElement : s.node;
+                  const host = n?.getRootNode()?.host?.localName ?? '';
+                  return `${host} ${n?.localName}.${n?.className} ${s.previousRect.y}→${s.currentRect.y} h${s.previousRect.height}→${s.currentRect.height}`;
+                })
+                .join('; ')}`,
+            );
+          }
+        });
+        observer.observe({ type: 'layout-shift', buffered: true });
+        window.__take = () => observer.takeRecords();
+        // A flash: the placeholder ("Loading the interactive figure…") shown while the snapshot is gone.
+        window.__flash = [];
+        const seen = () => {
+          for (const e of document.querySelectorAll('*'))
+            if (e.localName.startsWith('headlab-') && e.shadowRoot?.querySelector('.placeholder:not([hidden])'))
+              window.__flash.push(e.localName);
+          requestAnimationFrame(seen);
+        };
+        requestAnimationFrame(seen);
+      });
+      await page.goto(`${served.url}index.html`);
+      // Behind its snapshot a max-digit figure loads its module at the reader's first interaction
+      // (widgets/max-digit/loading.ts): the pointer moving onto it.
+      await page.waitForFunction(() => customElements.get('headlab-attention-bars') !== undefined);
+      await page.mouse.move(0, 0);
+      await page.locator('headlab-attention-bars').hover();
+      await page.waitForFunction(
+        () =>
+          [...document.querySelectorAll('*')]
+            .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+            .every((e) => e.renderCount > 0 && !e.updatePending && !e.shadowRoot.querySelector('link[href*="headlab-snapshot/"]')),
+        null,
+        { timeout: 90_000 },
+      );
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
+      const r = await page.evaluate(() => {
+        for (const e of window.__take()) if (!e.hadRecentInput) window.__cls += e.value;
+        return { cls: window.__cls, before: window.__before, shifts: window.__shifts, flash: [...new Set(window.__flash)] };
+      });
+      console.log(
+        `plain-html rendered, live at ${width} px: CLS ${r.cls.toFixed(4)} from the widgets, ${r.before.toFixed(4)} before any was defined ${r.shifts.join('; ')}`,
+      );
+      // At 360 px the max-digit figure moves its rows by 22 px for a frame as it goes live
+      // (0.022; the drawings before and after are the same, measured box by box): reported, not
+      // yet asserted.
+      if (width === 1280) assert.ok(r.cls <= 0.01, `${width} px: CLS ${r.cls.toFixed(4)}: ${r.shifts.join('; ')}`);
+      assert.deepEqual(r.flash, [], 'placeholder shown (a flash) on the way to the live widget');
+      await screenshot(page, `ssr-plain-html-live-${width}`);
+      assert.deepEqual(page.problems, []);
+      await page.close();
+    }
+  } finally {
+    await served.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

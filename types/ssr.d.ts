@@ -1,0 +1,31 @@
+// headlab/ssr: every <headlab-*> element of a page rendered in Node (no browser) into the markup
+// the live element draws first: a declarative shadow root and a light-DOM figure with its summary.
+
+/** An element that shows a message instead of its figure (a bad attribute, a missing data file). */
+export interface RenderError {
+  tag: string;
+  id: string;
+  message: string;
+}
+
+export interface RenderOptions {
+  /** The page's file path or file: URL; the elements' data files (src, config, …) resolve against it. */
+  url?: string;
+  /** Where the page links each element's snapshot stylesheet (default `headlab-snapshot/<tag>.css`). */
+  stylesheetHref?: (tag: string) => string;
+  /** Shared by the pages of one site, so that each tag has one stylesheet for all of them. */
+  perTag?: Map<string, unknown>;
+}
+
+export interface RenderResult {
+  /** The page with each element's snapshot written inside it. */
+  html: string;
+  /** Each element tag's snapshot stylesheet, to write where stylesheetHref says. */
+  stylesheets: Map<string, string>;
+  /** How many elements were rendered. */
+  elements: number;
+  errors: RenderError[];
+}
+
+/** Renders every headlab-* element of `html` (a whole page or a fragment) in its default state. */
+export function renderPage(html: string, options?: RenderOptions): Promise<RenderResult>;
