@@ -28,7 +28,9 @@ for (const rel of pages) {
   const file = path.join(site, rel);
   elements += (await renderPage(stripSnapshots(fs.readFileSync(file, 'utf8')), { url: file })).elements;
 }
-console.log(`ssr: ${elements} elements on ${pages.length} pages at 5 widths in ${((performance.now() - started) / 1000).toFixed(1)} s (Node, happy-dom)`);
+console.log(
+  `ssr: ${elements} elements on ${pages.length} pages at 5 widths in ${((performance.now() - started) / 1000).toFixed(1)} s (Node, happy-dom)`,
+);
 
 /** examples/plain-html with the package's dist/ where its page loads it; rendered when `render`. */
 function plainHtml(render) {

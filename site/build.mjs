@@ -284,11 +284,15 @@ if (process.argv[2] === 'render') {
     { mode: 0o755 },
   );
   fs.copyFileSync(path.join(wasmDir, 'headlab_cli.wasm'), path.join(distDir, 'headlab_cli.wasm'));
-  // headlab/ssr (ssr/render.js) and `headlab render` (ssr/cli.js): the widgets and the worker's
+  // headlab/ssr (ssr/render.js), `headlab render` (ssr/cli.js) and headlab/astro (ssr/astro.js): the widgets and the worker's
   // tasks bundled for Node beside the browser bundle (they read the same .wasm files and data/
   // through import.meta.url); happy-dom, their DOM, is the package's one dependency.
   await esbuild.build({
-    entryPoints: { ssr: path.join(root, 'ssr/render.js'), 'ssr-cli': path.join(root, 'ssr/cli.js') },
+    entryPoints: {
+      ssr: path.join(root, 'ssr/render.js'),
+      'ssr-cli': path.join(root, 'ssr/cli.js'),
+      astro: path.join(root, 'ssr/astro.js'),
+    },
     outdir: distDir,
     bundle: true,
     format: 'esm',

@@ -64,12 +64,33 @@ export async function main(args, { log = console.log, error = console.error } = 
     error(`headlab render: ${folder}: not a folder`);
     return 2;
   }
+  try {
+    const r = await renderFolder(folder, { force, column });
+    for (const line of r.skipped) error(`headlab render: not prerendered (the live widget will show it): ${line}`);
+    log(`headlab render: ${r.elements} elements on ${r.pages} pages in ${r.seconds.toFixed(1)} s`);
+    return 0;
+  } catch (err) {
+    error(`headlab render: ${err?.message ?? err}`);
+    return 1;
+  }
+}
+
+/**
+ * Renders every .html file under `folder` in place (see above); throws naming the file when a
+ * page cannot be rendered. An element that shows a message instead of its figure (a bad
+ * attribute, a missing data file, a figure Node cannot draw yet) is left without a snapshot and
+ * listed in `skipped` ("<file>: <tag> id: message").
+ * options: force (render elements that carry a snapshot again), column ({ maxWidth, margin }).
+ * Returns { pages, elements, skipped, seconds }.
+ */
+export async function renderFolder(folder, { force = false, column = {} } = {}) {
   const started = Date.now();
   const sheetDir = path.join(folder, 'headlab-snapshot');
   const perTag = new Map();
   let stylesheets = new Map();
   let pages = 0;
   let elements = 0;
+  const skipped = [];
   for (const file of htmlFiles(folder)) {
     const source = fs.readFileSync(file, 'utf8');
     if (!/<headlab-[a-z-]+/.test(source)) continue;
@@ -82,16 +103,11 @@ export async function main(args, { log = console.log, error = console.error } = 
         columnWidth: bodyColumn(column),
         perTag,
       });
-      stylesheets = out.stylesheets;
     } catch (err) {
-      error(`headlab render: ${file}: ${err?.message ?? err}`);
-      return 1;
+      throw new Error(`${file}: ${err?.message ?? err}`, { cause: err });
     }
-    const failed = out.errors.map((e) => `<${e.tag}>${e.id ? ` id="${e.id}"` : ''}: ${e.message}`);
-    if (failed.length) {
-      error(`headlab render: ${file}: ${failed.join('; ')}`);
-      return 1;
-    }
+    stylesheets = out.stylesheets;
+    for (const e of out.errors) skipped.push(`${file}: <${e.tag}>${e.id ? ` id="${e.id}"` : ''}: ${e.message}`);
     if (out.elements === 0) continue;
     fs.writeFileSync(file, out.html);
     pages++;
@@ -99,6 +115,5 @@ export async function main(args, { log = console.log, error = console.error } = 
   }
   if (stylesheets.size) fs.mkdirSync(sheetDir, { recursive: true });
   for (const [tag, css] of stylesheets) fs.writeFileSync(path.join(sheetDir, `${tag}.css`), css);
-  log(`headlab render: ${elements} elements on ${pages} pages in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return 0;
+  return { pages, elements, skipped, seconds: (Date.now() - started) / 1000 };
 }

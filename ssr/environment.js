@@ -157,7 +157,13 @@ function installBoxWidths(window) {
         reports--;
         const width = contentBox(target);
         if (!this.targets.has(target) || width === null) return;
-        this.callback([{ target, contentRect: new window.DOMRect(0, 0, width, 0) }], this);
+        // An error thrown here is the widget's (already shown in it by its guard): as a browser
+        // reports an error in an observer's callback, to the window's console, not the process.
+        try {
+          this.callback([{ target, contentRect: new window.DOMRect(0, 0, width, 0) }], this);
+        } catch (err) {
+          window.console.error(err);
+        }
       });
     }
     unobserve(target) {

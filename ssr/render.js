@@ -71,7 +71,8 @@ async function settled(document) {
  * element's snapshot sheet; default `headlab-snapshot/<tag>.css` beside the page), perTag (a Map
  * shared by the pages of one site, so that each tag has one sheet for all of them).
  * Returns { html, stylesheets: Map<tag, css> (every tag perTag holds), elements: number,
- * errors: [{ tag, id, message }] (elements that show a message instead of their figure), items
+ * errors: [{ tag, id, message }] (elements that show a message instead of their figure: left
+ * without a snapshot), items
  * (what was collected of each element: { tag, html, sheets, svg, summary }) }.
  */
 export async function renderPage(html, options = {}) {
@@ -105,9 +106,14 @@ export async function renderPage(html, options = {}) {
     setLayoutWidth(null);
   }
   // An element showing a message instead of its figure (a bad attribute, a missing data file).
-  const errors = elementsOf(document)
-    .filter((e) => e.shadowRoot && e.error)
-    .map((e) => ({ tag: e.localName, id: e.id, message: e.error }));
+  // Such an element gets no snapshot (its page keeps the space reserved for it, and the live
+  // widget shows the message); the caller is told.
+  const errors = [];
+  elementsOf(document).forEach((e, i) => {
+    if (!e.shadowRoot || !e.error) return;
+    errors.push({ tag: e.localName, id: e.id, message: e.error });
+    for (const c of captures) c.items[i].html = '';
+  });
   const perTag = options.perTag ?? new Map();
   const out = snapshotMarkup(html, captures, { perTag, href, file: url });
   document.body.innerHTML = '';

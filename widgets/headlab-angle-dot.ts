@@ -20,7 +20,15 @@ export interface AngleDotState {
   disagreements: number[];
 }
 
-export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
+/** The parts build() makes (this.parts). */
+interface AngleDotParts {
+  line: HTMLParagraphElement;
+  table: HTMLTableElement;
+  select: HTMLSelectElement;
+  fullBox: HTMLDivElement;
+}
+
+export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState, AngleDotParts> {
   static attributes = defineAttributes({
     matrix: oneOf(['cosine', 'dot'], { fallback: 'cosine', shared: true, doc: 'The full matrix shown: cosines or dot products.' }),
   });
@@ -28,60 +36,54 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
     .matrix td { min-width: 3.3em; }
     .lead { font-size: 1.02em; }
   `;
-
-  private line: HTMLParagraphElement | null = null;
-  private table: HTMLTableElement | null = null;
-  private full: HTMLTableElement | null = null;
-  private select: HTMLSelectElement | null = null;
   private disagreements: number[] = [];
   private tableVersion = -1;
-  private fullBox: HTMLDivElement | null = null;
 
   protected readState(): AngleDotState {
     return { matrix: this.matrix, disagreements: this.disagreements };
   }
 
-  protected buildContent(content: HTMLDivElement): void {
-    this.line = el('p', { class: 'lead', role: 'status' });
+  protected buildContent(content: HTMLDivElement): AngleDotParts {
+    const line = el('p', { class: 'lead', role: 'status' });
     const a = scrollBox('Angle and dot product by maximum');
-    this.table = el('table', { class: 'angle compact' });
-    a.append(this.table);
+    const table = el('table', { class: 'angle compact' });
+    a.append(table);
     const controls = el('div', { class: 'row' });
     const label = el('label', {}, 'Full matrix: ');
-    this.select = el('select', { name: 'matrix' });
-    this.select.append(el('option', { value: 'cosine' }, 'cosine'), el('option', { value: 'dot' }, 'dot product'));
-    label.append(this.select);
-    this.listen(this.select, 'change', () => {
-      this.matrix = this.select!.value as 'cosine' | 'dot';
+    const select = el('select', { name: 'matrix' });
+    select.append(el('option', { value: 'cosine' }, 'cosine'), el('option', { value: 'dot' }, 'dot product'));
+    label.append(select);
+    this.listen(select, 'change', () => {
+      this.matrix = select.value as 'cosine' | 'dot';
       this.emitChange();
     });
     controls.append(label);
     const b = scrollBox('Full matrix');
-    this.fullBox = b;
-    content.append(el('p', { class: 'title' }, 'Closest direction or largest dot product?'), this.line, a, controls, b);
+    content.append(el('p', { class: 'title' }, 'Closest direction or largest dot product?'), line, a, controls, b);
+    return { line, table, select, fullBox: b };
   }
 
   protected renderContent(model: MaxDigitModel): void {
     const v = model.analysis.angle_vs_dot;
     this.disagreements = [];
     for (let m = 0; m < 10; m++) if (v.best_by_cosine[m] !== v.best_by_dot[m]) this.disagreements.push(m);
-    this.line!.textContent =
+    this.parts.line.textContent =
       this.disagreements.length === 0
         ? 'For every maximum, the closest digit by angle is also the digit with the largest dot product: here angle and dot product agree.'
         : `Angle and dot product disagree for ${this.disagreements.map((m) => `maximum ${m} (closest by angle: ${v.best_by_cosine[m]}; largest dot product: ${v.best_by_dot[m]})`).join('; ')}. The readout takes the largest dot product, so length matters as well as angle.`;
-    this.line!.dataset.disagreements = this.disagreements.join(',');
+    this.parts.line.dataset.disagreements = this.disagreements.join(',');
     if (this.tableVersion !== model.version) {
       this.tableVersion = model.version;
       this.renderTable(model);
     }
-    this.select!.value = this.matrix;
+    this.parts.select.value = this.matrix;
     const which = this.matrix;
-    this.full = this.fragment(model, `full:${which}`, () => {
+    const full = this.fragment(model, `full:${which}`, () => {
       const table = el('table', { class: 'matrix compact' });
       this.renderFull(table, model, which);
       return table;
     });
-    this.show(this.fullBox!, this.full);
+    this.show(this.parts.fullBox, full);
   }
 
   protected modelChanged(): void {
@@ -102,14 +104,14 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
       {
         name: 'table',
         label: 'Angle and dot table',
-        scene: () => tablesScene([this.table!], this.themeColours(), 'Closest digit by angle and by dot product, for each maximum'),
+        scene: () => tablesScene([this.parts.table], this.themeColours(), 'Closest digit by angle and by dot product, for each maximum'),
       },
       {
         name: 'matrix',
         label: `Full ${this.matrix} matrix`,
         scene: () =>
           tablesScene(
-            [this.full!],
+            [this.shownFor(this.parts.fullBox, HTMLTableElement)],
             this.themeColours(),
             `${this.matrix === 'cosine' ? 'Cosine' : 'Dot product'} of the mean final vector with each digit`,
           ),
@@ -119,7 +121,7 @@ export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState> {
 
   private renderTable(model: MaxDigitModel): void {
     const v = model.analysis.angle_vs_dot;
-    const table = this.table!;
+    const table = this.parts.table;
     table.replaceChildren();
     table.createCaption().textContent =
       'Mean final vector for each maximum m against the digits’ unembeddings, top-3 W_O basis. Marked rows: angle and dot product pick different digits.';

@@ -35,7 +35,16 @@ const PANEL_H = 96;
 const WIDTH = 470;
 const LEFT = 62;
 
-export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
+/** The parts build() makes (this.parts). */
+interface AttentionBarsParts {
+  field: DigitsField;
+  svgSlot: HTMLDivElement;
+  scoreBox: HTMLDivElement;
+  byMaxTable: HTMLTableElement;
+  captionLine: HTMLParagraphElement;
+}
+
+export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState, AttentionBarsParts> {
   static attributes = defineAttributes({
     digits: digitsAttribute,
   });
@@ -44,13 +53,6 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
     .scores td.ans-col { background: color-mix(in srgb, var(--hl-neg) 18%, transparent); }
     .by-max td { min-width: 3.2em; }
   `;
-
-  private field: DigitsField | null = null;
-  private svgSlot: HTMLDivElement | null = null;
-  private scoreBox: HTMLDivElement | null = null;
-  private scoreTable: HTMLTableElement | null = null;
-  private byMaxTable: HTMLTableElement | null = null;
-  private captionLine: HTMLParagraphElement | null = null;
   private shown: { attention: number[]; tokens: number[]; maxDigit: number; text: string } | null = null;
   private byMaxVersion = -1;
 
@@ -59,28 +61,28 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
     return { digits, max_digit: Math.max(...digits) };
   }
 
-  protected buildContent(content: HTMLDivElement): void {
-    this.field = new DigitsField(
+  protected buildContent(content: HTMLDivElement): AttentionBarsParts {
+    const field = new DigitsField(
       this,
       'Digits (1 to 6, each 0–9):',
       (input, options) => this.bindField(input, options),
       () => this.emitChange(),
     );
     const figure = el('div', { class: 'figure' });
-    this.svgSlot = el('div');
-    this.captionLine = el('p', { class: 'caption' });
-    figure.append(this.svgSlot, this.captionLine);
+    const svgSlot = el('div');
+    const captionLine = el('p', { class: 'caption' });
+    figure.append(svgSlot, captionLine);
     const scoreBox = scrollBox('Scores of ANS against each token');
-    this.scoreBox = scoreBox;
     const byMaxBox = scrollBox('Attention mass by maximum');
-    this.byMaxTable = el('table', { class: 'by-max compact' });
-    byMaxBox.append(this.byMaxTable);
-    content.append(el('p', { class: 'title' }, 'Attention of the ANS token, head by head'), this.field.element, figure, scoreBox, byMaxBox);
+    const byMaxTable = el('table', { class: 'by-max compact' });
+    byMaxBox.append(byMaxTable);
+    content.append(el('p', { class: 'title' }, 'Attention of the ANS token, head by head'), field.element, figure, scoreBox, byMaxBox);
+    return { field, svgSlot, scoreBox, byMaxTable, captionLine };
   }
 
   protected renderContent(model: MaxDigitModel): void {
-    const digits = this.field!.digits();
-    this.field!.sync(this.root.activeElement);
+    const digits = this.parts.field.digits();
+    this.parts.field.sync(this.root.activeElement);
     const tokens = promptTokens(digits);
     const maxDigit = Math.max(...digits);
     const attention = this.cached(model, `att:${digits.join('')}`, () =>
@@ -91,20 +93,20 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
     const text = `ANS attention for the list ${digits.join(', ')} (maximum ${maxDigit}): mass on the maximum ${masses.map((m, h) => `head ${h} ${formatNumber(m, 3)}`).join(', ')}; mass on ANS itself ${Array.from({ length: this.heads }, (_, h) => `head ${h} ${formatNumber(attention[h * POSITIONS + 8], 3)}`).join(', ')}.`;
     this.shown = { attention, tokens, maxDigit, text };
     this.show(
-      this.svgSlot!,
+      this.parts.svgSlot,
       this.fragment(model, `svg:${digits.join('')}`, () => {
         const svg = svgEl('svg', { role: 'img', 'aria-label': text });
         drawSceneInto(svg, this.scene(attention, tokens, maxDigit));
         return svg;
       }),
     );
-    if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
-    this.scoreTable = this.fragment(model, `scores:${tokens.join(',')}`, () => {
+    if (this.parts.captionLine.textContent !== text) this.parts.captionLine.textContent = text;
+    const scoreTable = this.fragment(model, `scores:${tokens.join(',')}`, () => {
       const table = el('table', { class: 'scores compact' });
       this.renderScores(table, model, tokens, maxDigit);
       return table;
     });
-    this.show(this.scoreBox!, this.scoreTable);
+    this.show(this.parts.scoreBox, scoreTable);
     if (this.byMaxVersion !== model.version) {
       this.byMaxVersion = model.version;
       this.renderByMax(model);
@@ -130,7 +132,12 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
       {
         name: 'tables',
         label: 'Score tables',
-        scene: () => tablesScene([this.scoreTable!, this.byMaxTable!], this.themeColours(), 'Scores of ANS and attention mass by maximum'),
+        scene: () =>
+          tablesScene(
+            [this.shownFor(this.parts.scoreBox, HTMLTableElement), this.parts.byMaxTable],
+            this.themeColours(),
+            'Scores of ANS and attention mass by maximum',
+          ),
       },
     ];
   }
@@ -219,7 +226,7 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState> {
   }
 
   private renderByMax(model: MaxDigitModel): void {
-    const table = this.byMaxTable!;
+    const table = this.parts.byMaxTable;
     table.replaceChildren();
     table.createCaption().textContent = `Averaged over the ${formatCount(model.analysis.evaluation.lists)} evaluation lists: the mass each head's ANS row puts on the maximum digit (upper number) and on ANS itself (lower), by maximum.`;
     const head = table.createTHead().insertRow();

@@ -6,7 +6,15 @@
 // Attributes: digits ("2 3 4 5 6"), patches ("head:position …", e.g. "3:3 1:3"; each head at
 // most once, positions 0–8: BOS, six slots, SEP, ANS), model.
 // Events: `change` with { digits, patches, answer, clean_answer }.
-import { type AttributeProperties, custom, defineAttributes, el, type WidgetFigure, WidgetInputError } from './base/headlab-element.js';
+import {
+  type AttributeProperties,
+  custom,
+  defineAttributes,
+  el,
+  shownIn,
+  type WidgetFigure,
+  WidgetInputError,
+} from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import { tablesScene } from './chart/table-scene.js';
@@ -41,7 +49,17 @@ export interface AttentionPatchState {
 const WIDTH = 470;
 const HEIGHT = 230;
 
-export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
+/** The parts build() makes (this.parts). */
+interface AttentionPatchParts {
+  field: DigitsField;
+  answerLine: HTMLParagraphElement;
+  svgSlot: HTMLDivElement;
+  tableBox: HTMLDivElement;
+  answerParts: { clean: HTMLElement; patched: HTMLElement; tag: HTMLElement; what: Text };
+  svg: SVGSVGElement;
+}
+
+export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState, AttentionPatchParts> {
   static attributes = defineAttributes({
     digits: digitsAttribute,
     patches: custom({
@@ -77,20 +95,12 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     .answers strong { font-variant-numeric: tabular-nums; }
     .logits td, .logits th { min-width: 2.6em; }
   `;
-
-  private field: DigitsField | null = null;
   private groups: HTMLInputElement[][] = [];
-  private answerLine: HTMLParagraphElement | null = null;
-  private svgSlot: HTMLDivElement | null = null;
-  private tableBox: HTMLDivElement | null = null;
-  private table: HTMLTableElement | null = null;
   private lastAnswer = -1;
   private lastClean = -1;
   private shown: { result: MaxDigitPatchResult; what: string; text: string } | null = null;
   /** The prompt tokens and token names the radio labels were last written for. */
   private labelKey = '';
-  private answerParts: { clean: HTMLElement; patched: HTMLElement; tag: HTMLElement; what: Text } | null = null;
-  private svg: SVGSVGElement | null = null;
   /** The token names the table's columns were built for. */
   private tableFor: readonly string[] | null = null;
 
@@ -104,8 +114,8 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     this.emitChange();
   }
 
-  protected buildContent(content: HTMLDivElement): void {
-    this.field = new DigitsField(
+  protected buildContent(content: HTMLDivElement): AttentionPatchParts {
+    const field = new DigitsField(
       this,
       'Digits (1 to 6, each 0–9):',
       (input, options) => this.bindField(input, options),
@@ -144,48 +154,38 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     }
     const reset = el('button', { type: 'button' }, 'Reset');
     this.listen(reset, 'click', () => this.reset());
-    this.answerLine = el('p', { class: 'answers', role: 'status', 'aria-live': 'polite' });
-    this.answerParts = {
+    const answerLine = el('p', { class: 'answers', role: 'status', 'aria-live': 'polite' });
+    const answerParts = {
       clean: el('strong', { 'data-answer': 'clean' }),
       patched: el('strong', { 'data-answer': 'patched' }),
       tag: el('span', { class: 'tag same' }),
       what: document.createTextNode(''),
     };
-    this.answerLine.append(
+    answerLine.append(
       'Clean answer ',
-      this.answerParts.clean,
+      answerParts.clean,
       ' · patched answer ',
-      this.answerParts.patched,
+      answerParts.patched,
       ' ',
-      this.answerParts.tag,
-      this.answerParts.what,
+      answerParts.tag,
+      answerParts.what,
     );
     this.labelKey = '';
-    this.svg = null;
-    this.table = null;
+    const svg = svgEl('svg', { role: 'img' });
     this.tableFor = null;
     const figure = el('div', { class: 'figure' });
-    this.svgSlot = el('div');
-    figure.append(this.svgSlot);
+    const svgSlot = el('div');
+    figure.append(svgSlot);
     const box = scrollBox('Logits at ANS');
-    this.tableBox = box;
     const row = el('div', { class: 'row' });
     row.append(reset);
-    content.append(
-      el('p', { class: 'title' }, 'Point a head somewhere else'),
-      this.field.element,
-      intro,
-      heads,
-      row,
-      this.answerLine,
-      figure,
-      box,
-    );
+    content.append(el('p', { class: 'title' }, 'Point a head somewhere else'), field.element, intro, heads, row, answerLine, figure, box);
+    return { field, answerLine, svgSlot, tableBox: box, answerParts, svg };
   }
 
   protected renderContent(model: MaxDigitModel): void {
-    const digits = this.field!.digits();
-    this.field!.sync(this.root.activeElement);
+    const digits = this.parts.field.digits();
+    this.parts.field.sync(this.root.activeElement);
     const patches = this.patches;
     const tokens = promptTokens(digits);
     // The 40 radio labels name the prompt's tokens: rewritten only when the list (or the model's
@@ -223,7 +223,7 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
       patches.length === 0
         ? 'no head patched'
         : patches.map((x) => `head ${x.head} → ${slotName(x.position, tokens[x.position], names)}`).join(', ');
-    const line = this.answerParts!;
+    const line = this.parts.answerParts;
     setText(line.clean, String(r.original_answer));
     setText(line.patched, String(r.answer));
     setText(line.tag, changed ? 'changed' : 'unchanged');
@@ -233,17 +233,17 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
     this.shown = { result: r, what, text };
     // One chart and one table, patched in place (the same shapes and cells for every patch):
     // an update creates no nodes.
-    this.svg ??= svgEl('svg', { role: 'img' });
-    drawSceneInto(this.svg, this.scene(r.original_logits, r.logits), { reuse: true });
-    if (this.svg.getAttribute('aria-label') !== text) this.svg.setAttribute('aria-label', text);
-    this.show(this.svgSlot!, this.svg);
-    if (!this.table || this.tableFor !== names) {
-      this.table = el('table', { class: 'logits compact' });
+    drawSceneInto(this.parts.svg, this.scene(r.original_logits, r.logits), { reuse: true });
+    if (this.parts.svg.getAttribute('aria-label') !== text) this.parts.svg.setAttribute('aria-label', text);
+    this.show(this.parts.svgSlot, this.parts.svg);
+    let table = shownIn(this.parts.tableBox, HTMLTableElement);
+    if (!table || this.tableFor !== names) {
+      table = el('table', { class: 'logits compact' });
       this.tableFor = names;
-      this.buildTable(this.table, names);
+      this.buildTable(table, names);
     }
-    this.fillTable(this.table, [r.original_logits, r.logits]);
-    this.show(this.tableBox!, this.table);
+    this.fillTable(table, [r.original_logits, r.logits]);
+    this.show(this.parts.tableBox, table);
   }
 
   protected describe(): string {
@@ -266,7 +266,11 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState> {
         label: 'Logit table',
         scene: () => {
           shown();
-          return tablesScene([this.table!], this.themeColours(), 'All fourteen logits at ANS, clean and patched');
+          return tablesScene(
+            [this.shownFor(this.parts.tableBox, HTMLTableElement)],
+            this.themeColours(),
+            'All fourteen logits at ANS, clean and patched',
+          );
         },
       },
     ];

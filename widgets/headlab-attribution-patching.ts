@@ -27,6 +27,7 @@ import {
   text,
   type WidgetFigure,
   WidgetInputError,
+  shownIn,
 } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText, type ResolvedColours } from './chart/palette.js';
@@ -144,7 +145,14 @@ const SIDE = WIDTH - LEFT - 12;
 const LEGEND_TOP = TOP + SIDE + 42;
 const HEIGHT = LEGEND_TOP + 40;
 
-export class HeadlabAttributionPatching extends TransformerWidget<AttributionPatchingState> {
+/** The parts build() makes (this.parts). */
+interface AttributionPatchingParts {
+  plot: HTMLDivElement;
+  readout: HTMLParagraphElement;
+  captionLine: HTMLParagraphElement;
+}
+
+export class HeadlabAttributionPatching extends TransformerWidget<AttributionPatchingState, AttributionPatchingParts> {
   static attributes = defineAttributes({
     ...batchAttributes(true),
     point: text({
@@ -159,11 +167,6 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
     .scatter svg { display: block; width: 100%; height: auto; }
     .scatter:focus-visible { outline: 3px solid var(--hl-focus); outline-offset: 2px; }
   `;
-
-  private plot: HTMLDivElement | null = null;
-  private svg: SVGSVGElement | null = null;
-  private readout: HTMLParagraphElement | null = null;
-  private captionLine: HTMLParagraphElement | null = null;
   private shown: {
     doc: TransformerAttributionPatchingFile;
     model: LoadedTransformer;
@@ -214,18 +217,17 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
     };
   }
 
-  protected buildContent(content: HTMLDivElement): void {
+  protected buildContent(content: HTMLDivElement): AttributionPatchingParts {
     // A new plot (the figure built anew, e.g. attached again): its drawing is made anew too, not patched into the old one.
-    this.svg = null;
     // Focusable once it holds a drawing (an empty box is no target for a finger or the Tab key).
-    this.plot = el('div', { class: 'scatter', role: 'group' });
-    this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
-    this.captionLine = el('p', { class: 'caption' });
+    const plot = el('div', { class: 'scatter', role: 'group' });
+    const readout = el('p', { class: 'readout', 'aria-live': 'polite' });
+    const captionLine = el('p', { class: 'caption' });
     const figure = el('div', { class: 'figure' });
-    figure.append(this.plot, this.readout, this.captionLine);
+    figure.append(plot, readout, captionLine);
     content.append(el('p', { class: 'title' }, 'Attribution patching: the first-order estimate against the real patch'), figure);
     // Arrow keys step through the points (heads, then edges), Home and End go to the first and last.
-    this.listen(this.plot, 'keydown', (e) => {
+    this.listen(plot, 'keydown', (e) => {
       const k = (e as KeyboardEvent).key;
       const s = this.shown;
       if (!s) return;
@@ -249,8 +251,9 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
     const pick = (e: Event) => {
       const p = e as PointerEvent;
       const s = this.shown;
-      if (!s || !this.svg) return;
-      const box = this.svg.getBoundingClientRect();
+      const svg = shownIn(this.parts.plot, SVGSVGElement);
+      if (!s || !svg) return;
+      const box = svg.getBoundingClientRect();
       if (box.width === 0) return;
       const u = WIDTH / box.width;
       const x = (p.clientX - box.left) * u,
@@ -267,8 +270,9 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
       });
       if (best >= 0 && best !== this.pointOf(s.points)) this.choose(best);
     };
-    this.listen(this.plot, 'pointermove', pick);
-    this.listen(this.plot, 'pointerdown', pick);
+    this.listen(plot, 'pointermove', pick);
+    this.listen(plot, 'pointerdown', pick);
+    return { plot, readout, captionLine };
   }
 
   private choose(i: number): void {
@@ -299,8 +303,8 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
         const waiting = b.request
           ? `Computing attribution patching and the real patches over ${b.pending} in the worker… ${step ? `${step.done} of ${step.total} pairs done` : 'starting'}`
           : 'Reading the pairs file…';
-        if (this.captionLine!.textContent !== waiting) this.captionLine!.textContent = waiting;
-        this.plot!.setAttribute('aria-label', waiting);
+        if (this.parts.captionLine.textContent !== waiting) this.parts.captionLine.textContent = waiting;
+        this.parts.plot.setAttribute('aria-label', waiting);
       }
       return;
     }
@@ -311,16 +315,16 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
     const s = this.shown;
     const at = this.pointOf(s.points);
     const scene = this.scene(s.points, at);
-    if (!this.svg) {
-      this.svg = drawnSvg(scene);
-      this.plot!.tabIndex = 0;
-      this.plot!.replaceChildren(this.svg);
-    } else drawSceneInto(this.svg, scene, { reuse: true });
+    const svg = shownIn(this.parts.plot, SVGSVGElement);
+    if (!svg) {
+      this.parts.plot.tabIndex = 0;
+      this.parts.plot.replaceChildren(drawnSvg(scene));
+    } else drawSceneInto(svg, scene, { reuse: true });
     const p = s.points[at];
     const readout = `${p.name}: estimate ${fixed(p.estimate, 3)}, actual ${fixed(p.actual, 3)} (mean over ${doc.pairs} pairs; gap ${fixed(Math.abs(p.estimate - p.actual), 3)})`;
-    if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
-    if (this.captionLine!.textContent !== s.text) this.captionLine!.textContent = s.text;
-    this.plot!.setAttribute('aria-label', `${s.text} Arrow keys move through the points; the one read out: ${readout}.`);
+    if (this.parts.readout.textContent !== readout) this.parts.readout.textContent = readout;
+    if (this.parts.captionLine.textContent !== s.text) this.parts.captionLine.textContent = s.text;
+    this.parts.plot.setAttribute('aria-label', `${s.text} Arrow keys move through the points; the one read out: ${readout}.`);
   }
 
   /** The text summary: the batch, ρ per group, and the two largest disagreements among heads and among edges. */

@@ -82,7 +82,15 @@ interface RotationBase {
   before: AttentionResult;
 }
 
-export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
+/** The parts build() makes (this.parts). */
+interface BasisRotationParts {
+  panels: HTMLDivElement;
+  slider: HTMLInputElement;
+  angleText: HTMLOutputElement;
+  verdict: HTMLParagraphElement;
+}
+
+export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState, BasisRotationParts> {
   static attributes = defineAttributes({
     angle: number({ fallback: 30, min: -180, max: 180, shared: true, doc: 'The rotation, in degrees.' }),
     x: text({ property: false, doc: 'The inputs (JSON rows).' }),
@@ -108,18 +116,9 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
     .legend-q { font-weight: 600; text-decoration: underline solid 3px var(--hl-pos); text-underline-offset: 3px; }
     .legend-k { font-weight: 600; text-decoration: underline dashed 3px var(--hl-neg); text-underline-offset: 3px; }
   `;
-
-  private slider: HTMLInputElement | null = null;
-  private angleText: HTMLOutputElement | null = null;
   private tables: Record<string, MatrixTable> = {};
-  private verdict: HTMLParagraphElement | null = null;
-  private plot: {
-    svg: SVGSVGElement;
-    q: SVGLineElement[];
-    k: SVGLineElement[];
-    qLabel: SVGTextElement[];
-    kLabel: SVGTextElement[];
-  } | null = null;
+  /** The plot of the current shape (rebuildShape makes it at the first render and at each new shape). */
+  private plot: Plot | null = null;
   private lastShape = '';
 
   private inputs(): { x: number[][]; w_q: number[][]; w_k: number[][] } {
@@ -180,7 +179,7 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
     };
   }
 
-  protected build(): void {
+  protected build(): BasisRotationParts {
     this.tables = {};
     this.lastShape = '';
     const title = el('p', { class: 'title' }, 'Rotate the query–key basis');
@@ -199,8 +198,6 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
     });
     const sliderRow = el('div', { class: 'slider' });
     sliderRow.append(label, slider, out);
-    this.slider = slider;
-    this.angleText = out;
     const panels = el('div', { class: 'panels' });
     const legend = el('p', { class: 'note' });
     legend.append(
@@ -210,8 +207,9 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
       el('span', { class: 'legend-k' }, 'keys (dashed)'),
       ' after rotation, in coordinates 1 and 2.',
     );
-    this.verdict = el('p', { class: 'verdict', role: 'status' });
-    this.body.append(title, intro, sliderRow, panels, legend, this.verdict, this.exportControls());
+    const verdict = el('p', { class: 'verdict', role: 'status' });
+    this.body.append(title, intro, sliderRow, panels, legend, verdict, this.exportControls());
+    return { panels, slider, angleText: out, verdict };
   }
 
   figures(): WidgetFigure[] {
@@ -239,7 +237,7 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
     return `Rotation by ${formatNumber(this.angle, 1)}° of the query–key basis: q₁ moves from ${vec(first(before.q))} to ${vec(first(after.q))} and k₁ from ${vec(first(before.k))} to ${vec(first(after.k))}; the largest score difference is ${formatMagnitude(maxDiff)}, so ${ok ? 'every score is unchanged' : 'the scores changed'}.`;
   }
 
-  private rebuildShape(n: number, dk: number): void {
+  private rebuildShape(n: number, dk: number): Plot {
     this.lastShape = `${n}×${dk}`;
     const coords = Array.from({ length: dk }, (_, j) => `${j + 1}`);
     const keys = Array.from({ length: n }, (_, j) => `k${subscript(j + 1)}`);
@@ -254,15 +252,15 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
       s: make('Scores QKᵀ/√d_k (before)', queries, keys, 1),
       sr: make('Scores Q′K′ᵀ/√d_k (after)', queries, keys, 1),
     };
-    const panels = this.body.querySelector('.panels')!;
+    const { panels } = this.parts;
     const group = (...t: MatrixTable[]) => {
       const div = el('div', { class: 'scroll' });
       div.append(...t.map((x) => x.table));
       return div;
     };
-    this.plot = makePlot(n);
+    const plot = makePlot(n);
     const plotBox = el('div', { class: 'plot' });
-    plotBox.append(this.plot.svg);
+    plotBox.append(plot.svg);
     panels.replaceChildren(
       group(this.tables.q, this.tables.k),
       group(this.tables.qr, this.tables.kr),
@@ -270,28 +268,29 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState> {
       group(this.tables.s),
       group(this.tables.sr),
     );
+    return plot;
   }
 
   protected render(): void {
     const angle = this.angle;
     const { before, after, maxDiff } = this.compute();
     const shape = `${before.q.rows}×${before.q.cols}`;
-    if (shape !== this.lastShape) this.rebuildShape(before.q.rows, before.q.cols);
-    if (this.slider!.valueAsNumber !== angle) this.slider!.value = String(angle);
-    this.slider!.setAttribute('aria-valuetext', `${formatNumber(angle, 1)} degrees`);
-    this.angleText!.textContent = `${formatNumber(angle, 1)}°`;
+    if (shape !== this.lastShape || !this.plot) this.plot = this.rebuildShape(before.q.rows, before.q.cols);
+    if (this.parts.slider.valueAsNumber !== angle) this.parts.slider.value = String(angle);
+    this.parts.slider.setAttribute('aria-valuetext', `${formatNumber(angle, 1)} degrees`);
+    this.parts.angleText.textContent = `${formatNumber(angle, 1)}°`;
     this.tables.q.update(before.q);
     this.tables.k.update(before.k);
     this.tables.qr.update(after.q);
     this.tables.kr.update(after.k);
     this.tables.s.update(before.scores);
     this.tables.sr.update(after.scores);
-    this.verdict!.dataset.value = String(maxDiff);
+    this.parts.verdict.dataset.value = String(maxDiff);
     const ok = maxDiff <= SCORE_INVARIANCE_TOLERANCE;
-    this.verdict!.textContent = ok
+    this.parts.verdict.textContent = ok
       ? `Rotating both projections leaves the scores ${formatDifference(maxDiff, SCORE_INVARIANCE_TOLERANCE)}.`
       : `Rotating both projections changes the scores: ${formatDifference(maxDiff, SCORE_INVARIANCE_TOLERANCE)}.`;
-    updatePlot(this.plot!, after.q, after.k);
+    updatePlot(this.plot, after.q, after.k);
   }
 }
 
@@ -384,7 +383,9 @@ function makePlot(n: number) {
 }
 
 /** Draws coordinates 1 and 2 of each query and key row (scaled to the largest length; y up). */
-function updatePlot(plot: ReturnType<typeof makePlot>, q: Matrix, k: Matrix): void {
+type Plot = ReturnType<typeof makePlot>;
+
+function updatePlot(plot: Plot, q: Matrix, k: Matrix): void {
   let r = 0;
   for (const m of [q, k]) for (let i = 0; i < m.rows; i++) r = Math.max(r, Math.hypot(m.data[i * m.cols], m.data[i * m.cols + 1]));
   const s = r > 0 ? (PLOT / 2 - 16) / r : 0;

@@ -25,7 +25,17 @@ export interface ChoiceQuizState {
   solution_shown: boolean;
 }
 
-export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
+/** The parts build() makes (this.parts). */
+interface ChoiceQuizParts {
+  feedback: HTMLParagraphElement;
+  hintBox: HTMLDivElement;
+  solutionBox: HTMLDivElement;
+  /** Null when the quiz has no hint (no solution). */
+  hintButton: HTMLButtonElement | null;
+  solutionButton: HTMLButtonElement | null;
+}
+
+export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState, ChoiceQuizParts> {
   protected static needsCore = false;
   protected static shadowOptions: Partial<ShadowRootInit> = { slotAssignment: 'manual' };
   protected static css = /* css */ `
@@ -54,12 +64,7 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
   private radios: HTMLInputElement[] = [];
   private choiceLabels: HTMLLabelElement[] = [];
   private verdicts: HTMLSpanElement[] = [];
-  private feedback: HTMLParagraphElement | null = null;
-  private hintBox: HTMLDivElement | null = null;
-  private solutionBox: HTMLDivElement | null = null;
   private whyBoxes: HTMLDivElement[] = [];
-  private hintButton: HTMLButtonElement | null = null;
-  private solutionButton: HTMLButtonElement | null = null;
 
   /** Shareable state: selected (1-based), checked, hint and solution flags ("1"), e.g. #quiz.selected=2&quiz.checked=1. */
   get sharedState(): Record<string, string> {
@@ -85,7 +90,7 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
     this.result = selected !== null && values.checked === '1' ? (selected === this.correct ? 'correct' : 'incorrect') : null;
     this.hintShown = values.hint === '1';
     this.solutionShown = values.solution === '1';
-    if (this.feedback && this.result !== null) this.showVerdict();
+    if (this.hasParts && this.result !== null) this.showVerdict(this.parts.feedback);
     this.requestRender();
   }
 
@@ -109,7 +114,7 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
     };
   }
 
-  protected build(): void {
+  protected build(): ChoiceQuizParts {
     this.radios = [];
     this.choiceLabels = [];
     this.verdicts = [];
@@ -167,7 +172,7 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
     const check = el('button', { type: 'button' }, 'Check');
     this.listen(check, 'click', () => {
       this.result = this.selected === null ? null : this.selected === this.correct ? 'correct' : 'incorrect';
-      this.showVerdict();
+      this.showVerdict(this.parts.feedback);
       this.requestRender();
       this.emitChange();
     });
@@ -183,33 +188,33 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
       buttons.append(button);
       return button;
     };
-    this.hintBox = el('div', { class: 'hint', id: `hint-${id}`, hidden: '' });
-    this.hintBox.append(el('p', { class: 'part-title' }, 'Hint'), slotFor(hint));
-    this.solutionBox = el('div', { class: 'solution', id: `solution-${id}`, hidden: '' });
-    this.solutionBox.append(el('p', { class: 'part-title' }, 'Solution'), slotFor(solution));
-    this.hintButton = hint.length
-      ? toggle('Hint', this.hintBox, () => {
+    const hintBox = el('div', { class: 'hint', id: `hint-${id}`, hidden: '' });
+    hintBox.append(el('p', { class: 'part-title' }, 'Hint'), slotFor(hint));
+    const solutionBox = el('div', { class: 'solution', id: `solution-${id}`, hidden: '' });
+    solutionBox.append(el('p', { class: 'part-title' }, 'Solution'), slotFor(solution));
+    const hintButton = hint.length
+      ? toggle('Hint', hintBox, () => {
           this.hintShown = !this.hintShown;
         })
       : null;
-    this.solutionButton = solution.length
-      ? toggle('Solution', this.solutionBox, () => {
+    const solutionButton = solution.length
+      ? toggle('Solution', solutionBox, () => {
           this.solutionShown = !this.solutionShown;
         })
       : null;
-    this.feedback = el('p', { class: 'feedback', role: 'status', 'aria-live': 'polite' });
-    if (this.result !== null) this.showVerdict();
+    const feedback = el('p', { class: 'feedback', role: 'status', 'aria-live': 'polite' });
+    if (this.result !== null) this.showVerdict(feedback);
     this.whyBoxes = why.map((w) => {
       const box = el('div', { class: 'why', hidden: '' });
       box.append(slotFor([w]));
       return box;
     });
-    this.body.append(fieldset, buttons, this.feedback, ...this.whyBoxes, this.hintBox, this.solutionBox);
+    this.body.append(fieldset, buttons, feedback, ...this.whyBoxes, hintBox, solutionBox);
+    return { feedback, hintBox, solutionBox, hintButton, solutionButton };
   }
 
   /** Writes the verdict into the live region now (not in the next frame), so it is announced after the click. */
-  private showVerdict(): void {
-    const f = this.feedback!;
+  private showVerdict(f: HTMLParagraphElement): void {
     if (this.result === null) {
       f.textContent = 'Select one choice, then check.';
       f.className = 'feedback';
@@ -237,16 +242,16 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState> {
       v.textContent = good ? '✓ correct' : bad ? '✗ not this one' : '';
       v.className = `verdict${good ? ' good' : bad ? ' bad' : ''}`;
     });
-    if (this.result === null && this.feedback!.classList.length > 1) {
-      this.feedback!.textContent = '';
-      this.feedback!.className = 'feedback';
+    if (this.result === null && this.parts.feedback.classList.length > 1) {
+      this.parts.feedback.textContent = '';
+      this.parts.feedback.className = 'feedback';
     }
     this.whyBoxes.forEach((box, i) => {
       box.hidden = this.result === null || i !== this.selected;
     });
-    this.hintBox!.hidden = !this.hintShown;
-    this.solutionBox!.hidden = !this.solutionShown;
-    this.hintButton?.setAttribute('aria-expanded', String(this.hintShown));
-    this.solutionButton?.setAttribute('aria-expanded', String(this.solutionShown));
+    this.parts.hintBox.hidden = !this.hintShown;
+    this.parts.solutionBox.hidden = !this.solutionShown;
+    this.parts.hintButton?.setAttribute('aria-expanded', String(this.hintShown));
+    this.parts.solutionButton?.setAttribute('aria-expanded', String(this.solutionShown));
   }
 }

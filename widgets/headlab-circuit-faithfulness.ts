@@ -38,6 +38,7 @@ import {
   text,
   type WidgetFigure,
   WidgetInputError,
+  shownIn,
 } from './base/headlab-element.js';
 import type { BoundComputing, BoundValue } from './chart/format.js';
 import { formatCount, formatNumber } from './chart/format.js';
@@ -96,7 +97,14 @@ const TOP = 8;
 const ROW = 26;
 const AXIS_GAP = 10;
 
-export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfulnessState> {
+/** The parts build() makes (this.parts). */
+interface CircuitFaithfulnessParts {
+  plot: HTMLDivElement;
+  readout: HTMLParagraphElement;
+  captionLine: HTMLParagraphElement;
+}
+
+export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfulnessState, CircuitFaithfulnessParts> {
   static attributes = defineAttributes({
     circuit: text({ property: false, shared: true, doc: 'The circuit’s heads, "layer.head" pairs (default every head).' }),
     edges: text({ property: false, shared: true, doc: 'A circuit of edges instead, e.g. "0.0>1.1:k 0.0>1.1:q".' }),
@@ -128,10 +136,6 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
       this.emitChange();
     },
   );
-  private plot: HTMLDivElement | null = null;
-  private readout: HTMLParagraphElement | null = null;
-  private captionLine: HTMLParagraphElement | null = null;
-  private svg: SVGSVGElement | null = null;
   private shown: { doc: FaithfulnessDoc; model: LoadedTransformer; key: string; text: string } | null = null;
   /** The core's message for each batch or request the worker refused. */
   private readonly refusals = new WorkerRefusals();
@@ -228,22 +232,22 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
     };
   }
 
-  protected buildContent(content: HTMLDivElement): void {
+  protected buildContent(content: HTMLDivElement): CircuitFaithfulnessParts {
     // A new plot (the figure built anew, e.g. attached again): its drawing is made anew too, not patched into the old one.
-    this.svg = null;
     this.heads.reset();
     this.edgeBoxes.reset();
-    this.plot = el('div', { class: 'intervals', role: 'img' });
-    this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
-    this.captionLine = el('p', { class: 'caption' });
+    const plot = el('div', { class: 'intervals', role: 'img' });
+    const readout = el('p', { class: 'readout', 'aria-live': 'polite' });
+    const captionLine = el('p', { class: 'caption' });
     const figure = el('div', { class: 'figure' });
-    figure.append(this.plot, this.readout, this.captionLine);
+    figure.append(plot, readout, captionLine);
     content.append(
       el('p', { class: 'title' }, 'Circuit faithfulness: how much of the behaviour the chosen heads carry'),
       this.heads.box,
       this.edgeBoxes.box,
       figure,
     );
+    return { plot, readout, captionLine };
   }
 
   protected workerFailed(model: LoadedTransformer, key: string, err: Error): void {
@@ -272,25 +276,25 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
         // The previous circuit's bars stay drawn but are not read out as this one's.
         const what = edges ? `the paths ${edges.map(edgeWords).join(', ')}` : circuit.map(([l, h]) => headName(l, h)).join(', ');
         const waiting = b.request ? `Computing the recovery of ${what} over ${b.pending} in the worker…` : 'Reading the pairs file…';
-        if (this.readout!.textContent !== waiting) this.readout!.textContent = waiting;
-        this.plot!.setAttribute('aria-label', waiting);
-        this.plot!.setAttribute('aria-busy', 'true');
+        if (this.parts.readout.textContent !== waiting) this.parts.readout.textContent = waiting;
+        this.parts.plot.setAttribute('aria-label', waiting);
+        this.parts.plot.setAttribute('aria-busy', 'true');
       }
       return;
     }
     if (this.shown?.doc !== doc) this.shown = { doc, model, key, text: this.summaryOf(doc, b) };
     const s = this.shown;
     const scene = this.scene(s.doc);
-    if (!this.svg) {
-      this.svg = drawnSvg(scene);
-      this.plot!.replaceChildren(this.svg);
-    } else drawSceneInto(this.svg, scene, { reuse: true });
+    const svg = shownIn(this.parts.plot, SVGSVGElement);
+    if (!svg) {
+      this.parts.plot.replaceChildren(drawnSvg(scene));
+    } else drawSceneInto(svg, scene, { reuse: true });
     const r = s.doc.recovery;
     const readout = `Recovered: ${fixed(r.mean, 3)} (95 % interval ${fixed(r.lower, 3)} to ${fixed(r.upper, 3)}, p = ${r.p_value.toPrecision(2)}) of the clean-vs-corrupted logit difference.`;
-    if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
-    if (this.captionLine!.textContent !== s.text) this.captionLine!.textContent = s.text;
-    this.plot!.setAttribute('aria-label', s.text);
-    this.plot!.removeAttribute('aria-busy');
+    if (this.parts.readout.textContent !== readout) this.parts.readout.textContent = readout;
+    if (this.parts.captionLine.textContent !== s.text) this.parts.captionLine.textContent = s.text;
+    this.parts.plot.setAttribute('aria-label', s.text);
+    this.parts.plot.removeAttribute('aria-busy');
   }
 
   /** The summary: the circuit, what replaced the rest, its recovery with interval, and each head's leave-one-out. */

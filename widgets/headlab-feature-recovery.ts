@@ -116,7 +116,22 @@ const LOSS_HEIGHT = 250;
 const EVAL_SIZE_DEFAULT = 4096;
 const EVAL_SIZE_MAX = 100000;
 
-export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState> {
+/** The parts build() makes (this.parts). */
+interface FeatureRecoveryParts {
+  heatQuery: ResponseHeatmap;
+  heatValue: ResponseHeatmap;
+  paceBox: HTMLInputElement;
+  inputProblem: HTMLParagraphElement;
+  trainButton: HTMLButtonElement;
+  stopButton: HTMLButtonElement;
+  progressBar: HTMLProgressElement;
+  progressText: HTMLSpanElement;
+  lossSvg: SVGSVGElement;
+  resultsCaption: HTMLTableCaptionElement;
+  jsonButton: HTMLButtonElement;
+}
+
+export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState, FeatureRecoveryParts> {
   static attributes = defineAttributes({
     seed: setting('seed', 'Seed of the run’s initialisation and examples.'),
     steps: setting('steps', 'Training steps.'),
@@ -203,19 +218,8 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
   private visibility: IntersectionObserver | null = null;
 
   private inputs = new Map<string, HTMLInputElement>();
-  private paceBox: HTMLInputElement | null = null;
-  private inputProblem: HTMLParagraphElement | null = null;
-  private trainButton: HTMLButtonElement | null = null;
-  private stopButton: HTMLButtonElement | null = null;
-  private progressBar: HTMLProgressElement | null = null;
-  private progressText: HTMLSpanElement | null = null;
-  private lossSvg: SVGSVGElement | null = null;
-  private heatQuery: ResponseHeatmap | null = null;
-  private heatValue: ResponseHeatmap | null = null;
   private resultCells: HTMLTableCellElement[] = [];
   private draftCells: HTMLTableCellElement[] = [];
-  private resultsCaption: HTMLTableCaptionElement | null = null;
-  private jsonButton: HTMLButtonElement | null = null;
 
   /** The last finished or stopped run as results.json (matrices as arrays of rows), or null. */
   get results(): FeatureRecoveryResults | null {
@@ -431,9 +435,9 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
           ...(this.training.status === 'training' || !this.losses.length ? {} : { decades: finishedRunDecades(this.losses) }),
         });
       case 'response-query':
-        return this.heatQuery!.scene(colours, `R·W_q after ${steps} steps (seed ${seed})`);
+        return this.parts.heatQuery.scene(colours, `R·W_q after ${steps} steps (seed ${seed})`);
       case 'response-value':
-        return this.heatValue!.scene(colours, `R·W_v after ${steps} steps (seed ${seed})`);
+        return this.parts.heatValue.scene(colours, `R·W_v after ${steps} steps (seed ${seed})`);
     }
   }
 
@@ -454,7 +458,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     super.disconnectedCallback();
   }
 
-  protected build(): void {
+  protected build(): FeatureRecoveryParts {
     this.inputs = new Map();
     const title = el('p', { class: 'title' });
     title.append(subscripted('Train W_q and W_v in your browser'));
@@ -482,38 +486,38 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
       this.inputs.set(c.attr, input);
       this.listen(input, 'change', () => this.onInput(c, input));
     }
-    this.paceBox = el('input', { type: 'checkbox' });
+    const paceBox = el('input', { type: 'checkbox' });
     const paceLabel = el('label', { class: 'pace' });
-    paceLabel.append(this.paceBox, 'Slow down to watch');
-    this.listen(this.paceBox, 'change', () => {
-      this.pace = this.paceBox!.checked ? 'watch' : 'fast';
+    paceLabel.append(paceBox, 'Slow down to watch');
+    this.listen(paceBox, 'change', () => {
+      this.pace = paceBox.checked ? 'watch' : 'fast';
       this.emitChange();
     });
     settings.append(paceLabel);
-    this.inputProblem = el('p', { class: 'input-problem', role: 'status' });
-    fieldset.append(settings, this.inputProblem);
+    const inputProblem = el('p', { class: 'input-problem', role: 'status' });
+    fieldset.append(settings, inputProblem);
 
-    this.trainButton = el('button', { type: 'button', class: 'primary' }, 'Train');
-    this.stopButton = el('button', { type: 'button' }, 'Stop');
-    this.listen(this.trainButton, 'click', () => this.train());
-    this.listen(this.stopButton, 'click', () => this.stop());
-    this.progressBar = el('progress', { max: '1200', value: '0', 'aria-label': 'Training progress' });
-    this.progressText = el('span', { class: 'progress-text' });
+    const trainButton = el('button', { type: 'button', class: 'primary' }, 'Train');
+    const stopButton = el('button', { type: 'button' }, 'Stop');
+    this.listen(trainButton, 'click', () => this.train());
+    this.listen(stopButton, 'click', () => this.stop());
+    const progressBar = el('progress', { max: '1200', value: '0', 'aria-label': 'Training progress' });
+    const progressText = el('span', { class: 'progress-text' });
     const progress = el('div', { class: 'progress row' });
-    progress.append(this.trainButton, this.stopButton, this.progressBar, this.progressText);
+    progress.append(trainButton, stopButton, progressBar, progressText);
     const statusLine = this.statusRegion('note status');
 
     const lossFigure = el('div', { class: 'figure loss' });
     this.lossDrawn = null;
-    this.lossSvg = svgEl('svg', { role: 'img', 'aria-label': 'Training loss on a log scale' });
-    lossFigure.append(this.lossSvg);
+    const lossSvg = svgEl('svg', { role: 'img', 'aria-label': 'Training loss on a log scale' });
+    lossFigure.append(lossSvg);
 
-    this.heatQuery = new ResponseHeatmap('R·W_q', 'q', 'R·W_q: query response to each latent feature');
-    this.heatValue = new ResponseHeatmap('R·W_v', 'v', 'R·W_v: value response to each latent feature');
-    this.heatQuery.attach((t, type, h) => this.listen(t, type, h));
-    this.heatValue.attach((t, type, h) => this.listen(t, type, h));
+    const heatQuery = new ResponseHeatmap('R·W_q', 'q', 'R·W_q: query response to each latent feature');
+    const heatValue = new ResponseHeatmap('R·W_v', 'v', 'R·W_v: value response to each latent feature');
+    heatQuery.attach((t, type, h) => this.listen(t, type, h));
+    heatValue.attach((t, type, h) => this.listen(t, type, h));
     const maps = el('div', { class: 'maps' });
-    for (const heat of [this.heatQuery, this.heatValue]) {
+    for (const heat of [heatQuery, heatValue]) {
       const box = el('div', { class: 'figure map' });
       box.append(heat.element);
       maps.append(box);
@@ -526,7 +530,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     );
 
     const table = el('table', { class: 'results' });
-    this.resultsCaption = table.createCaption();
+    const resultsCaption = table.createCaption();
     const head = table.createTHead().insertRow();
     head.append(el('td'), el('th', { scope: 'col' }, 'this run'), el('th', { scope: 'col' }, 'draft (PyTorch)'));
     const body = table.createTBody();
@@ -540,14 +544,14 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     }
     for (const cell of this.resultCells) cell.className = 'num';
     for (const cell of this.draftCells) cell.className = 'draft';
-    this.jsonButton = el('button', { type: 'button' }, 'Download results.json');
-    this.listen(this.jsonButton, 'click', () => {
+    const jsonButton = el('button', { type: 'button' }, 'Download results.json');
+    this.listen(jsonButton, 'click', () => {
       void this.download('json');
     });
     const resultsBox = el('div', { class: 'scroll' });
     resultsBox.append(table);
     const jsonRow = this.exportControls({ json: false });
-    jsonRow.prepend(this.jsonButton);
+    jsonRow.prepend(jsonButton);
 
     this.body.append(title, intro, fieldset, progress, statusLine, lossFigure, maps, mapsNote, resultsBox, jsonRow);
 
@@ -576,6 +580,19 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
       });
       this.visibility.observe(this);
     }
+    return {
+      heatQuery,
+      heatValue,
+      paceBox,
+      inputProblem,
+      trainButton,
+      stopButton,
+      progressBar,
+      progressText,
+      lossSvg,
+      resultsCaption,
+      jsonButton,
+    };
   }
 
   /** A settings input changed: valid values become the attribute; invalid ones are flagged beside the inputs. */
@@ -585,10 +602,10 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     const ok = raw !== '' && Number.isFinite(value) && value >= c.min && value <= c.max && (!c.integer || Number.isInteger(value));
     setAttributeIfChanged(input, 'aria-invalid', String(!ok));
     if (!ok) {
-      this.inputProblem!.textContent = `${c.label} must be ${c.integer ? 'an integer' : 'a number'} from ${c.min} to ${c.max}; the last valid value (${this.settingOf(c.attr)}) is kept.`;
+      this.parts.inputProblem.textContent = `${c.label} must be ${c.integer ? 'an integer' : 'a number'} from ${c.min} to ${c.max}; the last valid value (${this.settingOf(c.attr)}) is kept.`;
       return;
     }
-    setText(this.inputProblem!, '');
+    setText(this.parts.inputProblem, '');
     setNumberAttribute(this, c.attr, value);
     this.emitChange();
   }
@@ -605,17 +622,17 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     }
     // Every input renders (a typed setting changes none of what follows): each text and attribute is
     // written only when it changes, since a text set again lays out its line (widgets/chart/text.ts).
-    if (this.paceBox!.checked !== (pace === 'watch')) this.paceBox!.checked = pace === 'watch';
+    if (this.parts.paceBox.checked !== (pace === 'watch')) this.parts.paceBox.checked = pace === 'watch';
     const training = this.training.status === 'training';
-    setText(this.trainButton!, this.training.status === 'idle' ? 'Train' : 'Restart');
-    if (this.stopButton!.disabled !== !training) this.stopButton!.disabled = !training;
+    setText(this.parts.trainButton, this.training.status === 'idle' ? 'Train' : 'Restart');
+    if (this.parts.stopButton.disabled !== !training) this.parts.stopButton.disabled = !training;
 
     const done = this.losses.length;
-    if (this.progressBar!.max !== this.runSteps) this.progressBar!.max = this.runSteps;
-    if (this.progressBar!.value !== done) this.progressBar!.value = done;
+    if (this.parts.progressBar.max !== this.runSteps) this.parts.progressBar.max = this.runSteps;
+    if (this.parts.progressBar.value !== done) this.parts.progressBar.value = done;
     const last = done ? this.losses[done - 1] : NaN;
     setText(
-      this.progressText!,
+      this.parts.progressText,
       this.training.status === 'idle'
         ? `Press Train to run ${settings.steps} steps.`
         : `step ${done} of ${this.runSteps}${done ? ` · loss ${formatMagnitude(last)}` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`,
@@ -626,18 +643,18 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     // that changes none (a typed setting) does not rebuild its 1,200-point scene.
     const lossKey = [this.losses, done, this.runSteps, this.chartWidth, colours, this.lastRun?.settings.seed ?? this.seed] as const;
     if (!this.lossDrawn || lossKey.some((v, i) => !Object.is(v, this.lossDrawn![i]))) {
-      drawSceneInto(this.lossSvg!, this.figure('loss'), { reuse: true });
+      drawSceneInto(this.parts.lossSvg, this.figure('loss'), { reuse: true });
       this.lossDrawn = lossKey;
     }
     setAttributeIfChanged(
-      this.lossSvg!,
+      this.parts.lossSvg,
       'aria-label',
       done
         ? `Training loss on a log scale: ${formatMagnitude(this.losses[0])} at step 1, ${formatMagnitude(last)} at step ${done}.`
         : 'Training loss on a log scale: no steps yet.',
     );
-    this.heatQuery!.update(this.responseQuery, colours);
-    this.heatValue!.update(this.responseValue, colours);
+    this.parts.heatQuery.update(this.responseQuery, colours);
+    this.parts.heatValue.update(this.responseValue, colours);
     this.renderResults();
   }
 
@@ -645,7 +662,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
     const r = this.lastRun;
     const seed = r?.settings.seed ?? this.seed;
     setText(
-      this.resultsCaption!,
+      this.parts.resultsCaption,
       r
         ? `Held-out evaluation on ${r.settings.eval_size} examples after ${r.steps_done} steps (seed ${seed})${r.partial ? ` — a partial run: stopped at step ${r.steps_done} of ${r.settings.steps}; the exported results.json says "partial": true` : ''}`
         : 'Held-out evaluation (train to fill in this run)',
@@ -675,7 +692,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState>
       ? [magnitudeCell(draft.heldout_mse), plainCell(draft.uniform_attention_mse, 3), draft.min_r2, draft.min_r2]
       : ['no published run for this seed', '', '', ''];
     draftTexts.forEach((text, i) => setText(this.draftCells[i], text));
-    if (this.jsonButton!.disabled !== (r === null)) this.jsonButton!.disabled = r === null;
+    if (this.parts.jsonButton.disabled !== (r === null)) this.parts.jsonButton.disabled = r === null;
   }
 }
 

@@ -21,7 +21,15 @@ export interface HeadAblationState {
 const WIDTH = 470;
 const HEIGHT = 220;
 
-export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
+/** The parts build() makes (this.parts). */
+interface HeadAblationParts {
+  line: HTMLParagraphElement;
+  residualLine: HTMLParagraphElement;
+  svgSlot: HTMLDivElement;
+  table: HTMLTableElement;
+}
+
+export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState, HeadAblationParts> {
   static attributes = defineAttributes({
     ablated: custom({
       type: 'number[]',
@@ -50,10 +58,6 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
   `;
 
   private buttons: HTMLButtonElement[] = [];
-  private line: HTMLParagraphElement | null = null;
-  private residualLine: HTMLParagraphElement | null = null;
-  private svgSlot: HTMLDivElement | null = null;
-  private table: HTMLTableElement | null = null;
   private lastAccuracy = 1;
   private shown: { full: MaxDigitAccuracyRow; cut: MaxDigitAccuracyRow; name: string; text: string } | null = null;
   private tableVersion = -1;
@@ -62,7 +66,7 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
     return { ablated: this.ablated, accuracy: this.lastAccuracy };
   }
 
-  protected buildContent(content: HTMLDivElement): void {
+  protected buildContent(content: HTMLDivElement): HeadAblationParts {
     const toggles = el('div', { class: 'row toggles', role: 'group', 'aria-label': 'Heads to remove' });
     this.buttons = [];
     for (let h = 0; h < CONTROL_HEADS; h++) {
@@ -76,15 +80,16 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
       toggles.append(b);
       this.buttons.push(b);
     }
-    this.line = el('p', { class: 'figures', role: 'status', 'aria-live': 'polite' });
+    const line = el('p', { class: 'figures', role: 'status', 'aria-live': 'polite' });
     const figure = el('div', { class: 'figure' });
-    this.svgSlot = el('div');
-    figure.append(this.svgSlot);
+    const svgSlot = el('div');
+    figure.append(svgSlot);
     const box = scrollBox('Accuracy for every set of heads removed');
-    this.table = el('table', { class: 'subsets' });
-    box.append(this.table);
-    this.residualLine = el('p', { class: 'caption' });
-    content.append(el('p', { class: 'title' }, 'Remove heads'), toggles, this.line, figure, this.residualLine, box);
+    const table = el('table', { class: 'subsets' });
+    box.append(table);
+    const residualLine = el('p', { class: 'caption' });
+    content.append(el('p', { class: 'title' }, 'Remove heads'), toggles, line, figure, residualLine, box);
+    return { line, residualLine, svgSlot, table };
   }
 
   /** The analysis row for a set of heads (the full model for the empty set). */
@@ -107,7 +112,7 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
     const cut = this.row(model, ablated);
     this.lastAccuracy = cut.accuracy;
     const name = ablated.length ? `without head${ablated.length > 1 ? 's' : ''} ${ablated.join(', ')}` : 'all four heads';
-    this.line!.replaceChildren(
+    this.parts.line.replaceChildren(
       `Accuracy ${name}: `,
       el('strong', { 'data-value': String(cut.accuracy), 'data-figure': 'accuracy' }, percent(cut.accuracy, 2)),
       ` (${formatCount(cut.correct)} of ${formatCount(cut.total)} lists); full model `,
@@ -118,7 +123,7 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
     const text = `Accuracy ${name}: ${percent(cut.accuracy, 2)} (full model ${percent(full.accuracy, 2)}); by maximum digit ${cut.accuracy_by_max.map((x, m) => `${m}: ${percent(x, 2)}`).join(', ')}, lowest for maximum ${worst}.`;
     this.shown = { full, cut, name, text };
     this.show(
-      this.svgSlot!,
+      this.parts.svgSlot,
       this.fragment(model, `svg:${ablated.join('')}`, () => {
         const svg = svgEl('svg', { role: 'img', 'aria-label': text, 'data-by-max': JSON.stringify(cut.accuracy_by_max) });
         drawSceneInto(svg, this.scene(full, cut, name));
@@ -126,7 +131,7 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
       }),
     );
     const a = model.analysis;
-    this.residualLine!.replaceChildren(
+    this.parts.residualLine.replaceChildren(
       'Reading out the heads alone, without the residual x',
       el('sub', {}, 'ANS'),
       ': ',
@@ -208,7 +213,7 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
         label: 'Every set of heads',
         scene: () => {
           shown();
-          return tablesScene([this.table!], this.themeColours(), 'Accuracy with every set of heads removed');
+          return tablesScene([this.parts.table], this.themeColours(), 'Accuracy with every set of heads removed');
         },
       },
     ];
@@ -219,7 +224,7 @@ export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState> {
   }
 
   private renderTable(model: MaxDigitModel, current: number[]): void {
-    const table = this.table!;
+    const table = this.parts.table;
     if (this.tableVersion === model.version) {
       for (const tr of table.tBodies[0].rows) tr.classList.toggle('current', tr.dataset.heads === current.join(','));
       return;

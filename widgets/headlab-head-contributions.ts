@@ -39,7 +39,18 @@ export interface HeadContributionsState {
   answer: number;
 }
 
-export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsState> {
+/** The parts build() makes (this.parts). */
+interface HeadContributionsParts {
+  field: DigitsField;
+  stage: HTMLDivElement;
+  angles: HTMLParagraphElement;
+  readout: HTMLParagraphElement;
+  loadingNote: HTMLParagraphElement;
+  scaleNote: HTMLParagraphElement;
+  tableBox: HTMLDivElement;
+}
+
+export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsState, HeadContributionsParts> {
   static attributes = defineAttributes({
     digits: digitsAttribute,
     mode: oneOf(['outputs', 'corrections'], {
@@ -61,23 +72,14 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     .layout-3d { display: flex; flex-wrap: wrap; gap: 0.75rem 1.5rem; align-items: flex-start; }
     .layout-3d .side { flex: 1 1 14rem; min-width: 0; }
   `;
-
-  private field: DigitsField | null = null;
-  private stage: HTMLDivElement | null = null;
   private view: View3D | null = null;
   private viewFailure = '';
-  private angles: HTMLParagraphElement | null = null;
-  private readout: HTMLParagraphElement | null = null;
-  private table: HTMLTableElement | null = null;
   private modeInputs: HTMLInputElement[] = [];
   private layoutInputs: HTMLInputElement[] = [];
-  private loadingNote: HTMLParagraphElement | null = null;
   private last: { pick: number; answer: number } = { pick: -1, answer: -1 };
-  private scaleNote: HTMLParagraphElement | null = null;
   private viewModule: typeof import('./max-digit/view3d.js') | null = null;
   private shown: { content: ViewContent; text: string } | null = null;
   private text = '';
-  private tableBox: HTMLDivElement | null = null;
 
   /** The 3-D view once its module has loaded (tests and diagnostics). */
   get view3d(): View3D | null {
@@ -88,8 +90,8 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     return { digits: this.digits, mode: this.mode, layout: this.layout, ...this.last };
   }
 
-  protected buildContent(content: HTMLDivElement): void {
-    this.field = new DigitsField(
+  protected buildContent(content: HTMLDivElement): HeadContributionsParts {
+    const field = new DigitsField(
       this,
       'Digits (1 to 6, each 0–9):',
       (input, options) => this.bindField(input, options),
@@ -146,39 +148,38 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     }
     legend.append(el('span', {}, 'thick: the sum'), el('span', {}, 'dots: the digits’ unembeddings'));
 
-    this.stage = el('div', {
+    const stage = el('div', {
       class: 'stage',
       tabindex: '0',
       role: 'group',
       'aria-roledescription': '3-D view',
       'aria-label': 'Head contributions in the top three W_O directions. Drag, or use the arrow keys, to rotate; Home resets the view.',
     });
-    this.loadingNote = el('p', { class: 'waiting' }, 'Loading the 3-D view…');
-    this.stage.append(this.loadingNote);
+    const loadingNote = el('p', { class: 'waiting' }, 'Loading the 3-D view…');
+    stage.append(loadingNote);
     const reset = el('button', { type: 'button' }, 'Reset view');
     this.listen(reset, 'click', () => this.view?.reset());
-    this.angles = el('p', { class: 'caption', role: 'status', 'aria-live': 'polite' });
+    const angles = el('p', { class: 'caption', role: 'status', 'aria-live': 'polite' });
     const resetRow = el('div', { class: 'row' });
-    resetRow.append(reset, this.angles);
-    this.readout = el('p', { class: 'readout', role: 'status', 'aria-live': 'polite' });
-    this.scaleNote = el('p', { class: 'caption' });
+    resetRow.append(reset, angles);
+    const readout = el('p', { class: 'readout', role: 'status', 'aria-live': 'polite' });
+    const scaleNote = el('p', { class: 'caption' });
     const box = scrollBox('Coordinates');
-    this.tableBox = box;
     const side = el('div', { class: 'side' });
-    side.append(this.readout, this.scaleNote, box);
+    side.append(readout, scaleNote, box);
     const main = el('div', { class: 'main3d' });
-    main.append(this.stage, resetRow);
+    main.append(stage, resetRow);
     const layout = el('div', { class: 'layout-3d' });
     layout.append(main, side);
-    content.append(el('p', { class: 'title' }, 'What each head adds, in three dimensions'), this.field.element, options, legend, layout);
+    content.append(el('p', { class: 'title' }, 'What each head adds, in three dimensions'), field.element, options, legend, layout);
 
     if (!this.view) {
       import('./max-digit/view3d.js').then(
         (m) => {
-          if (!this.stage) return;
+          if (!stage) return;
           this.viewModule = m;
           this.view = new m.View3D(
-            this.stage,
+            stage,
             (t, type, h) => this.listen(t, type, h),
             () => this.requestRender(),
           );
@@ -190,6 +191,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
         },
       );
     }
+    return { field, stage, angles, readout, loadingNote, scaleNote, tableBox: box };
   }
 
   /** No render before the 3-D module has loaded (or failed): the first render shows the whole figure. */
@@ -205,14 +207,14 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
   }
 
   private announceAngles(): void {
-    if (!this.view || !this.angles) return;
-    this.angles.textContent = `Turned ${formatNumber(this.view.azimuth, 0)}° about PC3, tilted ${formatNumber(this.view.elevation, 0)}°.`;
+    if (!this.view) return;
+    this.parts.angles.textContent = `Turned ${formatNumber(this.view.azimuth, 0)}° about PC3, tilted ${formatNumber(this.view.elevation, 0)}°.`;
   }
 
   protected renderContent(model: MaxDigitModel): void {
     if (this.viewFailure) throw new WidgetInputError(this.viewFailure);
-    const digits = this.field!.digits();
-    this.field!.sync(this.root.activeElement);
+    const digits = this.parts.field.digits();
+    this.parts.field.sync(this.root.activeElement);
     const mode = this.mode;
     const layout = this.layout;
     this.modeInputs.forEach((i) => {
@@ -232,7 +234,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     this.last = { pick, answer: c.answer };
     const maxDigit = Math.max(...digits);
 
-    this.readout!.replaceChildren(
+    this.parts.readout.replaceChildren(
       'In these three dimensions the sum has its largest dot product with digit ',
       el('strong', { 'data-figure': 'pick' }, String(pick)),
       '; the full model answers ',
@@ -248,17 +250,17 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     );
     const modeText = mode === 'outputs' ? 'Each head’s output' : 'Each head’s correction from its default (attending to ANS only)';
     this.text = `${modeText} for the list ${digits.join(', ')}, in the top three W_O directions: the sum is (${Array.from(c.head_sum.data, (x) => formatNumber(x, 2)).join(', ')}); its largest dot product with a digit's unembedding is ${formatNumber(dots[pick], 1)}, for digit ${pick}; the full model answers ${c.answer}.`;
-    this.table = this.fragment(model, `table:${digits.join('')}:${mode}`, () => {
+    const table = this.fragment(model, `table:${digits.join('')}:${mode}`, () => {
       const table = el('table', { class: 'coords compact' });
       this.renderTable(table, c, dots, mode);
       return table;
     });
-    this.show(this.tableBox!, this.table);
+    this.show(this.parts.tableBox, table);
 
     const view = this.view;
-    this.loadingNote!.hidden = view !== null;
+    this.parts.loadingNote.hidden = view !== null;
     if (!view) return;
-    if (!view.svg.isConnected) this.stage!.append(view.svg);
+    if (!view.svg.isConnected) this.parts.stage.append(view.svg);
     const colours = this.themeColours();
     const frame = this.cached(model, 'frame', () => this.modelFrame(model));
     const content = this.cached(model, `content:${digits.join('')}:${mode}:${layout}:${rgbText(colours.fg)}`, () =>
@@ -266,7 +268,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
     );
     this.shown = { content: content.view, text: this.text };
     view.set(content.view);
-    this.scaleNote!.textContent = `One scale for this model, whatever the list: the digit points are drawn ×${formatNumber(content.factor, 3)} so the farthest reaches as far as the longest sum over the single-digit lists; one factor on every digit leaves the largest dot product unchanged. The dotted line joins the digits 0 → 9.`;
+    this.parts.scaleNote.textContent = `One scale for this model, whatever the list: the digit points are drawn ×${formatNumber(content.factor, 3)} so the farthest reaches as far as the longest sum over the single-digit lists; one factor on every digit leaves the largest dot product unchanged. The dotted line joins the digits 0 → 9.`;
     view.svg.setAttribute('aria-label', this.text);
     this.announceAngles();
   }
@@ -381,7 +383,8 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
       {
         name: 'coordinates',
         label: 'Coordinates',
-        scene: () => tablesScene([this.table!], this.themeColours(), 'Coordinates on PC1–PC3 of W_O'),
+        scene: () =>
+          tablesScene([this.shownFor(this.parts.tableBox, HTMLTableElement)], this.themeColours(), 'Coordinates on PC1–PC3 of W_O'),
       },
     ];
   }

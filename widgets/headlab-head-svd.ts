@@ -57,7 +57,15 @@ export function mostCopying(svd: Pick<TransformerHeadSvd, 'heads'>): { layer: nu
   return best;
 }
 
-export class HeadlabHeadSvd extends TransformerWidget<HeadSvdState> {
+/** The parts build() makes (this.parts). */
+interface HeadSvdParts {
+  headSelect: HTMLSelectElement;
+  graphSlot: HTMLDivElement;
+  captionLine: HTMLParagraphElement;
+  tableBox: HTMLDivElement;
+}
+
+export class HeadlabHeadSvd extends TransformerWidget<HeadSvdState, HeadSvdParts> {
   static attributes = defineAttributes({
     layer: integer({
       fallback: 0,
@@ -77,11 +85,6 @@ export class HeadlabHeadSvd extends TransformerWidget<HeadSvdState> {
   protected static css = /* css */ `${TRANSFORMER_CSS}
     table.directions td, table.directions th { font-size: 0.85em; padding: 0.15rem 0.4rem; white-space: nowrap; }
   `;
-
-  private headSelect: HTMLSelectElement | null = null;
-  private graphSlot: HTMLDivElement | null = null;
-  private captionLine: HTMLParagraphElement | null = null;
-  private tableBox: HTMLDivElement | null = null;
   private selectsFor = '';
   private shown: { model: LoadedTransformer; svd: TransformerHeadSvd; layer: number; head: number; text: string } | null = null;
 
@@ -92,30 +95,31 @@ export class HeadlabHeadSvd extends TransformerWidget<HeadSvdState> {
     return { layer: s.layer, head: s.head, copying: e.copying, ov: e.ov_singular_values, qk: e.qk_singular_values };
   }
 
-  protected buildContent(content: HTMLDivElement): void {
+  protected buildContent(content: HTMLDivElement): HeadSvdParts {
     const controls = el('div', { class: 'controls' });
     const hl = el('label', {}, 'Head');
-    this.headSelect = el('select', { name: 'head' });
-    hl.append(this.headSelect);
+    const headSelect = el('select', { name: 'head' });
+    hl.append(headSelect);
     controls.append(hl);
-    this.listen(this.headSelect, 'change', () => {
-      const [l, h] = this.headSelect!.value.split('.').map(Number);
+    this.listen(headSelect, 'change', () => {
+      const [l, h] = headSelect.value.split('.').map(Number);
       this.layer = l;
       this.head = h;
       this.emitChange();
     });
     const figure = el('div', { class: 'figure' });
-    this.graphSlot = el('div');
-    this.captionLine = el('p', { class: 'caption', 'aria-live': 'polite' });
-    figure.append(this.graphSlot, this.captionLine);
-    this.tableBox = el('div', {
+    const graphSlot = el('div');
+    const captionLine = el('p', { class: 'caption', 'aria-live': 'polite' });
+    figure.append(graphSlot, captionLine);
+    const tableBox = el('div', {
       class: 'scroll',
       tabindex: '0',
       role: 'group',
       'aria-label': 'Top singular directions read in tokens',
       hidden: '',
     });
-    content.append(el('p', { class: 'title' }, 'Head SVD: what each head’s OV and QK matrices can do'), controls, figure, this.tableBox);
+    content.append(el('p', { class: 'title' }, 'Head SVD: what each head’s OV and QK matrices can do'), controls, figure, tableBox);
+    return { headSelect, graphSlot, captionLine, tableBox };
   }
 
   private fillSelect(model: LoadedTransformer): void {
@@ -125,7 +129,7 @@ export class HeadlabHeadSvd extends TransformerWidget<HeadSvdState> {
     const { n_layers: L, n_heads: H } = model.config;
     const options = [];
     for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) options.push(el('option', { value: `${l}.${h}` }, headName(l, h)));
-    this.headSelect!.replaceChildren(...options);
+    this.parts.headSelect.replaceChildren(...options);
   }
 
   protected renderContent(model: LoadedTransformer): void {
@@ -142,29 +146,29 @@ export class HeadlabHeadSvd extends TransformerWidget<HeadSvdState> {
     const svd = analysis?.head_svd;
     if (!svd) {
       const waiting = 'Computing the singular values of every head’s OV and QK matrices…';
-      if (this.captionLine!.textContent !== waiting) this.captionLine!.textContent = waiting;
-      if (this.shown?.model !== model) this.show(this.graphSlot!, el('p', { class: 'waiting' }, waiting));
+      if (this.parts.captionLine.textContent !== waiting) this.parts.captionLine.textContent = waiting;
+      if (this.shown?.model !== model) this.show(this.parts.graphSlot, el('p', { class: 'waiting' }, waiting));
       return;
     }
     // Without a layer and head attribute: the head that copies most.
     const best = mostCopying(svd);
     const layer = this.hasAttribute('layer') || this.hasAttribute('head') ? this.layer : best.layer;
     const head = this.hasAttribute('layer') || this.hasAttribute('head') ? this.head : best.head;
-    this.headSelect!.value = `${layer}.${head}`;
+    this.parts.headSelect.value = `${layer}.${head}`;
     const text = this.summaryText(model, svd, layer, head);
     this.shown = { model, svd, layer, head, text };
     this.show(
-      this.graphSlot!,
+      this.parts.graphSlot,
       this.fragment(model, `svd:${layer}.${head}|${this.themeKey()}`, () => {
         const svg = drawnSvg(this.scene(model, svd, layer, head), false);
         svg.setAttribute('aria-label', text);
         return svg;
       }),
     );
-    if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
-    this.tableBox!.hidden = false;
+    if (this.parts.captionLine.textContent !== text) this.parts.captionLine.textContent = text;
+    this.parts.tableBox.hidden = false;
     this.show(
-      this.tableBox!,
+      this.parts.tableBox,
       this.fragment(model, `directions:${layer}.${head}`, () => this.directionsTable(model, svd, layer, head)),
     );
   }

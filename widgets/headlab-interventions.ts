@@ -81,7 +81,23 @@ const EXAMPLES = 4;
 /** Largest |shift|: the core's bound (core/feature_recovery_task.hpp kMaxFeatureRecoveryShift). */
 const SHIFT_LIMIT = MAX_FEATURE_RECOVERY_SHIFT;
 
-export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
+/** The parts build() makes (this.parts). */
+interface InterventionsParts {
+  shiftField: { show: (text: string) => void };
+  featureSelect: HTMLSelectElement;
+  shiftInput: HTMLInputElement;
+  waiting: HTMLParagraphElement;
+  computing: HTMLParagraphElement;
+  runNote: HTMLParagraphElement;
+  output: HTMLDivElement;
+  cleanCell: HTMLTableCellElement;
+  afterCell: HTMLTableCellElement;
+  afterLabel: HTMLTableCellElement;
+  draftNote: HTMLParagraphElement;
+  barsSvg: SVGSVGElement;
+}
+
+export class HeadlabInterventions extends HeadlabElement<InterventionsState, InterventionsParts> {
   static attributes = defineAttributes({
     source: text({
       property: false,
@@ -148,19 +164,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
   private reached = false;
 
   private radios: HTMLInputElement[] = [];
-  private featureSelect: HTMLSelectElement | null = null;
-  private shiftInput: HTMLInputElement | null = null;
-  private shiftField: { show: (text: string) => void } | null = null;
-  private waiting: HTMLParagraphElement | null = null;
-  private computing: HTMLParagraphElement | null = null;
   private slowTimer = 0;
-  private runNote: HTMLParagraphElement | null = null;
-  private output: HTMLDivElement | null = null;
-  private cleanCell: HTMLTableCellElement | null = null;
-  private afterCell: HTMLTableCellElement | null = null;
-  private afterLabel: HTMLTableCellElement | null = null;
-  private draftNote: HTMLParagraphElement | null = null;
-  private barsSvg: SVGSVGElement | null = null;
   private exampleRows: HTMLTableCellElement[][] = [];
 
   /** The result for the current choice: null while the worker computes it (or before a run). */
@@ -277,23 +281,23 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
 
   /** Marks the output busy; after PENDING_SHOWN_MS still pending, dims it and shows the computing line. */
   private setPending(pending: boolean): void {
-    const output = this.output!;
+    const output = this.parts.output;
     if (output.getAttribute('aria-busy') !== String(pending)) output.setAttribute('aria-busy', String(pending));
     if (!pending) {
       window.clearTimeout(this.slowTimer);
       this.slowTimer = 0;
       output.classList.remove('slow');
-      this.computing!.hidden = true;
+      this.parts.computing.hidden = true;
       return;
     }
     const text = this.computingText();
-    if (this.computing!.textContent !== text) this.computing!.textContent = text;
+    if (this.parts.computing.textContent !== text) this.parts.computing.textContent = text;
     if (this.slowTimer || output.classList.contains('slow')) return;
     this.slowTimer = window.setTimeout(() => {
       this.slowTimer = 0;
       if (!this.busy) return;
       output.classList.add('slow');
-      this.computing!.hidden = false;
+      this.parts.computing.hidden = false;
     }, PENDING_SHOWN_MS);
   }
 
@@ -331,7 +335,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     take();
   }
 
-  protected build(): void {
+  protected build(): InterventionsParts {
     this.source = null;
     this.radios = [];
     const reach = () => {
@@ -364,22 +368,22 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
         }
       });
     }
-    this.featureSelect = el('select');
-    this.featureSelect.append(...[1, 2, 3].map((i) => el('option', { value: String(i) }, `feature ${i}`)));
-    this.listen(this.featureSelect, 'change', () => {
-      this.feature = Number(this.featureSelect!.value);
+    const featureSelect = el('select');
+    featureSelect.append(...[1, 2, 3].map((i) => el('option', { value: String(i) }, `feature ${i}`)));
+    this.listen(featureSelect, 'change', () => {
+      this.feature = Number(featureSelect.value);
       this.emitChange();
     });
-    this.shiftInput = el('input', { type: 'number', step: 'any', min: String(-SHIFT_LIMIT), max: String(SHIFT_LIMIT) });
+    const shiftInput = el('input', { type: 'number', step: 'any', min: String(-SHIFT_LIMIT), max: String(SHIFT_LIMIT) });
     const params = el('div', { class: 'params' });
     const fLabel = el('label', {}, 'Which feature ');
-    fLabel.append(this.featureSelect);
+    fLabel.append(featureSelect);
     const sLabel = el('label', {}, 'Shift ');
-    sLabel.append(this.shiftInput);
+    sLabel.append(shiftInput);
     params.append(fLabel, sLabel);
     // As the reader types (debounced): an empty or out-of-range shift is flagged beside the
     // field and the last valid shift is kept (docs/reading.md, typed fields).
-    this.shiftField = this.bindField(this.shiftInput, {
+    const shiftField = this.bindField(shiftInput, {
       label: 'the shift',
       parse: (text) => {
         const v = Number(text);
@@ -395,26 +399,26 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
       current: () => String(this.shift),
     });
 
-    this.waiting = el('p', { class: 'waiting', role: 'status' }, WAITING_TEXT);
+    const waiting = el('p', { class: 'waiting', role: 'status' }, WAITING_TEXT);
     // Over the top of the last result while a slow answer is computed (aria-busy on the output says it to screen readers).
-    this.computing = el('p', { class: 'waiting computing', hidden: '' });
-    this.output = el('div', { class: 'output', hidden: '' });
-    this.runNote = el('p', { class: 'note run', role: 'status' });
+    const computing = el('p', { class: 'waiting computing', hidden: '' });
+    const output = el('div', { class: 'output', hidden: '' });
+    const runNote = el('p', { class: 'note run', role: 'status' });
     const compare = el('table', { class: 'compare' });
     compare.createCaption().textContent = 'Prediction MSE on the held-out examples';
     const body = compare.createTBody();
     const r1 = body.insertRow();
     r1.append(el('th', { scope: 'row' }, 'clean: prediction against target'));
-    this.cleanCell = r1.insertCell();
+    const cleanCell = r1.insertCell();
     const r2 = body.insertRow();
-    this.afterLabel = el('th', { scope: 'row' });
-    r2.append(this.afterLabel);
-    this.afterCell = r2.insertCell();
-    this.cleanCell.className = this.afterCell.className = 'num';
-    this.draftNote = el('p', { class: 'note' });
+    const afterLabel = el('th', { scope: 'row' });
+    r2.append(afterLabel);
+    const afterCell = r2.insertCell();
+    cleanCell.className = afterCell.className = 'num';
+    const draftNote = el('p', { class: 'note' });
     const figure = el('div', { class: 'figure' });
-    this.barsSvg = svgEl('svg', { role: 'img' });
-    figure.append(this.barsSvg, this.exportControls());
+    const barsSvg = svgEl('svg', { role: 'img' });
+    figure.append(barsSvg, this.exportControls());
 
     const examples = el('table', { class: 'examples' });
     examples.createCaption().textContent = `First ${EXAMPLES} held-out examples`;
@@ -435,9 +439,23 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     compareBox.append(compare);
     const examplesBox = el('div', { class: 'scroll' });
     examplesBox.append(examples);
-    this.output.append(this.runNote, compareBox, this.draftNote, figure, examplesBox, this.computing);
-    this.body.append(title, intro, kinds, params, this.waiting, this.output);
+    output.append(runNote, compareBox, draftNote, figure, examplesBox, computing);
+    this.body.append(title, intro, kinds, params, waiting, output);
     this.connectSource();
+    return {
+      shiftField,
+      featureSelect,
+      shiftInput,
+      waiting,
+      computing,
+      runNote,
+      output,
+      cleanCell,
+      afterCell,
+      afterLabel,
+      draftNote,
+      barsSvg,
+    };
   }
 
   figures(): WidgetFigure[] {
@@ -521,10 +539,10 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     this.radios.forEach((radio) => {
       radio.checked = radio.value === kind;
     });
-    this.featureSelect!.value = String(this.feature);
-    this.featureSelect!.disabled = kind === 'shift';
-    this.shiftField!.show(String(this.shift));
-    this.shiftInput!.disabled = kind !== 'shift';
+    this.parts.featureSelect.value = String(this.feature);
+    this.parts.featureSelect.disabled = kind === 'shift';
+    this.parts.shiftField.show(String(this.shift));
+    this.parts.shiftInput.disabled = kind !== 'shift';
     if (this.source === this) {
       throw new WidgetInputError(
         `attribute source="${this.getAttribute('source')}" names this element itself; give the id of a <headlab-feature-recovery>`,
@@ -544,10 +562,10 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
       );
     }
     const t = this.trained;
-    this.waiting!.hidden = t !== null;
+    this.parts.waiting.hidden = t !== null;
     if (!t) {
-      if (this.waiting!.textContent !== WAITING_TEXT) this.waiting!.textContent = WAITING_TEXT;
-      this.output!.hidden = true;
+      if (this.parts.waiting.textContent !== WAITING_TEXT) this.parts.waiting.textContent = WAITING_TEXT;
+      this.parts.output.hidden = true;
       this.setPending(false);
       return;
     }
@@ -562,20 +580,20 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
     this.setPending(pending);
     if (pending) {
       // Nothing of this run drawn yet: the waiting line says what is computed.
-      this.output!.hidden = this.shown === null;
-      this.waiting!.hidden = this.shown !== null;
-      if (this.shown === null) this.waiting!.textContent = this.computingText();
+      this.parts.output.hidden = this.shown === null;
+      this.parts.waiting.hidden = this.shown !== null;
+      if (this.shown === null) this.parts.waiting.textContent = this.computingText();
       return;
     }
-    this.output!.hidden = false;
+    this.parts.output.hidden = false;
     this.shown = { run: t, result: r, kind, feature: this.feature, shift: this.shift };
-    this.runNote!.textContent = t.partial
+    this.parts.runNote.textContent = t.partial
       ? `Using a partial run: training was stopped at step ${t.steps_done} of ${t.settings.steps} (seed ${t.settings.seed}), so these matrices are not the finished model's.`
       : `Using the finished run: ${t.steps_done} steps, seed ${t.settings.seed}.`;
-    this.runNote!.classList.toggle('partial', t.partial);
-    setMse(this.cleanCell!, r.heldout_mse);
-    setMse(this.afterCell!, r.mse);
-    this.afterLabel!.textContent =
+    this.parts.runNote.classList.toggle('partial', t.partial);
+    setMse(this.parts.cleanCell, r.heldout_mse);
+    setMse(this.parts.afterCell, r.mse);
+    this.parts.afterLabel.textContent =
       kind === 'shift'
         ? `shifted: prediction against clean prediction (shift ${formatNumber(this.shift)})`
         : `${kind === 'erase-request' ? 'request' : 'payload'} feature ${this.feature} erased: prediction against original target`;
@@ -585,13 +603,13 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState> {
         : kind === 'erase-payload'
           ? DRAFT_PUBLISHED.erase_payload_mse
           : DRAFT_PUBLISHED.irrelevant_shift_mse;
-    this.draftNote!.textContent =
+    this.parts.draftNote.textContent =
       kind === 'shift'
         ? `The draft reports a change of about ${formatMagnitude(range[0])} to ${formatMagnitude(range[1])} in MSE for a shift of 5, across its three seeds.`
         : `The draft reports ${range[0]}–${range[1]} across its three seeds and the three feature choices.`;
     // Patched in place (the same 45 shapes each time): a typed shift creates no nodes.
-    drawSceneInto(this.barsSvg!, this.figure(), { reuse: true });
-    this.barsSvg!.setAttribute(
+    drawSceneInto(this.parts.barsSvg, this.figure(), { reuse: true });
+    this.parts.barsSvg.setAttribute(
       'aria-label',
       `MSE on a log scale: clean ${formatMagnitude(r.heldout_mse)}, with the intervention ${formatMagnitude(r.mse)}.`,
     );

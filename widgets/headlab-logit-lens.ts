@@ -53,7 +53,16 @@ export function stageName(s: number): string {
   return s === 0 ? 'embedding' : `after L${s - 1}`;
 }
 
-export class HeadlabLogitLens extends TransformerWidget<LogitLensState> {
+/** The parts build() makes (this.parts). */
+interface LogitLensParts {
+  field: PromptField;
+  positionSelect: HTMLSelectElement;
+  gridSlot: HTMLDivElement;
+  captionLine: HTMLParagraphElement;
+  tableBox: HTMLDivElement;
+}
+
+export class HeadlabLogitLens extends TransformerWidget<LogitLensState, LogitLensParts> {
   static attributes = defineAttributes({
     prompt: text({ shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),
     position: accessor<number>({ type: 'number', markup: 'Num', shared: true, doc: 'The chosen position (default the last).' }),
@@ -61,12 +70,6 @@ export class HeadlabLogitLens extends TransformerWidget<LogitLensState> {
   protected static css = /* css */ `${TRANSFORMER_CSS}
     table.stages td, table.stages th { font-size: 0.85em; padding: 0.15rem 0.4rem; white-space: nowrap; }
   `;
-
-  private field: PromptField | null = null;
-  private positionSelect: HTMLSelectElement | null = null;
-  private gridSlot: HTMLDivElement | null = null;
-  private captionLine: HTMLParagraphElement | null = null;
-  private tableBox: HTMLDivElement | null = null;
   private shown: {
     model: LoadedTransformer;
     tokens: number[];
@@ -101,8 +104,8 @@ export class HeadlabLogitLens extends TransformerWidget<LogitLensState> {
     };
   }
 
-  protected buildContent(content: HTMLDivElement): void {
-    this.field = new PromptField(
+  protected buildContent(content: HTMLDivElement): LogitLensParts {
+    const field = new PromptField(
       this,
       'Prompt:',
       (input, options) => this.bindField(input, options),
@@ -110,40 +113,41 @@ export class HeadlabLogitLens extends TransformerWidget<LogitLensState> {
     );
     const controls = el('div', { class: 'controls' });
     const l = el('label', {}, 'Position');
-    this.positionSelect = el('select', { name: 'position' });
-    l.append(this.positionSelect);
+    const positionSelect = el('select', { name: 'position' });
+    l.append(positionSelect);
     controls.append(l);
-    this.listen(this.positionSelect, 'change', () => {
-      this.setAttribute('position', this.positionSelect!.value);
+    this.listen(positionSelect, 'change', () => {
+      this.setAttribute('position', positionSelect.value);
       this.emitChange();
     });
     const figure = el('div', { class: 'figure' });
-    this.gridSlot = el('div');
-    this.captionLine = el('p', { class: 'caption', 'aria-live': 'polite' });
-    figure.append(this.gridSlot, this.captionLine);
-    this.tableBox = el('div', { class: 'scroll', tabindex: '0', role: 'group', 'aria-label': 'Top tokens at each stage', hidden: '' });
+    const gridSlot = el('div');
+    const captionLine = el('p', { class: 'caption', 'aria-live': 'polite' });
+    figure.append(gridSlot, captionLine);
+    const tableBox = el('div', { class: 'scroll', tabindex: '0', role: 'group', 'aria-label': 'Top tokens at each stage', hidden: '' });
     content.append(
       el('p', { class: 'title' }, 'Logit lens: what the model would predict after each layer'),
-      this.field.element,
+      field.element,
       controls,
       figure,
-      this.tableBox,
+      tableBox,
     );
+    return { field, positionSelect, gridSlot, captionLine, tableBox };
   }
 
   protected renderContent(model: LoadedTransformer): void {
-    this.field!.sync(model);
-    const tokens = this.field!.tokens(model);
+    this.parts.field.sync(model);
+    const tokens = this.parts.field.tokens(model);
     const T = tokens.length;
     const position = this.positionOf(T);
     const pKey = `${model.version}|${tokens.join(',')}`;
-    if (this.positionSelect!.dataset.key !== pKey) {
-      this.positionSelect!.dataset.key = pKey;
-      this.positionSelect!.replaceChildren(
+    if (this.parts.positionSelect.dataset.key !== pKey) {
+      this.parts.positionSelect.dataset.key = pKey;
+      this.parts.positionSelect.replaceChildren(
         ...tokens.map((t, p) => el('option', { value: String(p) }, `${p}: ${tokenName(model.config, t)}`)),
       );
     }
-    this.positionSelect!.value = String(position);
+    this.parts.positionSelect.value = String(position);
     const analysis = this.analyzedInWorker(model, `lens:${tokens.join(',')}`, {
       prompt: tokens,
       sequences: 1,
@@ -153,24 +157,24 @@ export class HeadlabLogitLens extends TransformerWidget<LogitLensState> {
     const lens = analysis?.logit_lens;
     if (!lens) {
       const waiting = 'Reading the residual stream after each layer through the unembedding…';
-      if (this.captionLine!.textContent !== waiting) this.captionLine!.textContent = waiting;
-      if (this.shown?.model !== model) this.show(this.gridSlot!, el('p', { class: 'waiting' }, waiting));
+      if (this.parts.captionLine.textContent !== waiting) this.parts.captionLine.textContent = waiting;
+      if (this.shown?.model !== model) this.show(this.parts.gridSlot, el('p', { class: 'waiting' }, waiting));
       return;
     }
     const text = this.summaryText(model, tokens, lens, position);
     this.shown = { model, tokens, position, lens, text };
     this.show(
-      this.gridSlot!,
+      this.parts.gridSlot,
       this.fragment(model, `lens:${tokens.join(',')}|${position}|${this.themeKey()}`, () => {
         const svg = drawnSvg(this.scene(model, tokens, lens, position), false);
         svg.setAttribute('aria-label', text);
         return svg;
       }),
     );
-    if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
-    this.tableBox!.hidden = false;
+    if (this.parts.captionLine.textContent !== text) this.parts.captionLine.textContent = text;
+    this.parts.tableBox.hidden = false;
     this.show(
-      this.tableBox!,
+      this.parts.tableBox,
       this.fragment(model, `stages:${tokens.join(',')}|${position}`, () => this.stagesTable(model, lens, position)),
     );
   }

@@ -53,7 +53,13 @@ const PANEL_W = 208;
 const ROW_H = 62;
 const TOP = 44;
 
-export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MaxDigitMechanismState> {
+/** The parts build() makes (this.parts). */
+interface MaxDigitMechanismParts {
+  field: DigitsField;
+  answerLine: HTMLParagraphElement;
+}
+
+export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MaxDigitMechanismState, MaxDigitMechanismParts> {
   static attributes = defineAttributes({
     digits: digitsAttribute,
   });
@@ -64,18 +70,15 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MaxDigitMechanismSt
     .arrow { align-self: center; color: var(--hl-muted); font-size: 1.3em; }
     @media (max-width: 40rem) { .arrow { display: none; } }
   `;
-
-  private field: DigitsField | null = null;
   private slots: HTMLDivElement[] = [];
-  private answerLine: HTMLParagraphElement | null = null;
   private shown: Shown | null = null;
 
   protected readState(): MaxDigitMechanismState {
     return { digits: this.digits, answer: this.shown?.answer ?? -1 };
   }
 
-  protected buildContent(content: HTMLDivElement): void {
-    this.field = new DigitsField(
+  protected buildContent(content: HTMLDivElement): MaxDigitMechanismParts {
+    const field = new DigitsField(
       this,
       'Digits (1 to 6, each 0–9):',
       (input, options) => this.bindField(input, options),
@@ -96,13 +99,14 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MaxDigitMechanismSt
       strip.append(figure);
       return slot;
     });
-    this.answerLine = el('p', { class: 'caption', role: 'status', 'aria-live': 'polite' });
-    content.append(el('p', { class: 'title' }, 'The mechanism at a glance'), this.field.element, strip, this.answerLine);
+    const answerLine = el('p', { class: 'caption', role: 'status', 'aria-live': 'polite' });
+    content.append(el('p', { class: 'title' }, 'The mechanism at a glance'), field.element, strip, answerLine);
+    return { field, answerLine };
   }
 
   protected renderContent(model: MaxDigitModel): void {
-    const digits = this.field!.digits();
-    this.field!.sync();
+    const digits = this.parts.field.digits();
+    this.parts.field.sync();
     const key = digits.join('');
     const tokens = promptTokens(digits);
     const shown = this.cached(model, `mech:${key}`, (): Shown => {
@@ -146,7 +150,7 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MaxDigitMechanismSt
       ),
     );
     const text = `${shown.text}`;
-    if (this.answerLine!.textContent !== text) this.answerLine!.textContent = text;
+    if (this.parts.answerLine.textContent !== text) this.parts.answerLine.textContent = text;
   }
 
   protected describe(): string {

@@ -55,7 +55,23 @@ export interface MaxDigitModelState {
 
 const CHUNK_STEPS = 100;
 
-export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
+/** The parts build() makes (this.parts). */
+interface MaxDigitModelParts {
+  source: MaxDigitModelSource;
+  seedField: { show: (text: string) => void };
+  now: HTMLParagraphElement;
+  seedInput: HTMLInputElement;
+  inputProblem: HTMLParagraphElement;
+  trainButton: HTMLButtonElement;
+  stopButton: HTMLButtonElement;
+  shippedButton: HTMLButtonElement;
+  /** The seed field, Train and the way back (hidden under no-training). */
+  trainRow: HTMLDivElement;
+  bar: HTMLProgressElement;
+  progressText: HTMLSpanElement;
+}
+
+export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState, MaxDigitModelParts> {
   static attributes = defineAttributes({
     src: text({ doc: 'The weights JSON, resolved against the page (default the shipped seed-0 weights beside the package).' }),
     seed: integer({ fallback: 1, min: 0, max: MAX_SEED, shared: true, doc: 'Seed of an in-page retraining.' }),
@@ -80,8 +96,6 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     .progress-text { font-variant-numeric: tabular-nums; font-size: 0.9em; }
     .now { margin: 0.2rem 0 0.4rem; }
   `;
-
-  private source: MaxDigitModelSource | null = null;
   private lazyObserver: IntersectionObserver | null = null;
   private readonly training = new TrainingJob(
     this,
@@ -92,23 +106,17 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
   private progressTotal = 0;
   private lastLoss = NaN;
 
-  private now: HTMLParagraphElement | null = null;
-  private seedInput: HTMLInputElement | null = null;
-  private inputProblem: HTMLParagraphElement | null = null;
-  private seedField: { show: (text: string) => void } | null = null;
-  private trainButton: HTMLButtonElement | null = null;
-  private stopButton: HTMLButtonElement | null = null;
-  private shippedButton: HTMLButtonElement | null = null;
-  private bar: HTMLProgressElement | null = null;
-  private progressText: HTMLSpanElement | null = null;
-  private trainRow: HTMLDivElement | null = null;
-
   get trainingStatus(): ModelTrainingStatus {
     return this.training.status;
   }
   /** The model source the widgets share (null before the element starts). */
   get modelSource(): MaxDigitModelSource | null {
     return this.source;
+  }
+
+  /** The model source build() found for this element's id (null before the first build). */
+  private get source(): MaxDigitModelSource | null {
+    return this.hasParts ? this.parts.source : null;
   }
 
   protected readState(): MaxDigitModelState {
@@ -294,7 +302,7 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
           } else {
             this.training.status = 'done';
             const label = `seed ${settings.seed}, ${settings.steps} steps${settings.unit_norm_unembedding ? ', unit-norm W_U' : ''}, trained in this page`;
-            this.source!.replace(value.weights, value.analysis, label, settings.seed!);
+            this.parts.source.replace(value.weights, value.analysis, label, settings.seed!);
             this.announce(
               `Trained from seed ${settings.seed}: accuracy ${formatAccuracy(value.analysis.accuracy, value.analysis.evaluation.lists)}. Every figure tied to this model now shows it.`,
             );
@@ -333,13 +341,13 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
     super.disconnectedCallback();
   }
 
-  protected build(): void {
+  protected build(): MaxDigitModelParts {
     if (!this.id) throw new WidgetInputError('a <headlab-max-digit-model> needs an id, which the widgets name in their model attribute');
-    this.source = modelSource(this.id);
-    this.listen(this.source, 'change', () => this.requestRender());
+    const source = modelSource(this.id);
+    this.listen(source, 'change', () => this.requestRender());
     retryOnInteraction(
       (target, type, handler) => this.listen(target, type, handler),
-      () => this.source,
+      () => source,
     );
     // loading="lazy": fetch the weights only when the panel, or a widget reading it, nears the
     // viewport (and, behind a snapshot, after the reader's first interaction: build() runs then).
@@ -349,26 +357,25 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
         (entries) => {
           if (!entries.some((e) => e.isIntersecting)) return;
           observer.disconnect();
-          void this.source?.load(this.weightsUrl(), this.timeout);
+          void source.load(this.weightsUrl(), this.timeout);
         },
         { rootMargin: '600px 0px' },
       );
       readers.forEach((r) => observer.observe(r));
       this.lazyObserver = observer;
     } else {
-      void this.source.load(this.weightsUrl(), this.timeout);
+      void source.load(this.weightsUrl(), this.timeout);
     }
 
-    this.now = el('p', { class: 'now', role: 'status' });
+    const now = el('p', { class: 'now', role: 'status' });
     const row = el('div', { class: 'row train' });
-    this.trainRow = row;
     const label = el('label', {}, 'Seed');
-    this.seedInput = el('input', { type: 'number', min: '0', max: String(MAX_SEED), step: '1', name: 'seed', inputmode: 'numeric' });
-    label.append(this.seedInput);
-    this.inputProblem = el('p', { class: 'input-problem', role: 'status' });
-    this.seedField = this.bindField(this.seedInput, {
+    const seedInput = el('input', { type: 'number', min: '0', max: String(MAX_SEED), step: '1', name: 'seed', inputmode: 'numeric' });
+    label.append(seedInput);
+    const inputProblem = el('p', { class: 'input-problem', role: 'status' });
+    const seedField = this.bindField(seedInput, {
       label: 'the seed',
-      message: this.inputProblem,
+      message: inputProblem,
       parse: (text) => {
         const v = Number(text);
         if (!/^[0-9]+$/.test(text) || !Number.isInteger(v) || v > MAX_SEED)
@@ -380,45 +387,46 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState> {
       },
       current: () => String(this.seed),
     });
-    this.trainButton = el('button', { type: 'button' }, 'Train a new model');
-    this.stopButton = el('button', { type: 'button' }, 'Stop');
-    this.shippedButton = el('button', { type: 'button' }, 'Back to the loaded weights');
-    this.listen(this.trainButton, 'click', () => this.train());
-    this.listen(this.stopButton, 'click', () => this.stop());
-    this.listen(this.shippedButton, 'click', () => this.useShipped());
-    this.bar = el('progress', { max: '1', value: '0', 'aria-label': 'Training progress' });
-    this.progressText = el('span', { class: 'progress-text' });
-    row.append(label, this.trainButton, this.stopButton, this.bar, this.progressText, this.shippedButton);
+    const trainButton = el('button', { type: 'button' }, 'Train a new model');
+    const stopButton = el('button', { type: 'button' }, 'Stop');
+    const shippedButton = el('button', { type: 'button' }, 'Back to the loaded weights');
+    this.listen(trainButton, 'click', () => this.train());
+    this.listen(stopButton, 'click', () => this.stop());
+    this.listen(shippedButton, 'click', () => this.useShipped());
+    const bar = el('progress', { max: '1', value: '0', 'aria-label': 'Training progress' });
+    const progressText = el('span', { class: 'progress-text' });
+    row.append(label, trainButton, stopButton, bar, progressText, shippedButton);
     const statusLine = this.statusRegion();
     this.body.append(
       el('p', { class: 'title' }, 'The model behind the figures'),
-      this.now,
+      now,
       row,
-      this.inputProblem,
+      inputProblem,
       statusLine,
       this.exportControls({ jsonLabel: 'State (JSON)' }),
     );
+    return { source, seedField, trainRow: row, now, seedInput, inputProblem, trainButton, stopButton, shippedButton, bar, progressText };
   }
 
   protected render(): void {
-    const source = this.source!;
+    const { source } = this.parts;
     if (source.status === 'failed') throw new WidgetInputError(`The model could not be loaded: ${source.failure}`);
     const m = source.status === 'ready' ? source.model : null;
-    this.now!.textContent = m
+    this.parts.now.textContent = m
       ? `Now showing ${m.label}: accuracy ${formatAccuracy(m.analysis.accuracy, m.analysis.evaluation.lists)} on ${formatCount(m.analysis.evaluation.lists)} lists.`
       : source.status === 'idle'
         ? 'The weights load when this section comes into view.'
         : 'Loading the model…';
-    if (m) this.now!.dataset.accuracy = String(m.analysis.accuracy);
-    this.trainRow!.hidden = this.noTraining;
-    this.seedField!.show(String(this.seed));
+    if (m) this.parts.now.dataset.accuracy = String(m.analysis.accuracy);
+    this.parts.trainRow.hidden = this.noTraining;
+    this.parts.seedField.show(String(this.seed));
     const training = this.training.status === 'training';
-    this.trainButton!.disabled = m === null;
-    this.stopButton!.disabled = !training;
-    this.shippedButton!.disabled = training || !source.loaded || m?.weights === source.loaded.weights;
-    this.bar!.max = Math.max(1, this.progressTotal);
-    this.bar!.value = this.progressDone;
-    this.progressText!.textContent =
+    this.parts.trainButton.disabled = m === null;
+    this.parts.stopButton.disabled = !training;
+    this.parts.shippedButton.disabled = training || !source.loaded || m?.weights === source.loaded.weights;
+    this.parts.bar.max = Math.max(1, this.progressTotal);
+    this.parts.bar.value = this.progressDone;
+    this.parts.progressText.textContent =
       this.training.status === 'idle'
         ? `${this.steps} steps in a background worker`
         : `step ${this.progressDone} of ${this.progressTotal}${Number.isFinite(this.lastLoss) ? ` · batch loss ${formatNumber(this.lastLoss, 4)}` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`;

@@ -28,6 +28,7 @@ import {
   text,
   type WidgetFigure,
   WidgetInputError,
+  shownIn,
 } from './base/headlab-element.js';
 import type { BoundComputing, BoundValue } from './chart/format.js';
 import { formatNumber } from './chart/format.js';
@@ -84,7 +85,15 @@ const TOP = 62;
 const CELL = 30;
 const RIGHT = 10;
 
-export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
+/** The parts build() makes (this.parts). */
+interface PathPatchingParts {
+  inputBox: HTMLFieldSetElement;
+  plot: HTMLDivElement;
+  readout: HTMLParagraphElement;
+  captionLine: HTMLParagraphElement;
+}
+
+export class HeadlabPathPatching extends TransformerWidget<PathPatchingState, PathPatchingParts> {
   static attributes = defineAttributes({
     input: oneOf(['q', 'k', 'v'], {
       property: false,
@@ -105,12 +114,6 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
     .grid svg { display: block; width: 100%; height: auto; }
     .grid:focus-visible { outline: 3px solid var(--hl-focus); outline-offset: 2px; }
   `;
-
-  private inputBox: HTMLFieldSetElement | null = null;
-  private plot: HTMLDivElement | null = null;
-  private readout: HTMLParagraphElement | null = null;
-  private captionLine: HTMLParagraphElement | null = null;
-  private svg: SVGSVGElement | null = null;
   private shown: { doc: TransformerPathPatchingFile; model: LoadedTransformer; key: string; edges: Map<string, number> } | null = null;
   /** The core's message for each batch or request the worker refused. */
   private readonly refusals = new WorkerRefusals();
@@ -209,11 +212,10 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
     };
   }
 
-  protected buildContent(content: HTMLDivElement): void {
+  protected buildContent(content: HTMLDivElement): PathPatchingParts {
     // A new plot (the figure built anew, e.g. attached again): its drawing is made anew too, not patched into the old one.
-    this.svg = null;
-    this.inputBox = el('fieldset', { class: 'inputs' });
-    this.inputBox.append(el('legend', {}, 'Into the receiver’s'));
+    const inputBox = el('fieldset', { class: 'inputs' });
+    inputBox.append(el('legend', {}, 'Into the receiver’s'));
     for (const input of INPUTS) {
       const label = el('label');
       const radio = el('input', { type: 'radio', name: 'input', value: input });
@@ -225,17 +227,17 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
         this.emitChange();
       });
       label.append(radio, `${INPUT_WORD[input]} (${input})`);
-      this.inputBox.append(label);
+      inputBox.append(label);
     }
     // Focusable once it holds a drawing (an empty box is no target for a finger or the Tab key).
-    this.plot = el('div', { class: 'grid', role: 'group' });
-    this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
-    this.captionLine = el('p', { class: 'caption' });
+    const plot = el('div', { class: 'grid', role: 'group' });
+    const readout = el('p', { class: 'readout', 'aria-live': 'polite' });
+    const captionLine = el('p', { class: 'caption' });
     const figure = el('div', { class: 'figure' });
-    figure.append(this.plot, this.readout, this.captionLine);
-    content.append(el('p', { class: 'title' }, 'Path patching: from each head into a later head’s input'), this.inputBox, figure);
+    figure.append(plot, readout, captionLine);
+    content.append(el('p', { class: 'title' }, 'Path patching: from each head into a later head’s input'), inputBox, figure);
     // Arrow keys move the cell read out (masked cells are skipped over).
-    this.listen(this.plot, 'keydown', (e) => {
+    this.listen(plot, 'keydown', (e) => {
       const key = (e as KeyboardEvent).key;
       const d =
         key === 'ArrowUp' ? [-1, 0] : key === 'ArrowDown' ? [1, 0] : key === 'ArrowLeft' ? [0, -1] : key === 'ArrowRight' ? [0, 1] : null;
@@ -267,8 +269,9 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
       if (st?.sender?.join('.') === sender.join('.') && st.receiver?.join('.') === receiver.join('.')) return;
       this.choose(sender, receiver);
     };
-    this.listen(this.plot, 'pointermove', pick);
-    this.listen(this.plot, 'pointerdown', pick);
+    this.listen(plot, 'pointermove', pick);
+    this.listen(plot, 'pointerdown', pick);
+    return { inputBox, plot, readout, captionLine };
   }
 
   private choose(sender: [number, number], receiver: [number, number]): void {
@@ -296,9 +299,9 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
       if (this.shown?.model !== model || this.shown.key !== key) {
         this.shown = null;
         const waiting = b.request ? `Computing path patching over ${b.pending} in the worker…` : 'Reading the pairs file…';
-        if (this.captionLine!.textContent !== waiting) this.captionLine!.textContent = waiting;
-        if (this.readout!.textContent !== '') this.readout!.textContent = '';
-        this.plot!.setAttribute('aria-label', waiting);
+        if (this.parts.captionLine.textContent !== waiting) this.parts.captionLine.textContent = waiting;
+        if (this.parts.readout.textContent !== '') this.parts.readout.textContent = '';
+        this.parts.plot.setAttribute('aria-label', waiting);
       }
       return;
     }
@@ -306,18 +309,18 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState> {
     const s = this.shown;
     const input = this.inputOf(doc);
     const e = this.edgeOf(s, input);
-    for (const radio of this.inputBox!.querySelectorAll<HTMLInputElement>('input')) radio.checked = radio.value === input;
+    for (const radio of this.parts.inputBox.querySelectorAll<HTMLInputElement>('input')) radio.checked = radio.value === input;
     const scene = this.scene(s, input, e);
-    if (!this.svg) {
-      this.svg = drawnSvg(scene);
-      this.plot!.tabIndex = 0;
-      this.plot!.replaceChildren(this.svg);
-    } else drawSceneInto(this.svg, scene, { reuse: true });
+    const svg = shownIn(this.parts.plot, SVGSVGElement);
+    if (!svg) {
+      this.parts.plot.tabIndex = 0;
+      this.parts.plot.replaceChildren(drawnSvg(scene));
+    } else drawSceneInto(svg, scene, { reuse: true });
     const readout = this.readoutOf(doc, input, e);
-    if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
+    if (this.parts.readout.textContent !== readout) this.parts.readout.textContent = readout;
     const text = this.summaryOf(doc, input, b);
-    if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
-    this.plot!.setAttribute('aria-label', `${text} Arrow keys move between the cells; the one read out: ${readout}`);
+    if (this.parts.captionLine.textContent !== text) this.parts.captionLine.textContent = text;
+    this.parts.plot.setAttribute('aria-label', `${text} Arrow keys move between the cells; the one read out: ${readout}`);
   }
 
   private readoutOf(doc: TransformerPathPatchingFile, input: PathPatchingInput, e: number): string {

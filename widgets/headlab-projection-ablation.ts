@@ -66,7 +66,13 @@ function rowOf(m: Matrix, i: number): number[] {
   return Array.from(m.data.subarray(i * m.cols, (i + 1) * m.cols));
 }
 
-export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblationState> {
+/** The parts build() makes (this.parts). */
+interface ProjectionAblationParts {
+  baseline: AttentionResult;
+  resultsTable: HTMLTableElement;
+}
+
+export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblationState, ProjectionAblationParts> {
   static attributes = defineAttributes({
     'w-q': json({
       type: 'number[][]',
@@ -117,8 +123,6 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
   private inputs = new Map<ProjectionKey, HTMLInputElement[]>();
   private queryRadios: HTMLInputElement[] = [];
   private resultCells: { base: HTMLTableCellElement; current: HTMLTableCellElement; mark: HTMLTableCellElement }[] = [];
-  private baseline: AttentionResult | null = null;
-  private resultsTable: HTMLTableElement | null = null;
   private changedLabels: string[] = [];
   private readonly x = identity(2);
   private readonly heads = new Memo<AttentionResult>();
@@ -145,13 +149,13 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
     return this.heads.get(inputs, () => core.attention({ x: this.x, w_q: matrix(this.wQ), w_k: matrix(this.wK), w_v: matrix(this.wV) }));
   }
 
-  protected build(): void {
+  protected build(): ProjectionAblationParts {
     this.inputs = new Map();
     this.queryRadios = [];
     this.resultCells = [];
     const core = this.core!;
     const I = identity(2);
-    this.baseline = core.attention({ x: this.x, w_q: I, w_k: I, w_v: I });
+    const baseline = core.attention({ x: this.x, w_q: I, w_k: I, w_v: I });
     const swapped = toRows(core.swapProjectionCoordinates(I, 0, 1));
 
     const title = el('p', { class: 'title' }, 'Ablate one projection');
@@ -243,7 +247,6 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
     });
 
     const table = el('table', { class: 'results' });
-    this.resultsTable = table;
     const caption = table.createCaption();
     caption.textContent = 'Query row against the unablated head';
     const head = table.createTHead().insertRow();
@@ -269,6 +272,7 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
     );
 
     this.body.append(title, intro, presets, editors, queries, scroll, note, this.exportControls());
+    return { baseline, resultsTable: table };
   }
 
   figures(): WidgetFigure[] {
@@ -276,14 +280,15 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
       {
         name: 'results',
         label: 'Results table',
-        scene: () => tablesScene([this.resultsTable!], this.themeColours(), `Projection ablation, query x${this.query === 1 ? '₁' : '₂'}`),
+        scene: () =>
+          tablesScene([this.parts.resultsTable], this.themeColours(), `Projection ablation, query x${this.query === 1 ? '₁' : '₂'}`),
       },
     ];
   }
 
   protected summarize(): string {
     const s = this.readState();
-    const base = QUANTITIES[2].pick(this.baseline!, s.query - 1);
+    const base = QUANTITIES[2].pick(this.parts.baseline, s.query - 1);
     const changed = this.changedLabels.length
       ? `Changed from the unablated head: ${this.changedLabels.join('; ')}.`
       : 'Nothing changed from the unablated head.';
@@ -324,7 +329,7 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
     const current = this.compute();
     this.changedLabels = [];
     QUANTITIES.forEach((q, n) => {
-      const before = q.pick(this.baseline!, i);
+      const before = q.pick(this.parts.baseline, i);
       const after = q.pick(current, i);
       const cells = this.resultCells[n];
       setVectorCell(cells.base, before);

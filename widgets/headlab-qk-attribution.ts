@@ -23,6 +23,7 @@ import {
   setNumberAttribute,
   text,
   type WidgetFigure,
+  shownIn,
 } from './base/headlab-element.js';
 import type { BoundComputing, BoundValue } from './chart/format.js';
 import { formatNumber, formatPercent } from './chart/format.js';
@@ -88,7 +89,18 @@ function sourceLabel(source: string): string {
   return m ? headName(Number(m[1]), Number(m[2])) : source;
 }
 
-export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> {
+/** The parts build() makes (this.parts). */
+interface QkAttributionParts {
+  field: PromptField;
+  headSelect: HTMLSelectElement;
+  querySelect: HTMLSelectElement;
+  keySelect: HTMLSelectElement;
+  gridSlot: HTMLDivElement;
+  captionLine: HTMLParagraphElement;
+  tableBox: HTMLDivElement;
+}
+
+export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState, QkAttributionParts> {
   static attributes = defineAttributes({
     prompt: text({ shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),
     layer: integer({
@@ -113,18 +125,6 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
     table.parts td, table.parts th { font-size: 0.85em; padding: 0.15rem 0.3rem; white-space: nowrap; }
     table.parts { min-width: min(100%, 20em); }
   `;
-
-  private field: PromptField | null = null;
-  private headSelect: HTMLSelectElement | null = null;
-  private querySelect: HTMLSelectElement | null = null;
-  private keySelect: HTMLSelectElement | null = null;
-  private gridSlot: HTMLDivElement | null = null;
-  private gridSvg: SVGSVGElement | null = null;
-  /** The legend under the grid, its end labels, and the width and colours it was drawn for. */
-  private legend: { svg: SVGSVGElement; low: SVGTextElement; high: SVGTextElement; width: number; colours: object } | null = null;
-  private partsTableEl: HTMLTableElement | null = null;
-  private captionLine: HTMLParagraphElement | null = null;
-  private tableBox: HTMLDivElement | null = null;
   private shown: {
     model: LoadedTransformer;
     tokens: number[];
@@ -246,8 +246,8 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
     );
   }
 
-  protected buildContent(content: HTMLDivElement): void {
-    this.field = new PromptField(
+  protected buildContent(content: HTMLDivElement): QkAttributionParts {
+    const field = new PromptField(
       this,
       'Prompt:',
       (input, options) => this.bindField(input, options),
@@ -261,32 +261,32 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
       controls.append(l);
       return s;
     };
-    this.headSelect = select('Head', 'head');
-    this.querySelect = select('Query', 'position');
-    this.keySelect = select('Key', 'key');
-    this.listen(this.headSelect, 'change', () => {
-      const [l, h] = this.headSelect!.value.split('.').map(Number);
+    const headSelect = select('Head', 'head');
+    const querySelect = select('Query', 'position');
+    const keySelect = select('Key', 'key');
+    this.listen(headSelect, 'change', () => {
+      const [l, h] = headSelect.value.split('.').map(Number);
       this.layer = l;
       this.head = h;
       this.removeAttribute('key');
       this.emitChange();
     });
-    this.listen(this.querySelect, 'change', () => {
-      this.setAttribute('position', this.querySelect!.value);
+    this.listen(querySelect, 'change', () => {
+      this.setAttribute('position', querySelect.value);
       this.removeAttribute('key');
       this.emitChange();
     });
-    this.listen(this.keySelect, 'change', () => {
-      this.setAttribute('key', this.keySelect!.value);
+    this.listen(keySelect, 'change', () => {
+      this.setAttribute('key', keySelect.value);
       this.emitChange();
     });
     const figure = el('div', { class: 'figure' });
-    this.gridSlot = el('div');
-    this.captionLine = el('p', { class: 'caption', 'aria-live': 'polite' });
-    figure.append(this.gridSlot, this.captionLine);
+    const gridSlot = el('div');
+    const captionLine = el('p', { class: 'caption', 'aria-live': 'polite' });
+    figure.append(gridSlot, captionLine);
     // Hidden until it holds a table: an empty scroll region would be a Tab stop (and a touch
     // target) of no size.
-    this.tableBox = el('div', {
+    const tableBox = el('div', {
       class: 'scroll',
       tabindex: '0',
       role: 'group',
@@ -295,17 +295,18 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
     });
     content.append(
       el('p', { class: 'title' }, 'Why a head attends there: its score split into query-side × key-side parts'),
-      this.field.element,
+      field.element,
       controls,
       figure,
-      this.tableBox,
+      tableBox,
     );
+    return { field, headSelect, querySelect, keySelect, gridSlot, captionLine, tableBox };
   }
 
   protected renderContent(model: LoadedTransformer): void {
     if (this.getAttribute('attention') !== this.followed) this.follow();
-    this.field!.sync(model);
-    const tokens = this.field!.tokens(model);
+    this.parts.field.sync(model);
+    const tokens = this.parts.field.tokens(model);
     const T = tokens.length;
     const { layer, head } = this;
     const position = this.queryOf(T);
@@ -314,12 +315,12 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
     this.computing = !table;
     if (!table) {
       const waiting = `Computing ${headName(layer, head)}’s score split on this prompt…`;
-      if (this.captionLine!.textContent !== waiting) this.captionLine!.textContent = waiting;
-      if (this.shown?.model !== model) this.show(this.gridSlot!, el('p', { class: 'waiting' }, waiting));
+      if (this.parts.captionLine.textContent !== waiting) this.parts.captionLine.textContent = waiting;
+      if (this.shown?.model !== model) this.show(this.parts.gridSlot, el('p', { class: 'waiting' }, waiting));
       return;
     }
     const key = this.keyOf(table, position);
-    this.keySelect!.value = String(key);
+    this.parts.keySelect.value = String(key);
     const split = this.splitOf(model, table, position, key);
     const name = (p: number) => `${tokenName(model.config, tokens[p])} (position ${p})`;
     const { a, b } = split.dominant;
@@ -331,32 +332,33 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
     // One SVG for the grid, patched in place from one cell to the next (drawSceneInto's reuse: no new
     // nodes for a grid of the same sources).
     const grid = this.scene(split, false);
-    if (!this.gridSvg) this.gridSvg = drawnSvg(grid, false);
-    else drawSceneInto(this.gridSvg, grid, { reuse: true });
-    if (this.gridSvg.getAttribute('aria-label') !== text) this.gridSvg.setAttribute('aria-label', text);
-    // The legend, whose ends name this split's largest part: drawn once per width and colours,
-    // then only its two end labels rewritten (a new ramp per cell cost as much as the grid).
+    const { gridSlot } = this.parts;
+    const shownGrid = gridSlot.firstChild;
+    const gridSvg = shownGrid instanceof SVGSVGElement ? shownGrid : drawnSvg(grid, false);
+    if (gridSvg === shownGrid) drawSceneInto(gridSvg, grid, { reuse: true });
+    if (gridSvg.getAttribute('aria-label') !== text) gridSvg.setAttribute('aria-label', text);
+    // The legend, whose ends name this split's largest part: drawn once per width (and model and
+    // colours: fragment()), then only its two end labels rewritten (a new ramp per cell cost as
+    // much as the grid).
     const limit = partsLimit(split);
     const { left, width } = this.geometry(split.sources.length);
-    const colours = this.themeColours();
-    if (!this.legend || this.legend.width !== width || this.legend.colours !== colours) {
-      const svg = drawnSvg({
+    const legend = this.fragment(model, `legend:${width}`, () => {
+      const colours = this.themeColours();
+      return drawnSvg({
         width,
         height: LEGEND_HEIGHT,
         background: rgbText(colours.panel),
         title: 'Scale of the parts',
         shapes: legendShapes(colours, left, 0, 'diverging', '−', '+', 'part of the score'),
       });
-      // legendShapes draws its texts in the order title, low end, high end.
-      const [, low, high] = svg.querySelectorAll('text');
-      this.legend = { svg, low, high, width, colours };
-    }
-    setText(this.legend.low, formatNumber(-limit, 2));
-    setText(this.legend.high, formatNumber(limit, 2));
-    if (this.gridSlot!.firstChild !== this.gridSvg || this.gridSlot!.lastChild !== this.legend.svg)
-      this.gridSlot!.replaceChildren(this.gridSvg, this.legend.svg);
-    if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
-    this.tableBox!.hidden = false;
+    });
+    // legendShapes draws its texts in the order title, low end, high end.
+    const [, low, high] = legend.querySelectorAll('text');
+    setText(low, formatNumber(-limit, 2));
+    setText(high, formatNumber(limit, 2));
+    if (gridSlot.firstChild !== gridSvg || gridSlot.lastChild !== legend) gridSlot.replaceChildren(gridSvg, legend);
+    if (this.parts.captionLine.textContent !== text) this.parts.captionLine.textContent = text;
+    this.parts.tableBox.hidden = false;
     this.fillPartsTable(split);
   }
 
@@ -386,25 +388,25 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
   private fillSelects(model: LoadedTransformer, tokens: number[], position: number): void {
     const { n_layers: L, n_heads: H } = model.config;
     const hKey = `${model.version}`;
-    if (this.headSelect!.dataset.key !== hKey) {
-      this.headSelect!.dataset.key = hKey;
+    if (this.parts.headSelect.dataset.key !== hKey) {
+      this.parts.headSelect.dataset.key = hKey;
       const options = [];
       for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) options.push(el('option', { value: `${l}.${h}` }, headName(l, h)));
-      this.headSelect!.replaceChildren(...options);
+      this.parts.headSelect.replaceChildren(...options);
     }
-    this.headSelect!.value = `${this.layer}.${this.head}`;
+    this.parts.headSelect.value = `${this.layer}.${this.head}`;
     const pKey = `${model.version}|${tokens.join(',')}`;
-    if (this.querySelect!.dataset.key !== pKey) {
-      this.querySelect!.dataset.key = pKey;
+    if (this.parts.querySelect.dataset.key !== pKey) {
+      this.parts.querySelect.dataset.key = pKey;
       const options = () => tokens.map((t, p) => el('option', { value: String(p) }, `${p}: ${tokenName(model.config, t)}`));
-      this.querySelect!.replaceChildren(...options());
-      this.keySelect!.replaceChildren(...options());
+      this.parts.querySelect.replaceChildren(...options());
+      this.parts.keySelect.replaceChildren(...options());
     }
-    this.querySelect!.value = String(position);
+    this.parts.querySelect.value = String(position);
     // The keys of query i are positions 0..i (the causal mask): the later ones are disabled and
     // hidden, toggled rather than rebuilt as the query moves (a new list of options per query made
     // the page walk and style them anew on every step).
-    const keys = this.keySelect!.options;
+    const keys = this.parts.keySelect.options;
     for (let p = 0; p < keys.length; p++) {
       const off = p > position;
       if (keys[p].disabled !== off) {
@@ -424,7 +426,7 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
     for (let a = 0; a < S; a++) for (let b = 0; b < S; b++) cells.push({ a, b, v: split.parts[a][b] });
     cells.sort((x, y) => Math.abs(y.v) - Math.abs(x.v));
     const shown = cells.slice(0, PARTS_ROWS);
-    let table = this.partsTableEl;
+    let table = shownIn(this.parts.tableBox, HTMLTableElement);
     if (!table || table.tBodies[0].rows.length !== shown.length) {
       table = el('table', { class: 'parts compact' });
       table.createCaption();
@@ -433,8 +435,7 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState> 
       const body = table.createTBody();
       for (let r = 0; r < shown.length; r++)
         body.insertRow().append(el('th', { scope: 'row' }), el('td'), el('td', { class: 'num' }), el('td', { class: 'num' }));
-      this.partsTableEl = table;
-      this.show(this.tableBox!, table);
+      this.show(this.parts.tableBox, table);
     }
     // Short: the caption is as wide as the table's four narrow columns, which say the rest.
     setText(table.caption!, `Largest parts of the score ${formatNumber(split.score, 3)} (all ${S * S} sum to it)`);

@@ -118,7 +118,26 @@ const PLANE = 300,
   ROUTES_H = 200;
 const FONT = 13;
 
-export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
+/** The parts build() makes (this.parts). */
+interface QueryKeyCanvasParts {
+  planeSvg: SVGSVGElement;
+  planeScene: SVGSVGElement;
+  routesSvg: SVGSVGElement;
+  handleLayer: SVGGElement;
+  scaleInput: HTMLInputElement;
+  scaleOut: HTMLOutputElement;
+  angleRow: HTMLDivElement;
+  angleInput: HTMLInputElement;
+  angleOut: HTMLOutputElement;
+  aRow: HTMLDivElement;
+  /** Why the A typed in the entries was not applied (hidden when it was). */
+  aProblem: HTMLParagraphElement;
+  readout: HTMLParagraphElement;
+  verdict: HTMLParagraphElement;
+  live: HTMLParagraphElement;
+}
+
+export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState, QueryKeyCanvasParts> {
   static attributes = defineAttributes({
     'w-q': text({ property: false, shared: true, doc: 'W_Q (2 × 2 JSON rows, entries within ±1000).' }),
     'w-k': text({ property: false, shared: true, doc: 'W_K (2 × 2 JSON rows, entries within ±1000).' }),
@@ -150,28 +169,12 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     .verdict { font-weight: 600; }
     [hidden] { display: none !important; }
   `;
-
-  private planeSvg: SVGSVGElement | null = null;
-  private planeScene: SVGSVGElement | null = null;
-  private routesSvg: SVGSVGElement | null = null;
   private handles: { g: SVGGElement; kind: 'q' | 'k'; index: number }[] = [];
-  private handleLayer: SVGGElement | null = null;
-  private scaleInput: HTMLInputElement | null = null;
-  private scaleOut: HTMLOutputElement | null = null;
-  private angleRow: HTMLDivElement | null = null;
-  private angleInput: HTMLInputElement | null = null;
-  private angleOut: HTMLOutputElement | null = null;
-  private aRow: HTMLDivElement | null = null;
   private aInputs: HTMLInputElement[] = [];
-  /** Why the A typed in the entries was not applied (hidden when it was). */
-  private aProblem: HTMLParagraphElement | null = null;
   /** The a attribute the entries last showed. */
   private aRendered: string | null | undefined = undefined;
   private presetButtons: Record<string, HTMLButtonElement> = {};
   private basisButtons: Record<string, HTMLButtonElement> = {};
-  private readout: HTMLParagraphElement | null = null;
-  private verdict: HTMLParagraphElement | null = null;
-  private live: HTMLParagraphElement | null = null;
   /** Plane units → scene units of the figure drawn last (for pointer mapping). */
   private extent = 2;
 
@@ -262,7 +265,7 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     return structuredClone(s);
   }
 
-  protected build(): void {
+  protected build(): QueryKeyCanvasParts {
     const title = el('p', { class: 'title' }, 'Queries, keys and where attention goes');
     const intro = el(
       'p',
@@ -280,14 +283,14 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
 
     const scaleId = uid('scale');
     const scaleRow = el('div', { class: 'controls' });
-    this.scaleInput = el('input', { type: 'range', id: scaleId, min: '-2', max: '3', step: '0.01' });
-    this.scaleOut = el('output', { for: scaleId, class: 'num' });
-    this.listen(this.scaleInput, 'input', () => {
+    const scaleInput = el('input', { type: 'range', id: scaleId, min: '-2', max: '3', step: '0.01' });
+    const scaleOut = el('output', { for: scaleId, class: 'num' });
+    this.listen(scaleInput, 'input', () => {
       // Log scale: slider value u ↦ s = 2^u, from 1/4 to 8.
-      this.scale = Number((2 ** this.scaleInput!.valueAsNumber).toPrecision(3));
+      this.scale = Number((2 ** scaleInput.valueAsNumber).toPrecision(3));
       this.emitChange();
     });
-    scaleRow.append(el('label', { for: scaleId }, 'Score scale s'), this.scaleInput, this.scaleOut);
+    scaleRow.append(el('label', { for: scaleId }, 'Score scale s'), scaleInput, scaleOut);
 
     const bases = el('div', { class: 'row bases', role: 'group', 'aria-label': 'Change of query–key basis' });
     for (const [name, label] of [
@@ -305,16 +308,16 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     }
 
     const angleId = uid('angle');
-    this.angleRow = el('div', { class: 'controls' });
-    this.angleInput = el('input', { type: 'range', id: angleId, min: '-180', max: '180', step: '1' });
-    this.angleOut = el('output', { for: angleId, class: 'num' });
-    this.listen(this.angleInput, 'input', () => {
-      this.angle = this.angleInput!.valueAsNumber;
+    const angleRow = el('div', { class: 'controls' });
+    const angleInput = el('input', { type: 'range', id: angleId, min: '-180', max: '180', step: '1' });
+    const angleOut = el('output', { for: angleId, class: 'num' });
+    this.listen(angleInput, 'input', () => {
+      this.angle = angleInput.valueAsNumber;
       this.emitChange();
     });
-    this.angleRow.append(el('label', { for: angleId }, 'Rotation angle θ'), this.angleInput, this.angleOut);
+    angleRow.append(el('label', { for: angleId }, 'Rotation angle θ'), angleInput, angleOut);
 
-    this.aRow = el('div', { class: 'controls' });
+    const aRow = el('div', { class: 'controls' });
     const aGrid = el('div', { class: 'a-grid', role: 'group', 'aria-label': 'Matrix A, by rows' });
     this.aInputs = [0, 1, 2, 3].map((i) => {
       const input = el('input', { type: 'number', step: '0.1', 'aria-label': `A row ${(i >> 1) + 1}, column ${(i & 1) + 1}` });
@@ -328,8 +331,8 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
         // An A the core refuses (singular, ill-conditioned) is not committed: the figure keeps the
         // last A it drew and the reason stands beside the entries, which stay editable.
         const problem = this.refusedA(A);
-        this.aProblem!.textContent = problem ?? '';
-        this.aProblem!.hidden = problem === null;
+        aProblem.textContent = problem ?? '';
+        aProblem.hidden = problem === null;
         for (const x of this.aInputs) x.toggleAttribute('aria-invalid', problem !== null);
         if (problem !== null) return;
         this.setAttribute('a', JSON.stringify(A));
@@ -338,40 +341,43 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
       aGrid.append(input);
       return input;
     });
-    this.aProblem = el('p', { class: 'note', role: 'alert', id: uid('a-problem'), hidden: '' });
-    for (const x of this.aInputs) x.setAttribute('aria-describedby', this.aProblem.id);
-    this.aRow.append(el('span', {}, 'A ='), aGrid, this.aProblem);
+    const aProblem = el('p', { class: 'note', role: 'alert', id: uid('a-problem'), hidden: '' });
+    for (const x of this.aInputs) x.setAttribute('aria-describedby', aProblem.id);
+    aRow.append(el('span', {}, 'A ='), aGrid, aProblem);
 
     const figs = el('div', { class: 'figs' });
     const planeBox = el('div', { class: 'fig' });
-    this.planeSvg = svgEl('svg', { class: 'outer', viewBox: `0 0 ${PLANE} ${PLANE}`, role: 'group', 'aria-label': 'Query and key plane' });
-    this.planeScene = svgEl('svg', { 'aria-hidden': 'true' });
-    this.handleLayer = svgEl('g');
-    this.planeSvg.append(this.planeScene, this.handleLayer);
-    planeBox.append(this.planeSvg);
+    const planeSvg = svgEl('svg', { class: 'outer', viewBox: `0 0 ${PLANE} ${PLANE}`, role: 'group', 'aria-label': 'Query and key plane' });
+    const planeScene = svgEl('svg', { 'aria-hidden': 'true' });
+    const handleLayer = svgEl('g');
+    planeSvg.append(planeScene, handleLayer);
+    planeBox.append(planeSvg);
     const routesBox = el('div', { class: 'fig' });
-    this.routesSvg = svgEl('svg', { class: 'outer', viewBox: `0 0 ${ROUTES_W} ${ROUTES_H}`, 'aria-hidden': 'true' });
-    routesBox.append(this.routesSvg);
+    const routesSvg = svgEl('svg', { class: 'outer', viewBox: `0 0 ${ROUTES_W} ${ROUTES_H}`, 'aria-hidden': 'true' });
+    routesBox.append(routesSvg);
     figs.append(planeBox, routesBox);
-    this.buildHandles();
+    this.buildHandles(handleLayer);
 
-    this.readout = el('p', { class: 'readout' });
-    this.verdict = el('p', { class: 'verdict', role: 'status' });
-    this.live = el('p', { class: 'sr-only', 'aria-live': 'polite' });
-    this.body.append(
-      title,
-      intro,
-      presets,
-      scaleRow,
-      figs,
-      bases,
-      this.angleRow,
-      this.aRow,
-      this.readout,
-      this.verdict,
-      this.live,
-      this.exportControls(),
-    );
+    const readout = el('p', { class: 'readout' });
+    const verdict = el('p', { class: 'verdict', role: 'status' });
+    const live = el('p', { class: 'sr-only', 'aria-live': 'polite' });
+    this.body.append(title, intro, presets, scaleRow, figs, bases, angleRow, aRow, readout, verdict, live, this.exportControls());
+    return {
+      planeSvg,
+      planeScene,
+      routesSvg,
+      handleLayer,
+      scaleInput,
+      scaleOut,
+      angleRow,
+      angleInput,
+      angleOut,
+      aRow,
+      aProblem,
+      readout,
+      verdict,
+      live,
+    };
   }
 
   private applyPreset(name: string): void {
@@ -385,7 +391,7 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     this.emitChange();
   }
 
-  private buildHandles(): void {
+  private buildHandles(handleLayer: SVGGElement): void {
     this.handles = [];
     for (const kind of ['q', 'k'] as const) {
       for (let index = 0; index < 2; index++) {
@@ -400,7 +406,7 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
           svgEl('circle', { class: 'ring', r: 11 }),
           svgEl('circle', { class: 'dot', r: 9 }),
         );
-        this.handleLayer!.append(g);
+        handleLayer.append(g);
         this.handles.push({ g, kind, index });
         this.listen(g, 'pointerdown', (e) => {
           // Grab areas overlap where a query and a key tip meet (each 24 units round, the rings 22
@@ -426,7 +432,7 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
 
   /** The handle whose ring centre is nearest to the pointer (rings as drawn, in the plane's SVG units). */
   private nearestHandle(e: PointerEvent): HeadlabQueryKeyCanvas['handles'][number] | null {
-    const ctm = this.planeSvg!.getScreenCTM();
+    const ctm = this.parts.planeSvg.getScreenCTM();
     if (!ctm) return null;
     const pt = new DOMPoint(e.clientX, e.clientY).matrixTransform(ctm.inverse());
     let best: HeadlabQueryKeyCanvas['handles'][number] | null = null,
@@ -498,11 +504,11 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     const s = this.compute();
     const v = (kind === 'q' ? s.q : s.k)[index];
     const weights = s.weights.map((row, i) => `query ${i + 1} gives ${pct(row[0])} to key 1 and ${pct(row[1])} to key 2`).join('; ');
-    this.live!.textContent = `${kind === 'q' ? 'Query' : 'Key'} ${index + 1} at ${vec(v)}. ${weights}.`;
+    this.parts.live.textContent = `${kind === 'q' ? 'Query' : 'Key'} ${index + 1} at ${vec(v)}. ${weights}.`;
   }
 
   private toPlane(clientX: number, clientY: number): [number, number] | null {
-    const ctm = this.planeSvg!.getScreenCTM();
+    const ctm = this.parts.planeSvg.getScreenCTM();
     if (!ctm) return null;
     const pt = new DOMPoint(clientX, clientY).matrixTransform(ctm.inverse());
     const unit = (PLANE / 2 - MARGIN) / this.extent;
@@ -535,8 +541,8 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     for (const m of [s.q, s.k, s.q_before, s.k_before]) for (const v of m) r = Math.max(r, Math.hypot(v[0], v[1]) * 1.1);
     this.extent = r;
     // Patched in place (no nodes created per frame): this figure redraws on every step of a drag.
-    drawSceneInto(this.planeScene!, planeScene(s, c, r), { reuse: true });
-    drawSceneInto(this.routesSvg!, routesScene(s, c), { reuse: true, size: false });
+    drawSceneInto(this.parts.planeScene, planeScene(s, c, r), { reuse: true });
+    drawSceneInto(this.parts.routesSvg, routesScene(s, c), { reuse: true, size: false });
 
     const unit = (PLANE / 2 - MARGIN) / r;
     const editable = s.basis === 'none';
@@ -552,29 +558,29 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     }
 
     const u = Math.log2(Math.max(s.score_scale, 2 ** -2));
-    if (Math.abs(this.scaleInput!.valueAsNumber - u) > 0.005) this.scaleInput!.value = String(u);
-    this.scaleOut!.textContent = formatNumber(s.score_scale, 3);
-    this.scaleInput!.setAttribute('aria-valuetext', `score scale ${formatNumber(s.score_scale, 3)}`);
-    this.angleRow!.hidden = s.basis !== 'rotation';
-    this.aRow!.hidden = s.basis !== 'invertible';
-    if (this.angleInput!.valueAsNumber !== s.angle_degrees) this.angleInput!.value = String(s.angle_degrees);
-    this.angleOut!.textContent = `${formatNumber(s.angle_degrees, 1)}°`;
-    this.angleInput!.setAttribute('aria-valuetext', `${formatNumber(s.angle_degrees, 1)} degrees`);
+    if (Math.abs(this.parts.scaleInput.valueAsNumber - u) > 0.005) this.parts.scaleInput.value = String(u);
+    this.parts.scaleOut.textContent = formatNumber(s.score_scale, 3);
+    this.parts.scaleInput.setAttribute('aria-valuetext', `score scale ${formatNumber(s.score_scale, 3)}`);
+    this.parts.angleRow.hidden = s.basis !== 'rotation';
+    this.parts.aRow.hidden = s.basis !== 'invertible';
+    if (this.parts.angleInput.valueAsNumber !== s.angle_degrees) this.parts.angleInput.value = String(s.angle_degrees);
+    this.parts.angleOut.textContent = `${formatNumber(s.angle_degrees, 1)}°`;
+    this.parts.angleInput.setAttribute('aria-valuetext', `${formatNumber(s.angle_degrees, 1)} degrees`);
     // A new A from elsewhere (a preset, a link, the hash) replaces a refused entry and its message;
     // while the message stands the entries keep what the reader typed.
     const aAttribute = this.getAttribute('a');
     if (aAttribute !== this.aRendered) {
       this.aRendered = aAttribute;
-      this.aProblem!.hidden = true;
+      this.parts.aProblem.hidden = true;
       for (const x of this.aInputs) x.removeAttribute('aria-invalid');
     }
-    if (this.aProblem!.hidden)
+    if (this.parts.aProblem.hidden)
       s.a.flat().forEach((x, i) => {
         if (this.aInputs[i].valueAsNumber !== x && this.root.activeElement !== this.aInputs[i]) this.aInputs[i].value = String(x);
       });
     if (s.refusedA !== null && s.basis === 'invertible') {
-      setText(this.aProblem!, s.refusedA);
-      this.aProblem!.hidden = false;
+      setText(this.parts.aProblem, s.refusedA);
+      this.parts.aProblem.hidden = false;
       for (const x of this.aInputs) x.setAttribute('aria-invalid', '');
     }
     const presetNow = Object.entries(PRESETS).find(([, p]) =>
@@ -583,20 +589,20 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState> {
     for (const [name, b] of Object.entries(this.presetButtons)) b.setAttribute('aria-pressed', String(name === presetNow));
     for (const [name, b] of Object.entries(this.basisButtons)) b.setAttribute('aria-pressed', String(name === s.basis));
 
-    this.readout!.textContent =
+    this.parts.readout.textContent =
       s.reading.map((rd, i) => `q${sub(i + 1)} reads ${vec(rd)} (weights ${pct(s.weights[i][0])} / ${pct(s.weights[i][1])})`).join('; ') +
       '.';
     if (s.basis === 'none') {
-      this.verdict!.textContent = `Scores s·q·k: ${s.scores.map((row) => row.map((x) => formatNumber(x, 3)).join(', ')).join(' | ')}.`;
-      delete this.verdict!.dataset.value;
+      this.parts.verdict.textContent = `Scores s·q·k: ${s.scores.map((row) => row.map((x) => formatNumber(x, 3)).join(', ')).join(' | ')}.`;
+      delete this.parts.verdict.dataset.value;
     } else if (s.refusedA !== null) {
-      this.verdict!.textContent = 'A was not applied (see the message above): the queries and keys are drawn before any change.';
-      delete this.verdict!.dataset.value;
+      this.parts.verdict.textContent = 'A was not applied (see the message above): the queries and keys are drawn before any change.';
+      delete this.parts.verdict.dataset.value;
     } else {
       const ok = s.max_score_difference <= SCORE_INVARIANCE_TOLERANCE;
       const geometry = `‖q₁‖ ${formatNumber(s.query_lengths_before[0], 2)} → ${formatNumber(s.query_lengths[0], 2)}, angle between q₁ and q₂ ${formatNumber(s.query_angle_degrees_before, 1)}° → ${formatNumber(s.query_angle_degrees, 1)}°`;
-      this.verdict!.dataset.value = String(s.max_score_difference);
-      this.verdict!.textContent = `${geometry}; largest score change ${formatMagnitude(s.max_score_difference)}: ${ok ? 'every score unchanged' : 'scores changed'}${s.condition_number !== null ? ` (condition number of ${s.basis === 'rotation' ? 'R' : 'A'} ${formatNumber(s.condition_number, 2)})` : ''}.`;
+      this.parts.verdict.dataset.value = String(s.max_score_difference);
+      this.parts.verdict.textContent = `${geometry}; largest score change ${formatMagnitude(s.max_score_difference)}: ${ok ? 'every score unchanged' : 'scores changed'}${s.condition_number !== null ? ` (condition number of ${s.basis === 'rotation' ? 'R' : 'A'} ${formatNumber(s.condition_number, 2)})` : ''}.`;
     }
   }
 }

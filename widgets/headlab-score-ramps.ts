@@ -40,7 +40,18 @@ const RAMP_H = 300;
 const SIDE_BY_SIDE_MIN = 440;
 const SPLIT_H = 250;
 
-export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
+/** The parts build() makes (this.parts). */
+interface ScoreRampsParts {
+  rampSlot: HTMLDivElement;
+  splitSlot: HTMLDivElement;
+  slopes: HTMLUListElement;
+  maxSelect: HTMLSelectElement;
+  runnerInput: HTMLInputElement;
+  runnerText: HTMLOutputElement;
+  splitLine: HTMLParagraphElement;
+}
+
+export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState, ScoreRampsParts> {
   static attributes = defineAttributes({
     maximum: custom({
       type: 'number',
@@ -79,14 +90,6 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
     .controls-row input[type="range"] { min-height: 2.75rem; width: 11rem; }
     .slopes { display: flex; flex-wrap: wrap; gap: 0.2rem 1rem; font-size: 0.9em; margin: 0.3rem 0; padding: 0; list-style: none; }
   `;
-
-  private rampSlot: HTMLDivElement | null = null;
-  private splitSlot: HTMLDivElement | null = null;
-  private slopes: HTMLUListElement | null = null;
-  private maxSelect: HTMLSelectElement | null = null;
-  private runnerInput: HTMLInputElement | null = null;
-  private runnerText: HTMLOutputElement | null = null;
-  private splitLine: HTMLParagraphElement | null = null;
   private width = MAX_W;
   private shown: { model: MaxDigitModel; splits: MaxDigitRunnerUp[]; maximum: number; runnerUp: number; text: string } | null = null;
 
@@ -101,54 +104,55 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
     };
   }
 
-  protected buildContent(content: HTMLDivElement): void {
-    this.rampSlot = el('div', { class: 'figure' });
-    this.splitSlot = el('div', { class: 'figure' });
-    this.slopes = el('ul', { class: 'slopes', 'aria-label': 'Slope of each head’s score per digit' });
+  protected buildContent(content: HTMLDivElement): ScoreRampsParts {
+    const rampSlot = el('div', { class: 'figure' });
+    const splitSlot = el('div', { class: 'figure' });
+    const slopes = el('ul', { class: 'slopes', 'aria-label': 'Slope of each head’s score per digit' });
     const controls = el('div', { class: 'controls-row' });
     const maxLabel = el('label', {}, 'Maximum m');
-    this.maxSelect = el('select', { name: 'maximum' });
-    for (let m = 1; m <= 9; m++) this.maxSelect.append(el('option', { value: String(m) }, String(m)));
-    maxLabel.append(this.maxSelect);
+    const maxSelect = el('select', { name: 'maximum' });
+    for (let m = 1; m <= 9; m++) maxSelect.append(el('option', { value: String(m) }, String(m)));
+    maxLabel.append(maxSelect);
     const runnerLabel = el('label', {}, 'Runner-up r');
-    this.runnerInput = el('input', { type: 'range', min: '0', max: '8', step: '1', name: 'runner-up' });
-    this.runnerText = el('output', {});
-    runnerLabel.append(this.runnerInput, this.runnerText);
+    const runnerInput = el('input', { type: 'range', min: '0', max: '8', step: '1', name: 'runner-up' });
+    const runnerText = el('output', {});
+    runnerLabel.append(runnerInput, runnerText);
     controls.append(maxLabel, runnerLabel);
-    this.listen(this.maxSelect, 'change', () => {
-      const m = Number(this.maxSelect!.value);
+    this.listen(maxSelect, 'change', () => {
+      const m = Number(maxSelect.value);
       this.setAttribute('maximum', String(m));
       if (this.hasAttribute('runner-up') && Number(this.getAttribute('runner-up')) >= m) this.runnerUp = m - 1;
       this.emitChange();
     });
-    this.listen(this.runnerInput, 'input', () => {
-      this.runnerUp = Number(this.runnerInput!.value);
+    this.listen(runnerInput, 'input', () => {
+      this.runnerUp = Number(runnerInput.value);
       this.emitChange();
     });
-    this.splitLine = el('p', { class: 'caption', role: 'status', 'aria-live': 'polite' });
+    const splitLine = el('p', { class: 'caption', role: 'status', 'aria-live': 'polite' });
     const left = el('div');
-    left.append(el('p', { class: 'title' }, 'Each head’s score for all 14 tokens'), this.rampSlot, this.slopes);
+    left.append(el('p', { class: 'title' }, 'Each head’s score for all 14 tokens'), rampSlot, slopes);
     const right = el('div');
     right.append(
       el('p', { class: 'title' }, 'The softmax splits attention between the maximum and the runner-up'),
       controls,
-      this.splitSlot,
-      this.splitLine,
+      splitSlot,
+      splitLine,
     );
     const panels = el('div', { class: 'panels' });
     panels.append(left, right);
     content.append(panels);
     if (typeof ResizeObserver === 'function') {
       const observer = new ResizeObserver(() => {
-        const w = Math.max(MIN_W, Math.min(MAX_W, Math.floor(this.rampSlot!.clientWidth / 20) * 20));
-        if (w !== this.width && this.rampSlot!.clientWidth > 0) {
+        const w = Math.max(MIN_W, Math.min(MAX_W, Math.floor(rampSlot.clientWidth / 20) * 20));
+        if (w !== this.width && rampSlot.clientWidth > 0) {
           this.width = w;
           this.requestRender();
         }
       });
-      observer.observe(this.rampSlot);
+      observer.observe(rampSlot);
       this.resizeObserver = observer;
     }
+    return { rampSlot, splitSlot, slopes, maxSelect, runnerInput, runnerText, splitLine };
   }
 
   private resizeObserver: ResizeObserver | null = null;
@@ -166,13 +170,13 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
       Array.from({ length: maximum }, (_, r) => this.maxDigit!.maxDigitRunnerUp(this.held(model), maximum, r)),
     );
     const split = splits[runnerUp];
-    this.maxSelect!.value = String(maximum);
-    this.runnerInput!.max = String(maximum - 1);
-    this.runnerInput!.value = String(runnerUp);
-    this.runnerInput!.setAttribute('aria-valuetext', `runner-up ${runnerUp}`);
-    this.runnerText!.textContent = String(runnerUp);
+    this.parts.maxSelect.value = String(maximum);
+    this.parts.runnerInput.max = String(maximum - 1);
+    this.parts.runnerInput.value = String(runnerUp);
+    this.parts.runnerInput.setAttribute('aria-valuetext', `runner-up ${runnerUp}`);
+    this.parts.runnerText.textContent = String(runnerUp);
     const slopes = model.analysis.mechanism.score_slope;
-    this.slopes!.replaceChildren(
+    this.parts.slopes.replaceChildren(
       ...slopes.map((b, h) => {
         const li = el('li', { 'data-head': String(h) });
         li.append(headSwatch(h), `head ${h}: ${b >= 0 ? '+' : ''}${formatNumber(b, 2)} per digit`);
@@ -186,10 +190,10 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
       )
       .join('; ');
     const text = `For the list ${runnerUp}, ${maximum}: attention on the maximum ${maximum}: ${perHead}.`;
-    this.splitLine!.textContent = text;
+    this.parts.splitLine.textContent = text;
     this.shown = { model, splits, maximum, runnerUp, text };
     this.show(
-      this.rampSlot!,
+      this.parts.rampSlot,
       this.fragment(model, `ramps:${this.width}`, () => {
         const svg = svgEl('svg', { role: 'img', 'aria-label': this.rampText(model) });
         drawSceneInto(svg, this.rampScene(model));
@@ -197,7 +201,7 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState> {
       }),
     );
     this.show(
-      this.splitSlot!,
+      this.parts.splitSlot,
       this.fragment(model, `split:${maximum}:${runnerUp}:${this.width}`, () => {
         const svg = svgEl('svg', { role: 'img', 'aria-label': text });
         drawSceneInto(svg, this.splitScene(splits, maximum, runnerUp));

@@ -91,7 +91,16 @@ const ROWS: { id: string; label: string; cell: (c: MaxDigitClaims) => string }[]
   { id: 'angle-dot', label: 'maxima where angle and dot product pick the same digit', cell: (c) => `${c.angle_dot_agree} of 10` },
 ];
 
-export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
+/** The parts build() makes (this.parts). */
+interface SeedGridParts {
+  table: HTMLTableElement;
+  bar: HTMLProgressElement;
+  progressText: HTMLSpanElement;
+  trainButton: HTMLButtonElement;
+  stopButton: HTMLButtonElement;
+}
+
+export class HeadlabSeedGrid extends HeadlabElement<SeedGridState, SeedGridParts> {
   static attributes = defineAttributes({
     src: text({ property: false, doc: 'The seeds file `headlab max-digit seeds` wrote.' }),
     from: accessor<number>({ type: 'number', markup: 'Num', shared: true, doc: 'First seed shown (default the file’s first).' }),
@@ -138,11 +147,6 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
   private stepsDone: number[] = [];
   /** Seeds whose run was stopped before it ended (their columns stay the file's). */
   private interrupted: number[] = [];
-  private table: HTMLTableElement | null = null;
-  private bar: HTMLProgressElement | null = null;
-  private progressText: HTMLSpanElement | null = null;
-  private trainButton: HTMLButtonElement | null = null;
-  private stopButton: HTMLButtonElement | null = null;
 
   get from(): number {
     return integerAttribute(this, 'from', this.file?.seeds[0]?.seed ?? 0, 0, MAX_SEED);
@@ -282,7 +286,7 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
     super.disconnectedCallback();
   }
 
-  protected build(): void {
+  protected build(): SeedGridParts {
     const src = this.getAttribute('src');
     if (!src) throw new WidgetInputError('a <headlab-seed-grid> needs src: the file `headlab max-digit seeds` wrote');
     const url = new URL(src, document.baseURI).href;
@@ -299,44 +303,45 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
       })
       .finally(() => this.requestRender());
     const row = el('div', { class: 'train' });
-    this.trainButton = el('button', { type: 'button' }, 'Train these seeds here');
-    this.stopButton = el('button', { type: 'button' }, 'Stop');
-    this.listen(this.trainButton, 'click', () => this.train());
-    this.listen(this.stopButton, 'click', () => this.stop());
-    this.bar = el('progress', { max: '1', value: '0', 'aria-label': 'Training progress over the seeds' });
-    this.progressText = el('span', { class: 'progress-text' });
-    row.append(this.trainButton, this.stopButton, this.bar, this.progressText);
+    const trainButton = el('button', { type: 'button' }, 'Train these seeds here');
+    const stopButton = el('button', { type: 'button' }, 'Stop');
+    this.listen(trainButton, 'click', () => this.train());
+    this.listen(stopButton, 'click', () => this.stop());
+    const bar = el('progress', { max: '1', value: '0', 'aria-label': 'Training progress over the seeds' });
+    const progressText = el('span', { class: 'progress-text' });
+    row.append(trainButton, stopButton, bar, progressText);
     const statusLine = this.statusRegion();
     const box = scrollBox('Claims across seeds');
-    this.table = el('table', { class: 'grid compact' });
-    box.append(this.table);
+    const table = el('table', { class: 'grid compact' });
+    box.append(table);
     this.body.append(el('p', { class: 'title' }, 'What holds across seeds'), box, row, statusLine, this.exportControls());
+    return { table, bar, progressText, trainButton, stopButton };
   }
 
   protected render(): void {
     if (this.loadFailure) throw new WidgetInputError(this.loadFailure);
     const file = this.file;
     const training = this.status === 'training';
-    this.trainButton!.disabled = !file || training;
-    this.stopButton!.disabled = !training;
+    this.parts.trainButton.disabled = !file || training;
+    this.parts.stopButton.disabled = !training;
     const n = Math.max(1, this.to - this.from + 1);
     const finished = this.here.size;
-    this.bar!.max = n * this.steps;
+    this.parts.bar.max = n * this.steps;
     const active = this.running.map((seed, j) => ({ seed, steps: this.stepsDone[j] })).filter((r) => r.seed >= 0);
-    this.bar!.value = Math.min(n * this.steps, finished * this.steps + (training ? active.reduce((sum, r) => sum + r.steps, 0) : 0));
+    this.parts.bar.value = Math.min(n * this.steps, finished * this.steps + (training ? active.reduce((sum, r) => sum + r.steps, 0) : 0));
     const workers = Math.min(this.workers, n);
-    this.progressText!.textContent = training
+    this.parts.progressText.textContent = training
       ? `${active.map((r) => `seed ${r.seed}: step ${r.steps}`).join(' · ')} of ${this.steps} · ${finished} of ${n} seeds done`
       : `${n} seeds × ${formatCount(this.steps)} steps in ${workers === 1 ? 'a background worker' : `${workers} background workers, ${workers} seeds at a time`}`;
     if (!file) {
-      this.table!.replaceChildren(el('caption', {}, 'Loading the command line’s figures…'));
+      this.parts.table.replaceChildren(el('caption', {}, 'Loading the command line’s figures…'));
       return;
     }
     this.renderTable(file);
   }
 
   private renderTable(file: SeedsFile): void {
-    const table = this.table!;
+    const table = this.parts.table;
     table.replaceChildren();
     const seeds = file.seeds.map((s) => s.seed);
     table.createCaption().textContent = `Each column is one seed of the default recipe (${formatCount(file.settings.steps)} steps), as the command line (headlab max-digit seeds) computed it; a column trained here replaces it${this.here.size ? ' (bold)' : ''}. Tinted: differs from seed ${seeds[0]}.`;
@@ -390,7 +395,11 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState> {
 
   figures(): WidgetFigure[] {
     return [
-      { name: 'grid', label: 'Claims across seeds', scene: () => tablesScene([this.table!], this.themeColours(), 'Claims across seeds') },
+      {
+        name: 'grid',
+        label: 'Claims across seeds',
+        scene: () => tablesScene([this.parts.table], this.themeColours(), 'Claims across seeds'),
+      },
     ];
   }
 }

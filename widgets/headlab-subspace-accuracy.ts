@@ -28,7 +28,19 @@ const WIDTH = 470;
 const HEIGHT = 170;
 const SHOWN = 8;
 
-export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyState> {
+/** The parts build() makes (this.parts). */
+interface SubspaceAccuracyParts {
+  slider: HTMLInputElement;
+  kText: HTMLOutputElement;
+  select: HTMLSelectElement;
+  line: HTMLParagraphElement;
+  byMax: HTMLParagraphElement;
+  svgSlot: HTMLDivElement;
+  kBox: HTMLDivElement;
+  cosTable: HTMLTableElement;
+}
+
+export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyState, SubspaceAccuracyParts> {
   static attributes = defineAttributes({
     k: integer({ fallback: 3, min: 1, max: 8, shared: true, doc: 'Dimensions of each head’s principal subspace kept.' }),
     basis: oneOf(['w_o', 'w_u'], {
@@ -47,16 +59,6 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
     td.heat { min-width: 3.5em; }
     tr.current th, tr.current td.plain { background: color-mix(in srgb, var(--hl-focus) 16%, transparent); }
   `;
-
-  private slider: HTMLInputElement | null = null;
-  private kText: HTMLOutputElement | null = null;
-  private select: HTMLSelectElement | null = null;
-  private line: HTMLParagraphElement | null = null;
-  private byMax: HTMLParagraphElement | null = null;
-  private svgSlot: HTMLDivElement | null = null;
-  private kBox: HTMLDivElement | null = null;
-  private kTable: HTMLTableElement | null = null;
-  private cosTable: HTMLTableElement | null = null;
   private byMaxCache = new Map<string, number[]>();
   private lastAccuracy = NaN;
   private shown: { variance: number[]; k: number; basis: MaxDigitBasis; text: string } | null = null;
@@ -71,63 +73,56 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
     this.cosVersion = -1;
   }
 
-  protected buildContent(content: HTMLDivElement): void {
+  protected buildContent(content: HTMLDivElement): SubspaceAccuracyParts {
     const controls = el('div', { class: 'row controls' });
     const kLabel = el('label', {}, 'Directions kept, k:');
-    this.slider = el('input', { type: 'range', min: '1', max: '8', step: '1', name: 'k' });
-    this.kText = el('output', { class: 'k-value' });
-    kLabel.append(this.slider, this.kText);
-    this.listen(this.slider, 'input', () => {
-      this.k = Number(this.slider!.value);
+    const slider = el('input', { type: 'range', min: '1', max: '8', step: '1', name: 'k' });
+    const kText = el('output', { class: 'k-value' });
+    kLabel.append(slider, kText);
+    this.listen(slider, 'input', () => {
+      this.k = Number(slider.value);
       this.emitChange();
     });
     const bLabel = el('label', {}, 'Principal directions of');
-    this.select = el('select', { name: 'basis' });
+    const select = el('select', { name: 'basis' });
     for (const b of ['w_o', 'w_u'] as const) {
       const o = el('option', { value: b }, b === 'w_o' ? 'W_O (head outputs)' : 'W_U (unembedding)');
-      this.select.append(o);
+      select.append(o);
     }
-    bLabel.append(this.select);
-    this.listen(this.select, 'change', () => {
-      this.basis = this.select!.value as MaxDigitBasis;
+    bLabel.append(select);
+    this.listen(select, 'change', () => {
+      this.basis = select.value as MaxDigitBasis;
       this.emitChange();
     });
     controls.append(kLabel, bLabel);
-    this.line = el('p', { class: 'figures', role: 'status', 'aria-live': 'polite' });
-    this.byMax = el('p', { class: 'caption' });
+    const line = el('p', { class: 'figures', role: 'status', 'aria-live': 'polite' });
+    const byMax = el('p', { class: 'caption' });
     const figure = el('div', { class: 'figure' });
-    this.svgSlot = el('div');
-    figure.append(this.svgSlot);
+    const svgSlot = el('div');
+    figure.append(svgSlot);
     const tables = el('div', { class: 'tables' });
     const a = scrollBox('Accuracy for k = 1, 2, 3');
-    this.kBox = a;
     const b = scrollBox('Cosines between the two bases');
-    this.cosTable = el('table', { class: 'cosine' });
-    b.append(this.cosTable);
+    const cosTable = el('table', { class: 'cosine' });
+    b.append(cosTable);
     tables.append(a, b);
-    content.append(
-      el('p', { class: 'title' }, 'How many directions does the readout need?'),
-      controls,
-      this.line,
-      this.byMax,
-      figure,
-      tables,
-    );
+    content.append(el('p', { class: 'title' }, 'How many directions does the readout need?'), controls, line, byMax, figure, tables);
+    return { slider, kText, select, line, byMax, svgSlot, kBox: a, cosTable };
   }
 
   protected renderContent(model: MaxDigitModel): void {
     const k = this.k;
     const basis = this.basis;
     const a = model.analysis;
-    if (this.root.activeElement !== this.slider) this.slider!.value = String(k);
-    this.slider!.setAttribute('aria-valuetext', `${k} direction${k > 1 ? 's' : ''}`);
-    this.kText!.value = String(k);
-    this.select!.value = basis;
+    if (this.root.activeElement !== this.parts.slider) this.parts.slider.value = String(k);
+    this.parts.slider.setAttribute('aria-valuetext', `${k} direction${k > 1 ? 's' : ''}`);
+    this.parts.kText.value = String(k);
+    this.parts.select.value = basis;
     const accuracy = a.subspace_accuracy[basis][k - 1];
     this.lastAccuracy = accuracy;
     const variance = a.variance_explained[basis];
     const kept = variance.slice(0, k).reduce((s, x) => s + x, 0);
-    this.line!.replaceChildren(
+    this.parts.line.replaceChildren(
       ...nodes(`Top ${k} direction${k > 1 ? 's' : ''} of ${BASIS_NAME[basis]}: accuracy `),
       el('strong', { 'data-figure': 'accuracy', 'data-value': String(accuracy) }, percent(accuracy, 2)),
       ...nodes(` without the residual; they carry `),
@@ -140,8 +135,8 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
       byMax = this.maxDigit!.maxDigitSubspaceAccuracy(this.held(model), basis, k).accuracy_by_max;
       this.byMaxCache.set(key, byMax);
     }
-    this.byMax!.textContent = `By maximum digit: ${byMax.map((x, m) => `${m}: ${percent(x, 1)}`).join(' · ')}`;
-    this.byMax!.dataset.value = JSON.stringify(byMax);
+    this.parts.byMax.textContent = `By maximum digit: ${byMax.map((x, m) => `${m}: ${percent(x, 1)}`).join(' · ')}`;
+    this.parts.byMax.dataset.value = JSON.stringify(byMax);
     const name = basis === 'w_o' ? 'W_O' : 'W_U';
     const text = `With every head projected on the top ${k} principal direction${k > 1 ? 's' : ''} of ${name}, the readout without the residual is ${percent(accuracy, 2)} accurate; those directions carry ${percent(kept, 1)} of the variance of ${name} (first ${SHOWN}: ${variance
       .slice(0, SHOWN)
@@ -149,19 +144,19 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
       .join(', ')}).`;
     this.shown = { variance, k, basis, text };
     this.show(
-      this.svgSlot!,
+      this.parts.svgSlot,
       this.fragment(model, `svg:${basis}${k}`, () => {
         const svg = svgEl('svg', { role: 'img', 'aria-label': text });
         drawSceneInto(svg, this.scene(variance, k, basis));
         return svg;
       }),
     );
-    this.kTable = this.fragment(model, `k:${k}`, () => {
+    const kTable = this.fragment(model, `k:${k}`, () => {
       const table = el('table', { class: 'k-table' });
       this.renderKTable(table, model, k);
       return table;
     });
-    this.show(this.kBox!, this.kTable);
+    this.show(this.parts.kBox, kTable);
     if (this.cosVersion !== model.version) {
       this.cosVersion = model.version;
       this.renderCosine(model);
@@ -188,7 +183,11 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
         label: 'Accuracy and cosine tables',
         scene: () => {
           shown();
-          return tablesScene([this.kTable!, this.cosTable!], this.themeColours(), 'Accuracy for k = 1, 2, 3 and cosines between the bases');
+          return tablesScene(
+            [this.shownFor(this.parts.kBox, HTMLTableElement), this.parts.cosTable],
+            this.themeColours(),
+            'Accuracy for k = 1, 2, 3 and cosines between the bases',
+          );
         },
       },
     ];
@@ -260,7 +259,7 @@ export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyStat
   }
 
   private renderCosine(model: MaxDigitModel): void {
-    const table = this.cosTable!;
+    const table = this.parts.cosTable;
     table.replaceChildren();
     table.createCaption().append(subscripted('|cosine| between the top three directions of W_O (rows) and of W_U (columns)'));
     const head = table.createTHead().insertRow();

@@ -114,7 +114,19 @@ const HEAT_LIMIT = 1;
 const ROW_LATENT = ['req 1', 'req 2', 'req 3', 'pay 1', 'pay 2', 'pay 3', 'noise 1', 'noise 2', 'noise 3'];
 const ROW_RAW = Array.from({ length: 9 }, (_, k) => `x${'₁₂₃₄₅₆₇₈₉'[k]}`);
 
-export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
+/** The parts build() makes (this.parts). */
+interface TrainingReplayParts {
+  keysField: { show: (text: string) => void };
+  scrub: HTMLInputElement;
+  keysInput: HTMLTextAreaElement;
+  scrubOut: HTMLOutputElement;
+  playButton: HTMLButtonElement;
+  progressBar: HTMLProgressElement;
+  lessonBox: HTMLParagraphElement;
+  svgs: Record<'latent' | 'raw' | 'loss' | 'schematic', SVGSVGElement>;
+}
+
+export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState, TrainingReplayParts> {
   static attributes = defineAttributes({
     seed: integer({ fallback: 0, min: 0, max: MAX_SEED, shared: true, doc: 'Seed of the replayed run.' }),
     steps: integer({ fallback: 1200, min: 1, max: 20000, doc: 'Training steps of the replayed run.' }),
@@ -188,14 +200,6 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   private playTimer = 0;
   /** The colours the kept scenes were drawn in. */
   private scenesColours: ResolvedColours | null = null;
-  private scrub: HTMLInputElement | null = null;
-  private keysInput: HTMLTextAreaElement | null = null;
-  private keysField: { show: (text: string) => void } | null = null;
-  private scrubOut: HTMLOutputElement | null = null;
-  private playButton: HTMLButtonElement | null = null;
-  private progressBar: HTMLProgressElement | null = null;
-  private lessonBox: HTMLParagraphElement | null = null;
-  private svgs: Record<'latent' | 'raw' | 'loss' | 'schematic', SVGSVGElement> | null = null;
   private experimentButtons: Record<string, HTMLButtonElement> = {};
   private runKey = '';
   /** The task's keys of the finished run (null: the tetrahedron); the worker's settings echo leaves them out. */
@@ -278,7 +282,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     }
   }
 
-  protected build(): void {
+  protected build(): TrainingReplayParts {
     const title = el('p', { class: 'title' }, 'Training replay: watch the blocks form');
     const intro = el(
       'p',
@@ -298,7 +302,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     const keysId = `keys-${Math.random().toString(36).slice(2)}`;
     const keysRow = el('div', { class: 'controls' });
     // A text area that wraps (a one-line field cut the four keys off at 320 to 560 px).
-    this.keysInput = el('textarea', {
+    const keysInput = el('textarea', {
       id: keysId,
       class: 'keys',
       rows: '1',
@@ -306,8 +310,8 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
       autocomplete: 'off',
       autocapitalize: 'off',
     });
-    keysRow.append(el('label', { for: keysId }, 'Keys (rows k₁; k₂; k₃; k₄)'), this.keysInput);
-    this.keysField = this.bindField(this.keysInput, {
+    keysRow.append(el('label', { for: keysId }, 'Keys (rows k₁; k₂; k₃; k₄)'), keysInput);
+    const keysField = this.bindField(keysInput, {
       label: 'the keys',
       parse: parseKeys,
       commit: (keys) => {
@@ -321,19 +325,19 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
       current: () => keysInputText(this.keys ?? TETRAHEDRON),
       delay: 800,
     });
-    this.progressBar = el('progress', { max: '1', value: '0', 'aria-label': 'Training progress' });
+    const progressBar = el('progress', { max: '1', value: '0', 'aria-label': 'Training progress' });
     const scrubId = `snap-${Math.random().toString(36).slice(2)}`;
     const controls = el('div', { class: 'controls' });
-    this.scrub = el('input', { type: 'range', id: scrubId, min: '0', max: '0', step: '1' });
-    this.scrubOut = el('output', { for: scrubId, class: 'num' });
-    this.playButton = el('button', { type: 'button', 'aria-pressed': 'false' }, 'Play slowly');
-    this.listen(this.scrub, 'input', () => {
+    const scrub = el('input', { type: 'range', id: scrubId, min: '0', max: '0', step: '1' });
+    const scrubOut = el('output', { for: scrubId, class: 'num' });
+    const playButton = el('button', { type: 'button', 'aria-pressed': 'false' }, 'Play slowly');
+    this.listen(scrub, 'input', () => {
       this.stopPlaying();
-      this.snapshot = this.scrub!.valueAsNumber;
+      this.snapshot = scrub.valueAsNumber;
       this.emitChange();
     });
-    this.listen(this.playButton, 'click', () => (this.playTimer ? this.stopPlaying() : this.play()));
-    controls.append(el('label', { for: scrubId }, 'Snapshot'), this.scrub, this.scrubOut, this.playButton);
+    this.listen(playButton, 'click', () => (this.playTimer ? this.stopPlaying() : this.play()));
+    controls.append(el('label', { for: scrubId }, 'Snapshot'), scrub, scrubOut, playButton);
 
     const figs = el('div', { class: 'figs' });
     const box = (cls: string, label: string) => {
@@ -344,7 +348,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
       figs.append(d);
       return svg;
     };
-    this.svgs = {
+    const svgs = {
       latent: box('', 'Measured in the latent basis: R·Wq and R·Wv'),
       raw: box('', 'As trained: raw Wq and Wv'),
       loss: box('', 'Training loss (log scale) up to the snapshot'),
@@ -353,7 +357,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     if (typeof ResizeObserver === 'function') {
       this.resizeObserver = new ResizeObserver((entries) => {
         for (const e of entries) {
-          const which = e.target === this.svgs!.loss.parentElement ? 'loss' : 'schematic';
+          const which = e.target === svgs.loss.parentElement ? 'loss' : 'schematic';
           const w = e.contentRect.width;
           if (Math.floor(w) !== Math.floor(this.boxWidths[which] ?? -1)) {
             this.boxWidths[which] = w;
@@ -361,8 +365,8 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
           }
         }
       });
-      this.resizeObserver.observe(this.svgs.loss.parentElement!);
-      this.resizeObserver.observe(this.svgs.schematic.parentElement!);
+      this.resizeObserver.observe(svgs.loss.parentElement!);
+      this.resizeObserver.observe(svgs.schematic.parentElement!);
     }
     this.nearViewport = typeof IntersectionObserver !== 'function';
     if (!this.nearViewport) {
@@ -378,8 +382,12 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
       );
       this.visibility.observe(this);
     }
-    this.lessonBox = el('p', { class: 'lesson', role: 'status' });
-    this.body.append(title, intro, experiments, keysRow, this.progressBar, controls, figs, this.lessonBox, this.exportControls());
+    const lessonBox = el('p', { class: 'lesson', role: 'status' });
+    this.body.append(title, intro, experiments, keysRow, progressBar, controls, figs, lessonBox, this.exportControls());
+    return { keysField, scrub, keysInput, scrubOut, playButton, progressBar, lessonBox, svgs };
+  }
+
+  protected afterBuild(): void {
     this.startRun();
   }
 
@@ -420,7 +428,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     this.stopPlaying();
     this.status = 'training';
     this.result = null;
-    this.progressBar!.value = 0;
+    this.parts.progressBar.value = 0;
     if (settings.keys && settings.learned_keys) {
       this.status = 'failed';
       this.showError('attributes keys and learned-keys exclude each other: learned keys start from random values');
@@ -431,13 +439,13 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
       { settings: HeadlabTrainingReplay.trainerSettings(settings), count: SNAPSHOTS },
       {
         progress: (d) => {
-          this.progressBar!.value = Number(d.steps_taken) / Math.max(1, Number(d.steps_total));
+          this.parts.progressBar.value = Number(d.steps_taken) / Math.max(1, Number(d.steps_total));
         },
         done: ({ value }) => {
           this.result = value;
           this.resultKeys = settings.keys;
           this.status = 'done';
-          this.progressBar!.value = 1;
+          this.parts.progressBar.value = 1;
           // The run is over: end its worker (a rerun starts a new one), so a finished replay holds none.
           this.jobs.dispose();
           this.requestRender();
@@ -468,8 +476,8 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     if (!this.result) return;
     const n = this.result.snapshots.length;
     if ((this.shownIndex() ?? n - 1) >= n - 1) this.snapshot = 0;
-    this.playButton!.textContent = 'Pause';
-    this.playButton!.setAttribute('aria-pressed', 'true');
+    this.parts.playButton.textContent = 'Pause';
+    this.parts.playButton.setAttribute('aria-pressed', 'true');
     this.playTimer = window.setInterval(
       () =>
         this.safely(() => {
@@ -489,9 +497,10 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
   private stopPlaying(): void {
     if (this.playTimer) window.clearInterval(this.playTimer);
     this.playTimer = 0;
-    if (this.playButton) {
-      setText(this.playButton, 'Play slowly');
-      setAttributeIfChanged(this.playButton, 'aria-pressed', 'false');
+    // Also on a disconnect before the first build (no button yet).
+    if (this.hasParts) {
+      setText(this.parts.playButton, 'Play slowly');
+      setAttributeIfChanged(this.parts.playButton, 'aria-pressed', 'false');
     }
   }
 
@@ -597,7 +606,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
 
   /** Draws figure `which` of snapshot `snap`: its kept scene when there is one (none before a run). */
   private drawKept(which: Figure, snap: ReplaySnapshot | null, width: number, make: () => Scene): void {
-    const svg = this.svgs![which];
+    const svg = this.parts.svgs[which];
     if (!snap) {
       drawFluid(svg, make());
       return;
@@ -740,19 +749,23 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     const n = this.result?.snapshots.length ?? 0;
     // A scrub step writes only what it changes: the range's max set again (same value) lays out the
     // controls row, the output's text is rewritten in place (widgets/chart/text.ts).
-    setAttributeIfChanged(this.scrub!, 'max', String(Math.max(0, n - 1)));
-    if (this.scrub!.disabled !== (n === 0)) this.scrub!.disabled = n === 0;
-    if (this.playButton!.disabled !== (n === 0)) this.playButton!.disabled = n === 0;
+    setAttributeIfChanged(this.parts.scrub, 'max', String(Math.max(0, n - 1)));
+    if (this.parts.scrub.disabled !== (n === 0)) this.parts.scrub.disabled = n === 0;
+    if (this.parts.playButton.disabled !== (n === 0)) this.parts.playButton.disabled = n === 0;
     if (i !== null) {
-      if (this.scrub!.valueAsNumber !== i) this.scrub!.value = String(i);
+      if (this.parts.scrub.valueAsNumber !== i) this.parts.scrub.value = String(i);
       const snap = this.result!.snapshots[i];
       const text = `step ${snap.step} of ${this.result!.settings.steps}`;
-      setText(this.scrubOut!, text);
-      setAttributeIfChanged(this.scrub!, 'aria-valuetext', `${text}${snap.loss !== null ? `, loss ${formatScientific(snap.loss)}` : ''}`);
+      setText(this.parts.scrubOut, text);
+      setAttributeIfChanged(
+        this.parts.scrub,
+        'aria-valuetext',
+        `${text}${snap.loss !== null ? `, loss ${formatScientific(snap.loss)}` : ''}`,
+      );
     } else {
-      setText(this.scrubOut!, this.status === 'training' ? 'training…' : '');
+      setText(this.parts.scrubOut, this.status === 'training' ? 'training…' : '');
     }
-    this.keysField!.show(keysInputText(this.keys ?? TETRAHEDRON));
+    this.parts.keysField.show(keysInputText(this.keys ?? TETRAHEDRON));
     for (const [name, b] of Object.entries(this.experimentButtons)) {
       const match = EXPERIMENT_ATTRS.every((a) => (this.getAttribute(a) ?? null) === (EXPERIMENTS[name].attrs[a] ?? null));
       if (b.getAttribute('aria-pressed') !== String(match)) b.setAttribute('aria-pressed', String(match));
@@ -761,7 +774,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState> {
     // scenes, which patches only the attributes that differ and allocates almost nothing.
     const snap = i === null ? null : this.result!.snapshots[i];
     for (const which of FIGURES) this.drawKept(which, snap, ...this.figureAt(which, i, c));
-    setText(this.lessonBox!, this.lesson());
+    setText(this.parts.lessonBox, this.lesson());
   }
 }
 

@@ -46,7 +46,17 @@ const MAX_REFERENCE = 10000;
 /** Tokens listed before/after: the clean run's most likely next tokens. */
 const TOP = 6;
 
-export class HeadlabTransformerAblation extends TransformerWidget<TransformerAblationState> {
+/** The parts build() makes (this.parts). */
+interface TransformerAblationParts {
+  field: PromptField;
+  modeSelect: HTMLSelectElement;
+  logitSlot: HTMLDivElement;
+  lossSlot: HTMLDivElement;
+  logitCaption: HTMLParagraphElement;
+  lossCaption: HTMLParagraphElement;
+}
+
+export class HeadlabTransformerAblation extends TransformerWidget<TransformerAblationState, TransformerAblationParts> {
   static attributes = defineAttributes({
     prompt: text({ property: false, shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),
     mode: oneOf(['zero', 'mean'], { fallback: 'mean', shared: true, doc: 'How a head is ablated: its output set to zero or to its mean.' }),
@@ -58,9 +68,6 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
   });
   protected static css = /* css */ `${TRANSFORMER_CSS}${HEAD_BOXES_CSS}
   `;
-
-  private field: PromptField | null = null;
-  private modeSelect: HTMLSelectElement | null = null;
   private readonly headBoxes = new HeadBoxes(
     (t, type, h) => this.listen(t, type, h),
     'Heads to ablate',
@@ -70,10 +77,6 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
       this.emitChange();
     },
   );
-  private logitSlot: HTMLDivElement | null = null;
-  private lossSlot: HTMLDivElement | null = null;
-  private logitCaption: HTMLParagraphElement | null = null;
-  private lossCaption: HTMLParagraphElement | null = null;
   private shown: {
     model: LoadedTransformer;
     before: TransformerRun;
@@ -108,7 +111,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
   protected readState(): TransformerAblationState {
     const m = this.currentModel;
     return {
-      prompt: m && this.field ? this.field.tokens(m) : [],
+      prompt: m && this.hasParts ? this.parts.field.tokens(m) : [],
       mode: this.mode,
       heads: this.heads(),
       clean_loss: this.shown?.losses?.clean_loss ?? null,
@@ -144,9 +147,9 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     return reference.length ? { reference } : { sequences: SEQUENCES, seed: 0 };
   }
 
-  protected buildContent(content: HTMLDivElement): void {
+  protected buildContent(content: HTMLDivElement): TransformerAblationParts {
     this.headBoxes.reset();
-    this.field = new PromptField(
+    const field = new PromptField(
       this,
       'Prompt:',
       (input, options) => this.bindField(input, options),
@@ -154,39 +157,40 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     );
     const controls = el('div', { class: 'controls' });
     const ml = el('label', {}, 'Ablation');
-    this.modeSelect = el('select', { name: 'mode' });
-    this.modeSelect.append(el('option', { value: 'mean' }, 'mean (average output)'), el('option', { value: 'zero' }, 'zero (no output)'));
-    ml.append(this.modeSelect);
+    const modeSelect = el('select', { name: 'mode' });
+    modeSelect.append(el('option', { value: 'mean' }, 'mean (average output)'), el('option', { value: 'zero' }, 'zero (no output)'));
+    ml.append(modeSelect);
     controls.append(ml);
-    this.listen(this.modeSelect, 'change', () => {
-      this.mode = this.modeSelect!.value as 'zero' | 'mean';
+    this.listen(modeSelect, 'change', () => {
+      this.mode = modeSelect.value as 'zero' | 'mean';
       this.emitChange();
     });
-    this.logitSlot = el('div');
-    this.logitCaption = el('p', { class: 'caption' });
-    this.lossSlot = el('div');
-    this.lossCaption = el('p', { class: 'caption' });
+    const logitSlot = el('div');
+    const logitCaption = el('p', { class: 'caption' });
+    const lossSlot = el('div');
+    const lossCaption = el('p', { class: 'caption' });
     const f1 = el('div', { class: 'figure' });
-    f1.append(this.logitSlot, this.logitCaption);
+    f1.append(logitSlot, logitCaption);
     const f2 = el('div', { class: 'figure' });
-    f2.append(this.lossSlot, this.lossCaption);
+    f2.append(lossSlot, lossCaption);
     content.append(
       el('p', { class: 'title' }, 'Head ablation: the logits before and after'),
-      this.field.element,
+      field.element,
       controls,
       this.headBoxes.box,
       f1,
       f2,
     );
+    return { field, modeSelect, logitSlot, lossSlot, logitCaption, lossCaption };
   }
 
   protected renderContent(model: LoadedTransformer): void {
-    this.field!.sync(model);
+    this.parts.field.sync(model);
     this.headBoxes.build(model);
-    const tokens = this.field!.tokens(model);
+    const tokens = this.parts.field.tokens(model);
     const mode = this.mode;
     const heads = this.heads(model);
-    this.modeSelect!.value = mode;
+    this.parts.modeSelect.value = mode;
     this.headBoxes.show(heads);
     const before = this.cached(model, `run:${tokens.join(',')}`, () => model.handle.run(tokens));
     const headKey = heads.map(([l, h]) => `${l}.${h}`).join(' ');
@@ -208,8 +212,8 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
       tokens.length < 2 ? null : this.headLossesInWorker(model, `${tokens.join(',')}|${mode}|${meansKey}`, tokens, { mode, ...means });
     if (after === null) {
       const waiting = `Computing the run with ${heads.map(([l, h]) => headName(l, h)).join(', ')} ${mode}-ablated…`;
-      if (this.logitCaption!.textContent !== waiting) this.logitCaption!.textContent = waiting;
-      if (this.shown?.model !== model) this.show(this.logitSlot!, el('p', { class: 'waiting' }, waiting));
+      if (this.parts.logitCaption.textContent !== waiting) this.parts.logitCaption.textContent = waiting;
+      if (this.shown?.model !== model) this.show(this.parts.logitSlot, el('p', { class: 'waiting' }, waiting));
       this.showLosses(model, tokens, losses);
       return;
     }
@@ -235,14 +239,14 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
       text,
     };
     this.show(
-      this.logitSlot!,
+      this.parts.logitSlot,
       this.fragment(model, `logits:${tokens.join(',')}|${mode}|${headKey}|${meansKey}`, () => {
         const svg = drawnSvg(this.logitScene(model, before, after, order, heads.length > 0), false);
         svg.setAttribute('aria-label', text);
         return svg;
       }),
     );
-    if (this.logitCaption!.textContent !== text) this.logitCaption!.textContent = text;
+    if (this.parts.logitCaption.textContent !== text) this.parts.logitCaption.textContent = text;
     this.showLosses(model, tokens, losses);
   }
 
@@ -252,7 +256,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     const lossText = this.lossText(tokens.length, losses);
     if (losses) {
       this.show(
-        this.lossSlot!,
+        this.parts.lossSlot,
         this.fragment(model, `loss:${tokens.join(',')}|${losses.mode}|${losses.means}|${losses.sequences}`, () => {
           const svg = drawnSvg(this.lossScene(model, losses), false);
           svg.setAttribute('aria-label', lossText);
@@ -260,9 +264,9 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
         }),
       );
     } else {
-      this.lossSlot!.replaceChildren();
+      this.parts.lossSlot.replaceChildren();
     }
-    if (this.lossCaption!.textContent !== lossText) this.lossCaption!.textContent = lossText;
+    if (this.parts.lossCaption.textContent !== lossText) this.parts.lossCaption.textContent = lossText;
   }
 
   /** Where mean ablation's means come from, in words. */

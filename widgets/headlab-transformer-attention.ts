@@ -62,7 +62,17 @@ const CARD_INSET = 34;
 /** Height of the legend under the patterns (SVG units). */
 const LEGEND_HEIGHT = 36;
 
-export class HeadlabTransformerAttention extends TransformerWidget<TransformerAttentionState> {
+/** The parts build() makes (this.parts). */
+interface TransformerAttentionParts {
+  field: PromptField;
+  figure: LayeredFigure;
+  tokenRow: HTMLDivElement;
+  lookBox: HTMLDivElement;
+  readout: HTMLParagraphElement;
+  legendSlot: HTMLDivElement;
+}
+
+export class HeadlabTransformerAttention extends TransformerWidget<TransformerAttentionState, TransformerAttentionParts> {
   static attributes = defineAttributes({
     prompt: text({ shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),
     position: accessor<number>({ type: 'number', markup: 'Num', shared: true, doc: 'The pinned token’s position (default the last).' }),
@@ -80,12 +90,6 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     table.looks td, table.looks th { padding: 0.2rem; }
     table.looks th[scope=row], table.looks td { white-space: nowrap; }
   `;
-
-  private field: PromptField | null = null;
-  private tokenRow: HTMLDivElement | null = null;
-  private figure: LayeredFigure | null = null;
-  private lookBox: HTMLDivElement | null = null;
-  private readout: HTMLParagraphElement | null = null;
   /** The token under the pointer or focus (null: the pinned one). */
   private active: number | null = null;
   private shown: { run: TransformerRun; model: LoadedTransformer; position: number; text: string } | null = null;
@@ -95,14 +99,13 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   /** The run and theme colours the patterns were last coloured for (a switch to dark mode recolours them). */
   private paintedRun: TransformerRun | null = null;
   private patternsColours: unknown = null;
-  private legendSlot: HTMLDivElement | null = null;
   /** The element's width in CSS px (a ResizeObserver keeps it; read once before the first observation). */
   private hostWidth = 0;
   private resizes: ResizeObserver | null = null;
 
   get position(): number {
     const m = this.currentModel;
-    const last = m && this.field ? this.field.tokens(m).length - 1 : 0;
+    const last = m && this.hasParts ? this.parts.field.tokens(m).length - 1 : 0;
     return this.hasAttribute('position') ? Math.min(integerAttribute(this, 'position', last, 0, 4095), last) : last;
   }
   set position(v: number) {
@@ -123,11 +126,11 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
 
   protected readState(): TransformerAttentionState {
     const m = this.currentModel;
-    return { prompt: m && this.field ? this.field.tokens(m) : [], position: this.position, cell: this.cell };
+    return { prompt: m && this.hasParts ? this.parts.field.tokens(m) : [], position: this.position, cell: this.cell };
   }
 
-  protected buildContent(content: HTMLDivElement): void {
-    this.field = new PromptField(
+  protected buildContent(content: HTMLDivElement): TransformerAttentionParts {
+    const field = new PromptField(
       this,
       'Prompt (tokens separated by spaces):',
       (input, options) => this.bindField(input, options),
@@ -137,7 +140,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
         this.emitChange();
       },
     );
-    this.tokenRow = el('div', {
+    const tokenRow = el('div', {
       class: 'tokens',
       role: 'toolbar',
       'aria-label': 'Tokens of the prompt: pick one to see where each head looks from it and to it',
@@ -161,24 +164,23 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
           })
         : null;
     this.resizes?.observe(this);
-    const figure = el('div', { class: 'figure' });
-    this.figure = new LayeredFigure(false);
-    this.legendSlot = el('div', { class: 'legend' });
-    figure.append(this.figure.element, this.legendSlot);
-    this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
+    const figureBox = el('div', { class: 'figure' });
+    const figure = new LayeredFigure(false);
+    const legendSlot = el('div', { class: 'legend' });
+    figureBox.append(figure.element, legendSlot);
+    const readout = el('p', { class: 'readout', 'aria-live': 'polite' });
     const box = el('div', {
       class: 'scroll',
       tabindex: '0',
       role: 'group',
       'aria-label': 'Where each head looks from and to the chosen token',
     });
-    this.lookBox = box;
     content.append(
       el('p', { class: 'title' }, 'Attention patterns, layer by layer and head by head'),
-      this.field.element,
-      this.tokenRow,
-      figure,
-      this.readout,
+      field.element,
+      tokenRow,
+      figureBox,
+      readout,
       box,
     );
     // Pointer over (or a finger on) a cell: its query token becomes the active one (the cell found
@@ -192,10 +194,10 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
         this.requestRender();
       }
     };
-    this.listen(this.figure.element, 'pointermove', pick);
-    this.listen(this.figure.element, 'pointerdown', pick);
+    this.listen(figure.element, 'pointermove', pick);
+    this.listen(figure.element, 'pointerdown', pick);
     // A click (or tap) on a cell selects it: its query is pinned, the cell outlined and announced.
-    this.listen(this.figure.element, 'click', (e) => {
+    this.listen(figure.element, 'click', (e) => {
       const p = e as MouseEvent;
       if (p.target !== this.patterns.canvas) return;
       const at = this.cellAt(p.offsetX, p.offsetY);
@@ -204,11 +206,11 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
       this.setAttribute('cell', `${at.layer}.${at.head}.${at.key}`);
       this.emitChange();
     });
-    this.listen(this.figure.element, 'pointerleave', () => {
+    this.listen(figure.element, 'pointerleave', () => {
       this.active = null;
       this.requestRender();
     });
-    this.listen(this.tokenRow, 'keydown', (e) => this.onTokenKey(e as KeyboardEvent));
+    this.listen(tokenRow, 'keydown', (e) => this.onTokenKey(e as KeyboardEvent));
     // One listener per kind for every token button (delegation): hover or focus makes a token the
     // active one, a click (or Enter, Space) pins it.
     const positionOf = (e: Event): number | null => {
@@ -228,11 +230,11 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
         this.requestRender();
       }
     };
-    this.listen(this.tokenRow, 'pointerover', activate);
-    this.listen(this.tokenRow, 'focusin', activate);
-    this.listen(this.tokenRow, 'pointerleave', release);
-    this.listen(this.tokenRow, 'focusout', release);
-    this.listen(this.tokenRow, 'click', (e) => {
+    this.listen(tokenRow, 'pointerover', activate);
+    this.listen(tokenRow, 'focusin', activate);
+    this.listen(tokenRow, 'pointerleave', release);
+    this.listen(tokenRow, 'focusout', release);
+    this.listen(tokenRow, 'click', (e) => {
       const p = positionOf(e);
       if (p !== null) {
         this.position = p;
@@ -240,10 +242,11 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
         this.emitChange();
       }
     });
+    return { field, figure, tokenRow, lookBox: box, readout, legendSlot };
   }
 
   private onTokenKey(e: KeyboardEvent): void {
-    const buttons = [...this.tokenRow!.querySelectorAll('button')];
+    const buttons = [...this.parts.tokenRow.querySelectorAll('button')];
     const i = buttons.indexOf(e.target as HTMLButtonElement);
     if (i < 0) return;
     const next =
@@ -267,7 +270,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
         ),
       ),
     );
-    this.tokenRow!.replaceChildren(...buttons);
+    this.parts.tokenRow.replaceChildren(...buttons);
   }
 
   /**
@@ -283,8 +286,8 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   }
 
   protected renderContent(model: LoadedTransformer): void {
-    this.field!.sync(model);
-    const asked = this.field!.tokens(model);
+    this.parts.field.sync(model);
+    const asked = this.parts.field.tokens(model);
     const fresh = this.runFor(model, asked);
     // While a new prompt's run is in the worker the figure shows the last run, and says so.
     const run = fresh ?? this.shown!.run;
@@ -292,7 +295,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     this.tokenButtons(model, tokens);
     const pinned = Math.min(this.position, tokens.length - 1);
     const position = this.active !== null && this.active < tokens.length ? this.active : pinned;
-    const buttons = this.tokenRow!.children;
+    const buttons = this.parts.tokenRow.children;
     for (let p = 0; p < buttons.length; p++) {
       const b = buttons[p] as HTMLButtonElement;
       const pressed = String(p === pinned);
@@ -326,17 +329,17 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
       this.patterns.paint(gap, (p, q, k) => (k > q ? -1 : sequentialWord(colours, run.patterns[Math.floor(p / H)][p % H][q][k])));
       this.paintedRun = run;
     }
-    this.figure!.setBase(this.patterns.canvas);
-    this.figure!.drawOverlay(layout.width, layout.height - LEGEND_HEIGHT, [
+    this.parts.figure.setBase(this.patterns.canvas);
+    this.parts.figure.drawOverlay(layout.width, layout.height - LEGEND_HEIGHT, [
       ...this.labelShapes(model, run),
       ...this.outlines(model, run, position),
       ...this.cellOutline(model, run, pinned),
     ]);
     this.show(
-      this.legendSlot!,
+      this.parts.legendSlot,
       this.fragment(model, `legend|${layout.width}`, () => drawnSvg(this.legendScene(layout.width))),
     );
-    this.figure!.label(text);
+    this.parts.figure.label(text);
     const readout =
       fresh === null
         ? `Computing the patterns of the prompt ${asked.map((t) => tokenName(model.config, t)).join(' ')}…`
@@ -344,9 +347,9 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
           (selected
             ? ` Selected cell: ${headName(selected.layer, selected.head)} from ${name(pinned)} to ${name(selected.key)}.`
             : ' Click a cell to select it.');
-    if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
+    if (this.parts.readout.textContent !== readout) this.parts.readout.textContent = readout;
     this.show(
-      this.lookBox!,
+      this.parts.lookBox,
       this.fragment(model, `looks:${tokens.join(',')}|${position}`, () => this.lookTable(model, tokens, looks, position)),
     );
   }
@@ -607,7 +610,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
       {
         name: 'table',
         label: 'Where each head looks',
-        scene: () => tablesScene([this.lookBox!.querySelector('table')!], this.themeColours(), 'Where each head looks'),
+        scene: () => tablesScene([this.parts.lookBox.querySelector('table')!], this.themeColours(), 'Where each head looks'),
       },
     ];
   }

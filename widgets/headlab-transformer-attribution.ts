@@ -27,19 +27,22 @@ export interface TransformerAttributionState {
 /** Tokens offered in the token menu: the most likely ones (a vocabulary of thousands would make a menu no reader scans). */
 const MENU_TOKENS = 40;
 
-export class HeadlabTransformerAttribution extends TransformerWidget<TransformerAttributionState> {
+/** The parts build() makes (this.parts). */
+interface TransformerAttributionParts {
+  field: PromptField;
+  positionSelect: HTMLSelectElement;
+  tokenSelect: HTMLSelectElement;
+  barSlot: HTMLDivElement;
+  captionLine: HTMLParagraphElement;
+}
+
+export class HeadlabTransformerAttribution extends TransformerWidget<TransformerAttributionState, TransformerAttributionParts> {
   static attributes = defineAttributes({
     prompt: text({ shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),
     position: text({ property: false, shared: true, markup: 'Num', doc: 'The position whose logit is attributed (default the last).' }),
     token: text({ property: false, shared: true, markup: 'Num', doc: 'The token whose logit is attributed (default the top prediction).' }),
   });
   protected static css = TRANSFORMER_CSS;
-
-  private field: PromptField | null = null;
-  private positionSelect: HTMLSelectElement | null = null;
-  private tokenSelect: HTMLSelectElement | null = null;
-  private barSlot: HTMLDivElement | null = null;
-  private captionLine: HTMLParagraphElement | null = null;
   private shown: { analysis: TransformerAnalysis; model: LoadedTransformer; text: string } | null = null;
 
   protected readState(): TransformerAttributionState {
@@ -52,8 +55,8 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     };
   }
 
-  protected buildContent(content: HTMLDivElement): void {
-    this.field = new PromptField(
+  protected buildContent(content: HTMLDivElement): TransformerAttributionParts {
+    const field = new PromptField(
       this,
       'Prompt:',
       (input, options) => this.bindField(input, options),
@@ -61,31 +64,27 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     );
     const controls = el('div', { class: 'controls' });
     const pl = el('label', {}, 'Position');
-    this.positionSelect = el('select', { name: 'position' });
-    pl.append(this.positionSelect);
+    const positionSelect = el('select', { name: 'position' });
+    pl.append(positionSelect);
     const tl = el('label', {}, 'Logit of token');
-    this.tokenSelect = el('select', { name: 'token' });
-    tl.append(this.tokenSelect);
+    const tokenSelect = el('select', { name: 'token' });
+    tl.append(tokenSelect);
     controls.append(pl, tl);
-    this.listen(this.positionSelect, 'change', () => {
-      this.setAttribute('position', this.positionSelect!.value);
+    this.listen(positionSelect, 'change', () => {
+      this.setAttribute('position', positionSelect.value);
       this.removeAttribute('token');
       this.emitChange();
     });
-    this.listen(this.tokenSelect, 'change', () => {
-      this.setAttribute('token', this.tokenSelect!.value);
+    this.listen(tokenSelect, 'change', () => {
+      this.setAttribute('token', tokenSelect.value);
       this.emitChange();
     });
     const figure = el('div', { class: 'figure' });
-    this.barSlot = el('div');
-    this.captionLine = el('p', { class: 'caption' });
-    figure.append(this.barSlot, this.captionLine);
-    content.append(
-      el('p', { class: 'title' }, 'Direct logit attribution: what writes the chosen logit'),
-      this.field.element,
-      controls,
-      figure,
-    );
+    const barSlot = el('div');
+    const captionLine = el('p', { class: 'caption' });
+    figure.append(barSlot, captionLine);
+    content.append(el('p', { class: 'title' }, 'Direct logit attribution: what writes the chosen logit'), field.element, controls, figure);
+    return { field, positionSelect, tokenSelect, barSlot, captionLine };
   }
 
   private request(model: LoadedTransformer, tokens: number[]): { position: number; token: number | undefined } {
@@ -108,8 +107,8 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
   }
 
   protected renderContent(model: LoadedTransformer): void {
-    this.field!.sync(model);
-    const tokens = this.field!.tokens(model);
+    this.parts.field.sync(model);
+    const tokens = this.parts.field.tokens(model);
     const { position, token } = this.request(model, tokens);
     // No repeated random sequences (sequences 0): the ablation and induction parts of the analysis,
     // which this figure does not show, are skipped (their default, 32, would cost 32 forward passes
@@ -122,8 +121,8 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
     const analysis = this.analyzedInWorker(model, key, request);
     if (!analysis) {
       const waiting = `Computing the attribution at position ${position}…`;
-      if (this.captionLine!.textContent !== waiting) this.captionLine!.textContent = waiting;
-      if (this.shown?.model !== model) this.show(this.barSlot!, el('p', { class: 'waiting' }, waiting));
+      if (this.parts.captionLine.textContent !== waiting) this.parts.captionLine.textContent = waiting;
+      if (this.shown?.model !== model) this.show(this.parts.barSlot, el('p', { class: 'waiting' }, waiting));
       return;
     }
     this.fillSelects(model, analysis);
@@ -137,35 +136,35 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
       `; the heads writing most: ${top.map((t) => `${headName(t.l, t.h)} ${formatNumber(t.v, 3)}`).join(', ')}.`;
     this.shown = { analysis, model, text };
     this.show(
-      this.barSlot!,
+      this.parts.barSlot,
       this.fragment(model, `dla:${tokens.join(',')}|${analysis.position}|${analysis.token}`, () => {
         const svg = drawnSvg(this.scene(model, analysis), false);
         svg.setAttribute('aria-label', text);
         return svg;
       }),
     );
-    if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
+    if (this.parts.captionLine.textContent !== text) this.parts.captionLine.textContent = text;
   }
 
   private fillSelects(model: LoadedTransformer, a: TransformerAnalysis): void {
     const pKey = a.tokens.join(',');
-    if (this.positionSelect!.dataset.key !== `${model.version}|${pKey}`) {
-      this.positionSelect!.dataset.key = `${model.version}|${pKey}`;
-      this.positionSelect!.replaceChildren(
+    if (this.parts.positionSelect.dataset.key !== `${model.version}|${pKey}`) {
+      this.parts.positionSelect.dataset.key = `${model.version}|${pKey}`;
+      this.parts.positionSelect.replaceChildren(
         ...a.tokens.map((t, p) => el('option', { value: String(p) }, `${p}: ${tokenName(model.config, t)}`)),
       );
     }
-    this.positionSelect!.value = String(a.position);
+    this.parts.positionSelect.value = String(a.position);
     const logits = a.logits[a.position];
     const order = Array.from(logits, (_, t) => t)
       .sort((x, y) => logits[y] - logits[x])
       .slice(0, MENU_TOKENS);
     if (!order.includes(a.token)) order.push(a.token);
     const tKey = `${model.version}|${pKey}|${a.position}|${order.join(',')}`;
-    if (this.tokenSelect!.dataset.key !== tKey) {
-      this.tokenSelect!.dataset.key = tKey;
+    if (this.parts.tokenSelect.dataset.key !== tKey) {
+      this.parts.tokenSelect.dataset.key = tKey;
       // The options per position are built once (a reader moving between positions re-inserts them).
-      this.tokenSelect!.replaceChildren(
+      this.parts.tokenSelect.replaceChildren(
         ...this.cached(model, `options:${tKey}`, () =>
           order.map((t, i) =>
             el(
@@ -177,7 +176,7 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
         ),
       );
     }
-    this.tokenSelect!.value = String(a.token);
+    this.parts.tokenSelect.value = String(a.token);
   }
 
   private rows(model: LoadedTransformer, a: TransformerAnalysis): BarRow[] {

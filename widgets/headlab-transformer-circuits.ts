@@ -42,7 +42,19 @@ export interface TransformerCircuitsState {
   diagonal_share: number | null;
 }
 
-export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCircuitsState> {
+/** The parts build() makes (this.parts). */
+interface TransformerCircuitsParts {
+  figure: LayeredFigure;
+  layerSelect: HTMLSelectElement;
+  headSelect: HTMLSelectElement;
+  kindSelect: HTMLSelectElement;
+  svgBox: HTMLDivElement;
+  legendSlot: HTMLDivElement;
+  readout: HTMLParagraphElement;
+  captionLine: HTMLParagraphElement;
+}
+
+export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCircuitsState, TransformerCircuitsParts> {
   static attributes = defineAttributes({
     layer: integer({
       fallback: (host): number => ((host as HeadlabTransformerCircuits).currentModel?.config.n_layers ?? 4) - 1,
@@ -61,18 +73,9 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     circuit: oneOf(['qk', 'ov'], { fallback: 'ov', shared: true, doc: 'The circuit shown: QK or OV.' }),
   });
   protected static css = TRANSFORMER_CSS;
-
-  private layerSelect: HTMLSelectElement | null = null;
-  private headSelect: HTMLSelectElement | null = null;
-  private kindSelect: HTMLSelectElement | null = null;
-  private figure: LayeredFigure | null = null;
-  private svgBox: HTMLDivElement | null = null;
-  private legendSlot: HTMLDivElement | null = null;
   /** The heatmap as pixels (PixelHeatmaps): a head or circuit chosen repaints 1,024 cells (V = 32) instead of inserting a drawing of 1,024 nodes. */
   private readonly pixels = new PixelHeatmaps();
   private painted: { matrix: Float64Array[]; colours: unknown } | null = null;
-  private readout: HTMLParagraphElement | null = null;
-  private captionLine: HTMLParagraphElement | null = null;
   private cursor = { row: 0, col: 0 };
   private shown: {
     model: LoadedTransformer;
@@ -89,7 +92,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     return { layer: this.layer, head: this.head, circuit: this.circuit, diagonal_share: this.shown?.diagonal ?? null };
   }
 
-  protected buildContent(content: HTMLDivElement): void {
+  protected buildContent(content: HTMLDivElement): TransformerCircuitsParts {
     const controls = el('div', { class: 'controls' });
     const mk = (label: string, name: string) => {
       const l = el('label', {}, label);
@@ -98,31 +101,31 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
       controls.append(l);
       return s;
     };
-    this.layerSelect = mk('Layer', 'layer');
-    this.headSelect = mk('Head', 'head');
-    this.kindSelect = mk('Circuit', 'circuit');
-    this.kindSelect.append(el('option', { value: 'ov' }, 'OV (what it writes)'), el('option', { value: 'qk' }, 'QK (where it looks)'));
-    this.listen(this.layerSelect, 'change', () => {
-      this.layer = Number(this.layerSelect!.value);
+    const layerSelect = mk('Layer', 'layer');
+    const headSelect = mk('Head', 'head');
+    const kindSelect = mk('Circuit', 'circuit');
+    kindSelect.append(el('option', { value: 'ov' }, 'OV (what it writes)'), el('option', { value: 'qk' }, 'QK (where it looks)'));
+    this.listen(layerSelect, 'change', () => {
+      this.layer = Number(layerSelect.value);
       this.emitChange();
     });
-    this.listen(this.headSelect, 'change', () => {
-      this.head = Number(this.headSelect!.value);
+    this.listen(headSelect, 'change', () => {
+      this.head = Number(headSelect.value);
       this.emitChange();
     });
-    this.listen(this.kindSelect, 'change', () => {
-      this.circuit = this.kindSelect!.value as CircuitKind;
+    this.listen(kindSelect, 'change', () => {
+      this.circuit = kindSelect.value as CircuitKind;
       this.emitChange();
     });
-    const figure = el('div', { class: 'figure' });
-    this.figure = new LayeredFigure(true);
-    this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
-    this.captionLine = el('p', { class: 'caption' });
-    this.svgBox = el('div');
-    this.legendSlot = el('div', { class: 'legend' });
-    this.svgBox.append(this.figure.element, this.legendSlot, this.readout);
-    figure.append(this.svgBox, this.captionLine);
-    content.append(el('p', { class: 'title' }, 'A head’s circuits in token space'), controls, figure);
+    const figureBox = el('div', { class: 'figure' });
+    const figure = new LayeredFigure(true);
+    const readout = el('p', { class: 'readout', 'aria-live': 'polite' });
+    const captionLine = el('p', { class: 'caption' });
+    const svgBox = el('div');
+    const legendSlot = el('div', { class: 'legend' });
+    svgBox.append(figure.element, legendSlot, readout);
+    figureBox.append(svgBox, captionLine);
+    content.append(el('p', { class: 'title' }, 'A head’s circuits in token space'), controls, figureBox);
     // The cell under the pointer, from its position on the canvas.
     const pick = (e: Event) => {
       const p = e as PointerEvent;
@@ -136,9 +139,9 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
       this.cursor = { row, col };
       this.requestRender();
     };
-    this.listen(this.figure.element, 'pointermove', pick);
-    this.listen(this.figure.element, 'pointerdown', pick);
-    this.listen(this.figure.element, 'keydown', (e) => {
+    this.listen(figure.element, 'pointermove', pick);
+    this.listen(figure.element, 'pointerdown', pick);
+    this.listen(figure.element, 'keydown', (e) => {
       const k = (e as KeyboardEvent).key;
       const d = k === 'ArrowUp' ? [-1, 0] : k === 'ArrowDown' ? [1, 0] : k === 'ArrowLeft' ? [0, -1] : k === 'ArrowRight' ? [0, 1] : null;
       const V = this.shown?.matrix?.length ?? 0;
@@ -150,16 +153,17 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
       };
       this.requestRender();
     });
+    return { figure, layerSelect, headSelect, kindSelect, svgBox, legendSlot, readout, captionLine };
   }
 
   private fillSelects(model: LoadedTransformer): void {
     const key = `${model.version}`;
     if (this.selectsFor === key) return;
     this.selectsFor = key;
-    this.layerSelect!.replaceChildren(
+    this.parts.layerSelect.replaceChildren(
       ...Array.from({ length: model.config.n_layers }, (_, l) => el('option', { value: String(l) }, String(l))),
     );
-    this.headSelect!.replaceChildren(
+    this.parts.headSelect.replaceChildren(
       ...Array.from({ length: model.config.n_heads }, (_, h) => el('option', { value: String(h) }, String(h))),
     );
   }
@@ -167,12 +171,12 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
   protected renderContent(model: LoadedTransformer): void {
     this.fillSelects(model);
     const { layer, head, circuit } = this;
-    this.layerSelect!.value = String(layer);
-    this.headSelect!.value = String(head);
-    this.kindSelect!.value = circuit;
+    this.parts.layerSelect.value = String(layer);
+    this.parts.headSelect.value = String(head);
+    this.parts.kindSelect.value = circuit;
     const V = model.config.d_vocab;
     const legible = V <= LEGIBLE_VOCAB;
-    this.svgBox!.hidden = !legible;
+    this.parts.svgBox.hidden = !legible;
     if (!legible) {
       const text =
         `This model's vocabulary has ${formatCount(V)} tokens: a ${V} × ${V} heatmap of ${headName(layer, head)}'s ${circuit.toUpperCase()} circuit would not be legible here (up to ${LEGIBLE_VOCAB} tokens are drawn).` +
@@ -180,20 +184,20 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
           ? " A page script reads the numbers from the element's figureData."
           : ' The core computes circuits for vocabularies up to 512 tokens.');
       this.shown = { model, matrix: null, layer, head, circuit, diagonal: null, text };
-      if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
-      this.captionLine!.classList.add('unavailable');
+      if (this.parts.captionLine.textContent !== text) this.parts.captionLine.textContent = text;
+      this.parts.captionLine.classList.add('unavailable');
       return;
     }
-    this.captionLine!.classList.remove('unavailable');
+    this.parts.captionLine.classList.remove('unavailable');
     // Every head's circuits at once (L·H·2·V² numbers, computed once per model in the worker); the prompt does not enter.
     const analysis = this.circuitsOf(model);
     if (!analysis) {
       this.shown = null;
-      this.svgBox!.hidden = true;
-      if (this.captionLine!.textContent !== WAITING) this.captionLine!.textContent = WAITING;
+      this.parts.svgBox.hidden = true;
+      if (this.parts.captionLine.textContent !== WAITING) this.parts.captionLine.textContent = WAITING;
       return;
     }
-    this.svgBox!.hidden = false;
+    this.parts.svgBox.hidden = false;
     const circuits = analysis.circuits!;
     const matrix = circuits[circuit][layer][head];
     const diagonal = matrix.filter((row, r) => row.every((v, c) => v <= row[r] || c === r)).length / V;
@@ -215,13 +219,13 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
       this.pixels.paint(0, (_, r, k) => divergingWord(colours, matrix[r][k], limit));
       this.painted = { matrix, colours };
     }
-    this.figure!.setBase(this.pixels.canvas);
-    this.figure!.drawOverlay(g.width, g.heatHeight, [
+    this.parts.figure.setBase(this.pixels.canvas);
+    this.parts.figure.drawOverlay(g.width, g.heatHeight, [
       ...this.labelShapes(model, layer, head, circuit),
       ...outlineShapes(colours, g.left, g.top, g.cell, V, V, this.cursor.row, this.cursor.col),
     ]);
     this.show(
-      this.legendSlot!,
+      this.parts.legendSlot,
       this.fragment(model, `legend:${layer}.${head}.${circuit}`, () =>
         drawnSvg({
           width: g.width,
@@ -240,14 +244,14 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
         }),
       ),
     );
-    this.figure!.label(`${text} Arrow keys move through the cells.`);
+    this.parts.figure.label(`${text} Arrow keys move through the cells.`);
     const v = matrix[this.cursor.row][this.cursor.col];
     const readout =
       circuit === 'ov'
         ? `Attending to ${name(this.cursor.row)} writes ${formatNumber(v, 4)} to the logit of ${name(this.cursor.col)}.`
         : `Query ${name(this.cursor.row)} scores key ${name(this.cursor.col)} at ${formatNumber(v, 4)} (before the 1/√d_head scale).`;
-    if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
-    if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
+    if (this.parts.readout.textContent !== readout) this.parts.readout.textContent = readout;
+    if (this.parts.captionLine.textContent !== text) this.parts.captionLine.textContent = text;
   }
 
   /** Every head's circuits of `model` from the worker (null until they arrive; the figure then renders again). */

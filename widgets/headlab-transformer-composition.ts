@@ -51,19 +51,22 @@ export interface TransformerCompositionState {
 /** Edges at least this many baseline standard deviations above its mean are drawn in colour. */
 export const STANDOUT_SIGMAS = 2;
 
-export class HeadlabTransformerComposition extends TransformerWidget<TransformerCompositionState> {
+/** The parts build() makes (this.parts). */
+interface TransformerCompositionParts {
+  kindSelect: HTMLSelectElement;
+  headSelect: HTMLSelectElement;
+  graphSlot: HTMLDivElement;
+  readout: HTMLParagraphElement;
+  captionLine: HTMLParagraphElement;
+}
+
+export class HeadlabTransformerComposition extends TransformerWidget<TransformerCompositionState, TransformerCompositionParts> {
   static attributes = defineAttributes({
     kind: oneOf(['all', 'q', 'k', 'v'], { fallback: 'all', shared: true, doc: 'The composition shown: Q, K, V or all three.' }),
     head: text({ shared: true, doc: 'A later head, "l.h", whose edges are listed.' }),
     seed: integer({ fallback: 0, min: 0, max: Number.MAX_SAFE_INTEGER, doc: 'Seed of the random baseline’s draws.' }),
   });
   protected static css = TRANSFORMER_CSS;
-
-  private kindSelect: HTMLSelectElement | null = null;
-  private headSelect: HTMLSelectElement | null = null;
-  private graphSlot: HTMLDivElement | null = null;
-  private readout: HTMLParagraphElement | null = null;
-  private captionLine: HTMLParagraphElement | null = null;
   private selectsFor = '';
   private shown: {
     model: LoadedTransformer;
@@ -78,35 +81,36 @@ export class HeadlabTransformerComposition extends TransformerWidget<Transformer
     return { kind: this.kind, head: this.shown?.head ?? this.head, strongest: this.shown?.strongest ?? null };
   }
 
-  protected buildContent(content: HTMLDivElement): void {
+  protected buildContent(content: HTMLDivElement): TransformerCompositionParts {
     const controls = el('div', { class: 'controls' });
     const kl = el('label', {}, 'Composition');
-    this.kindSelect = el('select', { name: 'kind' });
-    this.kindSelect.append(
+    const kindSelect = el('select', { name: 'kind' });
+    kindSelect.append(
       el('option', { value: 'all' }, 'Q, K and V'),
       el('option', { value: 'q' }, 'Q (queries read it)'),
       el('option', { value: 'k' }, 'K (keys read it)'),
       el('option', { value: 'v' }, 'V (values move it on)'),
     );
-    kl.append(this.kindSelect);
+    kl.append(kindSelect);
     const hl = el('label', {}, 'Later head');
-    this.headSelect = el('select', { name: 'head' });
-    hl.append(this.headSelect);
+    const headSelect = el('select', { name: 'head' });
+    hl.append(headSelect);
     controls.append(kl, hl);
-    this.listen(this.kindSelect, 'change', () => {
-      this.kind = this.kindSelect!.value as 'all' | CompositionKind;
+    this.listen(kindSelect, 'change', () => {
+      this.kind = kindSelect.value as 'all' | CompositionKind;
       this.emitChange();
     });
-    this.listen(this.headSelect, 'change', () => {
-      this.head = this.headSelect!.value;
+    this.listen(headSelect, 'change', () => {
+      this.head = headSelect.value;
       this.emitChange();
     });
     const figure = el('div', { class: 'figure' });
-    this.graphSlot = el('div');
-    this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
-    this.captionLine = el('p', { class: 'caption' });
-    figure.append(this.graphSlot, this.readout, this.captionLine);
+    const graphSlot = el('div');
+    const readout = el('p', { class: 'readout', 'aria-live': 'polite' });
+    const captionLine = el('p', { class: 'caption' });
+    figure.append(graphSlot, readout, captionLine);
     content.append(el('p', { class: 'title' }, 'Composition: which heads read what earlier heads write'), controls, figure);
+    return { kindSelect, headSelect, graphSlot, readout, captionLine };
   }
 
   private fillSelects(model: LoadedTransformer): void {
@@ -116,19 +120,19 @@ export class HeadlabTransformerComposition extends TransformerWidget<Transformer
     const { n_layers: L, n_heads: H } = model.config;
     const options = [];
     for (let l = 1; l < L; l++) for (let h = 0; h < H; h++) options.push(el('option', { value: `${l}.${h}` }, headName(l, h)));
-    this.headSelect!.replaceChildren(...options);
-    this.headSelect!.disabled = options.length === 0;
+    this.parts.headSelect.replaceChildren(...options);
+    this.parts.headSelect.disabled = options.length === 0;
   }
 
   protected renderContent(model: LoadedTransformer): void {
     this.fillSelects(model);
     const kind = this.kind;
-    this.kindSelect!.value = kind;
+    this.parts.kindSelect.value = kind;
     const seed = this.seed;
     const analysis = this.analyzedInWorker(model, `composition:${seed}`, compositionRequest(seed));
     if (!analysis?.composition) {
-      if (this.captionLine!.textContent !== WAITING) this.captionLine!.textContent = WAITING;
-      if (this.shown?.model !== model) this.show(this.graphSlot!, el('p', { class: 'waiting' }, WAITING));
+      if (this.parts.captionLine.textContent !== WAITING) this.parts.captionLine.textContent = WAITING;
+      if (this.shown?.model !== model) this.show(this.parts.graphSlot, el('p', { class: 'waiting' }, WAITING));
       return;
     }
     const composition = analysis.composition;
@@ -140,7 +144,7 @@ export class HeadlabTransformerComposition extends TransformerWidget<Transformer
       return Number.isInteger(l) && Number.isInteger(h) && l >= 1 && l < model.config.n_layers && h >= 0 && h < H;
     };
     const head = valid(this.head) ? this.head : (strongest?.later ?? '');
-    if (head) this.headSelect!.value = head;
+    if (head) this.parts.headSelect.value = head;
     const b = composition.baseline;
     const baselineText = `random matrices of the same shapes score ${formatNumber(b.mean, 2)} ± ${formatNumber(b.std, 2)} (mean ± standard deviation over ${b.samples} draws)`;
     const standouts = edges.filter((e) => e.sigmas >= STANDOUT_SIGMAS).length;
@@ -168,15 +172,15 @@ export class HeadlabTransformerComposition extends TransformerWidget<Transformer
         '.'
       : '';
     this.show(
-      this.graphSlot!,
+      this.parts.graphSlot,
       this.fragment(model, `composition:${seed}|${kind}|${head}|${this.themeKey()}`, () => {
         const svg = drawnSvg(this.scene(model, composition, kind, head), false);
         svg.setAttribute('aria-label', text);
         return svg;
       }),
     );
-    if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
-    if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
+    if (this.parts.readout.textContent !== readout) this.parts.readout.textContent = readout;
+    if (this.parts.captionLine.textContent !== text) this.parts.captionLine.textContent = text;
   }
 
   /** A key that changes with the theme, so a cached drawing is not reused across light and dark. */

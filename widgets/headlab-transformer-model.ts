@@ -129,7 +129,23 @@ async function classifyFiles(files: File[]): Promise<OpenedFiles> {
   return { weights: weights[0], config: configs[0], tokenizer: tokenizers[0] ?? null };
 }
 
-export class HeadlabTransformerModel extends HeadlabElement<TransformerModelState> {
+/** The parts build() makes (this.parts). */
+interface TransformerModelParts {
+  source: TransformerModelSource;
+  now: HTMLParagraphElement;
+  progressRow: HTMLDivElement;
+  bar: HTMLProgressElement;
+  progressText: HTMLSpanElement;
+  failureLine: HTMLParagraphElement;
+  /** The config's token names a reader cannot type unambiguously in a prompt (tokenNameWarnings). */
+  namesWarning: HTMLParagraphElement;
+  loadedButton: HTMLButtonElement;
+  retryButton: HTMLButtonElement;
+  buttonRow: HTMLDivElement;
+  fileInput: HTMLInputElement;
+}
+
+export class HeadlabTransformerModel extends HeadlabElement<TransformerModelState, TransformerModelParts> {
   static attributes = defineAttributes({
     src: text({ doc: 'The weights (.safetensors or torch.save .pt), resolved against the page; required.' }),
     config: text({ doc: 'The model’s JSON config.' }),
@@ -156,19 +172,6 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     /* Files dragged over the element: the whole panel is where they go. */
     .body[data-dropping] { outline: 3px dashed var(--hl-focus); outline-offset: 4px; border-radius: 4px; }
   `;
-
-  private source: TransformerModelSource | null = null;
-  private now: HTMLParagraphElement | null = null;
-  private progressRow: HTMLDivElement | null = null;
-  private bar: HTMLProgressElement | null = null;
-  private progressText: HTMLSpanElement | null = null;
-  private failureLine: HTMLParagraphElement | null = null;
-  /** The config's token names a reader cannot type unambiguously in a prompt (tokenNameWarnings). */
-  private namesWarning: HTMLParagraphElement | null = null;
-  private loadedButton: HTMLButtonElement | null = null;
-  private retryButton: HTMLButtonElement | null = null;
-  private buttonRow: HTMLDivElement | null = null;
-  private fileInput: HTMLInputElement | null = null;
   private lastStatus = '';
   /** The analysis behind the bound values, computed once per model in the worker. */
   private analyzed: { version: number; value: TransformerAnalysis } | null = null;
@@ -185,6 +188,11 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   /** The source the widgets share (null before the element starts). */
   get modelSource(): TransformerModelSource | null {
     return this.source;
+  }
+
+  /** The model source build() took for this element (null before the first build). */
+  private get source(): TransformerModelSource | null {
+    return this.hasParts ? this.parts.source : null;
   }
 
   /** The config of the model shown (null while loading or after a failure). */
@@ -241,8 +249,9 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
 
   /** Back to the model read from `src` and `config`. */
   async useLoaded(): Promise<void> {
-    if (!this.source?.hasFileModel) return;
-    await this.source.restore();
+    const source = this.source;
+    if (!source?.hasFileModel) return;
+    await source.restore();
   }
 
   /**
@@ -285,7 +294,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
       if (this.source?.model?.version !== version) this.analyzeInWorker();
     };
     // In the source's worker, on the model kept there (no files sent when it holds them).
-    this.source!.request<{ analysis: TransformerAnalysis }>(
+    this.parts.source.request<{ analysis: TransformerAnalysis }>(
       m,
       'transformer-analyze',
       { request },
@@ -357,46 +366,45 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     super.disconnectedCallback();
   }
 
-  protected build(): void {
-    this.source = sourceOf(this);
-    this.listen(this.source, 'change', () => {
+  protected build(): TransformerModelParts {
+    const source = sourceOf(this);
+    this.listen(source, 'change', () => {
       this.analyzed = null;
       this.requestRender();
-      const status = `${this.source!.status}|${this.source!.model?.version ?? ''}`;
-      if (status !== this.lastStatus && this.source!.status !== 'loading') this.emitChange();
+      const status = `${source.status}|${source.model?.version ?? ''}`;
+      if (status !== this.lastStatus && source.status !== 'loading') this.emitChange();
       this.lastStatus = status;
     });
-    this.listen(this.source, 'progress', () => this.requestRender());
+    this.listen(source, 'progress', () => this.requestRender());
     this.listen(this, 'headlab-transformer-trained', (e) => {
       const detail = (e as CustomEvent<TransformerModelFiles & { label?: string }>).detail;
       if (!detail || typeof detail.config !== 'string' || !detail.safetensors) return;
       e.stopPropagation();
       void this.useModel(detail, detail.label);
     });
-    this.now = el('p', { class: 'now', role: 'status' });
-    this.progressRow = el('div', { class: 'row' });
-    this.bar = el('progress', { max: '1', value: '0', 'aria-label': 'Model download' });
-    this.progressText = el('span', { class: 'progress-text' });
-    this.progressRow.append(this.bar, this.progressText);
-    this.failureLine = el('p', { class: 'failure', role: 'alert' });
-    this.namesWarning = el('p', { class: 'names-warning', role: 'note', hidden: '' });
-    this.loadedButton = el('button', { type: 'button' }, 'Back to the loaded model');
-    this.listen(this.loadedButton, 'click', () => {
+    const now = el('p', { class: 'now', role: 'status' });
+    const progressRow = el('div', { class: 'row' });
+    const bar = el('progress', { max: '1', value: '0', 'aria-label': 'Model download' });
+    const progressText = el('span', { class: 'progress-text' });
+    progressRow.append(bar, progressText);
+    const failureLine = el('p', { class: 'failure', role: 'alert' });
+    const namesWarning = el('p', { class: 'names-warning', role: 'note', hidden: '' });
+    const loadedButton = el('button', { type: 'button' }, 'Back to the loaded model');
+    this.listen(loadedButton, 'click', () => {
       void this.useLoaded();
     });
-    this.retryButton = el('button', { type: 'button' }, 'Try again');
-    this.listen(this.retryButton, 'click', () => {
+    const retryButton = el('button', { type: 'button' }, 'Try again');
+    this.listen(retryButton, 'click', () => {
       // Focus stays in the element: the button leaves with the failure, the status line takes it.
-      this.now!.setAttribute('tabindex', '-1');
-      this.now!.focus();
-      void this.source?.retry();
+      now.setAttribute('tabindex', '-1');
+      now.focus();
+      void source?.retry();
     });
     const row = el('div', { class: 'row' });
-    this.buttonRow = row;
     // The reader's own model: a file button (the input itself hidden: the button is its label and
     // tap target) and the element as a drop target.
     const openRow = el('div', { class: 'row open-row' });
-    this.fileInput = el('input', { type: 'file', multiple: '', accept: '.safetensors,.pt,.pth,.json', hidden: '' });
+    const fileInput = el('input', { type: 'file', multiple: '', accept: '.safetensors,.pt,.pth,.json', hidden: '' });
     const hint = el(
       'span',
       { class: 'open-hint', id: 'open-hint' },
@@ -404,13 +412,13 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     );
     // data-opens-files: a tap opens the system's file chooser, not a render (the product sweep's tap test skips it).
     const openButton = el('button', { type: 'button', 'aria-describedby': 'open-hint', 'data-opens-files': '' }, 'Open a model…');
-    this.listen(openButton, 'click', () => this.fileInput!.click());
-    this.listen(this.fileInput, 'change', () => {
-      const files = [...(this.fileInput!.files ?? [])];
-      this.fileInput!.value = '';
+    this.listen(openButton, 'click', () => fileInput.click());
+    this.listen(fileInput, 'change', () => {
+      const files = [...(fileInput.files ?? [])];
+      fileInput.value = '';
       if (files.length) void this.openFiles(files);
     });
-    openRow.append(openButton, hint, this.fileInput);
+    openRow.append(openButton, hint, fileInput);
     const carriesFiles = (e: Event): boolean => [...((e as DragEvent).dataTransfer?.types ?? [])].includes('Files');
     this.listen(this, 'dragover', (e) => {
       if (!carriesFiles(e)) return;
@@ -431,10 +439,10 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
       void this.openFiles(files);
     });
     this.body.append(
-      this.now,
-      this.progressRow,
-      this.failureLine,
-      this.namesWarning,
+      now,
+      progressRow,
+      failureLine,
+      namesWarning,
       row,
       openRow,
       this.exportControls({ json: true, jsonLabel: 'Model summary (JSON)' }),
@@ -442,11 +450,12 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     // Figures nested inside the element are shown below its panel, outside the body, so they stay
     // on screen (with their own message) when the panel shows an error.
     if (!this.shadowRoot!.querySelector(':scope > slot')) this.shadowRoot!.append(el('slot'));
-    this.loadFiles();
+    this.loadFiles(source);
+    return { source, now, progressRow, bar, progressText, failureLine, namesWarning, loadedButton, retryButton, buttonRow: row, fileInput };
   }
 
   /** Reads the files named by src and config (again when either attribute changes: widgets switch when they are ready). */
-  private loadFiles(): void {
+  private loadFiles(source: TransformerModelSource): void {
     let urls: { weights: string; config: string; tokenizer: string | null };
     try {
       urls = this.urls();
@@ -457,16 +466,16 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
       // (rather than waiting for a model forever).
       // Once per mistake: a model the reader opens meanwhile stays.
       const refused = `refused\u0000${err.message}`;
-      if (this.filesKey !== refused) this.source!.refuse(err.message);
+      if (this.filesKey !== refused) source.refuse(err.message);
       this.filesKey = refused;
       return;
     }
     const { weights, config, tokenizer } = urls;
     const key = `${weights}\u0000${config}\u0000${tokenizer ?? ''}`;
     // Loaded again when the source is idle: the element left the page while its files were read.
-    if (key === this.filesKey && this.source!.status !== 'idle') return;
+    if (key === this.filesKey && source.status !== 'idle') return;
     this.filesKey = key;
-    void this.source!.load(weights, config, this.timeout, tokenizer);
+    void source.load(weights, config, this.timeout, tokenizer);
   }
 
   private filesKey = '';
@@ -477,7 +486,7 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   }
 
   protected get failure(): string | null {
-    return this.source?.status === 'failed' ? `The model could not be loaded: ${this.source.failure}` : null;
+    return this.source?.status === 'failed' ? `The model could not be loaded: ${this.parts.source.failure}` : null;
   }
 
   /** The prerendered snapshot (which shows the loaded model) stays until the model is ready or has failed. */
@@ -486,17 +495,17 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   }
 
   protected render(): void {
-    this.loadFiles();
-    const s = this.source!;
+    this.loadFiles(this.parts.source);
+    const s = this.parts.source;
     const m = s.status === 'ready' ? s.model : null;
-    this.progressRow!.hidden = s.status !== 'loading';
+    this.parts.progressRow.hidden = s.status !== 'loading';
     if (s.status === 'loading') {
       const { received, total } = s.progress;
       if (total > 0) {
-        this.bar!.max = total;
-        this.bar!.value = received;
-      } else this.bar!.removeAttribute('value');
-      this.progressText!.textContent =
+        this.parts.bar.max = total;
+        this.parts.bar.value = received;
+      } else this.parts.bar.removeAttribute('value');
+      this.parts.progressText.textContent =
         total > 0 ? `${formatCount(received / 1024)} of ${formatCount(total / 1024)} KB` : `${formatCount(received / 1024)} KB`;
     }
     // A failed load, or files refused while the model shown stayed (a bad tokenizer.json).
@@ -506,36 +515,36 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
         : s.status === 'ready' && s.problem !== ''
           ? `${s.problem}; the model shown is unchanged.`
           : '';
-    this.failureLine!.hidden = failureText === '';
-    if (this.failureLine!.textContent !== failureText) this.failureLine!.textContent = failureText;
+    this.parts.failureLine.hidden = failureText === '';
+    if (this.parts.failureLine.textContent !== failureText) this.parts.failureLine.textContent = failureText;
     // The button is there only when it does something (a hidden button would still be a tap target for tests and tools).
     const offer = Boolean(m && m.given && s.hasFileModel);
     // A download that failed (timed out, no answer, an HTTP error) may work a moment later; a file the core refused will not.
     const retry = s.status === 'failed' && s.retryable;
-    const buttons = [...(offer ? [this.loadedButton!] : []), ...(retry ? [this.retryButton!] : [])];
-    if (buttons.length !== this.buttonRow!.children.length || buttons.some((b, i) => this.buttonRow!.children[i] !== b))
-      this.buttonRow!.replaceChildren(...buttons);
+    const buttons = [...(offer ? [this.parts.loadedButton] : []), ...(retry ? [this.parts.retryButton] : [])];
+    if (buttons.length !== this.parts.buttonRow.children.length || buttons.some((b, i) => this.parts.buttonRow.children[i] !== b))
+      this.parts.buttonRow.replaceChildren(...buttons);
     const text =
       s.status === 'idle' || s.status === 'loading'
         ? 'Loading the model…'
         : s.status === 'failed'
           ? 'No model loaded.'
           : `Model${this.readerName(m!)} — ${m!.config.n_layers} attention layer${m!.config.n_layers === 1 ? '' : 's'} × ${m!.config.n_heads} heads, d_model ${m!.config.d_model}, d_head ${m!.config.d_head}, vocabulary ${m!.config.d_vocab}, context ${m!.config.n_ctx}, ${formatCount(m!.parameters)} parameters${m!.config.normalization === 'none' ? '' : `, ${m!.config.normalization}`}${m!.tokenizer ? `; prompts are text, tokenized by ${m!.given && m!.tokenizerLabel ? m!.tokenizerLabel : 'its tokenizer'} (${m!.tokenizer.model})` : ''}.`;
-    if (this.now!.textContent !== text) this.now!.textContent = text;
+    if (this.parts.now.textContent !== text) this.parts.now.textContent = text;
     // With a tokenizer prompts are text and token_names only label tokens: nothing to type.
     const warnings = m && !m.tokenizer ? tokenNameWarnings(m.config.token_names) : [];
     const warning = warnings.length ? `Ambiguous token names in the config's token_names: ${warnings.join('; ')}.` : '';
-    this.namesWarning!.hidden = warning === '';
-    if (this.namesWarning!.textContent !== warning) this.namesWarning!.textContent = warning;
+    this.parts.namesWarning.hidden = warning === '';
+    if (this.parts.namesWarning.textContent !== warning) this.parts.namesWarning.textContent = warning;
   }
 
   /** The warning about the config's token names shown in the panel ('' when there is none). */
   get tokenNamesWarning(): string {
-    return this.namesWarning?.hidden === false ? (this.namesWarning.textContent ?? '') : '';
+    return this.hasParts && !this.parts.namesWarning.hidden ? (this.parts.namesWarning.textContent ?? '') : '';
   }
 
   protected summarize(): string {
-    return this.now?.textContent ?? '';
+    return this.parts.now.textContent ?? '';
   }
 
   /** ": <name>" as readers see the model named (readerModelName), or '' when it has none. */

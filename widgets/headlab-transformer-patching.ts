@@ -92,7 +92,21 @@ function excerpt(text: string): string {
 /** How far from "nothing changed" (1) a normalised value is drawn at full colour. */
 const EFFECT_LIMIT = 1;
 
-export class HeadlabTransformerPatching extends TransformerWidget<TransformerPatchingState> {
+/** The parts build() makes (this.parts). */
+interface TransformerPatchingParts {
+  clean: PromptField;
+  corrupt: PromptField;
+  figure: LayeredFigure;
+  answerSelect: HTMLSelectElement;
+  wrongSelect: HTMLSelectElement;
+  readout: HTMLParagraphElement;
+  problem: HTMLParagraphElement;
+  captionLine: HTMLParagraphElement;
+  legendSlot: HTMLDivElement;
+  controls: HTMLDivElement;
+}
+
+export class HeadlabTransformerPatching extends TransformerWidget<TransformerPatchingState, TransformerPatchingParts> {
   static attributes = defineAttributes({
     prompt: text({ property: false, shared: true, doc: 'The clean prompt.' }),
     corrupted: text({ property: false, shared: true, doc: 'The corrupted prompt (as many tokens as the clean one).' }),
@@ -101,22 +115,11 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     ...batchAttributes(false),
   });
   protected static css = TRANSFORMER_CSS;
-
-  private clean: PromptField | null = null;
-  private corrupt: PromptField | null = null;
-  private answerSelect: HTMLSelectElement | null = null;
-  private wrongSelect: HTMLSelectElement | null = null;
-  private figure: LayeredFigure | null = null;
-  private readout: HTMLParagraphElement | null = null;
-  private problem: HTMLParagraphElement | null = null;
-  private captionLine: HTMLParagraphElement | null = null;
-  private legendSlot: HTMLDivElement | null = null;
   /** The heatmap as pixels (PixelHeatmaps), repainted for each choice's analysis. */
   private readonly pixels = new PixelHeatmaps();
   private painted: { analysis: unknown; colours: unknown } | null = null;
   private cursor = { row: 0, col: 0 };
   private shown: { analysis: TransformerAnalysis; model: LoadedTransformer; text: string } | null = null;
-  private controls: HTMLDivElement | null = null;
   /** The author's pairs file (attribute pairs), read once per location. */
   private readonly pairsFile = new PairsFileReader(() => this.requestRender());
   /** The batch shown (pairs-task or pairs): the document, its rows (L·H) × T flattened, and the summary. */
@@ -136,16 +139,16 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     };
   }
 
-  protected buildContent(content: HTMLDivElement): void {
+  protected buildContent(content: HTMLDivElement): TransformerPatchingParts {
     // A clean prompt of another length than the corrupted one: the corruption, answer and wrong token
     // go back to their defaults for the new prompt (rather than leaving a pair patching cannot use).
-    this.clean = new PromptField(
+    const clean = new PromptField(
       this,
       'Clean prompt:',
       (input, options) => this.bindField(input, options),
       () => {
         const m = this.currentModel;
-        if (m && this.hasAttribute('corrupted') && this.corrupt!.tokens(m).length !== this.clean!.tokens(m).length) {
+        if (m && this.hasAttribute('corrupted') && corrupt.tokens(m).length !== clean.tokens(m).length) {
           for (const a of ['corrupted', 'answer', 'wrong']) this.removeAttribute(a);
         }
         this.emitChange();
@@ -153,45 +156,44 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       'prompt',
       defaultCleanPrompt,
     );
-    this.corrupt = new PromptField(
+    const corrupt = new PromptField(
       this,
       'Corrupted prompt (same length):',
       (input, options) => this.bindField(input, options),
       () => this.emitChange(),
       'corrupted',
-      (model) => defaultCorruption(model.config, this.clean!.tokens(model)).corrupted,
+      (model) => defaultCorruption(model.config, clean.tokens(model)).corrupted,
     );
     const controls = el('div', { class: 'controls' });
-    this.controls = controls;
     const al = el('label', {}, 'Answer');
-    this.answerSelect = el('select', { name: 'answer' });
-    al.append(this.answerSelect);
+    const answerSelect = el('select', { name: 'answer' });
+    al.append(answerSelect);
     const wl = el('label', {}, 'Wrong token');
-    this.wrongSelect = el('select', { name: 'wrong' });
-    wl.append(this.wrongSelect);
+    const wrongSelect = el('select', { name: 'wrong' });
+    wl.append(wrongSelect);
     controls.append(al, wl);
-    this.problem = el('p', { class: 'input-problem', role: 'status' });
-    controls.append(this.problem);
-    this.listen(this.answerSelect, 'change', () => {
-      this.setAttribute('answer', this.answerSelect!.value);
+    const problem = el('p', { class: 'input-problem', role: 'status' });
+    controls.append(problem);
+    this.listen(answerSelect, 'change', () => {
+      this.setAttribute('answer', answerSelect.value);
       this.emitChange();
     });
-    this.listen(this.wrongSelect, 'change', () => {
-      this.setAttribute('wrong', this.wrongSelect!.value);
+    this.listen(wrongSelect, 'change', () => {
+      this.setAttribute('wrong', wrongSelect.value);
       this.emitChange();
     });
-    const figure = el('div', { class: 'figure' });
-    this.figure = new LayeredFigure(true);
-    this.readout = el('p', { class: 'readout', 'aria-live': 'polite' });
-    this.captionLine = el('p', { class: 'caption' });
-    this.legendSlot = el('div', { class: 'legend' });
-    figure.append(this.figure.element, this.legendSlot, this.readout, this.captionLine);
+    const figureBox = el('div', { class: 'figure' });
+    const figure = new LayeredFigure(true);
+    const readout = el('p', { class: 'readout', 'aria-live': 'polite' });
+    const captionLine = el('p', { class: 'caption' });
+    const legendSlot = el('div', { class: 'legend' });
+    figureBox.append(figure.element, legendSlot, readout, captionLine);
     content.append(
       el('p', { class: 'title' }, 'Activation patching: which head, at which position, carries the answer'),
-      this.clean.element,
-      this.corrupt.element,
+      clean.element,
+      corrupt.element,
       controls,
-      figure,
+      figureBox,
     );
     // The cell under the pointer, from its position on the canvas.
     const pick = (e: Event) => {
@@ -207,9 +209,9 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       this.cursor = { row, col };
       this.requestRender();
     };
-    this.listen(this.figure.element, 'pointermove', pick);
-    this.listen(this.figure.element, 'pointerdown', pick);
-    this.listen(this.figure.element, 'keydown', (e) => {
+    this.listen(figure.element, 'pointermove', pick);
+    this.listen(figure.element, 'pointerdown', pick);
+    this.listen(figure.element, 'keydown', (e) => {
       const k = (e as KeyboardEvent).key;
       const d = k === 'ArrowUp' ? [-1, 0] : k === 'ArrowDown' ? [1, 0] : k === 'ArrowLeft' ? [0, -1] : k === 'ArrowRight' ? [0, 1] : null;
       const grid = this.gridShown();
@@ -222,6 +224,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       };
       this.requestRender();
     });
+    return { clean, corrupt, figure, answerSelect, wrongSelect, readout, problem, captionLine, legendSlot, controls };
   }
 
   private token(model: LoadedTransformer, name: 'answer' | 'wrong', fallback: number): number {
@@ -269,8 +272,8 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
         const waiting = batch.request
           ? `Patching ${batch.pending} in the worker (every head at every position)… ${step ? `${step.done} of ${step.total} pairs done` : 'starting'}`
           : 'Reading the pairs file…';
-        this.figure!.label(`Activation patching over a batch: ${waiting}`);
-        if (this.captionLine!.textContent !== waiting) this.captionLine!.textContent = waiting;
+        this.parts.figure.label(`Activation patching over a batch: ${waiting}`);
+        if (this.parts.captionLine.textContent !== waiting) this.parts.captionLine.textContent = waiting;
       }
       return;
     }
@@ -308,16 +311,16 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       this.pixels.paint(0, (_, r, k) => divergingWord(colours, mean[r][k], EFFECT_LIMIT));
       this.painted = { analysis: doc, colours };
     }
-    this.figure!.setBase(this.pixels.canvas);
+    this.parts.figure.setBase(this.pixels.canvas);
     const overlay = this.cached(model, `batch-overlay:${key}`, () =>
       this.batchScene(model, doc, false).shapes.filter((x) => (x.kind === 'text' && x.y < g.heatHeight) || x.kind === 'line'),
     );
-    this.figure!.drawOverlay(g.width, g.heatHeight, [
+    this.parts.figure.drawOverlay(g.width, g.heatHeight, [
       ...overlay,
       ...outlineShapes(colours, g.left, g.top, g.cell, mean.length, T, this.cursor.row, this.cursor.col),
     ]);
     this.show(
-      this.legendSlot!,
+      this.parts.legendSlot,
       this.fragment(model, 'legend-batch', () =>
         drawnSvg({
           width: g.width,
@@ -328,14 +331,14 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
         }),
       ),
     );
-    this.figure!.label(`${text} Arrow keys move through the cells.`);
+    this.parts.figure.label(`${text} Arrow keys move through the cells.`);
     const { row: r, col: c } = this.cursor;
     const includes = crossesZero(lower[r][c], upper[r][c]);
     const readout =
       `${name(r)}, position ${c}: mean effect ${formatNumber(mean[r][c], 4)}, 95 % interval ${formatNumber(lower[r][c], 4)} to ${formatNumber(upper[r][c], 4)}, ` +
       `p = ${formatNumber(pv[r][c], 3)}${includes ? ' (the interval crosses 0)' : ''}`;
-    if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
-    if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
+    if (this.parts.readout.textContent !== readout) this.parts.readout.textContent = readout;
+    if (this.parts.captionLine.textContent !== text) this.parts.captionLine.textContent = text;
   }
 
   /** The batch heatmap: mean effects, a diagonal stroke over each cell whose interval crosses 0, labels, legend. */
@@ -399,19 +402,19 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
 
   protected renderContent(model: LoadedTransformer): void {
     const batch = this.hasAttribute('pairs-task') || this.hasAttribute('pairs');
-    this.clean!.element.hidden = batch;
-    this.corrupt!.element.hidden = batch;
-    this.controls!.hidden = batch;
+    this.parts.clean.element.hidden = batch;
+    this.parts.corrupt.element.hidden = batch;
+    this.parts.controls.hidden = batch;
     if (batch) {
       this.shown = null;
       this.renderBatch(model);
       return;
     }
     this.batchShown = null;
-    this.clean!.sync(model);
-    this.corrupt!.sync(model);
-    const clean = this.clean!.tokens(model);
-    const corrupted = this.corrupt!.tokens(model);
+    this.parts.clean.sync(model);
+    this.parts.corrupt.sync(model);
+    const clean = this.parts.clean.tokens(model);
+    const corrupted = this.parts.corrupt.tokens(model);
     if (corrupted.length !== clean.length) {
       throw new WidgetInputError(
         `the corrupted prompt has ${corrupted.length} tokens and the clean one ${clean.length}: patching needs the same length`,
@@ -420,8 +423,8 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     const guess = defaultCorruption(model.config, clean);
     const answer = this.token(model, 'answer', guess.answer);
     const wrong = this.token(model, 'wrong', guess.wrong);
-    this.fillSelect(this.answerSelect!, model, answer);
-    this.fillSelect(this.wrongSelect!, model, wrong);
+    this.fillSelect(this.parts.answerSelect, model, answer);
+    this.fillSelect(this.parts.wrongSelect, model, wrong);
     // The patching runs (2 × layers × heads × positions forward passes) are computed in the worker,
     // once per choice: the figure keeps the last choice's heatmap until the new one arrives.
     const key = `${clean.join(',')}|${corrupted.join(',')}|${answer}|${wrong}`;
@@ -429,7 +432,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     if (failure !== undefined) {
       // The core's message (e.g. the clean and corrupted logit differences are equal: nothing to
       // normalise by) is the reader's to fix with the controls, which stay; the last figure stays too.
-      this.problem!.textContent = `Patching cannot be computed for this choice: ${failure}`;
+      this.parts.problem.textContent = `Patching cannot be computed for this choice: ${failure}`;
       if (this.shown?.model !== model) this.shown = null;
       return;
     }
@@ -438,12 +441,12 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       if (this.shown?.model !== model) {
         // Nothing of this model drawn yet: the figure says what it waits for.
         this.shown = null;
-        this.figure!.label('Activation patching heatmap: computing the patched runs…');
-        if (this.captionLine!.textContent !== WAITING) this.captionLine!.textContent = WAITING;
+        this.parts.figure.label('Activation patching heatmap: computing the patched runs…');
+        if (this.parts.captionLine.textContent !== WAITING) this.parts.captionLine.textContent = WAITING;
       }
       return;
     }
-    this.problem!.textContent = '';
+    this.parts.problem.textContent = '';
     const p = analysis.patching!;
     const rows = p.normalised.flat();
     const T = clean.length;
@@ -471,16 +474,16 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       this.pixels.paint(0, (_, r, k) => divergingWord(colours, 1 - rows[r][k], EFFECT_LIMIT));
       this.painted = { analysis, colours };
     }
-    this.figure!.setBase(this.pixels.canvas);
+    this.parts.figure.setBase(this.pixels.canvas);
     const labels = this.cached(model, `labels:${key}`, () =>
       this.scene(model, analysis, false).shapes.filter((x) => x.kind === 'text' && x.y < g.heatHeight),
     );
-    this.figure!.drawOverlay(g.width, g.heatHeight, [
+    this.parts.figure.drawOverlay(g.width, g.heatHeight, [
       ...labels,
       ...outlineShapes(colours, g.left, g.top, g.cell, rows.length, T, this.cursor.row, this.cursor.col),
     ]);
     this.show(
-      this.legendSlot!,
+      this.parts.legendSlot,
       this.fragment(model, 'legend', () =>
         drawnSvg({
           width: g.width,
@@ -491,11 +494,11 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
         }),
       ),
     );
-    this.figure!.label(`${text} Arrow keys move through the cells.`);
+    this.parts.figure.label(`${text} Arrow keys move through the cells.`);
     const v = rows[this.cursor.row][this.cursor.col];
     const readout = `${name(this.cursor.row)}, position ${this.cursor.col} (${tokenName(model.config, clean[this.cursor.col])} → ${tokenName(model.config, corrupted[this.cursor.col])}): ${formatNumber(v, 4)}`;
-    if (this.readout!.textContent !== readout) this.readout!.textContent = readout;
-    if (this.captionLine!.textContent !== text) this.captionLine!.textContent = text;
+    if (this.parts.readout.textContent !== readout) this.parts.readout.textContent = readout;
+    if (this.parts.captionLine.textContent !== text) this.parts.captionLine.textContent = text;
   }
 
   /** The core's message for a choice it refused in the worker (model version | choice → message). */

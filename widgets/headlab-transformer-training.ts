@@ -184,7 +184,22 @@ export function stepChartScene(o: {
   return { width: o.width, height: o.height, background: rgbText(c.panel), title: o.title, shapes };
 }
 
-export class HeadlabTransformerTraining extends HeadlabElement<TransformerTrainingState> {
+/** The parts build() makes (this.parts). */
+interface TransformerTrainingParts {
+  seedField: { show: (text: string) => void };
+  stepsField: { show: (text: string) => void };
+  trainButton: HTMLButtonElement;
+  stopButton: HTMLButtonElement;
+  bar: HTMLProgressElement;
+  progressText: HTMLSpanElement;
+  lossSvg: SVGSVGElement;
+  prevSvg: SVGSVGElement;
+  indSvg: SVGSVGElement;
+  legend: HTMLUListElement;
+  historyLine: HTMLParagraphElement;
+}
+
+export class HeadlabTransformerTraining extends HeadlabElement<TransformerTrainingState, TransformerTrainingParts> {
   static attributes = defineAttributes({
     model: text({ doc: 'Id of the <headlab-transformer-model> the trained model is shown in.' }),
     seed: integer({ fallback: 0, min: 0, max: MAX_SEED, shared: true, doc: 'Seed of the run.' }),
@@ -229,18 +244,6 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
   private recorded: RecordedRun | null = null;
   private recordedFrom = '';
   private historyProblem = '';
-
-  private seedField: { show: (text: string) => void } | null = null;
-  private stepsField: { show: (text: string) => void } | null = null;
-  private trainButton: HTMLButtonElement | null = null;
-  private stopButton: HTMLButtonElement | null = null;
-  private bar: HTMLProgressElement | null = null;
-  private progressText: HTMLSpanElement | null = null;
-  private lossSvg: SVGSVGElement | null = null;
-  private prevSvg: SVGSVGElement | null = null;
-  private indSvg: SVGSVGElement | null = null;
-  private legend: HTMLUListElement | null = null;
-  private historyLine: HTMLParagraphElement | null = null;
 
   /** The recorded run read from `history` (null before it has arrived, without the attribute, or on a bad file). */
   get recordedRun(): RecordedRun | null {
@@ -539,7 +542,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     super.disconnectedCallback();
   }
 
-  protected build(): void {
+  protected build(): TransformerTrainingParts {
     const integerField = (
       input: HTMLInputElement,
       label: string,
@@ -567,7 +570,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     const problem = el('p', { class: 'input-problem', role: 'status' });
     const seedInput = el('input', { type: 'number', min: '0', max: String(MAX_SEED), step: '1', name: 'seed', inputmode: 'numeric' });
     const stepsInput = el('input', { type: 'number', min: '50', max: '20000', step: '50', name: 'steps', inputmode: 'numeric' });
-    this.seedField = integerField(
+    const seedField = integerField(
       seedInput,
       'the seed',
       0,
@@ -577,7 +580,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
       },
       () => this.seed,
     );
-    this.stepsField = integerField(
+    const stepsField = integerField(
       stepsInput,
       'the number of steps',
       50,
@@ -591,16 +594,16 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     seedLabel.append(seedInput);
     const stepsLabel = el('label', {}, 'Steps');
     stepsLabel.append(stepsInput);
-    this.trainButton = el('button', { type: 'button', class: 'primary' }, 'Train');
-    this.stopButton = el('button', { type: 'button' }, 'Stop');
-    this.listen(this.trainButton, 'click', () => this.train());
-    this.listen(this.stopButton, 'click', () => this.stop());
-    this.bar = el('progress', { max: '1', value: '0', 'aria-label': 'Training progress' });
-    this.progressText = el('span', { class: 'progress-text' });
+    const trainButton = el('button', { type: 'button', class: 'primary' }, 'Train');
+    const stopButton = el('button', { type: 'button' }, 'Stop');
+    this.listen(trainButton, 'click', () => this.train());
+    this.listen(stopButton, 'click', () => this.stop());
+    const bar = el('progress', { max: '1', value: '0', 'aria-label': 'Training progress' });
+    const progressText = el('span', { class: 'progress-text' });
     const settings = el('div', { class: 'row controls' });
-    settings.append(seedLabel, stepsLabel, this.trainButton, this.stopButton);
+    settings.append(seedLabel, stepsLabel, trainButton, stopButton);
     const progress = el('div', { class: 'row controls' });
-    progress.append(this.bar, this.progressText);
+    progress.append(bar, progressText);
     const statusLine = this.statusRegion();
 
     const chart = (label: string) => {
@@ -612,13 +615,13 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     const loss = chart('Training loss and in-context loss against the step');
     const prev = chart('Previous-token score of each head against the step');
     const ind = chart('Induction score of each head against the step');
-    this.lossSvg = loss.svg;
-    this.prevSvg = prev.svg;
-    this.indSvg = ind.svg;
+    const lossSvg = loss.svg;
+    const prevSvg = prev.svg;
+    const indSvg = ind.svg;
     const charts = el('div', { class: 'charts' });
     charts.append(loss.box, prev.box, ind.box);
-    this.legend = el('ul', { class: 'legend', 'aria-label': 'Line styles' });
-    this.historyLine = el('p', { class: 'input-problem', role: 'alert' });
+    const legend = el('ul', { class: 'legend', 'aria-label': 'Line styles' });
+    const historyLine = el('p', { class: 'input-problem', role: 'alert' });
 
     this.body.append(
       el('p', { class: 'title' }, 'Train the model in your browser'),
@@ -626,9 +629,9 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
       problem,
       progress,
       statusLine,
-      this.historyLine,
+      historyLine,
       charts,
-      this.legend,
+      legend,
       this.exportControls({ jsonLabel: 'Training state and trace (JSON)' }),
     );
 
@@ -642,31 +645,32 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
       }
     });
     this.resizeObserver.observe(loss.box);
+    return { seedField, stepsField, trainButton, stopButton, bar, progressText, lossSvg, prevSvg, indSvg, legend, historyLine };
   }
 
   protected render(): void {
     this.sink(); // a wrong model="…" is shown at once, not after a whole run
     this.loadHistory();
-    this.historyLine!.textContent = this.historyProblem;
-    this.historyLine!.hidden = this.historyProblem === '';
-    this.seedField!.show(String(this.seed));
-    this.stepsField!.show(String(this.steps));
+    this.parts.historyLine.textContent = this.historyProblem;
+    this.parts.historyLine.hidden = this.historyProblem === '';
+    this.parts.seedField.show(String(this.seed));
+    this.parts.stepsField.show(String(this.steps));
     const training = this.training.status === 'training';
-    this.trainButton!.textContent = this.training.status === 'idle' ? 'Train' : 'Train again';
-    this.stopButton!.disabled = !training;
+    this.parts.trainButton.textContent = this.training.status === 'idle' ? 'Train' : 'Train again';
+    this.parts.stopButton.disabled = !training;
     const last = this.trace[this.trace.length - 1];
-    this.bar!.max = this.runSteps;
-    this.bar!.value = last?.step ?? 0;
+    this.parts.bar.max = this.runSteps;
+    this.parts.bar.value = last?.step ?? 0;
     const recorded = this.shown().recorded ? this.recorded : null;
-    this.progressText!.textContent =
+    this.parts.progressText.textContent =
       this.training.status === 'idle'
         ? recorded
           ? `Shown: the run that made the shipped model (seed ${recorded.seed}, ${formatCount(recorded.steps)} steps). Train runs ${formatCount(this.steps)} steps live.`
           : `${formatCount(this.steps)} steps in a background worker`
         : `step ${formatCount(last?.step ?? 0)} of ${formatCount(this.runSteps)}${last ? ` · in-context loss ${formatNumber(last.in_context_loss, 3)} nats` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`;
-    drawSceneInto(this.lossSvg!, this.figure('loss'), { size: false });
-    drawSceneInto(this.prevSvg!, this.figure('previous-token'), { size: false });
-    drawSceneInto(this.indSvg!, this.figure('induction'), { size: false });
+    drawSceneInto(this.parts.lossSvg, this.figure('loss'), { size: false });
+    drawSceneInto(this.parts.prevSvg, this.figure('previous-token'), { size: false });
+    drawSceneInto(this.parts.indSvg, this.figure('induction'), { size: false });
     this.renderLegend();
   }
 
@@ -677,8 +681,8 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
       heads = first?.induction[0]?.length ?? 4;
     const behind = this.trace.length > 0 && this.recorded !== null;
     const key = `${layers}x${heads} ${rgbText(c.muted)} ${rgbText(c.focus)} ${behind}`;
-    if (this.legend!.dataset.key === key) return;
-    this.legend!.dataset.key = key;
+    if (this.parts.legend.dataset.key === key) return;
+    this.parts.legend.dataset.key = key;
     const items: HTMLLIElement[] = [];
     const item = (text: string, colour: string, dash?: number[]) => {
       const svg = svgEl('svg', { width: '26', height: '10', 'aria-hidden': 'true' });
@@ -702,7 +706,7 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     for (let h = 0; h < heads; h++) item(`head ${h}`, HEAD_COLOURS[h % HEAD_COLOURS.length]);
     for (let l = 0; l < layers; l++) item(`layer ${l}`, rgbText(c.fg), LAYER_DASHES[l % LAYER_DASHES.length]);
     if (behind) item("the shipped model's run (in-context loss, best head)", rgbText(c.rule));
-    this.legend!.replaceChildren(...items);
+    this.parts.legend.replaceChildren(...items);
   }
 }
 

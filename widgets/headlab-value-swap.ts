@@ -76,7 +76,14 @@ interface ValueSwapView {
   swappedReading: number[];
 }
 
-export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
+/** The parts build() makes (this.parts). */
+interface ValueSwapParts {
+  recordBody: HTMLTableSectionElement;
+  recordTable: HTMLTableElement;
+  sameRow: HTMLParagraphElement;
+}
+
+export class HeadlabValueSwap extends HeadlabElement<ValueSwapState, ValueSwapParts> {
   // Shared: the reader's choice only; the data is the author's and stays in the page.
   static attributes = defineAttributes({
     weights: text({ property: false, doc: 'The n attention weights (JSON numbers ≥ 0 summing to 1).' }),
@@ -110,9 +117,6 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
   private selects: HTMLSelectElement[] = [];
   private recordRows: { weight: HTMLElement; bar: Bar; value: HTMLElement; swapped: HTMLElement; label: HTMLElement }[] = [];
   private readings: MatrixTable | null = null;
-  private recordBody: HTMLTableSectionElement | null = null;
-  private recordTable: HTMLTableElement | null = null;
-  private sameRow: HTMLParagraphElement | null = null;
   private lastShape = '';
   private readonly parsed = new Memo<ValueSwapData>();
   private readonly views = new Memo<ValueSwapView>();
@@ -193,7 +197,7 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
     });
   }
 
-  protected build(): void {
+  protected build(): ValueSwapParts {
     this.selects = [];
     this.recordRows = [];
     this.lastShape = '';
@@ -222,16 +226,16 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
       this.selects.push(select);
     }
     const table = el('table', { class: 'records' });
-    this.recordTable = table;
     table.createCaption().textContent = 'Records, attention weights and value vectors';
     const head = table.createTHead().insertRow();
     for (const h of ['record', 'weight', 'value', 'value after swap']) head.append(el('th', { scope: 'col' }, h));
-    this.recordBody = table.createTBody();
+    const recordBody = table.createTBody();
     const scroll = el('div', { class: 'scroll' });
     scroll.append(table);
-    this.sameRow = el('p', { class: 'note same-row' });
+    const sameRow = el('p', { class: 'note same-row' });
     const readingBox = el('div', { class: 'scroll readings' });
-    this.body.append(title, intro, controls, scroll, readingBox, this.sameRow, this.exportControls());
+    this.body.append(title, intro, controls, scroll, readingBox, sameRow, this.exportControls());
+    return { recordBody, recordTable: table, sameRow };
   }
 
   figures(): WidgetFigure[] {
@@ -241,7 +245,7 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
         label: 'Tables',
         scene: () =>
           tablesScene(
-            [this.recordTable!, this.readings!.table],
+            [this.parts.recordTable, this.readings!.table],
             this.themeColours(),
             `Value swap: columns ${this.columnA} and ${this.columnB}`,
           ),
@@ -279,7 +283,7 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
     });
     this.readings!.update(matrix([reading, swappedReading]));
     const same = original.weights.data.every((x, i) => x === swapped.weights.data[i]);
-    this.sameRow!.textContent =
+    this.parts.sameRow.textContent =
       a === b
         ? 'Both columns are the same: nothing is swapped.'
         : `Columns ${a} and ${b} swapped. Attention row in both computations: ${same ? 'identical' : 'different'}.`;
@@ -292,7 +296,7 @@ export class HeadlabValueSwap extends HeadlabElement<ValueSwapState> {
       select.replaceChildren(...Array.from({ length: d }, (_, i) => el('option', { value: String(i + 1) }, String(i + 1))));
     }
     this.recordRows = [];
-    const body = this.recordBody!;
+    const body = this.parts.recordBody;
     body.replaceChildren();
     for (let j = 0; j < n; j++) {
       const tr = body.insertRow();

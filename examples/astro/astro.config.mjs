@@ -1,9 +1,12 @@
-// Astro 5 + MDX with headlab. Three settings, each for a reason:
+// Astro 5 + MDX with headlab. The integration prerenders every figure into the built pages (seen
+// without JavaScript, replaced by the live widget without a layout shift); three settings, each for a reason:
 import mdx from '@astrojs/mdx';
 import { defineConfig } from 'astro/config';
+import headlab from 'headlab/astro';
 
 export default defineConfig({
-  integrations: [mdx()],
+  // The figures' column: the blog's body, at most 44rem wide with 1rem padding (src/styles/blog.css).
+  integrations: [mdx(), headlab({ maxWidth: 704, margin: 16 })],
   build: {
     // Astro inlines small stylesheets as <style>, which a `style-src 'self'` CSP refuses.
     inlineStylesheets: 'never',

@@ -92,6 +92,13 @@ async function check(session, url, shot, { origin = null } = {}) {
   });
   await page.addInitScript(layoutShiftProbe);
   await page.goto(url);
+  // A prerendered page (headlab/astro, `headlab render`) keeps the max-digit figures' snapshots
+  // until the reader's first interaction (widgets/max-digit/loading.ts): the pointer onto one.
+  if (await page.locator('headlab-attention-bars > .hl-snapshot').count()) {
+    await page.waitForFunction(() => customElements.get('headlab-attention-bars') !== undefined, null, { timeout: 120_000 });
+    await page.mouse.move(0, 0);
+    await page.locator('headlab-attention-bars').first().hover();
+  }
   await page.waitForFunction(
     () => {
       const all = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-'));
@@ -371,8 +378,35 @@ test('examples/astro (Astro 5 + MDX) with the installed tarball: astro build, th
   const html = fs.readFileSync(path.join(dir, 'dist/posts/attention-heads/index.html'), 'utf8');
   // What the strict CSP would refuse: inline scripts, <style> elements, style attributes.
   assert.doesNotMatch(html, /<script(?![^>]*\ssrc=)[^>]*>|<style|\sstyle="/);
+  // headlab/astro prerendered every figure: a declarative shadow root and a light-DOM figure each.
+  const figures = [...html.matchAll(/<(headlab-[a-z-]+)\b[^>]*>/g)].map((m) => m[1]).filter((t) => t !== 'headlab-value');
+  assert.ok(figures.length >= 5, figures.join(', '));
+  assert.equal(
+    [...html.matchAll(/<headlab-[a-z-]+\b[^>]*><template shadowrootmode="open">/g)].length,
+    figures.length,
+    'every figure prerendered',
+  );
   const session = await startSession({ dir: path.join(dir, 'dist'), csp: true });
   try {
+    // Without JavaScript every figure shows its picture (the shadow root, at a height) and carries its summary.
+    for (const width of [360, 1280]) {
+      const off = await session.newPage({ javaScriptEnabled: false, viewport: { width, height: 900 } });
+      await off.goto(`${session.url}posts/attention-heads/index.html`);
+      const shown = await off.evaluate(() =>
+        [...document.querySelectorAll('*')]
+          .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+          .map((e) => ({
+            tag: e.localName,
+            height: e.getBoundingClientRect().height,
+            drawn: Boolean(e.shadowRoot?.querySelector('svg, table')),
+            summary: e.querySelector(':scope > .hl-snapshot p')?.textContent ?? '',
+          })),
+      );
+      for (const f of shown) assert.ok(f.drawn && f.height > 100 && f.summary.length > 20, `${width} px: ${JSON.stringify(f)}`);
+      await screenshot(off, `package-astro-nojs-${width}`);
+      assert.deepEqual(off.problems, []);
+      await off.close();
+    }
     await check(session, `${session.url}posts/attention-heads/index.html`, 'package-astro');
     // The docs' recipe registers every element of its post in the browser, and each draws.
     const post = await session.newPage();
@@ -380,6 +414,8 @@ test('examples/astro (Astro 5 + MDX) with the installed tarball: astro build, th
     const tags = [...recipe.mdx.matchAll(/<(headlab-[a-z-]+)/g)].map((m) => m[1]);
     assert.ok(tags.length >= 3, recipe.mdx);
     await post.waitForFunction((t) => t.every((tag) => customElements.get(tag)), tags, { timeout: 120_000 });
+    // Prerendered, the max-digit figures go live at the reader's first interaction: a key press.
+    await post.keyboard.press('Shift');
     const drawn = await post.evaluate(() =>
       Promise.all([...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-')).map((e) => e.updateComplete)),
     );

@@ -126,7 +126,7 @@ test('every element of every built page: the SSR markup equals what the live ele
     for (const [i, l] of live.entries()) {
       const s = ssr[i];
       assert.equal(s.tag, l.tag, `${rel}: element ${i}`);
-      if (!l.html || s.html.includes('role="alert">Unexpected')) continue;
+      if (!l.html || !s.html) continue; // no snapshot on one side: an element failing in Node is in `failing` or `notYet`
       if (EQUAL.has(l.tag)) kinds.add(l.tag);
       for (const part of ['html', 'svg', 'summary']) {
         const a = normalise(s[part]);

@@ -170,3 +170,13 @@ export function forEachAddedOutsideSvg(root: Node, added: readonly Element[], vi
 }
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const ANY_PART = PART_SELECTORS.map(([, selector]) => selector).join(', ');
+
+/**
+ * The node a render put into `slot` (its only child) when it is a `type`, else null: a figure
+ * drawn at render time (a table chosen by the input, an SVG made at the first draw) is read back
+ * from the slot showing it, rather than kept in a field of its own beside it.
+ */
+export function shownIn<T extends Node>(slot: Element, type: abstract new (...args: never[]) => T): T | null {
+  const node = slot.firstChild;
+  return node instanceof type && slot.childNodes.length === 1 ? node : null;
+}

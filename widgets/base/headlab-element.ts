@@ -77,7 +77,7 @@ import {
   numberGrid,
   setNumberAttribute,
 } from './attributes.js';
-import { el, LayoutWatcher, markParts } from './dom.js';
+import { el, LayoutWatcher, markParts, shownIn } from './dom.js';
 import { excerptQuotes, messageOf, WidgetInputError } from './errors.js';
 import { downloadExport, exportMenu, figureNamed, type ExportFormat, type ExportMenuOptions, type WidgetFigure } from './exports.js';
 import { bindField, type BoundField, type FieldOptions } from './fields.js';
@@ -109,6 +109,7 @@ export {
   numberAttribute,
   numberGrid,
   setNumberAttribute,
+  shownIn,
   WidgetInputError,
 };
 
@@ -176,7 +177,13 @@ function visibleControls(roots: readonly Node[]): Element[] {
   return out;
 }
 
-export abstract class HeadlabElement<State = unknown> extends ElementBase {
+/**
+ * The base of every element. `State` is what `state` and the `change` event carry; `Parts` is the
+ * typed view of the DOM that build() returns (its controls, tables and drawings), kept as
+ * `this.parts`: a widget reads its parts there, non-null, instead of holding `| null` fields
+ * filled in build() and read back with non-null assertions.
+ */
+export abstract class HeadlabElement<State = unknown, Parts extends object = object> extends ElementBase {
   /** Whether the widget waits for the WASM core before build(). */
   protected static needsCore = true;
   /**
@@ -229,6 +236,8 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   private readonly placeholder: HTMLDivElement;
   private frame = 0;
   private built = false;
+  /** What the last build() returned (null before the first build; kept while detached). */
+  private builtParts: Parts | null = null;
   private listeners: AbortController | null = null;
   private renders = 0;
   /** The state in the URL hash (share-state). */
@@ -631,8 +640,28 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
     this.core = module as HeadlabCore;
   }
 
-  /** Creates the controls in this.body (core ready, element connected); called again after a re-attach. */
-  protected abstract build(): void;
+  /**
+   * Creates the controls in this.body (core ready, element connected) and returns them, the
+   * element's parts (this.parts); called again after a re-attach, which replaces them.
+   */
+  protected abstract build(): Parts;
+
+  /**
+   * The parts the last build() returned. Every reader of them (render, listeners, figures, the
+   * state) runs after the first build; a read before it is a mistake in the widget, reported as one.
+   */
+  protected get parts(): Parts {
+    if (this.builtParts === null) throw new Error(`<${this.localName}> read its parts before build() made them`);
+    return this.builtParts;
+  }
+
+  /** Runs right after build(), its parts in place: for work at build time that reads them. */
+  protected afterBuild(): void {}
+
+  /** Whether build() has made the parts (for what may run before it: a property read, an export). */
+  protected get hasParts(): boolean {
+    return this.builtParts !== null;
+  }
 
   /** Brings the shown numbers up to date with the state. Called at most once per frame. */
   protected abstract render(): void;
@@ -996,7 +1025,8 @@ export abstract class HeadlabElement<State = unknown> extends ElementBase {
   private start(): void {
     this.guard(() => {
       this.resolvedColours = null; // attached again, perhaps under another theme
-      this.build();
+      this.builtParts = this.build();
+      this.afterBuild();
       this.body.append(this.summaryBox);
       this.built = true;
       this.placeholder.hidden = true;

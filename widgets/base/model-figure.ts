@@ -8,7 +8,7 @@
 // build() lays out, in order: the waiting note, the content (buildContent), the model note and
 // the export menu. render() draws only once the source is ready; until then the content is
 // hidden and the waiting note shown.
-import { HeadlabElement, WidgetInputError, defineAttributes, el, text, type AttributeTable } from './headlab-element.js';
+import { HeadlabElement, WidgetInputError, defineAttributes, el, shownIn, text, type AttributeTable } from './headlab-element.js';
 import { VersionedCache } from './memo.js';
 
 /**
@@ -38,7 +38,23 @@ export interface FigureModelSource<M> extends EventTarget {
   model: M | null;
 }
 
-export abstract class ModelFigure<M extends FigureModel, State = unknown> extends HeadlabElement<State> {
+/** What ModelFigure's build() lays out around the figure's own parts (in its parts, as `frame`). */
+export interface ModelFrame {
+  /** Shown while the model loads. */
+  waitNote: HTMLParagraphElement;
+  /** The figure's controls and drawings (buildContent), hidden while the model loads. */
+  content: HTMLDivElement;
+  modelNote: HTMLParagraphElement;
+  exports: HTMLDivElement;
+}
+
+/** A model figure's parts: those its buildContent() returns, and the frame around them. */
+export type FigureParts<Parts extends object> = Parts & { readonly frame: ModelFrame };
+
+export abstract class ModelFigure<M extends FigureModel, State = unknown, Parts extends object = object> extends HeadlabElement<
+  State,
+  FigureParts<Parts>
+> {
   static attributes: AttributeTable = defineAttributes({
     model: text({
       property: false,
@@ -51,11 +67,6 @@ export abstract class ModelFigure<M extends FigureModel, State = unknown> extend
   /** What the bound source was found by (an id, an element); undefined before the first bind. */
   private boundBy: unknown = undefined;
   private readonly onSource = () => this.sourceChanged();
-  private waitNote: HTMLParagraphElement | null = null;
-  /** The figure's controls and drawings (buildContent), hidden while the model loads. */
-  protected content: HTMLDivElement | null = null;
-  private modelNote: HTMLParagraphElement | null = null;
-  private exports: HTMLDivElement | null = null;
   /** Core results per input, for the current model: a reader toggling between two inputs costs no core call. */
   protected readonly memo = new VersionedCache<unknown>((this.constructor as typeof ModelFigure).cachedInputs);
   /** Drawn figures per input (theme and model included in the key): going back to an input costs no drawing. */
@@ -72,8 +83,8 @@ export abstract class ModelFigure<M extends FigureModel, State = unknown> extend
   protected abstract sourceFor(key: unknown): FigureModelSource<M>;
   /** The sentence under the figure that names `model`. */
   protected abstract modelNoteText(model: M): string;
-  /** Fills `content` with the widget's controls and figures (called once per build). */
-  protected abstract buildContent(content: HTMLDivElement): void;
+  /** Fills `content` with the widget's controls and figures (called once per build) and returns them, its parts. */
+  protected abstract buildContent(content: HTMLDivElement): Parts;
   /** Brings the content up to date with the model and the state. */
   protected abstract renderContent(model: M): void;
   /** The text alternative of the figure for `model` (called after each render). */
@@ -118,6 +129,11 @@ export abstract class ModelFigure<M extends FigureModel, State = unknown> extend
     if (slot.firstChild !== node || slot.childNodes.length !== 1) slot.replaceChildren(node);
   }
 
+  /** The `type` node a render showed in `slot` (shownIn), for an export: an error before the model has loaded. */
+  protected shownFor<T extends Node>(slot: Element, type: abstract new (...args: never[]) => T): T {
+    return this.exportable(shownIn(slot, type));
+  }
+
   /** What the last render showed; an export before the model has loaded is an author-facing error. */
   protected exportable<T>(shown: T | null): T {
     if (shown === null) throw new WidgetInputError('nothing to export before the model has loaded');
@@ -159,14 +175,15 @@ export abstract class ModelFigure<M extends FigureModel, State = unknown> extend
     super.disconnectedCallback();
   }
 
-  protected build(): void {
-    this.waitNote = el('p', { class: 'waiting', role: 'status' }, 'Loading the model…');
-    this.content = el('div', { class: 'content' });
-    this.modelNote = el('p', { class: 'model-note' });
-    this.buildContent(this.content);
-    this.exports = this.exportControls();
-    this.body.append(this.waitNote, this.content, this.modelNote, this.exports);
+  protected build(): FigureParts<Parts> {
+    const waitNote = el('p', { class: 'waiting', role: 'status' }, 'Loading the model…');
+    const content = el('div', { class: 'content' });
+    const modelNote = el('p', { class: 'model-note' });
+    const own = this.buildContent(content);
+    const exports = this.exportControls();
+    this.body.append(waitNote, content, modelNote, exports);
     this.resolveSource();
+    return { ...own, frame: { waitNote, content, modelNote, exports } };
   }
 
   protected render(): void {
@@ -174,20 +191,21 @@ export abstract class ModelFigure<M extends FigureModel, State = unknown> extend
     const source = this.source!;
     if (source.status === 'failed') throw new WidgetInputError(`The model could not be loaded: ${source.failure}`);
     const model = this.currentModel;
-    this.waitNote!.hidden = model !== null;
-    this.content!.hidden = model === null;
+    const { waitNote, content, modelNote, exports } = this.parts.frame;
+    waitNote.hidden = model !== null;
+    content.hidden = model === null;
     // The model note and the Download menu appear with the figure: shown under the waiting note
     // they moved down by the figure's height when it arrived (a layout shift inside the element,
     // which the space headlab.css reserves cannot prevent).
-    this.modelNote!.hidden = model === null;
-    this.exports!.hidden = model === null;
+    modelNote.hidden = model === null;
+    exports.hidden = model === null;
     if (!model) {
-      this.modelNote!.textContent = '';
+      modelNote.textContent = '';
       return;
     }
     this.drawModel(model);
     const note = this.modelNoteText(model);
-    if (this.modelNote!.textContent !== note) this.modelNote!.textContent = note;
+    if (modelNote.textContent !== note) modelNote.textContent = note;
   }
 
   protected summarize(): string {

@@ -9,7 +9,7 @@
 import { getMaxDigitCore } from '../../web/browser-core.js';
 import type { MaxDigitCore, MaxDigitModel as MaxDigitHeldWeights } from '../../web/headlab-core.js';
 import { WidgetInputError, custom, el } from '../base/headlab-element.js';
-import { MODEL_FIGURE_CSS, ModelFigure } from '../base/model-figure.js';
+import { MODEL_FIGURE_CSS, ModelFigure, type FigureParts } from '../base/model-figure.js';
 import { formatPercent } from '../chart/format.js';
 import { applyHighlight, currentHighlight, highlightOf, onHighlight, setHighlight } from './highlight.js';
 import { firstInteraction, watchReach } from './loading.js';
@@ -124,7 +124,7 @@ export function headLabel(h: number): DocumentFragment {
   return f;
 }
 
-export abstract class MaxDigitWidget<State = unknown> extends ModelFigure<MaxDigitModel, State> {
+export abstract class MaxDigitWidget<State = unknown, Parts extends object = object> extends ModelFigure<MaxDigitModel, State, Parts> {
   protected static loadModule: () => Promise<unknown> = getMaxDigitCore;
   /** The page's headlab_max_digit module (null before it has loaded). */
   protected maxDigit: MaxDigitCore | null = null;
@@ -221,15 +221,15 @@ export abstract class MaxDigitWidget<State = unknown> extends ModelFigure<MaxDig
     super.disconnectedCallback();
   }
 
-  protected build(): void {
-    super.build();
+  protected build(): FigureParts<Parts> {
+    const parts = super.build();
     // A model that failed to load for a reason that may pass (the worker blocked, the network) is
     // loaded again at the reader's next click or key press.
     retryOnInteraction(
       (target, type, handler) => this.listen(target, type, handler),
       () => this.source,
     );
-    const content = this.content!;
+    const content = parts.frame.content;
     // Linked highlighting: what the pointer or focus names here lights up in every max-digit figure.
     const pick = (e: Event) => setHighlight(highlightOf(e.composedPath()));
     this.listen(content, 'pointerover', pick);
@@ -238,14 +238,13 @@ export abstract class MaxDigitWidget<State = unknown> extends ModelFigure<MaxDig
     this.listen(content, 'focusout', (e) => {
       if (!content.contains((e as FocusEvent).relatedTarget as Node | null)) setHighlight(null);
     });
-    this.unsubscribeHighlight = onHighlight((h) => {
-      if (this.content) applyHighlight(this.content, h);
-    });
+    this.unsubscribeHighlight = onHighlight((h) => applyHighlight(content, h));
+    return parts;
   }
 
   /** Re-applies the page's highlight to freshly rendered nodes. */
   protected relight(): void {
-    if (this.content) applyHighlight(this.content, currentHighlight());
+    applyHighlight(this.parts.frame.content, currentHighlight());
   }
 
   protected drawModel(model: MaxDigitModel): void {

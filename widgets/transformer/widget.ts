@@ -159,7 +159,11 @@ export function headName(l: number, h: number): string {
   return `L${l} H${h}`;
 }
 
-export abstract class TransformerWidget<State = unknown> extends ModelFigure<LoadedTransformer, State> {
+export abstract class TransformerWidget<State = unknown, Parts extends object = object> extends ModelFigure<
+  LoadedTransformer,
+  State,
+  Parts
+> {
   protected static needsCore = false;
   declare protected source: TransformerModelSource | null;
   private owner: Element | null = null;
