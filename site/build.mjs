@@ -260,7 +260,7 @@ export async function buildSite({ quiet = false, snapshots = true } = {}) {
   // compiled for Node (web/CMakeLists.txt, headlab_cli_node) with a shebang, as .cjs because the
   // package is "type": "module" and Emscripten writes a CommonJS script; it reads headlab_cli.wasm
   // beside itself. In dist/ only: pages never load it.
-  // `headlab render <folder>` is JavaScript (ssr/cli.js, an ES module): the bin hands it that
+  // `headlab render <folder>` is JavaScript (site/ssr/cli.js, an ES module): the bin hands it that
   // command and runs the compiled CLI (headlab_cli_node.cjs) for every other.
   fs.writeFileSync(path.join(distDir, 'headlab_cli_node.cjs'), fs.readFileSync(path.join(wasmDir, 'headlab_cli.js'), 'utf8'));
   fs.writeFileSync(
@@ -284,14 +284,14 @@ if (process.argv[2] === 'render') {
     { mode: 0o755 },
   );
   fs.copyFileSync(path.join(wasmDir, 'headlab_cli.wasm'), path.join(distDir, 'headlab_cli.wasm'));
-  // headlab/ssr (ssr/render.js), `headlab render` (ssr/cli.js) and headlab/astro (ssr/astro.js): the widgets and the worker's
+  // headlab/ssr (site/ssr/render.js), `headlab render` (site/ssr/cli.js) and headlab/astro (site/ssr/astro.js): the widgets and the worker's
   // tasks bundled for Node beside the browser bundle (they read the same .wasm files and data/
   // through import.meta.url); happy-dom, their DOM, is the package's one dependency.
   await esbuild.build({
     entryPoints: {
-      ssr: path.join(root, 'ssr/render.js'),
-      'ssr-cli': path.join(root, 'ssr/cli.js'),
-      astro: path.join(root, 'ssr/astro.js'),
+      ssr: path.join(root, 'site/ssr/render.js'),
+      'ssr-cli': path.join(root, 'site/ssr/cli.js'),
+      astro: path.join(root, 'site/ssr/astro.js'),
     },
     outdir: distDir,
     bundle: true,

@@ -1,5 +1,5 @@
 // headlab/astro: the Astro integration (`integrations: [mdx(), headlab()]`), prerendering every
-// <headlab-*> element of the built pages after `astro build` (ssr/astro.js).
+// <headlab-*> element of the built pages after `astro build` (site/ssr/astro.js).
 
 export interface HeadlabAstroOptions {
   /** The widest the figures' column gets, in px (default: no maximum). */

@@ -1,4 +1,4 @@
-// Rendering without a browser (headlab/ssr, ssr/render.js; `headlab render`, ssr/cli.js):
+// Rendering without a browser (headlab/ssr, site/ssr/render.js; `headlab render`, site/ssr/cli.js):
 //   - every element of every built page, rendered in Node, is the markup the live element draws
 //     first in Chromium (its shadow DOM, its exported figure, its summary), after the
 //     normalisations listed below — so a change to a widget's first render that one side does not
@@ -15,7 +15,7 @@ import { root, screenshot, startSession } from './helpers.mjs';
 
 const site = path.join(root, 'build/site');
 const { renderPage } = await import(path.join(root, 'dist/ssr.js'));
-const { collect } = await import(path.join(root, 'ssr/snapshot-markup.js'));
+const { collect } = await import(path.join(root, 'site/ssr/snapshot-markup.js'));
 const { stripSnapshots } = await import(path.join(root, 'dist/ssr-cli.js'));
 
 /** Built pages with headlab-* elements, relative to build/site. */
@@ -60,7 +60,7 @@ function normalise(s) {
 /**
  * The kinds whose every element on the built pages renders in Node exactly as Chromium draws it
  * first (after the normalisations above): a change to one side's first render fails here. The
- * others are reported, not asserted, until the renderer draws them alike (ssr/README.md says
+ * others are reported, not asserted, until the renderer draws them alike (site/ssr/README.md says
  * why: a canvas heatmap, which happy-dom cannot draw; a drawing fitted to a measured width; a
  * quiz whose slotted children are not yet parsed when happy-dom connects it).
  */
@@ -106,7 +106,7 @@ test('every element of every built page: the SSR markup equals what the live ele
     const html = stripSnapshots(fs.readFileSync(file, 'utf8'));
     const out = await renderPage(html, { url: file, widths: [1280], columnWidth: siteColumn });
     for (const e of out.errors) (EQUAL.has(e.tag) ? failing : notYet).push(`${rel} <${e.tag}> id="${e.id}": ${e.message}`);
-    // The SSR side, as the snapshot pass collects it (ssr/render.js keeps the items it wrote).
+    // The SSR side, as the snapshot pass collects it (site/ssr/render.js keeps the items it wrote).
     const ssr = out.items;
     const page = await session.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(`${session.url}${rel}`);

@@ -153,7 +153,7 @@ function nextRenderTurn(): void {
 /**
  * Whether a prerendered node is shown in this window: a snapshot holds one copy per range of window
  * widths, each top-level node classed hl-w-<from>-<to> and shown by the snapshot's stylesheet only
- * in its range (site/snapshots.mjs, ssr/snapshot-markup.js). Only the shown copy is kept: the
+ * in its range (site/snapshots.mjs, site/ssr/snapshot-markup.js). Only the shown copy is kept: the
  * others are never seen before the live widget replaces them, and re-inserted into the new root
  * they were drawn while its stylesheet applied again, a copy drawn for a narrower window pushing
  * the page down for a frame (0.11 layout shift on a plain page at 1,280 px).

@@ -1,4 +1,4 @@
-// What a snapshot is made of, shared by the Node renderer (ssr/render.js) and the tests that
+// What a snapshot is made of, shared by the Node renderer (site/ssr/render.js) and the tests that
 // compare it with the live element in Chromium: `collect` serialises what each element shows now
 // (its shadow root's top-level nodes marked with the capture's class), `snapshotMarkup` writes the
 // captures of every width into the page's HTML, `snapshotStylesheet` the element's sheet.
@@ -66,7 +66,7 @@ export function collect(document, width) {
       else if (was === null) node.removeAttribute(name);
       else node.setAttribute(name, was);
     }
-    // The sheet's text as the widget gave it where the DOM kept it (ssr/environment.js), else as
+    // The sheet's text as the widget gave it where the DOM kept it (site/ssr/environment.js), else as
     // the browser's CSSOM writes it.
     item.sheets = root.adoptedStyleSheets.map((s) => s.headlabSource ?? [...s.cssRules].map((r) => r.cssText).join('\n'));
     try {

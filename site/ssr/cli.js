@@ -1,5 +1,5 @@
 // `npx headlab render <folder> [--max-width PX] [--margin PX] [--force]`: every .html file under
-// the folder has its <headlab-*> elements prerendered in place (ssr/render.js), drawn at each
+// the folder has its <headlab-*> elements prerendered in place (site/ssr/render.js), drawn at each
 // capture width for a column that wide less the margins, at most --max-width (the page's layout:
 // a plain page has the body's 8 px margins and no maximum), and each element's snapshot sheet is
 // written to <folder>/headlab-snapshot/<tag>.css, linked from each page by a relative URL. Run it

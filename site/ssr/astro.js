@@ -1,6 +1,6 @@
 // headlab/astro: the Astro integration, `integrations: [mdx(), headlab()]` in astro.config.mjs.
 // After `astro build` has written the site, every page's <headlab-*> elements are prerendered in
-// place (ssr/cli.js renderFolder over the build's output folder: a declarative shadow root and a
+// place (site/ssr/cli.js renderFolder over the build's output folder: a declarative shadow root and a
 // light-DOM figure with its summary per element, their sheets in dist/headlab-snapshot/), so a
 // reader without JavaScript, a feed reader or a search engine sees every figure, and the live
 // widget replaces it without moving the page. The renderer (and happy-dom) is loaded only then.

@@ -1,11 +1,11 @@
-// The widgets for Node: imported by ssr/render.js only after ssr/environment.js has installed
+// The widgets for Node: imported by site/ssr/render.js only after site/ssr/environment.js has installed
 // the window's globals (the element classes extend HTMLElement when their module loads, and the
 // define entries register them in customElements). runTask is web/worker.js's job handler for
 // the in-process Worker: the same tasks on the same modules, without a thread.
-import '../widgets/headlab.js';
-export { HeadlabElement } from '../widgets/base/headlab-element.js';
-import { getCore, getFeatureRecoveryCore, getMaxDigitCore, getTransformerCore } from '../web/browser-core.js';
-import { workerTasks } from '../web/worker-tasks.js';
+import '../../widgets/headlab.js';
+export { HeadlabElement } from '../../widgets/base/headlab-element.js';
+import { getCore, getFeatureRecoveryCore, getMaxDigitCore, getTransformerCore } from '../../web/browser-core.js';
+import { workerTasks } from '../../web/worker-tasks.js';
 
 const loaders = {
   core: getCore,

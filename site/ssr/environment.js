@@ -50,7 +50,7 @@ function inProcessWorker(runTask) {
 /**
  * The width, in CSS px, the renderer gives each headlab-* element: a function of the element (the
  * page column it sits in at the window width drawn for), or null (every box measures 0, as
- * happy-dom has it). Set by ssr/render.js.
+ * happy-dom has it). Set by site/ssr/render.js.
  */
 let layoutWidth = null;
 /** Size reports scheduled and not yet delivered (the renderer waits for none). */
@@ -182,7 +182,7 @@ let installed = null;
 
 /**
  * Installs the window's globals once per process; returns the window. `runTask(message, port)`
- * runs one worker job (ssr/elements.js gives web/worker.js's handler).
+ * runs one worker job (site/ssr/elements.js gives web/worker.js's handler).
  */
 export function installEnvironment(runTask) {
   if (installed) return installed;
@@ -208,7 +208,7 @@ export function installEnvironment(runTask) {
   globalThis.window = window;
   globalThis.self = window;
   // A constructed sheet keeps the text it was made from (`headlabSource`): the snapshot's sheet is
-  // written from it (ssr/snapshot-markup.js), since happy-dom's CSSOM serialises a shorthand with
+  // written from it (site/ssr/snapshot-markup.js), since happy-dom's CSSOM serialises a shorthand with
   // var() as broken longhands (`border: 1px solid var(--hl-rule)` → `border-width: var(--hl-rule)`)
   // and drops what it does not parse (backgrounds of gradients, color-mix()).
   const sheetProto = window.CSSStyleSheet.prototype;
