@@ -6,9 +6,14 @@
 // read into the module's heap, the model loaded, the first run of a 64-token prompt — its
 // attention patterns — and its direct logit attribution; peak resident memory from
 // /proc/self/status VmHWM). Then the same for the same tensors as a torch.save checkpoint (written
-// by Debian's python3-torch when installed). Prints each time, the resident memory against the
-// file's size, and the targets: the first figure (load + first pattern) within 10 s in WASM,
-// resident memory ≤ 2× the file. Not a test.
+// by Debian's python3-torch when installed). Then in the page, in headless Chromium (playwright-core,
+// as tests/browser drives it, on build/site's own-model.html): the file picked with the model
+// element's file button and its config, streamed into the element's worker, and the time until the
+// attention figure shows its first patterns and the attribution figure its bars on the default
+// prompt (64 tokens), with the renderer process's peak resident memory (VmHWM: the page and its
+// workers) against the file. Prints each time, the resident memory against the file's size, and the
+// targets: the first figure (load + first pattern) within 10 s in WASM, resident memory ≤ 2× the
+// file. Not a test.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -210,6 +215,130 @@ function measure(label, m, weights, dir) {
   );
 }
 
+/** The pids of `pid`'s descendants whose command line has --type=renderer (Chromium's renderers). */
+function renderers(pid) {
+  const out = [];
+  const walk = (p) => {
+    let children;
+    try {
+      children = fs.readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    } catch {
+      return;
+    }
+    for (const c of children) {
+      try {
+        if (fs.readFileSync(`/proc/${c}/cmdline`, 'utf8').includes('--type=renderer')) out.push(Number(c));
+      } catch {
+        // ended meanwhile
+      }
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+/** VmRSS and VmHWM (bytes) of process `pid`. */
+function memoryOf(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+}
+
+/**
+ * The page's figures of one weights file: own-model.html in headless Chromium, the file and its
+ * config picked with the model element's file button; seconds until the attention figure shows the
+ * model's patterns and the attribution figure its bars (both on the default prompt of 64 tokens,
+ * computed in the element's worker), and the renderer's peak resident memory (the page and its
+ * workers share the renderer process) against the file.
+ */
+async function measureBrowser(label, m, weights, pageName = 'own-model.html') {
+  const bytes = fs.statSync(weights).size;
+  const mb = (x) => `${(x / 1e6).toFixed(0)} MB`;
+  const { startSession } = await import('../tests/browser/helpers.mjs');
+  // The built site, with a page of the model element and the two figures alone (FIGURES_PAGE) beside its own.
+  const site = fs.mkdtempSync(path.join(os.tmpdir(), 'headlab-arena-site-'));
+  fs.cpSync(path.join(root, 'build/site'), site, { recursive: true });
+  fs.writeFileSync(path.join(site, 'figures-only.html'), FIGURES_PAGE);
+  const session = await startSession({ dir: site, csp: true });
+  try {
+    const page = await session.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${session.url}${pageName}`);
+    await page.waitForFunction(
+      () => {
+        const m = document.getElementById('induction');
+        return m?.state?.status === 'ready' && m.shadowRoot.querySelectorAll('input[type=file]').length === 1;
+      },
+      null,
+      { timeout: 120_000 },
+    );
+    // The default prompt: min(n_ctx − 1, 64) tokens, the position its last.
+    await page.evaluate(() => {
+      for (const s of ['headlab-transformer-attention', 'headlab-transformer-attribution'])
+        for (const a of ['prompt', 'position', 'token']) document.querySelector(s).removeAttribute(a);
+    });
+    // Chromium is a child of this process (playwright-core launches it).
+    const pids = renderers(process.pid);
+    const before = pids.map((pid) => ({ pid, ...memoryOf(pid) }));
+    const name = path.basename(weights);
+    const t0 = performance.now();
+    await page.locator('#induction input[type=file]').setInputFiles([weights, m.config]);
+    await page.waitForFunction((n) => document.querySelector('headlab-transformer-attention').shown?.model.label === n, name, {
+      timeout: 300_000,
+      polling: 50,
+    });
+    const tPatterns = performance.now();
+    await page.waitForFunction(
+      (n) => {
+        const e = document.querySelector('headlab-transformer-attribution');
+        return e.currentModel?.label === n && e.figureData?.direct_logit_attribution != null;
+      },
+      name,
+      { timeout: 300_000, polling: 50 },
+    );
+    const tAttribution = performance.now();
+    const shown = await page.evaluate(() => ({
+      tokens: document.querySelector('headlab-transformer-attention').figureData.prompt.length,
+      problem: document.getElementById('induction').modelSource.problem,
+    }));
+    if (shown.problem) throw new Error(shown.problem);
+    // The renderer that grew: the page's (with its workers).
+    const after = before.map(({ pid, rss }) => ({ pid, rss0: rss, ...memoryOf(pid) })).sort((a, b) => b.hwm - b.rss0 - (a.hwm - a.rss0))[0];
+    const first = (tPatterns - t0) / 1000;
+    const attribution = (tAttribution - t0) / 1000;
+    console.log(`${label}: in the page (headless Chromium, ${pageName}, file button; prompt ${shown.tokens} tokens):`);
+    console.log(`  first attention patterns ${first.toFixed(2)} s; attribution ${attribution.toFixed(2)} s after the files were picked`);
+    console.log(
+      `  renderer (page and workers): before ${mb(after.rss0)}, peak ${mb(after.hwm)} (${(after.hwm / bytes).toFixed(2)}× the file; ` +
+        `${((after.hwm - after.rss0) / bytes).toFixed(2)}× for the model), after ${mb(after.rss)}`,
+    );
+    console.log(
+      `${label} page targets: first figure ${first.toFixed(2)} s ≤ ${TARGET_FIRST_FIGURE_S} s: ${first <= TARGET_FIRST_FIGURE_S ? 'met' : 'MISSED'}; ` +
+        `attribution ${attribution.toFixed(2)} s ≤ ${TARGET_FIRST_FIGURE_S} s: ${attribution <= TARGET_FIRST_FIGURE_S ? 'met' : 'MISSED'}; ` +
+        `model's memory ${((after.hwm - after.rss0) / bytes).toFixed(2)}× ≤ ${TARGET_MEMORY_RATIO}×: ${after.hwm - after.rss0 <= TARGET_MEMORY_RATIO * bytes ? 'met' : 'MISSED'}`,
+    );
+  } finally {
+    await session.close();
+    fs.rmSync(site, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A page of the model element (the shipped model first) and the attention and attribution figures
+ * alone: the time to those two figures without the other nine figures of own-model.html asking the
+ * same worker for their analyses first.
+ */
+const FIGURES_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>ARENA shape: two figures</title>
+<link rel="stylesheet" href="headlab/headlab.css">
+<script type="module" src="headlab/autoload.js"></script></head>
+<body>
+<headlab-transformer-model id="induction" src="data/induction-seed0.safetensors" config="data/induction-seed0.json"></headlab-transformer-model>
+<headlab-transformer-attention model="induction"></headlab-transformer-attention>
+<headlab-transformer-attribution model="induction"></headlab-transformer-attribution>
+</body></html>
+`;
+
 if (process.argv[2] === '--wasm-child') {
   await wasmChild(process.argv[3], process.argv[4]);
 } else {
@@ -220,10 +349,15 @@ if (process.argv[2] === '--wasm-child') {
     console.log(
       `ARENA induction shape (${((performance.now() - tWrite) / 1000).toFixed(1)} s to write the F32 safetensors file); prompt ${PROMPT_LENGTH} tokens`,
     );
-    measure('safetensors', m, m.weights, dir);
+    const only = process.env.HEADLAB_ARENA_ONLY; // 'browser': the page's figures alone
+    if (only !== 'browser') measure('safetensors', m, m.weights, dir);
+    await measureBrowser('safetensors', m, m.weights);
+    await measureBrowser('safetensors', m, m.weights, 'figures-only.html');
     const pt = writeCheckpoint(dir, m.weights);
-    if (pt) measure('torch.save checkpoint', m, pt, dir);
-    else console.log('torch.save checkpoint: skipped (python3-torch is not installed)');
+    if (pt) {
+      if (only !== 'browser') measure('torch.save checkpoint', m, pt, dir);
+      await measureBrowser('torch.save checkpoint', m, pt);
+    } else console.log('torch.save checkpoint: skipped (python3-torch is not installed)');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
