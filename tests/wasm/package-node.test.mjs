@@ -1,7 +1,7 @@
 // The npm package in Node, as server rendering (Astro, an MDX post, a Vite SSR build) meets
 // it: every JavaScript entry point of package.json "exports" imports with no DOM, throws
 // nothing and defines nothing; with a stand-in custom-element registry each per-element
-// entry registers exactly its element and `headlab` registers all thirteen; and
+// entry registers exactly its element and `headlab` registers all of them; and
 // dist/custom-elements.json agrees with the classes and with types/headlab.d.ts.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -19,9 +19,9 @@ const target = (t) => (typeof t === 'string' ? t : t.default);
 const jsEntries = Object.entries(pkg.exports)
   .filter(([key, t]) => target(t).endsWith('.js') && key !== './headlab-worker.js')
   .map(([key, t]) => [key === '.' ? 'headlab' : `headlab${key.slice(1)}`, path.join(root, target(t))]);
-const elementEntries = jsEntries.filter(
-  ([spec]) => !['headlab', 'headlab/headlab.js', 'headlab/elements', 'headlab/autoload'].includes(spec),
-);
+/** The entries that are not one element's: every element, the classes, the autoloader, and the Node-only renderers. */
+const NOT_ONE_ELEMENT = ['headlab', 'headlab/headlab.js', 'headlab/elements', 'headlab/autoload', 'headlab/ssr', 'headlab/astro'];
+const elementEntries = jsEntries.filter(([spec]) => !NOT_ONE_ELEMENT.includes(spec));
 
 const TAGS = [
   'angle-dot',
@@ -87,6 +87,9 @@ test('every JavaScript entry point imports in Node with no DOM: nothing thrown, 
   }
   assert.deepEqual(out.results['headlab/elements'], TAGS.map(classOf).sort());
   assert.deepEqual(out.results['headlab/autoload'], ['discover']);
+  // The renderers install their DOM only when asked to render (above: no global added on import).
+  assert.ok(out.results['headlab/ssr'].includes('renderPage'), `headlab/ssr: ${out.results['headlab/ssr']}`);
+  assert.deepEqual(out.results['headlab/astro'], ['default']);
   for (const [spec] of elementEntries) assert.deepEqual(out.results[spec], [classOf(`headlab-${spec.slice('headlab/'.length)}`)], spec);
 });
 
