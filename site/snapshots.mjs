@@ -33,6 +33,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { launchChromium } from './chromium.mjs';
 import { elementNames } from './element-names.mjs';
+// The pieces of a snapshot the Node renderer writes the same way (its ranges' classes and rules, the compacted drawing).
+import { compactDrawing, rangeClass, rangeCss } from './ssr/snapshot-markup.js';
 
 /**
  * Serializes what each headlab-* element of the page shows now (runs in the page), its shadow
@@ -159,23 +161,6 @@ export const CAPTURE_WIDTHS = [320, 360, 720, 1000, 1120];
 /** The class marking, while the pages are captured, the snapshot drawn at `width` (replaced by its range's class when written). */
 const captureMark = (width) => `hl-captured-at-${width}`;
 
-/** The class of a snapshot shown for windows from `from` px (0: any narrower) up to `to` px (Infinity: any wider). */
-const rangeClass = (from, to) => `hl-w-${from}-${Number.isFinite(to) ? to : 'up'}`;
-
-/** Shows each snapshot only in its range of window widths ([from, to) → one rule). */
-function rangeCss(ranges) {
-  return (
-    [...ranges]
-      .sort((a, b) => a[0] - b[0] || a[1] - b[1])
-      .map(([from, to]) => {
-        const outside = [from > 0 ? `(width < ${from}px)` : '', Number.isFinite(to) ? `(width >= ${to}px)` : ''].filter(Boolean).join(', ');
-        return outside ? `@media ${outside} { .${rangeClass(from, to)} { display: none !important; } }` : '';
-      })
-      .filter(Boolean)
-      .join('\n') + '\n'
-  );
-}
-
 /** Runs in the page: resolves when no widget has rendered for three frames in a row and none is computing. */
 async function settle() {
   const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
@@ -192,22 +177,6 @@ async function settle() {
 }
 
 const escapeText = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
-const hex2 = (n) => Number(n).toString(16).padStart(2, '0');
-/**
- * The still's drawing in fewer bytes, drawn the same: a heatmap is one <rect> per cell, and the
- * own-model page's snapshots held 14,228 of them (about 1 MB of its 1.73 MB). Its live widget's
- * hooks (data-* on a rect: the cell's query, row, column… for pointer and highlight) do nothing in
- * a still, `rgb(r, g, b)` is `#rrggbb`, and an SVG element may close itself (`<rect … />` is
- * valid in HTML's foreign content). The reader's browser receives and decodes the page on its main
- * thread, about 30 ms per MB on CI's machine: the 1.73 MB page took a 48–57 ms task.
- */
-export function compactDrawing(markup) {
-  return markup
-    .replace(/<rect\b[^>]*>/g, (tag) => tag.replace(/ data-[\w-]+="[^"]*"/g, ''))
-    .replace(/ (fill|stroke)="rgb\((\d+), ?(\d+), ?(\d+)\)"/g, (_, attr, r, g, b) => ` ${attr}="#${hex2(r)}${hex2(g)}${hex2(b)}"`)
-    .replace(/<(rect|circle|line|path|polygon|polyline|ellipse|use)\b([^>]*)><\/\1>/g, '<$1$2/>');
-}
 
 /**
  * Adds the snapshots to every built page of `siteDir` that has headlab-* elements.

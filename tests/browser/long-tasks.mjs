@@ -14,7 +14,7 @@
 //     not on what the widgets compute; a page's first layout of a long article with its
 //     prerendered figures is tens of ms by itself. The commit of the navigation is one of them
 //     (isNavigationCommit). Receiving the document's later bytes is not: it grows with the page's
-//     size, which is the site's doing (site/snapshots.mjs compactDrawing). Style and layout that a script forces (reading
+//     size, which is the site's doing (site/ssr/snapshot-markup.js compactDrawing). Style and layout that a script forces (reading
 //     a size after a change) are inside the script's event and count as computation.
 // Both figures are returned: `ms` (computation) and `taskMs` (the whole task), with `wallMs`.
 
