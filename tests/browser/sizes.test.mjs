@@ -43,9 +43,12 @@ test(`the first article downloads at most ${(FIRST_ARTICLE_BUDGET / 1024).toFixe
  * figure with headlab_core.wasm (65.6 KB); each module carries its own copy of the Emscripten
  * runtime, embind and the shared core code, which is why the page grew from 179.6 KB (one module
  * with both) to 239,389 B when feature recovery left headlab_core; FEATURE_RECOVERY_MEASURED
- * (234.6 KB) adds the table of the two-lane exp (core/musl_exp.hpp). Budget: that plus PAGE_MARGIN.
+ * (234.6 KB) adds the table of the two-lane exp (core/musl_exp.hpp), then 250,624 B (+10.4 KB): the
+ * feature-recovery module 0.5 KB with the held model (106,706 → 107,231 B gzip), the rest JS, with
+ * each element's attribute table (one declaration per attribute, its description included), the
+ * parts views and the worker keeping each trained run. Budget: that plus PAGE_MARGIN.
  */
-const FEATURE_RECOVERY_MEASURED = 240_218;
+const FEATURE_RECOVERY_MEASURED = 250_624;
 const FEATURE_RECOVERY_BUDGET = FEATURE_RECOVERY_MEASURED + PAGE_MARGIN;
 const FEATURE_RECOVERY_ARTICLE = 'articles/feature-recovery-two-projections.html';
 
