@@ -580,16 +580,20 @@ async function fetchBytes(
       progress: (received, total) => progress({ received, total }),
     });
   } catch (err) {
-    if (err instanceof DownloadFailed)
-      throw new FetchFailed(`the ${what} file ${shortUrl(url)} could not be fetched (${err.reason})`, what);
-    if (!(err instanceof BodyTooLarge)) throw err;
-    throw new FileRefused(
-      err.declared !== null
-        ? `the ${what} file ${shortUrl(url)} is ${formatCount(err.declared)} bytes; the widgets read at most ${formatCount(maxBytes)}`
-        : `the ${what} file ${shortUrl(url)} is over ${formatCount(maxBytes)} bytes; the widgets read at most that`,
-      what,
-    );
+    throw downloadRefusal(err, url, what, maxBytes);
   }
+}
+
+/** A download's failure as the widgets word it: unreachable (FetchFailed), over `maxBytes` (FileRefused), or `err` itself. */
+function downloadRefusal(err: unknown, url: string, what: string, maxBytes: number): unknown {
+  if (err instanceof DownloadFailed) return new FetchFailed(`the ${what} file ${shortUrl(url)} could not be fetched (${err.reason})`, what);
+  if (!(err instanceof BodyTooLarge)) return err;
+  return new FileRefused(
+    err.declared !== null
+      ? `the ${what} file ${shortUrl(url)} is ${formatCount(err.declared)} bytes; the widgets read at most ${formatCount(maxBytes)}`
+      : `the ${what} file ${shortUrl(url)} is over ${formatCount(maxBytes)} bytes; the widgets read at most that`,
+    what,
+  );
 }
 
 /**
@@ -611,15 +615,7 @@ async function fetchBlob(
       progress: (received, total) => progress({ received, total }),
     });
   } catch (err) {
-    if (err instanceof DownloadFailed)
-      throw new FetchFailed(`the ${what} file ${shortUrl(url)} could not be fetched (${err.reason})`, what);
-    if (!(err instanceof BodyTooLarge)) throw err;
-    throw new FileRefused(
-      err.declared !== null
-        ? `the ${what} file ${shortUrl(url)} is ${formatCount(err.declared)} bytes; the widgets read at most ${formatCount(MAX_MODEL_BYTES)}`
-        : `the ${what} file ${shortUrl(url)} is over ${formatCount(MAX_MODEL_BYTES)} bytes; the widgets read at most that`,
-      what,
-    );
+    throw downloadRefusal(err, url, what, MAX_MODEL_BYTES);
   }
 }
 
