@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import zlib from 'node:zlib';
 import { STRICT_CSP } from '../../site/serve.mjs';
 import { root, screenshot, startSession } from './helpers.mjs';
 
@@ -42,6 +43,14 @@ function example(name) {
  * before, reported apart) and the number of headlab elements defined.
  */
 function layoutShiftProbe() {
+  // The first live widget: the first frame in which a figure has drawn itself (renderCount > 0).
+  window.__firstLive = null;
+  const live = () => {
+    const all = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
+    if (all.some((e) => e.renderCount > 0)) window.__firstLive = performance.now();
+    else requestAnimationFrame(live);
+  };
+  requestAnimationFrame(live);
   window.__definedAt = Infinity;
   const define = customElements.define.bind(customElements);
   customElements.define = (...args) => {
@@ -85,6 +94,16 @@ async function check(session, url, shot, { origin = null } = {}) {
   const page = await session.newPage({ viewport: { width: 1000, height: 900 } });
   const downloads = [];
   const scripts = [];
+  // What the page costs the reader: each response's body, gzipped (as a server would send it).
+  const bodies = [];
+  page.on('response', (r) =>
+    bodies.push(
+      r.body().then(
+        (b) => zlib.gzipSync(b).length,
+        () => 0,
+      ),
+    ),
+  );
   page.on('request', (r) => {
     const p = new URL(r.url()).pathname;
     if (/\.(wasm|json)$/.test(p)) downloads.push(p);
@@ -121,7 +140,16 @@ async function check(session, url, shot, { origin = null } = {}) {
   });
   assert.ok(bars, 'the example has a headlab-attention-bars');
   assert.match(bars.label, /shipped weights.*seed 0/);
-  const shift = await page.evaluate(() => ({ cls: window.__cls, before: window.__clsBefore, shifts: window.__shifts }));
+  const shift = await page.evaluate(() => ({
+    cls: window.__cls,
+    before: window.__clsBefore,
+    shifts: window.__shifts,
+    firstLive: window.__firstLive,
+  }));
+  const gzip = (await Promise.all(bodies)).reduce((a, b) => a + b, 0);
+  console.log(
+    `# ${shot}: ${bodies.length} requests, ${gzip} B gzip until every figure is live; first live widget at ${shift.firstLive?.toFixed(0)} ms`,
+  );
   await page.evaluate(() => document.querySelector('#trainer').train());
   await page.waitForFunction(() => ['done', 'failed'].includes(document.querySelector('#trainer').trainingStatus), null, {
     timeout: 120_000,
@@ -151,6 +179,39 @@ async function check(session, url, shot, { origin = null } = {}) {
   return { scripts };
 }
 
+/**
+ * The page `url` without JavaScript, at 360 and 1280 px: every figure (headlab-value aside: text
+ * in the prose) shows its picture — its declarative shadow root drawn, at a height — and carries
+ * its light-DOM figure's summary. Returns the count of figures and the first contentful paint.
+ */
+async function checkWithoutJavaScript(session, url, shot) {
+  let count = 0;
+  let paint = 0;
+  for (const width of [360, 1280]) {
+    const off = await session.newPage({ javaScriptEnabled: false, viewport: { width, height: 900 } });
+    await off.goto(url);
+    const shown = await off.evaluate(() =>
+      [...document.querySelectorAll('*')]
+        .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+        .map((e) => ({
+          tag: e.localName,
+          height: e.getBoundingClientRect().height,
+          drawn: Boolean(e.shadowRoot?.querySelector('svg, table')),
+          summary: e.querySelector(':scope > .hl-snapshot p')?.textContent ?? '',
+        })),
+    );
+    assert.ok(shown.length > 0, `${url}: no figure`);
+    for (const f of shown) assert.ok(f.drawn && f.height > 100 && f.summary.length > 20, `${width} px: ${JSON.stringify(f)}`);
+    count = shown.length;
+    paint = await off.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? 0);
+    await screenshot(off, `${shot}-nojs-${width}`);
+    assert.deepEqual(off.problems, []);
+    await off.close();
+  }
+  console.log(`# ${shot} without JavaScript: ${count} figures drawn in the HTML (first contentful paint ${paint.toFixed(0)} ms)`);
+  return { count, paint };
+}
+
 test('npm pack: the tarball holds the bundle, its chunk, worker and .wasm, the types, the embedding and own-model guides and the limits, and nothing else', () => {
   const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
     .trim()
@@ -172,6 +233,17 @@ test('npm pack: the tarball holds the bundle, its chunk, worker and .wasm, the t
     'dist/data/max-digit-seed0.json',
     'dist/custom-elements.json',
     'types/headlab.d.ts',
+    // Prerendering: the renderer and its integrations, each with its types.
+    'dist/ssr.js',
+    'dist/astro.js',
+    'dist/rehype.js',
+    'dist/vite.js',
+    'dist/eleventy.js',
+    'types/ssr.d.ts',
+    'types/astro.d.ts',
+    'types/rehype.d.ts',
+    'types/vite.d.ts',
+    'types/eleventy.d.ts',
     'dist/docs/embedding.md',
     'dist/docs/elements.md',
     'dist/vscode.html-custom-data.json',
@@ -312,7 +384,7 @@ function docsRecipe() {
 
 const vite = path.join(root, 'node_modules/vite/bin/vite.js');
 
-test('examples/vite with the installed tarball, built by Vite 7: .wasm, worker and weights emitted, widgets compute under the strict CSP', async () => {
+test('examples/vite with the installed tarball, built by Vite 7 with headlab/vite: .wasm, worker and weights emitted, every figure drawn without JavaScript, widgets compute under the strict CSP', async () => {
   const dir = example('vite');
   execFileSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const assets = fs.readdirSync(path.join(dir, 'dist/assets'));
@@ -332,8 +404,19 @@ test('examples/vite with the installed tarball, built by Vite 7: .wasm, worker a
     assets.some((f) => /^max-digit-seed0[-.].*\.json$/.test(f)),
     assets.join(', '),
   );
+  // headlab/vite prerendered every figure into the built page, its sheets emitted beside it.
+  const html = fs.readFileSync(path.join(dir, 'dist/index.html'), 'utf8');
+  const figures = [...html.matchAll(/<(headlab-[a-z-]+)\b[^>]*>/g)].map((m) => m[1]).filter((t) => t !== 'headlab-value');
+  assert.equal(
+    [...html.matchAll(/<headlab-[a-z-]+\b[^>]*><template shadowrootmode="open">/g)].length,
+    figures.length,
+    'every figure prerendered',
+  );
+  for (const tag of new Set(figures))
+    assert.ok(fs.existsSync(path.join(dir, `dist/headlab-snapshot/${tag}.css`)), `${tag}'s snapshot sheet`);
   const session = await startSession({ dir: path.join(dir, 'dist'), csp: true });
   try {
+    await checkWithoutJavaScript(session, `${session.url}index.html`, 'package-vite');
     await check(session, `${session.url}index.html`, 'package-vite');
   } finally {
     await session.close();
@@ -389,24 +472,7 @@ test('examples/astro (Astro 5 + MDX) with the installed tarball: astro build, th
   const session = await startSession({ dir: path.join(dir, 'dist'), csp: true });
   try {
     // Without JavaScript every figure shows its picture (the shadow root, at a height) and carries its summary.
-    for (const width of [360, 1280]) {
-      const off = await session.newPage({ javaScriptEnabled: false, viewport: { width, height: 900 } });
-      await off.goto(`${session.url}posts/attention-heads/index.html`);
-      const shown = await off.evaluate(() =>
-        [...document.querySelectorAll('*')]
-          .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
-          .map((e) => ({
-            tag: e.localName,
-            height: e.getBoundingClientRect().height,
-            drawn: Boolean(e.shadowRoot?.querySelector('svg, table')),
-            summary: e.querySelector(':scope > .hl-snapshot p')?.textContent ?? '',
-          })),
-      );
-      for (const f of shown) assert.ok(f.drawn && f.height > 100 && f.summary.length > 20, `${width} px: ${JSON.stringify(f)}`);
-      await screenshot(off, `package-astro-nojs-${width}`);
-      assert.deepEqual(off.problems, []);
-      await off.close();
-    }
+    await checkWithoutJavaScript(session, `${session.url}posts/attention-heads/index.html`, 'package-astro');
     await check(session, `${session.url}posts/attention-heads/index.html`, 'package-astro');
     // The docs' recipe registers every element of its post in the browser, and each draws.
     const post = await session.newPage();
