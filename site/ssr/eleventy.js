@@ -9,6 +9,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
+ * Takes each figure that is alone in a paragraph out of its <p>. Markdown (markdown-it, Eleventy's)
+ * writes an element whose tag it does not know, on its own line, as a paragraph; an HTML parser
+ * closes a <p> at the first <div> after it, so the figure's light-DOM copy
+ * (`<div class="hl-snapshot">`) would land beside the element, not in it. <headlab-value>,
+ * inline text, stays.
+ */
+export function unwrapFigures(html) {
+  return html.replace(/<p>\s*(<(headlab-(?!value(?![a-z-]))[a-z-]+)\b[^>]*>(?:(?!<\/?p\b)[\s\S])*?<\/\2>)\s*<\/p>/g, '$1');
+}
+
+/**
  * The transform alone: `transform(content, outputPath)` returns the page with its elements
  * prerendered (any other output as it is), as Eleventy's addTransform calls it.
  * options: maxWidth, margin (the figures' column, px: default no maximum, 8);
@@ -27,14 +38,16 @@ export function headlabTransform(options = {}) {
     const page = path.resolve(outputPath);
     const sheets = path.join(output, 'headlab-snapshot');
     const rel = path.relative(path.dirname(page), sheets).split(path.sep).join('/') || '.';
-    const out = await renderPage(content, {
+    const out = await renderPage(unwrapFigures(content), {
       url: options.url ? options.url(outputPath) : page,
       columnWidth: bodyColumn({ maxWidth: options.maxWidth, margin: options.margin }),
       stylesheetHref: (tag) => `${rel}/${tag}.css`,
       perTag,
     });
     for (const e of out.errors)
-      console.warn(`headlab: ${outputPath}: <${e.tag}>${e.id ? ` id="${e.id}"` : ''} not prerendered (the live widget will show it): ${e.message}`);
+      console.warn(
+        `headlab: ${outputPath}: <${e.tag}>${e.id ? ` id="${e.id}"` : ''} not prerendered (the live widget will show it): ${e.message}`,
+      );
     // Each tag's sheet holds what every page so far needs: rewritten when it grew.
     for (const [tag, css] of out.stylesheets) {
       if (written.get(tag) === css) continue;

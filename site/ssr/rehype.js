@@ -142,7 +142,11 @@ function headlabNodes(tree) {
 /** Does this element carry a snapshot already (its first child a declarative shadow root)? */
 function rendered(node) {
   const first = (node.children ?? []).find((c) => c.type !== 'text' || c.value.trim());
-  return first?.type === 'element' && first.tagName === 'template' && Boolean(first.properties?.shadowRootMode ?? first.properties?.shadowrootmode);
+  return (
+    first?.type === 'element' &&
+    first.tagName === 'template' &&
+    Boolean(first.properties?.shadowRootMode ?? first.properties?.shadowrootmode)
+  );
 }
 
 /**
@@ -176,7 +180,12 @@ function unwrapParagraphs(tree, drawn) {
   const walk = (node) => {
     if (!node.children) return;
     node.children = node.children.flatMap((c) => {
-      if (c.type === 'element' && c.tagName === 'p' && c.children.some((k) => drawn.has(k)) && c.children.every((k) => drawn.has(k) || filler(k)))
+      if (
+        c.type === 'element' &&
+        c.tagName === 'p' &&
+        c.children.some((k) => drawn.has(k)) &&
+        c.children.every((k) => drawn.has(k) || filler(k))
+      )
         return c.children.filter((k) => !(k.type === 'text' && !k.value.trim()));
       walk(c);
       return [c];
@@ -265,7 +274,10 @@ export default function rehypeHeadlab(options = {}) {
       const drawn = [...template.content.querySelectorAll('*')].filter((e) => isTag(e.localName));
       const mine = [piece.node, ...headlabNodes({ children: piece.node.children ?? [] })];
       if (drawn.length !== mine.length) {
-        file.message?.(`<${mine[0].tagName ?? mine[0].name}>: its HTML holds other headlab elements than its tree: not prerendered`, piece.node);
+        file.message?.(
+          `<${mine[0].tagName ?? mine[0].name}>: its HTML holds other headlab elements than its tree: not prerendered`,
+          piece.node,
+        );
         continue;
       }
       for (const [k, node] of mine.entries()) {

@@ -29,7 +29,10 @@ export default function headlab(options = {}) {
         const { bodyColumn, renderPage } = await import('./render.js');
         // The page's data files (an element's src, config…) as the built site serves them: Vite
         // copies public/ to the output as is, so a page's relative URL names a file under it.
-        const page = path.join(config?.publicDir || config?.root || process.cwd(), path.relative(config?.root ?? process.cwd(), ctx.filename));
+        const page = path.join(
+          config?.publicDir || config?.root || process.cwd(),
+          path.relative(config?.root ?? process.cwd(), ctx.filename),
+        );
         const base = config?.base ?? '/';
         const out = await renderPage(html, {
           url: page,
@@ -39,7 +42,9 @@ export default function headlab(options = {}) {
         });
         stylesheets = out.stylesheets;
         for (const e of out.errors)
-          config?.logger?.warn(`headlab: ${ctx.path}: <${e.tag}>${e.id ? ` id="${e.id}"` : ''} not prerendered (the live widget will show it): ${e.message}`);
+          config?.logger?.warn(
+            `headlab: ${ctx.path}: <${e.tag}>${e.id ? ` id="${e.id}"` : ''} not prerendered (the live widget will show it): ${e.message}`,
+          );
         return out.html;
       },
     },

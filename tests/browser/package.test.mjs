@@ -444,12 +444,22 @@ test('examples/vite on the Vite 7 dev server (strict CSP header): widgets comput
   }
 });
 
-test('examples/astro (Astro 5 + MDX) with the installed tarball: astro build, then every widget of the MDX post computes under the strict CSP', async () => {
+/**
+ * A copy of examples/astro with its dependencies — Astro and @astrojs/mdx from the registry (the
+ * example's lock file; the npm cache serves repeats), which bring unified, remark, rehype and
+ * @mdx-js/mdx — and headlab from the tarball; installed once for the tests of this file.
+ */
+function astroExample() {
   const dir = path.join(tmp, 'astro');
+  if (fs.existsSync(path.join(dir, 'node_modules/headlab'))) return dir;
   fs.cpSync(path.join(root, 'examples/astro'), dir, { recursive: true });
-  // Astro and @astrojs/mdx from the registry (the example's lock file; the npm cache serves repeats), headlab from the tarball.
   npm(['ci', '--prefer-offline'], dir);
   npm(['install', '--offline', '--ignore-scripts', '--no-save', tarball], dir);
+  return dir;
+}
+
+test('examples/astro (Astro 5 + MDX) with the installed tarball: astro build, then every widget of the MDX post computes under the strict CSP', async () => {
+  const dir = astroExample();
   // docs/embedding.md's own recipe beside the example's post: its layout and its MDX post, as printed.
   const recipe = docsRecipe();
   const { compile } = await import(pathToFileURL(path.join(dir, 'node_modules/@mdx-js/mdx/index.js')).href);
@@ -514,6 +524,112 @@ test('examples/astro (Astro 5 + MDX) with the installed tarball: astro build, th
     assert.match(look.chart, /^Georgia/);
     assert.equal(look.panel, '4px');
     await screenshot(page, 'package-astro-theme');
+  } finally {
+    await session.close();
+  }
+});
+
+/**
+ * The page `url` with JavaScript at `width` px: every figure goes live (drawn by the widget, its
+ * snapshot gone) with layout shift ≤ CLS_BUDGET after the first element is defined, no console
+ * error; logs the requests, their gzip bytes and when the first widget went live.
+ */
+async function checkLive(session, url, shot, width) {
+  const page = await session.newPage({ viewport: { width, height: 900 } });
+  const bodies = [];
+  page.on('response', (r) =>
+    bodies.push(
+      r.body().then(
+        (b) => zlib.gzipSync(b).length,
+        () => 0,
+      ),
+    ),
+  );
+  await page.addInitScript(layoutShiftProbe);
+  await page.goto(url);
+  await page.waitForFunction(
+    () => {
+      const all = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
+      return (
+        all.length > 0 &&
+        all.every((e) => e.renderCount > 0 && !e.updatePending && !e.shadowRoot.querySelector('link[href*="headlab-snapshot/"]'))
+      );
+    },
+    null,
+    { timeout: 90_000 },
+  );
+  // The frame after: a shift of the last render is reported by then.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
+  const r = await page.evaluate(() => ({
+    cls: window.__cls,
+    before: window.__clsBefore,
+    shifts: window.__shifts,
+    firstLive: window.__firstLive,
+  }));
+  const gzip = (await Promise.all(bodies)).reduce((a, b) => a + b, 0);
+  console.log(
+    `# ${shot} at ${width} px: ${bodies.length} requests, ${gzip} B gzip; first live widget at ${r.firstLive?.toFixed(0)} ms; layout shift ${r.cls.toFixed(4)} after the first definition, ${r.before.toFixed(4)} before${r.shifts.length ? ` (${r.shifts.join('; ')})` : ''}`,
+  );
+  assert.ok(r.cls <= CLS_BUDGET, `${shot} at ${width} px: layout shift ${r.cls}: ${r.shifts.join('; ')}`);
+  await screenshot(page, `${shot}-live-${width}`);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+}
+
+test('headlab/rehype in markdown and MDX pipelines and headlab/eleventy: every figure drawn without JavaScript, the live widgets take over with layout shift ≤ 0.01', async () => {
+  const dir = astroExample();
+  // tests/browser/prerender-pipelines.mjs, run where unified, remark, rehype and @mdx-js/mdx are installed.
+  fs.copyFileSync(path.join(root, 'tests/browser/prerender-pipelines.mjs'), path.join(dir, 'prerender-pipelines.mjs'));
+  const out = path.join(dir, 'pipelines');
+  fs.mkdirSync(path.join(out, 'md'), { recursive: true });
+  const r = JSON.parse(
+    execFileSync(process.execPath, ['prerender-pipelines.mjs', out], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
+  assert.deepEqual(r.transforms, ['headlab']);
+  assert.deepEqual(r.warnings, []);
+  // The two figures of the post, each with its declarative shadow root and its light-DOM copy, alike
+  // whether the pipeline handed them over as HTML text, parsed elements or MDX's JSX.
+  assert.equal(r.raw.length, 2);
+  for (const f of r.raw)
+    assert.match(
+      f,
+      /^<headlab-[a-z-]+[^>]*><template shadowrootmode="open"><link rel="stylesheet" href="headlab-snapshot\/headlab-[a-z-]+\.css">[\s\S]*<\/template><div class="hl-snapshot" slot="hl-snapshot"><svg[\s\S]*<\/svg><p>.{20,}<\/p><\/div><\/headlab-/,
+    );
+  // Ids a widget makes per render (Math.random: a radio group's name; a counter of the process:
+  // `field-problem-3`) differ between any two renders; all else is equal.
+  const ids = (list) =>
+    list.map((f) =>
+      f.replace(
+        /((?:name|id|for|aria-[a-z]+)=")([^"]*)"/g,
+        (_, attr, v) => `${attr}${v.replace(/-[a-z0-9]{8,13}\b/g, '-ID').replace(/(field-problem|token-count)-\d+/g, '$1-N')}"`,
+      ),
+    );
+  assert.deepEqual(ids(r.parsed), ids(r.raw));
+  assert.deepEqual(ids(r.mdx), ids(r.raw));
+  // No figure left inside a <p> (a parser would close it at the light-DOM copy's <div>).
+  assert.deepEqual(r.paragraphs, [0, 0, 0]);
+  // Eleventy's pages, rendered at once: each figure, none in a <p>; its feed (not HTML) untouched.
+  assert.deepEqual(r.eleventy, [
+    ['eleventy/posts/first/index.html', 2, 0],
+    ['eleventy/posts/second/index.html', 1, 0],
+  ]);
+  assert.equal(r.feed, '<headlab-value-swap></headlab-value-swap>');
+  for (const tag of ['headlab-projection-ablation', 'headlab-value-swap']) {
+    assert.ok(fs.existsSync(path.join(out, `md/headlab-snapshot/${tag}.css`)), tag);
+    assert.ok(fs.existsSync(path.join(out, `eleventy/headlab-snapshot/${tag}.css`)), tag);
+  }
+  const session = await startSession({ dir, csp: true });
+  try {
+    for (const [name, file] of [
+      ['package-rehype', 'pipelines/md/index.html'],
+      ['package-eleventy', 'pipelines/eleventy/posts/first/index.html'],
+      ['package-eleventy-second', 'pipelines/eleventy/posts/second/index.html'],
+    ])
+      await checkWithoutJavaScript(session, `${session.url}${file}`, name);
+    for (const width of [1280, 360]) {
+      await checkLive(session, `${session.url}pipelines/md/index.html`, 'package-rehype', width);
+      await checkLive(session, `${session.url}pipelines/eleventy/posts/first/index.html`, 'package-eleventy', width);
+    }
   } finally {
     await session.close();
   }
