@@ -15,7 +15,7 @@ import path from 'node:path';
  * (`<div class="hl-snapshot">`) would land beside the element, not in it. <headlab-value>,
  * inline text, stays.
  */
-export function unwrapFigures(html) {
+function unwrapFigures(html) {
   return html.replace(/<p>\s*(<(headlab-(?!value(?![a-z-]))[a-z-]+)\b[^>]*>(?:(?!<\/?p\b)[\s\S])*?<\/\2>)\s*<\/p>/g, '$1');
 }
 
