@@ -139,7 +139,11 @@ process.stdout.write(
     parsed: figures(parsedHtml),
     mdx: figures(mdxHtml),
     paragraphs: [rawHtml, parsedHtml, mdxHtml].map((h) => [...h.matchAll(/<p>\s*<headlab-/g)].length),
-    eleventy: written.map(([file, html]) => [path.relative(out, file), figures(html).length, [...html.matchAll(/<p>\s*<headlab-/g)].length]),
+    eleventy: written.map(([file, html]) => [
+      path.relative(out, file),
+      figures(html).length,
+      [...html.matchAll(/<p>\s*<headlab-/g)].length,
+    ]),
     feed,
     warnings,
   }),
