@@ -15,6 +15,7 @@
 // Events: `change` with QkAttributionState when the reader changes any of them.
 import { needsBuild } from './base/dom.js';
 import type { TransformerQkAttributionTable } from '../web/headlab-core.js';
+import { at, rowViews } from '../web/matrix.js';
 import {
   type AttributeProperties,
   defineAttributes,
@@ -366,23 +367,20 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState, 
   /** The key: the attribute (at most the query), else the key the head attends to most from the query (largest score). */
   private keyOf(table: TransformerQkAttributionTable, position: number): number {
     if (this.hasAttribute('key')) return Math.min(integerAttribute(this, 'key', 0, 0, 4095), position);
-    const T = table.positions;
     let best = 0;
-    for (let j = 1; j <= position; j++) if (table.scores[position * T + j] > table.scores[position * T + best]) best = j;
+    for (let j = 1; j <= position; j++) if (at(table.scores, position, j) > at(table.scores, position, best)) best = j;
     return best;
   }
 
   /** The S × S parts of score (position, key), views of the table (no copy), and the largest by size. */
   private splitOf(model: LoadedTransformer, table: TransformerQkAttributionTable, position: number, key: number): Split {
     return this.cached(model, `split:${table.layer}.${table.head}|${position}|${key}|${table.positions}`, () => {
-      const T = table.positions,
-        S = table.sources.length;
-      const at = (position * T + key) * S * S;
-      const parts = Array.from({ length: S }, (_, r) => table.parts.subarray(at + r * S, at + (r + 1) * S));
+      const S = table.sources.length;
+      const parts = rowViews(table.parts[position][key]);
       let dominant = { a: 0, b: 0 };
       for (let r = 0; r < S; r++)
         for (let c = 0; c < S; c++) if (Math.abs(parts[r][c]) > Math.abs(parts[dominant.a][dominant.b])) dominant = { a: r, b: c };
-      return { sources: table.sources, parts, score: table.scores[position * T + key], dominant };
+      return { sources: table.sources, parts, score: at(table.scores, position, key), dominant };
     });
   }
 

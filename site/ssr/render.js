@@ -38,6 +38,8 @@ export function bodyColumn({ maxWidth = Infinity, margin = 8 } = {}) {
 
 let elements = null;
 let windowObject = null;
+/** The last render asked for (renderPage runs each after it). */
+let queue = Promise.resolve();
 
 /** The window with the widgets defined (once per process). */
 async function environment() {
@@ -77,7 +79,15 @@ async function settled(document) {
  * without a snapshot), items
  * (what was collected of each element: { tag, html, sheets, svg, summary }) }.
  */
-export async function renderPage(html, options = {}) {
+export function renderPage(html, options = {}) {
+  // One page at a time: the window, its body and the layout width are this process's one
+  // browser, and a build tool (Eleventy, a bundler's plugin hooks) may render pages concurrently.
+  const run = queue.then(() => renderOne(html, options));
+  queue = run.catch(() => {});
+  return run;
+}
+
+async function renderOne(html, options) {
   const window = await environment();
   const url = options.url ? (/^file:/.test(options.url) ? options.url : pathToFileURL(options.url).href) : 'file:///index.html';
   const widths = options.widths ?? CAPTURE_WIDTHS;
