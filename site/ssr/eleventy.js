@@ -42,12 +42,18 @@ export function headlabTransform(options = {}) {
       url: options.url ? options.url(outputPath) : page,
       columnWidth: bodyColumn({ maxWidth: options.maxWidth, margin: options.margin }),
       stylesheetHref: (tag) => `${rel}/${tag}.css`,
+      imageHref: (name) => `${rel}/${name}`,
       perTag,
     });
     for (const e of out.errors)
       console.warn(
         `headlab: ${outputPath}: <${e.tag}>${e.id ? ` id="${e.id}"` : ''} not prerendered (the live widget will show it): ${e.message}`,
       );
+    // A canvas's picture, named by its content, beside the sheets.
+    for (const [name, png] of out.images) {
+      fs.mkdirSync(sheets, { recursive: true });
+      fs.writeFileSync(path.join(sheets, name), png);
+    }
     // Each tag's sheet holds what every page so far needs: rewritten when it grew.
     for (const [tag, css] of out.stylesheets) {
       if (written.get(tag) === css) continue;

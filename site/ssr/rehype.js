@@ -207,6 +207,8 @@ const SEPARATOR = '\n<!--headlab-rehype-piece-->\n';
  *    in the working folder, which Vite, Astro and Next serve at /headlab-snapshot/); false: not
  *    written (read them from the transformer's `data.headlabStylesheets` instead);
  *  - stylesheetHref(tag): the sheet's URL in the page (default `/headlab-snapshot/<tag>.css`).
+ *  A canvas's picture (canvas-<hash>.png) is written beside the sheets and linked from the same
+ *  folder (`data.headlabImages`: name → PNG bytes, when stylesheetDir is false).
  */
 export default function rehypeHeadlab(options = {}) {
   const {
@@ -215,6 +217,8 @@ export default function rehypeHeadlab(options = {}) {
     stylesheetDir = path.resolve('public/headlab-snapshot'),
     stylesheetHref = (tag) => `/headlab-snapshot/${tag}.css`,
   } = options;
+  // A canvas's picture (a heatmap drawn as pixels) beside the sheets: its URL is a sheet's folder's.
+  const imageHref = (name) => stylesheetHref('headlab-snapshot').replace(/[^/]*$/, name);
   // One sheet per tag for every document this plugin instance renders (render.js's perTag).
   const perTag = new Map();
   const written = new Map();
@@ -253,6 +257,7 @@ export default function rehypeHeadlab(options = {}) {
       url: /^file:/.test(pageUrl) ? pageUrl : pathToFileURL(pageUrl).href,
       columnWidth: (w) => Math.min(maxWidth, w - 2 * margin),
       stylesheetHref,
+      imageHref,
       perTag,
     });
     for (const e of out.errors ?? [])
@@ -295,7 +300,12 @@ export default function rehypeHeadlab(options = {}) {
     unwrapParagraphs(tree, drawnNodes);
     // Each tag's sheet, rewritten when it grew (a later document's hoisted styles are added to it).
     if (file?.data) file.data.headlabStylesheets = out.stylesheets;
+    if (file?.data) file.data.headlabImages = out.images;
     if (stylesheetDir === false) return;
+    for (const [name, png] of out.images) {
+      fs.mkdirSync(stylesheetDir, { recursive: true });
+      fs.writeFileSync(path.join(stylesheetDir, name), png);
+    }
     for (const [tag, css] of out.stylesheets) {
       if (written.get(tag) === css) continue;
       fs.mkdirSync(stylesheetDir, { recursive: true });
