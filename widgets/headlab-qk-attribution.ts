@@ -13,6 +13,7 @@
 // default the last), key (default the key the head attends to most from the query), attention
 // (id of a <headlab-transformer-attention> whose clicked cell this figure follows).
 // Events: `change` with QkAttributionState when the reader changes any of them.
+import { needsBuild } from './base/dom.js';
 import type { TransformerQkAttributionTable } from '../web/headlab-core.js';
 import { at, rowViews } from '../web/matrix.js';
 import {
@@ -375,16 +376,14 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState, 
   private fillSelects(model: LoadedTransformer, tokens: number[], position: number): void {
     const { n_layers: L, n_heads: H } = model.config;
     const hKey = `${model.version}`;
-    if (this.parts.headSelect.dataset.key !== hKey) {
-      this.parts.headSelect.dataset.key = hKey;
+    if (needsBuild(this.parts.headSelect, hKey)) {
       const options = [];
       for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) options.push(el('option', { value: `${l}.${h}` }, headName(l, h)));
       this.parts.headSelect.replaceChildren(...options);
     }
     this.parts.headSelect.value = `${this.layer}.${this.head}`;
     const pKey = `${model.version}|${tokens.join(',')}`;
-    if (this.parts.querySelect.dataset.key !== pKey) {
-      this.parts.querySelect.dataset.key = pKey;
+    if (needsBuild(this.parts.querySelect, pKey)) {
       const options = () => tokens.map((t, p) => el('option', { value: String(p) }, `${p}: ${tokenName(model.config, t)}`));
       this.parts.querySelect.replaceChildren(...options());
       this.parts.keySelect.replaceChildren(...options());

@@ -19,6 +19,7 @@
 // 1 − normalised over the pairs, with its bootstrap 95 % interval and sign-flip p-value in the
 // readout (pointer or arrow keys) and the figure data; a cell whose interval crosses 0 is crossed
 // by a diagonal stroke (its effect is not distinguishable from none over these pairs).
+import { needsBuild } from './base/dom.js';
 import type { TransformerAnalysis, TransformerBatchPatchingFile, TransformerConfigFile } from '../web/headlab-core.js';
 import { asRows, rowViews } from '../web/matrix.js';
 import { type AttributeProperties, defineAttributes, el, text, type WidgetFigure, WidgetInputError } from './base/headlab-element.js';
@@ -458,8 +459,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   private fillSelect(select: HTMLSelectElement, model: LoadedTransformer, value: number): void {
     const V = model.config.d_vocab;
     const key = `${model.version}`;
-    if (select.dataset.key !== key) {
-      select.dataset.key = key;
+    if (needsBuild(select, key)) {
       const ids = V <= 512 ? Array.from({ length: V }, (_, t) => t) : [value];
       select.replaceChildren(...ids.map((t) => el('option', { value: String(t) }, tokenName(model.config, t))));
     }
