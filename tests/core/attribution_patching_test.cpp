@@ -8,11 +8,11 @@
 #include "core/circuit_faithfulness.hpp"
 #include "core/induction_task.hpp"
 #include "core/normalization.hpp"
-#include "core/random.hpp"
 #include "core/tolerances.hpp"
 #include "formats/json.hpp"
 #include "support/gradient_check.hpp"
 #include "support/patching_fixtures.hpp"
+#include "support/random_transformer.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -23,27 +23,14 @@
 using headlab::InputError;
 using headlab::Matrix;
 using headlab::PromptPair;
-using headlab::Random;
 using namespace headlab::transformer;
 namespace fm = headlab::formats;
 
 namespace {
 
-const fm::JsonValue& expected() {
-  static const fm::JsonValue doc = headlab::test::patching_reference("attribution_expected.json");
-  return doc;
-}
+const fm::JsonValue& expected() { return headlab::test::patching_reference("attribution_expected.json"); }
 
-// Every parameter ~ N(0, scale²); normalisation weights around one (as tests/core/transformer_test.cpp).
-TransformerWeights random_weights(const TransformerConfig& c, std::uint64_t seed, double scale) {
-  TransformerWeights w = zero_weights(c);
-  Random rng(seed);
-  for (auto& p : named_parameters(w)) {
-    *p.value = rng.normal_matrix(p.value->rows(), p.value->cols(), scale);
-    if (p.name.find(".w") != std::string::npos && p.name.find("ln") != std::string::npos) p.value->array() += 1.0;
-  }
-  return w;
-}
+using headlab::test::random_transformer;
 
 // The fixture model and the architectures of the backward test: RMSNorm + NeoX rotary + grouped
 // heads, RMSPre + GPT-J rotary + attn_scale, LayerNorm + shortformer positions + one key-value head.
@@ -60,7 +47,7 @@ std::vector<TransformerWeights> architectures() {
   gptj.attn_scale = 1.5;
   auto shortformer = transformer_config(sizes, Normalization::layer_norm, Positions::shortformer);
   shortformer.n_key_value_heads = 1;
-  for (const auto& c : {rope, gptj, shortformer}) models.push_back(random_weights(c, 5, 0.6));
+  for (const auto& c : {rope, gptj, shortformer}) models.push_back(random_transformer(c, 5, 0.6));
   return models;
 }
 

@@ -27,10 +27,7 @@ namespace fm = headlab::formats;
 
 namespace {
 
-const fm::JsonValue& expected() {
-  static const fm::JsonValue doc = headlab::test::patching_reference("expected.json");
-  return doc;
-}
+const fm::JsonValue& expected() { return headlab::test::patching_reference("expected.json"); }
 
 IntervalSettings fixture_settings() { return headlab::test::reference_settings(expected()); }
 
