@@ -1127,27 +1127,32 @@ export interface TransformerAnalysisFile extends TransformerRunFile {
 }
 
 /**
- * `headlab model run` in memory: the document's members with the same doubles, its matrices as rows
- * of Float64Arrays viewing one buffer (web/transformer.js; transferOf gives the buffer to move).
+ * `headlab model run` in memory: the document's members with the same doubles, its matrices as
+ * Matrix values whose data views one buffer (web/transformer.js; transferOf gives the buffer to move).
  */
 export interface TransformerRun extends Omit<TransformerRunFile, 'logits' | 'patterns'> {
-  /** T rows of V logits. */
-  logits: Float64Array[];
-  /** [L][H] T rows of T weights. */
-  patterns: Float64Array[][][];
+  /** T × V logits: row p is position p's next-token logits. */
+  logits: Matrix;
+  /** [L][H] T × T attention weights (row: query, column: key). */
+  patterns: Matrix[][];
 }
 
 /**
- * `headlab model analyze` in memory, as TransformerRun: logits, patterns, patching's normalised rows
- * and the circuits as Float64Array rows; the small L × H tables (attribution, ablation, scores) as
- * plain arrays of numbers.
+ * `headlab model analyze` in memory, as TransformerRun: logits, patterns, patching's normalised
+ * logit differences, the circuits and the QK attribution as Matrix values (stacks as arrays of
+ * Matrix); the small L × H tables (attribution, ablation, scores) as plain arrays of numbers, as in
+ * the document.
  */
 export interface TransformerAnalysis
   extends Omit<TransformerAnalysisFile, 'logits' | 'patterns' | 'patching' | 'circuits' | 'qk_attribution'>, TransformerRun {
-  patching?: Omit<NonNullable<TransformerAnalysisFile['patching']>, 'normalised'> & { normalised: Float64Array[][] };
-  circuits?: { qk: Float64Array[][][]; ov: Float64Array[][][] };
+  /** normalised: [L] of H × T (layer l, row h: head (l, h) patched at each position). */
+  patching?: Omit<NonNullable<TransformerAnalysisFile['patching']>, 'normalised'> & { normalised: Matrix[] };
+  /** [L][H] V × V: QK (row: query token, column: key token) and OV (row: read token, column: raised logit). */
+  circuits?: { qk: Matrix[][]; ov: Matrix[][] };
   qk_attribution?: Omit<NonNullable<TransformerAnalysisFile['qk_attribution']>, 'parts' | 'scores'> & {
-    parts: Float64Array[][];
+    /** [position + 1] S × S: key j's score split by query-side source (row) and key-side source (column). */
+    parts: Matrix[];
+    /** position + 1 scaled scores, one per key. */
     scores: Float64Array;
   };
 }

@@ -168,6 +168,8 @@ type PromptArg = string | number[];
 
 /** Numbers packed for web/transformer.js to view (run_to_js, analysis_to_js in transformer_bindings.cpp). */
 type PackedNumbers = Record<string, unknown>;
+/** The table as the binding gives it: parts T × T × S × S and scores T × T, row-major (web/transformer.js views them as Matrix values). */
+type PackedQkAttributionTable = Omit<TransformerQkAttributionTable, 'parts' | 'scores'> & { parts: Float64Array; scores: Float64Array };
 
 /** A weights file's bytes in the heap (WeightsBuffer in web/transformer.js owns it). */
 export interface WeightsBytesHandle extends EmbindHandle {
@@ -197,7 +199,7 @@ export interface TransformerModelHandle extends EmbindHandle {
   head_losses(prompt: PromptArg, options: object | undefined): Checked<TransformerHeadLosses>;
   analyze_arrays(request: object): Checked<PackedNumbers>;
   clear_analysis_cache(): number;
-  qk_attribution_table(prompt: PromptArg, layer: number, head: number): Checked<TransformerQkAttributionTable>;
+  qk_attribution_table(prompt: PromptArg, layer: number, head: number): Checked<PackedQkAttributionTable>;
   tokenize(text: string): Checked<number[]>;
   induction_scores(sequences: number, seed: number): Checked<TransformerInductionScores>;
 }

@@ -728,27 +728,32 @@ export interface TransformerInductionScores {
 }
 
 /**
- * `headlab model run` in memory: the document's members with the same doubles, its matrices as rows
- * of Float64Arrays viewing one buffer (web/transformer.js; transferOf gives the buffer to move).
+ * `headlab model run` in memory: the document's members with the same doubles, its matrices as
+ * Matrix values whose data views one buffer (web/transformer.js; transferOf gives the buffer to move).
  */
 export interface TransformerRun extends Omit<TransformerRunFile, 'logits' | 'patterns'> {
-  /** T rows of V logits. */
-  logits: Float64Array[];
-  /** [L][H] T rows of T weights. */
-  patterns: Float64Array[][][];
+  /** T × V logits: row p is position p's next-token logits. */
+  logits: Matrix;
+  /** [L][H] T × T attention weights (row: query, column: key). */
+  patterns: Matrix[][];
 }
 
 /**
- * `headlab model analyze` in memory, as TransformerRun: logits, patterns, patching's normalised rows
- * and the circuits as Float64Array rows; the small L × H tables (attribution, ablation, scores) as
- * plain arrays of numbers.
+ * `headlab model analyze` in memory, as TransformerRun: logits, patterns, patching's normalised
+ * logit differences, the circuits and the QK attribution as Matrix values (stacks as arrays of
+ * Matrix); the small L × H tables (attribution, ablation, scores) as plain arrays of numbers, as in
+ * the document.
  */
 export interface TransformerAnalysis
   extends Omit<TransformerAnalysisFile, 'logits' | 'patterns' | 'patching' | 'circuits' | 'qk_attribution'>, TransformerRun {
-  patching?: Omit<NonNullable<TransformerAnalysisFile['patching']>, 'normalised'> & { normalised: Float64Array[][] };
-  circuits?: { qk: Float64Array[][][]; ov: Float64Array[][][] };
+  /** normalised: [L] of H × T (layer l, row h: head (l, h) patched at each position). */
+  patching?: Omit<NonNullable<TransformerAnalysisFile['patching']>, 'normalised'> & { normalised: Matrix[] };
+  /** [L][H] V × V: QK (row: query token, column: key token) and OV (row: read token, column: raised logit). */
+  circuits?: { qk: Matrix[][]; ov: Matrix[][] };
   qk_attribution?: Omit<NonNullable<TransformerAnalysisFile['qk_attribution']>, 'parts' | 'scores'> & {
-    parts: Float64Array[][];
+    /** [position + 1] S × S: key j's score split by query-side source (row) and key-side source (column). */
+    parts: Matrix[];
+    /** position + 1 scaled scores, one per key. */
     scores: Float64Array;
   };
 }
@@ -897,13 +902,13 @@ export interface TransformerQkAttributionTable {
   positions: number;
   /** S source names, as in qk_attribution.sources. */
   sources: string[];
-  /** T × T × S × S row-major: parts[((i·T + j)·S + a)·S + b], query i, key j, query-side source a, key-side source b; 0 for j > i. */
-  parts: Float64Array;
-  /** T × T row-major: the scaled scores s_ij for j ≤ i, 0 above the diagonal. */
-  scores: Float64Array;
+  /** [T][T] S × S: parts[i][j] entry (a, b) is query i, key j, query-side source a, key-side source b; 0 for j > i. */
+  parts: Matrix[][];
+  /** T × T: the scaled scores s_ij for j ≤ i, 0 above the diagonal. */
+  scores: Matrix;
 }
 
-/** The buffers behind a TransformerRun or TransformerAnalysis (its one), for postMessage's transfer list; [] for anything else. */
+/** The buffers behind a TransformerRun or TransformerAnalysis (its one) or a TransformerQkAttributionTable (two), for postMessage's transfer list; [] for anything else. */
 export function transferOf(value: unknown): ArrayBuffer[];
 
 /** A text encoded by a Tokenizer: each token's id, UTF-8 byte span [begin, end) and readable text. */

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { isMatrix } from '../../web/matrix.js';
 import { cliRun, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
 
 const dataDir = path.join(root, 'tests/data/archs');
@@ -27,7 +28,14 @@ function readExpected(name) {
   return out;
 }
 
-const flat = (nested) => (Array.isArray(nested) ? nested.flatMap(flat) : ArrayBuffer.isView(nested) ? Array.from(nested) : [nested]);
+const flat = (nested) =>
+  Array.isArray(nested)
+    ? nested.flatMap(flat)
+    : isMatrix(nested)
+      ? Array.from(nested.data)
+      : ArrayBuffer.isView(nested)
+        ? Array.from(nested)
+        : [nested];
 function maxAbsDiff(actual, expected) {
   assert.equal(actual.length, expected.length);
   return actual.reduce((worst, a, i) => Math.max(worst, Math.abs(a - expected[i])), 0);
