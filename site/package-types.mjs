@@ -15,8 +15,8 @@
 //     the tag map, the exported classes and the JSX typings.
 // The TypeScript checker resolves each name, so two declarations of one name cannot be confused.
 //
-//   node site/package-types.mjs          rewrites types/headlab.d.ts
-//   node site/package-types.mjs --check  exits 1 when it is not current
+//   node site/package-types.mjs          rewrites types/headlab.d.ts and types/autoload.d.ts
+//   node site/package-types.mjs --check  exits 1 when one is not current
 //
 // tests/unit/package-types.test.mjs holds the file current and compiles it alone; tsc checks each
 // element class against it (tests/types/package-types.ts).
@@ -163,7 +163,11 @@ function program(overlay = {}) {
   host.readFile = (f) => texts.get(f) ?? readFile.call(host, f);
   host.getSourceFile = (f, ...rest) =>
     texts.has(f) ? ts.createSourceFile(f, texts.get(f), ts.ScriptTarget.Latest, true) : getSourceFile.call(host, f, ...rest);
-  return ts.createProgram([path.join(root, ENTRY)], config.options, host);
+  return ts.createProgram(
+    [ENTRY, 'widgets/autoload.ts'].map((f) => path.join(root, f)),
+    config.options,
+    host,
+  );
 }
 
 const flagsOf = (n) => ts.getCombinedModifierFlags(n);
@@ -397,49 +401,70 @@ function leftmost(name) {
  * imported) default to elementClasses(); `overlay` replaces files' text (see program()). After a
  * call, packageTypes.copied lists each declaration copied and its file.
  */
-export async function packageTypes(classes = null, overlay = {}) {
-  classes ??= await elementClasses();
-  const prog = program(overlay);
+/** The declarations of every name `entryFile` exports, in the order it exports them (a re-exported module's in its order). */
+function entryDeclarations(prog, entryFile, classes) {
   const checker = prog.getTypeChecker();
-  const entry = prog.getSourceFile(path.join(root, ENTRY));
   const writer = new Writer(checker, classes);
-
-  // Every name the entry exports, in the order it exports them (a re-exported module's in its order).
   const exports = [];
   const walk = (sf) => {
     for (const st of sf.statements) {
-      if (!ts.isExportDeclaration(st)) continue;
-      if (!st.exportClause) {
-        const target = prog.getSourceFile(checker.getSymbolAtLocation(st.moduleSpecifier).valueDeclaration.fileName);
-        walk(target);
-      } else if (ts.isNamedExports(st.exportClause))
-        for (const e of st.exportClause.elements) exports.push(checker.getSymbolAtLocation(e.name));
+      if (ts.isExportDeclaration(st)) {
+        if (!st.exportClause) walk(prog.getSourceFile(checker.getSymbolAtLocation(st.moduleSpecifier).valueDeclaration.fileName));
+        else if (ts.isNamedExports(st.exportClause))
+          for (const e of st.exportClause.elements) exports.push(checker.getSymbolAtLocation(e.name));
+      } else if (st.name && ts.canHaveModifiers(st) && ts.getCombinedModifierFlags(st) & ts.ModifierFlags.Export)
+        exports.push(checker.getSymbolAtLocation(st.name));
     }
   };
-  walk(entry);
-  for (const symbol of exports) {
-    const target = writer.target(symbol);
-    writer.write(target, symbol.name);
-  }
+  walk(prog.getSourceFile(path.join(root, entryFile)));
+  for (const symbol of exports) writer.write(writer.target(symbol), symbol.name);
+  return writer;
+}
+
+/** `text` laid out as ./dev format lays out the repository's TypeScript (.prettierrc.json). */
+async function formatted(text, file) {
+  const options = await prettier.resolveConfig(file);
+  return prettier.format(text, { ...options, filepath: file });
+}
+
+export async function packageTypes(classes = null, overlay = {}) {
+  classes ??= await elementClasses();
+  const writer = entryDeclarations(program(overlay), ENTRY, classes);
   const text = [HEADER, writer.out.join('\n\n'), '', GENERATED_START, generatedDeclarations(classes), GENERATED_END, '', GLOBALS].join(
     '\n',
   );
   packageTypes.copied = writer.copied;
-  // Laid out as ./dev format lays out the repository's TypeScript (.prettierrc.json).
-  const options = await prettier.resolveConfig(PACKAGE_TYPES);
-  return prettier.format(text, { ...options, filepath: PACKAGE_TYPES });
+  return formatted(text, PACKAGE_TYPES);
+}
+
+export const AUTOLOAD_TYPES = path.join(root, 'types/autoload.d.ts');
+const AUTOLOAD_HEADER = `// headlab/autoload: importing it (or loading dist/autoload.js with a script tag) registers just the
+// headlab-* elements the page uses, found in the document and watched for as they are added.
+// Written from widgets/autoload.ts by \`node site/package-types.mjs\`.
+`;
+
+/** types/autoload.d.ts as the code gives it: what widgets/autoload.ts exports. */
+export async function autoloadTypes() {
+  const writer = entryDeclarations(program(), 'widgets/autoload.ts', {});
+  return formatted([AUTOLOAD_HEADER, writer.out.join('\n\n')].join('\n'), AUTOLOAD_TYPES);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const text = fs.readFileSync(PACKAGE_TYPES, 'utf8');
-  const next = await packageTypes();
-  if (process.argv.includes('--check')) {
-    if (next !== text) {
-      console.error('types/headlab.d.ts is not current: run node site/package-types.mjs');
-      process.exit(1);
+  let stale = false;
+  for (const [file, next] of [
+    [PACKAGE_TYPES, await packageTypes()],
+    [AUTOLOAD_TYPES, await autoloadTypes()],
+  ]) {
+    const name = path.relative(root, file);
+    if (next === fs.readFileSync(file, 'utf8')) continue;
+    if (process.argv.includes('--check')) {
+      console.error(`${name} is not current: run node site/package-types.mjs`);
+      stale = true;
+    } else {
+      fs.writeFileSync(file, next);
+      console.log(`${name} written`);
     }
-  } else if (next !== text) {
-    fs.writeFileSync(PACKAGE_TYPES, next);
   }
+  if (stale) process.exit(1);
   console.log(`types/headlab.d.ts: ${packageTypes.copied.length} declarations copied from the code`);
 }

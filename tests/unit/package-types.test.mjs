@@ -11,7 +11,15 @@ import test from 'node:test';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { attributesOf, elementClasses, tagOf } from '../../site/element-tables.mjs';
-import { GENERATED_END, GENERATED_START, PACKAGE_TYPES, generatedDeclarations, packageTypes } from '../../site/package-types.mjs';
+import {
+  AUTOLOAD_TYPES,
+  GENERATED_END,
+  GENERATED_START,
+  PACKAGE_TYPES,
+  autoloadTypes,
+  generatedDeclarations,
+  packageTypes,
+} from '../../site/package-types.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const text = fs.readFileSync(PACKAGE_TYPES, 'utf8');
@@ -35,6 +43,12 @@ const interfaceOf = (t, name) => declarations(t).find((d) => d.name === name)?.t
 
 test('types/headlab.d.ts is what node site/package-types.mjs writes from the code, byte for byte', () => {
   assert.equal(generated, text, 'types/headlab.d.ts is not current: run node site/package-types.mjs');
+});
+
+test('types/autoload.d.ts is what node site/package-types.mjs writes from widgets/autoload.ts', async () => {
+  const autoload = await autoloadTypes();
+  assert.equal(autoload, fs.readFileSync(AUTOLOAD_TYPES, 'utf8'), 'types/autoload.d.ts is not current: run node site/package-types.mjs');
+  assert.match(autoload, /export function discover\(root: Document \| DocumentFragment \| Element\): void;/);
 });
 
 test('nothing in it is written by hand: every declaration comes from the code or the attribute tables', () => {
