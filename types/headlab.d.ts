@@ -202,9 +202,11 @@ export interface HeadlabElementBase<State> extends HTMLElement {
   readonly renderCount: number;
   /**
    * The widget's state, as carried by its `change` event; null while it cannot be computed (an
-   * attribute, set by the page or by the URL hash, is invalid), `error` then saying why. Never
-   * throws: a page reading it while the reader edits a link or the author an attribute gets null,
-   * not an exception (docs/embedding.md, "Reading an element").
+   * attribute, set by the page or by the URL hash, is invalid: `error` says why) or, for an element
+   * whose state the WASM core computes, before the core has loaded (`error` null then: await
+   * `updateComplete`). Never throws and logs nothing, before or after the first render: a page
+   * reading it while the reader edits a link or the author an attribute gets null, not an exception
+   * (docs/embedding.md, "Reading an element").
    */
   readonly state: State | null;
   /**
@@ -1196,7 +1198,11 @@ export interface HeadlabTransformerModel extends HeadlabElementBase<TransformerM
    * <headlab-value> bound to it re-reads) when it arrives.
    */
   readonly analysis: TransformerAnalysis | null;
-  /** The warning about the config's token names shown in the panel ('' when there is none). */
+  /**
+   * The warning the panel shows for config token_names a reader cannot type unambiguously in a prompt
+   * (a name given to several tokens, a name with a space or comma, an empty one, digits other than its
+   * own id); '' when there is none or the model has a tokenizer.
+   */
   readonly tokenNamesWarning: string;
 }
 

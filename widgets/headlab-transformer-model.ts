@@ -560,7 +560,11 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     if (this.parts.namesWarning.textContent !== warning) this.parts.namesWarning.textContent = warning;
   }
 
-  /** The warning about the config's token names shown in the panel ('' when there is none). */
+  /**
+   * The warning the panel shows for config token_names a reader cannot type unambiguously in a prompt
+   * (a name given to several tokens, a name with a space or comma, an empty one, digits other than its
+   * own id); '' when there is none or the model has a tokenizer.
+   */
   get tokenNamesWarning(): string {
     return this.hasParts && !this.parts.namesWarning.hidden ? (this.parts.namesWarning.textContent ?? '') : '';
   }

@@ -356,9 +356,11 @@ export abstract class HeadlabElement<State = unknown, Parts extends object = obj
 
   /**
    * The widget's state, as carried by its `change` event; null while it cannot be computed (an
-   * attribute, set by the page or by the URL hash, is invalid), `error` then saying why. Never
-   * throws: a page reading it while the reader edits a link or the author an attribute gets null,
-   * not an exception (docs/embedding.md, "Reading an element").
+   * attribute, set by the page or by the URL hash, is invalid: `error` says why) or, for an element
+   * whose state the WASM core computes, before the core has loaded (`error` null then: await
+   * `updateComplete`). Never throws and logs nothing, before or after the first render: a page
+   * reading it while the reader edits a link or the author an attribute gets null, not an exception
+   * (docs/embedding.md, "Reading an element").
    */
   get state(): State | null {
     try {
