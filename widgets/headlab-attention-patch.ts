@@ -119,12 +119,7 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState, A
   }
 
   protected buildContent(content: HTMLDivElement): AttentionPatchParts {
-    const field = new DigitsField(
-      this,
-      'Digits (1 to 6, each 0–9):',
-      (input, options) => this.bindField(input, options),
-      () => this.emitChange(),
-    );
+    const field = this.digitsField();
     const intro = el(
       'p',
       { class: 'caption' },

@@ -38,14 +38,12 @@ import {
   text,
   type WidgetFigure,
   WidgetInputError,
-  shownIn,
 } from './base/headlab-element.js';
 import type { BoundComputing, BoundValue } from './chart/format.js';
 import { formatCount, formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
-import { drawSceneInto } from './chart/scene.js';
-import { drawnSvg } from './transformer/draw.js';
+import { drawIntoPlot } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { batchAttributes, fixed, pairsBatch, PairsFileReader, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
 import { EdgeBoxes, edgeHeads, edgeText, edgeWords, parseEdges } from './transformer/circuit-edges.js';
@@ -310,10 +308,7 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
     if (this.shown?.doc !== doc) this.shown = { doc, model, key, text: this.summaryOf(doc, b) };
     const s = this.shown;
     const scene = this.scene(s.doc);
-    const svg = shownIn(this.parts.plot, SVGSVGElement);
-    if (!svg) {
-      this.parts.plot.replaceChildren(drawnSvg(scene));
-    } else drawSceneInto(svg, scene, { reuse: true });
+    drawIntoPlot(this.parts.plot, scene, false);
     const r = s.doc.recovery;
     const readout = `Recovered: ${fixed(r.mean, 3)} (95 % interval ${fixed(r.lower, 3)} to ${fixed(r.upper, 3)}, p = ${r.p_value.toPrecision(2)}) of the clean-vs-corrupted logit difference.`;
     if (this.parts.readout.textContent !== readout) this.parts.readout.textContent = readout;

@@ -95,12 +95,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
   }
 
   protected buildContent(content: HTMLDivElement): HeadContributionsParts {
-    const field = new DigitsField(
-      this,
-      'Digits (1 to 6, each 0–9):',
-      (input, options) => this.bindField(input, options),
-      () => this.emitChange(),
-    );
+    const field = this.digitsField();
     const options = el('div', { class: 'options' });
     const radios = (name: string, values: [string, string][], set: (v: string) => void): [HTMLFieldSetElement, HTMLInputElement[]] => {
       const fs = el('fieldset');

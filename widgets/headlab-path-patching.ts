@@ -28,14 +28,12 @@ import {
   text,
   type WidgetFigure,
   WidgetInputError,
-  shownIn,
 } from './base/headlab-element.js';
 import type { BoundComputing, BoundValue } from './chart/format.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
-import { drawSceneInto } from './chart/scene.js';
-import { crossesZero, drawnSvg, heatmapShapes, legendShapes } from './transformer/draw.js';
+import { crossesZero, drawIntoPlot, heatmapShapes, legendShapes } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { batchAttributes, fixed, pairsBatch, PairsFileReader, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
 import { TRANSFORMER_CSS, TransformerWidget, headName } from './transformer/widget.js';
@@ -322,11 +320,7 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState, Pa
     const e = this.edgeOf(s, input);
     for (const radio of this.parts.inputBox.querySelectorAll<HTMLInputElement>('input')) radio.checked = radio.value === input;
     const scene = this.scene(s, input, e);
-    const svg = shownIn(this.parts.plot, SVGSVGElement);
-    if (!svg) {
-      this.parts.plot.tabIndex = 0;
-      this.parts.plot.replaceChildren(drawnSvg(scene));
-    } else drawSceneInto(svg, scene, { reuse: true });
+    drawIntoPlot(this.parts.plot, scene, true);
     const readout = this.readoutOf(doc, input, e);
     if (this.parts.readout.textContent !== readout) this.parts.readout.textContent = readout;
     const text = this.summaryOf(doc, input, b);

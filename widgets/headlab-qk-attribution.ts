@@ -27,6 +27,7 @@ import {
   type WidgetFigure,
   shownIn,
 } from './base/headlab-element.js';
+import { labelledSelect } from './base/dom.js';
 import type { BoundComputing, BoundValue } from './chart/format.js';
 import { formatNumber, formatPercent } from './chart/format.js';
 import { divergingFill, rgbText } from './chart/palette.js';
@@ -258,23 +259,11 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState, 
   }
 
   protected buildContent(content: HTMLDivElement): QkAttributionParts {
-    const field = new PromptField(
-      this,
-      'Prompt:',
-      (input, options) => this.bindField(input, options),
-      () => this.emitChange(),
-    );
+    const field = this.promptField('Prompt:');
     const controls = el('div', { class: 'controls' });
-    const select = (label: string, name: string): HTMLSelectElement => {
-      const l = el('label', {}, label);
-      const s = el('select', { name });
-      l.append(s);
-      controls.append(l);
-      return s;
-    };
-    const headSelect = select('Head', 'head');
-    const querySelect = select('Query', 'position');
-    const keySelect = select('Key', 'key');
+    const headSelect = labelledSelect(controls, 'Head', 'head');
+    const querySelect = labelledSelect(controls, 'Query', 'position');
+    const keySelect = labelledSelect(controls, 'Key', 'key');
     this.listen(headSelect, 'change', () => {
       const [l, h] = headSelect.value.split('.').map(Number);
       this.layer = l;

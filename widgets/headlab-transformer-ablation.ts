@@ -22,6 +22,7 @@ import {
   type WidgetFigure,
   WidgetInputError,
 } from './base/headlab-element.js';
+import { labelledSelect } from './base/dom.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
@@ -161,18 +162,12 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
 
   protected buildContent(content: HTMLDivElement): TransformerAblationParts {
     this.headBoxes.reset();
-    const field = new PromptField(
-      this,
-      'Prompt:',
-      (input, options) => this.bindField(input, options),
-      () => this.emitChange(),
-    );
+    const field = this.promptField('Prompt:');
     const controls = el('div', { class: 'controls' });
-    const ml = el('label', {}, 'Ablation');
-    const modeSelect = el('select', { name: 'mode' });
-    modeSelect.append(el('option', { value: 'mean' }, 'mean (average output)'), el('option', { value: 'zero' }, 'zero (no output)'));
-    ml.append(modeSelect);
-    controls.append(ml);
+    const modeSelect = labelledSelect(controls, 'Ablation', 'mode', [
+      ['mean', 'mean (average output)'],
+      ['zero', 'zero (no output)'],
+    ]);
     this.listen(modeSelect, 'change', () => {
       this.mode = modeSelect.value as 'zero' | 'mean';
       this.emitChange();

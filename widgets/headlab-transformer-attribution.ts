@@ -10,6 +10,7 @@
 import { needsBuild } from './base/dom.js';
 import type { TransformerAnalysis } from '../web/headlab-core.js';
 import { type AttributeProperties, defineAttributes, el, text, type WidgetFigure, WidgetInputError } from './base/headlab-element.js';
+import { labelledSelect } from './base/dom.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene } from './chart/scene.js';
@@ -59,20 +60,10 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
   }
 
   protected buildContent(content: HTMLDivElement): TransformerAttributionParts {
-    const field = new PromptField(
-      this,
-      'Prompt:',
-      (input, options) => this.bindField(input, options),
-      () => this.emitChange(),
-    );
+    const field = this.promptField('Prompt:');
     const controls = el('div', { class: 'controls' });
-    const pl = el('label', {}, 'Position');
-    const positionSelect = el('select', { name: 'position' });
-    pl.append(positionSelect);
-    const tl = el('label', {}, 'Logit of token');
-    const tokenSelect = el('select', { name: 'token' });
-    tl.append(tokenSelect);
-    controls.append(pl, tl);
+    const positionSelect = labelledSelect(controls, 'Position', 'position');
+    const tokenSelect = labelledSelect(controls, 'Logit of token', 'token');
     this.listen(positionSelect, 'change', () => {
       this.setAttribute('position', positionSelect.value);
       this.removeAttribute('token');

@@ -16,6 +16,7 @@
 // chosen later head (`head`) is the largest, its score and its distance above the baseline.
 import type { TransformerComposition } from '../web/headlab-core.js';
 import { type AttributeProperties, defineAttributes, el, integer, oneOf, text, type WidgetFigure } from './base/headlab-element.js';
+import { labelledSelect } from './base/dom.js';
 import type { BoundValue } from './chart/format.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText, type ResolvedColours } from './chart/palette.js';
@@ -87,19 +88,13 @@ export class HeadlabTransformerComposition extends TransformerWidget<Transformer
 
   protected buildContent(content: HTMLDivElement): TransformerCompositionParts {
     const controls = el('div', { class: 'controls' });
-    const kl = el('label', {}, 'Composition');
-    const kindSelect = el('select', { name: 'kind' });
-    kindSelect.append(
-      el('option', { value: 'all' }, 'Q, K and V'),
-      el('option', { value: 'q' }, 'Q (queries read it)'),
-      el('option', { value: 'k' }, 'K (keys read it)'),
-      el('option', { value: 'v' }, 'V (values move it on)'),
-    );
-    kl.append(kindSelect);
-    const hl = el('label', {}, 'Later head');
-    const headSelect = el('select', { name: 'head' });
-    hl.append(headSelect);
-    controls.append(kl, hl);
+    const kindSelect = labelledSelect(controls, 'Composition', 'kind', [
+      ['all', 'Q, K and V'],
+      ['q', 'Q (queries read it)'],
+      ['k', 'K (keys read it)'],
+      ['v', 'V (values move it on)'],
+    ]);
+    const headSelect = labelledSelect(controls, 'Later head', 'head');
     this.listen(kindSelect, 'change', () => {
       this.kind = kindSelect.value as 'all' | CompositionKind;
       this.emitChange();

@@ -5,12 +5,14 @@
 #include "core/attribution_patching.hpp"
 
 #include "core/check.hpp"
+#include "core/circuit_faithfulness.hpp"
+#include "core/induction_task.hpp"
 #include "core/normalization.hpp"
-#include "core/random.hpp"
 #include "core/tolerances.hpp"
 #include "formats/json.hpp"
 #include "support/gradient_check.hpp"
 #include "support/patching_fixtures.hpp"
+#include "support/random_transformer.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -21,27 +23,14 @@
 using headlab::InputError;
 using headlab::Matrix;
 using headlab::PromptPair;
-using headlab::Random;
 using namespace headlab::transformer;
 namespace fm = headlab::formats;
 
 namespace {
 
-const fm::JsonValue& expected() {
-  static const fm::JsonValue doc = headlab::test::patching_reference("attribution_expected.json");
-  return doc;
-}
+const fm::JsonValue& expected() { return headlab::test::patching_reference("attribution_expected.json"); }
 
-// Every parameter ~ N(0, scale²); normalisation weights around one (as tests/core/transformer_test.cpp).
-TransformerWeights random_weights(const TransformerConfig& c, std::uint64_t seed, double scale) {
-  TransformerWeights w = zero_weights(c);
-  Random rng(seed);
-  for (auto& p : named_parameters(w)) {
-    *p.value = rng.normal_matrix(p.value->rows(), p.value->cols(), scale);
-    if (p.name.find(".w") != std::string::npos && p.name.find("ln") != std::string::npos) p.value->array() += 1.0;
-  }
-  return w;
-}
+using headlab::test::random_transformer;
 
 // The fixture model and the architectures of the backward test: RMSNorm + NeoX rotary + grouped
 // heads, RMSPre + GPT-J rotary + attn_scale, LayerNorm + shortformer positions + one key-value head.
@@ -58,7 +47,7 @@ std::vector<TransformerWeights> architectures() {
   gptj.attn_scale = 1.5;
   auto shortformer = transformer_config(sizes, Normalization::layer_norm, Positions::shortformer);
   shortformer.n_key_value_heads = 1;
-  for (const auto& c : {rope, gptj, shortformer}) models.push_back(random_weights(c, 5, 0.6));
+  for (const auto& c : {rope, gptj, shortformer}) models.push_back(random_transformer(c, 5, 0.6));
   return models;
 }
 
@@ -237,4 +226,22 @@ TEST_CASE("attribution patching names bad input", "[attribution]") {
   std::vector<PromptPair> bad = few;
   bad[0].answer = 17;
   CHECK_THROWS_AS(attribution_patching(w, bad), InputError);
+}
+
+TEST_CASE("attribution patching and faithfulness refuse pairs beyond their memory bound before a pass",
+          "[attribution]") {
+  // 16 heads a layer and induction pairs of 2047 tokens: beside the two runs (≈ 2 GiB of patterns),
+  // attribution patching's gradients and head-output changes, L·H·4 + L + 8 matrices of T × d.
+  const TransformerConfig c = transformer_config({2, 16, 16, 4, 2048, 3000});
+  const TransformerWeights w = zero_weights(c);
+  const auto pairs = induction_pairs(c, 1, 1);
+  REQUIRE(pairs[0].clean.size() == 2047);
+  const double extra = 2 * 16 * (kReceiverInputs + 1) + 2 + 8;
+  const auto mib = std::to_string(static_cast<long long>(std::ceil(pair_working_bytes(c, 2047, extra) / 1048576.0)));
+  CHECK_THROWS_WITH(
+      attribution_patching(w, pairs),
+      Catch::Matchers::StartsWith("attribution patching of prompt pairs of 2047 tokens would hold about " + mib +
+                                  " MiB at once"));
+  CHECK_THROWS_WITH(circuit_faithfulness(w, pairs, {{1, 0}}, CircuitAblation::corrupted, IntervalSettings{}),
+                    Catch::Matchers::StartsWith("circuit faithfulness of prompt pairs of 2047 tokens"));
 }

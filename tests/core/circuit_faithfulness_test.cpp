@@ -23,10 +23,7 @@ namespace fm = headlab::formats;
 
 namespace {
 
-const fm::JsonValue& expected() {
-  static const fm::JsonValue doc = headlab::test::patching_reference("faithfulness_expected.json");
-  return doc;
-}
+const fm::JsonValue& expected() { return headlab::test::patching_reference("faithfulness_expected.json"); }
 
 std::vector<HeadIndex> reference_circuit() {
   std::vector<HeadIndex> circuit;
@@ -229,10 +226,7 @@ TEST_CASE("bad circuits name the head and the bound", "[faithfulness]") {
 
 namespace {
 
-const fm::JsonValue& edges_expected() {
-  static const fm::JsonValue doc = headlab::test::patching_reference("faithfulness_edges_expected.json");
-  return doc;
-}
+const fm::JsonValue& edges_expected() { return headlab::test::patching_reference("faithfulness_edges_expected.json"); }
 
 // Every edge between the heads of `heads` (sender in an earlier layer), q, k and v each.
 std::vector<CircuitEdge> every_edge(const std::vector<HeadIndex>& heads) {

@@ -404,14 +404,18 @@ TEST_CASE("scales beyond their limits are refused by name, and at the limits eve
   CHECK_THROWS_WITH(s.validate(), "init_scale must lie in (0, 10000], got 1e+100");
   s.init_scale = 1e5;  // initial entries up to ~1e6: a first update could leave the weight limit
   CHECK_THROWS_WITH(s.validate(), "init_scale must lie in (0, 10000], got 100000");
+  // The evaluation after five steps of `settings` with a held-out set of `eval_size`, not diverged.
+  const auto evaluated = [](FeatureRecoverySettings settings, int eval_size) {
+    settings.steps = 5;
+    settings.eval_size = eval_size;
+    FeatureRecoveryTrainer t(settings);
+    t.step(5);
+    REQUIRE_FALSE(t.diverged());
+    return t.result().evaluation;
+  };
   s.init_scale = headlab::kMaxInitScale;
   s.request_scale = kMaxFeatureRecoveryScale;
-  s.steps = 5;
-  s.eval_size = 256;
-  FeatureRecoveryTrainer t(s);
-  t.step(5);
-  REQUIRE_FALSE(t.diverged());
-  const FeatureRecoveryEvaluation e = t.result().evaluation;
+  const FeatureRecoveryEvaluation e = evaluated(s, 256);
   for (int j = 0; j < kFeatureWidth; ++j) {
     CHECK(std::isfinite(e.query_r2[j]));
     CHECK(std::isfinite(e.value_r2[j]));
@@ -421,12 +425,7 @@ TEST_CASE("scales beyond their limits are refused by name, and at the limits eve
   // At the lower limit, with the smallest held-out set (2 examples), every R² is finite too.
   FeatureRecoverySettings low;
   low.request_scale = kMinFeatureRecoveryScale;
-  low.steps = 5;
-  low.eval_size = 2;
-  FeatureRecoveryTrainer tl(low);
-  tl.step(5);
-  REQUIRE_FALSE(tl.diverged());
-  const FeatureRecoveryEvaluation el = tl.result().evaluation;
+  const FeatureRecoveryEvaluation el = evaluated(low, 2);
   for (int j = 0; j < kFeatureWidth; ++j) {
     CHECK(std::isfinite(el.query_r2[j]));
     CHECK(std::isfinite(el.value_r2[j]));

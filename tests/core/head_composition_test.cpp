@@ -2,8 +2,8 @@
 
 #include "core/check.hpp"
 #include "core/head_matrices.hpp"
-#include "core/random.hpp"
 #include "core/tolerances.hpp"
+#include "support/random_transformer.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -11,19 +11,12 @@
 
 using headlab::InputError;
 using headlab::Matrix;
-using headlab::Random;
 using namespace headlab::transformer;
 
 namespace {
 
 TransformerWeights random_model(Normalization norm, int layers, std::uint64_t seed) {
-  TransformerWeights w = zero_weights(transformer_config({layers, 2, 8, 3, 6, 10}, norm));
-  Random rng(seed);
-  for (auto& p : named_parameters(w)) {
-    *p.value = rng.normal_matrix(p.value->rows(), p.value->cols(), 0.8);
-    if (p.name.find("ln") != std::string::npos && p.name.back() == 'w') p.value->array() += 1.0;
-  }
-  return w;
+  return headlab::test::random_transformer(transformer_config({layers, 2, 8, 3, 6, 10}, norm), seed, 0.8);
 }
 
 // A single rank-one head per layer on basis vectors e_i of a 4-dimensional stream.

@@ -22,10 +22,7 @@ namespace fm = headlab::formats;
 
 namespace {
 
-const fm::JsonValue& expected() {
-  static const fm::JsonValue doc = headlab::test::patching_reference("path_expected.json");
-  return doc;
-}
+const fm::JsonValue& expected() { return headlab::test::patching_reference("path_expected.json"); }
 
 IntervalSettings fixture_settings() { return headlab::test::reference_settings(expected()); }
 

@@ -3,6 +3,7 @@
 #include "core/check.hpp"
 #include "core/random.hpp"
 #include "core/tolerances.hpp"
+#include "support/random_transformer.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -22,16 +23,8 @@ TransformerConfig small_config(Normalization norm, bool positional, double attn_
   return c;
 }
 
-// Every parameter ~ N(0, scale²), LayerNorm weights around one (biases non-zero: the bias source matters).
-TransformerWeights random_weights(const TransformerConfig& c, std::uint64_t seed, double scale) {
-  TransformerWeights w = zero_weights(c);
-  Random rng(seed);
-  for (auto& p : named_parameters(w)) {
-    *p.value = rng.normal_matrix(p.value->rows(), p.value->cols(), scale);
-    if (p.name.find("ln") != std::string::npos && p.name.find(".w") != std::string::npos) p.value->array() += 1.0;
-  }
-  return w;
-}
+// Random models (tests/support/random_transformer.hpp): biases non-zero, so the bias source matters.
+using headlab::test::random_transformer;
 
 const std::vector<int> kPrompt{3, 0, 6, 3, 1};
 
@@ -88,7 +81,7 @@ TEST_CASE("QK attribution: the parts sum to the forward pass's scores within 1e-
     for (bool positional : {false, true}) {
       // attn_scale 2.5 (TransformerLens's own divisor) with LNPre, √d_head otherwise.
       const double attn_scale = norm == Normalization::layer_norm_pre ? 2.5 : 0.0;
-      check_parts_sum_to_scores(random_weights(small_config(norm, positional, attn_scale), 21, 0.8));
+      check_parts_sum_to_scores(random_transformer(small_config(norm, positional, attn_scale), 21, 0.8));
     }
   }
 }
@@ -106,7 +99,7 @@ TEST_CASE("QK attribution is exact for every normalisation, positions, grouping 
       INFO("normalization " << normalization_name(norm) << ", positions " << positions_name(layout.positions)
                             << (layout.adjacent_pairs ? " (adjacent pairs)" : "") << ", key-value heads "
                             << layout.key_value_heads << (layout.biases ? ", biases" : ", no biases"));
-      auto w = random_weights(layout_config(norm, layout), 31, 0.8);
+      auto w = random_transformer(layout_config(norm, layout), 31, 0.8);
       if (!layout.biases) {
         for (auto& p : named_parameters(w))
           if (p.name.find(".b_") != std::string::npos) p.value->setZero();
@@ -118,7 +111,7 @@ TEST_CASE("QK attribution is exact for every normalisation, positions, grouping 
 
 TEST_CASE("QK attribution: shortformer positions are a source on both sides, outside the residual stream",
           "[qk_attribution]") {
-  auto w = random_weights(layout_config(Normalization::rms, {Positions::shortformer, false, 0, true}), 9, 0.7);
+  auto w = random_transformer(layout_config(Normalization::rms, {Positions::shortformer, false, 0, true}), 9, 0.7);
   const auto run = transformer_forward(w, kPrompt);
   // Sources of layer 1: embed 0, pos 1, L0H0 2, L0H1 3, bias 4. W_pos enters q and k unnormalised.
   const auto qk = qk_attribution(w, run, 1, 0, 4);
@@ -142,7 +135,7 @@ TEST_CASE("QK attribution: sources are embed, pos, every earlier head, bias", "[
 }
 
 TEST_CASE("QK attribution: a source that writes nothing carries no part", "[qk_attribution]") {
-  auto w = random_weights(small_config(Normalization::layer_norm, true), 5, 0.7);
+  auto w = random_transformer(small_config(Normalization::layer_norm, true), 5, 0.7);
   w.layers[0].W_O[1].setZero();  // L0H1 writes nothing into the residual stream
   w.W_pos.setZero();             // nor does pos
   const auto run = transformer_forward(w, kPrompt);
@@ -156,7 +149,7 @@ TEST_CASE("QK attribution: a source that writes nothing carries no part", "[qk_a
     CHECK(p.row(2).cwiseAbs().maxCoeff() > 0.0);  // the live head does carry parts
   }
   // Without normalisation and without any bias, the bias source is zero too.
-  auto plain = random_weights(small_config(Normalization::none, false), 5, 0.7);
+  auto plain = random_transformer(small_config(Normalization::none, false), 5, 0.7);
   for (auto& p : named_parameters(plain))
     if (p.name.find(".b_") != std::string::npos) p.value->setZero();
   const auto plain_qk = qk_attribution(plain, transformer_forward(plain, kPrompt), 1, 1, 3);
@@ -167,7 +160,7 @@ TEST_CASE("QK attribution: a source that writes nothing carries no part", "[qk_a
 }
 
 TEST_CASE("QK attribution: the T × T table holds each query's parts bit for bit", "[qk_attribution]") {
-  const auto w = random_weights(small_config(Normalization::layer_norm_pre, true), 8, 0.6);
+  const auto w = random_transformer(small_config(Normalization::layer_norm_pre, true), 8, 0.6);
   const auto run = transformer_forward(w, kPrompt);
   const auto table = qk_attribution_table(w, run, 1, 1);
   const std::size_t S = table.sources.size();
@@ -189,14 +182,14 @@ TEST_CASE("QK attribution: the T × T table holds each query's parts bit for bit
 }
 
 TEST_CASE("QK attribution: a head, layer or position outside the model is refused by name", "[qk_attribution]") {
-  const auto w = random_weights(small_config(Normalization::layer_norm, true), 3, 0.5);
+  const auto w = random_transformer(small_config(Normalization::layer_norm, true), 3, 0.5);
   const auto run = transformer_forward(w, {1, 2, 3});
   CHECK_THROWS_WITH(qk_attribution(w, run, 3, 0, 0), "qk attribution: layer 3 is outside the model's layers [0, 3)");
   CHECK_THROWS_WITH(qk_attribution(w, run, -1, 0, 0), "qk attribution: layer -1 is outside the model's layers [0, 3)");
   CHECK_THROWS_WITH(qk_attribution(w, run, 1, 2, 0), "qk attribution: head 2 is outside layer 1's heads [0, 2)");
   CHECK_THROWS_WITH(qk_attribution(w, run, 1, 0, 3), "qk attribution: position = 3 is out of range [0, 3)");
   CHECK_THROWS_AS(qk_attribution_table(w, run, 0, 5), InputError);
-  const auto other = random_weights(transformer_config({1, 2, 6, 3, 5, 7}), 3, 0.5);
+  const auto other = random_transformer(transformer_config({1, 2, 6, 3, 5, 7}), 3, 0.5);
   CHECK_THROWS_WITH(qk_attribution(other, run, 0, 0, 0),
                     Catch::StartsWith("qk attribution needs the forward pass of this model"));
 }

@@ -6,6 +6,7 @@
 #include "core/tolerances.hpp"
 #include "core/transformer_max_digit.hpp"
 #include "core/transformer_training.hpp"
+#include "support/random_transformer.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -19,13 +20,7 @@ using namespace headlab::transformer;
 namespace {
 
 TransformerWeights random_model_of(const TransformerConfig& c, std::uint64_t seed) {
-  TransformerWeights w = zero_weights(c);
-  Random rng(seed);
-  for (auto& p : named_parameters(w)) {
-    *p.value = rng.normal_matrix(p.value->rows(), p.value->cols(), 0.8);
-    if (p.name.find("ln") != std::string::npos && p.name.back() == 'w') p.value->array() += 1.0;
-  }
-  return w;
+  return headlab::test::random_transformer(c, seed, 0.8);
 }
 
 TransformerWeights random_model(Normalization norm, bool positional, int layers, std::uint64_t seed) {

@@ -1,17 +1,17 @@
 #include "core/transformer.hpp"
 
 #include "core/check.hpp"
-#include "core/random.hpp"
 #include "core/rotary.hpp"
 #include "core/tolerances.hpp"
+#include "support/random_transformer.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 
 using headlab::InputError;
 using headlab::Matrix;
-using headlab::Random;
 using namespace headlab::transformer;
 
 namespace {
@@ -21,15 +21,38 @@ TransformerConfig small_config(Normalization norm, bool positional) {
                             norm, positional ? Positions::learned : Positions::none);
 }
 
-// Every parameter ~ N(0, scale²); LayerNorm weights around one so the layer is not degenerate.
-TransformerWeights random_weights(const TransformerConfig& c, std::uint64_t seed, double scale) {
-  TransformerWeights w = zero_weights(c);
-  Random rng(seed);
-  for (auto& p : named_parameters(w)) {
-    *p.value = rng.normal_matrix(p.value->rows(), p.value->cols(), scale);
-    if (p.name.find(".w") != std::string::npos && p.name.find("ln") != std::string::npos) p.value->array() += 1.0;
+using headlab::test::random_transformer;
+
+// Checks the backward of transformer_loss on a fixed two-sequence batch against five-point central
+// differences (f(x−2h) − 8f(x−h) + 8f(x+h) − f(x+2h)) / 12h in every entry of every parameter of
+// `w` (perturbed in place and restored), within finite_difference_bound. `label` names the model in
+// a failure. Returns the number of entries checked.
+int check_backward_five_point(TransformerWeights& w, const std::string& label) {
+  const std::vector<TokenSequence> batch{{{1, 4, 2, 1, 4}, 1}, {{6, 0, 6}, 0}};
+  TransformerWeights dw = zero_weights(w.config);
+  transformer_loss_backward(w, batch, dw);
+  auto params = named_parameters(w);
+  auto grads = named_parameters(dw);
+  const double step = headlab::test::kFiniteDifferenceStep;
+  int checked = 0;
+  for (std::size_t p = 0; p < params.size(); ++p) {
+    Matrix& m = *params[p].value;
+    for (Eigen::Index i = 0; i < m.size(); ++i) {
+      const double saved = m.data()[i];
+      const auto loss_at = [&](double offset) {
+        m.data()[i] = saved + offset;
+        return transformer_loss(w, batch);
+      };
+      const double numeric =
+          (loss_at(-2 * step) - 8 * loss_at(-step) + 8 * loss_at(step) - loss_at(2 * step)) / (12 * step);
+      m.data()[i] = saved;
+      const double analytic = grads[p].value->data()[i];
+      INFO(params[p].name << " entry " << i << ", " << label);
+      CHECK(std::abs(analytic - numeric) <= headlab::test::finite_difference_bound(std::abs(numeric)));
+      ++checked;
+    }
   }
-  return w;
+  return checked;
 }
 
 // A straightforward reference forward for one query position, written from the definition
@@ -92,7 +115,7 @@ TEST_CASE("transformer forward matches a per-position reference, with and withou
           "[transformer]") {
   for (auto norm : {Normalization::none, Normalization::layer_norm, Normalization::layer_norm_pre}) {
     for (bool positional : {false, true}) {
-      const auto w = random_weights(small_config(norm, positional), 11, 0.7);
+      const auto w = random_transformer(small_config(norm, positional), 11, 0.7);
       const std::vector<int> tokens{3, 0, 6, 3, 1};
       const auto a = transformer_forward(w, tokens);
       const auto ref = reference_last_logits(w, tokens);
@@ -120,31 +143,8 @@ TEST_CASE("transformer forward matches a per-position reference, with and withou
 TEST_CASE("transformer backward matches five-point finite differences for every parameter", "[transformer]") {
   for (auto norm : {Normalization::none, Normalization::layer_norm, Normalization::layer_norm_pre}) {
     for (bool positional : {false, true}) {
-      auto w = random_weights(small_config(norm, positional), 5, 0.6);
-      const std::vector<TokenSequence> batch{{{1, 4, 2, 1, 4}, 1}, {{6, 0, 6}, 0}};
-      TransformerWeights dw = zero_weights(w.config);
-      transformer_loss_backward(w, batch, dw);
-      auto params = named_parameters(w);
-      auto grads = named_parameters(dw);
-      const double step = headlab::test::kFiniteDifferenceStep;
-      int checked = 0;
-      for (std::size_t p = 0; p < params.size(); ++p) {
-        Matrix& m = *params[p].value;
-        for (Eigen::Index i = 0; i < m.size(); ++i) {
-          const double saved = m.data()[i];
-          const auto loss_at = [&](double offset) {
-            m.data()[i] = saved + offset;
-            return transformer_loss(w, batch);
-          };
-          const double numeric =
-              (loss_at(-2 * step) - 8 * loss_at(-step) + 8 * loss_at(step) - loss_at(2 * step)) / (12 * step);
-          m.data()[i] = saved;
-          const double analytic = grads[p].value->data()[i];
-          INFO(params[p].name << " entry " << i << " normalization " << normalization_name(norm));
-          CHECK(std::abs(analytic - numeric) <= headlab::test::finite_difference_bound(std::abs(numeric)));
-          ++checked;
-        }
-      }
+      auto w = random_transformer(small_config(norm, positional), 5, 0.6);
+      const int checked = check_backward_five_point(w, std::string("normalization ") + normalization_name(norm));
       CHECK(checked == parameter_count(w.config));
     }
   }
@@ -161,13 +161,13 @@ TEST_CASE("transformer inputs: bad config, shapes, NaN and tokens name what is w
   c.d_model = 4096;
   c.d_vocab = 65536;
   CHECK_THROWS_WITH(validate_config(c), Catch::Contains("parameters; at most"));
-  auto w = random_weights(small_config(Normalization::layer_norm, true), 1, 1.0);
+  auto w = random_transformer(small_config(Normalization::layer_norm, true), 1, 1.0);
   w.layers[1].W_K[1](2, 0) = NAN;
   CHECK_THROWS_WITH(transformer_forward(w, {1, 2}), Catch::Contains("blocks.1.attn.W_K[1]"));
-  w = random_weights(small_config(Normalization::layer_norm, true), 1, 1.0);
+  w = random_transformer(small_config(Normalization::layer_norm, true), 1, 1.0);
   w.layers[0].b_O = Matrix::Zero(1, 5);
   CHECK_THROWS_WITH(transformer_forward(w, {1, 2}), Catch::Contains("blocks.0.attn.b_O must be 1 × 6"));
-  w = random_weights(small_config(Normalization::layer_norm, true), 1, 1.0);
+  w = random_transformer(small_config(Normalization::layer_norm, true), 1, 1.0);
   CHECK_THROWS_WITH(transformer_forward(w, {1, 7}), Catch::Contains("token 7 at position 1"));
   CHECK_THROWS_WITH(transformer_forward(w, {1, -1}), Catch::Contains("outside the vocabulary"));
   CHECK_THROWS_WITH(transformer_forward(w, {1, 1, 1, 1, 1, 1}), Catch::Contains("n_ctx = 5"));
@@ -194,32 +194,10 @@ TEST_CASE("backward through RMSNorm, RoPE, shortformer positions and grouped hea
   shortformer.n_key_value_heads = 1;
   configs.push_back(shortformer);
   for (const auto& c : configs) {
-    auto w = random_weights(c, 5, 0.6);
-    const std::vector<TokenSequence> batch{{{1, 4, 2, 1, 4}, 1}, {{6, 0, 6}, 0}};
-    TransformerWeights dw = zero_weights(c);
-    transformer_loss_backward(w, batch, dw);
-    auto params = named_parameters(w);
-    auto grads = named_parameters(dw);
-    const double step = headlab::test::kFiniteDifferenceStep;
-    int checked = 0;
-    for (std::size_t p = 0; p < params.size(); ++p) {
-      Matrix& m = *params[p].value;
-      for (Eigen::Index i = 0; i < m.size(); ++i) {
-        const double saved = m.data()[i];
-        const auto loss_at = [&](double offset) {
-          m.data()[i] = saved + offset;
-          return transformer_loss(w, batch);
-        };
-        const double numeric =
-            (loss_at(-2 * step) - 8 * loss_at(-step) + 8 * loss_at(step) - loss_at(2 * step)) / (12 * step);
-        m.data()[i] = saved;
-        const double analytic = grads[p].value->data()[i];
-        INFO(params[p].name << " entry " << i << ", " << normalization_name(c.normalization) << ", "
-                            << positions_name(c.positions) << ", G = " << key_value_heads(c));
-        CHECK(std::abs(analytic - numeric) <= headlab::test::finite_difference_bound(std::abs(numeric)));
-        ++checked;
-      }
-    }
+    auto w = random_transformer(c, 5, 0.6);
+    const int checked =
+        check_backward_five_point(w, std::string(normalization_name(c.normalization)) + ", " +
+                                         positions_name(c.positions) + ", G = " + std::to_string(key_value_heads(c)));
     CHECK(checked == parameter_count(c));
   }
 }
@@ -254,4 +232,17 @@ TEST_CASE("rotary: the rotation keeps lengths, its inverse undoes it, and scores
     CHECK(std::abs(at3(0, a) - (x[a] * std::cos(3.0) - x[b] * std::sin(3.0))) <= headlab::test::kRotationAbsolute);
     CHECK(std::abs(at3(0, b) - (x[b] * std::cos(3.0) + x[a] * std::sin(3.0))) <= headlab::test::kRotationAbsolute);
   }
+}
+
+TEST_CASE("a float32 matrix remembers whether its entries are finite until it is written again", "[transformer]") {
+  headlab::transformer::Float32Matrix m = headlab::transformer::Float32Matrix::zero(2, 3);
+  CHECK(m.all_finite());
+  m.owned_data()[4] = std::numeric_limits<float>::quiet_NaN();
+  const headlab::transformer::Float32Matrix copy = m;  // shares the entries and the answer
+  CHECK_FALSE(copy.all_finite());
+  CHECK_FALSE(m.all_finite());
+  m.owned_data()[4] = 1.5F;
+  CHECK(m.all_finite());
+  CHECK(copy.all_finite());
+  CHECK(headlab::transformer::Float32Matrix().all_finite());
 }

@@ -2,16 +2,18 @@
 
 #include "core/check.hpp"
 #include "formats/json.hpp"
+#include "support/fixtures.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <cstring>
 
 using headlab::InputError;
 using namespace headlab::formats;
 
 namespace {
+
+using headlab::test::f32_bytes;
 
 // A file from a header text and a data buffer, the length prefix written by hand.
 std::string file_of(const std::string& header, const std::string& data) {
@@ -23,16 +25,6 @@ std::string file_of(const std::string& header, const std::string& data) {
 
 SafetensorsFile read(const std::string& bytes) {
   return read_safetensors(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
-}
-
-std::string f32_bytes(std::initializer_list<float> values) {
-  std::string out;
-  for (float v : values) {
-    char b[4];
-    std::memcpy(b, &v, 4);
-    out.append(b, 4);
-  }
-  return out;
 }
 
 }  // namespace
@@ -77,6 +69,10 @@ TEST_CASE("safetensors: every malformed file is an InputError naming what is wro
   const std::string data = f32_bytes({1, 2});
   // Sanity: the base case reads.
   CHECK(read(file_of(ok_header, data)).tensors.size() == 1);
+  // The file of `header` over the two values is refused with a message containing `part`.
+  const auto refuses = [&](const std::string& header, const std::string& part) {
+    CHECK_THROWS_WITH(read(file_of(header, data)), Catch::Contains(part));
+  };
 
   SECTION("truncated before the header length") {
     CHECK_THROWS_WITH(read("abc"), Catch::Contains("truncated: 3 bytes"));
@@ -99,21 +95,18 @@ TEST_CASE("safetensors: every malformed file is an InputError naming what is wro
     CHECK_THROWS_WITH(read(file_of(ok_header, data + "zz")), Catch::Contains("[8, 10) at the end"));
   }
   SECTION("overlap") {
-    const std::string h =
-        R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})";
-    CHECK_THROWS_WITH(read(file_of(h, data)), Catch::Contains("overlap"));
+    refuses(
+        R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+        "overlap");
   }
   SECTION("gap") {
-    const std::string h = R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})";
-    CHECK_THROWS_WITH(read(file_of(h, data)), Catch::Contains("[0, 4) of the data belong to no tensor"));
+    refuses(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", "[0, 4) of the data belong to no tensor");
   }
   SECTION("shape disagrees with offsets") {
-    const std::string h = R"({"a":{"dtype":"F64","shape":[2],"data_offsets":[0,8]}})";
-    CHECK_THROWS_WITH(read(file_of(h, data)), Catch::Contains("needs 16 bytes"));
+    refuses(R"({"a":{"dtype":"F64","shape":[2],"data_offsets":[0,8]}})", "needs 16 bytes");
   }
   SECTION("offsets reversed") {
-    const std::string h = R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[8,0]}})";
-    CHECK_THROWS_WITH(read(file_of(h, data)), Catch::Contains("end before they begin"));
+    refuses(R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[8,0]}})", "end before they begin");
   }
   SECTION("unsupported dtype") {
     const std::string h = R"({"a":{"dtype":"I16","shape":[4],"data_offsets":[0,8]}})";
@@ -121,29 +114,23 @@ TEST_CASE("safetensors: every malformed file is an InputError naming what is wro
                       Catch::EndsWith("tensor a has dtype I16; supported: F64, F32, F16, BF16 (and BOOL for masks)"));
   }
   SECTION("negative and fractional numbers") {
-    CHECK_THROWS_WITH(read(file_of(R"({"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", data)),
-                      Catch::Contains("non-negative integers"));
-    CHECK_THROWS_WITH(read(file_of(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8.0]}})", data)),
-                      Catch::Contains("data_offsets"));
+    refuses(R"({"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", "non-negative integers");
+    refuses(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8.0]}})", "data_offsets");
   }
   SECTION("an element count that overflows") {
-    const std::string h = R"({"a":{"dtype":"F64","shape":[4294967296,4294967296,16],"data_offsets":[0,8]}})";
-    CHECK_THROWS_WITH(read(file_of(h, data)), Catch::Contains("more elements"));
+    refuses(R"({"a":{"dtype":"F64","shape":[4294967296,4294967296,16],"data_offsets":[0,8]}})", "more elements");
   }
   SECTION("too many dimensions") {
-    const std::string h = R"({"a":{"dtype":"F32","shape":[1,1,1,1,2],"data_offsets":[0,8]}})";
-    CHECK_THROWS_WITH(read(file_of(h, data)), Catch::Contains("5 dimensions"));
+    refuses(R"({"a":{"dtype":"F32","shape":[1,1,1,1,2],"data_offsets":[0,8]}})", "5 dimensions");
   }
   SECTION("not JSON, not an object, deep nesting, long strings") {
-    CHECK_THROWS_WITH(read(file_of("{\"a\":", data)), Catch::Contains("not valid JSON"));
-    CHECK_THROWS_WITH(read(file_of("[1]", data)), Catch::Contains("JSON object"));
-    CHECK_THROWS_WITH(read(file_of(R"({"a":{"b":[[1]]}})", data)), Catch::Contains("deeper than 3"));
-    CHECK_THROWS_WITH(read(file_of("{\"" + std::string(300, 'x') + "\":1}", data)),
-                      Catch::Contains("its name has 300 bytes; the limit is 256"));
+    refuses("{\"a\":", "not valid JSON");
+    refuses("[1]", "JSON object");
+    refuses(R"({"a":{"b":[[1]]}})", "deeper than 3");
+    refuses("{\"" + std::string(300, 'x') + "\":1}", "its name has 300 bytes; the limit is 256");
   }
   SECTION("unknown entry field and bad BOOL byte") {
-    CHECK_THROWS_WITH(read(file_of(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"x":1}})", data)),
-                      Catch::Contains("unknown field \"x\""));
+    refuses(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"x":1}})", "unknown field \"x\"");
     CHECK_THROWS_WITH(read(file_of(R"({"a":{"dtype":"BOOL","shape":[1],"data_offsets":[0,1]}})", "\x02")),
                       Catch::Contains("BOOL value 2"));
   }

@@ -3,11 +3,11 @@
 #include "core/check.hpp"
 #include "formats/file_io.hpp"
 #include "formats/safetensors.hpp"
+#include "support/fixtures.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -15,6 +15,8 @@ using headlab::InputError;
 using namespace headlab::formats;
 
 namespace {
+
+using headlab::test::f32_bytes;
 
 std::string fixture(const std::string& name) {
   return read_text_file(std::string(HEADLAB_TEST_DATA) + "/torch_checkpoint/" + name, "fixture", std::size_t{1} << 20);
@@ -97,16 +99,6 @@ std::string archive(const std::string& pickle,
   e.insert(e.end(), storages.begin(), storages.end());
   e.push_back({"archive/version", "3\n"});
   return zip(e);
-}
-
-std::string f32_bytes(std::initializer_list<float> values) {
-  std::string out;
-  for (float v : values) {
-    char b[4];
-    std::memcpy(b, &v, 4);
-    out.append(b, 4);
-  }
-  return out;
 }
 
 // The message of the InputError reading `bytes` throws ("" if it reads).

@@ -6,6 +6,7 @@
 #include "core/check.hpp"
 #include "core/transformer.hpp"
 #include "formats/transformer_json.hpp"
+#include "prompt_model.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -14,9 +15,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  auto c = headlab::transformer::transformer_config({1, 1, 2, 2, 8, 6});
-  if (data[0] & 1) c.token_names = {"a", "bb", "<s>", "caf\xc3\xa9", "7", "-1"};
-  const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
+  const auto c = headlab::fuzz::prompt_model(data[0]);
+  const std::string text = headlab::fuzz::prompt_text(data, size);
   try {
     const auto tokens = headlab::formats::parse_prompt(c, text);
     if (tokens.empty() || tokens.size() > static_cast<std::size_t>(c.n_ctx)) std::abort();

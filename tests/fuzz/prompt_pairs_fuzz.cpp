@@ -9,6 +9,7 @@
 #include "core/prompt_pairs.hpp"
 #include "core/transformer.hpp"
 #include "formats/prompt_pairs.hpp"
+#include "prompt_model.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -23,9 +24,8 @@ bool token_ok(int t, int d_vocab) { return t >= 0 && t < d_vocab; }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  auto c = headlab::transformer::transformer_config({1, 1, 2, 2, 8, 6});
-  if (data[0] & 1) c.token_names = {"a", "bb", "<s>", "caf\xc3\xa9", "7", "-1"};
-  const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
+  const auto c = headlab::fuzz::prompt_model(data[0]);
+  const std::string text = headlab::fuzz::prompt_text(data, size);
   try {
     const auto pairs = headlab::formats::read_prompt_pairs(c, text, "pairs.json");
     if (pairs.empty() || pairs.size() > static_cast<std::size_t>(headlab::kMaxPromptPairs)) std::abort();

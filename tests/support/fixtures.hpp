@@ -1,5 +1,6 @@
 // The test fixtures under tests/data/ (each folder's make_fixtures.py writes them): their text, a
-// weights file in either format, and a transformer fixture as the CLI reads one.
+// weights file in either format, a transformer fixture as the CLI reads one, and float32 values as
+// a weights file holds them.
 #pragma once
 
 #include "formats/file_io.hpp"
@@ -9,6 +10,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <initializer_list>
 #include <string>
 
 namespace headlab::test {
@@ -20,6 +23,17 @@ inline std::string fixture_file(const std::string& path, std::size_t limit = std
 }
 
 inline const std::uint8_t* bytes_of(const std::string& s) { return reinterpret_cast<const std::uint8_t*>(s.data()); }
+
+// The float32 values as a weights file stores them: 4 bytes each, in the machine's (little-endian) order.
+inline std::string f32_bytes(std::initializer_list<float> values) {
+  std::string out;
+  for (float v : values) {
+    char b[4];
+    std::memcpy(b, &v, 4);
+    out.append(b, 4);
+  }
+  return out;
+}
 
 // Every tensor of a weights file, values decoded: torch.save (a zip archive) or safetensors.
 inline formats::SafetensorsFile read_weights_file(const std::string& bytes) {

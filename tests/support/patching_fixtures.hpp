@@ -9,6 +9,7 @@
 #include "support/fixtures.hpp"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,9 +23,14 @@ inline std::vector<PromptPair> patching_pairs(const transformer::TransformerWeig
   return formats::read_prompt_pairs(w.config, fixture_file("batch_patching/pairs.json"), "pairs.json");
 }
 
-// A reference document, tests/data/batch_patching/<name>, parsed once.
-inline formats::JsonValue patching_reference(const std::string& name) {
-  return formats::parse_json(fixture_file("batch_patching/" + name), name);
+// A reference document, tests/data/batch_patching/<name>, parsed on first use and kept for the run
+// (a std::map's elements stay where they are as others are added, so the reference stays valid).
+inline const formats::JsonValue& patching_reference(const std::string& name) {
+  static std::map<std::string, formats::JsonValue> parsed;
+  auto found = parsed.find(name);
+  if (found == parsed.end())
+    found = parsed.emplace(name, formats::parse_json(fixture_file("batch_patching/" + name), name)).first;
+  return found->second;
 }
 
 // The interval settings the reference was drawn with (its "settings": resamples, permutations, seed).

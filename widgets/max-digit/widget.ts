@@ -143,6 +143,16 @@ export abstract class MaxDigitWidget<State = unknown, Parts extends object = obj
   /** The model of the last render (an export draws what was shown). */
   private drawn: MaxDigitModel | null = null;
 
+  /** This figure's digits field (attribute digits), read as the reader types; a valid list renders the figure. */
+  protected digitsField(): DigitsField {
+    return new DigitsField(
+      this,
+      'Digits (1 to 6, each 0–9):',
+      (input, options) => this.bindField(input, options),
+      () => this.emitChange(),
+    );
+  }
+
   private factsModel(): MaxDigitModel {
     const model = this.currentModel ?? this.drawn;
     if (!model) throw new WidgetInputError('nothing to draw before the model has loaded');

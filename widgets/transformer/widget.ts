@@ -371,6 +371,19 @@ export abstract class TransformerWidget<State = unknown, Parts extends object = 
    */
   abstract get figureData(): Record<string, unknown> | null;
 
+  /**
+   * A PromptField of this figure, read as the reader types (bindField); `onValid` runs on each valid
+   * prompt (default: emitChange); attribute and fallback as PromptField's.
+   */
+  protected promptField(
+    label: string,
+    onValid: () => void = () => this.emitChange(),
+    attribute?: string,
+    fallback?: (model: LoadedTransformer) => number[],
+  ): PromptField {
+    return new PromptField(this, label, (input, options) => this.bindField(input, options), onValid, attribute, fallback);
+  }
+
   /** Whether the last render stopped at a text prompt the worker had not yet encoded (TokensPending). */
   private waitingForTokens = false;
   /** The source whose `tokens` event this figure listens to (encodings arriving from the tokenizer's worker). */

@@ -29,6 +29,8 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from fixture_io import write_json  # noqa: E402
 import make_fixtures as ref  # noqa: E402
 
 KINDS = "qkv"
@@ -39,25 +41,17 @@ def forward(cfg, w, tokens, taps=None, replace=None):
     """Logits and the head outputs. taps: zero tensors added to each head output ("out", l, h) and to
     each receiver input's resid_pre ((kind, l, h)); replace = (l, h, output) swaps one head's output."""
     L, H, eps = cfg["n_layers"], cfg["n_heads"], 1e-5
-    tokens = torch.tensor(tokens)
-    n = len(tokens)
-    resid = w["embed.W_E"][tokens] + w["pos_embed.W_pos"][:n]
-    causal = torch.tril(torch.ones(n, n, dtype=torch.bool))
+    resid, causal = ref.embed(w, tokens)
     outputs = {}
     for l in range(L):
         ln_w, ln_b = w["blocks.%d.ln1.w" % l], w["blocks.%d.ln1.b" % l]
         total = resid
         for h in range(H):
-            p = "blocks.%d.attn." % l
             x = {}
             for kind in KINDS:
                 tap = taps[(kind, l, h)] if taps else 0
                 x[kind] = ref.layer_norm(resid + tap, ln_w, ln_b, eps)
-            q = x["q"] @ w[p + "W_Q"][h] + w[p + "b_Q"][h]
-            k = x["k"] @ w[p + "W_K"][h] + w[p + "b_K"][h]
-            v = x["v"] @ w[p + "W_V"][h] + w[p + "b_V"][h]
-            scores = ((q @ k.T) / math.sqrt(q.shape[1])).masked_fill(~causal, float("-inf"))
-            out = (torch.softmax(scores, dim=-1) @ v) @ w[p + "W_O"][h]
+            out = ref.head_output(w, l, h, x["q"], x["k"], x["v"], causal)
             if replace and replace[0] == l and replace[1] == h:
                 out = replace[2]
             if taps:
@@ -65,8 +59,7 @@ def forward(cfg, w, tokens, taps=None, replace=None):
             outputs[(l, h)] = out
             total = total + out
         resid = total + w["blocks.%d.attn.b_O" % l]
-    x = ref.layer_norm(resid, w["ln_final.w"], w["ln_final.b"], eps)
-    return x @ w["unembed.W_U"] + w["unembed.b_U"], outputs
+    return ref.unembed(w, resid, eps), outputs
 
 
 def ranks(x):
@@ -148,9 +141,7 @@ def main():
         "node_largest": largest(node_estimate_mean, node_actual_mean),
         "edge_largest": largest(edge_estimate_mean, edge_actual_mean),
     }
-    with open(os.path.join(HERE, "attribution_expected.json"), "w") as f:
-        json.dump(expected, f, separators=(",", ":"))
-        f.write("\n")
+    write_json(os.path.join(HERE, "attribution_expected.json"), expected)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ three of the six edges between them). Regenerate (after make_fixtures.py):
   /usr/bin/python3 tests/data/batch_patching/make_edge_faithfulness_fixtures.py
 """
 import json
-import math
 import os
 import sys
 
@@ -30,6 +29,8 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from fixture_io import write_json  # noqa: E402
 import make_fixtures as ref  # noqa: E402
 
 EDGES = [(0, 1, 1, 0, "k"), (0, 1, 1, 2, "q"), (0, 1, 1, 2, "v")]
@@ -46,15 +47,11 @@ def plain_forward(cfg, w, tokens):
 def edge_forward(cfg, w, tokens, heads, edges, repl):
     """Logits of the clean prompt with the circuit of `edges` (a set of (ls, hs, lr, hr, kappa)) over `heads`."""
     L, H, eps = cfg["n_layers"], cfg["n_heads"], 1e-5
-    tokens = torch.tensor(tokens)
-    n = len(tokens)
-    resid = w["embed.W_E"][tokens] + w["pos_embed.W_pos"][:n]
-    causal = torch.tril(torch.ones(n, n, dtype=torch.bool))
+    resid, causal = ref.embed(w, tokens)
     change = {}
     for l in range(L):
         pre = resid
         total = pre
-        p = "blocks.%d.attn." % l
         for h in range(H):
             if (l, h) not in heads:
                 total = total + repl[(l, h)]
@@ -66,16 +63,11 @@ def edge_forward(cfg, w, tokens, heads, edges, repl):
                     if ls < l and (ls, hs, l, h, kappa) not in edges:
                         stream = stream - change[(ls, hs)]
                 x[kappa] = ref.layer_norm(stream, w["blocks.%d.ln1.w" % l], w["blocks.%d.ln1.b" % l], eps)
-            q = x["q"] @ w[p + "W_Q"][h] + w[p + "b_Q"][h]
-            k = x["k"] @ w[p + "W_K"][h] + w[p + "b_K"][h]
-            v = x["v"] @ w[p + "W_V"][h] + w[p + "b_V"][h]
-            scores = ((q @ k.T) / math.sqrt(q.shape[1])).masked_fill(~causal, float("-inf"))
-            out = (torch.softmax(scores, dim=-1) @ v) @ w[p + "W_O"][h]
+            out = ref.head_output(w, l, h, x["q"], x["k"], x["v"], causal)
             change[(l, h)] = out - repl[(l, h)]
             total = total + out
         resid = total + w["blocks.%d.attn.b_O" % l]
-    x = ref.layer_norm(resid, w["ln_final.w"], w["ln_final.b"], eps)
-    return x @ w["unembed.W_U"] + w["unembed.b_U"]
+    return ref.unembed(w, resid, eps)
 
 
 def main():
@@ -117,9 +109,7 @@ def main():
                 "leave_one_out": leave_one_out,
                 "intervals": [ref.interval(row, indices, signs) for row in rows],
             }
-    with open(os.path.join(HERE, "faithfulness_edges_expected.json"), "w") as f:
-        json.dump(expected, f, separators=(",", ":"))
-        f.write("\n")
+    write_json(os.path.join(HERE, "faithfulness_edges_expected.json"), expected)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ Writes faithfulness_expected.json for tests/data/transformer/two_layer_ln_pos an
   /usr/bin/python3 tests/data/batch_patching/make_faithfulness_fixtures.py
 """
 import json
-import math
 import os
 import sys
 
@@ -28,6 +27,8 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from fixture_io import write_json  # noqa: E402
 import make_fixtures as ref  # noqa: E402
 
 CIRCUIT = [(0, 1), (1, 0), (1, 2)]
@@ -36,28 +37,19 @@ CIRCUIT = [(0, 1), (1, 0), (1, 2)]
 def forward(cfg, w, tokens, replace=None):
     """Logits and every head's output; replace: {(l, h): output} written in place of those heads."""
     L, H, eps = cfg["n_layers"], cfg["n_heads"], 1e-5
-    tokens = torch.tensor(tokens)
-    n = len(tokens)
-    resid = w["embed.W_E"][tokens] + w["pos_embed.W_pos"][:n]
-    causal = torch.tril(torch.ones(n, n, dtype=torch.bool))
+    resid, causal = ref.embed(w, tokens)
     outputs = {}
     for l in range(L):
         x = ref.layer_norm(resid, w["blocks.%d.ln1.w" % l], w["blocks.%d.ln1.b" % l], eps)
         total = resid
         for h in range(H):
-            p = "blocks.%d.attn." % l
-            q = x @ w[p + "W_Q"][h] + w[p + "b_Q"][h]
-            k = x @ w[p + "W_K"][h] + w[p + "b_K"][h]
-            v = x @ w[p + "W_V"][h] + w[p + "b_V"][h]
-            scores = ((q @ k.T) / math.sqrt(q.shape[1])).masked_fill(~causal, float("-inf"))
-            out = (torch.softmax(scores, dim=-1) @ v) @ w[p + "W_O"][h]
+            out = ref.head_output(w, l, h, x, x, x, causal)
             if replace and (l, h) in replace:
                 out = replace[(l, h)]
             outputs[(l, h)] = out
             total = total + out
         resid = total + w["blocks.%d.attn.b_O" % l]
-    x = ref.layer_norm(resid, w["ln_final.w"], w["ln_final.b"], eps)
-    return x @ w["unembed.W_U"] + w["unembed.b_U"], outputs
+    return ref.unembed(w, resid, eps), outputs
 
 
 def main():
@@ -102,9 +94,7 @@ def main():
                 "leave_one_out": leave_one_out,
                 "intervals": [ref.interval(row, indices, signs) for row in rows],
             }
-    with open(os.path.join(HERE, "faithfulness_expected.json"), "w") as f:
-        json.dump(expected, f, separators=(",", ":"))
-        f.write("\n")
+    write_json(os.path.join(HERE, "faithfulness_expected.json"), expected)
 
 
 if __name__ == "__main__":

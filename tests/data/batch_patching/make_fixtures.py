@@ -20,31 +20,25 @@ Regenerate: /usr/bin/python3 tests/data/batch_patching/make_fixtures.py
 import json
 import math
 import os
+import sys
 import random
-import struct
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ beside the fixtures
+sys.path.insert(0, os.path.join(HERE, ".."))
+from fixture_io import read_safetensors, write_json  # noqa: E402
 MODEL = os.path.join(HERE, "..", "transformer", "two_layer_ln_pos")
 N_PAIRS, T, SEED, B, K = 66, 6, 5, 200, 200
 MASK64 = (1 << 64) - 1
 
 
 def load_model():
+    """The fixture model's config and its float64 weights (the buffers, BOOL and F32, left out)."""
     with open(MODEL + ".json") as f:
         cfg = json.load(f)
-    raw = open(MODEL + ".safetensors", "rb").read()
-    n = struct.unpack("<Q", raw[:8])[0]
-    header = json.loads(raw[8 : 8 + n])
-    body = raw[8 + n :]
-    w = {}
-    for name, info in header.items():
-        if name == "__metadata__" or info["dtype"] != "F64":
-            continue
-        a, b = info["data_offsets"]
-        values = struct.unpack("<%dd" % ((b - a) // 8), body[a:b])
-        w[name] = torch.tensor(values, dtype=torch.float64).reshape(info["shape"])
+    w = {k: v for k, v in read_safetensors(MODEL + ".safetensors").items() if v.dtype == torch.float64}
     return cfg, w
 
 
@@ -54,16 +48,37 @@ def layer_norm(x, weight, bias, eps):
     return centred / scale * weight + bias
 
 
+def embed(w, tokens):
+    """resid_pre of layer 0 (token + position embeddings, T × d) and the causal mask (T × T)."""
+    tokens = torch.tensor(tokens)
+    n = len(tokens)
+    return w["embed.W_E"][tokens] + w["pos_embed.W_pos"][:n], torch.tril(torch.ones(n, n, dtype=torch.bool))
+
+
+def head_output(w, l, h, xq, xk, xv, causal):
+    """Head (l, h)'s output z W_O when its query, key and value read the normalised streams xq, xk, xv:
+    z = softmax(mask(q kᵀ / √d_head)) v."""
+    p = "blocks.%d.attn." % l
+    q = xq @ w[p + "W_Q"][h] + w[p + "b_Q"][h]
+    k = xk @ w[p + "W_K"][h] + w[p + "b_K"][h]
+    v = xv @ w[p + "W_V"][h] + w[p + "b_V"][h]
+    scores = ((q @ k.T) / math.sqrt(q.shape[1])).masked_fill(~causal, float("-inf"))
+    return (torch.softmax(scores, dim=-1) @ v) @ w[p + "W_O"][h]
+
+
+def unembed(w, resid, eps):
+    """The logits (T × V) of the last residual stream: final LayerNorm, then W_U and b_U."""
+    x = layer_norm(resid, w["ln_final.w"], w["ln_final.b"], eps)
+    return x @ w["unembed.W_U"] + w["unembed.b_U"]
+
+
 def forward(cfg, w, tokens, patch=None, source=None):
     """Final logits (T × V) and a cache of every activation. patch = (kind, layer, head, pos):
     kind "resid" replaces resid_pre[layer][pos]; "head" head_output[layer][head][pos]; "q", "k",
     "v", "z" the head's query/key/value/z at every position; values come from `source` (a cache)."""
     L, H, eps = cfg["n_layers"], cfg["n_heads"], 1e-5
-    tokens = torch.tensor(tokens)
-    n = len(tokens)
-    resid = w["embed.W_E"][tokens] + w["pos_embed.W_pos"][:n]
+    resid, causal = embed(w, tokens)
     cache = {}
-    causal = torch.tril(torch.ones(n, n, dtype=torch.bool))
     for l in range(L):
         if patch and patch[0] == "resid" and patch[1] == l:
             resid = resid.clone()
@@ -97,8 +112,7 @@ def forward(cfg, w, tokens, patch=None, source=None):
             cache[("head", l, h)] = out
             total = total + out
         resid = total + w["blocks.%d.attn.b_O" % l]
-    x = layer_norm(resid, w["ln_final.w"], w["ln_final.b"], eps)
-    return x @ w["unembed.W_U"] + w["unembed.b_U"], cache
+    return unembed(w, resid, eps), cache
 
 
 def logit_difference(logits, answer, wrong):
@@ -106,6 +120,8 @@ def logit_difference(logits, answer, wrong):
 
 
 # ---- core/random.hpp: splitmix64, xoshiro256**, Random::stream, Lemire's below ----
+
+
 def splitmix64(state):
     state = (state + 0x9E3779B97F4A7C15) & MASK64
     z = state
@@ -234,12 +250,8 @@ def main():
             for key in stats:
                 stats[key].append([s[key] for s in row_stats])
         expected[name] = dict(effects=effects, **stats)
-    with open(os.path.join(HERE, "pairs.json"), "w") as f:
-        json.dump({"pairs": pairs}, f, separators=(",", ":"))
-        f.write("\n")
-    with open(os.path.join(HERE, "expected.json"), "w") as f:
-        json.dump(expected, f, separators=(",", ":"))
-        f.write("\n")
+    write_json(os.path.join(HERE, "pairs.json"), {"pairs": pairs})
+    write_json(os.path.join(HERE, "expected.json"), expected)
 
 
 if __name__ == "__main__":

@@ -15,15 +15,14 @@ p-value from these per-pair effects.
 Regenerate (after make_fixtures.py): /usr/bin/python3 tests/data/batch_patching/make_path_fixtures.py
 """
 import json
-import math
 import os
 import sys
-
-import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from fixture_io import write_json  # noqa: E402
 import make_fixtures as ref  # noqa: E402
 
 
@@ -31,31 +30,21 @@ def forward(cfg, w, tokens, path=None, delta=None):
     """Logits and a cache of head outputs. path = (l_r, h_r, kind): the receiver's `kind` input
     (q, k or v) reads LN(resid_pre + delta) instead of LN(resid_pre)."""
     L, H, eps = cfg["n_layers"], cfg["n_heads"], 1e-5
-    tokens = torch.tensor(tokens)
-    n = len(tokens)
-    resid = w["embed.W_E"][tokens] + w["pos_embed.W_pos"][:n]
+    resid, causal = ref.embed(w, tokens)
     cache = {}
-    causal = torch.tril(torch.ones(n, n, dtype=torch.bool))
     for l in range(L):
         ln_w, ln_b = w["blocks.%d.ln1.w" % l], w["blocks.%d.ln1.b" % l]
         x = ref.layer_norm(resid, ln_w, ln_b, eps)
         total = resid.clone()
         for h in range(H):
-            p = "blocks.%d.attn." % l
             inputs = {"q": x, "k": x, "v": x}
             if path and path[0] == l and path[1] == h:
                 inputs[path[2]] = ref.layer_norm(resid + delta, ln_w, ln_b, eps)
-            q = inputs["q"] @ w[p + "W_Q"][h] + w[p + "b_Q"][h]
-            k = inputs["k"] @ w[p + "W_K"][h] + w[p + "b_K"][h]
-            v = inputs["v"] @ w[p + "W_V"][h] + w[p + "b_V"][h]
-            scores = (q @ k.T) / math.sqrt(q.shape[1])
-            scores = scores.masked_fill(~causal, float("-inf"))
-            out = (torch.softmax(scores, dim=-1) @ v) @ w[p + "W_O"][h]
+            out = ref.head_output(w, l, h, inputs["q"], inputs["k"], inputs["v"], causal)
             cache[(l, h)] = out
             total = total + out
         resid = total + w["blocks.%d.attn.b_O" % l]
-    x = ref.layer_norm(resid, w["ln_final.w"], w["ln_final.b"], eps)
-    return x @ w["unembed.W_U"] + w["unembed.b_U"], cache
+    return ref.unembed(w, resid, eps), cache
 
 
 def main():
@@ -97,9 +86,7 @@ def main():
         "effects": effects,
         **stats,
     }
-    with open(os.path.join(HERE, "path_expected.json"), "w") as f:
-        json.dump(expected, f, separators=(",", ":"))
-        f.write("\n")
+    write_json(os.path.join(HERE, "path_expected.json"), expected)
 
 
 if __name__ == "__main__":

@@ -16,48 +16,20 @@ package here). Writes:
 Regenerate: /usr/bin/python3 tests/data/dtypes/make_fixtures.py
 """
 import collections
-import json
 import os
-import struct
+import sys
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-NAMES = {torch.float64: "F64", torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16", torch.bool: "BOOL"}
-TYPES = {v: k for k, v in NAMES.items()}
+sys.dont_write_bytecode = True  # no __pycache__ beside the fixtures
+sys.path.insert(0, os.path.join(HERE, ".."))
+from fixture_io import read_safetensors, write_safetensors  # noqa: E402
 
 
-def raw_bytes(t):
-    t = t.detach().contiguous()
-    if t.dtype in (torch.float16, torch.bfloat16):
-        return t.view(torch.int16).numpy().tobytes()
-    return t.numpy().tobytes()
-
-
-def write_safetensors(tensors, path):
-    header, data = {}, b""
-    for name, t in sorted(tensors.items()):
-        raw = raw_bytes(t)
-        header[name] = {"dtype": NAMES[t.dtype], "shape": list(t.shape), "data_offsets": [len(data), len(data) + len(raw)]}
-        data += raw
-    h = json.dumps(header, separators=(",", ":"), sort_keys=True).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + data)
-
-
-def read_safetensors(path):
-    with open(path, "rb") as f:
-        blob = f.read()
-    n = struct.unpack("<Q", blob[:8])[0]
-    out = collections.OrderedDict()
-    for name, meta in json.loads(blob[8:8 + n]).items():
-        if name == "__metadata__":
-            continue
-        begin, end = meta["data_offsets"]
-        out[name] = torch.frombuffer(bytearray(blob[8 + n + begin:8 + n + end]),
-                                     dtype=TYPES[meta["dtype"]]).reshape(meta["shape"]).clone()
-    return out
+def write_sorted(tensors, path):
+    """The tensors in name order, the header's keys sorted."""
+    write_safetensors(path, dict(sorted(tensors.items())), sort_keys=True)
 
 
 def main():
@@ -68,18 +40,18 @@ def main():
         "f64": torch.tensor([1.0 / 3], dtype=torch.float64),
         "mask": torch.tensor([[True, False], [True, True]]),
     }
-    write_safetensors(tensors, os.path.join(HERE, "dtypes.safetensors"))
-    write_safetensors({k: (v if v.dtype == torch.bool else v.to(torch.float64)) for k, v in tensors.items()},
-                      os.path.join(HERE, "dtypes.expected.safetensors"))
+    write_sorted(tensors, os.path.join(HERE, "dtypes.safetensors"))
+    write_sorted({k: (v if v.dtype == torch.bool else v.to(torch.float64)) for k, v in tensors.items()},
+                 os.path.join(HERE, "dtypes.expected.safetensors"))
 
     model = read_safetensors(os.path.join(HERE, "../transformer/two_layer_ln_pos.safetensors"))
     for suffix, dtype in (("f16", torch.float16), ("bf16", torch.bfloat16)):
         cast = collections.OrderedDict(
             (k, v if v.dtype == torch.bool else v.to(dtype)) for k, v in model.items())
-        write_safetensors(cast, os.path.join(HERE, f"two_layer_ln_pos.{suffix}.safetensors"))
+        write_sorted(cast, os.path.join(HERE, f"two_layer_ln_pos.{suffix}.safetensors"))
         torch.save(cast, os.path.join(HERE, f"two_layer_ln_pos.{suffix}.pt"))
-        write_safetensors({k: (v if v.dtype == torch.bool else v.to(torch.float64)) for k, v in cast.items()},
-                          os.path.join(HERE, f"two_layer_ln_pos.{suffix}.expected.safetensors"))
+        write_sorted({k: (v if v.dtype == torch.bool else v.to(torch.float64)) for k, v in cast.items()},
+                     os.path.join(HERE, f"two_layer_ln_pos.{suffix}.expected.safetensors"))
 
 
 if __name__ == "__main__":

@@ -20,44 +20,16 @@ Regenerate (Debian: apt-get install -y python3-torch):
 """
 import json
 import os
-import struct
+import sys
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ beside the fixtures
+sys.path.insert(0, os.path.join(HERE, ".."))
+from fixture_io import read_safetensors_f64, write_safetensors  # noqa: E402
 MODELS = os.path.join(HERE, "..", "transformer")
 EPS = 1e-5
-READ = {"F64": ("<d", 8), "F32": ("<f", 4), "BOOL": ("<?", 1)}
-
-
-def read_safetensors(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + n])
-    body = data[8 + n:]
-    out = {}
-    for name, h in header.items():
-        if name == "__metadata__":
-            continue
-        fmt, size = READ[h["dtype"]]
-        a, b = h["data_offsets"]
-        values = [struct.unpack(fmt, body[i:i + size])[0] for i in range(a, b, size)]
-        out[name] = torch.tensor(values, dtype=torch.float64).reshape(h["shape"])
-    return out
-
-
-def write_safetensors(path, tensors):
-    header, chunks, offset = {}, [], 0
-    for name, t in tensors.items():
-        data = b"".join(struct.pack("<d", v) for v in t.contiguous().reshape(-1).tolist())
-        header[name] = {"dtype": "F64", "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
-        chunks.append(data)
-        offset += len(data)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * ((8 - (8 + len(text)) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(chunks))
 
 
 def fold(W, w, normalization):
@@ -83,8 +55,8 @@ def sign_fixed(first, second):
 def make(name):
     with open(os.path.join(MODELS, name + ".json")) as f:
         cfg = json.load(f)
-    sd = read_safetensors(os.path.join(MODELS, name + ".safetensors"))
-    tokens = read_safetensors(os.path.join(MODELS, name + ".expected.safetensors"))["tokens"].long()
+    sd = read_safetensors_f64(os.path.join(MODELS, name + ".safetensors"))
+    tokens = read_safetensors_f64(os.path.join(MODELS, name + ".expected.safetensors"))["tokens"].long()
     L, H, d, c, V = cfg["n_layers"], cfg["n_heads"], cfg["d_model"], cfg["d_head"], cfg["d_vocab"]
     norm = cfg["normalization"]
     T = tokens.shape[0]

@@ -17,31 +17,16 @@ Regenerate (Debian: apt-get install -y python3-torch):
 import json
 import math
 import os
-import struct
+import sys
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ beside the fixtures
+sys.path.insert(0, os.path.join(HERE, ".."))
+from fixture_io import read_safetensors_f64  # noqa: E402
 MODELS = os.path.join(HERE, "..", "transformer")
 EPS = 1e-5
-CODES = {"F64": ("<d", 8), "F32": ("<f", 4), "BOOL": ("<?", 1)}
-
-
-def read_safetensors(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    n = struct.unpack("<Q", data[:8])[0]
-    header = json.loads(data[8:8 + n])
-    out = {}
-    for name, h in header.items():
-        if name == "__metadata__":
-            continue
-        fmt, size = CODES[h["dtype"]]
-        a, b = h["data_offsets"]
-        raw = data[8 + n + a:8 + n + b]
-        values = [struct.unpack(fmt, raw[i:i + size])[0] for i in range(0, len(raw), size)]
-        out[name] = torch.tensor(values, dtype=torch.float64).reshape(h["shape"])
-    return out
 
 
 def layer_norm(x, w, b):
@@ -84,7 +69,7 @@ def next_token_loss(logits, tokens):
 def make(name, prompt, reference):
     with open(os.path.join(MODELS, name + ".json")) as f:
         cfg = json.load(f)
-    sd = read_safetensors(os.path.join(MODELS, name + ".safetensors"))
+    sd = read_safetensors_f64(os.path.join(MODELS, name + ".safetensors"))
     L, H, T, d = cfg["n_layers"], cfg["n_heads"], len(prompt), cfg["d_model"]
     logits, _ = forward(cfg, sd, prompt)
     mean = [[torch.zeros(T, d, dtype=torch.float64) for _ in range(H)] for _ in range(L)]

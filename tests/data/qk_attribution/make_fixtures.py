@@ -24,11 +24,14 @@ Regenerate (Debian: apt-get install -y python3-torch):
 import json
 import math
 import os
-import struct
+import sys
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ beside the fixtures
+sys.path.insert(0, os.path.join(HERE, ".."))
+from fixture_io import read_safetensors, write_safetensors  # noqa: E402
 DATA = os.path.join(HERE, "..")
 EPS = 1e-5
 
@@ -45,37 +48,6 @@ CASES = [
     ("archs", "shortformer_ln", 1, 1, 8),
     ("archs", "mqa_nopos_lnpre", 0, 2, 5),
 ]
-
-READ = {"F64": ("<d", 8, torch.float64), "F32": ("<f", 4, torch.float32), "BOOL": ("<?", 1, torch.bool)}
-
-
-def read_safetensors(path):
-    with open(path, "rb") as f:
-        raw = f.read()
-    n = struct.unpack("<Q", raw[:8])[0]
-    header = json.loads(raw[8:8 + n])
-    out = {}
-    for name, e in header.items():
-        if name == "__metadata__":
-            continue
-        fmt, size, dtype = READ[e["dtype"]]
-        begin, end = e["data_offsets"]
-        values = [v[0] for v in struct.iter_unpack(fmt, raw[8 + n + begin:8 + n + end])]
-        out[name] = torch.tensor(values, dtype=dtype).reshape(e["shape"])
-    return out
-
-
-def write_safetensors(path, tensors):
-    header, data = {}, b""
-    for name, t in tensors.items():
-        values = t.to(torch.float64).contiguous().reshape(-1).tolist()
-        chunk = struct.pack("<%dd" % len(values), *values)
-        header[name] = {"dtype": "F64", "shape": list(t.shape), "data_offsets": [len(data), len(data) + len(chunk)]}
-        data += chunk
-    text = json.dumps(header, separators=(",", ":"), sort_keys=True).encode()
-    text += b" " * (-(8 + len(text)) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + data)
 
 
 def rotate(x, cfg):
@@ -199,7 +171,8 @@ def main():
     tensors = {}
     for case in CASES:
         tensors.update(attribution(*case))
-    write_safetensors(os.path.join(HERE, "qk_attribution.expected.safetensors"), tensors)
+    write_safetensors(os.path.join(HERE, "qk_attribution.expected.safetensors"),
+                      {k: v.to(torch.float64) for k, v in tensors.items()}, sort_keys=True)
 
 
 if __name__ == "__main__":

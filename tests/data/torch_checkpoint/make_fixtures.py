@@ -22,11 +22,15 @@ Regenerate: /usr/bin/python3 tests/data/torch_checkpoint/make_fixtures.py
 import collections
 import json
 import os
+import sys
 import struct
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ beside the fixtures
+sys.path.insert(0, os.path.join(HERE, ".."))
+from fixture_io import write_safetensors  # noqa: E402
 
 
 class Small(torch.nn.Module):
@@ -34,19 +38,6 @@ class Small(torch.nn.Module):
         super().__init__()
         self.lin = torch.nn.Linear(3, 2)
         self.register_buffer("mask", torch.tensor([[True, False], [True, True]]))
-
-
-def expected_safetensors(tensors, path):
-    header, data = {}, b""
-    for name, t in tensors.items():
-        values = t.detach().to(torch.float64).contiguous().reshape(-1).tolist()
-        raw = struct.pack("<%dd" % len(values), *values)
-        header[name] = {"dtype": "F64", "shape": list(t.shape), "data_offsets": [len(data), len(data) + len(raw)]}
-        data += raw
-    h = json.dumps(header, separators=(",", ":"), sort_keys=True).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + data)
 
 
 def main():
@@ -64,7 +55,8 @@ def main():
     sd["param"] = torch.nn.Parameter(torch.tensor([1.5, -2.0]))
     torch.save(sd, os.path.join(HERE, "state_dict.pt"))
     back = torch.load(os.path.join(HERE, "state_dict.pt"))
-    expected_safetensors(collections.OrderedDict(sorted(back.items())), os.path.join(HERE, "state_dict.expected.safetensors"))
+    write_safetensors(os.path.join(HERE, "state_dict.expected.safetensors"),
+                      {k: v.to(torch.float64) for k, v in sorted(back.items())}, sort_keys=True)
 
     torch.save({"model_state_dict": Small().state_dict(), "epoch": 3}, os.path.join(HERE, "nested.pt"))
     sd = Small().state_dict()

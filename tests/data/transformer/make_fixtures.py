@@ -18,29 +18,15 @@ raw little-endian bytes), so the safetensors package is not needed.
 import json
 import math
 import os
-import struct
+import sys
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ beside the fixtures
+sys.path.insert(0, os.path.join(HERE, ".."))
+from fixture_io import write_safetensors  # noqa: E402
 EPS = 1e-5
-
-DTYPES = {torch.float64: ("F64", "<d"), torch.float32: ("F32", "<f"), torch.bool: ("BOOL", "<?")}
-
-
-def write_safetensors(path, tensors):
-    header, chunks, offset = {}, [], 0
-    for name, t in tensors.items():
-        code, fmt = DTYPES[t.dtype]
-        flat = t.contiguous().reshape(-1).tolist()
-        data = b"".join(struct.pack(fmt, v) for v in flat)
-        header[name] = {"dtype": code, "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
-        chunks.append(data)
-        offset += len(data)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * ((8 - (8 + len(text)) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(chunks))
 
 
 def layer_norm(x, w, b):

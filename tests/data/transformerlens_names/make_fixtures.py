@@ -22,15 +22,17 @@ import collections
 import json
 import math
 import os
-import struct
+import sys
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ beside the fixtures
+sys.path.insert(0, os.path.join(HERE, ".."))
+from fixture_io import write_safetensors  # noqa: E402
 CONFIG = json.load(open(os.path.join(HERE, "../transformerlens_config/bridge_native_ln.json")))
 L, H, D, C, N, V = (CONFIG[k] for k in ("n_layers", "n_heads", "d_model", "d_head", "n_ctx", "d_vocab"))
 EPS = CONFIG["eps"]
-NAMES = {torch.float64: "F64", torch.float32: "F32"}
 
 
 class Attention(torch.nn.Module):
@@ -116,18 +118,6 @@ def legacy_state_dict(b):
     return out
 
 
-def write_safetensors(tensors, path):
-    header, data = {}, b""
-    for name, t in sorted(tensors.items()):
-        raw = t.contiguous().numpy().tobytes()
-        header[name] = {"dtype": NAMES[t.dtype], "shape": list(t.shape), "data_offsets": [len(data), len(data) + len(raw)]}
-        data += raw
-    h = json.dumps(header, separators=(",", ":"), sort_keys=True).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + data)
-
-
 def main():
     torch.manual_seed(CONFIG["seed"])
     model = Native().to(torch.float64)
@@ -135,9 +125,10 @@ def main():
         for p in model.parameters():
             p.normal_(0, 0.5)   # larger than nn.Linear's default so the patterns are far from uniform
         b = bridge_state_dict(model)
-        write_safetensors(b, os.path.join(HERE, "bridge.safetensors"))
+        write_safetensors(os.path.join(HERE, "bridge.safetensors"), dict(sorted(b.items())), sort_keys=True)
         torch.save(b, os.path.join(HERE, "bridge.pt"))
-        write_safetensors(legacy_state_dict(b), os.path.join(HERE, "legacy.safetensors"))
+        legacy = legacy_state_dict(b)
+        write_safetensors(os.path.join(HERE, "legacy.safetensors"), dict(sorted(legacy.items())), sort_keys=True)
         prompt = [3, 1, 4, 1, 5, 9, 2]
         logits, patterns = model(torch.tensor(prompt))
     with open(os.path.join(HERE, "reference.json"), "w") as f:
