@@ -44,6 +44,7 @@ interface AttentionBarsParts {
   captionLine: HTMLParagraphElement;
 }
 
+/** Each head's attention from ANS over the prompt. Attributes: digits ("2 3 4 5 6 1"), model. Shared: digits. */
 export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState, AttentionBarsParts> {
   static attributes = defineAttributes({
     digits: digitsAttribute,

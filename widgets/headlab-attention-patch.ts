@@ -59,6 +59,10 @@ interface AttentionPatchParts {
   svg: SVGSVGElement;
 }
 
+/**
+ * Activation patching at the ANS row. Attributes: digits, patches ("head:position …", e.g. "3:3 1:3";
+ * each head at most once, positions 0–8), model. Shared: digits, patches.
+ */
 export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState, AttentionPatchParts> {
   static attributes = defineAttributes({
     digits: digitsAttribute,

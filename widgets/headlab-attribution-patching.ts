@@ -151,6 +151,14 @@ interface AttributionPatchingParts {
   captionLine: HTMLParagraphElement;
 }
 
+/**
+ * Attribution patching against real patching over a batch of prompt pairs: every head's and
+ * every edge's (sender → receiver's q, k, v) mean first-order estimate against the mean real patch, the
+ * diagonal drawn, Spearman ρ per group and the largest disagreements named. Attributes: pairs-task
+ * ("induction" | "max-digit", default induction), count (1 to 1024, default 64), pairs-seed (default 0),
+ * or pairs (a prompt-pairs file's location instead of the three), point (the point read out; default the largest disagreement), model. Shared: pairs-task, count,
+ * pairs-seed, point. figureData.attribution_patching is `headlab model analyze --attribution-patching`'s document.
+ */
 export class HeadlabAttributionPatching extends TransformerWidget<AttributionPatchingState, AttributionPatchingParts> {
   static attributes = defineAttributes({
     ...batchAttributes(true),

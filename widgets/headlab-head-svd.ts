@@ -66,6 +66,7 @@ interface HeadSvdParts {
   tableBox: HTMLDivElement;
 }
 
+/** Singular values of every head's OV and QK matrices, the chosen head's top directions read in tokens, and every head's OV copying score. Attributes: layer, head (default the head that copies most), model. Shared: layer, head. Bound values: copying, ov.share.<k>, qk.share.<k>, ov.value.<k>, qk.value.<k>, copying.max.{layer,head,score}. */
 export class HeadlabHeadSvd extends TransformerWidget<HeadSvdState, HeadSvdParts> {
   static attributes = defineAttributes({
     layer: integer({

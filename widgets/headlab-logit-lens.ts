@@ -64,6 +64,7 @@ interface LogitLensParts {
   tableBox: HTMLDivElement;
 }
 
+/** The logit lens: the residual stream after the embedding and after each layer read through the final normalisation and W_U, the answer's probability per stage and position, each cell's top token. Attributes: prompt, position, model. Shared: prompt, position. Bound values: answer.probability.<s>, answer.rank.<s>, answer.first_top, top.probability.<s>. */
 export class HeadlabLogitLens extends TransformerWidget<LogitLensState, LogitLensParts> {
   static attributes = defineAttributes({
     prompt: text({ shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),

@@ -74,6 +74,7 @@ interface MaxDigitMechanismParts {
   answerLine: HTMLParagraphElement;
 }
 
+/** The mechanism at a glance for one list: scores, softmax, what each head writes, the logits. Attributes: digits, model. Shared: digits. */
 export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MaxDigitMechanismState, MaxDigitMechanismParts> {
   static attributes = defineAttributes({
     digits: digitsAttribute,

@@ -91,6 +91,17 @@ interface PathPatchingParts {
   captionLine: HTMLParagraphElement;
 }
 
+/**
+ * Path patching over a batch of prompt pairs: one grid per receiver input (q, k or v, chosen
+ * by the reader), a row per sender head and a column per later receiver head, each cell the mean effect
+ * of changing the sender's output only on that path; a diagonal stroke where the bootstrap 95 %
+ * interval crosses 0. Attributes: input ("q" | "k" | "v"; default the input of the largest effect),
+ * sender, receiver (the cell read out, layer.head; default the input's largest effect), pairs-task,
+ * count, pairs-seed (or pairs: a prompt-pairs file's location), model. Shared: input, sender, receiver, pairs-task, count, pairs-seed.
+ * figureData.path_patching is `headlab model analyze --path-patching`'s document. Bound values (of the
+ * path with the largest mean effect over every input): largest.mean, largest.lower, largest.upper,
+ * largest.p_value, largest.sender.layer, largest.sender.head, largest.receiver.layer, largest.receiver.head.
+ */
 export class HeadlabPathPatching extends TransformerWidget<PathPatchingState, PathPatchingParts> {
   static attributes = defineAttributes({
     input: oneOf(['q', 'k', 'v'], {

@@ -103,6 +103,15 @@ interface QkAttributionParts {
   tableBox: HTMLDivElement;
 }
 
+/**
+ * Why a head attends where it does: the score from a query to a key split exactly into parts, one per
+ * pair (query-side source, key-side source) of the residual stream (token, position, each earlier head,
+ * biases; LayerNorm scale frozen), as a grid with the largest part named in words. Attributes: prompt,
+ * layer (default the last), head (default 0), position (the query, default the last), key (default the
+ * key with the largest score), attention (id of a headlab-transformer-attention whose clicked cell it
+ * follows), model. Shared: prompt, layer, head, position, key. Bound values: score, share,
+ * share.<query source>.<key source>, part.<query source>.<key source>.
+ */
 export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState, QkAttributionParts> {
   static attributes = defineAttributes({
     prompt: text({ shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),

@@ -58,6 +58,7 @@ interface TransformerAblationParts {
   lossCaption: HTMLParagraphElement;
 }
 
+/** Logits on the reader's prompt before and after ablating chosen heads, and the prompt's next-token loss with each head ablated alone. Attributes: prompt, mode ("zero" | "mean", default "mean"), heads ("1.2 0.3": layer.head pairs), reference (the author's: a JSON list of prompts that mean ablation averages each head's output over; default 32 repeated random sequences), model. Shared: prompt, mode, heads. */
 export class HeadlabTransformerAblation extends TransformerWidget<TransformerAblationState, TransformerAblationParts> {
   static attributes = defineAttributes({
     prompt: text({ property: false, shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),
@@ -90,8 +91,18 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     text: string;
   } | null = null;
 
-  /** The ablated heads from the `heads` attribute (checked against the model's shape). */
-  heads(model: LoadedTransformer | null = this.currentModel): [number, number][] {
+  /** The heads of the `heads` attribute as [layer, head] pairs (checked against the model's shape). */
+  heads(): [number, number][] {
+    return this.headsOf(this.currentModel);
+  }
+
+  /** The `reference` attribute's sequences as token ids ([] when absent; see referenceOf). */
+  reference(): number[][] {
+    return this.referenceOf(this.currentModel);
+  }
+
+  /** The ablated heads from the `heads` attribute (checked against `model`'s shape). */
+  private headsOf(model: LoadedTransformer | null): [number, number][] {
     const raw = (this.getAttribute('heads') ?? '').trim();
     if (raw === '') return [];
     const out: [number, number][] = [];
@@ -124,7 +135,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
    * The `reference` attribute's sequences as token ids (each prompt tokenized as `prompt` is); [] when
    * absent. Throws WidgetInputError naming the attribute and the sequence.
    */
-  reference(model: LoadedTransformer | null = this.currentModel): number[][] {
+  private referenceOf(model: LoadedTransformer | null): number[][] {
     const raw = (this.getAttribute('reference') ?? '').trim();
     if (raw === '') return [];
     let list: unknown;
@@ -145,7 +156,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
 
   /** Mean ablation's settings: the reference sequences when given, else the repeated random ones. */
   private meanOptions(model: LoadedTransformer): { reference: number[][] } | { sequences: number; seed: number } {
-    const reference = this.reference(model);
+    const reference = this.referenceOf(model);
     return reference.length ? { reference } : { sequences: SEQUENCES, seed: 0 };
   }
 
@@ -201,7 +212,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     this.headBoxes.build(model);
     const tokens = this.parts.field.tokens(model);
     const mode = this.mode;
-    const heads = this.heads(model);
+    const heads = this.headsOf(model);
     this.parts.modeSelect.value = mode;
     this.headBoxes.show(heads);
     // Both runs in the source's worker (the page holds no model).

@@ -74,6 +74,7 @@ interface TransformerAttentionParts {
   legendSlot: HTMLDivElement;
 }
 
+/** Every head's attention pattern on the reader's prompt; a token's row and column outlined; a clicked cell selected. Attributes: prompt, position (pinned token, default the last), cell ("layer.head.key", the selected cell), model. Shared: prompt, position, cell. */
 export class HeadlabTransformerAttention extends TransformerWidget<TransformerAttentionState, TransformerAttentionParts> {
   static attributes = defineAttributes({
     prompt: text({ shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),

@@ -38,6 +38,7 @@ interface TransformerAttributionParts {
   captionLine: HTMLParagraphElement;
 }
 
+/** Direct logit attribution of the embeddings, every head and the biases to one logit. Attributes: prompt, position (default the last), token (default the top prediction), model. Shared: prompt, position, token. */
 export class HeadlabTransformerAttribution extends TransformerWidget<TransformerAttributionState, TransformerAttributionParts> {
   static attributes = defineAttributes({
     prompt: text({ shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),

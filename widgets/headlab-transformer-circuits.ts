@@ -65,6 +65,7 @@ interface TransformerCircuitsParts {
   captionLine: HTMLParagraphElement;
 }
 
+/** A head's QK and OV circuits in token space as a heatmap (vocabularies up to 64 tokens; larger ones: the numbers as JSON). Attributes: layer (default the last), head (default 0), circuit ("qk" | "ov", default "ov"), model. Shared: layer, head, circuit. */
 export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCircuitsState, TransformerCircuitsParts> {
   static attributes = defineAttributes({
     layer: integer({

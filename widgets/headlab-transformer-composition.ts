@@ -41,6 +41,9 @@ export interface CompositionEdge {
   sigmas: number;
 }
 
+/** The package's earlier name of CompositionEdge. */
+export type TransformerCompositionEdge = CompositionEdge;
+
 export interface TransformerCompositionState {
   kind: 'all' | CompositionKind;
   /** The later head whose incoming compositions the readout lists, "l.h" (empty for a one-layer model). */
@@ -61,6 +64,7 @@ interface TransformerCompositionParts {
   captionLine: HTMLParagraphElement;
 }
 
+/** Q-, K- and V-composition of every pair of heads in different layers, against a random baseline. Attributes: kind (all|q|k|v), head (a later head "l.h"), seed (the baseline's draws), model. Shared: kind, head. */
 export class HeadlabTransformerComposition extends TransformerWidget<TransformerCompositionState, TransformerCompositionParts> {
   static attributes = defineAttributes({
     kind: oneOf(['all', 'q', 'k', 'v'], { fallback: 'all', shared: true, doc: 'The composition shown: Q, K, V or all three.' }),

@@ -110,6 +110,7 @@ interface TransformerPatchingParts {
   controls: HTMLDivElement;
 }
 
+/** Activation patching of every head at every position (normalised logit difference). Attributes: prompt (clean), corrupted (same length), answer, wrong, model; over a batch instead of one pair: pairs-task ("induction" | "max-digit"), count (pairs, default 64), pairs-seed (default 0), or pairs (a prompt-pairs file's location, never taken from the URL hash), each cell then the mean effect with its bootstrap 95% interval. Shared: prompt, corrupted, answer, wrong. */
 export class HeadlabTransformerPatching extends TransformerWidget<TransformerPatchingState, TransformerPatchingParts> {
   static attributes = defineAttributes({
     prompt: text({ property: false, shared: true, doc: 'The clean prompt.' }),

@@ -186,6 +186,12 @@ interface TransformerTrainingParts {
   historyLine: HTMLParagraphElement;
 }
 
+/**
+ * Trains the induction task's default transformer in the worker (task transformer-train), plotting the loss, the
+ * in-context loss and every head's previous-token and induction scores every 50 steps, the phase change marked;
+ * hands the result to the <headlab-transformer-model> named by `model` (its useModel()).
+ * Attributes: model (element id), seed (integer in [0, 2^53 − 1], default 0), steps (integer in [50, 20000], default 1800, the core's default run), history (the URL of the JSON `headlab model train --history-out` wrote: the charts show that recorded run before any run of the reader's). Shared: seed, steps.
+ */
 export class HeadlabTransformerTraining extends HeadlabElement<TransformerTrainingState, TransformerTrainingParts> {
   static attributes = defineAttributes({
     model: text({ doc: 'Id of the <headlab-transformer-model> the trained model is shown in.' }),
@@ -421,7 +427,10 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     return `induction-training-seed${this.runSeed}`;
   }
 
-  /** A figure as drawn now. */
+  /**
+   * A figure as drawn now.
+   * @internal
+   */
   figure(name: 'loss' | 'previous-token' | 'induction'): Scene {
     const colours = this.themeColours();
     const shown = this.shown();
