@@ -53,21 +53,6 @@ const PANEL_W = 208;
 const ROW_H = 62;
 const TOP = 44;
 
-/** A panel's bar columns for `n` bars: the margins, each column's width and its bar's (72 % of it). */
-function barColumns(n: number): { left: number; right: number; slot: number; barW: number } {
-  const left = 22,
-    right = 4;
-  const slot = (PANEL_W - left - right) / n;
-  return { left, right, slot, barW: slot * 0.72 };
-}
-
-/** The largest |v| of `values` (1 when every value is 0): a full-height bar. */
-function largestMagnitude(values: readonly number[]): number {
-  let limit = 0;
-  for (const v of values) limit = Math.max(limit, Math.abs(v));
-  return limit || 1;
-}
-
 /** The parts build() makes (this.parts). */
 interface MaxDigitMechanismParts {
   field: DigitsField;
@@ -310,3 +295,18 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MaxDigitMechanismSt
 }
 
 export interface HeadlabMaxDigitMechanism extends AttributeProperties<typeof HeadlabMaxDigitMechanism.attributes> {}
+
+/** A panel's bar columns for `n` bars: the margins, each column's width and its bar's (72 % of it). */
+function barColumns(n: number): { left: number; right: number; slot: number; barW: number } {
+  const left = 22,
+    right = 4;
+  const slot = (PANEL_W - left - right) / n;
+  return { left, right, slot, barW: slot * 0.72 };
+}
+
+/** The largest |v| of `values` (1 when every value is 0): a full-height bar. */
+function largestMagnitude(values: readonly number[]): number {
+  let limit = 0;
+  for (const v of values) limit = Math.max(limit, Math.abs(v));
+  return limit || 1;
+}
