@@ -1,4 +1,5 @@
 // Shared by the WASM-in-Node tests: load the built module, run the native CLI.
+import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -53,12 +54,31 @@ export const SHIPPED_INDUCTION = {
 
 /**
  * `headlab model analyze` of the shipped induction model with `flags` (e.g. --pairs-task induction
- * --count 16 --faithfulness "0.0 1.1"), its document parsed; throws with the CLI's message when it fails.
+ * --count 16 --faithfulness "0.0 1.1"), its document parsed; asserts that it exits 0 (the
+ * assertion's message is the CLI's).
  */
 export function cliAnalyzeShipped(flags) {
   const r = cliRun(['model', 'analyze', '--config', SHIPPED_INDUCTION.config, '--weights', SHIPPED_INDUCTION.weights, ...flags]);
-  if (r.status !== 0) throw new Error(`headlab model analyze ${flags.join(' ')}: exit ${r.status}: ${r.stderr}`);
+  assert.equal(r.status, 0, `headlab model analyze ${flags.join(' ')}: ${r.stderr}`);
   return JSON.parse(r.stdout);
+}
+
+/**
+ * The tensors of a safetensors file of the PyTorch fixtures (tests/data/fixture_io.py writes them),
+ * every one F64 (asserted): { name: Float64Array }, values in file order, shapes left out.
+ */
+export function readF64Tensors(file) {
+  const bytes = fs.readFileSync(file);
+  const n = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+  const out = {};
+  for (const [name, e] of Object.entries(header)) {
+    if (name === '__metadata__') continue;
+    assert.equal(e.dtype, 'F64', `${path.basename(file)}: ${name}`);
+    const [begin, end] = e.data_offsets;
+    out[name] = Float64Array.from({ length: (end - begin) / 8 }, (_, i) => bytes.readDoubleLE(8 + n + begin + 8 * i));
+  }
+  return out;
 }
 
 /** Largest |a − b| between a WASM matrix and CLI rows (null = −Infinity in the CLI's JSON). */

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { cliRun, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
+import { cliRun, readF64Tensors, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
 
 const dataDir = path.join(root, 'tests/data/archs');
 const FIXTURES = ['rope_neox_rms_nobias', 'rope_gptj_partial_gqa', 'shortformer_ln', 'mqa_nopos_lnpre'];
@@ -13,19 +13,6 @@ const configText = (name) => fs.readFileSync(path.join(dataDir, `${name}.json`),
 const weightsBytes = (name) => new Uint8Array(fs.readFileSync(path.join(dataDir, `${name}.safetensors`)));
 // As tests/core/tolerances.hpp kReferenceParityBound.
 const REFERENCE_PARITY_BOUND = 1e-10;
-
-/** The F64 tensors of an expectations file as { name: Float64Array }. */
-function readExpected(name) {
-  const bytes = fs.readFileSync(path.join(dataDir, `${name}.expected.safetensors`));
-  const n = Number(bytes.readBigUInt64LE(0));
-  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
-  const out = {};
-  for (const [key, e] of Object.entries(header)) {
-    const [begin, end] = e.data_offsets;
-    out[key] = Float64Array.from({ length: (end - begin) / 8 }, (_, i) => bytes.readDoubleLE(8 + n + begin + 8 * i));
-  }
-  return out;
-}
 
 const flat = (nested) => (Array.isArray(nested) ? nested.flatMap(flat) : ArrayBuffer.isView(nested) ? Array.from(nested) : [nested]);
 function maxAbsDiff(actual, expected) {
@@ -36,7 +23,7 @@ function maxAbsDiff(actual, expected) {
 test(`WASM matches the PyTorch reference within ${REFERENCE_PARITY_BOUND} for RoPE, RMSNorm, shortformer, grouped heads`, async () => {
   const core = await wasmTransformerCore();
   for (const name of FIXTURES) {
-    const expected = readExpected(name);
+    const expected = readF64Tensors(path.join(dataDir, `${name}.expected.safetensors`));
     const tokens = Array.from(expected.tokens);
     const model = core.loadTransformer(configText(name), weightsBytes(name));
     try {

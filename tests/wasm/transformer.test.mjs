@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { HeadlabError, loadTransformerCore } from '../../web/headlab-core.js';
 import { workerTasks } from '../../web/worker-tasks.js';
-import { cliRun, layoutTensors, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
+import { cliRun, layoutTensors, readF64Tensors, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
 import { coreConstant } from '../../site/core-limits.mjs';
 
 const dataDir = path.join(root, 'tests/data/transformer');
@@ -20,24 +20,6 @@ const weightsBytes = (name) => new Uint8Array(fs.readFileSync(path.join(dataDir,
 // The PyTorch float64 fixtures against the core: a few hundred roundings of float64 (≈ 1e-13);
 // the promised bound, as tests/core/tolerances.hpp kReferenceParityBound.
 const REFERENCE_PARITY_BOUND = 1e-10;
-
-/** The tensors of a safetensors file as { name: { shape, values: Float64Array } } (F64 only: the fixtures' expectations). */
-function readExpected(file) {
-  const bytes = fs.readFileSync(file);
-  const n = Number(bytes.readBigUInt64LE(0));
-  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
-  const out = {};
-  for (const [name, e] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    assert.equal(e.dtype, 'F64', name);
-    const [begin, end] = e.data_offsets;
-    const buffer = bytes.subarray(8 + n + begin, 8 + n + end);
-    const values = new Float64Array((end - begin) / 8);
-    for (let i = 0; i < values.length; i++) values[i] = buffer.readDoubleLE(8 * i);
-    out[name] = { shape: e.shape, values };
-  }
-  return out;
-}
 
 const flat = (nested) => (Array.isArray(nested) ? nested.flatMap(flat) : ArrayBuffer.isView(nested) ? Array.from(nested) : [nested]);
 
@@ -74,22 +56,22 @@ function rawModule() {
 test(`WASM matches the PyTorch fixtures within ${REFERENCE_PARITY_BOUND}: logits, patterns, direct logit attribution`, async () => {
   const core = await wasmTransformerCore();
   for (const name of FIXTURES) {
-    const expected = readExpected(path.join(dataDir, `${name}.expected.safetensors`));
-    const tokens = Array.from(expected.tokens.values);
+    const expected = readF64Tensors(path.join(dataDir, `${name}.expected.safetensors`));
+    const tokens = Array.from(expected.tokens);
     const model = core.loadTransformer(configText(name), weightsBytes(name));
     try {
       const run = model.run(tokens);
       assert.deepEqual(run.tokens, tokens);
-      assert.ok(maxAbsDiff(flat(run.logits), expected.logits.values) <= REFERENCE_PARITY_BOUND, `${name} logits`);
-      assert.ok(maxAbsDiff(flat(run.patterns), expected.patterns.values) <= REFERENCE_PARITY_BOUND, `${name} patterns`);
-      const token = expected.dla_token.values[0];
+      assert.ok(maxAbsDiff(flat(run.logits), expected.logits) <= REFERENCE_PARITY_BOUND, `${name} logits`);
+      assert.ok(maxAbsDiff(flat(run.patterns), expected.patterns) <= REFERENCE_PARITY_BOUND, `${name} patterns`);
+      const token = expected.dla_token[0];
       const a = model.analyze({ prompt: tokens, token, sequences: 1 });
       assert.equal(a.position, tokens.length - 1);
       assert.equal(a.token, token);
       const d = a.direct_logit_attribution;
-      assert.ok(Math.abs(d.embed - expected.dla_embed.values[0]) <= REFERENCE_PARITY_BOUND, `${name} DLA embed`);
-      assert.ok(Math.abs(d.pos_embed - expected.dla_pos_embed.values[0]) <= REFERENCE_PARITY_BOUND, `${name} DLA pos_embed`);
-      assert.ok(maxAbsDiff(flat(d.heads), expected.dla_heads.values) <= REFERENCE_PARITY_BOUND, `${name} DLA heads`);
+      assert.ok(Math.abs(d.embed - expected.dla_embed[0]) <= REFERENCE_PARITY_BOUND, `${name} DLA embed`);
+      assert.ok(Math.abs(d.pos_embed - expected.dla_pos_embed[0]) <= REFERENCE_PARITY_BOUND, `${name} DLA pos_embed`);
+      assert.ok(maxAbsDiff(flat(d.heads), expected.dla_heads) <= REFERENCE_PARITY_BOUND, `${name} DLA heads`);
     } finally {
       model.dispose();
     }
