@@ -766,20 +766,25 @@ test("bad files: the model element and every figure show the core's message", as
 test("a pasted prompt of 100,000 characters or 10,000 tokens is quoted by an excerpt in the field's message, as every message is", async () => {
   const field = page.locator('headlab-transformer-attention textarea[name="prompt"]');
   const kept = await field.inputValue();
+  // Types `text` and waits until the field is marked aria-invalid = `invalid`: the prompt is read by
+  // the model in the source's worker, and the field is marked once it has answered.
+  const enter = async (text, invalid) => {
+    await field.fill(text);
+    await field.press('Enter');
+    await page.waitForFunction(
+      (want) =>
+        document
+          .querySelector('headlab-transformer-attention')
+          .shadowRoot.querySelector('textarea[name="prompt"]')
+          .getAttribute('aria-invalid') === want,
+      invalid,
+    );
+  };
   for (const [what, text] of [
     ['100,000 characters', 'x'.repeat(100000)],
     ['10,000 tokens', Array(10000).fill('5').join(' ')],
   ]) {
-    await field.fill(text);
-    await field.press('Enter');
-    // The prompt is read by the model in the source's worker: the field is marked once it has answered.
-    await page.waitForFunction(
-      () =>
-        document
-          .querySelector('headlab-transformer-attention')
-          .shadowRoot.querySelector('textarea[name="prompt"]')
-          .getAttribute('aria-invalid') === 'true',
-    );
+    await enter(text, 'true');
     const shown = await page.evaluate(() => {
       const e = document.querySelector('headlab-transformer-attention');
       return {
@@ -795,15 +800,7 @@ test("a pasted prompt of 100,000 characters or 10,000 tokens is quoted by an exc
     // The excerpt, the core's reason (itself excerpted) and the kept prompt: a few hundred characters.
     assert.ok(shown.message.length < 400 + kept.length + 60, `${what}: a message of ${shown.message.length} characters`);
   }
-  await field.fill(kept);
-  await field.press('Enter');
-  await page.waitForFunction(
-    () =>
-      document
-        .querySelector('headlab-transformer-attention')
-        .shadowRoot.querySelector('textarea[name="prompt"]')
-        .getAttribute('aria-invalid') === 'false',
-  );
+  await enter(kept, 'false');
   assert.deepEqual(page.problems, []);
 });
 

@@ -81,6 +81,34 @@ export function readF64Tensors(file) {
   return out;
 }
 
+/** Nested arrays and typed arrays as one flat array of numbers, in order. */
+const flat = (nested) => (Array.isArray(nested) ? nested.flatMap(flat) : ArrayBuffer.isView(nested) ? Array.from(nested) : [nested]);
+/** Largest |a − b| over two flat arrays of one length (asserted). */
+function largestDifference(actual, expected) {
+  assert.equal(actual.length, expected.length);
+  return actual.reduce((worst, a, i) => Math.max(worst, Math.abs(a - expected[i])), 0);
+}
+
+/**
+ * Asserts a loaded transformer (core.loadTransformer) against its PyTorch float64 fixture
+ * (readF64Tensors of <name>.expected.safetensors: tokens, logits, patterns and the direct logit
+ * attribution to dla_token at the last position, tests/data/transformer/make_fixtures.py), every
+ * number within `bound`. Returns { tokens, token, run, analysis } for the caller's own checks.
+ */
+export function checkTorchFixture(model, expected, bound, name) {
+  const tokens = Array.from(expected.tokens);
+  const run = model.run(tokens);
+  assert.ok(largestDifference(flat(run.logits), expected.logits) <= bound, `${name} logits`);
+  assert.ok(largestDifference(flat(run.patterns), expected.patterns) <= bound, `${name} patterns`);
+  const token = expected.dla_token[0];
+  const analysis = model.analyze({ prompt: tokens, token, sequences: 1 });
+  const d = analysis.direct_logit_attribution;
+  assert.ok(Math.abs(d.embed - expected.dla_embed[0]) <= bound, `${name} DLA embed`);
+  assert.ok(Math.abs(d.pos_embed - expected.dla_pos_embed[0]) <= bound, `${name} DLA pos_embed`);
+  assert.ok(largestDifference(flat(d.heads), expected.dla_heads) <= bound, `${name} DLA heads`);
+  return { tokens, token, run, analysis };
+}
+
 /** Largest |a − b| between a WASM matrix and CLI rows (null = −Infinity in the CLI's JSON). */
 export function maxAbsDiff(m, rows) {
   let worst = 0;

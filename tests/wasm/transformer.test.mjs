@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { HeadlabError, loadTransformerCore } from '../../web/headlab-core.js';
 import { workerTasks } from '../../web/worker-tasks.js';
-import { cliRun, layoutTensors, readF64Tensors, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
+import { checkTorchFixture, cliRun, layoutTensors, readF64Tensors, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
 import { coreConstant } from '../../site/core-limits.mjs';
 
 const dataDir = path.join(root, 'tests/data/transformer');
@@ -20,8 +20,6 @@ const weightsBytes = (name) => new Uint8Array(fs.readFileSync(path.join(dataDir,
 // The PyTorch float64 fixtures against the core: a few hundred roundings of float64 (≈ 1e-13);
 // the promised bound, as tests/core/tolerances.hpp kReferenceParityBound.
 const REFERENCE_PARITY_BOUND = 1e-10;
-
-const flat = (nested) => (Array.isArray(nested) ? nested.flatMap(flat) : ArrayBuffer.isView(nested) ? Array.from(nested) : [nested]);
 
 /** Asserts that `actual` (a run() or analyze() value: rows may be Float64Arrays) holds the members of `expected` (a parsed CLI document) in its order, every number with the same bits. */
 function assertSameBits(actual, expected, where) {
@@ -35,12 +33,6 @@ function assertSameBits(actual, expected, where) {
   } else {
     assert.ok(Object.is(actual, expected), `${where}: ${actual} against ${expected}`);
   }
-}
-function maxAbsDiff(actual, expected) {
-  assert.equal(actual.length, expected.length);
-  let worst = 0;
-  for (let i = 0; i < actual.length; i++) worst = Math.max(worst, Math.abs(actual[i] - expected[i]));
-  return worst;
 }
 
 /** The raw embind module, for the tests that compare the bindings' text with the CLI's bytes. */
@@ -57,21 +49,12 @@ test(`WASM matches the PyTorch fixtures within ${REFERENCE_PARITY_BOUND}: logits
   const core = await wasmTransformerCore();
   for (const name of FIXTURES) {
     const expected = readF64Tensors(path.join(dataDir, `${name}.expected.safetensors`));
-    const tokens = Array.from(expected.tokens);
     const model = core.loadTransformer(configText(name), weightsBytes(name));
     try {
-      const run = model.run(tokens);
+      const { tokens, token, run, analysis } = checkTorchFixture(model, expected, REFERENCE_PARITY_BOUND, name);
       assert.deepEqual(run.tokens, tokens);
-      assert.ok(maxAbsDiff(flat(run.logits), expected.logits) <= REFERENCE_PARITY_BOUND, `${name} logits`);
-      assert.ok(maxAbsDiff(flat(run.patterns), expected.patterns) <= REFERENCE_PARITY_BOUND, `${name} patterns`);
-      const token = expected.dla_token[0];
-      const a = model.analyze({ prompt: tokens, token, sequences: 1 });
-      assert.equal(a.position, tokens.length - 1);
-      assert.equal(a.token, token);
-      const d = a.direct_logit_attribution;
-      assert.ok(Math.abs(d.embed - expected.dla_embed[0]) <= REFERENCE_PARITY_BOUND, `${name} DLA embed`);
-      assert.ok(Math.abs(d.pos_embed - expected.dla_pos_embed[0]) <= REFERENCE_PARITY_BOUND, `${name} DLA pos_embed`);
-      assert.ok(maxAbsDiff(flat(d.heads), expected.dla_heads) <= REFERENCE_PARITY_BOUND, `${name} DLA heads`);
+      assert.equal(analysis.position, tokens.length - 1);
+      assert.equal(analysis.token, token);
     } finally {
       model.dispose();
     }
