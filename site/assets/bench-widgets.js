@@ -71,6 +71,14 @@ const typedScenario = (input, selector, text) => ({
     return (i) => type(f, text(i, h));
   },
 });
+/** A scenario named `input`: each sample presses the key key(i) on the element `selector` (keydown). */
+const keyScenario = (input, selector, key) => ({
+  input,
+  start: (h) => {
+    const f = q(h, selector);
+    return (i) => f.dispatchEvent(new KeyboardEvent('keydown', { key: key(i), bubbles: true, composed: true }));
+  },
+});
 /**
  * The i-th prompt never typed before into transformer widget `host`: as many token ids as its
  * prompt has now, each below the model's vocabulary, a different sequence for every i up to V²
@@ -206,26 +214,10 @@ export const SCENARIOS = {
     },
   ],
   'headlab-transformer-patching': [
-    {
-      input: 'move the outlined cell',
-      start: (h) => {
-        const f = q(h, '.layered');
-        return (i) =>
-          f.dispatchEvent(new KeyboardEvent('keydown', { key: i % 7 === 6 ? 'ArrowDown' : 'ArrowRight', bubbles: true, composed: true }));
-      },
-    },
+    keyScenario('move the outlined cell', '.layered', (i) => (i % 7 === 6 ? 'ArrowDown' : 'ArrowRight')),
     selectScenario('answer select', 'select[name=answer]'),
   ],
-  'headlab-attribution-patching': [
-    {
-      input: 'move the point read out',
-      start: (h) => {
-        const f = q(h, '.scatter');
-        return (i) =>
-          f.dispatchEvent(new KeyboardEvent('keydown', { key: i % 9 === 8 ? 'Home' : 'ArrowRight', bubbles: true, composed: true }));
-      },
-    },
-  ],
+  'headlab-attribution-patching': [keyScenario('move the point read out', '.scatter', (i) => (i % 9 === 8 ? 'Home' : 'ArrowRight'))],
   'headlab-qk-attribution': [selectScenario('key select', 'select[name=key]'), selectScenario('query select', 'select[name=position]')],
   'headlab-transformer-circuits': [
     selectScenario('head select', 'select[name=head]'),
