@@ -7,6 +7,7 @@
 // 5) runs after one warm-up, wall and CPU. Prints figures; not a test. Target: the table under 50 ms.
 import os from 'node:os';
 import { wasmTransformerCore } from '../tests/wasm/helpers.mjs';
+import { rowViews } from '../web/matrix.js';
 import { medianCpuMs, medianMs } from './median.mjs';
 import { BENCH_MODEL, benchRequest } from './transformer.bench.mjs';
 
@@ -32,8 +33,7 @@ export async function qkAttributionFigures() {
       let sum = 0;
       for (let i = 0; i < T; i++) {
         for (let j = 0; j <= i; j++) {
-          const at = (i * T + j) * S * S;
-          const rows = Array.from({ length: S }, (_, r) => t.parts.subarray(at + r * S, at + (r + 1) * S));
+          const rows = rowViews(t.parts[i][j]);
           let best = 0;
           for (let r = 0; r < S; r++) for (let c = 0; c < S; c++) if (Math.abs(rows[r][c]) > best) best = Math.abs(rows[r][c]);
           sum += best;
@@ -43,7 +43,7 @@ export async function qkAttributionFigures() {
     };
     const cells = (T * (T + 1)) / 2;
     const cell = { wall: (1000 * medianMs(RUNS, readAll, { warmup: true })) / cells, cpu: (1000 * medianCpuMs(RUNS, readAll)) / cells };
-    return { table: figure, cell, bytes: t.parts.byteLength + t.scores.byteLength, T, S };
+    return { table: figure, cell, bytes: t.parts[0][0].data.buffer.byteLength + t.scores.data.byteLength, T, S };
   } finally {
     model.dispose();
   }

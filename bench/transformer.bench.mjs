@@ -15,7 +15,7 @@
 // The 20 ms target (docs/own-model.md "Speed"; bench/targets.mjs prints it against 20) is that second
 // figure, in CPU time: model.analyze(request) of web/transformer.js for a 64-token prompt with its
 // corrupted copy (patching every head at every position), 8 sequences, circuits not asked, from the
-// call until the JS object holds every figure (the large matrices as Float64Array rows viewing one
+// call until the JS object holds every figure (the large matrices as Matrix values viewing one
 // buffer, no JSON text), in the WASM module under Node on one thread. The worker then posts that
 // object to the page, its buffer moved: that structured clone is measured beside it ("post"), not
 // inside. Wall time is printed too, with the load average: on the shared 2-core machine it counts
@@ -83,7 +83,7 @@ export async function transformerFigures() {
   });
   // The worker's postMessage of one analysis (buffer transferred), as structuredClone does it: one
   // fresh analysis per call, made outside the timed function.
-  const bytes = model.analyze(next()).logits[0].buffer.byteLength;
+  const bytes = model.analyze(next()).logits.data.buffer.byteLength;
   const fresh = Array.from({ length: 2 * RUNS + 4 }, () => model.analyze(next()));
   const post = medianMs(() => {
     const a = fresh.pop() ?? model.analyze(next());
@@ -114,7 +114,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const f = await transformerFigures();
   const ms = (x) => `${x.wall.toFixed(2).padStart(8)} ms wall  ${x.cpu.toFixed(2).padStart(8)} ms CPU`;
   console.log(`attention-only transformer in WASM (2 layers × 8 heads, d_model 128, n_ctx 64), median of ${RUNS}, load average ${load}:`);
-  console.log(`  run (forward; logits and patterns as Float64Array rows)              ${ms(f.forward)}`);
+  console.log(`  run (forward; logits and patterns as Matrix views)                  ${ms(f.forward)}`);
   console.log(`  induction scores + in-context loss (8 repeated sequences)           ${ms(f.scores)}`);
   console.log(`  first analysis of a model (everything, 8 sequences, patching)       ${ms(f.firstAnalyze)}`);
   console.log(`  new prompt, without patching (forward, DLA; scores, ablation cached) ${ms(f.withoutPatching)}`);

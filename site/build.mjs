@@ -284,7 +284,8 @@ if (process.argv[2] === 'render') {
     { mode: 0o755 },
   );
   fs.copyFileSync(path.join(wasmDir, 'headlab_cli.wasm'), path.join(distDir, 'headlab_cli.wasm'));
-  // headlab/ssr (site/ssr/render.js), `headlab render` (site/ssr/cli.js) and headlab/astro (site/ssr/astro.js): the widgets and the worker's
+  // headlab/ssr (site/ssr/render.js), `headlab render` (site/ssr/cli.js) and the integrations on it
+  // (headlab/astro, /rehype, /vite, /eleventy: site/ssr/astro.js, …), one renderer in a shared chunk: the widgets and the worker's
   // tasks bundled for Node beside the browser bundle (they read the same .wasm files and data/
   // through import.meta.url); happy-dom, their DOM, is the package's one dependency.
   await esbuild.build({
@@ -292,6 +293,9 @@ if (process.argv[2] === 'render') {
       ssr: path.join(root, 'site/ssr/render.js'),
       'ssr-cli': path.join(root, 'site/ssr/cli.js'),
       astro: path.join(root, 'site/ssr/astro.js'),
+      rehype: path.join(root, 'site/ssr/rehype.js'),
+      vite: path.join(root, 'site/ssr/vite.js'),
+      eleventy: path.join(root, 'site/ssr/eleventy.js'),
     },
     outdir: distDir,
     bundle: true,

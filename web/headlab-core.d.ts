@@ -1,4 +1,5 @@
-// Hand-written types for the JS layer over the WASM core (web/headlab-core.js).
+// Types of the JS layer over the WASM core (web/headlab-core.js); the raw embind modules it wraps:
+// web/embind.d.ts; the file formats' shapes: formats/*.d.ts, imported here.
 // Shapes use the core's vocabulary: n tokens, d_model input width, d_k query/key
 // width, d_v value width. All numbers are plain float64; all angles are radians.
 
@@ -184,22 +185,12 @@ export interface FeatureRecoverySettingsInput {
   fixed_keys?: Matrix;
 }
 
-/** Resolved settings, including Adam's fixed β1 = 0.9, β2 = 0.999, ε = 1e-8 and init N(0, init_scale²), init_scale = 1/3. */
-export interface FeatureRecoverySettings {
-  seed: number;
-  steps: number;
-  batch_size: number;
-  learning_rate: number;
-  optimizer: 'adam';
-  beta1: number;
-  beta2: number;
-  epsilon: number;
-  init_scale: number;
-  eval_size: number;
-  request_scale: number;
-  shift: number;
-  learned_keys: boolean;
-}
+/**
+ * Resolved settings, including Adam's fixed β1 = 0.9, β2 = 0.999, ε = 1e-8 and init N(0, init_scale²),
+ * init_scale = 1/3: the settings results.json records, with the trainer's name batch_size for the
+ * file's `batch` (fresh examples per step).
+ */
+export type FeatureRecoverySettings = Omit<FeatureRecoveryResultsSettings, 'batch'> & { batch_size: number };
 
 /** The trainer protocol's progress (docs/model-pattern.md), the same for every model. */
 export interface TrainingProgress {
@@ -261,7 +252,7 @@ import type { MaxDigitAnalysisFile } from '../formats/max-digit-analysis.js';
 import type { MaxDigitWeightsFile } from '../formats/max-digit-weights.js';
 /** results.json: its one type, beside its one writer (formats/feature_recovery_results.hpp). */
 export type { FeatureRecoveryResults, FeatureRecoveryResultsSettings } from '../formats/feature-recovery-results.js';
-import type { FeatureRecoveryResults } from '../formats/feature-recovery-results.js';
+import type { FeatureRecoveryResults, FeatureRecoveryResultsSettings } from '../formats/feature-recovery-results.js';
 
 /** The results.json fields that are matrices (arrays of rows in the file). */
 type FeatureRecoveryResultsMatrix = 'fixed_keys' | 'mixing' | 'w_q' | 'w_v' | 'response_query' | 'response_value';
@@ -737,27 +728,32 @@ export interface TransformerInductionScores {
 }
 
 /**
- * `headlab model run` in memory: the document's members with the same doubles, its matrices as rows
- * of Float64Arrays viewing one buffer (web/transformer.js; transferOf gives the buffer to move).
+ * `headlab model run` in memory: the document's members with the same doubles, its matrices as
+ * Matrix values whose data views one buffer (web/transformer.js; transferOf gives the buffer to move).
  */
 export interface TransformerRun extends Omit<TransformerRunFile, 'logits' | 'patterns'> {
-  /** T rows of V logits. */
-  logits: Float64Array[];
-  /** [L][H] T rows of T weights. */
-  patterns: Float64Array[][][];
+  /** T × V logits: row p is position p's next-token logits. */
+  logits: Matrix;
+  /** [L][H] T × T attention weights (row: query, column: key). */
+  patterns: Matrix[][];
 }
 
 /**
- * `headlab model analyze` in memory, as TransformerRun: logits, patterns, patching's normalised rows
- * and the circuits as Float64Array rows; the small L × H tables (attribution, ablation, scores) as
- * plain arrays of numbers.
+ * `headlab model analyze` in memory, as TransformerRun: logits, patterns, patching's normalised
+ * logit differences, the circuits and the QK attribution as Matrix values (stacks as arrays of
+ * Matrix); the small L × H tables (attribution, ablation, scores) as plain arrays of numbers, as in
+ * the document.
  */
 export interface TransformerAnalysis
   extends Omit<TransformerAnalysisFile, 'logits' | 'patterns' | 'patching' | 'circuits' | 'qk_attribution'>, TransformerRun {
-  patching?: Omit<NonNullable<TransformerAnalysisFile['patching']>, 'normalised'> & { normalised: Float64Array[][] };
-  circuits?: { qk: Float64Array[][][]; ov: Float64Array[][][] };
+  /** normalised: [L] of H × T (layer l, row h: head (l, h) patched at each position). */
+  patching?: Omit<NonNullable<TransformerAnalysisFile['patching']>, 'normalised'> & { normalised: Matrix[] };
+  /** [L][H] V × V: QK (row: query token, column: key token) and OV (row: read token, column: raised logit). */
+  circuits?: { qk: Matrix[][]; ov: Matrix[][] };
   qk_attribution?: Omit<NonNullable<TransformerAnalysisFile['qk_attribution']>, 'parts' | 'scores'> & {
-    parts: Float64Array[][];
+    /** [position + 1] S × S: key j's score split by query-side source (row) and key-side source (column). */
+    parts: Matrix[];
+    /** position + 1 scaled scores, one per key. */
     scores: Float64Array;
   };
 }
@@ -786,17 +782,21 @@ export interface TransformerPatchingGrid<Cells> {
   effects: Cells[];
 }
 
-/** `headlab model analyze --pairs`'s document (formats/batch_patching_json.hpp). */
-export interface TransformerBatchPatchingFile {
+/** What every batch document starts with: the batch, its prompts' length, the interval settings and each pair's logit differences. */
+export interface TransformerBatchDocument {
   pairs: number;
   prompt_length: number;
   resamples: number;
   permutations: number;
   seed: number;
   confidence: number;
-  components: string[];
   clean_logit_difference: number[];
   corrupted_logit_difference: number[];
+}
+
+/** `headlab model analyze --pairs`'s document (formats/batch_patching_json.hpp). */
+export interface TransformerBatchPatchingFile extends TransformerBatchDocument {
+  components: string[];
   /** Cells [L][H][T]. */
   head_position: TransformerPatchingGrid<number[][][]>;
   /** Cells [L][T]. */
@@ -806,16 +806,8 @@ export interface TransformerBatchPatchingFile {
 }
 
 /** `headlab model analyze --path-patching`'s document (formats/path_patching_json.hpp); cells [E][3]: q, k, v. */
-export interface TransformerPathPatchingFile extends TransformerPatchingGrid<number[][]> {
-  pairs: number;
-  prompt_length: number;
-  resamples: number;
-  permutations: number;
-  seed: number;
-  confidence: number;
+export interface TransformerPathPatchingFile extends TransformerPatchingGrid<number[][]>, TransformerBatchDocument {
   inputs: string[];
-  clean_logit_difference: number[];
-  corrupted_logit_difference: number[];
   /** [sender_layer, sender_head, receiver_layer, receiver_head], sender-major. */
   edges: [number, number, number, number][];
 }
@@ -833,12 +825,11 @@ export interface TransformerAttributionGap {
  * patching each head's output (nodes [L][H]) and each edge (cells [E][3]: q, k, v), beside the real
  * patches, and their agreement. A correlation that is undefined (a one-layer model's edges) is null.
  */
-export interface TransformerAttributionPatchingFile {
-  pairs: number;
-  prompt_length: number;
+export interface TransformerAttributionPatchingFile extends Pick<
+  TransformerBatchDocument,
+  'pairs' | 'prompt_length' | 'clean_logit_difference' | 'corrupted_logit_difference'
+> {
   inputs: string[];
-  clean_logit_difference: number[];
-  corrupted_logit_difference: number[];
   nodes: { estimate: number[][]; actual: number[][]; estimates: number[][][]; actuals: number[][][] };
   edges: {
     /** [sender_layer, sender_head, receiver_layer, receiver_head], sender-major. */
@@ -878,17 +869,9 @@ export interface TransformerRecoveryRow {
  * clean-vs-corrupted logit difference the circuit recovers with every other head replaced, and the
  * same without each circuit head in turn (the circuit's layer-then-head order).
  */
-export interface TransformerFaithfulnessFile {
-  pairs: number;
-  prompt_length: number;
-  resamples: number;
-  permutations: number;
-  seed: number;
-  confidence: number;
+export interface TransformerFaithfulnessFile extends TransformerBatchDocument {
   ablation: 'corrupted' | 'mean';
   circuit: [number, number][];
-  clean_logit_difference: number[];
-  corrupted_logit_difference: number[];
   recovery: TransformerRecoveryRow;
   leave_one_out: (TransformerRecoveryRow & { layer: number; head: number })[];
 }
@@ -919,13 +902,13 @@ export interface TransformerQkAttributionTable {
   positions: number;
   /** S source names, as in qk_attribution.sources. */
   sources: string[];
-  /** T × T × S × S row-major: parts[((i·T + j)·S + a)·S + b], query i, key j, query-side source a, key-side source b; 0 for j > i. */
-  parts: Float64Array;
-  /** T × T row-major: the scaled scores s_ij for j ≤ i, 0 above the diagonal. */
-  scores: Float64Array;
+  /** [T][T] S × S: parts[i][j] entry (a, b) is query i, key j, query-side source a, key-side source b; 0 for j > i. */
+  parts: Matrix[][];
+  /** T × T: the scaled scores s_ij for j ≤ i, 0 above the diagonal. */
+  scores: Matrix;
 }
 
-/** The buffers behind a TransformerRun or TransformerAnalysis (its one), for postMessage's transfer list; [] for anything else. */
+/** The buffers behind a TransformerRun or TransformerAnalysis (its one) or a TransformerQkAttributionTable (two), for postMessage's transfer list; [] for anything else. */
 export function transferOf(value: unknown): ArrayBuffer[];
 
 /** A text encoded by a Tokenizer: each token's id, UTF-8 byte span [begin, end) and readable text. */

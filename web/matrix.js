@@ -42,3 +42,38 @@ export function identity(n) {
   for (let i = 0; i < n; i++) data[i * n + i] = 1;
   return { rows: n, cols: n, data };
 }
+
+/** Row i as a Float64Array viewing m.data (no copy). */
+export function rowView(m, i) {
+  return m.data.subarray(i * m.cols, (i + 1) * m.cols);
+}
+
+/** Every row as a Float64Array viewing m.data (no copy): for code that walks rows. */
+export function rowViews(m) {
+  return Array.from({ length: m.rows }, (_, i) => rowView(m, i));
+}
+
+/**
+ * `value` with every Matrix in it (arrays and plain objects walked) as an array of its rows
+ * (Float64Array views): the nested arrays of the JSON documents, where [..][rows][cols] was a stack of
+ * Matrix (web/README.md). Anything else is returned as it is.
+ */
+export function asRows(value) {
+  if (Array.isArray(value)) return value.map(asRows);
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
+  if (isMatrix(value)) return rowViews(value);
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asRows(v)]));
+}
+
+/** Whether `value` is a Matrix: exactly { rows, cols, data: Float64Array of rows · cols }. */
+export function isMatrix(value) {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    value.data instanceof Float64Array &&
+    Number.isInteger(value.rows) &&
+    Number.isInteger(value.cols) &&
+    value.data.length === value.rows * value.cols &&
+    Object.keys(value).length === 3
+  );
+}

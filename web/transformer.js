@@ -3,8 +3,9 @@
 // model inspect` writes). run() and analyze() give the `headlab model run / analyze` documents'
 // members with the same doubles, without a JSON text: the module hands over one Float64Array of
 // every number (layout in transformer_bindings.cpp, analysis_to_js) and the large matrices (logits,
-// patterns, patching, circuits) are rows viewing it, so a worker posts the analysis by moving one
-// buffer (transferOf). The embind model and trainer handles never leave this file. Types:
+// patterns, patching, circuits, QK attribution) are Matrix values { rows, cols, data } whose data
+// views it (stacks of them as arrays of Matrix, web/README.md), so a worker posts the analysis by
+// moving one buffer (transferOf). The embind model and trainer handles never leave this file. Types:
 // web/headlab-core.d.ts, formats/transformer.d.ts.
 import { HeadlabError, unwrap } from './errors.js';
 import { OwnedHandle, OwnedTrainer, live, started } from './owned-handle.js';
@@ -24,14 +25,17 @@ function promptArg(prompt) {
   throw new HeadlabError('prompt must be a string of tokens or an array of token ids');
 }
 
-/** `rows` rows of `cols` numbers of `data` from `at`, each a Float64Array view of its buffer. */
-function viewRows(data, at, rows, cols) {
-  const out = new Array(rows);
-  for (let i = 0; i < rows; i++) out[i] = data.subarray(at + i * cols, at + (i + 1) * cols);
-  return out;
+/** The `rows` × `cols` Matrix stored row-major in `data` from `at`: its data a view, not a copy. */
+function viewMatrix(data, at, rows, cols) {
+  return { rows, cols, data: data.subarray(at, at + rows * cols) };
 }
 
-/** The same as plain arrays of numbers (the small L × H tables, which figures map and sort). */
+/** `count` such matrices stored one after another from `at`: a stack, as an array of Matrix. */
+function viewStack(data, at, count, rows, cols) {
+  return Array.from({ length: count }, (_, k) => viewMatrix(data, at + k * rows * cols, rows, cols));
+}
+
+/** The small L × H tables as plain arrays of numbers, as the JSON document has them (figures map and sort them). */
 function plainRows(data, at, rows, cols) {
   const out = new Array(rows);
   for (let i = 0; i < rows; i++) out[i] = Array.from(data.subarray(at + i * cols, at + (i + 1) * cols));
@@ -40,12 +44,7 @@ function plainRows(data, at, rows, cols) {
 
 /** [L][H] of `rows` × `cols` matrices stored one after another from `at`. */
 function perHead(data, at, L, H, rows, cols) {
-  const out = new Array(L);
-  for (let l = 0; l < L; l++) {
-    out[l] = new Array(H);
-    for (let h = 0; h < H; h++) out[l][h] = viewRows(data, at + (l * H + h) * rows * cols, rows, cols);
-  }
-  return out;
+  return Array.from({ length: L }, (_, l) => viewStack(data, at + l * H * rows * cols, H, rows, cols));
 }
 
 /** The run document's members from run_to_js's { tokens, numbers }; returns [members, offset after them]. */
@@ -56,7 +55,7 @@ function runMembers(config, packed) {
     data = packed.numbers;
   const out = { tokens };
   if (config.token_names?.length) out.token_names = tokens.map((t) => config.token_names[t]);
-  out.logits = viewRows(data, 0, T, V);
+  out.logits = viewMatrix(data, 0, T, V);
   out.patterns = perHead(data, T * V, L, H, T, T);
   return [out, T * V + L * H * T * T];
 }
@@ -68,8 +67,8 @@ function analysisOf(config, packed) {
   const T = out.tokens.length,
     data = packed.numbers;
   let at = start;
-  const take = (rows, cols, form = plainRows) => {
-    const m = form(data, at, rows, cols);
+  const take = (rows, cols) => {
+    const m = plainRows(data, at, rows, cols);
     at += rows * cols;
     return m;
   };
@@ -93,14 +92,16 @@ function analysisOf(config, packed) {
     out.induction = null;
   }
   if (packed.patching) {
-    const rows = take(L * H, T, viewRows);
+    // [L] of H × T, as the document's [L][H][T]: layer l's row h is head (l, h) patched at each position.
+    const normalised = viewStack(data, at, L, H, T);
+    at += L * H * T;
     out.patching = {
       answer: packed.answer,
       wrong: packed.wrong,
       corrupted: Array.from(packed.corrupted),
       clean_logit_difference: packed.clean_logit_difference,
       corrupted_logit_difference: packed.corrupted_logit_difference,
-      normalised: Array.from({ length: L }, (_, l) => rows.slice(l * H, (l + 1) * H)),
+      normalised,
     };
   }
   if (packed.circuits) {
@@ -112,7 +113,7 @@ function analysisOf(config, packed) {
   if (packed.qk_attribution) {
     const keys = out.position + 1,
       S = packed.qk_sources.length;
-    const parts = Array.from({ length: keys }, (_, j) => viewRows(data, at + j * S * S, S, S));
+    const parts = viewStack(data, at, keys, S, S);
     at += keys * S * S;
     out.qk_attribution = {
       layer: packed.qk_layer,
@@ -133,8 +134,8 @@ function analysisOf(config, packed) {
  * it to another thread without a copy (postMessage(value, transferOf(value))). Empty for anything else.
  */
 export function transferOf(value) {
-  const b = value?.logits?.[0]?.buffer;
-  return b instanceof ArrayBuffer ? [b] : [];
+  const buffers = [value?.logits?.data?.buffer, value?.parts?.[0]?.[0]?.data?.buffer, value?.scores?.data?.buffer];
+  return buffers.filter((b) => b instanceof ArrayBuffer);
 }
 
 /**
@@ -209,11 +210,18 @@ export class TransformerModel extends OwnedHandle {
 
   /**
    * Head (layer, head)'s QK attribution for every query of the prompt: { layer, head, positions: T,
-   * sources: [S] names, parts: Float64Array T × T × S × S ([i][j][a][b], zero for j > i), scores:
-   * Float64Array T × T } (core/qk_attribution.hpp).
+   * sources: [S] names, parts: [T][T] S × S Matrix (query i, key j; zero for j > i), scores: T × T
+   * Matrix } (core/qk_attribution.hpp); parts and scores each view one buffer (transferOf).
    */
   qkAttributionTable(prompt, layer, head) {
-    return unwrap(live(this).qk_attribution_table(promptArg(prompt), layer, head));
+    const t = unwrap(live(this).qk_attribution_table(promptArg(prompt), layer, head));
+    const T = t.positions,
+      S = t.sources.length;
+    return {
+      ...t,
+      parts: Array.from({ length: T }, (_, i) => viewStack(t.parts, i * T * S * S, T, S, S)),
+      scores: viewMatrix(t.scores, 0, T, T),
+    };
   }
 
   tokenize(text) {

@@ -1,5 +1,5 @@
 // The Emscripten-generated loader build/wasm/web/headlab_transformer.mjs, aliased as
-// 'headlab-transformer-module' by the bundler; only web/headlab-core.js wraps what it returns.
-import type { CoreFactory } from './headlab-core.js';
-declare const createHeadlabTransformer: CoreFactory;
+// 'headlab-transformer-module' by the bundler; only web/headlab-core.js wraps the module it resolves to (web/embind.d.ts).
+import type { TransformerModule, ModuleFactory } from './embind.js';
+declare const createHeadlabTransformer: ModuleFactory<TransformerModule>;
 export default createHeadlabTransformer;

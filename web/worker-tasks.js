@@ -480,7 +480,7 @@ export const workerTasks = {
    *   for what reads it; "is not kept in this worker" when it is not there.
    * result: { inspection, analysis, run } — `headlab model inspect`, (with a request) `headlab model analyze`
    *         and (with run) `headlab model run [--ablate …]` as web/transformer.js gives them (large
-   *         matrices as Float64Array rows; their buffers are moved to the page, not copied: core.transferOf);
+   *         matrices as Matrix values viewing one buffer, moved to the page, not copied: core.transferOf);
    *         analysis and run null when not asked. A rejected file, request or prompt fails with the core's message.
    */
   'transformer-analyze': {
@@ -630,8 +630,8 @@ export const workerTasks = {
    * One head's QK attribution for every query of a prompt (TransformerModel.qkAttributionTable):
    * the T × T table a <headlab-qk-attribution> reads a clicked cell from without another task.
    * params: { model?, config?, safetensors? (as 'transformer-analyze'), prompt: token ids, layer, head }.
-   * result: { layer, head, positions, sources, parts: Float64Array T × T × S × S, scores: Float64Array
-   *         T × T } (both buffers moved to the page). A bad head, layer or prompt fails with the core's message.
+   * result: { layer, head, positions, sources, parts: [T][T] S × S Matrix, scores: T × T Matrix }
+   *         (their two buffers moved to the page: core.transferOf). A bad head, layer or prompt fails with the core's message.
    */
   'transformer-qk-attribution': {
     module: 'transformer',
@@ -639,7 +639,7 @@ export const workerTasks = {
       const model = await transformerOf(core, params);
       try {
         const table = model.qkAttributionTable(params?.prompt, params?.layer, params?.head);
-        transfer([table.parts.buffer, table.scores.buffer]);
+        transfer(core.transferOf(table));
         return table;
       } finally {
         if (params?.model === undefined) model.dispose();

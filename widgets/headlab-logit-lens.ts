@@ -12,6 +12,7 @@
 // Bound values (boundValue): answer.probability.<s>, answer.rank.<s> (stage s at the chosen
 // position), answer.first_top (the first stage at which the answer is the top token; undefined if
 // none), top.probability.<s>.
+import { needsBuild } from './base/dom.js';
 import type { TransformerLogitLens } from '../web/headlab-core.js';
 import {
   accessor,
@@ -141,8 +142,7 @@ export class HeadlabLogitLens extends TransformerWidget<LogitLensState, LogitLen
     const T = tokens.length;
     const position = this.positionOf(T);
     const pKey = `${model.version}|${tokens.join(',')}`;
-    if (this.parts.positionSelect.dataset.key !== pKey) {
-      this.parts.positionSelect.dataset.key = pKey;
+    if (needsBuild(this.parts.positionSelect, pKey)) {
       this.parts.positionSelect.replaceChildren(
         ...tokens.map((t, p) => el('option', { value: String(p) }, `${p}: ${tokenName(model.config, t)}`)),
       );

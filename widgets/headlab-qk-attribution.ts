@@ -13,7 +13,9 @@
 // default the last), key (default the key the head attends to most from the query), attention
 // (id of a <headlab-transformer-attention> whose clicked cell this figure follows).
 // Events: `change` with QkAttributionState when the reader changes any of them.
+import { needsBuild } from './base/dom.js';
 import type { TransformerQkAttributionTable } from '../web/headlab-core.js';
+import { at, rowViews } from '../web/matrix.js';
 import {
   type AttributeProperties,
   defineAttributes,
@@ -365,39 +367,34 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState, 
   /** The key: the attribute (at most the query), else the key the head attends to most from the query (largest score). */
   private keyOf(table: TransformerQkAttributionTable, position: number): number {
     if (this.hasAttribute('key')) return Math.min(integerAttribute(this, 'key', 0, 0, 4095), position);
-    const T = table.positions;
     let best = 0;
-    for (let j = 1; j <= position; j++) if (table.scores[position * T + j] > table.scores[position * T + best]) best = j;
+    for (let j = 1; j <= position; j++) if (at(table.scores, position, j) > at(table.scores, position, best)) best = j;
     return best;
   }
 
   /** The S × S parts of score (position, key), views of the table (no copy), and the largest by size. */
   private splitOf(model: LoadedTransformer, table: TransformerQkAttributionTable, position: number, key: number): Split {
     return this.cached(model, `split:${table.layer}.${table.head}|${position}|${key}|${table.positions}`, () => {
-      const T = table.positions,
-        S = table.sources.length;
-      const at = (position * T + key) * S * S;
-      const parts = Array.from({ length: S }, (_, r) => table.parts.subarray(at + r * S, at + (r + 1) * S));
+      const S = table.sources.length;
+      const parts = rowViews(table.parts[position][key]);
       let dominant = { a: 0, b: 0 };
       for (let r = 0; r < S; r++)
         for (let c = 0; c < S; c++) if (Math.abs(parts[r][c]) > Math.abs(parts[dominant.a][dominant.b])) dominant = { a: r, b: c };
-      return { sources: table.sources, parts, score: table.scores[position * T + key], dominant };
+      return { sources: table.sources, parts, score: at(table.scores, position, key), dominant };
     });
   }
 
   private fillSelects(model: LoadedTransformer, tokens: number[], position: number): void {
     const { n_layers: L, n_heads: H } = model.config;
     const hKey = `${model.version}`;
-    if (this.parts.headSelect.dataset.key !== hKey) {
-      this.parts.headSelect.dataset.key = hKey;
+    if (needsBuild(this.parts.headSelect, hKey)) {
       const options = [];
       for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) options.push(el('option', { value: `${l}.${h}` }, headName(l, h)));
       this.parts.headSelect.replaceChildren(...options);
     }
     this.parts.headSelect.value = `${this.layer}.${this.head}`;
     const pKey = `${model.version}|${tokens.join(',')}`;
-    if (this.parts.querySelect.dataset.key !== pKey) {
-      this.parts.querySelect.dataset.key = pKey;
+    if (needsBuild(this.parts.querySelect, pKey)) {
       const options = () => tokens.map((t, p) => el('option', { value: String(p) }, `${p}: ${tokenName(model.config, t)}`));
       this.parts.querySelect.replaceChildren(...options());
       this.parts.keySelect.replaceChildren(...options());

@@ -30,6 +30,7 @@ import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
 import { tablesScene } from './chart/table-scene.js';
 import type { TransformerRun } from '../web/headlab-core.js';
+import { asRows, at, rowView } from '../web/matrix.js';
 import { mixRgb } from './chart/palette.js';
 import {
   LayeredFigure,
@@ -350,7 +351,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     const sized = this.patterns.layout(`${L}|${H}|${T}`, layout.width, layout.height - LEGEND_HEIGHT, this.panels(model, run));
     if (sized || this.paintedRun !== run) {
       const gap = packRgb(mixRgb(colours.panel, colours.rule, MASK_MIX));
-      this.patterns.paint(gap, (p, q, k) => (k > q ? -1 : sequentialWord(colours, run.patterns[Math.floor(p / H)][p % H][q][k])));
+      this.patterns.paint(gap, (p, q, k) => (k > q ? -1 : sequentialWord(colours, at(run.patterns[Math.floor(p / H)][p % H], q, k))));
       this.paintedRun = run;
     }
     this.parts.figure.setBase(this.patterns.canvas);
@@ -447,12 +448,12 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     for (let l = 0; l < run.patterns.length; l++) {
       for (let h = 0; h < run.patterns[l].length; h++) {
         const pat = run.patterns[l][h];
-        const row = pat[position];
+        const row = rowView(pat, position);
         let to = 0;
         for (let k = 1; k <= position; k++) if (row[k] > row[to]) to = k;
         let from = position;
-        for (let q = position + 1; q < pat.length; q++) if (pat[q][position] > pat[from][position]) from = q;
-        out.push({ l, h, to, weight: row[to], from, fromWeight: pat[from][position] });
+        for (let q = position + 1; q < pat.rows; q++) if (at(pat, q, position) > at(pat, from, position)) from = q;
+        out.push({ l, h, to, weight: row[to], from, fromWeight: at(pat, from, position) });
       }
     }
     return out;
@@ -618,7 +619,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
     const state = this.state;
     if (!this.shown || state === null) return null;
     const shown = this.shown;
-    return { ...state, run: shown.run };
+    return { ...state, run: asRows(shown.run) };
   }
 
   figures(): WidgetFigure[] {

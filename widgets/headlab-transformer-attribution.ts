@@ -7,6 +7,7 @@
 //
 // Attributes: model, prompt, position (default the last), token (id or name; default the model's top prediction there).
 // Events: `change` with { prompt, position, token, logit } when the reader changes any of them.
+import { needsBuild } from './base/dom.js';
 import type { TransformerAnalysis } from '../web/headlab-core.js';
 import { type AttributeProperties, defineAttributes, el, text, type WidgetFigure, WidgetInputError } from './base/headlab-element.js';
 import { formatNumber } from './chart/format.js';
@@ -15,6 +16,7 @@ import type { Scene } from './chart/scene.js';
 import { drawnSvg, signedBarShapes, type BarRow } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, tokenName, tokenize } from './transformer/widget.js';
+import { rowView } from '../web/matrix.js';
 
 export interface TransformerAttributionState {
   prompt: number[];
@@ -148,21 +150,19 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
 
   private fillSelects(model: LoadedTransformer, a: TransformerAnalysis): void {
     const pKey = a.tokens.join(',');
-    if (this.parts.positionSelect.dataset.key !== `${model.version}|${pKey}`) {
-      this.parts.positionSelect.dataset.key = `${model.version}|${pKey}`;
+    if (needsBuild(this.parts.positionSelect, `${model.version}|${pKey}`)) {
       this.parts.positionSelect.replaceChildren(
         ...a.tokens.map((t, p) => el('option', { value: String(p) }, `${p}: ${tokenName(model.config, t)}`)),
       );
     }
     this.parts.positionSelect.value = String(a.position);
-    const logits = a.logits[a.position];
+    const logits = rowView(a.logits, a.position);
     const order = Array.from(logits, (_, t) => t)
       .sort((x, y) => logits[y] - logits[x])
       .slice(0, MENU_TOKENS);
     if (!order.includes(a.token)) order.push(a.token);
     const tKey = `${model.version}|${pKey}|${a.position}|${order.join(',')}`;
-    if (this.parts.tokenSelect.dataset.key !== tKey) {
-      this.parts.tokenSelect.dataset.key = tKey;
+    if (needsBuild(this.parts.tokenSelect, tKey)) {
       // The options per position are built once (a reader moving between positions re-inserts them).
       this.parts.tokenSelect.replaceChildren(
         ...this.cached(model, `options:${tKey}`, () =>

@@ -9,7 +9,8 @@
 //
 // Attributes: model, layer (default the last), head (default 0), circuit ("qk" | "ov", default "ov").
 // Events: `change` with { layer, head, circuit, diagonal_share } when the reader changes any of them.
-import type { TransformerAnalysis } from '../web/headlab-core.js';
+import type { Matrix, TransformerAnalysis } from '../web/headlab-core.js';
+import { asRows, at, rowViews } from '../web/matrix.js';
 import {
   type AttributeProperties,
   defineAttributes,
@@ -75,11 +76,11 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
   protected static css = TRANSFORMER_CSS;
   /** The heatmap as pixels (PixelHeatmaps): a head or circuit chosen repaints 1,024 cells (V = 32) instead of inserting a drawing of 1,024 nodes. */
   private readonly pixels = new PixelHeatmaps();
-  private painted: { matrix: Float64Array[]; colours: unknown } | null = null;
+  private painted: { matrix: Matrix; colours: unknown } | null = null;
   private cursor = { row: 0, col: 0 };
   private shown: {
     model: LoadedTransformer;
-    matrix: Float64Array[] | null;
+    matrix: Matrix | null;
     layer: number;
     head: number;
     circuit: CircuitKind;
@@ -129,7 +130,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     // The cell under the pointer, from its position on the canvas.
     const pick = (e: Event) => {
       const p = e as PointerEvent;
-      const V = this.shown?.matrix?.length ?? 0;
+      const V = this.shown?.matrix?.rows ?? 0;
       if (p.target !== this.pixels.canvas || V === 0) return;
       const u = this.pixels.unitsPerPixel();
       const g = this.geometry(V);
@@ -144,7 +145,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     this.listen(figure.element, 'keydown', (e) => {
       const k = (e as KeyboardEvent).key;
       const d = k === 'ArrowUp' ? [-1, 0] : k === 'ArrowDown' ? [1, 0] : k === 'ArrowLeft' ? [0, -1] : k === 'ArrowRight' ? [0, 1] : null;
-      const V = this.shown?.matrix?.length ?? 0;
+      const V = this.shown?.matrix?.rows ?? 0;
       if (!d || V === 0) return;
       e.preventDefault();
       this.cursor = {
@@ -202,7 +203,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     this.parts.svgBox.hidden = false;
     const circuits = analysis.circuits!;
     const matrix = circuits[circuit][layer][head];
-    const diagonal = matrix.filter((row, r) => row.every((v, c) => v <= row[r] || c === r)).length / V;
+    const diagonal = rowViews(matrix).filter((row, r) => row.every((v, c) => v <= row[r] || c === r)).length / V;
     const name = (t: number) => tokenName(model.config, t);
     const text =
       circuit === 'ov'
@@ -218,7 +219,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     const limit = matrixLimit(matrix);
     const sized = this.pixels.layout(`${V}`, g.width, g.heatHeight, [{ x: g.left, y: g.top, rows: V, cols: V, cell: g.cell }]);
     if (sized || this.painted?.matrix !== matrix || this.painted.colours !== colours) {
-      this.pixels.paint(0, (_, r, k) => divergingWord(colours, matrix[r][k], limit));
+      this.pixels.paint(0, (_, r, k) => divergingWord(colours, at(matrix, r, k), limit));
       this.painted = { matrix, colours };
     }
     this.parts.figure.setBase(this.pixels.canvas);
@@ -247,7 +248,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
       ),
     );
     this.parts.figure.label(`${text} Arrow keys move through the cells.`);
-    const v = matrix[this.cursor.row][this.cursor.col];
+    const v = at(matrix, this.cursor.row, this.cursor.col);
     const readout =
       circuit === 'ov'
         ? `Attending to ${name(this.cursor.row)} writes ${formatNumber(v, 4)} to the logit of ${name(this.cursor.col)}.`
@@ -299,21 +300,16 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
   private labelShapes(model: LoadedTransformer, layer: number, head: number, circuit: CircuitKind): Shape[] {
     return this.cached(model, `labels:${layer}.${head}.${circuit}`, () => {
       const V = model.config.d_vocab;
-      return this.scene(
-        model,
-        Array.from({ length: V }, () => new Float64Array(V)),
-        layer,
-        head,
-        circuit,
-        false,
-      ).shapes.filter((x) => x.kind === 'text' && x.y < this.geometry(V).heatHeight);
+      return this.scene(model, { rows: V, cols: V, data: new Float64Array(V * V) }, layer, head, circuit, false).shapes.filter(
+        (x) => x.kind === 'text' && x.y < this.geometry(V).heatHeight,
+      );
     });
   }
 
   /** The heatmap (with the outlined cell: the exported figure). */
-  private scene(model: LoadedTransformer, matrix: Float64Array[], layer: number, head: number, circuit: CircuitKind, cursor = true): Scene {
+  private scene(model: LoadedTransformer, matrix: Matrix, layer: number, head: number, circuit: CircuitKind, cursor = true): Scene {
     const c = this.themeColours();
-    const V = matrix.length;
+    const V = matrix.rows;
     const { cell, left, top, width } = this.geometry(V);
     const limit = matrixLimit(matrix);
     const shapes: Shape[] = [
@@ -382,7 +378,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
   get figureData(): Record<string, unknown> | null {
     const state = this.state;
     if (!this.shown || state === null) return null;
-    return { ...state, matrix: this.shown.matrix };
+    return { ...state, matrix: asRows(this.shown.matrix) };
   }
 
   figures(): WidgetFigure[] {
@@ -408,9 +404,9 @@ const CIRCUITS_REQUEST = { prompt: [0], circuits: true, sequences: 1 };
 const LEGEND_HEIGHT = 36;
 
 /** The largest |entry| of `matrix` (at least 1e-12): the diverging scale's full colour. */
-function matrixLimit(matrix: Float64Array[]): number {
+function matrixLimit(matrix: Matrix): number {
   let limit = 1e-12;
-  for (const row of matrix) for (const v of row) limit = Math.max(limit, Math.abs(v));
+  for (const v of matrix.data) limit = Math.max(limit, Math.abs(v));
   return limit;
 }
 

@@ -507,6 +507,13 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
       const label = `${doing}${amount}`;
       if (this.parts.progressText.textContent !== label) this.parts.progressText.textContent = label;
       this.parts.bar.setAttribute('aria-label', phase === 'read' ? 'Reading the model' : 'Model download');
+    } else if (this.parts.progressText.textContent !== '') {
+      // The hidden row back as built: what it shows once loaded does not depend on how many
+      // progress reports arrived on the way (none when the files came in one piece).
+      this.parts.bar.setAttribute('max', '1');
+      this.parts.bar.setAttribute('value', '0');
+      this.parts.bar.setAttribute('aria-label', 'Model download');
+      this.parts.progressText.textContent = '';
     }
     // A failed load, or files refused while the model shown stayed (a bad tokenizer.json).
     const failureText =

@@ -19,7 +19,9 @@
 // 1 − normalised over the pairs, with its bootstrap 95 % interval and sign-flip p-value in the
 // readout (pointer or arrow keys) and the figure data; a cell whose interval crosses 0 is crossed
 // by a diagonal stroke (its effect is not distinguishable from none over these pairs).
+import { needsBuild } from './base/dom.js';
 import type { TransformerAnalysis, TransformerBatchPatchingFile, TransformerConfigFile } from '../web/headlab-core.js';
+import { asRows, rowViews } from '../web/matrix.js';
 import { type AttributeProperties, defineAttributes, el, text, type WidgetFigure, WidgetInputError } from './base/headlab-element.js';
 import { formatCount, formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
@@ -448,7 +450,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     }
     this.parts.problem.textContent = '';
     const p = analysis.patching!;
-    const rows = p.normalised.flat();
+    const rows = p.normalised.flatMap(rowViews);
     const T = clean.length;
     this.cursor = { row: Math.min(this.cursor.row, rows.length - 1), col: Math.min(this.cursor.col, T - 1) };
     let worst = { v: Infinity, r: 0, c: 0 };
@@ -514,8 +516,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   private fillSelect(select: HTMLSelectElement, model: LoadedTransformer, value: number): void {
     const V = model.config.d_vocab;
     const key = `${model.version}`;
-    if (select.dataset.key !== key) {
-      select.dataset.key = key;
+    if (needsBuild(select, key)) {
       const ids = V <= 512 ? Array.from({ length: V }, (_, t) => t) : [value];
       select.replaceChildren(...ids.map((t) => el('option', { value: String(t) }, tokenName(model.config, t))));
     }
@@ -526,7 +527,10 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
 
   /** Where the heatmap sits: cell size, origin and the figure's size. */
   private geometry(a: TransformerAnalysis): { cell: number; left: number; top: number; width: number; height: number; heatHeight: number } {
-    return this.geometryOf(a.patching!.normalised.flat().length, a.tokens.length);
+    return this.geometryOf(
+      a.patching!.normalised.reduce((n, m) => n + m.rows, 0),
+      a.tokens.length,
+    );
   }
 
   /** The same for `rows` heads × T positions. */
@@ -545,7 +549,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   private scene(model: LoadedTransformer, a: TransformerAnalysis, cursor = true): Scene {
     const c = this.themeColours();
     const p = a.patching!;
-    const rows = p.normalised.flat();
+    const rows = p.normalised.flatMap(rowViews);
     const { cell, left, top, width } = this.geometry(a);
     const H = model.config.n_heads;
     // The colour shows the effect 1 − normalised (0: no change, the panel colour), the number the core's value.
@@ -621,7 +625,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     }
     if (!this.shown || state === null) return null;
     const s = this.shown;
-    return { ...state, patching: s.analysis.patching };
+    return { ...state, patching: asRows(s.analysis.patching) };
   }
 
   figures(): WidgetFigure[] {

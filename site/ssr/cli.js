@@ -2,7 +2,7 @@
 // the folder has its <headlab-*> elements prerendered in place (site/ssr/render.js), drawn at each
 // capture width for a column that wide less the margins, at most --max-width (the page's layout:
 // a plain page has the body's 8 px margins and no maximum), and each element's snapshot sheet is
-// written to <folder>/headlab-snapshot/<tag>.css, linked from each page by a relative URL. Run it
+// written to <folder>/headlab-snapshot/<tag>.css (a canvas's picture beside it), linked from each page by a relative URL. Run it
 // again after editing a page: an element that already carries a snapshot is left as it is, so
 // a page is rendered once; --force renders every element again.
 import fs from 'node:fs';
@@ -88,6 +88,7 @@ export async function renderFolder(folder, { force = false, column = {} } = {}) 
   const sheetDir = path.join(folder, 'headlab-snapshot');
   const perTag = new Map();
   let stylesheets = new Map();
+  const images = new Map();
   let pages = 0;
   let elements = 0;
   const skipped = [];
@@ -100,6 +101,7 @@ export async function renderFolder(folder, { force = false, column = {} } = {}) 
       out = await renderPage(force ? stripSnapshots(source) : source, {
         url: path.resolve(file),
         stylesheetHref: (tag) => `${rel}/${tag}.css`,
+        imageHref: (name) => `${rel}/${name}`,
         columnWidth: bodyColumn(column),
         perTag,
       });
@@ -107,13 +109,15 @@ export async function renderFolder(folder, { force = false, column = {} } = {}) 
       throw new Error(`${file}: ${err?.message ?? err}`, { cause: err });
     }
     stylesheets = out.stylesheets;
+    for (const [name, bytes] of out.images) images.set(name, bytes);
     for (const e of out.errors) skipped.push(`${file}: <${e.tag}>${e.id ? ` id="${e.id}"` : ''}: ${e.message}`);
     if (out.elements === 0) continue;
     fs.writeFileSync(file, out.html);
     pages++;
     elements += out.elements;
   }
-  if (stylesheets.size) fs.mkdirSync(sheetDir, { recursive: true });
+  if (stylesheets.size || images.size) fs.mkdirSync(sheetDir, { recursive: true });
+  for (const [name, bytes] of images) fs.writeFileSync(path.join(sheetDir, name), bytes);
   for (const [tag, css] of stylesheets) fs.writeFileSync(path.join(sheetDir, `${tag}.css`), css);
   return { pages, elements, skipped, seconds: (Date.now() - started) / 1000 };
 }

@@ -10,6 +10,7 @@
 // it are given theirs by block layout (installBoxWidths), measured as a browser's widgets measure
 // them (clientWidth, getBoundingClientRect, ResizeObserver).
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { Window } from 'happy-dom';
 
@@ -79,8 +80,9 @@ function px(value) {
  * as its figure, a grid with as many columns as fit): every headlab-* element is `layoutWidth`
  * wide, and a box inside it is as wide as its parent's content box less its own margins, borders
  * and paddings (CSS's block layout, which is how the widgets' boxes are laid out down to their
- * charts). Boxes side by side in a flex or grid row are taken as filling the row each (the
- * renderer does not lay out rows). Reported as browsers do: clientWidth (content + padding),
+ * charts); a grid of auto-fitted equal columns (gridTrack) gives each box its column's width.
+ * Boxes side by side in a flex row are taken as filling the row each (the renderer does not lay
+ * out flex rows). Reported as browsers do: clientWidth (content + padding),
  * getBoundingClientRect (border box), and ResizeObserver entries (content box) once after
  * observe(), as a browser reports a box's first size.
  */
@@ -106,7 +108,29 @@ function installBoxWidths(window) {
     if (outer === null) return null;
     const p = insets(parent);
     const own = insets(el);
-    return Math.max(0, outer - p.border - p.padding - own.margin);
+    const inner = outer - p.border - p.padding;
+    return Math.max(0, (gridTrack(parent, inner) ?? inner) - own.margin);
+  };
+  /**
+   * The width of one column of `grid` (content box `inner` px wide) when its columns are
+   * `repeat(auto-fit | auto-fill, minmax(MIN, 1fr))` (MIN: a length or min(100%, length)), the
+   * widgets' rows of charts: as many columns as fit at MIN with the column gap between them
+   * (auto-fit: no more than the grid has items), sharing the width equally. Null for anything
+   * else (the box fills the row).
+   */
+  const gridTrack = (grid, inner) => {
+    const cs = style(grid);
+    if (!cs.display.endsWith('grid')) return null;
+    const m = /^repeat\(\s*(auto-fit|auto-fill)\s*,\s*minmax\(\s*(min\(\s*100%\s*,\s*([^)]+)\)|[^,()]+)\s*,\s*1fr\s*\)\s*\)$/.exec(
+      cs.gridTemplateColumns.trim(),
+    );
+    if (!m) return null;
+    const least = m[3] !== undefined ? Math.min(inner, px(m[3])) : px(m[2]);
+    const gaps = (cs.gap ?? '').trim().split(/\s+/);
+    const gap = px(cs.columnGap && cs.columnGap !== 'normal' ? cs.columnGap : (gaps[1] ?? gaps[0]));
+    let columns = least > 0 ? Math.max(1, Math.floor((inner + gap) / (least + gap))) : 1;
+    if (m[1] === 'auto-fit') columns = Math.min(columns, Math.max(1, [...grid.children].filter((c) => !c.hidden).length));
+    return (inner - (columns - 1) * gap) / columns;
   };
   const contentBox = (el) => {
     const b = borderBox(el);
@@ -178,6 +202,117 @@ function installBoxWidths(window) {
   globalThis.ResizeObserver = ResizeObserverStandIn;
 }
 
+/**
+ * A canvas's pixels without a graphics library: the widgets that draw on a canvas (the transformer
+ * figures' heatmaps, widgets/transformer/draw.ts PixelHeatmaps) compute every pixel themselves and
+ * write them with putImageData, which a browser copies as given (no blending, no colour
+ * conversion), so a plain RGBA buffer per canvas holds what Chromium's canvas holds. Any other
+ * drawing call is refused with its name. Setting a canvas's width or height clears it, as in a
+ * browser. toDataURL('image/png') encodes the buffer (8-bit RGBA, no filter, deflate).
+ */
+function canvasAdapter(window) {
+  const buffers = new WeakMap();
+  const pixels = (canvas) => {
+    const { width, height } = canvas;
+    let b = buffers.get(canvas);
+    if (!b || b.width !== width || b.height !== height)
+      buffers.set(canvas, (b = { width, height, data: new Uint8ClampedArray(width * height * 4) }));
+    return b;
+  };
+  for (const name of ['width', 'height']) {
+    const d = Object.getOwnPropertyDescriptor(window.HTMLCanvasElement.prototype, name);
+    Object.defineProperty(window.HTMLCanvasElement.prototype, name, {
+      configurable: true,
+      get: d.get,
+      set(v) {
+        d.set.call(this, v);
+        buffers.delete(this);
+      },
+    });
+  }
+  const imageData = (width, height, data = new Uint8ClampedArray(width * height * 4)) => ({ width, height, data, colorSpace: 'srgb' });
+  const context = (canvas) => {
+    const ctx = {
+      canvas,
+      createImageData: (w, h) => imageData(Math.abs(Math.trunc(w)), Math.abs(Math.trunc(h))),
+      getImageData(x, y, w, h) {
+        const b = pixels(canvas);
+        const out = imageData(w, h);
+        for (let r = 0; r < h; r++)
+          for (let c = 0; c < w; c++) {
+            const sx = x + c,
+              sy = y + r;
+            if (sx < 0 || sy < 0 || sx >= b.width || sy >= b.height) continue;
+            out.data.set(b.data.subarray((sy * b.width + sx) * 4, (sy * b.width + sx) * 4 + 4), (r * w + c) * 4);
+          }
+        return out;
+      },
+      putImageData(image, dx, dy) {
+        const b = pixels(canvas);
+        dx = Math.trunc(dx);
+        dy = Math.trunc(dy);
+        for (let r = 0; r < image.height; r++) {
+          const y = dy + r;
+          if (y < 0 || y >= b.height) continue;
+          const from = Math.max(0, -dx),
+            to = Math.min(image.width, b.width - dx);
+          if (to <= from) continue;
+          b.data.set(image.data.subarray((r * image.width + from) * 4, (r * image.width + to) * 4), (y * b.width + dx + from) * 4);
+        }
+      },
+    };
+    return new Proxy(ctx, {
+      get(target, key) {
+        if (key in target || typeof key === 'symbol') return target[key];
+        throw new Error(`headlab/ssr draws a canvas only with putImageData; the widget called ${String(key)}`);
+      },
+      set(target, key, value) {
+        target[key] = value;
+        return true;
+      },
+    });
+  };
+  const contexts = new WeakMap();
+  const png = (canvas) => {
+    const { width, height, data } = pixels(canvas);
+    const rows = Buffer.alloc((width * 4 + 1) * height);
+    for (let y = 0; y < height; y++) Buffer.from(data.buffer, y * width * 4, width * 4).copy(rows, y * (width * 4 + 1) + 1);
+    const chunk = (type, body) => {
+      const head = Buffer.alloc(8);
+      head.writeUInt32BE(body.length, 0);
+      head.write(type, 4, 'latin1');
+      const crc = Buffer.alloc(4);
+      crc.writeUInt32BE(zlib.crc32(Buffer.concat([head.subarray(4), body])) >>> 0, 0);
+      return Buffer.concat([head, body, crc]);
+    };
+    const ihdr = Buffer.alloc(13);
+    ihdr.writeUInt32BE(width, 0);
+    ihdr.writeUInt32BE(height, 4);
+    ihdr[8] = 8; // bits per channel
+    ihdr[9] = 6; // RGBA
+    return Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      chunk('IHDR', ihdr),
+      chunk('IDAT', zlib.deflateSync(rows, { level: 9 })),
+      chunk('IEND', Buffer.alloc(0)),
+    ]);
+  };
+  return {
+    getContext({ canvas }, type) {
+      if (type !== '2d') return null;
+      if (!contexts.has(canvas)) contexts.set(canvas, context(canvas));
+      return contexts.get(canvas);
+    },
+    toDataURL({ canvas }, type = 'image/png') {
+      if (type !== 'image/png') throw new Error(`headlab/ssr writes a canvas as image/png only, not ${type}`);
+      return `data:image/png;base64,${png(canvas).toString('base64')}`;
+    },
+    toBlob({ canvas }, callback) {
+      setTimeout(() => callback(new window.Blob([png(canvas)], { type: 'image/png' })));
+    },
+  };
+}
+
 let installed = null;
 
 /**
@@ -192,6 +327,7 @@ export function installEnvironment(runTask) {
     height: 800,
     settings: { disableJavaScriptEvaluation: true, disableJavaScriptFileLoading: true, disableCSSFileLoading: true },
   });
+  window.happyDOM.settings.canvasAdapter = canvasAdapter(window);
   // What Node has of its own stays (its JavaScript builtins — a Float64Array from the WASM glue
   // must be the one `instanceof` checks see —, timers, URL, Response, TextDecoder, WebAssembly,
   // MessageChannel); the DOM comes from the window.

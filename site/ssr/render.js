@@ -38,6 +38,8 @@ export function bodyColumn({ maxWidth = Infinity, margin = 8 } = {}) {
 
 let elements = null;
 let windowObject = null;
+/** The last render asked for (renderPage runs each after it). */
+let queue = Promise.resolve();
 
 /** The window with the widgets defined (once per process). */
 async function environment() {
@@ -68,20 +70,31 @@ async function settled(document) {
  * options: url (the page's file: URL or path, against which data files resolve), widths
  * (CAPTURE_WIDTHS), columnWidth(windowWidth, element) (the element's width in such a window:
  * bodyColumn()), stylesheetHref(tag) (where the page links the
- * element's snapshot sheet; default `headlab-snapshot/<tag>.css` beside the page), perTag (a Map
+ * element's snapshot sheet; default `headlab-snapshot/<tag>.css` beside the page), imageHref(name)
+ * (where it finds a canvas's picture; default `headlab-snapshot/<name>`), perTag (a Map
  * shared by the pages of one site, so that each tag has one sheet for all of them).
- * Returns { html, stylesheets: Map<tag, css> (every tag perTag holds), elements: number,
+ * Returns { html, stylesheets: Map<tag, css> (every tag perTag holds), images: Map<name, PNG
+ * bytes> (the page's canvases' pictures, for the caller to write), elements: number,
  * errors: [{ tag, id, message }] (elements that show a message instead of their figure: left
  * without a snapshot), items
  * (what was collected of each element: { tag, html, sheets, svg, summary }) }.
  */
-export async function renderPage(html, options = {}) {
+export function renderPage(html, options = {}) {
+  // One page at a time: the window, its body and the layout width are this process's one
+  // browser, and a build tool (Eleventy, a bundler's plugin hooks) may render pages concurrently.
+  const run = queue.then(() => renderOne(html, options));
+  queue = run.catch(() => {});
+  return run;
+}
+
+async function renderOne(html, options) {
   const window = await environment();
   const url = options.url ? (/^file:/.test(options.url) ? options.url : pathToFileURL(options.url).href) : 'file:///index.html';
   const widths = options.widths ?? CAPTURE_WIDTHS;
   const columnWidth = options.columnWidth ?? bodyColumn();
   const href = options.stylesheetHref ?? ((tag) => `headlab-snapshot/${tag}.css`);
-  if (!/<headlab-[a-z-]+/.test(html)) return { html, stylesheets: new Map(), elements: 0 };
+  const imageHref = options.imageHref ?? ((name) => `headlab-snapshot/${name}`);
+  if (!/<headlab-[a-z-]+/.test(html)) return { html, stylesheets: new Map(), images: new Map(), elements: 0, errors: [] };
   window.happyDOM.setURL(url);
   const document = window.document;
   const body = /<body\b[^>]*>([\s\S]*)<\/body>/i.exec(html)?.[1] ?? html;
@@ -95,7 +108,11 @@ export async function renderPage(html, options = {}) {
   // One drawing per window width, widest first: every element given the width of its column
   // there (environment.js measures the boxes inside it), the observers told, the widgets settled.
   const captures = [];
+  const widest = Math.max(...widths);
   try {
+    // Laid out before the first render, as a browser lays a page out before the widgets' first
+    // frame: a widget that reads its width once, on its first render, reads the window's.
+    setLayoutWidth((element) => columnWidth(widest, element));
     await settled(document);
     for (const width of [...widths].sort((a, b) => b - a)) {
       setLayoutWidth((element) => columnWidth(width, element));
@@ -115,12 +132,13 @@ export async function renderPage(html, options = {}) {
     for (const c of captures) c.items[i].html = '';
   });
   const perTag = options.perTag ?? new Map();
-  const out = snapshotMarkup(html, captures, { perTag, href, file: url });
+  const out = snapshotMarkup(html, captures, { perTag, href, imageHref, file: url });
   document.body.innerHTML = '';
   const stylesheets = new Map([...perTag].map(([tag, entry]) => [tag, snapshotStylesheet(entry)]));
   return {
     html: out.html,
     stylesheets,
+    images: out.images,
     elements: out.elements,
     errors,
     items: captures.find((c) => c.width === Math.max(...widths)).items,

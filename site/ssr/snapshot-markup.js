@@ -4,6 +4,7 @@
 // captures of every width into the page's HTML, `snapshotStylesheet` the element's sheet.
 // `collect` runs in a page too (tests/browser pass it to page.evaluate): it uses only its
 // arguments and the DOM, no import.
+import { createHash } from 'node:crypto';
 
 /** The page's headlab-* elements, in document order. */
 export function elementsOf(document) {
@@ -11,8 +12,10 @@ export function elementsOf(document) {
 }
 
 /**
- * Serializes what each headlab-* element of `document` shows now: { tag, html, sheets, svg, summary }
- * per element, its shadow root's top-level elements carrying the class `hl-captured-at-<width>`.
+ * Serializes what each headlab-* element of `document` shows now: { tag, html, sheets, svg, summary,
+ * images } per element, its shadow root's top-level elements carrying the class
+ * `hl-captured-at-<width>`, each canvas an <img data-hl-png="i"> of images[i] ({ url: its PNG as a
+ * data: URL, sum: a hash of its pixels }).
  * Form controls are written as they show (value, checked, selected: serialization writes
  * attributes, not live properties) and disabled (a still's controls do nothing).
  */
@@ -21,7 +24,7 @@ export function collect(document, width) {
   const out = [];
   for (const el of document.querySelectorAll('*')) {
     if (!el.localName.startsWith('headlab-')) continue;
-    const item = { tag: el.localName, html: '', sheets: [], svg: '', summary: '' };
+    const item = { tag: el.localName, html: '', sheets: [], svg: '', summary: '', images: [] };
     out.push(item);
     // An element without a shadow root (<headlab-value> in the prose) keeps its markup; it is
     // listed so the page's elements and the file's tags stay in step.
@@ -53,6 +56,26 @@ export function collect(document, width) {
       restore.push([input, 'disabled', input.hasAttribute('disabled')]);
       input.setAttribute('disabled', '');
     }
+    // A canvas serialises empty: a picture of its pixels stands in for it, an <img> with the
+    // canvas's attributes whose PNG snapshotMarkup names and the caller writes beside the
+    // snapshot sheets (the live widget, drawing the canvas, replaces the snapshot). `sum` is an
+    // FNV-1a hash of the canvas's RGBA pixels, for comparing two drawings whose PNG encoders
+    // differ. A heatmap's cells as SVG were one <rect> each: 14,228 of them made the own-model
+    // page 1.7 MB.
+    const canvases = [];
+    for (const canvas of root.querySelectorAll('canvas')) {
+      if (!canvas.width || !canvas.height) continue;
+      const img = document.createElement('img');
+      for (const a of canvas.attributes) img.setAttribute(a.name, a.value);
+      img.setAttribute('alt', '');
+      img.setAttribute('data-hl-png', String(item.images.length));
+      const rgba = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+      let sum = 0x811c9dc5;
+      for (let i = 0; i < rgba.length; i++) sum = Math.imul(sum ^ rgba[i], 0x01000193) >>> 0;
+      item.images.push({ url: canvas.toDataURL('image/png'), sum: `${canvas.width}x${canvas.height}:${sum.toString(16)}` });
+      canvas.replaceWith(img);
+      canvases.push([img, canvas]);
+    }
     const marked = [...root.children].map((child) => [child, child.getAttribute('class')]);
     for (const [child] of marked) child.classList.add(variant);
     item.html = root.innerHTML;
@@ -60,6 +83,7 @@ export function collect(document, width) {
       if (was === null) child.removeAttribute('class');
       else child.setAttribute('class', was);
     }
+    for (const [stand, canvas] of canvases) stand.replaceWith(canvas);
     for (const [node, name, was] of restore.reverse()) {
       if (name === 'textContent') node.textContent = was;
       else if (typeof was === 'boolean') node.toggleAttribute(name, was);
@@ -124,9 +148,18 @@ export function compactDrawing(markup) {
  * window widths, alike neighbours merged, inline styles hoisted into classes of `perTag`'s sheet —
  * and its light-DOM figure. captures: [{ width, items }], any order. href(tag): the sheet's URL.
  * An element already carrying a snapshot (rendered before) is left as it is.
+ * imageHref(name): the URL of a canvas's picture (written by the caller: `images`, name → PNG bytes).
  */
-export function snapshotMarkup(html, captures, { perTag, href, file = 'page' }) {
+export function snapshotMarkup(html, captures, { perTag, href, imageHref = (name) => name, file = 'page' }) {
   const widest = [...captures].sort((a, b) => b.width - a.width);
+  // The canvases' pictures, named by their content (the same picture at two widths is one file).
+  const images = new Map(); // name → PNG bytes
+  const imageName = (url) => {
+    const bytes = Buffer.from(url.slice(url.indexOf(',') + 1), 'base64');
+    const name = `canvas-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}.png`;
+    images.set(name, bytes);
+    return name;
+  };
   const items = widest[0].items;
   let index = 0;
   let elements = 0;
@@ -143,8 +176,10 @@ export function snapshotMarkup(html, captures, { perTag, href, file = 'page' }) 
     for (const [i, v] of variants.entries()) {
       const mark = `hl-captured-at-${widest[i].width}`;
       const same = groups.at(-1);
-      if (same && same.html.replaceAll(same.mark, mark) === v.html) same.from = widest[i].width;
-      else groups.push({ html: v.html, mark, from: widest[i].width, to: groups.at(-1)?.from ?? Infinity });
+      const pictures = (v.images ?? []).map((p) => p.sum).join();
+      if (same && same.html.replaceAll(same.mark, mark) === v.html && same.pictures === pictures) same.from = widest[i].width;
+      else
+        groups.push({ html: v.html, images: v.images ?? [], pictures, mark, from: widest[i].width, to: groups.at(-1)?.from ?? Infinity });
     }
     groups.at(-1).from = 0;
     const markup = groups
@@ -152,7 +187,9 @@ export function snapshotMarkup(html, captures, { perTag, href, file = 'page' }) 
       .map((g) => {
         const cls = rangeClass(g.from, g.to);
         entry.ranges.set(cls, [g.from, g.to]);
-        return g.html.replaceAll(g.mark, cls);
+        return g.html
+          .replaceAll(g.mark, cls)
+          .replace(/ data-hl-png="(\d+)"/g, (_, i) => ` src="${imageHref(imageName(g.images[+i].url))}"`);
       })
       .join('');
     // style="…" → a class of this tag's snapshot stylesheet (!important keeps the inline precedence).
@@ -173,7 +210,7 @@ export function snapshotMarkup(html, captures, { perTag, href, file = 'page' }) 
     return `${open}<template shadowrootmode="open"><link rel="stylesheet" href="${href(tag)}">${compactDrawing(hoisted)}</template>${fallback}`;
   });
   if (index !== items.length) throw new Error(`${file}: ${items.length} headlab-* elements in the page, ${index} in the file`);
-  return { html: out, elements };
+  return { html: out, elements, images };
 }
 
 /**

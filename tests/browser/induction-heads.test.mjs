@@ -284,11 +284,13 @@ test('appendix: the max-digit model in the generic widgets agrees with the max-d
     const source = document.querySelector('#generic').modelSource;
     const request = { prompt: 'BOS 7 1 3 PAD PAD PAD SEP ANS', token: '7', circuits: true };
     const a = (await source.compute('transformer-analyze', { request })).analysis;
+    // Matrix values { rows, cols, data } as nested rows, the document's form.
+    const rows = (m) => Array.from({ length: m.rows }, (_, i) => Array.from(m.data.subarray(i * m.cols, (i + 1) * m.cols)));
     return {
-      patterns: a.patterns,
-      logits: a.logits,
+      patterns: a.patterns.map((l) => l.map(rows)),
+      logits: rows(a.logits),
       dla: a.direct_logit_attribution,
-      qk: a.circuits.qk,
+      qk: a.circuits.qk.map((l) => l.map(rows)),
       tokens: a.tokens,
       shownPrompt: document.querySelector('#generic-attention').state.prompt,
       barsSummary: document.querySelector('#bars').summary,
@@ -330,7 +332,8 @@ test('appendix: the max-digit model in the generic widgets agrees with the max-d
     const tables = [];
     for (const h of [0, 1, 2, 3]) {
       const t = await source.compute('transformer-qk-attribution', { prompt, layer: 0, head: h });
-      tables.push({ sources: t.sources, parts: Array.from(t.parts), scores: Array.from(t.scores) });
+      // parts [T][T] S × S and scores T × T, flattened row-major: T × T × S × S and T × T numbers.
+      tables.push({ sources: t.sources, parts: t.parts.flat().flatMap((m) => Array.from(m.data)), scores: Array.from(t.scores.data) });
     }
     const q = document.querySelector('#generic-qk');
     const bound = [...document.querySelectorAll('headlab-value[source="generic-qk"]')].map((v) => ({

@@ -379,10 +379,9 @@ test("a torch.save checkpoint loads in the worker as its safetensors file does, 
     const out = {};
     for (const id of ['st', 'pt', 'named', 'bridge']) {
       const { run } = await document.getElementById(id).modelSource.compute('transformer-analyze', { run: { prompt: [1, 2, 3] } });
-      out[id] = {
-        patterns: run.patterns.map((l) => l.map((h) => h.map((r) => Array.from(r)))),
-        logits: run.logits.map((r) => Array.from(r)),
-      };
+      // Each Matrix { rows, cols, data } as its shape and numbers.
+      const numbers = (m) => [m.rows, m.cols, ...m.data];
+      out[id] = { patterns: run.patterns.map((l) => l.map(numbers)), logits: numbers(run.logits) };
     }
     return out;
   });

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import zlib from 'node:zlib';
 import { STRICT_CSP } from '../../site/serve.mjs';
 import { root, screenshot, startSession } from './helpers.mjs';
 
@@ -42,6 +43,14 @@ function example(name) {
  * before, reported apart) and the number of headlab elements defined.
  */
 function layoutShiftProbe() {
+  // The first live widget: the first frame in which a figure has drawn itself (renderCount > 0).
+  window.__firstLive = null;
+  const live = () => {
+    const all = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
+    if (all.some((e) => e.renderCount > 0)) window.__firstLive = performance.now();
+    else requestAnimationFrame(live);
+  };
+  requestAnimationFrame(live);
   window.__definedAt = Infinity;
   const define = customElements.define.bind(customElements);
   customElements.define = (...args) => {
@@ -85,6 +94,16 @@ async function check(session, url, shot, { origin = null } = {}) {
   const page = await session.newPage({ viewport: { width: 1000, height: 900 } });
   const downloads = [];
   const scripts = [];
+  // What the page costs the reader: each response's body, gzipped (as a server would send it).
+  const bodies = [];
+  page.on('response', (r) =>
+    bodies.push(
+      r.body().then(
+        (b) => zlib.gzipSync(b).length,
+        () => 0,
+      ),
+    ),
+  );
   page.on('request', (r) => {
     const p = new URL(r.url()).pathname;
     if (/\.(wasm|json)$/.test(p)) downloads.push(p);
@@ -121,7 +140,16 @@ async function check(session, url, shot, { origin = null } = {}) {
   });
   assert.ok(bars, 'the example has a headlab-attention-bars');
   assert.match(bars.label, /shipped weights.*seed 0/);
-  const shift = await page.evaluate(() => ({ cls: window.__cls, before: window.__clsBefore, shifts: window.__shifts }));
+  const shift = await page.evaluate(() => ({
+    cls: window.__cls,
+    before: window.__clsBefore,
+    shifts: window.__shifts,
+    firstLive: window.__firstLive,
+  }));
+  const gzip = (await Promise.all(bodies)).reduce((a, b) => a + b, 0);
+  console.log(
+    `# ${shot}: ${bodies.length} requests, ${gzip} B gzip until every figure is live; first live widget at ${shift.firstLive?.toFixed(0)} ms`,
+  );
   await page.evaluate(() => document.querySelector('#trainer').train());
   await page.waitForFunction(() => ['done', 'failed'].includes(document.querySelector('#trainer').trainingStatus), null, {
     timeout: 120_000,
@@ -151,6 +179,39 @@ async function check(session, url, shot, { origin = null } = {}) {
   return { scripts };
 }
 
+/**
+ * The page `url` without JavaScript, at 360 and 1280 px: every figure (headlab-value aside: text
+ * in the prose) shows its picture — its declarative shadow root drawn, at a height — and carries
+ * its light-DOM figure's summary. Returns the count of figures and the first contentful paint.
+ */
+async function checkWithoutJavaScript(session, url, shot) {
+  let count = 0;
+  let paint = 0;
+  for (const width of [360, 1280]) {
+    const off = await session.newPage({ javaScriptEnabled: false, viewport: { width, height: 900 } });
+    await off.goto(url);
+    const shown = await off.evaluate(() =>
+      [...document.querySelectorAll('*')]
+        .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+        .map((e) => ({
+          tag: e.localName,
+          height: e.getBoundingClientRect().height,
+          drawn: Boolean(e.shadowRoot?.querySelector('svg, table')),
+          summary: e.querySelector(':scope > .hl-snapshot p')?.textContent ?? '',
+        })),
+    );
+    assert.ok(shown.length > 0, `${url}: no figure`);
+    for (const f of shown) assert.ok(f.drawn && f.height > 100 && f.summary.length > 20, `${width} px: ${JSON.stringify(f)}`);
+    count = shown.length;
+    paint = await off.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? 0);
+    await screenshot(off, `${shot}-nojs-${width}`);
+    assert.deepEqual(off.problems, []);
+    await off.close();
+  }
+  console.log(`# ${shot} without JavaScript: ${count} figures drawn in the HTML (first contentful paint ${paint.toFixed(0)} ms)`);
+  return { count, paint };
+}
+
 test('npm pack: the tarball holds the bundle, its chunk, worker and .wasm, the types, the embedding and own-model guides and the limits, and nothing else', () => {
   const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
     .trim()
@@ -172,6 +233,17 @@ test('npm pack: the tarball holds the bundle, its chunk, worker and .wasm, the t
     'dist/data/max-digit-seed0.json',
     'dist/custom-elements.json',
     'types/headlab.d.ts',
+    // Prerendering: the renderer and its integrations, each with its types.
+    'dist/ssr.js',
+    'dist/astro.js',
+    'dist/rehype.js',
+    'dist/vite.js',
+    'dist/eleventy.js',
+    'types/ssr.d.ts',
+    'types/astro.d.ts',
+    'types/rehype.d.ts',
+    'types/vite.d.ts',
+    'types/eleventy.d.ts',
     'dist/docs/embedding.md',
     'dist/docs/elements.md',
     'dist/vscode.html-custom-data.json',
@@ -312,7 +384,7 @@ function docsRecipe() {
 
 const vite = path.join(root, 'node_modules/vite/bin/vite.js');
 
-test('examples/vite with the installed tarball, built by Vite 7: .wasm, worker and weights emitted, widgets compute under the strict CSP', async () => {
+test('examples/vite with the installed tarball, built by Vite 7 with headlab/vite: .wasm, worker and weights emitted, every figure drawn without JavaScript, widgets compute under the strict CSP', async () => {
   const dir = example('vite');
   execFileSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const assets = fs.readdirSync(path.join(dir, 'dist/assets'));
@@ -332,8 +404,19 @@ test('examples/vite with the installed tarball, built by Vite 7: .wasm, worker a
     assets.some((f) => /^max-digit-seed0[-.].*\.json$/.test(f)),
     assets.join(', '),
   );
+  // headlab/vite prerendered every figure into the built page, its sheets emitted beside it.
+  const html = fs.readFileSync(path.join(dir, 'dist/index.html'), 'utf8');
+  const figures = [...html.matchAll(/<(headlab-[a-z-]+)\b[^>]*>/g)].map((m) => m[1]).filter((t) => t !== 'headlab-value');
+  assert.equal(
+    [...html.matchAll(/<headlab-[a-z-]+\b[^>]*><template shadowrootmode="open">/g)].length,
+    figures.length,
+    'every figure prerendered',
+  );
+  for (const tag of new Set(figures))
+    assert.ok(fs.existsSync(path.join(dir, `dist/headlab-snapshot/${tag}.css`)), `${tag}'s snapshot sheet`);
   const session = await startSession({ dir: path.join(dir, 'dist'), csp: true });
   try {
+    await checkWithoutJavaScript(session, `${session.url}index.html`, 'package-vite');
     await check(session, `${session.url}index.html`, 'package-vite');
   } finally {
     await session.close();
@@ -361,12 +444,22 @@ test('examples/vite on the Vite 7 dev server (strict CSP header): widgets comput
   }
 });
 
-test('examples/astro (Astro 5 + MDX) with the installed tarball: astro build, then every widget of the MDX post computes under the strict CSP', async () => {
+/**
+ * A copy of examples/astro with its dependencies — Astro and @astrojs/mdx from the registry (the
+ * example's lock file; the npm cache serves repeats), which bring unified, remark, rehype and
+ * @mdx-js/mdx — and headlab from the tarball; installed once for the tests of this file.
+ */
+function astroExample() {
   const dir = path.join(tmp, 'astro');
+  if (fs.existsSync(path.join(dir, 'node_modules/headlab'))) return dir;
   fs.cpSync(path.join(root, 'examples/astro'), dir, { recursive: true });
-  // Astro and @astrojs/mdx from the registry (the example's lock file; the npm cache serves repeats), headlab from the tarball.
   npm(['ci', '--prefer-offline'], dir);
   npm(['install', '--offline', '--ignore-scripts', '--no-save', tarball], dir);
+  return dir;
+}
+
+test('examples/astro (Astro 5 + MDX) with the installed tarball: astro build, then every widget of the MDX post computes under the strict CSP', async () => {
+  const dir = astroExample();
   // docs/embedding.md's own recipe beside the example's post: its layout and its MDX post, as printed.
   const recipe = docsRecipe();
   const { compile } = await import(pathToFileURL(path.join(dir, 'node_modules/@mdx-js/mdx/index.js')).href);
@@ -389,24 +482,7 @@ test('examples/astro (Astro 5 + MDX) with the installed tarball: astro build, th
   const session = await startSession({ dir: path.join(dir, 'dist'), csp: true });
   try {
     // Without JavaScript every figure shows its picture (the shadow root, at a height) and carries its summary.
-    for (const width of [360, 1280]) {
-      const off = await session.newPage({ javaScriptEnabled: false, viewport: { width, height: 900 } });
-      await off.goto(`${session.url}posts/attention-heads/index.html`);
-      const shown = await off.evaluate(() =>
-        [...document.querySelectorAll('*')]
-          .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
-          .map((e) => ({
-            tag: e.localName,
-            height: e.getBoundingClientRect().height,
-            drawn: Boolean(e.shadowRoot?.querySelector('svg, table')),
-            summary: e.querySelector(':scope > .hl-snapshot p')?.textContent ?? '',
-          })),
-      );
-      for (const f of shown) assert.ok(f.drawn && f.height > 100 && f.summary.length > 20, `${width} px: ${JSON.stringify(f)}`);
-      await screenshot(off, `package-astro-nojs-${width}`);
-      assert.deepEqual(off.problems, []);
-      await off.close();
-    }
+    await checkWithoutJavaScript(session, `${session.url}posts/attention-heads/index.html`, 'package-astro');
     await check(session, `${session.url}posts/attention-heads/index.html`, 'package-astro');
     // The docs' recipe registers every element of its post in the browser, and each draws.
     const post = await session.newPage();
@@ -448,6 +524,112 @@ test('examples/astro (Astro 5 + MDX) with the installed tarball: astro build, th
     assert.match(look.chart, /^Georgia/);
     assert.equal(look.panel, '4px');
     await screenshot(page, 'package-astro-theme');
+  } finally {
+    await session.close();
+  }
+});
+
+/**
+ * The page `url` with JavaScript at `width` px: every figure goes live (drawn by the widget, its
+ * snapshot gone) with layout shift ≤ CLS_BUDGET after the first element is defined, no console
+ * error; logs the requests, their gzip bytes and when the first widget went live.
+ */
+async function checkLive(session, url, shot, width) {
+  const page = await session.newPage({ viewport: { width, height: 900 } });
+  const bodies = [];
+  page.on('response', (r) =>
+    bodies.push(
+      r.body().then(
+        (b) => zlib.gzipSync(b).length,
+        () => 0,
+      ),
+    ),
+  );
+  await page.addInitScript(layoutShiftProbe);
+  await page.goto(url);
+  await page.waitForFunction(
+    () => {
+      const all = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
+      return (
+        all.length > 0 &&
+        all.every((e) => e.renderCount > 0 && !e.updatePending && !e.shadowRoot.querySelector('link[href*="headlab-snapshot/"]'))
+      );
+    },
+    null,
+    { timeout: 90_000 },
+  );
+  // The frame after: a shift of the last render is reported by then.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
+  const r = await page.evaluate(() => ({
+    cls: window.__cls,
+    before: window.__clsBefore,
+    shifts: window.__shifts,
+    firstLive: window.__firstLive,
+  }));
+  const gzip = (await Promise.all(bodies)).reduce((a, b) => a + b, 0);
+  console.log(
+    `# ${shot} at ${width} px: ${bodies.length} requests, ${gzip} B gzip; first live widget at ${r.firstLive?.toFixed(0)} ms; layout shift ${r.cls.toFixed(4)} after the first definition, ${r.before.toFixed(4)} before${r.shifts.length ? ` (${r.shifts.join('; ')})` : ''}`,
+  );
+  assert.ok(r.cls <= CLS_BUDGET, `${shot} at ${width} px: layout shift ${r.cls}: ${r.shifts.join('; ')}`);
+  await screenshot(page, `${shot}-live-${width}`);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+}
+
+test('headlab/rehype in markdown and MDX pipelines and headlab/eleventy: every figure drawn without JavaScript, the live widgets take over with layout shift ≤ 0.01', async () => {
+  const dir = astroExample();
+  // tests/browser/prerender-pipelines.mjs, run where unified, remark, rehype and @mdx-js/mdx are installed.
+  fs.copyFileSync(path.join(root, 'tests/browser/prerender-pipelines.mjs'), path.join(dir, 'prerender-pipelines.mjs'));
+  const out = path.join(dir, 'pipelines');
+  fs.mkdirSync(path.join(out, 'md'), { recursive: true });
+  const r = JSON.parse(
+    execFileSync(process.execPath, ['prerender-pipelines.mjs', out], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
+  assert.deepEqual(r.transforms, ['headlab']);
+  assert.deepEqual(r.warnings, []);
+  // The two figures of the post, each with its declarative shadow root and its light-DOM copy, alike
+  // whether the pipeline handed them over as HTML text, parsed elements or MDX's JSX.
+  assert.equal(r.raw.length, 2);
+  for (const f of r.raw)
+    assert.match(
+      f,
+      /^<headlab-[a-z-]+[^>]*><template shadowrootmode="open"><link rel="stylesheet" href="headlab-snapshot\/headlab-[a-z-]+\.css">[\s\S]*<\/template><div class="hl-snapshot" slot="hl-snapshot"><svg[\s\S]*<\/svg><p>.{20,}<\/p><\/div><\/headlab-/,
+    );
+  // Ids a widget makes per render (Math.random: a radio group's name; a counter of the process:
+  // `field-problem-3`) differ between any two renders; all else is equal.
+  const ids = (list) =>
+    list.map((f) =>
+      f.replace(
+        /((?:name|id|for|aria-[a-z]+)=")([^"]*)"/g,
+        (_, attr, v) => `${attr}${v.replace(/-[a-z0-9]{8,13}\b/g, '-ID').replace(/(field-problem|token-count)-\d+/g, '$1-N')}"`,
+      ),
+    );
+  assert.deepEqual(ids(r.parsed), ids(r.raw));
+  assert.deepEqual(ids(r.mdx), ids(r.raw));
+  // No figure left inside a <p> (a parser would close it at the light-DOM copy's <div>).
+  assert.deepEqual(r.paragraphs, [0, 0, 0]);
+  // Eleventy's pages, rendered at once: each figure, none in a <p>; its feed (not HTML) untouched.
+  assert.deepEqual(r.eleventy, [
+    ['eleventy/posts/first/index.html', 2, 0],
+    ['eleventy/posts/second/index.html', 1, 0],
+  ]);
+  assert.equal(r.feed, '<headlab-value-swap></headlab-value-swap>');
+  for (const tag of ['headlab-projection-ablation', 'headlab-value-swap']) {
+    assert.ok(fs.existsSync(path.join(out, `md/headlab-snapshot/${tag}.css`)), tag);
+    assert.ok(fs.existsSync(path.join(out, `eleventy/headlab-snapshot/${tag}.css`)), tag);
+  }
+  const session = await startSession({ dir, csp: true });
+  try {
+    for (const [name, file] of [
+      ['package-rehype', 'pipelines/md/index.html'],
+      ['package-eleventy', 'pipelines/eleventy/posts/first/index.html'],
+      ['package-eleventy-second', 'pipelines/eleventy/posts/second/index.html'],
+    ])
+      await checkWithoutJavaScript(session, `${session.url}${file}`, name);
+    for (const width of [1280, 360]) {
+      await checkLive(session, `${session.url}pipelines/md/index.html`, 'package-rehype', width);
+      await checkLive(session, `${session.url}pipelines/eleventy/posts/first/index.html`, 'package-eleventy', width);
+    }
   } finally {
     await session.close();
   }

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { workerTasks } from '../../web/worker-tasks.js';
+import { asRows } from '../../web/matrix.js';
 import { cliRun, root, wasmTransformerCore } from './helpers.mjs';
 
 const dataDir = path.join(root, 'tests/data/transformer');
@@ -81,7 +82,7 @@ test('run with reference means: the native CLI run --ablate --reference bit for 
     ],
     reference,
   });
-  sameBits(run.logits, cli.logits, 'ablated logits');
+  sameBits(asRows(run.logits), cli.logits, 'ablated logits');
   const task = await workerTasks['transformer-head-losses'].run(core, {
     config: configText(name),
     safetensors: weightsBytes(name),

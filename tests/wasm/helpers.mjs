@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadCore, loadFeatureRecoveryCore, loadMaxDigitCore, loadTransformerCore } from '../../web/headlab-core.js';
+import { isMatrix } from '../../web/matrix.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const wasmDir = path.join(root, 'build/wasm/web');
@@ -81,8 +82,15 @@ export function readF64Tensors(file) {
   return out;
 }
 
-/** Nested arrays and typed arrays as one flat array of numbers, in order. */
-const flat = (nested) => (Array.isArray(nested) ? nested.flatMap(flat) : ArrayBuffer.isView(nested) ? Array.from(nested) : [nested]);
+/** Nested arrays, matrices ({ rows, cols, data }) and typed arrays as one flat array of numbers, in order. */
+const flat = (nested) =>
+  Array.isArray(nested)
+    ? nested.flatMap(flat)
+    : isMatrix(nested)
+      ? Array.from(nested.data)
+      : ArrayBuffer.isView(nested)
+        ? Array.from(nested)
+        : [nested];
 /** Largest |a − b| over two flat arrays of one length (asserted). */
 function largestDifference(actual, expected) {
   assert.equal(actual.length, expected.length);

@@ -20,7 +20,17 @@ const jsEntries = Object.entries(pkg.exports)
   .filter(([key, t]) => target(t).endsWith('.js') && key !== './headlab-worker.js')
   .map(([key, t]) => [key === '.' ? 'headlab' : `headlab${key.slice(1)}`, path.join(root, target(t))]);
 /** The entries that are not one element's: every element, the classes, the autoloader, and the Node-only renderers. */
-const NOT_ONE_ELEMENT = ['headlab', 'headlab/headlab.js', 'headlab/elements', 'headlab/autoload', 'headlab/ssr', 'headlab/astro'];
+const NOT_ONE_ELEMENT = [
+  'headlab',
+  'headlab/headlab.js',
+  'headlab/elements',
+  'headlab/autoload',
+  'headlab/ssr',
+  'headlab/astro',
+  'headlab/rehype',
+  'headlab/vite',
+  'headlab/eleventy',
+];
 const elementEntries = jsEntries.filter(([spec]) => !NOT_ONE_ELEMENT.includes(spec));
 
 const TAGS = [
@@ -90,6 +100,9 @@ test('every JavaScript entry point imports in Node with no DOM: nothing thrown, 
   // The renderers install their DOM only when asked to render (above: no global added on import).
   assert.ok(out.results['headlab/ssr'].includes('renderPage'), `headlab/ssr: ${out.results['headlab/ssr']}`);
   assert.deepEqual(out.results['headlab/astro'], ['default']);
+  assert.deepEqual(out.results['headlab/rehype'], ['default']);
+  assert.deepEqual(out.results['headlab/vite'], ['default']);
+  assert.deepEqual(out.results['headlab/eleventy'], ['default', 'headlabTransform']);
   for (const [spec] of elementEntries) assert.deepEqual(out.results[spec], [classOf(`headlab-${spec.slice('headlab/'.length)}`)], spec);
 });
 

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { workerTasks } from '../../web/worker-tasks.js';
+import { at } from '../../web/matrix.js';
 import { cliRun, readF64Tensors, root, wasmTransformerCore } from './helpers.mjs';
 
 const fixture = path.join(root, 'tests/data/qk_attribution/qk_attribution.expected.safetensors');
@@ -50,9 +51,8 @@ test(`WASM QK attribution matches the PyTorch fixture within ${QK_REFERENCE_PARI
       const parts = expected[`${name}.parts`];
       assert.equal(parts.length, (position + 1) * S * S, name);
       let worst = 0;
-      q.parts.forEach((rows, j) =>
-        rows.forEach((row, a) => row.forEach((v, b) => (worst = Math.max(worst, Math.abs(v - parts[(j * S + a) * S + b]))))),
-      );
+      // parts[j] is key j's S × S Matrix: entry (a, b) at data[a·S + b], the fixture's [j][a][b].
+      q.parts.forEach((m, j) => m.data.forEach((v, ab) => (worst = Math.max(worst, Math.abs(v - parts[j * S * S + ab])))));
       q.scores.forEach((v, j) => (worst = Math.max(worst, Math.abs(v - expected[`${name}.scores`][j]))));
       assert.ok(worst <= QK_REFERENCE_PARITY_BOUND, `${name}: ${worst}`);
     });
@@ -92,7 +92,7 @@ test("the QK attribution document is the CLI's bytes, and analyze() holds its nu
         const q = model.analyze({ prompt: [1, 2, 3, 1, 2], position: 3, sequences: 1, qk_attribution: head }).qk_attribution;
         assert.deepEqual(Object.keys(q), Object.keys(doc));
         assert.ok(
-          doc.parts.every((rows, j) => rows.every((row, a) => row.every((v, b) => Object.is(q.parts[j][a][b], v)))),
+          doc.parts.every((rows, j) => rows.every((row, a) => row.every((v, b) => Object.is(at(q.parts[j], a, b), v)))),
           `${name}: parts differ from the CLI document`,
         );
         assert.ok(doc.scores.every((v, j) => Object.is(q.scores[j], v)));
@@ -121,18 +121,19 @@ test("the T × T table and its worker task hold each query's split bit for bit, 
       const T = prompt.length,
         S = table.sources.length;
       assert.equal(table.positions, T, name);
-      assert.equal(table.parts.length, T * T * S * S, name);
+      assert.equal(table.parts.length, T, name);
+      assert.ok(
+        table.parts.every((row) => row.length === T && row.every((m) => m.rows === S && m.cols === S)),
+        name,
+      );
       for (let i = 0; i < T; i++) {
         const q = model.analyze({ prompt, position: i, sequences: 1, qk_attribution: [layer, head] }).qk_attribution;
         assert.deepEqual(q.sources, table.sources, name);
         for (let j = 0; j < T; j++) {
-          assert.ok(Object.is(table.scores[i * T + j], j <= i ? q.scores[j] : 0), `${name} score ${i},${j}`);
+          assert.ok(Object.is(at(table.scores, i, j), j <= i ? q.scores[j] : 0), `${name} score ${i},${j}`);
           for (let a = 0; a < S; a++)
             for (let b = 0; b < S; b++)
-              assert.ok(
-                Object.is(table.parts[((i * T + j) * S + a) * S + b], j <= i ? q.parts[j][a][b] : 0),
-                `${name} part ${i},${j},${a},${b}`,
-              );
+              assert.ok(Object.is(at(table.parts[i][j], a, b), j <= i ? at(q.parts[j], a, b) : 0), `${name} part ${i},${j},${a},${b}`);
         }
       }
       const moved = [];
@@ -142,7 +143,7 @@ test("the T × T table and its worker task hold each query's split bit for bit, 
         { transfer: (buffers) => moved.push(...buffers) },
       );
       assert.deepEqual(fromWorker, table, name);
-      assert.deepEqual(moved, [fromWorker.parts.buffer, fromWorker.scores.buffer], name);
+      assert.deepEqual(moved, [fromWorker.parts[0][0].data.buffer, fromWorker.scores.data.buffer], name);
     });
   }
   const name = 'two_layer_lnpre_pos';

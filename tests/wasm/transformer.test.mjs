@@ -7,7 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { HeadlabError, loadTransformerCore } from '../../web/headlab-core.js';
+import { transferOf } from '../../web/transformer.js';
 import { workerTasks } from '../../web/worker-tasks.js';
+import { asRows, isMatrix } from '../../web/matrix.js';
 import { checkTorchFixture, cliRun, layoutTensors, readF64Tensors, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
 import { coreConstant } from '../../site/core-limits.mjs';
 
@@ -118,7 +120,7 @@ test('the WASM module returns the bytes the CLI writes: inspect, run, analyze (p
         () => handle.analyze({ prompt: '4 4 4', ablation: 'zero', seed: 7, sequences: 3 }),
       ],
     ];
-    // The same requests through web/transformer.js (rows as Float64Arrays, no JSON text): the CLI's numbers bit for bit.
+    // The same requests through web/transformer.js (matrices as Matrix values, no JSON text): as rows, the CLI's numbers bit for bit.
     const core = await wasmTransformerCore();
     const model = core.loadTransformer(configText(name), weightsBytes(name));
     const typed = [
@@ -142,7 +144,7 @@ test('the WASM module returns the bytes the CLI writes: inspect, run, analyze (p
       const r = cliRun(['model', args[0], ...files, ...args.slice(1)]);
       assert.equal(r.status, 0, r.stderr);
       assert.equal(wasm(), r.stdout, args.join(' '));
-      if (typed[i]) assertSameBits(typed[i](), JSON.parse(r.stdout), args.join(' '));
+      if (typed[i]) assertSameBits(asRows(typed[i]()), JSON.parse(r.stdout), args.join(' '));
     }
     model.dispose();
     // Two (sequences, seed, ablation) keys were analysed; clearing forgets both, and the next
@@ -153,6 +155,71 @@ test('the WASM module returns the bytes the CLI writes: inspect, run, analyze (p
     assert.equal(wasm(), cliRun(['model', args[0], ...files, ...args.slice(1)]).stdout);
   } finally {
     handle.delete();
+  }
+});
+
+test('one encoding: every matrix of run(), analyze() and qkAttributionTable() is a Matrix viewing one buffer; transferOf moves it', async () => {
+  const name = 'two_layer_ln_pos';
+  const core = await wasmTransformerCore();
+  const model = core.loadTransformer(configText(name), weightsBytes(name));
+  try {
+    const { n_layers: L, n_heads: H, d_vocab: V } = model.config;
+    const request = {
+      prompt: [1, 2, 3, 4],
+      corrupted: [1, 2, 5, 4],
+      answer: 3,
+      wrong: 5,
+      circuits: true,
+      qk_attribution: [1, 0],
+      sequences: 2,
+    };
+    const a = model.analyze(request);
+    const T = a.tokens.length,
+      S = a.qk_attribution.sources.length;
+    const buffer = a.logits.data.buffer;
+    /** Asserts that `m` is a rows × cols Matrix whose data views `of` (the analysis's one buffer). */
+    const viewOf = (m, rows, cols, what, of = buffer) => {
+      assert.ok(isMatrix(m), `${what} is a Matrix`);
+      assert.deepEqual([m.rows, m.cols], [rows, cols], `${what}: shape`);
+      assert.equal(m.data.buffer, of, `${what}: a view of the one buffer`);
+    };
+    viewOf(a.logits, T, V, 'logits');
+    assert.equal(a.patterns.length, L);
+    a.patterns.forEach((layer, l) => {
+      assert.equal(layer.length, H);
+      layer.forEach((m, h) => viewOf(m, T, T, `patterns[${l}][${h}]`));
+    });
+    assert.equal(a.patching.normalised.length, L);
+    a.patching.normalised.forEach((m, l) => viewOf(m, H, T, `normalised[${l}]`));
+    for (const c of ['qk', 'ov']) a.circuits[c].forEach((layer, l) => layer.forEach((m, h) => viewOf(m, V, V, `${c}[${l}][${h}]`)));
+    assert.equal(a.qk_attribution.parts.length, a.position + 1);
+    a.qk_attribution.parts.forEach((m, j) => viewOf(m, S, S, `qk parts[${j}]`));
+    assert.deepEqual(transferOf(a), [buffer]);
+    // The small L × H tables stay plain arrays, as in the document.
+    assert.ok(Array.isArray(a.direct_logit_attribution.heads[0]) && Array.isArray(a.induction.induction[0]));
+    // The QK attribution table: [T][T] S × S parts and the T × T scores, two buffers; its cell (position, j) is the analysis's part j.
+    const table = model.qkAttributionTable(request.prompt, 1, 0);
+    assert.equal(table.parts.length, T);
+    table.parts.forEach((row) => assert.equal(row.length, T));
+    assert.ok(isMatrix(table.scores) && table.scores.rows === T && table.scores.cols === T);
+    assert.ok(
+      table.parts.flat().every((m) => isMatrix(m) && m.rows === S && m.cols === S && m.data.buffer === table.parts[0][0].data.buffer),
+    );
+    assert.deepEqual(transferOf(table), [table.parts[0][0].data.buffer, table.scores.data.buffer]);
+    a.qk_attribution.parts.forEach((m, j) =>
+      assert.ok(
+        m.data.every((v, k) => Object.is(v, table.parts[a.position][j].data[k])),
+        `table cell (${a.position}, ${j})`,
+      ),
+    );
+    // A run: logits and patterns in one buffer.
+    const run = model.run([3, 1, 2]);
+    viewOf(run.logits, 3, V, 'run logits', run.logits.data.buffer);
+    run.patterns.flat().forEach((m, k) => viewOf(m, 3, 3, `run patterns ${k}`, run.logits.data.buffer));
+    assert.deepEqual(transferOf(run), [run.logits.data.buffer]);
+    assert.deepEqual(transferOf({ logits: [new Float64Array(2)] }), []);
+  } finally {
+    model.dispose();
   }
 });
 
@@ -182,7 +249,7 @@ test("an F32 model written into the heap chunk by chunk (WeightsBuffer): the CLI
       assert.equal(r.status, 0, r.stderr);
       const expected = JSON.parse(r.stdout);
       const request = args[0] === 'run' ? null : { prompt, sequences: 0 };
-      for (const m of [model, whole]) assertSameBits(request ? m.analyze(request) : m.run(prompt), expected, args.join(' '));
+      for (const m of [model, whole]) assertSameBits(asRows(request ? m.analyze(request) : m.run(prompt)), expected, args.join(' '));
     }
     const alone = model.analyze({ prompt, sequences: 0 });
     assert.equal(alone.ablation, null);
@@ -734,7 +801,7 @@ test('worker tasks: transformer-train reports scores every chunk and stops betwe
   assert.deepEqual(first.analysis, here.analyze(request));
   assert.deepEqual(again.analysis, here.analyze({ ...request, prompt: '2 2 3' }));
   assert.deepEqual(again.run, ran.run);
-  assert.deepEqual(moved, [first.analysis.logits[0].buffer, again.run.logits[0].buffer, again.analysis.logits[0].buffer]);
+  assert.deepEqual(moved, [first.analysis.logits.data.buffer, again.run.logits.data.buffer, again.analysis.logits.data.buffer]);
   assert.equal(core.transformerLiveHandles(), live + 2);
   assert.equal(await workerTasks['transformer-release'].run(core, { model: 'm1' }), true);
   assert.equal(await workerTasks['transformer-release'].run(core, { model: 'm1' }), false);

@@ -2,6 +2,21 @@
 // CSS size when a chart is drawn narrower than its viewBox, scroll boxes that announce
 // themselves when they overflow, and the ::part() names every widget's pieces carry.
 
+/**
+ * What each element's content was last built for (a key its widget makes from the model and the
+ * prompt), kept off the DOM: a loaded model's version is a page-wide counter (how many models the
+ * page has loaded before it), and as an attribute it made the same figure's markup differ with
+ * the order the page loaded its models in.
+ */
+const builtFor = new WeakMap<Element, string>();
+
+/** True when `element`'s content was not yet built for `key` (and notes it as built for it). */
+export function needsBuild(element: Element, key: string): boolean {
+  if (builtFor.get(element) === key) return false;
+  builtFor.set(element, key);
+  return true;
+}
+
 /** Creates an element with attributes and optional text (text, never markup). */
 export function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,

@@ -3,7 +3,7 @@
 // numbers (aria-hidden spans), not the 12-decimal screen-reader copies (.sr-only).
 import type { ResolvedColours } from './palette.js';
 import { rgbText } from './palette.js';
-import { FONT_FAMILY, type Scene, type Shape } from './scene.js';
+import type { Scene, Shape } from './scene.js';
 
 const TEXT_SIZE = 12;
 const ROW_HEIGHT = 22;
@@ -21,14 +21,57 @@ export function visibleText(node: Node): string {
   return out;
 }
 
-let measureContext: CanvasRenderingContext2D | null = null;
+/**
+ * Advance widths (1/1000 em) of the printable ASCII characters, U+0020 to U+007E, in DejaVu Sans
+ * and DejaVu Sans Bold (from the fonts' hmtx tables): an exported table's columns are sized from
+ * these, not from the exporting browser's canvas. The SVG names a font list (FONT_FAMILY) that the
+ * program opening it resolves with its own fonts, so the exporting machine's metrics were no better
+ * a guess for the reader's, and they made the same figure's width differ from one machine to the
+ * next (and from the still written without a browser, which has no canvas). DejaVu Sans, Linux's
+ * system-ui, is the widest of the usual ones (digits 0.636 em; Helvetica's, Segoe UI's and
+ * Roboto's about 0.56): a column sized for it leaves a narrower font's text more room, never less.
+ */
+const REGULAR =
+  '318 401 460 838 636 950 780 275 390 390 500 838 318 361 318 337 636 636 636 636 636 636 636 636 636 636 337 337 838 838 838 531 1000 684 686 698 770 632 575 775 752 295 295 656 557 863 748 787 603 787 695 635 611 732 684 989 685 611 685 390 337 390 838 500 500 613 635 550 635 615 352 635 634 278 278 579 278 974 634 612 635 635 411 521 392 634 592 818 592 592 525 636 337 636 838'
+    .split(' ')
+    .map(Number);
+const BOLD =
+  '348 456 521 838 696 1002 872 306 457 457 523 838 380 415 380 365 696 696 696 696 696 696 696 696 696 696 400 400 838 838 838 580 1000 774 762 734 830 683 683 821 837 372 372 775 637 995 837 850 733 850 770 720 682 812 774 1103 771 724 725 457 365 457 838 500 500 675 716 593 716 678 435 716 712 343 343 665 343 1042 712 687 716 716 493 595 478 712 652 924 645 652 582 712 365 712 838'
+    .split(' ')
+    .map(Number);
+/** [regular, bold] widths of the characters outside ASCII the tables print; any other is taken as an `n` (634, bold 712). */
+const OTHER: Record<string, [number, number]> = {
+  '\u00a0': [318, 348], // no-break space
+  '\u2009': [200, 200], // thin space
+  '\u202f': [200, 200], // narrow no-break space
+  '\u2212': [838, 838], // minus
+  '\u00d7': [838, 838], // times
+  '\u00b1': [838, 838], // plus-minus
+  '\u2013': [500, 500], // en dash
+  '\u2014': [1000, 1000], // em dash
+  '\u2018': [318, 380], // left quote
+  '\u2019': [318, 380], // apostrophe
+  '\u201c': [518, 657], // left double quote
+  '\u201d': [518, 657], // right double quote
+  '\u00b7': [318, 380], // middle dot
+  '\u22c5': [318, 380], // dot operator
+  '\u2026': [1000, 1000], // ellipsis
+  '\u00b0': [500, 500], // degree
+  '\u2264': [838, 838], // ≤
+  '\u2265': [838, 838], // ≥
+  '\u2248': [838, 838], // ≈
+  '\u2192': [838, 838], // arrow
+};
 
-/** Width of `text` in px at `size` (canvas metrics, the same font as the scene's text). */
+/** Width of `text` in px at `size`, set in DejaVu Sans (Bold when `bold`). */
 function textWidth(text: string, size: number, bold: boolean): number {
-  measureContext ??= document.createElement('canvas').getContext('2d');
-  if (!measureContext) return text.length * size * 0.6;
-  measureContext.font = `${bold ? 'bold ' : ''}${size}px ${FONT_FAMILY}`;
-  return measureContext.measureText(text).width;
+  const table = bold ? BOLD : REGULAR;
+  let units = 0;
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    units += code >= 0x20 && code <= 0x7e ? table[code - 0x20] : (OTHER[ch]?.[bold ? 1 : 0] ?? (bold ? 712 : 634));
+  }
+  return (units / 1000) * size;
 }
 
 /**

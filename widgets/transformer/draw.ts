@@ -7,6 +7,8 @@ import { formatNumber } from '../chart/format.js';
 import { divergingFill, mixRgb, rgbText, type ResolvedColours } from '../chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from '../chart/scene.js';
 import { svgEl } from '../chart/svg.js';
+import type { Matrix } from '../../web/headlab-core.js';
+import { rowViews } from '../../web/matrix.js';
 
 /**
  * Whether a cell's interval crosses 0: it includes 0 and has width (an interval of exactly [0, 0], a
@@ -29,8 +31,8 @@ export function sequentialFill(c: ResolvedColours, a: number): string {
 }
 
 export interface HeatmapSpec {
-  /** rows × cols values, row-major rows (arrays or Float64Array rows: the core's runs, web/transformer.js). */
-  values: readonly (readonly number[] | Float64Array)[];
+  /** rows × cols values: a Matrix (the core's runs, web/transformer.js) or row-major rows. */
+  values: Matrix | readonly (readonly number[] | Float64Array)[];
   x: number;
   y: number;
   cell: number;
@@ -51,7 +53,8 @@ export interface HeatmapSpec {
 /** The shapes of one heatmap: a rect per cell, optional numbers, the outlined row/column on top. */
 export function heatmapShapes(c: ResolvedColours, spec: HeatmapSpec): Shape[] {
   const shapes: Shape[] = [];
-  const { values, x, y, cell } = spec;
+  const { x, y, cell } = spec;
+  const values = 'data' in spec.values ? rowViews(spec.values) : spec.values;
   const limit = spec.limit ?? 1;
   // Masked cells are not drawn one by one: one rect of the masked colour under the whole map shows
   // through where no cell is drawn (half the nodes of a causal pattern: fewer nodes to style and walk).
