@@ -17,13 +17,15 @@ val attention_forward_js(val input) {
     const AttentionResult r =
         attention_forward(matrix_from_js(input["x"], "x"), matrix_from_js(input["w_q"], "w_q"),
                           matrix_from_js(input["w_k"], "w_k"), matrix_from_js(input["w_v"], "w_v"), options);
-    return matrices_to_js({{"q", &r.q},
-                           {"k", &r.k},
-                           {"v", &r.v},
-                           {"dot_products", &r.dot_products},
-                           {"scores", &r.scores},
-                           {"weights", &r.weights},
-                           {"reading", &r.reading}});
+    val out = val::object();
+    out.set("q", matrix_to_js(r.q));
+    out.set("k", matrix_to_js(r.k));
+    out.set("v", matrix_to_js(r.v));
+    out.set("dot_products", matrix_to_js(r.dot_products));
+    out.set("scores", matrix_to_js(r.scores));
+    out.set("weights", matrix_to_js(r.weights));
+    out.set("reading", matrix_to_js(r.reading));
+    return out;
   });
 }
 
@@ -38,7 +40,10 @@ val rotate_query_key_js(val q, val k, val rotation) {
   return guarded([&] {
     const RotatedQueryKey r =
         rotate_query_key(matrix_from_js(q, "q"), matrix_from_js(k, "k"), matrix_from_js(rotation, "rotation"));
-    return matrices_to_js({{"q", &r.q}, {"k", &r.k}});
+    val out = val::object();
+    out.set("q", matrix_to_js(r.q));
+    out.set("k", matrix_to_js(r.k));
+    return out;
   });
 }
 
@@ -53,7 +58,10 @@ val change_query_key_basis_js(val q, val k, val a) {
   return guarded([&] {
     const ChangedBasis r =
         change_query_key_basis(matrix_from_js(q, "q"), matrix_from_js(k, "k"), matrix_from_js(a, "A"));
-    val out = matrices_to_js({{"q", &r.q}, {"k", &r.k}, {"inverse_transpose", &r.inverse_transpose}});
+    val out = val::object();
+    out.set("q", matrix_to_js(r.q));
+    out.set("k", matrix_to_js(r.k));
+    out.set("inverse_transpose", matrix_to_js(r.inverse_transpose));
     out.set("condition_number", r.condition_number);
     return out;
   });
@@ -63,14 +71,16 @@ val query_key_picture_js(val q, val k, val v, val score_scale) {
   return guarded([&] {
     const QueryKeyPicture p = query_key_picture(matrix_from_js(q, "q"), matrix_from_js(k, "k"), matrix_from_js(v, "v"),
                                                 number_arg(score_scale, "score scale"));
-    return matrices_to_js({{"dot_products", &p.dot_products},
-                           {"scores", &p.scores},
-                           {"weights", &p.weights},
-                           {"reading", &p.reading},
-                           {"query_lengths", &p.query_lengths},
-                           {"key_lengths", &p.key_lengths},
-                           {"query_key_angles", &p.query_key_angles},
-                           {"query_angles", &p.query_angles}});
+    val out = val::object();
+    out.set("dot_products", matrix_to_js(p.dot_products));
+    out.set("scores", matrix_to_js(p.scores));
+    out.set("weights", matrix_to_js(p.weights));
+    out.set("reading", matrix_to_js(p.reading));
+    out.set("query_lengths", matrix_to_js(p.query_lengths));
+    out.set("key_lengths", matrix_to_js(p.key_lengths));
+    out.set("query_key_angles", matrix_to_js(p.query_key_angles));
+    out.set("query_angles", matrix_to_js(p.query_angles));
+    return out;
   });
 }
 

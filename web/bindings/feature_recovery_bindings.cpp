@@ -127,16 +127,18 @@ val example_js(FeatureRecoveryModel& model, ObjectReader& in) {
   const FeatureRecoveryExample e = own_keys ? model.example(index)
                                             : feature_recovery_example(model.eval_set(), model.mixing(), model.w_q(),
                                                                        model.w_v(), index, keys, model.task_keys());
-  return matrices_to_js({{"request_features", &e.request_features},
-                         {"payloads", &e.payloads},
-                         {"query", &e.query},
-                         {"scores", &e.scores},
-                         {"weights", &e.weights},
-                         {"values", &e.values},
-                         {"prediction", &e.prediction},
-                         {"teacher_weights", &e.teacher_weights},
-                         {"target", &e.target},
-                         {"keys", &keys}});
+  val out = val::object();
+  out.set("request_features", matrix_to_js(e.request_features));
+  out.set("payloads", matrix_to_js(e.payloads));
+  out.set("query", matrix_to_js(e.query));
+  out.set("scores", matrix_to_js(e.scores));
+  out.set("weights", matrix_to_js(e.weights));
+  out.set("values", matrix_to_js(e.values));
+  out.set("prediction", matrix_to_js(e.prediction));
+  out.set("teacher_weights", matrix_to_js(e.teacher_weights));
+  out.set("target", matrix_to_js(e.target));
+  out.set("keys", matrix_to_js(keys));
+  return out;
 }
 
 class FeatureRecoveryTrainerHandle {

@@ -14,8 +14,6 @@
 #include <cmath>
 #include <cstdint>
 #include <exception>
-#include <initializer_list>
-#include <utility>
 #include <vector>
 #include <string>
 
@@ -70,14 +68,6 @@ inline val matrix_to_js(const Matrix& m) {
   out.set("cols", static_cast<double>(m.cols()));
   val view(emscripten::typed_memory_view(static_cast<std::size_t>(m.size()), m.data()));
   out.set("data", view.call<val>("slice"));  // copy out of the heap
-  return out;
-}
-
-// The named matrices as one object, { name: matrix_to_js(*m), … }, in the order given (pointers:
-// every matrix outlives the call).
-inline val matrices_to_js(std::initializer_list<std::pair<const char*, const Matrix*>> named) {
-  val out = val::object();
-  for (const auto& [name, m] : named) out.set(name, matrix_to_js(*m));
   return out;
 }
 
