@@ -94,41 +94,31 @@ function freshPrompt(host, i) {
 }
 const LISTS = ['7 1 3', '2 9 4 4', '5 0 8 1 6', '3 3 3', '9 0 9', '1 2', '6 2 8 4 0 5', '2 3 4 5 6'];
 
+/** The primary mouse pointer's event `type` on `target`, its button held, at (x, y) in the viewport. */
+const pressed = (target, type, x, y) =>
+  target.dispatchEvent(
+    new PointerEvent(type, {
+      bubbles: true,
+      composed: true,
+      pointerId: 1,
+      pointerType: 'mouse',
+      isPrimary: true,
+      buttons: 1,
+      clientX: x,
+      clientY: y,
+    }),
+  );
 /** A pointer drag: pointerdown on `target` at its centre, then one pointermove per sample. */
 function dragger(target, path) {
-  let down = false;
   let origin = null;
   return (i) => {
-    if (!down) {
+    if (!origin) {
       const r = target.getBoundingClientRect();
       origin = [r.left + r.width / 2, r.top + r.height / 2];
-      target.dispatchEvent(
-        new PointerEvent('pointerdown', {
-          bubbles: true,
-          composed: true,
-          pointerId: 1,
-          pointerType: 'mouse',
-          isPrimary: true,
-          buttons: 1,
-          clientX: origin[0],
-          clientY: origin[1],
-        }),
-      );
-      down = true;
+      pressed(target, 'pointerdown', origin[0], origin[1]);
     }
     const [dx, dy] = path(i);
-    target.dispatchEvent(
-      new PointerEvent('pointermove', {
-        bubbles: true,
-        composed: true,
-        pointerId: 1,
-        pointerType: 'mouse',
-        isPrimary: true,
-        buttons: 1,
-        clientX: origin[0] + dx,
-        clientY: origin[1] + dy,
-      }),
-    );
+    pressed(target, 'pointermove', origin[0] + dx, origin[1] + dy);
   };
 }
 const circle = (radius, period) => (i) => [
