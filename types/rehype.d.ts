@@ -26,6 +26,12 @@ export interface HeadlabRehypeOptions {
   stylesheetDir?: string | false;
   /** The sheet's URL in the page (default `/headlab-snapshot/<tag>.css`). */
   stylesheetHref?: (tag: string) => string;
+  /**
+   * The URL of a canvas figure's picture (a PNG named by its content), written beside the sheets
+   * (default `/headlab-snapshot/<name>`; with stylesheetDir false, the document's
+   * `data.headlabImages`, a Map of name to bytes, holds them).
+   */
+  imageHref?: (name: string) => string;
 }
 
 /** A tree as the plugin reads it (hast, with MDX's JSX nodes). */

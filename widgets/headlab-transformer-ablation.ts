@@ -22,10 +22,11 @@ import {
   type WidgetFigure,
   WidgetInputError,
 } from './base/headlab-element.js';
+import { labelledSelect } from './base/dom.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
-import { drawnSvg, signedBarShapes } from './transformer/draw.js';
+import { drawnSvg, signedBarScene } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { HEAD_BOXES_CSS, HeadBoxes } from './transformer/head-boxes.js';
 import {
@@ -65,6 +66,7 @@ interface TransformerAblationParts {
   lossCaption: HTMLParagraphElement;
 }
 
+/** Logits on the reader's prompt before and after ablating chosen heads, and the prompt's next-token loss with each head ablated alone. Attributes: prompt, mode ("zero" | "mean", default "mean"), heads ("1.2 0.3": layer.head pairs), reference (the author's: a JSON list of prompts that mean ablation averages each head's output over; default 32 repeated random sequences), model. Shared: prompt, mode, heads. */
 export class HeadlabTransformerAblation extends TransformerWidget<TransformerAblationState, TransformerAblationParts> {
   static attributes = defineAttributes({
     prompt: text({ property: false, shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),
@@ -97,8 +99,18 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     text: string;
   } | null = null;
 
-  /** The ablated heads from the `heads` attribute (checked against the model's shape). */
-  heads(model: LoadedTransformer | null = this.currentModel): [number, number][] {
+  /** The heads of the `heads` attribute as [layer, head] pairs (checked against the model's shape). */
+  heads(): [number, number][] {
+    return this.headsOf(this.currentModel);
+  }
+
+  /** The `reference` attribute's sequences as token ids ([] when absent; see referenceOf). */
+  reference(): number[][] {
+    return this.referenceOf(this.currentModel);
+  }
+
+  /** The ablated heads from the `heads` attribute (checked against `model`'s shape). */
+  private headsOf(model: LoadedTransformer | null): [number, number][] {
     const raw = (this.getAttribute('heads') ?? '').trim();
     if (raw === '') return [];
     const out: [number, number][] = [];
@@ -131,7 +143,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
    * The `reference` attribute's sequences as token ids (each prompt tokenized as `prompt` is); [] when
    * absent. Throws WidgetInputError naming the attribute and the sequence.
    */
-  reference(model: LoadedTransformer | null = this.currentModel): number[][] {
+  private referenceOf(model: LoadedTransformer | null): number[][] {
     const raw = (this.getAttribute('reference') ?? '').trim();
     if (raw === '') return [];
     let list: unknown;
@@ -152,24 +164,18 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
 
   /** Mean ablation's settings: the reference sequences when given, else the repeated random ones. */
   private meanOptions(model: LoadedTransformer): { reference: number[][] } | { sequences: number; seed: number } {
-    const reference = this.reference(model);
+    const reference = this.referenceOf(model);
     return reference.length ? { reference } : { sequences: SEQUENCES, seed: 0 };
   }
 
   protected buildContent(content: HTMLDivElement): TransformerAblationParts {
     this.headBoxes.reset();
-    const field = new PromptField(
-      this,
-      'Prompt:',
-      (input, options) => this.bindField(input, options),
-      () => this.emitChange(),
-    );
+    const field = this.promptField('Prompt:');
     const controls = el('div', { class: 'controls' });
-    const ml = el('label', {}, 'Ablation');
-    const modeSelect = el('select', { name: 'mode' });
-    modeSelect.append(el('option', { value: 'mean' }, 'mean (average output)'), el('option', { value: 'zero' }, 'zero (no output)'));
-    ml.append(modeSelect);
-    controls.append(ml);
+    const modeSelect = labelledSelect(controls, 'Ablation', 'mode', [
+      ['mean', 'mean (average output)'],
+      ['zero', 'zero (no output)'],
+    ]);
     this.listen(modeSelect, 'change', () => {
       this.mode = modeSelect.value as 'zero' | 'mean';
       this.emitChange();
@@ -214,7 +220,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     this.headBoxes.build(model);
     const tokens = this.parts.field.tokens(model);
     const mode = this.mode;
-    const heads = this.heads(model);
+    const heads = this.headsOf(model);
     this.parts.modeSelect.value = mode;
     this.headBoxes.show(heads);
     // Both runs in the source's worker (the page holds no model).
@@ -449,24 +455,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     const rows = l.loss.flatMap((row, li) =>
       row.map((v, h) => ({ label: headName(li, h), value: v - l.clean_loss, data: { layer: String(li), head: String(h) } })),
     );
-    const rowH = 18,
-      width = 460;
-    const shapes = signedBarShapes(c, rows, 8, 28, width - 16, rowH, 70);
-    shapes.unshift({
-      kind: 'text',
-      x: 8,
-      y: 12,
-      text: `loss change, head ${l.mode}-ablated (nats)`,
-      fill: rgbText(c.muted),
-      size: 11,
-    });
-    return {
-      width,
-      height: 36 + rows.length * rowH,
-      background: rgbText(c.panel),
-      title: "Prompt's next-token loss per ablated head",
-      shapes,
-    };
+    return signedBarScene(c, `loss change, head ${l.mode}-ablated (nats)`, rows, 70, "Prompt's next-token loss per ablated head");
   }
 
   protected describe(): string {

@@ -10,10 +10,10 @@
 import { needsBuild } from './base/dom.js';
 import type { TransformerAnalysis } from '../web/headlab-core.js';
 import { type AttributeProperties, defineAttributes, el, text, type WidgetFigure, WidgetInputError } from './base/headlab-element.js';
+import { labelledSelect } from './base/dom.js';
 import { formatNumber } from './chart/format.js';
-import { rgbText } from './chart/palette.js';
 import type { Scene } from './chart/scene.js';
-import { drawnSvg, signedBarShapes, type BarRow } from './transformer/draw.js';
+import { drawnSvg, signedBarScene, type BarRow } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, logitsAt, tokenName, tokenize } from './transformer/widget.js';
 
@@ -37,6 +37,7 @@ interface TransformerAttributionParts {
   captionLine: HTMLParagraphElement;
 }
 
+/** Direct logit attribution of the embeddings, every head and the biases to one logit. Attributes: prompt, position (default the last), token (default the top prediction), model. Shared: prompt, position, token. */
 export class HeadlabTransformerAttribution extends TransformerWidget<TransformerAttributionState, TransformerAttributionParts> {
   static attributes = defineAttributes({
     prompt: text({ shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),
@@ -57,20 +58,10 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
   }
 
   protected buildContent(content: HTMLDivElement): TransformerAttributionParts {
-    const field = new PromptField(
-      this,
-      'Prompt:',
-      (input, options) => this.bindField(input, options),
-      () => this.emitChange(),
-    );
+    const field = this.promptField('Prompt:');
     const controls = el('div', { class: 'controls' });
-    const pl = el('label', {}, 'Position');
-    const positionSelect = el('select', { name: 'position' });
-    pl.append(positionSelect);
-    const tl = el('label', {}, 'Logit of token');
-    const tokenSelect = el('select', { name: 'token' });
-    tl.append(tokenSelect);
-    controls.append(pl, tl);
+    const positionSelect = labelledSelect(controls, 'Position', 'position');
+    const tokenSelect = labelledSelect(controls, 'Logit of token', 'token');
     this.listen(positionSelect, 'change', () => {
       this.setAttribute('position', positionSelect.value);
       this.removeAttribute('token');
@@ -195,18 +186,8 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
   private scene(model: LoadedTransformer, a: TransformerAnalysis): Scene {
     const c = this.themeColours();
     const rows = this.rows(model, a);
-    const rowH = 18,
-      width = 460;
-    const shapes = signedBarShapes(c, rows, 8, 28, width - 16, rowH, 96);
-    shapes.unshift({
-      kind: 'text',
-      x: 8,
-      y: 12,
-      text: `logit of ${tokenName(model.config, a.token)} at position ${a.position}, by component (nats)`,
-      fill: rgbText(c.muted),
-      size: 11,
-    });
-    return { width, height: 36 + rows.length * rowH, background: rgbText(c.panel), title: 'Direct logit attribution', shapes };
+    const heading = `logit of ${tokenName(model.config, a.token)} at position ${a.position}, by component (nats)`;
+    return signedBarScene(c, heading, rows, 96, 'Direct logit attribution');
   }
 
   protected describe(): string {

@@ -3,7 +3,8 @@
 // writes (headlab/ssr's renderPage, the one renderer): a declarative shadow root and a light-DOM
 // figure with its summary per element, so the page shows every figure without JavaScript and the
 // live widget replaces it without moving the page. Each element tag's snapshot sheet is written to
-// <output>/headlab-snapshot/<tag>.css and linked from each page by a relative URL. Eleventy may
+// <output>/headlab-snapshot/<tag>.css (a canvas figure's picture beside it) and linked from each
+// page by a relative URL. Eleventy may
 // run transforms concurrently; renderPage renders one page at a time.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -42,12 +43,20 @@ export function headlabTransform(options = {}) {
       url: options.url ? options.url(outputPath) : page,
       columnWidth: bodyColumn({ maxWidth: options.maxWidth, margin: options.margin }),
       stylesheetHref: (tag) => `${rel}/${tag}.css`,
+      imageHref: (name) => `${rel}/${name}`,
       perTag,
     });
     for (const e of out.errors)
       console.warn(
         `headlab: ${outputPath}: <${e.tag}>${e.id ? ` id="${e.id}"` : ''} not prerendered (the live widget will show it): ${e.message}`,
       );
+    // A canvas figure's picture (named by its content: written once).
+    for (const [name, bytes] of out.images ?? []) {
+      if (written.has(name)) continue;
+      fs.mkdirSync(sheets, { recursive: true });
+      fs.writeFileSync(path.join(sheets, name), bytes);
+      written.set(name, true);
+    }
     // Each tag's sheet holds what every page so far needs: rewritten when it grew.
     for (const [tag, css] of out.stylesheets) {
       if (written.get(tag) === css) continue;

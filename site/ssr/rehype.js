@@ -13,7 +13,8 @@
 // element by id): each is written out as HTML, in document order, renderPage draws them, and what
 // it inserted after each open tag comes back into the tree (as hast nodes, or as raw text for a
 // raw node). The snapshot sheets (one per element tag, shared by every document) are written to
-// `stylesheetDir` and linked from each shadow root as `stylesheetHref(tag)`.
+// `stylesheetDir` and linked from each shadow root as `stylesheetHref(tag)`; a canvas figure's
+// picture (a PNG named by its content) goes beside them, as `imageHref(name)`.
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -206,7 +207,9 @@ const SEPARATOR = '\n<!--headlab-rehype-piece-->\n';
  *  - stylesheetDir: where each tag's snapshot sheet is written (default `public/headlab-snapshot`
  *    in the working folder, which Vite, Astro and Next serve at /headlab-snapshot/); false: not
  *    written (read them from the transformer's `data.headlabStylesheets` instead);
- *  - stylesheetHref(tag): the sheet's URL in the page (default `/headlab-snapshot/<tag>.css`).
+ *  - stylesheetHref(tag): the sheet's URL in the page (default `/headlab-snapshot/<tag>.css`);
+ *  - imageHref(name): the URL of a canvas figure's picture, written beside the sheets (default
+ *    `/headlab-snapshot/<name>`; with stylesheetDir false, `data.headlabImages`: name → PNG bytes).
  */
 export default function rehypeHeadlab(options = {}) {
   const {
@@ -214,6 +217,7 @@ export default function rehypeHeadlab(options = {}) {
     margin = 8,
     stylesheetDir = path.resolve('public/headlab-snapshot'),
     stylesheetHref = (tag) => `/headlab-snapshot/${tag}.css`,
+    imageHref = (name) => `/headlab-snapshot/${name}`,
   } = options;
   // One sheet per tag for every document this plugin instance renders (render.js's perTag).
   const perTag = new Map();
@@ -253,6 +257,7 @@ export default function rehypeHeadlab(options = {}) {
       url: /^file:/.test(pageUrl) ? pageUrl : pathToFileURL(pageUrl).href,
       columnWidth: (w) => Math.min(maxWidth, w - 2 * margin),
       stylesheetHref,
+      imageHref,
       perTag,
     });
     for (const e of out.errors ?? [])
@@ -294,8 +299,18 @@ export default function rehypeHeadlab(options = {}) {
     template.innerHTML = '';
     unwrapParagraphs(tree, drawnNodes);
     // Each tag's sheet, rewritten when it grew (a later document's hoisted styles are added to it).
-    if (file?.data) file.data.headlabStylesheets = out.stylesheets;
+    if (file?.data) {
+      file.data.headlabStylesheets = out.stylesheets;
+      file.data.headlabImages = out.images ?? new Map();
+    }
     if (stylesheetDir === false) return;
+    // A canvas's picture (named by its content: written once).
+    for (const [name, bytes] of out.images ?? []) {
+      if (written.has(name)) continue;
+      fs.mkdirSync(stylesheetDir, { recursive: true });
+      fs.writeFileSync(path.join(stylesheetDir, name), bytes);
+      written.set(name, true);
+    }
     for (const [tag, css] of out.stylesheets) {
       if (written.get(tag) === css) continue;
       fs.mkdirSync(stylesheetDir, { recursive: true });

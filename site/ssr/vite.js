@@ -3,7 +3,7 @@
 // Vite's own changes to the page: transformIndexHtml, order "post"): a declarative shadow root and
 // a light-DOM figure with its summary per element, so the built page shows every figure without
 // JavaScript and the live widget replaces it without moving the page. The snapshot sheets (one
-// per element tag) are emitted as <outDir>/headlab-snapshot/<tag>.css. The dev server is left
+// per element tag) are emitted as <outDir>/headlab-snapshot/<tag>.css, a canvas figure's picture beside them. The dev server is left
 // alone (its pages go live as they load). The renderer (and happy-dom) is loaded at build only.
 import path from 'node:path';
 
@@ -16,6 +16,7 @@ export default function headlab(options = {}) {
   // One sheet per tag for every page of the build (render.js's perTag): the last render's set holds them all.
   const perTag = new Map();
   let stylesheets = new Map();
+  const images = new Map();
   return {
     name: 'headlab',
     apply: 'build',
@@ -38,9 +39,11 @@ export default function headlab(options = {}) {
           url: page,
           columnWidth: bodyColumn({ maxWidth: options.maxWidth, margin: options.margin }),
           stylesheetHref: (tag) => `${base}headlab-snapshot/${tag}.css`,
+          imageHref: (name) => `${base}headlab-snapshot/${name}`,
           perTag,
         });
         stylesheets = out.stylesheets;
+        for (const [name, bytes] of out.images ?? []) images.set(name, bytes);
         for (const e of out.errors)
           config?.logger?.warn(
             `headlab: ${ctx.path}: <${e.tag}>${e.id ? ` id="${e.id}"` : ''} not prerendered (the live widget will show it): ${e.message}`,
@@ -53,6 +56,7 @@ export default function headlab(options = {}) {
       order: 'post',
       handler() {
         for (const [tag, css] of stylesheets) this.emitFile({ type: 'asset', fileName: `headlab-snapshot/${tag}.css`, source: css });
+        for (const [name, bytes] of images) this.emitFile({ type: 'asset', fileName: `headlab-snapshot/${name}`, source: bytes });
       },
     },
   };

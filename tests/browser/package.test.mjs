@@ -196,7 +196,10 @@ async function checkWithoutJavaScript(session, url, shot) {
         .map((e) => ({
           tag: e.localName,
           height: e.getBoundingClientRect().height,
-          drawn: Boolean(e.shadowRoot?.querySelector('svg, table')),
+          // A figure's chart or table, or its canvas's picture; a model element shows its description.
+          drawn:
+            Boolean(e.shadowRoot?.querySelector('svg, table, img[src*="headlab-snapshot/"]')) ||
+            (e.localName === 'headlab-transformer-model' && /attention layers/.test(e.shadowRoot?.textContent ?? '')),
           summary: e.querySelector(':scope > .hl-snapshot p')?.textContent ?? '',
         })),
     );
@@ -582,6 +585,10 @@ test('headlab/rehype in markdown and MDX pipelines and headlab/eleventy: every f
   fs.copyFileSync(path.join(root, 'tests/browser/prerender-pipelines.mjs'), path.join(dir, 'prerender-pipelines.mjs'));
   const out = path.join(dir, 'pipelines');
   fs.mkdirSync(path.join(out, 'md'), { recursive: true });
+  // The second Eleventy page's model, beside it (examples/own-model's files).
+  const second = path.join(out, 'eleventy/posts/second');
+  fs.mkdirSync(second, { recursive: true });
+  for (const f of ['model.safetensors', 'model.json']) fs.copyFileSync(path.join(root, 'examples/own-model', f), path.join(second, f));
   const r = JSON.parse(
     execFileSync(process.execPath, ['prerender-pipelines.mjs', out], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }),
   );
@@ -609,10 +616,18 @@ test('headlab/rehype in markdown and MDX pipelines and headlab/eleventy: every f
   // No figure left inside a <p> (a parser would close it at the light-DOM copy's <div>).
   assert.deepEqual(r.paragraphs, [0, 0, 0]);
   // Eleventy's pages, rendered at once: each figure, none in a <p>; its feed (not HTML) untouched.
+  // The second page's model loaded from beside the written page; its attention figure's canvas
+  // is a picture in the sheets' folder.
   assert.deepEqual(r.eleventy, [
     ['eleventy/posts/first/index.html', 2, 0],
-    ['eleventy/posts/second/index.html', 1, 0],
+    ['eleventy/posts/second/index.html', 3, 0],
   ]);
+  const pictures = fs.readdirSync(path.join(out, 'eleventy/headlab-snapshot')).filter((f) => f.endsWith('.png'));
+  assert.ok(pictures.length > 0, 'a canvas picture');
+  assert.match(
+    fs.readFileSync(path.join(second, 'index.html'), 'utf8'),
+    new RegExp(`<img [^>]*src="\\.\\./\\.\\./headlab-snapshot/${pictures[0]}"`),
+  );
   assert.equal(r.feed, '<headlab-value-swap></headlab-value-swap>');
   for (const tag of ['headlab-projection-ablation', 'headlab-value-swap']) {
     assert.ok(fs.existsSync(path.join(out, `md/headlab-snapshot/${tag}.css`)), tag);

@@ -117,8 +117,13 @@ headlabEleventy({ directories: { output }, addTransform: (name, fn) => transform
 const asMarkdownIt = (body) => body.replace(/^(<headlab-[\s\S]*?<\/headlab-[a-z-]+>)$/gm, '<p>$1</p>');
 const posts = {
   first: `<h1>Prerendered in the pipeline</h1>\n${asMarkdownIt(FIGURES)}<p>The end of the post.</p>`,
-  second: `<h1>A second post</h1>\n<p><headlab-value-swap id="swap" column-b="2"></headlab-value-swap></p>`,
+  // A model's files beside the page (examples/own-model's, copied there by the test as Eleventy's
+  // passthrough copy would), and a figure drawn on a canvas: its picture is a PNG beside the sheets.
+  second: `<h1>A second post</h1>\n<p><headlab-value-swap id="swap" column-b="2"></headlab-value-swap></p>
+<p><headlab-transformer-model id="mine" src="model.safetensors" config="model.json" label="my model"></headlab-transformer-model></p>
+<p><headlab-transformer-attention id="attention" model="mine" prompt="3 10 17 24 31 6 3 10 17 24 31 6"></headlab-transformer-attention></p>`,
 };
+
 const written = await Promise.all(
   Object.entries(posts).map(([name, body]) => {
     const outputPath = path.join(output, 'posts', name, 'index.html');

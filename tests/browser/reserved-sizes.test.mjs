@@ -124,7 +124,8 @@ for (const width of [360, 1280]) {
         .map(([t, s]) => `${t.slice(8)} ${s.reserved}/${s.drawn}`)
         .join(', ')}`,
     );
-    assert.deepEqual(off, [], 'reserved/drawn heights');
+    // headlab.css is a source file (site/headlab.css), measured in a browser by site/reserve-sizes.mjs.
+    assert.deepEqual(off, [], 'reserved/drawn heights: a figure changed its height; run `node site/reserve-sizes.mjs` after a build');
     assert.ok(shift.cls <= CLS_BUDGET, `layout shift ${shift.cls}: ${shift.shifts.join('; ')}`);
     // The value, bound once the model is in, still in its one line.
     await page.waitForFunction(() => document.querySelector('#value').getAttribute('data-state') === 'bound');

@@ -1,4 +1,4 @@
-// Prerendered snapshots (site/snapshots.mjs) and the pages opened from disk:
+// Prerendered snapshots (site/snapshots.mjs, drawn in Node by headlab/ssr) and the pages opened from disk:
 //   - every widget of every built article carries its default state twice: a declarative
 //     shadow root (the widget as rendered) and a light-DOM figure (SVG + summary); no inline
 //     style attribute anywhere;

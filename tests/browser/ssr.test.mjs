@@ -17,6 +17,8 @@ const site = path.join(root, 'build/site');
 const { renderPage } = await import(path.join(root, 'dist/ssr.js'));
 const { collect } = await import(path.join(root, 'site/ssr/snapshot-markup.js'));
 const { stripSnapshots } = await import(path.join(root, 'dist/ssr-cli.js'));
+// The page column the site build draws each element for (its snapshots are this renderer's).
+const { siteColumn } = await import(path.join(root, 'site/snapshots.mjs'));
 
 /** Built pages with headlab-* elements, relative to build/site. */
 const PAGES = fs
@@ -95,10 +97,6 @@ const EQUAL = new Set([
   'headlab-transformer-training',
   'headlab-value-swap',
 ]);
-
-/** The width of an element's column on headlab's pages in a window `w` px wide (site/assets/site.css: text 42rem, page 62rem, 1rem gutters). */
-const siteColumn = (w, element) =>
-  element.closest('.hl-screen') ? w - 32 : element.closest('.hl-wide') ? Math.min(992, w - 32) : Math.min(672, w - 32);
 
 let session;
 before(async () => {

@@ -146,7 +146,12 @@ test('the open list at 360 and 1280 px, light and dark: inside the page, every m
         const list = root.querySelector('input[name=wrong-search]').closest('.token-combobox').querySelector('[role=listbox]');
         const r = list.getBoundingClientRect();
         const heights = [...list.querySelectorAll('[role=option]')].map((o) => o.getBoundingClientRect().height);
-        return { left: r.left, right: r.right, heights, overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth };
+        return {
+          left: r.left,
+          right: r.right,
+          heights,
+          overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        };
       });
       assert.ok(box.left >= 0 && box.right <= width, `${colorScheme} ${width}: the list lies inside the page (${box.left}–${box.right})`);
       assert.ok(box.overflow <= 0, `${colorScheme} ${width}: the page scrolls sideways by ${box.overflow} px`);
