@@ -36,19 +36,19 @@ before(async () => {
   const figures = TAGS.map(
     (t) => `<${t} ${ATTRIBUTES[t] ?? (readsModel(t) ? 'model="m"' : '')}></${t}>\n<p>Text under the figure.</p>`,
   ).join('\n');
-  dir = bundleDir({
-    'post.html': {
-      head: '<link rel="stylesheet" href="headlab/headlab.css"><link rel="stylesheet" href="blog.css">',
-      body: `<main>
+  dir = bundleDir(
+    {
+      'post.html': {
+        head: '<link rel="stylesheet" href="headlab/headlab.css"><link rel="stylesheet" href="blog.css">',
+        body: `<main>
 <p id="sentence">The model answers <headlab-value id="value" source="digits" name="accuracy" format="count">all 111,110</headlab-value> lists correctly.</p>
 ${figures}
 </main>`,
+      },
     },
-  });
+    { shippedData: 'data' },
+  );
   fs.writeFileSync(path.join(dir, 'blog.css'), 'main { max-width: 640px; margin: 0 auto; padding: 0 16px; }\nbody { margin: 0; }\n');
-  fs.mkdirSync(path.join(dir, 'data'));
-  for (const f of ['induction-seed0.safetensors', 'induction-seed0.json', 'max-digit-seeds-0-9.json'])
-    fs.copyFileSync(path.join(root, 'site/pages/data', f), path.join(dir, 'data', f));
   session = await startSession({ dir, csp: true });
 });
 after(async () => {
