@@ -226,8 +226,9 @@ export class WorkerJobs {
  * true } (a batch over many prompt pairs: seconds to minutes on a large model) waits behind every
  * job asked without it, and starts only when no other job has been asked for BACKGROUND_QUIET_MS
  * (after a model switch every figure asks for its first run in a task of its own, within a few
- * ms: those all go first), so a figure's run or analysis never queues behind a batch that has not
- * started; each kind keeps its own order. (A batch once started runs to its end or its next chunk.)
+ * ms: those all go first; the end of a job asked without it counts as an ask, since the model's
+ * load, asked seconds before, is what they follow), so a figure's run or analysis never queues
+ * behind a batch that has not started; each kind keeps its own order. (A batch once started runs to its end or its next chunk.)
  */
 /** Milliseconds without another job asked for before a background job starts (WorkerHost). */
 const BACKGROUND_QUIET_MS = 250;
@@ -300,6 +301,9 @@ export class WorkerHost {
     const settle = (handler) => (arg) => {
       if (this.current !== current) return;
       this.current = null;
+      // A job's end counts as an ask: the figures' first requests follow a model's load (a job
+      // asked seconds before), each in a task of its own, and no batch may slip in between them.
+      if (!job.background) this.lastAsked = performance.now();
       try {
         handler(arg);
       } finally {
