@@ -44,8 +44,9 @@ export default tseslint.config(
   {
     // An element names the properties its attribute table gives it in an interface merged with its
     // class (`interface HeadlabX extends AttributeProperties<typeof HeadlabX.attributes> {}`): the
-    // base installs them on the prototype (widgets/base/attributes.ts installAttributes).
-    files: ['widgets/headlab-*.ts'],
+    // base installs them on the prototype (widgets/base/attributes.ts installAttributes). The base
+    // class types its `change` event the same way (an interface of addEventListener overloads).
+    files: ['widgets/headlab-*.ts', 'widgets/base/headlab-element.ts'],
     rules: { '@typescript-eslint/no-unsafe-declaration-merging': 'off' },
   },
 );

@@ -20,6 +20,7 @@
 // object to the page, its buffer moved: that structured clone is measured beside it ("post"), not
 // inside. Wall time is printed too, with the load average: on the shared 2-core machine it counts
 // the waits for a core.
+import v8 from 'node:v8';
 import { wasmTransformerCore } from '../tests/wasm/helpers.mjs';
 import { medianCpuMs, medianMs as median } from './median.mjs';
 import { transferOf } from '../web/transformer.js';
@@ -46,6 +47,18 @@ export function benchRequest(k = 0) {
   const corrupted = [...prompt];
   corrupted[40] = (corrupted[40] + 1) % 64;
   return { prompt, corrupted, answer: prompt[63], wrong: (prompt[63] + 1) % 64, sequences: 8 };
+}
+
+/**
+ * The bytes a postMessage of `value` serialises beside the buffers it moves (transferOf): what the
+ * structured clone copies, written by V8's serializer as postMessage writes it.
+ */
+function messageBytes(value) {
+  const serializer = new v8.Serializer();
+  transferOf(value).forEach((buffer, id) => serializer.transferArrayBuffer(id, buffer));
+  serializer.writeHeader();
+  serializer.writeValue(value);
+  return serializer.releaseBuffer().length;
 }
 
 /**
@@ -83,7 +96,9 @@ export async function transformerFigures() {
   });
   // The worker's postMessage of one analysis (buffer transferred), as structuredClone does it: one
   // fresh analysis per call, made outside the timed function.
-  const bytes = model.analyze(next()).logits.data.buffer.byteLength;
+  const sample = model.analyze(next());
+  const bytes = sample.logits.data.buffer.byteLength;
+  const message = messageBytes(sample);
   const fresh = Array.from({ length: 2 * RUNS + 4 }, () => model.analyze(next()));
   const post = medianMs(() => {
     const a = fresh.pop() ?? model.analyze(next());
@@ -104,6 +119,7 @@ export async function transformerFigures() {
     withoutPatching: withoutPatchingMs,
     post,
     bytes,
+    message,
     trainStepsPerSecond: { wall: (1000 * steps) / train.wall, cpu: (1000 * steps) / train.cpu },
   };
 }
@@ -120,6 +136,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(`  new prompt, without patching (forward, DLA; scores, ablation cached) ${ms(f.withoutPatching)}`);
   console.log(`  new prompt, with patching (16 heads × 64 positions)                 ${ms(f.analyze)}`);
   console.log(`  post of that analysis to the page (structured clone, ${(f.bytes / 1e6).toFixed(2)} MB moved)      ${ms(f.post)}`);
+  console.log(`  that post's message beside the moved buffer (its Matrix views, scalars and tables): ${f.message.toLocaleString('en')} B`);
   console.log(
     `new prompt's analysis (forward + every analysis, model and cache kept, typed arrays) against < 20 ms: ${targetVerdict(f.analyze, load)}`,
   );

@@ -48,7 +48,7 @@ Matrix layer_input_gradients(const TransformerWeights& w, const TransformerActiv
 LogitDifferenceGradients logit_difference_gradients(const TransformerWeights& w, const TransformerActivations& run,
                                                     int answer, int wrong) {
   const auto& c = w.config;
-  const Eigen::Index T = run.logits.rows();
+  const auto T = static_cast<Eigen::Index>(run.tokens.size());
   // LD = x̂_final[T − 1] · (W_U[:, a] − W_U[:, b]) + b_U(a) − b_U(b): ∂LD/∂x̂_final is that column
   // difference in row T − 1 and zero elsewhere (T × d).
   Matrix dfinal = Matrix::Zero(T, c.d_model);
@@ -183,6 +183,11 @@ AttributionPatching attribution_patching(const TransformerWeights& w, const std:
   require_integer_in("disagreements", disagreements, 1, kMaxDisagreements);
   AttributionPatching out;
   out.prompt_length = static_cast<int>(require_one_prompt_length(pairs));
+  // Beside the pair's runs: the gradients (L·H·3 receiver inputs and L residual streams) and the
+  // L·H head-output changes δ, each T × d.
+  const double heads = static_cast<double>(w.config.n_layers) * w.config.n_heads;
+  require_pair_memory(w.config, static_cast<std::size_t>(out.prompt_length), "attribution patching",
+                      heads * (kReceiverInputs + 1) + w.config.n_layers + 8);
   out.edges = path_edges(w.config);
   const int N = static_cast<int>(pairs.size());
   for (int i = 0; i < N; ++i) {

@@ -74,9 +74,11 @@ double PairRuns::effect(const double* x) const {
 
 PairRuns pair_runs(const TransformerWeights& w, const PromptPair& pair) {
   const Eigen::Index last = static_cast<Eigen::Index>(pair.clean.size()) - 1;
+  // Only the last row's logits: every patch reads LD there, and T × V logits of a long prompt and a
+  // large vocabulary are most of a run's memory.
   PairRuns r{w,
-             transformer_forward_unchecked(w, pair.clean),
-             transformer_forward_unchecked(w, pair.corrupted),
+             transformer_forward_unchecked(w, pair.clean, nullptr, last),
+             transformer_forward_unchecked(w, pair.corrupted, nullptr, last),
              pair.answer,
              pair.wrong,
              last,
@@ -85,8 +87,8 @@ PairRuns pair_runs(const TransformerWeights& w, const PromptPair& pair) {
              0.0,
              unembedding_column(w, pair.answer),
              unembedding_column(w, pair.wrong)};
-  r.clean_ld = r.clean.logits(last, pair.answer) - r.clean.logits(last, pair.wrong);
-  r.corrupted_ld = r.corrupted.logits(last, pair.answer) - r.corrupted.logits(last, pair.wrong);
+  r.clean_ld = r.clean.logits(0, pair.answer) - r.clean.logits(0, pair.wrong);
+  r.corrupted_ld = r.corrupted.logits(0, pair.answer) - r.corrupted.logits(0, pair.wrong);
   r.span = r.clean_ld - r.corrupted_ld;
   return r;
 }
@@ -146,6 +148,29 @@ void fill_intervals(PatchingGrid& g, const ResamplingPlan& plan) {
   }
 }
 
+double pair_working_bytes(const TransformerConfig& c, double T, double extra) {
+  const double L = c.n_layers, H = c.n_heads, d = c.d_model, k = c.d_head, V = c.d_vocab;
+  const double run = L * (4 * T * d + 4 * H * T * k + H * T * T + H * T * d + T) + 3 * T * d + T + V;
+  return 8.0 * (2.0 * run + extra * T * d);
+}
+
+void require_pair_memory(const TransformerConfig& c, std::size_t T, const std::string& analysis, double extra) {
+  const double bytes = pair_working_bytes(c, static_cast<double>(T), extra);
+  if (bytes <= kMaxPairWorkingBytes) return;
+  // The estimate grows with T: the longest length that fits, by bisection over [0, T).
+  std::size_t low = 0, high = T;
+  while (high - low > 1) {
+    const std::size_t mid = low + (high - low) / 2;
+    (pair_working_bytes(c, static_cast<double>(mid), extra) <= kMaxPairWorkingBytes ? low : high) = mid;
+  }
+  const auto mb = [](double b) { return std::to_string(static_cast<long long>(std::ceil(b / 1048576.0))) + " MiB"; };
+  throw InputError(analysis + " of prompt pairs of " + std::to_string(T) + " tokens would hold about " + mb(bytes) +
+                   " at once (two forward passes with " + std::to_string(c.n_layers * c.n_heads) +
+                   " attention patterns of T × T each); the limit is " + mb(kMaxPairWorkingBytes) +
+                   ": prompt pairs of at most " + std::to_string(low) +
+                   " tokens fit this model (a pairs file of shorter prompts)");
+}
+
 std::size_t require_one_prompt_length(const std::vector<PromptPair>& pairs) {
   const std::size_t T = pairs[0].clean.size();
   for (std::size_t i = 1; i < pairs.size(); ++i) {
@@ -198,7 +223,7 @@ BatchPatchingRun::BatchPatchingRun(const TransformerWeights& w, std::vector<Prom
   validate_weights(w_);
   require_prompt_pairs(pairs_, w_.config.d_vocab, w_.config.n_ctx);
   settings.validate();
-  require_one_prompt_length(pairs_);
+  require_pair_memory(w_.config, require_one_prompt_length(pairs_), "activation patching", 8);
   out_.settings = settings;
 }
 

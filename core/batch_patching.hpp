@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace headlab::transformer {
@@ -104,6 +105,23 @@ void fill_intervals(PatchingGrid& grid, const ResamplingPlan& plan);
 // The grids of a batch are over positions: throws InputError naming the first pair whose prompts
 // are not as long as pair 0's. Returns that length T.
 std::size_t require_one_prompt_length(const std::vector<PromptPair>& pairs);
+
+// What a pairs analysis holds at once, in bytes of float64: both runs of one pair (PairRuns: every
+// activation of two forward passes of T tokens, the logits of the last row only) and `extra` T × d
+// matrices of its own (attribution patching's gradients and head-output changes; faithfulness's
+// mean outputs). One run, for L layers of H heads (d_head c, vocabulary V):
+//   8 · (L · (4·T·d + 4·H·T·c + H·T² + H·T·d + T) + 3·T·d + T + V)
+// (resid_pre, normalized, qk_input, resid_post; q, k, v, z; the patterns; the head outputs; the
+// scales; embed, pos_embed, final_normalized; one row of logits). The H·T² patterns dominate a long
+// prompt: 2 runs × 24 heads × 2,047² doubles are 1.6 GB for the ARENA induction model's default pairs.
+double pair_working_bytes(const TransformerConfig& config, double T, double extra);
+// Most bytes a pairs analysis may hold at once: 2^30. The WASM module's memory stops at 2 GiB, and
+// a model of 83.6 M parameters keeps about 0.4 GB of it; natively the same bound keeps the CLI's
+// answer the page's.
+constexpr double kMaxPairWorkingBytes = 1073741824.0;
+// Throws InputError when pair_working_bytes(T, extra) exceeds kMaxPairWorkingBytes, naming the
+// analysis, the prompt length T, the estimate, the limit and the longest prompt length that fits.
+void require_pair_memory(const TransformerConfig& config, std::size_t T, const std::string& analysis, double extra);
 
 // batch_patching a few pairs at a time, for a caller that reports progress or stops between steps
 // (the page's worker task 'transformer-batch-patching'): the constructor checks everything

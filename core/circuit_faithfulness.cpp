@@ -42,7 +42,8 @@ std::vector<std::vector<Matrix>> mean_corrupted_outputs(const TransformerWeights
       static_cast<std::size_t>(c.n_layers),
       std::vector<Matrix>(static_cast<std::size_t>(c.n_heads), Matrix::Zero(T, c.d_model)));
   for (const auto& pair : pairs) {
-    const TransformerActivations run = transformer_forward_unchecked(w, pair.corrupted);
+    // The head outputs only: one row of logits (T × V would be most of the pass's time and memory).
+    const TransformerActivations run = transformer_forward_unchecked(w, pair.corrupted, nullptr, T - 1);
     for (int l = 0; l < c.n_layers; ++l)
       for (int h = 0; h < c.n_heads; ++h)
         mean[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)] +=
@@ -240,6 +241,9 @@ ResamplingPlan start_faithfulness(const TransformerWeights& w, const std::vector
   out.settings = settings;
   out.ablation = ablation;
   out.prompt_length = static_cast<int>(require_one_prompt_length(pairs));
+  // Beside the pair's runs: the mean corrupted outputs (L·H of T × d) and a run's recomputed heads.
+  const double heads = static_cast<double>(w.config.n_layers) * w.config.n_heads;
+  require_pair_memory(w.config, static_cast<std::size_t>(out.prompt_length), "circuit faithfulness", 2 * heads + 8);
   return resampling_plan(static_cast<int>(pairs.size()), settings);
 }
 

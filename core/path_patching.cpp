@@ -84,6 +84,7 @@ PathPatching path_patching(const TransformerWeights& w, const std::vector<Prompt
   require_prompt_pairs(pairs, c.d_vocab, c.n_ctx);
   settings.validate();
   const int T = static_cast<int>(require_one_prompt_length(pairs)), N = static_cast<int>(pairs.size());
+  require_pair_memory(c, static_cast<std::size_t>(T), "path patching", 8);
   const ResamplingPlan plan = resampling_plan(N, settings);
   PathPatching out;
   out.settings = settings;

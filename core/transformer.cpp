@@ -140,7 +140,7 @@ void require_layout_tensor(const TransformerWeights& w, const TensorLayout& row,
     }
     if (matrix_of(w, row, layer)->size() != 0)
       throw InputError(name + " is held twice (float64 and float32); one storage must be empty");
-    if (!f.map().allFinite()) throw InputError(name + " has a non-finite entry");
+    if (!f.all_finite()) throw InputError(name + " has a non-finite entry");
     return;
   }
   if (!heads) {
@@ -318,7 +318,7 @@ Matrix head_output_from(const TransformerWeights& w, int l, int h, const Matrix&
 }
 
 TransformerActivations transformer_forward_unchecked(const TransformerWeights& w, const std::vector<int>& tokens,
-                                                     const HeadHook& hook) {
+                                                     const HeadHook& hook, Eigen::Index logits_from) {
   const TransformerConfig& c = w.config;
   const Eigen::Index T = static_cast<Eigen::Index>(tokens.size());
   const int H = c.n_heads;
@@ -360,7 +360,8 @@ TransformerActivations transformer_forward_unchecked(const TransformerWeights& w
     la.resid_post = resid;
   }
   a.final_normalized = normalize(c, resid, w.ln_final_w, w.ln_final_b, a.final_scale);
-  a.logits = unembed_product(a.final_normalized, w);
+  a.logits_from = T > 0 ? std::clamp<Eigen::Index>(logits_from, 0, T - 1) : 0;
+  a.logits = unembed_product(a.final_normalized.bottomRows(T - a.logits_from), w);
   a.logits.rowwise() += w.b_U.row(0);
   return a;
 }

@@ -105,9 +105,10 @@ struct TransformerActivations {
   Matrix
       pos_embed;  // T × d, W_pos[0:T] with learned positions (zero otherwise: shortformer adds W_pos to q and k only)
   std::vector<LayerActivations> layers;
-  Matrix final_normalized;  // T × d, LN_final(resid_L)
-  Vector final_scale;       // T, σ of the final normalisation, else empty
-  Matrix logits;            // T × V
+  Matrix final_normalized;       // T × d, LN_final(resid_L)
+  Vector final_scale;            // T, σ of the final normalisation, else empty
+  Matrix logits;                 // (T − logits_from) × V: row r is position logits_from + r
+  Eigen::Index logits_from = 0;  // 0 unless the pass was asked for the last rows' logits only
 };
 
 // An intervention on the forward pass: called with (layer, head, head_output T × d) after each head's
@@ -135,8 +136,11 @@ void require_tokens(const TransformerConfig& config, const std::vector<int>& tok
 TransformerActivations transformer_forward(const TransformerWeights& weights, const std::vector<int>& tokens,
                                            const HeadHook& hook = nullptr);
 // The same without validating weights or tokens (the trainer's weights and batches are valid by construction).
+// With logits_from > 0 only rows [logits_from, T) of the logits are formed (each with the bits of
+// the full product): T × V doubles are 823 MB for 2,047 tokens of a 50,278-token vocabulary, and
+// the patching analyses read one row.
 TransformerActivations transformer_forward_unchecked(const TransformerWeights& weights, const std::vector<int>& tokens,
-                                                     const HeadHook& hook = nullptr);
+                                                     const HeadHook& hook = nullptr, Eigen::Index logits_from = 0);
 
 // The end of a forward pass after an intervention, recomputing only what it changed (activation
 // patching and head ablation, core/transformer_analysis.cpp). `changed_rows` are rows

@@ -39,6 +39,7 @@ Float32Matrix Float32Matrix::zero(Eigen::Index rows, Eigen::Index cols) {
   m.owned_ = entries.get();
   m.data_ = entries.get();
   m.owner_ = std::move(entries);
+  m.finite_ = std::make_shared<signed char>(kUnknown);
   m.rows_ = rows;
   m.cols_ = cols;
   return m;
@@ -49,9 +50,16 @@ Float32Matrix Float32Matrix::view(std::shared_ptr<const void> owner, const float
   Float32Matrix m;
   m.owner_ = std::move(owner);
   m.data_ = data;
+  m.finite_ = std::make_shared<signed char>(kUnknown);
   m.rows_ = rows;
   m.cols_ = cols;
   return m;
+}
+
+bool Float32Matrix::all_finite() const {
+  if (!finite_) return true;
+  if (*finite_ == kUnknown) *finite_ = map().allFinite() ? 1 : 0;
+  return *finite_ == 1;
 }
 
 TransformerConfig transformer_config(const TransformerSizes& sizes, Normalization normalization, Positions positions) {

@@ -1,13 +1,30 @@
-// Public API of the `headlab` package (dist/headlab.js). Every interface and type alias the code
-// also exports (the elements' states, their parts, the core's result shapes) is copied from the
-// code by `node site/package-types.mjs` — edit it there; the rest is written here.
-// Importing the package registers every headlab-* custom element; these declarations
-// describe the elements (attributes, properties, events, state shapes) and the few
-// functions the bundle exports. Field names are the articles' terms; indices are
-// 1-based where a reader sees them (query 1, column 2) and say so.
+// Public API of the `headlab` package (dist/headlab.js), written whole from the code by
+// `node site/package-types.mjs`: edit the code, then run it (tests/unit/package-types.test.mjs fails
+// until the file is current). Importing the package registers every headlab-* custom element; these
+// declarations describe the elements (attributes, properties, events, state shapes) and the few
+// functions the bundle exports. Field names are the articles' terms; indices are 1-based where a
+// reader sees them (query 1, column 2) and say so.
 // Embedding guide: docs/embedding.md (dist/docs/embedding.md in the package).
 
-// ---------- the core ----------
+export interface MemoryDiagnostics {
+  /** Bytes of C++ heap allocated and not freed (dlmalloc mallinfo().uordblks). */
+  heap_bytes_in_use: number;
+  /** Size of the WASM linear memory in bytes (only grows). */
+  memory_bytes: number;
+  /** Live embind emval handles (JS values held by C++); NaN if the module does not expose the count.
+   *  Class handles (trainers, models) are counted by featureRecoveryLiveTrainers(), maxDigitLiveTrainers(), maxDigitLiveModels() and transformerLiveHandles(). */
+  live_handles: number;
+  /** Bytes copied from JS typed arrays (matrices, byte arrays) into the heap since the module started: what a call costs in copies. */
+  bytes_copied_in: number;
+}
+
+/** What every module has (web/module.js, web/bindings/module_bindings.cpp). */
+export interface HeadlabModule {
+  /** Semantic version of the core, e.g. "0.1.0". */
+  version(): string;
+  /** Memory of the WASM module now, for leak checks (tests assert these stay flat over many updates). */
+  memoryDiagnostics(): MemoryDiagnostics;
+}
 
 /** A dense matrix, row-major: entry (i, j) is data[i * cols + j]. data.length === rows * cols. */
 export interface Matrix {
@@ -16,62 +33,158 @@ export interface Matrix {
   data: Float64Array;
 }
 
-/** Thrown for every error the core reports (its message names the argument). */
+export interface AttentionInput {
+  /** n × d_model, finite, n ≥ 1. */
+  x: Matrix;
+  /** d_model × d_k query projection W_Q. */
+  w_q: Matrix;
+  /** d_model × d_k key projection W_K (same d_k as w_q). */
+  w_k: Matrix;
+  /** d_model × d_v value projection W_V. */
+  w_v: Matrix;
+  /** Position i attends only to j ≤ i. Default false. */
+  causal?: boolean;
+  /** n × n non-negative weights used instead of the softmax (patching). Default: none. */
+  weights_override?: Matrix | null;
+}
+
+export interface AttentionResult {
+  /** n × d_k, X W_Q */
+  q: Matrix;
+  /** n × d_k, X W_K */
+  k: Matrix;
+  /** n × d_v, X W_V */
+  v: Matrix;
+  /** n × n, Q Kᵀ before scaling and masking: the raw match q_i·k_j. */
+  dot_products: Matrix;
+  /** n × n, Q Kᵀ / √d_k; masked entries are -Infinity. */
+  scores: Matrix;
+  /** n × n, row softmax of scores (rows sum to 1), or the override. */
+  weights: Matrix;
+  /** n × d_v, weights · V */
+  reading: Matrix;
+}
+
+export interface QueryKeyPicture {
+  dot_products: Matrix;
+  scores: Matrix;
+  weights: Matrix;
+  reading: Matrix;
+  query_lengths: Matrix;
+  key_lengths: Matrix;
+  query_key_angles: Matrix;
+  query_angles: Matrix;
+}
+
+/** headlab_core.wasm: attention and projection edits (getCore() in a page). */
+export interface HeadlabCore extends HeadlabModule {
+  /** One attention head. Throws HeadlabError naming the argument on a bad shape or a non-finite entry. */
+  attention(input: AttentionInput): AttentionResult;
+  /** w (d_model × d) with output columns a and b (0-based, in [0, d)) exchanged. */
+  swapProjectionCoordinates(w: Matrix, a: number, b: number): Matrix;
+  /** { q: Q R, k: K R } for orthogonal R (d_k × d_k); throws if max |RᵀR − I| > 1e-9. */
+  rotateQueryKey(q: Matrix, k: Matrix, rotation: Matrix): { q: Matrix; k: Matrix };
+  /** d × d identity with a rotation by `angle` radians in the plane of coordinates a ≠ b. */
+  planeRotation(d: number, a: number, b: number, angle: number): Matrix;
+  /**
+   * Change of the query–key basis by an invertible A (d_k × d_k): Q′ = Q A, K′ = K A^{−T}, so
+   * Q′K′ᵀ = QKᵀ. Throws HeadlabError when A is not d_k × d_k, has a non-finite entry, is
+   * singular, or has condition number σ_max/σ_min above 1e8.
+   */
+  changeQueryKeyBasis(q: Matrix, k: Matrix, a: Matrix): { q: Matrix; k: Matrix; inverse_transpose: Matrix; condition_number: number };
+  /**
+   * The query–key picture at score scale s (finite, ≥ 0; the head's own is 1/√d_k): dot products
+   * Q Kᵀ (n × m), scores s·Q Kᵀ, weights (softmax by row), reading = weights · V (n × d_v), lengths
+   * ‖q_i‖ (1 × n), ‖k_j‖ (1 × m), angles in radians [0, π] between queries and keys (n × m) and
+   * between queries (n × n; 0 for a zero vector). q: n × d_k, k: m × d_k, v: m × d_v.
+   */
+  queryKeyPicture(q: Matrix, k: Matrix, v: Matrix, scoreScale: number): QueryKeyPicture;
+}
+
+/** What getCore() resolves to: the core's functions (HeadlabCore); a name it lacks reads as unknown. */
+export type HeadlabCoreApi = HeadlabCore & { [name: string]: unknown };
+
+/** The page's headlab_core instance (attention, projection edits); its .wasm is fetched from the bundle's own folder. */
+export function getCore(): Promise<HeadlabCoreApi>;
+
+/** Defines `tag` as `element` when running in a browser and the tag is still free. */
+export function defineElement(tag: string, element: CustomElementConstructor): void;
+
+/** Thrown for every error the core reports; message is the C++ message unchanged. */
 export class HeadlabError extends Error {
   name: 'HeadlabError';
 }
 
-/** The page's headlab_core instance: attention and projection edits (loaded once, .wasm found next to the bundle; feature recovery, the max-digit transformer and your own transformer are modules of their own, loaded by their elements). See web/headlab-core.d.ts in the repository for every function. */
-export function getCore(): Promise<HeadlabCoreApi>;
-
-export interface HeadlabCoreApi {
-  version(): string;
-  attention(input: { x: Matrix; w_q: Matrix; w_k: Matrix; w_v: Matrix; causal?: boolean; weights_override?: Matrix | null }): {
-    q: Matrix;
-    k: Matrix;
-    v: Matrix;
-    dot_products: Matrix;
-    scores: Matrix;
-    weights: Matrix;
-    reading: Matrix;
-  };
-  swapProjectionCoordinates(w: Matrix, a: number, b: number): Matrix;
-  rotateQueryKey(q: Matrix, k: Matrix, rotation: Matrix): { q: Matrix; k: Matrix };
-  planeRotation(d: number, a: number, b: number, angle: number): Matrix;
-  /** Memory of the WASM module, for leak checks: heap bytes in use, linear memory size, live embind handles, bytes copied in so far. */
-  memoryDiagnostics(): { heap_bytes_in_use: number; memory_bytes: number; live_handles: number; bytes_copied_in: number };
-  [name: string]: unknown;
-}
-
+/** Builds a matrix from equal-length rows; throws TypeError naming `name` (default "matrix") otherwise. */
 export function matrix(rows: number[][], name?: string): Matrix;
+
+/** Rows as plain arrays. */
 export function toRows(m: Matrix): number[][];
+
+/** Entry (i, j), 0-based. */
 export function at(m: Matrix, i: number, j: number): number;
+
+/** Row i as a plain array. */
 export function row(m: Matrix, i: number): number[];
+
+/** The n × n identity. */
 export function identity(n: number): Matrix;
 
-/** A dedicated worker running long core computations (dist/headlab-worker.js). */
+export interface WorkerRun<T> {
+  /** Resolves when the task ends: value is the task's result; stopped is true if stop() cut it short. Rejects with HeadlabError. */
+  /** updatesAfterStop: progress messages the worker posted after it read the stop (0 when not stopped). */
+  promise: Promise<{ value: T; stopped: boolean; updatesAfterStop: number }>;
+  /** Asks the task to stop at its next chunk boundary (one progress update at most). */
+  stop(): void;
+}
+
+/** One dedicated module worker (headlab-worker.js beside the bundle). Terminate it when the owner is removed. */
 export class WorkerClient {
   constructor();
-  run<T = unknown>(
-    kind: string,
-    params: unknown,
-    onProgress?: (detail: Record<string, unknown>) => void,
-  ): {
-    promise: Promise<{ value: T; stopped: boolean }>;
-    stop(): void;
-  };
+  run<T = unknown>(kind: string, params: unknown, onProgress?: (detail: Record<string, unknown>) => void): WorkerRun<T>;
+  /** Why the worker is unusable (it failed to load or crashed), or null while it works. */
+  readonly failure: string | null;
   /** Ends the worker; a run still in it rejects (its port closed, its listeners removed), and so does any later run. */
   terminate(): void;
 }
 
-// ---------- what every element has ----------
+/** What a figure needs of a loaded model. */
+export interface FigureModel {
+  /** Increases with every replacement (caches are keyed on it). */
+  readonly version: number;
+  /** Where the model comes from, for the note under the figure. */
+  readonly label: string;
+}
 
-/** A figure an element exports as SVG and PNG. */
+/** What a widget reports for a number bound into prose (`boundValue(name)`, `<headlab-value>`). */
+export interface BoundValue {
+  value: number;
+  /** fraction: in [0, 1], share of `of` items (an accuracy); count: a whole number of things; loss: an error ≥ 0. */
+  kind: 'fraction' | 'count' | 'number' | 'loss';
+  /** For a fraction: how many items it is a fraction of (lets the formatter say "all but 5 of 111,110"). */
+  of?: number;
+}
+
+/**
+ * What a source's boundValue answers while it computes a new value after having had one (another
+ * head, cell or prompt): <headlab-value> then shows "computing…" rather than the value before or
+ * the author's text, which describe other inputs.
+ */
+export interface BoundComputing {
+  computing: true;
+}
+
+/** A figure a widget exports as SVG and PNG (and draws from the same Scene on the page). */
 export interface WidgetFigure {
+  /** File-name part and `data-export` key, e.g. "loss" → "<stem>-loss.svg". */
   name: string;
+  /** What the figure is, for button labels, e.g. "Loss curve". */
   label: string;
+  /** The figure as shown now. */
   scene(): unknown;
 }
+
+export type ExportFormat = 'svg' | 'png' | 'json';
 
 /**
  * Common to every headlab-* element.
@@ -85,54 +198,66 @@ export interface WidgetFigure {
  * their attribute and throw a WidgetInputError naming it when it is malformed.
  */
 export interface HeadlabElementBase<State> extends HTMLElement {
+  /** Number of completed render() calls (diagnostics and tests). */
+  readonly renderCount: number;
   /**
-   * The state, as carried by the `change` event; null while it cannot be computed (an attribute,
-   * set by the page or by the URL hash, is invalid: `error` says why) or, for an element whose
-   * state the WASM core computes, before the core has loaded (`error` null then: await
-   * `updateComplete`). Never throws, logs nothing, before or after the first render.
+   * The widget's state, as carried by its `change` event; null while it cannot be computed (an
+   * attribute, set by the page or by the URL hash, is invalid: `error` says why) or, for an element
+   * whose state the WASM core computes, before the core has loaded (`error` null then: await
+   * `updateComplete`). Never throws and logs nothing, before or after the first render: a page
+   * reading it while the reader edits a link or the author an attribute gets null, not an exception
+   * (docs/embedding.md, "Reading an element").
    */
   readonly state: State | null;
   /**
-   * Why the element shows no figure or no state: the message in its alert box (a bad attribute,
-   * a model that could not be loaded), or why `state` is null before the render that shows it;
-   * null when nothing is wrong. Quoted input is cut to 40 characters. Never throws.
+   * Why the widget shows no figure or no state now: the message its alert box shows (a bad
+   * attribute, a model that could not be loaded) or, between an attribute change and the render
+   * that will show it, why `state` is null; null when there is nothing wrong. Never throws.
    */
   readonly error: string | null;
-  /** Whether a computation the element will draw is under way (a worker analysis, a new model to draw); false for most elements. Never throws. */
+  /**
+   * Whether a computation the widget will draw is under way (an analysis in its worker, a new model
+   * waiting for its render): tests, benchmarks and the snapshot pass wait for false. None by
+   * default; an override never throws (an invalid attribute computes nothing: false).
+   */
   readonly busy: boolean;
   /**
-   * Resolves once the element shows what its attributes and data ask for (rendered, nothing
-   * scheduled, no work in its worker, its model loaded) — true — or shows an error instead —
-   * false (`error` says why). Never rejects. Read it again after a change for that change's
-   * render (as Lit's `updateComplete`). Await `customElements.whenDefined(tag)` first on a page
-   * where the element may not be upgraded yet.
+   * Resolves once the widget shows what its attributes and data ask for: it has rendered, no
+   * render, snapshot swap or field check is scheduled (updatePending), no work is under way in its
+   * worker (busy) and its data have arrived (settled: a figure's model has loaded) — or once it
+   * shows an error instead. The value is true for a figure, false for an error (`error` says
+   * why). Never rejects. Read again after a change (an attribute set, a model replaced) for a
+   * promise of that change's render, as Lit's `updateComplete`. Before the element is connected
+   * it waits for the connection; behind a prerendered snapshot, for the widget to go live.
    */
   readonly updateComplete: Promise<boolean>;
-  /** Completed renders (diagnostics). */
-  readonly renderCount: number;
-  /** The text alternative of what the element shows now (also in the shadow root for screen readers, and the <desc> of exported SVGs). Never throws. */
+  /** The text alternative of what the widget shows now, as last rendered (empty before the first render). */
   readonly summary: string;
-  /** The shareable state: attribute name → text (what share-state writes to the URL hash). */
-  sharedState: Record<string, string>;
-  /** This element's key in the URL hash. */
-  readonly shareKey: string;
-  /** Figures exportable as SVG and PNG (may be empty, e.g. the quiz). */
-  figures(): WidgetFigure[];
-  /** What the JSON export contains (the state, or results.json for the trainer). */
-  exportData(): unknown;
-  exportJson(): string;
-  /** The figure `name` (default the first) as an SVG document. */
-  exportSvg(name?: string): string;
-  exportPng(name?: string): Promise<Blob>;
-  /** Offers a download (figure as svg/png, data as json). */
-  download(format: 'svg' | 'png' | 'json', name?: string): Promise<void>;
-  /** Runs a scheduled render now instead of at the next animation frame. */
-  renderNow(): void;
   /**
-   * A number computed from the model on the page, for <headlab-value> (undefined while not ready or
-   * for an unknown name; { computing: true } while a new value is computed after one was shown).
+   * A number computed from the model on the page, for <headlab-value source="<id>" name="…">
+   * in the prose: undefined while not ready or for an unknown name; { computing: true } while a
+   * new value is computed after one was shown (the value then says "computing…"). Widgets that
+   * own a model override this and emit `change` whenever the values may have changed.
    */
   boundValue(name: string): BoundValue | BoundComputing | undefined;
+  /** The figures this widget exports as SVG and PNG (none by default). */
+  figures(): WidgetFigure[];
+  /** What "JSON" exports: the state by default (an invalid attribute makes the download fail with its message). */
+  exportData(): unknown;
+  /** The exported JSON text. */
+  exportJson(): string;
+  /** The figure `name` (default: the first) as a standalone SVG document, the summary as its <desc>. */
+  exportSvg(name?: string): string;
+  /** The figure `name` (default: the first) as a PNG (2 device pixels per unit). */
+  exportPng(name?: string): Promise<Blob>;
+  /** Offers a figure (svg/png) or the data (json) as a download; a failure is reported beside the buttons. */
+  download(format: ExportFormat, name?: string): Promise<void>;
+  /** The shareable state: the present attributes among `sharedAttributes`. Override for state kept outside attributes. */
+  sharedState: Record<string, string>;
+  /** Key of this element's entries in the URL hash: its id, else "<tag>-<n>" (n-th of its tag in the document). */
+  readonly shareKey: string;
+  /** Runs a scheduled render now rather than at the next frame (tests and benchmarks drive many updates this way). */
+  renderNow(): void;
   addEventListener<K extends keyof HTMLElementEventMap>(
     type: K,
     listener: (this: this, ev: HTMLElementEventMap[K]) => unknown,
@@ -142,47 +267,62 @@ export interface HeadlabElementBase<State> extends HTMLElement {
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
 }
 
-// ---------- <headlab-projection-ablation> ----------
-
-export interface ProjectionAblationState {
-  w_q: number[][];
-  w_k: number[][];
-  w_v: number[][];
-  /** 1-based query row. */
-  query: number;
-  /** Dot products q_query · k_j (score × √d_k), j = 1, 2. */
-  dot_products: number[];
-  weights: number[];
-  values: number[][];
-  reading: number[];
-}
-/** Attributes: w-q, w-k, w-v (2 × 2 JSON rows, default identity), query (1 or 2). Shared: all four. */
-export interface HeadlabProjectionAblation extends HeadlabElementBase<ProjectionAblationState>, HeadlabProjectionAblationProperties {}
-
-// ---------- <headlab-value-swap> ----------
-
-export interface ValueSwapData {
-  records: string[];
-  weights: number[];
-  values: number[][];
-}
-export interface ValueSwapState extends ValueSwapData {
-  /** 1-based swapped columns. */
-  column_a: number;
-  column_b: number;
-  reading: number[];
-  swapped_reading: number[];
-}
 /**
- * Attributes: weights (n numbers ≥ 0 summing to 1), values (n × d JSON rows, d ≥ 2), records (JSON labels),
- * column-a, column-b (1-based). Or a child <script type="application/json">{records, weights, values}</script>.
- * Shared: column-a, column-b.
+ * Common to the figures that read a model loaded once per page (the max-digit and transformer
+ * figures): attribute `model` names the element that holds it.
  */
-export interface HeadlabValueSwap extends HeadlabElementBase<ValueSwapState>, HeadlabValueSwapProperties {
-  data(): { records: string[]; weights: number[]; values: number[][] };
+export interface ModelFigureBase<State> extends HeadlabElementBase<State> {
+  /** The model now shown, or null while it loads. */
+  readonly currentModel: FigureModel | null;
 }
 
-// ---------- <headlab-basis-rotation> ----------
+/**
+ * Common to the max-digit figures. Each reads a max-digit model: the one of the
+ * <headlab-max-digit-model> whose id its `model` attribute names, or (no `model`) the shipped
+ * seed-0 weights from data/max-digit-seed0.json beside the package's modules. Heads are 0–3; digit
+ * lists are 6 digits 0–9. Behind a prerendered snapshot a figure loads its module and weights on
+ * the reader's first interaction (docs/embedding.md); its model element's loading="eager" loads
+ * them with the page.
+ */
+export interface MaxDigitElementBase<State> extends ModelFigureBase<State> {}
+
+export interface AngleDotState {
+  matrix: 'cosine' | 'dot';
+  /** Maxima whose closest digit by angle differs from the digit with the largest dot product. */
+  disagreements: number[];
+}
+
+/** Angle against dot product between head outputs and unembeddings. Attributes: matrix ("cosine" | "dot"), model. Shared: matrix. */
+export interface HeadlabAngleDot extends MaxDigitElementBase<AngleDotState>, HeadlabAngleDotProperties {}
+
+export interface AttentionBarsState {
+  digits: number[];
+  max_digit: number;
+}
+
+/** Each head's attention from ANS over the prompt. Attributes: digits ("2 3 4 5 6 1"), model. Shared: digits. */
+export interface HeadlabAttentionBars extends MaxDigitElementBase<AttentionBarsState>, HeadlabAttentionBarsProperties {}
+
+export interface AttentionPatch {
+  head: number;
+  position: number;
+}
+
+export interface AttentionPatchState {
+  digits: number[];
+  patches: AttentionPatch[];
+  answer: number;
+  clean_answer: number;
+}
+
+/**
+ * Activation patching at the ANS row. Attributes: digits, patches ("head:position …", e.g. "3:3 1:3";
+ * each head at most once, positions 0–8), model. Shared: digits, patches.
+ */
+export interface HeadlabAttentionPatch extends MaxDigitElementBase<AttentionPatchState>, HeadlabAttentionPatchProperties {
+  /** Every head back to its own attention. */
+  reset(): void;
+}
 
 export interface BasisRotationState {
   angle_degrees: number;
@@ -194,10 +334,9 @@ export interface BasisRotationState {
   scores_rotated: number[][];
   max_score_difference: number;
 }
+
 /** Attributes: angle (degrees in [−180, 180], default 30), x, w-q, w-k (JSON rows). Shared: angle. */
 export interface HeadlabBasisRotation extends HeadlabElementBase<BasisRotationState>, HeadlabBasisRotationProperties {}
-
-// ---------- <headlab-choice-quiz> ----------
 
 export interface ChoiceQuizState {
   /** 1-based selected choice, or null. */
@@ -207,12 +346,10 @@ export interface ChoiceQuizState {
   hint_shown: boolean;
   solution_shown: boolean;
 }
+
 /** Content: slot="question", ≥ 2 slot="choice" (one data-correct), optional slot="hint", "solution", "title". Shared: selected, checked, hint, solution. */
-export type HeadlabChoiceQuiz = HeadlabElementBase<ChoiceQuizState>;
+export interface HeadlabChoiceQuiz extends HeadlabElementBase<ChoiceQuizState> {}
 
-// ---------- <headlab-feature-recovery> ----------
-
-export type TrainingStatus = 'idle' | 'training' | 'done' | 'stopped' | 'failed';
 export interface FeatureRecoveryWidgetSettings {
   /** Held-out examples (attribute eval-size, default the draft's 4096). */
   eval_size: number;
@@ -222,6 +359,9 @@ export interface FeatureRecoveryWidgetSettings {
   learning_rate: number;
   request_scale: number;
 }
+
+export type TrainingStatus = 'idle' | 'training' | 'done' | 'stopped' | 'failed';
+
 /** The run's settings as the file names them (version 1 keeps `batch` for the trainer's batch_size). */
 export interface FeatureRecoveryResultsSettings {
   seed: number;
@@ -239,6 +379,7 @@ export interface FeatureRecoveryResultsSettings {
   shift: number;
   learned_keys: boolean;
 }
+
 export interface FeatureRecoveryResults {
   format: 'headlab.feature-recovery.results/1';
   headlab_version: string;
@@ -274,6 +415,7 @@ export interface FeatureRecoveryResults {
   /** Wall time of the training steps, seconds (the one field that differs between identical runs). */
   train_seconds: number;
 }
+
 export interface FeatureRecoveryState {
   settings: FeatureRecoveryWidgetSettings;
   status: TrainingStatus;
@@ -283,21 +425,46 @@ export interface FeatureRecoveryState {
   /** The last finished (or stopped) run as results.json, or null. */
   results: FeatureRecoveryResults | null;
 }
+
 /**
  * Attributes: seed, steps, batch, learning-rate, request-scale, eval-size, pace ("watch" | "fast";
  * default "watch", "fast" under prefers-reduced-motion), autostart. Shared: all but autostart.
  */
 export interface HeadlabFeatureRecovery extends HeadlabElementBase<FeatureRecoveryState>, HeadlabFeatureRecoveryProperties {
-  readonly results: object | null;
+  /** The last finished or stopped run as results.json (matrices as arrays of rows), or null. */
+  readonly results: FeatureRecoveryResults | null;
   readonly trainingStatus: TrainingStatus;
+  /** Starts a run with the current settings (stopping one in progress). */
   train(): void;
+  /** Asks the running training to stop; it ends within one progress update. */
   stop(): void;
+  /** results.json of the last run, as text. */
   resultsJson(): string;
 }
 
-// ---------- <headlab-interventions> ----------
+export interface HeadAblationState {
+  ablated: number[];
+  accuracy: number;
+}
+
+/** Accuracy with heads ablated. Attributes: ablated (heads, e.g. "0 2"), model. Shared: ablated. */
+export interface HeadlabHeadAblation extends MaxDigitElementBase<HeadAblationState>, HeadlabHeadAblationProperties {}
+
+export interface HeadContributionsState {
+  digits: number[];
+  mode: 'outputs' | 'corrections';
+  layout: 'origin' | 'chained';
+  /** Digit with the largest dot product with the sum in the 3-D space. */
+  pick: number;
+  /** The full model's answer. */
+  answer: number;
+}
+
+/** The heads' contributions in a 3-D view (its own lazily loaded chunk). Attributes: digits, mode, layout, model. Shared: digits, mode, layout. */
+export interface HeadlabHeadContributions extends MaxDigitElementBase<HeadContributionsState>, HeadlabHeadContributionsProperties {}
 
 export type InterventionKind = 'erase-request' | 'erase-payload' | 'shift';
+
 export interface InterventionsState {
   intervention: InterventionKind;
   /** 1-based feature erased (ignored for "shift"). */
@@ -311,25 +478,20 @@ export interface InterventionsState {
   clean_mse: number | null;
   mse: number | null;
 }
+
 /** Attributes: source (id of a headlab-feature-recovery; naming the element itself or anything else is refused with a message), intervention, feature (1–3), shift. Shared: intervention, feature, shift. */
 export interface HeadlabInterventions extends HeadlabElementBase<InterventionsState>, HeadlabInterventionsProperties {}
 
-// ---------- the max-digit elements ----------
-// Each reads a max-digit model: the one of the <headlab-max-digit-model> whose id its `model`
-// attribute names, or (no `model`) the shipped seed-0 weights from data/max-digit-seed0.json
-// beside the package's modules. Heads are 0–3; digit lists are 6 digits 0–9.
-
-/**
- * Common to the six max-digit figures. Attribute: model (id of a headlab-max-digit-model; optional).
- * Behind a prerendered snapshot a figure loads its module and weights on the reader's first
- * interaction (docs/embedding.md); its model element's loading="eager" loads them with the page.
- */
-export interface MaxDigitElementBase<State> extends HeadlabElementBase<State> {
-  /** The model shown now (null while loading or after a failure). */
-  readonly currentModel: object | null;
+export interface MaxDigitMechanismState {
+  digits: number[];
+  answer: number;
 }
 
+/** The mechanism at a glance for one list: scores, softmax, what each head writes, the logits. Attributes: digits, model. Shared: digits. */
+export interface HeadlabMaxDigitMechanism extends MaxDigitElementBase<MaxDigitMechanismState>, HeadlabMaxDigitMechanismProperties {}
+
 export type ModelTrainingStatus = TrainingStatus;
+
 export interface MaxDigitModelState {
   status: ModelTrainingStatus;
   seed: number | null;
@@ -338,6 +500,7 @@ export interface MaxDigitModelState {
   /** Accuracy on the evaluation lists in [0, 1], or null before a model is loaded. */
   accuracy: number | null;
 }
+
 /**
  * <headlab-max-digit-model id="…">: the model the max-digit widgets with model="<id>" read, with
  * in-page retraining in a Web Worker. Attributes: src (weights JSON, resolved against the page;
@@ -351,159 +514,38 @@ export interface MaxDigitModelState {
  */
 export interface HeadlabMaxDigitModel extends HeadlabElementBase<MaxDigitModelState>, HeadlabMaxDigitModelProperties {
   readonly trainingStatus: ModelTrainingStatus;
-  /** Trains a model from `seed` in the worker; every widget tied to this element switches to it when done. */
-  train(): void;
-  stop(): void;
-  /** Switches back to the loaded weights. */
-  useShipped(): void;
-  /** Fetches the weights now, also before the reader's first interaction or when loading="lazy" has not seen the section yet. */
+  /**
+   * Fetches the weights now: also before the reader's first interaction (behind a prerendered
+   * snapshot the widgets wait for it, widgets/max-digit/loading.ts) and when loading="lazy" has
+   * not seen the section yet.
+   */
   load(): void;
-}
-
-export interface AttentionBarsState {
-  digits: number[];
-  max_digit: number;
-}
-/** Each head's attention from ANS over the prompt. Attributes: digits ("2 3 4 5 6 1"), model. Shared: digits. */
-export interface HeadlabAttentionBars extends MaxDigitElementBase<AttentionBarsState>, HeadlabAttentionBarsProperties {}
-
-export interface AttentionPatch {
-  head: number;
-  position: number;
-}
-export interface AttentionPatchState {
-  digits: number[];
-  patches: AttentionPatch[];
-  answer: number;
-  clean_answer: number;
-}
-/**
- * Activation patching at the ANS row. Attributes: digits, patches ("head:position …", e.g. "3:3 1:3";
- * each head at most once, positions 0–8), model. Shared: digits, patches.
- */
-export interface HeadlabAttentionPatch extends MaxDigitElementBase<AttentionPatchState>, HeadlabAttentionPatchProperties {
-  /** Returns every head to its own attention. */
-  reset(): void;
-}
-
-export interface HeadAblationState {
-  ablated: number[];
-  accuracy: number;
-}
-/** Accuracy with heads ablated. Attributes: ablated (heads, e.g. "0 2"), model. Shared: ablated. */
-export interface HeadlabHeadAblation extends MaxDigitElementBase<HeadAblationState>, HeadlabHeadAblationProperties {}
-
-export type MaxDigitBasis = 'w_o' | 'w_u';
-export interface SubspaceAccuracyState {
-  k: number;
-  basis: MaxDigitBasis;
-  accuracy: number;
-}
-/** Accuracy with each head's output projected on its top-k principal subspace. Attributes: k (1–8, default 3), basis ("w_o" | "w_u"), model. Shared: k, basis. */
-export interface HeadlabSubspaceAccuracy extends MaxDigitElementBase<SubspaceAccuracyState>, HeadlabSubspaceAccuracyProperties {}
-
-export interface HeadContributionsState {
-  digits: number[];
-  mode: 'outputs' | 'corrections';
-  layout: 'origin' | 'chained';
-  /** Digit with the largest dot product with the sum in the 3-D space. */
-  pick: number;
-  /** The full model's answer. */
-  answer: number;
-}
-/** The heads' contributions in a 3-D view (its own lazily loaded chunk). Attributes: digits, mode, layout, model. Shared: digits, mode, layout. */
-export interface HeadlabHeadContributions extends MaxDigitElementBase<HeadContributionsState>, HeadlabHeadContributionsProperties {}
-
-export interface AngleDotState {
-  matrix: 'cosine' | 'dot';
-  /** Maxima whose closest digit by angle differs from the digit with the largest dot product. */
-  disagreements: number[];
-}
-/** Angle against dot product between head outputs and unembeddings. Attributes: matrix ("cosine" | "dot"), model. Shared: matrix. */
-export interface HeadlabAngleDot extends MaxDigitElementBase<AngleDotState>, HeadlabAngleDotProperties {}
-
-export interface MaxDigitMechanismState {
-  digits: number[];
-  answer: number;
-}
-/** The mechanism at a glance for one list: scores, softmax, what each head writes, the logits. Attributes: digits, model. Shared: digits. */
-export interface HeadlabMaxDigitMechanism extends MaxDigitElementBase<MaxDigitMechanismState>, HeadlabMaxDigitMechanismProperties {}
-
-export interface ScoreRampsState {
-  maximum: number;
-  runner_up: number;
-  on_maximum: number[];
-  two_token_share: number[];
-}
-/** Every head's score over the 14 tokens, and the runner-up split against σ(gap). Attributes: maximum (1–9), runner-up (below it), model. Shared: maximum, runner-up. */
-export interface HeadlabScoreRamps extends MaxDigitElementBase<ScoreRampsState>, HeadlabScoreRampsProperties {}
-
-/** trained and agree: seeds in ascending order. */
-export interface SeedGridState {
-  /** The sweep's status: 'training' from the first seed's start to the last seed's end. */
-  status: TrainingStatus;
-  trained: number[];
-  agree: number[];
-}
-/** Claims × seeds from the file `headlab max-digit seeds` wrote; trains the seeds in Web Workers on request and compares. Attributes: src, from, to, steps, workers. Shared: from, to. */
-export interface HeadlabSeedGrid extends HeadlabElementBase<SeedGridState>, HeadlabSeedGridProperties {
-  /** Trains seeds from…to, `workers` at a time, in seed order. */
+  /** Trains a model from the `seed` attribute in the worker; every widget switches to it when the run ends. */
   train(): void;
   stop(): void;
+  /** Back to the weights the page loaded. */
+  useShipped(): void;
 }
 
-export type TransformerTrainingStatus = TrainingStatus;
-/** One point of the trace: what a progress message of the worker carries. */
-export interface TrainingTracePoint {
-  step: number;
-  /** Loss of the last step taken (nats); NaN at step 0. */
-  loss: number;
-  in_context_loss: number;
-  /** L × H attention masses. */
-  previous_token: number[][];
-  induction: number[][];
+export interface ProjectionAblationState {
+  w_q: number[][];
+  w_k: number[][];
+  w_v: number[][];
+  /** 1-based query row. */
+  query: number;
+  /** Dot products q_query · k_j (score × √d_k), j = 1, 2. */
+  dot_products: number[];
+  weights: number[];
+  values: number[][];
+  reading: number[];
 }
-export interface TransformerTrainingState {
-  status: TransformerTrainingStatus;
-  seed: number;
-  steps: number;
-  steps_taken: number;
-  /** First step with the best induction score above 0.4, or null (not yet / never). */
-  phase_change_step: number | null;
-  /** The progress messages of the current or last run, step 0 first (also the JSON download). */
-  trace: TrainingTracePoint[];
-}
-/** One progress message of the run: the step, the last step's loss and the in-context loss (nats), L × H previous-token and induction scores (attention mass in [0, 1]). */
-export interface TransformerTrainingTracePoint {
-  step: number;
-  loss: number;
-  in_context_loss: number;
-  previous_token: number[][];
-  induction: number[][];
-}
-/**
- * Trains the induction task's default transformer in the worker (task transformer-train), plotting the loss, the
- * in-context loss and every head's previous-token and induction scores every 50 steps, the phase change marked;
- * hands the result to the <headlab-transformer-model> named by `model` (its useModel()).
- * Attributes: model (element id), seed (integer in [0, 2^53 − 1], default 0), steps (integer in [50, 20000], default 1800, the core's default run), history (the URL of the JSON `headlab model train --history-out` wrote: the charts show that recorded run before any run of the reader's). Shared: seed, steps.
- */
-export interface HeadlabTransformerTraining extends HeadlabElementBase<TransformerTrainingState>, HeadlabTransformerTrainingProperties {
-  /** The recorded run read from `history` (null before it has arrived, without the attribute, or on a bad file). */
-  readonly recordedRun: { seed: number; steps: number; trace: TransformerTrainingTracePoint[] } | null;
-  readonly trainingStatus: TransformerTrainingState['status'];
-  readonly trainingTrace: readonly TransformerTrainingTracePoint[];
-  /** The last finished or stopped run as files (model.json text, safetensors bytes), or null. */
-  readonly result: {
-    config: string;
-    safetensors: Uint8Array;
-    progress: { steps_taken: number; steps_total: number; loss: number; done: boolean };
-  } | null;
-  train(): void;
-  stop(): void;
-}
+
+/** Attributes: w-q, w-k, w-v (2 × 2 JSON rows, default identity), query (1 or 2). Shared: all four. */
+export interface HeadlabProjectionAblation extends HeadlabElementBase<ProjectionAblationState>, HeadlabProjectionAblationProperties {}
 
 /** The basis edit the canvas applies to W_Q and W_K. */
 export type QueryKeyBasis = 'none' | 'rotation' | 'invertible';
+
 export interface QueryKeyCanvasState {
   w_q: number[][];
   w_k: number[][];
@@ -529,6 +571,7 @@ export interface QueryKeyCanvasState {
   condition_number: number | null;
   max_score_difference: number;
 }
+
 /**
  * Two tokens' queries and keys in the plane, draggable; attention drawn as edges as wide as the weight.
  * Attributes: w-q, w-k, w-v (2 × 2 JSON), scale (score scale, 0–50), basis (change of basis shown),
@@ -536,12 +579,189 @@ export interface QueryKeyCanvasState {
  */
 export interface HeadlabQueryKeyCanvas extends HeadlabElementBase<QueryKeyCanvasState>, HeadlabQueryKeyCanvasProperties {}
 
+/**
+ * Common to the transformer figures (docs/own-model.md, docs/own-model-widgets.md). Each reads the
+ * model of a <headlab-transformer-model>: the one its `model` attribute names, or the one it is
+ * nested in. Layers and heads are numbered from 0 (TransformerLens's numbering); prompts are token
+ * names (when the config has token_names) or ids, separated by spaces or commas, at most n_ctx of
+ * them; text when the model element has a tokenizer (encoded by it, the tokens shown under the
+ * field). A bad file shows the core's message in the model element and in every figure reading it.
+ */
+export interface TransformerElementBase<State> extends ModelFigureBase<State> {
+  /**
+   * The state with the core's numbers behind the figure (patterns, attribution, patching, logits,
+   * circuit); null while loading. Never throws.
+   */
+  readonly figureData: Record<string, unknown> | null;
+}
+
+export interface AttributionPatchingState {
+  /** The generated batch's task, pairs and seed (null with a pairs file). */
+  pairs_task: 'induction' | 'max-digit' | null;
+  count: number | null;
+  pairs_seed: number | null;
+  /** The pairs file as the attribute names it (null for generated pairs). */
+  pairs: string | null;
+  /** The point read out (heads first, then edges e·3 + κ); −1 before the document arrives. */
+  point: number;
+  /** Spearman ρ of estimate against real patch over the heads, the edges, and the edges into q, k, v (null: undefined). */
+  spearman: { nodes: number | null; edges: number | null; q: number | null; k: number | null; v: number | null } | null;
+}
+
+/**
+ * Attribution patching against real patching over a batch of prompt pairs: every head's and
+ * every edge's (sender → receiver's q, k, v) mean first-order estimate against the mean real patch, the
+ * diagonal drawn, Spearman ρ per group and the largest disagreements named. Attributes: pairs-task
+ * ("induction" | "max-digit", default induction), count (1 to 1024, default 64), pairs-seed (default 0),
+ * or pairs (a prompt-pairs file's location instead of the three), point (the point read out; default the largest disagreement), model. Shared: pairs-task, count,
+ * pairs-seed, point. figureData.attribution_patching is `headlab model analyze --attribution-patching`'s document.
+ */
+export interface HeadlabAttributionPatching extends TransformerElementBase<AttributionPatchingState> {}
+
+/** An edge of a circuit: [sender layer, sender head, receiver layer, receiver head, the receiver's input]. */
+export type TransformerCircuitEdge = [number, number, number, number, 'q' | 'k' | 'v'];
+
+export interface CircuitFaithfulnessState {
+  /** The generated batch's task, pairs and seed (null with a pairs file). */
+  pairs_task: 'induction' | 'max-digit' | null;
+  count: number | null;
+  pairs_seed: number | null;
+  /** The pairs file as the attribute names it (null for generated pairs). */
+  pairs: string | null;
+  ablation: 'corrupted' | 'mean';
+  /** The circuit's heads [layer, head], layer then head order (for a circuit of edges, their ends). */
+  circuit: [number, number][];
+  /** A circuit of edges, in the core's order (null for a circuit of heads). */
+  edges: TransformerCircuitEdge[] | null;
+  /** The circuit's recovery: mean and bootstrap 95 % interval (null before the worker's answer). */
+  recovery: { mean: number; lower: number; upper: number; p_value: number } | null;
+  /** The recovery without each circuit head (or each edge cut), in the circuit's order (empty before the answer). */
+  leave_one_out: (({ layer: number; head: number } | { edge: TransformerCircuitEdge }) & { mean: number; lower: number; upper: number })[];
+}
+
+/**
+ * Circuit faithfulness over a batch of prompt pairs: the share of the clean-vs-corrupted
+ * logit difference a set of heads recovers with every other head replaced (by its corrupted-run
+ * output, or its mean), with its bootstrap 95 % interval, and the same without each of its heads.
+ * The reader toggles heads in and out. Or a circuit of edges (edges="0.0>1.1:k 0.0>1.1:q", instead of
+ * circuit): its heads are the edges' ends, each input read through the listed edges only, the reader
+ * ticks edges and the rows cut one edge each. Attributes: circuit (layer.head pairs; default every head), edges,
+ * ablation ("corrupted" | "mean", default corrupted), pairs-task ("induction" | "max-digit", default
+ * induction), count (1 to 1024, default 64), pairs-seed (default 0), or pairs (a prompt-pairs file's
+ * location instead of the three), model. Shared: circuit, ablation,
+ * edges, pairs-task, count, pairs-seed. figureData.faithfulness is `headlab model analyze --faithfulness`'s
+ * (or --faithfulness-edges') document. Bound values: recovery, recovery.lower, recovery.upper,
+ * recovery.p_value, without.L<l>H<h> (the recovery without that circuit head), without.<l.h>l.h:κ>
+ * (with that edge cut).
+ */
+export interface HeadlabCircuitFaithfulness extends TransformerElementBase<CircuitFaithfulnessState> {
+  /** The circuit the figure computes: the attribute's heads checked against the model, or every head (for edges, their ends). */
+  circuit(): [number, number][];
+  /** The circuit of edges of the `edges` attribute, checked against the model; null without it. */
+  edges(): TransformerCircuitEdge[] | null;
+}
+
+/** The receiver's input an edge reaches: its queries, keys or values. */
+export type PathPatchingInput = 'q' | 'k' | 'v';
+
+export interface PathPatchingState {
+  /** The generated batch's task, pairs and seed (null with a pairs file). */
+  pairs_task: 'induction' | 'max-digit' | null;
+  count: number | null;
+  pairs_seed: number | null;
+  /** The pairs file as the attribute names it (null for generated pairs). */
+  pairs: string | null;
+  /** The receiver's input the grid shows. */
+  input: PathPatchingInput;
+  /** The cell read out: sender and receiver [layer, head] (null before the document arrives). */
+  sender: [number, number] | null;
+  receiver: [number, number] | null;
+  /** That edge's mean effect with its bootstrap 95 % interval and p-value (null before the document arrives). */
+  effect: { mean: number; lower: number; upper: number; p_value: number } | null;
+}
+
+/**
+ * Path patching over a batch of prompt pairs: one grid per receiver input (q, k or v, chosen
+ * by the reader), a row per sender head and a column per later receiver head, each cell the mean effect
+ * of changing the sender's output only on that path; a diagonal stroke where the bootstrap 95 %
+ * interval crosses 0. Attributes: input ("q" | "k" | "v"; default the input of the largest effect),
+ * sender, receiver (the cell read out, layer.head; default the input's largest effect), pairs-task,
+ * count, pairs-seed (or pairs: a prompt-pairs file's location), model. Shared: input, sender, receiver, pairs-task, count, pairs-seed.
+ * figureData.path_patching is `headlab model analyze --path-patching`'s document. Bound values (of the
+ * path with the largest mean effect over every input): largest.mean, largest.lower, largest.upper,
+ * largest.p_value, largest.sender.layer, largest.sender.head, largest.receiver.layer, largest.receiver.head.
+ */
+export interface HeadlabPathPatching extends TransformerElementBase<PathPatchingState> {}
+
+export interface QkAttributionState {
+  prompt: number[];
+  layer: number;
+  head: number;
+  /** The query position i. */
+  position: number;
+  /** The key position j ≤ i. */
+  key: number;
+  /** s_ij, the scaled score the parts sum to (null until computed). */
+  score: number | null;
+  /** The largest part by size: its sources (query side, key side), value and share of the score (part / s_ij). */
+  dominant: { query: string; key: string; part: number; share: number } | null;
+}
+
+/**
+ * Why a head attends where it does: the score from a query to a key split exactly into parts, one per
+ * pair (query-side source, key-side source) of the residual stream (token, position, each earlier head,
+ * biases; LayerNorm scale frozen), as a grid with the largest part named in words. Attributes: prompt,
+ * layer (default the last), head (default 0), position (the query, default the last), key (default the
+ * key with the largest score), attention (id of a headlab-transformer-attention whose clicked cell it
+ * follows), model. Shared: prompt, layer, head, position, key. Bound values: score, share,
+ * share.<query source>.<key source>, part.<query source>.<key source>.
+ */
+export interface HeadlabQkAttribution extends TransformerElementBase<QkAttributionState>, HeadlabQkAttributionProperties {}
+
+export interface ScoreRampsState {
+  maximum: number;
+  runner_up: number;
+  on_maximum: number[];
+  two_token_share: number[];
+}
+
+/** Every head's score over the 14 tokens, and the runner-up split against σ(gap). Attributes: maximum (1–9), runner-up (below it), model. Shared: maximum, runner-up. */
+export interface HeadlabScoreRamps extends MaxDigitElementBase<ScoreRampsState>, HeadlabScoreRampsProperties {}
+
+/** trained and agree: seeds in ascending order. */
+export interface SeedGridState {
+  /** The sweep's status: 'training' from the first seed's start to the last seed's end. */
+  status: TrainingStatus;
+  trained: number[];
+  agree: number[];
+}
+
+/** Claims × seeds from the file `headlab max-digit seeds` wrote; trains the seeds in Web Workers on request and compares. Attributes: src, from, to, steps, workers. Shared: from, to. */
+export interface HeadlabSeedGrid extends HeadlabElementBase<SeedGridState>, HeadlabSeedGridProperties {
+  /** Trains the seeds from..to in the workers, `workers` at a time, in seed order. */
+  train(): void;
+  /** Asks every running seed to stop at its next chunk; the columns finished so far stay. */
+  stop(): void;
+}
+
+export type MaxDigitBasis = 'w_o' | 'w_u';
+
+export interface SubspaceAccuracyState {
+  k: number;
+  basis: MaxDigitBasis;
+  accuracy: number;
+}
+
+/** Accuracy with each head's output projected on its top-k principal subspace. Attributes: k (1–8, default 3), basis ("w_o" | "w_u"), model. Shared: k, basis. */
+export interface HeadlabSubspaceAccuracy extends MaxDigitElementBase<SubspaceAccuracyState>, HeadlabSubspaceAccuracyProperties {}
+
 export interface ReplayEvaluation {
   heldout_mse: number;
   uniform_attention_mse: number;
   query_r2: number[];
   value_r2: number[];
 }
+
 export interface TrainingReplayState {
   status: 'idle' | 'training' | 'done' | 'failed';
   /** keys: the task's keys (4 rows of 3) when not the tetrahedron, else null. */
@@ -553,6 +773,7 @@ export interface TrainingReplayState {
   evaluation: ReplayEvaluation | null;
   lesson: string;
 }
+
 /**
  * Feature-recovery training replayed from log-spaced snapshots (R·W_q, R·W_v, raw W_q, W_v, loss), with a
  * scrubber and the "break it" runs. Attributes: seed (0–2³¹−1, default 0), steps (1–20000, default 1200),
@@ -562,17 +783,120 @@ export interface TrainingReplayState {
  */
 export interface HeadlabTrainingReplay extends HeadlabElementBase<TrainingReplayState>, HeadlabTrainingReplayProperties {}
 
-// ---------- your own transformer (docs/own-model.md, docs/own-model-widgets.md) ----------
-// Each figure reads the model of a <headlab-transformer-model>: the one its `model` attribute
-// names, or the one it is nested in. Layers and heads are numbered from 0 (TransformerLens's
-// numbering); prompts are token names (when the config has token_names) or ids, separated by
-// spaces or commas, at most n_ctx of them; text when the model element has a tokenizer (encoded by
-// it, the tokens shown under the field). A bad file shows the core's message in the model
-// element and in every figure reading it.
+export interface TransformerAblationState {
+  prompt: number[];
+  mode: 'zero' | 'mean';
+  /** Heads ablated, as [layer, head] pairs. */
+  heads: [number, number][];
+  /** The prompt's next-token loss (nats, ≥ 0) with no head ablated; null before it is computed or for a one-token prompt. */
+  clean_loss: number | null;
+}
+
+/** Logits on the reader's prompt before and after ablating chosen heads, and the prompt's next-token loss with each head ablated alone. Attributes: prompt, mode ("zero" | "mean", default "mean"), heads ("1.2 0.3": layer.head pairs), reference (the author's: a JSON list of prompts that mean ablation averages each head's output over; default 32 repeated random sequences), model. Shared: prompt, mode, heads. */
+export interface HeadlabTransformerAblation extends TransformerElementBase<TransformerAblationState>, HeadlabTransformerAblationProperties {
+  /** The heads of the `heads` attribute as [layer, head] pairs (checked against the model's shape). */
+  heads(): [number, number][];
+  /** The `reference` attribute's sequences as token ids ([] when absent; see referenceOf). */
+  reference(): number[][];
+}
+
+export interface TransformerAttentionState {
+  prompt: number[];
+  position: number;
+  /** The clicked cell: head (layer, head), query `position`, key `key`; null when none is selected. */
+  cell: { layer: number; head: number; key: number } | null;
+}
+
+/** Every head's attention pattern on the reader's prompt; a token's row and column outlined; a clicked cell selected. Attributes: prompt, position (pinned token, default the last), cell ("layer.head.key", the selected cell), model. Shared: prompt, position, cell. */
+export interface HeadlabTransformerAttention
+  extends TransformerElementBase<TransformerAttentionState>, HeadlabTransformerAttentionProperties {}
+
+export interface TransformerAttributionState {
+  prompt: number[];
+  position: number;
+  token: number;
+  /** The model's logit for `token` at `position` (nats). */
+  logit: number | null;
+}
+
+/** Direct logit attribution of the embeddings, every head and the biases to one logit. Attributes: prompt, position (default the last), token (default the top prediction), model. Shared: prompt, position, token. */
+export interface HeadlabTransformerAttribution
+  extends TransformerElementBase<TransformerAttributionState>, HeadlabTransformerAttributionProperties {}
+
+export type CompositionKind = 'q' | 'k' | 'v';
+
+/** One edge: later head ℓ reads earlier head e (flat indices l·H + h), with its score and its distance from the baseline in standard deviations. */
+export interface CompositionEdge {
+  kind: CompositionKind;
+  later: string;
+  earlier: string;
+  score: number;
+  /** (score − baseline mean) / baseline standard deviation. */
+  sigmas: number;
+}
+
+export interface TransformerCompositionState {
+  kind: 'all' | CompositionKind;
+  /** The later head whose incoming compositions the readout lists, "l.h" (empty for a one-layer model). */
+  head: string;
+  /** The strongest composition of the kinds shown (null before loading, or with one layer). */
+  strongest: CompositionEdge | null;
+}
+
+/** Q-, K- and V-composition of every pair of heads in different layers, against a random baseline. Attributes: kind (all|q|k|v), head (a later head "l.h"), seed (the baseline's draws), model. Shared: kind, head. */
+export interface HeadlabTransformerComposition
+  extends TransformerElementBase<TransformerCompositionState>, HeadlabTransformerCompositionProperties {}
+
+export interface LogitLensState {
+  prompt: number[];
+  /** The chosen position i. */
+  position: number;
+  /** The token tracked at i: the next prompt token, at the last position the model's top prediction (−1 before computing). */
+  answer: number;
+  /** L + 1 probabilities of the answer at i, stage 0 (the embedding) to L (the output); [] before computing. */
+  probability: number[];
+  /** The first stage at which the answer is the top token at i (null if none, or before computing). */
+  firstTop: number | null;
+}
+
+/** The logit lens: the residual stream after the embedding and after each layer read through the final normalisation and W_U, the answer's probability per stage and position, each cell's top token. Attributes: prompt, position, model. Shared: prompt, position. Bound values: answer.probability.<s>, answer.rank.<s>, answer.first_top, top.probability.<s>. */
+export interface HeadlabLogitLens extends TransformerElementBase<LogitLensState>, HeadlabLogitLensProperties {}
+
+export interface HeadSvdState {
+  layer: number;
+  head: number;
+  /** The chosen head's OV copying score in [0, 1] (null before computing). */
+  copying: number | null;
+  /** Its d_head OV and QK singular values, descending ([] before computing). */
+  ov: number[];
+  qk: number[];
+}
+
+/** Singular values of every head's OV and QK matrices, the chosen head's top directions read in tokens, and every head's OV copying score. Attributes: layer, head (default the head that copies most), model. Shared: layer, head. Bound values: copying, ov.share.<k>, qk.share.<k>, ov.value.<k>, qk.value.<k>, copying.max.{layer,head,score}. */
+export interface HeadlabHeadSvd extends TransformerElementBase<HeadSvdState>, HeadlabHeadSvdProperties {}
+
+export type CircuitKind = 'qk' | 'ov';
+
+export interface TransformerCircuitsState {
+  layer: number;
+  head: number;
+  circuit: CircuitKind;
+  /**
+   * Fraction of rows whose largest entry is on the diagonal (OV: the attended token's own logit
+   * rises most, i.e. the head copies; QK: a token attends most to itself). Null before loading.
+   */
+  diagonal_share: number | null;
+}
+
+/** A head's QK and OV circuits in token space as a heatmap (vocabularies up to 64 tokens; larger ones: the numbers as JSON). Attributes: layer (default the last), head (default 0), circuit ("qk" | "ov", default "ov"), model. Shared: layer, head, circuit. */
+export interface HeadlabTransformerCircuits
+  extends TransformerElementBase<TransformerCircuitsState>, HeadlabTransformerCircuitsProperties {}
 
 export type TransformerSourceStatus = 'idle' | 'loading' | 'ready' | 'failed';
+
 /** Where a model shown comes from (LoadedTransformer.origin). */
 export type ModelOrigin = 'files' | 'page' | 'reader';
+
 export interface TransformerModelState {
   status: TransformerSourceStatus;
   /** Where the model comes from, e.g. "induction-seed0.safetensors". */
@@ -598,6 +922,44 @@ export interface TransformerModelState {
    */
   trained: boolean;
 }
+
+/** model.json: the config beside a model.safetensors file (docs/own-model.md, "Export from TransformerLens"). */
+export interface TransformerConfigFile {
+  /** Attention layers, integer in [1, 4]. */
+  n_layers: number;
+  /** Heads per layer, integer in [1, 64]. */
+  n_heads: number;
+  /** Residual stream width, integer in [1, 4096]. */
+  d_model: number;
+  /** Query/key/value width per head, integer in [1, 1024]. */
+  d_head: number;
+  /** Longest prompt (positions), integer in [1, 4096]. */
+  n_ctx: number;
+  /** Vocabulary size, integer in [1, 65536]. */
+  d_vocab: number;
+  /** TransformerLens normalization_type: "LN" (with weights), "LNPre" (weightless, after fold_ln),
+   *  "RMS" (RMSNorm with a scale w), "RMSPre" (weightless RMSNorm) or "none". Default "none" when read; always written. */
+  normalization: 'LN' | 'LNPre' | 'RMS' | 'RMSPre' | 'none';
+  /** TransformerLens positional_embedding_type: "standard" (learned W_pos added to the residual stream),
+   *  "shortformer" (W_pos added to the query and key inputs only), "rotary" (RoPE on q and k) or
+   *  "none". Default "standard" when read; always written. */
+  positional_embedding: 'standard' | 'shortformer' | 'rotary' | 'none';
+  /** LayerNorm / RMSNorm ε (added to the variance or mean square), finite and > 0. Default 1e-5 when read; always written. */
+  eps: number;
+  /** Rotary only (required there, written there): rotated components of q and k, even, in [2, d_head]. */
+  rotary_dim?: number;
+  /** Rotary only: frequencies rotary_base^(−2k/rotary_dim), in [1, 1e12]. Default 10000. */
+  rotary_base?: number;
+  /** Rotary only: true pairs components (2k, 2k+1) (GPT-J), false pairs (k, k + rotary_dim/2) (GPT-NeoX). Default false. */
+  rotary_adjacent_pairs?: boolean;
+  /** Grouped key-value heads: a divisor of n_heads (the file then holds attn._W_K, _W_V, _b_K, _b_V); absent or 0: none. */
+  n_key_value_heads?: number;
+  /** Divisor of the attention scores, in [0.001, 1e6]; absent or 0: √d_head. */
+  attn_scale?: number;
+  /** Optional display names, exactly d_vocab strings of ≤ 64 bytes; prompts may then use them. */
+  token_names?: string[];
+}
+
 /** A model as two files, as the training widget and `headlab model train` produce it. */
 export interface TransformerModelFiles {
   /** model.json text. */
@@ -605,6 +967,198 @@ export interface TransformerModelFiles {
   /** model.safetensors bytes. */
   safetensors: Uint8Array;
 }
+
+/** `headlab model run`: one forward pass over a prompt. */
+export interface TransformerRunFile {
+  /** The prompt as token ids, T of them. */
+  tokens: number[];
+  /** The prompt's token names (only when the config has token_names). */
+  token_names?: string[];
+  /** T × V logits (nats); row p predicts the token after position p. */
+  logits: number[][];
+  /** [L][H] T × T attention patterns: row i = query position i, entries sum to 1, zero above the diagonal (causal). */
+  patterns: number[][][][];
+}
+
+/** Direct logit attribution to the logit of `token` at `position`, final LayerNorm scale frozen (TransformerLens apply_ln_to_stack). */
+export interface TransformerLogitAttribution {
+  /** Contribution of W_E[token at position] (nats). */
+  embed: number;
+  /** Contribution of W_pos[position]; 0 without positional embedding. */
+  pos_embed: number;
+  /** L × H: each head's output at `position`. */
+  heads: number[][];
+  /** L values: each layer's b_O. */
+  attention_bias: number[];
+  /** ln_final.b · W_U[:, token] + b_U[token]. */
+  constant: number;
+  /** The model's logit; equals the sum of every term above up to rounding. */
+  logit: number;
+}
+
+/** Q-, K- and V-composition, ‖W_OV^e M^ℓ‖_F / (‖W_OV^e‖_F ‖M^ℓ‖_F), normalisation weights folded in. */
+export interface TransformerComposition {
+  /** L·H names "l.h", in row order. */
+  heads: string[];
+  /** (L·H) × (L·H), [later][earlier], in [0, 1]; 0 unless earlier's layer < later's. */
+  q: number[][];
+  k: number[][];
+  v: number[][];
+  /** The same score of random Gaussian matrices of the heads' shapes: mean and sample standard deviation over `samples` draws. */
+  baseline: { mean: number; std: number; samples: number; seed: number };
+}
+
+/** The stream after the embedding (stage 0) and after each layer (stage l + 1) read through the final normalisation (σ recomputed) and W_U. */
+export interface TransformerLogitLens {
+  /** k tokens per position. */
+  top: number;
+  /** T: the token tracked at each position (the next prompt token; at the last, the model's top prediction). */
+  answers: number[];
+  /** (L + 1) × T probabilities of the answer. */
+  answer_probability: number[][];
+  /** (L + 1) × T: 0 = the answer is the stage's top token. */
+  answer_rank: number[][];
+  /** [L + 1] T × k token ids, most probable first. */
+  top_tokens: number[][][];
+  /** [L + 1] T × k their probabilities. */
+  top_probability: number[][][];
+}
+
+/** One token-space reading of the top singular directions: `top` tokens per direction, largest value first. */
+export interface TransformerTokenReading {
+  /** directions × top token ids. */
+  tokens: number[][];
+  /** directions × top values. */
+  values: number[][];
+}
+
+/** Singular values of each head's OV and QK matrices, their top directions in token space, and the OV copying score. */
+export interface TransformerHeadSvd {
+  directions: number;
+  top: number;
+  /** [L][H] */
+  heads: {
+    /** d_head values, descending. */
+    ov_singular_values: number[];
+    qk_singular_values: number[];
+    /** Σ max(Re λ, 0) / Σ |λ| over the eigenvalues of W_E W_OV W_U, in [0, 1]. */
+    copying: number;
+    /** d_head [re, im], largest |λ| first. */
+    ov_eigenvalues: [number, number][];
+    /** W_E u: tokens the head reads along each OV input direction. */
+    ov_input: TransformerTokenReading;
+    /** v W_U: logits each OV output direction raises. */
+    ov_output: TransformerTokenReading;
+    /** W_E u and W_E v of the QK directions. */
+    qk_query: TransformerTokenReading;
+    qk_key: TransformerTokenReading;
+  }[][];
+}
+
+/** `headlab model analyze`: every analysis of one prompt (fields in words: docs/own-model.md, "The command line"). */
+export interface TransformerAnalysisFile extends TransformerRunFile {
+  /** DLA position, in [0, T). */
+  position: number;
+  /** DLA token, in [0, V). */
+  token: number;
+  direct_logit_attribution: TransformerLogitAttribution;
+  /**
+   * Each head ablated in turn on `sequences` repeated random sequences (seed `seed`); null when the
+   * request asked for sequences 0 (no repeated sequences: a model too large for them).
+   */
+  ablation: {
+    mode: 'zero' | 'mean';
+    sequences: number;
+    seed: number;
+    /** Mean next-token loss (nats) on the repeated half without ablation. */
+    clean_loss: number;
+    /** L × H: the same loss with that head ablated. */
+    loss: number[][];
+  } | null;
+  /** On the same kind of sequences: attention-mass scores in [0, 1] and the in-context loss (nats); null with sequences 0. */
+  induction: {
+    /** L × H mean attention from position p to p − 1 over the repeated half. */
+    previous_token: number[][];
+    /** L × H mean attention to the token after the previous occurrence of the current token. */
+    induction: number[][];
+    in_context_loss: number;
+  } | null;
+  /** Only when a corrupted prompt was given. */
+  patching?: {
+    answer: number;
+    wrong: number;
+    /** The corrupted prompt as token ids (same length T as the clean one). */
+    corrupted: number[];
+    /** logit[answer] − logit[wrong] at the last position (nats), clean and corrupted runs. */
+    clean_logit_difference: number;
+    corrupted_logit_difference: number;
+    /** [L][H] T values: (LD_patched − LD_corrupted) / (LD_clean − LD_corrupted) when head (l, h)'s output at position p
+     *  is replaced by its corrupted value: 1 = the patch changed nothing, 0 = moved all the way to the corrupted run. */
+    normalised: number[][][];
+  };
+  /** Only when asked for (d_vocab ≤ 512): direct-path token-space circuits of every head. */
+  circuits?: {
+    /** [L][H] V × V: query token × key token, W_E W_Q^h (W_E W_K^h)ᵀ, unscaled. */
+    qk: number[][][][];
+    /** [L][H] V × V: attended token × output logit, W_E W_V^h W_O^h W_U. */
+    ov: number[][][][];
+  };
+  /** Only when asked for (`composition`): scores of every pair of heads in different layers (docs/own-model.md). */
+  composition?: TransformerComposition;
+  /** Only when asked for (`logit_lens`). */
+  logit_lens?: TransformerLogitLens;
+  /** Only when asked for (`head_svd`). */
+  head_svd?: TransformerHeadSvd;
+  /**
+   * Only when asked for (`--qk-attribution L.H`): head (layer, head)'s scaled scores s_ij at query
+   * i = `position`, split exactly over pairs (query-side source, key-side source) with the
+   * normalisation's scale frozen at the forward pass's value (core/qk_attribution.hpp, docs/own-model.md).
+   */
+  qk_attribution?: {
+    layer: number;
+    head: number;
+    /** The query position i (the analysis's position). */
+    position: number;
+    /** S names: "embed", "pos" (learned or shortformer positions), "L{l}H{h}" for every earlier head, "bias". */
+    sources: string[];
+    /** [i + 1][S][S]: parts[j][a][b] = query-side source a against key-side source b, for key j ≤ i. */
+    parts: number[][][];
+    /** [i + 1]: s_ij = q_i·k_j/attn_scale as the forward pass computes it; Σ_{a,b} parts[j][a][b] = scores[j] to rounding. */
+    scores: number[];
+  };
+}
+
+/**
+ * `headlab model run` in memory: the document's members with the same doubles, its matrices as
+ * Matrix values whose data views one buffer (web/transformer.js; transferOf gives the buffer to move).
+ */
+export interface TransformerRun extends Omit<TransformerRunFile, 'logits' | 'patterns'> {
+  /** T × V logits: row p is position p's next-token logits. */
+  logits: Matrix;
+  /** [L][H] T × T attention weights (row: query, column: key). */
+  patterns: Matrix[][];
+}
+
+/**
+ * `headlab model analyze` in memory, as TransformerRun: logits, patterns, patching's normalised
+ * logit differences, the circuits and the QK attribution as Matrix values (stacks as arrays of
+ * Matrix); the small L × H tables (attribution, ablation, scores) as plain arrays of numbers, as in
+ * the document.
+ */
+export interface TransformerAnalysis
+  extends Omit<TransformerAnalysisFile, 'logits' | 'patterns' | 'patching' | 'circuits' | 'qk_attribution'>, TransformerRun {
+  /** normalised: [L] of H × T (layer l, row h: head (l, h) patched at each position). */
+  patching?: Omit<NonNullable<TransformerAnalysisFile['patching']>, 'normalised'> & { normalised: Matrix[] };
+  /** [L][H] V × V: QK (row: query token, column: key token) and OV (row: read token, column: raised logit). */
+  circuits?: { qk: Matrix[][]; ov: Matrix[][] };
+  qk_attribution?: Omit<NonNullable<TransformerAnalysisFile['qk_attribution']>, 'parts' | 'scores'> & {
+    /** [position + 1] S × S: key j's score split by query-side source (row) and key-side source (column). */
+    parts: Matrix[];
+    /** position + 1 scaled scores, one per key. */
+    scores: Float64Array;
+  };
+}
+
 /**
  * <headlab-transformer-model id="…" src="model.safetensors" config="model.json">: an attention-only
  * transformer read by the core (progress while downloading; the core's message for a bad file).
@@ -619,113 +1173,38 @@ export interface TransformerModelFiles {
  */
 export interface HeadlabTransformerModel extends HeadlabElementBase<TransformerModelState>, HeadlabTransformerModelProperties {
   /** The config of the model shown (null while loading or after a failure). */
-  readonly modelConfig: object | null;
+  readonly modelConfig: TransformerConfigFile | null;
+  /**
+   * Uses a model given as its two files (a model trained in the page); every widget reading this
+   * element switches to it. Resolves once the core has read it (a bad model: status 'failed').
+   */
+  useModel(files: TransformerModelFiles & { label?: string }, label?: string): Promise<void>;
+  /**
+   * Opens a model from files the reader dropped or picked (File objects): one weights file
+   * (.safetensors, .pt, .pth), one config and optionally one tokenizer.json (told apart from the
+   * config by its content: a Hugging Face tokenizer has a "model" object). Resolves once read or
+   * refused; a refusal (which files are missing or extra, a size, the reader's message) is shown in
+   * the element, naming the files, and the model shown stays.
+   */
+  openFiles(files: File[]): Promise<void>;
+  /** Back to the model read from `src` and `config`. */
+  useLoaded(): Promise<void>;
+  /**
+   * `headlab model analyze` of the model shown, on the figures' default prompt (a repeated block of
+   * tokens, or of words with a tokenizer: modelDefaultPrompt in widgets/transformer/widget.ts) with the CLI's defaults (mean ablation and the scores on 32
+   * repeated random sequences, seed 0); computed once per model in the worker (task
+   * 'transformer-analyze': about 130 ms for the shipped induction model, too long for the main
+   * thread). Null while loading or computing; the element renders (and so every
+   * <headlab-value> bound to it re-reads) when it arrives.
+   */
+  readonly analysis: TransformerAnalysis | null;
   /**
    * The warning the panel shows for config token_names a reader cannot type unambiguously in a prompt
    * (a name given to several tokens, a name with a space or comma, an empty one, digits other than its
    * own id); '' when there is none or the model has a tokenizer.
    */
   readonly tokenNamesWarning: string;
-  /** `headlab model analyze` of the model shown on its default prompt (what the bound values read); null while loading. */
-  readonly analysis: object | null;
-  /** Uses a model given as its two files (e.g. trained in the page); every figure reading this element switches to it. */
-  useModel(files: TransformerModelFiles, label?: string): Promise<void>;
-  /** Back to the model read from src and config. */
-  useLoaded(): Promise<void>;
-  /**
-   * Opens a model from a reader's files (as dropping them on the element or picking them with its
-   * "Open a model…" button does): one weights file (.safetensors, .pt, .pth), its config .json and
-   * optionally tokenizer.json. Every figure switches once they are read; files that cannot be used
-   * get the reason in the element, naming them, and the model shown stays.
-   */
-  openFiles(files: File[]): Promise<void>;
 }
-
-/** Common to the transformer figures. Attribute: model (id of a headlab-transformer-model; default the enclosing one). */
-export interface TransformerElementBase<State> extends HeadlabElementBase<State> {
-  /** The model shown now (null while loading or after a failure). */
-  readonly currentModel: object | null;
-  /** The state with the core's numbers behind the figure (patterns, attribution, patching, logits, circuit); null while loading. */
-  readonly figureData: Record<string, unknown> | null;
-}
-
-export interface TransformerAttentionState {
-  prompt: number[];
-  position: number;
-  /** The clicked cell: head (layer, head), query `position`, key `key`; null when none is selected. */
-  cell: { layer: number; head: number; key: number } | null;
-}
-/** Every head's attention pattern on the reader's prompt; a token's row and column outlined; a clicked cell selected. Attributes: prompt, position (pinned token, default the last), cell ("layer.head.key", the selected cell), model. Shared: prompt, position, cell. */
-export interface HeadlabTransformerAttention
-  extends TransformerElementBase<TransformerAttentionState>, HeadlabTransformerAttentionProperties {}
-
-export interface TransformerAttributionState {
-  prompt: number[];
-  position: number;
-  token: number;
-  /** The model's logit for `token` at `position` (nats). */
-  logit: number | null;
-}
-/** Direct logit attribution of the embeddings, every head and the biases to one logit. Attributes: prompt, position (default the last), token (default the top prediction), model. Shared: prompt, position, token. */
-export interface HeadlabTransformerAttribution
-  extends TransformerElementBase<TransformerAttributionState>, HeadlabTransformerAttributionProperties {}
-
-export interface TransformerCompositionEdge {
-  kind: 'q' | 'k' | 'v';
-  /** Heads as "l.h". */
-  later: string;
-  earlier: string;
-  /** ‖W_OV^earlier M^later‖_F / (‖W_OV^earlier‖_F ‖M^later‖_F), normalisation weights folded in. */
-  score: number;
-  /** (score − baseline mean) / baseline standard deviation (random matrices of the same shapes). */
-  sigmas: number;
-}
-export type CompositionKind = 'q' | 'k' | 'v';
-/** One edge: later head ℓ reads earlier head e (flat indices l·H + h), with its score and its distance from the baseline in standard deviations. */
-export interface CompositionEdge {
-  kind: CompositionKind;
-  later: string;
-  earlier: string;
-  score: number;
-  /** (score − baseline mean) / baseline standard deviation. */
-  sigmas: number;
-}
-export interface TransformerCompositionState {
-  kind: 'all' | CompositionKind;
-  /** The later head whose incoming compositions the readout lists, "l.h" (empty for a one-layer model). */
-  head: string;
-  /** The strongest composition of the kinds shown (null before loading, or with one layer). */
-  strongest: CompositionEdge | null;
-}
-/** Q-, K- and V-composition of every pair of heads in different layers, against a random baseline. Attributes: kind (all|q|k|v), head (a later head "l.h"), seed (the baseline's draws), model. Shared: kind, head. */
-export interface HeadlabTransformerComposition
-  extends TransformerElementBase<TransformerCompositionState>, HeadlabTransformerCompositionProperties {}
-
-export interface LogitLensState {
-  prompt: number[];
-  /** The chosen position i. */
-  position: number;
-  /** The token tracked at i: the next prompt token, at the last position the model's top prediction (−1 before computing). */
-  answer: number;
-  /** L + 1 probabilities of the answer at i, stage 0 (the embedding) to L (the output); [] before computing. */
-  probability: number[];
-  /** The first stage at which the answer is the top token at i (null if none, or before computing). */
-  firstTop: number | null;
-}
-/** The logit lens: the residual stream after the embedding and after each layer read through the final normalisation and W_U, the answer's probability per stage and position, each cell's top token. Attributes: prompt, position, model. Shared: prompt, position. Bound values: answer.probability.<s>, answer.rank.<s>, answer.first_top, top.probability.<s>. */
-export interface HeadlabLogitLens extends TransformerElementBase<LogitLensState>, HeadlabLogitLensProperties {}
-
-export interface HeadSvdState {
-  layer: number;
-  head: number;
-  /** The chosen head's OV copying score in [0, 1] (null before computing). */
-  copying: number | null;
-  /** Its d_head OV and QK singular values, descending ([] before computing). */
-  ov: number[];
-  qk: number[];
-}
-/** Singular values of every head's OV and QK matrices, the chosen head's top directions read in tokens, and every head's OV copying score. Attributes: layer, head (default the head that copies most), model. Shared: layer, head. Bound values: copying, ov.share.<k>, qk.share.<k>, ov.value.<k>, qk.value.<k>, copying.max.{layer,head,score}. */
-export interface HeadlabHeadSvd extends TransformerElementBase<HeadSvdState>, HeadlabHeadSvdProperties {}
 
 export interface TransformerPatchingState {
   prompt: number[];
@@ -736,175 +1215,86 @@ export interface TransformerPatchingState {
   clean_logit_difference: number | null;
   corrupted_logit_difference: number | null;
 }
+
 /** Activation patching of every head at every position (normalised logit difference). Attributes: prompt (clean), corrupted (same length), answer, wrong, model; over a batch instead of one pair: pairs-task ("induction" | "max-digit"), count (pairs, default 64), pairs-seed (default 0), or pairs (a prompt-pairs file's location, never taken from the URL hash), each cell then the mean effect with its bootstrap 95% interval. Shared: prompt, corrupted, answer, wrong. */
 export interface HeadlabTransformerPatching extends TransformerElementBase<TransformerPatchingState> {}
 
-export interface TransformerAblationState {
-  prompt: number[];
-  mode: 'zero' | 'mean';
-  /** Heads ablated, as [layer, head] pairs. */
-  heads: [number, number][];
-  /** The prompt's next-token loss (nats, ≥ 0) with no head ablated; null before it is computed or for a one-token prompt. */
-  clean_loss: number | null;
-}
-/** Logits on the reader's prompt before and after ablating chosen heads, and the prompt's next-token loss with each head ablated alone. Attributes: prompt, mode ("zero" | "mean", default "mean"), heads ("1.2 0.3": layer.head pairs), reference (the author's: a JSON list of prompts that mean ablation averages each head's output over; default 32 repeated random sequences), model. Shared: prompt, mode, heads. */
-export interface HeadlabTransformerAblation extends TransformerElementBase<TransformerAblationState>, HeadlabTransformerAblationProperties {
-  /** The heads of the `heads` attribute as [layer, head] pairs. */
-  heads(): [number, number][];
-  /** The `reference` attribute's sequences as token ids ([] when absent). */
-  reference(): number[][];
+export type TransformerTrainingStatus = TrainingStatus;
+
+/** One point of the trace: what a progress message of the worker carries. */
+export interface TrainingTracePoint {
+  step: number;
+  /** Loss of the last step taken (nats); NaN at step 0. */
+  loss: number;
+  in_context_loss: number;
+  /** L × H attention masses. */
+  previous_token: number[][];
+  induction: number[][];
 }
 
-export type CircuitKind = 'qk' | 'ov';
-export interface TransformerCircuitsState {
-  layer: number;
-  head: number;
-  circuit: CircuitKind;
-  /**
-   * Fraction of rows whose largest entry is on the diagonal (OV: the attended token's own logit
-   * rises most, i.e. the head copies; QK: a token attends most to itself). Null before loading.
-   */
-  diagonal_share: number | null;
-}
-/** A head's QK and OV circuits in token space as a heatmap (vocabularies up to 64 tokens; larger ones: the numbers as JSON). Attributes: layer (default the last), head (default 0), circuit ("qk" | "ov", default "ov"), model. Shared: layer, head, circuit. */
-export interface HeadlabTransformerCircuits
-  extends TransformerElementBase<TransformerCircuitsState>, HeadlabTransformerCircuitsProperties {}
-
-export interface QkAttributionState {
-  prompt: number[];
-  layer: number;
-  head: number;
-  /** The query position i. */
-  position: number;
-  /** The key position j ≤ i. */
-  key: number;
-  /** s_ij, the scaled score the parts sum to (null until computed). */
-  score: number | null;
-  /** The largest part by size: its sources (query side, key side), value and share of the score (part / s_ij). */
-  dominant: { query: string; key: string; part: number; share: number } | null;
-}
-/**
- * Why a head attends where it does: the score from a query to a key split exactly into parts, one per
- * pair (query-side source, key-side source) of the residual stream (token, position, each earlier head,
- * biases; LayerNorm scale frozen), as a grid with the largest part named in words. Attributes: prompt,
- * layer (default the last), head (default 0), position (the query, default the last), key (default the
- * key with the largest score), attention (id of a headlab-transformer-attention whose clicked cell it
- * follows), model. Shared: prompt, layer, head, position, key. Bound values: score, share,
- * share.<query source>.<key source>, part.<query source>.<key source>.
- */
-export interface HeadlabQkAttribution extends TransformerElementBase<QkAttributionState>, HeadlabQkAttributionProperties {}
-
-export interface AttributionPatchingState {
-  /** The generated batch's task, pairs and seed (null with a pairs file). */
-  pairs_task: 'induction' | 'max-digit' | null;
-  count: number | null;
-  pairs_seed: number | null;
-  /** The pairs file as the attribute names it (null for generated pairs). */
-  pairs: string | null;
-  /** The point read out (heads first, then edges e·3 + κ); −1 before the document arrives. */
-  point: number;
-  /** Spearman ρ of estimate against real patch over the heads, the edges, and the edges into q, k, v (null: undefined). */
-  spearman: { nodes: number | null; edges: number | null; q: number | null; k: number | null; v: number | null } | null;
-}
-/**
- * Attribution patching against real patching over a batch of prompt pairs: every head's and
- * every edge's (sender → receiver's q, k, v) mean first-order estimate against the mean real patch, the
- * diagonal drawn, Spearman ρ per group and the largest disagreements named. Attributes: pairs-task
- * ("induction" | "max-digit", default induction), count (1 to 1024, default 64), pairs-seed (default 0),
- * or pairs (a prompt-pairs file's location instead of the three), point (the point read out; default the largest disagreement), model. Shared: pairs-task, count,
- * pairs-seed, point. figureData.attribution_patching is `headlab model analyze --attribution-patching`'s document.
- */
-export interface HeadlabAttributionPatching extends TransformerElementBase<AttributionPatchingState> {}
-
-/** The receiver's input an edge reaches: its queries, keys or values. */
-export type PathPatchingInput = 'q' | 'k' | 'v';
-export interface PathPatchingState {
-  /** The generated batch's task, pairs and seed (null with a pairs file). */
-  pairs_task: 'induction' | 'max-digit' | null;
-  count: number | null;
-  pairs_seed: number | null;
-  /** The pairs file as the attribute names it (null for generated pairs). */
-  pairs: string | null;
-  /** The receiver's input the grid shows. */
-  input: PathPatchingInput;
-  /** The cell read out: sender and receiver [layer, head] (null before the document arrives). */
-  sender: [number, number] | null;
-  receiver: [number, number] | null;
-  /** That edge's mean effect with its bootstrap 95 % interval and p-value (null before the document arrives). */
-  effect: { mean: number; lower: number; upper: number; p_value: number } | null;
-}
-/**
- * Path patching over a batch of prompt pairs: one grid per receiver input (q, k or v, chosen
- * by the reader), a row per sender head and a column per later receiver head, each cell the mean effect
- * of changing the sender's output only on that path; a diagonal stroke where the bootstrap 95 %
- * interval crosses 0. Attributes: input ("q" | "k" | "v"; default the input of the largest effect),
- * sender, receiver (the cell read out, layer.head; default the input's largest effect), pairs-task,
- * count, pairs-seed (or pairs: a prompt-pairs file's location), model. Shared: input, sender, receiver, pairs-task, count, pairs-seed.
- * figureData.path_patching is `headlab model analyze --path-patching`'s document. Bound values (of the
- * path with the largest mean effect over every input): largest.mean, largest.lower, largest.upper,
- * largest.p_value, largest.sender.layer, largest.sender.head, largest.receiver.layer, largest.receiver.head.
- */
-export interface HeadlabPathPatching extends TransformerElementBase<PathPatchingState> {}
-
-/** An edge of a circuit: [sender layer, sender head, receiver layer, receiver head, the receiver's input]. */
-export type TransformerCircuitEdge = [number, number, number, number, 'q' | 'k' | 'v'];
-export interface CircuitFaithfulnessState {
-  /** The generated batch's task, pairs and seed (null with a pairs file). */
-  pairs_task: 'induction' | 'max-digit' | null;
-  count: number | null;
-  pairs_seed: number | null;
-  /** The pairs file as the attribute names it (null for generated pairs). */
-  pairs: string | null;
-  ablation: 'corrupted' | 'mean';
-  /** The circuit's heads [layer, head], layer then head order (for a circuit of edges, their ends). */
-  circuit: [number, number][];
-  /** A circuit of edges, in the core's order (null for a circuit of heads). */
-  edges: TransformerCircuitEdge[] | null;
-  /** The circuit's recovery: mean and bootstrap 95 % interval (null before the worker's answer). */
-  recovery: { mean: number; lower: number; upper: number; p_value: number } | null;
-  /** The recovery without each circuit head (or each edge cut), in the circuit's order (empty before the answer). */
-  leave_one_out: (({ layer: number; head: number } | { edge: TransformerCircuitEdge }) & { mean: number; lower: number; upper: number })[];
-}
-/**
- * Circuit faithfulness over a batch of prompt pairs: the share of the clean-vs-corrupted
- * logit difference a set of heads recovers with every other head replaced (by its corrupted-run
- * output, or its mean), with its bootstrap 95 % interval, and the same without each of its heads.
- * The reader toggles heads in and out. Or a circuit of edges (edges="0.0>1.1:k 0.0>1.1:q", instead of
- * circuit): its heads are the edges' ends, each input read through the listed edges only, the reader
- * ticks edges and the rows cut one edge each. Attributes: circuit (layer.head pairs; default every head), edges,
- * ablation ("corrupted" | "mean", default corrupted), pairs-task ("induction" | "max-digit", default
- * induction), count (1 to 1024, default 64), pairs-seed (default 0), or pairs (a prompt-pairs file's
- * location instead of the three), model. Shared: circuit, ablation,
- * edges, pairs-task, count, pairs-seed. figureData.faithfulness is `headlab model analyze --faithfulness`'s
- * (or --faithfulness-edges') document. Bound values: recovery, recovery.lower, recovery.upper,
- * recovery.p_value, without.L<l>H<h> (the recovery without that circuit head), without.<l.h>l.h:κ>
- * (with that edge cut).
- */
-export interface HeadlabCircuitFaithfulness extends TransformerElementBase<CircuitFaithfulnessState> {
-  /** The circuit the figure computes: the attribute's heads checked against the model, or every head (for edges, their ends). */
-  circuit(): [number, number][];
-  /** The circuit of edges of the `edges` attribute, checked against the model; null without it. */
-  edges(): [number, number, number, number, 'q' | 'k' | 'v'][] | null;
+export interface TransformerTrainingState {
+  status: TransformerTrainingStatus;
+  seed: number;
+  steps: number;
+  steps_taken: number;
+  /** First step with the best induction score above 0.4, or null (not yet / never). */
+  phase_change_step: number | null;
+  /** The progress messages of the current or last run, step 0 first (also the JSON download). */
+  trace: TrainingTracePoint[];
 }
 
-// ---------- <headlab-value> ----------
+/** A recorded run, as read from a history file. */
+export interface RecordedRun {
+  seed: number;
+  steps: number;
+  trace: TrainingTracePoint[];
+}
+
+/** The trainer protocol's progress (docs/model-pattern.md), the same for every model. */
+export interface TrainingProgress {
+  /** Optimiser steps taken so far. */
+  steps_taken: number;
+  /** settings.steps */
+  steps_total: number;
+  /** Training loss of the last step taken; NaN before the first step. */
+  loss: number;
+  /** No further step will run: all taken, stopped, or diverged. */
+  done: boolean;
+}
+
+/** A trained (or training) model as its two files: what `headlab model train` writes. */
+export interface TransformerTrainingResult {
+  /** model.json text (TransformerConfigFile). */
+  config: string;
+  /** model.safetensors bytes (F64, TransformerLens names, attn.mask / attn.IGNORE buffers included). */
+  safetensors: Uint8Array;
+  /** Progress when the result was taken (steps_taken < steps_total after stop()). */
+  progress: TrainingProgress;
+}
+
+/** Worker task 'transformer-train': the result (also on a stop, with the steps taken so far). */
+export type TransformerTrainTaskResult = TransformerTrainingResult;
 
 /**
- * What a source's boundValue answers while it computes a new value after having had one (another
- * head, cell or prompt): <headlab-value> then shows "computing…" rather than the value before or
- * the author's text, which describe other inputs.
+ * Trains the induction task's default transformer in the worker (task transformer-train), plotting the loss, the
+ * in-context loss and every head's previous-token and induction scores every 50 steps, the phase change marked;
+ * hands the result to the <headlab-transformer-model> named by `model` (its useModel()).
+ * Attributes: model (element id), seed (integer in [0, 2^53 − 1], default 0), steps (integer in [50, 20000], default 1800, the core's default run), history (the URL of the JSON `headlab model train --history-out` wrote: the charts show that recorded run before any run of the reader's). Shared: seed, steps.
  */
-export interface BoundComputing {
-  computing: true;
+export interface HeadlabTransformerTraining extends HeadlabElementBase<TransformerTrainingState>, HeadlabTransformerTrainingProperties {
+  /** The recorded run read from `history` (null before it has arrived, without the attribute, or on a bad file). */
+  readonly recordedRun: RecordedRun | null;
+  readonly trainingStatus: TransformerTrainingStatus;
+  /** The progress messages of the current or last run (step 0 first). */
+  readonly trainingTrace: readonly TrainingTracePoint[];
+  /** The files of the last finished or stopped run (model.json text, safetensors bytes), or null. */
+  readonly result: TransformerTrainTaskResult | null;
+  /** Starts a run with the current seed and steps (stopping one in progress). */
+  train(): void;
+  /** Asks the run to stop at the next chunk (≤ 50 steps); the weights so far still go to the model. */
+  stop(): void;
 }
-/** What a widget reports for a number bound into prose (`boundValue(name)`, `<headlab-value>`). */
-export interface BoundValue {
-  value: number;
-  /** fraction: in [0, 1], share of `of` items (an accuracy); count: a whole number of things; loss: an error ≥ 0. */
-  kind: 'fraction' | 'count' | 'number' | 'loss';
-  /** For a fraction: how many items it is a fraction of (lets the formatter say "all but 5 of 111,110"). */
-  of?: number;
-}
+
 /**
  * A number in the prose computed by the model on the page: reads `boundValue(name)` of the element with id
  * `source`, again on its `change` event and after each of its renders, and prints it in words (an accuracy is
@@ -913,33 +1303,46 @@ export interface BoundValue {
  * percentage, 0–6, so the value keeps the precision of the fallback text). Inline, no shadow root.
  */
 export interface HeadlabValue extends HTMLElement, HeadlabValueProperties {
-  /** The value as last shown; undefined while the source has none. */
+  /** The value as last shown, or undefined while the source has none. */
   readonly value: BoundValue | undefined;
-  /** Resolves once the number is shown (true) or the source is missing (false, the fallback text stays). Never rejects. */
+  /**
+   * Resolves once the number is shown (true) or the source is missing (false: the fallback text
+   * stays); while the source has no value yet (data-state="pending" or "computing"), it waits. Never rejects.
+   */
   readonly updateComplete: Promise<boolean>;
   /** Reads the value from the source again and shows it. */
   update(): void;
 }
 
-// ---------- registration and classes ----------
-
-/** Defines `tag` as `element` in a browser when the tag is free; does nothing in Node or server rendering. */
-export function defineElement(tag: string, element: CustomElementConstructor): void;
-
-// ---------- JSX (React, Preact, Astro, Solid): attributes as written in markup ----------
-
-/** Attributes every element takes in markup, beside the usual HTML ones. */
-export interface HeadlabBaseAttributes {
-  id?: string;
-  class?: string;
-  className?: string;
-  slot?: string;
-  hidden?: boolean;
-  'share-state'?: boolean | '';
-  children?: unknown;
-  [data: `data-${string}`]: string | number | boolean | undefined;
-  [aria: `aria-${string}`]: string | number | boolean | undefined;
+export interface ValueSwapData {
+  records: string[];
+  weights: number[];
+  values: number[][];
 }
+
+export interface ValueSwapState extends ValueSwapData {
+  /** 1-based swapped columns. */
+  column_a: number;
+  column_b: number;
+  reading: number[];
+  swapped_reading: number[];
+}
+
+/**
+ * Attributes: weights (n numbers ≥ 0 summing to 1), values (n × d JSON rows, d ≥ 2), records (JSON labels),
+ * column-a, column-b (1-based). Or a child <script type="application/json">{records, weights, values}</script>.
+ * Shared: column-a, column-b.
+ */
+export interface HeadlabValueSwap extends HeadlabElementBase<ValueSwapState>, HeadlabValueSwapProperties {
+  /** The records, weights and values in use, validated (throws WidgetInputError naming the problem); parsed once per change of the data. */
+  data(): ValueSwapData;
+}
+
+/** The package's earlier name of CompositionEdge. */
+export type TransformerCompositionEdge = CompositionEdge;
+
+/** The package's earlier name of TrainingTracePoint. */
+export type TransformerTrainingTracePoint = TrainingTracePoint;
 
 // ---------- generated from the elements' attribute tables by node site/package-types.mjs: edit the tables ----------
 /** The properties the attributes of <headlab-angle-dot> give it: each parses its attribute (a malformed one throws, naming it) and its setter writes it. */
@@ -1312,6 +1715,19 @@ export const HeadlabTransformerPatching: ElementClass<HeadlabTransformerPatching
 export const HeadlabTransformerTraining: ElementClass<HeadlabTransformerTraining>;
 export const HeadlabValue: ElementClass<HeadlabValue>;
 export const HeadlabValueSwap: ElementClass<HeadlabValueSwap>;
+
+/** Attributes every element takes in markup, beside the usual HTML ones. */
+export interface HeadlabBaseAttributes {
+  id?: string;
+  class?: string;
+  className?: string;
+  slot?: string;
+  hidden?: boolean;
+  'share-state'?: boolean | '';
+  children?: unknown;
+  [data: `data-${string}`]: string | number | boolean | undefined;
+  [aria: `aria-${string}`]: string | number | boolean | undefined;
+}
 
 /** A number in markup: written as a number or as its text. */
 type Num = number | string;

@@ -1,6 +1,8 @@
 import type { FeatureRecoveryCore, HeadlabCore, MaxDigitCore, TransformerCore } from './headlab-core.js';
+/** What getCore() resolves to: the core's functions (HeadlabCore); a name it lacks reads as unknown. */
+export type HeadlabCoreApi = HeadlabCore & { [name: string]: unknown };
 /** The page's headlab_core instance (attention, projection edits); its .wasm is fetched from the bundle's own folder. */
-export function getCore(): Promise<HeadlabCore>;
+export function getCore(): Promise<HeadlabCoreApi>;
 /** The page's headlab_feature_recovery instance (the feature-recovery experiment), loaded (JS and .wasm) only when first asked for. */
 export function getFeatureRecoveryCore(): Promise<FeatureRecoveryCore>;
 /** The page's headlab_max_digit instance, loaded (JS and .wasm) only when first asked for. */

@@ -62,7 +62,11 @@ function load(tag: string): void {
   });
 }
 
-/** Loads the entry point of every undefined headlab-* element in `root` (itself included, if an element). */
+/**
+ * Loads the entry point of every undefined headlab-* element in `root` (itself included, if an
+ * element): for elements in a shadow root the page builds itself, which the document's observer
+ * does not see. Does nothing outside a browser.
+ */
 export function discover(root: Document | DocumentFragment | Element): void {
   if (typeof customElements === 'undefined') return;
   if (root instanceof Element && root.localName.startsWith('headlab-')) load(root.localName);

@@ -35,3 +35,6 @@ export { HeadlabTransformerPatching } from './headlab-transformer-patching.js';
 export { HeadlabTransformerTraining } from './headlab-transformer-training.js';
 export { HeadlabValue } from './headlab-value.js';
 export { HeadlabValueSwap } from './headlab-value-swap.js';
+// The package's earlier names of two shapes, which no element's API refers to by these names.
+export type { TransformerCompositionEdge } from './headlab-transformer-composition.js';
+export type { TransformerTrainingTracePoint } from './transformer/training-history.js';

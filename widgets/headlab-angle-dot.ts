@@ -28,6 +28,7 @@ interface AngleDotParts {
   fullBox: HTMLDivElement;
 }
 
+/** Angle against dot product between head outputs and unembeddings. Attributes: matrix ("cosine" | "dot"), model. Shared: matrix. */
 export class HeadlabAngleDot extends MaxDigitWidget<AngleDotState, AngleDotParts> {
   static attributes = defineAttributes({
     matrix: oneOf(['cosine', 'dot'], { fallback: 'cosine', shared: true, doc: 'The full matrix shown: cosines or dot products.' }),

@@ -44,6 +44,7 @@ interface AttentionBarsParts {
   captionLine: HTMLParagraphElement;
 }
 
+/** Each head's attention from ANS over the prompt. Attributes: digits ("2 3 4 5 6 1"), model. Shared: digits. */
 export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState, AttentionBarsParts> {
   static attributes = defineAttributes({
     digits: digitsAttribute,
@@ -62,12 +63,7 @@ export class HeadlabAttentionBars extends MaxDigitWidget<AttentionBarsState, Att
   }
 
   protected buildContent(content: HTMLDivElement): AttentionBarsParts {
-    const field = new DigitsField(
-      this,
-      'Digits (1 to 6, each 0–9):',
-      (input, options) => this.bindField(input, options),
-      () => this.emitChange(),
-    );
+    const field = this.digitsField();
     const figure = el('div', { class: 'figure' });
     const svgSlot = el('div');
     const captionLine = el('p', { class: 'caption' });

@@ -59,6 +59,10 @@ interface AttentionPatchParts {
   svg: SVGSVGElement;
 }
 
+/**
+ * Activation patching at the ANS row. Attributes: digits, patches ("head:position …", e.g. "3:3 1:3";
+ * each head at most once, positions 0–8), model. Shared: digits, patches.
+ */
 export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState, AttentionPatchParts> {
   static attributes = defineAttributes({
     digits: digitsAttribute,
@@ -115,12 +119,7 @@ export class HeadlabAttentionPatch extends MaxDigitWidget<AttentionPatchState, A
   }
 
   protected buildContent(content: HTMLDivElement): AttentionPatchParts {
-    const field = new DigitsField(
-      this,
-      'Digits (1 to 6, each 0–9):',
-      (input, options) => this.bindField(input, options),
-      () => this.emitChange(),
-    );
+    const field = this.digitsField();
     const intro = el(
       'p',
       { class: 'caption' },

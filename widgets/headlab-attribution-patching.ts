@@ -32,8 +32,7 @@ import {
 import { formatNumber } from './chart/format.js';
 import { rgbText, type ResolvedColours } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
-import { drawSceneInto } from './chart/scene.js';
-import { drawnSvg } from './transformer/draw.js';
+import { drawIntoPlot } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { batchAttributes, fixed, pairsBatch, PairsFileReader, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
 import { TRANSFORMER_CSS, TransformerWidget, headName } from './transformer/widget.js';
@@ -152,6 +151,14 @@ interface AttributionPatchingParts {
   captionLine: HTMLParagraphElement;
 }
 
+/**
+ * Attribution patching against real patching over a batch of prompt pairs: every head's and
+ * every edge's (sender → receiver's q, k, v) mean first-order estimate against the mean real patch, the
+ * diagonal drawn, Spearman ρ per group and the largest disagreements named. Attributes: pairs-task
+ * ("induction" | "max-digit", default induction), count (1 to 1024, default 64), pairs-seed (default 0),
+ * or pairs (a prompt-pairs file's location instead of the three), point (the point read out; default the largest disagreement), model. Shared: pairs-task, count,
+ * pairs-seed, point. figureData.attribution_patching is `headlab model analyze --attribution-patching`'s document.
+ */
 export class HeadlabAttributionPatching extends TransformerWidget<AttributionPatchingState, AttributionPatchingParts> {
   static attributes = defineAttributes({
     ...batchAttributes(true),
@@ -315,11 +322,7 @@ export class HeadlabAttributionPatching extends TransformerWidget<AttributionPat
     const s = this.shown;
     const at = this.pointOf(s.points);
     const scene = this.scene(s.points, at);
-    const svg = shownIn(this.parts.plot, SVGSVGElement);
-    if (!svg) {
-      this.parts.plot.tabIndex = 0;
-      this.parts.plot.replaceChildren(drawnSvg(scene));
-    } else drawSceneInto(svg, scene, { reuse: true });
+    drawIntoPlot(this.parts.plot, scene, true);
     const p = s.points[at];
     const readout = `${p.name}: estimate ${fixed(p.estimate, 3)}, actual ${fixed(p.actual, 3)} (mean over ${doc.pairs} pairs; gap ${fixed(Math.abs(p.estimate - p.actual), 3)})`;
     if (this.parts.readout.textContent !== readout) this.parts.readout.textContent = readout;

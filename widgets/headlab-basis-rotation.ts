@@ -90,6 +90,7 @@ interface BasisRotationParts {
   verdict: HTMLParagraphElement;
 }
 
+/** Attributes: angle (degrees in [−180, 180], default 30), x, w-q, w-k (JSON rows). Shared: angle. */
 export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState, BasisRotationParts> {
   static attributes = defineAttributes({
     angle: number({ fallback: 30, min: -180, max: 180, shared: true, doc: 'The rotation, in degrees.' }),

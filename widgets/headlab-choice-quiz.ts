@@ -35,6 +35,7 @@ interface ChoiceQuizParts {
   solutionButton: HTMLButtonElement | null;
 }
 
+/** Content: slot="question", ≥ 2 slot="choice" (one data-correct), optional slot="hint", "solution", "title". Shared: selected, checked, hint, solution. */
 export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState, ChoiceQuizParts> {
   protected static needsCore = false;
   protected static shadowOptions: Partial<ShadowRootInit> = { slotAssignment: 'manual' };

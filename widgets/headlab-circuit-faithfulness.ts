@@ -38,14 +38,12 @@ import {
   text,
   type WidgetFigure,
   WidgetInputError,
-  shownIn,
 } from './base/headlab-element.js';
 import type { BoundComputing, BoundValue } from './chart/format.js';
 import { formatCount, formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
-import { drawSceneInto } from './chart/scene.js';
-import { drawnSvg } from './transformer/draw.js';
+import { drawIntoPlot } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { batchAttributes, fixed, pairsBatch, PairsFileReader, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
 import { EdgeBoxes, edgeHeads, edgeText, edgeWords, parseEdges } from './transformer/circuit-edges.js';
@@ -104,6 +102,21 @@ interface CircuitFaithfulnessParts {
   captionLine: HTMLParagraphElement;
 }
 
+/**
+ * Circuit faithfulness over a batch of prompt pairs: the share of the clean-vs-corrupted
+ * logit difference a set of heads recovers with every other head replaced (by its corrupted-run
+ * output, or its mean), with its bootstrap 95 % interval, and the same without each of its heads.
+ * The reader toggles heads in and out. Or a circuit of edges (edges="0.0>1.1:k 0.0>1.1:q", instead of
+ * circuit): its heads are the edges' ends, each input read through the listed edges only, the reader
+ * ticks edges and the rows cut one edge each. Attributes: circuit (layer.head pairs; default every head), edges,
+ * ablation ("corrupted" | "mean", default corrupted), pairs-task ("induction" | "max-digit", default
+ * induction), count (1 to 1024, default 64), pairs-seed (default 0), or pairs (a prompt-pairs file's
+ * location instead of the three), model. Shared: circuit, ablation,
+ * edges, pairs-task, count, pairs-seed. figureData.faithfulness is `headlab model analyze --faithfulness`'s
+ * (or --faithfulness-edges') document. Bound values: recovery, recovery.lower, recovery.upper,
+ * recovery.p_value, without.L<l>H<h> (the recovery without that circuit head), without.<l.h>l.h:κ>
+ * (with that edge cut).
+ */
 export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfulnessState, CircuitFaithfulnessParts> {
   static attributes = defineAttributes({
     circuit: text({ property: false, shared: true, doc: 'The circuit’s heads, "layer.head" pairs (default every head).' }),
@@ -158,8 +171,8 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
    * The circuit from the `circuit` attribute, checked against `model`'s shape, in layer-then-head
    * order (the core's order); without the attribute, every head of the model.
    */
-  circuit(model: LoadedTransformer | null = this.currentModel): [number, number][] {
-    const edges = this.edges(model);
+  private circuitOf(model: LoadedTransformer | null): [number, number][] {
+    const edges = this.edgesOf(model);
     if (edges) return edgeHeads(edges);
     const raw = (this.getAttribute('circuit') ?? '').trim();
     const shown = raw.length > 60 ? `${raw.slice(0, 60)}…` : raw;
@@ -186,8 +199,18 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
     return out.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   }
 
+  /** The circuit the figure computes: the attribute's heads checked against the model, or every head (for edges, their ends). */
+  circuit(): [number, number][] {
+    return this.circuitOf(this.currentModel);
+  }
+
+  /** The circuit of edges of the `edges` attribute, checked against the model; null without it. */
+  edges(): TransformerCircuitEdge[] | null {
+    return this.edgesOf(this.currentModel);
+  }
+
   /** The circuit of edges of the `edges` attribute, checked against `model` (parseEdges); null without it. */
-  edges(model: LoadedTransformer | null = this.currentModel): TransformerCircuitEdge[] | null {
+  private edgesOf(model: LoadedTransformer | null): TransformerCircuitEdge[] | null {
     const raw = this.getAttribute('edges');
     if (raw === null) return null;
     if (this.hasAttribute('circuit')) {
@@ -201,10 +224,10 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
 
   /** The key of one document: the batch, the ablation and the circuit (its heads, or its edges). */
   private keyOf(model: LoadedTransformer): string {
-    const edges = this.edges(model);
+    const edges = this.edgesOf(model);
     const parts = edges
       ? `edges:${edges.map(edgeText).join(' ')}`
-      : this.circuit(model)
+      : this.circuitOf(model)
           .map(([l, h]) => `${l}.${h}`)
           .join(' ');
     return `faithfulness:${this.batch().key}|${this.ablation}|${parts}`;
@@ -259,8 +282,8 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
     this.heads.build(model);
     const b = this.batch();
     const ablation = this.ablation;
-    const edges = this.edges(model);
-    const circuit = this.circuit(model);
+    const edges = this.edgesOf(model);
+    const circuit = this.circuitOf(model);
     if (circuit.length === 0) throw new WidgetInputError('attribute circuit="" names no head: a circuit keeps at least one head');
     this.heads.box.hidden = edges !== null;
     this.edgeBoxes.box.hidden = edges === null;
@@ -285,10 +308,7 @@ export class HeadlabCircuitFaithfulness extends TransformerWidget<CircuitFaithfu
     if (this.shown?.doc !== doc) this.shown = { doc, model, key, text: this.summaryOf(doc, b) };
     const s = this.shown;
     const scene = this.scene(s.doc);
-    const svg = shownIn(this.parts.plot, SVGSVGElement);
-    if (!svg) {
-      this.parts.plot.replaceChildren(drawnSvg(scene));
-    } else drawSceneInto(svg, scene, { reuse: true });
+    drawIntoPlot(this.parts.plot, scene, false);
     const r = s.doc.recovery;
     const readout = `Recovered: ${fixed(r.mean, 3)} (95 % interval ${fixed(r.lower, 3)} to ${fixed(r.upper, 3)}, p = ${r.p_value.toPrecision(2)}) of the clean-vs-corrupted logit difference.`;
     if (this.parts.readout.textContent !== readout) this.parts.readout.textContent = readout;

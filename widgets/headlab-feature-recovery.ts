@@ -131,6 +131,10 @@ interface FeatureRecoveryParts {
   jsonButton: HTMLButtonElement;
 }
 
+/**
+ * Attributes: seed, steps, batch, learning-rate, request-scale, eval-size, pace ("watch" | "fast";
+ * default "watch", "fast" under prefers-reduced-motion), autostart. Shared: all but autostart.
+ */
 export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState, FeatureRecoveryParts> {
   static attributes = defineAttributes({
     seed: setting('seed', 'Seed of the run’s initialisation and examples.'),
@@ -226,15 +230,24 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState,
     if (this.lastRun && !this.lastFile) this.lastFile = featureRecoveryResultsFile(this.lastRun);
     return this.lastFile;
   }
-  /** The last finished or stopped run in memory (matrices as { rows, cols, data }), or null: what figures reading this element use. */
+  /**
+   * The last finished or stopped run in memory (matrices as { rows, cols, data }), or null: what figures reading this element use.
+   * @internal
+   */
   get run(): FeatureRecoveryRun | null {
     return this.lastRun;
   }
-  /** Progress messages received in the current or last run (diagnostics and tests). */
+  /**
+   * Progress messages received in the current or last run (diagnostics and tests).
+   * @internal
+   */
   get progressCount(): number {
     return this.progressUpdates;
   }
-  /** Progress messages the worker posted after it read Stop, in the last stopped run (diagnostics and tests). */
+  /**
+   * Progress messages the worker posted after it read Stop, in the last stopped run (diagnostics and tests).
+   * @internal
+   */
   get updatesAfterStop(): number {
     return this.lastUpdatesAfterStop;
   }
@@ -243,6 +256,10 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState,
     return this.training.status;
   }
 
+  /**
+   * The settings the attributes give (the state's settings).
+   * @internal
+   */
   get settings(): FeatureRecoveryWidgetSettings {
     return {
       seed: this.seed,
@@ -324,6 +341,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState,
    * matrices (432 B) go with the job only when the worker does not hold it (a worker made since, as
    * after the element left the page and came back). A request the worker could not finish because
    * it was ended with the element is sent again once the element is back on the page.
+   * @internal
    */
   request<T>(run: FeatureRecoveryRun, task: string, params: Record<string, unknown>, handlers: FeatureRecoveryRequestHandlers<T>): void {
     const r: PendingRequest = { run, task, params, handlers: handlers as FeatureRecoveryRequestHandlers<unknown>, sendRun: false };
@@ -416,7 +434,10 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState,
     return `${loss}. Held-out MSE ${formatMagnitude(r.heldout_mse)}; smallest R² of the query map ${r2Cell(Math.min(...r.query_r2))}, of the value map ${r2Cell(Math.min(...r.value_r2))}: the response maps ${Math.min(...r.query_r2, ...r.value_r2) > 0.99 ? 'recover' : 'do not yet recover'} the identity blocks.`;
   }
 
-  /** A figure as drawn now, as a Scene (the source of its SVG and PNG downloads). */
+  /**
+   * A figure as drawn now, as a Scene (the source of its SVG and PNG downloads).
+   * @internal
+   */
   figure(name: FigureName): Scene {
     const colours = this.themeColours();
     const steps = this.losses.length;

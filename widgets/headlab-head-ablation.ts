@@ -29,6 +29,7 @@ interface HeadAblationParts {
   table: HTMLTableElement;
 }
 
+/** Accuracy with heads ablated. Attributes: ablated (heads, e.g. "0 2"), model. Shared: ablated. */
 export class HeadlabHeadAblation extends MaxDigitWidget<HeadAblationState, HeadAblationParts> {
   static attributes = defineAttributes({
     ablated: custom({

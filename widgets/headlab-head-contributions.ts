@@ -50,6 +50,7 @@ interface HeadContributionsParts {
   tableBox: HTMLDivElement;
 }
 
+/** The heads' contributions in a 3-D view (its own lazily loaded chunk). Attributes: digits, mode, layout, model. Shared: digits, mode, layout. */
 export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsState, HeadContributionsParts> {
   static attributes = defineAttributes({
     digits: digitsAttribute,
@@ -81,7 +82,10 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
   private shown: { content: ViewContent; text: string } | null = null;
   private text = '';
 
-  /** The 3-D view once its module has loaded (tests and diagnostics). */
+  /**
+   * The 3-D view once its module has loaded (tests and diagnostics).
+   * @internal
+   */
   get view3d(): View3D | null {
     return this.view;
   }
@@ -91,12 +95,7 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
   }
 
   protected buildContent(content: HTMLDivElement): HeadContributionsParts {
-    const field = new DigitsField(
-      this,
-      'Digits (1 to 6, each 0–9):',
-      (input, options) => this.bindField(input, options),
-      () => this.emitChange(),
-    );
+    const field = this.digitsField();
     const options = el('div', { class: 'options' });
     const radios = (name: string, values: [string, string][], set: (v: string) => void): [HTMLFieldSetElement, HTMLInputElement[]] => {
       const fs = el('fieldset');

@@ -16,6 +16,7 @@
 // qk.share.<k>, ov.value.<k>, qk.value.<k> (chosen head, k from 1), copying.max.{layer,head,score}.
 import type { TransformerHeadSvd, TransformerTokenReading } from '../web/headlab-core.js';
 import { type AttributeProperties, defineAttributes, el, integer, type WidgetFigure } from './base/headlab-element.js';
+import { labelledSelect } from './base/dom.js';
 import type { BoundValue } from './chart/format.js';
 import { formatNumber, formatPercent } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
@@ -65,6 +66,7 @@ interface HeadSvdParts {
   tableBox: HTMLDivElement;
 }
 
+/** Singular values of every head's OV and QK matrices, the chosen head's top directions read in tokens, and every head's OV copying score. Attributes: layer, head (default the head that copies most), model. Shared: layer, head. Bound values: copying, ov.share.<k>, qk.share.<k>, ov.value.<k>, qk.value.<k>, copying.max.{layer,head,score}. */
 export class HeadlabHeadSvd extends TransformerWidget<HeadSvdState, HeadSvdParts> {
   static attributes = defineAttributes({
     layer: integer({
@@ -97,10 +99,7 @@ export class HeadlabHeadSvd extends TransformerWidget<HeadSvdState, HeadSvdParts
 
   protected buildContent(content: HTMLDivElement): HeadSvdParts {
     const controls = el('div', { class: 'controls' });
-    const hl = el('label', {}, 'Head');
-    const headSelect = el('select', { name: 'head' });
-    hl.append(headSelect);
-    controls.append(hl);
+    const headSelect = labelledSelect(controls, 'Head', 'head');
     this.listen(headSelect, 'change', () => {
       const [l, h] = headSelect.value.split('.').map(Number);
       this.layer = l;

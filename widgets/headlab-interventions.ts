@@ -97,6 +97,7 @@ interface InterventionsParts {
   barsSvg: SVGSVGElement;
 }
 
+/** Attributes: source (id of a headlab-feature-recovery; naming the element itself or anything else is refused with a message), intervention, feature (1–3), shift. Shared: intervention, feature, shift. */
 export class HeadlabInterventions extends HeadlabElement<InterventionsState, InterventionsParts> {
   static attributes = defineAttributes({
     source: text({
@@ -181,7 +182,10 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState, Int
     };
   }
 
-  /** The trained run in use (from the source element; matrices as { rows, cols, data }), or null. */
+  /**
+   * The trained run in use (from the source element; matrices as { rows, cols, data }), or null.
+   * @internal
+   */
   get trainedResults(): FeatureRecoveryRun | null {
     return this.trained;
   }
@@ -484,7 +488,10 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState, Int
     return `Computing: ${this.describe({ kind: this.intervention, feature: this.feature, shift: this.shift })} on the ${this.trained!.settings.eval_size} held-out examples…`;
   }
 
-  /** Bars of the clean and intervened MSE (of the result drawn last) on a log axis from 10⁻³⁴ to 10¹. */
+  /**
+   * Bars of the clean and intervened MSE (of the result drawn last) on a log axis from 10⁻³⁴ to 10¹.
+   * @internal
+   */
   figure(): Scene {
     const c = this.themeColours();
     const s = this.shown!;

@@ -24,11 +24,12 @@ import {
   text,
   type WidgetFigure,
 } from './base/headlab-element.js';
+import { labelledSelect } from './base/dom.js';
 import type { BoundValue } from './chart/format.js';
 import { formatNumber, formatPercent } from './chart/format.js';
 import { contrast, mixRgb, rgbText, type ResolvedColours, type Rgb } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
-import { drawnSvg, legendShapes, SEQUENTIAL_MAX_MIX, sequentialFill } from './transformer/draw.js';
+import { boxOutline, drawnSvg, legendShapes, SEQUENTIAL_MAX_MIX, sequentialFill } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { PromptField, TRANSFORMER_CSS, TransformerWidget, tokenName } from './transformer/widget.js';
 
@@ -63,6 +64,7 @@ interface LogitLensParts {
   tableBox: HTMLDivElement;
 }
 
+/** The logit lens: the residual stream after the embedding and after each layer read through the final normalisation and W_U, the answer's probability per stage and position, each cell's top token. Attributes: prompt, position, model. Shared: prompt, position. Bound values: answer.probability.<s>, answer.rank.<s>, answer.first_top, top.probability.<s>. */
 export class HeadlabLogitLens extends TransformerWidget<LogitLensState, LogitLensParts> {
   static attributes = defineAttributes({
     prompt: text({ shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),
@@ -106,17 +108,9 @@ export class HeadlabLogitLens extends TransformerWidget<LogitLensState, LogitLen
   }
 
   protected buildContent(content: HTMLDivElement): LogitLensParts {
-    const field = new PromptField(
-      this,
-      'Prompt:',
-      (input, options) => this.bindField(input, options),
-      () => this.emitChange(),
-    );
+    const field = this.promptField('Prompt:');
     const controls = el('div', { class: 'controls' });
-    const l = el('label', {}, 'Position');
-    const positionSelect = el('select', { name: 'position' });
-    l.append(positionSelect);
-    controls.append(l);
+    const positionSelect = labelledSelect(controls, 'Position', 'position');
     this.listen(positionSelect, 'change', () => {
       this.setAttribute('position', positionSelect.value);
       this.emitChange();
@@ -280,18 +274,7 @@ export class HeadlabLogitLens extends TransformerWidget<LogitLensState, LogitLen
     }
     // The chosen position's row, outlined across every stage.
     const yy = top + position * cellH - 0.5;
-    shapes.push({
-      kind: 'polyline',
-      points: [
-        [left - 0.5, yy],
-        [left + stages * cellW - 0.5, yy],
-        [left + stages * cellW - 0.5, yy + cellH],
-        [left - 0.5, yy + cellH],
-        [left - 0.5, yy],
-      ],
-      stroke: rgbText(c.focus),
-      width: 1.5,
-    });
+    shapes.push(boxOutline(left - 0.5, yy, left + stages * cellW - 0.5, yy + cellH, rgbText(c.focus), 1.5));
     shapes.push(...legendShapes(c, left, gridBottom + 8, 'sequential', '0', '1', 'probability of the answer'));
     return { width, height: gridBottom + 8 + LEGEND_HEIGHT, background: rgbText(c.panel), title: 'Logit lens', shapes };
   }

@@ -59,6 +59,7 @@ interface MaxDigitMechanismParts {
   answerLine: HTMLParagraphElement;
 }
 
+/** The mechanism at a glance for one list: scores, softmax, what each head writes, the logits. Attributes: digits, model. Shared: digits. */
 export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MaxDigitMechanismState, MaxDigitMechanismParts> {
   static attributes = defineAttributes({
     digits: digitsAttribute,
@@ -78,12 +79,7 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MaxDigitMechanismSt
   }
 
   protected buildContent(content: HTMLDivElement): MaxDigitMechanismParts {
-    const field = new DigitsField(
-      this,
-      'Digits (1 to 6, each 0–9):',
-      (input, options) => this.bindField(input, options),
-      () => this.emitChange(),
-    );
+    const field = this.digitsField();
     const strip = el('div', { class: 'strip' });
     const captions = [
       '1 · Scores: each head scores the nine tokens; the largest digit scores highest.',

@@ -71,6 +71,17 @@ interface MaxDigitModelParts {
   progressText: HTMLSpanElement;
 }
 
+/**
+ * <headlab-max-digit-model id="…">: the model the max-digit widgets with model="<id>" read, with
+ * in-page retraining in a Web Worker. Attributes: src (weights JSON, resolved against the page;
+ * default the shipped seed-0 file), seed (integer ≥ 0, default 1), steps (1–100000, default 4000),
+ * unit-norm-unembedding (boolean), loading ("eager": fetch on page load even behind a prerendered snapshot;
+ * "lazy": fetch only when the panel or a widget reading it nears the viewport; default: on load, or,
+ * behind a prerendered snapshot, on the reader's first interaction), timeout (seconds, 1–600, default 30:
+ * a weights download not finished by then is abandoned and the widgets show a message; the file may
+ * hold at most 16 MiB), no-training (boolean: no seed field, Train or way back, for a page whose prose
+ * compares this model with a fixed one). Shared: seed.
+ */
 export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState, MaxDigitModelParts> {
   static attributes = defineAttributes({
     src: text({ doc: 'The weights JSON, resolved against the page (default the shipped seed-0 weights beside the package).' }),
@@ -109,7 +120,10 @@ export class HeadlabMaxDigitModel extends HeadlabElement<MaxDigitModelState, Max
   get trainingStatus(): ModelTrainingStatus {
     return this.training.status;
   }
-  /** The model source the widgets share (null before the element starts). */
+  /**
+   * The model source the widgets share (null before the element starts).
+   * @internal
+   */
   get modelSource(): MaxDigitModelSource | null {
     return this.source;
   }

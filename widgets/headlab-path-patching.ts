@@ -28,14 +28,12 @@ import {
   text,
   type WidgetFigure,
   WidgetInputError,
-  shownIn,
 } from './base/headlab-element.js';
 import type { BoundComputing, BoundValue } from './chart/format.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
-import { drawSceneInto } from './chart/scene.js';
-import { crossesZero, drawnSvg, heatmapShapes, legendShapes } from './transformer/draw.js';
+import { crossesZero, drawIntoPlot, heatmapShapes, legendShapes } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { batchAttributes, fixed, pairsBatch, PairsFileReader, WorkerRefusals, type PairsBatch } from './transformer/batch.js';
 import { TRANSFORMER_CSS, TransformerWidget, headName } from './transformer/widget.js';
@@ -93,6 +91,17 @@ interface PathPatchingParts {
   captionLine: HTMLParagraphElement;
 }
 
+/**
+ * Path patching over a batch of prompt pairs: one grid per receiver input (q, k or v, chosen
+ * by the reader), a row per sender head and a column per later receiver head, each cell the mean effect
+ * of changing the sender's output only on that path; a diagonal stroke where the bootstrap 95 %
+ * interval crosses 0. Attributes: input ("q" | "k" | "v"; default the input of the largest effect),
+ * sender, receiver (the cell read out, layer.head; default the input's largest effect), pairs-task,
+ * count, pairs-seed (or pairs: a prompt-pairs file's location), model. Shared: input, sender, receiver, pairs-task, count, pairs-seed.
+ * figureData.path_patching is `headlab model analyze --path-patching`'s document. Bound values (of the
+ * path with the largest mean effect over every input): largest.mean, largest.lower, largest.upper,
+ * largest.p_value, largest.sender.layer, largest.sender.head, largest.receiver.layer, largest.receiver.head.
+ */
 export class HeadlabPathPatching extends TransformerWidget<PathPatchingState, PathPatchingParts> {
   static attributes = defineAttributes({
     input: oneOf(['q', 'k', 'v'], {
@@ -311,11 +320,7 @@ export class HeadlabPathPatching extends TransformerWidget<PathPatchingState, Pa
     const e = this.edgeOf(s, input);
     for (const radio of this.parts.inputBox.querySelectorAll<HTMLInputElement>('input')) radio.checked = radio.value === input;
     const scene = this.scene(s, input, e);
-    const svg = shownIn(this.parts.plot, SVGSVGElement);
-    if (!svg) {
-      this.parts.plot.tabIndex = 0;
-      this.parts.plot.replaceChildren(drawnSvg(scene));
-    } else drawSceneInto(svg, scene, { reuse: true });
+    drawIntoPlot(this.parts.plot, scene, true);
     const readout = this.readoutOf(doc, input, e);
     if (this.parts.readout.textContent !== readout) this.parts.readout.textContent = readout;
     const text = this.summaryOf(doc, input, b);

@@ -72,6 +72,7 @@ interface ProjectionAblationParts {
   resultsTable: HTMLTableElement;
 }
 
+/** Attributes: w-q, w-k, w-v (2 × 2 JSON rows, default identity), query (1 or 2). Shared: all four. */
 export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblationState, ProjectionAblationParts> {
   static attributes = defineAttributes({
     'w-q': json({

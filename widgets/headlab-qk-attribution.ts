@@ -27,6 +27,7 @@ import {
   type WidgetFigure,
   shownIn,
 } from './base/headlab-element.js';
+import { labelledSelect } from './base/dom.js';
 import type { BoundComputing, BoundValue } from './chart/format.js';
 import { formatNumber, formatPercent } from './chart/format.js';
 import { divergingFill, rgbText } from './chart/palette.js';
@@ -102,6 +103,15 @@ interface QkAttributionParts {
   tableBox: HTMLDivElement;
 }
 
+/**
+ * Why a head attends where it does: the score from a query to a key split exactly into parts, one per
+ * pair (query-side source, key-side source) of the residual stream (token, position, each earlier head,
+ * biases; LayerNorm scale frozen), as a grid with the largest part named in words. Attributes: prompt,
+ * layer (default the last), head (default 0), position (the query, default the last), key (default the
+ * key with the largest score), attention (id of a headlab-transformer-attention whose clicked cell it
+ * follows), model. Shared: prompt, layer, head, position, key. Bound values: score, share,
+ * share.<query source>.<key source>, part.<query source>.<key source>.
+ */
 export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState, QkAttributionParts> {
   static attributes = defineAttributes({
     prompt: text({ shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),
@@ -249,23 +259,11 @@ export class HeadlabQkAttribution extends TransformerWidget<QkAttributionState, 
   }
 
   protected buildContent(content: HTMLDivElement): QkAttributionParts {
-    const field = new PromptField(
-      this,
-      'Prompt:',
-      (input, options) => this.bindField(input, options),
-      () => this.emitChange(),
-    );
+    const field = this.promptField('Prompt:');
     const controls = el('div', { class: 'controls' });
-    const select = (label: string, name: string): HTMLSelectElement => {
-      const l = el('label', {}, label);
-      const s = el('select', { name });
-      l.append(s);
-      controls.append(l);
-      return s;
-    };
-    const headSelect = select('Head', 'head');
-    const querySelect = select('Query', 'position');
-    const keySelect = select('Key', 'key');
+    const headSelect = labelledSelect(controls, 'Head', 'head');
+    const querySelect = labelledSelect(controls, 'Query', 'position');
+    const keySelect = labelledSelect(controls, 'Key', 'key');
     this.listen(headSelect, 'change', () => {
       const [l, h] = headSelect.value.split('.').map(Number);
       this.layer = l;

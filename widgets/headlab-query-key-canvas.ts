@@ -137,6 +137,11 @@ interface QueryKeyCanvasParts {
   live: HTMLParagraphElement;
 }
 
+/**
+ * Two tokens' queries and keys in the plane, draggable; attention drawn as edges as wide as the weight.
+ * Attributes: w-q, w-k, w-v (2 × 2 JSON), scale (score scale, 0–50), basis (change of basis shown),
+ * angle (rotation in degrees, −180–180), a (invertible 2 × 2 JSON for K′ = KA^{−T}). Shared: all of them.
+ */
 export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState, QueryKeyCanvasParts> {
   static attributes = defineAttributes({
     'w-q': text({ property: false, shared: true, doc: 'W_Q (2 × 2 JSON rows, entries within ±1000).' }),

@@ -51,6 +51,7 @@ interface ScoreRampsParts {
   splitLine: HTMLParagraphElement;
 }
 
+/** Every head's score over the 14 tokens, and the runner-up split against σ(gap). Attributes: maximum (1–9), runner-up (below it), model. Shared: maximum, runner-up. */
 export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState, ScoreRampsParts> {
   static attributes = defineAttributes({
     maximum: custom({

@@ -100,6 +100,7 @@ interface SeedGridParts {
   stopButton: HTMLButtonElement;
 }
 
+/** Claims × seeds from the file `headlab max-digit seeds` wrote; trains the seeds in Web Workers on request and compares. Attributes: src, from, to, steps, workers. Shared: from, to. */
 export class HeadlabSeedGrid extends HeadlabElement<SeedGridState, SeedGridParts> {
   static attributes = defineAttributes({
     src: text({ property: false, doc: 'The seeds file `headlab max-digit seeds` wrote.' }),
@@ -177,7 +178,10 @@ export class HeadlabSeedGrid extends HeadlabElement<SeedGridState, SeedGridParts
     return { status: this.status, trained: this.trainedSeeds(), agree: this.agreeing() };
   }
 
-  /** Claims of a seed trained in this page (tests read them). */
+  /**
+   * Claims of a seed trained in this page (tests read them).
+   * @internal
+   */
   claimsHere(seed: number): MaxDigitClaims | undefined {
     return this.here.get(seed);
   }

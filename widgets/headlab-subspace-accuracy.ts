@@ -40,6 +40,7 @@ interface SubspaceAccuracyParts {
   cosTable: HTMLTableElement;
 }
 
+/** Accuracy with each head's output projected on its top-k principal subspace. Attributes: k (1–8, default 3), basis ("w_o" | "w_u"), model. Shared: k, basis. */
 export class HeadlabSubspaceAccuracy extends MaxDigitWidget<SubspaceAccuracyState, SubspaceAccuracyParts> {
   static attributes = defineAttributes({
     k: integer({ fallback: 3, min: 1, max: 8, shared: true, doc: 'Dimensions of each head’s principal subspace kept.' }),

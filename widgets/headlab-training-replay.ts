@@ -126,6 +126,13 @@ interface TrainingReplayParts {
   svgs: Record<'latent' | 'raw' | 'loss' | 'schematic', SVGSVGElement>;
 }
 
+/**
+ * Feature-recovery training replayed from log-spaced snapshots (R·W_q, R·W_v, raw W_q, W_v, loss), with a
+ * scrubber and the "break it" runs. Attributes: seed (0–2³¹−1, default 0), steps (1–20000, default 1200),
+ * learning-rate (default 0.03), request-scale (0.01–100, default 1.8), learned-keys ("true"), keys (the task's
+ * four keys as JSON rows, 4 × 3, entries in [−10, 10]; absent = the tetrahedron; not with learned-keys), snapshot
+ * (index; absent = the last). Shared: seed, learning-rate, request-scale, learned-keys, keys, snapshot.
+ */
 export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState, TrainingReplayParts> {
   static attributes = defineAttributes({
     seed: integer({ fallback: 0, min: 0, max: MAX_SEED, shared: true, doc: 'Seed of the replayed run.' }),

@@ -22,6 +22,7 @@ import {
   type WidgetFigure,
   WidgetInputError,
 } from './base/headlab-element.js';
+import { labelledSelect } from './base/dom.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
@@ -57,6 +58,7 @@ interface TransformerAblationParts {
   lossCaption: HTMLParagraphElement;
 }
 
+/** Logits on the reader's prompt before and after ablating chosen heads, and the prompt's next-token loss with each head ablated alone. Attributes: prompt, mode ("zero" | "mean", default "mean"), heads ("1.2 0.3": layer.head pairs), reference (the author's: a JSON list of prompts that mean ablation averages each head's output over; default 32 repeated random sequences), model. Shared: prompt, mode, heads. */
 export class HeadlabTransformerAblation extends TransformerWidget<TransformerAblationState, TransformerAblationParts> {
   static attributes = defineAttributes({
     prompt: text({ property: false, shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),
@@ -89,8 +91,18 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     text: string;
   } | null = null;
 
-  /** The ablated heads from the `heads` attribute (checked against the model's shape). */
-  heads(model: LoadedTransformer | null = this.currentModel): [number, number][] {
+  /** The heads of the `heads` attribute as [layer, head] pairs (checked against the model's shape). */
+  heads(): [number, number][] {
+    return this.headsOf(this.currentModel);
+  }
+
+  /** The `reference` attribute's sequences as token ids ([] when absent; see referenceOf). */
+  reference(): number[][] {
+    return this.referenceOf(this.currentModel);
+  }
+
+  /** The ablated heads from the `heads` attribute (checked against `model`'s shape). */
+  private headsOf(model: LoadedTransformer | null): [number, number][] {
     const raw = (this.getAttribute('heads') ?? '').trim();
     if (raw === '') return [];
     const out: [number, number][] = [];
@@ -123,7 +135,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
    * The `reference` attribute's sequences as token ids (each prompt tokenized as `prompt` is); [] when
    * absent. Throws WidgetInputError naming the attribute and the sequence.
    */
-  reference(model: LoadedTransformer | null = this.currentModel): number[][] {
+  private referenceOf(model: LoadedTransformer | null): number[][] {
     const raw = (this.getAttribute('reference') ?? '').trim();
     if (raw === '') return [];
     let list: unknown;
@@ -144,24 +156,18 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
 
   /** Mean ablation's settings: the reference sequences when given, else the repeated random ones. */
   private meanOptions(model: LoadedTransformer): { reference: number[][] } | { sequences: number; seed: number } {
-    const reference = this.reference(model);
+    const reference = this.referenceOf(model);
     return reference.length ? { reference } : { sequences: SEQUENCES, seed: 0 };
   }
 
   protected buildContent(content: HTMLDivElement): TransformerAblationParts {
     this.headBoxes.reset();
-    const field = new PromptField(
-      this,
-      'Prompt:',
-      (input, options) => this.bindField(input, options),
-      () => this.emitChange(),
-    );
+    const field = this.promptField('Prompt:');
     const controls = el('div', { class: 'controls' });
-    const ml = el('label', {}, 'Ablation');
-    const modeSelect = el('select', { name: 'mode' });
-    modeSelect.append(el('option', { value: 'mean' }, 'mean (average output)'), el('option', { value: 'zero' }, 'zero (no output)'));
-    ml.append(modeSelect);
-    controls.append(ml);
+    const modeSelect = labelledSelect(controls, 'Ablation', 'mode', [
+      ['mean', 'mean (average output)'],
+      ['zero', 'zero (no output)'],
+    ]);
     this.listen(modeSelect, 'change', () => {
       this.mode = modeSelect.value as 'zero' | 'mean';
       this.emitChange();
@@ -206,7 +212,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     this.headBoxes.build(model);
     const tokens = this.parts.field.tokens(model);
     const mode = this.mode;
-    const heads = this.heads(model);
+    const heads = this.headsOf(model);
     this.parts.modeSelect.value = mode;
     this.headBoxes.show(heads);
     // Both runs in the source's worker (the page holds no model).

@@ -34,6 +34,7 @@ import { asRows, at, rowView } from '../web/matrix.js';
 import { mixRgb } from './chart/palette.js';
 import {
   LayeredFigure,
+  boxOutline,
   MASK_MIX,
   PixelHeatmaps,
   drawnSvg,
@@ -73,6 +74,7 @@ interface TransformerAttentionParts {
   legendSlot: HTMLDivElement;
 }
 
+/** Every head's attention pattern on the reader's prompt; a token's row and column outlined; a clicked cell selected. Attributes: prompt, position (pinned token, default the last), cell ("layer.head.key", the selected cell), model. Shared: prompt, position, cell. */
 export class HeadlabTransformerAttention extends TransformerWidget<TransformerAttentionState, TransformerAttentionParts> {
   static attributes = defineAttributes({
     prompt: text({ shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),
@@ -131,16 +133,11 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
   }
 
   protected buildContent(content: HTMLDivElement): TransformerAttentionParts {
-    const field = new PromptField(
-      this,
-      'Prompt (tokens separated by spaces):',
-      (input, options) => this.bindField(input, options),
-      () => {
-        this.active = null;
-        this.removeAttribute('cell');
-        this.emitChange();
-      },
-    );
+    const field = this.promptField('Prompt (tokens separated by spaces):', () => {
+      this.active = null;
+      this.removeAttribute('cell');
+      this.emitChange();
+    });
     const tokenRow = el('div', {
       class: 'tokens',
       role: 'toolbar',
@@ -541,20 +538,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
       y = oy + pinned * cell - 1.5,
       w = cell + 2;
     const stroke = rgbText(this.themeColours().fg);
-    return [
-      {
-        kind: 'polyline',
-        points: [
-          [x, y],
-          [x + w, y],
-          [x + w, y + w],
-          [x, y + w],
-          [x, y],
-        ],
-        stroke,
-        width: 2,
-      },
-    ];
+    return [boxOutline(x, y, x + w, y + w, stroke, 2)];
   }
 
   /** The chosen token's row and column outlined in every head. */

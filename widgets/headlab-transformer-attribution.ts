@@ -10,6 +10,7 @@
 import { needsBuild } from './base/dom.js';
 import type { TransformerAnalysis } from '../web/headlab-core.js';
 import { type AttributeProperties, defineAttributes, el, text, type WidgetFigure, WidgetInputError } from './base/headlab-element.js';
+import { labelledSelect } from './base/dom.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene } from './chart/scene.js';
@@ -38,6 +39,7 @@ interface TransformerAttributionParts {
   captionLine: HTMLParagraphElement;
 }
 
+/** Direct logit attribution of the embeddings, every head and the biases to one logit. Attributes: prompt, position (default the last), token (default the top prediction), model. Shared: prompt, position, token. */
 export class HeadlabTransformerAttribution extends TransformerWidget<TransformerAttributionState, TransformerAttributionParts> {
   static attributes = defineAttributes({
     prompt: text({ shared: true, doc: 'The prompt, as text the model’s tokenizer reads (default the model’s example).' }),
@@ -58,20 +60,10 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
   }
 
   protected buildContent(content: HTMLDivElement): TransformerAttributionParts {
-    const field = new PromptField(
-      this,
-      'Prompt:',
-      (input, options) => this.bindField(input, options),
-      () => this.emitChange(),
-    );
+    const field = this.promptField('Prompt:');
     const controls = el('div', { class: 'controls' });
-    const pl = el('label', {}, 'Position');
-    const positionSelect = el('select', { name: 'position' });
-    pl.append(positionSelect);
-    const tl = el('label', {}, 'Logit of token');
-    const tokenSelect = el('select', { name: 'token' });
-    tl.append(tokenSelect);
-    controls.append(pl, tl);
+    const positionSelect = labelledSelect(controls, 'Position', 'position');
+    const tokenSelect = labelledSelect(controls, 'Logit of token', 'token');
     this.listen(positionSelect, 'change', () => {
       this.setAttribute('position', positionSelect.value);
       this.removeAttribute('token');

@@ -20,10 +20,20 @@ import {
   type WidgetFigure,
   WidgetInputError,
 } from './base/headlab-element.js';
+import { labelledSelect } from './base/dom.js';
 import { formatCount, formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
-import { LayeredFigure, PixelHeatmaps, divergingWord, drawnSvg, heatmapShapes, legendShapes, outlineShapes } from './transformer/draw.js';
+import {
+  GridCursor,
+  LayeredFigure,
+  PixelHeatmaps,
+  divergingWord,
+  drawnSvg,
+  heatmapShapes,
+  legendShapes,
+  outlineShapes,
+} from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { TRANSFORMER_CSS, TransformerWidget, headName, tokenName } from './transformer/widget.js';
 
@@ -55,6 +65,7 @@ interface TransformerCircuitsParts {
   captionLine: HTMLParagraphElement;
 }
 
+/** A head's QK and OV circuits in token space as a heatmap (vocabularies up to 64 tokens; larger ones: the numbers as JSON). Attributes: layer (default the last), head (default 0), circuit ("qk" | "ov", default "ov"), model. Shared: layer, head, circuit. */
 export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCircuitsState, TransformerCircuitsParts> {
   static attributes = defineAttributes({
     layer: integer({
@@ -77,7 +88,14 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
   /** The heatmap as pixels (PixelHeatmaps): a head or circuit chosen repaints 1,024 cells (V = 32) instead of inserting a drawing of 1,024 nodes. */
   private readonly pixels = new PixelHeatmaps();
   private painted: { matrix: Matrix; colours: unknown } | null = null;
-  private cursor = { row: 0, col: 0 };
+  private readonly cursor = new GridCursor(
+    this.pixels,
+    () => {
+      const V = this.shown?.matrix?.rows ?? 0;
+      return V === 0 ? null : { rows: V, cols: V, ...this.geometry(V) };
+    },
+    () => this.requestRender(),
+  );
   private shown: {
     model: LoadedTransformer;
     matrix: Matrix | null;
@@ -95,17 +113,12 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
 
   protected buildContent(content: HTMLDivElement): TransformerCircuitsParts {
     const controls = el('div', { class: 'controls' });
-    const mk = (label: string, name: string) => {
-      const l = el('label', {}, label);
-      const s = el('select', { name });
-      l.append(s);
-      controls.append(l);
-      return s;
-    };
-    const layerSelect = mk('Layer', 'layer');
-    const headSelect = mk('Head', 'head');
-    const kindSelect = mk('Circuit', 'circuit');
-    kindSelect.append(el('option', { value: 'ov' }, 'OV (what it writes)'), el('option', { value: 'qk' }, 'QK (where it looks)'));
+    const layerSelect = labelledSelect(controls, 'Layer', 'layer');
+    const headSelect = labelledSelect(controls, 'Head', 'head');
+    const kindSelect = labelledSelect(controls, 'Circuit', 'circuit', [
+      ['ov', 'OV (what it writes)'],
+      ['qk', 'QK (where it looks)'],
+    ]);
     this.listen(layerSelect, 'change', () => {
       this.layer = Number(layerSelect.value);
       this.emitChange();
@@ -127,33 +140,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
     svgBox.append(figure.element, legendSlot, readout);
     figureBox.append(svgBox, captionLine);
     content.append(el('p', { class: 'title' }, 'A head’s circuits in token space'), controls, figureBox);
-    // The cell under the pointer, from its position on the canvas.
-    const pick = (e: Event) => {
-      const p = e as PointerEvent;
-      const V = this.shown?.matrix?.rows ?? 0;
-      if (p.target !== this.pixels.canvas || V === 0) return;
-      const u = this.pixels.unitsPerPixel();
-      const g = this.geometry(V);
-      const row = Math.floor((p.offsetY * u - g.top) / g.cell),
-        col = Math.floor((p.offsetX * u - g.left) / g.cell);
-      if (row < 0 || col < 0 || row >= V || col >= V || (row === this.cursor.row && col === this.cursor.col)) return;
-      this.cursor = { row, col };
-      this.requestRender();
-    };
-    this.listen(figure.element, 'pointermove', pick);
-    this.listen(figure.element, 'pointerdown', pick);
-    this.listen(figure.element, 'keydown', (e) => {
-      const k = (e as KeyboardEvent).key;
-      const d = k === 'ArrowUp' ? [-1, 0] : k === 'ArrowDown' ? [1, 0] : k === 'ArrowLeft' ? [0, -1] : k === 'ArrowRight' ? [0, 1] : null;
-      const V = this.shown?.matrix?.rows ?? 0;
-      if (!d || V === 0) return;
-      e.preventDefault();
-      this.cursor = {
-        row: Math.min(V - 1, Math.max(0, this.cursor.row + d[0])),
-        col: Math.min(V - 1, Math.max(0, this.cursor.col + d[1])),
-      };
-      this.requestRender();
-    });
+    this.cursor.follow(figure.element, (target, type, handler) => this.listen(target, type, handler));
     return { figure, layerSelect, headSelect, kindSelect, svgBox, legendSlot, readout, captionLine };
   }
 
@@ -210,7 +197,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
         ? `${headName(layer, head)}'s OV circuit: for ${formatNumber(diagonal * 100, 0)}% of the ${V} tokens, attending to the token raises its own logit more than any other (${diagonal > 0.5 ? 'a copying head' : 'not a copying head'}).`
         : `${headName(layer, head)}'s QK circuit: for ${formatNumber(diagonal * 100, 0)}% of the ${V} query tokens, the key token they score highest is themselves.`;
     this.shown = { model, matrix, layer, head, circuit, diagonal, text };
-    this.cursor = { row: Math.min(this.cursor.row, V - 1), col: Math.min(this.cursor.col, V - 1) };
+    this.cursor.clamp(V, V);
     // The cells are pixels of one canvas, repainted when the head or circuit changes; the title,
     // the token labels and the outlined cell (following the pointer and the arrow keys) are the
     // overlay's SVG; the legend, whose ends name this matrix's largest |entry|, is drawn below.

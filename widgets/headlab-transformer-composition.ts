@@ -16,6 +16,7 @@
 // chosen later head (`head`) is the largest, its score and its distance above the baseline.
 import type { TransformerComposition } from '../web/headlab-core.js';
 import { type AttributeProperties, defineAttributes, el, integer, oneOf, text, type WidgetFigure } from './base/headlab-element.js';
+import { labelledSelect } from './base/dom.js';
 import type { BoundValue } from './chart/format.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText, type ResolvedColours } from './chart/palette.js';
@@ -40,6 +41,9 @@ export interface CompositionEdge {
   sigmas: number;
 }
 
+/** The package's earlier name of CompositionEdge. */
+export type TransformerCompositionEdge = CompositionEdge;
+
 export interface TransformerCompositionState {
   kind: 'all' | CompositionKind;
   /** The later head whose incoming compositions the readout lists, "l.h" (empty for a one-layer model). */
@@ -60,6 +64,7 @@ interface TransformerCompositionParts {
   captionLine: HTMLParagraphElement;
 }
 
+/** Q-, K- and V-composition of every pair of heads in different layers, against a random baseline. Attributes: kind (all|q|k|v), head (a later head "l.h"), seed (the baseline's draws), model. Shared: kind, head. */
 export class HeadlabTransformerComposition extends TransformerWidget<TransformerCompositionState, TransformerCompositionParts> {
   static attributes = defineAttributes({
     kind: oneOf(['all', 'q', 'k', 'v'], { fallback: 'all', shared: true, doc: 'The composition shown: Q, K, V or all three.' }),
@@ -83,19 +88,13 @@ export class HeadlabTransformerComposition extends TransformerWidget<Transformer
 
   protected buildContent(content: HTMLDivElement): TransformerCompositionParts {
     const controls = el('div', { class: 'controls' });
-    const kl = el('label', {}, 'Composition');
-    const kindSelect = el('select', { name: 'kind' });
-    kindSelect.append(
-      el('option', { value: 'all' }, 'Q, K and V'),
-      el('option', { value: 'q' }, 'Q (queries read it)'),
-      el('option', { value: 'k' }, 'K (keys read it)'),
-      el('option', { value: 'v' }, 'V (values move it on)'),
-    );
-    kl.append(kindSelect);
-    const hl = el('label', {}, 'Later head');
-    const headSelect = el('select', { name: 'head' });
-    hl.append(headSelect);
-    controls.append(kl, hl);
+    const kindSelect = labelledSelect(controls, 'Composition', 'kind', [
+      ['all', 'Q, K and V'],
+      ['q', 'Q (queries read it)'],
+      ['k', 'K (keys read it)'],
+      ['v', 'V (values move it on)'],
+    ]);
+    const headSelect = labelledSelect(controls, 'Later head', 'head');
     this.listen(kindSelect, 'change', () => {
       this.kind = kindSelect.value as 'all' | CompositionKind;
       this.emitChange();

@@ -145,6 +145,18 @@ interface TransformerModelParts {
   fileInput: HTMLInputElement;
 }
 
+/**
+ * <headlab-transformer-model id="…" src="model.safetensors" config="model.json">: an attention-only
+ * transformer read by the core (progress while downloading; the core's message for a bad file).
+ * Attributes: src (the .safetensors file, resolved against the page; required), config (its JSON;
+ * default: src with .safetensors replaced by .json), tokenizer (optional: the model's Hugging Face tokenizer.json;
+ * every figure's prompt is then text, encoded by the core, its tokens shown under the field; a file
+ * the reader refuses is reported in the element, naming it, and a model already shown stays),
+ * timeout (seconds the downloads may take, 1–600, default 60;
+ * then a message and a Try again button), label (how the panel and its figures name the model to
+ * readers; default no name: never the file's URL, which a build tool may hash). File locations are never shared through the URL hash.
+ * Event `change` when a model is loaded, replaced or fails.
+ */
 export class HeadlabTransformerModel extends HeadlabElement<TransformerModelState, TransformerModelParts> {
   static attributes = defineAttributes({
     src: text({ doc: 'The weights (.safetensors or torch.save .pt), resolved against the page; required.' }),
@@ -180,7 +192,10 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
   /** Counts the analyses asked of the source's worker: the answer of one from before a re-attach is dropped. */
   private analyses = 0;
 
-  /** The source the widgets share (null before the element starts). */
+  /**
+   * The source the widgets share (null before the element starts).
+   * @internal
+   */
   get modelSource(): TransformerModelSource | null {
     return this.source;
   }
@@ -545,7 +560,11 @@ export class HeadlabTransformerModel extends HeadlabElement<TransformerModelStat
     if (this.parts.namesWarning.textContent !== warning) this.parts.namesWarning.textContent = warning;
   }
 
-  /** The warning about the config's token names shown in the panel ('' when there is none). */
+  /**
+   * The warning the panel shows for config token_names a reader cannot type unambiguously in a prompt
+   * (a name given to several tokens, a name with a space or comma, an empty one, digits other than its
+   * own id); '' when there is none or the model has a tokenizer.
+   */
   get tokenNamesWarning(): string {
     return this.hasParts && !this.parts.namesWarning.hidden ? (this.parts.namesWarning.textContent ?? '') : '';
   }

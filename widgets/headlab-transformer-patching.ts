@@ -23,10 +23,12 @@ import { needsBuild } from './base/dom.js';
 import type { TransformerAnalysis, TransformerBatchPatchingFile, TransformerConfigFile } from '../web/headlab-core.js';
 import { asRows, rowViews } from '../web/matrix.js';
 import { type AttributeProperties, defineAttributes, el, text, type WidgetFigure, WidgetInputError } from './base/headlab-element.js';
+import { labelledSelect } from './base/dom.js';
 import { formatCount, formatNumber } from './chart/format.js';
-import { rgbText } from './chart/palette.js';
+import { rgbText, type ResolvedColours, type Rgb } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
 import {
+  GridCursor,
   LayeredFigure,
   PixelHeatmaps,
   crossesZero,
@@ -108,6 +110,7 @@ interface TransformerPatchingParts {
   controls: HTMLDivElement;
 }
 
+/** Activation patching of every head at every position (normalised logit difference). Attributes: prompt (clean), corrupted (same length), answer, wrong, model; over a batch instead of one pair: pairs-task ("induction" | "max-digit"), count (pairs, default 64), pairs-seed (default 0), or pairs (a prompt-pairs file's location, never taken from the URL hash), each cell then the mean effect with its bootstrap 95% interval. Shared: prompt, corrupted, answer, wrong. */
 export class HeadlabTransformerPatching extends TransformerWidget<TransformerPatchingState, TransformerPatchingParts> {
   static attributes = defineAttributes({
     prompt: text({ property: false, shared: true, doc: 'The clean prompt.' }),
@@ -120,7 +123,14 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   /** The heatmap as pixels (PixelHeatmaps), repainted for each choice's analysis. */
   private readonly pixels = new PixelHeatmaps();
   private painted: { analysis: unknown; colours: unknown } | null = null;
-  private cursor = { row: 0, col: 0 };
+  private readonly cursor = new GridCursor(
+    this.pixels,
+    () => {
+      const grid = this.gridShown();
+      return grid && { ...grid, ...this.geometryOf(grid.rows, grid.cols) };
+    },
+    () => this.requestRender(),
+  );
   private shown: { analysis: TransformerAnalysis; model: LoadedTransformer; text: string } | null = null;
   /** The author's pairs file (attribute pairs), read once per location. */
   private readonly pairsFile = new PairsFileReader(() => this.requestRender());
@@ -144,10 +154,8 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   protected buildContent(content: HTMLDivElement): TransformerPatchingParts {
     // A clean prompt of another length than the corrupted one: the corruption, answer and wrong token
     // go back to their defaults for the new prompt (rather than leaving a pair patching cannot use).
-    const clean = new PromptField(
-      this,
+    const clean = this.promptField(
       'Clean prompt:',
-      (input, options) => this.bindField(input, options),
       () => {
         const m = this.currentModel;
         if (m && this.hasAttribute('corrupted') && corrupt.tokens(m).length !== clean.tokens(m).length) {
@@ -158,22 +166,15 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       'prompt',
       defaultCleanPrompt,
     );
-    const corrupt = new PromptField(
-      this,
+    const corrupt = this.promptField(
       'Corrupted prompt (same length):',
-      (input, options) => this.bindField(input, options),
       () => this.emitChange(),
       'corrupted',
       (model) => defaultCorruption(model.config, clean.tokens(model)).corrupted,
     );
     const controls = el('div', { class: 'controls' });
-    const al = el('label', {}, 'Answer');
-    const answerSelect = el('select', { name: 'answer' });
-    al.append(answerSelect);
-    const wl = el('label', {}, 'Wrong token');
-    const wrongSelect = el('select', { name: 'wrong' });
-    wl.append(wrongSelect);
-    controls.append(al, wl);
+    const answerSelect = labelledSelect(controls, 'Answer', 'answer');
+    const wrongSelect = labelledSelect(controls, 'Wrong token', 'wrong');
     const problem = el('p', { class: 'input-problem', role: 'status' });
     controls.append(problem);
     this.listen(answerSelect, 'change', () => {
@@ -197,35 +198,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       controls,
       figureBox,
     );
-    // The cell under the pointer, from its position on the canvas.
-    const pick = (e: Event) => {
-      const p = e as PointerEvent;
-      const grid = this.gridShown();
-      if (p.target !== this.pixels.canvas || !grid) return;
-      const g = this.geometryOf(grid.rows, grid.cols);
-      const { rows, cols } = grid;
-      const u = this.pixels.unitsPerPixel();
-      const row = Math.floor((p.offsetY * u - g.top) / g.cell),
-        col = Math.floor((p.offsetX * u - g.left) / g.cell);
-      if (row < 0 || col < 0 || row >= rows || col >= cols || (row === this.cursor.row && col === this.cursor.col)) return;
-      this.cursor = { row, col };
-      this.requestRender();
-    };
-    this.listen(figure.element, 'pointermove', pick);
-    this.listen(figure.element, 'pointerdown', pick);
-    this.listen(figure.element, 'keydown', (e) => {
-      const k = (e as KeyboardEvent).key;
-      const d = k === 'ArrowUp' ? [-1, 0] : k === 'ArrowDown' ? [1, 0] : k === 'ArrowLeft' ? [0, -1] : k === 'ArrowRight' ? [0, 1] : null;
-      const grid = this.gridShown();
-      if (!d || !grid) return;
-      e.preventDefault();
-      const { rows, cols } = grid;
-      this.cursor = {
-        row: Math.min(rows - 1, Math.max(0, this.cursor.row + d[0])),
-        col: Math.min(cols - 1, Math.max(0, this.cursor.col + d[1])),
-      };
-      this.requestRender();
-    });
+    this.cursor.follow(figure.element, (target, type, handler) => this.listen(target, type, handler));
     return { clean, corrupt, figure, answerSelect, wrongSelect, readout, problem, captionLine, legendSlot, controls };
   }
 
@@ -303,7 +276,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       `${formatNumber(mean[b.r][b.c], 3)} (95 % interval ${formatNumber(lower[b.r][b.c], 3)} to ${formatNumber(upper[b.r][b.c], 3)}). ` +
       `${crossing} of ${mean.length * T} cells have an interval that crosses 0 (a diagonal stroke: no effect distinguishable over these pairs); ${zero} are exactly 0 for every pair.`;
     this.batchShown = { doc, model, key, text };
-    this.cursor = { row: Math.min(this.cursor.row, mean.length - 1), col: Math.min(this.cursor.col, T - 1) };
+    this.cursor.clamp(mean.length, T);
     const g = this.geometryOf(mean.length, T);
     const colours = this.themeColours();
     const sized = this.pixels.layout(`batch|${mean.length}|${T}`, g.width, g.heatHeight, [
@@ -351,55 +324,26 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       lower = grid.lower.flat(),
       upper = grid.upper.flat();
     const T = doc.prompt_length;
-    const { cell, left, top, width } = this.geometryOf(mean.length, T);
-    const H = model.config.n_heads;
-    const shapes: Shape[] = [
-      { kind: 'text', x: 4, y: 10, text: `head ↓ · position → (mean over ${doc.pairs} pairs)`, fill: rgbText(c.muted), size: 11 },
-      ...heatmapShapes(c, {
-        values: mean,
-        x: left,
-        y: top,
-        cell,
-        scale: 'diverging',
-        limit: EFFECT_LIMIT,
-        ...(cursor ? { outlineRow: this.cursor.row, outlineCol: this.cursor.col } : {}),
-        data: (r, k) => ({ row: String(r), col: String(k) }),
-      }),
-    ];
-    mean.forEach((row, r) =>
-      row.forEach((_, k) => {
-        if (crossesZero(lower[r][k], upper[r][k])) {
-          const x = left + k * cell,
-            y = top + r * cell;
-          shapes.push({ kind: 'line', x1: x + 3, y1: y + cell - 3, x2: x + cell - 3, y2: y + 3, stroke: rgbText(c.fg), width: 1 });
-        }
-      }),
-    );
-    mean.forEach((_, r) =>
-      shapes.push({
-        kind: 'text',
-        x: left - 4,
-        y: top + r * cell + cell / 2,
-        text: headName(Math.floor(r / H), r % H),
-        fill: rgbText(c.fg),
-        size: 10,
-        anchor: 'end',
-      }),
-    );
-    for (let k = 0; k < T; k++)
-      shapes.push({
-        kind: 'text',
-        x: left + k * cell + cell / 2,
-        y: top - 5,
-        text: String(k),
-        fill: rgbText(c.fg),
-        size: 10,
-        anchor: 'start',
-        rotate: -90,
-      });
-    const height = top + mean.length * cell + 6;
-    shapes.push(...legendShapes(c, left, height + 4, 'diverging', '−1', '+1', 'mean effect over the pairs'));
-    return { width, height: height + 44, background: rgbText(c.panel), title: 'Activation patching over a batch', shapes };
+    return headPositionScene(c, {
+      geometry: this.geometryOf(mean.length, T),
+      heading: `head ↓ · position → (mean over ${doc.pairs} pairs)`,
+      values: mean,
+      cursor: cursor ? this.cursor : null,
+      // A diagonal stroke over each cell whose interval crosses 0.
+      marks: (cell, left, top) =>
+        mean.flatMap((row, r) =>
+          row.flatMap((_, k): Shape[] => {
+            if (!crossesZero(lower[r][k], upper[r][k])) return [];
+            const x = left + k * cell,
+              y = top + r * cell;
+            return [{ kind: 'line', x1: x + 3, y1: y + cell - 3, x2: x + cell - 3, y2: y + 3, stroke: rgbText(c.fg), width: 1 }];
+          }),
+        ),
+      H: model.config.n_heads,
+      columns: Array.from({ length: T }, (_, k) => ({ text: String(k) })),
+      legend: 'mean effect over the pairs',
+      title: 'Activation patching over a batch',
+    });
   }
 
   protected renderContent(model: LoadedTransformer): void {
@@ -452,7 +396,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     const p = analysis.patching!;
     const rows = p.normalised.flatMap(rowViews);
     const T = clean.length;
-    this.cursor = { row: Math.min(this.cursor.row, rows.length - 1), col: Math.min(this.cursor.col, T - 1) };
+    this.cursor.clamp(rows.length, T);
     let worst = { v: Infinity, r: 0, c: 0 };
     rows.forEach((row, r) =>
       row.forEach((v, c) => {
@@ -550,53 +494,26 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     const c = this.themeColours();
     const p = a.patching!;
     const rows = p.normalised.flatMap(rowViews);
-    const { cell, left, top, width } = this.geometry(a);
-    const H = model.config.n_heads;
-    // The colour shows the effect 1 − normalised (0: no change, the panel colour), the number the core's value.
-    const effect = rows.map((row) => row.map((v) => 1 - v));
-    const shapes: Shape[] = [
-      { kind: 'text', x: 4, y: 10, text: 'head ↓ · position → (clean→corrupted token)', fill: rgbText(c.muted), size: 11 },
-      ...heatmapShapes(c, {
-        values: effect,
-        x: left,
-        y: top,
-        cell,
-        scale: 'diverging',
-        limit: EFFECT_LIMIT,
-        ...(cursor ? { outlineRow: this.cursor.row, outlineCol: this.cursor.col } : {}),
-        data: (r, k) => ({ row: String(r), col: String(k) }),
+    return headPositionScene(c, {
+      geometry: this.geometry(a),
+      heading: 'head ↓ · position → (clean→corrupted token)',
+      // The colour shows the effect 1 − normalised (0: no change, the panel colour), the number the core's value.
+      values: rows.map((row) => row.map((v) => 1 - v)),
+      cursor: cursor ? this.cursor : null,
+      marks: () => [],
+      H: model.config.n_heads,
+      // The clean token, and "clean→corrupted" where they differ.
+      columns: a.tokens.map((t, k) => {
+        const changed = t !== p.corrupted[k];
+        return {
+          text: changed ? `${tokenName(model.config, t)}→${tokenName(model.config, p.corrupted[k])}` : tokenName(model.config, t),
+          fill: changed ? c.pos : c.fg,
+          weight: changed ? 'bold' : 'normal',
+        };
       }),
-    ];
-    rows.forEach((_, r) =>
-      shapes.push({
-        kind: 'text',
-        x: left - 4,
-        y: top + r * cell + cell / 2,
-        text: headName(Math.floor(r / H), r % H),
-        fill: rgbText(c.fg),
-        size: 10,
-        anchor: 'end',
-      }),
-    );
-    // Token labels run upwards (legible at any width): the clean token, and "clean→corrupted" where they differ.
-    a.tokens.forEach((t, k) => {
-      const changed = t !== p.corrupted[k];
-      const text = changed ? `${tokenName(model.config, t)}→${tokenName(model.config, p.corrupted[k])}` : tokenName(model.config, t);
-      shapes.push({
-        kind: 'text',
-        x: left + k * cell + cell / 2,
-        y: top - 5,
-        text,
-        fill: rgbText(changed ? c.pos : c.fg),
-        size: 10,
-        anchor: 'start',
-        rotate: -90,
-        weight: changed ? 'bold' : 'normal',
-      });
+      legend: 'effect: 1 − normalised',
+      title: 'Activation patching',
     });
-    const height = top + rows.length * cell + 6;
-    shapes.push(...legendShapes(c, left, height + 4, 'diverging', '−1', '+1', 'effect: 1 − normalised'));
-    return { width, height: height + 44, background: rgbText(c.panel), title: 'Activation patching', shapes };
   }
 
   protected describe(): string {
@@ -644,3 +561,66 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
 }
 
 export interface HeadlabTransformerPatching extends AttributeProperties<typeof HeadlabTransformerPatching.attributes> {}
+
+/** What headPositionScene draws: a heads × positions grid of effects (row r: head r / H, r mod H). */
+interface HeadPositionGrid {
+  geometry: { cell: number; left: number; top: number; width: number };
+  /** The line over the grid (what its axes are). */
+  heading: string;
+  /** Effects, one row per head, one column per position; 0 is no change (the panel colour). */
+  values: readonly (readonly number[] | Float64Array)[];
+  cursor: { row: number; col: number } | null;
+  /** Shapes over the cells, given the cell size and the grid's corner. */
+  marks: (cell: number, left: number, top: number) => Shape[];
+  H: number;
+  /** One label per position, written upwards (legible at any width); fill and weight default to the text colour, normal. */
+  columns: { text: string; fill?: Rgb; weight?: 'normal' | 'bold' }[];
+  legend: string;
+  title: string;
+}
+
+/** The patching heatmap, one patch or a batch: heading, cells, marks, head labels, position labels, legend. */
+function headPositionScene(c: ResolvedColours, g: HeadPositionGrid): Scene {
+  const { cell, left, top, width } = g.geometry;
+  const shapes: Shape[] = [
+    { kind: 'text', x: 4, y: 10, text: g.heading, fill: rgbText(c.muted), size: 11 },
+    ...heatmapShapes(c, {
+      values: g.values,
+      x: left,
+      y: top,
+      cell,
+      scale: 'diverging',
+      limit: EFFECT_LIMIT,
+      ...(g.cursor ? { outlineRow: g.cursor.row, outlineCol: g.cursor.col } : {}),
+      data: (r, k) => ({ row: String(r), col: String(k) }),
+    }),
+    ...g.marks(cell, left, top),
+  ];
+  g.values.forEach((_, r) =>
+    shapes.push({
+      kind: 'text',
+      x: left - 4,
+      y: top + r * cell + cell / 2,
+      text: headName(Math.floor(r / g.H), r % g.H),
+      fill: rgbText(c.fg),
+      size: 10,
+      anchor: 'end',
+    }),
+  );
+  g.columns.forEach((label, k) =>
+    shapes.push({
+      kind: 'text',
+      x: left + k * cell + cell / 2,
+      y: top - 5,
+      text: label.text,
+      fill: rgbText(label.fill ?? c.fg),
+      size: 10,
+      anchor: 'start',
+      rotate: -90,
+      ...(label.weight ? { weight: label.weight } : {}),
+    }),
+  );
+  const height = top + g.values.length * cell + 6;
+  shapes.push(...legendShapes(c, left, height + 4, 'diverging', '−1', '+1', g.legend));
+  return { width, height: height + 44, background: rgbText(c.panel), title: g.title, shapes };
+}

@@ -44,7 +44,7 @@ import { BodyTooLarge, download, fileUrl } from './base/download.js';
 import { MAX_HISTORY_BYTES, parseTrainingHistory, type RecordedRun, type TrainingTracePoint } from './transformer/training-history.js';
 export { MAX_HISTORY_BYTES, parseTrainingHistory, type RecordedRun, type TrainingTracePoint };
 import { formatCount, formatNumber, formatPercent, type BoundValue } from './chart/format.js';
-import { niceTicks } from './chart/loss-curve.js';
+import { niceTicks, stepAxisShapes } from './chart/loss-curve.js';
 import { rgbText, type ResolvedColours } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
@@ -122,20 +122,7 @@ export function stepChartScene(o: {
     shapes.push({ kind: 'line', x1: MARGIN.left, y1: y(t), x2: MARGIN.left + plotW, y2: y(t), stroke: rule, width: 1 });
     shapes.push({ kind: 'text', x: MARGIN.left - 5, y: y(t), text: formatNumber(t, 2), fill: muted, size: 11, anchor: 'end' });
   }
-  for (const t of niceTicks(o.steps, o.width < 420 ? 3 : 5)) {
-    shapes.push({ kind: 'line', x1: x(t), y1: MARGIN.top + plotH, x2: x(t), y2: MARGIN.top + plotH + 4, stroke: muted, width: 1 });
-    shapes.push({ kind: 'text', x: x(t), y: MARGIN.top + plotH + 13, text: formatCount(t), fill: muted, size: 11, anchor: 'middle' });
-  }
-  shapes.push({ kind: 'line', x1: MARGIN.left, y1: MARGIN.top, x2: MARGIN.left, y2: MARGIN.top + plotH, stroke: muted, width: 1 });
-  shapes.push({
-    kind: 'line',
-    x1: MARGIN.left,
-    y1: MARGIN.top + plotH,
-    x2: MARGIN.left + plotW,
-    y2: MARGIN.top + plotH,
-    stroke: muted,
-    width: 1,
-  });
+  shapes.push(...stepAxisShapes({ ...MARGIN, plotW, plotH, width: o.width, steps: o.steps, x, label: formatCount, muted }));
   shapes.push({
     kind: 'text',
     x: MARGIN.left + plotW / 2,
@@ -199,6 +186,12 @@ interface TransformerTrainingParts {
   historyLine: HTMLParagraphElement;
 }
 
+/**
+ * Trains the induction task's default transformer in the worker (task transformer-train), plotting the loss, the
+ * in-context loss and every head's previous-token and induction scores every 50 steps, the phase change marked;
+ * hands the result to the <headlab-transformer-model> named by `model` (its useModel()).
+ * Attributes: model (element id), seed (integer in [0, 2^53 − 1], default 0), steps (integer in [50, 20000], default 1800, the core's default run), history (the URL of the JSON `headlab model train --history-out` wrote: the charts show that recorded run before any run of the reader's). Shared: seed, steps.
+ */
 export class HeadlabTransformerTraining extends HeadlabElement<TransformerTrainingState, TransformerTrainingParts> {
   static attributes = defineAttributes({
     model: text({ doc: 'Id of the <headlab-transformer-model> the trained model is shown in.' }),
@@ -434,7 +427,10 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     return `induction-training-seed${this.runSeed}`;
   }
 
-  /** A figure as drawn now. */
+  /**
+   * A figure as drawn now.
+   * @internal
+   */
   figure(name: 'loss' | 'previous-token' | 'induction'): Scene {
     const colours = this.themeColours();
     const shown = this.shown();

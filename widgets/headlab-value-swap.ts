@@ -83,6 +83,11 @@ interface ValueSwapParts {
   sameRow: HTMLParagraphElement;
 }
 
+/**
+ * Attributes: weights (n numbers ≥ 0 summing to 1), values (n × d JSON rows, d ≥ 2), records (JSON labels),
+ * column-a, column-b (1-based). Or a child <script type="application/json">{records, weights, values}</script>.
+ * Shared: column-a, column-b.
+ */
 export class HeadlabValueSwap extends HeadlabElement<ValueSwapState, ValueSwapParts> {
   // Shared: the reader's choice only; the data is the author's and stays in the page.
   static attributes = defineAttributes({

@@ -35,6 +35,13 @@ export const COMPUTING_TEXT = 'computing…';
 // Importable during server rendering: no browser global is touched at module load.
 const ElementBase = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement) as typeof HTMLElement;
 
+/**
+ * A number in the prose computed by the model on the page: reads `boundValue(name)` of the element with id
+ * `source`, again on its `change` event and after each of its renders, and prints it in words (an accuracy is
+ * 100% only when every item is right). Shows its own text until the source answers. Attributes: source, name,
+ * format ("percent" | "count" | "number" | "sci"; default from the value's kind), digits (decimals of a number or
+ * percentage, 0–6, so the value keeps the precision of the fallback text). Inline, no shadow root.
+ */
 export class HeadlabValue extends ElementBase {
   static attributes = defineAttributes({
     source: text({ doc: 'Id of the element that computes the value.' }),

@@ -4,6 +4,8 @@
 // alone: `headlab/<name>` (widgets/headlab-<name>-define.ts); classes without
 // registering: `headlab/elements`.
 export { getCore } from '../web/browser-core.js';
+export type { HeadlabCoreApi } from '../web/browser-core.js';
+export { defineElement } from './define.js';
 export { HeadlabError } from '../web/errors.js';
 export { matrix, toRows, at, row, identity } from '../web/matrix.js';
 export { WorkerClient } from '../web/worker-client.js';

@@ -5,6 +5,8 @@
 #include "core/attribution_patching.hpp"
 
 #include "core/check.hpp"
+#include "core/circuit_faithfulness.hpp"
+#include "core/induction_task.hpp"
 #include "core/normalization.hpp"
 #include "core/tolerances.hpp"
 #include "formats/json.hpp"
@@ -224,4 +226,22 @@ TEST_CASE("attribution patching names bad input", "[attribution]") {
   std::vector<PromptPair> bad = few;
   bad[0].answer = 17;
   CHECK_THROWS_AS(attribution_patching(w, bad), InputError);
+}
+
+TEST_CASE("attribution patching and faithfulness refuse pairs beyond their memory bound before a pass",
+          "[attribution]") {
+  // 16 heads a layer and induction pairs of 2047 tokens: beside the two runs (≈ 2 GiB of patterns),
+  // attribution patching's gradients and head-output changes, L·H·4 + L + 8 matrices of T × d.
+  const TransformerConfig c = transformer_config({2, 16, 16, 4, 2048, 3000});
+  const TransformerWeights w = zero_weights(c);
+  const auto pairs = induction_pairs(c, 1, 1);
+  REQUIRE(pairs[0].clean.size() == 2047);
+  const double extra = 2 * 16 * (kReceiverInputs + 1) + 2 + 8;
+  const auto mib = std::to_string(static_cast<long long>(std::ceil(pair_working_bytes(c, 2047, extra) / 1048576.0)));
+  CHECK_THROWS_WITH(
+      attribution_patching(w, pairs),
+      Catch::Matchers::StartsWith("attribution patching of prompt pairs of 2047 tokens would hold about " + mib +
+                                  " MiB at once"));
+  CHECK_THROWS_WITH(circuit_faithfulness(w, pairs, {{1, 0}}, CircuitAblation::corrupted, IntervalSettings{}),
+                    Catch::Matchers::StartsWith("circuit faithfulness of prompt pairs of 2047 tokens"));
 }

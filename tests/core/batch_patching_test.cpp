@@ -6,6 +6,8 @@
 #include "core/check.hpp"
 #include "core/induction_task.hpp"
 #include "core/max_digit_task.hpp"
+#include "core/path_patching.hpp"
+#include "core/random.hpp"
 #include "core/tolerances.hpp"
 #include "support/patching_fixtures.hpp"
 #include "core/transformer_analysis.hpp"
@@ -274,4 +276,78 @@ TEST_CASE("max-digit pairs: the maximum lowered everywhere it occurs", "[batch_p
   }
   CHECK(lowered_by_more_than_one > 0);
   CHECK_THROWS_WITH(md::max_digit_pairs(9, 0), Catch::Contains("count must lie in [1, 1024], got 0"));
+}
+
+namespace {
+
+// Doubles held by one run's matrices and vectors (every field of TransformerActivations).
+double held_doubles(const TransformerActivations& a) {
+  double n = static_cast<double>(a.embed.size() + a.pos_embed.size() + a.final_normalized.size() +
+                                 a.final_scale.size() + a.logits.size());
+  for (const auto& la : a.layers) {
+    n += static_cast<double>(la.resid_pre.size() + la.normalized.size() + la.scale.size() + la.qk_input.size() +
+                             la.resid_post.size());
+    for (const auto* heads : {&la.q, &la.k, &la.v, &la.pattern, &la.z, &la.head_output})
+      for (const Matrix& m : *heads) n += static_cast<double>(m.size());
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("pair runs hold the bytes pair_working_bytes counts, with the last row's logits only", "[batch_patching]") {
+  // LayerNorm and shortformer positions: every field of the formula is allocated (qk_input, scales).
+  const TransformerConfig c =
+      transformer_config({2, 3, 8, 4, 12, 29}, Normalization::layer_norm, Positions::shortformer);
+  TransformerWeights w = zero_weights(c);
+  headlab::Random rng(3);
+  for (auto& p : named_parameters(w)) *p.value = rng.normal_matrix(p.value->rows(), p.value->cols(), 0.5);
+  const PromptPair pair{{1, 5, 9, 2, 7, 1, 5}, {1, 5, 9, 3, 7, 1, 5}, 9, 4};
+  const PairRuns r = pair_runs(w, pair);
+  const double T = static_cast<double>(pair.clean.size());
+  CHECK(8.0 * (held_doubles(r.clean) + held_doubles(r.corrupted)) == pair_working_bytes(c, T, 0));
+  CHECK(pair_working_bytes(c, T, 5) - pair_working_bytes(c, T, 0) == 8.0 * 5 * T * c.d_model);
+  // The one row kept is the full pass's last row, bit for bit.
+  const TransformerActivations full = transformer_forward(w, pair.clean);
+  REQUIRE(r.clean.logits.rows() == 1);
+  CHECK(r.clean.logits_from == full.logits.rows() - 1);
+  CHECK(Matrix(r.clean.logits.row(0)) == Matrix(full.logits.row(full.logits.rows() - 1)));
+  CHECK(r.clean_ld == full.logits(6, 9) - full.logits(6, 4));
+}
+
+TEST_CASE("a pairs analysis too large for its memory bound is refused before it allocates", "[batch_patching]") {
+  // The ARENA induction model's shape and its induction pairs: 2·⌊2048/2⌋ − 1 = 2047 tokens.
+  const TransformerConfig arena = transformer_config({2, 12, 768, 64, 2048, 50278});
+  const double bytes = pair_working_bytes(arena, 2047, 0);
+  CHECK(bytes > kMaxPairWorkingBytes);
+  std::string message;
+  try {
+    require_pair_memory(arena, 2047, "path patching", 8);
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  INFO(message);
+  // The longest prompt that fits: the bound holds at it and fails one token later.
+  std::size_t fits = 0;
+  while (pair_working_bytes(arena, static_cast<double>(fits + 1), 8) <= kMaxPairWorkingBytes) ++fits;
+  CHECK(fits > 64);
+  CHECK(fits < 2047);
+  CHECK(message.rfind("path patching of prompt pairs of 2047 tokens would hold about ", 0) == 0);
+  CHECK(message.find("24 attention patterns of T × T each); the limit is 1024 MiB: prompt pairs of at most " +
+                     std::to_string(fits) + " tokens fit this model") != std::string::npos);
+  CHECK_NOTHROW(require_pair_memory(arena, fits, "path patching", 8));
+  CHECK_THROWS_AS(require_pair_memory(arena, fits + 1, "path patching", 8), InputError);
+
+  // Each analysis checks before its first pass: a small model with long induction pairs (16 heads
+  // a layer, T = 2047: two runs' patterns alone are 2 · 2 · 16 · 2047² · 8 B ≈ 2 GiB).
+  const TransformerConfig wide = transformer_config({2, 16, 16, 4, 2048, 3000});
+  TransformerWeights w = zero_weights(wide);
+  const auto pairs = induction_pairs(wide, 1, 1);
+  REQUIRE(pairs[0].clean.size() == 2047);
+  const IntervalSettings settings{};
+  const auto refused = [](const std::string& analysis) {
+    return Catch::Matchers::StartsWith(analysis + " of prompt pairs of 2047 tokens would hold about ");
+  };
+  CHECK_THROWS_WITH(BatchPatchingRun(w, pairs, settings), refused("activation patching"));
+  CHECK_THROWS_WITH(path_patching(w, pairs, settings), refused("path patching"));
 }

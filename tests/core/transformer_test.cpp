@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 
 using headlab::InputError;
 using headlab::Matrix;
@@ -231,4 +232,17 @@ TEST_CASE("rotary: the rotation keeps lengths, its inverse undoes it, and scores
     CHECK(std::abs(at3(0, a) - (x[a] * std::cos(3.0) - x[b] * std::sin(3.0))) <= headlab::test::kRotationAbsolute);
     CHECK(std::abs(at3(0, b) - (x[b] * std::cos(3.0) + x[a] * std::sin(3.0))) <= headlab::test::kRotationAbsolute);
   }
+}
+
+TEST_CASE("a float32 matrix remembers whether its entries are finite until it is written again", "[transformer]") {
+  headlab::transformer::Float32Matrix m = headlab::transformer::Float32Matrix::zero(2, 3);
+  CHECK(m.all_finite());
+  m.owned_data()[4] = std::numeric_limits<float>::quiet_NaN();
+  const headlab::transformer::Float32Matrix copy = m;  // shares the entries and the answer
+  CHECK_FALSE(copy.all_finite());
+  CHECK_FALSE(m.all_finite());
+  m.owned_data()[4] = 1.5F;
+  CHECK(m.all_finite());
+  CHECK(copy.all_finite());
+  CHECK(headlab::transformer::Float32Matrix().all_finite());
 }

@@ -1,7 +1,7 @@
-// Type-level check of the package's hand-written declarations (types/headlab.d.ts),
-// run by `tsc` in ./dev test: every element class of the implementation must be
-// assignable to the interface the package declares for it, so the .d.ts cannot drift
-// from the widgets without the type check failing.
+// Type-level check of the package's declarations (types/headlab.d.ts, written from the code by
+// site/package-types.mjs), run by `tsc` in ./dev test: every element class of the implementation
+// must be assignable to the interface the package declares for it, and the tag and JSX maps must
+// name every element, so a stale file fails the type check as well as the unit test.
 import type * as Package from '../../types/headlab.js';
 import type { HeadlabBasisRotation } from '../../widgets/headlab-basis-rotation.js';
 import type { HeadlabChoiceQuiz } from '../../widgets/headlab-choice-quiz.js';

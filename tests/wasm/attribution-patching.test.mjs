@@ -6,9 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
-import { cliRun, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
+import { cliRun, randomModelFile, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
 
 const dataDir = path.join(root, 'tests/data');
 const shipped = path.join(root, 'site/pages/data');
@@ -72,5 +73,67 @@ test('TransformerModel.attributionPatching: the parsed document; bad pairs named
     assert.throws(() => model.attributionPatching({ pairs: bad }), /pair 0: the corrupted prompt has 2 tokens, the clean one 3/);
   } finally {
     model.dispose();
+  }
+});
+
+test('pairs beyond the memory bound are refused with the CLI message; a failed allocation names the analysis', async () => {
+  const core = await wasmTransformerCore();
+  // 16 heads a layer and the induction pairs of n_ctx 2048 (2047 tokens): two runs' attention
+  // patterns alone are 2 · 2 · 16 · 2047² doubles ≈ 2 GiB, over the core's 1 GiB bound.
+  const wide = { n_layers: 2, n_heads: 16, d_model: 16, d_head: 4, n_ctx: 2048, d_vocab: 3000 };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'headlab-pair-memory-'));
+  try {
+    const config = JSON.stringify({ ...wide, normalization: 'none' });
+    const bytes = randomModelFile(core, wide, 3);
+    fs.writeFileSync(path.join(dir, 'm.json'), config);
+    fs.writeFileSync(path.join(dir, 'm.safetensors'), bytes);
+    const model = core.loadTransformer(config, bytes);
+    let message = '';
+    try {
+      model.attributionPatching({ task: 'induction', count: 1, pairs_seed: 1 });
+    } catch (err) {
+      message = err.message;
+    } finally {
+      model.dispose();
+    }
+    assert.match(
+      message,
+      /^attribution patching of prompt pairs of 2047 tokens would hold about \d+ MiB at once \(two forward passes with 32 attention patterns of T × T each\); the limit is 1024 MiB: prompt pairs of at most \d+ tokens fit this model/,
+    );
+    const r = cliRun([
+      'model',
+      'analyze',
+      '--config',
+      path.join(dir, 'm.json'),
+      '--weights',
+      path.join(dir, 'm.safetensors'),
+      '--pairs-task',
+      'induction',
+      '--count',
+      '1',
+      '--pairs-seed',
+      '1',
+      '--attribution-patching',
+    ]);
+    assert.notEqual(r.status, 0);
+    assert.ok(r.stderr.includes(message), r.stderr);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+
+  // One allocation past the module's 2 GiB: the logits of a 4,096-token prompt over 65,536 tokens
+  // (4096 · 65536 doubles = 2 GiB) fail at once, without the memory being touched. The message
+  // names the forward pass and the limit, and the model answers the next prompt.
+  const huge = { n_layers: 1, n_heads: 1, d_model: 8, d_head: 4, n_ctx: 4096, d_vocab: 65536 };
+  const big = core.loadTransformer(JSON.stringify({ ...huge, normalization: 'none' }), randomModelFile(core, huge, 5));
+  try {
+    const prompt = Array.from({ length: 4096 }, (_, i) => (i * 7919) % 65536);
+    assert.throws(
+      () => big.run(prompt),
+      /^HeadlabError: the forward pass ran out of memory: it needed more than the \d+ MiB left of this module's limit of 2048 MiB \(\d+ MiB in use\)$/,
+    );
+    assert.equal(big.run([1, 2, 3]).patterns.length, 1);
+  } finally {
+    big.dispose();
   }
 });

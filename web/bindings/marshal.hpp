@@ -9,11 +9,16 @@
 #include "core/matrix.hpp"
 
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
+
+#include <malloc.h>
 
 #include <cmath>
 #include <cstdint>
 #include <exception>
+#include <new>
+#include <utility>
 #include <vector>
 #include <string>
 
@@ -216,17 +221,38 @@ val progress_with_divergence_to_js(const Progress& p, const Trainer& trainer) {
   return out;
 }
 
+// The message for an allocation that failed inside `what` (an analysis's name, as a reader would
+// say it): the module's memory and the most it can grow to (2 GiB: ALLOW_MEMORY_GROWTH's default
+// maximum), so the reader learns the analysis needed more than was left, never "std::bad_alloc".
+inline std::string out_of_memory_message(const std::string& what) {
+  const auto mib = [](std::size_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MiB"; };
+  return what + " ran out of memory: it needed more than the " +
+         mib(emscripten_get_heap_max() - static_cast<std::size_t>(mallinfo().uordblks)) +
+         " left of this module's limit of " + mib(emscripten_get_heap_max()) + " (" +
+         mib(static_cast<std::size_t>(mallinfo().uordblks)) + " in use)";
+}
+
 // Runs f and returns its value; a C++ exception becomes { error: what() }, which
-// the JS layer turns into a HeadlabError carrying the same message.
+// the JS layer turns into a HeadlabError carrying the same message. A failed allocation
+// (std::bad_alloc, whose what() says nothing) becomes out_of_memory_message(what); the memory
+// f held is freed as the exception unwinds, so the module stays usable.
 template <class F>
-val guarded(F&& f) {
+val guarded(const std::string& what, F&& f) {
   try {
     return f();
+  } catch (const std::bad_alloc&) {
+    val err = val::object();
+    err.set("error", out_of_memory_message(what));
+    return err;
   } catch (const std::exception& e) {
     val err = val::object();
     err.set("error", std::string(e.what()));
     return err;
   }
+}
+template <class F>
+val guarded(F&& f) {
+  return guarded("the computation", std::forward<F>(f));
 }
 
 }  // namespace headlab::web

@@ -273,7 +273,7 @@ class WeightsBytesHandle {
  public:
   // { size } once the bytes are reserved; the reader's limit on a file's size holds here too.
   val reserve(val size) {
-    return guarded([&] {
+    return guarded("reserving the weights buffer", [&] {
       if (size.typeOf().as<std::string>() != "number") throw InputError("the size must be a number of bytes");
       const double n = size.as<double>();
       if (!(n >= 0 && n == std::floor(n))) throw InputError("the size must be a whole number of bytes");
@@ -288,7 +288,7 @@ class WeightsBytesHandle {
   }
   // Copies the Uint8Array `chunk` to bytes [offset, offset + chunk.length).
   val write(val chunk, val offset) {
-    return guarded([&] {
+    return guarded("writing the weights", [&] {
       if (!bytes_) throw InputError("reserve the bytes before writing them");
       if (chunk.isUndefined() || chunk.isNull() || !chunk.instanceof (val::global("Uint8Array")))
         throw InputError("a chunk must be a Uint8Array");
@@ -325,7 +325,7 @@ class TransformerModelHandle {
 
   // The config as its writer writes it (defaults filled in).
   val load(val config_text, val bytes) {
-    return guarded([&] {
+    return guarded("reading the model", [&] {
       const std::string text = string_arg(config_text, "the config");
       // The heap's one copy of the file, shared with the weights: F32 W_E and W_U are read in place.
       return load_shared(text, std::make_shared<const std::string>(bytes_from_js(bytes, "the weights")));
@@ -333,7 +333,8 @@ class TransformerModelHandle {
   }
   // The same from bytes written into the heap (WeightsBytesHandle), without a copy.
   val load_buffer(val config_text, const WeightsBytesHandle& bytes) {
-    return guarded([&] { return load_shared(string_arg(config_text, "the config"), bytes.bytes()); });
+    return guarded("reading the model",
+                   [&] { return load_shared(string_arg(config_text, "the config"), bytes.bytes()); });
   }
 
  private:
@@ -356,7 +357,7 @@ class TransformerModelHandle {
   // TransformerLens names, a header of a few KB), without the attn.mask / attn.IGNORE buffers: the
   // files the page hands on once the worker has read the author's (whose header may be large).
   val canonical() {
-    return guarded([&] {
+    return guarded("writing the canonical model", [&] {
       val out = val::object();
       out.set("config", fm::transformer_config_to_json(loaded().config));
       out.set("safetensors", bytes_to_js(fm::transformer_to_safetensors(loaded(), false)));
@@ -364,17 +365,18 @@ class TransformerModelHandle {
     });
   }
   val inspect() {
-    return guarded([&] { return val(fm::write_transformer_inspection(loaded(), file_)); });
+    return guarded("the inspection", [&] { return val(fm::write_transformer_inspection(loaded(), file_)); });
   }
   // options: undefined, or { ablate: [[layer, head]…], mode?, sequences?, seed? } (transformer::ablated_forward).
   val run(val prompt, val options) {
-    return guarded([&] { return val(fm::write_transformer_run(loaded(), forward_of(prompt, options))); });
+    return guarded("the forward pass",
+                   [&] { return val(fm::write_transformer_run(loaded(), forward_of(prompt, options))); });
   }
   // `headlab model run --head-losses`'s "head_losses": the prompt's next-token loss clean and with each
   // head ablated alone (transformer::prompt_ablation_loss); options undefined or { mode?, sequences?,
   // seed?, reference? } as run()'s. Returns { mode, means, sequences, seed?, clean_loss, loss: L × H rows }.
   val head_losses(val prompt, val options) {
-    return guarded([&] {
+    return guarded("the ablation losses", [&] {
       const auto tokens = prompt_from_js(loaded().config, prompt, "prompt");
       ObjectReader in(options, "the head-loss options");
       tf::MeanSource means;
@@ -399,7 +401,7 @@ class TransformerModelHandle {
   }
   // run's numbers as one Float64Array beside the token ids (run_to_js).
   val run_arrays(val prompt, val options) {
-    return guarded([&] {
+    return guarded("the forward pass", [&] {
       const auto a = forward_of(prompt, options);
       return run_to_js(a, run_numbers(a, 0));
     });
@@ -408,7 +410,7 @@ class TransformerModelHandle {
   // pairs_seed?: 0 }, with resamples?, permutations?, seed? (core/batch_patching.hpp). Returns the
   // document `headlab model analyze --pairs / --pairs-task` writes, byte for byte.
   val batch_patching(val request) {
-    return guarded([&] {
+    return guarded("activation patching", [&] {
       tf::IntervalSettings settings;
       const auto pairs = pairs_request(request, "the batch-patching request", settings);
       return val(fm::write_batch_patching(loaded().config, tf::batch_patching(loaded(), pairs, settings)));
@@ -419,7 +421,7 @@ class TransformerModelHandle {
   // step(k) patches k more pairs and returns { done, total }; result() the document batch_patching
   // returns, byte for byte, once done = total. One run per handle; a new start or load replaces it.
   val batch_patching_start(val request) {
-    return guarded([&] {
+    return guarded("activation patching", [&] {
       batch_run_.reset();
       tf::IntervalSettings settings;
       auto pairs = pairs_request(request, "the batch-patching request", settings);
@@ -428,13 +430,13 @@ class TransformerModelHandle {
     });
   }
   val batch_patching_step(val pairs) {
-    return guarded([&] {
+    return guarded("activation patching", [&] {
       running().step(int_arg(pairs, "pairs"));
       return run_progress();
     });
   }
   val batch_patching_result() {
-    return guarded([&] {
+    return guarded("activation patching", [&] {
       const std::string text = fm::write_batch_patching(loaded().config, running().result());
       batch_run_.reset();
       return val(text);
@@ -443,7 +445,7 @@ class TransformerModelHandle {
   // The same request; path patching between heads (core/path_patching.hpp). Returns the document
   // `headlab model analyze --path-patching` writes, byte for byte.
   val path_patching(val request) {
-    return guarded([&] {
+    return guarded("path patching", [&] {
       tf::IntervalSettings settings;
       const auto pairs = pairs_request(request, "the path-patching request", settings);
       return val(fm::write_path_patching(tf::path_patching(loaded(), pairs, settings)));
@@ -452,7 +454,7 @@ class TransformerModelHandle {
   // The same request without interval settings; attribution patching (core/attribution_patching.hpp).
   // Returns the document `headlab model analyze --attribution-patching` writes, byte for byte.
   val attribution_patching(val request) {
-    return guarded([&] {
+    return guarded("attribution patching", [&] {
       tf::IntervalSettings unused;
       const auto pairs = pairs_request(request, "the attribution-patching request", unused);
       for (const char* key : {"resamples", "permutations", "seed"}) {
@@ -467,7 +469,7 @@ class TransformerModelHandle {
   // (core/circuit_faithfulness.hpp). Returns the document `headlab model analyze --faithfulness` (or
   // --faithfulness-edges) writes, byte for byte.
   val faithfulness(val request) {
-    return guarded([&] {
+    return guarded("circuit faithfulness", [&] {
       tf::IntervalSettings settings;
       std::vector<tf::HeadIndex> circuit;
       std::vector<tf::CircuitEdge> edges;
@@ -493,14 +495,14 @@ class TransformerModelHandle {
     });
   }
   val analyze(val request) {
-    return guarded([&] {
+    return guarded("the analysis", [&] {
       const tf::AnalysisRequest r = request_from_js(loaded().config, request);
       return val(fm::write_transformer_analysis(loaded(), r, tf::analyze_transformer(loaded(), r, &cache_)));
     });
   }
   // analyze's numbers as one Float64Array beside its scalars and token ids (analysis_to_js).
   val analyze_arrays(val request) {
-    return guarded([&] {
+    return guarded("the analysis", [&] {
       const tf::AnalysisRequest r = request_from_js(loaded().config, request);
       return analysis_to_js(loaded(), r, tf::analyze_transformer(loaded(), r, &cache_));
     });
@@ -516,7 +518,7 @@ class TransformerModelHandle {
   // { layer, head, positions: T, sources: [S] names, parts: Float64Array T × T × S × S ([i][j][a][b],
   // zero for j > i), scores: Float64Array T × T (zero above the diagonal) }.
   val qk_attribution_table(val prompt, val layer, val head) {
-    return guarded([&] {
+    return guarded("QK attribution", [&] {
       const auto tokens = prompt_from_js(loaded().config, prompt, "prompt");
       const auto t = tf::qk_attribution_table(loaded(), tf::transformer_forward(loaded(), tokens),
                                               int_arg(layer, "layer"), int_arg(head, "head"));
@@ -532,7 +534,8 @@ class TransformerModelHandle {
     });
   }
   val tokenize(val text) {
-    return guarded([&] { return ints_to_js(fm::parse_prompt(loaded().config, string_arg(text, "the prompt"))); });
+    return guarded("reading the prompt",
+                   [&] { return ints_to_js(fm::parse_prompt(loaded().config, string_arg(text, "the prompt"))); });
   }
   val induction_scores(val count, val seed) {
     return guarded(

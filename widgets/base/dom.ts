@@ -29,6 +29,19 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
+/**
+ * A <select name="`name`"> inside a <label> reading `label`, appended to `controls`, with the
+ * options [value, text] given (a figure fills the others itself).
+ */
+export function labelledSelect(controls: HTMLElement, label: string, name: string, options: [string, string][] = []): HTMLSelectElement {
+  const l = el('label', {}, label);
+  const select = el('select', { name });
+  select.append(...options.map(([value, text]) => el('option', { value }, text)));
+  l.append(select);
+  controls.append(l);
+  return select;
+}
+
 /** Sets --hl-text-zoom on an SVG drawn at `width` × `height` CSS px so its text keeps its CSS size. */
 export function fitSvgText(svg: SVGSVGElement, width: number, height: number): void {
   const vb = svg.viewBox.baseVal;

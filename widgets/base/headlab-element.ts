@@ -177,11 +177,20 @@ function visibleControls(roots: readonly Node[]): Element[] {
   return out;
 }
 
+// `State` is what `state` and the `change` event carry; `Parts` is the typed view of the DOM that
+// build() returns (its controls, tables and drawings), kept as `this.parts`: a widget reads its
+// parts there, non-null, instead of holding `| null` fields filled in build() and read back with
+// non-null assertions.
 /**
- * The base of every element. `State` is what `state` and the `change` event carry; `Parts` is the
- * typed view of the DOM that build() returns (its controls, tables and drawings), kept as
- * `this.parts`: a widget reads its parts there, non-null, instead of holding `| null` fields
- * filled in build() and read back with non-null assertions.
+ * Common to every headlab-* element.
+ * Attributes on every element: `share-state` (boolean) — write the reader's state to the
+ * URL hash as `<id>.<attribute>=<value>` entries (id, else `<tag>-<n>`) and restore it
+ * from there on load and on hashchange.
+ * Events: `change` (bubbling, composed) with `detail` = the element's state (not sent while `state` is null).
+ * A bad attribute, bad content or a failed core load shows a message inside the element (role="alert").
+ * Reading an element never throws: `state`, `error`, `summary`, `busy` (and `figureData`) answer
+ * whatever the attributes or the URL hash hold. Attribute-mirroring properties (`el.angle`…) parse
+ * their attribute and throw a WidgetInputError naming it when it is malformed.
  */
 export abstract class HeadlabElement<State = unknown, Parts extends object = object> extends ElementBase {
   /** Whether the widget waits for the WASM core before build(). */
@@ -332,6 +341,7 @@ export abstract class HeadlabElement<State = unknown, Parts extends object = obj
    * Script time of the last render, ms (performance.now() around it, the `headlab-render` event's
    * listeners included): what the widget benchmark reads for a render it did not call itself, such
    * as the one that draws a result arriving from the worker (site/assets/bench-widgets.js).
+   * @internal
    */
   get lastRenderMs(): number {
     return this.lastRenderTime;
@@ -346,9 +356,11 @@ export abstract class HeadlabElement<State = unknown, Parts extends object = obj
 
   /**
    * The widget's state, as carried by its `change` event; null while it cannot be computed (an
-   * attribute, set by the page or by the URL hash, is invalid), `error` then saying why. Never
-   * throws: a page reading it while the reader edits a link or the author an attribute gets null,
-   * not an exception (docs/embedding.md, "Reading an element").
+   * attribute, set by the page or by the URL hash, is invalid: `error` says why) or, for an element
+   * whose state the WASM core computes, before the core has loaded (`error` null then: await
+   * `updateComplete`). Never throws and logs nothing, before or after the first render: a page
+   * reading it while the reader edits a link or the author an attribute gets null, not an exception
+   * (docs/embedding.md, "Reading an element").
    */
   get state(): State | null {
     try {
@@ -598,6 +610,7 @@ export abstract class HeadlabElement<State = unknown, Parts extends object = obj
    * next frame, in a task, or in its turn), the swap of its prerendered snapshot, or a typed
    * field's check. Tests wait for false (with `busy` false, for work in a worker) rather than
    * for a number of frames or milliseconds.
+   * @internal
    */
   get updatePending(): boolean {
     return this.frame !== 0 || this.offFrame !== 0 || this.waitingTurn || this.swapQueued || this.fieldsWaiting.size > 0;
@@ -1047,6 +1060,19 @@ export abstract class HeadlabElement<State = unknown, Parts extends object = obj
       }
     }
   }
+}
+
+// The `change` event typed by the element's state, for listeners (the class dispatches it; these
+// overloads only type addEventListener, which HTMLElement implements).
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- a merged declaration repeats the class's type parameters
+export interface HeadlabElement<State = unknown, Parts extends object = object> {
+  addEventListener<K extends keyof HTMLElementEventMap>(
+    type: K,
+    listener: (this: this, ev: HTMLElementEventMap[K]) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  addEventListener(type: 'change', listener: (ev: CustomEvent<State>) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
 }
 
 /** An author's or reader's mistake (WidgetInputError) or the core refusing an input (HeadlabError): shown in the widget. */

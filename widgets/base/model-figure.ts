@@ -51,6 +51,10 @@ export interface ModelFrame {
 /** A model figure's parts: those its buildContent() returns, and the frame around them. */
 export type FigureParts<Parts extends object> = Parts & { readonly frame: ModelFrame };
 
+/**
+ * Common to the figures that read a model loaded once per page (the max-digit and transformer
+ * figures): attribute `model` names the element that holds it.
+ */
 export abstract class ModelFigure<M extends FigureModel, State = unknown, Parts extends object = object> extends HeadlabElement<
   State,
   FigureParts<Parts>

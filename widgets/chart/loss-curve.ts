@@ -89,6 +89,34 @@ export function niceTicks(max: number, target = 5): number[] {
   return ticks;
 }
 
+/**
+ * The step axis of a training chart whose plot is plotW × plotH units from (left, top): a tick and a
+ * label (`label(t)`) at round steps along the bottom (3 on a chart narrower than 420 units, else 5),
+ * then the left and bottom axis lines, all in `muted`.
+ */
+export function stepAxisShapes(o: {
+  left: number;
+  top: number;
+  plotW: number;
+  plotH: number;
+  width: number;
+  steps: number;
+  x: (step: number) => number;
+  label: (step: number) => string;
+  muted: string;
+}): Shape[] {
+  const { left, top, plotW, plotH, muted } = o;
+  const shapes: Shape[] = [];
+  for (const t of niceTicks(o.steps, o.width < 420 ? 3 : 5)) {
+    const xx = o.x(t);
+    shapes.push({ kind: 'line', x1: xx, y1: top + plotH, x2: xx, y2: top + plotH + 4, stroke: muted, width: 1 });
+    shapes.push({ kind: 'text', x: xx, y: top + plotH + 13, text: o.label(t), fill: muted, size: 11, anchor: 'middle' });
+  }
+  shapes.push({ kind: 'line', x1: left, y1: top, x2: left, y2: top + plotH, stroke: muted, width: 1 });
+  shapes.push({ kind: 'line', x1: left, y1: top + plotH, x2: left + plotW, y2: top + plotH, stroke: muted, width: 1 });
+  return shapes;
+}
+
 export function lossCurveScene(input: LossCurveInput): Scene {
   const { losses, width, height, colours: c } = input;
   const steps = Math.max(1, input.steps);
@@ -117,21 +145,7 @@ export function lossCurveScene(input: LossCurveInput): Scene {
     }
     shapes.push({ kind: 'line', x1: MARGIN.left - 3, y1: yy, x2: MARGIN.left, y2: yy, stroke: muted, width: 1 });
   }
-  for (const t of niceTicks(steps, width < 420 ? 3 : 5)) {
-    const xx = x(t);
-    shapes.push({ kind: 'line', x1: xx, y1: MARGIN.top + plotH, x2: xx, y2: MARGIN.top + plotH + 4, stroke: muted, width: 1 });
-    shapes.push({ kind: 'text', x: xx, y: MARGIN.top + plotH + 13, text: String(t), fill: muted, size: 11, anchor: 'middle' });
-  }
-  shapes.push({ kind: 'line', x1: MARGIN.left, y1: MARGIN.top, x2: MARGIN.left, y2: MARGIN.top + plotH, stroke: muted, width: 1 });
-  shapes.push({
-    kind: 'line',
-    x1: MARGIN.left,
-    y1: MARGIN.top + plotH,
-    x2: MARGIN.left + plotW,
-    y2: MARGIN.top + plotH,
-    stroke: muted,
-    width: 1,
-  });
+  shapes.push(...stepAxisShapes({ ...MARGIN, plotW, plotH, width, steps, x, label: String, muted }));
   shapes.push({ kind: 'text', x: MARGIN.left + plotW / 2, y: height - 8, text: 'training step', fill: muted, size: 11, anchor: 'middle' });
   shapes.push({
     kind: 'text',

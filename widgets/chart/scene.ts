@@ -272,6 +272,16 @@ export function sceneToSvg(scene: Scene, description = ''): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(svg)}\n`;
 }
 
+/** Fills the box (x, y, w, h) in the context's fill style and, with a stroke, outlines it 1 unit wide. */
+function fillBox(ctx: CanvasRenderingContext2D, s: { x: number; y: number; w: number; h: number; stroke?: string }): void {
+  ctx.fillRect(s.x, s.y, s.w, s.h);
+  if (s.stroke) {
+    ctx.strokeStyle = s.stroke;
+    ctx.lineWidth = 1;
+    ctx.strokeRect(s.x, s.y, s.w, s.h);
+  }
+}
+
 /** Draws the scene on a 2D context at `scale` device pixels per unit (background included). */
 export function drawSceneOnCanvas(ctx: CanvasRenderingContext2D, scene: Scene, scale: number): void {
   ctx.save();
@@ -282,12 +292,7 @@ export function drawSceneOnCanvas(ctx: CanvasRenderingContext2D, scene: Scene, s
     switch (s.kind) {
       case 'rect':
         ctx.fillStyle = s.fill;
-        ctx.fillRect(s.x, s.y, s.w, s.h);
-        if (s.stroke) {
-          ctx.strokeStyle = s.stroke;
-          ctx.lineWidth = 1;
-          ctx.strokeRect(s.x, s.y, s.w, s.h);
-        }
+        fillBox(ctx, s);
         break;
       case 'line':
         ctx.beginPath();
@@ -317,12 +322,7 @@ export function drawSceneOnCanvas(ctx: CanvasRenderingContext2D, scene: Scene, s
         const g = ctx.createLinearGradient(s.x, 0, s.x + s.w, 0);
         s.stops.forEach((colour, i) => g.addColorStop(i / (s.stops.length - 1), colour));
         ctx.fillStyle = g;
-        ctx.fillRect(s.x, s.y, s.w, s.h);
-        if (s.stroke) {
-          ctx.strokeStyle = s.stroke;
-          ctx.lineWidth = 1;
-          ctx.strokeRect(s.x, s.y, s.w, s.h);
-        }
+        fillBox(ctx, s);
         break;
       }
     }

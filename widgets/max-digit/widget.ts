@@ -124,6 +124,14 @@ export function headLabel(h: number): DocumentFragment {
   return f;
 }
 
+/**
+ * Common to the max-digit figures. Each reads a max-digit model: the one of the
+ * <headlab-max-digit-model> whose id its `model` attribute names, or (no `model`) the shipped
+ * seed-0 weights from data/max-digit-seed0.json beside the package's modules. Heads are 0–3; digit
+ * lists are 6 digits 0–9. Behind a prerendered snapshot a figure loads its module and weights on
+ * the reader's first interaction (docs/embedding.md); its model element's loading="eager" loads
+ * them with the page.
+ */
 export abstract class MaxDigitWidget<State = unknown, Parts extends object = object> extends ModelFigure<MaxDigitModel, State, Parts> {
   protected static loadModule: () => Promise<unknown> = getMaxDigitCore;
   /** The page's headlab_max_digit module (null before it has loaded). */
@@ -134,6 +142,16 @@ export abstract class MaxDigitWidget<State = unknown, Parts extends object = obj
 
   /** The model of the last render (an export draws what was shown). */
   private drawn: MaxDigitModel | null = null;
+
+  /** This figure's digits field (attribute digits), read as the reader types; a valid list renders the figure. */
+  protected digitsField(): DigitsField {
+    return new DigitsField(
+      this,
+      'Digits (1 to 6, each 0–9):',
+      (input, options) => this.bindField(input, options),
+      () => this.emitChange(),
+    );
+  }
 
   private factsModel(): MaxDigitModel {
     const model = this.currentModel ?? this.drawn;

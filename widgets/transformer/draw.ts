@@ -7,6 +7,7 @@ import { formatNumber } from '../chart/format.js';
 import { divergingFill, mixRgb, rgbText, type ResolvedColours } from '../chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from '../chart/scene.js';
 import { svgEl } from '../chart/svg.js';
+import { shownIn } from '../base/dom.js';
 import type { Matrix } from '../../web/headlab-core.js';
 import { rowViews } from '../../web/matrix.js';
 
@@ -113,35 +114,29 @@ export function outlineShapes(
   const focus = rgbText(c.focus);
   if (row !== undefined && row >= 0 && row < rows) {
     const yy = y + row * cell - 0.5;
-    shapes.push({
-      kind: 'polyline',
-      points: [
-        [x - 0.5, yy],
-        [x + cols * cell - 0.5, yy],
-        [x + cols * cell - 0.5, yy + cell],
-        [x - 0.5, yy + cell],
-        [x - 0.5, yy],
-      ],
-      stroke: focus,
-      width: 1.5,
-    });
+    shapes.push(boxOutline(x - 0.5, yy, x + cols * cell - 0.5, yy + cell, focus, 1.5));
   }
   if (col !== undefined && col >= 0 && col < cols) {
     const xx = x + col * cell - 0.5;
-    shapes.push({
-      kind: 'polyline',
-      points: [
-        [xx, y - 0.5],
-        [xx + cell, y - 0.5],
-        [xx + cell, y + rows * cell - 0.5],
-        [xx, y + rows * cell - 0.5],
-        [xx, y - 0.5],
-      ],
-      stroke: focus,
-      width: 1.5,
-    });
+    shapes.push(boxOutline(xx, y - 0.5, xx + cell, y + rows * cell - 0.5, focus, 1.5));
   }
   return shapes;
+}
+
+/** The outline of the box from corner (x0, y0) to corner (x1, y1): a closed polyline, unfilled. */
+export function boxOutline(x0: number, y0: number, x1: number, y1: number, stroke: string, width: number): Shape {
+  return {
+    kind: 'polyline',
+    points: [
+      [x0, y0],
+      [x1, y0],
+      [x1, y1],
+      [x0, y1],
+      [x0, y0],
+    ],
+    stroke,
+    width,
+  };
 }
 
 /**
@@ -188,6 +183,20 @@ export function drawnSvg(scene: Scene, hidden = true): SVGSVGElement {
   const svg = svgEl('svg', hidden ? { 'aria-hidden': 'true' } : { role: 'img' });
   drawSceneInto(svg, scene);
   return svg;
+}
+
+/**
+ * Draws `scene` into the figure box `plot`: its SVG patched in place, or made the first time; with
+ * `focusable`, the box is then a Tab stop (a figure whose arrow keys move through its marks).
+ */
+export function drawIntoPlot(plot: HTMLElement, scene: Scene, focusable: boolean): void {
+  const svg = shownIn(plot, SVGSVGElement);
+  if (svg) {
+    drawSceneInto(svg, scene, { reuse: true });
+    return;
+  }
+  if (focusable) plot.tabIndex = 0;
+  plot.replaceChildren(drawnSvg(scene));
 }
 
 /** A horizontal legend ramp with its end labels, for a heatmap's scale. */
@@ -379,6 +388,65 @@ export class PixelHeatmaps {
   /** Forgets the layout (the next layout() sizes the canvas again). */
   reset(): void {
     this.key = '';
+  }
+}
+
+/** Where a heatmap's cells are: rows × cols cells of `cell` units from (left, top) in the figure's units. */
+export interface GridPlace {
+  rows: number;
+  cols: number;
+  cell: number;
+  left: number;
+  top: number;
+}
+
+/**
+ * The outlined cell of a heatmap painted on a PixelHeatmaps canvas: the cell under the pointer, and
+ * the arrow keys on the figure move it (kept inside the grid). `grid()` gives the grid drawn now
+ * (null: none); `moved()` is called when the cell changes (the figure renders again).
+ */
+export class GridCursor {
+  row = 0;
+  col = 0;
+
+  constructor(
+    private readonly pixels: PixelHeatmaps,
+    private readonly grid: () => GridPlace | null,
+    private readonly moved: () => void,
+  ) {}
+
+  /** Follows the pointer over the canvas and the arrow keys on `figure`; `listen` is the element's (its listeners end with it). */
+  follow(figure: HTMLElement, listen: (target: EventTarget, type: string, handler: (event: Event) => void) => void): void {
+    const pick = (e: Event) => {
+      const p = e as PointerEvent;
+      const g = this.grid();
+      if (p.target !== this.pixels.canvas || !g) return;
+      const u = this.pixels.unitsPerPixel();
+      const row = Math.floor((p.offsetY * u - g.top) / g.cell),
+        col = Math.floor((p.offsetX * u - g.left) / g.cell);
+      if (row < 0 || col < 0 || row >= g.rows || col >= g.cols || (row === this.row && col === this.col)) return;
+      this.row = row;
+      this.col = col;
+      this.moved();
+    };
+    listen(figure, 'pointermove', pick);
+    listen(figure, 'pointerdown', pick);
+    listen(figure, 'keydown', (e) => {
+      const k = (e as KeyboardEvent).key;
+      const d = k === 'ArrowUp' ? [-1, 0] : k === 'ArrowDown' ? [1, 0] : k === 'ArrowLeft' ? [0, -1] : k === 'ArrowRight' ? [0, 1] : null;
+      const g = this.grid();
+      if (!d || !g) return;
+      e.preventDefault();
+      this.row = Math.min(g.rows - 1, Math.max(0, this.row + d[0]));
+      this.col = Math.min(g.cols - 1, Math.max(0, this.col + d[1]));
+      this.moved();
+    });
+  }
+
+  /** Keeps the cell inside a rows × cols grid (a smaller grid drawn since). */
+  clamp(rows: number, cols: number): void {
+    this.row = Math.min(this.row, rows - 1);
+    this.col = Math.min(this.col, cols - 1);
   }
 }
 

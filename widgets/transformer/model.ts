@@ -658,6 +658,73 @@ type SendJob = <T>(
 ) => void;
 
 /**
+ * Texts read in a worker, in batches: `answer(text)` gives what the worker has sent for it (undefined
+ * while it is asked; `notify` is called when answers arrive, so a figure draws with what it has and
+ * renders again). Texts asked while a job runs go in the next job (one job at a time); at most `kept`
+ * answers are kept (the oldest dropped). A failed job's texts keep its message, unless `owner` has
+ * left the page: off the page no worker starts, and the texts are asked again when a figure renders.
+ */
+class WorkerTexts<A> {
+  private readonly answers = new Map<string, A | { error: string }>();
+  private readonly wanted = new Set<string>();
+  private asking = false;
+
+  /** `send(texts, handlers)` runs one job that answers `texts` in order. */
+  constructor(
+    private readonly kept: number,
+    private readonly owner: Element | null,
+    private readonly send: (texts: string[], handlers: WorkerJobHandlers<(A | { error: string })[]>) => void,
+    private readonly notify: () => void,
+  ) {}
+
+  /** The answer for `text` if the worker has sent it; else undefined, and the text is asked for. */
+  answer(text: string): A | { error: string } | undefined {
+    const hit = this.answers.get(text);
+    if (hit) return hit;
+    this.wanted.add(text);
+    if (!this.asking) queueMicrotask(() => this.ask());
+    return undefined;
+  }
+
+  /** An answer known without the worker (a tokenizer's default prompt, encoded when it was read). */
+  know(text: string, answer: A): void {
+    this.answers.set(text, answer);
+  }
+
+  /** Whether texts are being read in the worker or wait to be (tests and the build wait for false). */
+  get busy(): boolean {
+    return this.asking || this.wanted.size > 0;
+  }
+
+  /** Sends every text asked for since the last job, in one job. */
+  private ask(): void {
+    if (this.asking || this.wanted.size === 0) return;
+    const texts = [...this.wanted].filter((t) => !this.answers.has(t));
+    this.wanted.clear();
+    if (!texts.length) return;
+    this.asking = true;
+    const settle = () => {
+      this.asking = false;
+      if (this.wanted.size) this.ask();
+    };
+    this.send(texts, {
+      done: ({ value }) => {
+        value.forEach((e, i) => this.answers.set(texts[i], e));
+        while (this.answers.size > this.kept) this.answers.delete(this.answers.keys().next().value!);
+        settle();
+        this.notify();
+      },
+      failed: (err) => {
+        const offPage = this.owner !== null && !this.owner.isConnected;
+        if (!offPage) for (const t of texts) this.answers.set(t, { error: err.message });
+        settle();
+        if (!offPage) this.notify();
+      },
+    });
+  }
+}
+
+/**
  * The page's side of a tokenizer read in a worker: prompts are encoded there, never on the main
  * thread (reading GPT-2's 1.3 MB tokenizer.json is a task of about 0.5 s). `encoded(text)` answers
  * from what the worker has sent (undefined while it is asked; the source then fires `tokens`
@@ -672,9 +739,7 @@ export class TokenizerLink {
   readonly model: 'BPE' | 'WordLevel';
   readonly vocabSize: number;
   readonly defaultPrompt: TokenizerSummary['default_prompt'];
-  private readonly cache = new Map<string, PromptEncoding>();
-  private readonly wanted = new Set<string>();
-  private asking: string[] | null = null;
+  private readonly texts: WorkerTexts<TokenizedText>;
 
   /**
    * `summary` and `keptAs` (the id the source's worker keeps the tokenizer under) from
@@ -685,70 +750,45 @@ export class TokenizerLink {
   constructor(
     summary: TokenizerSummary,
     keptAs: string,
-    private readonly text: string,
-    private readonly dVocab: number,
-    private readonly owner: Element | null,
-    private readonly send: SendJob,
-    private readonly notify: () => void,
+    text: string,
+    dVocab: number,
+    owner: Element | null,
+    send: SendJob,
+    notify: () => void,
   ) {
     this.id = keptAs;
     this.model = summary.model;
     this.vocabSize = summary.vocab_size;
     this.defaultPrompt = summary.default_prompt;
+    this.texts = new WorkerTexts<TokenizedText>(
+      KEPT_ENCODINGS,
+      owner,
+      (texts, handlers) =>
+        send(
+          'tokenizer-encode',
+          (holds) => {
+            const held = holds.tokenizer === this.id;
+            holds.tokenizer = this.id;
+            return { tokenizer: this.id, texts, d_vocab: dVocab, ...(held ? {} : { text }) };
+          },
+          handlers,
+        ),
+      notify,
+    );
     if (summary.default_prompt) {
       const { ids, texts } = summary.default_prompt;
-      this.cache.set(summary.default_prompt.text, { ids, texts, begins: [], ends: [] });
+      this.texts.know(summary.default_prompt.text, { ids, texts, begins: [], ends: [] });
     }
   }
 
   /** The encoding of `text` if the worker has sent it; else undefined, and the text is asked for. */
   encoded(text: string): PromptEncoding | undefined {
-    const hit = this.cache.get(text);
-    if (hit) return hit;
-    this.wanted.add(text);
-    if (!this.asking) queueMicrotask(() => this.ask());
-    return undefined;
+    return this.texts.answer(text);
   }
 
   /** Whether texts are being encoded in the worker or wait to be (tests and the build wait for false). */
   get busy(): boolean {
-    return this.asking !== null || this.wanted.size > 0;
-  }
-
-  /** Sends every text asked for since the last job, in one job (one at a time). */
-  private ask(): void {
-    if (this.asking || this.wanted.size === 0) return;
-    const texts = [...this.wanted].filter((t) => !this.cache.has(t));
-    this.wanted.clear();
-    if (!texts.length) return;
-    this.asking = texts;
-    const settle = () => {
-      this.asking = null;
-      if (this.wanted.size) this.ask();
-    };
-    this.send<PromptEncoding[]>(
-      'tokenizer-encode',
-      (holds) => {
-        const held = holds.tokenizer === this.id;
-        holds.tokenizer = this.id;
-        return { tokenizer: this.id, texts, d_vocab: this.dVocab, ...(held ? {} : { text: this.text }) };
-      },
-      {
-        done: ({ value }) => {
-          value.forEach((e, i) => this.cache.set(texts[i], e));
-          while (this.cache.size > KEPT_ENCODINGS) this.cache.delete(this.cache.keys().next().value!);
-          settle();
-          this.notify();
-        },
-        failed: (err) => {
-          // Off the page no worker starts: the texts are asked again when a figure renders on the page.
-          const offPage = this.owner !== null && !this.owner.isConnected;
-          if (!offPage) for (const t of texts) this.cache.set(t, { error: err.message });
-          settle();
-          if (!offPage) this.notify();
-        },
-      },
-    );
+    return this.texts.busy;
   }
 }
 
@@ -762,60 +802,25 @@ const KEPT_PROMPTS = 256;
  * worker has sent (undefined while it is asked; the source then fires `tokens`).
  */
 export class PromptLink {
-  private readonly cache = new Map<string, { ids: number[] } | { error: string }>();
-  private readonly wanted = new Set<string>();
-  private asking = false;
+  private readonly texts: WorkerTexts<{ ids: number[] }>;
 
-  constructor(
-    private readonly model: LoadedTransformer,
-    private readonly owner: Element | null,
-    private readonly source: TransformerModelSource,
-    private readonly notify: () => void,
-  ) {}
+  constructor(model: LoadedTransformer, owner: Element | null, source: TransformerModelSource, notify: () => void) {
+    this.texts = new WorkerTexts(
+      KEPT_PROMPTS,
+      owner,
+      (texts, handlers) => source.request(model, 'transformer-tokenize', { texts }, handlers),
+      notify,
+    );
+  }
 
   /** The reading of `text` if the worker has sent it; else undefined, and the text is asked for. */
   read(text: string): { ids: number[] } | { error: string } | undefined {
-    const hit = this.cache.get(text);
-    if (hit) return hit;
-    this.wanted.add(text);
-    if (!this.asking) queueMicrotask(() => this.ask());
-    return undefined;
+    return this.texts.answer(text);
   }
 
   /** Whether texts are being read in the worker or wait to be. */
   get busy(): boolean {
-    return this.asking || this.wanted.size > 0;
-  }
-
-  private ask(): void {
-    if (this.asking || this.wanted.size === 0) return;
-    const texts = [...this.wanted].filter((t) => !this.cache.has(t));
-    this.wanted.clear();
-    if (!texts.length) return;
-    this.asking = true;
-    const settle = () => {
-      this.asking = false;
-      if (this.wanted.size) this.ask();
-    };
-    this.source.request<Array<{ ids: number[] } | { error: string }>>(
-      this.model,
-      'transformer-tokenize',
-      { texts },
-      {
-        done: ({ value }) => {
-          value.forEach((e, i) => this.cache.set(texts[i], e));
-          while (this.cache.size > KEPT_PROMPTS) this.cache.delete(this.cache.keys().next().value!);
-          settle();
-          this.notify();
-        },
-        failed: (err) => {
-          const offPage = this.owner !== null && !this.owner.isConnected;
-          if (!offPage) for (const t of texts) this.cache.set(t, { error: err.message });
-          settle();
-          if (!offPage) this.notify();
-        },
-      },
-    );
+    return this.texts.busy;
   }
 }
 

@@ -15,6 +15,9 @@ export interface TrainingTracePoint {
   induction: number[][];
 }
 
+/** The package's earlier name of TrainingTracePoint. */
+export type TransformerTrainingTracePoint = TrainingTracePoint;
+
 /** Size limit of a history file (docs/limits.md): 51 points of 2 × 4 heads are ≈ 22 kB. */
 export const MAX_HISTORY_BYTES = 1 << 20;
 

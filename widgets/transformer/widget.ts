@@ -179,6 +179,14 @@ export function headName(l: number, h: number): string {
   return `L${l} H${h}`;
 }
 
+/**
+ * Common to the transformer figures (docs/own-model.md, docs/own-model-widgets.md). Each reads the
+ * model of a <headlab-transformer-model>: the one its `model` attribute names, or the one it is
+ * nested in. Layers and heads are numbered from 0 (TransformerLens's numbering); prompts are token
+ * names (when the config has token_names) or ids, separated by spaces or commas, at most n_ctx of
+ * them; text when the model element has a tokenizer (encoded by it, the tokens shown under the
+ * field). A bad file shows the core's message in the model element and in every figure reading it.
+ */
 export abstract class TransformerWidget<State = unknown, Parts extends object = object> extends ModelFigure<
   LoadedTransformer,
   State,
@@ -351,8 +359,30 @@ export abstract class TransformerWidget<State = unknown, Parts extends object = 
     );
   }
 
-  /** The prompt fields of this figure (PromptField adds itself): a typed text awaiting its encoding keeps the figure busy. */
+  /**
+   * The prompt fields of this figure (PromptField adds itself): a typed text awaiting its encoding keeps the figure busy.
+   * @internal
+   */
   readonly promptFields: PromptField[] = [];
+
+  /**
+   * The state with the core's numbers behind the figure (patterns, attribution, patching, logits,
+   * circuit); null while loading. Never throws.
+   */
+  abstract get figureData(): Record<string, unknown> | null;
+
+  /**
+   * A PromptField of this figure, read as the reader types (bindField); `onValid` runs on each valid
+   * prompt (default: emitChange); attribute and fallback as PromptField's.
+   */
+  protected promptField(
+    label: string,
+    onValid: () => void = () => this.emitChange(),
+    attribute?: string,
+    fallback?: (model: LoadedTransformer) => number[],
+  ): PromptField {
+    return new PromptField(this, label, (input, options) => this.bindField(input, options), onValid, attribute, fallback);
+  }
 
   /** Whether the last render stopped at a text prompt the worker had not yet encoded (TokensPending). */
   private waitingForTokens = false;
