@@ -594,6 +594,10 @@ test('headlab/rehype in markdown and MDX pipelines and headlab/eleventy: every f
   );
   assert.deepEqual(r.transforms, ['headlab']);
   assert.deepEqual(r.warnings, []);
+  assert.deepEqual(r.expression, {
+    warnings: ['<headlab-value-swap> has an {expression} attribute: not prerendered (the live widget will show it)'],
+    prerendered: false,
+  });
   // The two figures of the post, each with its declarative shadow root and its light-DOM copy, alike
   // whether the pipeline handed them over as HTML text, parsed elements or MDX's JSX.
   assert.equal(r.raw.length, 2);

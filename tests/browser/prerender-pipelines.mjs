@@ -10,7 +10,7 @@
 // figures (raw text, after rehype-raw, MDX) as a parser reads them, and the warnings.
 import fs from 'node:fs';
 import path from 'node:path';
-import { evaluate } from '@mdx-js/mdx';
+import { compile, evaluate } from '@mdx-js/mdx';
 import { fromHtml } from 'hast-util-from-html';
 import { toHtml } from 'hast-util-to-html';
 import headlabEleventy from 'headlab/eleventy';
@@ -108,6 +108,11 @@ const mdx = await evaluate(
   },
 );
 const mdxHtml = mdx.default({}).html;
+// An MDX attribute given as an {expression} is known only when the page runs: left live, with a warning.
+const expression = await compile(
+  { value: '<headlab-value-swap weights={"0.1 0.2 0.3 0.4"}></headlab-value-swap>\n', path: path.join(out, 'md/expression.mdx') },
+  { rehypePlugins: [[rehypeHeadlab, { stylesheetDir: false }]] },
+);
 
 // 4. Eleventy: two pages as its markdown (markdown-it) writes them — each figure alone in a <p> —
 // through the plugin's transform, both at once.
@@ -155,5 +160,6 @@ process.stdout.write(
     ]),
     feed,
     warnings,
+    expression: { warnings: expression.messages.map((m) => m.reason), prerendered: /shadowrootmode/.test(String(expression)) },
   }),
 );
