@@ -1,7 +1,6 @@
 // Rendering without a browser (headlab/ssr): prints
 //   - the Node renderer's time over every built page of build/site at the five capture widths
-//     (the snapshots the site build makes in headless Chromium, site/snapshots.mjs, print their
-//     own time in the build's log);
+//     (the site build's own snapshots, site/snapshots.mjs, print their time in the build's log);
 //   - examples/plain-html as served, before and after `headlab render`: requests, bytes (gzip of
 //     each response body, level 9), layout shift from the widgets, the first contentful paint
 //     without JavaScript (a figure's picture is in the HTML after `headlab render`), and the time

@@ -52,6 +52,41 @@ double bfloat16_to_double(std::uint16_t h) {
   return f;
 }
 
+namespace {
+
+// The 16-bit element at b, little-endian.
+std::uint16_t load_u16(const std::uint8_t* b) { return static_cast<std::uint16_t>(b[0] | (b[1] << 8)); }
+
+}  // namespace
+
+float element_to_float(DType dtype, const std::uint8_t* b) {
+  if (dtype == DType::F32) {
+    const std::uint32_t bits = static_cast<std::uint32_t>(b[0]) | (static_cast<std::uint32_t>(b[1]) << 8) |
+                               (static_cast<std::uint32_t>(b[2]) << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+  return static_cast<float>(dtype == DType::F16 ? float16_to_double(load_u16(b)) : bfloat16_to_double(load_u16(b)));
+}
+
+double element_to_double(DType dtype, const std::uint8_t* b) {
+  switch (dtype) {
+    case DType::F64: {
+      std::uint64_t bits = 0;
+      for (int i = 7; i >= 0; --i) bits = (bits << 8) | b[i];
+      double v;
+      std::memcpy(&v, &bits, 8);
+      return v;
+    }
+    case DType::F32: return element_to_float(dtype, b);
+    case DType::F16: return float16_to_double(load_u16(b));
+    case DType::BF16: return bfloat16_to_double(load_u16(b));
+    case DType::BOOL: break;
+  }
+  return b[0];
+}
+
 const Tensor* SafetensorsFile::find(const std::string& name) const {
   for (const auto& t : tensors) {
     if (t.name == name) return &t;
@@ -246,27 +281,11 @@ Tensor decode_tensor(const SafetensorsIndex& index, const TensorEntry& e) {
   t.shape = e.shape;
   t.values.resize(e.count);
   const std::uint8_t* p = index.buffer + e.begin;
+  const std::size_t size = dtype_size(e.dtype);
   for (std::uint64_t i = 0; i < e.count; ++i) {
-    double v;
-    if (e.dtype == DType::F64) {
-      const std::uint64_t bits = load_u64(p + 8 * i);
-      std::memcpy(&v, &bits, 8);
-    } else if (e.dtype == DType::F32) {
-      const std::uint32_t bits =
-          static_cast<std::uint32_t>(p[4 * i]) | (static_cast<std::uint32_t>(p[4 * i + 1]) << 8) |
-          (static_cast<std::uint32_t>(p[4 * i + 2]) << 16) | (static_cast<std::uint32_t>(p[4 * i + 3]) << 24);
-      float f;
-      std::memcpy(&f, &bits, 4);
-      v = f;
-    } else if (e.dtype == DType::F16 || e.dtype == DType::BF16) {
-      const auto bits = static_cast<std::uint16_t>(p[2 * i] | (p[2 * i + 1] << 8));
-      v = e.dtype == DType::F16 ? float16_to_double(bits) : bfloat16_to_double(bits);
-    } else {
-      if (p[i] > 1)
-        fail("tensor " + short_text(e.name) + ": BOOL value " + std::to_string(p[i]) + " at index " +
-             std::to_string(i));
-      v = p[i];
-    }
+    if (e.dtype == DType::BOOL && p[i] > 1)
+      fail("tensor " + short_text(e.name) + ": BOOL value " + std::to_string(p[i]) + " at index " + std::to_string(i));
+    const double v = element_to_double(e.dtype, p + size * i);
     if (!std::isfinite(v) && t.first_non_finite < 0) t.first_non_finite = static_cast<std::int64_t>(i);
     t.values[i] = v;
   }
@@ -278,18 +297,9 @@ std::int64_t decode_tensor_float32(const SafetensorsIndex& index, const TensorEn
     fail("tensor " + short_text(e.name) + ": only F32, F16 and BF16 tensors are held as float32");
   std::int64_t first_non_finite = -1;
   const std::uint8_t* p = index.buffer + e.begin;
+  const std::size_t size = dtype_size(e.dtype);
   for (std::uint64_t i = 0; i < e.count; ++i) {
-    float f;
-    if (e.dtype == DType::F32) {
-      const std::uint32_t bits =
-          static_cast<std::uint32_t>(p[4 * i]) | (static_cast<std::uint32_t>(p[4 * i + 1]) << 8) |
-          (static_cast<std::uint32_t>(p[4 * i + 2]) << 16) | (static_cast<std::uint32_t>(p[4 * i + 3]) << 24);
-      std::memcpy(&f, &bits, 4);
-    } else {
-      const auto bits = static_cast<std::uint16_t>(p[2 * i] | (p[2 * i + 1] << 8));
-      // F16 and BF16 values are float32 values (fewer exponent or mantissa bits): exact.
-      f = static_cast<float>(e.dtype == DType::F16 ? float16_to_double(bits) : bfloat16_to_double(bits));
-    }
+    const float f = element_to_float(e.dtype, p + size * i);
     if (!std::isfinite(f) && first_non_finite < 0) first_non_finite = static_cast<std::int64_t>(i);
     out[i] = f;
   }

@@ -37,6 +37,12 @@ std::size_t dtype_size(DType dtype);
 // binary32) as doubles, exactly: ±0, subnormals, ±inf and NaN included.
 double float16_to_double(std::uint16_t bits);
 double bfloat16_to_double(std::uint16_t bits);
+// One element of `dtype` stored little-endian at `b` (dtype_size(dtype) bytes), whatever the host's
+// byte order: F64, F32, F16 and BF16 exactly as their values, BOOL as its byte (the caller refuses
+// a byte above 1, naming where it is).
+double element_to_double(DType dtype, const std::uint8_t* b);
+// F32, F16 or BF16 only: the element as a float32, exactly (F16 and BF16 values are float32 values).
+float element_to_float(DType dtype, const std::uint8_t* b);
 
 struct Tensor {
   std::string name;

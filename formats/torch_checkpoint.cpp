@@ -824,25 +824,10 @@ Tensor decode_torch_tensor(const TorchCheckpointIndex& index, const TorchTensorE
   tensor.shape = e.shape;
   tensor.values.resize(e.count);
   for_each_element(index, e, [&](std::uint64_t n, const std::uint8_t* b) {
-    double v;
-    switch (e.element_bytes) {
-      case 8: std::memcpy(&v, b, 8); break;
-      case 4: {
-        float f;
-        std::memcpy(&f, b, 4);
-        v = f;
-        break;
-      }
-      case 2:
-        v = e.dtype == DType::F16 ? float16_to_double(static_cast<std::uint16_t>(le(b, 2)))
-                                  : bfloat16_to_double(static_cast<std::uint16_t>(le(b, 2)));
-        break;
-      default:
-        if (*b > 1)
-          fail("tensor " + short_text(e.name) + ": bool element " + std::to_string(n) + " is the byte " +
-               std::to_string(*b) + ", not 0 or 1");
-        v = *b;
-    }
+    if (e.dtype == DType::BOOL && *b > 1)
+      fail("tensor " + short_text(e.name) + ": bool element " + std::to_string(n) + " is the byte " +
+           std::to_string(*b) + ", not 0 or 1");
+    const double v = element_to_double(e.dtype, b);
     if (!std::isfinite(v) && tensor.first_non_finite < 0) tensor.first_non_finite = static_cast<std::int64_t>(n);
     tensor.values[n] = v;
   });
@@ -854,14 +839,7 @@ std::int64_t decode_torch_tensor_float32(const TorchCheckpointIndex& index, cons
     fail("tensor " + short_text(e.name) + ": only float32, float16 and bfloat16 tensors are held as float32");
   std::int64_t first_non_finite = -1;
   for_each_element(index, e, [&](std::uint64_t n, const std::uint8_t* b) {
-    float f;
-    if (e.element_bytes == 4) {
-      std::memcpy(&f, b, 4);
-    } else {
-      // float16 and bfloat16 values are float32 values: exact.
-      const auto bits = static_cast<std::uint16_t>(le(b, 2));
-      f = static_cast<float>(e.dtype == DType::F16 ? float16_to_double(bits) : bfloat16_to_double(bits));
-    }
+    const float f = element_to_float(e.dtype, b);
     if (!std::isfinite(f) && first_non_finite < 0) first_non_finite = static_cast<std::int64_t>(n);
     out[n] = f;
   });

@@ -370,12 +370,15 @@ if (process.argv[2] === 'render') {
   writePackageDocs(path.join(outDir, 'docs'));
   writeGuidePages(path.join(outDir, 'docs'), page, wrapTables);
   fs.writeFileSync(path.join(assets, 'math.css'), mathStylesheet());
-  // Each widget's default state prerendered into its page (HEADLAB_SNAPSHOTS=0 skips it).
-  // headlab.css (reserved sizes, measured in the same pass) joins the bundle in dist/.
-  if (snapshots && process.env.HEADLAB_SNAPSHOTS !== '0') {
-    await prerenderSnapshots(outDir, { quiet });
-    fs.copyFileSync(path.join(outDir, 'headlab/headlab.css'), path.join(distDir, 'headlab.css'));
-  }
+  // headlab.css (the sizes reserved for pages without snapshots: measured in a browser by
+  // site/reserve-sizes.mjs, a source file here) joins the bundle and dist/.
+  const reserved = path.join(root, 'site/headlab.css');
+  fs.copyFileSync(reserved, path.join(outDir, 'headlab/headlab.css'));
+  fs.copyFileSync(reserved, path.join(distDir, 'headlab.css'));
+  // Each widget's default state prerendered into its page in Node, by the renderer bundled above
+  // (HEADLAB_SNAPSHOTS=0 skips it).
+  if (snapshots && process.env.HEADLAB_SNAPSHOTS !== '0')
+    await prerenderSnapshots(outDir, { ssrModule: path.join(distDir, 'ssr.js'), quiet });
   if (!quiet) console.log(`site built in ${path.relative(root, outDir)}`);
   return outDir;
 }

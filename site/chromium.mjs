@@ -1,5 +1,6 @@
-// The one way headlab starts a browser: the site build's snapshots (site/snapshots.mjs), the
-// browser tests (tests/browser/helpers.mjs) and the widget benchmarks all launch through here.
+// The one way headlab starts a browser: the reserved sizes of headlab.css (site/reserve-sizes.mjs),
+// the browser tests (tests/browser/helpers.mjs) and the widget benchmarks all launch through here.
+// The site build itself needs none (its snapshots are drawn in Node, site/snapshots.mjs).
 //
 // Debian's chromium-headless-shell: the headless-only build of the same Chromium (the same Blink,
 // V8 and fonts from chromium-common), and what Playwright itself runs for headless Chromium. The

@@ -15,6 +15,12 @@ export interface RenderOptions {
   root?: string;
   /** Where the page links each element's snapshot stylesheet (default `headlab-snapshot/<tag>.css`). */
   stylesheetHref?: (tag: string) => string;
+  /** Where the page finds a canvas's picture, `canvas-<hash>.png` (default `headlab-snapshot/<name>`). */
+  imageHref?: (name: string) => string;
+  /** Window widths (px) each element is drawn at (default 320, 360, 720, 1000, 1280), each drawing shown from its width up to the next. */
+  widths?: number[];
+  /** The element's width (px) in a window `windowWidth` px wide (default: the window less a plain page's 8 px margins). */
+  columnWidth?: (windowWidth: number, element: Element) => number;
   /** Shared by the pages of one site, so that each tag has one stylesheet for all of them. */
   perTag?: Map<string, unknown>;
 }
@@ -24,6 +30,8 @@ export interface RenderResult {
   html: string;
   /** Each element tag's snapshot stylesheet, to write where stylesheetHref says. */
   stylesheets: Map<string, string>;
+  /** The canvases' pictures (PNG bytes by name), to write where imageHref says. */
+  images: Map<string, Uint8Array>;
   /** How many elements were rendered. */
   elements: number;
   errors: RenderError[];

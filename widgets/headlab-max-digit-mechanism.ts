@@ -174,13 +174,8 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MaxDigitMechanismSt
     const shapes: Shape[] = [];
     const fg = rgbText(c.fg),
       muted = rgbText(c.muted);
-    const left = 22,
-      right = 4;
-    const slot = (PANEL_W - left - right) / labels.length;
-    const barW = slot * 0.72;
-    let limit = 0;
-    for (const row of values) for (const v of row) limit = Math.max(limit, Math.abs(v));
-    limit = limit || 1;
+    const { left, right, slot, barW } = barColumns(labels.length);
+    const limit = largestMagnitude(values.flat());
     shapes.push({ kind: 'text', x: 2, y: 10, text: title, fill: muted, size: 11 });
     labels.forEach((l, i) =>
       shapes.push({
@@ -254,14 +249,9 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MaxDigitMechanismSt
     const shapes: Shape[] = [];
     const fg = rgbText(c.fg),
       muted = rgbText(c.muted);
-    const left = 22,
-      right = 4;
-    const slot = (PANEL_W - left - right) / 10;
-    const barW = slot * 0.72;
+    const { left, right, slot, barW } = barColumns(10);
     const height = TOP + this.heads * ROW_H;
-    let limit = 0;
-    for (const v of s.logits) limit = Math.max(limit, Math.abs(v));
-    limit = limit || 1;
+    const limit = largestMagnitude(s.logits);
     const zero = TOP + (height - TOP - 10) / 2;
     const span = (height - TOP - 20) / 2;
     shapes.push({ kind: 'text', x: 2, y: 10, text: 'logits of the ten digits', fill: muted, size: 11 });
@@ -305,3 +295,18 @@ export class HeadlabMaxDigitMechanism extends MaxDigitWidget<MaxDigitMechanismSt
 }
 
 export interface HeadlabMaxDigitMechanism extends AttributeProperties<typeof HeadlabMaxDigitMechanism.attributes> {}
+
+/** A panel's bar columns for `n` bars: the margins, each column's width and its bar's (72 % of it). */
+function barColumns(n: number): { left: number; right: number; slot: number; barW: number } {
+  const left = 22,
+    right = 4;
+  const slot = (PANEL_W - left - right) / n;
+  return { left, right, slot, barW: slot * 0.72 };
+}
+
+/** The largest |v| of `values` (1 when every value is 0): a full-height bar. */
+function largestMagnitude(values: readonly number[]): number {
+  let limit = 0;
+  for (const v of values) limit = Math.max(limit, Math.abs(v));
+  return limit || 1;
+}

@@ -26,7 +26,7 @@ import { labelledSelect } from './base/dom.js';
 import { formatNumber } from './chart/format.js';
 import { rgbText } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
-import { drawnSvg, signedBarShapes } from './transformer/draw.js';
+import { drawnSvg, signedBarScene } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { HEAD_BOXES_CSS, HeadBoxes } from './transformer/head-boxes.js';
 import { PromptField, TRANSFORMER_CSS, TokensPending, TransformerWidget, headName, tokenName, tokenize } from './transformer/widget.js';
@@ -447,24 +447,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     const rows = l.loss.flatMap((row, li) =>
       row.map((v, h) => ({ label: headName(li, h), value: v - l.clean_loss, data: { layer: String(li), head: String(h) } })),
     );
-    const rowH = 18,
-      width = 460;
-    const shapes = signedBarShapes(c, rows, 8, 28, width - 16, rowH, 70);
-    shapes.unshift({
-      kind: 'text',
-      x: 8,
-      y: 12,
-      text: `loss change, head ${l.mode}-ablated (nats)`,
-      fill: rgbText(c.muted),
-      size: 11,
-    });
-    return {
-      width,
-      height: 36 + rows.length * rowH,
-      background: rgbText(c.panel),
-      title: "Prompt's next-token loss per ablated head",
-      shapes,
-    };
+    return signedBarScene(c, `loss change, head ${l.mode}-ablated (nats)`, rows, 70, "Prompt's next-token loss per ablated head");
   }
 
   protected describe(): string {

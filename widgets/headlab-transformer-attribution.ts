@@ -12,9 +12,8 @@ import type { TransformerAnalysis } from '../web/headlab-core.js';
 import { type AttributeProperties, defineAttributes, el, text, type WidgetFigure, WidgetInputError } from './base/headlab-element.js';
 import { labelledSelect } from './base/dom.js';
 import { formatNumber } from './chart/format.js';
-import { rgbText } from './chart/palette.js';
 import type { Scene } from './chart/scene.js';
-import { drawnSvg, signedBarShapes, type BarRow } from './transformer/draw.js';
+import { drawnSvg, signedBarScene, type BarRow } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, tokenName, tokenize } from './transformer/widget.js';
 import { rowView } from '../web/matrix.js';
@@ -188,18 +187,8 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
   private scene(model: LoadedTransformer, a: TransformerAnalysis): Scene {
     const c = this.themeColours();
     const rows = this.rows(model, a);
-    const rowH = 18,
-      width = 460;
-    const shapes = signedBarShapes(c, rows, 8, 28, width - 16, rowH, 96);
-    shapes.unshift({
-      kind: 'text',
-      x: 8,
-      y: 12,
-      text: `logit of ${tokenName(model.config, a.token)} at position ${a.position}, by component (nats)`,
-      fill: rgbText(c.muted),
-      size: 11,
-    });
-    return { width, height: 36 + rows.length * rowH, background: rgbText(c.panel), title: 'Direct logit attribution', shapes };
+    const heading = `logit of ${tokenName(model.config, a.token)} at position ${a.position}, by component (nats)`;
+    return signedBarScene(c, heading, rows, 96, 'Direct logit attribution');
   }
 
   protected describe(): string {

@@ -63,6 +63,22 @@ function type(input, text) {
   fire(input, 'input');
   fire(input, 'change');
 }
+/** A scenario named `input`: each sample types text(i, host) into the field `selector` and commits it. */
+const typedScenario = (input, selector, text) => ({
+  input,
+  start: (h) => {
+    const f = q(h, selector);
+    return (i) => type(f, text(i, h));
+  },
+});
+/** A scenario named `input`: each sample presses the key key(i) on the element `selector` (keydown). */
+const keyScenario = (input, selector, key) => ({
+  input,
+  start: (h) => {
+    const f = q(h, selector);
+    return (i) => f.dispatchEvent(new KeyboardEvent('keydown', { key: key(i), bubbles: true, composed: true }));
+  },
+});
 /**
  * The i-th prompt never typed before into transformer widget `host`: as many token ids as its
  * prompt has now, each below the model's vocabulary, a different sequence for every i up to V²
@@ -137,80 +153,24 @@ export const SCENARIOS = {
   ],
   'headlab-projection-ablation': [
     buttonsScenario('ablation preset', '[aria-label=Presets] button'),
-    {
-      input: 'typed matrix entry',
-      start: (h) => {
-        const f = q(h, 'input[type=number]');
-        return (i) => type(f, String(((i % 20) - 10) / 5));
-      },
-    },
+    typedScenario('typed matrix entry', 'input[type=number]', (i) => String(((i % 20) - 10) / 5)),
   ],
   'headlab-value-swap': [selectScenario('value column select')],
   'headlab-basis-rotation': [{ input: 'angle slider step', start: (h) => (i) => slide(q(h, 'input[type=range]'), i) }],
-  'headlab-choice-quiz': [
-    {
-      input: 'choose an answer',
-      start: (h) => {
-        const r = qa(h, 'input[type=radio]');
-        return (i) => r[i % r.length].click();
-      },
-    },
-  ],
-  'headlab-feature-recovery': [
-    {
-      input: 'typed setting (steps)',
-      start: (h) => {
-        const f = q(h, 'input[name=steps]');
-        return (i) => type(f, String(1000 + (i % 50) * 10));
-      },
-    },
-  ],
+  'headlab-choice-quiz': [buttonsScenario('choose an answer', 'input[type=radio]')],
+  'headlab-feature-recovery': [typedScenario('typed setting (steps)', 'input[name=steps]', (i) => String(1000 + (i % 50) * 10))],
   'headlab-training-replay': [{ input: 'scrub the replay', start: (h) => (i) => slide(q(h, 'input[type=range]'), i) }],
   'headlab-interventions': [
-    {
-      input: 'intervention radio',
-      start: (h) => {
-        const r = qa(h, 'fieldset.kinds input[type=radio]');
-        return (i) => r[i % r.length].click();
-      },
-    },
+    buttonsScenario('intervention radio', 'fieldset.kinds input[type=radio]'),
     // Each sample a shift never typed before (±(1 + i/16), nothing kept): the core call every time.
-    {
-      input: 'typed new shift',
-      start: (h) => {
-        const f = q(h, 'input[type=number]');
-        return (i) => type(f, String((i % 2 ? -1 : 1) * (1 + i / 16)));
-      },
-    },
+    typedScenario('typed new shift', 'input[type=number]', (i) => String((i % 2 ? -1 : 1) * (1 + i / 16))),
   ],
-  'headlab-max-digit-mechanism': [
-    {
-      input: 'typed list of digits',
-      start: (h) => {
-        const f = q(h, 'input[name=digits]');
-        return (i) => type(f, LISTS[i % LISTS.length]);
-      },
-    },
-  ],
+  'headlab-max-digit-mechanism': [typedScenario('typed list of digits', 'input[name=digits]', (i) => LISTS[i % LISTS.length])],
   'headlab-score-ramps': [{ input: 'runner-up slider step', start: (h) => (i) => slide(q(h, 'input[type=range]'), i) }],
-  'headlab-attention-bars': [
-    {
-      input: 'typed list of digits',
-      start: (h) => {
-        const f = q(h, 'input[name=digits]');
-        return (i) => type(f, LISTS[i % LISTS.length]);
-      },
-    },
-  ],
+  'headlab-attention-bars': [typedScenario('typed list of digits', 'input[name=digits]', (i) => LISTS[i % LISTS.length])],
   'headlab-head-contributions': [
     { input: 'drag to rotate', start: (h) => dragger(q(h, 'svg.view3d'), circle(40, 90)), end: (h) => endDrag(q(h, 'svg.view3d')) },
-    {
-      input: 'typed list of digits',
-      start: (h) => {
-        const f = q(h, 'input[name=digits]');
-        return (i) => type(f, LISTS[i % LISTS.length]);
-      },
-    },
+    typedScenario('typed list of digits', 'input[name=digits]', (i) => LISTS[i % LISTS.length]),
   ],
   'headlab-attention-patch': [
     {
@@ -237,24 +197,12 @@ export const SCENARIOS = {
         return (i) => b[(i * 5) % b.length].dispatchEvent(new PointerEvent('pointerover', { bubbles: true, composed: true }));
       },
     },
-    {
-      input: 'typed new prompt',
-      start: (h) => {
-        const f = q(h, '[name=prompt]');
-        return (i) => type(f, freshPrompt(h, i));
-      },
-    },
+    typedScenario('typed new prompt', '[name=prompt]', (i, h) => freshPrompt(h, i)),
   ],
   'headlab-transformer-attribution': [
     selectScenario('position select', 'select[name=position]'),
     selectScenario('token select', 'select[name=token]'),
-    {
-      input: 'typed new prompt',
-      start: (h) => {
-        const f = q(h, '[name=prompt]');
-        return (i) => type(f, freshPrompt(h, i));
-      },
-    },
+    typedScenario('typed new prompt', '[name=prompt]', (i, h) => freshPrompt(h, i)),
   ],
   'headlab-transformer-ablation': [
     {
@@ -266,26 +214,10 @@ export const SCENARIOS = {
     },
   ],
   'headlab-transformer-patching': [
-    {
-      input: 'move the outlined cell',
-      start: (h) => {
-        const f = q(h, '.layered');
-        return (i) =>
-          f.dispatchEvent(new KeyboardEvent('keydown', { key: i % 7 === 6 ? 'ArrowDown' : 'ArrowRight', bubbles: true, composed: true }));
-      },
-    },
+    keyScenario('move the outlined cell', '.layered', (i) => (i % 7 === 6 ? 'ArrowDown' : 'ArrowRight')),
     selectScenario('answer select', 'select[name=answer]'),
   ],
-  'headlab-attribution-patching': [
-    {
-      input: 'move the point read out',
-      start: (h) => {
-        const f = q(h, '.scatter');
-        return (i) =>
-          f.dispatchEvent(new KeyboardEvent('keydown', { key: i % 9 === 8 ? 'Home' : 'ArrowRight', bubbles: true, composed: true }));
-      },
-    },
-  ],
+  'headlab-attribution-patching': [keyScenario('move the point read out', '.scatter', (i) => (i % 9 === 8 ? 'Home' : 'ArrowRight'))],
   'headlab-qk-attribution': [selectScenario('key select', 'select[name=key]'), selectScenario('query select', 'select[name=position]')],
   'headlab-transformer-circuits': [
     selectScenario('head select', 'select[name=head]'),

@@ -56,6 +56,14 @@ export function collect(document, width) {
       restore.push([input, 'disabled', input.hasAttribute('disabled')]);
       input.setAttribute('disabled', '');
     }
+    // A scroll box laid out as a block is as wide as its parent: the still may make it a size
+    // container (STILL_CSS); one in a flex or grid row takes its width from its content.
+    for (const box of root.querySelectorAll('.scroll')) {
+      const display = box.parentElement ? getComputedStyle(box.parentElement).display : 'block';
+      if (/flex|grid/.test(display)) continue;
+      restore.push([box, 'data-hl-block', box.getAttribute('data-hl-block')]);
+      box.setAttribute('data-hl-block', '');
+    }
     // A canvas serialises empty: a picture of its pixels stands in for it, an <img> with the
     // canvas's attributes whose PNG snapshotMarkup names and the caller writes beside the
     // snapshot sheets (the live widget, drawing the canvas, replaces the snapshot). `sum` is an
@@ -220,10 +228,12 @@ export function snapshotMarkup(html, captures, { perTag, href, imageHref = (name
  * container and the caption at most 100cqi, so a still drawn in one window and shown in a narrower
  * one wraps its caption as the live widget will (unchanged where the table fits: the caption is
  * then the table's width, under 100cqi). Without it the caption took one line fewer at 360 px and
- * the text below moved 22 px when the widget went live.
+ * the text below moved 22 px when the widget went live. Only a box laid out as a block
+ * (data-hl-block, marked by collect): a size container has no width of its own, so a scroll box
+ * in a flex row (the subspace figure's tables side by side) collapsed to nothing.
  */
 const STILL_CSS =
-  '.scroll { container-type: inline-size; }\n.scroll > table > caption { position: sticky; left: 0; box-sizing: border-box; max-width: 100cqi; }\n';
+  '.scroll[data-hl-block] { container-type: inline-size; }\n.scroll[data-hl-block] > table > caption { position: sticky; left: 0; box-sizing: border-box; max-width: 100cqi; }\n';
 
 /** An element's snapshot sheet: its own sheets, the hoisted inline styles and the width ranges. */
 export function snapshotStylesheet({ sheets, styles, ranges }) {

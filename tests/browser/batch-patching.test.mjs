@@ -14,48 +14,45 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { root, screenshot, startSession } from './helpers.mjs';
+import { screenshot, startSession } from './helpers.mjs';
 import { frames, namesBadAttributes } from './widget-fixtures.mjs';
-import { cliAnalyzeShipped, cliRun } from '../wasm/helpers.mjs';
+import { cliAnalyzeShipped } from '../wasm/helpers.mjs';
 
-const DATA = path.join(root, 'site/pages/data');
 const TAG = 'headlab-transformer-patching';
 const ATTR = 'headlab-attribution-patching';
 
 /** `headlab model analyze --attribution-patching` of the shipped induction model, parsed. */
-function cliAttribution(flags) {
-  const cli = cliRun([
-    'model',
-    'analyze',
-    '--config',
-    path.join(DATA, 'induction-seed0.json'),
-    '--weights',
-    path.join(DATA, 'induction-seed0.safetensors'),
-    ...flags,
-    '--attribution-patching',
-  ]);
-  assert.equal(cli.status, 0, cli.stderr);
-  return JSON.parse(cli.stdout);
-}
+const cliAttribution = (flags) => cliAnalyzeShipped([...flags, '--attribution-patching']);
 
-/** Sets attributes on the attribution figure and waits for the document of `count` pairs. */
-async function showAttribution(p, attrs) {
-  await p.evaluate(
-    async ({ t, attrs }) => {
+/**
+ * Sets `attrs` on the first `tag` of page `p` and waits until it is idle and holds its `key`
+ * document (figureData[key]) of attrs.count pairs; returns the texts its caption showed meanwhile.
+ */
+async function showPairs(p, tag, key, attrs) {
+  return p.evaluate(
+    async ({ t, key, attrs }) => {
       const w = document.querySelector(t);
+      const caption = w.shadowRoot.querySelector('.caption');
+      const seen = [];
+      const observer = new MutationObserver(() => seen.push(caption.textContent));
+      observer.observe(caption, { childList: true, characterData: true, subtree: true });
       for (const [k, v] of Object.entries(attrs)) w.setAttribute(k, v);
       await new Promise((resolve) => {
         const check = () => {
-          const d = w.figureData;
-          if (!w.busy && d?.attribution_patching?.pairs === Number(attrs.count)) resolve();
+          if (!w.busy && w.figureData?.[key]?.pairs === Number(attrs.count)) resolve();
           else requestAnimationFrame(check);
         };
         check();
       });
+      observer.disconnect();
+      return seen;
     },
-    { t: ATTR, attrs },
+    { t: tag, key, attrs },
   );
 }
+
+/** Sets attributes on the attribution figure and waits for the document of `count` pairs. */
+const showAttribution = (p, attrs) => showPairs(p, ATTR, 'attribution_patching', attrs);
 
 let session;
 let page;
@@ -73,29 +70,7 @@ after(async () => {
 });
 
 /** Sets the batch attributes and waits for the figure to hold that batch's document; the captions it showed meanwhile. */
-async function showBatch(p, attrs) {
-  return p.evaluate(
-    async ({ t, attrs }) => {
-      const w = document.querySelector(t);
-      const caption = w.shadowRoot.querySelector('.caption');
-      const seen = [];
-      const observer = new MutationObserver(() => seen.push(caption.textContent));
-      observer.observe(caption, { childList: true, characterData: true, subtree: true });
-      for (const [k, v] of Object.entries(attrs)) w.setAttribute(k, v);
-      await new Promise((resolve) => {
-        const check = () => {
-          const d = w.figureData;
-          if (!w.busy && d?.batch_patching?.pairs === Number(attrs.count)) resolve();
-          else requestAnimationFrame(check);
-        };
-        check();
-      });
-      observer.disconnect();
-      return seen;
-    },
-    { t: TAG, attrs },
-  );
-}
+const showBatch = (p, attrs) => showPairs(p, TAG, 'batch_patching', attrs);
 
 test('batch mode: the CLI document, progress, interval readout, strokes on the cells whose interval crosses 0', async () => {
   const seen = await showBatch(page, { 'pairs-task': 'induction', count: '16', 'pairs-seed': '1' });
@@ -103,23 +78,9 @@ test('batch mode: the CLI document, progress, interval readout, strokes on the c
     seen.some((s) => /^Patching 16 induction prompt pairs in the worker/.test(s)),
     `the caption said what the worker was doing: ${JSON.stringify(seen)}`,
   );
-  const cli = cliRun([
-    'model',
-    'analyze',
-    '--config',
-    path.join(DATA, 'induction-seed0.json'),
-    '--weights',
-    path.join(DATA, 'induction-seed0.safetensors'),
-    '--pairs-task',
-    'induction',
-    '--count',
-    '16',
-    '--pairs-seed',
-    '1',
-  ]);
-  assert.equal(cli.status, 0, cli.stderr);
+  const cli = cliAnalyzeShipped(['--pairs-task', 'induction', '--count', '16', '--pairs-seed', '1']);
   const data = await page.evaluate((t) => document.querySelector(t).figureData, TAG);
-  assert.deepEqual(data.batch_patching, JSON.parse(cli.stdout));
+  assert.deepEqual(data.batch_patching, cli);
   const grid = data.batch_patching.head_position;
   const lower = grid.lower.flat(2),
     upper = grid.upper.flat(2);

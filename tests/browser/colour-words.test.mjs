@@ -32,13 +32,14 @@ before(async () => {
       return `<${t}></${t}>`;
     })
     .join('\n');
-  dir = bundleDir({
-    'all.html': {
-      body: `<headlab-transformer-model id="m" src="induction-seed0.safetensors">\n${figures}\n</headlab-transformer-model>\n${others}`,
+  dir = bundleDir(
+    {
+      'all.html': {
+        body: `<headlab-transformer-model id="m" src="induction-seed0.safetensors">\n${figures}\n</headlab-transformer-model>\n${others}`,
+      },
     },
-  });
-  for (const f of ['induction-seed0.safetensors', 'induction-seed0.json', 'max-digit-seeds-0-9.json'])
-    fs.copyFileSync(path.join(root, 'site/pages/data', f), path.join(dir, f));
+    { shippedData: '.' },
+  );
   session = await startSession({ dir, csp: true });
 });
 after(async () => {

@@ -5,13 +5,11 @@
 // the position and head selects work from the keyboard (and set the URL state), and screenshots at
 // 360, 700 and 1280 px in light and dark. One page load.
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { root, screenshot, startSession } from './helpers.mjs';
-import { frames } from './widget-fixtures.mjs';
-import { cliRun } from '../wasm/helpers.mjs';
+import { screenshot, startSession } from './helpers.mjs';
+import { figureReady, frames } from './widget-fixtures.mjs';
+import { cliAnalyzeShipped } from '../wasm/helpers.mjs';
 
-const DATA = path.join(root, 'site/pages/data');
 // docs/own-model.md: EigenSolver's reductions sum in a vector-width-dependent order.
 const COPYING_NATIVE_WASM_BOUND = 1e-12;
 
@@ -21,39 +19,14 @@ before(async () => {
   session = await startSession({ csp: true });
   page = await session.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(`${session.url}own-model.html`);
-  for (const tag of ['headlab-logit-lens', 'headlab-head-svd']) await ready(tag);
+  for (const tag of ['headlab-logit-lens', 'headlab-head-svd']) await figureReady(page, tag);
 });
 after(async () => {
   await session?.close();
 });
 
-async function ready(tag) {
-  await page.waitForFunction(
-    (t) => {
-      const w = document.querySelector(t);
-      return w && w.currentModel && w.renderCount > 0 && !w.busy && w.figureData !== null;
-    },
-    tag,
-    { timeout: 120_000 },
-  );
-  await frames(page);
-}
-
-function cli(args) {
-  const r = cliRun([
-    'model',
-    'analyze',
-    '--config',
-    path.join(DATA, 'induction-seed0.json'),
-    '--weights',
-    path.join(DATA, 'induction-seed0.safetensors'),
-    '--sequences',
-    '1',
-    ...args,
-  ]);
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout);
-}
+/** `headlab model analyze` of the shipped model on one sequence with `args`, parsed. */
+const cli = (args) => cliAnalyzeShipped(['--sequences', '1', ...args]);
 
 const shown = (tag) =>
   page.evaluate((t) => {

@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test';
 import { gpt2TokenizerJson } from '../support/gpt2-tokenizer.mjs';
 import { root, screenshot, startSession } from './helpers.mjs';
 import { traced } from './long-tasks.mjs';
-import { bundleDir, frames } from './widget-fixtures.mjs';
+import { atEachLook, bundleDir, frames } from './widget-fixtures.mjs';
 import { cliRun } from '../wasm/helpers.mjs';
 
 const DATA = path.join(root, 'site/pages/data');
@@ -275,17 +275,7 @@ test('a stalled, header-only or dripping server ends in a message naming the fil
     () => document.querySelector('headlab-transformer-attention').shadowRoot.querySelector('.alert').textContent,
   );
   assert.match(alert, /the weights file \/models\/drip-w\.safetensors could not be fetched \(no complete answer within 1 s/);
-  for (const [width, scheme] of [
-    [360, 'light'],
-    [360, 'dark'],
-    [1280, 'light'],
-    [1280, 'dark'],
-  ]) {
-    await p.setViewportSize({ width, height: 900 });
-    await p.emulateMedia({ colorScheme: scheme });
-    await frames(p);
-    await screenshot(p, `model-sources-timeout-${width}-${scheme}`);
-  }
+  await atEachLook(p, (width, scheme) => screenshot(p, `model-sources-timeout-${width}-${scheme}`));
   // The server answers again: Try again (keyboard) loads the files, the figure draws the model.
   healed = true;
   const before = requests.get('drip-w.safetensors');
@@ -587,20 +577,13 @@ test("GPT-2's 1.3 MB tokenizer is read and prompts encoded in the worker only: n
   assert.ok(typing.ms < LONG_TASK_MS, `typing: a main-thread task of ${typing.ms.toFixed(1)} ms (${typing.what})`);
   assert.deepEqual(await p.evaluate(() => document.querySelector('headlab-transformer-attention').state.prompt), cli(typed).tokens);
   fs.rmSync(dir, { recursive: true });
-  for (const [width, scheme] of [
-    [360, 'light'],
-    [360, 'dark'],
-    [1280, 'light'],
-    [1280, 'dark'],
-  ]) {
-    await p.setViewportSize({ width, height: 900 });
-    await p.emulateMedia({ colorScheme: scheme });
+  await atEachLook(p, async (width, scheme) => {
     await field.evaluate((f) => f.blur());
     await p.evaluate(() => document.querySelector('headlab-transformer-attention').removeAttribute('prompt'));
     await figureReady();
     await frames(p);
     await screenshot(p.locator('headlab-transformer-attention .prompt-row'), `model-sources-gpt2-default-prompt-${width}-${scheme}`);
-  }
+  });
   assert.deepEqual(p.problems, []);
   await p.close();
 });
@@ -640,17 +623,7 @@ test('after a failed first load (a missing file, a refused config, no src) "Open
     if (at && !reached.includes(at)) reached.push(at);
   }
   assert.deepEqual(reached, ['missing', 'refused', 'nosrc']);
-  for (const [width, scheme] of [
-    [360, 'light'],
-    [360, 'dark'],
-    [1280, 'light'],
-    [1280, 'dark'],
-  ]) {
-    await p.setViewportSize({ width, height: 900 });
-    await p.emulateMedia({ colorScheme: scheme });
-    await frames(p);
-    await screenshot(p.locator('#nosrc'), `model-sources-failed-open-${width}-${scheme}`);
-  }
+  await atEachLook(p, (width, scheme) => screenshot(p.locator('#nosrc'), `model-sources-failed-open-${width}-${scheme}`));
   // The reader recovers: the file button of each takes the model's files.
   for (const id of ['missing', 'nosrc']) {
     await p

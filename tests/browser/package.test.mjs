@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
 import { STRICT_CSP } from '../../site/serve.mjs';
 import { root, screenshot, startSession } from './helpers.mjs';
+import { layoutShiftProbe } from './layout-shift.mjs';
 
 const npm = (args, cwd) =>
   execFileSync('npm', [...args, '--no-audit', '--no-fund'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -37,13 +38,8 @@ function example(name) {
   return dir;
 }
 
-/**
- * Installed into the page before its scripts: layout shifts (those after the first element
- * is defined — before that the page is static HTML, nothing of ours moves it — and those
- * before, reported apart) and the number of headlab elements defined.
- */
-function layoutShiftProbe() {
-  // The first live widget: the first frame in which a figure has drawn itself (renderCount > 0).
+/** Installed into the page before its scripts, beside layoutShiftProbe: the first live widget, the first frame in which a figure has drawn itself (renderCount > 0). */
+function firstLiveProbe() {
   window.__firstLive = null;
   const live = () => {
     const all = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
@@ -51,34 +47,6 @@ function layoutShiftProbe() {
     else requestAnimationFrame(live);
   };
   requestAnimationFrame(live);
-  window.__definedAt = Infinity;
-  const define = customElements.define.bind(customElements);
-  customElements.define = (...args) => {
-    window.__definedAt = Math.min(window.__definedAt, performance.now());
-    return define(...args);
-  };
-  window.__cls = 0;
-  window.__clsBefore = 0;
-  window.__shifts = [];
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) {
-      if (e.hadRecentInput) continue;
-      if (e.startTime < window.__definedAt) {
-        window.__clsBefore += e.value;
-        continue;
-      }
-      window.__cls += e.value;
-      // What moved, and by how much: the shift's sources (node, top before → after).
-      window.__shifts.push(
-        `${e.value.toFixed(4)} at ${e.startTime.toFixed(0)} ms: ${e.sources
-          .map((s) => {
-            const n = s.node?.nodeType === 3 ? s.node.parentElement : s.node;
-            return `${n?.localName ?? '?'}${n?.id ? `#${n.id}` : ''} ${s.previousRect.top}→${s.currentRect.top}`;
-          })
-          .join(', ')}`,
-      );
-    }
-  }).observe({ type: 'layout-shift', buffered: true });
 }
 
 /** The budget for layout shift while the widgets start (docs/embedding.md, "No layout shift") (web.dev: ≤ 0.1 is "good"). */
@@ -110,6 +78,7 @@ async function check(session, url, shot, { origin = null } = {}) {
     if (p.endsWith('.js')) scripts.push(p.split('/').pop());
   });
   await page.addInitScript(layoutShiftProbe);
+  await page.addInitScript(firstLiveProbe);
   await page.goto(url);
   // A prerendered page (headlab/astro, `headlab render`) keeps the max-digit figures' snapshots
   // until the reader's first interaction (widgets/max-digit/loading.ts): the pointer onto one.
@@ -140,6 +109,7 @@ async function check(session, url, shot, { origin = null } = {}) {
   });
   assert.ok(bars, 'the example has a headlab-attention-bars');
   assert.match(bars.label, /shipped weights.*seed 0/);
+  await page.evaluate(() => window.__takeShifts());
   const shift = await page.evaluate(() => ({
     cls: window.__cls,
     before: window.__clsBefore,
@@ -549,6 +519,7 @@ async function checkLive(session, url, shot, width) {
     ),
   );
   await page.addInitScript(layoutShiftProbe);
+  await page.addInitScript(firstLiveProbe);
   await page.goto(url);
   await page.waitForFunction(
     () => {
@@ -563,6 +534,7 @@ async function checkLive(session, url, shot, width) {
   );
   // The frame after: a shift of the last render is reported by then.
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
+  await page.evaluate(() => window.__takeShifts());
   const r = await page.evaluate(() => ({
     cls: window.__cls,
     before: window.__clsBefore,

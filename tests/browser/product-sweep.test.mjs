@@ -121,6 +121,17 @@ async function rendered(page) {
   });
 }
 
+/** Adds one of each of `tags` to the page's body, each through its own entry point headlab/<name>.js (as an author's script tag loads it), then waits until they have rendered. */
+async function addElements(page, tags) {
+  await page.evaluate(async (list) => {
+    for (const t of list) {
+      await import(new URL(`/headlab/${t.slice('headlab-'.length)}.js`, location.href).href);
+      document.body.append(document.createElement(t));
+    }
+  }, tags);
+  await rendered(page);
+}
+
 /** [{ tag, key, hasFigures }] for each headlab-* element of the open page. */
 function listWidgets(page) {
   return page.evaluate(() =>
@@ -972,14 +983,7 @@ test("re-attaching: every element the package defines (on the pages, or added to
     await page.goto(`${session.url}${PAGES[0]}`);
     await rendered(page);
     const cdp = await page.context().newCDPSession(page);
-    // Each through its own entry point, headlab/<name>.js, as an author's script tag loads it.
-    await page.evaluate(async (tags) => {
-      for (const t of tags) {
-        await import(new URL(`/headlab/${t.slice('headlab-'.length)}.js`, location.href).href);
-        document.body.append(document.createElement(t));
-      }
-    }, absent);
-    await rendered(page);
+    await addElements(page, absent);
     const picks = [];
     for (const w of (await listWidgets(page)).filter((x) => absent.includes(x.tag))) await check(page, w, `${PAGES[0]} (added)`, picks);
     await countListeners(page, cdp, picks, `${PAGES[0]} (added)`);
@@ -1075,15 +1079,7 @@ test('bad input: hostile values on every observed attribute and shared-link entr
     const absent = added ? DEFINED_TAGS.filter((t) => !covered.has(t)) : [];
     if (added && !absent.length) continue;
     const page = await open(name);
-    if (added) {
-      await page.evaluate(async (tags) => {
-        for (const t of tags) {
-          await import(new URL(`/headlab/${t.slice('headlab-'.length)}.js`, location.href).href);
-          document.body.append(document.createElement(t));
-        }
-      }, absent);
-      await rendered(page);
-    }
+    if (added) await addElements(page, absent);
     const widgets = firstTimeWidgets(await listWidgets(page), covered);
     const report = await page.evaluate(
       async ([hostile, indices, phases]) => {

@@ -4,14 +4,12 @@
 // followed by the figure (linked selection), keyboard use, and screenshots at 360, 700 and 1280 px in
 // light and dark. One page load; the screenshots reuse it.
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { root, screenshot, startSession } from './helpers.mjs';
+import { screenshot, startSession } from './helpers.mjs';
 import { frames } from './widget-fixtures.mjs';
-import { cliRun } from '../wasm/helpers.mjs';
+import { cliAnalyzeShipped } from '../wasm/helpers.mjs';
 
 const PAGE = 'articles/induction-heads.html';
-const DATA = path.join(root, 'site/pages/data');
 const PROMPT = '5 9 14 3 22 7 30 1 17 11 26 8 5 9 14 3 22 7 30 1 17 11 26';
 // The page (WASM) against the native CLI: the same float64 code in the same summation order
 // (core/ordered_products.hpp); 1e-9 is the bound the transformer figures are held to.
@@ -43,24 +41,8 @@ async function settled(p = page) {
 
 /** The CLI's split of head (layer, head)'s score from `position` to `key` on the article's prompt. */
 function cliSplit(layer, head, position, key) {
-  const r = cliRun([
-    'model',
-    'analyze',
-    '--config',
-    path.join(DATA, 'induction-seed0.json'),
-    '--weights',
-    path.join(DATA, 'induction-seed0.safetensors'),
-    '--prompt',
-    PROMPT,
-    '--position',
-    String(position),
-    '--sequences',
-    '1',
-    '--qk-attribution',
-    `${layer}.${head}`,
-  ]);
-  assert.equal(r.status, 0, r.stderr);
-  const q = JSON.parse(r.stdout).qk_attribution;
+  const flags = ['--prompt', PROMPT, '--position', String(position), '--sequences', '1', '--qk-attribution', `${layer}.${head}`];
+  const q = cliAnalyzeShipped(flags).qk_attribution;
   return { sources: q.sources, parts: q.parts[key], score: q.scores[key] };
 }
 
@@ -117,21 +99,7 @@ test("the article figure shows the CLI's split, names its largest part, and the 
 test("the article's composition claim: the numbers bound in the prose are the CLI's K-composition of L1 H3 and its baseline", async () => {
   await page.waitForFunction(() => document.querySelector('#composition')?.figureData != null, null, { timeout: 120_000 });
   await frames(page);
-  const r = cliRun([
-    'model',
-    'analyze',
-    '--config',
-    path.join(DATA, 'induction-seed0.json'),
-    '--weights',
-    path.join(DATA, 'induction-seed0.safetensors'),
-    '--prompt',
-    '0',
-    '--sequences',
-    '1',
-    '--composition',
-  ]);
-  assert.equal(r.status, 0, r.stderr);
-  const c = JSON.parse(r.stdout).composition;
+  const c = cliAnalyzeShipped(['--prompt', '0', '--sequences', '1', '--composition']).composition;
   const { mean, std } = c.baseline;
   // The earlier head whose K-composition with L1 H3 (row 1·4 + 3) is the largest, found here from the CLI's matrix.
   const row = c.k[c.heads.indexOf('1.3')].slice(0, 4);

@@ -30,11 +30,9 @@ const TRANSFORMER_FIGURES = TAGS.filter((t) =>
 
 let dir, session;
 before(async () => {
-  dir = bundleDir({ 'empty.html': { body: '<main></main>' } });
   // The transformer figures read a model: the shipped induction model, in a model element.
   // The seed grid reads the seeds file the CLI wrote (it has no default).
-  for (const f of ['induction-seed0.safetensors', 'induction-seed0.json', 'max-digit-seeds-0-9.json'])
-    fs.copyFileSync(path.join(root, 'site/pages/data', f), path.join(dir, f));
+  dir = bundleDir({ 'empty.html': { body: '<main></main>' } }, { shippedData: '.' });
   session = await startSession({ dir, csp: true });
 });
 after(async () => {

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { root, screenshot, startSession } from './helpers.mjs';
+import { layoutShiftProbe } from './layout-shift.mjs';
 import { bundleDir } from './widget-fixtures.mjs';
 
 /** The budget for layout shift while the widgets start (as tests/browser/package.test.mjs). */
@@ -35,52 +36,25 @@ before(async () => {
   const figures = TAGS.map(
     (t) => `<${t} ${ATTRIBUTES[t] ?? (readsModel(t) ? 'model="m"' : '')}></${t}>\n<p>Text under the figure.</p>`,
   ).join('\n');
-  dir = bundleDir({
-    'post.html': {
-      head: '<link rel="stylesheet" href="headlab/headlab.css"><link rel="stylesheet" href="blog.css">',
-      body: `<main>
+  dir = bundleDir(
+    {
+      'post.html': {
+        head: '<link rel="stylesheet" href="headlab/headlab.css"><link rel="stylesheet" href="blog.css">',
+        body: `<main>
 <p id="sentence">The model answers <headlab-value id="value" source="digits" name="accuracy" format="count">all 111,110</headlab-value> lists correctly.</p>
 ${figures}
 </main>`,
+      },
     },
-  });
+    { shippedData: 'data' },
+  );
   fs.writeFileSync(path.join(dir, 'blog.css'), 'main { max-width: 640px; margin: 0 auto; padding: 0 16px; }\nbody { margin: 0; }\n');
-  fs.mkdirSync(path.join(dir, 'data'));
-  for (const f of ['induction-seed0.safetensors', 'induction-seed0.json', 'max-digit-seeds-0-9.json'])
-    fs.copyFileSync(path.join(root, 'site/pages/data', f), path.join(dir, 'data', f));
   session = await startSession({ dir, csp: true });
 });
 after(async () => {
   await session?.close();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
-
-/** Layout shifts after the first element is defined (before it the page is static HTML). */
-function layoutShiftProbe() {
-  window.__definedAt = Infinity;
-  const define = customElements.define.bind(customElements);
-  customElements.define = (...args) => {
-    window.__definedAt = Math.min(window.__definedAt, performance.now());
-    return define(...args);
-  };
-  window.__cls = 0;
-  window.__shifts = [];
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) {
-      if (e.hadRecentInput || e.startTime < window.__definedAt) continue;
-      window.__cls += e.value;
-      window.__shifts.push(
-        `${e.value.toFixed(4)} at ${e.startTime.toFixed(0)} ms: ${e.sources
-          .map((s) => {
-            const n = s.node?.nodeType === 3 ? s.node.parentElement : s.node;
-            const host = n?.getRootNode?.().host;
-            return `${host ? `${host.localName} > ` : ''}${n ? `${n.localName}.${n.className}` : '(removed)'} ${s.previousRect.top}→${s.currentRect.top} (h ${s.previousRect.height}→${s.currentRect.height})`;
-          })
-          .join(', ')}`,
-      );
-    }
-  }).observe({ type: 'layout-shift', buffered: true });
-}
 
 for (const width of [360, 1280]) {
   test(`headlab.css at ${width} px: every element's reserved height is its drawn default height (±${RESERVE_TOLERANCE_PX} px), layout shift ≤ ${CLS_BUDGET}, <headlab-value> inline`, async () => {
@@ -107,6 +81,7 @@ for (const width of [360, 1280]) {
       'every element draws its figure',
     );
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await page.evaluate(() => window.__takeShifts());
     const shift = await page.evaluate(() => ({ cls: window.__cls, shifts: window.__shifts }));
     const sizes = await page.evaluate((tags) => {
       const out = {};
@@ -124,7 +99,8 @@ for (const width of [360, 1280]) {
         .map(([t, s]) => `${t.slice(8)} ${s.reserved}/${s.drawn}`)
         .join(', ')}`,
     );
-    assert.deepEqual(off, [], 'reserved/drawn heights');
+    // headlab.css is a source file (site/headlab.css), measured in a browser by site/reserve-sizes.mjs.
+    assert.deepEqual(off, [], 'reserved/drawn heights: a figure changed its height; run `node site/reserve-sizes.mjs` after a build');
     assert.ok(shift.cls <= CLS_BUDGET, `layout shift ${shift.cls}: ${shift.shifts.join('; ')}`);
     // The value, bound once the model is in, still in its one line.
     await page.waitForFunction(() => document.querySelector('#value').getAttribute('data-state') === 'bound');

@@ -1,4 +1,4 @@
-// Prerendered snapshots (site/snapshots.mjs) and the pages opened from disk:
+// Prerendered snapshots (site/snapshots.mjs, drawn in Node by headlab/ssr) and the pages opened from disk:
 //   - every widget of every built article carries its default state twice: a declarative
 //     shadow root (the widget as rendered) and a light-DOM figure (SVG + summary); no inline
 //     style attribute anywhere;
@@ -14,6 +14,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { root, screenshot, startSession } from './helpers.mjs';
+import { layoutShiftProbe } from './layout-shift.mjs';
 import { longestTask, TRACE_CATEGORIES } from './long-tasks.mjs';
 import { elementsDefined } from './widget-fixtures.mjs';
 
@@ -96,36 +97,7 @@ test('without JavaScript every figure shows its snapshot at its final size (1280
 for (const width of [1280, 360]) {
   test(`with JavaScript under the strict CSP the live widgets replace the snapshots with layout shift ≤ ${CLS_BUDGET} at ${width} px`, async () => {
     const page = await session.newPage({ viewport: { width, height: 900 } });
-    await page.addInitScript(() => {
-      // Shifts before the first element is defined cannot come from a widget (the page is
-      // static HTML then; the KaTeX web fonts arriving re-flow math): counted apart.
-      window.__definedAt = Infinity;
-      const define = customElements.define.bind(customElements);
-      customElements.define = (...args) => {
-        window.__definedAt = Math.min(window.__definedAt, performance.now());
-        return define(...args);
-      };
-      window.__cls = 0;
-      window.__before = 0;
-      window.__shifts = [];
-      const take = (entries) => {
-        for (const e of entries) {
-          if (e.hadRecentInput) continue;
-          if (e.startTime < window.__definedAt) {
-            window.__before += e.value;
-            continue;
-          }
-          window.__cls += e.value;
-          window.__shifts.push(
-            `${e.value.toFixed(4)}: ${e.sources.map((s) => (s.node?.nodeType === 3 ? s.node.parentElement : s.node)?.localName).join(' ')}`,
-          );
-        }
-      };
-      const observer = new PerformanceObserver((list) => take(list.getEntries()));
-      observer.observe({ type: 'layout-shift', buffered: true });
-      // The shifts measured but not yet delivered to the callback (it runs in a later task).
-      window.__takeShifts = () => take(observer.takeRecords());
-    });
+    await page.addInitScript(layoutShiftProbe);
     const report = [];
     for (const url of ARTICLES) {
       await page.goto(`${session.url}${url}`);
@@ -154,7 +126,7 @@ for (const width of [1280, 360]) {
       );
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
       await page.evaluate(() => window.__takeShifts());
-      const r = await page.evaluate(`({ cls: window.__cls, before: window.__before, shifts: window.__shifts,
+      const r = await page.evaluate(`({ cls: window.__cls, before: window.__clsBefore, shifts: window.__shifts,
         left: (${String(snapshotElements)})().filter((e) => e.shadowRoot.querySelector('link[href*="headlab/snapshot/"]')).map((e) => e.localName) })`);
       assert.ok(r.cls <= CLS_BUDGET, `${url} at ${width} px: CLS ${r.cls.toFixed(4)} (${r.shifts.join('; ')})`);
       assert.deepEqual(r.left, [], `${url}: snapshot still shown`);

@@ -12,11 +12,14 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { spawnSync } from 'node:child_process';
 import { root, screenshot, startSession } from './helpers.mjs';
+import { layoutShiftProbe } from './layout-shift.mjs';
 
 const site = path.join(root, 'build/site');
 const { renderPage } = await import(path.join(root, 'dist/ssr.js'));
 const { collect } = await import(path.join(root, 'site/ssr/snapshot-markup.js'));
 const { stripSnapshots } = await import(path.join(root, 'dist/ssr-cli.js'));
+// The page column the site build draws each element for (its snapshots are this renderer's).
+const { siteColumn } = await import(path.join(root, 'site/snapshots.mjs'));
 
 /** Built pages with headlab-* elements, relative to build/site. */
 const PAGES = fs
@@ -95,10 +98,6 @@ const EQUAL = new Set([
   'headlab-transformer-training',
   'headlab-value-swap',
 ]);
-
-/** The width of an element's column on headlab's pages in a window `w` px wide (site/assets/site.css: text 42rem, page 62rem, 1rem gutters). */
-const siteColumn = (w, element) =>
-  element.closest('.hl-screen') ? w - 32 : element.closest('.hl-wide') ? Math.min(992, w - 32) : Math.min(672, w - 32);
 
 let session;
 before(async () => {
@@ -218,40 +217,8 @@ test('headlab render over examples/plain-html: with JavaScript the live widgets 
   try {
     for (const width of [1280, 360]) {
       const page = await served.newPage({ viewport: { width, height: 900 } });
+      await page.addInitScript(layoutShiftProbe);
       await page.addInitScript(() => {
-        // As tests/browser/snapshots.test.mjs counts them: shifts before the first element is
-        // defined come from the static page (the snapshot sheets arriving after the first paint),
-        // not from a widget going live; they are reported apart.
-        window.__definedAt = Infinity;
-        const define = customElements.define.bind(customElements);
-        customElements.define = (...args) => {
-          window.__definedAt = Math.min(window.__definedAt, performance.now());
-          return define(...args);
-        };
-        window.__cls = 0;
-        window.__before = 0;
-        window.__shifts = [];
-        const observer = new PerformanceObserver((list) => {
-          for (const e of list.getEntries()) {
-            if (e.hadRecentInput) continue;
-            if (e.startTime < window.__definedAt) {
-              window.__before += e.value;
-              continue;
-            }
-            window.__cls += e.value;
-            window.__shifts.push(
-              `${e.value.toFixed(4)}: ${e.sources
-                .map((s) => {
-                  const n = s.node?.nodeType === 3 ? s.node.parentElement : s.node;
-                  const host = n?.getRootNode()?.host?.localName ?? '';
-                  return `${host} ${n?.localName}.${n?.className} ${s.previousRect.y}→${s.currentRect.y} h${s.previousRect.height}→${s.currentRect.height}`;
-                })
-                .join('; ')}`,
-            );
-          }
-        });
-        observer.observe({ type: 'layout-shift', buffered: true });
-        window.__take = () => observer.takeRecords();
         // A flash: the placeholder ("Loading the interactive figure…") shown while the snapshot is gone.
         window.__flash = [];
         const seen = () => {
@@ -278,8 +245,8 @@ test('headlab render over examples/plain-html: with JavaScript the live widgets 
       );
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
       const r = await page.evaluate(() => {
-        for (const e of window.__take()) if (!e.hadRecentInput) window.__cls += e.value;
-        return { cls: window.__cls, before: window.__before, shifts: window.__shifts, flash: [...new Set(window.__flash)] };
+        window.__takeShifts();
+        return { cls: window.__cls, before: window.__clsBefore, shifts: window.__shifts, flash: [...new Set(window.__flash)] };
       });
       console.log(
         `plain-html rendered, live at ${width} px: CLS ${r.cls.toFixed(4)} from the widgets, ${r.before.toFixed(4)} before any was defined ${r.shifts.join('; ')}`,

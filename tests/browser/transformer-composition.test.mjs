@@ -3,14 +3,12 @@
 // bit-identical natively and in WASM), its summary names the strongest pair against the baseline,
 // the selects work from the keyboard, and screenshots at 360, 700 and 1280 px in light and dark.
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { root, screenshot, startSession } from './helpers.mjs';
-import { frames } from './widget-fixtures.mjs';
-import { cliRun } from '../wasm/helpers.mjs';
+import { screenshot, startSession } from './helpers.mjs';
+import { figureReady, frames } from './widget-fixtures.mjs';
+import { cliAnalyzeShipped } from '../wasm/helpers.mjs';
 
 const TAG = 'headlab-transformer-composition';
-const DATA = path.join(root, 'site/pages/data');
 
 let session;
 let page;
@@ -24,34 +22,10 @@ after(async () => {
   await session?.close();
 });
 
-async function ready(p) {
-  await p.waitForFunction(
-    (tag) => {
-      const w = document.querySelector(tag);
-      return w && w.currentModel && w.renderCount > 0 && !w.busy && w.figureData !== null;
-    },
-    TAG,
-    { timeout: 120_000 },
-  );
-  await frames(p);
-}
+const ready = (p) => figureReady(p, TAG);
 
 test('composition figure: the CLI scores and baseline bit for bit, the strongest pair named against the baseline', async () => {
-  const r = cliRun([
-    'model',
-    'analyze',
-    '--config',
-    path.join(DATA, 'induction-seed0.json'),
-    '--weights',
-    path.join(DATA, 'induction-seed0.safetensors'),
-    '--prompt',
-    '0',
-    '--sequences',
-    '1',
-    '--composition',
-  ]);
-  assert.equal(r.status, 0, r.stderr);
-  const native = JSON.parse(r.stdout).composition;
+  const native = cliAnalyzeShipped(['--prompt', '0', '--sequences', '1', '--composition']).composition;
   const shown = await page.evaluate((tag) => {
     const w = document.querySelector(tag);
     return { data: JSON.parse(JSON.stringify(w.figureData)), summary: w.summary };

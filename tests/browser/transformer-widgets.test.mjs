@@ -242,16 +242,28 @@ async function checkAgainstCli(p, model) {
   return worst;
 }
 
+/**
+ * Sets the figures' attributes (setAll, on `tags` or on every element when null), checks every
+ * figure on `model` against the CLI (checkAgainstCli) and logs the largest differences, named `what`.
+ */
+async function setAndCheck(p, what, model, tags, attrs) {
+  await setAll(p, tags, attrs);
+  const worst = await checkAgainstCli(p, model);
+  console.log(`${what}, largest |page − CLI|:`, JSON.stringify(worst));
+}
+
+// A patching choice in both the fixture's vocabulary (17 tokens) and the wide model's: the answer 9
+// at position 2, replaced by 8 in the corrupted prompt.
+const PATCHING_9_BY_8 = { prompt: '2 7 9 2 7', corrupted: '2 8 9 2 7', answer: '9', wrong: '5' };
+
 test('shipped induction model: every figure equals the native CLI within 1e-9', async () => {
   // States away from the defaults: a pinned token, another logit, two heads mean-ablated, a QK circuit.
-  await setAll(page, {
+  await setAndCheck(page, 'shipped model', SHIPPED, null, {
     'headlab-transformer-attention': { prompt: '5 9 1 22 5 9 1', position: '4' },
     'headlab-transformer-attribution': { prompt: '5 9 1 22 5 9 1', position: '6', token: '22' },
     'headlab-transformer-ablation': { prompt: '5 9 1 22 5 9 1', heads: '1.1 1.3', mode: 'mean' },
     'headlab-transformer-circuits': { layer: '1', head: '2', circuit: 'qk' },
   });
-  const worst = await checkAgainstCli(page, SHIPPED);
-  console.log('shipped model, largest |page − CLI|:', JSON.stringify(worst));
   // The default patching choice on the shipped model (a repeated block, every copy of the answer
   // replaced by a token not in the prompt): copying favours the answer on the clean prompt and the
   // wrong token on the corrupted one; a patch before the first replaced position changes nothing
@@ -314,10 +326,10 @@ test('a fixture model shown on no page: every figure equals the native CLI withi
   });
   assert.deepEqual(held, { handle: false, arrays: 0, blob: true }, 'the page holds no model');
   // The fixture's vocabulary has 17 tokens and its context 10.
-  await setAll(page, {
+  await setAndCheck(page, 'fixture model', FIXTURE, null, {
     'headlab-transformer-attention': { prompt: '1 16 3 4 1 16', position: '2' },
     'headlab-transformer-attribution': { prompt: '1 16 3 4 1 16', position: '5', token: '3' },
-    'headlab-transformer-patching': { prompt: '2 7 9 2 7', corrupted: '2 8 9 2 7', answer: '9', wrong: '5' },
+    'headlab-transformer-patching': PATCHING_9_BY_8,
     // Mean ablation over an author's reference sequences (of unequal lengths).
     'headlab-transformer-ablation': {
       prompt: '1 16 3 4 1',
@@ -327,8 +339,6 @@ test('a fixture model shown on no page: every figure equals the native CLI withi
     },
     'headlab-transformer-circuits': { layer: '0', head: '1', circuit: 'ov' },
   });
-  const worst = await checkAgainstCli(page, FIXTURE);
-  console.log('fixture model, largest |page − CLI|:', JSON.stringify(worst));
   // The reference sequences are the fixture model's: the tests after this one read other models.
   await page.evaluate(() => document.querySelector('headlab-transformer-ablation').removeAttribute('reference'));
   assert.deepEqual(page.problems, []);
@@ -756,20 +766,25 @@ test("bad files: the model element and every figure show the core's message", as
 test("a pasted prompt of 100,000 characters or 10,000 tokens is quoted by an excerpt in the field's message, as every message is", async () => {
   const field = page.locator('headlab-transformer-attention textarea[name="prompt"]');
   const kept = await field.inputValue();
+  // Types `text` and waits until the field is marked aria-invalid = `invalid`: the prompt is read by
+  // the model in the source's worker, and the field is marked once it has answered.
+  const enter = async (text, invalid) => {
+    await field.fill(text);
+    await field.press('Enter');
+    await page.waitForFunction(
+      (want) =>
+        document
+          .querySelector('headlab-transformer-attention')
+          .shadowRoot.querySelector('textarea[name="prompt"]')
+          .getAttribute('aria-invalid') === want,
+      invalid,
+    );
+  };
   for (const [what, text] of [
     ['100,000 characters', 'x'.repeat(100000)],
     ['10,000 tokens', Array(10000).fill('5').join(' ')],
   ]) {
-    await field.fill(text);
-    await field.press('Enter');
-    // The prompt is read by the model in the source's worker: the field is marked once it has answered.
-    await page.waitForFunction(
-      () =>
-        document
-          .querySelector('headlab-transformer-attention')
-          .shadowRoot.querySelector('textarea[name="prompt"]')
-          .getAttribute('aria-invalid') === 'true',
-    );
+    await enter(text, 'true');
     const shown = await page.evaluate(() => {
       const e = document.querySelector('headlab-transformer-attention');
       return {
@@ -785,15 +800,7 @@ test("a pasted prompt of 100,000 characters or 10,000 tokens is quoted by an exc
     // The excerpt, the core's reason (itself excerpted) and the kept prompt: a few hundred characters.
     assert.ok(shown.message.length < 400 + kept.length + 60, `${what}: a message of ${shown.message.length} characters`);
   }
-  await field.fill(kept);
-  await field.press('Enter');
-  await page.waitForFunction(
-    () =>
-      document
-        .querySelector('headlab-transformer-attention')
-        .shadowRoot.querySelector('textarea[name="prompt"]')
-        .getAttribute('aria-invalid') === 'false',
-  );
+  await enter(kept, 'false');
   assert.deepEqual(page.problems, []);
 });
 
@@ -882,9 +889,9 @@ test('a model beyond the old page limits (n_ctx 512, d_vocab 8,192, 1.1 M parame
   assert.equal(opened.prompt, 64);
   // The five figures only: the batch figures of the page (pairs patched, path-patched, faithfulness)
   // work on in the background, behind every figure's run.
-  await setAll(page, TAGS, {
+  await setAndCheck(page, 'model beyond the old page limits', model, TAGS, {
     'headlab-transformer-attribution': { prompt: '5 8000 1 22 5 8000 1', position: '6', token: '8000' },
-    'headlab-transformer-patching': { prompt: '2 7 9 2 7', corrupted: '2 8 9 2 7', answer: '9', wrong: '5' },
+    'headlab-transformer-patching': PATCHING_9_BY_8,
     'headlab-transformer-ablation': {
       prompt: '1 16 3 4 1',
       heads: '0.0 1.3',
@@ -893,8 +900,6 @@ test('a model beyond the old page limits (n_ctx 512, d_vocab 8,192, 1.1 M parame
     },
     'headlab-transformer-circuits': { layer: '1', head: '2', circuit: 'qk' },
   });
-  const worst = await checkAgainstCli(page, model);
-  console.log('model beyond the old page limits, largest |page − CLI|:', JSON.stringify(worst));
   await page.evaluate(() => {
     document.querySelector('headlab-transformer-ablation').removeAttribute('reference');
     for (const [e, parent, next] of window.__batchFigures) parent.insertBefore(e, next);

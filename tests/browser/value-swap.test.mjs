@@ -30,6 +30,12 @@ function expectedReading(weights, values, a, b) {
   return out;
 }
 
+/** Asserts a widget's readings (read()) of `weights` and `values`: as given, and with output columns 1 and 2 swapped. */
+function readingsClose(r, weights, values, what) {
+  close(assert, r.reading, expectedReading(weights, values, 0, 0), TOL, `${what} reading`);
+  close(assert, r.swapped, expectedReading(weights, values, 0, 1), TOL, `${what} swapped`);
+}
+
 /** { reading, swapped, weights, values, valuesSwapped, labels, alert } read from the widget's shadow root. */
 async function read(page, selector = 'headlab-value-swap') {
   return page.evaluate((sel) => {
@@ -130,70 +136,27 @@ test('value swap: author data as attributes and as JSON content; labels stay tex
     await rendered(page, '#attrs');
     await rendered(page, '#json');
     let r = await read(page, '#attrs');
-    close(
-      assert,
-      r.reading,
-      expectedReading(
-        [0.25, 0.75],
-        [
-          [1, 2],
-          [3, -4],
-        ],
-        0,
-        0,
-      ),
-      TOL,
-      'attribute data reading',
-    );
-    close(
-      assert,
-      r.swapped,
-      expectedReading(
-        [0.25, 0.75],
-        [
-          [1, 2],
-          [3, -4],
-        ],
-        0,
-        1,
-      ),
-      TOL,
-      'attribute data swapped',
+    readingsClose(
+      r,
+      [0.25, 0.75],
+      [
+        [1, 2],
+        [3, -4],
+      ],
+      'attribute data',
     );
     assert.deepEqual(r.labels, ['<b>first</b>', 'second']);
     assert.equal(r.labelHasMarkup, false);
     r = await read(page, '#json');
-    close(
-      assert,
-      r.reading,
-      expectedReading(
-        [0.5, 0.25, 0.25],
-        [
-          [1, 0, 2],
-          [0, 4, 0],
-          [8, 0, 0],
-        ],
-        0,
-        0,
-      ),
-      TOL,
-      'JSON data reading',
-    );
-    close(
-      assert,
-      r.swapped,
-      expectedReading(
-        [0.5, 0.25, 0.25],
-        [
-          [1, 0, 2],
-          [0, 4, 0],
-          [8, 0, 0],
-        ],
-        0,
-        1,
-      ),
-      TOL,
-      'JSON data swapped',
+    readingsClose(
+      r,
+      [0.5, 0.25, 0.25],
+      [
+        [1, 0, 2],
+        [0, 4, 0],
+        [8, 0, 0],
+      ],
+      'JSON data',
     );
     assert.deepEqual(r.labels, ['a', 'b', 'c']);
 

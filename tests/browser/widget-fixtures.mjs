@@ -8,15 +8,23 @@ import { root } from './helpers.mjs';
 
 export const ARTICLE = 'articles/projections-matching-and-content.html';
 
+/** What the transformer figures and the seed grid read (site/pages/data/): the shipped induction model and the max-digit seeds file. */
+export const SHIPPED_DATA = ['induction-seed0.safetensors', 'induction-seed0.json', 'max-digit-seeds-0-9.json'];
+
 /**
  * Copies build/site/headlab into a fresh temporary folder and writes `pages`
  * ({ 'name.html': '<body markup>' }) around it, each loading the bundle with one
- * script tag. `withoutWasm` drops the .wasm (to test the load-failure message).
+ * script tag. `withoutWasm` drops the .wasm (to test the load-failure message);
+ * `shippedData` (a folder inside it, '.' for its top) receives the SHIPPED_DATA files.
  */
-export function bundleDir(pages, { withoutWasm = false } = {}) {
+export function bundleDir(pages, { withoutWasm = false, shippedData = null } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'headlab-embed-'));
   fs.cpSync(path.join(root, 'build/site/headlab'), path.join(dir, 'headlab'), { recursive: true });
   if (withoutWasm) fs.rmSync(path.join(dir, 'headlab/headlab_core.wasm'));
+  if (shippedData !== null) {
+    fs.mkdirSync(path.join(dir, shippedData), { recursive: true });
+    for (const f of SHIPPED_DATA) fs.copyFileSync(path.join(root, 'site/pages/data', f), path.join(dir, shippedData, f));
+  }
   fs.copyFileSync(path.join(root, 'site/assets/favicon.svg'), path.join(dir, 'favicon.svg'));
   for (const [name, { body, head = '' }] of Object.entries(pages)) {
     fs.writeFileSync(
@@ -78,6 +86,40 @@ export async function frames(page) {
 export async function drawn(page) {
   await page.waitForFunction(() => [...document.querySelectorAll('*')].every((e) => !e.busy));
   await frames(page);
+}
+
+/**
+ * Waits until the model figure `selector` of `page` shows its model's analysis: a model read
+ * (currentModel), rendered, no work in its worker and its figureData present; then frames().
+ */
+export async function figureReady(page, selector) {
+  await page.waitForFunction(
+    (s) => {
+      const w = document.querySelector(s);
+      return w && w.currentModel && w.renderCount > 0 && !w.busy && w.figureData !== null;
+    },
+    selector,
+    { timeout: 120_000 },
+  );
+  await frames(page);
+}
+
+/**
+ * At 360 and 1280 px wide (900 high), light and dark: sets `page` to each look, waits until its
+ * widgets are settled (frames()) and calls `look(width, scheme)`, e.g. to take a screenshot.
+ */
+export async function atEachLook(page, look) {
+  for (const [width, scheme] of [
+    [360, 'light'],
+    [360, 'dark'],
+    [1280, 'light'],
+    [1280, 'dark'],
+  ]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.emulateMedia({ colorScheme: scheme });
+    await frames(page);
+    await look(width, scheme);
+  }
 }
 
 /** A new page of `session` at the first article (colour scheme `colorScheme`), `tag` rendered and its `change` events recorded. */

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { cliRun, root, wasmTransformerCore } from './helpers.mjs';
+import { cliRun, readF64Tensors, root, wasmTransformerCore } from './helpers.mjs';
 
 const dataDir = path.join(root, 'tests/data/transformer');
 const referenceDir = path.join(root, 'tests/data/head_circuits');
@@ -14,20 +14,6 @@ const MODELS = ['two_layer_ln_pos', 'two_layer_lnpre_pos', 'three_layer_ln_f32']
 // core/head_svd.hpp kCopyingNativeWasmBound, and tests/core/tolerances.hpp kCircuitReferenceRelative.
 const COPYING_NATIVE_WASM_BOUND = 1e-12;
 const CIRCUIT_REFERENCE_RELATIVE = 1e-9;
-
-function readTensors(file) {
-  const bytes = fs.readFileSync(file);
-  const n = Number(bytes.readBigUInt64LE(0));
-  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
-  const out = {};
-  for (const [name, e] of Object.entries(header)) {
-    const [begin, end] = e.data_offsets;
-    const values = new Float64Array((end - begin) / 8);
-    for (let i = 0; i < values.length; i++) values[i] = bytes.readDoubleLE(8 + n + begin + 8 * i);
-    out[name] = values;
-  }
-  return out;
-}
 
 /** Walks two parsed documents; numbers under `loose` keys within the bound, every other leaf the same bits. */
 function compare(actual, expected, where, loose, worst) {
@@ -87,7 +73,7 @@ test('composition, logit lens and head SVD: the CLI numbers in WASM, copying wit
       for (const key of ['composition', 'logit_lens', 'head_svd']) compare(wasm[key], native[key], `${name}.${key}`, false, worst);
       assert.ok(worst.value <= COPYING_NATIVE_WASM_BOUND, `${name}: copying / eigenvalues differ by ${worst.value}`);
 
-      const ref = readTensors(path.join(referenceDir, `${name}.circuits.safetensors`));
+      const ref = readF64Tensors(path.join(referenceDir, `${name}.circuits.safetensors`));
       const n = wasm.composition.heads.length;
       const within = (got, want, where) =>
         assert.ok(Math.abs(got - want) <= CIRCUIT_REFERENCE_RELATIVE * Math.max(1, Math.abs(want)), `${where}: ${got} against ${want}`);

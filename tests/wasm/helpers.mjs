@@ -1,9 +1,11 @@
 // Shared by the WASM-in-Node tests: load the built module, run the native CLI.
+import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadCore, loadFeatureRecoveryCore, loadMaxDigitCore, loadTransformerCore } from '../../web/headlab-core.js';
+import { isMatrix } from '../../web/matrix.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const wasmDir = path.join(root, 'build/wasm/web');
@@ -53,12 +55,66 @@ export const SHIPPED_INDUCTION = {
 
 /**
  * `headlab model analyze` of the shipped induction model with `flags` (e.g. --pairs-task induction
- * --count 16 --faithfulness "0.0 1.1"), its document parsed; throws with the CLI's message when it fails.
+ * --count 16 --faithfulness "0.0 1.1"), its document parsed; asserts that it exits 0 (the
+ * assertion's message is the CLI's).
  */
 export function cliAnalyzeShipped(flags) {
   const r = cliRun(['model', 'analyze', '--config', SHIPPED_INDUCTION.config, '--weights', SHIPPED_INDUCTION.weights, ...flags]);
-  if (r.status !== 0) throw new Error(`headlab model analyze ${flags.join(' ')}: exit ${r.status}: ${r.stderr}`);
+  assert.equal(r.status, 0, `headlab model analyze ${flags.join(' ')}: ${r.stderr}`);
   return JSON.parse(r.stdout);
+}
+
+/**
+ * The tensors of a safetensors file of the PyTorch fixtures (tests/data/fixture_io.py writes them),
+ * every one F64 (asserted): { name: Float64Array }, values in file order, shapes left out.
+ */
+export function readF64Tensors(file) {
+  const bytes = fs.readFileSync(file);
+  const n = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+  const out = {};
+  for (const [name, e] of Object.entries(header)) {
+    if (name === '__metadata__') continue;
+    assert.equal(e.dtype, 'F64', `${path.basename(file)}: ${name}`);
+    const [begin, end] = e.data_offsets;
+    out[name] = Float64Array.from({ length: (end - begin) / 8 }, (_, i) => bytes.readDoubleLE(8 + n + begin + 8 * i));
+  }
+  return out;
+}
+
+/** Nested arrays, matrices ({ rows, cols, data }) and typed arrays as one flat array of numbers, in order. */
+const flat = (nested) =>
+  Array.isArray(nested)
+    ? nested.flatMap(flat)
+    : isMatrix(nested)
+      ? Array.from(nested.data)
+      : ArrayBuffer.isView(nested)
+        ? Array.from(nested)
+        : [nested];
+/** Largest |a − b| over two flat arrays of one length (asserted). */
+function largestDifference(actual, expected) {
+  assert.equal(actual.length, expected.length);
+  return actual.reduce((worst, a, i) => Math.max(worst, Math.abs(a - expected[i])), 0);
+}
+
+/**
+ * Asserts a loaded transformer (core.loadTransformer) against its PyTorch float64 fixture
+ * (readF64Tensors of <name>.expected.safetensors: tokens, logits, patterns and the direct logit
+ * attribution to dla_token at the last position, tests/data/transformer/make_fixtures.py), every
+ * number within `bound`. Returns { tokens, token, run, analysis } for the caller's own checks.
+ */
+export function checkTorchFixture(model, expected, bound, name) {
+  const tokens = Array.from(expected.tokens);
+  const run = model.run(tokens);
+  assert.ok(largestDifference(flat(run.logits), expected.logits) <= bound, `${name} logits`);
+  assert.ok(largestDifference(flat(run.patterns), expected.patterns) <= bound, `${name} patterns`);
+  const token = expected.dla_token[0];
+  const analysis = model.analyze({ prompt: tokens, token, sequences: 1 });
+  const d = analysis.direct_logit_attribution;
+  assert.ok(Math.abs(d.embed - expected.dla_embed[0]) <= bound, `${name} DLA embed`);
+  assert.ok(Math.abs(d.pos_embed - expected.dla_pos_embed[0]) <= bound, `${name} DLA pos_embed`);
+  assert.ok(largestDifference(flat(d.heads), expected.dla_heads) <= bound, `${name} DLA heads`);
+  return { tokens, token, run, analysis };
 }
 
 /** Largest |a − b| between a WASM matrix and CLI rows (null = −Infinity in the CLI's JSON). */

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { workerTasks } from '../../web/worker-tasks.js';
 import { at } from '../../web/matrix.js';
-import { cliRun, root, wasmTransformerCore } from './helpers.mjs';
+import { cliRun, readF64Tensors, root, wasmTransformerCore } from './helpers.mjs';
 
 const fixture = path.join(root, 'tests/data/qk_attribution/qk_attribution.expected.safetensors');
 const FOLDER = {
@@ -29,21 +29,6 @@ const QK_REFERENCE_PARITY_BOUND = 1e-9;
 const configText = (name) => fs.readFileSync(modelPath(name, '.json'), 'utf8');
 const weightsBytes = (name) => new Uint8Array(fs.readFileSync(modelPath(name, '.safetensors')));
 
-/** The F64 tensors of a safetensors file as { name: Float64Array }. */
-function readF64(file) {
-  const bytes = fs.readFileSync(file);
-  const n = Number(bytes.readBigUInt64LE(0));
-  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
-  const out = {};
-  for (const [name, e] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    assert.equal(e.dtype, 'F64', name);
-    const [begin, end] = e.data_offsets;
-    out[name] = new Float64Array(bytes.buffer.slice(bytes.byteOffset + 8 + n + begin, bytes.byteOffset + 8 + n + end));
-  }
-  return out;
-}
-
 async function withModel(name, use) {
   const core = await wasmTransformerCore();
   const model = core.loadTransformer(configText(name), weightsBytes(name));
@@ -55,9 +40,9 @@ async function withModel(name, use) {
 }
 
 test(`WASM QK attribution matches the PyTorch fixture within ${QK_REFERENCE_PARITY_BOUND}`, async () => {
-  const expected = readF64(fixture);
+  const expected = readF64Tensors(fixture);
   for (const name of FIXTURES) {
-    const tokens = Array.from(readF64(modelPath(name, '.expected.safetensors')).tokens);
+    const tokens = Array.from(readF64Tensors(modelPath(name, '.expected.safetensors')).tokens);
     const [layer, head, position] = expected[`${name}.query`];
     await withModel(name, (model) => {
       const q = model.analyze({ prompt: tokens, position, sequences: 1, qk_attribution: [layer, head] }).qk_attribution;

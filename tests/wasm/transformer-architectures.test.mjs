@@ -5,8 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { isMatrix } from '../../web/matrix.js';
-import { cliRun, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
+import { checkTorchFixture, cliRun, readF64Tensors, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
 
 const dataDir = path.join(root, 'tests/data/archs');
 const FIXTURES = ['rope_neox_rms_nobias', 'rope_gptj_partial_gqa', 'shortformer_ln', 'mqa_nopos_lnpre'];
@@ -15,47 +14,13 @@ const weightsBytes = (name) => new Uint8Array(fs.readFileSync(path.join(dataDir,
 // As tests/core/tolerances.hpp kReferenceParityBound.
 const REFERENCE_PARITY_BOUND = 1e-10;
 
-/** The F64 tensors of an expectations file as { name: Float64Array }. */
-function readExpected(name) {
-  const bytes = fs.readFileSync(path.join(dataDir, `${name}.expected.safetensors`));
-  const n = Number(bytes.readBigUInt64LE(0));
-  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
-  const out = {};
-  for (const [key, e] of Object.entries(header)) {
-    const [begin, end] = e.data_offsets;
-    out[key] = Float64Array.from({ length: (end - begin) / 8 }, (_, i) => bytes.readDoubleLE(8 + n + begin + 8 * i));
-  }
-  return out;
-}
-
-const flat = (nested) =>
-  Array.isArray(nested)
-    ? nested.flatMap(flat)
-    : isMatrix(nested)
-      ? Array.from(nested.data)
-      : ArrayBuffer.isView(nested)
-        ? Array.from(nested)
-        : [nested];
-function maxAbsDiff(actual, expected) {
-  assert.equal(actual.length, expected.length);
-  return actual.reduce((worst, a, i) => Math.max(worst, Math.abs(a - expected[i])), 0);
-}
-
 test(`WASM matches the PyTorch reference within ${REFERENCE_PARITY_BOUND} for RoPE, RMSNorm, shortformer, grouped heads`, async () => {
   const core = await wasmTransformerCore();
   for (const name of FIXTURES) {
-    const expected = readExpected(name);
-    const tokens = Array.from(expected.tokens);
+    const expected = readF64Tensors(path.join(dataDir, `${name}.expected.safetensors`));
     const model = core.loadTransformer(configText(name), weightsBytes(name));
     try {
-      const run = model.run(tokens);
-      assert.ok(maxAbsDiff(flat(run.logits), expected.logits) <= REFERENCE_PARITY_BOUND, `${name} logits`);
-      assert.ok(maxAbsDiff(flat(run.patterns), expected.patterns) <= REFERENCE_PARITY_BOUND, `${name} patterns`);
-      const token = expected.dla_token[0];
-      const d = model.analyze({ prompt: tokens, token, sequences: 1 }).direct_logit_attribution;
-      assert.ok(Math.abs(d.embed - expected.dla_embed[0]) <= REFERENCE_PARITY_BOUND, `${name} DLA embed`);
-      assert.ok(Math.abs(d.pos_embed - expected.dla_pos_embed[0]) <= REFERENCE_PARITY_BOUND, `${name} DLA pos_embed`);
-      assert.ok(maxAbsDiff(flat(d.heads), expected.dla_heads) <= REFERENCE_PARITY_BOUND, `${name} DLA heads`);
+      checkTorchFixture(model, expected, REFERENCE_PARITY_BOUND, name);
     } finally {
       model.dispose();
     }

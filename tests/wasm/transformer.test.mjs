@@ -10,7 +10,7 @@ import { HeadlabError, loadTransformerCore } from '../../web/headlab-core.js';
 import { transferOf } from '../../web/transformer.js';
 import { workerTasks } from '../../web/worker-tasks.js';
 import { asRows, isMatrix } from '../../web/matrix.js';
-import { cliRun, layoutTensors, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
+import { checkTorchFixture, cliRun, layoutTensors, readF64Tensors, root, wasmDir, wasmTransformerCore } from './helpers.mjs';
 import { coreConstant } from '../../site/core-limits.mjs';
 
 const dataDir = path.join(root, 'tests/data/transformer');
@@ -23,34 +23,7 @@ const weightsBytes = (name) => new Uint8Array(fs.readFileSync(path.join(dataDir,
 // the promised bound, as tests/core/tolerances.hpp kReferenceParityBound.
 const REFERENCE_PARITY_BOUND = 1e-10;
 
-/** The tensors of a safetensors file as { name: { shape, values: Float64Array } } (F64 only: the fixtures' expectations). */
-function readExpected(file) {
-  const bytes = fs.readFileSync(file);
-  const n = Number(bytes.readBigUInt64LE(0));
-  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
-  const out = {};
-  for (const [name, e] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    assert.equal(e.dtype, 'F64', name);
-    const [begin, end] = e.data_offsets;
-    const buffer = bytes.subarray(8 + n + begin, 8 + n + end);
-    const values = new Float64Array((end - begin) / 8);
-    for (let i = 0; i < values.length; i++) values[i] = buffer.readDoubleLE(8 * i);
-    out[name] = { shape: e.shape, values };
-  }
-  return out;
-}
-
-const flat = (nested) =>
-  Array.isArray(nested)
-    ? nested.flatMap(flat)
-    : isMatrix(nested)
-      ? Array.from(nested.data)
-      : ArrayBuffer.isView(nested)
-        ? Array.from(nested)
-        : [nested];
-
-/** Asserts that `actual` (a run() or analyze() value through asRows: rows may be Float64Arrays) holds the members of `expected` (a parsed CLI document) in its order, every number with the same bits. */
+/** Asserts that `actual` (a run() or analyze() value: rows may be Float64Arrays) holds the members of `expected` (a parsed CLI document) in its order, every number with the same bits. */
 function assertSameBits(actual, expected, where) {
   if (ArrayBuffer.isView(actual)) actual = Array.from(actual);
   if (Array.isArray(expected)) {
@@ -62,12 +35,6 @@ function assertSameBits(actual, expected, where) {
   } else {
     assert.ok(Object.is(actual, expected), `${where}: ${actual} against ${expected}`);
   }
-}
-function maxAbsDiff(actual, expected) {
-  assert.equal(actual.length, expected.length);
-  let worst = 0;
-  for (let i = 0; i < actual.length; i++) worst = Math.max(worst, Math.abs(actual[i] - expected[i]));
-  return worst;
 }
 
 /** The raw embind module, for the tests that compare the bindings' text with the CLI's bytes. */
@@ -83,22 +50,13 @@ function rawModule() {
 test(`WASM matches the PyTorch fixtures within ${REFERENCE_PARITY_BOUND}: logits, patterns, direct logit attribution`, async () => {
   const core = await wasmTransformerCore();
   for (const name of FIXTURES) {
-    const expected = readExpected(path.join(dataDir, `${name}.expected.safetensors`));
-    const tokens = Array.from(expected.tokens.values);
+    const expected = readF64Tensors(path.join(dataDir, `${name}.expected.safetensors`));
     const model = core.loadTransformer(configText(name), weightsBytes(name));
     try {
-      const run = model.run(tokens);
+      const { tokens, token, run, analysis } = checkTorchFixture(model, expected, REFERENCE_PARITY_BOUND, name);
       assert.deepEqual(run.tokens, tokens);
-      assert.ok(maxAbsDiff(flat(run.logits), expected.logits.values) <= REFERENCE_PARITY_BOUND, `${name} logits`);
-      assert.ok(maxAbsDiff(flat(run.patterns), expected.patterns.values) <= REFERENCE_PARITY_BOUND, `${name} patterns`);
-      const token = expected.dla_token.values[0];
-      const a = model.analyze({ prompt: tokens, token, sequences: 1 });
-      assert.equal(a.position, tokens.length - 1);
-      assert.equal(a.token, token);
-      const d = a.direct_logit_attribution;
-      assert.ok(Math.abs(d.embed - expected.dla_embed.values[0]) <= REFERENCE_PARITY_BOUND, `${name} DLA embed`);
-      assert.ok(Math.abs(d.pos_embed - expected.dla_pos_embed.values[0]) <= REFERENCE_PARITY_BOUND, `${name} DLA pos_embed`);
-      assert.ok(maxAbsDiff(flat(d.heads), expected.dla_heads.values) <= REFERENCE_PARITY_BOUND, `${name} DLA heads`);
+      assert.equal(analysis.position, tokens.length - 1);
+      assert.equal(analysis.token, token);
     } finally {
       model.dispose();
     }

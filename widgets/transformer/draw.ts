@@ -229,6 +229,18 @@ export interface BarRow {
 }
 
 /**
+ * A signed-bar chart 460 units wide: `heading` over one 18-unit bar per row (labels `labelWidth`
+ * units wide), on the panel colour; `title` names the exported picture.
+ */
+export function signedBarScene(c: ResolvedColours, heading: string, rows: BarRow[], labelWidth: number, title: string): Scene {
+  const rowH = 18,
+    width = 460;
+  const shapes = signedBarShapes(c, rows, 8, 28, width - 16, rowH, labelWidth);
+  shapes.unshift({ kind: 'text', x: 8, y: 12, text: heading, fill: rgbText(c.muted), size: 11 });
+  return { width, height: 36 + rows.length * rowH, background: rgbText(c.panel), title, shapes };
+}
+
+/**
  * Signed horizontal bars from a zero line: one row per entry, labels on the left, the value at the
  * bar's end. Negative bars in blue, positive in orange (the diverging scale's ends).
  */
