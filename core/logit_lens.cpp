@@ -54,7 +54,7 @@ LogitLens logit_lens(const TransformerWeights& w, const TransformerActivations& 
   if (answers.empty()) {
     answers.assign(run.tokens.begin() + 1, run.tokens.end());
     const Eigen::Index last = T - 1;
-    answers.push_back(top_indices(run.logits.row(last).data(), V, 1)[0]);
+    answers.push_back(top_indices(run.logits.row(last - run.logits_from).data(), V, 1)[0]);
   }
   if (static_cast<int>(answers.size()) != T) {
     throw InputError("answers: " + std::to_string(answers.size()) + " tokens for a prompt of " + std::to_string(T));

@@ -474,10 +474,10 @@ Matrix resume_forward(const TransformerWeights& w, const TransformerActivations&
 }
 
 TransformerActivations transformer_forward(const TransformerWeights& w, const std::vector<int>& tokens,
-                                           const HeadHook& hook) {
+                                           const HeadHook& hook, Eigen::Index logits_from) {
   validate_weights(w);
   require_tokens(w.config, tokens);
-  return transformer_forward_unchecked(w, tokens, hook);
+  return transformer_forward_unchecked(w, tokens, hook, logits_from);
 }
 
 HeadInputGradients head_input_gradients(const TransformerConfig& c, const AttentionLayerWeights& lw,

@@ -134,7 +134,7 @@ HeadInputGradients head_input_gradients(const TransformerConfig& config, const A
 // (the message gives the position). Weights are validated.
 void require_tokens(const TransformerConfig& config, const std::vector<int>& tokens);
 TransformerActivations transformer_forward(const TransformerWeights& weights, const std::vector<int>& tokens,
-                                           const HeadHook& hook = nullptr);
+                                           const HeadHook& hook = nullptr, Eigen::Index logits_from = 0);
 // The same without validating weights or tokens (the trainer's weights and batches are valid by construction).
 // With logits_from > 0 only rows [logits_from, T) of the logits are formed (each with the bits of
 // the full product): T × V doubles are 823 MB for 2,047 tokens of a 50,278-token vocabulary, and

@@ -67,7 +67,7 @@ LogitAttribution attribution_of(const TransformerWeights& w, const TransformerAc
     const RowVector u = unembedding_column(w, token);
     out.constant += ordered_dot(w.ln_final_b.data(), u.data(), u.size());
   }
-  out.logit = a.logits(position, token);
+  out.logit = a.logits(position - a.logits_from, token);
   return out;
 }
 
@@ -449,7 +449,9 @@ double resumed_patch(const Patching& P, int l, int h, Eigen::Index p) {
 PatchingResult patching_of(const TransformerWeights& w, const TransformerActivations& clean_run,
                            const std::vector<int>& corrupted, int answer, int wrong) {
   const std::vector<int>& clean = clean_run.tokens;
-  const auto corrupted_run = transformer_forward(w, corrupted);
+  // The corrupted run's last row of logits is all patching reads.
+  const auto corrupted_run =
+      transformer_forward(w, corrupted, nullptr, static_cast<Eigen::Index>(corrupted.size()) - 1);
   if (clean.size() != corrupted.size()) {
     throw InputError("the corrupted prompt has " + std::to_string(corrupted.size()) + " tokens; the clean prompt has " +
                      std::to_string(clean.size()) + " (patching needs equal lengths)");
@@ -459,8 +461,9 @@ PatchingResult patching_of(const TransformerWeights& w, const TransformerActivat
   const auto& c = w.config;
   const Eigen::Index T = static_cast<Eigen::Index>(clean.size()), last = T - 1;
   PatchingResult r;
-  r.clean_logit_difference = logit_difference(clean_run.logits, last, answer, wrong);
-  r.corrupted_logit_difference = logit_difference(corrupted_run.logits, last, answer, wrong);
+  r.clean_logit_difference = logit_difference(clean_run.logits, last - clean_run.logits_from, answer, wrong);
+  r.corrupted_logit_difference =
+      logit_difference(corrupted_run.logits, last - corrupted_run.logits_from, answer, wrong);
   const double span = r.clean_logit_difference - r.corrupted_logit_difference;
   if (!(std::abs(span) > 0)) {
     throw InputError(
@@ -609,7 +612,7 @@ void choose_position_and_token(const TransformerWeights& w, const AnalysisReques
   require_index("position", out.position, T);
   if (r.token < 0) {
     Eigen::Index best = 0;
-    out.run.logits.row(out.position).maxCoeff(&best);
+    out.run.logits.row(out.position - out.run.logits_from).maxCoeff(&best);
     out.token = static_cast<int>(best);
   } else {
     out.token = r.token;
@@ -647,7 +650,11 @@ TransformerAnalysis analyze_transformer(const TransformerWeights& w, const Analy
     throw InputError("sequences must be in [0, 10000] (0: no repeated sequences), got " + std::to_string(r.sequences));
   }
   TransformerAnalysis out;
-  out.run = transformer_forward(w, r.prompt);
+  const int T = static_cast<int>(r.prompt.size());
+  if (T > 0) require_integer_in("logits_from", r.logits_from, 0, T - 1);
+  // The DLA position's row is always formed (its top prediction and logit are read there).
+  const int position = r.position < 0 ? T - 1 : std::min(r.position, std::max(T - 1, 0));
+  out.run = transformer_forward(w, r.prompt, nullptr, std::min(r.logits_from, position));
   choose_position_and_token(w, r, out);
   out.attribution = attribution_of(w, out.run, out.position, out.token);
   batch_figures(w, r, cache, out);
@@ -768,7 +775,8 @@ TransformerActivations ablated_forward(const TransformerWeights& w, const std::v
 }
 
 TransformerActivations ablated_forward(const TransformerWeights& w, const std::vector<int>& tokens,
-                                       const std::vector<HeadIndex>& heads, Ablation mode, const MeanSource& means) {
+                                       const std::vector<HeadIndex>& heads, Ablation mode, const MeanSource& means,
+                                       Eigen::Index logits_from) {
   validate_weights(w);
   require_tokens(w.config, tokens);
   const auto ablate = ablation_mask(w.config, heads);
@@ -782,7 +790,7 @@ TransformerActivations ablated_forward(const TransformerWeights& w, const std::v
     if (mode == Ablation::zero) out.setZero();
     else out = mean_output[layer][head];
   };
-  return transformer_forward_unchecked(w, tokens, hook);
+  return transformer_forward_unchecked(w, tokens, hook, logits_from);
 }
 
 PromptAblation prompt_ablation_loss(const TransformerWeights& w, const std::vector<int>& prompt, Ablation mode,

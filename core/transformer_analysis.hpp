@@ -66,9 +66,11 @@ struct MeanSource {
   std::uint64_t seed = 0;
 };
 // As above, with the means from `means`. Also throws InputError naming a bad reference sequence
-// ("reference sequence 2: …") or a prompt longer than every reference sequence.
+// ("reference sequence 2: …") or a prompt longer than every reference sequence. logits_from as
+// transformer_forward_unchecked's (the logits of rows [logits_from, T) only).
 TransformerActivations ablated_forward(const TransformerWeights& weights, const std::vector<int>& tokens,
-                                       const std::vector<HeadIndex>& heads, Ablation mode, const MeanSource& means);
+                                       const std::vector<HeadIndex>& heads, Ablation mode, const MeanSource& means,
+                                       Eigen::Index logits_from = 0);
 
 // The next-token loss of one prompt, in nats: the mean over positions p ∈ [0, T − 1) of
 // −log softmax(logits_p)[prompt_{p+1}] — the model's own prediction of the prompt's next tokens, no
@@ -153,6 +155,10 @@ struct AnalysisRequest {
   bool composition = false, logit_lens = false, head_svd = false;
   int top = 5;          // tokens per logit-lens position and per head-SVD direction
   int directions = -1;  // head-SVD directions read in token space; −1: min(3, d_head)
+  // The run's logits are formed for rows [min(logits_from, position), T) only (run.logits_from says
+  // which): a figure that reads one position's logits asks for that row, not T × d_vocab of them (64
+  // × 50,278 are 2.5·10⁹ multiply-adds, most of a forward pass of a large vocabulary). In [0, T).
+  int logits_from = 0;
 };
 constexpr int kCompositionBaselineSamples = 200;
 struct TransformerAnalysis {

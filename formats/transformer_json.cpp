@@ -50,6 +50,10 @@ void run_members(JsonWriter& out, const TransformerWeights& w, const Transformer
     for (int t : run.tokens) out.value(w.config.token_names[static_cast<std::size_t>(t)]);
     out.end_array();
   }
+  // The documents hold every position's logits (a page's run of fewer rows goes as arrays instead).
+  if (run.logits_from != 0)
+    throw InputError("the document holds the logits of every position: logits_from must be 0, got " +
+                     std::to_string(run.logits_from));
   out.key("logits").matrix(run.logits);
   out.key("patterns");
   patterns(out, run);

@@ -1133,8 +1133,10 @@ export interface TransformerAnalysisFile extends TransformerRunFile {
  * Matrix values whose data views one buffer (web/transformer.js; transferOf gives the buffer to move).
  */
 export interface TransformerRun extends Omit<TransformerRunFile, 'logits' | 'patterns'> {
-  /** T × V logits: row p is position p's next-token logits. */
+  /** (T − logits_from) × V logits: row r is position logits_from + r's next-token logits. */
   logits: Matrix;
+  /** The first position whose logits were formed, when the run was asked for fewer rows (TransformerRunOptions.logits_from); absent: 0. */
+  logits_from?: number;
   /** [L][H] T × T attention weights (row: query, column: key). */
   patterns: Matrix[][];
 }

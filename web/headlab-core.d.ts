@@ -680,12 +680,20 @@ export interface TransformerAnalysisRequest {
   top?: number;
   /** Head-SVD directions read in token space, integer in [1, d_head]. Default min(3, d_head). */
   directions?: number;
+  /**
+   * The run's logits are formed for rows [min(logits_from, position), T) only (the result's
+   * logits_from says which): a figure that reads one position asks for its row, not T × d_vocab
+   * numbers. Integer in [0, T). Default 0 (every row). analyze() refuses it (the document has every row).
+   */
+  logits_from?: number;
 }
 
 /** Heads to ablate in run() (`headlab model run --ablate "0.1 1.3" --ablation … --sequences … --seed …`). */
 export interface TransformerRunOptions {
-  /** [layer, head] pairs, layer in [0, n_layers), head in [0, n_heads), each at most once; [] runs the model unchanged. */
-  ablate: [number, number][];
+  /** [layer, head] pairs, layer in [0, n_layers), head in [0, n_heads), each at most once; [] or none runs the model unchanged. */
+  ablate?: [number, number][];
+  /** Only the logits of rows [logits_from, T) are formed (TransformerRun.logits_from), integer in [0, T). Default 0. */
+  logits_from?: number;
   /** 'zero' writes 0 for the head's output; 'mean' its output at each position averaged over repeated random sequences. Default 'mean'. */
   mode?: 'zero' | 'mean';
   /** Repeated random sequences (length n_ctx) behind the mean, integer in [1, 10000]. Default 32 (as analyze()). */
@@ -732,8 +740,10 @@ export interface TransformerInductionScores {
  * Matrix values whose data views one buffer (web/transformer.js; transferOf gives the buffer to move).
  */
 export interface TransformerRun extends Omit<TransformerRunFile, 'logits' | 'patterns'> {
-  /** T × V logits: row p is position p's next-token logits. */
+  /** (T − logits_from) × V logits: row r is position logits_from + r's next-token logits. */
   logits: Matrix;
+  /** The first position whose logits were formed, when the run was asked for fewer rows (TransformerRunOptions.logits_from); absent: 0. */
+  logits_from?: number;
   /** [L][H] T × T attention weights (row: query, column: key). */
   patterns: Matrix[][];
 }

@@ -53,11 +53,16 @@ function runMembers(config, packed) {
   const tokens = Array.from(packed.tokens);
   const T = tokens.length,
     data = packed.numbers;
+  // Rows [from, T) of the logits: a run or an analysis asked with logits_from forms only those.
+  const from = packed.logits_from ?? 0,
+    rows = T - from;
   const out = { tokens };
   if (config.token_names?.length) out.token_names = tokens.map((t) => config.token_names[t]);
-  out.logits = viewMatrix(data, 0, T, V);
-  out.patterns = perHead(data, T * V, L, H, T, T);
-  return [out, T * V + L * H * T * T];
+  // Only when asked: a run of every row has the CLI document's members exactly.
+  if (from > 0) out.logits_from = from;
+  out.logits = viewMatrix(data, 0, rows, V);
+  out.patterns = perHead(data, rows * V, L, H, T, T);
+  return [out, rows * V + L * H * T * T];
 }
 
 /** The `headlab model analyze` document from analysis_to_js's value (members in the writer's order). */

@@ -142,14 +142,22 @@ export class HeadlabLogitLens extends TransformerWidget<LogitLensState, LogitLen
       );
     }
     this.parts.positionSelect.value = String(position);
-    const analysis = this.analyzedInWorker(model, `lens:${tokens.join(',')}`, {
-      prompt: tokens,
-      // No repeated random sequences (sequences 0): the lens does not read them, and for a large
-      // model (the ARENA induction shape) even one is beyond the core's bound on their work.
-      sequences: 0,
-      logit_lens: true,
-      top: lensTop(model),
-    });
+    const analysis = this.analyzedInWorker(
+      model,
+      `lens:${tokens.join(',')}`,
+      {
+        prompt: tokens,
+        // No repeated random sequences (sequences 0): the lens does not read them, and for a large
+        // model (the ARENA induction shape) even one is beyond the core's bound on their work.
+        sequences: 0,
+        logit_lens: true,
+        top: lensTop(model),
+      },
+      // Every stage's logits at every position, (L + 1)·T·d_model·d_vocab multiply-adds (7.4·10⁹ for
+      // the ARENA induction shape, about 10 s in WASM): beyond 2³⁰ the lens waits behind the other
+      // figures' first answers, as a batch does.
+      { background: (model.config.n_layers + 1) * T * model.config.d_model * model.config.d_vocab > 2 ** 30 },
+    );
     const lens = analysis?.logit_lens;
     if (!lens) {
       const waiting = 'Reading the residual stream after each layer through the unembedding…';

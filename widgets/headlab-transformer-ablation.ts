@@ -29,8 +29,16 @@ import type { Scene, Shape } from './chart/scene.js';
 import { drawnSvg, signedBarScene } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
 import { HEAD_BOXES_CSS, HeadBoxes } from './transformer/head-boxes.js';
-import { PromptField, TRANSFORMER_CSS, TokensPending, TransformerWidget, headName, tokenName, tokenize } from './transformer/widget.js';
-import { rowView } from '../web/matrix.js';
+import {
+  PromptField,
+  TRANSFORMER_CSS,
+  TokensPending,
+  TransformerWidget,
+  headName,
+  logitsAt,
+  tokenName,
+  tokenize,
+} from './transformer/widget.js';
 
 export interface TransformerAblationState {
   prompt: number[];
@@ -255,8 +263,8 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
       return;
     }
     const last = tokens.length - 1;
-    const lb = rowView(before.logits, last),
-      la = rowView(after.logits, last);
+    const lb = logitsAt(before, last),
+      la = logitsAt(after, last);
     const order = Array.from(lb, (_, t) => t)
       .sort((x, y) => lb[y] - lb[x])
       .slice(0, TOP);
@@ -365,8 +373,8 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
   private logitScene(model: LoadedTransformer, before: TransformerRun, after: TransformerRun, order: number[], ablated: boolean): Scene {
     const c = this.themeColours();
     const last = before.tokens.length - 1;
-    const lb = rowView(before.logits, last),
-      la = rowView(after.logits, last);
+    const lb = logitsAt(before, last),
+      la = logitsAt(after, last);
     const values = order.flatMap((t) => [lb[t], la[t]]);
     const lo = Math.min(0, ...values),
       hi = Math.max(0, ...values);
@@ -463,8 +471,8 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
     const last = s.before.tokens.length - 1;
     return {
       ...state,
-      logits_before: rowView(s.before.logits, last),
-      logits_after: s.after ? rowView(s.after.logits, last) : null,
+      logits_before: logitsAt(s.before, last),
+      logits_after: s.after ? logitsAt(s.after, last) : null,
       reference: s.reference,
       head_losses: s.losses,
     };
@@ -478,7 +486,7 @@ export class HeadlabTransformerAblation extends TransformerWidget<TransformerAbl
         scene: () => {
           const s = this.exportable(this.shown);
           const last = s.before.tokens.length - 1;
-          const lb = rowView(s.before.logits, last);
+          const lb = logitsAt(s.before, last);
           return this.logitScene(
             s.model,
             s.before,

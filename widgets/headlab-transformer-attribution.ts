@@ -15,8 +15,7 @@ import { formatNumber } from './chart/format.js';
 import type { Scene } from './chart/scene.js';
 import { drawnSvg, signedBarScene, type BarRow } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
-import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, tokenName, tokenize } from './transformer/widget.js';
-import { rowView } from '../web/matrix.js';
+import { PromptField, TRANSFORMER_CSS, TransformerWidget, headName, logitsAt, tokenName, tokenize } from './transformer/widget.js';
 
 export interface TransformerAttributionState {
   prompt: number[];
@@ -147,7 +146,7 @@ export class HeadlabTransformerAttribution extends TransformerWidget<Transformer
       );
     }
     this.parts.positionSelect.value = String(a.position);
-    const logits = rowView(a.logits, a.position);
+    const logits = logitsAt(a, a.position);
     const order = Array.from(logits, (_, t) => t)
       .sort((x, y) => logits[y] - logits[x])
       .slice(0, MENU_TOKENS);

@@ -39,6 +39,7 @@ import {
   outlineShapes,
 } from './transformer/draw.js';
 import type { LoadedTransformer } from './transformer/model.js';
+import { TOKEN_COMBOBOX_CSS, TokenCombobox } from './transformer/token-combobox.js';
 import { batchAttributes, pairsBatch, PairsFileReader, type PairsBatch } from './transformer/batch.js';
 import {
   PromptField,
@@ -96,6 +97,9 @@ function excerpt(text: string): string {
 /** How far from "nothing changed" (1) a normalised value is drawn at full colour. */
 const EFFECT_LIMIT = 1;
 
+/** Most tokens a <select> of the answer or wrong token lists; a larger vocabulary gets the searchable field (TokenCombobox). */
+const SELECT_VOCAB = 512;
+
 /** The parts build() makes (this.parts). */
 interface TransformerPatchingParts {
   clean: PromptField;
@@ -103,6 +107,9 @@ interface TransformerPatchingParts {
   figure: LayeredFigure;
   answerSelect: HTMLSelectElement;
   wrongSelect: HTMLSelectElement;
+  /** For a vocabulary beyond SELECT_VOCAB: searchable fields instead of the two selects. */
+  answerSearch: TokenCombobox;
+  wrongSearch: TokenCombobox;
   readout: HTMLParagraphElement;
   problem: HTMLParagraphElement;
   captionLine: HTMLParagraphElement;
@@ -119,7 +126,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     wrong: text({ property: false, shared: true, markup: 'Num', doc: 'The wrong token.' }),
     ...batchAttributes(false),
   });
-  protected static css = TRANSFORMER_CSS;
+  protected static css = TRANSFORMER_CSS + TOKEN_COMBOBOX_CSS;
   /** The heatmap as pixels (PixelHeatmaps), repainted for each choice's analysis. */
   private readonly pixels = new PixelHeatmaps();
   private painted: { analysis: unknown; colours: unknown } | null = null;
@@ -175,6 +182,14 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     const controls = el('div', { class: 'controls' });
     const answerSelect = labelledSelect(controls, 'Answer', 'answer');
     const wrongSelect = labelledSelect(controls, 'Wrong token', 'wrong');
+    const listen = (target: EventTarget, type: string, handler: (event: Event) => void) => this.listen(target, type, handler);
+    const pickedAs = (name: 'answer' | 'wrong') => (token: number) => {
+      this.setAttribute(name, String(token));
+      this.emitChange();
+    };
+    const answerSearch = new TokenCombobox('Answer', 'answer-search', pickedAs('answer'), listen);
+    const wrongSearch = new TokenCombobox('Wrong token', 'wrong-search', pickedAs('wrong'), listen);
+    controls.append(answerSearch.element, wrongSearch.element);
     const problem = el('p', { class: 'input-problem', role: 'status' });
     controls.append(problem);
     this.listen(answerSelect, 'change', () => {
@@ -199,7 +214,20 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       figureBox,
     );
     this.cursor.follow(figure.element, (target, type, handler) => this.listen(target, type, handler));
-    return { clean, corrupt, figure, answerSelect, wrongSelect, readout, problem, captionLine, legendSlot, controls };
+    return {
+      clean,
+      corrupt,
+      figure,
+      answerSelect,
+      wrongSelect,
+      answerSearch,
+      wrongSearch,
+      readout,
+      problem,
+      captionLine,
+      legendSlot,
+      controls,
+    };
   }
 
   private token(model: LoadedTransformer, name: 'answer' | 'wrong', fallback: number): number {
@@ -369,8 +397,8 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     const guess = defaultCorruption(model.config, clean);
     const answer = this.token(model, 'answer', guess.answer);
     const wrong = this.token(model, 'wrong', guess.wrong);
-    this.fillSelect(this.parts.answerSelect, model, answer);
-    this.fillSelect(this.parts.wrongSelect, model, wrong);
+    this.fillChoice(this.parts.answerSelect, this.parts.answerSearch, model, answer);
+    this.fillChoice(this.parts.wrongSelect, this.parts.wrongSearch, model, wrong);
     // The patching runs (2 × layers × heads × positions forward passes) are computed in the worker,
     // once per choice: the figure keeps the last choice's heatmap until the new one arrives.
     const key = `${clean.join(',')}|${corrupted.join(',')}|${answer}|${wrong}`;
@@ -457,11 +485,24 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     this.requestRender();
   }
 
+  /**
+   * A token choice: a <select> of every token up to SELECT_VOCAB of them; beyond, the searchable
+   * field (a select of 50,278 options is a list no reader scrolls, and building it is a long task).
+   */
+  private fillChoice(select: HTMLSelectElement, search: TokenCombobox, model: LoadedTransformer, value: number): void {
+    const V = model.config.d_vocab;
+    const large = V > SELECT_VOCAB;
+    select.parentElement!.hidden = large;
+    search.element.hidden = !large;
+    if (large) search.set(model.config.token_names ?? null, V, value);
+    else this.fillSelect(select, model, value);
+  }
+
   private fillSelect(select: HTMLSelectElement, model: LoadedTransformer, value: number): void {
     const V = model.config.d_vocab;
     const key = `${model.version}`;
     if (needsBuild(select, key)) {
-      const ids = V <= 512 ? Array.from({ length: V }, (_, t) => t) : [value];
+      const ids = Array.from({ length: V }, (_, t) => t);
       select.replaceChildren(...ids.map((t) => el('option', { value: String(t) }, tokenName(model.config, t))));
     }
     if (![...select.options].some((o) => o.value === String(value)))

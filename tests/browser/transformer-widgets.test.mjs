@@ -148,7 +148,9 @@ async function checkAgainstCli(p, model) {
   const att = shown['headlab-transformer-attention'];
   const run = cli(['run', ...files, '--prompt', att.prompt.join(' ')]);
   worst.patterns = within(att.run.patterns, run.patterns, 'attention patterns');
-  worst.logits = within(att.run.logits, run.logits, 'attention logits');
+  // The figure's run holds the last position's logits only (it draws none; logits_from says which rows).
+  assert.equal(att.run.logits_from, att.prompt.length - 1, 'the attention run forms the last row of logits only');
+  worst.logits = within(att.run.logits, run.logits.slice(att.run.logits_from), 'attention logits');
 
   const dla = shown['headlab-transformer-attribution'];
   const a1 = cli([

@@ -466,3 +466,41 @@ TEST_CASE("transformer analysis: the repeated-sequence work is accepted at its l
       transformer_config({2, 12, 768, 64, 2048, 50278}, Normalization::layer_norm, Positions::shortformer);
   CHECK_THROWS_AS(require_repeated_work(arena, 1), InputError);
 }
+
+TEST_CASE("an analysis asked for the logits from one row on gives every figure's bits", "[transformer_analysis]") {
+  for (const TransformerConfig& c : architecture_configs(2)) {
+    INFO(describe(c));
+    const TransformerWeights w = random_model_of(c, 41);
+    AnalysisRequest full;
+    full.prompt = {1, 7, 3, 1, 7, 3, 9};
+    full.sequences = 0;
+    full.position = 5;
+    full.corrupted = {1, 7, 4, 1, 7, 4, 9};
+    full.answer = 3;
+    full.wrong = 4;
+    full.logit_lens = true;
+    const TransformerAnalysis a = analyze_transformer(w, full);
+    for (const int from : {5, 6}) {
+      AnalysisRequest r = full;
+      r.logits_from = from;
+      const TransformerAnalysis b = analyze_transformer(w, r);
+      // Rows from min(logits_from, position) = 5 on, each the full pass's row, bit for bit.
+      REQUIRE(b.run.logits_from == 5);
+      CHECK(b.run.logits == Matrix(a.run.logits.bottomRows(2)));
+      CHECK(b.token == a.token);
+      CHECK(b.attribution.logit == a.attribution.logit);
+      CHECK(b.attribution.heads == a.attribution.heads);
+      CHECK(b.patching.clean_logit_difference == a.patching.clean_logit_difference);
+      CHECK(b.patching.corrupted_logit_difference == a.patching.corrupted_logit_difference);
+      CHECK(b.patching.normalised == a.patching.normalised);
+      CHECK(b.lens->answers == a.lens->answers);
+      CHECK(b.lens->answer_probability == a.lens->answer_probability);
+      for (std::size_t l = 0; l < a.run.layers.size(); ++l)
+        for (std::size_t h = 0; h < a.run.layers[l].pattern.size(); ++h)
+          CHECK(b.run.layers[l].pattern[h] == a.run.layers[l].pattern[h]);
+    }
+    AnalysisRequest bad = full;
+    bad.logits_from = 7;
+    CHECK_THROWS_WITH(analyze_transformer(w, bad), "logits_from must lie in [0, 6], got 7");
+  }
+}

@@ -685,7 +685,7 @@ test("bad prompts and requests get the core's message (the CLI's after its flag 
       { message: 'head 0.1 is named twice' },
     );
     assert.throws(() => model.run('1 2', { ablate: [[0]] }), { message: 'ablate[0] must be a [layer, head] pair' });
-    assert.throws(() => model.run('1 2', { heads: [] }), { message: 'the run options need ablate: [[layer, head], …]' });
+    assert.throws(() => model.run('1 2', { heads: [] }), { message: 'the run options has an unknown field "heads"' });
     assert.deepEqual(model.run('1 2', { ablate: [] }).logits, model.run('1 2').logits);
   } finally {
     model.dispose();
@@ -871,4 +871,36 @@ test('handles are released: load, analyse and train 30 times, the live count and
     core.memoryDiagnostics().heap_bytes_in_use - before < 64 * 1024,
     `heap grew by ${core.memoryDiagnostics().heap_bytes_in_use - before} bytes`,
   );
+});
+
+test('a run or an analysis asked for the logits from one position on: those rows, the full bits, every other figure the same', async () => {
+  const name = 'two_layer_ln_pos';
+  const core = await wasmTransformerCore();
+  const model = core.loadTransformer(configText(name), weightsBytes(name));
+  try {
+    const V = model.config.d_vocab;
+    const prompt = [1, 2, 3, 4, 1, 2];
+    const full = model.run(prompt);
+    const last = model.run(prompt, { logits_from: 5 });
+    assert.equal(full.logits_from, undefined, 'a run of every row has the CLI document members only');
+    assert.equal(last.logits_from, 5);
+    assert.deepEqual([last.logits.rows, last.logits.cols], [1, V]);
+    assert.deepEqual(Array.from(last.logits.data), Array.from(full.logits.data.subarray(5 * V)));
+    last.patterns.forEach((layer, l) => layer.forEach((p, h) => assert.deepEqual(p.data, full.patterns[l][h].data)));
+    const ablated = model.run(prompt, { ablate: [[1, 0]], mode: 'zero' });
+    const ablatedLast = model.run(prompt, { ablate: [[1, 0]], mode: 'zero', logits_from: 5 });
+    assert.deepEqual(Array.from(ablatedLast.logits.data), Array.from(ablated.logits.data.subarray(5 * V)));
+    const request = { prompt, position: 4, sequences: 0, corrupted: [1, 2, 5, 4, 1, 2], answer: 3, wrong: 5 };
+    const a = model.analyze(request);
+    const b = model.analyze({ ...request, logits_from: 5 });
+    // Rows from min(logits_from, position) = 4 on.
+    assert.equal(b.logits_from, 4);
+    assert.deepEqual(Array.from(b.logits.data), Array.from(a.logits.data.subarray(4 * V)));
+    assert.deepEqual(b.direct_logit_attribution, a.direct_logit_attribution);
+    assert.equal(b.token, a.token);
+    assert.deepEqual(b.patching.normalised, a.patching.normalised);
+    assert.throws(() => model.run(prompt, { logits_from: 6 }), /^HeadlabError: logits_from must lie in \[0, 5\], got 6$/);
+  } finally {
+    model.dispose();
+  }
 });

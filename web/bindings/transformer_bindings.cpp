@@ -171,6 +171,7 @@ tf::AnalysisRequest request_from_js(const tf::TransformerConfig& c, const val& r
   in.boolean("head_svd", r.head_svd);
   in.integer("top", r.top);
   in.integer("directions", r.directions);
+  in.integer("logits_from", r.logits_from);
   in.finish();
   return r;
 }
@@ -179,7 +180,7 @@ tf::AnalysisRequest request_from_js(const tf::TransformerConfig& c, const val& r
 // JSON text: every value the `headlab model run / analyze` document holds, the same doubles (the
 // writer prints each as its shortest round-trip decimal, so JSON.parse of the text gives these bits).
 // Order, row-major, L = n_layers, H = n_heads, T = prompt length, V = d_vocab:
-//   logits T × V, patterns L × H × T × T                                        (run and analysis)
+//   logits (T − logits_from) × V, patterns L × H × T × T                        (run and analysis)
 //   DLA heads L × H, DLA attention_bias L, ablation loss L × H, previous_token L × H,
 //   induction L × H                                                            (analysis)
 //   patching normalised (L·H) × T when asked; circuits qk then ov, (L·H) × V × V when asked;
@@ -207,6 +208,7 @@ val ints_view_to_js(const std::vector<int>& v) {
 val run_to_js(const tf::TransformerActivations& run, std::vector<double>&& numbers) {
   val out = val::object();
   out.set("tokens", ints_view_to_js(run.tokens));
+  out.set("logits_from", static_cast<double>(run.logits_from));
   out.set("numbers", vector_to_js(numbers));
   return out;
 }
@@ -562,17 +564,25 @@ class TransformerModelHandle {
     }
     return mode;
   }
-  // The forward pass of run(): options undefined, or { ablate: [[layer, head]…], mode?, sequences?, seed?, reference? }.
+  // The forward pass of run(): options undefined, or { ablate?: [[layer, head]…], mode?, sequences?,
+  // seed?, reference?, logits_from? } (logits_from: only rows [logits_from, T) of the logits are formed,
+  // in [0, T); the document's writer refuses it, the arrays carry it).
   tf::TransformerActivations forward_of(const val& prompt, const val& options) const {
     const auto tokens = prompt_from_js(loaded().config, prompt, "prompt");
     if (options.isUndefined() || options.isNull()) return tf::transformer_forward(loaded(), tokens);
     ObjectReader in(options, "the run options");
-    if (!in.has("ablate")) throw InputError("the run options need ablate: [[layer, head], …]");
+    int logits_from = 0;
+    in.integer("logits_from", logits_from);
+    require_integer_in("logits_from", logits_from, 0, static_cast<long long>(tokens.size()) - 1);
+    if (!in.has("ablate")) {
+      in.finish();
+      return tf::transformer_forward(loaded(), tokens, nullptr, logits_from);
+    }
     const auto heads = array_from_js(in.get("ablate"), "ablate", "an array of [layer, head] pairs", head_from_js);
     tf::MeanSource means;
     const tf::Ablation mode = means_from(in, means);
     in.finish();
-    return tf::ablated_forward(loaded(), tokens, heads, mode, means);
+    return tf::ablated_forward(loaded(), tokens, heads, mode, means, logits_from);
   }
   // The pairs of a batch request ({ pairs } or { task, count?, pairs_seed? }) and its interval settings
   // (resamples?, permutations?, seed?); `what` names the request in messages.

@@ -28,6 +28,7 @@ import type {
   TransformerRunOptions,
 } from '../../web/headlab-core.js';
 import { readerModelName, sourceOf, type LoadedTransformer, type TransformerModelSource } from './model.js';
+import { rowView } from '../../web/matrix.js';
 
 export const MODEL_TAG = 'headlab-transformer-model';
 
@@ -57,6 +58,8 @@ interface WorkerJob {
   options?: TransformerHeadLossOptions;
   layer?: number;
   head?: number;
+  /** Waits behind every figure's job asked without it, as a batch does (WorkerHost's background jobs). */
+  background?: boolean;
 }
 interface WorkerResult {
   analysis: TransformerAnalysis | null;
@@ -98,6 +101,13 @@ export const TRANSFORMER_CSS = /* css */ `
   .layered > svg.overlay { position: absolute; inset: 0; width: 100%; height: 100%; pointer-events: none; }
   .layered:focus-visible { outline: 3px solid var(--hl-focus); outline-offset: 2px; }
 ${MODEL_FIGURE_CSS}`;
+
+/** Position `position`'s next-token logits in a run or analysis (which may hold rows from logits_from on only). */
+export function logitsAt(run: TransformerRun, position: number): Float64Array {
+  const row = position - (run.logits_from ?? 0);
+  if (row < 0 || row >= run.logits.rows) throw new RangeError(`the run holds no logits of position ${position}`);
+  return rowView(run.logits, row);
+}
 
 /** The display name of token `t` (its config name, else its id). */
 export function tokenName(config: TransformerConfigFile, t: number): string {
@@ -216,16 +226,35 @@ export abstract class TransformerWidget<State = unknown, Parts extends object = 
    * in the worker and one waits (the last asked for), so a reader sweeping a control queues
    * nothing: each key is computed once.
    */
-  protected analyzedInWorker(model: LoadedTransformer, key: string, request: Record<string, unknown>): TransformerAnalysis | null {
-    return this.computedInWorker<TransformerAnalysis>(model, `analysis:${key}`, { request }, (v: WorkerResult) => v.analysis);
+  protected analyzedInWorker(
+    model: LoadedTransformer,
+    key: string,
+    request: Record<string, unknown>,
+    { background = false }: { background?: boolean } = {},
+  ): TransformerAnalysis | null {
+    // The logits of the attributed position only (logitsAt reads them): a figure reads no other
+    // row, and T × d_vocab of them are most of an analysis's work for a large vocabulary (64 ×
+    // 50,278: 2.5·10⁹ multiply-adds, 26 MB moved to the page).
+    const prompt = request.prompt;
+    const position = typeof request.position === 'number' && request.position >= 0 ? request.position : null;
+    const rows = Array.isArray(prompt) && prompt.length > 0 ? { logits_from: position ?? prompt.length - 1 } : {};
+    return this.computedInWorker<TransformerAnalysis>(
+      model,
+      `analysis:${key}`,
+      { request: { ...request, ...rows }, ...(background ? { background } : {}) },
+      (v: WorkerResult) => v.analysis,
+    );
   }
 
-  /** `headlab model run` of `prompt` (with `options`: ablated heads) on the current model in the worker, as analyzedInWorker. */
+  /**
+   * `headlab model run` of `prompt` (with `options`: ablated heads) on the current model in the
+   * worker, as analyzedInWorker, with the last position's logits only (the figures read no other row: logitsAt).
+   */
   protected ranInWorker(model: LoadedTransformer, key: string, prompt: number[], options?: TransformerRunOptions): TransformerRun | null {
     return this.computedInWorker<TransformerRun>(
       model,
       `run:${key}`,
-      { run: { prompt, ...(options ? { options } : {}) } },
+      { run: { prompt, options: { ...options, logits_from: Math.max(0, prompt.length - 1) } } },
       (v: WorkerResult) => v.run,
     );
   }
@@ -424,7 +453,7 @@ export abstract class TransformerWidget<State = unknown, Parts extends object = 
     this.workerWanted = null;
     if (!wanted || this.currentModel?.version !== wanted.model.version || this.kept(wanted.model, wanted.key) !== undefined) return;
     const { model, key, job: asked, pick } = wanted;
-    const { task = 'transformer-analyze', ...job } = asked;
+    const { task = 'transformer-analyze', background = false, ...job } = asked;
     const source = this.source;
     if (!source) return;
     this.workerBusy = true;
@@ -455,8 +484,9 @@ export abstract class TransformerWidget<State = unknown, Parts extends object = 
           this.startWanted();
         },
       },
-      // Batches over prompt pairs wait behind every figure's run and analysis (WorkerHost).
-      { background: BATCH_TASKS.has(task) },
+      // Batches over prompt pairs (and a heavy analysis) wait behind every figure's run and analysis (WorkerHost).
+      // Activation patching over pairs stops between steps: it gives way to a figure's job asked while it runs.
+      { background: background || BATCH_TASKS.has(task), yields: task === 'transformer-batch-patching' },
     );
   }
 
