@@ -174,6 +174,8 @@ export function llmsText(manifest, pkg) {
     '',
     'Custom elements: load one module per element (headlab/<name>.js) or headlab/autoload.js, then write the tags in HTML. Attributes are strings; every widget element takes `share-state` to keep its state in the URL hash. Transformer figures read a <headlab-transformer-model> by its id (`model`); max-digit figures read a <headlab-max-digit-model>. Numbers in prose: <headlab-value source="<element id>" name="<value>">fallback</headlab-value>.',
     '',
+    'Prerendered at build time (each figure a picture and a summary without JavaScript, the live widget in its place once the script runs): Astro `integrations: [mdx(), headlab()]` from headlab/astro; Vite `plugins: [headlab()]` from headlab/vite; markdown and MDX `.use(rehypeHeadlab)` from headlab/rehype; Eleventy `eleventyConfig.addPlugin(headlab)` from headlab/eleventy; any folder `npx headlab render <folder>`; Node `renderPage(html)` from headlab/ssr.',
+    '',
     '## Elements',
   ];
   for (const d of elementsOf(manifest)) {

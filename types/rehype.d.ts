@@ -14,6 +14,11 @@ export interface HeadlabRehypeOptions {
    * resolve, or a function of the document giving it (default: the document's own path).
    */
   url?: string | ((file: HeadlabRehypeFile) => string);
+  /**
+   * The folder the site serves at its root: a URL from the root (`/data/m.json`) names a file of
+   * it (default `public` in the working folder, if there is one; false: none).
+   */
+  root?: string | false;
   /** The widest the figures' column gets, in px (default: no maximum). */
   maxWidth?: number;
   /** The page's margin either side of the column, in px (default 8, a plain body's). */

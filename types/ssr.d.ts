@@ -11,6 +11,8 @@ export interface RenderError {
 export interface RenderOptions {
   /** The page's file path or file: URL; the elements' data files (src, config, …) resolve against it. */
   url?: string;
+  /** The folder served as the site's root, when the page is one of its files: a URL from the root (`/data/m.json`) names a file of it. */
+  root?: string;
   /** Where the page links each element's snapshot stylesheet (default `headlab-snapshot/<tag>.css`). */
   stylesheetHref?: (tag: string) => string;
   /** Where the page finds a canvas's picture, `canvas-<hash>.png` (default `headlab-snapshot/<name>`). */

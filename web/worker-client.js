@@ -228,7 +228,10 @@ export class WorkerJobs {
  * (after a model switch every figure asks for its first run in a task of its own, within a few
  * ms: those all go first; the end of a job asked without it counts as an ask, since the model's
  * load, asked seconds before, is what they follow), so a figure's run or analysis never queues
- * behind a batch that has not started; each kind keeps its own order. (A batch once started runs to its end or its next chunk.)
+ * behind a batch that has not started; each kind keeps its own order. A started background job asked with { yields: true } (a task that
+ * stops between steps and then answers null: 'transformer-batch-patching') gives way to a job asked
+ * without `background`: it is stopped at its next step and queued again, to start over; any other
+ * batch once started runs to its end.
  */
 /** Milliseconds without another job asked for before a background job starts (WorkerHost). */
 const BACKGROUND_QUIET_MS = 250;
@@ -246,9 +249,18 @@ export class WorkerHost {
   }
 
   /** Queues `kind`; handlers: { progress(detail), done({ value, stopped }), failed(error) }; options: { background }. */
-  start(kind, params, handlers = {}, { background = false } = {}) {
-    const job = { kind, params, handlers, background };
-    if (!background) this.lastAsked = performance.now();
+  start(kind, params, handlers = {}, { background = false, yields = false } = {}) {
+    const job = { kind, params, handlers, background, yields };
+    if (!background) {
+      this.lastAsked = performance.now();
+      // A running background job that stops between its steps (yields) gives way: asked to stop,
+      // it ends at its next step and is queued again behind this one (started over).
+      const running = this.current;
+      if (running?.job.background && running.job.yields && !running.yielding) {
+        running.yielding = true;
+        running.run.stop();
+      }
+    }
     const firstBackground = background ? -1 : this.queue.findIndex((j) => j.background);
     if (firstBackground < 0) this.queue.push(job);
     else this.queue.splice(firstBackground, 0, job);
@@ -296,7 +308,7 @@ export class WorkerHost {
       return;
     }
     const run = client.run(job.kind, params, progress);
-    const current = { run, failed };
+    const current = { run, failed, job, yielding: false };
     this.current = current;
     const settle = (handler) => (arg) => {
       if (this.current !== current) return;
@@ -310,7 +322,19 @@ export class WorkerHost {
         this.next();
       }
     };
-    run.promise.then(settle(done), settle(failed));
+    // A job that gave way (stopped for a job asked after it) goes back to the queue, its handlers
+    // kept: done() comes from the run that completes.
+    const finished = (result) => {
+      if (current.yielding && result?.stopped && result.value === null) {
+        if (this.current !== current) return;
+        this.current = null;
+        this.queue.push(job);
+        this.next();
+        return;
+      }
+      settle(done)(result);
+    };
+    run.promise.then(finished, settle(failed));
   }
 
   /** Ends the worker; the running job and every waiting one fail. A later start() makes a new worker. */

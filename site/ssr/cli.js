@@ -100,6 +100,8 @@ export async function renderFolder(folder, { force = false, column = {} } = {}) 
     try {
       out = await renderPage(force ? stripSnapshots(source) : source, {
         url: path.resolve(file),
+        // A URL from the site's root (`/data/m.json`) names a file of the folder.
+        root: folder,
         stylesheetHref: (tag) => `${rel}/${tag}.css`,
         imageHref: (name) => `${rel}/${name}`,
         columnWidth: bodyColumn(column),

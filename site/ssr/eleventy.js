@@ -41,6 +41,8 @@ export function headlabTransform(options = {}) {
     const rel = path.relative(path.dirname(page), sheets).split(path.sep).join('/') || '.';
     const out = await renderPage(unwrapFigures(content), {
       url: options.url ? options.url(outputPath) : page,
+      // A URL from the site's root (`/data/m.json`) names a file of the output folder.
+      root: output,
       columnWidth: bodyColumn({ maxWidth: options.maxWidth, margin: options.margin }),
       stylesheetHref: (tag) => `${rel}/${tag}.css`,
       imageHref: (name) => `${rel}/${name}`,

@@ -10,6 +10,7 @@
 // it are given theirs by block layout (installBoxWidths), measured as a browser's widgets measure
 // them (clientWidth, getBoundingClientRect, ResizeObserver).
 import fs from 'node:fs';
+import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { Window } from 'happy-dom';
@@ -17,11 +18,28 @@ import { Window } from 'happy-dom';
 /** Media type of a file read by the file: fetch, from its extension (the widgets check JSON and wasm). */
 const TYPES = { '.json': 'application/json', '.wasm': 'application/wasm', '.safetensors': 'application/octet-stream' };
 
-/** fetch for file: URLs (read from disk, 404 when missing); any other URL is refused: rendering has no network. */
+/**
+ * The origin of a page rendered by its place in a site (render.js's `root`): its URLs name files
+ * under the site's root folder, `/data/m.json` as the built site serves it. A reserved name
+ * (.invalid): nothing is ever fetched from it.
+ */
+export const SITE_ORIGIN = 'http://headlab.invalid';
+/** The site's root folder while such a page renders (null: pages are file: URLs). */
+let siteRoot = null;
+export function setSiteRoot(dir) {
+  siteRoot = dir;
+}
+
+/**
+ * fetch for file: URLs and, while a site's page renders, SITE_ORIGIN's (read from disk, 404 when
+ * missing); any other URL is refused: rendering has no network.
+ */
 async function fileFetch(input) {
   const url = new URL(typeof input === 'string' ? input : (input.url ?? String(input)));
-  if (url.protocol !== 'file:') throw new TypeError(`headlab/ssr reads only local files, not ${url.href}`);
-  const file = fileURLToPath(url);
+  const inSite = siteRoot !== null && url.origin === SITE_ORIGIN;
+  if (url.protocol !== 'file:' && !inSite) throw new TypeError(`headlab/ssr reads only local files, not ${url.href}`);
+  // A URL's path is normalised (no "..": it cannot leave the root folder).
+  const file = inSite ? path.join(siteRoot, decodeURIComponent(url.pathname)) : fileURLToPath(url);
   let bytes;
   try {
     bytes = fs.readFileSync(file);

@@ -203,6 +203,8 @@ const SEPARATOR = '\n<!--headlab-rehype-piece-->\n';
  *  - url: the page's file path or file: URL against which the elements' data files (src, config…)
  *    resolve, or a function of the vfile giving it (default: the document's own path, else
  *    index.html in the working folder);
+ *  - root: the folder the site serves at its root, where a URL from the root (`/data/m.json`)
+ *    names a file (default `public` in the working folder, if there is one; false: none);
  *  - maxWidth, margin: the figures' column in px, as headlab/astro's (default: no maximum, 8);
  *  - stylesheetDir: where each tag's snapshot sheet is written (default `public/headlab-snapshot`
  *    in the working folder, which Vite, Astro and Next serve at /headlab-snapshot/); false: not
@@ -219,6 +221,8 @@ export default function rehypeHeadlab(options = {}) {
     stylesheetHref = (tag) => `/headlab-snapshot/${tag}.css`,
     imageHref = (name) => `/headlab-snapshot/${name}`,
   } = options;
+  const publicDir = path.resolve('public');
+  const siteRoot = options.root === false ? null : (options.root ?? (fs.existsSync(publicDir) ? publicDir : null));
   // One sheet per tag for every document this plugin instance renders (render.js's perTag).
   const perTag = new Map();
   const written = new Map();
@@ -255,6 +259,7 @@ export default function rehypeHeadlab(options = {}) {
     const { renderPage } = await import('./render.js');
     const out = await renderPage(pieces.map((p) => p.html + (p.closers ?? '')).join(SEPARATOR), {
       url: /^file:/.test(pageUrl) ? pageUrl : pathToFileURL(pageUrl).href,
+      root: siteRoot ?? undefined,
       columnWidth: (w) => Math.min(maxWidth, w - 2 * margin),
       stylesheetHref,
       imageHref,

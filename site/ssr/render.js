@@ -16,8 +16,9 @@
 // wide as its column in such a window, columnWidth); copies alike at neighbouring widths are
 // written once, each shown from its window width up to the next.
 import { createHash } from 'node:crypto';
-import { pathToFileURL } from 'node:url';
-import { installEnvironment, layoutPending, setLayoutWidth } from './environment.js';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { installEnvironment, layoutPending, setLayoutWidth, setSiteRoot, SITE_ORIGIN } from './environment.js';
 import { collect, elementsOf, snapshotMarkup, snapshotStylesheet } from './snapshot-markup.js';
 
 /**
@@ -67,7 +68,9 @@ async function settled(document) {
 
 /**
  * Renders every headlab-* element of `html` (a whole page or a fragment).
- * options: url (the page's file: URL or path, against which data files resolve), widths
+ * options: url (the page's file: URL or path, against which data files resolve), root (the folder
+ * served as the site's root, when the page is one of a site's: a URL from the root, `/data/m.json`,
+ * names a file under it), widths
  * (CAPTURE_WIDTHS), columnWidth(windowWidth, element) (the element's width in such a window:
  * bodyColumn()), stylesheetHref(tag) (where the page links the
  * element's snapshot sheet; default `headlab-snapshot/<tag>.css` beside the page), imageHref(name)
@@ -89,13 +92,20 @@ export function renderPage(html, options = {}) {
 
 async function renderOne(html, options) {
   const window = await environment();
-  const url = options.url ? (/^file:/.test(options.url) ? options.url : pathToFileURL(options.url).href) : 'file:///index.html';
+  const fileUrl = options.url ? (/^file:/.test(options.url) ? options.url : pathToFileURL(options.url).href) : null;
+  // A page in a site folder (options.root) renders at its place in the site, so that a URL from the
+  // site's root (`/data/m.json`) names a file of the folder, as the built site serves it.
+  const root = options.root ? path.resolve(options.root) : null;
+  const url = root
+    ? `${SITE_ORIGIN}/${fileUrl ? path.relative(root, fileURLToPath(fileUrl)).split(path.sep).map(encodeURIComponent).join('/') : 'index.html'}`
+    : (fileUrl ?? 'file:///index.html');
   const widths = options.widths ?? CAPTURE_WIDTHS;
   const columnWidth = options.columnWidth ?? bodyColumn();
   const href = options.stylesheetHref ?? ((tag) => `headlab-snapshot/${tag}.css`);
   const imageHref = options.imageHref ?? ((name) => `headlab-snapshot/${name}`);
   if (!/<headlab-[a-z-]+/.test(html)) return { html, stylesheets: new Map(), images: new Map(), elements: 0, errors: [] };
   window.happyDOM.setURL(url);
+  setSiteRoot(root);
   const document = window.document;
   const body = /<body\b[^>]*>([\s\S]*)<\/body>/i.exec(html)?.[1] ?? html;
   // Scripts do not run here (the page's own scripts are the browser's business).
@@ -121,6 +131,7 @@ async function renderOne(html, options) {
     }
   } finally {
     setLayoutWidth(null);
+    setSiteRoot(null);
   }
   // An element showing a message instead of its figure (a bad attribute, a missing data file).
   // Such an element gets no snapshot (its page keeps the space reserved for it, and the live

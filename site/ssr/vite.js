@@ -37,6 +37,8 @@ export default function headlab(options = {}) {
         const base = config?.base ?? '/';
         const out = await renderPage(html, {
           url: page,
+          // A URL from the site's root (`/data/m.json`) names a file of public/.
+          root: config?.publicDir || undefined,
           columnWidth: bodyColumn({ maxWidth: options.maxWidth, margin: options.margin }),
           stylesheetHref: (tag) => `${base}headlab-snapshot/${tag}.css`,
           imageHref: (name) => `${base}headlab-snapshot/${name}`,

@@ -566,6 +566,10 @@ test('headlab/rehype in markdown and MDX pipelines and headlab/eleventy: every f
   );
   assert.deepEqual(r.transforms, ['headlab']);
   assert.deepEqual(r.warnings, []);
+  assert.deepEqual(r.expression, {
+    warnings: ['<headlab-value-swap> has an {expression} attribute: not prerendered (the live widget will show it)'],
+    prerendered: false,
+  });
   // The two figures of the post, each with its declarative shadow root and its light-DOM copy, alike
   // whether the pipeline handed them over as HTML text, parsed elements or MDX's JSX.
   assert.equal(r.raw.length, 2);
@@ -588,22 +592,23 @@ test('headlab/rehype in markdown and MDX pipelines and headlab/eleventy: every f
   // No figure left inside a <p> (a parser would close it at the light-DOM copy's <div>).
   assert.deepEqual(r.paragraphs, [0, 0, 0]);
   // Eleventy's pages, rendered at once: each figure, none in a <p>; its feed (not HTML) untouched.
-  // The second page's model loaded from beside the written page; its attention figure's canvas
-  // is a picture in the sheets' folder.
+  // The second page's model loaded from beside the written page (its weights named from the site's
+  // root, its config from the page); its attention figure's canvas is a picture in the sheets' folder
+  // (Eleventy's output, here the served root: ../../../../ from the page).
   assert.deepEqual(r.eleventy, [
     ['eleventy/posts/first/index.html', 2, 0],
     ['eleventy/posts/second/index.html', 3, 0],
   ]);
-  const pictures = fs.readdirSync(path.join(out, 'eleventy/headlab-snapshot')).filter((f) => f.endsWith('.png'));
+  const pictures = fs.readdirSync(path.join(dir, 'headlab-snapshot')).filter((f) => f.endsWith('.png'));
   assert.ok(pictures.length > 0, 'a canvas picture');
   assert.match(
     fs.readFileSync(path.join(second, 'index.html'), 'utf8'),
-    new RegExp(`<img [^>]*src="\\.\\./\\.\\./headlab-snapshot/${pictures[0]}"`),
+    new RegExp(`<img [^>]*src="(\\.\\./){4}headlab-snapshot/${pictures[0]}"`),
   );
   assert.equal(r.feed, '<headlab-value-swap></headlab-value-swap>');
   for (const tag of ['headlab-projection-ablation', 'headlab-value-swap']) {
     assert.ok(fs.existsSync(path.join(out, `md/headlab-snapshot/${tag}.css`)), tag);
-    assert.ok(fs.existsSync(path.join(out, `eleventy/headlab-snapshot/${tag}.css`)), tag);
+    assert.ok(fs.existsSync(path.join(dir, `headlab-snapshot/${tag}.css`)), tag);
   }
   const session = await startSession({ dir, csp: true });
   try {

@@ -6,11 +6,11 @@
 // writes <out>/md/index.html (markdown → remark-rehype → headlab/rehype → rehype-stringify, the
 // elements as raw HTML text) with its sheets in <out>/md/headlab-snapshot/, and
 // <out>/eleventy/posts/{first,second}/index.html (the transform on both pages at once, as Eleventy
-// runs transforms) with theirs in <out>/eleventy/headlab-snapshot/; prints JSON: each variant's
+// runs transforms; the working folder is Eleventy's output) with theirs in ./headlab-snapshot/; prints JSON: each variant's
 // figures (raw text, after rehype-raw, MDX) as a parser reads them, and the warnings.
 import fs from 'node:fs';
 import path from 'node:path';
-import { evaluate } from '@mdx-js/mdx';
+import { compile, evaluate } from '@mdx-js/mdx';
 import { fromHtml } from 'hast-util-from-html';
 import { toHtml } from 'hast-util-to-html';
 import headlabEleventy from 'headlab/eleventy';
@@ -108,25 +108,33 @@ const mdx = await evaluate(
   },
 );
 const mdxHtml = mdx.default({}).html;
+// An MDX attribute given as an {expression} is known only when the page runs: left live, with a warning.
+const expression = await compile(
+  { value: '<headlab-value-swap weights={"0.1 0.2 0.3 0.4"}></headlab-value-swap>\n', path: path.join(out, 'md/expression.mdx') },
+  { rehypePlugins: [[rehypeHeadlab, { stylesheetDir: false }]] },
+);
 
 // 4. Eleventy: two pages as its markdown (markdown-it) writes them — each figure alone in a <p> —
 // through the plugin's transform, both at once.
+// Eleventy's output folder is the working folder, the served site's root (the sheets go to its
+// headlab-snapshot/, and a URL from the root names a file of it, in Node as in the browser).
 const transforms = [];
-const output = path.join(out, 'eleventy');
+const output = process.cwd();
 headlabEleventy({ directories: { output }, addTransform: (name, fn) => transforms.push({ name, fn }) });
 const asMarkdownIt = (body) => body.replace(/^(<headlab-[\s\S]*?<\/headlab-[a-z-]+>)$/gm, '<p>$1</p>');
 const posts = {
   first: `<h1>Prerendered in the pipeline</h1>\n${asMarkdownIt(FIGURES)}<p>The end of the post.</p>`,
   // A model's files beside the page (examples/own-model's, copied there by the test as Eleventy's
-  // passthrough copy would), and a figure drawn on a canvas: its picture is a PNG beside the sheets.
+  // passthrough copy would), named from the site's root and from the page; and a figure drawn on
+  // a canvas: its picture is a PNG beside the sheets.
   second: `<h1>A second post</h1>\n<p><headlab-value-swap id="swap" column-b="2"></headlab-value-swap></p>
-<p><headlab-transformer-model id="mine" src="model.safetensors" config="model.json" label="my model"></headlab-transformer-model></p>
+<p><headlab-transformer-model id="mine" src="/pipelines/eleventy/posts/second/model.safetensors" config="model.json" label="my model"></headlab-transformer-model></p>
 <p><headlab-transformer-attention id="attention" model="mine" prompt="3 10 17 24 31 6 3 10 17 24 31 6"></headlab-transformer-attention></p>`,
 };
 
 const written = await Promise.all(
   Object.entries(posts).map(([name, body]) => {
-    const outputPath = path.join(output, 'posts', name, 'index.html');
+    const outputPath = path.join(out, 'eleventy/posts', name, 'index.html');
     return transforms[0].fn.call({ page: { outputPath } }, page(body, outputPath), outputPath).then((result) => [outputPath, result]);
   }),
 );
@@ -135,7 +143,7 @@ for (const [file, html] of written) {
   fs.writeFileSync(file, html);
 }
 // Not an HTML page: handed back as it is.
-const feed = await transforms[0].fn.call({}, '<headlab-value-swap></headlab-value-swap>', path.join(output, 'feed.xml'));
+const feed = await transforms[0].fn.call({}, '<headlab-value-swap></headlab-value-swap>', path.join(out, 'eleventy/feed.xml'));
 
 process.stdout.write(
   JSON.stringify({
@@ -144,12 +152,14 @@ process.stdout.write(
     parsed: figures(parsedHtml),
     mdx: figures(mdxHtml),
     paragraphs: [rawHtml, parsedHtml, mdxHtml].map((h) => [...h.matchAll(/<p>\s*<headlab-/g)].length),
+    // Each page: its prerendered figures (a declarative shadow root after the open tag), and those left in a <p>.
     eleventy: written.map(([file, html]) => [
       path.relative(out, file),
-      figures(html).length,
+      [...html.matchAll(/<headlab-[a-z-]+\b[^>]*><template shadowrootmode="open">/g)].length,
       [...html.matchAll(/<p>\s*<headlab-/g)].length,
     ]),
     feed,
     warnings,
+    expression: { warnings: expression.messages.map((m) => m.reason), prerendered: /shadowrootmode/.test(String(expression)) },
   }),
 );

@@ -32,7 +32,8 @@ const PAGES = fs
  * What may differ between the two sides and why; everything else must be equal.
  *  - Ids a widget makes from Math.random() (`scale-k3j…`, the labels' `for`, radio `name`s) and
  *    from a page-wide counter (`field-problem-3`: the count of fields built before, in the order
- *    the widgets started, which in a browser follows module and data arrival; `token-count-7` too).
+ *    the widgets started, which in a browser follows module and data arrival; `token-count-7` and a
+ *    token picker's `token-combobox-3` too).
  *  - An empty class attribute (the same as none: happy-dom's classList.toggle(c, false) leaves one)
  *    and the order of attributes.
  *  - The number of background workers the seed grid says it will use: the machine's
@@ -54,6 +55,7 @@ function normalise(s) {
         (_, css) =>
           `style="${css.replace(/#([0-9a-f]{6})\b/gi, (__, h) => `rgb(${parseInt(h.slice(0, 2), 16)}, ${parseInt(h.slice(2, 4), 16)}, ${parseInt(h.slice(4), 16)})`)}"`,
       )
+      .replace(/token-combobox-\d+/g, 'token-combobox-N')
       .replace(/-[a-z0-9]{8,13}\b/g, '-ID')
       .replace(/(field-problem|token-count)-\d+/g, '$1-N')
       .replace(/in \d+ background workers?, \d+ seeds? at a time/g, 'in N background workers, N seeds at a time')

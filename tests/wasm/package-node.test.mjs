@@ -193,6 +193,11 @@ test('the element reference (docs/elements.md), editor data and llms.txt: curren
   assert.deepEqual(data, JSON.parse(JSON.stringify(vscodeCustomData(manifest))));
   assert.deepEqual(JSON.parse(read('web-types.json')), JSON.parse(JSON.stringify(webTypes(manifest, pkg))));
   assert.equal(llms, llmsText(manifest, pkg));
+  // A writing assistant learns how to prerender: every renderer entry the package exports is named.
+  for (const spec of ['headlab/ssr', 'headlab/astro', 'headlab/vite', 'headlab/rehype', 'headlab/eleventy']) {
+    assert.ok(pkg.exports[`./${spec.slice('headlab/'.length)}`], `package.json exports ${spec}`);
+    assert.ok(llms.includes(`from ${spec}`), `llms.txt names ${spec}`);
+  }
   assert.equal(pkg['web-types'], './dist/web-types.json');
   // The reference ships with the bundle (site/package-docs.mjs writes dist/docs/).
   assert.ok(pkg.files.includes('dist/'));

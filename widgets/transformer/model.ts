@@ -121,7 +121,7 @@ export class TransformerModelSource extends EventTarget {
     task: string,
     params: Record<string, unknown>,
     handlers: WorkerJobHandlers<T>,
-    options: { background?: boolean } = {},
+    options: { background?: boolean; yields?: boolean } = {},
   ): void {
     const id = model.workerId;
     this.host.start<T>(

@@ -485,7 +485,8 @@ export abstract class TransformerWidget<State = unknown, Parts extends object = 
         },
       },
       // Batches over prompt pairs (and a heavy analysis) wait behind every figure's run and analysis (WorkerHost).
-      { background: background || BATCH_TASKS.has(task) },
+      // Activation patching over pairs stops between steps: it gives way to a figure's job asked while it runs.
+      { background: background || BATCH_TASKS.has(task), yields: task === 'transformer-batch-patching' },
     );
   }
 
