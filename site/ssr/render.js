@@ -100,6 +100,9 @@ async function renderOne(html, options) {
     ? `${SITE_ORIGIN}/${fileUrl ? path.relative(root, fileURLToPath(fileUrl)).split(path.sep).map(encodeURIComponent).join('/') : 'index.html'}`
     : (fileUrl ?? 'file:///index.html');
   const widths = options.widths ?? CAPTURE_WIDTHS;
+  // Rows of drawings keep their drawn widths in wider windows (snapshot-markup.js, keepRowsAsDrawn);
+  // off only to compare the markup with what a live element draws first.
+  const keepRows = options.keepRows ?? true;
   const columnWidth = options.columnWidth ?? bodyColumn();
   const href = options.stylesheetHref ?? ((tag) => `headlab-snapshot/${tag}.css`);
   const imageHref = options.imageHref ?? ((name) => `headlab-snapshot/${name}`);
@@ -127,7 +130,7 @@ async function renderOne(html, options) {
     for (const width of [...widths].sort((a, b) => b - a)) {
       setLayoutWidth((element) => columnWidth(width, element));
       await settled(document);
-      captures.push({ width, items: collect(document, width) });
+      captures.push({ width, items: collect(document, width, { keepRows }) });
     }
   } finally {
     setLayoutWidth(null);

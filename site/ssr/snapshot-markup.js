@@ -12,6 +12,41 @@ export function elementsOf(document) {
 }
 
 /**
+ * A drawing laid out by a row that wraps with the room it has (the query-key canvas's and the
+ * replay's flex rows of figures, the training figure's auto-fit grid of charts) would be split
+ * into narrower columns in a wider window than the one it was drawn for, its drawing scaled
+ * down with its text (a 360 px drawing shown at 622 px: 12 px text at 10.8 px). A snapshot is
+ * shown over a range of windows at least as wide as its own, so the row keeps the width each
+ * drawing had: a wrapping flex item keeps at least its drawn width, an auto-fit grid's columns
+ * are at least as wide as drawn. Only figures' drawings (an svg with a viewBox outside a
+ * control) count; a flex item keeps at least the narrower of its drawn and its viewBox width. The changed styles go on `restore` (collect puts them back).
+ */
+function keepRowsAsDrawn(root, restore) {
+  const keepStyle = (node, property, value) => {
+    if (!restore.some(([n, name]) => n === node && name === 'style')) restore.push([node, 'style', node.getAttribute('style')]);
+    node.style.setProperty(property, value);
+  };
+  for (const svg of root.querySelectorAll('svg')) {
+    if (!svg.hasAttribute('viewBox') || svg.closest('button, a, label, summary')) continue;
+    for (let node = svg; node.parentElement; node = node.parentElement) {
+      const row = getComputedStyle(node.parentElement);
+      const drawn = Math.floor(node.getBoundingClientRect().width);
+      if (row.display.endsWith('grid')) {
+        if (drawn > 0) keepStyle(node.parentElement, 'grid-template-columns', `repeat(auto-fit, minmax(min(100%, ${drawn}px), 1fr))`);
+        break;
+      }
+      const wrap = `${row.flexWrap ?? ''} ${row.flexFlow ?? ''}`;
+      if (!row.display.endsWith('flex') || !/(^|\s)wrap\b/.test(wrap)) continue;
+      // Its text keeps its size down to the narrower of the drawn width and the viewBox's (below
+      // that it shrinks with the drawing); wider, the row wraps as the browser lays it out.
+      const least = Math.min(drawn, Math.floor(svg.viewBox?.baseVal?.width || drawn));
+      if (least > 0) keepStyle(node, 'min-width', `${least}px`);
+      break;
+    }
+  }
+}
+
+/**
  * Serializes what each headlab-* element of `document` shows now: { tag, html, sheets, svg, summary,
  * images } per element, its shadow root's top-level elements carrying the class
  * `hl-captured-at-<width>`, each canvas an <img data-hl-png="i"> of images[i] ({ url: its PNG as a
@@ -19,7 +54,7 @@ export function elementsOf(document) {
  * Form controls are written as they show (value, checked, selected: serialization writes
  * attributes, not live properties) and disabled (a still's controls do nothing).
  */
-export function collect(document, width) {
+export function collect(document, width, { keepRows = false } = {}) {
   const variant = `hl-captured-at-${width}`;
   const out = [];
   for (const el of document.querySelectorAll('*')) {
@@ -64,6 +99,7 @@ export function collect(document, width) {
       restore.push([box, 'data-hl-block', box.getAttribute('data-hl-block')]);
       box.setAttribute('data-hl-block', '');
     }
+    if (keepRows) keepRowsAsDrawn(root, restore);
     // A canvas serialises empty: a picture of its pixels stands in for it, an <img> with the
     // canvas's attributes whose PNG snapshotMarkup names and the caller writes beside the
     // snapshot sheets (the live widget, drawing the canvas, replaces the snapshot). `sum` is an
