@@ -43,3 +43,15 @@ export function layoutShiftProbe() {
   observer.observe({ type: 'layout-shift', buffered: true });
   window.__takeShifts = () => take(observer.takeRecords());
 }
+
+/**
+ * What the probe measured in `page` until now (the undelivered shifts counted first):
+ * { cls, before, shifts, firstLive } as described above (firstLive: window.__firstLive, where a
+ * test's own init script sets it).
+ */
+export async function readShifts(page) {
+  return page.evaluate(() => {
+    window.__takeShifts();
+    return { cls: window.__cls, before: window.__clsBefore, shifts: window.__shifts, firstLive: window.__firstLive };
+  });
+}

@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
 import { STRICT_CSP } from '../../site/serve.mjs';
 import { root, screenshot, startSession } from './helpers.mjs';
-import { layoutShiftProbe } from './layout-shift.mjs';
+import { layoutShiftProbe, readShifts } from './layout-shift.mjs';
 
 const npm = (args, cwd) =>
   execFileSync('npm', [...args, '--no-audit', '--no-fund'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -109,13 +109,7 @@ async function check(session, url, shot, { origin = null } = {}) {
   });
   assert.ok(bars, 'the example has a headlab-attention-bars');
   assert.match(bars.label, /shipped weights.*seed 0/);
-  await page.evaluate(() => window.__takeShifts());
-  const shift = await page.evaluate(() => ({
-    cls: window.__cls,
-    before: window.__clsBefore,
-    shifts: window.__shifts,
-    firstLive: window.__firstLive,
-  }));
+  const shift = await readShifts(page);
   const gzip = (await Promise.all(bodies)).reduce((a, b) => a + b, 0);
   console.log(
     `# ${shot}: ${bodies.length} requests, ${gzip} B gzip until every figure is live; first live widget at ${shift.firstLive?.toFixed(0)} ms`,
@@ -534,13 +528,7 @@ async function checkLive(session, url, shot, width) {
   );
   // The frame after: a shift of the last render is reported by then.
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
-  await page.evaluate(() => window.__takeShifts());
-  const r = await page.evaluate(() => ({
-    cls: window.__cls,
-    before: window.__clsBefore,
-    shifts: window.__shifts,
-    firstLive: window.__firstLive,
-  }));
+  const r = await readShifts(page);
   const gzip = (await Promise.all(bodies)).reduce((a, b) => a + b, 0);
   console.log(
     `# ${shot} at ${width} px: ${bodies.length} requests, ${gzip} B gzip; first live widget at ${r.firstLive?.toFixed(0)} ms; layout shift ${r.cls.toFixed(4)} after the first definition, ${r.before.toFixed(4)} before${r.shifts.length ? ` (${r.shifts.join('; ')})` : ''}`,
