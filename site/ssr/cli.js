@@ -23,11 +23,14 @@ function htmlFiles(dir) {
   return out.sort();
 }
 
-/** Removes the snapshots a page carries (for --force): the declarative shadow roots and light-DOM figures. */
+/**
+ * Removes the snapshots a page carries (for --force): the declarative shadow roots and light-DOM
+ * figures, and the data-auto-scheme mark the renderer put on the element (snapshotMarkup).
+ */
 export function stripSnapshots(html) {
   return html.replace(
     /(<headlab-[a-z-]+\b[^>]*>)<template shadowrootmode="open">[\s\S]*?<\/template>(?:<div class="hl-snapshot" slot="hl-snapshot">[\s\S]*?<\/div>)?/g,
-    '$1',
+    (_, open) => open.replace(/ data-auto-scheme(?=[\s>])/, ''),
   );
 }
 

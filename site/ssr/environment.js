@@ -331,6 +331,58 @@ function canvasAdapter(window) {
   };
 }
 
+/** The colour scheme drawn ('light' or 'dark'): light-dark() resolves to its arm, prefers-color-scheme matches it. */
+let colourScheme = 'light';
+/**
+ * The prefers-color-scheme queries handed out, told when the scheme changes (as a browser keeps a
+ * query with listeners alive); the renderer forgets them with each page's elements
+ * (forgetSchemeQueries).
+ */
+const schemeQueries = new Set();
+
+/** Forgets the queries handed out (the page whose widgets asked for them is gone). */
+export function forgetSchemeQueries() {
+  schemeQueries.clear();
+}
+
+/** A MediaQueryList for a prefers-color-scheme query (`(prefers-color-scheme: dark)`, `… light`), answered by the scheme drawn. */
+function schemeQuery(window, query) {
+  const wants = /prefers-color-scheme:\s*(light|dark)/.exec(query)?.[1] ?? 'light';
+  const list = new (class MediaQueryList extends window.EventTarget {
+    media = query;
+    onchange = null;
+    get matches() {
+      return colourScheme === wants;
+    }
+    addListener(callback) {
+      this.addEventListener('change', callback);
+    }
+    removeListener(callback) {
+      this.removeEventListener('change', callback);
+    }
+  })();
+  schemeQueries.add(list);
+  return list;
+}
+
+/**
+ * Draws in `scheme` ('light' or 'dark') from now on: each prefers-color-scheme query whose answer
+ * changes sends its `change` event (the widgets redraw in the scheme's colours).
+ */
+export function setColourScheme(scheme) {
+  if (scheme !== 'light' && scheme !== 'dark') throw new Error(`headlab/ssr: colour scheme "${scheme}" is not light or dark`);
+  if (scheme === colourScheme) return;
+  colourScheme = scheme;
+  if (installed) installed.happyDOM.settings.device.prefersColorScheme = scheme;
+  for (const list of schemeQueries) {
+    const event = new installed.Event('change');
+    Object.defineProperty(event, 'matches', { value: list.matches });
+    Object.defineProperty(event, 'media', { value: list.media });
+    list.onchange?.(event);
+    list.dispatchEvent(event);
+  }
+}
+
 let installed = null;
 
 /**
@@ -448,11 +500,21 @@ export function installEnvironment(runTask) {
       this.value = String(n);
     },
   });
+  // `@supports not (…)`: happy-dom answers every condition true, `not` too, so the base sheet's
+  // fallback for browsers without light-dark() (a fixed palette per prefers-color-scheme, whose
+  // computed values happy-dom keeps once computed) overrode its light-dark() colours. A negated
+  // condition is answered as the negation.
+  const cssProto = Object.getPrototypeOf(window.CSS);
+  const supports = cssProto.supports;
+  cssProto.supports = function (condition, value) {
+    const negated = value === undefined ? /^\s*not\s+(.*)$/is.exec(String(condition)) : null;
+    return negated ? !supports.call(this, negated[1]) : supports.call(this, condition, value);
+  };
   // The theme's colours (widgets/chart/palette.ts reads each --hl-* colour as a probe's computed
   // `color`): happy-dom computes no var() and no light-dark(), so a colour written as var(…) is
-  // resolved here through the custom properties in scope (the light scheme's value of a
-  // light-dark() pair: snapshots are drawn light; a page in dark mode shows the live widget's
-  // colours once it runs, and the snapshot sheet's own rules follow the scheme meanwhile).
+  // resolved here through the custom properties in scope, a light-dark() pair to the arm of the
+  // scheme drawn (setColourScheme: the renderer draws each figure in both; snapshot-markup.js
+  // writes what differs as light-dark() pairs and pictures per scheme).
   const computed = window.getComputedStyle.bind(window);
   const resolve = (node, value, depth = 0) => {
     let v = value.trim();
@@ -461,7 +523,9 @@ export function installEnvironment(runTask) {
         const own = customProperty(node, name);
         return own !== '' ? own : (fallback ?? '');
       });
-      v = v.replace(/light-dark\(\s*([^,()]+(?:\([^()]*\))?)\s*,[^()]*(?:\([^()]*\)[^()]*)*\)/, (_, light) => light.trim());
+      v = v.replace(/light-dark\(\s*([^,()]+(?:\([^()]*\))?)\s*,\s*([^,()]+(?:\([^()]*\))?)\s*\)/, (_, light, dark) =>
+        (colourScheme === 'dark' ? dark : light).trim(),
+      );
     }
     void depth;
     return v;
@@ -490,6 +554,11 @@ export function installEnvironment(runTask) {
     });
   };
   globalThis.getComputedStyle = window.getComputedStyle;
+  // prefers-color-scheme as the scheme drawn: a widget listens to its change (HeadlabElement
+  // forgets the colours it read and redraws), as in a browser whose reader switches schemes.
+  const media = window.matchMedia.bind(window);
+  window.matchMedia = (query) => (/prefers-color-scheme/.test(query) ? schemeQuery(window, query) : media(query));
+  globalThis.matchMedia = window.matchMedia;
   installBoxWidths(window);
   globalThis.fetch = fileFetch;
   window.fetch = fileFetch;

@@ -18,8 +18,16 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { installEnvironment, layoutPending, setLayoutWidth, setSiteRoot, SITE_ORIGIN } from './environment.js';
-import { collect, elementsOf, snapshotMarkup, snapshotStylesheet } from './snapshot-markup.js';
+import {
+  forgetSchemeQueries,
+  installEnvironment,
+  layoutPending,
+  setColourScheme,
+  setLayoutWidth,
+  setSiteRoot,
+  SITE_ORIGIN,
+} from './environment.js';
+import { collect, elementsOf, pageSchemes, snapshotMarkup, snapshotStylesheet } from './snapshot-markup.js';
 
 /**
  * Window widths at which each element is drawn (px): the narrowest supported window, a phone, a
@@ -120,21 +128,38 @@ async function renderOne(html, options) {
   document.body.replaceChildren(document.importNode(inert.content, true));
   // One drawing per window width, widest first: every element given the width of its column
   // there (environment.js measures the boxes inside it), the observers told, the widgets settled.
+  // Then, unless the page holds to one scheme, the same in the dark scheme (narrowest first: the
+  // widgets redraw for the scheme's change at the width they were left at), as `dark` beside
+  // `items`: snapshotMarkup writes one copy whose colours follow the reader's scheme.
   const captures = [];
   const widest = Math.max(...widths);
+  const schemes = options.schemes ?? pageSchemes(html);
+  const ascending = [...widths].sort((a, b) => a - b);
+  const byWidth = new Map();
   try {
+    setColourScheme(schemes[0]);
     // Laid out before the first render, as a browser lays a page out before the widgets' first
     // frame: a widget that reads its width once, on its first render, reads the window's.
     setLayoutWidth((element) => columnWidth(widest, element));
     await settled(document);
-    for (const width of [...widths].sort((a, b) => b - a)) {
-      setLayoutWidth((element) => columnWidth(width, element));
-      await settled(document);
-      captures.push({ width, items: collect(document, width, { keepRows }) });
+    for (const [pass, scheme] of schemes.entries()) {
+      setColourScheme(scheme);
+      for (const width of pass % 2 ? ascending : [...ascending].reverse()) {
+        setLayoutWidth((element) => columnWidth(width, element));
+        await settled(document);
+        const items = collect(document, width, { keepRows });
+        if (pass === 0) {
+          const capture = { width, items, scheme };
+          captures.push(capture);
+          byWidth.set(width, capture);
+        } else byWidth.get(width)[scheme] = items;
+      }
     }
   } finally {
     setLayoutWidth(null);
     setSiteRoot(null);
+    setColourScheme('light');
+    forgetSchemeQueries();
   }
   // An element showing a message instead of its figure (a bad attribute, a missing data file).
   // Such an element gets no snapshot (its page keeps the space reserved for it, and the live
@@ -143,10 +168,13 @@ async function renderOne(html, options) {
   elementsOf(document).forEach((e, i) => {
     if (!e.shadowRoot || !e.error) return;
     errors.push({ tag: e.localName, id: e.id, message: e.error });
-    for (const c of captures) c.items[i].html = '';
+    for (const c of captures) for (const items of [c.items, c.dark]) if (items) items[i].html = '';
   });
   const perTag = options.perTag ?? new Map();
-  const out = snapshotMarkup(html, captures, { perTag, href, imageHref, file: url });
+  // A whole page without <meta name="color-scheme">: its widgets follow the reader's scheme (a
+  // fragment's page is not known: its elements follow the page they land in).
+  const autoScheme = /<(html|head)\b/i.test(html) && !/<meta\b[^>]*\bname=["']?color-scheme\b/i.test(html);
+  const out = snapshotMarkup(html, captures, { perTag, href, imageHref, file: url, autoScheme });
   document.body.innerHTML = '';
   const stylesheets = new Map([...perTag].map(([tag, entry]) => [tag, snapshotStylesheet(entry)]));
   return {

@@ -187,14 +187,150 @@ export function compactDrawing(markup) {
 }
 
 /**
+ * The colour schemes a page's widgets are drawn in, from its <meta name="color-scheme">: the one
+ * it names alone (`dark`, `only light`, `normal`: light), else both (`light dark`, or no such tag:
+ * the widgets follow the reader's prefers-color-scheme, widgets/base/headlab-element.ts), the
+ * first the one whose drawing the snapshot's markup is built from.
+ */
+export function pageSchemes(html) {
+  const meta = /<meta\b(?=[^>]*\bname=["']?color-scheme\b)[^>]*\bcontent=["']([^"']*)["'][^>]*>/i.exec(html);
+  if (!meta) return ['light', 'dark'];
+  const names = meta[1].toLowerCase().split(/\s+/);
+  const light = names.includes('light');
+  const dark = names.includes('dark');
+  if (light && dark) return ['light', 'dark'];
+  return dark ? ['dark'] : ['light'];
+}
+
+/** A colour as the widgets write one into the markup: #rrggbb, rgb(…) or rgba(…). */
+const COLOUR = /#[0-9a-f]{6}\b|rgba?\([^()]*\)/gi;
+/** The attributes whose whole value is a colour (an SVG drawing's paint). */
+const COLOUR_ATTRIBUTES = new Set(['fill', 'stroke', 'stop-color', 'flood-color', 'lighting-color', 'color']);
+
+/** A colour in one spelling: rgb(r, g, b) and #RRGGBB as #rrggbb, rgba(…) without spaces. */
+function canonColour(c) {
+  const rgb = /^rgb\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)$/i.exec(c);
+  if (rgb) return `#${hex2(rgb[1])}${hex2(rgb[2])}${hex2(rgb[3])}`;
+  return c.toLowerCase().replace(/\s+/g, '');
+}
+
+/**
+ * The theme's colours by their two arms ("#light|#dark" → `var(--hl-name)`), read from the base
+ * sheet's `--hl-x: var(--headlab-x, light-dark(#light, #dark))`: a drawn colour that is a theme
+ * colour in both schemes is written as it, so it also takes a page's --headlab-* override.
+ */
+function themeTokens(sheets) {
+  const tokens = new Map();
+  for (const m of sheets
+    .join('\n')
+    .matchAll(/(--hl-[\w-]+):\s*var\(--headlab-[\w-]+,\s*light-dark\((#[0-9a-f]{6}),\s*(#[0-9a-f]{6})\)\)/gi)) {
+    const key = `${canonColour(m[2])}|${canonColour(m[3])}`;
+    if (!tokens.has(key)) tokens.set(key, `var(${m[1]})`);
+  }
+  return tokens;
+}
+
+const TEXT_ZOOM = /--hl-text-zoom:\s*[\d.]+;?\s*/;
+
+/**
+ * An SVG's open tag `tag` with the text zoom of `other` (widgets/base/dom.ts fitSvgText: 1 / the
+ * scale it is drawn at, a measurement of its box). A browser lays a figure out alike in both
+ * schemes; Node's block layout (environment.js) measures some narrow drawings differently after a
+ * redraw (README: a few px at narrower windows), so the dark drawing takes the light one's.
+ */
+function withZoomOf(tag, other) {
+  const zoom = TEXT_ZOOM.exec(other)?.[0].trim().replace(/;?$/, ';') ?? '';
+  const bare = tag.replace(TEXT_ZOOM, '').replace(/ style=""/, '');
+  if (!zoom) return bare;
+  return / style="/.test(bare) ? bare.replace(/ style="/, ` style="${zoom} `) : bare.replace(/(\s*\/?)>$/, ` style="${zoom}"$1>`);
+}
+
+const ATTRIBUTE = /\s+([^\s=>/]+)(?:="([^"]*)")?/g;
+
+/**
+ * One copy of an element's markup for both colour schemes, from its light and dark drawings, or
+ * null when they differ in more than colours. A colour that differs is written as the theme
+ * colour it is in both schemes (`var(--hl-panel)`), else as `light-dark(#light, #dark)`, which
+ * resolves by the element's used colour scheme as the live widget's own colours do (the page's
+ * color-scheme, else the reader's preference): in a style attribute in place (hoisted with the
+ * others), a paint attribute (fill="…") as a class of the snapshot sheet (`colourClass(css)`,
+ * a zero-specificity rule: a presentation attribute loses to every rule of the widget's sheets).
+ * A data-* attribute that names colours (a widget's memo key) keeps its light value: a still's
+ * data attributes do nothing.
+ */
+export function mergeSchemes(light, dark, { tokens, colourClass }) {
+  if (light === dark) return light;
+  // An empty class attribute is none (happy-dom's classList.toggle(c, false) leaves one behind).
+  [light, dark] = [light, dark].map((s) => s.replace(/ class=""(?=[\s/>])/g, ''));
+  if (light === dark) return light;
+  const split = (s) => s.match(/<[^>]*>|[^<]+/g) ?? [];
+  const a = split(light);
+  const b = split(dark);
+  if (a.length !== b.length) return null;
+  const pair = (l, d) => {
+    const [cl, cd] = [canonColour(l), canonColour(d)];
+    if (cl === cd) return l;
+    return tokens.get(`${cl}|${cd}`) ?? `light-dark(${cl}, ${cd})`;
+  };
+  // Each of a value's colours paired with the other's (null: they differ in more than colours).
+  const mergeValue = (l, d) => {
+    if (l.replace(COLOUR, '#') !== d.replace(COLOUR, '#')) return null;
+    const darks = d.match(COLOUR) ?? [];
+    let k = 0;
+    return l.replace(COLOUR, (c) => pair(c, darks[k++]));
+  };
+  const out = [];
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== b[i] && a[i].startsWith('<svg')) b[i] = withZoomOf(b[i], a[i]);
+    if (a[i] === b[i]) {
+      out.push(a[i]);
+      continue;
+    }
+    const open = /^<([\w-]+)((?:\s+[^\s=>/]+(?:="[^"]*")?)*)(\s*\/?)>$/;
+    const [ta, tb] = [open.exec(a[i]), open.exec(b[i])];
+    if (!ta || !tb || ta[1] !== tb[1]) return null;
+    const attrsA = [...ta[2].matchAll(ATTRIBUTE)];
+    const attrsB = [...tb[2].matchAll(ATTRIBUTE)];
+    if (attrsA.length !== attrsB.length) return null;
+    const attrs = [];
+    const classes = [];
+    for (const [k, [, name, value = null]] of attrsA.entries()) {
+      const [, nameB, valueB = null] = attrsB[k];
+      if (name !== nameB) return null;
+      if (value === valueB) {
+        attrs.push([name, value]);
+        continue;
+      }
+      if (value === null || valueB === null) return null;
+      const merged = mergeValue(value, valueB);
+      if (merged === null) return null;
+      if (name === 'style') attrs.push([name, merged]);
+      // A widget's own bookkeeping that names colours (a legend's memo key): inert in a still.
+      else if (name.startsWith('data-')) attrs.push([name, value]);
+      else if (COLOUR_ATTRIBUTES.has(name) && value.trim().replace(COLOUR, '') === '')
+        classes.push(colourClass(`${name}:${merged.trim()}`));
+      else return null;
+    }
+    const cls = attrs.find(([name]) => name === 'class');
+    if (classes.length && cls) cls[1] = `${cls[1]} ${classes.join(' ')}`.trim();
+    else if (classes.length) attrs.push(['class', classes.join(' ')]);
+    out.push(`<${ta[1]}${attrs.map(([n, v]) => (v === null ? ` ${n}` : ` ${n}="${v}"`)).join('')}${ta[3]}>`);
+  }
+  return out.join('');
+}
+
+/**
  * Writes the captures into `html`: each <headlab-*> open tag (the page's elements in document
  * order, as `captures[i].items`) followed by its declarative shadow root — one copy per range of
  * window widths, alike neighbours merged, inline styles hoisted into classes of `perTag`'s sheet —
  * and its light-DOM figure. captures: [{ width, items }], any order. href(tag): the sheet's URL.
  * An element already carrying a snapshot (rendered before) is left as it is.
  * imageHref(name): the URL of a canvas's picture (written by the caller: `images`, name → PNG bytes).
+ * captures[i].dark: the same elements drawn in the dark scheme (the copy written follows the
+ * reader's scheme: mergeSchemes). autoScheme: the page names no colour scheme (each element is
+ * marked data-auto-scheme, as the live widget marks itself).
  */
-export function snapshotMarkup(html, captures, { perTag, href, imageHref = (name) => name, file = 'page' }) {
+export function snapshotMarkup(html, captures, { perTag, href, imageHref = (name) => name, file = 'page', autoScheme = false }) {
   const widest = [...captures].sort((a, b) => b.width - a.width);
   // The canvases' pictures, named by their content (the same picture at two widths is one file).
   const images = new Map(); // name → PNG bytes
@@ -215,15 +351,45 @@ export function snapshotMarkup(html, captures, { perTag, href, imageHref = (name
     if (variants.some((v) => v?.tag !== tag || !v.html))
       throw new Error(`${file}: element ${index} <${tag}> has no snapshot at every capture width`);
     let entry = perTag.get(tag);
-    if (!entry) perTag.set(tag, (entry = { sheets: item.sheets, styles: new Map(), ranges: new Map() }));
+    if (!entry) perTag.set(tag, (entry = { sheets: item.sheets, styles: new Map(), ranges: new Map(), colours: new Map() }));
+    entry.colours ??= new Map();
+    const tokens = themeTokens(item.sheets);
+    const colourClass = (css) => {
+      if (!entry.colours.has(css)) entry.colours.set(css, `hc${entry.colours.size.toString(36)}`);
+      return entry.colours.get(css);
+    };
     const groups = [];
     for (const [i, v] of variants.entries()) {
       const mark = `hl-captured-at-${widest[i].width}`;
+      // Drawn in both schemes: one copy whose colours follow the scheme (mergeSchemes), its
+      // canvases' pictures one per scheme where they differ; drawings that differ in more than
+      // colours, a copy per scheme (hl-scheme-light, hl-scheme-dark: STILL_CSS shows one).
+      const d = widest[i].dark?.[index - 1];
+      let drawn = v.html;
+      let split = false;
+      if (d?.html) {
+        const merged = mergeSchemes(v.html, d.html, { tokens, colourClass });
+        split = merged === null;
+        drawn = split
+          ? v.html.replaceAll(mark, `${mark} hl-scheme-light`) +
+            d.html.replaceAll(mark, `${mark} hl-scheme-dark`).replace(/ data-hl-png="/g, ' data-hl-png-dark="')
+          : merged;
+      }
+      const darkImages = d?.html ? (d.images ?? []) : [];
       const same = groups.at(-1);
-      const pictures = (v.images ?? []).map((p) => p.sum).join();
-      if (same && same.html.replaceAll(same.mark, mark) === v.html && same.pictures === pictures) same.from = widest[i].width;
+      const pictures = [...(v.images ?? []), ...darkImages].map((p) => p.sum).join();
+      if (same && same.html.replaceAll(same.mark, mark) === drawn && same.pictures === pictures) same.from = widest[i].width;
       else
-        groups.push({ html: v.html, images: v.images ?? [], pictures, mark, from: widest[i].width, to: groups.at(-1)?.from ?? Infinity });
+        groups.push({
+          html: drawn,
+          images: v.images ?? [],
+          darkImages,
+          split,
+          pictures,
+          mark,
+          from: widest[i].width,
+          to: groups.at(-1)?.from ?? Infinity,
+        });
     }
     groups.at(-1).from = 0;
     const markup = groups
@@ -231,9 +397,17 @@ export function snapshotMarkup(html, captures, { perTag, href, imageHref = (name
       .map((g) => {
         const cls = rangeClass(g.from, g.to);
         entry.ranges.set(cls, [g.from, g.to]);
+        // A canvas's picture; one drawn otherwise in the dark scheme is a <picture> whose source
+        // the browser picks by prefers-color-scheme (only that one is fetched).
         return g.html
           .replaceAll(g.mark, cls)
-          .replace(/ data-hl-png="(\d+)"/g, (_, i) => ` src="${imageHref(imageName(g.images[+i].url))}"`);
+          .replace(/<img([^>]*?) data-hl-png(-dark)?="(\d+)"([^>]*)>/g, (_, before, isDark, i, after) => {
+            const picture = (isDark ? g.darkImages : g.images)[+i];
+            const img = `<img${before} src="${imageHref(imageName(picture.url))}"${after}>`;
+            const dark = !isDark && !g.split ? g.darkImages[+i] : null;
+            if (!dark || dark.sum === picture.sum) return img;
+            return `<picture><source media="(prefers-color-scheme: dark)" srcset="${imageHref(imageName(dark.url))}">${img}</picture>`;
+          });
       })
       .join('');
     // style="…" → a class of this tag's snapshot stylesheet (!important keeps the inline precedence).
@@ -251,7 +425,10 @@ export function snapshotMarkup(html, captures, { perTag, href, imageHref = (name
       item.svg || item.summary
         ? `<div class="hl-snapshot" slot="hl-snapshot">${compactDrawing(item.svg)}${item.summary ? `<p>${escapeText(item.summary)}</p>` : ''}</div>`
         : '';
-    return `${open}<template shadowrootmode="open"><link rel="stylesheet" href="${href(tag)}">${compactDrawing(hoisted)}</template>${fallback}`;
+    // On a page that names no colour scheme the live widget follows the reader's
+    // (:host([data-auto-scheme]), widgets/base/theme.ts): its still does too.
+    const opened = autoScheme && !/\sdata-auto-scheme\b/.test(open) ? open.replace(/^<[a-z-]+/, (t) => `${t} data-auto-scheme`) : open;
+    return `${opened}<template shadowrootmode="open"><link rel="stylesheet" href="${href(tag)}">${compactDrawing(hoisted)}</template>${fallback}`;
   });
   if (index !== items.length) throw new Error(`${file}: ${items.length} headlab-* elements in the page, ${index} in the file`);
   return { html: out, elements, images };
@@ -269,10 +446,15 @@ export function snapshotMarkup(html, captures, { perTag, href, imageHref = (name
  * in a flex row (the subspace figure's tables side by side) collapsed to nothing.
  */
 const STILL_CSS =
-  '.scroll[data-hl-block] { container-type: inline-size; }\n.scroll[data-hl-block] > table > caption { position: sticky; left: 0; box-sizing: border-box; max-width: 100cqi; }\n';
+  '.scroll[data-hl-block] { container-type: inline-size; }\n.scroll[data-hl-block] > table > caption { position: sticky; left: 0; box-sizing: border-box; max-width: 100cqi; }\n' +
+  // A canvas's picture per scheme (snapshotMarkup's <picture>) lays out as the <img> alone.
+  'picture { display: contents; }\n' +
+  // A drawing that differs between the schemes in more than colours: a copy per scheme.
+  '@media (prefers-color-scheme: dark) { .hl-scheme-light { display: none !important; } }\n' +
+  '@media not (prefers-color-scheme: dark) { .hl-scheme-dark { display: none !important; } }\n';
 
-/** An element's snapshot sheet: its own sheets, the hoisted inline styles and the width ranges. */
-export function snapshotStylesheet({ sheets, styles, ranges }) {
+/** An element's snapshot sheet: its own sheets, the hoisted inline styles, the colours per scheme and the width ranges. */
+export function snapshotStylesheet({ sheets, styles, ranges, colours = new Map() }) {
   const important = (css) =>
     css
       .split(';')
@@ -280,5 +462,7 @@ export function snapshotStylesheet({ sheets, styles, ranges }) {
       .map((d) => `${d.trim()} !important`)
       .join(';');
   const hoisted = [...styles].map(([css, name]) => `.${name}{${important(css)}}`).join('\n');
-  return `${sheets.join('\n')}\n${STILL_CSS}${hoisted}\n${rangeCss(ranges.values())}`;
+  // A paint attribute's colour per scheme (mergeSchemes): as weak as the attribute it replaces.
+  const painted = [...colours].map(([css, name]) => `:where(.${name}){${css}}`).join('\n');
+  return `${sheets.join('\n')}\n${STILL_CSS}${hoisted}\n${painted}${painted ? '\n' : ''}${rangeCss(ranges.values())}`;
 }

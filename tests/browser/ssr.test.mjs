@@ -109,7 +109,7 @@ after(async () => {
   await session?.close();
 });
 
-test('every element of every built page: the SSR markup equals what the live element draws first in Chromium (1280 px)', async () => {
+test('every element of every built page: the SSR markup equals what the live element draws first in Chromium (1280 px, light and dark)', async () => {
   assert.ok(PAGES.length >= 5, `pages: ${PAGES.join(', ')}`);
   const kinds = new Set();
   const differing = [];
@@ -120,38 +120,43 @@ test('every element of every built page: the SSR markup equals what the live ele
     const html = stripSnapshots(fs.readFileSync(file, 'utf8'));
     const out = await renderPage(html, { url: file, widths: [1280], columnWidth: siteColumn, keepRows: false });
     for (const e of out.errors) (EQUAL.has(e.tag) ? failing : notYet).push(`${rel} <${e.tag}> id="${e.id}": ${e.message}`);
-    // The SSR side, as the snapshot pass collects it (site/ssr/render.js keeps the items it wrote).
-    const ssr = out.items;
-    const page = await session.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(`${session.url}${rel}`);
-    await page.waitForFunction(
-      () => {
-        for (const m of document.querySelectorAll('headlab-max-digit-model')) m.load?.();
-        return [...document.querySelectorAll('*')]
-          .filter((e) => e.localName.startsWith('headlab-') && e.shadowRoot)
-          .every((e) => e.renderCount > 0 && !e.updatePending && !e.busy && !e.shadowRoot.querySelector('link[href*="snapshot/"]'));
-      },
-      null,
-      { timeout: 120_000 },
-    );
-    const live = await page.evaluate(`(${collect})(document, 1280)`);
-    await page.close();
-    assert.equal(live.length, ssr.length, `${rel}: element count`);
-    for (const [i, l] of live.entries()) {
-      const s = ssr[i];
-      assert.equal(s.tag, l.tag, `${rel}: element ${i}`);
-      if (!l.html || !s.html) continue; // no snapshot on one side: an element failing in Node is in `failing` or `notYet`
-      if (EQUAL.has(l.tag)) kinds.add(l.tag);
-      // A canvas's picture: its pixels' hash (the PNG encoders differ).
-      for (const part of ['html', 'svg', 'summary', 'images']) {
-        const a = normalise(part === 'images' ? s.images.map((p) => p.sum).join(' ') : s[part]);
-        const b = normalise(part === 'images' ? l.images.map((p) => p.sum).join(' ') : l[part]);
-        if (a !== b) {
-          let at = 0;
-          while (a[at] === b[at]) at++;
-          (EQUAL.has(l.tag) ? differing : notYet).push(
-            `${rel} #${i} <${l.tag}> ${part} at ${at}:\n    node:     …${a.slice(Math.max(0, at - 80), at + 120)}\n    chromium: …${b.slice(Math.max(0, at - 80), at + 120)}`,
-          );
+    // The built pages name both schemes (<meta name="color-scheme" content="light dark">): each
+    // element is drawn in both, the dark drawing beside the light one.
+    assert.ok(out.captures[0].dark, `${rel}: drawn in the dark scheme too`);
+    for (const colorScheme of ['light', 'dark']) {
+      // The SSR side, as the snapshot pass collects it (site/ssr/render.js keeps the items it wrote).
+      const ssr = colorScheme === 'dark' ? out.captures[0].dark : out.items;
+      const page = await session.newPage({ viewport: { width: 1280, height: 900 }, colorScheme });
+      await page.goto(`${session.url}${rel}`);
+      await page.waitForFunction(
+        () => {
+          for (const m of document.querySelectorAll('headlab-max-digit-model')) m.load?.();
+          return [...document.querySelectorAll('*')]
+            .filter((e) => e.localName.startsWith('headlab-') && e.shadowRoot)
+            .every((e) => e.renderCount > 0 && !e.updatePending && !e.busy && !e.shadowRoot.querySelector('link[href*="snapshot/"]'));
+        },
+        null,
+        { timeout: 120_000 },
+      );
+      const live = await page.evaluate(`(${collect})(document, 1280)`);
+      await page.close();
+      assert.equal(live.length, ssr.length, `${rel}: element count`);
+      for (const [i, l] of live.entries()) {
+        const s = ssr[i];
+        assert.equal(s.tag, l.tag, `${rel}: element ${i}`);
+        if (!l.html || !s.html) continue; // no snapshot on one side: an element failing in Node is in `failing` or `notYet`
+        if (EQUAL.has(l.tag)) kinds.add(l.tag);
+        // A canvas's picture: its pixels' hash (the PNG encoders differ).
+        for (const part of ['html', 'svg', 'summary', 'images']) {
+          const a = normalise(part === 'images' ? s.images.map((p) => p.sum).join(' ') : s[part]);
+          const b = normalise(part === 'images' ? l.images.map((p) => p.sum).join(' ') : l[part]);
+          if (a !== b) {
+            let at = 0;
+            while (a[at] === b[at]) at++;
+            (EQUAL.has(l.tag) ? differing : notYet).push(
+              `${rel} ${colorScheme} #${i} <${l.tag}> ${part} at ${at}:\n    node:     …${a.slice(Math.max(0, at - 80), at + 120)}\n    chromium: …${b.slice(Math.max(0, at - 80), at + 120)}`,
+            );
+          }
         }
       }
     }
@@ -161,6 +166,44 @@ test('every element of every built page: the SSR markup equals what the live ele
   assert.deepEqual(differing, []);
   assert.deepEqual([...kinds].sort(), [...EQUAL].sort(), 'every kind asserted equal is on a built page');
   console.log(`ssr: ${kinds.size} kinds equal to the live first render: ${[...kinds].sort().join(', ')}`);
+});
+
+test('built pages without JavaScript: each canvas still shows the picture drawn in the reader’s scheme, the panel its colour (light and dark)', async () => {
+  const withPictures = PAGES.filter((rel) =>
+    /<picture><source media="\(prefers-color-scheme: dark\)"/.test(fs.readFileSync(path.join(site, rel), 'utf8')),
+  );
+  assert.ok(withPictures.length >= 1, 'a page with a canvas drawn per scheme');
+  for (const rel of withPictures)
+    for (const colorScheme of ['light', 'dark']) {
+      const page = await session.newPage({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 }, colorScheme });
+      await page.goto(`${session.url}${rel}`);
+      const shown = await page.evaluate(async () => {
+        const roots = [...document.querySelectorAll('*')]
+          .filter((e) => e.localName.startsWith('headlab-') && e.shadowRoot)
+          .map((e) => e.shadowRoot);
+        const pictures = roots.flatMap((r) => [...r.querySelectorAll('picture')]).filter((p) => p.querySelector('img').checkVisibility());
+        await Promise.all(pictures.map((p) => p.querySelector('img').decode()));
+        return {
+          pictures: pictures.map((p) => ({
+            shown: new URL(p.querySelector('img').currentSrc).pathname,
+            light: new URL(p.querySelector('img').src).pathname,
+            dark: new URL(p.querySelector('source').srcset, document.baseURI).pathname,
+          })),
+          panels: [
+            ...new Set(
+              roots.flatMap((r) =>
+                [...r.querySelectorAll('.body')].filter((b) => b.checkVisibility()).map((b) => getComputedStyle(b).backgroundColor),
+              ),
+            ),
+          ],
+        };
+      });
+      assert.ok(shown.pictures.length >= 1, `${rel} ${colorScheme}: pictures shown`);
+      for (const p of shown.pictures) assert.equal(p.shown, p[colorScheme], `${rel} ${colorScheme}`);
+      assert.deepEqual(shown.panels, [colorScheme === 'dark' ? 'rgb(32, 32, 38)' : 'rgb(243, 243, 241)'], `${rel} ${colorScheme}: panels`);
+      assert.deepEqual(page.problems, []);
+      await page.close();
+    }
 });
 
 /** An examples/plain-html copy with the package's dist/ where its page loads it, prerendered by `headlab render`. */
@@ -207,6 +250,97 @@ test('headlab render over examples/plain-html: without JavaScript every figure s
         assert.deepEqual(page.problems, []);
         await page.close();
       }
+  } finally {
+    await served.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * What each figure of the page shows in colour, for comparing a still with the live widget: per
+ * headlab-* element, its panel's background and, for every element drawn in its shadow root
+ * (form controls left out: the still's are disabled copies), the tag with its computed colour,
+ * background, fill, stroke and border colour, in document order. Runs in the page.
+ */
+function paintsOf(document) {
+  const controls = 'input, select, textarea, button, option';
+  return [...document.querySelectorAll('*')]
+    .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value' && e.shadowRoot)
+    .map((e) => {
+      const shown = [...e.shadowRoot.querySelectorAll('*')].filter(
+        (n) => n.localName !== 'link' && !n.closest(controls) && n.checkVisibility({ visibilityProperty: true }),
+      );
+      const panel = shown.find((n) => n.classList.contains('body'));
+      return {
+        tag: e.localName,
+        panel: panel ? getComputedStyle(panel).backgroundColor : null,
+        paints: shown.map((n) => {
+          const cs = getComputedStyle(n);
+          return `${n.localName} ${cs.color} ${cs.backgroundColor} ${cs.fill} ${cs.stroke} ${cs.borderTopColor}`;
+        }),
+      };
+    });
+}
+
+test('headlab render over examples/plain-html in dark mode: the stills have the dark theme’s colours, and going live changes none (360 and 1280 px)', async () => {
+  const dir = renderedPlainHtml();
+  // The same page naming no colour scheme: its widgets, and so its stills, follow the reader's.
+  const noMeta = fs.readFileSync(path.join(dir, 'index.html'), 'utf8').replace(/<meta name="color-scheme"[^>]*>\n?/, '');
+  assert.doesNotMatch(noMeta, /color-scheme/);
+  const served = await startSession({ dir, csp: true });
+  try {
+    const darkPanel = 'rgb(32, 32, 38)'; // --hl-panel's dark arm, widgets/base/theme.ts
+    for (const width of [360, 1280]) {
+      const still = await served.newPage({ javaScriptEnabled: false, viewport: { width, height: 900 }, colorScheme: 'dark' });
+      await still.goto(`${served.url}index.html`);
+      const before = await still.evaluate(`(${paintsOf})(document)`);
+      await still.close();
+      const page = await served.newPage({ viewport: { width, height: 900 }, colorScheme: 'dark' });
+      await page.goto(`${served.url}index.html`);
+      await page.waitForFunction(() => customElements.get('headlab-attention-bars') !== undefined);
+      await page.locator('headlab-attention-bars').hover();
+      await page.waitForFunction(
+        () =>
+          [...document.querySelectorAll('*')]
+            .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+            .every(
+              (e) => e.renderCount > 0 && !e.updatePending && !e.busy && !e.shadowRoot.querySelector('link[href*="headlab-snapshot/"]'),
+            ),
+        null,
+        { timeout: 90_000 },
+      );
+      const live = await page.evaluate(`(${paintsOf})(document)`);
+      await screenshot(page, `ssr-plain-html-live-${width}-dark`);
+      assert.deepEqual(page.problems, []);
+      await page.close();
+      assert.equal(before.length, live.length);
+      assert.ok(before.length >= 3);
+      for (const [i, f] of before.entries()) {
+        assert.equal(f.panel, darkPanel, `${f.tag} at ${width} px: the still's panel`);
+        assert.equal(live[i].panel, darkPanel, `${f.tag} at ${width} px: the live panel`);
+        assert.ok(f.paints.length > 20, `${f.tag}: ${f.paints.length} elements drawn`);
+        const changed = f.paints.map((p, k) => [k, p, live[i].paints[k]]).filter(([, a, b]) => a !== b);
+        assert.deepEqual(changed.slice(0, 5), [], `${f.tag} at ${width} px: colours changed going live (${changed.length} elements)`);
+        assert.equal(f.paints.length, live[i].paints.length, `${f.tag} at ${width} px: elements drawn`);
+      }
+    }
+    // Without the tag the stills follow the reader too (light and dark).
+    fs.writeFileSync(path.join(dir, 'index.html'), noMeta);
+    const r = spawnSync(process.execPath, [path.join(root, 'dist/headlab-cli.cjs'), 'render', dir, '--force'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(fs.readFileSync(path.join(dir, 'index.html'), 'utf8'), /<headlab-[a-z-]+ data-auto-scheme[\s>]/);
+    for (const colorScheme of ['dark', 'light']) {
+      const still = await served.newPage({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 }, colorScheme });
+      await still.goto(`${served.url}index.html`);
+      const panels = (await still.evaluate(`(${paintsOf})(document)`)).map((f) => f.panel);
+      await still.close();
+      const want = colorScheme === 'dark' ? darkPanel : 'rgb(243, 243, 241)';
+      assert.deepEqual(
+        panels,
+        panels.map(() => want),
+        `no color-scheme tag, ${colorScheme}`,
+      );
+    }
   } finally {
     await served.close();
     fs.rmSync(dir, { recursive: true, force: true });

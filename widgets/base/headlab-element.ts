@@ -163,7 +163,10 @@ function drawnForThisWindow(node: Node): boolean {
   const range = /\bhl-w-(\d+)-(\d+|up)\b/.exec((node as Element).getAttribute('class') ?? '');
   if (!range) return true;
   const width = window.innerWidth;
-  return width >= Number(range[1]) && (range[2] === 'up' || width < Number(range[2]));
+  if (!(width >= Number(range[1]) && (range[2] === 'up' || width < Number(range[2])))) return false;
+  // A drawing that differs between the colour schemes in more than colours has a copy per scheme.
+  const scheme = /\bhl-scheme-(light|dark)\b/.exec((node as Element).getAttribute('class') ?? '');
+  return !scheme || (scheme[1] === 'dark') === matchMedia('(prefers-color-scheme: dark)').matches;
 }
 
 /** Form controls a reader operates (the snapshot disables its copies of them). */
@@ -690,7 +693,11 @@ export abstract class HeadlabElement<State = unknown, Parts extends object = obj
     // A page that sets no color-scheme (neither <meta name="color-scheme"> nor CSS)
     // leaves the widget on "normal": then follow prefers-color-scheme; a page that
     // sets one is followed as is.
+    // A prerendered element may carry the attribute already (headlab/ssr writes it on a page
+    // without the tag, so that its still follows the reader too): the page's own scheme is read
+    // without it (no frame is drawn in between).
     const pageScheme = document.querySelector('meta[name="color-scheme"]') !== null;
+    this.removeAttribute('data-auto-scheme');
     this.toggleAttribute('data-auto-scheme', !pageScheme && getComputedStyle(this).colorScheme === 'normal');
     if (this.hasAttribute('share-state')) {
       this.guard(() => this.hashLink.read('after-render'));
