@@ -383,7 +383,7 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
 
   /** The head labels above the patterns (in the overlay, whose text keeps its CSS size). */
   private labelShapes(model: LoadedTransformer, run: TransformerRun): Shape[] {
-    return this.cached(model, `labels:${run.tokens.length}|${model.config.n_heads}`, () => {
+    return this.cachedThemed(model, `labels:${run.tokens.length}|${model.config.n_heads}`, () => {
       const c = this.themeColours();
       const { origin } = this.layout(model, run);
       const shapes: Shape[] = [];

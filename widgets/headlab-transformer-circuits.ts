@@ -285,7 +285,7 @@ export class HeadlabTransformerCircuits extends TransformerWidget<TransformerCir
 
   /** The title and the token labels (the text of scene(), drawn in the overlay). */
   private labelShapes(model: LoadedTransformer, layer: number, head: number, circuit: CircuitKind): Shape[] {
-    return this.cached(model, `labels:${layer}.${head}.${circuit}`, () => {
+    return this.cachedThemed(model, `labels:${layer}.${head}.${circuit}`, () => {
       const V = model.config.d_vocab;
       return this.scene(model, { rows: V, cols: V, data: new Float64Array(V * V) }, layer, head, circuit, false).shapes.filter(
         (x) => x.kind === 'text' && x.y < this.geometry(V).heatHeight,

@@ -315,7 +315,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       this.painted = { analysis: doc, colours };
     }
     this.parts.figure.setBase(this.pixels.canvas);
-    const overlay = this.cached(model, `batch-overlay:${key}`, () =>
+    const overlay = this.cachedThemed(model, `batch-overlay:${key}`, () =>
       this.batchScene(model, doc, false).shapes.filter((x) => (x.kind === 'text' && x.y < g.heatHeight) || x.kind === 'line'),
     );
     this.parts.figure.drawOverlay(g.width, g.heatHeight, [
@@ -449,7 +449,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       this.painted = { analysis, colours };
     }
     this.parts.figure.setBase(this.pixels.canvas);
-    const labels = this.cached(model, `labels:${key}`, () =>
+    const labels = this.cachedThemed(model, `labels:${key}`, () =>
       this.scene(model, analysis, false).shapes.filter((x) => x.kind === 'text' && x.y < g.heatHeight),
     );
     this.parts.figure.drawOverlay(g.width, g.heatHeight, [

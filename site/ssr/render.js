@@ -128,32 +128,32 @@ async function renderOne(html, options) {
   document.body.replaceChildren(document.importNode(inert.content, true));
   // One drawing per window width, widest first: every element given the width of its column
   // there (environment.js measures the boxes inside it), the observers told, the widgets settled.
-  // Then, unless the page holds to one scheme, the same in the dark scheme (narrowest first: the
-  // widgets redraw for the scheme's change at the width they were left at), as `dark` beside
-  // `items`: snapshotMarkup writes one copy whose colours follow the reader's scheme.
+  // Unless the page holds to one scheme, each width is drawn in both: collected, the scheme
+  // switched (the widgets redraw in its colours, nothing measured again), collected again; the
+  // next width starts in the scheme left. `dark` beside `items`: snapshotMarkup writes one copy
+  // whose colours follow the reader's scheme.
   const captures = [];
   const widest = Math.max(...widths);
   const schemes = options.schemes ?? pageSchemes(html);
-  const ascending = [...widths].sort((a, b) => a - b);
-  const byWidth = new Map();
+  let scheme = schemes[0];
   try {
-    setColourScheme(schemes[0]);
+    setColourScheme(scheme);
     // Laid out before the first render, as a browser lays a page out before the widgets' first
     // frame: a widget that reads its width once, on its first render, reads the window's.
     setLayoutWidth((element) => columnWidth(widest, element));
     await settled(document);
-    for (const [pass, scheme] of schemes.entries()) {
-      setColourScheme(scheme);
-      for (const width of pass % 2 ? ascending : [...ascending].reverse()) {
-        setLayoutWidth((element) => columnWidth(width, element));
+    for (const width of [...widths].sort((a, b) => b - a)) {
+      setLayoutWidth((element) => columnWidth(width, element));
+      await settled(document);
+      const drawn = { [scheme]: collect(document, width, { keepRows }) };
+      for (const other of schemes.filter((s) => s !== scheme)) {
+        setColourScheme((scheme = other));
         await settled(document);
-        const items = collect(document, width, { keepRows });
-        if (pass === 0) {
-          const capture = { width, items, scheme };
-          captures.push(capture);
-          byWidth.set(width, capture);
-        } else byWidth.get(width)[scheme] = items;
+        drawn[scheme] = collect(document, width, { keepRows });
       }
+      const capture = { width, items: drawn[schemes[0]], scheme: schemes[0] };
+      for (const other of schemes.slice(1)) capture[other] = drawn[other];
+      captures.push(capture);
     }
   } finally {
     setLayoutWidth(null);

@@ -75,6 +75,8 @@ export abstract class ModelFigure<M extends FigureModel, State = unknown, Parts 
   protected readonly memo = new VersionedCache<unknown>((this.constructor as typeof ModelFigure).cachedInputs);
   /** Drawn figures per input (theme and model included in the key): going back to an input costs no drawing. */
   private readonly fragments = new VersionedCache<Node>(64);
+  /** Shapes drawn in the theme's colours per input (labels over a canvas): dropped when the colour scheme changes. */
+  private readonly themed = new VersionedCache<unknown>(64);
 
   /** The model now shown, or null while it loads. */
   get currentModel(): M | null {
@@ -116,11 +118,20 @@ export abstract class ModelFigure<M extends FigureModel, State = unknown, Parts 
   protected forgetModel(): void {
     this.memo.clear();
     this.fragments.clear();
+    this.themed.clear();
   }
 
   /** `compute()` for `key` under the current model, computed once (at most cachedInputs inputs kept). */
   protected cached<T>(model: M, key: string, compute: () => T): T {
     return this.memo.get(model.version, key, compute);
+  }
+
+  /**
+   * `compute()` for `key` under the current model and colour scheme, computed once (at most 64
+   * kept): what is drawn in the theme's colours and not as a fragment (shapes for an overlay).
+   */
+  protected cachedThemed<T>(model: M, key: string, compute: () => T): T {
+    return this.themed.get(model.version, key, compute);
   }
 
   /** The node built by `build()` for `key` under the current model and theme, built once (at most 64 kept). */
@@ -169,6 +180,7 @@ export abstract class ModelFigure<M extends FigureModel, State = unknown, Parts 
   /** Drawn nodes carry the old colours: drop them and draw again. */
   protected themeChanged(): void {
     this.fragments.clear();
+    this.themed.clear();
     super.themeChanged();
   }
 
