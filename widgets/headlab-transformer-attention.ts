@@ -383,7 +383,9 @@ export class HeadlabTransformerAttention extends TransformerWidget<TransformerAt
 
   /** The head labels above the patterns (in the overlay, whose text keeps its CSS size). */
   private labelShapes(model: LoadedTransformer, run: TransformerRun): Shape[] {
-    return this.cachedThemed(model, `labels:${run.tokens.length}|${model.config.n_heads}`, () => {
+    // Placed by the layout, which follows the figure's width (its columns and cell size).
+    const { cols, cell } = this.layout(model, run);
+    return this.cachedThemed(model, `labels:${run.tokens.length}|${model.config.n_heads}|${cols}|${cell}`, () => {
       const c = this.themeColours();
       const { origin } = this.layout(model, run);
       const shapes: Shape[] = [];

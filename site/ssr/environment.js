@@ -373,7 +373,12 @@ export function setColourScheme(scheme) {
   if (scheme !== 'light' && scheme !== 'dark') throw new Error(`headlab/ssr: colour scheme "${scheme}" is not light or dark`);
   if (scheme === colourScheme) return;
   colourScheme = scheme;
-  if (installed) installed.happyDOM.settings.device.prefersColorScheme = scheme;
+  if (installed) {
+    installed.happyDOM.settings.device.prefersColorScheme = scheme;
+    // happy-dom keeps each element's computed style until the DOM or a sheet changes: forget them
+    // all (the base sheet's per-scheme rules now match the other way).
+    installed.document[clearComputedStyles]();
+  }
   for (const list of schemeQueries) {
     const event = new installed.Event('change');
     Object.defineProperty(event, 'matches', { value: list.matches });
@@ -382,6 +387,9 @@ export function setColourScheme(scheme) {
     list.dispatchEvent(event);
   }
 }
+
+/** happy-dom's document method that forgets every computed style (a symbol-named internal). */
+let clearComputedStyles = null;
 
 let installed = null;
 
@@ -398,6 +406,9 @@ export function installEnvironment(runTask) {
     settings: { disableJavaScriptEvaluation: true, disableJavaScriptFileLoading: true, disableCSSFileLoading: true },
   });
   window.happyDOM.settings.canvasAdapter = canvasAdapter(window);
+  for (let proto = Object.getPrototypeOf(window.document); proto && !clearComputedStyles; proto = Object.getPrototypeOf(proto))
+    clearComputedStyles = Object.getOwnPropertySymbols(proto).find((s) => s.description === 'clearComputedStyleCache') ?? null;
+  if (!clearComputedStyles) throw new Error('headlab/ssr: this happy-dom has no clearComputedStyleCache (the colour schemes need it)');
   // What Node has of its own stays (its JavaScript builtins — a Float64Array from the WASM glue
   // must be the one `instanceof` checks see —, timers, URL, Response, TextDecoder, WebAssembly,
   // MessageChannel); the DOM comes from the window.
@@ -500,21 +511,12 @@ export function installEnvironment(runTask) {
       this.value = String(n);
     },
   });
-  // `@supports not (…)`: happy-dom answers every condition true, `not` too, so the base sheet's
-  // fallback for browsers without light-dark() (a fixed palette per prefers-color-scheme, whose
-  // computed values happy-dom keeps once computed) overrode its light-dark() colours. A negated
-  // condition is answered as the negation.
-  const cssProto = Object.getPrototypeOf(window.CSS);
-  const supports = cssProto.supports;
-  cssProto.supports = function (condition, value) {
-    const negated = value === undefined ? /^\s*not\s+(.*)$/is.exec(String(condition)) : null;
-    return negated ? !supports.call(this, negated[1]) : supports.call(this, condition, value);
-  };
   // The theme's colours (widgets/chart/palette.ts reads each --hl-* colour as a probe's computed
-  // `color`): happy-dom computes no var() and no light-dark(), so a colour written as var(…) is
-  // resolved here through the custom properties in scope, a light-dark() pair to the arm of the
-  // scheme drawn (setColourScheme: the renderer draws each figure in both; snapshot-markup.js
-  // writes what differs as light-dark() pairs and pictures per scheme).
+  // `color`): a colour written as var(…) is resolved here through the custom properties in scope.
+  // happy-dom answers every @supports condition true, `not` too, so the base sheet's palette for
+  // browsers without light-dark() applies (the same colours, one rule per prefers-color-scheme,
+  // which happy-dom matches against settings.device.prefersColorScheme: setColourScheme); a
+  // light-dark() pair outside it (the table tints) resolves to the arm of the scheme drawn.
   const computed = window.getComputedStyle.bind(window);
   const resolve = (node, value, depth = 0) => {
     let v = value.trim();
