@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
 import { STRICT_CSP } from '../../site/serve.mjs';
-import { root, screenshot, startSession } from './helpers.mjs';
+import { misplacedFigures, root, screenshot, startSession } from './helpers.mjs';
 import { layoutShiftProbe, readShifts } from './layout-shift.mjs';
 
 const npm = (args, cwd) =>
@@ -446,10 +446,28 @@ test('examples/astro (Astro 5 + MDX) with the installed tarball: astro build, th
     figures.length,
     'every figure prerendered',
   );
+  // The Markdown post (src/pages/posts/in-markdown.md): Astro's markdown writes a figure on a line of
+  // its own as raw HTML in a <p> (MDX makes it a block of its own); headlab/astro took it out.
+  const md = fs.readFileSync(path.join(dir, 'dist/posts/in-markdown/index.html'), 'utf8');
+  assert.doesNotMatch(md, /<p>\s*<headlab-(?!value\b)/, 'a figure left in a <p>');
+  assert.equal([...md.matchAll(/<headlab-[a-z-]+\b[^>]*><template shadowrootmode="open">/g)].length, 2, 'both figures prerendered');
   const session = await startSession({ dir: path.join(dir, 'dist'), csp: true });
   try {
     // Without JavaScript every figure shows its picture (the shadow root, at a height) and carries its summary.
     await checkWithoutJavaScript(session, `${session.url}posts/attention-heads/index.html`, 'package-astro');
+    // The Markdown post parses with each figure whole (its light-DOM copy inside it) and no stray
+    // empty paragraph, before the script runs and after the live widgets take over (no shift).
+    await checkWithoutJavaScript(session, `${session.url}posts/in-markdown/index.html`, 'package-astro-md');
+    await checkLive(session, `${session.url}posts/in-markdown/index.html`, 'package-astro-md', 1280);
+    for (const javaScriptEnabled of [false, true]) {
+      const page = await session.newPage({ javaScriptEnabled });
+      await page.goto(`${session.url}posts/in-markdown/index.html`);
+      if (javaScriptEnabled)
+        await page.waitForFunction(() => document.querySelector('headlab-value-swap')?.renderCount > 0, null, { timeout: 90_000 });
+      assert.deepEqual(await page.evaluate(misplacedFigures), [], `in-markdown, JavaScript ${javaScriptEnabled ? 'on' : 'off'}`);
+      assert.deepEqual(page.problems, []);
+      await page.close();
+    }
     await check(session, `${session.url}posts/attention-heads/index.html`, 'package-astro');
     // The docs' recipe registers every element of its post in the browser, and each draws.
     const post = await session.newPage();
