@@ -1,6 +1,6 @@
 // The npm package as an author gets it: `npm pack` of this repository, installed (offline,
-// from the tarball) into a copy of examples/plain-html and of examples/vite; the Vite app
-// is built with the root's Vite 7. Each is served under the strict CSP and loaded in
+// from the tarball) into a copy of examples/plain-html, examples/vite and examples/eleventy; the
+// Vite app is built with the root's Vite 7, the Eleventy blog with the root's Eleventy 3. Each is served under the strict CSP and loaded in
 // Chromium: the ablation widget computes, the trainer trains in its worker, nothing is
 // requested from another origin. Also: the tarball holds what package.json promises.
 import assert from 'node:assert/strict';
@@ -408,6 +408,38 @@ test('examples/vite on the Vite 7 dev server (strict CSP header): widgets comput
   } finally {
     await session.close();
     await server.close();
+  }
+});
+
+const eleventy = path.join(root, 'node_modules/@11ty/eleventy/cmd.cjs');
+
+test('examples/eleventy with the installed tarball, built by Eleventy 3 with headlab/eleventy: every figure drawn without JavaScript and out of its markdown <p>, widgets compute under the strict CSP', async () => {
+  const dir = example('eleventy');
+  execFileSync(process.execPath, [eleventy, '--quiet'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  // headlab/eleventy prerendered every figure of the markdown post as Eleventy wrote it, each out of
+  // the <p> markdown-it put it in, its sheets in the output folder.
+  const html = fs.readFileSync(path.join(dir, '_site/posts/attention-heads/index.html'), 'utf8');
+  const figures = [...html.matchAll(/<(headlab-[a-z-]+)\b[^>]*>/g)].map((m) => m[1]).filter((t) => t !== 'headlab-value');
+  assert.equal(figures.length, 5, figures.join(', '));
+  assert.equal(
+    [...html.matchAll(/<headlab-[a-z-]+\b[^>]*><template shadowrootmode="open">/g)].length,
+    figures.length,
+    'every figure prerendered',
+  );
+  assert.doesNotMatch(html, /<p>\s*<headlab-(?!value\b)/, 'a figure left in a <p>');
+  for (const tag of new Set(figures))
+    assert.ok(fs.existsSync(path.join(dir, `_site/headlab-snapshot/${tag}.css`)), `${tag}'s snapshot sheet`);
+  const session = await startSession({ dir: path.join(dir, '_site'), csp: true });
+  try {
+    const url = `${session.url}posts/attention-heads/index.html`;
+    await checkWithoutJavaScript(session, url, 'package-eleventy-example');
+    const off = await session.newPage({ javaScriptEnabled: false });
+    await off.goto(url);
+    assert.deepEqual(await off.evaluate(misplacedFigures), []);
+    await off.close();
+    await check(session, url, 'package-eleventy-example');
+  } finally {
+    await session.close();
   }
 });
 
