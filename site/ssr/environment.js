@@ -187,10 +187,19 @@ function installBoxWidths(window) {
     constructor(callback) {
       this.callback = callback;
       this.targets = new Set();
+      // A drawing redrawn at another size (its width, height or viewBox changed: a chart drawn
+      // again for its box's new width) is reported again, as a browser reports the box whose
+      // height follows its viewBox (height: auto). Without it, the text zoom of an SVG stayed the
+      // one reckoned from its previous viewBox: a chart first drawn 654 units wide and redrawn at
+      // 299 for a 360 px window kept a zoom of 2.19 (654 / 299), its text drawn at 26 px.
+      this.redrawn = new window.MutationObserver((records) => {
+        for (const t of new Set(records.map((r) => r.target))) if (this.targets.has(t)) this.report(t);
+      });
     }
     observe(target) {
       this.targets.add(target);
       observers.add(this);
+      if (target.localName === 'svg') this.redrawn.observe(target, { attributes: true, attributeFilter: ['viewBox', 'width', 'height'] });
       this.report(target);
     }
     report(target) {
@@ -213,6 +222,7 @@ function installBoxWidths(window) {
     }
     disconnect() {
       this.targets.clear();
+      this.redrawn.disconnect();
       observers.delete(this);
     }
   };
