@@ -183,6 +183,8 @@ function installBoxWidths(window) {
       },
     });
   }
+  /** The attributes of an SVG that change its box (its height follows its viewBox's ratio). */
+  const SIZE_ATTRIBUTES = new Set(['viewBox', 'width', 'height']);
   const ResizeObserverStandIn = class ResizeObserver {
     constructor(callback) {
       this.callback = callback;
@@ -192,14 +194,16 @@ function installBoxWidths(window) {
       // height follows its viewBox (height: auto). Without it, the text zoom of an SVG stayed the
       // one reckoned from its previous viewBox: a chart first drawn 654 units wide and redrawn at
       // 299 for a 360 px window kept a zoom of 2.19 (654 / 299), its text drawn at 26 px.
+      // (All attributes observed, the sizes picked here: happy-dom's attributeFilter misses `viewBox`.)
       this.redrawn = new window.MutationObserver((records) => {
-        for (const t of new Set(records.map((r) => r.target))) if (this.targets.has(t)) this.report(t);
+        const resized = records.filter((r) => SIZE_ATTRIBUTES.has(r.attributeName)).map((r) => r.target);
+        for (const t of new Set(resized)) if (this.targets.has(t)) this.report(t);
       });
     }
     observe(target) {
       this.targets.add(target);
       observers.add(this);
-      if (target.localName === 'svg') this.redrawn.observe(target, { attributes: true, attributeFilter: ['viewBox', 'width', 'height'] });
+      if (target.localName === 'svg') this.redrawn.observe(target, { attributes: true });
       this.report(target);
     }
     report(target) {

@@ -7,8 +7,9 @@
 //   - every grid of cells (at least MIN_CELLS same-sized rects in one drawing, a heat map) has
 //     cells of more than one colour: a map of a state, not the empty grid before one;
 //   - a progress bar is empty or full, never stopped partway (a still of a run in progress);
-//   - in a chart with a curve (a polyline of MIN_CURVE points or more), a rotated axis title overlaps none of the chart's other text (320
-//     and 360 px above all; other drawings' rotated labels are reported).
+//   - in a chart with a curve (a polyline of MIN_CURVE points or more, left to right), no two texts overlap (its
+//     axis title and decade labels at 320 and 360 px above all); in other drawings a rotated label
+//     over other text is reported.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,7 +24,8 @@ const PAGES = fs
   .sort();
 
 /** What a figure shows while it has nothing to show yet: none of it may be in a still. */
-const WAITING = /training…|loading…|Training the replay|No run yet|Not trained yet|Waiting for a trained model|Press Train to run \d|train to fill in|Loading the (model|interactive figure)/i;
+const WAITING =
+  /training…|loading…|Training the replay|No run yet|Not trained yet|Waiting for a trained model|Press Train to run \d|train to fill in|Loading the (model|interactive figure)/i;
 /** Same-sized rects in one drawing from which it is a grid of cells (the replay's maps have 27 each). */
 const MIN_CELLS = 9;
 /** Points from which a polyline is a chart's curve (a loss or score over training steps), not a mark. */
@@ -38,7 +40,17 @@ function inspectStills({ MIN_CELLS, MIN_CURVE, TOUCH_PX }) {
   for (const host of document.querySelectorAll('*')) {
     if (!host.localName.startsWith('headlab-') || !host.shadowRoot || host.localName === 'headlab-value') continue;
     const root = host.shadowRoot;
-    const item = { tag: host.localName, id: host.id, text: '', summary: '', curves: [], grids: [], progress: [], overlaps: [], otherOverlaps: [] };
+    const item = {
+      tag: host.localName,
+      id: host.id,
+      text: '',
+      summary: '',
+      curves: [],
+      grids: [],
+      progress: [],
+      overlaps: [],
+      otherOverlaps: [],
+    };
     out.push(item);
     const texts = [];
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
@@ -55,23 +67,32 @@ function inspectStills({ MIN_CELLS, MIN_CURVE, TOUCH_PX }) {
         if (!bySize.has(key)) bySize.set(key, []);
         bySize.get(key).push(r.getAttribute('fill') ?? getComputedStyle(r).fill);
       }
-      for (const [size, fills] of bySize) if (fills.length >= MIN_CELLS) item.grids.push({ label, size, cells: fills.length, colours: new Set(fills).size });
-      // A curve's chart: its rotated text (the y axis title) against every other text of the drawing.
-      // (Other drawings' rotated labels are reported, not asserted: item.otherOverlaps.)
-      const curve = [...svg.querySelectorAll('polyline')].some((l) => l.points.numberOfItems >= MIN_CURVE);
-      const overlaps = curve ? item.overlaps : item.otherOverlaps;
+      for (const [size, fills] of bySize)
+        if (fills.length >= MIN_CELLS) item.grids.push({ label, size, cells: fills.length, colours: new Set(fills).size });
+      // A curve's chart: no two of its texts overlap (its axis title and the decade labels beside
+      // it above all). Elsewhere, a rotated label over other text is reported (item.otherOverlaps).
+      // A curve: a polyline of MIN_CURVE points or more going left to right (a loss or a score over
+      // the training steps; not the outline of a shape).
+      const rightward = (l) => {
+        for (let k = 1; k < l.points.numberOfItems; k++) if (l.points.getItem(k).x < l.points.getItem(k - 1).x) return false;
+        return true;
+      };
+      const curve = [...svg.querySelectorAll('polyline')].some((l) => l.points.numberOfItems >= MIN_CURVE && rightward(l));
       const all = [...svg.querySelectorAll('text')].filter((t) => t.textContent.trim() && shown(t));
-      for (const t of all) {
-        if (!/rotate/.test(t.getAttribute('transform') ?? '')) continue;
-        const a = t.getBoundingClientRect();
-        for (const u of all) {
-          if (u === t || /rotate/.test(u.getAttribute('transform') ?? '')) continue;
-          const b = u.getBoundingClientRect();
+      const rotated = (t) => /rotate/.test(t.getAttribute('transform') ?? '');
+      const boxes = all.map((t) => t.getBoundingClientRect());
+      for (let i = 0; i < all.length; i++)
+        for (let j = i + 1; j < all.length; j++) {
+          if (!curve && rotated(all[i]) === rotated(all[j])) continue;
+          const a = boxes[i],
+            b = boxes[j];
           const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
           const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
-          if (w > TOUCH_PX && h > TOUCH_PX) overlaps.push(`"${t.textContent}" over "${u.textContent}" (${w.toFixed(1)} × ${h.toFixed(1)} px) in "${label}"`);
+          if (w > TOUCH_PX && h > TOUCH_PX)
+            (curve ? item.overlaps : item.otherOverlaps).push(
+              `"${all[i].textContent}" and "${all[j].textContent}" overlap (${w.toFixed(1)} × ${h.toFixed(1)} px) in "${label}"`,
+            );
         }
-      }
     }
     for (const p of root.querySelectorAll('progress')) if (shown(p)) item.progress.push({ value: p.value, max: p.max });
   }
@@ -113,7 +134,8 @@ for (const width of [320, 360, 720, 1280]) {
           grids++;
           if (g.colours < 2) problems.push(`${where}: ${g.cells} cells of one colour in "${g.label}"`);
         }
-        for (const p of s.progress) if (p.value > 0 && p.value < p.max) problems.push(`${where}: a progress bar stopped at ${p.value} of ${p.max}`);
+        for (const p of s.progress)
+          if (p.value > 0 && p.value < p.max) problems.push(`${where}: a progress bar stopped at ${p.value} of ${p.max}`);
         for (const o of s.overlaps) problems.push(`${where}: ${o}`);
         for (const o of s.otherOverlaps) others.add(`${rel} <${s.tag}> at ${width} px: ${o.replace(/ in ".*"$/, '')}`);
       }
@@ -121,7 +143,8 @@ for (const width of [320, 360, 720, 1280]) {
         for (const scheme of ['light', 'dark']) {
           const shot = await session.newPage({ javaScriptEnabled: false, viewport: { width, height: 900 }, colorScheme: scheme });
           await shot.goto(`${session.url}${rel}`);
-          for (const id of ['replay', 'feature-recovery', 'interventions']) await screenshot(shot.locator(`#${id}`), `still-${id}-${width}-${scheme}`);
+          for (const id of ['replay', 'feature-recovery', 'interventions'])
+            await screenshot(shot.locator(`#${id}`), `still-${id}-${width}-${scheme}`);
           await shot.close();
         }
       }

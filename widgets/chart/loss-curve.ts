@@ -21,13 +21,14 @@ export interface LossCurveInput {
 /** Lowest decade the axis always shows: the draft's final losses are ~1e-31. */
 export const LOSS_AXIS_FLOOR_DECADE = -32;
 
-// The y axis's title is a line of its own above the plot, left-aligned (top: the chart's title at
-// y 12, the axis title at y 29): rotated in the left margin it ran into the decade labels
-// wherever chart text is drawn larger than its 11 units (chart text takes the page's
-// --headlab-chart-font-size, 12 px by default, and is scaled back up in an SVG drawn narrower than
-// its viewBox), as in the training replay at 360 px. The left margin holds the widest decade
-// label, "10⁻³²" (≈ 2.6 em: 31 px at 12 px), ending 6 units before the axis.
-const MARGIN = { left: 48, right: 14, top: 42, bottom: 40 };
+// The y axis's title is a line of its own above the plot, left-aligned: the chart's title at y 12,
+// the axis title at y 29, the top decade label at y 46 (one line of 12 px text apart, with 3 px to
+// spare). Rotated in the left margin, the axis title ran into the decade labels wherever chart text
+// is drawn larger than the 11 units it was laid out for: chart text takes the page's
+// --headlab-chart-font-size (12 px by default) and is scaled back up in an SVG drawn narrower than
+// its viewBox (the training replay's still at 360 px). The left margin holds the widest decade
+// label, "10⁻³²" (about 2.6 em: 31 px at 12 px), ending 6 units before the axis.
+const MARGIN = { left: 48, right: 14, top: 46, bottom: 40 };
 /** Baseline middle of the y axis's title. */
 const Y_TITLE_Y = 29;
 const SUPERSCRIPT: Record<string, string> = {
