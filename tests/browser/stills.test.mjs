@@ -156,3 +156,40 @@ for (const width of [320, 360, 720, 1280]) {
     assert.deepEqual(problems, []);
   });
 }
+
+/** A main-thread task longer than this is a "long task" (Long Tasks API), one a reader can feel as a stall. */
+const LONG_TASK_MS = 50;
+
+test(`the feature-recovery article goes live from its stills (runs trained as the figures start) with no main-thread task over ${LONG_TASK_MS} ms`, async (t) => {
+  const { traced } = await import('./long-tasks.mjs');
+  for (const width of [1280, 360]) {
+    const page = await session.newPage({ viewport: { width, height: 900 } });
+    const longest = await traced(session.browser, page, async () => {
+      await page.goto(`${session.url}articles/feature-recovery-two-projections.html`);
+      // Every figure live (its still swapped for it) and computing nothing more.
+      await page.waitForFunction(
+        () =>
+          [...document.querySelectorAll('*')]
+            .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+            .every(
+              (e) => e.renderCount > 0 && !e.updatePending && !e.busy && !e.shadowRoot.querySelector('link[href*="headlab/snapshot/"]'),
+            ),
+        null,
+        { timeout: 120_000 },
+      );
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
+    });
+    t.diagnostic(
+      `${width} px: longest main-thread task ${longest.ms.toFixed(1)} ms CPU computation (task ${longest.taskMs.toFixed(1)} ms CPU, ${longest.wallMs.toFixed(1)} ms wall); ${longest.what}`,
+    );
+    assert.ok(longest.ms < LONG_TASK_MS, `${width} px: a main-thread task of ${longest.ms.toFixed(1)} ms CPU (${longest.what})`);
+    const shown = await page.evaluate(() => ({
+      replay: document.getElementById('replay').state.status,
+      trainer: document.getElementById('feature-recovery').state.status,
+      interventions: document.getElementById('interventions').state.clean_mse,
+    }));
+    assert.deepEqual({ ...shown, interventions: shown.interventions !== null }, { replay: 'done', trainer: 'done', interventions: true });
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  }
+});
