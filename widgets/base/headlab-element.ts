@@ -586,6 +586,7 @@ export abstract class HeadlabElement<State = unknown, Parts extends object = obj
    */
   protected bindField<T>(input: HTMLInputElement | HTMLTextAreaElement, options: FieldOptions<T>): BoundField {
     return bindField(input, options, {
+      owner: this,
       listen: (target, type, handler) => this.listen(target, type, handler),
       guard: (fn) => this.guard(fn),
       signal: this.listeners?.signal,
