@@ -368,7 +368,8 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState, T
         for (const e of entries) {
           const which = e.target === svgs.loss.parentElement ? 'loss' : 'schematic';
           const w = e.contentRect.width;
-          if (Math.floor(w) !== Math.floor(this.boxWidths[which] ?? -1)) {
+          // A box not laid out (the body hidden until the first render) reports 0: not a width.
+          if (w > 0 && Math.floor(w) !== Math.floor(this.boxWidths[which] ?? -1)) {
             this.boxWidths[which] = w;
             this.requestRender();
           }
@@ -694,8 +695,9 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState, T
    */
   private shownWidth(which: 'loss' | 'schematic'): number {
     if (this.boxWidths[which] === undefined && this.isConnected && this.hasParts) {
-      const box = this.parts.svgs[which].parentElement;
-      if (box) this.boxWidths[which] = box.getBoundingClientRect().width;
+      // Both boxes in one read (one layout).
+      const [loss, schematic] = this.measureOnce([this.parts.svgs.loss.parentElement!, this.parts.svgs.schematic.parentElement!]);
+      this.boxWidths = { loss, schematic };
     }
     const shown = this.boxWidths[which] ?? 0;
     return Math.floor(Math.min(400, Math.max(260, shown || 380)));
