@@ -186,6 +186,49 @@ export function compactDrawing(markup) {
     .replace(/<(rect|circle|line|path|polygon|polyline|ellipse|use)\b([^>]*)><\/\1>/g, '<$1$2/>');
 }
 
+/** An open tag with attributes, as a serializer writes it (`name` or `name="value"`, `"` in a value escaped). */
+const OPEN_TAG = /<([a-zA-Z][\w:-]*)((?:\s+[^\s"'>/=]+(?:="[^"]*")?)+)(\s*\/?)>/g;
+const ATTRIBUTE = /[^\s"'>/=]+(?:="[^"]*")?/g;
+const attributeName = (a) => a.split('=', 1)[0];
+
+/**
+ * `markup` with each open tag's attributes in order of their names. The order in which a widget's
+ * attributes were set can follow the order its data arrived in (a row hidden before or after the
+ * base class marked its part), which differs between two runs; the order carries nothing.
+ */
+export function sortAttributes(markup) {
+  return markup.replace(OPEN_TAG, (tag, name, attributes, end) => {
+    const list = attributes.match(ATTRIBUTE);
+    if (list.length < 2) return tag;
+    list.sort((a, b) => (attributeName(a) < attributeName(b) ? -1 : 1));
+    return `<${name} ${list.join(' ')}${end}>`;
+  });
+}
+
+/**
+ * The class of a hoisted inline style in its tag's sheet: `hs` and 10 hex digits of the SHA-256 of
+ * its declarations, so that a class names the same declarations in every build and every page
+ * order (a number counted per process gave the first style of one build's first page the name of
+ * another style in a build that started elsewhere, or kept a page from an earlier build). Two
+ * different styles of one sheet with one name (a chance of about n²/2⁴¹ for n styles: 10⁻⁵ for
+ * 5,000) would be a wrong picture: an error naming both.
+ */
+function styleClass(entry, css) {
+  return hashedClass(entry, entry.styles, 'hs', css);
+}
+
+/** The class `prefix` + 10 hex digits of the SHA-256 of `css`, kept in `map` (css → class); styleClass says why. */
+function hashedClass(entry, map, prefix, css) {
+  let cls = map.get(css);
+  if (cls) return cls;
+  cls = `${prefix}${createHash('sha256').update(css).digest('hex').slice(0, 10)}`;
+  const other = entry.names.get(cls);
+  if (other !== undefined && other !== css) throw new Error(`headlab/ssr: two styles share the class ${cls}: "${other}" and "${css}"`);
+  map.set(css, cls);
+  entry.names.set(cls, css);
+  return cls;
+}
+
 /**
  * The colour schemes a page's widgets are drawn in, from its <meta name="color-scheme">: the one
  * it names alone (`dark`, `only light`, `normal`: light), else both (`light dark`, or no such tag:
@@ -245,7 +288,7 @@ function withZoomOf(tag, other) {
   return / style="/.test(bare) ? bare.replace(/ style="/, ` style="${zoom} `) : bare.replace(/(\s*\/?)>$/, ` style="${zoom}"$1>`);
 }
 
-const ATTRIBUTE = /\s+([^\s=>/]+)(?:="([^"]*)")?/g;
+const MERGED_ATTRIBUTE = /\s+([^\s=>/]+)(?:="([^"]*)")?/g;
 
 /**
  * One copy of an element's markup for both colour schemes, from its light and dark drawings, or
@@ -289,8 +332,8 @@ export function mergeSchemes(light, dark, { tokens, colourClass }) {
     const open = /^<([\w-]+)((?:\s+[^\s=>/]+(?:="[^"]*")?)*)(\s*\/?)>$/;
     const [ta, tb] = [open.exec(a[i]), open.exec(b[i])];
     if (!ta || !tb || ta[1] !== tb[1]) return null;
-    const attrsA = [...ta[2].matchAll(ATTRIBUTE)];
-    const attrsB = [...tb[2].matchAll(ATTRIBUTE)];
+    const attrsA = [...ta[2].matchAll(MERGED_ATTRIBUTE)];
+    const attrsB = [...tb[2].matchAll(MERGED_ATTRIBUTE)];
     if (attrsA.length !== attrsB.length) return null;
     const attrs = [];
     const classes = [];
@@ -347,24 +390,23 @@ export function snapshotMarkup(html, captures, { perTag, href, imageHref = (name
     const item = items[index++];
     if (!item || item.tag !== tag) throw new Error(`${file}: element ${index} is <${item?.tag}> in the page, <${tag}> in the file`);
     if (already || !item.html) return open;
-    const variants = widest.map((c) => c.items[index - 1]);
+    const variants = widest.map((c) => c.items[index - 1]).map((v) => (v?.html ? { ...v, html: sortAttributes(v.html) } : v));
     if (variants.some((v) => v?.tag !== tag || !v.html))
       throw new Error(`${file}: element ${index} <${tag}> has no snapshot at every capture width`);
     let entry = perTag.get(tag);
-    if (!entry) perTag.set(tag, (entry = { sheets: item.sheets, styles: new Map(), ranges: new Map(), colours: new Map() }));
+    if (!entry)
+      perTag.set(tag, (entry = { sheets: item.sheets, styles: new Map(), names: new Map(), ranges: new Map(), colours: new Map() }));
     entry.colours ??= new Map();
     const tokens = themeTokens(item.sheets);
-    const colourClass = (css) => {
-      if (!entry.colours.has(css)) entry.colours.set(css, `hc${entry.colours.size.toString(36)}`);
-      return entry.colours.get(css);
-    };
+    const colourClass = (css) => hashedClass(entry, entry.colours, 'hc', css);
     const groups = [];
     for (const [i, v] of variants.entries()) {
       const mark = `hl-captured-at-${widest[i].width}`;
       // Drawn in both schemes: one copy whose colours follow the scheme (mergeSchemes), its
       // canvases' pictures one per scheme where they differ; drawings that differ in more than
       // colours, a copy per scheme (hl-scheme-light, hl-scheme-dark: STILL_CSS shows one).
-      const d = widest[i].dark?.[index - 1];
+      const dark = widest[i].dark?.[index - 1];
+      const d = dark?.html ? { ...dark, html: sortAttributes(dark.html) } : dark;
       let drawn = v.html;
       let split = false;
       if (d?.html) {
@@ -373,7 +415,7 @@ export function snapshotMarkup(html, captures, { perTag, href, imageHref = (name
         drawn = split
           ? v.html.replaceAll(mark, `${mark} hl-scheme-light`) +
             d.html.replaceAll(mark, `${mark} hl-scheme-dark`).replace(/ data-hl-png="/g, ' data-hl-png-dark="')
-          : merged;
+          : sortAttributes(merged);
       }
       const darkImages = d?.html ? (d.images ?? []) : [];
       const same = groups.at(-1);
@@ -413,8 +455,7 @@ export function snapshotMarkup(html, captures, { perTag, href, imageHref = (name
     // style="…" → a class of this tag's snapshot stylesheet (!important keeps the inline precedence).
     const hoisted = markup.replace(/<([\w-]+)([^>]*?) style="([^"]*)"([^>]*)>/g, (_, name, before, style, after) => {
       const css = style.replace(/&quot;/g, '"').replace(/&amp;/g, '&');
-      if (!entry.styles.has(css)) entry.styles.set(css, `hs${entry.styles.size.toString(36)}`);
-      const cls = entry.styles.get(css);
+      const cls = styleClass(entry, css);
       const attrs = `${before}${after}`;
       return / class="/.test(attrs)
         ? `<${name}${attrs.replace(/ class="([^"]*)"/, ` class="$1 ${cls}"`)}>`
@@ -461,8 +502,16 @@ export function snapshotStylesheet({ sheets, styles, ranges, colours = new Map()
       .filter((d) => d.trim())
       .map((d) => `${d.trim()} !important`)
       .join(';');
-  const hoisted = [...styles].map(([css, name]) => `.${name}{${important(css)}}`).join('\n');
+  // By class name: the same sheet whatever order the pages were rendered in.
+  const byName = (a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
+  const hoisted = [...styles]
+    .sort(byName)
+    .map(([css, name]) => `.${name}{${important(css)}}`)
+    .join('\n');
   // A paint attribute's colour per scheme (mergeSchemes): as weak as the attribute it replaces.
-  const painted = [...colours].map(([css, name]) => `:where(.${name}){${css}}`).join('\n');
+  const painted = [...colours]
+    .sort(byName)
+    .map(([css, name]) => `:where(.${name}){${css}}`)
+    .join('\n');
   return `${sheets.join('\n')}\n${STILL_CSS}${hoisted}\n${painted}${painted ? '\n' : ''}${rangeCss(ranges.values())}`;
 }
