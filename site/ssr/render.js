@@ -167,11 +167,14 @@ async function renderOne(html, options) {
     for (const width of [...widths].sort((a, b) => b - a)) {
       setLayoutWidth((element) => columnWidth(width, element));
       await settled(document);
-      const drawn = { [scheme]: collect(document, width, { keepRows }) };
+      // The light-DOM figure (SVG and summary) from the widest drawing in the first scheme only
+      // (snapshotMarkup's).
+      const figures = (s) => width === widest && s === schemes[0];
+      const drawn = { [scheme]: collect(document, width, { keepRows, figures: figures(scheme) }) };
       for (const other of schemes.filter((s) => s !== scheme)) {
         setColourScheme((scheme = other));
         await settled(document);
-        drawn[scheme] = collect(document, width, { keepRows });
+        drawn[scheme] = collect(document, width, { keepRows, figures: figures(scheme) });
       }
       const capture = { width, items: drawn[schemes[0]], scheme: schemes[0] };
       for (const other of schemes.slice(1)) capture[other] = drawn[other];
