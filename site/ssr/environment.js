@@ -187,10 +187,20 @@ function installBoxWidths(window) {
     constructor(callback) {
       this.callback = callback;
       this.targets = new Set();
+      // An SVG drawn anew for another width (a chart's viewBox, width and height rewritten in
+      // place) changes its box in a browser (height: auto follows the viewBox's aspect), which
+      // reports it; here only widths are known, so its attributes changing stand for that report.
+      // Without it the layout watcher kept the text zoom fitted to the previous drawing: a chart
+      // drawn for 670 px, then redrawn for 310 px, kept text at 2.16 × its size in the snapshot.
+      this.drawings = new window.MutationObserver((records) => {
+        for (const target of new Set(records.map((r) => r.target))) if (this.targets.has(target)) this.report(target);
+      });
     }
     observe(target) {
       this.targets.add(target);
       observers.add(this);
+      if (window.SVGSVGElement && target instanceof window.SVGSVGElement)
+        this.drawings.observe(target, { attributes: true, attributeFilter: ['viewBox', 'width', 'height'] });
       this.report(target);
     }
     report(target) {
@@ -213,6 +223,7 @@ function installBoxWidths(window) {
     }
     disconnect() {
       this.targets.clear();
+      this.drawings.disconnect();
       observers.delete(this);
     }
   };

@@ -176,7 +176,7 @@ function renderedPlainHtml() {
   return dir;
 }
 
-test('headlab render over examples/plain-html: without JavaScript every figure shows its picture and summary (360 and 1280 px, light and dark)', async () => {
+test('headlab render over examples/plain-html: without JavaScript every figure shows its picture, its chart text at the live size, and its summary (360 and 1280 px, light and dark)', async () => {
   const dir = renderedPlainHtml();
   const html = fs.readFileSync(path.join(dir, 'index.html'), 'utf8');
   assert.doesNotMatch(html, /\sstyle="/, 'no inline style attribute (strict CSP)');
@@ -197,12 +197,37 @@ test('headlab render over examples/plain-html: without JavaScript every figure s
               // The light-DOM copy: its SVG's title and the summary (a feed reader's, a search engine's).
               title: e.querySelector(':scope > .hl-snapshot svg title')?.textContent ?? '',
               summary: e.querySelector(':scope > .hl-snapshot p')?.textContent ?? '',
+              // Each drawing's text zoom (--hl-text-zoom, written by the renderer) against the scale
+              // it is drawn at here: `meet` scales by the smaller of width and height ratios.
+              drawings: [...(e.shadowRoot?.querySelectorAll('svg[viewBox]') ?? [])]
+                .filter((svg) => svg.getClientRects().length > 0 && svg.viewBox.baseVal.width > 0)
+                .map((svg) => {
+                  const r = svg.getBoundingClientRect();
+                  const vb = svg.viewBox.baseVal;
+                  return {
+                    label: (svg.getAttribute('aria-label') ?? '').slice(0, 40),
+                    width: r.width,
+                    scale: Math.min(r.width / vb.width, r.height / vb.height),
+                    zoom: Number(getComputedStyle(svg).getPropertyValue('--hl-text-zoom') || 1),
+                  };
+                }),
             })),
         );
         assert.ok(figures.length >= 3, JSON.stringify(figures));
         for (const f of figures) {
           assert.ok(f.drawn && f.height > 100, `${f.tag} at ${width} px ${colorScheme}: ${JSON.stringify(f)}`);
           assert.ok(f.title && f.summary.length > 20, `${f.tag}: light-DOM figure and summary: ${JSON.stringify(f)}`);
+          // The snapshot's chart text at its CSS size, as the live widget draws it (widgets/base/dom.ts
+          // fitSvgText: zoom 1 / scale below scale 1, else none), or the text jumps when it goes live.
+          // Tolerance: the zoom is written to 3 decimals (±0.0005), and the renderer's widths are
+          // whole px where Chromium's may be fractional (a relative 1 / width).
+          for (const d of f.drawings) {
+            const expected = d.scale < 1 ? 1 / d.scale : 1;
+            assert.ok(
+              Math.abs(d.zoom - expected) <= 0.0005 + expected / d.width,
+              `${f.tag} at ${width} px: "${d.label}" drawn at scale ${d.scale.toFixed(4)}, text zoom ${d.zoom} (expected ${expected.toFixed(3)})`,
+            );
+          }
         }
         await screenshot(page, `ssr-plain-html-nojs-${width}-${colorScheme}`);
         assert.deepEqual(page.problems, []);
