@@ -39,3 +39,10 @@ export interface RenderResult {
 
 /** Renders every headlab-* element of `html` (a whole page or a fragment) in its default state. */
 export function renderPage(html: string, options?: RenderOptions): Promise<RenderResult>;
+
+/**
+ * `html` with each paragraph that holds only figures (whitespace aside) replaced by them: markdown
+ * writes an element on a line of its own as raw HTML in a <p>, which a browser closes at the
+ * figure's light-DOM copy. renderPage does this first; <headlab-value> stays in its sentence.
+ */
+export function unwrapFigures(html: string): string;

@@ -688,10 +688,16 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState, T
   }
 
   /**
-   * Width in CSS px of a figure's box (260 … 400; 380 before layout), so its text is drawn at its
-   * own size. Kept up to date by a ResizeObserver, so a redraw never forces a layout.
+   * Width in CSS px of a figure's box (260 … 400; 380 when not laid out), so its text is drawn at
+   * its own size. Read once at the first render (so the first drawing is at the shown width, as
+   * the prerendered snapshot is, and no second drawing follows it), then kept up to date by a
+   * ResizeObserver, so no later redraw forces a layout.
    */
   private shownWidth(which: 'loss' | 'schematic'): number {
+    if (this.boxWidths[which] === undefined && this.isConnected && this.hasParts) {
+      const box = this.parts.svgs[which].parentElement;
+      if (box) this.boxWidths[which] = box.getBoundingClientRect().width;
+    }
     const shown = this.boxWidths[which] ?? 0;
     return Math.floor(Math.min(400, Math.max(260, shown || 380)));
   }

@@ -10,17 +10,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * Takes each figure that is alone in a paragraph out of its <p>. Markdown (markdown-it, Eleventy's)
- * writes an element whose tag it does not know, on its own line, as a paragraph; an HTML parser
- * closes a <p> at the first <div> after it, so the figure's light-DOM copy
- * (`<div class="hl-snapshot">`) would land beside the element, not in it. <headlab-value>,
- * inline text, stays.
- */
-function unwrapFigures(html) {
-  return html.replace(/<p>\s*(<(headlab-(?!value(?![a-z-]))[a-z-]+)\b[^>]*>(?:(?!<\/?p\b)[\s\S])*?<\/\2>)\s*<\/p>/g, '$1');
-}
-
-/**
  * The transform alone: `transform(content, outputPath)` returns the page with its elements
  * prerendered (any other output as it is), as Eleventy's addTransform calls it.
  * options: maxWidth, margin (the figures' column, px: default no maximum, 8);
@@ -39,7 +28,7 @@ export function headlabTransform(options = {}) {
     const page = path.resolve(outputPath);
     const sheets = path.join(output, 'headlab-snapshot');
     const rel = path.relative(path.dirname(page), sheets).split(path.sep).join('/') || '.';
-    const out = await renderPage(unwrapFigures(content), {
+    const out = await renderPage(content, {
       url: options.url ? options.url(outputPath) : page,
       // A URL from the site's root (`/data/m.json`) names a file of the output folder.
       root: output,

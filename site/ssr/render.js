@@ -54,6 +54,25 @@ async function environment() {
   return windowObject;
 }
 
+/** An open tag's attributes (a quoted value may hold `>`). */
+const ATTRIBUTES = String.raw`(?:"[^"]*"|'[^']*'|[^'">])*`;
+/** A figure (any headlab element but <headlab-value>, inline text) from its open tag to its close, holding no paragraph. */
+const FIGURE = String.raw`<(?<tag>headlab-(?!value(?![a-z-]))[a-z-]+)\b${ATTRIBUTES}>(?:(?!<\/?p\b)[\s\S])*?<\/\k<tag>>`;
+const ALONE_IN_PARAGRAPH = new RegExp(String.raw`<p>\s*((?:\s*${FIGURE})+)\s*<\/p>`, 'g');
+
+/**
+ * `html` with each paragraph that holds only figures (whitespace aside) replaced by the figures.
+ * Markdown writes an element whose tag it does not know, on its own line
+ * (`<headlab-x …></headlab-x>`), as a paragraph (CommonMark's raw HTML in a paragraph: markdown-it,
+ * remark, Astro's .md pages). An HTML parser closes an open <p> at the first <div> and leaves the
+ * figure with it, so the figure's light-DOM copy (`<div class="hl-snapshot">`) would land beside the
+ * element, shown as a second picture, and the paragraph's end tag would open an empty <p>. A
+ * <headlab-value> is a number in a sentence: its paragraph stays.
+ */
+export function unwrapFigures(html) {
+  return html.replace(ALONE_IN_PARAGRAPH, '$1');
+}
+
 /** Resolves when every widget of the document shows its default state (or an error), and no work or size report is pending. */
 async function settled(document) {
   const widgets = elementsOf(document).filter((e) => e.shadowRoot);
@@ -107,6 +126,9 @@ async function renderOne(html, options) {
   const href = options.stylesheetHref ?? ((tag) => `headlab-snapshot/${tag}.css`);
   const imageHref = options.imageHref ?? ((name) => `headlab-snapshot/${name}`);
   if (!/<headlab-[a-z-]+/.test(html)) return { html, stylesheets: new Map(), images: new Map(), elements: 0, errors: [] };
+  // A figure alone in a markdown paragraph is taken out of it (every caller: the CLI, headlab/astro,
+  // headlab/vite, headlab/eleventy; headlab/rehype does the same in its tree).
+  html = unwrapFigures(html);
   window.happyDOM.setURL(url);
   setSiteRoot(root);
   const document = window.document;

@@ -97,3 +97,21 @@ export async function workersEnded(page, what) {
     await Promise.race(workers.map((w) => new Promise((resolve) => w.once('close', resolve))));
   }
 }
+
+/**
+ * Run in a page (page.evaluate(misplacedFigures)): how its figures sit in the document as the
+ * browser parsed it. A figure (a headlab-* element but <headlab-value>, a number in a sentence)
+ * left in a <p> loses its light-DOM copy (`<div class="hl-snapshot">`) to the parser, which closes
+ * the paragraph at that <div>: the copy lands beside the figure, shown as a second picture, and the
+ * paragraph's end tag opens an empty <p>. Returns each such problem; [] when every figure is a
+ * block of its own.
+ */
+export function misplacedFigures() {
+  const out = [];
+  for (const e of document.querySelectorAll('*'))
+    if (e.localName.startsWith('headlab-') && e.localName !== 'headlab-value' && e.closest('p')) out.push(`<${e.localName}> in a <p>`);
+  for (const d of document.querySelectorAll('.hl-snapshot'))
+    if (!d.parentElement?.localName.startsWith('headlab-')) out.push(`a light-DOM copy under <${d.parentElement?.localName}>`);
+  for (const p of document.querySelectorAll('p')) if (!p.textContent.trim() && !p.children.length) out.push('an empty <p>');
+  return out;
+}

@@ -1,6 +1,6 @@
 // The npm package as an author gets it: `npm pack` of this repository, installed (offline,
-// from the tarball) into a copy of examples/plain-html and of examples/vite; the Vite app
-// is built with the root's Vite 7. Each is served under the strict CSP and loaded in
+// from the tarball) into a copy of examples/plain-html, examples/vite and examples/eleventy; the
+// Vite app is built with the root's Vite 7, the Eleventy blog with the root's Eleventy 3. Each is served under the strict CSP and loaded in
 // Chromium: the ablation widget computes, the trainer trains in its worker, nothing is
 // requested from another origin. Also: the tarball holds what package.json promises.
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
 import { STRICT_CSP } from '../../site/serve.mjs';
-import { root, screenshot, startSession } from './helpers.mjs';
+import { misplacedFigures, root, screenshot, startSession } from './helpers.mjs';
 import { layoutShiftProbe, readShifts } from './layout-shift.mjs';
 
 const npm = (args, cwd) =>
@@ -419,6 +419,38 @@ test('examples/vite on the Vite 7 dev server (strict CSP header): widgets comput
   }
 });
 
+const eleventy = path.join(root, 'node_modules/@11ty/eleventy/cmd.cjs');
+
+test('examples/eleventy with the installed tarball, built by Eleventy 3 with headlab/eleventy: every figure drawn without JavaScript and out of its markdown <p>, widgets compute under the strict CSP', async () => {
+  const dir = example('eleventy');
+  execFileSync(process.execPath, [eleventy, '--quiet'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  // headlab/eleventy prerendered every figure of the markdown post as Eleventy wrote it, each out of
+  // the <p> markdown-it put it in, its sheets in the output folder.
+  const html = fs.readFileSync(path.join(dir, '_site/posts/attention-heads/index.html'), 'utf8');
+  const figures = [...html.matchAll(/<(headlab-[a-z-]+)\b[^>]*>/g)].map((m) => m[1]).filter((t) => t !== 'headlab-value');
+  assert.equal(figures.length, 5, figures.join(', '));
+  assert.equal(
+    [...html.matchAll(/<headlab-[a-z-]+\b[^>]*><template shadowrootmode="open">/g)].length,
+    figures.length,
+    'every figure prerendered',
+  );
+  assert.doesNotMatch(html, /<p>\s*<headlab-(?!value\b)/, 'a figure left in a <p>');
+  for (const tag of new Set(figures))
+    assert.ok(fs.existsSync(path.join(dir, `_site/headlab-snapshot/${tag}.css`)), `${tag}'s snapshot sheet`);
+  const session = await startSession({ dir: path.join(dir, '_site'), csp: true });
+  try {
+    const url = `${session.url}posts/attention-heads/index.html`;
+    await checkWithoutJavaScript(session, url, 'package-eleventy-example');
+    const off = await session.newPage({ javaScriptEnabled: false });
+    await off.goto(url);
+    assert.deepEqual(await off.evaluate(misplacedFigures), []);
+    await off.close();
+    await check(session, url, 'package-eleventy-example');
+  } finally {
+    await session.close();
+  }
+});
+
 /**
  * A copy of examples/astro with its dependencies — Astro and @astrojs/mdx from the registry (the
  * example's lock file; the npm cache serves repeats), which bring unified, remark, rehype and
@@ -454,10 +486,28 @@ test('examples/astro (Astro 5 + MDX) with the installed tarball: astro build, th
     figures.length,
     'every figure prerendered',
   );
+  // The Markdown post (src/pages/posts/in-markdown.md): Astro's markdown writes a figure on a line of
+  // its own as raw HTML in a <p> (MDX makes it a block of its own); headlab/astro took it out.
+  const md = fs.readFileSync(path.join(dir, 'dist/posts/in-markdown/index.html'), 'utf8');
+  assert.doesNotMatch(md, /<p>\s*<headlab-(?!value\b)/, 'a figure left in a <p>');
+  assert.equal([...md.matchAll(/<headlab-[a-z-]+\b[^>]*><template shadowrootmode="open">/g)].length, 2, 'both figures prerendered');
   const session = await startSession({ dir: path.join(dir, 'dist'), csp: true });
   try {
     // Without JavaScript every figure shows its picture (the shadow root, at a height) and carries its summary.
     await checkWithoutJavaScript(session, `${session.url}posts/attention-heads/index.html`, 'package-astro');
+    // The Markdown post parses with each figure whole (its light-DOM copy inside it) and no stray
+    // empty paragraph, before the script runs and after the live widgets take over (no shift).
+    await checkWithoutJavaScript(session, `${session.url}posts/in-markdown/index.html`, 'package-astro-md');
+    await checkLive(session, `${session.url}posts/in-markdown/index.html`, 'package-astro-md', 1280);
+    for (const javaScriptEnabled of [false, true]) {
+      const page = await session.newPage({ javaScriptEnabled });
+      await page.goto(`${session.url}posts/in-markdown/index.html`);
+      if (javaScriptEnabled)
+        await page.waitForFunction(() => document.querySelector('headlab-value-swap')?.renderCount > 0, null, { timeout: 90_000 });
+      assert.deepEqual(await page.evaluate(misplacedFigures), [], `in-markdown, JavaScript ${javaScriptEnabled ? 'on' : 'off'}`);
+      assert.deepEqual(page.problems, []);
+      await page.close();
+    }
     await check(session, `${session.url}posts/attention-heads/index.html`, 'package-astro');
     for (const width of [1280, 360]) await checkLive(session, `${session.url}posts/attention-heads/index.html`, 'package-astro', width);
     // The docs' recipe registers every element of its post in the browser, and each draws.

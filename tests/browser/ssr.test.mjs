@@ -5,14 +5,15 @@
 //     follow fails here;
 //   - `headlab render` over examples/plain-html: without JavaScript every figure shows its picture
 //     and summary; with it the live widget takes over with layout shift ≤ 0.01 and no flash, at
-//     360 and 1280 px.
+//     360 and 1280 px;
+//   - `headlab render` over a page as markdown writes it: a figure alone in a <p> comes out of it.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { spawnSync } from 'node:child_process';
-import { root, screenshot, startSession } from './helpers.mjs';
+import { misplacedFigures, root, screenshot, startSession } from './helpers.mjs';
 import { layoutShiftProbe } from './layout-shift.mjs';
 
 const site = path.join(root, 'build/site');
@@ -293,6 +294,71 @@ test('headlab render over examples/plain-html: with JavaScript the live widgets 
     }
   } finally {
     await served.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('headlab render over a page as markdown writes it: each figure alone in a <p> is taken out of it, its light-DOM copy inside it, no stray paragraph (JavaScript off and on)', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'headlab-render-md-'));
+  try {
+    fs.mkdirSync(path.join(dir, 'node_modules/headlab'), { recursive: true });
+    fs.cpSync(path.join(root, 'dist'), path.join(dir, 'node_modules/headlab/dist'), { recursive: true });
+    // markdown-it's and remark's HTML for a post: an element whose tag it does not know, on a line
+    // of its own, is raw HTML in a paragraph; two on adjacent lines share one. A number in a
+    // sentence (<headlab-value>) stays in its paragraph.
+    const page = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>A post from markdown</title>
+<link rel="stylesheet" href="node_modules/headlab/dist/headlab.css">
+<script type="module" src="node_modules/headlab/dist/autoload.js"></script>
+</head>
+<body>
+<h1>A post from markdown</h1>
+<p>An attention head compares a query with each key.</p>
+<p><headlab-projection-ablation id="ablation" w-q="[[0,1],[1,0]]"></headlab-projection-ablation></p>
+<p>The values decide what is read:</p>
+<p>
+<headlab-value-swap id="swap"></headlab-value-swap>
+<headlab-value-swap id="swap-b" column-b="2"></headlab-value-swap>
+</p>
+<p>The first weight is <headlab-value source="ablation" name="weight_1" digits="2">about 0.33</headlab-value> (a name the figure does not bind: the text stays).</p>
+</body>
+</html>
+`;
+    fs.writeFileSync(path.join(dir, 'post.html'), page);
+    const r = spawnSync(process.execPath, [path.join(root, 'dist/headlab-cli.cjs'), 'render', dir], { encoding: 'utf8' });
+    assert.equal(r.status, 0, `headlab render: ${r.stderr}`);
+    assert.match(r.stdout, /headlab render: 3 elements on 1 pages/);
+    const html = fs.readFileSync(path.join(dir, 'post.html'), 'utf8');
+    assert.doesNotMatch(html, /<p>\s*<headlab-(?!value\b)/, 'a figure left in a <p>');
+    assert.match(html, /<p>The first weight is <headlab-value /, 'the number stays in its sentence');
+    const served = await startSession({ dir, csp: true });
+    try {
+      for (const javaScriptEnabled of [false, true]) {
+        const browser = await served.newPage({ javaScriptEnabled, viewport: { width: 1000, height: 900 } });
+        await browser.goto(`${served.url}post.html`);
+        if (javaScriptEnabled)
+          await browser.waitForFunction(
+            () =>
+              [...document.querySelectorAll('*')]
+                .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
+                .every((e) => e.renderCount > 0 && !e.updatePending && !e.shadowRoot.querySelector('link[href*="headlab-snapshot/"]')),
+            null,
+            { timeout: 90_000 },
+          );
+        assert.deepEqual(await browser.evaluate(misplacedFigures), [], `JavaScript ${javaScriptEnabled ? 'on' : 'off'}`);
+        // The page's own paragraphs, no more: two of text and the sentence with the number.
+        assert.equal(await browser.evaluate(() => document.querySelectorAll('body > p').length), 3);
+        await screenshot(browser, `ssr-markdown-${javaScriptEnabled ? 'live' : 'nojs'}`);
+        assert.deepEqual(browser.problems, []);
+        await browser.close();
+      }
+    } finally {
+      await served.close();
+    }
+  } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
