@@ -421,7 +421,7 @@ test('examples/vite on the Vite 7 dev server (strict CSP header): widgets comput
 
 const eleventy = path.join(root, 'node_modules/@11ty/eleventy/cmd.cjs');
 
-test('examples/eleventy with the installed tarball, built by Eleventy 3 with headlab/eleventy: every figure drawn without JavaScript and out of its markdown <p>, widgets compute under the strict CSP', async () => {
+test('examples/eleventy with the installed tarball, built by Eleventy 3 with headlab/eleventy: every figure drawn without JavaScript and out of its markdown <p>, widgets compute under the strict CSP and go live with layout shift ≤ 0.01 at 360 and 1280 px', async () => {
   const dir = example('eleventy');
   execFileSync(process.execPath, [eleventy, '--quiet'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   // headlab/eleventy prerendered every figure of the markdown post as Eleventy wrote it, each out of
@@ -446,6 +446,7 @@ test('examples/eleventy with the installed tarball, built by Eleventy 3 with hea
     assert.deepEqual(await off.evaluate(misplacedFigures), []);
     await off.close();
     await check(session, url, 'package-eleventy-example');
+    for (const width of [1280, 360]) await checkLive(session, url, 'package-eleventy-example', width);
   } finally {
     await session.close();
   }
@@ -498,7 +499,7 @@ test('examples/astro (Astro 5 + MDX) with the installed tarball: astro build, th
     // The Markdown post parses with each figure whole (its light-DOM copy inside it) and no stray
     // empty paragraph, before the script runs and after the live widgets take over (no shift).
     await checkWithoutJavaScript(session, `${session.url}posts/in-markdown/index.html`, 'package-astro-md');
-    await checkLive(session, `${session.url}posts/in-markdown/index.html`, 'package-astro-md', 1280);
+    for (const width of [1280, 360]) await checkLive(session, `${session.url}posts/in-markdown/index.html`, 'package-astro-md', width);
     for (const javaScriptEnabled of [false, true]) {
       const page = await session.newPage({ javaScriptEnabled });
       await page.goto(`${session.url}posts/in-markdown/index.html`);
