@@ -1398,7 +1398,10 @@ export interface HeadlabFeatureRecoveryProperties {
    * prefers-reduced-motion). Attribute `pace`; shared (share-state).
    */
   pace: 'watch' | 'fast';
-  /** Start a run once the element is ready. Attribute `autostart`. */
+  /**
+   * Train once more, at the pace set, when the figure first scrolls into view (it opens on its settings’
+   * finished run). Attribute `autostart`.
+   */
   autostart: boolean;
 }
 

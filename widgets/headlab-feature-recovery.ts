@@ -11,7 +11,11 @@
 // Attributes (mirrored by properties), defaults = the draft's settings:
 //   seed (0), steps (1200), batch (128), learning-rate (0.03), request-scale (1.8),
 //   pace ("watch": about 80 ms per 20 steps, ≈ 5 s for the draft's 1,200, so the maps can be seen forming; "fast": no pause),
-//   autostart (boolean: train once when the element starts).
+//   autostart (boolean: train once more, at that pace, when the figure first scrolls into view).
+// The figure opens on the finished run of its settings (the opening run: trained at full speed as
+// the element starts, about 0.15 s of the worker's time, announced to no one), so it is never an
+// empty chart before the reader acts; the still the page is prerendered with shows that run, and
+// stays until the live run has ended.
 // Events: `change` (bubbling) with FeatureRecoveryState when a setting changes or a run ends.
 import type { FeatureRecoveryResults } from '../formats/feature-recovery-results.js';
 import { getFeatureRecoveryCore } from '../web/browser-core.js';
@@ -131,6 +135,9 @@ interface FeatureRecoveryParts {
   jsonButton: HTMLButtonElement;
 }
 
+/** The loss chart's width for a box `w` px wide (its drawing at its own size, 280 … 760 px). */
+const lossChartWidth = (w: number): number => Math.max(280, Math.min(760, Math.round(w)));
+
 /**
  * Attributes: seed, steps, batch, learning-rate, request-scale, eval-size, pace ("watch" | "fast";
  * default "watch", "fast" under prefers-reduced-motion), autostart. Shared: all but autostart.
@@ -154,7 +161,9 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState,
       shared: true,
       doc: '"watch": the run paced to be watched; "fast": as fast as it trains (default under prefers-reduced-motion).',
     }),
-    autostart: flag({ doc: 'Start a run once the element is ready.' }),
+    autostart: flag({
+      doc: 'Train once more, at the pace set, when the figure first scrolls into view (it opens on its settings’ finished run).',
+    }),
   });
   // Trains in the worker; the page compiles headlab_feature_recovery.wasm and hands it over (one download).
   // Trains in its worker, on the page's compiled module: loaded here so the page downloads it once.
@@ -216,10 +225,20 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState,
   private held = { generation: -1, id: '' };
   private readonly runIdOf = new WeakMap<FeatureRecoveryRun, string>();
   private readonly pending = new Set<PendingRequest>();
+  /**
+   * The loss chart's width in CSS px: its box's (280 … 760; 640 when not laid out), read once at
+   * the first render (chartMeasured) so the first drawing is at the shown width, then kept by a
+   * ResizeObserver, so no later redraw forces a layout.
+   */
   private chartWidth = 640;
+  private chartMeasured = false;
   private resizeObserver: ResizeObserver | null = null;
   private autostarted = false;
   private visibility: IntersectionObserver | null = null;
+  /** Whether the run under way (or the last one) is the opening run: the settings' run, trained silently at full speed. */
+  private opening = false;
+  /** The attributes' settings were invalid when the element started (no opening run: the render shows the message). */
+  private settingsInvalid = false;
 
   private inputs = new Map<string, HTMLInputElement>();
   private resultCells: HTMLTableCellElement[] = [];
@@ -288,11 +307,21 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState,
 
   /** Starts a run with the current settings (stopping one in progress). */
   train(): void {
+    this.startTraining(false);
+  }
+
+  /**
+   * Starts a run with the current settings (stopping one in progress). The opening run (`opening`)
+   * is the figure's default state: no pause between chunks and nothing announced, the figure
+   * drawing it once it has ended.
+   */
+  private startTraining(opening: boolean): void {
     const settings = this.settings; // throws WidgetInputError on a bad attribute
+    this.opening = opening;
     this.losses = [];
     this.runSteps = settings.steps;
     this.progressUpdates = 0;
-    this.announce(`Training started: ${settings.steps} steps, seed ${settings.seed}.`);
+    if (!opening) this.announce(`Training started: ${settings.steps} steps, seed ${settings.seed}.`);
     // The attribute `batch` is the trainer setting batch_size (docs/model-pattern.md).
     const { batch, ...rest } = settings;
     // The worker keeps the run it trains under `id`, for the figures' requests (request()).
@@ -300,7 +329,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState,
     const params = {
       settings: { ...rest, batch_size: batch },
       chunk: CHUNK_STEPS,
-      pace_ms: this.pace === 'watch' ? WATCH_PACE_MS : 0,
+      pace_ms: this.pace === 'watch' && !opening ? WATCH_PACE_MS : 0,
       keep_model: id,
     };
     let generation = -1;
@@ -321,11 +350,12 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState,
         this.losses = Array.from(value.loss_trace);
         this.responseQuery = value.response_query.data;
         this.responseValue = value.response_value.data;
-        this.announce(
-          stopped
-            ? `Stopped at step ${value.steps_done} of ${value.settings.steps}. Held-out MSE ${formatMagnitude(value.heldout_mse)}.`
-            : `Training finished: held-out MSE ${formatMagnitude(value.heldout_mse)} after ${value.steps_done} steps.`,
-        );
+        if (!opening)
+          this.announce(
+            stopped
+              ? `Stopped at step ${value.steps_done} of ${value.settings.steps}. Held-out MSE ${formatMagnitude(value.heldout_mse)}.`
+              : `Training finished: held-out MSE ${formatMagnitude(value.heldout_mse)} after ${value.steps_done} steps.`,
+          );
         this.requestRender();
         this.emitChange();
       },
@@ -577,11 +607,11 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState,
     this.body.append(title, intro, fieldset, progress, statusLine, lossFigure, maps, mapsNote, resultsBox, jsonRow);
 
     this.resizeObserver?.disconnect();
+    this.chartMeasured = false;
     this.resizeObserver = new ResizeObserver((entries) => {
-      const w = Math.round(entries[0].contentRect.width);
-      const width = Math.max(280, Math.min(760, w));
-      if (w > 0 && width !== this.chartWidth) {
-        this.chartWidth = width;
+      const w = entries[0].contentRect.width;
+      if (w > 0 && lossChartWidth(w) !== this.chartWidth) {
+        this.chartWidth = lossChartWidth(w);
         this.requestRender();
       }
     });
@@ -597,7 +627,8 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState,
         this.visibility?.disconnect();
         this.visibility = null;
         // Guarded: a setting made invalid meanwhile (by a script or a shared link) is shown in the widget, not thrown.
-        if (this.isConnected && this.training.status === 'idle') this.guard(() => this.train());
+        // It replaces the opening run (under way or ended): the reader watches the maps form.
+        if (this.isConnected && (this.training.status === 'idle' || this.opening)) this.guard(() => this.train());
       });
       this.visibility.observe(this);
     }
@@ -614,6 +645,33 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState,
       resultsCaption,
       jsonButton,
     };
+  }
+
+  /**
+   * The opening run starts with the element, not at its first render: behind a still the figure
+   * renders only once that run has ended. Settings the attributes make invalid start nothing: the
+   * render says what is wrong (and the still gives way to it).
+   */
+  protected afterBuild(): void {
+    this.settingsInvalid = false;
+    if (this.training.status !== 'idle' || this.lastRun) return;
+    try {
+      this.startTraining(true);
+    } catch (err) {
+      if (!(err instanceof WidgetInputError)) throw err;
+      this.settingsInvalid = true;
+    }
+  }
+
+  /** A run is under way (its chart and maps are drawn as it goes, its results when it ends). */
+  get busy(): boolean {
+    return this.training.status === 'training';
+  }
+
+  /** The still (the opening run's result) stays until the opening run has ended; a run the reader started replaces it at once. */
+  protected snapshotReplaceable(): boolean {
+    const s = this.training.status;
+    return s === 'idle' ? this.settingsInvalid : !(s === 'training' && this.opening);
   }
 
   /** A settings input changed: valid values become the attribute; invalid ones are flagged beside the inputs. */
@@ -634,6 +692,8 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState,
   protected render(): void {
     const settings = this.settings;
     const pace = this.pace;
+    // The opening run (once the settings are valid: a fixed attribute starts it too).
+    if (this.training.status === 'idle' && !this.lastRun) this.startTraining(true);
     for (const c of CONTROLS) {
       const input = this.inputs.get(c.attr)!;
       if (input.getAttribute('aria-invalid') !== 'true' && this.root.activeElement !== input) {
@@ -659,6 +719,11 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState,
         : `step ${done} of ${this.runSteps}${done ? ` · loss ${formatMagnitude(last)}` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`,
     );
 
+    if (!this.chartMeasured) {
+      this.chartMeasured = true;
+      const [w] = this.measureOnce([this.parts.lossSvg.parentElement!]);
+      if (w > 0) this.chartWidth = lossChartWidth(w);
+    }
     const colours = this.themeColours();
     // The curve changes only with a new loss, a new run, the chart's width or the theme: an input
     // that changes none (a typed setting) does not rebuild its 1,200-point scene.

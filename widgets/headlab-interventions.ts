@@ -42,6 +42,7 @@ import { setVectorCell } from './chart/matrix-table.js';
 import { rgbText } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
+import { localId } from './base/ids.js';
 
 export type InterventionKind = 'erase-request' | 'erase-payload' | 'shift';
 
@@ -224,6 +225,18 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState, Int
   }
 
   /**
+   * The still (the intervention on the source's opening run) stays until this figure can draw the
+   * same: its source's run has arrived and the current choice's answer with it. A source that
+   * failed, or none, is said at once.
+   */
+  protected snapshotReplaceable(): boolean {
+    const source = this.source as HeadlabFeatureRecovery | null;
+    if (!source || source.localName !== 'headlab-feature-recovery') return true;
+    if (!this.trained) return source.trainingStatus === 'failed';
+    return !this.busy;
+  }
+
+  /**
    * Feeds the worker, one intervention per job (each one pass over the held-out set, ≈ 3 ms there):
    * first the current choice if it is not kept, then (once the reader has reached for the figure:
    * pointer over it or focus in it) the other six at the current shift, so choosing another
@@ -292,6 +305,8 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState, Int
       this.slowTimer = 0;
       output.classList.remove('slow');
       this.parts.computing.hidden = true;
+      // Emptied too: the same markup whether or not a wait came before this state.
+      if (this.parts.computing.textContent !== '') this.parts.computing.textContent = '';
       return;
     }
     const text = this.computingText();
@@ -330,6 +345,8 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState, Int
       if (r && r !== this.trained) {
         this.trained = r;
         this.requestRender();
+        // Asked now, not at the render: behind its still the figure renders only once it has the answer.
+        this.feedWorker();
         this.emitChange();
       }
     };
@@ -358,7 +375,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState, Int
     );
     const kinds = el('fieldset', { class: 'kinds' });
     kinds.append(el('legend', {}, 'Intervention'));
-    const group = `kind-${Math.random().toString(36).slice(2)}`;
+    const group = localId(this, 'kind');
     for (const k of KINDS) {
       const radio = el('input', { type: 'radio', name: group, value: k.kind });
       const label = el('label');
@@ -593,6 +610,9 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState, Int
       return;
     }
     this.parts.output.hidden = false;
+    // The hidden waiting line back to its text for the next wait, whatever it said before (a render
+    // while the answer was pending wrote "Computing…"; behind a still none ran): one markup for one state.
+    if (this.parts.waiting.textContent !== WAITING_TEXT) this.parts.waiting.textContent = WAITING_TEXT;
     this.shown = { run: t, result: r, kind, feature: this.feature, shift: this.shift };
     this.parts.runNote.textContent = t.partial
       ? `Using a partial run: training was stopped at step ${t.steps_done} of ${t.settings.steps} (seed ${t.settings.seed}), so these matrices are not the finished model's.`

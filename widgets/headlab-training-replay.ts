@@ -2,7 +2,11 @@
 // watches the identity blocks form instead of a finished picture. The worker task
 // "feature-recovery-replay" trains in a Web Worker and keeps W_q, W_v, R·W_q, R·W_v and the
 // loss at core.featureRecoveryReplaySteps(steps, 48) — step 0, then log-spaced, dense early.
-// A scrubber (and "Play slowly") moves through the snapshots; the raw W beside R·W shows why
+// The figure opens on the finished run at its last snapshot: the run starts as the element does
+// (about 0.2 to 0.4 s of the worker's time), and the still the page is prerendered with shows the
+// same run, kept on screen until it ends (busy meanwhile), so the live widget takes over with the
+// same picture and is never an empty figure in between. A scrubber (and
+// "Play slowly") moves through the snapshots; the raw W beside R·W shows why
 // the identity appears only in the latent basis. "Break it" buttons rerun with one setting
 // changed and end with a one-line lesson whose numbers come from that run; "Draft settings" goes
 // back to the run the page opens on (the draft's settings, seed 0).
@@ -45,6 +49,7 @@ import { rgbText, type ResolvedColours, type Rgb } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 import { setAttributeIfChanged, setText } from './chart/text.js';
+import { localId } from './base/ids.js';
 
 /** R² above which a coordinate counts as recovered: the draft's published bound (every run above 0.999999). */
 export const RECOVERED_R2 = 0.999999;
@@ -213,9 +218,6 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState, T
   private resultKeys: number[][] | null = null;
   private boxWidths: Partial<Record<'loss' | 'schematic', number>> = {};
   private resizeObserver: ResizeObserver | null = null;
-  /** Training starts only once the figure is near the viewport (no worker for a replay nobody sees). */
-  private visibility: IntersectionObserver | null = null;
-  private nearViewport = false;
   /** Each snapshot's drawn scenes (never changed once drawn), forgotten when the colours change. */
   private scenes = new WeakMap<ReplaySnapshot, Record<Figure, { width: number; scene: Scene } | null>>();
   /** The pending slice of warmScenes (0: none). */
@@ -306,7 +308,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState, T
     }
     // The reader's own keys, typed as four rows of three numbers; a valid entry reruns (debounced),
     // an invalid one is flagged beside the field and the last valid keys are kept.
-    const keysId = `keys-${Math.random().toString(36).slice(2)}`;
+    const keysId = localId(this, 'keys');
     const keysRow = el('div', { class: 'controls' });
     // A text area that wraps (a one-line field cut the four keys off at 320 to 560 px).
     const keysInput = el('textarea', {
@@ -333,7 +335,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState, T
       delay: 800,
     });
     const progressBar = el('progress', { max: '1', value: '0', 'aria-label': 'Training progress' });
-    const scrubId = `snap-${Math.random().toString(36).slice(2)}`;
+    const scrubId = localId(this, 'snap');
     const controls = el('div', { class: 'controls' });
     const scrub = el('input', { type: 'range', id: scrubId, min: '0', max: '0', step: '1' });
     const scrubOut = el('output', { for: scrubId, class: 'num' });
@@ -366,7 +368,8 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState, T
         for (const e of entries) {
           const which = e.target === svgs.loss.parentElement ? 'loss' : 'schematic';
           const w = e.contentRect.width;
-          if (Math.floor(w) !== Math.floor(this.boxWidths[which] ?? -1)) {
+          // A box not laid out (the body hidden until the first render) reports 0: not a width.
+          if (w > 0 && Math.floor(w) !== Math.floor(this.boxWidths[which] ?? -1)) {
             this.boxWidths[which] = w;
             this.requestRender();
           }
@@ -374,20 +377,6 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState, T
       });
       this.resizeObserver.observe(svgs.loss.parentElement!);
       this.resizeObserver.observe(svgs.schematic.parentElement!);
-    }
-    this.nearViewport = typeof IntersectionObserver !== 'function';
-    if (!this.nearViewport) {
-      this.visibility = new IntersectionObserver(
-        (entries) => {
-          if (!entries.some((e) => e.isIntersecting)) return;
-          this.nearViewport = true;
-          this.visibility?.disconnect();
-          this.visibility = null;
-          this.safely(() => this.startRun());
-        },
-        { rootMargin: '300px' },
-      );
-      this.visibility.observe(this);
     }
     const lessonBox = el('p', { class: 'lesson', role: 'status' });
     this.body.append(title, intro, experiments, keysRow, progressBar, controls, figs, lessonBox, this.exportControls());
@@ -398,9 +387,21 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState, T
     this.startRun();
   }
 
+  /** The run is under way: its snapshots are drawn when it ends. */
+  get busy(): boolean {
+    return this.status === 'training';
+  }
+
+  /**
+   * The figure's default state is its finished run at the last snapshot, which the still shows:
+   * the still stays until the live run has ended (the same run, so the same picture), never
+   * replaced by an empty figure in between.
+   */
+  protected snapshotReplaceable(): boolean {
+    return this.status === 'done' || this.status === 'failed';
+  }
+
   disconnectedCallback(): void {
-    this.visibility?.disconnect();
-    this.visibility = null;
     this.resizeObserver?.disconnect();
     this.resizeObserver = null;
     this.stopPlaying();
@@ -427,7 +428,6 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState, T
   }
 
   private startRun(): void {
-    if (!this.nearViewport) return;
     const settings = this.settingsNow();
     const key = JSON.stringify(settings);
     if (key === this.runKey && this.status !== 'failed') return;
@@ -695,8 +695,9 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState, T
    */
   private shownWidth(which: 'loss' | 'schematic'): number {
     if (this.boxWidths[which] === undefined && this.isConnected && this.hasParts) {
-      const box = this.parts.svgs[which].parentElement;
-      if (box) this.boxWidths[which] = box.getBoundingClientRect().width;
+      // Both boxes in one read (one layout).
+      const [loss, schematic] = this.measureOnce([this.parts.svgs.loss.parentElement!, this.parts.svgs.schematic.parentElement!]);
+      this.boxWidths = { loss, schematic };
     }
     const shown = this.boxWidths[which] ?? 0;
     return Math.floor(Math.min(400, Math.max(260, shown || 380)));
@@ -956,11 +957,15 @@ export function schematicScene(e: FeatureRecoveryExample | null, c: ResolvedColo
       title,
       shapes: [{ kind: 'text', x: 10, y: 20, text: 'training…', fill: muted, size: 13 }],
     };
-  shapes.push({ kind: 'text', x: 6, y: 12, text: `request: query q = ${v3(e.query.data)}`, fill: pos, size: 13, weight: 'bold' });
-  shapes.push({ kind: 'text', x: 6, y: 31, text: `(its request features z = ${v3(e.request_features.data)})`, fill: muted, size: 12 });
+  // Narrower, the lines are shorter: "request: query q = [0.11, −4.03, −1.51]" ran past 260 units.
+  const query = `${narrow ? 'query' : 'request: query'} q = ${v3(e.query.data)}`;
+  const features = narrow ? `from request z = ${v3(e.request_features.data)}` : `(its request features z = ${v3(e.request_features.data)})`;
+  shapes.push({ kind: 'text', x: 6, y: 12, text: query, fill: pos, size: 13, weight: 'bold' });
+  shapes.push({ kind: 'text', x: 6, y: 31, text: features, fill: muted, size: 12 });
   shapes.push({ kind: 'text', x: 6, y: top - 12, text: 'key', fill: muted, size: 12 });
   shapes.push({ kind: 'text', x: 150, y: top - 12, text: 'score', fill: muted, size: 12, anchor: 'end' });
-  shapes.push({ kind: 'text', x: 158, y: top - 12, text: 'weight (| teacher)', fill: muted, size: 12 });
+  // The teacher's weight is the tick on each bar (the figure's caption says so); narrower, the header says "weight".
+  shapes.push({ kind: 'text', x: 158, y: top - 12, text: narrow ? 'weight' : 'weight (| teacher)', fill: muted, size: 12 });
   if (!narrow) shapes.push({ kind: 'text', x: width - 6, y: top - 12, text: 'value v', fill: muted, size: 12, anchor: 'end' });
   const barX = 158,
     barW = narrow ? Math.max(50, width - barX - 50) : 66;

@@ -186,6 +186,44 @@ export function compactDrawing(markup) {
     .replace(/<(rect|circle|line|path|polygon|polyline|ellipse|use)\b([^>]*)><\/\1>/g, '<$1$2/>');
 }
 
+/** An open tag with attributes, as a serializer writes it (`name` or `name="value"`, `"` in a value escaped). */
+const OPEN_TAG = /<([a-zA-Z][\w:-]*)((?:\s+[^\s"'>/=]+(?:="[^"]*")?)+)(\s*\/?)>/g;
+const ATTRIBUTE = /[^\s"'>/=]+(?:="[^"]*")?/g;
+const attributeName = (a) => a.split('=', 1)[0];
+
+/**
+ * `markup` with each open tag's attributes in order of their names. The order in which a widget's
+ * attributes were set can follow the order its data arrived in (a row hidden before or after the
+ * base class marked its part), which differs between two runs; the order carries nothing.
+ */
+export function sortAttributes(markup) {
+  return markup.replace(OPEN_TAG, (tag, name, attributes, end) => {
+    const list = attributes.match(ATTRIBUTE);
+    if (list.length < 2) return tag;
+    list.sort((a, b) => (attributeName(a) < attributeName(b) ? -1 : 1));
+    return `<${name} ${list.join(' ')}${end}>`;
+  });
+}
+
+/**
+ * The class of a hoisted inline style in its tag's sheet: `hs` and 10 hex digits of the SHA-256 of
+ * its declarations, so that a class names the same declarations in every build and every page
+ * order (a number counted per process gave the first style of one build's first page the name of
+ * another style in a build that started elsewhere, or kept a page from an earlier build). Two
+ * different styles of one sheet with one name (a chance of about n²/2⁴¹ for n styles: 10⁻⁵ for
+ * 5,000) would be a wrong picture: an error naming both.
+ */
+function styleClass(entry, css) {
+  let cls = entry.styles.get(css);
+  if (cls) return cls;
+  cls = `hs${createHash('sha256').update(css).digest('hex').slice(0, 10)}`;
+  const other = entry.names.get(cls);
+  if (other !== undefined && other !== css) throw new Error(`headlab/ssr: two styles share the class ${cls}: "${other}" and "${css}"`);
+  entry.styles.set(css, cls);
+  entry.names.set(cls, css);
+  return cls;
+}
+
 /**
  * Writes the captures into `html`: each <headlab-*> open tag (the page's elements in document
  * order, as `captures[i].items`) followed by its declarative shadow root — one copy per range of
@@ -211,11 +249,11 @@ export function snapshotMarkup(html, captures, { perTag, href, imageHref = (name
     const item = items[index++];
     if (!item || item.tag !== tag) throw new Error(`${file}: element ${index} is <${item?.tag}> in the page, <${tag}> in the file`);
     if (already || !item.html) return open;
-    const variants = widest.map((c) => c.items[index - 1]);
+    const variants = widest.map((c) => c.items[index - 1]).map((v) => (v?.html ? { ...v, html: sortAttributes(v.html) } : v));
     if (variants.some((v) => v?.tag !== tag || !v.html))
       throw new Error(`${file}: element ${index} <${tag}> has no snapshot at every capture width`);
     let entry = perTag.get(tag);
-    if (!entry) perTag.set(tag, (entry = { sheets: item.sheets, styles: new Map(), ranges: new Map() }));
+    if (!entry) perTag.set(tag, (entry = { sheets: item.sheets, styles: new Map(), names: new Map(), ranges: new Map() }));
     const groups = [];
     for (const [i, v] of variants.entries()) {
       const mark = `hl-captured-at-${widest[i].width}`;
@@ -239,8 +277,7 @@ export function snapshotMarkup(html, captures, { perTag, href, imageHref = (name
     // style="…" → a class of this tag's snapshot stylesheet (!important keeps the inline precedence).
     const hoisted = markup.replace(/<([\w-]+)([^>]*?) style="([^"]*)"([^>]*)>/g, (_, name, before, style, after) => {
       const css = style.replace(/&quot;/g, '"').replace(/&amp;/g, '&');
-      if (!entry.styles.has(css)) entry.styles.set(css, `hs${entry.styles.size.toString(36)}`);
-      const cls = entry.styles.get(css);
+      const cls = styleClass(entry, css);
       const attrs = `${before}${after}`;
       return / class="/.test(attrs)
         ? `<${name}${attrs.replace(/ class="([^"]*)"/, ` class="$1 ${cls}"`)}>`
@@ -279,6 +316,10 @@ export function snapshotStylesheet({ sheets, styles, ranges }) {
       .filter((d) => d.trim())
       .map((d) => `${d.trim()} !important`)
       .join(';');
-  const hoisted = [...styles].map(([css, name]) => `.${name}{${important(css)}}`).join('\n');
+  // By class name: the same sheet whatever order the pages were rendered in.
+  const hoisted = [...styles]
+    .sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
+    .map(([css, name]) => `.${name}{${important(css)}}`)
+    .join('\n');
   return `${sheets.join('\n')}\n${STILL_CSS}${hoisted}\n${rangeCss(ranges.values())}`;
 }

@@ -468,8 +468,11 @@ test('bad attributes and settings name the problem inside the widget', async () 
       await alertOf(id).waitFor({ state: 'visible' });
       assert.match(await alertOf(id).textContent(), pattern, id);
     }
-    // A bad value typed into a settings box is flagged and not used; a good one becomes the attribute.
+    // A figure with valid settings opens on their finished run (its opening run: 40 steps).
     await rendered(page, '#ok');
+    await status(page, 'done', '#ok');
+    assert.equal((await results(page, '#ok')).steps_done, 40);
+    // A bad value typed into a settings box is flagged and not used; a good one becomes the attribute.
     const steps = page.locator('#ok').getByLabel('Steps', { exact: true });
     await steps.fill('-3');
     await steps.press('Enter');
@@ -479,12 +482,17 @@ test('bad attributes and settings name the problem inside the widget', async () 
     await steps.fill('60');
     await steps.press('Enter');
     assert.equal(await page.locator('#ok').getAttribute('steps'), '60');
-    await page.locator('#ok').getByRole('button', { name: 'Train' }).click();
-    await status(page, 'done', '#ok');
+    await page.locator('#ok').getByRole('button', { name: 'Restart' }).click();
+    await page.waitForFunction(() => {
+      const e = document.querySelector('#ok');
+      return e.trainingStatus === 'done' && e.results?.steps_done === 60;
+    });
     assert.equal((await results(page, '#ok')).steps_done, 60);
-    // Fixing the bad attribute clears the message.
+    // Fixing the bad attribute clears the message, and the figure opens on the run it now names.
     await page.evaluate(() => document.querySelector('#steps0').setAttribute('steps', '10'));
     await alertOf('steps0').waitFor({ state: 'hidden' });
+    await status(page, 'done', '#steps0');
+    assert.equal((await results(page, '#steps0')).steps_done, 10);
     assert.deepEqual(page.problems, []);
   } finally {
     await s.close();

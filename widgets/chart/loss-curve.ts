@@ -21,7 +21,16 @@ export interface LossCurveInput {
 /** Lowest decade the axis always shows: the draft's final losses are ~1e-31. */
 export const LOSS_AXIS_FLOOR_DECADE = -32;
 
-const MARGIN = { left: 64, right: 14, top: 28, bottom: 40 };
+// The y axis's title is a line of its own above the plot, left-aligned: the chart's title at y 12,
+// the axis title at y 29, the top decade label at y 46 (one line of 12 px text apart, with 3 px to
+// spare). Rotated in the left margin, the axis title ran into the decade labels wherever chart text
+// is drawn larger than the 11 units it was laid out for: chart text takes the page's
+// --headlab-chart-font-size (12 px by default) and is scaled back up in an SVG drawn narrower than
+// its viewBox (the training replay's still at 360 px). The left margin holds the widest decade
+// label, "10⁻³²" (about 2.6 em: 31 px at 12 px), ending 6 units before the axis.
+const MARGIN = { left: 48, right: 14, top: 46, bottom: 40 };
+/** Baseline middle of the y axis's title. */
+const Y_TITLE_Y = 29;
 const SUPERSCRIPT: Record<string, string> = {
   '-': '⁻',
   0: '⁰',
@@ -132,7 +141,7 @@ export function lossCurveScene(input: LossCurveInput): Scene {
     return MARGIN.top + ((top - d) / (top - bottom)) * plotH;
   };
   const shapes: Shape[] = [];
-  shapes.push({ kind: 'text', x: MARGIN.left, y: 12, text: input.title, fill: fg, size: 13, weight: 'bold' });
+  shapes.push({ kind: 'text', x: 2, y: 12, text: input.title, fill: fg, size: 13, weight: 'bold' });
 
   // Decade ticks on every decade; labels on multiples of `every` decades (10⁰, 10⁻⁴, …), at least 13 px apart.
   const span = top - bottom;
@@ -147,16 +156,7 @@ export function lossCurveScene(input: LossCurveInput): Scene {
   }
   shapes.push(...stepAxisShapes({ ...MARGIN, plotW, plotH, width, steps, x, label: String, muted }));
   shapes.push({ kind: 'text', x: MARGIN.left + plotW / 2, y: height - 8, text: 'training step', fill: muted, size: 11, anchor: 'middle' });
-  shapes.push({
-    kind: 'text',
-    x: 12,
-    y: MARGIN.top + plotH / 2,
-    text: 'loss (MSE, log scale)',
-    fill: muted,
-    size: 11,
-    anchor: 'middle',
-    rotate: -90,
-  });
+  shapes.push({ kind: 'text', x: 2, y: Y_TITLE_Y, text: 'loss (MSE, log scale)', fill: muted, size: 11 });
 
   shapes.push({
     kind: 'polyline',
