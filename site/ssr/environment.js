@@ -117,14 +117,37 @@ function px(value) {
 function installBoxWidths(window) {
   const hostOf = (el) => el.localName?.startsWith('headlab-') && el.shadowRoot;
   const parentOf = (el) => el.parentElement ?? el.parentNode?.host ?? null;
-  const style = (el) => window.getComputedStyle(el);
+  // One measurement (a box's width: clientWidth, getBoundingClientRect, a size report) reads each
+  // ancestor's computed style once: the walk up from a box asked for its parent's insets, its own
+  // and its parent's grid, three computed styles per level (happy-dom computes each anew), about
+  // a tenth of the site build's snapshot pass. Nothing changes the page during one measurement.
+  let memo = null;
+  const measured = (fn) => (el) => {
+    if (memo) return fn(el);
+    memo = new Map();
+    try {
+      return fn(el);
+    } finally {
+      memo = null;
+    }
+  };
+  const style = (el) => {
+    if (!memo) return window.getComputedStyle(el);
+    let m = memo.get(el);
+    if (!m) memo.set(el, (m = {}));
+    return (m.style ??= window.getComputedStyle(el));
+  };
   const insets = (el) => {
+    const m = memo?.get(el);
+    if (m?.insets) return m.insets;
     const cs = style(el);
-    return {
+    const out = {
       margin: px(cs.marginLeft) + px(cs.marginRight),
       border: px(cs.borderLeftWidth) + px(cs.borderRightWidth),
       padding: px(cs.paddingLeft) + px(cs.paddingRight),
     };
+    if (memo) memo.get(el).insets = out;
+    return out;
   };
   /** The border-box width of `el`, or null outside a headlab-* element or before a width is set. */
   const borderBox = (el) => {
@@ -287,19 +310,23 @@ function installBoxWidths(window) {
     if (m[1] === 'auto-fit') columns = Math.min(columns, Math.max(1, [...grid.children].filter((c) => !c.hidden).length));
     return layoutUnit((inner - (columns - 1) * gap) / columns);
   };
-  const contentBox = (el) => {
+  const contentBox = measured((el) => {
     const b = borderBox(el);
     if (b === null) return null;
     const own = insets(el);
     return Math.max(0, b - own.border - own.padding);
-  };
+  });
+  const outerBox = measured(borderBox);
+  const clientWidthOf = measured((el) => {
+    const c = contentBox(el);
+    return c === null ? clientWidth.get.call(el) : Math.round(c + insets(el).padding);
+  });
   const proto = window.HTMLElement.prototype;
   const clientWidth = Object.getOwnPropertyDescriptor(proto, 'clientWidth');
   Object.defineProperty(proto, 'clientWidth', {
     configurable: true,
     get() {
-      const c = contentBox(this);
-      return c === null ? clientWidth.get.call(this) : Math.round(c + insets(this).padding);
+      return clientWidthOf(this);
     },
   });
   for (const cls of [window.Element, window.SVGElement]) {
@@ -307,7 +334,7 @@ function installBoxWidths(window) {
     if (!original) continue;
     cls.prototype.getBoundingClientRect = function () {
       const rect = original.call(this);
-      const b = borderBox(this);
+      const b = outerBox(this);
       if (b === null) return rect;
       return new window.DOMRect(0, 0, b, rect.height);
     };
@@ -408,12 +435,15 @@ function canvasAdapter(window) {
       getImageData(x, y, w, h) {
         const b = pixels(canvas);
         const out = imageData(w, h);
-        for (let r = 0; r < h; r++)
-          for (let c = 0; c < w; c++) {
-            const sx = x + c,
-              sy = y + r;
-            if (sx < 0 || sy < 0 || sx >= b.width || sy >= b.height) continue;
-            out.data.set(b.data.subarray((sy * b.width + sx) * 4, (sy * b.width + sx) * 4 + 4), (r * w + c) * 4);
+        // Row by row, the part of each row inside the canvas (outside: transparent black). A
+        // copy per pixel made a view object per pixel: the snapshot pass's largest garbage.
+        const from = Math.max(0, -x),
+          to = Math.min(w, b.width - x);
+        if (to > from)
+          for (let r = 0; r < h; r++) {
+            const sy = y + r;
+            if (sy < 0 || sy >= b.height) continue;
+            out.data.set(b.data.subarray((sy * b.width + x + from) * 4, (sy * b.width + x + to) * 4), (r * w + from) * 4);
           }
         return out;
       },

@@ -52,9 +52,10 @@ function keepRowsAsDrawn(root, restore) {
  * `hl-captured-at-<width>`, each canvas an <img data-hl-png="i"> of images[i] ({ url: its PNG as a
  * data: URL, sum: a hash of its pixels }).
  * Form controls are written as they show (value, checked, selected: serialization writes
- * attributes, not live properties) and disabled (a still's controls do nothing).
+ * attributes, not live properties) and disabled (a still's controls do nothing). figures false:
+ * svg and summary left empty (only the shadow root's markup, sheets and pictures).
  */
-export function collect(document, width, { keepRows = false } = {}) {
+export function collect(document, width, { keepRows = false, figures = true } = {}) {
   const variant = `hl-captured-at-${width}`;
   const out = [];
   for (const el of document.querySelectorAll('*')) {
@@ -103,8 +104,8 @@ export function collect(document, width, { keepRows = false } = {}) {
     // A canvas serialises empty: a picture of its pixels stands in for it, an <img> with the
     // canvas's attributes whose PNG snapshotMarkup names and the caller writes beside the
     // snapshot sheets (the live widget, drawing the canvas, replaces the snapshot). `sum` is an
-    // FNV-1a hash of the canvas's RGBA pixels, for comparing two drawings whose PNG encoders
-    // differ. A heatmap's cells as SVG were one <rect> each: 14,228 of them made the own-model
+    // FNV-1a hash of the canvas's RGBA pixels taken a pixel (32 bits) at a time, for comparing
+    // two drawings whose PNG encoders differ. A heatmap's cells as SVG were one <rect> each: 14,228 of them made the own-model
     // page 1.7 MB.
     const canvases = [];
     for (const canvas of root.querySelectorAll('canvas')) {
@@ -114,8 +115,9 @@ export function collect(document, width, { keepRows = false } = {}) {
       img.setAttribute('alt', '');
       img.setAttribute('data-hl-png', String(item.images.length));
       const rgba = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+      const words = new Uint32Array(rgba.buffer, rgba.byteOffset, rgba.length / 4);
       let sum = 0x811c9dc5;
-      for (let i = 0; i < rgba.length; i++) sum = Math.imul(sum ^ rgba[i], 0x01000193) >>> 0;
+      for (let i = 0; i < words.length; i++) sum = Math.imul(sum ^ words[i], 0x01000193) >>> 0;
       item.images.push({ url: canvas.toDataURL('image/png'), sum: `${canvas.width}x${canvas.height}:${sum.toString(16)}` });
       canvas.replaceWith(img);
       canvases.push([img, canvas]);
@@ -137,6 +139,9 @@ export function collect(document, width, { keepRows = false } = {}) {
     // The sheet's text as the widget gave it where the DOM kept it (site/ssr/environment.js), else as
     // the browser's CSSOM writes it.
     item.sheets = root.adoptedStyleSheets.map((s) => s.headlabSource ?? [...s.cssRules].map((r) => r.cssText).join('\n'));
+    // The light-DOM figure is written once, from the widest drawing (snapshotMarkup): the other
+    // captures skip it (figures false), a fifth of the site build's time each.
+    if (!figures) continue;
     try {
       if (el.figures().length)
         item.svg = el
