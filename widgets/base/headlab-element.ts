@@ -1070,7 +1070,11 @@ export abstract class HeadlabElement<State = unknown, Parts extends object = obj
       this.alertBox.hidden = true;
       this.alertBox.textContent = '';
     }
-    if (this.body.hidden) this.body.hidden = false;
+    if (this.body.hidden) {
+      this.body.hidden = false;
+      // Its overflowing tables marked before the frame's layout, not by the layout watcher after it.
+      this.layoutWatcher.markScrollBoxesNow(this.body);
+    }
   }
 
   private start(): void {
