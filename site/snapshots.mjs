@@ -45,9 +45,13 @@ export const CAPTURE_WIDTHS = [320, 360, 720, 1000, 1120];
  * gutters 1rem, 0.85rem in a window up to 30rem).
  */
 export const siteColumn = (w, element) => {
+  // In Chromium's layout units (1/64 px, truncated): the text column is one track, min(42rem,
+  // 100% − 2 × gutter) computed and then held (332.8 → 332.796875 px at 360 px); the page column
+  // is the window less the two gutter tracks, each held first (2 × 13.59375: 332.8125 px).
+  const unit = (x) => Math.trunc(x * 64) / 64;
   const gutter = w <= 480 ? 0.85 * 16 : 16;
-  const room = w - 2 * gutter;
-  return element.closest('.hl-screen') ? room : element.closest('.hl-wide') ? Math.min(992, room) : Math.min(672, room);
+  const room = w - 2 * unit(gutter);
+  return element.closest('.hl-screen') ? room : element.closest('.hl-wide') ? Math.min(992, room) : unit(Math.min(672, w - 2 * gutter));
 };
 
 /**

@@ -30,6 +30,7 @@ import { rgbText, type ResolvedColours } from './chart/palette.js';
 import type { Scene, Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 import { tablesScene } from './chart/table-scene.js';
+import { localId } from './base/ids.js';
 
 /**
  * Scores of the rotated basis must equal the originals within this: each score is a
@@ -189,7 +190,7 @@ export class HeadlabBasisRotation extends HeadlabElement<BasisRotationState, Bas
       { class: 'caption' },
       'Both queries and keys are multiplied by the same rotation R. Their coordinates change; every score stays the same.',
     );
-    const sliderId = `angle-${Math.random().toString(36).slice(2)}`;
+    const sliderId = localId(this, 'angle');
     const slider = el('input', { type: 'range', min: '-180', max: '180', step: '1', id: sliderId });
     const label = el('label', { for: sliderId }, 'Rotation angle');
     const out = el('output', { for: sliderId, class: 'num' });

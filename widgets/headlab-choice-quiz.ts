@@ -15,6 +15,7 @@
 // "manual"), one slot per choice, each inside a label with a native radio button.
 // Check, Hint and Solution are buttons; the verdict is announced by a live region.
 import { HeadlabElement, WidgetInputError, el } from './base/headlab-element.js';
+import { localId } from './base/ids.js';
 
 export interface ChoiceQuizState {
   /** 1-based selected choice, or null. */
@@ -148,7 +149,7 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState, ChoiceQui
     const legend = el('legend');
     legend.append(slotFor(question));
     fieldset.append(legend);
-    const group = `choice-${Math.random().toString(36).slice(2)}`;
+    const group = localId(this, 'choice');
     choices.forEach((choice, i) => {
       const label = el('label', { class: 'choice' });
       const radio = el('input', { type: 'radio', name: group, value: String(i + 1) });
@@ -178,7 +179,6 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState, ChoiceQui
       this.emitChange();
     });
     buttons.append(check);
-    const id = Math.random().toString(36).slice(2);
     const toggle = (label: string, box: HTMLDivElement, flip: () => void) => {
       const button = el('button', { type: 'button', 'aria-expanded': 'false', 'aria-controls': box.id }, label);
       this.listen(button, 'click', () => {
@@ -189,9 +189,9 @@ export class HeadlabChoiceQuiz extends HeadlabElement<ChoiceQuizState, ChoiceQui
       buttons.append(button);
       return button;
     };
-    const hintBox = el('div', { class: 'hint', id: `hint-${id}`, hidden: '' });
+    const hintBox = el('div', { class: 'hint', id: localId(this, 'hint'), hidden: '' });
     hintBox.append(el('p', { class: 'part-title' }, 'Hint'), slotFor(hint));
-    const solutionBox = el('div', { class: 'solution', id: `solution-${id}`, hidden: '' });
+    const solutionBox = el('div', { class: 'solution', id: localId(this, 'solution'), hidden: '' });
     solutionBox.append(el('p', { class: 'part-title' }, 'Solution'), slotFor(solution));
     const hintButton = hint.length
       ? toggle('Hint', hintBox, () => {

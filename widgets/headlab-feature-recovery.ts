@@ -135,6 +135,9 @@ interface FeatureRecoveryParts {
   jsonButton: HTMLButtonElement;
 }
 
+/** The loss chart's width for a box `w` px wide (its drawing at its own size, 280 … 760 px). */
+const lossChartWidth = (w: number): number => Math.max(280, Math.min(760, Math.round(w)));
+
 /**
  * Attributes: seed, steps, batch, learning-rate, request-scale, eval-size, pace ("watch" | "fast";
  * default "watch", "fast" under prefers-reduced-motion), autostart. Shared: all but autostart.
@@ -222,7 +225,13 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState,
   private held = { generation: -1, id: '' };
   private readonly runIdOf = new WeakMap<FeatureRecoveryRun, string>();
   private readonly pending = new Set<PendingRequest>();
+  /**
+   * The loss chart's width in CSS px: its box's (280 … 760; 640 when not laid out), read once at
+   * the first render (chartMeasured) so the first drawing is at the shown width, then kept by a
+   * ResizeObserver, so no later redraw forces a layout.
+   */
   private chartWidth = 640;
+  private chartMeasured = false;
   private resizeObserver: ResizeObserver | null = null;
   private autostarted = false;
   private visibility: IntersectionObserver | null = null;
@@ -598,11 +607,11 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState,
     this.body.append(title, intro, fieldset, progress, statusLine, lossFigure, maps, mapsNote, resultsBox, jsonRow);
 
     this.resizeObserver?.disconnect();
+    this.chartMeasured = false;
     this.resizeObserver = new ResizeObserver((entries) => {
-      const w = Math.round(entries[0].contentRect.width);
-      const width = Math.max(280, Math.min(760, w));
-      if (w > 0 && width !== this.chartWidth) {
-        this.chartWidth = width;
+      const w = entries[0].contentRect.width;
+      if (w > 0 && lossChartWidth(w) !== this.chartWidth) {
+        this.chartWidth = lossChartWidth(w);
         this.requestRender();
       }
     });
@@ -719,6 +728,11 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState,
         : `step ${done} of ${this.runSteps}${done ? ` · loss ${formatMagnitude(last)}` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`,
     );
 
+    if (!this.chartMeasured) {
+      this.chartMeasured = true;
+      const [w] = this.measureOnce([this.parts.lossSvg.parentElement!]);
+      if (w > 0) this.chartWidth = lossChartWidth(w);
+    }
     const colours = this.themeColours();
     // The curve changes only with a new loss, a new run, the chart's width or the theme: an input
     // that changes none (a typed setting) does not rebuild its 1,200-point scene.

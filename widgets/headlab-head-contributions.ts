@@ -266,6 +266,8 @@ export class HeadlabHeadContributions extends MaxDigitWidget<HeadContributionsSt
       this.viewContent(c, mode, layout, pick, colours, frame),
     );
     this.shown = { content: content.view, text: this.text };
+    // The first drawing at the stage's shown width (one read; later ones from the view's observer).
+    if (!view.hasShownWidth) view.setShownWidth(this.measureOnce([view.svg])[0]);
     view.set(content.view);
     this.parts.scaleNote.textContent = `One scale for this model, whatever the list: the digit points are drawn ×${formatNumber(content.factor, 3)} so the farthest reaches as far as the longest sum over the single-digit lists; one factor on every digit leaves the largest dot product unchanged. The dotted line joins the digits 0 → 9.`;
     view.svg.setAttribute('aria-label', this.text);

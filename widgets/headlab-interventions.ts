@@ -42,6 +42,7 @@ import { setVectorCell } from './chart/matrix-table.js';
 import { rgbText } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
+import { localId } from './base/ids.js';
 
 export type InterventionKind = 'erase-request' | 'erase-payload' | 'shift';
 
@@ -374,7 +375,7 @@ export class HeadlabInterventions extends HeadlabElement<InterventionsState, Int
     );
     const kinds = el('fieldset', { class: 'kinds' });
     kinds.append(el('legend', {}, 'Intervention'));
-    const group = `kind-${Math.random().toString(36).slice(2)}`;
+    const group = localId(this, 'kind');
     for (const k of KINDS) {
       const radio = el('input', { type: 'radio', name: group, value: k.kind });
       const label = el('label');

@@ -23,6 +23,7 @@ import { stackedTableCss } from './base/theme.js';
 import { setVectorCell } from './chart/matrix-table.js';
 import { formatVector, subscripted } from './chart/format.js';
 import { tablesScene } from './chart/table-scene.js';
+import { localId } from './base/ids.js';
 
 /** Entries whose difference exceeds this are marked "changed": far above the ~1e-16 rounding of these 2 × 2 products. */
 const CHANGE_TOLERANCE = 1e-12;
@@ -232,7 +233,7 @@ export class HeadlabProjectionAblation extends HeadlabElement<ProjectionAblation
 
     const queries = el('fieldset', { class: 'queries' });
     queries.append(el('legend', {}, 'Query row'));
-    const groupName = `query-${Math.random().toString(36).slice(2)}`;
+    const groupName = localId(this, 'query');
     ['x₁ = [1, 0]', 'x₂ = [0, 1]'].forEach((text, i) => {
       const radio = el('input', { type: 'radio', name: groupName, value: String(i + 1) });
       this.listen(radio, 'change', () => {

@@ -35,6 +35,7 @@ import { rgbText, type ResolvedColours } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 import { setText } from './chart/text.js';
+import { localId } from './base/ids.js';
 
 /** max |S′ − S| below this counts as "scores unchanged": 2 × 2 entries of O(1), κ(A) ≤ 1e8 at worst → far below; the default A (κ ≈ 3) gives ~1e-16. */
 export const SCORE_INVARIANCE_TOLERANCE = 1e-12;
@@ -286,7 +287,7 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState, Q
       this.presetButtons[name] = b;
     }
 
-    const scaleId = uid('scale');
+    const scaleId = localId(this, 'scale');
     const scaleRow = el('div', { class: 'controls' });
     const scaleInput = el('input', { type: 'range', id: scaleId, min: '-2', max: '3', step: '0.01' });
     const scaleOut = el('output', { for: scaleId, class: 'num' });
@@ -312,7 +313,7 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState, Q
       this.basisButtons[name] = b;
     }
 
-    const angleId = uid('angle');
+    const angleId = localId(this, 'angle');
     const angleRow = el('div', { class: 'controls' });
     const angleInput = el('input', { type: 'range', id: angleId, min: '-180', max: '180', step: '1' });
     const angleOut = el('output', { for: angleId, class: 'num' });
@@ -346,7 +347,7 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState, Q
       aGrid.append(input);
       return input;
     });
-    const aProblem = el('p', { class: 'note', role: 'alert', id: uid('a-problem'), hidden: '' });
+    const aProblem = el('p', { class: 'note', role: 'alert', id: localId(this, 'a-problem'), hidden: '' });
     for (const x of this.aInputs) x.setAttribute('aria-describedby', aProblem.id);
     aRow.append(el('span', {}, 'A ='), aGrid, aProblem);
 
@@ -619,10 +620,6 @@ export class HeadlabQueryKeyCanvas extends HeadlabElement<QueryKeyCanvasState, Q
  */
 function basisApplied(s: QueryKeyCanvasState): boolean {
   return s.basis !== 'none' && s.condition_number !== null;
-}
-
-function uid(prefix: string): string {
-  return `${prefix}-${Math.random().toString(36).slice(2)}`;
 }
 
 function rows(m: Matrix): number[][] {

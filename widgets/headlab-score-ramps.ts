@@ -39,6 +39,8 @@ const RAMP_H = 300;
  */
 const SIDE_BY_SIDE_MIN = 440;
 const SPLIT_H = 250;
+/** The drawings' width for a panel `w` px wide: its own, in steps of 20 px, MIN_W … MAX_W. */
+const rampWidth = (w: number): number => Math.max(MIN_W, Math.min(MAX_W, Math.floor(w / 20) * 20));
 
 /** The parts build() makes (this.parts). */
 interface ScoreRampsParts {
@@ -91,7 +93,13 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState, ScoreRamp
     .controls-row input[type="range"] { min-height: 2.75rem; width: 11rem; }
     .slopes { display: flex; flex-wrap: wrap; gap: 0.2rem 1rem; font-size: 0.9em; margin: 0.3rem 0; padding: 0; list-style: none; }
   `;
+  /**
+   * The drawings' width in CSS px: the ramp panel's (rampWidth; MAX_W when not laid out), read
+   * once at the first render (widthMeasured) so the first drawing is at the shown width, then
+   * kept by a ResizeObserver, so no later redraw forces a layout.
+   */
   private width = MAX_W;
+  private widthMeasured = false;
   private shown: { model: MaxDigitModel; splits: MaxDigitRunnerUp[]; maximum: number; runnerUp: number; text: string } | null = null;
 
   protected readState(): ScoreRampsState {
@@ -142,11 +150,12 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState, ScoreRamp
     const panels = el('div', { class: 'panels' });
     panels.append(left, right);
     content.append(panels);
+    this.widthMeasured = false;
     if (typeof ResizeObserver === 'function') {
-      const observer = new ResizeObserver(() => {
-        const w = Math.max(MIN_W, Math.min(MAX_W, Math.floor(rampSlot.clientWidth / 20) * 20));
-        if (w !== this.width && rampSlot.clientWidth > 0) {
-          this.width = w;
+      const observer = new ResizeObserver((entries) => {
+        const w = entries[0].contentRect.width;
+        if (w > 0 && rampWidth(w) !== this.width) {
+          this.width = rampWidth(w);
           this.requestRender();
         }
       });
@@ -165,6 +174,11 @@ export class HeadlabScoreRamps extends MaxDigitWidget<ScoreRampsState, ScoreRamp
   }
 
   protected renderContent(model: MaxDigitModel): void {
+    if (!this.widthMeasured) {
+      this.widthMeasured = true;
+      const [w] = this.measureOnce([this.parts.rampSlot]);
+      if (w > 0) this.width = rampWidth(w);
+    }
     const maximum = this.maximum;
     const runnerUp = this.runnerUp;
     const splits = this.cached(model, `splits:${maximum}`, () =>

@@ -49,6 +49,7 @@ import { rgbText, type ResolvedColours, type Rgb } from './chart/palette.js';
 import { drawSceneInto, type Scene, type Shape } from './chart/scene.js';
 import { svgEl } from './chart/svg.js';
 import { setAttributeIfChanged, setText } from './chart/text.js';
+import { localId } from './base/ids.js';
 
 /** R² above which a coordinate counts as recovered: the draft's published bound (every run above 0.999999). */
 export const RECOVERED_R2 = 0.999999;
@@ -307,7 +308,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState, T
     }
     // The reader's own keys, typed as four rows of three numbers; a valid entry reruns (debounced),
     // an invalid one is flagged beside the field and the last valid keys are kept.
-    const keysId = `keys-${Math.random().toString(36).slice(2)}`;
+    const keysId = localId(this, 'keys');
     const keysRow = el('div', { class: 'controls' });
     // A text area that wraps (a one-line field cut the four keys off at 320 to 560 px).
     const keysInput = el('textarea', {
@@ -334,7 +335,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState, T
       delay: 800,
     });
     const progressBar = el('progress', { max: '1', value: '0', 'aria-label': 'Training progress' });
-    const scrubId = `snap-${Math.random().toString(36).slice(2)}`;
+    const scrubId = localId(this, 'snap');
     const controls = el('div', { class: 'controls' });
     const scrub = el('input', { type: 'range', id: scrubId, min: '0', max: '0', step: '1' });
     const scrubOut = el('output', { for: scrubId, class: 'num' });
@@ -367,7 +368,8 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState, T
         for (const e of entries) {
           const which = e.target === svgs.loss.parentElement ? 'loss' : 'schematic';
           const w = e.contentRect.width;
-          if (Math.floor(w) !== Math.floor(this.boxWidths[which] ?? -1)) {
+          // A box not laid out (the body hidden until the first render) reports 0: not a width.
+          if (w > 0 && Math.floor(w) !== Math.floor(this.boxWidths[which] ?? -1)) {
             this.boxWidths[which] = w;
             this.requestRender();
           }
@@ -693,8 +695,9 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState, T
    */
   private shownWidth(which: 'loss' | 'schematic'): number {
     if (this.boxWidths[which] === undefined && this.isConnected && this.hasParts) {
-      const box = this.parts.svgs[which].parentElement;
-      if (box) this.boxWidths[which] = box.getBoundingClientRect().width;
+      // Both boxes in one read (one layout).
+      const [loss, schematic] = this.measureOnce([this.parts.svgs.loss.parentElement!, this.parts.svgs.schematic.parentElement!]);
+      this.boxWidths = { loss, schematic };
     }
     const shown = this.boxWidths[which] ?? 0;
     return Math.floor(Math.min(400, Math.max(260, shown || 380)));

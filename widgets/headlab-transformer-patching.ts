@@ -187,8 +187,8 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       this.setAttribute(name, String(token));
       this.emitChange();
     };
-    const answerSearch = new TokenCombobox('Answer', 'answer-search', pickedAs('answer'), listen);
-    const wrongSearch = new TokenCombobox('Wrong token', 'wrong-search', pickedAs('wrong'), listen);
+    const answerSearch = new TokenCombobox('Answer', 'answer-search', pickedAs('answer'), listen, this);
+    const wrongSearch = new TokenCombobox('Wrong token', 'wrong-search', pickedAs('wrong'), listen, this);
     controls.append(answerSearch.element, wrongSearch.element);
     const problem = el('p', { class: 'input-problem', role: 'status' });
     controls.append(problem);

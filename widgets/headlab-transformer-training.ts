@@ -172,6 +172,9 @@ export function stepChartScene(o: {
 }
 
 /** The parts build() makes (this.parts). */
+/** The charts' width for a box `w` px wide (drawn at their own size, 260 … 560 px). */
+const chartWidthFor = (w: number): number => Math.max(260, Math.min(560, Math.round(w)));
+
 interface TransformerTrainingParts {
   seedField: { show: (text: string) => void };
   stepsField: { show: (text: string) => void };
@@ -231,7 +234,13 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
   private trace: TrainingTracePoint[] = [];
   private runSteps = INDUCTION_DEFAULT_STEPS;
   private runSeed = 0;
+  /**
+   * The charts' width in CSS px: the loss chart's box's (260 … 560; 360 when not laid out), read
+   * once at the first render (chartMeasured) so the first drawing is at the shown width, then
+   * kept by a ResizeObserver, so no later redraw forces a layout.
+   */
   private chartWidth = 360;
+  private chartMeasured = false;
   private resizeObserver: ResizeObserver | null = null;
   private lastResult: TransformerTrainTaskResult | null = null;
   private recorded: RecordedRun | null = null;
@@ -632,11 +641,11 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
     );
 
     this.resizeObserver?.disconnect();
+    this.chartMeasured = false;
     this.resizeObserver = new ResizeObserver((entries) => {
-      const w = Math.round(entries[0].contentRect.width);
-      const width = Math.max(260, Math.min(560, w));
-      if (w > 0 && width !== this.chartWidth) {
-        this.chartWidth = width;
+      const w = entries[0].contentRect.width;
+      if (w > 0 && chartWidthFor(w) !== this.chartWidth) {
+        this.chartWidth = chartWidthFor(w);
         this.requestRender();
       }
     });
@@ -664,6 +673,11 @@ export class HeadlabTransformerTraining extends HeadlabElement<TransformerTraini
           ? `Shown: the run that made the shipped model (seed ${recorded.seed}, ${formatCount(recorded.steps)} steps). Train runs ${formatCount(this.steps)} steps live.`
           : `${formatCount(this.steps)} steps in a background worker`
         : `step ${formatCount(last?.step ?? 0)} of ${formatCount(this.runSteps)}${last ? ` · in-context loss ${formatNumber(last.in_context_loss, 3)} nats` : ''}${this.training.status === 'failed' ? ` · failed: ${this.training.failure}` : ''}`;
+    if (!this.chartMeasured) {
+      this.chartMeasured = true;
+      const [w] = this.measureOnce([this.parts.lossSvg.parentElement!]);
+      if (w > 0) this.chartWidth = chartWidthFor(w);
+    }
     drawSceneInto(this.parts.lossSvg, this.figure('loss'), { size: false });
     drawSceneInto(this.parts.prevSvg, this.figure('previous-token'), { size: false });
     drawSceneInto(this.parts.indSvg, this.figure('induction'), { size: false });

@@ -86,11 +86,21 @@ export function setLayoutWidth(width) {
   for (const o of observers) for (const t of o.targets) o.report(t);
 }
 
-/** A length of a computed style in px (rem and em as 16 px, the default font size; anything else 0). */
+/**
+ * A length in px as a browser's layout holds it: Chromium lays out in LayoutUnits of 1/64 px, a
+ * length in CSS px truncated to one (0.85rem = 13.6 px is 870/64 = 13.59375 px). The widths a
+ * widget reads (a chart's viewBox, its text zoom `(viewBox width / box width).toFixed(3)`) come
+ * out of the same sums only if every term is held as Chromium holds it: at 360 px the page's text
+ * column, 360 − 2 × 13.6 = 332.8 px, is 332.796875 px there, and a zoom computed from 332.8 px
+ * was one thousandth off.
+ */
+export const layoutUnit = (x) => Math.trunc(x * 64) / 64;
+
+/** A length of a computed style in px, in layout units (rem and em as 16 px, the default font size; anything else 0). */
 function px(value) {
   const m = /^(-?[\d.]+)(px|rem|em)?$/.exec(String(value ?? '').trim());
   if (!m) return 0;
-  return Number(m[1]) * (m[2] === 'rem' || m[2] === 'em' ? 16 : 1);
+  return layoutUnit(Number(m[1]) * (m[2] === 'rem' || m[2] === 'em' ? 16 : 1));
 }
 
 /**
@@ -107,19 +117,42 @@ function px(value) {
 function installBoxWidths(window) {
   const hostOf = (el) => el.localName?.startsWith('headlab-') && el.shadowRoot;
   const parentOf = (el) => el.parentElement ?? el.parentNode?.host ?? null;
-  const style = (el) => window.getComputedStyle(el);
+  // One measurement (a box's width: clientWidth, getBoundingClientRect, a size report) reads each
+  // ancestor's computed style once: the walk up from a box asked for its parent's insets, its own
+  // and its parent's grid, three computed styles per level (happy-dom computes each anew), about
+  // a tenth of the site build's snapshot pass. Nothing changes the page during one measurement.
+  let memo = null;
+  const measured = (fn) => (el) => {
+    if (memo) return fn(el);
+    memo = new Map();
+    try {
+      return fn(el);
+    } finally {
+      memo = null;
+    }
+  };
+  const style = (el) => {
+    if (!memo) return window.getComputedStyle(el);
+    let m = memo.get(el);
+    if (!m) memo.set(el, (m = {}));
+    return (m.style ??= window.getComputedStyle(el));
+  };
   const insets = (el) => {
+    const m = memo?.get(el);
+    if (m?.insets) return m.insets;
     const cs = style(el);
-    return {
+    const out = {
       margin: px(cs.marginLeft) + px(cs.marginRight),
       border: px(cs.borderLeftWidth) + px(cs.borderRightWidth),
       padding: px(cs.paddingLeft) + px(cs.paddingRight),
     };
+    if (memo) memo.get(el).insets = out;
+    return out;
   };
   /** The border-box width of `el`, or null outside a headlab-* element or before a width is set. */
   const borderBox = (el) => {
     if (!layoutWidth) return null;
-    if (hostOf(el)) return layoutWidth(el);
+    if (hostOf(el)) return layoutUnit(layoutWidth(el));
     const parent = parentOf(el);
     if (!parent) return null;
     const outer = borderBox(parent);
@@ -127,7 +160,134 @@ function installBoxWidths(window) {
     const p = insets(parent);
     const own = insets(el);
     const inner = outer - p.border - p.padding;
-    return Math.max(0, (gridTrack(parent, inner) ?? inner) - own.margin);
+    const flexed = flexItem(parent, el, inner);
+    if (flexed !== null) return flexed;
+    const fill = Math.max(0, (gridTrack(parent, inner) ?? inner) - own.margin);
+    return el.localName === 'svg' ? svgWidth(el, fill) : fill;
+  };
+  /**
+   * An outer <svg>'s width where it is its own: a width attribute and no CSS width is that many
+   * px, at most `fill` under `max-width: 100%` (the widgets' `svg { max-width: 100%; height:
+   * auto }`: a 336 px legend in a 298 px box is 298 px wide, in a 654 px box 336 px).
+   */
+  const svgWidth = (svg, fill) => {
+    const attr = Number(svg.getAttribute('width'));
+    const cs = style(svg);
+    if (!svg.hasAttribute('width') || !(attr >= 0) || (cs.width && cs.width !== 'auto')) return fill;
+    return cs.maxWidth === '100%' ? Math.min(attr, fill) : attr;
+  };
+  /**
+   * The content-box height of an outer <svg> `width` px wide with `height: auto`: its viewBox's
+   * ratio (or its width and height attributes'), held in layout units as Chromium holds it
+   * (truncated: 298.8125 × 217 / 310 = 209.16875 → 209.15625 px). A widget's text zoom is the
+   * smaller of the width's and the height's scales (fitSvgText), so the truncated height decides
+   * it. Null for anything else (no height is known).
+   */
+  const svgHeight = (svg, width) => {
+    if (svg.localName !== 'svg') return null;
+    const cs = style(svg);
+    if (cs.height && cs.height !== 'auto') return /px$/.test(cs.height) ? px(cs.height) : null;
+    const box = (svg.getAttribute('viewBox') ?? '')
+      .trim()
+      .split(/[\s,]+/)
+      .map(Number);
+    const [w, h] =
+      box.length === 4 && box[2] > 0 && box[3] > 0
+        ? [box[2], box[3]]
+        : [Number(svg.getAttribute('width')), Number(svg.getAttribute('height'))];
+    return w > 0 && h > 0 ? layoutUnit((width * h) / w) : null;
+  };
+  /**
+   * The border-box width of `el` when it is an item of a wrapping flex row (`display: flex;
+   * flex-wrap: wrap`, the widgets' rows of figures side by side) whose every item has a definite
+   * flex basis (a length, a percentage, or a length width under `flex-basis: auto`) and an
+   * explicit min-width (an automatic minimum is the item's min-content width, which needs text
+   * laid out): the items are put on lines by their hypothetical sizes and the gap, and `el`'s line
+   * resolves its flexible lengths (CSS Flexbox §9.3 and §9.7, growing or shrinking with freezing
+   * at min-width and max-width). Null for anything else: the box then fills the row.
+   */
+  const flexItem = (row, el, inner) => {
+    const cs = style(row);
+    if (!cs.display.endsWith('flex')) return null;
+    const flow = `${cs.flexDirection ?? ''} ${cs.flexFlow ?? ''}`;
+    if (!/(^|\s)wrap\b/.test(`${cs.flexWrap ?? ''} ${cs.flexFlow ?? ''}`) || /column|reverse/.test(flow)) return null;
+    const gaps = (cs.gap ?? '').trim().split(/\s+/);
+    const gap = px(cs.columnGap && cs.columnGap !== 'normal' ? cs.columnGap : (gaps[1] ?? gaps[0]));
+    const length = (v, auto) => {
+      const t = String(v ?? '').trim();
+      if (t === '' || t === 'auto' || t === 'none') return auto;
+      if (/%$/.test(t)) return layoutUnit((inner * Number.parseFloat(t)) / 100);
+      return /^-?[\d.]+(px|rem|em)?$/.test(t) ? px(t) : undefined;
+    };
+    const items = [];
+    for (const child of row.children) {
+      const c = style(child);
+      if (child.hidden || c.display === 'none' || c.position === 'absolute' || c.position === 'fixed') continue;
+      const basis = length(c.flexBasis, length(c.width, undefined));
+      const min = length(c.minWidth, undefined);
+      const max = length(c.maxWidth, Infinity);
+      if (basis === undefined || min === undefined || max === undefined) return null;
+      // Lengths size the border box under `box-sizing: border-box` (the widgets' base sheet), else the content box.
+      const own = insets(child);
+      const box = c.boxSizing === 'border-box' ? 0 : own.border + own.padding;
+      const grow = Number(c.flexGrow || 0);
+      const shrink = c.flexShrink === '' ? 1 : Number(c.flexShrink);
+      const clamp = (x) => Math.max(min, Math.min(max, x));
+      items.push({
+        child,
+        base: basis,
+        hypo: clamp(basis),
+        clamp,
+        grow,
+        shrink,
+        extra: own.margin + box,
+        box,
+      });
+    }
+    // Lines: an item goes on the current line if its outer hypothetical size and a gap fit.
+    let line = [];
+    let used = 0;
+    for (const item of items) {
+      const outer = item.hypo + item.extra;
+      if (line.length && used + gap + outer > inner) {
+        if (line.some((i) => i.child === el)) break;
+        line = [];
+        used = 0;
+      }
+      used += (line.length ? gap : 0) + outer;
+      line.push(item);
+    }
+    const mine = line.find((i) => i.child === el);
+    if (!mine) return null;
+    // §9.7: resolving the flexible lengths of the line.
+    const gapsTotal = gap * (line.length - 1);
+    const growing = line.reduce((sum, i) => sum + i.hypo + i.extra, gapsTotal) < inner;
+    for (const i of line) {
+      i.frozen = (growing ? i.grow === 0 : i.shrink === 0) || (growing ? i.base > i.hypo : i.base < i.hypo);
+      i.target = i.frozen ? i.hypo : i.base;
+    }
+    const initialFree = inner - line.reduce((sum, i) => sum + (i.frozen ? i.target : i.base) + i.extra, gapsTotal);
+    for (let guard = 0; guard <= line.length && line.some((i) => !i.frozen); guard++) {
+      const open = line.filter((i) => !i.frozen);
+      let free = inner - line.reduce((sum, i) => sum + (i.frozen ? i.target : i.base) + i.extra, gapsTotal);
+      const factors = open.reduce((sum, i) => sum + (growing ? i.grow : i.shrink), 0);
+      if (factors < 1 && Math.abs(initialFree * factors) < Math.abs(free)) free = initialFree * factors;
+      if (growing) for (const i of open) i.target = i.base + (factors > 0 ? (free * i.grow) / factors : 0);
+      else {
+        const scaled = open.reduce((sum, i) => sum + i.shrink * i.base, 0);
+        for (const i of open) i.target = i.base + (scaled > 0 ? (free * i.shrink * i.base) / scaled : 0);
+      }
+      let violation = 0;
+      for (const i of open) {
+        i.clamped = i.clamp(i.target);
+        violation += i.clamped - i.target;
+      }
+      for (const i of open) {
+        if (violation === 0 || (violation > 0 && i.clamped > i.target) || (violation < 0 && i.clamped < i.target)) i.frozen = true;
+        i.target = i.clamped;
+      }
+    }
+    return layoutUnit(Math.max(0, mine.target) + mine.box);
   };
   /**
    * The width of one column of `grid` (content box `inner` px wide) when its columns are
@@ -148,21 +308,25 @@ function installBoxWidths(window) {
     const gap = px(cs.columnGap && cs.columnGap !== 'normal' ? cs.columnGap : (gaps[1] ?? gaps[0]));
     let columns = least > 0 ? Math.max(1, Math.floor((inner + gap) / (least + gap))) : 1;
     if (m[1] === 'auto-fit') columns = Math.min(columns, Math.max(1, [...grid.children].filter((c) => !c.hidden).length));
-    return (inner - (columns - 1) * gap) / columns;
+    return layoutUnit((inner - (columns - 1) * gap) / columns);
   };
-  const contentBox = (el) => {
+  const contentBox = measured((el) => {
     const b = borderBox(el);
     if (b === null) return null;
     const own = insets(el);
     return Math.max(0, b - own.border - own.padding);
-  };
+  });
+  const outerBox = measured(borderBox);
+  const clientWidthOf = measured((el) => {
+    const c = contentBox(el);
+    return c === null ? clientWidth.get.call(el) : Math.round(c + insets(el).padding);
+  });
   const proto = window.HTMLElement.prototype;
   const clientWidth = Object.getOwnPropertyDescriptor(proto, 'clientWidth');
   Object.defineProperty(proto, 'clientWidth', {
     configurable: true,
     get() {
-      const c = contentBox(this);
-      return c === null ? clientWidth.get.call(this) : Math.round(c + insets(this).padding);
+      return clientWidthOf(this);
     },
   });
   for (const cls of [window.Element, window.SVGElement]) {
@@ -170,7 +334,7 @@ function installBoxWidths(window) {
     if (!original) continue;
     cls.prototype.getBoundingClientRect = function () {
       const rect = original.call(this);
-      const b = borderBox(this);
+      const b = outerBox(this);
       if (b === null) return rect;
       return new window.DOMRect(0, 0, b, rect.height);
     };
@@ -212,10 +376,11 @@ function installBoxWidths(window) {
         reports--;
         const width = contentBox(target);
         if (!this.targets.has(target) || width === null) return;
+        const height = svgHeight(target, width) ?? 0;
         // An error thrown here is the widget's (already shown in it by its guard): as a browser
         // reports an error in an observer's callback, to the window's console, not the process.
         try {
-          this.callback([{ target, contentRect: new window.DOMRect(0, 0, width, 0) }], this);
+          this.callback([{ target, contentRect: new window.DOMRect(0, 0, width, height) }], this);
         } catch (err) {
           window.console.error(err);
         }
@@ -270,12 +435,15 @@ function canvasAdapter(window) {
       getImageData(x, y, w, h) {
         const b = pixels(canvas);
         const out = imageData(w, h);
-        for (let r = 0; r < h; r++)
-          for (let c = 0; c < w; c++) {
-            const sx = x + c,
-              sy = y + r;
-            if (sx < 0 || sy < 0 || sx >= b.width || sy >= b.height) continue;
-            out.data.set(b.data.subarray((sy * b.width + sx) * 4, (sy * b.width + sx) * 4 + 4), (r * w + c) * 4);
+        // Row by row, the part of each row inside the canvas (outside: transparent black). A
+        // copy per pixel made a view object per pixel: the snapshot pass's largest garbage.
+        const from = Math.max(0, -x),
+          to = Math.min(w, b.width - x);
+        if (to > from)
+          for (let r = 0; r < h; r++) {
+            const sy = y + r;
+            if (sy < 0 || sy >= b.height) continue;
+            out.data.set(b.data.subarray((sy * b.width + x + from) * 4, (sy * b.width + x + to) * 4), (r * w + from) * 4);
           }
         return out;
       },
@@ -494,13 +662,24 @@ export function installEnvironment(runTask) {
     const n = parseInt(hex[1], 16);
     return `rgb(${n >> 16}, ${(n >> 8) & 255}, ${n & 255})`;
   };
+  // A browser's computed margins, borders and paddings are in px; happy-dom keeps rem and em as
+  // written (a widget measuring a box's content width subtracts them: 0.85rem is 13.6px; rem
+  // and em as 16 px, the default font size, as px() reads them).
+  const boxLength = /^(?:(?:padding|margin)(?:Left|Right|Top|Bottom)|border(?:Left|Right|Top|Bottom)Width)$/;
+  const inPx = (v) => {
+    const m = /^(-?[\d.]+)(rem|em)$/.exec(String(v ?? '').trim());
+    return m ? `${Number(m[1]) * 16}px` : v;
+  };
   window.getComputedStyle = (node, pseudo) => {
     const style = computed(node, pseudo);
     const own = node.style?.color ?? '';
-    if (!/var\(/.test(own)) return style;
-    const color = toRgb(resolve(node, own));
+    const color = /var\(/.test(own) ? toRgb(resolve(node, own)) : null;
     return new Proxy(style, {
-      get: (target, key) => (key === 'color' ? color : typeof target[key] === 'function' ? target[key].bind(target) : target[key]),
+      get: (target, key) => {
+        if (key === 'color' && color !== null) return color;
+        if (typeof key === 'string' && boxLength.test(key)) return inPx(target[key]);
+        return typeof target[key] === 'function' ? target[key].bind(target) : target[key];
+      },
     });
   };
   globalThis.getComputedStyle = window.getComputedStyle;

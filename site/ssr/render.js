@@ -152,7 +152,8 @@ async function renderOne(html, options) {
     for (const width of [...widths].sort((a, b) => b - a)) {
       setLayoutWidth((element) => columnWidth(width, element));
       await settled(document);
-      captures.push({ width, items: collect(document, width, { keepRows }) });
+      // The light-DOM figure (SVG and summary) from the widest drawing only (snapshotMarkup's).
+      captures.push({ width, items: collect(document, width, { keepRows, figures: width === widest }) });
     }
   } finally {
     setLayoutWidth(null);

@@ -52,9 +52,10 @@ function keepRowsAsDrawn(root, restore) {
  * `hl-captured-at-<width>`, each canvas an <img data-hl-png="i"> of images[i] ({ url: its PNG as a
  * data: URL, sum: a hash of its pixels }).
  * Form controls are written as they show (value, checked, selected: serialization writes
- * attributes, not live properties) and disabled (a still's controls do nothing).
+ * attributes, not live properties) and disabled (a still's controls do nothing). figures false:
+ * svg and summary left empty (only the shadow root's markup, sheets and pictures).
  */
-export function collect(document, width, { keepRows = false } = {}) {
+export function collect(document, width, { keepRows = false, figures = true } = {}) {
   const variant = `hl-captured-at-${width}`;
   const out = [];
   for (const el of document.querySelectorAll('*')) {
@@ -103,8 +104,8 @@ export function collect(document, width, { keepRows = false } = {}) {
     // A canvas serialises empty: a picture of its pixels stands in for it, an <img> with the
     // canvas's attributes whose PNG snapshotMarkup names and the caller writes beside the
     // snapshot sheets (the live widget, drawing the canvas, replaces the snapshot). `sum` is an
-    // FNV-1a hash of the canvas's RGBA pixels, for comparing two drawings whose PNG encoders
-    // differ. A heatmap's cells as SVG were one <rect> each: 14,228 of them made the own-model
+    // FNV-1a hash of the canvas's RGBA pixels taken a pixel (32 bits) at a time, for comparing
+    // two drawings whose PNG encoders differ. A heatmap's cells as SVG were one <rect> each: 14,228 of them made the own-model
     // page 1.7 MB.
     const canvases = [];
     for (const canvas of root.querySelectorAll('canvas')) {
@@ -114,8 +115,9 @@ export function collect(document, width, { keepRows = false } = {}) {
       img.setAttribute('alt', '');
       img.setAttribute('data-hl-png', String(item.images.length));
       const rgba = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+      const words = new Uint32Array(rgba.buffer, rgba.byteOffset, rgba.length / 4);
       let sum = 0x811c9dc5;
-      for (let i = 0; i < rgba.length; i++) sum = Math.imul(sum ^ rgba[i], 0x01000193) >>> 0;
+      for (let i = 0; i < words.length; i++) sum = Math.imul(sum ^ words[i], 0x01000193) >>> 0;
       item.images.push({ url: canvas.toDataURL('image/png'), sum: `${canvas.width}x${canvas.height}:${sum.toString(16)}` });
       canvas.replaceWith(img);
       canvases.push([img, canvas]);
@@ -137,6 +139,9 @@ export function collect(document, width, { keepRows = false } = {}) {
     // The sheet's text as the widget gave it where the DOM kept it (site/ssr/environment.js), else as
     // the browser's CSSOM writes it.
     item.sheets = root.adoptedStyleSheets.map((s) => s.headlabSource ?? [...s.cssRules].map((r) => r.cssText).join('\n'));
+    // The light-DOM figure is written once, from the widest drawing (snapshotMarkup): the other
+    // captures skip it (figures false), a fifth of the site build's time each.
+    if (!figures) continue;
     try {
       if (el.figures().length)
         item.svg = el
@@ -186,6 +191,44 @@ export function compactDrawing(markup) {
     .replace(/<(rect|circle|line|path|polygon|polyline|ellipse|use)\b([^>]*)><\/\1>/g, '<$1$2/>');
 }
 
+/** An open tag with attributes, as a serializer writes it (`name` or `name="value"`, `"` in a value escaped). */
+const OPEN_TAG = /<([a-zA-Z][\w:-]*)((?:\s+[^\s"'>/=]+(?:="[^"]*")?)+)(\s*\/?)>/g;
+const ATTRIBUTE = /[^\s"'>/=]+(?:="[^"]*")?/g;
+const attributeName = (a) => a.split('=', 1)[0];
+
+/**
+ * `markup` with each open tag's attributes in order of their names. The order in which a widget's
+ * attributes were set can follow the order its data arrived in (a row hidden before or after the
+ * base class marked its part), which differs between two runs; the order carries nothing.
+ */
+export function sortAttributes(markup) {
+  return markup.replace(OPEN_TAG, (tag, name, attributes, end) => {
+    const list = attributes.match(ATTRIBUTE);
+    if (list.length < 2) return tag;
+    list.sort((a, b) => (attributeName(a) < attributeName(b) ? -1 : 1));
+    return `<${name} ${list.join(' ')}${end}>`;
+  });
+}
+
+/**
+ * The class of a hoisted inline style in its tag's sheet: `hs` and 10 hex digits of the SHA-256 of
+ * its declarations, so that a class names the same declarations in every build and every page
+ * order (a number counted per process gave the first style of one build's first page the name of
+ * another style in a build that started elsewhere, or kept a page from an earlier build). Two
+ * different styles of one sheet with one name (a chance of about n²/2⁴¹ for n styles: 10⁻⁵ for
+ * 5,000) would be a wrong picture: an error naming both.
+ */
+function styleClass(entry, css) {
+  let cls = entry.styles.get(css);
+  if (cls) return cls;
+  cls = `hs${createHash('sha256').update(css).digest('hex').slice(0, 10)}`;
+  const other = entry.names.get(cls);
+  if (other !== undefined && other !== css) throw new Error(`headlab/ssr: two styles share the class ${cls}: "${other}" and "${css}"`);
+  entry.styles.set(css, cls);
+  entry.names.set(cls, css);
+  return cls;
+}
+
 /**
  * Writes the captures into `html`: each <headlab-*> open tag (the page's elements in document
  * order, as `captures[i].items`) followed by its declarative shadow root — one copy per range of
@@ -211,11 +254,11 @@ export function snapshotMarkup(html, captures, { perTag, href, imageHref = (name
     const item = items[index++];
     if (!item || item.tag !== tag) throw new Error(`${file}: element ${index} is <${item?.tag}> in the page, <${tag}> in the file`);
     if (already || !item.html) return open;
-    const variants = widest.map((c) => c.items[index - 1]);
+    const variants = widest.map((c) => c.items[index - 1]).map((v) => (v?.html ? { ...v, html: sortAttributes(v.html) } : v));
     if (variants.some((v) => v?.tag !== tag || !v.html))
       throw new Error(`${file}: element ${index} <${tag}> has no snapshot at every capture width`);
     let entry = perTag.get(tag);
-    if (!entry) perTag.set(tag, (entry = { sheets: item.sheets, styles: new Map(), ranges: new Map() }));
+    if (!entry) perTag.set(tag, (entry = { sheets: item.sheets, styles: new Map(), names: new Map(), ranges: new Map() }));
     const groups = [];
     for (const [i, v] of variants.entries()) {
       const mark = `hl-captured-at-${widest[i].width}`;
@@ -239,8 +282,7 @@ export function snapshotMarkup(html, captures, { perTag, href, imageHref = (name
     // style="…" → a class of this tag's snapshot stylesheet (!important keeps the inline precedence).
     const hoisted = markup.replace(/<([\w-]+)([^>]*?) style="([^"]*)"([^>]*)>/g, (_, name, before, style, after) => {
       const css = style.replace(/&quot;/g, '"').replace(/&amp;/g, '&');
-      if (!entry.styles.has(css)) entry.styles.set(css, `hs${entry.styles.size.toString(36)}`);
-      const cls = entry.styles.get(css);
+      const cls = styleClass(entry, css);
       const attrs = `${before}${after}`;
       return / class="/.test(attrs)
         ? `<${name}${attrs.replace(/ class="([^"]*)"/, ` class="$1 ${cls}"`)}>`
@@ -279,6 +321,10 @@ export function snapshotStylesheet({ sheets, styles, ranges }) {
       .filter((d) => d.trim())
       .map((d) => `${d.trim()} !important`)
       .join(';');
-  const hoisted = [...styles].map(([css, name]) => `.${name}{${important(css)}}`).join('\n');
+  // By class name: the same sheet whatever order the pages were rendered in.
+  const hoisted = [...styles]
+    .sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
+    .map(([css, name]) => `.${name}{${important(css)}}`)
+    .join('\n');
   return `${sheets.join('\n')}\n${STILL_CSS}${hoisted}\n${rangeCss(ranges.values())}`;
 }

@@ -93,6 +93,27 @@ export class LayoutWatcher {
     forEachOutsideSvg(root, visit);
   }
 
+  /**
+   * Marks every `.scroll` box under `root` now (markScrollBox), reading its layout: for a root
+   * just made visible (the widget's body shown in place of its snapshot or placeholder). The
+   * observer alone marks a box after the first layout of that frame, and Chromium counts the
+   * move between that layout and the one after the callback as a layout shift although only the
+   * second is painted: an overflowing table's caption first as wide as the table, then, held to
+   * the box, one line taller, every row below it moved (22 px, 0.022 layout shift, for a
+   * max-digit figure's tables at 360 px). Reading the boxes here costs the frame's layout, done
+   * earlier; the observer then finds them marked.
+   */
+  markScrollBoxesNow(root: ParentNode): void {
+    const boxes: HTMLElement[] = [];
+    forEachOutsideSvg(root, (node) => {
+      if (node instanceof HTMLElement && node.classList.contains('scroll')) boxes.push(node);
+    });
+    // Every box read before any is written: one layout, not one per box (a caption held to its
+    // box changes heights, never another box's width).
+    const sizes = boxes.map((box) => ({ scrollWidth: box.scrollWidth, clientWidth: box.clientWidth }));
+    boxes.forEach((box, i) => markScrollBox(box, sizes[i]));
+  }
+
   /** Stops watching (the element left the page); observe() starts again. */
   disconnect(): void {
     this.resizes?.disconnect();
@@ -102,14 +123,18 @@ export class LayoutWatcher {
 
 /**
  * A `.scroll` box whose content is wider than it: a labelled, focusable region (keyboard scrolling)
- * with its visible width in `--hl-scroll-width`; otherwise plain.
+ * with its visible width in `--hl-scroll-width`; otherwise plain. `size`: the box's widths, read
+ * now unless the caller read them already.
  */
-export function markScrollBox(box: HTMLElement): void {
+export function markScrollBox(
+  box: HTMLElement,
+  size: { scrollWidth: number; clientWidth: number } = { scrollWidth: box.scrollWidth, clientWidth: box.clientWidth },
+): void {
   // Any overflow, a pixel included: a table 1 px wider than its box is cut by that pixel (scrollWidth
   // and clientWidth are both rounded, so a box whose content fits reads as equal).
-  const overflows = box.scrollWidth > box.clientWidth;
+  const overflows = size.scrollWidth > size.clientWidth;
   // The visible width, for a caption held in view (theme.ts: `.scroll[data-overflows] > table > caption`).
-  const width = overflows ? `${box.clientWidth}px` : '';
+  const width = overflows ? `${size.clientWidth}px` : '';
   if (box.style.getPropertyValue('--hl-scroll-width') !== width) box.style.setProperty('--hl-scroll-width', width);
   if (overflows === box.hasAttribute('data-overflows')) return;
   if (overflows) {

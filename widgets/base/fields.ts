@@ -4,6 +4,7 @@
 // aria-invalid and says why in a message beside it, keeping the last valid value.
 import { el } from './dom.js';
 import { excerptQuotes, WidgetInputError } from './errors.js';
+import { localId } from './ids.js';
 
 export interface FieldOptions<T> {
   /** The field's name in messages ("the seed"). */
@@ -36,14 +37,14 @@ export interface FieldHost {
   isConnected(): boolean;
   /** Told when a check is scheduled (true) and when it ran or was cancelled (false): the widget's updatePending. */
   checkScheduled?(input: HTMLInputElement | HTMLTextAreaElement, scheduled: boolean): void;
+  /** The widget: its message ids are counted per widget (ids.ts). */
+  owner: object;
 }
-
-let fieldCount = 0;
 
 export function bindField<T>(input: HTMLInputElement | HTMLTextAreaElement, options: FieldOptions<T>, host: FieldHost): BoundField {
   const delay = options.delay ?? 300;
   const message = options.message ?? el('span', { class: 'field-problem', role: 'status' });
-  if (!message.id) message.id = `field-problem-${++fieldCount}`;
+  if (!message.id) message.id = localId(host.owner, 'field-problem');
   if (!options.message) {
     const anchor = input.closest('label') ?? input;
     anchor.after(message);

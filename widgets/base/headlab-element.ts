@@ -586,6 +586,7 @@ export abstract class HeadlabElement<State = unknown, Parts extends object = obj
    */
   protected bindField<T>(input: HTMLInputElement | HTMLTextAreaElement, options: FieldOptions<T>): BoundField {
     return bindField(input, options, {
+      owner: this,
       listen: (target, type, handler) => this.listen(target, type, handler),
       guard: (fn) => this.guard(fn),
       signal: this.listeners?.signal,
@@ -987,6 +988,36 @@ export abstract class HeadlabElement<State = unknown, Parts extends object = obj
     return this.resolvedColours;
   }
 
+  /**
+   * The content-box widths of `boxes` (elements of this widget's body) in CSS px, as a
+   * ResizeObserver reports them: each border box less its borders and paddings, held in
+   * Chromium's layout units of 1/64 px (13.6 px of padding is laid out as 13.59375). For the first
+   * render of a widget that draws for the width of a box, so that its first drawing is at the
+   * shown width (as its prerendered snapshot is) and no second drawing follows when the observer
+   * first reports. Until that render shows it the body is hidden (display: none: every box in it
+   * measures 0), so it is shown for this one read and hidden again in the same task (no frame
+   * paints in between). The read lays the page out: call it once, at the first render, for every
+   * box at once, and take later sizes from a ResizeObserver. 0 for a box not laid out (the element
+   * not connected, or inside a hidden ancestor): the widget then draws at its default width.
+   */
+  protected measureOnce(boxes: readonly Element[]): number[] {
+    if (!this.isConnected) return boxes.map(() => 0);
+    const wasHidden = this.body.hidden;
+    if (wasHidden) this.body.hidden = false;
+    try {
+      const unit = (v: string) => Math.trunc((Number.parseFloat(v) || 0) * 64) / 64;
+      return boxes.map((box) => {
+        const width = box.isConnected ? box.getBoundingClientRect().width : 0;
+        if (width <= 0) return 0;
+        const cs = getComputedStyle(box);
+        const insets = [cs.borderLeftWidth, cs.borderRightWidth, cs.paddingLeft, cs.paddingRight].reduce((sum, v) => sum + unit(v), 0);
+        return Math.max(0, width - insets);
+      });
+    } finally {
+      if (wasHidden) this.body.hidden = true;
+    }
+  }
+
   /** The colour scheme changed (themeColours() reads the new colours): by default one render. */
   protected themeChanged(): void {
     this.requestRender();
@@ -1032,7 +1063,11 @@ export abstract class HeadlabElement<State = unknown, Parts extends object = obj
       this.alertBox.hidden = true;
       this.alertBox.textContent = '';
     }
-    if (this.body.hidden) this.body.hidden = false;
+    if (this.body.hidden) {
+      this.body.hidden = false;
+      // Its overflowing tables marked before the frame's layout, not by the layout watcher after it.
+      this.layoutWatcher.markScrollBoxesNow(this.body);
+    }
   }
 
   private start(): void {

@@ -63,11 +63,14 @@ export class View3D {
   /** Factor on text sizes so labels keep their nominal pixel size on a narrow stage. */
   private textScale = 1;
   /**
-   * The drawing's rendered width in CSS px (0 until first laid out), kept by the ResizeObserver:
-   * draw() runs right after the widget wrote its DOM, where reading clientWidth would force a
-   * synchronous style and layout of the page on every rotation step and every new list.
+   * The drawing's rendered width in CSS px (0 until first laid out): read once by the owner at its
+   * first render (setShownWidth), then kept by the ResizeObserver: draw() runs right after the
+   * widget wrote its DOM, where reading clientWidth would force a synchronous style and layout of
+   * the page on every rotation step and every new list.
    */
   private shownWidth = 0;
+  /** Whether the width is known: given by the owner (setShownWidth) or reported by the observer. */
+  private widthKnown = false;
 
   /**
    * `focusTarget` receives the keys; `listen` registers listeners the owner removes on
@@ -99,9 +102,11 @@ export class View3D {
       if (this.drag && (e as PointerEvent).pointerId === this.drag.id) this.drag = null;
     };
     if (typeof ResizeObserver === 'function') {
-      const observer = new ResizeObserver(() => {
-        const w = this.svg.clientWidth; // layout is clean in a ResizeObserver callback
+      const observer = new ResizeObserver((entries) => {
+        const w = entries[entries.length - 1].contentRect.width;
+        if (w <= 0) return; // not laid out (not on the page yet, or hidden): not a width
         this.shownWidth = w;
+        this.widthKnown = true;
         const k = w > 0 && w < SIZE ? Math.round((SIZE / w) * 20) / 20 : 1;
         if (k !== this.textScale) this.draw();
       });
@@ -118,6 +123,21 @@ export class View3D {
   dispose(): void {
     this.observer?.disconnect();
     this.observer = null;
+  }
+
+  /** Whether the drawing's width is known (its first draw() is then at its shown size). */
+  get hasShownWidth(): boolean {
+    return this.widthKnown;
+  }
+
+  /**
+   * The drawing's width in CSS px as its owner read it at its first render (before the observer's
+   * first report), so the first drawing has its text at its shown size; later widths come from
+   * the observer.
+   */
+  setShownWidth(width: number): void {
+    this.shownWidth = width;
+    this.widthKnown = true;
   }
 
   set(content: ViewContent): void {

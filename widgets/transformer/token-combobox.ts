@@ -5,6 +5,7 @@
 // a tap picks one, Escape closes the list and puts the current token back. Leaving the field with
 // the exact text or id of a token picks it; any other text is put back to the current token.
 import { el } from '../base/headlab-element.js';
+import { localId } from '../base/ids.js';
 
 /** Matches listed at a time: enough to find a token by a few letters, short enough for a phone's screen. */
 export const TOKEN_MATCHES = 12;
@@ -28,8 +29,6 @@ export const TOKEN_COMBOBOX_CSS = /* css */ `
   .token-combobox [role="option"][aria-selected="true"] { background: color-mix(in srgb, var(--hl-focus) 22%, transparent); }
   .token-combobox .none { padding: 0.6rem 0.5rem; color: var(--hl-muted); font-style: italic; }
 `;
-
-let ids = 0;
 
 /**
  * The ids of tokens matching `query` among `names` (index = id; null: the vocabulary has no names,
@@ -79,18 +78,21 @@ export class TokenCombobox {
   private matches: number[] = [];
   private active = -1;
   private expanded = false;
-  private readonly id = `token-combobox-${++ids}`;
+  private readonly id: string;
 
   /**
    * `label` names the field (its <label>); `onPick(id)` runs when the reader picks a token other
-   * than the current one. `listen(target, type, handler)` is the owning element's listener helper.
+   * than the current one. `listen(target, type, handler)` is the owning element's listener helper;
+   * `owner`, that element (its ids are counted per element: base/ids.ts).
    */
   constructor(
     label: string,
     name: string,
     private readonly onPick: (token: number) => void,
     listen: (target: EventTarget, type: string, handler: (event: Event) => void) => void,
+    owner: object,
   ) {
+    this.id = localId(owner, 'token-combobox');
     this.input = el('input', {
       type: 'text',
       name,

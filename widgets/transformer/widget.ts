@@ -29,6 +29,7 @@ import type {
 } from '../../web/headlab-core.js';
 import { readerModelName, sourceOf, type LoadedTransformer, type TransformerModelSource } from './model.js';
 import { rowView } from '../../web/matrix.js';
+import { localId } from '../base/ids.js';
 
 export const MODEL_TAG = 'headlab-transformer-model';
 
@@ -579,7 +580,7 @@ export class PromptField {
     }
     const problem = el('p', { class: 'input-problem', role: 'status' });
     // With a tokenizer: how many tokens the text gives (announced as it changes) and the tokens themselves.
-    this.count = el('p', { class: 'token-count', role: 'status', id: `token-count-${++promptFields}` });
+    this.count = el('p', { class: 'token-count', role: 'status', id: localId(host, 'token-count') });
     this.chips = el('ol', { class: 'token-chips', 'aria-labelledby': this.count.id });
     this.count.hidden = this.chips.hidden = true;
     this.element.append(l, problem, this.count, this.chips);
@@ -710,8 +711,6 @@ export class PromptField {
     t.style.height = `${t.scrollHeight + t.offsetHeight - t.clientHeight}px`;
   }
 }
-
-let promptFields = 0;
 
 /** Whether the browser sizes a text area to its content from CSS (field-sizing: content). */
 function fieldSizingSupported(): boolean {
