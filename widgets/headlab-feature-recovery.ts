@@ -654,13 +654,22 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState,
    */
   protected afterBuild(): void {
     this.settingsInvalid = false;
-    if (this.training.status !== 'idle' || this.lastRun) return;
+    if (!this.opensNow()) return;
     try {
       this.startTraining(true);
     } catch (err) {
       if (!(err instanceof WidgetInputError)) throw err;
       this.settingsInvalid = true;
     }
+  }
+
+  /**
+   * Whether the opening run is due: no run has ended yet and none is under way (the element is new,
+   * or it left the page during its opening run, which ended that run's worker).
+   */
+  private opensNow(): boolean {
+    const s = this.training.status;
+    return !this.lastRun && (s === 'idle' || (s === 'stopped' && this.opening));
   }
 
   /** A run is under way (its chart and maps are drawn as it goes, its results when it ends). */
@@ -693,7 +702,7 @@ export class HeadlabFeatureRecovery extends HeadlabElement<FeatureRecoveryState,
     const settings = this.settings;
     const pace = this.pace;
     // The opening run (once the settings are valid: a fixed attribute starts it too).
-    if (this.training.status === 'idle' && !this.lastRun) this.startTraining(true);
+    if (this.opensNow()) this.startTraining(true);
     for (const c of CONTROLS) {
       const input = this.inputs.get(c.attr)!;
       if (input.getAttribute('aria-invalid') !== 'true' && this.root.activeElement !== input) {

@@ -751,7 +751,7 @@ export class HeadlabTrainingReplay extends HeadlabElement<TrainingReplayState, T
     if (s.status !== 'done')
       return s.status === 'training'
         ? 'Training the replay run; the snapshots appear when it ends.'
-        : 'No run yet: the replay trains when it scrolls into view, or when a run is chosen above.';
+        : 'No run yet: the replay trains as the figure starts, or when a run is chosen above.';
     return `Snapshot ${(s.snapshot ?? 0) + 1} of ${this.result!.snapshots.length}, step ${s.step}${s.loss !== null ? `, loss ${formatScientific(s.loss)}` : ''}. ${s.lesson}`;
   }
 
