@@ -444,17 +444,22 @@ export function snapshotMarkup(html, captures, { perTag, href, imageHref = (name
       .map((g) => {
         const cls = rangeClass(g.from, g.to);
         entry.ranges.set(cls, [g.from, g.to]);
+        // A paint server (an SVG gradient, `fill="url(#ramp-1)"`) is found by its id, the first in
+        // the shadow root: each copy but the first named its neighbour's, hidden in a narrower
+        // window (display: none), and a gradient in an undisplayed SVG paints nothing (a blank
+        // legend ramp in every window but the narrowest). Each copy's own, named by its range.
+        const painted = groups.length > 1 ? new Set([...g.html.matchAll(/url\(#([\w-]+)\)/g)].map((m) => m[1])) : new Set();
+        let html = g.html;
+        for (const id of painted) html = html.replaceAll(`id="${id}"`, `id="${id}-${cls}"`).replaceAll(`url(#${id})`, `url(#${id}-${cls})`);
         // A canvas's picture; one drawn otherwise in the dark scheme is a <picture> whose source
         // the browser picks by prefers-color-scheme (only that one is fetched).
-        return g.html
-          .replaceAll(g.mark, cls)
-          .replace(/<img([^>]*?) data-hl-png(-dark)?="(\d+)"([^>]*)>/g, (_, before, isDark, i, after) => {
-            const picture = (isDark ? g.darkImages : g.images)[+i];
-            const img = `<img${before} src="${imageHref(imageName(picture.url))}"${after}>`;
-            const dark = !isDark && !g.split ? g.darkImages[+i] : null;
-            if (!dark || dark.sum === picture.sum) return img;
-            return `<picture><source media="(prefers-color-scheme: dark)" srcset="${imageHref(imageName(dark.url))}">${img}</picture>`;
-          });
+        return html.replaceAll(g.mark, cls).replace(/<img([^>]*?) data-hl-png(-dark)?="(\d+)"([^>]*)>/g, (_, before, isDark, i, after) => {
+          const picture = (isDark ? g.darkImages : g.images)[+i];
+          const img = `<img${before} src="${imageHref(imageName(picture.url))}"${after}>`;
+          const dark = !isDark && !g.split ? g.darkImages[+i] : null;
+          if (!dark || dark.sum === picture.sum) return img;
+          return `<picture><source media="(prefers-color-scheme: dark)" srcset="${imageHref(imageName(dark.url))}">${img}</picture>`;
+        });
       })
       .join('');
     // style="…" → a class of this tag's snapshot stylesheet (!important keeps the inline precedence).

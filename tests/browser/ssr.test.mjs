@@ -249,10 +249,20 @@ test('built pages without JavaScript: each canvas still shows the picture drawn 
               ),
             ),
           ],
+          // A shown shape painted by a gradient finds it in a shown copy (one in a hidden copy paints nothing).
+          unpainted: roots.flatMap((r) =>
+            [...r.querySelectorAll('[fill^="url(#"]')]
+              .filter((n) => n.checkVisibility())
+              .map((n) => /url\(#([\w-]+)\)/.exec(n.getAttribute('fill'))[1])
+              .filter((id) => !r.getElementById(id)?.closest('svg')?.checkVisibility()),
+          ),
+          gradients: roots.reduce((n, r) => n + r.querySelectorAll('[fill^="url(#"]').length, 0),
         };
       });
       assert.ok(shown.pictures.length >= 1, `${rel} ${colorScheme}: pictures shown`);
       for (const p of shown.pictures) assert.equal(p.shown, p[colorScheme], `${rel} ${colorScheme}`);
+      assert.ok(shown.gradients > 0, `${rel}: shapes painted by a gradient`);
+      assert.deepEqual(shown.unpainted, [], `${rel} ${colorScheme}: gradients found only in a hidden copy`);
       assert.deepEqual(shown.panels, [colorScheme === 'dark' ? 'rgb(32, 32, 38)' : 'rgb(243, 243, 241)'], `${rel} ${colorScheme}: panels`);
       assert.deepEqual(page.problems, []);
       await page.close();
