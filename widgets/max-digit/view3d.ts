@@ -49,6 +49,8 @@ const KEY_STEP = 10;
 const DRAG_DEGREES_PER_PX = 0.5;
 const SIZE = 420;
 const MARGIN = 34;
+/** A label character's width in px, for placing labels: chart text renders at 12 px (the base sheet's `svg text` rule), DejaVu Sans's digits and capitals 7.3–8.4 px wide. */
+const CHAR_WIDTH = 8;
 /** Viewer distance in viewBox units for the perspective (about three view widths: a mild cue). */
 const VIEWER = 3 * SIZE;
 
@@ -208,6 +210,12 @@ export class View3D {
     const nearness = (depth: number) => Math.max(0, Math.min(1, (depth / reach + 1) / 2));
     const fade = (depth: number) => String(Math.round((0.45 + 0.55 * nearness(depth)) * 100) / 100);
     const labels = new LabelPlacer();
+    // The points' dots first, as obstacles: no label (an axis name placed before them included)
+    // is put over a dot. Dots are at most 5 × 1.25 px in radius.
+    for (const p of c.points) {
+      const s = this.project(p.at, scale);
+      labels.block(s.x - 6.5, s.y - 6.5, s.x + 6.5, s.y + 6.5);
+    }
     const items: { depth: number; node: SVGElement }[] = [];
     const defs = svgEl('g');
     // Axes PC1–PC3 through the origin, drawn first (behind everything).
@@ -221,7 +229,7 @@ export class View3D {
       defs.append(
         svgEl('line', { x1: b.x, y1: b.y, x2: s.x, y2: s.y, stroke: c.axisColour, 'stroke-width': 1, 'stroke-dasharray': '3 3' }),
       );
-      const at = labels.place(s.x, s.y, name.length * 7 * k, 12 * k, 2);
+      const at = labels.place(s.x, s.y, name.length * CHAR_WIDTH * k, 13 * k, 3);
       const t = svgEl('text', {
         x: at.x,
         y: at.y,
@@ -310,7 +318,7 @@ export class View3D {
         );
       }
       if (a.label) {
-        const at = labels.place(t.x, t.y, (a.label.length * 7 + 4) * k, 13 * k, 6);
+        const at = labels.place(t.x, t.y, (a.label.length * CHAR_WIDTH + 4) * k, 13 * k, 6);
         const lbl = svgEl('text', {
           x: at.x,
           y: at.y,
@@ -429,6 +437,11 @@ function contentReach(c: ViewContent): number {
  */
 class LabelPlacer {
   private boxes: { x0: number; y0: number; x1: number; y1: number }[] = [];
+
+  /** A box no label may overlap (a mark), without a label of its own. */
+  block(x0: number, y0: number, x1: number, y1: number): void {
+    this.boxes.push({ x0, y0, x1, y1 });
+  }
 
   place(x: number, y: number, w: number, h: number, gap: number): { x: number; y: number; anchor: 'start' | 'end' | 'middle' } {
     const options: { x: number; y: number; anchor: 'start' | 'end' | 'middle'; box: { x0: number; y0: number; x1: number; y1: number } }[] =
