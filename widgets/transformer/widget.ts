@@ -96,9 +96,10 @@ export const TRANSFORMER_CSS = /* css */ `
   svg[tabindex]:focus-visible { outline: 3px solid var(--hl-focus); outline-offset: 2px; }
   .unavailable { color: var(--hl-muted); font-style: italic; }
   .layered { position: relative; width: fit-content; max-width: 100%; }
-  .layered > .base > svg, .layered > .base > canvas, .layered > .base > img { display: block; max-width: 100%; height: auto; }
-  /* A prerendered snapshot shows the canvas as a picture of its pixels (site/snapshots.mjs): cells stay sharp when scaled. */
-  .layered > .base > img { image-rendering: pixelated; }
+  .layered > .base > svg, .layered > .base > canvas, .layered > .base > img, .layered > .base > picture > img { display: block; max-width: 100%; height: auto; }
+  /* A prerendered snapshot shows the canvas as a picture of its pixels (site/ssr/snapshot-markup.js), in a <picture> when the
+     dark scheme's differs: cells stay sharp when scaled. */
+  .layered > .base > img, .layered > .base > picture > img { image-rendering: pixelated; }
   .layered > svg.overlay { position: absolute; inset: 0; width: 100%; height: 100%; pointer-events: none; }
   .layered:focus-visible { outline: 3px solid var(--hl-focus); outline-offset: 2px; }
 ${MODEL_FIGURE_CSS}`;
