@@ -89,6 +89,17 @@ const WAITING = 'Computing the patched runs (every head at every position, clean
 /** Height of the legend under the heatmap (SVG units; the exported scene's legend band). */
 const LEGEND_HEIGHT = 44;
 
+/**
+ * The narrowest the heatmap is shown, in CSS px (a 320 px window's column less the card's
+ * insets), and a label character's widest advance at the 12 px all chart text renders at
+ * (DejaVu Sans Bold's digits 8.4 px, its arrow 10 px). Drawn narrower than its viewBox, the text
+ * grows in SVG units by viewBox width / shown width (widgets/base/dom.ts fitSvgText), so the band
+ * over the grid is sized for that zoom: the position labels, written upwards, never reach the
+ * heading.
+ */
+const NARROWEST_SHOWN = 258;
+const LABEL_CHAR = 9;
+
 /** An attribute's value as a message quotes it: at most 40 characters. */
 function excerpt(text: string): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
@@ -134,7 +145,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     this.pixels,
     () => {
       const grid = this.gridShown();
-      return grid && { ...grid, ...this.geometryOf(grid.rows, grid.cols) };
+      return grid && { ...grid, ...this.geometryOf(grid.rows, grid.cols, grid.labelChars) };
     },
     () => this.requestRender(),
   );
@@ -239,10 +250,17 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   }
 
   /** Rows and columns of the heatmap on show (one pair or a batch), null before one is drawn. */
-  private gridShown(): { rows: number; cols: number } | null {
-    if (this.batchShown) return { rows: this.batchShown.doc.head_position.mean.flat().length, cols: this.batchShown.doc.prompt_length };
+  private gridShown(): { rows: number; cols: number; labelChars: number } | null {
+    if (this.batchShown) {
+      const T = this.batchShown.doc.prompt_length;
+      return { rows: this.batchShown.doc.head_position.mean.flat().length, cols: T, labelChars: String(T - 1).length };
+    }
     if (this.shown)
-      return { rows: this.shown.model.config.n_layers * this.shown.model.config.n_heads, cols: this.shown.analysis.tokens.length };
+      return {
+        rows: this.shown.model.config.n_layers * this.shown.model.config.n_heads,
+        cols: this.shown.analysis.tokens.length,
+        labelChars: longestLabel(patchColumns(this.shown.model, this.shown.analysis)),
+      };
     return null;
   }
 
@@ -305,7 +323,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       `${crossing} of ${mean.length * T} cells have an interval that crosses 0 (a diagonal stroke: no effect distinguishable over these pairs); ${zero} are exactly 0 for every pair.`;
     this.batchShown = { doc, model, key, text };
     this.cursor.clamp(mean.length, T);
-    const g = this.geometryOf(mean.length, T);
+    const g = this.geometryOf(mean.length, T, String(T - 1).length);
     const colours = this.themeColours();
     const sized = this.pixels.layout(`batch|${mean.length}|${T}`, g.width, g.heatHeight, [
       { x: g.left, y: g.top, rows: mean.length, cols: T, cell: g.cell },
@@ -353,7 +371,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
       upper = grid.upper.flat();
     const T = doc.prompt_length;
     return headPositionScene(c, {
-      geometry: this.geometryOf(mean.length, T),
+      geometry: this.geometryOf(mean.length, T, String(T - 1).length),
       heading: `head ↓ · position → (mean over ${doc.pairs} pairs)`,
       values: mean,
       cursor: cursor ? this.cursor : null,
@@ -439,7 +457,7 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     this.shown = { analysis, model, text };
     // The cells are pixels of one canvas, repainted for each choice; the labels and the outlined
     // cell (following the pointer and the arrow keys) are the overlay's SVG; the legend is below.
-    const g = this.geometry(analysis);
+    const g = this.geometry(model, analysis);
     const colours = this.themeColours();
     const sized = this.pixels.layout(`${rows.length}|${T}`, g.width, g.heatHeight, [
       { x: g.left, y: g.top, rows: rows.length, cols: T, cell: g.cell },
@@ -511,23 +529,32 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
   }
 
   /** Where the heatmap sits: cell size, origin and the figure's size. */
-  private geometry(a: TransformerAnalysis): { cell: number; left: number; top: number; width: number; height: number; heatHeight: number } {
+  private geometry(
+    model: LoadedTransformer,
+    a: TransformerAnalysis,
+  ): { cell: number; left: number; top: number; width: number; height: number; heatHeight: number } {
     return this.geometryOf(
       a.patching!.normalised.reduce((n, m) => n + m.rows, 0),
       a.tokens.length,
+      longestLabel(patchColumns(model, a)),
     );
   }
 
-  /** The same for `rows` heads × T positions. */
+  /** The same for `rows` heads × T positions whose longest label has `labelChars` characters. */
   private geometryOf(
     rows: number,
     T: number,
+    labelChars: number,
   ): { cell: number; left: number; top: number; width: number; height: number; heatHeight: number } {
     const cell = Math.max(12, Math.min(30, Math.floor(420 / T)));
-    const left = 58,
-      top = 74;
+    const left = 58;
+    const width = Math.max(left + T * cell + 8, 280);
+    // The band over the grid, in SVG units at the largest text zoom z: the heading (centred at
+    // 10, half a line 6z below), a 2-unit gap, the longest label upwards, its 5-unit gap to the grid.
+    const z = Math.max(1, width / NARROWEST_SHOWN);
+    const top = Math.max(74, Math.ceil(10 + 6 * z + 2 + labelChars * LABEL_CHAR * z + 5));
     const heatHeight = top + rows * cell + 6;
-    return { cell, left, top, width: Math.max(left + T * cell + 8, 280), height: heatHeight + LEGEND_HEIGHT, heatHeight };
+    return { cell, left, top, width, height: heatHeight + LEGEND_HEIGHT, heatHeight };
   }
 
   /** The heatmap (with the outlined cell: the exported figure). */
@@ -536,22 +563,18 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
     const p = a.patching!;
     const rows = p.normalised.flatMap(rowViews);
     return headPositionScene(c, {
-      geometry: this.geometry(a),
+      geometry: this.geometry(model, a),
       heading: 'head ↓ · position → (clean→corrupted token)',
       // The colour shows the effect 1 − normalised (0: no change, the panel colour), the number the core's value.
       values: rows.map((row) => row.map((v) => 1 - v)),
       cursor: cursor ? this.cursor : null,
       marks: () => [],
       H: model.config.n_heads,
-      // The clean token, and "clean→corrupted" where they differ.
-      columns: a.tokens.map((t, k) => {
-        const changed = t !== p.corrupted[k];
-        return {
-          text: changed ? `${tokenName(model.config, t)}→${tokenName(model.config, p.corrupted[k])}` : tokenName(model.config, t),
-          fill: changed ? c.pos : c.fg,
-          weight: changed ? 'bold' : 'normal',
-        };
-      }),
+      columns: patchColumns(model, a).map(({ text, changed }) => ({
+        text,
+        fill: changed ? c.pos : c.fg,
+        weight: changed ? 'bold' : 'normal',
+      })),
       legend: 'effect: 1 − normalised',
       title: 'Activation patching',
     });
@@ -602,6 +625,23 @@ export class HeadlabTransformerPatching extends TransformerWidget<TransformerPat
 }
 
 export interface HeadlabTransformerPatching extends AttributeProperties<typeof HeadlabTransformerPatching.attributes> {}
+
+/** The position labels of one patch: the clean token, and "clean→corrupted" where they differ. */
+function patchColumns(model: LoadedTransformer, a: TransformerAnalysis): { text: string; changed: boolean }[] {
+  const corrupted = a.patching!.corrupted;
+  return a.tokens.map((t, k) => {
+    const changed = t !== corrupted[k];
+    return {
+      text: changed ? `${tokenName(model.config, t)}→${tokenName(model.config, corrupted[k])}` : tokenName(model.config, t),
+      changed,
+    };
+  });
+}
+
+/** The characters of the longest label. */
+function longestLabel(columns: { text: string }[]): number {
+  return columns.reduce((n, c) => Math.max(n, [...c.text].length), 0);
+}
 
 /** What headPositionScene draws: a heads × positions grid of effects (row r: head r / H, r mod H). */
 interface HeadPositionGrid {
