@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { root, startSession } from '../tests/browser/helpers.mjs';
+import { figuresLive, root, startSession } from '../tests/browser/helpers.mjs';
 import { layoutShiftProbe, readShifts } from '../tests/browser/layout-shift.mjs';
 
 const site = path.join(root, 'build/site');
@@ -151,14 +151,7 @@ async function measure({ dir, served: folder, page: file }, label) {
         await page.mouse.move(0, 0);
         await page.locator('headlab-attention-bars').first().hover();
       }
-      await page.waitForFunction(
-        () =>
-          [...document.querySelectorAll('*')]
-            .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
-            .every((e) => e.renderCount > 0 && !e.updatePending && !e.shadowRoot.querySelector('link[href*="snapshot/"]')),
-        null,
-        { timeout: 120_000 },
-      );
+      await figuresLive(page, { timeout: 120_000 });
       // The frame after: a shift of the last render is reported by then.
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
       const shift = await readShifts(page);

@@ -99,6 +99,26 @@ export async function workersEnded(page, what) {
 }
 
 /**
+ * Waits until every figure of `page` (each headlab-* element but <headlab-value>) is live: it has
+ * rendered, nothing is scheduled, and its prerendered snapshot's sheet (headlab-snapshot/, written
+ * by headlab render and the integrations) has left its shadow root with the snapshot. A page
+ * without a figure never passes.
+ */
+export async function figuresLive(page, { timeout = 90_000 } = {}) {
+  await page.waitForFunction(
+    () => {
+      const all = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
+      return (
+        all.length > 0 &&
+        all.every((e) => e.renderCount > 0 && !e.updatePending && !e.shadowRoot.querySelector('link[href*="headlab-snapshot/"]'))
+      );
+    },
+    null,
+    { timeout },
+  );
+}
+
+/**
  * Run in a page (page.evaluate(misplacedFigures)): how its figures sit in the document as the
  * browser parsed it. A figure (a headlab-* element but <headlab-value>, a number in a sentence)
  * left in a <p> loses its light-DOM copy (`<div class="hl-snapshot">`) to the parser, which closes

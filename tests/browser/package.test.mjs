@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
 import { STRICT_CSP } from '../../site/serve.mjs';
-import { misplacedFigures, root, screenshot, startSession } from './helpers.mjs';
+import { figuresLive, misplacedFigures, root, screenshot, startSession } from './helpers.mjs';
 import { layoutShiftProbe, readShifts } from './layout-shift.mjs';
 
 const npm = (args, cwd) =>
@@ -576,17 +576,7 @@ async function checkLive(session, url, shot, width) {
   await page.addInitScript(firstLiveProbe);
   await page.goto(url);
   await reachMaxDigit(page);
-  await page.waitForFunction(
-    () => {
-      const all = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value');
-      return (
-        all.length > 0 &&
-        all.every((e) => e.renderCount > 0 && !e.updatePending && !e.shadowRoot.querySelector('link[href*="headlab-snapshot/"]'))
-      );
-    },
-    null,
-    { timeout: 90_000 },
-  );
+  await figuresLive(page);
   // The frame after: a shift of the last render is reported by then.
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
   const r = await readShifts(page);

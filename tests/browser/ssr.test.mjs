@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { spawnSync } from 'node:child_process';
-import { misplacedFigures, root, screenshot, startSession } from './helpers.mjs';
+import { figuresLive, misplacedFigures, root, screenshot, startSession } from './helpers.mjs';
 import { layoutShiftProbe } from './layout-shift.mjs';
 
 const site = path.join(root, 'build/site');
@@ -465,14 +465,7 @@ test('headlab render over examples/plain-html: with JavaScript the live widgets 
       await page.waitForFunction(() => customElements.get('headlab-attention-bars') !== undefined);
       await page.mouse.move(0, 0);
       await page.locator('headlab-attention-bars').hover();
-      await page.waitForFunction(
-        () =>
-          [...document.querySelectorAll('*')]
-            .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
-            .every((e) => e.renderCount > 0 && !e.updatePending && !e.shadowRoot.querySelector('link[href*="headlab-snapshot/"]')),
-        null,
-        { timeout: 90_000 },
-      );
+      await figuresLive(page);
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r))));
       const r = await page.evaluate(() => {
         window.__takeShifts();
@@ -534,15 +527,7 @@ test('headlab render over a page as markdown writes it: each figure alone in a <
       for (const javaScriptEnabled of [false, true]) {
         const browser = await served.newPage({ javaScriptEnabled, viewport: { width: 1000, height: 900 } });
         await browser.goto(`${served.url}post.html`);
-        if (javaScriptEnabled)
-          await browser.waitForFunction(
-            () =>
-              [...document.querySelectorAll('*')]
-                .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-value')
-                .every((e) => e.renderCount > 0 && !e.updatePending && !e.shadowRoot.querySelector('link[href*="headlab-snapshot/"]')),
-            null,
-            { timeout: 90_000 },
-          );
+        if (javaScriptEnabled) await figuresLive(browser);
         assert.deepEqual(await browser.evaluate(misplacedFigures), [], `JavaScript ${javaScriptEnabled ? 'on' : 'off'}`);
         // The page's own paragraphs, no more: two of text and the sentence with the number.
         assert.equal(await browser.evaluate(() => document.querySelectorAll('body > p').length), 3);
